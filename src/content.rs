@@ -1,0 +1,157 @@
+//! Flattening MCP tool results to text.
+//!
+//! Text blocks as they are; `image` → `[Image: {mimeType}]`; `audio` → `[Audio: {mimeType}]`;
+//! `resource_link` → `[Resource link: {name} ({uri})]`; an embedded text resource contributes its
+//! text, an embedded blob `[Resource: {uri} ({mimeType})]`; a block of unknown type
+//! `[Unsupported content: {type}]`. Items are joined with `\n`. The result is cut at `max_chars`
+//! UTF-16 code units (the length JS reports), never inside a surrogate pair, and
+//! `\n[Truncated]` is appended after the cut.
+
+use crate::model::{CallToolResult, ContentBlock};
+
+/// Default cap on flattened text, in UTF-16 code units.
+pub const DEFAULT_MAX_CHARS: usize = 100_000;
+
+/// The marker appended after a cut.
+pub const TRUNCATED_MARKER: &str = "\n[Truncated]";
+
+/// Flattening options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlattenOptions {
+    /// Cap in UTF-16 code units (the marker comes on top).
+    pub max_chars: usize,
+}
+
+impl Default for FlattenOptions {
+    fn default() -> Self {
+        Self { max_chars: DEFAULT_MAX_CHARS }
+    }
+}
+
+/// The placeholder or text of one block.
+pub fn block_text(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(t) => t.text.clone(),
+        ContentBlock::Image(m) => format!("[Image: {}]", or_unknown(&m.mime_type)),
+        ContentBlock::Audio(m) => format!("[Audio: {}]", or_unknown(&m.mime_type)),
+        ContentBlock::ResourceLink(l) => {
+            let name = l.title.as_deref().filter(|t| !t.is_empty()).unwrap_or(&l.name);
+            if name.is_empty() {
+                format!("[Resource link: {}]", l.uri)
+            } else {
+                format!("[Resource link: {name} ({})]", l.uri)
+            }
+        }
+        ContentBlock::Resource(r) => match (&r.resource.text, &r.resource.mime_type) {
+            (Some(text), _) => text.clone(),
+            (None, Some(mime)) => format!("[Resource: {} ({mime})]", r.resource.uri),
+            (None, None) => format!("[Resource: {}]", r.resource.uri),
+        },
+        ContentBlock::Unknown(v) => {
+            let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("unknown");
+            format!("[Unsupported content: {kind}]")
+        }
+    }
+}
+
+fn or_unknown(s: &str) -> &str {
+    if s.is_empty() {
+        "unknown type"
+    } else {
+        s
+    }
+}
+
+/// Flattens content blocks to one string.
+pub fn flatten_content(blocks: &[ContentBlock], opts: FlattenOptions) -> String {
+    let mut out = String::new();
+    for (i, b) in blocks.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&block_text(b));
+    }
+    truncate_utf16(out, opts.max_chars)
+}
+
+/// Flattens a whole result (its content; `structuredContent` as JSON when there is no content).
+pub fn flatten_result(result: &CallToolResult, opts: FlattenOptions) -> String {
+    if result.content.is_empty() {
+        if let Some(sc) = &result.structured_content {
+            return truncate_utf16(sc.to_string(), opts.max_chars);
+        }
+    }
+    flatten_content(&result.content, opts)
+}
+
+/// Cuts `s` to at most `max` UTF-16 code units without splitting a surrogate pair, appending
+/// [`TRUNCATED_MARKER`] if anything was cut.
+pub fn truncate_utf16(mut s: String, max: usize) -> String {
+    // Fast path: UTF-16 length never exceeds the UTF-8 byte length.
+    if s.len() <= max {
+        return s;
+    }
+    let mut units = 0usize;
+    let mut cut = None;
+    for (i, c) in s.char_indices() {
+        let w = c.len_utf16();
+        if units + w > max {
+            cut = Some(i);
+            break;
+        }
+        units += w;
+    }
+    if let Some(i) = cut {
+        s.truncate(i);
+        s.push_str(TRUNCATED_MARKER);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn blocks(v: serde_json::Value) -> Vec<ContentBlock> {
+        CallToolResult::from_value(v).unwrap().content
+    }
+
+    #[test]
+    fn placeholders() {
+        let b = blocks(json!([
+            {"type":"text","text":"hello"},
+            {"type":"image","data":"AAA","mimeType":"image/png"},
+            {"type":"audio","data":"AAA","mimeType":"audio/wav"},
+            {"type":"resource_link","uri":"file:///a.txt","name":"a.txt"},
+            {"type":"resource","resource":{"uri":"file:///b","mimeType":"text/plain","text":"inner"}},
+            {"type":"resource","resource":{"uri":"file:///c","mimeType":"application/pdf","blob":"AAA"}},
+            {"type":"hologram","data":1}
+        ]));
+        assert_eq!(
+            flatten_content(&b, FlattenOptions::default()),
+            "hello\n[Image: image/png]\n[Audio: audio/wav]\n[Resource link: a.txt (file:///a.txt)]\ninner\n[Resource: file:///c (application/pdf)]\n[Unsupported content: hologram]"
+        );
+    }
+
+    #[test]
+    fn cut_counts_utf16_and_keeps_pairs() {
+        // "😀" is 2 UTF-16 units; a cut at 3 must not split the second one.
+        let b = blocks(json!([{"type":"text","text":"a😀😀"}]));
+        assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 4 }), "a😀\n[Truncated]");
+        assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 5 }), "a😀😀");
+        let b = blocks(json!([{"type":"text","text":"abcdef"}]));
+        assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 3 }), "abc\n[Truncated]");
+        // Multi-byte but single-unit characters: 'é' is 2 bytes, 1 unit.
+        let b = blocks(json!([{"type":"text","text":"éééé"}]));
+        assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 4 }), "éééé");
+    }
+
+    #[test]
+    fn default_cap_is_100k() {
+        let b = blocks(json!([{"type":"text","text":"x".repeat(100_001)}]));
+        let out = flatten_content(&b, FlattenOptions::default());
+        assert!(out.ends_with(TRUNCATED_MARKER));
+        assert_eq!(out.len(), 100_000 + TRUNCATED_MARKER.len());
+    }
+}

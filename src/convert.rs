@@ -1,0 +1,397 @@
+//! The conversion entry points: MCP tools in, a provider's tool list out, with the name map
+//! and the report.
+
+use serde_json::{json, Map, Value};
+
+use crate::args::ArgPlan;
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{json_type, Tool};
+use crate::naming::{NameFormat, NameMap, NamingOptions};
+use crate::providers::{anthropic, compile, Compiled, GeminiMode, Provider, SchemaOptions};
+use crate::report::{Diagnostic, Report, ToolReport};
+use crate::schema::{process_json_schema, Cx, Limits, RootShape, WRAPPED_PROPERTY};
+
+/// Conversion options (`options` in JS).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConvertOptions {
+    /// Server name for tools that carry no `serverName`.
+    pub server: Option<String>,
+    /// Naming.
+    pub naming: NamingOptions,
+    /// Schema compilation.
+    pub schema: SchemaOptions,
+}
+
+impl ConvertOptions {
+    /// Reads options from JSON (`undefined`/`null` → defaults), rejecting wrong types.
+    pub fn from_value(v: &Value) -> Result<Self> {
+        let mut o = Self::default();
+        let obj = match v {
+            Value::Null => return Ok(o),
+            Value::Object(obj) => obj,
+            other => return Err(bad_option("options", "an object", other)),
+        };
+        for (key, val) in obj {
+            match key.as_str() {
+                "server" | "serverName" => o.server = opt_string(key, val)?,
+                "naming" | "nameFormat" => {
+                    if let Some(s) = opt_string(key, val)? {
+                        o.naming.format = Some(NameFormat::parse(&s)?);
+                    }
+                }
+                "separator" => {
+                    if let Some(s) = opt_string(key, val)? {
+                        if s.is_empty() {
+                            return Err(Error::new(ErrorCode::InvalidOptions, "options.separator must not be empty"));
+                        }
+                        o.naming.separator = s;
+                    }
+                }
+                "prefix" => {
+                    if let Some(s) = opt_string(key, val)? {
+                        o.naming.prefix = s;
+                    }
+                }
+                "strict" => match val {
+                    Value::Bool(b) => o.schema.strict = *b,
+                    Value::Null => {}
+                    other => return Err(bad_option("options.strict", "a boolean", other)),
+                },
+                "geminiMode" => match opt_string(key, val)?.as_deref() {
+                    None | Some("parameters") => o.schema.gemini_mode = GeminiMode::Parameters,
+                    Some("parametersJsonSchema" | "jsonSchema") => o.schema.gemini_mode = GeminiMode::JsonSchema,
+                    Some(other) => {
+                        return Err(Error::new(
+                            ErrorCode::InvalidOptions,
+                            format!("options.geminiMode must be \"parameters\" or \"parametersJsonSchema\", got \"{other}\""),
+                        ))
+                    }
+                },
+                "limits" => o.schema.limits = limits_from_value(val)?,
+                // Unknown keys are ignored so that newer callers work with older builds.
+                _ => {}
+            }
+        }
+        Ok(o)
+    }
+}
+
+fn limits_from_value(v: &Value) -> Result<Limits> {
+    let mut l = Limits::default();
+    let Value::Object(obj) = v else {
+        return if v.is_null() { Ok(l) } else { Err(bad_option("options.limits", "an object", v)) };
+    };
+    for (key, val) in obj {
+        let slot = match key.as_str() {
+            "maxDepth" => &mut l.max_depth,
+            "maxNodes" => &mut l.max_nodes,
+            "maxRefUnroll" => &mut l.max_ref_unroll,
+            "maxTools" => &mut l.max_tools,
+            _ => continue,
+        };
+        match val.as_u64() {
+            Some(n) if n >= 1 && n <= 10_000_000 => *slot = n as usize,
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::InvalidOptions,
+                    format!("options.limits.{key} must be an integer from 1 to 10000000, got {val}"),
+                ))
+            }
+        }
+    }
+    Ok(l)
+}
+
+fn opt_string(key: &str, v: &Value) -> Result<Option<String>> {
+    match v {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s.clone())),
+        other => Err(bad_option(&format!("options.{key}"), "a string", other)),
+    }
+}
+
+fn bad_option(what: &str, expected: &str, got: &Value) -> Error {
+    Error::new(ErrorCode::InvalidOptions, format!("{what} must be {expected}, got {}", json_type(got)))
+}
+
+/// Reads the tool list: an array, `{tools:[...]}`, or a JSON-RPC response `{result:{tools}}`.
+pub fn tools_from_value(v: Value) -> Result<Vec<Value>> {
+    match v {
+        Value::Array(a) => Ok(a),
+        Value::Object(mut o) => {
+            if let Some(Value::Array(a)) = o.remove("tools") {
+                return Ok(a);
+            }
+            if let Some(Value::Object(mut r)) = o.remove("result") {
+                if let Some(Value::Array(a)) = r.remove("tools") {
+                    return Ok(a);
+                }
+            }
+            Err(Error::new(ErrorCode::InvalidInput, "expected an array of tools, {tools:[...]} or a tools/list response"))
+        }
+        other => Err(Error::new(
+            ErrorCode::InvalidInput,
+            format!("expected an array of tools, got {}", json_type(&other)),
+        )),
+    }
+}
+
+/// The result of a conversion.
+#[derive(Debug, Clone)]
+pub struct Conversion {
+    /// The provider's tool list, ready for the request body.
+    pub tools: Value,
+    /// Provider name → (server, tool), with argument plans.
+    pub name_map: NameMap,
+    /// What changed and what remains wrong.
+    pub report: Report,
+}
+
+/// How tool-level failures are handled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnError {
+    /// Fail the whole conversion (`convertMcpTools`).
+    Throw,
+    /// Record the failure in the report and leave the tool out (`checkTools`).
+    Report,
+}
+
+/// Converts tools for a provider (`convertMcpTools`).
+pub fn convert(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Conversion> {
+    run(input, provider, opts, OnError::Throw)
+}
+
+/// Converts and reports, never failing on a single tool (`checkTools`).
+pub fn check(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Report> {
+    Ok(run(input, provider, opts, OnError::Report)?.report)
+}
+
+/// JSON in, JSON out (`convertMcpToolsJson`).
+pub fn convert_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<String> {
+    let input: Value = serde_json::from_str(json)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")))?;
+    let conv = convert(input, provider, opts)?;
+    serde_json::to_string(&conv.tools).map_err(|e| Error::new(ErrorCode::InvalidInput, e.to_string()))
+}
+
+fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnError) -> Result<Conversion> {
+    let raw = tools_from_value(input)?;
+    let limits = opts.schema.limits;
+    if raw.len() > limits.max_tools {
+        return Err(Error::new(
+            ErrorCode::LimitExceeded,
+            format!("{} tools given, more than the limit of {}", raw.len(), limits.max_tools),
+        ));
+    }
+    let mut report = Report { provider: provider.as_str().into(), ..Report::default() };
+    let mut tools = Vec::with_capacity(raw.len());
+    for (i, v) in raw.into_iter().enumerate() {
+        match Tool::from_value(v, i) {
+            Ok(t) => tools.push(t),
+            Err(e) if on_error == OnError::Report => {
+                report.problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() })
+            }
+            Err(e) => return Err(e.with_path(format!("/{i}"))),
+        }
+    }
+    let servers: Vec<Option<&str>> = tools
+        .iter()
+        .map(|t| t.server_name.as_deref().or(opts.server.as_deref()).filter(|s| !s.is_empty()))
+        .collect();
+    let pairs: Vec<(Option<&str>, &str)> = servers.iter().zip(&tools).map(|(s, t)| (*s, t.name.as_str())).collect();
+    let (mut name_map, name_diags) = NameMap::build(&pairs, &opts.naming, provider.name_rule());
+    report.problems.extend(name_diags.iter().filter(|d| d.rule == "names/duplicate-tool").cloned());
+
+    let mut compiled: Vec<Option<Compiled>> = Vec::with_capacity(tools.len());
+    for (i, tool) in tools.iter().enumerate() {
+        let mut cx = Cx::new(limits);
+        let result = compile_tool(tool, provider, &opts.schema, &mut cx);
+        let entry_name = name_map.entries().get(i).map(|e| e.name.clone()).unwrap_or_default();
+        let mut tr = ToolReport {
+            tool: tool.name.clone(),
+            server: servers[i].map(str::to_owned),
+            name: entry_name.clone(),
+            ..ToolReport::default()
+        };
+        if entry_name != tool.name {
+            let rule = if name_diags.iter().any(|d| d.message.contains(&format!("named \"{entry_name}\""))) {
+                "names/collision"
+            } else {
+                "names/rename"
+            };
+            tr.changes.push(Diagnostic {
+                path: String::new(),
+                rule,
+                message: format!("provider name \"{entry_name}\" (the name map resolves it back)"),
+            });
+        }
+        match result {
+            Ok(c) => {
+                tr.strict = c.strict;
+                if let Some(e) = name_map.entry_mut(i) {
+                    e.args = (!c.plan.is_empty()).then(|| c.plan.clone());
+                }
+                compiled.push(Some(c));
+            }
+            Err(e) if on_error == OnError::Report => {
+                tr.problems.push(Diagnostic { path: e.path.clone().unwrap_or_default(), rule: "tool/error", message: e.message });
+                compiled.push(None);
+            }
+            Err(e) => return Err(e.with_tool(&tool.name)),
+        }
+        tr.changes.append(&mut cx.changes);
+        tr.problems.append(&mut cx.problems);
+        report.tools.push(tr);
+    }
+
+    if provider == Provider::Anthropic && opts.schema.strict {
+        enforce_anthropic_strict_limits(&tools, &mut compiled, &mut report, &opts.schema)?;
+    }
+    if let Some((max, why)) = provider.max_tools() {
+        let n = compiled.iter().filter(|c| c.is_some()).count();
+        if n > max {
+            report.problems.push(Diagnostic {
+                path: String::new(),
+                rule: "limits/tool-count",
+                message: format!("{n} tools: {why}"),
+            });
+        }
+    }
+
+    let mut out = Vec::with_capacity(tools.len());
+    for (i, (tool, c)) in tools.iter().zip(compiled).enumerate() {
+        let Some(c) = c else { continue };
+        let name = name_map.entries().get(i).map(|e| e.name.clone()).unwrap_or_default();
+        out.push(emit(provider, &opts.schema, &name, tool.description_text(), c));
+    }
+    let tools_value = match provider {
+        Provider::Gemini | Provider::Vertex => {
+            if out.is_empty() {
+                json!([])
+            } else {
+                json!([{ "functionDeclarations": out }])
+            }
+        }
+        _ => Value::Array(out),
+    };
+    Ok(Conversion { tools: tools_value, name_map, report })
+}
+
+fn compile_tool(tool: &Tool, provider: Provider, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
+    let (root, shape) = process_json_schema(&tool.input_schema, cx);
+    let mut c = compile(provider, root, opts, cx)?;
+    if shape == RootShape::Wrapped {
+        let mut wrapper = ArgPlan { unwrap: Some(WRAPPED_PROPERTY.into()), ..ArgPlan::default() };
+        wrapper.properties = std::mem::take(&mut c.plan.properties);
+        wrapper.null_means_absent = std::mem::take(&mut c.plan.null_means_absent);
+        c.plan = wrapper;
+    }
+    Ok(c)
+}
+
+/// Anthropic allows 20 strict tools, 24 optional and 16 union parameters over all of them:
+/// tools past those budgets are sent without `strict` and reported.
+fn enforce_anthropic_strict_limits(
+    tools: &[Tool],
+    compiled: &mut [Option<Compiled>],
+    report: &mut Report,
+    opts: &SchemaOptions,
+) -> Result<()> {
+    let (mut count, mut optional, mut unions) = (0usize, 0usize, 0usize);
+    for (i, slot) in compiled.iter_mut().enumerate() {
+        let Some(c) = slot else { continue };
+        if c.strict != Some(true) {
+            continue;
+        }
+        let (o, u) = c.schema.as_ref().map(anthropic::strict_costs).unwrap_or((0, 0));
+        let over = if count + 1 > anthropic::MAX_STRICT_TOOLS {
+            Some(format!("more than {} strict tools", anthropic::MAX_STRICT_TOOLS))
+        } else if optional + o > anthropic::MAX_STRICT_OPTIONAL {
+            Some(format!("more than {} optional parameters over the strict tools", anthropic::MAX_STRICT_OPTIONAL))
+        } else if unions + u > anthropic::MAX_STRICT_UNIONS {
+            Some(format!("more than {} union-typed parameters over the strict tools", anthropic::MAX_STRICT_UNIONS))
+        } else {
+            None
+        };
+        match over {
+            None => {
+                count += 1;
+                optional += o;
+                unions += u;
+            }
+            Some(reason) => {
+                let mut cx = Cx::new(opts.limits);
+                let relaxed = SchemaOptions { strict: false, ..*opts };
+                *c = compile_tool(&tools[i], Provider::Anthropic, &relaxed, &mut cx)?;
+                if let Some(tr) = report.tools.get_mut(i) {
+                    tr.strict = None;
+                    tr.problems.push(Diagnostic {
+                        path: String::new(),
+                        rule: "anthropic/strict-limit",
+                        message: format!("sent without strict: {reason} (Anthropic's limits)"),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str, c: Compiled) -> Value {
+    let mut f = Map::new();
+    let described = |f: &mut Map<String, Value>| {
+        if !description.is_empty() {
+            f.insert("description".into(), Value::String(description.to_owned()));
+        }
+    };
+    let schema_present = c.schema.is_some();
+    let schema = c.schema.unwrap_or_else(|| json!({"type":"object","properties":{}}));
+    match provider {
+        Provider::OpenAi => {
+            f.insert("name".into(), Value::String(name.to_owned()));
+            described(&mut f);
+            f.insert("parameters".into(), schema);
+            if opts.strict {
+                f.insert("strict".into(), Value::Bool(c.strict == Some(true)));
+            }
+            json!({"type": "function", "function": f})
+        }
+        Provider::OpenAiResponses => {
+            f.insert("type".into(), json!("function"));
+            f.insert("name".into(), Value::String(name.to_owned()));
+            described(&mut f);
+            f.insert("parameters".into(), schema);
+            f.insert("strict".into(), Value::Bool(c.strict == Some(true)));
+            Value::Object(f)
+        }
+        Provider::Anthropic => {
+            f.insert("name".into(), Value::String(name.to_owned()));
+            described(&mut f);
+            f.insert("input_schema".into(), schema);
+            if c.strict == Some(true) {
+                f.insert("strict".into(), Value::Bool(true));
+            }
+            Value::Object(f)
+        }
+        Provider::Gemini | Provider::Vertex => {
+            f.insert("name".into(), Value::String(name.to_owned()));
+            described(&mut f);
+            let key = match opts.gemini_mode {
+                GeminiMode::Parameters => "parameters",
+                GeminiMode::JsonSchema => "parametersJsonSchema",
+            };
+            // In `parameters` mode a tool without arguments has no schema at all.
+            let has_schema = opts.gemini_mode == GeminiMode::JsonSchema || schema_present;
+            if has_schema {
+                f.insert(key.into(), schema);
+            }
+            Value::Object(f)
+        }
+        Provider::Bedrock => {
+            f.insert("name".into(), Value::String(name.to_owned()));
+            described(&mut f);
+            f.insert("inputSchema".into(), json!({ "json": schema }));
+            json!({ "toolSpec": f })
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Typed errors with stable codes.
+//!
+//! Every failure that input can cause is an [`Error`] with an [`ErrorCode`]. The code is the
+//! stable, machine-readable part (JS callers branch on `err.code`); the message is for people and
+//! names the offending tool and JSON path where there is one.
+
+use std::fmt;
+
+/// Stable error codes. The string form (`as_str`) is part of the public JS contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// Input that is not valid JSON, or a JS value that cannot be represented as JSON.
+    InvalidJson,
+    /// Input of the wrong shape (e.g. `tools` is not an array).
+    InvalidInput,
+    /// A tool definition that cannot be used (e.g. no `name`).
+    InvalidTool,
+    /// A provider name that toolwire does not know.
+    UnknownProvider,
+    /// An option with a wrong type or value.
+    InvalidOptions,
+    /// A provider tool name that the name map does not know.
+    UnknownToolName,
+    /// Input beyond a configured limit (depth, node count, size, tool count).
+    LimitExceeded,
+    /// Tool-call arguments that cannot be mapped back.
+    InvalidArguments,
+}
+
+impl ErrorCode {
+    /// The stable string form, e.g. `"UNKNOWN_PROVIDER"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidJson => "INVALID_JSON",
+            Self::InvalidInput => "INVALID_INPUT",
+            Self::InvalidTool => "INVALID_TOOL",
+            Self::UnknownProvider => "UNKNOWN_PROVIDER",
+            Self::InvalidOptions => "INVALID_OPTIONS",
+            Self::UnknownToolName => "UNKNOWN_TOOL_NAME",
+            Self::LimitExceeded => "LIMIT_EXCEEDED",
+            Self::InvalidArguments => "INVALID_ARGUMENTS",
+        }
+    }
+}
+
+/// A toolwire error: a stable code, a message, and where it happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// What went wrong, for people.
+    pub message: String,
+    /// The tool concerned (its MCP name), when there is one.
+    pub tool: Option<String>,
+    /// A JSON pointer into the tool's input schema (or the input), when there is one.
+    pub path: Option<String>,
+}
+
+impl Error {
+    /// A new error with no tool or path.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), tool: None, path: None }
+    }
+
+    /// Attaches the tool name (kept if one is already set).
+    #[must_use]
+    pub fn with_tool(mut self, tool: &str) -> Self {
+        if self.tool.is_none() {
+            self.tool = Some(tool.to_owned());
+        }
+        self
+    }
+
+    /// Attaches a JSON pointer (kept if one is already set).
+    #[must_use]
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        if self.path.is_none() {
+            self.path = Some(path.into());
+        }
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        match (&self.tool, &self.path) {
+            (Some(t), Some(p)) => write!(f, " (tool \"{t}\", at {})", display_path(p)),
+            (Some(t), None) => write!(f, " (tool \"{t}\")"),
+            (None, Some(p)) => write!(f, " (at {})", display_path(p)),
+            (None, None) => Ok(()),
+        }
+    }
+}
+
+fn display_path(p: &str) -> &str {
+    if p.is_empty() {
+        "the root"
+    } else {
+        p
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthand for results in this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

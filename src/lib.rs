@@ -1,0 +1,33 @@
+//! toolwire: use MCP tools with any LLM provider.
+//!
+//! The core is pure Rust with no WebAssembly code, tested natively:
+//! * [`model`]: MCP types (tools, content blocks, results), lenient and lossless.
+//! * [`schema`]: the root normalisation every provider starts from, a structural walker and
+//!   `$ref` inlining.
+//! * [`providers`]: one module per provider, each an ordered list of transforms.
+//! * [`naming`]: collision-proof provider names and the exact reverse mapping.
+//! * [`args`]: mapping a model's arguments back to what the server expects.
+//! * [`content`]: flattening tool results to text.
+//! * [`convert`]: the entry points that tie these together, with a report of every change.
+//!
+//! `src/wasm/` is the thin wasm-bindgen layer, compiled only for `wasm32`.
+
+pub mod args;
+pub mod content;
+pub mod convert;
+pub mod error;
+pub mod model;
+pub mod naming;
+pub mod providers;
+pub mod report;
+pub mod schema;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+pub use convert::{check, convert, convert_json, ConvertOptions, Conversion};
+pub use error::{Error, ErrorCode, Result};
+pub use providers::Provider;
+
+/// The crate version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

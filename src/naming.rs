@@ -1,0 +1,455 @@
+//! Tool names across servers, within every provider's name rules, and back.
+//!
+//! Names are built as `{prefix}{sep}{server}{sep}{tool}` ([`NameFormat::Mcp`], the default when
+//! a server is known: `mcp__github__create_issue`), `{server}{sep}{tool}` ([`NameFormat::Server`])
+//! or `{tool}` ([`NameFormat::Bare`]). Then, for the target provider's [`NameRule`]:
+//!
+//! 1. every character the provider does not allow becomes `_`;
+//! 2. for Gemini, a name that does not start with a letter or `_` gets a leading `_`;
+//! 3. a name that step 1 or 2 changed, or that is longer than 64 characters, is cut to 55
+//!    characters and gets `_` + an 8-character hash of the raw `(server, tool)` pair, so that
+//!    `search.a` and `search_a` stay apart and long names stay unique and deterministic;
+//! 4. across a set of tools ([`NameMap::build`]), any names that still coincide (server `a` +
+//!    tool `b__c` against server `a__b` + tool `c`, or the same tool listed twice) all get a hash
+//!    suffix, re-salted until every name is unique. The result does not depend on input order.
+//!
+//! Going back is a table lookup in the [`NameMap`], never a `split("__")`. [`parse_tool_name`]
+//! exists for the plain formats and is documented for what it cannot tell apart.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::args::ArgPlan;
+use crate::error::{Error, ErrorCode, Result};
+use crate::report::Diagnostic;
+
+/// How a provider name is composed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameFormat {
+    /// `mcp__{server}__{tool}`.
+    Mcp,
+    /// `{server}__{tool}`.
+    Server,
+    /// `{tool}`.
+    Bare,
+}
+
+impl NameFormat {
+    /// Parses `"mcp" | "server" | "bare"`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "mcp" => Ok(Self::Mcp),
+            "server" => Ok(Self::Server),
+            "bare" => Ok(Self::Bare),
+            other => Err(Error::new(
+                ErrorCode::InvalidOptions,
+                format!("unknown naming format \"{other}\" (expected \"mcp\", \"server\" or \"bare\")"),
+            )),
+        }
+    }
+}
+
+/// Naming options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamingOptions {
+    /// The format; `None` means `Mcp` when the tool has a server, else `Bare`.
+    pub format: Option<NameFormat>,
+    /// Separator between parts, `"__"` by default.
+    pub separator: String,
+    /// Prefix of the `Mcp` format, `"mcp"` by default.
+    pub prefix: String,
+}
+
+impl Default for NamingOptions {
+    fn default() -> Self {
+        Self { format: None, separator: "__".into(), prefix: "mcp".into() }
+    }
+}
+
+/// A provider's rule for function names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameRule {
+    /// OpenAI, Anthropic, Bedrock: `^[a-zA-Z0-9_-]{1,64}$`.
+    Strict,
+    /// Gemini: `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`.
+    Gemini,
+}
+
+/// The longest name any provider accepts everywhere.
+pub const MAX_NAME_LEN: usize = 64;
+const HASH_LEN: usize = 8;
+
+impl NameRule {
+    fn allows(self, c: char) -> bool {
+        c.is_ascii_alphanumeric()
+            || c == '_'
+            || c == '-'
+            || (self == Self::Gemini && (c == '.' || c == ':'))
+    }
+
+    fn allows_first(self, c: char) -> bool {
+        match self {
+            Self::Strict => self.allows(c),
+            Self::Gemini => c.is_ascii_alphabetic() || c == '_',
+        }
+    }
+
+    /// Whether `name` already satisfies the rule.
+    pub fn accepts(self, name: &str) -> bool {
+        let mut chars = name.chars();
+        match chars.next() {
+            Some(first) if self.allows_first(first) => {}
+            _ => return false,
+        }
+        name.len() <= MAX_NAME_LEN && chars.all(|c| self.allows(c))
+    }
+}
+
+/// The name before any sanitising: the parts joined by the format.
+pub fn raw_name(server: Option<&str>, tool: &str, opts: &NamingOptions) -> String {
+    let server = server.filter(|s| !s.is_empty());
+    let format = opts.format.unwrap_or(if server.is_some() { NameFormat::Mcp } else { NameFormat::Bare });
+    let sep = &opts.separator;
+    match (format, server) {
+        (NameFormat::Mcp, Some(s)) => format!("{}{sep}{s}{sep}{tool}", opts.prefix),
+        (NameFormat::Mcp, None) => format!("{}{sep}{tool}", opts.prefix),
+        (NameFormat::Server, Some(s)) => format!("{s}{sep}{tool}"),
+        (NameFormat::Server, None) | (NameFormat::Bare, _) => tool.to_owned(),
+    }
+}
+
+/// A short stable hash of the raw pair (FNV-1a 64, base 36), salted for re-hashing.
+fn pair_hash(server: Option<&str>, tool: &str, salt: u32) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(server.unwrap_or("").as_bytes());
+    eat(&[0]);
+    eat(tool.as_bytes());
+    if salt > 0 {
+        eat(&[0]);
+        eat(&salt.to_le_bytes());
+    }
+    // Finalise (splitmix64) so short inputs still spread over all digits.
+    let mut z = h;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = String::with_capacity(HASH_LEN);
+    for _ in 0..HASH_LEN {
+        out.push(char::from(DIGITS[(z % 36) as usize]));
+        z /= 36;
+    }
+    out
+}
+
+fn with_hash(sanitized: &str, server: Option<&str>, tool: &str, salt: u32) -> String {
+    let keep = MAX_NAME_LEN - HASH_LEN - 1;
+    // Sanitised names are ASCII, so byte slicing is character slicing.
+    let head = &sanitized[..sanitized.len().min(keep)];
+    format!("{head}_{}", pair_hash(server, tool, salt))
+}
+
+/// Replaces characters the rule forbids with `_`, fixing the first character for Gemini.
+pub fn sanitize(raw: &str, rule: NameRule) -> String {
+    let mut out = String::with_capacity(raw.len() + 1);
+    for c in raw.chars() {
+        out.push(if rule.allows(c) { c } else { '_' });
+    }
+    if !out.chars().next().is_some_and(|c| rule.allows_first(c)) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+/// The provider name of one tool (`prefixToolName` in JS), without regard to other tools.
+///
+/// Deterministic; distinct `(server, tool)` pairs get distinct names except when two raw names
+/// coincide exactly (see [`NameMap::build`], which resolves that).
+pub fn prefix_tool_name(server: Option<&str>, tool: &str, opts: &NamingOptions, rule: NameRule) -> String {
+    let raw = raw_name(server, tool, opts);
+    let clean = sanitize(&raw, rule);
+    if clean == raw && clean.len() <= MAX_NAME_LEN {
+        clean
+    } else {
+        with_hash(&clean, server, tool, 0)
+    }
+}
+
+/// The parts of a name in one of the plain formats.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ParsedName {
+    /// The server, when the format has one.
+    pub server: Option<String>,
+    /// The tool.
+    pub tool: String,
+}
+
+/// Splits a name built by a plain format (`parseToolName` in JS).
+///
+/// What it can tell apart: names whose server part does not contain the separator. It splits
+/// at the *first* separator after the prefix, so a tool name containing `__` is recovered
+/// intact but a server name containing `__` is not. It cannot undo sanitising or hashing
+/// (`my.server` became `my_server`, long names were cut). With `format: None` it reads
+/// `mcp__s__t` as `Mcp`, `s__t` as `Server` and anything else as `Bare`. For exact answers use
+/// the [`NameMap`] built at conversion time.
+pub fn parse_tool_name(name: &str, format: Option<NameFormat>, opts: &NamingOptions) -> Option<ParsedName> {
+    let sep = opts.separator.as_str();
+    if sep.is_empty() || name.is_empty() {
+        return None;
+    }
+    let mcp_head = format!("{}{sep}", opts.prefix);
+    let format = format.unwrap_or_else(|| {
+        if name.starts_with(&mcp_head) {
+            NameFormat::Mcp
+        } else if name.contains(sep) {
+            NameFormat::Server
+        } else {
+            NameFormat::Bare
+        }
+    });
+    let split = |rest: &str| {
+        let (s, t) = rest.split_once(sep)?;
+        (!s.is_empty() && !t.is_empty()).then(|| ParsedName { server: Some(s.to_owned()), tool: t.to_owned() })
+    };
+    match format {
+        NameFormat::Mcp => split(name.strip_prefix(&mcp_head)?),
+        NameFormat::Server => split(name),
+        NameFormat::Bare => Some(ParsedName { server: None, tool: name.to_owned() }),
+    }
+}
+
+/// One entry of a [`NameMap`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NameEntry {
+    /// The name the provider sees.
+    pub name: String,
+    /// The server, when known.
+    pub server: Option<String>,
+    /// The tool's original MCP name.
+    pub tool: String,
+    /// How to map the model's arguments back (absent when they pass through unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<ArgPlan>,
+}
+
+/// The registry that maps provider names back to `(server, tool)`, exactly.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NameMap {
+    entries: Vec<NameEntry>,
+    index: HashMap<String, usize>,
+}
+
+/// The serialised form of a [`NameMap`] (`nameMap.toJSON()`).
+#[derive(Debug, Serialize, Deserialize)]
+struct NameMapJson {
+    version: u32,
+    entries: Vec<NameEntry>,
+}
+
+impl NameMap {
+    /// Names every `(server, tool)` pair, unique across the set, in input order.
+    /// Returns the map and set-level diagnostics (duplicates, collisions resolved).
+    pub fn build(pairs: &[(Option<&str>, &str)], opts: &NamingOptions, rule: NameRule) -> (Self, Vec<Diagnostic>) {
+        let mut names: Vec<String> = pairs.iter().map(|(s, t)| prefix_tool_name(*s, t, opts, rule)).collect();
+        let mut diags = Vec::new();
+        let mut salt_of = vec![0u32; pairs.len()];
+        // Resolve coincidences; bounded because each round re-salts every member of a group.
+        for _round in 0..16 {
+            let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+            for (i, n) in names.iter().enumerate() {
+                groups.entry(n.as_str()).or_default().push(i);
+            }
+            let mut clashes: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
+            if clashes.is_empty() {
+                break;
+            }
+            clashes.sort();
+            for group in clashes {
+                for (k, &i) in group.iter().enumerate() {
+                    let (server, tool) = pairs[i];
+                    let same_pair_before = group[..k].iter().filter(|&&j| pairs[j] == pairs[i]).count() as u32;
+                    salt_of[i] += 1 + same_pair_before * 1000;
+                    let clean = sanitize(&raw_name(server, tool, opts), rule);
+                    let old = std::mem::replace(&mut names[i], with_hash(&clean, server, tool, salt_of[i]));
+                    diags.push(Diagnostic {
+                        path: String::new(),
+                        rule: if same_pair_before > 0 { "names/duplicate-tool" } else { "names/collision" },
+                        message: format!(
+                            "tool \"{tool}\"{} would be named \"{old}\" like another tool; named \"{}\"",
+                            server.map(|s| format!(" of server \"{s}\"")).unwrap_or_default(),
+                            names[i]
+                        ),
+                    });
+                }
+            }
+        }
+        let entries: Vec<NameEntry> = pairs
+            .iter()
+            .zip(names)
+            .map(|((s, t), name)| NameEntry { name, server: s.map(str::to_owned), tool: (*t).to_owned(), args: None })
+            .collect();
+        (Self::from_entries(entries), diags)
+    }
+
+    fn from_entries(entries: Vec<NameEntry>) -> Self {
+        let index = entries.iter().enumerate().map(|(i, e)| (e.name.clone(), i)).collect();
+        Self { entries, index }
+    }
+
+    /// The entries, in input order.
+    pub fn entries(&self) -> &[NameEntry] {
+        &self.entries
+    }
+
+    /// Mutable access to the entry at `i` (for attaching argument plans).
+    pub fn entry_mut(&mut self, i: usize) -> Option<&mut NameEntry> {
+        self.entries.get_mut(i)
+    }
+
+    /// Number of names.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the map is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Looks a provider name up, or reports it unknown.
+    pub fn resolve(&self, name: &str) -> Result<&NameEntry> {
+        self.index.get(name).and_then(|&i| self.entries.get(i)).ok_or_else(|| {
+            Error::new(
+                ErrorCode::UnknownToolName,
+                format!("no tool is named \"{name}\" in this name map ({} names)", self.entries.len()),
+            )
+        })
+    }
+
+    /// Serialises to JSON (`{version:1, entries:[...]}`).
+    pub fn to_json_value(&self) -> serde_json::Value {
+        serde_json::to_value(NameMapJson { version: 1, entries: self.entries.clone() }).unwrap_or_default()
+    }
+
+    /// Reads the serialised form back, checking names are unique.
+    pub fn from_json_value(v: serde_json::Value) -> Result<Self> {
+        let parsed: NameMapJson = serde_json::from_value(v)
+            .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("not a serialised name map: {e}")))?;
+        let map = Self::from_entries(parsed.entries);
+        if map.index.len() != map.entries.len() {
+            return Err(Error::new(ErrorCode::InvalidInput, "serialised name map has duplicate names"));
+        }
+        Ok(map)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> NamingOptions {
+        NamingOptions::default()
+    }
+
+    #[test]
+    fn formats() {
+        let o = opts();
+        assert_eq!(prefix_tool_name(Some("github"), "create_issue", &o, NameRule::Strict), "mcp__github__create_issue");
+        let o2 = NamingOptions { format: Some(NameFormat::Server), ..opts() };
+        assert_eq!(prefix_tool_name(Some("github"), "create_issue", &o2, NameRule::Strict), "github__create_issue");
+        let o3 = NamingOptions { format: Some(NameFormat::Bare), ..opts() };
+        assert_eq!(prefix_tool_name(Some("github"), "create_issue", &o3, NameRule::Strict), "create_issue");
+        assert_eq!(prefix_tool_name(None, "create_issue", &o, NameRule::Strict), "create_issue");
+        let o4 = NamingOptions { separator: "-".into(), ..opts() };
+        assert_eq!(prefix_tool_name(Some("gh"), "x", &o4, NameRule::Strict), "mcp-gh-x");
+    }
+
+    #[test]
+    fn illegal_characters_are_replaced_and_hashed() {
+        // https://github.com/Lucassssss/eechat/issues/52 (dots rejected by OpenAI)
+        let n = prefix_tool_name(Some("caldav-mcp"), "create.event", &opts(), NameRule::Strict);
+        assert!(n.starts_with("mcp__caldav-mcp__create_event_"), "{n}");
+        assert!(NameRule::Strict.accepts(&n));
+        // Gemini allows dots: no change, no hash.
+        assert_eq!(prefix_tool_name(Some("caldav-mcp"), "create.event", &opts(), NameRule::Gemini), "mcp__caldav-mcp__create.event");
+        // search-a / search.a stay apart (https://github.com/openai/openai-agents-js/issues/1934)
+        let a = prefix_tool_name(None, "search.a", &opts(), NameRule::Strict);
+        assert_ne!(a, "search_a");
+    }
+
+    #[test]
+    fn gemini_first_character() {
+        // https://github.com/cline/cline/issues/7339
+        let n = prefix_tool_name(None, "1abc", &opts(), NameRule::Gemini);
+        assert!(NameRule::Gemini.accepts(&n), "{n}");
+        assert!(n.starts_with("_1abc"));
+    }
+
+    #[test]
+    fn long_names_are_cut_with_a_stable_hash() {
+        // https://github.com/danny-avila/LibreChat/issues/7435
+        let tool = "a_really_long_tool_name_that_goes_on_and_on_and_on_forever_and_ever";
+        let n1 = prefix_tool_name(Some("server"), tool, &opts(), NameRule::Strict);
+        let n2 = prefix_tool_name(Some("server"), tool, &opts(), NameRule::Strict);
+        assert_eq!(n1, n2);
+        assert_eq!(n1.len(), 64);
+        assert!(NameRule::Strict.accepts(&n1));
+        let n3 = prefix_tool_name(Some("server"), &format!("{tool}2"), &opts(), NameRule::Strict);
+        assert_ne!(n1, n3);
+    }
+
+    #[test]
+    fn separator_ambiguity_never_collides() {
+        let pairs = [(Some("a"), "b__c"), (Some("a__b"), "c")];
+        let (map, diags) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+        let e = map.entries();
+        assert_ne!(e[0].name, e[1].name);
+        assert_eq!(diags.len(), 2);
+        assert_eq!(map.resolve(&e[0].name).unwrap().server.as_deref(), Some("a"));
+        assert_eq!(map.resolve(&e[0].name).unwrap().tool, "b__c");
+        assert_eq!(map.resolve(&e[1].name).unwrap().server.as_deref(), Some("a__b"));
+        // Order does not matter.
+        let rev = [pairs[1], pairs[0]];
+        let (map2, _) = NameMap::build(&rev, &opts(), NameRule::Strict);
+        assert_eq!(map2.entries()[0].name, e[1].name);
+    }
+
+    #[test]
+    fn duplicates_get_distinct_names() {
+        let pairs = [(Some("s"), "t"), (Some("s"), "t"), (Some("s"), "t")];
+        let (map, diags) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+        let mut names: Vec<_> = map.entries().iter().map(|e| e.name.clone()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 3);
+        assert!(diags.iter().any(|d| d.rule == "names/duplicate-tool"));
+    }
+
+    #[test]
+    fn unknown_names_are_errors() {
+        let (map, _) = NameMap::build(&[(Some("s"), "t")], &opts(), NameRule::Strict);
+        assert_eq!(map.resolve("mcp__s__u").unwrap_err().code, ErrorCode::UnknownToolName);
+        let json = map.to_json_value();
+        let back = NameMap::from_json_value(json).unwrap();
+        assert_eq!(back.resolve("mcp__s__t").unwrap().tool, "t");
+    }
+
+    #[test]
+    fn parse_plain_formats() {
+        let o = opts();
+        let p = parse_tool_name("mcp__github__create__issue", None, &o).unwrap();
+        assert_eq!((p.server.as_deref(), p.tool.as_str()), (Some("github"), "create__issue"));
+        let p = parse_tool_name("github__x", None, &o).unwrap();
+        assert_eq!(p.server.as_deref(), Some("github"));
+        let p = parse_tool_name("plain", None, &o).unwrap();
+        assert_eq!((p.server, p.tool.as_str()), (None, "plain"));
+        assert!(parse_tool_name("mcp__nosplit", Some(NameFormat::Mcp), &o).is_none());
+    }
+}

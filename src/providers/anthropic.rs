@@ -1,0 +1,221 @@
+//! Anthropic Messages (`input_schema`).
+//!
+//! Steps, in order:
+//! 1. Root combinators merged into one `type:"object"` schema (Anthropic: "input_schema does not
+//!    support oneOf, allOf, or anyOf at the top level").
+//! 2. Structure fixed on every node ([`fix_structure`]). Everything else passes through:
+//!    Anthropic accepts any draft 2020-12 schema below the root.
+//!
+//! Strict steps (strict tool use, when `strict` is asked for):
+//! 3. `$ref`s inlined; a recursive schema falls back to non-strict.
+//! 4. Every object gets `additionalProperties: false` (an open map falls back to non-strict).
+//! 5. Unsupported constraints (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`,
+//!    `maxItems`, `minItems` above 1, formats outside the allowed list) removed and described.
+//! 6. Set-level limits (20 strict tools, 24 optional parameters, 16 union parameters) are checked
+//!    by the converter over all tools, which falls back later tools to non-strict.
+
+use serde_json::Value;
+
+use crate::args::ArgPlan;
+use crate::error::Result;
+use crate::model::JsonObject;
+use crate::providers::{fix_structure, Compiled, SchemaOptions};
+use crate::schema::lower::{keyword_hint, merge_root_combinators, types_of};
+use crate::schema::refs::inline_refs;
+use crate::schema::walk::{contains_ref, for_each_subschema_mut};
+use crate::schema::{append_description, Cx};
+
+/// Formats Anthropic strict mode accepts.
+const STRICT_FORMATS: &[&str] =
+    &["date-time", "date", "time", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"];
+
+/// Constraints Anthropic strict mode does not support.
+const STRICT_UNSUPPORTED: &[&str] =
+    &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "maxItems"];
+
+/// Anthropic's limits on strict tools per request.
+pub const MAX_STRICT_TOOLS: usize = 20;
+/// Optional parameters across strict tools.
+pub const MAX_STRICT_OPTIONAL: usize = 24;
+/// Parameters with `anyOf` or type arrays across strict tools.
+pub const MAX_STRICT_UNIONS: usize = 16;
+
+/// Compiles for Anthropic.
+pub fn compile(mut root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
+    if let Value::Object(obj) = &mut root {
+        merge_root_combinators(obj, cx);
+    }
+    fix_structure(&mut root, cx)?;
+    cx.reset_budget();
+    if !opts.strict {
+        return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default() });
+    }
+    let mut scx = Cx::new(cx.limits);
+    let mut strict_schema = root.clone();
+    if contains_ref(&strict_schema, 0) {
+        strict_schema = inline_refs(&strict_schema, &mut scx)?;
+    }
+    let reason = if scx.changes.iter().any(|c| c.rule == "refs/recursion-cut") {
+        Some("recursive $ref".to_owned())
+    } else {
+        strict_node(&mut strict_schema, &mut scx)?.err()
+    };
+    match reason {
+        None => {
+            cx.changes.append(&mut scx.changes);
+            cx.problems.append(&mut scx.problems);
+            Ok(Compiled { schema: Some(strict_schema), strict: Some(true), plan: ArgPlan::default() })
+        }
+        Some(reason) => {
+            cx.problem("anthropic/strict-fallback", format!("cannot be strict without changing its meaning ({reason}); sent without strict"));
+            Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default() })
+        }
+    }
+}
+
+fn strict_node(node: &mut Value, cx: &mut Cx) -> Result<std::result::Result<(), String>> {
+    let Value::Object(obj) = node else { return Ok(Ok(())) };
+    cx.enter()?;
+    let r = strict_object(obj, cx);
+    cx.leave();
+    r
+}
+
+fn strict_object(obj: &mut JsonObject, cx: &mut Cx) -> Result<std::result::Result<(), String>> {
+    if types_of(obj).contains(&"object") {
+        match obj.get("additionalProperties") {
+            None | Some(Value::Bool(false)) => {}
+            Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", or_root(cx.path())))),
+        }
+        if obj.contains_key("patternProperties") {
+            return Ok(Err(format!("patternProperties at {}", or_root(cx.path()))));
+        }
+        obj.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    let mut drop = Vec::new();
+    for key in STRICT_UNSUPPORTED {
+        if obj.contains_key(*key) {
+            drop.push((*key).to_owned());
+        }
+    }
+    if obj.get("minItems").and_then(Value::as_u64).is_some_and(|n| n > 1) {
+        drop.push("minItems".into());
+    }
+    if obj.get("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
+        drop.push("format".into());
+    }
+    for key in drop {
+        if let Some(v) = obj.remove(&key) {
+            let hint = keyword_hint(&key, &v).unwrap_or_else(|| key.clone());
+            append_description(obj, &format!("({hint})"));
+            cx.change("anthropic/strict-keyword", format!("`{key}` is not supported in strict mode; removed and described ({hint})"));
+        }
+    }
+    let mut failure = None;
+    for_each_subschema_mut(obj, cx, &mut |sub, cx| {
+        if failure.is_none() {
+            if let Err(reason) = strict_node(sub, cx)? {
+                failure = Some(reason);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(failure.map_or(Ok(()), Err))
+}
+
+/// Counts what Anthropic's strict limits count: (optional parameters, union parameters).
+pub fn strict_costs(schema: &Value) -> (usize, usize) {
+    fn walk(v: &Value, depth: usize, acc: &mut (usize, usize)) {
+        let Value::Object(o) = v else { return };
+        if depth > 64 {
+            return;
+        }
+        if let Some(Value::Object(props)) = o.get("properties") {
+            let req: Vec<&str> =
+                o.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            for (name, p) in props {
+                if !req.contains(&name.as_str()) {
+                    acc.0 += 1;
+                }
+                if p.get("anyOf").is_some() || p.get("type").is_some_and(Value::is_array) {
+                    acc.1 += 1;
+                }
+                walk(p, depth + 1, acc);
+            }
+        }
+        if let Some(items) = o.get("items") {
+            walk(items, depth + 1, acc);
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            if let Some(Value::Array(bs)) = o.get(key) {
+                for b in bs {
+                    walk(b, depth + 1, acc);
+                }
+            }
+        }
+    }
+    let mut acc = (0, 0);
+    walk(schema, 0, &mut acc);
+    acc
+}
+
+fn or_root(p: &str) -> &str {
+    if p.is_empty() {
+        "the root"
+    } else {
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{process_json_schema, Limits};
+    use serde_json::json;
+
+    fn run(schema: Value, strict: bool) -> (Compiled, Cx) {
+        let mut cx = Cx::new(Limits::default());
+        let (root, _) = process_json_schema(&schema, &mut cx);
+        let opts = SchemaOptions { strict, ..SchemaOptions::default() };
+        (compile(root, &opts, &mut cx).unwrap(), cx)
+    }
+
+    #[test]
+    fn root_any_of_is_lowered() {
+        // https://github.com/anthropics/claude-code/issues/5973
+        let (c, _) = run(json!({"type":"object","properties":{"a":{},"b":{}},"anyOf":[{"required":["a"]},{"required":["b"]}]}), false);
+        let s = c.schema.unwrap();
+        assert!(s.get("anyOf").is_none());
+        assert_eq!(s["type"], "object");
+    }
+
+    #[test]
+    fn nested_constructs_pass_through() {
+        let input = json!({"type":"object","properties":{"u":{"type":"string","format":"uri"},"m":{"type":"object","additionalProperties":{"type":"string"},"properties":{}},"x":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":[]});
+        let (c, _) = run(input.clone(), false);
+        assert_eq!(c.schema.unwrap(), input);
+    }
+
+    #[test]
+    fn strict_removes_unsupported_and_closes_objects() {
+        let (c, _) = run(json!({"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":5}},"required":["n"]}), true);
+        let s = c.schema.unwrap();
+        assert_eq!(c.strict, Some(true));
+        assert_eq!(s["additionalProperties"], false);
+        assert!(s["properties"]["n"].get("minimum").is_none());
+        assert!(s["properties"]["n"]["description"].as_str().unwrap().contains("minimum: 1"));
+    }
+
+    #[test]
+    fn strict_falls_back_for_open_maps() {
+        let (c, cx) = run(json!({"type":"object","properties":{"m":{"type":"object","additionalProperties":true}}}), true);
+        assert_eq!(c.strict, None);
+        assert_eq!(cx.problems[0].rule, "anthropic/strict-fallback");
+    }
+
+    #[test]
+    fn costs_count_optionals_and_unions() {
+        let s = json!({"type":"object","properties":{"a":{"type":["string","null"]},"b":{"anyOf":[{},{}]},"c":{}},"required":["c"]});
+        assert_eq!(strict_costs(&s), (2, 2));
+    }
+}

@@ -1,0 +1,761 @@
+//! Google Gemini (`parameters`, the OpenAPI-3.0 subset) and Vertex AI, plus the
+//! `parametersJsonSchema` mode.
+//!
+//! `parameters` steps, in order (each node is rebuilt from an allow-list, so nothing unknown
+//! can leak through; see `../shared/docs/providers.md` §1.4a for every rule's source):
+//! 1. Root combinators merged into one object.
+//! 2. `$ref`s inlined, including `#/properties/...` pointers; recursion unrolled twice, then cut
+//!    to a described open object.
+//! 3. Per node: boolean schemas keep their meaning (`true` → any value, `false` → the property
+//!    is removed and reported); `allOf` merged; `oneOf` read as `anyOf`; `const` → a one-value
+//!    `enum`.
+//! 4. One `type`: `null` in a type array or an `anyOf` branch becomes `nullable: true`; several
+//!    remaining types become `anyOf` branches; a single remaining branch is merged into its
+//!    node; a node never has both `type` and `anyOf`.
+//! 5. A missing `type` is inferred (`properties` → object, `items` → array, `enum`/`pattern` →
+//!    string, `minimum` → number); a node with nothing to infer from accepts any value
+//!    (`anyOf` of string, number, boolean, object).
+//! 6. Objects: properties lowered (names are never read as keywords); `required` names only
+//!    existing properties; an empty `properties` is omitted; `properties`/`required` appear on
+//!    objects only.
+//! 7. Arrays: `items` always present with a concrete type (nested arrays too).
+//! 8. Enums: every value as a string, the node typed `string`; the original values are
+//!    remembered so `prepareArguments` turns `"16"` back into `16`.
+//! 9. `format`: strings keep `enum`/`date-time`, numbers `float`/`double`, integers
+//!    `int32`/`int64`; other formats are removed.
+//! 10. Every other keyword (`additionalProperties`, `$schema`, `exclusiveMinimum`, `uniqueItems`,
+//!     `x-*`...) is removed; what carried meaning is folded into the description
+//!     ("format: uri", "must be > 0").
+//! 11. Vertex only: a node with `anyOf` has no other field (its description and nullability
+//!     move into the branches).
+//! 12. A root without properties is omitted (`parameters` absent): Gemini rejects an empty
+//!     `properties`.
+//!
+//! `parametersJsonSchema` steps: root combinators merged; `$ref`s inlined (Gemini rejects
+//! `$ref` with siblings and unresolved `$defs` in `anyOf`); structure fixed ([`fix_structure`]).
+//! Everything else is JSON Schema that Gemini takes as is.
+
+use serde_json::{json, Map, Value};
+
+use crate::args::{enum_string, ArgPlan};
+use crate::error::Result;
+use crate::model::JsonObject;
+use crate::providers::{fix_structure, Compiled, GeminiMode, SchemaOptions};
+use crate::schema::lower::{combinator_properties_conflict, combinators_are_object_like, keyword_hint, merge_all_of, merge_root_combinators, types_of};
+use crate::schema::refs::inline_refs;
+use crate::schema::walk::contains_ref;
+use crate::schema::{append_description, Cx};
+
+/// The keys of Gemini's `Schema` (js-genai `types.ts`).
+pub const ALLOWED_KEYS: &[&str] = &[
+    "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems", "properties", "required",
+    "minProperties", "maxProperties", "minLength", "maxLength", "pattern", "example", "anyOf", "propertyOrdering",
+    "default", "items", "minimum", "maximum",
+];
+
+const TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object"];
+
+/// Compiles for Gemini (`vertex` adds the anyOf-stands-alone rule).
+pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx) -> Result<Compiled> {
+    if let Value::Object(obj) = &mut root {
+        merge_root_combinators(obj, cx);
+    }
+    if contains_ref(&root, 0) {
+        root = inline_refs(&root, cx)?;
+    }
+    if opts.gemini_mode == GeminiMode::JsonSchema {
+        fix_structure(&mut root, cx)?;
+        cx.reset_budget();
+        return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default() });
+    }
+    let lowered = lower(root, cx, vertex)?;
+    cx.reset_budget();
+    let (mut schema, plan) = match lowered {
+        Lowered::Schema(s, p) => (s, p),
+        Lowered::Never => (json!({"type": "object"}), ArgPlan::default()),
+    };
+    if let Value::Object(o) = &mut schema {
+        // The root is an object by construction; make sure of it for the provider.
+        if o.get("type") != Some(&json!("object")) {
+            o.remove("anyOf");
+            o.insert("type".into(), json!("object"));
+        }
+        o.remove("nullable");
+        let empty = o.get("properties").and_then(Value::as_object).map_or(true, Map::is_empty);
+        if empty {
+            if o.keys().all(|k| k == "type" || k == "description" || k == "title") {
+                if o.contains_key("description") {
+                    cx.change("gemini/empty-root", "the tool takes no arguments: `parameters` omitted (its description was the schema's only content)");
+                }
+                return Ok(Compiled { schema: None, strict: None, plan });
+            }
+        }
+    }
+    Ok(Compiled { schema: Some(schema), strict: None, plan })
+}
+
+/// A lowered node, or "no value is valid" (a `false` schema).
+enum Lowered {
+    Schema(Value, ArgPlan),
+    Never,
+}
+
+/// A schema that accepts any value, in the subset: `anyOf` of the concrete types.
+fn any_value() -> Value {
+    json!({"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "object"}]})
+}
+
+fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
+    match node {
+        Value::Bool(false) => Ok(Lowered::Never),
+        Value::Object(o) => {
+            cx.enter()?;
+            let r = lower_object(o, cx, vertex);
+            cx.leave();
+            r.map(|(v, p)| Lowered::Schema(v, p))
+        }
+        // `true` (and, defensively, any non-schema value) accepts any value.
+        _ => Ok(Lowered::Schema(any_value(), ArgPlan::default())),
+    }
+}
+
+/// Collected hints for dropped keywords, folded into the description at the end.
+struct Hints(Vec<String>);
+
+impl Hints {
+    fn drop(&mut self, cx: &mut Cx, key: &str, v: &Value) {
+        match keyword_hint(key, v) {
+            Some(h) => {
+                cx.change("gemini/strip-keyword", format!("`{key}` is not supported by Gemini; removed and described ({h})"));
+                self.0.push(h);
+            }
+            None => cx.change("gemini/strip-keyword", format!("`{key}` is not supported by Gemini; removed")),
+        }
+    }
+}
+
+fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<(Value, ArgPlan)> {
+    let mut hints = Hints(Vec::new());
+    // Step 3.
+    if o.contains_key("allOf") {
+        let conflicts = merge_all_of(&mut o);
+        cx.change("gemini/allof", "allOf merged into one schema");
+        for k in conflicts {
+            cx.problem("gemini/allof-conflict", format!("allOf branches disagree on `{k}`; the first value is kept"));
+        }
+    }
+    if let Some(one) = o.remove("oneOf") {
+        let mut branches = match o.remove("anyOf") {
+            Some(Value::Array(a)) => a,
+            _ => Vec::new(),
+        };
+        if let Value::Array(b) = one {
+            branches.extend(b);
+        }
+        o.insert("anyOf".into(), Value::Array(branches));
+        cx.change("gemini/oneof", "oneOf read as anyOf (\"exactly one\" is not expressible)");
+    }
+    // An object whose anyOf/oneOf/allOf only adds object constraints ("one of these required
+    // sets"): merge into the object itself, stating the alternatives in its description.
+    let object_like = types_of(&o).contains(&"object") || o.contains_key("properties");
+    if object_like && combinators_are_object_like(&o) && !combinator_properties_conflict(&o) {
+        merge_root_combinators(&mut o, cx);
+    } else if object_like && (o.contains_key("anyOf") || o.contains_key("oneOf")) {
+        distribute_into_branches(&mut o, cx);
+    }
+    if let Some(c) = o.remove("const") {
+        if !o.contains_key("enum") {
+            o.insert("enum".into(), Value::Array(vec![c]));
+            cx.change("gemini/const", "const rewritten as a one-value enum");
+        }
+    }
+    // Step 4: null handling and type arrays.
+    let mut nullable = o.remove("nullable") == Some(Value::Bool(true));
+    let mut types: Vec<String> = types_of(&o).into_iter().map(str::to_owned).collect();
+    if types.iter().any(|t| t == "null") {
+        types.retain(|t| t != "null");
+        nullable = true;
+        cx.change("gemini/nullable", "`null` type expressed as nullable: true");
+    }
+    types.retain(|t| TYPES.contains(&t.as_str()));
+    o.remove("type");
+    if let Some(Value::Array(branches)) = o.remove("anyOf") {
+        let before = branches.len();
+        let mut kept: Vec<Value> = branches.into_iter().filter(|b| !is_null_schema(b)).collect();
+        if kept.len() < before {
+            nullable = true;
+            cx.change("gemini/nullable", "`null` branch of anyOf expressed as nullable: true");
+        }
+        if kept.len() == 1 && types.len() <= 1 {
+            // Merge the single branch into this node (the node's own keys win).
+            if let Some(Value::Object(b)) = kept.pop() {
+                let mut merged = b;
+                for (k, v) in std::mem::take(&mut o) {
+                    merged.insert(k, v);
+                }
+                if let Some(t) = types.first() {
+                    merged.insert("type".into(), json!(t));
+                }
+                if nullable {
+                    merged.insert("nullable".into(), json!(true));
+                }
+                return lower_object(merged, cx, vertex);
+            }
+            kept.push(json!(true));
+        }
+        if kept.is_empty() {
+            // Only `null` was allowed: the closest expressible is a nullable string.
+            types = vec!["string".into()];
+            nullable = true;
+        } else {
+            return lower_any_of(o, kept, types, nullable, cx, vertex);
+        }
+    }
+    if types.len() > 1 {
+        // Several types: one branch per type, each with the keywords that apply to it.
+        let branches = types.iter().map(|t| branch_for_type(&o, t)).collect();
+        cx.change("gemini/type-array", format!("type [{}] expressed as anyOf", types.join(", ")));
+        let shared = annotations_only(&o);
+        return lower_any_of(shared, branches, Vec::new(), nullable, cx, vertex);
+    }
+    // Step 5: infer a missing type.
+    let ty = match types.pop() {
+        Some(t) => t,
+        None => match infer_type(&o) {
+            Some(t) => {
+                cx.change("gemini/infer-type", format!("missing type inferred as {t}"));
+                t.to_owned()
+            }
+            None => {
+                // Nothing says what this is: any value.
+                let mut shared = annotations_only(&o);
+                for (k, v) in o.iter() {
+                    if !shared.contains_key(k) && k != "enum" {
+                        hints.drop(cx, k, v);
+                    }
+                }
+                finish_hints(&mut shared, hints);
+                let branches = any_value()["anyOf"].as_array().cloned().unwrap_or_default();
+                cx.change("gemini/any", "schema without a type: any of string, number, boolean, object");
+                return lower_any_of(shared, branches, Vec::new(), nullable, cx, vertex);
+            }
+        },
+    };
+    let mut out = Map::new();
+    out.insert("type".into(), json!(ty));
+    let mut plan = ArgPlan::default();
+    // Steps 6-10, key by key, from the allow-list.
+    for (key, value) in o {
+        match key.as_str() {
+            "properties" if ty == "object" => {
+                let Value::Object(props) = value else { continue };
+                let mut lowered = Map::with_capacity(props.len());
+                for (name, sub) in props {
+                    let r = cx.at("properties", |cx| cx.at(&name, |cx| lower(sub, cx, vertex)))?;
+                    match r {
+                        Lowered::Schema(s, p) => {
+                            plan.set_property(&name, p);
+                            lowered.insert(name, s);
+                        }
+                        Lowered::Never => {
+                            let n = name.clone();
+                            cx.at("properties", |cx| {
+                                cx.at(&n, |cx| {
+                                    cx.change("gemini/false-property", "property schema is `false` (it can never be given); removed");
+                                    Ok(())
+                                })
+                            })?;
+                        }
+                    }
+                }
+                out.insert("properties".into(), Value::Object(lowered));
+            }
+            "required" if ty == "object" => {
+                out.insert(key, value);
+            }
+            "items" if ty == "array" => {
+                let item = match value {
+                    Value::Array(tuple) => {
+                        hints.0.push(format!("leading items: {}", crate::schema::short_json(&Value::Array(tuple.clone()))));
+                        json!({"anyOf": tuple})
+                    }
+                    other => other,
+                };
+                match cx.at("items", |cx| lower(item, cx, vertex))? {
+                    Lowered::Schema(s, p) => {
+                        if !p.is_empty() {
+                            plan.items = Some(Box::new(p));
+                        }
+                        out.insert("items".into(), s);
+                    }
+                    Lowered::Never => {
+                        out.insert("maxItems".into(), json!(0));
+                        out.insert("items".into(), json!({"type": "string"}));
+                    }
+                }
+            }
+            "enum" => {
+                let Value::Array(values) = value else { continue };
+                let stringified = values.iter().any(|v| !v.is_string());
+                let mut strings = Vec::with_capacity(values.len());
+                for v in &values {
+                    if v.is_null() {
+                        nullable = true;
+                        continue;
+                    }
+                    let s = Value::String(enum_string(v));
+                    if !strings.contains(&s) {
+                        strings.push(s);
+                    }
+                }
+                if stringified {
+                    cx.change("gemini/enum-strings", format!("enum values written as strings (type {ty} → string); arguments are mapped back"));
+                    plan.enum_values = values.into_iter().filter(|v| !v.is_null()).collect();
+                }
+                if ty != "string" {
+                    out.insert("type".into(), json!("string"));
+                    if ty != "integer" && ty != "number" && ty != "boolean" {
+                        cx.change("gemini/enum-type", format!("enum on a {ty} node: typed string"));
+                    }
+                }
+                out.insert("enum".into(), Value::Array(strings));
+            }
+            "format" => {
+                let ok = match (ty.as_str(), value.as_str()) {
+                    ("string", Some("enum" | "date-time")) => true,
+                    ("number", Some("float" | "double")) => true,
+                    ("integer", Some("int32" | "int64")) => true,
+                    _ => false,
+                };
+                if ok {
+                    out.insert(key, value);
+                } else {
+                    hints.drop(cx, &key, &value);
+                }
+            }
+            "examples" => {
+                if let Some(first) = value.as_array().and_then(|a| a.first()) {
+                    out.insert("example".into(), first.clone());
+                }
+            }
+            "minItems" | "maxItems" if ty == "array" => {
+                out.insert(key, value);
+            }
+            "minLength" | "maxLength" | "pattern" if ty == "string" => {
+                out.insert(key, value);
+            }
+            "minimum" | "maximum" if ty == "number" || ty == "integer" => {
+                out.insert(key, value);
+            }
+            "minProperties" | "maxProperties" if ty == "object" => {
+                out.insert(key, value);
+            }
+            "title" | "description" | "example" | "default" | "propertyOrdering" => {
+                out.insert(key, value);
+            }
+            "properties" | "required" | "additionalProperties" | "patternProperties" | "minProperties" | "maxProperties"
+                if ty != "object" =>
+            {
+                cx.change("gemini/not-object", format!("`{key}` on a {ty} node has no effect; removed (Gemini allows it on objects only)"));
+            }
+            "additionalProperties" if value == Value::Bool(false) => {
+                cx.change("gemini/strip-keyword", "`additionalProperties: false` is not supported by Gemini; removed (Gemini only fills declared properties)");
+            }
+            _ => hints.drop(cx, &key, &value),
+        }
+    }
+    // Step 6: object shape.
+    if ty == "object" {
+        fix_object(&mut out, cx);
+    }
+    // Step 7: items always present.
+    if ty == "array" && !out.contains_key("items") {
+        out.insert("items".into(), any_value());
+        cx.change("gemini/add-items", "array without `items`: items may be any of string, number, boolean, object");
+    }
+    // Step 8 follow-up: an enum-stringified node's default must be a string too.
+    if out.get("enum").is_some() {
+        if let Some(d) = out.get_mut("default") {
+            if !d.is_string() && !d.is_null() {
+                *d = Value::String(enum_string(d));
+            }
+        }
+    }
+    if nullable {
+        out.insert("nullable".into(), json!(true));
+    }
+    finish_hints(&mut out, hints);
+    Ok((Value::Object(out), plan))
+}
+
+/// An object with its own properties and an `anyOf` of distinct object shapes (a discriminated
+/// union): `object ∧ (A ∨ B)` becomes `(object ∧ A) ∨ (object ∧ B)`, so no branch loses the
+/// shared properties and no branch loses its own definitions.
+fn distribute_into_branches(o: &mut JsonObject, cx: &mut Cx) {
+    let shared_props = match o.remove("properties") {
+        Some(Value::Object(p)) => p,
+        _ => Map::new(),
+    };
+    let shared_required = o.remove("required");
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = o.get_mut(key) else { continue };
+        for b in branches.iter_mut() {
+            let Value::Object(bo) = b else { continue };
+            let bt = types_of(bo);
+            if !(bt.is_empty() || bt == ["object"]) {
+                continue;
+            }
+            bo.insert("type".into(), json!("object"));
+            let props = bo.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(p) = props {
+                for (k, v) in &shared_props {
+                    p.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+            if let Some(Value::Array(req)) = &shared_required {
+                let r = bo.entry("required").or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(r) = r {
+                    for x in req {
+                        if !r.contains(x) {
+                            r.push(x.clone());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if !shared_props.is_empty() || shared_required.is_some() {
+        cx.change("gemini/distribute", "the object's own properties copied into each anyOf branch (Gemini: a node has either type or anyOf)");
+    }
+    if types_of(o) == ["object"] {
+        o.remove("type");
+    }
+}
+
+/// `properties` and `required` consistent; an empty `properties` omitted.
+fn fix_object(out: &mut JsonObject, cx: &mut Cx) {
+    let names: Vec<String> = out.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    if let Some(req) = out.remove("required") {
+        let mut kept = Vec::new();
+        let mut removed = Vec::new();
+        if let Value::Array(items) = req {
+            for r in items {
+                match r.as_str() {
+                    Some(n) if names.iter().any(|x| x == n) => {
+                        if !kept.contains(&r) {
+                            kept.push(r);
+                        }
+                    }
+                    _ => removed.push(crate::schema::short_json(&r)),
+                }
+            }
+        }
+        if !removed.is_empty() {
+            let msg = format!("removed from `required` (no such property): {}", removed.join(", "));
+            cx.at("required", |cx| {
+                cx.change("schema/required-missing-property", msg);
+                Ok(())
+            })
+            .ok();
+        }
+        if !kept.is_empty() {
+            out.insert("required".into(), Value::Array(kept));
+        }
+    }
+    if names.is_empty() {
+        out.remove("properties");
+    }
+}
+
+fn lower_any_of(
+    mut shared: JsonObject,
+    branches: Vec<Value>,
+    node_types: Vec<String>,
+    nullable: bool,
+    cx: &mut Cx,
+    vertex: bool,
+) -> Result<(Value, ArgPlan)> {
+    let mut out_branches = Vec::with_capacity(branches.len());
+    let mut plans = Vec::new();
+    for (i, b) in branches.into_iter().enumerate() {
+        // A branch without a type inherits the node's single type.
+        let b = match (b, node_types.first()) {
+            (Value::Object(mut bo), Some(t)) if !bo.contains_key("type") => {
+                bo.insert("type".into(), json!(t));
+                Value::Object(bo)
+            }
+            (b, _) => b,
+        };
+        match cx.at("anyOf", |cx| cx.at(&i.to_string(), |cx| lower(b, cx, vertex)))? {
+            Lowered::Schema(s, p) => {
+                out_branches.push(s);
+                plans.push(p);
+            }
+            Lowered::Never => {}
+        }
+    }
+    let mut plan = ArgPlan::default();
+    if plans.iter().any(|p| !p.is_empty()) {
+        plan.any_of = plans;
+    }
+    // Keywords that only make sense inside a typed branch are described, not kept.
+    let keys: Vec<String> = shared.keys().cloned().collect();
+    let mut hints = Hints(Vec::new());
+    for k in keys {
+        if !matches!(k.as_str(), "title" | "description" | "default" | "example") {
+            if let Some(v) = shared.remove(&k) {
+                hints.drop(cx, &k, &v);
+            }
+        }
+    }
+    finish_hints(&mut shared, hints);
+    if vertex {
+        // Vertex: "When using any_of, it must be the only field set."
+        for b in &mut out_branches {
+            if let Value::Object(bo) = b {
+                if let Some(v) = shared.get("title") {
+                    bo.entry("title").or_insert_with(|| v.clone());
+                }
+                if let Some(Value::String(d)) = shared.get("description") {
+                    match bo.get_mut("description") {
+                        Some(Value::String(bd)) if !bd.contains(d.as_str()) => {
+                            let joined = format!("{} ({})", d.trim_end(), bd.trim());
+                            *bd = joined;
+                        }
+                        Some(_) => {}
+                        None => {
+                            bo.insert("description".into(), Value::String(d.clone()));
+                        }
+                    }
+                }
+                if nullable {
+                    bo.insert("nullable".into(), json!(true));
+                }
+            }
+        }
+        if !shared.is_empty() {
+            cx.change("vertex/anyof-alone", "description and nullability moved into the anyOf branches (Vertex: anyOf must stand alone)");
+        }
+        let mut out = Map::new();
+        out.insert("anyOf".into(), Value::Array(out_branches));
+        return Ok((Value::Object(out), plan));
+    }
+    shared.insert("anyOf".into(), Value::Array(out_branches));
+    if nullable {
+        shared.insert("nullable".into(), json!(true));
+    }
+    Ok((Value::Object(shared), plan))
+}
+
+fn is_null_schema(v: &Value) -> bool {
+    v.get("type").and_then(Value::as_str) == Some("null")
+}
+
+fn annotations_only(o: &JsonObject) -> JsonObject {
+    o.iter()
+        .filter(|(k, _)| matches!(k.as_str(), "title" | "description" | "default" | "example"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// A copy of `o` restricted to type `t`: the keywords that apply to `t` plus annotations.
+fn branch_for_type(o: &JsonObject, t: &str) -> Value {
+    let applies = |k: &str| -> bool {
+        match k {
+            "properties" | "required" | "additionalProperties" | "patternProperties" | "minProperties" | "maxProperties"
+            | "propertyNames" => t == "object",
+            "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" | "contains" => t == "array",
+            "minLength" | "maxLength" | "pattern" | "format" => t == "string",
+            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => t == "number" || t == "integer",
+            "enum" => true,
+            _ => false,
+        }
+    };
+    let mut b: JsonObject = o.iter().filter(|(k, _)| applies(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    b.insert("type".into(), json!(t));
+    Value::Object(b)
+}
+
+fn infer_type(o: &JsonObject) -> Option<&'static str> {
+    let has = |k: &str| o.contains_key(k);
+    if has("properties") || has("required") || has("additionalProperties") || has("patternProperties") {
+        Some("object")
+    } else if has("items") || has("prefixItems") || has("minItems") || has("maxItems") {
+        Some("array")
+    } else if let Some(Value::Array(e)) = o.get("enum") {
+        let non_null: Vec<&Value> = e.iter().filter(|v| !v.is_null()).collect();
+        if !non_null.is_empty() && non_null.iter().all(|v| v.is_boolean()) {
+            Some("boolean")
+        } else if !non_null.is_empty() && non_null.iter().all(|v| v.is_i64() || v.is_u64()) {
+            Some("integer")
+        } else if !non_null.is_empty() && non_null.iter().all(|v| v.is_number()) {
+            Some("number")
+        } else {
+            Some("string")
+        }
+    } else if has("pattern") || has("minLength") || has("maxLength") || has("format") {
+        Some("string")
+    } else if has("minimum") || has("maximum") || has("exclusiveMinimum") || has("exclusiveMaximum") || has("multipleOf") {
+        Some("number")
+    } else {
+        None
+    }
+}
+
+fn finish_hints(out: &mut JsonObject, hints: Hints) {
+    if !hints.0.is_empty() {
+        append_description(out, &format!("({})", hints.0.join("; ")));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{process_json_schema, Limits};
+
+    fn run_mode(schema: Value, vertex: bool, mode: GeminiMode) -> (Compiled, Cx) {
+        let mut cx = Cx::new(Limits::default());
+        let (root, _) = process_json_schema(&schema, &mut cx);
+        let opts = SchemaOptions { gemini_mode: mode, ..SchemaOptions::default() };
+        (compile(root, &opts, vertex, &mut cx).unwrap(), cx)
+    }
+
+    fn run(schema: Value) -> (Value, ArgPlan, Cx) {
+        let (c, cx) = run_mode(schema, false, GeminiMode::Parameters);
+        (c.schema.unwrap_or(Value::Null), c.plan, cx)
+    }
+
+    fn prop(schema: Value) -> Value {
+        let (s, _, _) = run(json!({"type":"object","properties":{"p":schema},"required":["p"]}));
+        s["properties"]["p"].clone()
+    }
+
+    #[test]
+    fn additional_properties_is_stripped_everywhere() {
+        // https://github.com/nanbingxyz/5ire/issues/42 (filesystem edit_file)
+        let (s, _, _) = run(json!({"type":"object","additionalProperties":false,"properties":{"edits":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"oldText":{"type":"string"}},"required":["oldText"]}}},"required":["edits"],"$schema":"http://json-schema.org/draft-07/schema#"}));
+        assert_eq!(s, json!({"type":"object","properties":{"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string"}},"required":["oldText"]}}},"required":["edits"]}));
+    }
+
+    #[test]
+    fn type_arrays_become_nullable() {
+        // https://github.com/n8n-io/n8n/issues/15553
+        assert_eq!(prop(json!({"type":["string","null"]})), json!({"type":"string","nullable":true}));
+        // https://github.com/agno-agi/agno/issues/3298
+        assert_eq!(prop(json!({"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"T"})), json!({"type":"string","default":null,"title":"T","nullable":true}));
+    }
+
+    #[test]
+    fn several_types_become_any_of() {
+        // https://github.com/Skyvern-AI/skyvern/issues/8611: synthesized array branch needs items
+        let p = prop(json!({"type":["object","array","string"],"description":"d"}));
+        assert_eq!(p["description"], "d");
+        let b = p["anyOf"].as_array().unwrap();
+        assert_eq!(b.len(), 3);
+        assert_eq!(b[1]["type"], "array");
+        assert!(b[1].get("items").is_some());
+        assert!(p.get("type").is_none());
+    }
+
+    #[test]
+    fn const_becomes_enum_and_enums_become_strings() {
+        // https://github.com/zed-industries/zed/issues/45552
+        assert_eq!(prop(json!({"const":"a"})), json!({"type":"string","enum":["a"]}));
+        // https://github.com/rikkahub/rikkahub/issues/477
+        let (s, plan, _) = run(json!({"type":"object","properties":{"base":{"type":"integer","enum":[2,8,10,16]}}}));
+        assert_eq!(s["properties"]["base"], json!({"type":"string","enum":["2","8","10","16"]}));
+        assert_eq!(plan.apply(json!({"base":"16"})), json!({"base":16}));
+        // https://github.com/anomalyco/opencode/issues/2687
+        assert_eq!(prop(json!({"enum":[true,false]})), json!({"type":"string","enum":["true","false"]}));
+    }
+
+    #[test]
+    fn items_always_present_with_a_type() {
+        // https://github.com/router-for-me/CLIProxyAPI/issues/5292, https://github.com/boshyxd/robloxstudio-mcp/issues/72
+        let p = prop(json!({"type":"array","items":{"type":"array"}}));
+        assert!(p["items"]["items"]["anyOf"].is_array());
+        assert_eq!(prop(json!({"type":"array","items":{}}))["items"], any_value());
+    }
+
+    #[test]
+    fn formats_outside_the_subset_go_to_the_description() {
+        // https://github.com/google-gemini/gemini-cli/issues/2237
+        let p = prop(json!({"type":"string","format":"uri","description":"The URL"}));
+        assert_eq!(p, json!({"type":"string","description":"The URL (format: uri)"}));
+        assert_eq!(prop(json!({"type":"string","format":"date-time"}))["format"], "date-time");
+    }
+
+    #[test]
+    fn required_filtered_and_properties_only_on_objects() {
+        // https://github.com/google-gemini/gemini-cli/issues/1458, https://github.com/anomalyco/opencode/issues/11889
+        let (s, _, _) = run(json!({"type":"object","properties":{"a":{"type":"string","properties":{"x":{}},"required":["x"]}},"required":["a","model"]}));
+        assert_eq!(s, json!({"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}));
+    }
+
+    #[test]
+    fn refs_are_inlined_and_recursion_cut() {
+        // https://github.com/vercel/ai/pull/19141, https://github.com/danny-avila/LibreChat/issues/14160
+        let (s, _, _) = run(json!({"type":"object","$defs":{"N":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/N"}}}}},"properties":{"tree":{"$ref":"#/$defs/N"},"copy":{"$ref":"#/properties/tree"}}}));
+        let text = s.to_string();
+        assert!(!text.contains("$ref") && !text.contains("$defs"));
+        assert_eq!(s["properties"]["tree"]["properties"]["kids"]["items"]["type"], "object");
+    }
+
+    #[test]
+    fn boolean_subschemas_keep_their_meaning() {
+        // https://github.com/github/copilot-cli/issues/4623
+        let (s, _, cx) = run(json!({"type":"object","properties":{"any":true,"never":false}}));
+        assert_eq!(s["properties"]["any"], any_value());
+        assert!(s["properties"].get("never").is_none());
+        assert!(cx.changes.iter().any(|d| d.rule == "gemini/false-property"));
+    }
+
+    #[test]
+    fn property_named_like_a_keyword_is_a_property() {
+        let (s, _, _) = run(json!({"type":"object","properties":{"type":{"type":"string"},"format":{"type":"string"},"$ref":{"type":"string"},"if":{"type":"number"},"properties":{"type":"object","properties":{"a":{"type":"string"}}}},"required":["type","if"]}));
+        let props = s["properties"].as_object().unwrap();
+        assert_eq!(props.keys().collect::<Vec<_>>(), ["type", "format", "$ref", "if", "properties"]);
+        assert_eq!(s["required"], json!(["type", "if"]));
+        assert_eq!(s["properties"]["properties"]["properties"]["a"]["type"], "string");
+    }
+
+    #[test]
+    fn empty_root_omits_parameters() {
+        // https://github.com/CherryHQ/cherry-studio/issues/3270
+        let (c, _) = run_mode(json!({"type":"object","properties":{}}), false, GeminiMode::Parameters);
+        assert!(c.schema.is_none());
+    }
+
+    #[test]
+    fn vertex_any_of_stands_alone() {
+        // https://github.com/BerriAI/litellm/issues/11164
+        let (c, _) = run_mode(
+            json!({"type":"object","properties":{"x":{"anyOf":[{"type":"string"},{"type":"integer"}],"description":"d","default":"a"}}}),
+            true,
+            GeminiMode::Parameters,
+        );
+        let x = &c.schema.unwrap()["properties"]["x"];
+        assert_eq!(x.as_object().unwrap().len(), 1);
+        assert_eq!(x["anyOf"][0]["description"], "d");
+    }
+
+    #[test]
+    fn json_schema_mode_keeps_json_schema() {
+        // https://github.com/anomalyco/opencode/issues/12295: $ref with siblings rejected
+        let (c, _) = run_mode(
+            json!({"type":"object","$defs":{"Q":{"type":"string"}},"properties":{"q":{"$ref":"#/$defs/Q","description":"d"},"n":{"type":["string","null"]}},"additionalProperties":false}),
+            false,
+            GeminiMode::JsonSchema,
+        );
+        let s = c.schema.unwrap();
+        assert_eq!(s["properties"]["q"], json!({"type":"string","description":"d"}));
+        assert_eq!(s["properties"]["n"]["type"], json!(["string", "null"]));
+        assert_eq!(s["additionalProperties"], false);
+    }
+
+    #[test]
+    fn dropped_constraints_are_described() {
+        let p = prop(json!({"type":"integer","exclusiveMinimum":0,"multipleOf":5,"description":"Count"}));
+        assert_eq!(p, json!({"type":"integer","description":"Count (must be > 0; multiple of 5)"}));
+    }
+}

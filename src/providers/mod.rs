@@ -1,0 +1,166 @@
+//! One module per provider. Each takes the normalised root schema from
+//! [`crate::schema::process_json_schema`] and lowers it to what that provider accepts; each
+//! module's doc comment lists its transform steps in order.
+
+pub mod anthropic;
+pub mod bedrock;
+pub mod gemini;
+pub mod openai;
+
+use serde_json::{Map, Value};
+
+use crate::args::ArgPlan;
+use crate::error::{Error, ErrorCode, Result};
+use crate::naming::NameRule;
+use crate::schema::lower::{is_array_node, is_object_node};
+use crate::schema::walk::for_each_subschema_mut;
+use crate::schema::{fix_properties_and_required, Cx, Limits};
+
+/// The providers toolwire converts for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// OpenAI Chat Completions: `[{type:"function", function:{...}}]`.
+    OpenAi,
+    /// OpenAI Responses: `[{type:"function", name, ..., strict}]`.
+    OpenAiResponses,
+    /// Anthropic Messages: `[{name, description, input_schema}]`.
+    Anthropic,
+    /// Gemini API: `[{functionDeclarations:[...]}]`.
+    Gemini,
+    /// Vertex AI Gemini: as Gemini, plus "a node with anyOf has no other field".
+    Vertex,
+    /// AWS Bedrock Converse: `[{toolSpec:{name, description, inputSchema:{json}}}]`.
+    Bedrock,
+}
+
+impl Provider {
+    /// Every provider, for tests and tooling.
+    pub const ALL: [Provider; 6] =
+        [Self::OpenAi, Self::OpenAiResponses, Self::Anthropic, Self::Gemini, Self::Vertex, Self::Bedrock];
+
+    /// Parses the JS provider string.
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "openai" | "openai-chat" => Self::OpenAi,
+            "openai-responses" => Self::OpenAiResponses,
+            "anthropic" => Self::Anthropic,
+            "gemini" | "google" => Self::Gemini,
+            "vertex" => Self::Vertex,
+            "bedrock" => Self::Bedrock,
+            other => {
+                return Err(Error::new(
+                    ErrorCode::UnknownProvider,
+                    format!(
+                        "unknown provider \"{other}\" (expected one of: openai, openai-responses, anthropic, gemini, vertex, bedrock)"
+                    ),
+                ))
+            }
+        })
+    }
+
+    /// The canonical string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::OpenAiResponses => "openai-responses",
+            Self::Anthropic => "anthropic",
+            Self::Gemini => "gemini",
+            Self::Vertex => "vertex",
+            Self::Bedrock => "bedrock",
+        }
+    }
+
+    /// The provider's function-name rule.
+    pub fn name_rule(self) -> NameRule {
+        match self {
+            Self::Gemini | Self::Vertex => NameRule::Gemini,
+            _ => NameRule::Strict,
+        }
+    }
+
+    /// The most tools the provider is known to accept in one request, if limited.
+    pub fn max_tools(self) -> Option<(usize, &'static str)> {
+        match self {
+            Self::OpenAi | Self::OpenAiResponses => Some((128, "OpenAI is widely reported to accept at most 128 tools")),
+            Self::Gemini | Self::Vertex => Some((512, "Gemini accepts at most 512 function declarations")),
+            _ => None,
+        }
+    }
+}
+
+/// Which Gemini field carries the schema.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum GeminiMode {
+    /// `parameters`: the OpenAPI-3.0 subset (the default; every Gemini front-end takes it).
+    #[default]
+    Parameters,
+    /// `parametersJsonSchema`: raw JSON Schema, with a smaller rule set.
+    JsonSchema,
+}
+
+/// Options that shape schema compilation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SchemaOptions {
+    /// Strict mode (OpenAI Structured Outputs, Anthropic strict tool use).
+    pub strict: bool,
+    /// Gemini's schema field.
+    pub gemini_mode: GeminiMode,
+    /// Limits.
+    pub limits: Limits,
+}
+
+/// A compiled schema for one tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compiled {
+    /// The schema, or `None` when the provider is better off without one (a Gemini tool with
+    /// no parameters).
+    pub schema: Option<Value>,
+    /// Whether the tool is strict (for providers with a strict mode and when it was asked for).
+    pub strict: Option<bool>,
+    /// How to map the model's arguments back.
+    pub plan: ArgPlan,
+}
+
+/// Lowers a normalised root schema for `provider`.
+pub fn compile(provider: Provider, root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
+    match provider {
+        Provider::OpenAi | Provider::OpenAiResponses => openai::compile(root, opts, cx),
+        Provider::Anthropic => anthropic::compile(root, opts, cx),
+        Provider::Gemini => gemini::compile(root, opts, false, cx),
+        Provider::Vertex => gemini::compile(root, opts, true, cx),
+        Provider::Bedrock => bedrock::compile(root, opts, cx),
+    }
+}
+
+/// The structural clean-up that every JSON-Schema-speaking provider gets, on every node:
+/// property values that are not schemas become `{}` (reported); object nodes get `properties`
+/// and a `required` that names only existing properties; array nodes without `items` get
+/// `items: {}` (any value).
+pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
+    let Value::Object(obj) = node else { return Ok(()) };
+    cx.enter()?;
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        for (name, p) in props.iter_mut() {
+            if !p.is_object() && !p.is_boolean() {
+                let was = crate::model::json_type(p);
+                cx.at("properties", |cx| {
+                    cx.at(name, |cx| {
+                        cx.change("schema/bad-property-schema", format!("property schema was {was}; replaced by {{}} (any value)"));
+                        Ok(())
+                    })
+                })?;
+                *p = Value::Object(Map::new());
+            }
+        }
+    }
+    if is_object_node(obj) {
+        fix_properties_and_required(obj, cx);
+    }
+    if is_array_node(obj) && !obj.contains_key("items") && !obj.contains_key("prefixItems") {
+        obj.insert("items".into(), Value::Object(Map::new()));
+        cx.change("schema/add-items", "array without `items`: added `items: {}` (any value)");
+    }
+    let r = for_each_subschema_mut(obj, cx, &mut |sub, cx| fix_structure(sub, cx));
+    cx.leave();
+    r
+}

@@ -1,0 +1,362 @@
+//! OpenAI Chat Completions and Responses (`parameters`).
+//!
+//! Non-strict steps, in order:
+//! 1. Root combinators (`anyOf`/`oneOf`/`allOf`) merged into one object; a root `enum` or `not`
+//!    removed (OpenAI: "schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level").
+//! 2. Structure fixed on every node ([`fix_structure`]): property values are schemas, objects
+//!    have `properties`, `required` names existing properties, arrays have `items`.
+//!
+//! Strict steps (Structured Outputs, when `strict` is asked for), on top of the above:
+//! 3. `$ref`s inlined (recursion unrolled, then cut).
+//! 4. Every node: `allOf` merged; `oneOf` → `anyOf`; keywords outside the strict subset removed,
+//!    their meaning folded into the description; formats outside the allowed list removed.
+//! 5. Every object: `additionalProperties: false`; every property required, the optional ones
+//!    widened to nullable (a `null` from the model is removed again by `prepareArguments`).
+//! 6. Limits checked (5,000 properties, 10 levels, 1,000 enum values, 120,000 characters).
+//!
+//! A tool that cannot be made strict without changing its meaning (open maps, `not`,
+//! conditionals, a cut recursion, an untyped node, limits) falls back to non-strict, and the
+//! report says why.
+
+use serde_json::{json, Value};
+
+use crate::args::ArgPlan;
+use crate::error::Result;
+use crate::model::JsonObject;
+use crate::providers::{fix_structure, Compiled, SchemaOptions};
+use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, types_of};
+use crate::schema::refs::inline_refs;
+use crate::schema::walk::contains_ref;
+use crate::schema::{append_description, Cx};
+
+/// Formats OpenAI strict mode accepts (`'uri' is not a valid format`, posit-dev/chatlas#255).
+const STRICT_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
+
+/// Keywords OpenAI strict mode accepts.
+const STRICT_KEYWORDS: &[&str] = &[
+    "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "const", "description",
+    "title", "pattern", "format", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+    "minItems", "maxItems",
+];
+
+/// Keywords whose removal would change which arguments are valid in a way a description cannot
+/// carry: strict mode gives up on them.
+const STRICT_BLOCKERS: &[&str] = &["not", "if", "then", "else", "dependentSchemas", "patternProperties", "prefixItems", "contains"];
+
+/// Compiles for OpenAI (Chat and Responses share the schema dialect).
+pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
+    let base = non_strict(root, cx)?;
+    if !opts.strict {
+        return Ok(Compiled { schema: Some(base), strict: Some(false), plan: ArgPlan::default() });
+    }
+    let mut scx = Cx::new(cx.limits);
+    match strict(base.clone(), &mut scx)? {
+        Ok((schema, plan)) => {
+            cx.changes.append(&mut scx.changes);
+            cx.problems.append(&mut scx.problems);
+            Ok(Compiled { schema: Some(schema), strict: Some(true), plan })
+        }
+        Err(reason) => {
+            cx.problem("openai/strict-fallback", format!("cannot be strict without changing its meaning ({reason}); sent with strict: false"));
+            Ok(Compiled { schema: Some(base), strict: Some(false), plan: ArgPlan::default() })
+        }
+    }
+}
+
+/// Steps 1-2.
+pub fn non_strict(mut root: Value, cx: &mut Cx) -> Result<Value> {
+    if let Value::Object(obj) = &mut root {
+        merge_root_combinators(obj, cx);
+        for key in ["enum", "not"] {
+            if let Some(v) = obj.remove(key) {
+                let hint = keyword_hint(key, &v).unwrap_or_default();
+                append_description(obj, &hint);
+                cx.change("openai/root-keyword", format!("root `{key}` is not allowed by OpenAI; removed and described"));
+            }
+        }
+    }
+    fix_structure(&mut root, cx)?;
+    cx.reset_budget();
+    Ok(root)
+}
+
+/// Steps 3-6. The outer `Result` is a hard error (limits); the inner one a reason to fall back.
+fn strict(mut root: Value, cx: &mut Cx) -> Result<std::result::Result<(Value, ArgPlan), String>> {
+    if contains_ref(&root, 0) {
+        root = inline_refs(&root, cx)?;
+        if cx.changes.iter().any(|c| c.rule == "refs/recursion-cut") {
+            return Ok(Err("recursive $ref".into()));
+        }
+    }
+    let mut budget = Budget::default();
+    let plan = match strict_node(&mut root, cx, 0, &mut budget)? {
+        Ok(plan) => plan,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    if let Some(reason) = budget.exceeded() {
+        return Ok(Err(reason));
+    }
+    Ok(Ok((root, plan)))
+}
+
+#[derive(Default)]
+struct Budget {
+    properties: usize,
+    depth: usize,
+    enum_values: usize,
+    chars: usize,
+}
+
+impl Budget {
+    fn exceeded(&self) -> Option<String> {
+        if self.properties > 5000 {
+            Some(format!("{} object properties, more than the 5,000 allowed", self.properties))
+        } else if self.depth > 10 {
+            Some(format!("{} levels of nesting, more than the 10 allowed", self.depth))
+        } else if self.enum_values > 1000 {
+            Some(format!("{} enum values, more than the 1,000 allowed", self.enum_values))
+        } else if self.chars > 120_000 {
+            Some(format!("{} characters of names and enum values, more than the 120,000 allowed", self.chars))
+        } else {
+            None
+        }
+    }
+}
+
+type Strict<T> = Result<std::result::Result<T, String>>;
+
+fn strict_node(node: &mut Value, cx: &mut Cx, level: usize, budget: &mut Budget) -> Strict<ArgPlan> {
+    let obj = match node {
+        Value::Object(o) => o,
+        Value::Bool(_) => return Ok(Err("a boolean subschema".into())),
+        _ => return Ok(Ok(ArgPlan::default())),
+    };
+    cx.enter()?;
+    let r = strict_object(obj, cx, level, budget);
+    cx.leave();
+    r
+}
+
+fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut Budget) -> Strict<ArgPlan> {
+    if obj.contains_key("allOf") {
+        let conflicts = merge_all_of(obj);
+        if !conflicts.is_empty() {
+            return Ok(Err(format!("allOf branches disagree on {}", conflicts.join(", "))));
+        }
+        cx.change("openai/strict-allof", "allOf merged into one schema");
+    }
+    if let Some(one) = obj.remove("oneOf") {
+        match obj.get_mut("anyOf") {
+            Some(Value::Array(any)) => {
+                if let Value::Array(o) = one {
+                    any.extend(o);
+                }
+            }
+            _ => {
+                obj.insert("anyOf".into(), one);
+            }
+        }
+        cx.change("openai/strict-oneof", "oneOf rewritten as anyOf (strict mode has no oneOf)");
+    }
+    for key in STRICT_BLOCKERS {
+        if obj.contains_key(*key) {
+            return Ok(Err(format!("`{key}` at {}", display(cx.path()))));
+        }
+    }
+    // Open maps cannot be strict: additionalProperties must be false everywhere.
+    match obj.get("additionalProperties") {
+        None | Some(Value::Bool(false)) => {}
+        Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display(cx.path())))),
+    }
+    if obj.get("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
+        if let Some(v) = obj.remove("format") {
+            fold(obj, cx, "format", &v);
+        }
+    }
+    let removable: Vec<String> = obj.keys().filter(|k| !STRICT_KEYWORDS.contains(&k.as_str())).cloned().collect();
+    for key in removable {
+        if let Some(v) = obj.remove(&key) {
+            fold(obj, cx, &key, &v);
+        }
+    }
+    let types = types_of(obj);
+    if types.is_empty() && !obj.contains_key("anyOf") && !obj.contains_key("enum") && !obj.contains_key("const") {
+        return Ok(Err(format!("a schema without a type at {}", display(cx.path()))));
+    }
+    if let Some(Value::Array(e)) = obj.get("enum") {
+        budget.enum_values += e.len();
+        budget.chars += e.iter().filter_map(Value::as_str).map(str::len).sum::<usize>();
+    }
+    let mut plan = ArgPlan::default();
+    let is_object = types.contains(&"object");
+    if is_object {
+        budget.depth = budget.depth.max(level + 1);
+        obj.insert("additionalProperties".into(), Value::Bool(false));
+        let required: Vec<String> = obj
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default();
+        let mut all = Vec::new();
+        if let Some(Value::Object(props)) = obj.get_mut("properties") {
+            budget.properties += props.len();
+            for (name, sub) in props.iter_mut() {
+                budget.chars += name.len();
+                let sub_plan = match cx.at("properties", |cx| cx.at(name, |cx| strict_node(sub, cx, level + 1, budget)))? {
+                    Ok(p) => p,
+                    Err(reason) => return Ok(Err(reason)),
+                };
+                plan.set_property(name, sub_plan);
+                if !required.contains(name) {
+                    widen_nullable(sub);
+                    plan.null_means_absent.push(name.clone());
+                }
+                all.push(Value::String(name.clone()));
+            }
+        }
+        if !plan.null_means_absent.is_empty() {
+            let names = plan.null_means_absent.join(", ");
+            cx.change("openai/strict-nullable", format!("optional properties made required and nullable: {names}"));
+        }
+        obj.insert("required".into(), Value::Array(all));
+    }
+    if let Some(items) = obj.get_mut("items") {
+        let p = match cx.at("items", |cx| strict_node(items, cx, level, budget))? {
+            Ok(p) => p,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        if !p.is_empty() {
+            plan.items = Some(Box::new(p));
+        }
+    }
+    if let Some(Value::Array(branches)) = obj.get_mut("anyOf") {
+        let mut plans = Vec::new();
+        for (i, b) in branches.iter_mut().enumerate() {
+            match cx.at("anyOf", |cx| cx.at(&i.to_string(), |cx| strict_node(b, cx, level, budget)))? {
+                Ok(p) => plans.push(p),
+                Err(reason) => return Ok(Err(reason)),
+            }
+        }
+        if plans.iter().any(|p| !p.is_empty()) {
+            plan.any_of = plans;
+        }
+    }
+    Ok(Ok(plan))
+}
+
+/// Makes a schema also accept `null`.
+pub fn widen_nullable(schema: &mut Value) {
+    let Value::Object(obj) = schema else { return };
+    if let Some(Value::Array(branches)) = obj.get_mut("anyOf") {
+        if !branches.iter().any(|b| b.get("type") == Some(&json!("null"))) {
+            branches.push(json!({"type": "null"}));
+        }
+        return;
+    }
+    match obj.get_mut("type") {
+        Some(Value::String(t)) if t != "null" => {
+            let t = std::mem::take(t);
+            obj.insert("type".into(), json!([t, "null"]));
+        }
+        Some(Value::Array(ts)) if !ts.contains(&json!("null")) => ts.push(json!("null")),
+        _ => {}
+    }
+    if let Some(Value::Array(e)) = obj.get_mut("enum") {
+        if !e.contains(&Value::Null) {
+            e.push(Value::Null);
+        }
+    }
+}
+
+fn fold(obj: &mut JsonObject, cx: &mut Cx, key: &str, v: &Value) {
+    if let Some(hint) = keyword_hint(key, v) {
+        append_description(obj, &format!("({hint})"));
+        cx.change("openai/strict-keyword", format!("`{key}` is not supported in strict mode; removed and described ({hint})"));
+    } else {
+        cx.change("openai/strict-keyword", format!("`{key}` is not supported in strict mode; removed"));
+    }
+}
+
+fn display(p: &str) -> &str {
+    if p.is_empty() {
+        "the root"
+    } else {
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{process_json_schema, Limits};
+
+    fn run(schema: Value, strict: bool) -> (Compiled, Cx) {
+        let mut cx = Cx::new(Limits::default());
+        let (root, _) = process_json_schema(&schema, &mut cx);
+        let opts = SchemaOptions { strict, ..SchemaOptions::default() };
+        (compile(root, &opts, &mut cx).unwrap(), cx)
+    }
+
+    #[test]
+    fn missing_properties_and_items_are_added() {
+        // https://github.com/openai/openai-agents-python/issues/449, https://github.com/mark3labs/mcphost/issues/35
+        let (c, _) = run(json!({"type":"object","properties":{"texts":{"type":"array"},"o":{"type":"object"}}}), false);
+        let s = c.schema.unwrap();
+        assert_eq!(s["properties"]["texts"]["items"], json!({}));
+        assert_eq!(s["properties"]["o"]["properties"], json!({}));
+        assert_eq!(c.strict, Some(false));
+    }
+
+    #[test]
+    fn malformed_property_value_is_replaced() {
+        // https://github.com/smallmain/vscode-unify-chat-provider/issues/162
+        let (c, cx) = run(json!({"type":"object","properties":{"type":"object","a":{"type":"string"}}}), false);
+        assert_eq!(c.schema.unwrap()["properties"]["type"], json!({}));
+        assert!(cx.changes.iter().any(|d| d.rule == "schema/bad-property-schema" && d.path == "/properties/type"));
+    }
+
+    #[test]
+    fn strict_widens_optionals_to_nullable() {
+        // https://github.com/coder/xum/pull/4206: optional params forced into required need null
+        let (c, cx) = run(
+            json!({"type":"object","properties":{"id":{"type":"string"},"limit":{"type":"integer","default":10}},"required":["id"]}),
+            true,
+        );
+        let s = c.schema.unwrap();
+        assert_eq!(c.strict, Some(true));
+        assert_eq!(s["required"], json!(["id", "limit"]));
+        assert_eq!(s["additionalProperties"], json!(false));
+        assert_eq!(s["properties"]["limit"]["type"], json!(["integer", "null"]));
+        assert!(s["properties"]["limit"]["description"].as_str().unwrap().contains("default: 10"));
+        assert_eq!(c.plan.null_means_absent, vec!["limit".to_string()]);
+        assert!(cx.changes.iter().any(|d| d.rule == "openai/strict-nullable"));
+        assert_eq!(c.plan.apply(json!({"id":"x","limit":null})), json!({"id":"x"}));
+    }
+
+    #[test]
+    fn strict_drops_uri_format_into_description() {
+        // https://github.com/posit-dev/chatlas/pull/255
+        let (c, _) = run(json!({"type":"object","properties":{"url":{"type":"string","format":"uri"}},"required":["url"]}), true);
+        let s = c.schema.unwrap();
+        assert!(s["properties"]["url"].get("format").is_none());
+        assert!(s["properties"]["url"]["description"].as_str().unwrap().contains("format: uri"));
+    }
+
+    #[test]
+    fn strict_falls_back_on_open_maps() {
+        let (c, cx) = run(
+            json!({"type":"object","properties":{"labels":{"type":"object","additionalProperties":{"type":"string"}}}}),
+            true,
+        );
+        assert_eq!(c.strict, Some(false));
+        assert!(cx.problems.iter().any(|d| d.rule == "openai/strict-fallback"));
+        // The non-strict schema keeps the map.
+        assert_eq!(c.schema.unwrap()["properties"]["labels"]["additionalProperties"], json!({"type":"string"}));
+    }
+
+    #[test]
+    fn root_enum_is_removed() {
+        let (c, _) = run(json!({"type":"object","properties":{},"enum":[{}]}), false);
+        assert!(c.schema.unwrap().get("enum").is_none());
+    }
+}

@@ -1,0 +1,452 @@
+//! Rewrites that several providers share.
+
+use serde_json::{Map, Value};
+
+use crate::model::JsonObject;
+use crate::schema::{append_description, fix_required, short_json, Cx};
+
+/// The `type` of a node as a list (`"string"` → `["string"]`, absent → `[]`).
+pub fn types_of(obj: &JsonObject) -> Vec<&str> {
+    match obj.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether the node is (or may be) an object.
+pub fn is_object_node(obj: &JsonObject) -> bool {
+    let ts = types_of(obj);
+    ts.contains(&"object") || (ts.is_empty() && obj.contains_key("properties"))
+}
+
+/// Whether the node is (or may be) an array.
+pub fn is_array_node(obj: &JsonObject) -> bool {
+    types_of(obj).contains(&"array")
+}
+
+/// Whether every branch of the node's `anyOf`/`oneOf`/`allOf` is object-like (no type, or type
+/// object; no non-object keywords), so the combinator can be merged into the object itself.
+pub fn combinators_are_object_like(obj: &JsonObject) -> bool {
+    let mut any = false;
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(v) = obj.get(key) {
+            let Value::Array(branches) = v else { return false };
+            any = true;
+            for b in branches {
+                let Value::Object(b) = b else { return false };
+                let ts = types_of(b);
+                if !(ts.is_empty() || ts == ["object"]) || b.contains_key("enum") || b.contains_key("const") || b.contains_key("items") {
+                    return false;
+                }
+            }
+        }
+    }
+    any
+}
+
+/// Whether two branches of the node's `anyOf`/`oneOf` define the same property differently
+/// (other than by enum values, which merge): merging them into one object would lose meaning.
+pub fn combinator_properties_conflict(obj: &JsonObject) -> bool {
+    let mut seen: Map<String, Value> = match obj.get("properties") {
+        Some(Value::Object(p)) => p.clone(),
+        _ => Map::new(),
+    };
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = obj.get(key) else { continue };
+        for b in branches {
+            let Some(Value::Object(bp)) = b.get("properties") else { continue };
+            for (name, schema) in bp {
+                match seen.get(name) {
+                    None => {
+                        seen.insert(name.clone(), schema.clone());
+                    }
+                    Some(existing) if existing != schema => {
+                        let strip = |v: &Value| {
+                            let mut v = v.clone();
+                            if let Value::Object(o) = &mut v {
+                                o.remove("enum");
+                                o.remove("description");
+                            }
+                            v
+                        };
+                        if strip(existing) != strip(schema) {
+                            return true;
+                        }
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Lowers a root `anyOf`/`oneOf`/`allOf` of object schemas into the root object.
+///
+/// `allOf`: properties merged, `required` united. `anyOf`/`oneOf`: properties united (the first
+/// definition of a name wins, later differing ones are reported), `required` = the intersection
+/// of the branches' `required` (plus the root's own), and the alternatives are stated in the
+/// description so the model still knows which combinations are valid.
+/// Branches that are not objects cannot be merged and are reported as problems.
+pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
+    for key in ["allOf", "anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = root.remove(key) else { continue };
+        let is_all = key == "allOf";
+        let mut props = match root.remove("properties") {
+            Some(Value::Object(p)) => p,
+            _ => Map::new(),
+        };
+        let mut required: Vec<String> = root
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default();
+        let mut common: Option<Vec<String>> = None;
+        let mut alternatives = Vec::new();
+        for (i, branch) in branches.iter().enumerate() {
+            let Value::Object(b) = branch else {
+                cx.at(key, |cx| {
+                    cx.at(&i.to_string(), |cx| {
+                        cx.problem("schema/root-combinator-branch", "a non-object branch of a root combinator was dropped");
+                        Ok(())
+                    })
+                })
+                .ok();
+                continue;
+            };
+            let b_required: Vec<String> = b
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+                .unwrap_or_default();
+            let mut names = Vec::new();
+            if let Some(Value::Object(bp)) = b.get("properties") {
+                for (name, schema) in bp {
+                    names.push(name.clone());
+                    match props.get(name) {
+                        None => {
+                            props.insert(name.clone(), schema.clone());
+                        }
+                        Some(existing) if existing != schema => {
+                            // Same property in several branches: unite enum values (discriminators
+                            // like `kind: "a"` / `kind: "b"`) and keep every description.
+                            let mut merged = existing.clone();
+                            if let (Value::Object(m), Value::Object(new)) = (&mut merged, schema) {
+                                if let (Some(Value::Array(a)), Some(Value::Array(b))) = (m.get_mut("enum"), new.get("enum")) {
+                                    for v in b {
+                                        if !a.contains(v) {
+                                            a.push(v.clone());
+                                        }
+                                    }
+                                }
+                                if let Some(Value::String(nd)) = new.get("description") {
+                                    match m.get_mut("description") {
+                                        Some(Value::String(d)) if !d.contains(nd.trim()) => {
+                                            let joined = format!("{} / {}", d.trim_end(), nd.trim());
+                                            *d = joined;
+                                        }
+                                        None => {
+                                            m.insert("description".into(), Value::String(nd.clone()));
+                                        }
+                                        _ => {}
+                                    }
+                                }
+                            }
+                            let strip = |v: &Value| {
+                                let mut v = v.clone();
+                                if let Value::Object(o) = &mut v {
+                                    o.remove("enum");
+                                    o.remove("description");
+                                }
+                                v
+                            };
+                            if strip(&merged) != strip(schema) {
+                                let n = name.clone();
+                                cx.at(key, |cx| {
+                                    cx.change(
+                                        "schema/root-combinator-conflict",
+                                        format!("property \"{n}\" is defined differently in several branches; the first definition is kept"),
+                                    );
+                                    Ok(())
+                                })
+                                .ok();
+                            }
+                            props.insert(name.clone(), merged);
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+            // Everything else a branch says about the whole object is described, not enforced.
+            let extra: Vec<String> = b
+                .iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "properties" | "required" | "type" | "description" | "title"))
+                .map(|(k, v)| format!("{k}: {}", short_json(v)))
+                .collect();
+            if is_all {
+                for r in b_required {
+                    if !required.contains(&r) {
+                        required.push(r);
+                    }
+                }
+            } else {
+                let mut alt = String::new();
+                if let Some(d) = b.get("description").or_else(|| b.get("title")).and_then(Value::as_str) {
+                    alt.push_str(d.trim());
+                    alt.push_str(": ");
+                }
+                if b_required.is_empty() {
+                    alt.push_str(&format!("properties {}", if names.is_empty() { "(none)".into() } else { names.join(", ") }));
+                } else {
+                    alt.push_str(&format!("requires {}", b_required.join(", ")));
+                }
+                if !extra.is_empty() {
+                    alt.push_str(&format!(" ({})", extra.join("; ")));
+                }
+                alternatives.push(alt);
+                common = Some(match common {
+                    None => b_required,
+                    Some(c) => c.into_iter().filter(|r| b_required.contains(r)).collect(),
+                });
+            }
+        }
+        if let Some(c) = common {
+            for r in c {
+                if !required.contains(&r) {
+                    required.push(r);
+                }
+            }
+        }
+        root.insert("properties".into(), Value::Object(props));
+        root.insert("required".into(), Value::Array(required.into_iter().map(Value::String).collect()));
+        if !alternatives.is_empty() {
+            let word = if key == "oneOf" { "exactly one" } else { "at least one" };
+            let note = format!(
+                "Arguments must match {word} of: {}.",
+                alternatives.iter().enumerate().map(|(i, a)| format!("({}) {a}", i + 1)).collect::<Vec<_>>().join("; ")
+            );
+            append_description(root, &note);
+        }
+        fix_required(root, cx);
+        cx.change(
+            "schema/root-combinator",
+            format!("root `{key}` of {} branches merged into one object schema", branches.len()),
+        );
+    }
+}
+
+/// Merges an `allOf` of object-like (or any) branches into `obj`. Returns the conflicts: keys
+/// that two branches set to different values (the first value is kept).
+pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
+    let Some(Value::Array(branches)) = obj.remove("allOf") else { return Vec::new() };
+    let mut conflicts = Vec::new();
+    for branch in branches {
+        let Value::Object(b) = branch else { continue };
+        for (k, v) in b {
+            match (k.as_str(), obj.get_mut(&k)) {
+                ("properties", Some(Value::Object(p))) => {
+                    if let Value::Object(bp) = v {
+                        for (name, s) in bp {
+                            p.entry(name).or_insert(s);
+                        }
+                    }
+                }
+                ("required", Some(Value::Array(r))) => {
+                    if let Value::Array(br) = v {
+                        for x in br {
+                            if !r.contains(&x) {
+                                r.push(x);
+                            }
+                        }
+                    }
+                }
+                ("description", Some(Value::String(d))) => {
+                    // Keep every branch's description: they often carry the only explanation.
+                    if let Value::String(bd) = v {
+                        if !bd.trim().is_empty() && !d.contains(bd.trim()) {
+                            let joined = format!("{} {}", d.trim_end(), bd.trim());
+                            *d = joined;
+                        }
+                    }
+                }
+                ("title", Some(_)) => {}
+                (_, Some(existing)) => {
+                    if *existing != v {
+                        conflicts.push(k);
+                    }
+                }
+                (_, None) => {
+                    obj.insert(k, v);
+                }
+            }
+        }
+    }
+    conflicts
+}
+
+/// A short human description of a dropped keyword, or `None` when it carries no meaning a model
+/// could use (e.g. `$schema`, `$id`, `$comment`).
+pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
+    Some(match key {
+        "$schema" | "$id" | "$comment" | "$anchor" | "$dynamicAnchor" | "$vocabulary" | "title" | "description"
+        | "propertyOrdering" | "readOnly" | "writeOnly" | "strict" => return None,
+        k if k.starts_with("x-") => return None,
+        "format" => format!("format: {}", v.as_str().map(str::to_owned).unwrap_or_else(|| short_json(v))),
+        "default" => format!("default: {}", short_json(v)),
+        "examples" | "example" => format!("example: {}", short_json(v.as_array().and_then(|a| a.first()).unwrap_or(v))),
+        "exclusiveMinimum" if v.is_number() => format!("must be > {v}"),
+        "exclusiveMaximum" if v.is_number() => format!("must be < {v}"),
+        "minimum" => format!("minimum: {v}"),
+        "maximum" => format!("maximum: {v}"),
+        "multipleOf" => format!("multiple of {v}"),
+        "minLength" => format!("at least {v} characters"),
+        "maxLength" => format!("at most {v} characters"),
+        "minItems" => format!("at least {v} items"),
+        "maxItems" => format!("at most {v} items"),
+        "uniqueItems" if v == &Value::Bool(true) => "items must be unique".into(),
+        "uniqueItems" => return None,
+        "pattern" => format!("pattern: {}", v.as_str().unwrap_or_default()),
+        "minProperties" => format!("at least {v} properties"),
+        "maxProperties" => format!("at most {v} properties"),
+        "deprecated" if v == &Value::Bool(true) => "deprecated".into(),
+        "deprecated" => return None,
+        "const" => format!("must be {}", short_json(v)),
+        "contentEncoding" | "contentMediaType" => format!("{key}: {}", short_json(v)),
+        "additionalProperties" => match v {
+            Value::Bool(false) => return None,
+            Value::Bool(true) => "additional properties allowed".into(),
+            Value::Object(o) if o.is_empty() => "additional properties allowed".into(),
+            Value::Object(_) => format!("additional properties allowed, values: {}", summarize(v, 0)),
+            _ => return None,
+        },
+        "patternProperties" => match v {
+            Value::Object(o) => format!(
+                "additional properties allowed: {}",
+                o.iter().map(|(p, s)| format!("keys matching {p}: {}", summarize(s, 0))).collect::<Vec<_>>().join("; ")
+            ),
+            _ => return None,
+        },
+        "propertyNames" => match v.get("pattern").and_then(Value::as_str) {
+            Some(p) => format!("property names must match {p}"),
+            None => format!("property names: {}", summarize(v, 0)),
+        },
+        "dependentRequired" | "dependencies" | "dependentSchemas" => format!("{key}: {}", short_json(v)),
+        "not" => format!("must not match {}", short_json(v)),
+        "if" | "then" | "else" => format!("conditional ({key}): {}", short_json(v)),
+        "contains" => format!("must contain an item matching {}", short_json(v)),
+        "minContains" | "maxContains" => format!("{key}: {v}"),
+        "prefixItems" => format!("leading items: {}", short_json(v)),
+        "unevaluatedProperties" | "unevaluatedItems" | "additionalItems" => match v {
+            Value::Bool(false) => return None,
+            _ => format!("{key}: {}", short_json(v)),
+        },
+        _ if v.is_object() => format!("{key}: {}", summarize(v, 0)),
+        _ => format!("{key}: {}", short_json(v)),
+    })
+}
+
+/// A compact readable rendering of a schema for descriptions: `string`, `"a" | "b"`,
+/// `{id: string, name?: string}`, `number[]`, with descriptions in parentheses.
+pub fn summarize(v: &Value, depth: usize) -> String {
+    let mut s = summarize_inner(v, depth);
+    if s.chars().count() > 2000 {
+        s = s.chars().take(1997).collect::<String>() + "...";
+    }
+    s
+}
+
+fn summarize_inner(v: &Value, depth: usize) -> String {
+    let Value::Object(o) = v else {
+        return match v {
+            Value::Bool(true) => "any".into(),
+            Value::Bool(false) => "nothing".into(),
+            _ => "any".into(),
+        };
+    };
+    if depth > 6 {
+        return "...".into();
+    }
+    let mut out = if let Some(Value::Array(e)) = o.get("enum") {
+        e.iter().map(short_json).collect::<Vec<_>>().join(" | ")
+    } else if let Some(c) = o.get("const") {
+        short_json(c)
+    } else if let Some(Value::Array(bs)) = o.get("anyOf").or_else(|| o.get("oneOf")) {
+        bs.iter().map(|b| summarize_inner(b, depth + 1)).collect::<Vec<_>>().join(" | ")
+    } else {
+        let ts = types_of(o);
+        let t = ts.iter().filter(|t| **t != "null").copied().collect::<Vec<_>>().join(" | ");
+        if let Some(Value::Object(props)) = o.get("properties") {
+            let req: Vec<&str> =
+                o.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            let fields: Vec<String> = props
+                .iter()
+                .map(|(k, s)| format!("{k}{}: {}", if req.contains(&k.as_str()) { "" } else { "?" }, summarize_inner(s, depth + 1)))
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        } else if ts.contains(&"array") {
+            format!("{}[]", o.get("items").map_or_else(|| "any".into(), |i| summarize_inner(i, depth + 1)))
+        } else if t.is_empty() {
+            "any".into()
+        } else {
+            t
+        }
+    };
+    if ts_nullable(o) {
+        out.push_str(" | null");
+    }
+    if let Some(Value::String(d)) = o.get("description") {
+        if !d.trim().is_empty() {
+            out.push_str(&format!(" ({})", d.trim()));
+        }
+    }
+    out
+}
+
+fn ts_nullable(o: &JsonObject) -> bool {
+    types_of(o).contains(&"null")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Limits;
+    use serde_json::json;
+
+    #[test]
+    fn root_any_of_required_sets_become_one_object() {
+        // https://github.com/dearlordylord/huly-mcp/issues/66: "at least one of" via anyOf of required sets
+        let mut root = json!({
+            "type":"object",
+            "properties":{"id":{"type":"string"},"name":{"type":"string"}},
+            "anyOf":[{"required":["id"]},{"required":["name"]}]
+        });
+        let mut cx = Cx::new(Limits::default());
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
+        assert!(root.get("anyOf").is_none());
+        assert_eq!(root["required"], json!([]));
+        assert!(root["description"].as_str().unwrap().contains("(1) requires id; (2) requires name"));
+        assert_eq!(cx.changes.last().unwrap().rule, "schema/root-combinator");
+    }
+
+    #[test]
+    fn root_one_of_objects_union_properties_intersect_required() {
+        let mut root = json!({"type":"object","oneOf":[
+            {"type":"object","properties":{"a":{"type":"string"},"c":{}},"required":["a","c"]},
+            {"type":"object","properties":{"b":{"type":"number"},"c":{}},"required":["b","c"]}
+        ]});
+        let mut cx = Cx::new(Limits::default());
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
+        assert_eq!(root["properties"].as_object().unwrap().keys().collect::<Vec<_>>(), ["a", "c", "b"]);
+        assert_eq!(root["required"], json!(["c"]));
+        assert!(root["description"].as_str().unwrap().starts_with("Arguments must match exactly one of"));
+    }
+
+    #[test]
+    fn all_of_merges() {
+        let mut o = json!({"allOf":[{"properties":{"a":{}},"required":["a"]},{"properties":{"b":{}},"required":["b"],"type":"object"}]});
+        let conflicts = merge_all_of(o.as_object_mut().unwrap());
+        assert!(conflicts.is_empty());
+        assert_eq!(o, json!({"properties":{"a":{},"b":{}},"required":["a","b"],"type":"object"}));
+    }
+}

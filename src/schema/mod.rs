@@ -1,0 +1,473 @@
+//! JSON Schema processing shared by every provider.
+//!
+//! * [`process_json_schema`]: the root normalisation every provider starts from.
+//! * [`walk`]: a structural walker that knows which keywords hold subschemas, so a property
+//!   *named* `type`, `format` or `$ref` is never mistaken for a keyword.
+//! * [`refs`]: local `$ref` inlining with bounded unrolling of recursion.
+//! * [`lower`]: rewrites shared by several providers (root combinators, `items`, `required`).
+//! * [`Cx`]: the conversion context: current path, limits, node budget and the change log.
+
+pub mod lower;
+pub mod refs;
+pub mod walk;
+
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{json_type, JsonObject};
+use crate::report::Diagnostic;
+
+/// Limits that bound the work done on one schema. All configurable from JS via `options.limits`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest schema nesting accepted (counting subschema levels, not JSON levels).
+    pub max_depth: usize,
+    /// Most schema nodes processed per tool, after `$ref` inlining.
+    pub max_nodes: usize,
+    /// How many times one `$ref` target may be unrolled inside itself before it is cut.
+    pub max_ref_unroll: usize,
+    /// Most tools per conversion.
+    pub max_tools: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_depth: 64, max_nodes: 100_000, max_ref_unroll: 2, max_tools: 10_000 }
+    }
+}
+
+/// The conversion context for one tool: where we are, what we changed, what is wrong.
+#[derive(Debug)]
+pub struct Cx {
+    /// Limits in force.
+    pub limits: Limits,
+    path: String,
+    depth: usize,
+    nodes: usize,
+    /// Changes made so far.
+    pub changes: Vec<Diagnostic>,
+    /// Problems found so far.
+    pub problems: Vec<Diagnostic>,
+}
+
+impl Cx {
+    /// A fresh context.
+    pub fn new(limits: Limits) -> Self {
+        Self { limits, path: String::new(), depth: 0, nodes: 0, changes: Vec::new(), problems: Vec::new() }
+    }
+
+    /// The current JSON pointer.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Records a change at the current path.
+    pub fn change(&mut self, rule: &'static str, message: impl Into<String>) {
+        self.changes.push(Diagnostic { path: self.path.clone(), rule, message: message.into() });
+    }
+
+    /// Records a problem at the current path.
+    pub fn problem(&mut self, rule: &'static str, message: impl Into<String>) {
+        self.problems.push(Diagnostic { path: self.path.clone(), rule, message: message.into() });
+    }
+
+    /// Runs `f` with `token` appended to the path (JSON-pointer escaped) and depth checked.
+    pub fn at<T>(&mut self, token: &str, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let len = self.path.len();
+        self.path.push('/');
+        for c in token.chars() {
+            match c {
+                '~' => self.path.push_str("~0"),
+                '/' => self.path.push_str("~1"),
+                c => self.path.push(c),
+            }
+        }
+        let out = f(self);
+        self.path.truncate(len);
+        out
+    }
+
+    /// Enters one schema level: checks depth and the node budget. Pair with [`Cx::leave`].
+    pub fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        self.nodes += 1;
+        if self.depth > self.limits.max_depth {
+            self.depth -= 1;
+            return Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("schema nesting exceeds the limit of {} levels", self.limits.max_depth),
+            )
+            .with_path(self.path.clone()));
+        }
+        if self.nodes > self.limits.max_nodes {
+            self.depth -= 1;
+            return Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("schema has more than {} nodes (after $ref inlining)", self.limits.max_nodes),
+            )
+            .with_path(self.path.clone()));
+        }
+        Ok(())
+    }
+
+    /// Leaves a schema level.
+    pub fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Resets per-pass counters (depth and node budget) between passes over the same schema.
+    pub fn reset_budget(&mut self) {
+        self.depth = 0;
+        self.nodes = 0;
+    }
+}
+
+/// The empty object schema: `{type:"object", properties:{}, required:[]}`.
+pub fn empty_object_schema() -> Value {
+    json!({"type": "object", "properties": {}, "required": []})
+}
+
+/// Keywords that make a schema without `type` object-like.
+const OBJECT_KEYWORDS: &[&str] =
+    &["properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames"];
+
+/// The property name used when a non-object root schema is wrapped (see [`process_json_schema`]).
+pub const WRAPPED_PROPERTY: &str = "input";
+
+/// How the root was normalised: needed to map arguments back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootShape {
+    /// The root was (or became) an object schema; arguments pass through.
+    Object,
+    /// A non-object root was wrapped as `{input: <schema>}`; arguments are unwrapped on the way back.
+    Wrapped,
+}
+
+/// The root normalisation every provider starts from (`processJsonSchema` in JS).
+///
+/// Rules, in order:
+/// 1. A missing, `null` or non-object schema (a string, a number, an array, `true`) becomes
+///    `{type:"object", properties:{}, required:[]}`; anything but a missing/null schema is reported.
+///    `false` (no arguments are valid) becomes the same empty object, reported as a problem.
+/// 2. A schema without `type` that has object keywords (`properties`, `required`,
+///    `additionalProperties`...) gets `type:"object"`.
+/// 3. A type array containing `"object"` at the root (`["object","null"]`) becomes `"object"`.
+/// 4. A root `anyOf`/`oneOf`/`allOf` whose branches are all object schemas stays for the
+///    provider to lower (see [`lower::merge_root_combinators`]) and gets `type:"object"`.
+/// 5. Anything else (a root `type:"string"`, `"array"`, a combinator of non-objects) is
+///    **wrapped**: `{type:"object", properties:{input: <schema>}, required:["input"]}`. The
+///    model then calls with `{input: ...}` and `prepareArguments` unwraps it.
+/// 6. `properties` is made an object (a malformed one is replaced by `{}` and reported);
+///    `required` is made an array of the unique strings that name a property: anything else
+///    is removed and reported.
+pub fn process_json_schema(schema: &Value, cx: &mut Cx) -> (Value, RootShape) {
+    let obj = match schema {
+        Value::Null => return (empty_object_schema(), RootShape::Object),
+        Value::Object(o) => o,
+        Value::Bool(false) => {
+            cx.problem(
+                "schema/false-root",
+                "the input schema is `false` (no arguments are valid); replaced by an empty object schema",
+            );
+            return (empty_object_schema(), RootShape::Object);
+        }
+        other => {
+            cx.change(
+                "schema/non-object-root",
+                format!("the input schema is {} (not an object); replaced by an empty object schema", json_type(other)),
+            );
+            return (empty_object_schema(), RootShape::Object);
+        }
+    };
+    let mut obj = obj.clone();
+    let shape = match root_kind(&obj) {
+        RootKind::Object => {
+            if obj.get("type").and_then(Value::as_str) != Some("object") {
+                let had = obj.get("type").cloned();
+                obj.insert("type".into(), Value::String("object".into()));
+                match had {
+                    None => cx.change("schema/infer-object", "added type \"object\" to an object-like root schema"),
+                    Some(t) => cx.change("schema/root-type", format!("root type {t} narrowed to \"object\"")),
+                }
+            }
+            RootShape::Object
+        }
+        RootKind::Wrap => {
+            cx.change(
+                "schema/wrap-root",
+                format!(
+                    "the root schema is not an object; wrapped as the required property \"{WRAPPED_PROPERTY}\" (arguments are unwrapped by prepareArguments)"
+                ),
+            );
+            let mut props = Map::new();
+            props.insert(WRAPPED_PROPERTY.into(), Value::Object(obj));
+            let mut wrapped = Map::new();
+            wrapped.insert("type".into(), "object".into());
+            wrapped.insert("properties".into(), Value::Object(props));
+            wrapped.insert("required".into(), json!([WRAPPED_PROPERTY]));
+            return (Value::Object(wrapped), RootShape::Wrapped);
+        }
+    };
+    fix_properties_and_required(&mut obj, cx);
+    (Value::Object(obj), shape)
+}
+
+enum RootKind {
+    Object,
+    Wrap,
+}
+
+fn root_kind(obj: &JsonObject) -> RootKind {
+    match obj.get("type") {
+        Some(Value::String(t)) if t == "object" => return RootKind::Object,
+        Some(Value::String(_)) => return RootKind::Wrap,
+        Some(Value::Array(ts)) => {
+            return if ts.iter().any(|t| t == "object") { RootKind::Object } else { RootKind::Wrap };
+        }
+        _ => {}
+    }
+    if OBJECT_KEYWORDS.iter().any(|k| obj.contains_key(*k)) {
+        return RootKind::Object;
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(branches)) = obj.get(key) {
+            let all_objects = !branches.is_empty()
+                && branches.iter().all(|b| match b {
+                    Value::Object(o) => matches!(root_kind(o), RootKind::Object),
+                    _ => false,
+                });
+            return if all_objects { RootKind::Object } else { RootKind::Wrap };
+        }
+    }
+    if obj.contains_key("$ref") || obj.is_empty() || obj.keys().all(|k| is_annotation(k)) {
+        // `{}`, `{description}` or a bare `$ref` (resolved later): an object root is the
+        // only useful reading for tool arguments.
+        return RootKind::Object;
+    }
+    RootKind::Wrap
+}
+
+/// Keywords that describe but never constrain.
+pub fn is_annotation(key: &str) -> bool {
+    matches!(
+        key,
+        "$schema" | "$id" | "$comment" | "title" | "description" | "examples" | "example" | "default" | "deprecated"
+            | "readOnly" | "writeOnly" | "$defs" | "definitions"
+    ) || key.starts_with("x-")
+}
+
+/// Makes `properties` an object of schemas and `required` an array of unique strings naming
+/// existing properties, reporting every removal. Used at the root and on every object node.
+pub fn fix_properties_and_required(obj: &mut JsonObject, cx: &mut Cx) {
+    match obj.get_mut("properties") {
+        None => {
+            obj.insert("properties".into(), Value::Object(Map::new()));
+        }
+        Some(Value::Object(props)) => {
+            // Draft-03 style `required: true` on a property: lift it into the parent.
+            let mut lifted = Vec::new();
+            for (name, p) in props.iter_mut() {
+                if let Value::Object(po) = p {
+                    if let Some(Value::Bool(r)) = po.get("required") {
+                        if *r {
+                            lifted.push(name.clone());
+                        }
+                        po.remove("required");
+                    }
+                }
+            }
+            for name in lifted {
+                cx.at("properties", |cx| {
+                    cx.at(&name, |cx| {
+                        cx.change("schema/draft3-required", "`required: true` on the property moved into the parent's `required`");
+                        Ok(())
+                    })
+                })
+                .ok();
+                let req = obj.entry("required").or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(r) = req {
+                    if !r.iter().any(|v| v.as_str() == Some(name.as_str())) {
+                        r.push(Value::String(name));
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            let t = json_type(other);
+            cx.at("properties", |cx| {
+                cx.change("schema/bad-properties", format!("`properties` was {t}, not an object; replaced by {{}}"));
+                Ok(())
+            })
+            .ok();
+            obj.insert("properties".into(), Value::Object(Map::new()));
+        }
+    }
+    fix_required(obj, cx);
+}
+
+/// Keeps only the unique strings in `required` that name an existing property.
+pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
+    let Some(req) = obj.get("required") else { return };
+    let props = obj.get("properties").and_then(Value::as_object);
+    let Value::Array(items) = req else {
+        let t = json_type(req);
+        cx.at("required", |cx| {
+            cx.change("schema/bad-required", format!("`required` was {t}, not an array; removed"));
+            Ok(())
+        })
+        .ok();
+        obj.remove("required");
+        return;
+    };
+    let mut kept: Vec<Value> = Vec::with_capacity(items.len());
+    let mut removed = Vec::new();
+    for item in items {
+        match item.as_str() {
+            Some(name) if props.is_some_and(|p| p.contains_key(name)) => {
+                if !kept.iter().any(|k| k.as_str() == Some(name)) {
+                    kept.push(item.clone());
+                }
+            }
+            Some(name) => removed.push(format!("\"{name}\"")),
+            None => removed.push(item.to_string()),
+        }
+    }
+    if !removed.is_empty() {
+        cx.at("required", |cx| {
+            cx.change(
+                "schema/required-missing-property",
+                format!("removed from `required` (no such property): {}", removed.join(", ")),
+            );
+            Ok(())
+        })
+        .ok();
+        obj.insert("required".into(), Value::Array(kept));
+    }
+}
+
+/// Appends a sentence to a schema node's description, creating it if needed.
+pub fn append_description(obj: &mut JsonObject, note: &str) {
+    match obj.get_mut("description") {
+        Some(Value::String(d)) if !d.trim().is_empty() => {
+            let trimmed = d.trim_end();
+            let sep = if note.starts_with('(') || trimmed.ends_with(['.', '!', '?', ')']) { " " } else { ". " };
+            let mut s = String::with_capacity(trimmed.len() + sep.len() + note.len());
+            s.push_str(trimmed);
+            s.push_str(sep);
+            s.push_str(note);
+            *d = s;
+        }
+        _ => {
+            obj.insert("description".into(), Value::String(note.to_owned()));
+        }
+    }
+}
+
+/// A short readable rendering of a JSON value for descriptions (`"a"`, `10`, `[1, 2]`).
+pub fn short_json(v: &Value) -> String {
+    let s = match v {
+        Value::String(s) => format!("\"{s}\""),
+        other => other.to_string(),
+    };
+    if s.chars().count() > 80 {
+        let mut t: String = s.chars().take(77).collect();
+        t.push_str("...");
+        t
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(v: Value) -> (Value, RootShape, Cx) {
+        let mut cx = Cx::new(Limits::default());
+        let (out, shape) = process_json_schema(&v, &mut cx);
+        (out, shape, cx)
+    }
+
+    #[test]
+    fn missing_null_and_non_objects_become_the_empty_object() {
+        for input in [Value::Null, json!("string"), json!(42), json!([1]), json!(true)] {
+            let (out, shape, _) = run(input.clone());
+            assert_eq!(out, empty_object_schema(), "input {input}");
+            assert_eq!(shape, RootShape::Object);
+        }
+        let (_, _, cx) = run(json!("s"));
+        assert_eq!(cx.changes[0].rule, "schema/non-object-root");
+        let (_, _, cx) = run(json!(false));
+        assert_eq!(cx.problems[0].rule, "schema/false-root");
+    }
+
+    #[test]
+    fn object_schema_keeps_everything() {
+        let input = json!({"type":"object","description":"d","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false,"x-vendor":1});
+        let (out, _, cx) = run(input.clone());
+        assert_eq!(out, input);
+        assert!(cx.changes.is_empty());
+    }
+
+    #[test]
+    fn object_like_without_type_gets_type_object() {
+        let (out, _, cx) = run(json!({"properties":{"a":{}}}));
+        assert_eq!(out["type"], "object");
+        assert_eq!(cx.changes[0].rule, "schema/infer-object");
+        let (out, _, _) = run(json!({}));
+        assert_eq!(out, json!({"type":"object","properties":{}}));
+    }
+
+    #[test]
+    fn nullable_object_root_narrows_to_object() {
+        let (out, _, cx) = run(json!({"type":["object","null"],"properties":{}}));
+        assert_eq!(out["type"], "object");
+        assert_eq!(cx.changes[0].rule, "schema/root-type");
+    }
+
+    #[test]
+    fn non_object_root_is_wrapped() {
+        let (out, shape, cx) = run(json!({"type":"string","description":"a query"}));
+        assert_eq!(shape, RootShape::Wrapped);
+        assert_eq!(
+            out,
+            json!({"type":"object","properties":{"input":{"type":"string","description":"a query"}},"required":["input"]})
+        );
+        assert_eq!(cx.changes[0].rule, "schema/wrap-root");
+        let (_, shape, _) = run(json!({"anyOf":[{"type":"string"},{"type":"object"}]}));
+        assert_eq!(shape, RootShape::Wrapped);
+    }
+
+    #[test]
+    fn object_combinator_root_stays_an_object() {
+        let (out, shape, _) =
+            run(json!({"anyOf":[{"type":"object","properties":{"a":{}}},{"properties":{"b":{}}}]}));
+        assert_eq!(shape, RootShape::Object);
+        assert_eq!(out["type"], "object");
+    }
+
+    #[test]
+    fn required_naming_no_property_is_removed_and_reported() {
+        let (out, _, cx) =
+            run(json!({"type":"object","properties":{"a":{}},"required":["a","model","a",7]}));
+        assert_eq!(out["required"], json!(["a"]));
+        assert_eq!(cx.changes[0].rule, "schema/required-missing-property");
+        assert_eq!(cx.changes[0].path, "/required");
+        assert!(cx.changes[0].message.contains("\"model\""));
+    }
+
+    #[test]
+    fn draft3_required_true_is_lifted() {
+        let (out, _, cx) = run(json!({"type":"object","properties":{"a":{"type":"string","required":true}}}));
+        assert_eq!(out["required"], json!(["a"]));
+        assert_eq!(out["properties"]["a"], json!({"type":"string"}));
+        assert_eq!(cx.changes[0].path, "/properties/a");
+    }
+
+    #[test]
+    fn malformed_properties_and_required_are_replaced() {
+        let (out, _, cx) = run(json!({"type":"object","properties":[1],"required":true}));
+        assert_eq!(out, json!({"type":"object","properties":{}}));
+        assert_eq!(cx.changes.len(), 2);
+    }
+}

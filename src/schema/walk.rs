@@ -1,0 +1,110 @@
+//! Which keywords hold subschemas. Everything else is a keyword *value* (or, inside
+//! `properties`, a property *name*), never a schema to rewrite: this is what keeps a property
+//! called `type`, `format`, `$ref` or `if` a property.
+
+use serde_json::Value;
+
+use crate::error::Result;
+use crate::model::JsonObject;
+use crate::schema::Cx;
+
+/// Keywords whose value is a map from names to subschemas.
+pub const MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+
+/// Keywords whose value is one subschema.
+pub const SINGLE_KEYWORDS: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+
+/// Keywords whose value is an array of subschemas (`items` too, in its draft-04 tuple form).
+pub const ARRAY_KEYWORDS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+
+/// How a keyword holds subschemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// A map of named subschemas.
+    Map,
+    /// One subschema.
+    Single,
+    /// An array of subschemas.
+    Array,
+    /// Not a subschema position.
+    None,
+}
+
+/// Classifies `key` given its value.
+pub fn slot(key: &str, value: &Value) -> Slot {
+    if MAP_KEYWORDS.contains(&key) && value.is_object() {
+        Slot::Map
+    } else if ARRAY_KEYWORDS.contains(&key) && value.is_array() {
+        Slot::Array
+    } else if SINGLE_KEYWORDS.contains(&key) && (value.is_object() || value.is_boolean()) {
+        Slot::Single
+    } else {
+        Slot::None
+    }
+}
+
+/// Calls `f` on every direct subschema of `obj`, with the context's path pointing at it.
+pub fn for_each_subschema_mut(
+    obj: &mut JsonObject,
+    cx: &mut Cx,
+    f: &mut dyn FnMut(&mut Value, &mut Cx) -> Result<()>,
+) -> Result<()> {
+    for (key, value) in obj.iter_mut() {
+        match slot(key, value) {
+            Slot::Map => {
+                if let Value::Object(map) = value {
+                    cx.at(key, |cx| {
+                        for (name, sub) in map.iter_mut() {
+                            cx.at(name, |cx| f(sub, cx))?;
+                        }
+                        Ok(())
+                    })?;
+                }
+            }
+            Slot::Single => cx.at(key, |cx| f(value, cx))?,
+            Slot::Array => {
+                if let Value::Array(items) = value {
+                    cx.at(key, |cx| {
+                        for (i, sub) in items.iter_mut().enumerate() {
+                            cx.at(&i.to_string(), |cx| f(sub, cx))?;
+                        }
+                        Ok(())
+                    })?;
+                }
+            }
+            Slot::None => {}
+        }
+    }
+    Ok(())
+}
+
+/// Whether any node of the schema has a `$ref` (a cheap scan that skips the rewrite when not).
+pub fn contains_ref(v: &Value, depth: usize) -> bool {
+    if depth > 512 {
+        return true; // let the bounded resolver decide
+    }
+    match v {
+        Value::Object(o) => {
+            o.contains_key("$ref")
+                || o.iter().any(|(k, sub)| match slot(k, sub) {
+                    Slot::Map => sub.as_object().is_some_and(|m| m.values().any(|s| contains_ref(s, depth + 1))),
+                    Slot::Single => contains_ref(sub, depth + 1),
+                    Slot::Array => sub.as_array().is_some_and(|a| a.iter().any(|s| contains_ref(s, depth + 1))),
+                    Slot::None => false,
+                })
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,144 @@
+//! Conversion, schema and content exports.
+
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use crate::content::{flatten_result, FlattenOptions};
+use crate::convert::{self as core, ConvertOptions};
+use crate::error::{Error, ErrorCode};
+use crate::model::CallToolResult;
+use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
+use crate::providers::Provider;
+use crate::schema::{process_json_schema, Cx, Limits};
+use crate::wasm::interop::{from_js, opt_string_param, parse, string_param, to_js};
+
+pub(crate) fn provider_param(v: &JsValue) -> Result<Provider, Error> {
+    Provider::parse(&string_param(v, "provider")?)
+}
+
+pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
+    ConvertOptions::from_value(&from_js(v, "options")?)
+}
+
+/// Converts MCP tools for a provider. Returns the provider's tool list as plain objects.
+///
+/// ```js
+/// const tools = convertMcpTools(mcpTools, "gemini");
+/// // [{functionDeclarations: [{name, description, parameters}, ...]}]
+/// ```
+#[wasm_bindgen(js_name = convertMcpTools)]
+pub fn convert_mcp_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let provider = provider_param(&provider)?;
+    let opts = options_param(&options)?;
+    let conv = core::convert(from_js(&tools, "tools")?, provider, &opts)?;
+    Ok(to_js(&conv.tools)?)
+}
+
+/// JSON text in, JSON text out: the fast path for tools that arrive as bytes and leave in a
+/// request body.
+#[wasm_bindgen(js_name = convertMcpToolsJson)]
+pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue) -> Result<String, JsValue> {
+    let json = string_param(&json, "json")?;
+    let provider = provider_param(&provider)?;
+    let opts = if let Some(text) = options.as_string() {
+        ConvertOptions::from_value(&parse(&text, "options")?)?
+    } else {
+        options_param(&options)?
+    };
+    Ok(core::convert_json(&json, provider, &opts)?)
+}
+
+/// Converts and also returns the name map (as `NameMap.toJSON()` gives it) and the report.
+#[wasm_bindgen(js_name = convertMcpToolsDetailed)]
+pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let provider = provider_param(&provider)?;
+    let opts = options_param(&options)?;
+    let conv = core::convert(from_js(&tools, "tools")?, provider, &opts)?;
+    let report = serde_json::to_value(&conv.report).unwrap_or(Value::Null);
+    Ok(to_js(&json!({"tools": conv.tools, "nameMap": conv.name_map.to_json_value(), "report": report}))?)
+}
+
+/// Lists, per tool, every change a conversion makes and every problem that remains. Never
+/// throws for a bad tool: that is a problem in the report.
+#[wasm_bindgen(js_name = checkTools)]
+pub fn check_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let provider = provider_param(&provider)?;
+    let opts = options_param(&options)?;
+    let report = core::check(from_js(&tools, "tools")?, provider, &opts)?;
+    Ok(to_js(&serde_json::to_value(&report).unwrap_or(Value::Null))?)
+}
+
+/// The root normalisation every provider starts from: always returns an object schema with
+/// `properties`.
+#[wasm_bindgen(js_name = processJsonSchema)]
+pub fn process_json_schema_js(schema: JsValue) -> Result<JsValue, JsValue> {
+    let schema = from_js(&schema, "schema")?;
+    let mut cx = Cx::new(Limits::default());
+    let (out, _) = process_json_schema(&schema, &mut cx);
+    Ok(to_js(&out)?)
+}
+
+fn naming_and_rule(options: &JsValue) -> Result<(crate::naming::NamingOptions, NameRule, Option<NameFormat>), Error> {
+    let raw = from_js(options, "options")?;
+    let opts = ConvertOptions::from_value(&raw)?;
+    let rule = match raw.get("provider") {
+        None | Some(Value::Null) => NameRule::Strict,
+        Some(Value::String(p)) => Provider::parse(p)?.name_rule(),
+        Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.provider must be a string")),
+    };
+    let format = opts.naming.format;
+    Ok((opts.naming, rule, format))
+}
+
+/// The provider name of one tool: `mcp__{server}__{tool}` by default, within the provider's
+/// name rule (`options.provider`, default the strictest rule).
+#[wasm_bindgen(js_name = prefixToolName)]
+pub fn prefix_tool_name_js(server: JsValue, tool: JsValue, options: JsValue) -> Result<String, JsValue> {
+    let server = opt_string_param(&server, "server")?;
+    let tool = string_param(&tool, "tool")?;
+    if tool.is_empty() {
+        return Err(Error::new(ErrorCode::InvalidInput, "tool must not be empty").into());
+    }
+    let (naming, rule, _) = naming_and_rule(&options)?;
+    Ok(prefix_tool_name(server.as_deref(), &tool, &naming, rule))
+}
+
+/// Splits a name in a plain format: `{server, tool}`, or `null` when it is not in that format.
+/// It cannot undo sanitising or hashing; use a `NameMap` for exact answers.
+#[wasm_bindgen(js_name = parseToolName)]
+pub fn parse_tool_name_js(name: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let name = string_param(&name, "name")?;
+    let (naming, _, format) = naming_and_rule(&options)?;
+    Ok(match parse_tool_name(&name, format, &naming) {
+        Some(p) => to_js(&json!({"server": p.server, "tool": p.tool}))?,
+        None => JsValue::NULL,
+    })
+}
+
+/// Flattens MCP content (an array of blocks or a whole CallToolResult) to text, capped at
+/// `options.maxChars` UTF-16 code units (default 100,000).
+#[wasm_bindgen(js_name = flattenContent)]
+pub fn flatten_content_js(content: JsValue, options: JsValue) -> Result<String, JsValue> {
+    let result = CallToolResult::from_value(from_js(&content, "content")?)?;
+    let mut opts = FlattenOptions::default();
+    match from_js(&options, "options")? {
+        Value::Null => {}
+        Value::Object(o) => match o.get("maxChars") {
+            None | Some(Value::Null) => {}
+            Some(v) => match v.as_u64() {
+                Some(n) => opts.max_chars = usize::try_from(n).unwrap_or(usize::MAX),
+                None => {
+                    return Err(Error::new(ErrorCode::InvalidOptions, "options.maxChars must be a non-negative integer").into())
+                }
+            },
+        },
+        _ => return Err(Error::new(ErrorCode::InvalidOptions, "options must be an object").into()),
+    }
+    Ok(flatten_result(&result, opts))
+}
+
+/// The package version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    crate::VERSION.to_owned()
+}

@@ -1,0 +1,99 @@
+//! The `NameMap` class: provider names back to `(server, tool)`, exactly.
+
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+use crate::convert as core;
+use crate::error::{Error, ErrorCode};
+use crate::naming::NameMap;
+use crate::wasm::convert::{options_param, provider_param};
+use crate::wasm::interop::{from_js, parse, string_param, to_js};
+
+/// Maps the names a provider sees back to the server and the original tool name, and maps a
+/// model's arguments back to what the server expects.
+///
+/// ```js
+/// const map = NameMap.fromTools(tools, "openai");
+/// const { server, tool } = map.resolve(call.function.name);
+/// const args = map.prepareArguments(call.function.name, call.function.arguments);
+/// ```
+#[wasm_bindgen(js_name = NameMap)]
+pub struct JsNameMap {
+    inner: NameMap,
+}
+
+#[wasm_bindgen(js_class = NameMap)]
+impl JsNameMap {
+    /// Builds the map a conversion with the same tools, provider and options produces.
+    #[wasm_bindgen(js_name = fromTools)]
+    pub fn from_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsNameMap, JsValue> {
+        let provider = provider_param(&provider)?;
+        let opts = options_param(&options)?;
+        let conv = core::convert(from_js(&tools, "tools")?, provider, &opts)?;
+        Ok(Self { inner: conv.name_map })
+    }
+
+    /// Restores a map from `toJSON()` output (or its JSON text).
+    #[wasm_bindgen(js_name = fromJSON)]
+    pub fn from_json(json: JsValue) -> Result<JsNameMap, JsValue> {
+        let v = match json.as_string() {
+            Some(text) => parse(&text, "name map")?,
+            None => from_js(&json, "name map")?,
+        };
+        Ok(Self { inner: NameMap::from_json_value(v)? })
+    }
+
+    /// `{name, server, tool}` for a provider name; throws `UNKNOWN_TOOL_NAME` otherwise.
+    pub fn resolve(&self, name: JsValue) -> Result<JsValue, JsValue> {
+        let name = string_param(&name, "name")?;
+        let e = self.inner.resolve(&name)?;
+        Ok(to_js(&json!({"name": e.name, "server": e.server, "tool": e.tool}))?)
+    }
+
+    /// Whether the map knows the name.
+    pub fn has(&self, name: JsValue) -> bool {
+        name.as_string().is_some_and(|n| self.inner.resolve(&n).is_ok())
+    }
+
+    /// Every provider name, in tool order.
+    pub fn names(&self) -> Result<JsValue, JsValue> {
+        let names: Vec<&str> = self.inner.entries().iter().map(|e| e.name.as_str()).collect();
+        Ok(to_js(&json!(names))?)
+    }
+
+    /// Number of names.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// The serialisable form: `{version: 1, entries: [{name, server, tool, args?}]}`.
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> Result<JsValue, JsValue> {
+        Ok(to_js(&self.inner.to_json_value())?)
+    }
+
+    /// Maps a model's arguments (an object, or the JSON string OpenAI sends) back to what the
+    /// MCP server expects: enum strings to their original values, strict-mode nulls removed,
+    /// a wrapped root unwrapped.
+    #[wasm_bindgen(js_name = prepareArguments)]
+    pub fn prepare_arguments(&self, name: JsValue, args: JsValue) -> Result<JsValue, JsValue> {
+        let name = string_param(&name, "name")?;
+        let entry = self.inner.resolve(&name)?;
+        let value = match args.as_string() {
+            Some(text) if text.trim().is_empty() => json!({}),
+            Some(text) => serde_json::from_str(&text).map_err(|e| {
+                Error::new(ErrorCode::InvalidArguments, format!("arguments for \"{name}\" are not valid JSON: {e}"))
+            })?,
+            None => match from_js(&args, "arguments")? {
+                Value::Null => json!({}),
+                v => v,
+            },
+        };
+        let value = match &entry.args {
+            Some(plan) => plan.apply(value),
+            None => value,
+        };
+        Ok(to_js(&value)?)
+    }
+}

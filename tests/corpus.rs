@@ -1,0 +1,204 @@
+//! Every tool of every real server in `../shared/corpus` converts for every provider and mode,
+//! the output passes the independent provider validator with 0 violations, and nothing the input
+//! said is lost: every property name, enum value (at least as a string), required name and
+//! description is in the output or accounted for in the report.
+
+mod common;
+mod validator;
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Value};
+use toolwire::convert::{convert, ConvertOptions};
+use toolwire::providers::{GeminiMode, Provider};
+use toolwire::schema::walk::{slot, Slot};
+use validator::{validate, Target};
+
+/// (label, provider, strict, gemini mode, validator target)
+fn targets() -> Vec<(&'static str, Provider, bool, GeminiMode, Target)> {
+    vec![
+        ("openai", Provider::OpenAi, false, GeminiMode::Parameters, Target::OpenAi),
+        ("openai strict", Provider::OpenAi, true, GeminiMode::Parameters, Target::OpenAiStrict),
+        ("openai-responses", Provider::OpenAiResponses, false, GeminiMode::Parameters, Target::OpenAiResponses),
+        ("openai-responses strict", Provider::OpenAiResponses, true, GeminiMode::Parameters, Target::OpenAiResponsesStrict),
+        ("anthropic", Provider::Anthropic, false, GeminiMode::Parameters, Target::Anthropic),
+        ("anthropic strict", Provider::Anthropic, true, GeminiMode::Parameters, Target::AnthropicStrict),
+        ("gemini parameters", Provider::Gemini, false, GeminiMode::Parameters, Target::GeminiParameters),
+        ("gemini parametersJsonSchema", Provider::Gemini, false, GeminiMode::JsonSchema, Target::GeminiJsonSchema),
+        ("vertex", Provider::Vertex, false, GeminiMode::Parameters, Target::Vertex),
+        ("bedrock", Provider::Bedrock, false, GeminiMode::Parameters, Target::Bedrock),
+    ]
+}
+
+#[test]
+fn corpus_has_all_servers() {
+    let servers = common::corpus();
+    assert_eq!(servers.len(), 34, "the corpus holds 34 servers");
+    let tools: usize = servers.iter().map(|s| s.tools.as_array().map_or(0, Vec::len)).sum();
+    assert_eq!(tools, 1265);
+}
+
+#[test]
+fn every_server_converts_for_every_provider_with_zero_violations() {
+    let servers = common::corpus();
+    let mut failures = Vec::new();
+    let mut conversions = 0;
+    for (label, provider, strict, mode, target) in targets() {
+        for server in &servers {
+            let mut opts = ConvertOptions { server: Some(server.name.clone()), ..ConvertOptions::default() };
+            opts.schema.strict = strict;
+            opts.schema.gemini_mode = mode;
+            let conv = match convert(server.tools.clone(), provider, &opts) {
+                Ok(c) => c,
+                Err(e) => {
+                    failures.push(format!("{label} / {}: conversion failed: {e}", server.name));
+                    continue;
+                }
+            };
+            conversions += 1;
+            let count_reported = conv.report.problems.iter().any(|d| d.rule == "limits/tool-count");
+            for v in validate(target, &conv.tools) {
+                if v.rule == "openai/tool-count" && count_reported {
+                    continue; // over OpenAI's reported limit: the report says so
+                }
+                failures.push(format!("{label} / {} / {} {}: {} ({})", server.name, v.tool, v.path, v.rule, v.message));
+            }
+        }
+    }
+    assert_eq!(conversions, 34 * targets().len());
+    assert!(failures.is_empty(), "{} violations:\n{}", failures.len(), failures.iter().take(60).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+/// Property names, enum values (as strings), required names and descriptions of a schema.
+#[derive(Default)]
+struct Facts {
+    properties: BTreeSet<String>,
+    enums: BTreeSet<String>,
+    required: BTreeSet<String>,
+    descriptions: BTreeSet<String>,
+}
+
+fn collect(v: &Value, facts: &mut Facts, depth: usize) {
+    let Value::Object(o) = v else { return };
+    if depth > 60 {
+        return;
+    }
+    if let Some(Value::String(d)) = o.get("description") {
+        if !d.trim().is_empty() {
+            facts.descriptions.insert(d.trim().to_owned());
+        }
+    }
+    if let Some(Value::Array(e)) = o.get("enum") {
+        for x in e {
+            if !x.is_null() {
+                facts.enums.insert(x.as_str().map(str::to_owned).unwrap_or_else(|| x.to_string()));
+            }
+        }
+    }
+    let props = o.get("properties").and_then(Value::as_object);
+    if let Some(p) = props {
+        facts.properties.extend(p.keys().cloned());
+    }
+    if let Some(Value::Array(r)) = o.get("required") {
+        for x in r.iter().filter_map(Value::as_str) {
+            if props.is_some_and(|p| p.contains_key(x)) {
+                facts.required.insert(x.to_owned());
+            }
+        }
+    }
+    for (k, sub) in o {
+        if k == "$defs" || k == "definitions" {
+            continue; // definitions count where they are used (inlined or referenced)
+        }
+        match slot(k, sub) {
+            Slot::Map => sub.as_object().into_iter().flat_map(|m| m.values()).for_each(|s| collect(s, facts, depth + 1)),
+            Slot::Single => collect(sub, facts, depth + 1),
+            Slot::Array => sub.as_array().into_iter().flatten().for_each(|s| collect(s, facts, depth + 1)),
+            Slot::None => {}
+        }
+    }
+}
+
+#[test]
+fn nothing_is_silently_lost() {
+    let servers = common::corpus();
+    let mut lost = Vec::new();
+    for (label, provider, strict, mode, _) in targets() {
+        for server in &servers {
+            let mut opts = ConvertOptions { server: Some(server.name.clone()), ..ConvertOptions::default() };
+            opts.schema.strict = strict;
+            opts.schema.gemini_mode = mode;
+            let conv = convert(server.tools.clone(), provider, &opts).expect("converts");
+            let decls: Vec<Value> = match &conv.tools {
+                Value::Array(a) if matches!(provider, Provider::Gemini | Provider::Vertex) => {
+                    a.first().and_then(|d| d["functionDeclarations"].as_array()).cloned().unwrap_or_default()
+                }
+                Value::Array(a) => a.clone(),
+                _ => Vec::new(),
+            };
+            let input_tools = server.tools.as_array().unwrap();
+            assert_eq!(decls.len(), input_tools.len(), "{label} / {}: one output per tool", server.name);
+            for (i, tool) in input_tools.iter().enumerate() {
+                let name = tool["name"].as_str().unwrap_or_default();
+                let out_text = decls[i].to_string();
+                let report_text = serde_json::to_string(&conv.report.tools[i]).unwrap();
+                let mut output_facts = Facts::default();
+                collect_output(&decls[i], &mut output_facts);
+                if let Some(d) = tool.get("description").and_then(Value::as_str) {
+                    if !d.trim().is_empty() && !out_text.contains(&json_str(d.trim())) {
+                        lost.push(format!("{label} / {} / {name}: tool description", server.name));
+                    }
+                }
+                let mut facts = Facts::default();
+                collect(&tool["inputSchema"], &mut facts, 0);
+                for p in &facts.properties {
+                    if !output_facts.properties.contains(p) && !report_text.contains(&json_str(p)) {
+                        lost.push(format!("{label} / {} / {name}: property {p}", server.name));
+                    }
+                }
+                for e in &facts.enums {
+                    if !output_facts.enums.contains(e) && !out_text.contains(&json_str(e)) && !report_text.contains(&json_str(e)) {
+                        lost.push(format!("{label} / {} / {name}: enum value {e}", server.name));
+                    }
+                }
+                for r in &facts.required {
+                    if !output_facts.required.contains(r) && !report_text.contains(r.as_str()) && !(out_text.contains("Arguments must match") && out_text.contains(r.as_str())) {
+                        lost.push(format!("{label} / {} / {name}: required {r}", server.name));
+                    }
+                }
+                for d in &facts.descriptions {
+                    if !out_text.contains(&json_str(d)) {
+                        lost.push(format!("{label} / {} / {name}: description {:?}", server.name, d.chars().take(40).collect::<String>()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(lost.is_empty(), "{} facts lost:\n{}", lost.len(), lost.iter().take(60).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+/// A string as it appears inside JSON text, without the quotes.
+fn json_str(s: &str) -> String {
+    let q = json!(s).to_string();
+    q[1..q.len() - 1].to_owned()
+}
+
+fn collect_output(v: &Value, facts: &mut Facts) {
+    // Walk every schema-bearing field of every output shape.
+    fn any(v: &Value, facts: &mut Facts, depth: usize) {
+        if depth > 200 {
+            return;
+        }
+        match v {
+            Value::Object(o) => {
+                collect(v, facts, 0);
+                for sub in o.values() {
+                    any(sub, facts, depth + 1);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|s| any(s, facts, depth + 1)),
+            _ => {}
+        }
+    }
+    any(v, facts, 0);
+}
