@@ -23,7 +23,8 @@ pub mod report;
 pub mod schema;
 
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+#[doc(hidden)]
+pub mod wasm;
 
 pub use convert::{check, convert, convert_json, ConvertOptions, Conversion};
 pub use error::{Error, ErrorCode, Result};

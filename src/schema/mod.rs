@@ -115,6 +115,11 @@ impl Cx {
         self.depth = self.depth.saturating_sub(1);
     }
 
+    /// Schema nodes entered so far in this pass.
+    pub fn nodes(&self) -> usize {
+        self.nodes
+    }
+
     /// Resets per-pass counters (depth and node budget) between passes over the same schema.
     pub fn reset_budget(&mut self) {
         self.depth = 0;

@@ -17,24 +17,52 @@ use crate::schema::walk::{slot, Slot};
 use crate::schema::Cx;
 
 /// Returns `schema` with every local `$ref` inlined and `$defs`/`definitions` removed.
+///
+/// Besides the recursion bound, the expansion has a size budget: four times the input's node
+/// count (at least 2,000 nodes). Mutually recursive definitions (Microsoft Graph's mail
+/// folders, say) would otherwise grow exponentially; once the budget is spent, further
+/// references are cut to described open objects, and the report says where.
 pub fn inline_refs(schema: &Value, cx: &mut Cx) -> Result<Value> {
-    let mut stack = Vec::new();
-    let out = resolve(schema, schema, &mut stack, cx)?;
+    let mut st = State { stack: Vec::new(), soft_budget: (count_nodes(schema, 0) * 4).max(2_000), cut: 0 };
+    let out = resolve(schema, schema, &mut st, cx)?;
+    if st.cut > 0 {
+        cx.change(
+            "refs/expansion-cut",
+            format!("$ref expansion reached its size budget; {} deeper references were cut to open objects", st.cut),
+        );
+    }
     cx.reset_budget();
     Ok(out)
 }
 
-fn resolve(node: &Value, root: &Value, stack: &mut Vec<String>, cx: &mut Cx) -> Result<Value> {
+struct State {
+    stack: Vec<String>,
+    soft_budget: usize,
+    cut: usize,
+}
+
+fn count_nodes(v: &Value, depth: usize) -> usize {
+    if depth > 256 {
+        return 1;
+    }
+    match v {
+        Value::Object(o) => 1 + o.values().map(|x| count_nodes(x, depth + 1)).sum::<usize>(),
+        Value::Array(a) => a.iter().map(|x| count_nodes(x, depth + 1)).sum::<usize>(),
+        _ => 0,
+    }
+}
+
+fn resolve(node: &Value, root: &Value, st: &mut State, cx: &mut Cx) -> Result<Value> {
     let Value::Object(obj) = node else { return Ok(node.clone()) };
     cx.enter()?;
-    let out = resolve_object(obj, root, stack, cx);
+    let out = resolve_object(obj, root, st, cx);
     cx.leave();
     out
 }
 
-fn resolve_object(obj: &JsonObject, root: &Value, stack: &mut Vec<String>, cx: &mut Cx) -> Result<Value> {
+fn resolve_object(obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx) -> Result<Value> {
     if let Some(Value::String(reference)) = obj.get("$ref") {
-        return resolve_ref(reference, obj, root, stack, cx);
+        return resolve_ref(reference, obj, root, st, cx);
     }
     let mut out = Map::with_capacity(obj.len());
     for (key, value) in obj {
@@ -47,19 +75,19 @@ fn resolve_object(obj: &JsonObject, root: &Value, stack: &mut Vec<String>, cx: &
                 let mut m = Map::with_capacity(map.len());
                 cx.at(key, |cx| {
                     for (name, sub) in map {
-                        let r = cx.at(name, |cx| resolve(sub, root, stack, cx))?;
+                        let r = cx.at(name, |cx| resolve(sub, root, st, cx))?;
                         m.insert(name.clone(), r);
                     }
                     Ok(())
                 })?;
                 Value::Object(m)
             }
-            (Slot::Single, _) => cx.at(key, |cx| resolve(value, root, stack, cx))?,
+            (Slot::Single, _) => cx.at(key, |cx| resolve(value, root, st, cx))?,
             (Slot::Array, Value::Array(items)) => {
                 let mut a = Vec::with_capacity(items.len());
                 cx.at(key, |cx| {
                     for (i, sub) in items.iter().enumerate() {
-                        a.push(cx.at(&i.to_string(), |cx| resolve(sub, root, stack, cx))?);
+                        a.push(cx.at(&i.to_string(), |cx| resolve(sub, root, st, cx))?);
                     }
                     Ok(())
                 })?;
@@ -72,40 +100,49 @@ fn resolve_object(obj: &JsonObject, root: &Value, stack: &mut Vec<String>, cx: &
     Ok(Value::Object(out))
 }
 
-fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, stack: &mut Vec<String>, cx: &mut Cx) -> Result<Value> {
+fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx) -> Result<Value> {
     let siblings: JsonObject =
         obj.iter().filter(|(k, _)| k.as_str() != "$ref" && k.as_str() != "$defs" && k.as_str() != "definitions").map(|(k, v)| (k.clone(), v.clone())).collect();
     let Some(target) = lookup(root, reference) else {
         cx.problem("refs/unresolvable", format!("$ref \"{reference}\" cannot be resolved locally; removed"));
-        let rest = resolve_object(&siblings, root, stack, cx)?;
+        let rest = resolve_object(&siblings, root, st, cx)?;
         return Ok(rest);
     };
-    let seen = stack.iter().filter(|r| r.as_str() == reference).count();
-    if seen >= cx.limits.max_ref_unroll {
+    let seen = st.stack.iter().filter(|r| r.as_str() == reference).count();
+    let over_budget = cx.nodes() > st.soft_budget;
+    if seen >= cx.limits.max_ref_unroll || over_budget {
         let name = reference.rsplit('/').next().unwrap_or(reference);
         let name = if name.is_empty() || name == "#" { "the root schema" } else { name };
-        cx.change(
-            "refs/recursion-cut",
-            format!("recursive $ref \"{reference}\" unrolled {seen} times, then cut to an open object"),
-        );
+        if over_budget {
+            st.cut += 1;
+        } else {
+            cx.change(
+                "refs/recursion-cut",
+                format!("recursive $ref \"{reference}\" unrolled {seen} times, then cut to an open object"),
+            );
+        }
         let mut cut = Map::new();
         cut.insert("type".into(), Value::String("object".into()));
         let mut desc = match siblings.get("description").and_then(Value::as_str) {
             Some(d) => format!("{} ", d.trim_end()),
             None => String::new(),
         };
-        desc.push_str(&format!("(Recursive structure: {name}, same shape as its parent; nesting cut here.)"));
+        desc.push_str(&if over_budget {
+            format!("(Structure {name}: nesting cut here to keep the schema small.)")
+        } else {
+            format!("(Recursive structure: {name}, same shape as its parent; nesting cut here.)")
+        });
         cut.insert("description".into(), Value::String(desc));
         return Ok(Value::Object(cut));
     }
-    stack.push(reference.to_owned());
-    let resolved = resolve(target, root, stack, cx);
-    stack.pop();
+    st.stack.push(reference.to_owned());
+    let resolved = resolve(target, root, st, cx);
+    st.stack.pop();
     let resolved = resolved?;
     if siblings.is_empty() {
         return Ok(resolved);
     }
-    let siblings = match resolve_object(&siblings, root, stack, cx)? {
+    let siblings = match resolve_object(&siblings, root, st, cx)? {
         Value::Object(o) => o,
         _ => Map::new(),
     };
@@ -223,16 +260,29 @@ mod tests {
     }
 
     #[test]
-    fn fan_out_hits_the_node_budget() {
-        // Each level references the next one twice: 2^40 nodes if expanded naively.
+    fn fan_out_is_cut_by_the_expansion_budget() {
+        // Each level references the next one twice: 2^20 nodes if expanded naively.
         let mut defs = Map::new();
-        for i in 0..40 {
+        for i in 0..20 {
             defs.insert(
                 format!("L{i}"),
                 json!({"type":"object","properties":{"a":{"$ref":format!("#/$defs/L{}", i + 1)},"b":{"$ref":format!("#/$defs/L{}", i + 1)}}}),
             );
         }
-        defs.insert("L40".into(), json!({"type":"string"}));
+        defs.insert("L20".into(), json!({"type":"string"}));
+        let schema = json!({"type":"object","$defs":defs,"properties":{"x":{"$ref":"#/$defs/L0"}}});
+        let mut cx = Cx::new(Limits::default());
+        let out = inline_refs(&schema, &mut cx).unwrap();
+        assert!(count_nodes(&out, 0) < 20_000, "expansion stays bounded");
+        assert!(cx.changes.iter().any(|c| c.rule == "refs/expansion-cut"));
+    }
+
+    #[test]
+    fn deep_ref_chains_hit_the_depth_limit() {
+        let mut defs = Map::new();
+        for i in 0..100 {
+            defs.insert(format!("L{i}"), json!({"type":"object","properties":{"a":{"$ref":format!("#/$defs/L{}", i + 1)}}}));
+        }
         let schema = json!({"type":"object","$defs":defs,"properties":{"x":{"$ref":"#/$defs/L0"}}});
         let mut cx = Cx::new(Limits::default());
         let err = inline_refs(&schema, &mut cx).unwrap_err();

@@ -8,7 +8,7 @@
 // Exports are reached from JS through wasm-bindgen, not from Rust paths.
 #![allow(unreachable_pub)]
 
-mod convert;
-mod error;
+pub mod convert;
+pub mod error;
 mod interop;
-mod names;
+pub mod names;

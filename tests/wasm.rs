@@ -1,0 +1,118 @@
+//! The bindings, exercised in Node through wasm-bindgen-test: JS values in, JS values out,
+//! typed errors for every bad input, and a module that keeps working after each.
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Array, Object, Reflect, JSON};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+use toolwire::wasm::convert::{
+    check_tools, convert_mcp_tools, convert_mcp_tools_json, flatten_content_js, parse_tool_name_js,
+    prefix_tool_name_js, process_json_schema_js,
+};
+use toolwire::wasm::names::JsNameMap;
+
+fn js(text: &str) -> JsValue {
+    JSON::parse(text).expect("test JSON")
+}
+
+fn text(v: &JsValue) -> String {
+    JSON::stringify(v).expect("stringify").as_string().expect("string")
+}
+
+fn code(err: &JsValue) -> String {
+    assert!(err.is_instance_of::<js_sys::Error>(), "errors are Error instances");
+    Reflect::get(err, &"code".into()).unwrap().as_string().unwrap_or_default()
+}
+
+const TOOL: &str = r#"[{"name":"search","description":"Search","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]},"serverName":"docs"}]"#;
+
+#[wasm_bindgen_test]
+fn converts_for_every_provider_shape() {
+    let out = convert_mcp_tools(js(TOOL), "openai".into(), JsValue::UNDEFINED).unwrap();
+    assert_eq!(
+        text(&out),
+        r#"[{"type":"function","function":{"name":"mcp__docs__search","description":"Search","parameters":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}}]"#
+    );
+    let out = convert_mcp_tools(js(TOOL), "gemini".into(), JsValue::UNDEFINED).unwrap();
+    assert!(Array::is_array(&out));
+    assert!(text(&out).starts_with(r#"[{"functionDeclarations":[{"name":"mcp__docs__search""#));
+    let out = convert_mcp_tools_json(TOOL.into(), "bedrock".into(), JsValue::UNDEFINED).unwrap();
+    assert!(out.starts_with(r#"[{"toolSpec":{"name":"mcp__docs__search""#));
+}
+
+#[wasm_bindgen_test]
+fn proto_keys_stay_own_properties() {
+    let input = js(r#"[{"name":"x","inputSchema":{"type":"object","properties":{"__proto__":{"type":"string"}}}}]"#);
+    let out = convert_mcp_tools(input, "anthropic".into(), JsValue::UNDEFINED).unwrap();
+    let tool = Array::from(&out).get(0);
+    let props = Reflect::get(&Reflect::get(&tool, &"input_schema".into()).unwrap(), &"properties".into()).unwrap();
+    let own = Object::get_own_property_names(props.unchecked_ref::<Object>());
+    assert_eq!(own.length(), 1);
+    assert_eq!(own.get(0).as_string().as_deref(), Some("__proto__"));
+    assert_eq!(Object::get_prototype_of(&props), Object::get_prototype_of(&Object::new()));
+}
+
+#[wasm_bindgen_test]
+fn bad_inputs_are_typed_errors_and_the_module_survives() {
+    let cases: Vec<(JsValue, JsValue, JsValue, &str)> = vec![
+        (js(TOOL), "nope".into(), JsValue::UNDEFINED, "UNKNOWN_PROVIDER"),
+        (js(TOOL), JsValue::from_f64(3.0), JsValue::UNDEFINED, "INVALID_INPUT"),
+        (js("42"), "openai".into(), JsValue::UNDEFINED, "INVALID_INPUT"),
+        (js(r#"[{"description":"no name"}]"#), "openai".into(), JsValue::UNDEFINED, "INVALID_TOOL"),
+        (js(TOOL), "openai".into(), js(r#"{"strict":"yes"}"#), "INVALID_OPTIONS"),
+        (js(TOOL), "openai".into(), js(r#"{"limits":{"maxDepth":-1}}"#), "INVALID_OPTIONS"),
+    ];
+    for (tools, provider, options, expected) in cases {
+        let err = convert_mcp_tools(tools, provider, options).unwrap_err();
+        assert_eq!(code(&err), expected);
+        // Still works afterwards.
+        assert!(convert_mcp_tools(js(TOOL), "openai".into(), JsValue::UNDEFINED).is_ok());
+    }
+    // A cycle and a BigInt cannot be JSON.
+    let cyclic = Object::new();
+    Reflect::set(&cyclic, &"self".into(), &cyclic).unwrap();
+    assert_eq!(code(&convert_mcp_tools(cyclic.into(), "openai".into(), JsValue::UNDEFINED).unwrap_err()), "INVALID_JSON");
+    let big = js_sys::BigInt::from(7u64);
+    let arr = Array::of1(&big);
+    assert_eq!(code(&convert_mcp_tools(arr.into(), "openai".into(), JsValue::UNDEFINED).unwrap_err()), "INVALID_JSON");
+    assert_eq!(code(&convert_mcp_tools_json("{nope".into(), "openai".into(), JsValue::UNDEFINED).unwrap_err()), "INVALID_JSON");
+    // Errors name the tool and path.
+    let deep = js(r#"[{"name":"deep","inputSchema":{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"object"}}}}}}]"#);
+    let err = convert_mcp_tools(deep, "openai".into(), js(r#"{"limits":{"maxDepth":2}}"#)).unwrap_err();
+    assert_eq!(code(&err), "LIMIT_EXCEEDED");
+    assert_eq!(Reflect::get(&err, &"tool".into()).unwrap().as_string().as_deref(), Some("deep"));
+    let msg = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
+    assert!(msg.contains("deep") && msg.contains("/properties/a"), "{msg}");
+}
+
+#[wasm_bindgen_test]
+fn name_map_round_trip_and_arguments() {
+    let tools = js(r#"[{"name":"b__c","serverName":"a"},{"name":"c","serverName":"a__b"},
+        {"name":"pick","serverName":"s","inputSchema":{"type":"object","properties":{"base":{"type":"integer","enum":[2,8,16]}}}}]"#);
+    let map = JsNameMap::from_tools(tools.clone(), "gemini".into(), JsValue::UNDEFINED).unwrap();
+    assert_eq!(map.size(), 3);
+    let names = Array::from(&map.names().unwrap());
+    let n0 = names.get(0).as_string().unwrap();
+    let n1 = names.get(1).as_string().unwrap();
+    assert_ne!(n0, n1);
+    assert_eq!(text(&map.resolve(n0.clone().into()).unwrap()), format!(r#"{{"name":"{n0}","server":"a","tool":"b__c"}}"#));
+    assert_eq!(code(&map.resolve("mcp__a__b__c".into()).unwrap_err()), "UNKNOWN_TOOL_NAME");
+    let args = map.prepare_arguments("mcp__s__pick".into(), r#"{"base":"16"}"#.into()).unwrap();
+    assert_eq!(text(&args), r#"{"base":16}"#);
+    assert_eq!(code(&map.prepare_arguments("mcp__s__pick".into(), "{bad".into()).unwrap_err()), "INVALID_ARGUMENTS");
+    let restored = JsNameMap::from_json(map.to_json().unwrap()).unwrap();
+    assert_eq!(text(&restored.resolve(n1.into()).unwrap()), text(&map.resolve(names.get(1)).unwrap()));
+}
+
+#[wasm_bindgen_test]
+fn helpers() {
+    assert_eq!(prefix_tool_name_js("gh".into(), "list".into(), JsValue::UNDEFINED).unwrap(), "mcp__gh__list");
+    assert_eq!(text(&parse_tool_name_js("mcp__gh__list".into(), JsValue::UNDEFINED).unwrap()), r#"{"server":"gh","tool":"list"}"#);
+    assert!(parse_tool_name_js("mcp__x".into(), js(r#"{"naming":"mcp"}"#)).unwrap().is_null());
+    assert_eq!(text(&process_json_schema_js(JsValue::NULL).unwrap()), r#"{"type":"object","properties":{},"required":[]}"#);
+    let flat = flatten_content_js(js(r#"{"content":[{"type":"text","text":"a"},{"type":"image","data":"","mimeType":"image/png"}]}"#), JsValue::UNDEFINED).unwrap();
+    assert_eq!(flat, "a\n[Image: image/png]");
+    let report = check_tools(js(r#"[{"name":"ok"},{"nope":1}]"#), "openai".into(), JsValue::UNDEFINED).unwrap();
+    assert!(text(&report).contains("tool/invalid"));
+}
