@@ -20,7 +20,7 @@ use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::JsonObject;
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
-use crate::schema::lower::{keyword_hint, merge_root_combinators, types_of};
+use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators};
 use crate::schema::refs::inline_refs;
 use crate::schema::walk::{contains_ref, for_each_subschema_mut};
 use crate::schema::{append_description, Cx};
@@ -82,7 +82,7 @@ fn strict_node(node: &mut Value, cx: &mut Cx) -> Result<std::result::Result<(), 
 }
 
 fn strict_object(obj: &mut JsonObject, cx: &mut Cx) -> Result<std::result::Result<(), String>> {
-    if types_of(obj).contains(&"object") {
+    if is_object_node(obj) {
         match obj.get("additionalProperties") {
             None | Some(Value::Bool(false)) => {}
             Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", or_root(cx.path())))),

@@ -112,7 +112,7 @@ fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
             cx.enter()?;
             let r = lower_object(o, cx, vertex);
             cx.leave();
-            r.map(|(v, p)| Lowered::Schema(v, p))
+            r
         }
         // `true` (and, defensively, any non-schema value) accepts any value.
         _ => Ok(Lowered::Schema(any_value(), ArgPlan::default())),
@@ -134,7 +134,7 @@ impl Hints {
     }
 }
 
-fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<(Value, ArgPlan)> {
+fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
     let mut hints = Hints(Vec::new());
     // Step 3.
     if o.contains_key("allOf") {
@@ -241,6 +241,10 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<(Value, 
             }
         },
     };
+    // An enum makes the node a string whatever its declared type (Gemini: "enum: only allowed
+    // for STRING type"); the declared type's own keywords then no longer apply.
+    let declared = ty;
+    let ty = if o.get("enum").is_some_and(Value::is_array) { "string".to_owned() } else { declared.clone() };
     let mut out = Map::new();
     out.insert("type".into(), json!(ty));
     let mut plan = ArgPlan::default();
@@ -309,14 +313,8 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<(Value, 
                     }
                 }
                 if stringified {
-                    cx.change("gemini/enum-strings", format!("enum values written as strings (type {ty} → string); arguments are mapped back"));
+                    cx.change("gemini/enum-strings", format!("enum values written as strings (type {declared} → string); arguments are mapped back"));
                     plan.enum_values = values.into_iter().filter(|v| !v.is_null()).collect();
-                }
-                if ty != "string" {
-                    out.insert("type".into(), json!("string"));
-                    if ty != "integer" && ty != "number" && ty != "boolean" {
-                        cx.change("gemini/enum-type", format!("enum on a {ty} node: typed string"));
-                    }
                 }
                 out.insert("enum".into(), Value::Array(strings));
             }
@@ -385,7 +383,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<(Value, 
         out.insert("nullable".into(), json!(true));
     }
     finish_hints(&mut out, hints);
-    Ok((Value::Object(out), plan))
+    Ok(Lowered::Schema(Value::Object(out), plan))
 }
 
 /// An object with its own properties and an `anyOf` of distinct object shapes (a discriminated
@@ -474,7 +472,7 @@ fn lower_any_of(
     nullable: bool,
     cx: &mut Cx,
     vertex: bool,
-) -> Result<(Value, ArgPlan)> {
+) -> Result<Lowered> {
     let mut out_branches = Vec::with_capacity(branches.len());
     let mut plans = Vec::new();
     for (i, b) in branches.into_iter().enumerate() {
@@ -487,12 +485,37 @@ fn lower_any_of(
             (b, _) => b,
         };
         match cx.at("anyOf", |cx| cx.at(&i.to_string(), |cx| lower(b, cx, vertex)))? {
+            // A branch that is itself an anyOf: splice its alternatives in (a union of unions).
+            Lowered::Schema(Value::Object(mut bo), p) if bo.contains_key("anyOf") && !bo.contains_key("type") => {
+                let nested_nullable = bo.remove("nullable") == Some(Value::Bool(true));
+                let note = bo.get("description").and_then(Value::as_str).map(str::to_owned);
+                if let Some(Value::Array(inner)) = bo.remove("anyOf") {
+                    for mut sub in inner {
+                        if let Value::Object(so) = &mut sub {
+                            if let Some(n) = &note {
+                                if !so.contains_key("description") {
+                                    so.insert("description".into(), Value::String(n.clone()));
+                                }
+                            }
+                            if nested_nullable {
+                                so.insert("nullable".into(), json!(true));
+                            }
+                        }
+                        out_branches.push(sub);
+                        plans.push(p.clone());
+                    }
+                }
+            }
             Lowered::Schema(s, p) => {
                 out_branches.push(s);
                 plans.push(p);
             }
             Lowered::Never => {}
         }
+    }
+    if out_branches.is_empty() {
+        cx.problem("gemini/no-valid-branch", "no branch of the anyOf can ever be valid; the property is removed");
+        return Ok(Lowered::Never);
     }
     let mut plan = ArgPlan::default();
     if plans.iter().any(|p| !p.is_empty()) {
@@ -538,13 +561,13 @@ fn lower_any_of(
         }
         let mut out = Map::new();
         out.insert("anyOf".into(), Value::Array(out_branches));
-        return Ok((Value::Object(out), plan));
+        return Ok(Lowered::Schema(Value::Object(out), plan));
     }
     shared.insert("anyOf".into(), Value::Array(out_branches));
     if nullable {
         shared.insert("nullable".into(), json!(true));
     }
-    Ok((Value::Object(shared), plan))
+    Ok(Lowered::Schema(Value::Object(shared), plan))
 }
 
 fn is_null_schema(v: &Value) -> bool {

@@ -13,7 +13,8 @@ use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
 use crate::naming::NameRule;
 use crate::schema::lower::{is_array_node, is_object_node};
-use crate::schema::walk::for_each_subschema_mut;
+use crate::model::JsonObject;
+use crate::schema::walk::{for_each_subschema_mut, ARRAY_KEYWORDS, MAP_KEYWORDS, SINGLE_KEYWORDS};
 use crate::schema::{fix_properties_and_required, Cx, Limits};
 
 /// The providers toolwire converts for.
@@ -132,6 +133,68 @@ pub fn compile(provider: Provider, root: Value, opts: &SchemaOptions, cx: &mut C
     }
 }
 
+/// Values in subschema positions that are not schemas (`items: "string"`, `anyOf: {}`,
+/// `properties: {a: "x"}`) become `{}` (any value) or are removed, and are reported.
+fn fix_subschema_slots(obj: &mut JsonObject, cx: &mut Cx) -> Result<()> {
+    let keys: Vec<String> = obj.keys().cloned().collect();
+    for key in keys {
+        let is_map = MAP_KEYWORDS.contains(&key.as_str());
+        let is_array = ARRAY_KEYWORDS.contains(&key.as_str()) && key != "items";
+        let is_single = SINGLE_KEYWORDS.contains(&key.as_str());
+        if !(is_map || is_array || is_single) {
+            continue;
+        }
+        let Some(value) = obj.get_mut(&key) else { continue };
+        let shape_ok = match value {
+            Value::Object(_) => is_map || is_single,
+            Value::Array(_) => is_array || key == "items",
+            Value::Bool(_) => is_single,
+            _ => false,
+        };
+        if !shape_ok {
+            let was = crate::model::json_type(value);
+            if key == "properties" {
+                continue; // fix_properties_and_required replaces it on object nodes
+            }
+            obj.remove(&key);
+            cx.at(&key, |cx| {
+                cx.change("schema/bad-subschema", format!("`{key}` was {was}, not a schema; removed"));
+                Ok(())
+            })?;
+            continue;
+        }
+        let mut bad = Vec::new();
+        match value {
+            Value::Object(map) if is_map => {
+                for (name, sub) in map.iter_mut() {
+                    if !sub.is_object() && !sub.is_boolean() {
+                        bad.push((name.clone(), crate::model::json_type(sub)));
+                        *sub = Value::Object(Map::new());
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (i, sub) in items.iter_mut().enumerate() {
+                    if !sub.is_object() && !sub.is_boolean() {
+                        bad.push((i.to_string(), crate::model::json_type(sub)));
+                        *sub = Value::Object(Map::new());
+                    }
+                }
+            }
+            _ => {}
+        }
+        for (name, was) in bad {
+            cx.at(&key, |cx| {
+                cx.at(&name, |cx| {
+                    cx.change("schema/bad-property-schema", format!("schema was {was}; replaced by {{}} (any value)"));
+                    Ok(())
+                })
+            })?;
+        }
+    }
+    Ok(())
+}
+
 /// The structural clean-up that every JSON-Schema-speaking provider gets, on every node:
 /// property values that are not schemas become `{}` (reported); object nodes get `properties`
 /// and a `required` that names only existing properties; array nodes without `items` get
@@ -139,20 +202,7 @@ pub fn compile(provider: Provider, root: Value, opts: &SchemaOptions, cx: &mut C
 pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
     let Value::Object(obj) = node else { return Ok(()) };
     cx.enter()?;
-    if let Some(Value::Object(props)) = obj.get_mut("properties") {
-        for (name, p) in props.iter_mut() {
-            if !p.is_object() && !p.is_boolean() {
-                let was = crate::model::json_type(p);
-                cx.at("properties", |cx| {
-                    cx.at(name, |cx| {
-                        cx.change("schema/bad-property-schema", format!("property schema was {was}; replaced by {{}} (any value)"));
-                        Ok(())
-                    })
-                })?;
-                *p = Value::Object(Map::new());
-            }
-        }
-    }
+    fix_subschema_slots(obj, cx)?;
     if is_object_node(obj) {
         fix_properties_and_required(obj, cx);
     }

@@ -179,6 +179,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             fold(obj, cx, &key, &v);
         }
     }
+    if types_of(obj).is_empty() && obj.contains_key("properties") {
+        obj.insert("type".into(), json!("object"));
+        cx.change("openai/strict-infer-object", "schema with properties but no type: typed object");
+    }
     let types = types_of(obj);
     if types.is_empty() && !obj.contains_key("anyOf") && !obj.contains_key("enum") && !obj.contains_key("const") {
         return Ok(Err(format!("a schema without a type at {}", display(cx.path()))));
@@ -189,6 +193,13 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     }
     let mut plan = ArgPlan::default();
     let is_object = types.contains(&"object");
+    if !is_object && !types.is_empty() {
+        for key in ["properties", "required", "additionalProperties"] {
+            if obj.remove(key).is_some() {
+                cx.change("openai/strict-not-object", format!("`{key}` on a non-object node has no effect; removed"));
+            }
+        }
+    }
     if is_object {
         budget.depth = budget.depth.max(level + 1);
         obj.insert("additionalProperties".into(), Value::Bool(false));

@@ -289,7 +289,7 @@ pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
 /// could use (e.g. `$schema`, `$id`, `$comment`).
 pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
     Some(match key {
-        "$schema" | "$id" | "$comment" | "$anchor" | "$dynamicAnchor" | "$vocabulary" | "title" | "description"
+        "$schema" | "$id" | "$comment" | "$anchor" | "$dynamicAnchor" | "$vocabulary" | "$defs" | "definitions" | "title" | "description"
         | "propertyOrdering" | "readOnly" | "writeOnly" | "strict" => return None,
         k if k.starts_with("x-") => return None,
         "format" => format!("format: {}", v.as_str().map(str::to_owned).unwrap_or_else(|| short_json(v))),

@@ -1,0 +1,132 @@
+//! Property tests on generated schemas: for every provider and mode, conversion never panics,
+//! finishes in bounded time, and its output passes the independent provider validator (or the
+//! conversion ends in a typed limit error). Plus the adversarial shapes: 1,000-deep nesting and
+//! cyclic `$ref`s.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod validator;
+
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+use toolwire::convert::{convert, ConvertOptions};
+use toolwire::providers::{GeminiMode, Provider};
+use toolwire::ErrorCode;
+use validator::{validate, Target};
+
+const NAMES: &[&str] = &["a", "b", "type", "format", "$ref", "properties", "if", "items", "enum", "x-y", "__proto__"];
+const TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object", "null"];
+const FORMATS: &[&str] = &["uri", "date-time", "email", "uuid", "int32", "float", "enum"];
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!({})),
+        Just(json!(true)),
+        Just(json!(false)),
+        prop::sample::select(TYPES).prop_map(|t| json!({ "type": t })),
+        (prop::sample::select(TYPES), prop::sample::select(TYPES)).prop_map(|(a, b)| json!({ "type": [a, b] })),
+        prop::collection::vec(prop_oneof![Just(json!(1)), Just(json!("s")), Just(json!(true)), Just(Value::Null), Just(json!(2.5))], 1..4)
+            .prop_map(|e| json!({ "enum": e })),
+        prop_oneof![Just(json!(1)), Just(json!("c")), Just(json!(null))].prop_map(|c| json!({ "const": c })),
+        prop::sample::select(FORMATS).prop_map(|f| json!({"type": "string", "format": f, "description": "d"})),
+        Just(json!({"$ref": "#/$defs/D"})),
+        Just(json!({"$ref": "#"})),
+        Just(json!({"$ref": "#/properties/a"})),
+        Just(json!({"$ref": "#/$defs/Missing", "description": "dangling"})),
+        Just(json!({"type": "integer", "minimum": 0, "exclusiveMaximum": 10, "multipleOf": 2, "default": 4})),
+        Just(json!({"type": "object", "additionalProperties": {"type": "string"}})),
+        Just(json!({"type": "array"})),
+        Just(json!("not a schema")),
+    ]
+}
+
+fn schema() -> impl Strategy<Value = Value> {
+    leaf().prop_recursive(5, 48, 6, |inner| {
+        prop_oneof![
+            (prop::collection::vec((prop::sample::select(NAMES), inner.clone()), 0..4), prop::collection::vec(prop::sample::select(NAMES), 0..3), any::<bool>())
+                .prop_map(|(props, req, typed)| {
+                    let mut o = Map::new();
+                    if typed {
+                        o.insert("type".into(), json!("object"));
+                    }
+                    o.insert("properties".into(), Value::Object(props.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()));
+                    o.insert("required".into(), json!(req));
+                    Value::Object(o)
+                }),
+            inner.clone().prop_map(|i| json!({"type": "array", "items": i})),
+            prop::collection::vec(inner.clone(), 1..4).prop_map(|b| json!({ "anyOf": b })),
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|b| json!({ "oneOf": b, "description": "one" })),
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|b| json!({ "allOf": b })),
+            (inner.clone(), inner.clone()).prop_map(|(a, d)| json!({"type": "object", "properties": {"a": a}, "$defs": {"D": d}})),
+            inner.clone().prop_map(|i| json!({"type": "object", "properties": {"n": i}, "additionalProperties": false, "$schema": "x"})),
+        ]
+    })
+}
+
+fn targets() -> Vec<(Provider, bool, GeminiMode, Target)> {
+    vec![
+        (Provider::OpenAi, false, GeminiMode::Parameters, Target::OpenAi),
+        (Provider::OpenAi, true, GeminiMode::Parameters, Target::OpenAiStrict),
+        (Provider::OpenAiResponses, true, GeminiMode::Parameters, Target::OpenAiResponsesStrict),
+        (Provider::Anthropic, false, GeminiMode::Parameters, Target::Anthropic),
+        (Provider::Anthropic, true, GeminiMode::Parameters, Target::AnthropicStrict),
+        (Provider::Gemini, false, GeminiMode::Parameters, Target::GeminiParameters),
+        (Provider::Gemini, false, GeminiMode::JsonSchema, Target::GeminiJsonSchema),
+        (Provider::Vertex, false, GeminiMode::Parameters, Target::Vertex),
+        (Provider::Bedrock, false, GeminiMode::Parameters, Target::Bedrock),
+    ]
+}
+
+fn check(schema: &Value) -> Result<(), TestCaseError> {
+    let tools = json!([{ "name": "t", "description": "generated", "inputSchema": schema }]);
+    for (provider, strict, mode, target) in targets() {
+        let mut opts = ConvertOptions::default();
+        opts.schema.strict = strict;
+        opts.schema.gemini_mode = mode;
+        match convert(tools.clone(), provider, &opts) {
+            Ok(conv) => {
+                let v = validate(target, &conv.tools);
+                prop_assert!(v.is_empty(), "{target:?}: {v:?}\ninput: {schema}\noutput: {}", conv.tools);
+            }
+            Err(e) => prop_assert_eq!(e.code, ErrorCode::LimitExceeded, "{:?}: unexpected error {}", target, e),
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+    #[test]
+    fn generated_schemas_convert_to_valid_output(s in schema()) {
+        check(&s)?;
+    }
+}
+
+#[test]
+fn nesting_1000_deep_ends_in_a_typed_error() {
+    let mut s = json!({"type": "string"});
+    for _ in 0..1000 {
+        s = json!({"type": "object", "properties": {"n": s}});
+    }
+    for (provider, strict, mode, _) in targets() {
+        let mut opts = ConvertOptions::default();
+        opts.schema.strict = strict;
+        opts.schema.gemini_mode = mode;
+        let err = convert(json!([{ "name": "deep", "inputSchema": s }]), provider, &opts).unwrap_err();
+        assert_eq!(err.code, ErrorCode::LimitExceeded);
+        assert_eq!(err.tool.as_deref(), Some("deep"));
+    }
+}
+
+#[test]
+fn cyclic_refs_finish() {
+    let schemas = [
+        json!({"$ref": "#"}),
+        json!({"type": "object", "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}, "properties": {"x": {"$ref": "#/$defs/A"}}}),
+        json!({"type": "object", "properties": {"self": {"$ref": "#/properties/self"}}}),
+        json!({"type": "object", "$defs": {"T": {"type": "object", "properties": {"l": {"$ref": "#/$defs/T"}, "r": {"$ref": "#/$defs/T"}, "list": {"type": "array", "items": {"$ref": "#/$defs/T"}}}}}, "properties": {"t": {"$ref": "#/$defs/T"}}}),
+    ];
+    for s in &schemas {
+        check(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
+}
