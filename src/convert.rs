@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{json_type, Tool};
+use crate::model::{json_depth, json_type, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
@@ -185,8 +185,21 @@ fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnErro
     }
     let mut report = Report { provider: provider.as_str().into(), ..Report::default() };
     let mut tools = Vec::with_capacity(raw.len());
+    // Each schema level is at most a few JSON levels (`properties` → name → schema).
+    let max_json_depth = limits.max_depth.saturating_mul(3).saturating_add(8);
     for (i, v) in raw.into_iter().enumerate() {
-        match Tool::from_value(v, i) {
+        let depth = json_depth(&v);
+        let parsed = if depth > max_json_depth {
+            let name = v.get("name").and_then(Value::as_str).unwrap_or("?").to_owned();
+            Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("tool definition is nested {depth} levels deep, beyond the limit for {} schema levels", limits.max_depth),
+            )
+            .with_tool(&name))
+        } else {
+            Tool::from_value(v, i)
+        };
+        match parsed {
             Ok(t) => tools.push(t),
             Err(e) if on_error == OnError::Report => {
                 report.problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() })

@@ -295,6 +295,27 @@ impl CallToolResult {
     }
 }
 
+/// The nesting depth of a JSON value (a scalar is 0), measured without recursion so that any
+/// input, however deep, can be checked before recursive code touches it.
+pub fn json_depth(v: &Value) -> usize {
+    let mut max = 0;
+    let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                max = max.max(d + 1);
+                stack.extend(o.values().map(|c| (c, d + 1)));
+            }
+            Value::Array(a) => {
+                max = max.max(d + 1);
+                stack.extend(a.iter().map(|c| (c, d + 1)));
+            }
+            _ => {}
+        }
+    }
+    max
+}
+
 /// The JSON type name of a value, for messages.
 pub fn json_type(v: &Value) -> &'static str {
     match v {

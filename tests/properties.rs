@@ -102,20 +102,42 @@ proptest! {
     }
 }
 
+/// `{"type":"object","properties":{"n": inner}}`, built without serde (whose recursive
+/// serialisation would itself be the deepest thing in this test).
+fn wrap(inner: Value) -> Value {
+    let mut props = Map::new();
+    props.insert("n".into(), inner);
+    let mut o = Map::new();
+    o.insert("type".into(), Value::String("object".into()));
+    o.insert("properties".into(), Value::Object(props));
+    Value::Object(o)
+}
+
 #[test]
 fn nesting_1000_deep_ends_in_a_typed_error() {
-    let mut s = json!({"type": "string"});
-    for _ in 0..1000 {
-        s = json!({"type": "object", "properties": {"n": s}});
-    }
-    for (provider, strict, mode, _) in targets() {
-        let mut opts = ConvertOptions::default();
-        opts.schema.strict = strict;
-        opts.schema.gemini_mode = mode;
-        let err = convert(json!([{ "name": "deep", "inputSchema": s }]), provider, &opts).unwrap_err();
-        assert_eq!(err.code, ErrorCode::LimitExceeded);
-        assert_eq!(err.tool.as_deref(), Some("deep"));
-    }
+    // Run on a thread with a known stack so the test measures the converter, not the runner.
+    std::thread::Builder::new()
+        .stack_size(8 << 20)
+        .spawn(|| {
+            let mut s = json!({"type": "string"});
+            for _ in 0..1000 {
+                s = wrap(s);
+            }
+            for (provider, strict, mode, _) in targets() {
+                let mut opts = ConvertOptions::default();
+                opts.schema.strict = strict;
+                opts.schema.gemini_mode = mode;
+                let mut tool = Map::new();
+                tool.insert("name".into(), Value::String("deep".into()));
+                tool.insert("inputSchema".into(), s.clone());
+                let err = convert(Value::Array(vec![Value::Object(tool)]), provider, &opts).unwrap_err();
+                assert_eq!(err.code, ErrorCode::LimitExceeded);
+                assert_eq!(err.tool.as_deref(), Some("deep"));
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
 }
 
 #[test]
