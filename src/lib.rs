@@ -13,13 +13,17 @@
 //! `src/wasm/` is the thin wasm-bindgen layer, compiled only for `wasm32`.
 
 pub mod args;
+pub mod calls;
 pub mod content;
 pub mod convert;
 pub mod error;
 pub mod model;
 pub mod naming;
+pub mod policy;
+pub mod prompt;
 pub mod providers;
 pub mod report;
+pub mod results;
 pub mod schema;
 
 #[cfg(target_arch = "wasm32")]

@@ -12,3 +12,4 @@ pub mod convert;
 pub mod error;
 mod interop;
 pub mod names;
+pub mod roundtrip;

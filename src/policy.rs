@@ -1,0 +1,168 @@
+//! Permission policy: `allow` / `ask` / `deny` by tool-name pattern (`policy.check(name)`).
+//!
+//! Patterns in the style of Claude Code's permission rules: an exact name
+//! (`mcp__github__create_issue`), a server (`mcp__github`, which covers every tool of that
+//! server), or a glob with `*` and `?` (`mcp__github__*`, `*delete*`). When several rules match,
+//! `deny` wins over `ask`, and `ask` over `allow`. With no match, the default action applies
+//! (`ask` unless configured). `askDestructive` makes a tool whose annotations say
+//! `destructiveHint: true` ask instead of being allowed by default or by a broad pattern; it
+//! never turns an ask or a deny into an allow. Annotations are hints from the server, so they
+//! are never a reason to allow.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::ToolAnnotations;
+
+/// A decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Call without asking.
+    Allow,
+    /// Ask the user first.
+    Ask,
+    /// Never call.
+    Deny,
+}
+
+impl Action {
+    /// `"allow" | "ask" | "deny"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Ask => "ask",
+            Self::Deny => "deny",
+        }
+    }
+}
+
+/// A rule.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Rule {
+    /// The name pattern.
+    pub pattern: String,
+    /// What to do on a match.
+    pub action: Action,
+}
+
+/// The policy.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Policy {
+    /// Rules; order does not matter (deny > ask > allow).
+    #[serde(default)]
+    pub rules: Vec<Rule>,
+    /// Shorthand lists, as in Claude Code settings.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Patterns to ask for.
+    #[serde(default)]
+    pub ask: Vec<String>,
+    /// Patterns to deny.
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// Decision when no rule matches (default `ask`).
+    #[serde(default = "default_action")]
+    pub default_action: Action,
+    /// Ask for tools whose annotations say `destructiveHint: true` unless a rule says deny.
+    #[serde(default)]
+    pub ask_destructive: bool,
+}
+
+fn default_action() -> Action {
+    Action::Ask
+}
+
+impl Policy {
+    /// Reads a policy from JSON, with typed errors.
+    pub fn from_value(v: Value) -> Result<Self> {
+        let mut p: Self = serde_json::from_value(v)
+            .map_err(|e| Error::new(ErrorCode::InvalidOptions, format!("invalid permission policy: {e}")))?;
+        for (list, action) in [(std::mem::take(&mut p.allow), Action::Allow), (std::mem::take(&mut p.ask), Action::Ask), (std::mem::take(&mut p.deny), Action::Deny)] {
+            p.rules.extend(list.into_iter().map(|pattern| Rule { pattern, action }));
+        }
+        Ok(p)
+    }
+
+    /// The decision for a provider tool name, given the tool's annotations when known.
+    pub fn check(&self, name: &str, annotations: Option<&ToolAnnotations>) -> Action {
+        let matched = self.rules.iter().filter(|r| matches(&r.pattern, name)).map(|r| r.action).max();
+        let decision = matched.unwrap_or(self.default_action);
+        if decision == Action::Allow && self.ask_destructive && annotations.is_some_and(|a| a.destructive_hint == Some(true)) {
+            return Action::Ask;
+        }
+        decision
+    }
+}
+
+/// Whether `pattern` matches `name`: exact, a server prefix (`mcp__github` covers
+/// `mcp__github__*`), or a glob with `*` and `?`.
+pub fn matches(pattern: &str, name: &str) -> bool {
+    if pattern == name {
+        return true;
+    }
+    if !pattern.contains(['*', '?']) {
+        return name.strip_prefix(pattern).is_some_and(|rest| rest.starts_with("__"));
+    }
+    glob(pattern.as_bytes(), name.as_bytes())
+}
+
+/// Iterative glob matching (no recursion, linear backtracking on the last `*`).
+fn glob(p: &[u8], s: &[u8]) -> bool {
+    let (mut pi, mut si) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while si < s.len() {
+        if pi < p.len() && (p[pi] == b'?' || p[pi] == s[si]) {
+            pi += 1;
+            si += 1;
+        } else if pi < p.len() && p[pi] == b'*' {
+            star = Some((pi, si));
+            pi += 1;
+        } else if let Some((sp, ss)) = star {
+            pi = sp + 1;
+            si = ss + 1;
+            star = Some((sp, ss + 1));
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == b'*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn patterns() {
+        assert!(matches("mcp__github__*", "mcp__github__create_issue"));
+        assert!(matches("mcp__github", "mcp__github__create_issue"));
+        assert!(!matches("mcp__github", "mcp__github2__x"));
+        assert!(matches("*delete*", "mcp__fs__delete_file"));
+        assert!(matches("mcp__?s__read", "mcp__fs__read"));
+        assert!(!matches("mcp__github__*", "mcp__gitlab__x"));
+    }
+
+    #[test]
+    fn precedence_default_and_destructive() {
+        let p = Policy::from_value(json!({"allow":["mcp__github__*"],"deny":["mcp__github__delete_repo"],"ask":["*push*"],"askDestructive":true})).unwrap();
+        assert_eq!(p.check("mcp__github__list", None), Action::Allow);
+        assert_eq!(p.check("mcp__github__delete_repo", None), Action::Deny);
+        assert_eq!(p.check("mcp__github__push_files", None), Action::Ask);
+        assert_eq!(p.check("mcp__other__x", None), Action::Ask);
+        let destructive = ToolAnnotations { destructive_hint: Some(true), ..ToolAnnotations::default() };
+        assert_eq!(p.check("mcp__github__update", Some(&destructive)), Action::Ask);
+        // Read-only hints never allow.
+        let read_only = ToolAnnotations { read_only_hint: Some(true), ..ToolAnnotations::default() };
+        assert_eq!(p.check("mcp__other__y", Some(&read_only)), Action::Ask);
+        let allow_all = Policy::from_value(json!({"defaultAction":"allow"})).unwrap();
+        assert_eq!(allow_all.check("x", None), Action::Allow);
+        assert_eq!(Policy::from_value(json!({"rules":[{"pattern":"x","action":"maybe"}]})).unwrap_err().code, ErrorCode::InvalidOptions);
+    }
+}

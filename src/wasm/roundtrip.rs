@@ -1,0 +1,188 @@
+//! The round trip: tool calls in, tool results out, the system prompt and the permission policy.
+
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use crate::calls::{parse_tool_calls, Accumulator, CallFormat};
+use crate::convert::{tools_from_value, ConvertOptions};
+use crate::error::{Error, ErrorCode};
+use crate::model::{CallToolResult, Tool, ToolAnnotations};
+use crate::naming::{NameMap, NameRule};
+use crate::policy::Policy;
+use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
+use crate::providers::Provider;
+use crate::results::{tool_result_message, CallRef, ResultFormat, ResultOptions};
+use crate::wasm::interop::{from_js, parse, string_param, to_js};
+
+/// A name map from a `NameMap` instance (JSON.stringify calls its `toJSON`), its JSON, or nothing.
+fn name_map_param(v: &JsValue) -> Result<Option<NameMap>, Error> {
+    match from_js(v, "nameMap")? {
+        Value::Null => Ok(None),
+        other => NameMap::from_json_value(other).map(Some),
+    }
+}
+
+fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, JsValue> {
+    Ok(to_js(&serde_json::to_value(calls).unwrap_or(Value::Null))?)
+}
+
+/// Every tool call in a complete provider response:
+/// `[{id, providerName, server, tool, arguments, error?}]`. A call with malformed arguments or
+/// an unknown name carries `error` ({code, message}) instead of failing the others.
+#[wasm_bindgen(js_name = parseToolCalls)]
+pub fn parse_tool_calls_js(response: JsValue, provider: JsValue, name_map: JsValue) -> Result<JsValue, JsValue> {
+    let format = CallFormat::parse(&string_param(&provider, "provider")?)?;
+    let map = name_map_param(&name_map)?;
+    let response = match response.as_string() {
+        Some(text) => parse(&text, "response")?,
+        None => from_js(&response, "response")?,
+    };
+    let calls = parse_tool_calls(&response, format, map.as_ref())?;
+    calls_to_js(&calls)
+}
+
+/// Assembles complete tool calls from a provider's stream.
+///
+/// ```js
+/// const acc = new ToolCallAccumulator("anthropic", nameMap);
+/// for await (const event of stream) for (const call of acc.push(event)) run(call);
+/// for (const call of acc.finish()) run(call);
+/// ```
+#[wasm_bindgen(js_name = ToolCallAccumulator)]
+pub struct JsAccumulator {
+    inner: Accumulator,
+    map: Option<NameMap>,
+}
+
+#[wasm_bindgen(js_class = ToolCallAccumulator)]
+impl JsAccumulator {
+    /// A new accumulator for `provider`'s stream format.
+    #[wasm_bindgen(constructor)]
+    pub fn new(provider: JsValue, name_map: JsValue) -> Result<JsAccumulator, JsValue> {
+        let format = CallFormat::parse(&string_param(&provider, "provider")?)?;
+        Ok(Self { inner: Accumulator::new(format), map: name_map_param(&name_map)? })
+    }
+
+    /// Takes one event: a parsed chunk, its JSON text, or an SSE `data:` line. Returns the calls
+    /// it completed (often none).
+    pub fn push(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
+        let value = match event.as_string() {
+            Some(text) => {
+                let t = text.trim();
+                let t = t.strip_prefix("data:").map_or(t, str::trim);
+                if t.is_empty() || t == "[DONE]" || t.starts_with("event:") || t.starts_with(':') {
+                    return calls_to_js(&[]);
+                }
+                parse(t, "stream event")?
+            }
+            None => from_js(&event, "stream event")?,
+        };
+        let calls = self.inner.push(&value, self.map.as_ref());
+        calls_to_js(&calls)
+    }
+
+    /// Ends the stream: returns every call still open.
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        let calls = self.inner.finish(self.map.as_ref());
+        calls_to_js(&calls)
+    }
+}
+
+/// The provider's tool-result message for an MCP result. `call` is an entry of
+/// `parseToolCalls` (or `{id, name}`); `result` a CallToolResult.
+#[wasm_bindgen(js_name = toolResultMessage)]
+pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let call = CallRef::from_value(&from_js(&call, "call")?)?;
+    let result = CallToolResult::from_value(from_js(&result, "result")?)?;
+    let format = ResultFormat::parse(&string_param(&provider, "provider")?)?;
+    let mut opts = ResultOptions::default();
+    match from_js(&options, "options")? {
+        Value::Null => {}
+        Value::Object(o) => {
+            for (k, v) in o {
+                match (k.as_str(), v) {
+                    ("maxChars", Value::Number(n)) if n.as_u64().is_some() => {
+                        opts.max_chars = usize::try_from(n.as_u64().unwrap_or(0)).unwrap_or(usize::MAX)
+                    }
+                    ("imageMessage", Value::Bool(b)) => opts.image_message = b,
+                    ("multimodal", Value::Bool(b)) => opts.multimodal = b,
+                    ("maxChars" | "imageMessage" | "multimodal", other) => {
+                        return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{k} has the wrong type: {other}")).into())
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => return Err(Error::new(ErrorCode::InvalidOptions, "options must be an object").into()),
+    }
+    Ok(to_js(&tool_result_message(&call, &result, format, &opts)?)?)
+}
+
+/// A tool-use system prompt for models without native tool calling. Options: `locale`
+/// (`"en"`, `"zh-CN"`), `template` (with `{{tools}}`), `instructions`, and the naming options
+/// of `convertMcpTools` (plus `provider`, whose name rule applies).
+#[wasm_bindgen(js_name = toolsSystemPrompt)]
+pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String, JsValue> {
+    let raw_opts = from_js(&options, "options")?;
+    let copts = ConvertOptions::from_value(&raw_opts)?;
+    let mut popts = PromptOptions::default();
+    let get_str = |k: &str| -> Result<Option<String>, Error> {
+        match raw_opts.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(Error::new(ErrorCode::InvalidOptions, format!("options.{k} must be a string"))),
+        }
+    };
+    if let Some(l) = get_str("locale")? {
+        popts.locale = Some(Locale::parse(&l).ok_or_else(|| {
+            Error::new(ErrorCode::InvalidOptions, format!("unknown locale \"{l}\" (built in: \"en\", \"zh-CN\")"))
+        })?);
+    }
+    popts.template = get_str("template")?;
+    popts.instructions = get_str("instructions")?;
+    let rule = match get_str("provider")? {
+        Some(p) => Provider::parse(&p)?.name_rule(),
+        None => NameRule::Strict,
+    };
+    let mut parsed = Vec::new();
+    for (i, v) in tools_from_value(from_js(&tools, "tools")?)?.into_iter().enumerate() {
+        parsed.push(Tool::from_value(v, i)?);
+    }
+    let servers: Vec<Option<&str>> =
+        parsed.iter().map(|t| t.server_name.as_deref().or(copts.server.as_deref()).filter(|s| !s.is_empty())).collect();
+    Ok(tools_system_prompt(&parsed, &servers, &copts.naming, rule, &popts))
+}
+
+/// `allow` / `ask` / `deny` by tool-name pattern.
+///
+/// ```js
+/// const policy = new PermissionPolicy({ allow: ["mcp__github__*"], deny: ["mcp__github__delete_repo"], askDestructive: true });
+/// policy.check("mcp__github__list_issues"); // "allow"
+/// ```
+#[wasm_bindgen(js_name = PermissionPolicy)]
+pub struct JsPolicy {
+    inner: Policy,
+}
+
+#[wasm_bindgen(js_class = PermissionPolicy)]
+impl JsPolicy {
+    /// `{rules?: [{pattern, action}], allow?, ask?, deny?, defaultAction?, askDestructive?}`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: JsValue) -> Result<JsPolicy, JsValue> {
+        let v = match from_js(&config, "policy")? {
+            Value::Null => Value::Object(serde_json::Map::new()),
+            v => v,
+        };
+        Ok(Self { inner: Policy::from_value(v)? })
+    }
+
+    /// The decision for a provider tool name. `tool` (an MCP tool, or just its `annotations`)
+    /// lets `askDestructive` see the tool's hints.
+    pub fn check(&self, name: JsValue, tool: JsValue) -> Result<String, JsValue> {
+        let name = string_param(&name, "name")?;
+        let tool = from_js(&tool, "tool")?;
+        let ann_value = tool.get("annotations").cloned().unwrap_or(tool);
+        let annotations: Option<ToolAnnotations> = serde_json::from_value(ann_value).ok();
+        Ok(self.inner.check(&name, annotations.as_ref()).as_str().to_owned())
+    }
+}
