@@ -7,7 +7,7 @@ use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{json_depth, json_type, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
-use crate::providers::{anthropic, compile, Compiled, GeminiMode, Provider, SchemaOptions};
+use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
 use crate::schema::{process_json_schema, Cx, Limits, RootShape, WRAPPED_PROPERTY};
 
@@ -394,8 +394,11 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
                 GeminiMode::JsonSchema => "parametersJsonSchema",
             };
             // In `parameters` mode a tool without arguments has no schema at all.
-            let has_schema = opts.gemini_mode == GeminiMode::JsonSchema || schema_present;
-            if has_schema {
+            if opts.gemini_mode == GeminiMode::JsonSchema {
+                f.insert(key.into(), schema);
+            } else if schema_present {
+                let mut schema = schema;
+                gemini::to_wire(&mut schema);
                 f.insert(key.into(), schema);
             }
             Value::Object(f)

@@ -117,6 +117,11 @@ pub fn check_image(data: &str) -> std::result::Result<CheckedImage, ImageProblem
     Ok(CheckedImage { mime_type: mime, data: padded })
 }
 
+/// Decodes standard base64 (as [`check_image`] returns it).
+pub fn decode_base64(b64: &str) -> Vec<u8> {
+    decode_prefix(b64.trim_end_matches('='), usize::MAX - 3)
+}
+
 fn decode_prefix(b64: &str, max_bytes: usize) -> Vec<u8> {
     let val = |c: u8| -> u32 {
         match c {
@@ -127,7 +132,7 @@ fn decode_prefix(b64: &str, max_bytes: usize) -> Vec<u8> {
             _ => 63,
         }
     };
-    let mut out = Vec::with_capacity(max_bytes + 3);
+    let mut out = Vec::with_capacity((b64.len() / 4 * 3 + 3).min(max_bytes.saturating_add(3)));
     for chunk in b64.as_bytes().chunks(4) {
         if out.len() >= max_bytes {
             break;
@@ -383,6 +388,14 @@ mod tests {
 
     fn call() -> CallRef {
         CallRef { id: Some("call_1".into()), name: "mcp__s__t".into() }
+    }
+
+    #[test]
+    fn base64_round_trip() {
+        assert_eq!(decode_base64("aGVsbG8="), b"hello");
+        assert_eq!(decode_base64("aGVsbG8h"), b"hello!");
+        assert_eq!(decode_base64("aGk="), b"hi");
+        assert_eq!(&decode_base64(PNG)[1..4], b"PNG");
     }
 
     #[test]

@@ -30,6 +30,10 @@
 //!     move into the branches).
 //! 12. A root without properties is omitted (`parameters` absent): Gemini rejects an empty
 //!     `properties`.
+//! 13. On the wire ([`to_wire`], applied when the declaration is emitted): `type` in the
+//!     canonical enum spelling (`OBJECT`, `STRING`...) and the int64 counts (`minItems`,
+//!     `maxLength`...) as decimal strings, as the proto JSON mapping and Google's SDK types have
+//!     them.
 //!
 //! `parametersJsonSchema` steps: root combinators merged; `$ref`s inlined (Gemini rejects
 //! `$ref` with siblings and unresolved `$defs` in `anyOf`); structure fixed ([`fix_structure`]).
@@ -92,6 +96,41 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
         }
     }
     Ok(Compiled { schema: Some(schema), strict: None, plan })
+}
+
+/// Step 13: the canonical wire spelling of a lowered `parameters` schema.
+pub fn to_wire(schema: &mut Value) {
+    to_wire_at(schema, 0);
+}
+
+fn to_wire_at(schema: &mut Value, depth: usize) {
+    let Value::Object(o) = schema else { return };
+    if depth > 256 {
+        return;
+    }
+    if let Some(Value::String(t)) = o.get_mut("type") {
+        t.make_ascii_uppercase();
+    }
+    for key in ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"] {
+        if let Some(v) = o.get_mut(key) {
+            if let Some(n) = v.as_u64() {
+                *v = Value::String(n.to_string());
+            }
+        }
+    }
+    if let Some(Value::Object(props)) = o.get_mut("properties") {
+        for p in props.values_mut() {
+            to_wire_at(p, depth + 1);
+        }
+    }
+    if let Some(items) = o.get_mut("items") {
+        to_wire_at(items, depth + 1);
+    }
+    if let Some(Value::Array(branches)) = o.get_mut("anyOf") {
+        for b in branches {
+            to_wire_at(b, depth + 1);
+        }
+    }
 }
 
 /// A lowered node, or "no value is valid" (a `false` schema).

@@ -1,41 +1,25 @@
-//! `ToolwireError`: an `Error` subclass with a stable `code`, plus the tool and path concerned.
+//! Errors thrown to JS: real `Error` objects with `name = "ToolwireError"` and a stable `code`,
+//! plus the `tool` and `path` concerned. The package loaders export a `ToolwireError` class
+//! whose `instanceof` recognises them, so no JS snippet is needed in the binding (snippets are
+//! ES modules, which the CommonJS Node glue could only `require` on the newest Node versions).
 
+use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
 
-#[wasm_bindgen(inline_js = r#"
-export class ToolwireError extends Error {
-  constructor(code, message, tool, path) {
-    super(message);
-    this.name = "ToolwireError";
-    this.code = code;
-    if (tool !== undefined) this.tool = tool;
-    if (path !== undefined) this.path = path;
-  }
-}
-export function makeToolwireError(code, message, tool, path) {
-  return new ToolwireError(code, message, tool, path);
-}
-export function toolwireErrorClass() {
-  return ToolwireError;
-}
-"#)]
-extern "C" {
-    #[wasm_bindgen(js_name = makeToolwireError)]
-    fn make_toolwire_error(code: &str, message: &str, tool: Option<String>, path: Option<String>) -> JsValue;
-    #[wasm_bindgen(js_name = toolwireErrorClass)]
-    fn toolwire_error_class() -> JsValue;
-}
-
 impl From<Error> for JsValue {
     fn from(e: Error) -> Self {
-        make_toolwire_error(e.code.as_str(), &e.to_string(), e.tool, e.path)
+        let err = js_sys::Error::new(&e.to_string());
+        err.set_name("ToolwireError");
+        // Setting own data properties on a fresh Error cannot fail.
+        let _ = Reflect::set(&err, &"code".into(), &e.code.as_str().into());
+        if let Some(tool) = &e.tool {
+            let _ = Reflect::set(&err, &"tool".into(), &tool.into());
+        }
+        if let Some(path) = &e.path {
+            let _ = Reflect::set(&err, &"path".into(), &path.into());
+        }
+        err.into()
     }
-}
-
-/// The `ToolwireError` class, for the package loaders to re-export.
-#[wasm_bindgen(js_name = "__errorClass")]
-pub fn error_class() -> JsValue {
-    toolwire_error_class()
 }

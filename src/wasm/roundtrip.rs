@@ -11,7 +11,7 @@ use crate::naming::{NameMap, NameRule};
 use crate::policy::Policy;
 use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
 use crate::providers::Provider;
-use crate::results::{tool_result_message, CallRef, ResultFormat, ResultOptions};
+use crate::results::{decode_base64, tool_result_message, CallRef, ResultFormat, ResultOptions};
 use crate::wasm::interop::{from_js, parse, string_param, to_js};
 
 /// A name map from a `NameMap` instance (JSON.stringify calls its `toJSON`), its JSON, or nothing.
@@ -115,7 +115,27 @@ pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue,
         }
         _ => return Err(Error::new(ErrorCode::InvalidOptions, "options must be an object").into()),
     }
-    Ok(to_js(&tool_result_message(&call, &result, format, &opts)?)?)
+    let message = to_js(&tool_result_message(&call, &result, format, &opts)?)?;
+    if format == ResultFormat::Bedrock {
+        bedrock_bytes_to_uint8array(&message);
+    }
+    Ok(message)
+}
+
+/// The AWS SDK takes image bytes as a `Uint8Array` (`ImageSource.bytes`), not base64 text.
+fn bedrock_bytes_to_uint8array(message: &JsValue) {
+    let get = |v: &JsValue, k: &str| js_sys::Reflect::get(v, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
+    let content = get(&get(message, "toolResult"), "content");
+    if !js_sys::Array::is_array(&content) {
+        return;
+    }
+    for item in js_sys::Array::from(&content).iter() {
+        let source = get(&get(&item, "image"), "source");
+        if let Some(b64) = get(&source, "bytes").as_string() {
+            let bytes = js_sys::Uint8Array::from(decode_base64(&b64).as_slice());
+            let _ = js_sys::Reflect::set(&source, &JsValue::from_str("bytes"), &bytes);
+        }
+    }
 }
 
 /// A tool-use system prompt for models without native tool calling. Options: `locale`

@@ -1,0 +1,55 @@
+# toolwire: Rust core -> WebAssembly -> npm package (pkg/).
+#
+#   make setup   install what is missing (rust wasm32 target, wasm-bindgen CLI, node_modules)
+#   make test    native cargo tests, wasm-bindgen tests in Node, build pkg/, JS tests on pkg/
+#   make pkg     build the npm package into pkg/
+#   make demo    build, then serve www-demo/ on http://127.0.0.1:$(PORT)/
+#   make bench   time conversion of the shared corpus against the JSON.parse+stringify floor
+#   make clean   remove build output
+
+SHARED ?= ../shared
+PORT ?= 8080
+
+# cargo install puts wasm-bindgen here; a fresh CI shell may not have it on PATH.
+export PATH := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
+# Where tests/js and bench/ find the corpus (an explicit TOOLWIRE_SHARED wins).
+TOOLWIRE_SHARED ?= $(abspath $(SHARED))
+export TOOLWIRE_SHARED
+
+.PHONY: setup pkg test test-native test-wasm test-js demo bench clean
+
+setup:
+	bash scripts/setup.sh
+
+pkg: setup
+	bash scripts/build-pkg.sh
+
+test: setup
+	$(MAKE) test-native
+	$(MAKE) test-wasm
+	$(MAKE) pkg
+	$(MAKE) test-js
+
+test-native:
+	cargo test
+
+# Runs through .cargo/config.toml's runner (wasm-bindgen-test-runner, Node). Test files for it carry
+# #![cfg(target_arch = "wasm32")]; native-only tests carry #![cfg(not(target_arch = "wasm32"))].
+test-wasm:
+	cargo test --target wasm32-unknown-unknown --tests
+
+test-js:
+	node --test tests/js/
+
+demo: pkg
+	rm -rf www-demo/pkg
+	cp -R pkg www-demo/pkg
+	PORT=$(PORT) node scripts/serve.mjs www-demo
+
+bench: pkg
+	cargo bench --bench native
+	node bench/run.mjs
+
+clean:
+	rm -rf pkg www-demo/pkg
+	cargo clean

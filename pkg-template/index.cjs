@@ -1,0 +1,50 @@
+"use strict";
+// Node, CommonJS. wasm-bindgen's `nodejs` build compiles and instantiates the .wasm synchronously when it
+// is first required, so there is nothing to initialise: every export works as soon as this returns.
+// index.mjs re-exports this same module, so ESM and CJS importers in one process share one instance
+// (and one ToolwireError class, so `instanceof` holds across them).
+const wasm = require("./node/toolwire.js");
+
+/**
+ * The errors toolwire throws are real `Error` objects named "ToolwireError" with a stable `code` (and
+ * `tool`/`path` where known). This class recognises them with `instanceof`, and can build one.
+ */
+class ToolwireError extends Error {
+  constructor(code, message, tool, path) {
+    super(message);
+    this.name = "ToolwireError";
+    this.code = code;
+    if (tool !== undefined) this.tool = tool;
+    if (path !== undefined) this.path = path;
+  }
+
+  static [Symbol.hasInstance](value) {
+    return value instanceof Error && value.name === "ToolwireError" && typeof value.code === "string";
+  }
+}
+
+/** Kept for code shared with browsers, where it must be awaited once. Node needs nothing. */
+function initAsync() {
+  return Promise.resolve();
+}
+
+module.exports = {
+  convertMcpTools: wasm.convertMcpTools,
+  convertMcpToolsJson: wasm.convertMcpToolsJson,
+  convertMcpToolsDetailed: wasm.convertMcpToolsDetailed,
+  checkTools: wasm.checkTools,
+  processJsonSchema: wasm.processJsonSchema,
+  prefixToolName: wasm.prefixToolName,
+  parseToolName: wasm.parseToolName,
+  flattenContent: wasm.flattenContent,
+  NameMap: wasm.NameMap,
+  parseToolCalls: wasm.parseToolCalls,
+  ToolCallAccumulator: wasm.ToolCallAccumulator,
+  toolResultMessage: wasm.toolResultMessage,
+  toolsSystemPrompt: wasm.toolsSystemPrompt,
+  PermissionPolicy: wasm.PermissionPolicy,
+  ToolwireError,
+  version: wasm.version,
+  initAsync,
+  default: initAsync,
+};

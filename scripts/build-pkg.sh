@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Builds the npm package into pkg/ (git-ignored):
+#   cargo (release, wasm32) -> wasm-bindgen (nodejs + web) -> wasm-opt -Oz -> pkg-template/ -> version.
+# Run `scripts/setup.sh` first (make pkg does).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin"
+case ":$PATH:" in *":$cargo_bin:"*) ;; *) export PATH="$cargo_bin:$PATH" ;; esac
+
+wasm_opt=node_modules/.bin/wasm-opt
+[ -x "$wasm_opt" ] || { echo "build-pkg: $wasm_opt missing; run scripts/setup.sh" >&2; exit 1; }
+
+say() { printf 'build-pkg: %s\n' "$*"; }
+
+rm -rf pkg
+
+say "cargo build --release --target wasm32-unknown-unknown"
+cargo build --lib --release --target wasm32-unknown-unknown
+wasm=target/wasm32-unknown-unknown/release/toolwire.wasm
+
+for target in nodejs web; do
+  dir=pkg/${target%js}   # nodejs -> node, web -> web
+  say "wasm-bindgen --target $target --out-dir $dir"
+  wasm-bindgen --target "$target" --out-dir "$dir" --out-name toolwire "$wasm"
+  # The public declarations are pkg-template/index.d.ts; these generated ones say `any` everywhere.
+  rm -f "$dir"/toolwire.d.ts "$dir"/toolwire_bg.wasm.d.ts
+done
+
+# Module type of each build, set explicitly so Node never has to guess (and never warns):
+# the nodejs glue is CommonJS; the web glue and wasm-bindgen snippets (inline_js, module = "...") are ESM.
+echo '{ "type": "commonjs" }' >pkg/node/package.json
+echo '{ "type": "module" }' >pkg/web/package.json
+if [ -d pkg/node/snippets ]; then echo '{ "type": "module" }' >pkg/node/snippets/package.json; fi
+
+# Tell wasm-opt every feature rustc's wasm32 target emits (rustc 1.95: bulk-memory, multivalue,
+# mutable-globals, nontrapping-fptoint, reference-types, sign-ext). wasm-opt also reads the
+# target_features section rustc writes and wasm-bindgen keeps, but without that section it assumes MVP
+# and rejects the module; naming them keeps this step independent of it. The list comes from the
+# compiler in use, not from one rustc's defaults written down here.
+features=()
+for f in $(rustc --print cfg --target wasm32-unknown-unknown | sed -n 's/^target_feature="\(.*\)"$/\1/p'); do
+  case "$f" in
+    nontrapping-fptoint) features+=(--enable-nontrapping-float-to-int) ;;
+    *) features+=("--enable-$f") ;;
+  esac
+done
+say "wasm-opt -Oz ${features[*]}"
+
+size() { printf '%s B (gzip %s B)' "$(wc -c <"$1")" "$(gzip -9 -c "$1" | wc -c)"; }
+for dir in pkg/node pkg/web; do
+  bg=$dir/toolwire_bg.wasm
+  before=$(size "$bg")
+  "$wasm_opt" -Oz "${features[@]}" -o "$bg" "$bg"
+  say "$bg: $before -> $(size "$bg")"
+done
+
+cp -R pkg-template/. pkg/
+# One hand-written declaration file serves both module systems: package.json says "type": "module", so
+# index.d.ts describes the ESM entries and this copy (.d.cts) the CommonJS one.
+cp pkg/index.d.ts pkg/index.d.cts
+
+version=$(sed -nE '/^\[package\]/,/^\[/ s/^version[[:space:]]*=[[:space:]]*"([^"]+)".*/\1/p' Cargo.toml | head -n 1)
+[ -n "$version" ] || { echo "build-pkg: no version in Cargo.toml [package]" >&2; exit 1; }
+# JS snippets of the binding (inline_js, module = "...") are ES modules that the CommonJS nodejs glue
+# loads with require(): Node supports that from 20.19 and 22.12, so then the engines range must say so.
+engines=""
+if [ -d pkg/node/snippets ]; then engines="^20.19.0 || >=22.12.0"; fi
+node -e '
+  const fs = require("fs");
+  const [file, version, engines] = process.argv.slice(1);
+  const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
+  pkg.version = version;
+  if (engines) pkg.engines.node = engines;
+  fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
+' pkg/package.json "$version" "$engines"
+chmod +x pkg/bin/toolwire.cjs
+say "pkg/ ready: toolwire $version"

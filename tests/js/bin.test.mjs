@@ -1,0 +1,65 @@
+// The `toolwire` command of the package (pkg/bin/toolwire.cjs).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { corpusDir } from "./shared.mjs";
+
+const bin = fileURLToPath(new URL("../../pkg/bin/toolwire.cjs", import.meta.url));
+const run = (args, input) => spawnSync(process.execPath, [bin, ...args], { input, encoding: "utf8" });
+
+const tmp = mkdtempSync(join(tmpdir(), "toolwire-bin-"));
+const clean = [{ name: "ping", description: "Ping", inputSchema: { type: "object", properties: {} } }];
+const cleanFile = join(tmp, "clean.json");
+writeFileSync(cleanFile, JSON.stringify(clean));
+
+test("bin: check <file> prints a readable report and a summary", () => {
+  const r = run(["check", join(corpusDir, "server-github.json"), "--provider", "gemini"]);
+  assert.ok(r.status === 0 || r.status === 1, r.stderr);
+  assert.match(r.stdout, /^gemini: 26 tools, \d+ changes?, \d+ problems?/m);
+  assert.equal(r.status, /, 0 problems/.test(r.stdout) ? 0 : 1, "exit 1 exactly when problems remain");
+});
+
+test("bin: --json prints the checkTools report", () => {
+  const r = run(["check", join(corpusDir, "server-github.json"), "--provider=openai", "--json"]);
+  const report = JSON.parse(r.stdout);
+  assert.equal(report.provider, "openai");
+  assert.equal(report.tools.length, 26);
+  const problems = report.problems.length + report.tools.reduce((n, t) => n + t.problems.length, 0);
+  assert.equal(r.status, problems > 0 ? 1 : 0);
+});
+
+test("bin: reads stdin, and accepts an array, {tools} and a JSON-RPC response", () => {
+  for (const doc of [clean, { tools: clean }, { jsonrpc: "2.0", id: 1, result: { tools: clean } }]) {
+    const r = run(["check", "-", "--provider", "anthropic", "--json"], JSON.stringify(doc));
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).tools.map((t) => t.tool), ["ping"]);
+  }
+  const r = run(["check", cleanFile]);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /^gemini: 1 tool, \d+ changes?, 0 problems/m);
+});
+
+test("bin: usage and input errors exit 2 with a message", () => {
+  for (const [args, input, message] of [
+    [[], undefined, /no command/],
+    [["lint", cleanFile], undefined, /unknown command "lint"/],
+    [["check"], undefined, /exactly one file/],
+    [["check", cleanFile, "--provider", "nope"], undefined, /unknown provider "nope"/],
+    [["check", join(tmp, "missing.json")], undefined, /ENOENT|no such file/],
+    [["check", "-"], "{oops", /stdin is not JSON/],
+    [["check", "-"], '{"result":{}}', /expected a tools array/],
+  ]) {
+    const r = run(args, input);
+    assert.equal(r.status, 2, `${args.join(" ")}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+});
+
+test("bin: --help and --version", () => {
+  assert.match(run(["--help"]).stdout, /Usage: toolwire check/);
+  assert.match(run(["--version"]).stdout, /^\d+\.\d+\.\d+/);
+});

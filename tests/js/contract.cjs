@@ -1,0 +1,345 @@
+"use strict";
+// The public contract of the built package, as seen by a JS caller. Registered once per entry point
+// (esm.test.mjs, cjs.test.cjs, web.test.mjs) with that entry point's module object, so every loader is
+// held to the same behaviour.
+const { test } = require("node:test");
+const assert = require("node:assert/strict");
+
+const PROVIDERS = ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock"];
+
+const weather = {
+  name: "get_weather",
+  description: "Current weather for a city",
+  inputSchema: {
+    type: "object",
+    properties: { city: { type: "string", description: "City name" } },
+    required: ["city"],
+  },
+};
+
+/** The function definitions of a provider's tools array, as [{name, description, schema}]. */
+function definitions(provider, tools) {
+  switch (provider) {
+    case "openai":
+      return tools.map((t) => ({ name: t.function.name, description: t.function.description, schema: t.function.parameters }));
+    case "openai-responses":
+      return tools.map((t) => ({ name: t.name, description: t.description, schema: t.parameters }));
+    case "anthropic":
+      return tools.map((t) => ({ name: t.name, description: t.description, schema: t.input_schema }));
+    case "gemini":
+    case "vertex":
+      return tools.flatMap((t) =>
+        t.functionDeclarations.map((d) => ({ name: d.name, description: d.description, schema: d.parameters ?? d.parametersJsonSchema })),
+      );
+    case "bedrock":
+      return tools.map((t) => ({ name: t.toolSpec.name, description: t.toolSpec.description, schema: t.toolSpec.inputSchema.json }));
+    default:
+      throw new Error(`no such provider ${provider}`);
+  }
+}
+
+const keys = (o) => Object.keys(o).sort();
+
+/** A schema's `type`, lower-cased (Gemini's OpenAPI subset also accepts upper-case type names). */
+function typeOf(schema) {
+  return String(schema.type).toLowerCase();
+}
+
+module.exports = function contract(tw, label) {
+  // Read tw.ToolwireError inside the tests: in web.mjs it is a live binding assigned by initAsync().
+  const name = (s) => `${label}: ${s}`;
+
+  test(name("exports the whole API"), () => {
+    for (const fn of [
+      "convertMcpTools",
+      "convertMcpToolsJson",
+      "convertMcpToolsDetailed",
+      "checkTools",
+      "processJsonSchema",
+      "prefixToolName",
+      "parseToolName",
+      "flattenContent",
+      "parseToolCalls",
+      "toolResultMessage",
+      "toolsSystemPrompt",
+      "version",
+      "initAsync",
+    ]) {
+      assert.equal(typeof tw[fn], "function", fn);
+    }
+    assert.equal(typeof tw.NameMap, "function");
+    assert.equal(typeof tw.ToolCallAccumulator, "function");
+    assert.equal(typeof tw.PermissionPolicy, "function");
+    assert.equal(typeof tw.ToolwireError, "function");
+    assert.ok(tw.ToolwireError.prototype instanceof Error, "ToolwireError extends Error");
+    const made = new tw.ToolwireError("UNKNOWN_TOOL_NAME", "m", "t", "/p");
+    assert.deepEqual([made.name, made.code, made.message, made.tool, made.path], ["ToolwireError", "UNKNOWN_TOOL_NAME", "m", "t", "/p"]);
+    assert.match(tw.version(), /^\d+\.\d+\.\d+/);
+  });
+
+  test(name("openai: [{type:'function', function:{name, description, parameters}}]"), () => {
+    const out = tw.convertMcpTools([weather], "openai");
+    assert.equal(out.length, 1);
+    assert.deepEqual(keys(out[0]), ["function", "type"]);
+    assert.equal(out[0].type, "function");
+    assert.deepEqual(keys(out[0].function), ["description", "name", "parameters"]);
+    assert.equal(out[0].function.name, "get_weather");
+    assert.equal(out[0].function.description, weather.description);
+    assert.equal(out[0].function.parameters.type, "object");
+    assert.deepEqual(out[0].function.parameters.properties, weather.inputSchema.properties);
+    assert.deepEqual(out[0].function.parameters.required, ["city"]);
+  });
+
+  test(name("openai-responses: [{type:'function', name, description, parameters, strict}]"), () => {
+    const out = tw.convertMcpTools([weather], "openai-responses");
+    assert.equal(out.length, 1);
+    assert.deepEqual(keys(out[0]), ["description", "name", "parameters", "strict", "type"]);
+    assert.equal(out[0].type, "function");
+    assert.equal(out[0].name, "get_weather");
+    assert.equal(typeof out[0].strict, "boolean");
+    assert.deepEqual(out[0].parameters.properties.city.type, "string");
+  });
+
+  test(name("anthropic: [{name, description, input_schema}]"), () => {
+    const out = tw.convertMcpTools([weather], "anthropic");
+    assert.equal(out.length, 1);
+    assert.deepEqual(keys(out[0]), ["description", "input_schema", "name"]);
+    assert.equal(out[0].name, "get_weather");
+    assert.equal(out[0].input_schema.type, "object");
+    assert.deepEqual(out[0].input_schema.properties, weather.inputSchema.properties);
+    assert.deepEqual(out[0].input_schema.required, ["city"]);
+  });
+
+  for (const provider of ["gemini", "vertex"]) {
+    test(name(`${provider}: [{functionDeclarations:[{name, description, parameters}]}]`), () => {
+      const out = tw.convertMcpTools([weather], provider);
+      assert.equal(out.length, 1);
+      assert.deepEqual(keys(out[0]), ["functionDeclarations"]);
+      const decls = out[0].functionDeclarations;
+      assert.equal(decls.length, 1);
+      assert.equal(decls[0].name, "get_weather");
+      assert.equal(decls[0].description, weather.description);
+      const params = "parameters" in decls[0] ? ["parameters"] : ["parametersJsonSchema"];
+      assert.deepEqual(keys(decls[0]), ["description", "name", ...params]);
+      const schema = decls[0][params[0]];
+      assert.equal(typeOf(schema), "object");
+      assert.equal(typeOf(schema.properties.city), "string");
+      assert.deepEqual(schema.required, ["city"]);
+    });
+  }
+
+  test(name("gemini: geminiMode picks parameters or parametersJsonSchema"), () => {
+    const a = tw.convertMcpTools([weather], "gemini", { geminiMode: "parameters" })[0].functionDeclarations[0];
+    assert.ok("parameters" in a && !("parametersJsonSchema" in a));
+    const b = tw.convertMcpTools([weather], "gemini", { geminiMode: "parametersJsonSchema" })[0].functionDeclarations[0];
+    assert.ok("parametersJsonSchema" in b && !("parameters" in b));
+  });
+
+  test(name("bedrock: [{toolSpec:{name, description, inputSchema:{json}}}]"), () => {
+    const out = tw.convertMcpTools([weather], "bedrock");
+    assert.equal(out.length, 1);
+    assert.deepEqual(keys(out[0]), ["toolSpec"]);
+    assert.deepEqual(keys(out[0].toolSpec), ["description", "inputSchema", "name"]);
+    assert.deepEqual(keys(out[0].toolSpec.inputSchema), ["json"]);
+    assert.equal(out[0].toolSpec.name, "get_weather");
+    assert.equal(out[0].toolSpec.inputSchema.json.type, "object");
+    assert.deepEqual(out[0].toolSpec.inputSchema.json.properties, weather.inputSchema.properties);
+  });
+
+  test(name("a tool without inputSchema converts for every provider"), () => {
+    for (const provider of PROVIDERS) {
+      const [def] = definitions(provider, tw.convertMcpTools([{ name: "ping" }], provider));
+      assert.equal(def.name, "ping", provider);
+      if (def.schema !== undefined) assert.equal(typeOf(def.schema), "object", provider);
+    }
+  });
+
+  test(name("convertMcpToolsJson gives the same tools as convertMcpTools, as JSON text"), () => {
+    const tools = [weather, { name: "ping", description: "Ping" }];
+    for (const provider of PROVIDERS) {
+      const text = tw.convertMcpToolsJson(JSON.stringify(tools), provider);
+      assert.equal(typeof text, "string", provider);
+      assert.deepStrictEqual(JSON.parse(text), tw.convertMcpTools(tools, provider), provider);
+    }
+  });
+
+  test(name("output is plain JSON data (arrays and Object.prototype objects)"), () => {
+    const isPlain = (v, path) => {
+      if (v === null || typeof v !== "object") return;
+      if (Array.isArray(v)) return v.forEach((x, i) => isPlain(x, `${path}/${i}`));
+      assert.equal(Object.getPrototypeOf(v), Object.prototype, `${path} is a plain object`);
+      for (const [k, x] of Object.entries(v)) isPlain(x, `${path}/${k}`);
+    };
+    for (const provider of PROVIDERS) isPlain(tw.convertMcpTools([weather], provider), provider);
+  });
+
+  test(name("a property named __proto__ stays an own property and pollutes nothing"), () => {
+    const tool = JSON.parse('{"name":"x","inputSchema":{"type":"object","properties":{"__proto__":{"type":"string"}}}}');
+    for (const provider of PROVIDERS) {
+      for (const out of [tw.convertMcpTools([tool], provider), JSON.parse(tw.convertMcpToolsJson(JSON.stringify([tool]), provider))]) {
+        const { schema } = definitions(provider, out)[0];
+        assert.equal(Object.getPrototypeOf(schema), Object.prototype, provider);
+        assert.equal(Object.getPrototypeOf(schema.properties), Object.prototype, provider);
+        assert.ok(Object.hasOwn(schema.properties, "__proto__"), `${provider}: __proto__ is an own property`);
+        const prop = Object.getOwnPropertyDescriptor(schema.properties, "__proto__").value;
+        assert.equal(typeOf(prop), "string", provider);
+      }
+    }
+    assert.equal({}.type, undefined, "Object.prototype untouched");
+  });
+
+  test(name("errors are ToolwireError instances with a stable code, and the module keeps working"), () => {
+    const err = (fn) => {
+      try {
+        fn();
+      } catch (e) {
+        return e;
+      }
+      assert.fail("expected a throw");
+    };
+    const e = err(() => tw.convertMcpTools([weather], "nope"));
+    assert.ok(e instanceof tw.ToolwireError, "instanceof ToolwireError");
+    assert.ok(e instanceof Error, "instanceof Error");
+    assert.equal(e.code, "UNKNOWN_PROVIDER");
+    assert.equal(e.name, "ToolwireError");
+    assert.match(e.message, /nope/);
+
+    assert.equal(err(() => tw.convertMcpToolsJson("{not json", "openai")).code, "INVALID_JSON");
+    assert.equal(err(() => tw.convertMcpTools([{ description: "no name" }], "openai")).code, "INVALID_TOOL");
+    assert.equal(err(() => tw.convertMcpTools([weather], "openai", { naming: "nope" })).code, "INVALID_OPTIONS");
+
+    // Nothing is left broken behind a throw.
+    assert.equal(tw.convertMcpTools([weather], "openai")[0].function.name, "get_weather");
+  });
+
+  test(name("limits: too many tools is LIMIT_EXCEEDED"), () => {
+    const tools = Array.from({ length: 3 }, (_, i) => ({ name: `t${i}` }));
+    let e;
+    try {
+      tw.convertMcpTools(tools, "openai", { limits: { maxTools: 2 } });
+    } catch (x) {
+      e = x;
+    }
+    assert.ok(e instanceof tw.ToolwireError);
+    assert.equal(e.code, "LIMIT_EXCEEDED");
+  });
+
+  test(name("NameMap: fromTools, resolve, has, names, size, toJSON/fromJSON"), () => {
+    const tools = [weather, { name: "create_issue" }];
+    const map = tw.NameMap.fromTools(tools, "openai", { server: "github" });
+    assert.ok(map instanceof tw.NameMap);
+    assert.equal(map.size, 2);
+    const names = map.names();
+    assert.equal(names.length, 2);
+    for (const [i, n] of names.entries()) {
+      assert.match(n, /^[a-zA-Z0-9_-]{1,64}$/);
+      assert.ok(map.has(n));
+      const r = map.resolve(n);
+      assert.equal(r.name, n);
+      assert.equal(r.server, "github");
+      assert.equal(r.tool, tools[i].name);
+    }
+    const again = tw.NameMap.fromJSON(JSON.stringify(map));
+    assert.deepEqual(again.names(), names);
+    assert.deepEqual(again.resolve(names[1]), map.resolve(names[1]));
+
+    assert.equal(map.has("nope"), false);
+    let e;
+    try {
+      map.resolve("nope");
+    } catch (x) {
+      e = x;
+    }
+    assert.ok(e instanceof tw.ToolwireError);
+    assert.equal(e.code, "UNKNOWN_TOOL_NAME");
+    map.free();
+    again.free();
+  });
+
+  test(name("convertMcpToolsDetailed: tools, a nameMap that resolves them, a report"), () => {
+    const { tools, nameMap, report } = tw.convertMcpToolsDetailed([weather], "anthropic", { server: "wx" });
+    assert.deepEqual(tools, tw.convertMcpTools([weather], "anthropic", { server: "wx" }));
+    const map = tw.NameMap.fromJSON(nameMap);
+    assert.deepEqual(map.resolve(tools[0].name), { name: tools[0].name, server: "wx", tool: "get_weather" });
+    assert.deepEqual(nameMap, tw.NameMap.fromTools([weather], "anthropic", { server: "wx" }).toJSON());
+    assert.equal(report.provider, "anthropic");
+    assert.equal(report.tools.length, 1);
+    map.free();
+  });
+
+  test(name("checkTools: a report per tool, problems as data"), () => {
+    const tools = [weather, { name: "has.dot", inputSchema: { type: "object", properties: { a: { type: "array" } } } }];
+    for (const provider of PROVIDERS) {
+      const report = tw.checkTools(tools, provider);
+      assert.equal(report.provider, provider);
+      assert.ok(Array.isArray(report.problems));
+      assert.deepEqual(
+        report.tools.map((t) => t.tool),
+        ["get_weather", "has.dot"],
+      );
+      for (const t of report.tools) {
+        assert.equal(typeof t.name, "string");
+        for (const d of [...t.changes, ...t.problems]) {
+          assert.deepEqual(keys(d), ["message", "path", "rule"]);
+        }
+      }
+      // A dotted name cannot pass unchanged anywhere except Gemini, which allows dots.
+      const dotted = report.tools[1];
+      if (!["gemini", "vertex"].includes(provider)) assert.notEqual(dotted.name, "has.dot", provider);
+    }
+  });
+
+  test(name("processJsonSchema: always an object schema with properties"), () => {
+    for (const empty of [undefined, null, {}]) {
+      const s = tw.processJsonSchema(empty);
+      assert.equal(s.type, "object");
+      assert.deepEqual(s.properties, {});
+    }
+    assert.equal(tw.processJsonSchema({ properties: { a: { type: "string" } } }).type, "object");
+    const wrapped = tw.processJsonSchema({ type: "string" });
+    assert.deepEqual(wrapped.properties, { input: { type: "string" } });
+    assert.deepEqual(wrapped.required, ["input"]);
+  });
+
+  test(name("prefixToolName / parseToolName"), () => {
+    const n = tw.prefixToolName("github", "create_issue");
+    assert.equal(n, "mcp__github__create_issue");
+    assert.deepEqual(tw.parseToolName(n), { server: "github", tool: "create_issue" });
+    assert.equal(tw.prefixToolName("github", "create_issue", { naming: "server" }), "github__create_issue");
+    assert.equal(tw.parseToolName("mcp__github__create_issue", { naming: "mcp" }).server, "github");
+  });
+
+  test(name("flattenContent: text verbatim, placeholders for the rest, joined by newlines"), () => {
+    const content = [
+      { type: "text", text: "hello" },
+      { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+      { type: "resource_link", uri: "file:///a.txt", name: "a.txt" },
+      { type: "resource", resource: { uri: "file:///b.pdf", mimeType: "application/pdf", blob: "JVBERi0=" } },
+      { type: "resource", resource: { uri: "file:///c.txt", text: "embedded text" } },
+      { type: "video", url: "x" },
+    ];
+    const expected = [
+      "hello",
+      "[Image: image/png]",
+      "[Audio: audio/wav]",
+      "[Resource link: a.txt (file:///a.txt)]",
+      "[Resource: file:///b.pdf (application/pdf)]",
+      "embedded text",
+      "[Unsupported content: video]",
+    ].join("\n");
+    assert.equal(tw.flattenContent(content), expected);
+    assert.equal(tw.flattenContent({ content, isError: true }), expected, "a CallToolResult flattens its content");
+    assert.equal(tw.flattenContent([{ type: "text", text: "abcdef" }], { maxChars: 3 }), "abc\n[Truncated]");
+    // Cut counts UTF-16 code units, as JS does, and never splits a surrogate pair.
+    assert.equal(tw.flattenContent([{ type: "text", text: "a😀b" }], { maxChars: 2 }), "a\n[Truncated]");
+  });
+
+  test(name("initAsync resolves (idempotent)"), async () => {
+    await tw.initAsync();
+    await tw.initAsync();
+  });
+};
+
+module.exports.PROVIDERS = PROVIDERS;
+module.exports.definitions = definitions;

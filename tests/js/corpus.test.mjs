@@ -1,0 +1,40 @@
+// Every real tools/list in the shared corpus converts for every provider without throwing, through both
+// entry points, and every resulting name is unique and resolvable.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as toolwire from "../../pkg/index.mjs";
+import contract from "./contract.cjs";
+import { corpus, corpusDir } from "./shared.mjs";
+
+const { PROVIDERS, definitions } = contract;
+const servers = corpus();
+
+test("the corpus is there", () => {
+  assert.ok(servers.length >= 30, `expected the shared corpus in ${corpusDir}, found ${servers.length} files`);
+});
+
+for (const { file, doc } of servers) {
+  test(`corpus: ${file} (${doc.tools.length} tools)`, () => {
+    for (const provider of PROVIDERS) {
+      const options = { server: doc.server };
+      const out = toolwire.convertMcpTools(doc.tools, provider, options);
+      const defs = definitions(provider, out);
+      assert.equal(defs.length, doc.tools.length, `${provider}: one definition per tool`);
+      assert.equal(new Set(defs.map((d) => d.name)).size, defs.length, `${provider}: names are unique`);
+
+      const text = toolwire.convertMcpToolsJson(JSON.stringify(doc.tools), provider, options);
+      assert.deepStrictEqual(JSON.parse(text), out, `${provider}: JSON and object entry points agree`);
+
+      const report = toolwire.checkTools(doc.tools, provider, options);
+      assert.equal(report.tools.length, doc.tools.length, `${provider}: one report per tool`);
+
+      const map = toolwire.NameMap.fromTools(doc.tools, provider, options);
+      for (const [i, d] of defs.entries()) {
+        const r = map.resolve(d.name);
+        assert.equal(r.tool, doc.tools[i].name, `${provider}: ${d.name} resolves to its tool`);
+        assert.equal(r.server, doc.server);
+      }
+      map.free();
+    }
+  });
+}

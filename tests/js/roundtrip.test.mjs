@@ -1,0 +1,182 @@
+// The full round trip per provider, through the built package: MCP tools -> convertMcpTools -> a model
+// response in the provider's documented shape -> parseToolCalls -> an MCP result -> toolResultMessage.
+// Each step is checked against the provider's message shape (see tests/ts/ for the SDK type checks).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as tw from "../../pkg/index.mjs";
+
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+// Two servers, one tool name each that collides across them, one enum that Gemini stringifies.
+const tools = [
+  { serverName: "github", name: "search", description: "Search issues", inputSchema: { type: "object", properties: { q: { type: "string" }, state: { type: "integer", enum: [0, 1] } }, required: ["q"] } },
+  { serverName: "gitlab", name: "search", description: "Search merge requests", inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } },
+];
+const mcpResult = {
+  content: [
+    { type: "text", text: "3 issues" },
+    { type: "image", data: `data:image/png;base64,${PNG}`, mimeType: "image/jpeg" },
+  ],
+  structuredContent: { count: 3 },
+};
+
+const cases = {
+  openai: {
+    response: (name, args) => ({
+      id: "chatcmpl-1", object: "chat.completion", created: 1, model: "gpt-4o",
+      choices: [{ index: 0, finish_reason: "tool_calls", logprobs: null,
+        message: { role: "assistant", content: null, refusal: null,
+          tool_calls: [{ id: "call_abc", type: "function", function: { name, arguments: JSON.stringify(args) } }] } }],
+    }),
+    name: (out, i) => out[i].function.name,
+    check(msg) {
+      assert.deepEqual(Object.keys(msg).sort(), ["content", "role", "tool_call_id"]);
+      assert.equal(msg.role, "tool");
+      assert.equal(msg.tool_call_id, "call_abc");
+      assert.equal(msg.content, "3 issues\n[Image: image/png]");
+    },
+  },
+  "openai-responses": {
+    response: (name, args) => ({ id: "resp_1", object: "response", output: [
+      { type: "reasoning", id: "rs_1", summary: [] },
+      { type: "function_call", id: "fc_1", call_id: "call_xyz", name, arguments: JSON.stringify(args), status: "completed" }] }),
+    name: (out, i) => out[i].name,
+    check(msg) {
+      assert.equal(msg.type, "function_call_output");
+      assert.equal(msg.call_id, "call_xyz");
+      assert.equal(typeof msg.output, "string");
+    },
+  },
+  anthropic: {
+    response: (name, args) => ({ id: "msg_1", type: "message", role: "assistant", model: "claude", stop_reason: "tool_use",
+      content: [{ type: "text", text: "Searching." }, { type: "tool_use", id: "toolu_01", name, input: args }] }),
+    name: (out, i) => out[i].name,
+    check(msg) {
+      assert.equal(msg.type, "tool_result");
+      assert.equal(msg.tool_use_id, "toolu_01");
+      assert.equal(msg.is_error, false);
+      assert.deepEqual(msg.content[0], { type: "text", text: "3 issues" });
+      // data: prefix stripped, media type from the bytes (the server said jpeg).
+      assert.deepEqual(msg.content[1], { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } });
+    },
+  },
+  gemini: {
+    response: (name, args) => ({ candidates: [{ content: { role: "model", parts: [{ functionCall: { name, args } }] }, finishReason: "STOP" }] }),
+    name: (out, i) => out[0].functionDeclarations[i].name,
+    check(msg, call) {
+      assert.deepEqual(msg, { functionResponse: { name: call.providerName, response: { output: { count: 3 } } } });
+    },
+  },
+  bedrock: {
+    response: (name, args) => ({ output: { message: { role: "assistant", content: [{ text: "ok" }, { toolUse: { toolUseId: "tooluse_1", name, input: args } }] } }, stopReason: "tool_use" }),
+    name: (out, i) => out[i].toolSpec.name,
+    check(msg) {
+      assert.equal(msg.toolResult.toolUseId, "tooluse_1");
+      assert.equal(msg.toolResult.status, "success");
+      assert.deepEqual(msg.toolResult.content[0], { text: "3 issues" });
+      const bytes = msg.toolResult.content[1].image.source.bytes;
+      assert.equal(msg.toolResult.content[1].image.format, "png");
+      assert.ok(bytes instanceof Uint8Array, "bytes as the AWS SDK takes them");
+      assert.deepEqual(Buffer.from(bytes).toString("base64"), PNG);
+      assert.deepEqual(msg.toolResult.content[2], { json: { count: 3 } });
+    },
+  },
+};
+
+for (const [provider, c] of Object.entries(cases)) {
+  test(`round trip: ${provider}`, () => {
+    const out = tw.convertMcpTools(tools, provider);
+    const map = tw.NameMap.fromTools(tools, provider);
+    const first = c.name(out, 0);
+    const second = c.name(out, 1);
+    assert.notEqual(first, second, "same tool name on two servers, two provider names");
+    // The model calls the GitHub tool; Gemini saw the enum as strings.
+    const modelArgs = provider === "gemini" ? { q: "bug", state: "1" } : { q: "bug", state: 1 };
+    const calls = tw.parseToolCalls(c.response(first, modelArgs), provider, map);
+    assert.equal(calls.length, 1);
+    const [call] = calls;
+    assert.equal(call.server, "github");
+    assert.equal(call.tool, "search");
+    assert.deepEqual(call.arguments, { q: "bug", state: 1 }, "arguments as the MCP server expects them");
+    assert.equal(call.error, undefined);
+    c.check(tw.toolResultMessage(call, mcpResult, provider), call);
+    // An error result uses the provider's error form.
+    const err = tw.toolResultMessage(call, { content: [{ type: "text", text: "rate limited" }], isError: true }, provider);
+    const text = JSON.stringify(err);
+    assert.match(text, /rate limited/);
+    if (provider === "anthropic") assert.equal(err.is_error, true);
+    if (provider === "bedrock") assert.equal(err.toolResult.status, "error");
+    if (provider === "gemini") assert.deepEqual(err.functionResponse.response, { error: "rate limited" });
+    if (provider === "openai") assert.equal(err.content, "Error: rate limited");
+  });
+}
+
+test("parseToolCalls: malformed arguments and unknown names are per-call errors", () => {
+  const map = tw.NameMap.fromTools(tools, "openai");
+  const calls = tw.parseToolCalls({ choices: [{ message: { tool_calls: [
+    { id: "1", type: "function", function: { name: map.names()[0], arguments: "{\"q\": " } },
+    { id: "2", type: "function", function: { name: "search", arguments: "{}" } },
+    { id: "3", type: "function", function: { name: map.names()[1], arguments: "{\"q\":\"x\"}" } },
+  ] } }] }, "openai", map);
+  assert.equal(calls[0].error.code, "INVALID_ARGUMENTS");
+  assert.equal(calls[1].error.code, "UNKNOWN_TOOL_NAME", "a bare name is never guessed");
+  assert.deepEqual([calls[2].server, calls[2].arguments], ["gitlab", { q: "x" }]);
+  // Ollama sends arguments as objects.
+  const o = tw.parseToolCalls({ message: { role: "assistant", tool_calls: [{ function: { name: "f", arguments: { a: 1 } } }] } }, "ollama");
+  assert.deepEqual(o[0].arguments, { a: 1 });
+});
+
+test("streaming: OpenAI deltas split at awkward places", () => {
+  const map = tw.NameMap.fromTools(tools, "openai");
+  const name = map.names()[0];
+  const args = JSON.stringify({ q: "naïve \"bug\" 😀", state: 0 });
+  const acc = new tw.ToolCallAccumulator("openai", map);
+  const got = [];
+  got.push(...acc.push({ choices: [{ index: 0, delta: { role: "assistant", tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: name.slice(0, 5), arguments: "" } }] } }] }));
+  got.push(...acc.push(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: name.slice(5) } }] } }] })}`));
+  for (const ch of [...args]) got.push(...acc.push({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: ch } }] } }] }));
+  assert.equal(got.length, 0);
+  got.push(...acc.push({ choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] }));
+  got.push(...acc.push("data: [DONE]"));
+  assert.equal(got.length, 1);
+  assert.deepEqual([got[0].server, got[0].arguments], ["github", { q: "naïve \"bug\" 😀", state: 0 }]);
+  assert.deepEqual(acc.finish(), []);
+});
+
+test("streaming: Anthropic, Responses and Gemini events", () => {
+  const a = new tw.ToolCallAccumulator("anthropic");
+  a.push({ type: "message_start", message: { id: "m" } });
+  a.push({ type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_1", name: "t", input: {} } });
+  for (const part of ["{\"a\"", ": [1,", "2]}"]) a.push({ type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: part } });
+  const done = a.push({ type: "content_block_stop", index: 1 });
+  assert.deepEqual(done[0].arguments, { a: [1, 2] });
+
+  const r = new tw.ToolCallAccumulator("openai-responses");
+  r.push({ type: "response.output_item.added", output_index: 0, item: { type: "function_call", id: "fc_1", call_id: "call_1", name: "t", arguments: "" } });
+  r.push({ type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 0, delta: "{\"x\":" });
+  r.push({ type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 0, delta: "true}" });
+  const rd = r.push({ type: "response.function_call_arguments.done", item_id: "fc_1", output_index: 0, arguments: "{\"x\":true}" });
+  assert.deepEqual([rd[0].id, rd[0].arguments], ["call_1", { x: true }]);
+
+  const g = new tw.ToolCallAccumulator("gemini");
+  const gd = g.push({ candidates: [{ content: { parts: [{ text: "hi" }, { functionCall: { name: "t", args: { k: "v" }, id: "g1" } }] } }] });
+  assert.deepEqual([gd[0].id, gd[0].arguments], ["g1", { k: "v" }]);
+});
+
+test("toolsSystemPrompt: English and Simplified Chinese", () => {
+  const en = tw.toolsSystemPrompt(tools);
+  assert.match(en, /## mcp__github__search\nSearch issues\nParameters:\n- q \(string, required\)\n- state \(integer, optional\) \[0, 1\]/);
+  const zh = tw.toolsSystemPrompt(tools, { locale: "zh-CN" });
+  assert.match(zh, /- q \(string, 必填\)/);
+  assert.throws(() => tw.toolsSystemPrompt(tools, { locale: "xx" }), { code: "INVALID_OPTIONS" });
+});
+
+test("PermissionPolicy: patterns, precedence, destructive hints", () => {
+  const p = new tw.PermissionPolicy({ allow: ["mcp__github__*"], deny: ["mcp__github__delete_*"], askDestructive: true });
+  assert.equal(p.check("mcp__github__search"), "allow");
+  assert.equal(p.check("mcp__github__delete_repo"), "deny");
+  assert.equal(p.check("mcp__gitlab__search"), "ask");
+  assert.equal(p.check("mcp__github__push", { annotations: { destructiveHint: true } }), "ask");
+  assert.equal(p.check("mcp__gitlab__read", { readOnlyHint: true }), "ask", "hints never allow");
+  assert.throws(() => new tw.PermissionPolicy({ rules: [{ pattern: "x", action: "perhaps" }] }), { code: "INVALID_OPTIONS" });
+});

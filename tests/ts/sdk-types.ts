@@ -1,0 +1,56 @@
+// toolwire's outputs type-check against the official provider SDK types: what convertMcpTools and
+// toolResultMessage return can be passed to each SDK without a cast. Checked by `tsc --noEmit -p tests/ts`
+// (tests/js/sdk-types.test.mjs); nothing here runs.
+import type { ChatCompletionTool, ChatCompletionToolMessageParam, ChatCompletionUserMessageParam } from "openai/resources/chat/completions";
+import type { FunctionTool, ResponseInputItem } from "openai/resources/responses/responses";
+import type { Tool as AnthropicTool, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { Tool as GeminiTool, Part as GeminiPart, FunctionCall, Type as GeminiType } from "@google/genai";
+import type { Tool as BedrockTool, ToolResultBlock, ContentBlock as BedrockContentBlock } from "@aws-sdk/client-bedrock-runtime";
+import {
+  convertMcpTools,
+  parseToolCalls,
+  toolResultMessage,
+  NameMap,
+  type McpTool,
+  type McpCallToolResult,
+  type ToolCall,
+} from "toolwire";
+
+// js-genai declares `Schema.type` as a TypeScript enum, which no JSON value can be typed as (TS enums are
+// nominal). Widen swaps each enum for the string values it stands for (`Type.OBJECT` is "OBJECT" on the wire)
+// and checks everything else as declared.
+type Widen<T> = T extends GeminiType ? `${T}` : T extends (infer U)[] ? Widen<U>[] : T extends object ? { [K in keyof T]: Widen<T[K]> } : T;
+
+declare const tools: McpTool[];
+declare const result: McpCallToolResult;
+declare const call: ToolCall;
+declare const map: NameMap;
+
+// Tool definitions.
+const openaiTools: ChatCompletionTool[] = convertMcpTools(tools, "openai");
+const responsesTools: FunctionTool[] = convertMcpTools(tools, "openai-responses");
+const anthropicTools: AnthropicTool[] = convertMcpTools(tools, "anthropic");
+const geminiTools: Widen<GeminiTool>[] = convertMcpTools(tools, "gemini");
+const vertexTools: Widen<GeminiTool>[] = convertMcpTools(tools, "vertex", { geminiMode: "parametersJsonSchema" });
+const bedrockTools: BedrockTool[] = convertMcpTools(tools, "bedrock");
+
+// Tool results.
+const openaiResult: ChatCompletionToolMessageParam = toolResultMessage(call, result, "openai");
+const withImages = toolResultMessage(call, result, "openai", { imageMessage: true });
+const openaiMessages: Array<ChatCompletionToolMessageParam | ChatCompletionUserMessageParam> = Array.isArray(withImages) ? withImages : [withImages];
+const responsesResult: ResponseInputItem = toolResultMessage(call, result, "openai-responses");
+const anthropicResult: ToolResultBlockParam = toolResultMessage(call, result, "anthropic");
+const geminiResult: GeminiPart = toolResultMessage(call, result, "gemini");
+const bedrockResult: BedrockContentBlock = toolResultMessage(call, result, "bedrock");
+const bedrockBlock: ToolResultBlock = toolResultMessage(call, result, "bedrock").toolResult;
+
+// Tool calls: what parseToolCalls returns feeds an MCP tools/call.
+const calls: ToolCall[] = parseToolCalls({}, "anthropic", map);
+const forMcp: { name: string; arguments?: Record<string, unknown> } = { name: calls[0].tool, arguments: calls[0].arguments ?? undefined };
+declare const fc: FunctionCall;
+parseToolCalls({ candidates: [{ content: { parts: [{ functionCall: fc }] } }] }, "gemini");
+
+export {
+  openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
+  openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp,
+};
