@@ -26,6 +26,27 @@ pub enum ErrorCode {
     LimitExceeded,
     /// Tool-call arguments that cannot be mapped back.
     InvalidArguments,
+    /// An HTTP error status from an MCP server (`status`, `bodyPreview`).
+    HttpStatus,
+    /// A JSON-RPC error response from an MCP server (`rpcCode`, `data`).
+    JsonRpcError,
+    /// A request took longer than its timeout (it was cancelled and its fetch aborted).
+    Timeout,
+    /// The caller aborted the request.
+    Aborted,
+    /// The request never got an HTTP response: network down, server unreachable, or CORS.
+    Network,
+    /// 401/403 from the server (`status`, `challenge`: the parsed `WWW-Authenticate`).
+    Unauthorized,
+    /// The server broke the protocol: bad content type, bad JSON, invalid UTF-8, a stream that
+    /// ended without a response.
+    Protocol,
+    /// The server answered `initialize` with a protocol version toolwire does not speak.
+    UnsupportedProtocolVersion,
+    /// The permission policy denied the call.
+    PermissionDenied,
+    /// The client is closed, or was never connected.
+    NotConnected,
 }
 
 impl ErrorCode {
@@ -40,12 +61,22 @@ impl ErrorCode {
             Self::UnknownToolName => "UNKNOWN_TOOL_NAME",
             Self::LimitExceeded => "LIMIT_EXCEEDED",
             Self::InvalidArguments => "INVALID_ARGUMENTS",
+            Self::HttpStatus => "HTTP_STATUS",
+            Self::JsonRpcError => "JSONRPC_ERROR",
+            Self::Timeout => "TIMEOUT",
+            Self::Aborted => "ABORTED",
+            Self::Network => "NETWORK",
+            Self::Unauthorized => "UNAUTHORIZED",
+            Self::Protocol => "PROTOCOL",
+            Self::UnsupportedProtocolVersion => "UNSUPPORTED_PROTOCOL_VERSION",
+            Self::PermissionDenied => "PERMISSION_DENIED",
+            Self::NotConnected => "NOT_CONNECTED",
         }
     }
 }
 
 /// A toolwire error: a stable code, a message, and where it happened.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     /// The stable code.
     pub code: ErrorCode,
@@ -55,12 +86,22 @@ pub struct Error {
     pub tool: Option<String>,
     /// A JSON pointer into the tool's input schema (or the input), when there is one.
     pub path: Option<String>,
+    /// Extra fields for the caller (`status`, `rpcCode`, `challenge`, `server`...), set as
+    /// properties of the JS error.
+    pub details: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl Error {
     /// A new error with no tool or path.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), tool: None, path: None }
+        Self { code, message: message.into(), tool: None, path: None, details: None }
+    }
+
+    /// Attaches a detail field.
+    #[must_use]
+    pub fn with_detail(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
+        self.details.get_or_insert_with(serde_json::Map::new).insert(key.to_owned(), value.into());
+        self
     }
 
     /// Attaches the tool name (kept if one is already set).

@@ -21,6 +21,7 @@ pub mod model;
 pub mod naming;
 pub mod policy;
 pub mod prompt;
+pub mod protocol;
 pub mod providers;
 pub mod report;
 pub mod results;

@@ -275,7 +275,7 @@ impl NameMap {
                 for (k, &i) in group.iter().enumerate() {
                     let (server, tool) = pairs[i];
                     let same_pair_before = group[..k].iter().filter(|&&j| pairs[j] == pairs[i]).count() as u32;
-                    salt_of[i] += 1 + same_pair_before * 1000;
+                    salt_of[i] = salt_of[i].saturating_add(1).saturating_add(same_pair_before.saturating_mul(1000));
                     let clean = sanitize(&raw_name(server, tool, opts), rule);
                     let old = std::mem::replace(&mut names[i], with_hash(&clean, server, tool, salt_of[i]));
                     diags.push(Diagnostic {
@@ -288,6 +288,18 @@ impl NameMap {
                         ),
                     });
                 }
+            }
+        }
+        // Past 16 re-saltings (never seen; would take engineered hash collisions), fall back to
+        // position suffixes so that uniqueness holds unconditionally.
+        let mut seen = std::collections::HashSet::new();
+        for (i, n) in names.iter_mut().enumerate() {
+            if !seen.insert(n.clone()) {
+                let suffix = format!("_{i}");
+                let keep = MAX_NAME_LEN.saturating_sub(suffix.len()).min(n.len());
+                n.truncate(keep);
+                n.push_str(&suffix);
+                seen.insert(n.clone());
             }
         }
         let entries: Vec<NameEntry> = pairs

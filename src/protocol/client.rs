@@ -1,0 +1,703 @@
+//! The MCP client over Streamable HTTP (protocol revisions 2025-03-26, 2025-06-18, 2025-11-25).
+//!
+//! * Handshake: `initialize` asking for 2025-11-25, the answer checked against the versions
+//!   toolwire speaks, then `notifications/initialized` (200, 202 and 204 are all fine).
+//! * Every later request carries `Mcp-Session-Id` (when the server issued one) and
+//!   `MCP-Protocol-Version`.
+//! * Responses as JSON (one message or a batch) or as SSE; notifications and server requests
+//!   may come first: `ping` is answered `{}`, anything else -32601; progress goes to the call's
+//!   callback, everything else to the client's notification handler. Id 0 is a real id.
+//! * A stream that drops before its response is resumed: wait `retry` ms (or back off), then
+//!   GET with `Last-Event-ID`, at most `max_retries` times.
+//! * A 404 on a request that carried a session id means the session expired: re-initialize
+//!   once and retry the request.
+//! * Per-request timeouts (default 120 s) and caller cancellation: the request's HTTP exchange
+//!   is dropped (which aborts its fetch) and `notifications/cancelled` is sent (never for
+//!   `initialize`).
+//! * Every failure is a typed [`Error`]: `HTTP_STATUS`, `JSONRPC_ERROR`, `TIMEOUT`, `ABORTED`,
+//!   `NETWORK` (with the CORS explanation), `UNAUTHORIZED` (with the parsed challenge),
+//!   `PROTOCOL`, `UNSUPPORTED_PROTOCOL_VERSION`.
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+
+use futures_util::future::{select, Either};
+use futures_util::pin_mut;
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, RpcError};
+use crate::protocol::sse::{SseItem, SseParser};
+use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Method, Transport, TransportError};
+use crate::protocol::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+
+/// Client settings.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// The MCP endpoint.
+    pub url: String,
+    /// Extra headers on every request (e.g. `Authorization`).
+    pub headers: Vec<(String, String)>,
+    /// Per-request timeout, in ms (default 120,000).
+    pub timeout_ms: u64,
+    /// Optional: fail a request when its response stream is silent this long.
+    pub idle_timeout_ms: Option<u64>,
+    /// `clientInfo` sent in `initialize`.
+    pub client_info: Value,
+    /// Most `tools/list` pages followed (default 64).
+    pub max_pages: usize,
+    /// Most tools accepted from one server (default 10,000).
+    pub max_tools: usize,
+    /// Most resumptions of one dropped stream (default 2).
+    pub max_retries: u32,
+    /// Largest SSE event, in bytes (default 16 MiB).
+    pub max_event_bytes: usize,
+    /// Largest JSON response body, in bytes (default 64 MiB).
+    pub max_body_bytes: usize,
+}
+
+impl ClientOptions {
+    /// Defaults for an endpoint.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            headers: Vec::new(),
+            timeout_ms: 120_000,
+            idle_timeout_ms: None,
+            client_info: json!({"name": "toolwire", "version": crate::VERSION}),
+            max_pages: 64,
+            max_tools: 10_000,
+            max_retries: 2,
+            max_event_bytes: crate::protocol::sse::DEFAULT_MAX_EVENT_BYTES,
+            max_body_bytes: 64 << 20,
+        }
+    }
+}
+
+/// A boxed future that resolves when the caller cancels.
+pub type CancelFuture = Pin<Box<dyn Future<Output = ()>>>;
+
+/// Per-call options.
+#[derive(Default)]
+pub struct CallOptions {
+    /// Overrides the client's timeout.
+    pub timeout_ms: Option<u64>,
+    /// Receives `notifications/progress` params for this call (opting in with a progress token).
+    pub on_progress: Option<Box<dyn Fn(&Value)>>,
+    /// Resolves when the caller aborts.
+    pub cancel: Option<CancelFuture>,
+}
+
+/// Receives server notifications that are not progress for a call: `method`, `params`.
+pub type NotificationHandler = Box<dyn Fn(&str, &Value)>;
+
+#[derive(Debug, Default)]
+struct State {
+    session_id: Option<String>,
+    protocol_version: Option<String>,
+    server_info: Option<Value>,
+    instructions: Option<String>,
+    capabilities: Option<Value>,
+    connected: bool,
+    closed: bool,
+}
+
+/// What one exchange ended with, before mapping to the caller's error.
+enum Failure {
+    Error(Error),
+    /// 404 on a request that carried a session id.
+    SessionExpired,
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Self::Error(e)
+    }
+}
+
+/// An MCP client over a transport and a clock.
+pub struct Client<T: Transport, C: Clock> {
+    transport: T,
+    clock: C,
+    opts: ClientOptions,
+    state: RefCell<State>,
+    next_id: Cell<i64>,
+    on_notification: RefCell<Option<NotificationHandler>>,
+}
+
+const CORS_HINT: &str = "no HTTP response: the server is unreachable, or (in a browser) the server's CORS policy refused the request. A browser client needs the server to answer OPTIONS preflights with Access-Control-Allow-Origin, Access-Control-Allow-Methods: GET, POST, DELETE, Access-Control-Allow-Headers: content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, and to list mcp-session-id in Access-Control-Expose-Headers";
+
+impl<T: Transport, C: Clock> Client<T, C> {
+    /// A client; call [`Client::connect`] before anything else.
+    pub fn new(transport: T, clock: C, opts: ClientOptions) -> Self {
+        Self { transport, clock, opts, state: RefCell::new(State::default()), next_id: Cell::new(0), on_notification: RefCell::new(None) }
+    }
+
+    /// Sets the handler for server notifications.
+    pub fn set_notification_handler(&self, handler: Option<NotificationHandler>) {
+        *self.on_notification.borrow_mut() = handler;
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &ClientOptions {
+        &self.opts
+    }
+
+    /// `serverInfo` from the handshake.
+    pub fn server_info(&self) -> Option<Value> {
+        self.state.borrow().server_info.clone()
+    }
+
+    /// `instructions` from the handshake.
+    pub fn instructions(&self) -> Option<String> {
+        self.state.borrow().instructions.clone()
+    }
+
+    /// The negotiated protocol version.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.state.borrow().protocol_version.clone()
+    }
+
+    /// The session id, when the server issued one.
+    pub fn session_id(&self) -> Option<String> {
+        self.state.borrow().session_id.clone()
+    }
+
+    /// The server's capabilities.
+    pub fn capabilities(&self) -> Option<Value> {
+        self.state.borrow().capabilities.clone()
+    }
+
+    fn new_id(&self) -> Id {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        Id::Num(id)
+    }
+
+    fn headers(&self, with_session: bool, accept: &str) -> Vec<(String, String)> {
+        let mut h = vec![("accept".to_owned(), accept.to_owned())];
+        h.extend(self.opts.headers.iter().cloned());
+        if with_session {
+            let st = self.state.borrow();
+            if let Some(s) = &st.session_id {
+                h.push(("mcp-session-id".into(), s.clone()));
+            }
+            if let Some(v) = &st.protocol_version {
+                h.push(("mcp-protocol-version".into(), v.clone()));
+            }
+        }
+        h
+    }
+
+    fn post(&self, body: String, with_session: bool) -> HttpRequest {
+        let mut headers = self.headers(with_session, "application/json, text/event-stream");
+        headers.push(("content-type".into(), "application/json".into()));
+        HttpRequest { method: Method::Post, url: self.opts.url.clone(), headers, body: Some(body) }
+    }
+
+    /// Connects: `initialize`, version check, `notifications/initialized`.
+    pub async fn connect(&self) -> Result<()> {
+        if self.state.borrow().closed {
+            self.state.borrow_mut().closed = false;
+        }
+        self.initialize().await
+    }
+
+    async fn initialize(&self) -> Result<()> {
+        {
+            let mut st = self.state.borrow_mut();
+            st.session_id = None;
+            st.protocol_version = None;
+            st.connected = false;
+        }
+        let params = json!({
+            "protocolVersion": LATEST_PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": self.opts.client_info,
+        });
+        let id = self.new_id();
+        let body = jsonrpc::request(&id, "initialize", params);
+        let (result, session) = self.run_with_timeout(&id, "initialize", body, false, &mut CallOptions::default()).await?;
+        let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").to_owned();
+        if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) {
+            return Err(Error::new(
+                ErrorCode::UnsupportedProtocolVersion,
+                format!(
+                    "the server speaks MCP protocol version \"{version}\"; toolwire speaks {}",
+                    SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+                ),
+            )
+            .with_detail("protocolVersion", version));
+        }
+        if let Some(s) = &session {
+            // Session ids are visible ASCII (0x21-0x7E); anything else cannot go in a header.
+            if s.is_empty() || s.len() > 1024 || !s.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+                return Err(Error::new(ErrorCode::Protocol, "the server sent an invalid Mcp-Session-Id (it must be 1 to 1024 visible ASCII characters)"));
+            }
+        }
+        {
+            let mut st = self.state.borrow_mut();
+            st.session_id = session;
+            st.protocol_version = Some(version);
+            st.server_info = result.get("serverInfo").cloned();
+            st.instructions = result.get("instructions").and_then(Value::as_str).map(str::to_owned);
+            st.capabilities = result.get("capabilities").cloned();
+        }
+        self.notify("notifications/initialized", Value::Null).await?;
+        self.state.borrow_mut().connected = true;
+        Ok(())
+    }
+
+    /// Sends a notification (200, 202 and 204 are all success).
+    pub async fn notify(&self, method: &str, params: Value) -> Result<()> {
+        let req = self.post(jsonrpc::notification(method, params), true);
+        let timeout = self.opts.timeout_ms;
+        let send = self.transport.send(req);
+        let sleep = self.clock.sleep(timeout);
+        pin_mut!(send, sleep);
+        let resp = match select(send, sleep).await {
+            Either::Left((r, _)) => r.map_err(|e| transport_error(e, method))?,
+            Either::Right(_) => return Err(Error::new(ErrorCode::Timeout, format!("{method} got no answer in {timeout} ms"))),
+        };
+        if (200..300).contains(&resp.status) {
+            Ok(())
+        } else {
+            Err(self.status_error(resp, method).await)
+        }
+    }
+
+    /// A request with the session, 404 re-initialization and one retry.
+    pub async fn request(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
+        if !self.state.borrow().connected {
+            return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before {method}")));
+        }
+        let mut retried = false;
+        loop {
+            let id = self.new_id();
+            let mut params = params.clone();
+            if opts.on_progress.is_some() {
+                if let Value::Object(p) = &mut params {
+                    let meta = p.entry("_meta").or_insert_with(|| json!({}));
+                    if let Value::Object(m) = meta {
+                        m.insert("progressToken".into(), id.to_value());
+                    }
+                }
+            }
+            let body = jsonrpc::request(&id, method, params);
+            match self.run_with_timeout(&id, method, body, true, opts).await {
+                Ok((v, _)) => return Ok(v),
+                Err(e) if e.code == ErrorCode::NotConnected && !retried && e.details.as_ref().is_some_and(|d| d.contains_key("sessionExpired")) => {
+                    retried = true;
+                    self.initialize().await?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// One request raced against its timeout and the caller's cancellation.
+    async fn run_with_timeout(
+        &self,
+        id: &Id,
+        method: &str,
+        body: String,
+        with_session: bool,
+        opts: &mut CallOptions,
+    ) -> Result<(Value, Option<String>)> {
+        let CallOptions { timeout_ms, on_progress, cancel } = opts;
+        let timeout = timeout_ms.unwrap_or(self.opts.timeout_ms);
+        let exchange = self.exchange(id, method, body, with_session, on_progress.as_deref());
+        let sleep = self.clock.sleep(timeout);
+        // Polled by reference, so one cancellation covers a retry after re-initialization too.
+        let mut never: CancelFuture = Box::pin(futures_util::future::pending());
+        let cancel: &mut CancelFuture = match cancel.as_mut() {
+            Some(c) => c,
+            None => &mut never,
+        };
+        pin_mut!(exchange, sleep);
+        let stop = select(sleep, cancel);
+        let outcome = match select(exchange, stop).await {
+            Either::Left((r, _)) => {
+                return r.map_err(|f| match f {
+                    Failure::Error(e) => e,
+                    Failure::SessionExpired => Error::new(ErrorCode::NotConnected, "the session expired (HTTP 404)").with_detail("sessionExpired", true),
+                })
+            }
+            Either::Right((Either::Left(_), _)) => {
+                Error::new(ErrorCode::Timeout, format!("{method} timed out after {timeout} ms; the request was cancelled")).with_detail("timeoutMs", timeout)
+            }
+            Either::Right((Either::Right(_), _)) => Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled")),
+        };
+        // The exchange future is dropped here, which aborts its HTTP request. Then tell the server.
+        if method != "initialize" {
+            let reason = if outcome.code == ErrorCode::Timeout { "timeout" } else { "aborted by the client" };
+            let notice = self.notify("notifications/cancelled", json!({"requestId": id.to_value(), "reason": reason}));
+            let grace = self.clock.sleep(3_000);
+            pin_mut!(notice, grace);
+            let _ = select(notice, grace).await;
+        }
+        Err(outcome)
+    }
+
+    /// POST a request and read its response (JSON or SSE, with resumption).
+    async fn exchange(
+        &self,
+        id: &Id,
+        method: &str,
+        body: String,
+        with_session: bool,
+        on_progress: Option<&dyn Fn(&Value)>,
+    ) -> std::result::Result<(Value, Option<String>), Failure> {
+        let sent_session = with_session && self.state.borrow().session_id.is_some();
+        let req = self.post(body, with_session);
+        let resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
+        let status = resp.status;
+        if status == 404 && sent_session {
+            return Err(Failure::SessionExpired);
+        }
+        if !(200..300).contains(&status) {
+            return Err(self.status_error(resp, method).await.into());
+        }
+        let session = resp.header("mcp-session-id").map(str::to_owned);
+        let essence = content_type_essence(resp.header("content-type").unwrap_or(""));
+        let result = match essence.as_str() {
+            "application/json" => self.read_json(id, method, resp.body, on_progress).await?,
+            "text/event-stream" => self.read_sse(id, method, resp.body, on_progress).await?,
+            "" if status == 202 || status == 204 => {
+                return Err(Error::new(ErrorCode::Protocol, format!("the server accepted {method} (HTTP {status}) but sent no response")).into())
+            }
+            other => {
+                return Err(Error::new(
+                    ErrorCode::Protocol,
+                    format!("{method}: unexpected content type \"{other}\" (expected application/json or text/event-stream)"),
+                )
+                .into())
+            }
+        };
+        Ok((result, session))
+    }
+
+    async fn next_chunk(&self, body: &mut T::Body, method: &str) -> Result<Option<Vec<u8>>> {
+        let chunk = match self.opts.idle_timeout_ms {
+            None => body.next_chunk().await,
+            Some(idle) => {
+                let next = body.next_chunk();
+                let sleep = self.clock.sleep(idle);
+                pin_mut!(next, sleep);
+                match select(next, sleep).await {
+                    Either::Left((c, _)) => c,
+                    Either::Right(_) => {
+                        return Err(Error::new(ErrorCode::Timeout, format!("{method}: the response stream was silent for {idle} ms")))
+                    }
+                }
+            }
+        };
+        match chunk {
+            None => Ok(None),
+            Some(Ok(c)) => Ok(Some(c)),
+            Some(Err(e)) => Err(transport_error(e, method)),
+        }
+    }
+
+    async fn read_json(&self, id: &Id, method: &str, mut body: T::Body, on_progress: Option<&dyn Fn(&Value)>) -> Result<Value> {
+        let mut bytes = Vec::new();
+        while let Some(chunk) = self.next_chunk(&mut body, method).await? {
+            bytes.extend_from_slice(&chunk);
+            if bytes.len() > self.opts.max_body_bytes {
+                return Err(Error::new(ErrorCode::LimitExceeded, format!("{method}: response larger than {} bytes", self.opts.max_body_bytes)));
+            }
+        }
+        let value: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid JSON: {e}")).with_detail("bodyPreview", preview(&bytes)))?;
+        for msg in classify_all(value) {
+            if let Some(result) = self.handle(id, method, msg, on_progress).await? {
+                return Ok(result);
+            }
+        }
+        Err(Error::new(ErrorCode::Protocol, format!("{method}: the JSON response did not contain the response to request {}", id.to_value())))
+    }
+
+    async fn read_sse(&self, id: &Id, method: &str, mut body: T::Body, on_progress: Option<&dyn Fn(&Value)>) -> Result<Value> {
+        let mut parser = SseParser::new(self.opts.max_event_bytes);
+        let mut retry_ms: Option<u64> = None;
+        let mut attempts = 0u32;
+        loop {
+            // Read this stream to its end.
+            let ended_with = loop {
+                let chunk = match self.next_chunk(&mut body, method).await {
+                    Ok(Some(c)) => c,
+                    Ok(None) => break None,
+                    Err(e) if e.code == ErrorCode::Network => break Some(e),
+                    Err(e) => return Err(e),
+                };
+                let items = parser.feed(&chunk).map_err(|t| {
+                    Error::new(ErrorCode::LimitExceeded, format!("{method}: an SSE event is larger than {} bytes", t.limit))
+                })?;
+                for item in items {
+                    match item {
+                        SseItem::Retry(ms) => retry_ms = Some(ms),
+                        SseItem::Event(ev) => {
+                            if ev.data.is_empty() || !matches!(ev.event.as_deref(), None | Some("message")) {
+                                continue; // priming events, keep-alives, other event types
+                            }
+                            let text = std::str::from_utf8(&ev.data)
+                                .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid UTF-8")))?;
+                            let value: Value = serde_json::from_str(text).map_err(|e| {
+                                Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid JSON: {e}"))
+                                    .with_detail("bodyPreview", preview(text.as_bytes()))
+                            })?;
+                            for msg in classify_all(value) {
+                                if let Some(result) = self.handle(id, method, msg, on_progress).await? {
+                                    return Ok(result);
+                                }
+                            }
+                        }
+                    }
+                }
+            };
+            // The stream ended before our response. Resume if the server gave us an event id.
+            let Some(last_id) = parser.last_event_id().map(str::to_owned) else {
+                return Err(ended_with.unwrap_or_else(|| {
+                    Error::new(ErrorCode::Protocol, format!("{method}: the response stream ended before the response"))
+                }));
+            };
+            if attempts >= self.opts.max_retries {
+                return Err(Error::new(ErrorCode::Protocol, format!("{method}: the response stream dropped and could not be resumed after {attempts} attempts")));
+            }
+            let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(attempts as i32)).min(30_000.0) as u64);
+            attempts += 1;
+            self.clock.sleep(delay).await;
+            let mut headers = self.headers(true, "text/event-stream");
+            headers.push(("last-event-id".into(), last_id));
+            let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
+            let resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
+            if resp.status != 200 || content_type_essence(resp.header("content-type").unwrap_or("")) != "text/event-stream" {
+                return Err(Error::new(
+                    ErrorCode::Protocol,
+                    format!("{method}: resuming the dropped stream failed (GET with Last-Event-ID answered HTTP {})", resp.status),
+                ));
+            }
+            body = resp.body;
+            parser = SseParser::new(self.opts.max_event_bytes);
+        }
+    }
+
+    /// Handles one incoming message; returns the result when it is our response.
+    async fn handle(&self, id: &Id, method: &str, msg: Incoming, on_progress: Option<&dyn Fn(&Value)>) -> Result<Option<Value>> {
+        match msg {
+            Incoming::Response { id: rid, outcome } if &rid == id => match outcome {
+                Ok(v) => Ok(Some(v)),
+                Err(e) => Err(rpc_to_error(e, method)),
+            },
+            // A response to something else (a replay, a late answer): not ours; ignore.
+            Incoming::Response { .. } | Incoming::Invalid(_) => Ok(None),
+            Incoming::OrphanError(e) => Err(rpc_to_error(e, method)),
+            Incoming::Notification { method: m, params } => {
+                if m == "notifications/progress" && params.get("progressToken").and_then(Id::from_value).as_ref() == Some(id) {
+                    if let Some(cb) = on_progress {
+                        cb(&params);
+                    }
+                } else if let Some(h) = self.on_notification.borrow().as_ref() {
+                    h(&m, &params);
+                }
+                Ok(None)
+            }
+            Incoming::Request { id: rid, method: m, .. } => {
+                let answer = if m == "ping" {
+                    Ok(json!({}))
+                } else {
+                    Err(RpcError { code: -32601, message: format!("Method not found: {m}"), data: None })
+                };
+                let req = self.post(jsonrpc::response(&rid, answer), true);
+                // Best effort: the answer's own status does not change the outcome of our request.
+                let _ = self.transport.send(req).await;
+                Ok(None)
+            }
+        }
+    }
+
+    async fn status_error(&self, resp: HttpResponse<T::Body>, method: &str) -> Error {
+        let status = resp.status;
+        let challenge = resp.header("www-authenticate").map(str::to_owned);
+        let mut body = resp.body;
+        let mut bytes = Vec::new();
+        // Only a preview: a hostile server could send an endless error body.
+        while bytes.len() < 4096 {
+            match body.next_chunk().await {
+                Some(Ok(c)) => bytes.extend_from_slice(&c),
+                _ => break,
+            }
+        }
+        let text = preview(&bytes);
+        if status == 401 || status == 403 {
+            let mut e = Error::new(
+                ErrorCode::Unauthorized,
+                format!("{method}: HTTP {status} {}", if status == 401 { "Unauthorized" } else { "Forbidden" }),
+            )
+            .with_detail("status", status)
+            .with_detail("bodyPreview", text);
+            if let Some(c) = challenge {
+                e = e.with_detail("challenge", parse_www_authenticate(&c)).with_detail("wwwAuthenticate", c);
+            }
+            return e;
+        }
+        let mut e = Error::new(ErrorCode::HttpStatus, format!("{method}: HTTP {status}{}", if text.is_empty() { String::new() } else { format!(": {}", text.chars().take(200).collect::<String>()) }))
+            .with_detail("status", status)
+            .with_detail("bodyPreview", text.clone());
+        if let Ok(v) = serde_json::from_str::<Value>(&text) {
+            if let Some(err) = v.get("error") {
+                e = e.with_detail("rpcError", err.clone());
+            }
+        }
+        e
+    }
+
+    /// `tools/list`, following `nextCursor` up to the page cap, stopping on a repeated cursor.
+    pub async fn list_tools(&self) -> Result<Vec<Value>> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = std::collections::HashSet::new();
+        for page in 0.. {
+            if page >= self.opts.max_pages {
+                return Err(Error::new(
+                    ErrorCode::LimitExceeded,
+                    format!("tools/list did not end after {} pages (options.maxPages)", self.opts.max_pages),
+                ));
+            }
+            let params = match &cursor {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let result = self.request("tools/list", params, &mut CallOptions::default()).await?;
+            match result.get("tools") {
+                Some(Value::Array(page_tools)) => tools.extend(page_tools.iter().cloned()),
+                _ => return Err(Error::new(ErrorCode::Protocol, "tools/list result has no `tools` array")),
+            }
+            if tools.len() > self.opts.max_tools {
+                return Err(Error::new(ErrorCode::LimitExceeded, format!("the server lists more than {} tools (options.maxTools)", self.opts.max_tools)));
+            }
+            match result.get("nextCursor").and_then(Value::as_str) {
+                Some(c) if !c.is_empty() => {
+                    if !seen.insert(c.to_owned()) {
+                        break; // a repeated cursor would loop forever
+                    }
+                    cursor = Some(c.to_owned());
+                }
+                _ => break,
+            }
+        }
+        Ok(tools)
+    }
+
+    /// `tools/call`.
+    pub async fn call_tool(&self, name: &str, arguments: Value, opts: &mut CallOptions) -> Result<Value> {
+        let mut params = Map::new();
+        params.insert("name".into(), json!(name));
+        params.insert("arguments".into(), if arguments.is_null() { json!({}) } else { arguments });
+        self.request("tools/call", Value::Object(params), opts).await
+    }
+
+    /// Ends the session: DELETE (405 is fine). The client can connect again afterwards.
+    pub async fn close(&self) -> Result<()> {
+        let session = self.state.borrow().session_id.clone();
+        {
+            let mut st = self.state.borrow_mut();
+            st.connected = false;
+            st.closed = true;
+        }
+        if session.is_none() {
+            return Ok(());
+        }
+        let req = HttpRequest { method: Method::Delete, url: self.opts.url.clone(), headers: self.headers(true, "application/json, text/event-stream"), body: None };
+        self.state.borrow_mut().session_id = None;
+        match self.transport.send(req).await {
+            Ok(r) if (200..300).contains(&r.status) || r.status == 405 || r.status == 404 => Ok(()),
+            Ok(r) => Err(self.status_error(r, "close").await),
+            Err(e) => Err(transport_error(e, "close")),
+        }
+    }
+}
+
+fn rpc_to_error(e: RpcError, method: &str) -> Error {
+    let mut err = Error::new(ErrorCode::JsonRpcError, format!("{method}: the server answered error {}: {}", e.code, e.message)).with_detail("rpcCode", e.code);
+    if let Some(d) = e.data {
+        err = err.with_detail("data", d);
+    }
+    err
+}
+
+fn transport_error(e: TransportError, method: &str) -> Error {
+    match e {
+        TransportError::Aborted => Error::new(ErrorCode::Aborted, format!("{method} was aborted")),
+        TransportError::Network(detail) => {
+            Error::new(ErrorCode::Network, format!("{method}: {CORS_HINT}{}", if detail.is_empty() { String::new() } else { format!(" ({detail})") }))
+        }
+    }
+}
+
+/// The media-type essence of a Content-Type (`application/json; charset=utf-8` → `application/json`).
+pub fn content_type_essence(ct: &str) -> String {
+    ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+}
+
+fn preview(bytes: &[u8]) -> String {
+    let cut = &bytes[..bytes.len().min(2048)];
+    String::from_utf8_lossy(cut).into_owned()
+}
+
+/// Parses `WWW-Authenticate: Bearer realm="x", error="invalid_token", resource_metadata="..."`
+/// into `{scheme, realm, error, resource_metadata, ...}`.
+pub fn parse_www_authenticate(header: &str) -> Value {
+    let header = header.trim();
+    let (scheme, rest) = match header.find(char::is_whitespace) {
+        Some(i) => (&header[..i], header[i..].trim()),
+        None => (header, ""),
+    };
+    let mut out = Map::new();
+    out.insert("scheme".into(), json!(scheme));
+    let bytes = rest.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && (bytes[i] == b',' || bytes[i].is_ascii_whitespace()) {
+            i += 1;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i] != b'=' && bytes[i] != b',' {
+            i += 1;
+        }
+        let key = rest[start..i].trim().to_ascii_lowercase();
+        if i >= bytes.len() || bytes[i] != b'=' {
+            continue;
+        }
+        i += 1;
+        let value = if i < bytes.len() && bytes[i] == b'"' {
+            i += 1;
+            let mut v = String::new();
+            while i < bytes.len() && bytes[i] != b'"' {
+                if bytes[i] == b'\\' && i + 1 < bytes.len() {
+                    i += 1;
+                }
+                // Walk by characters so multi-byte text stays intact.
+                let ch = rest[i..].chars().next().unwrap_or('\u{fffd}');
+                v.push(ch);
+                i += ch.len_utf8();
+            }
+            i += 1;
+            v
+        } else {
+            let s = i;
+            while i < bytes.len() && bytes[i] != b',' {
+                i += 1;
+            }
+            rest[s..i].trim().to_owned()
+        };
+        if !key.is_empty() {
+            out.insert(key, json!(value));
+        }
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,452 @@
+//! The client driven by a scripted transport: canned responses, split into chunks at will,
+//! with every request recorded and every abort (drop) observed.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::Future;
+use std::rc::Rc;
+
+use futures_executor::block_on;
+use serde_json::{json, Value};
+
+use super::*;
+use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Transport, TransportError};
+
+/// A canned reply.
+#[derive(Clone)]
+enum Reply {
+    Http { status: u16, headers: Vec<(&'static str, String)>, chunks: Vec<Vec<u8>>, then_hang: bool, then_error: bool },
+    /// fetch itself fails (network / CORS).
+    NetworkError,
+    /// fetch never resolves.
+    Hang,
+}
+
+fn json_reply(v: Value) -> Reply {
+    Reply::Http { status: 200, headers: vec![("content-type", "application/json".into())], chunks: vec![v.to_string().into_bytes()], then_hang: false, then_error: false }
+}
+
+fn sse_reply(text: &str, split: usize) -> Reply {
+    let bytes = text.as_bytes();
+    let chunks = if split == 0 { vec![bytes.to_vec()] } else { bytes.chunks(split).map(<[u8]>::to_vec).collect() };
+    Reply::Http { status: 200, headers: vec![("content-type", "text/event-stream".into())], chunks, then_hang: false, then_error: false }
+}
+
+fn status_reply(status: u16, headers: Vec<(&'static str, String)>, body: &str) -> Reply {
+    Reply::Http { status, headers, chunks: vec![body.as_bytes().to_vec()], then_hang: false, then_error: false }
+}
+
+fn accepted() -> Reply {
+    Reply::Http { status: 202, headers: vec![], chunks: vec![], then_hang: false, then_error: false }
+}
+
+#[derive(Default)]
+struct Log {
+    requests: Vec<HttpRequest>,
+    aborted: usize,
+}
+
+#[derive(Clone)]
+struct Scripted {
+    replies: Rc<RefCell<VecDeque<Reply>>>,
+    log: Rc<RefCell<Log>>,
+}
+
+struct ScriptedBody {
+    chunks: VecDeque<Vec<u8>>,
+    then_hang: bool,
+    then_error: bool,
+    log: Rc<RefCell<Log>>,
+    done: bool,
+}
+
+impl Drop for ScriptedBody {
+    fn drop(&mut self) {
+        // Dropped with data still to come (or a stream still open): the exchange was aborted.
+        if !self.done && (!self.chunks.is_empty() || self.then_hang) {
+            self.log.borrow_mut().aborted += 1;
+        }
+    }
+}
+
+impl Body for ScriptedBody {
+    fn next_chunk(&mut self) -> impl Future<Output = Option<Result<Vec<u8>, TransportError>>> {
+        let next = self.chunks.pop_front();
+        let hang = next.is_none() && self.then_hang;
+        let error = next.is_none() && self.then_error;
+        if next.is_none() && !hang {
+            self.done = true;
+        }
+        async move {
+            if hang {
+                futures_util::future::pending::<()>().await;
+            }
+            if error {
+                return Some(Err(TransportError::Network("connection reset".into())));
+            }
+            next.map(Ok)
+        }
+    }
+}
+
+/// Counts a hanging fetch as aborted when its future is dropped.
+struct AbortProbe(Rc<RefCell<Log>>);
+impl Drop for AbortProbe {
+    fn drop(&mut self) {
+        self.0.borrow_mut().aborted += 1;
+    }
+}
+
+impl Transport for Scripted {
+    type Body = ScriptedBody;
+    fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<ScriptedBody>, TransportError>> {
+        self.log.borrow_mut().requests.push(req);
+        let reply = self.replies.borrow_mut().pop_front().unwrap_or_else(accepted);
+        let log = self.log.clone();
+        async move {
+            match reply {
+                Reply::NetworkError => Err(TransportError::Network("TypeError: Failed to fetch".into())),
+                Reply::Hang => {
+                    let _probe = AbortProbe(log);
+                    futures_util::future::pending::<()>().await;
+                    unreachable!()
+                }
+                Reply::Http { status, headers, chunks, then_hang, then_error } => Ok(HttpResponse {
+                    status,
+                    headers: headers.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+                    body: ScriptedBody { chunks: chunks.into(), then_hang, then_error, log, done: false },
+                }),
+            }
+        }
+    }
+}
+
+/// Sleeps up to `instant_ms` finish at once; longer ones never do.
+#[derive(Clone)]
+struct FakeClock {
+    instant_ms: u64,
+    slept: Rc<RefCell<Vec<u64>>>,
+}
+
+impl Clock for FakeClock {
+    fn sleep(&self, ms: u64) -> impl Future<Output = ()> {
+        self.slept.borrow_mut().push(ms);
+        let instant = ms <= self.instant_ms;
+        async move {
+            if !instant {
+                futures_util::future::pending::<()>().await;
+            }
+        }
+    }
+}
+
+struct Harness {
+    client: Client<Scripted, FakeClock>,
+    log: Rc<RefCell<Log>>,
+    slept: Rc<RefCell<Vec<u64>>>,
+}
+
+fn init_reply(version: &str, session: Option<&str>) -> Reply {
+    init_reply_id(0, version, session)
+}
+
+fn init_reply_id(id: i64, version: &str, session: Option<&str>) -> Reply {
+    let mut headers = vec![("content-type", "application/json".to_owned())];
+    if let Some(s) = session {
+        headers.push(("mcp-session-id", s.to_owned()));
+    }
+    Reply::Http {
+        status: 200,
+        headers,
+        chunks: vec![json!({"jsonrpc":"2.0","id":id,"result":{"protocolVersion":version,"capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"test","version":"1"},"instructions":"be nice"}}).to_string().into_bytes()],
+        then_hang: false,
+        then_error: false,
+    }
+}
+
+fn harness(replies: Vec<Reply>) -> Harness {
+    harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000)
+}
+
+fn harness_with(replies: Vec<Reply>, opts: ClientOptions, instant_ms: u64) -> Harness {
+    let log = Rc::new(RefCell::new(Log::default()));
+    let slept = Rc::new(RefCell::new(Vec::new()));
+    let transport = Scripted { replies: Rc::new(RefCell::new(replies.into())), log: log.clone() };
+    let client = Client::new(transport, FakeClock { instant_ms, slept: slept.clone() }, opts);
+    Harness { client, log, slept }
+}
+
+fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    req.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+fn body(req: &HttpRequest) -> Value {
+    serde_json::from_str(req.body.as_deref().unwrap_or("null")).unwrap()
+}
+
+#[test]
+fn handshake_sends_initialized_and_headers_on_later_requests() {
+    let h = harness(vec![
+        init_reply("2025-06-18", Some("sess-1")),
+        accepted(),
+        json_reply(json!({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"echo"}]}})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(h.client.protocol_version().as_deref(), Some("2025-06-18"));
+    assert_eq!(h.client.instructions().as_deref(), Some("be nice"));
+    let tools = block_on(h.client.list_tools()).unwrap();
+    assert_eq!(tools.len(), 1);
+    let log = h.log.borrow();
+    let init = &log.requests[0];
+    assert_eq!(body(init)["params"]["protocolVersion"], "2025-11-25");
+    assert_eq!(header(init, "mcp-session-id"), None, "never on initialize");
+    assert_eq!(header(init, "accept"), Some("application/json, text/event-stream"));
+    assert_eq!(body(&log.requests[1])["method"], "notifications/initialized");
+    for r in &log.requests[1..] {
+        assert_eq!(header(r, "mcp-session-id"), Some("sess-1"));
+        assert_eq!(header(r, "mcp-protocol-version"), Some("2025-06-18"));
+    }
+}
+
+#[test]
+fn notification_statuses_200_202_204_are_all_fine() {
+    for status in [200, 202, 204] {
+        let h = harness(vec![init_reply("2025-11-25", None), status_reply(status, vec![], "")]);
+        block_on(h.client.connect()).unwrap();
+    }
+}
+
+#[test]
+fn unsupported_version_is_a_typed_error() {
+    let h = harness(vec![init_reply("1999-01-01", None)]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion);
+}
+
+const SSE_CALL: &str = "\u{feff}: hello\r\nid: e1\r\nretry: 10\r\ndata:\r\n\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"sampling/createMessage\",\"params\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1,\"total\":2}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\n";
+const SSE_END: &str = "data: \"result\":{\"content\":[{\"type\":\"text\",\"text\":\"h\u{e9}\"}]}}\n\n";
+
+#[test]
+fn sse_with_notifications_server_requests_and_progress_at_every_split() {
+    let stream = format!("{SSE_CALL}{SSE_END}");
+    for split in [0, 1, 2, 3, 5, 7, 64] {
+        let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(&stream, split), accepted(), accepted()]);
+        let notes = Rc::new(RefCell::new(Vec::new()));
+        let n2 = notes.clone();
+        h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+        block_on(h.client.connect()).unwrap();
+        let progress = Rc::new(RefCell::new(Vec::new()));
+        let p2 = progress.clone();
+        let mut opts = CallOptions { on_progress: Some(Box::new(move |p| p2.borrow_mut().push(p["progress"].clone()))), ..CallOptions::default() };
+        let result = block_on(h.client.call_tool("echo", json!({"x":1}), &mut opts)).unwrap();
+        assert_eq!(result["content"][0]["text"], "hé", "split {split}");
+        assert_eq!(*progress.borrow(), vec![json!(1)]);
+        assert_eq!(*notes.borrow(), vec!["notifications/tools/list_changed".to_owned()]);
+        let log = h.log.borrow();
+        let call = body(&log.requests[2]);
+        assert_eq!(call["params"]["_meta"]["progressToken"], 1);
+        // The ping (id 0, a real id) got {} and the unknown request -32601.
+        assert_eq!(body(&log.requests[3]), json!({"jsonrpc":"2.0","id":0,"result":{}}));
+        assert_eq!(body(&log.requests[4])["error"]["code"], -32601);
+        assert_eq!(body(&log.requests[4])["id"], 7);
+    }
+}
+
+#[test]
+fn batch_arrays_and_unknown_ids_in_json() {
+    let h = harness(vec![
+        init_reply("2025-03-26", None),
+        accepted(),
+        json_reply(json!([{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}},{"jsonrpc":"2.0","id":99,"result":{}},{"jsonrpc":"2.0","id":1,"result":{"ok":true}}])),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let r = block_on(h.client.request("x", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r, json!({"ok":true}));
+}
+
+#[test]
+fn dropped_stream_resumes_with_last_event_id() {
+    let first = "id: ev-1\nretry: 25\ndata:\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\nid: ev-2\n\n";
+    let resumed = "id: ev-3\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"done\":true}}\n\n";
+    let mut broken = sse_reply(first, 9);
+    if let Reply::Http { then_error, .. } = &mut broken {
+        *then_error = true;
+    }
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), broken, sse_reply(resumed, 4)]);
+    block_on(h.client.connect()).unwrap();
+    let r = block_on(h.client.call_tool("long", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r, json!({"done":true}));
+    let log = h.log.borrow();
+    let get = &log.requests[3];
+    assert_eq!(get.method, Method::Get);
+    assert_eq!(header(get, "last-event-id"), Some("ev-2"));
+    assert_eq!(header(get, "mcp-session-id"), Some("s"));
+    assert!(h.slept.borrow().contains(&25), "waited the server's retry");
+}
+
+#[test]
+fn a_stream_without_event_ids_that_ends_early_is_a_protocol_error() {
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), sse_reply("data: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\n", 0)]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+}
+
+#[test]
+fn expired_session_reinitializes_once_and_retries() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        status_reply(404, vec![], "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}"),
+        init_reply_id(2, "2025-11-25", Some("new")),
+        accepted(),
+        json_reply(json!({"jsonrpc":"2.0","id":3,"result":{"tools":[]}})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let tools = block_on(h.client.list_tools()).unwrap();
+    assert!(tools.is_empty());
+    let log = h.log.borrow();
+    assert_eq!(body(&log.requests[3])["method"], "initialize");
+    assert_eq!(header(&log.requests[3], "mcp-session-id"), None);
+    assert_eq!(header(&log.requests[5], "mcp-session-id"), Some("new"));
+    // A second 404 in a row is not retried forever.
+    drop(log);
+    let h = harness(vec![init_reply("2025-11-25", Some("a")), accepted(), status_reply(404, vec![], ""), init_reply_id(2, "2025-11-25", Some("b")), accepted(), status_reply(404, vec![], "")]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotConnected);
+}
+
+#[test]
+fn timeout_cancels_and_aborts() {
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.timeout_ms = 50;
+    // Sleeps up to 50 ms finish at once: the request's timeout fires while its fetch hangs.
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Hang, accepted()], opts, 50);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("slow", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    let log = h.log.borrow();
+    assert_eq!(log.aborted, 1, "the hanging fetch was dropped (aborted)");
+    let cancel = body(&log.requests[3]);
+    assert_eq!(cancel["method"], "notifications/cancelled");
+    assert_eq!(cancel["params"]["requestId"], 1);
+}
+
+#[test]
+fn a_hanging_sse_body_is_aborted_too() {
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.timeout_ms = 50;
+    let mut hanging = sse_reply("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n", 0);
+    if let Reply::Http { then_hang, .. } = &mut hanging {
+        *then_hang = true;
+    }
+    let h = harness_with(vec![init_reply("2025-11-25", None), accepted(), hanging, accepted()], opts, 50);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("slow", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    assert_eq!(h.log.borrow().aborted, 1);
+}
+
+#[test]
+fn caller_abort_is_aborted_not_timeout() {
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Hang, accepted()]);
+    block_on(h.client.connect()).unwrap();
+    let mut opts = CallOptions { cancel: Some(Box::pin(async {})), ..CallOptions::default() };
+    let e = block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Aborted);
+    assert_eq!(body(&h.log.borrow().requests[3])["method"], "notifications/cancelled");
+}
+
+#[test]
+fn typed_errors() {
+    // JSON-RPC error, distinct from an isError result.
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), json_reply(json!({"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad","data":{"x":1}}}))]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::JsonRpcError);
+    assert_eq!(e.details.as_ref().unwrap()["rpcCode"], -32602);
+    assert_eq!(e.details.as_ref().unwrap()["data"], json!({"x":1}));
+
+    // 401 with a parsed challenge.
+    let h = harness(vec![status_reply(401, vec![("www-authenticate", "Bearer realm=\"mcp\", error=\"invalid_token\", resource_metadata=\"https://x/.well-known/oauth-protected-resource\"".into())], "no")]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Unauthorized);
+    let ch = &e.details.as_ref().unwrap()["challenge"];
+    assert_eq!(ch["scheme"], "Bearer");
+    assert_eq!(ch["error"], "invalid_token");
+    assert_eq!(ch["resource_metadata"], "https://x/.well-known/oauth-protected-resource");
+
+    // HTTP status with a preview.
+    let h = harness(vec![status_reply(500, vec![], "internal trouble")]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus);
+    assert_eq!(e.details.as_ref().unwrap()["bodyPreview"], "internal trouble");
+
+    // Network / CORS.
+    let h = harness(vec![Reply::NetworkError]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Network);
+    assert!(e.message.contains("CORS") && e.message.contains("Access-Control-Expose-Headers"));
+
+    // Bad content type, bad JSON, invalid UTF-8.
+    for reply in [
+        status_reply(200, vec![("content-type", "text/html".into())], "<html>"),
+        status_reply(200, vec![("content-type", "application/json; charset=utf-8".into())], "{nope"),
+        Reply::Http { status: 200, headers: vec![("content-type", "text/event-stream".into())], chunks: vec![b"data: \"\xFF\"\n\n".to_vec()], then_hang: false, then_error: false },
+        Reply::Http { status: 200, headers: vec![("content-type", "application/json".into())], chunks: vec![b"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":\"\xFF\"}".to_vec()], then_hang: false, then_error: false },
+    ] {
+        let h = harness(vec![reply]);
+        assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::Protocol);
+    }
+}
+
+#[test]
+fn pagination_cap_and_repeated_cursor() {
+    let page = |id: i64, cursor: Option<&str>| {
+        let mut r = json!({"jsonrpc":"2.0","id":id,"result":{"tools":[{"name":format!("t{id}")}]}});
+        if let Some(c) = cursor {
+            r["result"]["nextCursor"] = json!(c);
+        }
+        json_reply(r)
+    };
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), page(1, Some("a")), page(2, Some("b")), page(3, None)]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap().len(), 3);
+    assert_eq!(body(&h.log.borrow().requests[3])["params"]["cursor"], "a");
+
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), page(1, Some("a")), page(2, Some("a"))]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap().len(), 2, "stops on a repeated cursor");
+
+    let mut opts = ClientOptions::new("http://x");
+    opts.max_pages = 3;
+    let replies = vec![init_reply("2025-11-25", None), accepted(), page(1, Some("a")), page(2, Some("b")), page(3, Some("c"))];
+    let h = harness_with(replies, opts, 10_000);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap_err().code, ErrorCode::LimitExceeded);
+}
+
+#[test]
+fn close_deletes_the_session_and_405_is_fine() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(405, vec![], "")]);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.close()).unwrap();
+    let log = h.log.borrow();
+    assert_eq!(log.requests[2].method, Method::Delete);
+    assert_eq!(header(&log.requests[2], "mcp-session-id"), Some("s"));
+    drop(log);
+    assert_eq!(block_on(h.client.list_tools()).unwrap_err().code, ErrorCode::NotConnected);
+}
+
+#[test]
+fn invalid_session_ids_are_refused() {
+    let h = harness(vec![init_reply("2025-11-25", Some("bad id\u{7f}"))]);
+    assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::Protocol);
+}
+
+#[test]
+fn www_authenticate_parsing() {
+    let v = parse_www_authenticate("Bearer error=\"insufficient_scope\", scope=\"files:read files:write\", realm=x");
+    assert_eq!(v, json!({"scheme":"Bearer","error":"insufficient_scope","scope":"files:read files:write","realm":"x"}));
+}

@@ -1,0 +1,238 @@
+//! Several MCP servers behind one set of provider tools.
+//!
+//! * `list_tools` asks every selected server at once; one server failing does not affect the
+//!   others: its error is reported next to the tools of the rest.
+//! * `tools` converts the listed tools for a provider with collision-proof names and keeps the
+//!   name map; `call_tool` routes a provider name through that map (an unknown name is an
+//!   error, never a guess), checks the permission policy, calls the server and flattens the
+//!   result.
+//! * `close_all` gives every session a graceful close of at most 3 s.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use futures_util::future::{join_all, select, Either};
+use futures_util::pin_mut;
+use serde_json::{Map, Value};
+
+use crate::content::{flatten_result, FlattenOptions};
+use crate::convert::{convert, ConvertOptions};
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{CallToolResult, ToolAnnotations};
+use crate::naming::NameMap;
+use crate::policy::{Action, Policy};
+use crate::protocol::client::{CallOptions, Client};
+use crate::protocol::transport::{Clock, Transport};
+use crate::providers::Provider;
+
+/// Which servers `list_tools` asks.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Selection {
+    /// Every server.
+    #[default]
+    Auto,
+    /// Only these servers.
+    Manual(Vec<String>),
+    /// None: tools are off.
+    Disabled,
+}
+
+/// A server's failure, reported next to the other servers' tools.
+#[derive(Debug, Clone)]
+pub struct ServerError {
+    /// The server's name.
+    pub server: String,
+    /// What went wrong.
+    pub error: Error,
+}
+
+/// Asks the user about a call the policy marks `ask`; resolves to `true` to proceed.
+pub type Confirm = Box<dyn Fn(&str, &Value) -> Pin<Box<dyn Future<Output = bool>>>>;
+
+/// The outcome of a routed call.
+#[derive(Debug, Clone)]
+pub struct HubCall {
+    /// The server called.
+    pub server: String,
+    /// The tool's MCP name.
+    pub tool: String,
+    /// The raw CallToolResult.
+    pub result: Value,
+    /// `flattenContent` of the result.
+    pub text: String,
+    /// Whether the tool reported an error (distinct from a JSON-RPC error, which is thrown).
+    pub is_error: bool,
+}
+
+/// The hub.
+pub struct Hub<T: Transport, C: Clock> {
+    servers: Vec<(String, Rc<Client<T, C>>)>,
+    clock: C,
+    listed: RefCell<Vec<(String, Value)>>,
+    map: RefCell<Option<NameMap>>,
+    policy: Option<Policy>,
+    confirm: Option<Confirm>,
+}
+
+impl<T: Transport, C: Clock> Hub<T, C> {
+    /// A hub over named clients.
+    pub fn new(servers: Vec<(String, Rc<Client<T, C>>)>, clock: C, policy: Option<Policy>, confirm: Option<Confirm>) -> Self {
+        Self { servers, clock, listed: RefCell::new(Vec::new()), map: RefCell::new(None), policy, confirm }
+    }
+
+    /// The server names, in order.
+    pub fn server_names(&self) -> Vec<String> {
+        self.servers.iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    /// The client of a server.
+    pub fn client(&self, name: &str) -> Option<Rc<Client<T, C>>> {
+        self.servers.iter().find(|(n, _)| n == name).map(|(_, c)| c.clone())
+    }
+
+    /// Lists the tools of the selected servers (connecting those not yet connected). Each tool
+    /// gets `serverName`.
+    pub async fn list_tools(&self, selection: &Selection) -> (Vec<Value>, Vec<ServerError>) {
+        let chosen: Vec<&(String, Rc<Client<T, C>>)> = match selection {
+            Selection::Disabled => Vec::new(),
+            Selection::Auto => self.servers.iter().collect(),
+            Selection::Manual(names) => self.servers.iter().filter(|(n, _)| names.contains(n)).collect(),
+        };
+        let mut errors: Vec<ServerError> = match selection {
+            Selection::Manual(names) => names
+                .iter()
+                .filter(|n| !self.servers.iter().any(|(s, _)| s == *n))
+                .map(|n| ServerError { server: n.clone(), error: Error::new(ErrorCode::InvalidInput, format!("no server named \"{n}\"")) })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let results = join_all(chosen.iter().map(|(name, client)| async move {
+            if client.protocol_version().is_none() || client.session_id().is_none() && !self.connected(client) {
+                client.connect().await?;
+            }
+            client.list_tools().await.map(|tools| (name.clone(), tools))
+        }))
+        .await;
+        let mut tools = Vec::new();
+        let mut listed = Vec::new();
+        for ((name, _), r) in chosen.iter().zip(results) {
+            match r {
+                Ok((server, list)) => {
+                    for mut t in list {
+                        if let Value::Object(o) = &mut t {
+                            o.insert("serverName".into(), Value::String(server.clone()));
+                        }
+                        listed.push((server.clone(), t.clone()));
+                        tools.push(t);
+                    }
+                }
+                Err(e) => errors.push(ServerError { server: name.clone(), error: e.with_detail("server", name.clone()) }),
+            }
+        }
+        *self.listed.borrow_mut() = listed;
+        (tools, errors)
+    }
+
+    fn connected(&self, client: &Client<T, C>) -> bool {
+        client.protocol_version().is_some()
+    }
+
+    /// Converts the listed tools for a provider and keeps the name map for `call_tool`.
+    pub fn tools(&self, provider: Provider, opts: &ConvertOptions) -> Result<Value> {
+        let tools: Vec<Value> = self.listed.borrow().iter().map(|(_, t)| t.clone()).collect();
+        let conv = convert(Value::Array(tools), provider, opts)?;
+        *self.map.borrow_mut() = Some(conv.name_map);
+        Ok(conv.tools)
+    }
+
+    /// The name map of the last `tools` call.
+    pub fn name_map(&self) -> Option<NameMap> {
+        self.map.borrow().clone()
+    }
+
+    /// Routes a provider tool call: name map, policy, server, flattened result.
+    pub async fn call_tool(&self, provider_name: &str, args: Value, mut opts: CallOptions) -> Result<HubCall> {
+        let (server, tool, plan) = {
+            let map = self.map.borrow();
+            let map = map.as_ref().ok_or_else(|| {
+                Error::new(ErrorCode::UnknownToolName, format!("no tool is named \"{provider_name}\": call tools(provider) first"))
+            })?;
+            let e = map.resolve(provider_name)?;
+            (e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone())
+        };
+        let args = match plan {
+            Some(p) => p.apply(args),
+            None => args,
+        };
+        if let Some(policy) = &self.policy {
+            let annotations = self.annotations(&server, &tool);
+            match policy.check(provider_name, annotations.as_ref()) {
+                Action::Allow => {}
+                Action::Deny => {
+                    return Err(Error::new(ErrorCode::PermissionDenied, format!("the permission policy denies \"{provider_name}\""))
+                        .with_detail("decision", "deny"))
+                }
+                Action::Ask => {
+                    let ok = match &self.confirm {
+                        Some(confirm) => confirm(provider_name, &args).await,
+                        None => false,
+                    };
+                    if !ok {
+                        return Err(Error::new(
+                            ErrorCode::PermissionDenied,
+                            format!("\"{provider_name}\" needs confirmation and was not confirmed"),
+                        )
+                        .with_detail("decision", "ask"));
+                    }
+                }
+            }
+        }
+        let client = self.client(&server).ok_or_else(|| Error::new(ErrorCode::UnknownToolName, format!("no server named \"{server}\"")))?;
+        let result = client.call_tool(&tool, args, &mut opts).await.map_err(|e| e.with_detail("server", server.clone()))?;
+        let parsed = CallToolResult::from_value(result.clone()).unwrap_or_default();
+        let text = flatten_result(&parsed, FlattenOptions::default());
+        Ok(HubCall { server, tool, is_error: parsed.is_error == Some(true), result, text })
+    }
+
+    fn annotations(&self, server: &str, tool: &str) -> Option<ToolAnnotations> {
+        self.listed
+            .borrow()
+            .iter()
+            .find(|(s, t)| s == server && t.get("name").and_then(Value::as_str) == Some(tool))
+            .and_then(|(_, t)| t.get("annotations").cloned())
+            .and_then(|a| serde_json::from_value(a).ok())
+    }
+
+    /// Closes every session, each with at most 3 s before it is abandoned (which aborts its
+    /// request). Returns the servers whose close failed.
+    pub async fn close_all(&self) -> Vec<ServerError> {
+        let results = join_all(self.servers.iter().map(|(name, client)| async move {
+            let close = client.close();
+            let grace = self.clock.sleep(3_000);
+            pin_mut!(close, grace);
+            let r = match select(close, grace).await {
+                Either::Left((r, _)) => r,
+                Either::Right(_) => Err(Error::new(ErrorCode::Timeout, "close took more than 3 s; abandoned")),
+            };
+            (name.clone(), r)
+        }))
+        .await;
+        results.into_iter().filter_map(|(server, r)| r.err().map(|error| ServerError { server, error })).collect()
+    }
+}
+
+/// The report form of server errors (for JS).
+pub fn errors_to_json(errors: &[ServerError]) -> Vec<Value> {
+    errors
+        .iter()
+        .map(|e| {
+            let mut o = Map::new();
+            o.insert("server".into(), Value::String(e.server.clone()));
+            o.insert("code".into(), Value::String(e.error.code.as_str().into()));
+            o.insert("message".into(), Value::String(e.error.to_string()));
+            Value::Object(o)
+        })
+        .collect()
+}

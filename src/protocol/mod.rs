@@ -1,0 +1,15 @@
+//! The MCP Streamable HTTP client, as a sans-I/O core: SSE parsing, JSON-RPC, and an async
+//! driver generic over a [`transport::Transport`] and a [`transport::Clock`] (no `Send`
+//! bounds, so a scripted transport drives native tests and a JS `fetch` drives the browser).
+
+pub mod client;
+pub mod hub;
+pub mod jsonrpc;
+pub mod sse;
+pub mod transport;
+
+/// The protocol version toolwire asks for.
+pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// Versions toolwire accepts from a server.
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];

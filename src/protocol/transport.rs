@@ -1,0 +1,90 @@
+//! What the client needs from its environment: HTTP with streaming bodies, and a clock.
+//! No `Send` bounds: in the browser both wrap JS objects.
+//!
+//! Aborting is by dropping: dropping an unfinished `send` future or a [`Body`] must abort that
+//! request's HTTP exchange (the JS transport calls `AbortController.abort()`), so a timeout that
+//! drops a request also stops its fetch.
+
+use std::future::Future;
+
+/// An HTTP method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// POST.
+    Post,
+    /// GET.
+    Get,
+    /// DELETE.
+    Delete,
+}
+
+impl Method {
+    /// The method name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Post => "POST",
+            Self::Get => "GET",
+            Self::Delete => "DELETE",
+        }
+    }
+}
+
+/// An HTTP request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    /// Method.
+    pub method: Method,
+    /// URL.
+    pub url: String,
+    /// Headers.
+    pub headers: Vec<(String, String)>,
+    /// Body (JSON text).
+    pub body: Option<String>,
+}
+
+/// Why an HTTP exchange failed below HTTP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransportError {
+    /// The request could not be made or the connection broke. In browsers a CORS refusal looks
+    /// exactly like this.
+    Network(String),
+    /// Aborted on purpose.
+    Aborted,
+}
+
+/// A streaming response body.
+pub trait Body {
+    /// The next chunk, or `None` at the end.
+    fn next_chunk(&mut self) -> impl Future<Output = Option<Result<Vec<u8>, TransportError>>>;
+}
+
+/// A response: status, headers (names lower-cased) and a streaming body.
+pub struct HttpResponse<B> {
+    /// Status code.
+    pub status: u16,
+    /// Headers with lower-case names.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: B,
+}
+
+impl<B> HttpResponse<B> {
+    /// A header value by (lower-case) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// HTTP, as the host provides it (JS `fetch` in the browser).
+pub trait Transport {
+    /// The body type.
+    type Body: Body;
+    /// Sends a request. Dropping the returned future (or, later, the body) aborts the exchange.
+    fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<Self::Body>, TransportError>>;
+}
+
+/// Timers.
+pub trait Clock {
+    /// Resolves after `ms` milliseconds.
+    fn sleep(&self, ms: u64) -> impl Future<Output = ()>;
+}
