@@ -43,6 +43,8 @@ module.exports = {
   toolResultMessage: wasm.toolResultMessage,
   toolsSystemPrompt: wasm.toolsSystemPrompt,
   PermissionPolicy: wasm.PermissionPolicy,
+  McpClient: wasm.McpClient,
+  McpHub: wasm.McpHub,
   ToolwireError,
   version: wasm.version,
   initAsync,

@@ -363,6 +363,16 @@ export interface FlattenOptions {
 
 /** Stable codes of {@link ToolwireError}. */
 export type ToolwireErrorCode =
+  | "HTTP_STATUS"
+  | "JSONRPC_ERROR"
+  | "TIMEOUT"
+  | "ABORTED"
+  | "NETWORK"
+  | "UNAUTHORIZED"
+  | "PROTOCOL"
+  | "UNSUPPORTED_PROTOCOL_VERSION"
+  | "PERMISSION_DENIED"
+  | "NOT_CONNECTED"
   | "INVALID_JSON"
   | "INVALID_INPUT"
   | "INVALID_TOOL"
@@ -382,6 +392,17 @@ export class ToolwireError extends Error {
   readonly tool?: string;
   /** JSON pointer into the tool's input schema (or the input), when there is one. */
   readonly path?: string;
+  /** `HTTP_STATUS`, `UNAUTHORIZED`: the HTTP status. */
+  readonly status?: number;
+  /** `HTTP_STATUS`, `UNAUTHORIZED`, `PROTOCOL`: the start of the response body. */
+  readonly bodyPreview?: string;
+  /** `JSONRPC_ERROR`: the JSON-RPC error code and data. */
+  readonly rpcCode?: number;
+  readonly data?: JsonValue;
+  /** `UNAUTHORIZED`: the parsed `WWW-Authenticate` challenge (`{scheme, realm?, error?, scope?, resource_metadata?}`). */
+  readonly challenge?: { scheme: string; [param: string]: string };
+  /** Hub errors: the server concerned. */
+  readonly server?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -600,5 +621,125 @@ export class PermissionPolicy {
   constructor(config?: PermissionPolicyConfig);
   /** The decision for a provider tool name; pass the MCP tool (or its annotations) for `askDestructive`. */
   check(name: string, tool?: McpTool | McpToolAnnotations | null): PermissionAction;
+  free(): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// MCP over Streamable HTTP: a client and a multi-server hub.
+
+/** A fetch-like function: toolwire calls it unbound, with `{method, headers, body, signal}`. */
+export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<Response>;
+
+/** Options of {@link McpClient}. */
+export interface McpClientOptions {
+  /** The HTTP function (default: `globalThis.fetch`, called unbound). */
+  fetch?: FetchLike;
+  /** Extra headers on every request, e.g. `{ authorization: "Bearer ..." }`. */
+  headers?: Record<string, string>;
+  /** Per-request timeout in ms (default 120,000). A timeout sends `notifications/cancelled` and aborts the request's fetch. */
+  timeoutMs?: number;
+  /** Fail a request whose response stream is silent this long (off by default). */
+  idleTimeoutMs?: number;
+  /** `clientInfo` sent in `initialize` (default `{name: "toolwire", version}`). */
+  clientInfo?: { name: string; version: string; [key: string]: JsonValue };
+  /** Most `tools/list` pages followed (default 64); more is a `LIMIT_EXCEEDED` error. */
+  maxPages?: number;
+  /** Most tools accepted from one server (default 10,000). */
+  maxTools?: number;
+  /** Largest SSE event in bytes (default 16 MiB). */
+  maxEventBytes?: number;
+  /** Largest JSON response in bytes (default 64 MiB). */
+  maxResponseBytes?: number;
+  /** `notifications/tools/list_changed`. */
+  onToolListChanged?: () => void;
+  /** `notifications/message` (server logging). */
+  onLog?: (params: { level: string; logger?: string; data?: JsonValue }) => void;
+  /** Every server notification that is not progress for a call. */
+  onNotification?: (message: { method: string; params: JsonValue }) => void;
+}
+
+/** Progress of a call (`notifications/progress` params). */
+export interface McpProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+  progressToken: string | number;
+}
+
+/** Options of {@link McpClient.callTool}. */
+export interface McpCallOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: McpProgress) => void;
+}
+
+/**
+ * An MCP client over Streamable HTTP (protocol 2025-11-25, 2025-06-18, 2025-03-26). Errors are
+ * {@link ToolwireError}s: `HTTP_STATUS` (`status`, `bodyPreview`), `JSONRPC_ERROR` (`rpcCode`, `data`),
+ * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS), `UNAUTHORIZED` (`status`, `challenge`), `PROTOCOL`,
+ * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`.
+ */
+export class McpClient {
+  constructor(url: string, options?: McpClientOptions);
+  /** `initialize` + `notifications/initialized`. */
+  connect(): Promise<void>;
+  /** Every tool, over all pages (stops on a repeated cursor). */
+  listTools(): Promise<McpTool[]>;
+  /** Calls a tool. `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`. */
+  callTool(name: string, args?: JsonObject, options?: McpCallOptions): Promise<McpCallToolResult>;
+  /** Ends the session (HTTP DELETE; 405 is fine). */
+  close(): Promise<void>;
+  readonly serverInfo: { name: string; version: string; [key: string]: JsonValue } | undefined;
+  readonly instructions: string | undefined;
+  readonly protocolVersion: string | undefined;
+  readonly sessionId: string | undefined;
+  readonly capabilities: JsonObject | undefined;
+  free(): void;
+}
+
+/** One server of an {@link McpHub}: its URL plus any {@link McpClientOptions}. */
+export interface McpServerConfig extends McpClientOptions {
+  url: string;
+}
+
+/** Options of {@link McpHub}. */
+export interface McpHubOptions {
+  /** Default HTTP function for every server. */
+  fetch?: FetchLike;
+  /** Permission policy checked before every call. */
+  policy?: PermissionPolicyConfig;
+  /** Answers the policy's "ask": resolve `true` to proceed. Without it, "ask" denies. */
+  confirm?: (providerName: string, args: JsonObject) => boolean | Promise<boolean>;
+}
+
+/** Options of {@link McpHub.listTools}. */
+export interface McpHubListOptions {
+  /** "auto" (default): every server; "manual": only `selectedServers`. */
+  mode?: "auto" | "manual";
+  selectedServers?: string[];
+  /** `false`: tools are off, the result is empty. */
+  enabled?: boolean;
+}
+
+/** Several MCP servers behind one set of provider tools. */
+export class McpHub {
+  constructor(servers: Record<string, McpServerConfig>, options?: McpHubOptions);
+  /** Tools of the selected servers, each with `serverName`; a failing server is in `errors`, not thrown. */
+  listTools(options?: McpHubListOptions): Promise<{ tools: McpTool[]; errors: Array<{ server: string; error: ToolwireError }> }>;
+  /** Provider-ready tools with collision-proof names (lists the servers first if needed). */
+  tools<P extends Provider>(provider: P, options?: ConvertOptions): Promise<ProviderOutput[P]>;
+  /** The name map of the last `tools()` call. */
+  readonly nameMap: NameMapJson | null;
+  /** Routes a provider tool call through the name map and the policy to its server. */
+  callTool(providerName: string, args: JsonObject | string, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<{
+    result: McpCallToolResult;
+    text: string;
+    isError: boolean;
+    server: string;
+    tool: string;
+  }>;
+  /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */
+  closeAll(): Promise<Array<{ server: string; error: ToolwireError }>>;
+  readonly servers: string[];
   free(): void;
 }

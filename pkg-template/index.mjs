@@ -19,6 +19,8 @@ export const {
   toolResultMessage,
   toolsSystemPrompt,
   PermissionPolicy,
+  McpClient,
+  McpHub,
   ToolwireError,
   version,
   initAsync,

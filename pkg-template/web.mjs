@@ -155,3 +155,27 @@ export class PermissionPolicy {
     return value instanceof wasm.PermissionPolicy;
   }
 }
+
+/** An MCP client over Streamable HTTP (see index.d.ts). */
+export class McpClient {
+  constructor(url, options) {
+    check();
+    return new wasm.McpClient(url, options);
+  }
+
+  static [Symbol.hasInstance](value) {
+    return value instanceof wasm.McpClient;
+  }
+}
+
+/** Several MCP servers behind one set of provider tools (see index.d.ts). */
+export class McpHub {
+  constructor(servers, options) {
+    check();
+    return new wasm.McpHub(servers, options);
+  }
+
+  static [Symbol.hasInstance](value) {
+    return value instanceof wasm.McpHub;
+  }
+}

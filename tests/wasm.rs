@@ -116,3 +116,102 @@ fn helpers() {
     let report = check_tools(js(r#"[{"name":"ok"},{"nope":1}]"#), "openai".into(), JsValue::UNDEFINED).unwrap();
     assert!(text(&report).contains("tool/invalid"));
 }
+
+mod bridge {
+    //! The MCP client over a scripted JS fetch: real Promises, a streaming body read with
+    //! getReader() in 3-byte chunks, AbortSignals observed.
+    use super::*;
+    use js_sys::{Function, Promise};
+    use toolwire::wasm::mcp::JsMcpClient;
+    use wasm_bindgen_futures::JsFuture;
+
+    const FETCH: &str = r#"
+      const log = globalThis.__twLog = globalThis.__twLog || [];
+      const body = init.body ? JSON.parse(init.body) : null;
+      log.push({ url, method: init.method, headers: init.headers, body });
+      const enc = new TextEncoder();
+      const respond = (status, ct, text, extra) => {
+        const bytes = enc.encode(text);
+        const chunks = [];
+        for (let i = 0; i < bytes.length; i += 3) chunks.push(bytes.slice(i, i + 3));
+        let i = 0;
+        const reader = { read: () => Promise.resolve(i < chunks.length ? { done: false, value: chunks[i++] } : { done: true }), cancel: () => Promise.resolve() };
+        const headers = Object.assign({ "content-type": ct }, extra || {});
+        return Promise.resolve({ status, headers: { get: (n) => headers[n] ?? null }, body: { getReader: () => reader } });
+      };
+      if (!body || !("id" in body)) return respond(202, null, "");
+      if (body.method === "initialize") {
+        return respond(200, "application/json", JSON.stringify({ jsonrpc: "2.0", id: body.id, result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "scripted", version: "1" } } }), { "mcp-session-id": "sess-9" });
+      }
+      if (body.method === "tools/list") {
+        const msg = { jsonrpc: "2.0", id: body.id, result: { tools: [{ name: "echo", inputSchema: { type: "object" } }] } };
+        return respond(200, "text/event-stream; charset=utf-8", ": hi\r\n\r\nevent: message\r\ndata: " + JSON.stringify(msg) + "\r\n\r\n");
+      }
+      if (body.params && body.params.name === "hang") {
+        return new Promise((resolve, reject) => {
+          init.signal.addEventListener("abort", () => { log.push({ aborted: true }); reject(Object.assign(new Error("aborted"), { name: "AbortError" })); });
+        });
+      }
+      if (body.params && body.params.name === "cors") return Promise.reject(new TypeError("Failed to fetch"));
+      return respond(200, "application/json", JSON.stringify({ jsonrpc: "2.0", id: body.id, result: { content: [{ type: "text", text: "é" + body.params.arguments.m }] } }));
+    "#;
+
+    fn client() -> JsMcpClient {
+        let _ = js_sys::eval("globalThis.__twLog = []");
+        let fetch = Function::new_with_args("url, init", FETCH);
+        let opts = js_sys::Object::new();
+        Reflect::set(&opts, &"fetch".into(), &fetch).unwrap();
+        JsMcpClient::new("http://127.0.0.1:1/mcp".into(), opts.into()).unwrap()
+    }
+
+    async fn wait(p: Promise) -> Result<JsValue, JsValue> {
+        JsFuture::from(p).await
+    }
+
+    fn log() -> String {
+        text(&js_sys::eval("globalThis.__twLog").unwrap())
+    }
+
+    #[wasm_bindgen_test]
+    async fn handshake_list_and_call_through_a_js_fetch() {
+        let c = client();
+        wait(c.connect()).await.unwrap();
+        assert_eq!(c.session_id().as_deref(), Some("sess-9"));
+        let tools = wait(c.list_tools()).await.unwrap();
+        assert_eq!(text(&tools), r#"[{"name":"echo","inputSchema":{"type":"object"}}]"#);
+        let r = wait(c.call_tool("echo".into(), js(r#"{"m":"x"}"#), JsValue::UNDEFINED)).await.unwrap();
+        assert_eq!(text(&r), r#"{"content":[{"type":"text","text":"éx"}]}"#);
+        let l = log();
+        assert!(l.contains(r#""mcp-session-id":"sess-9""#) && l.contains(r#""mcp-protocol-version":"2025-11-25""#), "{l}");
+    }
+
+    #[wasm_bindgen_test]
+    async fn timeout_aborts_the_fetch_and_cancels() {
+        let c = client();
+        wait(c.connect()).await.unwrap();
+        let err = wait(c.call_tool("hang".into(), js("{}"), js(r#"{"timeoutMs":20}"#))).await.unwrap_err();
+        assert_eq!(code(&err), "TIMEOUT");
+        let l = log();
+        assert!(l.contains(r#"{"aborted":true}"#), "the request's AbortController fired: {l}");
+        assert!(l.contains("notifications/cancelled"), "{l}");
+        // Still usable afterwards.
+        assert!(wait(c.call_tool("echo".into(), js(r#"{"m":"y"}"#), JsValue::UNDEFINED)).await.is_ok());
+    }
+
+    #[wasm_bindgen_test]
+    async fn abort_signal_and_network_errors() {
+        let c = client();
+        wait(c.connect()).await.unwrap();
+        let controller = js_sys::eval("new AbortController()").unwrap();
+        let opts = js_sys::Object::new();
+        Reflect::set(&opts, &"signal".into(), &Reflect::get(&controller, &"signal".into()).unwrap()).unwrap();
+        let pending = wait(c.call_tool("hang".into(), js("{}"), opts.into()));
+        let abort: Function = Reflect::get(&controller, &"abort".into()).unwrap().unchecked_into();
+        abort.call0(&controller).unwrap();
+        assert_eq!(code(&pending.await.unwrap_err()), "ABORTED");
+        let err = wait(c.call_tool("cors".into(), js("{}"), JsValue::UNDEFINED)).await.unwrap_err();
+        assert_eq!(code(&err), "NETWORK");
+        let msg = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
+        assert!(msg.contains("CORS") && msg.contains("mcp-session-id"), "{msg}");
+    }
+}

@@ -164,6 +164,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.state.borrow().session_id.clone()
     }
 
+    /// Whether the handshake is done and the client not closed.
+    pub fn is_connected(&self) -> bool {
+        self.state.borrow().connected
+    }
+
     /// The server's capabilities.
     pub fn capabilities(&self) -> Option<Value> {
         self.state.borrow().capabilities.clone()

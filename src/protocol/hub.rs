@@ -109,7 +109,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             _ => Vec::new(),
         };
         let results = join_all(chosen.iter().map(|(name, client)| async move {
-            if client.protocol_version().is_none() || client.session_id().is_none() && !self.connected(client) {
+            if !client.is_connected() {
                 client.connect().await?;
             }
             client.list_tools().await.map(|tools| (name.clone(), tools))
@@ -133,10 +133,6 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         }
         *self.listed.borrow_mut() = listed;
         (tools, errors)
-    }
-
-    fn connected(&self, client: &Client<T, C>) -> bool {
-        client.protocol_version().is_some()
     }
 
     /// Converts the listed tools for a provider and keeps the name map for `call_tool`.

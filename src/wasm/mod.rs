@@ -8,8 +8,10 @@
 // Exports are reached from JS through wasm-bindgen, not from Rust paths.
 #![allow(unreachable_pub)]
 
+mod bridge;
 pub mod convert;
 pub mod error;
 mod interop;
+pub mod mcp;
 pub mod names;
 pub mod roundtrip;

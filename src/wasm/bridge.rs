@@ -1,0 +1,209 @@
+//! The JS side of the MCP client: HTTP through a `fetch` function (the caller's, or
+//! `globalThis.fetch` called unbound), streaming bodies read with `getReader()`, one
+//! `AbortController` per request (aborted when Rust drops the request), and timers from
+//! gloo-timers. Everything is duck-typed through `Reflect`, so any fetch-like function works.
+
+use std::future::Future;
+
+use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Transport, TransportError};
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn call_method(target: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
+    let f: Function = get(target, name).dyn_into().map_err(|_| JsValue::from_str(&format!("{name} is not a function")))?;
+    let arr = js_sys::Array::new();
+    for a in args {
+        arr.push(a);
+    }
+    f.apply(target, &arr)
+}
+
+/// A thenable or plain value as a future.
+pub(crate) fn to_future(v: JsValue) -> JsFuture {
+    JsFuture::from(Promise::resolve(&v))
+}
+
+fn describe(e: &JsValue) -> String {
+    let name = get(e, "name").as_string().unwrap_or_default();
+    let message = get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_default();
+    let cause = get(&get(e, "cause"), "message").as_string();
+    match cause {
+        Some(c) if !c.is_empty() => format!("{name}: {message}: {c}"),
+        _ if name.is_empty() => message,
+        _ => format!("{name}: {message}"),
+    }
+}
+
+fn is_abort(e: &JsValue) -> bool {
+    get(e, "name").as_string().as_deref() == Some("AbortError")
+}
+
+/// Aborts its controller when dropped, unless disarmed.
+struct AbortGuard {
+    controller: Option<JsValue>,
+}
+
+impl AbortGuard {
+    fn new() -> Self {
+        let ctor = get(&js_sys::global(), "AbortController");
+        let controller = ctor.dyn_ref::<Function>().and_then(|c| Reflect::construct(c, &js_sys::Array::new()).ok());
+        Self { controller }
+    }
+
+    fn signal(&self) -> JsValue {
+        self.controller.as_ref().map_or(JsValue::UNDEFINED, |c| get(c, "signal"))
+    }
+
+    fn disarm(&mut self) {
+        self.controller = None;
+    }
+}
+
+impl Drop for AbortGuard {
+    fn drop(&mut self) {
+        if let Some(c) = &self.controller {
+            let _ = call_method(c, "abort", &[]);
+        }
+    }
+}
+
+/// HTTP through a JS `fetch`.
+pub(crate) struct FetchTransport {
+    fetch: Option<Function>,
+}
+
+impl FetchTransport {
+    /// `fetch`: the caller's function, or `None` for `globalThis.fetch` (looked up per request).
+    pub(crate) fn new(fetch: Option<Function>) -> Self {
+        Self { fetch }
+    }
+}
+
+/// The headers the client reads; fetched by name so that any Headers-like object works.
+const READ_HEADERS: &[&str] = &["content-type", "mcp-session-id", "www-authenticate", "mcp-protocol-version"];
+
+impl Transport for FetchTransport {
+    type Body = FetchBody;
+
+    fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<FetchBody>, TransportError>> {
+        let fetch = self.fetch.clone().or_else(|| get(&js_sys::global(), "fetch").dyn_into::<Function>().ok());
+        async move {
+            let Some(fetch) = fetch else {
+                return Err(TransportError::Network("no fetch function: pass options.fetch".into()));
+            };
+            let guard = AbortGuard::new();
+            let init = Object::new();
+            let headers = Object::new();
+            for (k, v) in &req.headers {
+                let _ = Reflect::set(&headers, &k.into(), &v.into());
+            }
+            let _ = Reflect::set(&init, &"method".into(), &req.method.as_str().into());
+            let _ = Reflect::set(&init, &"headers".into(), &headers);
+            if let Some(b) = &req.body {
+                let _ = Reflect::set(&init, &"body".into(), &b.into());
+            }
+            let _ = Reflect::set(&init, &"signal".into(), &guard.signal());
+            // Called unbound: `window.fetch` throws "Illegal invocation" when called as a method.
+            let pending = fetch.call2(&JsValue::UNDEFINED, &req.url.clone().into(), &init).map_err(|e| TransportError::Network(describe(&e)))?;
+            let resp = to_future(pending).await.map_err(|e| if is_abort(&e) { TransportError::Aborted } else { TransportError::Network(describe(&e)) })?;
+            let status = get(&resp, "status").as_f64().unwrap_or(0.0) as u16;
+            let h = get(&resp, "headers");
+            let mut headers = Vec::new();
+            for name in READ_HEADERS {
+                if let Ok(v) = call_method(&h, "get", &[JsValue::from_str(name)]) {
+                    if let Some(s) = v.as_string() {
+                        headers.push(((*name).to_owned(), s));
+                    }
+                }
+            }
+            let stream = get(&resp, "body");
+            let reader = if stream.is_null() || stream.is_undefined() { None } else { call_method(&stream, "getReader", &[]).ok() };
+            // Without a streaming body (some fetch polyfills), read it whole.
+            let whole = if reader.is_none() && !(stream.is_null() && status == 204) {
+                call_method(&resp, "arrayBuffer", &[]).ok()
+            } else {
+                None
+            };
+            Ok(HttpResponse { status, headers, body: FetchBody { reader, whole, guard, done: false } })
+        }
+    }
+}
+
+/// A streaming response body.
+pub(crate) struct FetchBody {
+    reader: Option<JsValue>,
+    whole: Option<JsValue>,
+    guard: AbortGuard,
+    done: bool,
+}
+
+impl Body for FetchBody {
+    fn next_chunk(&mut self) -> impl Future<Output = Option<Result<Vec<u8>, TransportError>>> {
+        async move {
+            if self.done {
+                return None;
+            }
+            let pending = match (&self.reader, self.whole.take()) {
+                (Some(r), _) => match call_method(r, "read", &[]) {
+                    Ok(p) => p,
+                    Err(e) => return Some(Err(TransportError::Network(describe(&e)))),
+                },
+                (None, Some(whole)) => whole,
+                (None, None) => {
+                    self.finish();
+                    return None;
+                }
+            };
+            match to_future(pending).await {
+                Err(e) if is_abort(&e) => Some(Err(TransportError::Aborted)),
+                Err(e) => Some(Err(TransportError::Network(describe(&e)))),
+                Ok(v) if self.reader.is_none() => Some(Ok(Uint8Array::new(&v).to_vec())),
+                Ok(v) if get(&v, "done").as_bool() == Some(true) => {
+                    self.finish();
+                    None
+                }
+                Ok(v) => Some(Ok(Uint8Array::new(&get(&v, "value")).to_vec())),
+            }
+        }
+    }
+}
+
+impl FetchBody {
+    /// The stream ended normally: dropping the body must not abort anything.
+    fn finish(&mut self) {
+        self.done = true;
+        self.guard.disarm();
+    }
+}
+
+impl Drop for FetchBody {
+    fn drop(&mut self) {
+        if !self.done {
+            if let Some(r) = &self.reader {
+                if let Ok(p) = call_method(r, "cancel", &[]) {
+                    // Swallow the rejection of an already-aborted stream.
+                    let _ = call_method(&p, "catch", &[Closure::once_into_js(|_: JsValue| {})]);
+                }
+            }
+            // The guard aborts the fetch as it drops.
+        }
+    }
+}
+
+/// Timers from gloo-timers (a dropped timer is cleared, so nothing keeps Node alive).
+#[derive(Clone, Copy)]
+pub(crate) struct JsClock;
+
+impl Clock for JsClock {
+    fn sleep(&self, ms: u64) -> impl Future<Output = ()> {
+        // Browsers fire delays above 2^31-1 ms at once: cap them.
+        gloo_timers::future::TimeoutFuture::new(ms.min(i32::MAX as u64) as u32)
+    }
+}

@@ -1,0 +1,438 @@
+//! `McpClient` and `McpHub`: the MCP client and hub for JS, over `fetch`.
+
+use std::rc::Rc;
+
+use js_sys::{Function, Object, Promise, Reflect};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::future_to_promise;
+
+use crate::error::{Error, ErrorCode};
+use crate::policy::Policy;
+use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions};
+use crate::protocol::hub::{Confirm, Hub, Selection};
+use crate::providers::Provider;
+use crate::wasm::bridge::{to_future, FetchTransport, JsClock};
+use crate::wasm::convert::options_param;
+use crate::wasm::interop::{from_js, string_param, to_js};
+
+type JsClient = Client<FetchTransport, JsClock>;
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    if v.is_undefined() || v.is_null() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn opt_fn(v: &JsValue, key: &str) -> Result<Option<Function>, Error> {
+    let f = get(v, key);
+    if f.is_undefined() || f.is_null() {
+        return Ok(None);
+    }
+    f.dyn_into::<Function>().map(Some).map_err(|_| Error::new(ErrorCode::InvalidOptions, format!("options.{key} must be a function")))
+}
+
+fn opt_ms(v: &Value, key: &str) -> Result<Option<u64>, Error> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(n) => n
+            .as_u64()
+            .filter(|n| *n >= 1)
+            .map(Some)
+            .ok_or_else(|| Error::new(ErrorCode::InvalidOptions, format!("options.{key} must be a positive integer (milliseconds)"))),
+    }
+}
+
+/// Reads client options; `fetch` and callbacks are JS values, the rest is JSON.
+fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Option<Function>), Error> {
+    let parsed = url.parse::<String>().unwrap_or_default();
+    if !(parsed.starts_with("http://") || parsed.starts_with("https://") || parsed.starts_with('/')) {
+        return Err(Error::new(ErrorCode::InvalidInput, format!("the MCP server URL must be http(s), got \"{url}\"")));
+    }
+    let mut opts = ClientOptions::new(url);
+    let fetch = opt_fn(options, "fetch")?;
+    // JSON view of the plain-data options (functions drop out of JSON.stringify).
+    let data = from_js(options, "options")?;
+    if let Some(h) = data.get("headers") {
+        let Value::Object(h) = h else { return Err(Error::new(ErrorCode::InvalidOptions, "options.headers must be an object of strings")) };
+        for (k, v) in h {
+            let v = v.as_str().ok_or_else(|| Error::new(ErrorCode::InvalidOptions, format!("header \"{k}\" must be a string")))?;
+            if k.bytes().any(|b| b <= b' ' || b >= 0x7f) || v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+                return Err(Error::new(ErrorCode::InvalidOptions, format!("header \"{k}\" has characters a header cannot carry")));
+            }
+            opts.headers.push((k.to_ascii_lowercase(), v.to_owned()));
+        }
+    }
+    if let Some(t) = opt_ms(&data, "timeoutMs")? {
+        opts.timeout_ms = t;
+    }
+    opts.idle_timeout_ms = opt_ms(&data, "idleTimeoutMs")?;
+    if let Some(p) = opt_ms(&data, "maxPages")? {
+        opts.max_pages = p as usize;
+    }
+    if let Some(p) = opt_ms(&data, "maxTools")? {
+        opts.max_tools = p as usize;
+    }
+    if let Some(p) = opt_ms(&data, "maxEventBytes")? {
+        opts.max_event_bytes = p as usize;
+    }
+    if let Some(p) = opt_ms(&data, "maxResponseBytes")? {
+        opts.max_body_bytes = p as usize;
+    }
+    if let Some(ci) = data.get("clientInfo") {
+        if ci.get("name").and_then(Value::as_str).is_none() {
+            return Err(Error::new(ErrorCode::InvalidOptions, "options.clientInfo needs a string name"));
+        }
+        opts.client_info = ci.clone();
+    }
+    Ok((opts, fetch))
+}
+
+fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -> Result<Rc<JsClient>, Error> {
+    let (opts, fetch) = client_options(url, options)?;
+    let client = Rc::new(Client::new(FetchTransport::new(fetch.or(default_fetch)), JsClock, opts));
+    // Notification callbacks.
+    let on_list_changed = opt_fn(options, "onToolListChanged")?;
+    let on_log = opt_fn(options, "onLog")?;
+    let on_any = opt_fn(options, "onNotification")?;
+    if on_list_changed.is_some() || on_log.is_some() || on_any.is_some() {
+        client.set_notification_handler(Some(Box::new(move |method: &str, params: &Value| {
+            let js_params = to_js(params).unwrap_or(JsValue::UNDEFINED);
+            // A throwing callback must not break the protocol loop.
+            if method == "notifications/tools/list_changed" {
+                if let Some(f) = &on_list_changed {
+                    let _ = f.call0(&JsValue::UNDEFINED);
+                }
+            }
+            if method == "notifications/message" {
+                if let Some(f) = &on_log {
+                    let _ = f.call1(&JsValue::UNDEFINED, &js_params);
+                }
+            }
+            if let Some(f) = &on_any {
+                let msg = to_js(&json!({"method": method, "params": params})).unwrap_or(JsValue::UNDEFINED);
+                let _ = f.call1(&JsValue::UNDEFINED, &msg);
+            }
+        })));
+    }
+    Ok(client)
+}
+
+/// Resolves when the AbortSignal fires (at once if it already has).
+fn signal_future(signal: &JsValue) -> Option<CancelFuture> {
+    if signal.is_undefined() || signal.is_null() {
+        return None;
+    }
+    if get(signal, "aborted").as_bool() == Some(true) {
+        return Some(Box::pin(async {}));
+    }
+    let target = signal.clone();
+    let promise = Promise::new(&mut |resolve, _reject| {
+        let opts = Object::new();
+        let _ = Reflect::set(&opts, &"once".into(), &JsValue::TRUE);
+        if let Ok(add) = get(&target, "addEventListener").dyn_into::<Function>() {
+            let _ = add.call3(&target, &"abort".into(), &resolve, &opts);
+        }
+    });
+    let fut = to_future(promise.into());
+    Some(Box::pin(async move {
+        let _ = fut.await;
+    }))
+}
+
+fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
+    let data = from_js(&get_data(options), "options")?;
+    let mut opts = CallOptions { timeout_ms: opt_ms(&data, "timeoutMs")?, ..CallOptions::default() };
+    if let Some(f) = opt_fn(options, "onProgress")? {
+        opts.on_progress = Some(Box::new(move |p: &Value| {
+            let _ = f.call1(&JsValue::UNDEFINED, &to_js(p).unwrap_or(JsValue::UNDEFINED));
+        }));
+    }
+    opts.cancel = signal_future(&get(options, "signal"));
+    Ok(opts)
+}
+
+/// The JSON-able part of an options object (a signal would stringify to `{}`).
+fn get_data(options: &JsValue) -> JsValue {
+    if options.is_undefined() || options.is_null() {
+        return JsValue::UNDEFINED;
+    }
+    let o = Object::new();
+    if let Ok(v) = Reflect::get(options, &"timeoutMs".into()) {
+        let _ = Reflect::set(&o, &"timeoutMs".into(), &v);
+    }
+    o.into()
+}
+
+fn promise<F>(fut: F) -> Promise
+where
+    F: std::future::Future<Output = Result<JsValue, Error>> + 'static,
+{
+    future_to_promise(async move { fut.await.map_err(JsValue::from) })
+}
+
+/// An MCP client over Streamable HTTP.
+///
+/// ```js
+/// const client = new McpClient("http://127.0.0.1:3001/mcp", { headers: { authorization: "Bearer t" } });
+/// await client.connect();
+/// const tools = await client.listTools();
+/// const result = await client.callTool("echo", { message: "hi" }, { timeoutMs: 10_000, signal });
+/// await client.close();
+/// ```
+#[wasm_bindgen(js_name = McpClient)]
+pub struct JsMcpClient {
+    inner: Rc<JsClient>,
+}
+
+#[wasm_bindgen(js_class = McpClient)]
+impl JsMcpClient {
+    /// `options`: `{fetch?, headers?, timeoutMs?, idleTimeoutMs?, clientInfo?, maxPages?, maxTools?,
+    /// maxEventBytes?, maxResponseBytes?, onToolListChanged?, onLog?, onNotification?}`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, JsValue> {
+        let url = string_param(&url, "url")?;
+        Ok(Self { inner: new_client(url, &options, None)? })
+    }
+
+    /// `initialize` + `notifications/initialized`.
+    pub fn connect(&self) -> Promise {
+        let c = self.inner.clone();
+        promise(async move { c.connect().await.map(|()| JsValue::UNDEFINED) })
+    }
+
+    /// Every tool, over all pages.
+    #[wasm_bindgen(js_name = listTools)]
+    pub fn list_tools(&self) -> Promise {
+        let c = self.inner.clone();
+        promise(async move { to_js(&Value::Array(c.list_tools().await?)) })
+    }
+
+    /// Calls a tool: `{timeoutMs?, signal?, onProgress?}`. Resolves to the CallToolResult
+    /// (`isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`).
+    #[wasm_bindgen(js_name = callTool)]
+    pub fn call_tool(&self, name: JsValue, args: JsValue, options: JsValue) -> Promise {
+        let c = self.inner.clone();
+        let prepared = (|| -> Result<(String, Value, CallOptions), Error> {
+            let name = string_param(&name, "name")?;
+            let args = match from_js(&args, "arguments")? {
+                Value::Null => json!({}),
+                v @ Value::Object(_) => v,
+                _ => return Err(Error::new(ErrorCode::InvalidArguments, "arguments must be an object")),
+            };
+            Ok((name, args, call_options(&options)?))
+        })();
+        promise(async move {
+            let (name, args, mut opts) = prepared?;
+            to_js(&c.call_tool(&name, args, &mut opts).await?)
+        })
+    }
+
+    /// Ends the session (DELETE; 405 is fine).
+    pub fn close(&self) -> Promise {
+        let c = self.inner.clone();
+        promise(async move { c.close().await.map(|()| JsValue::UNDEFINED) })
+    }
+
+    /// `serverInfo` from the handshake.
+    #[wasm_bindgen(getter, js_name = serverInfo)]
+    pub fn server_info(&self) -> JsValue {
+        self.inner.server_info().and_then(|v| to_js(&v).ok()).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// `instructions` from the handshake.
+    #[wasm_bindgen(getter)]
+    pub fn instructions(&self) -> Option<String> {
+        self.inner.instructions()
+    }
+
+    /// The negotiated protocol version.
+    #[wasm_bindgen(getter, js_name = protocolVersion)]
+    pub fn protocol_version(&self) -> Option<String> {
+        self.inner.protocol_version()
+    }
+
+    /// The session id, when the server issued one.
+    #[wasm_bindgen(getter, js_name = sessionId)]
+    pub fn session_id(&self) -> Option<String> {
+        self.inner.session_id()
+    }
+
+    /// The server's capabilities.
+    #[wasm_bindgen(getter)]
+    pub fn capabilities(&self) -> JsValue {
+        self.inner.capabilities().and_then(|v| to_js(&v).ok()).unwrap_or(JsValue::UNDEFINED)
+    }
+}
+
+/// Several MCP servers behind one set of provider tools.
+///
+/// ```js
+/// const hub = new McpHub({ github: { url: "https://.../mcp", headers: { authorization } }, docs: { url } },
+///                        { policy: { allow: ["mcp__docs__*"] }, confirm: async (name, args) => confirm(name) });
+/// const { tools, errors } = await hub.listTools();
+/// const providerTools = await hub.tools("anthropic");
+/// const { text, isError } = await hub.callTool(call.name, call.input);
+/// window.addEventListener("pagehide", () => hub.closeAll());
+/// ```
+#[wasm_bindgen(js_name = McpHub)]
+pub struct JsMcpHub {
+    inner: Rc<Hub<FetchTransport, JsClock>>,
+}
+
+#[wasm_bindgen(js_class = McpHub)]
+impl JsMcpHub {
+    /// `servers`: name → `{url, headers?, timeoutMs?, fetch?, ...McpClient options}`;
+    /// `options`: `{fetch?, policy?, confirm?}` (`confirm(name, args)` answers the policy's "ask").
+    #[wasm_bindgen(constructor)]
+    pub fn new(servers: JsValue, options: JsValue) -> Result<JsMcpHub, JsValue> {
+        let default_fetch = opt_fn(&options, "fetch")?;
+        let obj: &Object = servers
+            .dyn_ref::<Object>()
+            .filter(|_| !servers.is_null() && !js_sys::Array::is_array(&servers))
+            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "servers must be an object: name → {url, headers?}"))?;
+        let mut list = Vec::new();
+        for entry in Object::entries(obj).iter() {
+            let pair = js_sys::Array::from(&entry);
+            let name = pair.get(0).as_string().unwrap_or_default();
+            let conf = pair.get(1);
+            let url = string_param(&get(&conf, "url"), &format!("servers.{name}.url"))?;
+            if name.is_empty() {
+                return Err(Error::new(ErrorCode::InvalidInput, "server names must not be empty").into());
+            }
+            list.push((name, new_client(url, &conf, default_fetch.clone())?));
+        }
+        let policy_value = get(&options, "policy");
+        let policy = if policy_value.is_undefined() || policy_value.is_null() {
+            None
+        } else {
+            Some(Policy::from_value(from_js(&policy_value, "options.policy")?)?)
+        };
+        let confirm: Option<Confirm> = opt_fn(&options, "confirm")?.map(|f| {
+            Box::new(move |name: &str, args: &Value| {
+                let answer = f.call2(&JsValue::UNDEFINED, &JsValue::from_str(name), &to_js(args).unwrap_or(JsValue::UNDEFINED));
+                Box::pin(async move {
+                    match answer {
+                        Ok(v) => to_future(v).await.map(|v| v.is_truthy()).unwrap_or(false),
+                        Err(_) => false,
+                    }
+                }) as std::pin::Pin<Box<dyn std::future::Future<Output = bool>>>
+            }) as Confirm
+        });
+        Ok(Self { inner: Rc::new(Hub::new(list, JsClock, policy, confirm)) })
+    }
+
+    /// `{mode?: "auto" | "manual", selectedServers?, enabled?}` → `{tools, errors}`; a failing
+    /// server's error is in `errors` (`{server, error}`), the others' tools are listed.
+    #[wasm_bindgen(js_name = listTools)]
+    pub fn list_tools(&self, options: JsValue) -> Promise {
+        let hub = self.inner.clone();
+        let selection = selection(&options);
+        promise(async move {
+            let selection = selection?;
+            let (tools, errors) = hub.list_tools(&selection).await;
+            let out = Object::new();
+            let _ = Reflect::set(&out, &"tools".into(), &to_js(&Value::Array(tools))?);
+            let errs = js_sys::Array::new();
+            for e in errors {
+                let o = Object::new();
+                let _ = Reflect::set(&o, &"server".into(), &JsValue::from_str(&e.server));
+                let _ = Reflect::set(&o, &"error".into(), &JsValue::from(e.error));
+                errs.push(&o);
+            }
+            let _ = Reflect::set(&out, &"errors".into(), &errs);
+            Ok(out.into())
+        })
+    }
+
+    /// Provider-ready tools for the listed servers (lists them first if needed), with
+    /// collision-proof names; the name map is kept for `callTool`.
+    pub fn tools(&self, provider: JsValue, options: JsValue) -> Promise {
+        let hub = self.inner.clone();
+        let parsed = (|| -> Result<_, Error> {
+            let p = Provider::parse(&string_param(&provider, "provider")?)?;
+            Ok((p, options_param(&options)?))
+        })();
+        promise(async move {
+            let (provider, opts) = parsed?;
+            if hub.name_map().is_none() {
+                let _ = hub.list_tools(&Selection::Auto).await;
+            }
+            to_js(&hub.tools(provider, &opts)?)
+        })
+    }
+
+    /// The name map of the last `tools()` call (as `NameMap.toJSON()` gives it).
+    #[wasm_bindgen(getter, js_name = nameMap)]
+    pub fn name_map(&self) -> JsValue {
+        self.inner.name_map().and_then(|m| to_js(&m.to_json_value()).ok()).unwrap_or(JsValue::NULL)
+    }
+
+    /// Routes a provider tool call: `{result, text, isError, server, tool}`. Unknown names,
+    /// denied calls and transport failures reject with a `ToolwireError`.
+    #[wasm_bindgen(js_name = callTool)]
+    pub fn call_tool(&self, provider_name: JsValue, args: JsValue, options: JsValue) -> Promise {
+        let hub = self.inner.clone();
+        let prepared = (|| -> Result<_, Error> {
+            let name = string_param(&provider_name, "name")?;
+            let args = match args.as_string() {
+                Some(text) if text.trim().is_empty() => json!({}),
+                Some(text) => serde_json::from_str(&text)
+                    .map_err(|e| Error::new(ErrorCode::InvalidArguments, format!("arguments of \"{name}\" are not valid JSON: {e}")))?,
+                None => match from_js(&args, "arguments")? {
+                    Value::Null => json!({}),
+                    v => v,
+                },
+            };
+            Ok((name, args, call_options(&options)?))
+        })();
+        promise(async move {
+            let (name, args, opts) = prepared?;
+            let r = hub.call_tool(&name, args, opts).await?;
+            to_js(&json!({"result": r.result, "text": r.text, "isError": r.is_error, "server": r.server, "tool": r.tool}))
+        })
+    }
+
+    /// Closes every session (each gets at most 3 s); resolves to the failures `[{server, error}]`.
+    #[wasm_bindgen(js_name = closeAll)]
+    pub fn close_all(&self) -> Promise {
+        let hub = self.inner.clone();
+        promise(async move {
+            let errs = js_sys::Array::new();
+            for e in hub.close_all().await {
+                let o = Object::new();
+                let _ = Reflect::set(&o, &"server".into(), &JsValue::from_str(&e.server));
+                let _ = Reflect::set(&o, &"error".into(), &JsValue::from(e.error));
+                errs.push(&o);
+            }
+            Ok(errs.into())
+        })
+    }
+
+    /// The server names.
+    #[wasm_bindgen(getter)]
+    pub fn servers(&self) -> Vec<String> {
+        self.inner.server_names()
+    }
+}
+
+fn selection(options: &JsValue) -> Result<Selection, Error> {
+    let data = from_js(options, "options")?;
+    if data.get("enabled") == Some(&Value::Bool(false)) {
+        return Ok(Selection::Disabled);
+    }
+    match data.get("mode").and_then(Value::as_str) {
+        None | Some("auto") => Ok(Selection::Auto),
+        Some("manual") => {
+            let names = match data.get("selectedServers") {
+                Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+                None | Some(Value::Null) => Vec::new(),
+                Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.selectedServers must be an array of names")),
+            };
+            Ok(Selection::Manual(names))
+        }
+        Some(other) => Err(Error::new(ErrorCode::InvalidOptions, format!("options.mode must be \"auto\" or \"manual\", got \"{other}\""))),
+    }
+}
