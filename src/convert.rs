@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{json_depth, json_type, Tool};
+use crate::model::{json_size, json_type, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
@@ -87,14 +87,15 @@ fn limits_from_value(v: &Value) -> Result<Limits> {
             "maxNodes" => &mut l.max_nodes,
             "maxRefUnroll" => &mut l.max_ref_unroll,
             "maxTools" => &mut l.max_tools,
+            "maxStringBytes" => &mut l.max_string_bytes,
             _ => continue,
         };
         match val.as_u64() {
-            Some(n) if n >= 1 && n <= 10_000_000 => *slot = n as usize,
+            Some(n) if (1..=1 << 30).contains(&n) => *slot = n as usize,
             _ => {
                 return Err(Error::new(
                     ErrorCode::InvalidOptions,
-                    format!("options.limits.{key} must be an integer from 1 to 10000000, got {val}"),
+                    format!("options.limits.{key} must be an integer from 1 to 2^30, got {val}"),
                 ))
             }
         }
@@ -188,14 +189,26 @@ fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnErro
     // Each schema level is at most a few JSON levels (`properties` → name → schema).
     let max_json_depth = limits.max_depth.saturating_mul(3).saturating_add(8);
     for (i, v) in raw.into_iter().enumerate() {
-        let depth = json_depth(&v);
-        let parsed = if depth > max_json_depth {
-            let name = v.get("name").and_then(Value::as_str).unwrap_or("?").to_owned();
+        let size = json_size(&v);
+        let name = || v.get("name").and_then(Value::as_str).unwrap_or("?").chars().take(200).collect::<String>();
+        let parsed = if size.depth > max_json_depth {
             Err(Error::new(
                 ErrorCode::LimitExceeded,
-                format!("tool definition is nested {depth} levels deep, beyond the limit for {} schema levels", limits.max_depth),
+                format!("tool definition is nested {} levels deep, beyond the limit for {} schema levels (limits.maxDepth)", size.depth, limits.max_depth),
             )
-            .with_tool(&name))
+            .with_tool(&name()))
+        } else if size.nodes > limits.max_nodes {
+            Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("tool definition has {} JSON values, more than limits.maxNodes ({})", size.nodes, limits.max_nodes),
+            )
+            .with_tool(&name()))
+        } else if size.longest_string > limits.max_string_bytes {
+            Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("tool definition has a string of {} bytes, more than limits.maxStringBytes ({})", size.longest_string, limits.max_string_bytes),
+            )
+            .with_tool(&name()))
         } else {
             Tool::from_value(v, i)
         };

@@ -295,25 +295,93 @@ impl CallToolResult {
     }
 }
 
-/// The nesting depth of a JSON value (a scalar is 0), measured without recursion so that any
-/// input, however deep, can be checked before recursive code touches it.
-pub fn json_depth(v: &Value) -> usize {
-    let mut max = 0;
+/// Size figures of a JSON value, measured without recursion so that any input, however deep,
+/// can be checked before recursive code touches it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JsonSize {
+    /// Nesting depth (a scalar is 0).
+    pub depth: usize,
+    /// Number of values.
+    pub nodes: usize,
+    /// Longest string (keys included), in bytes.
+    pub longest_string: usize,
+}
+
+/// Measures a JSON value (see [`JsonSize`]).
+pub fn json_size(v: &Value) -> JsonSize {
+    let mut size = JsonSize::default();
     let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
     while let Some((v, d)) = stack.pop() {
+        size.nodes += 1;
         match v {
             Value::Object(o) => {
-                max = max.max(d + 1);
-                stack.extend(o.values().map(|c| (c, d + 1)));
+                size.depth = size.depth.max(d + 1);
+                for (k, c) in o {
+                    size.longest_string = size.longest_string.max(k.len());
+                    stack.push((c, d + 1));
+                }
             }
             Value::Array(a) => {
-                max = max.max(d + 1);
+                size.depth = size.depth.max(d + 1);
                 stack.extend(a.iter().map(|c| (c, d + 1)));
             }
+            Value::String(s) => size.longest_string = size.longest_string.max(s.len()),
             _ => {}
         }
     }
-    max
+    size
+}
+
+/// The nesting depth of a JSON value (see [`json_size`]).
+pub fn json_depth(v: &Value) -> usize {
+    json_size(v).depth
+}
+
+/// Replaces `\uD800`-`\uDFFF` escapes that do not form a surrogate pair with `\uFFFD` in
+/// JSON text. Returns `None` when there is none (so the caller's error stands).
+pub fn repair_lone_surrogates(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let hex4 = |i: usize| -> Option<u32> {
+        let s = text.get(i..i + 4)?;
+        u32::from_str_radix(s, 16).ok()
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut changed = false;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        // An escape: `\\` (skip both), or `\u` + 4 hex digits.
+        if b.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        let Some(cp) = hex4(i + 2) else {
+            i += 2;
+            continue;
+        };
+        let is_high = (0xD800..0xDC00).contains(&cp);
+        let is_low = (0xDC00..0xE000).contains(&cp);
+        if is_high && b.get(i + 6) == Some(&b'\\') && b.get(i + 7) == Some(&b'u') && hex4(i + 8).is_some_and(|n| (0xDC00..0xE000).contains(&n)) {
+            i += 12; // a proper pair
+            continue;
+        }
+        if is_high || is_low {
+            out.push_str(&text[last..i]);
+            out.push_str("\\uFFFD");
+            last = i + 6;
+            changed = true;
+        }
+        i += 6;
+    }
+    if !changed {
+        return None;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
 }
 
 /// The JSON type name of a value, for messages.
@@ -343,4 +411,32 @@ fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option
         Value::Null => None,
         other => Some(other.to_string()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        assert_eq!(repair_lone_surrogates(r#""a\ud800b""#).as_deref(), Some(r#""a\uFFFDb""#));
+        assert_eq!(repair_lone_surrogates(r#""\udc00""#).as_deref(), Some(r#""\uFFFD""#));
+        assert_eq!(repair_lone_surrogates(r#""\ud83d\ude00 ok""#), None, "a pair is kept");
+        assert_eq!(repair_lone_surrogates(r#""\\ud800""#), None, "an escaped backslash is text");
+        let fixed = repair_lone_surrogates(r#"{"k":"\ud83d\ud83d\ude00"}"#).unwrap();
+        let v: Value = serde_json::from_str(&fixed).unwrap();
+        assert_eq!(v["k"], "\u{fffd}😀");
+    }
+
+    #[test]
+    fn sizes_are_measured_without_recursion() {
+        let mut v = Value::Null;
+        for _ in 0..100_000 {
+            v = Value::Array(vec![v]);
+        }
+        let s = json_size(&v);
+        assert_eq!(s.depth, 100_000);
+        // Dropping a value this deep would recurse; leak it on purpose in this test.
+        std::mem::forget(v);
+    }
 }

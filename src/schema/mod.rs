@@ -28,11 +28,13 @@ pub struct Limits {
     pub max_ref_unroll: usize,
     /// Most tools per conversion.
     pub max_tools: usize,
+    /// Longest string (a description, an enum value, a key) accepted, in bytes.
+    pub max_string_bytes: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_depth: 64, max_nodes: 100_000, max_ref_unroll: 2, max_tools: 10_000 }
+        Self { max_depth: 64, max_nodes: 100_000, max_ref_unroll: 2, max_tools: 10_000, max_string_bytes: 1 << 20 }
     }
 }
 

@@ -142,3 +142,9 @@ pub fn flatten_content_js(content: JsValue, options: JsValue) -> Result<String, 
 pub fn version() -> String {
     crate::VERSION.to_owned()
 }
+
+/// Bytes of linear memory the module holds now (for the memory-growth test and benchmark).
+#[wasm_bindgen(js_name = "__wasmMemoryBytes")]
+pub fn wasm_memory_bytes() -> f64 {
+    (::core::arch::wasm32::memory_size(0) * 65536) as f64
+}

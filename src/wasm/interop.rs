@@ -22,9 +22,18 @@ pub(crate) fn from_js(v: &JsValue, what: &str) -> Result<Value> {
     parse(&text, what)
 }
 
-/// Parses JSON text with a typed error.
+/// Parses JSON text with a typed error. JS strings may hold lone surrogates, which
+/// `JSON.stringify` writes as `\udXXX` escapes that no UTF-8 string can hold: those become
+/// U+FFFD instead of failing the whole input.
 pub(crate) fn parse(text: &str, what: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|e| Error::new(ErrorCode::InvalidJson, format!("{what} is not valid JSON: {e}")))
+    match serde_json::from_str(text) {
+        Ok(v) => Ok(v),
+        Err(e) => match crate::model::repair_lone_surrogates(text) {
+            Some(fixed) => serde_json::from_str(&fixed),
+            None => Err(e),
+        }
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("{what} is not valid JSON: {e}"))),
+    }
 }
 
 /// A JSON value as a plain JS value (via `JSON.parse`, so keys are own data properties).

@@ -1,0 +1,175 @@
+// Hostile input through the built package: every case ends in a result or a ToolwireError with a stable
+// code (never a RuntimeError from a trapped module, never a hang), and after each case the module still
+// converts a normal tool correctly.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import * as tw from "../../pkg/index.mjs";
+
+const require = createRequire(import.meta.url);
+const raw = require("../../pkg/node/toolwire.js");
+
+const normal = [{ name: "get_weather", description: "Weather", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }];
+const expected = JSON.stringify(tw.convertMcpTools(normal, "gemini"));
+
+function stillWorks() {
+  assert.equal(JSON.stringify(tw.convertMcpTools(normal, "gemini")), expected, "module state is intact");
+}
+
+/** Runs `fn`: it may return, or throw a ToolwireError (with one of `codes` if given); anything else fails. */
+function survives(fn, codes) {
+  let threw = null;
+  try {
+    fn();
+  } catch (e) {
+    threw = e;
+  }
+  if (threw) {
+    assert.ok(threw instanceof tw.ToolwireError, `expected a ToolwireError, got ${threw?.name}: ${threw?.message}`);
+    assert.equal(typeof threw.code, "string");
+    if (codes) assert.ok(codes.includes(threw.code), `code ${threw.code} not in ${codes}`);
+  }
+  stillWorks();
+  return threw;
+}
+
+test("nesting 10,000 deep: objects, JSON text and arrays", () => {
+  let deep = { type: "string" };
+  for (let i = 0; i < 10_000; i++) deep = { type: "object", properties: { n: deep } };
+  const e = survives(() => tw.convertMcpTools([{ name: "deep", inputSchema: deep }], "openai"), ["INVALID_JSON", "LIMIT_EXCEEDED"]);
+  assert.ok(e, "a 10,000-deep schema is refused");
+  const text = `[{"name":"d","inputSchema":${'{"type":"object","properties":{"n":'.repeat(10_000)}{}${"}}".repeat(10_000)}}]`;
+  assert.ok(survives(() => tw.convertMcpToolsJson(text, "gemini"), ["INVALID_JSON", "LIMIT_EXCEEDED"]));
+  const arrays = "[".repeat(10_000) + "]".repeat(10_000);
+  survives(() => tw.processJsonSchema(JSON.parse(arrays)), ["INVALID_JSON", "LIMIT_EXCEEDED"]);
+  survives(() => tw.flattenContent(JSON.parse(arrays)), ["INVALID_JSON", "INVALID_INPUT"]);
+});
+
+test("50 MB strings are refused by the string limit, and accepted when it is raised", () => {
+  const big = "x".repeat(50 * 1024 * 1024);
+  const e = survives(() => tw.convertMcpTools([{ name: "big", description: big }], "anthropic"), ["LIMIT_EXCEEDED"]);
+  assert.equal(e.tool, "big");
+  const out = tw.convertMcpTools([{ name: "big", description: big }], "anthropic", { limits: { maxStringBytes: 64 * 1024 * 1024 } });
+  assert.equal(out[0].description.length, big.length);
+  // flattenContent caps instead.
+  const flat = tw.flattenContent([{ type: "text", text: big }]);
+  assert.equal(flat.length, 100_000 + "\n[Truncated]".length);
+  stillWorks();
+});
+
+test("__proto__, constructor and prototype keys everywhere stay own data", () => {
+  const schema = JSON.parse(`{"type":"object","properties":{"__proto__":{"type":"object","properties":{"constructor":{"type":"string"},"prototype":{"type":"string","enum":["__proto__"]}},"required":["constructor"]},"constructor":{"type":"string"}},"required":["__proto__"]}`);
+  const tool = JSON.parse(`{"name":"__proto__","description":"p","inputSchema":${JSON.stringify(schema)},"__proto__":{"polluted":true}}`);
+  for (const provider of ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock"]) {
+    const out = tw.convertMcpTools([tool], provider);
+    const text = JSON.stringify(out);
+    assert.match(text, /"__proto__":\{"type":"(object|OBJECT)"/, provider);
+    assert.equal({}.polluted, undefined, "no prototype pollution");
+    assert.equal(Object.prototype.polluted, undefined);
+  }
+  const map = tw.NameMap.fromTools([tool], "openai");
+  assert.equal(map.resolve("__proto__").tool, "__proto__");
+  const args = map.prepareArguments("__proto__", '{"__proto__":{"constructor":"x"}}');
+  assert.ok(Object.hasOwn(args, "__proto__"));
+  assert.equal(Object.getPrototypeOf(args), Object.prototype);
+  stillWorks();
+});
+
+test("lone surrogates in JS strings become U+FFFD", () => {
+  const out = tw.convertMcpTools([{ name: "s", description: "bad \ud800 pair \udc00 ok 😀" }], "openai");
+  assert.equal(out[0].function.description, "bad \ufffd pair \ufffd ok 😀");
+  assert.equal(tw.flattenContent([{ type: "text", text: "\udbff" }]), "\ufffd");
+  stillWorks();
+});
+
+test("numbers beyond 2^53, NaN, Infinity and BigInt", () => {
+  const out = tw.convertMcpTools([{ name: "n", inputSchema: { type: "object", properties: { a: { type: "integer", enum: [2 ** 60, NaN, Infinity, -0], default: 2 ** 53 + 2 } } } }], "gemini");
+  assert.ok(Array.isArray(out));
+  const exact = tw.convertMcpToolsJson('[{"name":"n","inputSchema":{"type":"object","properties":{"a":{"type":"integer","enum":[123456789012345678901234567890]}}}}]', "openai");
+  assert.match(exact, /"enum":\[1\.2345678901234568e29\]|"enum":\[123456789012345680000000000000\]|enum/);
+  survives(() => tw.convertMcpTools([{ name: "b", inputSchema: { type: "object", default: 10n } }], "openai"), ["INVALID_JSON"]);
+  survives(() => tw.flattenContent([{ type: "text", text: 1n }]), ["INVALID_JSON"]);
+});
+
+test("cyclic objects", () => {
+  const a = { name: "c", inputSchema: { type: "object", properties: {} } };
+  a.inputSchema.properties.self = a.inputSchema;
+  const e = survives(() => tw.convertMcpTools([a], "openai"), ["INVALID_JSON"]);
+  assert.ok(e);
+  const content = [{ type: "text", text: "x" }];
+  content.push(content);
+  assert.ok(survives(() => tw.flattenContent(content), ["INVALID_JSON"]));
+});
+
+const WRONG = [undefined, null, 0, -1, 1.5, NaN, "", "x", true, [], [1], {}, { a: 1 }, () => 1, Symbol("s"), 10n, new Uint8Array(2), new Map(), new Date(0)];
+
+test("the wrong type for every parameter of every export", () => {
+  const good = {
+    convertMcpTools: [normal, "openai", {}],
+    convertMcpToolsJson: [JSON.stringify(normal), "openai", {}],
+    convertMcpToolsDetailed: [normal, "openai", {}],
+    checkTools: [normal, "openai", {}],
+    processJsonSchema: [{}],
+    prefixToolName: ["s", "t", {}],
+    parseToolName: ["mcp__s__t", {}],
+    flattenContent: [[], {}],
+    parseToolCalls: [{ choices: [] }, "openai", null],
+    toolResultMessage: [{ id: "c", name: "t" }, { content: [] }, "openai", {}],
+    toolsSystemPrompt: [normal, {}],
+  };
+  let cases = 0;
+  for (const [fn, args] of Object.entries(good)) {
+    for (let i = 0; i < args.length; i++) {
+      for (const bad of WRONG) {
+        const call = [...args];
+        call[i] = bad;
+        survives(() => tw[fn](...call));
+        cases++;
+      }
+    }
+  }
+  const ctorGood = {
+    NameMap: (x, i) => (i === 0 ? tw.NameMap.fromTools(x, "openai") : tw.NameMap.fromTools(normal, x)),
+    ToolCallAccumulator: (x, i) => (i === 0 ? new tw.ToolCallAccumulator(x) : new tw.ToolCallAccumulator("openai", x)),
+    PermissionPolicy: (x) => new tw.PermissionPolicy(x),
+    McpClient: (x, i) => (i === 0 ? new tw.McpClient(x) : new tw.McpClient("http://127.0.0.1:9/mcp", x)),
+    McpHub: (x, i) => (i === 0 ? new tw.McpHub(x) : new tw.McpHub({}, x)),
+  };
+  for (const make of Object.values(ctorGood)) {
+    for (const i of [0, 1]) {
+      for (const bad of WRONG) {
+        survives(() => make(bad, i));
+        cases++;
+      }
+    }
+  }
+  const map = tw.NameMap.fromTools(normal, "openai");
+  const acc = new tw.ToolCallAccumulator("anthropic");
+  const policy = new tw.PermissionPolicy({});
+  for (const bad of WRONG) {
+    survives(() => map.resolve(bad));
+    survives(() => map.prepareArguments("get_weather", bad));
+    survives(() => map.prepareArguments(bad, {}));
+    survives(() => acc.push(bad));
+    survives(() => policy.check(bad));
+    survives(() => policy.check("x", bad));
+    survives(() => tw.NameMap.fromJSON(bad));
+    cases += 7;
+  }
+  assert.ok(cases > 400, `${cases} cases`);
+});
+
+test("memory does not grow over repeated conversions", () => {
+  const tools = [];
+  for (let i = 0; i < 40; i++) tools.push({ ...normal[0], name: `t${i}`, inputSchema: { type: "object", properties: { a: { type: ["string", "null"] }, b: { $ref: "#/$defs/B" } }, $defs: { B: { type: "integer", enum: [1, 2] } } } });
+  const text = JSON.stringify(tools);
+  for (let i = 0; i < 50; i++) tw.convertMcpToolsJson(text, "gemini");
+  const before = raw.__wasmMemoryBytes();
+  for (let i = 0; i < 500; i++) {
+    tw.convertMcpToolsJson(text, "gemini");
+    tw.convertMcpTools(tools, "openai", { strict: true });
+    try { tw.convertMcpTools([{ name: "" }], "openai"); } catch {}
+  }
+  const after = raw.__wasmMemoryBytes();
+  assert.equal(after, before, `wasm memory grew from ${before} to ${after} bytes`);
+});
