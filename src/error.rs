@@ -88,7 +88,7 @@ pub struct Error {
     pub path: Option<String>,
     /// Extra fields for the caller (`status`, `rpcCode`, `challenge`, `server`...), set as
     /// properties of the JS error.
-    pub details: Option<serde_json::Map<String, serde_json::Value>>,
+    pub details: Option<Box<serde_json::Map<String, serde_json::Value>>>,
 }
 
 impl Error {
@@ -100,7 +100,7 @@ impl Error {
     /// Attaches a detail field.
     #[must_use]
     pub fn with_detail(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
-        self.details.get_or_insert_with(serde_json::Map::new).insert(key.to_owned(), value.into());
+        self.details.get_or_insert_with(Box::default).insert(key.to_owned(), value.into());
         self
     }
 

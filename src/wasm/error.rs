@@ -20,7 +20,7 @@ impl From<Error> for JsValue {
         if let Some(path) = &e.path {
             let _ = Reflect::set(&err, &"path".into(), &path.into());
         }
-        for (k, v) in e.details.iter().flatten() {
+        for (k, v) in e.details.iter().flat_map(|d| d.iter()) {
             if let Ok(js) = crate::wasm::interop::to_js(v) {
                 let _ = Reflect::set(&err, &k.as_str().into(), &js);
             }
