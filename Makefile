@@ -16,7 +16,7 @@ export PATH := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
 TOOLWIRE_SHARED ?= $(abspath $(SHARED))
 export TOOLWIRE_SHARED
 
-.PHONY: setup pkg test test-native test-wasm test-js demo bench clean
+.PHONY: setup pkg test test-native test-wasm test-js test-mcp test-conformance demo bench clean
 
 setup:
 	bash scripts/setup.sh
@@ -29,6 +29,8 @@ test: setup
 	$(MAKE) test-wasm
 	$(MAKE) pkg
 	$(MAKE) test-js
+	$(MAKE) test-mcp
+	$(MAKE) test-conformance
 
 test-native:
 	cargo test
@@ -39,16 +41,28 @@ test-wasm:
 	cargo test --target wasm32-unknown-unknown --tests
 
 test-js:
-	node --test tests/js/
+	node --test tests/js/ bench/quick.test.mjs
+
+# The MCP client against real servers on 127.0.0.1: server-everything and our misbehaving test server.
+test-mcp:
+	node --test tests/mcp/
+
+# The official @modelcontextprotocol/conformance client scenarios (Node 22 from npm, installed on demand).
+test-conformance:
+	bash scripts/conformance.sh --no-build
 
 demo: pkg
 	rm -rf www-demo/pkg
 	cp -R pkg www-demo/pkg
 	PORT=$(PORT) node scripts/serve.mjs www-demo
 
+# The native figures go to a file as well, so bench/run.mjs can print them next to the wasm ones.
+# BENCH_QUICK=1 make bench: everything on a tiny input in seconds (bench/quick.test.mjs runs the same).
 bench: pkg
-	cargo bench --bench native
-	node bench/run.mjs
+	@mkdir -p target
+	cargo bench --bench native $(if $(BENCH_QUICK),-- --quick) > target/bench-native.txt
+	@cat target/bench-native.txt
+	node --expose-gc bench/run.mjs --native target/bench-native.txt
 
 clean:
 	rm -rf pkg www-demo/pkg

@@ -116,6 +116,35 @@ impl From<Error> for Failure {
     }
 }
 
+/// Wakes every in-flight request when the client is closed.
+#[derive(Default)]
+struct CloseSignal {
+    generation: Cell<u64>,
+    wakers: RefCell<Vec<std::task::Waker>>,
+}
+
+impl CloseSignal {
+    fn fire(&self) {
+        self.generation.set(self.generation.get() + 1);
+        for w in self.wakers.borrow_mut().drain(..) {
+            w.wake();
+        }
+    }
+
+    /// Resolves once `fire` is called after this point.
+    fn wait(&self) -> impl Future<Output = ()> + '_ {
+        let start = self.generation.get();
+        std::future::poll_fn(move |cx| {
+            if self.generation.get() != start {
+                std::task::Poll::Ready(())
+            } else {
+                self.wakers.borrow_mut().push(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        })
+    }
+}
+
 /// An MCP client over a transport and a clock.
 pub struct Client<T: Transport, C: Clock> {
     transport: T,
@@ -124,6 +153,7 @@ pub struct Client<T: Transport, C: Clock> {
     state: RefCell<State>,
     next_id: Cell<i64>,
     on_notification: RefCell<Option<NotificationHandler>>,
+    closing: CloseSignal,
 }
 
 const CORS_HINT: &str = "no HTTP response: the server is unreachable, or (in a browser) the server's CORS policy refused the request. A browser client needs the server to answer OPTIONS preflights with Access-Control-Allow-Origin, Access-Control-Allow-Methods: GET, POST, DELETE, Access-Control-Allow-Headers: content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, and to list mcp-session-id in Access-Control-Expose-Headers";
@@ -131,7 +161,15 @@ const CORS_HINT: &str = "no HTTP response: the server is unreachable, or (in a b
 impl<T: Transport, C: Clock> Client<T, C> {
     /// A client; call [`Client::connect`] before anything else.
     pub fn new(transport: T, clock: C, opts: ClientOptions) -> Self {
-        Self { transport, clock, opts, state: RefCell::new(State::default()), next_id: Cell::new(0), on_notification: RefCell::new(None) }
+        Self {
+            transport,
+            clock,
+            opts,
+            state: RefCell::new(State::default()),
+            next_id: Cell::new(0),
+            on_notification: RefCell::new(None),
+            closing: CloseSignal::default(),
+        }
     }
 
     /// Sets the handler for server notifications.
@@ -292,7 +330,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let body = jsonrpc::request(&id, method, params);
             match self.run_with_timeout(&id, method, body, true, opts).await {
                 Ok((v, _)) => return Ok(v),
-                Err(e) if e.code == ErrorCode::NotConnected && !retried && e.details.as_ref().is_some_and(|d| d.contains_key("sessionExpired")) => {
+                Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("sessionExpired")) => {
+                    if retried {
+                        return Err(Error::new(
+                            ErrorCode::HttpStatus,
+                            format!("{method}: HTTP 404: the session expired again right after re-initializing"),
+                        )
+                        .with_detail("status", 404));
+                    }
                     retried = true;
                     self.initialize().await?;
                 }
@@ -320,8 +365,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Some(c) => c,
             None => &mut never,
         };
-        pin_mut!(exchange, sleep);
-        let stop = select(sleep, cancel);
+        let closed = self.closing.wait();
+        pin_mut!(exchange, sleep, closed);
+        let stop = select(sleep, select(cancel, closed));
         let outcome = match select(exchange, stop).await {
             Either::Left((r, _)) => {
                 return r.map_err(|f| match f {
@@ -332,7 +378,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Either::Right((Either::Left(_), _)) => {
                 Error::new(ErrorCode::Timeout, format!("{method} timed out after {timeout} ms; the request was cancelled")).with_detail("timeoutMs", timeout)
             }
-            Either::Right((Either::Right(_), _)) => Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled")),
+            Either::Right((Either::Right((Either::Left(_), _)), _)) => {
+                Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled"))
+            }
+            // close() ends the session; its DELETE tells the server, no cancellation needed.
+            Either::Right((Either::Right((Either::Right(_), _)), _)) => {
+                return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed")))
+            }
         };
         // The exchange future is dropped here, which aborts its HTTP request. Then tell the server.
         if method != "initialize" {
@@ -611,6 +663,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             st.connected = false;
             st.closed = true;
         }
+        // Abandon every request in flight (dropping them aborts their fetches).
+        self.closing.fire();
         if session.is_none() {
             return Ok(());
         }

@@ -314,7 +314,30 @@ fn expired_session_reinitializes_once_and_retries() {
     let h = harness(vec![init_reply("2025-11-25", Some("a")), accepted(), status_reply(404, vec![], ""), init_reply_id(2, "2025-11-25", Some("b")), accepted(), status_reply(404, vec![], "")]);
     block_on(h.client.connect()).unwrap();
     let e = block_on(h.client.list_tools()).unwrap_err();
-    assert_eq!(e.code, ErrorCode::NotConnected);
+    assert_eq!(e.code, ErrorCode::HttpStatus);
+    assert_eq!(e.details.as_ref().unwrap()["status"], 404);
+}
+
+#[test]
+fn close_abandons_calls_in_flight() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Hang, accepted()]);
+    block_on(h.client.connect()).unwrap();
+    let call = async {
+        let mut opts = CallOptions::default();
+        h.client.call_tool("slow", json!({}), &mut opts).await
+    };
+    let close = async {
+        // Let the call start, then close.
+        futures_util::future::ready(()).await;
+        h.client.close().await
+    };
+    let (r, c) = block_on(futures_util::future::join(call, close));
+    assert_eq!(r.unwrap_err().code, ErrorCode::NotConnected);
+    assert!(c.is_ok());
+    let log = h.log.borrow();
+    assert_eq!(log.aborted, 1, "the hanging fetch was aborted");
+    assert!(log.requests.iter().any(|r| r.method == Method::Delete));
+    assert!(!log.requests.iter().any(|r| r.body.as_deref().is_some_and(|b| b.contains("notifications/cancelled"))));
 }
 
 #[test]

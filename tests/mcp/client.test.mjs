@@ -1,0 +1,615 @@
+// McpClient (the built package, ../../pkg) against tests/servers/misbehaving.mjs: one scenario per describe,
+// each test on its own endpoint (/mcp/<scenario>/<tag>) so the server's stats are its own.
+// Run: make pkg && node --test tests/mcp/client.test.mjs
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { freshTag, loadPkg, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
+import { bigText, BIG_TEXT_LENGTH, HUGE_LIST_COUNT, NORMAL_TOOLS, PAGE_CURSORS, TINY_PNG_BASE64 } from "../servers/misbehaving.mjs";
+
+const { McpClient } = await loadPkg();
+
+let srv;
+before(async () => {
+  srv = await startMisbehaving();
+});
+after(async () => {
+  await srv?.stop();
+});
+
+/** A client on a fresh endpoint of `scenario`: {client, url, key, stats()}. `query` e.g. "?v=json". */
+function fresh(scenario, options = {}, query = "") {
+  const tag = freshTag();
+  const url = srv.url(scenario, tag) + query;
+  const client = new McpClient(url, options);
+  return { client, url, key: `${scenario}/${tag}`, stats: () => srv.stats(`${scenario}/${tag}`) };
+}
+
+/** Every request after initialize carries the session id and the negotiated version; initialize carries neither. */
+function assertHeaders(st, { sessionIds = st.sessions, version = "2025-11-25", stateless = false } = {}) {
+  for (const r of st.requests) {
+    if (r.httpMethod === "OPTIONS") continue;
+    if (r.rpcMethod === "initialize") {
+      assert.equal(r.headers["mcp-session-id"], undefined, "initialize without Mcp-Session-Id");
+      assert.equal(r.headers["mcp-protocol-version"], undefined, "initialize without MCP-Protocol-Version");
+    } else {
+      if (stateless) assert.equal(r.headers["mcp-session-id"], undefined, `${r.httpMethod} ${r.rpcMethod}: no session id`);
+      else assert.ok(sessionIds.includes(r.headers["mcp-session-id"]), `${r.httpMethod} ${r.rpcMethod ?? ""} carries the session id`);
+      assert.equal(r.headers["mcp-protocol-version"], version, `${r.httpMethod} ${r.rpcMethod ?? ""} carries MCP-Protocol-Version`);
+    }
+    if (r.httpMethod === "POST") {
+      assert.equal(r.headers["content-type"], "application/json");
+      assert.match(r.headers.accept, /application\/json/);
+      assert.match(r.headers.accept, /text\/event-stream/);
+    }
+  }
+}
+
+describe("normal", () => {
+  test("connect: initialize (2025-11-25) + initialized; serverInfo, instructions, protocolVersion, sessionId", async () => {
+    const { client, stats } = fresh("normal");
+    await client.connect();
+    assert.deepEqual(client.serverInfo, { name: "toolwire-misbehaving", title: "toolwire misbehaving test server", version: "1.0.0" });
+    assert.match(client.instructions, /Test server for toolwire/);
+    assert.equal(client.protocolVersion, "2025-11-25");
+    const st = await stats();
+    assert.equal(client.sessionId, st.sessions[0]);
+    assert.equal(st.initialize.length, 1);
+    assert.equal(st.initialize[0].protocolVersion, "2025-11-25");
+    assert.equal(typeof st.initialize[0].clientInfo.name, "string");
+    assert.equal(typeof st.initialize[0].clientInfo.version, "string");
+    assert.equal(st.methods["notifications/initialized"], 1);
+    assert.deepEqual(st.violations, []);
+    await client.close();
+  });
+
+  test("clientInfo and custom headers are sent; headers on every request; close() DELETEs the session", async () => {
+    const { client, stats } = fresh("normal", { clientInfo: { name: "my-app", version: "9.9.9" }, headers: { authorization: "Bearer t0k3n", "x-custom": "yes" } });
+    await client.connect();
+    await client.listTools();
+    await client.callTool("echo", { message: "hi" });
+    const sessionId = client.sessionId;
+    await client.close();
+    const st = await stats();
+    assert.deepEqual(st.initialize[0].clientInfo, { name: "my-app", version: "9.9.9" });
+    for (const r of st.requests) {
+      assert.equal(r.headers.authorization, "Bearer t0k3n", `${r.httpMethod} ${r.rpcMethod ?? ""}`);
+      assert.equal(r.headers["x-custom"], "yes");
+    }
+    assertHeaders(st);
+    assert.deepEqual(st.deletes, [{ sessionId, status: 200 }]);
+    assert.deepEqual(st.violations, []);
+  });
+
+  test("listTools: every tool, schemas verbatim", async () => {
+    const { client, stats } = fresh("normal");
+    await client.connect();
+    const tools = await client.listTools();
+    assert.deepEqual(tools, NORMAL_TOOLS);
+    assert.equal((await stats()).toolsList.length, 1);
+    await client.close();
+  });
+
+  test("callTool: text (unicode), structuredContent, image, isError resolves", async () => {
+    const { client, stats } = fresh("normal");
+    await client.connect();
+    const text = "héllo wörld → 世界 🎉 \u0000 \"quoted\"";
+    assert.deepEqual(await client.callTool("echo", { message: text }), { content: [{ type: "text", text }] });
+    const add = await client.callTool("add", { a: 2, b: 3.5 });
+    assert.deepEqual(add.structuredContent, { sum: 5.5 });
+    assert.equal(add.content[0].text, '{"sum":5.5}');
+    const img = await client.callTool("image");
+    assert.deepEqual(img.content, [{ type: "image", data: TINY_PNG_BASE64, mimeType: "image/png" }]);
+    const fail = await client.callTool("fail", {});
+    assert.equal(fail.isError, true);
+    assert.equal(fail.content[0].text, "deliberate tool failure");
+    const st = await stats();
+    assert.deepEqual(st.calls.map((c) => [c.name, c.outcome]), [["echo", "answered"], ["add", "answered"], ["image", "answered"], ["fail", "is-error"]]);
+    assert.deepEqual(st.calls[2].arguments, {}, "no arguments = {}");
+    assertHeaders(st);
+    assert.deepEqual(st.violations, []);
+    await client.close();
+  });
+
+  test("callTool: an unknown tool is a JSON-RPC error -32602", async () => {
+    const { client } = fresh("normal");
+    await client.connect();
+    const err = await rejectsWith(client.callTool("no-such-tool", {}), "JSONRPC_ERROR");
+    assert.equal(err.rpcCode, -32602);
+    assert.match(err.message, /Unknown tool: no-such-tool/);
+    await client.close();
+  });
+
+  test("long: onProgress gets every progress notification, then the result", async () => {
+    const { client, stats } = fresh("normal");
+    await client.connect();
+    const progress = [];
+    const result = await client.callTool("long", { steps: 5, intervalMs: 10 }, { onProgress: (p) => progress.push(p) });
+    assert.equal(result.content[0].text, "long done after 5 steps");
+    assert.deepEqual(progress.map((p) => [p.progress, p.total, p.message]), [1, 2, 3, 4, 5].map((i) => [i, 5, `step ${i}/5`]));
+    const st = await stats();
+    assert.equal(st.progressTokens.length, 1);
+    assert.equal(progress[0].progressToken, st.progressTokens[0]);
+    await client.close();
+  });
+
+  test("long: concurrent calls get distinct progress tokens and only their own progress", async () => {
+    const { client, stats } = fresh("normal");
+    await client.connect();
+    const a = [];
+    const b = [];
+    const [ra, rb] = await Promise.all([
+      client.callTool("long", { steps: 3, intervalMs: 15 }, { onProgress: (p) => a.push(p) }),
+      client.callTool("long", { steps: 6, intervalMs: 5 }, { onProgress: (p) => b.push(p) }),
+    ]);
+    assert.equal(ra.content[0].text, "long done after 3 steps");
+    assert.equal(rb.content[0].text, "long done after 6 steps");
+    assert.deepEqual(a.map((p) => p.total), [3, 3, 3]);
+    assert.deepEqual(b.map((p) => p.total), [6, 6, 6, 6, 6, 6]);
+    const st = await stats();
+    assert.equal(new Set(st.progressTokens.map((t) => JSON.stringify(t))).size, 2);
+    assert.notEqual(JSON.stringify(st.calls[0].id), JSON.stringify(st.calls[1].id));
+    await client.close();
+  });
+
+  test("chatty: log and list_changed notifications reach the callbacks before the result", async () => {
+    const events = [];
+    const { client } = fresh("normal", {
+      onLog: (p) => events.push(["log", p]),
+      onToolListChanged: () => events.push(["listChanged"]),
+      onNotification: (m) => events.push(["notification", m.method]),
+    });
+    await client.connect();
+    const result = await client.callTool("chatty", {});
+    events.push(["result", result.content[0].text]);
+    assert.deepEqual(events.find((e) => e[0] === "log"), ["log", { level: "info", logger: "chatty", data: "about to answer" }]);
+    assert.equal(events.filter((e) => e[0] === "listChanged").length, 1);
+    assert.deepEqual(events.filter((e) => e[0] === "notification").map((e) => e[1]).sort(), ["notifications/message", "notifications/tools/list_changed"]);
+    assert.equal(events.at(-1)[0], "result", "callbacks fire before the call resolves");
+    assert.ok(events.findIndex((e) => e[0] === "log") < events.findIndex((e) => e[0] === "listChanged"), "in the order sent");
+    await client.close();
+  });
+
+  test("AbortSignal: ABORTED, notifications/cancelled with the call's id, and the request's socket closed", async () => {
+    const { client, stats } = fresh("normal");
+    await client.connect();
+    const ac = new AbortController();
+    const progress = [];
+    const p = client.callTool("long", { steps: 200, intervalMs: 20 }, { signal: ac.signal, onProgress: (x) => { progress.push(x); if (progress.length === 2) ac.abort(); } });
+    await rejectsWith(within(10_000, p, "the aborted call"), "ABORTED");
+    const st = await waitFor(async () => { const st = await stats(); return st.cancelled.length > 0 && st.calls[0]?.closedByClient && st; });
+    assert.ok(st, `cancelled + closed expected; stats: ${JSON.stringify((await stats()).calls)} ${JSON.stringify((await stats()).cancelled)}`);
+    assert.equal(st.cancelled.length, 1);
+    assert.deepEqual(st.cancelled[0].requestId, st.calls[0].id);
+    assert.equal(st.calls[0].closedByClient, true);
+    assert.ok(st.calls[0].stoppedAtStep === undefined || st.calls[0].stoppedAtStep < 200);
+    assert.deepEqual(st.violations, []);
+    // still usable
+    assert.equal((await client.callTool("echo", { message: "after" })).content[0].text, "after");
+    await client.close();
+  });
+
+  test("an already-aborted signal rejects ABORTED", async () => {
+    const { client } = fresh("normal");
+    await client.connect();
+    await rejectsWith(client.callTool("echo", { message: "x" }, { signal: AbortSignal.abort() }), "ABORTED");
+    await client.close();
+  });
+
+  test("wrong arguments resolve as isError (server-side validation)", async () => {
+    const { client } = fresh("normal");
+    await client.connect();
+    const r = await client.callTool("add", { a: "two" });
+    assert.equal(r.isError, true);
+    await client.close();
+  });
+});
+
+describe("stateless", () => {
+  test("no session id: none is ever sent", async () => {
+    const { client, stats } = fresh("stateless");
+    await client.connect();
+    assert.equal(client.sessionId, undefined);
+    assert.equal((await client.listTools()).length, NORMAL_TOOLS.length);
+    assert.equal((await client.callTool("echo", { message: "s" })).content[0].text, "s");
+    await client.close();
+    const st = await stats();
+    assertHeaders(st, { stateless: true });
+    assert.deepEqual(st.violations, []);
+  });
+});
+
+describe("sse", () => {
+  test("BOM, CRLF, comments, retry, priming, multi-line data, split chunks; ping answered {}, unknown request -32601", async () => {
+    const logs = [];
+    const { client, stats } = fresh("sse", { onLog: (p) => logs.push(p.data) });
+    await client.connect();
+    assert.equal(client.serverInfo.name, "toolwire-misbehaving");
+    assert.equal(client.protocolVersion, "2025-11-25");
+    assert.deepEqual(await client.listTools(), NORMAL_TOOLS);
+    const text = "héllo wörld → 世界 🎉";
+    assert.deepEqual(await client.callTool("echo", { message: text }), { content: [{ type: "text", text }] });
+    assert.deepEqual((await client.callTool("add", { a: 1, b: 2 })).structuredContent, { sum: 3 });
+    const st = await stats();
+    assert.deepEqual(st.serverRequests, [{ id: 0, method: "ping" }, { id: "srv-0", method: "toolwire-test/unknown" }, { id: 1, method: "ping" }, { id: "srv-1", method: "toolwire-test/unknown" }]);
+    assert.deepEqual(st.clientResponses.find((r) => r.id === 0), { id: 0, result: {} }, "ping (id 0) answered {}");
+    assert.deepEqual(st.clientResponses.find((r) => r.id === 1), { id: 1, result: {} });
+    for (const id of ["srv-0", "srv-1"]) assert.equal(st.clientResponses.find((r) => r.id === id)?.error?.code, -32601, `${id} answered -32601`);
+    assert.deepEqual(st.calls.map((c) => c.serverRequestsAnswered), [true, true]);
+    assert.deepEqual(logs, ["sse: answering now ✓", "sse: answering now ✓"]);
+    assertHeaders(st);
+    assert.deepEqual(st.violations, []);
+    await client.close();
+  });
+});
+
+describe("pagination", () => {
+  test("paginate3: all 3 pages, in order", async () => {
+    const { client, stats } = fresh("paginate3");
+    await client.connect();
+    assert.deepEqual((await client.listTools()).map((t) => t.name), NORMAL_TOOLS.map((t) => t.name));
+    const st = await stats();
+    assert.deepEqual(st.toolsList.map((x) => x.cursor), [null, ...PAGE_CURSORS]);
+    assert.deepEqual(st.violations, []);
+    await client.close();
+  });
+
+  test("endless: stops at maxPages (LIMIT_EXCEEDED) after exactly maxPages requests", async () => {
+    const { client, stats } = fresh("endless", { maxPages: 5 });
+    await client.connect();
+    await rejectsWith(within(10_000, client.listTools(), "listTools"), "LIMIT_EXCEEDED");
+    assert.equal((await stats()).toolsList.length, 5);
+    await client.close();
+  });
+
+  test("endless: the default cap is 64 pages", async () => {
+    const { client, stats } = fresh("endless");
+    await client.connect();
+    await rejectsWith(within(20_000, client.listTools(), "listTools"), "LIMIT_EXCEEDED");
+    assert.equal((await stats()).toolsList.length, 64);
+    await client.close();
+  });
+
+  test("repeat-cursor: stops when a cursor comes back (2 requests), keeps what it got", async () => {
+    const { client, stats } = fresh("repeat-cursor");
+    await client.connect();
+    const tools = await within(10_000, client.listTools(), "listTools");
+    assert.deepEqual(tools.map((t) => t.name), ["page_1_tool", "page_2_tool"]);
+    assert.deepEqual((await stats()).toolsList.map((x) => x.cursor), [null, "again"]);
+    await client.close();
+  });
+});
+
+describe("session expiry", () => {
+  test("expire: 404 -> one re-initialize without the old id, then the request is retried", async () => {
+    const { client, stats } = fresh("expire");
+    await client.connect();
+    const first = client.sessionId;
+    const tools = await client.listTools();
+    assert.equal(tools.length, NORMAL_TOOLS.length);
+    const st = await stats();
+    assert.equal(st.methods.initialize, 2, "exactly one re-initialize");
+    assert.equal(st.methods["notifications/initialized"], 2);
+    assert.deepEqual(st.initialize.map((i) => i.sessionHeader), [null, null], "initialize never carries a session id");
+    assert.deepEqual(st.toolsList.map((x) => x.status), [404, 200]);
+    assert.equal(st.sessions.length, 2);
+    assert.equal(st.sessions[0], first);
+    assert.equal(client.sessionId, st.sessions[1]);
+    const after404 = st.requests.filter((r) => r.seq > st.requests.find((x) => x.status === 404).seq && r.rpcMethod !== "initialize");
+    assert.ok(after404.length >= 2);
+    for (const r of after404) assert.equal(r.headers["mcp-session-id"], st.sessions[1]);
+    assert.deepEqual(st.violations, []);
+    // and the new session keeps working
+    assert.equal((await client.callTool("echo", { message: "again" })).content[0].text, "again");
+    await client.close();
+  });
+
+  test("expire-always: a second 404 is an error, not a loop (one re-initialize only)", async () => {
+    const { client, stats } = fresh("expire-always");
+    await client.connect();
+    let err;
+    await within(10_000, client.listTools(), "listTools").catch((e) => (err = e));
+    assert.equal(err?.name, "ToolwireError", String(err));
+    // Either the HTTP error itself or "the session expired (HTTP 404)" (NOT_CONNECTED, as toolwire does).
+    if (err.code === "HTTP_STATUS") assert.equal(err.status, 404);
+    else {
+      assert.equal(err.code, "NOT_CONNECTED", err.message);
+      assert.match(err.message, /404/);
+    }
+    const st = await stats();
+    assert.equal(st.methods.initialize, 2);
+    assert.equal(st.toolsList.length, 2);
+    await client.close().catch(() => {});
+  });
+});
+
+describe("timeouts", () => {
+  test("hang: client timeoutMs -> TIMEOUT, notifications/cancelled with the call's id, socket closed", async () => {
+    const { client, stats } = fresh("hang", { timeoutMs: 400 });
+    await client.connect();
+    const started = Date.now();
+    const err = await rejectsWith(within(10_000, client.callTool("echo", { message: "x" }), "the hung call"), "TIMEOUT");
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 350 && elapsed < 5000, `timed out after ${elapsed} ms`);
+    assert.match(err.message, /tools\/call|echo|time/i);
+    const st = await waitFor(async () => { const st = await stats(); return st.cancelled.length > 0 && st.calls[0]?.closedByClient && st; });
+    assert.ok(st, `cancelled + closed expected; got ${JSON.stringify((await stats()).cancelled)} / ${JSON.stringify((await stats()).calls)}`);
+    assert.equal(st.cancelled.length, 1);
+    assert.deepEqual(st.cancelled[0].requestId, st.calls[0].id);
+    assert.equal(typeof st.cancelled[0].reason, "string");
+    assert.equal(st.calls[0].closedByClient, true);
+    assert.deepEqual(st.violations, []);
+    // still usable: tools/list answers normally in this scenario
+    assert.equal((await client.listTools()).length, NORMAL_TOOLS.length);
+    await client.close();
+  });
+
+  test("hang: per-call timeoutMs overrides the client's", async () => {
+    const { client, stats } = fresh("hang", { timeoutMs: 60_000 });
+    await client.connect();
+    const started = Date.now();
+    await rejectsWith(within(10_000, client.callTool("echo", {}, { timeoutMs: 300 }), "the hung call"), "TIMEOUT");
+    assert.ok(Date.now() - started < 5000);
+    assert.ok(await waitFor(async () => (await stats()).calls[0]?.closedByClient));
+    await client.close();
+  });
+
+  test("hang: AbortSignal -> ABORTED, cancelled and closed", async () => {
+    const { client, stats } = fresh("hang");
+    await client.connect();
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    await rejectsWith(within(10_000, client.callTool("echo", {}, { signal: ac.signal }), "the hung call"), "ABORTED");
+    const st = await waitFor(async () => { const st = await stats(); return st.cancelled.length > 0 && st.calls[0]?.closedByClient && st; });
+    assert.ok(st);
+    assert.deepEqual(st.cancelled[0].requestId, st.calls[0].id);
+    await client.close();
+  });
+
+  test("initialize is never cancelled (a hung connect times out without notifications/cancelled)", async () => {
+    // "hang" answers initialize normally, so use a server that never answers at all: a raw socket that accepts and stays silent.
+    const net = await import("node:net");
+    const sockets = [];
+    const silent = net.createServer((s) => sockets.push(s)).listen(0, "127.0.0.1");
+    await new Promise((r) => silent.once("listening", r));
+    const received = [];
+    silent.on("connection", (s) => s.on("data", (d) => received.push(d.toString())));
+    try {
+      const client = new McpClient(`http://127.0.0.1:${silent.address().port}/mcp`, { timeoutMs: 300 });
+      await rejectsWith(within(10_000, client.connect(), "connect"), "TIMEOUT");
+      await new Promise((r) => setTimeout(r, 200));
+      assert.ok(!received.join("").includes("notifications/cancelled"), "no cancellation for initialize");
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+});
+
+describe("errors", () => {
+  test("rpc-error: JSONRPC_ERROR with rpcCode -32602 and data", async () => {
+    const { client } = fresh("rpc-error");
+    await client.connect();
+    const err = await rejectsWith(client.callTool("echo", { message: "x" }), "JSONRPC_ERROR");
+    assert.equal(err.rpcCode, -32602);
+    assert.deepEqual(err.data, { field: "message", hint: "rpc-error scenario" });
+    assert.match(err.message, /Invalid arguments for tool echo/);
+    await client.close();
+  });
+
+  test("unauthorized: UNAUTHORIZED 401 with the parsed WWW-Authenticate challenge", async () => {
+    const { client, stats } = fresh("unauthorized");
+    const err = await rejectsWith(client.connect(), "UNAUTHORIZED");
+    assert.equal(err.status, 401);
+    assert.equal(String(err.challenge.scheme).toLowerCase(), "bearer");
+    assert.equal(err.challenge.realm, "mcp");
+    assert.equal(err.challenge.error, "invalid_token");
+    assert.equal(err.challenge.resource_metadata, "http://127.0.0.1/.well-known/oauth-protected-resource");
+    assert.equal((await stats()).http.POST, 1, "no retry loop");
+  });
+
+  test("forbidden: UNAUTHORIZED 403 with error insufficient_scope and scope", async () => {
+    const { client } = fresh("forbidden");
+    const err = await rejectsWith(client.connect(), "UNAUTHORIZED");
+    assert.equal(err.status, 403);
+    assert.equal(err.challenge.error, "insufficient_scope");
+    assert.equal(err.challenge.scope, "tools:call");
+  });
+
+  test("bad-content-type: PROTOCOL for that request; the client stays usable", async () => {
+    const { client } = fresh("bad-content-type");
+    await client.connect();
+    const err = await rejectsWith(client.listTools(), "PROTOCOL");
+    assert.match(err.message, /text\/plain|content.type/i);
+    assert.equal((await client.callTool("echo", { message: "still ok" })).content[0].text, "still ok");
+    await client.close();
+  });
+
+  test("bad-json: PROTOCOL for that request; the client stays usable", async () => {
+    const { client } = fresh("bad-json");
+    await client.connect();
+    await rejectsWith(client.listTools(), "PROTOCOL");
+    assert.equal((await client.callTool("echo", { message: "still ok" })).content[0].text, "still ok");
+    await client.close();
+  });
+
+  test("http-500 (HTML): HTTP_STATUS with status and a bounded body preview", async () => {
+    const { client } = fresh("http-500");
+    await client.connect();
+    const err = await rejectsWith(client.listTools(), "HTTP_STATUS");
+    assert.equal(err.status, 500);
+    assert.equal(typeof err.bodyPreview, "string");
+    assert.match(err.bodyPreview, /Internal Server Error/);
+    assert.ok(err.bodyPreview.length <= 4096, `preview of ${err.bodyPreview.length} chars`);
+    assert.equal((await client.callTool("echo", { message: "still ok" })).content[0].text, "still ok");
+    await client.close();
+  });
+
+  test("http-500 (JSON-RPC body): HTTP_STATUS, the preview holds the JSON-RPC error", async () => {
+    const { client } = fresh("http-500", {}, "?v=json");
+    await client.connect();
+    const err = await rejectsWith(client.listTools(), "HTTP_STATUS");
+    assert.equal(err.status, 500);
+    assert.match(err.bodyPreview, /-32603/);
+    await client.close();
+  });
+
+  test("wrong-version: UNSUPPORTED_PROTOCOL_VERSION; no notifications/initialized, nothing but DELETE after", async () => {
+    const { client, stats } = fresh("wrong-version");
+    const err = await rejectsWith(client.connect(), "UNSUPPORTED_PROTOCOL_VERSION");
+    assert.match(err.message, /1999-01-01/);
+    const st = await stats();
+    assert.equal(st.methods["notifications/initialized"], undefined);
+    const after = st.requests.filter((r) => r.rpcMethod !== "initialize");
+    assert.ok(after.every((r) => r.httpMethod === "DELETE"), JSON.stringify(after));
+  });
+
+  test("delete-405: close() resolves", async () => {
+    const { client, stats } = fresh("delete-405");
+    await client.connect();
+    await client.close();
+    assert.equal((await stats()).deletes[0].status, 405);
+  });
+
+  test("NETWORK: nothing listens; the message names CORS and the headers to allow and expose", async () => {
+    const net = await import("node:net");
+    const s = net.createServer().listen(0, "127.0.0.1");
+    await new Promise((r) => s.once("listening", r));
+    const port = s.address().port;
+    await new Promise((r) => s.close(r));
+    const client = new McpClient(`http://127.0.0.1:${port}/mcp`);
+    const err = await rejectsWith(client.connect(), "NETWORK");
+    assert.match(err.message, /CORS/);
+    for (const h of ["mcp-session-id", "mcp-protocol-version", "Access-Control-Expose-Headers", "Access-Control-Allow-Headers"]) assert.ok(err.message.includes(h), h);
+  });
+
+  test("a custom fetch is used for every request", async () => {
+    const seen = [];
+    const myFetch = (url, init) => {
+      seen.push(init.method);
+      return fetch(url, init);
+    };
+    const { client } = fresh("normal", { fetch: myFetch });
+    await client.connect();
+    await client.listTools();
+    await client.close();
+    assert.deepEqual(seen, ["POST", "POST", "POST", "DELETE"]);
+  });
+});
+
+describe("big and resumable", () => {
+  test("big: a 2 MiB result over SSE arrives intact", async () => {
+    const { client } = fresh("big");
+    await client.connect();
+    const r = await client.callTool("echo", {});
+    assert.equal(r.content[0].text.length, BIG_TEXT_LENGTH);
+    assert.ok(r.content[0].text === bigText(), "2 MiB text intact");
+    await client.close();
+  });
+
+  test("big: a 2 MiB result in a JSON body arrives intact", async () => {
+    const { client } = fresh("big", {}, "?v=json");
+    await client.connect();
+    const r = await client.callTool("echo", {});
+    assert.ok(r.content[0].text === bigText(), "2 MiB text intact");
+    await client.close();
+  });
+
+  test("drop-resume: after retry (50 ms) a GET with Last-Event-ID gets the rest and the result", async () => {
+    const { client, stats } = fresh("drop-resume");
+    await client.connect();
+    const progress = [];
+    const r = await within(10_000, client.callTool("echo", {}, { onProgress: (p) => progress.push(p.progress) }), "the resumed call");
+    assert.equal(r.content[0].text, "resumed result");
+    assert.deepEqual(progress, [1, 2]);
+    const st = await stats();
+    assert.equal(st.resume.length, 1, "one resumption");
+    assert.match(st.resume[0].lastEventId, /^st\d+:1$/, "the last event id seen");
+    assert.ok(st.resume[0].delayMs >= 45, `waited retry: ${st.resume[0].delayMs} ms`);
+    assert.ok(st.resume[0].delayMs < 2000, `not much longer than retry: ${st.resume[0].delayMs} ms`);
+    assert.equal(st.resume[0].replayed, 2);
+    const gets = st.requests.filter((x) => x.httpMethod === "GET");
+    assert.equal(gets.length, 1);
+    assert.match(gets[0].headers.accept, /text\/event-stream/);
+    assertHeaders(st);
+    assert.deepEqual(st.violations, []);
+    await client.close();
+  });
+
+  test("drop-resume without a progress token: the result still arrives via GET", async () => {
+    const { client, stats } = fresh("drop-resume");
+    await client.connect();
+    const r = await within(10_000, client.callTool("echo", {}), "the resumed call");
+    assert.equal(r.content[0].text, "resumed result");
+    const st = await stats();
+    assert.match(st.resume[0].lastEventId, /^st\d+:0$/, "the priming event's id");
+    await client.close();
+  });
+});
+
+describe("malicious servers", () => {
+  test("huge-list: 20,000 tools exceed the default maxTools (LIMIT_EXCEEDED); maxTools raises it", async () => {
+    const a = fresh("huge-list");
+    await a.client.connect();
+    await rejectsWith(within(20_000, a.client.listTools(), "listTools"), "LIMIT_EXCEEDED");
+    await a.client.close();
+    const b = fresh("huge-list", { maxTools: HUGE_LIST_COUNT });
+    await b.client.connect();
+    assert.equal((await within(20_000, b.client.listTools(), "listTools")).length, HUGE_LIST_COUNT);
+    await b.client.close();
+  });
+
+  test("endless-sse: keep-alives and notifications do not extend timeoutMs; cancelled and closed", async () => {
+    const { client, stats } = fresh("endless-sse", { timeoutMs: 500 });
+    await client.connect();
+    await rejectsWith(within(10_000, client.callTool("echo", {}), "the endless call"), "TIMEOUT");
+    const st = await waitFor(async () => { const st = await stats(); return st.calls[0]?.closedByClient && st.cancelled.length && st; });
+    assert.ok(st);
+    assert.deepEqual(st.cancelled[0].requestId, st.calls[0].id);
+    await client.close();
+  });
+
+  test("invalid-utf8: PROTOCOL, or U+FFFD in the text; never a crash; the client stays usable", async () => {
+    const { client } = fresh("invalid-utf8");
+    await client.connect();
+    try {
+      const r = await within(10_000, client.callTool("echo", {}), "the call");
+      assert.ok(r.content[0].text.includes("\uFFFD"), JSON.stringify(r));
+    } catch (e) {
+      assert.equal(e.name, "ToolwireError", String(e));
+      assert.equal(e.code, "PROTOCOL");
+    }
+    assert.equal((await client.listTools()).length, NORMAL_TOOLS.length);
+    await client.close();
+  });
+
+  test("unknown-id: responses to ids never sent (or of another type) and duplicates are ignored", async () => {
+    const { client } = fresh("unknown-id");
+    await client.connect();
+    const r = await within(10_000, client.callTool("echo", {}), "the call");
+    assert.deepEqual(r, { content: [{ type: "text", text: "real" }] });
+    const r2 = await within(10_000, client.callTool("echo", {}), "the second call");
+    assert.equal(r2.content[0].text, "real");
+    await client.close();
+  });
+
+  for (const [variant, what] of [["tab", "TAB and SPACE"], ["utf8", "bytes >= 0x80"]]) {
+    test(`crlf-header (${variant}): a session id with ${what} is refused at connect (PROTOCOL), never echoed`, async () => {
+      const { client, stats } = fresh("crlf-header", {}, `?v=${variant}`);
+      await rejectsWith(within(10_000, client.connect(), "connect"), "PROTOCOL");
+      const st = await stats();
+      assert.ok(st.requests.every((r) => r.headers["mcp-session-id"] === undefined), "the invalid id was never sent back");
+    });
+  }
+
+  test("crlf-header (long): an 8 KiB session id either works or is refused (PROTOCOL)", async () => {
+    const { client } = fresh("crlf-header", {}, "?v=long");
+    try {
+      await within(10_000, client.connect(), "connect");
+    } catch (e) {
+      assert.equal(e.code, "PROTOCOL", String(e));
+      return;
+    }
+    assert.equal((await client.listTools()).length, NORMAL_TOOLS.length);
+    await client.close();
+  });
+});

@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// The "client under test" that the official conformance CLI (@modelcontextprotocol/conformance) launches:
+//
+//   conformance client --command "node tests/mcp/conformance-client.mjs" --scenario initialize
+//
+// The CLI appends the mock server's URL as the last argument and sets MCP_CONFORMANCE_SCENARIO. This runner uses
+// toolwire's McpClient from the built package (../../pkg, `make pkg`) and does what the scenario expects:
+//   initialize   connect (initialize + notifications/initialized), list tools, close
+//   tools_call   connect, list tools, call every tool with {a: 2, b: 3} (the mock has add_numbers(a, b)), close
+//   sse-retry    connect, list tools, call test_reconnection: the POST stream closes after a priming event with
+//                retry: 500; McpClient must GET with Last-Event-ID after ~500 ms and get the result there
+//   (other)      connect, list tools, close
+// It exits 0 when the flow completed, 1 otherwise (the CLI's checks decide pass/fail either way).
+//
+// `--sdk` (or TOOLWIRE_CONFORMANCE_CLIENT=sdk) runs the same flow with the official TypeScript SDK client
+// instead: a reference that proves the harness (CLI, mocks, loopback preload) works before McpClient exists.
+// scripts/conformance.sh runs this for the three scenarios.
+
+const url = process.argv.at(-1);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "initialize";
+const useSdk = process.argv.includes("--sdk") || process.env.TOOLWIRE_CONFORMANCE_CLIENT === "sdk";
+const log = (...a) => process.stderr.write(`[conformance-client ${useSdk ? "sdk" : "toolwire"} ${scenario}] ${a.join(" ")}\n`);
+
+if (!/^https?:\/\//.test(url ?? "")) {
+  log(`expected the server URL as the last argument, got ${JSON.stringify(url)}`);
+  process.exit(2);
+}
+
+// The CLI kills the client after its --timeout (30 s by default); give up a little earlier with a clear message.
+const watchdog = setTimeout(() => {
+  log("gave up after 25 s");
+  process.exit(1);
+}, 25_000);
+
+const argsFor = (tool) => (tool.inputSchema?.properties && "a" in tool.inputSchema.properties ? { a: 2, b: 3 } : {});
+
+/** The flow, written once against a tiny adapter: {connect, listTools, callTool, close}. */
+async function run(client) {
+  await client.connect();
+  log("connected", JSON.stringify({ protocolVersion: client.protocolVersion, serverInfo: client.serverInfo }));
+  const tools = await client.listTools();
+  log(`listed ${tools.length} tool(s): ${tools.map((t) => t.name).join(", ")}`);
+  if (scenario === "tools_call") {
+    for (const tool of tools) {
+      const result = await client.callTool(tool.name, argsFor(tool));
+      log(`called ${tool.name}:`, JSON.stringify(result).slice(0, 300));
+    }
+  } else if (scenario === "sse-retry") {
+    const tool = tools.find((t) => t.name === "test_reconnection") ?? tools[0];
+    if (!tool) throw new Error("the sse-retry mock listed no tool");
+    const started = Date.now();
+    const result = await client.callTool(tool.name, {});
+    log(`called ${tool.name} in ${Date.now() - started} ms:`, JSON.stringify(result).slice(0, 300));
+    const text = result?.content?.[0]?.text ?? "";
+    if (!/Reconnection test completed/.test(text)) throw new Error(`unexpected sse-retry result: ${JSON.stringify(result)}`);
+  }
+  await client.close();
+  log("closed");
+}
+
+async function toolwireAdapter() {
+  const { McpClient } = await import("../../pkg/index.mjs");
+  // Default clientInfo ({name: "toolwire", version}): the initialize scenario checks both are present.
+  const c = new McpClient(url, { timeoutMs: 20_000 });
+  return {
+    connect: () => c.connect(),
+    listTools: () => c.listTools(),
+    callTool: (name, args) => c.callTool(name, args),
+    close: () => c.close(),
+    get protocolVersion() {
+      return c.protocolVersion;
+    },
+    get serverInfo() {
+      return c.serverInfo;
+    },
+  };
+}
+
+async function sdkAdapter() {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const client = new Client({ name: "sdk-reference-conformance-client", version: "1.0.0" }, { capabilities: {} });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  return {
+    connect: () => client.connect(transport),
+    listTools: async () => (await client.listTools()).tools,
+    callTool: (name, args) => client.callTool({ name, arguments: args }),
+    close: () => client.close(),
+    get protocolVersion() {
+      return client.getServerVersion ? transport.protocolVersion : undefined;
+    },
+    get serverInfo() {
+      return client.getServerVersion();
+    },
+  };
+}
+
+try {
+  await run(useSdk ? await sdkAdapter() : await toolwireAdapter());
+  clearTimeout(watchdog);
+  process.exit(0); // a GET stream may still be open (sse-retry's mock never ends it)
+} catch (err) {
+  log("FAILED:", err?.code ? `[${err.code}]` : "", err?.stack ?? String(err));
+  process.exit(1);
+}

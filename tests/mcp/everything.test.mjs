@@ -1,0 +1,182 @@
+// McpClient against the reference server, @modelcontextprotocol/server-everything (streamableHttp mode, started
+// on 127.0.0.1 by tests/servers/everything.mjs): SSE responses with priming events, sessions, progress, content types.
+// A recording fetch (the `fetch` option) shows what went over the wire: cancellations and aborted requests.
+// Run: make pkg && node --test tests/mcp/everything.test.mjs
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { loadPkg, rejectsWith, waitFor, within } from "./helpers.mjs";
+import { startEverything } from "../servers/everything.mjs";
+
+const { McpClient } = await loadPkg();
+
+let ev;
+before(async () => {
+  ev = await startEverything();
+});
+after(async () => {
+  await ev?.stop();
+});
+
+/** A fetch that records every request: {method, body (parsed), signal, status}. */
+function recordingFetch() {
+  const log = [];
+  const f = async (url, init) => {
+    const entry = { method: init.method, body: init.body ? JSON.parse(init.body) : undefined, signal: init.signal, headers: init.headers };
+    log.push(entry);
+    const res = await fetch(url, init);
+    entry.status = res.status;
+    return res;
+  };
+  return { fetch: f, log };
+}
+
+async function connected(options = {}) {
+  const client = new McpClient(ev.url, options);
+  await client.connect();
+  return client;
+}
+
+describe("server-everything", () => {
+  test("connect: serverInfo, instructions, 2025-11-25, a session", async () => {
+    const client = await connected();
+    assert.equal(client.serverInfo.name, "mcp-servers/everything");
+    assert.match(client.instructions, /Everything Server/);
+    assert.equal(client.protocolVersion, "2025-11-25");
+    assert.match(client.sessionId, /^[0-9a-f-]{36}$/);
+    await client.close();
+  });
+
+  test("listTools: the reference tools, annotations and schemas kept", async () => {
+    const client = await connected();
+    const tools = await client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const n of ["echo", "get-tiny-image", "get-resource-links", "get-resource-reference", "get-structured-content", "trigger-long-running-operation", "get-annotated-message"]) assert.ok(names.includes(n), n);
+    const echo = tools.find((t) => t.name === "echo");
+    assert.equal(echo.inputSchema.properties.message.type, "string");
+    assert.equal(echo.inputSchema.$schema, "http://json-schema.org/draft-07/schema#", "schema kept verbatim");
+    assert.equal(echo.annotations.readOnlyHint, true);
+    assert.ok(tools.find((t) => t.name === "get-structured-content").outputSchema);
+    await client.close();
+  });
+
+  test("echo", async () => {
+    const client = await connected();
+    const r = await client.callTool("echo", { message: "héllo 🌍" });
+    assert.equal(r.content[0].type, "text");
+    assert.equal(r.content[0].text, "Echo: héllo 🌍");
+    await client.close();
+  });
+
+  test("get-tiny-image: a PNG image content block", async () => {
+    const client = await connected();
+    const r = await client.callTool("get-tiny-image", {});
+    const img = r.content.find((c) => c.type === "image");
+    assert.ok(img, JSON.stringify(r).slice(0, 300));
+    assert.equal(img.mimeType, "image/png");
+    assert.equal(Buffer.from(img.data, "base64").subarray(0, 8).toString("hex"), "89504e470d0a1a0a");
+    await client.close();
+  });
+
+  test("get-annotated-message: annotations on text, and an image", async () => {
+    const client = await connected();
+    const r = await client.callTool("get-annotated-message", { messageType: "error", includeImage: true });
+    assert.deepEqual(r.content[0].annotations, { audience: ["user", "assistant"], priority: 1 });
+    assert.ok(r.content.some((c) => c.type === "image"));
+    await client.close();
+  });
+
+  test("get-resource-links: resource_link blocks", async () => {
+    const client = await connected();
+    const r = await client.callTool("get-resource-links", { count: 3 });
+    const links = r.content.filter((c) => c.type === "resource_link");
+    assert.equal(links.length, 3);
+    for (const l of links) {
+      assert.match(l.uri, /^demo:\/\/resource\//);
+      assert.equal(typeof l.name, "string");
+    }
+    await client.close();
+  });
+
+  test("get-resource-reference: an embedded resource", async () => {
+    const client = await connected();
+    const r = await client.callTool("get-resource-reference", { resourceType: "Text", resourceId: 1 });
+    const res = r.content.find((c) => c.type === "resource");
+    assert.ok(res, JSON.stringify(r).slice(0, 300));
+    assert.equal(res.resource.uri, "demo://resource/dynamic/text/1");
+    assert.equal(typeof res.resource.text, "string");
+    await client.close();
+  });
+
+  test("get-structured-content: structuredContent matching the text", async () => {
+    const client = await connected();
+    const r = await client.callTool("get-structured-content", { location: "New York" });
+    assert.equal(typeof r.structuredContent.temperature, "number");
+    assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent);
+    await client.close();
+  });
+
+  test("input validation errors are isError results", async () => {
+    const client = await connected();
+    const r = await client.callTool("get-resource-reference", { resourceType: "nope", resourceId: 1 });
+    assert.equal(r.isError, true);
+    await client.close();
+  });
+
+  test("trigger-long-running-operation: progress 1..4 of 4, then the result", async () => {
+    const client = await connected();
+    const progress = [];
+    const r = await within(20_000, client.callTool("trigger-long-running-operation", { duration: 1, steps: 4 }, { onProgress: (p) => progress.push([p.progress, p.total]) }), "the long call");
+    assert.match(r.content[0].text, /Long running operation completed/);
+    assert.deepEqual(progress, [[1, 4], [2, 4], [3, 4], [4, 4]]);
+    await client.close();
+  });
+
+  test("AbortSignal: ABORTED, notifications/cancelled for that id, and the request's fetch aborted", async () => {
+    const rec = recordingFetch();
+    const client = await connected({ fetch: rec.fetch });
+    const ac = new AbortController();
+    let first = true;
+    const p = client.callTool("trigger-long-running-operation", { duration: 30, steps: 30 }, {
+      signal: ac.signal,
+      onProgress: () => {
+        if (first) {
+          first = false;
+          ac.abort();
+        }
+      },
+    });
+    await rejectsWith(within(15_000, p, "the aborted call"), "ABORTED");
+    const call = rec.log.find((e) => e.body?.method === "tools/call");
+    const cancelled = await waitFor(() => rec.log.find((e) => e.body?.method === "notifications/cancelled"));
+    assert.ok(cancelled, "notifications/cancelled was sent");
+    assert.deepEqual(cancelled.body.params.requestId, call.body.id);
+    assert.equal(cancelled.status, 202);
+    assert.ok(call.signal, "the call's fetch got a signal");
+    assert.equal(call.signal.aborted, true, "the call's fetch was aborted");
+    // the session is still fine
+    assert.equal((await client.callTool("echo", { message: "after" })).content[0].text, "Echo: after");
+    await client.close();
+  });
+
+  test("timeoutMs: TIMEOUT, notifications/cancelled, the fetch aborted", async () => {
+    const rec = recordingFetch();
+    const client = await connected({ fetch: rec.fetch });
+    await rejectsWith(within(15_000, client.callTool("trigger-long-running-operation", { duration: 30, steps: 30 }, { timeoutMs: 700 }), "the call"), "TIMEOUT");
+    const call = rec.log.find((e) => e.body?.method === "tools/call");
+    const cancelled = await waitFor(() => rec.log.find((e) => e.body?.method === "notifications/cancelled"));
+    assert.ok(cancelled);
+    assert.deepEqual(cancelled.body.params.requestId, call.body.id);
+    assert.equal(call.signal?.aborted, true);
+    await client.close();
+  });
+
+  test("close(): DELETE 200; the session is gone", async () => {
+    const rec = recordingFetch();
+    const client = await connected({ fetch: rec.fetch });
+    const sid = client.sessionId;
+    await client.close();
+    const del = rec.log.find((e) => e.method === "DELETE");
+    assert.equal(del.status, 200);
+    assert.equal(new Headers(del.headers).get("mcp-session-id"), sid);
+  });
+});

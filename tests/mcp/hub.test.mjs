@@ -1,0 +1,234 @@
+// McpHub (the built package) over several endpoints of tests/servers/misbehaving.mjs: listing with per-server
+// errors, selection, provider tools with collision-proof names, routing calls back, policy, cancellation, closeAll.
+// Run: make pkg && node --test tests/mcp/hub.test.mjs
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { freshTag, loadPkg, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
+import { COLLIDE_TOOLS, NORMAL_TOOLS } from "../servers/misbehaving.mjs";
+
+const { McpHub, NameMap } = await loadPkg();
+
+let srv;
+before(async () => {
+  srv = await startMisbehaving();
+});
+after(async () => {
+  await srv?.stop();
+});
+
+/** {name: scenario} -> {servers: {name: {url}}, key(name), stats(name)} on fresh endpoints. */
+function endpoints(spec) {
+  const keys = {};
+  const servers = {};
+  for (const [name, scenario] of Object.entries(spec)) {
+    const tag = freshTag();
+    keys[name] = `${scenario}/${tag}`;
+    servers[name] = { url: srv.url(scenario, tag) };
+  }
+  return { servers, key: (n) => keys[n], stats: (n) => srv.stats(keys[n]) };
+}
+
+/** The provider name of (server, tool) in the hub's last name map. */
+function providerName(hub, server, tool) {
+  const map = NameMap.fromJSON(hub.nameMap);
+  const name = map.names().find((n) => {
+    const r = map.resolve(n);
+    return r.server === server && r.tool === tool;
+  });
+  assert.ok(name, `no provider name for ${server}/${tool}`);
+  return name;
+}
+
+const OPENAI_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+describe("McpHub", () => {
+  test("listTools: tools of every server with serverName; failing servers in errors, not thrown", async () => {
+    const net = await import("node:net");
+    const s = net.createServer().listen(0, "127.0.0.1");
+    await new Promise((r) => s.once("listening", r));
+    const deadPort = s.address().port;
+    await new Promise((r) => s.close(r));
+    const e = endpoints({ alpha: "normal", beta: "paginate3", locked: "unauthorized" });
+    const hub = new McpHub({ ...e.servers, down: { url: `http://127.0.0.1:${deadPort}/mcp` } });
+    const { tools, errors } = await within(15_000, hub.listTools(), "listTools");
+    const names = NORMAL_TOOLS.map((t) => t.name);
+    assert.deepEqual(tools.filter((t) => t.serverName === "alpha").map((t) => t.name), names);
+    assert.deepEqual(tools.filter((t) => t.serverName === "beta").map((t) => t.name), names);
+    assert.equal(tools.length, 2 * names.length);
+    const byServer = Object.fromEntries(errors.map((x) => [x.server, x.error]));
+    assert.deepEqual(Object.keys(byServer).sort(), ["down", "locked"]);
+    assert.equal(byServer.locked.code, "UNAUTHORIZED");
+    assert.equal(byServer.locked.status, 401);
+    assert.equal(byServer.down.code, "NETWORK");
+    await hub.closeAll();
+  });
+
+  test("selection: manual selectedServers asks only those; enabled:false asks none", async () => {
+    const e = endpoints({ alpha: "normal", beta: "normal" });
+    const hub = new McpHub(e.servers);
+    const manual = await hub.listTools({ mode: "manual", selectedServers: ["beta"] });
+    assert.deepEqual([...new Set(manual.tools.map((t) => t.serverName))], ["beta"]);
+    assert.equal((await e.stats("alpha")).http.POST, 0, "alpha not contacted");
+    const off = await hub.listTools({ enabled: false });
+    assert.deepEqual(off.tools, []);
+    assert.deepEqual(off.errors, []);
+    assert.equal((await e.stats("alpha")).http.POST, 0);
+    await hub.closeAll();
+  });
+
+  test("tools(openai) + callTool: routed to the right server and tool; text, isError; JSON-string arguments", async () => {
+    const e = endpoints({ alpha: "normal", beta: "sse" });
+    const hub = new McpHub(e.servers);
+    await hub.listTools();
+    const tools = await hub.tools("openai");
+    assert.equal(tools.length, 2 * NORMAL_TOOLS.length);
+    const names = tools.map((t) => t.function.name);
+    assert.equal(new Set(names).size, names.length, "unique names");
+    for (const n of names) assert.match(n, OPENAI_NAME);
+    const echoBeta = providerName(hub, "beta", "echo");
+    const r = await hub.callTool(echoBeta, { message: "via hub → ✓" });
+    assert.equal(r.server, "beta");
+    assert.equal(r.tool, "echo");
+    assert.equal(r.text, "via hub → ✓");
+    assert.equal(r.isError, false);
+    assert.deepEqual(r.result, { content: [{ type: "text", text: "via hub → ✓" }] });
+    const r2 = await hub.callTool(providerName(hub, "alpha", "add"), '{"a":1,"b":2}');
+    assert.equal(r2.server, "alpha");
+    assert.deepEqual(r2.result.structuredContent, { sum: 3 });
+    const fail = await hub.callTool(providerName(hub, "alpha", "fail"), {});
+    assert.equal(fail.isError, true);
+    assert.match(fail.text, /deliberate tool failure/);
+    assert.equal((await e.stats("alpha")).calls.length, 2);
+    assert.equal((await e.stats("beta")).calls.length, 1);
+    await hub.closeAll();
+  });
+
+  test("callTool: an unknown provider name is UNKNOWN_TOOL_NAME (never a guess)", async () => {
+    const e = endpoints({ alpha: "normal" });
+    const hub = new McpHub(e.servers);
+    await hub.tools("anthropic");
+    await rejectsWith(hub.callTool("mcp__alpha__nope", {}), "UNKNOWN_TOOL_NAME");
+    await rejectsWith(hub.callTool("echo", {}), "UNKNOWN_TOOL_NAME");
+    assert.equal((await e.stats("alpha")).calls.length, 0);
+    await hub.closeAll();
+  });
+
+  test("policy: deny -> PERMISSION_DENIED without calling; ask -> confirm() decides", async () => {
+    const e = endpoints({ alpha: "normal" });
+    const asked = [];
+    let answer = false;
+    const hub = new McpHub(e.servers, {
+      policy: { deny: ["*fail*"], ask: ["*add*"], defaultAction: "allow" },
+      confirm: (name, args) => {
+        asked.push([name, args]);
+        return answer;
+      },
+    });
+    await hub.listTools();
+    await hub.tools("openai");
+    await rejectsWith(hub.callTool(providerName(hub, "alpha", "fail"), {}), "PERMISSION_DENIED");
+    const add = providerName(hub, "alpha", "add");
+    await rejectsWith(hub.callTool(add, { a: 1, b: 1 }), "PERMISSION_DENIED");
+    answer = true;
+    assert.deepEqual((await hub.callTool(add, { a: 1, b: 1 })).result.structuredContent, { sum: 2 });
+    assert.deepEqual(asked, [[add, { a: 1, b: 1 }], [add, { a: 1, b: 1 }]]);
+    assert.equal((await hub.callTool(providerName(hub, "alpha", "echo"), { message: "ok" })).text, "ok");
+    assert.deepEqual((await e.stats("alpha")).calls.map((c) => c.name), ["add", "echo"]);
+    await hub.closeAll();
+  });
+
+  test("callTool: signal -> ABORTED and timeoutMs -> TIMEOUT, each with notifications/cancelled and the socket closed", async () => {
+    const e = endpoints({ slow: "hang" });
+    const hub = new McpHub(e.servers);
+    await hub.tools("openai");
+    const echo = providerName(hub, "slow", "echo");
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    await rejectsWith(within(10_000, hub.callTool(echo, { message: "x" }, { signal: ac.signal }), "aborted call"), "ABORTED");
+    await rejectsWith(within(10_000, hub.callTool(echo, { message: "y" }, { timeoutMs: 300 }), "timed-out call"), "TIMEOUT");
+    const st = await waitFor(async () => { const st = await e.stats("slow"); return st.cancelled.length === 2 && st.calls.every((c) => c.closedByClient) && st; });
+    assert.ok(st, JSON.stringify(await e.stats("slow")));
+    assert.deepEqual(st.cancelled.map((c) => c.requestId), st.calls.map((c) => c.id));
+    await hub.closeAll();
+  });
+
+  test("a server whose session expires is re-initialized transparently", async () => {
+    const e = endpoints({ alpha: "expire" });
+    const hub = new McpHub(e.servers);
+    const { tools, errors } = await hub.listTools();
+    assert.deepEqual(errors, []);
+    assert.equal(tools.length, NORMAL_TOOLS.length);
+    assert.equal((await e.stats("alpha")).methods.initialize, 2);
+    await hub.closeAll();
+  });
+
+  test("closeAll: DELETE for every connected server; a 405 is fine", async () => {
+    const e = endpoints({ alpha: "normal", beta: "delete-405" });
+    const hub = new McpHub(e.servers);
+    await hub.listTools();
+    const failures = await hub.closeAll();
+    assert.deepEqual(failures, []);
+    assert.equal((await e.stats("alpha")).deletes[0].status, 200);
+    assert.equal((await e.stats("beta")).deletes[0].status, 405);
+  });
+});
+
+describe("McpHub against malicious servers", () => {
+  test("collide: server names and tool names built to collide once prefixed get distinct names, each routed right", async () => {
+    const e = endpoints({ a: "collide", a__b: "collide" });
+    const hub = new McpHub(e.servers);
+    const { tools, errors } = await hub.listTools();
+    assert.deepEqual(errors, []);
+    assert.equal(tools.length, 2 * COLLIDE_TOOLS.length);
+    for (const provider of ["openai", "anthropic", "gemini"]) {
+      const out = await hub.tools(provider);
+      const map = NameMap.fromJSON(hub.nameMap);
+      const names = map.names();
+      assert.equal(new Set(names).size, names.length, `${provider}: unique names`);
+      if (provider === "openai") {
+        for (const n of out.map((t) => t.function.name)) assert.match(n, OPENAI_NAME);
+        assert.ok(names.length >= 2 * (COLLIDE_TOOLS.length - 1), "at most the duplicate `dup` of a server is dropped");
+      }
+    }
+    await hub.tools("openai");
+    const x = providerName(hub, "a", "b__c");
+    const y = providerName(hub, "a__b", "c");
+    assert.notEqual(x, y);
+    const rx = await hub.callTool(x, {});
+    const ry = await hub.callTool(y, {});
+    assert.deepEqual([rx.server, rx.tool, rx.text], ["a", "b__c", `called b__c on ${e.key("a")}`]);
+    assert.deepEqual([ry.server, ry.tool, ry.text], ["a__b", "c", `called c on ${e.key("a__b")}`]);
+    // every name routes to the server and tool it claims
+    const map = NameMap.fromJSON(hub.nameMap);
+    for (const n of map.names()) {
+      const { server, tool } = map.resolve(n);
+      const r = await hub.callTool(n, {});
+      assert.equal(r.text, `called ${tool} on ${e.key(server)}`, n);
+    }
+    await hub.closeAll();
+  });
+
+  test("huge-list: that server's error is LIMIT_EXCEEDED; the others still list", async () => {
+    const e = endpoints({ huge: "huge-list", fine: "normal" });
+    const hub = new McpHub(e.servers);
+    const { tools, errors } = await within(20_000, hub.listTools(), "listTools");
+    assert.deepEqual(errors.map((x) => [x.server, x.error.code]), [["huge", "LIMIT_EXCEEDED"]]);
+    assert.deepEqual(tools.map((t) => t.serverName), NORMAL_TOOLS.map(() => "fine"));
+    await hub.closeAll();
+  });
+
+  // Closing ends in-flight calls too (rejecting them and aborting their fetches), not only the sessions.
+  test("closeAll: a hanging server does not block it for more than ~3 s, and ends the pending call", async () => {
+    const e = endpoints({ slow: "hang", fine: "normal" });
+    const hub = new McpHub(e.servers);
+    await hub.tools("openai");
+    const pending = hub.callTool(providerName(hub, "slow", "echo"), {}).catch((err) => err);
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    await within(8000, hub.closeAll(), "closeAll");
+    assert.ok(Date.now() - started < 4000);
+    const err = await within(8000, pending, "the pending call");
+    assert.equal(err?.name, "ToolwireError", String(err));
+    assert.ok(await waitFor(async () => (await e.stats("slow")).calls[0]?.closedByClient), "the pending call's request was aborted");
+  });
+});
