@@ -33,6 +33,21 @@ fn main() {
         ("vertex", Provider::Vertex, false, GeminiMode::Parameters),
         ("bedrock", Provider::Bedrock, false, GeminiMode::Parameters),
     ];
+    // The floor: parse the same bytes into a Value and write them back, nothing else.
+    {
+        let mut times = Vec::new();
+        for _ in 0..rounds {
+            let t = Instant::now();
+            for (_, tools) in &inputs {
+                let v: Value = serde_json::from_str(tools).expect("json");
+                std::hint::black_box(serde_json::to_string(&v).expect("json"));
+            }
+            times.push(t.elapsed().as_secs_f64());
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        let med = times[times.len() / 2];
+        println!("{:<34} {:>10.1} {:>10.1}", "floor: serde_json parse+serialize", med * 1e3, bytes as f64 / 1e6 / med);
+    }
     for (label, provider, strict, mode) in modes {
         let mut times = Vec::new();
         for _ in 0..rounds {

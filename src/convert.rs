@@ -9,7 +9,7 @@ use crate::model::{json_size, json_type, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
-use crate::schema::{process_json_schema, Cx, Limits, RootShape, WRAPPED_PROPERTY};
+use crate::schema::{process_json_schema_owned, Cx, Limits, RootShape, WRAPPED_PROPERTY};
 
 /// Conversion options (`options` in JS).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -185,7 +185,7 @@ fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnErro
         ));
     }
     let mut report = Report { provider: provider.as_str().into(), ..Report::default() };
-    let mut tools = Vec::with_capacity(raw.len());
+    let mut tools: Vec<Tool> = Vec::with_capacity(raw.len());
     // Each schema level is at most a few JSON levels (`properties` → name → schema).
     let max_json_depth = limits.max_depth.saturating_mul(3).saturating_add(8);
     for (i, v) in raw.into_iter().enumerate() {
@@ -220,22 +220,28 @@ fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnErro
             Err(e) => return Err(e.with_path(format!("/{i}"))),
         }
     }
-    let servers: Vec<Option<&str>> = tools
+    let servers: Vec<Option<String>> = tools
         .iter()
-        .map(|t| t.server_name.as_deref().or(opts.server.as_deref()).filter(|s| !s.is_empty()))
+        .map(|t| t.server_name.as_deref().or(opts.server.as_deref()).filter(|s| !s.is_empty()).map(str::to_owned))
         .collect();
-    let pairs: Vec<(Option<&str>, &str)> = servers.iter().zip(&tools).map(|(s, t)| (*s, t.name.as_str())).collect();
-    let (mut name_map, name_diags) = NameMap::build(&pairs, &opts.naming, provider.name_rule());
+    let (mut name_map, name_diags) = {
+        let pairs: Vec<(Option<&str>, &str)> = servers.iter().zip(&tools).map(|(s, t)| (s.as_deref(), t.name.as_str())).collect();
+        NameMap::build(&pairs, &opts.naming, provider.name_rule())
+    };
     report.problems.extend(name_diags.iter().filter(|d| d.rule == "names/duplicate-tool").cloned());
 
     let mut compiled: Vec<Option<Compiled>> = Vec::with_capacity(tools.len());
-    for (i, tool) in tools.iter().enumerate() {
+    // Anthropic strict may compile a tool a second time (its set-level limits); otherwise the
+    // schema is moved into the compiler instead of copied.
+    let keep_schemas = provider == Provider::Anthropic && opts.schema.strict;
+    for (i, tool) in tools.iter_mut().enumerate() {
         let mut cx = Cx::new(limits);
-        let result = compile_tool(tool, provider, &opts.schema, &mut cx);
+        let schema = if keep_schemas { tool.input_schema.clone() } else { std::mem::take(&mut tool.input_schema) };
+        let result = compile_tool(schema, provider, &opts.schema, &mut cx);
         let entry_name = name_map.entries().get(i).map(|e| e.name.clone()).unwrap_or_default();
         let mut tr = ToolReport {
             tool: tool.name.clone(),
-            server: servers[i].map(str::to_owned),
+            server: servers[i].clone(),
             name: entry_name.clone(),
             ..ToolReport::default()
         };
@@ -303,8 +309,8 @@ fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnErro
     Ok(Conversion { tools: tools_value, name_map, report })
 }
 
-fn compile_tool(tool: &Tool, provider: Provider, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
-    let (root, shape) = process_json_schema(&tool.input_schema, cx);
+fn compile_tool(schema: Value, provider: Provider, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
+    let (root, shape) = process_json_schema_owned(schema, cx);
     let mut c = compile(provider, root, opts, cx)?;
     if shape == RootShape::Wrapped {
         let mut wrapper = ArgPlan { unwrap: Some(WRAPPED_PROPERTY.into()), ..ArgPlan::default() };
@@ -348,7 +354,7 @@ fn enforce_anthropic_strict_limits(
             Some(reason) => {
                 let mut cx = Cx::new(opts.limits);
                 let relaxed = SchemaOptions { strict: false, ..*opts };
-                *c = compile_tool(&tools[i], Provider::Anthropic, &relaxed, &mut cx)?;
+                *c = compile_tool(tools[i].input_schema.clone(), Provider::Anthropic, &relaxed, &mut cx)?;
                 if let Some(tr) = report.tools.get_mut(i) {
                     tr.strict = None;
                     tr.problems.push(Diagnostic {

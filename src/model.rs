@@ -1,12 +1,13 @@
 //! MCP model types, in the style of the official Rust SDK (rmcp): camelCase on the wire,
-//! optional fields skipped when absent, `_meta` kept, and every unknown field preserved in
+//! optional fields absent when unset, `_meta` kept, and every unknown field preserved in
 //! `extra` so that nothing a server sent is dropped on the way through.
 //!
-//! Parsing is lenient where real servers are sloppy (see `../shared/corpus`): an `inputSchema`
-//! of any JSON type is accepted here and normalised later by [`crate::schema`]; annotation hints
-//! that are not booleans are kept verbatim in `extra` instead of failing the whole tool.
+//! Reading is lenient where real servers are sloppy (see `../shared/corpus`): an `inputSchema`
+//! of any JSON type is accepted here and normalised later by [`crate::schema`]; a hint that is
+//! not a boolean, or a title that is not a string, is kept verbatim in `extra` instead of
+//! failing the whole tool. The readers are written by hand over an owned `Value`: fields are
+//! moved out, never copied (serde's `flatten` would buffer every schema twice).
 
-use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -14,65 +15,92 @@ use crate::error::{Error, ErrorCode, Result};
 /// A JSON object, as used for schemas and arguments.
 pub type JsonObject = Map<String, Value>;
 
+/// Takes a string field; anything else stays in `o` (so it lands in `extra`).
+fn take_string(o: &mut JsonObject, key: &str) -> Option<String> {
+    match o.get(key) {
+        Some(Value::String(_)) => match o.remove(key) {
+            Some(Value::String(s)) => Some(s),
+            _ => None,
+        },
+        Some(Value::Null) => {
+            o.remove(key);
+            None
+        }
+        _ => None,
+    }
+}
+
+/// Takes a boolean field (also `"true"`/`"false"`); anything else stays in `o`.
+fn take_bool(o: &mut JsonObject, key: &str) -> Option<bool> {
+    let b = match o.get(key)? {
+        Value::Bool(b) => *b,
+        Value::String(s) if s == "true" => true,
+        Value::String(s) if s == "false" => false,
+        _ => return None,
+    };
+    o.remove(key);
+    Some(b)
+}
+
 /// An MCP tool definition (`tools/list` entry).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
     /// The tool's name on its server.
     pub name: String,
     /// Human-readable title.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_string")]
     pub title: Option<String>,
     /// Description for the model.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_string")]
     pub description: Option<String>,
     /// JSON Schema of the arguments. `Value::Null` when absent.
-    #[serde(default)]
     pub input_schema: Value,
     /// JSON Schema of `structuredContent`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
     /// Behaviour hints. Hints, not guarantees: never a reason to trust a tool.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
     /// The server this tool comes from, as MCP client apps attach it (not part of MCP itself).
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_string")]
     pub server_name: Option<String>,
     /// Protocol metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
     /// Every other field, kept verbatim (`icons`, `execution`, vendor keys...).
-    #[serde(flatten)]
     pub extra: JsonObject,
 }
 
 impl Tool {
-    /// Parses one tool from JSON, with an error naming the tool (or its index) on failure.
+    /// Reads one tool, with an error naming the tool (or its index) on failure.
     pub fn from_value(value: Value, index: usize) -> Result<Self> {
-        let hint = match value.get("name") {
-            Some(Value::String(s)) => format!("\"{s}\""),
-            _ => format!("at index {index}"),
-        };
-        match &value {
-            Value::Object(o) => match o.get("name") {
-                Some(Value::String(s)) if !s.is_empty() => {}
-                Some(Value::String(_)) => {
-                    return Err(Error::new(ErrorCode::InvalidTool, format!("tool {hint} has an empty name")))
-                }
-                Some(_) => {
-                    return Err(Error::new(ErrorCode::InvalidTool, format!("tool {hint}: \"name\" must be a string")))
-                }
-                None => return Err(Error::new(ErrorCode::InvalidTool, format!("tool {hint} has no \"name\""))),
-            },
+        let mut o = match value {
+            Value::Object(o) => o,
             other => {
                 return Err(Error::new(
                     ErrorCode::InvalidTool,
-                    format!("tool {hint} must be an object, got {}", json_type(other)),
+                    format!("tool at index {index} must be an object, got {}", json_type(&other)),
                 ))
             }
-        }
-        serde_json::from_value(value)
-            .map_err(|e| Error::new(ErrorCode::InvalidTool, format!("tool {hint} could not be read: {e}")))
+        };
+        let name = match o.remove("name") {
+            Some(Value::String(s)) if !s.is_empty() => s,
+            Some(Value::String(_)) => return Err(Error::new(ErrorCode::InvalidTool, format!("tool at index {index} has an empty name"))),
+            Some(_) => return Err(Error::new(ErrorCode::InvalidTool, format!("tool at index {index}: \"name\" must be a string"))),
+            None => return Err(Error::new(ErrorCode::InvalidTool, format!("tool at index {index} has no \"name\""))),
+        };
+        let annotations = match o.get("annotations") {
+            Some(Value::Object(_)) => match o.remove("annotations") {
+                Some(a) => ToolAnnotations::from_value(a),
+                None => None,
+            },
+            _ => None,
+        };
+        Ok(Self {
+            name,
+            title: take_string(&mut o, "title"),
+            description: take_string(&mut o, "description"),
+            input_schema: o.remove("inputSchema").unwrap_or(Value::Null),
+            output_schema: o.remove("outputSchema"),
+            annotations,
+            server_name: take_string(&mut o, "serverName"),
+            meta: o.remove("_meta"),
+            extra: o,
+        })
     }
 
     /// The text a provider should see as the description: the description, else the title.
@@ -86,27 +114,35 @@ impl Tool {
 }
 
 /// Tool behaviour hints (MCP `ToolAnnotations`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolAnnotations {
     /// Human-readable title.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_string")]
     pub title: Option<String>,
     /// The tool does not modify its environment.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_bool")]
     pub read_only_hint: Option<bool>,
     /// The tool may perform destructive updates.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_bool")]
     pub destructive_hint: Option<bool>,
     /// Repeated calls with the same arguments have no additional effect.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_bool")]
     pub idempotent_hint: Option<bool>,
     /// The tool interacts with an open world of external entities.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_bool")]
     pub open_world_hint: Option<bool>,
     /// Every other field, kept verbatim.
-    #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+impl ToolAnnotations {
+    /// Reads annotations; `None` unless `v` is an object.
+    pub fn from_value(v: Value) -> Option<Self> {
+        let Value::Object(mut o) = v else { return None };
+        Some(Self {
+            title: take_string(&mut o, "title"),
+            read_only_hint: take_bool(&mut o, "readOnlyHint"),
+            destructive_hint: take_bool(&mut o, "destructiveHint"),
+            idempotent_hint: take_bool(&mut o, "idempotentHint"),
+            open_world_hint: take_bool(&mut o, "openWorldHint"),
+            extra: o,
+        })
+    }
 }
 
 /// One content block of a tool result.
@@ -128,152 +164,131 @@ pub enum ContentBlock {
 }
 
 /// Text content.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TextContent {
     /// The text.
     pub text: String,
-    /// Every other field.
-    #[serde(flatten)]
+    /// Every other field (`annotations`, `_meta`...).
     pub extra: JsonObject,
 }
 
 /// Image or audio content: base64 data and a MIME type.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MediaContent {
     /// Base64 data.
-    #[serde(default)]
     pub data: String,
     /// MIME type, e.g. `image/png`.
-    #[serde(default)]
     pub mime_type: String,
     /// Every other field.
-    #[serde(flatten)]
     pub extra: JsonObject,
 }
 
 /// A link to a resource.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceLink {
     /// Resource URI.
     pub uri: String,
     /// Resource name.
-    #[serde(default)]
     pub name: String,
     /// Title.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// MIME type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// Every other field.
-    #[serde(flatten)]
     pub extra: JsonObject,
 }
 
 /// An embedded resource.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EmbeddedResource {
     /// The resource contents.
     pub resource: ResourceContents,
     /// Every other field.
-    #[serde(flatten)]
     pub extra: JsonObject,
 }
 
 /// Contents of an embedded resource: text or base64 blob.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceContents {
     /// Resource URI.
-    #[serde(default)]
     pub uri: String,
     /// MIME type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// Text contents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// Base64 contents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blob: Option<String>,
     /// Every other field.
-    #[serde(flatten)]
     pub extra: JsonObject,
 }
 
 impl ContentBlock {
     /// Reads one block; anything unrecognised or malformed becomes [`ContentBlock::Unknown`].
     pub fn from_value(value: Value) -> Self {
-        fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
-            T::deserialize(v).ok()
-        }
         let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
-        let parsed = match kind {
-            "text" => typed(&value).map(Self::Text),
-            "image" => typed(&value).map(Self::Image),
-            "audio" => typed(&value).map(Self::Audio),
-            "resource_link" => typed(&value).map(Self::ResourceLink),
-            "resource" => typed(&value).map(Self::Resource),
-            _ => None,
-        };
-        parsed.unwrap_or(Self::Unknown(value))
-    }
-
-    /// The block as JSON, with its `type` tag.
-    pub fn to_value(&self) -> Value {
-        fn tagged<T: Serialize>(kind: &str, v: &T) -> Value {
-            let mut out = serde_json::to_value(v).unwrap_or(Value::Null);
-            if let Value::Object(o) = &mut out {
-                o.insert("type".into(), Value::String(kind.into()));
+        let well_formed = match kind {
+            "text" => value.get("text").is_some_and(Value::is_string),
+            "image" | "audio" => {
+                value.get("data").is_none_or(Value::is_string) && value.get("mimeType").is_none_or(Value::is_string)
             }
-            out
+            "resource_link" => value.get("uri").is_some_and(Value::is_string),
+            "resource" => value.get("resource").is_some_and(Value::is_object),
+            _ => false,
+        };
+        if !well_formed {
+            return Self::Unknown(value);
         }
-        match self {
-            Self::Text(c) => tagged("text", c),
-            Self::Image(c) => tagged("image", c),
-            Self::Audio(c) => tagged("audio", c),
-            Self::ResourceLink(c) => tagged("resource_link", c),
-            Self::Resource(c) => tagged("resource", c),
-            Self::Unknown(v) => v.clone(),
+        let kind = kind.to_owned();
+        let Value::Object(mut o) = value else { return Self::Unknown(Value::Null) };
+        o.remove("type");
+        let req = |o: &mut JsonObject, k: &str| take_string(o, k).unwrap_or_default();
+        match kind.as_str() {
+            "text" => Self::Text(TextContent { text: req(&mut o, "text"), extra: o }),
+            "image" | "audio" => {
+                let m = MediaContent { data: req(&mut o, "data"), mime_type: req(&mut o, "mimeType"), extra: o };
+                if kind == "image" {
+                    Self::Image(m)
+                } else {
+                    Self::Audio(m)
+                }
+            }
+            "resource_link" => Self::ResourceLink(ResourceLink {
+                uri: req(&mut o, "uri"),
+                name: req(&mut o, "name"),
+                title: take_string(&mut o, "title"),
+                description: take_string(&mut o, "description"),
+                mime_type: take_string(&mut o, "mimeType"),
+                extra: o,
+            }),
+            _ => {
+                let Some(Value::Object(mut r)) = o.remove("resource") else { return Self::Unknown(Value::Object(o)) };
+                let resource = ResourceContents {
+                    uri: req(&mut r, "uri"),
+                    mime_type: take_string(&mut r, "mimeType"),
+                    text: take_string(&mut r, "text"),
+                    blob: take_string(&mut r, "blob"),
+                    extra: r,
+                };
+                Self::Resource(EmbeddedResource { resource, extra: o })
+            }
         }
-    }
-}
-
-impl<'de> Deserialize<'de> for ContentBlock {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        Ok(Self::from_value(Value::deserialize(d)?))
-    }
-}
-
-impl Serialize for ContentBlock {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        self.to_value().serialize(s)
     }
 }
 
 /// The result of `tools/call`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CallToolResult {
     /// Content blocks.
-    #[serde(default)]
     pub content: Vec<ContentBlock>,
     /// Structured result (an object by 2025-11-25; any JSON value later).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_content: Option<Value>,
     /// Whether the tool reported an execution error.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_bool")]
     pub is_error: Option<bool>,
     /// Protocol metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
     /// Every other field.
-    #[serde(flatten)]
     pub extra: JsonObject,
 }
 
@@ -284,9 +299,25 @@ impl CallToolResult {
             Value::Array(items) => {
                 Ok(Self { content: items.into_iter().map(ContentBlock::from_value).collect(), ..Self::default() })
             }
-            Value::Object(_) => serde_json::from_value(value).map_err(|e| {
-                Error::new(ErrorCode::InvalidInput, format!("not a CallToolResult or content array: {e}"))
-            }),
+            Value::Object(mut o) => {
+                let content = match o.remove("content") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(Value::Array(items)) => items.into_iter().map(ContentBlock::from_value).collect(),
+                    Some(other) => {
+                        return Err(Error::new(
+                            ErrorCode::InvalidInput,
+                            format!("CallToolResult.content must be an array, got {}", json_type(&other)),
+                        ))
+                    }
+                };
+                Ok(Self {
+                    content,
+                    structured_content: o.remove("structuredContent").filter(|v| !v.is_null()),
+                    is_error: take_bool(&mut o, "isError"),
+                    meta: o.remove("_meta"),
+                    extra: o,
+                })
+            }
             other => Err(Error::new(
                 ErrorCode::InvalidInput,
                 format!("expected a CallToolResult object or a content array, got {}", json_type(&other)),
@@ -394,23 +425,6 @@ pub fn json_type(v: &Value) -> &'static str {
         Value::Array(_) => "array",
         Value::Object(_) => "object",
     }
-}
-
-fn lenient_bool<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<bool>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::Bool(b) => Some(b),
-        Value::String(s) if s == "true" => Some(true),
-        Value::String(s) if s == "false" => Some(false),
-        _ => None,
-    })
-}
-
-fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<String>, D::Error> {
-    Ok(match Value::deserialize(d)? {
-        Value::String(s) => Some(s),
-        Value::Null => None,
-        other => Some(other.to_string()),
-    })
 }
 
 #[cfg(test)]

@@ -198,7 +198,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             .iter()
             .find(|(s, t)| s == server && t.get("name").and_then(Value::as_str) == Some(tool))
             .and_then(|(_, t)| t.get("annotations").cloned())
-            .and_then(|a| serde_json::from_value(a).ok())
+            .and_then(ToolAnnotations::from_value)
     }
 
     /// Closes every session, each with at most 3 s before it is abandoned (which aborts its

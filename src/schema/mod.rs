@@ -168,25 +168,36 @@ pub enum RootShape {
 ///    `required` is made an array of the unique strings that name a property: anything else
 ///    is removed and reported.
 pub fn process_json_schema(schema: &Value, cx: &mut Cx) -> (Value, RootShape) {
-    let obj = match schema {
-        Value::Null => return (empty_object_schema(), RootShape::Object),
-        Value::Object(o) => o,
+    match schema {
+        Value::Object(_) => process_json_schema_owned(schema.clone(), cx),
+        // Scalars and arrays are replaced, never copied.
+        other => process_scalar_root(other, cx),
+    }
+}
+
+fn process_scalar_root(schema: &Value, cx: &mut Cx) -> (Value, RootShape) {
+    match schema {
         Value::Bool(false) => {
             cx.problem(
                 "schema/false-root",
                 "the input schema is `false` (no arguments are valid); replaced by an empty object schema",
             );
-            return (empty_object_schema(), RootShape::Object);
         }
-        other => {
-            cx.change(
-                "schema/non-object-root",
-                format!("the input schema is {} (not an object); replaced by an empty object schema", json_type(other)),
-            );
-            return (empty_object_schema(), RootShape::Object);
-        }
+        Value::Null => {}
+        other => cx.change(
+            "schema/non-object-root",
+            format!("the input schema is {} (not an object); replaced by an empty object schema", json_type(other)),
+        ),
+    }
+    (empty_object_schema(), RootShape::Object)
+}
+
+/// [`process_json_schema`] on an owned schema: the object is moved, not copied.
+pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShape) {
+    let mut obj = match schema {
+        Value::Object(o) => o,
+        other => return process_scalar_root(&other, cx),
     };
-    let mut obj = obj.clone();
     let shape = match root_kind(&obj) {
         RootKind::Object => {
             if obj.get("type").and_then(Value::as_str) != Some("object") {

@@ -202,7 +202,7 @@ impl JsPolicy {
         let name = string_param(&name, "name")?;
         let tool = from_js(&tool, "tool")?;
         let ann_value = tool.get("annotations").cloned().unwrap_or(tool);
-        let annotations: Option<ToolAnnotations> = serde_json::from_value(ann_value).ok();
+        let annotations = ToolAnnotations::from_value(ann_value);
         Ok(self.inner.check(&name, annotations.as_ref()).as_str().to_owned())
     }
 }
