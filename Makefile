@@ -16,7 +16,7 @@ export PATH := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
 TOOLWIRE_SHARED ?= $(abspath $(SHARED))
 export TOOLWIRE_SHARED
 
-.PHONY: setup pkg test test-native test-wasm test-js test-mcp test-conformance demo bench clean
+.PHONY: setup pkg test test-native test-wasm test-js test-mcp test-conformance test-browser demo bench clean
 
 setup:
 	bash scripts/setup.sh
@@ -31,6 +31,7 @@ test: setup
 	$(MAKE) test-js
 	$(MAKE) test-mcp
 	$(MAKE) test-conformance
+	$(MAKE) test-browser
 
 test-native:
 	cargo test
@@ -51,10 +52,14 @@ test-mcp:
 test-conformance:
 	bash scripts/conformance.sh --no-build
 
+# The demo page in headless Chromium (Debian's, never a downloaded one; setup.sh --browser installs it).
+test-browser:
+	bash scripts/setup.sh --browser
+	node --test tests/browser/
+
+# Copies pkg/ into www-demo/pkg/, then serves the page on PORT and the bundled MCP server on MCP_PORT.
 demo: pkg
-	rm -rf www-demo/pkg
-	cp -R pkg www-demo/pkg
-	PORT=$(PORT) node scripts/serve.mjs www-demo
+	PORT=$(PORT) MCP_PORT=$(or $(MCP_PORT),8081) node scripts/demo.mjs
 
 # The native figures go to a file as well, so bench/run.mjs can print them next to the wasm ones.
 # BENCH_QUICK=1 make bench: everything on a tiny input in seconds (bench/quick.test.mjs runs the same).
@@ -63,6 +68,10 @@ bench: pkg
 	cargo bench --bench native $(if $(BENCH_QUICK),-- --quick) > target/bench-native.txt
 	@cat target/bench-native.txt
 	node --expose-gc bench/run.mjs --native target/bench-native.txt
+
+# Converts the corpus 1,000 times in one process and reports memory before and after.
+memcheck: pkg
+	node --expose-gc scripts/memcheck.mjs $(or $(ROUNDS),1000) $(or $(PROVIDER),gemini)
 
 clean:
 	rm -rf pkg www-demo/pkg

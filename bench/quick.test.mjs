@@ -1,0 +1,40 @@
+// Keeps the benchmark harness from rotting: runs `node bench/run.mjs --quick` (tiny input, one run of
+// everything except Chromium and the slow peers) in a child process and checks that it completes and
+// prints its tables. It asserts nothing about the figures: targets are printed, never enforced.
+//
+//   node --test bench/quick.test.mjs      (needs the built package in pkg/: make pkg)
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const script = fileURLToPath(new URL("./run.mjs", import.meta.url));
+
+test("bench: node bench/run.mjs --quick runs and prints its tables", () => {
+  const r = spawnSync(process.execPath, [script, "--quick"], {
+    encoding: "utf8",
+    timeout: 120_000,
+    env: { ...process.env, BENCH_QUICK: "1" },
+  });
+  assert.equal(r.error, undefined, `could not run the bench: ${r.error}`);
+  assert.equal(r.status, 0, `exit ${r.status}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
+  const out = r.stdout;
+  // The conversion tables: their header, and the floor row with a figure.
+  assert.match(out, /^== Conversion: /m);
+  assert.match(out, /^path\s+json ms\s+json\/floor\s+<=1\.0x\s+objects ms\s+hand-written ms\s+objects\/hand/m);
+  assert.match(out, /^floor \(JSON\.parse \+ JSON\.stringify\)\s+\d+(\.\d+)?\s+1\.00x/m);
+  // Every provider path has a row with figures (a failed conversion prints "toolwire failed").
+  for (const path of ["openai", "openai strict", "openai-responses", "anthropic", "anthropic strict", "gemini parameters", "gemini parametersJsonSchema", "vertex", "bedrock"]) {
+    assert.match(out, new RegExp(`^${path}\\s+\\d+(\\.\\d+)?\\s+\\d+(\\.\\d+)?x\\s+(PASS|FAIL)`, "m"), `row for ${path}`);
+  }
+  assert.doesNotMatch(out, /toolwire failed/);
+  // The other sections, and the closing summary.
+  for (const section of ["Peers: ", "Package size", "Cold start", "Scaling", "Targets (figures, not assertions)"]) {
+    assert.ok(out.includes(`== ${section}`), `section ${section}`);
+  }
+  assert.match(out, /^peer\s+path\s+ms\s+vs toolwire objects/m);
+  assert.match(out, /^file \(pkg\/\)\s+raw\s+gzip -9/m);
+  assert.match(out, /^Node v\d+\.\d+\.\d+ \(\d+ fresh processes\)\s+require \d/m);
+  assert.match(out, /^scale\s+tools\s+JSON\s+runs\s+floor ms/m);
+  assert.match(out, /^target\s+figure\s+verdict/m);
+});
