@@ -1,0 +1,389 @@
+// The demo page in a real browser: `node --test tests/browser/` (make test-browser, part of make test).
+//
+// Starts `node scripts/demo.mjs` (the page and the bundled MCP server) on free ports, drives Debian's
+// /usr/bin/chromium through playwright-core (never a downloaded browser), and checks what a person sees:
+// the Convert panel for every provider, the report and the name map, a live connection and tool calls to
+// the bundled server, the error boxes (NETWORK, UNAUTHORIZED, TIMEOUT), and Ctrl-C stopping both servers.
+// Saves docs/demo.png, the screenshot in the README.
+//
+// Needs pkg/ (make pkg) and /usr/bin/chromium (bash scripts/setup.sh --browser). Fails, never skips,
+// when either is missing. CHROMIUM=/path overrides the browser.
+
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { differingPixels, toPalettePng } from "./png-palette.mjs";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const SCREENSHOT = join(repo, "docs", "demo.png");
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-quic",
+];
+
+let demo; // {child, pageUrl, mcpUrl, authUrl, output()}
+let browser;
+let page;
+const pageErrors = [];
+
+/** Runs scripts/demo.mjs on free ports; resolves once it has printed both URLs. */
+function startDemo() {
+  const child = spawn(process.execPath, ["scripts/demo.mjs", "--no-config-file"], {
+    cwd: repo,
+    env: { ...process.env, PORT: "0", MCP_PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (c) => (out += c));
+  child.stderr.on("data", (c) => (out += c));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`demo did not start in 30 s:\n${out}`));
+    }, 30_000);
+    const early = (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`scripts/demo.mjs exited (${code ?? signal}) before serving:\n${out}`));
+    };
+    const started = () => {
+      const pageUrl = /Demo page:\s+(\S+)/.exec(out)?.[1];
+      const mcp = /MCP server:\s+(\S+)\s+\(also (\S+),/.exec(out);
+      if (!pageUrl || !mcp) return;
+      clearTimeout(timer);
+      child.off("exit", early);
+      child.stdout.off("data", started);
+      resolve({ child, pageUrl, mcpUrl: mcp[1], authUrl: mcp[2], output: () => out });
+    };
+    child.once("exit", early);
+    child.stdout.on("data", started);
+  });
+}
+
+/** A port nothing listens on (listened on, then closed). */
+function closedPort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until the element's text contains `needle` (string) or matches it (RegExp); returns the text. */
+async function waitForText(selector, needle, timeout = 15_000) {
+  const source = needle instanceof RegExp ? { re: needle.source, flags: needle.flags } : { s: needle };
+  try {
+    await page.waitForFunction(
+      ({ selector, source }) => {
+        const text = document.querySelector(selector)?.textContent ?? "";
+        return source.re !== undefined ? new RegExp(source.re, source.flags).test(text) : text.includes(source.s);
+      },
+      { selector, source },
+      { timeout },
+    );
+  } catch (err) {
+    const text = await page.textContent(selector).catch(() => "(no such element)");
+    assert.fail(`${selector} never showed ${needle}; it shows:\n${String(text).slice(0, 2000)}\n(${err.message.split("\n")[0]})`);
+  }
+  return page.textContent(selector);
+}
+
+async function isVisible(selector) {
+  return page.$eval(selector, (e) => !e.hidden && e.getClientRects().length > 0);
+}
+
+before(async () => {
+  assert.ok(
+    existsSync(CHROMIUM),
+    `${CHROMIUM} is missing: the browser test needs Debian's chromium (bash scripts/setup.sh --browser, or apt-get install chromium)`,
+  );
+  assert.ok(existsSync(join(repo, "pkg", "web.mjs")), "pkg/ is not built: run make pkg first");
+  demo = await startDemo();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60_000 });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ["clipboard-read", "clipboard-write"] });
+  page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error" && !/Failed to load resource/.test(m.text())) pageErrors.push(m.text());
+  });
+});
+
+after(async () => {
+  await browser?.close().catch(() => {});
+  if (demo && demo.child.exitCode === null && demo.child.signalCode === null) demo.child.kill("SIGKILL");
+});
+
+test("the page loads the WebAssembly module and a sample", async () => {
+  await page.goto(demo.pageUrl);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+  assert.match(await page.textContent("#version"), /^v\d+\.\d+\.\d+/);
+  // config.js told the page where the bundled server is.
+  assert.equal(await page.inputValue("#mcp-url"), demo.mcpUrl);
+  assert.match(await page.textContent("#auth-hint"), /mcp-auth/);
+  assert.notEqual((await page.textContent("#out-tools")).trim(), "");
+  assert.equal(await isVisible("#load-error"), false);
+  // Every control has a label, every button has text, every <pre> an aria-label.
+  const unlabeled = await page.$$eval("input, select, textarea, progress", (els) =>
+    els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.id || e.outerHTML.slice(0, 60)),
+  );
+  assert.deepEqual(unlabeled, []);
+  const mute = await page.$$eval("button", (els) => els.filter((b) => !b.textContent.trim()).map((b) => b.outerHTML));
+  assert.deepEqual(mute, []);
+  const bare = await page.$$eval("pre", (els) => els.filter((p) => !p.getAttribute("aria-label")).map((p) => p.id));
+  assert.deepEqual(bare, []);
+});
+
+const EXPECT = {
+  openai: ['"type": "function"', '"function": {', '"parameters"'],
+  "openai-responses": ['"type": "function"', '"strict"', '"parameters"'],
+  anthropic: ['"input_schema"'],
+  gemini: ['"functionDeclarations"', '"parameters"'],
+  vertex: ['"functionDeclarations"'],
+  bedrock: ['"toolSpec"', '"inputSchema"', '"json"'],
+};
+
+test("converts a sample for each provider", async () => {
+  await page.selectOption("#sample", "mongodb");
+  await waitForText("#sample-source", "mongodb-mcp-server");
+  assert.equal(await page.inputValue("#server-name"), "mongodb");
+  for (const [provider, needles] of Object.entries(EXPECT)) {
+    await page.selectOption("#provider", provider);
+    await waitForText("#tools-heading", `Provider tools: ${provider}`);
+    const out = await waitForText("#out-tools", needles[0]);
+    for (const n of needles) assert.ok(out.includes(n), `${provider} output lacks ${n}:\n${out.slice(0, 600)}`);
+    const tools = JSON.parse(out);
+    assert.ok(Array.isArray(tools) && tools.length > 0, `${provider}: the output is not a tools array`);
+    assert.ok(out.includes("mcp__mongodb__find"), `${provider}: no mcp__mongodb__find in the output`);
+    assert.match(await page.textContent("#out-report"), new RegExp(`^${provider}: 4 tools`));
+    assert.equal(await isVisible("#convert-error"), false, `${provider}: an error is shown`);
+  }
+  assert.ok(!(await page.textContent("#out-tools")).includes('"function": {'), "bedrock output looks like openai's");
+
+  // The Gemini mode.
+  await page.selectOption("#provider", "gemini");
+  await page.selectOption("#gemini-mode", "parametersJsonSchema");
+  await waitForText("#out-tools", '"parametersJsonSchema"');
+  await page.selectOption("#gemini-mode", "parameters");
+  await waitForText("#out-tools", /"parameters": \{/);
+
+  // Strict mode.
+  await page.selectOption("#provider", "openai");
+  await page.check("#strict");
+  await waitForText("#out-tools", '"strict": true');
+  await waitForText("#out-report", /strict/);
+  await page.uncheck("#strict");
+
+  // Naming formats and the server name.
+  await page.selectOption("#naming", "bare");
+  await waitForText("#out-names", "find");
+  assert.ok(!(await page.textContent("#out-names")).includes("mcp__"), "bare names still have the mcp__ prefix");
+  await page.selectOption("#naming", "server");
+  await waitForText("#out-names", "mongodb__find");
+  await page.selectOption("#naming", "mcp");
+  await page.fill("#server-name", "mdb");
+  await waitForText("#out-names", "mcp__mdb__find");
+  await page.fill("#server-name", "mongodb");
+  await waitForText("#out-names", "mcp__mongodb__find");
+});
+
+test("the report and the name map render", async () => {
+  await page.selectOption("#sample", "notion"); // $ref
+  await page.selectOption("#provider", "gemini");
+  const summary = await waitForText("#out-report .summary", /^gemini: 3 tools, \d+ changes?, \d+ problems?/);
+  const tools = await page.$$eval("#out-report details[data-tool]", (els) => els.map((e) => e.dataset.tool));
+  assert.deepEqual(tools, ["API-get-user", "API-post-search", "API-patch-page"]);
+  // Rows carry kind, path, rule and message.
+  const rows = await page.$$eval("#out-report tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.ok(rows.length > 0, `no change or problem rows (${summary})`);
+  for (const [kind, path, rule, message] of rows) {
+    assert.match(kind, /^(change|problem)$/);
+    assert.ok(path === "(root)" || path.startsWith("/"), `path ${path}`);
+    assert.match(rule, /^[a-z0-9-]+\/[a-z0-9-]+/);
+    assert.ok(message.length > 0);
+  }
+  assert.ok(!(await page.textContent("#out-tools")).includes('"$ref"'), "a $ref is left in the Gemini output");
+  // Name map: provider name -> server, tool.
+  const names = await page.$$eval("#out-names tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert.deepEqual(names[0], ["mcp__notion__API-get-user", "notion", "API-get-user"]);
+  assert.equal(names.length, 3);
+
+  // Bad input shows an error box (role=alert), not a crash.
+  await page.fill("#tools-input", "[{ not json");
+  await waitForText("#convert-error", "INVALID_JSON");
+  assert.equal(await page.getAttribute("#convert-error", "role"), "alert");
+  assert.equal(await isVisible("#convert-error"), true);
+  await page.fill("#tools-input", '[{"description": "a tool without a name"}]');
+  await waitForText("#convert-error", "INVALID_TOOL");
+  assert.equal(await page.inputValue("#sample"), "", "editing the tools did not switch the sample to Custom");
+  await page.selectOption("#sample", "notion");
+  await page.waitForSelector("#convert-error", { state: "hidden" });
+  await waitForText("#out-report .summary", "3 tools");
+});
+
+test("connects to the bundled server, lists its tools and calls them", async () => {
+  await page.fill("#mcp-url", demo.mcpUrl);
+  await page.fill("#mcp-auth", "");
+  await page.click("#connect-btn");
+  await waitForText("#connect-status", "6 tools");
+  const listed = await page.$$eval("#call-tool option", (os) => os.map((o) => o.value));
+  assert.deepEqual(listed, ["echo", "add", "get_weather", "tiny_image", "slow", "fail"]);
+  // The listed tools feed the Convert panel.
+  assert.equal(await page.inputValue("#sample"), "server");
+  await waitForText("#out-names", "mcp__toolwire-demo__get_weather");
+
+  // echo, with the provider message for three providers.
+  await page.selectOption("#call-tool", "echo");
+  assert.deepEqual(JSON.parse(await page.inputValue("#call-args")), { message: "Hello, toolwire!" }); // pre-filled
+  await page.fill("#call-args", JSON.stringify({ message: "hello from Chromium" }));
+  await page.selectOption("#provider", "anthropic");
+  await page.click("#call-btn");
+  await waitForText("#call-status", "echo returned");
+  assert.equal(await page.textContent("#out-flat"), "Echo: hello from Chromium");
+  assert.deepEqual(JSON.parse(await page.textContent("#out-raw")), { content: [{ type: "text", text: "Echo: hello from Chromium" }] });
+  // Copy buttons put the output on the clipboard.
+  await page.click('button[data-copy="flat"]');
+  await waitForText('button[data-copy="flat"]', "Copied");
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "Echo: hello from Chromium");
+  const anthropic = JSON.parse(await page.textContent("#out-message"));
+  assert.deepEqual(anthropic, {
+    type: "tool_result",
+    tool_use_id: "call_demo",
+    content: [{ type: "text", text: "Echo: hello from Chromium" }],
+    is_error: false,
+  });
+  await page.selectOption("#provider", "openai");
+  await waitForText("#message-heading", "openai");
+  assert.deepEqual(JSON.parse(await page.textContent("#out-message")), { role: "tool", tool_call_id: "call_demo", content: "Echo: hello from Chromium" });
+  await page.selectOption("#provider", "gemini");
+  await waitForText("#out-message", "functionResponse");
+  assert.equal(JSON.parse(await page.textContent("#out-message")).functionResponse.name, "mcp__toolwire-demo__echo");
+
+  // add: structured content.
+  await page.selectOption("#call-tool", "add");
+  await page.fill("#call-args", '{"a": 2, "b": 40}');
+  await page.click("#call-btn");
+  await waitForText("#call-status", "add returned");
+  assert.deepEqual(JSON.parse(await page.textContent("#out-raw")).structuredContent, { sum: 42, expression: "2 + 40 = 42" });
+
+  // tiny_image: the image is shown, and flattened to a placeholder.
+  await page.selectOption("#call-tool", "tiny_image");
+  await page.click("#call-btn");
+  await waitForText("#call-status", "tiny_image returned");
+  await waitForText("#out-flat", "[Image: image/png]");
+  assert.equal(await page.$eval("#out-images img", (img) => img.complete && img.naturalWidth), 16);
+
+  // slow: progress notifications, then the result.
+  await page.selectOption("#call-tool", "slow");
+  await page.fill("#call-args", '{"steps": 3, "delay_ms": 150}');
+  await page.click("#call-btn");
+  await waitForText("#call-status", /slow: step \d of 3/);
+  await waitForText("#call-status", "slow returned");
+  assert.equal(await page.textContent("#out-flat"), "Done after 3 steps of 150 ms.");
+
+  // fail: an isError result is a result, with the provider's error form.
+  await page.selectOption("#provider", "anthropic");
+  await page.selectOption("#call-tool", "fail");
+  await page.click("#call-btn");
+  await waitForText("#call-status", "isError: true");
+  assert.equal(JSON.parse(await page.textContent("#out-message")).is_error, true);
+  assert.equal(await isVisible("#call-error"), false);
+});
+
+test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
+  // TIMEOUT: slow for longer than the timeout.
+  await page.fill("#mcp-timeout", "300");
+  await page.selectOption("#call-tool", "slow");
+  await page.fill("#call-args", '{"steps": 4, "delay_ms": 250}');
+  await page.click("#call-btn");
+  await waitForText("#call-error", "TIMEOUT");
+  assert.equal(await page.getAttribute("#call-error", "role"), "alert");
+  await page.fill("#mcp-timeout", "30000");
+
+  // NETWORK: nothing listens on the port.
+  await page.fill("#mcp-url", `http://127.0.0.1:${await closedPort()}/mcp`);
+  await page.click("#connect-btn");
+  const network = await waitForText("#connect-error", "NETWORK");
+  assert.match(network, /CORS/);
+  assert.equal(await page.getAttribute("#connect-error", "role"), "alert");
+  assert.equal(await isVisible("#connect-error"), true);
+  assert.equal(await page.isDisabled("#call-btn"), true);
+
+  // UNAUTHORIZED, with the WWW-Authenticate challenge; then the right token connects.
+  await page.fill("#mcp-url", demo.authUrl);
+  await page.click("#connect-btn");
+  const unauthorized = await waitForText("#connect-error", "UNAUTHORIZED");
+  assert.match(unauthorized, /"scheme": "Bearer"/);
+  assert.match(unauthorized, /"realm": "toolwire-demo"/);
+  await page.fill("#mcp-auth", "Bearer demo-token");
+  await page.click("#connect-btn");
+  await waitForText("#connect-status", "6 tools");
+  assert.equal(await isVisible("#connect-error"), false);
+});
+
+test("screenshot for the README (docs/demo.png)", async () => {
+  // The state a person reaches in a minute: connected to the bundled server, get_weather called, a real
+  // server's sample converted for Gemini.
+  await page.fill("#mcp-url", demo.mcpUrl);
+  await page.fill("#mcp-auth", "");
+  await page.click("#connect-btn");
+  await waitForText("#connect-status", "6 tools");
+  await page.selectOption("#call-tool", "get_weather");
+  await page.fill("#call-args", JSON.stringify({ city: "Paris", units: "metric", include_forecast: true, days: 2 }, null, 2));
+  await page.selectOption("#provider", "gemini");
+  await page.click("#call-btn");
+  await waitForText("#call-status", "get_weather returned");
+  await page.selectOption("#sample", "github");
+  await waitForText("#out-names", "mcp__github__create_issue");
+  await waitForText("#out-message", "functionResponse");
+
+  // Show the default ports that `make demo` uses rather than this run's random ones, so the image only
+  // changes when the page does.
+  const mcpOrigin = new URL(demo.mcpUrl).origin;
+  await page.evaluate((origin) => {
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) n.nodeValue = n.nodeValue.replaceAll(origin, "http://127.0.0.1:8081");
+    const url = document.getElementById("mcp-url");
+    url.value = url.value.replaceAll(origin, "http://127.0.0.1:8081");
+  }, mcpOrigin);
+  await page.evaluate(() => {
+    document.activeElement?.blur();
+    for (const e of document.querySelectorAll("textarea, pre")) e.scrollTop = 0;
+  });
+
+  // A palette PNG is a third of Chromium's RGB one, and looks the same. Chromium's rendering varies by a
+  // few pixels from run to run; the file is only rewritten when the page really changed.
+  const png = toPalettePng(await page.screenshot({ fullPage: true }));
+  mkdirSync(dirname(SCREENSHOT), { recursive: true });
+  if (!existsSync(SCREENSHOT) || differingPixels(readFileSync(SCREENSHOT), png) > 100) writeFileSync(SCREENSHOT, png);
+  assert.ok(png.length > 20_000 && png.length < 300_000, `docs/demo.png is ${png.length} bytes`);
+  assert.deepEqual(pageErrors, [], "the page logged errors");
+});
+
+test("Ctrl-C stops both servers", async () => {
+  const { child } = demo;
+  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  child.kill("SIGINT");
+  let timer;
+  const late = new Promise((resolve) => (timer = setTimeout(() => resolve({ code: "still running 10 s after SIGINT" }), 10_000)));
+  const { code, signal } = await Promise.race([exited, late]);
+  clearTimeout(timer);
+  assert.equal(code, 0, `demo exited with ${code ?? signal}:\n${demo.output()}`);
+  for (const url of [demo.pageUrl, demo.mcpUrl]) {
+    await assert.rejects(fetch(url, { signal: AbortSignal.timeout(3000) }), `${url} still answers after SIGINT`);
+  }
+});

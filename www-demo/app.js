@@ -1,0 +1,543 @@
+// The demo page. Plain ES module, no build step: it imports the package's browser build, which
+// `make demo` copies into www-demo/pkg/ (git-ignored), and uses only toolwire's public API.
+import {
+  initAsync,
+  version,
+  convertMcpTools,
+  checkTools,
+  NameMap,
+  McpClient,
+  flattenContent,
+  toolResultMessage,
+} from "./pkg/web.mjs";
+
+const $ = (id) => document.getElementById(id);
+
+/** Creates an element: el("td", {class: "path"}, child, "text", ...). */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") node.className = v;
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) node.append(c);
+  return node;
+}
+
+const json = (value) =>
+  JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? `<Uint8Array: ${v.length} bytes>` : v), 2);
+
+// What each Copy button copies.
+const copyText = { tools: "", report: "", names: "", raw: "", flat: "", message: "" };
+
+// ---------------------------------------------------------------------------------------------
+// Errors: one box per panel, role="alert", with the ToolwireError code, message and what helps.
+
+const HINTS = {
+  NETWORK:
+    "No HTTP response: the server is down, the URL is wrong, or the server's CORS policy refused this page. " +
+    "A server used from a browser must answer OPTIONS preflights and send Access-Control-Allow-Origin.",
+  UNAUTHORIZED: "The server wants credentials: put them in the Authorization header field (e.g. Bearer <token>).",
+  TIMEOUT: "The server did not answer in time. Raise the timeout, or try again.",
+  INVALID_JSON: "Fix the JSON and try again.",
+  JSONRPC_ERROR: "The server refused the request (often: arguments that do not match the tool's input schema).",
+};
+
+function showError(boxId, err) {
+  const box = $(boxId);
+  const code = err?.code ?? err?.name ?? "ERROR";
+  const parts = [el("strong", { class: "code" }, code), el("span", {}, err?.message ?? String(err))];
+  if (HINTS[code]) parts.push(el("p", {}, HINTS[code]));
+  if (err?.challenge) {
+    parts.push(el("p", {}, "WWW-Authenticate challenge:"), el("pre", { "aria-label": "WWW-Authenticate challenge" }, json(err.challenge)));
+  }
+  const details = {};
+  for (const key of ["status", "rpcCode", "tool", "path", "data", "bodyPreview"]) {
+    if (err?.[key] !== undefined) details[key] = err[key];
+  }
+  if (Object.keys(details).length) parts.push(el("p", {}, "Details:"), el("pre", { "aria-label": "Error details" }, json(details)));
+  box.replaceChildren(...parts);
+  box.hidden = false;
+}
+
+function clearError(boxId) {
+  $(boxId).hidden = true;
+  $(boxId).replaceChildren();
+}
+
+function setStatus(id, text, ok = false) {
+  $(id).textContent = text;
+  $(id).classList.toggle("ok", ok);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Convert panel.
+
+const SAMPLE_SERVER = { filesystem: "filesystem", github: "github", mongodb: "mongodb", airtable: "airtable", notion: "notion" };
+let serverTools = null; // the tools of the connected server, when the Convert panel shows them
+
+function parseTools(text) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw Object.assign(new Error(`The tools are not valid JSON: ${e.message}`), { code: "INVALID_JSON" });
+  }
+  const tools = Array.isArray(doc) ? doc : Array.isArray(doc?.tools) ? doc.tools : Array.isArray(doc?.result?.tools) ? doc.result.tools : null;
+  if (!tools) {
+    throw Object.assign(new Error('Expected a tools array, {"tools": [...]} or a tools/list response ({"result": {"tools": [...]}})'), {
+      code: "INVALID_INPUT",
+    });
+  }
+  return tools;
+}
+
+function convertOptions() {
+  const options = { naming: $("naming").value, geminiMode: $("gemini-mode").value };
+  if ($("strict").checked) options.strict = true;
+  const server = $("server-name").value.trim();
+  if (server) options.server = server;
+  return options;
+}
+
+function count(report, key) {
+  return report.tools.reduce((n, t) => n + t[key].length, 0);
+}
+
+function diagnosticRows(kind, list) {
+  return list.map((d) =>
+    el(
+      "tr",
+      { class: kind },
+      el("td", {}, kind),
+      el("td", { class: "path" }, el("code", {}, d.path === "" ? "(root)" : d.path)),
+      el("td", { class: "rule" }, el("code", {}, d.rule)),
+      el("td", {}, d.message),
+    ),
+  );
+}
+
+function diagnosticTable(changes, problems) {
+  return el(
+    "table",
+    {},
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Kind"), el("th", { scope: "col" }, "Path"), el("th", { scope: "col" }, "Rule"), el("th", { scope: "col" }, "Message"))),
+    el("tbody", {}, diagnosticRows("problem", problems), diagnosticRows("change", changes)),
+  );
+}
+
+function renderReport(report, strictRequested) {
+  const nChanges = count(report, "changes");
+  const nProblems = count(report, "problems") + report.problems.length;
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const items = [
+    el("p", { class: "summary" }, `${report.provider}: ${plural(report.tools.length, "tool")}, ${plural(nChanges, "change")}, ${plural(nProblems, "problem")}`),
+  ];
+  if (report.problems.length) {
+    items.push(el("details", { open: true }, el("summary", {}, el("strong", {}, "The whole set"), el("span", { class: "badge problem" }, plural(report.problems.length, "problem"))), diagnosticTable([], report.problems)));
+  }
+  const anyProblem = report.tools.some((t) => t.problems.length);
+  report.tools.forEach((t, i) => {
+    const badges = [];
+    if (strictRequested && t.strict !== undefined) {
+      badges.push(el("span", { class: t.strict ? "badge ok" : "badge problem" }, t.strict ? "strict" : "not strict"));
+    }
+    badges.push(el("span", { class: "badge" }, plural(t.changes.length, "change")));
+    if (t.problems.length) badges.push(el("span", { class: "badge problem" }, plural(t.problems.length, "problem")));
+    const open = t.problems.length > 0 || (!anyProblem && i === 0);
+    items.push(
+      el(
+        "details",
+        { open, "data-tool": t.tool },
+        el("summary", {}, el("code", {}, t.tool), el("span", { class: "arrow", "aria-hidden": "true" }, "→"), el("code", {}, t.name), badges),
+        t.changes.length || t.problems.length ? diagnosticTable(t.changes, t.problems) : el("p", { class: "none" }, "Accepted as it is: nothing changed."),
+      ),
+    );
+  });
+  $("out-report").replaceChildren(...items);
+}
+
+function renderNames(nameMap) {
+  const rows = nameMap.entries.map((e) =>
+    el("tr", {}, el("td", {}, el("code", {}, e.name)), el("td", {}, e.server === null ? el("span", { class: "hint" }, "(none)") : e.server), el("td", {}, e.tool)),
+  );
+  $("out-names").replaceChildren(
+    el("table", {}, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Provider name"), el("th", { scope: "col" }, "Server"), el("th", { scope: "col" }, "Tool"))), el("tbody", {}, rows)),
+  );
+}
+
+function clearConvertOutputs() {
+  $("out-tools").textContent = "";
+  $("out-report").replaceChildren();
+  $("out-names").replaceChildren();
+  copyText.tools = copyText.report = copyText.names = "";
+}
+
+function convert() {
+  clearError("convert-error");
+  const provider = $("provider").value;
+  $("tools-heading").textContent = `Provider tools: ${provider}`;
+  let tools;
+  try {
+    tools = parseTools($("tools-input").value);
+  } catch (err) {
+    clearConvertOutputs();
+    showError("convert-error", err);
+    return;
+  }
+  const options = convertOptions();
+  try {
+    const report = checkTools(tools, provider, options);
+    renderReport(report, options.strict === true);
+    copyText.report = json(report);
+
+    const names = NameMap.fromTools(tools, provider, options);
+    const nameJson = names.toJSON();
+    names.free();
+    renderNames(nameJson);
+    copyText.names = json(nameJson);
+
+    const converted = convertMcpTools(tools, provider, options);
+    copyText.tools = json(converted);
+    $("out-tools").textContent = copyText.tools;
+  } catch (err) {
+    clearConvertOutputs();
+    showError("convert-error", err);
+  }
+  if (lastCall) renderCall(); // the tool-result message follows the provider
+}
+
+let debounce;
+function convertSoon() {
+  clearTimeout(debounce);
+  debounce = setTimeout(convert, 250);
+}
+
+async function loadSample(id) {
+  if (!id) {
+    $("sample-source").textContent = "";
+    return;
+  }
+  if (id === "server") {
+    showServerTools();
+    return;
+  }
+  clearError("convert-error");
+  try {
+    const res = await fetch(new URL(`samples/${id}.json`, import.meta.url));
+    if (!res.ok) throw Object.assign(new Error(`samples/${id}.json: HTTP ${res.status}`), { code: "HTTP_STATUS" });
+    const sample = await res.json();
+    const s = sample.source;
+    $("sample-source").textContent = `${s.package} ${s.version}: ${sample.tools.length} of its real tools, verbatim (captured ${s.capturedAt?.slice(0, 10) ?? "?"}).`;
+    $("tools-input").value = JSON.stringify(sample.tools, null, 2);
+    $("server-name").value = sample.serverName ?? SAMPLE_SERVER[id] ?? "";
+    convert();
+  } catch (err) {
+    showError("convert-error", err);
+  }
+}
+
+function showServerTools() {
+  if (!serverTools) return;
+  $("sample-source").textContent = `The ${serverTools.tools.length} tools of ${serverTools.url}, from tools/list.`;
+  $("tools-input").value = JSON.stringify(serverTools.tools, null, 2);
+  $("server-name").value = serverTools.server;
+  convert();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Connect panel.
+
+let client = null;
+let connected = null; // {url, server, tools}
+let lastCall = null; // {tool, result}
+
+function timeoutMs() {
+  const n = Number($("mcp-timeout").value);
+  return Number.isFinite(n) && n > 0 ? n : 30000;
+}
+
+function slug(name) {
+  const s = String(name ?? "")
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  return s || "server";
+}
+
+async function dropClient() {
+  const old = client;
+  client = null;
+  if (!old) return;
+  try {
+    await Promise.race([old.close(), new Promise((r) => setTimeout(r, 1000))]);
+  } catch {
+    // closing a session that is gone is fine
+  }
+}
+
+function setCallEnabled(on) {
+  for (const id of ["call-tool", "call-args", "call-btn"]) $(id).disabled = !on;
+}
+
+async function connect(event) {
+  event?.preventDefault();
+  clearError("connect-error");
+  clearError("call-error");
+  setCallEnabled(false);
+  $("call-tool").replaceChildren();
+  $("tool-description").textContent = "";
+  connected = null;
+  await dropClient();
+  const url = $("mcp-url").value.trim();
+  const headers = {};
+  const auth = $("mcp-auth").value.trim();
+  if (auth) headers.authorization = auth;
+  setStatus("connect-status", `Connecting to ${url}…`);
+  $("connect-btn").disabled = true;
+  let c;
+  try {
+    c = new McpClient(url, { headers, timeoutMs: timeoutMs() });
+    await c.connect();
+    client = c;
+    const tools = await c.listTools();
+    const info = c.serverInfo;
+    connected = { url, server: slug(info?.name), tools };
+    serverTools = connected;
+    setStatus(
+      "connect-status",
+      `Connected to ${info?.title ?? info?.name ?? "the server"} ${info?.version ?? ""} (protocol ${c.protocolVersion}): ${tools.length} tools.`,
+      true,
+    );
+    $("call-tool").replaceChildren(...tools.map((t) => el("option", { value: t.name }, t.title && t.title !== t.name ? `${t.name}: ${t.title}` : t.name)));
+    const echo = tools.find((t) => t.name === "echo");
+    if (echo) $("call-tool").value = "echo";
+    selectTool();
+    setCallEnabled(tools.length > 0);
+
+    // Feed the Convert panel.
+    let option = $("sample").querySelector('option[value="server"]');
+    if (!option) {
+      option = el("option", { value: "server" });
+      $("sample").append(option);
+    }
+    option.textContent = `The connected server (${tools.length} tools)`;
+    $("sample").value = "server";
+    showServerTools();
+  } catch (err) {
+    setStatus("connect-status", "Not connected.");
+    showError("connect-error", err);
+    if (c && client !== c) {
+      try {
+        c.free();
+      } catch {
+        // already freed
+      }
+    }
+  } finally {
+    $("connect-btn").disabled = false;
+  }
+}
+
+/** An example value for a JSON Schema: default, example, first enum value or const, else a typed blank. */
+function exampleFor(schema, depth = 0) {
+  if (!schema || typeof schema !== "object" || depth > 6) return null;
+  if (schema.default !== undefined) return schema.default;
+  if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
+  const branch = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(branch) && branch.length) return exampleFor(branch.find((b) => b?.type !== "null") ?? branch[0], depth + 1);
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  switch (type ?? (schema.properties ? "object" : undefined)) {
+    case "object": {
+      const out = {};
+      for (const [k, v] of Object.entries(schema.properties ?? {})) out[k] = exampleFor(v, depth + 1);
+      return out;
+    }
+    case "array":
+      return [];
+    case "string":
+      return "";
+    case "integer":
+    case "number":
+      return typeof schema.minimum === "number" ? schema.minimum : 0;
+    case "boolean":
+      return false;
+    default:
+      return null;
+  }
+}
+
+function selectTool() {
+  const tool = connected?.tools.find((t) => t.name === $("call-tool").value);
+  if (!tool) return;
+  $("tool-description").textContent = tool.description ?? "";
+  const args = exampleFor({ type: "object", ...(tool.inputSchema ?? {}) }) ?? {};
+  $("call-args").value = json(args);
+}
+
+async function callTool(event) {
+  event?.preventDefault();
+  clearError("call-error");
+  if (!client || !connected) return;
+  const name = $("call-tool").value;
+  let args;
+  try {
+    args = JSON.parse($("call-args").value || "{}");
+    if (args === null || typeof args !== "object" || Array.isArray(args)) throw new Error("the arguments must be a JSON object");
+  } catch (err) {
+    showError("call-error", Object.assign(new Error(`Arguments: ${err.message}`), { code: "INVALID_JSON" }));
+    return;
+  }
+  const progress = $("call-progress");
+  progress.hidden = false;
+  progress.removeAttribute("value");
+  $("call-btn").disabled = true;
+  setStatus("call-status", `Calling ${name}…`);
+  try {
+    const result = await client.callTool(name, args, {
+      timeoutMs: timeoutMs(),
+      onProgress: (p) => {
+        if (p.total) {
+          progress.max = p.total;
+          progress.value = p.progress;
+        }
+        setStatus("call-status", `Calling ${name}: ${p.message ?? `${p.progress}${p.total ? ` of ${p.total}` : ""}`}`);
+      },
+    });
+    lastCall = { tool: name, result };
+    setStatus("call-status", `${name} returned${result.isError ? " a tool error (isError: true)" : ""}.`, !result.isError);
+    renderCall();
+  } catch (err) {
+    setStatus("call-status", `${name} failed.`);
+    showError("call-error", err);
+  } finally {
+    progress.hidden = true;
+    $("call-btn").disabled = false;
+  }
+}
+
+/** The provider name of a connected server's tool, exactly as the Convert panel's options name it. */
+function providerName(tool, provider) {
+  const options = { ...convertOptions(), server: connected?.server };
+  try {
+    const names = NameMap.fromTools(connected.tools, provider, options);
+    const entry = names.toJSON().entries.find((e) => e.tool === tool);
+    names.free();
+    return entry?.name ?? tool;
+  } catch {
+    return tool;
+  }
+}
+
+function renderCall() {
+  if (!lastCall) return;
+  const { tool, result } = lastCall;
+  const provider = $("provider").value;
+  copyText.raw = json(result);
+  $("out-raw").textContent = copyText.raw;
+
+  const images = (result.content ?? []).filter((b) => b.type === "image" && typeof b.data === "string");
+  $("out-images").replaceChildren(
+    ...images.map((b, i) => el("figure", {}, el("img", { src: `data:${b.mimeType};base64,${b.data}`, alt: `Image ${i + 1} of the result (${b.mimeType})` }), el("figcaption", {}, b.mimeType))),
+  );
+  $("out-images").hidden = images.length === 0;
+
+  try {
+    copyText.flat = flattenContent(result);
+    $("out-flat").textContent = copyText.flat;
+  } catch (err) {
+    copyText.flat = "";
+    $("out-flat").textContent = `${err.code ?? err.name}: ${err.message}`;
+  }
+
+  const name = providerName(tool, provider);
+  $("message-heading").textContent = `Tool-result message: ${provider}`;
+  try {
+    copyText.message = json(toolResultMessage({ id: "call_demo", name }, result, provider));
+    $("out-message").textContent = copyText.message;
+  } catch (err) {
+    copyText.message = "";
+    $("out-message").textContent = `${err.code ?? err.name}: ${err.message}`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Copy buttons.
+
+async function copy(button) {
+  const text = copyText[button.dataset.copy] ?? "";
+  const label = button.textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = "Copied";
+  } catch {
+    // No clipboard permission (or not a secure context): fall back to a selection copy.
+    const area = el("textarea", { "aria-hidden": "true", style: "position:fixed;opacity:0" });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    const ok = document.execCommand?.("copy");
+    area.remove();
+    button.textContent = ok ? "Copied" : "Copy failed";
+  }
+  button.classList.add("copied");
+  setTimeout(() => {
+    button.textContent = label;
+    button.classList.remove("copied");
+  }, 1200);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start.
+
+async function main() {
+  try {
+    await initAsync();
+  } catch (err) {
+    setStatus("load-status", "");
+    showError("load-error", Object.assign(err instanceof Error ? err : new Error(String(err)), { code: err?.code ?? "LOAD_FAILED" }));
+    return;
+  }
+  $("version").textContent = `v${version()}`;
+  setStatus("load-status", "WebAssembly module loaded.");
+
+  // The MCP server to connect to: ?mcp=URL, else www-demo/config.js (written by `make demo`), else the default port.
+  const config = await import("./config.js").then(
+    (m) => m.default ?? {},
+    () => ({}),
+  );
+  const params = new URLSearchParams(location.search);
+  $("mcp-url").value = params.get("mcp") ?? config.mcpUrl ?? "http://127.0.0.1:8081/mcp";
+  if (config.authUrl) {
+    $("auth-hint").replaceChildren(
+      "The bundled server also answers at ",
+      el("code", {}, config.authUrl),
+      ", which returns 401 unless the Authorization header is ",
+      el("code", {}, `Bearer ${config.authToken}`),
+      ".",
+    );
+  }
+
+  $("sample").addEventListener("change", () => loadSample($("sample").value));
+  $("tools-input").addEventListener("input", () => {
+    $("sample").value = "";
+    $("sample-source").textContent = "";
+    convertSoon();
+  });
+  for (const id of ["provider", "naming", "gemini-mode", "strict"]) $(id).addEventListener("change", convert);
+  $("server-name").addEventListener("input", convertSoon);
+  $("connect-form").addEventListener("submit", connect);
+  $("call-form").addEventListener("submit", callTool);
+  $("call-tool").addEventListener("change", selectTool);
+  for (const b of document.querySelectorAll("button[data-copy]")) b.addEventListener("click", () => copy(b));
+  addEventListener("pagehide", () => client?.close().catch(() => {}));
+
+  $("sample").value = params.get("sample") ?? "github";
+  await loadSample($("sample").value);
+  document.body.dataset.ready = "true";
+}
+
+main();

@@ -1,0 +1,382 @@
+// The demo's bundled MCP server: Streamable HTTP with CORS, on 127.0.0.1 only, built on the official SDK
+// (@modelcontextprotocol/sdk, a devDependency) and node:http.
+//
+//   node www-demo/server.mjs                 # http://127.0.0.1:8081/mcp (MCP_PORT=0 picks a free port)
+//   import { startMcpServer } from "./server.mjs"; const s = await startMcpServer({ port: 0 }); ... await s.close();
+//
+// Endpoints:
+//   /mcp       open
+//   /mcp-auth  the same tools behind `Authorization: Bearer demo-token`; anything else gets a 401 with a
+//              WWW-Authenticate challenge (what toolwire reports as UNAUTHORIZED, with `err.challenge`)
+//
+// Tools: echo, add (structured content + outputSchema), get_weather (enum, optional parameters),
+// tiny_image (a 16x16 PNG), slow (progress notifications, then a result), fail (an isError result).
+// Sessions are stateful (Mcp-Session-Id), one McpServer per session, dropped on DELETE or after 10 idle minutes.
+
+import { createServer } from "node:http";
+import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { deflateSync } from "node:zlib";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { z } from "zod";
+
+export const DEMO_TOKEN = "demo-token";
+const HOST = "127.0.0.1";
+const IDLE_MS = 10 * 60 * 1000;
+
+export const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+  "access-control-allow-headers": "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id",
+  // www-authenticate too, so a page can read the 401 challenge.
+  "access-control-expose-headers": "mcp-session-id, mcp-protocol-version, www-authenticate",
+  "access-control-max-age": "600",
+};
+
+// ---------------------------------------------------------------------------------------------
+// A small PNG, made here so the file carries no binary blob: 16x16 RGB, a diagonal two-colour gradient.
+
+function crc32(buf) {
+  let c = ~0;
+  for (const byte of buf) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+function chunk(type, data) {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, "ascii");
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+  return Buffer.concat([head, data, crc]);
+}
+
+function tinyPng(size = 16) {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // colour type: RGB
+  const rows = [];
+  for (let y = 0; y < size; y++) {
+    const row = Buffer.alloc(1 + size * 3); // filter byte 0, then RGB triples
+    for (let x = 0; x < size; x++) {
+      const t = (x + y) / (2 * (size - 1));
+      row[1 + x * 3] = Math.round(0x25 + t * (0xf5 - 0x25));
+      row[2 + x * 3] = Math.round(0x63 + t * (0x9e - 0x63));
+      row[3 + x * 3] = Math.round(0xeb + t * (0x0b - 0xeb));
+    }
+    rows.push(row);
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(Buffer.concat(rows))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+const PNG_BASE64 = tinyPng().toString("base64");
+
+// ---------------------------------------------------------------------------------------------
+// The tools.
+
+const WEATHER = {
+  paris: { tempC: 14, conditions: "light rain", humidity: 81, windKph: 17 },
+  tokyo: { tempC: 22, conditions: "clear", humidity: 55, windKph: 9 },
+  "new york": { tempC: 9, conditions: "cloudy", humidity: 62, windKph: 24 },
+  nairobi: { tempC: 24, conditions: "sunny", humidity: 40, windKph: 12 },
+};
+
+const sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(t);
+      reject(new Error("cancelled"));
+    }, { once: true });
+  });
+
+function makeServer() {
+  const server = new McpServer(
+    { name: "toolwire-demo", title: "toolwire demo server", version: "1.0.0" },
+    { instructions: "A local demo server for the toolwire page: small, deterministic tools." },
+  );
+
+  server.registerTool(
+    "echo",
+    {
+      title: "Echo",
+      description: "Returns the message it is given.",
+      inputSchema: { message: z.string().meta({ description: "Text to send back", examples: ["Hello, toolwire!"] }) },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ message }) => ({ content: [{ type: "text", text: `Echo: ${message}` }] }),
+  );
+
+  server.registerTool(
+    "add",
+    {
+      title: "Add",
+      description: "Adds two numbers; the sum comes back as structured content too.",
+      inputSchema: {
+        a: z.number().meta({ description: "First addend", examples: [2] }),
+        b: z.number().meta({ description: "Second addend", examples: [40] }),
+      },
+      outputSchema: { sum: z.number(), expression: z.string() },
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ a, b }) => {
+      const structuredContent = { sum: a + b, expression: `${a} + ${b} = ${a + b}` };
+      return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
+    },
+  );
+
+  server.registerTool(
+    "get_weather",
+    {
+      title: "Get weather",
+      description: "Current weather for a city (made-up figures for Paris, Tokyo, New York and Nairobi).",
+      inputSchema: {
+        city: z.string().min(1).meta({ description: "City name", examples: ["Paris", "Tokyo", "New York", "Nairobi"] }),
+        units: z.enum(["metric", "imperial"]).optional().describe("Unit system (default metric)"),
+        include_forecast: z.boolean().optional().describe("Also return a 3-day forecast"),
+        days: z.number().int().min(1).max(3).optional().describe("Forecast length in days (1-3)"),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ city, units = "metric", include_forecast = false, days = 3 }) => {
+      const w = WEATHER[city.trim().toLowerCase()];
+      if (!w) {
+        return { isError: true, content: [{ type: "text", text: `Unknown city "${city}". Try Paris, Tokyo, New York or Nairobi.` }] };
+      }
+      const temp = units === "imperial" ? `${Math.round((w.tempC * 9) / 5 + 32)} °F` : `${w.tempC} °C`;
+      const lines = [`${city}: ${temp}, ${w.conditions}, humidity ${w.humidity}%, wind ${w.windKph} km/h`];
+      if (include_forecast) {
+        for (let d = 1; d <= days; d++) lines.push(`  day +${d}: ${["sunny", "cloudy", "showers"][(d + w.humidity) % 3]}`);
+      }
+      return { content: [{ type: "text", text: lines.join("\n") }] };
+    },
+  );
+
+  server.registerTool(
+    "tiny_image",
+    {
+      title: "Tiny image",
+      description: "Returns a 16x16 PNG image and a caption.",
+      inputSchema: {},
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async () => ({
+      content: [
+        { type: "text", text: "A 16x16 gradient:" },
+        { type: "image", data: PNG_BASE64, mimeType: "image/png" },
+      ],
+    }),
+  );
+
+  server.registerTool(
+    "slow",
+    {
+      title: "Slow",
+      description: "Works for a while, sending progress notifications, then returns.",
+      inputSchema: {
+        steps: z.number().int().min(1).max(20).optional().describe("Number of steps (default 5)"),
+        delay_ms: z.number().int().min(0).max(5000).optional().describe("Pause per step in ms (default 300)"),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ steps = 5, delay_ms = 300 }, extra) => {
+      const token = extra._meta?.progressToken;
+      for (let i = 1; i <= steps; i++) {
+        await sleep(delay_ms, extra.signal);
+        if (token !== undefined) {
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: i, total: steps, message: `step ${i} of ${steps}` },
+          });
+        }
+      }
+      return { content: [{ type: "text", text: `Done after ${steps} steps of ${delay_ms} ms.` }] };
+    },
+  );
+
+  server.registerTool(
+    "fail",
+    {
+      title: "Fail",
+      description: "Always fails: returns a tool error (isError: true), as a server does for a failed operation.",
+      inputSchema: { reason: z.string().optional().describe("What to say went wrong") },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ reason }) => ({ isError: true, content: [{ type: "text", text: `Failed on purpose: ${reason ?? "no reason given"}` }] }),
+  );
+
+  return server;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP.
+
+function sendJson(res, status, body, headers = {}) {
+  res.writeHead(status, { ...CORS_HEADERS, "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+const rpcError = (code, message) => ({ jsonrpc: "2.0", error: { code, message }, id: null });
+
+function readBody(req, limit = 4 * 1024 * 1024) {
+  return new Promise((resolve, reject) => {
+    const parts = [];
+    let size = 0;
+    req.on("data", (c) => {
+      size += c.length;
+      if (size > limit) {
+        reject(Object.assign(new Error("request body too large"), { status: 413 }));
+        req.destroy();
+      } else parts.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+/**
+ * Starts the server; resolves to {url, authUrl, port, close()} once it listens. `port` 0 picks a free one.
+ * `log` receives one line per session event (default: none).
+ */
+export function startMcpServer({ port = 8081, log = () => {} } = {}) {
+  const sessions = new Map(); // session id -> {transport, server, timer}
+
+  const touch = (id) => {
+    const s = sessions.get(id);
+    if (!s) return;
+    clearTimeout(s.timer);
+    s.timer = setTimeout(() => s.transport.close().catch(() => {}), IDLE_MS);
+    s.timer.unref();
+  };
+
+  async function newSession(actualPort) {
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableDnsRebindingProtection: true,
+      allowedHosts: [`${HOST}:${actualPort}`, `localhost:${actualPort}`],
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server, timer: null });
+        touch(id);
+        log(`session ${id} started`);
+      },
+    });
+    transport.onclose = () => {
+      const id = transport.sessionId;
+      if (id && sessions.has(id)) {
+        clearTimeout(sessions.get(id).timer);
+        sessions.delete(id);
+        log(`session ${id} closed`);
+      }
+    };
+    const server = makeServer();
+    await server.connect(transport);
+    return transport;
+  }
+
+  const http = createServer(async (req, res) => {
+    try {
+      const { pathname } = new URL(req.url ?? "/", "http://localhost");
+      if (req.method === "OPTIONS") {
+        res.writeHead(204, CORS_HEADERS);
+        res.end();
+        return;
+      }
+      if (pathname === "/" && req.method === "GET") {
+        res.writeHead(200, { ...CORS_HEADERS, "content-type": "text/plain; charset=utf-8" });
+        res.end("toolwire demo MCP server: POST /mcp (open) or /mcp-auth (Authorization: Bearer demo-token)\n");
+        return;
+      }
+      if (pathname !== "/mcp" && pathname !== "/mcp-auth") {
+        sendJson(res, 404, rpcError(-32000, "not found: the MCP endpoint is /mcp"));
+        return;
+      }
+      if (pathname === "/mcp-auth" && req.headers.authorization !== `Bearer ${DEMO_TOKEN}`) {
+        const error = req.headers.authorization ? ', error="invalid_token", error_description="The token is not demo-token"' : "";
+        sendJson(res, 401, rpcError(-32001, "Unauthorized: send Authorization: Bearer demo-token"), {
+          "www-authenticate": `Bearer realm="toolwire-demo"${error}`,
+        });
+        return;
+      }
+      for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
+
+      const sessionId = req.headers["mcp-session-id"];
+      let body;
+      if (req.method === "POST") {
+        const text = await readBody(req);
+        try {
+          body = JSON.parse(text);
+        } catch {
+          sendJson(res, 400, rpcError(-32700, "Parse error: the body is not JSON"));
+          return;
+        }
+      }
+      let transport;
+      if (typeof sessionId === "string" && sessions.has(sessionId)) {
+        transport = sessions.get(sessionId).transport;
+        touch(sessionId);
+      } else if (sessionId === undefined && req.method === "POST" && isInitialize(body)) {
+        transport = await newSession(http.address().port);
+      } else if (sessionId !== undefined) {
+        sendJson(res, 404, rpcError(-32001, "Session not found (it expired or was closed): initialize again"));
+        return;
+      } else {
+        sendJson(res, 400, rpcError(-32000, "Bad request: no Mcp-Session-Id header, and not an initialize request"));
+        return;
+      }
+      await transport.handleRequest(req, res, body);
+    } catch (err) {
+      log(`error: ${err.stack ?? err}`);
+      if (!res.headersSent) sendJson(res, err.status ?? 500, rpcError(-32603, `Internal error: ${err.message}`));
+      else res.end();
+    }
+  });
+
+  const isInitialize = (body) =>
+    Array.isArray(body) ? body.some((m) => m?.method === "initialize") : body?.method === "initialize";
+
+  return new Promise((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(port, HOST, () => {
+      http.off("error", reject);
+      const actual = http.address().port;
+      resolve({
+        port: actual,
+        url: `http://${HOST}:${actual}/mcp`,
+        authUrl: `http://${HOST}:${actual}/mcp-auth`,
+        http,
+        async close() {
+          await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
+          http.closeAllConnections?.();
+          await new Promise((r) => http.close(() => r()));
+        },
+      });
+    });
+  });
+}
+
+const isMain = process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const s = await startMcpServer({
+    port: Number(process.env.MCP_PORT ?? 8081),
+    log: process.env.MCP_LOG ? (line) => console.error(`mcp: ${line}`) : undefined,
+  });
+  console.log(`MCP server at ${s.url} (with auth: ${s.authUrl}, token ${DEMO_TOKEN})`);
+  const stop = async () => {
+    await s.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
