@@ -6,7 +6,9 @@
 //! goes back to `x`). [`ArgPlan::apply`] undoes exactly those changes and nothing else.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+use serde_json::Value;
 
 /// How to map one argument value back. Empty plans are omitted.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -16,8 +18,8 @@ pub struct ArgPlan {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unwrap: Option<String>,
     /// Plans for object properties.
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub properties: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub properties: BTreeMap<String, ArgPlan>,
     /// Plan for array items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<Box<ArgPlan>>,
@@ -46,9 +48,7 @@ impl ArgPlan {
     /// Sets the plan of a property (skipping empty plans).
     pub fn set_property(&mut self, name: &str, plan: ArgPlan) {
         if !plan.is_empty() {
-            if let Ok(v) = serde_json::to_value(plan) {
-                self.properties.insert(name.to_owned(), v);
-            }
+            self.properties.insert(name.to_owned(), plan);
         }
     }
 
@@ -84,10 +84,8 @@ impl ArgPlan {
                 }
                 for (name, plan) in &self.properties {
                     if let Some(v) = o.get_mut(name) {
-                        if let Ok(plan) = ArgPlan::deserialize(plan) {
-                            let taken = std::mem::take(v);
-                            *v = plan.apply_at(taken, depth + 1);
-                        }
+                        let taken = std::mem::take(v);
+                        *v = plan.apply_at(taken, depth + 1);
                     }
                 }
                 self.any_of_apply(Value::Object(o), depth)

@@ -465,7 +465,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 return Err(Error::new(ErrorCode::LimitExceeded, format!("{method}: response larger than {} bytes", self.opts.max_body_bytes)));
             }
         }
-        let value: Value = serde_json::from_slice(&bytes)
+        // Decode first, so one instance of the JSON parser (over &str) serves every input.
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid UTF-8")).with_detail("bodyPreview", preview(&bytes)))?;
+        let value: Value = serde_json::from_str(text)
             .map_err(|e| Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid JSON: {e}")).with_detail("bodyPreview", preview(&bytes)))?;
         for msg in classify_all(value) {
             if let Some(result) = self.handle(id, method, msg, on_progress).await? {
