@@ -175,6 +175,7 @@ impl Hints {
 
 fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
     let mut hints = Hints(Vec::new());
+    crate::schema::normalize_type(&mut o, cx);
     // Step 3.
     if o.contains_key("allOf") {
         let conflicts = merge_all_of(&mut o);

@@ -202,6 +202,7 @@ fn fix_subschema_slots(obj: &mut JsonObject, cx: &mut Cx) -> Result<()> {
 pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
     let Value::Object(obj) = node else { return Ok(()) };
     cx.enter()?;
+    crate::schema::normalize_type(obj, cx);
     fix_subschema_slots(obj, cx)?;
     if is_object_node(obj) {
         fix_properties_and_required(obj, cx);

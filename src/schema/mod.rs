@@ -198,6 +198,7 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
         Value::Object(o) => o,
         other => return process_scalar_root(&other, cx),
     };
+    normalize_type(&mut obj, cx);
     let shape = match root_kind(&obj) {
         RootKind::Object => {
             if obj.get("type").and_then(Value::as_str) != Some("object") {
@@ -263,6 +264,64 @@ fn root_kind(obj: &JsonObject) -> RootKind {
         return RootKind::Object;
     }
     RootKind::Wrap
+}
+
+/// The JSON Schema type names.
+pub const TYPE_NAMES: &[&str] = &["object", "array", "string", "number", "integer", "boolean", "null"];
+
+/// Normalises `type`: known names in another case (`"Object"`) are lower-cased; names that are
+/// no JSON Schema type (`"float"`, `"any"`) are removed (the node then accepts any value, as it
+/// would for a validator that ignores them), and both are reported.
+pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
+    let fix = |t: &str| -> Option<Option<String>> {
+        if TYPE_NAMES.contains(&t) {
+            return None;
+        }
+        let lower = t.to_ascii_lowercase();
+        Some(TYPE_NAMES.contains(&lower.as_str()).then_some(lower))
+    };
+    match obj.get_mut("type") {
+        Some(Value::String(t)) => match fix(t) {
+            None => {}
+            Some(Some(lower)) => {
+                cx.change("schema/type-case", format!("type \"{t}\" read as \"{lower}\""));
+                *t = lower;
+            }
+            Some(None) => {
+                let was = t.clone();
+                obj.remove("type");
+                cx.change("schema/unknown-type", format!("type \"{was}\" is not a JSON Schema type; removed"));
+            }
+        },
+        Some(Value::Array(ts)) => {
+            let mut out: Vec<Value> = Vec::with_capacity(ts.len());
+            let mut changed = false;
+            for v in ts.iter() {
+                match v.as_str().map(|t| (t, fix(t))) {
+                    Some((t, None)) => out.push(Value::String(t.to_owned())),
+                    Some((_, Some(Some(lower)))) => {
+                        out.push(Value::String(lower));
+                        changed = true;
+                    }
+                    _ => changed = true,
+                }
+            }
+            if changed {
+                cx.change("schema/type-case", format!("type list {} normalised", Value::Array(ts.clone())));
+                if out.is_empty() {
+                    obj.remove("type");
+                } else {
+                    *ts = out;
+                }
+            }
+        }
+        Some(other) if !other.is_null() => {
+            let was = json_type(other);
+            obj.remove("type");
+            cx.change("schema/unknown-type", format!("`type` was {was}; removed"));
+        }
+        _ => {}
+    }
 }
 
 /// Keywords that describe but never constrain.
@@ -480,6 +539,22 @@ mod tests {
         assert_eq!(out["required"], json!(["a"]));
         assert_eq!(out["properties"]["a"], json!({"type":"string"}));
         assert_eq!(cx.changes[0].path, "/properties/a");
+    }
+
+    #[test]
+    fn type_names_are_normalised() {
+        // Found by the schema_convert fuzzer: {"type":"objeCt"} at the root.
+        let (out, shape, cx) = run(json!({"type":"objeCt"}));
+        assert_eq!(shape, RootShape::Object);
+        assert_eq!(out["type"], "object");
+        assert_eq!(cx.changes[0].rule, "schema/type-case");
+        let mut o = json!({"type":["String","float","null"]});
+        let mut cx = Cx::new(Limits::default());
+        normalize_type(o.as_object_mut().unwrap(), &mut cx);
+        assert_eq!(o["type"], json!(["string", "null"]));
+        let mut o = json!({"type":"any"});
+        normalize_type(o.as_object_mut().unwrap(), &mut cx);
+        assert!(o.get("type").is_none());
     }
 
     #[test]
