@@ -16,7 +16,7 @@ export PATH := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
 TOOLWIRE_SHARED ?= $(abspath $(SHARED))
 export TOOLWIRE_SHARED
 
-.PHONY: setup pkg test test-native test-wasm test-js test-mcp test-conformance test-browser demo bench clean
+.PHONY: setup pkg test test-native test-wasm test-js test-mcp test-conformance test-browser demo bench clean fuzz
 
 setup:
 	bash scripts/setup.sh
@@ -72,6 +72,11 @@ bench: pkg
 # Converts the corpus 1,000 times in one process and reports memory before and after.
 memcheck: pkg
 	node --expose-gc scripts/memcheck.mjs $(or $(ROUNDS),1000) $(or $(PROVIDER),gemini)
+
+# cargo-fuzz targets (fuzz/), FUZZ_SECONDS (60) each; installs nightly + cargo-fuzz when missing.
+# Replays fuzz/regressions/ first, prints a summary table, fails on any new crash (kept in fuzz/regressions/).
+fuzz:
+	bash scripts/fuzz.sh
 
 clean:
 	rm -rf pkg www-demo/pkg

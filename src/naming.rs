@@ -128,8 +128,16 @@ fn pair_hash(server: Option<&str>, tool: &str, salt: u32) -> String {
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
     };
-    eat(server.unwrap_or("").as_bytes());
-    eat(&[0]);
+    // Unambiguous encoding: no server and an empty server differ, and lengths delimit the parts.
+    match server {
+        None => eat(&[0]),
+        Some(s) => {
+            eat(&[1]);
+            eat(&(s.len() as u64).to_le_bytes());
+            eat(s.as_bytes());
+        }
+    }
+    eat(&(tool.len() as u64).to_le_bytes());
     eat(tool.as_bytes());
     if salt > 0 {
         eat(&[0]);
@@ -292,15 +300,24 @@ impl NameMap {
         }
         // Past 16 re-saltings (never seen; would take engineered hash collisions), fall back to
         // position suffixes so that uniqueness holds unconditionally.
-        let mut seen = std::collections::HashSet::new();
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let all: std::collections::HashSet<String> = names.iter().cloned().collect();
         for (i, n) in names.iter_mut().enumerate() {
-            if !seen.insert(n.clone()) {
-                let suffix = format!("_{i}");
-                let keep = MAX_NAME_LEN.saturating_sub(suffix.len()).min(n.len());
-                n.truncate(keep);
-                n.push_str(&suffix);
-                seen.insert(n.clone());
+            if seen.contains(n.as_str()) {
+                let base = n.clone();
+                let mut k = i;
+                loop {
+                    let suffix = format!("_{k}");
+                    let keep = MAX_NAME_LEN.saturating_sub(suffix.len()).min(base.len());
+                    let candidate = format!("{}{suffix}", &base[..keep]);
+                    if !seen.contains(&candidate) && !all.contains(&candidate) {
+                        *n = candidate;
+                        break;
+                    }
+                    k += 1;
+                }
             }
+            seen.insert(n.clone());
         }
         let entries: Vec<NameEntry> = pairs
             .iter()
@@ -442,6 +459,23 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), 3);
         assert!(diags.iter().any(|d| d.rule == "names/duplicate-tool"));
+    }
+
+    #[test]
+    fn names_stay_unique_when_the_fallback_suffix_is_taken() {
+        // Found by the names fuzzer: a tool already named like the fallback suffix, and pairs
+        // whose parts contain NUL.
+        let pairs = [(None, "mcp__a___b_uybd68y1_2"), (Some("a\0"), "b"), (Some("a"), "\0b"), (Some(""), "t"), (None, "t")];
+        let (map, _) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+        let mut names: Vec<_> = map.entries().iter().map(|e| e.name.clone()).collect();
+        for (e, p) in map.entries().iter().zip(pairs) {
+            let r = map.resolve(&e.name).unwrap();
+            assert_eq!((r.server.as_deref(), r.tool.as_str()), (p.0.filter(|s| !s.is_empty()).or(p.0), p.1));
+        }
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), pairs.len());
+        assert!(NameMap::from_json_value(map.to_json_value()).is_ok());
     }
 
     #[test]

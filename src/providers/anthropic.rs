@@ -98,7 +98,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx) -> Result<std::result::Resul
             drop.push((*key).to_owned());
         }
     }
-    if obj.get("minItems").and_then(Value::as_u64).is_some_and(|n| n > 1) {
+    if obj.get("minItems").is_some_and(|m| !matches!(m.as_u64(), Some(0 | 1))) {
         drop.push("minItems".into());
     }
     if obj.get("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {

@@ -203,6 +203,10 @@ pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
     let Value::Object(obj) = node else { return Ok(()) };
     cx.enter()?;
     crate::schema::normalize_type(obj, cx);
+    if obj.get("$ref").is_some_and(|r| !r.is_string()) {
+        obj.remove("$ref");
+        cx.change("schema/bad-ref", "`$ref` was not a string; removed");
+    }
     fix_subschema_slots(obj, cx)?;
     if is_object_node(obj) {
         fix_properties_and_required(obj, cx);

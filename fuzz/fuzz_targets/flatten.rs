@@ -1,0 +1,136 @@
+//! Flattening MCP content to text, and the UTF-16 cut.
+//!
+//! Input layout: `[mode, m0, m1, m2, rest...]`. `max_chars` comes from `m0..m2` (small most of the
+//! time, any `usize` sometimes). Mode even: `rest` is JSON (a content array or a whole
+//! `CallToolResult`, e.g. a recorded `tools/call` result). Mode odd: content blocks are built
+//! from `rest`, with text drawn from an alphabet rich in multi-byte and surrogate-pair characters.
+//!
+//! The flattening never panics; its UTF-16 length (less the `\n[Truncated]` marker when it cut)
+//! is at most `max_chars`; it is the uncut flattening or, when cut, the longest prefix of it that
+//! fits plus the marker.
+#![no_main]
+
+use arbitrary::Unstructured;
+use libfuzzer_sys::fuzz_target;
+use serde_json::{json, Value};
+use toolwire::content::{flatten_content, flatten_result, truncate_utf16, FlattenOptions, TRUNCATED_MARKER};
+use toolwire::model::CallToolResult;
+
+const PIECES: &[&str] = &[
+    "a", "Z", " ", "\n", "\r\n", "\t", "é", "ß", "€", "中", "文", "😀", "👍🏽", "🇫🇷", "𝄞", "\u{10FFFF}", "\u{FFFD}",
+    "\u{FEFF}", "\u{200D}", "\u{0301}", "\0", "\\", "\"", "[Truncated]", "\n[Truncated]", "\n[", "[Image: x]",
+];
+
+fn text(u: &mut Unstructured) -> arbitrary::Result<String> {
+    let mut s = String::new();
+    let n = u.int_in_range(0..=24)?;
+    for _ in 0..n {
+        if u.ratio(1, 4)? {
+            s.push_str(&u.arbitrary::<String>()?);
+        } else {
+            let p = *u.choose(PIECES)?;
+            let times = u.int_in_range(1..=8)?;
+            s.push_str(&p.repeat(times));
+        }
+    }
+    Ok(s)
+}
+
+fn opt_text(u: &mut Unstructured) -> arbitrary::Result<Value> {
+    Ok(match u.int_in_range(0..=3)? {
+        0 => Value::Null,
+        1 => json!(u.arbitrary::<i32>()?),
+        _ => json!(text(u)?),
+    })
+}
+
+fn block(u: &mut Unstructured) -> arbitrary::Result<Value> {
+    Ok(match u.int_in_range(0..=9)? {
+        0..=2 => json!({"type": "text", "text": text(u)?}),
+        3 => json!({"type": "image", "data": "AAAA", "mimeType": opt_text(u)?}),
+        4 => json!({"type": "audio", "data": opt_text(u)?, "mimeType": text(u)?}),
+        5 => json!({"type": "resource_link", "uri": text(u)?, "name": opt_text(u)?, "title": opt_text(u)?}),
+        6 => json!({"type": "resource", "resource": {"uri": text(u)?, "mimeType": opt_text(u)?, "text": opt_text(u)?}}),
+        7 => json!({"type": "resource", "resource": {"uri": text(u)?, "blob": "AAAA", "mimeType": opt_text(u)?}}),
+        8 => json!({"type": text(u)?, "text": opt_text(u)?}),
+        _ => match u.int_in_range(0..=3)? {
+            0 => json!(text(u)?),
+            1 => json!(null),
+            2 => json!({"type": "text"}),
+            _ => json!({"type": "resource", "resource": text(u)?}),
+        },
+    })
+}
+
+fn utf16_len(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+/// `out` is `uncut` if it fits, else the longest prefix of `uncut` within `max` units plus the marker.
+fn check_cut(out: &str, uncut: &str, max: usize, what: &str) {
+    let fits = utf16_len(uncut) <= max;
+    if fits {
+        assert_eq!(out, uncut, "{what}: max_chars {max}: text that fits was changed");
+        return;
+    }
+    let kept = out
+        .strip_suffix(TRUNCATED_MARKER)
+        .unwrap_or_else(|| panic!("{what}: max_chars {max}: cut without the marker: {out:?}"));
+    assert!(uncut.starts_with(kept), "{what}: max_chars {max}: {kept:?} is not a prefix of {uncut:?}");
+    let units = utf16_len(kept);
+    assert!(units <= max, "{what}: max_chars {max}: kept {units} UTF-16 units");
+    let next = uncut[kept.len()..].chars().next().expect("something was cut");
+    assert!(units + next.len_utf16() > max, "{what}: max_chars {max}: cut {next:?} that still fit after {units} units");
+}
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 4 {
+        return;
+    }
+    let m = u32::from_le_bytes([data[1], data[2], data[3], 0]);
+    let max_chars = match m >> 20 {
+        0 => usize::MAX,
+        1 => usize::MAX - (m as usize & 0xff),
+        2..=7 => (m & 0xfffff) as usize,
+        _ => (m & 0x3ff) as usize,
+    };
+    let rest = &data[4..];
+    let opts = FlattenOptions { max_chars };
+    let result = if data[0] % 2 == 0 {
+        let Ok(v) = serde_json::from_slice::<Value>(rest) else {
+            // Not JSON: cut the bytes as text instead.
+            let s = String::from_utf8_lossy(rest).into_owned();
+            check_cut(&truncate_utf16(s.clone(), max_chars), &s, max_chars, "truncate_utf16");
+            return;
+        };
+        // A recorded JSON-RPC response: its result.
+        let v = match v {
+            Value::Object(mut o) if o.contains_key("result") && o.contains_key("jsonrpc") => o.remove("result").unwrap_or_default(),
+            v => v,
+        };
+        match CallToolResult::from_value(v) {
+            Ok(r) => r,
+            Err(_) => return,
+        }
+    } else {
+        let mut u = Unstructured::new(rest);
+        let n = u.int_in_range(0..=16).unwrap_or(0);
+        let mut blocks = Vec::new();
+        for _ in 0..n {
+            match block(&mut u) {
+                Ok(b) => blocks.push(b),
+                Err(_) => break,
+            }
+        }
+        CallToolResult::from_value(Value::Array(blocks)).expect("an array of blocks is a result")
+    };
+
+    let uncut = flatten_content(&result.content, FlattenOptions { max_chars: usize::MAX });
+    let out = flatten_content(&result.content, opts);
+    check_cut(&out, &uncut, max_chars, "flatten_content");
+    check_cut(&truncate_utf16(uncut.clone(), max_chars), &uncut, max_chars, "truncate_utf16");
+    // The whole result (structuredContent as JSON when there is no content) obeys the same cap.
+    let whole = flatten_result(&result, opts);
+    let whole_uncut = flatten_result(&result, FlattenOptions { max_chars: usize::MAX });
+    check_cut(&whole, &whole_uncut, max_chars, "flatten_result");
+});
