@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 use futures_util::future::{join_all, select, Either};
 use futures_util::pin_mut;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::content::{flatten_result, FlattenOptions};
 use crate::convert::{convert, ConvertOptions};
@@ -217,18 +217,4 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         .await;
         results.into_iter().filter_map(|(server, r)| r.err().map(|error| ServerError { server, error })).collect()
     }
-}
-
-/// The report form of server errors (for JS).
-pub fn errors_to_json(errors: &[ServerError]) -> Vec<Value> {
-    errors
-        .iter()
-        .map(|e| {
-            let mut o = Map::new();
-            o.insert("server".into(), Value::String(e.server.clone()));
-            o.insert("code".into(), Value::String(e.error.code.as_str().into()));
-            o.insert("message".into(), Value::String(e.error.to_string()));
-            Value::Object(o)
-        })
-        .collect()
 }

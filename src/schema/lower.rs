@@ -45,6 +45,18 @@ pub fn combinators_are_object_like(obj: &JsonObject) -> bool {
     any
 }
 
+/// Whether two schemas differ at most in `enum` values and `description` (which merge).
+fn same_but_enum_and_description(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keep = |k: &&String| k.as_str() != "enum" && k.as_str() != "description";
+            a.keys().filter(keep).count() == b.keys().filter(keep).count()
+                && a.iter().filter(|(k, _)| keep(k)).all(|(k, v)| b.get(k) == Some(v))
+        }
+        _ => a == b,
+    }
+}
+
 /// Whether two branches of the node's `anyOf`/`oneOf` define the same property differently
 /// (other than by enum values, which merge): merging them into one object would lose meaning.
 pub fn combinator_properties_conflict(obj: &JsonObject) -> bool {
@@ -62,15 +74,7 @@ pub fn combinator_properties_conflict(obj: &JsonObject) -> bool {
                         seen.insert(name.clone(), schema.clone());
                     }
                     Some(existing) if existing != schema => {
-                        let strip = |v: &Value| {
-                            let mut v = v.clone();
-                            if let Value::Object(o) = &mut v {
-                                o.remove("enum");
-                                o.remove("description");
-                            }
-                            v
-                        };
-                        if strip(existing) != strip(schema) {
+                        if !same_but_enum_and_description(existing, schema) {
                             return true;
                         }
                     }
@@ -153,15 +157,7 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                                     }
                                 }
                             }
-                            let strip = |v: &Value| {
-                                let mut v = v.clone();
-                                if let Value::Object(o) = &mut v {
-                                    o.remove("enum");
-                                    o.remove("description");
-                                }
-                                v
-                            };
-                            if strip(&merged) != strip(schema) {
+                            if !same_but_enum_and_description(&merged, schema) {
                                 let n = name.clone();
                                 cx.at(key, |cx| {
                                     cx.change(

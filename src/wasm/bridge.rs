@@ -12,7 +12,11 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Transport, TransportError};
 
-fn get(v: &JsValue, key: &str) -> JsValue {
+/// `v[key]`, or `undefined` (also when `v` is null or undefined).
+pub(crate) fn get(v: &JsValue, key: &str) -> JsValue {
+    if v.is_undefined() || v.is_null() {
+        return JsValue::UNDEFINED;
+    }
     Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 

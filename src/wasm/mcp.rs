@@ -13,18 +13,11 @@ use crate::policy::Policy;
 use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions};
 use crate::protocol::hub::{Confirm, Hub, Selection};
 use crate::providers::Provider;
-use crate::wasm::bridge::{to_future, FetchTransport, JsClock};
+use crate::wasm::bridge::{get, to_future, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
 use crate::wasm::interop::{from_js, string_param, to_js};
 
 type JsClient = Client<FetchTransport, JsClock>;
-
-fn get(v: &JsValue, key: &str) -> JsValue {
-    if v.is_undefined() || v.is_null() {
-        return JsValue::UNDEFINED;
-    }
-    Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
 
 fn opt_fn(v: &JsValue, key: &str) -> Result<Option<Function>, Error> {
     let f = get(v, key);
@@ -47,8 +40,7 @@ fn opt_ms(v: &Value, key: &str) -> Result<Option<u64>, Error> {
 
 /// Reads client options; `fetch` and callbacks are JS values, the rest is JSON.
 fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Option<Function>), Error> {
-    let parsed = url.parse::<String>().unwrap_or_default();
-    if !(parsed.starts_with("http://") || parsed.starts_with("https://") || parsed.starts_with('/')) {
+    if !(url.starts_with("http://") || url.starts_with("https://") || url.starts_with('/')) {
         return Err(Error::new(ErrorCode::InvalidInput, format!("the MCP server URL must be http(s), got \"{url}\"")));
     }
     let mut opts = ClientOptions::new(url);
