@@ -5,32 +5,29 @@
 //! optional field means "not given" and is removed), and a wrapped non-object root (`{input: x}`
 //! goes back to `x`). [`ArgPlan::apply`] undoes exactly those changes and nothing else.
 
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use serde_json::{Map, Value};
 
-use serde_json::Value;
+use crate::error::{ErrorCode, Result};
+use crate::model::{read_array, read_field, read_object, read_opt_field, read_string, Read};
 
 /// How to map one argument value back. Empty plans are omitted.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+///
+/// JSON form ([`ArgPlan::to_value`], in a serialised name map): `{unwrap?, properties?, items?,
+/// anyOf?, enumValues?, nullMeansAbsent?}`, each field absent when empty, `properties` sorted
+/// by name.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ArgPlan {
     /// The root was wrapped: take this property's value as the whole argument.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unwrap: Option<String>,
     /// Plans for object properties.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub properties: BTreeMap<String, ArgPlan>,
+    pub properties: PropertyPlans,
     /// Plan for array items.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<Box<ArgPlan>>,
     /// Plans for `anyOf` branches: the first that changes the value wins.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub any_of: Vec<ArgPlan>,
     /// Original enum values, whose string forms the provider saw.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub enum_values: Vec<Value>,
     /// Optional properties (by name) that strict mode made nullable: a `null` means "absent".
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub null_means_absent: Vec<String>,
 }
 
@@ -50,6 +47,57 @@ impl ArgPlan {
         if !plan.is_empty() {
             self.properties.insert(name.to_owned(), plan);
         }
+    }
+
+    /// The JSON form (see [`ArgPlan`]).
+    pub fn to_value(&self) -> Value {
+        let mut o = Map::new();
+        if let Some(u) = &self.unwrap {
+            o.insert("unwrap".into(), Value::String(u.clone()));
+        }
+        if !self.properties.is_empty() {
+            let props = self.properties.iter().map(|(k, p)| (k.clone(), p.to_value())).collect();
+            o.insert("properties".into(), Value::Object(props));
+        }
+        if let Some(items) = &self.items {
+            o.insert("items".into(), items.to_value());
+        }
+        if !self.any_of.is_empty() {
+            o.insert("anyOf".into(), Value::Array(self.any_of.iter().map(Self::to_value).collect()));
+        }
+        if !self.enum_values.is_empty() {
+            o.insert("enumValues".into(), Value::Array(self.enum_values.clone()));
+        }
+        if !self.null_means_absent.is_empty() {
+            o.insert("nullMeansAbsent".into(), self.null_means_absent.clone().into());
+        }
+        Value::Object(o)
+    }
+
+    /// Reads the JSON form back. Absent fields are empty, `null` is accepted for `unwrap` and
+    /// `items`, unknown fields are ignored; a field of the wrong type is an `INVALID_INPUT`
+    /// error naming it.
+    pub fn from_value(v: &Value) -> Result<Self> {
+        Self::read(v).map_err(|e| e.into_error(ErrorCode::InvalidInput, "invalid argument plan"))
+    }
+
+    pub(crate) fn read(v: &Value) -> Read<Self> {
+        let o = read_object(v)?;
+        let properties = read_field(o, "properties", |v| {
+            let mut props = PropertyPlans::default();
+            for (k, p) in read_object(v)? {
+                props.insert(k.clone(), Self::read(p).map_err(|e| e.at_key(k))?);
+            }
+            Ok(props)
+        })?;
+        Ok(Self {
+            unwrap: read_opt_field(o, "unwrap", read_string)?,
+            properties: properties.unwrap_or_default(),
+            items: read_opt_field(o, "items", Self::read)?.map(Box::new),
+            any_of: read_field(o, "anyOf", |v| read_array(v, Self::read))?.unwrap_or_default(),
+            enum_values: read_field(o, "enumValues", |v| read_array(v, |x| Ok(x.clone())))?.unwrap_or_default(),
+            null_means_absent: read_field(o, "nullMeansAbsent", |v| read_array(v, read_string))?.unwrap_or_default(),
+        })
     }
 
     /// Maps `value` back. Values the plan does not recognise pass through unchanged.
@@ -109,6 +157,85 @@ impl ArgPlan {
     }
 }
 
+/// Plans for object properties by name, in name order: a vector kept sorted, searched by
+/// bisection (the wasm of a `BTreeMap` is large, and plans are few). Plans are boxed so that an
+/// insertion out of order moves small entries (a schema may list thousands of properties in
+/// reverse order).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PropertyPlans(Vec<(String, Box<ArgPlan>)>);
+
+impl PropertyPlans {
+    /// Whether there is no plan.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Number of plans.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn find(&self, name: &str) -> std::result::Result<usize, usize> {
+        // Names usually arrive in order (a serialised plan): check the end first.
+        match self.0.last() {
+            Some((last, _)) if last.as_str() < name => Err(self.0.len()),
+            _ => self.0.binary_search_by(|(k, _)| k.as_str().cmp(name)),
+        }
+    }
+
+    /// The plan of a property.
+    pub fn get(&self, name: &str) -> Option<&ArgPlan> {
+        self.find(name).ok().map(|i| &*self.0[i].1)
+    }
+
+    /// Sets the plan of a property, returning the one it replaces.
+    pub fn insert(&mut self, name: String, plan: ArgPlan) -> Option<ArgPlan> {
+        match self.find(&name) {
+            Ok(i) => Some(std::mem::replace(&mut *self.0[i].1, plan)),
+            Err(i) => {
+                self.0.insert(i, (name, Box::new(plan)));
+                None
+            }
+        }
+    }
+
+    /// `(name, plan)` pairs in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &ArgPlan)> {
+        self.0.iter().map(|(k, p)| (k, &**p))
+    }
+
+    /// The names, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(k, _)| k)
+    }
+}
+
+impl<'a> IntoIterator for &'a PropertyPlans {
+    type Item = (&'a String, &'a ArgPlan);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (String, Box<ArgPlan>)>, fn(&'a (String, Box<ArgPlan>)) -> (&'a String, &'a ArgPlan)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, p)| (k, &**p))
+    }
+}
+
+impl FromIterator<(String, ArgPlan)> for PropertyPlans {
+    /// Later plans for a name replace earlier ones.
+    fn from_iter<I: IntoIterator<Item = (String, ArgPlan)>>(iter: I) -> Self {
+        let mut plans = Self::default();
+        for (k, p) in iter {
+            plans.insert(k, p);
+        }
+        plans
+    }
+}
+
+impl serde::Serialize for ArgPlan {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}
+
 /// The string form a provider sees for an enum value: strings as is, others as JSON text.
 pub fn enum_string(v: &Value) -> String {
     match v {
@@ -136,11 +263,88 @@ mod tests {
     }
 
     #[test]
+    fn property_plans_stay_sorted_and_unique() {
+        let leaf = |n: i64| ArgPlan { enum_values: vec![json!(n)], ..ArgPlan::default() };
+        let mut props = PropertyPlans::default();
+        for (i, name) in ["m", "c", "x", "a", "m", "b", "z"].into_iter().enumerate() {
+            let replaced = props.insert(name.into(), leaf(i as i64));
+            assert_eq!(replaced.is_some(), i == 4, "{name}");
+        }
+        assert_eq!(props.keys().map(String::as_str).collect::<Vec<_>>(), ["a", "b", "c", "m", "x", "z"]);
+        assert_eq!(props.len(), 6);
+        assert_eq!(props.get("m"), Some(&leaf(4)));
+        assert_eq!(props.get("n"), None);
+        assert_eq!((&props).into_iter().count(), props.iter().count());
+        let collected: PropertyPlans = [("b".to_string(), leaf(1)), ("a".to_string(), leaf(2)), ("b".to_string(), leaf(3))].into_iter().collect();
+        assert_eq!(collected.iter().map(|(k, p)| (k.as_str(), p)).collect::<Vec<_>>(), [("a", &leaf(2)), ("b", &leaf(3))]);
+        // Equality does not depend on insertion order.
+        let mut other = PropertyPlans::default();
+        for name in ["z", "x", "m", "c", "b", "a"] {
+            other.insert(name.into(), props.get(name).unwrap().clone());
+        }
+        assert_eq!(other, props);
+    }
+
+    #[test]
     fn plans_round_trip_through_json() {
         let mut p = ArgPlan::default();
         p.set_property("a", ArgPlan { enum_values: vec![json!(1)], ..ArgPlan::default() });
-        let back: ArgPlan = serde_json::from_value(serde_json::to_value(&p).unwrap()).unwrap();
+        let back = ArgPlan::from_value(&p.to_value()).unwrap();
         assert_eq!(back, p);
         assert!(ArgPlan::default().is_empty());
+    }
+
+    fn full_plan() -> ArgPlan {
+        let leaf = ArgPlan { enum_values: vec![json!(1), json!("x"), json!(null)], ..ArgPlan::default() };
+        let mut root = ArgPlan {
+            unwrap: Some("input".into()),
+            items: Some(Box::new(leaf.clone())),
+            any_of: vec![leaf.clone(), ArgPlan { null_means_absent: vec!["n".into()], ..ArgPlan::default() }],
+            enum_values: vec![json!(2.5), json!({"k": [true]})],
+            null_means_absent: vec!["a".into(), "b".into()],
+            ..ArgPlan::default()
+        };
+        root.set_property("zeta", leaf.clone());
+        root.set_property("alpha", ArgPlan { items: Some(Box::new(leaf)), ..ArgPlan::default() });
+        root
+    }
+
+    #[test]
+    fn json_form_is_exact_and_round_trips() {
+        let p = full_plan();
+        let v = p.to_value();
+        // Key order: the field order; properties sorted by name; empty fields absent.
+        let text = serde_json::to_string(&v).unwrap();
+        assert_eq!(
+            text,
+            concat!(
+                r#"{"unwrap":"input","properties":{"alpha":{"items":{"enumValues":[1,"x",null]}},"zeta":{"enumValues":[1,"x",null]}},"#,
+                r#""items":{"enumValues":[1,"x",null]},"anyOf":[{"enumValues":[1,"x",null]},{"nullMeansAbsent":["n"]}],"#,
+                r#""enumValues":[2.5,{"k":[true]}],"nullMeansAbsent":["a","b"]}"#
+            )
+        );
+        assert_eq!(serde_json::to_string(&p).unwrap(), text, "Serialize gives the same JSON");
+        assert_eq!(ArgPlan::from_value(&v).unwrap(), p);
+        assert_eq!(ArgPlan::default().to_value(), json!({}));
+    }
+
+    #[test]
+    fn reading_is_lenient_where_serde_was_and_strict_on_types() {
+        // Unknown keys ignored, nulls for optional fields, unsorted properties.
+        let p = ArgPlan::from_value(&json!({"unwrap":null,"items":null,"extra":1,"properties":{"b":{},"a":{"unwrap":"x"}}})).unwrap();
+        assert_eq!(p.unwrap, None);
+        assert_eq!(p.properties.keys().collect::<Vec<_>>(), ["a", "b"]);
+        for (bad, field) in [
+            (json!([]), "the value must be an object, got array"),
+            (json!({"unwrap": 1}), "unwrap must be a string, got number"),
+            (json!({"properties": null}), "properties must be an object, got null"),
+            (json!({"properties": {"a": {"anyOf": [{}, {"enumValues": "x"}]}}}), "properties.a.anyOf[1].enumValues must be an array, got string"),
+            (json!({"nullMeansAbsent": ["a", 2]}), "nullMeansAbsent[1] must be a string, got number"),
+            (json!({"items": {"items": 3}}), "items.items must be an object, got number"),
+        ] {
+            let e = ArgPlan::from_value(&bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput);
+            assert_eq!(e.message, format!("invalid argument plan: {field}"));
+        }
     }
 }

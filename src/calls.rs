@@ -5,9 +5,6 @@
 //! returned, with an `error` (code and message) instead of arguments: one bad call never hides
 //! the others, and nothing is guessed.
 
-use std::collections::BTreeMap;
-
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -51,8 +48,8 @@ impl CallFormat {
     }
 }
 
-/// The error attached to one call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The error attached to one call. JSON form: `{code, message}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallError {
     /// Stable code (`INVALID_ARGUMENTS`, `UNKNOWN_TOOL_NAME`).
     pub code: &'static str,
@@ -60,9 +57,9 @@ pub struct CallError {
     pub message: String,
 }
 
-/// One tool call, resolved.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// One tool call, resolved. JSON form: `{id, providerName, server, tool, arguments, error?}`
+/// (`id` and `server` are `null` when absent, `error` is absent when there is none).
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
     /// The provider's call id (`null` when the provider sent none, as Gemini may).
     pub id: Option<String>,
@@ -75,8 +72,45 @@ pub struct ToolCall {
     /// The arguments, mapped back to what the server expects (`null` when `error` is set).
     pub arguments: Value,
     /// Why the call cannot be made as it is.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<CallError>,
+}
+
+impl CallError {
+    /// The JSON form.
+    pub fn to_value(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("code".into(), Value::String(self.code.to_owned()));
+        o.insert("message".into(), Value::String(self.message.clone()));
+        Value::Object(o)
+    }
+}
+
+impl ToolCall {
+    /// The JSON form.
+    pub fn to_value(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("id".into(), self.id.clone().into());
+        o.insert("providerName".into(), Value::String(self.provider_name.clone()));
+        o.insert("server".into(), self.server.clone().into());
+        o.insert("tool".into(), Value::String(self.tool.clone()));
+        o.insert("arguments".into(), self.arguments.clone());
+        if let Some(e) = &self.error {
+            o.insert("error".into(), e.to_value());
+        }
+        Value::Object(o)
+    }
+}
+
+impl serde::Serialize for CallError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}
+
+impl serde::Serialize for ToolCall {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
 }
 
 /// Raw arguments as a provider sends them.
@@ -243,6 +277,62 @@ struct Partial {
     done: bool,
 }
 
+/// The calls being assembled, by `(choice or output index, call index)`, in key order: a
+/// vector kept sorted (a stream has few calls open; a `BTreeMap` costs much more wasm).
+#[derive(Debug, Clone, Default)]
+struct OpenCalls(Vec<((u64, u64), Partial)>);
+
+impl OpenCalls {
+    fn find(&self, key: (u64, u64)) -> std::result::Result<usize, usize> {
+        self.0.binary_search_by(|(k, _)| k.cmp(&key))
+    }
+
+    /// The call at `key`, created empty if absent.
+    fn entry(&mut self, key: (u64, u64)) -> &mut Partial {
+        let i = match self.find(key) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(i, (key, Partial::default()));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    fn get_mut(&mut self, key: (u64, u64)) -> Option<&mut Partial> {
+        self.find(key).ok().map(|i| &mut self.0[i].1)
+    }
+
+    fn contains(&self, key: (u64, u64)) -> bool {
+        self.find(key).is_ok()
+    }
+
+    fn remove(&mut self, key: (u64, u64)) -> Option<Partial> {
+        self.find(key).ok().map(|i| self.0.remove(i).1)
+    }
+
+    fn keys(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.0.iter().map(|(k, _)| *k)
+    }
+}
+
+/// Responses stream: item id → key of its call, sorted by id.
+#[derive(Debug, Clone, Default)]
+struct ItemKeys(Vec<(String, (u64, u64))>);
+
+impl ItemKeys {
+    fn get(&self, id: &str) -> Option<(u64, u64)> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(id)).ok().map(|i| self.0[i].1)
+    }
+
+    fn insert(&mut self, id: String, key: (u64, u64)) {
+        match self.0.binary_search_by(|(k, _)| k.as_str().cmp(&id)) {
+            Ok(i) => self.0[i].1 = key,
+            Err(i) => self.0.insert(i, (id, key)),
+        }
+    }
+}
+
 /// Assembles complete tool calls from a provider's stream events or chunks.
 ///
 /// Feed every event to [`Accumulator::push`]; it returns the calls that the event completed.
@@ -251,16 +341,16 @@ struct Partial {
 #[derive(Debug, Clone)]
 pub struct Accumulator {
     format: CallFormat,
-    open: BTreeMap<(u64, u64), Partial>,
+    open: OpenCalls,
     /// Responses: item id → key.
-    items: BTreeMap<String, (u64, u64)>,
+    items: ItemKeys,
     emitted: usize,
 }
 
 impl Accumulator {
     /// A new accumulator for a provider's stream format.
     pub fn new(format: CallFormat) -> Self {
-        Self { format, open: BTreeMap::new(), items: BTreeMap::new(), emitted: 0 }
+        Self { format, open: OpenCalls::default(), items: ItemKeys::default(), emitted: 0 }
     }
 
     /// How many calls have been completed so far.
@@ -289,14 +379,14 @@ impl Accumulator {
 
     /// Ends the stream: every call still open is returned.
     pub fn finish(&mut self, map: Option<&NameMap>) -> Vec<ToolCall> {
-        let keys: Vec<(u64, u64)> = self.open.keys().copied().collect();
+        let keys: Vec<(u64, u64)> = self.open.keys().collect();
         self.take(keys, map)
     }
 
     fn take(&mut self, keys: Vec<(u64, u64)>, map: Option<&NameMap>) -> Vec<ToolCall> {
         let mut out = Vec::new();
         for k in keys {
-            if let Some(p) = self.open.remove(&k) {
+            if let Some(p) = self.open.remove(k) {
                 let raw = match p.whole {
                     Some(v) if p.args.is_empty() => RawArgs::Json(v),
                     _ => RawArgs::Text(p.args),
@@ -315,7 +405,7 @@ impl Accumulator {
             if let Some(delta) = delta {
                 for (pos, tc) in array(delta, "tool_calls").iter().enumerate() {
                     let ti = tc.get("index").and_then(Value::as_u64).unwrap_or(pos as u64);
-                    let p = self.open.entry((ci, ti)).or_default();
+                    let p = self.open.entry((ci, ti));
                     if let Some(id) = str_of(tc, "id") {
                         p.id = Some(id);
                     }
@@ -332,7 +422,7 @@ impl Accumulator {
                 }
             }
             if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
-                done.extend(self.open.keys().filter(|(c, _)| *c == ci).copied().collect::<Vec<_>>());
+                done.extend(self.open.keys().filter(|(c, _)| *c == ci).collect::<Vec<_>>());
             }
         }
     }
@@ -343,7 +433,7 @@ impl Accumulator {
         match kind {
             "response.output_item.added" => {
                 if let Some(item) = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
-                    let p = self.open.entry((oi, 0)).or_default();
+                    let p = self.open.entry((oi, 0));
                     p.id = str_of(item, "call_id");
                     p.name = str_of(item, "name").unwrap_or_default();
                     p.args = str_of(item, "arguments").unwrap_or_default();
@@ -353,14 +443,14 @@ impl Accumulator {
                 }
             }
             "response.function_call_arguments.delta" => {
-                let key = str_of(ev, "item_id").and_then(|id| self.items.get(&id).copied()).unwrap_or((oi, 0));
-                if let (Some(p), Some(d)) = (self.open.get_mut(&key), ev.get("delta").and_then(Value::as_str)) {
+                let key = str_of(ev, "item_id").and_then(|id| self.items.get(&id)).unwrap_or((oi, 0));
+                if let (Some(p), Some(d)) = (self.open.get_mut(key), ev.get("delta").and_then(Value::as_str)) {
                     p.args.push_str(d);
                 }
             }
             "response.function_call_arguments.done" => {
-                let key = str_of(ev, "item_id").and_then(|id| self.items.get(&id).copied()).unwrap_or((oi, 0));
-                if let Some(p) = self.open.get_mut(&key) {
+                let key = str_of(ev, "item_id").and_then(|id| self.items.get(&id)).unwrap_or((oi, 0));
+                if let Some(p) = self.open.get_mut(key) {
                     if let Some(a) = ev.get("arguments").and_then(Value::as_str) {
                         p.args = a.to_owned();
                     }
@@ -373,10 +463,10 @@ impl Accumulator {
             }
             "response.output_item.done" => {
                 if let Some(item) = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
-                    let key = str_of(item, "id").and_then(|id| self.items.get(&id).copied()).unwrap_or((oi, 0));
+                    let key = str_of(item, "id").and_then(|id| self.items.get(&id)).unwrap_or((oi, 0));
                     // Only if `.arguments.done` did not already complete it.
-                    if self.open.contains_key(&key) {
-                        let p = self.open.entry(key).or_default();
+                    if self.open.contains(key) {
+                        let p = self.open.entry(key);
                         p.id = str_of(item, "call_id").or(p.id.take());
                         p.name = str_of(item, "name").unwrap_or(std::mem::take(&mut p.name));
                         if let Some(a) = item.get("arguments").and_then(Value::as_str) {
@@ -396,7 +486,7 @@ impl Accumulator {
         match kind {
             "content_block_start" => {
                 if let Some(b) = ev.get("content_block").filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
-                    let p = self.open.entry((0, idx)).or_default();
+                    let p = self.open.entry((0, idx));
                     p.id = str_of(b, "id");
                     p.name = str_of(b, "name").unwrap_or_default();
                     p.whole = b.get("input").cloned();
@@ -404,13 +494,13 @@ impl Accumulator {
             }
             "content_block_delta" => {
                 if let Some(d) = ev.get("delta").filter(|d| d.get("type").and_then(Value::as_str) == Some("input_json_delta")) {
-                    if let (Some(p), Some(j)) = (self.open.get_mut(&(0, idx)), d.get("partial_json").and_then(Value::as_str)) {
+                    if let (Some(p), Some(j)) = (self.open.get_mut((0, idx)), d.get("partial_json").and_then(Value::as_str)) {
                         p.args.push_str(j);
                     }
                 }
             }
             "content_block_stop" => {
-                if self.open.contains_key(&(0, idx)) {
+                if self.open.contains((0, idx)) {
                     done.push((0, idx));
                 }
             }
@@ -423,20 +513,20 @@ impl Accumulator {
         if let Some(start) = ev.get("contentBlockStart") {
             let idx = start.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
             if let Some(tu) = start.get("start").and_then(|s| s.get("toolUse")) {
-                let p = self.open.entry((0, idx)).or_default();
+                let p = self.open.entry((0, idx));
                 p.id = str_of(tu, "toolUseId");
                 p.name = str_of(tu, "name").unwrap_or_default();
             }
         } else if let Some(delta) = ev.get("contentBlockDelta") {
             let idx = delta.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
             if let Some(input) = delta.get("delta").and_then(|d| d.get("toolUse")).and_then(|t| t.get("input")).and_then(Value::as_str) {
-                if let Some(p) = self.open.get_mut(&(0, idx)) {
+                if let Some(p) = self.open.get_mut((0, idx)) {
                     p.args.push_str(input);
                 }
             }
         } else if let Some(stop) = ev.get("contentBlockStop") {
             let idx = stop.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
-            if self.open.contains_key(&(0, idx)) {
+            if self.open.contains((0, idx)) {
                 done.push((0, idx));
             }
         }
@@ -571,6 +661,53 @@ mod tests {
         out.extend(acc.push(&json!({"contentBlockStop":{"contentBlockIndex":0}}), None));
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].arguments["labels"], json!(["a", "b"]));
+    }
+
+    #[test]
+    fn call_json_form_is_exact() {
+        let calls = parse_tool_calls(
+            &json!({"content":[{"type":"tool_use","id":"toolu_1","name":"mcp__gh__create_issue","input":{"b":1,"a":[null]}},{"type":"tool_use","name":"x","input":{}}]}),
+            CallFormat::Anthropic,
+            Some(&map()),
+        )
+        .unwrap();
+        let text = serde_json::to_string(&Value::Array(calls.iter().map(ToolCall::to_value).collect())).unwrap();
+        assert_eq!(
+            text,
+            concat!(
+                r#"[{"id":"toolu_1","providerName":"mcp__gh__create_issue","server":"gh","tool":"create_issue","arguments":{"b":1,"a":[null]}},"#,
+                r#"{"id":null,"providerName":"x","server":null,"tool":"x","arguments":null,"error":{"code":"UNKNOWN_TOOL_NAME","message":"no tool is named \"x\" in this name map (1 names)"}}]"#
+            )
+        );
+        assert_eq!(serde_json::to_string(&calls).unwrap(), text, "Serialize gives the same JSON");
+    }
+
+    #[test]
+    fn open_calls_complete_in_key_order() {
+        // Calls opened out of order (choice 1 before choice 0, tool 2 before tool 0) come out
+        // sorted by (choice, tool), as they did from a BTreeMap.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        for (c, t) in [(1, 2), (0, 2), (1, 0), (0, 0), (0, 1), (0, 2)] {
+            let id = format!("c{c}t{t}");
+            acc.push(&json!({"choices":[{"index":c,"delta":{"tool_calls":[{"index":t,"id":id,"function":{"name":"n","arguments":"{}"}}]}}]}), None);
+        }
+        let first = acc.push(&json!({"choices":[{"index":1,"delta":{},"finish_reason":"tool_calls"}]}), None);
+        assert_eq!(first.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c1t0", "c1t2"]);
+        let rest = acc.finish(None);
+        assert_eq!(rest.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c0t0", "c0t1", "c0t2"]);
+        // A repeated tool index appends to the same call: `{}{}` is not JSON.
+        assert_eq!(rest[2].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
+        assert_eq!(acc.completed(), 5);
+        // Responses: deltas find their call through the item id, whatever the output index says.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        for (oi, id) in [(3, "fc_z"), (1, "fc_a"), (2, "fc_m")] {
+            acc.push(&json!({"type":"response.output_item.added","output_index":oi,"item":{"type":"function_call","id":id,"call_id":format!("call_{id}"),"name":"t","arguments":""}}), None);
+        }
+        for id in ["fc_m", "fc_z", "fc_a"] {
+            acc.push(&json!({"type":"response.function_call_arguments.delta","item_id":id,"delta":format!("{{\"id\":\"{id}\"}}")}), None);
+        }
+        let out = acc.finish(None);
+        assert_eq!(out.iter().map(|c| c.arguments["id"].as_str().unwrap()).collect::<Vec<_>>(), ["fc_a", "fc_m", "fc_z"]);
     }
 
     #[test]

@@ -427,6 +427,98 @@ pub fn json_type(v: &Value) -> &'static str {
     }
 }
 
+/// A field of the wrong type, a missing field or an unknown one, found by a hand-written
+/// reader. The crate reads its own typed JSON (name maps, argument plans, policies) by hand
+/// rather than through serde derives: typed serde visitors and their error messages (which
+/// format floats) cost more wasm than everything they read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FieldError {
+    /// Where: `entries[0].args.anyOf[1]` (empty for the value itself).
+    path: String,
+    /// What, phrased to follow the path: `must be a string, got number`.
+    problem: String,
+}
+
+/// The result of a hand-written reader.
+pub(crate) type Read<T> = std::result::Result<T, FieldError>;
+
+impl FieldError {
+    /// A problem with the value being read.
+    pub(crate) fn new(problem: String) -> Self {
+        Self { path: String::new(), problem }
+    }
+
+    /// `must be {expected}, got {type}`.
+    pub(crate) fn wrong_type(expected: &str, got: &Value) -> Self {
+        Self::new(format!("must be {expected}, got {}", json_type(got)))
+    }
+
+    /// A required field that is absent.
+    pub(crate) fn missing(key: &str) -> Self {
+        Self { path: key.to_owned(), problem: "is missing".to_owned() }
+    }
+
+    fn under(mut self, segment: String) -> Self {
+        if !self.path.is_empty() && !self.path.starts_with('[') {
+            self.path.insert(0, '.');
+        }
+        self.path.insert_str(0, &segment);
+        self
+    }
+
+    /// Locates the error in the field `key` of the enclosing object.
+    pub(crate) fn at_key(self, key: &str) -> Self {
+        self.under(key.to_owned())
+    }
+
+    /// Locates the error in element `i` of the enclosing array.
+    pub(crate) fn at_index(self, i: usize) -> Self {
+        self.under(format!("[{i}]"))
+    }
+
+    /// The crate error: `{context}: {path} {problem}`.
+    pub(crate) fn into_error(self, code: ErrorCode, context: &str) -> Error {
+        let subject = if self.path.is_empty() { "the value" } else { &self.path };
+        Error::new(code, format!("{context}: {subject} {}", self.problem))
+    }
+}
+
+/// An object, or a [`FieldError`].
+pub(crate) fn read_object(v: &Value) -> Read<&JsonObject> {
+    v.as_object().ok_or_else(|| FieldError::wrong_type("an object", v))
+}
+
+/// A string (not `null`), or a [`FieldError`].
+pub(crate) fn read_string(v: &Value) -> Read<String> {
+    v.as_str().map(str::to_owned).ok_or_else(|| FieldError::wrong_type("a string", v))
+}
+
+/// A boolean (not `null`), or a [`FieldError`].
+pub(crate) fn read_bool(v: &Value) -> Read<bool> {
+    v.as_bool().ok_or_else(|| FieldError::wrong_type("a boolean", v))
+}
+
+/// An array whose every element `item` reads (errors located at the element).
+pub(crate) fn read_array<T>(v: &Value, item: fn(&Value) -> Read<T>) -> Read<Vec<T>> {
+    let a = v.as_array().ok_or_else(|| FieldError::wrong_type("an array", v))?;
+    a.iter().enumerate().map(|(i, x)| item(x).map_err(|e| e.at_index(i))).collect()
+}
+
+/// A field that may be absent (`None`); when present, `read` must accept it (`null` included).
+pub(crate) fn read_field<T>(o: &JsonObject, key: &str, read: impl FnOnce(&Value) -> Read<T>) -> Read<Option<T>> {
+    o.get(key).map(|v| read(v).map_err(|e| e.at_key(key))).transpose()
+}
+
+/// An optional field: absent and `null` are `None`.
+pub(crate) fn read_opt_field<T>(o: &JsonObject, key: &str, read: fn(&Value) -> Read<T>) -> Read<Option<T>> {
+    read_field(o, key, |v| if v.is_null() { Ok(None) } else { read(v).map(Some) }).map(Option::flatten)
+}
+
+/// A required field (`null` is not absent: `read` decides whether it accepts it).
+pub(crate) fn read_required<T>(o: &JsonObject, key: &str, read: fn(&Value) -> Read<T>) -> Read<T> {
+    read_field(o, key, read)?.ok_or_else(|| FieldError::missing(key))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

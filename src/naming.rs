@@ -18,10 +18,11 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
+use crate::model::{read_array, read_object, read_opt_field, read_required, read_string, FieldError, Read};
 use crate::report::Diagnostic;
 
 /// How a provider name is composed.
@@ -191,12 +192,28 @@ pub fn prefix_tool_name(server: Option<&str>, tool: &str, opts: &NamingOptions, 
 }
 
 /// The parts of a name in one of the plain formats.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedName {
     /// The server, when the format has one.
     pub server: Option<String>,
     /// The tool.
     pub tool: String,
+}
+
+impl ParsedName {
+    /// `{server, tool}` (`server` is `null` when absent).
+    pub fn to_value(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("server".into(), self.server.clone().into());
+        o.insert("tool".into(), Value::String(self.tool.clone()));
+        Value::Object(o)
+    }
+}
+
+impl serde::Serialize for ParsedName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
 }
 
 /// Splits a name built by a plain format (`parseToolName` in JS).
@@ -233,8 +250,9 @@ pub fn parse_tool_name(name: &str, format: Option<NameFormat>, opts: &NamingOpti
     }
 }
 
-/// One entry of a [`NameMap`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One entry of a [`NameMap`]. JSON form: `{name, server, tool, args?}` (`server` is `null`
+/// when unknown; `args` is absent when the arguments pass through unchanged).
+#[derive(Debug, Clone, PartialEq)]
 pub struct NameEntry {
     /// The name the provider sees.
     pub name: String,
@@ -243,8 +261,43 @@ pub struct NameEntry {
     /// The tool's original MCP name.
     pub tool: String,
     /// How to map the model's arguments back (absent when they pass through unchanged).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<ArgPlan>,
+}
+
+impl NameEntry {
+    /// The JSON form.
+    pub fn to_value(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("name".into(), Value::String(self.name.clone()));
+        o.insert("server".into(), self.server.clone().into());
+        o.insert("tool".into(), Value::String(self.tool.clone()));
+        if let Some(args) = &self.args {
+            o.insert("args".into(), args.to_value());
+        }
+        Value::Object(o)
+    }
+
+    /// Reads the JSON form: `name` and `tool` are required strings, `server` and `args` may be
+    /// absent or `null`, unknown fields are ignored. Wrong types are `INVALID_INPUT` errors.
+    pub fn from_value(v: &Value) -> Result<Self> {
+        Self::read(v).map_err(|e| e.into_error(ErrorCode::InvalidInput, "invalid name map entry"))
+    }
+
+    fn read(v: &Value) -> Read<Self> {
+        let o = read_object(v)?;
+        Ok(Self {
+            name: read_required(o, "name", read_string)?,
+            server: read_opt_field(o, "server", read_string)?,
+            tool: read_required(o, "tool", read_string)?,
+            args: read_opt_field(o, "args", ArgPlan::read)?,
+        })
+    }
+}
+
+impl serde::Serialize for NameEntry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
 }
 
 /// The registry that maps provider names back to `(server, tool)`, exactly.
@@ -252,13 +305,6 @@ pub struct NameEntry {
 pub struct NameMap {
     entries: Vec<NameEntry>,
     index: HashMap<String, usize>,
-}
-
-/// The serialised form of a [`NameMap`] (`nameMap.toJSON()`).
-#[derive(Debug, Serialize, Deserialize)]
-struct NameMapJson {
-    version: u32,
-    entries: Vec<NameEntry>,
 }
 
 impl NameMap {
@@ -362,16 +408,26 @@ impl NameMap {
         })
     }
 
-    /// Serialises to JSON (`{version:1, entries:[...]}`).
-    pub fn to_json_value(&self) -> serde_json::Value {
-        serde_json::to_value(NameMapJson { version: 1, entries: self.entries.clone() }).unwrap_or_default()
+    /// Serialises to JSON (`{version:1, entries:[...]}`, `nameMap.toJSON()`).
+    pub fn to_json_value(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("version".into(), Value::from(1u32));
+        o.insert("entries".into(), Value::Array(self.entries.iter().map(NameEntry::to_value).collect()));
+        Value::Object(o)
     }
 
-    /// Reads the serialised form back, checking names are unique.
-    pub fn from_json_value(v: serde_json::Value) -> Result<Self> {
-        let parsed: NameMapJson = serde_json::from_value(v)
-            .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("not a serialised name map: {e}")))?;
-        let map = Self::from_entries(parsed.entries);
+    /// Reads the serialised form back, checking names are unique. `version` must be a 32-bit
+    /// unsigned integer and `entries` an array of [`NameEntry`]; unknown fields are ignored.
+    pub fn from_json_value(v: Value) -> Result<Self> {
+        let read = |v: &Value| -> Read<Vec<NameEntry>> {
+            let o = read_object(v)?;
+            read_required(o, "version", |v| {
+                v.as_u64().filter(|n| u32::try_from(*n).is_ok()).ok_or_else(|| FieldError::wrong_type("a 32-bit unsigned integer", v))
+            })?;
+            read_required(o, "entries", |v| read_array(v, NameEntry::read))
+        };
+        let entries = read(&v).map_err(|e| e.into_error(ErrorCode::InvalidInput, "not a serialised name map"))?;
+        let map = Self::from_entries(entries);
         if map.index.len() != map.entries.len() {
             return Err(Error::new(ErrorCode::InvalidInput, "serialised name map has duplicate names"));
         }
@@ -485,6 +541,58 @@ mod tests {
         let json = map.to_json_value();
         let back = NameMap::from_json_value(json).unwrap();
         assert_eq!(back.resolve("mcp__s__t").unwrap().tool, "t");
+    }
+
+    #[test]
+    fn name_map_json_is_exact_and_round_trips() {
+        let (mut map, _) = NameMap::build(&[(Some("s"), "t"), (None, "u")], &opts(), NameRule::Strict);
+        let mut plan = ArgPlan { null_means_absent: vec!["x".into()], ..ArgPlan::default() };
+        plan.set_property("e", ArgPlan { enum_values: vec![serde_json::json!(3)], ..ArgPlan::default() });
+        map.entry_mut(0).unwrap().args = Some(plan);
+        let v = map.to_json_value();
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            concat!(
+                r#"{"version":1,"entries":[{"name":"mcp__s__t","server":"s","tool":"t","args":{"properties":{"e":{"enumValues":[3]}},"nullMeansAbsent":["x"]}},"#,
+                r#"{"name":"u","server":null,"tool":"u"}]}"#
+            )
+        );
+        assert_eq!(serde_json::to_value(&map.entries()[1]).unwrap(), map.entries()[1].to_value());
+        let back = NameMap::from_json_value(v).unwrap();
+        assert_eq!(back, map);
+        // Missing `server` and `args`, `null` args, unknown keys and any u32 version are accepted.
+        let lenient = serde_json::json!({"version": 7, "x": 1, "entries": [{"name": "a", "tool": "b", "args": null, "y": 2}]});
+        let back = NameMap::from_json_value(lenient).unwrap();
+        assert_eq!(back.entries()[0], NameEntry { name: "a".into(), server: None, tool: "b".into(), args: None });
+    }
+
+    #[test]
+    fn wrong_typed_name_map_fields_are_invalid_input() {
+        use serde_json::json;
+        for (bad, message) in [
+            (json!([]), "the value must be an object, got array"),
+            (json!({"entries": []}), "version is missing"),
+            (json!({"version": 1}), "entries is missing"),
+            (json!({"version": 1.0, "entries": []}), "version must be a 32-bit unsigned integer, got number"),
+            (json!({"version": -1, "entries": []}), "version must be a 32-bit unsigned integer, got number"),
+            (json!({"version": 4_294_967_296u64, "entries": []}), "version must be a 32-bit unsigned integer, got number"),
+            (json!({"version": 1, "entries": {}}), "entries must be an array, got object"),
+            (json!({"version": 1, "entries": [{"name": "a", "tool": 1}]}), "entries[0].tool must be a string, got number"),
+            (json!({"version": 1, "entries": [{"name": "a", "tool": "t"}, {"tool": "t"}]}), "entries[1].name is missing"),
+            (json!({"version": 1, "entries": [{"name": "a", "tool": "t", "server": false}]}), "entries[0].server must be a string, got boolean"),
+            (
+                json!({"version": 1, "entries": [{"name": "a", "tool": "t", "args": {"anyOf": [{"unwrap": []}]}}]}),
+                "entries[0].args.anyOf[0].unwrap must be a string, got array",
+            ),
+        ] {
+            let e = NameMap::from_json_value(bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput);
+            assert_eq!(e.message, format!("not a serialised name map: {message}"));
+        }
+        let dup = json!({"version": 1, "entries": [{"name": "a", "tool": "t"}, {"name": "a", "tool": "u"}]});
+        assert_eq!(NameMap::from_json_value(dup).unwrap_err().code, ErrorCode::InvalidInput);
+        let e = NameEntry::from_value(&json!({"name": null, "tool": "t"})).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidInput, "invalid name map entry: name must be a string, got null"));
     }
 
     #[test]

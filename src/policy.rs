@@ -9,15 +9,13 @@
 //! never turns an ask or a deny into an allow. Annotations are hints from the server, so they
 //! are never a reason to allow.
 
-use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::{Error, ErrorCode, Result};
-use crate::model::ToolAnnotations;
+use crate::error::{ErrorCode, Result};
+use crate::model::{read_array, read_bool, read_field, read_object, read_required, read_string, FieldError, Read, ToolAnnotations};
 
 /// A decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Action {
     /// Call without asking.
     Allow,
@@ -36,10 +34,20 @@ impl Action {
             Self::Deny => "deny",
         }
     }
+
+    fn read(v: &Value) -> Read<Self> {
+        match v.as_str() {
+            Some("allow") => Ok(Self::Allow),
+            Some("ask") => Ok(Self::Ask),
+            Some("deny") => Ok(Self::Deny),
+            Some(other) => Err(FieldError::new(format!("must be \"allow\", \"ask\" or \"deny\", got \"{other}\""))),
+            None => Err(FieldError::wrong_type("\"allow\", \"ask\" or \"deny\"", v)),
+        }
+    }
 }
 
 /// A rule.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
     /// The name pattern.
     pub pattern: String,
@@ -47,43 +55,61 @@ pub struct Rule {
     pub action: Action,
 }
 
+impl Rule {
+    /// `{pattern, action}` (other fields ignored).
+    fn read(v: &Value) -> Read<Self> {
+        let o = read_object(v)?;
+        Ok(Self { pattern: read_required(o, "pattern", read_string)?, action: read_required(o, "action", Action::read)? })
+    }
+}
+
 /// The policy.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     /// Rules; order does not matter (deny > ask > allow).
-    #[serde(default)]
     pub rules: Vec<Rule>,
     /// Shorthand lists, as in Claude Code settings.
-    #[serde(default)]
     pub allow: Vec<String>,
     /// Patterns to ask for.
-    #[serde(default)]
     pub ask: Vec<String>,
     /// Patterns to deny.
-    #[serde(default)]
     pub deny: Vec<String>,
     /// Decision when no rule matches (default `ask`).
-    #[serde(default = "default_action")]
     pub default_action: Action,
     /// Ask for tools whose annotations say `destructiveHint: true` unless a rule says deny.
-    #[serde(default)]
     pub ask_destructive: bool,
 }
 
-fn default_action() -> Action {
-    Action::Ask
-}
+/// The fields of a policy's JSON form; any other is an error.
+const POLICY_FIELDS: [&str; 6] = ["rules", "allow", "ask", "deny", "defaultAction", "askDestructive"];
 
 impl Policy {
-    /// Reads a policy from JSON, with typed errors.
+    /// Reads a policy from JSON, with typed errors (`INVALID_OPTIONS`): `{rules?: [{pattern,
+    /// action}], allow?, ask?, deny?, defaultAction?, askDestructive?}`, every field optional
+    /// (but not `null`), no other field allowed. The `allow`/`ask`/`deny` lists become rules.
     pub fn from_value(v: Value) -> Result<Self> {
-        let mut p: Self = serde_json::from_value(v)
-            .map_err(|e| Error::new(ErrorCode::InvalidOptions, format!("invalid permission policy: {e}")))?;
+        let mut p = Self::read(&v).map_err(|e| e.into_error(ErrorCode::InvalidOptions, "invalid permission policy"))?;
         for (list, action) in [(std::mem::take(&mut p.allow), Action::Allow), (std::mem::take(&mut p.ask), Action::Ask), (std::mem::take(&mut p.deny), Action::Deny)] {
             p.rules.extend(list.into_iter().map(|pattern| Rule { pattern, action }));
         }
         Ok(p)
+    }
+
+    fn read(v: &Value) -> Read<Self> {
+        let o = read_object(v)?;
+        if let Some(k) = o.keys().find(|k| !POLICY_FIELDS.contains(&k.as_str())) {
+            let known = "(expected rules, allow, ask, deny, defaultAction or askDestructive)";
+            return Err(FieldError::new(format!("is not a policy field {known}")).at_key(k));
+        }
+        let list = |key: &str| read_field(o, key, |v| read_array(v, read_string)).map(Option::unwrap_or_default);
+        Ok(Self {
+            rules: read_field(o, "rules", |v| read_array(v, Rule::read))?.unwrap_or_default(),
+            allow: list("allow")?,
+            ask: list("ask")?,
+            deny: list("deny")?,
+            default_action: read_field(o, "defaultAction", Action::read)?.unwrap_or(Action::Ask),
+            ask_destructive: read_field(o, "askDestructive", read_bool)?.unwrap_or(false),
+        })
     }
 
     /// The decision for a provider tool name, given the tool's annotations when known.
@@ -164,5 +190,39 @@ mod tests {
         let allow_all = Policy::from_value(json!({"defaultAction":"allow"})).unwrap();
         assert_eq!(allow_all.check("x", None), Action::Allow);
         assert_eq!(Policy::from_value(json!({"rules":[{"pattern":"x","action":"maybe"}]})).unwrap_err().code, ErrorCode::InvalidOptions);
+    }
+
+    #[test]
+    fn reading_matches_the_documented_form() {
+        let p = Policy::from_value(json!({"rules":[{"pattern":"a","action":"deny","note":"ignored"}],"allow":["b"],"ask":[],"defaultAction":"deny","askDestructive":false})).unwrap();
+        assert_eq!(
+            p,
+            Policy {
+                rules: vec![Rule { pattern: "a".into(), action: Action::Deny }, Rule { pattern: "b".into(), action: Action::Allow }],
+                allow: vec![],
+                ask: vec![],
+                deny: vec![],
+                default_action: Action::Deny,
+                ask_destructive: false,
+            }
+        );
+        let empty = Policy::from_value(json!({})).unwrap();
+        assert_eq!((empty.rules.len(), empty.default_action, empty.ask_destructive), (0, Action::Ask, false));
+        for (bad, message) in [
+            (json!("allow"), "the value must be an object, got string"),
+            (json!({"alow": []}), "alow is not a policy field (expected rules, allow, ask, deny, defaultAction or askDestructive)"),
+            (json!({"allow": "x"}), "allow must be an array, got string"),
+            (json!({"deny": null}), "deny must be an array, got null"),
+            (json!({"ask": ["a", 1]}), "ask[1] must be a string, got number"),
+            (json!({"rules": [{"pattern": "x"}]}), "rules[0].action is missing"),
+            (json!({"rules": [{"action": "ask"}]}), "rules[0].pattern is missing"),
+            (json!({"rules": [{"pattern": "x", "action": "Allow"}]}), r#"rules[0].action must be "allow", "ask" or "deny", got "Allow""#),
+            (json!({"defaultAction": 1}), r#"defaultAction must be "allow", "ask" or "deny", got number"#),
+            (json!({"askDestructive": "yes"}), "askDestructive must be a boolean, got string"),
+        ] {
+            let e = Policy::from_value(bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidOptions);
+            assert_eq!(e.message, format!("invalid permission policy: {message}"));
+        }
     }
 }

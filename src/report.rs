@@ -1,9 +1,11 @@
 //! What a conversion changed and what problems remain, per tool, returned as data.
 
-use serde::Serialize;
+use serde_json::{Map, Value};
 
 /// One change or problem, located by a JSON pointer into the tool's input schema.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// JSON form: `{path, rule, message}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     /// JSON pointer into the input schema (`""` is the root, `/properties/a` a property).
     pub path: String,
@@ -14,18 +16,18 @@ pub struct Diagnostic {
 }
 
 /// The report for one tool.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+///
+/// JSON form: `{tool, server?, name, strict?, changes, problems}` (`server` and `strict` absent
+/// when unknown).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolReport {
     /// The tool's MCP name.
     pub tool: String,
     /// The server it came from, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
     /// The name the provider sees.
     pub name: String,
     /// Whether the tool was emitted in strict mode (for providers that have one).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub strict: Option<bool>,
     /// Every change made to the schema or the definition.
     pub changes: Vec<Diagnostic>,
@@ -34,8 +36,9 @@ pub struct ToolReport {
 }
 
 /// The report for a whole conversion.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+///
+/// JSON form: `{provider, tools, problems}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Report {
     /// The provider converted for.
     pub provider: String,
@@ -54,5 +57,79 @@ impl Report {
     /// Total number of problems, including set-level ones.
     pub fn problem_count(&self) -> usize {
         self.problems.len() + self.tools.iter().map(|t| t.problems.len()).sum::<usize>()
+    }
+
+    /// The JSON form (see [`Report`]).
+    pub fn to_value(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("provider".into(), Value::String(self.provider.clone()));
+        o.insert("tools".into(), Value::Array(self.tools.iter().map(ToolReport::to_value).collect()));
+        o.insert("problems".into(), diagnostics(&self.problems));
+        Value::Object(o)
+    }
+}
+
+impl ToolReport {
+    /// The JSON form (see [`ToolReport`]).
+    pub fn to_value(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("tool".into(), Value::String(self.tool.clone()));
+        if let Some(s) = &self.server {
+            o.insert("server".into(), Value::String(s.clone()));
+        }
+        o.insert("name".into(), Value::String(self.name.clone()));
+        if let Some(s) = self.strict {
+            o.insert("strict".into(), Value::Bool(s));
+        }
+        o.insert("changes".into(), diagnostics(&self.changes));
+        o.insert("problems".into(), diagnostics(&self.problems));
+        Value::Object(o)
+    }
+}
+
+impl Diagnostic {
+    /// The JSON form (see [`Diagnostic`]).
+    pub fn to_value(&self) -> Value {
+        let mut o = Map::new();
+        o.insert("path".into(), Value::String(self.path.clone()));
+        o.insert("rule".into(), Value::String(self.rule.to_owned()));
+        o.insert("message".into(), Value::String(self.message.clone()));
+        Value::Object(o)
+    }
+}
+
+fn diagnostics(list: &[Diagnostic]) -> Value {
+    Value::Array(list.iter().map(Diagnostic::to_value).collect())
+}
+
+/// `Serialize` through the JSON form, for Rust callers (the wasm build uses `to_value`).
+macro_rules! serialize_via_value {
+    ($($t:ty),*) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                self.to_value().serialize(s)
+            }
+        }
+    )*};
+}
+serialize_via_value!(Report, ToolReport, Diagnostic);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_form_is_exact() {
+        let d = Diagnostic { path: "/properties/a".into(), rule: "gemini/strip-keyword", message: "removed \"x\"".into() };
+        let t = ToolReport { tool: "t".into(), name: "n".into(), changes: vec![d.clone()], ..ToolReport::default() };
+        let full = ToolReport { server: Some("s".into()), strict: Some(false), problems: vec![d.clone()], ..t.clone() };
+        let r = Report { provider: "openai".into(), tools: vec![t, full], problems: vec![d] };
+        let d_text = r#"{"path":"/properties/a","rule":"gemini/strip-keyword","message":"removed \"x\""}"#;
+        let expected = format!(
+            r#"{{"provider":"openai","tools":[{{"tool":"t","name":"n","changes":[{d_text}],"problems":[]}},{{"tool":"t","server":"s","name":"n","strict":false,"changes":[{d_text}],"problems":[{d_text}]}}],"problems":[{d_text}]}}"#
+        );
+        assert_eq!(serde_json::to_string(&r.to_value()).unwrap(), expected);
+        assert_eq!(serde_json::to_string(&r).unwrap(), expected, "Serialize gives the same JSON");
+        assert_eq!(serde_json::to_string(&r.tools[1]).unwrap(), serde_json::to_string(&r.tools[1].to_value()).unwrap());
     }
 }

@@ -1,5 +1,7 @@
 //! `McpClient` and `McpHub`: the MCP client and hub for JS, over `fetch`.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use js_sys::{Function, Object, Promise, Reflect};
@@ -158,11 +160,11 @@ fn get_data(options: &JsValue) -> JsValue {
     o.into()
 }
 
-fn promise<F>(fut: F) -> Promise
-where
-    F: std::future::Future<Output = Result<JsValue, Error>> + 'static,
-{
-    future_to_promise(async move { fut.await.map_err(JsValue::from) })
+/// The one way an async export makes its promise: a boxed future keeps `future_to_promise`
+/// (and the task machinery under it) to a single copy, where a generic helper compiled one per
+/// export.
+fn promise(fut: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>) -> Promise {
+    future_to_promise(fut)
 }
 
 /// An MCP client over Streamable HTTP.
@@ -192,14 +194,17 @@ impl JsMcpClient {
     /// `initialize` + `notifications/initialized`.
     pub fn connect(&self) -> Promise {
         let c = self.inner.clone();
-        promise(async move { c.connect().await.map(|()| JsValue::UNDEFINED) })
+        promise(Box::pin(async move {
+            c.connect().await?;
+            Ok(JsValue::UNDEFINED)
+        }))
     }
 
     /// Every tool, over all pages.
     #[wasm_bindgen(js_name = listTools)]
     pub fn list_tools(&self) -> Promise {
         let c = self.inner.clone();
-        promise(async move { to_js(&Value::Array(c.list_tools().await?)) })
+        promise(Box::pin(async move { Ok(to_js(&Value::Array(c.list_tools().await?))?) }))
     }
 
     /// Calls a tool: `{timeoutMs?, signal?, onProgress?}`. Resolves to the CallToolResult
@@ -216,16 +221,19 @@ impl JsMcpClient {
             };
             Ok((name, args, call_options(&options)?))
         })();
-        promise(async move {
+        promise(Box::pin(async move {
             let (name, args, mut opts) = prepared?;
-            to_js(&c.call_tool(&name, args, &mut opts).await?)
-        })
+            Ok(to_js(&c.call_tool(&name, args, &mut opts).await?)?)
+        }))
     }
 
     /// Ends the session (DELETE; 405 is fine).
     pub fn close(&self) -> Promise {
         let c = self.inner.clone();
-        promise(async move { c.close().await.map(|()| JsValue::UNDEFINED) })
+        promise(Box::pin(async move {
+            c.close().await?;
+            Ok(JsValue::UNDEFINED)
+        }))
     }
 
     /// `serverInfo` from the handshake.
@@ -322,7 +330,7 @@ impl JsMcpHub {
     pub fn list_tools(&self, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let selection = selection(&options);
-        promise(async move {
+        promise(Box::pin(async move {
             let selection = selection?;
             let (tools, errors) = hub.list_tools(&selection).await;
             let out = Object::new();
@@ -336,7 +344,7 @@ impl JsMcpHub {
             }
             let _ = Reflect::set(&out, &"errors".into(), &errs);
             Ok(out.into())
-        })
+        }))
     }
 
     /// Provider-ready tools for the listed servers (lists them first if needed), with
@@ -347,13 +355,13 @@ impl JsMcpHub {
             let p = Provider::parse(&string_param(&provider, "provider")?)?;
             Ok((p, options_param(&options)?))
         })();
-        promise(async move {
+        promise(Box::pin(async move {
             let (provider, opts) = parsed?;
             if hub.name_map().is_none() {
                 let _ = hub.list_tools(&Selection::Auto).await;
             }
-            to_js(&hub.tools(provider, &opts)?)
-        })
+            Ok(to_js(&hub.tools(provider, &opts)?)?)
+        }))
     }
 
     /// The name map of the last `tools()` call (as `NameMap.toJSON()` gives it).
@@ -380,18 +388,18 @@ impl JsMcpHub {
             };
             Ok((name, args, call_options(&options)?))
         })();
-        promise(async move {
+        promise(Box::pin(async move {
             let (name, args, opts) = prepared?;
             let r = hub.call_tool(&name, args, opts).await?;
-            to_js(&json!({"result": r.result, "text": r.text, "isError": r.is_error, "server": r.server, "tool": r.tool}))
-        })
+            Ok(to_js(&json!({"result": r.result, "text": r.text, "isError": r.is_error, "server": r.server, "tool": r.tool}))?)
+        }))
     }
 
     /// Closes every session (each gets at most 3 s); resolves to the failures `[{server, error}]`.
     #[wasm_bindgen(js_name = closeAll)]
     pub fn close_all(&self) -> Promise {
         let hub = self.inner.clone();
-        promise(async move {
+        promise(Box::pin(async move {
             let errs = js_sys::Array::new();
             for e in hub.close_all().await {
                 let o = Object::new();
@@ -400,7 +408,7 @@ impl JsMcpHub {
                 errs.push(&o);
             }
             Ok(errs.into())
-        })
+        }))
     }
 
     /// The server names.

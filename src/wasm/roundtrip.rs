@@ -23,7 +23,7 @@ fn name_map_param(v: &JsValue) -> Result<Option<NameMap>, Error> {
 }
 
 fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, JsValue> {
-    Ok(to_js(&serde_json::to_value(calls).unwrap_or(Value::Null))?)
+    Ok(to_js(&Value::Array(calls.iter().map(crate::calls::ToolCall::to_value).collect()))?)
 }
 
 /// Every tool call in a complete provider response:
