@@ -435,10 +435,14 @@ export function convertMcpTools(tools: readonly McpTool[], provider: "bedrock", 
 export function convertMcpTools<P extends Provider>(tools: readonly McpTool[], provider: P, options?: ConvertOptions): ProviderOutput[P];
 
 /**
- * Like {@link convertMcpTools} with JSON text in and out: `json` is a tools array, and the result is the
- * provider's `tools` array as JSON text. The fastest path when the tools arrive as text anyway.
+ * Like {@link convertMcpTools} with JSON text in and out: `json` is a tools array (or `{tools}`, or a
+ * `tools/list` response), and the result is the provider's `tools` array as JSON text. The fastest
+ * path when the tools arrive as text anyway: schemas that the provider takes unchanged are copied as
+ * text, not parsed into objects and written back (escapes and number spellings are kept as written).
+ * Given UTF-8 bytes (a `Uint8Array`, e.g. a response body), it returns UTF-8 bytes.
  */
 export function convertMcpToolsJson(json: string, provider: Provider, options?: ConvertOptions): string;
+export function convertMcpToolsJson(json: Uint8Array, provider: Provider, options?: ConvertOptions): Uint8Array;
 
 /** Converts, and also returns the name map (as data, see {@link NameMap.fromJSON}) and the {@link Report}. */
 export function convertMcpToolsDetailed<P extends Provider>(

@@ -5,6 +5,7 @@ use serde_json::{json, Map, Value};
 
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
+use crate::fast::{self, PassThrough};
 use crate::model::{json_size, json_type, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
@@ -159,24 +160,46 @@ enum OnError {
 
 /// Converts tools for a provider (`convertMcpTools`).
 pub fn convert(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Conversion> {
-    run(input, provider, opts, OnError::Throw)
+    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Throw)?.0)
 }
 
 /// Converts and reports, never failing on a single tool (`checkTools`).
 pub fn check(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Report> {
-    Ok(run(input, provider, opts, OnError::Report)?.report)
+    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Report)?.0.report)
 }
 
 /// JSON in, JSON out (`convertMcpToolsJson`).
+///
+/// Schemas the provider takes unchanged are copied as text (see [`crate::fast`]); anything the
+/// pass-through reader does not take (invalid JSON included) goes the general way, so errors are
+/// the same either way.
 pub fn convert_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<String> {
+    if fast::applies(provider, &opts.schema) {
+        if let Some(prepared) = fast::prepare(json, &opts.schema) {
+            if let Ok((conv, pass)) = run(prepared.tools, prepared.pass, provider, opts, OnError::Throw) {
+                let Value::Array(tools) = &conv.tools else { unreachable!("non-Gemini providers emit an array") };
+                let schemas: Vec<Option<&fast::Node>> = pass.iter().map(|p| p.as_ref().map(|p| &p.node)).collect();
+                return Ok(fast::write_tools(tools, &schemas, fast::schema_path(provider), json.len() + 4096));
+            }
+        }
+    }
     let input: Value = serde_json::from_str(json)
         .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")))?;
     let conv = convert(input, provider, opts)?;
     serde_json::to_string(&conv.tools).map_err(|e| Error::new(ErrorCode::InvalidInput, e.to_string()))
 }
 
-fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnError) -> Result<Conversion> {
-    let raw = tools_from_value(input)?;
+/// Converts `raw` tools. A tool with an entry in `pass` has its schema passed through as text
+/// (its `inputSchema` is `null` in `raw`): it is measured by that entry's size and not compiled.
+/// Returns `pass` with the entries of the tools that were emitted, in output order.
+fn run<'a>(
+    raw: Vec<Value>,
+    mut pass: Vec<Option<PassThrough<'a>>>,
+    provider: Provider,
+    opts: &ConvertOptions,
+    on_error: OnError,
+) -> Result<(Conversion, Vec<Option<PassThrough<'a>>>)> {
+    pass.resize_with(raw.len(), || None);
     let limits = opts.schema.limits;
     if raw.len() > limits.max_tools {
         return Err(Error::new(
@@ -186,10 +209,17 @@ fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnErro
     }
     let mut report = Report { provider: provider.as_str().into(), ..Report::default() };
     let mut tools: Vec<Tool> = Vec::with_capacity(raw.len());
+    let mut kept_pass: Vec<Option<PassThrough<'a>>> = Vec::with_capacity(raw.len());
     // Each schema level is at most a few JSON levels (`properties` → name → schema).
     let max_json_depth = limits.max_depth.saturating_mul(3).saturating_add(8);
     for (i, v) in raw.into_iter().enumerate() {
-        let size = json_size(&v);
+        let mut size = json_size(&v);
+        if let Some(p) = &pass[i] {
+            // The tool was measured with `inputSchema: null` (one node, no depth).
+            size.depth = size.depth.max(1 + p.size.depth);
+            size.nodes = size.nodes - 1 + p.size.nodes;
+            size.longest_string = size.longest_string.max(p.size.longest_string);
+        }
         let name = || v.get("name").and_then(Value::as_str).unwrap_or("?").chars().take(200).collect::<String>();
         let parsed = if size.depth > max_json_depth {
             Err(Error::new(
@@ -213,13 +243,17 @@ fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnErro
             Tool::from_value(v, i)
         };
         match parsed {
-            Ok(t) => tools.push(t),
+            Ok(t) => {
+                tools.push(t);
+                kept_pass.push(pass[i].take());
+            }
             Err(e) if on_error == OnError::Report => {
                 report.problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() })
             }
             Err(e) => return Err(e.with_path(format!("/{i}"))),
         }
     }
+    let mut pass = kept_pass;
     let servers: Vec<Option<String>> = tools
         .iter()
         .map(|t| t.server_name.as_deref().or(opts.server.as_deref()).filter(|s| !s.is_empty()).map(str::to_owned))
@@ -236,8 +270,14 @@ fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnErro
     let keep_schemas = provider == Provider::Anthropic && opts.schema.strict;
     for (i, tool) in tools.iter_mut().enumerate() {
         let mut cx = Cx::new(limits);
-        let schema = if keep_schemas { tool.input_schema.clone() } else { std::mem::take(&mut tool.input_schema) };
-        let result = compile_tool(schema, provider, &opts.schema, &mut cx);
+        let result = if pass[i].is_some() {
+            // Clean for this provider (see fast::is_clean): nothing to change, nothing to report.
+            let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses).then_some(false);
+            Ok(Compiled { schema: Some(Value::Null), strict, plan: ArgPlan::default() })
+        } else {
+            let schema = if keep_schemas { tool.input_schema.clone() } else { std::mem::take(&mut tool.input_schema) };
+            compile_tool(schema, provider, &opts.schema, &mut cx)
+        };
         let entry_name = name_map.entries().get(i).map(|e| e.name.clone()).unwrap_or_default();
         let mut tr = ToolReport {
             tool: tool.name.clone(),
@@ -291,8 +331,10 @@ fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnErro
     }
 
     let mut out = Vec::with_capacity(tools.len());
+    let mut out_pass = Vec::with_capacity(tools.len());
     for (i, (tool, c)) in tools.iter().zip(compiled).enumerate() {
         let Some(c) = c else { continue };
+        out_pass.push(pass[i].take());
         let name = name_map.entries().get(i).map(|e| e.name.clone()).unwrap_or_default();
         out.push(emit(provider, &opts.schema, &name, tool.description_text(), c));
     }
@@ -306,7 +348,7 @@ fn run(input: Value, provider: Provider, opts: &ConvertOptions, on_error: OnErro
         }
         _ => Value::Array(out),
     };
-    Ok(Conversion { tools: tools_value, name_map, report })
+    Ok((Conversion { tools: tools_value, name_map, report }, out_pass))
 }
 
 fn compile_tool(schema: Value, provider: Provider, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {

@@ -9,6 +9,7 @@
 //! * [`args`]: mapping a model's arguments back to what the server expects.
 //! * [`content`]: flattening tool results to text.
 //! * [`convert`]: the entry points that tie these together, with a report of every change.
+//! * [`fast`]: the pass-through path of `convert_json` for schemas that need no change.
 //!
 //! `src/wasm/` is the thin wasm-bindgen layer, compiled only for `wasm32`.
 
@@ -17,6 +18,7 @@ pub mod calls;
 pub mod content;
 pub mod convert;
 pub mod error;
+pub mod fast;
 pub mod model;
 pub mod naming;
 pub mod policy;

@@ -8,7 +8,8 @@ mod validator;
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
-use toolwire::convert::{convert, ConvertOptions};
+use toolwire::convert::{convert, convert_json, ConvertOptions};
+use toolwire::fast::passed_through;
 use toolwire::providers::{GeminiMode, Provider};
 use toolwire::ErrorCode;
 use validator::{validate, Target};
@@ -100,6 +101,37 @@ proptest! {
     fn generated_schemas_convert_to_valid_output(s in schema()) {
         check(&s)?;
     }
+}
+
+/// The pass-through path of `convert_json` gives the general path's output, byte for byte, for
+/// every generated schema (as the root, and as a property of a clean root), and is taken for
+/// some of them.
+#[test]
+fn pass_through_agrees_with_the_general_path() {
+    use proptest::test_runner::{Config, TestRunner};
+    let mut runner = TestRunner::new(Config { cases: 400, ..Config::default() });
+    let passed = std::cell::Cell::new(0usize);
+    runner
+        .run(&schema(), |s| {
+            for schema in [s.clone(), json!({"type": "object", "properties": {"p": s}})] {
+                let tools = json!([{ "name": "t", "description": "generated", "inputSchema": schema }]);
+                for provider in [Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic, Provider::Bedrock] {
+                    let opts = ConvertOptions::default();
+                    let general = convert(tools.clone(), provider, &opts).map(|c| c.tools.to_string());
+                    let text = serde_json::to_string_pretty(&tools).unwrap();
+                    let fast = convert_json(&text, provider, &opts);
+                    match (general, fast) {
+                        (Ok(g), Ok(f)) => prop_assert_eq!(g, f, "{:?}: input {}", provider, schema),
+                        (Err(g), Err(f)) => prop_assert_eq!(g.code, f.code),
+                        (g, f) => prop_assert!(false, "{:?}: {:?} vs {:?} for {}", provider, g.err(), f.err(), schema),
+                    }
+                    passed.set(passed.get() + passed_through(&text, provider, &opts.schema));
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert!(passed.get() > 100, "only {} generated tools passed through", passed.get());
 }
 
 /// `{"type":"object","properties":{"n": inner}}`, built without serde (whose recursive

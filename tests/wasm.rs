@@ -38,6 +38,11 @@ fn converts_for_every_provider_shape() {
     assert!(Array::is_array(&out));
     assert!(text(&out).starts_with(r#"[{"functionDeclarations":[{"name":"mcp__docs__search""#));
     let out = convert_mcp_tools_json(TOOL.into(), "bedrock".into(), JsValue::UNDEFINED).unwrap();
+    assert!(out.as_string().unwrap().starts_with(r#"[{"toolSpec":{"name":"mcp__docs__search""#));
+    // UTF-8 bytes in, bytes out.
+    let bytes = js_sys::Uint8Array::from(TOOL.as_bytes());
+    let out = convert_mcp_tools_json(bytes.into(), "bedrock".into(), JsValue::UNDEFINED).unwrap();
+    let out = String::from_utf8(out.dyn_into::<js_sys::Uint8Array>().unwrap().to_vec()).unwrap();
     assert!(out.starts_with(r#"[{"toolSpec":{"name":"mcp__docs__search""#));
 }
 

@@ -14,7 +14,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::naming::NameRule;
 use crate::schema::lower::{is_array_node, is_object_node};
 use crate::model::JsonObject;
-use crate::schema::walk::{for_each_subschema_mut, ARRAY_KEYWORDS, MAP_KEYWORDS, SINGLE_KEYWORDS};
+use crate::schema::walk::{for_each_subschema_mut, keyword, Keyword};
 use crate::schema::{fix_properties_and_required, Cx, Limits};
 
 /// The providers toolwire converts for.
@@ -136,11 +136,24 @@ pub fn compile(provider: Provider, root: Value, opts: &SchemaOptions, cx: &mut C
 /// Values in subschema positions that are not schemas (`items: "string"`, `anyOf: {}`,
 /// `properties: {a: "x"}`) become `{}` (any value) or are removed, and are reported.
 fn fix_subschema_slots(obj: &mut JsonObject, cx: &mut Cx) -> Result<()> {
+    // Most nodes need nothing: find out without copying a key.
+    let schemas = |v: &Value| v.is_object() || v.is_boolean();
+    let needs_fix = obj.iter().any(|(k, v)| match (keyword(k), v) {
+        (Keyword::Other, _) => false,
+        (Keyword::Map, Value::Object(m)) => !m.values().all(schemas),
+        (Keyword::Array | Keyword::Items, Value::Array(a)) => !a.iter().all(schemas),
+        (Keyword::Single | Keyword::Items, v) => !schemas(v),
+        _ => true,
+    });
+    if !needs_fix {
+        return Ok(());
+    }
     let keys: Vec<String> = obj.keys().cloned().collect();
     for key in keys {
-        let is_map = MAP_KEYWORDS.contains(&key.as_str());
-        let is_array = ARRAY_KEYWORDS.contains(&key.as_str()) && key != "items";
-        let is_single = SINGLE_KEYWORDS.contains(&key.as_str());
+        let kw = keyword(&key);
+        let is_map = kw == Keyword::Map;
+        let is_array = kw == Keyword::Array;
+        let is_single = matches!(kw, Keyword::Single | Keyword::Items);
         if !(is_map || is_array || is_single) {
             continue;
         }

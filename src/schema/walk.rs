@@ -29,6 +29,33 @@ pub const SINGLE_KEYWORDS: &[&str] = &[
 /// Keywords whose value is an array of subschemas (`items` too, in its draft-04 tuple form).
 pub const ARRAY_KEYWORDS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
 
+/// What a keyword's value is, by the keyword's name alone (the lists above, as one `match`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keyword {
+    /// In [`MAP_KEYWORDS`].
+    Map,
+    /// In [`SINGLE_KEYWORDS`], except `items`.
+    Single,
+    /// In [`ARRAY_KEYWORDS`], except `items`.
+    Array,
+    /// `items`: one subschema, or an array of them (draft 4 tuples).
+    Items,
+    /// Not a subschema position.
+    Other,
+}
+
+/// Classifies a keyword (see [`Keyword`]).
+pub fn keyword(key: &str) -> Keyword {
+    match key {
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => Keyword::Map,
+        "items" => Keyword::Items,
+        "additionalProperties" | "additionalItems" | "not" | "if" | "then" | "else" | "contains" | "propertyNames"
+        | "unevaluatedProperties" | "unevaluatedItems" => Keyword::Single,
+        "anyOf" | "oneOf" | "allOf" | "prefixItems" => Keyword::Array,
+        _ => Keyword::Other,
+    }
+}
+
 /// How a keyword holds subschemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Slot {
@@ -44,14 +71,11 @@ pub enum Slot {
 
 /// Classifies `key` given its value.
 pub fn slot(key: &str, value: &Value) -> Slot {
-    if MAP_KEYWORDS.contains(&key) && value.is_object() {
-        Slot::Map
-    } else if ARRAY_KEYWORDS.contains(&key) && value.is_array() {
-        Slot::Array
-    } else if SINGLE_KEYWORDS.contains(&key) && (value.is_object() || value.is_boolean()) {
-        Slot::Single
-    } else {
-        Slot::None
+    match (keyword(key), value) {
+        (Keyword::Map, Value::Object(_)) => Slot::Map,
+        (Keyword::Array | Keyword::Items, Value::Array(_)) => Slot::Array,
+        (Keyword::Single | Keyword::Items, Value::Object(_) | Value::Bool(_)) => Slot::Single,
+        _ => Slot::None,
     }
 }
 
@@ -106,5 +130,27 @@ pub fn contains_ref(v: &Value, depth: usize) -> bool {
                 })
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyword_agrees_with_the_lists() {
+        for k in MAP_KEYWORDS {
+            assert_eq!(keyword(k), Keyword::Map, "{k}");
+        }
+        for k in SINGLE_KEYWORDS.iter().filter(|k| **k != "items") {
+            assert_eq!(keyword(k), Keyword::Single, "{k}");
+        }
+        for k in ARRAY_KEYWORDS.iter().filter(|k| **k != "items") {
+            assert_eq!(keyword(k), Keyword::Array, "{k}");
+        }
+        assert_eq!(keyword("items"), Keyword::Items);
+        for k in ["type", "enum", "format", "required", "description", "Properties", ""] {
+            assert_eq!(keyword(k), Keyword::Other, "{k}");
+        }
     }
 }

@@ -10,7 +10,7 @@ use crate::model::CallToolResult;
 use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
 use crate::providers::Provider;
 use crate::schema::{process_json_schema, Cx, Limits};
-use crate::wasm::interop::{from_js, opt_string_param, parse, string_param, to_js};
+use crate::wasm::interop::{from_js, json_text, opt_string_param, parse, string_param, text_or_bytes_param, to_js};
 
 pub(crate) fn provider_param(v: &JsValue) -> Result<Provider, Error> {
     Provider::parse(&string_param(v, "provider")?)
@@ -30,22 +30,35 @@ pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
 pub fn convert_mcp_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    let conv = core::convert(from_js(&tools, "tools")?, provider, &opts)?;
+    if !tools.is_undefined() && !tools.is_null() {
+        // Through the text path, which copies the schemas that need no change (src/fast.rs).
+        let text = json_text(&tools, "tools")?;
+        let out = match core::convert_json(&text, provider, &opts) {
+            Ok(out) => out,
+            // JS strings may hold lone surrogates that only the lenient parse takes.
+            Err(e) if e.code == ErrorCode::InvalidJson => serde_json::to_string(&core::convert(parse(&text, "tools")?, provider, &opts)?.tools)
+                .map_err(|e| Error::new(ErrorCode::InvalidInput, e.to_string()))?,
+            Err(e) => return Err(e.into()),
+        };
+        return js_sys::JSON::parse(&out).map_err(|_| Error::new(ErrorCode::InvalidInput, "output could not be parsed by JSON.parse").into());
+    }
+    let conv = core::convert(Value::Null, provider, &opts)?;
     Ok(to_js(&conv.tools)?)
 }
 
-/// JSON text in, JSON text out: the fast path for tools that arrive as bytes and leave in a
-/// request body.
+/// JSON text in, JSON text out: the fast path for tools that arrive as text and leave in a
+/// request body. Given UTF-8 bytes (`Uint8Array`), returns bytes.
 #[wasm_bindgen(js_name = convertMcpToolsJson)]
-pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue) -> Result<String, JsValue> {
-    let json = string_param(&json, "json")?;
+pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let (json, bytes) = text_or_bytes_param(&json, "json")?;
     let provider = provider_param(&provider)?;
     let opts = if let Some(text) = options.as_string() {
         ConvertOptions::from_value(&parse(&text, "options")?)?
     } else {
         options_param(&options)?
     };
-    Ok(core::convert_json(&json, provider, &opts)?)
+    let out = core::convert_json(&json, provider, &opts)?;
+    Ok(if bytes { js_sys::Uint8Array::from(out.as_bytes()).into() } else { JsValue::from_str(&out) })
 }
 
 /// Converts and also returns the name map (as `NameMap.toJSON()` gives it) and the report.
@@ -54,7 +67,7 @@ pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: Js
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
     let conv = core::convert(from_js(&tools, "tools")?, provider, &opts)?;
-    let report = serde_json::to_value(&conv.report).unwrap_or(Value::Null);
+    let report = conv.report.to_value();
     Ok(to_js(&json!({"tools": conv.tools, "nameMap": conv.name_map.to_json_value(), "report": report}))?)
 }
 
@@ -65,7 +78,7 @@ pub fn check_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Resul
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
     let report = core::check(from_js(&tools, "tools")?, provider, &opts)?;
-    Ok(to_js(&serde_json::to_value(&report).unwrap_or(Value::Null))?)
+    Ok(to_js(&report.to_value())?)
 }
 
 /// The root normalisation every provider starts from: always returns an object schema with

@@ -11,15 +11,20 @@ pub(crate) fn from_js(v: &JsValue, what: &str) -> Result<Value> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::Null);
     }
+    parse(&json_text(v, what)?, what)
+}
+
+/// A JS value (not `undefined` or `null`) as JSON text, by `JSON.stringify`.
+pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
     let text = js_sys::JSON::stringify(v).map_err(|e| {
         let reason = js_sys::Error::from(e).message().as_string().unwrap_or_default();
         Error::new(ErrorCode::InvalidJson, format!("{what} cannot be represented as JSON: {reason}"))
     })?;
-    let Some(text) = text.as_string() else {
+    let Some(text) = text.dyn_ref::<js_sys::JsString>() else {
         // Functions and symbols stringify to undefined.
         return Err(Error::new(ErrorCode::InvalidInput, format!("{what} is not a JSON value")));
     };
-    parse(&text, what)
+    Ok(string_text(text))
 }
 
 /// Parses JSON text with a typed error. JS strings may hold lone surrogates, which
@@ -40,6 +45,71 @@ pub(crate) fn parse(text: &str, what: &str) -> Result<Value> {
 pub(crate) fn to_js(v: &Value) -> Result<JsValue> {
     let text = serde_json::to_string(v).map_err(|e| Error::new(ErrorCode::InvalidInput, e.to_string()))?;
     js_sys::JSON::parse(&text).map_err(|_| Error::new(ErrorCode::InvalidInput, "output could not be parsed by JSON.parse"))
+}
+
+#[wasm_bindgen]
+extern "C" {
+    type TextEncoder;
+    #[wasm_bindgen(constructor)]
+    fn new() -> TextEncoder;
+    #[wasm_bindgen(method, js_name = encodeInto)]
+    fn encode_into(this: &TextEncoder, s: &js_sys::JsString, into: &js_sys::Uint8Array) -> EncodeIntoResult;
+    type EncodeIntoResult;
+    #[wasm_bindgen(method, getter)]
+    fn read(this: &EncodeIntoResult) -> u32;
+    #[wasm_bindgen(method, getter)]
+    fn written(this: &EncodeIntoResult) -> u32;
+}
+
+thread_local! {
+    static ENCODER: TextEncoder = TextEncoder::new();
+}
+
+/// A JS string as UTF-8, written by the engine's `TextEncoder.encodeInto` straight into wasm
+/// memory (wasm-bindgen's own string passing copies ASCII one character at a time in JS).
+/// Lone surrogates become U+FFFD, as with any string passed to wasm.
+pub(crate) fn string_text(s: &js_sys::JsString) -> String {
+    let units = s.length() as usize;
+    // Room for all-ASCII text first; the rest (3 bytes per UTF-16 unit at most) if needed.
+    let mut buf: Vec<u8> = Vec::with_capacity(units);
+    let mut read = 0usize;
+    ENCODER.with(|encoder| {
+        let mut rest = s.clone();
+        loop {
+            let spare = buf.capacity() - buf.len();
+            // SAFETY: the view covers the vector's spare capacity and is used before anything
+            // else can allocate (and so move or grow wasm memory).
+            let view = unsafe { js_sys::Uint8Array::view_mut_raw(buf.as_mut_ptr().add(buf.len()), spare) };
+            let r = encoder.encode_into(&rest, &view);
+            // SAFETY: encodeInto wrote `written` bytes of UTF-8 there.
+            unsafe { buf.set_len(buf.len() + r.written() as usize) };
+            read += r.read() as usize;
+            if read >= units {
+                break;
+            }
+            rest = s.slice(read as u32, units as u32);
+            buf.reserve((units - read) * 3);
+        }
+    });
+    // TextEncoder writes only well-formed UTF-8.
+    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// JSON text given as a string or as UTF-8 bytes (`Uint8Array`); says which.
+pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bool)> {
+    if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
+        return Ok((string_text(s), false));
+    }
+    if let Some(bytes) = v.dyn_ref::<js_sys::Uint8Array>() {
+        let text = String::from_utf8(bytes.to_vec())
+            .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("{what} is not UTF-8 (invalid byte at {})", e.utf8_error().valid_up_to())))?;
+        return Ok((text, true));
+    }
+    let t = v.js_typeof().as_string().unwrap_or_default();
+    Err(Error::new(
+        ErrorCode::InvalidInput,
+        format!("{what} must be a string or a Uint8Array, got {}", if v.is_null() { "null".into() } else { t }),
+    ))
 }
 
 /// A required string parameter.

@@ -163,6 +163,18 @@ module.exports = function contract(tw, label) {
     }
   });
 
+  test(name("convertMcpToolsJson takes UTF-8 bytes and returns bytes; bad bytes are INVALID_JSON"), () => {
+    const tools = [weather, { name: "ping", description: "Ping \u00e9t\u00e9 \u{1F600}" }];
+    for (const provider of PROVIDERS) {
+      const bytes = tw.convertMcpToolsJson(new TextEncoder().encode(JSON.stringify(tools, null, 2)), provider);
+      assert.ok(bytes instanceof Uint8Array, provider);
+      assert.deepStrictEqual(JSON.parse(new TextDecoder().decode(bytes)), tw.convertMcpTools(tools, provider), provider);
+    }
+    assert.throws(() => tw.convertMcpToolsJson(new Uint8Array([0x5b, 0xff, 0x5d]), "openai"), { code: "INVALID_JSON" });
+    assert.throws(() => tw.convertMcpToolsJson(42, "openai"), { code: "INVALID_INPUT", message: /string or a Uint8Array/ });
+    assert.equal(tw.convertMcpToolsJson("[]", "openai"), "[]", "still works");
+  });
+
   test(name("output is plain JSON data (arrays and Object.prototype objects)"), () => {
     const isPlain = (v, path) => {
       if (v === null || typeof v !== "object") return;

@@ -1,0 +1,569 @@
+//! The pass-through path of `convertMcpToolsJson`: schemas that a provider takes as they are
+//! go from the input text to the output text through a light borrowed tree, never through the
+//! general path's [`Value`] tree and its passes.
+//!
+//! Most MCP tools need no change for OpenAI (Chat and Responses, non-strict), Anthropic
+//! (non-strict) and Bedrock: 1,183 of the corpus's 1,265 tools, 85% of its bytes. For those the
+//! cost of the general path is almost all in the tree itself (an owned string for every key and
+//! value, a hash for every key, a walk per rule). This module reads each tool's `inputSchema`
+//! into a [`Node`] (strings borrowed from the input, objects as plain vectors), measures it
+//! while reading, and decides with [`is_clean`] whether the general path would return it
+//! unchanged with nothing to report. A clean schema is written straight from the [`Node`]; any
+//! other is turned into a [`Value`] (no second parse) and goes the general way, tool by tool.
+//!
+//! [`is_clean`] is deliberately narrower than the general path: it accepts only schemas on
+//! which every rule of [`crate::schema::process_json_schema`] and
+//! [`crate::providers::fix_structure`] is a no-op, and anything unusual (duplicate keys, a
+//! `null` type, limits nearly reached) goes the general way. The output is byte for byte the
+//! general path's (same parser, same number and string writer); `tests/corpus.rs` and
+//! `tests/properties.rs` check it on the corpus and on generated schemas.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+use crate::model::JsonSize;
+use crate::providers::{Provider, SchemaOptions};
+use crate::schema::walk::{keyword, Keyword};
+use crate::schema::TYPE_NAMES;
+
+/// A borrowed JSON tree: strings point into the input unless they hold escapes.
+#[derive(Debug)]
+pub enum Node<'a> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, read as the general path reads it.
+    Num(Number),
+    /// A string.
+    Str(Cow<'a, str>),
+    /// An array.
+    Arr(Vec<Node<'a>>),
+    /// An object, keys in input order (unique, when [`is_clean`] has accepted it).
+    Obj(Vec<(Cow<'a, str>, Node<'a>)>),
+}
+
+impl<'a> Node<'a> {
+    fn get(&self, key: &str) -> Option<&Node<'a>> {
+        match self {
+            Node::Obj(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Node::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn is_schema(&self) -> bool {
+        matches!(self, Node::Obj(_) | Node::Bool(_))
+    }
+
+    /// The [`Value`] serde_json would have read from the same text (the last of duplicate keys
+    /// wins, at the first one's position).
+    fn into_value(self) -> Value {
+        match self {
+            Node::Null => Value::Null,
+            Node::Bool(b) => Value::Bool(b),
+            Node::Num(n) => Value::Number(n),
+            Node::Str(s) => Value::String(s.into_owned()),
+            Node::Arr(items) => Value::Array(items.into_iter().map(Node::into_value).collect()),
+            Node::Obj(entries) => {
+                let mut map = Map::with_capacity(entries.len());
+                for (k, v) in entries {
+                    map.insert(k.into_owned(), v.into_value());
+                }
+                Value::Object(map)
+            }
+        }
+    }
+
+    /// Writes compact JSON, as serde_json writes the equal [`Value`].
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Node::Null => out.extend_from_slice(b"null"),
+            Node::Bool(true) => out.extend_from_slice(b"true"),
+            Node::Bool(false) => out.extend_from_slice(b"false"),
+            Node::Num(n) => write_json(out, n),
+            Node::Str(s) => write_json(out, s.as_ref()),
+            Node::Arr(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    item.write(out);
+                }
+                out.push(b']');
+            }
+            Node::Obj(entries) => {
+                out.push(b'{');
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_json(out, k.as_ref());
+                    out.push(b':');
+                    v.write(out);
+                }
+                out.push(b'}');
+            }
+        }
+    }
+}
+
+fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) {
+    // Writing to memory cannot fail, and these values (strings, numbers, Values) always serialise.
+    let _ = serde_json::to_writer(&mut *out, v);
+}
+
+/// Reads one value.
+struct NodeSeed;
+
+impl<'de> DeserializeSeed<'de> for NodeSeed {
+    type Value = Node<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+// The readers here go through `deserialize_any` and override every method serde_json may call:
+// serde's default "invalid type" error formats the unexpected value, floats included, and that
+// formatting code is a sizeable part of the wasm.
+impl<'de> Visitor<'de> for NodeSeed {
+    type Value = Node<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_unit<E>(self) -> Result<Node<'de>, E> {
+        Ok(Node::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Node<'de>, E> {
+        Ok(Node::Bool(b))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Node<'de>, E> {
+        Ok(Node::Num(n.into()))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Node<'de>, E> {
+        Ok(Node::Num(n.into()))
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<Node<'de>, E> {
+        // As serde_json's Value reader: a float it cannot hold (never from JSON text) is null.
+        Ok(Number::from_f64(n).map_or(Node::Null, Node::Num))
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Borrowed(s)))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Owned(s.to_owned())))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Node<'de>, E> {
+        Ok(Node::Str(Cow::Owned(s)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element_seed(NodeSeed)? {
+            items.push(v);
+        }
+        Ok(Node::Arr(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(k) = map.next_key_seed(KeySeed)? {
+            entries.push((k, map.next_value_seed(NodeSeed)?));
+        }
+        Ok(Node::Obj(entries))
+    }
+}
+
+impl<'a> Node<'a> {
+    /// The figures of [`crate::model::json_size`], and whether every object's keys are unique
+    /// (the general path keeps the last of duplicate keys; written as is, all would stay).
+    fn measure(&self, depth: usize, size: &mut JsonSize) -> bool {
+        size.nodes += 1;
+        match self {
+            Node::Obj(entries) => {
+                size.depth = size.depth.max(depth + 1);
+                let mut ok = keys_unique(entries);
+                for (k, v) in entries {
+                    size.longest_string = size.longest_string.max(k.len());
+                    ok &= v.measure(depth + 1, size);
+                }
+                ok
+            }
+            Node::Arr(items) => {
+                size.depth = size.depth.max(depth + 1);
+                items.iter().fold(true, |ok, v| v.measure(depth + 1, size) & ok)
+            }
+            Node::Str(s) => {
+                size.longest_string = size.longest_string.max(s.len());
+                true
+            }
+            _ => true,
+        }
+    }
+
+    /// The value of the last entry named `key` (the one a parsed object keeps).
+    fn take_last(entries: &mut [(Cow<'_, str>, Node<'a>)], key: &str) -> Option<Node<'a>> {
+        entries.iter_mut().rev().find(|(k, _)| k == key).map(|(_, v)| std::mem::replace(v, Node::Null))
+    }
+}
+
+fn keys_unique(entries: &[(Cow<'_, str>, Node<'_>)]) -> bool {
+    if entries.len() <= 8 {
+        return entries.iter().enumerate().all(|(i, (k, _))| !entries[..i].iter().any(|(other, _)| other == k));
+    }
+    let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_ref()).collect();
+    keys.sort_unstable();
+    keys.windows(2).all(|w| w[0] != w[1])
+}
+
+/// An object key, borrowed when it holds no escape.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(s))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(s.to_owned()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(s))
+    }
+}
+
+/// Reads all of `text` with `seed` (trailing characters are an error, as with `from_str`).
+fn read_all<'a, S: DeserializeSeed<'a>>(text: &'a str, seed: S) -> Option<S::Value> {
+    let mut d = serde_json::Deserializer::from_str(text);
+    let v = seed.deserialize(&mut d).ok()?;
+    d.end().ok()?;
+    Some(v)
+}
+
+/// A tool whose schema is passed through.
+#[derive(Debug)]
+pub(crate) struct PassThrough<'a> {
+    /// The schema.
+    pub node: Node<'a>,
+    /// Its size figures (see [`crate::model::json_size`]).
+    pub size: JsonSize,
+}
+
+/// The tools of a JSON input read for the pass-through path: each as a [`Value`] whose
+/// `inputSchema` is `null` when the schema is passed through (then `Some` at its index).
+pub(crate) struct Prepared<'a> {
+    pub tools: Vec<Value>,
+    pub pass: Vec<Option<PassThrough<'a>>>,
+}
+
+/// Whether the pass-through path applies to this provider and these options.
+pub(crate) fn applies(provider: Provider, opts: &SchemaOptions) -> bool {
+    !opts.strict && matches!(provider, Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic | Provider::Bedrock)
+}
+
+/// Reads `json` as a tool list, or returns `None` for anything the general path should read
+/// (invalid JSON, another shape, a tool that is not an object) so that its errors stay the same.
+pub(crate) fn prepare<'a>(json: &'a str, opts: &SchemaOptions) -> Option<Prepared<'a>> {
+    // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
+    let tools = match read_all(json, NodeSeed)? {
+        Node::Arr(items) => items,
+        Node::Obj(mut top) => match Node::take_last(&mut top, "tools") {
+            Some(Node::Arr(items)) => items,
+            _ => match Node::take_last(&mut top, "result") {
+                Some(Node::Obj(mut result)) => match Node::take_last(&mut result, "tools") {
+                    Some(Node::Arr(items)) => items,
+                    _ => return None,
+                },
+                _ => return None,
+            },
+        },
+        _ => return None,
+    };
+    let mut out = Prepared { tools: Vec::with_capacity(tools.len()), pass: Vec::with_capacity(tools.len()) };
+    for tool in tools {
+        let Node::Obj(mut entries) = tool else { return None };
+        let schema = Node::take_last(&mut entries, "inputSchema");
+        // `inputSchema` (if any) is null now, at the place serde_json would have kept it.
+        let Value::Object(mut fields) = Node::Obj(entries).into_value() else { unreachable!("an object") };
+        let mut pass = None;
+        if let Some(node) = schema {
+            let mut size = JsonSize::default();
+            let unique = node.measure(0, &mut size);
+            let mut levels = Levels { depth: 0, nodes: 0, max_depth: opts.limits.max_depth, max_nodes: opts.limits.max_nodes };
+            if unique && is_clean(&node, &mut levels) {
+                pass = Some(PassThrough { node, size });
+            } else {
+                fields.insert("inputSchema".into(), node.into_value());
+            }
+        }
+        out.tools.push(Value::Object(fields));
+        out.pass.push(pass);
+    }
+    Some(out)
+}
+
+/// Schema levels entered, as [`crate::schema::Cx::enter`] counts them.
+struct Levels {
+    depth: usize,
+    nodes: usize,
+    max_depth: usize,
+    max_nodes: usize,
+}
+
+/// Whether the general path returns this root schema unchanged, with no change or problem to
+/// report, for the providers of [`applies`]. Keys are unique (checked by the caller).
+fn is_clean(root: &Node, levels: &mut Levels) -> bool {
+    // process_json_schema: the root is already `type: "object"` (no inference, no narrowing, no
+    // wrapping); the providers' root steps have nothing to merge or remove.
+    root.get("type").and_then(Node::as_str) == Some("object")
+        && ["anyOf", "oneOf", "allOf", "enum", "not"].iter().all(|k| root.get(k).is_none())
+        && clean_node(root, levels)
+}
+
+/// One node under [`crate::providers::fix_structure`]'s rules.
+fn clean_node(node: &Node, levels: &mut Levels) -> bool {
+    let Node::Obj(entries) = node else { return true };
+    levels.depth += 1;
+    levels.nodes += 1;
+    if levels.depth > levels.max_depth || levels.nodes > levels.max_nodes {
+        return false;
+    }
+    // normalize_type: only the seven type names, as written.
+    let types: Vec<&str> = match node.get("type") {
+        None => Vec::new(),
+        Some(Node::Str(t)) if TYPE_NAMES.contains(&t.as_ref()) => vec![t.as_ref()],
+        Some(Node::Arr(ts)) => {
+            let names: Option<Vec<&str>> = ts.iter().map(|t| t.as_str().filter(|t| TYPE_NAMES.contains(t))).collect();
+            match names {
+                Some(n) => n,
+                None => return false,
+            }
+        }
+        Some(_) => return false,
+    };
+    if node.get("$ref").is_some_and(|r| r.as_str().is_none()) {
+        return false;
+    }
+    let is_object = types.contains(&"object") || (types.is_empty() && node.get("properties").is_some());
+    if is_object && !clean_properties(node) {
+        return false;
+    }
+    if types.contains(&"array") && node.get("items").is_none() && node.get("prefixItems").is_none() {
+        return false;
+    }
+    // fix_subschema_slots: every subschema position holds schemas; then recurse into them.
+    for (key, value) in entries {
+        let ok = match (keyword(key), value) {
+            (Keyword::Other, _) => true,
+            (Keyword::Map, Node::Obj(map)) => map.iter().all(|(_, s)| s.is_schema() && clean_node(s, levels)),
+            (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().all(|s| s.is_schema() && clean_node(s, levels)),
+            (Keyword::Single | Keyword::Items, s) => s.is_schema() && clean_node(s, levels),
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    levels.depth -= 1;
+    true
+}
+
+/// fix_properties_and_required on an object node: `properties` is an object without draft-3
+/// `required: true` flags; `required`, if present, lists existing properties once each.
+fn clean_properties(node: &Node) -> bool {
+    let Some(Node::Obj(props)) = node.get("properties") else { return false };
+    if props.iter().any(|(_, p)| matches!(p.get("required"), Some(Node::Bool(_)))) {
+        return false;
+    }
+    match node.get("required") {
+        None => true,
+        Some(Node::Arr(names)) => names.iter().enumerate().all(|(i, n)| match n {
+            Node::Str(name) => {
+                props.iter().any(|(k, _)| k == name) && !names[..i].iter().any(|m| m.as_str() == Some(name.as_ref()))
+            }
+            _ => false,
+        }),
+        Some(_) => false,
+    }
+}
+
+/// How many of the input's tools [`crate::convert::convert_json`] would pass through: for tests
+/// and benchmarks that must know the pass-through path was taken.
+pub fn passed_through(json: &str, provider: Provider, opts: &SchemaOptions) -> usize {
+    if !applies(provider, opts) {
+        return 0;
+    }
+    prepare(json, opts).map_or(0, |p| p.pass.iter().filter(|p| p.is_some()).count())
+}
+
+/// Where each provider's tool entry holds the schema.
+pub(crate) fn schema_path(provider: Provider) -> &'static [&'static str] {
+    match provider {
+        Provider::OpenAi => &["function", "parameters"],
+        Provider::Anthropic => &["input_schema"],
+        Provider::Bedrock => &["toolSpec", "inputSchema", "json"],
+        _ => &["parameters"],
+    }
+}
+
+/// Writes the tool list, each passed-through schema in its place.
+pub(crate) fn write_tools(tools: &[Value], schemas: &[Option<&Node>], path: &[&str], capacity: usize) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(capacity);
+    out.push(b'[');
+    for (i, tool) in tools.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match schemas.get(i).copied().flatten() {
+            Some(node) => write_spliced(&mut out, tool, path, node),
+            None => write_json(&mut out, tool),
+        }
+    }
+    out.push(b']');
+    // Everything written is UTF-8 (serde_json's writer, and ASCII punctuation).
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+fn write_spliced(out: &mut Vec<u8>, v: &Value, path: &[&str], node: &Node) {
+    match (path.split_first(), v) {
+        (None, _) => node.write(out),
+        (Some((head, rest)), Value::Object(map)) => {
+            out.push(b'{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json(out, k.as_str());
+                out.push(b':');
+                if k == head {
+                    write_spliced(out, v, rest, node);
+                } else {
+                    write_json(out, v);
+                }
+            }
+            out.push(b'}');
+        }
+        _ => write_json(out, v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Limits;
+    use serde_json::json;
+
+    fn passes(v: &Value, limits: Limits) -> bool {
+        let text = json!([{ "name": "t", "inputSchema": v }]).to_string();
+        let opts = SchemaOptions { limits, ..SchemaOptions::default() };
+        prepare(&text, &opts).unwrap().pass[0].is_some()
+    }
+
+    fn clean(v: Value) -> bool {
+        passes(&v, Limits::default())
+    }
+
+    #[test]
+    fn clean_schemas_pass() {
+        assert!(clean(json!({"type":"object","properties":{}})));
+        assert!(clean(json!({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"array","items":{"type":"number"}}},"required":["a"],"additionalProperties":false})));
+        assert!(clean(json!({"type":"object","properties":{"a":{"type":["string","null"],"enum":["x",null,1.5,-2,{"k":[]}]}},"$defs":{"d":{"type":"string"}}})));
+    }
+
+    #[test]
+    fn schemas_the_general_path_changes_do_not() {
+        for v in [
+            json!({"properties":{}}),                                  // type inferred
+            json!({"type":"object"}),                                   // properties added
+            json!({"type":["object","null"],"properties":{}}),          // root narrowed
+            json!({"type":"object","properties":{},"anyOf":[]}),        // root combinator
+            json!({"type":"object","properties":{},"enum":[{}]}),       // root enum (OpenAI)
+            json!({"type":"object","properties":{"a":{"type":"Str"}}}), // unknown type
+            json!({"type":"object","properties":{"a":{"type":"STRING"}}}), // type case
+            json!({"type":"object","properties":{"a":{"type":null}}}),
+            json!({"type":"object","properties":{"a":"string"}}),       // not a schema
+            json!({"type":"object","properties":{"a":{"type":"array"}}}), // items added
+            json!({"type":"object","properties":{"a":{"type":"object"}}}), // nested properties added
+            json!({"type":"object","properties":{"a":{}},"required":["b"]}),
+            json!({"type":"object","properties":{"a":{}},"required":["a","a"]}),
+            json!({"type":"object","properties":{"a":{"required":true}}}),
+            json!({"type":"object","properties":{"a":{"$ref":5}}}),
+            json!({"type":"object","properties":{"a":{"items":"x"}}}),
+            json!({"type":"object","properties":{"a":{"anyOf":{}}}}),
+            json!("a string"),
+        ] {
+            assert!(!clean(v.clone()), "{v}");
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_go_the_general_way() {
+        let text = r#"[{"name":"t","inputSchema":{"type":"object","properties":{"a":{}},"properties":{"b":{}}}}]"#;
+        let p = prepare(text, &SchemaOptions::default()).unwrap();
+        assert!(p.pass[0].is_none());
+        // ...with the schema serde_json would have read: the last `properties`, in the first's place.
+        assert_eq!(p.tools[0]["inputSchema"], json!({"type":"object","properties":{"b":{}}}));
+    }
+
+    #[test]
+    fn limits_go_the_general_way() {
+        let v = json!({"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string"}}}}});
+        assert!(!passes(&v, Limits { max_depth: 2, ..Limits::default() }));
+        assert!(passes(&v, Limits { max_depth: 3, ..Limits::default() }));
+        assert!(!passes(&v, Limits { max_nodes: 2, ..Limits::default() }));
+    }
+
+    #[test]
+    fn shapes_the_general_path_reads() {
+        let tool = json!({"name": "t", "inputSchema": {"type": "object", "properties": {}}});
+        for text in [json!([tool]), json!({"tools": [tool]}), json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool]}})] {
+            let text = text.to_string();
+            let p = prepare(&text, &SchemaOptions::default()).expect("read");
+            assert_eq!(p.pass.len(), 1, "{text}");
+        }
+        for text in ["", "1", "[1]", "{}", r#"{"tools":{}}"#, "[{}] x", r#"[{"name":"t"},"#] {
+            assert!(prepare(text, &SchemaOptions::default()).is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn nodes_write_what_serde_json_writes() {
+        let text = r#"{"a":"x\"\u00e9\ud83d\ude00\n","b":[1,-2,1.5,1e3,12345678901234567890,0.1,null,true,false],"c":{}}"#;
+        let node = read_all(text, NodeSeed).unwrap();
+        let mut out = Vec::new();
+        node.write(&mut out);
+        let value: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), value.to_string());
+        let mut size = JsonSize::default();
+        assert!(node.measure(0, &mut size));
+        assert_eq!(size, crate::model::json_size(&value));
+        assert_eq!(node.into_value(), value);
+    }
+
+    #[test]
+    fn splice_writes_the_schema_in_place() {
+        let tool = json!({"type":"function","function":{"name":"n","parameters":null,"x":1}});
+        let node = Node::Obj(vec![(Cow::Borrowed("type"), Node::Str(Cow::Borrowed("object")))]);
+        let out = write_tools(&[tool, json!({"a":1})], &[Some(&node), None], &["function", "parameters"], 0);
+        assert_eq!(out, r#"[{"type":"function","function":{"name":"n","parameters":{"type":"object"},"x":1}},{"a":1}]"#);
+    }
+}
