@@ -91,7 +91,7 @@ impl<'a> Node<'a> {
             Node::Bool(true) => out.extend_from_slice(b"true"),
             Node::Bool(false) => out.extend_from_slice(b"false"),
             Node::Num(n) => write_json(out, n),
-            Node::Str(s) => write_json(out, s.as_ref()),
+            Node::Str(s) => write_str(out, s),
             Node::Arr(items) => {
                 out.push(b'[');
                 for (i, item) in items.iter().enumerate() {
@@ -108,13 +108,26 @@ impl<'a> Node<'a> {
                     if i > 0 {
                         out.push(b',');
                     }
-                    write_json(out, k.as_ref());
+                    write_str(out, k);
                     out.push(b':');
                     v.write(out);
                 }
                 out.push(b'}');
             }
         }
+    }
+}
+
+/// A string as serde_json writes it. A borrowed string was read without unescaping, so it holds
+/// no `"`, `\\` or control character (JSON text cannot hold them raw) and is copied as it is.
+fn write_str(out: &mut Vec<u8>, s: &Cow<'_, str>) {
+    match s {
+        Cow::Borrowed(s) => {
+            out.push(b'"');
+            out.extend_from_slice(s.as_bytes());
+            out.push(b'"');
+        }
+        Cow::Owned(s) => write_json(out, s.as_str()),
     }
 }
 
@@ -547,7 +560,7 @@ mod tests {
 
     #[test]
     fn nodes_write_what_serde_json_writes() {
-        let text = r#"{"a":"x\"\u00e9\ud83d\ude00\n","b":[1,-2,1.5,1e3,12345678901234567890,0.1,null,true,false],"c":{}}"#;
+        let text = r#"{"a":"x\"\u00e9\ud83d\ude00\n","plain é 😀 /":"y","b":[1,-2,1.5,1e3,12345678901234567890,0.1,null,true,false],"c":{}}"#;
         let node = read_all(text, NodeSeed).unwrap();
         let mut out = Vec::new();
         node.write(&mut out);
