@@ -108,27 +108,35 @@ fn to_wire_at(schema: &mut Value, depth: usize) {
     if depth > 256 {
         return;
     }
-    if let Some(Value::String(t)) = o.get_mut("type") {
-        t.make_ascii_uppercase();
-    }
-    for key in ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"] {
-        if let Some(v) = o.get_mut(key) {
-            if let Some(n) = v.as_u64() {
-                *v = Value::String(n.to_string());
+    // One pass over the keys (no lookup per keyword).
+    for (key, v) in o.iter_mut() {
+        match key.as_str() {
+            "type" => {
+                if let Value::String(t) = v {
+                    t.make_ascii_uppercase();
+                }
             }
-        }
-    }
-    if let Some(Value::Object(props)) = o.get_mut("properties") {
-        for p in props.values_mut() {
-            to_wire_at(p, depth + 1);
-        }
-    }
-    if let Some(items) = o.get_mut("items") {
-        to_wire_at(items, depth + 1);
-    }
-    if let Some(Value::Array(branches)) = o.get_mut("anyOf") {
-        for b in branches {
-            to_wire_at(b, depth + 1);
+            "minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties" | "maxProperties" => {
+                if let Some(n) = v.as_u64() {
+                    *v = Value::String(n.to_string());
+                }
+            }
+            "properties" => {
+                if let Value::Object(props) = v {
+                    for p in props.values_mut() {
+                        to_wire_at(p, depth + 1);
+                    }
+                }
+            }
+            "items" => to_wire_at(v, depth + 1),
+            "anyOf" => {
+                if let Value::Array(branches) = v {
+                    for b in branches {
+                        to_wire_at(b, depth + 1);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 }

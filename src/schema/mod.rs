@@ -77,12 +77,16 @@ impl Cx {
     pub fn at<T>(&mut self, token: &str, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         let len = self.path.len();
         self.path.push('/');
-        for c in token.chars() {
-            match c {
-                '~' => self.path.push_str("~0"),
-                '/' => self.path.push_str("~1"),
-                c => self.path.push(c),
+        if token.contains(['~', '/']) {
+            for c in token.chars() {
+                match c {
+                    '~' => self.path.push_str("~0"),
+                    '/' => self.path.push_str("~1"),
+                    c => self.path.push(c),
+                }
             }
+        } else {
+            self.path.push_str(token);
         }
         let out = f(self);
         self.path.truncate(len);
