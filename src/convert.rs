@@ -175,11 +175,25 @@ pub fn check(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<
 /// the same either way.
 pub fn convert_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<String> {
     if fast::applies(provider, &opts.schema) {
-        if let Some(prepared) = fast::prepare(json, &opts.schema) {
+        if let Some(prepared) = fast::prepare(json, provider, &opts.schema) {
             if let Ok((conv, pass)) = run(prepared.tools, prepared.pass, provider, opts, OnError::Throw) {
-                let Value::Array(tools) = &conv.tools else { unreachable!("non-Gemini providers emit an array") };
                 let schemas: Vec<Option<&fast::Node>> = pass.iter().map(|p| p.as_ref().map(|p| &p.node)).collect();
-                return Ok(fast::write_tools(tools, &schemas, fast::schema_path(provider), json.len() + 4096));
+                let path = fast::schema_path(provider);
+                let capacity = json.len() + 4096;
+                match &conv.tools {
+                    Value::Array(tools) if !matches!(provider, Provider::Gemini | Provider::Vertex) => {
+                        return Ok(fast::write_tools(tools, &schemas, path, capacity));
+                    }
+                    // Gemini: `[{functionDeclarations: [...]}]`, or `[]` without tools.
+                    Value::Array(outer) => match outer.first().and_then(|g| g.get("functionDeclarations")) {
+                        Some(Value::Array(decls)) => {
+                            let decls = fast::write_tools(decls, &schemas, path, capacity);
+                            return Ok(format!("[{{\"functionDeclarations\":{decls}}}]"));
+                        }
+                        _ => return Ok("[]".into()),
+                    },
+                    _ => {}
+                }
             }
         }
     }

@@ -25,7 +25,7 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 use crate::model::JsonSize;
-use crate::providers::{Provider, SchemaOptions};
+use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::walk::{keyword, Keyword};
 use crate::schema::TYPE_NAMES;
 
@@ -288,14 +288,21 @@ pub(crate) struct Prepared<'a> {
     pub pass: Vec<Option<PassThrough<'a>>>,
 }
 
-/// Whether the pass-through path applies to this provider and these options.
+/// Whether the pass-through path applies to this provider and these options: the non-strict
+/// JSON Schema dialects (OpenAI, Anthropic, Bedrock, Gemini's `parametersJsonSchema`), whose
+/// rules are [`crate::providers::fix_structure`]'s plus the root's. Gemini's `parameters` and the
+/// strict modes rewrite nearly every schema.
 pub(crate) fn applies(provider: Provider, opts: &SchemaOptions) -> bool {
-    !opts.strict && matches!(provider, Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic | Provider::Bedrock)
+    !opts.strict
+        && match provider {
+            Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic | Provider::Bedrock => true,
+            Provider::Gemini | Provider::Vertex => opts.gemini_mode == GeminiMode::JsonSchema,
+        }
 }
 
 /// Reads `json` as a tool list, or returns `None` for anything the general path should read
 /// (invalid JSON, another shape, a tool that is not an object) so that its errors stay the same.
-pub(crate) fn prepare<'a>(json: &'a str, opts: &SchemaOptions) -> Option<Prepared<'a>> {
+pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOptions) -> Option<Prepared<'a>> {
     // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
     let tools = match read_all(json, NodeSeed)? {
         Node::Arr(items) => items,
@@ -321,7 +328,14 @@ pub(crate) fn prepare<'a>(json: &'a str, opts: &SchemaOptions) -> Option<Prepare
         if let Some(node) = schema {
             let mut size = JsonSize::default();
             let unique = node.measure(0, &mut size);
-            let mut levels = Levels { depth: 0, nodes: 0, max_depth: opts.limits.max_depth, max_nodes: opts.limits.max_nodes };
+            let mut levels = Levels {
+                depth: 0,
+                nodes: 0,
+                max_depth: opts.limits.max_depth,
+                max_nodes: opts.limits.max_nodes,
+                // Gemini's parametersJsonSchema inlines every `$ref` (gemini::compile).
+                refs: !matches!(provider, Provider::Gemini | Provider::Vertex),
+            };
             if unique && is_clean(&node, &mut levels) {
                 pass = Some(PassThrough { node, size });
             } else {
@@ -340,6 +354,8 @@ struct Levels {
     nodes: usize,
     max_depth: usize,
     max_nodes: usize,
+    /// Whether a `$ref` leaves the schema unchanged.
+    refs: bool,
 }
 
 /// Whether the general path returns this root schema unchanged, with no change or problem to
@@ -373,7 +389,7 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
         }
         Some(_) => return false,
     };
-    if node.get("$ref").is_some_and(|r| r.as_str().is_none()) {
+    if node.get("$ref").is_some_and(|r| r.as_str().is_none() || !levels.refs) {
         return false;
     }
     let is_object = types.contains(&"object") || (types.is_empty() && node.get("properties").is_some());
@@ -425,7 +441,7 @@ pub fn passed_through(json: &str, provider: Provider, opts: &SchemaOptions) -> u
     if !applies(provider, opts) {
         return 0;
     }
-    prepare(json, opts).map_or(0, |p| p.pass.iter().filter(|p| p.is_some()).count())
+    prepare(json, provider, opts).map_or(0, |p| p.pass.iter().filter(|p| p.is_some()).count())
 }
 
 /// Where each provider's tool entry holds the schema.
@@ -434,7 +450,8 @@ pub(crate) fn schema_path(provider: Provider) -> &'static [&'static str] {
         Provider::OpenAi => &["function", "parameters"],
         Provider::Anthropic => &["input_schema"],
         Provider::Bedrock => &["toolSpec", "inputSchema", "json"],
-        _ => &["parameters"],
+        Provider::Gemini | Provider::Vertex => &["parametersJsonSchema"],
+        Provider::OpenAiResponses => &["parameters"],
     }
 }
 
@@ -488,7 +505,7 @@ mod tests {
     fn passes(v: &Value, limits: Limits) -> bool {
         let text = json!([{ "name": "t", "inputSchema": v }]).to_string();
         let opts = SchemaOptions { limits, ..SchemaOptions::default() };
-        prepare(&text, &opts).unwrap().pass[0].is_some()
+        prepare(&text, Provider::OpenAi, &opts).unwrap().pass[0].is_some()
     }
 
     fn clean(v: Value) -> bool {
@@ -529,9 +546,20 @@ mod tests {
     }
 
     #[test]
+    fn refs_pass_except_for_gemini() {
+        let text = json!([{ "name": "t", "inputSchema": {"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"type":"string"}}} }]).to_string();
+        let json_schema = SchemaOptions { gemini_mode: GeminiMode::JsonSchema, ..SchemaOptions::default() };
+        assert!(prepare(&text, Provider::Anthropic, &json_schema).unwrap().pass[0].is_some());
+        assert!(prepare(&text, Provider::Gemini, &json_schema).unwrap().pass[0].is_none());
+        assert!(!applies(Provider::Gemini, &SchemaOptions::default()), "parameters mode rewrites every schema");
+        assert!(applies(Provider::Vertex, &json_schema));
+        assert!(!applies(Provider::OpenAi, &SchemaOptions { strict: true, ..SchemaOptions::default() }));
+    }
+
+    #[test]
     fn duplicate_keys_go_the_general_way() {
         let text = r#"[{"name":"t","inputSchema":{"type":"object","properties":{"a":{}},"properties":{"b":{}}}}]"#;
-        let p = prepare(text, &SchemaOptions::default()).unwrap();
+        let p = prepare(text, Provider::OpenAi, &SchemaOptions::default()).unwrap();
         assert!(p.pass[0].is_none());
         // ...with the schema serde_json would have read: the last `properties`, in the first's place.
         assert_eq!(p.tools[0]["inputSchema"], json!({"type":"object","properties":{"b":{}}}));
@@ -550,11 +578,11 @@ mod tests {
         let tool = json!({"name": "t", "inputSchema": {"type": "object", "properties": {}}});
         for text in [json!([tool]), json!({"tools": [tool]}), json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool]}})] {
             let text = text.to_string();
-            let p = prepare(&text, &SchemaOptions::default()).expect("read");
+            let p = prepare(&text, Provider::OpenAi, &SchemaOptions::default()).expect("read");
             assert_eq!(p.pass.len(), 1, "{text}");
         }
         for text in ["", "1", "[1]", "{}", r#"{"tools":{}}"#, "[{}] x", r#"[{"name":"t"},"#] {
-            assert!(prepare(text, &SchemaOptions::default()).is_none(), "{text}");
+            assert!(prepare(text, Provider::OpenAi, &SchemaOptions::default()).is_none(), "{text}");
         }
     }
 

@@ -115,8 +115,15 @@ fn pass_through_agrees_with_the_general_path() {
         .run(&schema(), |s| {
             for schema in [s.clone(), json!({"type": "object", "properties": {"p": s}})] {
                 let tools = json!([{ "name": "t", "description": "generated", "inputSchema": schema }]);
-                for provider in [Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic, Provider::Bedrock] {
-                    let opts = ConvertOptions::default();
+                for (provider, mode) in [
+                    (Provider::OpenAi, GeminiMode::Parameters),
+                    (Provider::OpenAiResponses, GeminiMode::Parameters),
+                    (Provider::Anthropic, GeminiMode::Parameters),
+                    (Provider::Bedrock, GeminiMode::Parameters),
+                    (Provider::Gemini, GeminiMode::JsonSchema),
+                ] {
+                    let mut opts = ConvertOptions::default();
+                    opts.schema.gemini_mode = mode;
                     let general = convert(tools.clone(), provider, &opts).map(|c| c.tools.to_string());
                     let text = serde_json::to_string_pretty(&tools).unwrap();
                     let fast = convert_json(&text, provider, &opts);

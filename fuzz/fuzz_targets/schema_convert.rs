@@ -4,7 +4,9 @@
 //! whole tools input (an array, `{tools}` or a `tools/list` response). Each is converted for every
 //! provider and mode. Conversion must never panic; on `Ok` the output must pass the independent
 //! provider validator (tests/validator, written from the providers' documented rules, not from
-//! the converter); on `Err` the code must be one that hostile input is allowed to cause.
+//! the converter); on `Err` the code must be one that hostile input is allowed to cause. And
+//! `convert_json` on the same text (which passes clean schemas through, src/fast.rs) must give
+//! the general path's output byte for byte, or the same error code.
 #![no_main]
 
 #[path = "../../tests/validator/mod.rs"]
@@ -12,7 +14,7 @@ mod validator;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
-use toolwire::convert::{convert, ConvertOptions};
+use toolwire::convert::{convert, convert_json, ConvertOptions};
 use toolwire::providers::{GeminiMode, Provider};
 use toolwire::ErrorCode;
 use validator::{validate, Target};
@@ -31,12 +33,20 @@ const MODES: [(&str, Provider, bool, GeminiMode, Target); 10] = [
     ("bedrock", Provider::Bedrock, false, GeminiMode::Parameters, Target::Bedrock),
 ];
 
-fn check(what: &str, input: &Value) {
+fn check(what: &str, input: &Value, text: Option<&str>) {
     for (label, provider, strict, mode, target) in MODES {
         let mut opts = ConvertOptions { server: Some("fuzz".into()), ..ConvertOptions::default() };
         opts.schema.strict = strict;
         opts.schema.gemini_mode = mode;
-        match convert(input.clone(), provider, &opts) {
+        let general = convert(input.clone(), provider, &opts);
+        if let Some(text) = text {
+            match (&general, convert_json(text, provider, &opts)) {
+            (Ok(conv), Ok(out)) => assert!(out == conv.tools.to_string(), "{label} ({what}): convert_json differs from convert:\n{}\n{}", trim(&out), trim(&conv.tools.to_string())),
+            (Err(a), Err(b)) => assert_eq!(a.code, b.code, "{label} ({what}): convert_json fails differently"),
+            (a, b) => panic!("{label} ({what}): convert {:?} but convert_json {:?}", a.as_ref().err(), b.err()),
+            }
+        }
+        match general {
             Ok(conv) => {
                 let count_reported = conv.report.problems.iter().any(|d| d.rule == "limits/tool-count");
                 let violations: Vec<String> = validate(target, &conv.tools)
@@ -73,8 +83,18 @@ fn trim(s: &str) -> String {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(v) = serde_json::from_slice::<Value>(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(v) = serde_json::from_str::<Value>(text) else { return };
     let tool = json!([{ "name": "fuzz_tool", "description": "A tool under fuzzing.", "inputSchema": v }]);
-    check("as inputSchema", &tool);
-    check("as the tools input", &v);
+    // Text is read with serde_json's nesting limit (128): near it, wrapping the input in a tool
+    // list would make the text path fail where the in-memory Value converts.
+    let shallow = toolwire::model::json_size(&v).depth < 120;
+    let tool_text = tool.to_string();
+    check("as inputSchema", &tool, shallow.then_some(tool_text.as_str()));
+    // The text as given: duplicate keys, escapes, number spellings and whitespace included.
+    let wrapped = format!(r#"[{{"name":"fuzz_tool","description":"A tool under fuzzing.","inputSchema":{text}}}]"#);
+    if shallow {
+        check("as inputSchema text", &tool, Some(&wrapped));
+    }
+    check("as the tools input", &v, Some(text));
 });
