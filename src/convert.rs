@@ -170,37 +170,62 @@ pub fn check(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<
 
 /// JSON in, JSON out (`convertMcpToolsJson`).
 ///
-/// Schemas the provider takes unchanged are copied as text (see [`crate::fast`]); anything the
-/// pass-through reader does not take (invalid JSON included) goes the general way, so errors are
-/// the same either way.
+/// Schemas the provider takes unchanged are passed straight through (see [`crate::fast`]);
+/// anything the pass-through reader does not take (invalid JSON included) goes the general way,
+/// so the output and the errors are the same either way.
 pub fn convert_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<String> {
+    Ok(run_text(json, provider, opts, OnError::Throw)?.tools)
+}
+
+/// A conversion whose tools are JSON text.
+#[derive(Debug, Clone)]
+pub struct TextConversion {
+    /// The provider's tool list as JSON text.
+    pub tools: String,
+    /// Provider name → (server, tool), with argument plans.
+    pub name_map: NameMap,
+    /// What changed and what remains wrong.
+    pub report: Report,
+}
+
+/// [`convert_json`] with the name map and the report (`convertMcpToolsDetailed`).
+pub fn convert_json_detailed(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<TextConversion> {
+    run_text(json, provider, opts, OnError::Throw)
+}
+
+/// [`check`] on JSON text (`checkTools`).
+pub fn check_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<Report> {
+    Ok(run_text(json, provider, opts, OnError::Report)?.report)
+}
+
+fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError) -> Result<TextConversion> {
     if fast::applies(provider, &opts.schema) {
         if let Some(prepared) = fast::prepare(json, provider, &opts.schema) {
-            if let Ok((conv, pass)) = run(prepared.tools, prepared.pass, provider, opts, OnError::Throw) {
+            if let Ok((conv, pass)) = run(prepared.tools, prepared.pass, provider, opts, on_error) {
                 let schemas: Vec<Option<&fast::Node>> = pass.iter().map(|p| p.as_ref().map(|p| &p.node)).collect();
                 let path = fast::schema_path(provider);
                 let capacity = json.len() + 4096;
-                match &conv.tools {
-                    Value::Array(tools) if !matches!(provider, Provider::Gemini | Provider::Vertex) => {
-                        return Ok(fast::write_tools(tools, &schemas, path, capacity));
-                    }
+                let tools = match &conv.tools {
                     // Gemini: `[{functionDeclarations: [...]}]`, or `[]` without tools.
-                    Value::Array(outer) => match outer.first().and_then(|g| g.get("functionDeclarations")) {
-                        Some(Value::Array(decls)) => {
-                            let decls = fast::write_tools(decls, &schemas, path, capacity);
-                            return Ok(format!("[{{\"functionDeclarations\":{decls}}}]"));
+                    Value::Array(outer) if matches!(provider, Provider::Gemini | Provider::Vertex) => {
+                        match outer.first().and_then(|g| g.get("functionDeclarations")) {
+                            Some(Value::Array(decls)) => {
+                                format!("[{{\"functionDeclarations\":{}}}]", fast::write_tools(decls, &schemas, path, capacity))
+                            }
+                            _ => "[]".into(),
                         }
-                        _ => return Ok("[]".into()),
-                    },
-                    _ => {}
-                }
+                    }
+                    Value::Array(tools) => fast::write_tools(tools, &schemas, path, capacity),
+                    other => other.to_string(),
+                };
+                return Ok(TextConversion { tools, name_map: conv.name_map, report: conv.report });
             }
         }
     }
     let input: Value = serde_json::from_str(json)
         .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")))?;
-    let conv = convert(input, provider, opts)?;
-    serde_json::to_string(&conv.tools).map_err(|e| Error::new(ErrorCode::InvalidInput, e.to_string()))
+    let (conv, _) = run(tools_from_value(input)?, Vec::new(), provider, opts, on_error)?;
+    Ok(TextConversion { tools: conv.tools.to_string(), name_map: conv.name_map, report: conv.report })
 }
 
 /// Converts `raw` tools. A tool with an entry in `pass` has its schema passed through as text

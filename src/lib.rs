@@ -33,7 +33,7 @@ pub mod schema;
 #[doc(hidden)]
 pub mod wasm;
 
-pub use convert::{check, convert, convert_json, ConvertOptions, Conversion};
+pub use convert::{check, check_json, convert, convert_json, convert_json_detailed, ConvertOptions, Conversion, TextConversion};
 pub use error::{Error, ErrorCode, Result};
 pub use providers::Provider;
 

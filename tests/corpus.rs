@@ -10,7 +10,7 @@ mod validator;
 use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
-use toolwire::convert::{convert, convert_json, ConvertOptions};
+use toolwire::convert::{check, check_json, convert, convert_json, convert_json_detailed, ConvertOptions};
 use toolwire::fast::passed_through;
 use toolwire::providers::{GeminiMode, Provider};
 use toolwire::schema::walk::{slot, Slot};
@@ -224,11 +224,17 @@ fn pass_through_gives_the_general_paths_tools() {
         for server in &servers {
             let mut opts = ConvertOptions { server: Some(server.name.clone()), ..ConvertOptions::default() };
             opts.schema.gemini_mode = mode;
-            let general = serde_json::to_string(&convert(server.tools.clone(), provider, &opts).expect("converts").tools).unwrap();
+            let conv = convert(server.tools.clone(), provider, &opts).expect("converts");
+            let general = serde_json::to_string(&conv.tools).unwrap();
             for text in [server.tools.to_string(), serde_json::to_string_pretty(&server.tools).unwrap()] {
                 let out = convert_json(&text, provider, &opts).expect("converts");
                 assert!(out == general, "{provider:?} / {}: the two paths differ", server.name);
             }
+            // The name map and the report too (convertMcpToolsDetailed, checkTools).
+            let detailed = convert_json_detailed(&server.tools.to_string(), provider, &opts).expect("converts");
+            assert!(detailed.tools == general && detailed.name_map == conv.name_map && detailed.report == conv.report, "{provider:?} / {}", server.name);
+            let report = check(server.tools.clone(), provider, &opts).expect("checks");
+            assert!(check_json(&server.tools.to_string(), provider, &opts).expect("checks") == report, "{provider:?} / {}", server.name);
             passed += passed_through(&server.tools.to_string(), provider, &opts.schema);
         }
         // Of the 1,265 tools, 1,183 need no change for OpenAI, Anthropic and Bedrock, 1,153 for

@@ -8,7 +8,7 @@ mod validator;
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
-use toolwire::convert::{convert, convert_json, ConvertOptions};
+use toolwire::convert::{check_json, convert, convert_json, ConvertOptions};
 use toolwire::fast::passed_through;
 use toolwire::providers::{GeminiMode, Provider};
 use toolwire::ErrorCode;
@@ -132,6 +132,8 @@ fn pass_through_agrees_with_the_general_path() {
                         (Err(g), Err(f)) => prop_assert_eq!(g.code, f.code),
                         (g, f) => prop_assert!(false, "{:?}: {:?} vs {:?} for {}", provider, g.err(), f.err(), schema),
                     }
+                    let reports = (toolwire::convert::check(tools.clone(), provider, &opts).ok(), check_json(&text, provider, &opts).ok());
+                    prop_assert_eq!(reports.0, reports.1, "{:?}: reports differ for {}", provider, schema);
                     passed.set(passed.get() + passed_through(&text, provider, &opts.schema));
                 }
             }

@@ -20,6 +20,29 @@ pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
     ConvertOptions::from_value(&from_js(v, "options")?)
 }
 
+/// Runs a conversion on JS tools as JSON text (`JSON.stringify`), which takes the pass-through
+/// path for schemas that need no change (src/fast.rs). JS strings may hold lone surrogates,
+/// which only the lenient parse takes: text serde_json rejects goes that way, as a [`Value`].
+fn on_tools_text<T>(
+    tools: &JsValue,
+    text: impl FnOnce(&str) -> Result<T, Error>,
+    value: impl FnOnce(Value) -> Result<T, Error>,
+) -> Result<T, Error> {
+    if tools.is_undefined() || tools.is_null() {
+        return value(Value::Null);
+    }
+    let json = json_text(tools, "tools")?;
+    match text(&json) {
+        Err(e) if e.code == ErrorCode::InvalidJson => value(parse(&json, "tools")?),
+        other => other,
+    }
+}
+
+/// JSON text made of parts that are JSON text already, parsed once by `JSON.parse`.
+fn parse_js(text: &str) -> Result<JsValue, JsValue> {
+    js_sys::JSON::parse(text).map_err(|_| Error::new(ErrorCode::InvalidInput, "output could not be parsed by JSON.parse").into())
+}
+
 /// Converts MCP tools for a provider. Returns the provider's tool list as plain objects.
 ///
 /// ```js
@@ -30,20 +53,12 @@ pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
 pub fn convert_mcp_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    if !tools.is_undefined() && !tools.is_null() {
-        // Through the text path, which copies the schemas that need no change (src/fast.rs).
-        let text = json_text(&tools, "tools")?;
-        let out = match core::convert_json(&text, provider, &opts) {
-            Ok(out) => out,
-            // JS strings may hold lone surrogates that only the lenient parse takes.
-            Err(e) if e.code == ErrorCode::InvalidJson => serde_json::to_string(&core::convert(parse(&text, "tools")?, provider, &opts)?.tools)
-                .map_err(|e| Error::new(ErrorCode::InvalidInput, e.to_string()))?,
-            Err(e) => return Err(e.into()),
-        };
-        return js_sys::JSON::parse(&out).map_err(|_| Error::new(ErrorCode::InvalidInput, "output could not be parsed by JSON.parse").into());
-    }
-    let conv = core::convert(Value::Null, provider, &opts)?;
-    Ok(to_js(&conv.tools)?)
+    let out = on_tools_text(
+        &tools,
+        |json| core::convert_json(json, provider, &opts),
+        |v| Ok(core::convert(v, provider, &opts)?.tools.to_string()),
+    )?;
+    parse_js(&out)
 }
 
 /// JSON text in, JSON text out: the fast path for tools that arrive as text and leave in a
@@ -66,9 +81,21 @@ pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue
 pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    let conv = core::convert(from_js(&tools, "tools")?, provider, &opts)?;
-    let report = conv.report.to_value();
-    Ok(to_js(&json!({"tools": conv.tools, "nameMap": conv.name_map.to_json_value(), "report": report}))?)
+    let conv = on_tools_text(
+        &tools,
+        |json| core::convert_json_detailed(json, provider, &opts),
+        |v| {
+            let c = core::convert(v, provider, &opts)?;
+            Ok(core::TextConversion { tools: c.tools.to_string(), name_map: c.name_map, report: c.report })
+        },
+    )?;
+    let text = format!(
+        r#"{{"tools":{},"nameMap":{},"report":{}}}"#,
+        conv.tools,
+        conv.name_map.to_json_value(),
+        conv.report.to_value()
+    );
+    parse_js(&text)
 }
 
 /// Lists, per tool, every change a conversion makes and every problem that remains. Never
@@ -77,7 +104,7 @@ pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: Js
 pub fn check_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    let report = core::check(from_js(&tools, "tools")?, provider, &opts)?;
+    let report = on_tools_text(&tools, |json| core::check_json(json, provider, &opts), |v| core::check(v, provider, &opts))?;
     Ok(to_js(&report.to_value())?)
 }
 
