@@ -16,7 +16,7 @@ export PATH := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
 TOOLWIRE_SHARED ?= $(abspath $(SHARED))
 export TOOLWIRE_SHARED
 
-.PHONY: setup pkg test test-native test-wasm test-js test-mcp test-conformance test-browser demo bench clean fuzz
+.PHONY: setup pkg test test-native test-wasm test-js test-mcp test-conformance test-browser demo bench clean fuzz lint
 
 setup:
 	bash scripts/setup.sh
@@ -77,6 +77,12 @@ memcheck: pkg
 # Replays fuzz/regressions/ first, prints a summary table, fails on any new crash (kept in fuzz/regressions/).
 fuzz:
 	bash scripts/fuzz.sh
+
+# Clippy on the native core and on the wasm32 build (src/wasm), warnings as errors.
+lint:
+	rustup component add clippy >/dev/null 2>&1 || true
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 
 clean:
 	rm -rf pkg www-demo/pkg

@@ -499,11 +499,7 @@ impl Accumulator {
                     }
                 }
             }
-            "content_block_stop" => {
-                if self.open.contains((0, idx)) {
-                    done.push((0, idx));
-                }
-            }
+            "content_block_stop" if self.open.contains((0, idx)) => done.push((0, idx)),
             _ => {}
         }
     }

@@ -120,6 +120,7 @@ impl<'a> Node<'a> {
 
 /// A string as serde_json writes it. A borrowed string was read without unescaping, so it holds
 /// no `"`, `\\` or control character (JSON text cannot hold them raw) and is copied as it is.
+#[allow(clippy::ptr_arg)] // whether the string is borrowed is the point
 fn write_str(out: &mut Vec<u8>, s: &Cow<'_, str>) {
     match s {
         Cow::Borrowed(s) => {

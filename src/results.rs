@@ -142,7 +142,7 @@ fn decode_prefix(b64: &str, max_bytes: usize) -> Vec<u8> {
             n |= val(*c) << (18 - 6 * i);
         }
         let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        out.extend_from_slice(&bytes[..chunk.len().saturating_sub(1).max(1).min(3)]);
+        out.extend_from_slice(&bytes[..chunk.len().saturating_sub(1).clamp(1, 3)]);
     }
     out
 }

@@ -144,8 +144,11 @@ fn recorded_responses_answer_their_requests() {
 
 // ---- Replaying recorded exchanges through the client ----
 
+/// A recorded reply: status, headers, body.
+type Reply = (u16, Vec<(String, String)>, String);
+
 struct Recorded {
-    replies: RefCell<VecDeque<(u16, Vec<(String, String)>, String)>>,
+    replies: RefCell<VecDeque<Reply>>,
     sent: RefCell<Vec<HttpRequest>>,
 }
 

@@ -78,13 +78,16 @@ impl ClientOptions {
 /// A boxed future that resolves when the caller cancels.
 pub type CancelFuture = Pin<Box<dyn Future<Output = ()>>>;
 
+/// Receives the params of each `notifications/progress` for a call.
+pub type ProgressHandler = Box<dyn Fn(&Value)>;
+
 /// Per-call options.
 #[derive(Default)]
 pub struct CallOptions {
     /// Overrides the client's timeout.
     pub timeout_ms: Option<u64>,
     /// Receives `notifications/progress` params for this call (opting in with a progress token).
-    pub on_progress: Option<Box<dyn Fn(&Value)>>,
+    pub on_progress: Option<ProgressHandler>,
     /// Resolves when the caller aborts.
     pub cancel: Option<CancelFuture>,
 }

@@ -159,16 +159,11 @@ impl SseParser {
                 }
             }
             b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
-            b"id" => {
-                if !value.contains(&0) {
-                    self.last_id = Some(String::from_utf8_lossy(value).into_owned());
-                }
-            }
-            b"retry" => {
-                if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                    if let Ok(ms) = std::str::from_utf8(value).unwrap_or("").parse::<u64>() {
-                        out.push(SseItem::Retry(ms));
-                    }
+            // An id with NUL is ignored (the spec); so is a retry that is not all digits.
+            b"id" if !value.contains(&0) => self.last_id = Some(String::from_utf8_lossy(value).into_owned()),
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                if let Ok(ms) = std::str::from_utf8(value).unwrap_or("").parse::<u64>() {
+                    out.push(SseItem::Retry(ms));
                 }
             }
             _ => {}

@@ -85,14 +85,12 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
             o.insert("type".into(), json!("object"));
         }
         o.remove("nullable");
-        let empty = o.get("properties").and_then(Value::as_object).map_or(true, Map::is_empty);
-        if empty {
-            if o.keys().all(|k| k == "type" || k == "description" || k == "title") {
-                if o.contains_key("description") {
-                    cx.change("gemini/empty-root", "the tool takes no arguments: `parameters` omitted (its description was the schema's only content)");
-                }
-                return Ok(Compiled { schema: None, strict: None, plan });
+        let empty = o.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
+        if empty && o.keys().all(|k| k == "type" || k == "description" || k == "title") {
+            if o.contains_key("description") {
+                cx.change("gemini/empty-root", "the tool takes no arguments: `parameters` omitted (its description was the schema's only content)");
             }
+            return Ok(Compiled { schema: None, strict: None, plan });
         }
     }
     Ok(Compiled { schema: Some(schema), strict: None, plan })
@@ -367,12 +365,10 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 out.insert("enum".into(), Value::Array(strings));
             }
             "format" => {
-                let ok = match (ty.as_str(), value.as_str()) {
-                    ("string", Some("enum" | "date-time")) => true,
-                    ("number", Some("float" | "double")) => true,
-                    ("integer", Some("int32" | "int64")) => true,
-                    _ => false,
-                };
+                let ok = matches!(
+                    (ty.as_str(), value.as_str()),
+                    ("string", Some("enum" | "date-time")) | ("number", Some("float" | "double")) | ("integer", Some("int32" | "int64"))
+                );
                 if ok {
                     out.insert(key, value);
                 } else {

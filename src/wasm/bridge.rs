@@ -149,32 +149,30 @@ pub(crate) struct FetchBody {
 }
 
 impl Body for FetchBody {
-    fn next_chunk(&mut self) -> impl Future<Output = Option<Result<Vec<u8>, TransportError>>> {
-        async move {
-            if self.done {
+    async fn next_chunk(&mut self) -> Option<Result<Vec<u8>, TransportError>> {
+        if self.done {
+            return None;
+        }
+        let pending = match (&self.reader, self.whole.take()) {
+            (Some(r), _) => match call_method(r, "read", &[]) {
+                Ok(p) => p,
+                Err(e) => return Some(Err(TransportError::Network(describe(&e)))),
+            },
+            (None, Some(whole)) => whole,
+            (None, None) => {
+                self.finish();
                 return None;
             }
-            let pending = match (&self.reader, self.whole.take()) {
-                (Some(r), _) => match call_method(r, "read", &[]) {
-                    Ok(p) => p,
-                    Err(e) => return Some(Err(TransportError::Network(describe(&e)))),
-                },
-                (None, Some(whole)) => whole,
-                (None, None) => {
-                    self.finish();
-                    return None;
-                }
-            };
-            match to_future(pending).await {
-                Err(e) if is_abort(&e) => Some(Err(TransportError::Aborted)),
-                Err(e) => Some(Err(TransportError::Network(describe(&e)))),
-                Ok(v) if self.reader.is_none() => Some(Ok(Uint8Array::new(&v).to_vec())),
-                Ok(v) if get(&v, "done").as_bool() == Some(true) => {
-                    self.finish();
-                    None
-                }
-                Ok(v) => Some(Ok(Uint8Array::new(&get(&v, "value")).to_vec())),
+        };
+        match to_future(pending).await {
+            Err(e) if is_abort(&e) => Some(Err(TransportError::Aborted)),
+            Err(e) => Some(Err(TransportError::Network(describe(&e)))),
+            Ok(v) if self.reader.is_none() => Some(Ok(Uint8Array::new(&v).to_vec())),
+            Ok(v) if get(&v, "done").as_bool() == Some(true) => {
+                self.finish();
+                None
             }
+            Ok(v) => Some(Ok(Uint8Array::new(&get(&v, "value")).to_vec())),
         }
     }
 }
