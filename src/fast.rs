@@ -575,6 +575,32 @@ mod tests {
     }
 
     #[test]
+    fn limit_errors_are_the_general_paths() {
+        use crate::convert::{convert, convert_json, ConvertOptions};
+        let tools = json!([{ "name": "t", "description": "d", "inputSchema": {"type": "object", "properties": {"long_name": {"type": "string", "enum": ["a", "b", "c"]}}} }]);
+        let text = tools.to_string();
+        for limits in [
+            Limits { max_nodes: 7, ..Limits::default() },
+            Limits { max_nodes: 9, ..Limits::default() },
+            Limits { max_string_bytes: 8, ..Limits::default() },
+            Limits { max_depth: 1, ..Limits::default() },
+            Limits { max_depth: 2, ..Limits::default() },
+            Limits { max_tools: 0, ..Limits::default() },
+            Limits::default(),
+        ] {
+            let mut opts = ConvertOptions::default();
+            opts.schema.limits = limits;
+            let general = convert(tools.clone(), Provider::OpenAi, &opts).map(|c| c.tools.to_string());
+            let fast = convert_json(&text, Provider::OpenAi, &opts);
+            match (general, fast) {
+                (Ok(g), Ok(f)) => assert_eq!(g, f, "{limits:?}"),
+                (Err(g), Err(f)) => assert_eq!((g.code, g.to_string()), (f.code, f.to_string()), "{limits:?}"),
+                (g, f) => panic!("{limits:?}: {g:?} vs {f:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn shapes_the_general_path_reads() {
         let tool = json!({"name": "t", "inputSchema": {"type": "object", "properties": {}}});
         for text in [json!([tool]), json!({"tools": [tool]}), json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool]}})] {
