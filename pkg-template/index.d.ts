@@ -437,8 +437,8 @@ export function convertMcpTools<P extends Provider>(tools: readonly McpTool[], p
 /**
  * Like {@link convertMcpTools} with JSON text in and out: `json` is a tools array (or `{tools}`, or a
  * `tools/list` response), and the result is the provider's `tools` array as JSON text. The fastest
- * path when the tools arrive as text anyway: schemas that the provider takes unchanged are copied as
- * text, not parsed into objects and written back (escapes and number spellings are kept as written).
+ * path when the tools arrive as text anyway: schemas that the provider takes unchanged go straight from
+ * the text to the output, without the general rewrite; the output is the same as {@link convertMcpTools}'s.
  * Given UTF-8 bytes (a `Uint8Array`, e.g. a response body), it returns UTF-8 bytes.
  */
 export function convertMcpToolsJson(json: string, provider: Provider, options?: ConvertOptions): string;

@@ -228,7 +228,7 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
     Ok(TextConversion { tools: conv.tools.to_string(), name_map: conv.name_map, report: conv.report })
 }
 
-/// Converts `raw` tools. A tool with an entry in `pass` has its schema passed through as text
+/// Converts `raw` tools. A tool with an entry in `pass` has its schema passed through (see [`crate::fast`])
 /// (its `inputSchema` is `null` in `raw`): it is measured by that entry's size and not compiled.
 /// Returns `pass` with the entries of the tools that were emitted, in output order.
 fn run<'a>(
