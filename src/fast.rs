@@ -324,7 +324,10 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
         let Node::Obj(mut entries) = tool else { return None };
         let schema = Node::take_last(&mut entries, "inputSchema");
         // `inputSchema` (if any) is null now, at the place serde_json would have kept it.
-        let Value::Object(mut fields) = Node::Obj(entries).into_value() else { unreachable!("an object") };
+        let mut fields = match Node::Obj(entries).into_value() {
+            Value::Object(fields) => fields,
+            _ => return None, // an object reads as an object; nothing here may trap the module
+        };
         let mut pass = None;
         if let Some(node) = schema {
             let mut size = JsonSize::default();
