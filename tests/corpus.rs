@@ -240,8 +240,10 @@ fn pass_through_gives_the_general_paths_tools() {
             assert!(check_json(&server.tools.to_string(), provider, &opts).expect("checks") == report, "{provider:?} / {}", server.name);
             passed += passed_through(&server.tools.to_string(), provider, &opts.schema);
         }
-        // Of the 1,265 tools, 1,183 need no change for OpenAI, Anthropic and Bedrock, 1,153 for
-        // Gemini's parametersJsonSchema (which inlines every $ref).
-        assert!(passed >= 1100, "{provider:?}: only {passed} tools passed through");
+        // Of the 1,265 tools, 1,264 need nothing but a silent `properties: {}` here and there for
+        // OpenAI, Anthropic and Bedrock, and 1,210 for Gemini's parametersJsonSchema (which inlines
+        // every $ref).
+        let least = if mode == GeminiMode::JsonSchema { 1200 } else { 1250 };
+        assert!(passed >= least, "{provider:?}: only {passed} tools passed through");
     }
 }
