@@ -128,6 +128,7 @@ impl Node<'_> {
     fn write_schema(&self, out: &mut Vec<u8>) {
         let Node::Obj(entries) = self else { return self.write(out) };
         out.push(b'{');
+        let (mut object, mut has_properties) = (false, false);
         for (i, (k, v)) in entries.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
@@ -136,6 +137,7 @@ impl Node<'_> {
             out.push(b':');
             match (keyword(k), v) {
                 (Keyword::Map, Node::Obj(map)) => {
+                    has_properties |= k == "properties";
                     out.push(b'{');
                     for (j, (name, sub)) in map.iter().enumerate() {
                         if j > 0 {
@@ -158,26 +160,27 @@ impl Node<'_> {
                     out.push(b']');
                 }
                 (Keyword::Single | Keyword::Items, sub) => sub.write_schema(out),
-                (_, value) => value.write(out),
+                (_, value) => {
+                    // `type` is or lists "object" (crate::schema::lower::is_object_node).
+                    if k == "type" {
+                        object = match value {
+                            Node::Str(t) => t == "object",
+                            Node::Arr(ts) => ts.iter().any(|t| t.as_str() == Some("object")),
+                            _ => false,
+                        };
+                    }
+                    has_properties |= k == "properties";
+                    value.write(out);
+                }
             }
         }
-        if self.is_typed_object() && self.get("properties").is_none() {
+        if object && !has_properties {
             if !entries.is_empty() {
                 out.push(b',');
             }
             out.extend_from_slice(br#""properties":{}"#);
         }
         out.push(b'}');
-    }
-
-    /// Whether `type` is or lists `"object"` (crate::schema::lower::is_object_node, for a node
-    /// without `properties`).
-    fn is_typed_object(&self) -> bool {
-        match self.get("type") {
-            Some(Node::Str(t)) => t == "object",
-            Some(Node::Arr(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
-            _ => false,
-        }
     }
 }
 
@@ -443,27 +446,52 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     if levels.depth > levels.max_depth || levels.nodes > levels.max_nodes {
         return false;
     }
+    // The keywords the rules read, in one pass over the keys.
+    let (mut ty, mut reference, mut properties, mut required, mut has_items) = (None, None, None, None, false);
+    for (key, value) in entries {
+        match key.as_ref() {
+            "type" => ty = Some(value),
+            "$ref" => reference = Some(value),
+            "properties" => properties = Some(value),
+            "required" => required = Some(value),
+            "items" | "prefixItems" => has_items = true,
+            _ => {}
+        }
+    }
     // normalize_type: only the seven type names, as written.
-    let types: Vec<&str> = match node.get("type") {
-        None => Vec::new(),
-        Some(Node::Str(t)) if TYPE_NAMES.contains(&t.as_ref()) => vec![t.as_ref()],
-        Some(Node::Arr(ts)) => {
-            let names: Option<Vec<&str>> = ts.iter().map(|t| t.as_str().filter(|t| TYPE_NAMES.contains(t))).collect();
-            match names {
-                Some(n) => n,
-                None => return false,
+    let (mut object, mut array) = (false, false);
+    let mut typed = |t: &Node| match t.as_str() {
+        Some(t) if TYPE_NAMES.contains(&t) => {
+            object |= t == "object";
+            array |= t == "array";
+            true
+        }
+        _ => false,
+    };
+    let untyped = match ty {
+        None => true,
+        Some(t @ Node::Str(_)) => {
+            if !typed(t) {
+                return false;
             }
+            false
+        }
+        Some(Node::Arr(ts)) => {
+            if !ts.iter().all(&mut typed) {
+                return false;
+            }
+            ts.is_empty()
         }
         Some(_) => return false,
     };
-    if node.get("$ref").is_some_and(|r| r.as_str().is_none() || !levels.refs) {
+    if reference.is_some_and(|r| r.as_str().is_none() || !levels.refs) {
         return false;
     }
-    let is_object = types.contains(&"object") || (types.is_empty() && node.get("properties").is_some());
-    if is_object && !clean_properties(node) {
+    let is_object = object || (untyped && properties.is_some());
+    if is_object && !clean_properties(properties, required) {
         return false;
     }
-    if types.contains(&"array") && node.get("items").is_none() && node.get("prefixItems").is_none() {
+    if array && !has_items {
         return false;
     }
     // fix_subschema_slots: every subschema position holds schemas; then recurse into them.
@@ -485,22 +513,24 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
 
 /// fix_properties_and_required on an object node: `properties` is an object without draft-3
 /// `required: true` flags; `required`, if present, lists existing properties once each.
-fn clean_properties(node: &Node) -> bool {
-    let props = match node.get("properties") {
+fn clean_properties(properties: Option<&Node>, required: Option<&Node>) -> bool {
+    let props = match properties {
         // fix_properties_and_required adds `properties: {}` without a word (written by
         // Node::write_schema), unless a `required` would then name missing properties.
-        None => return match node.get("required") {
-            None => true,
-            Some(Node::Arr(names)) => names.is_empty(),
-            Some(_) => false,
-        },
+        None => {
+            return match required {
+                None => true,
+                Some(Node::Arr(names)) => names.is_empty(),
+                Some(_) => false,
+            }
+        }
         Some(Node::Obj(props)) => props,
         Some(_) => return false,
     };
     if props.iter().any(|(_, p)| matches!(p.get("required"), Some(Node::Bool(_)))) {
         return false;
     }
-    match node.get("required") {
+    match required {
         None => true,
         Some(Node::Arr(names)) => names.iter().enumerate().all(|(i, n)| match n {
             Node::Str(name) => {
