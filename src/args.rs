@@ -230,11 +230,7 @@ impl FromIterator<(String, ArgPlan)> for PropertyPlans {
     }
 }
 
-impl serde::Serialize for ArgPlan {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        self.to_value().serialize(s)
-    }
-}
+serialize_via_value!(ArgPlan);
 
 /// The string form a provider sees for an enum value: strings as is, others as JSON text.
 pub fn enum_string(v: &Value) -> String {

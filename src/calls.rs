@@ -101,17 +101,7 @@ impl ToolCall {
     }
 }
 
-impl serde::Serialize for CallError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        self.to_value().serialize(s)
-    }
-}
-
-impl serde::Serialize for ToolCall {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        self.to_value().serialize(s)
-    }
-}
+serialize_via_value!(CallError, ToolCall);
 
 /// Raw arguments as a provider sends them.
 #[derive(Debug, Clone)]

@@ -398,15 +398,7 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
         if let Some(node) = schema {
             let mut size = JsonSize::default();
             let unique = node.measure(0, &mut size);
-            let mut levels = Levels {
-                depth: 0,
-                nodes: 0,
-                max_depth: opts.limits.max_depth,
-                max_nodes: opts.limits.max_nodes,
-                // Gemini's parametersJsonSchema inlines every `$ref` (gemini::compile).
-                refs: !matches!(provider, Provider::Gemini | Provider::Vertex),
-            };
-            if unique && is_clean(&node, &mut levels) {
+            if unique && is_clean(&node, &mut Levels::new(provider, opts)) {
                 pass = Some(PassThrough { node, size });
             } else {
                 fields.insert("inputSchema".into(), node.into_value());
@@ -428,8 +420,22 @@ struct Levels {
     refs: bool,
 }
 
-/// Whether the general path returns this root schema unchanged, with no change or problem to
-/// report, for the providers of [`applies`]. Keys are unique (checked by the caller).
+impl Levels {
+    fn new(provider: Provider, opts: &SchemaOptions) -> Self {
+        Self {
+            depth: 0,
+            nodes: 0,
+            max_depth: opts.limits.max_depth,
+            max_nodes: opts.limits.max_nodes,
+            // Gemini's parametersJsonSchema inlines every `$ref` (gemini::compile).
+            refs: !matches!(provider, Provider::Gemini | Provider::Vertex),
+        }
+    }
+}
+
+/// Whether the general path returns this root schema unchanged but for the silent
+/// `properties: {}` of [`Node::write_schema`], with no change or problem to report, for the
+/// providers of [`applies`]. Keys are unique (checked by the caller).
 fn is_clean(root: &Node, levels: &mut Levels) -> bool {
     // process_json_schema: the root is already `type: "object"` (no inference, no narrowing, no
     // wrapping); the providers' root steps have nothing to merge or remove.

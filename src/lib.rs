@@ -13,6 +13,18 @@
 //!
 //! `src/wasm/` is the thin wasm-bindgen layer, compiled only for `wasm32`.
 
+/// `serde::Serialize` through a type's `to_value()` JSON form: the crate writes its typed JSON by
+/// hand (see `model::FieldError`), and Rust callers can still hand these types to serde.
+macro_rules! serialize_via_value {
+    ($($t:ty),*) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                self.to_value().serialize(s)
+            }
+        }
+    )*};
+}
+
 pub mod args;
 pub mod calls;
 pub mod content;

@@ -210,11 +210,7 @@ impl ParsedName {
     }
 }
 
-impl serde::Serialize for ParsedName {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        self.to_value().serialize(s)
-    }
-}
+serialize_via_value!(ParsedName);
 
 /// Splits a name built by a plain format (`parseToolName` in JS).
 ///
@@ -294,11 +290,7 @@ impl NameEntry {
     }
 }
 
-impl serde::Serialize for NameEntry {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        self.to_value().serialize(s)
-    }
-}
+serialize_via_value!(NameEntry);
 
 /// The registry that maps provider names back to `(server, tool)`, exactly.
 #[derive(Debug, Clone, Default, PartialEq)]

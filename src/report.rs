@@ -102,16 +102,6 @@ fn diagnostics(list: &[Diagnostic]) -> Value {
     Value::Array(list.iter().map(Diagnostic::to_value).collect())
 }
 
-/// `Serialize` through the JSON form, for Rust callers (the wasm build uses `to_value`).
-macro_rules! serialize_via_value {
-    ($($t:ty),*) => {$(
-        impl serde::Serialize for $t {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-                self.to_value().serialize(s)
-            }
-        }
-    )*};
-}
 serialize_via_value!(Report, ToolReport, Diagnostic);
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::model::CallToolResult;
 use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
 use crate::providers::Provider;
 use crate::schema::{process_json_schema, Cx, Limits};
-use crate::wasm::interop::{from_js, json_text, opt_string_param, parse, string_param, text_or_bytes_param, to_js};
+use crate::wasm::interop::{from_js, json_text, opt_string_param, parse, parse_js, string_param, text_or_bytes_param, to_js};
 
 pub(crate) fn provider_param(v: &JsValue) -> Result<Provider, Error> {
     Provider::parse(&string_param(v, "provider")?)
@@ -38,11 +38,6 @@ fn on_tools_text<T>(
     }
 }
 
-/// JSON text made of parts that are JSON text already, parsed once by `JSON.parse`.
-fn parse_js(text: &str) -> Result<JsValue, JsValue> {
-    js_sys::JSON::parse(text).map_err(|_| Error::new(ErrorCode::InvalidInput, "output could not be parsed by JSON.parse").into())
-}
-
 /// Converts MCP tools for a provider. Returns the provider's tool list as plain objects.
 ///
 /// ```js
@@ -58,7 +53,7 @@ pub fn convert_mcp_tools(tools: JsValue, provider: JsValue, options: JsValue) ->
         |json| core::convert_json(json, provider, &opts),
         |v| Ok(core::convert(v, provider, &opts)?.tools.to_string()),
     )?;
-    parse_js(&out)
+    Ok(parse_js(&out)?)
 }
 
 /// JSON text in, JSON text out: the fast path for tools that arrive as text and leave in a
@@ -95,7 +90,7 @@ pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: Js
         conv.name_map.to_json_value(),
         conv.report.to_value()
     );
-    parse_js(&text)
+    Ok(parse_js(&text)?)
 }
 
 /// Lists, per tool, every change a conversion makes and every problem that remains. Never

@@ -43,8 +43,12 @@ pub(crate) fn parse(text: &str, what: &str) -> Result<Value> {
 
 /// A JSON value as a plain JS value (via `JSON.parse`, so keys are own data properties).
 pub(crate) fn to_js(v: &Value) -> Result<JsValue> {
-    let text = serde_json::to_string(v).map_err(|e| Error::new(ErrorCode::InvalidInput, e.to_string()))?;
-    js_sys::JSON::parse(&text).map_err(|_| Error::new(ErrorCode::InvalidInput, "output could not be parsed by JSON.parse"))
+    parse_js(&v.to_string())
+}
+
+/// JSON text (toolwire's own output) as a plain JS value, by one `JSON.parse`.
+pub(crate) fn parse_js(text: &str) -> Result<JsValue> {
+    js_sys::JSON::parse(text).map_err(|_| Error::new(ErrorCode::InvalidInput, "output could not be parsed by JSON.parse"))
 }
 
 #[wasm_bindgen]
