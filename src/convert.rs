@@ -216,7 +216,7 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
                         }
                     }
                     Value::Array(tools) => fast::write_tools(tools, &schemas, path, capacity),
-                    other => other.to_string(),
+                    other => crate::text::to_string(other),
                 };
                 return Ok(TextConversion { tools, name_map: conv.name_map, report: conv.report });
             }
@@ -225,7 +225,7 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
     let input: Value = serde_json::from_str(json)
         .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")))?;
     let (conv, _) = run(tools_from_value(input)?, Vec::new(), provider, opts, on_error)?;
-    Ok(TextConversion { tools: conv.tools.to_string(), name_map: conv.name_map, report: conv.report })
+    Ok(TextConversion { tools: crate::text::to_string(&conv.tools), name_map: conv.name_map, report: conv.report })
 }
 
 /// Converts `raw` tools. A tool with an entry in `pass` has its schema passed through (see [`crate::fast`])

@@ -30,6 +30,7 @@ use crate::model::JsonSize;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::walk::{keyword, Keyword};
 use crate::schema::TYPE_NAMES;
+use crate::text;
 
 /// A borrowed JSON tree: strings point into the input unless they hold escapes.
 #[derive(Debug)]
@@ -92,7 +93,7 @@ impl<'a> Node<'a> {
             Node::Null => out.extend_from_slice(b"null"),
             Node::Bool(true) => out.extend_from_slice(b"true"),
             Node::Bool(false) => out.extend_from_slice(b"false"),
-            Node::Num(n) => write_json(out, n),
+            Node::Num(n) => text::write_number(out, n),
             Node::Str(s) => write_str(out, s),
             Node::Arr(items) => {
                 out.push(b'[');
@@ -194,13 +195,8 @@ fn write_str(out: &mut Vec<u8>, s: &Cow<'_, str>) {
             out.extend_from_slice(s.as_bytes());
             out.push(b'"');
         }
-        Cow::Owned(s) => write_json(out, s.as_str()),
+        Cow::Owned(s) => text::write_str(out, s),
     }
-}
-
-fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) {
-    // Writing to memory cannot fail, and these values (strings, numbers, Values) always serialise.
-    let _ = serde_json::to_writer(&mut *out, v);
 }
 
 /// Reads one value.
@@ -578,12 +574,11 @@ pub(crate) fn write_tools(tools: &[Value], schemas: &[Option<&Node>], path: &[&s
         }
         match schemas.get(i).copied().flatten() {
             Some(node) => write_spliced(&mut out, tool, path, node),
-            None => write_json(&mut out, tool),
+            None => text::write_value(&mut out, tool),
         }
     }
     out.push(b']');
-    // Everything written is UTF-8 (serde_json's writer, and ASCII punctuation).
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    text::into_string(out)
 }
 
 fn write_spliced(out: &mut Vec<u8>, v: &Value, path: &[&str], node: &Node) {
@@ -595,17 +590,17 @@ fn write_spliced(out: &mut Vec<u8>, v: &Value, path: &[&str], node: &Node) {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_json(out, k.as_str());
+                text::write_str(out, k);
                 out.push(b':');
                 if k == head {
                     write_spliced(out, v, rest, node);
                 } else {
-                    write_json(out, v);
+                    text::write_value(out, v);
                 }
             }
             out.push(b'}');
         }
-        _ => write_json(out, v),
+        _ => text::write_value(out, v),
     }
 }
 

@@ -10,6 +10,7 @@
 //! * [`content`]: flattening tool results to text.
 //! * [`convert`]: the entry points that tie these together, with a report of every change.
 //! * [`fast`]: the pass-through path of `convert_json` for schemas that need no change.
+//! * [`text`]: compact JSON text, as serde_json writes it, faster.
 //!
 //! `src/wasm/` is the thin wasm-bindgen layer, compiled only for `wasm32`.
 
@@ -40,6 +41,7 @@ pub mod providers;
 pub mod report;
 pub mod results;
 pub mod schema;
+pub mod text;
 
 #[cfg(target_arch = "wasm32")]
 #[doc(hidden)]

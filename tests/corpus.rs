@@ -247,3 +247,18 @@ fn pass_through_gives_the_general_paths_tools() {
         assert!(passed >= least, "{provider:?}: only {passed} tools passed through");
     }
 }
+
+#[test]
+fn text_writer_writes_what_serde_json_writes() {
+    // The corpus as captured (every kind of string real servers send) and each provider's output.
+    for server in common::corpus() {
+        assert!(toolwire::text::to_string(&server.tools) == serde_json::to_string(&server.tools).unwrap(), "{}", server.name);
+        for (label, provider, strict, mode, _) in targets() {
+            let mut opts = ConvertOptions { server: Some(server.name.clone()), ..ConvertOptions::default() };
+            opts.schema.strict = strict;
+            opts.schema.gemini_mode = mode;
+            let conv = convert(server.tools.clone(), provider, &opts).expect("converts");
+            assert!(toolwire::text::to_string(&conv.tools) == serde_json::to_string(&conv.tools).unwrap(), "{label} / {}", server.name);
+        }
+    }
+}

@@ -51,7 +51,7 @@ pub fn convert_mcp_tools(tools: JsValue, provider: JsValue, options: JsValue) ->
     let out = on_tools_text(
         &tools,
         |json| core::convert_json(json, provider, &opts),
-        |v| Ok(core::convert(v, provider, &opts)?.tools.to_string()),
+        |v| Ok(crate::text::to_string(&core::convert(v, provider, &opts)?.tools)),
     )?;
     Ok(parse_js(&out)?)
 }
@@ -81,7 +81,7 @@ pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: Js
         |json| core::convert_json_detailed(json, provider, &opts),
         |v| {
             let c = core::convert(v, provider, &opts)?;
-            Ok(core::TextConversion { tools: c.tools.to_string(), name_map: c.name_map, report: c.report })
+            Ok(core::TextConversion { tools: crate::text::to_string(&c.tools), name_map: c.name_map, report: c.report })
         },
     )?;
     let text = format!(

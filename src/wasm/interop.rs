@@ -43,7 +43,7 @@ pub(crate) fn parse(text: &str, what: &str) -> Result<Value> {
 
 /// A JSON value as a plain JS value (via `JSON.parse`, so keys are own data properties).
 pub(crate) fn to_js(v: &Value) -> Result<JsValue> {
-    parse_js(&v.to_string())
+    parse_js(&crate::text::to_string(v))
 }
 
 /// JSON text (toolwire's own output) as a plain JS value, by one `JSON.parse`.

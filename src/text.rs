@@ -1,0 +1,160 @@
+//! Compact JSON text, byte for byte what `serde_json::to_string` writes, but faster.
+//!
+//! Every conversion ends by writing JSON text (the JSON API returns it; the object API hands it
+//! to one `JSON.parse`), and most of that text is strings: descriptions, property names, enum
+//! values. serde_json checks a string for characters to escape one byte at a time through its
+//! `Serializer` machinery; here eight bytes are checked at once and written straight into the
+//! buffer. Numbers go to serde_json itself, so they are spelled exactly as it spells them.
+
+use serde_json::Value;
+
+/// `v` as compact JSON text, equal to `serde_json::to_string(v)`.
+pub fn to_string(v: &Value) -> String {
+    let mut out = Vec::with_capacity(128);
+    write_value(&mut out, v);
+    into_string(out)
+}
+
+/// Text this module (and ASCII punctuation around it) wrote: always UTF-8.
+pub(crate) fn into_string(out: Vec<u8>) -> String {
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Appends `v` as compact JSON.
+pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(n) => write_number(out, n),
+        Value::String(s) => write_str(out, s),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(out, item);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_str(out, k);
+                out.push(b':');
+                write_value(out, v);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// Appends `n` as serde_json spells it.
+pub(crate) fn write_number(out: &mut Vec<u8>, n: &serde_json::Number) {
+    // Writing to memory cannot fail, and every Number serialises.
+    let _ = serde_json::to_writer(&mut *out, n);
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Whether any of the eight bytes in `w` is `"`, `\` or below 0x20. These are the classic
+/// word-at-a-time "has a zero byte" and "has a byte below n" tests: as a yes/no for the whole
+/// word they are exact (a borrow can only mark bytes above one that really matches).
+#[inline]
+fn any_to_escape(w: u64) -> bool {
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    let q = w ^ (ONES * b'"' as u64);
+    let quote = q.wrapping_sub(ONES) & !q;
+    let b = w ^ (ONES * b'\\' as u64);
+    let backslash = b.wrapping_sub(ONES) & !b;
+    (control | quote | backslash) & HIGH != 0
+}
+
+/// Appends `s` as a JSON string with serde_json's escapes: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`,
+/// `\t`, and `\u00xx` (lowercase hex) for the other control characters; nothing else.
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(chunk);
+            if !any_to_escape(u64::from_le_bytes(w)) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x00..=0x1f => &[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 0xf) as usize]],
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        out.extend_from_slice(escape);
+        i += 1;
+        start = i;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn same(v: &Value) {
+        assert_eq!(to_string(v), serde_json::to_string(v).unwrap(), "for {v:?}");
+    }
+
+    #[test]
+    fn every_byte_is_escaped_as_serde_json_escapes_it() {
+        for b in 0u32..0x80 {
+            let c = char::from_u32(b).unwrap();
+            // The byte alone, at each offset within and across an eight-byte word.
+            for pad in 0..17 {
+                let s: String = "a".repeat(pad) + &c.to_string() + &"é".repeat(pad % 5);
+                same(&Value::String(s));
+            }
+        }
+        same(&json!("\u{7f}\u{80}\u{ffff}\u{10ffff} \"quoted\" back\\slash\n\u{1}\u{1f}"));
+    }
+
+    #[test]
+    fn values_are_written_as_serde_json_writes_them() {
+        same(&json!(null));
+        same(&json!({"a": [1, -2, 3.5, 1e300, 0.1, -0.0, u64::MAX, i64::MIN, true, false, null], "": {}, "b": [], "c\td": "x"}));
+        let mut m = serde_json::Map::new();
+        for k in ["z", "a", "m"] {
+            m.insert(k.into(), json!(k));
+        }
+        same(&Value::Object(m)); // insertion order
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_string_is_written_as_serde_json_writes_it(s in "(?s).{0,40}", t in proptest::collection::vec(0u8..0x80, 0..40)) {
+            same(&Value::String(s));
+            same(&Value::String(String::from_utf8(t).unwrap()));
+        }
+    }
+}
