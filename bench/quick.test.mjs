@@ -21,7 +21,7 @@ test("bench: node bench/run.mjs --quick runs and prints its tables", () => {
   const out = r.stdout;
   // The conversion tables: their header, and the floor row with a figure.
   assert.match(out, /^== Conversion: /m);
-  assert.match(out, /^path\s+json ms\s+json\/floor\s+<=1\.0x\s+objects ms\s+hand-written ms\s+objects\/hand/m);
+  assert.match(out, /^path\s+bytes ms\s+bytes\/floor\s+<=1\.0x\s+text ms\s+text\/floor\s+objects ms\s+hand-written ms\s+objects\/hand/m);
   assert.match(out, /^floor \(JSON\.parse \+ JSON\.stringify\)\s+\d+(\.\d+)?\s+1\.00x/m);
   // Every provider path has a row with figures (a failed conversion prints "toolwire failed").
   for (const path of ["openai", "openai strict", "openai-responses", "anthropic", "anthropic strict", "gemini parameters", "gemini parametersJsonSchema", "vertex", "bedrock"]) {

@@ -15,7 +15,8 @@
 //  1. Conversion tables, for two inputs: all corpus tools, and a typical 200-tool set (the first 200
 //     tools in file order, see lib.mjs firstTools). Each server's tools are converted in one call,
 //     server by server (as an app with that many MCP servers does), for every provider path:
-//       - toolwire JSON API: convertMcpToolsJson(text) -> text, from the `tools/list` array as a string;
+//       - toolwire JSON API: convertMcpToolsJson(bytes) -> bytes (a Uint8Array of the `tools/list`
+//         array's UTF-8, as the issue defines the JSON API), and (text) -> text from a string;
 //       - toolwire object API: convertMcpTools(objects) -> objects;
 //       - the floor: JSON.parse + JSON.stringify of the same text (any JS converter pays at least this
 //         to go from bytes to bytes);
@@ -132,6 +133,12 @@ function toolwireJson(set, path) {
   return () => set.servers.map((s, i) => toolwire.convertMcpToolsJson(s.text, path.provider, opts[i]));
 }
 
+/** The JSON API bytes in, bytes out: each server's UTF-8 (a Uint8Array) -> a Uint8Array. */
+function toolwireBytes(set, path) {
+  const opts = set.servers.map((s) => ({ ...path.options, server: s.server }));
+  return () => set.servers.map((s, i) => toolwire.convertMcpToolsJson(s.buf, path.provider, opts[i]));
+}
+
 /** toolwire's object API over a set: each server's tool objects -> provider objects. */
 function toolwireObjects(set, path) {
   const opts = set.servers.map((s) => ({ ...path.options, server: s.server }));
@@ -186,6 +193,7 @@ async function conversionTable(set, native) {
   );
   const candidates = [{ id: "floor", run: floor(set) }];
   for (const p of PATHS) {
+    candidates.push({ id: `tw-bytes:${p.id}`, run: toolwireBytes(set, p) });
     candidates.push({ id: `tw-json:${p.id}`, run: toolwireJson(set, p) });
     candidates.push({ id: `tw-obj:${p.id}`, run: toolwireObjects(set, p) });
   }
@@ -202,9 +210,11 @@ async function conversionTable(set, native) {
   const nativeOk = native?.rows && set.isCorpus;
   const header = [
     "path",
-    "json ms",
-    "json/floor",
+    "bytes ms",
+    "bytes/floor",
     `<=${TARGET.jsonVsFloor.toFixed(1)}x`,
+    "text ms",
+    "text/floor",
     "objects ms",
     "hand-written ms",
     "objects/hand",
@@ -218,6 +228,8 @@ async function conversionTable(set, native) {
       ms(fl),
       "1.00x",
       "",
+      ms(fl),
+      "1.00x",
       "",
       "",
       "",
@@ -232,12 +244,13 @@ async function conversionTable(set, native) {
   let worstJson = 0;
   let worstObj = 0;
   for (const p of PATHS) {
-    const j = t.get(`tw-json:${p.id}`);
+    const j = t.get(`tw-bytes:${p.id}`);
+    const jt = t.get(`tw-json:${p.id}`);
     const o = t.get(`tw-obj:${p.id}`);
     const ho = t.get(`hand-obj:${p.hand.name}`);
     const hj = t.get(`hand-json:${p.hand.name}`);
-    if (j.error || o.error) {
-      rows.push(`${p.label}: toolwire failed: ${j.error ?? o.error}`);
+    if (j.error || jt.error || o.error) {
+      rows.push(`${p.label}: toolwire failed: ${j.error ?? jt.error ?? o.error}`);
       continue;
     }
     const jr = j.median / fl;
@@ -246,13 +259,15 @@ async function conversionTable(set, native) {
     worstObj = Math.max(worstObj, or);
     if (jr <= TARGET.jsonVsFloor) jsonPass++;
     if (or <= TARGET.objectsVsHand) objPass++;
-    figures.set(p.id, { json: j.median, objects: o.median });
+    figures.set(p.id, { json: j.median, text: jt.median, objects: o.median });
     const nat = nativeOk ? native.rows.get(p.label) : null;
     rows.push([
       p.label,
       ms(j.median),
       ratio(j.median, fl),
       verdict(jr <= TARGET.jsonVsFloor),
+      ms(jt.median),
+      ratio(jt.median, fl),
       ms(o.median),
       ms(ho.median),
       ratio(o.median, ho.median),
@@ -263,7 +278,9 @@ async function conversionTable(set, native) {
   }
   printTable(header, rows);
   console.log(
-    "json = convertMcpToolsJson(text) -> text; objects = convertMcpTools(objects) -> objects; hand-written = the " +
+    "bytes = convertMcpToolsJson(Uint8Array of UTF-8) -> Uint8Array (the JSON API as the target reads it: bytes in, " +
+      "bytes out); text = convertMcpToolsJson(string) -> string, which adds the UTF-16/UTF-8 transcoding at the " +
+      "boundary; objects = convertMcpTools(objects) -> objects; hand-written = the " +
       "app-style tools.map() for that provider shape (handwritten.mjs) on objects; hand json = JSON.parse + " +
       "that map + JSON.stringify. 'openai strict'/'anthropic strict' compare with the plain map (apps have no " +
       "strict rewrite); vertex uses the Gemini map.",
@@ -563,7 +580,7 @@ async function scalingSection(servers, perServer) {
   }
   printTable(header, rows);
   if (perServer) {
-    const f = (id) => ms(perServer.figures.get(id)?.json);
+    const f = (id) => ms(perServer.figures.get(id)?.text);
     console.log(
       `For comparison, 1x converted server by server (${servers.length} calls, the first conversion table): ` +
         `floor ${ms(perServer.floor)} ms, openai ${f("openai")} ms, gemini parameters ${f("gemini")} ms.`,
@@ -612,7 +629,7 @@ function nativeSection(native) {
   const nf = native.rows.get("floor");
   if (nf) rows.unshift([nf.label, ms(nf.ms), nf.mbps.toFixed(1)]);
   printTable(["path", "native ms", "MB/s"], rows);
-  console.log("The wasm figures for the same work are the 'json ms' column of the all-tools table (wasm/native there).");
+  console.log("The wasm figures for the same work are the 'bytes ms' column of the all-tools table (wasm/native there).");
 }
 
 // ---------------------------------------------------------------------------------------------------
