@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fast::{self, PassThrough};
-use crate::model::{json_size, json_type, Tool};
+use crate::model::{json_size, json_type, object, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
@@ -382,7 +382,7 @@ fn run<'a>(
             if out.is_empty() {
                 json!([])
             } else {
-                json!([{ "functionDeclarations": out }])
+                Value::Array(vec![object([("functionDeclarations", Value::Array(out))])])
             }
         }
         _ => Value::Array(out),
@@ -467,7 +467,7 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
             if opts.strict {
                 f.insert("strict".into(), Value::Bool(c.strict == Some(true)));
             }
-            json!({"type": "function", "function": f})
+            object([("type", Value::String("function".into())), ("function", Value::Object(f))])
         }
         Provider::OpenAiResponses => {
             f.insert("type".into(), json!("function"));
@@ -506,8 +506,8 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
         Provider::Bedrock => {
             f.insert("name".into(), Value::String(name.to_owned()));
             described(&mut f);
-            f.insert("inputSchema".into(), json!({ "json": schema }));
-            json!({ "toolSpec": f })
+            f.insert("inputSchema".into(), object([("json", schema)]));
+            object([("toolSpec", Value::Object(f))])
         }
     }
 }

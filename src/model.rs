@@ -15,6 +15,90 @@ use crate::error::{Error, ErrorCode, Result};
 /// A JSON object, as used for schemas and arguments.
 pub type JsonObject = Map<String, Value>;
 
+/// A JSON object of `entries`, each value moved in. (`json!` copies every value it is given
+/// through serde's serializer: a deep copy of a whole schema or tool list, where this moves it.)
+pub(crate) fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    let mut m = Map::with_capacity(N);
+    for (k, v) in entries {
+        m.insert(k.to_owned(), v);
+    }
+    Value::Object(m)
+}
+
+/// Keyword lookups for the schema passes, which ask each node for a dozen keywords it mostly
+/// does not have. A [`JsonObject`] hashes the key for every lookup (SipHash, through
+/// serde_json's map); schema nodes hold a handful of keys, and comparing those is cheaper.
+/// Larger maps are looked up by hash as before; `take` removes as `Map::remove` does.
+pub(crate) trait Keyed {
+    /// Whether `key` is present.
+    fn has(&self, key: &str) -> bool;
+    /// The value at `key`.
+    fn find(&self, key: &str) -> Option<&Value>;
+    /// The value at `key`, mutably.
+    fn find_mut(&mut self, key: &str) -> Option<&mut Value>;
+}
+
+/// Up to this many keys a lookup compares keys instead of hashing.
+const SCAN: usize = 16;
+
+impl Keyed for JsonObject {
+    #[inline]
+    fn has(&self, key: &str) -> bool {
+        if self.len() <= SCAN {
+            self.keys().any(|k| k == key)
+        } else {
+            self.contains_key(key)
+        }
+    }
+    #[inline]
+    fn find(&self, key: &str) -> Option<&Value> {
+        if self.len() <= SCAN {
+            self.iter().find_map(|(k, v)| (k == key).then_some(v))
+        } else {
+            self.get(key)
+        }
+    }
+    #[inline]
+    fn find_mut(&mut self, key: &str) -> Option<&mut Value> {
+        if self.len() <= SCAN {
+            self.iter_mut().find_map(|(k, v)| (k == key).then_some(v))
+        } else {
+            self.get_mut(key)
+        }
+    }
+}
+
+impl Keyed for Value {
+    #[inline]
+    fn has(&self, key: &str) -> bool {
+        self.as_object().is_some_and(|o| o.has(key))
+    }
+    #[inline]
+    fn find(&self, key: &str) -> Option<&Value> {
+        self.as_object().and_then(|o| o.find(key))
+    }
+    #[inline]
+    fn find_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.as_object_mut().and_then(|o| o.find_mut(key))
+    }
+}
+
+/// [`Keyed`] removal: `Map::remove` (which hashes) only when the key is there.
+pub(crate) trait Take {
+    /// Removes `key` as `Map::remove` does, returning its value.
+    fn take(&mut self, key: &str) -> Option<Value>;
+}
+
+impl Take for JsonObject {
+    #[inline]
+    fn take(&mut self, key: &str) -> Option<Value> {
+        if self.len() <= SCAN && !self.keys().any(|k| k == key) {
+            return None;
+        }
+        self.remove(key)
+    }
+}
+
 /// Takes a string field; anything else stays in `o` (so it lands in `extra`).
 fn take_string(o: &mut JsonObject, key: &str) -> Option<String> {
     match o.get(key) {

@@ -16,6 +16,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::model::object;
 use crate::content::{block_text, truncate_utf16, FlattenOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{CallToolResult, ContentBlock};
@@ -281,7 +282,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             if opts.image_message && !images.is_empty() {
                 let mut content = vec![json!({"type": "text", "text": format!("Images returned by the tool call {id} ({}):", call.name)})];
                 content.extend(images);
-                json!([msg, {"role": "user", "content": content}])
+                Value::Array(vec![msg, object([("role", "user".into()), ("content", Value::Array(content))])])
             } else {
                 msg
             }
@@ -305,7 +306,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                 let text = text_of(&parts, true);
                 Value::String(if is_error { format!("Error: {text}") } else { text })
             };
-            json!({"type": "function_call_output", "call_id": id, "output": output})
+            object([("type", "function_call_output".into()), ("call_id", id.into()), ("output", output)])
         }
         ResultFormat::Anthropic => {
             let id = call.require_id("Anthropic")?;
@@ -320,7 +321,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             if content.is_empty() {
                 content.push(json!({"type": "text", "text": "(no output)"}));
             }
-            json!({"type": "tool_result", "tool_use_id": id, "content": content, "is_error": is_error})
+            object([("type", "tool_result".into()), ("tool_use_id", id.into()), ("content", Value::Array(content)), ("is_error", is_error.into())])
         }
         ResultFormat::Gemini => {
             let text = text_of(&parts, !opts.multimodal);
@@ -328,7 +329,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                 json!({ "error": text })
             } else {
                 match &result.structured_content {
-                    Some(sc) => json!({ "output": sc }),
+                    Some(sc) => object([("output", sc.clone())]),
                     None => json!({ "output": text }),
                 }
             };

@@ -142,7 +142,7 @@ pub fn notification(method: &str, params: Value) -> String {
 /// A response body (to a server request).
 pub fn response(id: &Id, outcome: Result<Value, RpcError>) -> String {
     match outcome {
-        Ok(result) => json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result}).to_string(),
+        Ok(result) => crate::model::object([("jsonrpc", "2.0".into()), ("id", id.to_value()), ("result", result)]).to_string(),
         Err(e) => {
             let mut err = json!({"code": e.code, "message": e.message});
             if let Some(d) = e.data {

@@ -24,6 +24,7 @@ use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators}
 use crate::schema::refs::inline_refs;
 use crate::schema::walk::{contains_ref, for_each_subschema_mut};
 use crate::schema::{append_description, Cx};
+use crate::model::Keyed as _;
 
 /// Formats Anthropic strict mode accepts.
 const STRICT_FORMATS: &[&str] =
@@ -83,25 +84,25 @@ fn strict_node(node: &mut Value, cx: &mut Cx) -> Result<std::result::Result<(), 
 
 fn strict_object(obj: &mut JsonObject, cx: &mut Cx) -> Result<std::result::Result<(), String>> {
     if is_object_node(obj) {
-        match obj.get("additionalProperties") {
+        match obj.find("additionalProperties") {
             None | Some(Value::Bool(false)) => {}
             Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", or_root(cx.path())))),
         }
-        if obj.contains_key("patternProperties") {
+        if obj.has("patternProperties") {
             return Ok(Err(format!("patternProperties at {}", or_root(cx.path()))));
         }
         obj.insert("additionalProperties".into(), Value::Bool(false));
     }
     let mut drop = Vec::new();
     for key in STRICT_UNSUPPORTED {
-        if obj.contains_key(*key) {
+        if obj.has(key) {
             drop.push((*key).to_owned());
         }
     }
-    if obj.get("minItems").is_some_and(|m| !matches!(m.as_u64(), Some(0 | 1))) {
+    if obj.find("minItems").is_some_and(|m| !matches!(m.as_u64(), Some(0 | 1))) {
         drop.push("minItems".into());
     }
-    if obj.get("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
+    if obj.find("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
         drop.push("format".into());
     }
     for key in drop {
@@ -130,20 +131,20 @@ pub fn strict_costs(schema: &Value) -> (usize, usize) {
         if depth > 64 {
             return;
         }
-        if let Some(Value::Object(props)) = o.get("properties") {
+        if let Some(Value::Object(props)) = o.find("properties") {
             let req: Vec<&str> =
-                o.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                o.find("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
             for (name, p) in props {
                 if !req.contains(&name.as_str()) {
                     acc.0 += 1;
                 }
-                if p.get("anyOf").is_some() || p.get("type").is_some_and(Value::is_array) {
+                if p.find("anyOf").is_some() || p.find("type").is_some_and(Value::is_array) {
                     acc.1 += 1;
                 }
                 walk(p, depth + 1, acc);
             }
         }
-        if let Some(items) = o.get("items") {
+        if let Some(items) = o.find("items") {
             walk(items, depth + 1, acc);
         }
         for key in ["anyOf", "oneOf", "allOf"] {
@@ -185,7 +186,7 @@ mod tests {
         // https://github.com/anthropics/claude-code/issues/5973
         let (c, _) = run(json!({"type":"object","properties":{"a":{},"b":{}},"anyOf":[{"required":["a"]},{"required":["b"]}]}), false);
         let s = c.schema.unwrap();
-        assert!(s.get("anyOf").is_none());
+        assert!(s.find("anyOf").is_none());
         assert_eq!(s["type"], "object");
     }
 
@@ -202,7 +203,7 @@ mod tests {
         let s = c.schema.unwrap();
         assert_eq!(c.strict, Some(true));
         assert_eq!(s["additionalProperties"], false);
-        assert!(s["properties"]["n"].get("minimum").is_none());
+        assert!(s["properties"]["n"].find("minimum").is_none());
         assert!(s["properties"]["n"]["description"].as_str().unwrap().contains("minimum: 1"));
     }
 

@@ -49,6 +49,7 @@ use crate::schema::lower::{combinator_properties_conflict, combinators_are_objec
 use crate::schema::refs::inline_refs;
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
+use crate::model::{Keyed as _, Take as _};
 
 /// The keys of Gemini's `Schema` (js-genai `types.ts`).
 pub const ALLOWED_KEYS: &[&str] = &[
@@ -80,14 +81,14 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
     };
     if let Value::Object(o) = &mut schema {
         // The root is an object by construction; make sure of it for the provider.
-        if o.get("type") != Some(&json!("object")) {
-            o.remove("anyOf");
+        if o.find("type") != Some(&json!("object")) {
+            o.take("anyOf");
             o.insert("type".into(), json!("object"));
         }
-        o.remove("nullable");
-        let empty = o.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
+        o.take("nullable");
+        let empty = o.find("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
         if empty && o.keys().all(|k| k == "type" || k == "description" || k == "title") {
-            if o.contains_key("description") {
+            if o.has("description") {
                 cx.change("gemini/empty-root", "the tool takes no arguments: `parameters` omitted (its description was the schema's only content)");
             }
             return Ok(Compiled { schema: None, strict: None, plan });
@@ -183,15 +184,15 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     let mut hints = Hints(Vec::new());
     crate::schema::normalize_type(&mut o, cx);
     // Step 3.
-    if o.contains_key("allOf") {
+    if o.has("allOf") {
         let conflicts = merge_all_of(&mut o);
         cx.change("gemini/allof", "allOf merged into one schema");
         for k in conflicts {
             cx.problem("gemini/allof-conflict", format!("allOf branches disagree on `{k}`; the first value is kept"));
         }
     }
-    if let Some(one) = o.remove("oneOf") {
-        let mut branches = match o.remove("anyOf") {
+    if let Some(one) = o.take("oneOf") {
+        let mut branches = match o.take("anyOf") {
             Some(Value::Array(a)) => a,
             _ => Vec::new(),
         };
@@ -203,20 +204,20 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     }
     // An object whose anyOf/oneOf/allOf only adds object constraints ("one of these required
     // sets"): merge into the object itself, stating the alternatives in its description.
-    let object_like = types_of(&o).contains(&"object") || o.contains_key("properties");
+    let object_like = types_of(&o).contains(&"object") || o.has("properties");
     if object_like && combinators_are_object_like(&o) && !combinator_properties_conflict(&o) {
         merge_root_combinators(&mut o, cx);
-    } else if object_like && (o.contains_key("anyOf") || o.contains_key("oneOf")) {
+    } else if object_like && (o.has("anyOf") || o.has("oneOf")) {
         distribute_into_branches(&mut o, cx);
     }
-    if let Some(c) = o.remove("const") {
-        if !o.contains_key("enum") {
+    if let Some(c) = o.take("const") {
+        if !o.has("enum") {
             o.insert("enum".into(), Value::Array(vec![c]));
             cx.change("gemini/const", "const rewritten as a one-value enum");
         }
     }
     // Step 4: null handling and type arrays.
-    let mut nullable = o.remove("nullable") == Some(Value::Bool(true));
+    let mut nullable = o.take("nullable") == Some(Value::Bool(true));
     let mut types: Vec<String> = types_of(&o).into_iter().map(str::to_owned).collect();
     if types.iter().any(|t| t == "null") {
         types.retain(|t| t != "null");
@@ -224,8 +225,8 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         cx.change("gemini/nullable", "`null` type expressed as nullable: true");
     }
     types.retain(|t| TYPES.contains(&t.as_str()));
-    o.remove("type");
-    if let Some(Value::Array(branches)) = o.remove("anyOf") {
+    o.take("type");
+    if let Some(Value::Array(branches)) = o.take("anyOf") {
         let before = branches.len();
         let mut kept: Vec<Value> = branches.into_iter().filter(|b| !is_null_schema(b)).collect();
         if kept.len() < before {
@@ -240,7 +241,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                     merged.insert(k, v);
                 }
                 if let Some(t) = types.first() {
-                    merged.insert("type".into(), json!(t));
+                    merged.insert("type".into(), Value::String(t.clone()));
                 }
                 if nullable {
                     merged.insert("nullable".into(), json!(true));
@@ -276,7 +277,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 // Nothing says what this is: any value.
                 let mut shared = annotations_only(&o);
                 for (k, v) in o.iter() {
-                    if !shared.contains_key(k) && k != "enum" {
+                    if !shared.has(k) && k != "enum" {
                         hints.drop(cx, k, v);
                     }
                 }
@@ -290,9 +291,9 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     // An enum makes the node a string whatever its declared type (Gemini: "enum: only allowed
     // for STRING type"); the declared type's own keywords then no longer apply.
     let declared = ty;
-    let ty = if o.get("enum").is_some_and(Value::is_array) { "string".to_owned() } else { declared.clone() };
+    let ty = if o.find("enum").is_some_and(Value::is_array) { "string".to_owned() } else { declared.clone() };
     let mut out = Map::new();
-    out.insert("type".into(), json!(ty));
+    out.insert("type".into(), Value::String(ty.clone()));
     let mut plan = ArgPlan::default();
     // Steps 6-10, key by key, from the allow-list.
     for (key, value) in o {
@@ -327,7 +328,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 let item = match value {
                     Value::Array(tuple) => {
                         hints.0.push(format!("leading items: {}", crate::schema::short_json(&Value::Array(tuple.clone()))));
-                        json!({"anyOf": tuple})
+                        crate::model::object([("anyOf", Value::Array(tuple))])
                     }
                     other => other,
                 };
@@ -411,13 +412,13 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         fix_object(&mut out, cx);
     }
     // Step 7: items always present.
-    if ty == "array" && !out.contains_key("items") {
+    if ty == "array" && !out.has("items") {
         out.insert("items".into(), any_value());
         cx.change("gemini/add-items", "array without `items`: items may be any of string, number, boolean, object");
     }
     // Step 8 follow-up: an enum-stringified node's default must be a string too.
-    if out.get("enum").is_some() {
-        if let Some(d) = out.get_mut("default") {
+    if out.find("enum").is_some() {
+        if let Some(d) = out.find_mut("default") {
             if !d.is_string() && !d.is_null() {
                 *d = Value::String(enum_string(d));
             }
@@ -434,11 +435,11 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
 /// union): `object ∧ (A ∨ B)` becomes `(object ∧ A) ∨ (object ∧ B)`, so no branch loses the
 /// shared properties and no branch loses its own definitions.
 fn distribute_into_branches(o: &mut JsonObject, cx: &mut Cx) {
-    let shared_props = match o.remove("properties") {
+    let shared_props = match o.take("properties") {
         Some(Value::Object(p)) => p,
         _ => Map::new(),
     };
-    let shared_required = o.remove("required");
+    let shared_required = o.take("required");
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = o.get_mut(key) else { continue };
         for b in branches.iter_mut() {
@@ -470,14 +471,14 @@ fn distribute_into_branches(o: &mut JsonObject, cx: &mut Cx) {
         cx.change("gemini/distribute", "the object's own properties copied into each anyOf branch (Gemini: a node has either type or anyOf)");
     }
     if types_of(o) == ["object"] {
-        o.remove("type");
+        o.take("type");
     }
 }
 
 /// `properties` and `required` consistent; an empty `properties` omitted.
 fn fix_object(out: &mut JsonObject, cx: &mut Cx) {
-    let names: Vec<String> = out.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
-    if let Some(req) = out.remove("required") {
+    let names: Vec<String> = out.find("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
+    if let Some(req) = out.take("required") {
         let mut kept = Vec::new();
         let mut removed = Vec::new();
         if let Value::Array(items) = req {
@@ -505,7 +506,7 @@ fn fix_object(out: &mut JsonObject, cx: &mut Cx) {
         }
     }
     if names.is_empty() {
-        out.remove("properties");
+        out.take("properties");
     }
 }
 
@@ -522,22 +523,22 @@ fn lower_any_of(
     for (i, b) in branches.into_iter().enumerate() {
         // A branch without a type inherits the node's single type.
         let b = match (b, node_types.first()) {
-            (Value::Object(mut bo), Some(t)) if !bo.contains_key("type") => {
-                bo.insert("type".into(), json!(t));
+            (Value::Object(mut bo), Some(t)) if !bo.has("type") => {
+                bo.insert("type".into(), Value::String(t.clone()));
                 Value::Object(bo)
             }
             (b, _) => b,
         };
         match cx.at("anyOf", |cx| cx.at(&i.to_string(), |cx| lower(b, cx, vertex)))? {
             // A branch that is itself an anyOf: splice its alternatives in (a union of unions).
-            Lowered::Schema(Value::Object(mut bo), p) if bo.contains_key("anyOf") && !bo.contains_key("type") => {
-                let nested_nullable = bo.remove("nullable") == Some(Value::Bool(true));
-                let note = bo.get("description").and_then(Value::as_str).map(str::to_owned);
-                if let Some(Value::Array(inner)) = bo.remove("anyOf") {
+            Lowered::Schema(Value::Object(mut bo), p) if bo.has("anyOf") && !bo.has("type") => {
+                let nested_nullable = bo.take("nullable") == Some(Value::Bool(true));
+                let note = bo.find("description").and_then(Value::as_str).map(str::to_owned);
+                if let Some(Value::Array(inner)) = bo.take("anyOf") {
                     for mut sub in inner {
                         if let Value::Object(so) = &mut sub {
                             if let Some(n) = &note {
-                                if !so.contains_key("description") {
+                                if !so.has("description") {
                                     so.insert("description".into(), Value::String(n.clone()));
                                 }
                             }
@@ -580,11 +581,11 @@ fn lower_any_of(
         // Vertex: "When using any_of, it must be the only field set."
         for b in &mut out_branches {
             if let Value::Object(bo) = b {
-                if let Some(v) = shared.get("title") {
+                if let Some(v) = shared.find("title") {
                     bo.entry("title").or_insert_with(|| v.clone());
                 }
-                if let Some(Value::String(d)) = shared.get("description") {
-                    match bo.get_mut("description") {
+                if let Some(Value::String(d)) = shared.find("description") {
+                    match bo.find_mut("description") {
                         Some(Value::String(bd)) if !bd.contains(d.as_str()) => {
                             let joined = format!("{} ({})", d.trim_end(), bd.trim());
                             *bd = joined;
@@ -615,7 +616,7 @@ fn lower_any_of(
 }
 
 fn is_null_schema(v: &Value) -> bool {
-    v.get("type").and_then(Value::as_str) == Some("null")
+    v.find("type").and_then(Value::as_str) == Some("null")
 }
 
 fn annotations_only(o: &JsonObject) -> JsonObject {
@@ -639,17 +640,17 @@ fn branch_for_type(o: &JsonObject, t: &str) -> Value {
         }
     };
     let mut b: JsonObject = o.iter().filter(|(k, _)| applies(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
-    b.insert("type".into(), json!(t));
+    b.insert("type".into(), Value::String(t.into()));
     Value::Object(b)
 }
 
 fn infer_type(o: &JsonObject) -> Option<&'static str> {
-    let has = |k: &str| o.contains_key(k);
+    let has = |k: &str| o.has(k);
     if has("properties") || has("required") || has("additionalProperties") || has("patternProperties") {
         Some("object")
     } else if has("items") || has("prefixItems") || has("minItems") || has("maxItems") {
         Some("array")
-    } else if let Some(Value::Array(e)) = o.get("enum") {
+    } else if let Some(Value::Array(e)) = o.find("enum") {
         let non_null: Vec<&Value> = e.iter().filter(|v| !v.is_null()).collect();
         if !non_null.is_empty() && non_null.iter().all(|v| v.is_boolean()) {
             Some("boolean")
@@ -720,8 +721,8 @@ mod tests {
         let b = p["anyOf"].as_array().unwrap();
         assert_eq!(b.len(), 3);
         assert_eq!(b[1]["type"], "array");
-        assert!(b[1].get("items").is_some());
-        assert!(p.get("type").is_none());
+        assert!(b[1].find("items").is_some());
+        assert!(p.find("type").is_none());
     }
 
     #[test]
@@ -773,7 +774,7 @@ mod tests {
         // https://github.com/github/copilot-cli/issues/4623
         let (s, _, cx) = run(json!({"type":"object","properties":{"any":true,"never":false}}));
         assert_eq!(s["properties"]["any"], any_value());
-        assert!(s["properties"].get("never").is_none());
+        assert!(s["properties"].find("never").is_none());
         assert!(cx.changes.iter().any(|d| d.rule == "gemini/false-property"));
     }
 

@@ -16,6 +16,7 @@ use crate::schema::lower::{is_array_node, is_object_node};
 use crate::model::JsonObject;
 use crate::schema::walk::{for_each_subschema_mut, keyword, Keyword};
 use crate::schema::{fix_properties_and_required, Cx, Limits};
+use crate::model::{Keyed as _, Take as _};
 
 /// The providers toolwire converts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -216,15 +217,15 @@ pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
     let Value::Object(obj) = node else { return Ok(()) };
     cx.enter()?;
     crate::schema::normalize_type(obj, cx);
-    if obj.get("$ref").is_some_and(|r| !r.is_string()) {
-        obj.remove("$ref");
+    if obj.find("$ref").is_some_and(|r| !r.is_string()) {
+        obj.take("$ref");
         cx.change("schema/bad-ref", "`$ref` was not a string; removed");
     }
     fix_subschema_slots(obj, cx)?;
     if is_object_node(obj) {
         fix_properties_and_required(obj, cx);
     }
-    if is_array_node(obj) && !obj.contains_key("items") && !obj.contains_key("prefixItems") {
+    if is_array_node(obj) && !obj.has("items") && !obj.has("prefixItems") {
         obj.insert("items".into(), Value::Object(Map::new()));
         cx.change("schema/add-items", "array without `items`: added `items: {}` (any value)");
     }

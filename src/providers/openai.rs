@@ -28,6 +28,7 @@ use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, t
 use crate::schema::refs::inline_refs;
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
+use crate::model::{Keyed as _, Take as _};
 
 /// Formats OpenAI strict mode accepts (`'uri' is not a valid format`, posit-dev/chatlas#255).
 const STRICT_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
@@ -138,15 +139,15 @@ fn strict_node(node: &mut Value, cx: &mut Cx, level: usize, budget: &mut Budget)
 }
 
 fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut Budget) -> Strict<ArgPlan> {
-    if obj.contains_key("allOf") {
+    if obj.has("allOf") {
         let conflicts = merge_all_of(obj);
         if !conflicts.is_empty() {
             return Ok(Err(format!("allOf branches disagree on {}", conflicts.join(", "))));
         }
         cx.change("openai/strict-allof", "allOf merged into one schema");
     }
-    if let Some(one) = obj.remove("oneOf") {
-        match obj.get_mut("anyOf") {
+    if let Some(one) = obj.take("oneOf") {
+        match obj.find_mut("anyOf") {
             Some(Value::Array(any)) => {
                 if let Value::Array(o) = one {
                     any.extend(o);
@@ -159,17 +160,17 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         cx.change("openai/strict-oneof", "oneOf rewritten as anyOf (strict mode has no oneOf)");
     }
     for key in STRICT_BLOCKERS {
-        if obj.contains_key(*key) {
+        if obj.has(key) {
             return Ok(Err(format!("`{key}` at {}", display(cx.path()))));
         }
     }
     // Open maps cannot be strict: additionalProperties must be false everywhere.
-    match obj.get("additionalProperties") {
+    match obj.find("additionalProperties") {
         None | Some(Value::Bool(false)) => {}
         Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display(cx.path())))),
     }
-    if obj.get("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
-        if let Some(v) = obj.remove("format") {
+    if obj.find("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
+        if let Some(v) = obj.take("format") {
             fold(obj, cx, "format", &v);
         }
     }
@@ -179,15 +180,15 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             fold(obj, cx, &key, &v);
         }
     }
-    if types_of(obj).is_empty() && obj.contains_key("properties") {
+    if types_of(obj).is_empty() && obj.has("properties") {
         obj.insert("type".into(), json!("object"));
         cx.change("openai/strict-infer-object", "schema with properties but no type: typed object");
     }
     let types = types_of(obj);
-    if types.is_empty() && !obj.contains_key("anyOf") && !obj.contains_key("enum") && !obj.contains_key("const") {
+    if types.is_empty() && !obj.has("anyOf") && !obj.has("enum") && !obj.has("const") {
         return Ok(Err(format!("a schema without a type at {}", display(cx.path()))));
     }
-    if let Some(Value::Array(e)) = obj.get("enum") {
+    if let Some(Value::Array(e)) = obj.find("enum") {
         budget.enum_values += e.len();
         budget.chars += e.iter().filter_map(Value::as_str).map(str::len).sum::<usize>();
     }
@@ -204,12 +205,12 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         budget.depth = budget.depth.max(level + 1);
         obj.insert("additionalProperties".into(), Value::Bool(false));
         let required: Vec<String> = obj
-            .get("required")
+            .find("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
             .unwrap_or_default();
         let mut all = Vec::new();
-        if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        if let Some(Value::Object(props)) = obj.find_mut("properties") {
             budget.properties += props.len();
             for (name, sub) in props.iter_mut() {
                 budget.chars += name.len();
@@ -231,7 +232,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         }
         obj.insert("required".into(), Value::Array(all));
     }
-    if let Some(items) = obj.get_mut("items") {
+    if let Some(items) = obj.find_mut("items") {
         let p = match cx.at("items", |cx| strict_node(items, cx, level, budget))? {
             Ok(p) => p,
             Err(reason) => return Ok(Err(reason)),
@@ -240,7 +241,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             plan.items = Some(Box::new(p));
         }
     }
-    if let Some(Value::Array(branches)) = obj.get_mut("anyOf") {
+    if let Some(Value::Array(branches)) = obj.find_mut("anyOf") {
         let mut plans = Vec::new();
         for (i, b) in branches.iter_mut().enumerate() {
             match cx.at("anyOf", |cx| cx.at(&i.to_string(), |cx| strict_node(b, cx, level, budget)))? {
@@ -258,21 +259,21 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
 /// Makes a schema also accept `null`.
 pub fn widen_nullable(schema: &mut Value) {
     let Value::Object(obj) = schema else { return };
-    if let Some(Value::Array(branches)) = obj.get_mut("anyOf") {
-        if !branches.iter().any(|b| b.get("type") == Some(&json!("null"))) {
+    if let Some(Value::Array(branches)) = obj.find_mut("anyOf") {
+        if !branches.iter().any(|b| b.find("type") == Some(&json!("null"))) {
             branches.push(json!({"type": "null"}));
         }
         return;
     }
-    match obj.get_mut("type") {
+    match obj.find_mut("type") {
         Some(Value::String(t)) if t != "null" => {
             let t = std::mem::take(t);
-            obj.insert("type".into(), json!([t, "null"]));
+            obj.insert("type".into(), Value::Array(vec![Value::String(t), Value::String("null".into())]));
         }
         Some(Value::Array(ts)) if !ts.contains(&json!("null")) => ts.push(json!("null")),
         _ => {}
     }
-    if let Some(Value::Array(e)) = obj.get_mut("enum") {
+    if let Some(Value::Array(e)) = obj.find_mut("enum") {
         if !e.contains(&Value::Null) {
             e.push(Value::Null);
         }
@@ -349,7 +350,7 @@ mod tests {
         // https://github.com/posit-dev/chatlas/pull/255
         let (c, _) = run(json!({"type":"object","properties":{"url":{"type":"string","format":"uri"}},"required":["url"]}), true);
         let s = c.schema.unwrap();
-        assert!(s["properties"]["url"].get("format").is_none());
+        assert!(s["properties"]["url"].find("format").is_none());
         assert!(s["properties"]["url"]["description"].as_str().unwrap().contains("format: uri"));
     }
 
@@ -368,6 +369,6 @@ mod tests {
     #[test]
     fn root_enum_is_removed() {
         let (c, _) = run(json!({"type":"object","properties":{},"enum":[{}]}), false);
-        assert!(c.schema.unwrap().get("enum").is_none());
+        assert!(c.schema.unwrap().find("enum").is_none());
     }
 }

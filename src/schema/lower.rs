@@ -4,10 +4,11 @@ use serde_json::{Map, Value};
 
 use crate::model::JsonObject;
 use crate::schema::{append_description, fix_required, short_json, Cx};
+use crate::model::{Keyed as _, Take as _};
 
 /// The `type` of a node as a list (`"string"` → `["string"]`, absent → `[]`).
 pub fn types_of(obj: &JsonObject) -> Vec<&str> {
-    match obj.get("type") {
+    match obj.find("type") {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
@@ -17,7 +18,7 @@ pub fn types_of(obj: &JsonObject) -> Vec<&str> {
 /// Whether the node is (or may be) an object.
 pub fn is_object_node(obj: &JsonObject) -> bool {
     let ts = types_of(obj);
-    ts.contains(&"object") || (ts.is_empty() && obj.contains_key("properties"))
+    ts.contains(&"object") || (ts.is_empty() && obj.has("properties"))
 }
 
 /// Whether the node is (or may be) an array.
@@ -36,7 +37,7 @@ pub fn combinators_are_object_like(obj: &JsonObject) -> bool {
             for b in branches {
                 let Value::Object(b) = b else { return false };
                 let ts = types_of(b);
-                if !(ts.is_empty() || ts == ["object"]) || b.contains_key("enum") || b.contains_key("const") || b.contains_key("items") {
+                if !(ts.is_empty() || ts == ["object"]) || b.has("enum") || b.has("const") || b.has("items") {
                     return false;
                 }
             }
@@ -60,14 +61,14 @@ fn same_but_enum_and_description(a: &Value, b: &Value) -> bool {
 /// Whether two branches of the node's `anyOf`/`oneOf` define the same property differently
 /// (other than by enum values, which merge): merging them into one object would lose meaning.
 pub fn combinator_properties_conflict(obj: &JsonObject) -> bool {
-    let mut seen: Map<String, Value> = match obj.get("properties") {
+    let mut seen: Map<String, Value> = match obj.find("properties") {
         Some(Value::Object(p)) => p.clone(),
         _ => Map::new(),
     };
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = obj.get(key) else { continue };
         for b in branches {
-            let Some(Value::Object(bp)) = b.get("properties") else { continue };
+            let Some(Value::Object(bp)) = b.find("properties") else { continue };
             for (name, schema) in bp {
                 match seen.get(name) {
                     None => {
@@ -97,12 +98,12 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
     for key in ["allOf", "anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = root.remove(key) else { continue };
         let is_all = key == "allOf";
-        let mut props = match root.remove("properties") {
+        let mut props = match root.take("properties") {
             Some(Value::Object(p)) => p,
             _ => Map::new(),
         };
         let mut required: Vec<String> = root
-            .get("required")
+            .find("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
             .unwrap_or_default();
@@ -120,12 +121,12 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                 continue;
             };
             let b_required: Vec<String> = b
-                .get("required")
+                .find("required")
                 .and_then(Value::as_array)
                 .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
                 .unwrap_or_default();
             let mut names = Vec::new();
-            if let Some(Value::Object(bp)) = b.get("properties") {
+            if let Some(Value::Object(bp)) = b.find("properties") {
                 for (name, schema) in bp {
                     names.push(name.clone());
                     match props.get(name) {
@@ -137,15 +138,15 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                             // like `kind: "a"` / `kind: "b"`) and keep every description.
                             let mut merged = existing.clone();
                             if let (Value::Object(m), Value::Object(new)) = (&mut merged, schema) {
-                                if let (Some(Value::Array(a)), Some(Value::Array(b))) = (m.get_mut("enum"), new.get("enum")) {
+                                if let (Some(Value::Array(a)), Some(Value::Array(b))) = (m.find_mut("enum"), new.find("enum")) {
                                     for v in b {
                                         if !a.contains(v) {
                                             a.push(v.clone());
                                         }
                                     }
                                 }
-                                if let Some(Value::String(nd)) = new.get("description") {
-                                    match m.get_mut("description") {
+                                if let Some(Value::String(nd)) = new.find("description") {
+                                    match m.find_mut("description") {
                                         Some(Value::String(d)) if !d.contains(nd.trim()) => {
                                             let joined = format!("{} / {}", d.trim_end(), nd.trim());
                                             *d = joined;
@@ -188,7 +189,7 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                 }
             } else {
                 let mut alt = String::new();
-                if let Some(d) = b.get("description").or_else(|| b.get("title")).and_then(Value::as_str) {
+                if let Some(d) = b.find("description").or_else(|| b.find("title")).and_then(Value::as_str) {
                     alt.push_str(d.trim());
                     alt.push_str(": ");
                 }
@@ -235,7 +236,7 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
 /// Merges an `allOf` of object-like (or any) branches into `obj`. Returns the conflicts: keys
 /// that two branches set to different values (the first value is kept).
 pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
-    let Some(Value::Array(branches)) = obj.remove("allOf") else { return Vec::new() };
+    let Some(Value::Array(branches)) = obj.take("allOf") else { return Vec::new() };
     let mut conflicts = Vec::new();
     for branch in branches {
         let Value::Object(b) = branch else { continue };
@@ -323,7 +324,7 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
             ),
             _ => return None,
         },
-        "propertyNames" => match v.get("pattern").and_then(Value::as_str) {
+        "propertyNames" => match v.find("pattern").and_then(Value::as_str) {
             Some(p) => format!("property names must match {p}"),
             None => format!("property names: {}", summarize(v, 0)),
         },
@@ -363,25 +364,25 @@ fn summarize_inner(v: &Value, depth: usize) -> String {
     if depth > 6 {
         return "...".into();
     }
-    let mut out = if let Some(Value::Array(e)) = o.get("enum") {
+    let mut out = if let Some(Value::Array(e)) = o.find("enum") {
         e.iter().map(short_json).collect::<Vec<_>>().join(" | ")
-    } else if let Some(c) = o.get("const") {
+    } else if let Some(c) = o.find("const") {
         short_json(c)
-    } else if let Some(Value::Array(bs)) = o.get("anyOf").or_else(|| o.get("oneOf")) {
+    } else if let Some(Value::Array(bs)) = o.find("anyOf").or_else(|| o.find("oneOf")) {
         bs.iter().map(|b| summarize_inner(b, depth + 1)).collect::<Vec<_>>().join(" | ")
     } else {
         let ts = types_of(o);
         let t = ts.iter().filter(|t| **t != "null").copied().collect::<Vec<_>>().join(" | ");
-        if let Some(Value::Object(props)) = o.get("properties") {
+        if let Some(Value::Object(props)) = o.find("properties") {
             let req: Vec<&str> =
-                o.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                o.find("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
             let fields: Vec<String> = props
                 .iter()
                 .map(|(k, s)| format!("{k}{}: {}", if req.contains(&k.as_str()) { "" } else { "?" }, summarize_inner(s, depth + 1)))
                 .collect();
             format!("{{{}}}", fields.join(", "))
         } else if ts.contains(&"array") {
-            format!("{}[]", o.get("items").map_or_else(|| "any".into(), |i| summarize_inner(i, depth + 1)))
+            format!("{}[]", o.find("items").map_or_else(|| "any".into(), |i| summarize_inner(i, depth + 1)))
         } else if t.is_empty() {
             "any".into()
         } else {
@@ -391,7 +392,7 @@ fn summarize_inner(v: &Value, depth: usize) -> String {
     if ts_nullable(o) {
         out.push_str(" | null");
     }
-    if let Some(Value::String(d)) = o.get("description") {
+    if let Some(Value::String(d)) = o.find("description") {
         if !d.trim().is_empty() {
             out.push_str(&format!(" ({})", d.trim()));
         }
@@ -419,7 +420,7 @@ mod tests {
         });
         let mut cx = Cx::new(Limits::default());
         merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
-        assert!(root.get("anyOf").is_none());
+        assert!(root.find("anyOf").is_none());
         assert_eq!(root["required"], json!([]));
         assert!(root["description"].as_str().unwrap().contains("(1) requires id; (2) requires name"));
         assert_eq!(cx.changes.last().unwrap().rule, "schema/root-combinator");

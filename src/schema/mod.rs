@@ -16,6 +16,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{json_type, JsonObject};
 use crate::report::Diagnostic;
+use crate::model::{Keyed as _, Take as _};
 
 /// Limits that bound the work done on one schema. All configurable from JS via `options.limits`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +78,8 @@ impl Cx {
     pub fn at<T>(&mut self, token: &str, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         let len = self.path.len();
         self.path.push('/');
-        if token.contains(['~', '/']) {
+        // Bytes, not chars: a char-set pattern decodes every character of every path token.
+        if token.bytes().any(|b| b == b'~' || b == b'/') {
             for c in token.chars() {
                 match c {
                     '~' => self.path.push_str("~0"),
@@ -205,8 +207,8 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
     normalize_type(&mut obj, cx);
     let shape = match root_kind(&obj) {
         RootKind::Object => {
-            if obj.get("type").and_then(Value::as_str) != Some("object") {
-                let had = obj.get("type").cloned();
+            if obj.find("type").and_then(Value::as_str) != Some("object") {
+                let had = obj.find("type").cloned();
                 obj.insert("type".into(), Value::String("object".into()));
                 match had {
                     None => cx.change("schema/infer-object", "added type \"object\" to an object-like root schema"),
@@ -241,7 +243,7 @@ enum RootKind {
 }
 
 fn root_kind(obj: &JsonObject) -> RootKind {
-    match obj.get("type") {
+    match obj.find("type") {
         Some(Value::String(t)) if t == "object" => return RootKind::Object,
         Some(Value::String(_)) => return RootKind::Wrap,
         Some(Value::Array(ts)) => {
@@ -249,7 +251,7 @@ fn root_kind(obj: &JsonObject) -> RootKind {
         }
         _ => {}
     }
-    if OBJECT_KEYWORDS.iter().any(|k| obj.contains_key(*k)) {
+    if OBJECT_KEYWORDS.iter().any(|k| obj.has(k)) {
         return RootKind::Object;
     }
     for key in ["anyOf", "oneOf", "allOf"] {
@@ -262,7 +264,7 @@ fn root_kind(obj: &JsonObject) -> RootKind {
             return if all_objects { RootKind::Object } else { RootKind::Wrap };
         }
     }
-    if obj.contains_key("$ref") || obj.is_empty() || obj.keys().all(|k| is_annotation(k)) {
+    if obj.has("$ref") || obj.is_empty() || obj.keys().all(|k| is_annotation(k)) {
         // `{}`, `{description}` or a bare `$ref` (resolved later): an object root is the
         // only useful reading for tool arguments.
         return RootKind::Object;
@@ -284,7 +286,7 @@ pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
         let lower = t.to_ascii_lowercase();
         Some(TYPE_NAMES.contains(&lower.as_str()).then_some(lower))
     };
-    match obj.get_mut("type") {
+    match obj.find_mut("type") {
         Some(Value::String(t)) => match fix(t) {
             None => {}
             Some(Some(lower)) => {
@@ -293,7 +295,7 @@ pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
             }
             Some(None) => {
                 let was = t.clone();
-                obj.remove("type");
+                obj.take("type");
                 cx.change("schema/unknown-type", format!("type \"{was}\" is not a JSON Schema type; removed"));
             }
         },
@@ -313,7 +315,7 @@ pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
             if changed {
                 cx.change("schema/type-case", format!("type list {} normalised", Value::Array(ts.clone())));
                 if out.is_empty() {
-                    obj.remove("type");
+                    obj.take("type");
                 } else {
                     *ts = out;
                 }
@@ -321,7 +323,7 @@ pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
         }
         Some(other) if !other.is_null() => {
             let was = json_type(other);
-            obj.remove("type");
+            obj.take("type");
             cx.change("schema/unknown-type", format!("`type` was {was}; removed"));
         }
         _ => {}
@@ -340,7 +342,7 @@ pub fn is_annotation(key: &str) -> bool {
 /// Makes `properties` an object of schemas and `required` an array of unique strings naming
 /// existing properties, reporting every removal. Used at the root and on every object node.
 pub fn fix_properties_and_required(obj: &mut JsonObject, cx: &mut Cx) {
-    match obj.get_mut("properties") {
+    match obj.find_mut("properties") {
         None => {
             obj.insert("properties".into(), Value::Object(Map::new()));
         }
@@ -349,11 +351,11 @@ pub fn fix_properties_and_required(obj: &mut JsonObject, cx: &mut Cx) {
             let mut lifted = Vec::new();
             for (name, p) in props.iter_mut() {
                 if let Value::Object(po) = p {
-                    if let Some(Value::Bool(r)) = po.get("required") {
+                    if let Some(Value::Bool(r)) = po.find("required") {
                         if *r {
                             lifted.push(name.clone());
                         }
-                        po.remove("required");
+                        po.take("required");
                     }
                 }
             }
@@ -388,8 +390,8 @@ pub fn fix_properties_and_required(obj: &mut JsonObject, cx: &mut Cx) {
 
 /// Keeps only the unique strings in `required` that name an existing property.
 pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
-    let Some(req) = obj.get("required") else { return };
-    let props = obj.get("properties").and_then(Value::as_object);
+    let Some(req) = obj.find("required") else { return };
+    let props = obj.find("properties").and_then(Value::as_object);
     let Value::Array(items) = req else {
         let t = json_type(req);
         cx.at("required", |cx| {
@@ -397,14 +399,14 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
             Ok(())
         })
         .ok();
-        obj.remove("required");
+        obj.take("required");
         return;
     };
     let mut kept: Vec<Value> = Vec::with_capacity(items.len());
     let mut removed = Vec::new();
     for item in items {
         match item.as_str() {
-            Some(name) if props.is_some_and(|p| p.contains_key(name)) => {
+            Some(name) if props.is_some_and(|p| p.has(name)) => {
                 if !kept.iter().any(|k| k.as_str() == Some(name)) {
                     kept.push(item.clone());
                 }
@@ -428,7 +430,7 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
 
 /// Appends a sentence to a schema node's description, creating it if needed.
 pub fn append_description(obj: &mut JsonObject, note: &str) {
-    match obj.get_mut("description") {
+    match obj.find_mut("description") {
         Some(Value::String(d)) if !d.trim().is_empty() => {
             let trimmed = d.trim_end();
             let sep = if note.starts_with('(') || trimmed.ends_with(['.', '!', '?', ')']) { " " } else { ". " };
@@ -558,7 +560,7 @@ mod tests {
         assert_eq!(o["type"], json!(["string", "null"]));
         let mut o = json!({"type":"any"});
         normalize_type(o.as_object_mut().unwrap(), &mut cx);
-        assert!(o.get("type").is_none());
+        assert!(o.find("type").is_none());
     }
 
     #[test]

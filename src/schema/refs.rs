@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::model::JsonObject;
 use crate::schema::walk::{slot, Slot};
 use crate::schema::Cx;
+use crate::model::Keyed as _;
 
 /// Returns `schema` with every local `$ref` inlined and `$defs`/`definitions` removed.
 ///
@@ -61,8 +62,13 @@ fn resolve(node: &Value, root: &Value, st: &mut State, cx: &mut Cx) -> Result<Va
 }
 
 fn resolve_object(obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx) -> Result<Value> {
-    if let Some(Value::String(reference)) = obj.get("$ref") {
+    if let Some(Value::String(reference)) = obj.find("$ref") {
         return resolve_ref(reference, obj, root, st, cx);
+    }
+    // A node with no subschema and no definitions (most nodes: the leaves) is copied as it is;
+    // a clone keeps the map's stored hashes where rebuilding it would hash every key again.
+    if obj.iter().all(|(key, value)| key != "$defs" && key != "definitions" && slot(key, value) == Slot::None) {
+        return Ok(Value::Object(obj.clone()));
     }
     let mut out = Map::with_capacity(obj.len());
     for (key, value) in obj {
@@ -123,7 +129,7 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
         }
         let mut cut = Map::new();
         cut.insert("type".into(), Value::String("object".into()));
-        let mut desc = match siblings.get("description").and_then(Value::as_str) {
+        let mut desc = match siblings.find("description").and_then(Value::as_str) {
             Some(d) => format!("{} ", d.trim_end()),
             None => String::new(),
         };

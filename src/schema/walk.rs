@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::error::Result;
 use crate::model::JsonObject;
 use crate::schema::Cx;
+use crate::model::Keyed as _;
 
 /// Keywords whose value is a map from names to subschemas.
 pub const MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
@@ -121,7 +122,7 @@ pub fn contains_ref(v: &Value, depth: usize) -> bool {
     }
     match v {
         Value::Object(o) => {
-            o.contains_key("$ref")
+            o.has("$ref")
                 || o.iter().any(|(k, sub)| match slot(k, sub) {
                     Slot::Map => sub.as_object().is_some_and(|m| m.values().any(|s| contains_ref(s, depth + 1))),
                     Slot::Single => contains_ref(sub, depth + 1),

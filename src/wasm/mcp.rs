@@ -391,7 +391,13 @@ impl JsMcpHub {
         promise(Box::pin(async move {
             let (name, args, opts) = prepared?;
             let r = hub.call_tool(&name, args, opts).await?;
-            Ok(to_js(&json!({"result": r.result, "text": r.text, "isError": r.is_error, "server": r.server, "tool": r.tool}))?)
+            Ok(to_js(&crate::model::object([
+                ("result", r.result),
+                ("text", Value::String(r.text)),
+                ("isError", Value::Bool(r.is_error)),
+                ("server", Value::String(r.server)),
+                ("tool", Value::String(r.tool)),
+            ]))?)
         }))
     }
 
