@@ -52,10 +52,9 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Com
         return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default() });
     }
     let mut scx = Cx::new(cx.limits);
-    let mut strict_schema = root.clone();
-    if contains_ref(&strict_schema, 0) {
-        strict_schema = inline_refs(&strict_schema, &mut scx)?;
-    }
+    // `root` stays for the fallback; with references the strict schema is built anew by
+    // inlining them, so only a schema without any is copied.
+    let mut strict_schema = if contains_ref(&root, 0) { inline_refs(&root, &mut scx)? } else { root.clone() };
     let reason = if scx.changes.iter().any(|c| c.rule == "refs/recursion-cut") {
         Some("recursive $ref".to_owned())
     } else {

@@ -51,7 +51,10 @@ pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compile
         return Ok(Compiled { schema: Some(base), strict: Some(false), plan: ArgPlan::default() });
     }
     let mut scx = Cx::new(cx.limits);
-    match strict(base.clone(), &mut scx)? {
+    // `base` stays for the fallback. With references the strict schema is built anew by
+    // inlining them, so only a schema without any is copied first.
+    let attempt = if contains_ref(&base, 0) { strict_inlined(&base, &mut scx) } else { strict(base.clone(), &mut scx) };
+    match attempt? {
         Ok((schema, plan)) => {
             cx.changes.append(&mut scx.changes);
             cx.problems.append(&mut scx.problems);
@@ -82,13 +85,7 @@ pub fn non_strict(mut root: Value, cx: &mut Cx) -> Result<Value> {
 }
 
 /// Steps 3-6. The outer `Result` is a hard error (limits); the inner one a reason to fall back.
-fn strict(mut root: Value, cx: &mut Cx) -> Result<std::result::Result<(Value, ArgPlan), String>> {
-    if contains_ref(&root, 0) {
-        root = inline_refs(&root, cx)?;
-        if cx.changes.iter().any(|c| c.rule == "refs/recursion-cut") {
-            return Ok(Err("recursive $ref".into()));
-        }
-    }
+fn strict(mut root: Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     let mut budget = Budget::default();
     let plan = match strict_node(&mut root, cx, 0, &mut budget)? {
         Ok(plan) => plan,
@@ -98,6 +95,15 @@ fn strict(mut root: Value, cx: &mut Cx) -> Result<std::result::Result<(Value, Ar
         return Ok(Err(reason));
     }
     Ok(Ok((root, plan)))
+}
+
+/// [`strict`] on `root` with its references inlined first.
+fn strict_inlined(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
+    let root = inline_refs(root, cx)?;
+    if cx.changes.iter().any(|c| c.rule == "refs/recursion-cut") {
+        return Ok(Err("recursive $ref".into()));
+    }
+    strict(root, cx)
 }
 
 #[derive(Default)]
