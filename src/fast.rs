@@ -28,7 +28,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::model::JsonSize;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
-use crate::schema::walk::{keyword, Keyword};
+use crate::schema::walk::{head, keyword, Keyword};
 use crate::schema::TYPE_NAMES;
 use crate::text;
 
@@ -294,7 +294,9 @@ impl<'a> Node<'a> {
 
 fn keys_unique(entries: &[(Cow<'_, str>, Node<'_>)]) -> bool {
     if entries.len() <= 8 {
-        return entries.iter().enumerate().all(|(i, (k, _))| !entries[..i].iter().any(|(other, _)| other == k));
+        // Length and first eight bytes first: most keys differ there, without a memcmp.
+        let same = |a: &str, b: &str| a.len() == b.len() && head(a.as_bytes()) == head(b.as_bytes()) && a == b;
+        return entries.iter().enumerate().all(|(i, (k, _))| !entries[..i].iter().any(|(other, _)| same(other, k)));
     }
     let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_ref()).collect();
     keys.sort_unstable();
@@ -406,6 +408,13 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
     Some(out)
 }
 
+const TYPE: u64 = head(b"type");
+const REF: u64 = head(b"$ref");
+const REQUIRED: u64 = head(b"required");
+const ITEMS: u64 = head(b"items");
+const PROPERTIES_HEAD: u64 = head(b"properties");
+const PREFIX_ITEMS_HEAD: u64 = head(b"prefixItems");
+
 /// Schema levels entered, as [`crate::schema::Cx::enter`] counts them.
 struct Levels {
     depth: usize,
@@ -451,12 +460,14 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     // The keywords the rules read, in one pass over the keys.
     let (mut ty, mut reference, mut properties, mut required, mut has_items) = (None, None, None, None, false);
     for (key, value) in entries {
-        match key.as_ref() {
-            "type" => ty = Some(value),
-            "$ref" => reference = Some(value),
-            "properties" => properties = Some(value),
-            "required" => required = Some(value),
-            "items" | "prefixItems" => has_items = true,
+        // As walk::keyword: by length and first eight bytes, which is the whole key up to eight.
+        match (key.len(), head(key.as_bytes())) {
+            (4, TYPE) => ty = Some(value),
+            (4, REF) => reference = Some(value),
+            (10, PROPERTIES_HEAD) if key == "properties" => properties = Some(value),
+            (8, REQUIRED) => required = Some(value),
+            (5, ITEMS) => has_items = true,
+            (11, PREFIX_ITEMS_HEAD) if key == "prefixItems" => has_items = true,
             _ => {}
         }
     }

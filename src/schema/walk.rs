@@ -47,15 +47,63 @@ pub enum Keyword {
 
 /// Classifies a keyword (see [`Keyword`]).
 pub fn keyword(key: &str) -> Keyword {
-    match key {
-        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => Keyword::Map,
-        "items" => Keyword::Items,
-        "additionalProperties" | "additionalItems" | "not" | "if" | "then" | "else" | "contains" | "propertyNames"
-        | "unevaluatedProperties" | "unevaluatedItems" => Keyword::Single,
-        "anyOf" | "oneOf" | "allOf" | "prefixItems" => Keyword::Array,
-        _ => Keyword::Other,
+    // By length and first eight bytes (one integer compare per candidate, where a chain of string
+    // comparisons would call memcmp for each), then in full for the keywords longer than eight.
+    let k = key.as_bytes();
+    let (kind, word) = match (k.len(), head(k)) {
+        (2, IF) | (3, NOT) | (4, THEN | ELSE) | (8, CONTAINS) => return Keyword::Single,
+        (5, ITEMS) => return Keyword::Items,
+        (5, DEFS) => return Keyword::Map,
+        (5, ANY_OF | ONE_OF | ALL_OF) => return Keyword::Array,
+        (10, PROPERTIES_HEAD) => (Keyword::Map, "properties"),
+        (17, PATTERN_PROPERTIES_HEAD) => (Keyword::Map, "patternProperties"),
+        (11, DEFINITIONS_HEAD) => (Keyword::Map, "definitions"),
+        (16, DEPENDENT_SCHEMAS_HEAD) => (Keyword::Map, "dependentSchemas"),
+        (20, ADDITIONAL_HEAD) => (Keyword::Single, "additionalProperties"),
+        (15, ADDITIONAL_HEAD) => (Keyword::Single, "additionalItems"),
+        (13, PROPERTY_NAMES_HEAD) => (Keyword::Single, "propertyNames"),
+        (21, UNEVALUATED_HEAD) => (Keyword::Single, "unevaluatedProperties"),
+        (16, UNEVALUATED_HEAD) => (Keyword::Single, "unevaluatedItems"),
+        (11, PREFIX_ITEMS_HEAD) => (Keyword::Array, "prefixItems"),
+        _ => return Keyword::Other,
+    };
+    if key == word {
+        kind
+    } else {
+        Keyword::Other
     }
 }
+
+/// The first eight bytes of `k` (zero-padded) as one integer.
+#[inline]
+pub(crate) const fn head(k: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < 8 && i < k.len() {
+        w |= (k[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w
+}
+
+const IF: u64 = head(b"if");
+const NOT: u64 = head(b"not");
+const THEN: u64 = head(b"then");
+const ELSE: u64 = head(b"else");
+const CONTAINS: u64 = head(b"contains");
+const ITEMS: u64 = head(b"items");
+const DEFS: u64 = head(b"$defs");
+const ANY_OF: u64 = head(b"anyOf");
+const ONE_OF: u64 = head(b"oneOf");
+const ALL_OF: u64 = head(b"allOf");
+const PROPERTIES_HEAD: u64 = head(b"properties");
+const PATTERN_PROPERTIES_HEAD: u64 = head(b"patternProperties");
+const DEFINITIONS_HEAD: u64 = head(b"definitions");
+const DEPENDENT_SCHEMAS_HEAD: u64 = head(b"dependentSchemas");
+const ADDITIONAL_HEAD: u64 = head(b"additionalProperties");
+const PROPERTY_NAMES_HEAD: u64 = head(b"propertyNames");
+const UNEVALUATED_HEAD: u64 = head(b"unevaluatedProperties");
+const PREFIX_ITEMS_HEAD: u64 = head(b"prefixItems");
 
 /// How a keyword holds subschemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,6 +200,18 @@ mod tests {
         assert_eq!(keyword("items"), Keyword::Items);
         for k in ["type", "enum", "format", "required", "description", "Properties", ""] {
             assert_eq!(keyword(k), Keyword::Other, "{k}");
+        }
+        // Every keyword with one byte changed, dropped or added is not a keyword: same length and
+        // first eight bytes are not enough.
+        for k in MAP_KEYWORDS.iter().chain(SINGLE_KEYWORDS).chain(ARRAY_KEYWORDS) {
+            for i in 0..k.len() {
+                let mut changed = k.as_bytes().to_vec();
+                changed[i] ^= 0x20;
+                let changed = String::from_utf8(changed).unwrap();
+                assert_eq!(keyword(&changed), Keyword::Other, "{changed}");
+                assert_eq!(keyword(&format!("{}{}", &k[..i], &k[i + 1..])), Keyword::Other, "{k} without byte {i}");
+            }
+            assert_eq!(keyword(&format!("{k}s")), Keyword::Other, "{k}s");
         }
     }
 }
