@@ -16,10 +16,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::model::object;
 use crate::content::{block_text, truncate_utf16, FlattenOptions};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{CallToolResult, ContentBlock};
+use crate::model::{object, CallToolResult, ContentBlock};
 
 /// Providers that take tool results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

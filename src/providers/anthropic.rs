@@ -18,13 +18,12 @@ use serde_json::Value;
 
 use crate::args::ArgPlan;
 use crate::error::Result;
-use crate::model::JsonObject;
+use crate::model::{JsonObject, Keyed as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators};
 use crate::schema::refs::inline_refs;
 use crate::schema::walk::{contains_ref, for_each_subschema_mut};
 use crate::schema::{append_description, Cx};
-use crate::model::Keyed as _;
 
 /// Formats Anthropic strict mode accepts.
 const STRICT_FORMATS: &[&str] =

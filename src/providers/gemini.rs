@@ -43,13 +43,12 @@ use serde_json::{json, Map, Value};
 
 use crate::args::{enum_string, ArgPlan};
 use crate::error::Result;
-use crate::model::JsonObject;
+use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::providers::{fix_structure, Compiled, GeminiMode, SchemaOptions};
 use crate::schema::lower::{combinator_properties_conflict, combinators_are_object_like, keyword_hint, merge_all_of, merge_root_combinators, types_of};
 use crate::schema::refs::inline_refs;
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
-use crate::model::{Keyed as _, Take as _};
 
 /// The keys of Gemini's `Schema` (js-genai `types.ts`).
 pub const ALLOWED_KEYS: &[&str] = &[

@@ -13,10 +13,9 @@ use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
 use crate::naming::NameRule;
 use crate::schema::lower::{is_array_node, is_object_node};
-use crate::model::JsonObject;
+use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::schema::walk::{for_each_subschema_mut, keyword, Keyword};
 use crate::schema::{fix_properties_and_required, Cx, Limits};
-use crate::model::{Keyed as _, Take as _};
 
 /// The providers toolwire converts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -2,9 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::JsonObject;
+use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::schema::{append_description, fix_required, short_json, Cx};
-use crate::model::{Keyed as _, Take as _};
 
 /// The `type` of a node as a list (`"string"` → `["string"]`, absent → `[]`).
 pub fn types_of(obj: &JsonObject) -> Vec<&str> {

@@ -14,9 +14,8 @@ pub mod walk;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{json_type, JsonObject};
+use crate::model::{json_type, JsonObject, Keyed as _, Take as _};
 use crate::report::Diagnostic;
-use crate::model::{Keyed as _, Take as _};
 
 /// Limits that bound the work done on one schema. All configurable from JS via `options.limits`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

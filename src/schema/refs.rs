@@ -12,10 +12,9 @@
 use serde_json::{Map, Value};
 
 use crate::error::Result;
-use crate::model::JsonObject;
+use crate::model::{JsonObject, Keyed as _};
 use crate::schema::walk::{slot, Slot};
 use crate::schema::Cx;
-use crate::model::Keyed as _;
 
 /// Returns `schema` with every local `$ref` inlined and `$defs`/`definitions` removed.
 ///

@@ -5,9 +5,8 @@
 use serde_json::Value;
 
 use crate::error::Result;
-use crate::model::JsonObject;
+use crate::model::{JsonObject, Keyed as _};
 use crate::schema::Cx;
-use crate::model::Keyed as _;
 
 /// Keywords whose value is a map from names to subschemas.
 pub const MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
