@@ -28,7 +28,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::model::JsonSize;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
-use crate::schema::walk::{head, keyword, Keyword};
+use crate::schema::walk::{head, keyword, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
 use crate::schema::TYPE_NAMES;
 use crate::text;
 
@@ -411,9 +411,6 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
 const TYPE: u64 = head(b"type");
 const REF: u64 = head(b"$ref");
 const REQUIRED: u64 = head(b"required");
-const ITEMS: u64 = head(b"items");
-const PROPERTIES_HEAD: u64 = head(b"properties");
-const PREFIX_ITEMS_HEAD: u64 = head(b"prefixItems");
 
 /// Schema levels entered, as [`crate::schema::Cx::enter`] counts them.
 struct Levels {

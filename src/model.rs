@@ -28,7 +28,7 @@ pub(crate) fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
 /// Keyword lookups for the schema passes, which ask each node for a dozen keywords it mostly
 /// does not have. A [`JsonObject`] hashes the key for every lookup (SipHash, through
 /// serde_json's map); schema nodes hold a handful of keys, and comparing those is cheaper.
-/// Larger maps are looked up by hash as before; `take` removes as `Map::remove` does.
+/// Larger maps are looked up by hash as before. [`Take`] is the matching removal.
 pub(crate) trait Keyed {
     /// Whether `key` is present.
     fn has(&self, key: &str) -> bool;

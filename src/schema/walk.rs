@@ -90,19 +90,19 @@ const NOT: u64 = head(b"not");
 const THEN: u64 = head(b"then");
 const ELSE: u64 = head(b"else");
 const CONTAINS: u64 = head(b"contains");
-const ITEMS: u64 = head(b"items");
+pub(crate) const ITEMS: u64 = head(b"items");
 const DEFS: u64 = head(b"$defs");
 const ANY_OF: u64 = head(b"anyOf");
 const ONE_OF: u64 = head(b"oneOf");
 const ALL_OF: u64 = head(b"allOf");
-const PROPERTIES_HEAD: u64 = head(b"properties");
+pub(crate) const PROPERTIES_HEAD: u64 = head(b"properties");
 const PATTERN_PROPERTIES_HEAD: u64 = head(b"patternProperties");
 const DEFINITIONS_HEAD: u64 = head(b"definitions");
 const DEPENDENT_SCHEMAS_HEAD: u64 = head(b"dependentSchemas");
 const ADDITIONAL_HEAD: u64 = head(b"additionalProperties");
 const PROPERTY_NAMES_HEAD: u64 = head(b"propertyNames");
 const UNEVALUATED_HEAD: u64 = head(b"unevaluatedProperties");
-const PREFIX_ITEMS_HEAD: u64 = head(b"prefixItems");
+pub(crate) const PREFIX_ITEMS_HEAD: u64 = head(b"prefixItems");
 
 /// How a keyword holds subschemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
