@@ -184,7 +184,7 @@ mod tests {
         // https://github.com/anthropics/claude-code/issues/5973
         let (c, _) = run(json!({"type":"object","properties":{"a":{},"b":{}},"anyOf":[{"required":["a"]},{"required":["b"]}]}), false);
         let s = c.schema.unwrap();
-        assert!(s.find("anyOf").is_none());
+        assert!(s.get("anyOf").is_none());
         assert_eq!(s["type"], "object");
     }
 
@@ -201,7 +201,7 @@ mod tests {
         let s = c.schema.unwrap();
         assert_eq!(c.strict, Some(true));
         assert_eq!(s["additionalProperties"], false);
-        assert!(s["properties"]["n"].find("minimum").is_none());
+        assert!(s["properties"]["n"].get("minimum").is_none());
         assert!(s["properties"]["n"]["description"].as_str().unwrap().contains("minimum: 1"));
     }
 

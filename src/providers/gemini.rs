@@ -720,8 +720,8 @@ mod tests {
         let b = p["anyOf"].as_array().unwrap();
         assert_eq!(b.len(), 3);
         assert_eq!(b[1]["type"], "array");
-        assert!(b[1].find("items").is_some());
-        assert!(p.find("type").is_none());
+        assert!(b[1].get("items").is_some());
+        assert!(p.get("type").is_none());
     }
 
     #[test]
@@ -773,7 +773,7 @@ mod tests {
         // https://github.com/github/copilot-cli/issues/4623
         let (s, _, cx) = run(json!({"type":"object","properties":{"any":true,"never":false}}));
         assert_eq!(s["properties"]["any"], any_value());
-        assert!(s["properties"].find("never").is_none());
+        assert!(s["properties"].get("never").is_none());
         assert!(cx.changes.iter().any(|d| d.rule == "gemini/false-property"));
     }
 

@@ -559,7 +559,7 @@ mod tests {
         assert_eq!(o["type"], json!(["string", "null"]));
         let mut o = json!({"type":"any"});
         normalize_type(o.as_object_mut().unwrap(), &mut cx);
-        assert!(o.find("type").is_none());
+        assert!(o.get("type").is_none());
     }
 
     #[test]
