@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use crate::content::{flatten_result, FlattenOptions};
 use crate::convert::{self as core, ConvertOptions};
 use crate::error::{Error, ErrorCode};
-use crate::model::CallToolResult;
+use crate::model::{repair_lone_surrogates, CallToolResult};
 use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
 use crate::providers::Provider;
 use crate::schema::{process_json_schema, Cx, Limits};
@@ -22,18 +22,18 @@ pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
 
 /// Runs a conversion on JS tools as JSON text (`JSON.stringify`), which takes the pass-through
 /// path for schemas that need no change (src/fast.rs). JS strings may hold lone surrogates,
-/// which only the lenient parse takes: text serde_json rejects goes that way, as a [`Value`].
-fn on_tools_text<T>(
-    tools: &JsValue,
-    text: impl FnOnce(&str) -> Result<T, Error>,
-    value: impl FnOnce(Value) -> Result<T, Error>,
-) -> Result<T, Error> {
+/// which `JSON.stringify` writes as escapes serde_json rejects: such text is converted again
+/// with them repaired, as [`parse`] repairs them.
+fn on_tools_text<T>(tools: &JsValue, convert: impl Fn(&str) -> Result<T, Error>) -> Result<T, Error> {
     if tools.is_undefined() || tools.is_null() {
-        return value(Value::Null);
+        return convert("null");
     }
     let json = json_text(tools, "tools")?;
-    match text(&json) {
-        Err(e) if e.code == ErrorCode::InvalidJson => value(parse(&json, "tools")?),
+    match convert(&json) {
+        Err(e) if e.code == ErrorCode::InvalidJson => match repair_lone_surrogates(&json) {
+            Some(fixed) => convert(&fixed),
+            None => Err(e),
+        },
         other => other,
     }
 }
@@ -48,11 +48,7 @@ fn on_tools_text<T>(
 pub fn convert_mcp_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    let out = on_tools_text(
-        &tools,
-        |json| core::convert_json(json, provider, &opts),
-        |v| Ok(crate::text::to_string(&core::convert(v, provider, &opts)?.tools)),
-    )?;
+    let out = on_tools_text(&tools, |json| core::convert_json(json, provider, &opts))?;
     Ok(parse_js(&out)?)
 }
 
@@ -76,14 +72,7 @@ pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue
 pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    let conv = on_tools_text(
-        &tools,
-        |json| core::convert_json_detailed(json, provider, &opts),
-        |v| {
-            let c = core::convert(v, provider, &opts)?;
-            Ok(core::TextConversion { tools: crate::text::to_string(&c.tools), name_map: c.name_map, report: c.report })
-        },
-    )?;
+    let conv = on_tools_text(&tools, |json| core::convert_json_detailed(json, provider, &opts))?;
     let text = format!(
         r#"{{"tools":{},"nameMap":{},"report":{}}}"#,
         conv.tools,
@@ -99,7 +88,7 @@ pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: Js
 pub fn check_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    let report = on_tools_text(&tools, |json| core::check_json(json, provider, &opts), |v| core::check(v, provider, &opts))?;
+    let report = on_tools_text(&tools, |json| core::check_json(json, provider, &opts))?;
     Ok(to_js(&report.to_value())?)
 }
 
