@@ -145,6 +145,15 @@ enum Lowered {
     Never,
 }
 
+/// Adds `t` to `types` if it is one of the subset's types (as its constant), or notes `null`.
+fn subset_type(t: &str, types: &mut Vec<&'static str>, has_null: &mut bool) {
+    if t == "null" {
+        *has_null = true;
+    } else if let Some(known) = TYPES.iter().find(|k| **k == t) {
+        types.push(known);
+    }
+}
+
 /// A schema that accepts any value, in the subset: `anyOf` of the concrete types.
 fn any_value() -> Value {
     json!({"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "object"}]})
@@ -217,14 +226,25 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     }
     // Step 4: null handling and type arrays.
     let mut nullable = o.take("nullable") == Some(Value::Bool(true));
-    let mut types: Vec<String> = types_of(&o).into_iter().map(str::to_owned).collect();
-    if types.iter().any(|t| t == "null") {
-        types.retain(|t| t != "null");
+    // The node's types as the subset's own constants (no allocation per node); `null` and
+    // names outside JSON Schema's types (already reported by normalize_type) are not kept.
+    let mut types: Vec<&'static str> = Vec::new();
+    let mut has_null = false;
+    match o.take("type") {
+        Some(Value::String(t)) => subset_type(&t, &mut types, &mut has_null),
+        Some(Value::Array(ts)) => {
+            for t in &ts {
+                if let Value::String(t) = t {
+                    subset_type(t, &mut types, &mut has_null);
+                }
+            }
+        }
+        _ => {}
+    }
+    if has_null {
         nullable = true;
         cx.change("gemini/nullable", "`null` type expressed as nullable: true");
     }
-    types.retain(|t| TYPES.contains(&t.as_str()));
-    o.take("type");
     if let Some(Value::Array(branches)) = o.take("anyOf") {
         let before = branches.len();
         let mut kept: Vec<Value> = branches.into_iter().filter(|b| !is_null_schema(b)).collect();
@@ -240,7 +260,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                     merged.insert(k, v);
                 }
                 if let Some(t) = types.first() {
-                    merged.insert("type".into(), Value::String(t.clone()));
+                    merged.insert("type".into(), Value::String((*t).into()));
                 }
                 if nullable {
                     merged.insert("nullable".into(), json!(true));
@@ -251,7 +271,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         }
         if kept.is_empty() {
             // Only `null` was allowed: the closest expressible is a nullable string.
-            types = vec!["string".into()];
+            types = vec!["string"];
             nullable = true;
         } else {
             return lower_any_of(o, kept, types, nullable, cx, vertex);
@@ -270,7 +290,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         None => match infer_type(&o) {
             Some(t) => {
                 cx.change("gemini/infer-type", format!("missing type inferred as {t}"));
-                t.to_owned()
+                t
             }
             None => {
                 // Nothing says what this is: any value.
@@ -290,9 +310,9 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     // An enum makes the node a string whatever its declared type (Gemini: "enum: only allowed
     // for STRING type"); the declared type's own keywords then no longer apply.
     let declared = ty;
-    let ty = if o.find("enum").is_some_and(Value::is_array) { "string".to_owned() } else { declared.clone() };
+    let ty = if o.find("enum").is_some_and(Value::is_array) { "string" } else { declared };
     let mut out = Map::new();
-    out.insert("type".into(), Value::String(ty.clone()));
+    out.insert("type".into(), Value::String(ty.into()));
     let mut plan = ArgPlan::default();
     // Steps 6-10, key by key, from the allow-list.
     for (key, value) in o {
@@ -366,7 +386,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             }
             "format" => {
                 let ok = matches!(
-                    (ty.as_str(), value.as_str()),
+                    (ty, value.as_str()),
                     ("string", Some("enum" | "date-time")) | ("number", Some("float" | "double")) | ("integer", Some("int32" | "int64"))
                 );
                 if ok {
@@ -512,7 +532,7 @@ fn fix_object(out: &mut JsonObject, cx: &mut Cx) {
 fn lower_any_of(
     mut shared: JsonObject,
     branches: Vec<Value>,
-    node_types: Vec<String>,
+    node_types: Vec<&'static str>,
     nullable: bool,
     cx: &mut Cx,
     vertex: bool,
@@ -523,7 +543,7 @@ fn lower_any_of(
         // A branch without a type inherits the node's single type.
         let b = match (b, node_types.first()) {
             (Value::Object(mut bo), Some(t)) if !bo.has("type") => {
-                bo.insert("type".into(), Value::String(t.clone()));
+                bo.insert("type".into(), Value::String((*t).into()));
                 Value::Object(bo)
             }
             (b, _) => b,
