@@ -117,6 +117,56 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
+/// JSON text with every non-ASCII character written as a `\uXXXX` escape (a surrogate pair
+/// above U+FFFF): the same JSON value, in ASCII only.
+///
+/// For text that goes straight to `JSON.parse`. Engines build a string from UTF-8 fast only
+/// while it is all ASCII: one accented letter makes the whole string two bytes per character,
+/// decoded character by character (Node 20 decodes the corpus's converted tools, 3.8 MB with 741
+/// non-ASCII characters, in 12 ms, and the same tools escaped in 2 ms), and `JSON.parse` then
+/// reads that wider string. Outside JSON strings valid JSON text is ASCII already, so escaping
+/// every non-ASCII character wherever it is keeps the text valid and its value the same.
+pub fn ascii_only(text: String) -> String {
+    let bytes = text.as_bytes();
+    let mut i = next_non_ascii(bytes, 0);
+    if i == bytes.len() {
+        return text;
+    }
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 8);
+    let mut start = 0;
+    while i < bytes.len() {
+        out.extend_from_slice(&bytes[start..i]);
+        // `i` is on a character boundary: the byte before it is ASCII (or `i` is 0).
+        let c = text[i..].chars().next().unwrap_or('\u{fffd}');
+        let mut units = [0u16; 2];
+        for u in c.encode_utf16(&mut units) {
+            let u = *u as usize;
+            out.extend_from_slice(&[b'\\', b'u', HEX[u >> 12], HEX[(u >> 8) & 0xf], HEX[(u >> 4) & 0xf], HEX[u & 0xf]]);
+        }
+        start = i + c.len_utf8();
+        i = next_non_ascii(bytes, start);
+    }
+    out.extend_from_slice(&bytes[start..]);
+    into_string(out)
+}
+
+/// The index of the first byte at or after `from` that is not ASCII, or `bytes.len()`.
+fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        if u64::from_le_bytes(w) & HIGH != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && bytes[i] < 0x80 {
+        i += 1;
+    }
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +174,27 @@ mod tests {
 
     fn same(v: &Value) {
         assert_eq!(to_string(v), serde_json::to_string(v).unwrap(), "for {v:?}");
+    }
+
+    #[test]
+    fn ascii_only_escapes_every_non_ascii_character_and_keeps_the_value() {
+        let v = json!({"caf\u{e9}": ["na\u{ef}ve \u{1F600} \u{4e2d}\u{6587}", "plain", "tab\tquote\"", "\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}"]});
+        let text = to_string(&v);
+        let ascii = ascii_only(text.clone());
+        assert!(ascii.is_ascii(), "{ascii}");
+        assert_ne!(ascii, text);
+        assert_eq!(serde_json::from_str::<Value>(&ascii).unwrap(), v);
+        assert!(ascii.contains(r"caf\u00e9"), "{ascii}");
+        assert!(ascii.contains(r"\ud83d\ude00"), "astral characters become surrogate pairs: {ascii}");
+        // ASCII text is returned as it is, at every length around the eight-byte steps.
+        for n in 0..20 {
+            let plain = "a".repeat(n);
+            assert_eq!(ascii_only(plain.clone()), plain);
+            let mixed = format!("[\"{plain}\u{e9}{plain}\"]");
+            let out = ascii_only(mixed.clone());
+            assert!(out.is_ascii());
+            assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), serde_json::from_str::<Value>(&mixed).unwrap());
+        }
     }
 
     #[test]
@@ -157,6 +228,14 @@ mod tests {
         fn any_string_is_written_as_serde_json_writes_it(s in "(?s).{0,40}", t in proptest::collection::vec(0u8..0x80, 0..40)) {
             same(&Value::String(s));
             same(&Value::String(String::from_utf8(t).unwrap()));
+        }
+
+        #[test]
+        fn ascii_only_text_reads_back_as_the_same_value(s in "(?s).{0,40}", k in "(?s).{0,8}") {
+            let v = serde_json::json!([s, {k: 1.5}]);
+            let ascii = ascii_only(to_string(&v));
+            proptest::prop_assert!(ascii.is_ascii());
+            proptest::prop_assert_eq!(serde_json::from_str::<Value>(&ascii).unwrap(), v);
         }
     }
 }

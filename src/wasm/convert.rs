@@ -49,7 +49,7 @@ pub fn convert_mcp_tools(tools: JsValue, provider: JsValue, options: JsValue) ->
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
     let out = on_tools_text(&tools, |json| core::convert_json(json, provider, &opts))?;
-    Ok(parse_js(&out)?)
+    Ok(parse_js(out)?)
 }
 
 /// JSON text in, JSON text out: the fast path for tools that arrive as text and leave in a
@@ -79,7 +79,7 @@ pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: Js
         conv.name_map.to_json_value(),
         conv.report.to_value()
     );
-    Ok(parse_js(&text)?)
+    Ok(parse_js(text)?)
 }
 
 /// Lists, per tool, every change a conversion makes and every problem that remains. Never

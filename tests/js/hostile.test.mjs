@@ -82,6 +82,25 @@ test("lone surrogates in JS strings become U+FFFD", () => {
   stillWorks();
 });
 
+test("non-ASCII text comes back exactly from every entry point that returns objects", () => {
+  // Objects leave the module as ASCII-only JSON (non-ASCII characters escaped) for a faster JSON.parse;
+  // the values must be the characters given, in keys, descriptions and enums, at the edges of UTF-16.
+  const words = ["café", "中文", "😀", "\u0080", "\u07ff", "\u0800", "\uffff", "\u{10000}", "\u{10ffff}", "a\u00e9b\u{1F600}c"];
+  const props = Object.fromEntries(words.map((w, i) => [`${w}_${i}`, { type: "string", description: w, enum: [w, `x${w}`] }]));
+  const tool = { name: "unicode", description: words.join(" "), inputSchema: { type: "object", properties: props } };
+  const out = tw.convertMcpTools([tool], "openai");
+  assert.equal(out[0].function.description, words.join(" "));
+  assert.deepEqual(out[0].function.parameters.properties, props);
+  assert.deepEqual(tw.convertMcpToolsDetailed([tool], "openai").tools, out);
+  const json = tw.convertMcpToolsJson(JSON.stringify([tool]), "openai");
+  assert.ok(json.includes("中文"), "the JSON API returns the characters themselves, unescaped");
+  assert.deepEqual(JSON.parse(json), out);
+  const g = tw.convertMcpTools([tool], "gemini", { geminiMode: "parameters" })[0].functionDeclarations[0];
+  assert.deepEqual(Object.keys(g.parameters.properties), Object.keys(props));
+  assert.deepEqual(tw.processJsonSchema(tool.inputSchema).properties, props);
+  stillWorks();
+});
+
 test("numbers beyond 2^53, NaN, Infinity and BigInt", () => {
   const out = tw.convertMcpTools([{ name: "n", inputSchema: { type: "object", properties: { a: { type: "integer", enum: [2 ** 60, NaN, Infinity, -0], default: 2 ** 53 + 2 } } } }], "gemini");
   assert.ok(Array.isArray(out));
