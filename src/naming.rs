@@ -98,12 +98,14 @@ impl NameRule {
 
     /// Whether `name` already satisfies the rule.
     pub fn accepts(self, name: &str) -> bool {
-        let mut chars = name.chars();
-        match chars.next() {
-            Some(first) if self.allows_first(first) => {}
+        // Every character a rule allows is ASCII, so bytes can be checked one by one: the first
+        // byte of a multi-byte character is never allowed.
+        let bytes = name.as_bytes();
+        match bytes.first() {
+            Some(&first) if self.allows_first(char::from(first)) => {}
             _ => return false,
         }
-        name.len() <= MAX_NAME_LEN && chars.all(|c| self.allows(c))
+        bytes.len() <= MAX_NAME_LEN && bytes[1..].iter().all(|&b| self.allows(char::from(b)))
     }
 }
 
@@ -111,13 +113,14 @@ impl NameRule {
 pub fn raw_name(server: Option<&str>, tool: &str, opts: &NamingOptions) -> String {
     let server = server.filter(|s| !s.is_empty());
     let format = opts.format.unwrap_or(if server.is_some() { NameFormat::Mcp } else { NameFormat::Bare });
-    let sep = &opts.separator;
-    match (format, server) {
-        (NameFormat::Mcp, Some(s)) => format!("{}{sep}{s}{sep}{tool}", opts.prefix),
-        (NameFormat::Mcp, None) => format!("{}{sep}{tool}", opts.prefix),
-        (NameFormat::Server, Some(s)) => format!("{s}{sep}{tool}"),
-        (NameFormat::Server, None) | (NameFormat::Bare, _) => tool.to_owned(),
-    }
+    let sep = opts.separator.as_str();
+    let parts: &[&str] = match (format, server) {
+        (NameFormat::Mcp, Some(s)) => &[&opts.prefix, sep, s, sep, tool],
+        (NameFormat::Mcp, None) => &[&opts.prefix, sep, tool],
+        (NameFormat::Server, Some(s)) => &[s, sep, tool],
+        (NameFormat::Server, None) | (NameFormat::Bare, _) => &[tool],
+    };
+    parts.concat()
 }
 
 /// A short stable hash of the raw pair (FNV-1a 64, base 36), salted for re-hashing.
@@ -183,6 +186,10 @@ pub fn sanitize(raw: &str, rule: NameRule) -> String {
 /// coincide exactly (see [`NameMap::build`], which resolves that).
 pub fn prefix_tool_name(server: Option<&str>, tool: &str, opts: &NamingOptions, rule: NameRule) -> String {
     let raw = raw_name(server, tool, opts);
+    if rule.accepts(&raw) {
+        // What sanitize would return unchanged, within the length limit.
+        return raw;
+    }
     let clean = sanitize(&raw, rule);
     if clean == raw && clean.len() <= MAX_NAME_LEN {
         clean
@@ -307,13 +314,22 @@ impl NameMap {
         let mut diags = Vec::new();
         let mut salt_of = vec![0u32; pairs.len()];
         // Resolve coincidences; bounded because each round re-salts every member of a group.
+        let mut unique = false;
         for _round in 0..16 {
-            let mut groups: HashMap<&str, Vec<usize>> = HashMap::new();
+            // Groups of positions sharing a name, in position order; only clashes get a vector.
+            let mut first: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+            let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
             for (i, n) in names.iter().enumerate() {
-                groups.entry(n.as_str()).or_default().push(i);
+                match first.entry(n.as_str()) {
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(i);
+                    }
+                    std::collections::hash_map::Entry::Occupied(o) => groups.entry(*o.get()).or_insert_with(|| vec![*o.get()]).push(i),
+                }
             }
-            let mut clashes: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
+            let mut clashes: Vec<Vec<usize>> = groups.into_values().collect();
             if clashes.is_empty() {
+                unique = true;
                 break;
             }
             clashes.sort();
@@ -338,24 +354,26 @@ impl NameMap {
         }
         // Past 16 re-saltings (never seen; would take engineered hash collisions), fall back to
         // position suffixes so that uniqueness holds unconditionally.
-        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-        let all: std::collections::HashSet<String> = names.iter().cloned().collect();
-        for (i, n) in names.iter_mut().enumerate() {
-            if seen.contains(n.as_str()) {
-                let base = n.clone();
-                let mut k = i;
-                loop {
-                    let suffix = format!("_{k}");
-                    let keep = MAX_NAME_LEN.saturating_sub(suffix.len()).min(base.len());
-                    let candidate = format!("{}{suffix}", &base[..keep]);
-                    if !seen.contains(&candidate) && !all.contains(&candidate) {
-                        *n = candidate;
-                        break;
+        if !unique {
+            let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+            let all: std::collections::HashSet<String> = names.iter().cloned().collect();
+            for (i, n) in names.iter_mut().enumerate() {
+                if seen.contains(n.as_str()) {
+                    let base = n.clone();
+                    let mut k = i;
+                    loop {
+                        let suffix = format!("_{k}");
+                        let keep = MAX_NAME_LEN.saturating_sub(suffix.len()).min(base.len());
+                        let candidate = format!("{}{suffix}", &base[..keep]);
+                        if !seen.contains(&candidate) && !all.contains(&candidate) {
+                            *n = candidate;
+                            break;
+                        }
+                        k += 1;
                     }
-                    k += 1;
                 }
+                seen.insert(n.clone());
             }
-            seen.insert(n.clone());
         }
         let entries: Vec<NameEntry> = pairs
             .iter()
@@ -597,5 +615,18 @@ mod tests {
         let p = parse_tool_name("plain", None, &o).unwrap();
         assert_eq!((p.server, p.tool.as_str()), (None, "plain"));
         assert!(parse_tool_name("mcp__nosplit", Some(NameFormat::Mcp), &o).is_none());
+    }
+
+    // `accepts` reads bytes; it must say yes exactly when sanitising would change nothing and the
+    // name fits, for any text (prefix_tool_name keeps accepted names as they are).
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        #[test]
+        fn accepts_is_exactly_sanitize_changing_nothing(s in "(?s)[a-zA-Z0-9_.:\\-é中😀 ]{0,70}") {
+            for rule in [NameRule::Strict, NameRule::Gemini] {
+                let unchanged = sanitize(&s, rule) == s && s.len() <= MAX_NAME_LEN;
+                proptest::prop_assert_eq!(rule.accepts(&s), unchanged, "{:?} {:?}", rule, s);
+            }
+        }
     }
 }
