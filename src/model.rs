@@ -101,7 +101,7 @@ impl Take for JsonObject {
 
 /// Takes a string field; anything else stays in `o` (so it lands in `extra`).
 fn take_string(o: &mut JsonObject, key: &str) -> Option<String> {
-    match o.get(key) {
+    match o.find(key) {
         Some(Value::String(_)) => match o.remove(key) {
             Some(Value::String(s)) => Some(s),
             _ => None,
@@ -116,7 +116,7 @@ fn take_string(o: &mut JsonObject, key: &str) -> Option<String> {
 
 /// Takes a boolean field (also `"true"`/`"false"`); anything else stays in `o`.
 fn take_bool(o: &mut JsonObject, key: &str) -> Option<bool> {
-    let b = match o.get(key)? {
+    let b = match o.find(key)? {
         Value::Bool(b) => *b,
         Value::String(s) if s == "true" => true,
         Value::String(s) if s == "false" => false,
@@ -161,13 +161,13 @@ impl Tool {
                 ))
             }
         };
-        let name = match o.remove("name") {
+        let name = match o.take("name") {
             Some(Value::String(s)) if !s.is_empty() => s,
             Some(Value::String(_)) => return Err(Error::new(ErrorCode::InvalidTool, format!("tool at index {index} has an empty name"))),
             Some(_) => return Err(Error::new(ErrorCode::InvalidTool, format!("tool at index {index}: \"name\" must be a string"))),
             None => return Err(Error::new(ErrorCode::InvalidTool, format!("tool at index {index} has no \"name\""))),
         };
-        let annotations = match o.get("annotations") {
+        let annotations = match o.find("annotations") {
             Some(Value::Object(_)) => match o.remove("annotations") {
                 Some(a) => ToolAnnotations::from_value(a),
                 None => None,
@@ -178,11 +178,11 @@ impl Tool {
             name,
             title: take_string(&mut o, "title"),
             description: take_string(&mut o, "description"),
-            input_schema: o.remove("inputSchema").unwrap_or(Value::Null),
-            output_schema: o.remove("outputSchema"),
+            input_schema: o.take("inputSchema").unwrap_or(Value::Null),
+            output_schema: o.take("outputSchema"),
             annotations,
             server_name: take_string(&mut o, "serverName"),
-            meta: o.remove("_meta"),
+            meta: o.take("_meta"),
             extra: o,
         })
     }

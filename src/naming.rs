@@ -82,6 +82,7 @@ pub const MAX_NAME_LEN: usize = 64;
 const HASH_LEN: usize = 8;
 
 impl NameRule {
+    #[inline]
     fn allows(self, c: char) -> bool {
         c.is_ascii_alphanumeric()
             || c == '_'
@@ -89,6 +90,7 @@ impl NameRule {
             || (self == Self::Gemini && (c == '.' || c == ':'))
     }
 
+    #[inline]
     fn allows_first(self, c: char) -> bool {
         match self {
             Self::Strict => self.allows(c),
