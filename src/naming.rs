@@ -16,6 +16,7 @@
 //! Going back is a table lookup in the [`NameMap`], never a `split("__")`. [`parse_tool_name`]
 //! exists for the plain formats and is documented for what it cannot tell apart.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
@@ -323,10 +324,13 @@ impl NameMap {
             let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
             for (i, n) in names.iter().enumerate() {
                 match first.entry(n.as_str()) {
-                    std::collections::hash_map::Entry::Vacant(v) => {
+                    Entry::Vacant(v) => {
                         v.insert(i);
                     }
-                    std::collections::hash_map::Entry::Occupied(o) => groups.entry(*o.get()).or_insert_with(|| vec![*o.get()]).push(i),
+                    Entry::Occupied(o) => {
+                        let head = *o.get();
+                        groups.entry(head).or_insert_with(|| vec![head]).push(i);
+                    }
                 }
             }
             let mut clashes: Vec<Vec<usize>> = groups.into_values().collect();
