@@ -160,12 +160,12 @@ enum OnError {
 
 /// Converts tools for a provider (`convertMcpTools`).
 pub fn convert(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Conversion> {
-    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Throw)?.0)
+    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Throw)?.into_conversion(provider, &opts.schema))
 }
 
 /// Converts and reports, never failing on a single tool (`checkTools`).
 pub fn check(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Report> {
-    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Report)?.0.report)
+    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Report)?.report)
 }
 
 /// JSON in, JSON out (`convertMcpToolsJson`).
@@ -199,45 +199,92 @@ pub fn check_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Resu
 }
 
 fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError) -> Result<TextConversion> {
+    let capacity = json.len() + 4096;
     if fast::applies(provider, &opts.schema) {
         if let Some(prepared) = fast::prepare(json, provider, &opts.schema) {
-            if let Ok((conv, pass)) = run(prepared.tools, prepared.pass, provider, opts, on_error) {
-                let schemas: Vec<Option<&fast::Node>> = pass.iter().map(|p| p.as_ref().map(|p| &p.node)).collect();
-                let path = fast::schema_path(provider);
-                let capacity = json.len() + 4096;
-                let tools = match &conv.tools {
-                    // Gemini: `[{functionDeclarations: [...]}]`, or `[]` without tools.
-                    Value::Array(outer) if matches!(provider, Provider::Gemini | Provider::Vertex) => {
-                        match outer.first().and_then(|g| g.get("functionDeclarations")) {
-                            Some(Value::Array(decls)) => {
-                                format!("[{{\"functionDeclarations\":{}}}]", fast::write_tools(decls, &schemas, path, capacity))
-                            }
-                            _ => "[]".into(),
-                        }
-                    }
-                    Value::Array(tools) => fast::write_tools(tools, &schemas, path, capacity),
-                    other => crate::text::to_string(other),
-                };
-                return Ok(TextConversion { tools, name_map: conv.name_map, report: conv.report });
+            if let Ok(done) = run(prepared.tools, prepared.pass, provider, opts, on_error) {
+                return Ok(done.into_text(provider, &opts.schema, capacity));
             }
         }
     }
     let input: Value = serde_json::from_str(json)
         .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")))?;
-    let (conv, _) = run(tools_from_value(input)?, Vec::new(), provider, opts, on_error)?;
-    Ok(TextConversion { tools: crate::text::to_string(&conv.tools), name_map: conv.name_map, report: conv.report })
+    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, on_error)?.into_text(provider, &opts.schema, capacity))
+}
+
+/// A conversion whose tools are compiled but not yet in the provider's wrapper: [`run`]'s
+/// result, made into a `Value` ([`Run::into_conversion`]) or written straight as JSON text
+/// ([`Run::into_text`]), which saves building a map per tool only to write it out.
+struct Run<'a> {
+    tools: Vec<Tool>,
+    /// The emitted tools in output order: the index in `tools`, the compiled schema, and the
+    /// pass-through schema, if any (see [`crate::fast`]).
+    emitted: Vec<(usize, Compiled, Option<PassThrough<'a>>)>,
+    name_map: NameMap,
+    report: Report,
+}
+
+impl Run<'_> {
+    fn into_conversion(self, provider: Provider, opts: &SchemaOptions) -> Conversion {
+        let Run { tools, emitted, name_map, report } = self;
+        let out: Vec<Value> = emitted
+            .into_iter()
+            .map(|(i, c, _)| emit(provider, opts, provider_name(&name_map, i), tools[i].description_text(), c))
+            .collect();
+        let tools = match provider {
+            Provider::Gemini | Provider::Vertex => {
+                if out.is_empty() {
+                    json!([])
+                } else {
+                    Value::Array(vec![object([("functionDeclarations", Value::Array(out))])])
+                }
+            }
+            _ => Value::Array(out),
+        };
+        Conversion { tools, name_map, report }
+    }
+
+    fn into_text(self, provider: Provider, opts: &SchemaOptions, capacity: usize) -> TextConversion {
+        let Run { tools, emitted, name_map, report } = self;
+        let mut out: Vec<u8> = Vec::with_capacity(capacity);
+        let gemini = matches!(provider, Provider::Gemini | Provider::Vertex);
+        if gemini && emitted.is_empty() {
+            out.extend_from_slice(b"[]");
+        } else {
+            if gemini {
+                out.extend_from_slice(b"[{\"functionDeclarations\":");
+            }
+            out.push(b'[');
+            for (k, (i, c, pass)) in emitted.into_iter().enumerate() {
+                if k > 0 {
+                    out.push(b',');
+                }
+                let pass = pass.as_ref().map(|p| &p.node);
+                write_tool(&mut out, provider, opts, provider_name(&name_map, i), tools[i].description_text(), c, pass);
+            }
+            out.push(b']');
+            if gemini {
+                out.extend_from_slice(b"}]");
+            }
+        }
+        TextConversion { tools: crate::text::into_string(out), name_map, report }
+    }
+}
+
+/// The provider name of tool `i`.
+fn provider_name(name_map: &NameMap, i: usize) -> &str {
+    name_map.entries().get(i).map_or("", |e| e.name.as_str())
 }
 
 /// Converts `raw` tools. A tool with an entry in `pass` has its schema passed through (see [`crate::fast`])
 /// (its `inputSchema` is `null` in `raw`): it is measured by that entry's size and not compiled.
-/// Returns `pass` with the entries of the tools that were emitted, in output order.
 fn run<'a>(
     raw: Vec<Value>,
     mut pass: Vec<Option<PassThrough<'a>>>,
     provider: Provider,
     opts: &ConvertOptions,
     on_error: OnError,
-) -> Result<(Conversion, Vec<Option<PassThrough<'a>>>)> {
+) -> Result<Run<'a>> {
     pass.resize_with(raw.len(), || None);
     let limits = opts.schema.limits;
     if raw.len() > limits.max_tools {
@@ -369,25 +416,8 @@ fn run<'a>(
         }
     }
 
-    let mut out = Vec::with_capacity(tools.len());
-    let mut out_pass = Vec::with_capacity(tools.len());
-    for (i, (tool, c)) in tools.iter().zip(compiled).enumerate() {
-        let Some(c) = c else { continue };
-        out_pass.push(pass[i].take());
-        let name = name_map.entries().get(i).map(|e| e.name.clone()).unwrap_or_default();
-        out.push(emit(provider, &opts.schema, &name, tool.description_text(), c));
-    }
-    let tools_value = match provider {
-        Provider::Gemini | Provider::Vertex => {
-            if out.is_empty() {
-                json!([])
-            } else {
-                Value::Array(vec![object([("functionDeclarations", Value::Array(out))])])
-            }
-        }
-        _ => Value::Array(out),
-    };
-    Ok((Conversion { tools: tools_value, name_map, report }, out_pass))
+    let emitted = compiled.into_iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c, pass[i].take()))).collect();
+    Ok(Run { tools, emitted, name_map, report })
 }
 
 fn compile_tool(schema: Value, provider: Provider, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
@@ -508,6 +538,129 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
             described(&mut f);
             f.insert("inputSchema".into(), object([("json", schema)]));
             object([("toolSpec", Value::Object(f))])
+        }
+    }
+}
+
+/// [`emit`]'s JSON, written straight as text: the same keys in the same order. The schema is
+/// the pass-through tree when there is one (the compiled schema is then only a placeholder).
+/// `tests/corpus.rs` and the tests below check that this writes what [`emit`] builds.
+fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name: &str, description: &str, c: Compiled, pass: Option<&fast::Node>) {
+    use crate::text::write_str;
+    let schema_present = c.schema.is_some();
+    let schema = |out: &mut Vec<u8>, schema: Option<Value>| match (pass, schema) {
+        (Some(node), _) => node.write_schema(out),
+        (None, Some(v)) => crate::text::write_value(out, &v),
+        (None, None) => out.extend_from_slice(br#"{"type":"object","properties":{}}"#),
+    };
+    let name_and_description = |out: &mut Vec<u8>| {
+        out.extend_from_slice(br#""name":"#);
+        write_str(out, name);
+        if !description.is_empty() {
+            out.extend_from_slice(br#","description":"#);
+            write_str(out, description);
+        }
+    };
+    let flag = |out: &mut Vec<u8>, b: bool| out.extend_from_slice(if b { b"true" } else { b"false" });
+    match provider {
+        Provider::OpenAi => {
+            out.extend_from_slice(br#"{"type":"function","function":{"#);
+            name_and_description(out);
+            out.extend_from_slice(br#","parameters":"#);
+            schema(out, c.schema);
+            if opts.strict {
+                out.extend_from_slice(br#","strict":"#);
+                flag(out, c.strict == Some(true));
+            }
+            out.extend_from_slice(b"}}");
+        }
+        Provider::OpenAiResponses => {
+            out.extend_from_slice(br#"{"type":"function","#);
+            name_and_description(out);
+            out.extend_from_slice(br#","parameters":"#);
+            schema(out, c.schema);
+            out.extend_from_slice(br#","strict":"#);
+            flag(out, c.strict == Some(true));
+            out.push(b'}');
+        }
+        Provider::Anthropic => {
+            out.push(b'{');
+            name_and_description(out);
+            out.extend_from_slice(br#","input_schema":"#);
+            schema(out, c.schema);
+            if c.strict == Some(true) {
+                out.extend_from_slice(br#","strict":true"#);
+            }
+            out.push(b'}');
+        }
+        Provider::Gemini | Provider::Vertex => {
+            out.push(b'{');
+            name_and_description(out);
+            if opts.gemini_mode == GeminiMode::JsonSchema {
+                out.extend_from_slice(br#","parametersJsonSchema":"#);
+                schema(out, c.schema);
+            } else if schema_present {
+                // In `parameters` mode a tool without arguments has no schema at all.
+                let mut wire = c.schema;
+                if let Some(v) = &mut wire {
+                    gemini::to_wire(v);
+                }
+                out.extend_from_slice(br#","parameters":"#);
+                schema(out, wire);
+            }
+            out.push(b'}');
+        }
+        Provider::Bedrock => {
+            out.extend_from_slice(br#"{"toolSpec":{"#);
+            name_and_description(out);
+            out.extend_from_slice(br#","inputSchema":{"json":"#);
+            schema(out, c.schema);
+            out.extend_from_slice(b"}}}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON API writes each provider's wrapper itself (`write_tool`); the object API builds
+    /// it (`emit`). Both must give the same JSON for every provider and mode, on the shapes the
+    /// corpus may not hold: no tools, no schema, an empty description, a title instead, a
+    /// schema that passes through and one that does not, strict tools and their fallbacks.
+    #[test]
+    fn written_tools_are_the_built_tools() {
+        let tools = serde_json::json!([
+            {"name": "bare"},
+            {"name": "empty", "description": "", "inputSchema": {}},
+            {"name": "titled", "title": "Titled \"tool\" é", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}},
+            {"name": "refs", "description": "D", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/y"}, "n": {"type": ["integer", "null"], "enum": [1, 2, null]}}, "$defs": {"y": {"type": "integer", "minimum": 1}}}},
+            {"name": "open", "description": "additionalProperties open", "inputSchema": {"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "number"}}}, "required": ["m"]}},
+            {"name": "no_args", "description": "no arguments", "inputSchema": {"type": "object", "properties": {}}},
+        ]);
+        let modes = [
+            (Provider::OpenAi, false, GeminiMode::Parameters),
+            (Provider::OpenAi, true, GeminiMode::Parameters),
+            (Provider::OpenAiResponses, false, GeminiMode::Parameters),
+            (Provider::OpenAiResponses, true, GeminiMode::Parameters),
+            (Provider::Anthropic, false, GeminiMode::Parameters),
+            (Provider::Anthropic, true, GeminiMode::Parameters),
+            (Provider::Gemini, false, GeminiMode::Parameters),
+            (Provider::Gemini, false, GeminiMode::JsonSchema),
+            (Provider::Vertex, false, GeminiMode::Parameters),
+            (Provider::Bedrock, false, GeminiMode::Parameters),
+        ];
+        for input in [tools.clone(), serde_json::json!([])] {
+            for (provider, strict, mode) in modes {
+                let mut opts = ConvertOptions { server: Some("srv".into()), ..ConvertOptions::default() };
+                opts.schema.strict = strict;
+                opts.schema.gemini_mode = mode;
+                let built = serde_json::to_string(&convert(input.clone(), provider, &opts).unwrap().tools).unwrap();
+                let written = convert_json(&input.to_string(), provider, &opts).unwrap();
+                assert_eq!(written, built, "{provider:?} strict={strict} {mode:?}");
+                let detailed = convert_json_detailed(&serde_json::to_string_pretty(&input).unwrap(), provider, &opts).unwrap();
+                assert_eq!(detailed.tools, built, "{provider:?} strict={strict} {mode:?} (pretty input)");
+            }
         }
     }
 }

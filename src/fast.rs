@@ -126,7 +126,7 @@ impl Node<'_> {
     /// JSON, plus the `properties: {}` that [`crate::schema::fix_properties_and_required`] adds
     /// (last, as a map insert does) to every object node without one. Subschemas are found as
     /// [`crate::schema::walk::for_each_subschema_mut`] finds them.
-    fn write_schema(&self, out: &mut Vec<u8>) {
+    pub(crate) fn write_schema(&self, out: &mut Vec<u8>) {
         let Node::Obj(entries) = self else { return self.write(out) };
         out.push(b'{');
         let (mut object, mut has_properties) = (false, false);
@@ -561,57 +561,6 @@ pub fn passed_through(json: &str, provider: Provider, opts: &SchemaOptions) -> u
     prepare(json, provider, opts).map_or(0, |p| p.pass.iter().filter(|p| p.is_some()).count())
 }
 
-/// Where each provider's tool entry holds the schema.
-pub(crate) fn schema_path(provider: Provider) -> &'static [&'static str] {
-    match provider {
-        Provider::OpenAi => &["function", "parameters"],
-        Provider::Anthropic => &["input_schema"],
-        Provider::Bedrock => &["toolSpec", "inputSchema", "json"],
-        Provider::Gemini | Provider::Vertex => &["parametersJsonSchema"],
-        Provider::OpenAiResponses => &["parameters"],
-    }
-}
-
-/// Writes the tool list, each passed-through schema in its place.
-pub(crate) fn write_tools(tools: &[Value], schemas: &[Option<&Node>], path: &[&str], capacity: usize) -> String {
-    let mut out: Vec<u8> = Vec::with_capacity(capacity);
-    out.push(b'[');
-    for (i, tool) in tools.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        match schemas.get(i).copied().flatten() {
-            Some(node) => write_spliced(&mut out, tool, path, node),
-            None => text::write_value(&mut out, tool),
-        }
-    }
-    out.push(b']');
-    text::into_string(out)
-}
-
-fn write_spliced(out: &mut Vec<u8>, v: &Value, path: &[&str], node: &Node) {
-    match (path.split_first(), v) {
-        (None, _) => node.write_schema(out),
-        (Some((head, rest)), Value::Object(map)) => {
-            out.push(b'{');
-            for (i, (k, v)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                text::write_str(out, k);
-                out.push(b':');
-                if k == head {
-                    write_spliced(out, v, rest, node);
-                } else {
-                    text::write_value(out, v);
-                }
-            }
-            out.push(b'}');
-        }
-        _ => text::write_value(out, v),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -757,13 +706,5 @@ mod tests {
         assert!(node.measure(0, &mut size));
         assert_eq!(size, crate::model::json_size(&value));
         assert_eq!(node.into_value(), value);
-    }
-
-    #[test]
-    fn splice_writes_the_schema_in_place() {
-        let tool = json!({"type":"function","function":{"name":"n","parameters":null,"x":1}});
-        let node = Node::Obj(vec![(Cow::Borrowed("type"), Node::Str(Cow::Borrowed("object")))]);
-        let out = write_tools(&[tool, json!({"a":1})], &[Some(&node), None], &["function", "parameters"], 0);
-        assert_eq!(out, r#"[{"type":"function","function":{"name":"n","parameters":{"type":"object","properties":{}},"x":1}},{"a":1}]"#);
     }
 }
