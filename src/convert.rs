@@ -160,12 +160,12 @@ enum OnError {
 
 /// Converts tools for a provider (`convertMcpTools`).
 pub fn convert(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Conversion> {
-    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Throw)?.into_conversion(provider, &opts.schema))
+    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Throw, true)?.into_conversion(provider, &opts.schema))
 }
 
 /// Converts and reports, never failing on a single tool (`checkTools`).
 pub fn check(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Report> {
-    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Report)?.report)
+    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Report, true)?.report)
 }
 
 /// JSON in, JSON out (`convertMcpToolsJson`).
@@ -174,7 +174,7 @@ pub fn check(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<
 /// anything the pass-through reader does not take (invalid JSON included) goes the general way,
 /// so the output and the errors are the same either way.
 pub fn convert_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<String> {
-    Ok(run_text(json, provider, opts, OnError::Throw)?.tools)
+    Ok(run_text(json, provider, opts, OnError::Throw, false)?.tools)
 }
 
 /// A conversion whose tools are JSON text.
@@ -190,26 +190,27 @@ pub struct TextConversion {
 
 /// [`convert_json`] with the name map and the report (`convertMcpToolsDetailed`).
 pub fn convert_json_detailed(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<TextConversion> {
-    run_text(json, provider, opts, OnError::Throw)
+    run_text(json, provider, opts, OnError::Throw, true)
 }
 
 /// [`check`] on JSON text (`checkTools`).
 pub fn check_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<Report> {
-    Ok(run_text(json, provider, opts, OnError::Report)?.report)
+    Ok(run_text(json, provider, opts, OnError::Report, true)?.report)
 }
 
-fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError) -> Result<TextConversion> {
+/// `with_report: false` leaves the report's tool entries out (the JSON API returns tools only).
+fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool) -> Result<TextConversion> {
     let capacity = json.len() + 4096;
     if fast::applies(provider, &opts.schema) {
         if let Some(prepared) = fast::prepare(json, provider, &opts.schema) {
-            if let Ok(done) = run(prepared.tools, prepared.pass, provider, opts, on_error) {
+            if let Ok(done) = run(prepared.tools, prepared.pass, provider, opts, on_error, with_report) {
                 return Ok(done.into_text(provider, &opts.schema, capacity));
             }
         }
     }
     let input: Value = serde_json::from_str(json)
         .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")))?;
-    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, on_error)?.into_text(provider, &opts.schema, capacity))
+    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, on_error, with_report)?.into_text(provider, &opts.schema, capacity))
 }
 
 /// A conversion whose tools are compiled but not yet in the provider's wrapper: [`run`]'s
@@ -276,6 +277,24 @@ fn provider_name(name_map: &NameMap, i: usize) -> &str {
     name_map.entries().get(i).map_or("", |e| e.name.as_str())
 }
 
+/// A tool's report before its compilation: who it is, and its rename if it has one.
+fn tool_report(tool: &Tool, server: Option<String>, name: &str, name_diags: &[Diagnostic]) -> ToolReport {
+    let mut tr = ToolReport { tool: tool.name.clone(), server, name: name.to_owned(), ..ToolReport::default() };
+    if name != tool.name {
+        let rule = if name_diags.iter().any(|d| d.message.contains(&format!("named \"{name}\""))) {
+            "names/collision"
+        } else {
+            "names/rename"
+        };
+        tr.changes.push(Diagnostic {
+            path: String::new(),
+            rule,
+            message: format!("provider name \"{name}\" (the name map resolves it back)"),
+        });
+    }
+    tr
+}
+
 /// Converts `raw` tools. A tool with an entry in `pass` has its schema passed through (see [`crate::fast`])
 /// (its `inputSchema` is `null` in `raw`): it is measured by that entry's size and not compiled.
 fn run<'a>(
@@ -284,6 +303,7 @@ fn run<'a>(
     provider: Provider,
     opts: &ConvertOptions,
     on_error: OnError,
+    with_report: bool,
 ) -> Result<Run<'a>> {
     pass.resize_with(raw.len(), || None);
     let limits = opts.schema.limits;
@@ -364,42 +384,31 @@ fn run<'a>(
             let schema = if keep_schemas { tool.input_schema.clone() } else { std::mem::take(&mut tool.input_schema) };
             compile_tool(schema, provider, &opts.schema, &mut cx)
         };
-        let entry_name = name_map.entries().get(i).map(|e| e.name.clone()).unwrap_or_default();
-        let mut tr = ToolReport {
-            tool: tool.name.clone(),
-            server: servers[i].clone(),
-            name: entry_name.clone(),
-            ..ToolReport::default()
-        };
-        if entry_name != tool.name {
-            let rule = if name_diags.iter().any(|d| d.message.contains(&format!("named \"{entry_name}\""))) {
-                "names/collision"
-            } else {
-                "names/rename"
-            };
-            tr.changes.push(Diagnostic {
-                path: String::new(),
-                rule,
-                message: format!("provider name \"{entry_name}\" (the name map resolves it back)"),
-            });
-        }
+        // The JSON API returns the tools only: no per-tool report is built for it.
+        let mut tr = with_report.then(|| tool_report(tool, servers[i].clone(), provider_name(&name_map, i), &name_diags));
         match result {
             Ok(c) => {
-                tr.strict = c.strict;
+                if let Some(tr) = &mut tr {
+                    tr.strict = c.strict;
+                }
                 if let Some(e) = name_map.entry_mut(i) {
                     e.args = (!c.plan.is_empty()).then(|| c.plan.clone());
                 }
                 compiled.push(Some(c));
             }
             Err(e) if on_error == OnError::Report => {
-                tr.problems.push(Diagnostic { path: e.path.clone().unwrap_or_default(), rule: "tool/error", message: e.message });
+                if let Some(tr) = &mut tr {
+                    tr.problems.push(Diagnostic { path: e.path.clone().unwrap_or_default(), rule: "tool/error", message: e.message });
+                }
                 compiled.push(None);
             }
             Err(e) => return Err(e.with_tool(&tool.name)),
         }
-        tr.changes.append(&mut cx.changes);
-        tr.problems.append(&mut cx.problems);
-        report.tools.push(tr);
+        if let Some(mut tr) = tr {
+            tr.changes.append(&mut cx.changes);
+            tr.problems.append(&mut cx.problems);
+            report.tools.push(tr);
+        }
     }
 
     if provider == Provider::Anthropic && opts.schema.strict {
