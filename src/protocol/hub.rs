@@ -18,7 +18,7 @@ use futures_util::pin_mut;
 use serde_json::Value;
 
 use crate::content::{flatten_result, FlattenOptions};
-use crate::convert::{convert, ConvertOptions};
+use crate::convert::{convert_json_detailed, ConvertOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{CallToolResult, ToolAnnotations};
 use crate::naming::NameMap;
@@ -135,10 +135,12 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         (tools, errors)
     }
 
-    /// Converts the listed tools for a provider and keeps the name map for `call_tool`.
-    pub fn tools(&self, provider: Provider, opts: &ConvertOptions) -> Result<Value> {
-        let tools: Vec<Value> = self.listed.borrow().iter().map(|(_, t)| t.clone()).collect();
-        let conv = convert(Value::Array(tools), provider, opts)?;
+    /// Converts the listed tools for a provider and keeps the name map for `call_tool`. Returns
+    /// the provider's tool list as JSON text (the JSON API's path: schemas that need no change
+    /// are passed straight through).
+    pub fn tools(&self, provider: Provider, opts: &ConvertOptions) -> Result<String> {
+        let tools = crate::text::to_string(&Value::Array(self.listed.borrow().iter().map(|(_, t)| t.clone()).collect()));
+        let conv = convert_json_detailed(&tools, provider, opts)?;
         *self.map.borrow_mut() = Some(conv.name_map);
         Ok(conv.tools)
     }

@@ -24,7 +24,7 @@ pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
 /// path for schemas that need no change (src/fast.rs). JS strings may hold lone surrogates,
 /// which `JSON.stringify` writes as escapes serde_json rejects: such text is converted again
 /// with them repaired, as [`parse`] repairs them.
-fn on_tools_text<T>(tools: &JsValue, convert: impl Fn(&str) -> Result<T, Error>) -> Result<T, Error> {
+pub(crate) fn on_tools_text<T>(tools: &JsValue, convert: impl Fn(&str) -> Result<T, Error>) -> Result<T, Error> {
     if tools.is_undefined() || tools.is_null() {
         return convert("null");
     }

@@ -17,7 +17,7 @@ use crate::protocol::hub::{Confirm, Hub, Selection};
 use crate::providers::Provider;
 use crate::wasm::bridge::{get, to_future, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
-use crate::wasm::interop::{from_js, string_param, to_js};
+use crate::wasm::interop::{from_js, parse_js, string_param, to_js};
 
 type JsClient = Client<FetchTransport, JsClock>;
 
@@ -360,7 +360,7 @@ impl JsMcpHub {
             if hub.name_map().is_none() {
                 let _ = hub.list_tools(&Selection::Auto).await;
             }
-            Ok(to_js(&hub.tools(provider, &opts)?)?)
+            Ok(parse_js(hub.tools(provider, &opts)?)?)
         }))
     }
 

@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use crate::convert as core;
 use crate::error::{Error, ErrorCode};
 use crate::naming::NameMap;
-use crate::wasm::convert::{options_param, provider_param};
+use crate::wasm::convert::{on_tools_text, options_param, provider_param};
 use crate::wasm::interop::{from_js, parse, string_param, to_js};
 
 /// Maps the names a provider sees back to the server and the original tool name, and maps a
@@ -29,7 +29,7 @@ impl JsNameMap {
     pub fn from_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsNameMap, JsValue> {
         let provider = provider_param(&provider)?;
         let opts = options_param(&options)?;
-        let conv = core::convert(from_js(&tools, "tools")?, provider, &opts)?;
+        let conv = on_tools_text(&tools, |json| core::convert_json_detailed(json, provider, &opts))?;
         Ok(Self { inner: conv.name_map })
     }
 
