@@ -297,6 +297,7 @@ fn tool_report(tool: &Tool, server: Option<String>, name: &str, name_diags: &[Di
 
 /// Converts `raw` tools. A tool with an entry in `pass` has its schema passed through (see [`crate::fast`])
 /// (its `inputSchema` is `null` in `raw`): it is measured by that entry's size and not compiled.
+/// Without `with_report` the report gets no per-tool entries (for callers that drop it).
 fn run<'a>(
     raw: Vec<Value>,
     mut pass: Vec<Option<PassThrough<'a>>>,
