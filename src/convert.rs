@@ -557,7 +557,6 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
 /// `tests/corpus.rs` and the tests below check that this writes what [`emit`] builds.
 fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name: &str, description: &str, c: Compiled, pass: Option<&fast::Node>) {
     use crate::text::write_str;
-    let schema_present = c.schema.is_some();
     let schema = |out: &mut Vec<u8>, schema: Option<Value>| match (pass, schema) {
         (Some(node), _) => node.write_schema(out),
         (None, Some(v)) => crate::text::write_value(out, &v),
@@ -609,14 +608,11 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
             if opts.gemini_mode == GeminiMode::JsonSchema {
                 out.extend_from_slice(br#","parametersJsonSchema":"#);
                 schema(out, c.schema);
-            } else if schema_present {
+            } else if let Some(mut wire) = c.schema {
                 // In `parameters` mode a tool without arguments has no schema at all.
-                let mut wire = c.schema;
-                if let Some(v) = &mut wire {
-                    gemini::to_wire(v);
-                }
+                gemini::to_wire(&mut wire);
                 out.extend_from_slice(br#","parameters":"#);
-                schema(out, wire);
+                schema(out, Some(wire));
             }
             out.push(b'}');
         }

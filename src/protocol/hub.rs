@@ -139,8 +139,16 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// the provider's tool list as JSON text (the JSON API's path: schemas that need no change
     /// are passed straight through).
     pub fn tools(&self, provider: Provider, opts: &ConvertOptions) -> Result<String> {
-        let tools = crate::text::to_string(&Value::Array(self.listed.borrow().iter().map(|(_, t)| t.clone()).collect()));
-        let conv = convert_json_detailed(&tools, provider, opts)?;
+        // The listed tools as one JSON array, written from where they are kept (no copies).
+        let mut tools = vec![b'['];
+        for (i, (_, t)) in self.listed.borrow().iter().enumerate() {
+            if i > 0 {
+                tools.push(b',');
+            }
+            crate::text::write_value(&mut tools, t);
+        }
+        tools.push(b']');
+        let conv = convert_json_detailed(&crate::text::into_string(tools), provider, opts)?;
         *self.map.borrow_mut() = Some(conv.name_map);
         Ok(conv.tools)
     }
