@@ -376,7 +376,8 @@ fn run<'a>(
     // schema is moved into the compiler instead of copied.
     let keep_schemas = provider == Provider::Anthropic && opts.schema.strict;
     for (i, tool) in tools.iter_mut().enumerate() {
-        let mut cx = Cx::new(limits);
+        // Without a report, `$ref` expansions may be shared (see `schema::refs::Shared`).
+        let mut cx = Cx::new(limits).share_refs(!with_report);
         let result = if pass[i].is_some() {
             // Clean for this provider (see fast::is_clean): nothing to change, nothing to report.
             let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses).then_some(false);
@@ -607,12 +608,15 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
             name_and_description(out);
             if opts.gemini_mode == GeminiMode::JsonSchema {
                 out.extend_from_slice(br#","parametersJsonSchema":"#);
-                schema(out, c.schema);
-            } else if let Some(mut wire) = c.schema {
+                match c.schema {
+                    // It may hold shared `$ref` expansions (see `schema::refs::Shared`).
+                    Some(v) if pass.is_none() => crate::schema::refs::write_schema(out, &v),
+                    other => schema(out, other),
+                }
+            } else if let Some(lowered) = c.schema {
                 // In `parameters` mode a tool without arguments has no schema at all.
-                gemini::to_wire(&mut wire);
                 out.extend_from_slice(br#","parameters":"#);
-                schema(out, Some(wire));
+                gemini::write_wire(out, &lowered);
             }
             out.push(b'}');
         }

@@ -193,3 +193,133 @@ fn cyclic_refs_finish() {
         check(s).unwrap_or_else(|e| panic!("{s}: {e}"));
     }
 }
+
+/// Schemas whose definitions refer to each other (and to the root) from every kind of
+/// position: under `properties`, under an array's `items`, inside `anyOf`, with siblings.
+fn schema_with_defs() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(json!({"$ref": "#/$defs/D0"})),
+        Just(json!({"$ref": "#/$defs/D1"})),
+        Just(json!({"$ref": "#/$defs/D2"})),
+        Just(json!({"$ref": "#"})),
+        Just(json!({"type": "string", "format": "uri"})),
+        Just(json!({"type": "integer", "minimum": 1})),
+        Just(json!({"enum": [1, "a", null]})),
+        Just(json!(false)),
+    ];
+    let node = leaf.prop_recursive(4, 40, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec((prop::sample::select(&["a", "b", "c", "$ref"][..]), inner.clone()), 1..4).prop_map(|props| {
+                let names: Vec<&str> = props.iter().map(|(k, _)| *k).collect();
+                let props: Map<String, Value> = props.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+                json!({"type": "object", "properties": props, "required": names, "additionalProperties": false})
+            }),
+            inner.clone().prop_map(|i| json!({"type": "array", "items": i, "minItems": 1})),
+            inner.clone().prop_map(|i| json!({"anyOf": [i, {"type": "null"}]})),
+            inner.clone().prop_map(|i| json!({"type": ["object", "null"], "properties": {"x": i}})),
+            inner.clone().prop_map(|i| json!({"type": "object", "properties": {"x": i}, "allOf": [{"required": ["x"]}]})),
+            Just(json!({"$ref": "#/$defs/D1", "description": "with a sibling"})),
+        ]
+    });
+    (node.clone(), node.clone(), node.clone(), node.clone(), node).prop_map(|(p, q, d0, d1, d2)| {
+        json!({"type": "object", "properties": {"p": p, "q": q, "r": {"$ref": "#/$defs/D0"}}, "$defs": {"D0": d0, "D1": d1, "D2": d2}})
+    })
+}
+
+/// The conversions that share `$ref` expansions through the JSON API.
+const SHARING: [(Provider, GeminiMode); 3] =
+    [(Provider::Gemini, GeminiMode::Parameters), (Provider::Vertex, GeminiMode::Parameters), (Provider::Gemini, GeminiMode::JsonSchema)];
+
+/// Gemini through the JSON API shares `$ref` expansions between the places that use them
+/// (expanded, rewritten and written once); the object API expands every copy. Both give the
+/// same text, or the same error, also under tight limits where a shared copy no longer fits
+/// and under every unrolling bound.
+#[test]
+fn shared_ref_expansions_give_the_full_expansion() {
+    use proptest::test_runner::{Config, TestRunner};
+    let mut runner = TestRunner::new(Config { cases: 600, ..Config::default() });
+    let limits = (prop::sample::select(&[100_000usize, 400, 80][..]), prop::sample::select(&[64usize, 12, 7][..]), 1usize..4);
+    runner
+        .run(&(schema_with_defs(), limits), |(schema, (max_nodes, max_depth, unroll))| {
+            let tools = json!([{ "name": "t", "description": "generated", "inputSchema": schema }]);
+            for (provider, mode) in SHARING {
+                let mut opts = ConvertOptions::default();
+                opts.schema.gemini_mode = mode;
+                opts.schema.limits.max_nodes = max_nodes;
+                opts.schema.limits.max_depth = max_depth;
+                opts.schema.limits.max_ref_unroll = unroll;
+                let full = convert(tools.clone(), provider, &opts).map(|c| c.tools.to_string());
+                let shared = convert_json(&tools.to_string(), provider, &opts);
+                match (full, shared) {
+                    (Ok(f), Ok(s)) => prop_assert_eq!(f, s, "{:?} {:?}: input {}", provider, mode, schema),
+                    (Err(f), Err(s)) => prop_assert_eq!(f.to_string(), s.to_string(), "{:?} {:?}: input {}", provider, mode, schema),
+                    (f, s) => prop_assert!(false, "{:?} {:?}: {:?} vs {:?} for {}", provider, mode, f.err(), s.err(), schema),
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// The same agreement at every node limit and depth limit around where a shared copy stops
+/// fitting, on a definition used many times (whose rewrite has more nodes than its expansion:
+/// a type list becomes one branch per type, an array gets `items`) and on a fan-out that
+/// reaches the expansion's size budget.
+#[test]
+fn shared_ref_expansions_give_the_full_expansion_at_every_limit() {
+    let mut fan = Map::new();
+    for i in 0..12 {
+        let next = format!("#/$defs/L{}", i + 1);
+        fan.insert(format!("L{i}"), json!({"type": "object", "properties": {"a": {"$ref": next}, "b": {"$ref": next}, "c": {"type": "array", "items": {"$ref": next}}}}));
+    }
+    fan.insert("L12".into(), json!({"type": ["string", "integer", "boolean"], "description": "leaf"}));
+    let schemas = [
+        json!({"type": "object", "$defs": fan, "properties": {"x": {"$ref": "#/$defs/L0"}, "y": {"$ref": "#/$defs/L3"}}}),
+        json!({
+            "type": "object",
+            "$defs": {
+                "Id": {"type": ["string", "integer", "null"], "description": "id", "minLength": 1},
+                "User": {"type": "object", "properties": {"id": {"$ref": "#/$defs/Id"}, "boss": {"$ref": "#/$defs/User"}, "tags": {"type": "array", "items": {"$ref": "#/$defs/Id"}}, "any": {"type": "array"}, "more": {"type": "array"}}},
+                "Team": {"type": "object", "properties": {"lead": {"$ref": "#/$defs/User"}, "members": {"type": "array", "items": {"$ref": "#/$defs/User"}}, "id": {"$ref": "#/$defs/Id"}}},
+                "Bag": {"type": "object", "properties": {"a": {"type": "array"}, "b": {"type": "array"}, "c": {"type": "array"}, "d": {"type": "array"}}}
+            },
+            "properties": {"a": {"$ref": "#/$defs/Team"}, "b": {"$ref": "#/$defs/Team"}, "c": {"$ref": "#/$defs/User"}, "d": {"$ref": "#/$defs/Id"}, "e": {"$ref": "#/$defs/Bag"}, "f": {"$ref": "#/$defs/Bag"}, "g": {"$ref": "#/$defs/Bag"}}
+        }),
+        // Rewriting adds more nodes than expanding counted (four `items` per copy, one `$ref`).
+        json!({
+            "type": "object",
+            "$defs": {"Bag": {"type": "object", "properties": {"a": {"type": "array"}, "b": {"type": "array"}, "c": {"type": "array"}, "d": {"type": "array"}}}},
+            "properties": {"e": {"$ref": "#/$defs/Bag"}, "f": {"$ref": "#/$defs/Bag"}, "g": {"$ref": "#/$defs/Bag"}}
+        }),
+    ];
+    let mut agreed = (0, 0);
+    for schema in &schemas {
+        let tools = json!([{ "name": "t", "inputSchema": schema }]);
+        let text = tools.to_string();
+        for max_depth in [4usize, 6, 8, 10, 64] {
+            for max_nodes in (10..400).step_by(2).chain([1_000, 2_500, 5_000, 100_000]) {
+                for (provider, mode) in SHARING {
+                    let mut opts = ConvertOptions::default();
+                    opts.schema.gemini_mode = mode;
+                    opts.schema.limits.max_nodes = max_nodes;
+                    opts.schema.limits.max_depth = max_depth;
+                    let full = convert(tools.clone(), provider, &opts).map(|c| c.tools.to_string());
+                    let shared = convert_json(&text, provider, &opts);
+                    match (full, shared) {
+                        (Ok(f), Ok(s)) => {
+                            assert_eq!(f, s, "{provider:?} {mode:?} nodes {max_nodes} depth {max_depth}: {schema}");
+                            agreed.0 += 1;
+                        }
+                        (Err(f), Err(s)) => {
+                            assert_eq!(f.to_string(), s.to_string(), "{provider:?} {mode:?} nodes {max_nodes} depth {max_depth}: {schema}");
+                            agreed.1 += 1;
+                        }
+                        (f, s) => panic!("{provider:?} {mode:?} nodes {max_nodes} depth {max_depth}: {:?} vs {:?}", f.err(), s.err()),
+                    }
+                }
+            }
+        }
+    }
+    // Both outcomes are exercised: conversions that fit and limits that are exceeded.
+    assert!(agreed.0 > 50 && agreed.1 > 50, "{agreed:?}");
+}

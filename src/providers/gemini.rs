@@ -30,10 +30,14 @@
 //!     move into the branches).
 //! 12. A root without properties is omitted (`parameters` absent): Gemini rejects an empty
 //!     `properties`.
-//! 13. On the wire ([`to_wire`], applied when the declaration is emitted): `type` in the
-//!     canonical enum spelling (`OBJECT`, `STRING`...) and the int64 counts (`minItems`,
-//!     `maxLength`...) as decimal strings, as the proto JSON mapping and Google's SDK types have
-//!     them.
+//! 13. On the wire ([`to_wire`] on a declaration built as a value, `write_wire` on one
+//!     written as text): `type` in the canonical enum spelling (`OBJECT`, `STRING`...) and the
+//!     int64 counts (`minItems`, `maxLength`...) as decimal strings, as the proto JSON mapping
+//!     and Google's SDK types have them.
+//!
+//! When the caller needs no change log (the JSON API), a `$ref` target used in several places
+//! is expanded, lowered and written once and spliced in everywhere else
+//! ([`crate::schema::refs::Shared`]): the same text, without rewriting every copy.
 //!
 //! `parametersJsonSchema` steps: root combinators merged; `$ref`s inlined (Gemini rejects
 //! `$ref` with siblings and unresolved `$defs` in `anyOf`); structure fixed ([`fix_structure`]).
@@ -46,7 +50,7 @@ use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::providers::{fix_structure, Compiled, GeminiMode, SchemaOptions};
 use crate::schema::lower::{combinator_properties_conflict, combinators_are_object_like, keyword_hint, merge_all_of, merge_root_combinators, types_of};
-use crate::schema::refs::inline_refs;
+use crate::schema::refs::{inline_refs, inline_refs_shared, Rendered, Shared};
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
 
@@ -59,13 +63,23 @@ pub const ALLOWED_KEYS: &[&str] = &[
 
 const TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object"];
 
+/// Shared `$ref` expansions are written once and spliced in wherever they are used, which is
+/// the same text as long as [`write_wire`]'s own depth bound (256) is never reached.
+const SHARED_MAX_DEPTH: usize = 200;
+
 /// Compiles for Gemini (`vertex` adds the anyOf-stands-alone rule).
 pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx) -> Result<Compiled> {
     if let Value::Object(obj) = &mut root {
         merge_root_combinators(obj, cx);
     }
     if contains_ref(&root, 0) {
-        root = inline_refs(&root, cx)?;
+        root = if cx.limits.max_depth <= SHARED_MAX_DEPTH {
+            // `parameters` is written by [`write_wire`], `parametersJsonSchema` by
+            // `refs::write_schema`; both splice shared expansions in.
+            inline_refs_shared(&root, cx)?
+        } else {
+            inline_refs(&root, cx)?
+        };
     }
     if opts.gemini_mode == GeminiMode::JsonSchema {
         fix_structure(&mut root, cx)?;
@@ -139,6 +153,74 @@ fn to_wire_at(schema: &mut Value, depth: usize) {
     }
 }
 
+/// Writes a lowered `parameters` schema in its wire spelling: [`to_wire`] and
+/// `text::write_value` in one pass, byte for byte what they write together, without rewriting
+/// the tree first (a count becomes a string only in the text).
+pub(crate) fn write_wire(out: &mut Vec<u8>, schema: &Value) {
+    write_wire_at(out, schema, 0);
+}
+
+fn write_wire_at(out: &mut Vec<u8>, schema: &Value, depth: usize) {
+    use crate::text::{write_number, write_str, write_value};
+    let Value::Object(o) = schema else { return write_value(out, schema) };
+    if depth > 256 {
+        return write_value(out, schema);
+    }
+    if let Some(text) = Shared::written_text(o) {
+        out.extend_from_slice(text.as_bytes());
+        return;
+    }
+    out.push(b'{');
+    for (i, (key, v)) in o.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, key);
+        out.push(b':');
+        match (key.as_str(), v) {
+            ("type", Value::String(t)) => {
+                if t.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                    out.push(b'"');
+                    out.extend(t.bytes().map(|b| b.to_ascii_uppercase()));
+                    out.push(b'"');
+                } else {
+                    write_str(out, &t.to_ascii_uppercase());
+                }
+            }
+            ("minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties" | "maxProperties", Value::Number(n)) if n.is_u64() => {
+                out.push(b'"');
+                write_number(out, n);
+                out.push(b'"');
+            }
+            ("properties", Value::Object(props)) => {
+                out.push(b'{');
+                for (j, (name, p)) in props.iter().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    write_str(out, name);
+                    out.push(b':');
+                    write_wire_at(out, p, depth + 1);
+                }
+                out.push(b'}');
+            }
+            ("items", _) => write_wire_at(out, v, depth + 1),
+            ("anyOf", Value::Array(branches)) => {
+                out.push(b'[');
+                for (j, b) in branches.iter().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    write_wire_at(out, b, depth + 1);
+                }
+                out.push(b']');
+            }
+            _ => write_value(out, v),
+        }
+    }
+    out.push(b'}');
+}
+
 /// A lowered node, or "no value is valid" (a `false` schema).
 enum Lowered {
     Schema(Value, ArgPlan),
@@ -162,6 +244,10 @@ fn any_value() -> Value {
 fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
     match node {
         Value::Bool(false) => Ok(Lowered::Never),
+        Value::Object(o) if cx.shared.is_some() && Shared::placeholder(&o).is_some() => {
+            let i = Shared::placeholder(&o).unwrap_or_default();
+            lower_shared(i, cx, vertex)
+        }
         Value::Object(o) => {
             cx.enter()?;
             let r = lower_object(o, cx, vertex);
@@ -171,6 +257,47 @@ fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
         // `true` (and, defensively, any non-schema value) accepts any value.
         _ => Ok(Lowered::Schema(any_value(), ArgPlan::default())),
     }
+}
+
+/// Lowers shared expansion `i` (see [`Shared`]): the first time by lowering and writing it,
+/// then by reusing that text wherever it fits the limits; elsewhere it is lowered again, so
+/// that a limit is exceeded exactly where lowering the whole expansion would exceed it.
+fn lower_shared(i: usize, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
+    let Some(shared) = cx.shared.as_ref() else { return Ok(Lowered::Never) };
+    if let Some(r) = shared.rendered(i) {
+        if cx.fits(r.nodes, r.height) {
+            let out = match &r.text {
+                Some(text) => Lowered::Schema(Shared::written(text), r.plan.clone()),
+                None => Lowered::Never,
+            };
+            let (nodes, height) = (r.nodes, r.height);
+            cx.reuse(nodes, height);
+            return Ok(out);
+        }
+        let expanded = shared.expanded(i);
+        return lower(expanded, cx, vertex);
+    }
+    let expanded = shared.expanded(i);
+    let nodes_before = cx.nodes();
+    let mark = cx.mark_height();
+    let lowered = lower(expanded, cx, vertex);
+    let height = cx.height_since(mark);
+    let lowered = lowered?;
+    let nodes = cx.nodes() - nodes_before;
+    let (rendered, out) = match lowered {
+        Lowered::Schema(s, plan) => {
+            let mut text = Vec::new();
+            write_wire(&mut text, &s);
+            let text = crate::text::into_string(text);
+            let out = Lowered::Schema(Shared::written(&text), plan.clone());
+            (Rendered { text: Some(text), plan, nodes, height }, out)
+        }
+        Lowered::Never => (Rendered { text: None, plan: ArgPlan::default(), nodes, height }, Lowered::Never),
+    };
+    if let Some(shared) = cx.shared.as_mut() {
+        shared.set_rendered(i, rendered);
+    }
+    Ok(out)
 }
 
 /// Collected hints for dropped keywords, folded into the description at the end.

@@ -50,12 +50,42 @@ pub struct Cx {
     pub changes: Vec<Diagnostic>,
     /// Problems found so far.
     pub problems: Vec<Diagnostic>,
+    /// Deepest level entered since [`Cx::mark_height`].
+    peak: usize,
+    /// Whether `$ref` expansions may be shared (see [`refs::Shared`]): only for callers that
+    /// need the schema alone, not a change log with a path for every copy.
+    share_refs: bool,
+    /// The shared expansions of the schema in progress.
+    pub(crate) shared: Option<Box<refs::Shared>>,
 }
 
 impl Cx {
     /// A fresh context.
     pub fn new(limits: Limits) -> Self {
-        Self { limits, path: String::new(), depth: 0, nodes: 0, changes: Vec::new(), problems: Vec::new() }
+        Self {
+            limits,
+            path: String::new(),
+            depth: 0,
+            nodes: 0,
+            changes: Vec::new(),
+            problems: Vec::new(),
+            peak: 0,
+            share_refs: false,
+            shared: None,
+        }
+    }
+
+    /// Lets a provider share `$ref` expansions between the places that use them (see
+    /// [`refs::Shared`]). The schema comes out the same; the change log then records what
+    /// happened inside a shared expansion once, not once per copy.
+    pub fn share_refs(mut self, share: bool) -> Self {
+        self.share_refs = share;
+        self
+    }
+
+    /// Whether `$ref` expansions may be shared.
+    pub(crate) fn shares_refs(&self) -> bool {
+        self.share_refs
     }
 
     /// The current JSON pointer.
@@ -98,6 +128,7 @@ impl Cx {
     pub fn enter(&mut self) -> Result<()> {
         self.depth += 1;
         self.nodes += 1;
+        self.peak = self.peak.max(self.depth);
         if self.depth > self.limits.max_depth {
             self.depth -= 1;
             return Err(Error::new(
@@ -131,6 +162,32 @@ impl Cx {
     pub fn reset_budget(&mut self) {
         self.depth = 0;
         self.nodes = 0;
+        self.peak = 0;
+    }
+
+    /// Starts measuring how deep the work below the current level goes; returns what
+    /// [`Cx::height_since`] needs.
+    pub(crate) fn mark_height(&mut self) -> usize {
+        std::mem::replace(&mut self.peak, self.depth)
+    }
+
+    /// Levels entered below the current one since `mark` ([`Cx::mark_height`]).
+    pub(crate) fn height_since(&mut self, mark: usize) -> usize {
+        let height = self.peak - self.depth;
+        self.peak = self.peak.max(mark);
+        height
+    }
+
+    /// Whether `nodes` more nodes reaching `height` levels below the current one stay within
+    /// the limits (what [`Cx::enter`] would check for each of them).
+    pub(crate) fn fits(&self, nodes: usize, height: usize) -> bool {
+        self.nodes + nodes <= self.limits.max_nodes && self.depth + height <= self.limits.max_depth
+    }
+
+    /// Counts work done once and reused here: `nodes` nodes reaching `height` levels down.
+    pub(crate) fn reuse(&mut self, nodes: usize, height: usize) {
+        self.nodes += nodes;
+        self.peak = self.peak.max(self.depth + height);
     }
 }
 

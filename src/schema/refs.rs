@@ -8,9 +8,14 @@
 //! [`Limits::max_ref_unroll`](crate::schema::Limits) times, then cut to an open object whose
 //! description says what was cut. Unresolvable references are removed and reported. Node and
 //! depth budgets bound the work even for reference fan-out.
+//!
+//! A provider whose output is text may ask for [`Shared`] expansions: a definition used in
+//! several places is then expanded (and later lowered and written) once, and the tree holds a
+//! placeholder for it everywhere else.
 
 use serde_json::{Map, Value};
 
+use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _};
 use crate::schema::walk::{slot, Slot};
@@ -23,8 +28,33 @@ use crate::schema::Cx;
 /// folders, say) would otherwise grow exponentially; once the budget is spent, further
 /// references are cut to described open objects, and the report says where.
 pub fn inline_refs(schema: &Value, cx: &mut Cx) -> Result<Value> {
-    let mut st = State { stack: Vec::new(), soft_budget: (count_nodes(schema, 0) * 4).max(2_000), cut: 0 };
-    let out = resolve(schema, schema, &mut st, cx)?;
+    inline(schema, cx, false)
+}
+
+/// [`inline_refs`], with the expansions that can be shared left as placeholders (see
+/// [`Shared`]) when the context allows it ([`Cx::share_refs`]). The placeholders stand only
+/// where the caller reads nothing but the subschema itself: under `properties` and under an
+/// array's `items`, on a path from the root with no `anyOf`, `oneOf` or `allOf`, whose nodes are
+/// rewritten one by one. The caller must resolve them with [`Cx`]'s shared expansions.
+pub fn inline_refs_shared(schema: &Value, cx: &mut Cx) -> Result<Value> {
+    let share = cx.shares_refs();
+    if share {
+        cx.shared = Some(Box::default());
+    }
+    inline(schema, cx, share)
+}
+
+fn inline(schema: &Value, cx: &mut Cx, share: bool) -> Result<Value> {
+    let mut st = State {
+        stack: Vec::new(),
+        soft_budget: (count_nodes(schema, 0) * 4).max(2_000),
+        cut: 0,
+        ids: Vec::new(),
+        log: Vec::new(),
+    };
+    // The root is never a placeholder: a root that is itself a reference shares nothing.
+    let share = share && !schema.as_object().is_some_and(|o| o.has("$ref"));
+    let out = resolve(schema, schema, &mut st, cx, share);
     if st.cut > 0 {
         cx.change(
             "refs/expansion-cut",
@@ -32,13 +62,176 @@ pub fn inline_refs(schema: &Value, cx: &mut Cx) -> Result<Value> {
         );
     }
     cx.reset_budget();
-    Ok(out)
+    out
+}
+
+/// Expansions of `$ref` targets that several places share, for the schema in progress.
+///
+/// An expansion is kept when it does not depend on where it is used: no reference it expanded
+/// was being expanded around it, and the size budget cut nothing in it. It is reused wherever
+/// the same holds and it fits the node, depth and size budgets from there, so the tree read
+/// through the placeholders is the tree [`inline_refs`] builds.
+#[derive(Debug, Default)]
+pub struct Shared {
+    entries: Vec<Entry>,
+    /// Reference id (see `State::ids`) → entry.
+    by_ref: Vec<Option<usize>>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    expanded: Value,
+    /// Nodes entered and levels reached while expanding it.
+    nodes: usize,
+    height: usize,
+    /// The references expanded in it (ids, each once).
+    visited: Vec<usize>,
+    lowered: Option<Rendered>,
+}
+
+/// A shared expansion as a provider rewrote and wrote it (see [`Shared::rendered`]).
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// The provider's text for it, or `None` when it accepts no value.
+    pub text: Option<String>,
+    /// How to map the model's arguments back.
+    pub plan: ArgPlan,
+    /// Nodes entered and levels reached while rewriting it.
+    pub nodes: usize,
+    /// See `nodes`.
+    pub height: usize,
+}
+
+/// The key of a placeholder, in the position of a subschema. No `$ref` is left in a schema
+/// position once references are inlined, and none with a string starting with U+0000 ever
+/// resolves; the placeholder for text starts with U+0001.
+const PLACEHOLDER: &str = "$ref";
+const EXPANDED: char = '\u{0}';
+const WRITTEN: char = '\u{1}';
+/// Entry `i` is written as the character `INDEX_BASE + i` (past the surrogates, so every
+/// index up to a million has one).
+const INDEX_BASE: u32 = 0x1_0000;
+
+impl Shared {
+    /// The entry a placeholder stands for, if `node` is one.
+    pub fn placeholder(node: &JsonObject) -> Option<usize> {
+        match node.iter().next() {
+            Some((k, Value::String(s))) if node.len() == 1 && k == PLACEHOLDER => {
+                let mut chars = s.strip_prefix(EXPANDED)?.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => (c as usize).checked_sub(INDEX_BASE as usize),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The written text a placeholder built by [`Shared::written`] holds, if `node` is one.
+    pub fn written_text(node: &JsonObject) -> Option<&str> {
+        match node.iter().next() {
+            Some((k, Value::String(s))) if node.len() == 1 && k == PLACEHOLDER => s.strip_prefix(WRITTEN),
+            _ => None,
+        }
+    }
+
+    /// A placeholder holding the provider's text for a shared expansion.
+    pub fn written(text: &str) -> Value {
+        let mut s = String::with_capacity(text.len() + 1);
+        s.push(WRITTEN);
+        s.push_str(text);
+        let mut m = Map::with_capacity(1);
+        m.insert(PLACEHOLDER.into(), Value::String(s));
+        Value::Object(m)
+    }
+
+    /// A copy of entry `i`'s expansion.
+    pub fn expanded(&self, i: usize) -> Value {
+        self.entries[i].expanded.clone()
+    }
+
+    /// How the provider rewrote entry `i`, once it has.
+    pub fn rendered(&self, i: usize) -> Option<&Rendered> {
+        self.entries[i].lowered.as_ref()
+    }
+
+    /// Records how the provider rewrote entry `i`.
+    pub fn set_rendered(&mut self, i: usize, r: Rendered) {
+        self.entries[i].lowered = Some(r);
+    }
+
+    /// The placeholder for entry `i`: its index as one character after [`EXPANDED`].
+    fn placeholder_for(i: usize) -> Option<Value> {
+        let c = char::from_u32(INDEX_BASE.checked_add(u32::try_from(i).ok()?)?)?;
+        let mut s = String::with_capacity(5);
+        s.push(EXPANDED);
+        s.push(c);
+        let mut m = Map::with_capacity(1);
+        m.insert(PLACEHOLDER.into(), Value::String(s));
+        Some(Value::Object(m))
+    }
+
+    fn entry_for(&self, id: usize) -> Option<usize> {
+        self.by_ref.get(id).copied().flatten()
+    }
+}
+
+/// Writes a schema whose `properties` and `items` may hold placeholders from
+/// [`Shared::written`]: their text is spliced in; everything else is written as JSON.
+pub(crate) fn write_schema(out: &mut Vec<u8>, schema: &Value) {
+    use crate::text::{write_str, write_value};
+    let Value::Object(o) = schema else { return write_value(out, schema) };
+    if let Some(text) = Shared::written_text(o) {
+        out.extend_from_slice(text.as_bytes());
+        return;
+    }
+    out.push(b'{');
+    for (i, (key, v)) in o.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, key);
+        out.push(b':');
+        match (key.as_str(), v) {
+            ("properties", Value::Object(props)) => {
+                out.push(b'{');
+                for (j, (name, p)) in props.iter().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    write_str(out, name);
+                    out.push(b':');
+                    write_schema(out, p);
+                }
+                out.push(b'}');
+            }
+            ("items", _) => write_schema(out, v),
+            _ => write_value(out, v),
+        }
+    }
+    out.push(b'}');
 }
 
 struct State {
-    stack: Vec<String>,
+    /// The references being expanded, outermost first (ids).
+    stack: Vec<usize>,
     soft_budget: usize,
     cut: usize,
+    /// The references seen, by id (a schema has a few dozen at most).
+    ids: Vec<String>,
+    /// Every reference expanded so far, in order (ids): what an expansion visited is the part
+    /// of the log it added.
+    log: Vec<usize>,
+}
+
+impl State {
+    fn id(&mut self, reference: &str) -> usize {
+        if let Some(id) = self.ids.iter().position(|r| r == reference) {
+            return id;
+        }
+        self.ids.push(reference.to_owned());
+        self.ids.len() - 1
+    }
 }
 
 fn count_nodes(v: &Value, depth: usize) -> usize {
@@ -52,23 +245,36 @@ fn count_nodes(v: &Value, depth: usize) -> usize {
     }
 }
 
-fn resolve(node: &Value, root: &Value, st: &mut State, cx: &mut Cx) -> Result<Value> {
+/// `share`: whether this position may hold a placeholder (see [`inline_refs_shared`]).
+fn resolve(node: &Value, root: &Value, st: &mut State, cx: &mut Cx, share: bool) -> Result<Value> {
     let Value::Object(obj) = node else { return Ok(node.clone()) };
     cx.enter()?;
-    let out = resolve_object(obj, root, st, cx);
+    let out = resolve_object(obj, root, st, cx, share);
     cx.leave();
     out
 }
 
-fn resolve_object(obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx) -> Result<Value> {
+/// Whether the subschemas of `obj` under `properties` may be shared, and under `items`.
+fn shareable_children(obj: &JsonObject) -> (bool, bool) {
+    if obj.has("anyOf") || obj.has("oneOf") || obj.has("allOf") {
+        return (false, false);
+    }
+    // An array whose type nothing can change: a node with `enum` or `const` becomes a string,
+    // and its `items` is then described, not rewritten.
+    let array = obj.find("type").and_then(Value::as_str) == Some("array") && !obj.has("enum") && !obj.has("const");
+    (true, array)
+}
+
+fn resolve_object(obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx, share: bool) -> Result<Value> {
     if let Some(Value::String(reference)) = obj.find("$ref") {
-        return resolve_ref(reference, obj, root, st, cx);
+        return resolve_ref(reference, obj, root, st, cx, share);
     }
     // A node with no subschema and no definitions (most nodes: the leaves) is copied as it is;
     // a clone keeps the map's stored hashes where rebuilding it would hash every key again.
     if obj.iter().all(|(key, value)| key != "$defs" && key != "definitions" && slot(key, value) == Slot::None) {
         return Ok(Value::Object(obj.clone()));
     }
+    let (share_properties, share_items) = if share { shareable_children(obj) } else { (false, false) };
     let mut out = Map::with_capacity(obj.len());
     for (key, value) in obj {
         if key == "$defs" || key == "definitions" {
@@ -77,22 +283,26 @@ fn resolve_object(obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx) -
         }
         let new_value = match (slot(key, value), value) {
             (Slot::Map, Value::Object(map)) => {
+                let share = share_properties && key == "properties";
                 let mut m = Map::with_capacity(map.len());
                 cx.at(key, |cx| {
                     for (name, sub) in map {
-                        let r = cx.at(name, |cx| resolve(sub, root, st, cx))?;
+                        let r = cx.at(name, |cx| resolve(sub, root, st, cx, share))?;
                         m.insert(name.clone(), r);
                     }
                     Ok(())
                 })?;
                 Value::Object(m)
             }
-            (Slot::Single, _) => cx.at(key, |cx| resolve(value, root, st, cx))?,
+            (Slot::Single, _) => {
+                let share = share_items && key == "items";
+                cx.at(key, |cx| resolve(value, root, st, cx, share))?
+            }
             (Slot::Array, Value::Array(items)) => {
                 let mut a = Vec::with_capacity(items.len());
                 cx.at(key, |cx| {
                     for (i, sub) in items.iter().enumerate() {
-                        a.push(cx.at(&i.to_string(), |cx| resolve(sub, root, st, cx))?);
+                        a.push(cx.at(&i.to_string(), |cx| resolve(sub, root, st, cx, false))?);
                     }
                     Ok(())
                 })?;
@@ -105,15 +315,18 @@ fn resolve_object(obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx) -
     Ok(Value::Object(out))
 }
 
-fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx) -> Result<Value> {
+fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx, share: bool) -> Result<Value> {
     let siblings: JsonObject =
         obj.iter().filter(|(k, _)| k.as_str() != "$ref" && k.as_str() != "$defs" && k.as_str() != "definitions").map(|(k, v)| (k.clone(), v.clone())).collect();
     let Some(target) = lookup(root, reference) else {
         cx.problem("refs/unresolvable", format!("$ref \"{reference}\" cannot be resolved locally; removed"));
-        let rest = resolve_object(&siblings, root, st, cx)?;
+        let rest = resolve_object(&siblings, root, st, cx, false)?;
         return Ok(rest);
     };
-    let seen = st.stack.iter().filter(|r| r.as_str() == reference).count();
+    let id = st.id(reference);
+    // Logged before the decision: whether it is cut depends on the references around it.
+    st.log.push(id);
+    let seen = st.stack.iter().filter(|&&r| r == id).count();
     let over_budget = cx.nodes() > st.soft_budget;
     if seen >= cx.limits.max_ref_unroll || over_budget {
         let name = reference.rsplit('/').next().unwrap_or(reference);
@@ -140,14 +353,42 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
         cut.insert("description".into(), Value::String(desc));
         return Ok(Value::Object(cut));
     }
-    st.stack.push(reference.to_owned());
-    let resolved = resolve(target, root, st, cx);
+    // Siblings overlay the target: its subschemas then belong to a node this function did not
+    // see whole, so nothing below it is shared.
+    let share = share && siblings.is_empty() && target.is_object() && cx.shared.is_some();
+    if share {
+        if let Some(placeholder) = reuse(id, st, cx) {
+            return Ok(placeholder);
+        }
+    }
+    let (nodes_before, log_before, cut_before) = (cx.nodes(), st.log.len() - 1, st.cut);
+    let mark = cx.mark_height();
+    st.stack.push(id);
+    let resolved = resolve(target, root, st, cx, share);
     st.stack.pop();
+    let height = cx.height_since(mark);
     let resolved = resolved?;
+    if share {
+        let mut marked = vec![false; st.ids.len()];
+        let visited: Vec<usize> = st.log[log_before..].iter().copied().filter(|&v| !std::mem::replace(&mut marked[v], true)).collect();
+        let independent = st.cut == cut_before && !visited.iter().any(|v| st.stack.contains(v));
+        let nodes = cx.nodes() - nodes_before;
+        if let (true, Some(shared)) = (independent, cx.shared.as_mut()) {
+            let i = shared.entries.len();
+            if let (None, Some(placeholder)) = (shared.entry_for(id), Shared::placeholder_for(i)) {
+                shared.entries.push(Entry { expanded: resolved, nodes, height, visited, lowered: None });
+                if shared.by_ref.len() <= id {
+                    shared.by_ref.resize(id + 1, None);
+                }
+                shared.by_ref[id] = Some(i);
+                return Ok(placeholder);
+            }
+        }
+    }
     if siblings.is_empty() {
         return Ok(resolved);
     }
-    let siblings = match resolve_object(&siblings, root, st, cx)? {
+    let siblings = match resolve_object(&siblings, root, st, cx, false)? {
         Value::Object(o) => o,
         _ => Map::new(),
     };
@@ -162,6 +403,24 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
         Value::Bool(true) => Value::Object(siblings),
         other => other,
     })
+}
+
+/// A placeholder for the shared expansion of reference `id`, if there is one that gives here
+/// what expanding it again would give.
+fn reuse(id: usize, st: &mut State, cx: &mut Cx) -> Option<Value> {
+    let shared = cx.shared.as_ref()?;
+    let i = shared.entry_for(id)?;
+    let e = &shared.entries[i];
+    let fits = !e.visited.iter().any(|v| st.stack.contains(v))
+        && cx.nodes() + e.nodes <= st.soft_budget
+        && cx.fits(e.nodes, e.height);
+    if !fits {
+        return None;
+    }
+    let (nodes, height) = (e.nodes, e.height);
+    st.log.extend_from_slice(&e.visited);
+    cx.reuse(nodes, height);
+    Shared::placeholder_for(i)
 }
 
 /// Looks up a local reference (`#`, `#/a/b`, percent-encoded and `~0`/`~1`-escaped).
