@@ -319,9 +319,10 @@ impl NameMap {
         // Resolve coincidences; bounded because each round re-salts every member of a group.
         let mut unique = false;
         for _round in 0..16 {
-            // Groups of positions sharing a name, in position order; only clashes get a vector.
+            // Groups of positions sharing a name, each in position order, by their first position;
+            // only clashes get a vector.
             let mut first: HashMap<&str, usize> = HashMap::with_capacity(names.len());
-            let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
+            let mut groups: Vec<Vec<usize>> = Vec::new();
             for (i, n) in names.iter().enumerate() {
                 match first.entry(n.as_str()) {
                     Entry::Vacant(v) => {
@@ -329,16 +330,21 @@ impl NameMap {
                     }
                     Entry::Occupied(o) => {
                         let head = *o.get();
-                        groups.entry(head).or_insert_with(|| vec![head]).push(i);
+                        if groups.is_empty() {
+                            groups.resize_with(names.len(), Vec::new);
+                        }
+                        if groups[head].is_empty() {
+                            groups[head].push(head);
+                        }
+                        groups[head].push(i);
                     }
                 }
             }
-            let mut clashes: Vec<Vec<usize>> = groups.into_values().collect();
+            let clashes: Vec<Vec<usize>> = groups.into_iter().filter(|g| !g.is_empty()).collect();
             if clashes.is_empty() {
                 unique = true;
                 break;
             }
-            clashes.sort();
             for group in clashes {
                 for (k, &i) in group.iter().enumerate() {
                     let (server, tool) = pairs[i];
