@@ -226,12 +226,19 @@ fn schema_with_defs() -> impl Strategy<Value = Value> {
     })
 }
 
-/// The conversions that share `$ref` expansions through the JSON API.
-const SHARING: [(Provider, GeminiMode); 3] =
-    [(Provider::Gemini, GeminiMode::Parameters), (Provider::Vertex, GeminiMode::Parameters), (Provider::Gemini, GeminiMode::JsonSchema)];
+/// The conversions that share `$ref` expansions through the JSON API: (provider, strict, mode).
+const SHARING: [(Provider, bool, GeminiMode); 6] = [
+    (Provider::Gemini, false, GeminiMode::Parameters),
+    (Provider::Vertex, false, GeminiMode::Parameters),
+    (Provider::Gemini, false, GeminiMode::JsonSchema),
+    (Provider::OpenAi, true, GeminiMode::Parameters),
+    (Provider::OpenAiResponses, true, GeminiMode::Parameters),
+    (Provider::Anthropic, true, GeminiMode::Parameters),
+];
 
 /// Gemini through the JSON API shares `$ref` expansions between the places that use them
-/// (expanded, rewritten and written once); the object API expands every copy. Both give the
+/// (expanded, rewritten and written once), and the strict modes copy them in only where they
+/// get to; the object API expands every copy. Both give the
 /// same text, or the same error, also under tight limits where a shared copy no longer fits
 /// and under every unrolling bound.
 #[test]
@@ -242,9 +249,10 @@ fn shared_ref_expansions_give_the_full_expansion() {
     runner
         .run(&(schema_with_defs(), limits), |(schema, (max_nodes, max_depth, unroll))| {
             let tools = json!([{ "name": "t", "description": "generated", "inputSchema": schema }]);
-            for (provider, mode) in SHARING {
+            for (provider, strict, mode) in SHARING {
                 let mut opts = ConvertOptions::default();
                 opts.schema.gemini_mode = mode;
+                opts.schema.strict = strict;
                 opts.schema.limits.max_nodes = max_nodes;
                 opts.schema.limits.max_depth = max_depth;
                 opts.schema.limits.max_ref_unroll = unroll;
@@ -285,6 +293,13 @@ fn shared_ref_expansions_give_the_full_expansion_at_every_limit() {
             },
             "properties": {"a": {"$ref": "#/$defs/Team"}, "b": {"$ref": "#/$defs/Team"}, "c": {"$ref": "#/$defs/User"}, "d": {"$ref": "#/$defs/Id"}, "e": {"$ref": "#/$defs/Bag"}, "f": {"$ref": "#/$defs/Bag"}, "g": {"$ref": "#/$defs/Bag"}}
         }),
+        // A reference to a reference: the shared expansion is itself a placeholder.
+        json!({
+            "type": "object",
+            "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"type": "object", "properties": {"s": {"anyOf": [{"type": "string"}, {"type": "null"}]}}, "required": ["s"]}},
+            "properties": {"p": {"$ref": "#/$defs/A"}, "q": {"$ref": "#/$defs/A"}},
+            "required": ["p", "q"]
+        }),
         // Rewriting adds more nodes than expanding counted (four `items` per copy, one `$ref`).
         json!({
             "type": "object",
@@ -298,9 +313,10 @@ fn shared_ref_expansions_give_the_full_expansion_at_every_limit() {
         let text = tools.to_string();
         for max_depth in [4usize, 6, 8, 10, 64] {
             for max_nodes in (10..400).step_by(2).chain([1_000, 2_500, 5_000, 100_000]) {
-                for (provider, mode) in SHARING {
+                for (provider, strict, mode) in SHARING {
                     let mut opts = ConvertOptions::default();
                     opts.schema.gemini_mode = mode;
+                    opts.schema.strict = strict;
                     opts.schema.limits.max_nodes = max_nodes;
                     opts.schema.limits.max_depth = max_depth;
                     let full = convert(tools.clone(), provider, &opts).map(|c| c.tools.to_string());

@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators};
-use crate::schema::refs::inline_refs;
+use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::{contains_ref, for_each_subschema_mut};
 use crate::schema::{append_description, Cx};
 
@@ -50,10 +50,11 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Com
     if !opts.strict {
         return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default() });
     }
-    let mut scx = Cx::new(cx.limits);
+    let mut scx = Cx::new(cx.limits).share_refs(cx.shares_refs());
     // `root` stays for the fallback; with references the strict schema is built anew by
-    // inlining them, so only a schema without any is copied.
-    let mut strict_schema = if contains_ref(&root, 0) { inline_refs(&root, &mut scx)? } else { root.clone() };
+    // inlining them, so only a schema without any is copied. Shared expansions are copied in
+    // as `strict_node` reaches them.
+    let mut strict_schema = if contains_ref(&root, 0) { inline_refs_shared(&root, &mut scx)? } else { root.clone() };
     let reason = if scx.changes.iter().any(|c| c.rule == "refs/recursion-cut") {
         Some("recursive $ref".to_owned())
     } else {
@@ -73,6 +74,7 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Com
 }
 
 fn strict_node(node: &mut Value, cx: &mut Cx) -> Result<std::result::Result<(), String>> {
+    Shared::materialize(node, cx);
     let Value::Object(obj) = node else { return Ok(Ok(())) };
     cx.enter()?;
     let r = strict_object(obj, cx);

@@ -25,7 +25,7 @@ use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, types_of};
-use crate::schema::refs::inline_refs;
+use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
 
@@ -49,7 +49,7 @@ pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compile
     if !opts.strict {
         return Ok(Compiled { schema: Some(base), strict: Some(false), plan: ArgPlan::default() });
     }
-    let mut scx = Cx::new(cx.limits);
+    let mut scx = Cx::new(cx.limits).share_refs(cx.shares_refs());
     // `base` stays for the fallback. With references the strict schema is built anew by
     // inlining them, so only a schema without any is copied first.
     let attempt = if contains_ref(&base, 0) { strict_inlined(&base, &mut scx) } else { strict(base.clone(), &mut scx) };
@@ -98,7 +98,9 @@ fn strict(mut root: Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
 
 /// [`strict`] on `root` with its references inlined first.
 fn strict_inlined(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
-    let root = inline_refs(root, cx)?;
+    // Shared expansions are copied in as `strict_node` reaches them (most schemas that cannot be
+    // strict are found so before most of their copies).
+    let root = inline_refs_shared(root, cx)?;
     if cx.changes.iter().any(|c| c.rule == "refs/recursion-cut") {
         return Ok(Err("recursive $ref".into()));
     }
@@ -132,6 +134,7 @@ impl Budget {
 type Strict<T> = Result<std::result::Result<T, String>>;
 
 fn strict_node(node: &mut Value, cx: &mut Cx, level: usize, budget: &mut Budget) -> Strict<ArgPlan> {
+    Shared::materialize(node, cx);
     let obj = match node {
         Value::Object(o) => o,
         Value::Bool(_) => return Ok(Err("a boolean subschema".into())),

@@ -145,6 +145,17 @@ impl Shared {
         Value::Object(m)
     }
 
+    /// Puts the expansion a placeholder stands for in its place, for a rewrite that visits the
+    /// tree node by node and may stop early (a strict mode giving up): it then copies only what
+    /// it visits, and sees exactly the tree [`inline_refs`] builds.
+    pub fn materialize(node: &mut Value, cx: &Cx) {
+        let Some(shared) = cx.shared.as_ref() else { return };
+        // An expansion may itself be a placeholder (a reference to a reference).
+        while let Some(i) = node.as_object().and_then(Shared::placeholder) {
+            *node = shared.expanded(i);
+        }
+    }
+
     /// A copy of entry `i`'s expansion.
     pub fn expanded(&self, i: usize) -> Value {
         self.entries[i].expanded.clone()
@@ -539,6 +550,49 @@ mod tests {
         let out = inline_refs(&schema, &mut cx).unwrap();
         assert!(count_nodes(&out, 0) < 20_000, "expansion stays bounded");
         assert!(cx.changes.iter().any(|c| c.rule == "refs/expansion-cut"));
+    }
+
+    #[test]
+    fn shared_expansions_stand_as_placeholders_where_they_are_the_same() {
+        let user = json!({"type":"object","properties":{"id":{"type":"string"}}});
+        let schema = json!({
+            "type":"object",
+            "$defs":{"U":user,"N":{"type":"object","properties":{"next":{"$ref":"#/$defs/N"}}}},
+            "properties":{
+                "a":{"$ref":"#/$defs/U"},"b":{"$ref":"#/$defs/U"},
+                "c":{"anyOf":[{"$ref":"#/$defs/U"},{"type":"null"}]},
+                "d":{"type":"array","items":{"$ref":"#/$defs/U"}},
+                "e":{"$ref":"#/$defs/U","description":"with a sibling"},
+                "f":{"$ref":"#/$defs/N"},"g":{"$ref":"#/$defs/N"}
+            }
+        });
+        let mut cx = Cx::new(Limits::default()).share_refs(true);
+        let out = inline_refs_shared(&schema, &mut cx).unwrap();
+        let shared = cx.shared.as_ref().expect("sharing was allowed");
+        let placeholder = |v: &Value| v.as_object().and_then(Shared::placeholder);
+        let props = &out["properties"];
+        // Under properties and an array's items: one entry, used three times.
+        assert_eq!(placeholder(&props["a"]), Some(0));
+        assert_eq!(placeholder(&props["b"]), Some(0));
+        assert_eq!(placeholder(&props["d"]["items"]), Some(0));
+        assert_eq!(shared.expanded(0), user);
+        // Under anyOf, and with siblings, the expansion is written out.
+        assert_eq!(props["c"]["anyOf"][0], user);
+        assert_eq!(props["e"]["description"], "with a sibling");
+        assert_eq!(props["e"]["properties"], user["properties"]);
+        // A recursive target is shared as a whole; its inner copies depend on the references
+        // around them and are expanded (then cut) inside it.
+        assert_eq!(placeholder(&props["f"]), Some(1));
+        assert_eq!(placeholder(&props["g"]), Some(1));
+        let n = shared.expanded(1);
+        assert!(placeholder(&n["properties"]["next"]).is_none());
+        assert!(n["properties"]["next"]["properties"]["next"]["description"].as_str().unwrap().contains("Recursive structure: N"));
+        // Without share_refs, everything is expanded in place.
+        let mut cx = Cx::new(Limits::default());
+        let full = inline_refs_shared(&schema, &mut cx).unwrap();
+        assert!(cx.shared.is_none());
+        assert_eq!(full["properties"]["b"], user);
+        assert_eq!(full["properties"]["g"]["properties"]["next"], n["properties"]["next"]);
     }
 
     #[test]
