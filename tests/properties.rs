@@ -339,3 +339,46 @@ fn shared_ref_expansions_give_the_full_expansion_at_every_limit() {
     // Both outcomes are exercised: conversions that fit and limits that are exceeded.
     assert!(agreed.0 > 50 && agreed.1 > 50, "{agreed:?}");
 }
+
+/// A schema of thousands of definitions in layers, each referring three times to the next
+/// layer, every one of the first layer used from the root: the shared and the full expansion
+/// agree (the expansion's size budget cuts both in the same places), and the bookkeeping stays
+/// proportional to the work (ids by hash, each visited set collected once per expansion).
+#[test]
+fn shared_ref_expansions_agree_on_thousands_of_definitions() {
+    let (layers, width) = (10, 300);
+    let name = |l: usize, k: usize| format!("L{l}_{}", k % width);
+    let mut defs = Map::new();
+    for l in 0..layers {
+        for k in 0..width {
+            let def = if l + 1 == layers {
+                json!({"type": "string", "description": name(l, k)})
+            } else {
+                let r = |j: usize| json!({ "$ref": format!("#/$defs/{}", name(l + 1, j)) });
+                json!({"type": "object", "properties": {"next": r(k), "jump": r(k * 7 + 3), "list": {"type": "array", "items": r(k / 2)}}})
+            };
+            defs.insert(name(l, k), def);
+        }
+    }
+    let props: Map<String, Value> = (0..width).map(|k| (format!("p{k}"), json!({ "$ref": format!("#/$defs/{}", name(0, k)) }))).collect();
+    let schema = json!({"type": "object", "$defs": defs, "properties": props});
+    let tools = json!([{ "name": "wide", "inputSchema": schema }]);
+    let text = tools.to_string();
+    let mut converted = 0;
+    for (provider, strict, mode) in SHARING {
+        let mut opts = ConvertOptions::default();
+        opts.schema.gemini_mode = mode;
+        opts.schema.strict = strict;
+        let full = convert(tools.clone(), provider, &opts).map(|c| c.tools.to_string());
+        let shared = convert_json(&text, provider, &opts);
+        match (full, shared) {
+            (Ok(f), Ok(s)) => {
+                assert!(f == s, "{provider:?} {mode:?} strict={strict}: outputs differ");
+                converted += 1;
+            }
+            (Err(f), Err(s)) => assert_eq!(f.to_string(), s.to_string(), "{provider:?} {mode:?} strict={strict}"),
+            (f, s) => panic!("{provider:?} {mode:?} strict={strict}: {:?} vs {:?}", f.err(), s.err()),
+        }
+    }
+    assert_eq!(converted, SHARING.len(), "every conversion finishes (the budget cuts the expansion)");
+}

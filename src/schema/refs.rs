@@ -13,6 +13,8 @@
 //! several places is then expanded (and later lowered and written) once, and the tree holds a
 //! placeholder for it everywhere else.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use crate::args::ArgPlan;
@@ -49,8 +51,10 @@ fn inline(schema: &Value, cx: &mut Cx, share: bool) -> Result<Value> {
         stack: Vec::new(),
         soft_budget: (count_nodes(schema, 0) * 4).max(2_000),
         cut: 0,
-        ids: Vec::new(),
+        ids: HashMap::new(),
         log: Vec::new(),
+        mark: Vec::new(),
+        stamp: 0,
     };
     // The root is never a placeholder: a root that is itself a reference shares nothing.
     let share = share && !schema.as_object().is_some_and(|o| o.has("$ref"));
@@ -228,20 +232,48 @@ struct State {
     stack: Vec<usize>,
     soft_budget: usize,
     cut: usize,
-    /// The references seen, by id (a schema has a few dozen at most).
-    ids: Vec<String>,
-    /// Every reference expanded so far, in order (ids): what an expansion visited is the part
-    /// of the log it added.
+    /// Reference text → a small id.
+    ids: HashMap<String, usize>,
+    /// Every reference decided on so far, in order (ids), with the visited references of each
+    /// shared expansion reused: what an expansion visited is the part of the log it added.
     log: Vec<usize>,
+    /// `mark[id] == stamp`: `id` already counted in the visited set being collected.
+    mark: Vec<u32>,
+    stamp: u32,
 }
+
+/// Past this many log entries nothing more is shared (the rest is expanded in place), which
+/// bounds the bookkeeping on schemas made to defeat it.
+const MAX_LOG: usize = 1 << 20;
 
 impl State {
     fn id(&mut self, reference: &str) -> usize {
-        if let Some(id) = self.ids.iter().position(|r| r == reference) {
+        if let Some(&id) = self.ids.get(reference) {
             return id;
         }
-        self.ids.push(reference.to_owned());
-        self.ids.len() - 1
+        let id = self.ids.len();
+        self.ids.insert(reference.to_owned(), id);
+        id
+    }
+
+    /// The references in `log[from..]`, each once.
+    fn visited_since(&mut self, from: usize) -> Vec<usize> {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.mark.iter_mut().for_each(|m| *m = 0);
+            self.stamp = 1;
+        }
+        if self.mark.len() < self.ids.len() {
+            self.mark.resize(self.ids.len(), 0);
+        }
+        let mut visited = Vec::new();
+        for &v in &self.log[from..] {
+            if self.mark[v] != self.stamp {
+                self.mark[v] = self.stamp;
+                visited.push(v);
+            }
+        }
+        visited
     }
 }
 
@@ -366,7 +398,7 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
     }
     // Siblings overlay the target: its subschemas then belong to a node this function did not
     // see whole, so nothing below it is shared.
-    let share = share && siblings.is_empty() && target.is_object() && cx.shared.is_some();
+    let share = share && siblings.is_empty() && target.is_object() && cx.shared.is_some() && st.log.len() <= MAX_LOG;
     if share {
         if let Some(placeholder) = reuse(id, st, cx) {
             return Ok(placeholder);
@@ -380,8 +412,7 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
     let height = cx.height_since(mark);
     let resolved = resolved?;
     if share {
-        let mut marked = vec![false; st.ids.len()];
-        let visited: Vec<usize> = st.log[log_before..].iter().copied().filter(|&v| !std::mem::replace(&mut marked[v], true)).collect();
+        let visited = st.visited_since(log_before);
         let independent = st.cut == cut_before && !visited.iter().any(|v| st.stack.contains(v));
         let nodes = cx.nodes() - nodes_before;
         if let (true, Some(shared)) = (independent, cx.shared.as_mut()) {
