@@ -372,19 +372,16 @@ fn run<'a>(
     report.problems.extend(name_diags.iter().filter(|d| d.rule == "names/duplicate-tool").cloned());
 
     let mut compiled: Vec<Option<Compiled>> = Vec::with_capacity(tools.len());
-    // Anthropic strict may compile a tool a second time (its set-level limits); otherwise the
-    // schema is moved into the compiler instead of copied.
-    let keep_schemas = provider == Provider::Anthropic && opts.schema.strict;
     for (i, tool) in tools.iter_mut().enumerate() {
         // Without a report, `$ref` expansions may be shared (see `schema::refs::Shared`).
         let mut cx = Cx::new(limits).share_refs(!with_report);
         let result = if pass[i].is_some() {
             // Clean for this provider (see fast::is_clean): nothing to change, nothing to report.
             let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses).then_some(false);
-            Ok(Compiled { schema: Some(Value::Null), strict, plan: ArgPlan::default() })
+            Ok(Compiled { schema: Some(Value::Null), strict, plan: ArgPlan::default(), relaxed: None })
         } else {
-            let schema = if keep_schemas { tool.input_schema.clone() } else { std::mem::take(&mut tool.input_schema) };
-            compile_tool(schema, provider, &opts.schema, &mut cx)
+            // Moved into the compiler, not copied: nothing reads it afterwards.
+            compile_tool(std::mem::take(&mut tool.input_schema), provider, &opts.schema, &mut cx)
         };
         // The JSON API returns the tools only: no per-tool report is built for it.
         let mut tr = with_report.then(|| tool_report(tool, servers[i].clone(), provider_name(&name_map, i), &name_diags));
@@ -414,7 +411,7 @@ fn run<'a>(
     }
 
     if provider == Provider::Anthropic && opts.schema.strict {
-        enforce_anthropic_strict_limits(&tools, &mut compiled, &mut report, &opts.schema)?;
+        enforce_anthropic_strict_limits(&mut compiled, &mut report);
     }
     if let Some((max, why)) = provider.max_tools() {
         let n = compiled.iter().filter(|c| c.is_some()).count();
@@ -445,12 +442,7 @@ fn compile_tool(schema: Value, provider: Provider, opts: &SchemaOptions, cx: &mu
 
 /// Anthropic allows 20 strict tools, 24 optional and 16 union parameters over all of them:
 /// tools past those budgets are sent without `strict` and reported.
-fn enforce_anthropic_strict_limits(
-    tools: &[Tool],
-    compiled: &mut [Option<Compiled>],
-    report: &mut Report,
-    opts: &SchemaOptions,
-) -> Result<()> {
+fn enforce_anthropic_strict_limits(compiled: &mut [Option<Compiled>], report: &mut Report) {
     let (mut count, mut optional, mut unions) = (0usize, 0usize, 0usize);
     for (i, slot) in compiled.iter_mut().enumerate() {
         let Some(c) = slot else { continue };
@@ -474,9 +466,12 @@ fn enforce_anthropic_strict_limits(
                 unions += u;
             }
             Some(reason) => {
-                let mut cx = Cx::new(opts.limits);
-                let relaxed = SchemaOptions { strict: false, ..*opts };
-                *c = compile_tool(tools[i].input_schema.clone(), Provider::Anthropic, &relaxed, &mut cx)?;
+                // The schema the tool would have had without strict (a strict schema is also a
+                // valid plain one, should there be none).
+                if let Some(relaxed) = c.relaxed.take() {
+                    c.schema = Some(relaxed);
+                }
+                c.strict = None;
                 if let Some(tr) = report.tools.get_mut(i) {
                     tr.strict = None;
                     tr.problems.push(Diagnostic {
@@ -488,7 +483,6 @@ fn enforce_anthropic_strict_limits(
             }
         }
     }
-    Ok(())
 }
 
 fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str, c: Compiled) -> Value {
@@ -633,6 +627,40 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Past Anthropic's set-level limits a tool that could be strict is sent as it would be
+    /// without strict mode: the plain conversion's schema, no `strict`, and the report says why.
+    /// Tools with and without `$ref`s (whose strict schemas are built differently).
+    #[test]
+    fn anthropic_tools_past_the_strict_limits_are_sent_plain() {
+        let tools: Vec<Value> = (0..25)
+            .map(|i| {
+                let schema = if i % 2 == 0 {
+                    serde_json::json!({"type": "object", "properties": {"a": {"type": "string", "format": "uri"}, "n": {"type": "integer", "minimum": 1}}, "required": ["a", "n"]})
+                } else {
+                    serde_json::json!({"type": "object", "$defs": {"N": {"type": "integer", "minimum": 1}}, "properties": {"a": {"type": "string", "format": "uri"}, "n": {"$ref": "#/$defs/N"}}, "required": ["a", "n"]})
+                };
+                serde_json::json!({"name": format!("t{i}"), "inputSchema": schema})
+            })
+            .collect();
+        let input = Value::Array(tools);
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        let s = convert(input.clone(), Provider::Anthropic, &strict).unwrap();
+        let p = convert(input.clone(), Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        for i in 0..25 {
+            let (st, pt) = (&s.tools[i], &p.tools[i]);
+            if i < 20 {
+                assert_eq!(st["strict"], true, "tool {i}");
+                assert_ne!(st["input_schema"], pt["input_schema"], "tool {i}");
+            } else {
+                assert!(st.get("strict").is_none(), "tool {i}");
+                assert_eq!(st["input_schema"], pt["input_schema"], "tool {i}");
+                assert!(s.report.tools[i].problems.iter().any(|d| d.rule == "anthropic/strict-limit"), "tool {i}");
+            }
+        }
+        assert_eq!(convert_json(&input.to_string(), Provider::Anthropic, &strict).unwrap(), s.tools.to_string());
+    }
 
     /// The JSON API writes each provider's wrapper itself (`write_tool`); the object API builds
     /// it (`emit`). Both must give the same JSON for every provider and mode, on the shapes the

@@ -48,7 +48,7 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Com
     fix_structure(&mut root, cx)?;
     cx.reset_budget();
     if !opts.strict {
-        return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default() });
+        return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None });
     }
     let mut scx = Cx::new(cx.limits).share_refs(cx.shares_refs());
     // `root` stays for the fallback; with references the strict schema is built anew by
@@ -64,11 +64,11 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Com
         None => {
             cx.changes.append(&mut scx.changes);
             cx.problems.append(&mut scx.problems);
-            Ok(Compiled { schema: Some(strict_schema), strict: Some(true), plan: ArgPlan::default() })
+            Ok(Compiled { schema: Some(strict_schema), strict: Some(true), plan: ArgPlan::default(), relaxed: Some(root) })
         }
         Some(reason) => {
             cx.problem("anthropic/strict-fallback", format!("cannot be strict without changing its meaning ({reason}); sent without strict"));
-            Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default() })
+            Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None })
         }
     }
 }

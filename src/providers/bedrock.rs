@@ -23,7 +23,7 @@ pub fn compile(mut root: Value, _opts: &SchemaOptions, cx: &mut Cx) -> Result<Co
     }
     fix_structure(&mut root, cx)?;
     cx.reset_budget();
-    Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default() })
+    Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None })
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
     if opts.gemini_mode == GeminiMode::JsonSchema {
         fix_structure(&mut root, cx)?;
         cx.reset_budget();
-        return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default() });
+        return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None });
     }
     let lowered = lower(root, cx, vertex)?;
     cx.reset_budget();
@@ -104,10 +104,10 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
             if o.has("description") {
                 cx.change("gemini/empty-root", "the tool takes no arguments: `parameters` omitted (its description was the schema's only content)");
             }
-            return Ok(Compiled { schema: None, strict: None, plan });
+            return Ok(Compiled { schema: None, strict: None, plan, relaxed: None });
         }
     }
-    Ok(Compiled { schema: Some(schema), strict: None, plan })
+    Ok(Compiled { schema: Some(schema), strict: None, plan, relaxed: None })
 }
 
 /// Step 13: the canonical wire spelling of a lowered `parameters` schema.

@@ -121,6 +121,9 @@ pub struct Compiled {
     pub strict: Option<bool>,
     /// How to map the model's arguments back.
     pub plan: ArgPlan,
+    /// Anthropic strict: the schema without strict mode, for a tool that Anthropic's set-level
+    /// limits leave out of strict mode (see `anthropic::MAX_STRICT_TOOLS`).
+    pub relaxed: Option<Value>,
 }
 
 /// Lowers a normalised root schema for `provider`.

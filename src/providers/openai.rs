@@ -47,7 +47,7 @@ const STRICT_BLOCKERS: &[&str] = &["not", "if", "then", "else", "dependentSchema
 pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
     let base = non_strict(root, cx)?;
     if !opts.strict {
-        return Ok(Compiled { schema: Some(base), strict: Some(false), plan: ArgPlan::default() });
+        return Ok(Compiled { schema: Some(base), strict: Some(false), plan: ArgPlan::default(), relaxed: None });
     }
     let mut scx = Cx::new(cx.limits).share_refs(cx.shares_refs());
     // `base` stays for the fallback. With references the strict schema is built anew by
@@ -57,11 +57,11 @@ pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compile
         Ok((schema, plan)) => {
             cx.changes.append(&mut scx.changes);
             cx.problems.append(&mut scx.problems);
-            Ok(Compiled { schema: Some(schema), strict: Some(true), plan })
+            Ok(Compiled { schema: Some(schema), strict: Some(true), plan, relaxed: None })
         }
         Err(reason) => {
             cx.problem("openai/strict-fallback", format!("cannot be strict without changing its meaning ({reason}); sent with strict: false"));
-            Ok(Compiled { schema: Some(base), strict: Some(false), plan: ArgPlan::default() })
+            Ok(Compiled { schema: Some(base), strict: Some(false), plan: ArgPlan::default(), relaxed: None })
         }
     }
 }
