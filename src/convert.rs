@@ -193,6 +193,13 @@ pub fn convert_json_detailed(json: &str, provider: Provider, opts: &ConvertOptio
     run_text(json, provider, opts, OnError::Throw, true)
 }
 
+/// [`convert_json`] with the name map, for callers that need no report (`McpHub.tools`,
+/// `NameMap.fromTools`): the report holds only set-level problems, and `$ref` expansions are
+/// shared as in [`convert_json`].
+pub fn convert_json_named(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<TextConversion> {
+    run_text(json, provider, opts, OnError::Throw, false)
+}
+
 /// [`check`] on JSON text (`checkTools`).
 pub fn check_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<Report> {
     Ok(run_text(json, provider, opts, OnError::Report, true)?.report)
@@ -627,6 +634,33 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Without a report, `$ref` expansions are shared; the tools and the name map (with the
+    /// argument plans made inside shared expansions) are those of the detailed conversion.
+    #[test]
+    fn named_conversion_gives_the_detailed_tools_and_name_map() {
+        let tools = serde_json::json!([{"name": "pick", "inputSchema": {
+            "type": "object",
+            "$defs": {"Size": {"type": "object", "properties": {"n": {"type": "integer", "enum": [8, 16]}, "note": {"type": "string"}}, "required": ["n"]}},
+            "properties": {"a": {"$ref": "#/$defs/Size"}, "b": {"$ref": "#/$defs/Size"}, "c": {"type": "array", "items": {"$ref": "#/$defs/Size"}}},
+            "required": ["a"]
+        }}]);
+        let text = tools.to_string();
+        for (provider, strict) in [(Provider::Gemini, false), (Provider::Vertex, false), (Provider::OpenAi, true), (Provider::Anthropic, true)] {
+            let mut opts = ConvertOptions::default();
+            opts.schema.strict = strict;
+            let detailed = convert_json_detailed(&text, provider, &opts).unwrap();
+            let named = convert_json_named(&text, provider, &opts).unwrap();
+            assert_eq!(named.tools, detailed.tools, "{provider:?}");
+            assert_eq!(named.name_map, detailed.name_map, "{provider:?}");
+            assert!(named.report.tools.is_empty(), "{provider:?}: no per-tool report");
+        }
+        // The plans made inside the shared expansion are there: Gemini's enum strings map back.
+        let named = convert_json_named(&text, Provider::Gemini, &ConvertOptions::default()).unwrap();
+        let plan = named.name_map.resolve("pick").unwrap().args.clone().expect("an argument plan");
+        let args = plan.apply(serde_json::json!({"a": {"n": "16"}, "b": {"n": "8"}, "c": [{"n": "8"}]}));
+        assert_eq!(args, serde_json::json!({"a": {"n": 16}, "b": {"n": 8}, "c": [{"n": 8}]}));
+    }
 
     /// Past Anthropic's set-level limits a tool that could be strict is sent as it would be
     /// without strict mode: the plain conversion's schema, no `strict`, and the report says why.

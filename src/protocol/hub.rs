@@ -18,7 +18,7 @@ use futures_util::pin_mut;
 use serde_json::Value;
 
 use crate::content::{flatten_result, FlattenOptions};
-use crate::convert::{convert_json_detailed, ConvertOptions};
+use crate::convert::{convert_json_named, ConvertOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{CallToolResult, ToolAnnotations};
 use crate::naming::NameMap;
@@ -148,7 +148,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             crate::text::write_value(&mut tools, t);
         }
         tools.push(b']');
-        let conv = convert_json_detailed(&crate::text::into_string(tools), provider, opts)?;
+        let conv = convert_json_named(&crate::text::into_string(tools), provider, opts)?;
         *self.map.borrow_mut() = Some(conv.name_map);
         Ok(conv.tools)
     }

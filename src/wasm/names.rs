@@ -29,7 +29,7 @@ impl JsNameMap {
     pub fn from_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsNameMap, JsValue> {
         let provider = provider_param(&provider)?;
         let opts = options_param(&options)?;
-        let conv = on_tools_text(&tools, |json| core::convert_json_detailed(json, provider, &opts))?;
+        let conv = on_tools_text(&tools, |json| core::convert_json_named(json, provider, &opts))?;
         Ok(Self { inner: conv.name_map })
     }
 
