@@ -236,10 +236,10 @@ const SHARING: [(Provider, bool, GeminiMode); 6] = [
     (Provider::Anthropic, true, GeminiMode::Parameters),
 ];
 
-/// Gemini through the JSON API shares `$ref` expansions between the places that use them
-/// (expanded, rewritten and written once), and the strict modes copy them in only where they
-/// get to; the object API expands every copy. Both give the
-/// same text, or the same error, also under tight limits where a shared copy no longer fits
+/// Without a change log (`convert_json`), Gemini shares `$ref` expansions between the places
+/// that use them (expanded, rewritten and written once) and the strict modes copy them in only
+/// where their walk gets to; `convert`, which keeps a change log, expands every copy. Both give
+/// the same text, or the same error, also under tight limits where a shared copy no longer fits
 /// and under every unrolling bound.
 #[test]
 fn shared_ref_expansions_give_the_full_expansion() {
