@@ -561,7 +561,8 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
     use crate::text::write_str;
     let schema = |out: &mut Vec<u8>, schema: Option<Value>| match (pass, schema) {
         (Some(node), _) => node.write_schema(out),
-        (None, Some(v)) => crate::text::write_value(out, &v),
+        // A schema may hold shared `$ref` expansions (see `schema::refs::Shared`).
+        (None, Some(v)) => crate::schema::refs::write_schema(out, &v),
         (None, None) => out.extend_from_slice(br#"{"type":"object","properties":{}}"#),
     };
     let name_and_description = |out: &mut Vec<u8>| {
@@ -609,11 +610,7 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
             name_and_description(out);
             if opts.gemini_mode == GeminiMode::JsonSchema {
                 out.extend_from_slice(br#","parametersJsonSchema":"#);
-                match c.schema {
-                    // It may hold shared `$ref` expansions (see `schema::refs::Shared`).
-                    Some(v) if pass.is_none() => crate::schema::refs::write_schema(out, &v),
-                    other => schema(out, other),
-                }
+                schema(out, c.schema);
             } else if let Some(lowered) = c.schema {
                 // In `parameters` mode a tool without arguments has no schema at all.
                 out.extend_from_slice(br#","parameters":"#);

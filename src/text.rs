@@ -53,6 +53,21 @@ pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
     }
 }
 
+/// Appends `{"key":…,…}` with each value written by `value` (for writers that treat some
+/// keys' values specially).
+pub(crate) fn write_object(out: &mut Vec<u8>, map: &serde_json::Map<String, Value>, mut value: impl FnMut(&mut Vec<u8>, &str, &Value)) {
+    out.push(b'{');
+    for (i, (k, v)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, k);
+        out.push(b':');
+        value(out, k, v);
+    }
+    out.push(b'}');
+}
+
 /// Appends `n` as serde_json spells it.
 pub(crate) fn write_number(out: &mut Vec<u8>, n: &serde_json::Number) {
     // Writing to memory cannot fail, and every Number serialises.

@@ -50,7 +50,7 @@ use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::providers::{fix_structure, Compiled, GeminiMode, SchemaOptions};
 use crate::schema::lower::{combinator_properties_conflict, combinators_are_object_like, keyword_hint, merge_all_of, merge_root_combinators, types_of};
-use crate::schema::refs::{inline_refs, inline_refs_shared, Rendered, Shared};
+use crate::schema::refs::{inline_refs, inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
 
@@ -161,7 +161,7 @@ pub(crate) fn write_wire(out: &mut Vec<u8>, schema: &Value) {
 }
 
 fn write_wire_at(out: &mut Vec<u8>, schema: &Value, depth: usize) {
-    use crate::text::{write_number, write_str, write_value};
+    use crate::text::{write_number, write_object, write_str, write_value};
     let Value::Object(o) = schema else { return write_value(out, schema) };
     if depth > 256 {
         return write_value(out, schema);
@@ -170,55 +170,35 @@ fn write_wire_at(out: &mut Vec<u8>, schema: &Value, depth: usize) {
         out.extend_from_slice(text.as_bytes());
         return;
     }
-    out.push(b'{');
-    for (i, (key, v)) in o.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_str(out, key);
-        out.push(b':');
-        match (key.as_str(), v) {
-            ("type", Value::String(t)) => {
-                if t.bytes().all(|b| b.is_ascii_alphanumeric()) {
-                    out.push(b'"');
-                    out.extend(t.bytes().map(|b| b.to_ascii_uppercase()));
-                    out.push(b'"');
-                } else {
-                    write_str(out, &t.to_ascii_uppercase());
-                }
-            }
-            ("minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties" | "maxProperties", Value::Number(n)) if n.is_u64() => {
+    write_object(out, o, |out, key, v| match (key, v) {
+        ("type", Value::String(t)) => {
+            if t.bytes().all(|b| b.is_ascii_alphanumeric()) {
                 out.push(b'"');
-                write_number(out, n);
+                out.extend(t.bytes().map(|b| b.to_ascii_uppercase()));
                 out.push(b'"');
+            } else {
+                write_str(out, &t.to_ascii_uppercase());
             }
-            ("properties", Value::Object(props)) => {
-                out.push(b'{');
-                for (j, (name, p)) in props.iter().enumerate() {
-                    if j > 0 {
-                        out.push(b',');
-                    }
-                    write_str(out, name);
-                    out.push(b':');
-                    write_wire_at(out, p, depth + 1);
-                }
-                out.push(b'}');
-            }
-            ("items", _) => write_wire_at(out, v, depth + 1),
-            ("anyOf", Value::Array(branches)) => {
-                out.push(b'[');
-                for (j, b) in branches.iter().enumerate() {
-                    if j > 0 {
-                        out.push(b',');
-                    }
-                    write_wire_at(out, b, depth + 1);
-                }
-                out.push(b']');
-            }
-            _ => write_value(out, v),
         }
-    }
-    out.push(b'}');
+        ("minItems" | "maxItems" | "minLength" | "maxLength" | "minProperties" | "maxProperties", Value::Number(n)) if n.is_u64() => {
+            out.push(b'"');
+            write_number(out, n);
+            out.push(b'"');
+        }
+        ("properties", Value::Object(props)) => write_object(out, props, |out, _, p| write_wire_at(out, p, depth + 1)),
+        ("items", _) => write_wire_at(out, v, depth + 1),
+        ("anyOf", Value::Array(branches)) => {
+            out.push(b'[');
+            for (j, b) in branches.iter().enumerate() {
+                if j > 0 {
+                    out.push(b',');
+                }
+                write_wire_at(out, b, depth + 1);
+            }
+            out.push(b']');
+        }
+        _ => write_value(out, v),
+    });
 }
 
 /// A lowered node, or "no value is valid" (a `false` schema).
@@ -244,11 +224,10 @@ fn any_value() -> Value {
 fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
     match node {
         Value::Bool(false) => Ok(Lowered::Never),
-        Value::Object(o) if cx.shared.is_some() && Shared::placeholder(&o).is_some() => {
-            let i = Shared::placeholder(&o).unwrap_or_default();
-            lower_shared(i, cx, vertex)
-        }
         Value::Object(o) => {
+            if let Some(i) = cx.shared.as_ref().and(Shared::placeholder(&o)) {
+                return lower_shared(i, cx, vertex);
+            }
             cx.enter()?;
             let r = lower_object(o, cx, vertex);
             cx.leave();
@@ -259,45 +238,23 @@ fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
     }
 }
 
-/// Lowers shared expansion `i` (see [`Shared`]): the first time by lowering and writing it,
-/// then by reusing that text wherever it fits the limits; elsewhere it is lowered again, so
-/// that a limit is exceeded exactly where lowering the whole expansion would exceed it.
+/// Lowers shared expansion `i` (see [`Shared::rewrite`]).
 fn lower_shared(i: usize, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
-    let Some(shared) = cx.shared.as_ref() else { return Ok(Lowered::Never) };
-    if let Some(r) = shared.rendered(i) {
-        if cx.fits(r.nodes, r.height) {
-            let out = match &r.text {
-                Some(text) => Lowered::Schema(Shared::written(text), r.plan.clone()),
-                None => Lowered::Never,
-            };
-            let (nodes, height) = (r.nodes, r.height);
-            cx.reuse(nodes, height);
-            return Ok(out);
-        }
-        let expanded = shared.expanded(i);
-        return lower(expanded, cx, vertex);
-    }
-    let expanded = shared.expanded(i);
-    let nodes_before = cx.nodes();
-    let mark = cx.mark_height();
-    let lowered = lower(expanded, cx, vertex);
-    let height = cx.height_since(mark);
-    let lowered = lowered?;
-    let nodes = cx.nodes() - nodes_before;
-    let (rendered, out) = match lowered {
-        Lowered::Schema(s, plan) => {
-            let mut text = Vec::new();
-            write_wire(&mut text, &s);
-            let text = crate::text::into_string(text);
-            let out = Lowered::Schema(Shared::written(&text), plan.clone());
-            (Rendered { text: Some(text), plan, nodes, height }, out)
-        }
-        Lowered::Never => (Rendered { text: None, plan: ArgPlan::default(), nodes, height }, Lowered::Never),
-    };
-    if let Some(shared) = cx.shared.as_mut() {
-        shared.set_rendered(i, rendered);
-    }
-    Ok(out)
+    let lowered = Shared::rewrite(
+        cx,
+        i,
+        &mut |expanded, cx| {
+            Ok(match lower(expanded, cx, vertex)? {
+                Lowered::Schema(s, plan) => (Some(s), plan),
+                Lowered::Never => (None, ArgPlan::default()),
+            })
+        },
+        write_wire,
+    )?;
+    Ok(match lowered {
+        (Some(s), plan) => Lowered::Schema(s, plan),
+        (None, _) => Lowered::Never,
+    })
 }
 
 /// Collected hints for dropped keywords, folded into the description at the end.

@@ -15,7 +15,7 @@ use crate::naming::NameRule;
 use crate::schema::lower::{is_array_node, is_object_node};
 use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::schema::walk::{for_each_subschema_mut, keyword, Keyword};
-use crate::schema::refs::{Rendered, Shared};
+use crate::schema::refs::Shared;
 use crate::schema::{fix_properties_and_required, Cx, Limits};
 
 /// The providers toolwire converts for.
@@ -212,35 +212,13 @@ fn fix_subschema_slots(obj: &mut JsonObject, cx: &mut Cx) -> Result<()> {
     Ok(())
 }
 
-/// [`fix_structure`] on shared expansion `i` (see [`Shared`]), which `node` stands for: the
-/// first time by fixing and writing it, then by reusing that text wherever it fits the limits;
-/// elsewhere it is fixed again, so that a limit is exceeded exactly where it would be.
+/// [`fix_structure`] on shared expansion `i`, which `node` stands for (see [`Shared::rewrite`]).
 fn fix_shared(node: &mut Value, i: usize, cx: &mut Cx) -> Result<()> {
-    let Some(shared) = cx.shared.as_ref() else { return Ok(()) };
-    if let Some(r) = shared.rendered(i) {
-        if cx.fits(r.nodes, r.height) {
-            let (nodes, height) = (r.nodes, r.height);
-            *node = Shared::written(r.text.as_deref().unwrap_or_default());
-            cx.reuse(nodes, height);
-            return Ok(());
-        }
-        *node = shared.expanded(i);
-        return fix_structure(node, cx);
-    }
-    *node = shared.expanded(i);
-    let nodes_before = cx.nodes();
-    let mark = cx.mark_height();
-    let fixed = fix_structure(node, cx);
-    let height = cx.height_since(mark);
-    fixed?;
-    let mut text = Vec::new();
-    crate::schema::refs::write_schema(&mut text, node);
-    let text = crate::text::into_string(text);
-    *node = Shared::written(&text);
-    let nodes = cx.nodes() - nodes_before;
-    if let Some(shared) = cx.shared.as_mut() {
-        shared.set_rendered(i, Rendered { text: Some(text), plan: ArgPlan::default(), nodes, height });
-    }
+    let fix = &mut |mut expanded: Value, cx: &mut Cx| {
+        fix_structure(&mut expanded, cx)?;
+        Ok((Some(expanded), ArgPlan::default()))
+    };
+    *node = Shared::rewrite(cx, i, fix, crate::schema::refs::write_schema)?.0.unwrap_or_default();
     Ok(())
 }
 

@@ -50,7 +50,7 @@ pub struct Cx {
     pub changes: Vec<Diagnostic>,
     /// Problems found so far.
     pub problems: Vec<Diagnostic>,
-    /// Deepest level entered since [`Cx::mark_height`].
+    /// Deepest level entered in the work [`Cx::measured`] is measuring.
     peak: usize,
     /// Whether `$ref` expansions may be shared (see [`refs::Shared`]): only for callers that
     /// need the schema alone, not a change log with a path for every copy.
@@ -165,17 +165,15 @@ impl Cx {
         self.peak = 0;
     }
 
-    /// Starts measuring how deep the work below the current level goes; returns what
-    /// [`Cx::height_since`] needs.
-    pub(crate) fn mark_height(&mut self) -> usize {
-        std::mem::replace(&mut self.peak, self.depth)
-    }
-
-    /// Levels entered below the current one since `mark` ([`Cx::mark_height`]).
-    pub(crate) fn height_since(&mut self, mark: usize) -> usize {
+    /// Runs `f` and measures its work: the nodes it entered and how many levels below the
+    /// current one it reached.
+    pub(crate) fn measured<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> (T, usize, usize) {
+        let nodes = self.nodes;
+        let outer_peak = std::mem::replace(&mut self.peak, self.depth);
+        let out = f(self);
         let height = self.peak - self.depth;
-        self.peak = self.peak.max(mark);
-        height
+        self.peak = self.peak.max(outer_peak);
+        (out, self.nodes - nodes, height)
     }
 
     /// Whether `nodes` more nodes reaching `height` levels below the current one stay within

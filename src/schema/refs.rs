@@ -90,20 +90,23 @@ struct Entry {
     height: usize,
     /// The references expanded in it (ids, each once).
     visited: Vec<usize>,
-    lowered: Option<Rendered>,
+    rewritten: Option<Rewritten>,
 }
 
-/// A shared expansion as a provider rewrote and wrote it (see [`Shared::rendered`]).
-#[derive(Debug, Clone)]
-pub struct Rendered {
+/// A provider's rewrite of a schema: the rewritten schema (`None` when it accepts no value) and
+/// its argument plan (see [`Shared::rewrite`]).
+pub(crate) type Rewrite = Result<(Option<Value>, ArgPlan)>;
+
+/// A shared expansion as a provider rewrote and wrote it (see [`Shared::rewrite`]).
+#[derive(Debug)]
+struct Rewritten {
     /// The provider's text for it, or `None` when it accepts no value.
-    pub text: Option<String>,
+    text: Option<String>,
     /// How to map the model's arguments back.
-    pub plan: ArgPlan,
+    plan: ArgPlan,
     /// Nodes entered and levels reached while rewriting it.
-    pub nodes: usize,
-    /// See `nodes`.
-    pub height: usize,
+    nodes: usize,
+    height: usize,
 }
 
 /// The key of a placeholder, in the position of a subschema. No `$ref` is left in a schema
@@ -132,7 +135,7 @@ impl Shared {
     }
 
     /// The written text a placeholder built by [`Shared::written`] holds, if `node` is one.
-    pub fn written_text(node: &JsonObject) -> Option<&str> {
+    pub(crate) fn written_text(node: &JsonObject) -> Option<&str> {
         match node.iter().next() {
             Some((k, Value::String(s))) if node.len() == 1 && k == PLACEHOLDER => s.strip_prefix(WRITTEN),
             _ => None,
@@ -140,7 +143,7 @@ impl Shared {
     }
 
     /// A placeholder holding the provider's text for a shared expansion.
-    pub fn written(text: &str) -> Value {
+    fn written(text: &str) -> Value {
         let mut s = String::with_capacity(text.len() + 1);
         s.push(WRITTEN);
         s.push_str(text);
@@ -165,14 +168,40 @@ impl Shared {
         self.entries[i].expanded.clone()
     }
 
-    /// How the provider rewrote entry `i`, once it has.
-    pub fn rendered(&self, i: usize) -> Option<&Rendered> {
-        self.entries[i].lowered.as_ref()
-    }
-
-    /// Records how the provider rewrote entry `i`.
-    pub fn set_rendered(&mut self, i: usize, r: Rendered) {
-        self.entries[i].lowered = Some(r);
+    /// A provider's rewrite of shared expansion `i` (which `cx` holds): the rewritten schema
+    /// (`None` when it accepts no value) and its argument plan. The first time, `rewrite` runs
+    /// on a copy of the expansion and `write` writes the result once; afterwards that text is
+    /// reused (as a placeholder the provider's writer splices in) wherever it fits the limits.
+    /// Anywhere else the expansion is rewritten again, so that a limit is exceeded exactly
+    /// where rewriting every copy would exceed it.
+    pub(crate) fn rewrite(
+        cx: &mut Cx,
+        i: usize,
+        rewrite: &mut dyn FnMut(Value, &mut Cx) -> Rewrite,
+        write: fn(&mut Vec<u8>, &Value),
+    ) -> Rewrite {
+        let Some(shared) = cx.shared.as_ref() else { return Ok((None, ArgPlan::default())) };
+        let expanded = match &shared.entries[i].rewritten {
+            Some(r) if cx.fits(r.nodes, r.height) => {
+                let (out, nodes, height) = ((r.text.as_deref().map(Shared::written), r.plan.clone()), r.nodes, r.height);
+                cx.reuse(nodes, height);
+                return Ok(out);
+            }
+            Some(_) => return rewrite(shared.expanded(i), cx),
+            None => shared.expanded(i),
+        };
+        let (result, nodes, height) = cx.measured(|cx| rewrite(expanded, cx));
+        let (schema, plan) = result?;
+        let text = schema.map(|s| {
+            let mut text = Vec::new();
+            write(&mut text, &s);
+            crate::text::into_string(text)
+        });
+        let out = (text.as_deref().map(Shared::written), plan.clone());
+        if let Some(shared) = cx.shared.as_mut() {
+            shared.entries[i].rewritten = Some(Rewritten { text, plan, nodes, height });
+        }
+        Ok(out)
     }
 
     /// The placeholder for entry `i`: its index as one character after [`EXPANDED`].
@@ -194,37 +223,17 @@ impl Shared {
 /// Writes a schema whose `properties` and `items` may hold placeholders from
 /// [`Shared::written`]: their text is spliced in; everything else is written as JSON.
 pub(crate) fn write_schema(out: &mut Vec<u8>, schema: &Value) {
-    use crate::text::{write_str, write_value};
+    use crate::text::{write_object, write_value};
     let Value::Object(o) = schema else { return write_value(out, schema) };
     if let Some(text) = Shared::written_text(o) {
         out.extend_from_slice(text.as_bytes());
         return;
     }
-    out.push(b'{');
-    for (i, (key, v)) in o.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_str(out, key);
-        out.push(b':');
-        match (key.as_str(), v) {
-            ("properties", Value::Object(props)) => {
-                out.push(b'{');
-                for (j, (name, p)) in props.iter().enumerate() {
-                    if j > 0 {
-                        out.push(b',');
-                    }
-                    write_str(out, name);
-                    out.push(b':');
-                    write_schema(out, p);
-                }
-                out.push(b'}');
-            }
-            ("items", _) => write_schema(out, v),
-            _ => write_value(out, v),
-        }
-    }
-    out.push(b'}');
+    write_object(out, o, |out, key, v| match (key, v) {
+        ("properties", Value::Object(props)) => write_object(out, props, |out, _, p| write_schema(out, p)),
+        ("items", _) => write_schema(out, v),
+        _ => write_value(out, v),
+    });
 }
 
 struct State {
@@ -404,21 +413,18 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
             return Ok(placeholder);
         }
     }
-    let (nodes_before, log_before, cut_before) = (cx.nodes(), st.log.len() - 1, st.cut);
-    let mark = cx.mark_height();
+    let (log_before, cut_before) = (st.log.len() - 1, st.cut);
     st.stack.push(id);
-    let resolved = resolve(target, root, st, cx, share);
+    let (resolved, nodes, height) = cx.measured(|cx| resolve(target, root, st, cx, share));
     st.stack.pop();
-    let height = cx.height_since(mark);
     let resolved = resolved?;
     if share {
         let visited = st.visited_since(log_before);
         let independent = st.cut == cut_before && !visited.iter().any(|v| st.stack.contains(v));
-        let nodes = cx.nodes() - nodes_before;
         if let (true, Some(shared)) = (independent, cx.shared.as_mut()) {
             let i = shared.entries.len();
             if let (None, Some(placeholder)) = (shared.entry_for(id), Shared::placeholder_for(i)) {
-                shared.entries.push(Entry { expanded: resolved, nodes, height, visited, lowered: None });
+                shared.entries.push(Entry { expanded: resolved, nodes, height, visited, rewritten: None });
                 if shared.by_ref.len() <= id {
                     shared.by_ref.resize(id + 1, None);
                 }
