@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
-use crate::fast::{self, PassThrough};
+use crate::fast::{self, PassThrough, Passed};
 use crate::model::{json_size, json_type, object, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
@@ -208,7 +208,7 @@ pub fn check_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Resu
 /// `with_report: false` leaves the report's tool entries out (the JSON API returns tools only).
 fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool) -> Result<TextConversion> {
     let capacity = json.len() + 4096;
-    if fast::applies(provider, &opts.schema) {
+    if fast::applies(provider, &opts.schema, with_report) {
         if let Some(prepared) = fast::prepare(json, provider, &opts.schema) {
             if let Ok(done) = run(prepared.tools, prepared.pass, provider, opts, on_error, with_report) {
                 return Ok(done.into_text(provider, &opts.schema, capacity));
@@ -267,7 +267,7 @@ impl Run<'_> {
                 if k > 0 {
                     out.push(b',');
                 }
-                let pass = pass.as_ref().map(|p| &p.node);
+                let pass = pass.as_ref().map(|p| &p.schema);
                 write_tool(&mut out, provider, opts, provider_name(&name_map, i), tools[i].description_text(), c, pass);
             }
             out.push(b']');
@@ -383,7 +383,8 @@ fn run<'a>(
         // Without a report, `$ref` expansions may be shared (see `schema::refs::Shared`).
         let mut cx = Cx::new(limits).share_refs(!with_report);
         let result = if pass[i].is_some() {
-            // Clean for this provider (see fast::is_clean): nothing to change, nothing to report.
+            // Clean for this provider (see fast::is_clean), or lowered for Gemini (fast::gemini):
+            // nothing to change, or nothing to report.
             let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses).then_some(false);
             Ok(Compiled { schema: Some(Value::Null), strict, plan: ArgPlan::default(), relaxed: None })
         } else {
@@ -557,10 +558,12 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
 /// [`emit`]'s JSON, written straight as text: the same keys in the same order. The schema is
 /// the pass-through tree when there is one (the compiled schema is then only a placeholder).
 /// `tests/corpus.rs` and the tests below check that this writes what [`emit`] builds.
-fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name: &str, description: &str, c: Compiled, pass: Option<&fast::Node>) {
+fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name: &str, description: &str, c: Compiled, pass: Option<&Passed>) {
     use crate::text::write_str;
     let schema = |out: &mut Vec<u8>, schema: Option<Value>| match (pass, schema) {
-        (Some(node), _) => node.write_schema(out),
+        (Some(Passed::AsIs(node)), _) => node.write_schema(out),
+        // Only Gemini `parameters` is lowered on the pass-through path (written below).
+        (Some(Passed::Lowered(_)), _) => {}
         // A schema may hold shared `$ref` expansions (see `schema::refs::Shared`).
         (None, Some(v)) => crate::schema::refs::write_schema(out, &v),
         (None, None) => out.extend_from_slice(br#"{"type":"object","properties":{}}"#),
@@ -611,6 +614,12 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
             if opts.gemini_mode == GeminiMode::JsonSchema {
                 out.extend_from_slice(br#","parametersJsonSchema":"#);
                 schema(out, c.schema);
+            } else if let Some(Passed::Lowered(lowered)) = pass {
+                // Lowered on the pass-through path (see `fast::gemini`).
+                if let Some(text) = lowered {
+                    out.extend_from_slice(br#","parameters":"#);
+                    out.extend_from_slice(text);
+                }
             } else if let Some(lowered) = c.schema {
                 // In `parameters` mode a tool without arguments has no schema at all.
                 out.extend_from_slice(br#","parameters":"#);

@@ -5,7 +5,7 @@
 //! provider and mode. Conversion must never panic; on `Ok` the output must pass the independent
 //! provider validator (tests/validator, written from the providers' documented rules, not from
 //! the converter); on `Err` the code must be one that hostile input is allowed to cause. And
-//! `convert_json` on the same text (which passes clean schemas through, src/fast.rs) must give
+//! `convert_json` on the same text (which passes clean schemas through and lowers simple ones for Gemini, src/fast/) must give
 //! the general path's output byte for byte, or the same error code.
 #![no_main]
 

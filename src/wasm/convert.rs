@@ -21,7 +21,7 @@ pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
 }
 
 /// Runs a conversion on JS tools as JSON text (`JSON.stringify`), which takes the pass-through
-/// path for schemas that need no change (src/fast.rs). JS strings may hold lone surrogates,
+/// path for schemas that need no change (src/fast/). JS strings may hold lone surrogates,
 /// which `JSON.stringify` writes as escapes serde_json rejects: such text is converted again
 /// with them repaired, as [`parse`] repairs them.
 pub(crate) fn on_tools_text<T>(tools: &JsValue, convert: impl Fn(&str) -> Result<T, Error>) -> Result<T, Error> {

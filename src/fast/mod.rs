@@ -19,6 +19,9 @@
 //! (duplicate keys, a `null` type, limits nearly reached) goes the general way. The output is
 //! byte for byte the general path's (same parser, same number and string writer):
 //! `tests/corpus.rs`, `tests/properties.rs` and the `schema_convert` fuzz target check it.
+//!
+//! Gemini's `parameters` rewrites every schema, but for most of them only node by node:
+//! [`gemini`] does that rewrite on the [`Node`] tree, for conversions without a change log.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -31,6 +34,8 @@ use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::walk::{head, keyword, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
 use crate::schema::TYPE_NAMES;
 use crate::text;
+
+mod gemini;
 
 /// A borrowed JSON tree: strings point into the input unless they hold escapes.
 #[derive(Debug)]
@@ -84,6 +89,18 @@ impl<'a> Node<'a> {
                 }
                 Value::Object(map)
             }
+        }
+    }
+
+    /// The [`Value`] of this tree (keys unique), copied.
+    fn to_value(&self) -> Value {
+        match self {
+            Node::Null => Value::Null,
+            Node::Bool(b) => Value::Bool(*b),
+            Node::Num(n) => Value::Number(n.clone()),
+            Node::Str(s) => Value::String(s.as_ref().to_owned()),
+            Node::Arr(items) => Value::Array(items.iter().map(Node::to_value).collect()),
+            Node::Obj(entries) => Value::Object(entries.iter().map(|(k, v)| (k.as_ref().to_owned(), v.to_value())).collect()),
         }
     }
 
@@ -341,9 +358,18 @@ fn read_all<'a, S: DeserializeSeed<'a>>(text: &'a str, seed: S) -> Option<S::Val
 #[derive(Debug)]
 pub(crate) struct PassThrough<'a> {
     /// The schema.
-    pub node: Node<'a>,
+    pub schema: Passed<'a>,
     /// Its size figures (see [`crate::model::json_size`]).
     pub size: JsonSize,
+}
+
+/// What the pass-through path made of a schema.
+#[derive(Debug)]
+pub(crate) enum Passed<'a> {
+    /// The schema, written as it is ([`Node::write_schema`]).
+    AsIs(Node<'a>),
+    /// Gemini `parameters`, already written; `None` when the tool has no `parameters`.
+    Lowered(Option<Vec<u8>>),
 }
 
 /// The tools of a JSON input read for the pass-through path: each as a [`Value`] whose
@@ -355,14 +381,14 @@ pub(crate) struct Prepared<'a> {
 
 /// Whether the pass-through path applies to this provider and these options: the non-strict
 /// JSON Schema dialects (OpenAI, Anthropic, Bedrock, Gemini's `parametersJsonSchema`), whose
-/// rules are [`crate::providers::fix_structure`]'s plus the root's. Gemini's `parameters` and the
-/// strict modes rewrite nearly every schema.
-pub(crate) fn applies(provider: Provider, opts: &SchemaOptions) -> bool {
-    !opts.strict
-        && match provider {
-            Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic | Provider::Bedrock => true,
-            Provider::Gemini | Provider::Vertex => opts.gemini_mode == GeminiMode::JsonSchema,
-        }
+/// rules are [`crate::providers::fix_structure`]'s plus the root's; and Gemini's `parameters`
+/// when no change log is kept ([`gemini`] changes schemas without reporting). The strict modes
+/// rewrite nearly every schema.
+pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: bool) -> bool {
+    match provider {
+        Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic | Provider::Bedrock => !opts.strict,
+        Provider::Gemini | Provider::Vertex => opts.gemini_mode == GeminiMode::JsonSchema || !with_report,
+    }
 }
 
 /// Reads `json` as a tool list, or returns `None` for anything the general path should read
@@ -384,6 +410,8 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
         _ => return None,
     };
     let mut out = Prepared { tools: Vec::with_capacity(tools.len()), pass: Vec::with_capacity(tools.len()) };
+    // Gemini `parameters` (only served without a change log, see `applies`).
+    let lowers = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.gemini_mode == GeminiMode::Parameters;
     for tool in tools {
         let Node::Obj(mut entries) = tool else { return None };
         let schema = Node::take_last(&mut entries, "inputSchema");
@@ -396,8 +424,12 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
         if let Some(node) = schema {
             let mut size = JsonSize::default();
             let unique = node.measure(0, &mut size);
-            if unique && is_clean(&node, &mut Levels::new(provider, opts)) {
-                pass = Some(PassThrough { node, size });
+            let mut levels = Levels::new(provider, opts);
+            let lowered = if unique && lowers { gemini::lower_root(&node, &mut levels) } else { None };
+            if let Some(text) = lowered {
+                pass = Some(PassThrough { schema: Passed::Lowered(text), size });
+            } else if unique && !lowers && is_clean(&node, &mut levels) {
+                pass = Some(PassThrough { schema: Passed::AsIs(node), size });
             } else {
                 fields.insert("inputSchema".into(), node.into_value());
             }
@@ -555,7 +587,7 @@ fn clean_properties(properties: Option<&Node>, required: Option<&Node>) -> bool 
 /// How many of the input's tools [`crate::convert::convert_json`] would pass through: for tests
 /// and benchmarks that must know the pass-through path was taken.
 pub fn passed_through(json: &str, provider: Provider, opts: &SchemaOptions) -> usize {
-    if !applies(provider, opts) {
+    if !applies(provider, opts, false) {
         return 0;
     }
     prepare(json, provider, opts).map_or(0, |p| p.pass.iter().filter(|p| p.is_some()).count())
@@ -615,9 +647,10 @@ mod tests {
         let json_schema = SchemaOptions { gemini_mode: GeminiMode::JsonSchema, ..SchemaOptions::default() };
         assert!(prepare(&text, Provider::Anthropic, &json_schema).unwrap().pass[0].is_some());
         assert!(prepare(&text, Provider::Gemini, &json_schema).unwrap().pass[0].is_none());
-        assert!(!applies(Provider::Gemini, &SchemaOptions::default()), "parameters mode rewrites every schema");
-        assert!(applies(Provider::Vertex, &json_schema));
-        assert!(!applies(Provider::OpenAi, &SchemaOptions { strict: true, ..SchemaOptions::default() }));
+        assert!(!applies(Provider::Gemini, &SchemaOptions::default(), true), "parameters mode changes schemas, which a report lists");
+        assert!(applies(Provider::Gemini, &SchemaOptions::default(), false), "...and fast::gemini lowers without a report");
+        assert!(applies(Provider::Vertex, &json_schema, true));
+        assert!(!applies(Provider::OpenAi, &SchemaOptions { strict: true, ..SchemaOptions::default() }, false));
     }
 
     #[test]

@@ -1,0 +1,529 @@
+//! Gemini `parameters` written straight from the borrowed tree, for the schemas whose lowering
+//! is a plain rewrite node by node.
+//!
+//! Most MCP schemas need nothing of [`crate::providers::gemini`]'s lowering but its per-node
+//! rules: every node typed (or typed by inference), `type` upper-cased, `null` in a type list or
+//! an `Optional[...]`-style `anyOf` turned into `nullable`, keywords outside Gemini's subset
+//! removed and described, `required` moved after the properties. 925 of the corpus's 1,265 tools
+//! are like that. For those the general path's cost is all in its tree (an owned string and a
+//! hash for every key, a map rebuilt per node); this module applies the same rules to the
+//! [`Node`] tree and writes the result, never building a [`Value`](serde_json::Value) but for the
+//! few values a description note quotes.
+//!
+//! [`lower_root`] takes a schema only when every node is within its subset: at most one type
+//! besides `null` (or none, where the general path infers one), no `$ref` anywhere, no
+//! `oneOf`/`allOf`/`const`, an `anyOf` only as one branch besides `null`s on a node that is not
+//! an object, every `enum` a list of distinct strings, every `required` a list of distinct names
+//! of existing properties, subschemas that are objects, arrays with `items`, and the limits not
+//! reached. Anything else goes the general way.
+//!
+//! Within the subset the output is the general path's byte for byte, key order included: the
+//! general path works on `serde_json` maps, whose `remove` is a swap-remove, and [`Map`]
+//! repeats each of its removals and insertions in the same order. Changes are not reported (so
+//! the path serves only conversions without a change log, as `$ref` sharing does), and no
+//! argument plan is needed (no enum is rewritten). `tests/corpus.rs`, `tests/properties.rs` and
+//! the `schema_convert` fuzz target compare the two paths.
+
+use std::borrow::Cow;
+
+use super::{Levels, Node};
+use crate::schema::lower::keyword_hint;
+use crate::text;
+
+/// Gemini's types, and their wire spelling.
+const TYPES: [&str; 6] = ["string", "number", "integer", "boolean", "array", "object"];
+const WIRE_TYPES: [&str; 6] = ["STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"];
+const STRING: usize = 0;
+const NUMBER: usize = 1;
+const INTEGER: usize = 2;
+const BOOLEAN: usize = 3;
+const ARRAY: usize = 4;
+const OBJECT: usize = 5;
+
+/// The counts written as decimal strings on the wire (see `gemini::write_wire`).
+const COUNTS: [&str; 6] = ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"];
+
+/// The general path's shared bound for writing (see `gemini::SHARED_MAX_DEPTH`): deeper
+/// schemas go the general way.
+const MAX_DEPTH: usize = 200;
+
+/// The `properties: {}` that `process_json_schema` adds to a root without one.
+static NO_PROPERTIES: Node<'static> = Node::Obj(Vec::new());
+/// The values the lowering puts into a node it merges a branch into.
+static TRUE: Node<'static> = Node::Bool(true);
+static TYPE_NODES: [Node<'static>; 6] = [
+    Node::Str(Cow::Borrowed("string")),
+    Node::Str(Cow::Borrowed("number")),
+    Node::Str(Cow::Borrowed("integer")),
+    Node::Str(Cow::Borrowed("boolean")),
+    Node::Str(Cow::Borrowed("array")),
+    Node::Str(Cow::Borrowed("object")),
+];
+
+/// One value of a lowered node.
+enum Item<'n, 'a> {
+    /// `type`, as an index in [`TYPES`].
+    Type(usize),
+    /// An input value, written as it is (a count as a decimal string).
+    Raw(&'n Node<'a>),
+    /// A description with notes appended.
+    Text(String),
+    /// `nullable: true`.
+    True,
+    /// Lowered properties.
+    Properties(Vec<(&'n str, Lowered<'n, 'a>)>),
+    /// Lowered `items`.
+    Items(Box<Lowered<'n, 'a>>),
+}
+
+/// A lowered node: its entries in the order the general path's map has them.
+struct Lowered<'n, 'a>(Map<'n, Item<'n, 'a>>);
+
+/// A `serde_json::Map` with `preserve_order`, as far as the lowering uses one: `insert`
+/// replaces in place or appends, `take` (its `remove`) swap-removes. A schema node has a
+/// handful of keys, so a scan is the lookup.
+struct Map<'k, V>(Vec<(&'k str, V)>);
+
+impl<'k, V> Map<'k, V> {
+    fn position(&self, key: &str) -> Option<usize> {
+        self.0.iter().position(|(k, _)| *k == key)
+    }
+    fn get(&self, key: &str) -> Option<&V> {
+        self.position(key).map(|i| &self.0[i].1)
+    }
+    fn has(&self, key: &str) -> bool {
+        self.position(key).is_some()
+    }
+    fn insert(&mut self, key: &'k str, value: V) {
+        match self.position(key) {
+            Some(i) => self.0[i].1 = value,
+            None => self.0.push((key, value)),
+        }
+    }
+    fn take(&mut self, key: &str) -> Option<V> {
+        self.position(key).map(|i| self.0.swap_remove(i).1)
+    }
+}
+
+/// The `parameters` of a tool whose schema is `root`: `Some(Some(text))`, or `Some(None)` when
+/// the general path omits `parameters` (a tool without arguments); `None` when the schema is
+/// outside the subset and must go the general way.
+pub(crate) fn lower_root(root: &Node, levels: &mut Levels) -> Option<Option<Vec<u8>>> {
+    if mentions_ref(root, 0) {
+        return None;
+    }
+    let mut lowered = lower(root, levels, true)?;
+    // gemini::compile: the root is an object (an `enum` would have made it a string), without
+    // `nullable`; with no properties left and nothing but `type`, `description` and `title`, it
+    // is omitted.
+    let m = &mut lowered.0;
+    if !matches!(m.get("type"), Some(Item::Type(OBJECT))) {
+        return None;
+    }
+    m.take("nullable");
+    if !m.has("properties") && m.0.iter().all(|(k, _)| matches!(*k, "type" | "description" | "title")) {
+        return Some(None);
+    }
+    let mut out = Vec::new();
+    lowered.write(&mut out);
+    Some(Some(out))
+}
+
+/// Whether a `$ref` key appears anywhere (the general path then inlines; this path never
+/// does), or the tree is deeper than this path goes.
+fn mentions_ref(node: &Node, depth: usize) -> bool {
+    match node {
+        Node::Obj(entries) => depth > 2 * MAX_DEPTH || entries.iter().any(|(k, v)| k == "$ref" || mentions_ref(v, depth + 1)),
+        Node::Arr(items) => depth > 2 * MAX_DEPTH || items.iter().any(|v| mentions_ref(v, depth + 1)),
+        _ => false,
+    }
+}
+
+/// `gemini::lower_object` on a node of the subset (and, at the root, `process_json_schema`
+/// before it).
+fn lower<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, root: bool) -> Option<Lowered<'n, 'a>> {
+    let Node::Obj(entries) = node else { return None };
+    // Cx::enter, and this path's own depth bound.
+    levels.depth += 1;
+    levels.nodes += 1;
+    if levels.depth > levels.max_depth.min(MAX_DEPTH) || levels.nodes > levels.max_nodes {
+        return None;
+    }
+    let mut o: Map<'n, &'n Node<'a>> = Map(entries.iter().map(|(k, v)| (k.as_ref(), v)).collect());
+    if root {
+        // process_json_schema: an object root as it is, `properties: {}` appended if missing,
+        // draft-3 `required: true` flags lifted (not here), `required` checked (below); then
+        // gemini::compile merges root combinators (not here).
+        if o.get("type").and_then(|t| t.as_str()) != Some("object") || o.has("anyOf") {
+            return None;
+        }
+        match o.get("properties") {
+            None => o.0.push(("properties", &NO_PROPERTIES)),
+            Some(Node::Obj(props)) => {
+                if props.iter().any(|(_, p)| matches!(p.get("required"), Some(Node::Bool(_)))) {
+                    return None;
+                }
+            }
+            Some(_) => return None,
+        }
+    }
+    let lowered = lower_map(o, levels)?;
+    levels.depth -= 1;
+    Some(lowered)
+}
+
+/// `gemini::lower_object` on the entries of a node of the subset.
+fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
+    if o.0.iter().any(|(k, _)| matches!(*k, "allOf" | "oneOf" | "const")) {
+        return None;
+    }
+    let object_like = o.has("properties")
+        || match o.get("type") {
+            Some(Node::Str(t)) => t == "object",
+            Some(Node::Arr(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
+            _ => false,
+        };
+    if object_like && o.has("anyOf") {
+        // Merged into the object or distributed into the branches.
+        return None;
+    }
+    // Step 4: null handling, one type.
+    let mut nullable = matches!(o.take("nullable"), Some(Node::Bool(true)));
+    let mut declared = None;
+    match o.take("type") {
+        None => {}
+        Some(Node::Str(t)) if t == "null" => nullable = true,
+        Some(Node::Str(t)) => declared = Some(TYPES.iter().position(|k| *k == t.as_ref())?),
+        Some(Node::Arr(ts)) => {
+            for t in ts {
+                match t.as_str() {
+                    Some("null") => nullable = true,
+                    Some(t) if declared.is_none() => declared = Some(TYPES.iter().position(|k| *k == t)?),
+                    _ => return None,
+                }
+            }
+        }
+        Some(_) => return None,
+    }
+    match o.take("anyOf") {
+        None => {}
+        // One branch besides `null`s: merged into the node (the node's own keys win).
+        Some(Node::Arr(branches)) => {
+            let mut kept = branches.iter().filter(|b| b.get("type").and_then(Node::as_str) != Some("null"));
+            let (Some(Node::Obj(branch)), None) = (kept.next(), kept.next()) else { return None };
+            nullable |= branches.len() > 1;
+            let mut merged: Map<'n, &'n Node<'a>> = Map(branch.iter().map(|(k, v)| (k.as_ref(), v)).collect());
+            for (k, v) in o.0 {
+                merged.insert(k, v);
+            }
+            if let Some(t) = declared {
+                merged.insert("type", &TYPE_NODES[t]);
+            }
+            if nullable {
+                merged.insert("nullable", &TRUE);
+            }
+            return lower_map(merged, levels);
+        }
+        Some(_) => {}
+    }
+    // Step 5: a missing type inferred.
+    let declared = match declared {
+        Some(t) => t,
+        None => infer_type(&o)?,
+    };
+    let ty = match o.get("enum") {
+        Some(Node::Arr(values)) => {
+            // Distinct strings: kept as they are (no rewrite, no argument plan).
+            let distinct = values.iter().enumerate().all(|(i, v)| match v {
+                Node::Str(s) => !values[..i].iter().any(|w| w.as_str() == Some(s.as_ref())),
+                _ => false,
+            });
+            if !distinct || o.get("default").is_some_and(|d| !matches!(d, Node::Str(_) | Node::Null)) {
+                return None;
+            }
+            STRING
+        }
+        _ => declared,
+    };
+    let mut out: Map<'n, Item<'n, 'a>> = Map(Vec::with_capacity(o.0.len() + 1));
+    out.0.push(("type", Item::Type(ty)));
+    let mut hints: Vec<String> = Vec::new();
+    for (key, value) in o.0 {
+        match key {
+            "properties" if ty == OBJECT => {
+                let Node::Obj(props) = value else { continue };
+                let mut lowered = Vec::with_capacity(props.len());
+                for (name, sub) in props {
+                    lowered.push((name.as_ref(), lower(sub, levels, false)?));
+                }
+                out.insert("properties", Item::Properties(lowered));
+            }
+            "required" if ty == OBJECT => out.insert("required", Item::Raw(value)),
+            "items" if ty == ARRAY => match value {
+                Node::Obj(_) => out.insert("items", Item::Items(Box::new(lower(value, levels, false)?))),
+                _ => return None,
+            },
+            "enum" => {
+                if matches!(value, Node::Arr(_)) {
+                    out.insert("enum", Item::Raw(value));
+                }
+            }
+            "format" => {
+                let kept = matches!(
+                    (ty, value.as_str()),
+                    (STRING, Some("enum" | "date-time")) | (NUMBER, Some("float" | "double")) | (INTEGER, Some("int32" | "int64"))
+                );
+                if kept {
+                    out.insert("format", Item::Raw(value));
+                } else {
+                    hint(&mut hints, key, value);
+                }
+            }
+            "examples" => {
+                if let Some(first) = match value {
+                    Node::Arr(items) => items.first(),
+                    _ => None,
+                } {
+                    out.insert("example", Item::Raw(first));
+                }
+            }
+            "minItems" | "maxItems" if ty == ARRAY => out.insert(key, Item::Raw(value)),
+            "minLength" | "maxLength" | "pattern" if ty == STRING => out.insert(key, Item::Raw(value)),
+            "minimum" | "maximum" if ty == NUMBER || ty == INTEGER => out.insert(key, Item::Raw(value)),
+            "minProperties" | "maxProperties" if ty == OBJECT => out.insert(key, Item::Raw(value)),
+            "title" | "description" | "example" | "default" | "propertyOrdering" => out.insert(key, Item::Raw(value)),
+            "properties" | "required" | "additionalProperties" | "patternProperties" | "minProperties" | "maxProperties"
+                if ty != OBJECT => {}
+            "additionalProperties" if matches!(value, Node::Bool(false)) => {}
+            _ => hint(&mut hints, key, value),
+        }
+    }
+    // Step 6: gemini::fix_object (`required` moved last, an empty `properties` removed).
+    if ty == OBJECT {
+        let required = out.take("required");
+        let names: &[(&str, Lowered)] = match out.get("properties") {
+            Some(Item::Properties(p)) => p,
+            _ => &[],
+        };
+        let empty = names.is_empty();
+        match required {
+            None => {}
+            Some(Item::Raw(value @ Node::Arr(req))) => {
+                let distinct_names = req.iter().enumerate().all(|(i, r)| match r {
+                    Node::Str(n) => names.iter().any(|(p, _)| p == n) && !req[..i].iter().any(|q| q.as_str() == Some(n.as_ref())),
+                    _ => false,
+                });
+                if !distinct_names {
+                    return None;
+                }
+                if !req.is_empty() {
+                    out.insert("required", Item::Raw(value));
+                }
+            }
+            Some(_) => return None,
+        }
+        if empty {
+            out.take("properties");
+        }
+    }
+    // Step 7: `items` is there (checked above for arrays: lowered or refused).
+    if ty == ARRAY && !out.has("items") {
+        return None;
+    }
+    if nullable {
+        out.insert("nullable", Item::True);
+    }
+    // append_description, with the notes of the removed keywords.
+    if !hints.is_empty() {
+        let note = format!("({})", hints.join("; "));
+        let joined = match out.get("description") {
+            Some(Item::Raw(Node::Str(d))) if !d.trim().is_empty() => {
+                // The note starts with "(", so the separator is a space.
+                Some(format!("{} {note}", d.trim_end()))
+            }
+            _ => None,
+        };
+        out.insert("description", Item::Text(joined.unwrap_or(note)));
+    }
+    Some(Lowered(out))
+}
+
+/// `gemini::infer_type`.
+fn infer_type(o: &Map<&Node>) -> Option<usize> {
+    let has = |k: &str| o.has(k);
+    Some(if has("properties") || has("required") || has("additionalProperties") || has("patternProperties") {
+        OBJECT
+    } else if has("items") || has("prefixItems") || has("minItems") || has("maxItems") {
+        ARRAY
+    } else if let Some(Node::Arr(values)) = o.get("enum") {
+        let mut non_null = values.iter().filter(|v| !matches!(v, Node::Null)).peekable();
+        if non_null.peek().is_none() {
+            STRING
+        } else if non_null.clone().all(|v| matches!(v, Node::Bool(_))) {
+            BOOLEAN
+        } else if non_null.clone().all(|v| matches!(v, Node::Num(n) if n.is_i64() || n.is_u64())) {
+            INTEGER
+        } else if non_null.all(|v| matches!(v, Node::Num(_))) {
+            NUMBER
+        } else {
+            STRING
+        }
+    } else if has("pattern") || has("minLength") || has("maxLength") || has("format") {
+        STRING
+    } else if has("minimum") || has("maximum") || has("exclusiveMinimum") || has("exclusiveMaximum") || has("multipleOf") {
+        NUMBER
+    } else {
+        return None;
+    })
+}
+
+/// The note `keyword_hint` gives for a removed keyword, if any.
+fn hint(hints: &mut Vec<String>, key: &str, value: &Node) {
+    if let Some(h) = keyword_hint(key, &value.to_value()) {
+        hints.push(h);
+    }
+}
+
+impl Lowered<'_, '_> {
+    /// `gemini::write_wire` of the general path's lowered node.
+    fn write(&self, out: &mut Vec<u8>) {
+        out.push(b'{');
+        for (i, (key, item)) in self.0 .0.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            text::write_str(out, key);
+            out.push(b':');
+            match item {
+                Item::Type(t) => {
+                    out.push(b'"');
+                    out.extend_from_slice(WIRE_TYPES[*t].as_bytes());
+                    out.push(b'"');
+                }
+                Item::Raw(Node::Num(n)) if n.is_u64() && COUNTS.contains(key) => {
+                    out.push(b'"');
+                    text::write_number(out, n);
+                    out.push(b'"');
+                }
+                Item::Raw(value) => value.write(out),
+                Item::Text(s) => text::write_str(out, s),
+                Item::True => out.extend_from_slice(b"true"),
+                Item::Properties(props) => {
+                    out.push(b'{');
+                    for (j, (name, sub)) in props.iter().enumerate() {
+                        if j > 0 {
+                            out.push(b',');
+                        }
+                        text::write_str(out, name);
+                        out.push(b':');
+                        sub.write(out);
+                    }
+                    out.push(b'}');
+                }
+                Item::Items(sub) => sub.write(out),
+            }
+        }
+        out.push(b'}');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use crate::convert::{convert, convert_json, ConvertOptions};
+    use crate::fast::passed_through;
+    use crate::providers::{Provider, SchemaOptions};
+    use crate::schema::Limits;
+
+    /// The JSON API's output for one tool, after checking that it is the general path's and
+    /// whether it was lowered from the borrowed tree.
+    fn lowered(schema: Value, limits: Limits) -> (String, bool) {
+        let tools = json!([{ "name": "t", "inputSchema": schema }]);
+        let mut opts = ConvertOptions::default();
+        opts.schema.limits = limits;
+        let text = tools.to_string();
+        let fast = convert_json(&text, Provider::Gemini, &opts);
+        let general = convert(tools, Provider::Gemini, &opts);
+        match (&fast, &general) {
+            (Ok(f), Ok(g)) => assert_eq!(*f, g.tools.to_string()),
+            (Err(f), Err(g)) => assert_eq!(f.code, g.code),
+            _ => panic!("{fast:?} vs {general:?}"),
+        }
+        let schema_opts = SchemaOptions { limits, ..SchemaOptions::default() };
+        (fast.unwrap_or_default(), passed_through(&text, Provider::Gemini, &schema_opts) == 1)
+    }
+
+    fn parameters(schema: Value) -> Value {
+        let (text, passed) = lowered(schema.clone(), Limits::default());
+        assert!(passed, "not lowered from the borrowed tree: {schema}");
+        let out: Value = serde_json::from_str(&text).unwrap();
+        out[0]["functionDeclarations"][0].get("parameters").cloned().unwrap_or(Value::Null)
+    }
+
+    #[test]
+    fn nodes_are_rewritten_as_the_general_path_rewrites_them() {
+        let p = parameters(json!({
+            "required": ["id"], "additionalProperties": false, "type": "object", "$schema": "x",
+            "properties": {
+                "id": {"description": "The id", "type": ["string", "null"], "format": "uuid", "minLength": 1},
+                "n": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": null, "exclusiveMinimum": 0},
+                "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "maxItems": 3},
+                "o": {"type": "object", "properties": {}}
+            }
+        }));
+        // `required` after the properties it names, counts as strings, notes in the description,
+        // and `maxItems` before `items`: taking `type` out swap-removed it.
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"type":"OBJECT","properties":{"id":{"type":"STRING","description":"The id (format: uuid)","minLength":"1","nullable":true},"n":{"type":"INTEGER","default":null,"nullable":true,"description":"(must be > 0)"},"tags":{"type":"ARRAY","maxItems":"3","items":{"type":"STRING","enum":["a","b"]}},"o":{"type":"OBJECT"}},"required":["id"]}"#
+        );
+    }
+
+    #[test]
+    fn a_root_without_arguments_has_no_parameters() {
+        assert_eq!(parameters(json!({"type": "object", "description": "none"})), Value::Null);
+        assert_eq!(parameters(json!({"type": "object", "properties": {}, "additionalProperties": false})), Value::Null);
+        assert_ne!(parameters(json!({"type": "object", "minProperties": 1})), Value::Null);
+    }
+
+    #[test]
+    fn schemas_outside_the_subset_go_the_general_way() {
+        for schema in [
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "string", "default": {"$ref": "x"}}}}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}),
+            json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}]}}}),
+            json!({"type": "object", "properties": {"a": {"const": "x"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "integer", "enum": [1, 2]}}}),
+            json!({"type": "object", "properties": {"a": {"enum": ["x", "x"]}}}),
+            json!({"type": "object", "properties": {"a": {"enum": ["x"], "default": 1}}}),
+            json!({"type": "object", "properties": {"a": {"type": ["string", "integer"]}}}),
+            json!({"type": "object", "properties": {"a": {"description": "untyped"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "array"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}),
+            json!({"type": "object", "properties": {"a": true}}),
+            json!({"type": "object", "properties": {"a": {"type": "Str"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "string", "required": true}}}),
+            json!({"type": "object", "properties": {"a": {"type": "object", "required": ["b"]}}}),
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "a"]}),
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["a"]}]}),
+            json!({"type": ["object", "null"], "properties": {}}),
+            json!({"type": "object", "enum": ["a"]}),
+            json!({"properties": {}}),
+        ] {
+            let (_, passed) = lowered(schema.clone(), Limits::default());
+            assert!(!passed, "lowered from the borrowed tree: {schema}");
+        }
+    }
+
+    #[test]
+    fn limits_go_the_general_way() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}}}});
+        assert!(lowered(schema.clone(), Limits::default()).1);
+        assert!(lowered(schema.clone(), Limits { max_depth: 3, ..Limits::default() }).1);
+        assert!(!lowered(schema.clone(), Limits { max_depth: 2, ..Limits::default() }).1);
+        assert!(lowered(schema.clone(), Limits { max_nodes: 3, ..Limits::default() }).1);
+        assert!(!lowered(schema, Limits { max_nodes: 2, ..Limits::default() }).1);
+    }
+}
