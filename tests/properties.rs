@@ -194,6 +194,9 @@ fn gemini_node() -> impl Strategy<Value = Value> {
         Just(("anyOf", json!([{"type": "null"}, {"format": "uri", "title": "U"}]))),
         Just(("anyOf", json!([{"type": "integer"}]))),
         Just(("anyOf", json!([{"type": "integer"}, {"type": "string"}]))),
+        Just(("anyOf", json!([{"format": "uuid", "description": " by id "}, {"pattern": "^[a-z]+$", "description": "by slug", "title": "S"}, {"type": "null"}]))),
+        Just(("anyOf", json!([{"type": "number", "minimum": 1}, {"type": ["boolean", "null"]}, {"enum": ["x"], "description": "d"}]))),
+        Just(("anyOf", json!([{"type": "string"}, {"anyOf": [{"type": "integer"}, {"type": "boolean"}]}]))),
         Just(("properties", json!({"a": {"type": "string"}}))),
         Just(("required", json!(["a"]))),
         Just(("items", json!({"type": "string"}))),
@@ -237,6 +240,23 @@ fn gemini_node() -> impl Strategy<Value = Value> {
                 }
             }),
             inner.clone().prop_map(|i| json!({"description": "optional", "anyOf": [i, {"type": "null"}], "default": null})),
+            (inner.clone(), inner.clone(), any::<u8>()).prop_map(|(a, b, pick)| {
+                let mut o = Map::new();
+                let entries = [
+                    ("title", json!("union")),
+                    ("anyOf", json!([a, b])),
+                    ("description", if pick & 1 == 0 { json!("one of ") } else { json!(1) }),
+                    ("type", json!(["string", "null"])),
+                    ("minLength", json!(2)),
+                    ("default", json!("x")),
+                ];
+                for (i, (k, v)) in entries.into_iter().enumerate() {
+                    if pick & (2 << i) != 0 || k == "anyOf" {
+                        o.insert(k.into(), v);
+                    }
+                }
+                Value::Object(o)
+            }),
         ]
     })
 }

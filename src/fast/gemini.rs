@@ -3,7 +3,7 @@
 //!
 //! Most MCP schemas need nothing of [`crate::providers::gemini`]'s lowering but its per-node
 //! rules: every node typed (or typed by inference), `type` upper-cased, `null` in a type list or
-//! an `Optional[...]`-style `anyOf` turned into `nullable`, keywords outside Gemini's subset
+//! an `Optional[...]`-style `anyOf` turned into `nullable`, unions of typed branches, keywords outside Gemini's subset
 //! removed and described, `required` moved after the properties. 925 of the corpus's 1,265 tools
 //! are like that. For those the general path's cost is all in its tree (an owned string and a
 //! hash for every key, a map rebuilt per node); this module applies the same rules to the
@@ -12,8 +12,8 @@
 //!
 //! [`lower_root`] takes a schema only when every node is within its subset: at most one type
 //! besides `null` (or none, where the general path infers one), no `$ref` anywhere, no
-//! `oneOf`/`allOf`/`const`, an `anyOf` only as one branch besides `null`s on a node that is not
-//! an object, every `enum` a list of distinct strings, every `required` a list of distinct names
+//! `oneOf`/`allOf`/`const`, an `anyOf` only on a node that is not an object and with branches
+//! that are objects and not unions themselves, every `enum` a list of distinct strings, every `required` a list of distinct names
 //! of existing properties, subschemas that are objects, arrays with `items`, and the limits not
 //! reached. Anything else goes the general way.
 //!
@@ -74,6 +74,8 @@ enum Item<'n, 'a> {
     Properties(Vec<(&'n str, Lowered<'n, 'a>)>),
     /// Lowered `items`.
     Items(Box<Lowered<'n, 'a>>),
+    /// Lowered `anyOf` branches.
+    AnyOf(Vec<Lowered<'n, 'a>>),
 }
 
 /// A lowered node: its entries in the order the general path's map has them.
@@ -112,7 +114,7 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels) -> Option<Option<Vec<
     if mentions_ref(root, 0) {
         return None;
     }
-    let mut lowered = lower(root, levels, true)?;
+    let mut lowered = lower_root_node(root, levels)?;
     // gemini::compile: the root is an object (an `enum` would have made it a string), without
     // `nullable`; with no properties left and nothing but `type`, `description` and `title`, it
     // is omitted.
@@ -139,37 +141,52 @@ fn mentions_ref(node: &Node, depth: usize) -> bool {
     }
 }
 
-/// `gemini::lower_object` on a node of the subset (and, at the root, `process_json_schema`
-/// before it).
-fn lower<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, root: bool) -> Option<Lowered<'n, 'a>> {
+/// `gemini::lower` on a subschema.
+fn lower<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
     let Node::Obj(entries) = node else { return None };
-    // Cx::enter, and this path's own depth bound.
-    levels.depth += 1;
-    levels.nodes += 1;
-    if levels.depth > levels.max_depth.min(MAX_DEPTH) || levels.nodes > levels.max_nodes {
+    lower_entered(entries_of(entries), levels)
+}
+
+/// The root: `process_json_schema` (an object root as it is, `properties: {}` appended if
+/// missing, draft-3 `required: true` flags lifted (not here), `required` checked (by
+/// [`lower_map`])), then `gemini::compile`'s root combinators merged (not here) and the
+/// lowering.
+fn lower_root_node<'n, 'a>(root: &'n Node<'a>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
+    let Node::Obj(entries) = root else { return None };
+    let mut o = entries_of(entries);
+    if o.get("type").and_then(|t| t.as_str()) != Some("object") || o.has("anyOf") {
         return None;
     }
-    let mut o: Map<'n, &'n Node<'a>> = Map(entries.iter().map(|(k, v)| (k.as_ref(), v)).collect());
-    if root {
-        // process_json_schema: an object root as it is, `properties: {}` appended if missing,
-        // draft-3 `required: true` flags lifted (not here), `required` checked (below); then
-        // gemini::compile merges root combinators (not here).
-        if o.get("type").and_then(|t| t.as_str()) != Some("object") || o.has("anyOf") {
-            return None;
-        }
-        match o.get("properties") {
-            None => o.0.push(("properties", &NO_PROPERTIES)),
-            Some(Node::Obj(props)) => {
-                if props.iter().any(|(_, p)| matches!(p.get("required"), Some(Node::Bool(_)))) {
-                    return None;
-                }
+    match o.get("properties") {
+        None => o.0.push(("properties", &NO_PROPERTIES)),
+        Some(Node::Obj(props)) => {
+            if props.iter().any(|(_, p)| matches!(p.get("required"), Some(Node::Bool(_)))) {
+                return None;
             }
-            Some(_) => return None,
         }
+        Some(_) => return None,
     }
+    lower_entered(o, levels)
+}
+
+/// `gemini::lower` on a node's entries: one schema level entered.
+fn lower_entered<'n, 'a>(o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
+    enter(levels)?;
     let lowered = lower_map(o, levels)?;
     levels.depth -= 1;
     Some(lowered)
+}
+
+/// Cx::enter, with this path's own depth bound; `None` where the general path would fail or
+/// write differently.
+fn enter(levels: &mut Levels) -> Option<()> {
+    levels.depth += 1;
+    levels.nodes += 1;
+    (levels.depth <= levels.max_depth.min(MAX_DEPTH) && levels.nodes <= levels.max_nodes).then_some(())
+}
+
+fn entries_of<'n, 'a>(entries: &'n [(Cow<'a, str>, Node<'a>)]) -> Map<'n, &'n Node<'a>> {
+    Map(entries.iter().map(|(k, v)| (k.as_ref(), v)).collect())
 }
 
 /// `gemini::lower_object` on the entries of a node of the subset.
@@ -209,10 +226,14 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
         None => {}
         // One branch besides `null`s: merged into the node (the node's own keys win).
         Some(Node::Arr(branches)) => {
-            let mut kept = branches.iter().filter(|b| b.get("type").and_then(Node::as_str) != Some("null"));
-            let (Some(Node::Obj(branch)), None) = (kept.next(), kept.next()) else { return None };
-            nullable |= branches.len() > 1;
-            let mut merged: Map<'n, &'n Node<'a>> = Map(branch.iter().map(|(k, v)| (k.as_ref(), v)).collect());
+            let kept: Vec<&Node> = branches.iter().filter(|b| b.get("type").and_then(Node::as_str) != Some("null")).collect();
+            nullable |= kept.len() < branches.len();
+            let branch = match kept[..] {
+                [Node::Obj(branch)] => branch,
+                [] | [_] => return None,
+                _ => return lower_union(o, &kept, declared, nullable, levels),
+            };
+            let mut merged = entries_of(branch);
             for (k, v) in o.0 {
                 merged.insert(k, v);
             }
@@ -254,13 +275,13 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
                 let Node::Obj(props) = value else { continue };
                 let mut lowered = Vec::with_capacity(props.len());
                 for (name, sub) in props {
-                    lowered.push((name.as_ref(), lower(sub, levels, false)?));
+                    lowered.push((name.as_ref(), lower(sub, levels)?));
                 }
                 out.insert("properties", Item::Properties(lowered));
             }
             "required" if ty == OBJECT => out.insert("required", Item::Raw(value)),
             "items" if ty == ARRAY => match value {
-                Node::Obj(_) => out.insert("items", Item::Items(Box::new(lower(value, levels, false)?))),
+                Node::Obj(_) => out.insert("items", Item::Items(Box::new(lower(value, levels)?))),
                 _ => return None,
             },
             "enum" => {
@@ -333,17 +354,99 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
     if nullable {
         out.insert("nullable", Item::True);
     }
-    // append_description, with the notes of the removed keywords.
-    if !hints.is_empty() {
-        let note = format!("({})", hints.join("; "));
-        let joined = match out.get("description") {
-            Some(Item::Raw(Node::Str(d))) if !d.trim().is_empty() => {
-                // The note starts with "(", so the separator is a space.
-                Some(format!("{} {note}", d.trim_end()))
+    finish_hints(&mut out, &hints);
+    Some(Lowered(out))
+}
+
+/// `gemini::finish_hints`: the notes of the removed keywords appended to the description
+/// (`append_description`).
+fn finish_hints(out: &mut Map<Item>, hints: &[String]) {
+    if hints.is_empty() {
+        return;
+    }
+    let note = format!("({})", hints.join("; "));
+    let joined = match out.get("description") {
+        // The note starts with "(", so the separator is a space.
+        Some(Item::Raw(Node::Str(d))) if !d.trim().is_empty() => Some(format!("{} {note}", d.trim_end())),
+        _ => None,
+    };
+    out.insert("description", Item::Text(joined.unwrap_or(note)));
+}
+
+/// `gemini::lower_any_of` for a union of object branches none of which is itself a union:
+/// each branch lowered (inheriting the node's type if it has none), the node's own keywords
+/// but annotations removed and described, and for Vertex the annotations and `nullable` moved
+/// into the branches.
+fn lower_union<'n, 'a>(
+    shared: Map<'n, &'n Node<'a>>,
+    branches: &[&'n Node<'a>],
+    declared: Option<usize>,
+    nullable: bool,
+    levels: &mut Levels,
+) -> Option<Lowered<'n, 'a>> {
+    let mut lowered = Vec::with_capacity(branches.len());
+    for branch in branches {
+        let Node::Obj(entries) = branch else { return None };
+        let mut b = entries_of(entries);
+        if let Some(t) = declared.filter(|_| !b.has("type")) {
+            b.0.push(("type", &TYPE_NODES[t]));
+        }
+        let l = lower_entered(b, levels)?;
+        if l.0.has("anyOf") {
+            // A union of unions: the general path splices the inner branches in.
+            return None;
+        }
+        lowered.push(l);
+    }
+    let mut out: Map<Item> = Map(shared.0.into_iter().map(|(k, v)| (k, Item::Raw(v))).collect());
+    let mut hints = Vec::new();
+    let keys: Vec<&str> = out.0.iter().map(|(k, _)| *k).collect();
+    for k in keys {
+        if !matches!(k, "title" | "description" | "default" | "example") {
+            if let Some(Item::Raw(v)) = out.take(k) {
+                hint(&mut hints, k, v);
             }
+        }
+    }
+    finish_hints(&mut out, &hints);
+    if levels.vertex {
+        // "When using any_of, it must be the only field set."
+        let title = match out.get("title") {
+            Some(Item::Raw(v)) => Some(*v),
             _ => None,
         };
-        out.insert("description", Item::Text(joined.unwrap_or(note)));
+        let description = match out.get("description") {
+            Some(Item::Raw(Node::Str(d))) => Some(d.as_ref()),
+            Some(Item::Text(d)) => Some(d.as_str()),
+            _ => None,
+        };
+        for b in &mut lowered {
+            let b = &mut b.0;
+            if let Some(t) = title {
+                if !b.has("title") {
+                    b.0.push(("title", Item::Raw(t)));
+                }
+            }
+            if let Some(d) = description {
+                let joined = match b.get("description") {
+                    Some(Item::Raw(Node::Str(bd))) if !bd.contains(d) => Some(format!("{} ({})", d.trim_end(), bd.trim())),
+                    Some(Item::Text(bd)) if !bd.contains(d) => Some(format!("{} ({})", d.trim_end(), bd.trim())),
+                    Some(_) => None,
+                    None => Some(d.to_owned()),
+                };
+                if let Some(j) = joined {
+                    b.insert("description", Item::Text(j));
+                }
+            }
+            if nullable {
+                b.insert("nullable", Item::True);
+            }
+        }
+        return Some(Lowered(Map(vec![("anyOf", Item::AnyOf(lowered))])));
+    }
+    out.insert("anyOf", Item::AnyOf(lowered));
+    if nullable {
+        out.insert("nullable", Item::True);
     }
     Some(Lowered(out))
 }
@@ -421,6 +524,16 @@ impl Lowered<'_, '_> {
                     out.push(b'}');
                 }
                 Item::Items(sub) => sub.write(out),
+                Item::AnyOf(branches) => {
+                    out.push(b'[');
+                    for (j, sub) in branches.iter().enumerate() {
+                        if j > 0 {
+                            out.push(b',');
+                        }
+                        sub.write(out);
+                    }
+                    out.push(b']');
+                }
             }
         }
         out.push(b'}');
@@ -481,6 +594,19 @@ mod tests {
     }
 
     #[test]
+    fn unions_keep_their_annotations_and_describe_the_rest() {
+        let p = parameters(json!({"type": "object", "properties": {"id": {
+            "description": "Resource", "minLength": 1, "type": "string",
+            "anyOf": [{"format": "uuid", "description": "by id"}, {"pattern": "^[a-z]+$"}, {"type": "null"}]
+        }}}));
+        // The branches inherit the node's type; the node keeps no `type` and notes what it lost.
+        assert_eq!(
+            serde_json::to_string(&p["properties"]["id"]).unwrap(),
+            r#"{"description":"Resource (at least 1 characters)","anyOf":[{"type":"STRING","description":"by id (format: uuid)"},{"type":"STRING","pattern":"^[a-z]+$"}],"nullable":true}"#
+        );
+    }
+
+    #[test]
     fn a_root_without_arguments_has_no_parameters() {
         assert_eq!(parameters(json!({"type": "object", "description": "none"})), Value::Null);
         assert_eq!(parameters(json!({"type": "object", "properties": {}, "additionalProperties": false})), Value::Null);
@@ -492,7 +618,10 @@ mod tests {
         for schema in [
             json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}),
             json!({"type": "object", "properties": {"a": {"type": "string", "default": {"$ref": "x"}}}}),
-            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"anyOf": [{"type": "integer"}, {"type": "boolean"}]}]}}}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, true]}}}),
+            json!({"type": "object", "properties": {"a": {"type": "object", "anyOf": [{"required": ["b"]}], "properties": {"b": {"type": "string"}}}}}),
+            json!({"type": "object", "properties": {"a": {"type": "string", "enum": ["x", null]}}}),
             json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}]}}}),
             json!({"type": "object", "properties": {"a": {"const": "x"}}}),
             json!({"type": "object", "properties": {"a": {"type": "integer", "enum": [1, 2]}}}),

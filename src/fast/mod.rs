@@ -452,6 +452,8 @@ struct Levels {
     max_nodes: usize,
     /// Whether a `$ref` leaves the schema unchanged.
     refs: bool,
+    /// Vertex AI (whose `anyOf` stands alone, see [`gemini`]).
+    vertex: bool,
 }
 
 impl Levels {
@@ -463,6 +465,7 @@ impl Levels {
             max_nodes: opts.limits.max_nodes,
             // Gemini's parametersJsonSchema inlines every `$ref` (gemini::compile).
             refs: !matches!(provider, Provider::Gemini | Provider::Vertex),
+            vertex: provider == Provider::Vertex,
         }
     }
 }
