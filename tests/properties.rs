@@ -175,6 +175,8 @@ fn gemini_node() -> impl Strategy<Value = Value> {
         Just(("pattern", json!("^a"))),
         Just(("enum", json!(["a", "b"]))),
         Just(("enum", json!([1, 2]))),
+        Just(("enum", json!(["a", null]))),
+        Just(("enum", json!([null, "b", "c"]))),
         Just(("default", json!("a"))),
         Just(("default", json!(null))),
         Just(("default", json!(3))),

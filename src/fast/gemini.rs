@@ -13,9 +13,10 @@
 //! [`lower_root`] takes a schema only when every node is within its subset: at most one type
 //! besides `null` (or none, where the general path infers one), no `$ref` anywhere, no
 //! `oneOf`/`allOf`/`const`, an `anyOf` only on a node that is not an object and with branches
-//! that are objects and not unions themselves, every `enum` a list of distinct strings, every `required` a list of distinct names
-//! of existing properties, subschemas that are objects, arrays with `items`, and the limits not
-//! reached. Anything else goes the general way.
+//! that are objects and not unions themselves, every `enum` a list of distinct strings (and
+//! `null`s), every `required` a list of distinct names of existing properties, subschemas that
+//! are objects, arrays with `items`, and the limits not reached. Anything else goes the general
+//! way.
 //!
 //! Within the subset the output is the general path's byte for byte, key order included: the
 //! general path works on `serde_json` maps, whose `remove` is a swap-remove, and [`Map`]
@@ -76,6 +77,8 @@ enum Item<'n, 'a> {
     Items(Box<Lowered<'n, 'a>>),
     /// Lowered `anyOf` branches.
     AnyOf(Vec<Lowered<'n, 'a>>),
+    /// An `enum` of strings, its `null`s left out (they make the node `nullable`).
+    Enum(&'n [Node<'a>]),
 }
 
 /// A lowered node: its entries in the order the general path's map has them.
@@ -254,9 +257,10 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
     };
     let ty = match o.get("enum") {
         Some(Node::Arr(values)) => {
-            // Distinct strings: kept as they are (no rewrite, no argument plan).
+            // Distinct strings, kept as they are (no rewrite, no argument plan), and `null`s.
             let distinct = values.iter().enumerate().all(|(i, v)| match v {
                 Node::Str(s) => !values[..i].iter().any(|w| w.as_str() == Some(s.as_ref())),
+                Node::Null => true,
                 _ => false,
             });
             if !distinct || o.get("default").is_some_and(|d| !matches!(d, Node::Str(_) | Node::Null)) {
@@ -285,8 +289,9 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
                 _ => return None,
             },
             "enum" => {
-                if matches!(value, Node::Arr(_)) {
-                    out.insert("enum", Item::Raw(value));
+                if let Node::Arr(values) = value {
+                    nullable |= values.iter().any(|v| matches!(v, Node::Null));
+                    out.insert("enum", Item::Enum(values));
                 }
             }
             "format" => {
@@ -524,6 +529,16 @@ impl Lowered<'_, '_> {
                     out.push(b'}');
                 }
                 Item::Items(sub) => sub.write(out),
+                Item::Enum(values) => {
+                    out.push(b'[');
+                    for (j, v) in values.iter().filter(|v| !matches!(v, Node::Null)).enumerate() {
+                        if j > 0 {
+                            out.push(b',');
+                        }
+                        v.write(out);
+                    }
+                    out.push(b']');
+                }
                 Item::AnyOf(branches) => {
                     out.push(b'[');
                     for (j, sub) in branches.iter().enumerate() {
@@ -621,7 +636,6 @@ mod tests {
             json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"anyOf": [{"type": "integer"}, {"type": "boolean"}]}]}}}),
             json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, true]}}}),
             json!({"type": "object", "properties": {"a": {"type": "object", "anyOf": [{"required": ["b"]}], "properties": {"b": {"type": "string"}}}}}),
-            json!({"type": "object", "properties": {"a": {"type": "string", "enum": ["x", null]}}}),
             json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}]}}}),
             json!({"type": "object", "properties": {"a": {"const": "x"}}}),
             json!({"type": "object", "properties": {"a": {"type": "integer", "enum": [1, 2]}}}),

@@ -450,7 +450,12 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             }
             "enum" => {
                 let Value::Array(values) = value else { continue };
-                let stringified = values.iter().any(|v| !v.is_string());
+                // `null` becomes `nullable`; only other values that are not strings need mapping
+                // back (a plan of strings alone would map every argument to itself).
+                let stringified = values.iter().any(|v| !v.is_string() && !v.is_null());
+                if values.iter().any(Value::is_null) {
+                    cx.change("gemini/nullable", "`null` in enum expressed as nullable: true");
+                }
                 let mut strings = Vec::with_capacity(values.len());
                 for v in &values {
                     if v.is_null() {
@@ -838,6 +843,14 @@ mod tests {
         assert_eq!(plan.apply(json!({"base":"16"})), json!({"base":16}));
         // https://github.com/anomalyco/opencode/issues/2687
         assert_eq!(prop(json!({"enum":[true,false]})), json!({"type":"string","enum":["true","false"]}));
+        // `null` in an enum of strings makes the node nullable; the strings need no mapping back.
+        let (s, plan, cx) = run(json!({"type":"object","properties":{"by":{"type":["string","null"],"enum":["id",null]}}}));
+        assert_eq!(s["properties"]["by"], json!({"type":"string","enum":["id"],"nullable":true}));
+        assert!(plan.is_empty(), "{plan:?}");
+        assert!(cx.changes.iter().any(|d| d.message.contains("`null` in enum")));
+        assert!(!cx.changes.iter().any(|d| d.rule == "gemini/enum-strings"));
+        let (_, plan, _) = run(json!({"type":"object","properties":{"n":{"enum":[1,null]}}}));
+        assert_eq!(plan.apply(json!({"n":"1"})), json!({"n":1}));
     }
 
     #[test]
