@@ -8,8 +8,9 @@
 //! * [`naming`]: collision-proof provider names and the exact reverse mapping.
 //! * [`args`]: mapping a model's arguments back to what the server expects.
 //! * [`content`]: flattening tool results to text.
-//! * [`convert`]: the entry points that tie these together, with a report of every change.
-//! * [`fast`]: the pass-through path of `convert_json` for schemas that need no change.
+//! * [`convert`](mod@convert): the entry points that tie these together, with a report of every change.
+//! * [`fast`]: the borrowed-tree path of `convert_json`: schemas that need no change passed
+//!   through, and Gemini `parameters` lowered node by node when they need no more.
 //! * [`text`]: compact JSON text, as serde_json writes it, faster.
 //!
 //! `src/wasm/` is the thin wasm-bindgen layer, compiled only for `wasm32`.

@@ -8,12 +8,12 @@
 //! cost of the general path is almost all in the tree itself (an owned string for every key and
 //! value, a hash for every key, a walk per rule). This module reads the input into a [`Node`]
 //! tree (strings borrowed from the input, objects as plain vectors), and decides per tool with
-//! [`is_clean`] whether the general path would return its schema unchanged, but for that silent
+//! `is_clean` whether the general path would return its schema unchanged, but for that silent
 //! `properties: {}`, with nothing to report. A clean schema is written straight from the
-//! [`Node`] ([`Node::write_schema`]); any other is turned into a [`Value`] (no second parse) and
+//! [`Node`] (`Node::write_schema`); any other is turned into a [`Value`] (no second parse) and
 //! goes the general way, tool by tool.
 //!
-//! [`is_clean`] is deliberately narrower than the general path: it accepts only schemas on
+//! `is_clean` is deliberately narrower than the general path: it accepts only schemas on
 //! which every rule of [`crate::schema::process_json_schema`] and
 //! [`crate::providers::fix_structure`] is a no-op or that silent addition, and anything unusual
 //! (duplicate keys, a `null` type, limits nearly reached) goes the general way. The output is
@@ -21,7 +21,7 @@
 //! `tests/corpus.rs`, `tests/properties.rs` and the `schema_convert` fuzz target check it.
 //!
 //! Gemini's `parameters` rewrites every schema, but for most of them only node by node:
-//! [`gemini`] does that rewrite on the [`Node`] tree, for conversions without a change log.
+//! `gemini` does that rewrite on the [`Node`] tree, for conversions without a change log.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -50,7 +50,7 @@ pub enum Node<'a> {
     Str(Cow<'a, str>),
     /// An array.
     Arr(Vec<Node<'a>>),
-    /// An object, keys in input order (unique, when [`is_clean`] has accepted it).
+    /// An object, keys in input order (unique, when `is_clean` has accepted it).
     Obj(Vec<(Cow<'a, str>, Node<'a>)>),
 }
 

@@ -19,8 +19,9 @@
 //!    existing properties; an empty `properties` is omitted; `properties`/`required` appear on
 //!    objects only.
 //! 7. Arrays: `items` always present with a concrete type (nested arrays too).
-//! 8. Enums: every value as a string, the node typed `string`; the original values are
-//!    remembered so `prepareArguments` turns `"16"` back into `16`.
+//! 8. Enums: every value as a string, the node typed `string`; a `null` among them makes the
+//!    node `nullable`; values that were not strings are remembered so `prepareArguments` turns
+//!    `"16"` back into `16`.
 //! 9. `format`: strings keep `enum`/`date-time`, numbers `float`/`double`, integers
 //!    `int32`/`int64`; other formats are removed.
 //! 10. Every other keyword (`additionalProperties`, `$schema`, `exclusiveMinimum`, `uniqueItems`,
