@@ -55,15 +55,19 @@ pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
 
 /// Appends `{"key":…,…}` with each value written by `value` (for writers that treat some
 /// keys' values specially).
-pub(crate) fn write_object(out: &mut Vec<u8>, map: &serde_json::Map<String, Value>, mut value: impl FnMut(&mut Vec<u8>, &str, &Value)) {
+pub(crate) fn write_object<'m, K: AsRef<str>, V: 'm>(
+    out: &mut Vec<u8>,
+    entries: impl IntoIterator<Item = (K, &'m V)>,
+    mut value: impl FnMut(&mut Vec<u8>, &str, &V),
+) {
     out.push(b'{');
-    for (i, (k, v)) in map.iter().enumerate() {
+    for (i, (k, v)) in entries.into_iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        write_str(out, k);
+        write_str(out, k.as_ref());
         out.push(b':');
-        value(out, k, v);
+        value(out, k.as_ref(), v);
     }
     out.push(b'}');
 }

@@ -81,6 +81,17 @@ enum Item<'n, 'a> {
     Enum(&'n [Node<'a>]),
 }
 
+impl Item<'_, '_> {
+    /// The string this value is, if it is one (a description, as the general path reads it).
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Item::Raw(Node::Str(s)) => Some(s),
+            Item::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
 /// A lowered node: its entries in the order the general path's map has them.
 struct Lowered<'n, 'a>(Map<'n, Item<'n, 'a>>);
 
@@ -370,9 +381,9 @@ fn finish_hints(out: &mut Map<Item>, hints: &[String]) {
         return;
     }
     let note = format!("({})", hints.join("; "));
-    let joined = match out.get("description") {
+    let joined = match out.get("description").and_then(Item::as_str) {
         // The note starts with "(", so the separator is a space.
-        Some(Item::Raw(Node::Str(d))) if !d.trim().is_empty() => Some(format!("{} {note}", d.trim_end())),
+        Some(d) if !d.trim().is_empty() => Some(format!("{} {note}", d.trim_end())),
         _ => None,
     };
     out.insert("description", Item::Text(joined.unwrap_or(note)));
@@ -420,11 +431,7 @@ fn lower_union<'n, 'a>(
             Some(Item::Raw(v)) => Some(*v),
             _ => None,
         };
-        let description = match out.get("description") {
-            Some(Item::Raw(Node::Str(d))) => Some(d.as_ref()),
-            Some(Item::Text(d)) => Some(d.as_str()),
-            _ => None,
-        };
+        let description = out.get("description").and_then(Item::as_str);
         for b in &mut lowered {
             let b = &mut b.0;
             if let Some(t) = title {
@@ -434,10 +441,8 @@ fn lower_union<'n, 'a>(
             }
             if let Some(d) = description {
                 let joined = match b.get("description") {
-                    Some(Item::Raw(Node::Str(bd))) if !bd.contains(d) => Some(format!("{} ({})", d.trim_end(), bd.trim())),
-                    Some(Item::Text(bd)) if !bd.contains(d) => Some(format!("{} ({})", d.trim_end(), bd.trim())),
-                    Some(_) => None,
                     None => Some(d.to_owned()),
+                    Some(bd) => bd.as_str().filter(|bd| !bd.contains(d)).map(|bd| format!("{} ({})", d.trim_end(), bd.trim())),
                 };
                 if let Some(j) = joined {
                     b.insert("description", Item::Text(j));
@@ -495,63 +500,50 @@ fn hint(hints: &mut Vec<String>, key: &str, value: &Node) {
 impl Lowered<'_, '_> {
     /// `gemini::write_wire` of the general path's lowered node.
     fn write(&self, out: &mut Vec<u8>) {
-        out.push(b'{');
-        for (i, (key, item)) in self.0 .0.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
+        text::write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), |out, key, item| item.write(out, key));
+    }
+}
+
+impl Item<'_, '_> {
+    /// This value under `key` of a lowered node, as `gemini::write_wire` writes it.
+    fn write(&self, out: &mut Vec<u8>, key: &str) {
+        match self {
+            Item::Type(t) => {
+                out.push(b'"');
+                out.extend_from_slice(WIRE_TYPES[*t].as_bytes());
+                out.push(b'"');
             }
-            text::write_str(out, key);
-            out.push(b':');
-            match item {
-                Item::Type(t) => {
-                    out.push(b'"');
-                    out.extend_from_slice(WIRE_TYPES[*t].as_bytes());
-                    out.push(b'"');
-                }
-                Item::Raw(Node::Num(n)) if n.is_u64() && COUNTS.contains(key) => {
-                    out.push(b'"');
-                    text::write_number(out, n);
-                    out.push(b'"');
-                }
-                Item::Raw(value) => value.write(out),
-                Item::Text(s) => text::write_str(out, s),
-                Item::True => out.extend_from_slice(b"true"),
-                Item::Properties(props) => {
-                    out.push(b'{');
-                    for (j, (name, sub)) in props.iter().enumerate() {
-                        if j > 0 {
-                            out.push(b',');
-                        }
-                        text::write_str(out, name);
-                        out.push(b':');
-                        sub.write(out);
+            Item::Raw(Node::Num(n)) if n.is_u64() && COUNTS.contains(&key) => {
+                out.push(b'"');
+                text::write_number(out, n);
+                out.push(b'"');
+            }
+            Item::Raw(value) => value.write(out),
+            Item::Text(s) => text::write_str(out, s),
+            Item::True => out.extend_from_slice(b"true"),
+            Item::Properties(props) => text::write_object(out, props.iter().map(|(k, v)| (*k, v)), |out, _, sub| sub.write(out)),
+            Item::Items(sub) => sub.write(out),
+            Item::Enum(values) => {
+                out.push(b'[');
+                for (j, v) in values.iter().filter(|v| !matches!(v, Node::Null)).enumerate() {
+                    if j > 0 {
+                        out.push(b',');
                     }
-                    out.push(b'}');
+                    v.write(out);
                 }
-                Item::Items(sub) => sub.write(out),
-                Item::Enum(values) => {
-                    out.push(b'[');
-                    for (j, v) in values.iter().filter(|v| !matches!(v, Node::Null)).enumerate() {
-                        if j > 0 {
-                            out.push(b',');
-                        }
-                        v.write(out);
+                out.push(b']');
+            }
+            Item::AnyOf(branches) => {
+                out.push(b'[');
+                for (j, sub) in branches.iter().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
                     }
-                    out.push(b']');
+                    sub.write(out);
                 }
-                Item::AnyOf(branches) => {
-                    out.push(b'[');
-                    for (j, sub) in branches.iter().enumerate() {
-                        if j > 0 {
-                            out.push(b',');
-                        }
-                        sub.write(out);
-                    }
-                    out.push(b']');
-                }
+                out.push(b']');
             }
         }
-        out.push(b'}');
     }
 }
 
