@@ -382,11 +382,21 @@ fn run<'a>(
     for (i, tool) in tools.iter_mut().enumerate() {
         // Without a report, `$ref` expansions may be shared (see `schema::refs::Shared`).
         let mut cx = Cx::new(limits).share_refs(!with_report);
-        let result = if pass[i].is_some() {
-            // Clean for this provider (see fast::is_clean), or lowered for Gemini (fast::gemini):
-            // nothing to change, or nothing to report.
-            let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses).then_some(false);
-            Ok(Compiled { schema: Some(Value::Null), strict, plan: ArgPlan::default(), relaxed: None })
+        let result = if let Some(p) = &mut pass[i] {
+            // Clean for this provider (see fast::is_clean), or lowered for Gemini (fast::gemini)
+            // or OpenAI strict (fast::strict): nothing to change, or nothing to report.
+            Ok(match &mut p.schema {
+                // For Anthropic the schema as it is stays, should its set-level limits leave the
+                // tool out of strict mode (written from `base` then).
+                Passed::Strict { plan, .. } => {
+                    let relaxed = (provider == Provider::Anthropic).then_some(Value::Null);
+                    Compiled { schema: Some(Value::Null), strict: Some(true), plan: std::mem::take(plan), relaxed }
+                }
+                _ => {
+                    let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses).then_some(false);
+                    Compiled { schema: Some(Value::Null), strict, plan: ArgPlan::default(), relaxed: None }
+                }
+            })
         } else {
             // Moved into the compiler, not copied: nothing reads it afterwards.
             compile_tool(std::mem::take(&mut tool.input_schema), provider, &opts.schema, &mut cx)
@@ -419,7 +429,7 @@ fn run<'a>(
     }
 
     if provider == Provider::Anthropic && opts.schema.strict {
-        enforce_anthropic_strict_limits(&mut compiled, &mut report);
+        enforce_anthropic_strict_limits(&mut compiled, &pass, &mut report);
     }
     if let Some((max, why)) = provider.max_tools() {
         let n = compiled.iter().filter(|c| c.is_some()).count();
@@ -450,14 +460,18 @@ fn compile_tool(schema: Value, provider: Provider, opts: &SchemaOptions, cx: &mu
 
 /// Anthropic allows 20 strict tools, 24 optional and 16 union parameters over all of them:
 /// tools past those budgets are sent without `strict` and reported.
-fn enforce_anthropic_strict_limits(compiled: &mut [Option<Compiled>], report: &mut Report) {
+/// A strict schema written on the pass-through path brings its figures (`pass`, by tool).
+fn enforce_anthropic_strict_limits(compiled: &mut [Option<Compiled>], pass: &[Option<PassThrough>], report: &mut Report) {
     let (mut count, mut optional, mut unions) = (0usize, 0usize, 0usize);
     for (i, slot) in compiled.iter_mut().enumerate() {
         let Some(c) = slot else { continue };
         if c.strict != Some(true) {
             continue;
         }
-        let (o, u) = c.schema.as_ref().map(anthropic::strict_costs).unwrap_or((0, 0));
+        let (o, u) = match pass.get(i) {
+            Some(Some(PassThrough { schema: Passed::Strict { costs, .. }, .. })) => *costs,
+            _ => c.schema.as_ref().map(anthropic::strict_costs).unwrap_or((0, 0)),
+        };
         let over = if count + 1 > anthropic::MAX_STRICT_TOOLS {
             Some(format!("more than {} strict tools", anthropic::MAX_STRICT_TOOLS))
         } else if optional + o > anthropic::MAX_STRICT_OPTIONAL {
@@ -562,6 +576,13 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
     use crate::text::write_str;
     let schema = |out: &mut Vec<u8>, schema: Option<Value>| match (pass, schema) {
         (Some(Passed::AsIs(node)), _) => node.write_schema(out),
+        (Some(Passed::Strict { text, base, .. }), _) => {
+            if c.strict == Some(true) {
+                out.extend_from_slice(text)
+            } else {
+                base.write_schema(out)
+            }
+        }
         // Only Gemini `parameters` is lowered on the pass-through path (written below).
         (Some(Passed::Lowered(_)), _) => {}
         // A schema may hold shared `$ref` expansions (see `schema::refs::Shared`).

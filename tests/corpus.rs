@@ -10,7 +10,7 @@ mod validator;
 use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
-use toolwire::convert::{check, check_json, convert, convert_json, convert_json_detailed, ConvertOptions};
+use toolwire::convert::{check, check_json, convert, convert_json, convert_json_detailed, convert_json_named, ConvertOptions};
 use toolwire::fast::passed_through;
 use toolwire::providers::{GeminiMode, Provider};
 use toolwire::schema::walk::{slot, Slot};
@@ -209,33 +209,42 @@ fn collect_output(v: &Value, facts: &mut Facts) {
 }
 
 /// `convert_json` passes schemas that need no change straight through, and lowers most schemas
-/// for Gemini's `parameters` node by node, from a borrowed tree (src/fast/). For every server and
-/// every provider that path serves, its output is the general path's, byte for byte, from compact
-/// and from pretty-printed input; and it was taken for most tools.
+/// for Gemini's `parameters` and for OpenAI's strict mode node by node, from a borrowed tree
+/// (src/fast/). For every server and every provider that path serves, its output is the general
+/// path's, byte for byte, from compact and from pretty-printed input, and so are the argument
+/// plans of the named conversion; and it was taken for most tools.
 #[test]
 fn pass_through_gives_the_general_paths_tools() {
     let servers = common::corpus();
     let modes = [
-        (Provider::OpenAi, GeminiMode::Parameters),
-        (Provider::OpenAiResponses, GeminiMode::Parameters),
-        (Provider::Anthropic, GeminiMode::Parameters),
-        (Provider::Bedrock, GeminiMode::Parameters),
-        (Provider::Gemini, GeminiMode::JsonSchema),
-        (Provider::Vertex, GeminiMode::JsonSchema),
-        (Provider::Gemini, GeminiMode::Parameters),
-        (Provider::Vertex, GeminiMode::Parameters),
+        (Provider::OpenAi, GeminiMode::Parameters, false),
+        (Provider::OpenAiResponses, GeminiMode::Parameters, false),
+        (Provider::Anthropic, GeminiMode::Parameters, false),
+        (Provider::Bedrock, GeminiMode::Parameters, false),
+        (Provider::Gemini, GeminiMode::JsonSchema, false),
+        (Provider::Vertex, GeminiMode::JsonSchema, false),
+        (Provider::Gemini, GeminiMode::Parameters, false),
+        (Provider::Vertex, GeminiMode::Parameters, false),
+        (Provider::OpenAi, GeminiMode::Parameters, true),
+        (Provider::OpenAiResponses, GeminiMode::Parameters, true),
+        (Provider::Anthropic, GeminiMode::Parameters, true),
     ];
-    for (provider, mode) in modes {
+    for (provider, mode, strict) in modes {
         let mut passed = 0;
         for server in &servers {
             let mut opts = ConvertOptions { server: Some(server.name.clone()), ..ConvertOptions::default() };
             opts.schema.gemini_mode = mode;
+            opts.schema.strict = strict;
             let conv = convert(server.tools.clone(), provider, &opts).expect("converts");
             let general = serde_json::to_string(&conv.tools).unwrap();
             for text in [server.tools.to_string(), serde_json::to_string_pretty(&server.tools).unwrap()] {
                 let out = convert_json(&text, provider, &opts).expect("converts");
-                assert!(out == general, "{provider:?} / {}: the two paths differ", server.name);
+                assert!(out == general, "{provider:?} strict={strict} / {}: the two paths differ", server.name);
             }
+            // The name map (with the argument plans) of the named conversion (NameMap.fromTools,
+            // McpHub), which keeps no report either.
+            let named = convert_json_named(&server.tools.to_string(), provider, &opts).expect("converts");
+            assert!(named.tools == general && named.name_map == conv.name_map, "{provider:?} strict={strict} / {}", server.name);
             // The name map and the report too (convertMcpToolsDetailed, checkTools).
             let detailed = convert_json_detailed(&server.tools.to_string(), provider, &opts).expect("converts");
             assert!(detailed.tools == general && detailed.name_map == conv.name_map && detailed.report == conv.report, "{provider:?} / {}", server.name);
@@ -245,10 +254,12 @@ fn pass_through_gives_the_general_paths_tools() {
         }
         // Of the 1,265 tools, 1,264 need nothing but a silent `properties: {}` here and there for
         // OpenAI, Anthropic and Bedrock, and 1,210 for Gemini's parametersJsonSchema (which inlines
-        // every $ref). 884 are lowered node by node for Gemini's `parameters`.
-        let least = match (provider, mode) {
-            (Provider::Gemini | Provider::Vertex, GeminiMode::Parameters) => 850,
-            (_, GeminiMode::JsonSchema) => 1200,
+        // every $ref). 1,175 are lowered node by node for Gemini's `parameters`, and for OpenAI's
+        // strict mode 1,206 are written strict or found unable to be strict (then sent as they are).
+        let least = match (provider, mode, strict) {
+            (Provider::Gemini | Provider::Vertex, GeminiMode::Parameters, _) => 850,
+            (_, GeminiMode::JsonSchema, _) => 1200,
+            (_, _, true) => 1150,
             _ => 1250,
         };
         assert!(passed >= least, "{provider:?}: only {passed} tools passed through");

@@ -14,7 +14,7 @@ mod validator;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
-use toolwire::convert::{convert, convert_json, ConvertOptions};
+use toolwire::convert::{convert, convert_json, convert_json_named, ConvertOptions};
 use toolwire::providers::{GeminiMode, Provider};
 use toolwire::ErrorCode;
 use validator::{validate, Target};
@@ -41,7 +41,12 @@ fn check(what: &str, input: &Value, text: Option<&str>) {
         let general = convert(input.clone(), provider, &opts);
         if let Some(text) = text {
             match (&general, convert_json(text, provider, &opts)) {
-            (Ok(conv), Ok(out)) => assert!(out == conv.tools.to_string(), "{label} ({what}): convert_json differs from convert:\n{}\n{}", trim(&out), trim(&conv.tools.to_string())),
+            (Ok(conv), Ok(out)) => {
+                assert!(out == conv.tools.to_string(), "{label} ({what}): convert_json differs from convert:\n{}\n{}", trim(&out), trim(&conv.tools.to_string()));
+                // The name map with its argument plans (NameMap.fromTools, McpHub), also kept without a report.
+                let named = convert_json_named(text, provider, &opts).expect("converts as convert_json did");
+                assert!(named.name_map == conv.name_map, "{label} ({what}): convert_json_named's name map differs from convert's");
+            }
             (Err(a), Err(b)) => assert_eq!(a.code, b.code, "{label} ({what}): convert_json fails differently"),
             (a, b) => panic!("{label} ({what}): convert {:?} but convert_json {:?}", a.as_ref().err(), b.err()),
             }

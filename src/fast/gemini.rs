@@ -27,7 +27,7 @@
 
 use std::borrow::Cow;
 
-use super::{Levels, Node};
+use super::{mentions_ref, Levels, Map, Node};
 use crate::schema::lower::keyword_hint;
 use crate::text;
 
@@ -44,9 +44,6 @@ const OBJECT: usize = 5;
 /// The counts written as decimal strings on the wire (see `gemini::write_wire`).
 const COUNTS: [&str; 6] = ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"];
 
-/// The general path's shared bound for writing (see `gemini::SHARED_MAX_DEPTH`): deeper
-/// schemas go the general way.
-const MAX_DEPTH: usize = 200;
 
 /// The `properties: {}` that `process_json_schema` adds to a root without one.
 static NO_PROPERTIES: Node<'static> = Node::Obj(Vec::new());
@@ -95,32 +92,6 @@ impl Item<'_, '_> {
 /// A lowered node: its entries in the order the general path's map has them.
 struct Lowered<'n, 'a>(Map<'n, Item<'n, 'a>>);
 
-/// A `serde_json::Map` with `preserve_order`, as far as the lowering uses one: `insert`
-/// replaces in place or appends, `take` (its `remove`) swap-removes. A schema node has a
-/// handful of keys, so a scan is the lookup.
-struct Map<'k, V>(Vec<(&'k str, V)>);
-
-impl<'k, V> Map<'k, V> {
-    fn position(&self, key: &str) -> Option<usize> {
-        self.0.iter().position(|(k, _)| *k == key)
-    }
-    fn get(&self, key: &str) -> Option<&V> {
-        self.position(key).map(|i| &self.0[i].1)
-    }
-    fn has(&self, key: &str) -> bool {
-        self.position(key).is_some()
-    }
-    fn insert(&mut self, key: &'k str, value: V) {
-        match self.position(key) {
-            Some(i) => self.0[i].1 = value,
-            None => self.0.push((key, value)),
-        }
-    }
-    fn take(&mut self, key: &str) -> Option<V> {
-        self.position(key).map(|i| self.0.swap_remove(i).1)
-    }
-}
-
 /// The `parameters` of a tool whose schema is `root`: `Some(Some(text))`, or `Some(None)` when
 /// the general path omits `parameters` (a tool without arguments); `None` when the schema is
 /// outside the subset and must go the general way.
@@ -143,16 +114,6 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels) -> Option<Option<Vec<
     let mut out = Vec::new();
     lowered.write(&mut out);
     Some(Some(out))
-}
-
-/// Whether a `$ref` key appears anywhere (the general path then inlines; this path never
-/// does), or the tree is deeper than this path goes.
-fn mentions_ref(node: &Node, depth: usize) -> bool {
-    match node {
-        Node::Obj(entries) => depth > 2 * MAX_DEPTH || entries.iter().any(|(k, v)| k == "$ref" || mentions_ref(v, depth + 1)),
-        Node::Arr(items) => depth > 2 * MAX_DEPTH || items.iter().any(|v| mentions_ref(v, depth + 1)),
-        _ => false,
-    }
 }
 
 /// `gemini::lower` on a subschema.
@@ -196,7 +157,7 @@ fn lower_entered<'n, 'a>(o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
 fn enter(levels: &mut Levels) -> Option<()> {
     levels.depth += 1;
     levels.nodes += 1;
-    (levels.depth <= levels.max_depth.min(MAX_DEPTH) && levels.nodes <= levels.max_nodes).then_some(())
+    (levels.depth <= levels.max_depth.min(super::MAX_DEPTH) && levels.nodes <= levels.max_nodes).then_some(())
 }
 
 fn entries_of<'n, 'a>(entries: &'n [(Cow<'a, str>, Node<'a>)]) -> Map<'n, &'n Node<'a>> {

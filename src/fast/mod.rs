@@ -20,15 +20,17 @@
 //! byte for byte the general path's (same parser, same number and string writer):
 //! `tests/corpus.rs`, `tests/properties.rs` and the `schema_convert` fuzz target check it.
 //!
-//! Gemini's `parameters` rewrites every schema, but for most of them only node by node:
-//! `gemini` does that rewrite on the [`Node`] tree, for conversions without a change log.
+//! Gemini's `parameters` and the strict modes of OpenAI and Anthropic rewrite every schema, but
+//! for most of them only node by node: `gemini` and `strict` do those rewrites on the [`Node`]
+//! tree, for conversions without a change log.
 
 use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
+use crate::args::ArgPlan;
 use crate::model::JsonSize;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::walk::{head, keyword, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
@@ -36,6 +38,7 @@ use crate::schema::TYPE_NAMES;
 use crate::text;
 
 mod gemini;
+mod strict;
 
 /// A borrowed JSON tree: strings point into the input unless they hold escapes.
 #[derive(Debug)]
@@ -83,7 +86,7 @@ impl<'a> Node<'a> {
             Node::Str(s) => Value::String(s.into_owned()),
             Node::Arr(items) => Value::Array(items.into_iter().map(Node::into_value).collect()),
             Node::Obj(entries) => {
-                let mut map = Map::with_capacity(entries.len());
+                let mut map = serde_json::Map::with_capacity(entries.len());
                 for (k, v) in entries {
                     map.insert(k.into_owned(), v.into_value());
                 }
@@ -370,6 +373,17 @@ pub(crate) enum Passed<'a> {
     AsIs(Node<'a>),
     /// Gemini `parameters`, already written; `None` when the tool has no `parameters`.
     Lowered(Option<Vec<u8>>),
+    /// A strict schema (OpenAI, Anthropic), already written ([`strict`]).
+    Strict {
+        /// The strict schema.
+        text: Vec<u8>,
+        /// Its argument plan (taken by [`crate::convert`] once the tool is compiled).
+        plan: ArgPlan,
+        /// What Anthropic's set-level limits count (see `anthropic::strict_costs`).
+        costs: (usize, usize),
+        /// The schema, which is sent as it is when those limits leave the tool out of strict mode.
+        base: Node<'a>,
+    },
 }
 
 /// The tools of a JSON input read for the pass-through path: each as a [`Value`] whose
@@ -381,12 +395,13 @@ pub(crate) struct Prepared<'a> {
 
 /// Whether the pass-through path applies to this provider and these options: the non-strict
 /// JSON Schema dialects (OpenAI, Anthropic, Bedrock, Gemini's `parametersJsonSchema`), whose
-/// rules are [`crate::providers::fix_structure`]'s plus the root's; and Gemini's `parameters`
-/// when no change log is kept ([`gemini`] changes schemas without reporting). The strict modes
-/// rewrite nearly every schema.
+/// rules are [`crate::providers::fix_structure`]'s plus the root's; and, when no change log is
+/// kept, Gemini's `parameters` ([`gemini`]) and the strict modes of OpenAI and Anthropic
+/// ([`strict`]), which change schemas without reporting.
 pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: bool) -> bool {
     match provider {
-        Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic | Provider::Bedrock => !opts.strict,
+        Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic => !opts.strict || !with_report,
+        Provider::Bedrock => !opts.strict,
         Provider::Gemini | Provider::Vertex => opts.gemini_mode == GeminiMode::JsonSchema || !with_report,
     }
 }
@@ -410,8 +425,9 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
         _ => return None,
     };
     let mut out = Prepared { tools: Vec::with_capacity(tools.len()), pass: Vec::with_capacity(tools.len()) };
-    // Gemini `parameters` (only served without a change log, see `applies`).
+    // Gemini `parameters` and OpenAI strict (only served without a change log, see `applies`).
     let lowers = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.gemini_mode == GeminiMode::Parameters;
+    let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic) && opts.strict;
     for tool in tools {
         let Node::Obj(mut entries) = tool else { return None };
         let schema = Node::take_last(&mut entries, "inputSchema");
@@ -429,7 +445,18 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
             if let Some(text) = lowered {
                 pass = Some(PassThrough { schema: Passed::Lowered(text), size });
             } else if unique && !lowers && is_clean(&node, &mut levels) {
-                pass = Some(PassThrough { schema: Passed::AsIs(node), size });
+                let outcome =
+                    if strict { strict::lower_root(&node, &mut Levels::new(provider, opts), provider) } else { Some(strict::Outcome::NotStrict) };
+                match outcome {
+                    Some(strict::Outcome::Strict(text, plan, costs)) => {
+                        pass = Some(PassThrough { schema: Passed::Strict { text, plan, costs, base: node }, size })
+                    }
+                    // Sent as it is (with `strict: false` when strict mode was asked for).
+                    Some(strict::Outcome::NotStrict) => pass = Some(PassThrough { schema: Passed::AsIs(node), size }),
+                    None => {
+                        fields.insert("inputSchema".into(), node.into_value());
+                    }
+                }
             } else {
                 fields.insert("inputSchema".into(), node.into_value());
             }
@@ -438,6 +465,49 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
         out.pass.push(pass);
     }
     Some(out)
+}
+
+/// A `serde_json::Map` with `preserve_order`, as far as the lowerings use one: `insert`
+/// replaces in place or appends, `take` (its `remove`) swap-removes. A schema node has a
+/// handful of keys, so a scan is the lookup.
+struct Map<'k, V>(Vec<(&'k str, V)>);
+
+impl<'k, V> Map<'k, V> {
+    fn position(&self, key: &str) -> Option<usize> {
+        self.0.iter().position(|(k, _)| *k == key)
+    }
+    fn get(&self, key: &str) -> Option<&V> {
+        self.position(key).map(|i| &self.0[i].1)
+    }
+    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.position(key).map(|i| &mut self.0[i].1)
+    }
+    fn has(&self, key: &str) -> bool {
+        self.position(key).is_some()
+    }
+    fn insert(&mut self, key: &'k str, value: V) {
+        match self.position(key) {
+            Some(i) => self.0[i].1 = value,
+            None => self.0.push((key, value)),
+        }
+    }
+    fn take(&mut self, key: &str) -> Option<V> {
+        self.position(key).map(|i| self.0.swap_remove(i).1)
+    }
+}
+
+/// The general path's shared bound for writing (see `gemini::SHARED_MAX_DEPTH`): the
+/// lowerings take no deeper schema.
+const MAX_DEPTH: usize = 200;
+
+/// Whether a `$ref` key appears anywhere (the general path then inlines; the lowerings here
+/// never do), or the tree is deeper than they go.
+fn mentions_ref(node: &Node, depth: usize) -> bool {
+    match node {
+        Node::Obj(entries) => depth > 2 * MAX_DEPTH || entries.iter().any(|(k, v)| k == "$ref" || mentions_ref(v, depth + 1)),
+        Node::Arr(items) => depth > 2 * MAX_DEPTH || items.iter().any(|v| mentions_ref(v, depth + 1)),
+        _ => false,
+    }
 }
 
 const TYPE: u64 = head(b"type");
@@ -653,7 +723,12 @@ mod tests {
         assert!(!applies(Provider::Gemini, &SchemaOptions::default(), true), "parameters mode changes schemas, which a report lists");
         assert!(applies(Provider::Gemini, &SchemaOptions::default(), false), "...and fast::gemini lowers without a report");
         assert!(applies(Provider::Vertex, &json_schema, true));
-        assert!(!applies(Provider::OpenAi, &SchemaOptions { strict: true, ..SchemaOptions::default() }, false));
+        let strict = SchemaOptions { strict: true, ..SchemaOptions::default() };
+        assert!(!applies(Provider::OpenAi, &strict, true), "strict mode changes schemas, which a report lists");
+        assert!(applies(Provider::OpenAi, &strict, false), "...and fast::strict writes them without a report");
+        assert!(applies(Provider::Anthropic, &strict, false) && !applies(Provider::Anthropic, &strict, true));
+        // OpenAI strict mode inlines references: the general path does.
+        assert!(prepare(&text, Provider::OpenAi, &strict).unwrap().pass[0].is_none());
     }
 
     #[test]

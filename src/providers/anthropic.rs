@@ -26,11 +26,11 @@ use crate::schema::walk::{contains_ref, for_each_subschema_mut};
 use crate::schema::{append_description, Cx};
 
 /// Formats Anthropic strict mode accepts.
-const STRICT_FORMATS: &[&str] =
+pub(crate) const STRICT_FORMATS: &[&str] =
     &["date-time", "date", "time", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"];
 
 /// Constraints Anthropic strict mode does not support.
-const STRICT_UNSUPPORTED: &[&str] =
+pub(crate) const STRICT_UNSUPPORTED: &[&str] =
     &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "maxItems"];
 
 /// Anthropic's limits on strict tools per request.

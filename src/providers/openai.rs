@@ -30,10 +30,10 @@ use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
 
 /// Formats OpenAI strict mode accepts (`'uri' is not a valid format`, posit-dev/chatlas#255).
-const STRICT_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
+pub(crate) const STRICT_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
 
 /// Keywords OpenAI strict mode accepts.
-const STRICT_KEYWORDS: &[&str] = &[
+pub(crate) const STRICT_KEYWORDS: &[&str] = &[
     "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "const", "description",
     "title", "pattern", "format", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
     "minItems", "maxItems",
@@ -41,7 +41,7 @@ const STRICT_KEYWORDS: &[&str] = &[
 
 /// Keywords whose removal would change which arguments are valid in a way a description cannot
 /// carry: strict mode gives up on them.
-const STRICT_BLOCKERS: &[&str] = &["not", "if", "then", "else", "dependentSchemas", "patternProperties", "prefixItems", "contains"];
+pub(crate) const STRICT_BLOCKERS: &[&str] = &["not", "if", "then", "else", "dependentSchemas", "patternProperties", "prefixItems", "contains"];
 
 /// Compiles for OpenAI (Chat and Responses share the schema dialect).
 pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
@@ -107,16 +107,18 @@ fn strict_inlined(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     strict(root, cx)
 }
 
+/// What strict mode's limits count, over one schema.
 #[derive(Default)]
-struct Budget {
-    properties: usize,
-    depth: usize,
-    enum_values: usize,
-    chars: usize,
+pub(crate) struct Budget {
+    pub properties: usize,
+    pub depth: usize,
+    pub enum_values: usize,
+    pub chars: usize,
 }
 
 impl Budget {
-    fn exceeded(&self) -> Option<String> {
+    /// Why the schema is past a limit, if it is.
+    pub(crate) fn exceeded(&self) -> Option<String> {
         if self.properties > 5000 {
             Some(format!("{} object properties, more than the 5,000 allowed", self.properties))
         } else if self.depth > 10 {

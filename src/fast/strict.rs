@@ -1,0 +1,697 @@
+//! The strict modes of OpenAI (Chat and Responses) and Anthropic written straight from the
+//! borrowed tree, for the schemas whose strict form is a plain rewrite node by node.
+//!
+//! [`crate::providers::openai`]'s strict steps, for a schema that the non-strict path passes
+//! through ([`super::is_clean`]), change every object node (`additionalProperties: false`,
+//! every property required, the optional ones widened to nullable) and remove the keywords
+//! outside the strict subset into the description. [`crate::providers::anthropic`]'s close
+//! every object and move the constraints it does not support into the description. The general
+//! path does that on a copy of the schema as a [`Value`](serde_json::Value) tree; this module
+//! does it on the [`Node`] tree of the pass-through path and writes the result, with the same
+//! argument plan (for OpenAI, each optional property's `null` means "absent") and, for
+//! Anthropic, the figures its set-level limits count.
+//!
+//! [`lower_root`] takes a schema only where its steps are exact: no `$ref` anywhere (the
+//! general path inlines them first); for OpenAI also no `allOf` or `oneOf` (merged or rewritten
+//! there), no tuple `items`, and no removed keyword that holds subschemas (its description note
+//! would quote them). A schema that cannot be strict (OpenAI: a keyword strict mode cannot
+//! express, an open map, a boolean subschema, an untyped node, a limit; Anthropic: an open map)
+//! is told apart as such: the general path sends the non-strict schema then, which is the
+//! pass-through one. Anything else goes the general way.
+//!
+//! Within the subset the output is the general path's byte for byte, key order included
+//! ([`Map`] repeats serde_json's swap-removing `remove` and in-place `insert`). Changes are not
+//! reported, so the path serves only conversions without a change log. `tests/corpus.rs`,
+//! `tests/properties.rs` and the `schema_convert` fuzz target compare the two paths.
+
+use std::borrow::Cow;
+
+use super::{mentions_ref, Levels, Map, Node};
+use crate::args::ArgPlan;
+use crate::providers::openai::{Budget, STRICT_BLOCKERS, STRICT_FORMATS, STRICT_KEYWORDS};
+use crate::providers::{anthropic, Provider};
+use crate::schema::lower::keyword_hint;
+use crate::schema::walk::{keyword, Keyword};
+use crate::text;
+
+/// What strict mode makes of a schema.
+pub(crate) enum Outcome {
+    /// The strict schema, written; its argument plan; for Anthropic, what its set-level limits
+    /// count (see [`anthropic::strict_costs`]).
+    Strict(Vec<u8>, ArgPlan, (usize, usize)),
+    /// It cannot be strict: the general path sends the non-strict schema, with `strict: false`.
+    NotStrict,
+}
+
+/// Why this path stops short of a strict schema.
+enum Stop {
+    /// Outside the subset: the general path decides.
+    General,
+    /// The schema cannot be strict.
+    NotStrict,
+}
+
+type Step<T> = Result<T, Stop>;
+
+/// The `type` the general path gives a node with properties but no type.
+static OBJECT: Node<'static> = Node::Str(Cow::Borrowed("object"));
+
+/// One value of a strict node.
+enum Val<'n, 'a> {
+    /// An input value, written as it is.
+    Raw(&'n Node<'a>),
+    /// A description with notes appended.
+    Text(String),
+    /// `additionalProperties: false`.
+    False,
+    /// Strict properties (empty for the `properties: {}` of the non-strict schema).
+    Props(Vec<(&'n str, Strict<'n, 'a>)>),
+    /// A strict subschema (`items`, for Anthropic any single one).
+    Schema(Box<Strict<'n, 'a>>),
+    /// Anthropic: a map of subschemas (`properties`, `$defs`, ...), each strict or as it was.
+    Schemas(Vec<(&'n str, Val<'n, 'a>)>),
+    /// Anthropic: a list of subschemas (`anyOf`, ...), each strict or as it was.
+    SchemaList(Vec<Val<'n, 'a>>),
+    /// Strict `anyOf` branches, and whether a `{"type": "null"}` branch follows them.
+    AnyOf(Vec<Strict<'n, 'a>>, bool),
+    /// `required`: every property.
+    Names(Vec<&'n str>),
+    /// A `type` (a name or a list of names) with `"null"` added.
+    TypeOrNull(&'n Node<'a>),
+    /// An `enum` with `null` added.
+    EnumOrNull(&'n [Node<'a>]),
+}
+
+/// A strict node: its entries in the order the general path's map has them.
+struct Strict<'n, 'a>(Map<'n, Val<'n, 'a>>);
+
+/// The strict attempt of `openai::compile` or `anthropic::compile` on a root that
+/// [`super::is_clean`] accepted; `None` when it is outside the subset and must go the general
+/// way.
+pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider) -> Option<Outcome> {
+    if mentions_ref(root, 0) {
+        return None;
+    }
+    let done = if provider == Provider::Anthropic {
+        anthropic_node(root, levels).map(|node| (node, ArgPlan::default(), costs(root)))
+    } else {
+        let mut budget = Budget::default();
+        match strict_node(root, levels, 0, &mut budget) {
+            Ok(_) if budget.exceeded().is_some() => Err(Stop::NotStrict),
+            Ok((node, plan)) => Ok((Val::Schema(Box::new(node)), plan, (0, 0))),
+            Err(stop) => Err(stop),
+        }
+    };
+    match done {
+        Ok((node, plan, costs)) => {
+            let mut out = Vec::new();
+            node.write(&mut out);
+            Some(Outcome::Strict(out, plan, costs))
+        }
+        Err(Stop::NotStrict) => Some(Outcome::NotStrict),
+        Err(Stop::General) => None,
+    }
+}
+
+/// A schema level entered, as `Cx::enter` counts it, within this path's depth bound.
+fn enter(levels: &mut Levels) -> Step<()> {
+    levels.depth += 1;
+    levels.nodes += 1;
+    if levels.depth > levels.max_depth.min(super::MAX_DEPTH) || levels.nodes > levels.max_nodes {
+        return Err(Stop::General);
+    }
+    Ok(())
+}
+
+/// The entries of a node's non-strict form: its own, and the `properties: {}` that
+/// [`Node::write_schema`] adds to an object without one.
+fn base<'n, 'a>(entries: &'n [(Cow<'a, str>, Node<'a>)]) -> Map<'n, Val<'n, 'a>> {
+    let mut o: Map<'n, Val<'n, 'a>> = Map(Vec::with_capacity(entries.len() + 3));
+    for (k, v) in entries {
+        o.0.push((k.as_ref(), Val::Raw(v)));
+    }
+    let typed_object = match raw(&o, "type") {
+        Some(Node::Str(t)) => t == "object",
+        Some(Node::Arr(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
+        _ => false,
+    };
+    if typed_object && !o.has("properties") {
+        o.0.push(("properties", Val::Props(Vec::new())));
+    }
+    o
+}
+
+/// `openai::strict_node`.
+fn strict_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, level: usize, budget: &mut Budget) -> Step<(Strict<'n, 'a>, ArgPlan)> {
+    let entries = match node {
+        Node::Obj(entries) => entries,
+        Node::Bool(_) => return Err(Stop::NotStrict),
+        _ => return Err(Stop::General),
+    };
+    enter(levels)?;
+    let r = strict_object(entries, levels, level, budget);
+    levels.depth -= 1;
+    r
+}
+
+/// `openai::strict_object` on the non-strict form of a node ([`base`]).
+fn strict_object<'n, 'a>(
+    entries: &'n [(Cow<'a, str>, Node<'a>)],
+    levels: &mut Levels,
+    level: usize,
+    budget: &mut Budget,
+) -> Step<(Strict<'n, 'a>, ArgPlan)> {
+    let mut o = base(entries);
+
+    if o.has("allOf") || o.has("oneOf") {
+        return Err(Stop::General);
+    }
+    if STRICT_BLOCKERS.iter().any(|k| o.has(k)) {
+        return Err(Stop::NotStrict);
+    }
+    match raw(&o, "additionalProperties") {
+        None | Some(Node::Bool(false)) => {}
+        Some(_) => return Err(Stop::NotStrict),
+    }
+    if raw(&o, "format").and_then(Node::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
+        if let Some(v) = o.take("format") {
+            fold(&mut o, "format", v)?;
+        }
+    }
+    let removable: Vec<&'n str> = o.0.iter().map(|(k, _)| *k).filter(|k| !STRICT_KEYWORDS.contains(k)).collect();
+    for key in removable {
+        if let Some(v) = o.take(key) {
+            fold(&mut o, key, v)?;
+        }
+    }
+    if types(&o).is_empty() && o.has("properties") {
+        o.insert("type", Val::Raw(&OBJECT));
+    }
+    let types = types(&o);
+    if types.is_empty() && !o.has("anyOf") && !o.has("enum") && !o.has("const") {
+        return Err(Stop::NotStrict);
+    }
+    if let Some(Node::Arr(values)) = raw(&o, "enum") {
+        budget.enum_values += values.len();
+        budget.chars += values.iter().filter_map(Node::as_str).map(str::len).sum::<usize>();
+    }
+    let mut plan = ArgPlan::default();
+    let is_object = types.contains(&"object");
+    if !is_object && !types.is_empty() {
+        for key in ["properties", "required", "additionalProperties"] {
+            o.take(key);
+        }
+    }
+    if is_object {
+        budget.depth = budget.depth.max(level + 1);
+        o.insert("additionalProperties", Val::False);
+        let required: Vec<&str> = match raw(&o, "required") {
+            Some(Node::Arr(names)) => names.iter().filter_map(Node::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let mut all = Vec::new();
+        if let Some(slot) = o.get_mut("properties") {
+            match slot {
+                Val::Raw(Node::Obj(props)) => {
+                    budget.properties += props.len();
+                    let mut done = Vec::with_capacity(props.len());
+                    for (name, sub) in props.iter() {
+                        budget.chars += name.len();
+                        let (mut strict, sub_plan) = strict_node(sub, levels, level + 1, budget)?;
+                        plan.set_property(name, sub_plan);
+                        if !required.contains(&name.as_ref()) {
+                            widen_nullable(&mut strict);
+                            plan.null_means_absent.push(name.as_ref().to_owned());
+                        }
+                        all.push(name.as_ref());
+                        done.push((name.as_ref(), strict));
+                    }
+                    *slot = Val::Props(done);
+                }
+                Val::Props(_) => {}
+                _ => return Err(Stop::General),
+            }
+        }
+        o.insert("required", Val::Names(all));
+    }
+    if let Some(slot) = o.get_mut("items") {
+        let Val::Raw(items) = slot else { return Err(Stop::General) };
+        if matches!(items, Node::Arr(_)) {
+            // Draft-4 tuple items: left as they are by the general path, kept out of this one.
+            return Err(Stop::General);
+        }
+        let (strict, items_plan) = strict_node(items, levels, level, budget)?;
+        if !items_plan.is_empty() {
+            plan.items = Some(Box::new(items_plan));
+        }
+        *slot = Val::Schema(Box::new(strict));
+    }
+    if let Some(slot) = o.get_mut("anyOf") {
+        if let Val::Raw(Node::Arr(branches)) = slot {
+            let (mut done, mut plans) = (Vec::with_capacity(branches.len()), Vec::with_capacity(branches.len()));
+            for branch in branches.iter() {
+                let (strict, branch_plan) = strict_node(branch, levels, level, budget)?;
+                done.push(strict);
+                plans.push(branch_plan);
+            }
+            if plans.iter().any(|p| !p.is_empty()) {
+                plan.any_of = plans;
+            }
+            *slot = Val::AnyOf(done, false);
+        }
+    }
+    Ok((Strict(o), plan))
+}
+
+/// The input value under `key`, if it is one.
+fn raw<'n, 'a>(o: &Map<'n, Val<'n, 'a>>, key: &str) -> Option<&'n Node<'a>> {
+    match o.get(key) {
+        Some(Val::Raw(v)) => Some(*v),
+        _ => None,
+    }
+}
+
+/// `lower::types_of`.
+fn types<'n>(o: &Map<'n, Val<'n, '_>>) -> Vec<&'n str> {
+    match raw(o, "type") {
+        Some(Node::Str(t)) => vec![t.as_ref()],
+        Some(Node::Arr(ts)) => ts.iter().filter_map(Node::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `openai::fold`: the note of a removed keyword appended to the description.
+fn fold(o: &mut Map<Val>, key: &str, removed: Val) -> Step<()> {
+    let Val::Raw(value) = removed else { return Err(Stop::General) };
+    if keyword(key) != Keyword::Other && matches!(value, Node::Obj(_) | Node::Arr(_)) {
+        // The note would quote subschemas as the non-strict path left them.
+        return Err(Stop::General);
+    }
+    if let Some(hint) = keyword_hint(key, &value.to_value()) {
+        append_note(o, format!("({hint})"));
+    }
+    Ok(())
+}
+
+/// `append_description` of a note that starts with "(" (so the separator is a space).
+fn append_note(o: &mut Map<Val>, note: String) {
+    let description = match o.get("description") {
+        Some(Val::Raw(Node::Str(d))) => Some(d.as_ref()),
+        Some(Val::Text(d)) => Some(d.as_str()),
+        _ => None,
+    };
+    let joined = description.filter(|d| !d.trim().is_empty()).map(|d| format!("{} {note}", d.trim_end()));
+    o.insert("description", Val::Text(joined.unwrap_or(note)));
+}
+
+/// `openai::widen_nullable` on a strict node.
+fn widen_nullable(node: &mut Strict) {
+    let o = &mut node.0;
+    if let Some(Val::AnyOf(branches, null)) = o.get_mut("anyOf") {
+        let has_null = branches.iter().any(|b| matches!(raw(&b.0, "type"), Some(Node::Str(t)) if t == "null"));
+        if !has_null {
+            *null = true;
+        }
+        return;
+    }
+    match raw(o, "type") {
+        Some(t @ Node::Str(name)) if name != "null" => o.insert("type", Val::TypeOrNull(t)),
+        Some(t @ Node::Arr(names)) if !names.iter().any(|n| n.as_str() == Some("null")) => o.insert("type", Val::TypeOrNull(t)),
+        _ => {}
+    }
+    if let Some(Node::Arr(values)) = raw(o, "enum") {
+        if !values.iter().any(|v| matches!(v, Node::Null)) {
+            o.insert("enum", Val::EnumOrNull(values));
+        }
+    }
+}
+
+/// `anthropic::strict_node`: an object node made strict, any other subschema as it is.
+fn anthropic_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Step<Val<'n, 'a>> {
+    let Node::Obj(entries) = node else { return Ok(Val::Raw(node)) };
+    enter(levels)?;
+    let r = anthropic_object(entries, levels);
+    levels.depth -= 1;
+    Ok(Val::Schema(Box::new(r?)))
+}
+
+/// `anthropic::strict_object` on the non-strict form of a node ([`base`]).
+fn anthropic_object<'n, 'a>(entries: &'n [(Cow<'a, str>, Node<'a>)], levels: &mut Levels) -> Step<Strict<'n, 'a>> {
+    let mut o = base(entries);
+    let types = types(&o);
+    if types.contains(&"object") || (types.is_empty() && o.has("properties")) {
+        match raw(&o, "additionalProperties") {
+            None | Some(Node::Bool(false)) => {}
+            Some(_) => return Err(Stop::NotStrict),
+        }
+        if o.has("patternProperties") {
+            return Err(Stop::NotStrict);
+        }
+        o.insert("additionalProperties", Val::False);
+    }
+    let mut drop: Vec<&str> = anthropic::STRICT_UNSUPPORTED.iter().copied().filter(|k| o.has(k)).collect();
+    if raw(&o, "minItems").is_some_and(|m| !matches!(m, Node::Num(n) if matches!(n.as_u64(), Some(0 | 1)))) {
+        drop.push("minItems");
+    }
+    if raw(&o, "format").and_then(Node::as_str).is_some_and(|f| !anthropic::STRICT_FORMATS.contains(&f)) {
+        drop.push("format");
+    }
+    for key in drop {
+        if let Some(removed) = o.take(key) {
+            let Val::Raw(value) = removed else { return Err(Stop::General) };
+            let hint = keyword_hint(key, &value.to_value()).unwrap_or_else(|| key.to_owned());
+            append_note(&mut o, format!("({hint})"));
+        }
+    }
+    // `for_each_subschema_mut`: every subschema position, in key order.
+    for (key, slot) in o.0.iter_mut() {
+        let Val::Raw(value) = slot else { continue };
+        let value: &'n Node<'a> = value;
+        match (keyword(key), value) {
+            (Keyword::Map, Node::Obj(map)) => {
+                let mut subs = Vec::with_capacity(map.len());
+                for (name, sub) in map {
+                    subs.push((name.as_ref(), anthropic_node(sub, levels)?));
+                }
+                *slot = Val::Schemas(subs);
+            }
+            (Keyword::Array | Keyword::Items, Node::Arr(items)) => {
+                let mut subs = Vec::with_capacity(items.len());
+                for sub in items {
+                    subs.push(anthropic_node(sub, levels)?);
+                }
+                *slot = Val::SchemaList(subs);
+            }
+            (Keyword::Single | Keyword::Items, Node::Obj(_)) => *slot = anthropic_node(value, levels)?,
+            _ => {}
+        }
+    }
+    Ok(Strict(o))
+}
+
+/// [`anthropic::strict_costs`] of the strict schema, read from the input (strict mode changes
+/// none of what it counts).
+fn costs(root: &Node) -> (usize, usize) {
+    fn walk(v: &Node, depth: usize, acc: &mut (usize, usize)) {
+        if !matches!(v, Node::Obj(_)) || depth > 64 {
+            return;
+        }
+        if let Some(Node::Obj(props)) = v.get("properties") {
+            let required: Vec<&str> = match v.get("required") {
+                Some(Node::Arr(names)) => names.iter().filter_map(Node::as_str).collect(),
+                _ => Vec::new(),
+            };
+            for (name, p) in props {
+                if !required.contains(&name.as_ref()) {
+                    acc.0 += 1;
+                }
+                if p.get("anyOf").is_some() || matches!(p.get("type"), Some(Node::Arr(_))) {
+                    acc.1 += 1;
+                }
+                walk(p, depth + 1, acc);
+            }
+        }
+        if let Some(items) = v.get("items") {
+            walk(items, depth + 1, acc);
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            if let Some(Node::Arr(branches)) = v.get(key) {
+                for b in branches {
+                    walk(b, depth + 1, acc);
+                }
+            }
+        }
+    }
+    let mut acc = (0, 0);
+    walk(root, 0, &mut acc);
+    acc
+}
+
+impl Strict<'_, '_> {
+    fn write(&self, out: &mut Vec<u8>) {
+        text::write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), |out, _, v| v.write(out));
+    }
+}
+
+impl Val<'_, '_> {
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Val::Raw(v) => v.write(out),
+            Val::Text(s) => text::write_str(out, s),
+            Val::False => out.extend_from_slice(b"false"),
+            Val::Props(props) => text::write_object(out, props.iter().map(|(k, v)| (*k, v)), |out, _, sub| sub.write(out)),
+            Val::Schema(sub) => sub.write(out),
+            Val::Schemas(subs) => text::write_object(out, subs.iter().map(|(k, v)| (*k, v)), |out, _, sub| sub.write(out)),
+            Val::SchemaList(subs) => {
+                out.push(b'[');
+                for (i, sub) in subs.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    sub.write(out);
+                }
+                out.push(b']');
+            }
+            Val::AnyOf(branches, null) => {
+                out.push(b'[');
+                for (i, b) in branches.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    b.write(out);
+                }
+                if *null {
+                    if !branches.is_empty() {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(br#"{"type":"null"}"#);
+                }
+                out.push(b']');
+            }
+            Val::Names(names) => {
+                out.push(b'[');
+                for (i, n) in names.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    text::write_str(out, n);
+                }
+                out.push(b']');
+            }
+            Val::TypeOrNull(t) => {
+                match t {
+                    Node::Arr(names) => {
+                        out.push(b'[');
+                        for n in names {
+                            n.write(out);
+                            out.push(b',');
+                        }
+                    }
+                    name => {
+                        out.push(b'[');
+                        name.write(out);
+                        out.push(b',');
+                    }
+                }
+                out.extend_from_slice(br#""null"]"#);
+            }
+            Val::EnumOrNull(values) => {
+                out.push(b'[');
+                for v in values.iter() {
+                    v.write(out);
+                    out.push(b',');
+                }
+                out.extend_from_slice(b"null]");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use crate::convert::{convert, convert_json, ConvertOptions};
+    use crate::fast::{prepare, Passed};
+    use crate::providers::{Provider, SchemaOptions};
+
+    /// How the borrowed tree took a schema.
+    #[derive(Debug, PartialEq)]
+    enum Took {
+        Strict,
+        NotStrict,
+        General,
+    }
+
+    /// The JSON API's output for one tool in strict mode, after checking that it is the
+    /// general path's, and how the borrowed tree took it.
+    fn strict(schema: Value) -> (Value, Took) {
+        let (out, took) = strict_for(Provider::OpenAi, schema);
+        (out["function"].clone(), took)
+    }
+
+    fn strict_for(provider: Provider, schema: Value) -> (Value, Took) {
+        let tools = json!([{ "name": "t", "inputSchema": schema }]);
+        let mut opts = ConvertOptions::default();
+        opts.schema.strict = true;
+        let text = tools.to_string();
+        let fast = convert_json(&text, provider, &opts).unwrap();
+        let general = convert(tools, provider, &opts).unwrap();
+        assert_eq!(fast, general.tools.to_string());
+        let schema_opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
+        let took = match prepare(&text, provider, &schema_opts).unwrap().pass.remove(0) {
+            Some(p) => match p.schema {
+                Passed::Strict { .. } => Took::Strict,
+                Passed::AsIs(_) => Took::NotStrict,
+                Passed::Lowered(_) => unreachable!(),
+            },
+            None => Took::General,
+        };
+        let out: Value = serde_json::from_str(&fast).unwrap();
+        (out[0].clone(), took)
+    }
+
+    #[test]
+    fn anthropic_closes_objects_and_describes_constraints() {
+        let (t, took) = strict_for(
+            Provider::Anthropic,
+            json!({
+                "type": "object",
+                "properties": {
+                    "n": {"type": "integer", "minimum": 1, "description": "N"},
+                    "l": {"type": "array", "minItems": 2, "items": {"type": "object"}},
+                    "x": {"not": {"type": "object", "maxLength": 3}}
+                }
+            }),
+        );
+        assert_eq!(took, Took::Strict);
+        assert_eq!(t["strict"], json!(true));
+        assert_eq!(
+            t["input_schema"].to_string(),
+            concat!(
+                r#"{"type":"object","properties":{"n":{"type":"integer","description":"N (minimum: 1)"},"#,
+                r#""l":{"type":"array","items":{"type":"object","properties":{},"additionalProperties":false},"description":"(at least 2 items)"},"#,
+                // `maxLength` swap-removed: `additionalProperties`, appended last, takes its place.
+                r#""x":{"not":{"type":"object","additionalProperties":false,"properties":{},"description":"(at most 3 characters)"}}},"#,
+                r#""additionalProperties":false}"#
+            )
+        );
+        let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": true}}}));
+        assert_eq!((took, t.get("strict")), (Took::NotStrict, None));
+    }
+
+    #[test]
+    fn anthropic_set_limits_send_later_tools_as_they_are() {
+        // Past 20 strict tools, 24 optional parameters or 16 union-typed ones over them, a tool
+        // is sent without strict, its schema as it was: the general path's decision and output.
+        let tool = |i: usize, properties: Value, required: Value| {
+            json!({"name": format!("t{i}"), "inputSchema": {"type": "object", "properties": properties, "required": required}})
+        };
+        let cases: [(Vec<Value>, usize); 3] = [
+            ((0..21).map(|i| tool(i, json!({"a": {"type": "string", "maxLength": 9}}), json!(["a"]))).collect(), 20),
+            (
+                (0..6).map(|i| tool(i, json!({"a": {}, "b": {}, "c": {}, "d": {}, "e": {"type": "integer", "minimum": 0}}), json!([]))).collect(),
+                4,
+            ),
+            ((0..17).map(|i| tool(i, json!({"u": {"type": ["string", "null"], "format": "x"}}), json!(["u"]))).collect(), 16),
+        ];
+        for (tools, first_relaxed) in cases {
+            let tools = Value::Array(tools);
+            let mut opts = ConvertOptions::default();
+            opts.schema.strict = true;
+            let fast = convert_json(&tools.to_string(), Provider::Anthropic, &opts).unwrap();
+            assert_eq!(fast, convert(tools.clone(), Provider::Anthropic, &opts).unwrap().tools.to_string());
+            let out: Value = serde_json::from_str(&fast).unwrap();
+            assert_eq!(out[first_relaxed - 1]["strict"], json!(true));
+            assert_ne!(out[first_relaxed - 1]["input_schema"], tools[first_relaxed - 1]["inputSchema"]);
+            assert_eq!(out[first_relaxed].get("strict"), None);
+            assert_eq!(out[first_relaxed]["input_schema"], tools[first_relaxed]["inputSchema"]);
+        }
+    }
+
+    #[test]
+    fn anthropic_costs_are_the_general_paths() {
+        for schema in [
+            json!({"type": "object", "properties": {"a": {"type": ["string", "null"]}, "b": {"anyOf": [{}, {}]}, "c": {}}, "required": ["c"]}),
+            json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": ["integer", "null"]}, "y": {}}, "required": ["y"]}}}}),
+            json!({"type": "object", "properties": {"o": {"anyOf": [{"type": "object", "properties": {"p": {"anyOf": [{"type": "string"}]}}}, {"type": "null"}]}}, "required": ["o"]}),
+            json!({"type": "object", "properties": {}, "required": []}),
+        ] {
+            let text = json!([{ "name": "t", "inputSchema": schema }]).to_string();
+            let opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
+            let Some(Some(p)) = prepare(&text, Provider::Anthropic, &opts).unwrap().pass.pop() else { panic!("not on the borrowed tree: {schema}") };
+            let Passed::Strict { costs, text, .. } = p.schema else { panic!("not strict: {schema}") };
+            let written: Value = serde_json::from_slice(&text).unwrap();
+            assert_eq!(costs, crate::providers::anthropic::strict_costs(&written), "{schema}");
+        }
+    }
+
+    #[test]
+    fn writes_the_general_paths_strict_schema() {
+        // `$schema` is removed first (a swap-remove: the last key takes its place), the
+        // unsupported format is described, the optional property becomes nullable.
+        let (f, took) = strict(json!({
+            "$schema": "x", "type": "object",
+            "properties": {"a": {"type": "string", "format": "uri", "description": "A"}, "b": {"enum": ["x", "y"], "type": "string"}},
+            "required": ["b"], "additionalProperties": false
+        }));
+        assert_eq!(took, Took::Strict);
+        assert_eq!(f["strict"], json!(true));
+        assert_eq!(
+            f["parameters"].to_string(),
+            r#"{"additionalProperties":false,"type":"object","properties":{"a":{"type":["string","null"],"description":"A (format: uri)"},"b":{"enum":["x","y"],"type":"string"}},"required":["a","b"]}"#
+        );
+        // An object without properties, an inferred object type, a nullable union and enum.
+        let (f, took) = strict(json!({
+            "type": "object",
+            "properties": {"o": {"type": "object"}, "p": {"properties": {}}, "u": {"anyOf": [{"type": "string"}, {"type": "integer"}]}, "e": {"enum": ["x"]}}
+        }));
+        assert_eq!(took, Took::Strict);
+        assert_eq!(
+            f["parameters"].to_string(),
+            concat!(
+                r#"{"type":"object","properties":{"o":{"type":["object","null"],"properties":{},"additionalProperties":false,"required":[]},"#,
+                r#""p":{"properties":{},"type":["object","null"],"additionalProperties":false,"required":[]},"#,
+                r#""u":{"anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]},"e":{"enum":["x",null]}},"#,
+                r#""additionalProperties":false,"required":["o","p","u","e"]}"#
+            )
+        );
+    }
+
+    #[test]
+    fn schemas_that_cannot_be_strict_are_sent_as_they_are() {
+        for schema in [
+            json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+            json!({"type": "object", "properties": {"n": {"not": {"type": "string"}}}}),
+            json!({"type": "object", "properties": {"b": true}}),
+            json!({"type": "object", "properties": {"x": {"description": "untyped"}}}),
+            json!({"type": "object", "properties": {"e": {"type": "string", "enum": (0..1001).map(|i| i.to_string()).collect::<Vec<_>>()}}}),
+        ] {
+            let (f, took) = strict(schema.clone());
+            assert_eq!(took, Took::NotStrict, "{schema}");
+            assert_eq!(f["strict"], json!(false));
+        }
+    }
+
+    #[test]
+    fn nesting_past_ten_levels_is_not_strict() {
+        let nest = |levels: usize| (1..levels).fold(json!({"type": "object"}), |inner, _| json!({"type": "object", "properties": {"n": inner}}));
+        let (f, took) = strict(nest(10));
+        assert_eq!((f["strict"].clone(), took), (json!(true), Took::Strict));
+        let (f, took) = strict(nest(11));
+        assert_eq!((f["strict"].clone(), took), (json!(false), Took::NotStrict));
+    }
+
+    #[test]
+    fn what_the_general_path_rewrites_goes_its_way() {
+        for schema in [
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}),
+            json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}}),
+            json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}),
+            json!({"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}),
+            json!({"type": "object", "properties": {"a": {"type": "object", "propertyNames": {"pattern": "^a"}}}}),
+        ] {
+            assert_eq!(strict(schema.clone()).1, Took::General, "{schema}");
+        }
+    }
+}
