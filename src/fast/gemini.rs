@@ -27,7 +27,7 @@
 
 use std::borrow::Cow;
 
-use super::{mentions_ref, Levels, Map, Node};
+use super::{Levels, Map, Node};
 use crate::schema::lower::keyword_hint;
 use crate::text;
 
@@ -94,11 +94,9 @@ struct Lowered<'n, 'a>(Map<'n, Item<'n, 'a>>);
 
 /// The `parameters` of a tool whose schema is `root`: `Some(Some(text))`, or `Some(None)` when
 /// the general path omits `parameters` (a tool without arguments); `None` when the schema is
-/// outside the subset and must go the general way.
+/// outside the subset and must go the general way. The caller has made sure that no `$ref`
+/// appears in it (`Node::measure`).
 pub(crate) fn lower_root(root: &Node, levels: &mut Levels) -> Option<Option<Vec<u8>>> {
-    if mentions_ref(root, 0) {
-        return None;
-    }
     let mut lowered = lower_root_node(root, levels)?;
     // gemini::compile: the root is an object (an `enum` would have made it a string), without
     // `nullable`; with no properties left and nothing but `type`, `description` and `title`, it

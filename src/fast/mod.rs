@@ -280,9 +280,11 @@ impl<'de> Visitor<'de> for NodeSeed {
 }
 
 impl<'a> Node<'a> {
-    /// The figures of [`crate::model::json_size`], and whether every object's keys are unique
-    /// (the general path keeps the last of duplicate keys; written as is, all would stay).
-    fn measure(&self, depth: usize, size: &mut JsonSize) -> bool {
+    /// The figures of [`crate::model::json_size`], whether a `$ref` key appears anywhere (the
+    /// general path inlines references for Gemini and the strict modes, which the lowerings here
+    /// never do), and whether every object's keys are unique (the general path keeps the last
+    /// of duplicate keys; written as is, all would stay).
+    fn measure(&self, depth: usize, size: &mut JsonSize, refs: &mut bool) -> bool {
         size.nodes += 1;
         match self {
             Node::Obj(entries) => {
@@ -290,13 +292,14 @@ impl<'a> Node<'a> {
                 let mut ok = keys_unique(entries);
                 for (k, v) in entries {
                     size.longest_string = size.longest_string.max(k.len());
-                    ok &= v.measure(depth + 1, size);
+                    *refs |= k == "$ref";
+                    ok &= v.measure(depth + 1, size, refs);
                 }
                 ok
             }
             Node::Arr(items) => {
                 size.depth = size.depth.max(depth + 1);
-                items.iter().fold(true, |ok, v| v.measure(depth + 1, size) & ok)
+                items.iter().fold(true, |ok, v| v.measure(depth + 1, size, refs) & ok)
             }
             Node::Str(s) => {
                 size.longest_string = size.longest_string.max(s.len());
@@ -439,14 +442,18 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
         let mut pass = None;
         if let Some(node) = schema {
             let mut size = JsonSize::default();
-            let unique = node.measure(0, &mut size);
+            let mut refs = false;
+            let unique = node.measure(0, &mut size, &mut refs);
             let mut levels = Levels::new(provider, opts);
-            let lowered = if unique && lowers { gemini::lower_root(&node, &mut levels) } else { None };
+            let lowered = if unique && lowers && !refs { gemini::lower_root(&node, &mut levels) } else { None };
             if let Some(text) = lowered {
                 pass = Some(PassThrough { schema: Passed::Lowered(text), size });
             } else if unique && !lowers && is_clean(&node, &mut levels) {
-                let outcome =
-                    if strict { strict::lower_root(&node, &mut Levels::new(provider, opts), provider) } else { Some(strict::Outcome::NotStrict) };
+                let outcome = match strict {
+                    false => Some(strict::Outcome::NotStrict),
+                    true if refs => None,
+                    true => strict::lower_root(&node, &mut Levels::new(provider, opts), provider),
+                };
                 match outcome {
                     Some(strict::Outcome::Strict(text, plan, costs)) => {
                         pass = Some(PassThrough { schema: Passed::Strict { text, plan, costs, base: node }, size })
@@ -499,16 +506,6 @@ impl<'k, V> Map<'k, V> {
 /// The general path's shared bound for writing (see `gemini::SHARED_MAX_DEPTH`): the
 /// lowerings take no deeper schema.
 const MAX_DEPTH: usize = 200;
-
-/// Whether a `$ref` key appears anywhere (the general path then inlines; the lowerings here
-/// never do), or the tree is deeper than they go.
-fn mentions_ref(node: &Node, depth: usize) -> bool {
-    match node {
-        Node::Obj(entries) => depth > 2 * MAX_DEPTH || entries.iter().any(|(k, v)| k == "$ref" || mentions_ref(v, depth + 1)),
-        Node::Arr(items) => depth > 2 * MAX_DEPTH || items.iter().any(|v| mentions_ref(v, depth + 1)),
-        _ => false,
-    }
-}
 
 const TYPE: u64 = head(b"type");
 const REF: u64 = head(b"$ref");
@@ -814,7 +811,7 @@ mod tests {
         let value: Value = serde_json::from_str(text).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), value.to_string());
         let mut size = JsonSize::default();
-        assert!(node.measure(0, &mut size));
+        assert!(node.measure(0, &mut size, &mut false));
         assert_eq!(size, crate::model::json_size(&value));
         assert_eq!(node.into_value(), value);
     }

@@ -26,7 +26,7 @@
 
 use std::borrow::Cow;
 
-use super::{mentions_ref, Levels, Map, Node};
+use super::{Levels, Map, Node};
 use crate::args::ArgPlan;
 use crate::providers::openai::{Budget, STRICT_BLOCKERS, STRICT_FORMATS, STRICT_KEYWORDS};
 use crate::providers::{anthropic, Provider};
@@ -86,12 +86,9 @@ enum Val<'n, 'a> {
 struct Strict<'n, 'a>(Map<'n, Val<'n, 'a>>);
 
 /// The strict attempt of `openai::compile` or `anthropic::compile` on a root that
-/// [`super::is_clean`] accepted; `None` when it is outside the subset and must go the general
-/// way.
+/// [`super::is_clean`] accepted and in which no `$ref` appears (`Node::measure`); `None` when
+/// it is outside the subset and must go the general way.
 pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider) -> Option<Outcome> {
-    if mentions_ref(root, 0) {
-        return None;
-    }
     let done = if provider == Provider::Anthropic {
         anthropic_node(root, levels).map(|node| (node, ArgPlan::default(), costs(root)))
     } else {
