@@ -384,7 +384,7 @@ fn run<'a>(
         let mut cx = Cx::new(limits).share_refs(!with_report);
         let result = if let Some(p) = &mut pass[i] {
             // Clean for this provider (see fast::is_clean), or lowered for Gemini (fast::gemini)
-            // or OpenAI strict (fast::strict): nothing to change, or nothing to report.
+            // or a strict mode (fast::strict): nothing to change, or nothing to report.
             Ok(match &mut p.schema {
                 // For Anthropic the schema as it is stays, should its set-level limits leave the
                 // tool out of strict mode (written from `base` then).
