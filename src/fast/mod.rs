@@ -219,10 +219,26 @@ fn write_str(out: &mut Vec<u8>, s: &Cow<'_, str>) {
     }
 }
 
-/// Reads one value.
-struct NodeSeed;
+/// Reads one value. The entries of the objects and the items of the arrays being read wait
+/// on two stacks shared by the whole read, and each container gets a vector of exactly its
+/// size when it ends: one allocation, where growing a vector per container reallocated every
+/// four, eight, sixteen... entries.
+struct NodeSeed<'s, 'de>(&'s mut Stacks<'de>);
 
-impl<'de> DeserializeSeed<'de> for NodeSeed {
+/// The stacks of [`NodeSeed`]. Each starts with a placeholder, so that a container never
+/// starts at 0: `split_off(0)` would hand the whole stack over instead of copying.
+struct Stacks<'de> {
+    entries: Vec<(Cow<'de, str>, Node<'de>)>,
+    items: Vec<Node<'de>>,
+}
+
+impl Default for Stacks<'_> {
+    fn default() -> Self {
+        Stacks { entries: vec![(Cow::Borrowed(""), Node::Null)], items: vec![Node::Null] }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_, 'de> {
     type Value = Node<'de>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
         d.deserialize_any(self)
@@ -232,7 +248,7 @@ impl<'de> DeserializeSeed<'de> for NodeSeed {
 // The readers here go through `deserialize_any` and override every method serde_json may call:
 // serde's default "invalid type" error formats the unexpected value, floats included, and that
 // formatting code is a sizeable part of the wasm.
-impl<'de> Visitor<'de> for NodeSeed {
+impl<'de> Visitor<'de> for NodeSeed<'_, 'de> {
     type Value = Node<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -264,18 +280,19 @@ impl<'de> Visitor<'de> for NodeSeed {
         Ok(Node::Str(Cow::Owned(s)))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
-        let mut items = Vec::new();
-        while let Some(v) = seq.next_element_seed(NodeSeed)? {
-            items.push(v);
+        let start = self.0.items.len();
+        while let Some(v) = seq.next_element_seed(NodeSeed(&mut *self.0))? {
+            self.0.items.push(v);
         }
-        Ok(Node::Arr(items))
+        Ok(Node::Arr(self.0.items.split_off(start)))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
-        let mut entries = Vec::new();
+        let start = self.0.entries.len();
         while let Some(k) = map.next_key_seed(KeySeed)? {
-            entries.push((k, map.next_value_seed(NodeSeed)?));
+            let v = map.next_value_seed(NodeSeed(&mut *self.0))?;
+            self.0.entries.push((k, v));
         }
-        Ok(Node::Obj(entries))
+        Ok(Node::Obj(self.0.entries.split_off(start)))
     }
 }
 
@@ -413,7 +430,7 @@ pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: boo
 /// (invalid JSON, another shape, a tool that is not an object) so that its errors stay the same.
 pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOptions) -> Option<Prepared<'a>> {
     // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
-    let tools = match read_all(json, NodeSeed)? {
+    let tools = match read_all(json, NodeSeed(&mut Stacks::default()))? {
         Node::Arr(items) => items,
         Node::Obj(mut top) => match Node::take_last(&mut top, "tools") {
             Some(Node::Arr(items)) => items,
@@ -805,7 +822,7 @@ mod tests {
     #[test]
     fn nodes_write_what_serde_json_writes() {
         let text = r#"{"a":"x\"\u00e9\ud83d\ude00\n","plain é 😀 /":"y","b":[1,-2,1.5,1e3,12345678901234567890,0.1,null,true,false],"c":{}}"#;
-        let node = read_all(text, NodeSeed).unwrap();
+        let node = read_all(text, NodeSeed(&mut Stacks::default())).unwrap();
         let mut out = Vec::new();
         node.write(&mut out);
         let value: Value = serde_json::from_str(text).unwrap();
