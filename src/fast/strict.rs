@@ -39,7 +39,8 @@ pub(crate) enum Outcome {
     /// The strict schema, written; its argument plan; for Anthropic, what its set-level limits
     /// count (see [`anthropic::strict_costs`]).
     Strict(Vec<u8>, ArgPlan, (usize, usize)),
-    /// It cannot be strict: the general path sends the non-strict schema, with `strict: false`.
+    /// It cannot be strict: the general path sends the non-strict schema (OpenAI with
+    /// `strict: false`, Anthropic without `strict`).
     NotStrict,
 }
 
