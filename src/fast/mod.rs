@@ -226,7 +226,8 @@ fn write_str(out: &mut Vec<u8>, s: &Cow<'_, str>) {
 struct NodeSeed<'s, 'de>(&'s mut Stacks<'de>);
 
 /// The stacks of [`NodeSeed`]. Each starts with a placeholder, so that a container never
-/// starts at 0: `split_off(0)` would hand the whole stack over instead of copying.
+/// starts at 0: older versions of std hand the whole buffer over on `split_off(0)`, where
+/// current ones copy (`containers_get_vectors_of_their_size` checks the sizes).
 struct Stacks<'de> {
     entries: Vec<(Cow<'de, str>, Node<'de>)>,
     items: Vec<Node<'de>>,
@@ -817,6 +818,28 @@ mod tests {
         for text in ["", "1", "[1]", "{}", r#"{"tools":{}}"#, "[{}] x", r#"[{"name":"t"},"#] {
             assert!(prepare(text, Provider::OpenAi, &SchemaOptions::default()).is_none(), "{text}");
         }
+    }
+
+    #[test]
+    fn containers_get_vectors_of_their_size() {
+        fn check(node: &Node) {
+            match node {
+                Node::Arr(items) => {
+                    assert_eq!(items.capacity(), items.len());
+                    items.iter().for_each(check);
+                }
+                Node::Obj(entries) => {
+                    assert_eq!(entries.capacity(), entries.len());
+                    entries.iter().for_each(|(_, v)| check(v));
+                }
+                _ => {}
+            }
+        }
+        // The root and the first object are the first containers on their stacks.
+        let text = r#"[{"a":1,"b":2,"c":3,"d":4,"e":{"f":[1,2,3,4,5,6,7,8,9]}},[1,2,3,4,5],{},[]]"#;
+        let node = read_all(text, NodeSeed(&mut Stacks::default())).unwrap();
+        check(&node);
+        assert_eq!(node.to_value(), serde_json::from_str::<Value>(text).unwrap());
     }
 
     #[test]
