@@ -144,18 +144,10 @@ fn lower_root_node<'n, 'a>(root: &'n Node<'a>, levels: &mut Levels) -> Option<Lo
 
 /// `gemini::lower` on a node's entries: one schema level entered.
 fn lower_entered<'n, 'a>(o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
-    enter(levels)?;
+    levels.enter().then_some(())?;
     let lowered = lower_map(o, levels)?;
     levels.depth -= 1;
     Some(lowered)
-}
-
-/// Cx::enter, with this path's own depth bound; `None` where the general path would fail or
-/// write differently.
-fn enter(levels: &mut Levels) -> Option<()> {
-    levels.depth += 1;
-    levels.nodes += 1;
-    (levels.depth <= levels.max_depth.min(super::MAX_DEPTH) && levels.nodes <= levels.max_nodes).then_some(())
 }
 
 fn entries_of<'n, 'a>(entries: &'n [(Cow<'a, str>, Node<'a>)]) -> Map<'n, &'n Node<'a>> {

@@ -464,8 +464,9 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
             let unique = node.measure(0, &mut size, &mut refs);
             let mut levels = Levels::new(provider, opts);
             let lowered = if unique && lowers && !refs { gemini::lower_root(&node, &mut levels) } else { None };
-            if let Some(text) = lowered {
-                pass = Some(PassThrough { schema: Passed::Lowered(text), size });
+            // The schema as passed, or back for the general path.
+            let passed = if let Some(text) = lowered {
+                Ok(Passed::Lowered(text))
             } else if unique && !lowers && is_clean(&node, &mut levels) {
                 let outcome = match strict {
                     false => Some(strict::Outcome::NotStrict),
@@ -473,17 +474,19 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
                     true => strict::lower_root(&node, &mut Levels::new(provider, opts), provider),
                 };
                 match outcome {
-                    Some(strict::Outcome::Strict(text, plan, costs)) => {
-                        pass = Some(PassThrough { schema: Passed::Strict { text, plan, costs, base: node }, size })
-                    }
+                    Some(strict::Outcome::Strict(text, plan, costs)) => Ok(Passed::Strict { text, plan, costs, base: node }),
                     // Sent as it is (with `strict: false` when strict mode was asked for).
-                    Some(strict::Outcome::NotStrict) => pass = Some(PassThrough { schema: Passed::AsIs(node), size }),
-                    None => {
-                        fields.insert("inputSchema".into(), node.into_value());
-                    }
+                    Some(strict::Outcome::NotStrict) => Ok(Passed::AsIs(node)),
+                    None => Err(node),
                 }
             } else {
-                fields.insert("inputSchema".into(), node.into_value());
+                Err(node)
+            };
+            match passed {
+                Ok(schema) => pass = Some(PassThrough { schema, size }),
+                Err(node) => {
+                    fields.insert("inputSchema".into(), node.into_value());
+                }
             }
         }
         out.tools.push(Value::Object(fields));
@@ -552,6 +555,14 @@ impl Levels {
             refs: !matches!(provider, Provider::Gemini | Provider::Vertex),
             vertex: provider == Provider::Vertex,
         }
+    }
+
+    /// `Cx::enter` for the lowerings, with their own depth bound ([`MAX_DEPTH`]): one schema
+    /// level entered; `false` where the general path would fail or write differently.
+    fn enter(&mut self) -> bool {
+        self.depth += 1;
+        self.nodes += 1;
+        self.depth <= self.max_depth.min(MAX_DEPTH) && self.nodes <= self.max_nodes
     }
 }
 

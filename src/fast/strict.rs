@@ -111,16 +111,6 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider) -
     }
 }
 
-/// A schema level entered, as `Cx::enter` counts it, within this path's depth bound.
-fn enter(levels: &mut Levels) -> Step<()> {
-    levels.depth += 1;
-    levels.nodes += 1;
-    if levels.depth > levels.max_depth.min(super::MAX_DEPTH) || levels.nodes > levels.max_nodes {
-        return Err(Stop::General);
-    }
-    Ok(())
-}
-
 /// The entries of a node's non-strict form: its own, and the `properties: {}` that
 /// [`Node::write_schema`] adds to an object without one.
 fn base<'n, 'a>(entries: &'n [(Cow<'a, str>, Node<'a>)]) -> Map<'n, Val<'n, 'a>> {
@@ -146,7 +136,9 @@ fn strict_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, level: usize, bu
         Node::Bool(_) => return Err(Stop::NotStrict),
         _ => return Err(Stop::General),
     };
-    enter(levels)?;
+    if !levels.enter() {
+        return Err(Stop::General);
+    }
     let r = strict_object(entries, levels, level, budget);
     levels.depth -= 1;
     r
@@ -327,7 +319,9 @@ fn widen_nullable(node: &mut Strict) {
 /// `anthropic::strict_node`: an object node made strict, any other subschema as it is.
 fn anthropic_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Step<Val<'n, 'a>> {
     let Node::Obj(entries) = node else { return Ok(Val::Raw(node)) };
-    enter(levels)?;
+    if !levels.enter() {
+        return Err(Stop::General);
+    }
     let r = anthropic_object(entries, levels);
     levels.depth -= 1;
     Ok(Val::Schema(Box::new(r?)))
