@@ -431,7 +431,12 @@ export function convertMcpTools(tools: readonly McpTool[], provider: "anthropic"
 export function convertMcpTools(tools: readonly McpTool[], provider: "gemini" | "vertex", options?: ConvertOptions): GeminiTool[];
 /** Converts MCP tools for AWS Bedrock Converse: `[{toolSpec:{name, description, inputSchema:{json}}}]`. */
 export function convertMcpTools(tools: readonly McpTool[], provider: "bedrock", options?: ConvertOptions): BedrockTool[];
-/** Converts MCP tools for the given provider. */
+/**
+ * Converts MCP tools for the given provider. The overloads above name each provider's shape. A schema
+ * the provider takes exactly as given is your own `inputSchema` object in the result (as a hand-written
+ * `tools.map(...)` passes it), not a copy: copy it before changing it. Every other schema is a new object;
+ * the input is never written to.
+ */
 export function convertMcpTools<P extends Provider>(tools: readonly McpTool[], provider: P, options?: ConvertOptions): ProviderOutput[P];
 
 /**

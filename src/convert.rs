@@ -174,7 +174,7 @@ pub fn check(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<
 /// anything the pass-through reader does not take (invalid JSON included) goes the general way,
 /// so the output and the errors are the same either way.
 pub fn convert_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<String> {
-    Ok(run_text(json, provider, opts, OnError::Throw, false)?.tools)
+    Ok(run_text(json, provider, opts, OnError::Throw, false, false)?.tools)
 }
 
 /// A conversion whose tools are JSON text.
@@ -186,38 +186,60 @@ pub struct TextConversion {
     pub name_map: NameMap,
     /// What changed and what remains wrong.
     pub report: Report,
+    /// The schemas left for the caller to put back (see [`convert_json_leaving_schemas`]);
+    /// always empty otherwise.
+    pub left_out: Vec<LeftOut>,
+}
+
+/// A tool whose schema [`convert_json_leaving_schemas`] wrote as `null`: the schema is the
+/// tool's `inputSchema` exactly as it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The tool's position in the output list (in `functionDeclarations` for Gemini).
+    pub position: usize,
+    /// The tool's index in the input list.
+    pub tool: usize,
 }
 
 /// [`convert_json`] with the name map and the report (`convertMcpToolsDetailed`).
 pub fn convert_json_detailed(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<TextConversion> {
-    run_text(json, provider, opts, OnError::Throw, true)
+    run_text(json, provider, opts, OnError::Throw, true, false)
+}
+
+/// [`convert_json`] (with the report when `detailed`, as [`convert_json_detailed`]) for a caller
+/// that holds the input as objects: every schema that passes through exactly as it was read is
+/// written as `null` and listed in [`TextConversion::left_out`], for the caller to put its own
+/// object there. The JS object API does, which spares writing and re-reading most schemas.
+pub fn convert_json_leaving_schemas(json: &str, provider: Provider, opts: &ConvertOptions, detailed: bool) -> Result<TextConversion> {
+    run_text(json, provider, opts, OnError::Throw, detailed, true)
 }
 
 /// [`convert_json`] with the name map, for callers that need no report (`McpHub.tools`,
 /// `NameMap.fromTools`): the report holds only set-level problems, and `$ref` expansions are
 /// shared as in [`convert_json`].
 pub fn convert_json_named(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<TextConversion> {
-    run_text(json, provider, opts, OnError::Throw, false)
+    run_text(json, provider, opts, OnError::Throw, false, false)
 }
 
 /// [`check`] on JSON text (`checkTools`).
 pub fn check_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<Report> {
-    Ok(run_text(json, provider, opts, OnError::Report, true)?.report)
+    Ok(run_text(json, provider, opts, OnError::Report, true, false)?.report)
 }
 
 /// `with_report: false` leaves the report's tool entries out (the JSON API returns tools only).
-fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool) -> Result<TextConversion> {
+/// `leave_out`: see [`convert_json_leaving_schemas`].
+fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool, leave_out: bool) -> Result<TextConversion> {
     let capacity = json.len() + 4096;
     if fast::applies(provider, &opts.schema, with_report) {
         if let Some(prepared) = fast::prepare(json, provider, &opts.schema) {
             if let Ok(done) = run(prepared.tools, prepared.pass, provider, opts, on_error, with_report) {
-                return Ok(done.into_text(provider, &opts.schema, capacity));
+                return Ok(done.into_text(provider, &opts.schema, capacity, leave_out));
             }
         }
     }
     let input: Value = serde_json::from_str(json)
         .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")))?;
-    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, on_error, with_report)?.into_text(provider, &opts.schema, capacity))
+    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, on_error, with_report)?.into_text(provider, &opts.schema, capacity, false))
 }
 
 /// A conversion whose tools are compiled but not yet in the provider's wrapper: [`run`]'s
@@ -252,9 +274,10 @@ impl Run<'_> {
         Conversion { tools, name_map, report }
     }
 
-    fn into_text(self, provider: Provider, opts: &SchemaOptions, capacity: usize) -> TextConversion {
+    fn into_text(self, provider: Provider, opts: &SchemaOptions, capacity: usize, leave_out: bool) -> TextConversion {
         let Run { tools, emitted, name_map, report } = self;
         let mut out: Vec<u8> = Vec::with_capacity(capacity);
+        let mut left_out = Vec::new();
         let gemini = matches!(provider, Provider::Gemini | Provider::Vertex);
         if gemini && emitted.is_empty() {
             out.extend_from_slice(b"[]");
@@ -268,14 +291,18 @@ impl Run<'_> {
                     out.push(b',');
                 }
                 let pass = pass.as_ref().map(|p| &p.schema);
-                write_tool(&mut out, provider, opts, provider_name(&name_map, i), tools[i].description_text(), c, pass);
+                let leave = leave_out && matches!(pass, Some(Passed::AsIs(_, true)));
+                if leave {
+                    left_out.push(LeftOut { position: k, tool: i });
+                }
+                write_tool(&mut out, provider, opts, provider_name(&name_map, i), tools[i].description_text(), c, pass, leave);
             }
             out.push(b']');
             if gemini {
                 out.extend_from_slice(b"}]");
             }
         }
-        TextConversion { tools: crate::text::into_string(out), name_map, report }
+        TextConversion { tools: crate::text::into_string(out), name_map, report, left_out }
     }
 }
 
@@ -572,10 +599,13 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
 /// [`emit`]'s JSON, written straight as text: the same keys in the same order. The schema is
 /// the pass-through tree when there is one (the compiled schema is then only a placeholder).
 /// `tests/corpus.rs` and the tests below check that this writes what [`emit`] builds.
-fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name: &str, description: &str, c: Compiled, pass: Option<&Passed>) {
+/// `leave_out`: write the schema as `null` (see [`convert_json_leaving_schemas`]).
+#[allow(clippy::too_many_arguments)]
+fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name: &str, description: &str, c: Compiled, pass: Option<&Passed>, leave_out: bool) {
     use crate::text::write_str;
     let schema = |out: &mut Vec<u8>, schema: Option<Value>| match (pass, schema) {
-        (Some(Passed::AsIs(node)), _) => node.write_schema(out),
+        _ if leave_out => out.extend_from_slice(b"null"),
+        (Some(Passed::AsIs(node, _)), _) => node.write_schema(out),
         (Some(Passed::Strict { text, base, .. }), _) => {
             if c.strict == Some(true) {
                 out.extend_from_slice(text)

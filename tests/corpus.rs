@@ -10,7 +10,9 @@ mod validator;
 use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
-use toolwire::convert::{check, check_json, convert, convert_json, convert_json_detailed, convert_json_named, ConvertOptions};
+use toolwire::convert::{
+    check, check_json, convert, convert_json, convert_json_detailed, convert_json_leaving_schemas, convert_json_named, ConvertOptions,
+};
 use toolwire::fast::passed_through;
 use toolwire::providers::{GeminiMode, Provider};
 use toolwire::schema::walk::{slot, Slot};
@@ -230,7 +232,7 @@ fn pass_through_gives_the_general_paths_tools() {
         (Provider::Anthropic, GeminiMode::Parameters, true),
     ];
     for (provider, mode, strict) in modes {
-        let mut passed = 0;
+        let (mut passed, mut left_out) = (0, 0);
         for server in &servers {
             let mut opts = ConvertOptions { server: Some(server.name.clone()), ..ConvertOptions::default() };
             opts.schema.gemini_mode = mode;
@@ -251,7 +253,43 @@ fn pass_through_gives_the_general_paths_tools() {
             let report = check(server.tools.clone(), provider, &opts).expect("checks");
             assert!(check_json(&server.tools.to_string(), provider, &opts).expect("checks") == report, "{provider:?} / {}", server.name);
             passed += passed_through(&server.tools.to_string(), provider, &opts.schema);
+            // The object API's conversion: with each left-out schema put back from the input, the
+            // same tools (and the same name map and report).
+            for detailed in [false, true] {
+                let leaving = convert_json_leaving_schemas(&server.tools.to_string(), provider, &opts, detailed).expect("converts");
+                let mut tools: Value = serde_json::from_str(&leaving.tools).unwrap();
+                let list = match provider {
+                    Provider::Gemini | Provider::Vertex if !leaving.left_out.is_empty() => &mut tools[0]["functionDeclarations"],
+                    _ => &mut tools,
+                };
+                for l in &leaving.left_out {
+                    let place = match provider {
+                        Provider::OpenAi => &mut list[l.position]["function"]["parameters"],
+                        Provider::OpenAiResponses => &mut list[l.position]["parameters"],
+                        Provider::Anthropic => &mut list[l.position]["input_schema"],
+                        Provider::Bedrock => &mut list[l.position]["toolSpec"]["inputSchema"]["json"],
+                        Provider::Gemini | Provider::Vertex => &mut list[l.position]["parametersJsonSchema"],
+                    };
+                    assert_eq!(*place, Value::Null, "{provider:?} / {}: a left-out schema is written as null", server.name);
+                    *place = server.tools[l.tool]["inputSchema"].clone();
+                }
+                assert!(tools == conv.tools && leaving.name_map == conv.name_map, "{provider:?} strict={strict} / {}", server.name);
+                assert!(!detailed || leaving.report == conv.report, "{provider:?} / {}", server.name);
+                left_out += leaving.left_out.len();
+            }
         }
+        // Schemas that get a silent `properties: {}` are written, not left out; nor is any in the
+        // modes that rewrite schemas.
+        let least_left_out = match (provider, mode, strict) {
+            (Provider::Gemini | Provider::Vertex, GeminiMode::Parameters, _) => {
+                assert_eq!(left_out, 0, "{provider:?}: `parameters` schemas are lowered, never left out");
+                0
+            }
+            (_, _, true) => 0,
+            (_, GeminiMode::JsonSchema, _) => 2 * 1150,
+            _ => 2 * 1180,
+        };
+        assert!(left_out >= least_left_out, "{provider:?}: only {left_out} schemas were left out");
         // Of the 1,265 tools, 1,264 need nothing but a silent `properties: {}` here and there for
         // OpenAI, Anthropic and Bedrock, and 1,210 for Gemini's parametersJsonSchema (which inlines
         // every $ref). 1,175 are lowered node by node for Gemini's `parameters`, and for OpenAI's

@@ -8,7 +8,7 @@ mod validator;
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
-use toolwire::convert::{check_json, convert, convert_json, convert_json_named, ConvertOptions};
+use toolwire::convert::{check_json, convert, convert_json, convert_json_leaving_schemas, convert_json_named, ConvertOptions};
 use toolwire::fast::passed_through;
 use toolwire::providers::{GeminiMode, Provider};
 use toolwire::ErrorCode;
@@ -110,7 +110,7 @@ proptest! {
 fn pass_through_agrees_with_the_general_path() {
     use proptest::test_runner::{Config, TestRunner};
     let mut runner = TestRunner::new(Config { cases: 400, ..Config::default() });
-    let passed = std::cell::Cell::new(0usize);
+    let (passed, left_out) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
     runner
         .run(&schema(), |s| {
             for schema in [s.clone(), json!({"type": "object", "properties": {"p": s}})] {
@@ -137,12 +137,29 @@ fn pass_through_agrees_with_the_general_path() {
                     let reports = (toolwire::convert::check(tools.clone(), provider, &opts).ok(), check_json(&text, provider, &opts).ok());
                     prop_assert_eq!(reports.0, reports.1, "{:?}: reports differ for {}", provider, schema);
                     passed.set(passed.get() + passed_through(&text, provider, &opts.schema));
+                    // The object API's conversion: a left-out schema is the input's, exactly.
+                    if let Ok(leaving) = convert_json_leaving_schemas(&text, provider, &opts, false) {
+                        for l in &leaving.left_out {
+                            prop_assert_eq!(l.position, 0);
+                            let out: Value = serde_json::from_str(&convert_json(&text, provider, &opts).unwrap()).unwrap();
+                            let written = match provider {
+                                Provider::Gemini => &out[0]["functionDeclarations"][0]["parametersJsonSchema"],
+                                Provider::OpenAi => &out[0]["function"]["parameters"],
+                                Provider::Anthropic => &out[0]["input_schema"],
+                                Provider::Bedrock => &out[0]["toolSpec"]["inputSchema"]["json"],
+                                _ => &out[0]["parameters"],
+                            };
+                            prop_assert_eq!(written, &schema, "{:?}: left out, but written otherwise", provider);
+                            left_out.set(left_out.get() + 1);
+                        }
+                    }
                 }
             }
             Ok(())
         })
         .unwrap();
     assert!(passed.get() > 100, "only {} generated tools passed through", passed.get());
+    assert!(left_out.get() > 50, "only {} generated schemas were left out", left_out.get());
 }
 
 /// A node of the kind Gemini's `parameters` lowers node by node (src/fast/gemini.rs), its keys

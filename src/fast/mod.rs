@@ -390,8 +390,11 @@ pub(crate) struct PassThrough<'a> {
 /// What the pass-through path made of a schema.
 #[derive(Debug)]
 pub(crate) enum Passed<'a> {
-    /// The schema, written as it is ([`Node::write_schema`]).
-    AsIs(Node<'a>),
+    /// The schema, written as it is ([`Node::write_schema`]). The flag says whether that
+    /// writes exactly the JSON that was read (no object node lacks `properties`), so that a
+    /// caller holding the input as objects may put its own object in its place
+    /// ([`crate::convert::convert_json_leaving_schemas`]).
+    AsIs(Node<'a>, bool),
     /// Gemini `parameters`, already written; `None` when the tool has no `parameters`.
     Lowered(Option<Vec<u8>>),
     /// A strict schema (OpenAI, Anthropic), already written ([`strict`]).
@@ -476,7 +479,7 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
                 match outcome {
                     Some(strict::Outcome::Strict(text, plan, costs)) => Ok(Passed::Strict { text, plan, costs, base: node }),
                     // Sent as it is (with `strict: false` when strict mode was asked for).
-                    Some(strict::Outcome::NotStrict) => Ok(Passed::AsIs(node)),
+                    Some(strict::Outcome::NotStrict) => Ok(Passed::AsIs(node, !levels.adds_properties)),
                     None => Err(node),
                 }
             } else {
@@ -542,6 +545,8 @@ struct Levels {
     refs: bool,
     /// Vertex AI (whose `anyOf` stands alone, see [`gemini`]).
     vertex: bool,
+    /// Whether `clean_node` met an object node that [`Node::write_schema`] gives `properties: {}`.
+    adds_properties: bool,
 }
 
 impl Levels {
@@ -554,6 +559,7 @@ impl Levels {
             // Gemini's parametersJsonSchema inlines every `$ref` (gemini::compile).
             refs: !matches!(provider, Provider::Gemini | Provider::Vertex),
             vertex: provider == Provider::Vertex,
+            adds_properties: false,
         }
     }
 
@@ -628,6 +634,8 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     if reference.is_some_and(|r| r.as_str().is_none() || !levels.refs) {
         return false;
     }
+    // Node::write_schema's condition for adding `properties: {}`.
+    levels.adds_properties |= object && properties.is_none();
     let is_object = object || (untyped && properties.is_some());
     if is_object && !clean_properties(properties, required) {
         return false;

@@ -534,7 +534,7 @@ mod tests {
         let took = match prepare(&text, provider, &schema_opts).unwrap().pass.remove(0) {
             Some(p) => match p.schema {
                 Passed::Strict { .. } => Took::Strict,
-                Passed::AsIs(_) => Took::NotStrict,
+                Passed::AsIs(..) => Took::NotStrict,
                 Passed::Lowered(_) => unreachable!(),
             },
             None => Took::General,

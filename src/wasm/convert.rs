@@ -25,20 +25,107 @@ pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
 /// which `JSON.stringify` writes as escapes serde_json rejects: such text is converted again
 /// with them repaired, as [`parse`] repairs them.
 pub(crate) fn on_tools_text<T>(tools: &JsValue, convert: impl Fn(&str) -> Result<T, Error>) -> Result<T, Error> {
+    on_tools_text_as_read(tools, |json, _| convert(json))
+}
+
+/// [`on_tools_text`], telling `convert` whether the text is `JSON.stringify`'s own (`true`) or
+/// was repaired, when the objects no longer hold what the text says.
+fn on_tools_text_as_read<T>(tools: &JsValue, convert: impl Fn(&str, bool) -> Result<T, Error>) -> Result<T, Error> {
     if tools.is_undefined() || tools.is_null() {
-        return convert("null");
+        return convert("null", true);
     }
     let json = json_text(tools, "tools")?;
-    match convert(&json) {
+    match convert(&json, true) {
         Err(e) if e.code == ErrorCode::InvalidJson => match repair_lone_surrogates(&json) {
-            Some(fixed) => convert(&fixed),
+            Some(fixed) => convert(&fixed, false),
             None => Err(e),
         },
         other => other,
     }
 }
 
-/// Converts MCP tools for a provider. Returns the provider's tool list as plain objects.
+/// Converts JS tools as [`on_tools_text`] does, leaving out the schemas that pass through
+/// exactly as read (see [`core::convert_json_leaving_schemas`]); `finish` parses the output
+/// text, and the tools' own `inputSchema` objects are then put in those places: what a
+/// hand-written map does, and neither side writes or reads those schemas again. If the objects
+/// are not where the text says (a `toJSON` somewhere), the conversion runs again in full.
+fn convert_objects(
+    tools: &JsValue,
+    provider: Provider,
+    opts: &ConvertOptions,
+    detailed: bool,
+    finish: impl Fn(core::TextConversion) -> Result<(JsValue, JsValue), Error>,
+) -> Result<JsValue, Error> {
+    let mut conv = on_tools_text_as_read(tools, |json, as_read| {
+        if as_read {
+            core::convert_json_leaving_schemas(json, provider, opts, detailed)
+        } else if detailed {
+            core::convert_json_detailed(json, provider, opts)
+        } else {
+            core::convert_json_named(json, provider, opts)
+        }
+    })?;
+    let left_out = std::mem::take(&mut conv.left_out);
+    let (out, list) = finish(conv)?;
+    if left_out.is_empty() || put_back_schemas(tools, &list, provider, &left_out).is_some() {
+        return Ok(out);
+    }
+    let conv = on_tools_text(tools, |json| match detailed {
+        true => core::convert_json_detailed(json, provider, opts),
+        false => core::convert_json_named(json, provider, opts),
+    })?;
+    Ok(finish(conv)?.0)
+}
+
+/// Puts each left-out schema back: the input tool's `inputSchema` object at the provider's
+/// place in `list` (the output's tool list). `None` when the input is not shaped as its JSON
+/// text was (nothing is half done then: every place is checked before one is filled).
+fn put_back_schemas(tools: &JsValue, list: &JsValue, provider: Provider, left_out: &[core::LeftOut]) -> Option<()> {
+    use js_sys::{Array, Reflect};
+    let get = |v: &JsValue, key: &str| Reflect::get(v, &JsValue::from_str(key)).ok().filter(JsValue::is_object);
+    // An input object as its JSON says it is: without a `toJSON` that would have written
+    // something else.
+    let as_written = |v: JsValue| Reflect::get(&v, &JsValue::from_str("toJSON")).ok().filter(JsValue::is_undefined).map(|_| v);
+    // The shapes `fast::prepare` reads: an array, `{tools}`, `{result: {tools}}`.
+    let input = if Array::is_array(tools) {
+        as_written(tools.clone())?
+    } else {
+        let top = as_written(tools.clone())?;
+        match get(&top, "tools") {
+            Some(t) if Array::is_array(&t) => as_written(t)?,
+            _ => as_written(get(&as_written(get(&top, "result")?)?, "tools")?)?,
+        }
+    };
+    let decls = match provider {
+        Provider::Gemini | Provider::Vertex => get(&Reflect::get_u32(list, 0).ok()?, "functionDeclarations")?,
+        _ => list.clone(),
+    };
+    let mut places = Vec::with_capacity(left_out.len());
+    for l in left_out {
+        let tool = as_written(Reflect::get_u32(&input, l.tool as u32).ok()?)?;
+        let schema = as_written(get(&tool, "inputSchema").filter(|s| !Array::is_array(s))?)?;
+        let decl = Reflect::get_u32(&decls, l.position as u32).ok()?;
+        let (holder, key) = match provider {
+            Provider::OpenAi => (get(&decl, "function")?, "parameters"),
+            Provider::OpenAiResponses => (decl, "parameters"),
+            Provider::Anthropic => (decl, "input_schema"),
+            Provider::Bedrock => (get(&get(&decl, "toolSpec")?, "inputSchema")?, "json"),
+            Provider::Gemini | Provider::Vertex => (decl, "parametersJsonSchema"),
+        };
+        if !holder.is_object() {
+            return None;
+        }
+        places.push((holder, key, schema));
+    }
+    for (holder, key, schema) in places {
+        Reflect::set(&holder, &JsValue::from_str(key), &schema).ok()?;
+    }
+    Some(())
+}
+
+/// Converts MCP tools for a provider. Returns the provider's tool list as plain objects; a
+/// schema the provider takes exactly as given is the caller's own object (see
+/// `put_back_schemas`).
 ///
 /// ```js
 /// const tools = convertMcpTools(mcpTools, "gemini");
@@ -48,8 +135,10 @@ pub(crate) fn on_tools_text<T>(tools: &JsValue, convert: impl Fn(&str) -> Result
 pub fn convert_mcp_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    let out = on_tools_text(&tools, |json| core::convert_json(json, provider, &opts))?;
-    Ok(parse_js(out)?)
+    Ok(convert_objects(&tools, provider, &opts, false, |conv| {
+        let out = parse_js(conv.tools)?;
+        Ok((out.clone(), out))
+    })?)
 }
 
 /// JSON text in, JSON text out: the fast path for tools that arrive as text and leave in a
@@ -72,14 +161,17 @@ pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue
 pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    let conv = on_tools_text(&tools, |json| core::convert_json_detailed(json, provider, &opts))?;
-    let text = format!(
-        r#"{{"tools":{},"nameMap":{},"report":{}}}"#,
-        conv.tools,
-        conv.name_map.to_json_value(),
-        conv.report.to_value()
-    );
-    Ok(parse_js(text)?)
+    Ok(convert_objects(&tools, provider, &opts, true, |conv| {
+        let text = format!(
+            r#"{{"tools":{},"nameMap":{},"report":{}}}"#,
+            conv.tools,
+            conv.name_map.to_json_value(),
+            conv.report.to_value()
+        );
+        let out = parse_js(text)?;
+        let list = js_sys::Reflect::get(&out, &JsValue::from_str("tools")).map_err(|_| Error::new(ErrorCode::InvalidInput, "output has no tools"))?;
+        Ok((out, list))
+    })?)
 }
 
 /// Lists, per tool, every change a conversion makes and every problem that remains. Never

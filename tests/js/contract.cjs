@@ -175,6 +175,51 @@ module.exports = function contract(tw, label) {
     assert.equal(tw.convertMcpToolsJson("[]", "openai"), "[]", "still works");
   });
 
+  test(name("a schema that needs no change is the caller's own object; any other is new"), () => {
+    const bare = { name: "bare", inputSchema: { type: "object", properties: { o: { type: "object" } } } };
+    for (const provider of PROVIDERS) {
+      for (const [geminiMode, keeps] of [["parameters", !["gemini", "vertex"].includes(provider)], ["jsonSchema", true]]) {
+        const options = { geminiMode };
+        for (const convert of [(t) => tw.convertMcpTools(t, provider, options), (t) => tw.convertMcpToolsDetailed(t, provider, options).tools]) {
+          const [w, b] = definitions(provider, convert([weather, bare]));
+          assert.equal(w.schema === weather.inputSchema, keeps, `${provider}/${geminiMode}: the unchanged schema is shared: ${keeps}`);
+          // `properties: {}` is added to the nested object: a new object, the input untouched.
+          assert.notEqual(b.schema, bare.inputSchema, provider);
+          assert.equal(bare.inputSchema.properties.o.properties, undefined, `${provider}: the input is not written to`);
+          // Shared or not, the tools are those of the JSON entry point.
+          const text = tw.convertMcpToolsJson(JSON.stringify([weather, bare]), provider, options);
+          assert.deepStrictEqual(convert([weather, bare]), JSON.parse(text), provider);
+        }
+      }
+    }
+    // The shapes {tools} and {result: {tools}} too.
+    for (const input of [{ tools: [weather] }, { result: { tools: [weather] } }]) {
+      assert.equal(tw.convertMcpTools(input, "openai")[0].function.parameters, weather.inputSchema);
+    }
+  });
+
+  test(name("objects whose JSON is not what they hold (toJSON, lone surrogates) convert as their JSON"), () => {
+    const said = { type: "object", properties: { said: { type: "string" } } };
+    const tools = [
+      { name: "a", inputSchema: { type: "object", properties: { held: { type: "string" } } }, toJSON: () => ({ name: "a", inputSchema: said }) },
+      { name: "b", inputSchema: { type: "object", properties: {}, toJSON: () => said } },
+    ];
+    const lone = [{ name: "c", inputSchema: { type: "object", properties: { x: { type: "string", description: "half \ud800" } } } }];
+    for (const provider of PROVIDERS) {
+      for (const input of [tools, { tools }, lone]) {
+        // (The JSON entry point takes no lone surrogates; the object one repairs them to U+FFFD.)
+        const expected = JSON.parse(tw.convertMcpToolsJson(JSON.stringify(input).replace("\\ud800", "\\ufffd"), provider));
+        assert.deepStrictEqual(JSON.parse(JSON.stringify(tw.convertMcpTools(input, provider))), expected, provider);
+      }
+      const [a, b] = definitions(provider, tw.convertMcpTools(tools, provider));
+      assert.deepEqual(Object.keys(a.schema.properties), ["said"], provider);
+      assert.deepEqual(Object.keys(b.schema.properties), ["said"], provider);
+      const [c] = definitions(provider, tw.convertMcpTools(lone, provider));
+      assert.notEqual(c.schema, lone[0].inputSchema, provider);
+      if (c.schema.properties) assert.equal(c.schema.properties.x.description, "half \ufffd", provider);
+    }
+  });
+
   test(name("output is plain JSON data (arrays and Object.prototype objects)"), () => {
     const isPlain = (v, path) => {
       if (v === null || typeof v !== "object") return;
