@@ -481,7 +481,29 @@ fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
         return None; // `#anchor` form: not supported
     }
     let decoded = percent_decode(fragment);
-    root.pointer(&decoded)
+    pointer(root, &decoded)
+}
+
+/// [`Value::pointer`] (RFC 6901), which allocates two strings per token to unescape it: here a
+/// token is borrowed unless it holds a `~`.
+fn pointer<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
+    use std::borrow::Cow;
+    let mut target = root;
+    for token in pointer.strip_prefix('/')?.split('/') {
+        let token = match token.contains('~') {
+            true => Cow::Owned(token.replace("~1", "/").replace("~0", "~")),
+            false => Cow::Borrowed(token),
+        };
+        target = match target {
+            Value::Object(map) => map.find(&token)?,
+            // Array indices as serde_json reads them: no sign, no leading zero.
+            Value::Array(list) if !token.starts_with('+') && (token == "0" || !token.starts_with('0')) => {
+                list.get(token.parse::<usize>().ok()?)?
+            }
+            _ => return None,
+        };
+    }
+    Some(target)
 }
 
 fn percent_decode(s: &str) -> String {
@@ -562,6 +584,17 @@ mod tests {
         assert_eq!(out["properties"]["a"], json!({"description":"x"}));
         assert_eq!(cx.problems[0].rule, "refs/unresolvable");
         assert_eq!(cx.problems[0].path, "/properties/a");
+    }
+
+    #[test]
+    fn pointers_resolve_as_serde_json_resolves_them() {
+        let doc = json!({"a/b": {"t~x": [10, 11, {"": 12}]}, "list": [0, 1], "~1": 2, "": {"": 3}});
+        for p in [
+            "", "/", "//", "/a~1b", "/a~1b/t~0x", "/a~1b/t~0x/1", "/a~1b/t~0x/2/", "/a~1b/t~0x/01", "/a~1b/t~0x/+1",
+            "/a~1b/t~0x/-1", "/a~1b/t~0x/3", "/list/0", "/list/00", "/list/1/x", "/~01", "/~1", "/a/b", "nope", "/a~1b/t~0x/9999999999999999999999",
+        ] {
+            assert_eq!(pointer(&doc, p).or((p.is_empty()).then_some(&doc)), doc.pointer(p), "{p:?}");
+        }
     }
 
     #[test]
