@@ -136,6 +136,17 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
+/// Whether [`write_str`] escapes anything in `s`.
+pub(crate) fn needs_escape(s: &str) -> bool {
+    let mut chunks = s.as_bytes().chunks_exact(8);
+    let found = chunks.by_ref().any(|c| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        any_to_escape(u64::from_le_bytes(w))
+    });
+    found || chunks.remainder().iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20)
+}
+
 /// JSON text with every non-ASCII character written as a `\uXXXX` escape (a surrogate pair
 /// above U+FFFF): the same JSON value, in ASCII only.
 ///

@@ -18,6 +18,13 @@
 //! are objects, arrays with `items`, and the limits not reached. Anything else goes the general
 //! way.
 //!
+//! Schemas with `$ref`s go the general way to be inlined ([`crate::schema::refs`]), with the
+//! expansions that several places share left as placeholders; without a change log their
+//! lowering comes back here ([`super::lower_inlined`], on a tree borrowed from the inlined
+//! `Value`): a shared expansion is lowered and written once and its text spliced in wherever the
+//! general path splices it ([`lower_shared`]), counted against the limits as the general path
+//! counts it.
+//!
 //! Within the subset the output is the general path's byte for byte, key order included: the
 //! general path works on `serde_json` maps, whose `remove` is a swap-remove, and [`Map`]
 //! repeats each of its removals and insertions in the same order. Changes are not reported (so
@@ -26,8 +33,10 @@
 //! the `schema_convert` fuzz target compare the two paths.
 
 use std::borrow::Cow;
+use std::rc::Rc;
 
 use super::{Levels, Map, Node};
+use crate::schema::refs::Shared;
 use crate::schema::lower::keyword_hint;
 use crate::text;
 
@@ -76,6 +85,8 @@ enum Item<'n, 'a> {
     AnyOf(Vec<Lowered<'n, 'a>>),
     /// An `enum` of strings, its `null`s left out (they make the node `nullable`).
     Enum(&'n [Node<'a>]),
+    /// A shared `$ref` expansion, lowered and written (see [`lower_shared`]).
+    Spliced(Rc<[u8]>),
 }
 
 impl Item<'_, '_> {
@@ -89,7 +100,9 @@ impl Item<'_, '_> {
     }
 }
 
-/// A lowered node: its entries in the order the general path's map has them.
+/// A lowered node: its entries in the order the general path's map has them; or, as its only
+/// entry, the text of a shared expansion ([`Item::Spliced`]), which the general path's
+/// placeholder stands for.
 struct Lowered<'n, 'a>(Map<'n, Item<'n, 'a>>);
 
 /// The `parameters` of a tool whose schema is `root`: `Some(Some(text))`, or `Some(None)` when
@@ -117,7 +130,44 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels) -> Option<Option<Vec<
 /// `gemini::lower` on a subschema.
 fn lower<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
     let Node::Obj(entries) = node else { return None };
+    if let (Some(_), [(key, Node::Str(value))]) = (&levels.splicing, &entries[..]) {
+        if let Some(i) = Shared::placeholder_entry(key, value) {
+            let text = lower_shared(i, levels)?;
+            return Some(Lowered(Map(vec![("", Item::Spliced(text))])));
+        }
+    }
     lower_entered(entries_of(entries), levels)
+}
+
+/// `gemini::lower_shared`: shared expansion `i` lowered and written the first time, with the
+/// nodes and levels that took (`Cx::measured`); afterwards that text, counted as that work
+/// (`Cx::reuse`) where it fits the limits (`Cx::fits`). Where it does not, the general path
+/// lowers the expansion again and so exceeds a limit: `None`, as for any limit.
+fn lower_shared(i: usize, levels: &mut Levels) -> Option<Rc<[u8]>> {
+    let splicing = levels.splicing.as_ref()?;
+    if let Some(Some(super::Written { text, nodes, height })) = splicing.written.get(i) {
+        let (text, nodes, height) = (Rc::clone(text), *nodes, *height);
+        if levels.nodes + nodes > levels.max_nodes || levels.depth + height > levels.max_depth.min(super::MAX_DEPTH) {
+            return None;
+        }
+        levels.nodes += nodes;
+        levels.peak = levels.peak.max(levels.depth + height);
+        return Some(text);
+    }
+    let node = Node::of_value(splicing.shared.expansion(i)?);
+    let (nodes, outer_peak) = (levels.nodes, std::mem::replace(&mut levels.peak, levels.depth));
+    let lowered = lower(&node, levels)?;
+    let height = levels.peak - levels.depth;
+    levels.peak = levels.peak.max(outer_peak);
+    let mut text = Vec::new();
+    lowered.write(&mut text);
+    let text: Rc<[u8]> = text.into();
+    let written = &mut levels.splicing.as_mut()?.written;
+    if written.len() <= i {
+        written.resize(i + 1, None);
+    }
+    written[i] = Some(super::Written { text: Rc::clone(&text), nodes: levels.nodes - nodes, height });
+    Some(text)
 }
 
 /// The root: `process_json_schema` (an object root as it is, `properties: {}` appended if
@@ -451,6 +501,9 @@ fn hint(hints: &mut Vec<String>, key: &str, value: &Node) {
 impl Lowered<'_, '_> {
     /// `gemini::write_wire` of the general path's lowered node.
     fn write(&self, out: &mut Vec<u8>) {
+        if let [(_, Item::Spliced(text))] = &self.0 .0[..] {
+            return out.extend_from_slice(text);
+        }
         text::write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), |out, key, item| item.write(out, key));
     }
 }
@@ -494,6 +547,7 @@ impl Item<'_, '_> {
                 }
                 out.push(b']');
             }
+            Item::Spliced(text) => out.extend_from_slice(text),
         }
     }
 }

@@ -26,6 +26,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::rc::Rc;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
@@ -33,6 +34,7 @@ use serde_json::{Number, Value};
 use crate::args::ArgPlan;
 use crate::model::JsonSize;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
+use crate::schema::refs::Shared;
 use crate::schema::walk::{head, keyword, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
 use crate::schema::TYPE_NAMES;
 use crate::text;
@@ -92,6 +94,20 @@ impl<'a> Node<'a> {
                 }
                 Value::Object(map)
             }
+        }
+    }
+
+    /// A tree over `value`. Its strings are borrowed unless they hold a character to escape:
+    /// a borrowed string is written as it is ([`write_str`]), as the input's raw text.
+    fn of_value(value: &'a Value) -> Node<'a> {
+        let text = |s: &'a str| if text::needs_escape(s) { Cow::Owned(s.to_owned()) } else { Cow::Borrowed(s) };
+        match value {
+            Value::Null => Node::Null,
+            Value::Bool(b) => Node::Bool(*b),
+            Value::Number(n) => Node::Num(n.clone()),
+            Value::String(s) => Node::Str(text(s)),
+            Value::Array(items) => Node::Arr(items.iter().map(Node::of_value).collect()),
+            Value::Object(o) => Node::Obj(o.iter().map(|(k, v)| (text(k), Node::of_value(v))).collect()),
         }
     }
 
@@ -536,9 +552,11 @@ const REF: u64 = head(b"$ref");
 const REQUIRED: u64 = head(b"required");
 
 /// Schema levels entered, as [`crate::schema::Cx::enter`] counts them.
-struct Levels {
+struct Levels<'s> {
     depth: usize,
     nodes: usize,
+    /// The deepest level entered (as `Cx`'s peak).
+    peak: usize,
     max_depth: usize,
     max_nodes: usize,
     /// Whether a `$ref` leaves the schema unchanged.
@@ -547,13 +565,33 @@ struct Levels {
     vertex: bool,
     /// Whether `clean_node` met an object node that [`Node::write_schema`] gives `properties: {}`.
     adds_properties: bool,
+    /// The shared `$ref` expansions of a schema inlined by the general path ([`lower_inlined`]).
+    splicing: Option<Splicing<'s>>,
 }
 
-impl Levels {
+/// Shared `$ref` expansions ([`Shared`]) as `gemini::lower_shared` lowers them: each the first
+/// time it is met, then its text reused wherever it fits the limits.
+struct Splicing<'s> {
+    shared: &'s Shared,
+    /// Entry → its lowering, once done.
+    written: Vec<Option<Written>>,
+}
+
+/// A shared expansion lowered: its text, and the nodes and levels that took.
+#[derive(Clone)]
+struct Written {
+    text: Rc<[u8]>,
+    nodes: usize,
+    height: usize,
+}
+
+impl Levels<'_> {
     fn new(provider: Provider, opts: &SchemaOptions) -> Self {
         Self {
             depth: 0,
             nodes: 0,
+            peak: 0,
+            splicing: None,
             max_depth: opts.limits.max_depth,
             max_nodes: opts.limits.max_nodes,
             // Gemini's parametersJsonSchema inlines every `$ref` (gemini::compile).
@@ -568,8 +606,22 @@ impl Levels {
     fn enter(&mut self) -> bool {
         self.depth += 1;
         self.nodes += 1;
+        self.peak = self.peak.max(self.depth);
         self.depth <= self.max_depth.min(MAX_DEPTH) && self.nodes <= self.max_nodes
     }
+}
+
+/// Gemini `parameters` for a schema the general path has prepared (`root`: processed, root
+/// combinators merged, `$ref`s inlined with `shared` expansions, see
+/// [`crate::schema::refs::inline_refs_shared`]), lowered from a borrowed tree over it when the
+/// schema is within [`gemini`]'s subset: as [`gemini::lower_root`] gives it, each shared
+/// expansion lowered and written once and spliced in wherever the general path splices it.
+/// `None` sends the schema to the general lowering.
+pub(crate) fn lower_inlined(root: &Value, shared: &Shared, opts: &SchemaOptions, vertex: bool) -> Option<Option<Vec<u8>>> {
+    let node = Node::of_value(root);
+    let mut levels = Levels::new(if vertex { Provider::Vertex } else { Provider::Gemini }, opts);
+    levels.splicing = Some(Splicing { shared, written: Vec::new() });
+    gemini::lower_root(&node, &mut levels)
 }
 
 /// Whether the general path returns this root schema unchanged but for the silent

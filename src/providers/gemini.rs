@@ -87,6 +87,14 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
         cx.reset_budget();
         return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None });
     }
+    // Without a change log (shared expansions), from a borrowed tree when the schema allows.
+    if let Some(shared) = cx.shared.as_deref() {
+        if let Some(parameters) = crate::fast::lower_inlined(&root, shared, opts, vertex) {
+            cx.reset_budget();
+            let schema = parameters.map(|text| Shared::written_schema(&crate::text::into_string(text)));
+            return Ok(Compiled { schema, strict: None, plan: ArgPlan::default(), relaxed: None });
+        }
+    }
     let lowered = lower(root, cx, vertex)?;
     cx.reset_budget();
     let (mut schema, plan) = match lowered {
@@ -795,6 +803,36 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { gemini_mode: mode, ..SchemaOptions::default() };
         (compile(root, &opts, vertex, &mut cx).unwrap(), cx)
+    }
+
+    /// Without a change log, a schema with `$ref`s inlined by the general path is lowered from a
+    /// borrowed tree over it when it is within the borrowed lowering's subset (the result is
+    /// then one written text), to the text the general lowering writes; outside the subset it
+    /// is lowered the general way.
+    #[test]
+    fn inlined_schemas_are_lowered_from_a_borrowed_tree() {
+        let user = json!({"type": "object", "properties": {"id": {"type": ["string", "null"], "format": "uuid"}}, "required": ["id"]});
+        let inside = json!({
+            "type": "object", "$defs": {"U": user, "L": {"type": "array", "items": {"$ref": "#/$defs/U"}}},
+            "properties": {"a": {"$ref": "#/$defs/U"}, "b": {"$ref": "#/$defs/L"}, "c": {"$ref": "#/$defs/U", "description": "x"}, "d": {"$ref": "#/$defs/U"}}
+        });
+        let mut outside = inside.clone();
+        outside["properties"]["e"] = json!({"oneOf": [{"$ref": "#/$defs/U"}, {"type": "string"}]});
+        for vertex in [false, true] {
+            for (schema, borrowed) in [(inside.clone(), true), (outside.clone(), false)] {
+                let written = |share: bool| {
+                    let mut cx = Cx::new(Limits::default()).share_refs(share);
+                    let (root, _) = process_json_schema(&schema, &mut cx);
+                    let schema = compile(root, &SchemaOptions::default(), vertex, &mut cx).unwrap().schema.unwrap();
+                    let mut out = Vec::new();
+                    write_wire(&mut out, &schema);
+                    (String::from_utf8(out).unwrap(), schema.as_object().and_then(Shared::written_text).is_some())
+                };
+                let (shared, whole) = written(true);
+                assert_eq!(whole, borrowed, "vertex {vertex}: {shared}");
+                assert_eq!(shared, written(false).0, "vertex {vertex}");
+            }
+        }
     }
 
     fn run(schema: Value) -> (Value, ArgPlan, Cx) {

@@ -123,15 +123,32 @@ impl Shared {
     /// The entry a placeholder stands for, if `node` is one.
     pub fn placeholder(node: &JsonObject) -> Option<usize> {
         match node.iter().next() {
-            Some((k, Value::String(s))) if node.len() == 1 && k == PLACEHOLDER => {
-                let mut chars = s.strip_prefix(EXPANDED)?.chars();
-                match (chars.next(), chars.next()) {
-                    (Some(c), None) => (c as usize).checked_sub(INDEX_BASE as usize),
-                    _ => None,
-                }
-            }
+            Some((k, Value::String(s))) if node.len() == 1 => Shared::placeholder_entry(k, s),
             _ => None,
         }
+    }
+
+    /// The entry a placeholder whose only key is `key`, with the string `value`, stands for.
+    pub(crate) fn placeholder_entry(key: &str, value: &str) -> Option<usize> {
+        if key != PLACEHOLDER {
+            return None;
+        }
+        let mut chars = value.strip_prefix(EXPANDED)?.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => (c as usize).checked_sub(INDEX_BASE as usize),
+            _ => None,
+        }
+    }
+
+    /// Entry `i`'s expansion.
+    pub(crate) fn expansion(&self, i: usize) -> Option<&Value> {
+        self.entries.get(i).map(|e| &e.expanded)
+    }
+
+    /// A placeholder holding a provider's text for a whole schema, which its writer splices in
+    /// as it does a shared expansion's (see [`write_schema`]).
+    pub(crate) fn written_schema(text: &str) -> Value {
+        Shared::written(text)
     }
 
     /// The written text a placeholder built by [`Shared::written`] holds, if `node` is one.
