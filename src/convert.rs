@@ -722,6 +722,36 @@ mod tests {
     /// Past Anthropic's set-level limits a tool that could be strict is sent as it would be
     /// without strict mode: the plain conversion's schema, no `strict`, and the report says why.
     /// Tools with and without `$ref`s (whose strict schemas are built differently).
+    /// A root `$ref` (zod-to-json-schema's named schemas) and a wrapped root with `$defs`
+    /// keep their arguments for every provider, on both paths.
+    #[test]
+    fn root_references_keep_their_arguments() {
+        let named = serde_json::json!({
+            "$ref": "#/definitions/Args", "$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": {"Args": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"$ref": "#/definitions/Unit"}}, "required": ["city"]},
+                            "Unit": {"type": "string", "enum": ["c", "f"]}}
+        });
+        let wrapped = serde_json::json!({"type": "array", "items": {"$ref": "#/$defs/Unit"}, "$defs": {"Unit": {"type": "string", "enum": ["c", "f"]}}});
+        for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini, Provider::Vertex, Provider::Bedrock] {
+            for (schema, strict) in [(&named, false), (&named, true), (&wrapped, false)] {
+                let tools = serde_json::json!([{"name": "t", "inputSchema": schema}]);
+                let mut opts = ConvertOptions::default();
+                opts.schema.strict = strict && matches!(provider, Provider::OpenAi | Provider::Anthropic);
+                let general = convert(tools.clone(), provider, &opts).unwrap();
+                assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), general.tools.to_string(), "{provider:?}");
+                let text = general.tools.to_string();
+                if schema == &named {
+                    assert!(text.contains(r#""city""#) && text.contains(r#""required":["city""#), "{provider:?} strict={strict}: {text}");
+                    assert!(general.report.tools[0].changes.iter().any(|c| c.rule == "schema/root-ref"), "{provider:?}");
+                } else {
+                    // The reference inside the wrapped root still resolves (Gemini inlines it).
+                    assert!(text.contains(r#""input""#) && text.contains(r#""c""#), "{provider:?}: {text}");
+                    assert!(general.report.tools[0].problems.iter().all(|p| p.rule != "refs/unresolvable"), "{provider:?}: {text}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn anthropic_tools_past_the_strict_limits_are_sent_plain() {
         let tools: Vec<Value> = (0..25)

@@ -258,6 +258,7 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
         Value::Object(o) => o,
         other => return process_scalar_root(&other, cx),
     };
+    resolve_root_ref(&mut obj, cx);
     normalize_type(&mut obj, cx);
     let shape = match root_kind(&obj) {
         RootKind::Object => {
@@ -278,17 +279,54 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
                     "the root schema is not an object; wrapped as the required property \"{WRAPPED_PROPERTY}\" (arguments are unwrapped by prepareArguments)"
                 ),
             );
+            // Definitions stay at the root, where `#/$defs/...` references look for them.
+            let defs: Vec<(String, Value)> =
+                ["$defs", "definitions"].into_iter().filter_map(|k| obj.take(k).map(|v| (k.to_owned(), v))).collect();
             let mut props = Map::new();
             props.insert(WRAPPED_PROPERTY.into(), Value::Object(obj));
             let mut wrapped = Map::new();
             wrapped.insert("type".into(), "object".into());
             wrapped.insert("properties".into(), Value::Object(props));
             wrapped.insert("required".into(), json!([WRAPPED_PROPERTY]));
+            wrapped.extend(defs);
             return (Value::Object(wrapped), RootShape::Wrapped);
         }
     };
     fix_properties_and_required(&mut obj, cx);
     (Value::Object(obj), shape)
+}
+
+/// A root that is a local `$ref` (`{"$ref": "#/definitions/Args", "definitions": {...}}`, as
+/// zod-to-json-schema writes a named schema) becomes its target, with the root's other keywords
+/// overlaid as `$ref` siblings are (see [`crate::schema::refs`]) and its definitions kept for
+/// the references inside. Left as it was, the root would be read as an object without
+/// properties, and the target's properties would be lost under the `properties: {}` it gets.
+fn resolve_root_ref(obj: &mut JsonObject, cx: &mut Cx) {
+    // A chain of references to references, within reason; a cycle is left to the inlining.
+    let mut seen: Vec<String> = Vec::new();
+    while seen.len() < 8 {
+        let reference = match obj.find("$ref") {
+            Some(Value::String(r)) if r != "#" && !seen.contains(r) => r.clone(),
+            _ => return,
+        };
+        seen.push(reference.clone());
+        let root = Value::Object(std::mem::take(obj));
+        let target = match crate::schema::refs::lookup(&root, &reference) {
+            Some(Value::Object(t)) => Some(t.clone()),
+            _ => None,
+        };
+        let Value::Object(mut siblings) = root else { return };
+        let Some(mut merged) = target else {
+            *obj = siblings;
+            return;
+        };
+        siblings.take("$ref");
+        for (k, v) in siblings {
+            merged.insert(k, v);
+        }
+        *obj = merged;
+        cx.change("schema/root-ref", format!("the root schema is the reference \"{reference}\"; its target is used as the root"));
+    }
 }
 
 enum RootKind {
@@ -544,6 +582,36 @@ mod tests {
         let (out, _, cx) = run(input.clone());
         assert_eq!(out, input);
         assert!(cx.changes.is_empty());
+    }
+
+    #[test]
+    fn a_root_reference_becomes_its_target() {
+        // zod-to-json-schema's named schema: the root is a reference into `definitions`.
+        let args = json!({"type": "object", "properties": {"a": {"type": "string"}, "next": {"$ref": "#/definitions/Args"}}, "required": ["a"]});
+        let (out, shape, cx) = run(json!({"$ref": "#/definitions/Args", "definitions": {"Args": args}, "$schema": "s", "description": "d"}));
+        assert_eq!(shape, RootShape::Object);
+        assert_eq!(out, json!({
+            "type": "object", "properties": {"a": {"type": "string"}, "next": {"$ref": "#/definitions/Args"}}, "required": ["a"],
+            "definitions": {"Args": args}, "$schema": "s", "description": "d"
+        }));
+        assert_eq!(cx.changes[0].rule, "schema/root-ref");
+        // A chain of references, an unresolvable one, a cycle, and `#` itself.
+        let chain = json!({"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"type": "object", "properties": {"b": {}}}}});
+        let (out, _, cx) = run(chain);
+        assert_eq!(out["properties"], json!({"b": {}}));
+        assert_eq!(cx.changes.iter().filter(|c| c.rule == "schema/root-ref").count(), 2);
+        for unresolved in [json!({"$ref": "#/$defs/Missing"}), json!({"$ref": "#"}), json!({"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/A"}}})] {
+            let (out, _, _) = run(unresolved.clone());
+            assert_eq!(out["$ref"], unresolved["$ref"], "{unresolved}");
+        }
+    }
+
+    #[test]
+    fn a_wrapped_root_keeps_its_definitions_at_the_root() {
+        let (out, shape, _) = run(json!({"type": "array", "items": {"$ref": "#/$defs/X"}, "$defs": {"X": {"type": "integer"}}}));
+        assert_eq!(shape, RootShape::Wrapped);
+        assert_eq!(out["$defs"], json!({"X": {"type": "integer"}}));
+        assert_eq!(out["properties"][WRAPPED_PROPERTY], json!({"type": "array", "items": {"$ref": "#/$defs/X"}}));
     }
 
     #[test]

@@ -489,7 +489,7 @@ fn reuse(id: usize, st: &mut State, cx: &mut Cx) -> Option<Value> {
 }
 
 /// Looks up a local reference (`#`, `#/a/b`, percent-encoded and `~0`/`~1`-escaped).
-fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+pub(crate) fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let fragment = reference.strip_prefix('#')?;
     if fragment.is_empty() {
         return Some(root);
