@@ -434,7 +434,9 @@ export function convertMcpTools(tools: readonly McpTool[], provider: "bedrock", 
 /**
  * Converts MCP tools for the given provider. The overloads above name each provider's shape. A schema
  * the provider takes exactly as given is your own `inputSchema` object in the result (as a hand-written
- * `tools.map(...)` passes it), not a copy: copy it before changing it. Every other schema is a new object;
+ * `tools.map(...)` passes it), not a copy: copy it before changing it. It is converted as its JSON, so
+ * whatever it holds that JSON does not (a nested `toJSON`, `undefined`, `NaN`, class instances) stays in
+ * the result as it was and is sent as its JSON. Every other schema is a new object of plain JSON data;
  * the input is never written to.
  */
 export function convertMcpTools<P extends Provider>(tools: readonly McpTool[], provider: P, options?: ConvertOptions): ProviderOutput[P];

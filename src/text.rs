@@ -199,6 +199,24 @@ fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    /// `needs_escape` says exactly whether `write_str` escapes anything, for every ASCII byte at
+    /// every position of an eight-byte chunk and past it.
+    #[test]
+    fn needs_escape_is_what_write_str_escapes() {
+        for b in 0u8..=127 {
+            for at in 0..12 {
+                let mut s: String = "é".to_owned() + &"a".repeat(at);
+                s.push(b as char);
+                s.push_str("xyz");
+                let mut out = Vec::new();
+                write_str(&mut out, &s);
+                let escaped = out != format!("\"{s}\"").into_bytes();
+                assert_eq!(needs_escape(&s), escaped, "byte {b:#x} at {at}");
+            }
+        }
+        assert!(!needs_escape("") && !needs_escape("plain text with ü and 😀"));
+    }
     use super::*;
     use serde_json::json;
 

@@ -470,10 +470,12 @@ fn schema_with_defs() -> impl Strategy<Value = Value> {
         Just(json!({"type": "integer", "minimum": 1})),
         Just(json!({"enum": [1, "a", null]})),
         Just(json!(false)),
+        // Strings to escape when written (the borrowed lowering copies them instead of borrowing).
+        Just(json!({"type": "string", "description": "say \"hi\"\n\tand \\ back", "enum": ["a\"b", "c\u{1}d"]})),
     ];
     let node = leaf.prop_recursive(4, 40, 4, |inner| {
         prop_oneof![
-            prop::collection::vec((prop::sample::select(&["a", "b", "c", "$ref"][..]), inner.clone()), 1..4).prop_map(|props| {
+            prop::collection::vec((prop::sample::select(&["a", "b", "c", "$ref", "q\"uote"][..]), inner.clone()), 1..4).prop_map(|props| {
                 let names: Vec<&str> = props.iter().map(|(k, _)| *k).collect();
                 let props: Map<String, Value> = props.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
                 json!({"type": "object", "properties": props, "required": names, "additionalProperties": false})

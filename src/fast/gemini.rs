@@ -108,7 +108,8 @@ struct Lowered<'n, 'a>(Map<'n, Item<'n, 'a>>);
 /// The `parameters` of a tool whose schema is `root`: `Some(Some(text))`, or `Some(None)` when
 /// the general path omits `parameters` (a tool without arguments); `None` when the schema is
 /// outside the subset and must go the general way. The caller has made sure that no `$ref`
-/// appears in it (`Node::measure`).
+/// appears in it (`Node::measure`), or that those left are the placeholders of shared
+/// expansions ([`super::lower_inlined`]) or keywords the general path describes as this does.
 pub(crate) fn lower_root(root: &Node, levels: &mut Levels) -> Option<Option<Vec<u8>>> {
     let mut lowered = lower_root_node(root, levels)?;
     // gemini::compile: the root is an object (an `enum` would have made it a string), without

@@ -220,7 +220,18 @@ module.exports = function contract(tw, label) {
     }
   });
 
-  test(name("output is plain JSON data (arrays and Object.prototype objects)"), () => {
+  test(name("a shared schema holding what JSON does not is sent as its JSON"), () => {
+    // Nested values JSON cannot hold stay in the caller's object; what a request sends, its JSON,
+    // is what was converted.
+    const schema = { type: "object", properties: { when: { type: "string", toJSON: () => ({ type: "string", format: "date-time" }) }, n: { type: "number", maximum: Infinity } } };
+    for (const provider of PROVIDERS) {
+      const out = tw.convertMcpTools([{ name: "t", inputSchema: schema }], provider, { geminiMode: "jsonSchema" });
+      const text = tw.convertMcpToolsJson(JSON.stringify([{ name: "t", inputSchema: schema }]), provider, { geminiMode: "jsonSchema" });
+      assert.equal(JSON.stringify(out), text, provider);
+    }
+  });
+
+  test(name("output is plain JSON data (arrays and Object.prototype objects) for JSON data in"), () => {
     const isPlain = (v, path) => {
       if (v === null || typeof v !== "object") return;
       if (Array.isArray(v)) return v.forEach((x, i) => isPlain(x, `${path}/${i}`));
