@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators};
-use crate::schema::refs::{inline_refs_shared, Shared};
+use crate::schema::refs::{inline_refs_unless_recursive, Shared};
 use crate::schema::walk::{contains_ref, for_each_subschema_mut};
 use crate::schema::{append_description, Cx};
 
@@ -53,12 +53,15 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Com
     let mut scx = Cx::new(cx.limits).share_refs(cx.shares_refs());
     // `root` stays for the fallback; with references the strict schema is built anew by
     // inlining them, so only a schema without any is copied. Shared expansions are copied in
-    // as `strict_node` reaches them.
-    let mut strict_schema = if contains_ref(&root, 0) { inline_refs_shared(&root, &mut scx)? } else { root.clone() };
-    let reason = if scx.changes.iter().any(|c| c.rule == "refs/recursion-cut") {
-        Some("recursive $ref".to_owned())
-    } else {
-        strict_node(&mut strict_schema, &mut scx)?.err()
+    // as `strict_node` reaches them. A recursive reference cannot be strict: the inlining stops
+    // at the first one.
+    let inlined = if contains_ref(&root, 0) { inline_refs_unless_recursive(&root, &mut scx)? } else { Some(root.clone()) };
+    let (strict_schema, reason) = match inlined {
+        Some(mut schema) => {
+            let reason = strict_node(&mut schema, &mut scx)?.err();
+            (schema, reason)
+        }
+        None => (Value::Null, Some("recursive $ref".to_owned())),
     };
     match reason {
         None => {

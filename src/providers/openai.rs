@@ -25,7 +25,7 @@ use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, types_of};
-use crate::schema::refs::{inline_refs_shared, Shared};
+use crate::schema::refs::{inline_refs_unless_recursive, Shared};
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
 
@@ -100,11 +100,10 @@ fn strict(mut root: Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
 fn strict_inlined(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     // Shared expansions are copied in as `strict_node` reaches them (most schemas that cannot be
     // strict are found so before most of their copies).
-    let root = inline_refs_shared(root, cx)?;
-    if cx.changes.iter().any(|c| c.rule == "refs/recursion-cut") {
-        return Ok(Err("recursive $ref".into()));
+    match inline_refs_unless_recursive(root, cx)? {
+        Some(root) => strict(root, cx),
+        None => Ok(Err("recursive $ref".into())),
     }
-    strict(root, cx)
 }
 
 /// What strict mode's limits count, over one schema.

@@ -30,7 +30,7 @@ use crate::schema::Cx;
 /// folders, say) would otherwise grow exponentially; once the budget is spent, further
 /// references are cut to described open objects, and the report says where.
 pub fn inline_refs(schema: &Value, cx: &mut Cx) -> Result<Value> {
-    inline(schema, cx, false)
+    inline(schema, cx, false, false).map(|v| v.unwrap_or(Value::Null))
 }
 
 /// [`inline_refs`], with the expansions that can be shared left as placeholders (see
@@ -43,10 +43,23 @@ pub fn inline_refs_shared(schema: &Value, cx: &mut Cx) -> Result<Value> {
     if share {
         cx.shared = Some(Box::default());
     }
-    inline(schema, cx, share)
+    inline(schema, cx, share, false).map(|v| v.unwrap_or(Value::Null))
 }
 
-fn inline(schema: &Value, cx: &mut Cx, share: bool) -> Result<Value> {
+/// [`inline_refs_shared`] for a strict mode, which cannot take a recursive schema: `None` as
+/// soon as a recursive reference is cut (the expansion stops there, and so does whatever it
+/// would have met further on, a limit included), after recording the cut as
+/// [`inline_refs_shared`] does.
+pub fn inline_refs_unless_recursive(schema: &Value, cx: &mut Cx) -> Result<Option<Value>> {
+    let share = cx.shares_refs();
+    if share {
+        cx.shared = Some(Box::default());
+    }
+    inline(schema, cx, share, true)
+}
+
+/// `stop_at_recursion`: see [`inline_refs_unless_recursive`].
+fn inline(schema: &Value, cx: &mut Cx, share: bool, stop_at_recursion: bool) -> Result<Option<Value>> {
     let mut st = State {
         stack: Vec::new(),
         soft_budget: (count_nodes(schema, 0) * 4).max(2_000),
@@ -55,10 +68,16 @@ fn inline(schema: &Value, cx: &mut Cx, share: bool) -> Result<Value> {
         log: Vec::new(),
         mark: Vec::new(),
         stamp: 0,
+        stop_at_recursion,
+        stopped: false,
     };
     // The root is never a placeholder: a root that is itself a reference shares nothing.
     let share = share && !schema.as_object().is_some_and(|o| o.has("$ref"));
     let out = resolve(schema, schema, &mut st, cx, share);
+    if st.stopped {
+        cx.reset_budget();
+        return out.map(|_| None);
+    }
     if st.cut > 0 {
         cx.change(
             "refs/expansion-cut",
@@ -66,7 +85,7 @@ fn inline(schema: &Value, cx: &mut Cx, share: bool) -> Result<Value> {
         );
     }
     cx.reset_budget();
-    out
+    out.map(Some)
 }
 
 /// Expansions of `$ref` targets that several places share, for the schema in progress.
@@ -266,6 +285,10 @@ struct State {
     /// `mark[id] == stamp`: `id` already counted in the visited set being collected.
     mark: Vec<u32>,
     stamp: u32,
+    /// Stop at the first recursive reference cut ([`inline_refs_unless_recursive`]), and
+    /// whether that happened: every level then returns at once, its result unused.
+    stop_at_recursion: bool,
+    stopped: bool,
 }
 
 /// Past this many log entries nothing more is shared (the rest is expanded in place), which
@@ -357,6 +380,9 @@ fn resolve_object(obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx, s
                 cx.at(key, |cx| {
                     for (name, sub) in map {
                         let r = cx.at(name, |cx| resolve(sub, root, st, cx, share))?;
+                        if st.stopped {
+                            break;
+                        }
                         m.insert(name.clone(), r);
                     }
                     Ok(())
@@ -372,6 +398,9 @@ fn resolve_object(obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx, s
                 cx.at(key, |cx| {
                     for (i, sub) in items.iter().enumerate() {
                         a.push(cx.at(&i.to_string(), |cx| resolve(sub, root, st, cx, false))?);
+                        if st.stopped {
+                            break;
+                        }
                     }
                     Ok(())
                 })?;
@@ -379,6 +408,9 @@ fn resolve_object(obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx, s
             }
             _ => value.clone(),
         };
+        if st.stopped {
+            return Ok(Value::Null);
+        }
         out.insert(key.clone(), new_value);
     }
     Ok(Value::Object(out))
@@ -407,6 +439,7 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
                 "refs/recursion-cut",
                 format!("recursive $ref \"{reference}\" unrolled {seen} times, then cut to an open object"),
             );
+            st.stopped = st.stop_at_recursion;
         }
         let mut cut = Map::new();
         cut.insert("type".into(), Value::String("object".into()));
@@ -435,6 +468,9 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
     let (resolved, nodes, height) = cx.measured(|cx| resolve(target, root, st, cx, share));
     st.stack.pop();
     let resolved = resolved?;
+    if st.stopped {
+        return Ok(Value::Null);
+    }
     if share {
         let visited = st.visited_since(log_before);
         let independent = st.cut == cut_before && !visited.iter().any(|v| st.stack.contains(v));
@@ -587,6 +623,36 @@ mod tests {
         assert_eq!(cut["type"], "object");
         assert!(cut["description"].as_str().unwrap().contains("Recursive structure: Node"));
         assert_eq!(cx.changes[0].rule, "refs/recursion-cut");
+    }
+
+    #[test]
+    fn the_strict_inlining_stops_at_the_first_recursive_reference() {
+        let recursive = json!({
+            "type":"object","$defs":{"Node":{"type":"object","properties":{"child":{"$ref":"#/$defs/Node"}}}},
+            "properties":{"root":{"$ref":"#/$defs/Node"},"later":{"$ref":"#/$defs/Missing"}}
+        });
+        for share in [false, true] {
+            let mut cx = Cx::new(Limits::default()).share_refs(share);
+            assert_eq!(inline_refs_unless_recursive(&recursive, &mut cx).unwrap(), None);
+            assert_eq!(cx.changes.len(), 1, "the cut is recorded once");
+            assert_eq!(cx.changes[0].rule, "refs/recursion-cut");
+            // What comes after the cut is not expanded: the missing reference is never met.
+            assert!(cx.problems.is_empty());
+            // Without recursion it is the whole inlining.
+            let flat = json!({"type":"object","$defs":{"A":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/A"}}});
+            let mut cx = Cx::new(Limits::default()).share_refs(share);
+            let whole = inline_refs_shared(&flat, &mut Cx::new(Limits::default()).share_refs(share)).unwrap();
+            assert_eq!(inline_refs_unless_recursive(&flat, &mut cx).unwrap(), Some(whole));
+        }
+        // A limit past the first recursive reference is not reached either.
+        let mut deep = json!({"type":"string"});
+        for _ in 0..80 {
+            deep = json!({"type":"object","properties":{"x":deep}});
+        }
+        let schema = json!({"type":"object","$defs":{"N":{"type":"object","properties":{"n":{"$ref":"#/$defs/N"}}},"D":deep},
+            "properties":{"a":{"$ref":"#/$defs/N"},"b":{"$ref":"#/$defs/D"}}});
+        assert!(inline_refs(&schema, &mut Cx::new(Limits::default())).is_err(), "the whole inlining exceeds the depth limit");
+        assert_eq!(inline_refs_unless_recursive(&schema, &mut Cx::new(Limits::default())).unwrap(), None);
     }
 
     #[test]
