@@ -48,7 +48,8 @@ fn on_tools_text_as_read<T>(tools: &JsValue, convert: impl Fn(&str, bool) -> Res
 /// exactly as read (see [`core::convert_json_leaving_schemas`]); `finish` parses the output
 /// text, and the tools' own `inputSchema` objects are then put in those places: what a
 /// hand-written map does, and neither side writes or reads those schemas again. If the objects
-/// are not where the text says (a `toJSON` somewhere), the conversion runs again in full.
+/// are not where the text says (a `toJSON` somewhere, a getter that throws), the same text is
+/// converted again in full: the objects are read as JSON once.
 fn convert_objects(
     tools: &JsValue,
     provider: Provider,
@@ -56,25 +57,22 @@ fn convert_objects(
     detailed: bool,
     finish: impl Fn(core::TextConversion) -> Result<(JsValue, JsValue), Error>,
 ) -> Result<JsValue, Error> {
-    let mut conv = on_tools_text_as_read(tools, |json, as_read| {
-        if as_read {
-            core::convert_json_leaving_schemas(json, provider, opts, detailed)
-        } else if detailed {
-            core::convert_json_detailed(json, provider, opts)
-        } else {
-            core::convert_json_named(json, provider, opts)
-        }
-    })?;
-    let left_out = std::mem::take(&mut conv.left_out);
-    let (out, list) = finish(conv)?;
-    if left_out.is_empty() || put_back_schemas(tools, &list, provider, &left_out).is_some() {
-        return Ok(out);
-    }
-    let conv = on_tools_text(tools, |json| match detailed {
+    let full = |json: &str| match detailed {
         true => core::convert_json_detailed(json, provider, opts),
         false => core::convert_json_named(json, provider, opts),
-    })?;
-    Ok(finish(conv)?.0)
+    };
+    on_tools_text_as_read(tools, |json, as_read| {
+        if !as_read {
+            return Ok(finish(full(json)?)?.0);
+        }
+        let mut conv = core::convert_json_leaving_schemas(json, provider, opts, detailed)?;
+        let left_out = std::mem::take(&mut conv.left_out);
+        let (out, list) = finish(conv)?;
+        if left_out.is_empty() || put_back_schemas(tools, &list, provider, &left_out).is_some() {
+            return Ok(out);
+        }
+        Ok(finish(full(json)?)?.0)
+    })
 }
 
 /// Puts each left-out schema back: the input tool's `inputSchema` object at the provider's

@@ -110,6 +110,33 @@ test("numbers beyond 2^53, NaN, Infinity and BigInt", () => {
   survives(() => tw.flattenContent([{ type: "text", text: 1n }]), ["INVALID_JSON"]);
 });
 
+test("getters and proxies are read as JSON once: one that throws on a second read changes nothing", () => {
+  const schema = { type: "object", properties: { a: { type: "string" } } };
+  const expected = tw.convertMcpToolsJson(JSON.stringify([{ name: "t", inputSchema: schema }]), "openai");
+  let reads = 0;
+  const tool = { name: "t" };
+  Object.defineProperty(tool, "inputSchema", {
+    enumerable: true,
+    get() {
+      if (++reads > 1) throw new Error("read twice");
+      return schema;
+    },
+  });
+  assert.equal(JSON.stringify(tw.convertMcpTools([tool], "openai")), expected);
+  // A proxy whose trap throws once the tools have been stringified (JSON.stringify reads
+  // `toJSON` first; a second read comes after).
+  let toJsonReads = 0;
+  const list = new Proxy([{ name: "t", inputSchema: schema }], {
+    get(target, key, receiver) {
+      if (key === "toJSON") toJsonReads++;
+      if (toJsonReads > 1 && key === "0") throw new Error("trap");
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  assert.equal(JSON.stringify(tw.convertMcpTools(list, "openai")), expected);
+  stillWorks();
+});
+
 test("cyclic objects", () => {
   const a = { name: "c", inputSchema: { type: "object", properties: {} } };
   a.inputSchema.properties.self = a.inputSchema;
