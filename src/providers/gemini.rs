@@ -91,7 +91,7 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
     if let Some(shared) = cx.shared.as_deref() {
         if let Some(parameters) = crate::fast::lower_inlined(&root, shared, opts, vertex) {
             cx.reset_budget();
-            let schema = parameters.map(|text| Shared::written_schema(&crate::text::into_string(text)));
+            let schema = parameters.map(|text| Shared::written(&crate::text::into_string(text)));
             return Ok(Compiled { schema, strict: None, plan: ArgPlan::default(), relaxed: None });
         }
     }

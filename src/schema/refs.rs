@@ -164,12 +164,6 @@ impl Shared {
         self.entries.get(i).map(|e| &e.expanded)
     }
 
-    /// A placeholder holding a provider's text for a whole schema, which its writer splices in
-    /// as it does a shared expansion's (see [`write_schema`]).
-    pub(crate) fn written_schema(text: &str) -> Value {
-        Shared::written(text)
-    }
-
     /// The written text a placeholder built by [`Shared::written`] holds, if `node` is one.
     pub(crate) fn written_text(node: &JsonObject) -> Option<&str> {
         match node.iter().next() {
@@ -178,8 +172,9 @@ impl Shared {
         }
     }
 
-    /// A placeholder holding the provider's text for a shared expansion.
-    fn written(text: &str) -> Value {
+    /// A placeholder holding the provider's text for a shared expansion (or, from the Gemini
+    /// lowering of an inlined schema, for the whole schema), which its writer splices in.
+    pub(crate) fn written(text: &str) -> Value {
         let mut s = String::with_capacity(text.len() + 1);
         s.push(WRITTEN);
         s.push_str(text);
