@@ -451,7 +451,10 @@ export function convertMcpTools<P extends Provider>(tools: readonly McpTool[], p
 export function convertMcpToolsJson(json: string, provider: Provider, options?: ConvertOptions): string;
 export function convertMcpToolsJson(json: Uint8Array, provider: Provider, options?: ConvertOptions): Uint8Array;
 
-/** Converts, and also returns the name map (as data, see {@link NameMap.fromJSON}) and the {@link Report}. */
+/**
+ * Converts, and also returns the name map (as data, see {@link NameMap.fromJSON}) and the {@link Report}.
+ * As with {@link convertMcpTools}, a schema the provider takes exactly as given is your own object.
+ */
 export function convertMcpToolsDetailed<P extends Provider>(
   tools: readonly McpTool[],
   provider: P,
