@@ -719,9 +719,6 @@ mod tests {
         assert_eq!(args, serde_json::json!({"a": {"n": 16}, "b": {"n": 8}, "c": [{"n": 8}]}));
     }
 
-    /// Past Anthropic's set-level limits a tool that could be strict is sent as it would be
-    /// without strict mode: the plain conversion's schema, no `strict`, and the report says why.
-    /// Tools with and without `$ref`s (whose strict schemas are built differently).
     /// A root `$ref` (zod-to-json-schema's named schemas) and a wrapped root with `$defs`
     /// keep their arguments for every provider, on both paths.
     #[test]
@@ -752,6 +749,9 @@ mod tests {
         }
     }
 
+    /// Past Anthropic's set-level limits a tool that could be strict is sent as it would be
+    /// without strict mode: the plain conversion's schema, no `strict`, and the report says why.
+    /// Tools with and without `$ref`s (whose strict schemas are built differently).
     #[test]
     fn anthropic_tools_past_the_strict_limits_are_sent_plain() {
         let tools: Vec<Value> = (0..25)

@@ -53,7 +53,6 @@ const OBJECT: usize = 5;
 /// The counts written as decimal strings on the wire (see `gemini::write_wire`).
 const COUNTS: [&str; 6] = ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"];
 
-
 /// The `properties: {}` that `process_json_schema` adds to a root without one.
 static NO_PROPERTIES: Node<'static> = Node::Obj(Vec::new());
 /// The values the lowering puts into a node it merges a branch into.
@@ -165,7 +164,7 @@ fn lower_shared(i: usize, levels: &mut Levels) -> Option<Rc<[u8]>> {
     let text: Rc<[u8]> = text.into();
     let written = &mut levels.splicing.as_mut()?.written;
     if written.len() <= i {
-        written.resize(i + 1, None);
+        written.resize_with(i + 1, || None);
     }
     written[i] = Some(super::Written { text: Rc::clone(&text), nodes: levels.nodes - nodes, height });
     Some(text)

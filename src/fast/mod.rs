@@ -578,7 +578,6 @@ struct Splicing<'s> {
 }
 
 /// A shared expansion lowered: its text, and the nodes and levels that took.
-#[derive(Clone)]
 struct Written {
     text: Rc<[u8]>,
     nodes: usize,
