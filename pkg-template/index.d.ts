@@ -108,12 +108,19 @@ export interface PrefixOptions extends NamingOptions {
 
 /** Ceilings on input size; beyond them a call throws `LIMIT_EXCEEDED`. */
 export interface Limits {
-  /** Deepest schema nesting accepted. */
+  /**
+   * Deepest schema nesting accepted, in schema levels: 64 by default, at most 128 (a larger value
+   * throws `INVALID_OPTIONS`; deeper recursion could overflow the JS engine's stack).
+   */
   maxDepth?: number;
-  /** Most schema nodes accepted per tool (after `$ref` inlining). */
+  /** Most schema nodes accepted per tool (after `$ref` inlining): 100,000 by default. */
   maxNodes?: number;
-  /** Most tools accepted in one call. */
+  /** How many times a recursive `$ref` is unrolled inside itself before it is cut: 2 by default. */
+  maxRefUnroll?: number;
+  /** Most tools accepted in one call: 10,000 by default. */
   maxTools?: number;
+  /** Longest string accepted (a description, an enum value, a key), in bytes: 1 MiB by default. */
+  maxStringBytes?: number;
 }
 
 /** Options for conversion and checking. */

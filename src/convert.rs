@@ -91,12 +91,17 @@ fn limits_from_value(v: &Value) -> Result<Limits> {
             "maxStringBytes" => &mut l.max_string_bytes,
             _ => continue,
         };
+        // maxDepth has a lower ceiling: the stack (see `Limits::DEPTH_CEILING`).
+        let (max, max_text) = match key.as_str() {
+            "maxDepth" => (Limits::DEPTH_CEILING as u64, "128"),
+            _ => (1 << 30, "2^30"),
+        };
         match val.as_u64() {
-            Some(n) if (1..=1 << 30).contains(&n) => *slot = n as usize,
+            Some(n) if (1..=max).contains(&n) => *slot = n as usize,
             _ => {
                 return Err(Error::new(
                     ErrorCode::InvalidOptions,
-                    format!("options.limits.{key} must be an integer from 1 to 2^30, got {val}"),
+                    format!("options.limits.{key} must be an integer from 1 to {max_text}, got {val}"),
                 ))
             }
         }
@@ -352,7 +357,7 @@ fn run<'a>(
     let mut tools: Vec<Tool> = Vec::with_capacity(raw.len());
     let mut kept_pass: Vec<Option<PassThrough<'a>>> = Vec::with_capacity(raw.len());
     // Each schema level is at most a few JSON levels (`properties` → name → schema).
-    let max_json_depth = limits.max_depth.saturating_mul(3).saturating_add(8);
+    let max_json_depth = limits.depth_limit().saturating_mul(3).saturating_add(8);
     for (i, v) in raw.into_iter().enumerate() {
         let mut size = json_size(&v);
         if let Some(p) = &pass[i] {
@@ -365,7 +370,7 @@ fn run<'a>(
         let parsed = if size.depth > max_json_depth {
             Err(Error::new(
                 ErrorCode::LimitExceeded,
-                format!("tool definition is nested {} levels deep, beyond the limit for {} schema levels (limits.maxDepth)", size.depth, limits.max_depth),
+                format!("tool definition is nested {} levels deep, beyond the limit for {} schema levels (limits.maxDepth)", size.depth, limits.depth_limit()),
             )
             .with_tool(&name()))
         } else if size.nodes > limits.max_nodes {
@@ -717,6 +722,38 @@ mod tests {
         let plan = named.name_map.resolve("pick").unwrap().args.clone().expect("an argument plan");
         let args = plan.apply(serde_json::json!({"a": {"n": "16"}, "b": {"n": "8"}, "c": [{"n": "8"}]}));
         assert_eq!(args, serde_json::json!({"a": {"n": 16}, "b": {"n": 8}, "c": [{"n": 8}]}));
+    }
+
+    /// `maxDepth` has a ceiling the stack can take: the options refuse more, and `Limits`
+    /// set higher from Rust are held to it, with the depth error naming the ceiling.
+    #[test]
+    fn depth_has_a_ceiling() {
+        let err = ConvertOptions::from_value(&serde_json::json!({"limits": {"maxDepth": 129}})).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidOptions);
+        assert!(err.message.contains("maxDepth must be an integer from 1 to 128, got 129"), "{}", err.message);
+        let ok = ConvertOptions::from_value(&serde_json::json!({"limits": {"maxDepth": 128, "maxNodes": 1073741824}})).unwrap();
+        assert_eq!((ok.schema.limits.max_depth, ok.schema.limits.max_nodes), (128, 1 << 30));
+
+        // 130 schema levels, built as a Value (JSON text that deep is refused by the reader).
+        let mut schema = serde_json::json!({"type": "string"});
+        for _ in 0..130 {
+            schema = serde_json::json!({"type": "object", "properties": {"n": schema}});
+        }
+        let tools = serde_json::json!([{"name": "deep", "inputSchema": schema}]);
+        let mut opts = ConvertOptions::default();
+        opts.schema.limits = Limits { max_depth: 1 << 30, ..Limits::default() };
+        assert_eq!(opts.schema.limits.depth_limit(), Limits::DEPTH_CEILING);
+        // A thread with room for 128 levels of unoptimised test-build frames (the JS tests
+        // check the stack the wasm build needs).
+        let run = move || {
+            for provider in [Provider::Gemini, Provider::OpenAi] {
+                opts.schema.strict = provider == Provider::OpenAi;
+                let err = convert(tools.clone(), provider, &opts).unwrap_err();
+                assert_eq!(err.code, ErrorCode::LimitExceeded, "{provider:?}: {}", err.message);
+                assert!(err.message.contains("limit of 128 levels"), "{provider:?}: {}", err.message);
+            }
+        };
+        std::thread::Builder::new().stack_size(256 << 20).spawn(run).unwrap().join().unwrap();
     }
 
     /// A root `$ref` (zod-to-json-schema's named schemas) and a wrapped root with `$defs`

@@ -591,7 +591,7 @@ impl Levels<'_> {
             nodes: 0,
             peak: 0,
             splicing: None,
-            max_depth: opts.limits.max_depth,
+            max_depth: opts.limits.depth_limit(),
             max_nodes: opts.limits.max_nodes,
             // Gemini's parametersJsonSchema inlines every `$ref` (gemini::compile).
             refs: !matches!(provider, Provider::Gemini | Provider::Vertex),

@@ -74,7 +74,7 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
         merge_root_combinators(obj, cx);
     }
     if contains_ref(&root, 0) {
-        root = if cx.limits.max_depth <= SHARED_MAX_DEPTH {
+        root = if cx.limits.depth_limit() <= SHARED_MAX_DEPTH {
             // `parameters` is written by [`write_wire`], `parametersJsonSchema` by
             // `refs::write_schema`; both splice shared expansions in.
             inline_refs_shared(&root, cx)?

@@ -20,7 +20,8 @@ use crate::report::Diagnostic;
 /// Limits that bound the work done on one schema. All configurable from JS via `options.limits`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Deepest schema nesting accepted (counting subschema levels, not JSON levels).
+    /// Deepest schema nesting accepted (counting subschema levels, not JSON levels), up to
+    /// [`Limits::DEPTH_CEILING`] (see [`Limits::depth_limit`]).
     pub max_depth: usize,
     /// Most schema nodes processed per tool, after `$ref` inlining.
     pub max_nodes: usize,
@@ -30,6 +31,22 @@ pub struct Limits {
     pub max_tools: usize,
     /// Longest string (a description, an enum value, a key) accepted, in bytes.
     pub max_string_bytes: usize,
+}
+
+impl Limits {
+    /// The most schema levels any conversion enters, whatever `max_depth` says. The walkers
+    /// recurse once or more per level, and in wasm every frame is on the JS engine's own
+    /// stack, shared with the caller's: about 2.3 KB per level measured in Node 20 before its
+    /// first optimisation, so V8's default stack (984 KB) overflowed at 450 levels of an
+    /// unrolled recursive `$ref`, and 128 levels need about 290 KB. An overflow there is not a Rust
+    /// error but an engine exception that leaves the module's own stack pointer behind, so no
+    /// later call would work. The JS options refuse a larger `maxDepth`.
+    pub const DEPTH_CEILING: usize = 128;
+
+    /// The depth limit in force: `max_depth`, at most [`Limits::DEPTH_CEILING`].
+    pub fn depth_limit(&self) -> usize {
+        self.max_depth.min(Self::DEPTH_CEILING)
+    }
 }
 
 impl Default for Limits {
@@ -129,11 +146,11 @@ impl Cx {
         self.depth += 1;
         self.nodes += 1;
         self.peak = self.peak.max(self.depth);
-        if self.depth > self.limits.max_depth {
+        if self.depth > self.limits.depth_limit() {
             self.depth -= 1;
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
-                format!("schema nesting exceeds the limit of {} levels", self.limits.max_depth),
+                format!("schema nesting exceeds the limit of {} levels", self.limits.depth_limit()),
             )
             .with_path(self.path.clone()));
         }
@@ -179,7 +196,7 @@ impl Cx {
     /// Whether `nodes` more nodes reaching `height` levels below the current one stay within
     /// the limits (what [`Cx::enter`] would check for each of them).
     pub(crate) fn fits(&self, nodes: usize, height: usize) -> bool {
-        self.nodes + nodes <= self.limits.max_nodes && self.depth + height <= self.limits.max_depth
+        self.nodes + nodes <= self.limits.max_nodes && self.depth + height <= self.limits.depth_limit()
     }
 
     /// Counts work done once and reused here: `nodes` nodes reaching `height` levels down.

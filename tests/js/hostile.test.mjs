@@ -45,6 +45,71 @@ test("nesting 10,000 deep: objects, JSON text and arrays", () => {
   survives(() => tw.flattenContent(JSON.parse(arrays)), ["INVALID_JSON", "INVALID_INPUT"]);
 });
 
+// Recursive `$ref`s unroll as deep as the limits allow, and in wasm every level's frames sit on the JS
+// engine's own stack: an overflow there is an engine exception, not a ToolwireError, and it leaves the
+// module unusable. So maxDepth has a ceiling (128) that fits the stack with room to spare.
+const RECURSIVE = {
+  chain: {
+    type: "object",
+    properties: { node: { $ref: "#/$defs/N" } },
+    $defs: {
+      N: { type: "object", properties: { a: { $ref: "#/$defs/M" }, next: { $ref: "#/$defs/N" } } },
+      M: { anyOf: [{ $ref: "#/$defs/N" }, { type: "array", items: { $ref: "#/$defs/M" } }] },
+    },
+  },
+  list: {
+    type: "object",
+    properties: { head: { $ref: "#/definitions/L" } },
+    definitions: { L: { type: ["object", "null"], properties: { v: { type: "string" }, rest: { $ref: "#/definitions/L" } }, required: ["v", "rest"] } },
+  },
+};
+const PROVIDERS = ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock"];
+
+test("maxDepth above the ceiling is refused before any work", () => {
+  for (const maxDepth of [129, 1000, 2 ** 30]) {
+    const e = survives(() => tw.convertMcpTools([{ name: "t", inputSchema: RECURSIVE.chain }], "openai", { strict: true, limits: { maxDepth } }), ["INVALID_OPTIONS"]);
+    assert.ok(e, `maxDepth ${maxDepth} is refused`);
+    assert.match(e.message, /options\.limits\.maxDepth must be an integer from 1 to 128/);
+  }
+  assert.equal(tw.convertMcpTools(normal, "openai", { limits: { maxDepth: 128 } }).length, 1);
+});
+
+test("recursive $refs unrolled to the depth ceiling end in a result or a ToolwireError, on half the stack", async () => {
+  // A child process with V8's stack cut from 984 KB to 500 KB: the ceiling must leave room for callers
+  // that have used much of theirs. Measured: 128 levels took about 290 KB (2.3 KB per schema level
+  // before V8 optimises), so this fails if that use grows by 1.7x.
+  const { spawnSync } = await import("node:child_process");
+  const script = `
+    const tw = require(${JSON.stringify(require.resolve("../../pkg/index.cjs"))});
+    const schemas = ${JSON.stringify(RECURSIVE)};
+    const out = [];
+    for (const [name, schema] of Object.entries(schemas))
+      for (const p of ${JSON.stringify(PROVIDERS)})
+        for (const strict of [false, true]) {
+          const opts = { strict, limits: { maxDepth: 128, maxNodes: 2 ** 30, maxRefUnroll: 2 ** 20 } };
+          const tools = [{ name: "t", inputSchema: schema }];
+          for (const [api, f] of [["objects", () => tw.convertMcpTools(tools, p, opts)],
+                                  ["json", () => tw.convertMcpToolsJson(JSON.stringify(tools), p, opts)],
+                                  ["detailed", () => tw.convertMcpToolsDetailed(tools, p, opts)]]) {
+            try { f(); out.push("ok"); }
+            catch (e) {
+              if (!(e instanceof tw.ToolwireError)) { console.log("NOT A ToolwireError: " + name + " " + p + " " + strict + " " + api + ": " + e); process.exit(1); }
+              out.push(e.code);
+            }
+          }
+        }
+    const after = tw.convertMcpTools([{ name: "ok", inputSchema: { type: "object" } }], "openai");
+    console.log(JSON.stringify({ out, after: after[0].function.name }));
+  `;
+  const r = spawnSync(process.execPath, ["--stack-size=500", "-e", script], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const { out, after } = JSON.parse(r.stdout.trim().split("\n").pop());
+  assert.equal(out.length, 2 * PROVIDERS.length * 2 * 3);
+  assert.ok(out.every((x) => x === "ok" || x === "LIMIT_EXCEEDED"), out.join(","));
+  assert.ok(out.includes("ok"), "some conversions finish with the cut reported");
+  assert.equal(after, "ok");
+});
+
 test("50 MB strings are refused by the string limit, and accepted when it is raised", () => {
   const big = "x".repeat(50 * 1024 * 1024);
   const e = survives(() => tw.convertMcpTools([{ name: "big", description: big }], "anthropic"), ["LIMIT_EXCEEDED"]);
