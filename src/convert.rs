@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fast::{self, PassThrough, Passed};
-use crate::model::{json_size, json_type, object, Tool};
+use crate::model::{json_size, json_type, object, ReadError, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
@@ -92,17 +92,15 @@ fn limits_from_value(v: &Value) -> Result<Limits> {
             _ => continue,
         };
         // maxDepth has a lower ceiling: the stack (see `Limits::DEPTH_CEILING`).
-        let (max, max_text) = match key.as_str() {
-            "maxDepth" => (Limits::DEPTH_CEILING as u64, "128"),
-            _ => (1 << 30, "2^30"),
-        };
+        let max: u64 = if key == "maxDepth" { Limits::DEPTH_CEILING as u64 } else { 1 << 30 };
         match val.as_u64() {
             Some(n) if (1..=max).contains(&n) => *slot = n as usize,
             _ => {
+                let max = if max == 1 << 30 { "2^30".to_owned() } else { max.to_string() };
                 return Err(Error::new(
                     ErrorCode::InvalidOptions,
-                    format!("options.limits.{key} must be an integer from 1 to {max_text}, got {val}"),
-                ))
+                    format!("options.limits.{key} must be an integer from 1 to {max}, got {val}"),
+                ));
             }
         }
     }
@@ -242,8 +240,10 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
             }
         }
     }
-    let input: Value = serde_json::from_str(json)
-        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")))?;
+    let input = crate::model::read_json(json).map_err(|e| match e {
+        ReadError::TooManyItems => crate::model::too_many_json_items("the tools JSON"),
+        ReadError::Json(e) => Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")),
+    })?;
     Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, on_error, with_report)?.into_text(provider, &opts.schema, capacity, false))
 }
 

@@ -410,6 +410,125 @@ impl CallToolResult {
     }
 }
 
+/// The most items (array elements and object members) one JSON text may hold to be read:
+/// 8,388,608, about 65 times the whole corpus of 34 servers (129,000 in 3.8 MB).
+/// Reading an item costs up to about 180 bytes at its peak (a `serde_json::Value` and its
+/// share of a vector growing by doubling), and wasm32 memory ends at 4 GiB: 64 MB of `[],`
+/// (22 million items) ran out of it, and running out is a trap, not an error.
+pub const MAX_JSON_ITEMS: usize = 1 << 23;
+
+/// Reads JSON text into a `Value` as `serde_json::from_str` does (same values, same errors),
+/// but stops with [`ReadError::TooManyItems`] past [`MAX_JSON_ITEMS`] array elements and
+/// object members, before they could take all of wasm32's memory.
+pub fn read_json(text: &str) -> std::result::Result<Value, ReadError> {
+    read_json_with(text, MAX_JSON_ITEMS)
+}
+
+fn read_json_with(text: &str, max: usize) -> std::result::Result<Value, ReadError> {
+    let mut items = Items { read: 0, max };
+    let mut d = serde_json::Deserializer::from_str(text);
+    let read = serde::de::DeserializeSeed::deserialize(ValueSeed(&mut items), &mut d).and_then(|v| d.end().map(|()| v));
+    read.map_err(|e| if items.read > max { ReadError::TooManyItems } else { ReadError::Json(e) })
+}
+
+/// Items read so far, and how many may be.
+#[derive(Debug)]
+pub(crate) struct Items {
+    read: usize,
+    max: usize,
+}
+
+impl Default for Items {
+    fn default() -> Self {
+        Items { read: 0, max: MAX_JSON_ITEMS }
+    }
+}
+
+impl Items {
+    /// Counts one more item; past the maximum, an error that ends the read.
+    pub(crate) fn count<E: serde::de::Error>(&mut self) -> std::result::Result<(), E> {
+        self.read += 1;
+        if self.read > self.max {
+            return Err(E::custom("too many items"));
+        }
+        Ok(())
+    }
+}
+
+/// Why [`read_json`] failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// More than [`MAX_JSON_ITEMS`] items.
+    TooManyItems,
+    /// Not JSON (serde_json's error, position included).
+    Json(serde_json::Error),
+}
+
+/// serde_json's own `Value` reader, counting items ([`read_json`]).
+struct ValueSeed<'c>(&'c mut Items);
+
+impl<'de> serde::de::DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+// Every method serde_json's `deserialize_any` calls is here, so that serde's default "invalid
+// type" error (which formats the value) is never linked in.
+impl<'de> serde::de::Visitor<'de> for ValueSeed<'_> {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> std::result::Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_u64<E>(self, n: u64) -> std::result::Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+    fn visit_i64<E>(self, n: i64) -> std::result::Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+    fn visit_f64<E>(self, n: f64) -> std::result::Result<Value, E> {
+        Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, s: &str) -> std::result::Result<Value, E> {
+        Ok(Value::String(s.to_owned()))
+    }
+    fn visit_string<E>(self, s: String) -> std::result::Result<Value, E> {
+        Ok(Value::String(s))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(ValueSeed(&mut *self.0))? {
+            self.0.count()?;
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Value, A::Error> {
+        let mut out = JsonObject::new();
+        while let Some(k) = map.next_key::<String>()? {
+            let v = map.next_value_seed(ValueSeed(&mut *self.0))?;
+            self.0.count()?;
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// The error for text [`read_json`] refuses as too big.
+pub fn too_many_json_items(what: &str) -> Error {
+    Error::new(
+        ErrorCode::LimitExceeded,
+        format!("{what} holds more than {MAX_JSON_ITEMS} JSON values, more than can be read in memory at once"),
+    )
+}
+
 /// Size figures of a JSON value, measured without recursion so that any input, however deep,
 /// can be checked before recursive code touches it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -606,6 +725,38 @@ pub(crate) fn read_required<T>(o: &JsonObject, key: &str, read: fn(&Value) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `read_json` reads what `serde_json::from_str` reads, with the same errors, and stops
+    /// past `MAX_JSON_ITEMS` items (array elements and object members).
+    #[test]
+    fn read_json_is_serde_json_with_an_item_limit() {
+        for text in [
+            r#"{"a":1,"b":[true,null,-2,3.5e300,18446744073709551615,-9223372036854775808,0.1],"a":"x\u00e9\n"}"#,
+            r#"[[], {}, "", [[[1]]], {"k": {"k": {}}}]"#,
+            "1e400",
+            "[1, 2,]",
+            "{\"a\" 1}",
+            "[1] x",
+            "",
+        ] {
+            let ours = read_json(text).map_err(|e| match e {
+                ReadError::Json(e) => e.to_string(),
+                ReadError::TooManyItems => "too many".into(),
+            });
+            assert_eq!(ours, serde_json::from_str::<Value>(text).map_err(|e| e.to_string()), "{text}");
+        }
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(matches!(read_json(&deep), Err(ReadError::Json(e)) if e.to_string().contains("recursion limit")));
+
+        // The limit, at 1,000 (the JS tests run the real one): elements and members both count.
+        let at_limit = format!("[{}1]", "1,".repeat(999));
+        assert!(matches!(read_json_with(&at_limit, 1000), Ok(Value::Array(a)) if a.len() == 1000));
+        let members = format!("[{{{}\"k\":1}}]", "\"k\":1,".repeat(999));
+        assert!(matches!(read_json_with(&members, 1000), Err(ReadError::TooManyItems)), "1,000 members and one element");
+        assert!(matches!(read_json_with(&format!("[{}[]]", "[],".repeat(1000)), 1000), Err(ReadError::TooManyItems)));
+        assert!(matches!(read_json_with("[1 x", 1000), Err(ReadError::Json(_))), "invalid JSON stays a JSON error");
+        assert_eq!(too_many_json_items("x").code, ErrorCode::LimitExceeded);
+    }
 
     #[test]
     fn lone_surrogates_become_replacement_characters() {

@@ -247,11 +247,14 @@ struct NodeSeed<'s, 'de>(&'s mut Stacks<'de>);
 struct Stacks<'de> {
     entries: Vec<(Cow<'de, str>, Node<'de>)>,
     items: Vec<Node<'de>>,
+    /// Items read so far: past [`crate::model::MAX_JSON_ITEMS`] the read stops (and the
+    /// general path's reader refuses the text, see [`crate::model::read_json`]).
+    read: crate::model::Items,
 }
 
 impl Default for Stacks<'_> {
     fn default() -> Self {
-        Stacks { entries: vec![(Cow::Borrowed(""), Node::Null)], items: vec![Node::Null] }
+        Stacks { entries: vec![(Cow::Borrowed(""), Node::Null)], items: vec![Node::Null], read: crate::model::Items::default() }
     }
 }
 
@@ -299,6 +302,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_, 'de> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
         let start = self.0.items.len();
         while let Some(v) = seq.next_element_seed(NodeSeed(&mut *self.0))? {
+            self.0.read.count()?;
             self.0.items.push(v);
         }
         Ok(Node::Arr(self.0.items.split_off(start)))
@@ -307,6 +311,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_, 'de> {
         let start = self.0.entries.len();
         while let Some(k) = map.next_key_seed(KeySeed)? {
             let v = map.next_value_seed(NodeSeed(&mut *self.0))?;
+            self.0.read.count()?;
             self.0.entries.push((k, v));
         }
         Ok(Node::Obj(self.0.entries.split_off(start)))

@@ -38,9 +38,9 @@ impl Limits {
     /// recurse once or more per level, and in wasm every frame is on the JS engine's own
     /// stack, shared with the caller's: about 2.3 KB per level measured in Node 20 before its
     /// first optimisation, so V8's default stack (984 KB) overflowed at 450 levels of an
-    /// unrolled recursive `$ref`, and 128 levels need about 290 KB. An overflow there is not a Rust
-    /// error but an engine exception that leaves the module's own stack pointer behind, so no
-    /// later call would work. The JS options refuse a larger `maxDepth`.
+    /// unrolled recursive `$ref`, while 128 levels need about 290 KB. An overflow there is
+    /// not a Rust error but an engine exception that leaves the module's own stack pointer
+    /// behind, so no later call would work. The JS options refuse a larger `maxDepth`.
     pub const DEPTH_CEILING: usize = 128;
 
     /// The depth limit in force: `max_depth`, at most [`Limits::DEPTH_CEILING`].

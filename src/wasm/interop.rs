@@ -24,20 +24,25 @@ pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
         // Functions and symbols stringify to undefined.
         return Err(Error::new(ErrorCode::InvalidInput, format!("{what} is not a JSON value")));
     };
-    Ok(string_text(text))
+    string_text(text, what)
 }
 
 /// Parses JSON text with a typed error. JS strings may hold lone surrogates, which
 /// `JSON.stringify` writes as `\udXXX` escapes that no UTF-8 string can hold: those become
 /// U+FFFD instead of failing the whole input.
 pub(crate) fn parse(text: &str, what: &str) -> Result<Value> {
-    match serde_json::from_str(text) {
+    use crate::model::{read_json, ReadError};
+    match read_json(text) {
         Ok(v) => Ok(v),
-        Err(e) => match crate::model::repair_lone_surrogates(text) {
-            Some(fixed) => serde_json::from_str(&fixed),
-            None => Err(e),
+        Err(ReadError::TooManyItems) => Err(crate::model::too_many_json_items(what)),
+        Err(ReadError::Json(e)) => match crate::model::repair_lone_surrogates(text) {
+            Some(fixed) => read_json(&fixed),
+            None => Err(ReadError::Json(e)),
         }
-        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("{what} is not valid JSON: {e}"))),
+        .map_err(|e| match e {
+            ReadError::TooManyItems => crate::model::too_many_json_items(what),
+            ReadError::Json(e) => Error::new(ErrorCode::InvalidJson, format!("{what} is not valid JSON: {e}")),
+        }),
     }
 }
 
@@ -73,13 +78,15 @@ thread_local! {
 
 /// A JS string as UTF-8, written by the engine's `TextEncoder.encodeInto` straight into wasm
 /// memory (wasm-bindgen's own string passing copies ASCII one character at a time in JS).
-/// Lone surrogates become U+FFFD, as with any string passed to wasm.
-pub(crate) fn string_text(s: &js_sys::JsString) -> String {
+/// Lone surrogates become U+FFFD, as with any string passed to wasm. Text the module's memory
+/// cannot hold is a `LIMIT_EXCEEDED` error naming `what` (running out of memory would trap).
+pub(crate) fn string_text(s: &js_sys::JsString, what: &str) -> Result<String> {
     let units = s.length() as usize;
     // Room for all-ASCII text first; the rest (3 bytes per UTF-16 unit at most) if needed.
-    let mut buf: Vec<u8> = Vec::with_capacity(units);
+    let mut buf: Vec<u8> = Vec::new();
+    buf.try_reserve_exact(units).map_err(|_| too_big(what, units))?;
     let mut read = 0usize;
-    ENCODER.with(|encoder| {
+    ENCODER.with(|encoder| -> Result<()> {
         let mut rest = s.clone();
         loop {
             let spare = buf.capacity() - buf.len();
@@ -94,20 +101,35 @@ pub(crate) fn string_text(s: &js_sys::JsString) -> String {
                 break;
             }
             rest = s.slice(read as u32, units as u32);
-            buf.reserve((units - read) * 3);
+            buf.try_reserve((units - read) * 3).map_err(|_| too_big(what, buf.len() + (units - read) * 3))?;
         }
-    });
+        Ok(())
+    })?;
     // TextEncoder writes only well-formed UTF-8.
-    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    Ok(String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+/// The error for input the module's memory cannot take in.
+fn too_big(what: &str, bytes: usize) -> Error {
+    Error::new(ErrorCode::LimitExceeded, format!("{what} needs {bytes} bytes of memory, more than toolwire can take in"))
 }
 
 /// JSON text given as a string or as UTF-8 bytes (`Uint8Array`); says which.
 pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bool)> {
     if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
-        return Ok((string_text(s), false));
+        return Ok((string_text(s, what)?, false));
     }
     if let Some(bytes) = v.dyn_ref::<js_sys::Uint8Array>() {
-        let text = String::from_utf8(bytes.to_vec())
+        let n = bytes.length() as usize;
+        let mut buf: Vec<u8> = Vec::new();
+        buf.try_reserve_exact(n).map_err(|_| too_big(what, n))?;
+        // SAFETY: the vector has room for the n bytes raw_copy_to_ptr writes (nothing else runs
+        // in between), and they are initialised once it returns.
+        unsafe {
+            bytes.raw_copy_to_ptr(buf.as_mut_ptr());
+            buf.set_len(n);
+        }
+        let text = String::from_utf8(buf)
             .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("{what} is not UTF-8 (invalid byte at {})", e.utf8_error().valid_up_to())))?;
         return Ok((text, true));
     }

@@ -110,6 +110,24 @@ test("recursive $refs unrolled to the depth ceiling end in a result or a Toolwir
   assert.equal(after, "ok");
 });
 
+test("input too large for the module's memory is a LIMIT_EXCEEDED error, not a trap", () => {
+  // 17 million items in 50 MB: read, they would need more than wasm32's 4 GiB (it trapped).
+  const text = "[" + "[],".repeat(17_500_000) + "[]]";
+  let e = survives(() => tw.convertMcpToolsJson(text, "openai"), ["LIMIT_EXCEEDED"]);
+  assert.ok(e, "text is refused");
+  assert.match(e.message, /holds more than 8388608 JSON values/);
+  assert.ok(survives(() => tw.convertMcpToolsJson(new TextEncoder().encode(text), "gemini"), ["LIMIT_EXCEEDED"]), "bytes are refused");
+  // Arguments given as text inside a provider response.
+  const response = { choices: [{ message: { tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: text } }] } }] };
+  const calls = tw.parseToolCalls(response, "openai");
+  assert.equal(calls[0].error?.code, "LIMIT_EXCEEDED", JSON.stringify(calls[0].error));
+  stillWorks();
+  // 3 GiB of bytes: more than the module's memory can take in, refused before copying.
+  e = survives(() => tw.convertMcpToolsJson(new Uint8Array(3 * 2 ** 30), "openai"), ["LIMIT_EXCEEDED"]);
+  assert.ok(e, "3 GiB are refused");
+  assert.match(e.message, /needs 3221225472 bytes of memory/);
+});
+
 test("50 MB strings are refused by the string limit, and accepted when it is raised", () => {
   const big = "x".repeat(50 * 1024 * 1024);
   const e = survives(() => tw.convertMcpTools([{ name: "big", description: big }], "anthropic"), ["LIMIT_EXCEEDED"]);
