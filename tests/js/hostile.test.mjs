@@ -111,7 +111,8 @@ test("recursive $refs unrolled to the depth ceiling end in a result or a Toolwir
 });
 
 test("input too large for the module's memory is a LIMIT_EXCEEDED error, not a trap", () => {
-  // 17 million items in 50 MB: read, they would need more than wasm32's 4 GiB (it trapped).
+  // 17.5 million items in 50 MB, past the 8,388,608 one read takes (22 million, read, ran wasm32 out
+  // of memory: a trap).
   const text = "[" + "[],".repeat(17_500_000) + "[]]";
   let e = survives(() => tw.convertMcpToolsJson(text, "openai"), ["LIMIT_EXCEEDED"]);
   assert.ok(e, "text is refused");
