@@ -119,15 +119,11 @@ fn resolve(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>
         RawArgs::Json(Value::Null) => Ok(Value::Object(Map::new())),
         RawArgs::Json(v) => Ok(v),
         RawArgs::Text(t) if t.trim().is_empty() => Ok(Value::Object(Map::new())),
-        RawArgs::Text(t) => crate::model::read_json(&t).map_err(|e| match e {
-            crate::model::ReadError::TooManyItems => CallError {
-                code: ErrorCode::LimitExceeded.as_str(),
-                message: crate::model::too_many_json_items(&format!("the arguments of \"{name}\"")).message,
-            },
-            crate::model::ReadError::Json(e) => CallError {
-                code: ErrorCode::InvalidArguments.as_str(),
-                message: format!("arguments of \"{name}\" are not valid JSON ({e}): {}", preview(&t)),
-            },
+        RawArgs::Text(t) => crate::model::read_json(&t).map_err(|e| {
+            let e = e.into_error(&format!("the arguments of \"{name}\""), |e| {
+                Error::new(ErrorCode::InvalidArguments, format!("arguments of \"{name}\" are not valid JSON ({e}): {}", preview(&t)))
+            });
+            CallError { code: e.code.as_str(), message: e.message }
         }),
     };
     let args = args.and_then(|v| match v {

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fast::{self, PassThrough, Passed};
-use crate::model::{json_size, json_type, object, ReadError, Tool};
+use crate::model::{json_size, json_type, object, read_json, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
@@ -240,10 +240,8 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
             }
         }
     }
-    let input = crate::model::read_json(json).map_err(|e| match e {
-        ReadError::TooManyItems => crate::model::too_many_json_items("the tools JSON"),
-        ReadError::Json(e) => Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")),
-    })?;
+    let input = read_json(json)
+        .map_err(|e| e.into_error("the tools JSON", |e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}"))))?;
     Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, on_error, with_report)?.into_text(provider, &opts.schema, capacity, false))
 }
 

@@ -464,6 +464,20 @@ pub enum ReadError {
     Json(serde_json::Error),
 }
 
+impl ReadError {
+    /// As an [`Error`]: too many items is `LIMIT_EXCEEDED` naming `what`; invalid JSON is what
+    /// `not_json` makes of serde_json's error.
+    pub fn into_error(self, what: &str, not_json: impl FnOnce(serde_json::Error) -> Error) -> Error {
+        match self {
+            ReadError::TooManyItems => Error::new(
+                ErrorCode::LimitExceeded,
+                format!("{what} holds more than {MAX_JSON_ITEMS} JSON values, more than can be read in memory at once"),
+            ),
+            ReadError::Json(e) => not_json(e),
+        }
+    }
+}
+
 /// serde_json's own `Value` reader, counting items ([`read_json`]).
 struct ValueSeed<'c>(&'c mut Items);
 
@@ -519,14 +533,6 @@ impl<'de> serde::de::Visitor<'de> for ValueSeed<'_> {
         }
         Ok(Value::Object(out))
     }
-}
-
-/// The error for text [`read_json`] refuses as too big.
-pub fn too_many_json_items(what: &str) -> Error {
-    Error::new(
-        ErrorCode::LimitExceeded,
-        format!("{what} holds more than {MAX_JSON_ITEMS} JSON values, more than can be read in memory at once"),
-    )
 }
 
 /// Size figures of a JSON value, measured without recursion so that any input, however deep,
@@ -755,7 +761,7 @@ mod tests {
         assert!(matches!(read_json_with(&members, 1000), Err(ReadError::TooManyItems)), "1,000 members and one element");
         assert!(matches!(read_json_with(&format!("[{}[]]", "[],".repeat(1000)), 1000), Err(ReadError::TooManyItems)));
         assert!(matches!(read_json_with("[1 x", 1000), Err(ReadError::Json(_))), "invalid JSON stays a JSON error");
-        assert_eq!(too_many_json_items("x").code, ErrorCode::LimitExceeded);
+        assert_eq!(ReadError::TooManyItems.into_error("x", |_| unreachable!()).code, ErrorCode::LimitExceeded);
     }
 
     #[test]

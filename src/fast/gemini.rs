@@ -147,7 +147,7 @@ fn lower_shared(i: usize, levels: &mut Levels) -> Option<Rc<[u8]>> {
     let splicing = levels.splicing.as_ref()?;
     if let Some(Some(super::Written { text, nodes, height })) = splicing.written.get(i) {
         let (text, nodes, height) = (Rc::clone(text), *nodes, *height);
-        if levels.nodes + nodes > levels.max_nodes || levels.depth + height > levels.max_depth.min(super::MAX_DEPTH) {
+        if levels.nodes + nodes > levels.max_nodes || levels.depth + height > levels.max_depth {
             return None;
         }
         levels.nodes += nodes;

@@ -548,10 +548,6 @@ impl<'k, V> Map<'k, V> {
     }
 }
 
-/// The general path's shared bound for writing (see `gemini::SHARED_MAX_DEPTH`): the
-/// lowerings take no deeper schema.
-const MAX_DEPTH: usize = 200;
-
 const TYPE: u64 = head(b"type");
 const REF: u64 = head(b"$ref");
 const REQUIRED: u64 = head(b"required");
@@ -605,13 +601,13 @@ impl Levels<'_> {
         }
     }
 
-    /// `Cx::enter` for the lowerings, with their own depth bound ([`MAX_DEPTH`]): one schema
-    /// level entered; `false` where the general path would fail or write differently.
+    /// `Cx::enter` for the lowerings: one schema level entered; `false` where the general path
+    /// would fail or write differently.
     fn enter(&mut self) -> bool {
         self.depth += 1;
         self.nodes += 1;
         self.peak = self.peak.max(self.depth);
-        self.depth <= self.max_depth.min(MAX_DEPTH) && self.nodes <= self.max_nodes
+        self.depth <= self.max_depth && self.nodes <= self.max_nodes
     }
 }
 

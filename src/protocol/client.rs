@@ -27,7 +27,7 @@ use futures_util::pin_mut;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::ReadError;
+use crate::model::read_json;
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, RpcError};
 use crate::protocol::sse::{SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Method, Transport, TransportError};
@@ -472,9 +472,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // Decode first, so one instance of the JSON parser (over &str) serves every input.
         let text = std::str::from_utf8(&bytes)
             .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid UTF-8")).with_detail("bodyPreview", preview(&bytes)))?;
-        let value = crate::model::read_json(text).map_err(|e| match e {
-            ReadError::TooManyItems => crate::model::too_many_json_items(&format!("{method}: the response")),
-            ReadError::Json(e) => Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid JSON: {e}")).with_detail("bodyPreview", preview(&bytes)),
+        let value = read_json(text).map_err(|e| {
+            e.into_error(&format!("{method}: the response"), |e| {
+                Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid JSON: {e}")).with_detail("bodyPreview", preview(&bytes))
+            })
         })?;
         for msg in classify_all(value) {
             if let Some(result) = self.handle(id, method, msg, on_progress).await? {
@@ -509,10 +510,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             }
                             let text = std::str::from_utf8(&ev.data)
                                 .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid UTF-8")))?;
-                            let value = crate::model::read_json(text).map_err(|e| match e {
-                                ReadError::TooManyItems => crate::model::too_many_json_items(&format!("{method}: an SSE event")),
-                                ReadError::Json(e) => Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid JSON: {e}"))
-                                    .with_detail("bodyPreview", preview(text.as_bytes())),
+                            let value = read_json(text).map_err(|e| {
+                                e.into_error(&format!("{method}: an SSE event"), |e| {
+                                    Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid JSON: {e}"))
+                                        .with_detail("bodyPreview", preview(text.as_bytes()))
+                                })
                             })?;
                             for msg in classify_all(value) {
                                 if let Some(result) = self.handle(id, method, msg, on_progress).await? {
@@ -612,7 +614,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut e = Error::new(ErrorCode::HttpStatus, format!("{method}: HTTP {status}{}", if text.is_empty() { String::new() } else { format!(": {}", text.chars().take(200).collect::<String>()) }))
             .with_detail("status", status)
             .with_detail("bodyPreview", text.clone());
-        if let Ok(v) = crate::model::read_json(&text) {
+        if let Ok(v) = read_json(&text) {
             if let Some(err) = v.get("error") {
                 e = e.with_detail("rpcError", err.clone());
             }

@@ -51,7 +51,7 @@ use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::providers::{fix_structure, Compiled, GeminiMode, SchemaOptions};
 use crate::schema::lower::{combinator_properties_conflict, combinators_are_object_like, keyword_hint, merge_all_of, merge_root_combinators, types_of};
-use crate::schema::refs::{inline_refs, inline_refs_shared, Shared};
+use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
 
@@ -64,9 +64,10 @@ pub const ALLOWED_KEYS: &[&str] = &[
 
 const TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object"];
 
-/// Shared `$ref` expansions are written once and spliced in wherever they are used, which is
-/// the same text as long as [`write_wire`]'s own depth bound (256) is never reached.
-const SHARED_MAX_DEPTH: usize = 200;
+// Shared `$ref` expansions are written once and spliced in wherever they are used, which is
+// the same text as long as [`write_wire`]'s own depth bound (256) is never reached: the depth
+// limit in force stays below it.
+const _: () = assert!(crate::schema::Limits::DEPTH_CEILING < 256);
 
 /// Compiles for Gemini (`vertex` adds the anyOf-stands-alone rule).
 pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx) -> Result<Compiled> {
@@ -74,13 +75,9 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
         merge_root_combinators(obj, cx);
     }
     if contains_ref(&root, 0) {
-        root = if cx.limits.depth_limit() <= SHARED_MAX_DEPTH {
-            // `parameters` is written by [`write_wire`], `parametersJsonSchema` by
-            // `refs::write_schema`; both splice shared expansions in.
-            inline_refs_shared(&root, cx)?
-        } else {
-            inline_refs(&root, cx)?
-        };
+        // `parameters` is written by [`write_wire`], `parametersJsonSchema` by
+        // `refs::write_schema`; both splice shared expansions in.
+        root = inline_refs_shared(&root, cx)?;
     }
     if opts.gemini_mode == GeminiMode::JsonSchema {
         fix_structure(&mut root, cx)?;

@@ -32,18 +32,14 @@ pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
 /// U+FFFD instead of failing the whole input.
 pub(crate) fn parse(text: &str, what: &str) -> Result<Value> {
     use crate::model::{read_json, ReadError};
-    match read_json(text) {
-        Ok(v) => Ok(v),
-        Err(ReadError::TooManyItems) => Err(crate::model::too_many_json_items(what)),
+    let read = match read_json(text) {
         Err(ReadError::Json(e)) => match crate::model::repair_lone_surrogates(text) {
             Some(fixed) => read_json(&fixed),
             None => Err(ReadError::Json(e)),
-        }
-        .map_err(|e| match e {
-            ReadError::TooManyItems => crate::model::too_many_json_items(what),
-            ReadError::Json(e) => Error::new(ErrorCode::InvalidJson, format!("{what} is not valid JSON: {e}")),
-        }),
-    }
+        },
+        read => read,
+    };
+    read.map_err(|e| e.into_error(what, |e| Error::new(ErrorCode::InvalidJson, format!("{what} is not valid JSON: {e}"))))
 }
 
 /// A JSON value as a plain JS value (via `JSON.parse`, so keys are own data properties).

@@ -379,9 +379,10 @@ impl JsMcpHub {
             let name = string_param(&provider_name, "name")?;
             let args = match args.as_string() {
                 Some(text) if text.trim().is_empty() => json!({}),
-                Some(text) => crate::model::read_json(&text).map_err(|e| match e {
-                    crate::model::ReadError::TooManyItems => crate::model::too_many_json_items(&format!("the arguments of \"{name}\"")),
-                    crate::model::ReadError::Json(e) => Error::new(ErrorCode::InvalidArguments, format!("arguments of \"{name}\" are not valid JSON: {e}")),
+                Some(text) => crate::model::read_json(&text).map_err(|e| {
+                    e.into_error(&format!("the arguments of \"{name}\""), |e| {
+                        Error::new(ErrorCode::InvalidArguments, format!("arguments of \"{name}\" are not valid JSON: {e}"))
+                    })
                 })?,
                 None => match from_js(&args, "arguments")? {
                     Value::Null => json!({}),

@@ -82,9 +82,10 @@ impl JsNameMap {
         let entry = self.inner.resolve(&name)?;
         let value = match args.as_string() {
             Some(text) if text.trim().is_empty() => json!({}),
-            Some(text) => crate::model::read_json(&text).map_err(|e| match e {
-                crate::model::ReadError::TooManyItems => crate::model::too_many_json_items(&format!("the arguments for \"{name}\"")),
-                crate::model::ReadError::Json(e) => Error::new(ErrorCode::InvalidArguments, format!("arguments for \"{name}\" are not valid JSON: {e}")),
+            Some(text) => crate::model::read_json(&text).map_err(|e| {
+                e.into_error(&format!("the arguments for \"{name}\""), |e| {
+                    Error::new(ErrorCode::InvalidArguments, format!("arguments for \"{name}\" are not valid JSON: {e}"))
+                })
             })?,
             None => match from_js(&args, "arguments")? {
                 Value::Null => json!({}),
