@@ -1,12 +1,14 @@
 //! The conversion entry points: MCP tools in, a provider's tool list out, with the name map
 //! and the report.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Map, Value};
 
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
-use crate::fast::{self, PassThrough, Passed};
-use crate::model::{json_size, json_type, object, read_json, Tool};
+use crate::fast::{self, Passed};
+use crate::model::{description_text, json_size, json_type, object, read_json, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
@@ -163,12 +165,14 @@ enum OnError {
 
 /// Converts tools for a provider (`convertMcpTools`).
 pub fn convert(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Conversion> {
-    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Throw, true)?.into_conversion(provider, &opts.schema))
+    let (tools, problems) = admit(tools_from_value(input)?, opts, OnError::Throw)?;
+    Ok(run(tools, Vec::new(), problems, provider, opts, OnError::Throw, true)?.into_conversion(provider, &opts.schema))
 }
 
 /// Converts and reports, never failing on a single tool (`checkTools`).
 pub fn check(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Report> {
-    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, OnError::Report, true)?.report)
+    let (tools, problems) = admit(tools_from_value(input)?, opts, OnError::Report)?;
+    Ok(run(tools, Vec::new(), problems, provider, opts, OnError::Report, true)?.report)
 }
 
 /// JSON in, JSON out (`convertMcpToolsJson`).
@@ -235,24 +239,25 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
     let capacity = json.len() + 4096;
     if fast::applies(provider, &opts.schema, with_report) {
         if let Some(prepared) = fast::prepare(json, provider, &opts.schema) {
-            if let Ok(done) = run(prepared.tools, prepared.pass, provider, opts, on_error, with_report) {
+            if let Ok(done) = run(prepared.tools, prepared.pass, Vec::new(), provider, opts, on_error, with_report) {
                 return Ok(done.into_text(provider, &opts.schema, capacity, leave_out));
             }
         }
     }
     let input = read_json(json)
         .map_err(|e| e.into_error("the tools JSON", |e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}"))))?;
-    Ok(run(tools_from_value(input)?, Vec::new(), provider, opts, on_error, with_report)?.into_text(provider, &opts.schema, capacity, false))
+    let (tools, problems) = admit(tools_from_value(input)?, opts, on_error)?;
+    Ok(run(tools, Vec::new(), problems, provider, opts, on_error, with_report)?.into_text(provider, &opts.schema, capacity, false))
 }
 
 /// A conversion whose tools are compiled but not yet in the provider's wrapper: [`run`]'s
 /// result, made into a `Value` ([`Run::into_conversion`]) or written straight as JSON text
 /// ([`Run::into_text`]), which saves building a map per tool only to write it out.
 struct Run<'a> {
-    tools: Vec<Tool>,
+    tools: Vec<Head<'a>>,
     /// The emitted tools in output order: the index in `tools`, the compiled schema, and the
     /// pass-through schema, if any (see [`crate::fast`]).
-    emitted: Vec<(usize, Compiled, Option<PassThrough<'a>>)>,
+    emitted: Vec<(usize, Compiled, Option<Passed<'a>>)>,
     name_map: NameMap,
     report: Report,
 }
@@ -293,7 +298,7 @@ impl Run<'_> {
                 if k > 0 {
                     out.push(b',');
                 }
-                let pass = pass.as_ref().map(|p| &p.schema);
+                let pass = pass.as_ref();
                 let leave = leave_out && matches!(pass, Some(Passed::AsIs(_, true)));
                 if leave {
                     left_out.push(LeftOut { position: k, tool: i });
@@ -315,8 +320,8 @@ fn provider_name(name_map: &NameMap, i: usize) -> &str {
 }
 
 /// A tool's report before its compilation: who it is, and its rename if it has one.
-fn tool_report(tool: &Tool, server: Option<String>, name: &str, name_diags: &[Diagnostic]) -> ToolReport {
-    let mut tr = ToolReport { tool: tool.name.clone(), server, name: name.to_owned(), ..ToolReport::default() };
+fn tool_report(tool: &Head, server: Option<String>, name: &str, name_diags: &[Diagnostic]) -> ToolReport {
+    let mut tr = ToolReport { tool: tool.name.clone().into_owned(), server, name: name.to_owned(), ..ToolReport::default() };
     if name != tool.name {
         let rule = if name_diags.iter().any(|d| d.message.contains(&format!("named \"{name}\""))) {
             "names/collision"
@@ -332,18 +337,38 @@ fn tool_report(tool: &Tool, server: Option<String>, name: &str, name_diags: &[Di
     tr
 }
 
-/// Converts `raw` tools. A tool with an entry in `pass` has its schema passed through (see [`crate::fast`])
-/// (its `inputSchema` is `null` in `raw`): it is measured by that entry's size and not compiled.
-/// Without `with_report` the report gets no per-tool entries (for callers that drop it).
-fn run<'a>(
-    raw: Vec<Value>,
-    mut pass: Vec<Option<PassThrough<'a>>>,
-    provider: Provider,
-    opts: &ConvertOptions,
-    on_error: OnError,
-    with_report: bool,
-) -> Result<Run<'a>> {
-    pass.resize_with(raw.len(), || None);
+/// What a conversion reads of a tool (see [`Tool`]): the rest of a tool is not sent to a
+/// provider. Borrowed from the input text on the pass-through path ([`fast::prepare`]).
+#[derive(Debug)]
+pub(crate) struct Head<'a> {
+    pub name: Cow<'a, str>,
+    pub title: Option<Cow<'a, str>>,
+    pub description: Option<Cow<'a, str>>,
+    pub server_name: Option<Cow<'a, str>>,
+    /// `Value::Null` when absent or passed through.
+    pub input_schema: Value,
+}
+
+impl Head<'_> {
+    fn of_tool(t: Tool) -> Head<'static> {
+        let Tool { name, title, description, input_schema, server_name, .. } = t;
+        Head { name: name.into(), title: title.map(Cow::Owned), description: description.map(Cow::Owned), server_name: server_name.map(Cow::Owned), input_schema }
+    }
+
+    fn description_text(&self) -> &str {
+        description_text(self.description.as_deref(), self.title.as_deref())
+    }
+}
+
+/// The nesting a tool's JSON may have: each schema level is at most a few JSON levels
+/// (`properties` → name → schema), under a few of the tool's own.
+pub(crate) fn max_json_depth(limits: &Limits) -> usize {
+    limits.depth_limit().saturating_mul(3).saturating_add(8)
+}
+
+/// Reads `raw` tools within the limits. With [`OnError::Report`] a tool that fails is left out
+/// and its problem returned.
+fn admit(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError) -> Result<(Vec<Head<'static>>, Vec<Diagnostic>)> {
     let limits = opts.schema.limits;
     if raw.len() > limits.max_tools {
         return Err(Error::new(
@@ -351,19 +376,11 @@ fn run<'a>(
             format!("{} tools given, more than the limit of {}", raw.len(), limits.max_tools),
         ));
     }
-    let mut report = Report { provider: provider.as_str().into(), ..Report::default() };
-    let mut tools: Vec<Tool> = Vec::with_capacity(raw.len());
-    let mut kept_pass: Vec<Option<PassThrough<'a>>> = Vec::with_capacity(raw.len());
-    // Each schema level is at most a few JSON levels (`properties` → name → schema).
-    let max_json_depth = limits.depth_limit().saturating_mul(3).saturating_add(8);
+    let mut tools = Vec::with_capacity(raw.len());
+    let mut problems = Vec::new();
+    let max_json_depth = max_json_depth(&limits);
     for (i, v) in raw.into_iter().enumerate() {
-        let mut size = json_size(&v);
-        if let Some(p) = &pass[i] {
-            // The tool was measured with `inputSchema: null` (one node, no depth).
-            size.depth = size.depth.max(1 + p.size.depth);
-            size.nodes = size.nodes - 1 + p.size.nodes;
-            size.longest_string = size.longest_string.max(p.size.longest_string);
-        }
+        let size = json_size(&v);
         let name = || v.get("name").and_then(Value::as_str).unwrap_or("?").chars().take(200).collect::<String>();
         let parsed = if size.depth > max_json_depth {
             Err(Error::new(
@@ -387,23 +404,36 @@ fn run<'a>(
             Tool::from_value(v, i)
         };
         match parsed {
-            Ok(t) => {
-                tools.push(t);
-                kept_pass.push(pass[i].take());
-            }
-            Err(e) if on_error == OnError::Report => {
-                report.problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() })
-            }
+            Ok(t) => tools.push(Head::of_tool(t)),
+            Err(e) if on_error == OnError::Report => problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() }),
             Err(e) => return Err(e.with_path(format!("/{i}"))),
         }
     }
-    let mut pass = kept_pass;
+    Ok((tools, problems))
+}
+
+/// Converts admitted tools ([`admit`], or [`fast::prepare`] within the same limits), after
+/// the `problems` of those left out. A tool with an entry in `pass` has its schema passed
+/// through (see [`crate::fast`]; its `input_schema` is `null`): it is not compiled.
+/// Without `with_report` the report gets no per-tool entries (for callers that drop it).
+fn run<'a>(
+    mut tools: Vec<Head<'a>>,
+    mut pass: Vec<Option<Passed<'a>>>,
+    problems: Vec<Diagnostic>,
+    provider: Provider,
+    opts: &ConvertOptions,
+    on_error: OnError,
+    with_report: bool,
+) -> Result<Run<'a>> {
+    pass.resize_with(tools.len(), || None);
+    let limits = opts.schema.limits;
+    let mut report = Report { provider: provider.as_str().into(), problems, ..Report::default() };
     let servers: Vec<Option<String>> = tools
         .iter()
         .map(|t| t.server_name.as_deref().or(opts.server.as_deref()).filter(|s| !s.is_empty()).map(str::to_owned))
         .collect();
     let (mut name_map, name_diags) = {
-        let pairs: Vec<(Option<&str>, &str)> = servers.iter().zip(&tools).map(|(s, t)| (s.as_deref(), t.name.as_str())).collect();
+        let pairs: Vec<(Option<&str>, &str)> = servers.iter().zip(&tools).map(|(s, t)| (s.as_deref(), t.name.as_ref())).collect();
         NameMap::build(&pairs, &opts.naming, provider.name_rule())
     };
     report.problems.extend(name_diags.iter().filter(|d| d.rule == "names/duplicate-tool").cloned());
@@ -415,7 +445,7 @@ fn run<'a>(
         let result = if let Some(p) = &mut pass[i] {
             // Clean for this provider (see fast::is_clean), or lowered for Gemini (fast::gemini)
             // or a strict mode (fast::strict): nothing to change, or nothing to report.
-            Ok(match &mut p.schema {
+            Ok(match p {
                 // For Anthropic the schema as it is stays, should its set-level limits leave the
                 // tool out of strict mode (written from `base` then).
                 Passed::Strict { plan, .. } => {
@@ -491,7 +521,7 @@ fn compile_tool(schema: Value, provider: Provider, opts: &SchemaOptions, cx: &mu
 /// Anthropic allows 20 strict tools, 24 optional and 16 union parameters over all of them:
 /// tools past those budgets are sent without `strict` and reported.
 /// A strict schema written on the pass-through path brings its figures (`pass`, by tool).
-fn enforce_anthropic_strict_limits(compiled: &mut [Option<Compiled>], pass: &[Option<PassThrough>], report: &mut Report) {
+fn enforce_anthropic_strict_limits(compiled: &mut [Option<Compiled>], pass: &[Option<Passed>], report: &mut Report) {
     let (mut count, mut optional, mut unions) = (0usize, 0usize, 0usize);
     for (i, slot) in compiled.iter_mut().enumerate() {
         let Some(c) = slot else { continue };
@@ -499,7 +529,7 @@ fn enforce_anthropic_strict_limits(compiled: &mut [Option<Compiled>], pass: &[Op
             continue;
         }
         let (o, u) = match pass.get(i) {
-            Some(Some(PassThrough { schema: Passed::Strict { costs, .. }, .. })) => *costs,
+            Some(Some(Passed::Strict { costs, .. })) => *costs,
             _ => c.schema.as_ref().map(anthropic::strict_costs).unwrap_or((0, 0)),
         };
         let over = if count + 1 > anthropic::MAX_STRICT_TOOLS {

@@ -189,11 +189,17 @@ impl Tool {
 
     /// The text a provider should see as the description: the description, else the title.
     pub fn description_text(&self) -> &str {
-        match (&self.description, &self.title) {
-            (Some(d), _) if !d.trim().is_empty() => d,
-            (_, Some(t)) if !t.trim().is_empty() => t,
-            _ => "",
-        }
+        description_text(self.description.as_deref(), self.title.as_deref())
+    }
+}
+
+/// The description of a tool with this `description` and `title`: the description, else the
+/// title, else nothing.
+pub(crate) fn description_text<'s>(description: Option<&'s str>, title: Option<&'s str>) -> &'s str {
+    match (description, title) {
+        (Some(d), _) if !d.trim().is_empty() => d,
+        (_, Some(t)) if !t.trim().is_empty() => t,
+        _ => "",
     }
 }
 

@@ -32,10 +32,11 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
 
 use crate::args::ArgPlan;
+use crate::convert::Head;
 use crate::model::JsonSize;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::refs::Shared;
-use crate::schema::walk::{head, keyword, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
+use crate::schema::walk::{head, head_of, keyword, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
 use crate::schema::TYPE_NAMES;
 use crate::text;
 
@@ -399,15 +400,6 @@ fn read_all<'a, S: DeserializeSeed<'a>>(text: &'a str, seed: S) -> Option<S::Val
     Some(v)
 }
 
-/// A tool whose schema is passed through.
-#[derive(Debug)]
-pub(crate) struct PassThrough<'a> {
-    /// The schema.
-    pub schema: Passed<'a>,
-    /// Its size figures (see [`crate::model::json_size`]).
-    pub size: JsonSize,
-}
-
 /// What the pass-through path made of a schema.
 #[derive(Debug)]
 pub(crate) enum Passed<'a> {
@@ -431,11 +423,12 @@ pub(crate) enum Passed<'a> {
     },
 }
 
-/// The tools of a JSON input read for the pass-through path: each as a [`Value`] whose
-/// `inputSchema` is `null` when the schema is passed through (then `Some` at its index).
+/// The tools of a JSON input read for the pass-through path, within the limits: each tool's
+/// [`Head`], whose `input_schema` is `null` when the schema is passed through (then `Some` at its
+/// index).
 pub(crate) struct Prepared<'a> {
-    pub tools: Vec<Value>,
-    pub pass: Vec<Option<PassThrough<'a>>>,
+    pub tools: Vec<Head<'a>>,
+    pub pass: Vec<Option<Passed<'a>>>,
 }
 
 /// Whether the pass-through path applies to this provider and these options: the non-strict
@@ -452,7 +445,8 @@ pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: boo
 }
 
 /// Reads `json` as a tool list, or returns `None` for anything the general path should read
-/// (invalid JSON, another shape, a tool that is not an object) so that its errors stay the same.
+/// (invalid JSON, another shape, a tool that is not an object or has no name, duplicate keys
+/// in a tool's own fields, limits exceeded) so that its errors stay the same.
 pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOptions) -> Option<Prepared<'a>> {
     // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
     let tools = match read_all(json, NodeSeed(&mut Stacks::default()))? {
@@ -469,23 +463,54 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
         },
         _ => return None,
     };
+    let limits = opts.limits;
+    if tools.len() > limits.max_tools {
+        return None;
+    }
+    let max_json_depth = crate::convert::max_json_depth(&limits);
     let mut out = Prepared { tools: Vec::with_capacity(tools.len()), pass: Vec::with_capacity(tools.len()) };
     // Gemini `parameters` and the strict modes (only served without a change log, see `applies`).
     let lowers = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.gemini_mode == GeminiMode::Parameters;
     let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic) && opts.strict;
-    for tool in tools {
-        let Node::Obj(mut entries) = tool else { return None };
-        let schema = Node::take_last(&mut entries, "inputSchema");
-        // `inputSchema` (if any) is null now, at the place serde_json would have kept it.
-        let mut fields = match Node::Obj(entries).into_value() {
-            Value::Object(fields) => fields,
-            _ => return None, // an object reads as an object; nothing here may trap the module
-        };
+    for mut tool in tools {
+        let Node::Obj(entries) = &mut tool else { return None };
+        // `inputSchema` (if any) is null now, where serde_json would have kept it.
+        let schema = Node::take_last(entries, "inputSchema");
+        // The figures of `json_size` over the whole tool, as the general path measures it.
+        let mut size = JsonSize::default();
+        if !tool.measure(0, &mut size, &mut false) {
+            return None;
+        }
+        let Node::Obj(entries) = tool else { return None };
+        let mut head = Head { name: Cow::Borrowed(""), title: None, description: None, server_name: None, input_schema: Value::Null };
+        for (k, v) in entries {
+            // `Tool::from_value`'s reading of the fields the conversion uses (keys are unique).
+            match (k.as_ref(), v) {
+                ("name", Node::Str(s)) => head.name = s,
+                ("title", Node::Str(s)) => head.title = Some(s),
+                ("description", Node::Str(s)) => head.description = Some(s),
+                ("serverName", Node::Str(s)) => head.server_name = Some(s),
+                _ => {}
+            }
+        }
+        if head.name.is_empty() {
+            return None;
+        }
+        let mut refs = false;
+        let mut unique = true;
+        if let Some(node) = &schema {
+            // In place of the `null` measured above.
+            let mut schema_size = JsonSize::default();
+            unique = node.measure(0, &mut schema_size, &mut refs);
+            size.depth = size.depth.max(1 + schema_size.depth);
+            size.nodes = size.nodes - 1 + schema_size.nodes;
+            size.longest_string = size.longest_string.max(schema_size.longest_string);
+        }
+        if size.depth > max_json_depth || size.nodes > limits.max_nodes || size.longest_string > limits.max_string_bytes {
+            return None;
+        }
         let mut pass = None;
         if let Some(node) = schema {
-            let mut size = JsonSize::default();
-            let mut refs = false;
-            let unique = node.measure(0, &mut size, &mut refs);
             let mut levels = Levels::new(provider, opts);
             let lowered = if unique && lowers && !refs { gemini::lower_root(&node, &mut levels) } else { None };
             // The schema as passed, or back for the general path.
@@ -507,13 +532,11 @@ pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOption
                 Err(node)
             };
             match passed {
-                Ok(schema) => pass = Some(PassThrough { schema, size }),
-                Err(node) => {
-                    fields.insert("inputSchema".into(), node.into_value());
-                }
+                Ok(schema) => pass = Some(schema),
+                Err(node) => head.input_schema = node.into_value(),
             }
         }
-        out.tools.push(Value::Object(fields));
+        out.tools.push(head);
         out.pass.push(pass);
     }
     Some(out)
@@ -548,9 +571,9 @@ impl<'k, V> Map<'k, V> {
     }
 }
 
-const TYPE: u64 = head(b"type");
-const REF: u64 = head(b"$ref");
-const REQUIRED: u64 = head(b"required");
+const TYPE: u64 = head_of(b"type");
+const REF: u64 = head_of(b"$ref");
+const REQUIRED: u64 = head_of(b"required");
 
 /// Schema levels entered, as [`crate::schema::Cx::enter`] counts them.
 struct Levels<'s> {
@@ -761,7 +784,8 @@ mod tests {
     fn passes(v: &Value, limits: Limits) -> bool {
         let text = json!([{ "name": "t", "inputSchema": v }]).to_string();
         let opts = SchemaOptions { limits, ..SchemaOptions::default() };
-        prepare(&text, Provider::OpenAi, &opts).unwrap().pass[0].is_some()
+        // `None`: the tool is past a limit, and the general path reports it.
+        prepare(&text, Provider::OpenAi, &opts).is_some_and(|p| p.pass[0].is_some())
     }
 
     fn clean(v: Value) -> bool {
@@ -841,7 +865,7 @@ mod tests {
         let p = prepare(text, Provider::OpenAi, &SchemaOptions::default()).unwrap();
         assert!(p.pass[0].is_none());
         // ...with the schema serde_json would have read: the last `properties`, in the first's place.
-        assert_eq!(p.tools[0]["inputSchema"], json!({"type":"object","properties":{"b":{}}}));
+        assert_eq!(p.tools[0].input_schema, json!({"type":"object","properties":{"b":{}}}));
     }
 
     #[test]
@@ -888,6 +912,43 @@ mod tests {
         }
         for text in ["", "1", "[1]", "{}", r#"{"tools":{}}"#, "[{}] x", r#"[{"name":"t"},"#] {
             assert!(prepare(text, Provider::OpenAi, &SchemaOptions::default()).is_none(), "{text}");
+        }
+    }
+
+    /// A tool's own fields are read as `Tool::from_value` reads them: the same output, the same
+    /// errors, and the odd ones left to the general path.
+    #[test]
+    fn tool_fields_read_as_the_general_path_reads_them() {
+        use crate::convert::{check_json, convert, convert_json, ConvertOptions};
+        let schema = r#"{"type":"object","properties":{"a":{"type":"string"}}}"#;
+        let odd = [
+            (r#"{"name":"t","description":"d","title":"T"}"#, true),
+            (r#"{"name":"t","description":"  ","title":"T"}"#, true),
+            (r#"{"name":"t","description":null,"title":"T","serverName":"s"}"#, true),
+            (r#"{"name":"t","title":7,"serverName":["s"],"annotations":{"readOnlyHint":true},"outputSchema":{"type":"object"},"_meta":{"k":1},"icons":[]}"#, true),
+            (r#"{"name":"t\u00e9","description":"line\nbreak \ud83d\ude00"}"#, true),
+            (r#"{"name":"t","name":"u"}"#, false),
+            (r#"{"name":"t","description":"a","description":"b"}"#, false),
+            (r#"{"name":""}"#, false),
+            (r#"{"name":7}"#, false),
+            (r#"{"title":"t"}"#, false),
+        ];
+        for (fields, fast) in odd {
+            let tool = format!(r#"{}, "inputSchema":{schema}}}"#, &fields[..fields.len() - 1]);
+            let text = format!("[{tool},{tool}]");
+            let value: Value = serde_json::from_str(&text).unwrap();
+            for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini, Provider::Bedrock] {
+                let opts = ConvertOptions { server: Some("srv".into()), ..ConvertOptions::default() };
+                let (json, general) = (convert_json(&text, provider, &opts), convert(value.clone(), provider, &opts));
+                match (&json, &general) {
+                    (Ok(j), Ok(g)) => assert_eq!(*j, g.tools.to_string(), "{text}"),
+                    (Err(j), Err(g)) => assert_eq!((j.code, &j.message), (g.code, &g.message), "{text}"),
+                    _ => panic!("{text}: {json:?} against {general:?}"),
+                }
+                let checked = check_json(&text, provider, &opts).unwrap();
+                assert_eq!(checked, crate::convert::check(value.clone(), provider, &opts).unwrap(), "{text}");
+                assert_eq!(passed_through(&text, provider, &opts.schema) == 2, fast, "{text} for {provider:?}");
+            }
         }
     }
 

@@ -532,7 +532,7 @@ mod tests {
         assert_eq!(fast, general.tools.to_string());
         let schema_opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
         let took = match prepare(&text, provider, &schema_opts).unwrap().pass.remove(0) {
-            Some(p) => match p.schema {
+            Some(p) => match p {
                 Passed::Strict { .. } => Took::Strict,
                 Passed::AsIs(..) => Took::NotStrict,
                 Passed::Lowered(_) => unreachable!(),
@@ -612,7 +612,7 @@ mod tests {
             let text = json!([{ "name": "t", "inputSchema": schema }]).to_string();
             let opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
             let Some(Some(p)) = prepare(&text, Provider::Anthropic, &opts).unwrap().pass.pop() else { panic!("not on the borrowed tree: {schema}") };
-            let Passed::Strict { costs, text, .. } = p.schema else { panic!("not strict: {schema}") };
+            let Passed::Strict { costs, text, .. } = p else { panic!("not strict: {schema}") };
             let written: Value = serde_json::from_slice(&text).unwrap();
             assert_eq!(costs, crate::providers::anthropic::strict_costs(&written), "{schema}");
         }

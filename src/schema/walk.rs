@@ -73,9 +73,24 @@ pub fn keyword(key: &str) -> Keyword {
     }
 }
 
-/// The first eight bytes of `k` (zero-padded) as one integer.
+/// The first eight bytes of `k` (zero-padded) as one integer, in at most two loads.
 #[inline]
-pub(crate) const fn head(k: &[u8]) -> u64 {
+pub(crate) fn head(k: &[u8]) -> u64 {
+    let n = k.len();
+    if let Some(first) = k.first_chunk::<8>() {
+        u64::from_le_bytes(*first)
+    } else if n >= 4 {
+        // Two overlapping four-byte loads: where they overlap they hold the same bytes.
+        let lo = u32::from_le_bytes([k[0], k[1], k[2], k[3]]) as u64;
+        let hi = u32::from_le_bytes([k[n - 4], k[n - 3], k[n - 2], k[n - 1]]) as u64;
+        lo | hi << (8 * (n - 4))
+    } else {
+        head_of(k)
+    }
+}
+
+/// [`head`] for constants.
+pub(crate) const fn head_of(k: &[u8]) -> u64 {
     let mut w = 0u64;
     let mut i = 0;
     while i < 8 && i < k.len() {
@@ -85,24 +100,24 @@ pub(crate) const fn head(k: &[u8]) -> u64 {
     w
 }
 
-const IF: u64 = head(b"if");
-const NOT: u64 = head(b"not");
-const THEN: u64 = head(b"then");
-const ELSE: u64 = head(b"else");
-const CONTAINS: u64 = head(b"contains");
-pub(crate) const ITEMS: u64 = head(b"items");
-const DEFS: u64 = head(b"$defs");
-const ANY_OF: u64 = head(b"anyOf");
-const ONE_OF: u64 = head(b"oneOf");
-const ALL_OF: u64 = head(b"allOf");
-pub(crate) const PROPERTIES_HEAD: u64 = head(b"properties");
-const PATTERN_PROPERTIES_HEAD: u64 = head(b"patternProperties");
-const DEFINITIONS_HEAD: u64 = head(b"definitions");
-const DEPENDENT_SCHEMAS_HEAD: u64 = head(b"dependentSchemas");
-const ADDITIONAL_HEAD: u64 = head(b"additionalProperties");
-const PROPERTY_NAMES_HEAD: u64 = head(b"propertyNames");
-const UNEVALUATED_HEAD: u64 = head(b"unevaluatedProperties");
-pub(crate) const PREFIX_ITEMS_HEAD: u64 = head(b"prefixItems");
+const IF: u64 = head_of(b"if");
+const NOT: u64 = head_of(b"not");
+const THEN: u64 = head_of(b"then");
+const ELSE: u64 = head_of(b"else");
+const CONTAINS: u64 = head_of(b"contains");
+pub(crate) const ITEMS: u64 = head_of(b"items");
+const DEFS: u64 = head_of(b"$defs");
+const ANY_OF: u64 = head_of(b"anyOf");
+const ONE_OF: u64 = head_of(b"oneOf");
+const ALL_OF: u64 = head_of(b"allOf");
+pub(crate) const PROPERTIES_HEAD: u64 = head_of(b"properties");
+const PATTERN_PROPERTIES_HEAD: u64 = head_of(b"patternProperties");
+const DEFINITIONS_HEAD: u64 = head_of(b"definitions");
+const DEPENDENT_SCHEMAS_HEAD: u64 = head_of(b"dependentSchemas");
+const ADDITIONAL_HEAD: u64 = head_of(b"additionalProperties");
+const PROPERTY_NAMES_HEAD: u64 = head_of(b"propertyNames");
+const UNEVALUATED_HEAD: u64 = head_of(b"unevaluatedProperties");
+pub(crate) const PREFIX_ITEMS_HEAD: u64 = head_of(b"prefixItems");
 
 /// How a keyword holds subschemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,6 +199,16 @@ pub fn contains_ref(v: &Value, depth: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn head_is_the_first_eight_bytes() {
+        for k in ["", "a", "ab", "abc", "type", "items", "format", "default", "required", "properties", "a\u{e9}\u{1f600}"] {
+            for n in 0..=k.len() {
+                assert_eq!(head(&k.as_bytes()[..n]), head_of(&k.as_bytes()[..n]), "{k} to {n}");
+            }
+        }
+        assert_eq!(head(b"items"), u64::from_le_bytes(*b"items\0\0\0"));
+    }
 
     #[test]
     fn keyword_agrees_with_the_lists() {
