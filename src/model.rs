@@ -444,12 +444,6 @@ pub(crate) struct Items {
     max: usize,
 }
 
-impl Default for Items {
-    fn default() -> Self {
-        Items { read: 0, max: MAX_JSON_ITEMS }
-    }
-}
-
 impl Items {
     /// Counts one more item; past the maximum, an error that ends the read.
     pub(crate) fn count<E: serde::de::Error>(&mut self) -> std::result::Result<(), E> {

@@ -6,7 +6,8 @@
 //! provider validator (tests/validator, written from the providers' documented rules, not from
 //! the converter); on `Err` the code must be one that hostile input is allowed to cause. And
 //! `convert_json` on the same text (which passes clean schemas through and lowers simple ones for Gemini, src/fast/) must give
-//! the general path's output byte for byte, or the same error code.
+//! the general path's output byte for byte, or the same error code. Text that is not JSON must
+//! be INVALID_JSON there too.
 #![no_main]
 
 #[path = "../../tests/validator/mod.rs"]
@@ -89,7 +90,22 @@ fn trim(s: &str) -> String {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(v) = serde_json::from_str::<Value>(text) else { return };
+    let Ok(v) = serde_json::from_str::<Value>(text) else {
+        // Not JSON: the pass-through path's own reader (src/fast/read.rs) must refuse it too.
+        let wrapped = format!(r#"[{{"name":"fuzz_tool","inputSchema":{text}}}]"#);
+        for (label, provider, strict, mode, _) in MODES {
+            let mut opts = ConvertOptions::default();
+            opts.schema.strict = strict;
+            opts.schema.gemini_mode = mode;
+            for text in [text, wrapped.as_str()] {
+                if serde_json::from_str::<Value>(text).is_err() {
+                    let e = convert_json(text, provider, &opts).expect_err(label);
+                    assert_eq!(e.code, ErrorCode::InvalidJson, "{label}: {e}");
+                }
+            }
+        }
+        return;
+    };
     let tool = json!([{ "name": "fuzz_tool", "description": "A tool under fuzzing.", "inputSchema": v }]);
     // Text is read with serde_json's nesting limit (128): near it, wrapping the input in a tool
     // list would make the text path fail where the in-memory Value converts.

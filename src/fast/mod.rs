@@ -25,10 +25,8 @@
 //! tree, for conversions without a change log.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::rc::Rc;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
 
 use crate::args::ArgPlan;
@@ -41,6 +39,7 @@ use crate::schema::TYPE_NAMES;
 use crate::text;
 
 mod gemini;
+mod read;
 mod strict;
 
 /// A borrowed JSON tree: strings point into the input unless they hold escapes.
@@ -236,89 +235,6 @@ fn write_str(out: &mut Vec<u8>, s: &Cow<'_, str>) {
     }
 }
 
-/// Reads one value. The entries of the objects and the items of the arrays being read wait
-/// on two stacks shared by the whole read, and each container gets a vector of exactly its
-/// size when it ends: one allocation, where growing a vector per container reallocated every
-/// four, eight, sixteen... entries.
-struct NodeSeed<'s, 'de>(&'s mut Stacks<'de>);
-
-/// The stacks of [`NodeSeed`]. Each starts with a placeholder, so that a container never
-/// starts at 0: older versions of std hand the whole buffer over on `split_off(0)`, where
-/// current ones copy (`containers_get_vectors_of_their_size` checks the sizes).
-struct Stacks<'de> {
-    entries: Vec<(Cow<'de, str>, Node<'de>)>,
-    items: Vec<Node<'de>>,
-    /// Items read so far: past [`crate::model::MAX_JSON_ITEMS`] the read stops (and the
-    /// general path's reader refuses the text, see [`crate::model::read_json`]).
-    read: crate::model::Items,
-}
-
-impl Default for Stacks<'_> {
-    fn default() -> Self {
-        Stacks { entries: vec![(Cow::Borrowed(""), Node::Null)], items: vec![Node::Null], read: crate::model::Items::default() }
-    }
-}
-
-impl<'de> DeserializeSeed<'de> for NodeSeed<'_, 'de> {
-    type Value = Node<'de>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Node<'de>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-// The readers here go through `deserialize_any` and override every method serde_json may call:
-// serde's default "invalid type" error formats the unexpected value, floats included, and that
-// formatting code is a sizeable part of the wasm.
-impl<'de> Visitor<'de> for NodeSeed<'_, 'de> {
-    type Value = Node<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("JSON")
-    }
-    fn visit_unit<E>(self) -> Result<Node<'de>, E> {
-        Ok(Node::Null)
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Node<'de>, E> {
-        Ok(Node::Bool(b))
-    }
-    fn visit_u64<E>(self, n: u64) -> Result<Node<'de>, E> {
-        Ok(Node::Num(n.into()))
-    }
-    fn visit_i64<E>(self, n: i64) -> Result<Node<'de>, E> {
-        Ok(Node::Num(n.into()))
-    }
-    fn visit_f64<E>(self, n: f64) -> Result<Node<'de>, E> {
-        // As serde_json's Value reader: a float it cannot hold (never from JSON text) is null.
-        Ok(Number::from_f64(n).map_or(Node::Null, Node::Num))
-    }
-    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Borrowed(s)))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Owned(s.to_owned())))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Node<'de>, E> {
-        Ok(Node::Str(Cow::Owned(s)))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
-        let start = self.0.items.len();
-        while let Some(v) = seq.next_element_seed(NodeSeed(&mut *self.0))? {
-            self.0.read.count()?;
-            self.0.items.push(v);
-        }
-        Ok(Node::Arr(self.0.items.split_off(start)))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
-        let start = self.0.entries.len();
-        while let Some(k) = map.next_key_seed(KeySeed)? {
-            let v = map.next_value_seed(NodeSeed(&mut *self.0))?;
-            self.0.read.count()?;
-            self.0.entries.push((k, v));
-        }
-        Ok(Node::Obj(self.0.entries.split_off(start)))
-    }
-}
-
 impl<'a> Node<'a> {
     /// The figures of [`crate::model::json_size`], whether a `$ref` key appears anywhere (the
     /// general path inlines references for Gemini and the strict modes, which the lowerings here
@@ -364,40 +280,6 @@ fn keys_unique(entries: &[(Cow<'_, str>, Node<'_>)]) -> bool {
     let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_ref()).collect();
     keys.sort_unstable();
     keys.windows(2).all(|w| w[0] != w[1])
-}
-
-/// An object key, borrowed when it holds no escape.
-struct KeySeed;
-
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a key")
-    }
-    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Borrowed(s))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(s.to_owned()))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(s))
-    }
-}
-
-/// Reads all of `text` with `seed` (trailing characters are an error, as with `from_str`).
-fn read_all<'a, S: DeserializeSeed<'a>>(text: &'a str, seed: S) -> Option<S::Value> {
-    let mut d = serde_json::Deserializer::from_str(text);
-    let v = seed.deserialize(&mut d).ok()?;
-    d.end().ok()?;
-    Some(v)
 }
 
 /// What the pass-through path made of a schema.
@@ -449,7 +331,7 @@ pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: boo
 /// in a tool's own fields, limits exceeded) so that its errors stay the same.
 pub(crate) fn prepare<'a>(json: &'a str, provider: Provider, opts: &SchemaOptions) -> Option<Prepared<'a>> {
     // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
-    let tools = match read_all(json, NodeSeed(&mut Stacks::default()))? {
+    let tools = match read::read(json)? {
         Node::Arr(items) => items,
         Node::Obj(mut top) => match Node::take_last(&mut top, "tools") {
             Some(Node::Arr(items)) => items,
@@ -969,7 +851,7 @@ mod tests {
         }
         // The root and the first object are the first containers on their stacks.
         let text = r#"[{"a":1,"b":2,"c":3,"d":4,"e":{"f":[1,2,3,4,5,6,7,8,9]}},[1,2,3,4,5],{},[]]"#;
-        let node = read_all(text, NodeSeed(&mut Stacks::default())).unwrap();
+        let node = read::read(text).unwrap();
         check(&node);
         assert_eq!(node.to_value(), serde_json::from_str::<Value>(text).unwrap());
     }
@@ -977,7 +859,7 @@ mod tests {
     #[test]
     fn nodes_write_what_serde_json_writes() {
         let text = r#"{"a":"x\"\u00e9\ud83d\ude00\n","plain é 😀 /":"y","b":[1,-2,1.5,1e3,12345678901234567890,0.1,null,true,false],"c":{}}"#;
-        let node = read_all(text, NodeSeed(&mut Stacks::default())).unwrap();
+        let node = read::read(text).unwrap();
         let mut out = Vec::new();
         node.write(&mut out);
         let value: Value = serde_json::from_str(text).unwrap();

@@ -1,0 +1,385 @@
+//! The reader of the borrowed tree: JSON text to a [`Node`], for the pass-through path only.
+//!
+//! It accepts a subset of what serde_json accepts and reads it to the same values: anything
+//! it does not take (invalid JSON, a lone surrogate escape, nesting past serde_json's
+//! recursion limit, more than [`MAX_JSON_ITEMS`] items) makes it return `None`, and the
+//! general path then reads the text with serde_json, with serde_json's errors. Numbers other
+//! than plain integers are handed to serde_json, so that every float is its float.
+//!
+//! It exists because it is faster than driving a serde visitor: no error values on the way,
+//! strings scanned eight bytes at a time, and the tree built straight from the bytes.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::Node;
+use crate::model::MAX_JSON_ITEMS;
+
+/// serde_json's recursion limit: it refuses the 128th nested array or object.
+const MAX_NESTING: usize = 127;
+
+/// Reads all of `text` (trailing characters other than whitespace are refused, as with
+/// `serde_json::from_str`).
+pub(super) fn read(text: &str) -> Option<Node<'_>> {
+    // Each stack starts with a placeholder, so that a container never starts at 0: older
+    // versions of std hand the whole buffer over on `split_off(0)`, where current ones copy
+    // (`containers_get_vectors_of_their_size` checks the sizes).
+    let mut r = Reader { text, bytes: text.as_bytes(), pos: 0, nesting: 0, items: 0, entries: vec![(Cow::Borrowed(""), Node::Null)], values: vec![Node::Null] };
+    let node = r.value()?;
+    r.skip_whitespace();
+    (r.pos == r.bytes.len()).then_some(node)
+}
+
+/// The entries of the objects and the items of the arrays being read wait on two stacks
+/// shared by the whole read, and each container gets a vector of exactly its size when it
+/// ends: one allocation, where growing a vector per container reallocated every four, eight,
+/// sixteen... entries.
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    nesting: usize,
+    items: usize,
+    entries: Vec<(Cow<'a, str>, Node<'a>)>,
+    values: Vec<Node<'a>>,
+}
+
+impl<'a> Reader<'a> {
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    /// The next byte after whitespace, consumed.
+    fn next_token(&mut self) -> Option<u8> {
+        self.skip_whitespace();
+        let b = *self.bytes.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    fn value(&mut self) -> Option<Node<'a>> {
+        match self.next_token()? {
+            b'"' => Some(Node::Str(self.string()?)),
+            b'{' => self.object(),
+            b'[' => self.array(),
+            b't' => self.literal(b"rue", Node::Bool(true)),
+            b'f' => self.literal(b"alse", Node::Bool(false)),
+            b'n' => self.literal(b"ull", Node::Null),
+            b'-' | b'0'..=b'9' => {
+                self.pos -= 1;
+                self.number()
+            }
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, rest: &[u8], node: Node<'a>) -> Option<Node<'a>> {
+        let end = self.pos + rest.len();
+        (self.bytes.get(self.pos..end)? == rest).then(|| {
+            self.pos = end;
+            node
+        })
+    }
+
+    /// Counts one more item of a container, and enters or leaves one.
+    fn count(&mut self) -> Option<()> {
+        self.items += 1;
+        (self.items <= MAX_JSON_ITEMS).then_some(())
+    }
+    fn enter(&mut self) -> Option<()> {
+        self.nesting += 1;
+        (self.nesting <= MAX_NESTING).then_some(())
+    }
+
+    fn array(&mut self) -> Option<Node<'a>> {
+        self.enter()?;
+        let start = self.values.len();
+        self.skip_whitespace();
+        if self.bytes.get(self.pos) == Some(&b']') {
+            self.pos += 1;
+        } else {
+            loop {
+                let v = self.value()?;
+                self.count()?;
+                self.values.push(v);
+                match self.next_token()? {
+                    b',' => {}
+                    b']' => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.nesting -= 1;
+        Some(Node::Arr(self.values.split_off(start)))
+    }
+
+    fn object(&mut self) -> Option<Node<'a>> {
+        self.enter()?;
+        let start = self.entries.len();
+        let mut token = self.next_token()?;
+        if token != b'}' {
+            loop {
+                if token != b'"' {
+                    return None;
+                }
+                let key = self.string()?;
+                if self.next_token()? != b':' {
+                    return None;
+                }
+                let v = self.value()?;
+                self.count()?;
+                self.entries.push((key, v));
+                match self.next_token()? {
+                    b',' => token = self.next_token()?,
+                    b'}' => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.nesting -= 1;
+        Some(Node::Obj(self.entries.split_off(start)))
+    }
+
+    /// A string after its opening quote: borrowed from the text unless it holds an escape.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.pos;
+        let end = scan(self.bytes, start);
+        match *self.bytes.get(end)? {
+            b'"' => {
+                self.pos = end + 1;
+                Some(Cow::Borrowed(self.text.get(start..end)?))
+            }
+            b'\\' => self.escaped(start, end).map(Cow::Owned),
+            _ => None, // a control character, which JSON strings cannot hold raw
+        }
+    }
+
+    /// The rest of a string from its first escape, at `at`.
+    fn escaped(&mut self, start: usize, mut at: usize) -> Option<String> {
+        let mut s = String::with_capacity(at - start + 16);
+        s.push_str(self.text.get(start..at)?);
+        loop {
+            // At a backslash.
+            let c = match *self.bytes.get(at + 1)? {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\x08',
+                b'f' => '\x0c',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => {
+                    let high = self.hex4(at + 2)?;
+                    at += 4;
+                    match high {
+                        0xD800..=0xDBFF => {
+                            // Only a pair: serde_json refuses a lone surrogate.
+                            if self.bytes.get(at + 2..at + 4)? != b"\\u" {
+                                return None;
+                            }
+                            let low = self.hex4(at + 4)?;
+                            if !(0xDC00..=0xDFFF).contains(&low) {
+                                return None;
+                            }
+                            at += 6;
+                            char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))?
+                        }
+                        0xDC00..=0xDFFF => return None,
+                        c => char::from_u32(c)?,
+                    }
+                }
+                _ => return None,
+            };
+            s.push(c);
+            let from = at + 2;
+            let end = scan(self.bytes, from);
+            s.push_str(self.text.get(from..end)?);
+            match *self.bytes.get(end)? {
+                b'"' => {
+                    self.pos = end + 1;
+                    return Some(s);
+                }
+                b'\\' => at = end,
+                _ => return None,
+            }
+        }
+    }
+
+    fn hex4(&self, at: usize) -> Option<u32> {
+        let digits = self.bytes.get(at..at + 4)?;
+        digits.iter().try_fold(0, |n, &d| Some(n << 4 | (d as char).to_digit(16)?))
+    }
+
+    /// A number: a plain integer read here, anything else by serde_json (its floats exactly).
+    fn number(&mut self) -> Option<Node<'a>> {
+        let start = self.pos;
+        let negative = self.bytes[start] == b'-';
+        self.pos += negative as usize;
+        let digits = self.pos;
+        let mut n: u64 = 0;
+        let mut overflow = false;
+        while let Some(&d @ b'0'..=b'9') = self.bytes.get(self.pos) {
+            match n.checked_mul(10).and_then(|n| n.checked_add(u64::from(d - b'0'))) {
+                Some(m) => n = m,
+                None => overflow = true,
+            }
+            self.pos += 1;
+        }
+        // One digit at least, and no leading zero.
+        if self.pos == digits || (self.bytes[digits] == b'0' && self.pos > digits + 1) {
+            return None;
+        }
+        let mut plain = !overflow;
+        if self.bytes.get(self.pos) == Some(&b'.') {
+            plain = false;
+            self.pos += 1;
+            self.digits()?;
+        }
+        if let Some(b'e' | b'E') = self.bytes.get(self.pos) {
+            plain = false;
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.bytes.get(self.pos) {
+                self.pos += 1;
+            }
+            self.digits()?;
+        }
+        match (plain, negative) {
+            (true, false) => return Some(Node::Num(n.into())),
+            // serde_json reads `-0` as a float, and so a negative integer past i64.
+            (true, true) if n != 0 && n <= 1 << 63 => return Some(Node::Num((n as i64).wrapping_neg().into())),
+            _ => {}
+        }
+        match serde_json::from_str(self.text.get(start..self.pos)?) {
+            Ok(Value::Number(n)) => Some(Node::Num(n)),
+            _ => None,
+        }
+    }
+
+    /// One digit or more.
+    fn digits(&mut self) -> Option<()> {
+        let from = self.pos;
+        while let Some(b'0'..=b'9') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+        (self.pos > from).then_some(())
+    }
+}
+
+/// The position of the first `"`, `\` or control character at or after `i` (or the end),
+/// eight bytes at a time: in a word, a byte equal to `c` is a zero byte of `w ^ c*ONES`, and
+/// `(x - ONES) & !x & HIGHS` marks a word's zero bytes (exactly the first one: a false mark
+/// only ever sits above a true one), as `(w - 0x20*ONES) & !w & HIGHS` marks its bytes below
+/// 0x20 (the same way).
+fn scan(bytes: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGHS: u64 = ONES << 7;
+    while let Some(chunk) = bytes.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let w = u64::from_le_bytes(*chunk);
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        let marks = ((quote.wrapping_sub(ONES) & !quote) | (backslash.wrapping_sub(ONES) & !backslash) | (w.wrapping_sub(ONES * 0x20) & !w)) & HIGHS;
+        if marks != 0 {
+            return i + (marks.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `read` takes what serde_json takes, to the same value, or nothing.
+    fn same(text: &str) -> bool {
+        let ours = read(text).map(Node::into_value);
+        let theirs = serde_json::from_str::<Value>(text).ok();
+        if let Some(v) = &ours {
+            assert_eq!(Some(v), theirs.as_ref(), "{text:?}");
+        }
+        ours.is_some()
+    }
+
+    #[test]
+    fn reads_what_serde_json_reads() {
+        let taken = [
+            "0", "-1", "7", "18446744073709551615", "-9223372036854775808", "1.5", "-0", "-0.0", "1e3", "1E+3", "2.5e-3",
+            "18446744073709551616", "-9223372036854775809", "123456789012345678901234567890", "0.1", "1.7976931348623157e308",
+            "5e-324", "true", "false", "null", "\"\"", "\"plain é 😀 /\"", r#""\"\\\/\b\f\n\r\t""#, r#""\u00e9\ud83d\ude00\u0000x""#,
+            r#""a\u0041b""#, "[]", "{}", " [ 1 , [ ] , { } ] ", r#"{"a":1,"a":2}"#, "\t\n\r {\"k\" : [true,false,null]}\n",
+            r#"{"long":"0123456789abcdef0123456789abcdef\"0123456789abcdef\\x"}"#,
+        ];
+        for text in taken {
+            assert!(same(text), "{text:?} not read");
+        }
+        let refused = [
+            "", " ", "01", "-", "-01", "1.", ".5", "1e", "1e+", "+1", "1.5x", "tru", "truex", "nul", "[1,]", "[1 2]", "{\"a\"}",
+            "{\"a\":1,}", "{a:1}", "{\"a\":1 \"b\":2}", "[", "]", "[1]]", "\"abc", "\"a\u{1}b\"", "\"\\x\"", "\"\\u12\"",
+            "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"\\ud800x\"", "1e400", "-1e400", "[1] [2]", "\"\\", "{\"a\":",
+        ];
+        for text in refused {
+            assert!(!same(text), "{text:?} read");
+        }
+    }
+
+    #[test]
+    fn nesting_stops_where_serde_json_stops() {
+        for n in 120..135 {
+            let text = format!("{}{}", "[".repeat(n), "]".repeat(n));
+            assert_eq!(read(&text).is_some(), serde_json::from_str::<Value>(&text).is_ok(), "{n}");
+            let text = format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
+            assert_eq!(read(&text).is_some(), serde_json::from_str::<Value>(&text).is_ok(), "{n}");
+        }
+    }
+
+    #[test]
+    fn scan_finds_the_first_special_byte() {
+        let specials = [b'"', b'\\', 0, 0x1f, b'\n'];
+        for len in 0..20 {
+            for at in 0..=len {
+                for &special in &specials {
+                    // Bytes around the specials' values that are not special: space, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xff.
+                    let mut bytes: Vec<u8> = (0..len).map(|i| [b' ', 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xff][i % 7]).collect();
+                    if at < len {
+                        bytes[at] = special;
+                        if at + 1 < len {
+                            bytes[at + 1] = b'"';
+                        }
+                    }
+                    assert_eq!(scan(&bytes, 0), at, "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    /// Every text of the corpus reads; so does each of its prefixes and mutations that serde_json reads.
+    #[test]
+    fn corpus_and_mutations() {
+        let shared = std::env::var("TOOLWIRE_SHARED").unwrap_or_else(|_| format!("{}/../shared", env!("CARGO_MANIFEST_DIR")));
+        let mut texts = Vec::new();
+        for f in std::fs::read_dir(format!("{shared}/corpus/tools")).expect("corpus") {
+            let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+            assert!(same(&text), "a corpus file was not read");
+            texts.push(text);
+        }
+        // Deterministic mutations of one small file: each byte replaced by a few others.
+        let text = texts.iter().min_by_key(|t| t.len()).unwrap();
+        let text = &text[..text.len().min(3000)];
+        for (i, _) in text.char_indices().step_by(3) {
+            for with in ["", "\"", "\\", ",", "}", "]", "0", "-", "\\u", "e", " "] {
+                let mutated = format!("{}{with}{}", &text[..i], &text[i + text[i..].chars().next().map_or(0, char::len_utf8)..]);
+                same(&mutated);
+            }
+        }
+    }
+}
