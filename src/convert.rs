@@ -238,7 +238,9 @@ pub fn check_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Resu
 fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool, leave_out: bool) -> Result<TextConversion> {
     let capacity = json.len() + 4096;
     if fast::applies(provider, &opts.schema, with_report) {
-        if let Some(prepared) = fast::prepare(json, provider, &opts.schema) {
+        // The borrowed tree's containers, freed at once when the conversion is written.
+        let arena = bumpalo::Bump::new();
+        if let Some(prepared) = fast::prepare(json, &arena, provider, &opts.schema) {
             if let Ok(done) = run(prepared.tools, prepared.pass, Vec::new(), provider, opts, on_error, with_report) {
                 return Ok(done.into_text(provider, &opts.schema, capacity, leave_out));
             }

@@ -32,10 +32,11 @@
 //! argument plan is needed (no enum is rewritten). `tests/corpus.rs`, `tests/properties.rs` and
 //! the `schema_convert` fuzz target compare the two paths.
 
-use std::borrow::Cow;
 use std::rc::Rc;
 
-use super::{Levels, Map, Node};
+use bumpalo::Bump;
+
+use super::{Levels, Map, Node, Text};
 use crate::schema::refs::Shared;
 use crate::schema::lower::keyword_hint;
 use crate::text;
@@ -54,16 +55,16 @@ const OBJECT: usize = 5;
 const COUNTS: [&str; 6] = ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"];
 
 /// The `properties: {}` that `process_json_schema` adds to a root without one.
-static NO_PROPERTIES: Node<'static> = Node::Obj(Vec::new());
+static NO_PROPERTIES: Node<'static> = Node::Obj(&[]);
 /// The values the lowering puts into a node it merges a branch into.
 static TRUE: Node<'static> = Node::Bool(true);
 static TYPE_NODES: [Node<'static>; 6] = [
-    Node::Str(Cow::Borrowed("string")),
-    Node::Str(Cow::Borrowed("number")),
-    Node::Str(Cow::Borrowed("integer")),
-    Node::Str(Cow::Borrowed("boolean")),
-    Node::Str(Cow::Borrowed("array")),
-    Node::Str(Cow::Borrowed("object")),
+    Node::Str(Text::raw("string")),
+    Node::Str(Text::raw("number")),
+    Node::Str(Text::raw("integer")),
+    Node::Str(Text::raw("boolean")),
+    Node::Str(Text::raw("array")),
+    Node::Str(Text::raw("object")),
 ];
 
 /// One value of a lowered node.
@@ -154,7 +155,8 @@ fn lower_shared(i: usize, levels: &mut Levels) -> Option<Rc<[u8]>> {
         levels.peak = levels.peak.max(levels.depth + height);
         return Some(text);
     }
-    let node = Node::of_value(splicing.shared.expansion(i)?);
+    let arena = Bump::new();
+    let node = Node::of_value(splicing.shared.expansion(i)?, &arena);
     let (nodes, outer_peak) = (levels.nodes, std::mem::replace(&mut levels.peak, levels.depth));
     let lowered = lower(&node, levels)?;
     let height = levels.peak - levels.depth;
@@ -200,7 +202,7 @@ fn lower_entered<'n, 'a>(o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
     Some(lowered)
 }
 
-fn entries_of<'n, 'a>(entries: &'n [(Cow<'a, str>, Node<'a>)]) -> Map<'n, &'n Node<'a>> {
+fn entries_of<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)]) -> Map<'n, &'n Node<'a>> {
     Map(entries.iter().map(|(k, v)| (k.as_ref(), v)).collect())
 }
 
@@ -225,9 +227,9 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
     match o.take("type") {
         None => {}
         Some(Node::Str(t)) if t == "null" => nullable = true,
-        Some(Node::Str(t)) => declared = Some(TYPES.iter().position(|k| *k == t.as_ref())?),
+        Some(Node::Str(t)) => declared = Some(TYPES.iter().position(|k| *k == t.as_str())?),
         Some(Node::Arr(ts)) => {
-            for t in ts {
+            for t in ts.iter() {
                 match t.as_str() {
                     Some("null") => nullable = true,
                     Some(t) if declared.is_none() => declared = Some(TYPES.iter().position(|k| *k == t)?),
@@ -290,7 +292,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
             "properties" if ty == OBJECT => {
                 let Node::Obj(props) = value else { continue };
                 let mut lowered = Vec::with_capacity(props.len());
-                for (name, sub) in props {
+                for (name, sub) in props.iter() {
                     lowered.push((name.as_ref(), lower(sub, levels)?));
                 }
                 out.insert("properties", Item::Properties(lowered));
@@ -348,7 +350,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
             None => {}
             Some(Item::Raw(value @ Node::Arr(req))) => {
                 let distinct_names = req.iter().enumerate().all(|(i, r)| match r {
-                    Node::Str(n) => names.iter().any(|(p, _)| p == n) && !req[..i].iter().any(|q| q.as_str() == Some(n.as_ref())),
+                    Node::Str(n) => names.iter().any(|(p, _)| *p == n.as_str()) && !req[..i].iter().any(|q| q.as_str() == Some(n.as_str())),
                     _ => false,
                 });
                 if !distinct_names {
@@ -402,7 +404,7 @@ fn lower_union<'n, 'a>(
     levels: &mut Levels,
 ) -> Option<Lowered<'n, 'a>> {
     let mut lowered = Vec::with_capacity(branches.len());
-    for branch in branches {
+    for branch in branches.iter() {
         let Node::Obj(entries) = branch else { return None };
         let mut b = entries_of(entries);
         if let Some(t) = declared.filter(|_| !b.has("type")) {

@@ -9,11 +9,10 @@
 //! It exists because it is faster than driving a serde visitor: no error values on the way,
 //! strings scanned eight bytes at a time, and the tree built straight from the bytes.
 
-use std::borrow::Cow;
-
+use bumpalo::Bump;
 use serde_json::Value;
 
-use super::Node;
+use super::{Node, Text};
 use crate::model::MAX_JSON_ITEMS;
 
 /// serde_json's recursion limit: it refuses the 128th nested array or object.
@@ -21,27 +20,24 @@ const MAX_NESTING: usize = 127;
 
 /// Reads all of `text` (trailing characters other than whitespace are refused, as with
 /// `serde_json::from_str`).
-pub(super) fn read(text: &str) -> Option<Node<'_>> {
-    // Each stack starts with a placeholder, so that a container never starts at 0: older
-    // versions of std hand the whole buffer over on `split_off(0)`, where current ones copy
-    // (`containers_get_vectors_of_their_size` checks the sizes).
-    let mut r = Reader { text, bytes: text.as_bytes(), pos: 0, nesting: 0, items: 0, entries: vec![(Cow::Borrowed(""), Node::Null)], values: vec![Node::Null] };
+pub(super) fn read<'a>(text: &'a str, arena: &'a Bump) -> Option<Node<'a>> {
+    let mut r = Reader { text, arena, bytes: text.as_bytes(), pos: 0, nesting: 0, items: 0, entries: Vec::new(), values: Vec::new() };
     let node = r.value()?;
     r.skip_whitespace();
     (r.pos == r.bytes.len()).then_some(node)
 }
 
 /// The entries of the objects and the items of the arrays being read wait on two stacks
-/// shared by the whole read, and each container gets a vector of exactly its size when it
-/// ends: one allocation, where growing a vector per container reallocated every four, eight,
-/// sixteen... entries.
+/// shared by the whole read, and each container, when it ends, moves them to a slice of
+/// exactly its size in the arena.
 struct Reader<'a> {
     text: &'a str,
+    arena: &'a Bump,
     bytes: &'a [u8],
     pos: usize,
     nesting: usize,
     items: usize,
-    entries: Vec<(Cow<'a, str>, Node<'a>)>,
+    entries: Vec<(Text<'a>, Node<'a>)>,
     values: Vec<Node<'a>>,
 }
 
@@ -113,7 +109,7 @@ impl<'a> Reader<'a> {
             }
         }
         self.nesting -= 1;
-        Some(Node::Arr(self.values.split_off(start)))
+        Some(Node::Arr(self.arena.alloc_slice_fill_iter(self.values.drain(start..))))
     }
 
     fn object(&mut self) -> Option<Node<'a>> {
@@ -140,19 +136,19 @@ impl<'a> Reader<'a> {
             }
         }
         self.nesting -= 1;
-        Some(Node::Obj(self.entries.split_off(start)))
+        Some(Node::Obj(self.arena.alloc_slice_fill_iter(self.entries.drain(start..))))
     }
 
-    /// A string after its opening quote: borrowed from the text unless it holds an escape.
-    fn string(&mut self) -> Option<Cow<'a, str>> {
+    /// A string after its opening quote: the input's text unless it holds an escape.
+    fn string(&mut self) -> Option<Text<'a>> {
         let start = self.pos;
         let end = scan(self.bytes, start);
         match *self.bytes.get(end)? {
             b'"' => {
                 self.pos = end + 1;
-                Some(Cow::Borrowed(self.text.get(start..end)?))
+                Some(Text::raw(self.text.get(start..end)?))
             }
-            b'\\' => self.escaped(start, end).map(Cow::Owned),
+            b'\\' => self.escaped(start, end).map(|s| Text::unescaped(self.arena.alloc_str(&s))),
             _ => None, // a control character, which JSON strings cannot hold raw
         }
     }
@@ -302,7 +298,8 @@ mod tests {
 
     /// `read` takes what serde_json takes, to the same value, or nothing.
     fn same(text: &str) -> bool {
-        let ours = read(text).map(Node::into_value);
+        let arena = Bump::new();
+        let ours = read(text, &arena).map(|n| n.to_value());
         let theirs = serde_json::from_str::<Value>(text).ok();
         if let Some(v) = &ours {
             assert_eq!(Some(v), theirs.as_ref(), "{text:?}");
@@ -336,9 +333,9 @@ mod tests {
     fn nesting_stops_where_serde_json_stops() {
         for n in 120..135 {
             let text = format!("{}{}", "[".repeat(n), "]".repeat(n));
-            assert_eq!(read(&text).is_some(), serde_json::from_str::<Value>(&text).is_ok(), "{n}");
+            assert_eq!(read(&text, &Bump::new()).is_some(), serde_json::from_str::<Value>(&text).is_ok(), "{n}");
             let text = format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
-            assert_eq!(read(&text).is_some(), serde_json::from_str::<Value>(&text).is_ok(), "{n}");
+            assert_eq!(read(&text, &Bump::new()).is_some(), serde_json::from_str::<Value>(&text).is_ok(), "{n}");
         }
     }
 

@@ -24,9 +24,8 @@
 //! reported, so the path serves only conversions without a change log. `tests/corpus.rs`,
 //! `tests/properties.rs` and the `schema_convert` fuzz target compare the two paths.
 
-use std::borrow::Cow;
 
-use super::{Levels, Map, Node};
+use super::{Levels, Map, Node, Text};
 use crate::args::ArgPlan;
 use crate::providers::openai::{Budget, STRICT_BLOCKERS, STRICT_FORMATS, STRICT_KEYWORDS};
 use crate::providers::{anthropic, Provider};
@@ -55,7 +54,7 @@ enum Stop {
 type Step<T> = Result<T, Stop>;
 
 /// The `type` the general path gives a node with properties but no type.
-static OBJECT: Node<'static> = Node::Str(Cow::Borrowed("object"));
+static OBJECT: Node<'static> = Node::Str(Text::raw("object"));
 
 /// One value of a strict node.
 enum Val<'n, 'a> {
@@ -113,9 +112,9 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider) -
 
 /// The entries of a node's non-strict form: its own, and the `properties: {}` that
 /// [`Node::write_schema`] adds to an object without one.
-fn base<'n, 'a>(entries: &'n [(Cow<'a, str>, Node<'a>)]) -> Map<'n, Val<'n, 'a>> {
+fn base<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)]) -> Map<'n, Val<'n, 'a>> {
     let mut o: Map<'n, Val<'n, 'a>> = Map(Vec::with_capacity(entries.len() + 3));
-    for (k, v) in entries {
+    for (k, v) in entries.iter() {
         o.0.push((k.as_ref(), Val::Raw(v)));
     }
     let typed_object = match raw(&o, "type") {
@@ -146,7 +145,7 @@ fn strict_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, level: usize, bu
 
 /// `openai::strict_object` on the non-strict form of a node ([`base`]).
 fn strict_object<'n, 'a>(
-    entries: &'n [(Cow<'a, str>, Node<'a>)],
+    entries: &'n [(Text<'a>, Node<'a>)],
     levels: &mut Levels,
     level: usize,
     budget: &mut Budget,
@@ -211,7 +210,7 @@ fn strict_object<'n, 'a>(
                         plan.set_property(name, sub_plan);
                         if !required.contains(&name.as_ref()) {
                             widen_nullable(&mut strict);
-                            plan.null_means_absent.push(name.as_ref().to_owned());
+                            plan.null_means_absent.push(name.as_str().to_owned());
                         }
                         all.push(name.as_ref());
                         done.push((name.as_ref(), strict));
@@ -328,7 +327,7 @@ fn anthropic_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Step<Val<'
 }
 
 /// `anthropic::strict_object` on the non-strict form of a node ([`base`]).
-fn anthropic_object<'n, 'a>(entries: &'n [(Cow<'a, str>, Node<'a>)], levels: &mut Levels) -> Step<Strict<'n, 'a>> {
+fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Levels) -> Step<Strict<'n, 'a>> {
     let mut o = base(entries);
     let types = types(&o);
     if types.contains(&"object") || (types.is_empty() && o.has("properties")) {
@@ -362,14 +361,14 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Cow<'a, str>, Node<'a>)], levels: &mu
         match (keyword(key), value) {
             (Keyword::Map, Node::Obj(map)) => {
                 let mut subs = Vec::with_capacity(map.len());
-                for (name, sub) in map {
+                for (name, sub) in map.iter() {
                     subs.push((name.as_ref(), anthropic_node(sub, levels)?));
                 }
                 *slot = Val::Schemas(subs);
             }
             (Keyword::Array | Keyword::Items, Node::Arr(items)) => {
                 let mut subs = Vec::with_capacity(items.len());
-                for sub in items {
+                for sub in items.iter() {
                     subs.push(anthropic_node(sub, levels)?);
                 }
                 *slot = Val::SchemaList(subs);
@@ -393,7 +392,7 @@ fn costs(root: &Node) -> (usize, usize) {
                 Some(Node::Arr(names)) => names.iter().filter_map(Node::as_str).collect(),
                 _ => Vec::new(),
             };
-            for (name, p) in props {
+            for (name, p) in props.iter() {
                 if !required.contains(&name.as_ref()) {
                     acc.0 += 1;
                 }
@@ -408,7 +407,7 @@ fn costs(root: &Node) -> (usize, usize) {
         }
         for key in ["anyOf", "oneOf", "allOf"] {
             if let Some(Node::Arr(branches)) = v.get(key) {
-                for b in branches {
+                for b in branches.iter() {
                     walk(b, depth + 1, acc);
                 }
             }
@@ -474,7 +473,7 @@ impl Val<'_, '_> {
                 match t {
                     Node::Arr(names) => {
                         out.push(b'[');
-                        for n in names {
+                        for n in names.iter() {
                             n.write(out);
                             out.push(b',');
                         }
@@ -531,7 +530,7 @@ mod tests {
         let general = convert(tools, provider, &opts).unwrap();
         assert_eq!(fast, general.tools.to_string());
         let schema_opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
-        let took = match prepare(&text, provider, &schema_opts).unwrap().pass.remove(0) {
+        let took = match prepare(&text, &bumpalo::Bump::new(), provider, &schema_opts).unwrap().pass.remove(0) {
             Some(p) => match p {
                 Passed::Strict { .. } => Took::Strict,
                 Passed::AsIs(..) => Took::NotStrict,
@@ -611,7 +610,8 @@ mod tests {
         ] {
             let text = json!([{ "name": "t", "inputSchema": schema }]).to_string();
             let opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
-            let Some(Some(p)) = prepare(&text, Provider::Anthropic, &opts).unwrap().pass.pop() else { panic!("not on the borrowed tree: {schema}") };
+            let arena = bumpalo::Bump::new();
+            let Some(Some(p)) = prepare(&text, &arena, Provider::Anthropic, &opts).unwrap().pass.pop() else { panic!("not on the borrowed tree: {schema}") };
             let Passed::Strict { costs, text, .. } = p else { panic!("not strict: {schema}") };
             let written: Value = serde_json::from_slice(&text).unwrap();
             assert_eq!(costs, crate::providers::anthropic::strict_costs(&written), "{schema}");
