@@ -43,6 +43,7 @@ use crate::text;
 
 mod gemini;
 mod read;
+mod recursion;
 mod strict;
 
 /// A borrowed JSON tree: strings point into the input unless they hold escapes, containers
@@ -310,7 +311,7 @@ fn keys_unique(entries: &[(Text<'_>, Node<'_>)]) -> bool {
         let same = |a: &str, b: &str| a.len() == b.len() && head(a.as_bytes()) == head(b.as_bytes()) && a == b;
         return entries.iter().enumerate().all(|(i, (k, _))| !entries[..i].iter().any(|(other, _)| same(other, k)));
     }
-    let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_ref()).collect();
+    let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
     keys.sort_unstable();
     keys.windows(2).all(|w| w[0] != w[1])
 }
@@ -434,7 +435,8 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
             } else if unique && !lowers && is_clean(&node, &mut levels) {
                 let outcome = match strict {
                     false => Some(strict::Outcome::NotStrict),
-                    true if refs => None,
+                    // With references: only when the strict inlining would stop at a recursive one.
+                    true if refs => recursion::stops_at_recursion(&node, opts.limits).then_some(strict::Outcome::NotStrict),
                     true => strict::lower_root(&node, &mut Levels::new(provider, opts), provider),
                 };
                 match outcome {
@@ -773,6 +775,27 @@ mod tests {
                 assert_eq!(convert_json(&tools.to_string(), provider, &ConvertOptions::default()).unwrap(), general);
             }
         }
+    }
+
+    #[test]
+    fn duplicate_keys_are_found() {
+        let entries = |keys: &[&'static str]| -> Vec<(Text<'static>, Node<'static>)> { keys.iter().map(|k| (Text::raw(k), Node::Null)).collect() };
+        let long: Vec<String> = (0..40).map(|i| format!("property_{i:02}")).collect();
+        let long: Vec<&'static str> = long.into_iter().map(|s| &*s.leak()).collect();
+        for n in [0, 1, 2, 8, 9, 40] {
+            assert!(keys_unique(&entries(&long[..n])), "{n}");
+            for (a, b) in [(0, 1), (0, n.saturating_sub(1)), (n / 2, n.saturating_sub(1))] {
+                if a < b && b < n {
+                    let mut keys = long[..n].to_vec();
+                    keys[b] = keys[a];
+                    assert!(!keys_unique(&entries(&keys)), "{n}: {a} and {b}");
+                }
+            }
+        }
+        // Same length and first eight bytes, different after them; short keys equal in full.
+        assert!(keys_unique(&entries(&["property_a", "property_b"])));
+        assert!(!keys_unique(&entries(&["type", "a", "type"])));
+        assert!(keys_unique(&entries(&["type", "typ", "types"])));
     }
 
     #[test]
