@@ -67,7 +67,7 @@ pub enum Node<'a> {
 
 /// A string of a [`Node`] tree: the input's own text between the quotes, which holds no
 /// escape and is written back as it is, or unescaped text in the arena, written escaped.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub struct Text<'a> {
     s: &'a str,
     raw: bool,
@@ -676,7 +676,7 @@ fn clean_properties(properties: Option<&Node>, required: Option<&Node>) -> bool 
         None => true,
         Some(Node::Arr(names)) => names.iter().enumerate().all(|(i, n)| match n {
             Node::Str(name) => {
-                props.iter().any(|(k, _)| k == name) && !names[..i].iter().any(|m| m.as_str() == Some(name.as_ref()))
+                props.iter().any(|(k, _)| k.as_str() == name.as_str()) && !names[..i].iter().any(|m| m.as_str() == Some(name.as_ref()))
             }
             _ => false,
         }),
@@ -715,6 +715,10 @@ mod tests {
         assert!(clean(json!({"type":"object","properties":{}})));
         assert!(clean(json!({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"array","items":{"type":"number"}}},"required":["a"],"additionalProperties":false})));
         assert!(clean(json!({"type":"object","properties":{"a":{"type":["string","null"],"enum":["x",null,1.5,-2,{"k":[]}]}},"$defs":{"d":{"type":"string"}}})));
+        // A required name spelt without the escape its property key has: the same name.
+        let text = r#"[{"name":"t","inputSchema":{"type":"object","properties":{"\u0061":{}},"required":["a"]}}]"#;
+        let arena = Bump::new();
+        assert!(prepare(text, &arena, Provider::OpenAi, &SchemaOptions::default()).unwrap().pass[0].is_some());
     }
 
     #[test]
