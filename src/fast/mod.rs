@@ -22,7 +22,10 @@
 //!
 //! Gemini's `parameters` and the strict modes of OpenAI and Anthropic rewrite every schema, but
 //! for most of them only node by node: `gemini` and `strict` do those rewrites on the [`Node`]
-//! tree, for conversions without a change log.
+//! tree, for conversions without a change log. A schema with a recursive `$ref` cannot be strict:
+//! `recursion` finds the ones the strict inlining would give up on, which are then sent as
+//! they are. `read` is the reader of the tree, and the tree lives in an arena ([`Bump`]) that
+//! is freed when the conversion is written.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -132,8 +135,9 @@ impl<'a> Node<'a> {
         matches!(self, Node::Obj(_) | Node::Bool(_))
     }
 
-    /// A tree over `value`. Its strings are borrowed unless they hold a character to escape:
-    /// a borrowed string is written as it is ([`write_str`]), as the input's raw text.
+    /// A tree over `value`, its containers in `arena`. Its strings are borrowed from `value`,
+    /// and those without a character to escape are marked raw, to be written as they are
+    /// ([`write_str`]).
     fn of_value(value: &'a Value, arena: &'a Bump) -> Node<'a> {
         let text = |s: &'a str| if text::needs_escape(s) { Text::unescaped(s) } else { Text::raw(s) };
         match value {
