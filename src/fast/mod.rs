@@ -58,8 +58,9 @@ pub enum Node<'a> {
     Null,
     /// `true` or `false`.
     Bool(bool),
-    /// A number, read as the general path reads it.
-    Num(Number),
+    /// A number, read as the general path reads it (in the arena, or in the `Value` the tree
+    /// is laid over: a node stays two words).
+    Num(&'a Number),
     /// A string.
     Str(Text<'a>),
     /// An array.
@@ -67,6 +68,10 @@ pub enum Node<'a> {
     /// An object, keys in input order (unique, when `is_clean` has accepted it).
     Obj(&'a [(Text<'a>, Node<'a>)]),
 }
+
+// Nodes are moved and copied as they are read: in wasm a node is three words.
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(std::mem::size_of::<Node>() == 12);
 
 /// A string of a [`Node`] tree: the input's own text between the quotes, which holds no
 /// escape and is written back as it is, or unescaped text in the arena, written escaped.
@@ -143,7 +148,7 @@ impl<'a> Node<'a> {
         match value {
             Value::Null => Node::Null,
             Value::Bool(b) => Node::Bool(*b),
-            Value::Number(n) => Node::Num(n.clone()),
+            Value::Number(n) => Node::Num(n),
             Value::String(s) => Node::Str(text(s)),
             Value::Array(items) => Node::Arr(arena.alloc_slice_fill_iter(items.iter().map(|v| Node::of_value(v, arena)))),
             Value::Object(o) => Node::Obj(arena.alloc_slice_fill_iter(o.iter().map(|(k, v)| (text(k), Node::of_value(v, arena))))),
@@ -156,7 +161,7 @@ impl<'a> Node<'a> {
         match self {
             Node::Null => Value::Null,
             Node::Bool(b) => Value::Bool(*b),
-            Node::Num(n) => Value::Number(n.clone()),
+            Node::Num(n) => Value::Number((*n).clone()),
             Node::Str(s) => Value::String(s.as_str().to_owned()),
             Node::Arr(items) => Value::Array(items.iter().map(Node::to_value).collect()),
             Node::Obj(entries) => Value::Object(entries.iter().map(|(k, v)| (k.as_str().to_owned(), v.to_value())).collect()),

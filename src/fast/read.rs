@@ -244,13 +244,13 @@ impl<'a> Reader<'a> {
             self.digits()?;
         }
         match (plain, negative) {
-            (true, false) => return Some(Node::Num(n.into())),
+            (true, false) => return Some(Node::Num(self.arena.alloc(n.into()))),
             // serde_json reads `-0` as a float, and so a negative integer past i64.
-            (true, true) if n != 0 && n <= 1 << 63 => return Some(Node::Num((n as i64).wrapping_neg().into())),
+            (true, true) if n != 0 && n <= 1 << 63 => return Some(Node::Num(self.arena.alloc((n as i64).wrapping_neg().into()))),
             _ => {}
         }
         match serde_json::from_str(self.text.get(start..self.pos)?) {
-            Ok(Value::Number(n)) => Some(Node::Num(n)),
+            Ok(Value::Number(n)) => Some(Node::Num(self.arena.alloc(n))),
             _ => None,
         }
     }
