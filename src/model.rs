@@ -439,14 +439,14 @@ fn read_json_with(text: &str, max: usize) -> std::result::Result<Value, ReadErro
 
 /// Items read so far, and how many may be.
 #[derive(Debug)]
-pub(crate) struct Items {
+struct Items {
     read: usize,
     max: usize,
 }
 
 impl Items {
     /// Counts one more item; past the maximum, an error that ends the read.
-    pub(crate) fn count<E: serde::de::Error>(&mut self) -> std::result::Result<(), E> {
+    fn count<E: serde::de::Error>(&mut self) -> std::result::Result<(), E> {
         self.read += 1;
         if self.read > self.max {
             return Err(E::custom("too many items"));

@@ -24,7 +24,6 @@
 //! reported, so the path serves only conversions without a change log. `tests/corpus.rs`,
 //! `tests/properties.rs` and the `schema_convert` fuzz target compare the two paths.
 
-
 use super::{Levels, Map, Node, Text};
 use crate::args::ArgPlan;
 use crate::providers::openai::{Budget, STRICT_BLOCKERS, STRICT_FORMATS, STRICT_KEYWORDS};
