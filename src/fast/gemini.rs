@@ -5,25 +5,31 @@
 //! rules: every node typed (or typed by inference), `type` upper-cased, `null` in a type list or
 //! an `Optional[...]`-style `anyOf` turned into `nullable`, unions of typed branches, keywords outside Gemini's subset
 //! removed and described, `required` moved after the properties. 925 of the corpus's 1,265 tools
-//! are like that. For those the general path's cost is all in its tree (an owned string and a
+//! are like that throughout, and most others but for a subschema or two. For those the general path's cost is all in its tree (an owned string and a
 //! hash for every key, a map rebuilt per node); this module applies the same rules to the
 //! [`Node`] tree and writes the result, never building a [`Value`](serde_json::Value) but for the
 //! few values a description note quotes.
 //!
-//! [`lower_root`] takes a schema only when every node is within its subset: at most one type
-//! besides `null` (or none, where the general path infers one), no `$ref` anywhere, no
-//! `oneOf`/`allOf`/`const`, an `anyOf` only on a node that is not an object and with branches
-//! that are objects and not unions themselves, every `enum` a list of distinct strings (and
-//! `null`s), every `required` a list of distinct names of existing properties, subschemas that
-//! are objects, arrays with `items`, and the limits not reached. Anything else goes the general
-//! way.
+//! [`lower_root`] lowers a node here when it is within its subset: at most one type besides
+//! `null` (or none, where the general path infers one), no `oneOf`/`allOf`/`const`, an `anyOf`
+//! only on a node that is not an object and with branches that are objects, every `enum` a list
+//! of distinct strings (and `null`s), every `required` a list of distinct names of existing
+//! properties, subschemas that are objects, arrays with `items`, and the limits not reached.
+//! A subschema outside the subset (under `properties` or `items`, or a union's branch) is
+//! handed to the general lowering from where it stands ([`lower_general`]): counted against
+//! the limits as the general path counts it, kept as the `Value` it gives, and written as the
+//! general path writes it there; a union of unions has its alternatives spliced in as the
+//! general path splices them. Where that lowering would change more than the subschema (it
+//! needs an argument plan, or accepts no value and so removes a property) or fails, and for a
+//! root outside the subset, the whole schema goes the general way.
 //!
-//! Schemas with `$ref`s go the general way to be inlined ([`crate::schema::refs`]), with the
-//! expansions that several places share left as placeholders; without a change log their
-//! lowering comes back here ([`super::lower_inlined`], on a tree borrowed from the inlined
-//! `Value`): a shared expansion is lowered and written once and its text spliced in wherever the
-//! general path splices it ([`lower_shared`]), counted against the limits as the general path
-//! counts it.
+//! Schemas with `$ref`s are inlined on the borrowed tree ([`super::refs`]) or, where that
+//! declines, by the general path ([`crate::schema::refs`]), with the expansions that several
+//! places share left as placeholders; without a change log their lowering comes here (from
+//! [`super::refs`], or [`super::lower_inlined`] on a tree borrowed from the inlined `Value`): a
+//! shared expansion is lowered and written once and its text spliced in wherever the general
+//! path splices it ([`lower_shared`]), counted against the limits as the general path counts
+//! it. Such a schema has no subschema handed to the general lowering.
 //!
 //! Within the subset the output is the general path's byte for byte, key order included: the
 //! general path works on `serde_json` maps, whose `remove` is a swap-remove, and [`Map`]
@@ -34,10 +40,11 @@
 
 use std::rc::Rc;
 
-use bumpalo::Bump;
-
 use super::{Levels, Map, Node, Text};
+use crate::providers::gemini;
 use crate::schema::refs::Shared;
+use crate::schema::Cx;
+use serde_json::Value;
 use crate::schema::lower::keyword_hint;
 use crate::text;
 
@@ -87,6 +94,8 @@ enum Item<'n, 'a> {
     Enum(&'n [Node<'a>]),
     /// A shared `$ref` expansion, lowered and written (see [`lower_shared`]).
     Spliced(Rc<[u8]>),
+    /// A subschema outside the subset, as the general lowering gives it (see [`lower_general`]).
+    General(Value),
 }
 
 impl Item<'_, '_> {
@@ -130,22 +139,52 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels) -> Option<Option<Vec<
 
 /// `gemini::lower` on a subschema.
 fn lower<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
-    let Node::Obj(entries) = node else { return None };
-    if let (Some(_), [(key, Node::Str(value))]) = (&levels.splicing, &entries[..]) {
-        if let Some(i) = Shared::placeholder_entry(key, value) {
-            let text = lower_shared(i, levels)?;
-            return Some(Lowered(Map(vec![("", Item::Spliced(text))])));
+    if let Node::Obj(entries) = node {
+        if let (Some(_), [(key, Node::Str(value))]) = (&levels.splicing, &entries[..]) {
+            if let Some(i) = Shared::placeholder_entry(key, value) {
+                let text = lower_shared(i, levels)?;
+                return Some(Lowered(Map(vec![("", Item::Spliced(text))])));
+            }
         }
+        let counts = (levels.depth, levels.nodes, levels.peak);
+        if let Some(lowered) = lower_entered(entries_of(entries), levels) {
+            return Some(lowered);
+        }
+        (levels.depth, levels.nodes, levels.peak) = counts;
     }
-    lower_entered(entries_of(entries), levels)
+    lower_general(node, levels)
+}
+
+/// A subschema outside the subset, lowered by the general lowering (`gemini::lower`) from
+/// where this one stands, counted as it counts, and written as the general path writes it
+/// there. `None` (and nothing more is tried above it) where that fails, would not be spliced in
+/// as it is (it accepts no value, or needs an argument plan), or holds shared expansions.
+fn lower_general<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
+    if levels.gave_up || levels.splicing.is_some() {
+        return None;
+    }
+    lower_value(node.to_value(), levels)
+}
+
+/// [`lower_general`] on the subschema's value.
+fn lower_value<'n, 'a>(value: Value, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
+    let mut cx = Cx::resumed(levels.limits, levels.depth, levels.nodes);
+    let Some(schema) = gemini::lower_subschema(value, &mut cx, levels.vertex) else {
+        levels.gave_up = true;
+        return None;
+    };
+    levels.nodes = cx.nodes();
+    levels.peak = levels.peak.max(cx.peak());
+    Some(Lowered(Map(vec![("", Item::General(schema))])))
 }
 
 /// `gemini::lower_shared`: shared expansion `i` lowered and written the first time, with the
 /// nodes and levels that took (`Cx::measured`); afterwards that text, counted as that work
 /// (`Cx::reuse`) where it fits the limits (`Cx::fits`). Where it does not, the general path
 /// lowers the expansion again and so exceeds a limit: `None`, as for any limit.
-fn lower_shared(i: usize, levels: &mut Levels) -> Option<Rc<[u8]>> {
+fn lower_shared<'s>(i: usize, levels: &mut Levels<'s>) -> Option<Rc<[u8]>> {
     let splicing = levels.splicing.as_ref()?;
+    let expansions: &'s [Node<'s>] = splicing.expansions;
     if let Some(Some(super::Written { text, nodes, height })) = splicing.written.get(i) {
         let (text, nodes, height) = (Rc::clone(text), *nodes, *height);
         if levels.nodes + nodes > levels.max_nodes || levels.depth + height > levels.max_depth {
@@ -155,10 +194,9 @@ fn lower_shared(i: usize, levels: &mut Levels) -> Option<Rc<[u8]>> {
         levels.peak = levels.peak.max(levels.depth + height);
         return Some(text);
     }
-    let arena = Bump::new();
-    let node = Node::of_value(splicing.shared.expansion(i)?, &arena);
+    let node = expansions.get(i)?;
     let (nodes, outer_peak) = (levels.nodes, std::mem::replace(&mut levels.peak, levels.depth));
-    let lowered = lower(&node, levels)?;
+    let lowered = lower(node, levels)?;
     let height = levels.peak - levels.depth;
     levels.peak = levels.peak.max(outer_peak);
     let mut text = Vec::new();
@@ -407,15 +445,27 @@ fn lower_union<'n, 'a>(
     for branch in branches.iter() {
         let Node::Obj(entries) = branch else { return None };
         let mut b = entries_of(entries);
-        if let Some(t) = declared.filter(|_| !b.has("type")) {
+        let inherits = declared.filter(|_| !b.has("type"));
+        if let Some(t) = inherits {
             b.0.push(("type", &TYPE_NODES[t]));
         }
-        let l = lower_entered(b, levels)?;
-        if l.0.has("anyOf") {
-            // A union of unions: the general path splices the inner branches in.
-            return None;
-        }
-        lowered.push(l);
+        let counts = (levels.depth, levels.nodes, levels.peak);
+        let l = match lower_entered(b, levels) {
+            Some(l) => l,
+            None => {
+                // Outside the subset: the general lowering of the branch, as it has it.
+                (levels.depth, levels.nodes, levels.peak) = counts;
+                if levels.gave_up || levels.splicing.is_some() {
+                    return None;
+                }
+                let mut value = branch.to_value();
+                if let (Some(t), Value::Object(o)) = (inherits, &mut value) {
+                    o.insert("type".into(), Value::String(TYPES[t].into()));
+                }
+                lower_value(value, levels)?
+            }
+        };
+        splice_union(l, &mut lowered);
     }
     let mut out: Map<Item> = Map(shared.0.into_iter().map(|(k, v)| (k, Item::Raw(v))).collect());
     let mut hints = Vec::new();
@@ -436,6 +486,25 @@ fn lower_union<'n, 'a>(
         };
         let description = out.get("description").and_then(Item::as_str);
         for b in &mut lowered {
+            if let [(_, Item::General(Value::Object(o)))] = &mut b.0 .0[..] {
+                // gemini::lower_any_of's own steps, on the branch it lowered.
+                if let Some(t) = title {
+                    o.entry("title").or_insert_with(|| t.to_value());
+                }
+                if let Some(d) = description {
+                    match o.get_mut("description") {
+                        Some(Value::String(bd)) if !bd.contains(d) => *bd = format!("{} ({})", d.trim_end(), bd.trim()),
+                        Some(_) => {}
+                        None => {
+                            o.insert("description".into(), Value::String(d.to_owned()));
+                        }
+                    }
+                }
+                if nullable {
+                    o.insert("nullable".into(), Value::Bool(true));
+                }
+                continue;
+            }
             let b = &mut b.0;
             if let Some(t) = title {
                 if !b.has("title") {
@@ -462,6 +531,53 @@ fn lower_union<'n, 'a>(
         out.insert("nullable", Item::True);
     }
     Some(Lowered(out))
+}
+
+/// A lowered branch added to a union's branches; a branch that is a union itself (a union of
+/// unions) gives its alternatives instead, each with the branch's description if it has none
+/// and its `nullable` (`gemini::lower_any_of`).
+fn splice_union<'n, 'a>(mut l: Lowered<'n, 'a>, lowered: &mut Vec<Lowered<'n, 'a>>) {
+    // The alternatives, with what the branch gives them.
+    let (inner, nullable, note) = match &mut l.0 .0[..] {
+        [(_, Item::General(Value::Object(o)))] if o.contains_key("anyOf") && !o.contains_key("type") => {
+            let nullable = o.get("nullable") == Some(&Value::Bool(true));
+            let note = o.get("description").and_then(Value::as_str).map(str::to_owned);
+            let Some(Value::Array(inner)) = o.remove("anyOf") else { return };
+            (inner.into_iter().map(|sub| Lowered(Map(vec![("", Item::General(sub))]))).collect(), nullable, note)
+        }
+        [(_, Item::General(_) | Item::Spliced(_))] => return lowered.push(l),
+        _ => {
+            if !l.0.has("anyOf") {
+                return lowered.push(l);
+            }
+            let nullable = matches!(l.0.get("nullable"), Some(Item::True));
+            let note = l.0.get("description").and_then(Item::as_str).map(str::to_owned);
+            let Some(Item::AnyOf(inner)) = l.0.take("anyOf") else { return };
+            (inner, nullable, note)
+        }
+    };
+    for mut sub in inner {
+        if let [(_, Item::General(sub))] = &mut sub.0 .0[..] {
+            if let Value::Object(so) = sub {
+                if let Some(n) = &note {
+                    so.entry("description").or_insert_with(|| Value::String(n.clone()));
+                }
+                if nullable {
+                    so.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+        } else {
+            if let Some(n) = &note {
+                if !sub.0.has("description") {
+                    sub.0 .0.push(("description", Item::Text(n.clone())));
+                }
+            }
+            if nullable {
+                sub.0.insert("nullable", Item::True);
+            }
+        }
+        lowered.push(sub);
+    }
 }
 
 /// `gemini::infer_type`.
@@ -503,8 +619,10 @@ fn hint(hints: &mut Vec<String>, key: &str, value: &Node) {
 impl Lowered<'_, '_> {
     /// `gemini::write_wire` of the general path's lowered node.
     fn write(&self, out: &mut Vec<u8>) {
-        if let [(_, Item::Spliced(text))] = &self.0 .0[..] {
-            return out.extend_from_slice(text);
+        match &self.0 .0[..] {
+            [(_, Item::Spliced(text))] => return out.extend_from_slice(text),
+            [(_, Item::General(value))] => return gemini::write_wire(out, value),
+            _ => {}
         }
         text::write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), |out, key, item| item.write(out, key));
     }
@@ -550,6 +668,7 @@ impl Item<'_, '_> {
                 out.push(b']');
             }
             Item::Spliced(text) => out.extend_from_slice(text),
+            Item::General(value) => gemini::write_wire(out, value),
         }
     }
 }
@@ -570,15 +689,20 @@ mod tests {
         let mut opts = ConvertOptions::default();
         opts.schema.limits = limits;
         let text = tools.to_string();
-        let fast = convert_json(&text, Provider::Gemini, &opts);
-        let general = convert(tools, Provider::Gemini, &opts);
-        match (&fast, &general) {
-            (Ok(f), Ok(g)) => assert_eq!(*f, g.tools.to_string()),
-            (Err(f), Err(g)) => assert_eq!(f.code, g.code),
-            _ => panic!("{fast:?} vs {general:?}"),
-        }
         let schema_opts = SchemaOptions { limits, ..SchemaOptions::default() };
-        (fast.unwrap_or_default(), passed_through(&text, Provider::Gemini, &schema_opts) == 1)
+        let mut out = Vec::new();
+        for provider in [Provider::Gemini, Provider::Vertex] {
+            let fast = convert_json(&text, provider, &opts);
+            let general = convert(tools.clone(), provider, &opts);
+            match (&fast, &general) {
+                (Ok(f), Ok(g)) => assert_eq!(*f, g.tools.to_string(), "{provider:?}"),
+                (Err(f), Err(g)) => assert_eq!(f.code, g.code),
+                _ => panic!("{fast:?} vs {general:?}"),
+            }
+            out.push((fast.unwrap_or_default(), passed_through(&text, provider, &schema_opts) == 1));
+        }
+        assert_eq!(out[0].1, out[1].1, "the same path for Gemini and Vertex: {tools}");
+        out.swap_remove(0)
     }
 
     fn parameters(schema: Value) -> Value {
@@ -628,26 +752,60 @@ mod tests {
     }
 
     #[test]
+    fn subschemas_outside_the_subset_are_lowered_by_the_general_lowering() {
+        let a = |sub: Value| json!({"type": "object", "properties": {"a": sub, "b": {"type": "string"}}, "required": ["a", "b"]});
+        for sub in [
+            json!({"anyOf": [{"type": "string"}, {"anyOf": [{"type": "integer"}, {"type": "boolean"}]}]}),
+            json!({"anyOf": [{"type": "string"}, true]}),
+            json!({"type": "object", "anyOf": [{"required": ["b"]}], "properties": {"b": {"type": "string"}}}),
+            json!({"type": "object", "properties": {"k": {"type": "string"}}, "anyOf": [{"properties": {"x": {"type": "string"}}}, {"properties": {"y": {"type": "integer"}}}]}),
+            json!({"oneOf": [{"type": "string"}]}),
+            json!({"const": "x"}),
+            json!({"enum": ["x", "x"]}),
+            json!({"enum": ["x"], "default": 1}),
+            json!({"type": ["string", "integer"]}),
+            json!({"description": "untyped"}),
+            json!({"type": "array"}),
+            json!({"type": "array", "items": [{"type": "string"}]}),
+            json!({"type": "array", "items": {"allOf": [{"type": "string"}, {"minLength": 1}]}}),
+            json!(true),
+            json!({"type": "Str"}),
+            json!({"type": "object", "required": ["b"]}),
+            json!({"type": "object", "properties": {"deep": {"type": "object", "properties": {"x": {"const": "v"}}}}}),
+        ] {
+            let schema = a(sub.clone());
+            let (_, passed) = lowered(schema.clone(), Limits::default());
+            assert!(passed, "not lowered from the borrowed tree: {schema}");
+            // And in an array's items, under a union's branch, as a branch of a union (whose
+            // annotations Vertex moves into it).
+            assert!(lowered(a(json!({"type": "array", "items": sub.clone()})), Limits::default()).1, "{sub}");
+            assert!(lowered(a(json!({"anyOf": [{"type": "object", "properties": {"x": sub.clone()}}, {"type": "null"}]})), Limits::default()).1, "{sub}");
+            let union = json!({"title": "T", "description": "D", "anyOf": [{"type": "object", "properties": {"x": {"type": "string"}}}, sub.clone(), {"type": "null"}]});
+            assert!(lowered(a(union), Limits::default()).1, "{sub}");
+        }
+        // A branch outside the subset among branches within it.
+        let typed = json!({"type": "string", "description": "D", "title": "T", "nullable": true,
+                           "anyOf": [{"minLength": 1}, {"description": "x", "format": "uuid"}, {"type": ["string", "null"]}, {"const": "c"}]});
+        for branch in [json!({"enum": ["x", "x"]}), json!({"oneOf": [{"pattern": "a"}, {"pattern": "b"}]})] {
+            let mut union = typed.clone();
+            union["anyOf"].as_array_mut().unwrap().push(branch);
+            assert!(lowered(a(union), Limits::default()).1);
+        }
+    }
+
+    #[test]
     fn schemas_outside_the_subset_go_the_general_way() {
         for schema in [
-            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}),
-            json!({"type": "object", "properties": {"a": {"type": "string", "default": {"$ref": "x"}}}}),
-            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"anyOf": [{"type": "integer"}, {"type": "boolean"}]}]}}}),
-            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, true]}}}),
-            json!({"type": "object", "properties": {"a": {"type": "object", "anyOf": [{"required": ["b"]}], "properties": {"b": {"type": "string"}}}}}),
-            json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}]}}}),
-            json!({"type": "object", "properties": {"a": {"const": "x"}}}),
+            // What the general lowering of a subschema would change beyond it: an argument plan,
+            // a property removed.
             json!({"type": "object", "properties": {"a": {"type": "integer", "enum": [1, 2]}}}),
-            json!({"type": "object", "properties": {"a": {"enum": ["x", "x"]}}}),
-            json!({"type": "object", "properties": {"a": {"enum": ["x"], "default": 1}}}),
-            json!({"type": "object", "properties": {"a": {"type": ["string", "integer"]}}}),
-            json!({"type": "object", "properties": {"a": {"description": "untyped"}}}),
-            json!({"type": "object", "properties": {"a": {"type": "array"}}}),
-            json!({"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}),
-            json!({"type": "object", "properties": {"a": true}}),
-            json!({"type": "object", "properties": {"a": {"type": "Str"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "array", "items": {"enum": [1, 2]}}}}),
+            json!({"type": "object", "properties": {"a": false}}),
+            // A `$ref` key where none is inlined.
+            json!({"type": "object", "properties": {"a": {"type": "string", "default": {"$ref": "x"}}}}),
+            json!({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}, "c": false}}}}),
+            // The root's own rules.
             json!({"type": "object", "properties": {"a": {"type": "string", "required": true}}}),
-            json!({"type": "object", "properties": {"a": {"type": "object", "required": ["b"]}}}),
             json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "a"]}),
             json!({"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["a"]}]}),
             json!({"type": ["object", "null"], "properties": {}}),
@@ -668,5 +826,16 @@ mod tests {
         // The tool is 10 JSON values (its schema 8 of them).
         assert!(lowered(schema.clone(), Limits { max_nodes: 10, ..Limits::default() }).1);
         assert!(!lowered(schema, Limits { max_nodes: 9, ..Limits::default() }).1);
+        // Subschemas lowered by the general lowering count as it counts: at every limit around
+        // the schema's own figures, the same output or the same error.
+        let odd = json!({"type": "object", "properties": {"a": {"const": "x"}, "n": {"type": "object", "properties": {
+            "m": {"oneOf": [{"type": "object", "properties": {"k": {"type": "string"}}}, {"type": "integer"}]}}}}});
+        assert!(lowered(odd.clone(), Limits::default()).1);
+        for max_depth in 1..8 {
+            lowered(odd.clone(), Limits { max_depth, ..Limits::default() });
+        }
+        for max_nodes in 1..24 {
+            lowered(odd.clone(), Limits { max_nodes, ..Limits::default() });
+        }
     }
 }

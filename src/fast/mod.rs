@@ -22,7 +22,8 @@
 //!
 //! Gemini's `parameters` and the strict modes of OpenAI and Anthropic rewrite every schema, but
 //! for most of them only node by node: `gemini` and `strict` do those rewrites on the [`Node`]
-//! tree, for conversions without a change log. A schema with a recursive `$ref` cannot be strict:
+//! tree, for conversions without a change log; `refs` inlines references on it for Gemini. A
+//! schema with a recursive `$ref` cannot be strict:
 //! `recursion` finds the ones the strict inlining would give up on, which are then sent as
 //! they are. `read` is the reader of the tree, and the tree lives in an arena ([`Bump`]) that
 //! is freed when the conversion is written.
@@ -41,12 +42,13 @@ use crate::model::JsonSize;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::refs::Shared;
 use crate::schema::walk::{head, head_of, keyword, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
-use crate::schema::TYPE_NAMES;
+use crate::schema::{Limits, TYPE_NAMES};
 use crate::text;
 
 mod gemini;
 mod read;
 mod recursion;
+mod refs;
 mod strict;
 
 /// A borrowed JSON tree: strings point into the input unless they hold escapes, containers
@@ -397,6 +399,7 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
     // Gemini `parameters` and the strict modes (only served without a change log, see `applies`).
     let lowers = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.gemini_mode == GeminiMode::Parameters;
     let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic) && opts.strict;
+    let mut scratch = Bump::new();
     for tool in tools {
         let Node::Obj(entries) = tool else { return None };
         if !keys_unique(entries) {
@@ -435,9 +438,19 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
             return None;
         }
         let mut pass = None;
-        if let Some(node) = schema.cloned() {
+        if let Some(schema) = schema {
+            let node = schema.clone();
             let mut levels = Levels::new(provider, opts);
-            let lowered = if unique && lowers && !refs { gemini::lower_root(&node, &mut levels) } else { None };
+            let lowered = match (unique && lowers, refs) {
+                (true, false) => gemini::lower_root(&node, &mut levels),
+                (true, true) => {
+                    // Inlined in a scratch arena, emptied once the text is written.
+                    let out = refs::lower(schema, &scratch, &mut Levels::new(provider, opts));
+                    scratch.reset();
+                    out
+                }
+                _ => None,
+            };
             // The schema as passed, or back for the general path.
             let passed = if let Some(text) = lowered {
                 Ok(Passed::Lowered(text))
@@ -517,12 +530,17 @@ struct Levels<'s> {
     adds_properties: bool,
     /// The shared `$ref` expansions of a schema inlined by the general path ([`lower_inlined`]).
     splicing: Option<Splicing<'s>>,
+    limits: Limits,
+    /// Whether the general lowering of a subschema failed ([`gemini`]): nothing above it is
+    /// tried again.
+    gave_up: bool,
 }
 
 /// Shared `$ref` expansions ([`Shared`]) as `gemini::lower_shared` lowers them: each the first
 /// time it is met, then its text reused wherever it fits the limits.
 struct Splicing<'s> {
-    shared: &'s Shared,
+    /// The expansions, by entry.
+    expansions: &'s [Node<'s>],
     /// Entry → its lowering, once done.
     written: Vec<Option<Written>>,
 }
@@ -541,6 +559,8 @@ impl Levels<'_> {
             nodes: 0,
             peak: 0,
             splicing: None,
+            limits: opts.limits,
+            gave_up: false,
             max_depth: opts.limits.depth_limit(),
             max_nodes: opts.limits.max_nodes,
             // Gemini's parametersJsonSchema inlines every `$ref` (gemini::compile).
@@ -569,8 +589,9 @@ impl Levels<'_> {
 pub(crate) fn lower_inlined(root: &Value, shared: &Shared, opts: &SchemaOptions, vertex: bool) -> Option<Option<Vec<u8>>> {
     let arena = Bump::new();
     let node = Node::of_value(root, &arena);
+    let expansions: Vec<Node> = (0..).map_while(|i| shared.expansion(i)).map(|e| Node::of_value(e, &arena)).collect();
     let mut levels = Levels::new(if vertex { Provider::Vertex } else { Provider::Gemini }, opts);
-    levels.splicing = Some(Splicing { shared, written: Vec::new() });
+    levels.splicing = Some(Splicing { expansions: &expansions, written: Vec::new() });
     gemini::lower_root(&node, &mut levels)
 }
 

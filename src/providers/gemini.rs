@@ -227,6 +227,16 @@ fn any_value() -> Value {
     json!({"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "object"}]})
 }
 
+/// The lowering of one subschema, for a caller that writes it with [`write_wire`] where the
+/// lowering of the whole schema would have it: `None` unless it accepts some value and needs no
+/// argument plan.
+pub(crate) fn lower_subschema(node: Value, cx: &mut Cx, vertex: bool) -> Option<Value> {
+    match lower(node, cx, vertex) {
+        Ok(Lowered::Schema(s, plan)) if plan.is_empty() => Some(s),
+        _ => None,
+    }
+}
+
 fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
     match node {
         Value::Bool(false) => Ok(Lowered::Never),

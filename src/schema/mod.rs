@@ -165,6 +165,17 @@ impl Cx {
         Ok(())
     }
 
+    /// A context for work on a subschema `depth` levels down, after `nodes` nodes were entered
+    /// (by a lowering that hands a subschema over, see `fast::gemini`).
+    pub(crate) fn resumed(limits: Limits, depth: usize, nodes: usize) -> Self {
+        Self { depth, nodes, peak: depth, ..Cx::new(limits) }
+    }
+
+    /// The deepest level entered.
+    pub(crate) fn peak(&self) -> usize {
+        self.peak
+    }
+
     /// Leaves a schema level.
     pub fn leave(&mut self) {
         self.depth = self.depth.saturating_sub(1);

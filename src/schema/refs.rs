@@ -237,13 +237,18 @@ impl Shared {
 
     /// The placeholder for entry `i`: its index as one character after [`EXPANDED`].
     fn placeholder_for(i: usize) -> Option<Value> {
+        let mut m = Map::with_capacity(1);
+        m.insert(PLACEHOLDER.into(), Value::String(Shared::placeholder_text(i)?));
+        Some(Value::Object(m))
+    }
+
+    /// The string of the placeholder for entry `i`, under the key `$ref`.
+    pub(crate) fn placeholder_text(i: usize) -> Option<String> {
         let c = char::from_u32(INDEX_BASE.checked_add(u32::try_from(i).ok()?)?)?;
         let mut s = String::with_capacity(5);
         s.push(EXPANDED);
         s.push(c);
-        let mut m = Map::with_capacity(1);
-        m.insert(PLACEHOLDER.into(), Value::String(s));
-        Some(Value::Object(m))
+        Some(s)
     }
 
     fn entry_for(&self, id: usize) -> Option<usize> {

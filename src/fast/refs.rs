@@ -1,0 +1,546 @@
+//! `$ref` inlining on the borrowed tree, for Gemini's `parameters`.
+//!
+//! The general path reads a schema with references into a [`Value`](serde_json::Value),
+//! inlines them there ([`crate::schema::refs::inline_refs_shared`]: every expansion a copy,
+//! every key an owned string and a hash), then lays a borrowed tree over the result to lower it
+//! ([`super::lower_inlined`]). [`lower`] does the same inlining on the [`Node`] tree instead:
+//! an unchanged subtree is the input's own slice, not a copy, and the expansions live in a
+//! scratch arena dropped once the schema is written.
+//!
+//! It is a port of `refs::inline` with sharing, step for step: the same references in the same
+//! order, the same expansion budget, unrolling and cuts, the same shared expansions under the
+//! same numbers, and the same node and depth counts, so the tree it gives is the one the
+//! general path lowers and the text the same byte for byte. It takes only schemas on which the
+//! steps before the inlining (`process_json_schema`, `merge_root_combinators`) do nothing: an
+//! object root with `properties`, no root `$ref` and no root combinator. Anything it does not
+//! take the same way (a limit reached, a reference with `%` or `~` to decode) sends the schema
+//! the general way, whose errors stay the same. The tests compare the trees and the outputs.
+
+use std::collections::HashMap;
+
+use bumpalo::Bump;
+
+use super::gemini;
+use super::{Levels, Node, Splicing, Text};
+use crate::schema::refs::Shared;
+use crate::schema::walk::{keyword, Keyword};
+use crate::schema::Limits;
+
+/// Gemini `parameters` for a schema with references, as [`gemini::lower_root`] gives them
+/// (`levels` fresh): inlined in `arena`, then lowered with the shared expansions spliced in.
+/// `None` sends the schema the general way.
+pub(crate) fn lower<'s>(root: &'s Node<'s>, arena: &'s Bump, levels: &mut Levels<'s>) -> Option<Option<Vec<u8>>> {
+    let inlined = inline(root, arena, levels.limits)?;
+    let expansions = arena.alloc_slice_fill_iter(inlined.expansions);
+    levels.splicing = Some(Splicing { expansions, written: Vec::new() });
+    gemini::lower_root(arena.alloc(inlined.root), levels)
+}
+
+/// A schema with its references inlined, and the expansions its placeholders stand for.
+pub(crate) struct Inlined<'s> {
+    pub(crate) root: Node<'s>,
+    pub(crate) expansions: Vec<Node<'s>>,
+}
+
+/// `refs::inline_refs_shared` on a schema that reaches it unchanged (see the module's doc), or
+/// `None`. Also `None` when the schema holds no reference the general path would inline
+/// (`walk::contains_ref`): it is then not inlined at all.
+pub(crate) fn inline<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits) -> Option<Inlined<'s>> {
+    let Node::Obj(entries) = root else { return None };
+    let has = |key: &str| entries.iter().any(|(k, _)| k == key);
+    let object = entries.iter().any(|(k, v)| k == "type" && matches!(v, Node::Str(t) if t == "object"));
+    if !object || !matches!(root.get("properties"), Some(Node::Obj(_))) || ["$ref", "anyOf", "oneOf", "allOf"].iter().any(|k| has(k)) {
+        return None;
+    }
+    if !contains_ref(root, 0) {
+        return None;
+    }
+    let mut st = State {
+        root,
+        arena,
+        limits,
+        soft_budget: (count_nodes(root, 0) * 4).max(2_000),
+        stack: Vec::new(),
+        cut: 0,
+        ids: HashMap::new(),
+        log: Vec::new(),
+        mark: Vec::new(),
+        stamp: 0,
+        entries: Vec::new(),
+        by_ref: Vec::new(),
+        nodes: 0,
+        depth: 0,
+        peak: 0,
+    };
+    let root = st.resolve(root, true)?;
+    Some(Inlined { root, expansions: st.entries.into_iter().map(|e| e.expanded).collect() })
+}
+
+/// `walk::contains_ref`.
+fn contains_ref(node: &Node, depth: usize) -> bool {
+    if depth > 512 {
+        return true;
+    }
+    let Node::Obj(entries) = node else { return false };
+    entries.iter().any(|(k, v)| {
+        *k == "$ref"
+            || match (keyword(k), v) {
+                (Keyword::Map, Node::Obj(map)) => map.iter().any(|(_, sub)| contains_ref(sub, depth + 1)),
+                (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().any(|sub| contains_ref(sub, depth + 1)),
+                (Keyword::Single | Keyword::Items, Node::Obj(_)) => contains_ref(v, depth + 1),
+                _ => false,
+            }
+    })
+}
+
+/// `refs::count_nodes`: the objects of a JSON value, those past 256 levels counted as one.
+fn count_nodes(node: &Node, depth: usize) -> usize {
+    if depth > 256 {
+        return 1;
+    }
+    match node {
+        Node::Obj(entries) => 1 + entries.iter().map(|(_, v)| count_nodes(v, depth + 1)).sum::<usize>(),
+        Node::Arr(items) => items.iter().map(|v| count_nodes(v, depth + 1)).sum::<usize>(),
+        _ => 0,
+    }
+}
+
+/// Where a reference leads.
+pub(crate) enum Target<'n, 'a> {
+    Found(&'n Node<'a>),
+    /// `refs::lookup` finds nothing there.
+    Missing,
+    /// A reference with `%` or `~`, which the general path decodes first.
+    Undecided,
+}
+
+/// `refs::lookup` for the references it reads without decoding (`#` and `#/a/b` with no `%`
+/// or `~`).
+pub(crate) fn lookup<'n, 'a>(root: &'n Node<'a>, reference: &str) -> Target<'n, 'a> {
+    let Some(fragment) = reference.strip_prefix('#') else { return Target::Missing };
+    if fragment.is_empty() {
+        return Target::Found(root);
+    }
+    let Some(pointer) = fragment.strip_prefix('/') else { return Target::Missing };
+    if fragment.contains(['%', '~']) {
+        return Target::Undecided;
+    }
+    let mut target = root;
+    for token in pointer.split('/') {
+        let next = match target {
+            Node::Obj(entries) => entries.iter().find(|(k, _)| *k == token).map(|(_, v)| v),
+            Node::Arr(items) if !token.starts_with('+') && (token == "0" || !token.starts_with('0')) => {
+                token.parse::<usize>().ok().and_then(|i| items.get(i))
+            }
+            _ => None,
+        };
+        match next {
+            Some(n) => target = n,
+            None => return Target::Missing,
+        }
+    }
+    Target::Found(target)
+}
+
+/// `refs::State`, with `Cx`'s counters and `refs::Shared`'s entries.
+struct State<'s> {
+    root: &'s Node<'s>,
+    arena: &'s Bump,
+    limits: Limits,
+    soft_budget: usize,
+    /// The references being expanded, outermost first (ids).
+    stack: Vec<usize>,
+    cut: usize,
+    ids: HashMap<&'s str, usize>,
+    log: Vec<usize>,
+    mark: Vec<u32>,
+    stamp: u32,
+    entries: Vec<Entry<'s>>,
+    by_ref: Vec<Option<usize>>,
+    /// `Cx::nodes`, `Cx::depth` and `Cx::peak`.
+    nodes: usize,
+    depth: usize,
+    peak: usize,
+}
+
+/// `refs::Entry`.
+struct Entry<'s> {
+    expanded: Node<'s>,
+    nodes: usize,
+    height: usize,
+    visited: Vec<usize>,
+}
+
+/// `refs::MAX_LOG`.
+const MAX_LOG: usize = 1 << 20;
+
+type Entries<'s> = &'s [(Text<'s>, Node<'s>)];
+
+impl<'s> State<'s> {
+    fn id(&mut self, reference: &'s str) -> usize {
+        let next = self.ids.len();
+        *self.ids.entry(reference).or_insert(next)
+    }
+
+    /// `State::visited_since`.
+    fn visited_since(&mut self, from: usize) -> Vec<usize> {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.mark.iter_mut().for_each(|m| *m = 0);
+            self.stamp = 1;
+        }
+        if self.mark.len() < self.ids.len() {
+            self.mark.resize(self.ids.len(), 0);
+        }
+        let mut visited = Vec::new();
+        for &v in &self.log[from..] {
+            if self.mark[v] != self.stamp {
+                self.mark[v] = self.stamp;
+                visited.push(v);
+            }
+        }
+        visited
+    }
+
+    /// `refs::resolve`: `Cx::enter` and `Cx::leave` around an object; `None` where `enter`
+    /// fails.
+    fn resolve(&mut self, node: &'s Node<'s>, share: bool) -> Option<Node<'s>> {
+        let Node::Obj(entries) = node else { return Some(node.clone()) };
+        self.depth += 1;
+        self.nodes += 1;
+        self.peak = self.peak.max(self.depth);
+        if self.depth > self.limits.depth_limit() || self.nodes > self.limits.max_nodes {
+            return None;
+        }
+        let out = self.resolve_object(entries, share);
+        self.depth -= 1;
+        out
+    }
+
+    fn object(&self, entries: Vec<(Text<'s>, Node<'s>)>) -> Node<'s> {
+        Node::Obj(self.arena.alloc_slice_fill_iter(entries))
+    }
+
+    fn resolve_object(&mut self, entries: Entries<'s>, share: bool) -> Option<Node<'s>> {
+        if let Some((_, Node::Str(reference))) = entries.iter().find(|(k, _)| *k == "$ref") {
+            return self.resolve_ref(reference.as_str(), entries, share);
+        }
+        let slot = |k: &Text, v: &Node| match (keyword(k), v) {
+            (Keyword::Map, Node::Obj(_)) | (Keyword::Array | Keyword::Items, Node::Arr(_)) => true,
+            (Keyword::Single | Keyword::Items, v) => v.is_schema(),
+            _ => false,
+        };
+        // A node with no subschema and no definitions is the input's own.
+        if entries.iter().all(|(k, v)| *k != "$defs" && *k != "definitions" && !slot(k, v)) {
+            return Some(Node::Obj(entries));
+        }
+        // `refs::shareable_children`.
+        let (share_properties, share_items) = match share {
+            true if ["anyOf", "oneOf", "allOf"].iter().all(|c| !entries.iter().any(|(k, _)| k == c)) => {
+                let has = |key: &str| entries.iter().any(|(k, _)| *k == key);
+                let array = entries.iter().any(|(k, v)| *k == "type" && matches!(v, Node::Str(t) if t == "array"));
+                (true, array && !has("enum") && !has("const"))
+            }
+            _ => (false, false),
+        };
+        let mut out = Vec::with_capacity(entries.len());
+        for (key, value) in entries.iter() {
+            if *key == "$defs" || *key == "definitions" {
+                continue;
+            }
+            let new_value = match (keyword(key), value) {
+                (Keyword::Map, Node::Obj(map)) => {
+                    let share = share_properties && *key == "properties";
+                    let mut m = Vec::with_capacity(map.len());
+                    for (name, sub) in map.iter() {
+                        m.push((*name, self.resolve(sub, share)?));
+                    }
+                    self.object(m)
+                }
+                (Keyword::Array | Keyword::Items, Node::Arr(items)) => {
+                    let mut a = Vec::with_capacity(items.len());
+                    for sub in items.iter() {
+                        a.push(self.resolve(sub, false)?);
+                    }
+                    Node::Arr(self.arena.alloc_slice_fill_iter(a))
+                }
+                (Keyword::Single | Keyword::Items, v) if v.is_schema() => self.resolve(value, share_items && *key == "items")?,
+                _ => value.clone(),
+            };
+            out.push((*key, new_value));
+        }
+        Some(self.object(out))
+    }
+
+    fn resolve_ref(&mut self, reference: &'s str, entries: Entries<'s>, share: bool) -> Option<Node<'s>> {
+        let siblings: Vec<_> = entries.iter().filter(|(k, _)| *k != "$ref" && *k != "$defs" && *k != "definitions").cloned().collect();
+        let siblings: Entries<'s> = self.arena.alloc_slice_fill_iter(siblings);
+        let target = match lookup(self.root, reference) {
+            Target::Found(target) => target,
+            Target::Missing => return self.resolve_object(siblings, false),
+            Target::Undecided => return None,
+        };
+        let id = self.id(reference);
+        self.log.push(id);
+        let seen = self.stack.iter().filter(|&&r| r == id).count();
+        let over_budget = self.nodes > self.soft_budget;
+        if seen >= self.limits.max_ref_unroll || over_budget {
+            let name = reference.rsplit('/').next().unwrap_or(reference);
+            let name = if name.is_empty() || name == "#" { "the root schema" } else { name };
+            if over_budget {
+                self.cut += 1;
+            }
+            let mut desc = match siblings.iter().find(|(k, _)| *k == "description") {
+                Some((_, Node::Str(d))) => format!("{} ", d.trim_end()),
+                _ => String::new(),
+            };
+            desc.push_str(&if over_budget {
+                format!("(Structure {name}: nesting cut here to keep the schema small.)")
+            } else {
+                format!("(Recursive structure: {name}, same shape as its parent; nesting cut here.)")
+            });
+            let desc = Text::unescaped(self.arena.alloc_str(&desc));
+            return Some(self.object(vec![(Text::raw("type"), Node::Str(Text::raw("object"))), (Text::raw("description"), Node::Str(desc))]));
+        }
+        let share = share && siblings.is_empty() && matches!(target, Node::Obj(_)) && self.log.len() <= MAX_LOG;
+        if share {
+            if let Some(placeholder) = self.reuse(id) {
+                return Some(placeholder);
+            }
+        }
+        let (log_before, cut_before) = (self.log.len() - 1, self.cut);
+        self.stack.push(id);
+        let (nodes_before, outer_peak) = (self.nodes, std::mem::replace(&mut self.peak, self.depth));
+        let resolved = self.resolve(target, share)?;
+        let (nodes, height) = (self.nodes - nodes_before, self.peak - self.depth);
+        self.peak = self.peak.max(outer_peak);
+        self.stack.pop();
+        if share {
+            let visited = self.visited_since(log_before);
+            let independent = self.cut == cut_before && !visited.iter().any(|v| self.stack.contains(v));
+            let i = self.entries.len();
+            if independent && self.entry_for(id).is_none() {
+                if let Some(placeholder) = self.placeholder(i) {
+                    self.entries.push(Entry { expanded: resolved, nodes, height, visited });
+                    if self.by_ref.len() <= id {
+                        self.by_ref.resize(id + 1, None);
+                    }
+                    self.by_ref[id] = Some(i);
+                    return Some(placeholder);
+                }
+            }
+        }
+        if siblings.is_empty() {
+            return Some(resolved);
+        }
+        let Node::Obj(siblings) = self.resolve_object(siblings, false)? else { return None };
+        Some(match resolved {
+            Node::Obj(target) => {
+                // A map insert: a key already there is replaced in place, a new one appended.
+                let mut merged = target.to_vec();
+                for (k, v) in siblings.iter() {
+                    match merged.iter_mut().find(|(m, _)| *m == **k) {
+                        Some(slot) => slot.1 = v.clone(),
+                        None => merged.push((*k, v.clone())),
+                    }
+                }
+                self.object(merged)
+            }
+            // `true` with siblings is just the siblings; `false` stays `false`.
+            Node::Bool(true) => Node::Obj(siblings),
+            other => other,
+        })
+    }
+
+    fn entry_for(&self, id: usize) -> Option<usize> {
+        self.by_ref.get(id).copied().flatten()
+    }
+
+    /// `refs::reuse`.
+    fn reuse(&mut self, id: usize) -> Option<Node<'s>> {
+        let i = self.entry_for(id)?;
+        let e = &self.entries[i];
+        let fits = !e.visited.iter().any(|v| self.stack.contains(v))
+            && self.nodes + e.nodes <= self.soft_budget
+            && self.nodes + e.nodes <= self.limits.max_nodes
+            && self.depth + e.height <= self.limits.depth_limit();
+        if !fits {
+            return None;
+        }
+        let (nodes, height) = (e.nodes, e.height);
+        self.log.extend_from_slice(&self.entries[i].visited);
+        self.nodes += nodes;
+        self.peak = self.peak.max(self.depth + height);
+        self.placeholder(i)
+    }
+
+    /// The placeholder for entry `i` (`Shared::placeholder_for`).
+    fn placeholder(&self, i: usize) -> Option<Node<'s>> {
+        let text = Shared::placeholder_text(i)?;
+        let text = Text::unescaped(self.arena.alloc_str(&text));
+        Some(self.object(vec![(Text::raw("$ref"), Node::Str(text))]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bumpalo::Bump;
+    use serde_json::{json, Map, Value};
+
+    use crate::convert::{convert, convert_json, ConvertOptions};
+    use crate::fast::{passed_through, Node};
+    use crate::providers::Provider;
+    use crate::schema::refs::inline_refs_shared;
+    use crate::schema::{Cx, Limits};
+
+    /// The general path's inlining of `schema`, with its shared expansions; `None` for an error.
+    fn general(schema: &Value, limits: Limits) -> Option<(Value, Vec<Value>)> {
+        let mut cx = Cx::new(limits).share_refs(true);
+        let out = inline_refs_shared(schema, &mut cx).ok()?;
+        let shared = cx.shared.as_ref().unwrap();
+        Some((out, (0..).map_while(|i| shared.expansion(i).cloned()).collect()))
+    }
+
+    /// The inlining here, as values.
+    fn here(schema: &Value, limits: Limits) -> Option<(Value, Vec<Value>)> {
+        let arena = Bump::new();
+        let text = schema.to_string();
+        let node = crate::fast::read::read(&text, &arena).unwrap();
+        let inlined = super::inline(arena.alloc(node), &arena, limits)?;
+        Some((inlined.root.to_value(), inlined.expansions.iter().map(Node::to_value).collect()))
+    }
+
+    /// Checks the tree and the expansions against the general path's, and the JSON API's
+    /// output for Gemini and Vertex; whether the schema was lowered from the borrowed tree.
+    fn same(schema: Value, limits: Limits) -> bool {
+        let inlined = here(&schema, limits);
+        if let Some(mine) = &inlined {
+            assert_eq!(Some(mine), general(&schema, limits).as_ref(), "{schema}");
+        }
+        let tools = json!([{ "name": "t", "inputSchema": schema }]);
+        let text = tools.to_string();
+        let mut opts = ConvertOptions::default();
+        opts.schema.limits = limits;
+        let mut passed = Vec::new();
+        for provider in [Provider::Gemini, Provider::Vertex] {
+            let (fast, general) = (convert_json(&text, provider, &opts), convert(tools.clone(), provider, &opts));
+            match (&fast, &general) {
+                (Ok(f), Ok(g)) => assert_eq!(*f, g.tools.to_string(), "{provider:?}: {schema}"),
+                (Err(f), Err(g)) => assert_eq!(f.code, g.code),
+                _ => panic!("{fast:?} against {general:?}"),
+            }
+            passed.push(passed_through(&text, provider, &opts.schema) == 1);
+        }
+        assert!(inlined.is_some() || !passed[0], "lowered without being inlined here: {schema}");
+        inlined.is_some() && passed[0]
+    }
+
+    fn tree() -> Value {
+        json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/node"}, "other": {"$ref": "#/$defs/node"}},
+               "$defs": {"node": {"type": "object", "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}})
+    }
+
+    #[test]
+    fn references_are_inlined_as_the_general_path_inlines_them() {
+        let user = json!({"type": "object", "properties": {"id": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}}});
+        for schema in [
+            // Shared under properties and items; written out under anyOf; overlaid by siblings.
+            json!({"type": "object", "$defs": {"U": user},
+                   "properties": {"a": {"$ref": "#/$defs/U"}, "b": {"$ref": "#/$defs/U"},
+                                  "c": {"anyOf": [{"$ref": "#/$defs/U"}, {"type": "null"}]},
+                                  "d": {"type": "array", "items": {"$ref": "#/$defs/U"}},
+                                  "e": {"$ref": "#/$defs/U", "description": "with a sibling", "type": "object"}}}),
+            // definitions, pointers into properties and arrays, a reference to a reference.
+            json!({"type": "object", "definitions": {"A": {"$ref": "#/definitions/B"}, "B": {"type": "string", "enum": ["x", "y"]}},
+                   "properties": {"a": {"$ref": "#/definitions/A"}, "l": {"type": "array", "items": {"type": "integer"}},
+                                  "p": {"$ref": "#/properties/l/items"}, "q": {"$ref": "#/properties/l"},
+                                  "z": {"type": "object", "properties": {"k": {"$ref": "#/definitions/A"}}}}}),
+            // Recursion: shared as a whole, cut inside; through the root; mutual.
+            tree(),
+            json!({"type": "object", "properties": {"next": {"$ref": "#", "description": "the next one"}, "name": {"type": "string"}}}),
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}, "b": {"$ref": "#/$defs/b"}},
+                   "$defs": {"a": {"type": "object", "properties": {"b": {"$ref": "#/$defs/b"}}},
+                             "b": {"type": "object", "properties": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "null"}]}}}}}),
+            // Unresolvable references (their siblings stay), boolean and non-object targets.
+            json!({"type": "object", "properties": {"m": {"$ref": "#/$defs/missing", "description": "gone"}, "n": {"$ref": "nope"},
+                   "t": {"$ref": "#/$defs/t", "description": "any"}, "f": {"$ref": "#/$defs/f", "title": "none"},
+                   "s": {"$ref": "#/properties/e/enum"}, "e": {"type": "string", "enum": ["a"]}},
+                   "$defs": {"t": true, "f": false}}),
+            // A `$ref` that is not a string, and keys named like keywords under properties.
+            json!({"type": "object", "properties": {"$ref": {"type": "string"}, "x": {"$ref": 3, "type": "string"}, "d": {"$ref": "#/$defs/d"}},
+                   "$defs": {"d": {"type": "number"}}}),
+            // Sharing stops under combinators and for arrays whose type may change.
+            json!({"type": "object", "$defs": {"U": user},
+                   "properties": {"a": {"type": "array", "enum": [[]], "items": {"$ref": "#/$defs/U"}},
+                                  "o": {"type": "object", "oneOf": [{"required": ["p"]}], "properties": {"p": {"$ref": "#/$defs/U"}}},
+                                  "r": {"type": "object", "properties": {"p": {"$ref": "#/$defs/U"}, "q": {"$ref": "#/$defs/U"}}}}}),
+        ] {
+            // Inlined here, compared; lowered here unless the lowering's subset refuses it.
+            assert!(here(&schema, Limits::default()).is_some(), "{schema}");
+            same(schema.clone(), Limits::default());
+            for unroll in [0, 1, 3] {
+                same(schema.clone(), Limits { max_ref_unroll: unroll, ..Limits::default() });
+            }
+        }
+        assert!(same(tree(), Limits::default()), "a recursive schema is lowered from the borrowed tree");
+    }
+
+    #[test]
+    fn fan_out_spends_the_budget_as_the_general_path_spends_it() {
+        let mut defs = Map::new();
+        for i in 0..12 {
+            let props: Map<String, Value> = (0..6).map(|j| (format!("p{j}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}))).collect();
+            defs.insert(format!("d{i}"), json!({"type": "object", "properties": props, "description": format!("level {i}")}));
+        }
+        defs.insert("d12".into(), json!({"type": "string"}));
+        let schema = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}, "y": {"$ref": "#/$defs/d0"}, "z": {"$ref": "#/$defs/d3"}}, "$defs": defs});
+        assert!(same(schema.clone(), Limits::default()));
+        let (out, _) = here(&schema, Limits::default()).unwrap();
+        assert!(out.to_string().contains("nesting cut here to keep the schema small"));
+        // The node budget or the depth limit reached: the general way, and its error.
+        assert!(!same(schema.clone(), Limits { max_nodes: 300, ..Limits::default() }));
+        assert!(!same(schema, Limits { max_depth: 6, ..Limits::default() }));
+        assert!(!same(tree(), Limits { max_depth: 3, ..Limits::default() }));
+    }
+
+    #[test]
+    fn anything_else_goes_the_general_way() {
+        for schema in [
+            // Escaped pointers, decoded by the general path.
+            json!({"type": "object", "properties": {"r": {"$ref": "#/$defs/a~1b"}}, "$defs": {"a/b": {"type": "string"}}}),
+            json!({"type": "object", "properties": {"r": {"$ref": "#/$defs/a%20b"}}, "$defs": {"a b": {"type": "string"}}}),
+            // Roots that the steps before the inlining change.
+            json!({"$ref": "#/$defs/R", "$defs": {"R": {"type": "object", "properties": {"a": {"$ref": "#/$defs/S"}}}, "S": {"type": "string"}}}),
+            json!({"type": "object", "allOf": [{"properties": {"a": {"$ref": "#/$defs/S"}}}], "$defs": {"S": {"type": "string"}}}),
+            json!({"type": "object", "$defs": {"S": {"type": "string"}}, "additionalProperties": {"$ref": "#/$defs/S"}}),
+            json!({"properties": {"a": {"$ref": "#/$defs/S"}}, "$defs": {"S": {"type": "string"}}}),
+            // `$ref` only where the general path does not inline: not inlined at all.
+            json!({"type": "object", "properties": {"a": {"type": "string", "default": {"$ref": "x"}}}}),
+        ] {
+            assert!(!same(schema.clone(), Limits::default()), "{schema}");
+        }
+    }
+
+    /// Every corpus schema with references: the same tree, expansions and output.
+    #[test]
+    fn corpus_schemas_inline_as_the_general_path_inlines_them() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/tools");
+        let (mut inlined, mut with_refs) = (0, 0);
+        for entry in std::fs::read_dir(dir).expect("the corpus is beside the project") {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            let doc: Value = serde_json::from_str(&text).unwrap();
+            for tool in doc["tools"].as_array().into_iter().flatten() {
+                let schema = &tool["inputSchema"];
+                if !schema.to_string().contains("\"$ref\"") {
+                    continue;
+                }
+                with_refs += 1;
+                if let Some(mine) = here(schema, Limits::default()) {
+                    assert_eq!(Some(mine), general(schema, Limits::default()), "{}", tool["name"]);
+                    inlined += 1;
+                }
+            }
+        }
+        assert!(with_refs >= 40 && inlined * 10 >= with_refs * 9, "{inlined} of {with_refs} inlined here");
+    }
+}
