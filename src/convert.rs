@@ -240,7 +240,7 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
     if fast::applies(provider, &opts.schema, with_report) {
         // The borrowed tree's containers, freed at once when the conversion is written.
         let arena = bumpalo::Bump::new();
-        if let Some(prepared) = fast::prepare(json, &arena, provider, &opts.schema) {
+        if let Some(prepared) = fast::prepare(json, &arena, provider, &opts.schema, with_report) {
             if let Ok(done) = run(prepared.tools, prepared.pass, Vec::new(), provider, opts, on_error, with_report) {
                 return Ok(done.into_text(provider, &opts.schema, capacity, leave_out));
             }

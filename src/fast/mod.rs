@@ -374,7 +374,7 @@ pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: boo
 /// Reads `json` as a tool list, or returns `None` for anything the general path should read
 /// (invalid JSON, another shape, a tool that is not an object or has no name, duplicate keys
 /// in a tool's own fields, limits exceeded) so that its errors stay the same.
-pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, opts: &SchemaOptions) -> Option<Prepared<'a>> {
+pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, opts: &SchemaOptions, with_report: bool) -> Option<Prepared<'a>> {
     // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
     let tools: &'a [Node<'a>] = match read::read(json, arena)? {
         Node::Arr(items) => items,
@@ -399,6 +399,7 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
     // Gemini `parameters` and the strict modes (only served without a change log, see `applies`).
     let lowers = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.gemini_mode == GeminiMode::Parameters;
     let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic) && opts.strict;
+    let json_schema = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.gemini_mode == GeminiMode::JsonSchema;
     let mut scratch = Bump::new();
     for tool in tools {
         let Node::Obj(entries) = tool else { return None };
@@ -454,6 +455,13 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
             // The schema as passed, or back for the general path.
             let passed = if let Some(text) = lowered {
                 Ok(Passed::Lowered(text))
+            } else if unique && json_schema && refs {
+                // Gemini's parametersJsonSchema inlines references, then takes the tree as the
+                // other dialects do.
+                match refs::inline_expanded(schema, arena, limits, with_report) {
+                    Some(tree) if is_clean(&tree, &mut levels) => Ok(Passed::AsIs(tree, false)),
+                    _ => Err(node),
+                }
             } else if unique && !lowers && is_clean(&node, &mut levels) {
                 let outcome = match strict {
                     false => Some(strict::Outcome::NotStrict),
@@ -720,7 +728,7 @@ pub fn passed_through(json: &str, provider: Provider, opts: &SchemaOptions) -> u
     if !applies(provider, opts, false) {
         return 0;
     }
-    prepare(json, &Bump::new(), provider, opts).map_or(0, |p| p.pass.iter().filter(|p| p.is_some()).count())
+    prepare(json, &Bump::new(), provider, opts, false).map_or(0, |p| p.pass.iter().filter(|p| p.is_some()).count())
 }
 
 #[cfg(test)]
@@ -733,7 +741,7 @@ mod tests {
         let text = json!([{ "name": "t", "inputSchema": v }]).to_string();
         let opts = SchemaOptions { limits, ..SchemaOptions::default() };
         // `None`: the tool is past a limit, and the general path reports it.
-        prepare(&text, &Bump::new(), Provider::OpenAi, &opts).is_some_and(|p| p.pass[0].is_some())
+        prepare(&text, &Bump::new(), Provider::OpenAi, &opts, false).is_some_and(|p| p.pass[0].is_some())
     }
 
     fn clean(v: Value) -> bool {
@@ -748,7 +756,7 @@ mod tests {
         // A required name spelt without the escape its property key has: the same name.
         let text = r#"[{"name":"t","inputSchema":{"type":"object","properties":{"\u0061":{}},"required":["a"]}}]"#;
         let arena = Bump::new();
-        assert!(prepare(text, &arena, Provider::OpenAi, &SchemaOptions::default()).unwrap().pass[0].is_some());
+        assert!(prepare(text, &arena, Provider::OpenAi, &SchemaOptions::default(), false).unwrap().pass[0].is_some());
     }
 
     #[test]
@@ -777,11 +785,18 @@ mod tests {
     }
 
     #[test]
-    fn refs_pass_except_for_gemini() {
+    fn refs_pass_as_they_are_except_for_gemini() {
         let text = json!([{ "name": "t", "inputSchema": {"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"type":"string"}}} }]).to_string();
         let json_schema = SchemaOptions { gemini_mode: GeminiMode::JsonSchema, ..SchemaOptions::default() };
-        assert!(prepare(&text, &Bump::new(), Provider::Anthropic, &json_schema).unwrap().pass[0].is_some());
-        assert!(prepare(&text, &Bump::new(), Provider::Gemini, &json_schema).unwrap().pass[0].is_none());
+        assert!(matches!(prepare(&text, &Bump::new(), Provider::Anthropic, &json_schema, false).unwrap().pass[0], Some(Passed::AsIs(_, true))));
+        // Gemini's parametersJsonSchema inlines them (fast::refs), and the input cannot stand for
+        // the output.
+        for with_report in [false, true] {
+            let arena = Bump::new();
+            let pass = prepare(&text, &arena, Provider::Gemini, &json_schema, with_report).unwrap().pass.remove(0);
+            let Some(Passed::AsIs(node, false)) = pass else { panic!("not inlined on the borrowed tree") };
+            assert_eq!(node.to_value(), json!({"type":"object","properties":{"a":{"type":"string"}}}));
+        }
         assert!(!applies(Provider::Gemini, &SchemaOptions::default(), true), "parameters mode changes schemas, which a report lists");
         assert!(applies(Provider::Gemini, &SchemaOptions::default(), false), "...and fast::gemini lowers without a report");
         assert!(applies(Provider::Vertex, &json_schema, true));
@@ -790,7 +805,7 @@ mod tests {
         assert!(applies(Provider::OpenAi, &strict, false), "...and fast::strict writes them without a report");
         assert!(applies(Provider::Anthropic, &strict, false) && !applies(Provider::Anthropic, &strict, true));
         // OpenAI strict mode inlines references: the general path does.
-        assert!(prepare(&text, &Bump::new(), Provider::OpenAi, &strict).unwrap().pass[0].is_none());
+        assert!(prepare(&text, &Bump::new(), Provider::OpenAi, &strict, false).unwrap().pass[0].is_none());
     }
 
     #[test]
@@ -836,7 +851,7 @@ mod tests {
     fn duplicate_keys_go_the_general_way() {
         let text = r#"[{"name":"t","inputSchema":{"type":"object","properties":{"a":{}},"properties":{"b":{}}}}]"#;
         let arena = Bump::new();
-        let p = prepare(text, &arena, Provider::OpenAi, &SchemaOptions::default()).unwrap();
+        let p = prepare(text, &arena, Provider::OpenAi, &SchemaOptions::default(), false).unwrap();
         assert!(p.pass[0].is_none());
         // ...with the schema serde_json would have read: the last `properties`, in the first's place.
         assert_eq!(p.tools[0].input_schema, json!({"type":"object","properties":{"b":{}}}));
@@ -882,11 +897,11 @@ mod tests {
         for text in [json!([tool]), json!({"tools": [tool]}), json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool]}})] {
             let text = text.to_string();
             let arena = Bump::new();
-            let p = prepare(&text, &arena, Provider::OpenAi, &SchemaOptions::default()).expect("read");
+            let p = prepare(&text, &arena, Provider::OpenAi, &SchemaOptions::default(), false).expect("read");
             assert_eq!(p.pass.len(), 1, "{text}");
         }
         for text in ["", "1", "[1]", "{}", r#"{"tools":{}}"#, "[{}] x", r#"[{"name":"t"},"#] {
-            assert!(prepare(text, &Bump::new(), Provider::OpenAi, &SchemaOptions::default()).is_none(), "{text}");
+            assert!(prepare(text, &Bump::new(), Provider::OpenAi, &SchemaOptions::default(), false).is_none(), "{text}");
         }
     }
 

@@ -40,12 +40,28 @@ pub(crate) fn lower<'s>(root: &'s Node<'s>, arena: &'s Bump, levels: &mut Levels
 pub(crate) struct Inlined<'s> {
     pub(crate) root: Node<'s>,
     pub(crate) expansions: Vec<Node<'s>>,
+    /// Whether the general path's inlining records nothing: no cut, no unresolvable reference.
+    pub(crate) quiet: bool,
+}
+
+/// `refs::inline_refs` for Gemini's `parametersJsonSchema`, whose schemas are written as
+/// trees: the tree [`inline`] gives, read through its placeholders. Each shared expansion is
+/// one subtree that every place using it points to, so nothing is copied; the tree is written
+/// out in full. `None` as for [`inline`], or when the general path would record something
+/// (`quiet`, see [`Inlined`]) and a report is kept.
+pub(crate) fn inline_expanded<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits, with_report: bool) -> Option<Node<'s>> {
+    inline_with(root, arena, limits, true).filter(|i| i.quiet || !with_report).map(|i| i.root)
 }
 
 /// `refs::inline_refs_shared` on a schema that reaches it unchanged (see the module's doc), or
 /// `None`. Also `None` when the schema holds no reference the general path would inline
 /// (`walk::contains_ref`): it is then not inlined at all.
 pub(crate) fn inline<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits) -> Option<Inlined<'s>> {
+    inline_with(root, arena, limits, false)
+}
+
+/// `expand`: each shared expansion in the places of its placeholders.
+fn inline_with<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits, expand: bool) -> Option<Inlined<'s>> {
     let Node::Obj(entries) = root else { return None };
     let has = |key: &str| entries.iter().any(|(k, _)| k == key);
     let object = entries.iter().any(|(k, v)| k == "type" && matches!(v, Node::Str(t) if t == "object"));
@@ -71,9 +87,12 @@ pub(crate) fn inline<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits) ->
         nodes: 0,
         depth: 0,
         peak: 0,
+        expand,
+        noted: false,
     };
     let root = st.resolve(root, true)?;
-    Some(Inlined { root, expansions: st.entries.into_iter().map(|e| e.expanded).collect() })
+    let quiet = !st.noted && st.cut == 0;
+    Some(Inlined { root, expansions: st.entries.into_iter().map(|e| e.expanded).collect(), quiet })
 }
 
 /// `walk::contains_ref`.
@@ -161,6 +180,10 @@ struct State<'s> {
     nodes: usize,
     depth: usize,
     peak: usize,
+    /// See [`inline_with`].
+    expand: bool,
+    /// Whether a recursive reference was cut or one could not be resolved.
+    noted: bool,
 }
 
 /// `refs::Entry`.
@@ -277,7 +300,10 @@ impl<'s> State<'s> {
         let siblings: Entries<'s> = self.arena.alloc_slice_fill_iter(siblings);
         let target = match lookup(self.root, reference) {
             Target::Found(target) => target,
-            Target::Missing => return self.resolve_object(siblings, false),
+            Target::Missing => {
+                self.noted = true;
+                return self.resolve_object(siblings, false);
+            }
             Target::Undecided => return None,
         };
         let id = self.id(reference);
@@ -289,6 +315,8 @@ impl<'s> State<'s> {
             let name = if name.is_empty() || name == "#" { "the root schema" } else { name };
             if over_budget {
                 self.cut += 1;
+            } else {
+                self.noted = true;
             }
             let mut desc = match siblings.iter().find(|(k, _)| *k == "description") {
                 Some((_, Node::Str(d))) => format!("{} ", d.trim_end()),
@@ -319,15 +347,13 @@ impl<'s> State<'s> {
             let visited = self.visited_since(log_before);
             let independent = self.cut == cut_before && !visited.iter().any(|v| self.stack.contains(v));
             let i = self.entries.len();
-            if independent && self.entry_for(id).is_none() {
-                if let Some(placeholder) = self.placeholder(i) {
-                    self.entries.push(Entry { expanded: resolved, nodes, height, visited });
-                    if self.by_ref.len() <= id {
-                        self.by_ref.resize(id + 1, None);
-                    }
-                    self.by_ref[id] = Some(i);
-                    return Some(placeholder);
+            if independent && self.entry_for(id).is_none() && Shared::placeholder_text(i).is_some() {
+                self.entries.push(Entry { expanded: resolved, nodes, height, visited });
+                if self.by_ref.len() <= id {
+                    self.by_ref.resize(id + 1, None);
                 }
+                self.by_ref[id] = Some(i);
+                return self.placeholder(i);
             }
         }
         if siblings.is_empty() {
@@ -376,6 +402,9 @@ impl<'s> State<'s> {
 
     /// The placeholder for entry `i` (`Shared::placeholder_for`).
     fn placeholder(&self, i: usize) -> Option<Node<'s>> {
+        if self.expand {
+            return Some(self.entries[i].expanded.clone());
+        }
         let text = Shared::placeholder_text(i)?;
         let text = Text::unescaped(self.arena.alloc_str(&text));
         Some(self.object(vec![(Text::raw("$ref"), Node::Str(text))]))
@@ -387,10 +416,10 @@ mod tests {
     use bumpalo::Bump;
     use serde_json::{json, Map, Value};
 
-    use crate::convert::{convert, convert_json, ConvertOptions};
+    use crate::convert::{convert, convert_json, convert_json_detailed, ConvertOptions};
     use crate::fast::{passed_through, Node};
-    use crate::providers::Provider;
-    use crate::schema::refs::inline_refs_shared;
+    use crate::providers::{GeminiMode, Provider};
+    use crate::schema::refs::{inline_refs, inline_refs_shared};
     use crate::schema::{Cx, Limits};
 
     /// The general path's inlining of `schema`, with its shared expansions; `None` for an error.
@@ -432,7 +461,35 @@ mod tests {
             passed.push(passed_through(&text, provider, &opts.schema) == 1);
         }
         assert!(inlined.is_some() || !passed[0], "lowered without being inlined here: {schema}");
+        // parametersJsonSchema: the tree read through the placeholders is `inline_refs`'s, and
+        // the output and the report are the general path's.
+        if let Some(expanded) = expanded(&schema, limits) {
+            assert_eq!(Some(expanded), inline_refs(&schema, &mut Cx::new(limits)).ok(), "{schema}");
+        }
+        opts.schema.gemini_mode = GeminiMode::JsonSchema;
+        let general = convert(tools.clone(), Provider::Gemini, &opts);
+        match (convert_json_detailed(&text, Provider::Gemini, &opts), &general) {
+            (Ok(f), Ok(g)) => {
+                assert_eq!(f.tools, g.tools.to_string(), "{schema}");
+                assert!(f.report == g.report, "{schema}");
+            }
+            (Err(f), Err(g)) => assert_eq!(f.code, g.code),
+            (fast, _) => panic!("{fast:?} against {general:?}"),
+        }
+        match (convert_json(&text, Provider::Gemini, &opts), &general) {
+            (Ok(f), Ok(g)) => assert_eq!(f, g.tools.to_string()),
+            (Err(f), Err(g)) => assert_eq!(f.code, g.code),
+            (fast, _) => panic!("{fast:?} against {general:?}"),
+        }
         inlined.is_some() && passed[0]
+    }
+
+    /// The parametersJsonSchema inlining here, as a value.
+    fn expanded(schema: &Value, limits: Limits) -> Option<Value> {
+        let arena = Bump::new();
+        let text = schema.to_string();
+        let node = crate::fast::read::read(&text, &arena).unwrap();
+        super::inline_expanded(arena.alloc(node), &arena, limits, false).map(|n| n.to_value())
     }
 
     fn tree() -> Value {
@@ -537,6 +594,8 @@ mod tests {
                 with_refs += 1;
                 if let Some(mine) = here(schema, Limits::default()) {
                     assert_eq!(Some(mine), general(schema, Limits::default()), "{}", tool["name"]);
+                    let whole = inline_refs(schema, &mut Cx::new(Limits::default())).ok();
+                    assert_eq!(expanded(schema, Limits::default()), whole, "{}", tool["name"]);
                     inlined += 1;
                 }
             }

@@ -529,7 +529,7 @@ mod tests {
         let general = convert(tools, provider, &opts).unwrap();
         assert_eq!(fast, general.tools.to_string());
         let schema_opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
-        let took = match prepare(&text, &bumpalo::Bump::new(), provider, &schema_opts).unwrap().pass.remove(0) {
+        let took = match prepare(&text, &bumpalo::Bump::new(), provider, &schema_opts, false).unwrap().pass.remove(0) {
             Some(p) => match p {
                 Passed::Strict { .. } => Took::Strict,
                 Passed::AsIs(..) => Took::NotStrict,
@@ -610,7 +610,7 @@ mod tests {
             let text = json!([{ "name": "t", "inputSchema": schema }]).to_string();
             let opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
             let arena = bumpalo::Bump::new();
-            let Some(Some(p)) = prepare(&text, &arena, Provider::Anthropic, &opts).unwrap().pass.pop() else { panic!("not on the borrowed tree: {schema}") };
+            let Some(Some(p)) = prepare(&text, &arena, Provider::Anthropic, &opts, false).unwrap().pass.pop() else { panic!("not on the borrowed tree: {schema}") };
             let Passed::Strict { costs, text, .. } = p else { panic!("not strict: {schema}") };
             let written: Value = serde_json::from_slice(&text).unwrap();
             assert_eq!(costs, crate::providers::anthropic::strict_costs(&written), "{schema}");
