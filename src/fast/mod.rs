@@ -51,6 +51,8 @@ mod recursion;
 mod refs;
 mod strict;
 
+use refs::StrictInlining;
+
 /// A borrowed JSON tree: strings point into the input unless they hold escapes, containers
 /// are slices of an arena ([`Bump`]) that the conversion drops at its end all at once, so that
 /// no node is ever freed by itself.
@@ -466,7 +468,18 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
                 let outcome = match strict {
                     false => Some(strict::Outcome::NotStrict),
                     // With references: only when the strict inlining would stop at a recursive one.
-                    true if refs => recursion::stops_at_recursion(&node, opts.limits).then_some(strict::Outcome::NotStrict),
+                    // With references: inlined first, as the general path inlines them.
+                    true if refs => {
+                        let outcome = match recursion::strict_inlining(schema, &scratch, opts.limits) {
+                            StrictInlining::Stops => Some(strict::Outcome::NotStrict),
+                            StrictInlining::Inlined(tree) if is_clean(&tree, &mut Levels::new(provider, opts)) => {
+                                strict::lower_root(&tree, &mut Levels::new(provider, opts), provider)
+                            }
+                            _ => None,
+                        };
+                        scratch.reset();
+                        outcome
+                    }
                     true => strict::lower_root(&node, &mut Levels::new(provider, opts), provider),
                 };
                 match outcome {
@@ -804,8 +817,8 @@ mod tests {
         assert!(!applies(Provider::OpenAi, &strict, true), "strict mode changes schemas, which a report lists");
         assert!(applies(Provider::OpenAi, &strict, false), "...and fast::strict writes them without a report");
         assert!(applies(Provider::Anthropic, &strict, false) && !applies(Provider::Anthropic, &strict, true));
-        // OpenAI strict mode inlines references: the general path does.
-        assert!(prepare(&text, &Bump::new(), Provider::OpenAi, &strict, false).unwrap().pass[0].is_none());
+        // OpenAI strict mode inlines references (fast::refs), then writes the strict schema.
+        assert!(matches!(prepare(&text, &Bump::new(), Provider::OpenAi, &strict, false).unwrap().pass[0], Some(Passed::Strict { .. })));
     }
 
     #[test]

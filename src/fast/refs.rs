@@ -62,20 +62,57 @@ pub(crate) fn inline<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits) ->
 
 /// `expand`: each shared expansion in the places of its placeholders.
 fn inline_with<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits, expand: bool) -> Option<Inlined<'s>> {
-    let Node::Obj(entries) = root else { return None };
-    let has = |key: &str| entries.iter().any(|(k, _)| k == key);
-    let object = entries.iter().any(|(k, v)| k == "type" && matches!(v, Node::Str(t) if t == "object"));
-    if !object || !matches!(root.get("properties"), Some(Node::Obj(_))) || ["$ref", "anyOf", "oneOf", "allOf"].iter().any(|k| has(k)) {
+    if !matches!(root.get("properties"), Some(Node::Obj(_))) {
         return None;
     }
-    if !contains_ref(root, 0) {
-        return None;
+    let mut st = State::new(root, arena, limits, count_nodes(root, 0))?;
+    st.expand = expand;
+    let root = st.resolve(root, true)?;
+    let quiet = !st.noted && st.cut == 0;
+    Some(Inlined { root, expansions: st.entries.into_iter().map(|e| e.expanded).collect(), quiet })
+}
+
+/// What the strict modes' inlining does with a schema.
+pub(crate) enum StrictInlining<'s> {
+    /// It stops at a recursive reference: the schema cannot be strict.
+    Stops,
+    /// It inlines every reference with nothing to record: the tree, as [`inline_expanded`].
+    Inlined(Node<'s>),
+    /// Anything else: the general path decides.
+    Undecided,
+}
+
+/// The strict modes' inlining (`refs::inline_refs_unless_recursive`, on the schema's
+/// non-strict form, whose objects `base_objects` counts) of a schema `is_clean` accepted: the
+/// inlining here, stopping where that one stops. A limit, a cut for the budget or a reference
+/// that does not resolve here leave it [`StrictInlining::Undecided`] (unless a recursive
+/// reference stops it first).
+pub(crate) fn strict_inlining<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits, base_objects: usize) -> StrictInlining<'s> {
+    let Some(mut st) = State::new(root, arena, limits, base_objects) else { return StrictInlining::Undecided };
+    (st.stop, st.expand) = (true, true);
+    match st.resolve(root, true) {
+        _ if st.stopped => StrictInlining::Stops,
+        Some(tree) if st.cut == 0 && !st.noted => StrictInlining::Inlined(tree),
+        _ => StrictInlining::Undecided,
     }
-    let mut st = State {
-        root,
-        arena,
-        limits,
-        soft_budget: (count_nodes(root, 0) * 4).max(2_000),
+}
+
+impl<'s> State<'s> {
+    /// The state for inlining `root`, whose objects `count_nodes` counts; `None` unless the
+    /// root is one the steps before the inlining leave as it is (an object, no root `$ref` or
+    /// combinator) and holds a reference the general path inlines (`walk::contains_ref`).
+    fn new(root: &'s Node<'s>, arena: &'s Bump, limits: Limits, count_nodes: usize) -> Option<Self> {
+        let Node::Obj(entries) = root else { return None };
+        let has = |key: &str| entries.iter().any(|(k, _)| k == key);
+        let object = entries.iter().any(|(k, v)| k == "type" && matches!(v, Node::Str(t) if t == "object"));
+        if !object || ["$ref", "anyOf", "oneOf", "allOf"].iter().any(|k| has(k)) || !contains_ref(root, 0) {
+            return None;
+        }
+        Some(State {
+            root,
+            arena,
+            limits,
+            soft_budget: (count_nodes * 4).max(2_000),
         stack: Vec::new(),
         cut: 0,
         ids: HashMap::new(),
@@ -85,14 +122,14 @@ fn inline_with<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits, expand: 
         entries: Vec::new(),
         by_ref: Vec::new(),
         nodes: 0,
-        depth: 0,
-        peak: 0,
-        expand,
-        noted: false,
-    };
-    let root = st.resolve(root, true)?;
-    let quiet = !st.noted && st.cut == 0;
-    Some(Inlined { root, expansions: st.entries.into_iter().map(|e| e.expanded).collect(), quiet })
+            depth: 0,
+            peak: 0,
+            expand: false,
+            noted: false,
+            stop: false,
+            stopped: false,
+        })
+    }
 }
 
 /// `walk::contains_ref`.
@@ -184,6 +221,10 @@ struct State<'s> {
     expand: bool,
     /// Whether a recursive reference was cut or one could not be resolved.
     noted: bool,
+    /// Stop at the first recursive reference cut (see [`stops_at_recursion`]), and whether
+    /// that happened; a reference that cannot be resolved here then ends the work too.
+    stop: bool,
+    stopped: bool,
 }
 
 /// `refs::Entry`.
@@ -300,6 +341,7 @@ impl<'s> State<'s> {
         let siblings: Entries<'s> = self.arena.alloc_slice_fill_iter(siblings);
         let target = match lookup(self.root, reference) {
             Target::Found(target) => target,
+            Target::Missing if self.stop => return None,
             Target::Missing => {
                 self.noted = true;
                 return self.resolve_object(siblings, false);
@@ -315,6 +357,9 @@ impl<'s> State<'s> {
             let name = if name.is_empty() || name == "#" { "the root schema" } else { name };
             if over_budget {
                 self.cut += 1;
+            } else if self.stop {
+                self.stopped = true;
+                return None;
             } else {
                 self.noted = true;
             }

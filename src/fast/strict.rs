@@ -674,9 +674,40 @@ mod tests {
     }
 
     #[test]
-    fn what_the_general_path_rewrites_goes_its_way() {
+    fn references_are_inlined_first() {
+        let user = json!({"type": "object", "properties": {"id": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}}});
         for schema in [
             json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}),
+            // Shared, in items, with siblings, through a pointer, a reference to a reference.
+            json!({"type": "object", "$defs": {"U": user, "V": {"$ref": "#/$defs/U"}},
+                   "properties": {"a": {"$ref": "#/$defs/U"}, "b": {"$ref": "#/$defs/V"}, "c": {"type": "array", "items": {"$ref": "#/$defs/U"}},
+                                  "d": {"$ref": "#/$defs/U", "description": "with a sibling"}, "e": {"$ref": "#/properties/a"},
+                                  "f": {"anyOf": [{"$ref": "#/$defs/U"}, {"type": "null"}]}}}),
+        ] {
+            for provider in [Provider::OpenAi, Provider::Anthropic] {
+                assert_eq!(strict_for(provider, schema.clone()).1, Took::Strict, "{provider:?}: {schema}");
+            }
+        }
+        // Inlined, then not strict for another reason: the schema as it is.
+        let open = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "object", "additionalProperties": {"type": "string"}}}});
+        assert_eq!(strict(open).1, Took::NotStrict);
+        // What the inlining records goes the general way: an unresolvable reference, a cut for
+        // the expansion budget.
+        let missing = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}, "b": {"type": "string"}}});
+        assert_eq!(strict(missing).1, Took::General);
+        let mut defs = serde_json::Map::new();
+        for i in 0..12 {
+            let props: serde_json::Map<String, Value> = (0..6).map(|j| (format!("p{j}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}))).collect();
+            defs.insert(format!("d{i}"), json!({"type": "object", "properties": props}));
+        }
+        defs.insert("d12".into(), json!({"type": "string"}));
+        let wide = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs});
+        assert_eq!(strict(wide).1, Took::General);
+    }
+
+    #[test]
+    fn what_the_general_path_rewrites_goes_its_way() {
+        for schema in [
             json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}}),
             json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}),
             json!({"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}),
