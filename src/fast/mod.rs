@@ -549,8 +549,10 @@ struct Levels<'s> {
     vertex: bool,
     /// Whether `clean_node` met an object node that [`Node::write_schema`] gives `properties: {}`.
     adds_properties: bool,
-    /// The shared `$ref` expansions of a schema inlined by the general path ([`lower_inlined`]).
+    /// The shared `$ref` expansions of a schema inlined with sharing ([`refs`], or the general
+    /// path for [`lower_inlined`]).
     splicing: Option<Splicing<'s>>,
+    /// The limits in force, for the general lowering of a subschema ([`gemini`]).
     limits: Limits,
     /// Whether the general lowering of a subschema failed ([`gemini`]): nothing above it is
     /// tried again.
