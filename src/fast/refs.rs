@@ -1,20 +1,28 @@
-//! `$ref` inlining on the borrowed tree, for Gemini's `parameters`.
+//! `$ref` inlining on the borrowed tree.
 //!
-//! The general path reads a schema with references into a [`Value`](serde_json::Value),
-//! inlines them there ([`crate::schema::refs::inline_refs_shared`]: every expansion a copy,
-//! every key an owned string and a hash), then lays a borrowed tree over the result to lower it
-//! ([`super::lower_inlined`]). [`lower`] does the same inlining on the [`Node`] tree instead:
-//! an unchanged subtree is the input's own slice, not a copy, and the expansions live in a
-//! scratch arena dropped once the schema is written.
+//! The general path reads a schema with references into a [`Value`](serde_json::Value) and
+//! inlines them there ([`crate::schema::refs`]: every expansion a copy, every key an owned
+//! string and a hash). This module does the same inlining on the [`Node`] tree instead: an
+//! unchanged subtree is the input's own slice, not a copy, and what it builds lives in an arena.
+//! It serves three uses, for conversions the pass-through path takes:
 //!
-//! It is a port of `refs::inline` with sharing, step for step: the same references in the same
-//! order, the same expansion budget, unrolling and cuts, the same shared expansions under the
-//! same numbers, and the same node and depth counts, so the tree it gives is the one the
-//! general path lowers and the text the same byte for byte. It takes only schemas on which the
-//! steps before the inlining (`process_json_schema`, `merge_root_combinators`) do nothing: an
-//! object root with `properties`, no root `$ref` and no root combinator. Anything it does not
-//! take the same way (a limit reached, a reference with `%` or `~` to decode) sends the schema
-//! the general way, whose errors stay the same. The tests compare the trees and the outputs.
+//! - Gemini `parameters` ([`lower`]): inlined with shared expansions left as placeholders
+//!   (`refs::inline_refs_shared`), then lowered with each expansion lowered once and spliced in.
+//! - Gemini `parametersJsonSchema` ([`inline_expanded`]): the tree read through the
+//!   placeholders (`refs::inline_refs`), each shared expansion one subtree that every place
+//!   points to.
+//! - The strict modes ([`strict_inlining`]): the inlining of the non-strict form, stopping at
+//!   the first recursive reference it cuts (`refs::inline_refs_unless_recursive`).
+//!
+//! It is a port of `refs::inline`, step for step: the same references in the same order, the
+//! same expansion budget, unrolling and cuts, the same shared expansions under the same numbers,
+//! and the same node and depth counts, so the tree it gives is the general path's and the text
+//! written from it the same byte for byte. It takes only schemas on which the steps before the
+//! inlining (`process_json_schema`, `merge_root_combinators`) do nothing: an object root with
+//! no root `$ref` and no root combinator (and with `properties`, but for the strict modes, whose
+//! budget is counted on the non-strict form). Anything it does not take the same way (a limit
+//! reached, a reference with `%` or `~` to decode) sends the schema the general way, whose errors
+//! stay the same. The tests compare the trees and the outputs.
 
 use std::collections::HashMap;
 
@@ -97,41 +105,6 @@ pub(crate) fn strict_inlining<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: L
     }
 }
 
-impl<'s> State<'s> {
-    /// The state for inlining `root`, whose objects `count_nodes` counts; `None` unless the
-    /// root is one the steps before the inlining leave as it is (an object, no root `$ref` or
-    /// combinator) and holds a reference the general path inlines (`walk::contains_ref`).
-    fn new(root: &'s Node<'s>, arena: &'s Bump, limits: Limits, count_nodes: usize) -> Option<Self> {
-        let Node::Obj(entries) = root else { return None };
-        let has = |key: &str| entries.iter().any(|(k, _)| k == key);
-        let object = entries.iter().any(|(k, v)| k == "type" && matches!(v, Node::Str(t) if t == "object"));
-        if !object || ["$ref", "anyOf", "oneOf", "allOf"].iter().any(|k| has(k)) || !contains_ref(root, 0) {
-            return None;
-        }
-        Some(State {
-            root,
-            arena,
-            limits,
-            soft_budget: (count_nodes * 4).max(2_000),
-        stack: Vec::new(),
-        cut: 0,
-        ids: HashMap::new(),
-        log: Vec::new(),
-        mark: Vec::new(),
-        stamp: 0,
-        entries: Vec::new(),
-        by_ref: Vec::new(),
-        nodes: 0,
-            depth: 0,
-            peak: 0,
-            expand: false,
-            noted: false,
-            stop: false,
-            stopped: false,
-        })
-    }
-}
-
 /// `walk::contains_ref`.
 fn contains_ref(node: &Node, depth: usize) -> bool {
     if depth > 512 {
@@ -162,7 +135,7 @@ fn count_nodes(node: &Node, depth: usize) -> usize {
 }
 
 /// Where a reference leads.
-pub(crate) enum Target<'n, 'a> {
+enum Target<'n, 'a> {
     Found(&'n Node<'a>),
     /// `refs::lookup` finds nothing there.
     Missing,
@@ -172,7 +145,7 @@ pub(crate) enum Target<'n, 'a> {
 
 /// `refs::lookup` for the references it reads without decoding (`#` and `#/a/b` with no `%`
 /// or `~`).
-pub(crate) fn lookup<'n, 'a>(root: &'n Node<'a>, reference: &str) -> Target<'n, 'a> {
+fn lookup<'n, 'a>(root: &'n Node<'a>, reference: &str) -> Target<'n, 'a> {
     let Some(fragment) = reference.strip_prefix('#') else { return Target::Missing };
     if fragment.is_empty() {
         return Target::Found(root);
@@ -241,6 +214,39 @@ const MAX_LOG: usize = 1 << 20;
 type Entries<'s> = &'s [(Text<'s>, Node<'s>)];
 
 impl<'s> State<'s> {
+    /// The state for inlining `root`, whose objects `count_nodes` counts; `None` unless the
+    /// root is one the steps before the inlining leave as it is (an object, no root `$ref` or
+    /// combinator) and holds a reference the general path inlines (`walk::contains_ref`).
+    fn new(root: &'s Node<'s>, arena: &'s Bump, limits: Limits, count_nodes: usize) -> Option<Self> {
+        let Node::Obj(entries) = root else { return None };
+        let has = |key: &str| entries.iter().any(|(k, _)| k == key);
+        let object = entries.iter().any(|(k, v)| k == "type" && matches!(v, Node::Str(t) if t == "object"));
+        if !object || ["$ref", "anyOf", "oneOf", "allOf"].iter().any(|k| has(k)) || !contains_ref(root, 0) {
+            return None;
+        }
+        Some(State {
+            root,
+            arena,
+            limits,
+            soft_budget: (count_nodes * 4).max(2_000),
+            stack: Vec::new(),
+            cut: 0,
+            ids: HashMap::new(),
+            log: Vec::new(),
+            mark: Vec::new(),
+            stamp: 0,
+            entries: Vec::new(),
+            by_ref: Vec::new(),
+            nodes: 0,
+            depth: 0,
+            peak: 0,
+            expand: false,
+            noted: false,
+            stop: false,
+            stopped: false,
+        })
+    }
+
     fn id(&mut self, reference: &'s str) -> usize {
         let next = self.ids.len();
         *self.ids.entry(reference).or_insert(next)
