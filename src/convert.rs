@@ -641,6 +641,7 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
     let schema = |out: &mut Vec<u8>, schema: Option<Value>| match (pass, schema) {
         _ if leave_out => out.extend_from_slice(b"null"),
         (Some(Passed::AsIs(node, _)), _) => node.write_schema(out),
+        (Some(Passed::Written(text)), _) => out.extend_from_slice(text),
         (Some(Passed::Strict { text, base, .. }), _) => {
             if c.strict == Some(true) {
                 out.extend_from_slice(text)

@@ -212,7 +212,31 @@ impl Node<'_> {
     /// (last, as a map insert does) to every object node without one. Subschemas are found as
     /// [`crate::schema::walk::for_each_subschema_mut`] finds them.
     pub(crate) fn write_schema(&self, out: &mut Vec<u8>) {
+        self.write_spliced(out, &mut None);
+    }
+
+    /// [`Node::write_schema`] of a tree whose shared expansions stand as placeholders (see
+    /// [`refs`]): each written the first time it is met, its text copied in afterwards.
+    fn write_spliced(&self, out: &mut Vec<u8>, splice: &mut Splice) {
         let Node::Obj(entries) = self else { return self.write(out) };
+        if let (Some((expansions, texts)), [(key, Node::Str(value))]) = (splice.as_mut(), &entries[..]) {
+            if let Some(i) = Shared::placeholder_entry(key, value) {
+                if let Some(Some(text)) = texts.get(i) {
+                    return out.extend_from_slice(text);
+                }
+                let Some(expansion) = expansions.get(i) else { return };
+                let start = out.len();
+                expansion.write_spliced(out, splice);
+                let text = out[start..].to_vec();
+                if let Some((_, texts)) = splice.as_mut() {
+                    if texts.len() <= i {
+                        texts.resize_with(i + 1, || None);
+                    }
+                    texts[i] = Some(text);
+                }
+                return;
+            }
+        }
         out.push(b'{');
         let (mut object, mut has_properties) = (false, false);
         for (i, (k, v)) in entries.iter().enumerate() {
@@ -231,7 +255,7 @@ impl Node<'_> {
                         }
                         write_str(out, name);
                         out.push(b':');
-                        sub.write_schema(out);
+                        sub.write_spliced(out, splice);
                     }
                     out.push(b'}');
                 }
@@ -241,11 +265,11 @@ impl Node<'_> {
                         if j > 0 {
                             out.push(b',');
                         }
-                        sub.write_schema(out);
+                        sub.write_spliced(out, splice);
                     }
                     out.push(b']');
                 }
-                (Keyword::Single | Keyword::Items, sub) => sub.write_schema(out),
+                (Keyword::Single | Keyword::Items, sub) => sub.write_spliced(out, splice),
                 (_, value) => {
                     // `type` is or lists "object" (crate::schema::lower::is_object_node).
                     if k == "type" {
@@ -269,6 +293,10 @@ impl Node<'_> {
         out.push(b'}');
     }
 }
+
+/// The shared expansions of a tree [`Node::write_spliced`] writes, and the text of each once
+/// written.
+type Splice<'n> = Option<(&'n [Node<'n>], Vec<Option<Vec<u8>>>)>;
 
 /// A string as serde_json writes it. Raw text was read without unescaping, so it holds no
 /// `"`, `\\` or control character (JSON text cannot hold them raw) and is copied as it is.
@@ -339,6 +367,9 @@ pub(crate) enum Passed<'a> {
     AsIs(Node<'a>, bool),
     /// Gemini `parameters`, already written; `None` when the tool has no `parameters`.
     Lowered(Option<Vec<u8>>),
+    /// Gemini `parametersJsonSchema` with its references inlined, already written
+    /// ([`refs::write_json_schema`]).
+    Written(Vec<u8>),
     /// A strict schema (OpenAI, Anthropic), already written ([`strict`]).
     Strict {
         /// The strict schema.
@@ -460,10 +491,9 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
             } else if unique && json_schema && refs {
                 // Gemini's parametersJsonSchema inlines references, then takes the tree as the
                 // other dialects do.
-                match refs::inline_expanded(schema, arena, limits, with_report) {
-                    Some(tree) if is_clean(&tree, &mut levels) => Ok(Passed::AsIs(tree, false)),
-                    _ => Err(node),
-                }
+                let text = refs::write_json_schema(schema, &scratch, &mut Levels::new(provider, opts), with_report);
+                scratch.reset();
+                text.map(Passed::Written).ok_or(node)
             } else if unique && !lowers && is_clean(&node, &mut levels) {
                 let outcome = match strict {
                     false => Some(strict::Outcome::NotStrict),
@@ -632,8 +662,14 @@ fn is_clean(root: &Node, levels: &mut Levels) -> bool {
 /// One node under [`crate::providers::fix_structure`]'s rules.
 fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     let Node::Obj(entries) = node else { return true };
+    if let (Some(_), [(key, Node::Str(value))]) = (&levels.splicing, &entries[..]) {
+        if let Some(i) = Shared::placeholder_entry(key, value) {
+            return clean_shared(i, levels);
+        }
+    }
     levels.depth += 1;
     levels.nodes += 1;
+    levels.peak = levels.peak.max(levels.depth);
     if levels.depth > levels.max_depth || levels.nodes > levels.max_nodes {
         return false;
     }
@@ -703,6 +739,38 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
         }
     }
     levels.depth -= 1;
+    true
+}
+
+/// [`clean_node`] on shared expansion `i` (see [`refs`]): walked the first time, with the nodes
+/// and levels that took; afterwards counted as that walk where it fits the limits, as the
+/// general path reuses its rewrite of a shared expansion (`refs::Shared::rewrite`).
+fn clean_shared(i: usize, levels: &mut Levels) -> bool {
+    let Some(splicing) = levels.splicing.as_ref() else { return false };
+    let expansions = splicing.expansions;
+    if let Some(Some(w)) = splicing.written.get(i) {
+        let (nodes, height) = (w.nodes, w.height);
+        if levels.nodes + nodes > levels.max_nodes || levels.depth + height > levels.max_depth {
+            return false;
+        }
+        levels.nodes += nodes;
+        levels.peak = levels.peak.max(levels.depth + height);
+        return true;
+    }
+    let Some(node) = expansions.get(i) else { return false };
+    let (nodes, outer_peak) = (levels.nodes, std::mem::replace(&mut levels.peak, levels.depth));
+    if !clean_node(node, levels) {
+        return false;
+    }
+    let height = levels.peak - levels.depth;
+    levels.peak = levels.peak.max(outer_peak);
+    // The text is written later, by `Node::write_spliced`.
+    let written = Written { text: Rc::from(&[][..]), nodes: levels.nodes - nodes, height };
+    let Some(splicing) = levels.splicing.as_mut() else { return false };
+    if splicing.written.len() <= i {
+        splicing.written.resize_with(i + 1, || None);
+    }
+    splicing.written[i] = Some(written);
     true
 }
 
@@ -809,8 +877,8 @@ mod tests {
         for with_report in [false, true] {
             let arena = Bump::new();
             let pass = prepare(&text, &arena, Provider::Gemini, &json_schema, with_report).unwrap().pass.remove(0);
-            let Some(Passed::AsIs(node, false)) = pass else { panic!("not inlined on the borrowed tree") };
-            assert_eq!(node.to_value(), json!({"type":"object","properties":{"a":{"type":"string"}}}));
+            let Some(Passed::Written(text)) = pass else { panic!("not inlined on the borrowed tree") };
+            assert_eq!(text, br#"{"type":"object","properties":{"a":{"type":"string"}}}"#);
         }
         assert!(!applies(Provider::Gemini, &SchemaOptions::default(), true), "parameters mode changes schemas, which a report lists");
         assert!(applies(Provider::Gemini, &SchemaOptions::default(), false), "...and fast::gemini lowers without a report");

@@ -52,13 +52,29 @@ pub(crate) struct Inlined<'s> {
     pub(crate) quiet: bool,
 }
 
-/// `refs::inline_refs` for Gemini's `parametersJsonSchema`, whose schemas are written as
-/// trees: the tree [`inline`] gives, read through its placeholders. Each shared expansion is
-/// one subtree that every place using it points to, so nothing is copied; the tree is written
-/// out in full. `None` as for [`inline`], or when the general path would record something
-/// (`quiet`, see [`Inlined`]) and a report is kept.
-pub(crate) fn inline_expanded<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits, with_report: bool) -> Option<Node<'s>> {
-    inline_with(root, arena, limits, true).filter(|i| i.quiet || !with_report).map(|i| i.root)
+/// Gemini `parametersJsonSchema` for a schema with references (`levels` fresh), as the general
+/// path writes it: inlined with shared expansions, accepted by `is_clean` with each expansion
+/// walked once and counted wherever it is used, and written with each expansion written once
+/// and copied in wherever it is used. `None` as for [`inline`], when `is_clean` refuses, or
+/// when the general path would record something (`quiet`, see [`Inlined`]) and a report is kept.
+pub(crate) fn write_json_schema<'s>(root: &'s Node<'s>, arena: &'s Bump, levels: &mut Levels<'s>, with_report: bool) -> Option<Vec<u8>> {
+    let inlined = inline(root, arena, levels.limits).filter(|i| i.quiet || !with_report)?;
+    let expansions = arena.alloc_slice_fill_iter(inlined.expansions);
+    levels.splicing = Some(Splicing { expansions, written: Vec::new() });
+    let root = arena.alloc(inlined.root);
+    if !super::is_clean(root, levels) {
+        return None;
+    }
+    let mut out = Vec::new();
+    root.write_spliced(&mut out, &mut Some((expansions, Vec::new())));
+    Some(out)
+}
+
+/// `refs::inline_refs`: the tree [`inline`] gives, read through its placeholders, each shared
+/// expansion one subtree that every place using it points to.
+#[cfg(test)]
+fn inline_expanded<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits) -> Option<Node<'s>> {
+    inline_with(root, arena, limits, true).map(|i| i.root)
 }
 
 /// `refs::inline_refs_shared` on a schema that reaches it unchanged (see the module's doc), or
@@ -540,7 +556,7 @@ mod tests {
         let arena = Bump::new();
         let text = schema.to_string();
         let node = crate::fast::read::read(&text, &arena).unwrap();
-        super::inline_expanded(arena.alloc(node), &arena, limits, false).map(|n| n.to_value())
+        super::inline_expanded(arena.alloc(node), &arena, limits).map(|n| n.to_value())
     }
 
     fn tree() -> Value {
@@ -609,6 +625,30 @@ mod tests {
         assert!(!same(schema.clone(), Limits { max_nodes: 300, ..Limits::default() }));
         assert!(!same(schema, Limits { max_depth: 6, ..Limits::default() }));
         assert!(!same(tree(), Limits { max_depth: 3, ..Limits::default() }));
+    }
+
+    /// Shared expansions counted wherever they are used: at every limit around the schema's
+    /// own figures, the general path's output or error, for `parameters` and
+    /// `parametersJsonSchema`.
+    #[test]
+    fn limits_are_met_as_the_general_path_meets_them() {
+        let user = json!({"type": "object", "properties": {"id": {"type": "string"}, "n": {"type": "object", "properties": {"x": {"type": "integer"}}}}});
+        let schema = json!({"type": "object", "$defs": {"U": user},
+                            "properties": {"a": {"$ref": "#/$defs/U"}, "b": {"$ref": "#/$defs/U"}, "c": {"type": "array", "items": {"$ref": "#/$defs/U"}},
+                                           "d": {"type": "object", "properties": {"e": {"$ref": "#/$defs/U"}}}}});
+        assert!(same(schema.clone(), Limits::default()));
+        for max_depth in 1..8 {
+            same(schema.clone(), Limits { max_depth, ..Limits::default() });
+        }
+        // Twelve uses of a four-object expansion: more schema nodes once inlined than the tool
+        // has JSON values, so that the schema's own count decides.
+        let mut wide = schema;
+        for i in 0..12 {
+            wide["properties"][format!("r{i}")] = json!({"$ref": "#/$defs/U"});
+        }
+        for max_nodes in 1..80 {
+            same(wide.clone(), Limits { max_nodes, ..Limits::default() });
+        }
     }
 
     #[test]

@@ -533,7 +533,7 @@ mod tests {
             Some(p) => match p {
                 Passed::Strict { .. } => Took::Strict,
                 Passed::AsIs(..) => Took::NotStrict,
-                Passed::Lowered(_) => unreachable!(),
+                Passed::Lowered(_) | Passed::Written(_) => unreachable!(),
             },
             None => Took::General,
         };
