@@ -22,11 +22,12 @@
 //!
 //! Gemini's `parameters` and the strict modes of OpenAI and Anthropic rewrite every schema, but
 //! for most of them only node by node: `gemini` and `strict` do those rewrites on the [`Node`]
-//! tree, for conversions without a change log; `refs` inlines references on it for Gemini. A
-//! schema with a recursive `$ref` cannot be strict:
-//! `recursion` finds the ones the strict inlining would give up on, which are then sent as
-//! they are. `read` is the reader of the tree, and the tree lives in an arena ([`Bump`]) that
-//! is freed when the conversion is written.
+//! tree, for conversions without a change log. `refs` inlines references on the tree as the
+//! general path inlines them, for both Gemini schema fields and the strict modes; a schema with
+//! a recursive `$ref` cannot be strict, and `recursion` gives the strict inlining the budget of
+//! the non-strict form, so that the ones it gives up on are sent as they are. `read` is the
+//! reader of the tree, and the tree lives in an arena ([`Bump`]) that is freed when the
+//! conversion is written.
 
 use std::borrow::Cow;
 use std::fmt;
