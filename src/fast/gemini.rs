@@ -152,24 +152,20 @@ fn lower<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Option<Lowered<'n, 
         }
         (levels.depth, levels.nodes, levels.peak) = counts;
     }
-    lower_general(node, levels)
+    lower_general(|| node.to_value(), levels)
 }
 
 /// A subschema outside the subset, lowered by the general lowering (`gemini::lower`) from
 /// where this one stands, counted as it counts, and written as the general path writes it
 /// there. `None` (and nothing more is tried above it) where that fails, would not be spliced in
 /// as it is (it accepts no value, or needs an argument plan), or holds shared expansions.
-fn lower_general<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
+/// `value` gives the subschema as the general lowering has it.
+fn lower_general<'n, 'a>(value: impl FnOnce() -> Value, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
     if levels.gave_up || levels.splicing.is_some() {
         return None;
     }
-    lower_value(node.to_value(), levels)
-}
-
-/// [`lower_general`] on the subschema's value.
-fn lower_value<'n, 'a>(value: Value, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
     let mut cx = Cx::resumed(levels.limits, levels.depth, levels.nodes);
-    let Some(schema) = gemini::lower_subschema(value, &mut cx, levels.vertex) else {
+    let Some(schema) = gemini::lower_subschema(value(), &mut cx, levels.vertex) else {
         levels.gave_up = true;
         return None;
     };
@@ -178,36 +174,14 @@ fn lower_value<'n, 'a>(value: Value, levels: &mut Levels) -> Option<Lowered<'n, 
     Some(Lowered(Map(vec![("", Item::General(schema))])))
 }
 
-/// `gemini::lower_shared`: shared expansion `i` lowered and written the first time, with the
-/// nodes and levels that took (`Cx::measured`); afterwards that text, counted as that work
-/// (`Cx::reuse`) where it fits the limits (`Cx::fits`). Where it does not, the general path
-/// lowers the expansion again and so exceeds a limit: `None`, as for any limit.
-fn lower_shared<'s>(i: usize, levels: &mut Levels<'s>) -> Option<Rc<[u8]>> {
-    let splicing = levels.splicing.as_ref()?;
-    let expansions: &'s [Node<'s>] = splicing.expansions;
-    if let Some(Some(super::Written { text, nodes, height })) = splicing.written.get(i) {
-        let (text, nodes, height) = (Rc::clone(text), *nodes, *height);
-        if levels.nodes + nodes > levels.max_nodes || levels.depth + height > levels.max_depth {
-            return None;
-        }
-        levels.nodes += nodes;
-        levels.peak = levels.peak.max(levels.depth + height);
-        return Some(text);
-    }
-    let node = expansions.get(i)?;
-    let (nodes, outer_peak) = (levels.nodes, std::mem::replace(&mut levels.peak, levels.depth));
-    let lowered = lower(node, levels)?;
-    let height = levels.peak - levels.depth;
-    levels.peak = levels.peak.max(outer_peak);
-    let mut text = Vec::new();
-    lowered.write(&mut text);
-    let text: Rc<[u8]> = text.into();
-    let written = &mut levels.splicing.as_mut()?.written;
-    if written.len() <= i {
-        written.resize_with(i + 1, || None);
-    }
-    written[i] = Some(super::Written { text: Rc::clone(&text), nodes: levels.nodes - nodes, height });
-    Some(text)
+/// `gemini::lower_shared`: shared expansion `i` lowered and written once, as [`Levels::shared`]
+/// does it.
+fn lower_shared(i: usize, levels: &mut Levels) -> Option<Rc<[u8]>> {
+    levels.shared(i, |node, levels| {
+        let mut text = Vec::new();
+        lower(node, levels)?.write(&mut text);
+        Some(text.into())
+    })
 }
 
 /// The root: `process_json_schema` (an object root as it is, `properties: {}` appended if
@@ -455,14 +429,14 @@ fn lower_union<'n, 'a>(
             None => {
                 // Outside the subset: the general lowering of the branch, as it has it.
                 (levels.depth, levels.nodes, levels.peak) = counts;
-                if levels.gave_up || levels.splicing.is_some() {
-                    return None;
-                }
-                let mut value = branch.to_value();
-                if let (Some(t), Value::Object(o)) = (inherits, &mut value) {
-                    o.insert("type".into(), Value::String(TYPES[t].into()));
-                }
-                lower_value(value, levels)?
+                let value = || {
+                    let mut value = branch.to_value();
+                    if let (Some(t), Value::Object(o)) = (inherits, &mut value) {
+                        o.insert("type".into(), Value::String(TYPES[t].into()));
+                    }
+                    value
+                };
+                lower_general(value, levels)?
             }
         };
         splice_union(l, &mut lowered);

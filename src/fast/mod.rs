@@ -590,8 +590,9 @@ struct Levels<'s> {
     gave_up: bool,
 }
 
-/// Shared `$ref` expansions ([`Shared`]) as `gemini::lower_shared` lowers them: each the first
-/// time it is met, then its text reused wherever it fits the limits.
+/// Shared `$ref` expansions ([`Shared`]) as `gemini::lower_shared` lowers them and `clean_node`
+/// walks them: each the first time it is met, then its result reused wherever it fits the
+/// limits ([`Levels::shared`]).
 struct Splicing<'s> {
     /// The expansions, by entry.
     expansions: &'s [Node<'s>],
@@ -599,14 +600,15 @@ struct Splicing<'s> {
     written: Vec<Option<Written>>,
 }
 
-/// A shared expansion lowered: its text, and the nodes and levels that took.
+/// A shared expansion done once ([`Levels::shared`]): its text (empty for `clean_node`'s walk,
+/// whose text `Node::write_spliced` writes), and the nodes and levels that took.
 struct Written {
     text: Rc<[u8]>,
     nodes: usize,
     height: usize,
 }
 
-impl Levels<'_> {
+impl<'s> Levels<'s> {
     fn new(provider: Provider, opts: &SchemaOptions) -> Self {
         Self {
             depth: 0,
@@ -622,6 +624,36 @@ impl Levels<'_> {
             vertex: provider == Provider::Vertex,
             adds_properties: false,
         }
+    }
+
+    /// Shared expansion `i` done by `work` the first time, its text kept with the nodes and
+    /// levels that took (`Cx::measured`); afterwards that text, counted as that work
+    /// (`Cx::reuse`) where it fits the limits (`Cx::fits`), as `refs::Shared::rewrite` reuses
+    /// the general path's rewrite. Where it does not fit, the general path does the work again
+    /// and so exceeds a limit: `None`, as for any limit, and as where `work` fails.
+    fn shared(&mut self, i: usize, work: impl FnOnce(&'s Node<'s>, &mut Self) -> Option<Rc<[u8]>>) -> Option<Rc<[u8]>> {
+        let splicing = self.splicing.as_ref()?;
+        let expansions = splicing.expansions;
+        if let Some(Some(Written { text, nodes, height })) = splicing.written.get(i) {
+            let (text, nodes, height) = (Rc::clone(text), *nodes, *height);
+            if self.nodes + nodes > self.max_nodes || self.depth + height > self.max_depth {
+                return None;
+            }
+            self.nodes += nodes;
+            self.peak = self.peak.max(self.depth + height);
+            return Some(text);
+        }
+        let node = expansions.get(i)?;
+        let (nodes, outer_peak) = (self.nodes, std::mem::replace(&mut self.peak, self.depth));
+        let text = work(node, self)?;
+        let height = self.peak - self.depth;
+        self.peak = self.peak.max(outer_peak);
+        let written = &mut self.splicing.as_mut()?.written;
+        if written.len() <= i {
+            written.resize_with(i + 1, || None);
+        }
+        written[i] = Some(Written { text: Rc::clone(&text), nodes: self.nodes - nodes, height });
+        Some(text)
     }
 
     /// `Cx::enter` for the lowerings: one schema level entered; `false` where the general path
@@ -743,36 +775,10 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     true
 }
 
-/// [`clean_node`] on shared expansion `i` (see [`refs`]): walked the first time, with the nodes
-/// and levels that took; afterwards counted as that walk where it fits the limits, as the
-/// general path reuses its rewrite of a shared expansion (`refs::Shared::rewrite`).
+/// [`clean_node`] on shared expansion `i` (see [`refs`]), as [`Levels::shared`] does it; its
+/// text is written later, by `Node::write_spliced`.
 fn clean_shared(i: usize, levels: &mut Levels) -> bool {
-    let Some(splicing) = levels.splicing.as_ref() else { return false };
-    let expansions = splicing.expansions;
-    if let Some(Some(w)) = splicing.written.get(i) {
-        let (nodes, height) = (w.nodes, w.height);
-        if levels.nodes + nodes > levels.max_nodes || levels.depth + height > levels.max_depth {
-            return false;
-        }
-        levels.nodes += nodes;
-        levels.peak = levels.peak.max(levels.depth + height);
-        return true;
-    }
-    let Some(node) = expansions.get(i) else { return false };
-    let (nodes, outer_peak) = (levels.nodes, std::mem::replace(&mut levels.peak, levels.depth));
-    if !clean_node(node, levels) {
-        return false;
-    }
-    let height = levels.peak - levels.depth;
-    levels.peak = levels.peak.max(outer_peak);
-    // The text is written later, by `Node::write_spliced`.
-    let written = Written { text: Rc::from(&[][..]), nodes: levels.nodes - nodes, height };
-    let Some(splicing) = levels.splicing.as_mut() else { return false };
-    if splicing.written.len() <= i {
-        splicing.written.resize_with(i + 1, || None);
-    }
-    splicing.written[i] = Some(written);
-    true
+    levels.shared(i, |node, levels| clean_node(node, levels).then(|| Rc::from(&[][..]))).is_some()
 }
 
 /// fix_properties_and_required on an object node: `properties` is an object without draft-3

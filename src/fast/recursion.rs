@@ -18,7 +18,7 @@
 
 use bumpalo::Bump;
 
-use super::refs::StrictInlining;
+use super::refs::{count_nodes, StrictInlining};
 use super::Node;
 use crate::schema::walk::{keyword, Keyword};
 use crate::schema::Limits;
@@ -27,7 +27,7 @@ use crate::schema::Limits;
 /// that its non-strict form is the tree plus `properties: {}` on object nodes without them).
 pub(crate) fn strict_inlining<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits) -> StrictInlining<'s> {
     // `refs::inline`'s budget counts the objects of the non-strict form.
-    super::refs::strict_inlining(root, arena, limits, base_objects(root))
+    super::refs::strict_inlining(root, arena, limits, base_objects(root, 0))
 }
 
 /// Whether the strict inlining stops at a recursive reference before anything else decides.
@@ -38,19 +38,25 @@ fn stops_at_recursion(root: &Node, arena: &Bump, limits: Limits) -> bool {
 }
 
 /// `refs::count_nodes` of the non-strict form of a schema that `is_clean` accepted: its
-/// objects, and the `properties: {}` that [`Node::write_schema`] adds, found as it finds them.
-fn base_objects(node: &Node) -> usize {
-    let Node::Obj(entries) = node else { return objects(node) };
+/// objects (past 256 levels a value counts as one, as there), and the `properties: {}` that
+/// [`Node::write_schema`] adds, found as it finds them.
+fn base_objects(node: &Node, depth: usize) -> usize {
+    let Node::Obj(entries) = node else { return count_nodes(node, depth) };
+    if depth > 256 {
+        return 1;
+    }
+    // A map or a list of subschemas, one level down, its members a level further.
+    let container = |members: usize| if depth + 1 > 256 { 1 } else { members };
     let mut n = 1;
     let (mut object, mut has_properties) = (false, false);
     for (k, v) in entries.iter() {
         match (keyword(k), v) {
             (Keyword::Map, Node::Obj(map)) => {
                 has_properties |= *k == "properties";
-                n += 1 + map.iter().map(|(_, sub)| base_objects(sub)).sum::<usize>();
+                n += container(1 + map.iter().map(|(_, sub)| base_objects(sub, depth + 2)).sum::<usize>());
             }
-            (Keyword::Array | Keyword::Items, Node::Arr(items)) => n += items.iter().map(base_objects).sum::<usize>(),
-            (Keyword::Single | Keyword::Items, sub) => n += base_objects(sub),
+            (Keyword::Array | Keyword::Items, Node::Arr(items)) => n += container(items.iter().map(|sub| base_objects(sub, depth + 2)).sum()),
+            (Keyword::Single | Keyword::Items, sub) => n += base_objects(sub, depth + 1),
             (_, value) => {
                 if *k == "type" {
                     object = match value {
@@ -60,20 +66,11 @@ fn base_objects(node: &Node) -> usize {
                     };
                 }
                 has_properties |= *k == "properties";
-                n += objects(value);
+                n += count_nodes(value, depth + 1);
             }
         }
     }
     n + usize::from(object && !has_properties)
-}
-
-/// The objects of a JSON value.
-fn objects(node: &Node) -> usize {
-    match node {
-        Node::Obj(entries) => 1 + entries.iter().map(|(_, v)| objects(v)).sum::<usize>(),
-        Node::Arr(items) => items.iter().map(objects).sum(),
-        _ => 0,
-    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use bumpalo::Bump;
 
 use super::gemini;
 use super::{Levels, Node, Splicing, Text};
-use crate::schema::refs::Shared;
+use crate::schema::refs::{cut_description, RefLog, Shared, MAX_LOG};
 use crate::schema::walk::{keyword, Keyword};
 use crate::schema::Limits;
 
@@ -92,7 +92,7 @@ fn inline_with<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits, expand: 
     let mut st = State::new(root, arena, limits, count_nodes(root, 0))?;
     st.expand = expand;
     let root = st.resolve(root, true)?;
-    let quiet = !st.noted && st.cut == 0;
+    let quiet = st.quiet();
     Some(Inlined { root, expansions: st.entries.into_iter().map(|e| e.expanded).collect(), quiet })
 }
 
@@ -116,7 +116,7 @@ pub(crate) fn strict_inlining<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: L
     (st.stop, st.expand) = (true, true);
     match st.resolve(root, true) {
         _ if st.stopped => StrictInlining::Stops,
-        Some(tree) if st.cut == 0 && !st.noted => StrictInlining::Inlined(tree),
+        Some(tree) if st.quiet() => StrictInlining::Inlined(tree),
         _ => StrictInlining::Undecided,
     }
 }
@@ -139,7 +139,7 @@ fn contains_ref(node: &Node, depth: usize) -> bool {
 }
 
 /// `refs::count_nodes`: the objects of a JSON value, those past 256 levels counted as one.
-fn count_nodes(node: &Node, depth: usize) -> usize {
+pub(crate) fn count_nodes(node: &Node, depth: usize) -> usize {
     if depth > 256 {
         return 1;
     }
@@ -197,9 +197,7 @@ struct State<'s> {
     stack: Vec<usize>,
     cut: usize,
     ids: HashMap<&'s str, usize>,
-    log: Vec<usize>,
-    mark: Vec<u32>,
-    stamp: u32,
+    log: RefLog,
     entries: Vec<Entry<'s>>,
     by_ref: Vec<Option<usize>>,
     /// `Cx::nodes`, `Cx::depth` and `Cx::peak`.
@@ -224,9 +222,6 @@ struct Entry<'s> {
     visited: Vec<usize>,
 }
 
-/// `refs::MAX_LOG`.
-const MAX_LOG: usize = 1 << 20;
-
 type Entries<'s> = &'s [(Text<'s>, Node<'s>)];
 
 impl<'s> State<'s> {
@@ -248,9 +243,7 @@ impl<'s> State<'s> {
             stack: Vec::new(),
             cut: 0,
             ids: HashMap::new(),
-            log: Vec::new(),
-            mark: Vec::new(),
-            stamp: 0,
+            log: RefLog::default(),
             entries: Vec::new(),
             by_ref: Vec::new(),
             nodes: 0,
@@ -263,29 +256,14 @@ impl<'s> State<'s> {
         })
     }
 
+    /// Whether the general path's inlining records nothing: no cut, no unresolvable reference.
+    fn quiet(&self) -> bool {
+        self.cut == 0 && !self.noted
+    }
+
     fn id(&mut self, reference: &'s str) -> usize {
         let next = self.ids.len();
         *self.ids.entry(reference).or_insert(next)
-    }
-
-    /// `State::visited_since`.
-    fn visited_since(&mut self, from: usize) -> Vec<usize> {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.mark.iter_mut().for_each(|m| *m = 0);
-            self.stamp = 1;
-        }
-        if self.mark.len() < self.ids.len() {
-            self.mark.resize(self.ids.len(), 0);
-        }
-        let mut visited = Vec::new();
-        for &v in &self.log[from..] {
-            if self.mark[v] != self.stamp {
-                self.mark[v] = self.stamp;
-                visited.push(v);
-            }
-        }
-        visited
     }
 
     /// `refs::resolve`: `Cx::enter` and `Cx::leave` around an object; `None` where `enter`
@@ -371,12 +349,10 @@ impl<'s> State<'s> {
             Target::Undecided => return None,
         };
         let id = self.id(reference);
-        self.log.push(id);
+        self.log.log.push(id);
         let seen = self.stack.iter().filter(|&&r| r == id).count();
         let over_budget = self.nodes > self.soft_budget;
         if seen >= self.limits.max_ref_unroll || over_budget {
-            let name = reference.rsplit('/').next().unwrap_or(reference);
-            let name = if name.is_empty() || name == "#" { "the root schema" } else { name };
             if over_budget {
                 self.cut += 1;
             } else if self.stop {
@@ -385,25 +361,17 @@ impl<'s> State<'s> {
             } else {
                 self.noted = true;
             }
-            let mut desc = match siblings.iter().find(|(k, _)| *k == "description") {
-                Some((_, Node::Str(d))) => format!("{} ", d.trim_end()),
-                _ => String::new(),
-            };
-            desc.push_str(&if over_budget {
-                format!("(Structure {name}: nesting cut here to keep the schema small.)")
-            } else {
-                format!("(Recursive structure: {name}, same shape as its parent; nesting cut here.)")
-            });
-            let desc = Text::unescaped(self.arena.alloc_str(&desc));
+            let description = siblings.iter().find(|(k, _)| *k == "description").and_then(|(_, d)| d.as_str());
+            let desc = Text::unescaped(self.arena.alloc_str(&cut_description(reference, description, over_budget)));
             return Some(self.object(vec![(Text::raw("type"), Node::Str(Text::raw("object"))), (Text::raw("description"), Node::Str(desc))]));
         }
-        let share = share && siblings.is_empty() && matches!(target, Node::Obj(_)) && self.log.len() <= MAX_LOG;
+        let share = share && siblings.is_empty() && matches!(target, Node::Obj(_)) && self.log.log.len() <= MAX_LOG;
         if share {
             if let Some(placeholder) = self.reuse(id) {
                 return Some(placeholder);
             }
         }
-        let (log_before, cut_before) = (self.log.len() - 1, self.cut);
+        let (log_before, cut_before) = (self.log.log.len() - 1, self.cut);
         self.stack.push(id);
         let (nodes_before, outer_peak) = (self.nodes, std::mem::replace(&mut self.peak, self.depth));
         let resolved = self.resolve(target, share)?;
@@ -411,7 +379,7 @@ impl<'s> State<'s> {
         self.peak = self.peak.max(outer_peak);
         self.stack.pop();
         if share {
-            let visited = self.visited_since(log_before);
+            let visited = self.log.visited_since(log_before, self.ids.len());
             let independent = self.cut == cut_before && !visited.iter().any(|v| self.stack.contains(v));
             let i = self.entries.len();
             if independent && self.entry_for(id).is_none() && Shared::placeholder_text(i).is_some() {
@@ -461,7 +429,7 @@ impl<'s> State<'s> {
             return None;
         }
         let (nodes, height) = (e.nodes, e.height);
-        self.log.extend_from_slice(&self.entries[i].visited);
+        self.log.log.extend_from_slice(&self.entries[i].visited);
         self.nodes += nodes;
         self.peak = self.peak.max(self.depth + height);
         self.placeholder(i)

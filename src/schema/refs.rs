@@ -65,9 +65,7 @@ fn inline(schema: &Value, cx: &mut Cx, share: bool, stop_at_recursion: bool) -> 
         soft_budget: (count_nodes(schema, 0) * 4).max(2_000),
         cut: 0,
         ids: HashMap::new(),
-        log: Vec::new(),
-        mark: Vec::new(),
-        stamp: 0,
+        log: RefLog::default(),
         stop_at_recursion,
         stopped: false,
     };
@@ -279,12 +277,7 @@ struct State {
     cut: usize,
     /// Reference text → a small id.
     ids: HashMap<String, usize>,
-    /// Every reference decided on so far, in order (ids), with the visited references of each
-    /// shared expansion reused: what an expansion visited is the part of the log it added.
-    log: Vec<usize>,
-    /// `mark[id] == stamp`: `id` already counted in the visited set being collected.
-    mark: Vec<u32>,
-    stamp: u32,
+    log: RefLog,
     /// Stop at the first recursive reference cut ([`inline_refs_unless_recursive`]), and
     /// whether that happened: every level then returns at once, its result unused.
     stop_at_recursion: bool,
@@ -293,7 +286,7 @@ struct State {
 
 /// Past this many log entries nothing more is shared (the rest is expanded in place), which
 /// bounds the bookkeeping on schemas made to defeat it.
-const MAX_LOG: usize = 1 << 20;
+pub(crate) const MAX_LOG: usize = 1 << 20;
 
 impl State {
     fn id(&mut self, reference: &str) -> usize {
@@ -304,16 +297,29 @@ impl State {
         self.ids.insert(reference.to_owned(), id);
         id
     }
+}
 
-    /// The references in `log[from..]`, each once.
-    fn visited_since(&mut self, from: usize) -> Vec<usize> {
+/// Every reference decided on so far, in order (ids), with the visited references of each
+/// shared expansion reused: what an expansion visited is the part of the log it added. Kept by
+/// this inlining and by `fast::refs`, its port to the borrowed tree.
+#[derive(Default)]
+pub(crate) struct RefLog {
+    pub(crate) log: Vec<usize>,
+    /// `mark[id] == stamp`: `id` already counted in the visited set being collected.
+    mark: Vec<u32>,
+    stamp: u32,
+}
+
+impl RefLog {
+    /// The references in `log[from..]`, each once; `ids` is how many there are.
+    pub(crate) fn visited_since(&mut self, from: usize, ids: usize) -> Vec<usize> {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.mark.iter_mut().for_each(|m| *m = 0);
             self.stamp = 1;
         }
-        if self.mark.len() < self.ids.len() {
-            self.mark.resize(self.ids.len(), 0);
+        if self.mark.len() < ids {
+            self.mark.resize(ids, 0);
         }
         let mut visited = Vec::new();
         for &v in &self.log[from..] {
@@ -324,6 +330,23 @@ impl State {
         }
         visited
     }
+}
+
+/// The description of the open object a cut reference becomes: its own `description` (a
+/// sibling of the `$ref`), then why it was cut.
+pub(crate) fn cut_description(reference: &str, description: Option<&str>, over_budget: bool) -> String {
+    let name = reference.rsplit('/').next().unwrap_or(reference);
+    let name = if name.is_empty() || name == "#" { "the root schema" } else { name };
+    let mut desc = match description {
+        Some(d) => format!("{} ", d.trim_end()),
+        None => String::new(),
+    };
+    desc.push_str(&if over_budget {
+        format!("(Structure {name}: nesting cut here to keep the schema small.)")
+    } else {
+        format!("(Recursive structure: {name}, same shape as its parent; nesting cut here.)")
+    });
+    desc
 }
 
 fn count_nodes(v: &Value, depth: usize) -> usize {
@@ -426,12 +449,10 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
     };
     let id = st.id(reference);
     // Logged before the decision: whether it is cut depends on the references around it.
-    st.log.push(id);
+    st.log.log.push(id);
     let seen = st.stack.iter().filter(|&&r| r == id).count();
     let over_budget = cx.nodes() > st.soft_budget;
     if seen >= cx.limits.max_ref_unroll || over_budget {
-        let name = reference.rsplit('/').next().unwrap_or(reference);
-        let name = if name.is_empty() || name == "#" { "the root schema" } else { name };
         if over_budget {
             st.cut += 1;
         } else {
@@ -443,27 +464,19 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
         }
         let mut cut = Map::new();
         cut.insert("type".into(), Value::String("object".into()));
-        let mut desc = match siblings.find("description").and_then(Value::as_str) {
-            Some(d) => format!("{} ", d.trim_end()),
-            None => String::new(),
-        };
-        desc.push_str(&if over_budget {
-            format!("(Structure {name}: nesting cut here to keep the schema small.)")
-        } else {
-            format!("(Recursive structure: {name}, same shape as its parent; nesting cut here.)")
-        });
+        let desc = cut_description(reference, siblings.find("description").and_then(Value::as_str), over_budget);
         cut.insert("description".into(), Value::String(desc));
         return Ok(Value::Object(cut));
     }
     // Siblings overlay the target: its subschemas then belong to a node this function did not
     // see whole, so nothing below it is shared.
-    let share = share && siblings.is_empty() && target.is_object() && cx.shared.is_some() && st.log.len() <= MAX_LOG;
+    let share = share && siblings.is_empty() && target.is_object() && cx.shared.is_some() && st.log.log.len() <= MAX_LOG;
     if share {
         if let Some(placeholder) = reuse(id, st, cx) {
             return Ok(placeholder);
         }
     }
-    let (log_before, cut_before) = (st.log.len() - 1, st.cut);
+    let (log_before, cut_before) = (st.log.log.len() - 1, st.cut);
     st.stack.push(id);
     let (resolved, nodes, height) = cx.measured(|cx| resolve(target, root, st, cx, share));
     st.stack.pop();
@@ -472,7 +485,7 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
         return Ok(Value::Null);
     }
     if share {
-        let visited = st.visited_since(log_before);
+        let visited = st.log.visited_since(log_before, st.ids.len());
         let independent = st.cut == cut_before && !visited.iter().any(|v| st.stack.contains(v));
         if let (true, Some(shared)) = (independent, cx.shared.as_mut()) {
             let i = shared.entries.len();
@@ -519,7 +532,7 @@ fn reuse(id: usize, st: &mut State, cx: &mut Cx) -> Option<Value> {
         return None;
     }
     let (nodes, height) = (e.nodes, e.height);
-    st.log.extend_from_slice(&e.visited);
+    st.log.log.extend_from_slice(&e.visited);
     cx.reuse(nodes, height);
     Shared::placeholder_for(i)
 }
