@@ -642,13 +642,7 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
         _ if leave_out => out.extend_from_slice(b"null"),
         (Some(Passed::AsIs(node, _)), _) => node.write_schema(out),
         (Some(Passed::Written(text)), _) => out.extend_from_slice(text),
-        (Some(Passed::Strict { text, base, .. }), _) => {
-            if c.strict == Some(true) {
-                out.extend_from_slice(text)
-            } else {
-                base.write_schema(out)
-            }
-        }
+        (Some(p @ Passed::Strict { .. }), _) => p.write_strict(c.strict == Some(true), opts, out),
         // Only Gemini `parameters` is lowered on the pass-through path (written below).
         (Some(Passed::Lowered(_)), _) => {}
         // A schema may hold shared `$ref` expansions (see `schema::refs::Shared`).

@@ -371,10 +371,11 @@ pub(crate) enum Passed<'a> {
     /// Gemini `parametersJsonSchema` with its references inlined, already written
     /// ([`refs::write_json_schema`]).
     Written(Vec<u8>),
-    /// A strict schema (OpenAI, Anthropic), already written ([`strict`]).
+    /// A strict schema (OpenAI, Anthropic), written ([`strict`]).
     Strict {
-        /// The strict schema.
-        text: Vec<u8>,
+        /// The strict schema; for Anthropic, `None` until its set-level limits keep the tool
+        /// strict (then written from `base` by [`strict::write_anthropic`]).
+        text: Option<Vec<u8>>,
         /// Its argument plan (taken by [`crate::convert`] once the tool is compiled).
         plan: ArgPlan,
         /// What Anthropic's set-level limits count (see `anthropic::strict_costs`).
@@ -382,6 +383,25 @@ pub(crate) enum Passed<'a> {
         /// The schema, which is sent as it is when those limits leave the tool out of strict mode.
         base: Node<'a>,
     },
+}
+
+impl Passed<'_> {
+    /// A [`Passed::Strict`] schema as it is sent: the strict one when the tool stays strict
+    /// (Anthropic's written now), else the schema as it is.
+    pub(crate) fn write_strict(&self, strict: bool, opts: &SchemaOptions, out: &mut Vec<u8>) {
+        let Passed::Strict { text, base, .. } = self else { return };
+        match text {
+            _ if !strict => base.write_schema(out),
+            Some(text) => out.extend_from_slice(text),
+            None => {
+                let written = strict::write_anthropic(base, &mut Levels::new(Provider::Anthropic, opts), out);
+                debug_assert!(written, "strict::lower_root found the schema strict");
+                if !written {
+                    base.write_schema(out);
+                }
+            }
+        }
+    }
 }
 
 /// The tools of a JSON input read for the pass-through path, within the limits: each tool's
@@ -504,7 +524,15 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
                         let outcome = match recursion::strict_inlining(schema, &scratch, opts.limits) {
                             StrictInlining::Stops => Some(strict::Outcome::NotStrict),
                             StrictInlining::Inlined(tree) if is_clean(&tree, &mut Levels::new(provider, opts)) => {
-                                strict::lower_root(&tree, &mut Levels::new(provider, opts), provider)
+                                // The tree goes with the scratch arena: Anthropic's is written now.
+                                match strict::lower_root(&tree, &mut Levels::new(provider, opts), provider) {
+                                    Some(strict::Outcome::Strict(None, plan, costs)) => {
+                                        let mut text = Vec::new();
+                                        strict::write_anthropic(&tree, &mut Levels::new(provider, opts), &mut text)
+                                            .then(|| strict::Outcome::Strict(Some(text), plan, costs))
+                                    }
+                                    outcome => outcome,
+                                }
                             }
                             _ => None,
                         };

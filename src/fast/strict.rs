@@ -35,8 +35,10 @@ use crate::text;
 /// What strict mode makes of a schema.
 pub(crate) enum Outcome {
     /// The strict schema, written; its argument plan; for Anthropic, what its set-level limits
-    /// count (see [`anthropic::strict_costs`]).
-    Strict(Vec<u8>, ArgPlan, (usize, usize)),
+    /// count (see [`anthropic::strict_costs`]). Anthropic's is not written yet (`None`): its
+    /// limits keep at most 20 tools of a set strict, so [`write_anthropic`] writes it once they
+    /// have kept this one.
+    Strict(Option<Vec<u8>>, ArgPlan, (usize, usize)),
     /// It cannot be strict: the general path sends the non-strict schema (OpenAI with
     /// `strict: false`, Anthropic without `strict`).
     NotStrict,
@@ -89,23 +91,35 @@ struct Strict<'n, 'a>(Map<'n, Val<'n, 'a>>);
 /// it is outside the subset and must go the general way.
 pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider) -> Option<Outcome> {
     let done = if provider == Provider::Anthropic {
-        anthropic_node(root, levels).map(|node| (node, ArgPlan::default(), costs(root)))
+        anthropic_check(root, levels).map(|()| (None, ArgPlan::default(), costs(root)))
     } else {
         let mut budget = Budget::default();
         match strict_node(root, levels, 0, &mut budget) {
             Ok(_) if budget.exceeded().is_some() => Err(Stop::NotStrict),
-            Ok((node, plan)) => Ok((Val::Schema(Box::new(node)), plan, (0, 0))),
+            Ok((node, plan)) => {
+                let mut out = Vec::new();
+                node.write(&mut out);
+                Ok((Some(out), plan, (0, 0)))
+            }
             Err(stop) => Err(stop),
         }
     };
     match done {
-        Ok((node, plan, costs)) => {
-            let mut out = Vec::new();
-            node.write(&mut out);
-            Some(Outcome::Strict(out, plan, costs))
-        }
+        Ok((text, plan, costs)) => Some(Outcome::Strict(text, plan, costs)),
         Err(Stop::NotStrict) => Some(Outcome::NotStrict),
         Err(Stop::General) => None,
+    }
+}
+
+/// Anthropic's strict schema of a root that [`lower_root`] found strict, written to `out`;
+/// `false` (nothing written) should the rewrite not succeed after all.
+pub(crate) fn write_anthropic(root: &Node, levels: &mut Levels, out: &mut Vec<u8>) -> bool {
+    match anthropic_node(root, levels) {
+        Ok(node) => {
+            node.write(out);
+            true
+        }
+        Err(_) => false,
     }
 }
 
@@ -323,6 +337,45 @@ fn anthropic_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Step<Val<'
     let r = anthropic_object(entries, levels);
     levels.depth -= 1;
     Ok(Val::Schema(Box::new(r?)))
+}
+
+/// What [`anthropic_node`] gives, without building the strict node. It visits every node, where
+/// [`anthropic_node`] stops at the first one that cannot be strict, so a limit it would not have
+/// reached still sends the schema the general way here (which then decides): it finds the
+/// schema strict exactly when [`anthropic_node`] does, and not strict only when it does too.
+fn anthropic_check(node: &Node, levels: &mut Levels) -> Step<()> {
+    let Node::Obj(entries) = node else { return Ok(()) };
+    if !levels.enter() {
+        return Err(Stop::General);
+    }
+    // As [`anthropic_object`] closes an object node (`base`'s `properties: {}` only comes with a
+    // `type` that names `object`).
+    let object = match node.get("type") {
+        Some(Node::Str(t)) => t == "object",
+        Some(Node::Arr(ts)) if ts.iter().any(|t| t.as_str().is_some()) => ts.iter().any(|t| t.as_str() == Some("object")),
+        _ => node.get("properties").is_some(),
+    };
+    let open = !matches!(node.get("additionalProperties"), None | Some(Node::Bool(false))) || node.get("patternProperties").is_some();
+    let mut verdict = if object && open { Err(Stop::NotStrict) } else { Ok(()) };
+    // Every subschema (the keywords the rewrite removes hold none).
+    for (key, value) in entries.iter() {
+        let found = match (keyword(key), value) {
+            (Keyword::Map, Node::Obj(map)) => map.iter().try_for_each(|(_, sub)| anthropic_check(sub, levels)),
+            (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().try_for_each(|sub| anthropic_check(sub, levels)),
+            (Keyword::Single | Keyword::Items, Node::Obj(_)) => anthropic_check(value, levels),
+            _ => Ok(()),
+        };
+        match found {
+            Err(Stop::General) => {
+                verdict = Err(Stop::General);
+                break;
+            }
+            Err(Stop::NotStrict) => verdict = Err(Stop::NotStrict),
+            Ok(()) => {}
+        }
+    }
+    levels.depth -= 1;
+    verdict
 }
 
 /// `anthropic::strict_object` on the non-strict form of a node ([`base`]).
@@ -571,6 +624,49 @@ mod tests {
     }
 
     #[test]
+    fn anthropic_check_agrees_with_the_rewrite() {
+        use super::{anthropic_check, anthropic_node, Stop};
+        use crate::fast::{read::read, Levels};
+        let class = |r: Result<(), &Stop>| match r {
+            Ok(()) => "strict",
+            Err(Stop::NotStrict) => "not strict",
+            Err(Stop::General) => "general",
+        };
+        let open = json!({"type": "object", "additionalProperties": {"type": "string"}});
+        let deep = (0..12).fold(json!({"type": "string"}), |inner, _| json!({"type": "object", "properties": {"n": inner}}));
+        let mut seen = std::collections::BTreeSet::new();
+        for schema in [
+            json!({"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}, "l": {"type": "array", "items": {"type": "object"}}}}),
+            json!({"type": "object", "properties": {"m": open}}),
+            json!({"type": "object", "properties": {"m": {"type": ["object", "null"], "patternProperties": {"^x": {}}}}}),
+            json!({"type": [1, 2], "properties": {}, "additionalProperties": true}),
+            json!({"type": "string", "additionalProperties": true, "not": open}),
+            json!({"anyOf": [{"type": "object"}, open], "$defs": {"d": {"properties": {"x": true}}}}),
+            json!({"type": "object", "properties": {"m": open, "d": deep}}),
+            json!({"type": "object", "properties": {"d": deep, "m": open}}),
+        ] {
+            let text = schema.to_string();
+            let arena = bumpalo::Bump::new();
+            let node = read(&text, &arena).unwrap();
+            // With the default limits and with limits reached part of the way.
+            for (max_depth, max_nodes) in [(64, 100_000), (6, 100_000), (64, 4), (64, 2)] {
+                let mut opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
+                opts.limits.max_depth = max_depth;
+                opts.limits.max_nodes = max_nodes;
+                let built = anthropic_node(&node, &mut Levels::new(Provider::Anthropic, &opts)).map(|_| ());
+                let checked = anthropic_check(&node, &mut Levels::new(Provider::Anthropic, &opts));
+                let (built, checked) = (class(built.as_ref().err().map_or(Ok(()), Err)), class(checked.as_ref().err().map_or(Ok(()), Err)));
+                // The check walks on where the rewrite stops: it may send the general way a schema
+                // the rewrite finds not strict before a limit, never the other way round.
+                let agree = built == checked || (built == "not strict" && checked == "general");
+                assert!(agree, "{schema} at {max_depth}/{max_nodes}: rewrite {built}, check {checked}");
+                seen.insert((built, checked));
+            }
+        }
+        assert_eq!(seen.len(), 4, "every answer, and the one case where they may differ: {seen:?}");
+    }
+
+    #[test]
     fn anthropic_set_limits_send_later_tools_as_they_are() {
         // Past 20 strict tools, 24 optional parameters or 16 union-typed ones over them, a tool
         // is sent without strict, its schema as it was: the general path's decision and output.
@@ -611,9 +707,11 @@ mod tests {
             let opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
             let arena = bumpalo::Bump::new();
             let Some(Some(p)) = prepare(&text, &arena, Provider::Anthropic, &opts, false).unwrap().pass.pop() else { panic!("not on the borrowed tree: {schema}") };
-            let Passed::Strict { costs, text, .. } = p else { panic!("not strict: {schema}") };
+            let Passed::Strict { costs, .. } = &p else { panic!("not strict: {schema}") };
+            let mut text = Vec::new();
+            p.write_strict(true, &opts, &mut text);
             let written: Value = serde_json::from_slice(&text).unwrap();
-            assert_eq!(costs, crate::providers::anthropic::strict_costs(&written), "{schema}");
+            assert_eq!(*costs, crate::providers::anthropic::strict_costs(&written), "{schema}");
         }
     }
 
