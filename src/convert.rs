@@ -181,6 +181,12 @@ pub fn check(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<
 /// anything the pass-through reader does not take (invalid JSON included) goes the general way,
 /// so the output and the errors are the same either way.
 pub fn convert_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<String> {
+    Ok(crate::text::into_string(convert_json_bytes(json, provider, opts)?))
+}
+
+/// [`convert_json`]'s text as UTF-8 bytes, for a caller that passes bytes on (the JS API given
+/// a `Uint8Array`): what this crate writes is UTF-8 by construction, so it is not checked again.
+pub fn convert_json_bytes(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<Vec<u8>> {
     Ok(run_text(json, provider, opts, OnError::Throw, false, false)?.tools)
 }
 
@@ -210,7 +216,7 @@ pub struct LeftOut {
 
 /// [`convert_json`] with the name map and the report (`convertMcpToolsDetailed`).
 pub fn convert_json_detailed(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<TextConversion> {
-    run_text(json, provider, opts, OnError::Throw, true, false)
+    run_text(json, provider, opts, OnError::Throw, true, false).map(Written::text)
 }
 
 /// [`convert_json`] (with the report when `detailed`, as [`convert_json_detailed`]) for a caller
@@ -218,14 +224,14 @@ pub fn convert_json_detailed(json: &str, provider: Provider, opts: &ConvertOptio
 /// written as `null` and listed in [`TextConversion::left_out`], for the caller to put its own
 /// object there. The JS object API does, which spares writing and re-reading most schemas.
 pub fn convert_json_leaving_schemas(json: &str, provider: Provider, opts: &ConvertOptions, detailed: bool) -> Result<TextConversion> {
-    run_text(json, provider, opts, OnError::Throw, detailed, true)
+    run_text(json, provider, opts, OnError::Throw, detailed, true).map(Written::text)
 }
 
 /// [`convert_json`] with the name map, for callers that need no report (`McpHub.tools`,
 /// `NameMap.fromTools`): the report holds only set-level problems, and `$ref` expansions are
 /// shared as in [`convert_json`].
 pub fn convert_json_named(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<TextConversion> {
-    run_text(json, provider, opts, OnError::Throw, false, false)
+    run_text(json, provider, opts, OnError::Throw, false, false).map(Written::text)
 }
 
 /// [`check`] on JSON text (`checkTools`).
@@ -235,7 +241,7 @@ pub fn check_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Resu
 
 /// `with_report: false` leaves the report's tool entries out (the JSON API returns tools only).
 /// `leave_out`: see [`convert_json_leaving_schemas`].
-fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool, leave_out: bool) -> Result<TextConversion> {
+fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool, leave_out: bool) -> Result<Written> {
     let capacity = json.len() + 4096;
     if fast::applies(provider, &opts.schema, with_report) {
         // The borrowed tree's containers, freed at once when the conversion is written.
@@ -284,7 +290,7 @@ impl Run<'_> {
         Conversion { tools, name_map, report }
     }
 
-    fn into_text(self, provider: Provider, opts: &SchemaOptions, capacity: usize, leave_out: bool) -> TextConversion {
+    fn into_text(self, provider: Provider, opts: &SchemaOptions, capacity: usize, leave_out: bool) -> Written {
         let Run { tools, emitted, name_map, report } = self;
         let mut out: Vec<u8> = Vec::with_capacity(capacity);
         let mut left_out = Vec::new();
@@ -312,7 +318,23 @@ impl Run<'_> {
                 out.extend_from_slice(b"}]");
             }
         }
-        TextConversion { tools: crate::text::into_string(out), name_map, report, left_out }
+        debug_assert!(std::str::from_utf8(&out).is_ok(), "the writers write UTF-8");
+        Written { tools: out, name_map, report, left_out }
+    }
+}
+
+/// [`TextConversion`] with its text still bytes ([`Run::into_text`]).
+struct Written {
+    tools: Vec<u8>,
+    name_map: NameMap,
+    report: Report,
+    left_out: Vec<LeftOut>,
+}
+
+impl Written {
+    fn text(self) -> TextConversion {
+        let Written { tools, name_map, report, left_out } = self;
+        TextConversion { tools: crate::text::into_string(tools), name_map, report, left_out }
     }
 }
 

@@ -150,8 +150,11 @@ pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue
     } else {
         options_param(&options)?
     };
-    let out = core::convert_json(&json, provider, &opts)?;
-    Ok(if bytes { js_sys::Uint8Array::from(out.as_bytes()).into() } else { JsValue::from_str(&out) })
+    Ok(if bytes {
+        js_sys::Uint8Array::from(&core::convert_json_bytes(&json, provider, &opts)?[..]).into()
+    } else {
+        JsValue::from_str(&core::convert_json(&json, provider, &opts)?)
+    })
 }
 
 /// Converts and also returns the name map (as `NameMap.toJSON()` gives it) and the report.
