@@ -12,9 +12,10 @@
 //! Anthropic, the figures its set-level limits count.
 //!
 //! [`lower_root`] takes a schema only where its steps are exact: no `$ref` anywhere (the
-//! general path inlines them first); for OpenAI also no `allOf` or `oneOf` (merged or rewritten
-//! there), no tuple `items`, and no removed keyword that holds subschemas (its description note
-//! would quote them). A schema that cannot be strict (OpenAI: a keyword strict mode cannot
+//! general path inlines them first); for OpenAI also no `allOf` (merged there), no `oneOf`
+//! beside an `anyOf` (joined there; a `oneOf` alone becomes `anyOf` here as there), no tuple
+//! `items`, and no removed keyword that holds subschemas (its description note would quote
+//! them). A schema that cannot be strict (OpenAI: a keyword strict mode cannot
 //! express, an open map, a boolean subschema, an untyped node, a limit; Anthropic: an open map)
 //! is told apart as such: the general path sends the non-strict schema then, which is the
 //! pass-through one. Anything else goes the general way.
@@ -165,10 +166,27 @@ fn strict_object<'n, 'a>(
 ) -> Step<(Strict<'n, 'a>, ArgPlan)> {
     let mut o = base(entries);
 
-    if o.has("allOf") || o.has("oneOf") {
+    // One pass over the keys: `allOf` (merged by the general path) comes before the keywords
+    // strict mode cannot express.
+    let (mut all_of, mut one_of, mut blocked) = (false, false, false);
+    for (k, _) in o.0.iter() {
+        all_of |= *k == "allOf";
+        one_of |= *k == "oneOf";
+        blocked |= STRICT_BLOCKERS.contains(k);
+    }
+    if all_of {
         return Err(Stop::General);
     }
-    if STRICT_BLOCKERS.iter().any(|k| o.has(k)) {
+    if one_of {
+        // `oneOf` becomes `anyOf` (removed, then inserted last); appended to an `anyOf` there.
+        if o.has("anyOf") {
+            return Err(Stop::General);
+        }
+        if let Some(one) = o.take("oneOf") {
+            o.insert("anyOf", one);
+        }
+    }
+    if blocked {
         return Err(Stop::NotStrict);
     }
     match raw(&o, "additionalProperties") {
@@ -180,17 +198,20 @@ fn strict_object<'n, 'a>(
             fold(&mut o, "format", v)?;
         }
     }
-    let removable: Vec<&'n str> = o.0.iter().map(|(k, _)| *k).filter(|k| !STRICT_KEYWORDS.contains(k)).collect();
-    for key in removable {
-        if let Some(v) = o.take(key) {
-            fold(&mut o, key, v)?;
+    if o.0.iter().any(|(k, _)| !STRICT_KEYWORDS.contains(k)) {
+        let removable: Vec<&'n str> = o.0.iter().map(|(k, _)| *k).filter(|k| !STRICT_KEYWORDS.contains(k)).collect();
+        for key in removable {
+            if let Some(v) = o.take(key) {
+                fold(&mut o, key, v)?;
+            }
         }
     }
-    if types(&o).is_empty() && o.has("properties") {
+    let (mut typed, mut is_object) = types(&o);
+    if !typed && o.has("properties") {
         o.insert("type", Val::Raw(&OBJECT));
+        (typed, is_object) = (true, true);
     }
-    let types = types(&o);
-    if types.is_empty() && !o.has("anyOf") && !o.has("enum") && !o.has("const") {
+    if !typed && !o.has("anyOf") && !o.has("enum") && !o.has("const") {
         return Err(Stop::NotStrict);
     }
     if let Some(Node::Arr(values)) = raw(&o, "enum") {
@@ -198,8 +219,7 @@ fn strict_object<'n, 'a>(
         budget.chars += values.iter().filter_map(Node::as_str).map(str::len).sum::<usize>();
     }
     let mut plan = ArgPlan::default();
-    let is_object = types.contains(&"object");
-    if !is_object && !types.is_empty() {
+    if !is_object && typed {
         for key in ["properties", "required", "additionalProperties"] {
             o.take(key);
         }
@@ -207,9 +227,9 @@ fn strict_object<'n, 'a>(
     if is_object {
         budget.depth = budget.depth.max(level + 1);
         o.insert("additionalProperties", Val::False);
-        let required: Vec<&str> = match raw(&o, "required") {
-            Some(Node::Arr(names)) => names.iter().filter_map(Node::as_str).collect(),
-            _ => Vec::new(),
+        let required: &[Node] = match raw(&o, "required") {
+            Some(Node::Arr(names)) => names,
+            _ => &[],
         };
         let mut all = Vec::new();
         if let Some(slot) = o.get_mut("properties") {
@@ -221,7 +241,7 @@ fn strict_object<'n, 'a>(
                         budget.chars += name.len();
                         let (mut strict, sub_plan) = strict_node(sub, levels, level + 1, budget)?;
                         plan.set_property(name, sub_plan);
-                        if !required.contains(&name.as_ref()) {
+                        if !required.iter().any(|r| r.as_str() == Some(name.as_ref())) {
                             widen_nullable(&mut strict);
                             plan.null_means_absent.push(name.as_str().to_owned());
                         }
@@ -273,12 +293,12 @@ fn raw<'n, 'a>(o: &Map<'n, Val<'n, 'a>>, key: &str) -> Option<&'n Node<'a>> {
     }
 }
 
-/// `lower::types_of`.
-fn types<'n>(o: &Map<'n, Val<'n, '_>>) -> Vec<&'n str> {
+/// `lower::types_of`: whether it names a type, and whether `object` is one of them.
+fn types(o: &Map<Val>) -> (bool, bool) {
     match raw(o, "type") {
-        Some(Node::Str(t)) => vec![t.as_ref()],
-        Some(Node::Arr(ts)) => ts.iter().filter_map(Node::as_str).collect(),
-        _ => Vec::new(),
+        Some(Node::Str(t)) => (true, t == "object"),
+        Some(Node::Arr(ts)) => (ts.iter().any(|t| t.as_str().is_some()), ts.iter().any(|t| t.as_str() == Some("object"))),
+        _ => (false, false),
     }
 }
 
@@ -381,8 +401,8 @@ fn anthropic_check(node: &Node, levels: &mut Levels) -> Step<()> {
 /// `anthropic::strict_object` on the non-strict form of a node ([`base`]).
 fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Levels) -> Step<Strict<'n, 'a>> {
     let mut o = base(entries);
-    let types = types(&o);
-    if types.contains(&"object") || (types.is_empty() && o.has("properties")) {
+    let (typed, is_object) = types(&o);
+    if is_object || (!typed && o.has("properties")) {
         match raw(&o, "additionalProperties") {
             None | Some(Node::Bool(false)) => {}
             Some(_) => return Err(Stop::NotStrict),
@@ -804,10 +824,29 @@ mod tests {
     }
 
     #[test]
+    fn one_of_becomes_any_of() {
+        // Removed (a swap-remove: the last key takes its place), then `anyOf` appended last.
+        let (f, took) = strict(json!({
+            "type": "object",
+            "properties": {"a": {"description": "A", "oneOf": [{"type": "string"}, {"type": "object", "properties": {"x": {"type": "integer"}}}], "title": "T"}},
+            "required": ["a"]
+        }));
+        assert_eq!(took, Took::Strict);
+        assert_eq!(
+            f["parameters"]["properties"]["a"].to_string(),
+            concat!(
+                r#"{"description":"A","title":"T","anyOf":[{"type":"string"},"#,
+                r#"{"type":"object","properties":{"x":{"type":["integer","null"]}},"additionalProperties":false,"required":["x"]}]}"#
+            )
+        );
+    }
+
+    #[test]
     fn what_the_general_path_rewrites_goes_its_way() {
         for schema in [
             json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}}),
-            json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}),
+            // `oneOf` with an `anyOf` beside it: the branches are joined there.
+            json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}], "anyOf": [{"type": "integer"}]}}}),
             json!({"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}),
             json!({"type": "object", "properties": {"a": {"type": "object", "propertyNames": {"pattern": "^a"}}}}),
         ] {
