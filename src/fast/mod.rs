@@ -394,7 +394,7 @@ impl Passed<'_> {
             _ if !strict => base.write_schema(out),
             Some(text) => out.extend_from_slice(text),
             None => {
-                let written = strict::write_anthropic(base, &mut Levels::new(Provider::Anthropic, opts), out);
+                let written = strict::write_anthropic(base, &mut Levels::new(Provider::Anthropic, opts), out, &Bump::new());
                 debug_assert!(written, "strict::lower_root found the schema strict");
                 if !written {
                     base.write_schema(out);
@@ -525,10 +525,10 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
                             StrictInlining::Stops => Some(strict::Outcome::NotStrict),
                             StrictInlining::Inlined(tree) if is_clean(&tree, &mut Levels::new(provider, opts)) => {
                                 // The tree goes with the scratch arena: Anthropic's is written now.
-                                match strict::lower_root(&tree, &mut Levels::new(provider, opts), provider) {
+                                match strict::lower_root(&tree, &mut Levels::new(provider, opts), provider, &scratch) {
                                     Some(strict::Outcome::Strict(None, plan, costs)) => {
                                         let mut text = Vec::new();
-                                        strict::write_anthropic(&tree, &mut Levels::new(provider, opts), &mut text)
+                                        strict::write_anthropic(&tree, &mut Levels::new(provider, opts), &mut text, &scratch)
                                             .then(|| strict::Outcome::Strict(Some(text), plan, costs))
                                     }
                                     outcome => outcome,
@@ -539,7 +539,12 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
                         scratch.reset();
                         outcome
                     }
-                    true => strict::lower_root(&node, &mut Levels::new(provider, opts), provider),
+                    true => {
+                        // The rewrite in the scratch arena, emptied once it is written.
+                        let outcome = strict::lower_root(&node, &mut Levels::new(provider, opts), provider, &scratch);
+                        scratch.reset();
+                        outcome
+                    }
                 };
                 match outcome {
                     Some(strict::Outcome::Strict(text, plan, costs)) => Ok(Passed::Strict { text, plan, costs, base: node }),
@@ -572,9 +577,6 @@ impl<'k, V> Map<'k, V> {
     }
     fn get(&self, key: &str) -> Option<&V> {
         self.position(key).map(|i| &self.0[i].1)
-    }
-    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        self.position(key).map(|i| &mut self.0[i].1)
     }
     fn has(&self, key: &str) -> bool {
         self.position(key).is_some()

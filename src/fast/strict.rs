@@ -25,7 +25,10 @@
 //! reported, so the path serves only conversions without a change log. `tests/corpus.rs`,
 //! `tests/properties.rs` and the `schema_convert` fuzz target compare the two paths.
 
-use super::{Levels, Map, Node, Text};
+use bumpalo::collections::Vec as List;
+use bumpalo::Bump;
+
+use super::{Levels, Node, Text};
 use crate::args::ArgPlan;
 use crate::providers::openai::{Budget, STRICT_BLOCKERS, STRICT_FORMATS, STRICT_KEYWORDS};
 use crate::providers::{anthropic, Provider};
@@ -67,17 +70,17 @@ enum Val<'n, 'a> {
     /// `additionalProperties: false`.
     False,
     /// Strict properties (empty for the `properties: {}` of the non-strict schema).
-    Props(Vec<(&'n str, Strict<'n, 'a>)>),
+    Props(List<'n, (&'n str, Strict<'n, 'a>)>),
     /// A strict subschema (`items`, for Anthropic any single one).
-    Schema(Box<Strict<'n, 'a>>),
+    Schema(&'n Strict<'n, 'a>),
     /// Anthropic: a map of subschemas (`properties`, `$defs`, ...), each strict or as it was.
-    Schemas(Vec<(&'n str, Val<'n, 'a>)>),
+    Schemas(List<'n, (&'n str, Val<'n, 'a>)>),
     /// Anthropic: a list of subschemas (`anyOf`, ...), each strict or as it was.
-    SchemaList(Vec<Val<'n, 'a>>),
+    SchemaList(List<'n, Val<'n, 'a>>),
     /// Strict `anyOf` branches, and whether a `{"type": "null"}` branch follows them.
-    AnyOf(Vec<Strict<'n, 'a>>, bool),
+    AnyOf(List<'n, Strict<'n, 'a>>, bool),
     /// `required`: every property.
-    Names(Vec<&'n str>),
+    Names(List<'n, &'n str>),
     /// A `type` (a name or a list of names) with `"null"` added.
     TypeOrNull(&'n Node<'a>),
     /// An `enum` with `null` added.
@@ -85,17 +88,46 @@ enum Val<'n, 'a> {
 }
 
 /// A strict node: its entries in the order the general path's map has them.
-struct Strict<'n, 'a>(Map<'n, Val<'n, 'a>>);
+struct Strict<'n, 'a>(Obj<'n, Val<'n, 'a>>);
+
+/// [`super::Map`] in the arena of one schema's rewrite ([`lower_root`]): a strict tree is many
+/// small lists, built and dropped per tool, which the allocator would otherwise see one by one.
+struct Obj<'n, V>(List<'n, (&'n str, V)>);
+
+impl<'n, V> Obj<'n, V> {
+    fn position(&self, key: &str) -> Option<usize> {
+        self.0.iter().position(|(k, _)| *k == key)
+    }
+    fn get(&self, key: &str) -> Option<&V> {
+        self.position(key).map(|i| &self.0[i].1)
+    }
+    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.position(key).map(|i| &mut self.0[i].1)
+    }
+    fn has(&self, key: &str) -> bool {
+        self.position(key).is_some()
+    }
+    fn insert(&mut self, key: &'n str, value: V) {
+        match self.position(key) {
+            Some(i) => self.0[i].1 = value,
+            None => self.0.push((key, value)),
+        }
+    }
+    fn take(&mut self, key: &str) -> Option<V> {
+        self.position(key).map(|i| self.0.swap_remove(i).1)
+    }
+}
 
 /// The strict attempt of `openai::compile` or `anthropic::compile` on a root that
 /// [`super::is_clean`] accepted and in which no `$ref` appears (`Node::measure`); `None` when
 /// it is outside the subset and must go the general way.
-pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider) -> Option<Outcome> {
+/// `arena` holds the rewrite while it is written (the caller may reset it afterwards).
+pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider, arena: &Bump) -> Option<Outcome> {
     let done = if provider == Provider::Anthropic {
         anthropic_check(root, levels).map(|()| (None, ArgPlan::default(), costs(root)))
     } else {
         let mut budget = Budget::default();
-        match strict_node(root, levels, 0, &mut budget) {
+        match strict_node(root, levels, 0, &mut budget, arena) {
             Ok(_) if budget.exceeded().is_some() => Err(Stop::NotStrict),
             Ok((node, plan)) => {
                 let mut out = Vec::new();
@@ -114,8 +146,8 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider) -
 
 /// Anthropic's strict schema of a root that [`lower_root`] found strict, written to `out`;
 /// `false` (nothing written) should the rewrite not succeed after all.
-pub(crate) fn write_anthropic(root: &Node, levels: &mut Levels, out: &mut Vec<u8>) -> bool {
-    match anthropic_node(root, levels) {
+pub(crate) fn write_anthropic(root: &Node, levels: &mut Levels, out: &mut Vec<u8>, arena: &Bump) -> bool {
+    match anthropic_node(root, levels, arena) {
         Ok(node) => {
             node.write(out);
             true
@@ -126,8 +158,8 @@ pub(crate) fn write_anthropic(root: &Node, levels: &mut Levels, out: &mut Vec<u8
 
 /// The entries of a node's non-strict form: its own, and the `properties: {}` that
 /// [`Node::write_schema`] adds to an object without one.
-fn base<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)]) -> Map<'n, Val<'n, 'a>> {
-    let mut o: Map<'n, Val<'n, 'a>> = Map(Vec::with_capacity(entries.len() + 3));
+fn base<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], arena: &'n Bump) -> Obj<'n, Val<'n, 'a>> {
+    let mut o = Obj(List::with_capacity_in(entries.len() + 3, arena));
     for (k, v) in entries.iter() {
         o.0.push((k.as_ref(), Val::Raw(v)));
     }
@@ -137,13 +169,13 @@ fn base<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)]) -> Map<'n, Val<'n, 'a>> {
         _ => false,
     };
     if typed_object && !o.has("properties") {
-        o.0.push(("properties", Val::Props(Vec::new())));
+        o.0.push(("properties", Val::Props(List::new_in(arena))));
     }
     o
 }
 
 /// `openai::strict_node`.
-fn strict_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, level: usize, budget: &mut Budget) -> Step<(Strict<'n, 'a>, ArgPlan)> {
+fn strict_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, level: usize, budget: &mut Budget, arena: &'n Bump) -> Step<(Strict<'n, 'a>, ArgPlan)> {
     let entries = match node {
         Node::Obj(entries) => entries,
         Node::Bool(_) => return Err(Stop::NotStrict),
@@ -152,7 +184,7 @@ fn strict_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, level: usize, bu
     if !levels.enter() {
         return Err(Stop::General);
     }
-    let r = strict_object(entries, levels, level, budget);
+    let r = strict_object(entries, levels, level, budget, arena);
     levels.depth -= 1;
     r
 }
@@ -163,8 +195,9 @@ fn strict_object<'n, 'a>(
     levels: &mut Levels,
     level: usize,
     budget: &mut Budget,
+    arena: &'n Bump,
 ) -> Step<(Strict<'n, 'a>, ArgPlan)> {
-    let mut o = base(entries);
+    let mut o = base(entries, arena);
 
     // One pass over the keys: `allOf` (merged by the general path) comes before the keywords
     // strict mode cannot express.
@@ -199,7 +232,7 @@ fn strict_object<'n, 'a>(
         }
     }
     if o.0.iter().any(|(k, _)| !STRICT_KEYWORDS.contains(k)) {
-        let removable: Vec<&'n str> = o.0.iter().map(|(k, _)| *k).filter(|k| !STRICT_KEYWORDS.contains(k)).collect();
+        let removable = List::from_iter_in(o.0.iter().map(|(k, _)| *k).filter(|k| !STRICT_KEYWORDS.contains(k)), arena);
         for key in removable {
             if let Some(v) = o.take(key) {
                 fold(&mut o, key, v)?;
@@ -231,15 +264,15 @@ fn strict_object<'n, 'a>(
             Some(Node::Arr(names)) => names,
             _ => &[],
         };
-        let mut all = Vec::new();
+        let mut all = List::new_in(arena);
         if let Some(slot) = o.get_mut("properties") {
             match slot {
                 Val::Raw(Node::Obj(props)) => {
                     budget.properties += props.len();
-                    let mut done = Vec::with_capacity(props.len());
+                    let mut done = List::with_capacity_in(props.len(), arena);
                     for (name, sub) in props.iter() {
                         budget.chars += name.len();
-                        let (mut strict, sub_plan) = strict_node(sub, levels, level + 1, budget)?;
+                        let (mut strict, sub_plan) = strict_node(sub, levels, level + 1, budget, arena)?;
                         plan.set_property(name, sub_plan);
                         if !required.iter().any(|r| r.as_str() == Some(name.as_ref())) {
                             widen_nullable(&mut strict);
@@ -262,17 +295,17 @@ fn strict_object<'n, 'a>(
             // Draft-4 tuple items: left as they are by the general path, kept out of this one.
             return Err(Stop::General);
         }
-        let (strict, items_plan) = strict_node(items, levels, level, budget)?;
+        let (strict, items_plan) = strict_node(items, levels, level, budget, arena)?;
         if !items_plan.is_empty() {
             plan.items = Some(Box::new(items_plan));
         }
-        *slot = Val::Schema(Box::new(strict));
+        *slot = Val::Schema(arena.alloc(strict));
     }
     if let Some(slot) = o.get_mut("anyOf") {
         if let Val::Raw(Node::Arr(branches)) = slot {
-            let (mut done, mut plans) = (Vec::with_capacity(branches.len()), Vec::with_capacity(branches.len()));
+            let (mut done, mut plans) = (List::with_capacity_in(branches.len(), arena), Vec::with_capacity(branches.len()));
             for branch in branches.iter() {
-                let (strict, branch_plan) = strict_node(branch, levels, level, budget)?;
+                let (strict, branch_plan) = strict_node(branch, levels, level, budget, arena)?;
                 done.push(strict);
                 plans.push(branch_plan);
             }
@@ -286,7 +319,7 @@ fn strict_object<'n, 'a>(
 }
 
 /// The input value under `key`, if it is one.
-fn raw<'n, 'a>(o: &Map<'n, Val<'n, 'a>>, key: &str) -> Option<&'n Node<'a>> {
+fn raw<'n, 'a>(o: &Obj<'n, Val<'n, 'a>>, key: &str) -> Option<&'n Node<'a>> {
     match o.get(key) {
         Some(Val::Raw(v)) => Some(*v),
         _ => None,
@@ -294,7 +327,7 @@ fn raw<'n, 'a>(o: &Map<'n, Val<'n, 'a>>, key: &str) -> Option<&'n Node<'a>> {
 }
 
 /// `lower::types_of`: whether it names a type, and whether `object` is one of them.
-fn types(o: &Map<Val>) -> (bool, bool) {
+fn types(o: &Obj<Val>) -> (bool, bool) {
     match raw(o, "type") {
         Some(Node::Str(t)) => (true, t == "object"),
         Some(Node::Arr(ts)) => (ts.iter().any(|t| t.as_str().is_some()), ts.iter().any(|t| t.as_str() == Some("object"))),
@@ -303,7 +336,7 @@ fn types(o: &Map<Val>) -> (bool, bool) {
 }
 
 /// `openai::fold`: the note of a removed keyword appended to the description.
-fn fold(o: &mut Map<Val>, key: &str, removed: Val) -> Step<()> {
+fn fold(o: &mut Obj<Val>, key: &str, removed: Val) -> Step<()> {
     let Val::Raw(value) = removed else { return Err(Stop::General) };
     if keyword(key) != Keyword::Other && matches!(value, Node::Obj(_) | Node::Arr(_)) {
         // The note would quote subschemas as the non-strict path left them.
@@ -316,7 +349,7 @@ fn fold(o: &mut Map<Val>, key: &str, removed: Val) -> Step<()> {
 }
 
 /// `append_description` of a note that starts with "(" (so the separator is a space).
-fn append_note(o: &mut Map<Val>, note: String) {
+fn append_note(o: &mut Obj<Val>, note: String) {
     let description = match o.get("description") {
         Some(Val::Raw(Node::Str(d))) => Some(d.as_ref()),
         Some(Val::Text(d)) => Some(d.as_str()),
@@ -349,14 +382,14 @@ fn widen_nullable(node: &mut Strict) {
 }
 
 /// `anthropic::strict_node`: an object node made strict, any other subschema as it is.
-fn anthropic_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Step<Val<'n, 'a>> {
+fn anthropic_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, arena: &'n Bump) -> Step<Val<'n, 'a>> {
     let Node::Obj(entries) = node else { return Ok(Val::Raw(node)) };
     if !levels.enter() {
         return Err(Stop::General);
     }
-    let r = anthropic_object(entries, levels);
+    let r = anthropic_object(entries, levels, arena);
     levels.depth -= 1;
-    Ok(Val::Schema(Box::new(r?)))
+    Ok(Val::Schema(arena.alloc(r?)))
 }
 
 /// What [`anthropic_node`] gives, without building the strict node. It visits every node, where
@@ -399,8 +432,8 @@ fn anthropic_check(node: &Node, levels: &mut Levels) -> Step<()> {
 }
 
 /// `anthropic::strict_object` on the non-strict form of a node ([`base`]).
-fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Levels) -> Step<Strict<'n, 'a>> {
-    let mut o = base(entries);
+fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Levels, arena: &'n Bump) -> Step<Strict<'n, 'a>> {
+    let mut o = base(entries, arena);
     let (typed, is_object) = types(&o);
     if is_object || (!typed && o.has("properties")) {
         match raw(&o, "additionalProperties") {
@@ -432,20 +465,20 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
         let value: &'n Node<'a> = value;
         match (keyword(key), value) {
             (Keyword::Map, Node::Obj(map)) => {
-                let mut subs = Vec::with_capacity(map.len());
+                let mut subs = List::with_capacity_in(map.len(), arena);
                 for (name, sub) in map.iter() {
-                    subs.push((name.as_ref(), anthropic_node(sub, levels)?));
+                    subs.push((name.as_ref(), anthropic_node(sub, levels, arena)?));
                 }
                 *slot = Val::Schemas(subs);
             }
             (Keyword::Array | Keyword::Items, Node::Arr(items)) => {
-                let mut subs = Vec::with_capacity(items.len());
+                let mut subs = List::with_capacity_in(items.len(), arena);
                 for sub in items.iter() {
-                    subs.push(anthropic_node(sub, levels)?);
+                    subs.push(anthropic_node(sub, levels, arena)?);
                 }
                 *slot = Val::SchemaList(subs);
             }
-            (Keyword::Single | Keyword::Items, Node::Obj(_)) => *slot = anthropic_node(value, levels)?,
+            (Keyword::Single | Keyword::Items, Node::Obj(_)) => *slot = anthropic_node(value, levels, arena)?,
             _ => {}
         }
     }
@@ -673,7 +706,7 @@ mod tests {
                 let mut opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
                 opts.limits.max_depth = max_depth;
                 opts.limits.max_nodes = max_nodes;
-                let built = anthropic_node(&node, &mut Levels::new(Provider::Anthropic, &opts)).map(|_| ());
+                let built = anthropic_node(&node, &mut Levels::new(Provider::Anthropic, &opts), &arena).map(|_| ());
                 let checked = anthropic_check(&node, &mut Levels::new(Provider::Anthropic, &opts));
                 let (built, checked) = (class(built.as_ref().err().map_or(Ok(()), Err)), class(checked.as_ref().err().map_or(Ok(()), Err)));
                 // The check walks on where the rewrite stops: it may send the general way a schema
