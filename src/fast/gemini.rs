@@ -40,6 +40,9 @@
 
 use std::rc::Rc;
 
+use bumpalo::collections::Vec as List;
+use bumpalo::{vec as list, Bump};
+
 use super::{Levels, Map, Node, Text};
 use crate::providers::gemini;
 use crate::schema::refs::Shared;
@@ -85,11 +88,11 @@ enum Item<'n, 'a> {
     /// `nullable: true`.
     True,
     /// Lowered properties.
-    Properties(Vec<(&'n str, Lowered<'n, 'a>)>),
+    Properties(List<'n, (&'n str, Lowered<'n, 'a>)>),
     /// Lowered `items`.
     Items(Box<Lowered<'n, 'a>>),
     /// Lowered `anyOf` branches.
-    AnyOf(Vec<Lowered<'n, 'a>>),
+    AnyOf(List<'n, Lowered<'n, 'a>>),
     /// An `enum` of strings, its `null`s left out (they make the node `nullable`).
     Enum(&'n [Node<'a>]),
     /// A shared `$ref` expansion, lowered and written (see [`lower_shared`]).
@@ -119,8 +122,9 @@ struct Lowered<'n, 'a>(Map<'n, Item<'n, 'a>>);
 /// outside the subset and must go the general way. The caller has made sure that no `$ref`
 /// appears in it (`Node::measure`), or that those left are the placeholders of shared
 /// expansions ([`super::lower_inlined`]) or keywords the general path describes as this does.
-pub(crate) fn lower_root(root: &Node, levels: &mut Levels) -> Option<Option<Vec<u8>>> {
-    let mut lowered = lower_root_node(root, levels)?;
+/// `arena` holds the lowered tree while it is written (the caller may reset it afterwards).
+pub(crate) fn lower_root(root: &Node, levels: &mut Levels, arena: &Bump) -> Option<Option<Vec<u8>>> {
+    let mut lowered = lower_root_node(root, levels, arena)?;
     // gemini::compile: the root is an object (an `enum` would have made it a string), without
     // `nullable`; with no properties left and nothing but `type`, `description` and `title`, it
     // is omitted.
@@ -138,21 +142,21 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels) -> Option<Option<Vec<
 }
 
 /// `gemini::lower` on a subschema.
-fn lower<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
+fn lower<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n, 'a>> {
     if let Node::Obj(entries) = node {
         if let (Some(_), [(key, Node::Str(value))]) = (&levels.splicing, &entries[..]) {
             if let Some(i) = Shared::placeholder_entry(key, value) {
-                let text = lower_shared(i, levels)?;
-                return Some(Lowered(Map(vec![("", Item::Spliced(text))])));
+                let text = lower_shared(i, levels, arena)?;
+                return Some(Lowered(Map(list![in arena; ("", Item::Spliced(text))])));
             }
         }
         let counts = (levels.depth, levels.nodes, levels.peak);
-        if let Some(lowered) = lower_entered(entries_of(entries), levels) {
+        if let Some(lowered) = lower_entered(entries_of(entries, arena), levels, arena) {
             return Some(lowered);
         }
         (levels.depth, levels.nodes, levels.peak) = counts;
     }
-    lower_general(|| node.to_value(), levels)
+    lower_general(|| node.to_value(), levels, arena)
 }
 
 /// A subschema outside the subset, lowered by the general lowering (`gemini::lower`) from
@@ -160,7 +164,7 @@ fn lower<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels) -> Option<Lowered<'n, 
 /// there. `None` (and nothing more is tried above it) where that fails, would not be spliced in
 /// as it is (it accepts no value, or needs an argument plan), or holds shared expansions.
 /// `value` gives the subschema as the general lowering has it.
-fn lower_general<'n, 'a>(value: impl FnOnce() -> Value, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
+fn lower_general<'n, 'a>(value: impl FnOnce() -> Value, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n, 'a>> {
     if levels.gave_up || levels.splicing.is_some() {
         return None;
     }
@@ -171,15 +175,15 @@ fn lower_general<'n, 'a>(value: impl FnOnce() -> Value, levels: &mut Levels) -> 
     };
     levels.nodes = cx.nodes();
     levels.peak = levels.peak.max(cx.peak());
-    Some(Lowered(Map(vec![("", Item::General(schema))])))
+    Some(Lowered(Map(list![in arena; ("", Item::General(schema))])))
 }
 
 /// `gemini::lower_shared`: shared expansion `i` lowered and written once, as [`Levels::shared`]
 /// does it.
-fn lower_shared(i: usize, levels: &mut Levels) -> Option<Rc<[u8]>> {
+fn lower_shared(i: usize, levels: &mut Levels, arena: &Bump) -> Option<Rc<[u8]>> {
     levels.shared(i, |node, levels| {
         let mut text = Vec::new();
-        lower(node, levels)?.write(&mut text);
+        lower(node, levels, arena)?.write(&mut text);
         Some(text.into())
     })
 }
@@ -188,9 +192,9 @@ fn lower_shared(i: usize, levels: &mut Levels) -> Option<Rc<[u8]>> {
 /// missing, draft-3 `required: true` flags lifted (not here), `required` checked (by
 /// [`lower_map`])), then `gemini::compile`'s root combinators merged (not here) and the
 /// lowering.
-fn lower_root_node<'n, 'a>(root: &'n Node<'a>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
+fn lower_root_node<'n, 'a>(root: &'n Node<'a>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n, 'a>> {
     let Node::Obj(entries) = root else { return None };
-    let mut o = entries_of(entries);
+    let mut o = entries_of(entries, arena);
     if o.get("type").and_then(|t| t.as_str()) != Some("object") || o.has("anyOf") {
         return None;
     }
@@ -203,23 +207,23 @@ fn lower_root_node<'n, 'a>(root: &'n Node<'a>, levels: &mut Levels) -> Option<Lo
         }
         Some(_) => return None,
     }
-    lower_entered(o, levels)
+    lower_entered(o, levels, arena)
 }
 
 /// `gemini::lower` on a node's entries: one schema level entered.
-fn lower_entered<'n, 'a>(o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
+fn lower_entered<'n, 'a>(o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n, 'a>> {
     levels.enter().then_some(())?;
-    let lowered = lower_map(o, levels)?;
+    let lowered = lower_map(o, levels, arena)?;
     levels.depth -= 1;
     Some(lowered)
 }
 
-fn entries_of<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)]) -> Map<'n, &'n Node<'a>> {
-    Map(entries.iter().map(|(k, v)| (k.as_ref(), v)).collect())
+fn entries_of<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], arena: &'n Bump) -> Map<'n, &'n Node<'a>> {
+    Map(List::from_iter_in(entries.iter().map(|(k, v)| (k.as_ref(), v)), arena))
 }
 
 /// `gemini::lower_object` on the entries of a node of the subset.
-fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Option<Lowered<'n, 'a>> {
+fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n, 'a>> {
     if o.0.iter().any(|(k, _)| matches!(*k, "allOf" | "oneOf" | "const")) {
         return None;
     }
@@ -260,9 +264,9 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
             let branch = match kept[..] {
                 [Node::Obj(branch)] => branch,
                 [] | [_] => return None,
-                _ => return lower_union(o, &kept, declared, nullable, levels),
+                _ => return lower_union(o, &kept, declared, nullable, levels, arena),
             };
-            let mut merged = entries_of(branch);
+            let mut merged = entries_of(branch, arena);
             for (k, v) in o.0 {
                 merged.insert(k, v);
             }
@@ -272,7 +276,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
             if nullable {
                 merged.insert("nullable", &TRUE);
             }
-            return lower_map(merged, levels);
+            return lower_map(merged, levels, arena);
         }
         Some(_) => {}
     }
@@ -296,22 +300,22 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels) -> Optio
         }
         _ => declared,
     };
-    let mut out: Map<'n, Item<'n, 'a>> = Map(Vec::with_capacity(o.0.len() + 1));
+    let mut out: Map<'n, Item<'n, 'a>> = Map(List::with_capacity_in(o.0.len() + 1, arena));
     out.0.push(("type", Item::Type(ty)));
     let mut hints: Vec<String> = Vec::new();
     for (key, value) in o.0 {
         match key {
             "properties" if ty == OBJECT => {
                 let Node::Obj(props) = value else { continue };
-                let mut lowered = Vec::with_capacity(props.len());
+                let mut lowered = List::with_capacity_in(props.len(), arena);
                 for (name, sub) in props.iter() {
-                    lowered.push((name.as_ref(), lower(sub, levels)?));
+                    lowered.push((name.as_ref(), lower(sub, levels, arena)?));
                 }
                 out.insert("properties", Item::Properties(lowered));
             }
             "required" if ty == OBJECT => out.insert("required", Item::Raw(value)),
             "items" if ty == ARRAY => match value {
-                Node::Obj(_) => out.insert("items", Item::Items(Box::new(lower(value, levels)?))),
+                Node::Obj(_) => out.insert("items", Item::Items(Box::new(lower(value, levels, arena)?))),
                 _ => return None,
             },
             "enum" => {
@@ -414,17 +418,18 @@ fn lower_union<'n, 'a>(
     declared: Option<usize>,
     nullable: bool,
     levels: &mut Levels,
+    arena: &'n Bump,
 ) -> Option<Lowered<'n, 'a>> {
-    let mut lowered = Vec::with_capacity(branches.len());
+    let mut lowered = List::with_capacity_in(branches.len(), arena);
     for branch in branches.iter() {
         let Node::Obj(entries) = branch else { return None };
-        let mut b = entries_of(entries);
+        let mut b = entries_of(entries, arena);
         let inherits = declared.filter(|_| !b.has("type"));
         if let Some(t) = inherits {
             b.0.push(("type", &TYPE_NODES[t]));
         }
         let counts = (levels.depth, levels.nodes, levels.peak);
-        let l = match lower_entered(b, levels) {
+        let l = match lower_entered(b, levels, arena) {
             Some(l) => l,
             None => {
                 // Outside the subset: the general lowering of the branch, as it has it.
@@ -436,12 +441,12 @@ fn lower_union<'n, 'a>(
                     }
                     value
                 };
-                lower_general(value, levels)?
+                lower_general(value, levels, arena)?
             }
         };
-        splice_union(l, &mut lowered);
+        splice_union(l, &mut lowered, arena);
     }
-    let mut out: Map<Item> = Map(shared.0.into_iter().map(|(k, v)| (k, Item::Raw(v))).collect());
+    let mut out: Map<Item> = Map(List::from_iter_in(shared.0.into_iter().map(|(k, v)| (k, Item::Raw(v))), arena));
     let mut hints = Vec::new();
     let keys: Vec<&str> = out.0.iter().map(|(k, _)| *k).collect();
     for k in keys {
@@ -498,7 +503,7 @@ fn lower_union<'n, 'a>(
                 b.insert("nullable", Item::True);
             }
         }
-        return Some(Lowered(Map(vec![("anyOf", Item::AnyOf(lowered))])));
+        return Some(Lowered(Map(list![in arena; ("anyOf", Item::AnyOf(lowered))])));
     }
     out.insert("anyOf", Item::AnyOf(lowered));
     if nullable {
@@ -510,14 +515,14 @@ fn lower_union<'n, 'a>(
 /// A lowered branch added to a union's branches; a branch that is a union itself (a union of
 /// unions) gives its alternatives instead, each with the branch's description if it has none
 /// and its `nullable` (`gemini::lower_any_of`).
-fn splice_union<'n, 'a>(mut l: Lowered<'n, 'a>, lowered: &mut Vec<Lowered<'n, 'a>>) {
+fn splice_union<'n, 'a>(mut l: Lowered<'n, 'a>, lowered: &mut List<'n, Lowered<'n, 'a>>, arena: &'n Bump) {
     // The alternatives, with what the branch gives them.
     let (inner, nullable, note) = match &mut l.0 .0[..] {
         [(_, Item::General(Value::Object(o)))] if o.contains_key("anyOf") && !o.contains_key("type") => {
             let nullable = o.get("nullable") == Some(&Value::Bool(true));
             let note = o.get("description").and_then(Value::as_str).map(str::to_owned);
             let Some(Value::Array(inner)) = o.remove("anyOf") else { return };
-            (inner.into_iter().map(|sub| Lowered(Map(vec![("", Item::General(sub))]))).collect(), nullable, note)
+            (List::from_iter_in(inner.into_iter().map(|sub| Lowered(Map(list![in arena; ("", Item::General(sub))]))), arena), nullable, note)
         }
         [(_, Item::General(_) | Item::Spliced(_))] => return lowered.push(l),
         _ => {

@@ -497,7 +497,12 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
             let node = schema.clone();
             let mut levels = Levels::new(provider, opts);
             let lowered = match (unique && lowers, refs) {
-                (true, false) => gemini::lower_root(&node, &mut levels),
+                (true, false) => {
+                    // The lowered tree in the scratch arena, emptied once it is written.
+                    let out = gemini::lower_root(&node, &mut levels, &scratch);
+                    scratch.reset();
+                    out
+                }
                 (true, true) => {
                     // Inlined in a scratch arena, emptied once the text is written.
                     let out = refs::lower(schema, &scratch, &mut Levels::new(provider, opts));
@@ -568,8 +573,10 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
 
 /// A `serde_json::Map` with `preserve_order`, as far as the lowerings use one: `insert`
 /// replaces in place or appends, `take` (its `remove`) swap-removes. A schema node has a
-/// handful of keys, so a scan is the lookup.
-struct Map<'k, V>(Vec<(&'k str, V)>);
+/// handful of keys, so a scan is the lookup. It lives in the arena of one schema's lowering
+/// (see [`gemini::lower_root`], [`strict::lower_root`]): a lowered tree is many small lists,
+/// built and dropped per tool, which the allocator would otherwise see one by one.
+struct Map<'k, V>(bumpalo::collections::Vec<'k, (&'k str, V)>);
 
 impl<'k, V> Map<'k, V> {
     fn position(&self, key: &str) -> Option<usize> {
@@ -577,6 +584,9 @@ impl<'k, V> Map<'k, V> {
     }
     fn get(&self, key: &str) -> Option<&V> {
         self.position(key).map(|i| &self.0[i].1)
+    }
+    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.position(key).map(|i| &mut self.0[i].1)
     }
     fn has(&self, key: &str) -> bool {
         self.position(key).is_some()
@@ -708,7 +718,7 @@ pub(crate) fn lower_inlined(root: &Value, shared: &Shared, opts: &SchemaOptions,
     let expansions: Vec<Node> = (0..).map_while(|i| shared.expansion(i)).map(|e| Node::of_value(e, &arena)).collect();
     let mut levels = Levels::new(if vertex { Provider::Vertex } else { Provider::Gemini }, opts);
     levels.splicing = Some(Splicing { expansions: &expansions, written: Vec::new() });
-    gemini::lower_root(&node, &mut levels)
+    gemini::lower_root(&node, &mut levels, &arena)
 }
 
 /// Whether the general path returns this root schema unchanged but for the silent

@@ -41,7 +41,7 @@ pub(crate) fn lower<'s>(root: &'s Node<'s>, arena: &'s Bump, levels: &mut Levels
     let inlined = inline(root, arena, levels.limits)?;
     let expansions = arena.alloc_slice_fill_iter(inlined.expansions);
     levels.splicing = Some(Splicing { expansions, written: Vec::new() });
-    gemini::lower_root(arena.alloc(inlined.root), levels)
+    gemini::lower_root(arena.alloc(inlined.root), levels, arena)
 }
 
 /// A schema with its references inlined, and the expansions its placeholders stand for.

@@ -28,7 +28,7 @@
 use bumpalo::collections::Vec as List;
 use bumpalo::Bump;
 
-use super::{Levels, Node, Text};
+use super::{Levels, Map, Node, Text};
 use crate::args::ArgPlan;
 use crate::providers::openai::{Budget, STRICT_BLOCKERS, STRICT_FORMATS, STRICT_KEYWORDS};
 use crate::providers::{anthropic, Provider};
@@ -88,35 +88,7 @@ enum Val<'n, 'a> {
 }
 
 /// A strict node: its entries in the order the general path's map has them.
-struct Strict<'n, 'a>(Obj<'n, Val<'n, 'a>>);
-
-/// [`super::Map`] in the arena of one schema's rewrite ([`lower_root`]): a strict tree is many
-/// small lists, built and dropped per tool, which the allocator would otherwise see one by one.
-struct Obj<'n, V>(List<'n, (&'n str, V)>);
-
-impl<'n, V> Obj<'n, V> {
-    fn position(&self, key: &str) -> Option<usize> {
-        self.0.iter().position(|(k, _)| *k == key)
-    }
-    fn get(&self, key: &str) -> Option<&V> {
-        self.position(key).map(|i| &self.0[i].1)
-    }
-    fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        self.position(key).map(|i| &mut self.0[i].1)
-    }
-    fn has(&self, key: &str) -> bool {
-        self.position(key).is_some()
-    }
-    fn insert(&mut self, key: &'n str, value: V) {
-        match self.position(key) {
-            Some(i) => self.0[i].1 = value,
-            None => self.0.push((key, value)),
-        }
-    }
-    fn take(&mut self, key: &str) -> Option<V> {
-        self.position(key).map(|i| self.0.swap_remove(i).1)
-    }
-}
+struct Strict<'n, 'a>(Map<'n, Val<'n, 'a>>);
 
 /// The strict attempt of `openai::compile` or `anthropic::compile` on a root that
 /// [`super::is_clean`] accepted and in which no `$ref` appears (`Node::measure`); `None` when
@@ -158,8 +130,8 @@ pub(crate) fn write_anthropic(root: &Node, levels: &mut Levels, out: &mut Vec<u8
 
 /// The entries of a node's non-strict form: its own, and the `properties: {}` that
 /// [`Node::write_schema`] adds to an object without one.
-fn base<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], arena: &'n Bump) -> Obj<'n, Val<'n, 'a>> {
-    let mut o = Obj(List::with_capacity_in(entries.len() + 3, arena));
+fn base<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], arena: &'n Bump) -> Map<'n, Val<'n, 'a>> {
+    let mut o = Map(List::with_capacity_in(entries.len() + 3, arena));
     for (k, v) in entries.iter() {
         o.0.push((k.as_ref(), Val::Raw(v)));
     }
@@ -319,7 +291,7 @@ fn strict_object<'n, 'a>(
 }
 
 /// The input value under `key`, if it is one.
-fn raw<'n, 'a>(o: &Obj<'n, Val<'n, 'a>>, key: &str) -> Option<&'n Node<'a>> {
+fn raw<'n, 'a>(o: &Map<'n, Val<'n, 'a>>, key: &str) -> Option<&'n Node<'a>> {
     match o.get(key) {
         Some(Val::Raw(v)) => Some(*v),
         _ => None,
@@ -327,7 +299,7 @@ fn raw<'n, 'a>(o: &Obj<'n, Val<'n, 'a>>, key: &str) -> Option<&'n Node<'a>> {
 }
 
 /// `lower::types_of`: whether it names a type, and whether `object` is one of them.
-fn types(o: &Obj<Val>) -> (bool, bool) {
+fn types(o: &Map<Val>) -> (bool, bool) {
     match raw(o, "type") {
         Some(Node::Str(t)) => (true, t == "object"),
         Some(Node::Arr(ts)) => (ts.iter().any(|t| t.as_str().is_some()), ts.iter().any(|t| t.as_str() == Some("object"))),
@@ -336,7 +308,7 @@ fn types(o: &Obj<Val>) -> (bool, bool) {
 }
 
 /// `openai::fold`: the note of a removed keyword appended to the description.
-fn fold(o: &mut Obj<Val>, key: &str, removed: Val) -> Step<()> {
+fn fold(o: &mut Map<Val>, key: &str, removed: Val) -> Step<()> {
     let Val::Raw(value) = removed else { return Err(Stop::General) };
     if keyword(key) != Keyword::Other && matches!(value, Node::Obj(_) | Node::Arr(_)) {
         // The note would quote subschemas as the non-strict path left them.
@@ -349,7 +321,7 @@ fn fold(o: &mut Obj<Val>, key: &str, removed: Val) -> Step<()> {
 }
 
 /// `append_description` of a note that starts with "(" (so the separator is a space).
-fn append_note(o: &mut Obj<Val>, note: String) {
+fn append_note(o: &mut Map<Val>, note: String) {
     let description = match o.get("description") {
         Some(Val::Raw(Node::Str(d))) => Some(d.as_ref()),
         Some(Val::Text(d)) => Some(d.as_str()),
