@@ -187,7 +187,8 @@ pub fn convert_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Re
 /// [`convert_json`]'s text as UTF-8 bytes, for a caller that passes bytes on (the JS API given
 /// a `Uint8Array`): what this crate writes is UTF-8 by construction, so it is not checked again.
 pub fn convert_json_bytes(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<Vec<u8>> {
-    Ok(run_text(json, provider, opts, OnError::Throw, false, false)?.tools)
+    // The tools only: no report, and no argument plans either.
+    Ok(run_text(json, provider, opts, OnError::Throw, false, false, false)?.tools)
 }
 
 /// A conversion whose tools are JSON text.
@@ -216,7 +217,7 @@ pub struct LeftOut {
 
 /// [`convert_json`] with the name map and the report (`convertMcpToolsDetailed`).
 pub fn convert_json_detailed(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<TextConversion> {
-    run_text(json, provider, opts, OnError::Throw, true, false).map(Written::text)
+    run_text(json, provider, opts, OnError::Throw, true, true, false).map(Written::text)
 }
 
 /// [`convert_json`] (with the report when `detailed`, as [`convert_json_detailed`]) for a caller
@@ -224,29 +225,30 @@ pub fn convert_json_detailed(json: &str, provider: Provider, opts: &ConvertOptio
 /// written as `null` and listed in [`TextConversion::left_out`], for the caller to put its own
 /// object there. The JS object API does, which spares writing and re-reading most schemas.
 pub fn convert_json_leaving_schemas(json: &str, provider: Provider, opts: &ConvertOptions, detailed: bool) -> Result<TextConversion> {
-    run_text(json, provider, opts, OnError::Throw, detailed, true).map(Written::text)
+    run_text(json, provider, opts, OnError::Throw, detailed, true, true).map(Written::text)
 }
 
 /// [`convert_json`] with the name map, for callers that need no report (`McpHub.tools`,
 /// `NameMap.fromTools`): the report holds only set-level problems, and `$ref` expansions are
 /// shared as in [`convert_json`].
 pub fn convert_json_named(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<TextConversion> {
-    run_text(json, provider, opts, OnError::Throw, false, false).map(Written::text)
+    run_text(json, provider, opts, OnError::Throw, false, true, false).map(Written::text)
 }
 
 /// [`check`] on JSON text (`checkTools`).
 pub fn check_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Result<Report> {
-    Ok(run_text(json, provider, opts, OnError::Report, true, false)?.report)
+    Ok(run_text(json, provider, opts, OnError::Report, true, true, false)?.report)
 }
 
-/// `with_report: false` leaves the report's tool entries out (the JSON API returns tools only).
-/// `leave_out`: see [`convert_json_leaving_schemas`].
-fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool, leave_out: bool) -> Result<Written> {
+/// `with_report: false` leaves the report's tool entries out (the JSON API returns tools only);
+/// `plans: false` leaves out the argument plans of the schemas written on the pass-through path
+/// (the name map is dropped). `leave_out`: see [`convert_json_leaving_schemas`].
+fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool, plans: bool, leave_out: bool) -> Result<Written> {
     let capacity = json.len() + 4096;
     if fast::applies(provider, &opts.schema, with_report) {
         // The borrowed tree's containers, freed at once when the conversion is written.
         let arena = bumpalo::Bump::new();
-        if let Some(prepared) = fast::prepare(json, &arena, provider, &opts.schema, with_report) {
+        if let Some(prepared) = fast::prepare(json, &arena, provider, &opts.schema, with_report, plans) {
             if let Ok(done) = run(prepared.tools, prepared.pass, Vec::new(), provider, opts, on_error, with_report) {
                 return Ok(done.into_text(provider, &opts.schema, capacity, leave_out));
             }

@@ -428,7 +428,9 @@ pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: boo
 /// Reads `json` as a tool list, or returns `None` for anything the general path should read
 /// (invalid JSON, another shape, a tool that is not an object or has no name, duplicate keys
 /// in a tool's own fields, limits exceeded) so that its errors stay the same.
-pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, opts: &SchemaOptions, with_report: bool) -> Option<Prepared<'a>> {
+/// `plans: false` when the caller drops the argument plans (the JSON API, which returns the
+/// tools only): the strict rewrite does not build them then.
+pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, opts: &SchemaOptions, with_report: bool, plans: bool) -> Option<Prepared<'a>> {
     // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
     let tools: &'a [Node<'a>] = match read::read(json, arena)? {
         Node::Arr(items) => items,
@@ -530,7 +532,7 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
                             StrictInlining::Stops => Some(strict::Outcome::NotStrict),
                             StrictInlining::Inlined(tree) if is_clean(&tree, &mut Levels::new(provider, opts)) => {
                                 // The tree goes with the scratch arena: Anthropic's is written now.
-                                match strict::lower_root(&tree, &mut Levels::new(provider, opts), provider, &scratch) {
+                                match strict::lower_root(&tree, &mut Levels::new(provider, opts).with_plans(plans), provider, &scratch) {
                                     Some(strict::Outcome::Strict(None, plan, costs)) => {
                                         let mut text = Vec::new();
                                         strict::write_anthropic(&tree, &mut Levels::new(provider, opts), &mut text, &scratch)
@@ -546,7 +548,7 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
                     }
                     true => {
                         // The rewrite in the scratch arena, emptied once it is written.
-                        let outcome = strict::lower_root(&node, &mut Levels::new(provider, opts), provider, &scratch);
+                        let outcome = strict::lower_root(&node, &mut Levels::new(provider, opts).with_plans(plans), provider, &scratch);
                         scratch.reset();
                         outcome
                     }
@@ -628,6 +630,8 @@ struct Levels<'s> {
     /// Whether the general lowering of a subschema failed ([`gemini`]): nothing above it is
     /// tried again.
     gave_up: bool,
+    /// Whether the caller keeps the argument plans ([`strict`] builds them only then).
+    plans: bool,
 }
 
 /// Shared `$ref` expansions ([`Shared`]) as `gemini::lower_shared` lowers them and `clean_node`
@@ -657,6 +661,7 @@ impl<'s> Levels<'s> {
             splicing: None,
             limits: opts.limits,
             gave_up: false,
+            plans: true,
             max_depth: opts.limits.depth_limit(),
             max_nodes: opts.limits.max_nodes,
             // Gemini's parametersJsonSchema inlines every `$ref` (gemini::compile).
@@ -664,6 +669,11 @@ impl<'s> Levels<'s> {
             vertex: provider == Provider::Vertex,
             adds_properties: false,
         }
+    }
+
+    fn with_plans(mut self, plans: bool) -> Self {
+        self.plans = plans;
+        self
     }
 
     /// Shared expansion `i` done by `work` the first time, its text kept with the nodes and
@@ -858,7 +868,7 @@ pub fn passed_through(json: &str, provider: Provider, opts: &SchemaOptions) -> u
     if !applies(provider, opts, false) {
         return 0;
     }
-    prepare(json, &Bump::new(), provider, opts, false).map_or(0, |p| p.pass.iter().filter(|p| p.is_some()).count())
+    prepare(json, &Bump::new(), provider, opts, false, true).map_or(0, |p| p.pass.iter().filter(|p| p.is_some()).count())
 }
 
 #[cfg(test)]
@@ -871,7 +881,7 @@ mod tests {
         let text = json!([{ "name": "t", "inputSchema": v }]).to_string();
         let opts = SchemaOptions { limits, ..SchemaOptions::default() };
         // `None`: the tool is past a limit, and the general path reports it.
-        prepare(&text, &Bump::new(), Provider::OpenAi, &opts, false).is_some_and(|p| p.pass[0].is_some())
+        prepare(&text, &Bump::new(), Provider::OpenAi, &opts, false, true).is_some_and(|p| p.pass[0].is_some())
     }
 
     fn clean(v: Value) -> bool {
@@ -886,7 +896,7 @@ mod tests {
         // A required name spelt without the escape its property key has: the same name.
         let text = r#"[{"name":"t","inputSchema":{"type":"object","properties":{"\u0061":{}},"required":["a"]}}]"#;
         let arena = Bump::new();
-        assert!(prepare(text, &arena, Provider::OpenAi, &SchemaOptions::default(), false).unwrap().pass[0].is_some());
+        assert!(prepare(text, &arena, Provider::OpenAi, &SchemaOptions::default(), false, true).unwrap().pass[0].is_some());
     }
 
     #[test]
@@ -918,12 +928,12 @@ mod tests {
     fn refs_pass_as_they_are_except_for_gemini() {
         let text = json!([{ "name": "t", "inputSchema": {"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"type":"string"}}} }]).to_string();
         let json_schema = SchemaOptions { gemini_mode: GeminiMode::JsonSchema, ..SchemaOptions::default() };
-        assert!(matches!(prepare(&text, &Bump::new(), Provider::Anthropic, &json_schema, false).unwrap().pass[0], Some(Passed::AsIs(_, true))));
+        assert!(matches!(prepare(&text, &Bump::new(), Provider::Anthropic, &json_schema, false, true).unwrap().pass[0], Some(Passed::AsIs(_, true))));
         // Gemini's parametersJsonSchema inlines them (fast::refs), and the input cannot stand for
         // the output.
         for with_report in [false, true] {
             let arena = Bump::new();
-            let pass = prepare(&text, &arena, Provider::Gemini, &json_schema, with_report).unwrap().pass.remove(0);
+            let pass = prepare(&text, &arena, Provider::Gemini, &json_schema, with_report, true).unwrap().pass.remove(0);
             let Some(Passed::Written(text)) = pass else { panic!("not inlined on the borrowed tree") };
             assert_eq!(text, br#"{"type":"object","properties":{"a":{"type":"string"}}}"#);
         }
@@ -935,7 +945,7 @@ mod tests {
         assert!(applies(Provider::OpenAi, &strict, false), "...and fast::strict writes them without a report");
         assert!(applies(Provider::Anthropic, &strict, false) && !applies(Provider::Anthropic, &strict, true));
         // OpenAI strict mode inlines references (fast::refs), then writes the strict schema.
-        assert!(matches!(prepare(&text, &Bump::new(), Provider::OpenAi, &strict, false).unwrap().pass[0], Some(Passed::Strict { .. })));
+        assert!(matches!(prepare(&text, &Bump::new(), Provider::OpenAi, &strict, false, true).unwrap().pass[0], Some(Passed::Strict { .. })));
     }
 
     #[test]
@@ -981,7 +991,7 @@ mod tests {
     fn duplicate_keys_go_the_general_way() {
         let text = r#"[{"name":"t","inputSchema":{"type":"object","properties":{"a":{}},"properties":{"b":{}}}}]"#;
         let arena = Bump::new();
-        let p = prepare(text, &arena, Provider::OpenAi, &SchemaOptions::default(), false).unwrap();
+        let p = prepare(text, &arena, Provider::OpenAi, &SchemaOptions::default(), false, true).unwrap();
         assert!(p.pass[0].is_none());
         // ...with the schema serde_json would have read: the last `properties`, in the first's place.
         assert_eq!(p.tools[0].input_schema, json!({"type":"object","properties":{"b":{}}}));
@@ -1027,11 +1037,11 @@ mod tests {
         for text in [json!([tool]), json!({"tools": [tool]}), json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool]}})] {
             let text = text.to_string();
             let arena = Bump::new();
-            let p = prepare(&text, &arena, Provider::OpenAi, &SchemaOptions::default(), false).expect("read");
+            let p = prepare(&text, &arena, Provider::OpenAi, &SchemaOptions::default(), false, true).expect("read");
             assert_eq!(p.pass.len(), 1, "{text}");
         }
         for text in ["", "1", "[1]", "{}", r#"{"tools":{}}"#, "[{}] x", r#"[{"name":"t"},"#] {
-            assert!(prepare(text, &Bump::new(), Provider::OpenAi, &SchemaOptions::default(), false).is_none(), "{text}");
+            assert!(prepare(text, &Bump::new(), Provider::OpenAi, &SchemaOptions::default(), false, true).is_none(), "{text}");
         }
     }
 

@@ -245,10 +245,15 @@ fn strict_object<'n, 'a>(
                     for (name, sub) in props.iter() {
                         budget.chars += name.len();
                         let (mut strict, sub_plan) = strict_node(sub, levels, level + 1, budget, arena)?;
-                        plan.set_property(name, sub_plan);
-                        if !required.iter().any(|r| r.as_str() == Some(name.as_ref())) {
+                        let optional = !required.iter().any(|r| r.as_str() == Some(name.as_ref()));
+                        if optional {
                             widen_nullable(&mut strict);
-                            plan.null_means_absent.push(name.as_str().to_owned());
+                        }
+                        if levels.plans {
+                            plan.set_property(name, sub_plan);
+                            if optional {
+                                plan.null_means_absent.push(name.as_str().to_owned());
+                            }
                         }
                         all.push(name.as_ref());
                         done.push((name.as_ref(), strict));
@@ -275,11 +280,13 @@ fn strict_object<'n, 'a>(
     }
     if let Some(slot) = o.get_mut("anyOf") {
         if let Val::Raw(Node::Arr(branches)) = slot {
-            let (mut done, mut plans) = (List::with_capacity_in(branches.len(), arena), Vec::with_capacity(branches.len()));
+            let (mut done, mut plans) = (List::with_capacity_in(branches.len(), arena), Vec::new());
             for branch in branches.iter() {
                 let (strict, branch_plan) = strict_node(branch, levels, level, budget, arena)?;
                 done.push(strict);
-                plans.push(branch_plan);
+                if levels.plans {
+                    plans.push(branch_plan);
+                }
             }
             if plans.iter().any(|p| !p.is_empty()) {
                 plan.any_of = plans;
@@ -607,7 +614,7 @@ mod tests {
         let general = convert(tools, provider, &opts).unwrap();
         assert_eq!(fast, general.tools.to_string());
         let schema_opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
-        let took = match prepare(&text, &bumpalo::Bump::new(), provider, &schema_opts, false).unwrap().pass.remove(0) {
+        let took = match prepare(&text, &bumpalo::Bump::new(), provider, &schema_opts, false, true).unwrap().pass.remove(0) {
             Some(p) => match p {
                 Passed::Strict { .. } => Took::Strict,
                 Passed::AsIs(..) => Took::NotStrict,
@@ -731,7 +738,7 @@ mod tests {
             let text = json!([{ "name": "t", "inputSchema": schema }]).to_string();
             let opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
             let arena = bumpalo::Bump::new();
-            let Some(Some(p)) = prepare(&text, &arena, Provider::Anthropic, &opts, false).unwrap().pass.pop() else { panic!("not on the borrowed tree: {schema}") };
+            let Some(Some(p)) = prepare(&text, &arena, Provider::Anthropic, &opts, false, true).unwrap().pass.pop() else { panic!("not on the borrowed tree: {schema}") };
             let Passed::Strict { costs, .. } = &p else { panic!("not strict: {schema}") };
             let mut text = Vec::new();
             p.write_strict(true, &opts, &mut text);
@@ -826,6 +833,23 @@ mod tests {
         defs.insert("d12".into(), json!({"type": "string"}));
         let wide = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs});
         assert_eq!(strict(wide).1, Took::General);
+    }
+
+    #[test]
+    fn argument_plans_only_when_kept() {
+        // The JSON API drops the name map: the same strict schema, without building its plan.
+        let text = json!([{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "object", "properties": {"c": {"type": "integer"}}}}}}]).to_string();
+        let opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
+        let arena = bumpalo::Bump::new();
+        let taken = |plans| match prepare(&text, &arena, Provider::OpenAi, &opts, false, plans).unwrap().pass.remove(0) {
+            Some(Passed::Strict { text, plan, .. }) => (text, plan),
+            _ => panic!("not strict"),
+        };
+        let ((kept_text, kept), (dropped_text, dropped)) = (taken(true), taken(false));
+        assert_eq!(kept_text, dropped_text);
+        assert_eq!(kept.null_means_absent, ["a", "b"]);
+        assert_eq!(kept.properties.get("b").unwrap().null_means_absent, ["c"]);
+        assert!(dropped.is_empty(), "{dropped:?}");
     }
 
     #[test]
