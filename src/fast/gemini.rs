@@ -48,7 +48,7 @@ use crate::providers::gemini;
 use crate::schema::refs::Shared;
 use crate::schema::Cx;
 use serde_json::Value;
-use crate::schema::lower::keyword_hint;
+use crate::schema::lower::{concat, keyword_hint};
 use crate::text;
 
 /// Gemini's types, and their wire spelling.
@@ -399,10 +399,10 @@ fn finish_hints(out: &mut Map<Item>, hints: &[String]) {
     if hints.is_empty() {
         return;
     }
-    let note = format!("({})", hints.join("; "));
+    let note = concat(&["(", &hints.join("; "), ")"]);
     let joined = match out.get("description").and_then(Item::as_str) {
         // The note starts with "(", so the separator is a space.
-        Some(d) if !d.trim().is_empty() => Some(format!("{} {note}", d.trim_end())),
+        Some(d) if !d.trim().is_empty() => Some(concat(&[d.trim_end(), " ", &note])),
         _ => None,
     };
     out.insert("description", Item::Text(joined.unwrap_or(note)));

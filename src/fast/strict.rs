@@ -32,7 +32,7 @@ use super::{Levels, Map, Node, Text};
 use crate::args::ArgPlan;
 use crate::providers::openai::{Budget, STRICT_BLOCKERS, STRICT_FORMATS, STRICT_KEYWORDS};
 use crate::providers::{anthropic, Provider};
-use crate::schema::lower::keyword_hint;
+use crate::schema::lower::{concat, keyword_hint};
 use crate::schema::walk::{keyword, Keyword};
 use crate::text;
 
@@ -322,7 +322,7 @@ fn fold(o: &mut Map<Val>, key: &str, removed: Val) -> Step<()> {
         return Err(Stop::General);
     }
     if let Some(hint) = keyword_hint(key, &value.to_value()) {
-        append_note(o, format!("({hint})"));
+        append_note(o, concat(&["(", &hint, ")"]));
     }
     Ok(())
 }
@@ -334,7 +334,7 @@ fn append_note(o: &mut Map<Val>, note: String) {
         Some(Val::Text(d)) => Some(d.as_str()),
         _ => None,
     };
-    let joined = description.filter(|d| !d.trim().is_empty()).map(|d| format!("{} {note}", d.trim_end()));
+    let joined = description.filter(|d| !d.trim().is_empty()).map(|d| concat(&[d.trim_end(), " ", &note]));
     o.insert("description", Val::Text(joined.unwrap_or(note)));
 }
 
@@ -435,7 +435,7 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
         if let Some(removed) = o.take(key) {
             let Val::Raw(value) = removed else { return Err(Stop::General) };
             let hint = keyword_hint(key, &value.to_value()).unwrap_or_else(|| key.to_owned());
-            append_note(&mut o, format!("({hint})"));
+            append_note(&mut o, concat(&["(", &hint, ")"]));
         }
     }
     // `for_each_subschema_mut`: every subschema position, in key order.

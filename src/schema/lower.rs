@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::schema::{append_description, fix_required, short_json, Cx};
+use crate::text;
 
 /// The `type` of a node as a list (`"string"` → `["string"]`, absent → `[]`).
 pub fn types_of(obj: &JsonObject) -> Vec<&str> {
@@ -281,6 +282,15 @@ pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
     conflicts
 }
 
+/// `parts` joined.
+pub(crate) fn concat(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        s.push_str(p);
+    }
+    s
+}
+
 /// A short human description of a dropped keyword, or `None` when it carries no meaning a model
 /// could use (e.g. `$schema`, `$id`, `$comment`).
 pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
@@ -288,26 +298,31 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
         "$schema" | "$id" | "$comment" | "$anchor" | "$dynamicAnchor" | "$vocabulary" | "$defs" | "definitions" | "title" | "description"
         | "propertyOrdering" | "readOnly" | "writeOnly" | "strict" => return None,
         k if k.starts_with("x-") => return None,
-        "format" => format!("format: {}", v.as_str().map(str::to_owned).unwrap_or_else(|| short_json(v))),
-        "default" => format!("default: {}", short_json(v)),
-        "examples" | "example" => format!("example: {}", short_json(v.as_array().and_then(|a| a.first()).unwrap_or(v))),
-        "exclusiveMinimum" if v.is_number() => format!("must be > {v}"),
-        "exclusiveMaximum" if v.is_number() => format!("must be < {v}"),
-        "minimum" => format!("minimum: {v}"),
-        "maximum" => format!("maximum: {v}"),
-        "multipleOf" => format!("multiple of {v}"),
-        "minLength" => format!("at least {v} characters"),
-        "maxLength" => format!("at most {v} characters"),
-        "minItems" => format!("at least {v} items"),
-        "maxItems" => format!("at most {v} items"),
+        // The common notes joined without `format!` (its machinery is most of their cost in
+        // wasm); `{v}` is the value's JSON text, as `Value`'s `Display` writes it.
+        "format" => match v.as_str() {
+            Some(f) => concat(&["format: ", f]),
+            None => concat(&["format: ", &short_json(v)]),
+        },
+        "default" => concat(&["default: ", &short_json(v)]),
+        "examples" | "example" => concat(&["example: ", &short_json(v.as_array().and_then(|a| a.first()).unwrap_or(v))]),
+        "exclusiveMinimum" if v.is_number() => concat(&["must be > ", &text::to_string(v)]),
+        "exclusiveMaximum" if v.is_number() => concat(&["must be < ", &text::to_string(v)]),
+        "minimum" => concat(&["minimum: ", &text::to_string(v)]),
+        "maximum" => concat(&["maximum: ", &text::to_string(v)]),
+        "multipleOf" => concat(&["multiple of ", &text::to_string(v)]),
+        "minLength" => concat(&["at least ", &text::to_string(v), " characters"]),
+        "maxLength" => concat(&["at most ", &text::to_string(v), " characters"]),
+        "minItems" => concat(&["at least ", &text::to_string(v), " items"]),
+        "maxItems" => concat(&["at most ", &text::to_string(v), " items"]),
         "uniqueItems" if v == &Value::Bool(true) => "items must be unique".into(),
         "uniqueItems" => return None,
-        "pattern" => format!("pattern: {}", v.as_str().unwrap_or_default()),
-        "minProperties" => format!("at least {v} properties"),
-        "maxProperties" => format!("at most {v} properties"),
+        "pattern" => concat(&["pattern: ", v.as_str().unwrap_or_default()]),
+        "minProperties" => concat(&["at least ", &text::to_string(v), " properties"]),
+        "maxProperties" => concat(&["at most ", &text::to_string(v), " properties"]),
         "deprecated" if v == &Value::Bool(true) => "deprecated".into(),
         "deprecated" => return None,
-        "const" => format!("must be {}", short_json(v)),
+        "const" => concat(&["must be ", &short_json(v)]),
         "contentEncoding" | "contentMediaType" => format!("{key}: {}", short_json(v)),
         "additionalProperties" => match v {
             Value::Bool(false) => return None,
@@ -408,6 +423,18 @@ mod tests {
     use super::*;
     use crate::schema::Limits;
     use serde_json::json;
+
+    #[test]
+    fn notes_spell_values_as_display_does() {
+        for v in [json!(1), json!(-2.5), json!(1e300), json!(12345678901234567890u64), json!("a\"b"), json!([1, "x"]), json!(null), json!(true)] {
+            assert_eq!(keyword_hint("minimum", &v).unwrap(), format!("minimum: {v}"));
+            assert_eq!(keyword_hint("maxItems", &v).unwrap(), format!("at most {v} items"));
+            assert_eq!(keyword_hint("default", &v).unwrap(), format!("default: {}", short_json(&v)));
+        }
+        assert_eq!(short_json(&json!("x")), "\"x\"");
+        assert_eq!(short_json(&json!("é".repeat(81))).chars().count(), 80);
+        assert_eq!(keyword_hint("format", &json!("uri")).unwrap(), "format: uri");
+    }
 
     #[test]
     fn root_any_of_required_sets_become_one_object() {

@@ -569,10 +569,10 @@ pub fn append_description(obj: &mut JsonObject, note: &str) {
 /// A short readable rendering of a JSON value for descriptions (`"a"`, `10`, `[1, 2]`).
 pub fn short_json(v: &Value) -> String {
     let s = match v {
-        Value::String(s) => format!("\"{s}\""),
-        other => other.to_string(),
+        Value::String(s) => lower::concat(&["\"", s, "\""]),
+        other => crate::text::to_string(other),
     };
-    if s.chars().count() > 80 {
+    if s.len() > 80 && s.chars().count() > 80 {
         let mut t: String = s.chars().take(77).collect();
         t.push_str("...");
         t
