@@ -249,6 +249,9 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
         // The borrowed tree's containers, freed at once when the conversion is written.
         let arena = bumpalo::Bump::new();
         if let Some(prepared) = fast::prepare(json, &arena, provider, &opts.schema, with_report, plans) {
+            // The schemas already written replace theirs: room for them at once, where growing
+            // the output as it is written would copy it (Gemini's can be three times the input).
+            let capacity = capacity + prepared.pass.iter().flatten().map(Passed::written_len).sum::<usize>();
             if let Ok(done) = run(prepared.tools, prepared.pass, Vec::new(), provider, opts, on_error, with_report) {
                 return Ok(done.into_text(provider, &opts.schema, capacity, leave_out));
             }

@@ -386,6 +386,14 @@ pub(crate) enum Passed<'a> {
 }
 
 impl Passed<'_> {
+    /// The length of the schema text already written, if any.
+    pub(crate) fn written_len(&self) -> usize {
+        match self {
+            Passed::Lowered(Some(text)) | Passed::Written(text) | Passed::Strict { text: Some(text), .. } => text.len(),
+            _ => 0,
+        }
+    }
+
     /// A [`Passed::Strict`] schema as it is sent: the strict one when the tool stays strict
     /// (Anthropic's written now), else the schema as it is.
     pub(crate) fn write_strict(&self, strict: bool, opts: &SchemaOptions, out: &mut Vec<u8>) {
