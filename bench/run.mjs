@@ -70,6 +70,10 @@ const NO_BROWSER = QUICK || /^(1|true|yes)$/i.test(process.env.BENCH_NO_BROWSER 
 
 const RUNS = QUICK ? 1 : Math.max(1, Number(process.env.BENCH_RUNS ?? 11));
 const WARMUP = QUICK ? 0 : 2;
+// Passes over the set per timed run of a conversion table: one over the corpus (tens of ms); several
+// over the 200-tool set, whose single passes (about 5 ms, a GC before each) swung by a third from run
+// to run and from row to row. Figures are per pass.
+const SMALL_SET_PASSES = QUICK ? 1 : 6;
 const TYPICAL = QUICK ? 10 : 200; // size of the "typical" set
 const COLD_NODE_RUNS = QUICK ? 2 : 15;
 const COLD_BROWSER_RUNS = 9;
@@ -184,12 +188,34 @@ function readNative(file) {
 }
 const pathByLabel = (label) => PATHS.find((p) => p.label === label);
 
+/** `run` done `passes` times in one timed run (its last output kept). */
+function repeated(run, passes) {
+  return passes === 1
+    ? run
+    : () => {
+        let out;
+        for (let i = 0; i < passes; i++) out = run();
+        return out;
+      };
+}
+
+/** timeAll's figures for runs of `passes` passes, per pass. */
+function perPass(times, passes) {
+  for (const r of times.values()) {
+    if (r.median !== undefined) r.median /= passes;
+    if (r.min !== undefined) r.min /= passes;
+  }
+  return times;
+}
+
 /** One conversion table over a set; returns the toolwire figures by path id for later sections. */
 async function conversionTable(set, native) {
   heading(`Conversion: ${set.label}`);
+  const passes = set.isCorpus ? 1 : SMALL_SET_PASSES;
   console.log(
     `${set.toolCount} tools from ${set.servers.length} servers, ${mb(set.bytes)} of tools JSON; one call per server; ` +
-      `median of ${RUNS} runs after ${WARMUP} warm-up${WARMUP === 1 ? "" : "s"}, round-robin, GC between runs.`,
+      `median of ${RUNS} runs after ${WARMUP} warm-up${WARMUP === 1 ? "" : "s"}, round-robin, GC between runs` +
+      (passes > 1 ? `; each run ${passes} passes over the set, figures per pass.` : "."),
   );
   const candidates = [{ id: "floor", run: floor(set) }];
   for (const p of PATHS) {
@@ -204,7 +230,7 @@ async function conversionTable(set, native) {
     candidates.push({ id: `hand-obj:${h.name}`, run: handObjects(set, p) });
     candidates.push({ id: `hand-json:${h.name}`, run: handJson(set, p) });
   }
-  const t = await timeAll(candidates, { warmup: WARMUP, runs: RUNS });
+  const t = perPass(await timeAll(candidates.map((c) => ({ ...c, run: repeated(c.run, passes) })), { warmup: WARMUP, runs: RUNS }), passes);
   const fl = t.get("floor").median;
 
   const nativeOk = native?.rows && set.isCorpus;
