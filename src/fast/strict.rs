@@ -30,10 +30,10 @@ use bumpalo::Bump;
 
 use super::{Levels, Map, Node, Text};
 use crate::args::ArgPlan;
-use crate::providers::openai::{Budget, STRICT_BLOCKERS, STRICT_FORMATS, STRICT_KEYWORDS};
+use crate::providers::openai::{Budget, STRICT_FORMATS};
 use crate::providers::{anthropic, Provider};
 use crate::schema::lower::{concat, keyword_hint};
-use crate::schema::walk::{keyword, Keyword};
+use crate::schema::walk::{head, head_of, keyword, Keyword};
 use crate::text;
 
 /// What strict mode makes of a schema.
@@ -175,9 +175,12 @@ fn strict_object<'n, 'a>(
     // strict mode cannot express.
     let (mut all_of, mut one_of, mut blocked) = (false, false, false);
     for (k, _) in o.0.iter() {
-        all_of |= *k == "allOf";
-        one_of |= *k == "oneOf";
-        blocked |= STRICT_BLOCKERS.contains(k);
+        match class(k) {
+            Class::AllOf => all_of = true,
+            Class::OneOf => one_of = true,
+            Class::Blocker => blocked = true,
+            Class::Kept | Class::Removed => {}
+        }
     }
     if all_of {
         return Err(Stop::General);
@@ -203,8 +206,8 @@ fn strict_object<'n, 'a>(
             fold(&mut o, "format", v)?;
         }
     }
-    if o.0.iter().any(|(k, _)| !STRICT_KEYWORDS.contains(k)) {
-        let removable = List::from_iter_in(o.0.iter().map(|(k, _)| *k).filter(|k| !STRICT_KEYWORDS.contains(k)), arena);
+    if o.0.iter().any(|(k, _)| class(k) != Class::Kept) {
+        let removable = List::from_iter_in(o.0.iter().map(|(k, _)| *k).filter(|k| class(k) != Class::Kept), arena);
         for key in removable {
             if let Some(v) = o.take(key) {
                 fold(&mut o, key, v)?;
@@ -295,6 +298,80 @@ fn strict_object<'n, 'a>(
         }
     }
     Ok((Strict(o), plan))
+}
+
+/// Where a key stands in OpenAI's strict mode.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Class {
+    /// In `openai::STRICT_KEYWORDS`: kept.
+    Kept,
+    /// In `openai::STRICT_BLOCKERS`: the schema cannot be strict.
+    Blocker,
+    /// `allOf` (merged by the general path).
+    AllOf,
+    /// `oneOf` (rewritten as `anyOf`).
+    OneOf,
+    /// Anything else: removed, and described where it means something.
+    Removed,
+}
+
+/// [`Class`] of a key, by its length and first eight bytes (one integer compare per candidate, as
+/// `walk::keyword` matches keywords), then in full for the keys longer than eight. Checking each
+/// key against the two lists called `memcmp` for every candidate of the same length.
+fn class(k: &str) -> Class {
+    const fn h(k: &[u8]) -> u64 {
+        head_of(k)
+    }
+    const TYPE: u64 = h(b"type");
+    const ENUM: u64 = h(b"enum");
+    const THEN: u64 = h(b"then");
+    const ELSE: u64 = h(b"else");
+    const ITEMS: u64 = h(b"items");
+    const ANY_OF: u64 = h(b"anyOf");
+    const ALL_OF: u64 = h(b"allOf");
+    const ONE_OF: u64 = h(b"oneOf");
+    const CONST: u64 = h(b"const");
+    const TITLE: u64 = h(b"title");
+    const FORMAT: u64 = h(b"format");
+    const PATTERN: u64 = h(b"pattern");
+    const MAXIMUM: u64 = h(b"maximum");
+    const MINIMUM: u64 = h(b"minimum");
+    const REQUIRED: u64 = h(b"required");
+    const MIN_ITEMS: u64 = h(b"minItems");
+    const MAX_ITEMS: u64 = h(b"maxItems");
+    const CONTAINS: u64 = h(b"contains");
+    const NOT: u64 = h(b"not");
+    const IF: u64 = h(b"if");
+    const PROPERTIES: u64 = h(b"properties");
+    const ADDITIONAL: u64 = h(b"additionalProperties");
+    const DESCRIPTION: u64 = h(b"description");
+    const MULTIPLE_OF: u64 = h(b"multipleOf");
+    const EXCLUSIVE: u64 = h(b"exclusiveMaximum");
+    const DEPENDENT: u64 = h(b"dependentSchemas");
+    const PATTERN_PROPERTIES: u64 = h(b"patternProperties");
+    const PREFIX_ITEMS: u64 = h(b"prefixItems");
+    let b = k.as_bytes();
+    let (class, words): (Class, &[&str]) = match (b.len(), head(b)) {
+        (4, TYPE | ENUM) | (5, ITEMS | ANY_OF | CONST | TITLE) | (6, FORMAT) | (7, PATTERN | MAXIMUM | MINIMUM) => return Class::Kept,
+        (8, REQUIRED | MIN_ITEMS | MAX_ITEMS) => return Class::Kept,
+        (2, IF) | (3, NOT) | (4, THEN | ELSE) | (8, CONTAINS) => return Class::Blocker,
+        (5, ALL_OF) => return Class::AllOf,
+        (5, ONE_OF) => return Class::OneOf,
+        (10, PROPERTIES) => (Class::Kept, &["properties"]),
+        (20, ADDITIONAL) => (Class::Kept, &["additionalProperties"]),
+        (11, DESCRIPTION) => (Class::Kept, &["description"]),
+        (10, MULTIPLE_OF) => (Class::Kept, &["multipleOf"]),
+        (16, EXCLUSIVE) => (Class::Kept, &["exclusiveMaximum", "exclusiveMinimum"]),
+        (16, DEPENDENT) => (Class::Blocker, &["dependentSchemas"]),
+        (17, PATTERN_PROPERTIES) => (Class::Blocker, &["patternProperties"]),
+        (11, PREFIX_ITEMS) => (Class::Blocker, &["prefixItems"]),
+        _ => return Class::Removed,
+    };
+    if words.contains(&k) {
+        class
+    } else {
+        Class::Removed
+    }
 }
 
 /// The input value under `key`, if it is one.
@@ -833,6 +910,24 @@ mod tests {
         defs.insert("d12".into(), json!({"type": "string"}));
         let wide = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs});
         assert_eq!(strict(wide).1, Took::General);
+    }
+
+    #[test]
+    fn keys_are_classed_as_the_lists_say() {
+        use super::{class, Class};
+        use crate::providers::openai::{STRICT_BLOCKERS, STRICT_KEYWORDS};
+        for k in STRICT_KEYWORDS {
+            assert_eq!(class(k), Class::Kept, "{k}");
+        }
+        for k in STRICT_BLOCKERS {
+            assert_eq!(class(k), Class::Blocker, "{k}");
+        }
+        assert_eq!((class("allOf"), class("oneOf")), (Class::AllOf, Class::OneOf));
+        // Near misses of every kind: a prefix, the same head and length, another length.
+        for k in ["", "typ", "types", "Type", "default", "examples", "exclusiveMaximuX", "exclusiveMaxima", "propertiez", "properties ", "descriptioN",
+                  "additionalItems", "dependentSchemaX", "patternPropertiez", "prefixItemz", "requirex", "minItemz", "containz", "nope", "$ref", "\u{e9}num"] {
+            assert_eq!(class(k), Class::Removed, "{k}");
+        }
     }
 
     #[test]
