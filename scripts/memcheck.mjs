@@ -4,6 +4,8 @@
 // memory grew after the warm-up.
 //
 //   node scripts/memcheck.mjs [rounds] [provider]      (make memcheck)
+// `provider` may end in "-strict" (e.g. anthropic-strict) for that provider's strict mode; PKG names
+// another built package directory than pkg/.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,17 +13,20 @@ import { createRequire } from "node:module";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
-const tw = require(join(repo, "pkg"));
-const raw = require(join(repo, "pkg", "node", "toolwire.js"));
+const pkg = resolve(process.env.PKG ?? join(repo, "pkg"));
+const tw = require(pkg);
+const raw = require(join(pkg, "node", "toolwire.js"));
 const shared = process.env.TOOLWIRE_SHARED ?? join(repo, "..", "shared");
 const dir = join(shared, "corpus", "tools");
 const rounds = Number(process.argv[2] ?? 1000);
-const provider = process.argv[3] ?? "gemini";
+const path = process.argv[3] ?? "gemini";
+const strict = path.endsWith("-strict");
+const provider = strict ? path.slice(0, -"-strict".length) : path;
 
 const texts = readdirSync(dir).filter((f) => f.endsWith(".json")).sort()
   .map((f) => JSON.stringify(JSON.parse(readFileSync(join(dir, f), "utf8")).tools));
 const mb = (n) => (n / 1048576).toFixed(1);
-const convertAll = () => { for (const t of texts) tw.convertMcpToolsJson(t, provider); };
+const convertAll = () => { for (const t of texts) tw.convertMcpToolsJson(t, provider, { strict }); };
 
 for (let i = 0; i < 3; i++) convertAll(); // warm-up: the allocator reaches its working size
 globalThis.gc?.();
@@ -35,7 +40,7 @@ for (let i = 1; i <= rounds; i++) {
 globalThis.gc?.();
 const wasmAfter = raw.__wasmMemoryBytes();
 const rssAfter = process.memoryUsage().rss;
-console.log(`${rounds} x corpus (${texts.length} servers) for ${provider} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+console.log(`${rounds} x corpus (${texts.length} servers) for ${path} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 console.log(`wasm linear memory: ${mb(wasmBefore)} MiB -> ${mb(wasmAfter)} MiB (${wasmAfter === wasmBefore ? "no growth" : "GREW"})`);
 console.log(`process RSS:        ${mb(rssBefore)} MiB -> ${mb(rssAfter)} MiB`);
 process.exit(wasmAfter === wasmBefore ? 0 : 1);

@@ -65,8 +65,9 @@ static OBJECT: Node<'static> = Node::Str(Text::raw("object"));
 enum Val<'n, 'a> {
     /// An input value, written as it is.
     Raw(&'n Node<'a>),
-    /// A description with notes appended.
-    Text(String),
+    /// A description with notes appended (in the arena, as everything here: nothing in a
+    /// strict tree needs dropping, so a subtree the arena holds, [`Val::Schema`], leaks nothing).
+    Text(&'n str),
     /// `additionalProperties: false`.
     False,
     /// Strict properties (empty for the `properties: {}` of the non-strict schema).
@@ -203,14 +204,14 @@ fn strict_object<'n, 'a>(
     }
     if raw(&o, "format").and_then(Node::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
         if let Some(v) = o.take("format") {
-            fold(&mut o, "format", v)?;
+            fold(&mut o, "format", v, arena)?;
         }
     }
     if o.0.iter().any(|(k, _)| class(k) != Class::Kept) {
         let removable = List::from_iter_in(o.0.iter().map(|(k, _)| *k).filter(|k| class(k) != Class::Kept), arena);
         for key in removable {
             if let Some(v) = o.take(key) {
-                fold(&mut o, key, v)?;
+                fold(&mut o, key, v, arena)?;
             }
         }
     }
@@ -392,27 +393,27 @@ fn types(o: &Map<Val>) -> (bool, bool) {
 }
 
 /// `openai::fold`: the note of a removed keyword appended to the description.
-fn fold(o: &mut Map<Val>, key: &str, removed: Val) -> Step<()> {
+fn fold<'n>(o: &mut Map<'n, Val<'n, '_>>, key: &str, removed: Val, arena: &'n Bump) -> Step<()> {
     let Val::Raw(value) = removed else { return Err(Stop::General) };
     if keyword(key) != Keyword::Other && matches!(value, Node::Obj(_) | Node::Arr(_)) {
         // The note would quote subschemas as the non-strict path left them.
         return Err(Stop::General);
     }
     if let Some(hint) = keyword_hint(key, &value.to_value()) {
-        append_note(o, concat(&["(", &hint, ")"]));
+        append_note(o, concat(&["(", &hint, ")"]), arena);
     }
     Ok(())
 }
 
 /// `append_description` of a note that starts with "(" (so the separator is a space).
-fn append_note(o: &mut Map<Val>, note: String) {
+fn append_note<'n>(o: &mut Map<'n, Val<'n, '_>>, note: String, arena: &'n Bump) {
     let description = match o.get("description") {
         Some(Val::Raw(Node::Str(d))) => Some(d.as_ref()),
-        Some(Val::Text(d)) => Some(d.as_str()),
+        Some(Val::Text(d)) => Some(*d),
         _ => None,
     };
     let joined = description.filter(|d| !d.trim().is_empty()).map(|d| concat(&[d.trim_end(), " ", &note]));
-    o.insert("description", Val::Text(joined.unwrap_or(note)));
+    o.insert("description", Val::Text(arena.alloc_str(&joined.unwrap_or(note))));
 }
 
 /// `openai::widen_nullable` on a strict node.
@@ -512,7 +513,7 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
         if let Some(removed) = o.take(key) {
             let Val::Raw(value) = removed else { return Err(Stop::General) };
             let hint = keyword_hint(key, &value.to_value()).unwrap_or_else(|| key.to_owned());
-            append_note(&mut o, concat(&["(", &hint, ")"]));
+            append_note(&mut o, concat(&["(", &hint, ")"]), arena);
         }
     }
     // `for_each_subschema_mut`: every subschema position, in key order.
