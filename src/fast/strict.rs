@@ -136,12 +136,7 @@ fn base<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], arena: &'n Bump) -> Map<'n,
     for (k, v) in entries.iter() {
         o.0.push((k.as_ref(), Val::Raw(v)));
     }
-    let typed_object = match raw(&o, "type") {
-        Some(Node::Str(t)) => t == "object",
-        Some(Node::Arr(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
-        _ => false,
-    };
-    if typed_object && !o.has("properties") {
+    if type_names(raw(&o, "type")).1 && !o.has("properties") {
         o.0.push(("properties", Val::Props(List::new_in(arena))));
     }
     o
@@ -174,13 +169,14 @@ fn strict_object<'n, 'a>(
 
     // One pass over the keys: `allOf` (merged by the general path) comes before the keywords
     // strict mode cannot express.
-    let (mut all_of, mut one_of, mut blocked) = (false, false, false);
+    let (mut all_of, mut one_of, mut blocked, mut removed) = (false, false, false, false);
     for (k, _) in o.0.iter() {
         match class(k) {
             Class::AllOf => all_of = true,
             Class::OneOf => one_of = true,
             Class::Blocker => blocked = true,
-            Class::Kept | Class::Removed => {}
+            Class::Removed => removed = true,
+            Class::Kept => {}
         }
     }
     if all_of {
@@ -207,7 +203,8 @@ fn strict_object<'n, 'a>(
             fold(&mut o, "format", v, arena)?;
         }
     }
-    if o.0.iter().any(|(k, _)| class(k) != Class::Kept) {
+    if removed {
+        // In the map's order after the swap-removes above, as the general path lists them.
         let removable = List::from_iter_in(o.0.iter().map(|(k, _)| *k).filter(|k| class(k) != Class::Kept), arena);
         for key in removable {
             if let Some(v) = o.take(key) {
@@ -215,7 +212,7 @@ fn strict_object<'n, 'a>(
             }
         }
     }
-    let (mut typed, mut is_object) = types(&o);
+    let (mut typed, mut is_object) = type_names(raw(&o, "type"));
     if !typed && o.has("properties") {
         o.insert("type", Val::Raw(&OBJECT));
         (typed, is_object) = (true, true);
@@ -383,9 +380,10 @@ fn raw<'n, 'a>(o: &Map<'n, Val<'n, 'a>>, key: &str) -> Option<&'n Node<'a>> {
     }
 }
 
-/// `lower::types_of`: whether it names a type, and whether `object` is one of them.
-fn types(o: &Map<Val>) -> (bool, bool) {
-    match raw(o, "type") {
+/// `lower::types_of` of a node's `type`: whether it names a type, and whether `object` is one
+/// of them.
+fn type_names(t: Option<&Node>) -> (bool, bool) {
+    match t {
         Some(Node::Str(t)) => (true, t == "object"),
         Some(Node::Arr(ts)) => (ts.iter().any(|t| t.as_str().is_some()), ts.iter().any(|t| t.as_str() == Some("object"))),
         _ => (false, false),
@@ -460,11 +458,8 @@ fn anthropic_check(node: &Node, levels: &mut Levels) -> Step<()> {
     }
     // As [`anthropic_object`] closes an object node (`base`'s `properties: {}` only comes with a
     // `type` that names `object`).
-    let object = match node.get("type") {
-        Some(Node::Str(t)) => t == "object",
-        Some(Node::Arr(ts)) if ts.iter().any(|t| t.as_str().is_some()) => ts.iter().any(|t| t.as_str() == Some("object")),
-        _ => node.get("properties").is_some(),
-    };
+    let (typed, object) = type_names(node.get("type"));
+    let object = object || (!typed && node.get("properties").is_some());
     let open = !matches!(node.get("additionalProperties"), None | Some(Node::Bool(false))) || node.get("patternProperties").is_some();
     let mut verdict = if object && open { Err(Stop::NotStrict) } else { Ok(()) };
     // Every subschema (the keywords the rewrite removes hold none).
@@ -491,7 +486,7 @@ fn anthropic_check(node: &Node, levels: &mut Levels) -> Step<()> {
 /// `anthropic::strict_object` on the non-strict form of a node ([`base`]).
 fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Levels, arena: &'n Bump) -> Step<Strict<'n, 'a>> {
     let mut o = base(entries, arena);
-    let (typed, is_object) = types(&o);
+    let (typed, is_object) = type_names(raw(&o, "type"));
     if is_object || (!typed && o.has("properties")) {
         match raw(&o, "additionalProperties") {
             None | Some(Node::Bool(false)) => {}
