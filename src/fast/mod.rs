@@ -341,6 +341,29 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// [`Node::measure`]'s count of values, and whether a `$ref` key appears.
+    fn count(&self, refs: &mut bool) -> usize {
+        match self {
+            Node::Obj(entries) => {
+                1 + entries.iter().map(|(k, v)| {
+                    *refs |= k == "$ref";
+                    v.count(refs)
+                }).sum::<usize>()
+            }
+            Node::Arr(items) => 1 + items.iter().map(|v| v.count(refs)).sum::<usize>(),
+            _ => 1,
+        }
+    }
+
+    /// Whether a `$ref` key appears anywhere in the value (as [`Node::measure`] finds it).
+    fn has_ref_key(&self) -> bool {
+        match self {
+            Node::Obj(entries) => entries.iter().any(|(k, v)| k == "$ref" || v.has_ref_key()),
+            Node::Arr(items) => items.iter().any(Node::has_ref_key),
+            _ => false,
+        }
+    }
+
     /// The value of the last entry named `key` (the one a parsed object keeps).
     fn last(entries: &'a [(Text<'a>, Node<'a>)], key: &str) -> Option<&'a Node<'a>> {
         entries.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| v)
@@ -356,6 +379,17 @@ fn keys_unique(entries: &[(Text<'_>, Node<'_>)]) -> bool {
     let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_str()).collect();
     keys.sort_unstable();
     keys.windows(2).all(|w| w[0] != w[1])
+}
+
+/// What [`prepare`] measures of each tool, given what holds for the whole text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Measure {
+    /// Everything `json_size` figures, and duplicate keys ([`Node::measure`]).
+    All,
+    /// Its values ([`Node::count`]).
+    Nodes,
+    /// Nothing (only the schema's `$ref` keys).
+    Refs,
 }
 
 /// What the pass-through path made of a schema.
@@ -440,7 +474,8 @@ pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: boo
 /// tools only): the strict rewrite does not build them then.
 pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, opts: &SchemaOptions, with_report: bool, plans: bool) -> Option<Prepared<'a>> {
     // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
-    let tools: &'a [Node<'a>] = match read::read(json, arena)? {
+    let (root, figures) = read::read_measured(json, arena)?;
+    let tools: &'a [Node<'a>] = match root {
         Node::Arr(items) => items,
         Node::Obj(top) => match Node::last(top, "tools") {
             Some(Node::Arr(items)) => items,
@@ -459,6 +494,15 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
         return None;
     }
     let max_json_depth = crate::convert::max_json_depth(&limits);
+    // A tool is part of the text: what holds for the whole text holds for every tool. With
+    // unique keys and within the depth and string limits, only a tool's values are counted, and
+    // not even that when the whole text is within the node limit; only a schema's `$ref` keys
+    // are looked for then, should the text have one.
+    let measure = match figures.unique && figures.depth <= max_json_depth && figures.longest_string <= limits.max_string_bytes {
+        false => Measure::All,
+        true if figures.nodes > limits.max_nodes => Measure::Nodes,
+        true => Measure::Refs,
+    };
     let mut out = Prepared { tools: Vec::with_capacity(tools.len()), pass: Vec::with_capacity(tools.len()) };
     // Gemini `parameters` and the strict modes (only served without a change log, see `applies`).
     let lowers = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.gemini_mode == GeminiMode::Parameters;
@@ -467,7 +511,7 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
     let mut scratch = Bump::new();
     for tool in tools {
         let Node::Obj(entries) = tool else { return None };
-        if !keys_unique(entries) {
+        if measure == Measure::All && !keys_unique(entries) {
             return None;
         }
         // The figures of `json_size` over the whole tool, as the general path measures it, and
@@ -477,14 +521,27 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
         let mut schema = None;
         let mut head = Head { name: Cow::Borrowed(""), title: None, description: None, server_name: None, input_schema: Value::Null };
         for (k, v) in entries.iter() {
-            size.longest_string = size.longest_string.max(k.len());
             if *k == "inputSchema" {
-                unique = v.measure(1, &mut size, &mut refs);
+                match measure {
+                    Measure::All => {
+                        size.longest_string = size.longest_string.max(k.len());
+                        unique = v.measure(1, &mut size, &mut refs);
+                    }
+                    Measure::Nodes => size.nodes += v.count(&mut refs),
+                    Measure::Refs => refs = figures.refs && v.has_ref_key(),
+                }
                 schema = Some(v);
                 continue;
             }
-            if !v.measure(1, &mut size, &mut false) {
-                return None;
+            match measure {
+                Measure::All => {
+                    size.longest_string = size.longest_string.max(k.len());
+                    if !v.measure(1, &mut size, &mut false) {
+                        return None;
+                    }
+                }
+                Measure::Nodes => size.nodes += v.count(&mut false),
+                Measure::Refs => {}
             }
             // `Tool::from_value`'s reading of the fields the conversion uses (keys are unique).
             let text = |s: &Text<'a>| Cow::Borrowed(s.as_str());
@@ -1011,6 +1068,37 @@ mod tests {
         assert!(!passes(&v, Limits { max_depth: 2, ..Limits::default() }));
         assert!(passes(&v, Limits { max_depth: 3, ..Limits::default() }));
         assert!(!passes(&v, Limits { max_nodes: 2, ..Limits::default() }));
+    }
+
+    /// A tool is measured on its own whatever the text around it: what `prepare` makes of each
+    /// tool is the same when the whole text is within the limits (nothing measured), past the
+    /// node limit only (values counted) and with a duplicate key elsewhere (all measured).
+    #[test]
+    fn tools_are_measured_within_a_larger_text() {
+        let tools = [
+            r#"{"name":"small","inputSchema":{"type":"object","properties":{}}}"#,
+            r#"{"name":"long","description":"a description of thirty bytes","inputSchema":{"type":"object","properties":{"a":{"type":"string","enum":["x","y"]},"b":{"type":"array","items":{"type":"number"}}}}}"#,
+            r##"{"name":"ref","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"type":"string"}}}}"##,
+            r##"{"name":"out","inputSchema":{"type":"object","properties":{"a":{"type":"string"}}},"outputSchema":{"$ref":"#/$defs/B","$defs":{"B":{}}}}"##,
+            r#"{"name":"deep","inputSchema":{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{}}}}}}}}"#,
+        ];
+        let plain = format!("[{}]", tools.join(","));
+        let duplicate = format!(r#"{{"tools":{plain},"x":{{"a":1,"a":2}}}}"#);
+        let mut routes = [0; 3];
+        for provider in [Provider::OpenAi, Provider::Gemini, Provider::Anthropic] {
+            for (max_nodes, max_string_bytes, max_depth) in (1..40).map(|n| (n, 1 << 20, 64)).chain((1..34).map(|b| (100, b, 64))).chain((1..6).map(|d| (100, 1 << 20, d))) {
+                let limits = Limits { max_nodes, max_string_bytes, max_depth, ..Limits::default() };
+                let opts = SchemaOptions { limits, ..SchemaOptions::default() };
+                let arena = Bump::new();
+                let outcome = |text: &str| prepare(text, &arena, provider, &opts, false, true).map(|p| (format!("{:?}", p.pass), p.tools.iter().map(|t| t.input_schema.to_string()).collect::<Vec<_>>()));
+                let figures = read::read_measured(&plain, &arena).unwrap().1;
+                let within = figures.depth <= crate::convert::max_json_depth(&limits) && figures.longest_string <= max_string_bytes;
+                routes[match (within, figures.nodes > max_nodes) { (false, _) => 0, (true, true) => 1, (true, false) => 2 }] += 1;
+                assert_eq!(outcome(&plain), outcome(&duplicate), "{provider:?} {limits:?}");
+            }
+        }
+        // Each way of measuring is taken.
+        assert!(routes.iter().all(|&n| n > 0), "{routes:?}");
     }
 
     #[test]

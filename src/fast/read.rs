@@ -12,7 +12,7 @@
 use bumpalo::Bump;
 use serde_json::Value;
 
-use super::{Node, Text};
+use super::{keys_unique, Node, Text};
 use crate::model::MAX_JSON_ITEMS;
 
 /// serde_json's recursion limit: it refuses the 128th nested array or object.
@@ -20,11 +20,47 @@ const MAX_NESTING: usize = 127;
 
 /// Reads all of `text` (trailing characters other than whitespace are refused, as with
 /// `serde_json::from_str`).
+#[cfg(test)]
 pub(super) fn read<'a>(text: &'a str, arena: &'a Bump) -> Option<Node<'a>> {
-    let mut r = Reader { text, arena, bytes: text.as_bytes(), pos: 0, nesting: 0, items: 0, entries: Vec::new(), values: Vec::new() };
+    read_measured(text, arena).map(|(node, _)| node)
+}
+
+/// What [`read_measured`] saw of the whole text, on the way: enough to pass every part of it
+/// within limits that the whole is within, without walking the tree again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Figures {
+    /// Values, the outermost included.
+    pub(super) nodes: usize,
+    /// The deepest nesting of arrays and objects.
+    pub(super) depth: usize,
+    /// The longest string, keys included, in bytes (unescaped).
+    pub(super) longest_string: usize,
+    /// Whether some object has a `$ref` key.
+    pub(super) refs: bool,
+    /// Whether every object's keys are unique.
+    pub(super) unique: bool,
+}
+
+/// [`read`], with the [`Figures`] of the text.
+pub(super) fn read_measured<'a>(text: &'a str, arena: &'a Bump) -> Option<(Node<'a>, Figures)> {
+    let mut r = Reader {
+        text,
+        arena,
+        bytes: text.as_bytes(),
+        pos: 0,
+        nesting: 0,
+        items: 0,
+        entries: Vec::new(),
+        values: Vec::new(),
+        depth: 0,
+        longest: 0,
+        refs: false,
+        unique: true,
+    };
     let node = r.value()?;
     r.skip_whitespace();
-    (r.pos == r.bytes.len()).then_some(node)
+    let figures = Figures { nodes: r.items + 1, depth: r.depth, longest_string: r.longest, refs: r.refs, unique: r.unique };
+    (r.pos == r.bytes.len()).then_some((node, figures))
 }
 
 /// The entries of the objects and the items of the arrays being read wait on two stacks
@@ -39,6 +75,12 @@ struct Reader<'a> {
     items: usize,
     entries: Vec<(Text<'a>, Node<'a>)>,
     values: Vec<Node<'a>>,
+    /// For [`Figures`]: the deepest `nesting`, the longest string, whether a key was `$ref`
+    /// and whether every object's keys were unique.
+    depth: usize,
+    longest: usize,
+    refs: bool,
+    unique: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -87,6 +129,7 @@ impl<'a> Reader<'a> {
     }
     fn enter(&mut self) -> Option<()> {
         self.nesting += 1;
+        self.depth = self.depth.max(self.nesting);
         (self.nesting <= MAX_NESTING).then_some(())
     }
 
@@ -122,6 +165,7 @@ impl<'a> Reader<'a> {
                     return None;
                 }
                 let key = self.string()?;
+                self.refs |= key.s.len() == 4 && key.s == "$ref";
                 if self.next_token()? != b':' {
                     return None;
                 }
@@ -136,6 +180,7 @@ impl<'a> Reader<'a> {
             }
         }
         self.nesting -= 1;
+        self.unique = self.unique && keys_unique(&self.entries[start..]);
         Some(Node::Obj(self.arena.alloc_slice_fill_iter(self.entries.drain(start..))))
     }
 
@@ -146,9 +191,13 @@ impl<'a> Reader<'a> {
         match *self.bytes.get(end)? {
             b'"' => {
                 self.pos = end + 1;
+                self.longest = self.longest.max(end - start);
                 Some(Text::raw(self.text.get(start..end)?))
             }
-            b'\\' => self.escaped(start, end).map(|s| Text::unescaped(self.arena.alloc_str(&s))),
+            b'\\' => self.escaped(start, end).map(|s| {
+                self.longest = self.longest.max(s.len());
+                Text::unescaped(self.arena.alloc_str(&s))
+            }),
             _ => None, // a control character, which JSON strings cannot hold raw
         }
     }
@@ -329,6 +378,42 @@ mod tests {
         }
     }
 
+    /// The figures of a text: with unique keys, `json_size`'s over what serde_json reads; plus
+    /// `$ref` keys and duplicates.
+    fn figures(text: &str) -> Figures {
+        let arena = Bump::new();
+        let (node, figures) = read_measured(text, &arena).expect(text);
+        let size = crate::model::json_size(&node.to_value());
+        if figures.unique {
+            assert_eq!((figures.nodes, figures.depth, figures.longest_string), (size.nodes, size.depth, size.longest_string), "{text:?}");
+        }
+        figures
+    }
+
+    #[test]
+    fn figures_of_the_whole_text() {
+        let plain = Figures { nodes: 1, depth: 0, longest_string: 0, refs: false, unique: true };
+        assert_eq!(figures("7"), plain);
+        assert_eq!(figures("\"abc\""), Figures { longest_string: 3, ..plain });
+        assert_eq!(figures("[]"), Figures { depth: 1, ..plain });
+        assert_eq!(figures(r#"[1,{"k":[true,"xy"]},{}]"#), Figures { nodes: 7, depth: 3, longest_string: 2, ..plain });
+        // Escapes are counted unescaped, keys as strings.
+        assert_eq!(figures(r#"{"\u00e9\u00e9":"a\nb"}"#), Figures { nodes: 2, depth: 1, longest_string: 4, ..plain });
+        assert_eq!(figures(r#"{"longer key":"v"}"#).longest_string, 10);
+        // `$ref` as a key only, escaped or not, at any depth.
+        assert!(!figures(r#"{"a":"$ref","b":["$ref"]}"#).refs);
+        assert!(figures(r##"[{"p":{"q":{"$ref":"#/x"}}}]"##).refs);
+        assert!(figures(r#"{"\u0024ref":1}"#).refs);
+        assert!(!figures(r#"{"$refs":1,"$re":2}"#).refs);
+        // Duplicate keys anywhere, also past the first eight keys of an object and through escapes.
+        assert!(!figures(r#"[{"a":1},{"b":{"c":1,"c":2}}]"#).unique);
+        let many = (0..12).map(|i| format!("\"k{i}\":{i}")).collect::<Vec<_>>().join(",");
+        assert!(figures(&format!("{{{many}}}")).unique);
+        assert!(!figures(&format!("{{{many},\"k3\":0}}")).unique);
+        assert!(!figures(r#"{"a":1,"\u0061":2}"#).unique);
+        assert!(figures(r#"{"a":{"a":{"a":1}}}"#).unique);
+    }
+
     #[test]
     fn nesting_stops_where_serde_json_stops() {
         for n in 120..135 {
@@ -367,6 +452,7 @@ mod tests {
         for f in std::fs::read_dir(format!("{shared}/corpus/tools")).expect("corpus") {
             let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
             assert!(same(&text), "a corpus file was not read");
+            figures(&text);
             texts.push(text);
         }
         // Deterministic mutations of one small file: each byte replaced by a few others.
