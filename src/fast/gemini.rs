@@ -122,8 +122,9 @@ struct Lowered<'n, 'a>(Map<'n, Item<'n, 'a>>);
 /// outside the subset and must go the general way. The caller has made sure that no `$ref`
 /// appears in it (`Node::measure`), or that those left are the placeholders of shared
 /// expansions ([`super::lower_inlined`]) or keywords the general path describes as this does.
-/// `arena` holds the lowered tree while it is written (the caller may reset it afterwards).
-pub(crate) fn lower_root(root: &Node, levels: &mut Levels, arena: &Bump) -> Option<Option<Vec<u8>>> {
+/// `arena` holds the lowered tree while it is written (the caller may reset it afterwards), in
+/// `buffer` (see [`super::written`]).
+pub(crate) fn lower_root(root: &Node, levels: &mut Levels, arena: &Bump, buffer: &mut Vec<u8>) -> Option<Option<Vec<u8>>> {
     let mut lowered = lower_root_node(root, levels, arena)?;
     // gemini::compile: the root is an object (an `enum` would have made it a string), without
     // `nullable`; with no properties left and nothing but `type`, `description` and `title`, it
@@ -136,9 +137,7 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels, arena: &Bump) -> Opti
     if !m.has("properties") && m.0.iter().all(|(k, _)| matches!(*k, "type" | "description" | "title")) {
         return Some(None);
     }
-    let mut out = Vec::new();
-    lowered.write(&mut out);
-    Some(Some(out))
+    Some(Some(super::written(buffer, |out| lowered.write(out))))
 }
 
 /// `gemini::lower` on a subschema.
@@ -182,9 +181,12 @@ fn lower_general<'n, 'a>(value: impl FnOnce() -> Value, levels: &mut Levels, are
 /// does it.
 fn lower_shared(i: usize, levels: &mut Levels, arena: &Bump) -> Option<Rc<[u8]>> {
     levels.shared(i, |node, levels| {
-        let mut text = Vec::new();
-        lower(node, levels, arena)?.write(&mut text);
-        Some(text.into())
+        let lowered = lower(node, levels, arena)?;
+        // Written first where every expansion is (see `fast::written`).
+        let buffer = &mut levels.splicing.as_mut()?.buffer;
+        buffer.clear();
+        lowered.write(buffer);
+        Some(Rc::from(&buffer[..]))
     })
 }
 

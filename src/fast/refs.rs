@@ -37,11 +37,11 @@ use crate::schema::Limits;
 /// Gemini `parameters` for a schema with references, as [`gemini::lower_root`] gives them
 /// (`levels` fresh): inlined in `arena`, then lowered with the shared expansions spliced in.
 /// `None` sends the schema the general way.
-pub(crate) fn lower<'s>(root: &'s Node<'s>, arena: &'s Bump, levels: &mut Levels<'s>) -> Option<Option<Vec<u8>>> {
+pub(crate) fn lower<'s>(root: &'s Node<'s>, arena: &'s Bump, levels: &mut Levels<'s>, buffer: &mut Vec<u8>) -> Option<Option<Vec<u8>>> {
     let inlined = inline(root, arena, levels.limits)?;
     let expansions = arena.alloc_slice_fill_iter(inlined.expansions);
-    levels.splicing = Some(Splicing { expansions, written: Vec::new() });
-    gemini::lower_root(arena.alloc(inlined.root), levels, arena)
+    levels.splicing = Some(Splicing { expansions, written: Vec::new(), buffer: Vec::new() });
+    gemini::lower_root(arena.alloc(inlined.root), levels, arena, buffer)
 }
 
 /// A schema with its references inlined, and the expansions its placeholders stand for.
@@ -57,17 +57,21 @@ pub(crate) struct Inlined<'s> {
 /// walked once and counted wherever it is used, and written with each expansion written once
 /// and copied in wherever it is used. `None` as for [`inline`], when `is_clean` refuses, or
 /// when the general path would record something (`quiet`, see [`Inlined`]) and a report is kept.
-pub(crate) fn write_json_schema<'s>(root: &'s Node<'s>, arena: &'s Bump, levels: &mut Levels<'s>, with_report: bool) -> Option<Vec<u8>> {
+pub(crate) fn write_json_schema<'s>(
+    root: &'s Node<'s>,
+    arena: &'s Bump,
+    levels: &mut Levels<'s>,
+    with_report: bool,
+    buffer: &mut Vec<u8>,
+) -> Option<Vec<u8>> {
     let inlined = inline(root, arena, levels.limits).filter(|i| i.quiet || !with_report)?;
     let expansions = arena.alloc_slice_fill_iter(inlined.expansions);
-    levels.splicing = Some(Splicing { expansions, written: Vec::new() });
+    levels.splicing = Some(Splicing { expansions, written: Vec::new(), buffer: Vec::new() });
     let root = arena.alloc(inlined.root);
     if !super::is_clean(root, levels) {
         return None;
     }
-    let mut out = Vec::new();
-    root.write_spliced(&mut out, &mut Some((expansions, Vec::new())));
-    Some(out)
+    Some(super::written(buffer, |out| root.write_spliced(out, &mut Some((expansions, Vec::new())))))
 }
 
 /// `refs::inline_refs`: the tree [`inline`] gives, read through its placeholders, each shared

@@ -32,7 +32,7 @@ use super::{Levels, Map, Node, Text};
 use crate::args::ArgPlan;
 use crate::providers::openai::{Budget, STRICT_FORMATS};
 use crate::providers::{anthropic, Provider};
-use crate::schema::lower::{concat, keyword_hint};
+use crate::schema::lower::keyword_hint;
 use crate::schema::walk::{head, head_of, keyword, Keyword};
 use crate::text;
 
@@ -94,19 +94,16 @@ struct Strict<'n, 'a>(Map<'n, Val<'n, 'a>>);
 /// The strict attempt of `openai::compile` or `anthropic::compile` on a root that
 /// [`super::is_clean`] accepted and in which no `$ref` appears (`Node::measure`); `None` when
 /// it is outside the subset and must go the general way.
-/// `arena` holds the rewrite while it is written (the caller may reset it afterwards).
-pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider, arena: &Bump) -> Option<Outcome> {
+/// `arena` holds the rewrite while it is written (the caller may reset it afterwards), in
+/// `buffer` (see [`super::written`]).
+pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider, arena: &Bump, buffer: &mut Vec<u8>) -> Option<Outcome> {
     let done = if provider == Provider::Anthropic {
         anthropic_check(root, levels).map(|()| (None, ArgPlan::default(), costs(root)))
     } else {
         let mut budget = Budget::default();
         match strict_node(root, levels, 0, &mut budget, arena) {
             Ok(_) if budget.exceeded().is_some() => Err(Stop::NotStrict),
-            Ok((node, plan)) => {
-                let mut out = Vec::new();
-                node.write(&mut out);
-                Ok((Some(out), plan, (0, 0)))
-            }
+            Ok((node, plan)) => Ok((Some(super::written(buffer, |out| node.write(out))), plan, (0, 0))),
             Err(stop) => Err(stop),
         }
     };
@@ -398,20 +395,29 @@ fn fold<'n>(o: &mut Map<'n, Val<'n, '_>>, key: &str, removed: Val, arena: &'n Bu
         return Err(Stop::General);
     }
     if let Some(hint) = keyword_hint(key, &value.to_value()) {
-        append_note(o, concat(&["(", &hint, ")"]), arena);
+        append_note(o, &hint, arena);
     }
     Ok(())
 }
 
-/// `append_description` of a note that starts with "(" (so the separator is a space).
-fn append_note<'n>(o: &mut Map<'n, Val<'n, '_>>, note: String, arena: &'n Bump) {
+/// `append_description` of the note `(hint)` (which starts with "(", so the separator is a
+/// space), the description written once, in the arena.
+fn append_note<'n>(o: &mut Map<'n, Val<'n, '_>>, hint: &str, arena: &'n Bump) {
     let description = match o.get("description") {
         Some(Val::Raw(Node::Str(d))) => Some(d.as_ref()),
         Some(Val::Text(d)) => Some(*d),
         _ => None,
     };
-    let joined = description.filter(|d| !d.trim().is_empty()).map(|d| concat(&[d.trim_end(), " ", &note]));
-    o.insert("description", Val::Text(arena.alloc_str(&joined.unwrap_or(note))));
+    let kept = description.filter(|d| !d.trim().is_empty()).map(str::trim_end);
+    let mut joined = bumpalo::collections::String::with_capacity_in(kept.map_or(0, |d| d.len() + 1) + hint.len() + 2, arena);
+    if let Some(d) = kept {
+        joined.push_str(d);
+        joined.push(' ');
+    }
+    joined.push('(');
+    joined.push_str(hint);
+    joined.push(')');
+    o.insert("description", Val::Text(joined.into_bump_str()));
 }
 
 /// `openai::widen_nullable` on a strict node.
@@ -508,7 +514,7 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
         if let Some(removed) = o.take(key) {
             let Val::Raw(value) = removed else { return Err(Stop::General) };
             let hint = keyword_hint(key, &value.to_value()).unwrap_or_else(|| key.to_owned());
-            append_note(&mut o, concat(&["(", &hint, ")"]), arena);
+            append_note(&mut o, &hint, arena);
         }
     }
     // `for_each_subschema_mut`: every subschema position, in key order.

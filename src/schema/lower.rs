@@ -291,6 +291,23 @@ pub(crate) fn concat(parts: &[&str]) -> String {
     s
 }
 
+/// `prefix`, `v`'s JSON text and `suffix`, in one string.
+fn with_json(prefix: &str, v: &Value, suffix: &str) -> String {
+    let mut out = Vec::with_capacity(prefix.len() + 8 + suffix.len());
+    out.extend_from_slice(prefix.as_bytes());
+    text::write_value(&mut out, v);
+    out.extend_from_slice(suffix.as_bytes());
+    text::into_string(out)
+}
+
+/// `prefix` and [`short_json`] of `v`, in one string.
+fn with_short_json(prefix: &str, v: &Value) -> String {
+    let mut out = String::with_capacity(prefix.len() + 16);
+    out.push_str(prefix);
+    crate::schema::push_short_json(&mut out, v);
+    out
+}
+
 /// A short human description of a dropped keyword, or `None` when it carries no meaning a model
 /// could use (e.g. `$schema`, `$id`, `$comment`).
 pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
@@ -302,27 +319,27 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
         // wasm); `{v}` is the value's JSON text, as `Value`'s `Display` writes it.
         "format" => match v.as_str() {
             Some(f) => concat(&["format: ", f]),
-            None => concat(&["format: ", &short_json(v)]),
+            None => with_short_json("format: ", v),
         },
-        "default" => concat(&["default: ", &short_json(v)]),
-        "examples" | "example" => concat(&["example: ", &short_json(v.as_array().and_then(|a| a.first()).unwrap_or(v))]),
-        "exclusiveMinimum" if v.is_number() => concat(&["must be > ", &text::to_string(v)]),
-        "exclusiveMaximum" if v.is_number() => concat(&["must be < ", &text::to_string(v)]),
-        "minimum" => concat(&["minimum: ", &text::to_string(v)]),
-        "maximum" => concat(&["maximum: ", &text::to_string(v)]),
-        "multipleOf" => concat(&["multiple of ", &text::to_string(v)]),
-        "minLength" => concat(&["at least ", &text::to_string(v), " characters"]),
-        "maxLength" => concat(&["at most ", &text::to_string(v), " characters"]),
-        "minItems" => concat(&["at least ", &text::to_string(v), " items"]),
-        "maxItems" => concat(&["at most ", &text::to_string(v), " items"]),
+        "default" => with_short_json("default: ", v),
+        "examples" | "example" => with_short_json("example: ", v.as_array().and_then(|a| a.first()).unwrap_or(v)),
+        "exclusiveMinimum" if v.is_number() => with_json("must be > ", v, ""),
+        "exclusiveMaximum" if v.is_number() => with_json("must be < ", v, ""),
+        "minimum" => with_json("minimum: ", v, ""),
+        "maximum" => with_json("maximum: ", v, ""),
+        "multipleOf" => with_json("multiple of ", v, ""),
+        "minLength" => with_json("at least ", v, " characters"),
+        "maxLength" => with_json("at most ", v, " characters"),
+        "minItems" => with_json("at least ", v, " items"),
+        "maxItems" => with_json("at most ", v, " items"),
         "uniqueItems" if v == &Value::Bool(true) => "items must be unique".into(),
         "uniqueItems" => return None,
         "pattern" => concat(&["pattern: ", v.as_str().unwrap_or_default()]),
-        "minProperties" => concat(&["at least ", &text::to_string(v), " properties"]),
-        "maxProperties" => concat(&["at most ", &text::to_string(v), " properties"]),
+        "minProperties" => with_json("at least ", v, " properties"),
+        "maxProperties" => with_json("at most ", v, " properties"),
         "deprecated" if v == &Value::Bool(true) => "deprecated".into(),
         "deprecated" => return None,
-        "const" => concat(&["must be ", &short_json(v)]),
+        "const" => with_short_json("must be ", v),
         "contentEncoding" | "contentMediaType" => format!("{key}: {}", short_json(v)),
         "additionalProperties" => match v {
             Value::Bool(false) => return None,
@@ -433,6 +450,38 @@ mod tests {
         }
         assert_eq!(short_json(&json!("x")), "\"x\"");
         assert_eq!(short_json(&json!("é".repeat(81))).chars().count(), 80);
+        // The first 77 characters and "..." past 80 characters (not bytes).
+        let reference = |v: &Value| {
+            let s = match v {
+                Value::String(s) => format!("\"{s}\""),
+                other => other.to_string(),
+            };
+            if s.chars().count() > 80 { format!("{}...", s.chars().take(77).collect::<String>()) } else { s }
+        };
+        for n in [0, 1, 77, 78, 79, 80, 81, 200] {
+            for unit in ["a", "é", "😀"] {
+                for v in [json!(unit.repeat(n)), json!([unit.repeat(n)]), json!({ "k": unit.repeat(n) })] {
+                    assert_eq!(short_json(&v), reference(&v), "{v}");
+                    assert_eq!(keyword_hint("default", &v).unwrap(), format!("default: {}", reference(&v)));
+                    assert_eq!(keyword_hint("const", &v).unwrap(), format!("must be {}", reference(&v)));
+                    assert_eq!(keyword_hint("examples", &json!([v.clone(), 1])).unwrap(), format!("example: {}", reference(&v)));
+                }
+            }
+        }
+        for (key, v, note) in [
+            ("minLength", json!(3), "at least 3 characters"),
+            ("maxLength", json!(3), "at most 3 characters"),
+            ("minItems", json!(0), "at least 0 items"),
+            ("minProperties", json!(1.5), "at least 1.5 properties"),
+            ("maxProperties", json!(2), "at most 2 properties"),
+            ("exclusiveMinimum", json!(-1), "must be > -1"),
+            ("exclusiveMaximum", json!(1e3), "must be < 1000.0"),
+            ("multipleOf", json!(0.5), "multiple of 0.5"),
+            ("maximum", json!("x"), "maximum: \"x\""),
+            ("format", json!(5), "format: 5"),
+        ] {
+            assert_eq!(keyword_hint(key, &v).unwrap(), note, "{key}");
+        }
         assert_eq!(keyword_hint("format", &json!("uri")).unwrap(), "format: uri");
     }
 

@@ -568,16 +568,29 @@ pub fn append_description(obj: &mut JsonObject, note: &str) {
 
 /// A short readable rendering of a JSON value for descriptions (`"a"`, `10`, `[1, 2]`).
 pub fn short_json(v: &Value) -> String {
-    let s = match v {
-        Value::String(s) => lower::concat(&["\"", s, "\""]),
-        other => crate::text::to_string(other),
-    };
-    if s.len() > 80 && s.chars().count() > 80 {
-        let mut t: String = s.chars().take(77).collect();
-        t.push_str("...");
-        t
-    } else {
-        s
+    let mut out = String::new();
+    push_short_json(&mut out, v);
+    out
+}
+
+/// Appends [`short_json`] of `v` to `out`.
+pub(crate) fn push_short_json(out: &mut String, v: &Value) {
+    let start = out.len();
+    match v {
+        Value::String(s) => {
+            out.reserve(s.len() + 2);
+            out.push('"');
+            out.push_str(s);
+            out.push('"');
+        }
+        other => out.push_str(&crate::text::to_string(other)),
+    }
+    // Past 80 characters: the first 77 and "...".
+    if out.len() - start > 80 {
+        if let Some((cut, _)) = out[start..].char_indices().nth(80).and(out[start..].char_indices().nth(77)) {
+            out.truncate(start + cut);
+            out.push_str("...");
+        }
     }
 }
 
