@@ -70,8 +70,9 @@ enum Val<'n, 'a> {
     Text(&'n str),
     /// `additionalProperties: false`.
     False,
-    /// Strict properties (empty for the `properties: {}` of the non-strict schema).
-    Props(List<'n, (&'n str, Strict<'n, 'a>)>),
+    /// Strict properties (empty for the `properties: {}` of the non-strict schema), and whether
+    /// their names are [plain](plain).
+    Props(List<'n, (&'n str, Strict<'n, 'a>)>, bool),
     /// A strict subschema (`items`, for Anthropic any single one).
     Schema(&'n Strict<'n, 'a>),
     /// Anthropic: a map of subschemas (`properties`, `$defs`, ...), each strict or as it was.
@@ -80,16 +81,23 @@ enum Val<'n, 'a> {
     SchemaList(List<'n, Val<'n, 'a>>),
     /// Strict `anyOf` branches, and whether a `{"type": "null"}` branch follows them.
     AnyOf(List<'n, Strict<'n, 'a>>, bool),
-    /// `required`: every property.
-    Names(List<'n, &'n str>),
+    /// `required`: every property, and whether the names are [plain](plain).
+    Names(List<'n, &'n str>, bool),
     /// A `type` (a name or a list of names) with `"null"` added.
     TypeOrNull(&'n Node<'a>),
     /// An `enum` with `null` added.
     EnumOrNull(&'n [Node<'a>]),
 }
 
-/// A strict node: its entries in the order the general path's map has them.
-struct Strict<'n, 'a>(Map<'n, Val<'n, 'a>>);
+/// A strict node: its entries in the order the general path's map has them, and whether its
+/// keys are [plain](plain).
+struct Strict<'n, 'a>(Map<'n, Val<'n, 'a>>, bool);
+
+/// Whether these keys were read without escapes, so that they are written back as they are.
+/// The keys a rewrite adds (`additionalProperties`, `required`, ...) are plain too.
+fn plain(entries: &[(Text, Node)]) -> bool {
+    entries.iter().all(|(k, _)| k.raw)
+}
 
 /// The strict attempt of `openai::compile` or `anthropic::compile` on a root that
 /// [`super::is_clean`] accepted and in which no `$ref` appears (`Node::measure`); `None` when
@@ -134,7 +142,7 @@ fn base<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], arena: &'n Bump) -> Map<'n,
         o.0.push((k.as_ref(), Val::Raw(v)));
     }
     if type_names(raw(&o, "type")).1 && !o.has("properties") {
-        o.0.push(("properties", Val::Props(List::new_in(arena))));
+        o.0.push(("properties", Val::Props(List::new_in(arena), true)));
     }
     o
 }
@@ -235,9 +243,11 @@ fn strict_object<'n, 'a>(
             _ => &[],
         };
         let mut all = List::new_in(arena);
+        let mut names_plain = true;
         if let Some(slot) = o.get_mut("properties") {
             match slot {
                 Val::Raw(Node::Obj(props)) => {
+                    names_plain = plain(props);
                     budget.properties += props.len();
                     let mut done = List::with_capacity_in(props.len(), arena);
                     for (name, sub) in props.iter() {
@@ -256,13 +266,13 @@ fn strict_object<'n, 'a>(
                         all.push(name.as_ref());
                         done.push((name.as_ref(), strict));
                     }
-                    *slot = Val::Props(done);
+                    *slot = Val::Props(done, plain(props));
                 }
-                Val::Props(_) => {}
+                Val::Props(..) => {}
                 _ => return Err(Stop::General),
             }
         }
-        o.insert("required", Val::Names(all));
+        o.insert("required", Val::Names(all, names_plain));
     }
     if let Some(slot) = o.get_mut("items") {
         let Val::Raw(items) = slot else { return Err(Stop::General) };
@@ -292,7 +302,7 @@ fn strict_object<'n, 'a>(
             *slot = Val::AnyOf(done, false);
         }
     }
-    Ok((Strict(o), plan))
+    Ok((Strict(o, plain(entries)), plan))
 }
 
 /// Where a key stands in OpenAI's strict mode.
@@ -540,7 +550,7 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
             _ => {}
         }
     }
-    Ok(Strict(o))
+    Ok(Strict(o, plain(entries)))
 }
 
 /// [`anthropic::strict_costs`] of the strict schema, read from the input (strict mode changes
@@ -583,8 +593,33 @@ fn costs(root: &Node) -> (usize, usize) {
 
 impl Strict<'_, '_> {
     fn write(&self, out: &mut Vec<u8>) {
-        text::write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), |out, _, v| v.write(out));
+        write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), self.1, |out, v| v.write(out));
     }
+}
+
+/// A key or name: as it is when [plain](plain), else escaped.
+fn write_key(out: &mut Vec<u8>, k: &str, plain: bool) {
+    if plain {
+        out.push(b'"');
+        out.extend_from_slice(k.as_bytes());
+        out.push(b'"');
+    } else {
+        text::write_str(out, k);
+    }
+}
+
+/// `text::write_object`, with keys written by [`write_key`].
+fn write_object<'m, V: 'm>(out: &mut Vec<u8>, entries: impl Iterator<Item = (&'m str, &'m V)>, plain: bool, mut value: impl FnMut(&mut Vec<u8>, &V)) {
+    out.push(b'{');
+    for (i, (k, v)) in entries.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_key(out, k, plain);
+        out.push(b':');
+        value(out, v);
+    }
+    out.push(b'}');
 }
 
 impl Val<'_, '_> {
@@ -593,7 +628,7 @@ impl Val<'_, '_> {
             Val::Raw(v) => v.write(out),
             Val::Text(s) => text::write_str(out, s),
             Val::False => out.extend_from_slice(b"false"),
-            Val::Props(props) => text::write_object(out, props.iter().map(|(k, v)| (*k, v)), |out, _, sub| sub.write(out)),
+            Val::Props(props, plain) => write_object(out, props.iter().map(|(k, v)| (*k, v)), *plain, |out, sub| sub.write(out)),
             Val::Schema(sub) => sub.write(out),
             Val::Schemas(subs) => text::write_object(out, subs.iter().map(|(k, v)| (*k, v)), |out, _, sub| sub.write(out)),
             Val::SchemaList(subs) => {
@@ -622,13 +657,13 @@ impl Val<'_, '_> {
                 }
                 out.push(b']');
             }
-            Val::Names(names) => {
+            Val::Names(names, plain) => {
                 out.push(b'[');
                 for (i, n) in names.iter().enumerate() {
                     if i > 0 {
                         out.push(b',');
                     }
-                    text::write_str(out, n);
+                    write_key(out, n, *plain);
                 }
                 out.push(b']');
             }
@@ -803,6 +838,30 @@ mod tests {
             assert_ne!(out[first_relaxed - 1]["input_schema"], tools[first_relaxed - 1]["inputSchema"]);
             assert_eq!(out[first_relaxed].get("strict"), None);
             assert_eq!(out[first_relaxed]["input_schema"], tools[first_relaxed]["inputSchema"]);
+        }
+    }
+
+    /// Keys and property names read with escapes are written escaped again; the others as
+    /// they were read (see `plain`).
+    #[test]
+    fn escaped_keys_are_written_as_the_general_path_writes_them() {
+        let texts = [
+            r#"{"type":"object","properties":{"a\"b":{"type":"string"},"c\nd":{"type":"object","properties":{"e\\f":{"type":"integer"}}}},"required":["a\"b"]}"#,
+            r#"{"type":"object","properties":{"\u0061":{"type":"string","descr\u0069ption":"d","default":"x"}},"required":[]}"#,
+            r#"{"type":"object","properties":{"é😀":{"type":"array","items":{"type":"object","properties":{"k\t":{"type":"boolean"}}}}}}"#,
+        ];
+        for schema in texts {
+            let text = format!(r#"[{{"name":"t","inputSchema":{schema}}}]"#);
+            for provider in [Provider::OpenAi, Provider::Anthropic] {
+                let mut opts = ConvertOptions::default();
+                opts.schema.strict = true;
+                let fast = convert_json(&text, provider, &opts).unwrap();
+                let tools: Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(fast, convert(tools, provider, &opts).unwrap().tools.to_string(), "{provider:?}: {schema}");
+                let arena = bumpalo::Bump::new();
+                let taken = prepare(&text, &arena, provider, &opts.schema, false, true).unwrap().pass.pop();
+                assert!(matches!(taken, Some(Some(Passed::Strict { .. }))), "{provider:?}: {schema}");
+            }
         }
     }
 
