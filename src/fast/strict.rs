@@ -175,8 +175,12 @@ fn strict_object<'n, 'a>(
     // One pass over the keys: `allOf` (merged by the general path) comes before the keywords
     // strict mode cannot express.
     let (mut all_of, mut one_of, mut blocked, mut removed) = (false, false, false, false);
+    // The keys looked up below that the node has (see `keys`), kept up to date as they are added.
+    let mut has = 0;
     for (k, _) in o.0.iter() {
-        match class(k) {
+        let (class, key) = class_and_key(k);
+        has |= key;
+        match class {
             Class::AllOf => all_of = true,
             Class::OneOf => one_of = true,
             Class::Blocker => blocked = true,
@@ -194,16 +198,17 @@ fn strict_object<'n, 'a>(
         }
         if let Some(one) = o.take("oneOf") {
             o.insert("anyOf", one);
+            has |= keys::ANY_OF;
         }
     }
     if blocked {
         return Err(Stop::NotStrict);
     }
-    match raw(&o, "additionalProperties") {
-        None | Some(Node::Bool(false)) => {}
-        Some(_) => return Err(Stop::NotStrict),
+    let may = |has: u16, key: u16| has & key != 0;
+    if may(has, keys::ADDITIONAL) && !matches!(raw(&o, "additionalProperties"), None | Some(Node::Bool(false))) {
+        return Err(Stop::NotStrict);
     }
-    if raw(&o, "format").and_then(Node::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
+    if may(has, keys::FORMAT) && raw(&o, "format").and_then(Node::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
         if let Some(v) = o.take("format") {
             fold(&mut o, "format", v, arena)?;
         }
@@ -217,34 +222,36 @@ fn strict_object<'n, 'a>(
             }
         }
     }
-    let (mut typed, mut is_object) = type_names(raw(&o, "type"));
-    if !typed && o.has("properties") {
+    let (mut typed, mut is_object) = if may(has, keys::TYPE) { type_names(raw(&o, "type")) } else { (false, false) };
+    if !typed && may(has, keys::PROPERTIES) && o.has("properties") {
         o.insert("type", Val::Raw(&OBJECT));
         (typed, is_object) = (true, true);
     }
     if !typed && !o.has("anyOf") && !o.has("enum") && !o.has("const") {
         return Err(Stop::NotStrict);
     }
-    if let Some(Node::Arr(values)) = raw(&o, "enum") {
+    if let Some(Node::Arr(values)) = may(has, keys::ENUM).then(|| raw(&o, "enum")).flatten() {
         budget.enum_values += values.len();
         budget.chars += values.iter().filter_map(Node::as_str).map(str::len).sum::<usize>();
     }
     let mut plan = ArgPlan::default();
     if !is_object && typed {
-        for key in ["properties", "required", "additionalProperties"] {
-            o.take(key);
+        for (key, bit) in [("properties", keys::PROPERTIES), ("required", keys::REQUIRED), ("additionalProperties", keys::ADDITIONAL)] {
+            if may(has, bit) {
+                o.take(key);
+            }
         }
     }
     if is_object {
         budget.depth = budget.depth.max(level + 1);
         o.insert("additionalProperties", Val::False);
-        let required: &[Node] = match raw(&o, "required") {
+        let required: &[Node] = match may(has, keys::REQUIRED).then(|| raw(&o, "required")).flatten() {
             Some(Node::Arr(names)) => names,
             _ => &[],
         };
         let mut all = List::new_in(arena);
         let mut names_plain = true;
-        if let Some(slot) = o.get_mut("properties") {
+        if let Some(slot) = may(has, keys::PROPERTIES).then(|| o.get_mut("properties")).flatten() {
             match slot {
                 Val::Raw(Node::Obj(props)) => {
                     names_plain = plain(props);
@@ -274,7 +281,7 @@ fn strict_object<'n, 'a>(
         }
         o.insert("required", Val::Names(all, names_plain));
     }
-    if let Some(slot) = o.get_mut("items") {
+    if let Some(slot) = may(has, keys::ITEMS).then(|| o.get_mut("items")).flatten() {
         let Val::Raw(items) = slot else { return Err(Stop::General) };
         if matches!(items, Node::Arr(_)) {
             // Draft-4 tuple items: left as they are by the general path, kept out of this one.
@@ -286,7 +293,7 @@ fn strict_object<'n, 'a>(
         }
         *slot = Val::Schema(arena.alloc(strict));
     }
-    if let Some(slot) = o.get_mut("anyOf") {
+    if let Some(slot) = may(has, keys::ANY_OF).then(|| o.get_mut("anyOf")).flatten() {
         if let Val::Raw(Node::Arr(branches)) = slot {
             let (mut done, mut plans) = (List::with_capacity_in(branches.len(), arena), Vec::new());
             for branch in branches.iter() {
@@ -320,10 +327,29 @@ enum Class {
     Removed,
 }
 
-/// [`Class`] of a key, by its length and first eight bytes (one integer compare per candidate, as
-/// `walk::keyword` matches keywords), then in full for the keys longer than eight. Checking each
-/// key against the two lists called `memcmp` for every candidate of the same length.
+/// [`Class`] of a key.
 fn class(k: &str) -> Class {
+    class_and_key(k).0
+}
+
+/// The keys of a node that [`strict_object`] looks up, one bit each: a bit left clear means the
+/// node has no such key, and the lookup is skipped.
+mod keys {
+    pub(super) const TYPE: u16 = 1;
+    pub(super) const PROPERTIES: u16 = 1 << 1;
+    pub(super) const REQUIRED: u16 = 1 << 2;
+    pub(super) const ADDITIONAL: u16 = 1 << 3;
+    pub(super) const FORMAT: u16 = 1 << 4;
+    pub(super) const ENUM: u16 = 1 << 5;
+    pub(super) const ITEMS: u16 = 1 << 6;
+    pub(super) const ANY_OF: u16 = 1 << 7;
+}
+
+/// [`Class`] of a key, and its bit in [`keys`] (0 for the others), by its length and first eight
+/// bytes (one integer compare per candidate, as `walk::keyword` matches keywords), then in full
+/// for the keys longer than eight. Checking each key against the two lists called `memcmp` for
+/// every candidate of the same length.
+fn class_and_key(k: &str) -> (Class, u16) {
     const fn h(k: &[u8]) -> u64 {
         head_of(k)
     }
@@ -356,26 +382,31 @@ fn class(k: &str) -> Class {
     const PATTERN_PROPERTIES: u64 = h(b"patternProperties");
     const PREFIX_ITEMS: u64 = h(b"prefixItems");
     let b = k.as_bytes();
-    let (class, words): (Class, &[&str]) = match (b.len(), head(b)) {
-        (4, TYPE | ENUM) | (5, ITEMS | ANY_OF | CONST | TITLE) | (6, FORMAT) | (7, PATTERN | MAXIMUM | MINIMUM) => return Class::Kept,
-        (8, REQUIRED | MIN_ITEMS | MAX_ITEMS) => return Class::Kept,
-        (2, IF) | (3, NOT) | (4, THEN | ELSE) | (8, CONTAINS) => return Class::Blocker,
-        (5, ALL_OF) => return Class::AllOf,
-        (5, ONE_OF) => return Class::OneOf,
-        (10, PROPERTIES) => (Class::Kept, &["properties"]),
-        (20, ADDITIONAL) => (Class::Kept, &["additionalProperties"]),
-        (11, DESCRIPTION) => (Class::Kept, &["description"]),
-        (10, MULTIPLE_OF) => (Class::Kept, &["multipleOf"]),
-        (16, EXCLUSIVE) => (Class::Kept, &["exclusiveMaximum", "exclusiveMinimum"]),
-        (16, DEPENDENT) => (Class::Blocker, &["dependentSchemas"]),
-        (17, PATTERN_PROPERTIES) => (Class::Blocker, &["patternProperties"]),
-        (11, PREFIX_ITEMS) => (Class::Blocker, &["prefixItems"]),
-        _ => return Class::Removed,
+    let (class, key, words): (Class, u16, &[&str]) = match (b.len(), head(b)) {
+        (4, TYPE) => return (Class::Kept, keys::TYPE),
+        (4, ENUM) => return (Class::Kept, keys::ENUM),
+        (5, ITEMS) => return (Class::Kept, keys::ITEMS),
+        (5, ANY_OF) => return (Class::Kept, keys::ANY_OF),
+        (6, FORMAT) => return (Class::Kept, keys::FORMAT),
+        (8, REQUIRED) => return (Class::Kept, keys::REQUIRED),
+        (5, CONST | TITLE) | (7, PATTERN | MAXIMUM | MINIMUM) | (8, MIN_ITEMS | MAX_ITEMS) => return (Class::Kept, 0),
+        (2, IF) | (3, NOT) | (4, THEN | ELSE) | (8, CONTAINS) => return (Class::Blocker, 0),
+        (5, ALL_OF) => return (Class::AllOf, 0),
+        (5, ONE_OF) => return (Class::OneOf, 0),
+        (10, PROPERTIES) => (Class::Kept, keys::PROPERTIES, &["properties"]),
+        (20, ADDITIONAL) => (Class::Kept, keys::ADDITIONAL, &["additionalProperties"]),
+        (11, DESCRIPTION) => (Class::Kept, 0, &["description"]),
+        (10, MULTIPLE_OF) => (Class::Kept, 0, &["multipleOf"]),
+        (16, EXCLUSIVE) => (Class::Kept, 0, &["exclusiveMaximum", "exclusiveMinimum"]),
+        (16, DEPENDENT) => (Class::Blocker, 0, &["dependentSchemas"]),
+        (17, PATTERN_PROPERTIES) => (Class::Blocker, 0, &["patternProperties"]),
+        (11, PREFIX_ITEMS) => (Class::Blocker, 0, &["prefixItems"]),
+        _ => return (Class::Removed, 0),
     };
     if words.contains(&k) {
-        class
+        (class, key)
     } else {
-        Class::Removed
+        (Class::Removed, 0)
     }
 }
 
@@ -988,6 +1019,24 @@ mod tests {
         for k in ["", "typ", "types", "Type", "default", "examples", "exclusiveMaximuX", "exclusiveMaxima", "propertiez", "properties ", "descriptioN",
                   "additionalItems", "dependentSchemaX", "patternPropertiez", "prefixItemz", "requirex", "minItemz", "containz", "nope", "$ref", "\u{e9}num"] {
             assert_eq!(class(k), Class::Removed, "{k}");
+            assert_eq!(super::class_and_key(k).1, 0, "{k}");
+        }
+        // The keys strict_object looks up have a bit each; every other key none.
+        use super::keys;
+        let looked_up = [
+            ("type", keys::TYPE),
+            ("properties", keys::PROPERTIES),
+            ("required", keys::REQUIRED),
+            ("additionalProperties", keys::ADDITIONAL),
+            ("format", keys::FORMAT),
+            ("enum", keys::ENUM),
+            ("items", keys::ITEMS),
+            ("anyOf", keys::ANY_OF),
+        ];
+        assert_eq!(looked_up.iter().fold(0, |all, (_, bit)| all | bit).count_ones(), 8);
+        for k in STRICT_KEYWORDS.iter().chain(STRICT_BLOCKERS).chain(&["allOf", "oneOf", "const", "title"]) {
+            let bit = looked_up.iter().find(|(name, _)| name == k).map_or(0, |(_, bit)| *bit);
+            assert_eq!(super::class_and_key(k).1, bit, "{k}");
         }
     }
 
