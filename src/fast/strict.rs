@@ -106,7 +106,8 @@ fn plain(entries: &[(Text, Node)]) -> bool {
 /// `buffer` (see [`super::written`]).
 pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider, arena: &Bump, buffer: &mut Vec<u8>) -> Option<Outcome> {
     let done = if provider == Provider::Anthropic {
-        anthropic_check(root, levels).map(|()| (None, ArgPlan::default(), costs(root)))
+        let mut costs = (0, 0);
+        anthropic_check(root, levels, Some(0), &mut costs).map(|()| (None, ArgPlan::default(), costs))
     } else {
         let mut budget = Budget::default();
         match strict_node(root, levels, 0, &mut budget, arena) {
@@ -498,25 +499,42 @@ fn anthropic_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, arena: &'n Bu
 /// [`anthropic_node`] stops at the first one that cannot be strict, so a limit it would not have
 /// reached still sends the schema the general way here (which then decides): it finds the
 /// schema strict exactly when [`anthropic_node`] does, and not strict only when it does too.
-fn anthropic_check(node: &Node, levels: &mut Levels) -> Step<()> {
+///
+/// On the way it adds to `costs` what [`anthropic::strict_costs`] counts of the strict schema
+/// (strict mode changes none of it): the optional properties and the properties with a union,
+/// at the nodes that walk reaches (`counted`: the root, then through `properties`, `items`
+/// and the combinators, 64 levels deep at most; the depth of this node).
+fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, costs: &mut (usize, usize)) -> Step<()> {
     let Node::Obj(entries) = node else { return Ok(()) };
     if !levels.enter() {
         return Err(Stop::General);
     }
-    // As [`anthropic_object`] closes an object node (`base`'s `properties: {}` only comes with a
-    // `type` that names `object`).
-    let (typed, object) = type_names(node.get("type"));
-    let object = object || (!typed && node.get("properties").is_some());
-    let open = !matches!(node.get("additionalProperties"), None | Some(Node::Bool(false))) || node.get("patternProperties").is_some();
-    let mut verdict = if object && open { Err(Stop::NotStrict) } else { Ok(()) };
+    let counted = counted.filter(|&depth| depth <= 64);
+    let (mut types, mut properties, mut required, mut open) = (None, None, None, false);
+    let mut verdict = Ok(());
     // Every subschema (the keywords the rewrite removes hold none).
     for (key, value) in entries.iter() {
+        let below = |counts: bool| counted.filter(|_| counts).map(|depth| depth + 1);
         let found = match (keyword(key), value) {
-            (Keyword::Map, Node::Obj(map)) => map.iter().try_for_each(|(_, sub)| anthropic_check(sub, levels)),
-            (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().try_for_each(|sub| anthropic_check(sub, levels)),
-            (Keyword::Single | Keyword::Items, Node::Obj(_)) => anthropic_check(value, levels),
+            (Keyword::Map, Node::Obj(map)) => {
+                let c = below(*key == "properties");
+                map.iter().try_for_each(|(_, sub)| anthropic_check(sub, levels, c, costs))
+            }
+            (Keyword::Array | Keyword::Items, Node::Arr(items)) => {
+                let c = below(matches!(key.as_str(), "anyOf" | "oneOf" | "allOf"));
+                items.iter().try_for_each(|sub| anthropic_check(sub, levels, c, costs))
+            }
+            (Keyword::Single | Keyword::Items, Node::Obj(_)) => anthropic_check(value, levels, below(*key == "items"), costs),
             _ => Ok(()),
         };
+        match key.as_str() {
+            "type" => types = Some(value),
+            "properties" => properties = Some(value),
+            "required" => required = Some(value),
+            "additionalProperties" => open |= !matches!(value, Node::Bool(false)),
+            "patternProperties" => open = true,
+            _ => {}
+        }
         match found {
             Err(Stop::General) => {
                 verdict = Err(Stop::General);
@@ -527,6 +545,26 @@ fn anthropic_check(node: &Node, levels: &mut Levels) -> Step<()> {
         }
     }
     levels.depth -= 1;
+    // As [`anthropic_object`] closes an object node (`base`'s `properties: {}` only comes with a
+    // `type` that names `object`).
+    let (typed, object) = type_names(types);
+    if (object || (!typed && properties.is_some())) && open && verdict.is_ok() {
+        verdict = Err(Stop::NotStrict);
+    }
+    if let (Some(_), Some(Node::Obj(props))) = (counted, properties) {
+        let required: &[Node] = match required {
+            Some(Node::Arr(names)) => names,
+            _ => &[],
+        };
+        for (name, p) in props.iter() {
+            if !required.iter().any(|r| r.as_str() == Some(name.as_str())) {
+                costs.0 += 1;
+            }
+            if p.get("anyOf").is_some() || matches!(p.get("type"), Some(Node::Arr(_))) {
+                costs.1 += 1;
+            }
+        }
+    }
     verdict
 }
 
@@ -585,7 +623,8 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
 }
 
 /// [`anthropic::strict_costs`] of the strict schema, read from the input (strict mode changes
-/// none of what it counts).
+/// none of what it counts): the walk [`anthropic_check`] does on its way, on its own.
+#[cfg(test)]
 fn costs(root: &Node) -> (usize, usize) {
     fn walk(v: &Node, depth: usize, acc: &mut (usize, usize)) {
         if !matches!(v, Node::Obj(_)) || depth > 64 {
@@ -831,7 +870,11 @@ mod tests {
                 opts.limits.max_depth = max_depth;
                 opts.limits.max_nodes = max_nodes;
                 let built = anthropic_node(&node, &mut Levels::new(Provider::Anthropic, &opts), &arena).map(|_| ());
-                let checked = anthropic_check(&node, &mut Levels::new(Provider::Anthropic, &opts));
+                let mut costs = (0, 0);
+                let checked = anthropic_check(&node, &mut Levels::new(Provider::Anthropic, &opts), Some(0), &mut costs);
+                if checked.is_ok() {
+                    assert_eq!(costs, super::costs(&node), "{schema}");
+                }
                 let (built, checked) = (class(built.as_ref().err().map_or(Ok(()), Err)), class(checked.as_ref().err().map_or(Ok(()), Err)));
                 // The check walks on where the rewrite stops: it may send the general way a schema
                 // the rewrite finds not strict before a limit, never the other way round.
@@ -896,24 +939,44 @@ mod tests {
         }
     }
 
+    /// The costs counted on the way of the check are those of the schema written strict: for
+    /// these schemas (`$defs`, `not` and tuple items, whose subschemas are not counted, among
+    /// them) and for every corpus tool written strict on the borrowed tree.
     #[test]
     fn anthropic_costs_are_the_general_paths() {
-        for schema in [
+        let mut schemas = vec![
             json!({"type": "object", "properties": {"a": {"type": ["string", "null"]}, "b": {"anyOf": [{}, {}]}, "c": {}}, "required": ["c"]}),
             json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": ["integer", "null"]}, "y": {}}, "required": ["y"]}}}}),
             json!({"type": "object", "properties": {"o": {"anyOf": [{"type": "object", "properties": {"p": {"anyOf": [{"type": "string"}]}}}, {"type": "null"}]}}, "required": ["o"]}),
             json!({"type": "object", "properties": {}, "required": []}),
-        ] {
+            json!({"type": "object", "properties": {"t": {"type": "array", "items": [{"type": "object", "properties": {"u": {}}}]}, "n": {"not": {"type": "object", "properties": {"v": {}}}}},
+                   "$defs": {"D": {"type": "object", "properties": {"w": {"type": ["string", "null"]}}}}, "required": ["t"]}),
+        ];
+        let shared = std::env::var("TOOLWIRE_SHARED").unwrap_or_else(|_| format!("{}/../shared", env!("CARGO_MANIFEST_DIR")));
+        for f in std::fs::read_dir(format!("{shared}/corpus/tools")).expect("corpus") {
+            let server: Value = serde_json::from_str(&std::fs::read_to_string(f.unwrap().path()).unwrap()).unwrap();
+            schemas.extend(server["tools"].as_array().unwrap().iter().map(|t| t["inputSchema"].clone()));
+        }
+        let (mut strict_count, listed) = (0, 5);
+        for (i, schema) in schemas.iter().enumerate() {
             let text = json!([{ "name": "t", "inputSchema": schema }]).to_string();
             let opts = SchemaOptions { strict: true, ..SchemaOptions::default() };
             let arena = bumpalo::Bump::new();
-            let Some(Some(p)) = prepare(&text, &arena, Provider::Anthropic, &opts, false, true).unwrap().pass.pop() else { panic!("not on the borrowed tree: {schema}") };
-            let Passed::Strict { costs, .. } = &p else { panic!("not strict: {schema}") };
+            let Some(Some(p)) = prepare(&text, &arena, Provider::Anthropic, &opts, false, true).unwrap().pass.pop() else {
+                assert!(i >= listed, "not on the borrowed tree: {schema}");
+                continue;
+            };
+            let Passed::Strict { costs, .. } = &p else {
+                assert!(i >= listed, "not strict: {schema}");
+                continue;
+            };
             let mut text = Vec::new();
             p.write_strict(true, &opts, &mut text);
             let written: Value = serde_json::from_slice(&text).unwrap();
             assert_eq!(*costs, crate::providers::anthropic::strict_costs(&written), "{schema}");
+            strict_count += 1;
         }
+        assert!(strict_count > 800, "{strict_count} schemas written strict");
     }
 
     #[test]
