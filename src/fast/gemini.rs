@@ -88,7 +88,7 @@ enum Item<'n, 'a> {
     /// `nullable: true`.
     True,
     /// Lowered properties.
-    Properties(List<'n, (&'n str, Lowered<'n, 'a>)>),
+    Properties(List<'n, (&'n str, Lowered<'n, 'a>)>, bool),
     /// Lowered `items`.
     Items(Box<Lowered<'n, 'a>>),
     /// Lowered `anyOf` branches.
@@ -313,7 +313,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
                 for (name, sub) in props.iter() {
                     lowered.push((name.as_ref(), lower(sub, levels, arena)?));
                 }
-                out.insert("properties", Item::Properties(lowered));
+                out.insert("properties", Item::Properties(lowered, super::plain(props)));
             }
             "required" if ty == OBJECT => out.insert("required", Item::Raw(value)),
             "items" if ty == ARRAY => match value {
@@ -360,7 +360,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
     if ty == OBJECT {
         let required = out.take("required");
         let names: &[(&str, Lowered)] = match out.get("properties") {
-            Some(Item::Properties(p)) => p,
+            Some(Item::Properties(p, _)) => p,
             _ => &[],
         };
         let empty = names.is_empty();
@@ -605,7 +605,8 @@ impl Lowered<'_, '_> {
             [(_, Item::General(value))] => return gemini::write_wire(out, value),
             _ => {}
         }
-        text::write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), |out, key, item| item.write(out, key));
+        // Every key of a lowered node is one of Gemini's keywords (see `lower_map`): plain.
+        super::write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), true, |out, key, item| item.write(out, key));
     }
 }
 
@@ -626,7 +627,7 @@ impl Item<'_, '_> {
             Item::Raw(value) => value.write(out),
             Item::Text(s) => text::write_str(out, s),
             Item::True => out.extend_from_slice(b"true"),
-            Item::Properties(props) => text::write_object(out, props.iter().map(|(k, v)| (*k, v)), |out, _, sub| sub.write(out)),
+            Item::Properties(props, plain) => super::write_object(out, props.iter().map(|(k, v)| (*k, v)), *plain, |out, _, sub| sub.write(out)),
             Item::Items(sub) => sub.write(out),
             Item::Enum(values) => {
                 out.push(b'[');
@@ -691,6 +692,26 @@ mod tests {
         assert!(passed, "not lowered from the borrowed tree: {schema}");
         let out: Value = serde_json::from_str(&text).unwrap();
         out[0]["functionDeclarations"][0].get("parameters").cloned().unwrap_or(Value::Null)
+    }
+
+    /// Property names read with escapes are written escaped again, the others as they were read;
+    /// a lowered node's own keys are Gemini's keywords, however they were spelt.
+    #[test]
+    fn escaped_names_are_written_as_the_general_path_writes_them() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"a\"b": {"type": "string"}, "c\nd": {"type": "object", "properties": {"e\\f": {"type": "integer"}, "plain": {"type": "boolean"}}}, "é": {"type": "number"}},
+            "required": ["a\"b"]
+        });
+        let (text, fast) = lowered(schema, Limits::default());
+        assert!(fast);
+        assert!(text.contains(r#""a\"b":{"#) && text.contains(r#""c\nd":{"#) && text.contains(r#""e\\f":{"#), "{text}");
+        // An escaped keyword (`description`) is a keyword all the same.
+        let text = r#"[{"name":"t","inputSchema":{"type":"object","properties":{"x":{"type":"string","descr\u0069ption":"d"}}}}]"#;
+        let tools: Value = serde_json::from_str(text).unwrap();
+        let general = convert(tools, Provider::Gemini, &ConvertOptions::default()).unwrap().tools.to_string();
+        assert_eq!(convert_json(text, Provider::Gemini, &ConvertOptions::default()).unwrap(), general);
+        assert!(general.contains(r#""description":"d""#), "{general}");
     }
 
     #[test]

@@ -455,6 +455,39 @@ pub(crate) fn written(buffer: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) ->
     buffer.to_vec()
 }
 
+/// Whether these keys were read without escapes, so that they are written back as they are
+/// ([`write_key`]). The keys a rewrite adds (`additionalProperties`, `required`, ...) are plain
+/// too.
+fn plain(entries: &[(Text, Node)]) -> bool {
+    entries.iter().all(|(k, _)| k.raw)
+}
+
+/// A key or name: as it is when [plain], else escaped.
+fn write_key(out: &mut Vec<u8>, k: &str, plain: bool) {
+    debug_assert!(!plain || !text::needs_escape(k), "{k:?} is not plain");
+    if plain {
+        out.push(b'"');
+        out.extend_from_slice(k.as_bytes());
+        out.push(b'"');
+    } else {
+        text::write_str(out, k);
+    }
+}
+
+/// `text::write_object`, with keys written by [`write_key`].
+fn write_object<'m, V: 'm>(out: &mut Vec<u8>, entries: impl Iterator<Item = (&'m str, &'m V)>, plain: bool, mut value: impl FnMut(&mut Vec<u8>, &'m str, &'m V)) {
+    out.push(b'{');
+    for (i, (k, v)) in entries.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_key(out, k, plain);
+        out.push(b':');
+        value(out, k, v);
+    }
+    out.push(b'}');
+}
+
 /// The tools of a JSON input read for the pass-through path, within the limits: each tool's
 /// [`Head`], whose `input_schema` is `null` when the schema is passed through (then `Some` at its
 /// index).

@@ -28,7 +28,7 @@
 use bumpalo::collections::Vec as List;
 use bumpalo::Bump;
 
-use super::{Levels, Map, Node, Text};
+use super::{plain, write_key, write_object, Levels, Map, Node, Text};
 use crate::args::ArgPlan;
 use crate::providers::openai::{Budget, STRICT_FORMATS};
 use crate::providers::{anthropic, Provider};
@@ -71,7 +71,7 @@ enum Val<'n, 'a> {
     /// `additionalProperties: false`.
     False,
     /// Strict properties (empty for the `properties: {}` of the non-strict schema), and whether
-    /// their names are [plain](plain).
+    /// their names are [plain](super::plain).
     Props(List<'n, (&'n str, Strict<'n, 'a>)>, bool),
     /// A strict subschema (`items`, for Anthropic any single one).
     Schema(&'n Strict<'n, 'a>),
@@ -81,7 +81,7 @@ enum Val<'n, 'a> {
     SchemaList(List<'n, Val<'n, 'a>>),
     /// Strict `anyOf` branches, and whether a `{"type": "null"}` branch follows them.
     AnyOf(List<'n, Strict<'n, 'a>>, bool),
-    /// `required`: every property, and whether the names are [plain](plain).
+    /// `required`: every property, and whether the names are [plain](super::plain).
     Names(List<'n, &'n str>, bool),
     /// A `type` (a name or a list of names) with `"null"` added.
     TypeOrNull(&'n Node<'a>),
@@ -90,14 +90,8 @@ enum Val<'n, 'a> {
 }
 
 /// A strict node: its entries in the order the general path's map has them, and whether its
-/// keys are [plain](plain).
+/// keys are [plain](super::plain).
 struct Strict<'n, 'a>(Map<'n, Val<'n, 'a>>, bool);
-
-/// Whether these keys were read without escapes, so that they are written back as they are.
-/// The keys a rewrite adds (`additionalProperties`, `required`, ...) are plain too.
-fn plain(entries: &[(Text, Node)]) -> bool {
-    entries.iter().all(|(k, _)| k.raw)
-}
 
 /// The strict attempt of `openai::compile` or `anthropic::compile` on a root that
 /// [`super::is_clean`] accepted and in which no `$ref` appears (`Node::measure`); `None` when
@@ -663,33 +657,8 @@ fn costs(root: &Node) -> (usize, usize) {
 
 impl Strict<'_, '_> {
     fn write(&self, out: &mut Vec<u8>) {
-        write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), self.1, |out, v| v.write(out));
+        write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), self.1, |out, _, v| v.write(out));
     }
-}
-
-/// A key or name: as it is when [plain](plain), else escaped.
-fn write_key(out: &mut Vec<u8>, k: &str, plain: bool) {
-    if plain {
-        out.push(b'"');
-        out.extend_from_slice(k.as_bytes());
-        out.push(b'"');
-    } else {
-        text::write_str(out, k);
-    }
-}
-
-/// `text::write_object`, with keys written by [`write_key`].
-fn write_object<'m, V: 'm>(out: &mut Vec<u8>, entries: impl Iterator<Item = (&'m str, &'m V)>, plain: bool, mut value: impl FnMut(&mut Vec<u8>, &V)) {
-    out.push(b'{');
-    for (i, (k, v)) in entries.enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_key(out, k, plain);
-        out.push(b':');
-        value(out, v);
-    }
-    out.push(b'}');
 }
 
 impl Val<'_, '_> {
@@ -698,7 +667,7 @@ impl Val<'_, '_> {
             Val::Raw(v) => v.write(out),
             Val::Text(s) => text::write_str(out, s),
             Val::False => out.extend_from_slice(b"false"),
-            Val::Props(props, plain) => write_object(out, props.iter().map(|(k, v)| (*k, v)), *plain, |out, sub| sub.write(out)),
+            Val::Props(props, plain) => write_object(out, props.iter().map(|(k, v)| (*k, v)), *plain, |out, _, sub| sub.write(out)),
             Val::Schema(sub) => sub.write(out),
             Val::Schemas(subs) => text::write_object(out, subs.iter().map(|(k, v)| (*k, v)), |out, _, sub| sub.write(out)),
             Val::SchemaList(subs) => {
