@@ -605,7 +605,8 @@ impl Lowered<'_, '_> {
             [(_, Item::General(value))] => return gemini::write_wire(out, value),
             _ => {}
         }
-        // Every key of a lowered node is one of Gemini's keywords (see `lower_map`): plain.
+        // Every key of a lowered node is one of Gemini's keywords (`lower_map` and `lower_union`
+        // keep no other): plain.
         super::write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), true, |out, key, item| item.write(out, key));
     }
 }

@@ -170,7 +170,8 @@ fn strict_object<'n, 'a>(
     // One pass over the keys: `allOf` (merged by the general path) comes before the keywords
     // strict mode cannot express.
     let (mut all_of, mut one_of, mut blocked, mut removed) = (false, false, false, false);
-    // The keys looked up below that the node has (see `keys`), kept up to date as they are added.
+    // The keys looked up below that the node has (see `keys`); a key added on the way is marked
+    // where a lookup after it needs it (`oneOf` read as `anyOf`).
     let mut has = 0;
     for (k, _) in o.0.iter() {
         let (class, key) = class_and_key(k);
@@ -268,7 +269,7 @@ fn strict_object<'n, 'a>(
                         all.push(name.as_ref());
                         done.push((name.as_ref(), strict));
                     }
-                    *slot = Val::Props(done, plain(props));
+                    *slot = Val::Props(done, names_plain);
                 }
                 Val::Props(..) => {}
                 _ => return Err(Stop::General),
