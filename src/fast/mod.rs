@@ -755,6 +755,12 @@ struct Splicing<'s> {
     buffer: Vec<u8>,
 }
 
+impl<'s> Splicing<'s> {
+    fn new(expansions: &'s [Node<'s>]) -> Self {
+        Splicing { expansions, written: Vec::new(), buffer: Vec::new() }
+    }
+}
+
 /// A shared expansion done once ([`Levels::shared`]): its text (empty for `clean_node`'s walk,
 /// whose text `Node::write_spliced` writes), and the nodes and levels that took.
 struct Written {
@@ -838,7 +844,7 @@ pub(crate) fn lower_inlined(root: &Value, shared: &Shared, opts: &SchemaOptions,
     let node = Node::of_value(root, &arena);
     let expansions: Vec<Node> = (0..).map_while(|i| shared.expansion(i)).map(|e| Node::of_value(e, &arena)).collect();
     let mut levels = Levels::new(if vertex { Provider::Vertex } else { Provider::Gemini }, opts);
-    levels.splicing = Some(Splicing { expansions: &expansions, written: Vec::new(), buffer: Vec::new() });
+    levels.splicing = Some(Splicing::new(&expansions));
     gemini::lower_root(&node, &mut levels, &arena, &mut Vec::new())
 }
 

@@ -40,7 +40,7 @@ use crate::schema::Limits;
 pub(crate) fn lower<'s>(root: &'s Node<'s>, arena: &'s Bump, levels: &mut Levels<'s>, buffer: &mut Vec<u8>) -> Option<Option<Vec<u8>>> {
     let inlined = inline(root, arena, levels.limits)?;
     let expansions = arena.alloc_slice_fill_iter(inlined.expansions);
-    levels.splicing = Some(Splicing { expansions, written: Vec::new(), buffer: Vec::new() });
+    levels.splicing = Some(Splicing::new(expansions));
     gemini::lower_root(arena.alloc(inlined.root), levels, arena, buffer)
 }
 
@@ -66,7 +66,7 @@ pub(crate) fn write_json_schema<'s>(
 ) -> Option<Vec<u8>> {
     let inlined = inline(root, arena, levels.limits).filter(|i| i.quiet || !with_report)?;
     let expansions = arena.alloc_slice_fill_iter(inlined.expansions);
-    levels.splicing = Some(Splicing { expansions, written: Vec::new(), buffer: Vec::new() });
+    levels.splicing = Some(Splicing::new(expansions));
     let root = arena.alloc(inlined.root);
     if !super::is_clean(root, levels) {
         return None;
