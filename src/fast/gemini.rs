@@ -224,25 +224,59 @@ fn entries_of<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], arena: &'n Bump) -> M
     Map(List::from_iter_in(entries.iter().map(|(k, v)| (k.as_ref(), v)), arena))
 }
 
+/// Bits for the keys [`lower_map`] looks up: those a node has, classed in one pass
+/// ([`key_bits`]), and those it wrote.
+mod keys {
+    /// `allOf`, `oneOf` or `const`: outside the subset.
+    pub(super) const REFUSED: u16 = 1;
+    pub(super) const PROPERTIES: u16 = 1 << 1;
+    pub(super) const TYPE: u16 = 1 << 2;
+    pub(super) const ANY_OF: u16 = 1 << 3;
+    pub(super) const NULLABLE: u16 = 1 << 4;
+    pub(super) const ENUM: u16 = 1 << 5;
+    pub(super) const DEFAULT: u16 = 1 << 6;
+    pub(super) const REQUIRED: u16 = 1 << 7;
+    pub(super) const ITEMS: u16 = 1 << 8;
+}
+
+/// The [`keys`] bits of the keys `o` has.
+fn key_bits(o: &Map<&Node>) -> u16 {
+    o.0.iter().fold(0, |bits, (k, _)| {
+        bits | match *k {
+            "allOf" | "oneOf" | "const" => keys::REFUSED,
+            "properties" => keys::PROPERTIES,
+            "type" => keys::TYPE,
+            "anyOf" => keys::ANY_OF,
+            "nullable" => keys::NULLABLE,
+            "enum" => keys::ENUM,
+            "default" => keys::DEFAULT,
+            _ => 0,
+        }
+    })
+}
+
 /// `gemini::lower_object` on the entries of a node of the subset.
 fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n, 'a>> {
-    if o.0.iter().any(|(k, _)| matches!(*k, "allOf" | "oneOf" | "const")) {
+    let has = key_bits(&o);
+    if has & keys::REFUSED != 0 {
         return None;
     }
-    let object_like = o.has("properties")
-        || match o.get("type") {
-            Some(Node::Str(t)) => t == "object",
-            Some(Node::Arr(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
-            _ => false,
-        };
-    if object_like && o.has("anyOf") {
+    // A lookup of a key the node does not have is skipped (a `take` of one changes nothing).
+    let object_like = has & keys::PROPERTIES != 0
+        || has & keys::TYPE != 0
+            && match o.get("type") {
+                Some(Node::Str(t)) => t == "object",
+                Some(Node::Arr(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
+                _ => false,
+            };
+    if object_like && has & keys::ANY_OF != 0 {
         // Merged into the object or distributed into the branches.
         return None;
     }
     // Step 4: null handling, one type.
-    let mut nullable = matches!(o.take("nullable"), Some(Node::Bool(true)));
+    let mut nullable = has & keys::NULLABLE != 0 && matches!(o.take("nullable"), Some(Node::Bool(true)));
     let mut declared = None;
-    match o.take("type") {
+    match if has & keys::TYPE != 0 { o.take("type") } else { None } {
         None => {}
         Some(Node::Str(t)) if t == "null" => nullable = true,
         Some(Node::Str(t)) => declared = Some(TYPES.iter().position(|k| *k == t.as_str())?),
@@ -257,7 +291,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
         }
         Some(_) => return None,
     }
-    match o.take("anyOf") {
+    match if has & keys::ANY_OF != 0 { o.take("anyOf") } else { None } {
         None => {}
         // One branch besides `null`s: merged into the node (the node's own keys win).
         Some(Node::Arr(branches)) => {
@@ -287,7 +321,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
         Some(t) => t,
         None => infer_type(&o)?,
     };
-    let ty = match o.get("enum") {
+    let ty = match if has & keys::ENUM != 0 { o.get("enum") } else { None } {
         Some(Node::Arr(values)) => {
             // Distinct strings, kept as they are (no rewrite, no argument plan), and `null`s.
             let distinct = values.iter().enumerate().all(|(i, v)| match v {
@@ -295,7 +329,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
                 Node::Null => true,
                 _ => false,
             });
-            if !distinct || o.get("default").is_some_and(|d| !matches!(d, Node::Str(_) | Node::Null)) {
+            if !distinct || has & keys::DEFAULT != 0 && o.get("default").is_some_and(|d| !matches!(d, Node::Str(_) | Node::Null)) {
                 return None;
             }
             STRING
@@ -305,6 +339,12 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
     let mut out: Map<'n, Item<'n, 'a>> = Map(List::with_capacity_in(o.0.len() + 1, arena));
     out.0.push(("type", Item::Type(ty)));
     let mut hints: Vec<String> = Vec::new();
+    // The node's keys are distinct (a schema with duplicate keys goes the general way, and
+    // merged maps are built by `insert`), and each is written under its own name but
+    // `examples`, written as `example`: only `example` may be there already, so every other key
+    // is pushed, and `wrote` keeps which of those looked up below were.
+    debug_assert!(o.0.iter().enumerate().all(|(i, (k, _))| o.0[..i].iter().all(|(q, _)| q != k)), "keys repeat");
+    let mut wrote = 0u16;
     for (key, value) in o.0 {
         match key {
             "properties" if ty == OBJECT => {
@@ -313,17 +353,24 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
                 for (name, sub) in props.iter() {
                     lowered.push((name.as_ref(), lower(sub, levels, arena)?));
                 }
-                out.insert("properties", Item::Properties(lowered, super::plain(props)));
+                out.0.push(("properties", Item::Properties(lowered, super::plain(props))));
+                wrote |= keys::PROPERTIES;
             }
-            "required" if ty == OBJECT => out.insert("required", Item::Raw(value)),
+            "required" if ty == OBJECT => {
+                out.0.push(("required", Item::Raw(value)));
+                wrote |= keys::REQUIRED;
+            }
             "items" if ty == ARRAY => match value {
-                Node::Obj(_) => out.insert("items", Item::Items(Box::new(lower(value, levels, arena)?))),
+                Node::Obj(_) => {
+                    out.0.push(("items", Item::Items(Box::new(lower(value, levels, arena)?))));
+                    wrote |= keys::ITEMS;
+                }
                 _ => return None,
             },
             "enum" => {
                 if let Node::Arr(values) = value {
                     nullable |= values.iter().any(|v| matches!(v, Node::Null));
-                    out.insert("enum", Item::Enum(values));
+                    out.0.push(("enum", Item::Enum(values)));
                 }
             }
             "format" => {
@@ -332,7 +379,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
                     (STRING, Some("enum" | "date-time")) | (NUMBER, Some("float" | "double")) | (INTEGER, Some("int32" | "int64"))
                 );
                 if kept {
-                    out.insert("format", Item::Raw(value));
+                    out.0.push(("format", Item::Raw(value)));
                 } else {
                     hint(&mut hints, key, value);
                 }
@@ -345,11 +392,12 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
                     out.insert("example", Item::Raw(first));
                 }
             }
-            "minItems" | "maxItems" if ty == ARRAY => out.insert(key, Item::Raw(value)),
-            "minLength" | "maxLength" | "pattern" if ty == STRING => out.insert(key, Item::Raw(value)),
-            "minimum" | "maximum" if ty == NUMBER || ty == INTEGER => out.insert(key, Item::Raw(value)),
-            "minProperties" | "maxProperties" if ty == OBJECT => out.insert(key, Item::Raw(value)),
-            "title" | "description" | "example" | "default" | "propertyOrdering" => out.insert(key, Item::Raw(value)),
+            "minItems" | "maxItems" if ty == ARRAY => out.0.push((key, Item::Raw(value))),
+            "minLength" | "maxLength" | "pattern" if ty == STRING => out.0.push((key, Item::Raw(value))),
+            "minimum" | "maximum" if ty == NUMBER || ty == INTEGER => out.0.push((key, Item::Raw(value))),
+            "minProperties" | "maxProperties" if ty == OBJECT => out.0.push((key, Item::Raw(value))),
+            "example" => out.insert(key, Item::Raw(value)),
+            "title" | "description" | "default" | "propertyOrdering" => out.0.push((key, Item::Raw(value))),
             "properties" | "required" | "additionalProperties" | "patternProperties" | "minProperties" | "maxProperties"
                 if ty != OBJECT => {}
             "additionalProperties" if matches!(value, Node::Bool(false)) => {}
@@ -358,8 +406,8 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
     }
     // Step 6: gemini::fix_object (`required` moved last, an empty `properties` removed).
     if ty == OBJECT {
-        let required = out.take("required");
-        let names: &[(&str, Lowered)] = match out.get("properties") {
+        let required = if wrote & keys::REQUIRED != 0 { out.take("required") } else { None };
+        let names: &[(&str, Lowered)] = match if wrote & keys::PROPERTIES != 0 { out.get("properties") } else { None } {
             Some(Item::Properties(p, _)) => p,
             _ => &[],
         };
@@ -385,7 +433,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
         }
     }
     // Step 7: `items` is there (checked above for arrays: lowered or refused).
-    if ty == ARRAY && !out.has("items") {
+    if ty == ARRAY && wrote & keys::ITEMS == 0 {
         return None;
     }
     if nullable {
