@@ -26,6 +26,7 @@
 
 use std::collections::HashMap;
 
+use bumpalo::collections::Vec as List;
 use bumpalo::Bump;
 
 use super::gemini;
@@ -311,7 +312,10 @@ impl<'s> State<'s> {
             }
             _ => (false, false),
         };
-        let mut out = Vec::with_capacity(entries.len());
+        // Built in place in the arena (each list has its final length reserved before the
+        // resolving below allocates there too).
+        let arena = self.arena;
+        let mut out = List::with_capacity_in(entries.len(), arena);
         for (key, value) in entries.iter() {
             if *key == "$defs" || *key == "definitions" {
                 continue;
@@ -319,25 +323,25 @@ impl<'s> State<'s> {
             let new_value = match (keyword(key), value) {
                 (Keyword::Map, Node::Obj(map)) => {
                     let share = share_properties && *key == "properties";
-                    let mut m = Vec::with_capacity(map.len());
+                    let mut m = List::with_capacity_in(map.len(), arena);
                     for (name, sub) in map.iter() {
                         m.push((*name, self.resolve(sub, share)?));
                     }
-                    self.object(m)
+                    Node::Obj(m.into_bump_slice())
                 }
                 (Keyword::Array | Keyword::Items, Node::Arr(items)) => {
-                    let mut a = Vec::with_capacity(items.len());
+                    let mut a = List::with_capacity_in(items.len(), arena);
                     for sub in items.iter() {
                         a.push(self.resolve(sub, false)?);
                     }
-                    Node::Arr(self.arena.alloc_slice_fill_iter(a))
+                    Node::Arr(a.into_bump_slice())
                 }
                 (Keyword::Single | Keyword::Items, v) if v.is_schema() => self.resolve(value, share_items && *key == "items")?,
                 _ => value.clone(),
             };
             out.push((*key, new_value));
         }
-        Some(self.object(out))
+        Some(Node::Obj(out.into_bump_slice()))
     }
 
     fn resolve_ref(&mut self, reference: &'s str, entries: Entries<'s>, share: bool) -> Option<Node<'s>> {
