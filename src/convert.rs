@@ -312,7 +312,7 @@ impl Run<'_> {
                     out.push(b',');
                 }
                 let pass = pass.as_ref();
-                let leave = leave_out && matches!(pass, Some(Passed::AsIs(_, true)));
+                let leave = leave_out && matches!(pass, Some(Passed::AsIs(_, true, _)));
                 if leave {
                     left_out.push(LeftOut { position: k, tool: i });
                 }
@@ -667,7 +667,7 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
     use crate::text::write_str;
     let schema = |out: &mut Vec<u8>, schema: Option<Value>| match (pass, schema) {
         _ if leave_out => out.extend_from_slice(b"null"),
-        (Some(Passed::AsIs(node, _)), _) => node.write_schema(out),
+        (Some(p @ Passed::AsIs(..)), _) => p.write_as_is(out),
         (Some(Passed::Written(text)), _) => out.extend_from_slice(text),
         (Some(p @ Passed::Strict { .. }), _) => p.write_strict(c.strict == Some(true), opts, out),
         // Only Gemini `parameters` is lowered on the pass-through path (written below).

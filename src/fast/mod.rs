@@ -395,11 +395,12 @@ enum Measure {
 /// What the pass-through path made of a schema.
 #[derive(Debug)]
 pub(crate) enum Passed<'a> {
-    /// The schema, written as it is ([`Node::write_schema`]). The flag says whether that
+    /// The schema, written as it is ([`Passed::write_as_is`]). The flag says whether that
     /// writes exactly the JSON that was read (no object node lacks `properties`), so that a
     /// caller holding the input as objects may put its own object in its place
-    /// ([`crate::convert::convert_json_leaving_schemas`]).
-    AsIs(Node<'a>, bool),
+    /// ([`crate::convert::convert_json_leaving_schemas`]); then the text, when the input's own
+    /// text is what writing the tree gives ([`read::Verbatim`]), is copied instead.
+    AsIs(Node<'a>, bool, Option<&'a str>),
     /// Gemini `parameters`, already written; `None` when the tool has no `parameters`.
     Lowered(Option<Vec<u8>>),
     /// Gemini `parametersJsonSchema` with its references inlined, already written
@@ -416,10 +417,33 @@ pub(crate) enum Passed<'a> {
         costs: (usize, usize),
         /// The schema, which is sent as it is when those limits leave the tool out of strict mode.
         base: Node<'a>,
+        /// `base`'s input text, when writing it gives that text (as [`Passed::AsIs`] has it).
+        verbatim: Option<&'a str>,
     },
 }
 
+/// A schema written as it is ([`Node::write_schema`]); `verbatim`, the text it was read from
+/// when that is what writing it gives ([`read::Verbatim`], and no `properties: {}` to add), is
+/// copied instead.
+fn write_as_read(node: &Node, verbatim: Option<&str>, out: &mut Vec<u8>) {
+    let Some(text) = verbatim else { return node.write_schema(out) };
+    out.extend_from_slice(text.as_bytes());
+    #[cfg(debug_assertions)]
+    {
+        let mut tree = Vec::new();
+        node.write_schema(&mut tree);
+        debug_assert_eq!(String::from_utf8_lossy(&tree), text, "the verbatim text is the tree's");
+    }
+}
+
 impl Passed<'_> {
+    /// A [`Passed::AsIs`] schema written.
+    pub(crate) fn write_as_is(&self, out: &mut Vec<u8>) {
+        if let Passed::AsIs(node, _, verbatim) = self {
+            write_as_read(node, *verbatim, out);
+        }
+    }
+
     /// The length of the schema text already written, if any.
     pub(crate) fn written_len(&self) -> usize {
         match self {
@@ -431,9 +455,9 @@ impl Passed<'_> {
     /// A [`Passed::Strict`] schema as it is sent: the strict one when the tool stays strict
     /// (Anthropic's written now), else the schema as it is.
     pub(crate) fn write_strict(&self, strict: bool, opts: &SchemaOptions, out: &mut Vec<u8>) {
-        let Passed::Strict { text, base, .. } = self else { return };
+        let Passed::Strict { text, base, verbatim, .. } = self else { return };
         match text {
-            _ if !strict => base.write_schema(out),
+            _ if !strict => write_as_read(base, *verbatim, out),
             Some(text) => out.extend_from_slice(text),
             None => {
                 let written = strict::write_anthropic(base, &mut Levels::new(Provider::Anthropic, opts), out, &Bump::new());
@@ -516,7 +540,8 @@ pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: boo
 /// tools only): the strict rewrite does not build them then.
 pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, opts: &SchemaOptions, with_report: bool, plans: bool) -> Option<Prepared<'a>> {
     // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
-    let (root, figures) = read::read_measured(json, arena)?;
+    let (root, figures, verbatim) = read::read_measured(json, arena)?;
+    let mut next_verbatim = 0;
     let tools: &'a [Node<'a>] = match root {
         Node::Arr(items) => items,
         Node::Obj(top) => match Node::last(top, "tools") {
@@ -604,6 +629,8 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
             return None;
         }
         let mut pass = None;
+        // The schema's own text, if writing its tree gives that text (see `read::Verbatim`).
+        let verbatim_text = schema.and_then(|s| read::Verbatim::of(s, &verbatim, &mut next_verbatim));
         if let Some(schema) = schema {
             let node = schema.clone();
             let mut levels = Levels::new(provider, opts);
@@ -663,9 +690,15 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
                     }
                 };
                 match outcome {
-                    Some(strict::Outcome::Strict(text, plan, costs)) => Ok(Passed::Strict { text, plan, costs, base: node }),
+                    Some(strict::Outcome::Strict(text, plan, costs)) => {
+                        let verbatim = verbatim_text.filter(|_| !levels.adds_properties);
+                        Ok(Passed::Strict { text, plan, costs, base: node, verbatim })
+                    }
                     // Sent as it is (with `strict: false` when strict mode was asked for).
-                    Some(strict::Outcome::NotStrict) => Ok(Passed::AsIs(node, !levels.adds_properties)),
+                    Some(strict::Outcome::NotStrict) => {
+                        let exact = !levels.adds_properties;
+                        Ok(Passed::AsIs(node, exact, verbatim_text.filter(|_| exact)))
+                    }
                     None => Err(node),
                 }
             } else {
@@ -1045,7 +1078,7 @@ mod tests {
     fn refs_pass_as_they_are_except_for_gemini() {
         let text = json!([{ "name": "t", "inputSchema": {"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"type":"string"}}} }]).to_string();
         let json_schema = SchemaOptions { gemini_mode: GeminiMode::JsonSchema, ..SchemaOptions::default() };
-        assert!(matches!(prepare(&text, &Bump::new(), Provider::Anthropic, &json_schema, false, true).unwrap().pass[0], Some(Passed::AsIs(_, true))));
+        assert!(matches!(prepare(&text, &Bump::new(), Provider::Anthropic, &json_schema, false, true).unwrap().pass[0], Some(Passed::AsIs(_, true, _))));
         // Gemini's parametersJsonSchema inlines them (fast::refs), and the input cannot stand for
         // the output.
         for with_report in [false, true] {

@@ -22,7 +22,7 @@ const MAX_NESTING: usize = 127;
 /// `serde_json::from_str`).
 #[cfg(test)]
 pub(super) fn read<'a>(text: &'a str, arena: &'a Bump) -> Option<Node<'a>> {
-    read_measured(text, arena).map(|(node, _)| node)
+    read_measured(text, arena).map(|(node, ..)| node)
 }
 
 /// What [`read_measured`] saw of the whole text, on the way: enough to pass every part of it
@@ -41,8 +41,36 @@ pub(super) struct Figures {
     pub(super) unique: bool,
 }
 
-/// [`read`], with the [`Figures`] of the text.
-pub(super) fn read_measured<'a>(text: &'a str, arena: &'a Bump) -> Option<(Node<'a>, Figures)> {
+/// An `inputSchema` object whose text is what writing its tree gives ([`Node::write`]) byte
+/// for byte: compact (no whitespace), escaped as `text::write_str` escapes (as `JSON.stringify`
+/// and serde_json do), no number but a plain integer.
+/// `entries` is the object's entries in the arena (its identity, see [`Verbatim::of`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Verbatim<'a> {
+    entries: usize,
+    pub(super) text: &'a str,
+}
+
+impl<'a> Verbatim<'a> {
+    /// The text of `node` among `found` (the next ones first: they are in reading order), if
+    /// it is one of them.
+    pub(super) fn of(node: &Node, found: &[Verbatim<'a>], next: &mut usize) -> Option<&'a str> {
+        let Node::Obj(entries) = node else { return None };
+        let at = entries.as_ptr() as usize;
+        // A tool's own schema comes next, unless a property named `inputSchema` within it was
+        // recorded before it: a few steps at most.
+        let i = found.get(*next..)?.iter().take(4).position(|v| v.entries == at)? + *next;
+        *next = i + 1;
+        Some(found[i].text)
+    }
+}
+
+/// The nesting of the objects whose `inputSchema` may be a tool's: a tool in a list, in
+/// `{tools}`, in `{result: {tools}}`.
+const TOOL_NESTING: usize = 4;
+
+/// [`read`], with the [`Figures`] of the text and its [`Verbatim`] schemas, in reading order.
+pub(super) fn read_measured<'a>(text: &'a str, arena: &'a Bump) -> Option<(Node<'a>, Figures, Vec<Verbatim<'a>>)> {
     let mut r = Reader {
         text,
         arena,
@@ -56,11 +84,13 @@ pub(super) fn read_measured<'a>(text: &'a str, arena: &'a Bump) -> Option<(Node<
         longest: 0,
         refs: false,
         unique: true,
+        loose: 0,
+        verbatim: Vec::new(),
     };
     let node = r.value()?;
     r.skip_whitespace();
     let figures = Figures { nodes: r.items + 1, depth: r.depth, longest_string: r.longest, refs: r.refs, unique: r.unique };
-    (r.pos == r.bytes.len()).then_some((node, figures))
+    (r.pos == r.bytes.len()).then_some((node, figures, r.verbatim))
 }
 
 /// The entries of the objects and the items of the arrays being read wait on two stacks
@@ -81,12 +111,18 @@ struct Reader<'a> {
     longest: usize,
     refs: bool,
     unique: bool,
+    /// Counts what writing a tree would not give back as read: whitespace bytes, escapes other
+    /// than those `text::write_str` writes, numbers other than plain integers. A value read
+    /// without it moving is [`Verbatim`].
+    loose: usize,
+    verbatim: Vec<Verbatim<'a>>,
 }
 
 impl<'a> Reader<'a> {
     fn skip_whitespace(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(self.pos) {
             self.pos += 1;
+            self.loose += 1;
         }
     }
 
@@ -169,7 +205,7 @@ impl<'a> Reader<'a> {
                 if self.next_token()? != b':' {
                     return None;
                 }
-                let v = self.value()?;
+                let v = if self.nesting <= TOOL_NESTING && key.s == "inputSchema" { self.schema()? } else { self.value()? };
                 self.count()?;
                 self.entries.push((key, v));
                 match self.next_token()? {
@@ -182,6 +218,20 @@ impl<'a> Reader<'a> {
         self.nesting -= 1;
         self.unique = self.unique && keys_unique(&self.entries[start..]);
         Some(Node::Obj(self.arena.alloc_slice_fill_iter(self.entries.drain(start..))))
+    }
+
+    /// The value of an `inputSchema` key, noted if [`Verbatim`].
+    fn schema(&mut self) -> Option<Node<'a>> {
+        self.skip_whitespace();
+        let (start, loose) = (self.pos, self.loose);
+        let v = self.value()?;
+        if let Node::Obj(entries) = v {
+            // An empty object's entries have no address of their own.
+            if self.loose == loose && !entries.is_empty() {
+                self.verbatim.push(Verbatim { entries: entries.as_ptr() as usize, text: self.text.get(start..self.pos)? });
+            }
+        }
+        Some(v)
     }
 
     /// A string after its opening quote: the input's text unless it holds an escape.
@@ -211,7 +261,11 @@ impl<'a> Reader<'a> {
             let c = match *self.bytes.get(at + 1)? {
                 b'"' => '"',
                 b'\\' => '\\',
-                b'/' => '/',
+                b'/' => {
+                    // Written back unescaped.
+                    self.loose += 1;
+                    '/'
+                }
                 b'b' => '\x08',
                 b'f' => '\x0c',
                 b'n' => '\n',
@@ -219,6 +273,13 @@ impl<'a> Reader<'a> {
                 b't' => '\t',
                 b'u' => {
                     let high = self.hex4(at + 2)?;
+                    // Written back as it is only if it is a control character without a short
+                    // escape, in lower-case hex (as `text::write_str` and `JSON.stringify` write it).
+                    let written = high < 0x20 && !matches!(high, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) && {
+                        let digits = &self.bytes[at + 2..at + 6];
+                        digits[..2] == *b"00" && !digits[2..].iter().any(u8::is_ascii_uppercase)
+                    };
+                    self.loose += usize::from(!written);
                     at += 4;
                     match high {
                         0xD800..=0xDBFF => {
@@ -296,7 +357,7 @@ impl<'a> Reader<'a> {
             (true, false) => return Some(Node::Num(self.arena.alloc(n.into()))),
             // serde_json reads `-0` as a float, and so a negative integer past i64.
             (true, true) if n != 0 && n <= 1 << 63 => return Some(Node::Num(self.arena.alloc((n as i64).wrapping_neg().into()))),
-            _ => {}
+            _ => self.loose += 1,
         }
         match serde_json::from_str(self.text.get(start..self.pos)?) {
             Ok(Value::Number(n)) => Some(Node::Num(self.arena.alloc(n))),
@@ -378,11 +439,72 @@ mod tests {
         }
     }
 
+    /// The `inputSchema` texts noted as verbatim in a tool list, by tool.
+    fn verbatim(text: &str) -> Vec<Option<String>> {
+        let arena = Bump::new();
+        let (node, _, found) = read_measured(text, &arena).expect(text);
+        let Node::Arr(tools) = node else { panic!("{text}") };
+        let mut next = 0;
+        tools
+            .iter()
+            .map(|t| {
+                let schema = t.get("inputSchema")?;
+                let text = Verbatim::of(schema, &found, &mut next)?;
+                // The noted text is what writing the tree gives.
+                let mut written = Vec::new();
+                schema.write(&mut written);
+                assert_eq!(String::from_utf8(written).unwrap(), text);
+                Some(text.to_owned())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn verbatim_schemas_are_those_written_back_as_read() {
+        let tool = |schema: &str| format!(r#"{{"name":"t","inputSchema":{schema}}}"#);
+        let kept = [
+            r#"{"type":"object","properties":{"a":{"type":"integer","minimum":-3,"maximum":18446744073709551615}}}"#,
+            // The escapes `JSON.stringify` and `text::write_str` write.
+            r#"{"description":"say \"hi\"\\\n\t\r\b\f \u0001\u001f é 😀 /","properties":{}}"#,
+            // A property named `inputSchema`, noted too, does not take the tool's place.
+            r#"{"type":"object","properties":{"inputSchema":{"type":"string"}}}"#,
+        ];
+        for schema in kept {
+            let text = format!("[{},{}]", tool(schema), tool(schema));
+            assert_eq!(verbatim(&text), [Some(schema.to_owned()), Some(schema.to_owned())], "{schema}");
+        }
+        let dropped = [
+            r#"{"type": "object"}"#,
+            "{\n\"type\":\"object\"}",
+            r#"{"description":"a\/b"}"#,
+            r#"{"description":"caf\u00e9"}"#,
+            r#"{"description":"\u001F"}"#,
+            r#"{"description":"\u000a"}"#,
+            r#"{"minimum":0.5}"#,
+            r#"{"minimum":1e3}"#,
+            r#"{"minimum":-0}"#,
+            r#"{"minimum":18446744073709551616}"#,
+            "{}",
+        ];
+        let plain = r#"{"type":"object"}"#;
+        for schema in dropped {
+            // Only the loose one is left out; the tools after it are still found.
+            let text = format!("[{},{},{}]", tool(plain), tool(schema), tool(plain));
+            assert_eq!(verbatim(&text), [Some(plain.to_owned()), None, Some(plain.to_owned())], "{schema}");
+        }
+        // Whitespace around the schema is not part of it.
+        assert_eq!(verbatim(&format!("[{{\"name\":\"t\",\"inputSchema\" :  {plain} }}]")), [Some(plain.to_owned())]);
+        // Only a tool's own schema: not one deeper than a tool list in `{result: {tools}}`.
+        let deep = format!(r#"{{"x":{{"y":{{"z":[{}]}}}}}}"#, tool(plain));
+        let arena = Bump::new();
+        assert!(read_measured(&deep, &arena).unwrap().2.is_empty());
+    }
+
     /// The figures of a text: with unique keys, `json_size`'s over what serde_json reads; plus
     /// `$ref` keys and duplicates.
     fn figures(text: &str) -> Figures {
         let arena = Bump::new();
-        let (node, figures) = read_measured(text, &arena).expect(text);
+        let (node, figures, _) = read_measured(text, &arena).expect(text);
         let size = crate::model::json_size(&node.to_value());
         if figures.unique {
             assert_eq!((figures.nodes, figures.depth, figures.longest_string), (size.nodes, size.depth, size.longest_string), "{text:?}");
