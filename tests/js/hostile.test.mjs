@@ -185,6 +185,25 @@ test("non-ASCII text comes back exactly from every entry point that returns obje
   stillWorks();
 });
 
+test("strings cross whole wherever their first non-ASCII character is", () => {
+  // A string crosses by TextEncoder#encodeInto into room for all-ASCII text first, then the rest
+  // into more room (interop::string_text): every split point gives the bytes TextEncoder gives.
+  const enc = new TextEncoder();
+  const tails = ["", "é", "中", "😀", "\ud800", "\udc00x", "é".repeat(3) + "plain"];
+  for (const lead of [0, 1, 7, 8, 9, 300]) {
+    for (const tail of tails) {
+      const description = "a".repeat(lead) + tail + "z";
+      // Written by hand: JSON.stringify would escape a lone surrogate, which the JSON API refuses.
+      const text = `[{"name":"t","description":"${description}","inputSchema":{"type":"object"}}]`;
+      const fromBytes = new TextDecoder().decode(tw.convertMcpToolsJson(enc.encode(text), "openai"));
+      assert.equal(tw.convertMcpToolsJson(text, "openai"), fromBytes, `${lead} + ${JSON.stringify(tail)}`);
+      const expected = description.toWellFormed();
+      assert.equal(tw.convertMcpTools([{ name: "t", description, inputSchema: { type: "object" } }], "openai")[0].function.description, expected);
+    }
+  }
+  stillWorks();
+});
+
 test("numbers beyond 2^53, NaN, Infinity and BigInt", () => {
   const out = tw.convertMcpTools([{ name: "n", inputSchema: { type: "object", properties: { a: { type: "integer", enum: [2 ** 60, NaN, Infinity, -0], default: 2 ** 53 + 2 } } } }], "gemini");
   assert.ok(Array.isArray(out));
