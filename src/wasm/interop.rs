@@ -72,12 +72,19 @@ thread_local! {
     static ENCODER: TextEncoder = TextEncoder::new();
 }
 
+/// Strings of at most this many UTF-16 units cross the way wasm-bindgen passes them.
+const SHORT: usize = 256;
+
 /// A JS string as UTF-8, written by the engine's `TextEncoder.encodeInto` straight into wasm
 /// memory (wasm-bindgen's own string passing copies ASCII one character at a time in JS).
 /// Lone surrogates become U+FFFD, as with any string passed to wasm. Text the module's memory
 /// cannot hold is a `LIMIT_EXCEEDED` error naming `what` (running out of memory would trap).
 pub(crate) fn string_text(s: &js_sys::JsString, what: &str) -> Result<String> {
     let units = s.length() as usize;
+    if units <= SHORT {
+        // One crossing, where `encodeInto` takes five (the encoder, a view, the call, two reads).
+        return Ok(String::from(s));
+    }
     // Room for all-ASCII text first; the rest (3 bytes per UTF-16 unit at most) if needed.
     let mut buf: Vec<u8> = Vec::new();
     buf.try_reserve_exact(units).map_err(|_| too_big(what, units))?;
