@@ -119,6 +119,7 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline(always)]
     fn skip_whitespace(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(self.pos) {
             self.pos += 1;
@@ -127,6 +128,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next byte after whitespace, consumed.
+    #[inline(always)]
     fn next_token(&mut self) -> Option<u8> {
         self.skip_whitespace();
         let b = *self.bytes.get(self.pos)?;
@@ -235,6 +237,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A string after its opening quote: the input's text unless it holds an escape.
+    #[inline(always)]
     fn string(&mut self) -> Option<Text<'a>> {
         let start = self.pos;
         let end = scan(self.bytes, start);
@@ -380,6 +383,7 @@ impl<'a> Reader<'a> {
 /// `(x - ONES) & !x & HIGHS` marks a word's zero bytes (exactly the first one: a false mark
 /// only ever sits above a true one), as `(w - 0x20*ONES) & !w & HIGHS` marks its bytes below
 /// 0x20 (the same way).
+#[inline(always)]
 fn scan(bytes: &[u8], mut i: usize) -> usize {
     const ONES: u64 = u64::from_le_bytes([1; 8]);
     const HIGHS: u64 = ONES << 7;
