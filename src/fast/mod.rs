@@ -1074,6 +1074,34 @@ mod tests {
         }
     }
 
+    /// A schema read compact passes with its own text, to be copied (`read::Verbatim`); one
+    /// that gets `properties: {}`, or has whitespace within it, is written from its tree.
+    #[test]
+    fn compact_schemas_pass_with_their_text() {
+        let schemas = [r#"{"type":"object","properties":{"a":{"type":"string","description":"x\ny"}}}"#, r#"{"type":"object"}"#];
+        // The second tool's schema is the first one's, with `space` within it.
+        let tools = |schema: &str, space: &str| format!(r#"[{{"name":"t","inputSchema": {schema}}},{{"name":"u","inputSchema":{{{space}{}}}]"#, &schemas[0][1..]);
+        let strict = SchemaOptions { strict: true, ..SchemaOptions::default() };
+        for (provider, opts) in [(Provider::OpenAi, SchemaOptions::default()), (Provider::Bedrock, SchemaOptions::default()), (Provider::OpenAi, strict)] {
+            for space in ["", " "] {
+                let (text, arena) = (tools(schemas[0], space), Bump::new());
+                let p = prepare(&text, &arena, provider, &opts, false, false).unwrap();
+                // Strict OpenAI rewrites this schema, keeping the text for `strict: false`.
+                fn verbatim<'a>(pass: &Option<Passed<'a>>) -> Option<&'a str> {
+                    match pass {
+                        Some(Passed::AsIs(_, true, v) | Passed::Strict { verbatim: v, .. }) => *v,
+                        other => panic!("{other:?}"),
+                    }
+                }
+                assert_eq!(verbatim(&p.pass[0]), Some(schemas[0]), "{provider:?}");
+                assert_eq!(verbatim(&p.pass[1]), (space.is_empty()).then_some(schemas[0]), "{provider:?} {space:?}");
+                let text = tools(schemas[1], space);
+                let p = prepare(&text, &arena, provider, &opts, false, false).unwrap();
+                assert!(matches!(p.pass[0], Some(Passed::AsIs(_, false, None)) | Some(Passed::Strict { verbatim: None, .. })), "{:?}", p.pass[0]);
+            }
+        }
+    }
+
     #[test]
     fn refs_pass_as_they_are_except_for_gemini() {
         let text = json!([{ "name": "t", "inputSchema": {"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"type":"string"}}} }]).to_string();

@@ -76,7 +76,8 @@ thread_local! {
 const SHORT: usize = 256;
 
 /// A JS string as UTF-8, written by the engine's `TextEncoder.encodeInto` straight into wasm
-/// memory (wasm-bindgen's own string passing copies ASCII one character at a time in JS).
+/// memory (wasm-bindgen's own string passing copies ASCII one character at a time in JS; it
+/// takes the strings of at most [`SHORT`] units, for which one crossing beats five).
 /// Lone surrogates become U+FFFD, as with any string passed to wasm. Text the module's memory
 /// cannot hold is a `LIMIT_EXCEEDED` error naming `what` (running out of memory would trap).
 pub(crate) fn string_text(s: &js_sys::JsString, what: &str) -> Result<String> {
