@@ -689,16 +689,13 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
                         outcome
                     }
                 };
+                // Written exactly as read, so its text may be copied (see `write_as_read`).
+                let exact = !levels.adds_properties;
+                let verbatim = verbatim_text.filter(|_| exact);
                 match outcome {
-                    Some(strict::Outcome::Strict(text, plan, costs)) => {
-                        let verbatim = verbatim_text.filter(|_| !levels.adds_properties);
-                        Ok(Passed::Strict { text, plan, costs, base: node, verbatim })
-                    }
+                    Some(strict::Outcome::Strict(text, plan, costs)) => Ok(Passed::Strict { text, plan, costs, base: node, verbatim }),
                     // Sent as it is (with `strict: false` when strict mode was asked for).
-                    Some(strict::Outcome::NotStrict) => {
-                        let exact = !levels.adds_properties;
-                        Ok(Passed::AsIs(node, exact, verbatim_text.filter(|_| exact)))
-                    }
+                    Some(strict::Outcome::NotStrict) => Ok(Passed::AsIs(node, exact, verbatim)),
                     None => Err(node),
                 }
             } else {
