@@ -79,6 +79,7 @@ impl ConvertOptions {
     }
 }
 
+#[inline(never)]
 fn limits_from_value(v: &Value) -> Result<Limits> {
     let mut l = Limits::default();
     let Value::Object(obj) = v else {
@@ -257,6 +258,12 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
             }
         }
     }
+    run_general(json, provider, opts, on_error, with_report, capacity)
+}
+
+/// [`run_text`] the general way: the text read into a `Value`, every tool compiled from it.
+#[inline(never)]
+fn run_general(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool, capacity: usize) -> Result<Written> {
     let input = read_json(json)
         .map_err(|e| e.into_error("the tools JSON", |e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}"))))?;
     let (tools, problems) = admit(tools_from_value(input)?, opts, on_error)?;
@@ -349,6 +356,9 @@ fn provider_name(name_map: &NameMap, i: usize) -> &str {
 }
 
 /// A tool's report before its compilation: who it is, and its rename if it has one.
+// Not inlined into `run`, like the other parts of a conversion that the JSON API's first call
+// does not run: a function is compiled when it is first called (see bench/README.md, "Cold start").
+#[inline(never)]
 fn tool_report(tool: &Head, server: Option<String>, name: &str, name_diags: &[Diagnostic]) -> ToolReport {
     let mut tr = ToolReport { tool: tool.name.clone().into_owned(), server, name: name.to_owned(), ..ToolReport::default() };
     if name != tool.name {
@@ -491,7 +501,10 @@ fn run<'a>(
             compile_tool(std::mem::take(&mut tool.input_schema), provider, &opts.schema, &mut cx)
         };
         // The JSON API returns the tools only: no per-tool report is built for it.
-        let mut tr = with_report.then(|| tool_report(tool, servers[i].clone(), provider_name(&name_map, i), &name_diags));
+        let mut tr = match with_report {
+            true => Some(tool_report(tool, servers[i].clone(), provider_name(&name_map, i), &name_diags)),
+            false => None,
+        };
         match result {
             Ok(c) => {
                 if let Some(tr) = &mut tr {
@@ -535,6 +548,7 @@ fn run<'a>(
     Ok(Run { tools, emitted, name_map, report })
 }
 
+#[inline(never)]
 fn compile_tool(schema: Value, provider: Provider, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
     let (root, shape) = process_json_schema_owned(schema, cx);
     let mut c = compile(provider, root, opts, cx)?;
@@ -550,6 +564,7 @@ fn compile_tool(schema: Value, provider: Provider, opts: &SchemaOptions, cx: &mu
 /// Anthropic allows 20 strict tools, 24 optional and 16 union parameters over all of them:
 /// tools past those budgets are sent without `strict` and reported.
 /// A strict schema written on the pass-through path brings its figures (`pass`, by tool).
+#[inline(never)]
 fn enforce_anthropic_strict_limits(compiled: &mut [Option<Compiled>], pass: &[Option<Passed>], report: &mut Report) {
     let (mut count, mut optional, mut unions) = (0usize, 0usize, 0usize);
     for (i, slot) in compiled.iter_mut().enumerate() {

@@ -345,47 +345,12 @@ impl NameMap {
                 unique = true;
                 break;
             }
-            for group in clashes {
-                for (k, &i) in group.iter().enumerate() {
-                    let (server, tool) = pairs[i];
-                    let same_pair_before = group[..k].iter().filter(|&&j| pairs[j] == pairs[i]).count() as u32;
-                    salt_of[i] = salt_of[i].saturating_add(1).saturating_add(same_pair_before.saturating_mul(1000));
-                    let clean = sanitize(&raw_name(server, tool, opts), rule);
-                    let old = std::mem::replace(&mut names[i], with_hash(&clean, server, tool, salt_of[i]));
-                    diags.push(Diagnostic {
-                        path: String::new(),
-                        rule: if same_pair_before > 0 { "names/duplicate-tool" } else { "names/collision" },
-                        message: format!(
-                            "tool \"{tool}\"{} would be named \"{old}\" like another tool; named \"{}\"",
-                            server.map(|s| format!(" of server \"{s}\"")).unwrap_or_default(),
-                            names[i]
-                        ),
-                    });
-                }
-            }
+            resalt(&clashes, pairs, opts, rule, &mut names, &mut salt_of, &mut diags);
         }
         // Past 16 re-saltings (never seen; would take engineered hash collisions), fall back to
         // position suffixes so that uniqueness holds unconditionally.
         if !unique {
-            let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-            let all: std::collections::HashSet<String> = names.iter().cloned().collect();
-            for (i, n) in names.iter_mut().enumerate() {
-                if seen.contains(n.as_str()) {
-                    let base = n.clone();
-                    let mut k = i;
-                    loop {
-                        let suffix = format!("_{k}");
-                        let keep = MAX_NAME_LEN.saturating_sub(suffix.len()).min(base.len());
-                        let candidate = format!("{}{suffix}", &base[..keep]);
-                        if !seen.contains(&candidate) && !all.contains(&candidate) {
-                            *n = candidate;
-                            break;
-                        }
-                        k += 1;
-                    }
-                }
-                seen.insert(n.clone());
-            }
+            suffix_positions(&mut names);
         }
         let entries: Vec<NameEntry> = pairs
             .iter()
@@ -454,6 +419,63 @@ impl NameMap {
             return Err(Error::new(ErrorCode::InvalidInput, "serialised name map has duplicate names"));
         }
         Ok(map)
+    }
+}
+
+/// Re-salts every member of each group of tools that [`NameMap::build`] found sharing a name,
+/// saying so in `diags`. Apart from `build`, as is [`suffix_positions`]: a function is compiled
+/// on its first call, and a conversion without a clash never calls these.
+#[inline(never)]
+fn resalt(
+    clashes: &[Vec<usize>],
+    pairs: &[(Option<&str>, &str)],
+    opts: &NamingOptions,
+    rule: NameRule,
+    names: &mut [String],
+    salt_of: &mut [u32],
+    diags: &mut Vec<Diagnostic>,
+) {
+    for group in clashes {
+        for (k, &i) in group.iter().enumerate() {
+            let (server, tool) = pairs[i];
+            let same_pair_before = group[..k].iter().filter(|&&j| pairs[j] == pairs[i]).count() as u32;
+            salt_of[i] = salt_of[i].saturating_add(1).saturating_add(same_pair_before.saturating_mul(1000));
+            let clean = sanitize(&raw_name(server, tool, opts), rule);
+            let old = std::mem::replace(&mut names[i], with_hash(&clean, server, tool, salt_of[i]));
+            diags.push(Diagnostic {
+                path: String::new(),
+                rule: if same_pair_before > 0 { "names/duplicate-tool" } else { "names/collision" },
+                message: format!(
+                    "tool \"{tool}\"{} would be named \"{old}\" like another tool; named \"{}\"",
+                    server.map(|s| format!(" of server \"{s}\"")).unwrap_or_default(),
+                    names[i]
+                ),
+            });
+        }
+    }
+}
+
+/// Makes names unique by position suffixes (`_7`), past 16 re-saltings in [`NameMap::build`].
+#[inline(never)]
+fn suffix_positions(names: &mut [String]) {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let all: std::collections::HashSet<String> = names.iter().cloned().collect();
+    for (i, n) in names.iter_mut().enumerate() {
+        if seen.contains(n.as_str()) {
+            let base = n.clone();
+            let mut k = i;
+            loop {
+                let suffix = format!("_{k}");
+                let keep = MAX_NAME_LEN.saturating_sub(suffix.len()).min(base.len());
+                let candidate = format!("{}{suffix}", &base[..keep]);
+                if !seen.contains(&candidate) && !all.contains(&candidate) {
+                    *n = candidate;
+                    break;
+                }
+                k += 1;
+            }
+        }
+        seen.insert(n.clone());
     }
 }
 

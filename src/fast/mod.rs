@@ -533,6 +533,17 @@ pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: boo
     }
 }
 
+/// Reads JSON text to the [`Value`] serde_json reads from it, through the tree reader: `None`
+/// for anything the reader leaves to serde_json (invalid JSON among it, with serde_json's
+/// errors to give). The wasm layer reads its JSON arguments so (options, results, responses):
+/// the reader is faster than a serde visitor, and it is the code a conversion runs anyway,
+/// where serde_json's own reader would be compiled on the first call for a few bytes of options.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn read_value(text: &str) -> Option<Value> {
+    let arena = Bump::new();
+    read::read_measured(text, &arena).map(|(node, ..)| node.to_value())
+}
+
 /// Reads `json` as a tool list, or returns `None` for anything the general path should read
 /// (invalid JSON, another shape, a tool that is not an object or has no name, duplicate keys
 /// in a tool's own fields, limits exceeded) so that its errors stay the same.
@@ -661,33 +672,7 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
             } else if unique && !lowers && is_clean(&node, &mut levels) {
                 let outcome = match strict {
                     false => Some(strict::Outcome::NotStrict),
-                    // With references: only when the strict inlining would stop at a recursive one.
-                    // With references: inlined first, as the general path inlines them.
-                    true if refs => {
-                        let outcome = match recursion::strict_inlining(schema, &scratch, opts.limits) {
-                            StrictInlining::Stops => Some(strict::Outcome::NotStrict),
-                            StrictInlining::Inlined(tree) if is_clean(&tree, &mut Levels::new(provider, opts)) => {
-                                // The tree goes with the scratch arena: Anthropic's is written now.
-                                match strict::lower_root(&tree, &mut Levels::new(provider, opts).with_plans(plans), provider, &scratch, &mut buffer) {
-                                    Some(strict::Outcome::Strict(None, plan, costs)) => {
-                                        let mut ok = false;
-                                        let text = written(&mut buffer, |out| ok = strict::write_anthropic(&tree, &mut Levels::new(provider, opts), out, &scratch));
-                                        ok.then(|| strict::Outcome::Strict(Some(text), plan, costs))
-                                    }
-                                    outcome => outcome,
-                                }
-                            }
-                            _ => None,
-                        };
-                        scratch.reset();
-                        outcome
-                    }
-                    true => {
-                        // The rewrite in the scratch arena, emptied once it is written.
-                        let outcome = strict::lower_root(&node, &mut Levels::new(provider, opts).with_plans(plans), provider, &scratch, &mut buffer);
-                        scratch.reset();
-                        outcome
-                    }
+                    true => strict_outcome(schema, refs, provider, opts, plans, &mut scratch, &mut buffer),
                 };
                 // Written exactly as read, so its text may be copied (see `write_as_read`).
                 let exact = !levels.adds_properties;
@@ -710,6 +695,45 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
         out.pass.push(pass);
     }
     Some(out)
+}
+
+/// The strict rewrite of a schema `is_clean` accepted, for [`prepare`] (a function of its own,
+/// compiled only when a strict conversion first calls it). `refs`: the schema holds a `$ref`.
+#[inline(never)]
+fn strict_outcome<'a>(
+    schema: &Node<'a>,
+    refs: bool,
+    provider: Provider,
+    opts: &SchemaOptions,
+    plans: bool,
+    scratch: &mut Bump,
+    buffer: &mut Vec<u8>,
+) -> Option<strict::Outcome> {
+    if refs {
+        // With references: only when the strict inlining would stop at a recursive one.
+        // With references: inlined first, as the general path inlines them.
+        let outcome = match recursion::strict_inlining(schema, scratch, opts.limits) {
+            StrictInlining::Stops => Some(strict::Outcome::NotStrict),
+            StrictInlining::Inlined(tree) if is_clean(&tree, &mut Levels::new(provider, opts)) => {
+                // The tree goes with the scratch arena: Anthropic's is written now.
+                match strict::lower_root(&tree, &mut Levels::new(provider, opts).with_plans(plans), provider, scratch, buffer) {
+                    Some(strict::Outcome::Strict(None, plan, costs)) => {
+                        let mut ok = false;
+                        let text = written(buffer, |out| ok = strict::write_anthropic(&tree, &mut Levels::new(provider, opts), out, scratch));
+                        ok.then(|| strict::Outcome::Strict(Some(text), plan, costs))
+                    }
+                    outcome => outcome,
+                }
+            }
+            _ => None,
+        };
+        scratch.reset();
+        return outcome;
+    }
+    // The rewrite in the scratch arena, emptied once it is written.
+    let outcome = strict::lower_root(schema, &mut Levels::new(provider, opts).with_plans(plans), provider, scratch, buffer);
+    scratch.reset();
+    outcome
 }
 
 /// A `serde_json::Map` with `preserve_order`, as far as the lowerings use one: `insert`
@@ -1160,6 +1184,26 @@ mod tests {
         assert!(keys_unique(&entries(&["property_a", "property_b"])));
         assert!(!keys_unique(&entries(&["type", "a", "type"])));
         assert!(keys_unique(&entries(&["type", "typ", "types"])));
+    }
+
+    /// `read_value` reads what serde_json reads, or leaves the text to it.
+    #[test]
+    fn values_read_as_serde_json_reads_them() {
+        let cases = [
+            r#"{"server":"a","strict":true,"limits":{"maxDepth":3}}"#,
+            r#"{"a":1,"b":[1,-2,3.5,1e3,-0,18446744073709551615,-9223372036854775808],"a":{"x":null}}"#,
+            r#" [ "\u00e9\n\/", "\ud83d\ude00", {"": false} ] "#,
+            "null",
+            "12345678901234567890123",
+        ];
+        for text in cases {
+            let expected: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(read_value(text), Some(expected), "{text}");
+        }
+        // Invalid JSON and a lone surrogate are left to serde_json, for its errors and repairs.
+        for text in [r#"{"a":1,}"#, r#"["\ud800"]"#, "[1] x", ""] {
+            assert_eq!(read_value(text), None, "{text}");
+        }
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
 /// U+FFFD instead of failing the whole input.
 pub(crate) fn parse(text: &str, what: &str) -> Result<Value> {
     use crate::model::{read_json, ReadError};
+    if let Some(value) = crate::fast::read_value(text) {
+        return Ok(value);
+    }
     let read = match read_json(text) {
         Err(ReadError::Json(e)) => match crate::model::repair_lone_surrogates(text) {
             Some(fixed) => read_json(&fixed),
