@@ -14,6 +14,8 @@
 //! and only formats the provider takes (PNG, JPEG, GIF, WebP) are sent; an empty, invalid or
 //! unsupported image becomes a text placeholder. Text is capped as in `flattenContent`.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Map, Value};
 
 use crate::content::{block_text, truncate_utf16, FlattenOptions};
@@ -86,26 +88,50 @@ pub enum ImageProblem {
     Unsupported,
 }
 
+/// The standard base64 alphabet (`A-Z a-z 0-9 + /`), by byte.
+static BASE64: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric() || b == b'+' as usize || b == b'/' as usize;
+        b += 1;
+    }
+    table
+};
+
 /// Checks an MCP image: strips a `data:` prefix, validates base64, sniffs the format.
 pub fn check_image(data: &str) -> std::result::Result<CheckedImage, ImageProblem> {
     let mut d = data.trim();
     if let Some(rest) = d.strip_prefix("data:") {
         d = rest.split_once(',').map_or("", |(_, b)| b);
     }
-    let clean: String = d
-        .chars()
-        .filter(|c| !c.is_ascii_whitespace())
-        .map(|c| match c {
-            '-' => '+',
-            '_' => '/',
-            c => c,
-        })
-        .collect();
+    // Standard base64 without whitespace, as images almost always come, is taken as it is;
+    // anything else is cleaned character by character.
+    let standard = d.bytes().all(|b| BASE64[usize::from(b)] || b == b'=');
+    let clean: Cow<str> = if standard {
+        Cow::Borrowed(d)
+    } else {
+        Cow::Owned(
+            d.chars()
+                .filter(|c| !c.is_ascii_whitespace())
+                .map(|c| match c {
+                    '-' => '+',
+                    '_' => '/',
+                    c => c,
+                })
+                .collect(),
+        )
+    };
     if clean.is_empty() {
         return Err(ImageProblem::Empty);
     }
     let body = clean.trim_end_matches('=');
-    if clean.len() - body.len() > 2 || !body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/') || body.len() % 4 == 1 {
+    // Taken as it is, it holds only the alphabet and `=`: no `=` but at the end is left to check.
+    let alphabet = match standard {
+        true => !body.as_bytes().contains(&b'='),
+        false => body.bytes().all(|b| BASE64[usize::from(b)]),
+    };
+    if clean.len() - body.len() > 2 || !alphabet || body.len() % 4 == 1 {
         return Err(ImageProblem::InvalidBase64);
     }
     let head = decode_prefix(body, 16);
@@ -407,6 +433,19 @@ mod tests {
         assert_eq!(check_image(""), Err(ImageProblem::Empty));
         assert_eq!(check_image("not base64!"), Err(ImageProblem::InvalidBase64));
         assert_eq!(check_image("PHN2Zz48L3N2Zz4="), Err(ImageProblem::Unsupported)); // <svg></svg>
+        // Standard base64 is taken as it is; `=` only at the end, two at most; padding restored.
+        let body = PNG.trim_end_matches('=');
+        assert_eq!(check_image(body).unwrap().data, PNG);
+        let (a, b) = body.split_at(8);
+        assert_eq!(check_image(&format!("{a}={b}")), Err(ImageProblem::InvalidBase64));
+        assert_eq!(check_image(&format!("{body}===")), Err(ImageProblem::InvalidBase64));
+        // Line breaks and the URL-safe alphabet are cleaned first.
+        let wrapped = format!("{a}\r\n {b}");
+        assert_eq!(check_image(&wrapped).unwrap().data, PNG);
+        let url_safe = PNG.replace('+', "-").replace('/', "_");
+        assert_eq!(check_image(&url_safe).unwrap().data, PNG);
+        assert_eq!(check_image(&format!("{a}\n={b}")), Err(ImageProblem::InvalidBase64));
+        assert_eq!(check_image(&format!("{a}é{b}")), Err(ImageProblem::InvalidBase64));
     }
 
     #[test]
