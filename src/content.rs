@@ -84,6 +84,33 @@ pub fn flatten_result(result: &CallToolResult, opts: FlattenOptions) -> String {
     flatten_content(&result.content, opts)
 }
 
+/// The length of `s` in UTF-16 code units (a JS string's `length`), counted on its UTF-8
+/// bytes: one unit per byte, less the continuation bytes (`10xxxxxx`), plus one for each
+/// character of four bytes (led by `11110xxx`), which takes two units. Eight bytes at a time:
+/// the high bit of each byte of the masks says whether that byte is one of those.
+pub fn utf16_len(s: &str) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let bytes = s.as_bytes();
+    let mut words = bytes.chunks_exact(8);
+    let (mut continuation, mut four) = (0, 0);
+    for word in &mut words {
+        let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        // Bit 7 of a byte, and its bits 6, 5 and 4 shifted to bit 7 of the same byte.
+        continuation += (w & !(w << 1) & HIGH).count_ones() as usize;
+        four += (w & (w << 1) & (w << 2) & (w << 3) & HIGH).count_ones() as usize;
+    }
+    for &b in words.remainder() {
+        continuation += usize::from(!starts_char(b));
+        four += usize::from(b >= 0xF0);
+    }
+    bytes.len() - continuation + four
+}
+
+/// Whether a byte of UTF-8 text starts a character (is not a continuation byte).
+const fn starts_char(b: u8) -> bool {
+    (b as i8) >= -64
+}
+
 /// Cuts `s` to at most `max` UTF-16 code units without splitting a surrogate pair, appending
 /// [`TRUNCATED_MARKER`] if anything was cut.
 pub fn truncate_utf16(mut s: String, max: usize) -> String {
@@ -93,8 +120,11 @@ pub fn truncate_utf16(mut s: String, max: usize) -> String {
     }
     let mut units = 0usize;
     let mut cut = None;
-    for (i, c) in s.char_indices() {
-        let w = c.len_utf16();
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if !starts_char(b) {
+            continue;
+        }
+        let w = 1 + usize::from(b >= 0xF0);
         if units + w > max {
             cut = Some(i);
             break;
@@ -145,6 +175,28 @@ mod tests {
         // Multi-byte but single-unit characters: 'é' is 2 bytes, 1 unit.
         let b = blocks(json!([{"type":"text","text":"éééé"}]));
         assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 4 }), "éééé");
+    }
+
+    #[test]
+    fn utf16_lengths_are_js_lengths() {
+        let mixed = "\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}a é € 😀 z";
+        for s in ["", "abc", "é", "€uro", "a😀b", "😀😀", "abcdefgh", mixed] {
+            // Every start and end, so that each character falls in every place of a word.
+            for i in (0..=s.len()).filter(|&i| s.is_char_boundary(i)) {
+                for j in (i..=s.len()).filter(|&j| s.is_char_boundary(j)) {
+                    assert_eq!(utf16_len(&s[i..j]), s[i..j].encode_utf16().count(), "{:?}", &s[i..j]);
+                }
+            }
+        }
+        // Every cut point of a mixed text, against the character-by-character count.
+        let text = "a é € 😀 z".repeat(3);
+        for max in 0..=utf16_len(&text) {
+            let cut = truncate_utf16(text.clone(), max);
+            let kept = cut.strip_suffix(TRUNCATED_MARKER).unwrap_or(&cut);
+            let mut units = 0;
+            let expected: String = text.chars().take_while(|c| { units += c.len_utf16(); units <= max }).collect();
+            assert_eq!(kept, expected, "max {max}");
+        }
     }
 
     #[test]

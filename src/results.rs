@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
 
-use crate::content::{block_text, truncate_utf16, FlattenOptions};
+use crate::content::{block_text, truncate_utf16, utf16_len, FlattenOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, CallToolResult, ContentBlock};
 
@@ -228,7 +228,7 @@ fn parts_of(result: &CallToolResult, opts: &ResultOptions) -> Vec<Part> {
     let mut budget = opts.max_chars;
     for p in &mut parts {
         if let Part::Text(t) = p {
-            let len = t.encode_utf16().count();
+            let len = utf16_len(t);
             let taken = std::mem::take(t);
             *t = truncate_utf16(taken, budget);
             budget = budget.saturating_sub(len);
@@ -238,15 +238,21 @@ fn parts_of(result: &CallToolResult, opts: &ResultOptions) -> Vec<Part> {
 }
 
 fn text_of(parts: &[Part], with_placeholders: bool) -> String {
-    let mut out = Vec::new();
+    let mut out = String::new();
+    let mut first = true;
     for p in parts {
-        match p {
-            Part::Text(t) => out.push(t.clone()),
-            Part::Image(i) if with_placeholders => out.push(format!("[Image: {}]", i.mime_type)),
-            Part::Image(_) => {}
+        let piece = match p {
+            Part::Text(t) => Cow::Borrowed(t.as_str()),
+            Part::Image(i) if with_placeholders => Cow::Owned(format!("[Image: {}]", i.mime_type)),
+            Part::Image(_) => continue,
+        };
+        if !first {
+            out.push('\n');
         }
+        first = false;
+        out.push_str(&piece);
     }
-    out.join("\n")
+    out
 }
 
 fn data_url(i: &CheckedImage) -> String {
