@@ -302,7 +302,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             if is_error {
                 text = format!("Error: {text}");
             }
-            let msg = json!({"role": "tool", "tool_call_id": id, "content": text});
+            let msg = object([("role", "tool".into()), ("tool_call_id", id.into()), ("content", Value::String(text))]);
             let images: Vec<Value> = parts
                 .iter()
                 .filter_map(|p| match p {
@@ -326,10 +326,10 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                 if is_error {
                     items.push(json!({"type": "input_text", "text": "Error:"}));
                 }
-                for p in &parts {
+                for p in parts {
                     items.push(match p {
-                        Part::Text(t) => json!({"type": "input_text", "text": t}),
-                        Part::Image(i) => json!({"type": "input_image", "image_url": data_url(i)}),
+                        Part::Text(t) => object([("type", "input_text".into()), ("text", Value::String(t))]),
+                        Part::Image(i) => object([("type", "input_image".into()), ("image_url", Value::String(data_url(&i)))]),
                     });
                 }
                 Value::Array(items)
@@ -342,10 +342,13 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
         ResultFormat::Anthropic => {
             let id = call.require_id("Anthropic")?;
             let mut content: Vec<Value> = parts
-                .iter()
+                .into_iter()
                 .map(|p| match p {
-                    Part::Text(t) => json!({"type": "text", "text": t}),
-                    Part::Image(i) => json!({"type": "image", "source": {"type": "base64", "media_type": i.mime_type, "data": i.data}}),
+                    Part::Text(t) => object([("type", "text".into()), ("text", Value::String(t))]),
+                    Part::Image(i) => {
+                        let source = object([("type", "base64".into()), ("media_type", i.mime_type.into()), ("data", Value::String(i.data))]);
+                        object([("type", "image".into()), ("source", source)])
+                    }
                 })
                 .filter(|b| b.get("text").and_then(Value::as_str) != Some(""))
                 .collect();
@@ -357,11 +360,11 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
         ResultFormat::Gemini => {
             let text = text_of(&parts, !opts.multimodal);
             let response = if is_error {
-                json!({ "error": text })
+                object([("error", Value::String(text))])
             } else {
                 match &result.structured_content {
                     Some(sc) => object([("output", sc.clone())]),
-                    None => json!({ "output": text }),
+                    None => object([("output", Value::String(text))]),
                 }
             };
             let mut fr = Map::new();
@@ -372,9 +375,9 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             fr.insert("response".into(), response);
             if opts.multimodal {
                 let inline: Vec<Value> = parts
-                    .iter()
+                    .into_iter()
                     .filter_map(|p| match p {
-                        Part::Image(i) => Some(json!({"inlineData": {"mimeType": i.mime_type, "data": i.data}})),
+                        Part::Image(i) => Some(object([("inlineData", object([("mimeType", i.mime_type.into()), ("data", Value::String(i.data))]))])),
                         Part::Text(_) => None,
                     })
                     .collect();
@@ -382,25 +385,29 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                     fr.insert("parts".into(), Value::Array(inline));
                 }
             }
-            json!({ "functionResponse": fr })
+            object([("functionResponse", Value::Object(fr))])
         }
         ResultFormat::Bedrock => {
             let id = call.require_id("Bedrock")?;
             let mut content: Vec<Value> = parts
-                .iter()
+                .into_iter()
                 .map(|p| match p {
-                    Part::Text(t) => json!({ "text": t }),
-                    Part::Image(i) => json!({"image": {"format": i.mime_type.trim_start_matches("image/"), "source": {"bytes": i.data}}}),
+                    Part::Text(t) => object([("text", Value::String(t))]),
+                    Part::Image(i) => {
+                        let source = object([("bytes", Value::String(i.data))]);
+                        object([("image", object([("format", i.mime_type.trim_start_matches("image/").into()), ("source", source)]))])
+                    }
                 })
                 .filter(|b| b.get("text").and_then(Value::as_str) != Some(""))
                 .collect();
             if let Some(sc) = result.structured_content.as_ref().filter(|sc| sc.is_object()) {
-                content.push(json!({ "json": sc }));
+                content.push(object([("json", sc.clone())]));
             }
             if content.is_empty() {
                 content.push(json!({"text": "(no output)"}));
             }
-            json!({"toolResult": {"toolUseId": id, "content": content, "status": if is_error { "error" } else { "success" }}})
+            let status = if is_error { "error" } else { "success" };
+            object([("toolResult", object([("toolUseId", id.into()), ("content", Value::Array(content)), ("status", status.into())]))])
         }
     })
 }
