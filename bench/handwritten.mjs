@@ -79,3 +79,31 @@ export function bedrock(tools, server) {
     toolSpec: { name: toolName(server, t), description: t.description ?? "", inputSchema: { json: t.inputSchema } },
   }));
 }
+
+// Tool results, as apps hand them back: the text blocks joined, images and the rest left out (OpenAI
+// Chat, Gemini) or the blocks copied as the provider's (Anthropic). Again the speed to beat, not
+// equivalent work: no size cap, no image check, no placeholders for what is dropped.
+
+/** OpenAI Chat: `{role: "tool", tool_call_id, content: text}`. */
+export function openaiResult(call, result) {
+  const text = (result.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  return { role: "tool", tool_call_id: call.id, content: text };
+}
+
+/** Anthropic: a `tool_result` block with text and image blocks. */
+export function anthropicResult(call, result) {
+  const content = (result.content ?? []).flatMap((b) =>
+    b.type === "text"
+      ? [{ type: "text", text: b.text }]
+      : b.type === "image"
+        ? [{ type: "image", source: { type: "base64", media_type: b.mimeType, data: b.data } }]
+        : [],
+  );
+  return { type: "tool_result", tool_use_id: call.id, content, is_error: result.isError === true };
+}
+
+/** Gemini: a `functionResponse` with the structured content, or the text, as its response. */
+export function geminiResult(call, result) {
+  const text = (result.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  return { functionResponse: { name: call.name, response: { output: result.structuredContent ?? text } } };
+}

@@ -29,10 +29,13 @@ test("bench: node bench/run.mjs --quick runs and prints its tables", () => {
   }
   assert.doesNotMatch(out, /toolwire failed/);
   // The other sections, and the closing summary.
-  for (const section of ["Peers: ", "Package size", "Cold start", "Scaling", "Targets (figures, not assertions)"]) {
+  for (const section of ["Peers: ", "Tool results", "Package size", "Cold start", "Scaling", "Targets (figures, not assertions)"]) {
     assert.ok(out.includes(`== ${section}`), `section ${section}`);
   }
   assert.match(out, /^peer\s+path\s+ms\s+vs toolwire objects/m);
+  assert.match(out, /^result\s+provider\s+JSON\s+toolwire ms\s+floor ms/m);
+  assert.match(out, /^small text\s+openai\s+[\d.]+ KB\s+\d/m);
+  assert.doesNotMatch(out, /toolwire failed/);
   assert.match(out, /^file \(pkg\/\)\s+raw\s+gzip -9/m);
   assert.match(out, /^Node v\d+\.\d+\.\d+ \(\d+ fresh processes\)\s+require \d/m);
   assert.match(out, /^scale\s+tools\s+JSON\s+runs\s+floor ms/m);

@@ -26,7 +26,9 @@
 //     every run, medians reported.
 //  2. Peers (peers.mjs): other npm libraries converting the same tools, timed round-robin together with
 //     toolwire's object API on the same path.
-//  3. Package size, cold start (Node child processes, headless Chromium), scaling (1x, 4x, 16x the
+//  3. Tool results: toolResultMessage on a few result shapes, against JSON.parse(JSON.stringify(result))
+//     and the app-style flattening (handwritten.mjs); no target.
+//  4. Package size, cold start (Node child processes, headless Chromium), scaling (1x, 4x, 16x the
 //     corpus in one call), and the native Rust figures when given.
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -423,6 +425,58 @@ async function peersTable(set, notes) {
   for (const peer of PEERS) notes.set(peer.id, peer);
 }
 
+/**
+ * Tool results back to the provider: toolResultMessage on results of a few shapes, against the floor
+ * (JSON.stringify + JSON.parse of the result: the copy that crossing into wasm and back costs at least)
+ * and the hand-written flattening apps ship (handwritten.mjs). No target: figures per call.
+ */
+async function resultsSection() {
+  heading("Tool results: toolResultMessage");
+  const k = QUICK ? 100 : 1; // quick mode: a hundredth of each size
+  const text = "Lorem ipsum dolor sit amet, é ü 😀 ".repeat(30_000 / k);
+  const png = "iVBORw0KGgo" + "AAAA".repeat(250_000 / k);
+  const rows = Array.from({ length: 5000 / k }, (_, i) => ({ id: i, name: `row ${i}`, tags: ["a", "b"], score: 1.5 }));
+  const shapes = [
+    { label: "small text", provider: "openai", hand: hw.openaiResult, result: { content: [{ type: "text", text: "42 files changed" }] }, calls: 200 },
+    { label: "long text", provider: "openai", hand: hw.openaiResult, result: { content: [{ type: "text", text }] }, calls: 1 },
+    { label: "text and a PNG", provider: "anthropic", hand: hw.anthropicResult, result: { content: [{ type: "text", text: "screenshot" }, { type: "image", data: png, mimeType: "image/png" }] }, calls: 1 },
+    { label: `structuredContent, ${rows.length} rows`, provider: "gemini", hand: hw.geminiResult, result: { content: [{ type: "text", text: "rows" }], structuredContent: { rows } }, calls: 1 },
+  ];
+  const call = { id: "call_1", name: "files__search" };
+  const rows_ = [];
+  for (const s of shapes) {
+    const bytes = JSON.stringify(s.result).length;
+    const repeat = (f) => () => {
+      let out;
+      for (let i = 0; i < s.calls; i++) out = f();
+      return out;
+    };
+    const t = perPass(
+      await timeAll(
+        [
+          { id: "toolwire", run: repeat(() => toolwire.toolResultMessage(call, s.result, s.provider)) },
+          { id: "floor", run: repeat(() => JSON.parse(JSON.stringify(s.result))) },
+          { id: "hand", run: repeat(() => s.hand(call, s.result)) },
+        ],
+        { warmup: WARMUP, runs: RUNS },
+      ),
+      s.calls,
+    );
+    const [tw, fl, hand] = ["toolwire", "floor", "hand"].map((id) => t.get(id));
+    if (tw.error) {
+      rows_.push([s.label, s.provider, kb(bytes), `toolwire failed: ${tw.error}`, "", "", "", ""]);
+      continue;
+    }
+    rows_.push([s.label, s.provider, kb(bytes), ms(tw.median), ms(fl.median), ratio(tw.median, fl.median), ms(hand.median), ratio(tw.median, hand.median)]);
+  }
+  printTable(["result", "provider", "JSON", "toolwire ms", "floor ms", "toolwire/floor", "hand-written ms", "toolwire/hand"], rows_, ["l", "l", "r", "r", "r", "r", "r", "r"]);
+  console.log(
+    "Per call, medians. floor = JSON.parse(JSON.stringify(result)); hand-written = the app-style flattening in " +
+      "handwritten.mjs (no cap, no image check, no placeholders). toolwire checks and caps what it sends " +
+      `(text at ${(100_000).toLocaleString("en-US")} UTF-16 units, images by their bytes).`,
+  );
+}
+
 function sizesSection() {
   heading("Package size");
   const files = [
@@ -702,6 +756,7 @@ for (const peer of notes.values()) {
   console.log(`- ${peer.label} [${versions(...peer.packages)}]: ${peer.timed}`);
 }
 
+await resultsSection();
 sizesSection();
 // Cold start input: a mid-sized real server (server-github), or the first server in quick mode.
 await coldStartSection(all.servers.find((s) => s.server === "server-github") ?? all.servers[0]);
