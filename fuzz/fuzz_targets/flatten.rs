@@ -5,7 +5,7 @@
 //! `CallToolResult`, e.g. a recorded `tools/call` result). Mode odd: content blocks are built
 //! from `rest`, with text drawn from an alphabet rich in multi-byte and surrogate-pair characters.
 //!
-//! The flattening never panics; its UTF-16 length (less the `\n[Truncated]` marker when it cut)
+//! The flattening never panics; `content::utf16_len` counts what `encode_utf16` counts; its UTF-16 length (less the `\n[Truncated]` marker when it cut)
 //! is at most `max_chars`; it is the uncut flattening or, when cut, the longest prefix of it that
 //! fits plus the marker.
 #![no_main]
@@ -13,7 +13,7 @@
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
-use toolwire::content::{flatten_content, flatten_result, truncate_utf16, FlattenOptions, TRUNCATED_MARKER};
+use toolwire::content::{self, flatten_content, flatten_result, truncate_utf16, FlattenOptions, TRUNCATED_MARKER};
 use toolwire::model::CallToolResult;
 
 const PIECES: &[&str] = &[
@@ -68,6 +68,7 @@ fn utf16_len(s: &str) -> usize {
 
 /// `out` is `uncut` if it fits, else the longest prefix of `uncut` within `max` units plus the marker.
 fn check_cut(out: &str, uncut: &str, max: usize, what: &str) {
+    assert_eq!(content::utf16_len(uncut), utf16_len(uncut), "{what}: content::utf16_len of {uncut:?}");
     let fits = utf16_len(uncut) <= max;
     if fits {
         assert_eq!(out, uncut, "{what}: max_chars {max}: text that fits was changed");

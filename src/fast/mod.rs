@@ -710,8 +710,8 @@ fn strict_outcome<'a>(
     buffer: &mut Vec<u8>,
 ) -> Option<strict::Outcome> {
     if refs {
-        // With references: only when the strict inlining would stop at a recursive one.
-        // With references: inlined first, as the general path inlines them.
+        // With references: inlined first, as the general path inlines them, and sent as it is
+        // when the strict inlining would stop at a recursive one.
         let outcome = match recursion::strict_inlining(schema, scratch, opts.limits) {
             StrictInlining::Stops => Some(strict::Outcome::NotStrict),
             StrictInlining::Inlined(tree) if is_clean(&tree, &mut Levels::new(provider, opts)) => {
