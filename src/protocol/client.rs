@@ -27,7 +27,7 @@ use futures_util::pin_mut;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::read_json;
+use crate::model::{object, read_json};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, RpcError};
 use crate::protocol::sse::{SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Method, Transport, TransportError};
@@ -258,11 +258,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
             st.protocol_version = None;
             st.connected = false;
         }
-        let params = json!({
-            "protocolVersion": LATEST_PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": self.opts.client_info,
-        });
+        let params = object([
+            ("protocolVersion", LATEST_PROTOCOL_VERSION.into()),
+            ("capabilities", Value::Object(Map::new())),
+            ("clientInfo", self.opts.client_info.clone()),
+        ]);
         let id = self.new_id();
         let body = jsonrpc::request(&id, "initialize", params);
         let (result, session) = self.run_with_timeout(&id, "initialize", body, false, &mut CallOptions::default()).await?;
@@ -393,7 +393,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // The exchange future is dropped here, which aborts its HTTP request. Then tell the server.
         if method != "initialize" {
             let reason = if outcome.code == ErrorCode::Timeout { "timeout" } else { "aborted by the client" };
-            let notice = self.notify("notifications/cancelled", json!({"requestId": id.to_value(), "reason": reason}));
+            let notice = self.notify("notifications/cancelled", object([("requestId", id.to_value()), ("reason", reason.into())]));
             let grace = self.clock.sleep(3_000);
             pin_mut!(notice, grace);
             let _ = select(notice, grace).await;

@@ -144,11 +144,11 @@ pub fn response(id: &Id, outcome: Result<Value, RpcError>) -> String {
     match outcome {
         Ok(result) => crate::model::object([("jsonrpc", "2.0".into()), ("id", id.to_value()), ("result", result)]).to_string(),
         Err(e) => {
-            let mut err = json!({"code": e.code, "message": e.message});
+            let mut err = crate::model::object([("code", e.code.into()), ("message", e.message.into())]);
             if let Some(d) = e.data {
                 err["data"] = d;
             }
-            json!({"jsonrpc": "2.0", "id": id.to_value(), "error": err}).to_string()
+            crate::model::object([("jsonrpc", "2.0".into()), ("id", id.to_value()), ("error", err)]).to_string()
         }
     }
 }

@@ -106,7 +106,7 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
                 }
             }
             if let Some(f) = &on_any {
-                let msg = to_js(&json!({"method": method, "params": params})).unwrap_or(JsValue::UNDEFINED);
+                let msg = to_js(&crate::model::object([("method", method.into()), ("params", params.clone())])).unwrap_or(JsValue::UNDEFINED);
                 let _ = f.call1(&JsValue::UNDEFINED, &msg);
             }
         })));

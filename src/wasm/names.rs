@@ -57,8 +57,8 @@ impl JsNameMap {
 
     /// Every provider name, in tool order.
     pub fn names(&self) -> Result<JsValue, JsValue> {
-        let names: Vec<&str> = self.inner.entries().iter().map(|e| e.name.as_str()).collect();
-        Ok(to_js(&json!(names))?)
+        let names: Vec<Value> = self.inner.entries().iter().map(|e| Value::from(e.name.as_str())).collect();
+        Ok(to_js(&Value::Array(names))?)
     }
 
     /// Number of names.
