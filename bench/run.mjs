@@ -435,17 +435,17 @@ async function resultsSection() {
   const k = QUICK ? 100 : 1; // quick mode: a hundredth of each size
   const text = "Lorem ipsum dolor sit amet, é ü 😀 ".repeat(30_000 / k);
   const png = "iVBORw0KGgo" + "AAAA".repeat(250_000 / k);
-  const rows = Array.from({ length: 5000 / k }, (_, i) => ({ id: i, name: `row ${i}`, tags: ["a", "b"], score: 1.5 }));
+  const records = Array.from({ length: 5000 / k }, (_, i) => ({ id: i, name: `row ${i}`, tags: ["a", "b"], score: 1.5 }));
   const shapes = [
     { label: "small text", provider: "openai", hand: hw.openaiResult, result: { content: [{ type: "text", text: "42 files changed" }] }, calls: 200 },
     { label: "long text", provider: "openai", hand: hw.openaiResult, result: { content: [{ type: "text", text }] }, calls: 1 },
     { label: "text and a PNG", provider: "anthropic", hand: hw.anthropicResult, result: { content: [{ type: "text", text: "screenshot" }, { type: "image", data: png, mimeType: "image/png" }] }, calls: 1 },
-    { label: `structuredContent, ${rows.length} rows`, provider: "gemini", hand: hw.geminiResult, result: { content: [{ type: "text", text: "rows" }], structuredContent: { rows } }, calls: 1 },
+    { label: `structuredContent, ${records.length} rows`, provider: "gemini", hand: hw.geminiResult, result: { content: [{ type: "text", text: "rows" }], structuredContent: { rows: records } }, calls: 1 },
   ];
   const call = { id: "call_1", name: "files__search" };
-  const rows_ = [];
+  const rows = [];
   for (const s of shapes) {
-    const bytes = JSON.stringify(s.result).length;
+    const bytes = Buffer.byteLength(JSON.stringify(s.result));
     const repeat = (f) => () => {
       let out;
       for (let i = 0; i < s.calls; i++) out = f();
@@ -464,12 +464,12 @@ async function resultsSection() {
     );
     const [tw, fl, hand] = ["toolwire", "floor", "hand"].map((id) => t.get(id));
     if (tw.error) {
-      rows_.push([s.label, s.provider, kb(bytes), `toolwire failed: ${tw.error}`, "", "", "", ""]);
+      rows.push([s.label, s.provider, kb(bytes), `toolwire failed: ${tw.error}`, "", "", "", ""]);
       continue;
     }
-    rows_.push([s.label, s.provider, kb(bytes), ms(tw.median), ms(fl.median), ratio(tw.median, fl.median), ms(hand.median), ratio(tw.median, hand.median)]);
+    rows.push([s.label, s.provider, kb(bytes), ms(tw.median), ms(fl.median), ratio(tw.median, fl.median), ms(hand.median), ratio(tw.median, hand.median)]);
   }
-  printTable(["result", "provider", "JSON", "toolwire ms", "floor ms", "toolwire/floor", "hand-written ms", "toolwire/hand"], rows_, ["l", "l", "r", "r", "r", "r", "r", "r"]);
+  printTable(["result", "provider", "JSON", "toolwire ms", "floor ms", "toolwire/floor", "hand-written ms", "toolwire/hand"], rows, ["l", "l", "r", "r", "r", "r", "r", "r"]);
   console.log(
     "Per call, medians. floor = JSON.parse(JSON.stringify(result)); hand-written = the app-style flattening in " +
       "handwritten.mjs (no cap, no image check, no placeholders). toolwire checks and caps what it sends " +
