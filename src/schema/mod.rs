@@ -122,6 +122,16 @@ impl Cx {
 
     /// Runs `f` with `token` appended to the path (JSON-pointer escaped) and depth checked.
     pub fn at<T>(&mut self, token: &str, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let len = self.push_token(token);
+        let out = f(self);
+        self.path.truncate(len);
+        out
+    }
+
+    /// Appends `/token` to the path, escaped; returns the path's length before. Apart from
+    /// [`Cx::at`], which is generic over its closure: in one copy, not in each of its thirty.
+    #[inline(never)]
+    fn push_token(&mut self, token: &str) -> usize {
         let len = self.path.len();
         self.path.push('/');
         // Bytes, not chars: a char-set pattern decodes every character of every path token.
@@ -136,9 +146,7 @@ impl Cx {
         } else {
             self.path.push_str(token);
         }
-        let out = f(self);
-        self.path.truncate(len);
-        out
+        len
     }
 
     /// Enters one schema level: checks depth and the node budget. Pair with [`Cx::leave`].
