@@ -358,14 +358,12 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             object([("type", "tool_result".into()), ("tool_use_id", id.into()), ("content", Value::Array(content)), ("is_error", is_error.into())])
         }
         ResultFormat::Gemini => {
-            let text = text_of(&parts, !opts.multimodal);
-            let response = if is_error {
-                object([("error", Value::String(text))])
-            } else {
-                match &result.structured_content {
-                    Some(sc) => object([("output", sc.clone())]),
-                    None => object([("output", Value::String(text))]),
-                }
+            // The text is written only where it is sent: structured content stands in its place.
+            let text = || Value::String(text_of(&parts, !opts.multimodal));
+            let response = match &result.structured_content {
+                _ if is_error => object([("error", text())]),
+                Some(sc) => object([("output", sc.clone())]),
+                None => object([("output", text())]),
             };
             let mut fr = Map::new();
             fr.insert("name".into(), Value::String(call.name.clone()));
