@@ -399,7 +399,7 @@ pub(crate) enum Passed<'a> {
     /// writes exactly the JSON that was read (no object node lacks `properties`), so that a
     /// caller holding the input as objects may put its own object in its place
     /// ([`crate::convert::convert_json_leaving_schemas`]); then the text, when the input's own
-    /// text is what writing the tree gives ([`read::Verbatim`]), is copied instead.
+    /// text is what writing the tree gives ([`read::SchemaNote::verbatim`]), is copied instead.
     AsIs(Node<'a>, bool, Option<&'a str>),
     /// Gemini `parameters`, already written; `None` when the tool has no `parameters`.
     Lowered(Option<Vec<u8>>),
@@ -423,8 +423,8 @@ pub(crate) enum Passed<'a> {
 }
 
 /// A schema written as it is ([`Node::write_schema`]); `verbatim`, the text it was read from
-/// when that is what writing it gives ([`read::Verbatim`], and no `properties: {}` to add), is
-/// copied instead.
+/// when that is what writing it gives ([`read::SchemaNote::verbatim`], and no `properties: {}`
+/// to add), is copied instead.
 fn write_as_read(node: &Node, verbatim: Option<&str>, out: &mut Vec<u8>) {
     let Some(text) = verbatim else { return node.write_schema(out) };
     out.extend_from_slice(text.as_bytes());
@@ -551,8 +551,8 @@ pub(crate) fn read_value(text: &str) -> Option<Value> {
 /// tools only): the strict rewrite does not build them then.
 pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, opts: &SchemaOptions, with_report: bool, plans: bool) -> Option<Prepared<'a>> {
     // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
-    let (root, figures, verbatim) = read::read_measured(json, arena)?;
-    let mut next_verbatim = 0;
+    let (root, figures, notes) = read::read_measured(json, arena)?;
+    let mut next_note = 0;
     let tools: &'a [Node<'a>] = match root {
         Node::Arr(items) => items,
         Node::Obj(top) => match Node::last(top, "tools") {
@@ -608,7 +608,8 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
                         unique = v.measure(1, &mut size, &mut refs);
                     }
                     Measure::Nodes => size.nodes += v.count(&mut refs),
-                    Measure::Refs => refs = figures.refs && v.has_ref_key(),
+                    // See below.
+                    Measure::Refs => {}
                 }
                 schema = Some(v);
                 continue;
@@ -640,8 +641,13 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
             return None;
         }
         let mut pass = None;
-        // The schema's own text, if writing its tree gives that text (see `read::Verbatim`).
-        let verbatim_text = schema.and_then(|s| read::Verbatim::of(s, &verbatim, &mut next_verbatim));
+        // What the reader noted of the schema: whether it holds a `$ref` key, and its own text
+        // if writing its tree gives that text.
+        let note = schema.and_then(|s| read::SchemaNote::of(s, &notes, &mut next_note));
+        if let (Measure::Refs, true, Some(schema)) = (measure, figures.refs, schema) {
+            refs = note.map_or_else(|| schema.has_ref_key(), |n| n.refs);
+        }
+        let verbatim_text = note.and_then(|n| n.verbatim);
         if let Some(schema) = schema {
             let node = schema.clone();
             let mut levels = Levels::new(provider, opts);
@@ -1095,7 +1101,7 @@ mod tests {
         }
     }
 
-    /// A schema read compact passes with its own text, to be copied (`read::Verbatim`); one
+    /// A schema read compact passes with its own text, to be copied (`read::SchemaNote::verbatim`); one
     /// that gets `properties: {}`, or has whitespace within it, is written from its tree.
     #[test]
     fn compact_schemas_pass_with_their_text() {

@@ -41,27 +41,31 @@ pub(super) struct Figures {
     pub(super) unique: bool,
 }
 
-/// An `inputSchema` object whose text is what writing its tree gives ([`Node::write`]) byte
-/// for byte: compact (no whitespace), escaped as `text::write_str` escapes (as `JSON.stringify`
-/// and serde_json do), no number but a plain integer.
-/// `entries` is the object's entries in the arena (its identity, see [`Verbatim::of`]).
+/// What the reader noted of an `inputSchema` object (one with entries: an empty object's
+/// entries have no address of their own). `entries` is the object's entries in the arena (its
+/// identity, see [`SchemaNote::of`]).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Verbatim<'a> {
+pub(super) struct SchemaNote<'a> {
     entries: usize,
-    pub(super) text: &'a str,
+    /// The object's text, when it is what writing its tree gives ([`Node::write`]) byte for
+    /// byte: compact (no whitespace), escaped as `text::write_str` escapes (as `JSON.stringify`
+    /// and serde_json do), no number but a plain integer.
+    pub(super) verbatim: Option<&'a str>,
+    /// Whether some object within it has a `$ref` key.
+    pub(super) refs: bool,
 }
 
-impl<'a> Verbatim<'a> {
-    /// The text of `node` among `found` (the next ones first: they are in reading order), if
+impl<'a> SchemaNote<'a> {
+    /// The note on `node` among `found` (the next ones first: they are in reading order), if
     /// it is one of them.
-    pub(super) fn of(node: &Node, found: &[Verbatim<'a>], next: &mut usize) -> Option<&'a str> {
+    pub(super) fn of(node: &Node, found: &[SchemaNote<'a>], next: &mut usize) -> Option<SchemaNote<'a>> {
         let Node::Obj(entries) = node else { return None };
         let at = entries.as_ptr() as usize;
         // A tool's own schema comes next, unless a property named `inputSchema` within it was
-        // recorded before it: a few steps at most.
+        // noted before it: a few steps at most.
         let i = found.get(*next..)?.iter().take(4).position(|v| v.entries == at)? + *next;
         *next = i + 1;
-        Some(found[i].text)
+        Some(found[i])
     }
 }
 
@@ -69,8 +73,9 @@ impl<'a> Verbatim<'a> {
 /// `{tools}`, in `{result: {tools}}`.
 const TOOL_NESTING: usize = 4;
 
-/// [`read`], with the [`Figures`] of the text and its [`Verbatim`] schemas, in reading order.
-pub(super) fn read_measured<'a>(text: &'a str, arena: &'a Bump) -> Option<(Node<'a>, Figures, Vec<Verbatim<'a>>)> {
+/// [`read`], with the [`Figures`] of the text and its notes on `inputSchema` objects, in
+/// reading order.
+pub(super) fn read_measured<'a>(text: &'a str, arena: &'a Bump) -> Option<(Node<'a>, Figures, Vec<SchemaNote<'a>>)> {
     let mut r = Reader {
         text,
         arena,
@@ -82,15 +87,15 @@ pub(super) fn read_measured<'a>(text: &'a str, arena: &'a Bump) -> Option<(Node<
         values: Vec::new(),
         depth: 0,
         longest: 0,
-        refs: false,
+        ref_keys: 0,
         unique: true,
         loose: 0,
-        verbatim: Vec::new(),
+        schemas: Vec::new(),
     };
     let node = r.value()?;
     r.skip_whitespace();
-    let figures = Figures { nodes: r.items + 1, depth: r.depth, longest_string: r.longest, refs: r.refs, unique: r.unique };
-    (r.pos == r.bytes.len()).then_some((node, figures, r.verbatim))
+    let figures = Figures { nodes: r.items + 1, depth: r.depth, longest_string: r.longest, refs: r.ref_keys > 0, unique: r.unique };
+    (r.pos == r.bytes.len()).then_some((node, figures, r.schemas))
 }
 
 /// The entries of the objects and the items of the arrays being read wait on two stacks
@@ -105,17 +110,17 @@ struct Reader<'a> {
     items: usize,
     entries: Vec<(Text<'a>, Node<'a>)>,
     values: Vec<Node<'a>>,
-    /// For [`Figures`]: the deepest `nesting`, the longest string, whether a key was `$ref`
+    /// For [`Figures`]: the deepest `nesting`, the longest string, how many keys were `$ref`
     /// and whether every object's keys were unique.
     depth: usize,
     longest: usize,
-    refs: bool,
+    ref_keys: usize,
     unique: bool,
     /// Counts what writing a tree would not give back as read: whitespace bytes, escapes other
     /// than those `text::write_str` writes, numbers other than plain integers. A value read
-    /// without it moving is [`Verbatim`].
+    /// without it moving is [`SchemaNote::verbatim`].
     loose: usize,
-    verbatim: Vec<Verbatim<'a>>,
+    schemas: Vec<SchemaNote<'a>>,
 }
 
 impl<'a> Reader<'a> {
@@ -203,7 +208,7 @@ impl<'a> Reader<'a> {
                     return None;
                 }
                 let key = self.string()?;
-                self.refs |= key.s.len() == 4 && key.s == "$ref";
+                self.ref_keys += usize::from(key.s.len() == 4 && key.s == "$ref");
                 if self.next_token()? != b':' {
                     return None;
                 }
@@ -222,15 +227,15 @@ impl<'a> Reader<'a> {
         Some(Node::Obj(self.arena.alloc_slice_fill_iter(self.entries.drain(start..))))
     }
 
-    /// The value of an `inputSchema` key, noted if [`Verbatim`].
+    /// The value of an `inputSchema` key, noted ([`SchemaNote`]) if it is an object with entries.
     fn schema(&mut self) -> Option<Node<'a>> {
         self.skip_whitespace();
-        let (start, loose) = (self.pos, self.loose);
+        let (start, loose, ref_keys) = (self.pos, self.loose, self.ref_keys);
         let v = self.value()?;
         if let Node::Obj(entries) = v {
-            // An empty object's entries have no address of their own.
-            if self.loose == loose && !entries.is_empty() {
-                self.verbatim.push(Verbatim { entries: entries.as_ptr() as usize, text: self.text.get(start..self.pos)? });
+            if !entries.is_empty() {
+                let verbatim = if self.loose == loose { Some(self.text.get(start..self.pos)?) } else { None };
+                self.schemas.push(SchemaNote { entries: entries.as_ptr() as usize, verbatim, refs: self.ref_keys > ref_keys });
             }
         }
         Some(v)
@@ -453,7 +458,7 @@ mod tests {
             .iter()
             .map(|t| {
                 let schema = t.get("inputSchema")?;
-                let text = Verbatim::of(schema, &found, &mut next)?;
+                let text = SchemaNote::of(schema, &found, &mut next)?.verbatim?;
                 // The noted text is what writing the tree gives.
                 let mut written = Vec::new();
                 schema.write(&mut written);
@@ -514,6 +519,31 @@ mod tests {
             assert_eq!((figures.nodes, figures.depth, figures.longest_string), (size.nodes, size.depth, size.longest_string), "{text:?}");
         }
         figures
+    }
+
+    #[test]
+    fn schema_notes_say_which_schemas_hold_a_ref_key() {
+        let schemas = [
+            (r##"{"type":"object","properties":{"a":{"$ref":"#/$defs/a"}},"$defs":{"a":{}}}"##, true),
+            (r#"{"type":"object","properties":{"a":{"type":"string","default":"$ref"}}}"#, false),
+            (r##"{"anyOf":[{"type":"null"},{"\u0024ref":"#/x"}]}"##, true),
+            (r#"{"type":"object", "properties":{"$refs":{"enum":["$ref"]}}}"#, false),
+            // A property named `inputSchema` is noted before the tool's own schema.
+            (r##"{"type":"object","properties":{"inputSchema":{"type":"object","properties":{"x":{"$ref":"#"}}}}}"##, true),
+            (r#"{"type":"object","properties":{"inputSchema":{"type":"object"}}}"#, false),
+        ];
+        let list = format!("[{}]", schemas.map(|(s, _)| format!(r#"{{"name":"t","inputSchema":{s}}}"#)).join(","));
+        let arena = Bump::new();
+        let (node, figures, found) = read_measured(&list, &arena).unwrap();
+        assert!(figures.refs);
+        let Node::Arr(tools) = node else { panic!() };
+        let mut next = 0;
+        for (tool, (text, refs)) in tools.iter().zip(schemas) {
+            let schema = tool.get("inputSchema").unwrap();
+            let note = SchemaNote::of(schema, &found, &mut next).expect(text);
+            assert_eq!(note.refs, refs, "{text}");
+            assert_eq!(note.refs, schema.has_ref_key(), "{text}");
+        }
     }
 
     #[test]
