@@ -60,22 +60,27 @@ impl ConvertOptions {
                     Value::Null => {}
                     other => return Err(bad_option("options.strict", "a boolean", other)),
                 },
-                "geminiMode" => match opt_string(key, val)?.as_deref() {
-                    None | Some("parameters") => o.schema.gemini_mode = GeminiMode::Parameters,
-                    Some("parametersJsonSchema" | "jsonSchema") => o.schema.gemini_mode = GeminiMode::JsonSchema,
-                    Some(other) => {
-                        return Err(Error::new(
-                            ErrorCode::InvalidOptions,
-                            format!("options.geminiMode must be \"parameters\" or \"parametersJsonSchema\", got \"{other}\""),
-                        ))
-                    }
-                },
+                "geminiMode" => o.schema.gemini_mode = gemini_mode(val)?,
                 "limits" => o.schema.limits = limits_from_value(val)?,
                 // Unknown keys are ignored so that newer callers work with older builds.
                 _ => {}
             }
         }
         Ok(o)
+    }
+}
+
+/// `options.geminiMode` (a function of its own, as the other options' less common readings: a
+/// conversion's first call compiles what it calls).
+#[inline(never)]
+fn gemini_mode(v: &Value) -> Result<GeminiMode> {
+    match opt_string("geminiMode", v)?.as_deref() {
+        None | Some("parameters") => Ok(GeminiMode::Parameters),
+        Some("parametersJsonSchema" | "jsonSchema") => Ok(GeminiMode::JsonSchema),
+        Some(other) => Err(Error::new(
+            ErrorCode::InvalidOptions,
+            format!("options.geminiMode must be \"parameters\" or \"parametersJsonSchema\", got \"{other}\""),
+        )),
     }
 }
 

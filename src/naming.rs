@@ -123,7 +123,12 @@ pub fn raw_name(server: Option<&str>, tool: &str, opts: &NamingOptions) -> Strin
         (NameFormat::Server, Some(s)) => &[s, sep, tool],
         (NameFormat::Server, None) | (NameFormat::Bare, _) => &[tool],
     };
-    parts.concat()
+    // Not `concat`: its generic body is compiled on a conversion's first call.
+    let mut name = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        name.push_str(p);
+    }
+    name
 }
 
 /// A short stable hash of the raw pair (FNV-1a 64, base 36), salted for re-hashing.

@@ -216,26 +216,34 @@ impl Node<'_> {
         self.write_spliced(out, &mut None);
     }
 
+    /// Shared expansion `i` where its placeholder stands ([`Node::write_spliced`]): written the
+    /// first time, its text copied in afterwards. A function of its own: writing a schema
+    /// without placeholders does not compile it.
+    #[inline(never)]
+    fn write_expansion(i: usize, out: &mut Vec<u8>, splice: &mut Splice) {
+        let Some((expansions, texts)) = splice.as_mut() else { return };
+        if let Some(Some(text)) = texts.get(i) {
+            return out.extend_from_slice(text);
+        }
+        let Some(expansion) = expansions.get(i) else { return };
+        let start = out.len();
+        expansion.write_spliced(out, splice);
+        let text = out[start..].to_vec();
+        if let Some((_, texts)) = splice.as_mut() {
+            if texts.len() <= i {
+                texts.resize_with(i + 1, || None);
+            }
+            texts[i] = Some(text);
+        }
+    }
+
     /// [`Node::write_schema`] of a tree whose shared expansions stand as placeholders (see
     /// [`refs`]): each written the first time it is met, its text copied in afterwards.
     fn write_spliced(&self, out: &mut Vec<u8>, splice: &mut Splice) {
         let Node::Obj(entries) = self else { return self.write(out) };
-        if let (Some((expansions, texts)), [(key, Node::Str(value))]) = (splice.as_mut(), &entries[..]) {
+        if let (Some(_), [(key, Node::Str(value))]) = (splice.as_ref(), &entries[..]) {
             if let Some(i) = Shared::placeholder_entry(key, value) {
-                if let Some(Some(text)) = texts.get(i) {
-                    return out.extend_from_slice(text);
-                }
-                let Some(expansion) = expansions.get(i) else { return };
-                let start = out.len();
-                expansion.write_spliced(out, splice);
-                let text = out[start..].to_vec();
-                if let Some((_, texts)) = splice.as_mut() {
-                    if texts.len() <= i {
-                        texts.resize_with(i + 1, || None);
-                    }
-                    texts[i] = Some(text);
-                }
-                return;
+                return Self::write_expansion(i, out, splice);
             }
         }
         out.push(b'{');

@@ -38,6 +38,7 @@ use crate::schema::Limits;
 /// Gemini `parameters` for a schema with references, as [`gemini::lower_root`] gives them
 /// (`levels` fresh): inlined in `arena`, then lowered with the shared expansions spliced in.
 /// `None` sends the schema the general way.
+#[inline(never)]
 pub(crate) fn lower<'s>(root: &'s Node<'s>, arena: &'s Bump, levels: &mut Levels<'s>, buffer: &mut Vec<u8>) -> Option<Option<Vec<u8>>> {
     let inlined = inline(root, arena, levels.limits)?;
     let expansions = arena.alloc_slice_fill_iter(inlined.expansions);
@@ -58,6 +59,7 @@ pub(crate) struct Inlined<'s> {
 /// walked once and counted wherever it is used, and written with each expansion written once
 /// and copied in wherever it is used. `None` as for [`inline`], when `is_clean` refuses, or
 /// when the general path would record something (`quiet`, see [`Inlined`]) and a report is kept.
+#[inline(never)]
 pub(crate) fn write_json_schema<'s>(
     root: &'s Node<'s>,
     arena: &'s Bump,

@@ -127,24 +127,30 @@ pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bo
         return Ok((string_text(s, what)?, false));
     }
     if let Some(bytes) = v.dyn_ref::<js_sys::Uint8Array>() {
-        let n = bytes.length() as usize;
-        let mut buf: Vec<u8> = Vec::new();
-        buf.try_reserve_exact(n).map_err(|_| too_big(what, n))?;
-        // SAFETY: the vector has room for the n bytes raw_copy_to_ptr writes (nothing else runs
-        // in between), and they are initialised once it returns.
-        unsafe {
-            bytes.raw_copy_to_ptr(buf.as_mut_ptr());
-            buf.set_len(n);
-        }
-        let text = String::from_utf8(buf)
-            .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("{what} is not UTF-8 (invalid byte at {})", e.utf8_error().valid_up_to())))?;
-        return Ok((text, true));
+        return Ok((bytes_text(bytes, what)?, true));
     }
     let t = v.js_typeof().as_string().unwrap_or_default();
     Err(Error::new(
         ErrorCode::InvalidInput,
         format!("{what} must be a string or a Uint8Array, got {}", if v.is_null() { "null".into() } else { t }),
     ))
+}
+
+/// UTF-8 bytes as text, for [`text_or_bytes_param`] (a function of its own: a call with a
+/// string does not compile it).
+#[inline(never)]
+fn bytes_text(bytes: &js_sys::Uint8Array, what: &str) -> Result<String> {
+    let n = bytes.length() as usize;
+    let mut buf: Vec<u8> = Vec::new();
+    buf.try_reserve_exact(n).map_err(|_| too_big(what, n))?;
+    // SAFETY: the vector has room for the n bytes raw_copy_to_ptr writes (nothing else runs in
+    // between), and they are initialised once it returns.
+    unsafe {
+        bytes.raw_copy_to_ptr(buf.as_mut_ptr());
+        buf.set_len(n);
+    }
+    String::from_utf8(buf)
+        .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("{what} is not UTF-8 (invalid byte at {})", e.utf8_error().valid_up_to())))
 }
 
 /// A required string parameter.
