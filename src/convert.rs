@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
-use crate::fast::{self, Passed};
+use crate::fast::{self, Node, Passed};
 use crate::model::{description_text, json_size, json_type, object, read_json, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
@@ -28,14 +28,29 @@ pub struct ConvertOptions {
 impl ConvertOptions {
     /// Reads options from JSON (`undefined`/`null` → defaults), rejecting wrong types.
     pub fn from_value(v: &Value) -> Result<Self> {
+        let arena = bumpalo::Bump::new();
+        Self::read(&Node::of_value(v, &arena))
+    }
+
+    /// Reads options from JSON text as [`ConvertOptions::from_value`] reads the value of that
+    /// text, through the pass-through path's tree: no `Value` is built (its maps' hashing is
+    /// code that a conversion's first call would otherwise compile for a few bytes of
+    /// options). `None` for text that reader leaves to serde_json (invalid JSON among it).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn from_json_text(text: &str) -> Option<Result<Self>> {
+        let arena = bumpalo::Bump::new();
+        let tree = fast::read_tree(text, &arena)?;
+        Some(Self::read(&tree))
+    }
+
+    fn read(v: &Node) -> Result<Self> {
         let mut o = Self::default();
-        let obj = match v {
-            Value::Null => return Ok(o),
-            Value::Object(obj) => obj,
-            other => return Err(bad_option("options", "an object", other)),
-        };
-        for (key, val) in obj {
-            match key.as_str() {
+        if v.is_null() {
+            return Ok(o);
+        }
+        let Some(entries) = v.entries() else { return Err(bad_option("options", "an object", v)) };
+        for (key, val) in entries {
+            match key {
                 "server" | "serverName" => o.server = opt_string(key, val)?,
                 "naming" | "nameFormat" => {
                     if let Some(s) = opt_string(key, val)? {
@@ -55,10 +70,10 @@ impl ConvertOptions {
                         o.naming.prefix = s;
                     }
                 }
-                "strict" => match val {
-                    Value::Bool(b) => o.schema.strict = *b,
-                    Value::Null => {}
-                    other => return Err(bad_option("options.strict", "a boolean", other)),
+                "strict" => match val.as_bool() {
+                    Some(b) => o.schema.strict = b,
+                    None if val.is_null() => {}
+                    None => return Err(bad_option("options.strict", "a boolean", val)),
                 },
                 "geminiMode" => o.schema.gemini_mode = gemini_mode(val)?,
                 "limits" => o.schema.limits = limits_from_value(val)?,
@@ -73,7 +88,7 @@ impl ConvertOptions {
 /// `options.geminiMode` (a function of its own, as the other options' less common readings: a
 /// conversion's first call compiles what it calls).
 #[inline(never)]
-fn gemini_mode(v: &Value) -> Result<GeminiMode> {
+fn gemini_mode(v: &Node) -> Result<GeminiMode> {
     match opt_string("geminiMode", v)?.as_deref() {
         None | Some("parameters") => Ok(GeminiMode::Parameters),
         Some("parametersJsonSchema" | "jsonSchema") => Ok(GeminiMode::JsonSchema),
@@ -85,13 +100,13 @@ fn gemini_mode(v: &Value) -> Result<GeminiMode> {
 }
 
 #[inline(never)]
-fn limits_from_value(v: &Value) -> Result<Limits> {
+fn limits_from_value(v: &Node) -> Result<Limits> {
     let mut l = Limits::default();
-    let Value::Object(obj) = v else {
+    let Some(entries) = v.entries() else {
         return if v.is_null() { Ok(l) } else { Err(bad_option("options.limits", "an object", v)) };
     };
-    for (key, val) in obj {
-        let slot = match key.as_str() {
+    for (key, val) in entries {
+        let slot = match key {
             "maxDepth" => &mut l.max_depth,
             "maxNodes" => &mut l.max_nodes,
             "maxRefUnroll" => &mut l.max_ref_unroll,
@@ -107,7 +122,7 @@ fn limits_from_value(v: &Value) -> Result<Limits> {
                 let max = if max == 1 << 30 { "2^30".to_owned() } else { max.to_string() };
                 return Err(Error::new(
                     ErrorCode::InvalidOptions,
-                    format!("options.limits.{key} must be an integer from 1 to {max}, got {val}"),
+                    format!("options.limits.{key} must be an integer from 1 to {max}, got {}", val.to_text()),
                 ));
             }
         }
@@ -115,16 +130,16 @@ fn limits_from_value(v: &Value) -> Result<Limits> {
     Ok(l)
 }
 
-fn opt_string(key: &str, v: &Value) -> Result<Option<String>> {
-    match v {
-        Value::Null => Ok(None),
-        Value::String(s) => Ok(Some(s.clone())),
-        other => Err(bad_option(&format!("options.{key}"), "a string", other)),
+fn opt_string(key: &str, v: &Node) -> Result<Option<String>> {
+    match v.as_str() {
+        Some(s) => Ok(Some(s.to_owned())),
+        None if v.is_null() => Ok(None),
+        None => Err(bad_option(&format!("options.{key}"), "a string", v)),
     }
 }
 
-fn bad_option(what: &str, expected: &str, got: &Value) -> Error {
-    Error::new(ErrorCode::InvalidOptions, format!("{what} must be {expected}, got {}", json_type(got)))
+fn bad_option(what: &str, expected: &str, got: &Node) -> Error {
+    Error::new(ErrorCode::InvalidOptions, format!("{what} must be {expected}, got {}", got.type_name()))
 }
 
 /// Reads the tool list: an array, `{tools:[...]}`, or a JSON-RPC response `{result:{tools}}`.
@@ -768,6 +783,53 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Options read from JSON text through the tree are those read from its `Value`, and so
+    /// are the errors, code and message.
+    #[test]
+    fn options_read_from_text_as_from_their_value() {
+        let texts = [
+            "null",
+            "{}",
+            r#"{"server":"gh","strict":true,"geminiMode":"jsonSchema","separator":"-","prefix":"x","naming":"server"}"#,
+            r#"{"serverName":null,"strict":null,"geminiMode":null,"limits":null,"unknown":[1,{"a":2}]}"#,
+            r#"{"limits":{"maxDepth":12,"maxNodes":1000,"maxRefUnroll":3,"maxTools":9,"maxStringBytes":100,"other":"x"}}"#,
+            // serde_json keeps a repeated key's last value at its first place.
+            r#"{"strict":"yes","server":"a","strict":false}"#,
+            r#"{"server":1,"strict":"yes"}"#,
+            r#"{"strict":1}"#,
+            r#"{"separator":""}"#,
+            r#"{"naming":"nope"}"#,
+            r#"{"geminiMode":"other"}"#,
+            r#"{"limits":{"maxDepth":0}}"#,
+            r#"{"limits":{"maxNodes":1.5}}"#,
+            r#"{"limits":{"maxTools":"9"}}"#,
+            r#"{"limits":{"maxNodes":{"a":[1,"é"]}}}"#,
+            r#"{"limits":[]}"#,
+            "[]",
+            "\"text\"",
+            "3",
+        ];
+        for text in texts {
+            let from_text = ConvertOptions::from_json_text(text).expect(text);
+            let from_value = ConvertOptions::from_value(&serde_json::from_str(text).unwrap());
+            match (from_text, from_value) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+                (Err(a), Err(b)) => assert_eq!((a.code, a.message), (b.code, b.message), "{text}"),
+                (a, b) => panic!("{text}: {a:?} against {b:?}"),
+            }
+        }
+        let message = |text: &str| ConvertOptions::from_json_text(text).unwrap().unwrap_err().message;
+        assert_eq!(message(r#"{"strict":1}"#), "options.strict must be a boolean, got number");
+        assert_eq!(message(r#"{"server":[]}"#), "options.server must be a string, got array");
+        assert_eq!(message("3"), "options must be an object, got number");
+        assert_eq!(message(r#"{"limits":{"maxNodes":{"a":[1.5,"\u00e9"]}}}"#), "options.limits.maxNodes must be an integer from 1 to 2^30, got {\"a\":[1.5,\"\u{e9}\"]}");
+        assert_eq!(message(r#"{"strict":"yes","strict":false,"server":2}"#), "options.server must be a string, got number");
+        let read = ConvertOptions::from_json_text(r#"{"server":"gh","strict":true,"limits":{"maxTools":9}}"#).unwrap().unwrap();
+        assert_eq!((read.server.as_deref(), read.schema.strict, read.schema.limits.max_tools), (Some("gh"), true, 9));
+        // Text the tree reader does not take is left to serde_json.
+        assert!(ConvertOptions::from_json_text("{").is_none());
+    }
 
     /// Without a report, `$ref` expansions are shared; the tools and the name map (with the
     /// argument plans made inside shared expansions) are those of the detailed conversion.

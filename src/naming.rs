@@ -16,6 +16,7 @@
 //! Going back is a table lookup in the [`NameMap`], never a `split("__")`. [`parse_tool_name`]
 //! exists for the plain formats and is documented for what it cannot tell apart.
 
+use std::cell::OnceCell;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
@@ -308,10 +309,18 @@ impl NameEntry {
 serialize_via_value!(NameEntry);
 
 /// The registry that maps provider names back to `(server, tool)`, exactly.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct NameMap {
     entries: Vec<NameEntry>,
-    index: HashMap<String, usize>,
+    /// Names to positions, built on the first lookup: a conversion that returns the tools only
+    /// never looks a name up.
+    index: OnceCell<HashMap<String, usize>>,
+}
+
+impl PartialEq for NameMap {
+    fn eq(&self, other: &Self) -> bool {
+        self.entries == other.entries
+    }
 }
 
 impl NameMap {
@@ -324,28 +333,11 @@ impl NameMap {
         // Resolve coincidences; bounded because each round re-salts every member of a group.
         let mut unique = false;
         for _round in 0..16 {
-            // Groups of positions sharing a name, each in position order, by their first position;
-            // only clashes get a vector.
-            let mut first: HashMap<&str, usize> = HashMap::with_capacity(names.len());
-            let mut groups: Vec<Vec<usize>> = Vec::new();
-            for (i, n) in names.iter().enumerate() {
-                match first.entry(n.as_str()) {
-                    Entry::Vacant(v) => {
-                        v.insert(i);
-                    }
-                    Entry::Occupied(o) => {
-                        let head = *o.get();
-                        if groups.is_empty() {
-                            groups.resize_with(names.len(), Vec::new);
-                        }
-                        if groups[head].is_empty() {
-                            groups[head].push(head);
-                        }
-                        groups[head].push(i);
-                    }
-                }
+            if names.len() <= PAIRWISE && pairwise_distinct(&names) {
+                unique = true;
+                break;
             }
-            let clashes: Vec<Vec<usize>> = groups.into_iter().filter(|g| !g.is_empty()).collect();
+            let clashes = clashes(&names);
             if clashes.is_empty() {
                 unique = true;
                 break;
@@ -366,8 +358,11 @@ impl NameMap {
     }
 
     fn from_entries(entries: Vec<NameEntry>) -> Self {
-        let index = entries.iter().enumerate().map(|(i, e)| (e.name.clone(), i)).collect();
-        Self { entries, index }
+        Self { entries, index: OnceCell::new() }
+    }
+
+    fn index(&self) -> &HashMap<String, usize> {
+        self.index.get_or_init(|| self.entries.iter().enumerate().map(|(i, e)| (e.name.clone(), i)).collect())
     }
 
     /// The entries, in input order.
@@ -392,7 +387,7 @@ impl NameMap {
 
     /// Looks a provider name up, or reports it unknown.
     pub fn resolve(&self, name: &str) -> Result<&NameEntry> {
-        self.index.get(name).and_then(|&i| self.entries.get(i)).ok_or_else(|| {
+        self.index().get(name).and_then(|&i| self.entries.get(i)).ok_or_else(|| {
             Error::new(
                 ErrorCode::UnknownToolName,
                 format!("no tool is named \"{name}\" in this name map ({} names)", self.entries.len()),
@@ -420,11 +415,48 @@ impl NameMap {
         };
         let entries = read(&v).map_err(|e| e.into_error(ErrorCode::InvalidInput, "not a serialised name map"))?;
         let map = Self::from_entries(entries);
-        if map.index.len() != map.entries.len() {
+        if map.index().len() != map.entries.len() {
             return Err(Error::new(ErrorCode::InvalidInput, "serialised name map has duplicate names"));
         }
         Ok(map)
     }
+}
+
+/// Up to this many names, [`NameMap::build`] compares them pair by pair before it looks for
+/// clashes with a hash map.
+const PAIRWISE: usize = 64;
+
+/// Whether no two names are the same, comparing every pair: for the few tools of a server
+/// this costs less than hashing them, and a conversion's first call compiles no hash map.
+fn pairwise_distinct(names: &[String]) -> bool {
+    names.iter().enumerate().all(|(i, n)| names[..i].iter().all(|m| m != n))
+}
+
+/// The groups of positions that share a name, each in position order, by their first
+/// position.
+#[inline(never)]
+fn clashes(names: &[String]) -> Vec<Vec<usize>> {
+    // Only clashes get a vector.
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        match first.entry(n.as_str()) {
+            Entry::Vacant(v) => {
+                v.insert(i);
+            }
+            Entry::Occupied(o) => {
+                let head = *o.get();
+                if groups.is_empty() {
+                    groups.resize_with(names.len(), Vec::new);
+                }
+                if groups[head].is_empty() {
+                    groups[head].push(head);
+                }
+                groups[head].push(i);
+            }
+        }
+    }
+    groups.into_iter().filter(|g| !g.is_empty()).collect()
 }
 
 /// Re-salts every member of each group of tools that [`NameMap::build`] found sharing a name,
@@ -564,6 +596,31 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), 3);
         assert!(diags.iter().any(|d| d.rule == "names/duplicate-tool"));
+    }
+
+    #[test]
+    fn clashes_are_found_with_few_names_and_with_many() {
+        // Below and above the number of names compared pair by pair: distinct tools keep their
+        // names, and the duplicates are renamed wherever they are.
+        for n in [3, PAIRWISE - 2, PAIRWISE, PAIRWISE + 1, 3 * PAIRWISE] {
+            let tools: Vec<String> = (0..n).map(|i| format!("tool_{i}")).collect();
+            let mut pairs: Vec<(Option<&str>, &str)> = tools.iter().map(|t| (Some("s"), t.as_str())).collect();
+            let (map, diags) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+            assert!(diags.is_empty(), "{n}: {diags:?}");
+            assert!(map.entries().iter().zip(&tools).all(|(e, t)| e.name == format!("mcp__s__{t}")), "{n}");
+            pairs.insert(n / 2, (Some("s"), "tool_0"));
+            pairs.push((Some("s"), "tool_1"));
+            let (map, diags) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+            let mut names: Vec<&str> = map.entries().iter().map(|e| e.name.as_str()).collect();
+            assert!(!names.contains(&"mcp__s__tool_0") && !names.contains(&"mcp__s__tool_1"), "{n}: {names:?}");
+            assert!(diags.iter().any(|d| d.rule == "names/duplicate-tool"), "{n}");
+            for (e, p) in map.entries().iter().zip(&pairs) {
+                assert_eq!(map.resolve(&e.name).unwrap().tool, p.1);
+            }
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), pairs.len(), "{n}");
+        }
     }
 
     #[test]

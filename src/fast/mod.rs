@@ -134,7 +134,7 @@ impl<'a> Node<'a> {
         }
     }
 
-    fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Node::Str(s) => Some(s),
             _ => None,
@@ -148,7 +148,7 @@ impl<'a> Node<'a> {
     /// A tree over `value`, its containers in `arena`. Its strings are borrowed from `value`,
     /// and those without a character to escape are marked raw, to be written as they are
     /// ([`write_str`]).
-    fn of_value(value: &'a Value, arena: &'a Bump) -> Node<'a> {
+    pub(crate) fn of_value(value: &'a Value, arena: &'a Bump) -> Node<'a> {
         let text = |s: &'a str| if text::needs_escape(s) { Text::unescaped(s) } else { Text::raw(s) };
         match value {
             Value::Null => Node::Null,
@@ -550,6 +550,62 @@ pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: boo
 pub(crate) fn read_value(text: &str) -> Option<Value> {
     let arena = Bump::new();
     read::read_measured(text, &arena).map(|(node, ..)| node.to_value())
+}
+
+/// Reads JSON text into a tree in `arena`: `None` for anything the reader leaves to serde_json
+/// (invalid JSON among it). What [`ConvertOptions`](crate::convert::ConvertOptions) reads
+/// from JSON text.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn read_tree<'a>(text: &'a str, arena: &'a Bump) -> Option<Node<'a>> {
+    read::read_measured(text, arena).map(|(node, ..)| node)
+}
+
+/// What [`ConvertOptions`](crate::convert::ConvertOptions) reads of a tree.
+impl<'a> Node<'a> {
+    /// An object's entries, each key once as serde_json keeps a repeated key (its last value,
+    /// at its first place); `None` for anything but an object.
+    pub(crate) fn entries(&self) -> Option<Vec<(&str, &Node<'a>)>> {
+        let Node::Obj(entries) = self else { return None };
+        let firsts = entries.iter().enumerate().filter(|(i, (k, _))| !entries[..*i].iter().any(|(q, _)| q.as_str() == k.as_str()));
+        Some(firsts.map(|(_, (k, _))| (k.as_str(), Node::last(entries, k.as_str()).unwrap_or(&Node::Null))).collect())
+    }
+
+    pub(crate) fn as_bool(&self) -> Option<bool> {
+        match self {
+            Node::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn as_u64(&self) -> Option<u64> {
+        match self {
+            Node::Num(n) => n.as_u64(),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn is_null(&self) -> bool {
+        matches!(self, Node::Null)
+    }
+
+    /// The JSON type's name, as `model::json_type` says it.
+    pub(crate) fn type_name(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Bool(_) => "boolean",
+            Node::Num(_) => "number",
+            Node::Str(_) => "string",
+            Node::Arr(_) => "array",
+            Node::Obj(_) => "object",
+        }
+    }
+
+    /// Compact JSON text, as serde_json writes the equal `Value`.
+    pub(crate) fn to_text(&self) -> String {
+        let mut out = Vec::new();
+        self.write(&mut out);
+        text::into_string(out)
+    }
 }
 
 /// Reads `json` as a tool list, or returns `None` for anything the general path should read

@@ -17,7 +17,26 @@ pub(crate) fn provider_param(v: &JsValue) -> Result<Provider, Error> {
 }
 
 pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
-    ConvertOptions::from_value(&from_js(v, "options")?)
+    if v.is_undefined() || v.is_null() {
+        return Ok(ConvertOptions::default());
+    }
+    options_text(&json_text(v, "options")?)
+}
+
+/// Options given as JSON text (or `JSON.stringify`'d), read without building a `Value` where
+/// the tree reader takes the text (see [`ConvertOptions::from_json_text`]).
+fn options_text(text: &str) -> Result<ConvertOptions, Error> {
+    match ConvertOptions::from_json_text(text) {
+        Some(read) => read,
+        None => options_value(text),
+    }
+}
+
+/// [`options_text`] for text the tree reader leaves to serde_json, for its errors (a function
+/// of its own: the first call with valid options does not compile it).
+#[inline(never)]
+fn options_value(text: &str) -> Result<ConvertOptions, Error> {
+    ConvertOptions::from_value(&parse(text, "options")?)
 }
 
 /// Runs a conversion on JS tools as JSON text (`JSON.stringify`), which takes the pass-through
@@ -145,10 +164,9 @@ pub fn convert_mcp_tools(tools: JsValue, provider: JsValue, options: JsValue) ->
 pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let (json, bytes) = text_or_bytes_param(&json, "json")?;
     let provider = provider_param(&provider)?;
-    let opts = if let Some(text) = options.as_string() {
-        ConvertOptions::from_value(&parse(&text, "options")?)?
-    } else {
-        options_param(&options)?
+    let opts = match options.as_string() {
+        Some(text) => options_text(&text)?,
+        None => options_param(&options)?,
     };
     Ok(if bytes {
         js_sys::Uint8Array::from(&core::convert_json_bytes(&json, provider, &opts)?[..]).into()
