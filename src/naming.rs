@@ -16,7 +16,7 @@
 //! Going back is a table lookup in the [`NameMap`], never a `split("__")`. [`parse_tool_name`]
 //! exists for the plain formats and is documented for what it cannot tell apart.
 
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
@@ -314,7 +314,7 @@ pub struct NameMap {
     entries: Vec<NameEntry>,
     /// Names to positions, built on the first lookup: a conversion that returns the tools only
     /// never looks a name up.
-    index: OnceCell<HashMap<String, usize>>,
+    index: OnceLock<HashMap<String, usize>>,
 }
 
 impl PartialEq for NameMap {
@@ -358,7 +358,7 @@ impl NameMap {
     }
 
     fn from_entries(entries: Vec<NameEntry>) -> Self {
-        Self { entries, index: OnceCell::new() }
+        Self { entries, index: OnceLock::new() }
     }
 
     fn index(&self) -> &HashMap<String, usize> {
@@ -372,6 +372,8 @@ impl NameMap {
 
     /// Mutable access to the entry at `i` (for attaching argument plans).
     pub fn entry_mut(&mut self, i: usize) -> Option<&mut NameEntry> {
+        // The entry may be renamed: the index is built again on the next lookup.
+        self.index.take();
         self.entries.get_mut(i)
     }
 
@@ -638,6 +640,22 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), pairs.len());
         assert!(NameMap::from_json_value(map.to_json_value()).is_ok());
+    }
+
+    /// A name map may be shared between threads (its index is built once, on a lookup).
+    #[test]
+    fn name_maps_are_send_and_sync() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<NameMap>();
+    }
+
+    #[test]
+    fn a_renamed_entry_is_found_by_its_new_name() {
+        let (mut map, _) = NameMap::build(&[(Some("s"), "t"), (Some("s"), "u")], &opts(), NameRule::Strict);
+        assert_eq!(map.resolve("mcp__s__u").unwrap().tool, "u");
+        map.entry_mut(1).unwrap().name = "renamed".into();
+        assert_eq!(map.resolve("renamed").unwrap().tool, "u");
+        assert_eq!(map.resolve("mcp__s__u").unwrap_err().code, ErrorCode::UnknownToolName);
     }
 
     #[test]
