@@ -280,6 +280,35 @@ module.exports = function contract(tw, label) {
     assert.equal(tw.convertMcpTools([weather], "openai")[0].function.name, "get_weather");
   });
 
+  test(name("options: as an object or as JSON text, read the same, errors included"), () => {
+    const text = JSON.stringify([weather]);
+    const name0 = (out) => JSON.parse(out)[0].function.name;
+    assert.equal(name0(tw.convertMcpToolsJson(text, "openai", { server: "gh" })), "mcp__gh__get_weather");
+    assert.equal(name0(tw.convertMcpToolsJson(text, "openai", '{"server":"gh"}')), "mcp__gh__get_weather");
+    // A repeated key keeps its last value, as JSON.parse keeps it.
+    assert.equal(name0(tw.convertMcpToolsJson(text, "openai", '{"server":1,"server":"gh"}')), "mcp__gh__get_weather");
+    // A lone surrogate (which UTF-8 cannot hold) becomes U+FFFD, then the name rule applies.
+    assert.match(name0(tw.convertMcpToolsJson(text, "openai", { server: "g\ud800h" })), /^mcp__g_h__get_weather_[0-9a-z]+$/);
+    const code = (f) => {
+      try {
+        f();
+      } catch (e) {
+        return [e.code, e.message];
+      }
+      assert.fail("expected a throw");
+    };
+    assert.deepEqual(code(() => tw.convertMcpToolsJson(text, "openai", '{"server":')), code(() => tw.convertMcpToolsJson(text, "openai", "{\"server\":")));
+    assert.equal(code(() => tw.convertMcpToolsJson(text, "openai", '{"server":')) [0], "INVALID_JSON");
+    for (const [bad, message] of [
+      [{ strict: "yes" }, "options.strict must be a boolean, got string"],
+      [{ limits: { maxNodes: 0 } }, "options.limits.maxNodes must be an integer from 1 to 2^30, got 0"],
+      [[1], "options must be an object, got array"],
+    ]) {
+      assert.deepEqual(code(() => tw.convertMcpTools([weather], "openai", bad)), ["INVALID_OPTIONS", message]);
+      assert.deepEqual(code(() => tw.convertMcpToolsJson(text, "openai", JSON.stringify(bad))), ["INVALID_OPTIONS", message]);
+    }
+  });
+
   test(name("limits: too many tools is LIMIT_EXCEEDED"), () => {
     const tools = Array.from({ length: 3 }, (_, i) => ({ name: `t${i}` }));
     let e;
