@@ -40,7 +40,8 @@
 
 use std::rc::Rc;
 
-use bumpalo::collections::Vec as List;
+use bumpalo::boxed::Box as ArenaBox;
+use bumpalo::collections::{String as ArenaString, Vec as List};
 use bumpalo::{vec as list, Bump};
 
 use super::{Levels, Map, Node, Text};
@@ -48,7 +49,7 @@ use crate::providers::gemini;
 use crate::schema::refs::Shared;
 use crate::schema::Cx;
 use serde_json::Value;
-use crate::schema::lower::{concat, keyword_hint};
+use crate::schema::lower::{fixed_hint, keyword_hint, unhinted};
 use crate::text;
 
 /// Gemini's types, and their wire spelling.
@@ -83,14 +84,14 @@ enum Item<'n, 'a> {
     Type(usize),
     /// An input value, written as it is (a count as a decimal string).
     Raw(&'n Node<'a>),
-    /// A description with notes appended.
-    Text(String),
+    /// A description with notes appended (in the arena).
+    Text(&'n str),
     /// `nullable: true`.
     True,
     /// Lowered properties.
     Properties(List<'n, (&'n str, Lowered<'n, 'a>)>, bool),
-    /// Lowered `items`.
-    Items(Box<Lowered<'n, 'a>>),
+    /// Lowered `items` (in the arena; its drop still runs).
+    Items(ArenaBox<'n, Lowered<'n, 'a>>),
     /// Lowered `anyOf` branches.
     AnyOf(List<'n, Lowered<'n, 'a>>),
     /// An `enum` of strings, its `null`s left out (they make the node `nullable`).
@@ -295,7 +296,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
         None => {}
         // One branch besides `null`s: merged into the node (the node's own keys win).
         Some(Node::Arr(branches)) => {
-            let kept: Vec<&Node> = branches.iter().filter(|b| b.get("type").and_then(Node::as_str) != Some("null")).collect();
+            let kept = List::from_iter_in(branches.iter().filter(|b| b.get("type").and_then(Node::as_str) != Some("null")), arena);
             nullable |= kept.len() < branches.len();
             let branch = match kept[..] {
                 [Node::Obj(branch)] => branch,
@@ -338,7 +339,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
     };
     let mut out: Map<'n, Item<'n, 'a>> = Map(List::with_capacity_in(o.0.len() + 1, arena));
     out.0.push(("type", Item::Type(ty)));
-    let mut hints: Vec<String> = Vec::new();
+    let mut hints = ArenaString::new_in(arena);
     // The node's keys are distinct (a schema with duplicate keys goes the general way, and
     // merged maps are built by `insert`), and each is written under its own name but
     // `examples`, written as `example`: only `example` may be there already, so every other key
@@ -362,7 +363,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
             }
             "items" if ty == ARRAY => match value {
                 Node::Obj(_) => {
-                    out.0.push(("items", Item::Items(Box::new(lower(value, levels, arena)?))));
+                    out.0.push(("items", Item::Items(ArenaBox::new_in(lower(value, levels, arena)?, arena))));
                     wrote |= keys::ITEMS;
                 }
                 _ => return None,
@@ -439,23 +440,30 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
     if nullable {
         out.insert("nullable", Item::True);
     }
-    finish_hints(&mut out, &hints);
+    finish_hints(&mut out, &hints, arena);
     Some(Lowered(out))
 }
 
-/// `gemini::finish_hints`: the notes of the removed keywords appended to the description
-/// (`append_description`).
-fn finish_hints(out: &mut Map<Item>, hints: &[String]) {
+/// `gemini::finish_hints`: the notes of the removed keywords (joined by [`hint`]) appended to
+/// the description (`append_description`), in one string.
+fn finish_hints<'n>(out: &mut Map<'n, Item<'n, '_>>, hints: &str, arena: &'n Bump) {
     if hints.is_empty() {
         return;
     }
-    let note = concat(&["(", &hints.join("; "), ")"]);
-    let joined = match out.get("description").and_then(Item::as_str) {
+    let description = match out.get("description").and_then(Item::as_str) {
         // The note starts with "(", so the separator is a space.
-        Some(d) if !d.trim().is_empty() => Some(concat(&[d.trim_end(), " ", &note])),
-        _ => None,
+        Some(d) if !d.trim().is_empty() => d.trim_end(),
+        _ => "",
     };
-    out.insert("description", Item::Text(joined.unwrap_or(note)));
+    let mut text = ArenaString::with_capacity_in(description.len() + hints.len() + 3, arena);
+    if !description.is_empty() {
+        text.push_str(description);
+        text.push(' ');
+    }
+    text.push('(');
+    text.push_str(hints);
+    text.push(')');
+    out.insert("description", Item::Text(text.into_bump_str()));
 }
 
 /// `gemini::lower_any_of` for a union of object branches none of which is itself a union:
@@ -497,7 +505,7 @@ fn lower_union<'n, 'a>(
         splice_union(l, &mut lowered, arena);
     }
     let mut out: Map<Item> = Map(List::from_iter_in(shared.0.into_iter().map(|(k, v)| (k, Item::Raw(v))), arena));
-    let mut hints = Vec::new();
+    let mut hints = ArenaString::new_in(arena);
     let keys: Vec<&str> = out.0.iter().map(|(k, _)| *k).collect();
     for k in keys {
         if !matches!(k, "title" | "description" | "default" | "example") {
@@ -506,7 +514,7 @@ fn lower_union<'n, 'a>(
             }
         }
     }
-    finish_hints(&mut out, &hints);
+    finish_hints(&mut out, &hints, arena);
     if levels.vertex {
         // "When using any_of, it must be the only field set."
         let title = match out.get("title") {
@@ -546,7 +554,7 @@ fn lower_union<'n, 'a>(
                     Some(bd) => bd.as_str().filter(|bd| !bd.contains(d)).map(|bd| format!("{} ({})", d.trim_end(), bd.trim())),
                 };
                 if let Some(j) = joined {
-                    b.insert("description", Item::Text(j));
+                    b.insert("description", Item::Text(arena.alloc_str(&j)));
                 }
             }
             if nullable {
@@ -598,7 +606,7 @@ fn splice_union<'n, 'a>(mut l: Lowered<'n, 'a>, lowered: &mut List<'n, Lowered<'
         } else {
             if let Some(n) = &note {
                 if !sub.0.has("description") {
-                    sub.0 .0.push(("description", Item::Text(n.clone())));
+                    sub.0 .0.push(("description", Item::Text(arena.alloc_str(n))));
                 }
             }
             if nullable {
@@ -638,11 +646,28 @@ fn infer_type(o: &Map<&Node>) -> Option<usize> {
     })
 }
 
-/// The note `keyword_hint` gives for a removed keyword, if any.
-fn hint(hints: &mut Vec<String>, key: &str, value: &Node) {
-    if let Some(h) = keyword_hint(key, &value.to_value()) {
-        hints.push(h);
+/// The note `keyword_hint` gives for a removed keyword, if any, added to `hints` as
+/// `gemini::finish_hints` joins them ("; " between notes).
+fn hint(hints: &mut ArenaString, key: &str, value: &Node) {
+    if unhinted(key) {
+        return;
     }
+    let value = value.to_value();
+    let owned;
+    let note = match fixed_hint(key, &value) {
+        Some(note) => note,
+        None => match keyword_hint(key, &value) {
+            Some(note) => {
+                owned = note;
+                &owned
+            }
+            None => return,
+        },
+    };
+    if !hints.is_empty() {
+        hints.push_str("; ");
+    }
+    hints.push_str(note);
 }
 
 impl Lowered<'_, '_> {

@@ -254,15 +254,15 @@ impl<'a> Reader<'a> {
             }
             b'\\' => self.escaped(start, end).map(|s| {
                 self.longest = self.longest.max(s.len());
-                Text::unescaped(self.arena.alloc_str(&s))
+                Text::unescaped(s)
             }),
             _ => None, // a control character, which JSON strings cannot hold raw
         }
     }
 
-    /// The rest of a string from its first escape, at `at`.
-    fn escaped(&mut self, start: usize, mut at: usize) -> Option<String> {
-        let mut s = String::with_capacity(at - start + 16);
+    /// The rest of a string from its first escape, at `at`, unescaped in the arena.
+    fn escaped(&mut self, start: usize, mut at: usize) -> Option<&'a str> {
+        let mut s = bumpalo::collections::String::with_capacity_in(at - start + 16, self.arena);
         s.push_str(self.text.get(start..at)?);
         loop {
             // At a backslash.
@@ -315,7 +315,7 @@ impl<'a> Reader<'a> {
             match *self.bytes.get(end)? {
                 b'"' => {
                     self.pos = end + 1;
-                    return Some(s);
+                    return Some(s.into_bump_str());
                 }
                 b'\\' => at = end,
                 _ => return None,

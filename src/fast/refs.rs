@@ -26,12 +26,12 @@
 
 use std::collections::HashMap;
 
-use bumpalo::collections::Vec as List;
+use bumpalo::collections::{String as ArenaString, Vec as List};
 use bumpalo::Bump;
 
 use super::gemini;
 use super::{Levels, Node, Splicing, Text};
-use crate::schema::refs::{cut_description, RefLog, Shared, MAX_LOG};
+use crate::schema::refs::{cut_description_parts, RefLog, Shared, MAX_LOG};
 use crate::schema::walk::{keyword, Keyword};
 use crate::schema::Limits;
 
@@ -226,7 +226,7 @@ struct Entry<'s> {
     expanded: Node<'s>,
     nodes: usize,
     height: usize,
-    visited: Vec<usize>,
+    visited: &'s [usize],
 }
 
 type Entries<'s> = &'s [(Text<'s>, Node<'s>)];
@@ -286,10 +286,6 @@ impl<'s> State<'s> {
         let out = self.resolve_object(entries, share);
         self.depth -= 1;
         out
-    }
-
-    fn object(&self, entries: Vec<(Text<'s>, Node<'s>)>) -> Node<'s> {
-        Node::Obj(self.arena.alloc_slice_fill_iter(entries))
     }
 
     fn resolve_object(&mut self, entries: Entries<'s>, share: bool) -> Option<Node<'s>> {
@@ -372,8 +368,11 @@ impl<'s> State<'s> {
                 self.noted = true;
             }
             let description = siblings.iter().find(|(k, _)| *k == "description").and_then(|(_, d)| d.as_str());
-            let desc = Text::unescaped(self.arena.alloc_str(&cut_description(reference, description, over_budget)));
-            return Some(self.object(vec![(Text::raw("type"), Node::Str(Text::raw("object"))), (Text::raw("description"), Node::Str(desc))]));
+            let mut desc = ArenaString::new_in(self.arena);
+            desc.extend(cut_description_parts(reference, description, over_budget));
+            let desc = Text::unescaped(desc.into_bump_str());
+            let cut = [(Text::raw("type"), Node::Str(Text::raw("object"))), (Text::raw("description"), Node::Str(desc))];
+            return Some(Node::Obj(self.arena.alloc_slice_fill_iter(cut)));
         }
         let share = share && siblings.is_empty() && matches!(target, Node::Obj(_)) && self.log.log.len() <= MAX_LOG;
         if share {
@@ -389,10 +388,12 @@ impl<'s> State<'s> {
         self.peak = self.peak.max(outer_peak);
         self.stack.pop();
         if share {
-            let visited = self.log.visited_since(log_before, self.ids.len());
+            let mut visited = List::new_in(self.arena);
+            self.log.visited_since_into(log_before, self.ids.len(), &mut visited);
+            let visited = visited.into_bump_slice();
             let independent = self.cut == cut_before && !visited.iter().any(|v| self.stack.contains(v));
             let i = self.entries.len();
-            if independent && self.entry_for(id).is_none() && Shared::placeholder_text(i).is_some() {
+            if independent && self.entry_for(id).is_none() && Shared::placeholder_in(i, &mut [0; 8]).is_some() {
                 self.entries.push(Entry { expanded: resolved, nodes, height, visited });
                 if self.by_ref.len() <= id {
                     self.by_ref.resize(id + 1, None);
@@ -408,14 +409,15 @@ impl<'s> State<'s> {
         Some(match resolved {
             Node::Obj(target) => {
                 // A map insert: a key already there is replaced in place, a new one appended.
-                let mut merged = target.to_vec();
+                let mut merged = List::with_capacity_in(target.len() + siblings.len(), self.arena);
+                merged.extend(target.iter().cloned());
                 for (k, v) in siblings.iter() {
                     match merged.iter_mut().find(|(m, _)| *m == **k) {
                         Some(slot) => slot.1 = v.clone(),
                         None => merged.push((*k, v.clone())),
                     }
                 }
-                self.object(merged)
+                Node::Obj(merged.into_bump_slice())
             }
             // `true` with siblings is just the siblings; `false` stays `false`.
             Node::Bool(true) => Node::Obj(siblings),
@@ -439,7 +441,7 @@ impl<'s> State<'s> {
             return None;
         }
         let (nodes, height) = (e.nodes, e.height);
-        self.log.log.extend_from_slice(&self.entries[i].visited);
+        self.log.log.extend_from_slice(self.entries[i].visited);
         self.nodes += nodes;
         self.peak = self.peak.max(self.depth + height);
         self.placeholder(i)
@@ -450,9 +452,10 @@ impl<'s> State<'s> {
         if self.expand {
             return Some(self.entries[i].expanded.clone());
         }
-        let text = Shared::placeholder_text(i)?;
-        let text = Text::unescaped(self.arena.alloc_str(&text));
-        Some(self.object(vec![(Text::raw("$ref"), Node::Str(text))]))
+        // Written in the arena from the stack: a placeholder is made for every use of a shared
+        // expansion.
+        let text = Text::unescaped(self.arena.alloc_str(Shared::placeholder_in(i, &mut [0; 8])?));
+        Some(Node::Obj(self.arena.alloc_slice_fill_iter([(Text::raw("$ref"), Node::Str(text))])))
     }
 }
 

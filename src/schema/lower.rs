@@ -308,13 +308,36 @@ fn with_short_json(prefix: &str, v: &Value) -> String {
     out
 }
 
+/// The keywords [`keyword_hint`] gives no note for, whatever their value.
+pub(crate) fn unhinted(key: &str) -> bool {
+    matches!(
+        key,
+        "$schema" | "$id" | "$comment" | "$anchor" | "$dynamicAnchor" | "$vocabulary" | "$defs" | "definitions" | "title" | "description"
+            | "propertyOrdering" | "readOnly" | "writeOnly" | "strict"
+    ) || key.starts_with("x-")
+}
+
+/// The notes of [`keyword_hint`] that are fixed text (no allocation for the commonest ones).
+pub(crate) fn fixed_hint(key: &str, v: &Value) -> Option<&'static str> {
+    match (key, v) {
+        ("uniqueItems", Value::Bool(true)) => Some("items must be unique"),
+        ("deprecated", Value::Bool(true)) => Some("deprecated"),
+        ("additionalProperties", Value::Bool(true)) => Some("additional properties allowed"),
+        ("additionalProperties", Value::Object(o)) if o.is_empty() => Some("additional properties allowed"),
+        _ => None,
+    }
+}
+
 /// A short human description of a dropped keyword, or `None` when it carries no meaning a model
 /// could use (e.g. `$schema`, `$id`, `$comment`).
 pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
+    if unhinted(key) {
+        return None;
+    }
+    if let Some(note) = fixed_hint(key, v) {
+        return Some(note.to_owned());
+    }
     Some(match key {
-        "$schema" | "$id" | "$comment" | "$anchor" | "$dynamicAnchor" | "$vocabulary" | "$defs" | "definitions" | "title" | "description"
-        | "propertyOrdering" | "readOnly" | "writeOnly" | "strict" => return None,
-        k if k.starts_with("x-") => return None,
         // The common notes joined without `format!` (its machinery is most of their cost in
         // wasm); `{v}` is the value's JSON text, as `Value`'s `Display` writes it.
         "format" => match v.as_str() {
@@ -332,19 +355,14 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
         "maxLength" => with_json("at most ", v, " characters"),
         "minItems" => with_json("at least ", v, " items"),
         "maxItems" => with_json("at most ", v, " items"),
-        "uniqueItems" if v == &Value::Bool(true) => "items must be unique".into(),
         "uniqueItems" => return None,
         "pattern" => concat(&["pattern: ", v.as_str().unwrap_or_default()]),
         "minProperties" => with_json("at least ", v, " properties"),
         "maxProperties" => with_json("at most ", v, " properties"),
-        "deprecated" if v == &Value::Bool(true) => "deprecated".into(),
         "deprecated" => return None,
         "const" => with_short_json("must be ", v),
         "contentEncoding" | "contentMediaType" => format!("{key}: {}", short_json(v)),
         "additionalProperties" => match v {
-            Value::Bool(false) => return None,
-            Value::Bool(true) => "additional properties allowed".into(),
-            Value::Object(o) if o.is_empty() => "additional properties allowed".into(),
             Value::Object(_) => format!("additional properties allowed, values: {}", summarize(v, 0)),
             _ => return None,
         },

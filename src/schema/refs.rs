@@ -242,11 +242,15 @@ impl Shared {
 
     /// The string of the placeholder for entry `i`, under the key `$ref`.
     pub(crate) fn placeholder_text(i: usize) -> Option<String> {
+        Self::placeholder_in(i, &mut [0; 8]).map(str::to_owned)
+    }
+
+    /// [`Shared::placeholder_text`], written in `buf`.
+    pub(crate) fn placeholder_in(i: usize, buf: &mut [u8; 8]) -> Option<&str> {
         let c = char::from_u32(INDEX_BASE.checked_add(u32::try_from(i).ok()?)?)?;
-        let mut s = String::with_capacity(5);
-        s.push(EXPANDED);
-        s.push(c);
-        Some(s)
+        let n = EXPANDED.encode_utf8(&mut buf[..]).len();
+        let m = c.encode_utf8(&mut buf[n..]).len();
+        std::str::from_utf8(&buf[..n + m]).ok()
     }
 
     fn entry_for(&self, id: usize) -> Option<usize> {
@@ -313,6 +317,13 @@ pub(crate) struct RefLog {
 impl RefLog {
     /// The references in `log[from..]`, each once; `ids` is how many there are.
     pub(crate) fn visited_since(&mut self, from: usize, ids: usize) -> Vec<usize> {
+        let mut visited = Vec::new();
+        self.visited_since_into(from, ids, &mut visited);
+        visited
+    }
+
+    /// [`RefLog::visited_since`], added to `visited`.
+    pub(crate) fn visited_since_into(&mut self, from: usize, ids: usize, visited: &mut impl Extend<usize>) {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.mark.iter_mut().for_each(|m| *m = 0);
@@ -321,32 +332,34 @@ impl RefLog {
         if self.mark.len() < ids {
             self.mark.resize(ids, 0);
         }
-        let mut visited = Vec::new();
         for &v in &self.log[from..] {
             if self.mark[v] != self.stamp {
                 self.mark[v] = self.stamp;
-                visited.push(v);
+                visited.extend([v]);
             }
         }
-        visited
     }
 }
 
 /// The description of the open object a cut reference becomes: its own `description` (a
 /// sibling of the `$ref`), then why it was cut.
 pub(crate) fn cut_description(reference: &str, description: Option<&str>, over_budget: bool) -> String {
+    cut_description_parts(reference, description, over_budget).into_iter().collect()
+}
+
+/// The pieces of [`cut_description`]'s text, in order (for a caller that writes them
+/// elsewhere).
+pub(crate) fn cut_description_parts<'t>(reference: &'t str, description: Option<&'t str>, over_budget: bool) -> [&'t str; 5] {
     let name = reference.rsplit('/').next().unwrap_or(reference);
     let name = if name.is_empty() || name == "#" { "the root schema" } else { name };
-    let mut desc = match description {
-        Some(d) => format!("{} ", d.trim_end()),
-        None => String::new(),
+    let (description, space) = match description {
+        Some(d) => (d.trim_end(), " "),
+        None => ("", ""),
     };
-    desc.push_str(&if over_budget {
-        format!("(Structure {name}: nesting cut here to keep the schema small.)")
-    } else {
-        format!("(Recursive structure: {name}, same shape as its parent; nesting cut here.)")
-    });
-    desc
+    match over_budget {
+        true => [description, space, "(Structure ", name, ": nesting cut here to keep the schema small.)"],
+        false => [description, space, "(Recursive structure: ", name, ", same shape as its parent; nesting cut here.)"],
+    }
 }
 
 fn count_nodes(v: &Value, depth: usize) -> usize {
