@@ -16,9 +16,9 @@
 //! Going back is a table lookup in the [`NameMap`], never a `split("__")`. [`parse_tool_name`]
 //! exists for the plain formats and is documented for what it cannot tell apart.
 
-use std::sync::OnceLock;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
@@ -124,12 +124,8 @@ pub fn raw_name(server: Option<&str>, tool: &str, opts: &NamingOptions) -> Strin
         (NameFormat::Server, Some(s)) => &[s, sep, tool],
         (NameFormat::Server, None) | (NameFormat::Bare, _) => &[tool],
     };
-    // Not `concat`: its generic body is compiled on a conversion's first call.
-    let mut name = String::with_capacity(parts.iter().map(|p| p.len()).sum());
-    for p in parts {
-        name.push_str(p);
-    }
-    name
+    // Not `[&str]::concat`: its generic body is compiled on a conversion's first call.
+    crate::schema::lower::concat(parts)
 }
 
 /// A short stable hash of the raw pair (FNV-1a 64, base 36), salted for re-hashing.

@@ -548,8 +548,7 @@ pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: boo
 /// where serde_json's own reader would be compiled on the first call for a few bytes of options.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub(crate) fn read_value(text: &str) -> Option<Value> {
-    let arena = Bump::new();
-    read::read_measured(text, &arena).map(|(node, ..)| node.to_value())
+    read_tree(text, &Bump::new()).map(|node| node.to_value())
 }
 
 /// Reads JSON text into a tree in `arena`: `None` for anything the reader leaves to serde_json
@@ -1165,8 +1164,9 @@ mod tests {
         }
     }
 
-    /// A schema read compact passes with its own text, to be copied (`read::SchemaNote::verbatim`); one
-    /// that gets `properties: {}`, or has whitespace within it, is written from its tree.
+    /// A schema read compact passes with its own text, to be copied
+    /// (`read::SchemaNote::verbatim`); one that gets `properties: {}`, or has whitespace within
+    /// it, is written from its tree.
     #[test]
     fn compact_schemas_pass_with_their_text() {
         let schemas = [r#"{"type":"object","properties":{"a":{"type":"string","description":"x\ny"}}}"#, r#"{"type":"object"}"#];
