@@ -3,25 +3,33 @@
 //!
 //! Most MCP schemas need nothing of [`crate::providers::gemini`]'s lowering but its per-node
 //! rules: every node typed (or typed by inference), `type` upper-cased, `null` in a type list or
-//! an `Optional[...]`-style `anyOf` turned into `nullable`, unions of typed branches, keywords outside Gemini's subset
-//! removed and described, `required` moved after the properties. 925 of the corpus's 1,265 tools
-//! are like that throughout, and most others but for a subschema or two. For those the general path's cost is all in its tree (an owned string and a
-//! hash for every key, a map rebuilt per node); this module applies the same rules to the
-//! [`Node`] tree and writes the result, never building a [`Value`](serde_json::Value) but for the
-//! few values a description note quotes.
+//! an `Optional[...]`-style `anyOf` turned into `nullable`, unions of typed branches, keywords
+//! outside Gemini's subset removed and described, `required` moved after the properties. For
+//! those the general path's cost is all in its tree (an owned string and a hash for every key, a
+//! map rebuilt per node); this module applies the same rules to the [`Node`] tree and writes the
+//! result, never building a [`Value`](serde_json::Value) but for the few values a description
+//! note quotes. Every one of the corpus's 1,265 tools is lowered here through the JSON API
+//! (1,259 where the argument plans are kept, see below).
 //!
 //! [`lower_root`] lowers a node here when it is within its subset: at most one type besides
-//! `null` (or none, where the general path infers one), no `oneOf`/`allOf`/`const`, an `anyOf`
-//! only on a node that is not an object and with branches that are objects, every `enum` a list
-//! of distinct strings (and `null`s), every `required` a list of distinct names of existing
-//! properties, subschemas that are objects, arrays with `items`, and the limits not reached.
-//! A subschema outside the subset (under `properties` or `items`, or a union's branch) is
+//! `null` (or none, where the general path infers one); no `allOf`; `oneOf` read as `anyOf` and
+//! `const` as a one-value enum, as the general lowering reads them; an object's `anyOf` of
+//! object shapes merged into the object (`merge_root_combinators`: properties united, the
+//! alternatives stated in the description), or else the object's own properties copied into
+//! the branches (`distribute_into_branches`); a union's branches objects; every `enum` an array,
+//! written as it is when its values are distinct strings (and `null`s), else as strings, once
+//! each; every `required` a list of distinct names of existing properties; subschemas that are
+//! objects, arrays with `items`, and the limits not reached. An enum of values that are not all
+//! strings needs an argument plan to map arguments back, which the general path makes: such a
+//! schema is lowered here only for a caller that keeps no plans ([`Levels::plans`], the JSON
+//! API). A subschema outside the subset (under `properties` or `items`, or a union's branch) is
 //! handed to the general lowering from where it stands ([`lower_general`]): counted against
 //! the limits as the general path counts it, kept as the `Value` it gives, and written as the
 //! general path writes it there; a union of unions has its alternatives spliced in as the
 //! general path splices them. Where that lowering would change more than the subschema (it
-//! needs an argument plan, or accepts no value and so removes a property) or fails, and for a
-//! root outside the subset, the whole schema goes the general way.
+//! needs an argument plan the caller keeps, or accepts no value and so removes a property) or
+//! fails, and for a root outside the subset (root combinators are merged first), the whole
+//! schema goes the general way.
 //!
 //! Schemas with `$ref`s are inlined on the borrowed tree ([`super::refs`]) or, where that
 //! declines, by the general path ([`crate::schema::refs`]), with the expansions that several
@@ -35,7 +43,7 @@
 //! general path works on `serde_json` maps, whose `remove` is a swap-remove, and [`Map`]
 //! repeats each of its removals and insertions in the same order. Changes are not reported (so
 //! the path serves only conversions without a change log, as `$ref` sharing does), and no
-//! argument plan is needed (no enum is rewritten). `tests/corpus.rs`, `tests/properties.rs` and
+//! argument plan is made (see above). `tests/corpus.rs`, `tests/properties.rs` and
 //! the `schema_convert` fuzz target compare the two paths.
 
 use std::rc::Rc;
@@ -45,11 +53,14 @@ use bumpalo::collections::{String as ArenaString, Vec as List};
 use bumpalo::{vec as list, Bump};
 
 use super::{Levels, Map, Node, Text};
+use crate::schema::walk::{head, head_of};
 use crate::providers::gemini;
 use crate::schema::refs::Shared;
 use crate::schema::Cx;
 use serde_json::Value;
-use crate::schema::lower::{fixed_hint, keyword_hint, unhinted};
+use crate::schema::lower::{concat, fixed_hint, keyword_hint, unhinted};
+use crate::schema::short_json;
+use std::fmt::Write as _;
 use crate::text;
 
 /// Gemini's types, and their wire spelling.
@@ -79,30 +90,30 @@ static TYPE_NODES: [Node<'static>; 6] = [
 ];
 
 /// One value of a lowered node.
-enum Item<'n, 'a> {
+enum Item<'n> {
     /// `type`, as an index in [`TYPES`].
     Type(usize),
     /// An input value, written as it is (a count as a decimal string).
-    Raw(&'n Node<'a>),
+    Raw(&'n Node<'n>),
     /// A description with notes appended (in the arena).
     Text(&'n str),
     /// `nullable: true`.
     True,
     /// Lowered properties.
-    Properties(List<'n, (&'n str, Lowered<'n, 'a>)>, bool),
+    Properties(List<'n, (&'n str, Lowered<'n>)>, bool),
     /// Lowered `items` (in the arena; its drop still runs).
-    Items(ArenaBox<'n, Lowered<'n, 'a>>),
+    Items(ArenaBox<'n, Lowered<'n>>),
     /// Lowered `anyOf` branches.
-    AnyOf(List<'n, Lowered<'n, 'a>>),
+    AnyOf(List<'n, Lowered<'n>>),
     /// An `enum` of strings, its `null`s left out (they make the node `nullable`).
-    Enum(&'n [Node<'a>]),
+    Enum(&'n [Node<'n>]),
     /// A shared `$ref` expansion, lowered and written (see [`lower_shared`]).
     Spliced(Rc<[u8]>),
     /// A subschema outside the subset, as the general lowering gives it (see [`lower_general`]).
     General(Value),
 }
 
-impl Item<'_, '_> {
+impl Item<'_> {
     /// The string this value is, if it is one (a description, as the general path reads it).
     fn as_str(&self) -> Option<&str> {
         match self {
@@ -116,7 +127,7 @@ impl Item<'_, '_> {
 /// A lowered node: its entries in the order the general path's map has them; or, as its only
 /// entry, the text of a shared expansion ([`Item::Spliced`]), which the general path's
 /// placeholder stands for.
-struct Lowered<'n, 'a>(Map<'n, Item<'n, 'a>>);
+struct Lowered<'n>(Map<'n, Item<'n>>);
 
 /// The `parameters` of a tool whose schema is `root`: `Some(Some(text))`, or `Some(None)` when
 /// the general path omits `parameters` (a tool without arguments); `None` when the schema is
@@ -142,7 +153,7 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels, arena: &Bump, buffer:
 }
 
 /// `gemini::lower` on a subschema.
-fn lower<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n, 'a>> {
+fn lower<'n>(node: &'n Node<'n>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n>> {
     if let Node::Obj(entries) = node {
         if let (Some(_), [(key, Node::Str(value))]) = (&levels.splicing, &entries[..]) {
             if let Some(i) = Shared::placeholder_entry(key, value) {
@@ -164,12 +175,12 @@ fn lower<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, arena: &'n Bump) -> Op
 /// there. `None` (and nothing more is tried above it) where that fails, would not be spliced in
 /// as it is (it accepts no value, or needs an argument plan), or holds shared expansions.
 /// `value` gives the subschema as the general lowering has it.
-fn lower_general<'n, 'a>(value: impl FnOnce() -> Value, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n, 'a>> {
+fn lower_general<'n>(value: impl FnOnce() -> Value, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n>> {
     if levels.gave_up || levels.splicing.is_some() {
         return None;
     }
     let mut cx = Cx::resumed(levels.limits, levels.depth, levels.nodes);
-    let Some(schema) = gemini::lower_subschema(value(), &mut cx, levels.vertex) else {
+    let Some(schema) = gemini::lower_subschema(value(), &mut cx, levels.vertex, levels.plans) else {
         levels.gave_up = true;
         return None;
     };
@@ -195,10 +206,11 @@ fn lower_shared(i: usize, levels: &mut Levels, arena: &Bump) -> Option<Rc<[u8]>>
 /// missing, draft-3 `required: true` flags lifted (not here), `required` checked (by
 /// [`lower_map`])), then `gemini::compile`'s root combinators merged (not here) and the
 /// lowering.
-fn lower_root_node<'n, 'a>(root: &'n Node<'a>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n, 'a>> {
+fn lower_root_node<'n>(root: &'n Node<'n>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n>> {
     let Node::Obj(entries) = root else { return None };
     let mut o = entries_of(entries, arena);
-    if o.get("type").and_then(|t| t.as_str()) != Some("object") || o.has("anyOf") {
+    // Root combinators are merged first (not here).
+    if o.get("type").and_then(|t| t.as_str()) != Some("object") || o.has("anyOf") || o.has("oneOf") || o.has("allOf") {
         return None;
     }
     match o.get("properties") {
@@ -214,21 +226,21 @@ fn lower_root_node<'n, 'a>(root: &'n Node<'a>, levels: &mut Levels, arena: &'n B
 }
 
 /// `gemini::lower` on a node's entries: one schema level entered.
-fn lower_entered<'n, 'a>(o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n, 'a>> {
+fn lower_entered<'n>(o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n>> {
     levels.enter().then_some(())?;
     let lowered = lower_map(o, levels, arena)?;
     levels.depth -= 1;
     Some(lowered)
 }
 
-fn entries_of<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], arena: &'n Bump) -> Map<'n, &'n Node<'a>> {
+fn entries_of<'n>(entries: &'n [(Text<'n>, Node<'n>)], arena: &'n Bump) -> Map<'n, &'n Node<'n>> {
     Map(List::from_iter_in(entries.iter().map(|(k, v)| (k.as_ref(), v)), arena))
 }
 
 /// Bits for the keys [`lower_map`] looks up: those a node has, classed in one pass
 /// ([`key_bits`]), and those it wrote.
 mod keys {
-    /// `allOf`, `oneOf` or `const`: outside the subset.
+    /// `allOf`: outside the subset.
     pub(super) const REFUSED: u16 = 1;
     pub(super) const PROPERTIES: u16 = 1 << 1;
     pub(super) const TYPE: u16 = 1 << 2;
@@ -238,29 +250,155 @@ mod keys {
     pub(super) const DEFAULT: u16 = 1 << 6;
     pub(super) const REQUIRED: u16 = 1 << 7;
     pub(super) const ITEMS: u16 = 1 << 8;
+    pub(super) const CONST: u16 = 1 << 9;
+    pub(super) const ONE_OF: u16 = 1 << 10;
 }
 
 /// The [`keys`] bits of the keys `o` has.
 fn key_bits(o: &Map<&Node>) -> u16 {
     o.0.iter().fold(0, |bits, (k, _)| {
-        bits | match *k {
-            "allOf" | "oneOf" | "const" => keys::REFUSED,
-            "properties" => keys::PROPERTIES,
-            "type" => keys::TYPE,
-            "anyOf" => keys::ANY_OF,
-            "nullable" => keys::NULLABLE,
-            "enum" => keys::ENUM,
-            "default" => keys::DEFAULT,
+        bits | match word(k) {
+            Word::AllOf => keys::REFUSED,
+            Word::OneOf => keys::ONE_OF,
+            Word::Const => keys::CONST,
+            Word::Properties => keys::PROPERTIES,
+            Word::Type => keys::TYPE,
+            Word::AnyOf => keys::ANY_OF,
+            Word::Nullable => keys::NULLABLE,
+            Word::Enum => keys::ENUM,
+            Word::Default => keys::DEFAULT,
             _ => 0,
         }
     })
 }
 
+/// The keywords [`lower_map`] tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Word {
+    Type,
+    Enum,
+    Items,
+    Title,
+    AnyOf,
+    OneOf,
+    AllOf,
+    Const,
+    Format,
+    Default,
+    Example,
+    Pattern,
+    Minimum,
+    Maximum,
+    Examples,
+    Required,
+    MinItems,
+    MaxItems,
+    Nullable,
+    MinLength,
+    MaxLength,
+    Properties,
+    Description,
+    MinProperties,
+    MaxProperties,
+    PropertyOrdering,
+    PatternProperties,
+    AdditionalProperties,
+    Other,
+}
+
+/// Classes a key by its length and first eight bytes, as `walk::keyword` does: one integer
+/// compare per candidate where a chain of string compares would call `memcmp` for each (a
+/// byte loop in wasm), then in full for the keywords longer than eight bytes.
+fn word(key: &str) -> Word {
+    const fn h(k: &str) -> u64 {
+        head_of(k.as_bytes())
+    }
+    const TYPE: u64 = h("type");
+    const ENUM: u64 = h("enum");
+    const ITEMS: u64 = h("items");
+    const TITLE: u64 = h("title");
+    const ANY_OF: u64 = h("anyOf");
+    const ONE_OF: u64 = h("oneOf");
+    const ALL_OF: u64 = h("allOf");
+    const CONST: u64 = h("const");
+    const FORMAT: u64 = h("format");
+    const DEFAULT: u64 = h("default");
+    const EXAMPLE: u64 = h("example");
+    const PATTERN: u64 = h("pattern");
+    const MINIMUM: u64 = h("minimum");
+    const MAXIMUM: u64 = h("maximum");
+    const EXAMPLES: u64 = h("examples");
+    const REQUIRED: u64 = h("required");
+    const MIN_ITEMS: u64 = h("minItems");
+    const MAX_ITEMS: u64 = h("maxItems");
+    const NULLABLE: u64 = h("nullable");
+    const MIN_LENG: u64 = h("minLength");
+    const MAX_LENG: u64 = h("maxLength");
+    const MIN_PROP: u64 = h("minProperties");
+    const MAX_PROP: u64 = h("maxProperties");
+    const PROPERTI: u64 = h("properties");
+    const DESCRIPT: u64 = h("description");
+    const PROPERTY: u64 = h("propertyOrdering");
+    const PATTERN_: u64 = h("patternProperties");
+    const ADDITION: u64 = h("additionalProperties");
+    let k = key.as_bytes();
+    let (class, full) = match (k.len(), head(k)) {
+        (4, TYPE) => return Word::Type,
+        (4, ENUM) => return Word::Enum,
+        (5, ITEMS) => return Word::Items,
+        (5, TITLE) => return Word::Title,
+        (5, ANY_OF) => return Word::AnyOf,
+        (5, ONE_OF) => return Word::OneOf,
+        (5, ALL_OF) => return Word::AllOf,
+        (5, CONST) => return Word::Const,
+        (6, FORMAT) => return Word::Format,
+        (7, DEFAULT) => return Word::Default,
+        (7, EXAMPLE) => return Word::Example,
+        (7, PATTERN) => return Word::Pattern,
+        (7, MINIMUM) => return Word::Minimum,
+        (7, MAXIMUM) => return Word::Maximum,
+        (8, EXAMPLES) => return Word::Examples,
+        (8, REQUIRED) => return Word::Required,
+        (8, MIN_ITEMS) => return Word::MinItems,
+        (8, MAX_ITEMS) => return Word::MaxItems,
+        (8, NULLABLE) => return Word::Nullable,
+        (9, MIN_LENG) => (Word::MinLength, "minLength"),
+        (9, MAX_LENG) => (Word::MaxLength, "maxLength"),
+        (10, PROPERTI) => (Word::Properties, "properties"),
+        (11, DESCRIPT) => (Word::Description, "description"),
+        (13, MIN_PROP) => (Word::MinProperties, "minProperties"),
+        (13, MAX_PROP) => (Word::MaxProperties, "maxProperties"),
+        (16, PROPERTY) => (Word::PropertyOrdering, "propertyOrdering"),
+        (17, PATTERN_) => (Word::PatternProperties, "patternProperties"),
+        (20, ADDITION) => (Word::AdditionalProperties, "additionalProperties"),
+        _ => return Word::Other,
+    };
+    if key == full {
+        class
+    } else {
+        Word::Other
+    }
+}
+
 /// `gemini::lower_object` on the entries of a node of the subset.
-fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n, 'a>> {
-    let has = key_bits(&o);
+fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n>> {
+    let mut has = key_bits(&o);
     if has & keys::REFUSED != 0 {
         return None;
+    }
+    // `oneOf` read as `anyOf` ("exactly one" is not expressible), its branches after those of
+    // an `anyOf` beside it.
+    if has & keys::ONE_OF != 0 {
+        let one = o.take("oneOf");
+        let mut branches: List<Node> = match if has & keys::ANY_OF != 0 { o.take("anyOf") } else { None } {
+            Some(Node::Arr(a)) => List::from_iter_in(a.iter().cloned(), arena),
+            _ => List::new_in(arena),
+        };
+        if let Some(Node::Arr(b)) = one {
+            branches.extend(b.iter().cloned());
+        }
+        o.insert("anyOf", arena.alloc(Node::Arr(branches.into_bump_slice())));
+        has |= keys::ANY_OF;
     }
     // A lookup of a key the node does not have is skipped (a `take` of one changes nothing).
     let object_like = has & keys::PROPERTIES != 0
@@ -270,9 +408,27 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
                 Some(Node::Arr(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
                 _ => false,
             };
-    if object_like && has & keys::ANY_OF != 0 {
-        // Merged into the object or distributed into the branches.
-        return None;
+    let mut has = if object_like && has & keys::ANY_OF != 0 {
+        // gemini::lower_object: an `anyOf` of object shapes merged into the object, else the
+        // object's own properties distributed into the branches.
+        let Some(Node::Arr(branches)) = o.get("anyOf") else { return None };
+        if object_branches(branches) && !properties_conflict(&o, branches) {
+            merge_branches(&mut o, branches, arena);
+            return lower_map(o, levels, arena);
+        }
+        distribute(&mut o, branches, arena);
+        key_bits(&o)
+    } else {
+        has
+    };
+    // `const` as a one-value enum, unless there is an enum.
+    if has & keys::CONST != 0 {
+        if let Some(c) = o.take("const") {
+            if has & keys::ENUM == 0 {
+                o.insert("enum", arena.alloc(Node::Arr(arena.alloc_slice_fill_iter([c.clone()]))));
+                has |= keys::ENUM;
+            }
+        }
     }
     // Step 4: null handling, one type.
     let mut nullable = has & keys::NULLABLE != 0 && matches!(o.take("nullable"), Some(Node::Bool(true)));
@@ -322,22 +478,29 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
         Some(t) => t,
         None => infer_type(&o)?,
     };
-    let ty = match if has & keys::ENUM != 0 { o.get("enum") } else { None } {
+    // An enum makes the node a string. Its values are written as they are when they are
+    // distinct strings (and `null`s, which make it nullable); else as strings, once each, where
+    // values that are not strings need an argument plan to map arguments back: the general path
+    // makes it, unless the caller has no use for plans.
+    let mut rewritten: Option<&'n [Node<'n>]> = None;
+    let (ty, enumerated) = match if has & keys::ENUM != 0 { o.get("enum") } else { None } {
         Some(Node::Arr(values)) => {
-            // Distinct strings, kept as they are (no rewrite, no argument plan), and `null`s.
             let distinct = values.iter().enumerate().all(|(i, v)| match v {
                 Node::Str(s) => !values[..i].iter().any(|w| w.as_str() == Some(s.as_ref())),
                 Node::Null => true,
                 _ => false,
             });
-            if !distinct || has & keys::DEFAULT != 0 && o.get("default").is_some_and(|d| !matches!(d, Node::Str(_) | Node::Null)) {
-                return None;
+            if !distinct {
+                if levels.plans && values.iter().any(|v| !matches!(v, Node::Str(_) | Node::Null)) {
+                    return None;
+                }
+                rewritten = Some(enum_strings(values, arena));
             }
-            STRING
+            (STRING, true)
         }
-        _ => declared,
+        _ => (declared, false),
     };
-    let mut out: Map<'n, Item<'n, 'a>> = Map(List::with_capacity_in(o.0.len() + 1, arena));
+    let mut out: Map<'n, Item<'n>> = Map(List::with_capacity_in(o.0.len() + 1, arena));
     out.0.push(("type", Item::Type(ty)));
     let mut hints = ArenaString::new_in(arena);
     // The node's keys are distinct (a schema with duplicate keys goes the general way, and
@@ -347,8 +510,8 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
     debug_assert!(o.0.iter().enumerate().all(|(i, (k, _))| o.0[..i].iter().all(|(q, _)| q != k)), "keys repeat");
     let mut wrote = 0u16;
     for (key, value) in o.0 {
-        match key {
-            "properties" if ty == OBJECT => {
+        match word(key) {
+            Word::Properties if ty == OBJECT => {
                 let Node::Obj(props) = value else { continue };
                 let mut lowered = List::with_capacity_in(props.len(), arena);
                 for (name, sub) in props.iter() {
@@ -357,24 +520,28 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
                 out.0.push(("properties", Item::Properties(lowered, super::plain(props))));
                 wrote |= keys::PROPERTIES;
             }
-            "required" if ty == OBJECT => {
+            Word::Required if ty == OBJECT => {
                 out.0.push(("required", Item::Raw(value)));
                 wrote |= keys::REQUIRED;
             }
-            "items" if ty == ARRAY => match value {
+            Word::Items if ty == ARRAY => match value {
                 Node::Obj(_) => {
                     out.0.push(("items", Item::Items(ArenaBox::new_in(lower(value, levels, arena)?, arena))));
                     wrote |= keys::ITEMS;
                 }
                 _ => return None,
             },
-            "enum" => {
+            Word::Enum => {
                 if let Node::Arr(values) = value {
                     nullable |= values.iter().any(|v| matches!(v, Node::Null));
-                    out.0.push(("enum", Item::Enum(values)));
+                    out.0.push(("enum", Item::Enum(rewritten.unwrap_or(values))));
                 }
             }
-            "format" => {
+            // An enum's default, a string too.
+            Word::Default if enumerated && !matches!(value, Node::Str(_) | Node::Null) => {
+                out.0.push((key, Item::Raw(arena.alloc(text_node(&value.to_text(), arena)))));
+            }
+            Word::Format => {
                 let kept = matches!(
                     (ty, value.as_str()),
                     (STRING, Some("enum" | "date-time")) | (NUMBER, Some("float" | "double")) | (INTEGER, Some("int32" | "int64"))
@@ -385,7 +552,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
                     hint(&mut hints, key, value);
                 }
             }
-            "examples" => {
+            Word::Examples => {
                 if let Some(first) = match value {
                     Node::Arr(items) => items.first(),
                     _ => None,
@@ -393,15 +560,20 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
                     out.insert("example", Item::Raw(first));
                 }
             }
-            "minItems" | "maxItems" if ty == ARRAY => out.0.push((key, Item::Raw(value))),
-            "minLength" | "maxLength" | "pattern" if ty == STRING => out.0.push((key, Item::Raw(value))),
-            "minimum" | "maximum" if ty == NUMBER || ty == INTEGER => out.0.push((key, Item::Raw(value))),
-            "minProperties" | "maxProperties" if ty == OBJECT => out.0.push((key, Item::Raw(value))),
-            "example" => out.insert(key, Item::Raw(value)),
-            "title" | "description" | "default" | "propertyOrdering" => out.0.push((key, Item::Raw(value))),
-            "properties" | "required" | "additionalProperties" | "patternProperties" | "minProperties" | "maxProperties"
+            Word::MinItems | Word::MaxItems if ty == ARRAY => out.0.push((key, Item::Raw(value))),
+            Word::MinLength | Word::MaxLength | Word::Pattern if ty == STRING => out.0.push((key, Item::Raw(value))),
+            Word::Minimum | Word::Maximum if ty == NUMBER || ty == INTEGER => out.0.push((key, Item::Raw(value))),
+            Word::MinProperties | Word::MaxProperties if ty == OBJECT => out.0.push((key, Item::Raw(value))),
+            Word::Example => out.insert(key, Item::Raw(value)),
+            Word::Title | Word::Description | Word::Default | Word::PropertyOrdering => out.0.push((key, Item::Raw(value))),
+            Word::Properties
+            | Word::Required
+            | Word::AdditionalProperties
+            | Word::PatternProperties
+            | Word::MinProperties
+            | Word::MaxProperties
                 if ty != OBJECT => {}
-            "additionalProperties" if matches!(value, Node::Bool(false)) => {}
+            Word::AdditionalProperties if matches!(value, Node::Bool(false)) => {}
             _ => hint(&mut hints, key, value),
         }
     }
@@ -446,7 +618,7 @@ fn lower_map<'n, 'a>(mut o: Map<'n, &'n Node<'a>>, levels: &mut Levels, arena: &
 
 /// `gemini::finish_hints`: the notes of the removed keywords (joined by [`hint`]) appended to
 /// the description (`append_description`), in one string.
-fn finish_hints<'n>(out: &mut Map<'n, Item<'n, '_>>, hints: &str, arena: &'n Bump) {
+fn finish_hints<'n>(out: &mut Map<'n, Item<'n>>, hints: &str, arena: &'n Bump) {
     if hints.is_empty() {
         return;
     }
@@ -470,14 +642,14 @@ fn finish_hints<'n>(out: &mut Map<'n, Item<'n, '_>>, hints: &str, arena: &'n Bum
 /// each branch lowered (inheriting the node's type if it has none), the node's own keywords
 /// but annotations removed and described, and for Vertex the annotations and `nullable` moved
 /// into the branches.
-fn lower_union<'n, 'a>(
-    shared: Map<'n, &'n Node<'a>>,
-    branches: &[&'n Node<'a>],
+fn lower_union<'n>(
+    shared: Map<'n, &'n Node<'n>>,
+    branches: &[&'n Node<'n>],
     declared: Option<usize>,
     nullable: bool,
     levels: &mut Levels,
     arena: &'n Bump,
-) -> Option<Lowered<'n, 'a>> {
+) -> Option<Lowered<'n>> {
     let mut lowered = List::with_capacity_in(branches.len(), arena);
     for branch in branches.iter() {
         let Node::Obj(entries) = branch else { return None };
@@ -573,7 +745,7 @@ fn lower_union<'n, 'a>(
 /// A lowered branch added to a union's branches; a branch that is a union itself (a union of
 /// unions) gives its alternatives instead, each with the branch's description if it has none
 /// and its `nullable` (`gemini::lower_any_of`).
-fn splice_union<'n, 'a>(mut l: Lowered<'n, 'a>, lowered: &mut List<'n, Lowered<'n, 'a>>, arena: &'n Bump) {
+fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, arena: &'n Bump) {
     // The alternatives, with what the branch gives them.
     let (inner, nullable, note) = match &mut l.0 .0[..] {
         [(_, Item::General(Value::Object(o)))] if o.contains_key("anyOf") && !o.contains_key("type") => {
@@ -615,6 +787,313 @@ fn splice_union<'n, 'a>(mut l: Lowered<'n, 'a>, lowered: &mut List<'n, Lowered<'
         }
         lowered.push(sub);
     }
+}
+
+/// The type names of a node's `type` (`types_of`): a name, the names of a list, or none.
+fn type_names<'n>(t: Option<&'n Node<'n>>) -> impl Iterator<Item = &'n str> + Clone {
+    let list: &'n [Node<'n>] = match t {
+        Some(Node::Arr(ts)) => ts,
+        Some(one @ Node::Str(_)) => std::slice::from_ref(one),
+        _ => &[],
+    };
+    list.iter().filter_map(Node::as_str)
+}
+
+/// Whether a node's `type` names `object` alone (`types_of(o) == ["object"]`).
+fn only_object(t: Option<&Node>) -> bool {
+    let mut names = type_names(t);
+    names.next() == Some("object") && names.next().is_none()
+}
+
+/// `combinators_are_object_like` for an `anyOf`: every branch an object without a type or
+/// typed `object`, and with no `enum`, `const` or `items`.
+fn object_branches(branches: &[Node]) -> bool {
+    branches.iter().all(|b| {
+        matches!(b, Node::Obj(_))
+            && (type_names(b.get("type")).next().is_none() || only_object(b.get("type")))
+            && b.get("enum").is_none()
+            && b.get("const").is_none()
+            && b.get("items").is_none()
+    })
+}
+
+/// `serde_json::Value`'s equality on two trees: objects are equal whatever their keys' order.
+fn same(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (Node::Null, Node::Null) => true,
+        (Node::Bool(x), Node::Bool(y)) => x == y,
+        (Node::Num(x), Node::Num(y)) => x == y,
+        (Node::Str(x), Node::Str(y)) => x.as_str() == y.as_str(),
+        (Node::Arr(x), Node::Arr(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(v, w)| same(v, w)),
+        (Node::Obj(x), Node::Obj(y)) => x.len() == y.len() && x.iter().all(|(k, v)| b.get(k).is_some_and(|w| same(v, w))),
+        _ => false,
+    }
+}
+
+/// `same_but_enum_and_description`: two schemas that differ at most in `enum` and
+/// `description` (which merge).
+fn same_but_enum_and_description(a: &Node, b: &Node) -> bool {
+    match (a, b) {
+        (Node::Obj(x), Node::Obj(y)) => {
+            let kept = |(k, _): &&(Text, Node)| !matches!(k.as_str(), "enum" | "description");
+            x.iter().filter(kept).count() == y.iter().filter(kept).count()
+                && x.iter().filter(kept).all(|(k, v)| b.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => same(a, b),
+    }
+}
+
+/// `combinator_properties_conflict`: whether two definitions of a property, the node's own or
+/// its branches', differ in more than `enum` and `description`.
+fn properties_conflict(o: &Map<&Node>, branches: &[Node]) -> bool {
+    let own: &[(Text, Node)] = match o.get("properties") {
+        Some(Node::Obj(p)) => p,
+        _ => &[],
+    };
+    let mut seen: Vec<(&str, &Node)> = own.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    for b in branches {
+        let Some(Node::Obj(props)) = b.get("properties") else { continue };
+        for (name, schema) in props.iter() {
+            match seen.iter().find(|(k, _)| *k == name.as_str()) {
+                None => seen.push((name.as_str(), schema)),
+                Some((_, first)) if !same(first, schema) && !same_but_enum_and_description(first, schema) => return true,
+                Some(_) => {}
+            }
+        }
+    }
+    false
+}
+
+/// The strings of a `required` list, as `merge_root_combinators` reads them.
+fn required_names<'n>(required: Option<&'n Node<'n>>, arena: &'n Bump) -> List<'n, Node<'n>> {
+    let items: &[Node] = match required {
+        Some(Node::Arr(items)) => items,
+        _ => &[],
+    };
+    List::from_iter_in(items.iter().filter(|r| matches!(r, Node::Str(_))).cloned(), arena)
+}
+
+/// A string of the arena, as a node.
+fn text_node<'n>(s: &str, arena: &'n Bump) -> Node<'n> {
+    Node::Str(Text::unescaped(arena.alloc_str(s)))
+}
+
+/// `merge_root_combinators` on a node's `anyOf` of object branches (see [`object_branches`]):
+/// the branches' properties united with the node's (a property defined differently gets its
+/// `enum` values united and its descriptions joined), `required` the node's plus what every
+/// branch requires, and the alternatives stated in the description; then `fix_required`.
+fn merge_branches<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena: &'n Bump) {
+    o.take("anyOf");
+    let mut props: List<(Text, Node)> = match o.take("properties") {
+        Some(Node::Obj(p)) => List::from_iter_in(p.iter().cloned(), arena),
+        _ => List::new_in(arena),
+    };
+    let mut required = required_names(o.get("required").copied(), arena);
+    let mut common: Option<List<Node>> = None;
+    let mut note = ArenaString::from_str_in("Arguments must match at least one of: ", arena);
+    for (i, branch) in branches.iter().enumerate() {
+        let b_required = required_names(branch.get("required"), arena);
+        if i > 0 {
+            note.push_str("; ");
+        }
+        let _ = write!(note, "({}) ", i + 1);
+        if let Some(d) = branch.get("description").or_else(|| branch.get("title")).and_then(Node::as_str) {
+            note.push_str(d.trim());
+            note.push_str(": ");
+        }
+        note.push_str(if b_required.is_empty() { "properties " } else { "requires " });
+        let mut names = 0;
+        if let Some(Node::Obj(bp)) = branch.get("properties") {
+            for (name, schema) in bp.iter() {
+                if b_required.is_empty() {
+                    if names > 0 {
+                        note.push_str(", ");
+                    }
+                    note.push_str(name);
+                }
+                names += 1;
+                match props.iter().position(|(k, _)| k.as_str() == name.as_str()) {
+                    None => props.push((*name, schema.clone())),
+                    Some(at) if !same(&props[at].1, schema) => props[at].1 = merged_property(&props[at].1, schema, arena),
+                    Some(_) => {}
+                }
+            }
+        }
+        if b_required.is_empty() && names == 0 {
+            note.push_str("(none)");
+        }
+        for (j, r) in b_required.iter().enumerate() {
+            if j > 0 {
+                note.push_str(", ");
+            }
+            note.push_str(r.as_str().unwrap_or_default());
+        }
+        // Everything else a branch says about the whole object is described.
+        let Node::Obj(entries) = branch else { continue };
+        let extra = entries.iter().filter(|(k, _)| !matches!(k.as_str(), "properties" | "required" | "type" | "description" | "title"));
+        for (j, (k, v)) in extra.enumerate() {
+            note.push_str(if j == 0 { " (" } else { "; " });
+            note.push_str(k);
+            note.push_str(": ");
+            note.push_str(&short_json(&v.to_value()));
+        }
+        if entries.iter().any(|(k, _)| !matches!(k.as_str(), "properties" | "required" | "type" | "description" | "title")) {
+            note.push(')');
+        }
+        common = Some(match common {
+            None => b_required,
+            Some(mut c) => {
+                c.retain(|r| b_required.iter().any(|q| q.as_str() == r.as_str()));
+                c
+            }
+        });
+    }
+    for r in common.into_iter().flatten() {
+        if !required.iter().any(|q| q.as_str() == r.as_str()) {
+            required.push(r);
+        }
+    }
+    let props: &[(Text, Node)] = props.into_bump_slice();
+    o.insert("properties", arena.alloc(Node::Obj(props)));
+    o.insert("required", arena.alloc(Node::Arr(required.into_bump_slice())));
+    if !branches.is_empty() {
+        note.push('.');
+        // append_description
+        let described = match o.get("description") {
+            Some(Node::Str(d)) if !d.trim().is_empty() => {
+                let d = d.trim_end();
+                let sep = if d.ends_with(['.', '!', '?', ')']) { " " } else { ". " };
+                let mut s = ArenaString::with_capacity_in(d.len() + sep.len() + note.len(), arena);
+                s.push_str(d);
+                s.push_str(sep);
+                s.push_str(&note);
+                s.into_bump_str()
+            }
+            _ => note.into_bump_str(),
+        };
+        o.insert("description", arena.alloc(Node::Str(Text::unescaped(described))));
+    }
+    // fix_required: names of no property removed (and then the list made distinct).
+    let Some(Node::Arr(items)) = o.get("required") else { return };
+    let known = |r: &Node| r.as_str().is_some_and(|n| props.iter().any(|(k, _)| k.as_str() == n));
+    if !items.iter().all(known) {
+        let mut kept = List::with_capacity_in(items.len(), arena);
+        for r in items.iter().filter(|r| known(r)) {
+            if !kept.iter().any(|k: &Node| k.as_str() == r.as_str()) {
+                kept.push(r.clone());
+            }
+        }
+        o.insert("required", arena.alloc(Node::Arr(kept.into_bump_slice())));
+    }
+}
+
+/// `merge_root_combinators` on a property two branches define differently: the first
+/// definition with the second's `enum` values added and its description joined on.
+fn merged_property<'n>(first: &Node<'n>, other: &Node<'n>, arena: &'n Bump) -> Node<'n> {
+    let Node::Obj(entries) = first else { return first.clone() };
+    if !matches!(other, Node::Obj(_)) {
+        return first.clone();
+    }
+    let mut m = List::from_iter_in(entries.iter().cloned(), arena);
+    if let (Some(at), Some(Node::Arr(added))) = (m.iter().position(|(k, _)| k.as_str() == "enum"), other.get("enum")) {
+        if let Node::Arr(values) = m[at].1 {
+            let mut values = List::from_iter_in(values.iter().cloned(), arena);
+            for v in added.iter() {
+                if !values.iter().any(|w| same(w, v)) {
+                    values.push(v.clone());
+                }
+            }
+            m[at].1 = Node::Arr(values.into_bump_slice());
+        }
+    }
+    if let Some(Node::Str(nd)) = other.get("description") {
+        match m.iter().position(|(k, _)| k.as_str() == "description") {
+            Some(at) => {
+                if let Node::Str(d) = m[at].1 {
+                    if !d.contains(nd.trim()) {
+                        m[at].1 = text_node(&concat(&[d.trim_end(), " / ", nd.trim()]), arena);
+                    }
+                }
+            }
+            None => m.push((Text::raw("description"), Node::Str(*nd))),
+        }
+    }
+    Node::Obj(m.into_bump_slice())
+}
+
+/// `distribute_into_branches`: the node's own properties and `required` copied into each
+/// branch that is an object or untyped (typed `object` then), and the node's `type` removed if
+/// it says `object` alone.
+fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena: &'n Bump) {
+    let shared: &[(Text, Node)] = match o.take("properties") {
+        Some(Node::Obj(p)) => p,
+        _ => &[],
+    };
+    let shared_required = o.take("required");
+    let mut out = List::with_capacity_in(branches.len(), arena);
+    for b in branches.iter() {
+        let (Node::Obj(entries), true) = (b, type_names(b.get("type")).next().is_none() || only_object(b.get("type"))) else {
+            out.push(b.clone());
+            continue;
+        };
+        let mut bo = List::from_iter_in(entries.iter().cloned(), arena);
+        let set = |bo: &mut List<(Text<'n>, Node<'n>)>, key: &'static str, value: Node<'n>| match bo.iter().position(|(k, _)| k.as_str() == key) {
+            Some(at) => bo[at].1 = value,
+            None => bo.push((Text::raw(key), value)),
+        };
+        set(&mut bo, "type", TYPE_NODES[OBJECT].clone());
+        let props = match bo.iter().find(|(k, _)| k.as_str() == "properties") {
+            None => Some(&[][..]),
+            Some((_, Node::Obj(p))) => Some(*p),
+            Some(_) => None,
+        };
+        if let Some(p) = props {
+            let mut p = List::from_iter_in(p.iter().cloned(), arena);
+            for (k, v) in shared {
+                if !p.iter().any(|(q, _)| q.as_str() == k.as_str()) {
+                    p.push((*k, v.clone()));
+                }
+            }
+            set(&mut bo, "properties", Node::Obj(p.into_bump_slice()));
+        }
+        if let Some(Node::Arr(req)) = shared_required {
+            let r = match bo.iter().find(|(k, _)| k.as_str() == "required") {
+                None => Some(&[][..]),
+                Some((_, Node::Arr(r))) => Some(*r),
+                Some(_) => None,
+            };
+            if let Some(r) = r {
+                let mut r = List::from_iter_in(r.iter().cloned(), arena);
+                for x in req.iter() {
+                    if !r.iter().any(|y| same(x, y)) {
+                        r.push(x.clone());
+                    }
+                }
+                set(&mut bo, "required", Node::Arr(r.into_bump_slice()));
+            }
+        }
+        out.push(Node::Obj(bo.into_bump_slice()));
+    }
+    o.insert("anyOf", arena.alloc(Node::Arr(out.into_bump_slice())));
+    if only_object(o.get("type").copied()) {
+        o.take("type");
+    }
+}
+
+/// The values of an enum as strings (`args::enum_string`), once each, its `null`s left out.
+fn enum_strings<'n>(values: &'n [Node<'n>], arena: &'n Bump) -> &'n [Node<'n>] {
+    let mut strings: List<Node> = List::with_capacity_in(values.len(), arena);
+    for v in values.iter() {
+        let s = match v {
+            Node::Null => continue,
+            Node::Str(_) => v.clone(),
+            other => text_node(&other.to_text(), arena),
+        };
+        if !strings.iter().any(|w| w.as_str() == s.as_str()) {
+            strings.push(s);
+        }
+    }
+    strings.into_bump_slice()
 }
 
 /// `gemini::infer_type`.
@@ -670,7 +1149,7 @@ fn hint(hints: &mut ArenaString, key: &str, value: &Node) {
     hints.push_str(note);
 }
 
-impl Lowered<'_, '_> {
+impl Lowered<'_> {
     /// `gemini::write_wire` of the general path's lowered node.
     fn write(&self, out: &mut Vec<u8>) {
         match &self.0 .0[..] {
@@ -684,7 +1163,7 @@ impl Lowered<'_, '_> {
     }
 }
 
-impl Item<'_, '_> {
+impl Item<'_> {
     /// This value under `key` of a lowered node, as `gemini::write_wire` writes it.
     fn write(&self, out: &mut Vec<u8>, key: &str) {
         match self {
@@ -734,7 +1213,7 @@ mod tests {
     use serde_json::{json, Value};
 
     use crate::convert::{convert, convert_json, ConvertOptions};
-    use crate::fast::passed_through;
+    use crate::fast::{passed_through, passed_through_named};
     use crate::providers::{Provider, SchemaOptions};
     use crate::schema::Limits;
 
@@ -755,7 +1234,10 @@ mod tests {
                 (Err(f), Err(g)) => assert_eq!(f.code, g.code),
                 _ => panic!("{fast:?} vs {general:?}"),
             }
-            out.push((fast.unwrap_or_default(), passed_through(&text, provider, &schema_opts) == 1));
+            let passed = passed_through(&text, provider, &schema_opts) == 1;
+            // What the path keeping argument plans takes, the JSON API takes too.
+            assert!(passed || passed_through_named(&text, provider, &schema_opts) == 0, "{tools}");
+            out.push((fast.unwrap_or_default(), passed));
         }
         assert_eq!(out[0].1, out[1].1, "the same path for Gemini and Vertex: {tools}");
         out.swap_remove(0)
@@ -872,10 +1354,8 @@ mod tests {
     #[test]
     fn schemas_outside_the_subset_go_the_general_way() {
         for schema in [
-            // What the general lowering of a subschema would change beyond it: an argument plan,
-            // a property removed.
-            json!({"type": "object", "properties": {"a": {"type": "integer", "enum": [1, 2]}}}),
-            json!({"type": "object", "properties": {"a": {"type": "array", "items": {"enum": [1, 2]}}}}),
+            // What the general lowering of a subschema would change beyond it: a property
+            // removed.
             json!({"type": "object", "properties": {"a": false}}),
             // A `$ref` key where none is inlined.
             json!({"type": "object", "properties": {"a": {"type": "string", "default": {"$ref": "x"}}}}),
@@ -891,6 +1371,100 @@ mod tests {
             let (_, passed) = lowered(schema.clone(), Limits::default());
             assert!(!passed, "lowered from the borrowed tree: {schema}");
         }
+    }
+
+    /// An enum of values that are not all strings is written as strings, and the general path
+    /// makes an argument plan to map arguments back: such a schema is lowered here only for a
+    /// caller without plans (the JSON API), and the named conversion gets the same plan.
+    #[test]
+    fn enums_that_need_a_plan_are_lowered_here_only_without_plans() {
+        for sub in [
+            json!({"type": "integer", "enum": [1, 2, 1]}),
+            json!({"type": ["integer", "null"], "enum": [30, 60, null], "default": 60}),
+            json!({"type": "array", "items": {"enum": [1, "1", true, null]}}),
+            json!({"type": "number", "const": 1.5}),
+            json!({"enum": [{"a": 1}, [2], "x"]}),
+        ] {
+            let schema = json!({"type": "object", "properties": {"a": sub, "b": {"type": "string"}}});
+            let text = json!([{ "name": "t", "inputSchema": schema }]).to_string();
+            let (_, passed) = lowered(schema.clone(), Limits::default());
+            assert!(passed, "not lowered from the borrowed tree: {schema}");
+            let opts = ConvertOptions::default();
+            assert_eq!(passed_through_named(&text, Provider::Gemini, &opts.schema), 0, "{schema}");
+            let named = crate::convert::convert_json_named(&text, Provider::Gemini, &opts).unwrap();
+            let general = convert(serde_json::from_str(&text).unwrap(), Provider::Gemini, &opts).unwrap();
+            assert!(named.name_map == general.name_map && !general.name_map.is_empty(), "{schema}");
+        }
+        // Repeated strings and a default that is not a string need no plan.
+        for sub in [json!({"enum": ["x", "y", "x"]}), json!({"enum": ["x"], "default": 1}), json!({"const": "x", "type": "string"})] {
+            let text = json!([{ "name": "t", "inputSchema": {"type": "object", "properties": {"a": sub}} }]).to_string();
+            assert_eq!(passed_through_named(&text, Provider::Gemini, &SchemaOptions::default()), 1, "{sub}");
+        }
+        let p = parameters(json!({"type": "object", "properties": {"a": {"type": ["integer", "null"], "enum": [30, 60, null, 30], "default": 60}}}));
+        assert_eq!(serde_json::to_string(&p["properties"]["a"]).unwrap(), r#"{"type":"STRING","default":"60","enum":["30","60"],"nullable":true}"#);
+    }
+
+    /// An object with an `anyOf` (or `oneOf`) of object shapes: merged into the object, the
+    /// alternatives stated in its description; where two shapes define a property differently
+    /// beyond its enum and description, the object's own properties copied into each branch.
+    #[test]
+    fn object_unions_are_merged_or_distributed_as_the_general_path_does() {
+        let merged = json!({"type": "object", "description": "Rule", "required": ["kind", "gone"], "properties": {"kind": {"type": "string", "enum": ["a"], "description": "Kind"}},
+            "anyOf": [
+                {"required": ["kind", "ids"], "properties": {"kind": {"type": "string", "enum": ["b"], "description": "The kind"}, "ids": {"type": "array", "items": {"type": "string"}}}},
+                {"title": "By hour", "required": ["kind", "hour"], "minProperties": 2, "properties": {"kind": {"enum": ["c", "a"], "type": "string"}, "hour": {"type": "integer"}}},
+                {"properties": {}}
+            ]});
+        let p = parameters(json!({"type": "object", "properties": {"rule": merged}}));
+        assert_eq!(
+            serde_json::to_string(&p["properties"]["rule"]).unwrap(),
+            r#"{"type":"OBJECT","properties":{"kind":{"type":"STRING","description":"Kind / The kind","enum":["a","b","c"]},"ids":{"type":"ARRAY","items":{"type":"STRING"}},"hour":{"type":"INTEGER"}},"description":"Rule. Arguments must match at least one of: (1) requires kind, ids; (2) By hour: requires kind, hour (minProperties: 2); (3) properties (none).","required":["kind"]}"#
+        );
+        let distributed = json!({"type": ["object", "null"], "properties": {"id": {"type": "string"}}, "required": ["id"], "oneOf": [
+            {"properties": {"n": {"type": "integer"}}, "required": ["n"]},
+            {"type": "object", "properties": {"n": {"type": "string"}, "id": {"type": "integer"}}},
+            {"type": "string"}
+        ]});
+        let p = parameters(json!({"type": "object", "properties": {"x": distributed}}));
+        assert_eq!(
+            serde_json::to_string(&p["properties"]["x"]).unwrap(),
+            r#"{"anyOf":[{"type":"OBJECT","properties":{"n":{"type":"INTEGER"},"id":{"type":"STRING"}},"required":["n","id"]},{"type":"OBJECT","properties":{"n":{"type":"STRING"},"id":{"type":"INTEGER"}},"required":["id"]},{"type":"STRING"}],"nullable":true}"#
+        );
+        for sub in [
+            json!({"type": "object", "anyOf": [], "properties": {"a": {"type": "string"}}}),
+            json!({"properties": {"a": {"type": "string"}}, "anyOf": [{"properties": {"a": {"type": "string", "format": "date"}}}, {"type": "null"}]}),
+            json!({"type": "object", "anyOf": [{"properties": {"a": {"type": "string", "description": 1}}}, {"properties": {"a": {"type": "string", "description": "d"}}}]}),
+            json!({"type": "object", "required": 5, "anyOf": [{"required": ["a", 1]}, {"required": ["a"], "properties": {"a": {"const": "v"}}}]}),
+            json!({"type": "object", "anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}}], "oneOf": [{"required": ["a"]}]}),
+        ] {
+            let schema = json!({"type": "object", "properties": {"x": sub}});
+            assert!(lowered(schema.clone(), Limits::default()).1, "not lowered from the borrowed tree: {schema}");
+        }
+    }
+
+    #[test]
+    fn keywords_are_told_apart_by_length_and_head() {
+        use super::{word, Word};
+        let words = [
+            ("type", Word::Type), ("enum", Word::Enum), ("items", Word::Items), ("title", Word::Title), ("anyOf", Word::AnyOf),
+            ("oneOf", Word::OneOf), ("allOf", Word::AllOf), ("const", Word::Const), ("format", Word::Format), ("default", Word::Default),
+            ("example", Word::Example), ("pattern", Word::Pattern), ("minimum", Word::Minimum), ("maximum", Word::Maximum),
+            ("examples", Word::Examples), ("required", Word::Required), ("minItems", Word::MinItems), ("maxItems", Word::MaxItems),
+            ("nullable", Word::Nullable), ("minLength", Word::MinLength), ("maxLength", Word::MaxLength), ("properties", Word::Properties),
+            ("description", Word::Description), ("minProperties", Word::MinProperties), ("maxProperties", Word::MaxProperties),
+            ("propertyOrdering", Word::PropertyOrdering), ("patternProperties", Word::PatternProperties),
+            ("additionalProperties", Word::AdditionalProperties),
+        ];
+        for (k, w) in words {
+            assert_eq!(word(k), w, "{k}");
+            let last = k.len() - 1;
+            for near in [&k[..last], &format!("{k}s"), &format!("{}X", &k[..last]), &format!("X{}", &k[1..]), &k.to_uppercase()] {
+                assert!(word(near) == Word::Other || words.iter().any(|(q, _)| *q == near), "{near}");
+            }
+        }
+        assert_eq!(word(""), Word::Other);
+        assert_eq!(word("minLengthy"), Word::Other);
+        assert_eq!(word("minPropertiez"), Word::Other);
     }
 
     #[test]

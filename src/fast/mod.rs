@@ -611,7 +611,8 @@ impl<'a> Node<'a> {
 /// (invalid JSON, another shape, a tool that is not an object or has no name, duplicate keys
 /// in a tool's own fields, limits exceeded) so that its errors stay the same.
 /// `plans: false` when the caller drops the argument plans (the JSON API, which returns the
-/// tools only): the strict rewrite does not build them then.
+/// tools only): the strict rewrite does not build them then, and Gemini's lowering takes the
+/// enums that would need one.
 pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, opts: &SchemaOptions, with_report: bool, plans: bool) -> Option<Prepared<'a>> {
     // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
     let (root, figures, notes) = read::read_measured(json, arena)?;
@@ -713,7 +714,9 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
         let verbatim_text = note.and_then(|n| n.verbatim);
         if let Some(schema) = schema {
             let node = schema.clone();
-            let mut levels = Levels::new(provider, opts);
+            // Without plans (the JSON API), a subschema the general lowering gives one (an
+            // enum of numbers, written as strings) is lowered here like any other.
+            let mut levels = Levels::new(provider, opts).with_plans(plans);
             let lowered = match (unique && lowers, refs) {
                 (true, false) => {
                     // The lowered tree in the scratch arena, emptied once it is written.
@@ -723,7 +726,7 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
                 }
                 (true, true) => {
                     // Inlined in a scratch arena, emptied once the text is written.
-                    let out = refs::lower(schema, &scratch, &mut Levels::new(provider, opts), &mut buffer);
+                    let out = refs::lower(schema, &scratch, &mut Levels::new(provider, opts).with_plans(plans), &mut buffer);
                     scratch.reset();
                     out
                 }
@@ -862,7 +865,8 @@ struct Levels<'s> {
     /// Whether the general lowering of a subschema failed ([`gemini`]): nothing above it is
     /// tried again.
     gave_up: bool,
-    /// Whether the caller keeps the argument plans ([`strict`] builds them only then).
+    /// Whether the caller keeps the argument plans ([`strict`] builds them only then;
+    /// [`gemini`] leaves a schema that needs one to the general path).
     plans: bool,
 }
 
@@ -1105,10 +1109,20 @@ fn clean_properties(properties: Option<&Node>, required: Option<&Node>) -> bool 
 /// How many of the input's tools [`crate::convert::convert_json`] would pass through: for tests
 /// and benchmarks that must know the pass-through path was taken.
 pub fn passed_through(json: &str, provider: Provider, opts: &SchemaOptions) -> usize {
+    passed_through_with(json, provider, opts, false)
+}
+
+/// [`passed_through`] for the conversions that keep argument plans
+/// ([`crate::convert::convert_json_named`], the object API's).
+pub fn passed_through_named(json: &str, provider: Provider, opts: &SchemaOptions) -> usize {
+    passed_through_with(json, provider, opts, true)
+}
+
+fn passed_through_with(json: &str, provider: Provider, opts: &SchemaOptions, plans: bool) -> usize {
     if !applies(provider, opts, false) {
         return 0;
     }
-    prepare(json, &Bump::new(), provider, opts, false, true).map_or(0, |p| p.pass.iter().filter(|p| p.is_some()).count())
+    prepare(json, &Bump::new(), provider, opts, false, plans).map_or(0, |p| p.pass.iter().filter(|p| p.is_some()).count())
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ use bumpalo::Bump;
 use super::gemini;
 use super::{Levels, Node, Splicing, Text};
 use crate::schema::refs::{cut_description_parts, RefLog, Shared, MAX_LOG};
-use crate::schema::walk::{keyword, Keyword};
+use crate::schema::walk::{head, head_of, keyword, Keyword};
 use crate::schema::Limits;
 
 /// Gemini `parameters` for a schema with references, as [`gemini::lower_root`] gives them
@@ -289,25 +289,43 @@ impl<'s> State<'s> {
     }
 
     fn resolve_object(&mut self, entries: Entries<'s>, share: bool) -> Option<Node<'s>> {
-        if let Some((_, Node::Str(reference))) = entries.iter().find(|(k, _)| *k == "$ref") {
-            return self.resolve_ref(reference.as_str(), entries, share);
+        // One pass over the keys, each classed once (`walk::keyword`, or by length and head):
+        // a `$ref`, definitions, subschemas, and what `refs::shareable_children` looks at.
+        const REF: u64 = head_of(b"$ref");
+        const TYPE: u64 = head_of(b"type");
+        const ENUM: u64 = head_of(b"enum");
+        const CONST: u64 = head_of(b"const");
+        let (mut own, mut combinator, mut array, mut enumerated, mut referred) = (true, false, false, false, false);
+        for (k, v) in entries.iter() {
+            let kind = keyword(k);
+            match (kind, v) {
+                // `$defs` and `definitions` (the other maps' names have other lengths).
+                (Keyword::Map, _) if matches!(k.len(), 5 | 11) => own = false,
+                (Keyword::Map, Node::Obj(_)) | (Keyword::Array | Keyword::Items, Node::Arr(_)) => own = false,
+                (Keyword::Single | Keyword::Items, v) if v.is_schema() => own = false,
+                _ => {}
+            }
+            match (k.len(), head(k.as_bytes())) {
+                // The first `$ref` key (as a lookup finds it).
+                (4, REF) if !referred => {
+                    if let Node::Str(reference) = v {
+                        return self.resolve_ref(reference.as_str(), entries, share);
+                    }
+                    referred = true;
+                }
+                (4, TYPE) => array |= matches!(v, Node::Str(t) if t == "array"),
+                (4, ENUM) | (5, CONST) => enumerated = true,
+                // `anyOf`, `oneOf`, `allOf` (`prefixItems` is longer).
+                _ => combinator |= kind == Keyword::Array && k.len() == 5,
+            }
         }
-        let slot = |k: &Text, v: &Node| match (keyword(k), v) {
-            (Keyword::Map, Node::Obj(_)) | (Keyword::Array | Keyword::Items, Node::Arr(_)) => true,
-            (Keyword::Single | Keyword::Items, v) => v.is_schema(),
-            _ => false,
-        };
         // A node with no subschema and no definitions is the input's own.
-        if entries.iter().all(|(k, v)| *k != "$defs" && *k != "definitions" && !slot(k, v)) {
+        if own {
             return Some(Node::Obj(entries));
         }
         // `refs::shareable_children`.
         let (share_properties, share_items) = match share {
-            true if ["anyOf", "oneOf", "allOf"].iter().all(|c| !entries.iter().any(|(k, _)| k == c)) => {
-                let has = |key: &str| entries.iter().any(|(k, _)| *k == key);
-                let array = entries.iter().any(|(k, v)| *k == "type" && matches!(v, Node::Str(t) if t == "array"));
-                (true, array && !has("enum") && !has("const"))
-            }
+            true if !combinator => (true, array && !enumerated),
             _ => (false, false),
         };
         // Built in place in the arena (each list has its final length reserved before the
@@ -315,12 +333,13 @@ impl<'s> State<'s> {
         let arena = self.arena;
         let mut out = List::with_capacity_in(entries.len(), arena);
         for (key, value) in entries.iter() {
-            if *key == "$defs" || *key == "definitions" {
-                continue;
-            }
-            let new_value = match (keyword(key), value) {
+            let kind = keyword(key);
+            let new_value = match (kind, value) {
+                // `$defs` and `definitions` are left out.
+                (Keyword::Map, _) if matches!(key.len(), 5 | 11) => continue,
                 (Keyword::Map, Node::Obj(map)) => {
-                    let share = share_properties && *key == "properties";
+                    // `properties`, of the maps left, is the one ten bytes long.
+                    let share = share_properties && key.len() == 10;
                     let mut m = List::with_capacity_in(map.len(), arena);
                     for (name, sub) in map.iter() {
                         m.push((*name, self.resolve(sub, share)?));
@@ -334,7 +353,7 @@ impl<'s> State<'s> {
                     }
                     Node::Arr(a.into_bump_slice())
                 }
-                (Keyword::Single | Keyword::Items, v) if v.is_schema() => self.resolve(value, share_items && *key == "items")?,
+                (Keyword::Single | Keyword::Items, v) if v.is_schema() => self.resolve(value, share_items && kind == Keyword::Items)?,
                 _ => value.clone(),
             };
             out.push((*key, new_value));

@@ -228,11 +228,11 @@ fn any_value() -> Value {
 }
 
 /// The lowering of one subschema, for a caller that writes it with [`write_wire`] where the
-/// lowering of the whole schema would have it: `None` unless it accepts some value and needs no
-/// argument plan.
-pub(crate) fn lower_subschema(node: Value, cx: &mut Cx, vertex: bool) -> Option<Value> {
+/// lowering of the whole schema would have it: `None` unless it accepts some value and, where
+/// the caller keeps `plans`, needs no argument plan.
+pub(crate) fn lower_subschema(node: Value, cx: &mut Cx, vertex: bool, plans: bool) -> Option<Value> {
     match lower(node, cx, vertex) {
-        Ok(Lowered::Schema(s, plan)) if plan.is_empty() => Some(s),
+        Ok(Lowered::Schema(s, plan)) if !plans || plan.is_empty() => Some(s),
         _ => None,
     }
 }
@@ -824,7 +824,7 @@ mod tests {
             "properties": {"a": {"$ref": "#/$defs/U"}, "b": {"$ref": "#/$defs/L"}, "c": {"$ref": "#/$defs/U", "description": "x"}, "d": {"$ref": "#/$defs/U"}}
         });
         let mut outside = inside.clone();
-        outside["properties"]["e"] = json!({"oneOf": [{"$ref": "#/$defs/U"}, {"type": "string"}]});
+        outside["properties"]["e"] = json!({"allOf": [{"$ref": "#/$defs/U"}, {"description": "y"}]});
         for vertex in [false, true] {
             for (schema, borrowed) in [(inside.clone(), true), (outside.clone(), false)] {
                 let written = |share: bool| {
