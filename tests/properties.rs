@@ -199,6 +199,10 @@ fn leaf_entries() -> Vec<(&'static str, Value)> {
         ("enum", json!([1, 2])),
         ("enum", json!(["a", null])),
         ("enum", json!([null, "b", "c"])),
+        ("enum", json!(["b", "b", true])),
+        ("const", json!("c")),
+        ("const", json!(2)),
+        ("oneOf", json!([{"type": "integer"}, {"type": "string", "const": "x"}])),
         ("default", json!("a")),
         ("default", json!(null)),
         ("default", json!(3)),
@@ -269,6 +273,37 @@ fn node_of(leaves: Vec<(&'static str, Value)>) -> impl Strategy<Value = Value> {
                 }
             }),
             inner.clone().prop_map(|i| json!({"description": "optional", "anyOf": [i, {"type": "null"}], "default": null})),
+            // An object with a union of object shapes: merged into it when the shapes define
+            // their common properties alike but for `enum` and `description`, else its own
+            // properties copied into each branch (a `null` branch, a property defined twice).
+            (prop::collection::vec((inner.clone(), any::<u8>()), 1..4), inner.clone(), any::<u8>()).prop_map(|(shapes, own, pick)| {
+                let mut branches = Vec::new();
+                for (i, (sub, bits)) in shapes.into_iter().enumerate() {
+                    let mut props = Map::new();
+                    props.insert("kind".into(), json!({"type": "string", "enum": [format!("k{i}")], "description": format!("kind {i}")}));
+                    props.insert(format!("p{}", bits % 3), sub);
+                    let mut b = Map::new();
+                    b.insert("properties".into(), Value::Object(props));
+                    for (bit, k, v) in [(8, "required", json!(["kind", format!("p{}", bits % 3)])), (16, "type", json!("object")), (32, "title", json!(format!("shape {i}"))), (64, "minProperties", json!(1))] {
+                        if bits & bit != 0 {
+                            b.insert(k.into(), v);
+                        }
+                    }
+                    branches.push(Value::Object(b));
+                }
+                if pick & 1 != 0 {
+                    branches.push(json!({"type": "null"}));
+                }
+                let mut o = Map::new();
+                o.insert("type".into(), if pick & 4 != 0 { json!(["object", "null"]) } else { json!("object") });
+                for (bit, k, v) in [(8, "properties", json!({"own": own})), (16, "required", json!(["own", "kind"])), (32, "description", json!("Shapes"))] {
+                    if pick & bit != 0 {
+                        o.insert(k.into(), v);
+                    }
+                }
+                o.insert(if pick & 2 != 0 { "oneOf" } else { "anyOf" }.into(), Value::Array(branches));
+                Value::Object(o)
+            }),
             (inner.clone(), inner.clone(), any::<u8>()).prop_map(|(a, b, pick)| {
                 let mut o = Map::new();
                 let entries = [
