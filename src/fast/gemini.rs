@@ -1487,5 +1487,19 @@ mod tests {
         for max_nodes in 1..24 {
             lowered(odd.clone(), Limits { max_nodes, ..Limits::default() });
         }
+        // And the unions merged or distributed here, whose nodes the lowering builds.
+        let shapes = json!({"type": "object", "properties": {
+            "m": {"type": "object", "properties": {"k": {"type": "string", "enum": ["a"]}}, "anyOf": [
+                {"properties": {"k": {"type": "string", "enum": ["b"]}, "x": {"type": "object", "properties": {"y": {"type": "integer"}}}}},
+                {"required": ["k"]}]},
+            "d": {"type": "object", "properties": {"k": {"type": "string"}}, "oneOf": [
+                {"properties": {"k": {"type": "integer"}}}, {"type": "object", "properties": {"z": {"const": 1}}}]}}});
+        assert!(lowered(shapes.clone(), Limits::default()).1);
+        for max_depth in 1..8 {
+            lowered(shapes.clone(), Limits { max_depth, ..Limits::default() });
+        }
+        for max_nodes in 1..30 {
+            lowered(shapes.clone(), Limits { max_nodes, ..Limits::default() });
+        }
     }
 }

@@ -1162,6 +1162,8 @@ mod tests {
             json!({"type":"object","properties":{},"enum":[{}]}),       // root enum (OpenAI)
             json!({"type":"object","properties":{"a":{"type":"Str"}}}), // unknown type
             json!({"type":"object","properties":{"a":{"type":"STRING"}}}), // type case
+            json!({"type":"object","properties":{"a":{"type":"null\u{0}"}}}), // a type name and more
+            json!({"type":"object","properties":{"a":{"type":["string","object\u{0}\u{0}"]}}}),
             json!({"type":"object","properties":{"a":{"type":null}}}),
             json!({"type":"object","properties":{"a":"string"}}),       // not a schema
             json!({"type":"object","properties":{"a":{"type":"array"}}}), // items added
