@@ -930,14 +930,15 @@ fn merge_branches<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], a
         }
         // Everything else a branch says about the whole object is described.
         let Node::Obj(entries) = branch else { continue };
-        let extra = entries.iter().filter(|(k, _)| !matches!(k.as_str(), "properties" | "required" | "type" | "description" | "title"));
-        for (j, (k, v)) in extra.enumerate() {
-            note.push_str(if j == 0 { " (" } else { "; " });
+        let mut extra = 0;
+        for (k, v) in entries.iter().filter(|(k, _)| !matches!(k.as_str(), "properties" | "required" | "type" | "description" | "title")) {
+            note.push_str(if extra == 0 { " (" } else { "; " });
             note.push_str(k);
             note.push_str(": ");
             note.push_str(&short_json(&v.to_value()));
+            extra += 1;
         }
-        if entries.iter().any(|(k, _)| !matches!(k.as_str(), "properties" | "required" | "type" | "description" | "title")) {
+        if extra > 0 {
             note.push(')');
         }
         common = Some(match common {
