@@ -790,7 +790,7 @@ fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, are
 }
 
 /// The type names of a node's `type` (`types_of`): a name, the names of a list, or none.
-fn type_names<'n>(t: Option<&'n Node<'n>>) -> impl Iterator<Item = &'n str> + Clone {
+fn type_names<'n>(t: Option<&'n Node<'n>>) -> impl Iterator<Item = &'n str> {
     let list: &'n [Node<'n>] = match t {
         Some(Node::Arr(ts)) => ts,
         Some(one @ Node::Str(_)) => std::slice::from_ref(one),
@@ -799,10 +799,14 @@ fn type_names<'n>(t: Option<&'n Node<'n>>) -> impl Iterator<Item = &'n str> + Cl
     list.iter().filter_map(Node::as_str)
 }
 
-/// Whether a node's `type` names `object` alone (`types_of(o) == ["object"]`).
-fn only_object(t: Option<&Node>) -> bool {
+/// Whether a node's `type` names no type or `object` alone (`types_of(o)` is `[]` or
+/// `["object"]`): an object shape.
+fn object_shape(t: Option<&Node>) -> bool {
     let mut names = type_names(t);
-    names.next() == Some("object") && names.next().is_none()
+    match names.next() {
+        None => true,
+        Some(first) => first == "object" && names.next().is_none(),
+    }
 }
 
 /// `combinators_are_object_like` for an `anyOf`: every branch an object without a type or
@@ -810,7 +814,7 @@ fn only_object(t: Option<&Node>) -> bool {
 fn object_branches(branches: &[Node]) -> bool {
     branches.iter().all(|b| {
         matches!(b, Node::Obj(_))
-            && (type_names(b.get("type")).next().is_none() || only_object(b.get("type")))
+            && object_shape(b.get("type"))
             && b.get("enum").is_none()
             && b.get("const").is_none()
             && b.get("items").is_none()
@@ -1033,7 +1037,7 @@ fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena
     let shared_required = o.take("required");
     let mut out = List::with_capacity_in(branches.len(), arena);
     for b in branches.iter() {
-        let (Node::Obj(entries), true) = (b, type_names(b.get("type")).next().is_none() || only_object(b.get("type"))) else {
+        let (Node::Obj(entries), true) = (b, object_shape(b.get("type"))) else {
             out.push(b.clone());
             continue;
         };
@@ -1076,7 +1080,9 @@ fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena
         out.push(Node::Obj(bo.into_bump_slice()));
     }
     o.insert("anyOf", arena.alloc(Node::Arr(out.into_bump_slice())));
-    if only_object(o.get("type").copied()) {
+    // `types_of(o) == ["object"]`.
+    let ty = o.get("type").copied();
+    if type_names(ty).next().is_some() && object_shape(ty) {
         o.take("type");
     }
 }

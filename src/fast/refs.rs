@@ -79,6 +79,11 @@ pub(crate) fn write_json_schema<'s>(
 
 /// `refs::inline_refs`: the tree [`inline`] gives, read through its placeholders, each shared
 /// expansion one subtree that every place using it points to.
+/// `$defs` or `definitions` (a map keyword: the caller has classed it).
+fn is_definitions(key: &str) -> bool {
+    key == "$defs" || key == "definitions"
+}
+
 #[cfg(test)]
 fn inline_expanded<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits) -> Option<Node<'s>> {
     inline_with(root, arena, limits, true).map(|i| i.root)
@@ -289,8 +294,9 @@ impl<'s> State<'s> {
     }
 
     fn resolve_object(&mut self, entries: Entries<'s>, share: bool) -> Option<Node<'s>> {
-        // One pass over the keys, each classed once (`walk::keyword`, or by length and head):
-        // a `$ref`, definitions, subschemas, and what `refs::shareable_children` looks at.
+        // One pass over the keys, each classed once (`walk::keyword`, and by length and head
+        // for the few names looked for among the others): a `$ref`, definitions, subschemas,
+        // and what `refs::shareable_children` looks at.
         const REF: u64 = head_of(b"$ref");
         const TYPE: u64 = head_of(b"type");
         const ENUM: u64 = head_of(b"enum");
@@ -299,8 +305,7 @@ impl<'s> State<'s> {
         for (k, v) in entries.iter() {
             let kind = keyword(k);
             match (kind, v) {
-                // `$defs` and `definitions` (the other maps' names have other lengths).
-                (Keyword::Map, _) if matches!(k.len(), 5 | 11) => own = false,
+                (Keyword::Map, _) if is_definitions(k) => own = false,
                 (Keyword::Map, Node::Obj(_)) | (Keyword::Array | Keyword::Items, Node::Arr(_)) => own = false,
                 (Keyword::Single | Keyword::Items, v) if v.is_schema() => own = false,
                 _ => {}
@@ -315,8 +320,7 @@ impl<'s> State<'s> {
                 }
                 (4, TYPE) => array |= matches!(v, Node::Str(t) if t == "array"),
                 (4, ENUM) | (5, CONST) => enumerated = true,
-                // `anyOf`, `oneOf`, `allOf` (`prefixItems` is longer).
-                _ => combinator |= kind == Keyword::Array && k.len() == 5,
+                _ => combinator |= kind == Keyword::Array && matches!(k.as_str(), "anyOf" | "oneOf" | "allOf"),
             }
         }
         // A node with no subschema and no definitions is the input's own.
@@ -335,11 +339,10 @@ impl<'s> State<'s> {
         for (key, value) in entries.iter() {
             let kind = keyword(key);
             let new_value = match (kind, value) {
-                // `$defs` and `definitions` are left out.
-                (Keyword::Map, _) if matches!(key.len(), 5 | 11) => continue,
+                // Definitions are left out.
+                (Keyword::Map, _) if is_definitions(key) => continue,
                 (Keyword::Map, Node::Obj(map)) => {
-                    // `properties`, of the maps left, is the one ten bytes long.
-                    let share = share_properties && key.len() == 10;
+                    let share = share_properties && *key == "properties";
                     let mut m = List::with_capacity_in(map.len(), arena);
                     for (name, sub) in map.iter() {
                         m.push((*name, self.resolve(sub, share)?));
