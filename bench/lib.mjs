@@ -103,7 +103,7 @@ export const gc = (() => {
 
 /** A place to put results so that no conversion is ever optimised away. */
 export let sink = 0;
-function consume(value) {
+export function consume(value) {
   if (typeof value === "string") sink += value.length;
   else if (Array.isArray(value)) sink += value.length;
   else if (value != null) sink += 1;

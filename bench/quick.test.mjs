@@ -21,13 +21,17 @@ test("bench: node bench/run.mjs --quick runs and prints its tables", () => {
   const out = r.stdout;
   // The conversion tables: their header, and the floor row with a figure.
   assert.match(out, /^== Conversion: /m);
-  assert.match(out, /^path\s+bytes ms\s+bytes\/floor\s+<=1\.0x\s+text ms\s+text\/floor\s+objects ms\s+hand-written ms\s+objects\/hand/m);
+  assert.match(out, /^path\s+bytes ms\s+bytes\/floor\s+text ms\s+text\/floor\s+objects ms\s+hand-written ms\s+objects\/hand\s+<=1\.5x/m);
   assert.match(out, /^floor \(JSON\.parse \+ JSON\.stringify\)\s+\d+(\.\d+)?\s+1\.00x/m);
-  // Every provider path has a row with figures (a failed conversion prints "toolwire failed").
+  // The paired JSON API table, which the target is read from.
+  assert.match(out, /^path\s+median bytes\/floor\s+q1\s+q3\s+<=1\.0x/m);
+  // Every provider path has a row with figures in both (a failed conversion prints "toolwire failed").
   for (const path of ["openai", "openai strict", "openai-responses", "anthropic", "anthropic strict", "gemini parameters", "gemini parametersJsonSchema", "vertex", "bedrock"]) {
-    assert.match(out, new RegExp(`^${path}\\s+\\d+(\\.\\d+)?\\s+\\d+(\\.\\d+)?x\\s+(PASS|FAIL)`, "m"), `row for ${path}`);
+    assert.match(out, new RegExp(`^${path}\\s+\\d+(\\.\\d+)?\\s+\\d+(\\.\\d+)?x\\s+\\d`, "m"), `row for ${path}`);
+    assert.match(out, new RegExp(`^${path}\\s+\\d+\\.\\d\\dx\\s+\\d+\\.\\d\\dx\\s+\\d+\\.\\d\\dx\\s+(PASS|FAIL)$`, "m"), `paired row for ${path}`);
   }
-  assert.doesNotMatch(out, /toolwire failed/);
+  assert.doesNotMatch(out, /toolwire failed|failed: /);
+  assert.match(out, /^JSON API <= 1\.0x floor, every path, paired \(quick set\)\s+\d\/9 paths pass/m);
   // The other sections, and the closing summary.
   for (const section of ["Peers: ", "Tool results", "Package size", "Cold start", "Scaling", "Targets (figures, not assertions)"]) {
     assert.ok(out.includes(`== ${section}`), `section ${section}`);
