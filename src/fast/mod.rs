@@ -481,9 +481,19 @@ impl Passed<'_> {
 /// The text `write` writes, in a vector of its own size, written first in `buffer`: the
 /// caller keeps one for all its tools, so that a tool's text does not grow its own vector from
 /// empty, doubling (7% of a strict conversion of small tools natively: biocontext-kb's 52).
+/// A large text that fills at least half of the buffer is not copied: the buffer itself is
+/// handed out, shrunk to the text in place, and a new one of the same size is kept (a Gemini
+/// schema with its references inlined can be half a megabyte).
 pub(crate) fn written(buffer: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    const LARGE: usize = 16 * 1024;
     buffer.clear();
     write(buffer);
+    if buffer.len() >= LARGE && buffer.len() * 2 >= buffer.capacity() {
+        let capacity = buffer.capacity();
+        let mut text = std::mem::replace(buffer, Vec::with_capacity(capacity));
+        text.shrink_to_fit();
+        return text;
+    }
     buffer.to_vec()
 }
 
@@ -726,7 +736,8 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
                 }
                 (true, true) => {
                     // Inlined in a scratch arena, emptied once the text is written.
-                    let out = refs::lower(schema, &scratch, &mut Levels::new(provider, opts).with_plans(plans), &mut buffer);
+                    let objects = note.map(|n| n.objects);
+                    let out = refs::lower(schema, objects, &scratch, &mut Levels::new(provider, opts).with_plans(plans), &mut buffer);
                     scratch.reset();
                     out
                 }
@@ -1183,6 +1194,27 @@ mod tests {
     /// A schema read compact passes with its own text, to be copied
     /// (`read::SchemaNote::verbatim`); one that gets `properties: {}`, or has whitespace within
     /// it, is written from its tree.
+    /// A text is copied out of the buffer, but for a large one filling at least half of it,
+    /// which is handed out whole (shrunk) while the buffer keeps its size.
+    #[test]
+    fn written_texts_are_what_was_written() {
+        let mut buffer = Vec::new();
+        let small = written(&mut buffer, |out| out.extend_from_slice(b"{}"));
+        assert_eq!(small, b"{}");
+        let capacity = buffer.capacity();
+        assert!(capacity >= 2);
+        let large: Vec<u8> = (0..40_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let text = written(&mut buffer, |out| out.extend_from_slice(&large));
+        assert_eq!(text, large);
+        assert_eq!(text.capacity(), large.len(), "handed out shrunk");
+        assert!(buffer.is_empty() && buffer.capacity() >= large.len(), "a new buffer of the same size");
+        // A large text in a much larger buffer is copied, and the buffer kept.
+        let mut big = Vec::with_capacity(1 << 20);
+        let text = written(&mut big, |out| out.extend_from_slice(&large[..20_000]));
+        assert_eq!(text, &large[..20_000]);
+        assert_eq!((big.len(), big.capacity()), (20_000, 1 << 20));
+    }
+
     #[test]
     fn compact_schemas_pass_with_their_text() {
         let schemas = [r#"{"type":"object","properties":{"a":{"type":"string","description":"x\ny"}}}"#, r#"{"type":"object"}"#];

@@ -53,6 +53,9 @@ pub(super) struct SchemaNote<'a> {
     pub(super) verbatim: Option<&'a str>,
     /// Whether some object within it has a `$ref` key.
     pub(super) refs: bool,
+    /// Its objects, itself included (`refs::count_nodes`, which counts those past 256 levels
+    /// as one: no tree read here is that deep).
+    pub(super) objects: usize,
 }
 
 impl<'a> SchemaNote<'a> {
@@ -91,6 +94,7 @@ pub(super) fn read_measured<'a>(text: &'a str, arena: &'a Bump) -> Option<(Node<
         unique: true,
         loose: 0,
         schemas: Vec::new(),
+        objects: 0,
     };
     let node = r.value()?;
     r.skip_whitespace();
@@ -121,6 +125,8 @@ struct Reader<'a> {
     /// without it moving is [`SchemaNote::verbatim`].
     loose: usize,
     schemas: Vec<SchemaNote<'a>>,
+    /// The objects read so far (for [`SchemaNote::objects`]).
+    objects: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -200,6 +206,7 @@ impl<'a> Reader<'a> {
 
     fn object(&mut self) -> Option<Node<'a>> {
         self.enter()?;
+        self.objects += 1;
         let start = self.entries.len();
         let mut token = self.next_token()?;
         if token != b'}' {
@@ -230,12 +237,13 @@ impl<'a> Reader<'a> {
     /// The value of an `inputSchema` key, noted ([`SchemaNote`]) if it is an object with entries.
     fn schema(&mut self) -> Option<Node<'a>> {
         self.skip_whitespace();
-        let (start, loose, ref_keys) = (self.pos, self.loose, self.ref_keys);
+        let (start, loose, ref_keys, objects) = (self.pos, self.loose, self.ref_keys, self.objects);
         let v = self.value()?;
         if let Node::Obj(entries) = v {
             if !entries.is_empty() {
                 let verbatim = if self.loose == loose { Some(self.text.get(start..self.pos)?) } else { None };
-                self.schemas.push(SchemaNote { entries: entries.as_ptr() as usize, verbatim, refs: self.ref_keys > ref_keys });
+                let (refs, objects) = (self.ref_keys > ref_keys, self.objects - objects);
+                self.schemas.push(SchemaNote { entries: entries.as_ptr() as usize, verbatim, refs, objects });
             }
         }
         Some(v)
@@ -537,13 +545,17 @@ mod tests {
         let (node, figures, found) = read_measured(&list, &arena).unwrap();
         assert!(figures.refs);
         let Node::Arr(tools) = node else { panic!() };
-        let mut next = 0;
+        let (mut next, mut objects) = (0, Vec::new());
         for (tool, (text, refs)) in tools.iter().zip(schemas) {
             let schema = tool.get("inputSchema").unwrap();
             let note = SchemaNote::of(schema, &found, &mut next).expect(text);
             assert_eq!(note.refs, refs, "{text}");
             assert_eq!(note.refs, schema.has_ref_key(), "{text}");
+            // Objects in arrays and in `$defs` count, the schema itself too.
+            assert_eq!(note.objects, super::super::refs::count_nodes(schema, 0), "{text}");
+            objects.push(note.objects);
         }
+        assert_eq!(objects, [5, 3, 3, 3, 5, 3]);
     }
 
     #[test]

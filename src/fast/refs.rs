@@ -37,10 +37,11 @@ use crate::schema::Limits;
 
 /// Gemini `parameters` for a schema with references, as [`gemini::lower_root`] gives them
 /// (`levels` fresh): inlined in `arena`, then lowered with the shared expansions spliced in.
-/// `None` sends the schema the general way.
+/// `objects`: the schema's [`count_nodes`], when the reader counted them. `None` sends the
+/// schema the general way.
 #[inline(never)]
-pub(crate) fn lower<'s>(root: &'s Node<'s>, arena: &'s Bump, levels: &mut Levels<'s>, buffer: &mut Vec<u8>) -> Option<Option<Vec<u8>>> {
-    let inlined = inline(root, arena, levels.limits)?;
+pub(crate) fn lower<'s>(root: &'s Node<'s>, objects: Option<usize>, arena: &'s Bump, levels: &mut Levels<'s>, buffer: &mut Vec<u8>) -> Option<Option<Vec<u8>>> {
+    let inlined = inline_counted(root, objects, arena, levels.limits, false)?;
     let expansions = arena.alloc_slice_fill_iter(inlined.expansions);
     levels.splicing = Some(Splicing::new(expansions));
     gemini::lower_root(arena.alloc(inlined.root), levels, arena, buffer)
@@ -86,22 +87,24 @@ fn is_definitions(key: &str) -> bool {
 
 #[cfg(test)]
 fn inline_expanded<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits) -> Option<Node<'s>> {
-    inline_with(root, arena, limits, true).map(|i| i.root)
+    inline_counted(root, None, arena, limits, true).map(|i| i.root)
 }
 
 /// `refs::inline_refs_shared` on a schema that reaches it unchanged (see the module's doc), or
 /// `None`. Also `None` when the schema holds no reference the general path would inline
 /// (`walk::contains_ref`): it is then not inlined at all.
 pub(crate) fn inline<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits) -> Option<Inlined<'s>> {
-    inline_with(root, arena, limits, false)
+    inline_counted(root, None, arena, limits, false)
 }
 
-/// `expand`: each shared expansion in the places of its placeholders.
-fn inline_with<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits, expand: bool) -> Option<Inlined<'s>> {
+/// [`inline`], with the root's [`count_nodes`] when it is known (`objects`); `expand`: each
+/// shared expansion in the places of its placeholders.
+fn inline_counted<'s>(root: &'s Node<'s>, objects: Option<usize>, arena: &'s Bump, limits: Limits, expand: bool) -> Option<Inlined<'s>> {
     if !matches!(root.get("properties"), Some(Node::Obj(_))) {
         return None;
     }
-    let mut st = State::new(root, arena, limits, count_nodes(root, 0))?;
+    debug_assert!(objects.is_none_or(|n| n == count_nodes(root, 0)), "the reader's count is count_nodes");
+    let mut st = State::new(root, arena, limits, objects.unwrap_or_else(|| count_nodes(root, 0)))?;
     st.expand = expand;
     let root = st.resolve(root, true)?;
     let quiet = st.quiet();
@@ -208,7 +211,10 @@ struct State<'s> {
     /// The references being expanded, outermost first (ids).
     stack: Vec<usize>,
     cut: usize,
+    /// Each reference found so far: its id, and the node it leads to (looked up once; a
+    /// lookup compares its path's names one by one).
     ids: HashMap<&'s str, usize>,
+    targets: Vec<&'s Node<'s>>,
     log: RefLog,
     entries: Vec<Entry<'s>>,
     by_ref: Vec<Option<usize>>,
@@ -216,7 +222,7 @@ struct State<'s> {
     nodes: usize,
     depth: usize,
     peak: usize,
-    /// See [`inline_with`].
+    /// See [`inline_counted`].
     expand: bool,
     /// Whether a recursive reference was cut or one could not be resolved.
     noted: bool,
@@ -255,6 +261,7 @@ impl<'s> State<'s> {
             stack: Vec::new(),
             cut: 0,
             ids: HashMap::new(),
+            targets: Vec::new(),
             log: RefLog::default(),
             entries: Vec::new(),
             by_ref: Vec::new(),
@@ -273,9 +280,20 @@ impl<'s> State<'s> {
         self.cut == 0 && !self.noted
     }
 
-    fn id(&mut self, reference: &'s str) -> usize {
-        let next = self.ids.len();
-        *self.ids.entry(reference).or_insert(next)
+    /// The id of `reference` and where it leads, for a reference that [`lookup`] finds.
+    fn found(&mut self, reference: &'s str) -> Result<(usize, &'s Node<'s>), Target<'s, 's>> {
+        if let Some(&id) = self.ids.get(reference) {
+            return Ok((id, self.targets[id]));
+        }
+        match lookup(self.root, reference) {
+            Target::Found(target) => {
+                let id = self.targets.len();
+                self.ids.insert(reference, id);
+                self.targets.push(target);
+                Ok((id, target))
+            }
+            other => Err(other),
+        }
     }
 
     /// `refs::resolve`: `Cx::enter` and `Cx::leave` around an object; `None` where `enter`
@@ -302,8 +320,13 @@ impl<'s> State<'s> {
         const ENUM: u64 = head_of(b"enum");
         const CONST: u64 = head_of(b"const");
         let (mut own, mut combinator, mut array, mut enumerated, mut referred) = (true, false, false, false, false);
-        for (k, v) in entries.iter() {
+        // The classes of the first keys, for the second pass.
+        let mut kinds = [Keyword::Other; 16];
+        for (i, (k, v)) in entries.iter().enumerate() {
             let kind = keyword(k);
+            if let Some(slot) = kinds.get_mut(i) {
+                *slot = kind;
+            }
             match (kind, v) {
                 (Keyword::Map, _) if is_definitions(k) => own = false,
                 (Keyword::Map, Node::Obj(_)) | (Keyword::Array | Keyword::Items, Node::Arr(_)) => own = false,
@@ -336,8 +359,8 @@ impl<'s> State<'s> {
         // resolving below allocates there too).
         let arena = self.arena;
         let mut out = List::with_capacity_in(entries.len(), arena);
-        for (key, value) in entries.iter() {
-            let kind = keyword(key);
+        for (i, (key, value)) in entries.iter().enumerate() {
+            let kind = kinds.get(i).copied().unwrap_or_else(|| keyword(key));
             let new_value = match (kind, value) {
                 // Definitions are left out.
                 (Keyword::Map, _) if is_definitions(key) => continue,
@@ -365,18 +388,24 @@ impl<'s> State<'s> {
     }
 
     fn resolve_ref(&mut self, reference: &'s str, entries: Entries<'s>, share: bool) -> Option<Node<'s>> {
-        let siblings: Vec<_> = entries.iter().filter(|(k, _)| *k != "$ref" && *k != "$defs" && *k != "definitions").cloned().collect();
-        let siblings: Entries<'s> = self.arena.alloc_slice_fill_iter(siblings);
-        let target = match lookup(self.root, reference) {
-            Target::Found(target) => target,
-            Target::Missing if self.stop => return None,
-            Target::Missing => {
+        let sibling = |(k, _): &&(Text, Node)| *k != "$ref" && *k != "$defs" && *k != "definitions";
+        // Most references stand alone: no list to make for them.
+        let siblings: Entries<'s> = match entries.iter().filter(sibling).count() {
+            0 => &[],
+            n => {
+                let mut list = List::with_capacity_in(n, self.arena);
+                list.extend(entries.iter().filter(sibling).cloned());
+                list.into_bump_slice()
+            }
+        };
+        let (id, target) = match self.found(reference) {
+            Ok(found) => found,
+            Err(Target::Missing) if !self.stop => {
                 self.noted = true;
                 return self.resolve_object(siblings, false);
             }
-            Target::Undecided => return None,
+            Err(_) => return None,
         };
-        let id = self.id(reference);
         self.log.log.push(id);
         let seen = self.stack.iter().filter(|&&r| r == id).count();
         let over_budget = self.nodes > self.soft_budget;
