@@ -1191,9 +1191,6 @@ mod tests {
         }
     }
 
-    /// A schema read compact passes with its own text, to be copied
-    /// (`read::SchemaNote::verbatim`); one that gets `properties: {}`, or has whitespace within
-    /// it, is written from its tree.
     /// A text is copied out of the buffer, but for a large one filling at least half of it,
     /// which is handed out whole (shrunk) while the buffer keeps its size.
     #[test]
@@ -1215,6 +1212,9 @@ mod tests {
         assert_eq!((big.len(), big.capacity()), (20_000, 1 << 20));
     }
 
+    /// A schema read compact passes with its own text, to be copied
+    /// (`read::SchemaNote::verbatim`); one that gets `properties: {}`, or has whitespace within
+    /// it, is written from its tree.
     #[test]
     fn compact_schemas_pass_with_their_text() {
         let schemas = [r#"{"type":"object","properties":{"a":{"type":"string","description":"x\ny"}}}"#, r#"{"type":"object"}"#];

@@ -211,8 +211,8 @@ struct State<'s> {
     /// The references being expanded, outermost first (ids).
     stack: Vec<usize>,
     cut: usize,
-    /// Each reference found so far: its id, and the node it leads to (looked up once; a
-    /// lookup compares its path's names one by one).
+    /// Each reference found so far, by its id (numbered in the order found), and the node it
+    /// leads to by id: looked up once, since a lookup compares its path's names one by one.
     ids: HashMap<&'s str, usize>,
     targets: Vec<&'s Node<'s>>,
     log: RefLog,
