@@ -73,8 +73,11 @@ pub fn keyword(key: &str) -> Keyword {
     }
 }
 
-/// The first eight bytes of `k` (zero-padded) as one integer, in at most two loads.
-#[inline]
+/// The first eight bytes of `k` (zero-padded) as one integer, in at most two loads. Always
+/// inlined: the size-optimised wasm build kept it out of line, a call per key classed, and
+/// inlining it took 0.91x to 0.94x of the time of the strict and Gemini paths (paired), for
+/// 327 B of gzip.
+#[inline(always)]
 pub(crate) fn head(k: &[u8]) -> u64 {
     let n = k.len();
     if let Some(first) = k.first_chunk::<8>() {
