@@ -59,7 +59,7 @@ use crate::schema::refs::Shared;
 use crate::schema::Cx;
 use serde_json::Value;
 use crate::schema::lower::{concat, fixed_hint, keyword_hint, unhinted};
-use crate::schema::short_json;
+use crate::schema::{note_separator, short_json};
 use std::fmt::Write as _;
 use crate::text;
 
@@ -967,7 +967,7 @@ fn merge_branches<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], a
         let described = match o.get("description") {
             Some(Node::Str(d)) if !d.trim().is_empty() => {
                 let d = d.trim_end();
-                let sep = if d.ends_with(['.', '!', '?', ')']) { " " } else { ". " };
+                let sep = note_separator(d, &note);
                 let mut s = ArenaString::with_capacity_in(d.len() + sep.len() + note.len(), arena);
                 s.push_str(d);
                 s.push_str(sep);

@@ -556,12 +556,22 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
     }
 }
 
+/// What joins `note` to a description (trimmed at its end) that [`append_description`] extends:
+/// a space after a sentence's end or before a parenthesised note, else a full stop and a space.
+pub(crate) fn note_separator(description: &str, note: &str) -> &'static str {
+    if note.starts_with('(') || description.ends_with(['.', '!', '?', ')']) {
+        " "
+    } else {
+        ". "
+    }
+}
+
 /// Appends a sentence to a schema node's description, creating it if needed.
 pub fn append_description(obj: &mut JsonObject, note: &str) {
     match obj.find_mut("description") {
         Some(Value::String(d)) if !d.trim().is_empty() => {
             let trimmed = d.trim_end();
-            let sep = if note.starts_with('(') || trimmed.ends_with(['.', '!', '?', ')']) { " " } else { ". " };
+            let sep = note_separator(trimmed, note);
             let mut s = String::with_capacity(trimmed.len() + sep.len() + note.len());
             s.push_str(trimmed);
             s.push_str(sep);
