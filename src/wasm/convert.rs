@@ -171,7 +171,7 @@ pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue
     Ok(if bytes {
         js_sys::Uint8Array::from(&core::convert_json_bytes(&json, provider, &opts)?[..]).into()
     } else {
-        JsValue::from_str(&core::convert_json(&json, provider, &opts)?)
+        JsValue::from_str(&crate::text::ascii_when_sparse(core::convert_json(&json, provider, &opts)?))
     })
 }
 

@@ -185,6 +185,26 @@ test("non-ASCII text comes back exactly from every entry point that returns obje
   stillWorks();
 });
 
+test("JSON text out as a string escapes a few non-ASCII characters and keeps many as they are", () => {
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  const ascii = /^[\x00-\x7f]*$/;
+  const tool = (description) => [{ name: "t", description, inputSchema: { type: "object", properties: { q: { type: "string", description } } } }];
+  for (const provider of ["openai", "gemini"]) {
+    const sparse = JSON.stringify(tool("Finds caf\u00e9s near a place \u{1F600}, " + "ranked by distance. ".repeat(10)));
+    const out = tw.convertMcpToolsJson(sparse, provider);
+    assert.match(out, ascii, `${provider}: escaped`);
+    assert.ok(out.includes("caf\\u00e9s") && out.includes("\\ud83d\\ude00"), out);
+    assert.deepEqual(JSON.parse(out), JSON.parse(dec.decode(tw.convertMcpToolsJson(enc.encode(sparse), provider))));
+    assert.ok(dec.decode(tw.convertMcpToolsJson(enc.encode(sparse), provider)).includes("caf\u00e9s"), "bytes out stay UTF-8");
+
+    const dense = JSON.stringify(tool("\u8fd4\u56de\u6587\u4ef6\u5217\u8868\u548c\u5927\u5c0f"));
+    const kept = tw.convertMcpToolsJson(dense, provider);
+    assert.ok(kept.includes("\u8fd4\u56de\u6587\u4ef6"), `${provider}: left as it is: ${kept}`);
+    assert.equal(kept, dec.decode(tw.convertMcpToolsJson(enc.encode(dense), provider)));
+  }
+});
+
 test("strings cross whole wherever their first non-ASCII character is", () => {
   // A string crosses by TextEncoder#encodeInto into room for all-ASCII text first, then the rest
   // into more room (interop::string_text): every split point gives the bytes TextEncoder gives.
@@ -196,7 +216,10 @@ test("strings cross whole wherever their first non-ASCII character is", () => {
       // Written by hand: JSON.stringify would escape a lone surrogate, which the JSON API refuses.
       const text = `[{"name":"t","description":"${description}","inputSchema":{"type":"object"}}]`;
       const fromBytes = new TextDecoder().decode(tw.convertMcpToolsJson(enc.encode(text), "openai"));
-      assert.equal(tw.convertMcpToolsJson(text, "openai"), fromBytes, `${lead} + ${JSON.stringify(tail)}`);
+      // The same text, or the same value with its few non-ASCII characters escaped.
+      const fromText = tw.convertMcpToolsJson(text, "openai");
+      assert.ok(fromText === fromBytes || /^[\x00-\x7f]*$/.test(fromText), `${lead} + ${JSON.stringify(tail)}: ${fromText}`);
+      assert.deepEqual(JSON.parse(fromText), JSON.parse(fromBytes), `${lead} + ${JSON.stringify(tail)}`);
       const expected = description.toWellFormed();
       assert.equal(tw.convertMcpTools([{ name: "t", description, inputSchema: { type: "object" } }], "openai")[0].function.description, expected);
     }
