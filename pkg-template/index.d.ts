@@ -453,10 +453,10 @@ export function convertMcpTools<P extends Provider>(tools: readonly McpTool[], p
  * `tools/list` response), and the result is the provider's `tools` array as JSON text. The fastest
  * path when the tools arrive as text anyway: schemas that the provider takes unchanged go straight from
  * the text to the output, without the general rewrite; the output is the same as {@link convertMcpTools}'s.
- * Given UTF-8 bytes (a `Uint8Array`, e.g. a response body), it returns UTF-8 bytes. The text returned
- * as a string writes characters outside ASCII as `\uXXXX` escapes when they are few (at most one byte in
- * 32 of its UTF-8; the same JSON value, and a string the engine builds by a copy, one byte per character);
- * text with more of them (descriptions in Chinese) is returned as it is.
+ * Given UTF-8 bytes (a `Uint8Array`, e.g. a response body), it returns UTF-8 bytes. A string result
+ * escapes its non-ASCII characters as `\uXXXX` when they are at most one byte in 32 of its UTF-8 (the
+ * same JSON value as the bytes give, and a string the engine makes by a copy, one byte per character);
+ * otherwise (descriptions in Chinese, say) it is returned as written.
  */
 export function convertMcpToolsJson(json: string, provider: Provider, options?: ConvertOptions): string;
 export function convertMcpToolsJson(json: Uint8Array, provider: Provider, options?: ConvertOptions): Uint8Array;

@@ -165,10 +165,10 @@ pub fn ascii_only(text: String) -> String {
 ///
 /// An engine makes a string from ASCII by a copy, one byte per character, and one character
 /// outside ASCII makes it decode the whole text (Node 20 decodes the corpus's 7.5 MB of Gemini
-/// tools, 13 of 34 servers with a few such characters, in 21 ms, and the same text escaped in
+/// tools, 13 of 34 servers with a few such characters, in 22 ms, and the same text escaped in
 /// 6 ms). Escaped, a character of `k` UTF-8 bytes takes 6 (12 for a surrogate pair): at most
-/// two bytes more per byte escaped, so the text grows by at most 6%. Text with more of them (a
-/// tool set described in Chinese) stays as it is, where escapes would double it.
+/// two bytes more per byte escaped, so the text grows by at most 1/16. Text with more of them
+/// (a tool set described in Chinese) stays as it is, where escapes would double it.
 pub fn ascii_when_sparse(text: String) -> String {
     let allowed = text.len() / SPARSE;
     escape_non_ascii(text, allowed)
@@ -291,6 +291,14 @@ mod tests {
         let v = json!({"description": "\u{8fd4}\u{56de}\u{6587}\u{4ef6}\u{5217}\u{8868}".repeat(20)});
         let text = to_string(&v);
         assert_eq!(ascii_when_sparse(text.clone()), text);
+        // The limit, in figures: 2 bytes outside ASCII in 64 are escaped, in 63 they are not;
+        // 4 in 128 (an emoji) are, and take 12 bytes: the text grows by 1/16, the most it can.
+        let letter = format!("{}\u{e9}", "a".repeat(62));
+        assert_eq!(ascii_when_sparse(letter.clone()), format!("{}\\u00e9", "a".repeat(62)));
+        let letter = format!("{}\u{e9}", "a".repeat(61));
+        assert_eq!(ascii_when_sparse(letter.clone()), letter);
+        let emoji = format!("{}\u{1F600}", "a".repeat(124));
+        assert_eq!(ascii_when_sparse(emoji).len(), 136);
         // The limit: `k` two-byte letters in text of SPARSE bytes per letter byte are escaped;
         // one letter more is not.
         for k in [1, 3, 50] {
