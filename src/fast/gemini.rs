@@ -53,7 +53,7 @@ use bumpalo::collections::{String as ArenaString, Vec as List};
 use bumpalo::{vec as list, Bump};
 
 use super::{Levels, Map, Node, Text};
-use crate::schema::walk::{head, head_of};
+use crate::schema::walk::{head, head_of, rest_equal};
 use crate::providers::gemini;
 use crate::schema::refs::Shared;
 use crate::schema::Cx;
@@ -373,7 +373,7 @@ fn word(key: &str) -> Word {
         (20, ADDITION) => (Word::AdditionalProperties, "additionalProperties"),
         _ => return Word::Other,
     };
-    if key == full {
+    if rest_equal(k, full.as_bytes()) {
         class
     } else {
         Word::Other

@@ -42,7 +42,7 @@ use crate::convert::Head;
 use crate::model::JsonSize;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::refs::Shared;
-use crate::schema::walk::{head, head_of, keyword, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
+use crate::schema::walk::{head, head_of, keyword, rest_equal, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
 use crate::schema::Limits;
 use crate::text;
 
@@ -1092,10 +1092,10 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
         match (key.len(), head(key.as_bytes())) {
             (4, TYPE) => ty = Some(value),
             (4, REF) => reference = Some(value),
-            (10, PROPERTIES_HEAD) if key == "properties" => properties = Some(value),
+            (10, PROPERTIES_HEAD) if rest_equal(key.as_bytes(), b"properties") => properties = Some(value),
             (8, REQUIRED) => required = Some(value),
             (5, ITEMS) => has_items = true,
-            (11, PREFIX_ITEMS_HEAD) if key == "prefixItems" => has_items = true,
+            (11, PREFIX_ITEMS_HEAD) if rest_equal(key.as_bytes(), b"prefixItems") => has_items = true,
             _ => {}
         }
     }
