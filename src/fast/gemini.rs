@@ -1469,6 +1469,16 @@ mod tests {
                 assert!(word(near) == Word::Other || words.iter().any(|(q, _)| *q == near), "{near}");
             }
         }
+        // Any one byte changed: past the first eight bytes too, where keys of up to sixteen are
+        // compared by their last eight (`walk::rest_equal`).
+        for (k, _) in words {
+            for i in 0..k.len() {
+                let mut changed = k.as_bytes().to_vec();
+                changed[i] ^= 0x01;
+                let changed = String::from_utf8(changed).unwrap();
+                assert!(word(&changed) == Word::Other || words.iter().any(|(q, _)| *q == changed), "{changed}");
+            }
+        }
         assert_eq!(word(""), Word::Other);
         assert_eq!(word("minLengthy"), Word::Other);
         assert_eq!(word("minPropertiez"), Word::Other);
