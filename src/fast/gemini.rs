@@ -425,7 +425,7 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
     if has & keys::CONST != 0 {
         if let Some(c) = o.take("const") {
             if has & keys::ENUM == 0 {
-                o.insert("enum", arena.alloc(Node::Arr(arena.alloc_slice_fill_iter([c.clone()]))));
+                o.insert("enum", arena.alloc(Node::Arr(arena.alloc_slice_fill_iter([*c]))));
                 has |= keys::ENUM;
             }
         }
@@ -917,7 +917,7 @@ fn merge_branches<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], a
                 }
                 names += 1;
                 match props.iter().position(|(k, _)| k.as_str() == name.as_str()) {
-                    None => props.push((*name, schema.clone())),
+                    None => props.push((*name, *schema)),
                     Some(at) if !same(&props[at].1, schema) => props[at].1 = merged_property(&props[at].1, schema, arena),
                     Some(_) => {}
                 }
@@ -985,7 +985,7 @@ fn merge_branches<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], a
         let mut kept = List::with_capacity_in(items.len(), arena);
         for r in items.iter().filter(|r| known(r)) {
             if !kept.iter().any(|k: &Node| k.as_str() == r.as_str()) {
-                kept.push(r.clone());
+                kept.push(*r);
             }
         }
         o.insert("required", arena.alloc(Node::Arr(kept.into_bump_slice())));
@@ -995,9 +995,9 @@ fn merge_branches<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], a
 /// `merge_root_combinators` on a property two branches define differently: the first
 /// definition with the second's `enum` values added and its description joined on.
 fn merged_property<'n>(first: &Node<'n>, other: &Node<'n>, arena: &'n Bump) -> Node<'n> {
-    let Node::Obj(entries) = first else { return first.clone() };
+    let Node::Obj(entries) = first else { return *first };
     if !matches!(other, Node::Obj(_)) {
-        return first.clone();
+        return *first;
     }
     let mut m = List::from_iter_in(entries.iter().cloned(), arena);
     if let (Some(at), Some(Node::Arr(added))) = (m.iter().position(|(k, _)| k.as_str() == "enum"), other.get("enum")) {
@@ -1005,7 +1005,7 @@ fn merged_property<'n>(first: &Node<'n>, other: &Node<'n>, arena: &'n Bump) -> N
             let mut values = List::from_iter_in(values.iter().cloned(), arena);
             for v in added.iter() {
                 if !values.iter().any(|w| same(w, v)) {
-                    values.push(v.clone());
+                    values.push(*v);
                 }
             }
             m[at].1 = Node::Arr(values.into_bump_slice());
@@ -1038,7 +1038,7 @@ fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena
     let mut out = List::with_capacity_in(branches.len(), arena);
     for b in branches.iter() {
         let (Node::Obj(entries), true) = (b, object_shape(b.get("type"))) else {
-            out.push(b.clone());
+            out.push(*b);
             continue;
         };
         let mut bo = List::from_iter_in(entries.iter().cloned(), arena);
@@ -1046,7 +1046,7 @@ fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena
             Some(at) => bo[at].1 = value,
             None => bo.push((Text::raw(key), value)),
         };
-        set(&mut bo, "type", TYPE_NODES[OBJECT].clone());
+        set(&mut bo, "type", TYPE_NODES[OBJECT]);
         let props = match bo.iter().find(|(k, _)| k.as_str() == "properties") {
             None => Some(&[][..]),
             Some((_, Node::Obj(p))) => Some(*p),
@@ -1056,7 +1056,7 @@ fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena
             let mut p = List::from_iter_in(p.iter().cloned(), arena);
             for (k, v) in shared {
                 if !p.iter().any(|(q, _)| q.as_str() == k.as_str()) {
-                    p.push((*k, v.clone()));
+                    p.push((*k, *v));
                 }
             }
             set(&mut bo, "properties", Node::Obj(p.into_bump_slice()));
@@ -1071,7 +1071,7 @@ fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena
                 let mut r = List::from_iter_in(r.iter().cloned(), arena);
                 for x in req.iter() {
                     if !r.iter().any(|y| same(x, y)) {
-                        r.push(x.clone());
+                        r.push(*x);
                     }
                 }
                 set(&mut bo, "required", Node::Arr(r.into_bump_slice()));
@@ -1093,7 +1093,7 @@ fn enum_strings<'n>(values: &'n [Node<'n>], arena: &'n Bump) -> &'n [Node<'n>] {
     for v in values.iter() {
         let s = match v {
             Node::Null => continue,
-            Node::Str(_) => v.clone(),
+            Node::Str(_) => *v,
             other => text_node(&other.to_text(), arena),
         };
         if !strings.iter().any(|w| w.as_str() == s.as_str()) {

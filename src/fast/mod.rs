@@ -57,7 +57,7 @@ use refs::StrictInlining;
 /// A borrowed JSON tree: strings point into the input unless they hold escapes, containers
 /// are slices of an arena ([`Bump`]) that the conversion drops at its end all at once, so that
 /// no node is ever freed by itself.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub enum Node<'a> {
     /// `null`.
     Null,
@@ -162,6 +162,8 @@ impl<'a> Node<'a> {
 
     /// The [`Value`] serde_json would have read from the same text (the last of duplicate keys
     /// wins, at the first one's position).
+    // By reference, though a node is `Copy`: it is mapped over slices of nodes.
+    #[allow(clippy::wrong_self_convention)]
     fn to_value(&self) -> Value {
         match self {
             Node::Null => Value::Null,
@@ -654,6 +656,7 @@ impl<'a> Node<'a> {
     }
 
     /// Compact JSON text, as serde_json writes the equal `Value`.
+    #[allow(clippy::wrong_self_convention)]
     pub(crate) fn to_text(&self) -> String {
         let mut out = Vec::new();
         self.write(&mut out);
@@ -767,7 +770,7 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
         }
         let verbatim_text = note.and_then(|n| n.verbatim);
         if let Some(schema) = schema {
-            let node = schema.clone();
+            let node = *schema;
             // Without plans (the JSON API), a subschema the general lowering gives one (an
             // enum of numbers, written as strings) is lowered here like any other.
             let mut levels = Levels::new(provider, opts).with_plans(plans);

@@ -201,7 +201,9 @@ impl<'a> Reader<'a> {
             }
         }
         self.nesting -= 1;
-        Some(Node::Arr(self.arena.alloc_slice_fill_iter(self.values.drain(start..))))
+        let items = self.arena.alloc_slice_copy(&self.values[start..]);
+        self.values.truncate(start);
+        Some(Node::Arr(items))
     }
 
     fn object(&mut self) -> Option<Node<'a>> {
@@ -231,7 +233,9 @@ impl<'a> Reader<'a> {
         }
         self.nesting -= 1;
         self.unique = self.unique && keys_unique(&self.entries[start..]);
-        Some(Node::Obj(self.arena.alloc_slice_fill_iter(self.entries.drain(start..))))
+        let entries = self.arena.alloc_slice_copy(&self.entries[start..]);
+        self.entries.truncate(start);
+        Some(Node::Obj(entries))
     }
 
     /// The value of an `inputSchema` key, noted ([`SchemaNote`]) if it is an object with entries.

@@ -33,7 +33,7 @@ pub(crate) fn strict_inlining<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: L
 /// Whether the strict inlining stops at a recursive reference before anything else decides.
 #[cfg(test)]
 fn stops_at_recursion(root: &Node, arena: &Bump, limits: Limits) -> bool {
-    let root = arena.alloc(root.clone());
+    let root = arena.alloc(*root);
     matches!(strict_inlining(root, arena, limits), StrictInlining::Stops)
 }
 

@@ -299,7 +299,7 @@ impl<'s> State<'s> {
     /// `refs::resolve`: `Cx::enter` and `Cx::leave` around an object; `None` where `enter`
     /// fails.
     fn resolve(&mut self, node: &'s Node<'s>, share: bool) -> Option<Node<'s>> {
-        let Node::Obj(entries) = node else { return Some(node.clone()) };
+        let Node::Obj(entries) = node else { return Some(*node) };
         self.depth += 1;
         self.nodes += 1;
         self.peak = self.peak.max(self.depth);
@@ -380,7 +380,7 @@ impl<'s> State<'s> {
                     Node::Arr(a.into_bump_slice())
                 }
                 (Keyword::Single | Keyword::Items, v) if v.is_schema() => self.resolve(value, share_items && kind == Keyword::Items)?,
-                _ => value.clone(),
+                _ => *value,
             };
             out.push((*key, new_value));
         }
@@ -464,8 +464,8 @@ impl<'s> State<'s> {
                 merged.extend(target.iter().cloned());
                 for (k, v) in siblings.iter() {
                     match merged.iter_mut().find(|(m, _)| *m == **k) {
-                        Some(slot) => slot.1 = v.clone(),
-                        None => merged.push((*k, v.clone())),
+                        Some(slot) => slot.1 = *v,
+                        None => merged.push((*k, *v)),
                     }
                 }
                 Node::Obj(merged.into_bump_slice())
@@ -501,7 +501,7 @@ impl<'s> State<'s> {
     /// The placeholder for entry `i` (`Shared::placeholder_for`).
     fn placeholder(&self, i: usize) -> Option<Node<'s>> {
         if self.expand {
-            return Some(self.entries[i].expanded.clone());
+            return Some(self.entries[i].expanded);
         }
         // Written in the arena from the stack: a placeholder is made for every use of a shared
         // expansion.
