@@ -898,6 +898,8 @@ impl<'k, V> Map<'k, V> {
 }
 
 const TYPE: u64 = head_of(b"type");
+const REF: u64 = head_of(b"$ref");
+const REQUIRED: u64 = head_of(b"required");
 
 /// What [`type_name`] makes of a `type` string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -928,8 +930,6 @@ fn type_name(t: &str) -> TypeName {
         _ => TypeName::Unknown,
     }
 }
-const REF: u64 = head_of(b"$ref");
-const REQUIRED: u64 = head_of(b"required");
 
 /// Schema levels entered, as [`crate::schema::Cx::enter`] counts them.
 struct Levels<'s> {
