@@ -49,8 +49,9 @@ function declarationsIn(bodyText) {
 
 /**
  * The peers. Each: {id, label, packages, path (the toolwire path it is compared with), equivalent (does
- * it do schema work comparable to that toolwire path), timed (what the clock covers), slow (skipped in
- * quick mode), setup(set) -> {run, prepare?, overhead?}}.
+ * it do schema work comparable to that toolwire path), body (its figure ends at the serialised request
+ * body, not at objects), timed (what the clock covers), slow (skipped in quick mode),
+ * setup(set) -> {run, prepare?, overhead?}}.
  */
 export const PEERS = [
   {
@@ -81,6 +82,7 @@ export const PEERS = [
     packages: ["@google/genai"],
     path: "gemini",
     equivalent: true,
+    body: true,
     timed:
       "one models.generateContent() with every tool as {name, description, parameters: inputSchema without " +
       "its root $schema} (with $schema the SDK would pass the schema through untouched): the SDK's " +
@@ -141,6 +143,7 @@ export const PEERS = [
     packages: ["ai", "@ai-sdk/google", "@ai-sdk/mcp"],
     path: "gemini-json",
     equivalent: false,
+    body: true,
     timed:
       "for each server, mcpClient.toolsFromDefinitions(tools/list result) (the AI SDK's MCP tool wrapping; " +
       "clients made beforehand with an in-memory transport), then one generateText() with all of them on " +

@@ -225,7 +225,8 @@ async function conversionTable(set, native) {
       `median of ${RUNS} runs after ${WARMUP} warm-up${WARMUP === 1 ? "" : "s"}, round-robin, GC between runs` +
       (passes > 1 ? `; each run ${passes} passes over the set, figures per pass.` : "."),
   );
-  const candidates = [{ id: "floor", run: floor(set) }];
+  // What the object API pays before any conversion: its objects cross into the module as JSON text.
+  const candidates = [{ id: "floor", run: floor(set) }, { id: "stringify-in", run: () => set.servers.map((s) => JSON.stringify(s.tools)) }];
   for (const p of PATHS) {
     candidates.push({ id: `tw-bytes:${p.id}`, run: toolwireBytes(set, p) });
     candidates.push({ id: `tw-json:${p.id}`, run: toolwireJson(set, p) });
@@ -273,6 +274,7 @@ async function conversionTable(set, native) {
   const figures = new Map();
   let objPass = 0;
   let worstObj = 0;
+  const handTimes = [];
   for (const p of PATHS) {
     const j = t.get(`tw-bytes:${p.id}`);
     const jt = t.get(`tw-json:${p.id}`);
@@ -285,6 +287,7 @@ async function conversionTable(set, native) {
     }
     const or = o.median / ho.median;
     worstObj = Math.max(worstObj, or);
+    handTimes.push(ho.median);
     if (or <= TARGET.objectsVsHand) objPass++;
     figures.set(p.id, { json: j.median, text: jt.median, objects: o.median });
     const nat = nativeOk ? native.rows.get(p.label) : null;
@@ -311,6 +314,15 @@ async function conversionTable(set, native) {
       "that map + JSON.stringify. 'openai strict'/'anthropic strict' compare with the plain map (apps have no " +
       "strict rewrite); vertex uses the Gemini map.",
   );
+  const si = t.get("stringify-in").median;
+  if (handTimes.length > 0) {
+    const [fast, slow] = [Math.min(...handTimes), Math.max(...handTimes)];
+    console.log(
+      `The object API's objects cross into the module as JSON text: JSON.stringify of the tools alone takes ${ms(si)} ms, ` +
+        `${ratio(si, fast)} the fastest hand-written map (${ms(fast)} ms) and ${ratio(si, slow)} the slowest (${ms(slow)} ms). ` +
+        "Whatever the conversion costs, a path's objects/hand cannot fall below JSON.stringify over that path's own map.",
+    );
+  }
   if (nativeOk) {
     const nf = native.rows.get("floor");
     console.log(
@@ -328,7 +340,7 @@ async function conversionTable(set, native) {
   ]);
   summary.push([
     `object API <= ${TARGET.objectsVsHand}x hand-written map (${set.short})`,
-    `${objPass}/${figures.size} paths pass; worst ${worstObj.toFixed(2)}x`,
+    `${objPass}/${figures.size} paths pass; worst ${worstObj.toFixed(2)}x (JSON.stringify of the input alone: ${ms(si)} ms)`,
     verdict(figures.size === PATHS.length && objPass === PATHS.length),
   ]);
   return { floor: fl, figures };
@@ -410,8 +422,13 @@ async function peersTable(set, notes) {
     }
   }
   const paths = [...new Set(PEERS.map((p) => p.path))];
+  // Objects in, the request's JSON text out: where the peers that build a request body end.
+  const gemini = pathById.get("gemini");
+  const geminiOpts = set.servers.map((s) => ({ ...gemini.options, server: s.server }));
+  const toText = () => set.servers.map((s, i) => toolwire.convertMcpToolsJson(JSON.stringify(s.tools), gemini.provider, geminiOpts[i]));
   const candidates = [
     ...paths.map((id) => ({ id: `tw:${id}`, run: toolwireObjects(set, pathById.get(id)) })),
+    { id: "tw-text:gemini", run: toText },
     ...ready.map((r) => ({ id: r.peer.id, run: r.run, prepare: r.prepare })),
   ];
   const overheads = ready.filter((r) => r.overhead).map((r) => ({ id: `overhead:${r.peer.id}`, run: r.overhead }));
@@ -453,7 +470,6 @@ async function peersTable(set, notes) {
   }
   printTable(["peer", "path", "ms", "vs toolwire objects", "equivalent work", "note"], rows, ["l", "l", "r", "r", "l", "l"]);
   for (const f of footnotes) console.log(f);
-
   // The Gemini target: toolwire's Gemini `parameters` path against the fastest peer that does
   // comparable schema work for Gemini (pass-through peers do not count).
   const twGemini = t.get("tw:gemini").median;
@@ -475,6 +491,18 @@ async function peersTable(set, notes) {
       `${speed.toFixed(2)}x vs ${best.p.label} (${ms(best.r.median)} ms vs ${ms(twGemini)} ms)`,
       verdict(speed >= TARGET.geminiVsPeer),
     ];
+  }
+  const tt = t.get("tw-text:gemini");
+  if (tt && !tt.error) {
+    const vs = equivalentGemini.length === 0 ? "" : (() => {
+      const best = equivalentGemini.reduce((a, b) => (b.r.median < a.r.median ? b : a));
+      const ends = best.p.body ? "its figure ends at the request's text too" : "its figure ends at objects, before any text is written";
+      return `; ${best.p.label} took ${(best.r.median / tt.median).toFixed(2)}x that (${ends})`;
+    })();
+    console.log(
+      `toolwire objects in, JSON text out (convertMcpToolsJson(JSON.stringify(tools)), gemini parameters): ${ms(tt.median)} ms${vs}. ` +
+        "The target reads toolwire's object API.",
+    );
   }
   console.log(`target: ${line[0]}: ${line[1]}: ${line[2]}`);
   summary.push(line);
