@@ -22,12 +22,14 @@
 //       - the floor: JSON.parse + JSON.stringify of the same text (any JS converter pays at least this
 //         to go from bytes to bytes);
 //       - the hand-written JS map apps write (handwritten.mjs), on objects, and on text
-//         (JSON.parse + map + JSON.stringify).
+//         (JSON.parse + map + JSON.stringify);
+//       - JSON.stringify of the input tools alone: what the object API pays before converting, so
+//         the bound under its ratio to the hand-written map.
 //     All candidates of a table run round-robin (lib.mjs timeAll): warm-ups, then N rounds, GC before
 //     every run, medians reported. The JSON API's target is then read from pairs: each path run back
 //     to back with the floor, the median of the pairs' ratios (pairedWithFloor).
 //  2. Peers (peers.mjs): other npm libraries converting the same tools, timed round-robin together with
-//     toolwire's object API on the same path.
+//     toolwire's object API on the same path, and with toolwire's objects in, JSON text out for Gemini.
 //  3. Tool results: toolResultMessage on a few result shapes, against JSON.parse(JSON.stringify(result))
 //     and the app-style flattening (handwritten.mjs); no target.
 //  4. Package size, cold start (Node child processes, headless Chromium), scaling (1x, 4x, 16x the
@@ -470,6 +472,7 @@ async function peersTable(set, notes) {
   }
   printTable(["peer", "path", "ms", "vs toolwire objects", "equivalent work", "note"], rows, ["l", "l", "r", "r", "l", "l"]);
   for (const f of footnotes) console.log(f);
+
   // The Gemini target: toolwire's Gemini `parameters` path against the fastest peer that does
   // comparable schema work for Gemini (pass-through peers do not count).
   const twGemini = t.get("tw:gemini").median;
