@@ -187,13 +187,13 @@ enum OnError {
 /// Converts tools for a provider (`convertMcpTools`).
 pub fn convert(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Conversion> {
     let (tools, problems) = admit(tools_from_value(input)?, opts, OnError::Throw)?;
-    Ok(run(tools, Vec::new(), problems, provider, opts, OnError::Throw, true)?.into_conversion(provider, &opts.schema))
+    Ok(run(tools, Vec::new(), problems, provider, opts, OnError::Throw, true, None)?.into_conversion(provider, &opts.schema))
 }
 
 /// Converts and reports, never failing on a single tool (`checkTools`).
 pub fn check(input: Value, provider: Provider, opts: &ConvertOptions) -> Result<Report> {
     let (tools, problems) = admit(tools_from_value(input)?, opts, OnError::Report)?;
-    Ok(run(tools, Vec::new(), problems, provider, opts, OnError::Report, true)?.report)
+    Ok(run(tools, Vec::new(), problems, provider, opts, OnError::Report, true, None)?.report)
 }
 
 /// JSON in, JSON out (`convertMcpToolsJson`).
@@ -269,11 +269,22 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
     if fast::applies(provider, &opts.schema, with_report) {
         // The borrowed tree's containers, freed at once when the conversion is written.
         let arena = bumpalo::Bump::new();
-        if let Some(prepared) = fast::prepare(json, &arena, provider, &opts.schema, with_report, plans) {
+        let naming = fast::Naming { opts: &opts.naming, server: opts.server.as_deref() };
+        if let Some(prepared) = fast::prepare_with(json, &arena, provider, &opts.schema, with_report, plans, Some(naming)) {
             // The schemas already written replace theirs: room for them at once, where growing
             // the output as it is written would copy it (Gemini's can be three times the input).
-            let capacity = capacity + prepared.pass.iter().flatten().map(Passed::written_len).sum::<usize>();
-            if let Ok(done) = run(prepared.tools, prepared.pass, Vec::new(), provider, opts, on_error, with_report) {
+            // Nothing more when every tool is already in the output (`fast::Declarations`).
+            let written = prepared.pass.iter().flatten().map(Passed::written_len).sum::<usize>();
+            let (declared, names) = match prepared.declarations {
+                Some(d) => ((d.count > 0).then_some((d.text, d.count)), Some(d.names)),
+                None => (None, None),
+            };
+            let capacity = match &declared {
+                Some((_, count)) if *count == prepared.tools.len() => 8,
+                _ => capacity + written,
+            };
+            if let Ok(mut done) = run(prepared.tools, prepared.pass, Vec::new(), provider, opts, on_error, with_report, names) {
+                done.declared = declared;
                 return Ok(done.into_text(provider, &opts.schema, capacity, leave_out));
             }
         }
@@ -287,7 +298,7 @@ fn run_general(json: &str, provider: Provider, opts: &ConvertOptions, on_error: 
     let input = read_json(json)
         .map_err(|e| e.into_error("the tools JSON", |e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}"))))?;
     let (tools, problems) = admit(tools_from_value(input)?, opts, on_error)?;
-    Ok(run(tools, Vec::new(), problems, provider, opts, on_error, with_report)?.into_text(provider, &opts.schema, capacity, false))
+    Ok(run(tools, Vec::new(), problems, provider, opts, on_error, with_report, None)?.into_text(provider, &opts.schema, capacity, false))
 }
 
 /// A conversion whose tools are compiled but not yet in the provider's wrapper: [`run`]'s
@@ -300,11 +311,14 @@ struct Run<'a> {
     emitted: Vec<(usize, Compiled, Option<Passed<'a>>)>,
     name_map: NameMap,
     report: Report,
+    /// The output already written by the pass-through path, and how many of the first emitted
+    /// tools it holds (see [`fast::Declarations`]).
+    declared: Option<(Vec<u8>, usize)>,
 }
 
 impl Run<'_> {
     fn into_conversion(self, provider: Provider, opts: &SchemaOptions) -> Conversion {
-        let Run { tools, emitted, name_map, report } = self;
+        let Run { tools, emitted, name_map, report, .. } = self;
         let out: Vec<Value> = emitted
             .into_iter()
             .map(|(i, c, _)| emit(provider, opts, provider_name(&name_map, i), tools[i].description_text(), c))
@@ -323,18 +337,31 @@ impl Run<'_> {
     }
 
     fn into_text(self, provider: Provider, opts: &SchemaOptions, capacity: usize, leave_out: bool) -> Written {
-        let Run { tools, emitted, name_map, report } = self;
-        let mut out: Vec<u8> = Vec::with_capacity(capacity);
+        let Run { tools, emitted, name_map, report, declared } = self;
+        // Declarations already written: the output so far, opened, and the tools it holds.
+        let (mut out, skip) = match declared {
+            Some((mut text, count)) => {
+                text.reserve(capacity);
+                (text, count)
+            }
+            None => (Vec::with_capacity(capacity), 0),
+        };
         let mut left_out = Vec::new();
         let gemini = matches!(provider, Provider::Gemini | Provider::Vertex);
         if gemini && emitted.is_empty() {
             out.extend_from_slice(b"[]");
         } else {
-            if gemini {
-                out.extend_from_slice(b"[{\"functionDeclarations\":");
+            if skip == 0 {
+                if gemini {
+                    out.extend_from_slice(fast::DECLARATIONS_OPEN);
+                }
+                out.push(b'[');
             }
-            out.push(b'[');
             for (k, (i, c, pass)) in emitted.into_iter().enumerate() {
+                if k < skip {
+                    debug_assert!(matches!(pass, Some(Passed::Declared)), "the first tools are declared");
+                    continue;
+                }
                 if k > 0 {
                     out.push(b',');
                 }
@@ -414,7 +441,7 @@ impl Head<'_> {
         Head { name: name.into(), title: title.map(Cow::Owned), description: description.map(Cow::Owned), server_name: server_name.map(Cow::Owned), input_schema }
     }
 
-    fn description_text(&self) -> &str {
+    pub(crate) fn description_text(&self) -> &str {
         description_text(self.description.as_deref(), self.title.as_deref())
     }
 }
@@ -475,6 +502,7 @@ fn admit(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError) -> Result<(V
 /// the `problems` of those left out. A tool with an entry in `pass` has its schema passed
 /// through (see [`crate::fast`]; its `input_schema` is `null`): it is not compiled.
 /// Without `with_report` the report gets no per-tool entries (for callers that drop it).
+#[allow(clippy::too_many_arguments)]
 fn run<'a>(
     mut tools: Vec<Head<'a>>,
     mut pass: Vec<Option<Passed<'a>>>,
@@ -483,6 +511,7 @@ fn run<'a>(
     opts: &ConvertOptions,
     on_error: OnError,
     with_report: bool,
+    names: Option<(NameMap, Vec<Diagnostic>)>,
 ) -> Result<Run<'a>> {
     pass.resize_with(tools.len(), || None);
     let limits = opts.schema.limits;
@@ -491,10 +520,11 @@ fn run<'a>(
         .iter()
         .map(|t| t.server_name.as_deref().or(opts.server.as_deref()).filter(|s| !s.is_empty()).map(str::to_owned))
         .collect();
-    let (mut name_map, name_diags) = {
+    // Built by the pass-through path already when it wrote declarations (from the same pairs).
+    let (mut name_map, name_diags) = names.unwrap_or_else(|| {
         let pairs: Vec<(Option<&str>, &str)> = servers.iter().zip(&tools).map(|(s, t)| (s.as_deref(), t.name.as_ref())).collect();
         NameMap::build(&pairs, &opts.naming, provider.name_rule())
-    };
+    });
     report.problems.extend(name_diags.iter().filter(|d| d.rule == "names/duplicate-tool").cloned());
 
     let mut compiled: Vec<Option<Compiled>> = Vec::with_capacity(tools.len());
@@ -565,7 +595,7 @@ fn run<'a>(
     }
 
     let emitted = compiled.into_iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c, pass[i].take()))).collect();
-    Ok(Run { tools, emitted, name_map, report })
+    Ok(Run { tools, emitted, name_map, report, declared: None })
 }
 
 #[inline(never)]
@@ -706,7 +736,8 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
         (Some(Passed::Written(text)), _) => out.extend_from_slice(text),
         (Some(p @ Passed::Strict { .. }), _) => p.write_strict(c.strict == Some(true), opts, out),
         // Only Gemini `parameters` is lowered on the pass-through path (written below).
-        (Some(Passed::Lowered(_)), _) => {}
+        // (A declared one is in the output already, and not written again.)
+        (Some(Passed::Lowered(_) | Passed::Declared), _) => {}
         // A schema may hold shared `$ref` expansions (see `schema::refs::Shared`).
         (None, Some(v)) => crate::schema::refs::write_schema(out, &v),
         (None, None) => out.extend_from_slice(br#"{"type":"object","properties":{}}"#),
@@ -751,25 +782,29 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
             }
             out.push(b'}');
         }
-        Provider::Gemini | Provider::Vertex => {
+        Provider::Gemini | Provider::Vertex if opts.gemini_mode == GeminiMode::JsonSchema => {
             out.push(b'{');
             name_and_description(out);
-            if opts.gemini_mode == GeminiMode::JsonSchema {
-                out.extend_from_slice(br#","parametersJsonSchema":"#);
-                schema(out, c.schema);
-            } else if let Some(Passed::Lowered(lowered)) = pass {
-                // Lowered on the pass-through path (see `fast::gemini`).
-                if let Some(text) = lowered {
-                    out.extend_from_slice(br#","parameters":"#);
-                    out.extend_from_slice(text);
-                }
-            } else if let Some(lowered) = c.schema {
-                // In `parameters` mode a tool without arguments has no schema at all.
-                out.extend_from_slice(br#","parameters":"#);
-                gemini::write_wire(out, &lowered);
-            }
+            out.extend_from_slice(br#","parametersJsonSchema":"#);
+            schema(out, c.schema);
             out.push(b'}');
         }
+        Provider::Gemini | Provider::Vertex => match pass {
+            // Lowered on the pass-through path (see `fast::gemini`).
+            Some(Passed::Lowered(lowered)) => {
+                if open_declaration(out, name, description, lowered.is_some()) {
+                    out.extend_from_slice(lowered.as_deref().unwrap_or_default());
+                }
+                out.push(b'}');
+            }
+            // In `parameters` mode a tool without arguments has no schema at all.
+            _ => {
+                if let (true, Some(lowered)) = (open_declaration(out, name, description, c.schema.is_some()), &c.schema) {
+                    gemini::write_wire(out, lowered);
+                }
+                out.push(b'}');
+            }
+        },
         Provider::Bedrock => {
             out.extend_from_slice(br#"{"toolSpec":{"#);
             name_and_description(out);
@@ -778,6 +813,23 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
             out.extend_from_slice(b"}}}");
         }
     }
+}
+
+/// A Gemini `parameters` function declaration up to its `parameters` (their key, when
+/// `parameters` says there are some; returned), which the caller writes, then the closing `}`
+/// (also for the pass-through path's declarations, see [`fast::Declarations`]).
+pub(crate) fn open_declaration(out: &mut Vec<u8>, name: &str, description: &str, parameters: bool) -> bool {
+    use crate::text::write_str;
+    out.extend_from_slice(br#"{"name":"#);
+    write_str(out, name);
+    if !description.is_empty() {
+        out.extend_from_slice(br#","description":"#);
+        write_str(out, description);
+    }
+    if parameters {
+        out.extend_from_slice(br#","parameters":"#);
+    }
+    parameters
 }
 
 #[cfg(test)]

@@ -362,6 +362,61 @@ fn gemini_lowering_from_the_borrowed_tree_agrees_with_the_general_path() {
     assert!(passed.get() * 3 > total.get(), "only {} of {} generated tools were lowered from the borrowed tree", passed.get(), total.get());
 }
 
+/// Gemini's declarations are written into the output as their tools are lowered, up to the first
+/// tool that goes the general way (`fast::Declarations`). Sets that mix the two in any order,
+/// with tools named alike, `serverName`s (empty too), titles in place of descriptions, and tools
+/// without a schema, give the general path's output byte for byte, compact and pretty-printed.
+#[test]
+fn gemini_declarations_written_as_lowered_agree_with_the_general_path() {
+    use proptest::test_runner::{Config, TestRunner};
+    let mut runner = TestRunner::new(Config { cases: 300, ..Config::default() });
+    let (passed, total) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
+    let schema = prop_oneof![
+        4 => prop::collection::vec(gemini_node(), 0..3).prop_map(|props| {
+            let names: Vec<String> = (0..props.len()).map(|i| format!("p{i}")).collect();
+            Some(json!({"type": "object", "properties": Value::Object(names.into_iter().zip(props).collect())}))
+        }),
+        2 => gemini_node().prop_map(Some),
+        1 => Just(None),
+    ];
+    let tool = (0..3usize, schema, prop::option::of(prop::sample::select(vec!["", "a", "b"])), 0..3usize).prop_map(|(name, schema, server, text)| {
+        let mut t = Map::new();
+        t.insert("name".into(), json!(format!("t{name}")));
+        match text {
+            0 => t.insert("description".into(), json!("does \"it\"\n")),
+            1 => t.insert("title".into(), json!("Titled é")),
+            _ => None,
+        };
+        if let Some(server) = server {
+            t.insert("serverName".into(), json!(server));
+        }
+        if let Some(schema) = schema {
+            t.insert("inputSchema".into(), schema);
+        }
+        Value::Object(t)
+    });
+    runner
+        .run(&prop::collection::vec(tool, 1..6), |tools| {
+            let tools = Value::Array(tools);
+            for text in [tools.to_string(), serde_json::to_string_pretty(&tools).unwrap()] {
+                for provider in [Provider::Gemini, Provider::Vertex] {
+                    let opts = ConvertOptions { server: Some("srv".into()), ..ConvertOptions::default() };
+                    let general = convert(tools.clone(), provider, &opts).map(|c| c.tools.to_string());
+                    match (general, convert_json(&text, provider, &opts)) {
+                        (Ok(g), Ok(f)) => prop_assert_eq!(g, f, "{:?}: input {}", provider, tools),
+                        (Err(g), Err(f)) => prop_assert_eq!(g.code, f.code),
+                        (g, f) => prop_assert!(false, "{:?}: {:?} vs {:?} for {}", provider, g.err(), f.err(), tools),
+                    }
+                    passed.set(passed.get() + passed_through(&text, provider, &opts.schema));
+                    total.set(total.get() + tools.as_array().map_or(0, Vec::len));
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert!(passed.get() * 3 > total.get(), "only {} of {} generated tools were lowered from the borrowed tree", passed.get(), total.get());
+}
+
 /// What the strict modes treat apart, beside [`leaf_entries`]: kept keywords, constraints
 /// Anthropic does not support, keywords OpenAI cannot express (the schema is then sent
 /// non-strict), and ones the general path merges.

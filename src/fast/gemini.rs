@@ -134,9 +134,9 @@ struct Lowered<'n>(Map<'n, Item<'n>>);
 /// outside the subset and must go the general way. The caller has made sure that no `$ref`
 /// appears in it (`Node::measure`), or that those left are the placeholders of shared
 /// expansions ([`super::lower_inlined`]) or keywords the general path describes as this does.
-/// `arena` holds the lowered tree while it is written (the caller may reset it afterwards), in
-/// `buffer` (see [`super::written`]).
-pub(crate) fn lower_root(root: &Node, levels: &mut Levels, arena: &Bump, buffer: &mut Vec<u8>) -> Option<Option<Vec<u8>>> {
+/// `arena` holds the lowered tree until it is written ([`Parameters::write`]), where the
+/// caller wants it: on its own, or straight into the output (see `super::Declarations`).
+pub(crate) fn lower_root<'n>(root: &'n Node<'n>, levels: &mut Levels, arena: &'n Bump) -> Option<Option<Parameters<'n>>> {
     let mut lowered = lower_root_node(root, levels, arena)?;
     // gemini::compile: the root is an object (an `enum` would have made it a string), without
     // `nullable`; with no properties left and nothing but `type`, `description` and `title`, it
@@ -149,7 +149,17 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels, arena: &Bump, buffer:
     if !m.has("properties") && m.0.iter().all(|(k, _)| matches!(*k, "type" | "description" | "title")) {
         return Some(None);
     }
-    Some(Some(super::written(buffer, |out| lowered.write(out))))
+    Some(Some(Parameters(lowered)))
+}
+
+/// A tool's `parameters`, lowered by [`lower_root`], not yet written.
+pub(crate) struct Parameters<'n>(Lowered<'n>);
+
+impl Parameters<'_> {
+    /// The `parameters` as the general path writes them (`gemini::write_wire`).
+    pub(crate) fn write(&self, out: &mut Vec<u8>) {
+        self.0.write(out);
+    }
 }
 
 /// `gemini::lower` on a subschema.

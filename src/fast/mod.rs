@@ -40,6 +40,8 @@ use serde_json::{Number, Value};
 use crate::args::ArgPlan;
 use crate::convert::Head;
 use crate::model::JsonSize;
+use crate::naming::{NameMap, NamingOptions};
+use crate::report::Diagnostic;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::refs::Shared;
 use crate::schema::walk::{head, head_of, keyword, rest_equal, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
@@ -457,6 +459,9 @@ pub(crate) enum Passed<'a> {
     AsIs(Node<'a>, bool, Option<&'a str>),
     /// Gemini `parameters`, already written; `None` when the tool has no `parameters`.
     Lowered(Option<Vec<u8>>),
+    /// Gemini `parameters`, already written into the output with the rest of the tool's
+    /// declaration ([`Declarations`]).
+    Declared,
     /// Gemini `parametersJsonSchema` with its references inlined, already written
     /// ([`refs::write_json_schema`]).
     Written(Vec<u8>),
@@ -582,6 +587,86 @@ fn write_object<'m, V: 'm>(out: &mut Vec<u8>, entries: impl Iterator<Item = (&'m
 pub(crate) struct Prepared<'a> {
     pub tools: Vec<Head<'a>>,
     pub pass: Vec<Option<Passed<'a>>>,
+    /// Gemini `parameters` only, when [`prepare_with`] was given the [`Naming`].
+    pub declarations: Option<Declarations>,
+}
+
+/// What names the tools, for [`prepare_with`] to write Gemini's declarations as it lowers them:
+/// the naming options and the conversion's server, which a tool's `serverName` overrides (as
+/// `convert::run` names them).
+pub(crate) struct Naming<'o> {
+    pub opts: &'o NamingOptions,
+    pub server: Option<&'o str>,
+}
+
+/// The opening of Gemini's tools, up to the first declaration.
+pub(crate) const DECLARATIONS_OPEN: &[u8] = b"[{\"functionDeclarations\":";
+
+/// Gemini's function declarations written straight into the output as their `parameters` are
+/// lowered, from the first tool on, while every tool lowers: the output is then not built again
+/// from each tool's text (which copied the whole of it, three times the input for a server
+/// whose schemas share many references). The first tool that goes the general way ends it;
+/// that one and the rest are written after these (`convert::Run::into_text`).
+pub(crate) struct Declarations {
+    /// The output so far: [`DECLARATIONS_OPEN`], `[`, and the first `count` declarations.
+    pub text: Vec<u8>,
+    pub count: usize,
+    /// The tools' names, built before the first one was written; `convert::run` keeps them.
+    pub names: (NameMap, Vec<Diagnostic>),
+}
+
+impl Declarations {
+    /// Names every tool as `convert::run` would (`None` for a tool [`prepare`] refuses), and
+    /// opens the output, with room for what the tools will likely take: Gemini's text of a
+    /// schema is about its input's size or less, but up to three times that with references
+    /// shared across a schema.
+    fn start(tools: &[Node], naming: Naming, provider: Provider, len: usize, refs: bool) -> Option<Declarations> {
+        let mut pairs = Vec::with_capacity(tools.len());
+        for tool in tools {
+            let Node::Obj(entries) = tool else { return None };
+            // The last of each, as `prepare` reads a tool's fields (keys are unique there).
+            let (mut name, mut server) = ("", None);
+            for (k, v) in entries.iter() {
+                match (k.as_str(), v) {
+                    ("name", Node::Str(s)) => name = s.as_str(),
+                    ("serverName", Node::Str(s)) => server = Some(s.as_str()),
+                    _ => {}
+                }
+            }
+            pairs.push((server.or(naming.server).filter(|s| !s.is_empty()), name));
+        }
+        let names = NameMap::build(&pairs, naming.opts, provider.name_rule());
+        let likely = if refs { len.saturating_mul(3) } else { len + len / 8 };
+        let mut text = Vec::new();
+        // Growing it copies what is written, no worse than the other way; failing to get room
+        // at all is left to that way too.
+        if text.try_reserve_exact(likely.saturating_add(4096)).is_err() {
+            text.try_reserve_exact(len.saturating_add(4096)).ok()?;
+        }
+        text.extend_from_slice(DECLARATIONS_OPEN);
+        text.push(b'[');
+        Some(Declarations { text, count: 0, names })
+    }
+
+    /// Tool `i`'s `parameters`, lowered: written here, into its declaration, when every tool
+    /// before it is; else written on their own.
+    fn take<'a>(this: &mut Option<Declarations>, i: usize, head: &Head, parameters: Option<gemini::Parameters>, buffer: &mut Vec<u8>) -> Passed<'a> {
+        match this {
+            Some(d) if d.count == i => {
+                if i > 0 {
+                    d.text.push(b',');
+                }
+                let name = d.names.0.entries().get(i).map_or("", |e| e.name.as_str());
+                if let (true, Some(p)) = (crate::convert::open_declaration(&mut d.text, name, head.description_text(), parameters.is_some()), &parameters) {
+                    p.write(&mut d.text);
+                }
+                d.text.push(b'}');
+                d.count += 1;
+                Passed::Declared
+            }
+            _ => Passed::Lowered(parameters.map(|p| written(buffer, |out| p.write(out)))),
+        }
+    }
 }
 
 /// Whether the pass-through path applies to this provider and these options: the non-strict
@@ -671,6 +756,19 @@ impl<'a> Node<'a> {
 /// tools only): the strict rewrite does not build them then, and Gemini's lowering takes the
 /// enums that would need one.
 pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, opts: &SchemaOptions, with_report: bool, plans: bool) -> Option<Prepared<'a>> {
+    prepare_with(json, arena, provider, opts, with_report, plans, None)
+}
+
+/// [`prepare`]; given the [`Naming`], Gemini `parameters` are written as [`Declarations`].
+pub(crate) fn prepare_with<'a>(
+    json: &'a str,
+    arena: &'a Bump,
+    provider: Provider,
+    opts: &SchemaOptions,
+    with_report: bool,
+    plans: bool,
+    naming: Option<Naming>,
+) -> Option<Prepared<'a>> {
     // The shapes of crate::convert::tools_from_value: an array, `{tools}`, `{result:{tools}}`.
     let (root, figures, notes) = read::read_measured(json, arena)?;
     let mut next_note = 0;
@@ -702,9 +800,13 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
         true if figures.nodes > limits.max_nodes => Measure::Nodes,
         true => Measure::Refs,
     };
-    let mut out = Prepared { tools: Vec::with_capacity(tools.len()), pass: Vec::with_capacity(tools.len()) };
     // Gemini `parameters` and the strict modes (only served without a change log, see `applies`).
     let lowers = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.gemini_mode == GeminiMode::Parameters;
+    let declarations = match naming {
+        Some(naming) if lowers => Some(Declarations::start(tools, naming, provider, json.len(), figures.refs)?),
+        _ => None,
+    };
+    let mut out = Prepared { tools: Vec::with_capacity(tools.len()), pass: Vec::with_capacity(tools.len()), declarations };
     let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic) && opts.strict;
     let json_schema = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.gemini_mode == GeminiMode::JsonSchema;
     let mut scratch = Bump::new();
@@ -774,25 +876,29 @@ pub(crate) fn prepare<'a>(json: &'a str, arena: &'a Bump, provider: Provider, op
             // Without plans (the JSON API), a subschema the general lowering gives one (an
             // enum of numbers, written as strings) is lowered here like any other.
             let mut levels = Levels::new(provider, opts).with_plans(plans);
+            let i = out.tools.len();
             let lowered = match (unique && lowers, refs) {
                 (true, false) => {
                     // The lowered tree in the scratch arena, emptied once it is written.
-                    let out = gemini::lower_root(&node, &mut levels, &scratch, &mut buffer);
+                    let lowered = gemini::lower_root(&node, &mut levels, &scratch);
+                    let passed = lowered.map(|p| Declarations::take(&mut out.declarations, i, &head, p, &mut buffer));
                     scratch.reset();
-                    out
+                    passed
                 }
                 (true, true) => {
                     // Inlined in a scratch arena, emptied once the text is written.
                     let objects = note.map(|n| n.objects);
-                    let out = refs::lower(schema, objects, &scratch, &mut Levels::new(provider, opts).with_plans(plans), &mut buffer);
+                    let mut levels = Levels::new(provider, opts).with_plans(plans);
+                    let lowered = refs::lower(schema, objects, &scratch, &mut levels);
+                    let passed = lowered.map(|p| Declarations::take(&mut out.declarations, i, &head, p, &mut buffer));
                     scratch.reset();
-                    out
+                    passed
                 }
                 _ => None,
             };
             // The schema as passed, or back for the general path.
-            let passed = if let Some(text) = lowered {
-                Ok(Passed::Lowered(text))
+            let passed = if let Some(passed) = lowered {
+                Ok(passed)
             } else if unique && json_schema && refs {
                 // Gemini's parametersJsonSchema inlines references, then takes the tree as the
                 // other dialects do.
@@ -1060,7 +1166,12 @@ pub(crate) fn lower_inlined(root: &Value, shared: &Shared, opts: &SchemaOptions,
     let expansions: Vec<Node> = (0..).map_while(|i| shared.expansion(i)).map(|e| Node::of_value(e, &arena)).collect();
     let mut levels = Levels::new(if vertex { Provider::Vertex } else { Provider::Gemini }, opts);
     levels.splicing = Some(Splicing::new(&expansions));
-    gemini::lower_root(&node, &mut levels, &arena, &mut Vec::new())
+    let lowered = gemini::lower_root(&node, &mut levels, &arena)?;
+    Some(lowered.map(|p| {
+        let mut text = Vec::new();
+        p.write(&mut text);
+        text
+    }))
 }
 
 /// Whether the general path returns this root schema unchanged but for the silent

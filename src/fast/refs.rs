@@ -40,11 +40,11 @@ use crate::schema::Limits;
 /// `objects`: the schema's [`count_nodes`], when the reader counted them. `None` sends the
 /// schema the general way.
 #[inline(never)]
-pub(crate) fn lower<'s>(root: &'s Node<'s>, objects: Option<usize>, arena: &'s Bump, levels: &mut Levels<'s>, buffer: &mut Vec<u8>) -> Option<Option<Vec<u8>>> {
+pub(crate) fn lower<'s>(root: &'s Node<'s>, objects: Option<usize>, arena: &'s Bump, levels: &mut Levels<'s>) -> Option<Option<gemini::Parameters<'s>>> {
     let inlined = inline_counted(root, objects, arena, levels.limits, false)?;
     let expansions = arena.alloc_slice_fill_iter(inlined.expansions);
     levels.splicing = Some(Splicing::new(expansions));
-    gemini::lower_root(arena.alloc(inlined.root), levels, arena, buffer)
+    gemini::lower_root(arena.alloc(inlined.root), levels, arena)
 }
 
 /// A schema with its references inlined, and the expansions its placeholders stand for.

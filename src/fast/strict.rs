@@ -733,7 +733,7 @@ mod tests {
             Some(p) => match p {
                 Passed::Strict { .. } => Took::Strict,
                 Passed::AsIs(..) => Took::NotStrict,
-                Passed::Lowered(_) | Passed::Written(_) => unreachable!(),
+                Passed::Lowered(_) | Passed::Declared | Passed::Written(_) => unreachable!(),
             },
             None => Took::General,
         };
