@@ -283,9 +283,8 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
                 Some((_, count)) if *count == prepared.tools.len() => 8,
                 _ => capacity + written,
             };
-            if let Ok(mut done) = run(prepared.tools, prepared.pass, Vec::new(), provider, opts, on_error, with_report, names) {
-                done.declared = declared;
-                return Ok(done.into_text(provider, &opts.schema, capacity, leave_out));
+            if let Ok(done) = run(prepared.tools, prepared.pass, Vec::new(), provider, opts, on_error, with_report, names) {
+                return Ok(done.into_text(provider, &opts.schema, capacity, leave_out, declared));
             }
         }
     }
@@ -298,7 +297,7 @@ fn run_general(json: &str, provider: Provider, opts: &ConvertOptions, on_error: 
     let input = read_json(json)
         .map_err(|e| e.into_error("the tools JSON", |e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}"))))?;
     let (tools, problems) = admit(tools_from_value(input)?, opts, on_error)?;
-    Ok(run(tools, Vec::new(), problems, provider, opts, on_error, with_report, None)?.into_text(provider, &opts.schema, capacity, false))
+    Ok(run(tools, Vec::new(), problems, provider, opts, on_error, with_report, None)?.into_text(provider, &opts.schema, capacity, false, None))
 }
 
 /// A conversion whose tools are compiled but not yet in the provider's wrapper: [`run`]'s
@@ -311,14 +310,11 @@ struct Run<'a> {
     emitted: Vec<(usize, Compiled, Option<Passed<'a>>)>,
     name_map: NameMap,
     report: Report,
-    /// The output already written by the pass-through path, and how many of the first emitted
-    /// tools it holds (see [`fast::Declarations`]).
-    declared: Option<(Vec<u8>, usize)>,
 }
 
 impl Run<'_> {
     fn into_conversion(self, provider: Provider, opts: &SchemaOptions) -> Conversion {
-        let Run { tools, emitted, name_map, report, .. } = self;
+        let Run { tools, emitted, name_map, report } = self;
         let out: Vec<Value> = emitted
             .into_iter()
             .map(|(i, c, _)| emit(provider, opts, provider_name(&name_map, i), tools[i].description_text(), c))
@@ -336,9 +332,10 @@ impl Run<'_> {
         Conversion { tools, name_map, report }
     }
 
-    fn into_text(self, provider: Provider, opts: &SchemaOptions, capacity: usize, leave_out: bool) -> Written {
-        let Run { tools, emitted, name_map, report, declared } = self;
-        // Declarations already written: the output so far, opened, and the tools it holds.
+    /// `declared`: the output already written by the pass-through path, opened, and how many of
+    /// the first emitted tools it holds (see [`fast::Declarations`]).
+    fn into_text(self, provider: Provider, opts: &SchemaOptions, capacity: usize, leave_out: bool, declared: Option<(Vec<u8>, usize)>) -> Written {
+        let Run { tools, emitted, name_map, report } = self;
         let (mut out, skip) = match declared {
             Some((mut text, count)) => {
                 text.reserve(capacity);
@@ -595,7 +592,7 @@ fn run<'a>(
     }
 
     let emitted = compiled.into_iter().enumerate().filter_map(|(i, c)| c.map(|c| (i, c, pass[i].take()))).collect();
-    Ok(Run { tools, emitted, name_map, report, declared: None })
+    Ok(Run { tools, emitted, name_map, report })
 }
 
 #[inline(never)]
@@ -729,7 +726,6 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
 /// `leave_out`: write the schema as `null` (see [`convert_json_leaving_schemas`]).
 #[allow(clippy::too_many_arguments)]
 fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name: &str, description: &str, c: Compiled, pass: Option<&Passed>, leave_out: bool) {
-    use crate::text::write_str;
     let schema = |out: &mut Vec<u8>, schema: Option<Value>| match (pass, schema) {
         _ if leave_out => out.extend_from_slice(b"null"),
         (Some(p @ Passed::AsIs(..)), _) => p.write_as_is(out),
@@ -742,14 +738,7 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
         (None, Some(v)) => crate::schema::refs::write_schema(out, &v),
         (None, None) => out.extend_from_slice(br#"{"type":"object","properties":{}}"#),
     };
-    let name_and_description = |out: &mut Vec<u8>| {
-        out.extend_from_slice(br#""name":"#);
-        write_str(out, name);
-        if !description.is_empty() {
-            out.extend_from_slice(br#","description":"#);
-            write_str(out, description);
-        }
-    };
+    let name_and_description = |out: &mut Vec<u8>| write_name_and_description(out, name, description);
     let flag = |out: &mut Vec<u8>, b: bool| out.extend_from_slice(if b { b"true" } else { b"false" });
     match provider {
         Provider::OpenAi => {
@@ -782,29 +771,25 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
             }
             out.push(b'}');
         }
-        Provider::Gemini | Provider::Vertex if opts.gemini_mode == GeminiMode::JsonSchema => {
+        Provider::Gemini | Provider::Vertex => {
             out.push(b'{');
             name_and_description(out);
-            out.extend_from_slice(br#","parametersJsonSchema":"#);
-            schema(out, c.schema);
+            if opts.gemini_mode == GeminiMode::JsonSchema {
+                out.extend_from_slice(br#","parametersJsonSchema":"#);
+                schema(out, c.schema);
+            } else if let Some(Passed::Lowered(lowered)) = pass {
+                // Lowered on the pass-through path (see `fast::gemini`).
+                if let Some(text) = lowered {
+                    out.extend_from_slice(br#","parameters":"#);
+                    out.extend_from_slice(text);
+                }
+            } else if let Some(lowered) = c.schema {
+                // In `parameters` mode a tool without arguments has no schema at all.
+                out.extend_from_slice(br#","parameters":"#);
+                gemini::write_wire(out, &lowered);
+            }
             out.push(b'}');
         }
-        Provider::Gemini | Provider::Vertex => match pass {
-            // Lowered on the pass-through path (see `fast::gemini`).
-            Some(Passed::Lowered(lowered)) => {
-                if open_declaration(out, name, description, lowered.is_some()) {
-                    out.extend_from_slice(lowered.as_deref().unwrap_or_default());
-                }
-                out.push(b'}');
-            }
-            // In `parameters` mode a tool without arguments has no schema at all.
-            _ => {
-                if let (true, Some(lowered)) = (open_declaration(out, name, description, c.schema.is_some()), &c.schema) {
-                    gemini::write_wire(out, lowered);
-                }
-                out.push(b'}');
-            }
-        },
         Provider::Bedrock => {
             out.extend_from_slice(br#"{"toolSpec":{"#);
             name_and_description(out);
@@ -815,21 +800,16 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
     }
 }
 
-/// A Gemini `parameters` function declaration up to its `parameters` (their key, when
-/// `parameters` says there are some; returned), which the caller writes, then the closing `}`
-/// (also for the pass-through path's declarations, see [`fast::Declarations`]).
-pub(crate) fn open_declaration(out: &mut Vec<u8>, name: &str, description: &str, parameters: bool) -> bool {
+/// A tool's `"name"` and, unless empty, `"description"` entries, as every provider's wrapper
+/// has them (also the pass-through path's Gemini declarations, see [`fast::Declarations`]).
+pub(crate) fn write_name_and_description(out: &mut Vec<u8>, name: &str, description: &str) {
     use crate::text::write_str;
-    out.extend_from_slice(br#"{"name":"#);
+    out.extend_from_slice(br#""name":"#);
     write_str(out, name);
     if !description.is_empty() {
         out.extend_from_slice(br#","description":"#);
         write_str(out, description);
     }
-    if parameters {
-        out.extend_from_slice(br#","parameters":"#);
-    }
-    parameters
 }
 
 #[cfg(test)]

@@ -657,7 +657,10 @@ impl Declarations {
                     d.text.push(b',');
                 }
                 let name = d.names.0.entries().get(i).map_or("", |e| e.name.as_str());
-                if let (true, Some(p)) = (crate::convert::open_declaration(&mut d.text, name, head.description_text(), parameters.is_some()), &parameters) {
+                d.text.push(b'{');
+                crate::convert::write_name_and_description(&mut d.text, name, head.description_text());
+                if let Some(p) = parameters {
+                    d.text.extend_from_slice(br#","parameters":"#);
                     p.write(&mut d.text);
                 }
                 d.text.push(b'}');
