@@ -58,6 +58,10 @@ enum Stop {
 
 type Step<T> = Result<T, Stop>;
 
+/// A node's argument plan: `None` when it changes nothing, which is every node's when no plans
+/// are kept (the JSON API), so that the rewrite neither builds nor drops a plan per node.
+type Plan = Option<ArgPlan>;
+
 /// The `type` the general path gives a node with properties but no type.
 static OBJECT: Node<'static> = Node::Str(Text::raw("object"));
 
@@ -106,7 +110,7 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider, a
         let mut budget = Budget::default();
         match strict_node(root, levels, 0, &mut budget, arena) {
             Ok(_) if budget.exceeded().is_some() => Err(Stop::NotStrict),
-            Ok((node, plan)) => Ok((Some(super::written(buffer, |out| node.write(out))), plan, (0, 0))),
+            Ok((node, plan)) => Ok((Some(super::written(buffer, |out| node.write(out))), plan.unwrap_or_default(), (0, 0))),
             Err(stop) => Err(stop),
         }
     };
@@ -143,7 +147,7 @@ fn base<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], arena: &'n Bump) -> Map<'n,
 }
 
 /// `openai::strict_node`.
-fn strict_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, level: usize, budget: &mut Budget, arena: &'n Bump) -> Step<(Strict<'n, 'a>, ArgPlan)> {
+fn strict_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, level: usize, budget: &mut Budget, arena: &'n Bump) -> Step<(Strict<'n, 'a>, Plan)> {
     let entries = match node {
         Node::Obj(entries) => entries,
         Node::Bool(_) => return Err(Stop::NotStrict),
@@ -164,7 +168,7 @@ fn strict_object<'n, 'a>(
     level: usize,
     budget: &mut Budget,
     arena: &'n Bump,
-) -> Step<(Strict<'n, 'a>, ArgPlan)> {
+) -> Step<(Strict<'n, 'a>, Plan)> {
     let mut o = base(entries, arena);
 
     // One pass over the keys: `allOf` (merged by the general path) comes before the keywords
@@ -230,7 +234,8 @@ fn strict_object<'n, 'a>(
         budget.enum_values += values.len();
         budget.chars += values.iter().filter_map(Node::as_str).map(str::len).sum::<usize>();
     }
-    let mut plan = ArgPlan::default();
+    // Only made when `levels.plans` and some part of it changes something.
+    let mut plan: Plan = None;
     if !is_object && typed {
         for (key, bit) in [("properties", keys::PROPERTIES), ("required", keys::REQUIRED), ("additionalProperties", keys::ADDITIONAL)] {
             if may(has, bit) {
@@ -260,8 +265,11 @@ fn strict_object<'n, 'a>(
                         if optional {
                             widen_nullable(&mut strict);
                         }
-                        if levels.plans {
-                            plan.set_property(name, sub_plan);
+                        if levels.plans && (optional || sub_plan.is_some()) {
+                            let plan = plan.get_or_insert_with(ArgPlan::default);
+                            if let Some(sub_plan) = sub_plan {
+                                plan.set_property(name, sub_plan);
+                            }
                             if optional {
                                 plan.null_means_absent.push(name.as_str().to_owned());
                             }
@@ -284,8 +292,8 @@ fn strict_object<'n, 'a>(
             return Err(Stop::General);
         }
         let (strict, items_plan) = strict_node(items, levels, level, budget, arena)?;
-        if !items_plan.is_empty() {
-            plan.items = Some(Box::new(items_plan));
+        if let Some(items_plan) = items_plan {
+            plan.get_or_insert_with(ArgPlan::default).items = Some(Box::new(items_plan));
         }
         *slot = Val::Schema(arena.alloc(strict));
     }
@@ -299,8 +307,8 @@ fn strict_object<'n, 'a>(
                     plans.push(branch_plan);
                 }
             }
-            if plans.iter().any(|p| !p.is_empty()) {
-                plan.any_of = plans;
+            if plans.iter().any(Option::is_some) {
+                plan.get_or_insert_with(ArgPlan::default).any_of = plans.into_iter().map(Option::unwrap_or_default).collect();
             }
             *slot = Val::AnyOf(done, false);
         }
