@@ -67,13 +67,16 @@ export interface McpTool {
   title?: string;
   /** What the model reads. When absent or blank, `title` is used. */
   description?: string;
-  /** JSON Schema of the arguments. Absent, `{}` and non-object roots are normalised to an object schema. */
-  inputSchema?: JsonSchemaObject;
-  outputSchema?: JsonSchemaObject;
+  /**
+   * JSON Schema of the arguments. Absent, `{}` and non-object roots are normalised to an object schema.
+   * Any object is accepted (the MCP SDK types nested schemas as plain `object`).
+   */
+  inputSchema?: JsonSchemaObject | { [keyword: string]: unknown };
+  outputSchema?: JsonSchemaObject | { [keyword: string]: unknown };
   annotations?: McpToolAnnotations;
-  /** The server the tool comes from, as MCP client apps attach it; `options.server` takes precedence. */
+  /** The server the tool comes from, as MCP client apps attach it; it wins over `options.server`. */
   serverName?: string;
-  _meta?: JsonObject;
+  _meta?: { [key: string]: unknown };
   [key: string]: unknown;
 }
 
@@ -123,11 +126,18 @@ export interface Limits {
   maxStringBytes?: number;
 }
 
-/** Options for conversion and checking. */
+/**
+ * Options for conversion and checking. Unknown keys are ignored (so that code written for a newer
+ * version runs on an older one); wrong types for known keys throw `INVALID_OPTIONS`.
+ */
 export interface ConvertOptions extends NamingOptions {
-  /** Server name for every tool in the call (overrides `serverName` on the tools). */
+  /** Server name for the tools that carry no `serverName` (a tool's own `serverName` wins). */
   server?: string;
-  /** Request strict mode where the provider has one (OpenAI, Anthropic, Bedrock); falls back per tool and reports why. */
+  /**
+   * Request strict mode (OpenAI, OpenAI Responses, Anthropic); falls back per tool and reports why.
+   * Bedrock's strict mode is not applied: the report's set-level problems say so
+   * (`bedrock/strict-unsupported`).
+   */
   strict?: boolean;
   /** Gemini/Vertex: emit `parameters` (OpenAPI subset) or `parametersJsonSchema` (JSON Schema). */
   geminiMode?: "parameters" | "parametersJsonSchema";
@@ -228,7 +238,6 @@ export interface BedrockTool {
     description?: string;
     /** Typed as a JSON document (as the AWS SDK's `DocumentType`); it is an {@link ObjectSchema}. */
     inputSchema: { json: ObjectSchema & JsonObject };
-    strict?: boolean;
   };
 }
 
@@ -302,7 +311,8 @@ export interface ResolvedName {
 
 /** The serialised form of a {@link NameMap} (`JSON.stringify(nameMap)`). */
 export interface NameMapJson {
-  version: 1;
+  /** 1 in the maps this version writes; any version is read. */
+  version: number;
   entries: Array<ResolvedName & { args?: JsonObject }>;
 }
 
@@ -352,9 +362,9 @@ export type McpContentBlock =
 /** The result of an MCP `tools/call`. */
 export interface McpCallToolResult {
   content?: McpContentBlock[];
-  structuredContent?: JsonValue;
+  structuredContent?: { [key: string]: unknown };
   isError?: boolean;
-  _meta?: JsonObject;
+  _meta?: { [key: string]: unknown };
   [key: string]: unknown;
 }
 
@@ -387,7 +397,9 @@ export type ToolwireErrorCode =
   | "INVALID_OPTIONS"
   | "UNKNOWN_TOOL_NAME"
   | "LIMIT_EXCEEDED"
-  | "INVALID_ARGUMENTS";
+  | "INVALID_ARGUMENTS"
+  /** The browser/bundler entry (`toolwire/web`) before `await initAsync()` has resolved. */
+  | "NOT_INITIALIZED";
 
 /** Every error toolwire throws. Branch on `code`; `message` is for people. */
 export class ToolwireError extends Error {
@@ -505,8 +517,8 @@ export function version(): string;
 /** Providers whose tool calls can be read (the conversion providers plus Ollama). */
 export type CallProvider = Provider | "ollama";
 
-/** One tool call read from a provider response, resolved through the name map. */
-export interface ToolCall {
+/** What every {@link ToolCall} has. */
+export interface ToolCallBase {
   /** The provider's call id; `null` when the provider sent none (Gemini may not). */
   id: string | null;
   /** The name the provider used. */
@@ -515,11 +527,23 @@ export interface ToolCall {
   server: string | null;
   /** The original MCP tool name (the provider name when no name map is given). */
   tool: string;
-  /** The arguments, mapped back to what the MCP server expects; `null` when `error` is set. */
-  arguments: JsonObject | null;
-  /** Why this call cannot be made as it is (malformed arguments, unknown name). */
-  error?: { code: "INVALID_ARGUMENTS" | "UNKNOWN_TOOL_NAME"; message: string };
 }
+
+/**
+ * One tool call read from a provider response, resolved through the name map: either its arguments,
+ * or why it cannot be made as it is. `if (call.error)` tells them apart (and narrows `arguments`).
+ */
+export type ToolCall =
+  | (ToolCallBase & {
+      /** The arguments, mapped back to what the MCP server expects. */
+      arguments: JsonObject;
+      error?: undefined;
+    })
+  | (ToolCallBase & {
+      arguments: null;
+      /** Why this call cannot be made as it is (malformed arguments, unknown name). */
+      error: { code: "INVALID_ARGUMENTS" | "UNKNOWN_TOOL_NAME"; message: string };
+    });
 
 /**
  * Every tool call in a complete provider response (or its message). `nameMap` (a {@link NameMap} or its
@@ -701,7 +725,9 @@ export interface McpCallOptions {
  * An MCP client over Streamable HTTP (protocol 2025-11-25, 2025-06-18, 2025-03-26). Errors are
  * {@link ToolwireError}s: `HTTP_STATUS` (`status`, `bodyPreview`), `JSONRPC_ERROR` (`rpcCode`, `data`),
  * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS), `UNAUTHORIZED` (`status`, `challenge`), `PROTOCOL`,
- * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`.
+ * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`; and, for what is passed to it,
+ * `INVALID_INPUT` (a URL that is not http(s), a tool name that is not a string), `INVALID_OPTIONS` and
+ * `INVALID_ARGUMENTS` (arguments that are not a JSON object).
  */
 export class McpClient {
   constructor(url: string, options?: McpClientOptions);
@@ -751,7 +777,7 @@ export class McpHub {
   /** Tools of the selected servers, each with `serverName`; a failing server is in `errors`, not thrown. */
   listTools(options?: McpHubListOptions): Promise<{ tools: McpTool[]; errors: Array<{ server: string; error: ToolwireError }> }>;
   /** Provider-ready tools with collision-proof names (lists the servers first if needed). */
-  tools<P extends Provider>(provider: P, options?: ConvertOptions): Promise<ProviderOutput[P]>;
+  tools<P extends Provider>(provider: P, options?: Omit<ConvertOptions, "server">): Promise<ProviderOutput[P]>;
   /** The name map of the last `tools()` call. */
   readonly nameMap: NameMapJson | null;
   /** Routes a provider tool call through the name map and the policy to its server. */

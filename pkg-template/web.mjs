@@ -45,7 +45,7 @@ export function initAsync(input) {
 export default initAsync;
 
 function check() {
-  if (!ready) throw new Error("toolwire: call `await initAsync()` first");
+  if (!ready) throw new ToolwireError("NOT_INITIALIZED", "toolwire: call `await initAsync()` first");
 }
 
 export function convertMcpTools(tools, provider, options) {
@@ -99,7 +99,7 @@ export function version() {
  */
 export class NameMap {
   constructor() {
-    throw new TypeError("toolwire: use NameMap.fromTools() or NameMap.fromJSON()");
+    throw new ToolwireError("INVALID_INPUT", "NameMap has no constructor: use NameMap.fromTools(tools, provider, options) or NameMap.fromJSON(json)");
   }
 
   static fromTools(tools, provider, options) {

@@ -580,6 +580,15 @@ fn run<'a>(
     if provider == Provider::Anthropic && opts.schema.strict {
         enforce_anthropic_strict_limits(&mut compiled, &pass, &mut report);
     }
+    if provider == Provider::Bedrock && opts.schema.strict {
+        // Bedrock's `toolSpec.strict` exists, but toolwire has no rules of its subset yet: the
+        // tools go without it, and the caller hears so rather than finding out from the model.
+        report.problems.push(Diagnostic {
+            path: String::new(),
+            rule: "bedrock/strict-unsupported",
+            message: "strict mode is not applied for Bedrock: the tools are sent without toolSpec.strict".into(),
+        });
+    }
     if let Some((max, why)) = provider.max_tools() {
         let n = compiled.iter().filter(|c| c.is_some()).count();
         if n > max {
@@ -984,6 +993,21 @@ mod tests {
             }
         }
         assert_eq!(convert_json(&input.to_string(), Provider::Anthropic, &strict).unwrap(), s.tools.to_string());
+    }
+
+    /// Strict mode asked for Bedrock is not applied, and the report says so (once, for the set).
+    #[test]
+    fn bedrock_strict_is_reported_not_applied() {
+        let input = serde_json::json!([{"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}, {"name": "b"}]);
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        let s = convert(input.clone(), Provider::Bedrock, &strict).unwrap();
+        let p = convert(input, Provider::Bedrock, &ConvertOptions::default()).unwrap();
+        assert_eq!(s.tools, p.tools);
+        let rules = |r: &Report| r.problems.iter().map(|d| d.rule).collect::<Vec<_>>();
+        assert_eq!(rules(&s.report), ["bedrock/strict-unsupported"]);
+        assert!(rules(&p.report).is_empty());
+        assert!(s.report.tools.iter().all(|t| t.strict.is_none()));
     }
 
     /// The JSON API writes each provider's wrapper itself (`write_tool`); the object API builds

@@ -29,14 +29,24 @@ fn opt_fn(v: &JsValue, key: &str) -> Result<Option<Function>, Error> {
     f.dyn_into::<Function>().map(Some).map_err(|_| Error::new(ErrorCode::InvalidOptions, format!("options.{key} must be a function")))
 }
 
+/// A time in milliseconds: a positive integer.
 fn opt_ms(v: &Value, key: &str) -> Result<Option<u64>, Error> {
+    opt_positive(v, key, " (milliseconds)")
+}
+
+/// A count or a size: a positive integer.
+fn opt_count(v: &Value, key: &str) -> Result<Option<u64>, Error> {
+    opt_positive(v, key, "")
+}
+
+fn opt_positive(v: &Value, key: &str, unit: &str) -> Result<Option<u64>, Error> {
     match v.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(n) => n
             .as_u64()
             .filter(|n| *n >= 1)
             .map(Some)
-            .ok_or_else(|| Error::new(ErrorCode::InvalidOptions, format!("options.{key} must be a positive integer (milliseconds)"))),
+            .ok_or_else(|| Error::new(ErrorCode::InvalidOptions, format!("options.{key} must be a positive integer{unit}"))),
     }
 }
 
@@ -63,16 +73,16 @@ fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Opti
         opts.timeout_ms = t;
     }
     opts.idle_timeout_ms = opt_ms(&data, "idleTimeoutMs")?;
-    if let Some(p) = opt_ms(&data, "maxPages")? {
+    if let Some(p) = opt_count(&data, "maxPages")? {
         opts.max_pages = p as usize;
     }
-    if let Some(p) = opt_ms(&data, "maxTools")? {
+    if let Some(p) = opt_count(&data, "maxTools")? {
         opts.max_tools = p as usize;
     }
-    if let Some(p) = opt_ms(&data, "maxEventBytes")? {
+    if let Some(p) = opt_count(&data, "maxEventBytes")? {
         opts.max_event_bytes = p as usize;
     }
-    if let Some(p) = opt_ms(&data, "maxResponseBytes")? {
+    if let Some(p) = opt_count(&data, "maxResponseBytes")? {
         opts.max_body_bytes = p as usize;
     }
     if let Some(ci) = data.get("clientInfo") {

@@ -24,6 +24,13 @@ pub struct JsNameMap {
 
 #[wasm_bindgen(js_class = NameMap)]
 impl JsNameMap {
+    /// A map is built by `NameMap.fromTools` or `NameMap.fromJSON`: `new NameMap()` throws a
+    /// `ToolwireError` saying so (rather than an object whose every method fails).
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Result<JsNameMap, JsValue> {
+        Err(Error::new(ErrorCode::InvalidInput, "NameMap has no constructor: use NameMap.fromTools(tools, provider, options) or NameMap.fromJSON(json)").into())
+    }
+
     /// Builds the map a conversion with the same tools, provider and options produces.
     #[wasm_bindgen(js_name = fromTools)]
     pub fn from_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsNameMap, JsValue> {

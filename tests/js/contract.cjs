@@ -351,6 +351,32 @@ module.exports = function contract(tw, label) {
     assert.equal(e.code, "UNKNOWN_TOOL_NAME");
     map.free();
     again.free();
+    // A map comes from fromTools or fromJSON: `new` says so with a typed error.
+    assert.throws(() => new tw.NameMap(), (x) => x instanceof tw.ToolwireError && x.code === "INVALID_INPUT" && /NameMap\.fromTools/.test(x.message));
+  });
+
+  test(name("McpClient: bad options are INVALID_OPTIONS, times in milliseconds, counts without a unit"), () => {
+    const bad = (options) => {
+      try {
+        new tw.McpClient("http://127.0.0.1:9/mcp", options).free();
+      } catch (e) {
+        assert.ok(e instanceof tw.ToolwireError);
+        assert.equal(e.code, "INVALID_OPTIONS");
+        return e.message;
+      }
+      assert.fail(`accepted ${JSON.stringify(options)}`);
+    };
+    assert.equal(bad({ timeoutMs: -5 }), "options.timeoutMs must be a positive integer (milliseconds)");
+    for (const key of ["maxTools", "maxPages", "maxEventBytes", "maxResponseBytes"]) {
+      assert.equal(bad({ [key]: 0 }), `options.${key} must be a positive integer`);
+    }
+  });
+
+  test(name("Bedrock: strict mode is reported as not applied, the tools are the plain ones"), () => {
+    const strict = tw.convertMcpToolsDetailed([weather], "bedrock", { strict: true });
+    assert.deepEqual(strict.tools, tw.convertMcpTools([weather], "bedrock"));
+    assert.deepEqual(strict.report.problems.map((p) => p.rule), ["bedrock/strict-unsupported"]);
+    assert.deepEqual(tw.convertMcpToolsDetailed([weather], "bedrock").report.problems, []);
   });
 
   test(name("convertMcpToolsDetailed: tools, a nameMap that resolves them, a report"), () => {

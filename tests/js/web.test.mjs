@@ -11,6 +11,7 @@ const wasmUrl = new URL("../../pkg/web/toolwire_bg.wasm", import.meta.url);
 test("web: before initAsync every export throws a clear error", () => {
   assert.equal(typeof web.ToolwireError, "function", "the error class needs no wasm");
   const message = "toolwire: call `await initAsync()` first";
+  assert.throws(() => web.convertMcpTools([], "openai"), (e) => e instanceof web.ToolwireError && e.code === "NOT_INITIALIZED" && e.message === message);
   assert.throws(() => web.convertMcpTools([], "openai"), { message });
   assert.throws(() => web.convertMcpToolsJson("[]", "openai"), { message });
   assert.throws(() => web.checkTools([], "openai"), { message });

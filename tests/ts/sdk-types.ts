@@ -6,6 +6,7 @@ import type { FunctionTool, ResponseInputItem } from "openai/resources/responses
 import type { Tool as AnthropicTool, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import type { Tool as GeminiTool, Part as GeminiPart, FunctionCall, Type as GeminiType } from "@google/genai";
 import type { Tool as BedrockTool, ToolResultBlock, ContentBlock as BedrockContentBlock } from "@aws-sdk/client-bedrock-runtime";
+import type { Tool as SdkTool, CallToolResult as SdkCallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import {
   convertMcpTools,
   parseToolCalls,
@@ -50,7 +51,22 @@ const forMcp: { name: string; arguments?: Record<string, unknown> } = { name: ca
 declare const fc: FunctionCall;
 parseToolCalls({ candidates: [{ content: { parts: [{ functionCall: fc }] } }] }, "gemini");
 
+// What the MCP SDK's client returns goes in as it is: its tools (nested schemas typed as `object`,
+// `_meta` as unknown values) and its tool results (`structuredContent` as unknown values).
+declare const sdkTools: SdkTool[];
+declare const sdkResult: SdkCallToolResult;
+const fromSdk: ChatCompletionTool[] = convertMcpTools(sdkTools.map((t) => ({ ...t, serverName: "s" })), "openai");
+const sdkMap: NameMap = NameMap.fromTools(sdkTools, "gemini");
+const sdkAnswer: ToolResultBlockParam = toolResultMessage(call, sdkResult, "anthropic");
+// A call without `error` has its arguments: the SDK's callTool takes them without a null check.
+for (const c of parseToolCalls({}, "openai", sdkMap)) {
+  if (c.error) throw new Error(c.error.message);
+  const request: { name: string; arguments?: Record<string, unknown> } = { name: c.tool, arguments: c.arguments };
+  void request;
+}
+
 export {
+  fromSdk,
   openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
   openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp,
 };
