@@ -225,7 +225,12 @@ export interface GeminiFunctionDeclaration {
   parametersJsonSchema?: ObjectSchema;
 }
 
-/** Gemini / Vertex: one entry of `tools` (toolwire emits a single one holding every declaration). */
+/**
+ * Gemini / Vertex: one entry of `tools` (toolwire emits a single one holding every declaration).
+ * `@google/genai` declares `Schema.type` as a TypeScript enum, which no plain string type can be
+ * assigned to (TS enums are nominal) although its values are these strings: in TypeScript, pass the
+ * tools to it as `geminiTools as unknown as Tool[]` (Tool from `@google/genai`).
+ */
 export interface GeminiTool {
   functionDeclarations: GeminiFunctionDeclaration[];
 }
@@ -704,6 +709,19 @@ export interface McpClientOptions {
   onLog?: (params: { level: string; logger?: string; data?: JsonValue }) => void;
   /** Every server notification that is not progress for a call. */
   onNotification?: (message: { method: string; params: JsonValue }) => void;
+  /**
+   * `capabilities` sent in `initialize` (default `{}`), e.g. `{ elicitation: {} }`: a server sends
+   * `elicitation/create`, `sampling/createMessage` or `roots/list` only to a client that declares it.
+   */
+  capabilities?: JsonObject;
+  /**
+   * Answers the server's requests other than `ping` (which is answered `{}`): `elicitation/create`,
+   * `sampling/createMessage`, `roots/list`... Return the result (or a promise of it); throw (or reject)
+   * to answer with a JSON-RPC error: the thrown value's integer `code` if it has one, else -32603, and
+   * its `message`. Without it they are answered -32601 (method not found). The call whose stream the
+   * request came in waits for the answer, and its timeout keeps running meanwhile.
+   */
+  onRequest?: (request: { method: string; params: JsonValue }) => JsonValue | Promise<JsonValue>;
 }
 
 /** Progress of a call (`notifications/progress` params). */
@@ -733,6 +751,15 @@ export class McpClient {
   constructor(url: string, options?: McpClientOptions);
   /** `initialize` + `notifications/initialized`. */
   connect(): Promise<void>;
+  /**
+   * Listens on the server's standalone stream (an HTTP GET kept open; opt-in, as it holds a connection):
+   * what the server sends outside any call (a changed tool list, log messages, `elicitation/create`,
+   * `roots/list`) goes to `onNotification`/`onToolListChanged`/`onLog` and `onRequest`. Reopened with
+   * `Last-Event-ID` when it ends. Resolves `true` once `close()` ends it, `false` at once when the server
+   * offers no such stream; rejects (`PROTOCOL`) when it cannot be reopened three times in a row.
+   * Do not await it before calling tools: `client.listen().catch(report)`.
+   */
+  listen(): Promise<boolean>;
   /** Every tool, over all pages (stops on a repeated cursor). */
   listTools(): Promise<McpTool[]>;
   /** Calls a tool. `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's client scenarios against toolwire's McpClient (the built package):
 #
-#   scripts/conformance.sh                         initialize, tools_call and sse-retry, one after the other
+#   scripts/conformance.sh                         initialize, tools_call, sse-retry and
+#                                                  elicitation-sep1034-client-defaults, one after the other
 #   scripts/conformance.sh --scenario sse-retry    only that one (repeatable)
 #   scripts/conformance.sh --client sdk            the same with the TypeScript SDK client (proves the harness)
 #   scripts/conformance.sh --no-build              never run `make pkg` (default: build when pkg/ is missing or
@@ -32,11 +33,11 @@ while [ $# -gt 0 ]; do
     --client) client=$2; shift 2 ;;
     --no-build) build=no; shift ;;
     -o | --output-dir) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "conformance: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(initialize tools_call sse-retry)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults)
 case "$client" in toolwire | sdk) ;; *) echo "conformance: --client toolwire|sdk" >&2; exit 2 ;; esac
 
 say() { printf 'conformance: %s\n' "$*"; }

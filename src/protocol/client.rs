@@ -5,7 +5,8 @@
 //! * Every later request carries `Mcp-Session-Id` (when the server issued one) and
 //!   `MCP-Protocol-Version`.
 //! * Responses as JSON (one message or a batch) or as SSE; notifications and server requests
-//!   may come first: `ping` is answered `{}`, anything else -32601; progress goes to the call's
+//!   may come first: `ping` is answered `{}`, the others by the request handler (elicitation,
+//!   sampling, roots: see [`Client::set_request_handler`]) or else -32601; progress goes to the call's
 //!   callback, everything else to the client's notification handler. Id 0 is a real id.
 //! * A stream that drops before its response is resumed: wait `retry` ms (or back off), then
 //!   GET with `Last-Event-ID`, at most `max_retries` times.
@@ -56,6 +57,9 @@ pub struct ClientOptions {
     pub max_event_bytes: usize,
     /// Largest JSON response body, in bytes (default 64 MiB).
     pub max_body_bytes: usize,
+    /// `capabilities` sent in `initialize` (default `{}`): a server sends `elicitation/create`,
+    /// `sampling/createMessage` or `roots/list` only to a client that declares it handles them.
+    pub capabilities: Map<String, Value>,
 }
 
 impl ClientOptions {
@@ -72,6 +76,7 @@ impl ClientOptions {
             max_retries: 2,
             max_event_bytes: crate::protocol::sse::DEFAULT_MAX_EVENT_BYTES,
             max_body_bytes: 64 << 20,
+            capabilities: Map::new(),
         }
     }
 }
@@ -95,6 +100,10 @@ pub struct CallOptions {
 
 /// Receives server notifications that are not progress for a call: `method`, `params`.
 pub type NotificationHandler = Box<dyn Fn(&str, &Value)>;
+
+/// Answers a server request other than `ping` (`elicitation/create`, `sampling/createMessage`,
+/// `roots/list`...): `method`, `params`; the result, or the JSON-RPC error to answer with.
+pub type RequestHandler = Box<dyn Fn(&str, &Value) -> Pin<Box<dyn Future<Output = std::result::Result<Value, RpcError>>>>>;
 
 #[derive(Debug, Default)]
 struct State {
@@ -157,6 +166,7 @@ pub struct Client<T: Transport, C: Clock> {
     state: RefCell<State>,
     next_id: Cell<i64>,
     on_notification: RefCell<Option<NotificationHandler>>,
+    on_request: RefCell<Option<RequestHandler>>,
     closing: CloseSignal,
 }
 
@@ -172,6 +182,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             state: RefCell::new(State::default()),
             next_id: Cell::new(0),
             on_notification: RefCell::new(None),
+            on_request: RefCell::new(None),
             closing: CloseSignal::default(),
         }
     }
@@ -179,6 +190,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Sets the handler for server notifications.
     pub fn set_notification_handler(&self, handler: Option<NotificationHandler>) {
         *self.on_notification.borrow_mut() = handler;
+    }
+
+    /// Sets the handler for server requests other than `ping`; without one they are answered
+    /// -32601 (method not found). The request that the server's one came in the stream of waits
+    /// for the answer, and its timeout keeps running meanwhile.
+    pub fn set_request_handler(&self, handler: Option<RequestHandler>) {
+        *self.on_request.borrow_mut() = handler;
     }
 
     /// The options in force.
@@ -260,7 +278,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         let params = object([
             ("protocolVersion", LATEST_PROTOCOL_VERSION.into()),
-            ("capabilities", Value::Object(Map::new())),
+            ("capabilities", Value::Object(self.opts.capabilities.clone())),
             ("clientInfo", self.opts.client_info.clone()),
         ]);
         let id = self.new_id();
@@ -572,11 +590,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 Ok(None)
             }
-            Incoming::Request { id: rid, method: m, .. } => {
-                let answer = if m == "ping" {
-                    Ok(json!({}))
-                } else {
-                    Err(RpcError { code: -32601, message: format!("Method not found: {m}"), data: None })
+            Incoming::Request { id: rid, method: m, params } => {
+                // The handler's future is made while it is borrowed and awaited after, so that
+                // the handler may replace itself.
+                let handled = if m == "ping" { None } else { self.on_request.borrow().as_ref().map(|h| h(&m, &params)) };
+                let answer = match handled {
+                    _ if m == "ping" => Ok(json!({})),
+                    Some(answer) => answer.await,
+                    None => Err(RpcError { code: -32601, message: format!("Method not found: {m}"), data: None }),
                 };
                 let req = self.post(jsonrpc::response(&rid, answer), true);
                 // Best effort: the answer's own status does not change the outcome of our request.
@@ -665,6 +686,82 @@ impl<T: Transport, C: Clock> Client<T, C> {
         params.insert("name".into(), json!(name));
         params.insert("arguments".into(), if arguments.is_null() { json!({}) } else { arguments });
         self.request("tools/call", Value::Object(params), opts).await
+    }
+
+    /// Listens on the standalone stream (GET, `text/event-stream`), where a server sends what
+    /// belongs to no request of ours: notifications (a changed tool list, log messages) to the
+    /// notification handler, requests (`elicitation/create`, `roots/list`, `ping`) to the request
+    /// handler, answered by POST. Runs until [`Client::close`] (`Ok(true)`); `Ok(false)` at once
+    /// when the server does not offer the stream (405, or any other answer than an event stream:
+    /// not an error, the stream is optional). A stream that ends or drops is reopened with
+    /// `Last-Event-ID` after the server's `retry` (else a backoff from 1 s), for as long as the
+    /// server lets it be reopened (a server may close it after each message and have the client
+    /// poll); after `max_retries` failed reopenings in a row, it fails with `PROTOCOL`.
+    pub async fn listen(&self) -> Result<bool> {
+        if !self.state.borrow().connected {
+            return Err(Error::new(ErrorCode::NotConnected, "call connect() before listen()"));
+        }
+        let closed = self.closing.wait();
+        let run = self.listen_until_closed();
+        pin_mut!(closed, run);
+        match select(run, closed).await {
+            Either::Left((r, _)) => r,
+            Either::Right(_) => Ok(true),
+        }
+    }
+
+    async fn listen_until_closed(&self) -> Result<bool> {
+        const WHAT: &str = "listen";
+        // No response is awaited on this stream: a response id never matches this one.
+        let none = Id::Str(String::new());
+        let (mut last_id, mut retry_ms, mut failed, mut opened) = (None::<String>, None::<u64>, 0u32, false);
+        loop {
+            let mut headers = self.headers(true, "text/event-stream");
+            if let Some(id) = &last_id {
+                headers.push(("last-event-id".into(), id.clone()));
+            }
+            let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
+            let resp = match self.transport.send(req).await {
+                Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r),
+                // Not offered (405), or refused in any other way: the stream is optional.
+                Ok(_) if !opened => return Ok(false),
+                Ok(_) => None,
+                Err(e) if !opened => return Err(transport_error(e, WHAT)),
+                Err(_) => None,
+            };
+            if let Some(resp) = resp {
+                (opened, failed) = (true, 0);
+                let mut body = resp.body;
+                let mut parser = SseParser::new(self.opts.max_event_bytes);
+                // Read to the end (or a drop); the stream is silent for as long as the server is.
+                while let Some(Ok(chunk)) = body.next_chunk().await {
+                    let Ok(items) = parser.feed(&chunk) else { break };
+                    for item in items {
+                        match item {
+                            SseItem::Retry(ms) => retry_ms = Some(ms),
+                            SseItem::Event(ev) if !ev.data.is_empty() && matches!(ev.event.as_deref(), None | Some("message")) => {
+                                let Some(value) = std::str::from_utf8(&ev.data).ok().and_then(|t| read_json(t).ok()) else { continue };
+                                for msg in classify_all(value) {
+                                    // A stray error meant for no request is no reason to stop listening.
+                                    let _ = self.handle(&none, WHAT, msg, None).await;
+                                }
+                            }
+                            SseItem::Event(_) => {}
+                        }
+                    }
+                    if let Some(id) = parser.last_event_id() {
+                        last_id = Some(id.to_owned());
+                    }
+                }
+            } else {
+                failed += 1;
+                if failed > self.opts.max_retries {
+                    return Err(Error::new(ErrorCode::Protocol, format!("{WHAT}: the server's stream could not be reopened ({failed} attempts)")));
+                }
+            }
+            let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64);
+            self.clock.sleep(delay).await;
+        }
     }
 
     /// Ends the session: DELETE (405 is fine). The client can connect again afterwards.

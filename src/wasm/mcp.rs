@@ -13,6 +13,7 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::error::{Error, ErrorCode};
 use crate::policy::Policy;
 use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions};
+use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::hub::{Confirm, Hub, Selection};
 use crate::providers::Provider;
 use crate::wasm::bridge::{get, to_future, FetchTransport, JsClock};
@@ -85,6 +86,11 @@ fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Opti
     if let Some(p) = opt_count(&data, "maxResponseBytes")? {
         opts.max_body_bytes = p as usize;
     }
+    match data.get("capabilities") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(c)) => opts.capabilities = c.clone(),
+        Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.capabilities must be an object")),
+    }
     if let Some(ci) = data.get("clientInfo") {
         if ci.get("name").and_then(Value::as_str).is_none() {
             return Err(Error::new(ErrorCode::InvalidOptions, "options.clientInfo needs a string name"));
@@ -121,7 +127,36 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
             }
         })));
     }
+    if let Some(f) = opt_fn(options, "onRequest")? {
+        client.set_request_handler(Some(Box::new(move |method: &str, params: &Value| {
+            let msg = to_js(&crate::model::object([("method", method.into()), ("params", params.clone())]));
+            // Called now, awaited in the future (a value or a promise of one).
+            let called = msg.map_err(|e| e.message).and_then(|msg| f.call1(&JsValue::UNDEFINED, &msg).map_err(|e| thrown_message(&e)));
+            Box::pin(async move {
+                let internal = |message: String| RpcError { code: -32603, message, data: None };
+                let value = match called {
+                    Ok(v) => to_future(v).await.map_err(|e| thrown_rpc_error(&e))?,
+                    Err(message) => return Err(internal(message)),
+                };
+                if value.is_undefined() {
+                    return Err(internal("the client's onRequest returned no result".into()));
+                }
+                from_js(&value, "the onRequest result").map_err(|e| internal(e.message))
+            })
+        })));
+    }
     Ok(client)
+}
+
+/// What an `onRequest` callback threw (or its promise rejected with), as the JSON-RPC error to
+/// answer: its own integer `code` if it has one, else -32603 (internal error).
+fn thrown_rpc_error(e: &JsValue) -> RpcError {
+    let code = get(e, "code").as_f64().filter(|c| c.fract() == 0.0 && c.abs() < 9.0e15).map_or(-32603, |c| c as i64);
+    RpcError { code, message: thrown_message(e), data: None }
+}
+
+fn thrown_message(e: &JsValue) -> String {
+    get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "the client's onRequest failed".into())
 }
 
 /// Resolves when the AbortSignal fires (at once if it already has).
@@ -194,7 +229,8 @@ pub struct JsMcpClient {
 #[wasm_bindgen(js_class = McpClient)]
 impl JsMcpClient {
     /// `options`: `{fetch?, headers?, timeoutMs?, idleTimeoutMs?, clientInfo?, maxPages?, maxTools?,
-    /// maxEventBytes?, maxResponseBytes?, onToolListChanged?, onLog?, onNotification?}`.
+    /// maxEventBytes?, maxResponseBytes?, capabilities?, onToolListChanged?, onLog?, onNotification?,
+    /// onRequest?}`.
     #[wasm_bindgen(constructor)]
     pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, JsValue> {
         let url = string_param(&url, "url")?;
@@ -215,6 +251,13 @@ impl JsMcpClient {
     pub fn list_tools(&self) -> Promise {
         let c = self.inner.clone();
         promise(Box::pin(async move { Ok(to_js(&Value::Array(c.list_tools().await?))?) }))
+    }
+
+    /// Listens on the server's standalone stream until `close()` (resolves `true`), or resolves
+    /// `false` at once when the server offers none. See `Client::listen`.
+    pub fn listen(&self) -> Promise {
+        let c = self.inner.clone();
+        promise(Box::pin(async move { Ok(JsValue::from_bool(c.listen().await?)) }))
     }
 
     /// Calls a tool: `{timeoutMs?, signal?, onProgress?}`. Resolves to the CallToolResult

@@ -242,6 +242,63 @@ describe("sse", () => {
   });
 });
 
+describe("server requests", () => {
+  test("onRequest answers them (a value, a promise, a thrown error with its code); ping never reaches it", async () => {
+    const seen = [];
+    const sent = [];
+    let n = 0;
+    const { client, stats } = fresh("sse", {
+      fetch: (url, init) => {
+        sent.push(init.body ? JSON.parse(init.body) : null);
+        return fetch(url, init);
+      },
+      capabilities: { sampling: {} },
+      onRequest: ({ method, params }) => {
+        seen.push({ method, params });
+        if (n++ === 0) return { answered: "now" };
+        return Promise.reject(Object.assign(new Error("not this one"), { code: -32042 }));
+      },
+    });
+    await client.connect();
+    for (let i = 0; i < 2; i++) assert.equal((await client.callTool("echo", { message: "x" })).content[0].text, "x");
+    const st = await stats();
+    assert.deepEqual(seen.map((r) => r.method), ["toolwire-test/unknown", "toolwire-test/unknown"]);
+    assert.match(seen[0].params.note, /unknown server request/);
+    assert.deepEqual(st.clientResponses.find((r) => r.id === "srv-0"), { id: "srv-0", result: { answered: "now" } });
+    assert.deepEqual(st.clientResponses.find((r) => r.id === "srv-1"), { id: "srv-1", error: { code: -32042, message: "not this one" } });
+    assert.deepEqual(st.clientResponses.find((r) => r.id === 0), { id: 0, result: {} }, "ping answered by the client itself");
+    assert.deepEqual(sent.find((b) => b?.method === "initialize").params.capabilities, { sampling: {} });
+    assert.deepEqual(st.violations, []);
+    await client.close();
+  });
+
+  test("listen() on a server without a standalone stream (GET 405) resolves false; before connect it is NOT_CONNECTED", async () => {
+    const { client } = fresh("sse");
+    await rejectsWith(client.listen(), "NOT_CONNECTED");
+    await client.connect();
+    assert.equal(await within(5_000, client.listen(), "listen()"), false);
+    await client.close();
+  });
+
+  test("onRequest that throws a non-Error or returns nothing: -32603; a bad capabilities option: INVALID_OPTIONS", async () => {
+    let n = 0;
+    const { client, stats } = fresh("sse", {
+      onRequest: () => {
+        if (n++ === 0) throw "plain string";
+        return undefined;
+      },
+    });
+    await client.connect();
+    await client.callTool("echo", { message: "a" });
+    await client.callTool("echo", { message: "b" });
+    const st = await stats();
+    assert.deepEqual(st.clientResponses.find((r) => r.id === "srv-0"), { id: "srv-0", error: { code: -32603, message: "plain string" } });
+    assert.deepEqual(st.clientResponses.find((r) => r.id === "srv-1"), { id: "srv-1", error: { code: -32603, message: "the client's onRequest returned no result" } });
+    await client.close();
+    assert.throws(() => new McpClient(srv.url("sse", freshTag()), { capabilities: ["elicitation"] }), { code: "INVALID_OPTIONS" });
+  });
+});
+
 describe("pagination", () => {
   test("paginate3: all 3 pages, in order", async () => {
     const { client, stats } = fresh("paginate3");

@@ -9,6 +9,10 @@
 //   tools_call   connect, list tools, call every tool with {a: 2, b: 3} (the mock has add_numbers(a, b)), close
 //   sse-retry    connect, list tools, call test_reconnection: the POST stream closes after a priming event with
 //                retry: 500; McpClient must GET with Last-Event-ID after ~500 ms and get the result there
+//   elicitation-sep1034-client-defaults
+//                declare the elicitation capability, listen on the standalone stream (where the mock's server
+//                sends its elicitation/create), call the mock's tool; the request (fields with defaults, none
+//                required) is accepted with every field's default, as a form would pre-fill them
 //   (other)      connect, list tools, close
 // It exits 0 when the flow completed, 1 otherwise (the CLI's checks decide pass/fail either way).
 //
@@ -32,6 +36,15 @@ const watchdog = setTimeout(() => {
   process.exit(1);
 }, 25_000);
 
+/** Elicitation requests seen, each accepted with the defaults its form's fields declare (SEP-1034). */
+const elicited = [];
+const capabilities = scenario.startsWith("elicitation") ? { elicitation: {} } : {};
+function acceptWithDefaults(params) {
+  elicited.push(params);
+  const fields = Object.entries(params?.requestedSchema?.properties ?? {}).filter(([, s]) => s && "default" in s);
+  return { action: "accept", content: Object.fromEntries(fields.map(([name, s]) => [name, s.default])) };
+}
+
 const argsFor = (tool) => (tool.inputSchema?.properties && "a" in tool.inputSchema.properties ? { a: 2, b: 3 } : {});
 
 /** The flow, written once against a tiny adapter: {connect, listTools, callTool, close}. */
@@ -53,6 +66,16 @@ async function run(client) {
     log(`called ${tool.name} in ${Date.now() - started} ms:`, JSON.stringify(result).slice(0, 300));
     const text = result?.content?.[0]?.text ?? "";
     if (!/Reconnection test completed/.test(text)) throw new Error(`unexpected sse-retry result: ${JSON.stringify(result)}`);
+  } else if (scenario.startsWith("elicitation")) {
+    const listening = client.listen();
+    for (const tool of tools) {
+      const result = await client.callTool(tool.name, {});
+      log(`called ${tool.name}:`, JSON.stringify(result).slice(0, 300));
+    }
+    if (elicited.length === 0) throw new Error("the server asked nothing");
+    await client.close();
+    log(`listen() ended with ${await listening}`);
+    return;
   }
   await client.close();
   log("closed");
@@ -61,9 +84,17 @@ async function run(client) {
 async function toolwireAdapter() {
   const { McpClient } = await import("../../pkg/index.mjs");
   // Default clientInfo ({name: "toolwire", version}): the initialize scenario checks both are present.
-  const c = new McpClient(url, { timeoutMs: 20_000 });
+  const c = new McpClient(url, {
+    timeoutMs: 20_000,
+    capabilities,
+    onRequest: ({ method, params }) => {
+      if (method === "elicitation/create") return acceptWithDefaults(params);
+      throw Object.assign(new Error(`Method not found: ${method}`), { code: -32601 });
+    },
+  });
   return {
     connect: () => c.connect(),
+    listen: () => c.listen(),
     listTools: () => c.listTools(),
     callTool: (name, args) => c.callTool(name, args),
     close: () => c.close(),
@@ -79,10 +110,14 @@ async function toolwireAdapter() {
 async function sdkAdapter() {
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  const client = new Client({ name: "sdk-reference-conformance-client", version: "1.0.0" }, { capabilities: {} });
+  const { ElicitRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
+  const client = new Client({ name: "sdk-reference-conformance-client", version: "1.0.0" }, { capabilities });
+  if (capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, (req) => acceptWithDefaults(req.params));
   const transport = new StreamableHTTPClientTransport(new URL(url));
   return {
     connect: () => client.connect(transport),
+    // The SDK opens the standalone stream by itself after initialization.
+    listen: async () => true,
     listTools: async () => (await client.listTools()).tools,
     callTool: (name, args) => client.callTool({ name, arguments: args }),
     close: () => client.close(),

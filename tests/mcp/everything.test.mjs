@@ -46,6 +46,46 @@ describe("server-everything", () => {
     await client.close();
   });
 
+  test("elicitation: declared in capabilities, the server asks in the call's stream and onRequest answers", async () => {
+    const asked = [];
+    const client = await connected({
+      capabilities: { elicitation: {} },
+      onRequest: async ({ method, params }) => {
+        asked.push({ method, params });
+        return { action: "accept", content: { name: "Ada Lovelace", check: true } };
+      },
+    });
+    assert.ok((await client.listTools()).some((t) => t.name === "trigger-elicitation-request"));
+    const r = await within(15_000, client.callTool("trigger-elicitation-request", {}), "the elicitation call");
+    assert.deepEqual(asked.map((a) => a.method), ["elicitation/create"]);
+    assert.equal(asked[0].params.requestedSchema.properties.name.type, "string");
+    const text = r.content.map((c) => c.text ?? "").join("\n");
+    assert.match(text, /Name: Ada Lovelace/);
+    assert.match(text, /Agreed to terms: true/);
+    await client.close();
+    // Without the capability the server does not offer the tool.
+    const plain = await connected();
+    assert.ok(!(await plain.listTools()).some((t) => t.name === "trigger-elicitation-request"));
+    await plain.close();
+  });
+
+  test("listen: what the server sends outside any call (simulated logging) arrives; close() ends it", async () => {
+    const logs = [];
+    const rec = recordingFetch();
+    const client = await connected({ fetch: rec.fetch, onLog: (p) => logs.push(p) });
+    const listening = client.listen();
+    await client.callTool("toggle-simulated-logging", {});
+    await waitFor(() => logs.length > 0, { timeoutMs: 12_000 });
+    assert.match(logs[0].data, /message - SessionId /);
+    await client.callTool("toggle-simulated-logging", {});
+    await client.close();
+    assert.equal(await within(5_000, listening, "listen() after close()"), true);
+    const gets = rec.log.filter((e) => e.method === "GET");
+    assert.ok(gets.length >= 1);
+    assert.equal(new Headers(gets[0].headers).get("accept"), "text/event-stream");
+    assert.ok(gets[0].signal.aborted, "close() aborted the open GET");
+  });
+
   test("listTools: the reference tools, annotations and schemas kept", async () => {
     const client = await connected();
     const tools = await client.listTools();

@@ -253,6 +253,82 @@ fn sse_with_notifications_server_requests_and_progress_at_every_split() {
 }
 
 #[test]
+fn server_requests_go_to_the_request_handler_and_capabilities_to_initialize() {
+    // The handler answers the sampling request (id 7) with its result, once with an error of its
+    // own; `ping` never reaches it. The capabilities are the initialize request's.
+    for fails in [false, true] {
+        let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+        opts.capabilities.insert("sampling".into(), json!({}));
+        let stream = format!("{SSE_CALL}{SSE_END}");
+        let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(&stream, 3), accepted(), accepted()], opts, 10_000);
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let s2 = seen.clone();
+        h.client.set_request_handler(Some(Box::new(move |m, params| {
+            s2.borrow_mut().push((m.to_owned(), params.clone()));
+            Box::pin(async move {
+                match fails {
+                    false => Ok(json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"})),
+                    true => Err(RpcError { code: -1, message: "declined".into(), data: None }),
+                }
+            })
+        })));
+        block_on(h.client.connect()).unwrap();
+        let result = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap();
+        assert_eq!(result["content"][0]["text"], "hé");
+        assert_eq!(*seen.borrow(), vec![("sampling/createMessage".to_owned(), json!({}))]);
+        let log = h.log.borrow();
+        assert_eq!(body(&log.requests[0])["params"]["capabilities"], json!({"sampling": {}}));
+        assert_eq!(body(&log.requests[3]), json!({"jsonrpc":"2.0","id":0,"result":{}}), "ping answered by the client");
+        let answer = body(&log.requests[4]);
+        assert_eq!(answer["id"], 7);
+        match fails {
+            false => assert_eq!(answer["result"]["content"]["text"], "hi"),
+            true => assert_eq!(answer["error"], json!({"code": -1, "message": "declined"})),
+        }
+    }
+}
+
+#[test]
+fn listen_reads_the_standalone_stream_until_close_and_reopens_it_with_the_last_event_id() {
+    let stream = "id: g1\nretry: 5\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\nid: g2\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\",\"params\":{\"message\":\"m\"}}\n\n";
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(stream, 7), accepted(), Reply::Hang]);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+    h.client.set_request_handler(Some(Box::new(|m, p| {
+        let answer = json!({"action": "decline", "seen": [m, p["message"]]});
+        Box::pin(async move { Ok(answer) })
+    })));
+    block_on(h.client.connect()).unwrap();
+    let (listened, closed) = block_on(futures_util::future::join(h.client.listen(), h.client.close()));
+    assert!(listened.unwrap(), "ended by close()");
+    closed.unwrap();
+    assert_eq!(*notes.borrow(), ["notifications/tools/list_changed"]);
+    let log = h.log.borrow();
+    let get = &log.requests[2];
+    assert_eq!((get.method, header(get, "accept"), header(get, "mcp-session-id"), header(get, "last-event-id")), (Method::Get, Some("text/event-stream"), Some("s"), None));
+    assert_eq!(body(&log.requests[3]), json!({"jsonrpc":"2.0","id":9,"result":{"action":"decline","seen":["elicitation/create","m"]}}));
+    let reopened = &log.requests[4];
+    assert_eq!((reopened.method, header(reopened, "last-event-id")), (Method::Get, Some("g2")));
+    assert!(h.slept.borrow().contains(&5), "waited the server's retry before reopening");
+    assert_eq!(log.aborted, 1, "the open GET was aborted by close()");
+}
+
+#[test]
+fn listen_without_the_stream_on_offer_ends_at_once_and_failed_reopenings_end_it() {
+    for status in [405, 400, 404, 409] {
+        let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(status, vec![], "")]);
+        block_on(h.client.connect()).unwrap();
+        assert!(!block_on(h.client.listen()).unwrap(), "HTTP {status}: not offered");
+    }
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), sse_reply(": open\n\n", 0), status_reply(500, vec![], ""), Reply::NetworkError, status_reply(409, vec![], "")]);
+    assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::NotConnected);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::Protocol, "three failed reopenings (max_retries 2)");
+    assert_eq!(h.log.borrow().requests.len(), 6);
+}
+
+#[test]
 fn batch_arrays_and_unknown_ids_in_json() {
     let h = harness(vec![
         init_reply("2025-03-26", None),
