@@ -815,6 +815,12 @@ export class McpHub {
     server: string;
     tool: string;
   }>;
+  /**
+   * Listens on the standalone stream of every connected server ({@link McpClient.listen}: a changed tool
+   * list, log messages, server requests outside calls, to each server's callbacks) until `closeAll()`.
+   * Resolves to which servers offer such a stream and which failed. Do not await it before calling tools.
+   */
+  listen(): Promise<{ servers: Record<string, boolean>; errors: Array<{ server: string; error: ToolwireError }> }>;
   /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */
   closeAll(): Promise<Array<{ server: string; error: ToolwireError }>>;
   readonly servers: string[];

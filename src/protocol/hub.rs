@@ -211,6 +211,21 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             .and_then(ToolAnnotations::from_value)
     }
 
+    /// Listens on the standalone stream of every connected server ([`Client::listen`]) until
+    /// [`Hub::close_all`]: whether each offers one, and the servers whose stream failed.
+    pub async fn listen(&self) -> (Vec<(String, bool)>, Vec<ServerError>) {
+        let connected = self.servers.iter().filter(|(_, c)| c.is_connected());
+        let results = join_all(connected.map(|(name, client)| async move { (name.clone(), client.listen().await) })).await;
+        let (mut offered, mut failed) = (Vec::new(), Vec::new());
+        for (server, r) in results {
+            match r {
+                Ok(b) => offered.push((server, b)),
+                Err(error) => failed.push(ServerError { server, error }),
+            }
+        }
+        (offered, failed)
+    }
+
     /// Closes every session, each with at most 3 s before it is abandoned (which aborts its
     /// request). Returns the servers whose close failed.
     pub async fn close_all(&self) -> Vec<ServerError> {

@@ -457,6 +457,30 @@ impl JsMcpHub {
         }))
     }
 
+    /// Listens on every connected server's standalone stream until `closeAll()`; resolves to
+    /// `{servers: {name: offered}, errors: [{server, error}]}`.
+    pub fn listen(&self) -> Promise {
+        let hub = self.inner.clone();
+        promise(Box::pin(async move {
+            let (offered, failed) = hub.listen().await;
+            let servers = Object::new();
+            for (name, b) in offered {
+                let _ = Reflect::set(&servers, &JsValue::from_str(&name), &JsValue::from_bool(b));
+            }
+            let errors = js_sys::Array::new();
+            for e in failed {
+                let o = Object::new();
+                let _ = Reflect::set(&o, &"server".into(), &JsValue::from_str(&e.server));
+                let _ = Reflect::set(&o, &"error".into(), &JsValue::from(e.error));
+                errors.push(&o);
+            }
+            let out = Object::new();
+            let _ = Reflect::set(&out, &"servers".into(), &servers);
+            let _ = Reflect::set(&out, &"errors".into(), &errors);
+            Ok(out.into())
+        }))
+    }
+
     /// Closes every session (each gets at most 3 s); resolves to the failures `[{server, error}]`.
     #[wasm_bindgen(js_name = closeAll)]
     pub fn close_all(&self) -> Promise {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { loadPkg, rejectsWith, waitFor, within } from "./helpers.mjs";
 import { startEverything } from "../servers/everything.mjs";
 
-const { McpClient } = await loadPkg();
+const { McpClient, McpHub, NameMap } = await loadPkg();
 
 let ev;
 before(async () => {
@@ -84,6 +84,20 @@ describe("server-everything", () => {
     assert.ok(gets.length >= 1);
     assert.equal(new Headers(gets[0].headers).get("accept"), "text/event-stream");
     assert.ok(gets[0].signal.aborted, "close() aborted the open GET");
+  });
+
+  test("McpHub.listen: each connected server's standalone stream, until closeAll()", async () => {
+    const logs = [];
+    const hub = new McpHub({ ev: { url: ev.url, onLog: (p) => logs.push(p) } });
+    await hub.tools("openai");
+    const map = NameMap.fromJSON(hub.nameMap);
+    const toggle = map.names().find((n) => map.resolve(n).tool === "toggle-simulated-logging");
+    const listening = hub.listen();
+    await hub.callTool(toggle, {});
+    await waitFor(() => logs.length > 0, { timeoutMs: 12_000 });
+    await hub.callTool(toggle, {});
+    assert.deepEqual(await hub.closeAll(), []);
+    assert.deepEqual(await within(5_000, listening, "hub.listen() after closeAll()"), { servers: { ev: true }, errors: [] });
   });
 
   test("listTools: the reference tools, annotations and schemas kept", async () => {

@@ -231,4 +231,12 @@ describe("McpHub against malicious servers", () => {
     assert.equal(err?.name, "ToolwireError", String(err));
     assert.ok(await waitFor(async () => (await e.stats("slow")).calls[0]?.closedByClient), "the pending call's request was aborted");
   });
+
+  test("listen: servers without a standalone stream (GET 405) say so; unconnected servers are not listened to", async () => {
+    const e = endpoints({ alpha: "normal", beta: "normal" });
+    const hub = new McpHub(e.servers);
+    await hub.listTools({ mode: "manual", selectedServers: ["alpha"] });
+    assert.deepEqual(await within(5_000, hub.listen(), "listen()"), { servers: { alpha: false }, errors: [] });
+    await hub.closeAll();
+  });
 });
