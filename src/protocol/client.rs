@@ -10,6 +10,8 @@
 //!   callback, everything else to the client's notification handler. Id 0 is a real id.
 //! * A stream that drops before its response is resumed: wait `retry` ms (or back off), then
 //!   GET with `Last-Event-ID`, at most `max_retries` times.
+//! * The standalone stream (a GET held open for what belongs to no request) is opt-in:
+//!   [`Client::listen`] reads it, and reopens it, until the client is closed.
 //! * A 404 on a request that carried a session id means the session expired: re-initialize
 //!   once and retry the request.
 //! * Per-request timeouts (default 120 s) and caller cancellation: the request's HTTP exchange
