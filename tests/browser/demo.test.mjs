@@ -304,6 +304,25 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   assert.equal(await isVisible("#call-error"), false);
 });
 
+test("in the browser, listen() holds the standalone stream open through CORS until close()", async () => {
+  // The package as the page loaded it; the GET carries mcp-session-id and mcp-protocol-version, so it
+  // passes only if the server's CORS answer allows them.
+  const outcome = await page.evaluate(async (url) => {
+    const { McpClient } = await import("./pkg/web.mjs");
+    const client = new McpClient(url, { timeoutMs: 10_000, capabilities: { elicitation: {} }, onRequest: () => ({ action: "decline" }) });
+    await client.connect();
+    const listening = client.listen();
+    let settled = false;
+    listening.then(() => (settled = true), () => (settled = true));
+    await new Promise((r) => setTimeout(r, 500));
+    const openAfter500ms = !settled;
+    const echoed = (await client.callTool("echo", { message: "while listening" })).content[0].text;
+    await client.close();
+    return { openAfter500ms, echoed, listened: await listening };
+  }, demo.mcpUrl);
+  assert.deepEqual(outcome, { openAfter500ms: true, echoed: "Echo: while listening", listened: true });
+});
+
 test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   // TIMEOUT: slow for longer than the timeout.
   await page.fill("#mcp-timeout", "300");
