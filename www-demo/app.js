@@ -25,6 +25,51 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Server requests: an elicitation becomes a form; anything else is not something this page does. */
+function onRequest({ method, params }) {
+  if (method !== "elicitation/create") throw Object.assign(new Error(`Method not found: ${method}`), { code: -32601 });
+  return askUser(params);
+}
+
+/** Shows an elicitation's fields (text, number, checkbox; defaults filled in) in a dialog: accept, decline or cancel. */
+function askUser({ message, requestedSchema } = {}) {
+  const required = new Set(requestedSchema?.required ?? []);
+  const fields = Object.entries(requestedSchema?.properties ?? {}).map(([name, s]) => {
+    const id = `elicit-${name}`;
+    const kind = s.type === "boolean" ? "checkbox" : s.type === "number" || s.type === "integer" ? "number" : "text";
+    const input = el("input", { id, type: kind, required: required.has(name) && kind !== "checkbox" });
+    if (kind === "checkbox") input.checked = s.default === true;
+    else if (s.default !== undefined) input.value = String(s.default);
+    const label = el("label", { for: id }, s.title ?? name);
+    return { name, kind, input, row: el("div", { class: kind === "checkbox" ? "field check" : "field" }, kind === "checkbox" ? [input, label] : [label, input]) };
+  });
+  $("elicit-message").textContent = message ?? "";
+  $("elicit-fields").replaceChildren(...fields.map((f) => f.row));
+  const dialog = $("elicit");
+  return new Promise((resolve) => {
+    const done = (action) => {
+      dialog.close();
+      if (action !== "accept") return resolve({ action });
+      const content = {};
+      for (const { name, kind, input } of fields) {
+        if (kind === "checkbox") content[name] = input.checked;
+        else if (input.value !== "") content[name] = kind === "number" ? Number(input.value) : input.value;
+      }
+      resolve({ action: "accept", content });
+    };
+    $("elicit-accept").onclick = (e) => {
+      e.preventDefault();
+      if ($("elicit-form").reportValidity()) done("accept");
+    };
+    $("elicit-decline").onclick = () => done("decline");
+    dialog.oncancel = (e) => {
+      e.preventDefault();
+      done("cancel");
+    };
+    dialog.showModal();
+  });
+}
+
 const json = (value) =>
   JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? `<Uint8Array: ${v.length} bytes>` : v), 2);
 
@@ -298,7 +343,8 @@ async function connect(event) {
   $("connect-btn").disabled = true;
   let c;
   try {
-    c = new McpClient(url, { headers, timeoutMs: timeoutMs() });
+    // The page can answer a server's questions (elicitation) with a form: it says so, and answers them.
+    c = new McpClient(url, { headers, timeoutMs: timeoutMs(), capabilities: { elicitation: {} }, onRequest });
     await c.connect();
     client = c;
     const tools = await c.listTools();

@@ -10,7 +10,8 @@
 //              WWW-Authenticate challenge (what toolwire reports as UNAUTHORIZED, with `err.challenge`)
 //
 // Tools: echo, add (structured content + outputSchema), get_weather (enum, optional parameters),
-// tiny_image (a 16x16 PNG), slow (progress notifications, then a result), fail (an isError result).
+// tiny_image (a 16x16 PNG), slow (progress notifications, then a result), fail (an isError result),
+// ask_name (asks the user through the client: an MCP elicitation, in the call's stream).
 // Sessions are stateful (Mcp-Session-Id), one McpServer per session, dropped on DELETE or after 10 idle minutes.
 
 import { createServer } from "node:http";
@@ -20,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 export const DEMO_TOKEN = "demo-token";
@@ -215,6 +217,43 @@ function makeServer() {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ reason }) => ({ isError: true, content: [{ type: "text", text: `Failed on purpose: ${reason ?? "no reason given"}` }] }),
+  );
+
+  server.registerTool(
+    "ask_name",
+    {
+      title: "Ask name",
+      description: "Asks the user for their name through the client (an MCP elicitation), then greets them.",
+      inputSchema: {},
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (_args, extra) => {
+      let answer;
+      try {
+        answer = await extra.sendRequest(
+          {
+            method: "elicitation/create",
+            params: {
+              message: "What should the demo call you?",
+              requestedSchema: {
+                type: "object",
+                properties: {
+                  name: { type: "string", title: "Your name", default: "Ada" },
+                  formal: { type: "boolean", title: "Formal greeting", default: false },
+                },
+                required: ["name"],
+              },
+            },
+          },
+          ElicitResultSchema,
+        );
+      } catch (e) {
+        return { isError: true, content: [{ type: "text", text: `The client could not ask: ${e.message}` }] };
+      }
+      if (answer.action !== "accept") return { content: [{ type: "text", text: `No name: the user chose to ${answer.action}.` }] };
+      const { name, formal } = answer.content ?? {};
+      return { content: [{ type: "text", text: formal ? `Good day, ${name}.` : `Hello, ${name}!` }] };
+    },
   );
 
   return server;

@@ -239,9 +239,9 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await page.fill("#mcp-url", demo.mcpUrl);
   await page.fill("#mcp-auth", "");
   await page.click("#connect-btn");
-  await waitForText("#connect-status", "6 tools");
+  await waitForText("#connect-status", "7 tools");
   const listed = await page.$$eval("#call-tool option", (os) => os.map((o) => o.value));
-  assert.deepEqual(listed, ["echo", "add", "get_weather", "tiny_image", "slow", "fail"]);
+  assert.deepEqual(listed, ["echo", "add", "get_weather", "tiny_image", "slow", "fail", "ask_name"]);
   // The listed tools feed the Convert panel.
   assert.equal(await page.inputValue("#sample"), "server");
   await waitForText("#out-names", "mcp__toolwire-demo__get_weather");
@@ -304,6 +304,27 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   assert.equal(await isVisible("#call-error"), false);
 });
 
+test("a server's question (elicitation) becomes a form; the answer goes back and the tool uses it", async () => {
+  // Still connected to the bundled server (the test before).
+  await page.selectOption("#call-tool", "ask_name");
+  await page.click("#call-btn");
+  await page.waitForSelector("#elicit[open]");
+  assert.equal(await page.textContent("#elicit-message"), "What should the demo call you?");
+  assert.equal(await page.inputValue("#elicit-name"), "Ada", "the default filled in");
+  assert.equal(await page.isChecked("#elicit-formal"), false);
+  await page.fill("#elicit-name", "Grace");
+  await page.check("#elicit-formal");
+  await page.click("#elicit-accept");
+  await waitForText("#out-flat", "Good day, Grace.");
+  assert.match(await page.textContent("#call-status"), /ask_name returned/);
+  // Declined: the server hears so.
+  await page.click("#call-btn");
+  await page.waitForSelector("#elicit[open]");
+  await page.click("#elicit-decline");
+  await waitForText("#out-flat", "No name: the user chose to decline.");
+  assert.equal(await page.$eval("#elicit", (d) => d.open), false);
+});
+
 test("in the browser, listen() holds the standalone stream open through CORS until close()", async () => {
   // The package as the page loaded it; the GET carries mcp-session-id and mcp-protocol-version, so it
   // passes only if the server's CORS answer allows them.
@@ -350,7 +371,7 @@ test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   assert.match(unauthorized, /"realm": "toolwire-demo"/);
   await page.fill("#mcp-auth", "Bearer demo-token");
   await page.click("#connect-btn");
-  await waitForText("#connect-status", "6 tools");
+  await waitForText("#connect-status", "7 tools");
   assert.equal(await isVisible("#connect-error"), false);
 });
 
@@ -360,7 +381,7 @@ test("screenshot for the README (docs/demo.png)", async () => {
   await page.fill("#mcp-url", demo.mcpUrl);
   await page.fill("#mcp-auth", "");
   await page.click("#connect-btn");
-  await waitForText("#connect-status", "6 tools");
+  await waitForText("#connect-status", "7 tools");
   await page.selectOption("#call-tool", "get_weather");
   await page.fill("#call-args", JSON.stringify({ city: "Paris", units: "metric", include_forecast: true, days: 2 }, null, 2));
   await page.selectOption("#provider", "gemini");
