@@ -716,7 +716,8 @@ export interface McpClientOptions {
   capabilities?: JsonObject;
   /**
    * Answers the server's requests other than `ping` (which is answered `{}`): `elicitation/create`,
-   * `sampling/createMessage`, `roots/list`... Return the result (or a promise of it); throw (or reject)
+   * `sampling/createMessage`, `roots/list`... Return the result, an object (or a promise of it); anything
+   * else is answered -32603. Throw (or reject)
    * to answer with a JSON-RPC error: the thrown value's integer `code` if it has one, else -32603, and
    * its `message`. Without it they are answered -32601 (method not found). The call whose stream the
    * request came in waits for the answer, and its timeout keeps running meanwhile.
@@ -755,8 +756,10 @@ export class McpClient {
    * Listens on the server's standalone stream (an HTTP GET kept open; opt-in, as it holds a connection):
    * what the server sends outside any call (a changed tool list, log messages, `elicitation/create`,
    * `roots/list`) goes to `onNotification`/`onToolListChanged`/`onLog` and `onRequest`. Reopened with
-   * `Last-Event-ID` when it ends. Resolves `true` once `close()` ends it, `false` at once when the server
-   * offers no such stream; rejects (`PROTOCOL`) when it cannot be reopened three times in a row.
+   * `Last-Event-ID` when it ends (at most ten times a second). Resolves `true` once `close()` ends it,
+   * `false` at once when the server offers no such stream; rejects with `PROTOCOL` when it cannot be
+   * reopened three times in a row (`status` is the last HTTP status: 404 means the session expired, so
+   * `connect()` again), with `LIMIT_EXCEEDED` for an event past `maxEventBytes`.
    * Do not await it before calling tools: `client.listen().catch(report)`.
    */
   listen(): Promise<boolean>;
@@ -818,7 +821,9 @@ export class McpHub {
   /**
    * Listens on the standalone stream of every connected server ({@link McpClient.listen}: a changed tool
    * list, log messages, server requests outside calls, to each server's callbacks) until `closeAll()`.
-   * Resolves to which servers offer such a stream and which failed. Do not await it before calling tools.
+   * Resolves once every server's stream has ended (at `closeAll()`, or at once when none is offered) to
+   * which servers offer one and which failed; to hear of a failure as it happens, use `McpClient.listen()`.
+   * Do not await it before calling tools.
    */
   listen(): Promise<{ servers: Record<string, boolean>; errors: Array<{ server: string; error: ToolwireError }> }>;
   /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */

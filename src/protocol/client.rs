@@ -698,7 +698,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// not an error, the stream is optional). A stream that ends or drops is reopened with
     /// `Last-Event-ID` after the server's `retry` (else a backoff from 1 s), for as long as the
     /// server lets it be reopened (a server may close it after each message and have the client
-    /// poll); after `max_retries` failed reopenings in a row, it fails with `PROTOCOL`.
+    /// poll), at most ten times a second; after `max_retries` failed reopenings in a row, it
+    /// fails with `PROTOCOL` (its `status` detail the last HTTP status: 404, the session
+    /// expired); an event past `max_event_bytes` fails it with `LIMIT_EXCEEDED`. A server
+    /// request waits for its answer before the stream is read further (as in a call's stream).
     pub async fn listen(&self) -> Result<bool> {
         if !self.state.borrow().connected {
             return Err(Error::new(ErrorCode::NotConnected, "call connect() before listen()"));
@@ -717,6 +720,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // No response is awaited on this stream: a response id never matches this one.
         let none = Id::Str(String::new());
         let (mut last_id, mut retry_ms, mut failed, mut opened) = (None::<String>, None::<u64>, 0u32, false);
+        // What the last failed reopening got: an HTTP status, or none (no response).
+        let mut last_status = None::<u16>;
         loop {
             let mut headers = self.headers(true, "text/event-stream");
             if let Some(id) = &last_id {
@@ -727,9 +732,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r),
                 // Not offered (405), or refused in any other way: the stream is optional.
                 Ok(_) if !opened => return Ok(false),
-                Ok(_) => None,
+                Ok(r) => {
+                    last_status = Some(r.status);
+                    None
+                }
                 Err(e) if !opened => return Err(transport_error(e, WHAT)),
-                Err(_) => None,
+                Err(_) => {
+                    last_status = None;
+                    None
+                }
             };
             if let Some(resp) = resp {
                 (opened, failed) = (true, 0);
@@ -737,7 +748,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 // Read to the end (or a drop); the stream is silent for as long as the server is.
                 while let Some(Ok(chunk)) = body.next_chunk().await {
-                    let Ok(items) = parser.feed(&chunk) else { break };
+                    let items = parser.feed(&chunk).map_err(|t| {
+                        Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit))
+                    })?;
                     for item in items {
                         match item {
                             SseItem::Retry(ms) => retry_ms = Some(ms),
@@ -758,10 +771,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
             } else {
                 failed += 1;
                 if failed > self.opts.max_retries {
-                    return Err(Error::new(ErrorCode::Protocol, format!("{WHAT}: the server's stream could not be reopened ({failed} attempts)")));
+                    let got = last_status.map_or_else(|| "no response".to_owned(), |s| format!("HTTP {s}"));
+                    let e = Error::new(ErrorCode::Protocol, format!("{WHAT}: the server's stream could not be reopened ({failed} attempts, the last got {got})"));
+                    // A 404 there means the session expired: connect() again to listen again.
+                    return Err(match last_status {
+                        Some(s) => e.with_detail("status", s),
+                        None => e,
+                    });
                 }
             }
-            let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64);
+            // At least 100 ms: a server that asks for `retry: 0` and closes every stream would
+            // otherwise be asked again hundreds of times a second.
+            let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64).max(100);
             self.clock.sleep(delay).await;
         }
     }

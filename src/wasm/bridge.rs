@@ -29,9 +29,17 @@ fn call_method(target: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue
     f.apply(target, &arr)
 }
 
-/// A thenable or plain value as a future.
+#[wasm_bindgen]
+extern "C" {
+    /// `Promise.resolve`, which runs the value's own code (a `constructor` or `then` getter)
+    /// and so may throw: caught, as a throw unwinding through wasm would trap the module.
+    #[wasm_bindgen(js_namespace = Promise, js_name = resolve, catch)]
+    fn promise_resolve(v: &JsValue) -> Result<Promise, JsValue>;
+}
+
+/// A thenable or plain value as a future; one whose resolving throws is a rejected one.
 pub(crate) fn to_future(v: JsValue) -> JsFuture {
-    JsFuture::from(Promise::resolve(&v))
+    JsFuture::from(promise_resolve(&v).unwrap_or_else(|e| Promise::reject(&e)))
 }
 
 fn describe(e: &JsValue) -> String {

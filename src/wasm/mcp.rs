@@ -131,17 +131,18 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
         client.set_request_handler(Some(Box::new(move |method: &str, params: &Value| {
             let msg = to_js(&crate::model::object([("method", method.into()), ("params", params.clone())]));
             // Called now, awaited in the future (a value or a promise of one).
-            let called = msg.map_err(|e| e.message).and_then(|msg| f.call1(&JsValue::UNDEFINED, &msg).map_err(|e| thrown_message(&e)));
+            let internal = |message: String| RpcError { code: -32603, message, data: None };
+            let called = msg.map_err(|e| internal(e.message)).and_then(|msg| f.call1(&JsValue::UNDEFINED, &msg).map_err(|e| thrown_rpc_error(&e)));
             Box::pin(async move {
-                let internal = |message: String| RpcError { code: -32603, message, data: None };
-                let value = match called {
-                    Ok(v) => to_future(v).await.map_err(|e| thrown_rpc_error(&e))?,
-                    Err(message) => return Err(internal(message)),
-                };
+                let value = to_future(called?).await.map_err(|e| thrown_rpc_error(&e))?;
                 if value.is_undefined() {
                     return Err(internal("the client's onRequest returned no result".into()));
                 }
-                from_js(&value, "the onRequest result").map_err(|e| internal(e.message))
+                // A result is an object (MCP's results all are).
+                match from_js(&value, "the onRequest result").map_err(|e| internal(e.message))? {
+                    v @ Value::Object(_) => Ok(v),
+                    other => Err(internal(format!("the client's onRequest returned {}, not an object", crate::model::json_type(&other)))),
+                }
             })
         })));
     }

@@ -280,20 +280,29 @@ describe("server requests", () => {
     await client.close();
   });
 
-  test("onRequest that throws a non-Error or returns nothing: -32603; a bad capabilities option: INVALID_OPTIONS", async () => {
+  test("onRequest that throws (coded, uncoded, a non-Error), returns nothing, a non-object or a hostile promise: always an answer", async () => {
+    const hostile = Promise.resolve({});
+    Object.defineProperty(hostile, "constructor", { get() { throw new Error("hostile constructor"); } });
+    const behaviours = [
+      () => { throw "plain string"; },
+      () => undefined,
+      () => { throw Object.assign(new Error("coded, thrown at once"), { code: -32042 }); },
+      () => 42,
+      () => hostile,
+    ];
     let n = 0;
-    const { client, stats } = fresh("sse", {
-      onRequest: () => {
-        if (n++ === 0) throw "plain string";
-        return undefined;
-      },
-    });
+    const { client, stats } = fresh("sse", { onRequest: () => behaviours[n++]() });
     await client.connect();
-    await client.callTool("echo", { message: "a" });
-    await client.callTool("echo", { message: "b" });
+    for (let i = 0; i < behaviours.length; i++) assert.equal((await client.callTool("echo", { message: `m${i}` })).content[0].text, `m${i}`);
     const st = await stats();
-    assert.deepEqual(st.clientResponses.find((r) => r.id === "srv-0"), { id: "srv-0", error: { code: -32603, message: "plain string" } });
-    assert.deepEqual(st.clientResponses.find((r) => r.id === "srv-1"), { id: "srv-1", error: { code: -32603, message: "the client's onRequest returned no result" } });
+    const answer = (i) => st.clientResponses.find((r) => r.id === `srv-${i}`);
+    assert.deepEqual(answer(0), { id: "srv-0", error: { code: -32603, message: "plain string" } });
+    assert.deepEqual(answer(1), { id: "srv-1", error: { code: -32603, message: "the client's onRequest returned no result" } });
+    assert.deepEqual(answer(2), { id: "srv-2", error: { code: -32042, message: "coded, thrown at once" } });
+    assert.deepEqual(answer(3), { id: "srv-3", error: { code: -32603, message: "the client's onRequest returned number, not an object" } });
+    assert.deepEqual(answer(4), { id: "srv-4", error: { code: -32603, message: "hostile constructor" } });
+    // The module still works.
+    assert.deepEqual(await client.listTools(), NORMAL_TOOLS);
     await client.close();
     assert.throws(() => new McpClient(srv.url("sse", freshTag()), { capabilities: ["elicitation"] }), { code: "INVALID_OPTIONS" });
   });

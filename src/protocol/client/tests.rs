@@ -290,7 +290,7 @@ fn server_requests_go_to_the_request_handler_and_capabilities_to_initialize() {
 
 #[test]
 fn listen_reads_the_standalone_stream_until_close_and_reopens_it_with_the_last_event_id() {
-    let stream = "id: g1\nretry: 5\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\nid: g2\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\",\"params\":{\"message\":\"m\"}}\n\n";
+    let stream = "id: g1\nretry: 250\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\nid: g2\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\",\"params\":{\"message\":\"m\"}}\n\n";
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(stream, 7), accepted(), Reply::Hang]);
     let notes = Rc::new(RefCell::new(Vec::new()));
     let n2 = notes.clone();
@@ -310,7 +310,7 @@ fn listen_reads_the_standalone_stream_until_close_and_reopens_it_with_the_last_e
     assert_eq!(body(&log.requests[3]), json!({"jsonrpc":"2.0","id":9,"result":{"action":"decline","seen":["elicitation/create","m"]}}));
     let reopened = &log.requests[4];
     assert_eq!((reopened.method, header(reopened, "last-event-id")), (Method::Get, Some("g2")));
-    assert!(h.slept.borrow().contains(&5), "waited the server's retry before reopening");
+    assert!(h.slept.borrow().contains(&250), "waited the server's retry before reopening");
     assert_eq!(log.aborted, 1, "the open GET was aborted by close()");
 }
 
@@ -324,8 +324,24 @@ fn listen_without_the_stream_on_offer_ends_at_once_and_failed_reopenings_end_it(
     let h = harness(vec![init_reply("2025-11-25", None), accepted(), sse_reply(": open\n\n", 0), status_reply(500, vec![], ""), Reply::NetworkError, status_reply(409, vec![], "")]);
     assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::NotConnected);
     block_on(h.client.connect()).unwrap();
-    assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::Protocol, "three failed reopenings (max_retries 2)");
+    let e = block_on(h.client.listen()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "three failed reopenings (max_retries 2)");
+    assert_eq!(e.details.as_ref().and_then(|d| d.get("status")), Some(&json!(409)), "the last status: {e:?}");
     assert_eq!(h.log.borrow().requests.len(), 6);
+}
+
+#[test]
+fn listen_waits_at_least_100_ms_between_reopenings_and_fails_on_an_oversized_event() {
+    // `retry: 0` and a stream that ends at once: reopened after 100 ms, not at once.
+    let polling = "id: p1\nretry: 0\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n";
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.max_event_bytes = 64;
+    let big = format!("data: {}\n\n", "x".repeat(100));
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(polling, 0), sse_reply(&big, 0)], opts, 10_000);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::LimitExceeded);
+    assert_eq!(h.slept.borrow().last(), Some(&100), "after the request timeouts, the one wait before reopening");
+    assert_eq!(header(&h.log.borrow().requests[3], "last-event-id"), Some("p1"));
 }
 
 #[test]
