@@ -389,14 +389,7 @@ impl JsMcpHub {
             let (tools, errors) = hub.list_tools(&selection).await;
             let out = Object::new();
             let _ = Reflect::set(&out, &"tools".into(), &to_js(&Value::Array(tools))?);
-            let errs = js_sys::Array::new();
-            for e in errors {
-                let o = Object::new();
-                let _ = Reflect::set(&o, &"server".into(), &JsValue::from_str(&e.server));
-                let _ = Reflect::set(&o, &"error".into(), &JsValue::from(e.error));
-                errs.push(&o);
-            }
-            let _ = Reflect::set(&out, &"errors".into(), &errs);
+            let _ = Reflect::set(&out, &"errors".into(), &server_errors(errors));
             Ok(out.into())
         }))
     }
@@ -468,16 +461,9 @@ impl JsMcpHub {
             for (name, b) in offered {
                 let _ = Reflect::set(&servers, &JsValue::from_str(&name), &JsValue::from_bool(b));
             }
-            let errors = js_sys::Array::new();
-            for e in failed {
-                let o = Object::new();
-                let _ = Reflect::set(&o, &"server".into(), &JsValue::from_str(&e.server));
-                let _ = Reflect::set(&o, &"error".into(), &JsValue::from(e.error));
-                errors.push(&o);
-            }
             let out = Object::new();
             let _ = Reflect::set(&out, &"servers".into(), &servers);
-            let _ = Reflect::set(&out, &"errors".into(), &errors);
+            let _ = Reflect::set(&out, &"errors".into(), &server_errors(failed));
             Ok(out.into())
         }))
     }
@@ -486,16 +472,7 @@ impl JsMcpHub {
     #[wasm_bindgen(js_name = closeAll)]
     pub fn close_all(&self) -> Promise {
         let hub = self.inner.clone();
-        promise(Box::pin(async move {
-            let errs = js_sys::Array::new();
-            for e in hub.close_all().await {
-                let o = Object::new();
-                let _ = Reflect::set(&o, &"server".into(), &JsValue::from_str(&e.server));
-                let _ = Reflect::set(&o, &"error".into(), &JsValue::from(e.error));
-                errs.push(&o);
-            }
-            Ok(errs.into())
-        }))
+        promise(Box::pin(async move { Ok(server_errors(hub.close_all().await).into()) }))
     }
 
     /// The server names.
@@ -503,6 +480,18 @@ impl JsMcpHub {
     pub fn servers(&self) -> Vec<String> {
         self.inner.server_names()
     }
+}
+
+/// `[{server, error}]`, each error a `ToolwireError`.
+fn server_errors(errors: Vec<crate::protocol::hub::ServerError>) -> js_sys::Array {
+    let out = js_sys::Array::new();
+    for e in errors {
+        let o = Object::new();
+        let _ = Reflect::set(&o, &"server".into(), &JsValue::from_str(&e.server));
+        let _ = Reflect::set(&o, &"error".into(), &JsValue::from(e.error));
+        out.push(&o);
+    }
+    out
 }
 
 fn selection(options: &JsValue) -> Result<Selection, Error> {
