@@ -717,7 +717,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     async fn listen_until_closed(&self) -> Result<bool> {
         const WHAT: &str = "listen";
-        // No response is awaited on this stream: a response id never matches this one.
+        // No response is awaited on this stream: what `handle` returns for one is dropped.
         let none = Id::Str(String::new());
         let (mut last_id, mut retry_ms, mut failed, mut opened) = (None::<String>, None::<u64>, 0u32, false);
         // What the last failed reopening got: an HTTP status, or none (no response).
