@@ -720,7 +720,8 @@ export interface McpClientOptions {
    * else is answered -32603. Throw (or reject)
    * to answer with a JSON-RPC error: the thrown value's integer `code` if it has one, else -32603, and
    * its `message`. Without it they are answered -32601 (method not found). The call whose stream the
-   * request came in waits for the answer, and its timeout keeps running meanwhile.
+   * request came in waits for the answer, and its timeout keeps running meanwhile; on the `listen()`
+   * stream, reading goes on while it answers.
    */
   onRequest?: (request: { method: string; params: JsonValue }) => JsonValue | Promise<JsonValue>;
 }

@@ -26,6 +26,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use futures_util::future::{select, Either};
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use futures_util::pin_mut;
 use serde_json::{json, Map, Value};
 
@@ -593,20 +594,26 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok(None)
             }
             Incoming::Request { id: rid, method: m, params } => {
-                // The handler's future is made while it is borrowed and awaited after, so that
-                // the handler may replace itself.
-                let handled = if m == "ping" { None } else { self.on_request.borrow().as_ref().map(|h| h(&m, &params)) };
-                let answer = match handled {
-                    _ if m == "ping" => Ok(json!({})),
-                    Some(answer) => answer.await,
-                    None => Err(RpcError { code: -32601, message: format!("Method not found: {m}"), data: None }),
-                };
-                let req = self.post(jsonrpc::response(&rid, answer), true);
-                // Best effort: the answer's own status does not change the outcome of our request.
-                let _ = self.transport.send(req).await;
+                self.answer(rid, m, params).await;
                 Ok(None)
             }
         }
+    }
+
+    /// Answers a server request: `ping` with `{}`, the others through the request handler (or
+    /// -32601), POSTed back.
+    async fn answer(&self, id: Id, method: String, params: Value) {
+        // The handler's future is made while it is borrowed and awaited after, so that the
+        // handler may replace itself.
+        let handled = if method == "ping" { None } else { self.on_request.borrow().as_ref().map(|h| h(&method, &params)) };
+        let answer = match handled {
+            _ if method == "ping" => Ok(json!({})),
+            Some(answer) => answer.await,
+            None => Err(RpcError { code: -32601, message: format!("Method not found: {method}"), data: None }),
+        };
+        let req = self.post(jsonrpc::response(&id, answer), true);
+        // Best effort: the answer's own status does not change the outcome of any request.
+        let _ = self.transport.send(req).await;
     }
 
     async fn status_error(&self, resp: HttpResponse<T::Body>, method: &str) -> Error {
@@ -700,8 +707,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// server lets it be reopened (a server may close it after each message and have the client
     /// poll), at most ten times a second; after `max_retries` failed reopenings in a row, it
     /// fails with `PROTOCOL` (its `status` detail the last HTTP status: 404, the session
-    /// expired); an event past `max_event_bytes` fails it with `LIMIT_EXCEEDED`. A server
-    /// request waits for its answer before the stream is read further (as in a call's stream).
+    /// expired); an event past `max_event_bytes` fails it with `LIMIT_EXCEEDED`. The stream is
+    /// read on while a server request is being answered (a person filling in a form holds up
+    /// neither a `ping` nor the notifications behind it); in a call's stream, where the server
+    /// goes on only once it has the answer, the request is answered before reading on.
     pub async fn listen(&self) -> Result<bool> {
         if !self.state.borrow().connected {
             return Err(Error::new(ErrorCode::NotConnected, "call connect() before listen()"));
@@ -722,6 +731,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let (mut last_id, mut retry_ms, mut failed, mut opened) = (None::<String>, None::<u64>, 0u32, false);
         // What the last failed reopening got: an HTTP status, or none (no response).
         let mut last_status = None::<u16>;
+        // Answers to the server's requests, made while the stream is read on: a request that
+        // waits for a person holds up neither a `ping` nor the notifications behind it.
+        let mut answers: FuturesUnordered<Pin<Box<dyn Future<Output = ()> + '_>>> = FuturesUnordered::new();
         loop {
             let mut headers = self.headers(true, "text/event-stream");
             if let Some(id) = &last_id {
@@ -747,7 +759,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let mut body = resp.body;
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 // Read to the end (or a drop); the stream is silent for as long as the server is.
-                while let Some(Ok(chunk)) = body.next_chunk().await {
+                while let Some(Ok(chunk)) = while_answering(&mut answers, body.next_chunk()).await {
                     let items = parser.feed(&chunk).map_err(|t| {
                         Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit))
                     })?;
@@ -757,8 +769,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             SseItem::Event(ev) if !ev.data.is_empty() && matches!(ev.event.as_deref(), None | Some("message")) => {
                                 let Some(value) = std::str::from_utf8(&ev.data).ok().and_then(|t| read_json(t).ok()) else { continue };
                                 for msg in classify_all(value) {
-                                    // A stray error meant for no request is no reason to stop listening.
-                                    let _ = self.handle(&none, WHAT, msg, None).await;
+                                    match msg {
+                                        Incoming::Request { id, method, params } => answers.push(Box::pin(self.answer(id, method, params))),
+                                        // A stray error meant for no request is no reason to stop listening.
+                                        msg => drop(self.handle(&none, WHAT, msg, None).await),
+                                    }
                                 }
                             }
                             SseItem::Event(_) => {}
@@ -783,7 +798,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // At least 100 ms: a server that asks for `retry: 0` and closes every stream would
             // otherwise be asked again hundreds of times a second.
             let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64).max(100);
-            self.clock.sleep(delay).await;
+            while_answering(&mut answers, self.clock.sleep(delay)).await;
         }
     }
 
@@ -806,6 +821,21 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Ok(r) if (200..300).contains(&r.status) || r.status == 405 || r.status == 404 => Ok(()),
             Ok(r) => Err(self.status_error(r, "close").await),
             Err(e) => Err(transport_error(e, "close")),
+        }
+    }
+}
+
+/// Awaits `f` while driving `answers` meanwhile, answers first (so that those ready go out
+/// before whatever `f` leads to). `f` is never dropped before it ends (a read of a response
+/// body that is dropped may lose its chunk).
+async fn while_answering<F: Future>(answers: &mut FuturesUnordered<Pin<Box<dyn Future<Output = ()> + '_>>>, f: F) -> F::Output {
+    pin_mut!(f);
+    loop {
+        if answers.is_empty() {
+            return f.await;
+        }
+        if let Either::Right((out, _)) = select(answers.next(), f.as_mut()).await {
+            return out;
         }
     }
 }

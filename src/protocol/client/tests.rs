@@ -315,6 +315,71 @@ fn listen_reads_the_standalone_stream_until_close_and_reopens_it_with_the_last_e
 }
 
 #[test]
+fn listen_reads_on_while_a_server_request_waits_for_its_answer() {
+    // Request 9 waits for a person: its answer comes only once the log message after it has
+    // been seen. The ping and the message behind it are not held up; the answer is still sent.
+    // One event per chunk: the request, then the ping, then the message.
+    let events = [
+        "data: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\",\"params\":{}}\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n",
+    ];
+    let stream = Reply::Http {
+        status: 200,
+        headers: vec![("content-type", "text/event-stream".into())],
+        chunks: events.iter().map(|e| e.as_bytes().to_vec()).collect(),
+        then_hang: true,
+        then_error: false,
+    };
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), stream, accepted(), accepted()]);
+    // (seen the message, the waker of the pending answer)
+    let gate: Rc<RefCell<(bool, Option<std::task::Waker>)>> = Rc::new(RefCell::new((false, None)));
+    let g = gate.clone();
+    h.client.set_notification_handler(Some(Box::new(move |_, _| {
+        let mut g = g.borrow_mut();
+        g.0 = true;
+        if let Some(w) = g.1.take() {
+            w.wake();
+        }
+    })));
+    let g = gate.clone();
+    h.client.set_request_handler(Some(Box::new(move |_, _| {
+        let g = g.clone();
+        Box::pin(std::future::poll_fn(move |cx| {
+            let mut g = g.borrow_mut();
+            if g.0 {
+                std::task::Poll::Ready(Ok(json!({"action": "accept", "content": {}})))
+            } else {
+                g.1 = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        }))
+    })));
+    block_on(h.client.connect()).unwrap();
+    let (listened, closed) = block_on(futures_util::future::join(h.client.listen(), async {
+        // Closed once both answers are out (or after many polls without them: a reader held up
+        // by the pending answer never gets there, and the assertions below say so).
+        let mut polls = 0;
+        std::future::poll_fn(|cx| {
+            polls += 1;
+            if h.log.borrow().requests.len() >= 5 || polls > 10_000 {
+                std::task::Poll::Ready(())
+            } else {
+                cx.waker().wake_by_ref();
+                std::task::Poll::Pending
+            }
+        })
+        .await;
+        h.client.close().await
+    }));
+    assert!(listened.unwrap());
+    closed.unwrap();
+    let log = h.log.borrow();
+    assert_eq!(body(&log.requests[3]), json!({"jsonrpc":"2.0","id":0,"result":{}}), "the ping first, not held up");
+    assert_eq!(body(&log.requests[4]), json!({"jsonrpc":"2.0","id":9,"result":{"action":"accept","content":{}}}));
+}
+
+#[test]
 fn listen_without_the_stream_on_offer_ends_at_once_and_failed_reopenings_end_it() {
     for status in [405, 400, 404, 409] {
         let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(status, vec![], "")]);
