@@ -18,7 +18,7 @@
 //
 // `--sdk` (or TOOLWIRE_CONFORMANCE_CLIENT=sdk) runs the same flow with the official TypeScript SDK client
 // instead: a reference that proves the harness (CLI, mocks, loopback preload) works before McpClient exists.
-// scripts/conformance.sh runs this for the three scenarios.
+// scripts/conformance.sh runs this for the four scenarios above.
 
 const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "initialize";
