@@ -99,7 +99,9 @@ export function version() {
  */
 export class NameMap {
   constructor() {
-    throw new ToolwireError("INVALID_INPUT", "NameMap has no constructor: use NameMap.fromTools(tools, provider, options) or NameMap.fromJSON(json)");
+    // The module's own constructor throws the ToolwireError that says how a map is made.
+    check();
+    new wasm.NameMap();
   }
 
   static fromTools(tools, provider, options) {

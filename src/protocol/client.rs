@@ -196,8 +196,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// Sets the handler for server requests other than `ping`; without one they are answered
-    /// -32601 (method not found). The request that the server's one came in the stream of waits
-    /// for the answer, and its timeout keeps running meanwhile.
+    /// -32601 (method not found). A call whose stream a server request comes in waits for its
+    /// answer (the call's timeout keeps running); [`Client::listen`]'s stream reads on.
     pub fn set_request_handler(&self, handler: Option<RequestHandler>) {
         *self.on_request.borrow_mut() = handler;
     }
@@ -526,7 +526,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     match item {
                         SseItem::Retry(ms) => retry_ms = Some(ms),
                         SseItem::Event(ev) => {
-                            if ev.data.is_empty() || !matches!(ev.event.as_deref(), None | Some("message")) {
+                            if !ev.is_message() {
                                 continue; // priming events, keep-alives, other event types
                             }
                             let text = std::str::from_utf8(&ev.data)
@@ -766,7 +766,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     for item in items {
                         match item {
                             SseItem::Retry(ms) => retry_ms = Some(ms),
-                            SseItem::Event(ev) if !ev.data.is_empty() && matches!(ev.event.as_deref(), None | Some("message")) => {
+                            SseItem::Event(ev) if ev.is_message() => {
                                 let Some(value) = std::str::from_utf8(&ev.data).ok().and_then(|t| read_json(t).ok()) else { continue };
                                 for msg in classify_all(value) {
                                     match msg {

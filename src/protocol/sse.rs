@@ -17,6 +17,14 @@ pub struct SseEvent {
     pub id: Option<String>,
 }
 
+impl SseEvent {
+    /// Whether it carries a JSON-RPC message: data, under the default event type (not a
+    /// priming event, a keep-alive or another event type).
+    pub fn is_message(&self) -> bool {
+        !self.data.is_empty() && matches!(self.event.as_deref(), None | Some("message"))
+    }
+}
+
 /// What the parser yields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SseItem {

@@ -122,14 +122,14 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
                 }
             }
             if let Some(f) = &on_any {
-                let msg = to_js(&crate::model::object([("method", method.into()), ("params", params.clone())])).unwrap_or(JsValue::UNDEFINED);
+                let msg = method_and_params(method, params).unwrap_or(JsValue::UNDEFINED);
                 let _ = f.call1(&JsValue::UNDEFINED, &msg);
             }
         })));
     }
     if let Some(f) = opt_fn(options, "onRequest")? {
         client.set_request_handler(Some(Box::new(move |method: &str, params: &Value| {
-            let msg = to_js(&crate::model::object([("method", method.into()), ("params", params.clone())]));
+            let msg = method_and_params(method, params);
             // Called now, awaited in the future (a value or a promise of one).
             let internal = |message: String| RpcError { code: -32603, message, data: None };
             let called = msg.map_err(|e| internal(e.message)).and_then(|msg| f.call1(&JsValue::UNDEFINED, &msg).map_err(|e| thrown_rpc_error(&e)));
@@ -147,6 +147,11 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
         })));
     }
     Ok(client)
+}
+
+/// `{method, params}`: what `onNotification` and `onRequest` are called with.
+fn method_and_params(method: &str, params: &Value) -> Result<JsValue, Error> {
+    to_js(&crate::model::object([("method", method.into()), ("params", params.clone())]))
 }
 
 /// What an `onRequest` callback threw (or its promise rejected with), as the JSON-RPC error to
