@@ -719,9 +719,10 @@ export interface McpClientOptions {
    * `sampling/createMessage`, `roots/list`... Return the result, an object (or a promise of it); anything
    * else is answered -32603. Throw (or reject)
    * to answer with a JSON-RPC error: the thrown value's integer `code` if it has one, else -32603, and
-   * its `message`. Without it they are answered -32601 (method not found). The call whose stream the
-   * request came in waits for the answer, and its timeout keeps running meanwhile; on the `listen()`
-   * stream, reading goes on while it answers.
+   * its `message`. Without it they are answered -32601 (method not found). The stream the request came
+   * in (a call's, `listen()`'s) is read on while it is answered, so a `ping` or progress behind it is
+   * not held up. A call's `timeoutMs` keeps running meanwhile, `idleTimeoutMs` does not (the server may
+   * be silent until it has the answer); the call resolves once every request before its result is answered.
    */
   onRequest?: (request: { method: string; params: JsonValue }) => JsonValue | Promise<JsonValue>;
 }
@@ -807,7 +808,12 @@ export class McpHub {
   constructor(servers: Record<string, McpServerConfig>, options?: McpHubOptions);
   /** Tools of the selected servers, each with `serverName`; a failing server is in `errors`, not thrown. */
   listTools(options?: McpHubListOptions): Promise<{ tools: McpTool[]; errors: Array<{ server: string; error: ToolwireError }> }>;
-  /** Provider-ready tools with collision-proof names (lists the servers first if needed). */
+  /**
+   * Provider-ready tools with collision-proof names; the name map is kept for `callTool`. Lists every
+   * server first when `listTools()` has not run, and lists again, before converting, each server that has
+   * sent `notifications/tools/list_changed` since its last listing (in a call's stream, or on `listen()`'s);
+   * a server whose new listing fails keeps its previous tools and is asked again next time.
+   */
   tools<P extends Provider>(provider: P, options?: Omit<ConvertOptions, "server">): Promise<ProviderOutput[P]>;
   /** The name map of the last `tools()` call. */
   readonly nameMap: NameMapJson | null;

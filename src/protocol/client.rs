@@ -171,6 +171,8 @@ pub struct Client<T: Transport, C: Clock> {
     on_notification: RefCell<Option<NotificationHandler>>,
     on_request: RefCell<Option<RequestHandler>>,
     closing: CloseSignal,
+    /// A `notifications/tools/list_changed` came since the last `tools/list` that succeeded.
+    tools_changed: Cell<bool>,
 }
 
 const CORS_HINT: &str = "no HTTP response: the server is unreachable, or (in a browser) the server's CORS policy refused the request. A browser client needs the server to answer OPTIONS preflights with Access-Control-Allow-Origin, Access-Control-Allow-Methods: GET, POST, DELETE, Access-Control-Allow-Headers: content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, and to list mcp-session-id in Access-Control-Expose-Headers";
@@ -187,6 +189,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             on_notification: RefCell::new(None),
             on_request: RefCell::new(None),
             closing: CloseSignal::default(),
+            tools_changed: Cell::new(false),
         }
     }
 
@@ -196,8 +199,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// Sets the handler for server requests other than `ping`; without one they are answered
-    /// -32601 (method not found). A call whose stream a server request comes in waits for its
-    /// answer (the call's timeout keeps running); [`Client::listen`]'s stream reads on.
+    /// -32601 (method not found). The stream a request comes in (a call's, [`Client::listen`]'s)
+    /// is read on while it is answered; a call's timeout keeps running meanwhile, its idle
+    /// timeout does not (the server may be silent until it has the answer), and the call's
+    /// result is returned once every request before it is answered.
     pub fn set_request_handler(&self, handler: Option<RequestHandler>) {
         *self.on_request.borrow_mut() = handler;
     }
@@ -235,6 +240,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// The server's capabilities.
     pub fn capabilities(&self) -> Option<Value> {
         self.state.borrow().capabilities.clone()
+    }
+
+    /// Whether the server has sent `notifications/tools/list_changed` (in any stream: a call's,
+    /// [`Client::listen`]'s) since the last [`Client::list_tools`] that succeeded.
+    pub fn tools_changed(&self) -> bool {
+        self.tools_changed.get()
     }
 
     fn new_id(&self) -> Id {
@@ -461,7 +472,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     async fn next_chunk(&self, body: &mut T::Body, method: &str) -> Result<Option<Vec<u8>>> {
-        let chunk = match self.opts.idle_timeout_ms {
+        self.read_chunk(body, self.opts.idle_timeout_ms, method).await
+    }
+
+    /// The next chunk of a response body, failing after `idle` ms without one.
+    async fn read_chunk(&self, body: &mut T::Body, idle: Option<u64>, method: &str) -> Result<Option<Vec<u8>>> {
+        let chunk = match idle {
             None => body.next_chunk().await,
             Some(idle) => {
                 let next = body.next_chunk();
@@ -510,10 +526,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut parser = SseParser::new(self.opts.max_event_bytes);
         let mut retry_ms: Option<u64> = None;
         let mut attempts = 0u32;
+        // Answers to the server's requests, made while the stream is read on (a `ping` or the
+        // progress behind an elicitation is not held up); all sent before the result is returned.
+        let mut answers: Answers<'_> = FuturesUnordered::new();
         loop {
             // Read this stream to its end.
             let ended_with = loop {
-                let chunk = match self.next_chunk(&mut body, method).await {
+                // The stream may be silent while the server waits for an answer: no idle timer then.
+                let next = if answers.is_empty() {
+                    self.next_chunk(&mut body, method).await
+                } else {
+                    while_answering(&mut answers, self.read_chunk(&mut body, None, method)).await
+                };
+                let chunk = match next {
                     Ok(Some(c)) => c,
                     Ok(None) => break None,
                     Err(e) if e.code == ErrorCode::Network => break Some(e),
@@ -538,7 +563,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                 })
                             })?;
                             for msg in classify_all(value) {
-                                if let Some(result) = self.handle(id, method, msg, on_progress).await? {
+                                if let Incoming::Request { id: rid, method: m, params } = msg {
+                                    answers.push(Box::pin(self.answer(rid, m, params)));
+                                } else if let Some(result) = self.handle(id, method, msg, on_progress).await? {
+                                    // The server's requests before its result are all answered.
+                                    while answers.next().await.is_some() {}
                                     return Ok(result);
                                 }
                             }
@@ -557,11 +586,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(attempts as i32)).min(30_000.0) as u64);
             attempts += 1;
-            self.clock.sleep(delay).await;
+            while_answering(&mut answers, self.clock.sleep(delay)).await;
             let mut headers = self.headers(true, "text/event-stream");
             headers.push(("last-event-id".into(), last_id));
             let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
-            let resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
+            let resp = while_answering(&mut answers, self.transport.send(req)).await.map_err(|e| transport_error(e, method))?;
             if resp.status != 200 || content_type_essence(resp.header("content-type").unwrap_or("")) != "text/event-stream" {
                 return Err(Error::new(
                     ErrorCode::Protocol,
@@ -584,6 +613,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Incoming::Response { .. } | Incoming::Invalid(_) => Ok(None),
             Incoming::OrphanError(e) => Err(rpc_to_error(e, method)),
             Incoming::Notification { method: m, params } => {
+                if m == "notifications/tools/list_changed" {
+                    self.tools_changed.set(true);
+                }
                 if m == "notifications/progress" && params.get("progressToken").and_then(Id::from_value).as_ref() == Some(id) {
                     if let Some(cb) = on_progress {
                         cb(&params);
@@ -653,7 +685,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// `tools/list`, following `nextCursor` up to the page cap, stopping on a repeated cursor.
+    /// Once it succeeds, [`Client::tools_changed`] is `false` until the next change is announced.
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
+        // Cleared first: a change announced while the pages are read marks the list changed again.
+        let changed = self.tools_changed.replace(false);
+        let listed = self.list_tool_pages().await;
+        if listed.is_err() && changed {
+            self.tools_changed.set(true);
+        }
+        listed
+    }
+
+    async fn list_tool_pages(&self) -> Result<Vec<Value>> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
@@ -709,8 +752,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// fails with `PROTOCOL` (its `status` detail the last HTTP status: 404, the session
     /// expired); an event past `max_event_bytes` fails it with `LIMIT_EXCEEDED`. The stream is
     /// read on while a server request is being answered (a person filling in a form holds up
-    /// neither a `ping` nor the notifications behind it); in a call's stream, where the server
-    /// goes on only once it has the answer, the request is answered before reading on.
+    /// neither a `ping` nor the notifications behind it), as a call's stream is.
     pub async fn listen(&self) -> Result<bool> {
         if !self.state.borrow().connected {
             return Err(Error::new(ErrorCode::NotConnected, "call connect() before listen()"));
@@ -733,7 +775,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut last_status = None::<u16>;
         // Answers to the server's requests, made while the stream is read on: a request that
         // waits for a person holds up neither a `ping` nor the notifications behind it.
-        let mut answers: FuturesUnordered<Pin<Box<dyn Future<Output = ()> + '_>>> = FuturesUnordered::new();
+        let mut answers: Answers<'_> = FuturesUnordered::new();
         loop {
             let mut headers = self.headers(true, "text/event-stream");
             if let Some(id) = &last_id {
@@ -825,10 +867,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 }
 
+/// Answers to server requests in flight ([`Client::answer`]), driven beside a stream's reading.
+type Answers<'a> = FuturesUnordered<Pin<Box<dyn Future<Output = ()> + 'a>>>;
+
 /// Awaits `f` while driving `answers` meanwhile, answers first (so that those ready go out
 /// before whatever `f` leads to). `f` is never dropped before it ends (a read of a response
 /// body that is dropped may lose its chunk).
-async fn while_answering<F: Future>(answers: &mut FuturesUnordered<Pin<Box<dyn Future<Output = ()> + '_>>>, f: F) -> F::Output {
+async fn while_answering<F: Future>(answers: &mut Answers<'_>, f: F) -> F::Output {
     pin_mut!(f);
     loop {
         if answers.is_empty() {

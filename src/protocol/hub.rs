@@ -3,12 +3,13 @@
 //! * `list_tools` asks every selected server at once; one server failing does not affect the
 //!   others: its error is reported next to the tools of the rest.
 //! * `tools` converts the listed tools for a provider with collision-proof names and keeps the
-//!   name map; `call_tool` routes a provider name through that map (an unknown name is an
+//!   name map; `tools_refreshed` first lists the servers when none were listed, and lists again
+//!   those that announced a change (`notifications/tools/list_changed`); `call_tool` routes a provider name through that map (an unknown name is an
 //!   error, never a guess), checks the permission policy, calls the server and flattens the
 //!   result.
 //! * `close_all` gives every session a graceful close of at most 3 s.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -70,7 +71,11 @@ pub struct HubCall {
 pub struct Hub<T: Transport, C: Clock> {
     servers: Vec<(String, Rc<Client<T, C>>)>,
     clock: C,
-    listed: RefCell<Vec<(String, Value)>>,
+    /// The tools of the last listing, server by server in the hub's order (each tool with its
+    /// `serverName`); servers that failed are not in it.
+    listed: RefCell<Vec<(String, Vec<Value>)>>,
+    /// Whether the servers were ever listed.
+    listed_once: Cell<bool>,
     map: RefCell<Option<NameMap>>,
     policy: Option<Policy>,
     confirm: Option<Confirm>,
@@ -79,7 +84,7 @@ pub struct Hub<T: Transport, C: Clock> {
 impl<T: Transport, C: Clock> Hub<T, C> {
     /// A hub over named clients.
     pub fn new(servers: Vec<(String, Rc<Client<T, C>>)>, clock: C, policy: Option<Policy>, confirm: Option<Confirm>) -> Self {
-        Self { servers, clock, listed: RefCell::new(Vec::new()), map: RefCell::new(None), policy, confirm }
+        Self { servers, clock, listed: RefCell::new(Vec::new()), listed_once: Cell::new(false), map: RefCell::new(None), policy, confirm }
     }
 
     /// The server names, in order.
@@ -108,31 +113,63 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 .collect(),
             _ => Vec::new(),
         };
-        let results = join_all(chosen.iter().map(|(name, client)| async move {
-            if !client.is_connected() {
-                client.connect().await?;
-            }
-            client.list_tools().await.map(|tools| (name.clone(), tools))
-        }))
-        .await;
+        let results = join_all(chosen.iter().map(|(_, client)| Self::list_one(client))).await;
         let mut tools = Vec::new();
         let mut listed = Vec::new();
         for ((name, _), r) in chosen.iter().zip(results) {
             match r {
-                Ok((server, list)) => {
-                    for mut t in list {
-                        if let Value::Object(o) = &mut t {
-                            o.insert("serverName".into(), Value::String(server.clone()));
-                        }
-                        listed.push((server.clone(), t.clone()));
-                        tools.push(t);
-                    }
+                Ok(list) => {
+                    let list = with_server_name(name, list);
+                    tools.extend(list.iter().cloned());
+                    listed.push((name.clone(), list));
                 }
                 Err(e) => errors.push(ServerError { server: name.clone(), error: e.with_detail("server", name.clone()) }),
             }
         }
         *self.listed.borrow_mut() = listed;
+        self.listed_once.set(true);
         (tools, errors)
+    }
+
+    /// Connects a server if it is not connected, then lists its tools.
+    async fn list_one(client: &Client<T, C>) -> Result<Vec<Value>> {
+        if !client.is_connected() {
+            client.connect().await?;
+        }
+        client.list_tools().await
+    }
+
+    /// Brings the listing up to date: lists every server when none were listed; otherwise lists
+    /// again, at once, only the listed servers that announced a change since
+    /// ([`Client::tools_changed`]). A server whose new listing fails keeps its previous tools and
+    /// is asked again the next time.
+    pub async fn refresh(&self) {
+        if !self.listed_once.get() {
+            self.list_tools(&Selection::Auto).await;
+            return;
+        }
+        let changed: Vec<(String, Rc<Client<T, C>>)> = self
+            .listed
+            .borrow()
+            .iter()
+            .filter_map(|(server, _)| self.client(server).filter(|c| c.tools_changed()).map(|c| (server.clone(), c)))
+            .collect();
+        if changed.is_empty() {
+            return;
+        }
+        let results = join_all(changed.iter().map(|(_, client)| Self::list_one(client))).await;
+        let mut listed = self.listed.borrow_mut();
+        for ((server, _), r) in changed.iter().zip(results) {
+            if let (Ok(list), Some(slot)) = (r, listed.iter_mut().find(|(s, _)| s == server)) {
+                slot.1 = with_server_name(server, list);
+            }
+        }
+    }
+
+    /// [`Hub::refresh`], then [`Hub::tools`]: what the servers offer now, for a provider.
+    pub async fn tools_refreshed(&self, provider: Provider, opts: &ConvertOptions) -> Result<String> {
+        self.refresh().await;
+        self.tools(provider, opts)
     }
 
     /// Converts the listed tools for a provider and keeps the name map for `call_tool`. Returns
@@ -141,7 +178,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     pub fn tools(&self, provider: Provider, opts: &ConvertOptions) -> Result<String> {
         // The listed tools as one JSON array, written from where they are kept (no copies).
         let mut tools = vec![b'['];
-        for (i, (_, t)) in self.listed.borrow().iter().enumerate() {
+        for (i, t) in self.listed.borrow().iter().flat_map(|(_, list)| list).enumerate() {
             if i > 0 {
                 tools.push(b',');
             }
@@ -206,8 +243,10 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         self.listed
             .borrow()
             .iter()
-            .find(|(s, t)| s == server && t.get("name").and_then(Value::as_str) == Some(tool))
-            .and_then(|(_, t)| t.get("annotations").cloned())
+            .filter(|(s, _)| s == server)
+            .flat_map(|(_, list)| list)
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(tool))
+            .and_then(|t| t.get("annotations").cloned())
             .and_then(ToolAnnotations::from_value)
     }
 
@@ -242,4 +281,14 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         .await;
         results.into_iter().filter_map(|(server, r)| r.err().map(|error| ServerError { server, error })).collect()
     }
+}
+
+/// A server's tools, each with `serverName`.
+fn with_server_name(server: &str, mut tools: Vec<Value>) -> Vec<Value> {
+    for t in &mut tools {
+        if let Value::Object(o) = t {
+            o.insert("serverName".into(), Value::String(server.to_owned()));
+        }
+    }
+    tools
 }

@@ -399,8 +399,9 @@ impl JsMcpHub {
         }))
     }
 
-    /// Provider-ready tools for the listed servers (lists them first if needed), with
-    /// collision-proof names; the name map is kept for `callTool`.
+    /// Provider-ready tools, with collision-proof names; the name map is kept for `callTool`.
+    /// Lists every server first when `listTools()` has not run, and lists again each server that
+    /// has sent `notifications/tools/list_changed` since its last listing.
     pub fn tools(&self, provider: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let parsed = (|| -> Result<_, Error> {
@@ -409,10 +410,7 @@ impl JsMcpHub {
         })();
         promise(Box::pin(async move {
             let (provider, opts) = parsed?;
-            if hub.name_map().is_none() {
-                let _ = hub.list_tools(&Selection::Auto).await;
-            }
-            Ok(parse_js(hub.tools(provider, &opts)?)?)
+            Ok(parse_js(hub.tools_refreshed(provider, &opts).await?)?)
         }))
     }
 

@@ -103,6 +103,69 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("tools(): lists once; lists again only a server that announced tools/list_changed", async () => {
+    const e = endpoints({ alpha: "grows", beta: "normal" });
+    const changed = [];
+    const hub = new McpHub({ alpha: { ...e.servers.alpha, onToolListChanged: () => changed.push("alpha") }, beta: e.servers.beta });
+    const listCalls = async (n) => (await e.stats(n)).counters.toolsListCalls ?? 0;
+    const first = await hub.tools("openai");
+    assert.equal(first.length, 2 * NORMAL_TOOLS.length);
+    assert.deepEqual([await listCalls("alpha"), await listCalls("beta")], [1, 1]);
+    // Nothing announced: no new listing.
+    await hub.tools("anthropic");
+    assert.deepEqual([await listCalls("alpha"), await listCalls("beta")], [1, 1]);
+    // alpha's chatty call announces a change (and adds grown_1): only alpha is listed again.
+    await hub.callTool(providerName(hub, "alpha", "chatty"), {});
+    assert.deepEqual(changed, ["alpha"]);
+    const second = await hub.tools("openai");
+    assert.deepEqual([await listCalls("alpha"), await listCalls("beta")], [2, 1]);
+    assert.equal(second.length, 2 * NORMAL_TOOLS.length + 1);
+    const grown = providerName(hub, "alpha", "grown_1");
+    assert.ok(second.some((t) => t.function.name === grown));
+    // The order stays the hub's: alpha's tools, then beta's.
+    const servers = second.map((t) => NameMap.fromJSON(hub.nameMap).resolve(t.function.name).server);
+    assert.deepEqual(servers, [...Array(NORMAL_TOOLS.length + 1).fill("alpha"), ...Array(NORMAL_TOOLS.length).fill("beta")]);
+    // Announced once, listed once.
+    await hub.tools("openai");
+    assert.deepEqual([await listCalls("alpha"), await listCalls("beta")], [2, 1]);
+    // beta's chatty call announces a change too (its list stays the same): beta alone is asked.
+    await hub.callTool(providerName(hub, "beta", "chatty"), {});
+    assert.equal((await hub.tools("openai")).length, 2 * NORMAL_TOOLS.length + 1);
+    assert.deepEqual([await listCalls("alpha"), await listCalls("beta")], [2, 2]);
+    await hub.closeAll();
+  });
+
+  test("tools() after listTools() lists nothing again; a failed re-listing keeps the server's tools", async () => {
+    // A server of its own, stopped and started again on the same port.
+    let own = await startMisbehaving();
+    try {
+      const tag = freshTag();
+      const hub = new McpHub({ alpha: { url: own.url("grows", tag) } });
+      await hub.listTools();
+      await hub.tools("gemini");
+      assert.equal((await own.stats(`grows/${tag}`)).counters.toolsListCalls, 1);
+      await hub.callTool(providerName(hub, "alpha", "chatty"), {});
+      await own.stop();
+      // The server is gone when the hub lists it again: its previous tools stay.
+      const kept = await within(15_000, hub.tools("openai"), "tools with the server down");
+      assert.equal(kept.length, NORMAL_TOOLS.length);
+      assert.equal(NameMap.fromJSON(hub.nameMap).resolve(kept[0].function.name).server, "alpha");
+      // Back (a new process: a new session, nothing grown): the change is still pending, so it is asked again.
+      own = await startMisbehaving({ env: { PORT: String(own.port) } });
+      const again = await within(15_000, hub.tools("openai"), "tools with the server back");
+      assert.equal(again.length, NORMAL_TOOLS.length);
+      const stats = await own.stats(`grows/${tag}`);
+      assert.equal(stats.counters.toolsListCalls, 1, "listed again once the server is back");
+      assert.equal(stats.methods.initialize, 1, "re-initialized on the expired session");
+      // Listed: nothing pending now.
+      await hub.tools("openai");
+      assert.equal((await own.stats(`grows/${tag}`)).counters.toolsListCalls, 1);
+      await hub.closeAll();
+    } finally {
+      await own.stop();
+    }
+  });
+
   test("callTool: an unknown provider name is UNKNOWN_TOOL_NAME (never a guess)", async () => {
     const e = endpoints({ alpha: "normal" });
     const hub = new McpHub(e.servers);

@@ -25,6 +25,8 @@
 //                   unknown field, bytes written in small chunks (splitting CRLF pairs and UTF-8 sequences);
 //                   tools/call first sends a `ping` (id 0, then 1, 2...) and an unknown request
 //                   (`toolwire-test/unknown`, id "srv-<n>") and waits (up to 3 s) for the client's answers
+//   grows           like normal, but each chatty call (which announces notifications/tools/list_changed) adds a tool
+//                   to this endpoint's tools/list: grown_1, grown_2...
 //   paginate3       tools/list in exactly 3 pages (cursors "cGFnZTox", "cGFnZToy"); a bad cursor -> -32602
 //   endless         every tools/list page has one tool and a new cursor (bounded: 10,000 pages per session)
 //   repeat-cursor   every page returns nextCursor "again" (page 1 and page 2 differ; bounded like endless)
@@ -89,7 +91,7 @@ export const MAX_EVENTS = 10_000;
 export const SCENARIOS = [
   "normal", "stateless", "sse", "paginate3", "endless", "repeat-cursor", "expire", "expire-always", "hang",
   "rpc-error", "big", "drop-resume", "unauthorized", "forbidden", "bad-content-type", "bad-json", "http-500",
-  "wrong-version", "delete-405", "collide", "huge-list", "endless-sse", "invalid-utf8", "unknown-id", "crlf-header",
+  "wrong-version", "delete-405", "collide", "grows", "huge-list", "endless-sse", "invalid-utf8", "unknown-id", "crlf-header",
 ];
 
 const SERVER_INFO = { name: "toolwire-misbehaving", title: "toolwire misbehaving test server", version: "1.0.0" };
@@ -727,6 +729,9 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
       else stats.counters.boundReached = true;
     } else if (scenario === "collide") {
       page = COLLIDE_TOOLS;
+    } else if (scenario === "grows") {
+      const grown = keyState(key).grown ?? 0;
+      page = [...NORMAL_TOOLS, ...Array.from({ length: grown }, (_, i) => ({ name: `grown_${i + 1}`, description: `added by chatty call ${i + 1}`, inputSchema: { type: "object", properties: {} } }))];
     } else if (scenario === "huge-list") {
       page = Array.from({ length: HUGE_LIST_COUNT }, (_, i) => ({ name: `tool_${String(i).padStart(5, "0")}`, description: `tool number ${i}`, inputSchema: { type: "object", properties: { x: { type: "string" } } } }));
     } else {
@@ -843,6 +848,7 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
       case "fail":
         return answer({ content: [{ type: "text", text: "deliberate tool failure" }], isError: true });
       case "chatty": {
+        if (ctx.scenario === "grows") keyState(ctx.key).grown = (keyState(ctx.key).grown ?? 0) + 1;
         const sse = new PlainSse(res, h);
         sse.message({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", logger: "chatty", data: "about to answer" } });
         sse.message({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });

@@ -253,6 +253,30 @@ fn sse_with_notifications_server_requests_and_progress_at_every_split() {
 }
 
 #[test]
+fn tools_changed_from_an_announcement_until_a_listing_succeeds() {
+    let list = json_reply(json!({"jsonrpc":"2.0","id":3,"result":{"tools":[]}}));
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        sse_reply(&format!("{SSE_CALL}{SSE_END}"), 0),
+        accepted(),
+        accepted(),
+        status_reply(500, vec![], "down"),
+        list,
+    ]);
+    block_on(h.client.connect()).unwrap();
+    assert!(!h.client.tools_changed());
+    block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap();
+    // Announced in the call's stream, with no notification handler set.
+    assert!(h.client.tools_changed());
+    // A listing that fails leaves it announced; one that succeeds clears it.
+    assert_eq!(block_on(h.client.list_tools()).unwrap_err().code, ErrorCode::HttpStatus);
+    assert!(h.client.tools_changed());
+    block_on(h.client.list_tools()).unwrap();
+    assert!(!h.client.tools_changed());
+}
+
+#[test]
 fn server_requests_go_to_the_request_handler_and_capabilities_to_initialize() {
     // The handler answers the sampling request (id 7) with its result, once with an error of its
     // own; `ping` never reaches it. The capabilities are the initialize request's.
@@ -314,6 +338,104 @@ fn listen_reads_the_standalone_stream_until_close_and_reopens_it_with_the_last_e
     assert_eq!(log.aborted, 1, "the open GET was aborted by close()");
 }
 
+/// A request handler whose answer waits until `gate` is opened by the notification handler.
+fn gated_handlers(h: &Harness) {
+    // (a notification seen, the waker of the pending answer)
+    let gate: Rc<RefCell<(bool, Option<std::task::Waker>)>> = Rc::new(RefCell::new((false, None)));
+    let g = gate.clone();
+    h.client.set_notification_handler(Some(Box::new(move |_, _| {
+        let mut g = g.borrow_mut();
+        g.0 = true;
+        if let Some(w) = g.1.take() {
+            w.wake();
+        }
+    })));
+    h.client.set_request_handler(Some(Box::new(move |_, _| {
+        let g = gate.clone();
+        Box::pin(std::future::poll_fn(move |cx| {
+            let mut g = g.borrow_mut();
+            if g.0 {
+                std::task::Poll::Ready(Ok(json!({"action": "accept", "content": {}})))
+            } else {
+                g.1 = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        }))
+    })));
+}
+
+/// Polls `f` until it ends or `polls` polls have passed without that (`None`): a test that
+/// would otherwise hang fails instead.
+fn bounded<F: Future>(f: F, polls: usize) -> Option<F::Output> {
+    let mut f = std::pin::pin!(f);
+    let mut n = 0;
+    block_on(std::future::poll_fn(move |cx| match f.as_mut().poll(cx) {
+        std::task::Poll::Ready(v) => std::task::Poll::Ready(Some(v)),
+        std::task::Poll::Pending if n >= polls => std::task::Poll::Ready(None),
+        std::task::Poll::Pending => {
+            n += 1;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    }))
+}
+
+fn sse_events(events: &[&str], then_hang: bool) -> Reply {
+    let chunks = events.iter().map(|e| format!("data: {e}\n\n").into_bytes()).collect();
+    Reply::Http { status: 200, headers: vec![("content-type", "text/event-stream".into())], chunks, then_hang, then_error: false }
+}
+
+const ELICIT_9: &str = "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\",\"params\":{}}";
+
+#[test]
+fn a_call_stream_is_read_on_while_a_server_request_waits_for_its_answer() {
+    // As on the standalone stream: request 9's answer comes only once the log message after it
+    // has been seen; the ping between is answered first; then the call's result, returned once
+    // request 9 is answered. Without the message, request 9 is never answered, and the call
+    // waits for it though its result has come.
+    for with_message in [true, false] {
+        let mut events = vec![ELICIT_9, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}"];
+        if with_message {
+            events.push("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}");
+        }
+        events.push("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}");
+        let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(&events, false), accepted(), accepted()]);
+        gated_handlers(&h);
+        block_on(h.client.connect()).unwrap();
+        let result = bounded(h.client.call_tool("ask", json!({}), &mut CallOptions::default()), 10_000);
+        let log = h.log.borrow();
+        assert_eq!(body(&log.requests[3]), json!({"jsonrpc":"2.0","id":0,"result":{}}), "the ping first, not held up");
+        if with_message {
+            assert_eq!(result.expect("the call ended").unwrap(), json!({"content": []}));
+            assert_eq!(body(&log.requests[4]), json!({"jsonrpc":"2.0","id":9,"result":{"action":"accept","content":{}}}));
+            assert_eq!(log.requests.len(), 5);
+        } else {
+            assert!(result.is_none(), "waits for the answer");
+            assert_eq!(log.requests.len(), 4);
+        }
+    }
+}
+
+#[test]
+fn the_idle_timeout_does_not_run_while_a_server_request_is_answered() {
+    // Every sleep of 1 ms ends at once, so a silent stream with an idle timeout of 1 ms fails at
+    // once, but not while the server waits for the answer to its request.
+    for with_request in [false, true] {
+        let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+        opts.idle_timeout_ms = Some(1);
+        let events: &[&str] = if with_request { &[ELICIT_9] } else { &[] };
+        let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(events, true)], opts, 1);
+        gated_handlers(&h);
+        block_on(h.client.connect()).unwrap();
+        let outcome = bounded(h.client.call_tool("ask", json!({}), &mut CallOptions::default()), 1_000);
+        if with_request {
+            assert!(outcome.is_none(), "still waiting for the answer");
+        } else {
+            assert_eq!(outcome.expect("timed out").unwrap_err().code, ErrorCode::Timeout);
+        }
+    }
+}
+
 #[test]
 fn listen_reads_on_while_a_server_request_waits_for_its_answer() {
     // Request 9 waits for a person: its answer comes only once the log message after it has
@@ -332,29 +454,7 @@ fn listen_reads_on_while_a_server_request_waits_for_its_answer() {
         then_error: false,
     };
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), stream, accepted(), accepted()]);
-    // (seen the message, the waker of the pending answer)
-    let gate: Rc<RefCell<(bool, Option<std::task::Waker>)>> = Rc::new(RefCell::new((false, None)));
-    let g = gate.clone();
-    h.client.set_notification_handler(Some(Box::new(move |_, _| {
-        let mut g = g.borrow_mut();
-        g.0 = true;
-        if let Some(w) = g.1.take() {
-            w.wake();
-        }
-    })));
-    let g = gate.clone();
-    h.client.set_request_handler(Some(Box::new(move |_, _| {
-        let g = g.clone();
-        Box::pin(std::future::poll_fn(move |cx| {
-            let mut g = g.borrow_mut();
-            if g.0 {
-                std::task::Poll::Ready(Ok(json!({"action": "accept", "content": {}})))
-            } else {
-                g.1 = Some(cx.waker().clone());
-                std::task::Poll::Pending
-            }
-        }))
-    })));
+    gated_handlers(&h);
     block_on(h.client.connect()).unwrap();
     let (listened, closed) = block_on(futures_util::future::join(h.client.listen(), async {
         // Closed once both answers are out (or after many polls without them: a reader held up
