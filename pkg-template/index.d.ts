@@ -722,7 +722,8 @@ export interface McpClientOptions {
    * its `message`. Without it they are answered -32601 (method not found). The stream the request came
    * in (a call's, `listen()`'s) is read on while it is answered, so a `ping` or progress behind it is
    * not held up. A call's `timeoutMs` keeps running meanwhile, `idleTimeoutMs` does not (the server may
-   * be silent until it has the answer); the call resolves once every request before its result is answered.
+   * be silent until it has the answer, and it runs again once the answers are out); the call settles, with its
+   * result or an error, once every request before its end is answered (a timeout or an abort drops them).
    */
   onRequest?: (request: { method: string; params: JsonValue }) => JsonValue | Promise<JsonValue>;
 }
@@ -812,7 +813,9 @@ export class McpHub {
    * Provider-ready tools with collision-proof names; the name map is kept for `callTool`. Lists every
    * server first when `listTools()` has not run, and lists again, before converting, each server that has
    * sent `notifications/tools/list_changed` since its last listing (in a call's stream, or on `listen()`'s);
-   * a server whose new listing fails keeps its previous tools and is asked again next time.
+   * a server whose new listing fails keeps its previous tools and is asked again next time. Only the servers
+   * of the last listing are asked: a server that failed it (reported by `listTools()`) is asked again by the
+   * next `listTools()`, and after `listTools({ enabled: false })` the tools are `[]`.
    */
   tools<P extends Provider>(provider: P, options?: Omit<ConvertOptions, "server">): Promise<ProviderOutput[P]>;
   /** The name map of the last `tools()` call. */

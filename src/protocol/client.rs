@@ -201,8 +201,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Sets the handler for server requests other than `ping`; without one they are answered
     /// -32601 (method not found). The stream a request comes in (a call's, [`Client::listen`]'s)
     /// is read on while it is answered; a call's timeout keeps running meanwhile, its idle
-    /// timeout does not (the server may be silent until it has the answer), and the call's
-    /// result is returned once every request before it is answered.
+    /// timeout does not (the server may be silent until it has the answer), and the call ends,
+    /// with its result or an error, once every request before that is answered.
     pub fn set_request_handler(&self, handler: Option<RequestHandler>) {
         *self.on_request.borrow_mut() = handler;
     }
@@ -472,17 +472,28 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     async fn next_chunk(&self, body: &mut T::Body, method: &str) -> Result<Option<Vec<u8>>> {
-        self.read_chunk(body, self.opts.idle_timeout_ms, method).await
+        self.read_chunk(body, &mut FuturesUnordered::new(), method).await
     }
 
-    /// The next chunk of a response body, failing after `idle` ms without one.
-    async fn read_chunk(&self, body: &mut T::Body, idle: Option<u64>, method: &str) -> Result<Option<Vec<u8>>> {
-        let chunk = match idle {
-            None => body.next_chunk().await,
-            Some(idle) => {
-                let next = body.next_chunk();
+    /// The next chunk of a response body, driving `answers` meanwhile (answers first). The
+    /// idle timeout runs only once none is pending: the server may be silent until it has its
+    /// answer, and the same read then goes on under a fresh idle timer.
+    async fn read_chunk(&self, body: &mut T::Body, answers: &mut Answers<'_>, method: &str) -> Result<Option<Vec<u8>>> {
+        let next = body.next_chunk();
+        pin_mut!(next);
+        let mut chunk = None;
+        while !answers.is_empty() {
+            if let Either::Right((c, _)) = select(answers.next(), next.as_mut()).await {
+                chunk = Some(c);
+                break;
+            }
+        }
+        let chunk = match (chunk, self.opts.idle_timeout_ms) {
+            (Some(c), _) => c,
+            (None, None) => next.await,
+            (None, Some(idle)) => {
                 let sleep = self.clock.sleep(idle);
-                pin_mut!(next, sleep);
+                pin_mut!(sleep);
                 match select(next, sleep).await {
                     Either::Left((c, _)) => c,
                     Either::Right(_) => {
@@ -522,23 +533,31 @@ impl<T: Transport, C: Clock> Client<T, C> {
         Err(Error::new(ErrorCode::Protocol, format!("{method}: the JSON response did not contain the response to request {}", id.to_value())))
     }
 
-    async fn read_sse(&self, id: &Id, method: &str, mut body: T::Body, on_progress: Option<&dyn Fn(&Value)>) -> Result<Value> {
+    async fn read_sse(&self, id: &Id, method: &str, body: T::Body, on_progress: Option<&dyn Fn(&Value)>) -> Result<Value> {
+        // Answers to the server's requests, made while the stream is read on (a `ping` or the
+        // progress behind an elicitation is not held up); all sent before the call ends, with its
+        // result or an error (a timeout or a cancellation drops them, as it drops the call).
+        let mut answers: Answers<'_> = FuturesUnordered::new();
+        let outcome = self.read_sse_answering(id, method, body, on_progress, &mut answers).await;
+        while answers.next().await.is_some() {}
+        outcome
+    }
+
+    async fn read_sse_answering<'s>(
+        &'s self,
+        id: &Id,
+        method: &str,
+        mut body: T::Body,
+        on_progress: Option<&dyn Fn(&Value)>,
+        answers: &mut Answers<'s>,
+    ) -> Result<Value> {
         let mut parser = SseParser::new(self.opts.max_event_bytes);
         let mut retry_ms: Option<u64> = None;
         let mut attempts = 0u32;
-        // Answers to the server's requests, made while the stream is read on (a `ping` or the
-        // progress behind an elicitation is not held up); all sent before the result is returned.
-        let mut answers: Answers<'_> = FuturesUnordered::new();
         loop {
             // Read this stream to its end.
             let ended_with = loop {
-                // The stream may be silent while the server waits for an answer: no idle timer then.
-                let next = if answers.is_empty() {
-                    self.next_chunk(&mut body, method).await
-                } else {
-                    while_answering(&mut answers, self.read_chunk(&mut body, None, method)).await
-                };
-                let chunk = match next {
+                let chunk = match self.read_chunk(&mut body, answers, method).await {
                     Ok(Some(c)) => c,
                     Ok(None) => break None,
                     Err(e) if e.code == ErrorCode::Network => break Some(e),
@@ -566,8 +585,6 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                 if let Incoming::Request { id: rid, method: m, params } = msg {
                                     answers.push(Box::pin(self.answer(rid, m, params)));
                                 } else if let Some(result) = self.handle(id, method, msg, on_progress).await? {
-                                    // The server's requests before its result are all answered.
-                                    while answers.next().await.is_some() {}
                                     return Ok(result);
                                 }
                             }
@@ -586,11 +603,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(attempts as i32)).min(30_000.0) as u64);
             attempts += 1;
-            while_answering(&mut answers, self.clock.sleep(delay)).await;
+            while_answering(answers, self.clock.sleep(delay)).await;
             let mut headers = self.headers(true, "text/event-stream");
             headers.push(("last-event-id".into(), last_id));
             let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
-            let resp = while_answering(&mut answers, self.transport.send(req)).await.map_err(|e| transport_error(e, method))?;
+            let resp = while_answering(answers, self.transport.send(req)).await.map_err(|e| transport_error(e, method))?;
             if resp.status != 200 || content_type_essence(resp.header("content-type").unwrap_or("")) != "text/event-stream" {
                 return Err(Error::new(
                     ErrorCode::Protocol,

@@ -142,7 +142,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// Brings the listing up to date: lists every server when none were listed; otherwise lists
     /// again, at once, only the listed servers that announced a change since
     /// ([`Client::tools_changed`]). A server whose new listing fails keeps its previous tools and
-    /// is asked again the next time.
+    /// is asked again the next time. A server that failed the last [`Hub::list_tools`] is not
+    /// asked (that call reported it; the next one asks again): a server that is down would
+    /// otherwise hold up every conversion, which apps make before each model turn.
     pub async fn refresh(&self) {
         if !self.listed_once.get() {
             self.list_tools(&Selection::Auto).await;

@@ -166,6 +166,32 @@ describe("McpHub", () => {
     }
   });
 
+  test("tools(): a server that failed listTools() is asked again by listTools() only; enabled:false gives []", async () => {
+    const net = await import("node:net");
+    const s = net.createServer().listen(0, "127.0.0.1");
+    await new Promise((r) => s.once("listening", r));
+    const port = s.address().port;
+    await new Promise((r) => s.close(r));
+    const e = endpoints({ alpha: "normal" });
+    const tag = freshTag();
+    const hub = new McpHub({ alpha: e.servers.alpha, beta: { url: `http://127.0.0.1:${port}/mcp/normal/${tag}` } });
+    const first = await hub.listTools();
+    assert.deepEqual(first.errors.map((x) => [x.server, x.error.code]), [["beta", "NETWORK"]]);
+    const late = await startMisbehaving({ env: { PORT: String(port) } });
+    try {
+      assert.equal((await hub.tools("openai")).length, NORMAL_TOOLS.length, "alpha's tools only");
+      assert.equal((await late.stats(`normal/${tag}`)).http.POST, 0, "beta not asked by tools()");
+      const again = await hub.listTools();
+      assert.deepEqual(again.errors, []);
+      assert.equal((await hub.tools("openai")).length, 2 * NORMAL_TOOLS.length);
+      await hub.listTools({ enabled: false });
+      assert.deepEqual(await hub.tools("openai"), []);
+      await hub.closeAll();
+    } finally {
+      await late.stop();
+    }
+  });
+
   test("callTool: an unknown provider name is UNKNOWN_TOOL_NAME (never a guess)", async () => {
     const e = endpoints({ alpha: "normal" });
     const hub = new McpHub(e.servers);

@@ -437,6 +437,48 @@ fn the_idle_timeout_does_not_run_while_a_server_request_is_answered() {
 }
 
 #[test]
+fn the_idle_timeout_runs_again_once_the_answers_are_out() {
+    // A ping, answered at once, then silence: the idle timeout (every 1 ms sleep ends at once)
+    // ends the call, as it would have without the ping.
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.idle_timeout_ms = Some(1);
+    let ping = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}";
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(&[ping], true), accepted()], opts, 1);
+    block_on(h.client.connect()).unwrap();
+    let outcome = bounded(h.client.call_tool("t", json!({}), &mut CallOptions::default()), 1_000);
+    assert_eq!(outcome.expect("timed out").unwrap_err().code, ErrorCode::Timeout);
+    assert_eq!(body(&h.log.borrow().requests[3]), json!({"jsonrpc":"2.0","id":0,"result":{}}));
+}
+
+#[test]
+fn a_call_that_fails_still_answers_the_requests_before_its_end() {
+    // Request 9's answer takes a poll; the stream then ends with an error response, or ends
+    // without one (and without an event id to resume from). The answer goes out either way.
+    let error = "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32000,\"message\":\"no\"}}";
+    for (events, code) in [(vec![ELICIT_9, error], ErrorCode::JsonRpcError), (vec![ELICIT_9], ErrorCode::Protocol)] {
+        let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(&events, false), accepted()]);
+        h.client.set_request_handler(Some(Box::new(|_, _| {
+            let mut polled = false;
+            Box::pin(std::future::poll_fn(move |cx| {
+                if polled {
+                    std::task::Poll::Ready(Ok(json!({"action": "decline"})))
+                } else {
+                    polled = true;
+                    cx.waker().wake_by_ref();
+                    std::task::Poll::Pending
+                }
+            }))
+        })));
+        block_on(h.client.connect()).unwrap();
+        let outcome = bounded(h.client.call_tool("t", json!({}), &mut CallOptions::default()), 1_000);
+        assert_eq!(outcome.expect("the call ended").unwrap_err().code, code);
+        let log = h.log.borrow();
+        assert_eq!(log.requests.len(), 4, "{code:?}");
+        assert_eq!(body(&log.requests[3]), json!({"jsonrpc":"2.0","id":9,"result":{"action":"decline"}}), "{code:?}");
+    }
+}
+
+#[test]
 fn listen_reads_on_while_a_server_request_waits_for_its_answer() {
     // Request 9 waits for a person: its answer comes only once the log message after it has
     // been seen. The ping and the message behind it are not held up; the answer is still sent.
