@@ -31,14 +31,14 @@ test("bench: node bench/run.mjs --quick runs and prints its tables", () => {
     assert.match(out, new RegExp(`^${path}\\s+\\d+\\.\\d\\dx\\s+\\d+\\.\\d\\dx\\s+\\d+\\.\\d\\dx\\s+(PASS|FAIL)$`, "m"), `paired row for ${path}`);
   }
   assert.doesNotMatch(out, /toolwire failed|failed: /);
-  assert.match(out, /^JSON API <= 1\.0x floor, every path, paired \(quick set\)\s+\d\/9 paths pass/m);
+  assert.match(out, /^JSON API <= 1\.0x floor, every path, paired \(quick set\)\s+\d+\/10 paths pass/m);
   // The other sections, and the closing summary.
   for (const section of ["Peers: ", "Tool results", "Package size", "Cold start", "Scaling", "Targets (figures, not assertions)"]) {
     assert.ok(out.includes(`== ${section}`), `section ${section}`);
   }
   // The bound under the object API's ratio, and toolwire's objects-to-text figure beside the peers.
   assert.match(out, /^The object API's objects cross into the module as JSON text: JSON\.stringify of the tools alone takes \d+(\.\d+)? ms, \d+(\.\d+)?x the fastest/m);
-  assert.match(out, /^object API <= 1\.5x hand-written map \(quick set\)\s+\d\/9 paths pass; worst \d+(\.\d+)?x \(JSON\.stringify of the input alone: \d/m);
+  assert.match(out, /^object API <= 1\.5x hand-written map \(quick set\)\s+\d+\/10 paths pass; worst \d+(\.\d+)?x \(JSON\.stringify of the input alone: \d/m);
   assert.match(out, /^peer\s+path\s+ms\s+vs toolwire objects/m);
   assert.match(out, /^toolwire objects in, JSON text out \(convertMcpToolsJson\(JSON\.stringify\(tools\)\), gemini parameters\): \d+(\.\d+)? ms[.;]/m);
   assert.match(out, /^result\s+provider\s+JSON\s+toolwire ms\s+floor ms/m);

@@ -123,6 +123,7 @@ const PATHS = [
   },
   { id: "vertex", label: "vertex", provider: "vertex", options: {}, hand: hw.gemini },
   { id: "bedrock", label: "bedrock", provider: "bedrock", options: {}, hand: hw.bedrock },
+  { id: "bedrock-strict", label: "bedrock strict", provider: "bedrock", options: { strict: true }, hand: hw.bedrock },
 ];
 const pathById = new Map(PATHS.map((p) => [p.id, p]));
 
@@ -313,7 +314,7 @@ async function conversionTable(set, native) {
       "bytes out); text = convertMcpToolsJson(string) -> string, which adds the UTF-16/UTF-8 transcoding at the " +
       "boundary; objects = convertMcpTools(objects) -> objects; hand-written = the " +
       "app-style tools.map() for that provider shape (handwritten.mjs) on objects; hand json = JSON.parse + " +
-      "that map + JSON.stringify. 'openai strict'/'anthropic strict' compare with the plain map (apps have no " +
+      "that map + JSON.stringify. 'openai strict'/'anthropic strict'/'bedrock strict' compare with the plain map (apps have no " +
       "strict rewrite); vertex uses the Gemini map.",
   );
   const si = t.get("stringify-in").median;

@@ -32,6 +32,7 @@ fn main() {
         ("gemini parametersJsonSchema", Provider::Gemini, false, GeminiMode::JsonSchema),
         ("vertex", Provider::Vertex, false, GeminiMode::Parameters),
         ("bedrock", Provider::Bedrock, false, GeminiMode::Parameters),
+        ("bedrock strict", Provider::Bedrock, true, GeminiMode::Parameters),
     ];
     // The floor: parse the same bytes into a Value and write them back, nothing else.
     {

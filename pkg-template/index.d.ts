@@ -134,9 +134,9 @@ export interface ConvertOptions extends NamingOptions {
   /** Server name for the tools that carry no `serverName` (a tool's own `serverName` wins). */
   server?: string;
   /**
-   * Request strict mode (OpenAI, OpenAI Responses, Anthropic); falls back per tool and reports why.
-   * Bedrock's strict mode is not applied: the report's set-level problems say so
-   * (`bedrock/strict-unsupported`).
+   * Request strict mode (OpenAI, OpenAI Responses, Anthropic, Bedrock); falls back per tool and reports why.
+   * Bedrock's is Claude's (`toolSpec.strict`, Claude's subset and limits): not every model on Bedrock takes
+   * it (some Claude ids reject the field), so ask for it only for models that do.
    */
   strict?: boolean;
   /** Gemini/Vertex: emit `parameters` (OpenAPI subset) or `parametersJsonSchema` (JSON Schema). */
@@ -243,6 +243,8 @@ export interface BedrockTool {
     description?: string;
     /** Typed as a JSON document (as the AWS SDK's `DocumentType`); it is an {@link ObjectSchema}. */
     inputSchema: { json: ObjectSchema & JsonObject };
+    /** Present (`true`) only when strict mode was asked for and the tool could be strict. */
+    strict?: true;
   };
 }
 

@@ -532,10 +532,10 @@ fn run<'a>(
             // Clean for this provider (see fast::is_clean), or lowered for Gemini (fast::gemini)
             // or a strict mode (fast::strict): nothing to change, or nothing to report.
             Ok(match p {
-                // For Anthropic the schema as it is stays, should its set-level limits leave the
-                // tool out of strict mode (written from `base` then).
+                // For Anthropic and Bedrock the schema as it is stays, should the set-level limits
+                // leave the tool out of strict mode (written from `base` then).
                 Passed::Strict { plan, .. } => {
-                    let relaxed = (provider == Provider::Anthropic).then_some(Value::Null);
+                    let relaxed = provider.claude_strict().map(|_| Value::Null);
                     Compiled { schema: Some(Value::Null), strict: Some(true), plan: std::mem::take(plan), relaxed }
                 }
                 _ => {
@@ -577,17 +577,8 @@ fn run<'a>(
         }
     }
 
-    if provider == Provider::Anthropic && opts.schema.strict {
-        enforce_anthropic_strict_limits(&mut compiled, &pass, &mut report);
-    }
-    if provider == Provider::Bedrock && opts.schema.strict {
-        // Bedrock's `toolSpec.strict` exists, but toolwire has no rules of its subset yet: the
-        // tools go without it, and the caller hears so rather than finding out from the model.
-        report.problems.push(Diagnostic {
-            path: String::new(),
-            rule: "bedrock/strict-unsupported",
-            message: "strict mode is not applied for Bedrock: the tools are sent without toolSpec.strict".into(),
-        });
+    if let (Some(rules), true) = (provider.claude_strict(), opts.schema.strict) {
+        enforce_claude_strict_limits(&mut compiled, &pass, &mut report, rules);
     }
     if let Some((max, why)) = provider.max_tools() {
         let n = compiled.iter().filter(|c| c.is_some()).count();
@@ -617,11 +608,11 @@ fn compile_tool(schema: Value, provider: Provider, opts: &SchemaOptions, cx: &mu
     Ok(c)
 }
 
-/// Anthropic allows 20 strict tools, 24 optional and 16 union parameters over all of them:
-/// tools past those budgets are sent without `strict` and reported.
+/// Claude (Anthropic, Bedrock) allows 20 strict tools, 24 optional and 16 union parameters over
+/// all of them: tools past those budgets are sent without `strict` and reported.
 /// A strict schema written on the pass-through path brings its figures (`pass`, by tool).
 #[inline(never)]
-fn enforce_anthropic_strict_limits(compiled: &mut [Option<Compiled>], pass: &[Option<Passed>], report: &mut Report) {
+fn enforce_claude_strict_limits(compiled: &mut [Option<Compiled>], pass: &[Option<Passed>], report: &mut Report, rules: &anthropic::Rules) {
     let (mut count, mut optional, mut unions) = (0usize, 0usize, 0usize);
     for (i, slot) in compiled.iter_mut().enumerate() {
         let Some(c) = slot else { continue };
@@ -658,8 +649,8 @@ fn enforce_anthropic_strict_limits(compiled: &mut [Option<Compiled>], pass: &[Op
                     tr.strict = None;
                     tr.problems.push(Diagnostic {
                         path: String::new(),
-                        rule: "anthropic/strict-limit",
-                        message: format!("sent without strict: {reason} (Anthropic's limits)"),
+                        rule: rules.limit,
+                        message: format!("sent without strict: {reason} ({} limits)", rules.who),
                     });
                 }
             }
@@ -724,6 +715,9 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
             f.insert("name".into(), Value::String(name.to_owned()));
             described(&mut f);
             f.insert("inputSchema".into(), object([("json", schema)]));
+            if c.strict == Some(true) {
+                f.insert("strict".into(), Value::Bool(true));
+            }
             object([("toolSpec", Value::Object(f))])
         }
     }
@@ -804,7 +798,11 @@ fn write_tool(out: &mut Vec<u8>, provider: Provider, opts: &SchemaOptions, name:
             name_and_description(out);
             out.extend_from_slice(br#","inputSchema":{"json":"#);
             schema(out, c.schema);
-            out.extend_from_slice(b"}}}");
+            out.push(b'}');
+            if c.strict == Some(true) {
+                out.extend_from_slice(br#","strict":true"#);
+            }
+            out.extend_from_slice(b"}}");
         }
     }
 }
@@ -945,7 +943,7 @@ mod tests {
             for (schema, strict) in [(&named, false), (&named, true), (&wrapped, false)] {
                 let tools = serde_json::json!([{"name": "t", "inputSchema": schema}]);
                 let mut opts = ConvertOptions::default();
-                opts.schema.strict = strict && matches!(provider, Provider::OpenAi | Provider::Anthropic);
+                opts.schema.strict = strict && matches!(provider, Provider::OpenAi | Provider::Anthropic | Provider::Bedrock);
                 let general = convert(tools.clone(), provider, &opts).unwrap();
                 assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), general.tools.to_string(), "{provider:?}");
                 let text = general.tools.to_string();
@@ -961,11 +959,11 @@ mod tests {
         }
     }
 
-    /// Past Anthropic's set-level limits a tool that could be strict is sent as it would be
-    /// without strict mode: the plain conversion's schema, no `strict`, and the report says why.
-    /// Tools with and without `$ref`s (whose strict schemas are built differently).
+    /// Past Claude's set-level limits (Anthropic's, Bedrock's) a tool that could be strict is sent
+    /// as it would be without strict mode: the plain conversion's schema, no `strict`, and the
+    /// report says why. Tools with and without `$ref`s (whose strict schemas are built differently).
     #[test]
-    fn anthropic_tools_past_the_strict_limits_are_sent_plain() {
+    fn claude_tools_past_the_strict_limits_are_sent_plain() {
         let tools: Vec<Value> = (0..25)
             .map(|i| {
                 let schema = if i % 2 == 0 {
@@ -979,35 +977,45 @@ mod tests {
         let input = Value::Array(tools);
         let mut strict = ConvertOptions::default();
         strict.schema.strict = true;
-        let s = convert(input.clone(), Provider::Anthropic, &strict).unwrap();
-        let p = convert(input.clone(), Provider::Anthropic, &ConvertOptions::default()).unwrap();
-        for i in 0..25 {
-            let (st, pt) = (&s.tools[i], &p.tools[i]);
-            if i < 20 {
-                assert_eq!(st["strict"], true, "tool {i}");
-                assert_ne!(st["input_schema"], pt["input_schema"], "tool {i}");
-            } else {
-                assert!(st.get("strict").is_none(), "tool {i}");
-                assert_eq!(st["input_schema"], pt["input_schema"], "tool {i}");
-                assert!(s.report.tools[i].problems.iter().any(|d| d.rule == "anthropic/strict-limit"), "tool {i}");
+        for (provider, limit) in [(Provider::Anthropic, "anthropic/strict-limit"), (Provider::Bedrock, "bedrock/strict-limit")] {
+            let s = convert(input.clone(), provider, &strict).unwrap();
+            let p = convert(input.clone(), provider, &ConvertOptions::default()).unwrap();
+            // Anthropic's tool is the object itself; Bedrock's is in `toolSpec`, its schema in `inputSchema.json`.
+            let spec = |t: &Value| if provider == Provider::Bedrock { t["toolSpec"].clone() } else { t.clone() };
+            let schema = |t: &Value| if provider == Provider::Bedrock { t["toolSpec"]["inputSchema"]["json"].clone() } else { t["input_schema"].clone() };
+            for i in 0..25 {
+                let (st, pt) = (&s.tools[i], &p.tools[i]);
+                if i < 20 {
+                    assert_eq!(spec(st)["strict"], true, "{provider:?} tool {i}");
+                    assert_ne!(schema(st), schema(pt), "{provider:?} tool {i}");
+                    assert_eq!(schema(st)["additionalProperties"], false, "{provider:?} tool {i}");
+                } else {
+                    assert!(spec(st).get("strict").is_none(), "{provider:?} tool {i}");
+                    assert_eq!(schema(st), schema(pt), "{provider:?} tool {i}");
+                    assert!(s.report.tools[i].problems.iter().any(|d| d.rule == limit), "{provider:?} tool {i}");
+                }
             }
+            assert!(s.report.problems.is_empty(), "{provider:?}: {:?}", s.report.problems);
+            assert_eq!(convert_json(&input.to_string(), provider, &strict).unwrap(), s.tools.to_string(), "{provider:?}");
         }
-        assert_eq!(convert_json(&input.to_string(), Provider::Anthropic, &strict).unwrap(), s.tools.to_string());
     }
 
-    /// Strict mode asked for Bedrock is not applied, and the report says so (once, for the set).
+    /// Strict `oneOf` is `anyOf` for Claude (Anthropic, Bedrock), reported; without strict it stays.
     #[test]
-    fn bedrock_strict_is_reported_not_applied() {
-        let input = serde_json::json!([{"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}}}, {"name": "b"}]);
+    fn claude_strict_rewrites_one_of() {
+        let input = serde_json::json!([{"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}, "required": ["x"]}}]);
         let mut strict = ConvertOptions::default();
         strict.schema.strict = true;
-        let s = convert(input.clone(), Provider::Bedrock, &strict).unwrap();
-        let p = convert(input, Provider::Bedrock, &ConvertOptions::default()).unwrap();
-        assert_eq!(s.tools, p.tools);
-        let rules = |r: &Report| r.problems.iter().map(|d| d.rule).collect::<Vec<_>>();
-        assert_eq!(rules(&s.report), ["bedrock/strict-unsupported"]);
-        assert!(rules(&p.report).is_empty());
-        assert!(s.report.tools.iter().all(|t| t.strict.is_none()));
+        for (provider, rule) in [(Provider::Anthropic, "anthropic/strict-oneof"), (Provider::Bedrock, "bedrock/strict-oneof")] {
+            let s = convert(input.clone(), provider, &strict).unwrap();
+            let text = s.tools.to_string();
+            assert!(text.contains(r#""x":{"anyOf":[{"type":"string"},{"type":"integer"}]}"#) && !text.contains("oneOf"), "{provider:?}: {text}");
+            assert_eq!(s.report.tools[0].strict, Some(true));
+            assert!(s.report.tools[0].changes.iter().any(|d| d.rule == rule), "{provider:?}");
+            assert_eq!(convert_json(&input.to_string(), provider, &strict).unwrap(), text, "{provider:?}");
+            let p = convert(input.clone(), provider, &ConvertOptions::default()).unwrap();
+            assert!(p.tools.to_string().contains("oneOf"), "{provider:?}");
+        }
     }
 
     /// The JSON API writes each provider's wrapper itself (`write_tool`); the object API builds
@@ -1035,6 +1043,7 @@ mod tests {
             (Provider::Gemini, false, GeminiMode::JsonSchema),
             (Provider::Vertex, false, GeminiMode::Parameters),
             (Provider::Bedrock, false, GeminiMode::Parameters),
+            (Provider::Bedrock, true, GeminiMode::Parameters),
         ];
         for input in [tools.clone(), serde_json::json!([])] {
             for (provider, strict, mode) in modes {

@@ -31,6 +31,7 @@ fn targets() -> Vec<(&'static str, Provider, bool, GeminiMode, Target)> {
         ("gemini parametersJsonSchema", Provider::Gemini, false, GeminiMode::JsonSchema, Target::GeminiJsonSchema),
         ("vertex", Provider::Vertex, false, GeminiMode::Parameters, Target::Vertex),
         ("bedrock", Provider::Bedrock, false, GeminiMode::Parameters, Target::Bedrock),
+        ("bedrock strict", Provider::Bedrock, true, GeminiMode::Parameters, Target::BedrockStrict),
     ]
 }
 
@@ -230,6 +231,7 @@ fn pass_through_gives_the_general_paths_tools() {
         (Provider::OpenAi, GeminiMode::Parameters, true),
         (Provider::OpenAiResponses, GeminiMode::Parameters, true),
         (Provider::Anthropic, GeminiMode::Parameters, true),
+        (Provider::Bedrock, GeminiMode::Parameters, true),
     ];
     for (provider, mode, strict) in modes {
         let (mut passed, mut left_out) = (0, 0);
@@ -294,10 +296,12 @@ fn pass_through_gives_the_general_paths_tools() {
         // OpenAI, Anthropic and Bedrock, and for Gemini's parametersJsonSchema once its references
         // are inlined on the borrowed tree. 1,257 are lowered on the borrowed tree for Gemini's
         // `parameters` (a few of their subschemas by the general lowering), and for OpenAI's strict
-        // mode 1,264 are written strict or found unable to be strict (then sent as they are).
+        // mode 1,264 are written strict or found unable to be strict (then sent as they are); for
+        // Claude's (Anthropic, Bedrock) 1,257: a schema with a `oneOf` goes the general way.
         let least = match (provider, mode, strict) {
             (Provider::Gemini | Provider::Vertex, GeminiMode::Parameters, _) => 1250,
             (_, GeminiMode::JsonSchema, _) => 1250,
+            (Provider::Anthropic | Provider::Bedrock, _, true) => 1255,
             (_, _, true) => 1260,
             _ => 1250,
         };

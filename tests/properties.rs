@@ -74,6 +74,7 @@ fn targets() -> Vec<(Provider, bool, GeminiMode, Target)> {
         (Provider::Gemini, false, GeminiMode::JsonSchema, Target::GeminiJsonSchema),
         (Provider::Vertex, false, GeminiMode::Parameters, Target::Vertex),
         (Provider::Bedrock, false, GeminiMode::Parameters, Target::Bedrock),
+        (Provider::Bedrock, true, GeminiMode::Parameters, Target::BedrockStrict),
     ]
 }
 
@@ -475,7 +476,7 @@ fn strict_modes_from_the_borrowed_tree_agree_with_the_general_path() {
             for schema in [root, wrap(node.clone()), node] {
                 let tools = json!([{ "name": "t", "description": "generated", "inputSchema": schema }]);
                 let text = serde_json::to_string_pretty(&tools).unwrap();
-                for provider in [Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic] {
+                for provider in [Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic, Provider::Bedrock] {
                     let mut opts = ConvertOptions::default();
                     opts.schema.strict = true;
                     let general = convert(tools.clone(), provider, &opts);
@@ -583,13 +584,14 @@ fn schema_with_defs() -> impl Strategy<Value = Value> {
 }
 
 /// The conversions that share `$ref` expansions through the JSON API: (provider, strict, mode).
-const SHARING: [(Provider, bool, GeminiMode); 6] = [
+const SHARING: [(Provider, bool, GeminiMode); 7] = [
     (Provider::Gemini, false, GeminiMode::Parameters),
     (Provider::Vertex, false, GeminiMode::Parameters),
     (Provider::Gemini, false, GeminiMode::JsonSchema),
     (Provider::OpenAi, true, GeminiMode::Parameters),
     (Provider::OpenAiResponses, true, GeminiMode::Parameters),
     (Provider::Anthropic, true, GeminiMode::Parameters),
+    (Provider::Bedrock, true, GeminiMode::Parameters),
 ];
 
 /// Without a change log (`convert_json`), Gemini shares `$ref` expansions between the places

@@ -11,7 +11,7 @@ mod validator;
 use serde_json::{json, Map, Value};
 use validator::{validate, Target, Violation};
 
-const ALL_TARGETS: [Target; 10] = [
+const ALL_TARGETS: [Target; 11] = [
     Target::OpenAi,
     Target::OpenAiStrict,
     Target::OpenAiResponses,
@@ -22,6 +22,7 @@ const ALL_TARGETS: [Target; 10] = [
     Target::GeminiJsonSchema,
     Target::Vertex,
     Target::Bedrock,
+    Target::BedrockStrict,
 ];
 
 // ---------------------------------------------------------------------------
@@ -30,7 +31,7 @@ const ALL_TARGETS: [Target; 10] = [
 
 /// Targets whose wrapper marks tools `strict: true`.
 fn is_strict(target: Target) -> bool {
-    matches!(target, Target::OpenAiStrict | Target::OpenAiResponsesStrict | Target::AnthropicStrict)
+    matches!(target, Target::OpenAiStrict | Target::OpenAiResponsesStrict | Target::AnthropicStrict | Target::BedrockStrict)
 }
 
 fn is_gemini(target: Target) -> bool {
@@ -59,7 +60,13 @@ fn entry(target: Target, name: &str, schema: Value, strict: bool) -> Value {
         }
         Target::GeminiParameters | Target::Vertex => json!({"name": name, "description": "d", "parameters": schema}),
         Target::GeminiJsonSchema => json!({"name": name, "description": "d", "parametersJsonSchema": schema}),
-        Target::Bedrock => json!({"toolSpec": {"name": name, "description": "d", "inputSchema": {"json": schema}}}),
+        Target::Bedrock | Target::BedrockStrict => {
+            let mut t = json!({"toolSpec": {"name": name, "description": "d", "inputSchema": {"json": schema}}});
+            if strict {
+                t["toolSpec"]["strict"] = json!(true);
+            }
+            t
+        }
     }
 }
 
@@ -573,6 +580,31 @@ schema_case!(anthropic_strict_recursive_ref_defs, Target::AnthropicStrict, "anth
 schema_case!(anthropic_strict_recursive_ref_root, Target::AnthropicStrict, "anthropic-strict/recursive-ref",
     bad: {"type": "object", "properties": {"child": {"$ref": "#"}}, "additionalProperties": false},
     good: {"type": "object", "properties": {"child": {"$ref": "#/properties/name"}, "name": {"type": "string"}}, "additionalProperties": false});
+
+schema_case!(anthropic_strict_one_of, Target::AnthropicStrict, "anthropic-strict/one-of",
+    bad: {"type": "object", "properties": {"u": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}, "additionalProperties": false},
+    good: {"type": "object", "properties": {"u": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}, "additionalProperties": false});
+
+/// Bedrock's strict tools are held to Claude's subset and limits; its plain tools are not.
+#[test]
+fn bedrock_strict_is_claudes() {
+    let t = Target::BedrockStrict;
+    for (schema, rule) in [
+        (json!({"type": "object", "properties": {"o": {"type": "object", "properties": {}}}, "additionalProperties": false}), "anthropic-strict/additional-properties"),
+        (json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "additionalProperties": false}), "anthropic-strict/unsupported-keyword"),
+        (json!({"type": "object", "properties": {"u": {"oneOf": [{"type": "string"}]}}, "additionalProperties": false}), "anthropic-strict/one-of"),
+        (json!({"type": "object", "properties": {"b": {"type": "string", "format": "byte"}}, "additionalProperties": false}), "anthropic-strict/format"),
+    ] {
+        assert_violates(t, &wrap(t, schema.clone()), rule);
+        // The same schema on a tool sent without strict is fine.
+        assert_clean(t, &output(t, vec![entry(t, "t", schema, false)]));
+    }
+    let many = |n: usize| output(t, (0..n).map(|i| entry(t, &format!("s{i}"), empty_strict_object(), true)).collect());
+    assert_violates(t, &many(21), "anthropic-strict/tool-count");
+    assert_clean(t, &many(20));
+    let optional = output(t, vec![entry(t, "a", optional_props("a", 13), true), entry(t, "b", optional_props("b", 12), true)]);
+    assert_violates(t, &optional, "anthropic-strict/optional-params");
+}
 
 #[test]
 fn anthropic_strict_tool_count() {

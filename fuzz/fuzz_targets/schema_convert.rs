@@ -32,6 +32,7 @@ const MODES: [(&str, Provider, bool, GeminiMode, Target); 10] = [
     ("gemini parametersJsonSchema", Provider::Gemini, false, GeminiMode::JsonSchema, Target::GeminiJsonSchema),
     ("vertex", Provider::Vertex, false, GeminiMode::Parameters, Target::Vertex),
     ("bedrock", Provider::Bedrock, false, GeminiMode::Parameters, Target::Bedrock),
+    ("bedrock strict", Provider::Bedrock, true, GeminiMode::Parameters, Target::BedrockStrict),
 ];
 
 fn check(what: &str, input: &Value, text: Option<&str>) {

@@ -675,12 +675,11 @@ impl Declarations {
 /// Whether the pass-through path applies to this provider and these options: the non-strict
 /// JSON Schema dialects (OpenAI, Anthropic, Bedrock, Gemini's `parametersJsonSchema`), whose
 /// rules are [`crate::providers::fix_structure`]'s plus the root's; and, when no change log is
-/// kept, Gemini's `parameters` ([`gemini`]) and the strict modes of OpenAI and Anthropic
-/// ([`strict`]), which change schemas without reporting.
+/// kept, Gemini's `parameters` ([`gemini`]) and the strict modes of OpenAI, Anthropic and
+/// Bedrock ([`strict`]), which change schemas without reporting.
 pub(crate) fn applies(provider: Provider, opts: &SchemaOptions, with_report: bool) -> bool {
     match provider {
-        Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic => !opts.strict || !with_report,
-        Provider::Bedrock => !opts.strict,
+        Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic | Provider::Bedrock => !opts.strict || !with_report,
         Provider::Gemini | Provider::Vertex => opts.gemini_mode == GeminiMode::JsonSchema || !with_report,
     }
 }
@@ -810,7 +809,7 @@ pub(crate) fn prepare_with<'a>(
         _ => None,
     };
     let mut out = Prepared { tools: Vec::with_capacity(tools.len()), pass: Vec::with_capacity(tools.len()), declarations };
-    let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic) && opts.strict;
+    let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic | Provider::Bedrock) && opts.strict;
     let json_schema = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.gemini_mode == GeminiMode::JsonSchema;
     let mut scratch = Bump::new();
     // Where the schemas rewritten here are written first (see `written`).

@@ -1,5 +1,6 @@
-//! The strict modes of OpenAI (Chat and Responses) and Anthropic written straight from the
-//! borrowed tree, for the schemas whose strict form is a plain rewrite node by node.
+//! The strict modes of OpenAI (Chat and Responses) and Anthropic (and Bedrock's, which is
+//! Claude's too) written straight from the borrowed tree, for the schemas whose strict form is
+//! a plain rewrite node by node.
 //!
 //! [`crate::providers::openai`]'s strict steps, for a schema that the non-strict path passes
 //! through ([`super::is_clean`]), change every object node (`additionalProperties: false`,
@@ -15,7 +16,7 @@
 //! general path inlines them first); for OpenAI also no `allOf` (merged there), no `oneOf`
 //! beside an `anyOf` (joined there; a `oneOf` alone becomes `anyOf` here as there), no tuple
 //! `items`, and no removed keyword that holds subschemas (its description note would quote
-//! them). A schema that cannot be strict (OpenAI: a keyword strict mode cannot
+//! them); for Anthropic no `oneOf` (rewritten there, and reported). A schema that cannot be strict (OpenAI: a keyword strict mode cannot
 //! express, an open map, a boolean subschema, an untyped node, a limit; Anthropic: an open map)
 //! is told apart as such: the general path sends the non-strict schema then, which is the
 //! pass-through one. Anything else goes the general way.
@@ -103,7 +104,8 @@ struct Strict<'n, 'a>(Map<'n, Val<'n, 'a>>, bool);
 /// `arena` holds the rewrite while it is written (the caller may reset it afterwards), in
 /// `buffer` (see [`super::written`]).
 pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider, arena: &Bump, buffer: &mut Vec<u8>) -> Option<Outcome> {
-    let done = if provider == Provider::Anthropic {
+    // Bedrock's strict mode is Claude's, as Anthropic's.
+    let done = if provider.claude_strict().is_some() {
         let mut costs = (0, 0);
         anthropic_check(root, levels, Some(0), &mut costs).map(|()| (None, ArgPlan::default(), costs))
     } else {
@@ -531,6 +533,11 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
             _ => Ok(()),
         };
         match key.as_str() {
+            // Rewritten as `anyOf` there, with a change to report.
+            "oneOf" => {
+                verdict = Err(Stop::General);
+                break;
+            }
             "type" => types = Some(value),
             "properties" => properties = Some(value),
             "required" => required = Some(value),
@@ -574,6 +581,9 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
 /// `anthropic::strict_object` on the non-strict form of a node ([`base`]).
 fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Levels, arena: &'n Bump) -> Step<Strict<'n, 'a>> {
     let mut o = base(entries, arena);
+    if o.has("oneOf") {
+        return Err(Stop::General);
+    }
     let (typed, is_object) = type_names(raw(&o, "type"));
     if is_object || (!typed && o.has("properties")) {
         match raw(&o, "additionalProperties") {

@@ -9,16 +9,20 @@
 //! Strict steps (strict tool use, when `strict` is asked for):
 //! 3. `$ref`s inlined; a recursive schema falls back to non-strict.
 //! 4. Every object gets `additionalProperties: false` (an open map falls back to non-strict).
-//! 5. Unsupported constraints (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`,
+//! 5. `oneOf` rewritten as `anyOf` (strict mode has no `oneOf`), joined to an `anyOf` beside it.
+//! 6. Unsupported constraints (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`,
 //!    `maxItems`, `minItems` above 1, formats outside the allowed list) removed and described.
-//! 6. Set-level limits (20 strict tools, 24 optional parameters, 16 union parameters) are checked
+//! 7. Set-level limits (20 strict tools, 24 optional parameters, 16 union parameters) are checked
 //!    by the converter over all tools, which falls back later tools to non-strict.
+//!
+//! Bedrock's strict tool use (`toolSpec.strict`, Claude models) takes the same subset, so
+//! [`crate::providers::bedrock`] compiles with [`compile_with`] and its own rule names.
 
 use serde_json::Value;
 
 use crate::args::ArgPlan;
 use crate::error::Result;
-use crate::model::{JsonObject, Keyed as _};
+use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators};
 use crate::schema::refs::{inline_refs_unless_recursive, Shared};
@@ -40,8 +44,37 @@ pub const MAX_STRICT_OPTIONAL: usize = 24;
 /// Parameters with `anyOf` or type arrays across strict tools.
 pub const MAX_STRICT_UNIONS: usize = 16;
 
+/// The names a dialect of Claude's strict subset reports under (Anthropic's own, Bedrock's).
+#[derive(Debug)]
+pub(crate) struct Rules {
+    /// A keyword removed and described.
+    pub keyword: &'static str,
+    /// `oneOf` rewritten as `anyOf`.
+    pub one_of: &'static str,
+    /// A schema that cannot be strict, sent without it.
+    pub fallback: &'static str,
+    /// A tool past the set-level limits, sent without strict.
+    pub limit: &'static str,
+    /// Whose limits those are, for the message.
+    pub who: &'static str,
+}
+
+/// Anthropic's rule names.
+pub(crate) const ANTHROPIC: Rules = Rules {
+    keyword: "anthropic/strict-keyword",
+    one_of: "anthropic/strict-oneof",
+    fallback: "anthropic/strict-fallback",
+    limit: "anthropic/strict-limit",
+    who: "Anthropic's",
+};
+
 /// Compiles for Anthropic.
-pub fn compile(mut root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
+pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
+    compile_with(root, opts, cx, &ANTHROPIC)
+}
+
+/// Compiles for Claude's JSON Schema dialect, reporting under `rules`.
+pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, rules: &Rules) -> Result<Compiled> {
     if let Value::Object(obj) = &mut root {
         merge_root_combinators(obj, cx);
     }
@@ -58,7 +91,7 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Com
     let inlined = if contains_ref(&root, 0) { inline_refs_unless_recursive(&root, &mut scx)? } else { Some(root.clone()) };
     let (strict_schema, reason) = match inlined {
         Some(mut schema) => {
-            let reason = strict_node(&mut schema, &mut scx)?.err();
+            let reason = strict_node(&mut schema, &mut scx, rules)?.err();
             (schema, reason)
         }
         None => (Value::Null, Some("recursive $ref".to_owned())),
@@ -70,22 +103,22 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Com
             Ok(Compiled { schema: Some(strict_schema), strict: Some(true), plan: ArgPlan::default(), relaxed: Some(root) })
         }
         Some(reason) => {
-            cx.problem("anthropic/strict-fallback", format!("cannot be strict without changing its meaning ({reason}); sent without strict"));
+            cx.problem(rules.fallback, format!("cannot be strict without changing its meaning ({reason}); sent without strict"));
             Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None })
         }
     }
 }
 
-fn strict_node(node: &mut Value, cx: &mut Cx) -> Result<std::result::Result<(), String>> {
+fn strict_node(node: &mut Value, cx: &mut Cx, rules: &Rules) -> Result<std::result::Result<(), String>> {
     Shared::materialize(node, cx);
     let Value::Object(obj) = node else { return Ok(Ok(())) };
     cx.enter()?;
-    let r = strict_object(obj, cx);
+    let r = strict_object(obj, cx, rules);
     cx.leave();
     r
 }
 
-fn strict_object(obj: &mut JsonObject, cx: &mut Cx) -> Result<std::result::Result<(), String>> {
+fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std::result::Result<(), String>> {
     if is_object_node(obj) {
         match obj.find("additionalProperties") {
             None | Some(Value::Bool(false)) => {}
@@ -95,6 +128,19 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx) -> Result<std::result::Resul
             return Ok(Err(format!("patternProperties at {}", or_root(cx.path()))));
         }
         obj.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    if let Some(one) = obj.take("oneOf") {
+        match obj.find_mut("anyOf") {
+            Some(Value::Array(any)) => {
+                if let Value::Array(o) = one {
+                    any.extend(o);
+                }
+            }
+            _ => {
+                obj.insert("anyOf".into(), one);
+            }
+        }
+        cx.change(rules.one_of, "oneOf rewritten as anyOf (strict mode has no oneOf)");
     }
     let mut drop = Vec::new();
     for key in STRICT_UNSUPPORTED {
@@ -112,13 +158,13 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx) -> Result<std::result::Resul
         if let Some(v) = obj.remove(&key) {
             let hint = keyword_hint(&key, &v).unwrap_or_else(|| key.clone());
             append_description(obj, &format!("({hint})"));
-            cx.change("anthropic/strict-keyword", format!("`{key}` is not supported in strict mode; removed and described ({hint})"));
+            cx.change(rules.keyword, format!("`{key}` is not supported in strict mode; removed and described ({hint})"));
         }
     }
     let mut failure = None;
     for_each_subschema_mut(obj, cx, &mut |sub, cx| {
         if failure.is_none() {
-            if let Err(reason) = strict_node(sub, cx)? {
+            if let Err(reason) = strict_node(sub, cx, rules)? {
                 failure = Some(reason);
             }
         }

@@ -5,25 +5,33 @@
 //!    must be one of the following: object").
 //! 2. Structure fixed on every node ([`fix_structure`]).
 //!
+//! Strict tool use (`toolSpec.strict`, when `strict` is asked for) is Claude's on Bedrock, with
+//! Claude's subset and limits (<https://docs.aws.amazon.com/bedrock/latest/userguide/structured-output.html>):
+//! the strict steps of [`crate::providers::anthropic`], reported as `bedrock/...`. The steps up
+//! to there are the same as Anthropic's, so it is that compiler, with Bedrock's rule names.
+//!
 //! The tool-level rules (a non-empty description or none; names `[a-zA-Z0-9_-]{1,64}`) are
 //! applied by the converter.
 
 use serde_json::Value;
 
-use crate::args::ArgPlan;
 use crate::error::Result;
-use crate::providers::{fix_structure, Compiled, SchemaOptions};
-use crate::schema::lower::merge_root_combinators;
+use crate::providers::anthropic::{self, Rules};
+use crate::providers::{Compiled, SchemaOptions};
 use crate::schema::Cx;
 
+/// Bedrock's rule names for Claude's strict subset.
+pub(crate) const RULES: Rules = Rules {
+    keyword: "bedrock/strict-keyword",
+    one_of: "bedrock/strict-oneof",
+    fallback: "bedrock/strict-fallback",
+    limit: "bedrock/strict-limit",
+    who: "Claude's on Bedrock",
+};
+
 /// Compiles for Bedrock.
-pub fn compile(mut root: Value, _opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
-    if let Value::Object(obj) = &mut root {
-        merge_root_combinators(obj, cx);
-    }
-    fix_structure(&mut root, cx)?;
-    cx.reset_budget();
-    Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None })
+pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
+    anthropic::compile_with(root, opts, cx, &RULES)
 }
 
 #[cfg(test)]
@@ -42,5 +50,26 @@ mod tests {
         assert_eq!(s["type"], "object");
         assert!(s.get("allOf").is_none());
         assert_eq!(s["properties"]["a"], json!({}));
+    }
+
+    #[test]
+    fn strict_is_claudes_under_bedrock_names() {
+        let mut cx = Cx::new(Limits::default());
+        let input = json!({"type":"object","properties":{"n":{"type":"integer","minimum":1},"u":{"oneOf":[{"type":"string"},{"type":"null"}]}},"required":["n"]});
+        let (root, _) = process_json_schema(&input, &mut cx);
+        let c = compile(root, &SchemaOptions { strict: true, ..SchemaOptions::default() }, &mut cx).unwrap();
+        assert_eq!(c.strict, Some(true));
+        let s = c.schema.unwrap();
+        assert_eq!(s["additionalProperties"], false);
+        assert_eq!(s["properties"]["u"], json!({"anyOf":[{"type":"string"},{"type":"null"}]}));
+        assert!(s["properties"]["n"].get("minimum").is_none());
+        let rules: Vec<&str> = cx.changes.iter().map(|d| d.rule).collect();
+        assert_eq!(rules, ["bedrock/strict-keyword", "bedrock/strict-oneof"]);
+        // An open map cannot be strict: sent as it is, and said so.
+        let mut cx = Cx::new(Limits::default());
+        let (root, _) = process_json_schema(&json!({"type":"object","properties":{"m":{"type":"object","additionalProperties":true}}}), &mut cx);
+        let c = compile(root, &SchemaOptions { strict: true, ..SchemaOptions::default() }, &mut cx).unwrap();
+        assert_eq!(c.strict, None);
+        assert_eq!(cx.problems[0].rule, "bedrock/strict-fallback");
     }
 }

@@ -80,6 +80,16 @@ impl Provider {
         }
     }
 
+    /// For the providers whose strict mode is Claude's (Anthropic, Bedrock): the names its
+    /// reports use. Their schemas, strict or not, are compiled alike.
+    pub(crate) fn claude_strict(self) -> Option<&'static anthropic::Rules> {
+        match self {
+            Self::Anthropic => Some(&anthropic::ANTHROPIC),
+            Self::Bedrock => Some(&bedrock::RULES),
+            _ => None,
+        }
+    }
+
     /// The most tools the provider is known to accept in one request, if limited.
     pub fn max_tools(self) -> Option<(usize, &'static str)> {
         match self {
@@ -103,7 +113,7 @@ pub enum GeminiMode {
 /// Options that shape schema compilation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SchemaOptions {
-    /// Strict mode (OpenAI Structured Outputs, Anthropic strict tool use).
+    /// Strict mode (OpenAI Structured Outputs, Anthropic's and Bedrock's strict tool use).
     pub strict: bool,
     /// Gemini's schema field.
     pub gemini_mode: GeminiMode,
@@ -121,8 +131,8 @@ pub struct Compiled {
     pub strict: Option<bool>,
     /// How to map the model's arguments back.
     pub plan: ArgPlan,
-    /// Anthropic strict: the schema without strict mode, for a tool that Anthropic's set-level
-    /// limits leave out of strict mode (see `anthropic::MAX_STRICT_TOOLS`).
+    /// Anthropic and Bedrock strict: the schema without strict mode, for a tool that Claude's
+    /// set-level limits leave out of strict mode (see `anthropic::MAX_STRICT_TOOLS`).
     pub relaxed: Option<Value>,
 }
 

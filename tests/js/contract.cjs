@@ -372,11 +372,28 @@ module.exports = function contract(tw, label) {
     }
   });
 
-  test(name("Bedrock: strict mode is reported as not applied, the tools are the plain ones"), () => {
-    const strict = tw.convertMcpToolsDetailed([weather], "bedrock", { strict: true });
-    assert.deepEqual(strict.tools, tw.convertMcpTools([weather], "bedrock"));
-    assert.deepEqual(strict.report.problems.map((p) => p.rule), ["bedrock/strict-unsupported"]);
-    assert.deepEqual(tw.convertMcpToolsDetailed([weather], "bedrock").report.problems, []);
+  test(name("Bedrock strict: Claude's subset in toolSpec.strict; oneOf made anyOf; an open map sent plain"), () => {
+    const tools = [
+      { name: "pick", inputSchema: { type: "object", properties: { n: { type: "integer", minimum: 1 }, v: { oneOf: [{ type: "string" }, { type: "number" }] } }, required: ["n"] } },
+      { name: "map", inputSchema: { type: "object", properties: { m: { type: "object", additionalProperties: { type: "string" } } } } },
+    ];
+    const { tools: out, report } = tw.convertMcpToolsDetailed(tools, "bedrock", { strict: true });
+    assert.equal(out[0].toolSpec.strict, true);
+    assert.deepEqual(out[0].toolSpec.inputSchema.json, {
+      type: "object",
+      properties: { n: { type: "integer", description: "(minimum: 1)" }, v: { anyOf: [{ type: "string" }, { type: "number" }] } },
+      required: ["n"],
+      additionalProperties: false,
+    });
+    assert.deepEqual(report.tools[0].changes.map((c) => c.rule), ["bedrock/strict-keyword", "bedrock/strict-oneof"]);
+    assert.equal(out[1].toolSpec.strict, undefined);
+    assert.deepEqual(out[1].toolSpec.inputSchema.json, tw.convertMcpTools([tools[1]], "bedrock")[0].toolSpec.inputSchema.json);
+    assert.deepEqual(report.tools[1].problems.map((p) => p.rule), ["bedrock/strict-fallback"]);
+    assert.deepEqual(report.problems, []);
+    // The JSON API writes the same.
+    assert.deepEqual(JSON.parse(tw.convertMcpToolsJson(JSON.stringify(tools), "bedrock", { strict: true })), out);
+    // Without strict, nothing of it.
+    assert.equal(tw.convertMcpTools(tools, "bedrock")[0].toolSpec.strict, undefined);
   });
 
   test(name("convertMcpToolsDetailed: tools, a nameMap that resolves them, a report"), () => {

@@ -50,6 +50,9 @@ pub enum Target {
     Vertex,
     /// AWS Bedrock Converse (§1.5).
     Bedrock,
+    /// AWS Bedrock Converse with strict tool use where possible: Claude's strict subset and
+    /// limits, as for Anthropic (§1.3 strict; AWS, "Structured outputs").
+    BedrockStrict,
 }
 
 /// One thing the provider would reject.
@@ -148,6 +151,9 @@ pub mod rules {
     pub const ANTHROPIC_STRICT_MIN_ITEMS: &str = "anthropic-strict/min-items";
     /// `format` outside the strict allow-list (§1.3 strict).
     pub const ANTHROPIC_STRICT_FORMAT: &str = "anthropic-strict/format";
+    /// `oneOf` (not in the strict subset, which lists `anyOf` and `allOf`; on Bedrock:
+    /// "Schema type 'oneOf' is not supported").
+    pub const ANTHROPIC_STRICT_ONE_OF: &str = "anthropic-strict/one-of";
     /// Recursive `$ref` (§1.3 strict "unsupported: recursive schemas", §3 #21).
     pub const ANTHROPIC_STRICT_RECURSIVE_REF: &str = "anthropic-strict/recursive-ref";
     /// > 20 strict tools in one request (§1.3 strict limits, §3 #47).
@@ -232,7 +238,7 @@ pub fn validate(target: Target, output: &Value) -> Vec<Violation> {
     for tool in &tools {
         check_tool_schema(target, tool, &mut sink, &mut anthropic_totals);
     }
-    if family(target) == Family::Anthropic {
+    if matches!(family(target), Family::Anthropic | Family::Bedrock) {
         anthropic_totals.report(&mut sink);
     }
     sink.0
@@ -276,7 +282,7 @@ fn family(target: Target) -> Family {
         Target::GeminiParameters => Family::GeminiParameters { vertex: false },
         Target::Vertex => Family::GeminiParameters { vertex: true },
         Target::GeminiJsonSchema => Family::GeminiJsonSchema,
-        Target::Bedrock => Family::Bedrock,
+        Target::Bedrock | Target::BedrockStrict => Family::Bedrock,
     }
 }
 
@@ -523,8 +529,6 @@ fn extract_bedrock<'a>(entries: &'a [Value], sink: &mut Sink) -> Vec<Tool<'a>> {
         if let Some(obj) = entry.as_object() {
             check_unknown_fields(obj, &["toolSpec"], &tool.label, "tool entry", sink);
         }
-        // Bedrock strict rules are not in scope; validate every tool the same way.
-        tool.strict = false;
         // The schema lives one level down, in inputSchema.json.
         tool.schema = match tool.schema {
             Some(Value::Object(input)) => {
@@ -601,7 +605,7 @@ fn check_tool_counts(target: Target, tools: &[Tool<'_>], sink: &mut Sink) {
             sink.push("", "", GEMINI_DECLARATION_COUNT, format!("{} declarations exceed the 512 limit", tools.len()));
         }
         // §1.3 strict limits: ≤ 20 strict tools per request.
-        Family::Anthropic => {
+        Family::Anthropic | Family::Bedrock => {
             let strict = tools.iter().filter(|t| t.strict).count();
             if strict > 20 {
                 sink.push("", "", ANTHROPIC_STRICT_TOOL_COUNT, format!("{strict} strict tools exceed the limit of 20"));
@@ -961,7 +965,11 @@ fn check_tool_schema(target: Target, tool: &Tool<'_>, sink: &mut Sink, totals: &
             if root.get("type").and_then(Value::as_str) != Some("object") {
                 sink.push(label, "", BEDROCK_ROOT_TYPE, format!("root `type` must be \"object\", got {}", show(root.get("type").unwrap_or(&Value::Null))));
             }
-            walk(schema, Dialect::JsonSchema, label, sink);
+            let nodes = walk(schema, Dialect::JsonSchema, label, sink);
+            // Strict tool use on Bedrock is Claude's.
+            if tool.strict {
+                check_anthropic_strict(schema, &nodes, label, sink, totals);
+            }
         }
         Family::GeminiParameters { vertex } => {
             if !(schema.is_object() || schema.is_boolean()) {
@@ -1150,6 +1158,9 @@ fn check_anthropic_strict(root: &Value, nodes: &[Node<'_>], label: &str, sink: &
             if obj.contains_key(key) {
                 sink.push(label, &node.path, ANTHROPIC_STRICT_UNSUPPORTED_KEYWORD, format!("`{key}` is not supported in strict mode"));
             }
+        }
+        if obj.contains_key("oneOf") {
+            sink.push(label, &node.path, ANTHROPIC_STRICT_ONE_OF, "`oneOf` is not supported in strict mode (`anyOf` is)");
         }
         if let Some(min) = obj.get("minItems") {
             if !matches!(min.as_u64(), Some(0 | 1)) {
