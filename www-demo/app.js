@@ -322,6 +322,33 @@ async function dropClient() {
   }
 }
 
+/** The server announced a changed tool list: list again, keep the call panel and the Convert panel true. */
+async function toolsChanged(c) {
+  if (client !== c || !connected) return;
+  let tools;
+  try {
+    tools = await c.listTools();
+  } catch (err) {
+    showError("connect-error", err);
+    return;
+  }
+  if (client !== c) return;
+  const before = new Set(connected.tools.map((t) => t.name));
+  const after = new Set(tools.map((t) => t.name));
+  const added = [...after].filter((n) => !before.has(n));
+  const removed = [...before].filter((n) => !after.has(n));
+  connected.tools = tools;
+  const chosen = $("call-tool").value;
+  $("call-tool").replaceChildren(...tools.map((t) => el("option", { value: t.name }, t.title && t.title !== t.name ? `${t.name}: ${t.title}` : t.name)));
+  if (after.has(chosen)) $("call-tool").value = chosen;
+  selectTool();
+  const change = [added.length ? `added ${added.join(", ")}` : "", removed.length ? `removed ${removed.join(", ")}` : ""].filter(Boolean).join("; ");
+  setStatus("tools-changed", `The server's tool list changed (${change || "same names"}): ${tools.length} tools now.`, true);
+  const option = $("sample").querySelector('option[value="server"]');
+  if (option) option.textContent = `The connected server (${tools.length} tools)`;
+  if (serverTools === connected && $("sample").value === "server") showServerTools();
+}
+
 function setCallEnabled(on) {
   for (const id of ["call-tool", "call-args", "call-btn"]) $(id).disabled = !on;
 }
@@ -334,6 +361,7 @@ async function connect(event) {
   $("call-tool").replaceChildren();
   $("tool-description").textContent = "";
   connected = null;
+  setStatus("tools-changed", "");
   await dropClient();
   const url = $("mcp-url").value.trim();
   const headers = {};
@@ -344,7 +372,14 @@ async function connect(event) {
   let c;
   try {
     // The page can answer a server's questions (elicitation) with a form: it says so, and answers them.
-    c = new McpClient(url, { headers, timeoutMs: timeoutMs(), capabilities: { elicitation: {} }, onRequest });
+    // It listens too (below), so that a server that changes its tool list is heard and listed again.
+    c = new McpClient(url, {
+      headers,
+      timeoutMs: timeoutMs(),
+      capabilities: { elicitation: {} },
+      onRequest,
+      onToolListChanged: () => toolsChanged(c),
+    });
     await c.connect();
     client = c;
     const tools = await c.listTools();
@@ -371,6 +406,9 @@ async function connect(event) {
     option.textContent = `The connected server (${tools.length} tools)`;
     $("sample").value = "server";
     showServerTools();
+    // The standalone stream (opt-in: it holds a connection open): notifications outside any call. A server
+    // that offers none answers the GET with 405, and the page simply does without.
+    c.listen().catch((err) => client === c && showError("connect-error", err));
   } catch (err) {
     setStatus("connect-status", "Not connected.");
     showError("connect-error", err);

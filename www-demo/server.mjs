@@ -11,7 +11,8 @@
 //
 // Tools: echo, add (structured content + outputSchema), get_weather (enum, optional parameters),
 // tiny_image (a 16x16 PNG), slow (progress notifications, then a result), fail (an isError result),
-// ask_name (asks the user through the client: an MCP elicitation, in the call's stream).
+// ask_name (asks the user through the client: an MCP elicitation, in the call's stream), toggle_tools (adds
+// or removes moon_phase: notifications/tools/list_changed on the standalone stream).
 // Sessions are stateful (Mcp-Session-Id), one McpServer per session, dropped on DELETE or after 10 idle minutes.
 
 import { createServer } from "node:http";
@@ -253,6 +254,42 @@ function makeServer() {
       if (answer.action !== "accept") return { content: [{ type: "text", text: `No name: the user chose to ${answer.action}.` }] };
       const { name, formal } = answer.content ?? {};
       return { content: [{ type: "text", text: formal ? `Good day, ${name}.` : `Hello, ${name}!` }] };
+    },
+  );
+
+  // A tool list that changes: moon_phase is off until toggle_tools turns it on (and off again). The SDK
+  // announces each change with notifications/tools/list_changed on the session's standalone stream, where a
+  // client that listens (the page does) hears it and lists the tools again.
+  const moon = server.registerTool(
+    "moon_phase",
+    {
+      title: "Moon phase",
+      description: "The moon's phase on a date (a tool that toggle_tools adds and removes).",
+      inputSchema: { date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().describe("YYYY-MM-DD; today when omitted") },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ date }) => {
+      const day = date ? new Date(`${date}T12:00:00Z`) : new Date();
+      // Days since a known new moon (2000-01-06 18:14 UTC), over the synodic month.
+      const age = (((day.getTime() - Date.UTC(2000, 0, 6, 18, 14)) / 86_400_000) % 29.530589 + 29.530589) % 29.530589;
+      const names = ["new moon", "waxing crescent", "first quarter", "waxing gibbous", "full moon", "waning gibbous", "last quarter", "waning crescent"];
+      const phase = names[Math.floor((age / 29.530589) * 8 + 0.5) % 8];
+      return { content: [{ type: "text", text: `${date ?? "Today"}: ${phase} (${age.toFixed(1)} days old).` }] };
+    },
+  );
+  moon.disable();
+  server.registerTool(
+    "toggle_tools",
+    {
+      title: "Toggle tools",
+      description: "Adds moon_phase to this server's tools, or removes it; the server then announces that its tool list changed.",
+      inputSchema: {},
+      annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    async () => {
+      if (moon.enabled) moon.disable();
+      else moon.enable();
+      return { content: [{ type: "text", text: `moon_phase is ${moon.enabled ? "on" : "off"} now.` }] };
     },
   );
 

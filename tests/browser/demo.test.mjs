@@ -239,9 +239,9 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await page.fill("#mcp-url", demo.mcpUrl);
   await page.fill("#mcp-auth", "");
   await page.click("#connect-btn");
-  await waitForText("#connect-status", "7 tools");
+  await waitForText("#connect-status", "8 tools");
   const listed = await page.$$eval("#call-tool option", (os) => os.map((o) => o.value));
-  assert.deepEqual(listed, ["echo", "add", "get_weather", "tiny_image", "slow", "fail", "ask_name"]);
+  assert.deepEqual(listed, ["echo", "add", "get_weather", "tiny_image", "slow", "fail", "ask_name", "toggle_tools"]);
   // The listed tools feed the Convert panel.
   assert.equal(await page.inputValue("#sample"), "server");
   await waitForText("#out-names", "mcp__toolwire-demo__get_weather");
@@ -325,6 +325,29 @@ test("a server's question (elicitation) becomes a form; the answer goes back and
   assert.equal(await page.$eval("#elicit", (d) => d.open), false);
 });
 
+test("the server changes its tool list: the page hears it on the standalone stream and lists again", async () => {
+  // Still connected to the bundled server; the page listens since it connected.
+  const options = () => page.$$eval("#call-tool option", (os) => os.map((o) => o.value));
+  assert.equal((await options()).includes("moon_phase"), false);
+  await page.selectOption("#call-tool", "toggle_tools");
+  await page.click("#call-btn");
+  await waitForText("#out-flat", "moon_phase is on now.");
+  await waitForText("#tools-changed", "added moon_phase");
+  assert.ok((await options()).includes("moon_phase"));
+  assert.equal(await page.inputValue("#call-tool"), "toggle_tools", "the chosen tool stays chosen");
+  await waitForText("#sample-source", "The 9 tools of");
+  await page.selectOption("#call-tool", "moon_phase");
+  await page.fill("#call-args", '{"date": "2024-01-11"}');
+  await page.click("#call-btn");
+  await waitForText("#out-flat", "2024-01-11: new moon");
+  // And off again.
+  await page.selectOption("#call-tool", "toggle_tools");
+  await page.click("#call-btn");
+  await waitForText("#tools-changed", "removed moon_phase");
+  assert.equal((await options()).includes("moon_phase"), false);
+  assert.equal(await isVisible("#connect-error"), false);
+});
+
 test("in the browser, listen() holds the standalone stream open through CORS until close()", async () => {
   // The package as the page loaded it; the GET carries mcp-session-id and mcp-protocol-version, so it
   // passes only if the server's CORS answer allows them.
@@ -371,7 +394,7 @@ test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   assert.match(unauthorized, /"realm": "toolwire-demo"/);
   await page.fill("#mcp-auth", "Bearer demo-token");
   await page.click("#connect-btn");
-  await waitForText("#connect-status", "7 tools");
+  await waitForText("#connect-status", "8 tools");
   assert.equal(await isVisible("#connect-error"), false);
 });
 
@@ -381,7 +404,7 @@ test("screenshot for the README (docs/demo.png)", async () => {
   await page.fill("#mcp-url", demo.mcpUrl);
   await page.fill("#mcp-auth", "");
   await page.click("#connect-btn");
-  await waitForText("#connect-status", "7 tools");
+  await waitForText("#connect-status", "8 tools");
   await page.selectOption("#call-tool", "get_weather");
   await page.fill("#call-args", JSON.stringify({ city: "Paris", units: "metric", include_forecast: true, days: 2 }, null, 2));
   await page.selectOption("#provider", "gemini");
