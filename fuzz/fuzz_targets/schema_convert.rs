@@ -21,7 +21,7 @@ use toolwire::ErrorCode;
 use validator::{validate, Target};
 
 /// (label, provider, strict, gemini mode, validator target), as in tests/corpus.rs.
-const MODES: [(&str, Provider, bool, GeminiMode, Target); 10] = [
+const MODES: [(&str, Provider, bool, GeminiMode, Target); 11] = [
     ("openai", Provider::OpenAi, false, GeminiMode::Parameters, Target::OpenAi),
     ("openai strict", Provider::OpenAi, true, GeminiMode::Parameters, Target::OpenAiStrict),
     ("openai-responses", Provider::OpenAiResponses, false, GeminiMode::Parameters, Target::OpenAiResponses),
