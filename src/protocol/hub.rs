@@ -67,15 +67,24 @@ pub struct HubCall {
     pub is_error: bool,
 }
 
+/// A server's listed tools, and the number of the listing they come from.
+struct Listed {
+    server: String,
+    tools: Vec<Value>,
+    listing: u64,
+}
+
 /// The hub.
 pub struct Hub<T: Transport, C: Clock> {
     servers: Vec<(String, Rc<Client<T, C>>)>,
     clock: C,
     /// The tools of the last listing, server by server in the hub's order (each tool with its
     /// `serverName`); servers that failed are not in it.
-    listed: RefCell<Vec<(String, Vec<Value>)>>,
+    listed: RefCell<Vec<Listed>>,
     /// Whether the servers were ever listed.
     listed_once: Cell<bool>,
+    /// Listings started so far: a listing's number orders it among overlapping ones.
+    listings: Cell<u64>,
     map: RefCell<Option<NameMap>>,
     policy: Option<Policy>,
     confirm: Option<Confirm>,
@@ -84,7 +93,7 @@ pub struct Hub<T: Transport, C: Clock> {
 impl<T: Transport, C: Clock> Hub<T, C> {
     /// A hub over named clients.
     pub fn new(servers: Vec<(String, Rc<Client<T, C>>)>, clock: C, policy: Option<Policy>, confirm: Option<Confirm>) -> Self {
-        Self { servers, clock, listed: RefCell::new(Vec::new()), listed_once: Cell::new(false), map: RefCell::new(None), policy, confirm }
+        Self { servers, clock, listed: RefCell::new(Vec::new()), listed_once: Cell::new(false), listings: Cell::new(0), map: RefCell::new(None), policy, confirm }
     }
 
     /// The server names, in order.
@@ -113,22 +122,33 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 .collect(),
             _ => Vec::new(),
         };
+        let listing = self.next_listing();
         let results = join_all(chosen.iter().map(|(_, client)| Self::list_one(client))).await;
-        let mut tools = Vec::new();
         let mut listed = Vec::new();
-        for ((name, _), r) in chosen.iter().zip(results) {
-            match r {
-                Ok(list) => {
-                    let list = with_server_name(name, list);
-                    tools.extend(list.iter().cloned());
-                    listed.push((name.clone(), list));
+        {
+            let mut before = self.listed.borrow_mut();
+            for ((name, _), r) in chosen.iter().zip(results) {
+                match r {
+                    // A listing that started after this one and has ended already is newer.
+                    Ok(_) if before.iter().any(|l| &l.server == name && l.listing > listing) => {
+                        let i = before.iter().position(|l| &l.server == name).unwrap_or_default();
+                        listed.push(before.swap_remove(i));
+                    }
+                    Ok(list) => listed.push(Listed { server: name.clone(), tools: with_server_name(name, list), listing }),
+                    Err(e) => errors.push(ServerError { server: name.clone(), error: e.with_detail("server", name.clone()) }),
                 }
-                Err(e) => errors.push(ServerError { server: name.clone(), error: e.with_detail("server", name.clone()) }),
             }
+            *before = listed;
         }
-        *self.listed.borrow_mut() = listed;
         self.listed_once.set(true);
+        let tools = self.listed.borrow().iter().flat_map(|l| l.tools.iter().cloned()).collect();
         (tools, errors)
+    }
+
+    fn next_listing(&self) -> u64 {
+        let n = self.listings.get() + 1;
+        self.listings.set(n);
+        n
     }
 
     /// Connects a server if it is not connected, then lists its tools.
@@ -154,16 +174,18 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             .listed
             .borrow()
             .iter()
-            .filter_map(|(server, _)| self.client(server).filter(|c| c.tools_changed()).map(|c| (server.clone(), c)))
+            .filter_map(|l| self.client(&l.server).filter(|c| c.tools_changed()).map(|c| (l.server.clone(), c)))
             .collect();
         if changed.is_empty() {
             return;
         }
+        let listing = self.next_listing();
         let results = join_all(changed.iter().map(|(_, client)| Self::list_one(client))).await;
         let mut listed = self.listed.borrow_mut();
         for ((server, _), r) in changed.iter().zip(results) {
-            if let (Ok(list), Some(slot)) = (r, listed.iter_mut().find(|(s, _)| s == server)) {
-                slot.1 = with_server_name(server, list);
+            // Not over what a listing that started later has written meanwhile.
+            if let (Ok(list), Some(slot)) = (r, listed.iter_mut().find(|l| &l.server == server && l.listing < listing)) {
+                *slot = Listed { server: server.clone(), tools: with_server_name(server, list), listing };
             }
         }
     }
@@ -180,7 +202,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     pub fn tools(&self, provider: Provider, opts: &ConvertOptions) -> Result<String> {
         // The listed tools as one JSON array, written from where they are kept (no copies).
         let mut tools = vec![b'['];
-        for (i, t) in self.listed.borrow().iter().flat_map(|(_, list)| list).enumerate() {
+        for (i, t) in self.listed.borrow().iter().flat_map(|l| &l.tools).enumerate() {
             if i > 0 {
                 tools.push(b',');
             }
@@ -245,8 +267,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         self.listed
             .borrow()
             .iter()
-            .filter(|(s, _)| s == server)
-            .flat_map(|(_, list)| list)
+            .filter(|l| l.server == server)
+            .flat_map(|l| &l.tools)
             .find(|t| t.get("name").and_then(Value::as_str) == Some(tool))
             .and_then(|t| t.get("annotations").cloned())
             .and_then(ToolAnnotations::from_value)

@@ -192,6 +192,24 @@ describe("McpHub", () => {
     }
   });
 
+  test("tools(): a listing that started earlier and ends later does not overwrite a newer one", async () => {
+    const tag = freshTag();
+    const key = `grows/${tag}`;
+    const hub = new McpHub({ alpha: { url: `${srv.url("grows", tag)}?v=slow-second` } });
+    await hub.listTools(); // listing 1
+    await hub.tools("openai");
+    const slow = hub.listTools(); // listing 2: answered 500 ms late, without grown_1
+    await waitFor(async () => (await srv.stats(key)).counters.toolsListCalls === 2);
+    await hub.callTool(providerName(hub, "alpha", "chatty"), {}); // grown_1, announced
+    assert.equal((await hub.tools("openai")).length, NORMAL_TOOLS.length + 1, "listing 3 has grown_1");
+    const late = await slow;
+    assert.equal((await srv.stats(key)).counters.toolsListCalls, 3);
+    // Listing 2 ended last but started before listing 3: the hub keeps listing 3's tools.
+    assert.equal(late.tools.length, NORMAL_TOOLS.length + 1);
+    assert.equal((await hub.tools("openai")).length, NORMAL_TOOLS.length + 1);
+    await hub.closeAll();
+  });
+
   test("callTool: an unknown provider name is UNKNOWN_TOOL_NAME (never a guess)", async () => {
     const e = endpoints({ alpha: "normal" });
     const hub = new McpHub(e.servers);

@@ -26,7 +26,8 @@
 //                   tools/call first sends a `ping` (id 0, then 1, 2...) and an unknown request
 //                   (`toolwire-test/unknown`, id "srv-<n>") and waits (up to 3 s) for the client's answers
 //   grows           like normal, but each chatty call (which announces notifications/tools/list_changed) adds a tool
-//                   to this endpoint's tools/list: grown_1, grown_2...
+//                   to this endpoint's tools/list: grown_1, grown_2...; `?v=slow-second`: the second tools/list is
+//                   answered 500 ms late, with the list as it was when the request came
 //   paginate3       tools/list in exactly 3 pages (cursors "cGFnZTox", "cGFnZToy"); a bad cursor -> -32602
 //   endless         every tools/list page has one tool and a new cursor (bounded: 10,000 pages per session)
 //   repeat-cursor   every page returns nextCursor "again" (page 1 and page 2 differ; bounded like endless)
@@ -732,6 +733,8 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
     } else if (scenario === "grows") {
       const grown = keyState(key).grown ?? 0;
       page = [...NORMAL_TOOLS, ...Array.from({ length: grown }, (_, i) => ({ name: `grown_${i + 1}`, description: `added by chatty call ${i + 1}`, inputSchema: { type: "object", properties: {} } }))];
+      // `?v=slow-second`: the second listing is answered 500 ms late, with the tools as they were when it came.
+      if (ctx.variant === "slow-second" && stats.counters.toolsListCalls === 2) await new Promise((r) => setTimeout(r, 500));
     } else if (scenario === "huge-list") {
       page = Array.from({ length: HUGE_LIST_COUNT }, (_, i) => ({ name: `tool_${String(i).padStart(5, "0")}`, description: `tool number ${i}`, inputSchema: { type: "object", properties: { x: { type: "string" } } } }));
     } else {
