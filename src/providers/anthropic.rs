@@ -22,9 +22,9 @@ use serde_json::Value;
 
 use crate::args::ArgPlan;
 use crate::error::Result;
-use crate::model::{JsonObject, Keyed as _, Take as _};
+use crate::model::{JsonObject, Keyed as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
-use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators};
+use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators, one_of_as_any_of};
 use crate::schema::refs::{inline_refs_unless_recursive, Shared};
 use crate::schema::walk::{contains_ref, for_each_subschema_mut};
 use crate::schema::{append_description, Cx};
@@ -129,17 +129,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         }
         obj.insert("additionalProperties".into(), Value::Bool(false));
     }
-    if let Some(one) = obj.take("oneOf") {
-        match obj.find_mut("anyOf") {
-            Some(Value::Array(any)) => {
-                if let Value::Array(o) = one {
-                    any.extend(o);
-                }
-            }
-            _ => {
-                obj.insert("anyOf".into(), one);
-            }
-        }
+    if one_of_as_any_of(obj) {
         cx.change(rules.one_of, "oneOf rewritten as anyOf (strict mode has no oneOf)");
     }
     let mut drop = Vec::new();

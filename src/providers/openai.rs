@@ -24,7 +24,7 @@ use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
-use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, types_of};
+use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
 use crate::schema::refs::{inline_refs_unless_recursive, Shared};
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
@@ -155,17 +155,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         }
         cx.change("openai/strict-allof", "allOf merged into one schema");
     }
-    if let Some(one) = obj.take("oneOf") {
-        match obj.find_mut("anyOf") {
-            Some(Value::Array(any)) => {
-                if let Value::Array(o) = one {
-                    any.extend(o);
-                }
-            }
-            _ => {
-                obj.insert("anyOf".into(), one);
-            }
-        }
+    if one_of_as_any_of(obj) {
         cx.change("openai/strict-oneof", "oneOf rewritten as anyOf (strict mode has no oneOf)");
     }
     for key in STRICT_BLOCKERS {

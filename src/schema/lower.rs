@@ -233,6 +233,24 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
     }
 }
 
+/// Rewrites a `oneOf` as `anyOf` (for strict modes, which have no `oneOf`): its branches are
+/// appended to an `anyOf` beside it, else it becomes one (the last key). Returns whether there
+/// was one.
+pub fn one_of_as_any_of(obj: &mut JsonObject) -> bool {
+    let Some(one) = obj.take("oneOf") else { return false };
+    match obj.find_mut("anyOf") {
+        Some(Value::Array(any)) => {
+            if let Value::Array(o) = one {
+                any.extend(o);
+            }
+        }
+        _ => {
+            obj.insert("anyOf".into(), one);
+        }
+    }
+    true
+}
+
 /// Merges an `allOf` of object-like (or any) branches into `obj`. Returns the conflicts: keys
 /// that two branches set to different values (the first value is kept).
 pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {

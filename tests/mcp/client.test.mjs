@@ -3,7 +3,7 @@
 // Run: make pkg && node --test tests/mcp/client.test.mjs
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { freshTag, loadPkg, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
+import { freePort, freshTag, loadPkg, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
 import { bigText, BIG_TEXT_LENGTH, HUGE_LIST_COUNT, NORMAL_TOOLS, PAGE_CURSORS, TINY_PNG_BASE64 } from "../servers/misbehaving.mjs";
 
 const { McpClient } = await loadPkg();
@@ -537,11 +537,7 @@ describe("errors", () => {
   });
 
   test("NETWORK: nothing listens; the message names CORS and the headers to allow and expose", async () => {
-    const net = await import("node:net");
-    const s = net.createServer().listen(0, "127.0.0.1");
-    await new Promise((r) => s.once("listening", r));
-    const port = s.address().port;
-    await new Promise((r) => s.close(r));
+    const port = await freePort();
     const client = new McpClient(`http://127.0.0.1:${port}/mcp`);
     const err = await rejectsWith(client.connect(), "NETWORK");
     assert.match(err.message, /CORS/);

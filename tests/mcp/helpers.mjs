@@ -67,6 +67,16 @@ export function startMisbehaving({ env = {} } = {}) {
   });
 }
 
+/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
+export async function freePort() {
+  const net = await import("node:net");
+  const s = net.createServer().listen(0, "127.0.0.1");
+  await new Promise((r) => s.once("listening", r));
+  const port = s.address().port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
 let tagN = 0;
 /** A fresh tag so that every test has its own stats and sessions: "t<pid>-<n>". */
 export const freshTag = () => `t${process.pid}-${++tagN}`;

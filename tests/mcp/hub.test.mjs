@@ -3,7 +3,7 @@
 // Run: make pkg && node --test tests/mcp/hub.test.mjs
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { freshTag, loadPkg, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
+import { freePort, freshTag, loadPkg, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
 import { COLLIDE_TOOLS, NORMAL_TOOLS } from "../servers/misbehaving.mjs";
 
 const { McpHub, NameMap } = await loadPkg();
@@ -43,11 +43,7 @@ const OPENAI_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 describe("McpHub", () => {
   test("listTools: tools of every server with serverName; failing servers in errors, not thrown", async () => {
-    const net = await import("node:net");
-    const s = net.createServer().listen(0, "127.0.0.1");
-    await new Promise((r) => s.once("listening", r));
-    const deadPort = s.address().port;
-    await new Promise((r) => s.close(r));
+    const deadPort = await freePort();
     const e = endpoints({ alpha: "normal", beta: "paginate3", locked: "unauthorized" });
     const hub = new McpHub({ ...e.servers, down: { url: `http://127.0.0.1:${deadPort}/mcp` } });
     const { tools, errors } = await within(15_000, hub.listTools(), "listTools");
@@ -167,11 +163,7 @@ describe("McpHub", () => {
   });
 
   test("tools(): a server that failed listTools() is asked again by listTools() only; enabled:false gives []", async () => {
-    const net = await import("node:net");
-    const s = net.createServer().listen(0, "127.0.0.1");
-    await new Promise((r) => s.once("listening", r));
-    const port = s.address().port;
-    await new Promise((r) => s.close(r));
+    const port = await freePort();
     const e = endpoints({ alpha: "normal" });
     const tag = freshTag();
     const hub = new McpHub({ alpha: e.servers.alpha, beta: { url: `http://127.0.0.1:${port}/mcp/normal/${tag}` } });
