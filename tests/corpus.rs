@@ -297,11 +297,12 @@ fn pass_through_gives_the_general_paths_tools() {
         // are inlined on the borrowed tree. 1,257 are lowered on the borrowed tree for Gemini's
         // `parameters` (a few of their subschemas by the general lowering), and for OpenAI's strict
         // mode 1,264 are written strict or found unable to be strict (then sent as they are); for
-        // Claude's (Anthropic, Bedrock) 1,257: a schema with a `oneOf` goes the general way.
+        // Claude's (Anthropic, Bedrock) 1,249: a schema with a `oneOf`, or with an object node that
+        // has an `anyOf` or `allOf`, goes the general way.
         let least = match (provider, mode, strict) {
             (Provider::Gemini | Provider::Vertex, GeminiMode::Parameters, _) => 1250,
             (_, GeminiMode::JsonSchema, _) => 1250,
-            (Provider::Anthropic | Provider::Bedrock, _, true) => 1255,
+            (Provider::Anthropic | Provider::Bedrock, _, true) => 1245,
             (_, _, true) => 1260,
             _ => 1250,
         };

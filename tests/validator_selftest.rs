@@ -585,6 +585,27 @@ schema_case!(anthropic_strict_one_of, Target::AnthropicStrict, "anthropic-strict
     bad: {"type": "object", "properties": {"u": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}, "additionalProperties": false},
     good: {"type": "object", "properties": {"u": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}, "additionalProperties": false});
 
+schema_case!(anthropic_strict_unsatisfiable, Target::AnthropicStrict, "anthropic-strict/unsatisfiable",
+    bad: {"type": "object", "properties": {"s": {"type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": false,
+          "anyOf": [{"type": "object", "properties": {"r": {"type": "number"}}, "additionalProperties": false}]}}, "additionalProperties": false},
+    good: {"type": "object", "properties": {"s": {"type": "object", "properties": {"a": {}, "b": {}}, "additionalProperties": false,
+           "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}}, "additionalProperties": false});
+
+#[test]
+fn anthropic_strict_unsatisfiable_requires() {
+    let t = Target::AnthropicStrict;
+    let schema = json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false, "allOf": [{"anyOf": [{"required": ["z"]}]}]});
+    assert_violates(t, &wrap(t, schema), "anthropic-strict/unsatisfiable");
+}
+
+schema_case!(bedrock_root_combinator, Target::Bedrock, "bedrock/root-combinator",
+    bad: {"type": "object", "properties": {"a": {}, "b": {}}, "anyOf": [{"required": ["a"]}, {"required": ["b"]}]},
+    good: {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}});
+
+output_case!(bedrock_strict_false, Target::BedrockStrict, "bedrock/strict-false",
+    bad: [{"toolSpec": {"name": "a", "inputSchema": {"json": {"type": "object", "properties": {}}}, "strict": false}}],
+    good: [{"toolSpec": {"name": "a", "inputSchema": {"json": {"type": "object", "properties": {}}}}}]);
+
 /// Bedrock's strict tools are held to Claude's subset and limits; its plain tools are not.
 #[test]
 fn bedrock_strict_is_claudes() {
@@ -889,7 +910,7 @@ fn bedrock_name_pattern() {
 // §3 #52.
 schema_case!(bedrock_root_type, Target::Bedrock, "bedrock/root-type",
     bad: {"anyOf": [{"type": "object"}]},
-    good: {"type": "object", "anyOf": [{"required": ["a"]}], "properties": {"a": {}}});
+    good: {"type": "object", "required": ["a"], "properties": {"a": {}}});
 
 // §3 #51.
 output_case!(bedrock_empty_description, Target::Bedrock, "bedrock/empty-description",

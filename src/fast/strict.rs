@@ -16,7 +16,8 @@
 //! general path inlines them first); for OpenAI also no `allOf` (merged there), no `oneOf`
 //! beside an `anyOf` (joined there; a `oneOf` alone becomes `anyOf` here as there), no tuple
 //! `items`, and no removed keyword that holds subschemas (its description note would quote
-//! them); for Anthropic no `oneOf` (rewritten there, and reported). A schema that cannot be strict (OpenAI: a keyword strict mode cannot
+//! them); for Claude no `oneOf` (rewritten there, and reported), and no object node with an
+//! `anyOf` or `allOf` (whose branches may not fit the closed object there). A schema that cannot be strict (OpenAI: a keyword strict mode cannot
 //! express, an open map, a boolean subschema, an untyped node, a limit; Anthropic: an open map)
 //! is told apart as such: the general path sends the non-strict schema then, which is the
 //! pass-through one. Anything else goes the general way.
@@ -515,7 +516,7 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
         return Err(Stop::General);
     }
     let counted = counted.filter(|&depth| depth <= 64);
-    let (mut types, mut properties, mut required, mut open) = (None, None, None, false);
+    let (mut types, mut properties, mut required, mut open, mut combined) = (None, None, None, false, false);
     let mut verdict = Ok(());
     // Every subschema (the keywords the rewrite removes hold none).
     for (key, value) in entries.iter() {
@@ -543,6 +544,7 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
             "required" => required = Some(value),
             "additionalProperties" => open |= !matches!(value, Node::Bool(false)),
             "patternProperties" => open = true,
+            "anyOf" | "allOf" => combined = true,
             _ => {}
         }
         match found {
@@ -558,8 +560,13 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
     // As [`anthropic_object`] closes an object node (`base`'s `properties: {}` only comes with a
     // `type` that names `object`).
     let (typed, object) = type_names(types);
-    if (object || (!typed && properties.is_some())) && open && verdict.is_ok() {
-        verdict = Err(Stop::NotStrict);
+    if (object || (!typed && properties.is_some())) && verdict.is_ok() {
+        if open {
+            verdict = Err(Stop::NotStrict);
+        } else if combined {
+            // Whether its branches fit the closed object (`anthropic::branches_outside`).
+            verdict = Err(Stop::General);
+        }
     }
     if let (Some(_), Some(Node::Obj(props))) = (counted, properties) {
         let required: &[Node] = match required {
@@ -592,6 +599,9 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
         }
         if o.has("patternProperties") {
             return Err(Stop::NotStrict);
+        }
+        if o.has("anyOf") || o.has("allOf") {
+            return Err(Stop::General);
         }
         o.insert("additionalProperties", Val::False);
     }

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::args::ArgPlan;
 use crate::error::Result;
-use crate::model::{JsonObject, Keyed as _};
+use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators, one_of_as_any_of};
 use crate::schema::refs::{inline_refs_unless_recursive, Shared};
@@ -119,6 +119,22 @@ fn strict_node(node: &mut Value, cx: &mut Cx, rules: &Rules) -> Result<std::resu
 }
 
 fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std::result::Result<(), String>> {
+    if obj.has("oneOf") {
+        if obj.find("anyOf").is_some_and(Value::is_array) {
+            // Both must hold: each kept as an `anyOf`, the two under `allOf` (joining their
+            // branches into one `anyOf` would let through what either one forbids).
+            let pair = [obj.take("anyOf"), obj.take("oneOf")].map(|b| Value::Object(JsonObject::from_iter([("anyOf".to_owned(), b.unwrap_or_default())])));
+            match obj.find_mut("allOf") {
+                Some(Value::Array(all)) => all.extend(pair),
+                _ => {
+                    obj.insert("allOf".into(), Value::Array(pair.into()));
+                }
+            }
+            cx.change(rules.one_of, "oneOf beside anyOf: each kept as an anyOf, both under allOf (strict mode has no oneOf)");
+        } else if one_of_as_any_of(obj) {
+            cx.change(rules.one_of, "oneOf rewritten as anyOf (strict mode has no oneOf)");
+        }
+    }
     if is_object_node(obj) {
         match obj.find("additionalProperties") {
             None | Some(Value::Bool(false)) => {}
@@ -127,10 +143,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         if obj.has("patternProperties") {
             return Ok(Err(format!("patternProperties at {}", or_root(cx.path()))));
         }
+        if let Some(why) = branches_outside(obj) {
+            return Ok(Err(format!("{why} at {}", or_root(cx.path()))));
+        }
         obj.insert("additionalProperties".into(), Value::Bool(false));
-    }
-    if one_of_as_any_of(obj) {
-        cx.change(rules.one_of, "oneOf rewritten as anyOf (strict mode has no oneOf)");
     }
     let mut drop = Vec::new();
     for key in STRICT_UNSUPPORTED {
@@ -161,6 +177,39 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         Ok(())
     })?;
     Ok(failure.map_or(Ok(()), Err))
+}
+
+/// Why closing this object node (`additionalProperties: false`) would reject what its
+/// combinators ask for, if it would: a branch that is an object itself (closed in turn, it would
+/// reject the node's other properties), or one that requires a property the node does not
+/// declare; also in the combinators of those branches (an `allOf` of `anyOf`s). Nothing could
+/// satisfy the strict schema then.
+fn branches_outside(obj: &JsonObject) -> Option<String> {
+    fn within(node: &JsonObject, declared: Option<&JsonObject>, depth: usize) -> Option<String> {
+        for key in ["anyOf", "oneOf", "allOf"] {
+            let Some(Value::Array(branches)) = node.find(key) else { continue };
+            for b in branches.iter().filter_map(Value::as_object) {
+                if is_object_node(b) {
+                    return Some(format!("object branches of `{key}` under an object"));
+                }
+                let mut required = b.find("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
+                if let Some(name) = required.find(|n| !declared.is_some_and(|d| d.contains_key(*n))) {
+                    return Some(format!("`{key}` requiring \"{name}\", which the object does not declare,"));
+                }
+                if depth < 8 {
+                    if let Some(why) = within(b, declared, depth + 1) {
+                        return Some(why);
+                    }
+                }
+            }
+        }
+        None
+    }
+    let declared = match obj.find("properties") {
+        Some(Value::Object(p)) => Some(p),
+        _ => None,
+    };
+    within(obj, declared, 0)
 }
 
 /// Counts what Anthropic's strict limits count: (optional parameters, union parameters).
@@ -251,6 +300,37 @@ mod tests {
         let (c, cx) = run(json!({"type":"object","properties":{"m":{"type":"object","additionalProperties":true}}}), true);
         assert_eq!(c.strict, None);
         assert_eq!(cx.problems[0].rule, "anthropic/strict-fallback");
+    }
+
+    #[test]
+    fn strict_one_of_beside_any_of_keeps_both() {
+        let (c, cx) = run(json!({"type":"object","properties":{"x":{"anyOf":[{"type":"string"},{"type":"null"}],"oneOf":[{"type":"string","minLength":1},{"type":"null"}]}}}), true);
+        assert_eq!(c.strict, Some(true));
+        let x = &c.schema.unwrap()["properties"]["x"];
+        assert!(x.get("anyOf").is_none() && x.get("oneOf").is_none());
+        assert_eq!(x["allOf"][0], json!({"anyOf":[{"type":"string"},{"type":"null"}]}));
+        assert_eq!(x["allOf"][1]["anyOf"][1], json!({"type":"null"}));
+        assert!(cx.changes.iter().any(|d| d.rule == "anthropic/strict-oneof" && d.message.contains("allOf")));
+    }
+
+    #[test]
+    fn strict_falls_back_where_branches_cannot_fit_the_closed_object() {
+        // A branch that is an object, or that requires an undeclared property: the closed
+        // object would reject every value the branches allow.
+        for schema in [
+            json!({"type":"object","properties":{"s":{"type":"object","properties":{"kind":{"type":"string"}},"required":["kind"],
+                "oneOf":[{"properties":{"r":{"type":"number"}},"required":["r"]},{"properties":{"w":{"type":"number"}},"required":["w"]}]}}}),
+            json!({"type":"object","properties":{"s":{"type":"object","properties":{"a":{}},"anyOf":[{"required":["a"]},{"required":["b"]}]}}}),
+            json!({"type":"object","properties":{"s":{"type":"object","properties":{"a":{}},"allOf":[{"anyOf":[{"required":["z"]}]}]}}}),
+        ] {
+            let (c, cx) = run(schema.clone(), true);
+            assert_eq!(c.strict, None, "{schema}");
+            assert!(cx.problems.iter().any(|d| d.rule == "anthropic/strict-fallback" && d.message.contains("/properties/s")), "{schema}: {:?}", cx.problems);
+        }
+        // Branches that only require declared properties fit: strict.
+        let (c, _) = run(json!({"type":"object","properties":{"s":{"type":"object","properties":{"a":{},"b":{}},"anyOf":[{"required":["a"]},{"required":["b"]}]}}}), true);
+        assert_eq!(c.strict, Some(true));
+        assert_eq!(c.schema.unwrap()["properties"]["s"]["additionalProperties"], false);
     }
 
     #[test]

@@ -154,6 +154,10 @@ pub mod rules {
     /// `oneOf` (not in the strict subset, which lists `anyOf` and `allOf`; on Bedrock:
     /// "Schema type 'oneOf' is not supported").
     pub const ANTHROPIC_STRICT_ONE_OF: &str = "anthropic-strict/one-of";
+    /// A closed object (`additionalProperties: false`) whose `anyOf`/`oneOf`/`allOf` branch is an
+    /// object of its own, or requires a property the object does not declare: no value can
+    /// satisfy both, so the model cannot produce a valid call (§1.3 strict).
+    pub const ANTHROPIC_STRICT_UNSATISFIABLE: &str = "anthropic-strict/unsatisfiable";
     /// Recursive `$ref` (§1.3 strict "unsupported: recursive schemas", §3 #21).
     pub const ANTHROPIC_STRICT_RECURSIVE_REF: &str = "anthropic-strict/recursive-ref";
     /// > 20 strict tools in one request (§1.3 strict limits, §3 #47).
@@ -216,6 +220,12 @@ pub mod rules {
     pub const BEDROCK_ROOT_TYPE: &str = "bedrock/root-type";
     /// `description` present but empty (§1.5, §3 #51).
     pub const BEDROCK_EMPTY_DESCRIPTION: &str = "bedrock/empty-description";
+    /// No top-level `anyOf/oneOf/allOf` (Claude on Bedrock: "input_schema does not support oneOf,
+    /// allOf, or anyOf at the top level", as for Anthropic §3 #45).
+    pub const BEDROCK_ROOT_COMBINATOR: &str = "bedrock/root-combinator";
+    /// `toolSpec.strict: false`: some Claude ids on Bedrock reject the field even when false
+    /// ("Extra inputs are not permitted"); a tool that is not strict leaves it out.
+    pub const BEDROCK_STRICT_FALSE: &str = "bedrock/strict-false";
 }
 
 use rules::*;
@@ -545,7 +555,11 @@ fn extract_bedrock<'a>(entries: &'a [Value], sink: &mut Sink) -> Vec<Tool<'a>> {
             }
             None => None,
         };
+        if spec.get("strict") == Some(&Value::Bool(false)) {
+            sink.push(&tool.label, "", BEDROCK_STRICT_FALSE, "`strict: false` is rejected by some Claude models on Bedrock; leave it out");
+        }
         // §1.5 / §3 #51: description min length 1.
+
         if spec.get("description").and_then(Value::as_str) == Some("") {
             sink.push(&tool.label, "", BEDROCK_EMPTY_DESCRIPTION, "`description` must be non-empty when present (omit it instead)");
         }
@@ -965,6 +979,11 @@ fn check_tool_schema(target: Target, tool: &Tool<'_>, sink: &mut Sink, totals: &
             if root.get("type").and_then(Value::as_str) != Some("object") {
                 sink.push(label, "", BEDROCK_ROOT_TYPE, format!("root `type` must be \"object\", got {}", show(root.get("type").unwrap_or(&Value::Null))));
             }
+            for key in ["anyOf", "oneOf", "allOf"] {
+                if root.contains_key(key) {
+                    sink.push(label, "", BEDROCK_ROOT_COMBINATOR, format!("`{key}` is not allowed at the top level"));
+                }
+            }
             let nodes = walk(schema, Dialect::JsonSchema, label, sink);
             // Strict tool use on Bedrock is Claude's.
             if tool.strict {
@@ -1159,6 +1178,11 @@ fn check_anthropic_strict(root: &Value, nodes: &[Node<'_>], label: &str, sink: &
                 sink.push(label, &node.path, ANTHROPIC_STRICT_UNSUPPORTED_KEYWORD, format!("`{key}` is not supported in strict mode"));
             }
         }
+        if is_object_node(obj) && obj.get("additionalProperties") == Some(&Value::Bool(false)) {
+            if let Some(why) = closed_branch_conflict(obj, &property_names(obj), 0) {
+                sink.push(label, &node.path, ANTHROPIC_STRICT_UNSATISFIABLE, why);
+            }
+        }
         if obj.contains_key("oneOf") {
             sink.push(label, &node.path, ANTHROPIC_STRICT_ONE_OF, "`oneOf` is not supported in strict mode (`anyOf` is)");
         }
@@ -1189,6 +1213,28 @@ fn check_anthropic_strict(root: &Value, nodes: &[Node<'_>], label: &str, sink: &
     for target in recursive_ref_targets(root, nodes) {
         sink.push(label, &target, ANTHROPIC_STRICT_RECURSIVE_REF, "recursive `$ref` cycle through this schema (not supported in strict mode)");
     }
+}
+
+/// A combinator branch under a closed object that no value can satisfy with it: an object
+/// branch (closed too in strict mode, or open where the parent is not), or one requiring a
+/// name that `declared` lacks; branches' own combinators included.
+fn closed_branch_conflict(node: &Map<String, Value>, declared: &[&str], depth: usize) -> Option<String> {
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for b in node.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object) {
+            if is_object_node(b) {
+                return Some(format!("a `{key}` branch is an object of its own under a closed object"));
+            }
+            if let Some(name) = required_names(b).into_iter().find(|n| !declared.contains(n)) {
+                return Some(format!("a `{key}` branch requires \"{name}\", which the closed object does not declare"));
+            }
+            if depth < 8 {
+                if let Some(why) = closed_branch_conflict(b, declared, depth + 1) {
+                    return Some(why);
+                }
+            }
+        }
+    }
+    None
 }
 
 // ---- Gemini `parameters` / Vertex ----------------------------------------
