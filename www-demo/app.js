@@ -322,17 +322,26 @@ async function dropClient() {
   }
 }
 
+let listings = 0; // tool listings started: only the latest one is shown
+let changedWhileListing = false; // a change announced before the first listing was shown
+
 /** The server announced a changed tool list: list again, keep the call panel and the Convert panel true. */
 async function toolsChanged(c) {
-  if (client !== c || !connected) return;
+  if (client !== c) return;
+  if (!connected) {
+    changedWhileListing = true; // the first listing is not shown yet: list again once it is
+    return;
+  }
+  const mine = ++listings;
   let tools;
   try {
     tools = await c.listTools();
   } catch (err) {
-    showError("connect-error", err);
+    if (client === c && mine === listings) showError("connect-error", err);
     return;
   }
-  if (client !== c) return;
+  // A listing that started later (a second change) is the one to show.
+  if (client !== c || mine !== listings) return;
   const before = new Set(connected.tools.map((t) => t.name));
   const after = new Set(tools.map((t) => t.name));
   const added = [...after].filter((n) => !before.has(n));
@@ -340,8 +349,9 @@ async function toolsChanged(c) {
   connected.tools = tools;
   const chosen = $("call-tool").value;
   $("call-tool").replaceChildren(...tools.map((t) => el("option", { value: t.name }, t.title && t.title !== t.name ? `${t.name}: ${t.title}` : t.name)));
+  // The chosen tool stays chosen, its arguments as they are; a removed one gives way to the first.
   if (after.has(chosen)) $("call-tool").value = chosen;
-  selectTool();
+  else selectTool();
   const change = [added.length ? `added ${added.join(", ")}` : "", removed.length ? `removed ${removed.join(", ")}` : ""].filter(Boolean).join("; ");
   setStatus("tools-changed", `The server's tool list changed (${change || "same names"}): ${tools.length} tools now.`, true);
   const option = $("sample").querySelector('option[value="server"]');
@@ -382,6 +392,10 @@ async function connect(event) {
     });
     await c.connect();
     client = c;
+    changedWhileListing = false;
+    // The standalone stream (opt-in: it holds a connection open): notifications outside any call. A server
+    // that offers none answers the GET with 405, and the page simply does without.
+    c.listen().catch((err) => client === c && showError("connect-error", err));
     const tools = await c.listTools();
     const info = c.serverInfo;
     connected = { url, server: slug(info?.name), tools };
@@ -406,9 +420,7 @@ async function connect(event) {
     option.textContent = `The connected server (${tools.length} tools)`;
     $("sample").value = "server";
     showServerTools();
-    // The standalone stream (opt-in: it holds a connection open): notifications outside any call. A server
-    // that offers none answers the GET with 405, and the page simply does without.
-    c.listen().catch((err) => client === c && showError("connect-error", err));
+    if (changedWhileListing) toolsChanged(c);
   } catch (err) {
     setStatus("connect-status", "Not connected.");
     showError("connect-error", err);

@@ -13,7 +13,8 @@
 // tiny_image (a 16x16 PNG), slow (progress notifications, then a result), fail (an isError result),
 // ask_name (asks the user through the client: an MCP elicitation, in the call's stream), toggle_tools (adds
 // or removes moon_phase: notifications/tools/list_changed on the standalone stream).
-// Sessions are stateful (Mcp-Session-Id), one McpServer per session, dropped on DELETE or after 10 idle minutes.
+// Sessions are stateful (Mcp-Session-Id), one McpServer per session, dropped on DELETE or after 10 idle minutes
+// (a session whose standalone stream is open is not idle).
 
 import { createServer } from "node:http";
 import { randomUUID } from "node:crypto";
@@ -27,7 +28,7 @@ import { z } from "zod";
 
 export const DEMO_TOKEN = "demo-token";
 const HOST = "127.0.0.1";
-const IDLE_MS = 10 * 60 * 1000;
+const IDLE_MS = 10 * 60 * 1000; // the default of startMcpServer's idleMs
 
 export const CORS_HEADERS = {
   "access-control-allow-origin": "*",
@@ -270,6 +271,9 @@ function makeServer() {
     },
     async ({ date }) => {
       const day = date ? new Date(`${date}T12:00:00Z`) : new Date();
+      if (Number.isNaN(day.getTime()) || (date && day.toISOString().slice(0, 10) !== date)) {
+        return { isError: true, content: [{ type: "text", text: `No such date: ${date}.` }] };
+      }
       // Days since a known new moon (2000-01-06 18:14 UTC), over the synodic month.
       const age = (((day.getTime() - Date.UTC(2000, 0, 6, 18, 14)) / 86_400_000) % 29.530589 + 29.530589) % 29.530589;
       const names = ["new moon", "waxing crescent", "first quarter", "waxing gibbous", "full moon", "waning gibbous", "last quarter", "waning crescent"];
@@ -323,17 +327,21 @@ function readBody(req, limit = 4 * 1024 * 1024) {
 }
 
 /**
- * Starts the server; resolves to {url, authUrl, port, close()} once it listens. `port` 0 picks a free one.
+ * Starts the server; resolves to {url, authUrl, port, close()} once it listens. `port` 0 picks a free one;
+ * `idleMs`: how long a session may stay idle (10 minutes).
  * `log` receives one line per session event (default: none).
  */
-export function startMcpServer({ port = 8081, log = () => {} } = {}) {
+export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS } = {}) {
   const sessions = new Map(); // session id -> {transport, server, timer}
 
+  // A session idle for idleMs is dropped, unless a client listens on its standalone stream (an open GET):
+  // that one is idle only from when its stream closes.
   const touch = (id) => {
     const s = sessions.get(id);
     if (!s) return;
     clearTimeout(s.timer);
-    s.timer = setTimeout(() => s.transport.close().catch(() => {}), IDLE_MS);
+    if (s.listening > 0) return;
+    s.timer = setTimeout(() => s.transport.close().catch(() => {}), idleMs);
     s.timer.unref();
   };
 
@@ -343,7 +351,7 @@ export function startMcpServer({ port = 8081, log = () => {} } = {}) {
       enableDnsRebindingProtection: true,
       allowedHosts: [`${HOST}:${actualPort}`, `localhost:${actualPort}`],
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, timer: null });
+        sessions.set(id, { transport, server, timer: null, listening: 0 });
         touch(id);
         log(`session ${id} started`);
       },
@@ -400,7 +408,15 @@ export function startMcpServer({ port = 8081, log = () => {} } = {}) {
       }
       let transport;
       if (typeof sessionId === "string" && sessions.has(sessionId)) {
-        transport = sessions.get(sessionId).transport;
+        const session = sessions.get(sessionId);
+        transport = session.transport;
+        if (req.method === "GET") {
+          session.listening++;
+          res.once("close", () => {
+            session.listening--;
+            touch(sessionId);
+          });
+        }
         touch(sessionId);
       } else if (sessionId === undefined && req.method === "POST" && isInitialize(body)) {
         transport = await newSession(http.address().port);

@@ -330,16 +330,21 @@ test("the server changes its tool list: the page hears it on the standalone stre
   const options = () => page.$$eval("#call-tool option", (os) => os.map((o) => o.value));
   assert.equal((await options()).includes("moon_phase"), false);
   await page.selectOption("#call-tool", "toggle_tools");
+  await page.fill("#call-args", '{"note": "kept as typed"}');
   await page.click("#call-btn");
   await waitForText("#out-flat", "moon_phase is on now.");
   await waitForText("#tools-changed", "added moon_phase");
   assert.ok((await options()).includes("moon_phase"));
   assert.equal(await page.inputValue("#call-tool"), "toggle_tools", "the chosen tool stays chosen");
+  assert.equal(await page.inputValue("#call-args"), '{"note": "kept as typed"}', "and its arguments as typed");
   await waitForText("#sample-source", "The 9 tools of");
   await page.selectOption("#call-tool", "moon_phase");
   await page.fill("#call-args", '{"date": "2024-01-11"}');
   await page.click("#call-btn");
   await waitForText("#out-flat", "2024-01-11: new moon");
+  await page.fill("#call-args", '{"date": "2024-02-30"}');
+  await page.click("#call-btn");
+  await waitForText("#out-flat", "No such date: 2024-02-30.");
   // And off again.
   await page.selectOption("#call-tool", "toggle_tools");
   await page.click("#call-btn");
