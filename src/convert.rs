@@ -1000,6 +1000,25 @@ mod tests {
         }
     }
 
+    /// The optional parameters Claude's limits count include those of definitions (compiled
+    /// into the grammar like the rest): two tools of 13 each, one of them in `$defs`, are 26.
+    #[test]
+    fn claude_strict_limits_count_definitions() {
+        let props: Map<String, Value> = (0..13).map(|j| (format!("p{j}"), serde_json::json!({"type": "string"}))).collect();
+        let input = serde_json::json!([
+            {"name": "a", "inputSchema": {"type": "object", "properties": props}},
+            {"name": "b", "inputSchema": {"type": "object", "properties": {"k": {"type": "string"}}, "required": ["k"],
+                                          "$defs": {"D": {"type": "object", "properties": props}}}},
+        ]);
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        let s = convert(input.clone(), Provider::Anthropic, &strict).unwrap();
+        assert_eq!(s.tools[0]["strict"], true);
+        assert!(s.tools[1].get("strict").is_none(), "{}", s.tools[1]);
+        assert!(s.report.tools[1].problems.iter().any(|d| d.rule == "anthropic/strict-limit" && d.message.contains("optional")), "{:?}", s.report.tools[1]);
+        assert_eq!(convert_json(&input.to_string(), Provider::Anthropic, &strict).unwrap(), s.tools.to_string());
+    }
+
     /// Strict `oneOf` is `anyOf` for Claude (Anthropic, Bedrock), reported; without strict it stays.
     #[test]
     fn claude_strict_rewrites_one_of() {

@@ -508,8 +508,7 @@ fn anthropic_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, arena: &'n Bu
 ///
 /// On the way it adds to `costs` what [`anthropic::strict_costs`] counts of the strict schema
 /// (strict mode changes none of it): the optional properties and the properties with a union,
-/// at the nodes that walk reaches (`counted`: the root, then through `properties`, `items`
-/// and the combinators, 64 levels deep at most; the depth of this node).
+/// at every subschema 64 levels deep at most (`counted`: the depth of this node).
 fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, costs: &mut (usize, usize)) -> Step<()> {
     let Node::Obj(entries) = node else { return Ok(()) };
     if !levels.enter() {
@@ -520,17 +519,11 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
     let mut verdict = Ok(());
     // Every subschema (the keywords the rewrite removes hold none).
     for (key, value) in entries.iter() {
-        let below = |counts: bool| counted.filter(|_| counts).map(|depth| depth + 1);
+        let c = counted.map(|depth| depth + 1);
         let found = match (keyword(key), value) {
-            (Keyword::Map, Node::Obj(map)) => {
-                let c = below(*key == "properties");
-                map.iter().try_for_each(|(_, sub)| anthropic_check(sub, levels, c, costs))
-            }
-            (Keyword::Array | Keyword::Items, Node::Arr(items)) => {
-                let c = below(matches!(key.as_str(), "anyOf" | "oneOf" | "allOf"));
-                items.iter().try_for_each(|sub| anthropic_check(sub, levels, c, costs))
-            }
-            (Keyword::Single | Keyword::Items, Node::Obj(_)) => anthropic_check(value, levels, below(*key == "items"), costs),
+            (Keyword::Map, Node::Obj(map)) => map.iter().try_for_each(|(_, sub)| anthropic_check(sub, levels, c, costs)),
+            (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().try_for_each(|sub| anthropic_check(sub, levels, c, costs)),
+            (Keyword::Single | Keyword::Items, Node::Obj(_)) => anthropic_check(value, levels, c, costs),
             _ => Ok(()),
         };
         match key.as_str() {
@@ -903,8 +896,8 @@ mod tests {
     }
 
     /// The costs counted on the way of the check are those of the schema written strict: for
-    /// these schemas (`$defs`, `not` and tuple items, whose subschemas are not counted, among
-    /// them) and for every corpus tool written strict on the borrowed tree.
+    /// these schemas (`$defs`, `not` and tuple items among them) and for every corpus tool
+    /// written strict on the borrowed tree.
     #[test]
     fn anthropic_costs_are_the_general_paths() {
         let mut schemas = vec![

@@ -26,7 +26,7 @@ use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators, one_of_as_any_of};
 use crate::schema::refs::{inline_refs_unless_recursive, Shared};
-use crate::schema::walk::{contains_ref, for_each_subschema_mut};
+use crate::schema::walk::{self, contains_ref, for_each_subschema_mut, Keyword};
 use crate::schema::{append_description, Cx};
 
 /// Formats Anthropic strict mode accepts.
@@ -212,7 +212,9 @@ fn branches_outside(obj: &JsonObject) -> Option<String> {
     within(obj, declared, 0)
 }
 
-/// Counts what Anthropic's strict limits count: (optional parameters, union parameters).
+/// Counts what Anthropic's strict limits count: (optional parameters, union parameters), at every
+/// subschema (`$defs`, `not`, tuples and the rest, 64 levels deep): all of it is compiled into
+/// the request's grammar, so a count that left some out could send a set past the limits.
 pub fn strict_costs(schema: &Value) -> (usize, usize) {
     fn walk(v: &Value, depth: usize, acc: &mut (usize, usize)) {
         let Value::Object(o) = v else { return };
@@ -229,17 +231,14 @@ pub fn strict_costs(schema: &Value) -> (usize, usize) {
                 if p.find("anyOf").is_some() || p.find("type").is_some_and(Value::is_array) {
                     acc.1 += 1;
                 }
-                walk(p, depth + 1, acc);
             }
         }
-        if let Some(items) = o.find("items") {
-            walk(items, depth + 1, acc);
-        }
-        for key in ["anyOf", "oneOf", "allOf"] {
-            if let Some(Value::Array(bs)) = o.get(key) {
-                for b in bs {
-                    walk(b, depth + 1, acc);
-                }
+        for (key, sub) in o {
+            match (walk::keyword(key), sub) {
+                (Keyword::Map, Value::Object(map)) => map.values().for_each(|s| walk(s, depth + 1, acc)),
+                (Keyword::Array | Keyword::Items, Value::Array(subs)) => subs.iter().for_each(|s| walk(s, depth + 1, acc)),
+                (Keyword::Single | Keyword::Items, Value::Object(_)) => walk(sub, depth + 1, acc),
+                _ => {}
             }
         }
     }
@@ -337,5 +336,9 @@ mod tests {
     fn costs_count_optionals_and_unions() {
         let s = json!({"type":"object","properties":{"a":{"type":["string","null"]},"b":{"anyOf":[{},{}]},"c":{}},"required":["c"]});
         assert_eq!(strict_costs(&s), (2, 2));
+        // Definitions, `not` and tuple items are compiled too: their properties count.
+        let s = json!({"type":"object","properties":{"t":{"type":"array","items":[{"type":"object","properties":{"u":{}}}]},"n":{"not":{"type":"object","properties":{"v":{}}}}},
+                       "$defs":{"D":{"type":"object","properties":{"w":{"type":["string","null"]}}}},"required":["t","n"]});
+        assert_eq!(strict_costs(&s), (3, 1));
     }
 }
