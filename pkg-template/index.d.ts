@@ -782,6 +782,9 @@ export class McpClient {
   free(): void;
 }
 
+/** How one server's standalone stream ended, given to {@link McpHub.listen}'s `onEnd`. */
+export type McpListenEnd = { server: string; offered: boolean; error?: undefined } | { server: string; error: ToolwireError; offered?: undefined };
+
 /** One server of an {@link McpHub}: its URL plus any {@link McpClientOptions}. */
 export interface McpServerConfig extends McpClientOptions {
   url: string;
@@ -834,10 +837,12 @@ export class McpHub {
    * Listens on the standalone stream of every connected server ({@link McpClient.listen}: a changed tool
    * list, log messages, server requests outside calls, to each server's callbacks) until `closeAll()`.
    * Resolves once every server's stream has ended (at `closeAll()`, or at once when none is offered) to
-   * which servers offer one and which failed; to hear of a failure as it happens, use `McpClient.listen()`.
+   * which servers offer one and which failed. `onEnd` hears of each server's end as it comes, while the
+   * others listen on: `{ server, offered }` (`false`: no stream on offer) or `{ server, error }` (its stream
+   * could not be opened, or not reopened after a drop).
    * Do not await it before calling tools.
    */
-  listen(): Promise<{ servers: Record<string, boolean>; errors: Array<{ server: string; error: ToolwireError }> }>;
+  listen(options?: { onEnd?: (end: McpListenEnd) => void }): Promise<{ servers: Record<string, boolean>; errors: Array<{ server: string; error: ToolwireError }> }>;
   /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */
   closeAll(): Promise<Array<{ server: string; error: ToolwireError }>>;
   readonly servers: string[];

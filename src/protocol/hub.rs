@@ -276,9 +276,16 @@ impl<T: Transport, C: Clock> Hub<T, C> {
 
     /// Listens on the standalone stream of every connected server ([`Client::listen`]) until
     /// [`Hub::close_all`]: whether each offers one, and the servers whose stream failed.
-    pub async fn listen(&self) -> (Vec<(String, bool)>, Vec<ServerError>) {
+    /// `on_end` hears of each server's end as it comes (its name and what its `listen` gave),
+    /// while the others listen on.
+    pub async fn listen(&self, on_end: &dyn Fn(&str, &Result<bool>)) -> (Vec<(String, bool)>, Vec<ServerError>) {
         let connected = self.servers.iter().filter(|(_, c)| c.is_connected());
-        let results = join_all(connected.map(|(name, client)| async move { (name.clone(), client.listen().await) })).await;
+        let results = join_all(connected.map(|(name, client)| async move {
+            let r = client.listen().await;
+            on_end(name, &r);
+            (name.clone(), r)
+        }))
+        .await;
         let (mut offered, mut failed) = (Vec::new(), Vec::new());
         for (server, r) in results {
             match r {

@@ -455,11 +455,25 @@ impl JsMcpHub {
     }
 
     /// Listens on every connected server's standalone stream until `closeAll()`; resolves to
-    /// `{servers: {name: offered}, errors: [{server, error}]}`.
-    pub fn listen(&self) -> Promise {
+    /// `{servers: {name: offered}, errors: [{server, error}]}`. `options.onEnd` hears of each
+    /// server's end as it comes: `{server, offered}` or `{server, error}`.
+    pub fn listen(&self, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         promise(Box::pin(async move {
-            let (offered, failed) = hub.listen().await;
+            let on_end = opt_fn(&options, "onEnd")?;
+            let report = |server: &str, r: &Result<bool, Error>| {
+                let Some(f) = &on_end else { return };
+                let event = Object::new();
+                let _ = Reflect::set(&event, &"server".into(), &JsValue::from_str(server));
+                match r {
+                    Ok(b) => Reflect::set(&event, &"offered".into(), &JsValue::from_bool(*b)),
+                    Err(e) => Reflect::set(&event, &"error".into(), &JsValue::from(e.clone())),
+                }
+                .ok();
+                // A throwing callback is the caller's; the other servers listen on.
+                let _ = f.call1(&JsValue::UNDEFINED, &event);
+            };
+            let (offered, failed) = hub.listen(&report).await;
             let servers = Object::new();
             for (name, b) in offered {
                 let _ = Reflect::set(&servers, &JsValue::from_str(&name), &JsValue::from_bool(b));

@@ -75,8 +75,8 @@ const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
 const consumerEsm = `
 import init, {
   convertMcpTools, convertMcpToolsJson, convertMcpToolsDetailed, checkTools, processJsonSchema,
-  prefixToolName, parseToolName, flattenContent, NameMap, ToolwireError, version, initAsync,
-  type McpTool, type Provider, type ProviderOutput, type Report, type ToolwireErrorCode, type ObjectSchema,
+  prefixToolName, parseToolName, flattenContent, NameMap, ToolwireError, version, initAsync, McpHub,
+  type McpTool, type McpListenEnd, type Provider, type ProviderOutput, type Report, type ToolwireErrorCode, type ObjectSchema,
 } from "toolwire";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
@@ -122,6 +122,16 @@ const parsed = parseToolName(prefixed);
 if (parsed) parsed.tool.toUpperCase();
 const flat: string = flattenContent([{ type: "text", text: "a" }], { maxChars: 10 }) + flattenContent({ content: [] });
 const v: string = version();
+
+const hub = new McpHub({ a: { url: "http://127.0.0.1:1/mcp" } });
+hub.listen({
+  onEnd: (end: McpListenEnd) => {
+    if (end.error) end.error.code.toUpperCase();
+    else { const offered: boolean = end.offered; }
+  },
+}).then((r) => r.errors[0]?.error.code);
+// @ts-expect-error onEnd is a function
+hub.listen({ onEnd: 1 });
 
 const map = NameMap.fromTools(tools, "openai");
 const size: number = map.size;

@@ -100,6 +100,29 @@ describe("server-everything", () => {
     assert.deepEqual(await within(5_000, listening, "hub.listen() after closeAll()"), { servers: { ev: true }, errors: [] });
   });
 
+  test("McpHub.listen: onEnd hears of each server's end as it comes, while the others listen on", async () => {
+    // Three sessions with the same server: one whose GET is answered 405 (no stream on offer), one
+    // whose GET fails in fetch, one listening until closeAll().
+    const noGet = (url, init) => (init.method === "GET" ? Promise.resolve(new Response(null, { status: 405 })) : fetch(url, init));
+    const broken = (url, init) => (init.method === "GET" ? Promise.reject(new TypeError("network down")) : fetch(url, init));
+    const hub = new McpHub({ ev: { url: ev.url }, quiet: { url: ev.url, fetch: noGet }, down: { url: ev.url, fetch: broken } });
+    await hub.listTools();
+    const ends = [];
+    const listening = hub.listen({ onEnd: (end) => ends.push(end) });
+    await waitFor(() => ends.length === 2, { timeoutMs: 5_000 });
+    const byServer = Object.fromEntries(ends.map((e) => [e.server, e]));
+    assert.deepEqual(byServer.quiet, { server: "quiet", offered: false });
+    assert.equal(byServer.down.error?.name, "ToolwireError", String(byServer.down.error));
+    assert.match(byServer.down.error.message, /network down/);
+    assert.equal(byServer.ev, undefined, "ev still listens");
+    assert.deepEqual(await hub.closeAll(), []);
+    const done = await within(5_000, listening, "hub.listen() after closeAll()");
+    assert.deepEqual(done.servers, { quiet: false, ev: true });
+    assert.deepEqual(done.errors.map((e) => e.server), ["down"]);
+    assert.deepEqual(ends[2], { server: "ev", offered: true });
+    await rejectsWith(hub.listen({ onEnd: 1 }), "INVALID_OPTIONS", "onEnd");
+  });
+
   test("listTools: the reference tools, annotations and schemas kept", async () => {
     const client = await connected();
     const tools = await client.listTools();
