@@ -100,7 +100,7 @@ describe("server-everything", () => {
     assert.deepEqual(await within(5_000, listening, "hub.listen() after closeAll()"), { servers: { ev: true }, errors: [] });
   });
 
-  test("McpHub.listen: onEnd hears of each server's end as it comes, while the others listen on", async () => {
+  test("McpHub.listen: onEnd hears of each server's end as it comes, while the others listen on (even if it throws)", async () => {
     // Three sessions with the same server: one whose GET is answered 405 (no stream on offer), one
     // whose GET fails in fetch, one listening until closeAll().
     const noGet = (url, init) => (init.method === "GET" ? Promise.resolve(new Response(null, { status: 405 })) : fetch(url, init));
@@ -108,7 +108,13 @@ describe("server-everything", () => {
     const hub = new McpHub({ ev: { url: ev.url }, quiet: { url: ev.url, fetch: noGet }, down: { url: ev.url, fetch: broken } });
     await hub.listTools();
     const ends = [];
-    const listening = hub.listen({ onEnd: (end) => ends.push(end) });
+    // A callback that throws is the caller's bug: the other servers listen on all the same.
+    const listening = hub.listen({
+      onEnd: (end) => {
+        ends.push(end);
+        throw new Error("a bug in onEnd");
+      },
+    });
     await waitFor(() => ends.length === 2, { timeoutMs: 5_000 });
     const byServer = Object.fromEntries(ends.map((e) => [e.server, e]));
     assert.deepEqual(byServer.quiet, { server: "quiet", offered: false });
