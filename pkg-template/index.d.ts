@@ -705,6 +705,12 @@ export interface McpClientOptions {
   maxEventBytes?: number;
   /** Largest JSON response in bytes (default 64 MiB). */
   maxResponseBytes?: number;
+  /**
+   * A dropped response stream (or `listen()`'s) is reopened with `Last-Event-ID`; a reopening that fails in
+   * a way that may pass (no response, 408, 429, 5xx) is retried this many times in a row (default 2, 0 to
+   * 100), and a stream that brings new events starts the count again.
+   */
+  maxRetries?: number;
   /** `notifications/tools/list_changed`. */
   onToolListChanged?: () => void;
   /** `notifications/message` (server logging). */
@@ -752,10 +758,17 @@ export interface McpCallOptions {
  * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`; and, for what is passed to it,
  * `INVALID_INPUT` (a URL that is not http(s), a tool name that is not a string), `INVALID_OPTIONS` and
  * `INVALID_ARGUMENTS` (arguments that are not a JSON object).
+ *
+ * A request that meets HTTP 404 on its session (the session expired) renews the session once and is
+ * sent again; requests that meet it together share one renewal, and requests made meanwhile wait for it.
+ * A call's response stream that drops is resumed with `Last-Event-ID` (see `maxRetries`).
  */
 export class McpClient {
   constructor(url: string, options?: McpClientOptions);
-  /** `initialize` + `notifications/initialized`. */
+  /**
+   * `initialize` + `notifications/initialized`. A server that answers with a protocol version toolwire
+   * does not speak gets `UNSUPPORTED_PROTOCOL_VERSION`, and the session it opened is ended (DELETE).
+   */
   connect(): Promise<void>;
   /**
    * Listens on the server's standalone stream (an HTTP GET kept open; opt-in, as it holds a connection):
@@ -763,16 +776,22 @@ export class McpClient {
    * `roots/list`) goes to `onNotification`/`onToolListChanged`/`onLog` and `onRequest`. Reopened with
    * `Last-Event-ID` when it ends (at most ten times a second). Resolves `true` once `close()` ends it,
    * `false` at once when the server offers no such stream; rejects with `PROTOCOL` when it cannot be
-   * reopened three times in a row (`status` is the last HTTP status: 404 means the session expired, so
+   * reopened `maxRetries` + 1 times in a row (three by default; `status` is the last HTTP status: 404 means the session expired, so
    * `connect()` again), with `LIMIT_EXCEEDED` for an event past `maxEventBytes`.
    * Do not await it before calling tools: `client.listen().catch(report)`.
    */
   listen(): Promise<boolean>;
-  /** Every tool, over all pages (stops on a repeated cursor). */
+  /**
+   * Every tool, over all pages (stops on a repeated cursor; starts over from the first page, once, when the
+   * session expires and is renewed between pages).
+   */
   listTools(): Promise<McpTool[]>;
   /** Calls a tool. `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`. */
   callTool(name: string, args?: JsonObject, options?: McpCallOptions): Promise<McpCallToolResult>;
-  /** Ends the session (HTTP DELETE; 405 is fine). */
+  /**
+   * Ends the session (HTTP DELETE; 405 and 404 are fine). The client is closed whatever the server answers;
+   * a DELETE that fails rejects (`HTTP_STATUS`, `NETWORK`), one unanswered after 3 s is aborted (`TIMEOUT`).
+   */
   close(): Promise<void>;
   readonly serverInfo: { name: string; version: string; [key: string]: JsonValue } | undefined;
   readonly instructions: string | undefined;

@@ -9,11 +9,14 @@
 //!   sampling, roots: see [`Client::set_request_handler`]) or else -32601; progress goes to the call's
 //!   callback, everything else to the client's notification handler. Id 0 is a real id.
 //! * A stream that drops before its response is resumed: wait `retry` ms (or back off), then
-//!   GET with `Last-Event-ID`, at most `max_retries` times.
+//!   GET with `Last-Event-ID` (the last id over all of the response's streams); a reopening that
+//!   fails in a way that may pass (no response, 408, 429, 5xx) is retried up to `max_retries`
+//!   times in a row, and a stream that brings new events starts that count again (a server may
+//!   close the stream after every event and have the client poll).
+//! * A 404 on a request that carried a session id means the session expired: re-initialize
+//!   once, however many requests met it (the others wait for the new session), and retry.
 //! * The standalone stream (a GET held open for what belongs to no request) is opt-in:
 //!   [`Client::listen`] reads it, and reopens it, until the client is closed.
-//! * A 404 on a request that carried a session id means the session expired: re-initialize
-//!   once and retry the request.
 //! * Per-request timeouts (default 120 s) and caller cancellation: the request's HTTP exchange
 //!   is dropped (which aborts its fetch) and `notifications/cancelled` is sent (never for
 //!   `initialize`).
@@ -54,7 +57,8 @@ pub struct ClientOptions {
     pub max_pages: usize,
     /// Most tools accepted from one server (default 10,000).
     pub max_tools: usize,
-    /// Most resumptions of one dropped stream (default 2).
+    /// Retries, in a row, of a failed reopening of a dropped stream (a call's, the standalone
+    /// one) before it is given up (default 2: the third failure in a row ends it).
     pub max_retries: u32,
     /// Largest SSE event, in bytes (default 16 MiB).
     pub max_event_bytes: usize,
@@ -173,6 +177,21 @@ pub struct Client<T: Transport, C: Clock> {
     closing: CloseSignal,
     /// A `notifications/tools/list_changed` came since the last `tools/list` that succeeded.
     tools_changed: Cell<bool>,
+    /// Bumped by every handshake that succeeds: a request that meets a 404 can tell whether its
+    /// session is still the current one, or was already replaced by another request's.
+    session_gen: Cell<u64>,
+    /// A re-initialization after a 404 is under way: other requests wait for it
+    /// (`reinitialized` fires when it ends) instead of opening sessions of their own.
+    reinitializing: Cell<bool>,
+    reinitialized: CloseSignal,
+}
+
+/// How long `close()` (and the DELETE after a refused handshake) waits for the server.
+const CLOSE_GRACE_MS: u64 = 3_000;
+
+/// Session ids are visible ASCII (0x21-0x7E), 1 to 1024 of them; anything else cannot go in a header.
+fn is_valid_session_id(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 1024 && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
 }
 
 const CORS_HINT: &str = "no HTTP response: the server is unreachable, or (in a browser) the server's CORS policy refused the request. A browser client needs the server to answer OPTIONS preflights with Access-Control-Allow-Origin, Access-Control-Allow-Methods: GET, POST, DELETE, Access-Control-Allow-Headers: content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, and to list mcp-session-id in Access-Control-Expose-Headers";
@@ -190,6 +209,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             on_request: RefCell::new(None),
             closing: CloseSignal::default(),
             tools_changed: Cell::new(false),
+            session_gen: Cell::new(0),
+            reinitializing: Cell::new(false),
+            reinitialized: CloseSignal::default(),
         }
     }
 
@@ -300,6 +322,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let (result, session) = self.run_with_timeout(&id, "initialize", body, false, &mut CallOptions::default()).await?;
         let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").to_owned();
         if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) {
+            // The server may have opened a session for us all the same: end it (best effort).
+            if let Some(s) = session.as_ref().filter(|s| is_valid_session_id(s)) {
+                let headers = vec![("accept".into(), "application/json, text/event-stream".into()), ("mcp-session-id".into(), s.clone())];
+                let delete = self.transport.send(HttpRequest { method: Method::Delete, url: self.opts.url.clone(), headers, body: None });
+                let grace = self.clock.sleep(CLOSE_GRACE_MS);
+                pin_mut!(delete, grace);
+                let _ = select(delete, grace).await;
+            }
             return Err(Error::new(
                 ErrorCode::UnsupportedProtocolVersion,
                 format!(
@@ -309,11 +339,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             )
             .with_detail("protocolVersion", version));
         }
-        if let Some(s) = &session {
-            // Session ids are visible ASCII (0x21-0x7E); anything else cannot go in a header.
-            if s.is_empty() || s.len() > 1024 || !s.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
-                return Err(Error::new(ErrorCode::Protocol, "the server sent an invalid Mcp-Session-Id (it must be 1 to 1024 visible ASCII characters)"));
-            }
+        if session.as_ref().is_some_and(|s| !is_valid_session_id(s)) {
+            return Err(Error::new(ErrorCode::Protocol, "the server sent an invalid Mcp-Session-Id (it must be 1 to 1024 visible ASCII characters)"));
         }
         {
             let mut st = self.state.borrow_mut();
@@ -325,7 +352,25 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         self.notify("notifications/initialized", Value::Null).await?;
         self.state.borrow_mut().connected = true;
+        self.session_gen.set(self.session_gen.get() + 1);
         Ok(())
+    }
+
+    /// After a 404 on the session of generation `gen`: a new session, made once however many
+    /// requests met the 404. A request whose session was already replaced just retries; one
+    /// that comes while the handshake runs waits for it and shares its outcome.
+    async fn renew_session(&self, gen: u64) -> Result<()> {
+        while self.reinitializing.get() {
+            self.reinitialized.wait().await;
+        }
+        if self.session_gen.get() != gen {
+            return if self.is_connected() { Ok(()) } else { Err(Error::new(ErrorCode::NotConnected, "the session expired and could not be renewed")) };
+        }
+        self.reinitializing.set(true);
+        let renewed = self.initialize().await;
+        self.reinitializing.set(false);
+        self.reinitialized.fire();
+        renewed
     }
 
     /// Sends a notification (200, 202 and 204 are all success).
@@ -348,11 +393,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// A request with the session, 404 re-initialization and one retry.
     pub async fn request(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
-        if !self.state.borrow().connected {
-            return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before {method}")));
-        }
         let mut retried = false;
         loop {
+            // A session being renewed after a 404 (another request's): wait for the new one.
+            while self.reinitializing.get() {
+                self.reinitialized.wait().await;
+            }
+            if !self.state.borrow().connected {
+                return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before {method}")));
+            }
+            let gen = self.session_gen.get();
             let id = self.new_id();
             let mut params = params.clone();
             if opts.on_progress.is_some() {
@@ -375,7 +425,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         .with_detail("status", 404));
                     }
                     retried = true;
-                    self.initialize().await?;
+                    self.renew_session(gen).await?;
                 }
                 Err(e) => return Err(e),
             }
@@ -553,7 +603,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     ) -> Result<Value> {
         let mut parser = SseParser::new(self.opts.max_event_bytes);
         let mut retry_ms: Option<u64> = None;
-        let mut attempts = 0u32;
+        // The last event id over every stream of this response (a reopened stream that drops
+        // before an id of its own resumes from it), and the one the last reopening sent.
+        let (mut last_id, mut resumed_from) = (None::<String>, None::<String>);
+        // Reopenings in a row that brought nothing new. A server may close the stream after each
+        // event and have the client poll (2025-11-25): a stream that moved on starts it again.
+        let mut failed = 0u32;
         loop {
             // Read this stream to its end.
             let ended_with = loop {
@@ -566,6 +621,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let items = parser.feed(&chunk).map_err(|t| {
                     Error::new(ErrorCode::LimitExceeded, format!("{method}: an SSE event is larger than {} bytes", t.limit))
                 })?;
+                if let Some(id) = parser.last_event_id().filter(|id| last_id.as_deref() != Some(*id)) {
+                    last_id = Some(id.to_owned());
+                }
                 for item in items {
                     match item {
                         SseItem::Retry(ms) => retry_ms = Some(ms),
@@ -592,29 +650,51 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     }
                 }
             };
-            // The stream ended before our response. Resume if the server gave us an event id.
-            let Some(last_id) = parser.last_event_id().map(str::to_owned) else {
+            // The stream ended before our response. Resume if the server gave us an event id (an
+            // empty `id:` clears it: then there is nothing to resume from).
+            let Some(from) = last_id.clone().filter(|id| !id.is_empty()) else {
                 return Err(ended_with.unwrap_or_else(|| {
                     Error::new(ErrorCode::Protocol, format!("{method}: the response stream ended before the response"))
                 }));
             };
-            if attempts >= self.opts.max_retries {
-                return Err(Error::new(ErrorCode::Protocol, format!("{method}: the response stream dropped and could not be resumed after {attempts} attempts")));
+            if resumed_from.as_ref() != Some(&from) {
+                failed = 0;
             }
-            let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(attempts as i32)).min(30_000.0) as u64);
-            attempts += 1;
-            while_answering(answers, self.clock.sleep(delay)).await;
-            let mut headers = self.headers(true, "text/event-stream");
-            headers.push(("last-event-id".into(), last_id));
-            let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
-            let resp = while_answering(answers, self.transport.send(req)).await.map_err(|e| transport_error(e, method))?;
-            if resp.status != 200 || content_type_essence(resp.header("content-type").unwrap_or("")) != "text/event-stream" {
-                return Err(Error::new(
-                    ErrorCode::Protocol,
-                    format!("{method}: resuming the dropped stream failed (GET with Last-Event-ID answered HTTP {})", resp.status),
-                ));
-            }
-            body = resp.body;
+            // Reopen with `Last-Event-ID`, again after a failure that may pass (no response, 408,
+            // 429, 5xx), up to `max_retries` times in a row; any other answer ends the call.
+            let mut last_got = None::<u16>;
+            body = loop {
+                if failed > self.opts.max_retries {
+                    let got = last_got.map_or_else(|| "no response".to_owned(), |s| format!("HTTP {s}"));
+                    let e = Error::new(
+                        ErrorCode::Protocol,
+                        format!("{method}: the response stream dropped and could not be resumed ({failed} attempts in a row, the last got {got})"),
+                    );
+                    return Err(match last_got {
+                        Some(s) => e.with_detail("status", s),
+                        None => e,
+                    });
+                }
+                let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64);
+                failed += 1;
+                while_answering(answers, self.clock.sleep(delay)).await;
+                let mut headers = self.headers(true, "text/event-stream");
+                headers.push(("last-event-id".into(), from.clone()));
+                let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
+                match while_answering(answers, self.transport.send(req)).await {
+                    Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => break r.body,
+                    Ok(r) if matches!(r.status, 408 | 429 | 500..=599) => last_got = Some(r.status),
+                    Ok(r) => {
+                        return Err(Error::new(
+                            ErrorCode::Protocol,
+                            format!("{method}: resuming the dropped stream failed (GET with Last-Event-ID answered HTTP {})", r.status),
+                        )
+                        .with_detail("status", r.status))
+                    }
+                    Err(_) => last_got = None,
+                }
+            };
+            resumed_from = Some(from);
             parser = SseParser::new(self.opts.max_event_bytes);
         }
     }
@@ -717,7 +797,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
-        for page in 0.. {
+        let (mut page, mut restarted) = (0, false);
+        loop {
             if page >= self.opts.max_pages {
                 return Err(Error::new(
                     ErrorCode::LimitExceeded,
@@ -728,7 +809,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let result = self.request("tools/list", params, &mut CallOptions::default()).await?;
+            let gen = self.session_gen.get();
+            let result = self.request("tools/list", params, &mut CallOptions::default()).await;
+            // The session was renewed under a cursor of the old one: a cursor may mean nothing to
+            // the new session (or another page), so list from the first page again, once.
+            if cursor.is_some() && self.session_gen.get() != gen && !restarted {
+                (tools, cursor, page, restarted) = (Vec::new(), None, 0, true);
+                seen.clear();
+                continue;
+            }
+            let result = result?;
+            page += 1;
             match result.get("tools") {
                 Some(Value::Array(page_tools)) => tools.extend(page_tools.iter().cloned()),
                 _ => return Err(Error::new(ErrorCode::Protocol, "tools/list result has no `tools` array")),
@@ -795,7 +886,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut answers: Answers<'_> = FuturesUnordered::new();
         loop {
             let mut headers = self.headers(true, "text/event-stream");
-            if let Some(id) = &last_id {
+            // An empty `id:` clears the last event id: then no header at all.
+            if let Some(id) = last_id.as_ref().filter(|id| !id.is_empty()) {
                 headers.push(("last-event-id".into(), id.clone()));
             }
             let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
@@ -876,10 +968,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         let req = HttpRequest { method: Method::Delete, url: self.opts.url.clone(), headers: self.headers(true, "application/json, text/event-stream"), body: None };
         self.state.borrow_mut().session_id = None;
-        match self.transport.send(req).await {
-            Ok(r) if (200..300).contains(&r.status) || r.status == 405 || r.status == 404 => Ok(()),
-            Ok(r) => Err(self.status_error(r, "close").await),
-            Err(e) => Err(transport_error(e, "close")),
+        // The session is closed here whatever the server says; a DELETE that fails or hangs is
+        // reported, and abandoned after a few seconds (which aborts it).
+        let delete = self.transport.send(req);
+        let grace = self.clock.sleep(CLOSE_GRACE_MS);
+        pin_mut!(delete, grace);
+        match select(delete, grace).await {
+            Either::Left((Ok(r), _)) if (200..300).contains(&r.status) || r.status == 405 || r.status == 404 => Ok(()),
+            Either::Left((Ok(r), _)) => Err(self.status_error(r, "close").await),
+            Either::Left((Err(e), _)) => Err(transport_error(e, "close")),
+            Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("close: the server did not answer DELETE in {CLOSE_GRACE_MS} ms; abandoned"))),
         }
     }
 }

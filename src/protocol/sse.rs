@@ -19,9 +19,10 @@ pub struct SseEvent {
 
 impl SseEvent {
     /// Whether it carries a JSON-RPC message: data, under the default event type (not a
-    /// priming event, a keep-alive or another event type).
+    /// priming event, a keep-alive or another event type). An empty `event:` is the default
+    /// type, as in the HTML standard.
     pub fn is_message(&self) -> bool {
-        !self.data.is_empty() && matches!(self.event.as_deref(), None | Some("message"))
+        !self.data.is_empty() && matches!(self.event.as_deref(), None | Some("" | "message"))
     }
 }
 
@@ -192,6 +193,21 @@ mod tests {
                 SseItem::Retry(_) => None,
             })
             .collect()
+    }
+
+    /// Messages are the default event type, which an empty `event:` also names; other types
+    /// (the old transport's `endpoint`, say) and data-less events are not messages.
+    #[test]
+    fn messages_are_events_of_the_default_type_with_data() {
+        let items = SseParser::default().feed(b"event:\ndata: a\n\nevent: message\ndata: b\n\nevent: endpoint\ndata: /x\n\ndata: c\n\nid: 1\n\n").unwrap();
+        let messages: Vec<&[u8]> = items
+            .iter()
+            .filter_map(|i| match i {
+                SseItem::Event(e) if e.is_message() => Some(e.data.as_slice()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(messages, [&b"a"[..], b"b", b"c"]);
     }
 
     const STREAM: &[u8] = b"\xEF\xBB\xBF: comment\r\nid: 1\r\nretry: 50\r\ndata:\r\n\r\nevent: message\ndata: {\"a\":\ndata: \"\xC3\xA9\xF0\x9F\x98\x80\"}\n\nid: 2\rdata: x\r\r: keepalive\n\n";

@@ -86,6 +86,15 @@ fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Opti
     if let Some(p) = opt_count(&data, "maxResponseBytes")? {
         opts.max_body_bytes = p as usize;
     }
+    match data.get("maxRetries") {
+        None | Some(Value::Null) => {}
+        Some(n) => {
+            opts.max_retries = n
+                .as_u64()
+                .filter(|n| *n <= 100)
+                .ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "options.maxRetries must be an integer from 0 to 100"))? as u32
+        }
+    }
     match data.get("capabilities") {
         None | Some(Value::Null) => {}
         Some(Value::Object(c)) => opts.capabilities = c.clone(),

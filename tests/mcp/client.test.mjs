@@ -519,14 +519,15 @@ describe("errors", () => {
     await client.close();
   });
 
-  test("wrong-version: UNSUPPORTED_PROTOCOL_VERSION; no notifications/initialized, nothing but DELETE after", async () => {
+  test("wrong-version: UNSUPPORTED_PROTOCOL_VERSION; no notifications/initialized, the session it opened DELETEd", async () => {
     const { client, stats } = fresh("wrong-version");
     const err = await rejectsWith(client.connect(), "UNSUPPORTED_PROTOCOL_VERSION");
     assert.match(err.message, /1999-01-01/);
     const st = await stats();
     assert.equal(st.methods["notifications/initialized"], undefined);
     const after = st.requests.filter((r) => r.rpcMethod !== "initialize");
-    assert.ok(after.every((r) => r.httpMethod === "DELETE"), JSON.stringify(after));
+    assert.deepEqual(after.map((r) => r.httpMethod), ["DELETE"], JSON.stringify(after));
+    assert.deepEqual(st.deletes.map((d) => [d.sessionId, d.status]), [[st.sessions[0], 200]]);
   });
 
   test("delete-405: close() resolves", async () => {
@@ -595,6 +596,27 @@ describe("big and resumable", () => {
     assertHeaders(st);
     assert.deepEqual(st.violations, []);
     await client.close();
+  });
+
+  test("drop-resume: a resumption GET answered 503 is retried (maxRetries); maxRetries 0 gives up at once", async () => {
+    // The first resumption GET of each client gets a 503 from this fetch; the server never sees it.
+    const failingOnce = () => {
+      let failed = 0;
+      return (url, init) => (init.method === "GET" && failed++ === 0 ? Promise.resolve(new Response("busy", { status: 503 })) : fetch(url, init));
+    };
+    const a = fresh("drop-resume", { fetch: failingOnce() });
+    await a.client.connect();
+    assert.equal((await within(10_000, a.client.callTool("echo", {}), "the retried resumption")).content[0].text, "resumed result");
+    assert.equal((await a.stats()).resume.length, 1, "the second GET reached the server");
+    await a.client.close();
+    const b = fresh("drop-resume", { fetch: failingOnce(), maxRetries: 0 });
+    await b.client.connect();
+    const e = await rejectsWith(within(10_000, b.client.callTool("echo", {}), "the call"), "PROTOCOL");
+    assert.match(e.message, /could not be resumed/);
+    assert.equal(e.status, 503);
+    await b.client.close();
+    assert.throws(() => new McpClient(a.url, { maxRetries: -1 }), { code: "INVALID_OPTIONS" });
+    assert.throws(() => new McpClient(a.url, { maxRetries: 1.5 }), { code: "INVALID_OPTIONS" });
   });
 
   test("drop-resume without a progress token: the result still arrives via GET", async () => {

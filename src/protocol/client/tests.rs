@@ -20,6 +20,11 @@ enum Reply {
     NetworkError,
     /// fetch never resolves.
     Hang,
+    /// 200 JSON: this result, under the id of the request it answers.
+    Echo(Value),
+    /// This reply, after the fetch has yielded this many times (so that other requests of a
+    /// `join!` go out first).
+    Later(u32, Box<Reply>),
 }
 
 fn json_reply(v: Value) -> Reply {
@@ -100,10 +105,21 @@ impl Drop for AbortProbe {
 impl Transport for Scripted {
     type Body = ScriptedBody;
     fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<ScriptedBody>, TransportError>> {
-        self.log.borrow_mut().requests.push(req);
         let reply = self.replies.borrow_mut().pop_front().unwrap_or_else(accepted);
+        let (yields, reply) = match reply {
+            Reply::Later(n, r) => (n, *r),
+            r => (0, r),
+        };
+        let reply = match reply {
+            Reply::Echo(result) => json_reply(json!({"jsonrpc": "2.0", "id": body(&req)["id"], "result": result})),
+            r => r,
+        };
+        self.log.borrow_mut().requests.push(req);
         let log = self.log.clone();
         async move {
+            for _ in 0..yields {
+                yield_now().await;
+            }
             match reply {
                 Reply::NetworkError => Err(TransportError::Network("TypeError: Failed to fetch".into())),
                 Reply::Hang => {
@@ -111,6 +127,7 @@ impl Transport for Scripted {
                     futures_util::future::pending::<()>().await;
                     unreachable!()
                 }
+                Reply::Echo(_) | Reply::Later(..) => unreachable!("resolved above"),
                 Reply::Http { status, headers, chunks, then_hang, then_error } => Ok(HttpResponse {
                     status,
                     headers: headers.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
@@ -583,6 +600,106 @@ fn dropped_stream_resumes_with_last_event_id() {
     assert!(h.slept.borrow().contains(&25), "waited the server's retry");
 }
 
+/// A stream that drops after `text` (split in chunks of 7).
+fn dropping(text: &str) -> Reply {
+    let mut r = sse_reply(text, 7);
+    if let Reply::Http { then_error, .. } = &mut r {
+        *then_error = true;
+    }
+    r
+}
+
+const PROGRESS_1: &str = "id: e1\nretry: 5\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n";
+const RESULT_1: &str = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"done\":true}}\n\n";
+
+fn gets(h: &Harness) -> Vec<Option<String>> {
+    h.log.borrow().requests.iter().filter(|r| r.method == Method::Get).map(|r| header(r, "last-event-id").map(str::to_owned)).collect()
+}
+
+/// A reopening that fails in a way that may pass (5xx, no response) is tried again; the call
+/// gets its result from the stream that finally opens.
+#[test]
+fn a_failed_resumption_is_retried() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        dropping(PROGRESS_1),
+        status_reply(503, vec![], "busy"),
+        Reply::NetworkError,
+        sse_reply(RESULT_1, 5),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let r = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r, json!({"done": true}));
+    assert_eq!(gets(&h), vec![Some("e1".to_owned()); 3]);
+}
+
+/// `max_retries` failures in a row are retried, the next one ends the call with PROTOCOL and
+/// the last status; a 4xx other than 408/429 ends it at once.
+#[test]
+fn resumption_gives_up_after_max_retries_failures_in_a_row_or_a_refusal() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        dropping(PROGRESS_1),
+        status_reply(500, vec![], ""),
+        status_reply(429, vec![], ""),
+        status_reply(502, vec![], ""),
+        sse_reply(RESULT_1, 0),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "{e:?}");
+    assert_eq!(e.details.as_ref().unwrap()["status"], 502);
+    assert_eq!(gets(&h).len(), 3, "max_retries (2) retries after the first failure");
+
+    for refused in [404, 405, 400] {
+        let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping(PROGRESS_1), status_reply(refused, vec![], ""), sse_reply(RESULT_1, 0)]);
+        block_on(h.client.connect()).unwrap();
+        let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+        assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::Protocol, json!(refused)));
+        assert_eq!(gets(&h).len(), 1, "HTTP {refused} is not retried");
+    }
+}
+
+/// A server that closes the stream after every event (and has the client poll) is followed for
+/// as long as it brings new events, past `max_retries`; a reopened stream that drops before an
+/// id of its own resumes from the last id of the earlier ones; progress comes once per event.
+#[test]
+fn a_polling_server_is_followed_while_it_brings_new_events() {
+    let event = |id: &str, p: u32| format!("id: {id}\nretry: 5\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":1,\"progress\":{p}}}}}\n\n");
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        dropping(&event("e1", 1)),
+        dropping(&event("e2", 2)),
+        dropping(&event("e3", 3)),
+        dropping(&event("e4", 4)),
+        // No id of its own: resumed from e4 again.
+        dropping(": keep-alive\n\n"),
+        sse_reply(RESULT_1, 0),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let log = seen.clone();
+    let mut opts = CallOptions { on_progress: Some(Box::new(move |p: &Value| log.borrow_mut().push(p["progress"].clone()))), ..CallOptions::default() };
+    let r = block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap();
+    assert_eq!(r, json!({"done": true}));
+    let ids: Vec<Option<String>> = ["e1", "e2", "e3", "e4", "e4"].iter().map(|s| Some((*s).to_owned())).collect();
+    assert_eq!(gets(&h), ids);
+    assert_eq!(*seen.borrow(), vec![json!(1), json!(2), json!(3), json!(4)]);
+}
+
+/// An empty `id:` clears the last event id: a stream that then drops cannot be resumed.
+#[test]
+fn an_empty_event_id_leaves_nothing_to_resume_from() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping("id: e1\ndata:\n\nid:\ndata:\n\n"), sse_reply(RESULT_1, 0)]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Network, "{e:?}");
+    assert!(gets(&h).is_empty());
+}
+
 #[test]
 fn a_stream_without_event_ids_that_ends_early_is_a_protocol_error() {
     let h = harness(vec![init_reply("2025-11-25", None), accepted(), sse_reply("data: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\n", 0)]);
@@ -615,6 +732,115 @@ fn expired_session_reinitializes_once_and_retries() {
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.code, ErrorCode::HttpStatus);
     assert_eq!(e.details.as_ref().unwrap()["status"], 404);
+}
+
+/// Pending once, woken at once: lets the other futures of a `join!` run.
+async fn yield_now() {
+    let mut yielded = false;
+    std::future::poll_fn(move |cx| {
+        if yielded {
+            return std::task::Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+    .await
+}
+
+/// Requests that meet a 404 together renew the session once: the others wait for the new
+/// session (and a request made meanwhile too) instead of opening sessions of their own.
+#[test]
+fn concurrent_404s_renew_the_session_once() {
+    let expired = || Reply::Later(2, Box::new(status_reply(404, vec![], "")));
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        expired(),
+        expired(),
+        Reply::Later(3, Box::new(init_reply_id(3, "2025-11-25", Some("new")))),
+        accepted(),
+        Reply::Echo(json!({"tools": [{"name": "a"}]})),
+        Reply::Echo(json!({"tools": [{"name": "a"}]})),
+        Reply::Echo(json!({"content": []})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let (a, b, c) = block_on(async {
+        let a = h.client.list_tools();
+        let b = h.client.list_tools();
+        // Started once the first 404 has come back: it waits for the new session.
+        let c = async {
+            while !h.client.reinitializing.get() {
+                yield_now().await;
+            }
+            h.client.call_tool("t", json!({}), &mut CallOptions::default()).await
+        };
+        futures_util::join!(a, b, c)
+    });
+    assert_eq!(a.unwrap().len(), 1);
+    assert_eq!(b.unwrap().len(), 1);
+    assert_eq!(c.unwrap(), json!({"content": []}));
+    let log = h.log.borrow();
+    let inits = log.requests.iter().filter(|r| body(r)["method"] == "initialize").count();
+    assert_eq!(inits, 2, "the connect and one renewal");
+    assert!(log.requests[6..].iter().all(|r| header(r, "mcp-session-id") == Some("new")));
+    assert_eq!(h.client.session_id().as_deref(), Some("new"));
+}
+
+/// tools/list pages read under a cursor of a session that expired are read again from the
+/// first page of the new session (a cursor may mean nothing to it).
+#[test]
+fn listing_starts_over_when_the_session_is_renewed_between_pages() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        Reply::Echo(json!({"tools": [{"name": "a"}], "nextCursor": "p2"})),
+        status_reply(404, vec![], ""),
+        init_reply_id(3, "2025-11-25", Some("new")),
+        accepted(),
+        // The retried page-2 request: answered, but thrown away.
+        Reply::Echo(json!({"tools": [{"name": "stale"}]})),
+        Reply::Echo(json!({"tools": [{"name": "a"}], "nextCursor": "p2"})),
+        Reply::Echo(json!({"tools": [{"name": "b"}]})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let tools = block_on(h.client.list_tools()).unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["a", "b"]);
+    let log = h.log.borrow();
+    let cursors: Vec<Value> = log.requests.iter().filter(|r| body(r)["method"] == "tools/list").map(|r| body(r)["params"]["cursor"].clone()).collect();
+    assert_eq!(cursors, [Value::Null, json!("p2"), json!("p2"), Value::Null, json!("p2")]);
+}
+
+/// A server that answers the handshake with a version toolwire does not speak, and a session:
+/// that session is ended (DELETE) before the error.
+#[test]
+fn a_refused_handshake_ends_the_session_the_server_opened() {
+    let h = harness(vec![init_reply("1999-01-01", Some("s")), accepted()]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion);
+    let log = h.log.borrow();
+    assert_eq!(log.requests.len(), 2);
+    assert_eq!(log.requests[1].method, Method::Delete);
+    assert_eq!(header(&log.requests[1], "mcp-session-id"), Some("s"));
+}
+
+/// close() ends the session here whatever the server does: a DELETE that fails is reported,
+/// one that hangs is abandoned (aborted) after the grace period.
+#[test]
+fn close_reports_a_failed_delete_and_abandons_a_hanging_one() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(500, vec![], "oops")]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.close()).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::HttpStatus, json!(500)));
+    assert!(!h.client.is_connected());
+
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Hang]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.close()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    assert_eq!(h.log.borrow().aborted, 1, "the hanging DELETE was aborted");
+    assert!(h.slept.borrow().contains(&CLOSE_GRACE_MS));
 }
 
 #[test]
