@@ -1000,6 +1000,67 @@ mod tests {
         }
     }
 
+    /// OpenAI strict makes an optional `const` property required and nullable as an enum of its
+    /// value and null (a `const` alone would force the value); both APIs.
+    #[test]
+    fn openai_strict_optional_const_is_nullable() {
+        let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object",
+            "properties": {"mode": {"const": "fast"}, "kind": {"type": "string", "const": "k"}, "q": {"type": "string"}}, "required": ["q"]}}]);
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        let out = convert(input.clone(), Provider::OpenAi, &strict).unwrap();
+        let f = &out.tools[0]["function"];
+        assert_eq!(f["strict"], true);
+        assert_eq!(f["parameters"]["properties"]["mode"], serde_json::json!({"enum": ["fast", null]}));
+        assert_eq!(f["parameters"]["properties"]["kind"], serde_json::json!({"type": ["string", "null"], "enum": ["k", null]}));
+        assert_eq!(f["parameters"]["required"], serde_json::json!(["mode", "kind", "q"]));
+        assert_eq!(convert_json(&input.to_string(), Provider::OpenAi, &strict).unwrap(), out.tools.to_string());
+    }
+
+    /// OpenAI strict: an enum of more than 250 strings may total 15,000 characters at most; past
+    /// that the tool is sent without strict, said why (both APIs). 250 long values stay strict.
+    #[test]
+    fn openai_strict_large_string_enums_fall_back() {
+        let tool = |n: usize| {
+            let values: Vec<String> = (0..n).map(|i| format!("{i:0>61}")).collect();
+            serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {"e": {"type": "string", "enum": values}}, "required": ["e"]}}])
+        };
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        for (n, kept) in [(300, false), (250, true)] {
+            let input = tool(n);
+            let out = convert(input.clone(), Provider::OpenAi, &strict).unwrap();
+            assert_eq!(out.tools[0]["function"]["strict"], kept, "{n} values");
+            if !kept {
+                let p = &out.report.tools[0].problems;
+                assert!(p.iter().any(|d| d.rule == "openai/strict-fallback" && d.message.contains("15,000")), "{p:?}");
+            }
+            assert_eq!(convert_json(&input.to_string(), Provider::OpenAi, &strict).unwrap(), out.tools.to_string());
+        }
+    }
+
+    /// A root `allOf` whose branch is a reference (inheritance) keeps the referred properties
+    /// and their `required` for every provider, through both APIs.
+    #[test]
+    fn root_all_of_a_reference_keeps_its_properties() {
+        let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object",
+            "allOf": [{"$ref": "#/$defs/Base"}, {"properties": {"b": {"type": "string"}}}],
+            "$defs": {"Base": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}}}}]);
+        for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini, Provider::Bedrock] {
+            let out = convert(input.clone(), provider, &ConvertOptions::default()).unwrap();
+            let t = &out.tools[0];
+            let schema = match provider {
+                Provider::OpenAi => &t["function"]["parameters"],
+                Provider::Anthropic => &t["input_schema"],
+                Provider::Gemini => &t["functionDeclarations"][0]["parameters"],
+                _ => &t["toolSpec"]["inputSchema"]["json"],
+            };
+            assert!(schema["properties"]["a"].is_object() && schema["properties"]["b"].is_object(), "{provider:?}: {t}");
+            assert_eq!(schema["required"], serde_json::json!(["a"]), "{provider:?}: {t}");
+            assert_eq!(convert_json(&input.to_string(), provider, &ConvertOptions::default()).unwrap(), out.tools.to_string());
+        }
+    }
+
     /// The optional parameters Claude's limits count include those of definitions (compiled
     /// into the grammar like the rest): two tools of 13 each, one of them in `$defs`, are 26.
     #[test]

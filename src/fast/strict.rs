@@ -234,8 +234,8 @@ fn strict_object<'n, 'a>(
         return Err(Stop::NotStrict);
     }
     if let Some(Node::Arr(values)) = may(has, keys::ENUM).then(|| raw(&o, "enum")).flatten() {
-        budget.enum_values += values.len();
-        budget.chars += values.iter().filter_map(Node::as_str).map(str::len).sum::<usize>();
+        let bytes = values.iter().filter_map(Node::as_str).map(str::len).sum::<usize>();
+        budget.count_enum(values.len(), bytes, values.iter().all(|v| v.as_str().is_some()));
     }
     // Only made when `levels.plans` and some part of it changes something.
     let mut plan: Plan = None;
@@ -266,6 +266,10 @@ fn strict_object<'n, 'a>(
                         let (mut strict, sub_plan) = strict_node(sub, levels, level + 1, budget, arena)?;
                         let optional = !required.iter().any(|r| r.as_str() == Some(name.as_ref()));
                         if optional {
+                            // A `const` is widened as an enum of it and null: the general path's.
+                            if strict.0.has("const") {
+                                return Err(Stop::General);
+                            }
                             widen_nullable(&mut strict);
                         }
                         if levels.plans && (optional || sub_plan.is_some()) {

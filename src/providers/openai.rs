@@ -113,9 +113,20 @@ pub(crate) struct Budget {
     pub depth: usize,
     pub enum_values: usize,
     pub chars: usize,
+    /// The first enum of more than 250 strings that totals more than 15,000 bytes: (values, bytes).
+    pub large_enum: Option<(usize, usize)>,
 }
 
 impl Budget {
+    /// Counts an enum of `values` values whose strings total `bytes`.
+    pub(crate) fn count_enum(&mut self, values: usize, bytes: usize, all_strings: bool) {
+        self.enum_values += values;
+        self.chars += bytes;
+        if all_strings && values > 250 && bytes > 15_000 && self.large_enum.is_none() {
+            self.large_enum = Some((values, bytes));
+        }
+    }
+
     /// Why the schema is past a limit, if it is.
     pub(crate) fn exceeded(&self) -> Option<String> {
         if self.properties > 5000 {
@@ -126,6 +137,8 @@ impl Budget {
             Some(format!("{} enum values, more than the 1,000 allowed", self.enum_values))
         } else if self.chars > 120_000 {
             Some(format!("{} characters of names and enum values, more than the 120,000 allowed", self.chars))
+        } else if let Some((values, bytes)) = self.large_enum {
+            Some(format!("an enum of {values} strings totalling {bytes} characters, where more than 250 values may total 15,000 at most"))
         } else {
             None
         }
@@ -188,8 +201,8 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         return Ok(Err(format!("a schema without a type at {}", display(cx.path()))));
     }
     if let Some(Value::Array(e)) = obj.find("enum") {
-        budget.enum_values += e.len();
-        budget.chars += e.iter().filter_map(Value::as_str).map(str::len).sum::<usize>();
+        let bytes = e.iter().filter_map(Value::as_str).map(str::len).sum::<usize>();
+        budget.count_enum(e.len(), bytes, e.iter().all(Value::is_string));
     }
     let mut plan = ArgPlan::default();
     let is_object = types.contains(&"object");
@@ -272,7 +285,11 @@ pub fn widen_nullable(schema: &mut Value) {
         Some(Value::Array(ts)) if !ts.contains(&json!("null")) => ts.push(json!("null")),
         _ => {}
     }
-    if let Some(Value::Array(e)) = obj.find_mut("enum") {
+    // A `const` allows its value only: it becomes an enum of it and null (in place of any enum).
+    if let Some(c) = obj.take("const") {
+        let values = if c.is_null() { vec![c] } else { vec![c, Value::Null] };
+        obj.insert("enum".into(), Value::Array(values));
+    } else if let Some(Value::Array(e)) = obj.find_mut("enum") {
         if !e.contains(&Value::Null) {
             e.push(Value::Null);
         }

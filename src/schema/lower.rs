@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::{JsonObject, Keyed as _, Take as _};
-use crate::schema::{append_description, fix_required, short_json, Cx};
+use crate::schema::{append_description, fix_required, refs, short_json, Cx};
 use crate::text;
 
 /// The `type` of a node as a list (`"string"` → `["string"]`, absent → `[]`).
@@ -96,7 +96,15 @@ pub fn combinator_properties_conflict(obj: &JsonObject) -> bool {
 /// Branches that are not objects cannot be merged and are reported as problems.
 pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
     for key in ["allOf", "anyOf", "oneOf"] {
-        let Some(Value::Array(branches)) = root.remove(key) else { continue };
+        let Some(Value::Array(mut branches)) = root.remove(key) else { continue };
+        // A branch that is a reference (`{"$ref": "#/$defs/Base"}`, common for `allOf`
+        // inheritance) is merged as what it refers to, or its properties would be lost.
+        if branches.iter().any(|b| b.get("$ref").is_some()) {
+            let whole = Value::Object(root.clone());
+            for b in &mut branches {
+                resolve_branch_refs(&whole, b);
+            }
+        }
         let is_all = key == "allOf";
         let mut props = match root.take("properties") {
             Some(Value::Object(p)) => p,
@@ -230,6 +238,37 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
             "schema/root-combinator",
             format!("root `{key}` of {} branches merged into one object schema", branches.len()),
         );
+    }
+}
+
+/// Replaces a root combinator's branch that holds a local `$ref` by the schema it refers to
+/// (through chains of references, eight at most), its own other keywords merged in:
+/// `properties` united (the branch's win), `required` united, the rest the branch's.
+/// A reference that cannot be resolved is left as it is (and described with the branch).
+fn resolve_branch_refs(root: &Value, branch: &mut Value) {
+    for _ in 0..8 {
+        let Value::Object(b) = branch else { return };
+        let Some(Value::Object(target)) = b.find("$ref").and_then(Value::as_str).and_then(|r| refs::lookup(root, r)) else { return };
+        let mut merged = target.clone();
+        for (k, v) in std::mem::take(b) {
+            if k == "$ref" {
+                continue;
+            }
+            match (merged.find_mut(&k), v) {
+                (Some(Value::Object(into)), Value::Object(own)) if k == "properties" => into.extend(own),
+                (Some(Value::Array(into)), Value::Array(own)) if k == "required" => {
+                    for r in own {
+                        if !into.contains(&r) {
+                            into.push(r);
+                        }
+                    }
+                }
+                (_, v) => {
+                    merged.insert(k, v);
+                }
+            }
+        }
+        *branch = Value::Object(merged);
     }
 }
 
@@ -535,6 +574,28 @@ mod tests {
         assert_eq!(root["required"], json!([]));
         assert!(root["description"].as_str().unwrap().contains("(1) requires id; (2) requires name"));
         assert_eq!(cx.changes.last().unwrap().rule, "schema/root-combinator");
+    }
+
+    /// Branches that are references (`allOf` inheritance, `anyOf` of definitions) are merged as
+    /// what they refer to, through chains, with their own keywords; one that cannot be resolved
+    /// is described, not merged.
+    #[test]
+    fn root_combinator_branches_that_are_references_are_merged_as_their_targets() {
+        let mut root = json!({"type":"object","allOf":[{"$ref":"#/$defs/Base"},{"properties":{"b":{"type":"string"}}}],
+            "$defs":{"Base":{"$ref":"#/$defs/Root"},"Root":{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}}});
+        let mut cx = Cx::new(Limits::default());
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
+        assert_eq!(root["properties"], json!({"a":{"type":"string"},"b":{"type":"string"}}));
+        assert_eq!(root["required"], json!(["a"]));
+
+        let mut root = json!({"anyOf":[{"$ref":"#/$defs/A","required":["z"],"properties":{"z":{"type":"boolean"}}},{"$ref":"#/$defs/B"},{"$ref":"#/$defs/missing"}],
+            "$defs":{"A":{"type":"object","properties":{"x":{"type":"string"}},"required":["x"]},"B":{"type":"object","properties":{"y":{"type":"number"}},"required":["y"]}}});
+        let mut cx = Cx::new(Limits::default());
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
+        assert_eq!(root["properties"], json!({"x":{"type":"string"},"z":{"type":"boolean"},"y":{"type":"number"}}));
+        assert_eq!(root["required"], json!([]));
+        let d = root["description"].as_str().unwrap();
+        assert!(d.contains("(1) requires x, z; (2) requires y; (3) properties (none) ($ref: \"#/$defs/missing\")"), "{d}");
     }
 
     #[test]
