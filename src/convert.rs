@@ -1000,6 +1000,50 @@ mod tests {
         }
     }
 
+    /// Draft 4 tuples and boolean exclusive bounds are written as draft 2020-12 has them (which
+    /// Anthropic checks against), for every JSON Schema dialect, through both APIs; OpenAI strict
+    /// has no tuples and sends such a tool without strict.
+    #[test]
+    fn draft4_tuples_and_exclusive_bounds_are_rewritten() {
+        let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {
+            "pt": {"type": "array", "items": [{"type": "number"}, {"type": "number"}], "additionalItems": false},
+            "n": {"type": "number", "minimum": 0, "exclusiveMinimum": true, "maximum": 9, "exclusiveMaximum": false}}, "required": ["pt", "n"]}}]);
+        let mut json_schema = ConvertOptions::default();
+        json_schema.schema.gemini_mode = crate::providers::GeminiMode::JsonSchema;
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        for (provider, opts) in [
+            (Provider::Anthropic, &ConvertOptions::default()),
+            (Provider::Anthropic, &strict),
+            (Provider::Bedrock, &ConvertOptions::default()),
+            (Provider::OpenAi, &ConvertOptions::default()),
+            (Provider::OpenAi, &strict),
+            (Provider::Gemini, &json_schema),
+        ] {
+            let out = convert(input.clone(), provider, opts).unwrap();
+            let t = &out.tools[0];
+            let schema = match provider {
+                Provider::OpenAi => &t["function"]["parameters"],
+                Provider::Anthropic => &t["input_schema"],
+                Provider::Gemini => &t["functionDeclarations"][0]["parametersJsonSchema"],
+                _ => &t["toolSpec"]["inputSchema"]["json"],
+            };
+            let label = format!("{provider:?} strict={}: {t}", opts.schema.strict);
+            let pt = &schema["properties"]["pt"];
+            assert_eq!(pt["prefixItems"], serde_json::json!([{"type": "number"}, {"type": "number"}]), "{label}");
+            assert_eq!(pt["items"], false, "{label}");
+            let n = &schema["properties"]["n"];
+            if !(provider == Provider::Anthropic && opts.schema.strict) {
+                assert_eq!((n["exclusiveMinimum"].clone(), n["maximum"].clone()), (serde_json::json!(0), serde_json::json!(9)), "{label}");
+                assert!(n.get("minimum").is_none() && n.get("exclusiveMaximum").is_none(), "{label}");
+            }
+            if provider == Provider::OpenAi && opts.schema.strict {
+                assert_eq!(t["function"]["strict"], false, "{label}");
+            }
+            assert_eq!(convert_json(&input.to_string(), provider, opts).unwrap(), out.tools.to_string(), "{label}");
+        }
+    }
+
     /// OpenAI strict makes an optional `const` property required and nullable as an enum of its
     /// value and null (a `const` alone would force the value); both APIs.
     #[test]

@@ -1260,9 +1260,13 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     // fix_subschema_slots: every subschema position holds schemas; then recurse into them.
     for (key, value) in entries.iter() {
         let ok = match (keyword(key), value) {
+            // normalize_draft4: boolean exclusive bounds are rewritten.
+            (Keyword::Other, Node::Bool(_)) => !matches!(key.as_str(), "exclusiveMinimum" | "exclusiveMaximum"),
             (Keyword::Other, _) => true,
+            // normalize_draft4: draft 4 tuples are rewritten.
+            (Keyword::Items, Node::Arr(_)) => false,
             (Keyword::Map, Node::Obj(map)) => map.iter().all(|(_, s)| s.is_schema() && clean_node(s, levels)),
-            (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().all(|s| s.is_schema() && clean_node(s, levels)),
+            (Keyword::Array, Node::Arr(items)) => items.iter().all(|s| s.is_schema() && clean_node(s, levels)),
             (Keyword::Single | Keyword::Items, s) => s.is_schema() && clean_node(s, levels),
             _ => false,
         };

@@ -245,6 +245,7 @@ pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
     }
     cx.enter()?;
     crate::schema::normalize_type(obj, cx);
+    crate::schema::normalize_draft4(obj, cx);
     if obj.find("$ref").is_some_and(|r| !r.is_string()) {
         obj.take("$ref");
         cx.change("schema/bad-ref", "`$ref` was not a string; removed");

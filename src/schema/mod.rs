@@ -458,6 +458,33 @@ pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
     }
 }
 
+/// Rewrites what draft 4 wrote differently from draft 2020-12 (which Anthropic checks schemas
+/// against, and which the other providers read): a tuple `items: [..]` becomes `prefixItems`
+/// (its `additionalItems` the new `items`), and a boolean `exclusiveMinimum`/`exclusiveMaximum`
+/// the number of its `minimum`/`maximum` (a `false` one, or one without its bound, goes).
+pub fn normalize_draft4(obj: &mut JsonObject, cx: &mut Cx) {
+    if matches!(obj.find("items"), Some(Value::Array(_))) && !obj.has("prefixItems") {
+        if let Some(tuple) = obj.take("items") {
+            obj.insert("prefixItems".into(), tuple);
+        }
+        if let Some(rest) = obj.take("additionalItems") {
+            obj.insert("items".into(), rest);
+        }
+        cx.change("schema/draft4-tuple", "tuple `items: [..]` (draft 4) written as `prefixItems`");
+    }
+    for (exclusive, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+        let Some(Value::Bool(on)) = obj.find(exclusive) else { continue };
+        let on = *on;
+        obj.take(exclusive);
+        if on {
+            if let Some(n) = obj.take(bound) {
+                obj.insert(exclusive.into(), n);
+            }
+        }
+        cx.change("schema/draft4-exclusive", format!("boolean `{exclusive}` (draft 4) written as the number it qualifies"));
+    }
+}
+
 /// Keywords that describe but never constrain.
 pub fn is_annotation(key: &str) -> bool {
     matches!(
