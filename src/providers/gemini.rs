@@ -74,6 +74,11 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
     if let Value::Object(obj) = &mut root {
         merge_root_combinators(obj, cx);
     }
+    // Arguments as an open map (no declared property, any name allowed): `parameters` has no
+    // way to say so, and without properties it is omitted, so the model could pass none.
+    let open_root = opts.gemini_mode == GeminiMode::Parameters
+        && root.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty)
+        && (root.get("patternProperties").is_some() || root.get("additionalProperties").is_some_and(|a| *a != Value::Bool(false)));
     if contains_ref(&root, 0) {
         // `parameters` is written by [`write_wire`], `parametersJsonSchema` by
         // `refs::write_schema`; both splice shared expansions in.
@@ -107,7 +112,12 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
         o.take("nullable");
         let empty = o.find("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
         if empty && o.keys().all(|k| k == "type" || k == "description" || k == "title") {
-            if o.has("description") {
+            if open_root {
+                cx.problem(
+                    "gemini/open-root",
+                    "the tool's arguments are an open map (any names), which Gemini's `parameters` cannot declare: sent without parameters, so the model can pass none (geminiMode \"parametersJsonSchema\" keeps the map)",
+                );
+            } else if o.has("description") {
                 cx.change("gemini/empty-root", "the tool takes no arguments: `parameters` omitted (its description was the schema's only content)");
             }
             return Ok(Compiled { schema: None, strict: None, plan, relaxed: None });
@@ -952,8 +962,19 @@ mod tests {
     #[test]
     fn empty_root_omits_parameters() {
         // https://github.com/CherryHQ/cherry-studio/issues/3270
-        let (c, _) = run_mode(json!({"type":"object","properties":{}}), false, GeminiMode::Parameters);
+        let (c, cx) = run_mode(json!({"type":"object","properties":{}}), false, GeminiMode::Parameters);
         assert!(c.schema.is_none());
+        assert!(cx.problems.is_empty());
+        // Arguments as an open map: omitted too (nothing else is accepted), but as a problem,
+        // since the model can then pass none; parametersJsonSchema keeps the map.
+        for open in [json!({"type":"object","additionalProperties":{"type":"string"}}), json!({"type":"object","patternProperties":{"^x":{}}})] {
+            let (c, cx) = run_mode(open.clone(), false, GeminiMode::Parameters);
+            assert!(c.schema.is_none(), "{open}");
+            assert!(cx.problems.iter().any(|d| d.rule == "gemini/open-root"), "{open}: {:?}", cx.problems);
+            let (c, cx) = run_mode(open.clone(), false, GeminiMode::JsonSchema);
+            assert!(c.schema.is_some_and(|s| s.get("additionalProperties").is_some() || s.get("patternProperties").is_some()), "{open}");
+            assert!(cx.problems.is_empty());
+        }
     }
 
     #[test]
