@@ -1000,6 +1000,40 @@ mod tests {
         }
     }
 
+    /// Claude strict (Anthropic, Bedrock): a pattern with lookaround or a backreference is
+    /// removed and described, `uniqueItems` too; `not`/`if`/`then` make the tool non-strict
+    /// (removing them would change what is valid); both APIs.
+    #[test]
+    fn claude_strict_patterns_and_conditionals() {
+        let tool = |p: Value| serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {"a": p}, "required": ["a"]}}]);
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        for provider in [Provider::Anthropic, Provider::Bedrock] {
+            let spec = |t: &Value| if provider == Provider::Bedrock { t["toolSpec"].clone() } else { t.clone() };
+            let prop = |t: &Value| if provider == Provider::Bedrock { t["toolSpec"]["inputSchema"]["json"]["properties"]["a"].clone() } else { t["input_schema"]["properties"]["a"].clone() };
+            for (schema, kept, strict_kept) in [
+                (serde_json::json!({"type": "string", "pattern": "^(?!tmp).*$"}), false, true),
+                (serde_json::json!({"type": "string", "pattern": "^(a)\\1$"}), false, true),
+                (serde_json::json!({"type": "string", "pattern": "^[a-z\\d]+$"}), true, true),
+                (serde_json::json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true}), false, true),
+                (serde_json::json!({"type": "string", "not": {"const": "x"}}), true, false),
+                (serde_json::json!({"type": "string", "if": {"minLength": 3}, "then": {"pattern": "^a"}}), true, false),
+            ] {
+                let input = tool(schema.clone());
+                let out = convert(input.clone(), provider, &strict).unwrap();
+                let t = &out.tools[0];
+                assert_eq!(spec(t).get("strict").is_some(), strict_kept, "{provider:?} {schema}: {t}");
+                if strict_kept {
+                    let key = if schema.get("uniqueItems").is_some() { "uniqueItems" } else { "pattern" };
+                    assert_eq!(prop(t).get(key).is_some(), kept, "{provider:?} {schema}: {t}");
+                } else {
+                    assert!(out.report.tools[0].problems.iter().any(|d| d.rule.ends_with("/strict-fallback")), "{provider:?} {schema}: {:?}", out.report.tools[0]);
+                }
+                assert_eq!(convert_json(&input.to_string(), provider, &strict).unwrap(), out.tools.to_string(), "{provider:?} {schema}");
+            }
+        }
+    }
+
     /// Draft 4 tuples and boolean exclusive bounds are written as draft 2020-12 has them (which
     /// Anthropic checks against), for every JSON Schema dialect, through both APIs; OpenAI strict
     /// has no tuples and sends such a tool without strict.

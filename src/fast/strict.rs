@@ -531,8 +531,9 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
             _ => Ok(()),
         };
         match key.as_str() {
-            // Rewritten as `anyOf` there, with a change to report.
-            "oneOf" => {
+            // Rewritten as `anyOf` there, with a change to report; or a reason not to be strict
+            // (anthropic::STRICT_BLOCKERS), which the general path says.
+            k if k == "oneOf" || anthropic::STRICT_BLOCKERS.contains(&k) => {
                 verdict = Err(Stop::General);
                 break;
             }
@@ -585,7 +586,7 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
 /// `anthropic::strict_object` on the non-strict form of a node ([`base`]).
 fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Levels, arena: &'n Bump) -> Step<Strict<'n, 'a>> {
     let mut o = base(entries, arena);
-    if o.has("oneOf") {
+    if o.has("oneOf") || anthropic::STRICT_BLOCKERS.iter().any(|k| o.has(k)) {
         return Err(Stop::General);
     }
     let (typed, is_object) = type_names(raw(&o, "type"));
@@ -608,6 +609,9 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
     }
     if raw(&o, "format").and_then(Node::as_str).is_some_and(|f| !anthropic::STRICT_FORMATS.contains(&f)) {
         drop.push("format");
+    }
+    if raw(&o, "pattern").and_then(Node::as_str).is_some_and(anthropic::pattern_unsupported) {
+        drop.push("pattern");
     }
     for key in drop {
         if let Some(removed) = o.take(key) {
@@ -775,7 +779,7 @@ mod tests {
                 "properties": {
                     "n": {"type": "integer", "minimum": 1, "description": "N"},
                     "l": {"type": "array", "minItems": 2, "items": {"type": "object"}},
-                    "x": {"not": {"type": "object", "maxLength": 3}}
+                    "x": {"type": "array", "items": {"type": "object", "maxLength": 3}}
                 }
             }),
         );
@@ -787,7 +791,7 @@ mod tests {
                 r#"{"type":"object","properties":{"n":{"type":"integer","description":"N (minimum: 1)"},"#,
                 r#""l":{"type":"array","items":{"type":"object","properties":{},"additionalProperties":false},"description":"(at least 2 items)"},"#,
                 // `maxLength` swap-removed: `additionalProperties`, appended last, takes its place.
-                r#""x":{"not":{"type":"object","additionalProperties":false,"properties":{},"description":"(at most 3 characters)"}}},"#,
+                r#""x":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{},"description":"(at most 3 characters)"}}},"#,
                 r#""additionalProperties":false}"#
             )
         );
@@ -900,7 +904,7 @@ mod tests {
     }
 
     /// The costs counted on the way of the check are those of the schema written strict: for
-    /// these schemas (`$defs`, `not` and tuple items among them) and for every corpus tool
+    /// these schemas (`$defs` and tuple items among them) and for every corpus tool
     /// written strict on the borrowed tree.
     #[test]
     fn anthropic_costs_are_the_general_paths() {
@@ -909,7 +913,7 @@ mod tests {
             json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": ["integer", "null"]}, "y": {}}, "required": ["y"]}}}}),
             json!({"type": "object", "properties": {"o": {"anyOf": [{"type": "object", "properties": {"p": {"anyOf": [{"type": "string"}]}}}, {"type": "null"}]}}, "required": ["o"]}),
             json!({"type": "object", "properties": {}, "required": []}),
-            json!({"type": "object", "properties": {"t": {"type": "array", "prefixItems": [{"type": "object", "properties": {"u": {}}}]}, "n": {"not": {"type": "object", "properties": {"v": {}}}}},
+            json!({"type": "object", "properties": {"t": {"type": "array", "prefixItems": [{"type": "object", "properties": {"u": {}}}]}, "n": {"type": "array", "items": {"type": "object", "properties": {"v": {}}}}},
                    "$defs": {"D": {"type": "object", "properties": {"w": {"type": ["string", "null"]}}}}, "required": ["t"]}),
         ];
         let shared = std::env::var("TOOLWIRE_SHARED").unwrap_or_else(|_| format!("{}/../shared", env!("CARGO_MANIFEST_DIR")));

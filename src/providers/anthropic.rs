@@ -35,7 +35,34 @@ pub(crate) const STRICT_FORMATS: &[&str] =
 
 /// Constraints Anthropic strict mode does not support.
 pub(crate) const STRICT_UNSUPPORTED: &[&str] =
-    &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "maxItems"];
+    &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "maxItems", "uniqueItems"];
+
+/// Keywords outside the strict subset whose removal would change which arguments are valid in a
+/// way a description cannot carry (an `if` whose condition lost a keyword applies its `then`
+/// to everything): a schema with one is sent without strict.
+pub(crate) const STRICT_BLOCKERS: &[&str] = &["not", "if", "then", "else", "dependentSchemas", "contains"];
+
+/// Whether a `pattern` uses what strict mode's patterns lack: lookaround (`(?=`, `(?!`, `(?<=`,
+/// `(?<!`) or a backreference (`\1`..`\9`, `\k<name>`).
+pub(crate) fn pattern_unsupported(p: &str) -> bool {
+    let b = p.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                if matches!(b.get(i + 1), Some(b'1'..=b'9' | b'k')) {
+                    return true;
+                }
+                i += 2;
+                continue;
+            }
+            b'(' if b[i + 1..].starts_with(b"?=") || b[i + 1..].starts_with(b"?!") || b[i + 1..].starts_with(b"?<=") || b[i + 1..].starts_with(b"?<!") => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
 
 /// Anthropic's limits on strict tools per request.
 pub const MAX_STRICT_TOOLS: usize = 20;
@@ -135,6 +162,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
             cx.change(rules.one_of, "oneOf rewritten as anyOf (strict mode has no oneOf)");
         }
     }
+    if let Some(key) = STRICT_BLOCKERS.iter().find(|k| obj.has(k)) {
+        return Ok(Err(format!("`{key}` at {}", or_root(cx.path()))));
+    }
     if is_object_node(obj) {
         match obj.find("additionalProperties") {
             None | Some(Value::Bool(false)) => {}
@@ -159,6 +189,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
     }
     if obj.find("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
         drop.push("format".into());
+    }
+    if obj.find("pattern").and_then(Value::as_str).is_some_and(pattern_unsupported) {
+        drop.push("pattern".into());
     }
     for key in drop {
         if let Some(v) = obj.remove(&key) {
