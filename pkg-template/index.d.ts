@@ -611,7 +611,8 @@ export interface GeminiFunctionResponsePart {
   functionResponse: {
     name: string;
     id?: string;
-    response: { output: JsonValue } | { error: string };
+    /** `content`: beside structured output, the rest of the result as text (links, resources, image placeholders). */
+    response: { output: JsonValue; content?: string } | { error: string };
     parts?: Array<{ inlineData: { mimeType: string; data: string } }>;
   };
 }

@@ -6,7 +6,8 @@
 //!   `multimodal` an array of `input_text` / `input_image`.
 //! * Anthropic: `{type:"tool_result", tool_use_id, content:[text|image blocks], is_error}`.
 //! * Gemini: `{functionResponse:{name, id?, response:{output}|{error}}}`, `structuredContent` as
-//!   the output when present; with `multimodal`, images in `parts` (Gemini 3).
+//!   the output when present (the rest of the content, but a text that only repeats it, beside
+//!   it as `content`); with `multimodal`, images in `parts` (Gemini 3).
 //! * Bedrock: `{toolResult:{toolUseId, content:[{text}|{image}|{json}], status}}`.
 //!
 //! Images are checked before they are sent: a `data:` URL prefix is stripped, the base64 is
@@ -194,6 +195,11 @@ enum Part {
 }
 
 fn parts_of(result: &CallToolResult, opts: &ResultOptions) -> Vec<Part> {
+    parts_of_where(result, opts, |_| true)
+}
+
+/// [`parts_of`] over the content blocks `keep` keeps.
+fn parts_of_where(result: &CallToolResult, opts: &ResultOptions, keep: impl Fn(&ContentBlock) -> bool) -> Vec<Part> {
     let mut parts: Vec<Part> = Vec::new();
     let push_text = |parts: &mut Vec<Part>, t: String| match parts.last_mut() {
         Some(Part::Text(prev)) => {
@@ -202,7 +208,7 @@ fn parts_of(result: &CallToolResult, opts: &ResultOptions) -> Vec<Part> {
         }
         _ => parts.push(Part::Text(t)),
     };
-    for block in &result.content {
+    for block in result.content.iter().filter(|b| keep(b)) {
         match block {
             ContentBlock::Image(img) => match check_image(&img.data) {
                 Ok(ok) => parts.push(Part::Image(ok)),
@@ -362,7 +368,22 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             let text = || Value::String(text_of(&parts, !opts.multimodal));
             let response = match &result.structured_content {
                 _ if is_error => object([("error", text())]),
-                Some(sc) => object([("output", sc.clone())]),
+                Some(sc) => {
+                    // The rest of the content beside it (links, resources, images' placeholders),
+                    // without the text that only repeats it (servers are asked to add one).
+                    let repeats = |b: &ContentBlock| matches!(b, ContentBlock::Text(t) if crate::model::read_json(&t.text).ok().as_ref() == Some(sc));
+                    let rest = match result.content.is_empty() {
+                        true => String::new(),
+                        false => text_of(&parts_of_where(result, opts, |b| !repeats(b)), !opts.multimodal),
+                    };
+                    let mut r = object([("output", sc.clone())]);
+                    if !rest.is_empty() {
+                        if let Value::Object(o) = &mut r {
+                            o.insert("content".into(), Value::String(rest));
+                        }
+                    }
+                    r
+                }
                 None => object([("output", text())]),
             };
             let mut fr = Map::new();
@@ -483,6 +504,34 @@ mod tests {
         let err = result(json!({"content":[{"type":"text","text":"boom"}],"isError":true}));
         let m = tool_result_message(&call(), &err, ResultFormat::OpenAi, &ResultOptions::default()).unwrap();
         assert_eq!(m["content"], "Error: boom");
+    }
+
+    /// Beside `structuredContent` (the output), the rest of the content goes as `content`:
+    /// links, resources and image placeholders, but not the text that repeats the structure.
+    #[test]
+    fn gemini_structured_output_keeps_the_rest_of_the_content() {
+        let r: CallToolResult = CallToolResult::from_value(json!({
+            "content": [
+                {"type": "text", "text": "{\"rows\": 2}"},
+                {"type": "resource_link", "uri": "file:///report.csv", "name": "report.csv"},
+                {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "body text"}}
+            ],
+            "structuredContent": {"rows": 2}
+        }))
+        .unwrap();
+        let m = tool_result_message(&call(), &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
+        let response = &m["functionResponse"]["response"];
+        assert_eq!(response["output"], json!({"rows": 2}));
+        let content = response["content"].as_str().unwrap();
+        assert!(content.contains("report.csv") && content.contains("body text"), "{content}");
+        assert!(!content.contains("rows"), "{content}");
+        // Only the repeated text: nothing beside the output.
+        let r = CallToolResult::from_value(json!({"content": [{"type": "text", "text": "{\"rows\":2}"}], "structuredContent": {"rows": 2}})).unwrap();
+        let m = tool_result_message(&call(), &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
+        assert_eq!(m["functionResponse"]["response"], json!({"output": {"rows": 2}}));
+        let r = CallToolResult::from_value(json!({"content": [], "structuredContent": {"rows": 2}})).unwrap();
+        let m = tool_result_message(&call(), &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
+        assert_eq!(m["functionResponse"]["response"], json!({"output": {"rows": 2}}));
     }
 
     #[test]

@@ -64,7 +64,8 @@ const cases = {
     response: (name, args) => ({ candidates: [{ content: { role: "model", parts: [{ functionCall: { name, args } }] }, finishReason: "STOP" }] }),
     name: (out, i) => out[0].functionDeclarations[i].name,
     check(msg, call) {
-      assert.deepEqual(msg, { functionResponse: { name: call.providerName, response: { output: { count: 3 } } } });
+      // The structure is the output; the rest of the content (text, the image's placeholder) beside it.
+      assert.deepEqual(msg, { functionResponse: { name: call.providerName, response: { output: { count: 3 }, content: "3 issues\n[Image: image/png]" } } });
     },
   },
   bedrock: {
