@@ -1001,11 +1001,13 @@ mod tests {
     }
 
     /// Claude strict (Anthropic, Bedrock): a pattern with lookaround or a backreference is
-    /// removed and described, `uniqueItems` too; `not`/`if`/`then` make the tool non-strict
-    /// (removing them would change what is valid); both APIs.
+    /// removed and described, `uniqueItems` too, `$schema` dropped; `not`/`if`/`then` make the
+    /// tool non-strict (removing them would change what is valid); both APIs.
     #[test]
     fn claude_strict_patterns_and_conditionals() {
-        let tool = |p: Value| serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {"a": p}, "required": ["a"]}}]);
+        let tool = |p: Value| {
+            serde_json::json!([{"name": "t", "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"a": p}, "required": ["a"]}}])
+        };
         let mut strict = ConvertOptions::default();
         strict.schema.strict = true;
         for provider in [Provider::Anthropic, Provider::Bedrock] {
@@ -1024,6 +1026,8 @@ mod tests {
                 let t = &out.tools[0];
                 assert_eq!(spec(t).get("strict").is_some(), strict_kept, "{provider:?} {schema}: {t}");
                 if strict_kept {
+                    let root = if provider == Provider::Bedrock { &t["toolSpec"]["inputSchema"]["json"] } else { &t["input_schema"] };
+                    assert!(root.get("$schema").is_none(), "strict drops `$schema`: {t}");
                     let key = if schema.get("uniqueItems").is_some() { "uniqueItems" } else { "pattern" };
                     assert_eq!(prop(t).get(key).is_some(), kept, "{provider:?} {schema}: {t}");
                 } else {

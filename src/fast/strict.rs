@@ -589,6 +589,8 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
     if o.has("oneOf") || anthropic::STRICT_BLOCKERS.iter().any(|k| o.has(k)) {
         return Err(Stop::General);
     }
+    // As `anthropic::strict_object`: first of all.
+    o.take("$schema");
     let (typed, is_object) = type_names(raw(&o, "type"));
     if is_object || (!typed && o.has("properties")) {
         match raw(&o, "additionalProperties") {

@@ -146,6 +146,8 @@ fn strict_node(node: &mut Value, cx: &mut Cx, rules: &Rules) -> Result<std::resu
 }
 
 fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std::result::Result<(), String>> {
+    // An annotation that strict validators choke on (the MCP SDKs add draft-07's to every schema).
+    obj.take("$schema");
     if obj.has("oneOf") {
         if obj.find("anyOf").is_some_and(Value::is_array) {
             // Both must hold: each kept as an `anyOf`, the two under `allOf` (joining their

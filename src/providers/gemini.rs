@@ -736,7 +736,15 @@ fn lower_any_of(
             }
         }
         if !shared.is_empty() {
-            cx.change("vertex/anyof-alone", "description and nullability moved into the anyOf branches (Vertex: anyOf must stand alone)");
+            let dropped: Vec<&str> = ["default", "example"].into_iter().filter(|k| shared.has(k)).collect();
+            let message = match dropped.is_empty() {
+                true => "title, description and nullability moved into the anyOf branches (Vertex: anyOf must stand alone)".to_owned(),
+                false => format!(
+                    "title, description and nullability moved into the anyOf branches, `{}` removed (Vertex: anyOf must stand alone)",
+                    dropped.join("`, `")
+                ),
+            };
+            cx.change("vertex/anyof-alone", message);
         }
         let mut out = Map::new();
         out.insert("anyOf".into(), Value::Array(out_branches));
@@ -980,7 +988,7 @@ mod tests {
     #[test]
     fn vertex_any_of_stands_alone() {
         // https://github.com/BerriAI/litellm/issues/11164
-        let (c, _) = run_mode(
+        let (c, cx) = run_mode(
             json!({"type":"object","properties":{"x":{"anyOf":[{"type":"string"},{"type":"integer"}],"description":"d","default":"a"}}}),
             true,
             GeminiMode::Parameters,
@@ -988,6 +996,8 @@ mod tests {
         let x = &c.schema.unwrap()["properties"]["x"];
         assert_eq!(x.as_object().unwrap().len(), 1);
         assert_eq!(x["anyOf"][0]["description"], "d");
+        // What does not move into the branches is said to be removed.
+        assert!(cx.changes.iter().any(|d| d.rule == "vertex/anyof-alone" && d.message.contains("`default` removed")), "{:?}", cx.changes);
     }
 
     #[test]
