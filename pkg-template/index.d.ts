@@ -422,6 +422,10 @@ export class ToolwireError extends Error {
   readonly status?: number;
   /** `HTTP_STATUS`, `UNAUTHORIZED`, `PROTOCOL`: the start of the response body. */
   readonly bodyPreview?: string;
+  /** `HTTP_STATUS`: a redirect's target (`Location`), when the response shows it. */
+  readonly location?: string;
+  /** `HTTP_STATUS`: the response's `Retry-After` (seconds or an HTTP date), as sent. */
+  readonly retryAfter?: string;
   /** `JSONRPC_ERROR`: the JSON-RPC error code and data. */
   readonly rpcCode?: number;
   readonly data?: JsonValue;
@@ -754,7 +758,9 @@ export interface McpCallOptions {
 
 /**
  * An MCP client over Streamable HTTP (protocol 2025-11-25, 2025-06-18, 2025-03-26). Errors are
- * {@link ToolwireError}s: `HTTP_STATUS` (`status`, `bodyPreview`), `JSONRPC_ERROR` (`rpcCode`, `data`),
+ * {@link ToolwireError}s: `HTTP_STATUS` (`status`, `bodyPreview`, `rpcError` when the body is a JSON-RPC error,
+ * `retryAfter` from a 429/503's `Retry-After`; redirects are not followed and are this error too, with
+ * `location` where the server says: a redirected POST would be resent as a GET), `JSONRPC_ERROR` (`rpcCode`, `data`),
  * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS), `UNAUTHORIZED` (`status`, `challenge`), `PROTOCOL`,
  * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`; and, for what is passed to it,
  * `INVALID_INPUT` (a URL that is not http(s), a tool name that is not a string), `INVALID_OPTIONS` and

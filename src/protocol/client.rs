@@ -748,6 +748,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     async fn status_error(&self, resp: HttpResponse<T::Body>, method: &str) -> Error {
         let status = resp.status;
         let challenge = resp.header("www-authenticate").map(str::to_owned);
+        let resp_location = resp.header("location").map(str::to_owned);
+        let retry_after = resp.header("retry-after").map(str::to_owned);
         let mut body = resp.body;
         let mut bytes = Vec::new();
         // Only a preview: a hostile server could send an endless error body.
@@ -758,6 +760,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
         }
         let text = preview(&bytes);
+        // 3xx, or 0: a browser's opaque redirect (fetch with `redirect: "manual"`).
+        if status == 0 || (300..400).contains(&status) {
+            let location = resp_location.as_deref().map_or_else(String::new, |l| format!(" to {l}"));
+            let mut e = Error::new(
+                ErrorCode::HttpStatus,
+                format!("{method}: the server redirected{location} (HTTP {status}); redirects are not followed (a POST would be resent as a GET): use the URL it points to"),
+            )
+            .with_detail("status", status);
+            if let Some(l) = resp_location {
+                e = e.with_detail("location", l);
+            }
+            return e;
+        }
         if status == 401 || status == 403 {
             let mut e = Error::new(
                 ErrorCode::Unauthorized,
@@ -777,6 +792,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if let Some(err) = v.get("error") {
                 e = e.with_detail("rpcError", err.clone());
             }
+        }
+        // 429 and 503 say when to try again; the client does not retry by itself.
+        if let Some(r) = retry_after {
+            e = e.with_detail("retryAfter", r);
         }
         e
     }

@@ -99,7 +99,7 @@ impl FetchTransport {
 }
 
 /// The headers the client reads; fetched by name so that any Headers-like object works.
-const READ_HEADERS: &[&str] = &["content-type", "mcp-session-id", "www-authenticate", "mcp-protocol-version"];
+const READ_HEADERS: &[&str] = &["content-type", "mcp-session-id", "www-authenticate", "mcp-protocol-version", "location", "retry-after"];
 
 impl Transport for FetchTransport {
     type Body = FetchBody;
@@ -122,6 +122,9 @@ impl Transport for FetchTransport {
                 let _ = Reflect::set(&init, &"body".into(), &b.into());
             }
             let _ = Reflect::set(&init, &"signal".into(), &guard.signal());
+            // Redirects are not followed (fetch would turn a redirected POST into a GET): the
+            // client reports them. A browser gives an opaque redirect, status 0.
+            let _ = Reflect::set(&init, &"redirect".into(), &"manual".into());
             // Called unbound: `window.fetch` throws "Illegal invocation" when called as a method.
             let pending = fetch.call2(&JsValue::UNDEFINED, &req.url.clone().into(), &init).map_err(|e| TransportError::Network(describe(&e)))?;
             let resp = to_future(pending).await.map_err(|e| if is_abort(&e) { TransportError::Aborted } else { TransportError::Network(describe(&e)) })?;

@@ -3,6 +3,7 @@
 // Run: make pkg && node --test tests/mcp/client.test.mjs
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { freePort, freshTag, loadPkg, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
 import { bigText, BIG_TEXT_LENGTH, HUGE_LIST_COUNT, NORMAL_TOOLS, PAGE_CURSORS, TINY_PNG_BASE64 } from "../servers/misbehaving.mjs";
 
@@ -627,6 +628,30 @@ describe("big and resumable", () => {
     const st = await stats();
     assert.match(st.resume[0].lastEventId, /^st\d+:0$/, "the priming event's id");
     await client.close();
+  });
+});
+
+describe("redirects", () => {
+  test("a 307 is not followed (fetch gets redirect: manual): HTTP_STATUS naming the target; the target never sees a request", async () => {
+    let hits = 0;
+    const server = createServer((req, res) => {
+      if (req.url === "/moved") {
+        hits++;
+        res.writeHead(500).end();
+        return;
+      }
+      res.writeHead(307, { location: "/moved" }).end();
+    });
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    const inits = [];
+    const client = new McpClient(`http://127.0.0.1:${server.address().port}/mcp`, { fetch: (url, init) => (inits.push(init), fetch(url, init)) });
+    const e = await rejectsWith(client.connect(), "HTTP_STATUS");
+    assert.match(e.message, /redirected to \/moved \(HTTP 307\)/);
+    assert.equal(e.status, 307);
+    assert.equal(e.location, "/moved");
+    assert.equal(inits[0].redirect, "manual");
+    assert.equal(hits, 0);
+    await new Promise((r) => server.close(r));
   });
 });
 

@@ -843,6 +843,31 @@ fn close_reports_a_failed_delete_and_abandons_a_hanging_one() {
     assert!(h.slept.borrow().contains(&CLOSE_GRACE_MS));
 }
 
+/// A redirect is an error that says where to (not followed: a POST would become a GET); a
+/// browser's opaque redirect (status 0) says so without a target. 429/503 carry `Retry-After`,
+/// and nothing is retried.
+#[test]
+fn redirects_and_retry_after_are_typed_errors() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        status_reply(307, vec![("location", "https://example.com/mcp2".into())], ""),
+        status_reply(0, vec![], ""),
+        status_reply(429, vec![("retry-after", "7".into())], "slow down"),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus);
+    assert!(e.message.contains("redirected to https://example.com/mcp2 (HTTP 307)"), "{}", e.message);
+    assert_eq!(e.details.as_ref().unwrap()["location"], "https://example.com/mcp2");
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert!(e.message.contains("redirected (HTTP 0)"), "{}", e.message);
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    let d = e.details.as_ref().unwrap();
+    assert_eq!((e.code, d["status"].clone(), d["retryAfter"].clone()), (ErrorCode::HttpStatus, json!(429), json!("7")));
+    assert_eq!(h.log.borrow().requests.len(), 5, "nothing retried");
+}
+
 #[test]
 fn close_abandons_calls_in_flight() {
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Hang, accepted()]);
