@@ -752,6 +752,10 @@ export interface McpProgress {
 /** Options of {@link McpClient.callTool}. */
 export interface McpCallOptions {
   timeoutMs?: number;
+  /** With `onProgress`: each progress notification starts `timeoutMs` again (it then times out without progress). */
+  resetTimeoutOnProgress?: boolean;
+  /** Ends the call after this many ms whatever its progress (`TIMEOUT`). */
+  maxTotalTimeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (progress: McpProgress) => void;
 }

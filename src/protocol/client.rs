@@ -103,6 +103,11 @@ pub struct CallOptions {
     pub on_progress: Option<ProgressHandler>,
     /// Resolves when the caller aborts.
     pub cancel: Option<CancelFuture>,
+    /// Each progress notification for the call (with `on_progress`) starts the timeout again:
+    /// the call times out after `timeout_ms` without progress.
+    pub reset_timeout_on_progress: bool,
+    /// Ends the call after this long whatever its progress (with `reset_timeout_on_progress`).
+    pub max_total_timeout_ms: Option<u64>,
 }
 
 /// Receives server notifications that are not progress for a call: `method`, `params`.
@@ -441,10 +446,49 @@ impl<T: Transport, C: Clock> Client<T, C> {
         with_session: bool,
         opts: &mut CallOptions,
     ) -> Result<(Value, Option<String>)> {
-        let CallOptions { timeout_ms, on_progress, cancel } = opts;
+        let CallOptions { timeout_ms, on_progress, cancel, reset_timeout_on_progress, max_total_timeout_ms } = opts;
         let timeout = timeout_ms.unwrap_or(self.opts.timeout_ms);
-        let exchange = self.exchange(id, method, body, with_session, on_progress.as_deref());
-        let sleep = self.clock.sleep(timeout);
+        // Progress for this call, told to the timeout below.
+        let progressed = CloseSignal::default();
+        let on_progress = on_progress.as_deref();
+        let report = |p: &Value| {
+            progressed.fire();
+            if let Some(cb) = on_progress {
+                cb(p);
+            }
+        };
+        let exchange = self.exchange(id, method, body, with_session, on_progress.map(|_| &report as &dyn Fn(&Value)));
+        let reset = *reset_timeout_on_progress;
+        // What ends the call for time: `timeout` (again after each progress when asked), or the
+        // total cap.
+        let sleep = async {
+            let idle = async {
+                loop {
+                    let moved = progressed.wait();
+                    let sleep = self.clock.sleep(timeout);
+                    pin_mut!(moved, sleep);
+                    match select(sleep, moved).await {
+                        Either::Left(_) => return format!("{method} timed out after {timeout} ms{}; the request was cancelled", if reset { " without progress" } else { "" }),
+                        Either::Right((_, sleep)) if !reset => {
+                            sleep.await;
+                            return format!("{method} timed out after {timeout} ms; the request was cancelled");
+                        }
+                        Either::Right(_) => {}
+                    }
+                }
+            };
+            let total = async {
+                match max_total_timeout_ms {
+                    Some(ms) => {
+                        self.clock.sleep(*ms).await;
+                        format!("{method} took more than its total of {ms} ms (maxTotalTimeoutMs); the request was cancelled")
+                    }
+                    None => futures_util::future::pending().await,
+                }
+            };
+            pin_mut!(idle, total);
+            select(idle, total).await.factor_first().0
+        };
         // Polled by reference, so one cancellation covers a retry after re-initialization too.
         let mut never: CancelFuture = Box::pin(futures_util::future::pending());
         let cancel: &mut CancelFuture = match cancel.as_mut() {
@@ -461,9 +505,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Failure::SessionExpired => Error::new(ErrorCode::NotConnected, "the session expired (HTTP 404)").with_detail("sessionExpired", true),
                 })
             }
-            Either::Right((Either::Left(_), _)) => {
-                Error::new(ErrorCode::Timeout, format!("{method} timed out after {timeout} ms; the request was cancelled")).with_detail("timeoutMs", timeout)
-            }
+            Either::Right((Either::Left((message, _)), _)) => Error::new(ErrorCode::Timeout, message).with_detail("timeoutMs", timeout),
             Either::Right((Either::Right((Either::Left(_), _)), _)) => {
                 Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled"))
             }

@@ -198,7 +198,16 @@ fn signal_future(signal: &JsValue) -> Option<CancelFuture> {
 
 fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
     let data = from_js(&get_data(options), "options")?;
-    let mut opts = CallOptions { timeout_ms: opt_ms(&data, "timeoutMs")?, ..CallOptions::default() };
+    let mut opts = CallOptions {
+        timeout_ms: opt_ms(&data, "timeoutMs")?,
+        max_total_timeout_ms: opt_ms(&data, "maxTotalTimeoutMs")?,
+        ..CallOptions::default()
+    };
+    match data.get("resetTimeoutOnProgress") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(b)) => opts.reset_timeout_on_progress = *b,
+        Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.resetTimeoutOnProgress must be a boolean")),
+    }
     if let Some(f) = opt_fn(options, "onProgress")? {
         opts.on_progress = Some(Box::new(move |p: &Value| {
             let _ = f.call1(&JsValue::UNDEFINED, &to_js(p).unwrap_or(JsValue::UNDEFINED));
@@ -214,8 +223,10 @@ fn get_data(options: &JsValue) -> JsValue {
         return JsValue::UNDEFINED;
     }
     let o = Object::new();
-    if let Ok(v) = Reflect::get(options, &"timeoutMs".into()) {
-        let _ = Reflect::set(&o, &"timeoutMs".into(), &v);
+    for key in ["timeoutMs", "maxTotalTimeoutMs", "resetTimeoutOnProgress"] {
+        if let Ok(v) = Reflect::get(options, &key.into()) {
+            let _ = Reflect::set(&o, &key.into(), &v);
+        }
     }
     o.into()
 }

@@ -253,6 +253,22 @@ describe("server-everything", () => {
     await client.close();
   });
 
+  test("resetTimeoutOnProgress: progress every 250 ms outlives a 700 ms timeout; maxTotalTimeoutMs still ends it", async () => {
+    const client = await connected();
+    const progress = [];
+    const long = (options) => client.callTool("trigger-long-running-operation", { duration: 2, steps: 8 }, { onProgress: (p) => progress.push(p.progress), timeoutMs: 700, ...options });
+    // Without the reset, the same call times out.
+    await rejectsWith(within(10_000, long({}), "the call"), "TIMEOUT");
+    progress.length = 0;
+    const r = await within(10_000, long({ resetTimeoutOnProgress: true }), "the call with resets");
+    assert.match(r.content[0].text, /Long running operation completed/);
+    assert.equal(progress.length, 8);
+    const e = await rejectsWith(within(10_000, long({ resetTimeoutOnProgress: true, maxTotalTimeoutMs: 1200 }), "the capped call"), "TIMEOUT");
+    assert.match(e.message, /total of 1200 ms/);
+    await rejectsWith(client.callTool("echo", { message: "x" }, { resetTimeoutOnProgress: "yes" }), "INVALID_OPTIONS");
+    await client.close();
+  });
+
   test("close(): DELETE 200; the session is gone", async () => {
     const rec = recordingFetch();
     const client = await connected({ fetch: rec.fetch });
