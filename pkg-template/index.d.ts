@@ -422,6 +422,8 @@ export class ToolwireError extends Error {
   readonly status?: number;
   /** `HTTP_STATUS`, `UNAUTHORIZED`, `PROTOCOL`: the start of the response body. */
   readonly bodyPreview?: string;
+  /** `HTTP_STATUS`: the JSON-RPC error of a response body that is one. */
+  readonly rpcError?: { code: number; message: string; data?: JsonValue };
   /** `HTTP_STATUS`: a redirect's target (`Location`), when the response shows it. */
   readonly location?: string;
   /** `HTTP_STATUS`: the response's `Retry-After` (seconds or an HTTP date), as sent. */

@@ -195,6 +195,16 @@ mod tests {
             .collect()
     }
 
+    /// A CR at the end of a chunk ends its line at once (a LF that may follow is skipped then):
+    /// an event is dispatched by the chunk that completes it, not held for the next.
+    #[test]
+    fn an_event_ending_in_cr_at_a_chunk_end_is_dispatched_by_that_chunk() {
+        let mut p = SseParser::default();
+        let items = p.feed(b"data: x\r\r").unwrap();
+        assert!(matches!(&items[..], [SseItem::Event(e)] if e.data == b"x"), "{items:?}");
+        assert!(p.feed(b"\ndata: y\n\n").unwrap().len() == 1, "the LF after the CR is not another empty line");
+    }
+
     /// Messages are the default event type, which an empty `event:` also names; other types
     /// (the old transport's `endpoint`, say) and data-less events are not messages.
     #[test]

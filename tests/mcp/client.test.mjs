@@ -511,12 +511,13 @@ describe("errors", () => {
     await client.close();
   });
 
-  test("http-500 (JSON-RPC body): HTTP_STATUS, the preview holds the JSON-RPC error", async () => {
+  test("http-500 (JSON-RPC body): HTTP_STATUS, the preview holds the JSON-RPC error, rpcError the parsed one", async () => {
     const { client } = fresh("http-500", {}, "?v=json");
     await client.connect();
     const err = await rejectsWith(client.listTools(), "HTTP_STATUS");
     assert.equal(err.status, 500);
     assert.match(err.bodyPreview, /-32603/);
+    assert.deepEqual(err.rpcError, { code: -32603, message: "Internal error: deliberate failure", data: { hint: "http-500 scenario" } });
     await client.close();
   });
 

@@ -700,6 +700,17 @@ fn an_empty_event_id_leaves_nothing_to_resume_from() {
     assert!(gets(&h).is_empty());
 }
 
+/// An event the stream ends in the middle of (no blank line after it) is never dispatched, even
+/// when its data would be the response: the call fails instead of using a truncated event.
+#[test]
+fn an_unterminated_last_event_is_not_a_response() {
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), sse_reply("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n", 0)]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.contains("ended before the response"), "{}", e.message);
+}
+
 #[test]
 fn a_stream_without_event_ids_that_ends_early_is_a_protocol_error() {
     let h = harness(vec![init_reply("2025-11-25", None), accepted(), sse_reply("data: {\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n\n", 0)]);
