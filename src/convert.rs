@@ -1038,6 +1038,28 @@ mod tests {
         }
     }
 
+    /// Gemini `parameters`: a keyword whose value has another type than Gemini's field (a
+    /// number for a title, a fraction for a count) is described, not sent; both APIs.
+    #[test]
+    fn gemini_fields_of_the_wrong_type_are_described() {
+        let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {
+            "s": {"type": "string", "description": 7, "title": 5, "maxLength": 2.5, "minLength": 1, "pattern": 3},
+            "l": {"type": "array", "items": {"type": "string"}, "minItems": -1, "maxItems": 4},
+            "n": {"type": "number", "minimum": "0", "maximum": 9}}, "required": ["s"]}}]);
+        let out = convert(input.clone(), Provider::Gemini, &ConvertOptions::default()).unwrap();
+        let p = &out.tools[0]["functionDeclarations"][0]["parameters"]["properties"];
+        for (prop, gone, kept) in [("s", &["title", "maxLength", "pattern"][..], &["minLength"][..]), ("l", &["minItems"], &["maxItems"]), ("n", &["minimum"], &["maximum"])] {
+            for k in gone {
+                assert!(p[prop].get(*k).is_none(), "{prop}.{k}: {}", p[prop]);
+            }
+            for k in kept {
+                assert!(p[prop].get(*k).is_some(), "{prop}.{k}: {}", p[prop]);
+            }
+        }
+        assert!(p["s"]["description"].is_string(), "{}", p["s"]);
+        assert_eq!(convert_json(&input.to_string(), Provider::Gemini, &ConvertOptions::default()).unwrap(), out.tools.to_string());
+    }
+
     /// Draft 4 tuples and boolean exclusive bounds are written as draft 2020-12 has them (which
     /// Anthropic checks against), for every JSON Schema dialect, through both APIs; OpenAI strict
     /// has no tuples and sends such a tool without strict.

@@ -76,6 +76,11 @@ const OBJECT: usize = 5;
 /// The counts written as decimal strings on the wire (see `gemini::write_wire`).
 const COUNTS: [&str; 6] = ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"];
 
+/// A value Gemini's int64 count fields take: a non-negative integer.
+fn is_count(value: &Node) -> bool {
+    matches!(value, Node::Num(n) if n.is_u64())
+}
+
 /// The `properties: {}` that `process_json_schema` adds to a root without one.
 static NO_PROPERTIES: Node<'static> = Node::Obj(&[]);
 /// The values the lowering puts into a node it merges a branch into.
@@ -570,12 +575,15 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
                     out.insert("example", Item::Raw(first));
                 }
             }
-            Word::MinItems | Word::MaxItems if ty == ARRAY => out.0.push((key, Item::Raw(value))),
-            Word::MinLength | Word::MaxLength | Word::Pattern if ty == STRING => out.0.push((key, Item::Raw(value))),
-            Word::Minimum | Word::Maximum if ty == NUMBER || ty == INTEGER => out.0.push((key, Item::Raw(value))),
-            Word::MinProperties | Word::MaxProperties if ty == OBJECT => out.0.push((key, Item::Raw(value))),
+            // As gemini::lower_object: a value of another type than the field's is described.
+            Word::MinItems | Word::MaxItems if ty == ARRAY && is_count(value) => out.0.push((key, Item::Raw(value))),
+            Word::MinLength | Word::MaxLength if ty == STRING && is_count(value) => out.0.push((key, Item::Raw(value))),
+            Word::Pattern if ty == STRING && matches!(value, Node::Str(_)) => out.0.push((key, Item::Raw(value))),
+            Word::Minimum | Word::Maximum if (ty == NUMBER || ty == INTEGER) && matches!(value, Node::Num(_)) => out.0.push((key, Item::Raw(value))),
+            Word::MinProperties | Word::MaxProperties if ty == OBJECT && is_count(value) => out.0.push((key, Item::Raw(value))),
             Word::Example => out.insert(key, Item::Raw(value)),
-            Word::Title | Word::Description | Word::Default | Word::PropertyOrdering => out.0.push((key, Item::Raw(value))),
+            Word::Title | Word::Description if matches!(value, Node::Str(_)) => out.0.push((key, Item::Raw(value))),
+            Word::Default | Word::PropertyOrdering => out.0.push((key, Item::Raw(value))),
             Word::Properties
             | Word::Required
             | Word::AdditionalProperties

@@ -515,19 +515,27 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                     out.insert("example".into(), first.clone());
                 }
             }
-            "minItems" | "maxItems" if ty == "array" => {
+            // Gemini's Schema fields have types (counts are int64, titles strings...): a value of
+            // another type is described like an unsupported keyword, not sent to be refused.
+            "minItems" | "maxItems" if ty == "array" && value.is_u64() => {
                 out.insert(key, value);
             }
-            "minLength" | "maxLength" | "pattern" if ty == "string" => {
+            "minLength" | "maxLength" if ty == "string" && value.is_u64() => {
                 out.insert(key, value);
             }
-            "minimum" | "maximum" if ty == "number" || ty == "integer" => {
+            "pattern" if ty == "string" && value.is_string() => {
                 out.insert(key, value);
             }
-            "minProperties" | "maxProperties" if ty == "object" => {
+            "minimum" | "maximum" if (ty == "number" || ty == "integer") && value.is_number() => {
                 out.insert(key, value);
             }
-            "title" | "description" | "example" | "default" | "propertyOrdering" => {
+            "minProperties" | "maxProperties" if ty == "object" && value.is_u64() => {
+                out.insert(key, value);
+            }
+            "title" | "description" if value.is_string() => {
+                out.insert(key, value);
+            }
+            "example" | "default" | "propertyOrdering" => {
                 out.insert(key, value);
             }
             "properties" | "required" | "additionalProperties" | "patternProperties" | "minProperties" | "maxProperties"
