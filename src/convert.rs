@@ -1012,7 +1012,7 @@ mod tests {
         strict.schema.strict = true;
         for provider in [Provider::Anthropic, Provider::Bedrock] {
             let spec = |t: &Value| if provider == Provider::Bedrock { t["toolSpec"].clone() } else { t.clone() };
-            let prop = |t: &Value| if provider == Provider::Bedrock { t["toolSpec"]["inputSchema"]["json"]["properties"]["a"].clone() } else { t["input_schema"]["properties"]["a"].clone() };
+            let prop = |t: &Value| schema_in(provider, t)["properties"]["a"].clone();
             for (schema, kept, strict_kept) in [
                 (serde_json::json!({"type": "string", "pattern": "^(?!tmp).*$"}), false, true),
                 (serde_json::json!({"type": "string", "pattern": "^(a)\\1$"}), false, true),
@@ -1026,14 +1026,32 @@ mod tests {
                 let t = &out.tools[0];
                 assert_eq!(spec(t).get("strict").is_some(), strict_kept, "{provider:?} {schema}: {t}");
                 if strict_kept {
-                    let root = if provider == Provider::Bedrock { &t["toolSpec"]["inputSchema"]["json"] } else { &t["input_schema"] };
-                    assert!(root.get("$schema").is_none(), "strict drops `$schema`: {t}");
+                    assert!(schema_in(provider, t).get("$schema").is_none(), "strict drops `$schema`: {t}");
                     let key = if schema.get("uniqueItems").is_some() { "uniqueItems" } else { "pattern" };
                     assert_eq!(prop(t).get(key).is_some(), kept, "{provider:?} {schema}: {t}");
                 } else {
                     assert!(out.report.tools[0].problems.iter().any(|d| d.rule.ends_with("/strict-fallback")), "{provider:?} {schema}: {:?}", out.report.tools[0]);
                 }
                 assert_eq!(convert_json(&input.to_string(), provider, &strict).unwrap(), out.tools.to_string(), "{provider:?} {schema}");
+            }
+        }
+    }
+
+    /// The input schema in a converted tool, where its provider puts it (Gemini: `parameters`,
+    /// else `parametersJsonSchema`).
+    fn schema_in(provider: Provider, t: &Value) -> &Value {
+        match provider {
+            Provider::OpenAi => &t["function"]["parameters"],
+            Provider::OpenAiResponses => &t["parameters"],
+            Provider::Anthropic => &t["input_schema"],
+            Provider::Bedrock => &t["toolSpec"]["inputSchema"]["json"],
+            _ => {
+                let d = &t["functionDeclarations"][0];
+                if d.get("parameters").is_some() {
+                    &d["parameters"]
+                } else {
+                    &d["parametersJsonSchema"]
+                }
             }
         }
     }
@@ -1082,12 +1100,7 @@ mod tests {
         ] {
             let out = convert(input.clone(), provider, opts).unwrap();
             let t = &out.tools[0];
-            let schema = match provider {
-                Provider::OpenAi => &t["function"]["parameters"],
-                Provider::Anthropic => &t["input_schema"],
-                Provider::Gemini => &t["functionDeclarations"][0]["parametersJsonSchema"],
-                _ => &t["toolSpec"]["inputSchema"]["json"],
-            };
+            let schema = schema_in(provider, t);
             let label = format!("{provider:?} strict={}: {t}", opts.schema.strict);
             let pt = &schema["properties"]["pt"];
             assert_eq!(pt["prefixItems"], serde_json::json!([{"type": "number"}, {"type": "number"}]), "{label}");
@@ -1153,12 +1166,7 @@ mod tests {
         for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini, Provider::Bedrock] {
             let out = convert(input.clone(), provider, &ConvertOptions::default()).unwrap();
             let t = &out.tools[0];
-            let schema = match provider {
-                Provider::OpenAi => &t["function"]["parameters"],
-                Provider::Anthropic => &t["input_schema"],
-                Provider::Gemini => &t["functionDeclarations"][0]["parameters"],
-                _ => &t["toolSpec"]["inputSchema"]["json"],
-            };
+            let schema = schema_in(provider, t);
             assert!(schema["properties"]["a"].is_object() && schema["properties"]["b"].is_object(), "{provider:?}: {t}");
             assert_eq!(schema["required"], serde_json::json!(["a"]), "{provider:?}: {t}");
             assert_eq!(convert_json(&input.to_string(), provider, &ConvertOptions::default()).unwrap(), out.tools.to_string());
