@@ -365,17 +365,27 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// requests met the 404. A request whose session was already replaced just retries; one
     /// that comes while the handshake runs waits for it and shares its outcome.
     async fn renew_session(&self, gen: u64) -> Result<()> {
+        // Renewals ended so far: one that ends while this request waits is its outcome too, failed
+        // or not (each waiter trying again would hammer a server that is down).
+        let ended = self.reinitialized.generation.get();
         while self.reinitializing.get() {
             self.reinitialized.wait().await;
         }
-        if self.session_gen.get() != gen {
+        if self.session_gen.get() != gen || self.reinitialized.generation.get() != ended {
             return if self.is_connected() { Ok(()) } else { Err(Error::new(ErrorCode::NotConnected, "the session expired and could not be renewed")) };
         }
+        /// Ends the renewal however its future ends (a dropped one too: the waiters would
+        /// otherwise wait for ever).
+        struct Renewing<'c>(&'c Cell<bool>, &'c CloseSignal);
+        impl Drop for Renewing<'_> {
+            fn drop(&mut self) {
+                self.0.set(false);
+                self.1.fire();
+            }
+        }
         self.reinitializing.set(true);
-        let renewed = self.initialize().await;
-        self.reinitializing.set(false);
-        self.reinitialized.fire();
-        renewed
+        let _renewing = Renewing(&self.reinitializing, &self.reinitialized);
+        self.initialize().await
     }
 
     /// Sends a notification (200, 202 and 204 are all success).

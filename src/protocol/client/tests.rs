@@ -798,6 +798,38 @@ fn concurrent_404s_renew_the_session_once() {
     assert_eq!(h.client.session_id().as_deref(), Some("new"));
 }
 
+/// A renewal that fails is the outcome of every request that waited for it (one handshake, not
+/// one per request); a renewal whose future is dropped half-way lets the others go on (none
+/// waits for ever).
+#[test]
+fn a_failed_or_dropped_renewal_ends_the_wait() {
+    let expired = || Reply::Later(2, Box::new(status_reply(404, vec![], "")));
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        expired(),
+        expired(),
+        Reply::Later(3, Box::new(status_reply(500, vec![], "down"))),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let (a, b) = block_on(async { futures_util::join!(h.client.list_tools(), h.client.list_tools()) });
+    assert_eq!(a.unwrap_err().code, ErrorCode::HttpStatus);
+    assert_eq!(b.unwrap_err().code, ErrorCode::NotConnected);
+    let inits = h.log.borrow().requests.iter().filter(|r| body(r)["method"] == "initialize").count();
+    assert_eq!(inits, 2, "the connect and one renewal");
+
+    let h = harness(vec![init_reply("2025-11-25", Some("old")), accepted(), status_reply(404, vec![], ""), Reply::Hang]);
+    block_on(h.client.connect()).unwrap();
+    let mut listing = Box::pin(h.client.list_tools());
+    let waker = futures_util::task::noop_waker();
+    assert!(listing.as_mut().poll(&mut std::task::Context::from_waker(&waker)).is_pending());
+    assert!(h.client.reinitializing.get(), "the renewal's handshake hangs");
+    drop(listing);
+    assert!(!h.client.reinitializing.get());
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotConnected);
+}
+
 /// tools/list pages read under a cursor of a session that expired are read again from the
 /// first page of the new session (a cursor may mean nothing to it).
 #[test]
