@@ -1018,6 +1018,8 @@ mod tests {
                 (serde_json::json!({"type": "string", "pattern": "^(a)\\1$"}), false, true),
                 (serde_json::json!({"type": "string", "pattern": "^[a-z\\d]+$"}), true, true),
                 (serde_json::json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true}), false, true),
+                // Removed unsaid: it allows duplicates, as its absence does.
+                (serde_json::json!({"type": "array", "items": {"type": "string"}, "uniqueItems": false}), false, true),
                 (serde_json::json!({"type": "string", "not": {"const": "x"}}), true, false),
                 (serde_json::json!({"type": "string", "if": {"minLength": 3}, "then": {"pattern": "^a"}}), true, false),
             ] {
@@ -1029,6 +1031,9 @@ mod tests {
                     assert!(schema_in(provider, t).get("$schema").is_none(), "strict drops `$schema`: {t}");
                     let key = if schema.get("uniqueItems").is_some() { "uniqueItems" } else { "pattern" };
                     assert_eq!(prop(t).get(key).is_some(), kept, "{provider:?} {schema}: {t}");
+                    if schema["uniqueItems"] == false {
+                        assert!(prop(t).get("description").is_none(), "{provider:?} {schema}: {t}");
+                    }
                 } else {
                     assert!(out.report.tools[0].problems.iter().any(|d| d.rule.ends_with("/strict-fallback")), "{provider:?} {schema}: {:?}", out.report.tools[0]);
                 }
@@ -1144,8 +1149,12 @@ mod tests {
         };
         let mut strict = ConvertOptions::default();
         strict.schema.strict = true;
-        for (n, kept) in [(300, false), (250, true)] {
-            let input = tool(n);
+        // 300 strings of 20 CJK characters: 6,000 characters (18,000 bytes) stay strict.
+        let cjk = {
+            let values: Vec<String> = (0..300).map(|i| format!("{i:0>3}{}", "漢".repeat(17))).collect();
+            serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {"e": {"type": "string", "enum": values}}, "required": ["e"]}}])
+        };
+        for (input, n, kept) in [(tool(300), 300, false), (tool(250), 250, true), (cjk, 300, true)] {
             let out = convert(input.clone(), Provider::OpenAi, &strict).unwrap();
             assert_eq!(out.tools[0]["function"]["strict"], kept, "{n} values");
             if !kept {

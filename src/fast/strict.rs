@@ -235,7 +235,7 @@ fn strict_object<'n, 'a>(
     }
     if let Some(Node::Arr(values)) = may(has, keys::ENUM).then(|| raw(&o, "enum")).flatten() {
         let bytes = values.iter().filter_map(Node::as_str).map(str::len).sum::<usize>();
-        budget.count_enum(values.len(), bytes, values.iter().all(|v| v.as_str().is_some()));
+        budget.count_enum(values.len(), bytes, values.iter().all(|v| v.as_str().is_some()), || values.iter().filter_map(Node::as_str).map(|s| s.chars().count()).sum());
     }
     // Only made when `levels.plans` and some part of it changes something.
     let mut plan: Plan = None;
@@ -618,6 +618,10 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
     for key in drop {
         if let Some(removed) = o.take(key) {
             let Val::Raw(value) = removed else { return Err(Stop::General) };
+            // As `anthropic::strict_object`: `uniqueItems: false` goes unsaid.
+            if key == "uniqueItems" && matches!(value, Node::Bool(false)) {
+                continue;
+            }
             let hint = keyword_hint(key, &value.to_value()).unwrap_or_else(|| key.to_owned());
             append_note(&mut o, &hint, arena);
         }

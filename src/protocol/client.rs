@@ -8,11 +8,11 @@
 //!   may come first: `ping` is answered `{}`, the others by the request handler (elicitation,
 //!   sampling, roots: see [`Client::set_request_handler`]) or else -32601; progress goes to the call's
 //!   callback, everything else to the client's notification handler. Id 0 is a real id.
-//! * A stream that drops before its response is resumed: wait `retry` ms (or back off), then
-//!   GET with `Last-Event-ID` (the last id over all of the response's streams); a reopening that
-//!   fails in a way that may pass (no response, 408, 429, 5xx) is retried up to `max_retries`
-//!   times in a row, and a stream that brings new events starts that count again (a server may
-//!   close the stream after every event and have the client poll).
+//! * A stream that drops before its response is resumed: wait `retry` ms (at least 100, or back
+//!   off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
+//!   response's streams); a reopening that fails in a way that may pass (no response, 408, 429,
+//!   5xx) is retried up to `max_retries` times in a row, and one that succeeds starts that count
+//!   again (a server may close the stream after every event and have the client poll).
 //! * A 404 on a request that carried a session id means the session expired: re-initialize
 //!   once, however many requests met it (the others wait for the new session), and retry.
 //! * The standalone stream (a GET held open for what belongs to no request) is opt-in:
@@ -36,7 +36,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, read_json};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, RpcError};
-use crate::protocol::sse::{SseItem, SseParser};
+use crate::protocol::sse::{SseEvent, SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Method, Transport, TransportError};
 use crate::protocol::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 
@@ -329,7 +329,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) {
             // The server may have opened a session for us all the same: end it (best effort).
             if let Some(s) = session.as_ref().filter(|s| is_valid_session_id(s)) {
-                let headers = vec![("accept".into(), "application/json, text/event-stream".into()), ("mcp-session-id".into(), s.clone())];
+                let mut headers = self.headers(false, "application/json, text/event-stream");
+                headers.push(("mcp-session-id".into(), s.clone()));
                 let delete = self.transport.send(HttpRequest { method: Method::Delete, url: self.opts.url.clone(), headers, body: None });
                 let grace = self.clock.sleep(CLOSE_GRACE_MS);
                 pin_mut!(delete, grace);
@@ -356,6 +357,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             st.capabilities = result.get("capabilities").cloned();
         }
         self.notify("notifications/initialized", Value::Null).await?;
+        if self.state.borrow().closed {
+            // close() came during the handshake (and ended the new session): stay closed.
+            return Err(Error::new(ErrorCode::NotConnected, "the client was closed during the handshake"));
+        }
         self.state.borrow_mut().connected = true;
         self.session_gen.set(self.session_gen.get() + 1);
         Ok(())
@@ -364,13 +369,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// After a 404 on the session of generation `gen`: a new session, made once however many
     /// requests met the 404. A request whose session was already replaced just retries; one
     /// that comes while the handshake runs waits for it and shares its outcome.
-    async fn renew_session(&self, gen: u64) -> Result<()> {
+    async fn renew_session(&self, gen: u64, method: &str, opts: &mut CallOptions) -> Result<()> {
         // Renewals ended so far: one that ends while this request waits is its outcome too, failed
         // or not (each waiter trying again would hammer a server that is down).
         let ended = self.reinitialized.generation.get();
-        while self.reinitializing.get() {
-            self.reinitialized.wait().await;
-        }
+        self.await_renewal(method, opts).await?;
         if self.session_gen.get() != gen || self.reinitialized.generation.get() != ended {
             return if self.is_connected() { Ok(()) } else { Err(Error::new(ErrorCode::NotConnected, "the session expired and could not be renewed")) };
         }
@@ -386,6 +389,32 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.reinitializing.set(true);
         let _renewing = Renewing(&self.reinitializing, &self.reinitialized);
         self.initialize().await
+    }
+
+    /// Waits for a session renewal under way (another request's), within this call's timeout
+    /// and its cancellation.
+    async fn await_renewal(&self, method: &str, opts: &mut CallOptions) -> Result<()> {
+        let timeout = opts.timeout_ms.unwrap_or(self.opts.timeout_ms);
+        let sleep = self.clock.sleep(timeout);
+        pin_mut!(sleep);
+        while self.reinitializing.get() {
+            let renewed = self.reinitialized.wait();
+            let mut never: CancelFuture = Box::pin(futures_util::future::pending());
+            let cancel: &mut CancelFuture = match opts.cancel.as_mut() {
+                Some(c) => c,
+                None => &mut never,
+            };
+            pin_mut!(renewed);
+            match select(renewed, select(sleep.as_mut(), cancel)).await {
+                Either::Left(_) => {}
+                Either::Right((Either::Left(_), _)) => {
+                    return Err(Error::new(ErrorCode::Timeout, format!("{method} timed out after {timeout} ms waiting for the session to be renewed"))
+                        .with_detail("timeoutMs", timeout))
+                }
+                Either::Right((Either::Right(_), _)) => return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted while the session was renewed"))),
+            }
+        }
+        Ok(())
     }
 
     /// Sends a notification (200, 202 and 204 are all success).
@@ -411,9 +440,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut retried = false;
         loop {
             // A session being renewed after a 404 (another request's): wait for the new one.
-            while self.reinitializing.get() {
-                self.reinitialized.wait().await;
-            }
+            self.await_renewal(method, opts).await?;
             if !self.state.borrow().connected {
                 return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before {method}")));
             }
@@ -440,7 +467,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         .with_detail("status", 404));
                     }
                     retried = true;
-                    self.renew_session(gen).await?;
+                    self.renew_session(gen, method, opts).await?;
                 }
                 Err(e) => return Err(e),
             }
@@ -657,9 +684,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut retry_ms: Option<u64> = None;
         // The last event id over every stream of this response (a reopened stream that drops
         // before an id of its own resumes from it), and the one the last reopening sent.
-        let (mut last_id, mut resumed_from) = (None::<String>, None::<String>);
-        // Reopenings in a row that brought nothing new. A server may close the stream after each
-        // event and have the client poll (2025-11-25): a stream that moved on starts it again.
+        // The id of the last complete event over every stream of this response (an `id:` line of
+        // an event the stream dropped in the middle of does not count: resuming after it would
+        // skip that event). A reopened stream that drops before an id of its own resumes from it.
+        let mut last_id = None::<String>;
+        // Reopenings that failed in a row. A server may close the stream after each event and
+        // have the client poll (2025-11-25): a reopening that succeeds starts the count again.
         let mut failed = 0u32;
         loop {
             // Read this stream to its end.
@@ -673,13 +703,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let items = parser.feed(&chunk).map_err(|t| {
                     Error::new(ErrorCode::LimitExceeded, format!("{method}: an SSE event is larger than {} bytes", t.limit))
                 })?;
-                if let Some(id) = parser.last_event_id().filter(|id| last_id.as_deref() != Some(*id)) {
-                    last_id = Some(id.to_owned());
-                }
                 for item in items {
                     match item {
                         SseItem::Retry(ms) => retry_ms = Some(ms),
                         SseItem::Event(ev) => {
+                            if let Some(i) = ev.id.as_ref().filter(|i| last_id.as_ref() != Some(*i)) {
+                                last_id = Some(i.clone());
+                            }
                             if !ev.is_message() {
                                 continue; // priming events, keep-alives, other event types
                             }
@@ -709,9 +739,6 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Error::new(ErrorCode::Protocol, format!("{method}: the response stream ended before the response"))
                 }));
             };
-            if resumed_from.as_ref() != Some(&from) {
-                failed = 0;
-            }
             // Reopen with `Last-Event-ID`, again after a failure that may pass (no response, 408,
             // 429, 5xx), up to `max_retries` times in a row; any other answer ends the call.
             let mut last_got = None::<u16>;
@@ -727,14 +754,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         None => e,
                     });
                 }
-                let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64);
+                // At least 100 ms, as for the standalone stream: `retry: 0` must not make a busy loop.
+                let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64).max(100);
                 failed += 1;
                 while_answering(answers, self.clock.sleep(delay)).await;
                 let mut headers = self.headers(true, "text/event-stream");
                 headers.push(("last-event-id".into(), from.clone()));
                 let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
                 match while_answering(answers, self.transport.send(req)).await {
-                    Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => break r.body,
+                    Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => {
+                        failed = 0;
+                        break r.body;
+                    }
                     Ok(r) if matches!(r.status, 408 | 429 | 500..=599) => last_got = Some(r.status),
                     Ok(r) => {
                         return Err(Error::new(
@@ -746,7 +777,6 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Err(_) => last_got = None,
                 }
             };
-            resumed_from = Some(from);
             parser = SseParser::new(self.opts.max_event_bytes);
         }
     }
@@ -868,7 +898,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
-        let (mut page, mut restarted) = (0, false);
+        let (mut page, mut restarted, mut gen) = (0, false, self.session_gen.get());
         loop {
             if page >= self.opts.max_pages {
                 return Err(Error::new(
@@ -880,12 +910,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let gen = self.session_gen.get();
             let result = self.request("tools/list", params, &mut CallOptions::default()).await;
-            // The session was renewed under a cursor of the old one: a cursor may mean nothing to
-            // the new session (or another page), so list from the first page again, once.
-            if cursor.is_some() && self.session_gen.get() != gen && !restarted {
-                (tools, cursor, page, restarted) = (Vec::new(), None, 0, true);
+            // The session was renewed since the listing began (by this page's request or another):
+            // a cursor of the old session may mean nothing to the new one (or another page), so
+            // list from the first page again, once; a listing of one page is whole as it is.
+            let renewed = self.session_gen.get() != gen;
+            let paged = cursor.is_some() || result.as_ref().is_ok_and(|r| r.get("nextCursor").and_then(Value::as_str).is_some_and(|c| !c.is_empty()));
+            if renewed && paged && !restarted {
+                (tools, cursor, page, restarted, gen) = (Vec::new(), None, 0, true, self.session_gen.get());
                 seen.clear();
                 continue;
             }
@@ -986,6 +1018,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit))
                     })?;
                     for item in items {
+                        // The id of complete events only (see `read_sse_answering`).
+                        if let SseItem::Event(SseEvent { id: Some(i), .. }) = &item {
+                            if last_id.as_ref() != Some(i) {
+                                last_id = Some(i.clone());
+                            }
+                        }
                         match item {
                             SseItem::Retry(ms) => retry_ms = Some(ms),
                             SseItem::Event(ev) if ev.is_message() => {
@@ -1000,9 +1038,6 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             }
                             SseItem::Event(_) => {}
                         }
-                    }
-                    if let Some(id) = parser.last_event_id() {
-                        last_id = Some(id.to_owned());
                     }
                 }
             } else {
@@ -1041,13 +1076,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.state.borrow_mut().session_id = None;
         // The session is closed here whatever the server says; a DELETE that fails or hangs is
         // reported, and abandoned after a few seconds (which aborts it).
-        let delete = self.transport.send(req);
+        // The grace covers reading an error's body too (one that never ends must not hold it).
+        let delete = async {
+            match self.transport.send(req).await {
+                Ok(r) if (200..300).contains(&r.status) || r.status == 405 || r.status == 404 => Ok(()),
+                Ok(r) => Err(self.status_error(r, "close").await),
+                Err(e) => Err(transport_error(e, "close")),
+            }
+        };
         let grace = self.clock.sleep(CLOSE_GRACE_MS);
         pin_mut!(delete, grace);
         match select(delete, grace).await {
-            Either::Left((Ok(r), _)) if (200..300).contains(&r.status) || r.status == 405 || r.status == 404 => Ok(()),
-            Either::Left((Ok(r), _)) => Err(self.status_error(r, "close").await),
-            Either::Left((Err(e), _)) => Err(transport_error(e, "close")),
+            Either::Left((r, _)) => r,
             Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("close: the server did not answer DELETE in {CLOSE_GRACE_MS} ms; abandoned"))),
         }
     }

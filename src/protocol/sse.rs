@@ -79,7 +79,8 @@ impl SseParser {
         }
     }
 
-    /// The last event id seen (for `Last-Event-ID` on resume).
+    /// The id buffer: the last `id:` line read, even of an event not yet complete (a client
+    /// resuming takes the `id` of complete events, [`SseEvent::id`]).
     pub fn last_event_id(&self) -> Option<&str> {
         self.last_id.as_deref()
     }

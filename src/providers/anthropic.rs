@@ -197,6 +197,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
     }
     for key in drop {
         if let Some(v) = obj.remove(&key) {
+            // `uniqueItems: false` allows what its absence does: nothing to say.
+            if key == "uniqueItems" && v == Value::Bool(false) {
+                continue;
+            }
             let hint = keyword_hint(&key, &v).unwrap_or_else(|| key.clone());
             append_description(obj, &format!("({hint})"));
             cx.change(rules.keyword, format!("`{key}` is not supported in strict mode; removed and described ({hint})"));

@@ -113,17 +113,21 @@ pub(crate) struct Budget {
     pub depth: usize,
     pub enum_values: usize,
     pub chars: usize,
-    /// The first enum of more than 250 strings that totals more than 15,000 bytes: (values, bytes).
+    /// The first enum of more than 250 strings that totals more than 15,000 characters: (values, characters).
     pub large_enum: Option<(usize, usize)>,
 }
 
 impl Budget {
-    /// Counts an enum of `values` values whose strings total `bytes`.
-    pub(crate) fn count_enum(&mut self, values: usize, bytes: usize, all_strings: bool) {
+    /// Counts an enum of `values` values whose strings total `bytes` (`chars` characters, counted
+    /// only for an enum that may be past the large-enum limit).
+    pub(crate) fn count_enum(&mut self, values: usize, bytes: usize, all_strings: bool, chars: impl FnOnce() -> usize) {
         self.enum_values += values;
         self.chars += bytes;
         if all_strings && values > 250 && bytes > 15_000 && self.large_enum.is_none() {
-            self.large_enum = Some((values, bytes));
+            let chars = chars();
+            if chars > 15_000 {
+                self.large_enum = Some((values, chars));
+            }
         }
     }
 
@@ -202,7 +206,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     }
     if let Some(Value::Array(e)) = obj.find("enum") {
         let bytes = e.iter().filter_map(Value::as_str).map(str::len).sum::<usize>();
-        budget.count_enum(e.len(), bytes, e.iter().all(Value::is_string));
+        budget.count_enum(e.len(), bytes, e.iter().all(Value::is_string), || e.iter().filter_map(Value::as_str).map(|s| s.chars().count()).sum());
     }
     let mut plan = ArgPlan::default();
     let is_object = types.contains(&"object");

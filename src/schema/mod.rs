@@ -476,12 +476,18 @@ pub fn normalize_draft4(obj: &mut JsonObject, cx: &mut Cx) {
         let Some(Value::Bool(on)) = obj.find(exclusive) else { continue };
         let on = *on;
         obj.take(exclusive);
-        if on {
-            if let Some(n) = obj.take(bound) {
+        let moved = match on.then(|| obj.take(bound)).flatten() {
+            Some(n) => {
                 obj.insert(exclusive.into(), n);
+                true
             }
-        }
-        cx.change("schema/draft4-exclusive", format!("boolean `{exclusive}` (draft 4) written as the number it qualifies"));
+            None => false,
+        };
+        let message = match moved {
+            true => format!("boolean `{exclusive}` (draft 4) written as the number of its `{bound}`"),
+            false => format!("boolean `{exclusive}` (draft 4) removed: it qualified no `{bound}`"),
+        };
+        cx.change("schema/draft4-exclusive", message);
     }
 }
 

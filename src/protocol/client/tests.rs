@@ -597,7 +597,8 @@ fn dropped_stream_resumes_with_last_event_id() {
     assert_eq!(get.method, Method::Get);
     assert_eq!(header(get, "last-event-id"), Some("ev-2"));
     assert_eq!(header(get, "mcp-session-id"), Some("s"));
-    assert!(h.slept.borrow().contains(&25), "waited the server's retry");
+    // The server asked for 25 ms: at least 100 are waited (no busy loop on `retry: 0`).
+    assert!(h.slept.borrow().contains(&100), "waited the server's retry, at least 100 ms");
 }
 
 /// A stream that drops after `text` (split in chunks of 7).
@@ -688,6 +689,37 @@ fn a_polling_server_is_followed_while_it_brings_new_events() {
     let ids: Vec<Option<String>> = ["e1", "e2", "e3", "e4", "e4"].iter().map(|s| Some((*s).to_owned())).collect();
     assert_eq!(gets(&h), ids);
     assert_eq!(*seen.borrow(), vec![json!(1), json!(2), json!(3), json!(4)]);
+}
+
+/// The `id:` of an event the stream dropped in the middle of is not resumed from (the server
+/// would replay what comes after it, the event itself lost): the last complete event's is.
+#[test]
+fn resumption_starts_after_the_last_complete_event() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping(&format!("{PROGRESS_1}id: e2\ndata: {{\"jsonrpc\"")), sse_reply(RESULT_1, 0)]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(gets(&h), vec![Some("e1".to_owned())]);
+}
+
+/// Reopenings that succeed but bring no event (a polling server with nothing new yet) are not
+/// failures, however many; `retry: 0` still waits 100 ms between them.
+#[test]
+fn successful_reopenings_without_events_are_not_failures() {
+    let zero = "id: e1\nretry: 0\ndata:\n\n";
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        dropping(zero),
+        dropping(": nothing yet\n\n"),
+        dropping(": nothing yet\n\n"),
+        dropping(": nothing yet\n\n"),
+        dropping(": nothing yet\n\n"),
+        sse_reply(RESULT_1, 0),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(gets(&h).len(), 5);
+    assert!(h.slept.borrow().iter().filter(|&&ms| ms == 100).count() >= 5, "{:?}", h.slept.borrow());
 }
 
 /// An empty `id:` clears the last event id: a stream that then drops cannot be resumed.
@@ -830,6 +862,73 @@ fn a_failed_or_dropped_renewal_ends_the_wait() {
     assert_eq!(e.code, ErrorCode::NotConnected);
 }
 
+/// A call that waits for another request's renewal keeps its own timeout (and abort).
+#[test]
+fn waiting_for_a_renewal_keeps_the_calls_timeout() {
+    let h = harness_with(
+        vec![init_reply("2025-11-25", Some("old")), accepted(), Reply::Later(1, Box::new(status_reply(404, vec![], ""))), Reply::Hang],
+        ClientOptions::new("http://127.0.0.1/mcp"),
+        500,
+    );
+    block_on(h.client.connect()).unwrap();
+    // The listing's renewal hangs (its handshake has the client's 120 s); the call's 300 ms
+    // timeout, a sleep the fake clock ends at once, ends the wait.
+    let call = block_on(async {
+        let listing = Box::pin(h.client.list_tools());
+        let call = Box::pin(async {
+            while !h.client.reinitializing.get() {
+                yield_now().await;
+            }
+            h.client.call_tool("t", json!({}), &mut CallOptions { timeout_ms: Some(300), ..CallOptions::default() }).await
+        });
+        match select(listing, call).await {
+            Either::Right((call, _)) => call,
+            Either::Left((listed, _)) => panic!("the listing ended first: {listed:?}"),
+        }
+    });
+    let e = call.unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{e:?}");
+    assert!(e.message.contains("waiting for the session to be renewed"), "{}", e.message);
+}
+
+/// close() while a renewal's handshake is under way leaves the client closed.
+#[test]
+fn close_during_a_renewal_leaves_the_client_closed() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        status_reply(404, vec![], ""),
+        init_reply_id(2, "2025-11-25", Some("new")),
+        // notifications/initialized, answered once close() has run.
+        Reply::Later(3, Box::new(accepted())),
+        accepted(),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let (listed, closed) = block_on(async {
+        let close = async {
+            while !h.client.reinitializing.get() || h.client.session_id().is_none() {
+                yield_now().await;
+            }
+            h.client.close().await
+        };
+        futures_util::join!(h.client.list_tools(), close)
+    });
+    assert!(closed.is_ok());
+    assert_eq!(listed.unwrap_err().code, ErrorCode::NotConnected);
+    assert!(!h.client.is_connected());
+}
+
+/// The DELETE after a refused handshake carries the configured headers (authorization...).
+#[test]
+fn the_delete_after_a_refused_handshake_carries_the_configured_headers() {
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.headers.push(("authorization".into(), "Bearer t".into()));
+    let h = harness_with(vec![init_reply("1999-01-01", Some("s")), accepted()], opts, 10_000);
+    block_on(h.client.connect()).unwrap_err();
+    let log = h.log.borrow();
+    assert_eq!((log.requests[1].method, header(&log.requests[1], "authorization")), (Method::Delete, Some("Bearer t")));
+}
+
 /// tools/list pages read under a cursor of a session that expired are read again from the
 /// first page of the new session (a cursor may mean nothing to it).
 #[test]
@@ -884,6 +983,15 @@ fn close_reports_a_failed_delete_and_abandons_a_hanging_one() {
     assert_eq!(e.code, ErrorCode::Timeout);
     assert_eq!(h.log.borrow().aborted, 1, "the hanging DELETE was aborted");
     assert!(h.slept.borrow().contains(&CLOSE_GRACE_MS));
+}
+
+/// A DELETE whose error body never ends does not hold close() past its grace period.
+#[test]
+fn close_is_not_held_by_an_endless_error_body() {
+    let endless = Reply::Http { status: 500, headers: vec![], chunks: vec![b"partial".to_vec()], then_hang: true, then_error: false };
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), endless]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.close()).unwrap_err().code, ErrorCode::Timeout);
 }
 
 /// A redirect is an error that says where to (not followed: a POST would become a GET); a
