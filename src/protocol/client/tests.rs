@@ -830,6 +830,32 @@ fn concurrent_404s_renew_the_session_once() {
     assert_eq!(h.client.session_id().as_deref(), Some("new"));
 }
 
+/// A listing whose first page was answered on the old session while another request renewed
+/// it (a cursor of the old session) starts over on the new one.
+#[test]
+fn listing_starts_over_after_another_requests_renewal() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        Reply::Later(3, Box::new(Reply::Echo(json!({"tools": [{"name": "a"}], "nextCursor": "old-2"})))),
+        Reply::Later(1, Box::new(status_reply(404, vec![], ""))),
+        init_reply_id(3, "2025-11-25", Some("new")),
+        accepted(),
+        Reply::Echo(json!({"content": []})),
+        Reply::Echo(json!({"tools": [{"name": "a"}], "nextCursor": "new-2"})),
+        Reply::Echo(json!({"tools": [{"name": "b"}]})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let mut opts = CallOptions::default();
+    let (listed, called) = block_on(async { futures_util::join!(h.client.list_tools(), h.client.call_tool("t", json!({}), &mut opts)) });
+    assert_eq!(called.unwrap(), json!({"content": []}));
+    let names: Vec<String> = listed.unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(names, ["a", "b"]);
+    let log = h.log.borrow();
+    let cursors: Vec<Value> = log.requests.iter().filter(|r| body(r)["method"] == "tools/list").map(|r| body(r)["params"]["cursor"].clone()).collect();
+    assert_eq!(cursors, [Value::Null, Value::Null, json!("new-2")]);
+}
+
 /// A renewal that fails is the outcome of every request that waited for it (one handshake, not
 /// one per request); a renewal whose future is dropped half-way lets the others go on (none
 /// waits for ever).
