@@ -376,13 +376,12 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                         true => String::new(),
                         false => text_of(&parts_of_where(result, opts, |b| !repeats(b)), !opts.multimodal),
                     };
-                    let mut r = object([("output", sc.clone())]);
+                    let mut r = Map::new();
+                    r.insert("output".into(), sc.clone());
                     if !rest.is_empty() {
-                        if let Value::Object(o) = &mut r {
-                            o.insert("content".into(), Value::String(rest));
-                        }
+                        r.insert("content".into(), Value::String(rest));
                     }
-                    r
+                    Value::Object(r)
                 }
                 None => object([("output", text())]),
             };

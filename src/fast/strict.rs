@@ -235,7 +235,7 @@ fn strict_object<'n, 'a>(
     }
     if let Some(Node::Arr(values)) = may(has, keys::ENUM).then(|| raw(&o, "enum")).flatten() {
         let bytes = values.iter().filter_map(Node::as_str).map(str::len).sum::<usize>();
-        budget.count_enum(values.len(), bytes, values.iter().all(|v| v.as_str().is_some()), || values.iter().filter_map(Node::as_str).map(|s| s.chars().count()).sum());
+        budget.count_enum(values.len(), bytes, || values.iter().map(|v| v.as_str().map(|s| s.chars().count())).sum());
     }
     // Only made when `levels.plans` and some part of it changes something.
     let mut plan: Plan = None;

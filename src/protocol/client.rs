@@ -331,10 +331,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if let Some(s) = session.as_ref().filter(|s| is_valid_session_id(s)) {
                 let mut headers = self.headers(false, "application/json, text/event-stream");
                 headers.push(("mcp-session-id".into(), s.clone()));
-                let delete = self.transport.send(HttpRequest { method: Method::Delete, url: self.opts.url.clone(), headers, body: None });
-                let grace = self.clock.sleep(CLOSE_GRACE_MS);
-                pin_mut!(delete, grace);
-                let _ = select(delete, grace).await;
+                let _ = self.delete_session(headers).await;
             }
             return Err(Error::new(
                 ErrorCode::UnsupportedProtocolVersion,
@@ -500,17 +497,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // total cap.
         let sleep = async {
             let idle = async {
+                if !reset {
+                    self.clock.sleep(timeout).await;
+                    return format!("{method} timed out after {timeout} ms; the request was cancelled");
+                }
                 loop {
                     let moved = progressed.wait();
                     let sleep = self.clock.sleep(timeout);
                     pin_mut!(moved, sleep);
-                    match select(sleep, moved).await {
-                        Either::Left(_) => return format!("{method} timed out after {timeout} ms{}; the request was cancelled", if reset { " without progress" } else { "" }),
-                        Either::Right((_, sleep)) if !reset => {
-                            sleep.await;
-                            return format!("{method} timed out after {timeout} ms; the request was cancelled");
-                        }
-                        Either::Right(_) => {}
+                    if let Either::Left(_) = select(sleep, moved).await {
+                        return format!("{method} timed out after {timeout} ms without progress; the request was cancelled");
                     }
                 }
             };
@@ -682,8 +678,6 @@ impl<T: Transport, C: Clock> Client<T, C> {
     ) -> Result<Value> {
         let mut parser = SseParser::new(self.opts.max_event_bytes);
         let mut retry_ms: Option<u64> = None;
-        // The last event id over every stream of this response (a reopened stream that drops
-        // before an id of its own resumes from it), and the one the last reopening sent.
         // The id of the last complete event over every stream of this response (an `id:` line of
         // an event the stream dropped in the middle of does not count: resuming after it would
         // skip that event). A reopened stream that drops before an id of its own resumes from it.
@@ -1072,11 +1066,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if session.is_none() {
             return Ok(());
         }
-        let req = HttpRequest { method: Method::Delete, url: self.opts.url.clone(), headers: self.headers(true, "application/json, text/event-stream"), body: None };
+        let headers = self.headers(true, "application/json, text/event-stream");
         self.state.borrow_mut().session_id = None;
-        // The session is closed here whatever the server says; a DELETE that fails or hangs is
-        // reported, and abandoned after a few seconds (which aborts it).
-        // The grace covers reading an error's body too (one that never ends must not hold it).
+        // The session is closed here whatever the server says.
+        self.delete_session(headers).await
+    }
+
+    /// DELETE of a session (these headers carry its id): 405 and 404 are fine; one that fails is
+    /// reported, one unanswered after [`CLOSE_GRACE_MS`] abandoned (which aborts it). The grace
+    /// covers reading an error's body too (one that never ends must not hold it).
+    async fn delete_session(&self, headers: Vec<(String, String)>) -> Result<()> {
+        let req = HttpRequest { method: Method::Delete, url: self.opts.url.clone(), headers, body: None };
         let delete = async {
             match self.transport.send(req).await {
                 Ok(r) if (200..300).contains(&r.status) || r.status == 405 || r.status == 404 => Ok(()),

@@ -118,14 +118,14 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// Counts an enum of `values` values whose strings total `bytes` (`chars` characters, counted
-    /// only for an enum that may be past the large-enum limit).
-    pub(crate) fn count_enum(&mut self, values: usize, bytes: usize, all_strings: bool, chars: impl FnOnce() -> usize) {
+    /// Counts an enum of `values` values whose strings total `bytes`. `string_chars`, asked
+    /// only of an enum that may be past the large-enum limit: its characters when every value
+    /// is a string.
+    pub(crate) fn count_enum(&mut self, values: usize, bytes: usize, string_chars: impl FnOnce() -> Option<usize>) {
         self.enum_values += values;
         self.chars += bytes;
-        if all_strings && values > 250 && bytes > 15_000 && self.large_enum.is_none() {
-            let chars = chars();
-            if chars > 15_000 {
+        if values > 250 && bytes > 15_000 && self.large_enum.is_none() {
+            if let Some(chars) = string_chars().filter(|&c| c > 15_000) {
                 self.large_enum = Some((values, chars));
             }
         }
@@ -206,7 +206,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     }
     if let Some(Value::Array(e)) = obj.find("enum") {
         let bytes = e.iter().filter_map(Value::as_str).map(str::len).sum::<usize>();
-        budget.count_enum(e.len(), bytes, e.iter().all(Value::is_string), || e.iter().filter_map(Value::as_str).map(|s| s.chars().count()).sum());
+        budget.count_enum(e.len(), bytes, || e.iter().map(|v| v.as_str().map(|s| s.chars().count())).sum());
     }
     let mut plan = ArgPlan::default();
     let is_object = types.contains(&"object");
