@@ -876,9 +876,21 @@ impl<T: Transport, C: Clock> Client<T, C> {
         e
     }
 
+    /// Whether the server's `initialize` result declared capabilities without `tools`: such a
+    /// server has no tools, and a client only uses what was negotiated (2025-06-18: MUST). A
+    /// server that sent no capabilities object at all is not taken at its word.
+    fn lacks_tools_capability(&self) -> bool {
+        matches!(&self.state.borrow().capabilities, Some(Value::Object(c)) if !c.contains_key("tools"))
+    }
+
     /// `tools/list`, following `nextCursor` up to the page cap, stopping on a repeated cursor.
     /// Once it succeeds, [`Client::tools_changed`] is `false` until the next change is announced.
+    /// A server whose capabilities name no `tools` is not asked: it lists none.
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
+        if self.is_connected() && self.lacks_tools_capability() {
+            self.tools_changed.set(false);
+            return Ok(Vec::new());
+        }
         // Cleared first: a change announced while the pages are read marks the list changed again.
         let changed = self.tools_changed.replace(false);
         let listed = self.list_tool_pages().await;
@@ -937,8 +949,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
         Ok(tools)
     }
 
-    /// `tools/call`.
+    /// `tools/call`. Not sent to a server whose capabilities name no `tools`
+    /// (`UNKNOWN_TOOL_NAME`: it has no tool of that name or any other).
     pub async fn call_tool(&self, name: &str, arguments: Value, opts: &mut CallOptions) -> Result<Value> {
+        if self.is_connected() && self.lacks_tools_capability() {
+            return Err(Error::new(ErrorCode::UnknownToolName, format!("the server declares no `tools` capability, so it has no tool `{name}`; tools/call was not sent")));
+        }
         let mut params = Map::new();
         params.insert("name".into(), json!(name));
         params.insert("arguments".into(), if arguments.is_null() { json!({}) } else { arguments });

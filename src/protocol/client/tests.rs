@@ -1200,3 +1200,31 @@ fn www_authenticate_parsing() {
     let v = parse_www_authenticate("Bearer error=\"insufficient_scope\", scope=\"files:read files:write\", realm=x");
     assert_eq!(v, json!({"scheme":"Bearer","error":"insufficient_scope","scope":"files:read files:write","realm":"x"}));
 }
+
+/// A server whose capabilities name no `tools` (prompts only, say) is neither listed nor
+/// called: it has no tools, and a client uses only what was negotiated. One that sent no
+/// capabilities object at all is still asked.
+#[test]
+fn a_server_without_the_tools_capability_is_not_asked_for_tools() {
+    let init = |capabilities: Value| {
+        json_reply(json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":capabilities,"serverInfo":{"name":"p","version":"1"}}}))
+    };
+    let h = harness(vec![init(json!({"prompts": {}})), accepted()]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap(), Vec::<Value>::new());
+    let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnknownToolName);
+    assert!(e.message.contains("no `tools` capability"), "{}", e.message);
+    let methods: Vec<Value> = h.log.borrow().requests.iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, [json!("initialize"), json!("notifications/initialized")]);
+
+    let mut init_without = init(Value::Null);
+    if let Reply::Http { chunks, .. } = &mut init_without {
+        let mut v: Value = serde_json::from_slice(&chunks[0]).unwrap();
+        v["result"].as_object_mut().unwrap().remove("capabilities");
+        chunks[0] = v.to_string().into_bytes();
+    }
+    let h = harness(vec![init_without, accepted(), Reply::Echo(json!({"tools": [{"name": "a"}]}))]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap().len(), 1);
+}
