@@ -118,7 +118,8 @@ export interface Limits {
   maxDepth?: number;
   /** Most schema nodes accepted per tool (after `$ref` inlining): 100,000 by default. */
   maxNodes?: number;
-  /** How many times a recursive `$ref` is unrolled inside itself before it is cut: 2 by default. */
+  /** How many times a recursive `$ref` is unrolled inside itself before it is cut: 2 by default (OpenAI strict
+   * keeps a recursion as references into a root `$defs` table, which Structured Outputs takes). */
   maxRefUnroll?: number;
   /** Most tools accepted in one call: 10,000 by default. */
   maxTools?: number;

@@ -13,8 +13,8 @@ use crate::model::{read_array, read_field, read_object, read_opt_field, read_str
 /// How to map one argument value back. Empty plans are omitted.
 ///
 /// JSON form ([`ArgPlan::to_value`], in a serialised name map): `{unwrap?, properties?, items?,
-/// anyOf?, enumValues?, nullMeansAbsent?}`, each field absent when empty, `properties` sorted
-/// by name.
+/// anyOf?, enumValues?, nullMeansAbsent?, ref?, defs?}`, each field absent when empty,
+/// `properties` and `defs` sorted by name.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ArgPlan {
     /// The root was wrapped: take this property's value as the whole argument.
@@ -29,6 +29,12 @@ pub struct ArgPlan {
     pub enum_values: Vec<Value>,
     /// Optional properties (by name) that strict mode made nullable: a `null` means "absent".
     pub null_means_absent: Vec<String>,
+    /// The value is that of a schema kept as a reference (OpenAI strict keeps recursion):
+    /// apply the root's plan of that definition, or the root plan itself for `"#"`.
+    pub reference: Option<Box<str>>,
+    /// At the root: the plans of the definitions that [`ArgPlan::reference`]s name (boxed: a
+    /// plan is on every node, definitions only on the root of a few).
+    pub defs: Option<Box<PropertyPlans>>,
 }
 
 impl ArgPlan {
@@ -40,6 +46,8 @@ impl ArgPlan {
             && self.any_of.is_empty()
             && self.enum_values.is_empty()
             && self.null_means_absent.is_empty()
+            && self.reference.is_none()
+            && self.defs.is_none()
     }
 
     /// Sets the plan of a property (skipping empty plans).
@@ -71,6 +79,12 @@ impl ArgPlan {
         if !self.null_means_absent.is_empty() {
             o.insert("nullMeansAbsent".into(), self.null_means_absent.clone().into());
         }
+        if let Some(r) = &self.reference {
+            o.insert("ref".into(), Value::String(r.to_string()));
+        }
+        if let Some(defs) = &self.defs {
+            o.insert("defs".into(), Value::Object(defs.iter().map(|(k, p)| (k.clone(), p.to_value())).collect()));
+        }
         Value::Object(o)
     }
 
@@ -83,13 +97,14 @@ impl ArgPlan {
 
     pub(crate) fn read(v: &Value) -> Read<Self> {
         let o = read_object(v)?;
-        let properties = read_field(o, "properties", |v| {
+        let plans = |v: &Value| {
             let mut props = PropertyPlans::default();
             for (k, p) in read_object(v)? {
                 props.insert(k.clone(), Self::read(p).map_err(|e| e.at_key(k))?);
             }
             Ok(props)
-        })?;
+        };
+        let properties = read_field(o, "properties", plans)?;
         Ok(Self {
             unwrap: read_opt_field(o, "unwrap", read_string)?,
             properties: properties.unwrap_or_default(),
@@ -97,26 +112,68 @@ impl ArgPlan {
             any_of: read_field(o, "anyOf", |v| read_array(v, Self::read))?.unwrap_or_default(),
             enum_values: read_field(o, "enumValues", |v| read_array(v, |x| Ok(x.clone())))?.unwrap_or_default(),
             null_means_absent: read_field(o, "nullMeansAbsent", |v| read_array(v, read_string))?.unwrap_or_default(),
+            reference: read_opt_field(o, "ref", read_string)?.map(String::into_boxed_str),
+            defs: read_field(o, "defs", plans)?.filter(|d| !d.is_empty()).map(Box::new),
         })
+    }
+
+    /// Removes the references to definitions that have no plan (nothing to do there), on the
+    /// root plan and the plans of its definitions.
+    pub(crate) fn drop_dangling_references(&mut self) {
+        fn strip(plan: &mut ArgPlan, defs: &[String]) {
+            if plan.reference.as_deref().is_some_and(|r| r != "#" && !defs.iter().any(|d| **d == *r)) {
+                plan.reference = None;
+            }
+            for (_, p) in plan.properties.0.iter_mut() {
+                strip(p, defs);
+            }
+            plan.properties.0.retain(|(_, p)| !p.is_empty());
+            if let Some(items) = &mut plan.items {
+                strip(items, defs);
+                if items.is_empty() {
+                    plan.items = None;
+                }
+            }
+            plan.any_of.iter_mut().for_each(|p| strip(p, defs));
+            if plan.any_of.iter().all(ArgPlan::is_empty) {
+                plan.any_of.clear();
+            }
+        }
+        let mut defs = self.defs.take();
+        let names: Vec<String> = defs.iter().flat_map(|d| d.keys().cloned()).collect();
+        strip(self, &names);
+        for (_, def) in defs.iter_mut().flat_map(|d| d.0.iter_mut()) {
+            strip(def, &names);
+        }
+        self.defs = defs;
     }
 
     /// Maps `value` back. Values the plan does not recognise pass through unchanged.
     pub fn apply(&self, value: Value) -> Value {
-        self.apply_at(value, 0)
+        self.apply_at(value, 0, self)
     }
 
-    fn apply_at(&self, value: Value, depth: usize) -> Value {
+    /// `root`: the plan that holds the definitions a reference names.
+    fn apply_at(&self, value: Value, depth: usize, root: &ArgPlan) -> Value {
         if depth > 128 {
             return value;
         }
-        let value = self.apply_inner(value, depth);
+        let value = match self.reference.as_deref() {
+            Some("#") => root.apply_at(value, depth + 1, root),
+            Some(name) => match root.defs.as_ref().and_then(|d| d.get(name)) {
+                Some(def) => def.apply_at(value, depth + 1, root),
+                None => value,
+            },
+            None => value,
+        };
+        let value = self.apply_inner(value, depth, root);
         match (&self.unwrap, value) {
             (Some(prop), Value::Object(mut o)) => o.remove(prop).unwrap_or(Value::Null),
             (_, other) => other,
         }
     }
 
-    fn apply_inner(&self, value: Value, depth: usize) -> Value {
+    fn apply_inner(&self, value: Value, depth: usize, root: &ArgPlan) -> Value {
         match value {
             Value::String(s) if !self.enum_values.is_empty() => {
                 match self.enum_values.iter().find(|orig| enum_string(orig) == s) {
@@ -133,22 +190,22 @@ impl ArgPlan {
                 for (name, plan) in &self.properties {
                     if let Some(v) = o.get_mut(name) {
                         let taken = std::mem::take(v);
-                        *v = plan.apply_at(taken, depth + 1);
+                        *v = plan.apply_at(taken, depth + 1, root);
                     }
                 }
-                self.any_of_apply(Value::Object(o), depth)
+                self.any_of_apply(Value::Object(o), depth, root)
             }
             Value::Array(items) if self.items.is_some() => {
                 let plan = self.items.as_deref().cloned().unwrap_or_default();
-                Value::Array(items.into_iter().map(|v| plan.apply_at(v, depth + 1)).collect())
+                Value::Array(items.into_iter().map(|v| plan.apply_at(v, depth + 1, root)).collect())
             }
-            other => self.any_of_apply(other, depth),
+            other => self.any_of_apply(other, depth, root),
         }
     }
 
-    fn any_of_apply(&self, value: Value, depth: usize) -> Value {
+    fn any_of_apply(&self, value: Value, depth: usize, root: &ArgPlan) -> Value {
         for branch in &self.any_of {
-            let mapped = branch.apply_at(value.clone(), depth + 1);
+            let mapped = branch.apply_at(value.clone(), depth + 1, root);
             if mapped != value {
                 return mapped;
             }

@@ -296,7 +296,8 @@ fn pass_through_gives_the_general_paths_tools() {
         // OpenAI, Anthropic and Bedrock, and for Gemini's parametersJsonSchema once its references
         // are inlined on the borrowed tree. 1,257 are lowered on the borrowed tree for Gemini's
         // `parameters` (a few of their subschemas by the general lowering), and for OpenAI's strict
-        // mode 1,264 are written strict or found unable to be strict (then sent as they are); for
+        // mode 1,264 are written strict or found unable to be strict (then sent as they are: the 27
+        // recursive ones hold open maps, which strict mode gives up on even with references); for
         // Claude's (Anthropic, Bedrock) 1,249: a schema with a `oneOf`, or with an object node that
         // has an `anyOf` or `allOf`, goes the general way.
         let least = match (provider, mode, strict) {

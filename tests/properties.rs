@@ -740,3 +740,31 @@ fn shared_ref_expansions_agree_on_thousands_of_definitions() {
     }
     assert_eq!(converted, SHARING.len(), "every conversion finishes (the budget cuts the expansion)");
 }
+
+/// Recursive schemas under OpenAI strict keep their references in a root `$defs` table, and the
+/// result is valid Structured Outputs for Chat and Responses, through both APIs alike.
+#[test]
+fn recursive_schemas_are_strict_for_openai_with_their_references_kept() {
+    let schemas = [
+        json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/node"}},
+               "$defs": {"node": {"type": "object", "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}}),
+        json!({"type": "object", "properties": {"next": {"$ref": "#", "description": "the rest"}, "v": {"type": "integer"}}, "required": ["v"]}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/definitions/a"}},
+               "definitions": {"a": {"type": "object", "properties": {"b": {"$ref": "#/definitions/b"}}},
+                               "b": {"type": "object", "properties": {"a": {"anyOf": [{"$ref": "#/definitions/a"}, {"type": "string", "format": "uri"}]}}}}}),
+    ];
+    for schema in schemas {
+        let tools = json!([{ "name": "t", "description": "recursive", "inputSchema": schema }]);
+        for (provider, target) in [(Provider::OpenAi, Target::OpenAiStrict), (Provider::OpenAiResponses, Target::OpenAiResponsesStrict)] {
+            let mut opts = ConvertOptions::default();
+            opts.schema.strict = true;
+            let conv = convert(tools.clone(), provider, &opts).unwrap();
+            assert!(conv.report.problems.is_empty(), "{schema}: {:?}", conv.report.problems);
+            let v = validate(target, &conv.tools);
+            assert!(v.is_empty(), "{target:?}: {v:?}\n{}", conv.tools);
+            let text = conv.tools.to_string();
+            assert!(text.contains("\"$defs\"") && text.contains("\"strict\":true"), "{text}");
+            assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), text);
+        }
+    }
+}

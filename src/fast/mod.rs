@@ -948,9 +948,12 @@ fn strict_outcome<'a>(
     buffer: &mut Vec<u8>,
 ) -> Option<strict::Outcome> {
     if refs {
-        // With references: inlined first, as the general path inlines them, and sent as it is
-        // when the strict inlining would stop at a recursive one.
+        // With references: inlined first, as the general path inlines them. A recursive one
+        // makes Claude's strict schema non-strict (sent as it is); OpenAI's keeps its references,
+        // which the general path writes, unless the schema holds what strict mode gives up on.
+        let openai = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses);
         let outcome = match recursion::strict_inlining(schema, scratch, opts.limits) {
+            StrictInlining::Stops if openai && !recursion::has_strict_blocker(schema, 0) => None,
             StrictInlining::Stops => Some(strict::Outcome::NotStrict),
             StrictInlining::Inlined(tree) if is_clean(&tree, &mut Levels::new(provider, opts)) => {
                 // The tree goes with the scratch arena: Anthropic's is written now.

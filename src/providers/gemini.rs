@@ -217,7 +217,9 @@ fn write_wire_at(out: &mut Vec<u8>, schema: &Value, depth: usize) {
     });
 }
 
-/// A lowered node, or "no value is valid" (a `false` schema).
+/// A lowered node, or "no value is valid" (a `false` schema). Only ever returned, never
+/// stored: `Never` is rare, and boxing the common variant would allocate per node.
+#[allow(clippy::large_enum_variant)]
 enum Lowered {
     Schema(Value, ArgPlan),
     Never,

@@ -7,7 +7,8 @@
 //!    have `properties`, `required` names existing properties, arrays have `items`.
 //!
 //! Strict steps (Structured Outputs, when `strict` is asked for), on top of the above:
-//! 3. `$ref`s inlined (recursion unrolled, then cut).
+//! 3. `$ref`s inlined; a recursive schema instead keeps its references, all pointing into one
+//!    root `$defs` table (`#` for the root), each definition made strict once.
 //! 4. Every node: `allOf` merged; `oneOf` → `anyOf`; keywords outside the strict subset removed,
 //!    their meaning folded into the description; formats outside the allowed list removed.
 //! 5. Every object: `additionalProperties: false`; every property required, the optional ones
@@ -15,8 +16,8 @@
 //! 6. Limits checked (5,000 properties, 10 levels, 1,000 enum values, 120,000 characters).
 //!
 //! A tool that cannot be made strict without changing its meaning (open maps, `not`,
-//! conditionals, a cut recursion, an untyped node, limits) falls back to non-strict, and the
-//! report says why.
+//! conditionals, a `$ref` with constraining siblings in a recursion, an untyped node, limits)
+//! falls back to non-strict, and the report says why.
 
 use serde_json::{json, Value};
 
@@ -25,9 +26,9 @@ use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _, Take as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
-use crate::schema::refs::{inline_refs_unless_recursive, Shared};
-use crate::schema::walk::contains_ref;
-use crate::schema::{append_description, Cx};
+use crate::schema::refs::{inline_refs_unless_recursive, lookup, Shared};
+use crate::schema::walk::{contains_ref, for_each_subschema_mut};
+use crate::schema::{append_description, is_annotation, Cx};
 
 /// Formats OpenAI strict mode accepts (`'uri' is not a valid format`, posit-dev/chatlas#255).
 pub(crate) const STRICT_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
@@ -102,8 +103,164 @@ fn strict_inlined(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     // strict are found so before most of their copies).
     match inline_refs_unless_recursive(root, cx)? {
         Some(root) => strict(root, cx),
-        None => Ok(Err("recursive $ref".into())),
+        None => {
+            // Inlining would have to cut the recursion: keep the references instead, as
+            // Structured Outputs takes them, in a context of their own (nothing of the inlining
+            // attempt is reported).
+            let mut dcx = Cx::new(cx.limits);
+            let kept = strict_with_defs(root, &mut dcx)?;
+            if kept.is_ok() {
+                cx.changes = std::mem::take(&mut dcx.changes);
+                cx.problems = std::mem::take(&mut dcx.problems);
+            }
+            Ok(kept)
+        }
     }
+}
+
+/// A schema whose local references all point into one table at the root, for strict mode on
+/// a recursive schema: the root, its references rewritten (`#/$defs/name`, or `#` for the root)
+/// and its `$defs`/`definitions` left for [`strict_object`] to drop, and the table, each
+/// referenced subschema once under a name, its own references rewritten. A definition keeps a
+/// plain name (`#/$defs/Node`, `#/definitions/Node`); any other target (a pointer into
+/// `properties`, a clashing or unusual name) is named `ref` and a number. Fails, saying why,
+/// on anything strict mode gives up on wherever it stands in the document (an open map or one
+/// of [`STRICT_BLOCKERS`], even in a definition nothing uses: `fast::recursion` tells the same
+/// from its tree), a reference that does not resolve, or one whose siblings are not annotations.
+fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(String, Value)>), String> {
+    struct Gather<'a> {
+        base: &'a Value,
+        /// Each target met: the node, a reference that reaches it, its name.
+        targets: Vec<(&'a Value, String, String)>,
+        failed: Option<String>,
+    }
+    impl Gather<'_> {
+        fn name_of(&mut self, reference: &str) -> std::result::Result<String, String> {
+            let unresolved = |r: &str| format!("$ref \"{r}\" does not resolve");
+            let (mut reference, mut target) = (reference.to_owned(), lookup(self.base, reference).ok_or_else(|| unresolved(reference))?);
+            // A target that is nothing but a reference stands for that one's target.
+            let only_ref = |v: &Value| v.as_object().filter(|o| o.len() == 1).and_then(|o| o.find("$ref")).and_then(Value::as_str).map(str::to_owned);
+            for _ in 0..32 {
+                let Some(next) = only_ref(target) else { break };
+                target = lookup(self.base, &next).ok_or_else(|| unresolved(&next))?;
+                reference = next;
+            }
+            if only_ref(target).is_some() {
+                return Err(format!("$ref \"{reference}\" leads through references that never reach a schema"));
+            }
+            if std::ptr::eq(target, self.base) {
+                return Ok("#".into());
+            }
+            if let Some((_, _, name)) = self.targets.iter().find(|(t, _, _)| std::ptr::eq(*t, target)) {
+                return Ok(format!("#/$defs/{name}"));
+            }
+            let taken = |name: &str, targets: &[(&Value, String, String)]| targets.iter().any(|(_, _, n)| n == name);
+            let plain = ["#/$defs/", "#/definitions/"].iter().find_map(|p| reference.strip_prefix(p)).filter(|n| {
+                (1..=64).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+            });
+            let mut name = plain.filter(|n| !taken(n, &self.targets)).map(str::to_owned).unwrap_or_default();
+            let mut n = self.targets.len();
+            while name.is_empty() || taken(&name, &self.targets) {
+                n += 1;
+                name = format!("ref{n}");
+            }
+            self.targets.push((target, reference, name.clone()));
+            Ok(format!("#/$defs/{name}"))
+        }
+
+        fn visit(&mut self, node: &mut Value, cx: &mut Cx) {
+            let Value::Object(obj) = node else { return };
+            if self.failed.is_some() {
+                return;
+            }
+            for (k, v) in obj.iter() {
+                if k == "additionalProperties" && *v != Value::Bool(false) {
+                    self.failed = Some(format!("an open map (additionalProperties) at {}", display(cx.path())));
+                } else if STRICT_BLOCKERS.contains(&k.as_str()) {
+                    self.failed = Some(format!("`{k}` at {}", display(cx.path())));
+                }
+            }
+            if self.failed.is_some() {
+                return;
+            }
+            let mut target = None;
+            if let Some(reference) = obj.find("$ref").map(|r| r.as_str().map(str::to_owned)) {
+                let named = reference.ok_or_else(|| "a `$ref` that is not a string".to_owned()).and_then(|r| self.name_of(&r));
+                match named {
+                    Ok(named) => target = Some(json!({ "$ref": named })),
+                    Err(reason) => return self.failed = Some(reason),
+                }
+                if let Some(k) = obj.keys().find(|k| *k != "$ref" && !is_annotation(k)) {
+                    return self.failed = Some(format!("a `$ref` with the sibling keyword `{k}` at {}", display(cx.path())));
+                }
+                obj.remove("$ref");
+            }
+            // Beside a reference, only definitions (annotations have no subschemas).
+            let _ = for_each_subschema_mut(obj, cx, &mut |sub, cx| {
+                self.visit(sub, cx);
+                Ok(())
+            });
+            match target {
+                Some(target) if obj.is_empty() => *node = target,
+                Some(target) => {
+                    obj.insert("anyOf".into(), Value::Array(vec![target]));
+                }
+                None => {}
+            }
+        }
+    }
+
+    let mut g = Gather { base, targets: Vec::new(), failed: None };
+    let mut root = base.clone();
+    g.visit(&mut root, cx);
+    if let Some(reason) = g.failed {
+        return Err(reason);
+    }
+    // Each target's rewritten copy stands where the target stands in `base`.
+    let defs = g.targets.iter().map(|(_, reference, name)| (name.clone(), lookup(&root, reference).cloned().unwrap_or(Value::Bool(false)))).collect();
+    Ok((root, defs))
+}
+
+/// [`strict`] on a recursive schema: every reference rewritten to point into one `$defs`
+/// table at the root (`#` for the root), the root and each definition made strict once, and
+/// the argument plan of each definition kept beside the root's, where the references name it.
+fn strict_with_defs(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
+    let (mut root, defs) = match defs_form(root, cx) {
+        Ok(form) => form,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    if root.find("$ref").is_some() || root.find("anyOf").is_some() {
+        return Ok(Err("a root that is a recursive `$ref`".into()));
+    }
+    let mut budget = Budget::default();
+    let mut plan = match strict_node(&mut root, cx, 0, &mut budget)? {
+        Ok(plan) => plan,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    let count = defs.len();
+    let mut table = serde_json::Map::new();
+    for (name, mut def) in defs {
+        // The limits count definition names with property names; a definition's objects nest
+        // from the root, where it is declared.
+        budget.chars += name.chars().count();
+        match cx.at("$defs", |cx| cx.at(&name, |cx| strict_node(&mut def, cx, 1, &mut budget)))? {
+            Ok(p) if !p.is_empty() => {
+                plan.defs.get_or_insert_with(Box::default).insert(name.clone(), p);
+            }
+            Ok(_) => {}
+            Err(reason) => return Ok(Err(reason)),
+        }
+        table.insert(name, def);
+    }
+    if let Some(reason) = budget.exceeded() {
+        return Ok(Err(reason));
+    }
+    plan.drop_dangling_references();
+    if let Value::Object(obj) = &mut root {
+        obj.insert("$defs".into(), Value::Object(table));
+    }
+    cx.change("openai/strict-defs", format!("recursive schema: its references kept, to {count} definitions under the root's $defs"));
+    Ok(Ok((root, plan)))
 }
 
 /// What strict mode's limits count, over one schema.
@@ -165,6 +322,14 @@ fn strict_node(node: &mut Value, cx: &mut Cx, level: usize, budget: &mut Budget)
 }
 
 fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut Budget) -> Strict<ArgPlan> {
+    // A reference, alone ([`defs_form`] wrote it so): its definition is made strict once.
+    if let Some(Value::String(r)) = obj.find("$ref") {
+        let name = r.strip_prefix("#/$defs/").unwrap_or(r);
+        return Ok(Ok(ArgPlan { reference: Some(name.into()), ..ArgPlan::default() }));
+    }
+    // Definitions left where [`defs_form`] found them (the references point into its table).
+    obj.remove("$defs");
+    obj.remove("definitions");
     if obj.has("allOf") {
         let conflicts = merge_all_of(obj);
         if !conflicts.is_empty() {
@@ -275,6 +440,11 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
 /// Makes a schema also accept `null`.
 pub fn widen_nullable(schema: &mut Value) {
     let Value::Object(obj) = schema else { return };
+    if obj.has("$ref") {
+        let reference = std::mem::take(obj);
+        obj.insert("anyOf".into(), Value::Array(vec![Value::Object(reference), json!({"type": "null"})]));
+        return;
+    }
     if let Some(Value::Array(branches)) = obj.find_mut("anyOf") {
         if !branches.iter().any(|b| b.find("type") == Some(&json!("null"))) {
             branches.push(json!({"type": "null"}));
@@ -384,6 +554,64 @@ mod tests {
         assert!(cx.problems.iter().any(|d| d.rule == "openai/strict-fallback"));
         // The non-strict schema keeps the map.
         assert_eq!(c.schema.unwrap()["properties"]["labels"]["additionalProperties"], json!({"type":"string"}));
+    }
+
+    /// A recursive schema keeps its references under strict (OpenAI takes them, recursion
+    /// included): the definitions are made strict once, under the root's `$defs`, and the
+    /// argument plan follows the references back through any depth of the value.
+    #[test]
+    fn strict_keeps_a_recursion_as_references() {
+        let (c, cx) = run(
+            json!({"type":"object","required":["filter"],
+                   "properties":{"filter":{"$ref":"#/$defs/Filter","description":"the filter"},"limit":{"type":"integer","minimum":1}},
+                   "$defs":{"Filter":{"type":"object","required":["field"],
+                            "properties":{"field":{"type":"string","format":"uri"},"and":{"type":"array","items":{"$ref":"#/$defs/Filter"}},
+                                          "not":{"$ref":"#/$defs/Filter"}}}}}),
+            true,
+        );
+        assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
+        let s = c.schema.unwrap();
+        assert_eq!(s["properties"]["filter"], json!({"description":"the filter","anyOf":[{"$ref":"#/$defs/Filter"}]}));
+        assert_eq!(s["required"], json!(["filter", "limit"]));
+        let filter = &s["$defs"]["Filter"];
+        assert_eq!(filter["additionalProperties"], json!(false));
+        assert_eq!(filter["required"], json!(["field", "and", "not"]));
+        assert_eq!(filter["properties"]["and"]["type"], json!(["array", "null"]));
+        assert_eq!(filter["properties"]["and"]["items"], json!({"$ref":"#/$defs/Filter"}));
+        assert_eq!(filter["properties"]["not"], json!({"anyOf":[{"$ref":"#/$defs/Filter"},{"type":"null"}]}));
+        assert!(filter["properties"]["field"]["description"].as_str().unwrap().contains("format: uri"));
+        assert!(cx.changes.iter().any(|d| d.rule == "openai/strict-defs"));
+        assert!(!cx.changes.iter().any(|d| d.rule == "refs/recursion-cut"), "the abandoned inlining reports nothing");
+        // The model's nulls for absent optionals are removed at every depth of the recursion.
+        let args = json!({"filter":{"field":"a","and":[{"field":"b","and":null,"not":{"field":"c","and":null,"not":null}}],"not":null},"limit":null});
+        assert_eq!(c.plan.apply(args), json!({"filter":{"field":"a","and":[{"field":"b","not":{"field":"c"}}]}}));
+        // The plan survives its JSON form.
+        assert_eq!(ArgPlan::from_value(&c.plan.to_value()).unwrap(), c.plan);
+    }
+
+    /// `#` (the root) and pointers into the document become `$defs` entries or `#`; a
+    /// reference with a sibling that constrains the value makes the recursive tool non-strict.
+    #[test]
+    fn strict_recursion_by_pointer_and_root() {
+        let (c, cx) = run(
+            json!({"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"$ref":"#"}},
+                   "first":{"$ref":"#/properties/children/items"}},"required":["name"]}),
+            true,
+        );
+        assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
+        let s = c.schema.unwrap();
+        assert_eq!(s["properties"]["children"]["items"], json!({"$ref":"#"}));
+        assert_eq!(s["properties"]["first"], json!({"anyOf":[{"$ref":"#"},{"type":"null"}]}));
+        assert_eq!(s["$defs"], json!({}));
+        let args = json!({"name":"a","children":[{"name":"b","children":null,"first":null}],"first":null});
+        assert_eq!(c.plan.apply(args), json!({"name":"a","children":[{"name":"b"}]}));
+
+        let (c, cx) = run(
+            json!({"type":"object","properties":{"next":{"$ref":"#","minProperties":1}}}),
+            true,
+        );
+        assert_eq!(c.strict, Some(false));
+        assert!(cx.problems.iter().any(|d| d.rule == "openai/strict-fallback" && d.message.contains("minProperties")), "{:?}", cx.problems);
     }
 
     #[test]

@@ -112,6 +112,21 @@ for (const [provider, c] of Object.entries(cases)) {
   });
 }
 
+test("OpenAI strict: a recursive schema keeps its $defs, and nulls come out at every depth, through a saved name map", () => {
+  const tree = { serverName: "fs", name: "filter", inputSchema: { type: "object", required: ["where"],
+    properties: { where: { $ref: "#/$defs/Cond" } },
+    $defs: { Cond: { type: "object", required: ["field"], properties: { field: { type: "string" }, and: { type: "array", items: { $ref: "#/$defs/Cond" } } } } } } };
+  const out = tw.convertMcpToolsDetailed([tree], "openai", { strict: true });
+  const fn = out.tools[0].function;
+  assert.equal(fn.strict, true);
+  assert.deepEqual(fn.parameters.$defs.Cond.properties.and, { type: ["array", "null"], items: { $ref: "#/$defs/Cond" } });
+  assert.ok(out.report.tools[0].changes.some((c) => c.rule === "openai/strict-defs"));
+  const map = tw.NameMap.fromJSON(JSON.parse(JSON.stringify(out.nameMap)));
+  const args = { where: { field: "a", and: [{ field: "b", and: null }, { field: "c", and: [{ field: "d", and: null }] }] } };
+  assert.deepEqual(map.prepareArguments(fn.name, JSON.stringify(args)),
+    { where: { field: "a", and: [{ field: "b" }, { field: "c", and: [{ field: "d" }] }] } });
+});
+
 test("parseToolCalls: malformed arguments and unknown names are per-call errors", () => {
   const map = tw.NameMap.fromTools(tools, "openai");
   const calls = tw.parseToolCalls({ choices: [{ message: { tool_calls: [
