@@ -799,10 +799,14 @@ export class McpClient {
   listen(): Promise<boolean>;
   /**
    * Every tool, over all pages (stops on a repeated cursor; starts over from the first page, once, when the
-   * session expires and is renewed between pages).
+   * session expires and is renewed between pages). `[]` without asking when the server's capabilities name no
+   * `tools` (a client uses only what was negotiated).
    */
   listTools(): Promise<McpTool[]>;
-  /** Calls a tool. `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`. */
+  /**
+   * Calls a tool. `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`; a server whose
+   * capabilities name no `tools` is not asked (`UNKNOWN_TOOL_NAME`).
+   */
   callTool(name: string, args?: JsonObject, options?: McpCallOptions): Promise<McpCallToolResult>;
   /**
    * Ends the session (HTTP DELETE; 405 and 404 are fine). The client is closed whatever the server answers;

@@ -59,6 +59,18 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("a server without the tools capability lists none and is not asked for tools", async () => {
+    const e = endpoints({ alpha: "normal", prompts: "no-tools" });
+    const hub = new McpHub(e.servers);
+    const { tools, errors } = await within(15_000, hub.listTools(), "listTools");
+    assert.deepEqual(errors, []);
+    assert.deepEqual([...new Set(tools.map((t) => t.serverName))], ["alpha"]);
+    const stats = await e.stats("prompts");
+    assert.equal(stats.initialize.length, 1, "the server was connected");
+    assert.deepEqual(stats.violations, []);
+    await hub.closeAll();
+  });
+
   test("selection: manual selectedServers asks only those; enabled:false asks none", async () => {
     const e = endpoints({ alpha: "normal", beta: "normal" });
     const hub = new McpHub(e.servers);

@@ -48,6 +48,8 @@
 //   bad-json        tools/list -> 200 application/json with a truncated JSON body (tools/call works)
 //   http-500        tools/list -> 500 text/html (about 10 KB; `?v=json`: a JSON-RPC error body) (tools/call works)
 //   wrong-version   initialize answers protocolVersion "1999-01-01"
+//   no-tools        initialize declares only `prompts` among its capabilities; tools/list and tools/call are
+//                   counted as violations (a client uses only negotiated capabilities) and answered -32601
 //   delete-405      DELETE -> 405 (Allow: POST)
 //   collide         tools named to collide after prefixing (`b__c`, `c`, `X`/`x`, a 100-char name, `dup` twice...);
 //                   tools/call answers "called <tool> on <key>" so a test can tell which endpoint was reached
@@ -92,7 +94,7 @@ export const MAX_EVENTS = 10_000;
 export const SCENARIOS = [
   "normal", "stateless", "sse", "paginate3", "endless", "repeat-cursor", "expire", "expire-always", "hang",
   "rpc-error", "big", "drop-resume", "unauthorized", "forbidden", "bad-content-type", "bad-json", "http-500",
-  "wrong-version", "delete-405", "collide", "grows", "huge-list", "endless-sse", "invalid-utf8", "unknown-id", "crlf-header",
+  "wrong-version", "no-tools", "delete-405", "collide", "grows", "huge-list", "endless-sse", "invalid-utf8", "unknown-id", "crlf-header",
 ];
 
 const SERVER_INFO = { name: "toolwire-misbehaving", title: "toolwire misbehaving test server", version: "1.0.0" };
@@ -626,7 +628,7 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
     ctx.session = session;
     const result = {
       protocolVersion: answered,
-      capabilities: { tools: { listChanged: true }, logging: {} },
+      capabilities: scenario === "no-tools" ? { prompts: {} } : { tools: { listChanged: true }, logging: {} },
       serverInfo: SERVER_INFO,
       instructions: INSTRUCTIONS,
     };
@@ -661,6 +663,10 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
 
   async function handleRequest(ctx, msg) {
     const { stats, session } = ctx;
+    if (ctx.scenario === "no-tools" && msg.method.startsWith("tools/")) {
+      push(stats.violations, `${msg.method} to a server without the tools capability`);
+      return replyError(ctx, msg, -32601, `Method not found: ${msg.method}`);
+    }
     switch (msg.method) {
       case "ping":
         return reply(ctx, msg, {}, sessionHeaders(session));
