@@ -418,6 +418,12 @@ schema_case!(openai_strict_ref_siblings, Target::OpenAiStrict, "openai-strict/re
     good: {"type": "object", "properties": {"a": {"$ref": "#/$defs/x", "description": "A"}, "r": {"$ref": "#"}}, "required": ["a", "r"], "additionalProperties": false,
            "$defs": {"x": {"type": "string"}}});
 
+schema_case!(openai_strict_unresolved_ref, Target::OpenAiStrict, "openai-strict/unresolved-ref",
+    bad: {"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}, "required": ["a"], "additionalProperties": false,
+          "$defs": {"x": {"type": "string"}}},
+    good: {"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}, "r": {"anyOf": [{"$ref": "#"}, {"type": "null"}]}}, "required": ["a", "r"],
+           "additionalProperties": false, "$defs": {"x": {"type": "string"}}});
+
 fn object_with_props(n: usize, required: bool) -> Value {
     let mut props = Map::new();
     for i in 0..n {

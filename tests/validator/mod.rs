@@ -123,6 +123,8 @@ pub mod rules {
     pub const OPENAI_STRICT_FORMAT: &str = "openai-strict/format";
     /// `$ref` with sibling keywords other than `description` (§1.1 strict).
     pub const OPENAI_STRICT_REF_SIBLINGS: &str = "openai-strict/ref-siblings";
+    /// `$ref` whose target is not a schema in this document (§1.1 strict: `$defs`/`$ref`).
+    pub const OPENAI_STRICT_UNRESOLVED_REF: &str = "openai-strict/unresolved-ref";
     /// > 5,000 object properties in one schema (§1.1 strict limits).
     pub const OPENAI_STRICT_LIMIT_PROPERTIES: &str = "openai-strict/limit-properties";
     /// > 10 nesting levels of objects (§1.1 strict limits).
@@ -957,6 +959,13 @@ fn check_tool_schema(target: Target, tool: &Tool<'_>, sink: &mut Sink, totals: &
             check_array_items(&nodes, OPENAI_ARRAY_ITEMS, label, sink);
             if tool.strict {
                 check_openai_strict(&nodes, label, sink);
+                for node in &nodes {
+                    let Some(reference) = node.obj().and_then(|o| o.get("$ref")) else { continue };
+                    let resolves = reference.as_str().and_then(|r| resolve_ref(schema, &nodes, r)).is_some_and(|(_, t)| t.is_object());
+                    if !resolves {
+                        sink.push(label, &node.path, OPENAI_STRICT_UNRESOLVED_REF, format!("`$ref` {} does not resolve to a schema object in this document", show(reference)));
+                    }
+                }
             }
         }
         Family::Anthropic => {
