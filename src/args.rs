@@ -150,30 +150,37 @@ impl ArgPlan {
 
     /// Maps `value` back. Values the plan does not recognise pass through unchanged.
     pub fn apply(&self, value: Value) -> Value {
-        self.apply_at(value, 0, self)
+        self.apply_at(value, 0, self, &mut Vec::new())
     }
 
-    /// `root`: the plan that holds the definitions a reference names.
-    fn apply_at(&self, value: Value, depth: usize, root: &ArgPlan) -> Value {
+    /// `depth`: of `value` in the arguments. `root`: the plan that holds the definitions a
+    /// reference names. `followed`: the references followed on this value so far, each taken
+    /// once (a definition applied again to the same value would do what it did the first time,
+    /// and a cycle of references through `anyOf`s would otherwise branch without end).
+    fn apply_at<'p>(&'p self, value: Value, depth: usize, root: &'p ArgPlan, followed: &mut Vec<&'p str>) -> Value {
         if depth > 128 {
             return value;
         }
         let value = match self.reference.as_deref() {
-            Some("#") => root.apply_at(value, depth + 1, root),
-            Some(name) => match root.defs.as_ref().and_then(|d| d.get(name)) {
-                Some(def) => def.apply_at(value, depth + 1, root),
-                None => value,
-            },
+            Some(name) if followed.contains(&name) => return value,
+            Some(name) => {
+                followed.push(name);
+                let target = if name == "#" { Some(root) } else { root.defs.as_ref().and_then(|d| d.get(name)) };
+                match target {
+                    Some(def) => def.apply_at(value, depth, root, followed),
+                    None => value,
+                }
+            }
             None => value,
         };
-        let value = self.apply_inner(value, depth, root);
+        let value = self.apply_inner(value, depth, root, followed);
         match (&self.unwrap, value) {
             (Some(prop), Value::Object(mut o)) => o.remove(prop).unwrap_or(Value::Null),
             (_, other) => other,
         }
     }
 
-    fn apply_inner(&self, value: Value, depth: usize, root: &ArgPlan) -> Value {
+    fn apply_inner<'p>(&'p self, value: Value, depth: usize, root: &'p ArgPlan, followed: &mut Vec<&'p str>) -> Value {
         match value {
             Value::String(s) if !self.enum_values.is_empty() => {
                 match self.enum_values.iter().find(|orig| enum_string(orig) == s) {
@@ -190,22 +197,22 @@ impl ArgPlan {
                 for (name, plan) in &self.properties {
                     if let Some(v) = o.get_mut(name) {
                         let taken = std::mem::take(v);
-                        *v = plan.apply_at(taken, depth + 1, root);
+                        *v = plan.apply_at(taken, depth + 1, root, &mut Vec::new());
                     }
                 }
-                self.any_of_apply(Value::Object(o), depth, root)
+                self.any_of_apply(Value::Object(o), depth, root, followed)
             }
-            Value::Array(items) if self.items.is_some() => {
-                let plan = self.items.as_deref().cloned().unwrap_or_default();
-                Value::Array(items.into_iter().map(|v| plan.apply_at(v, depth + 1, root)).collect())
-            }
-            other => self.any_of_apply(other, depth, root),
+            Value::Array(items) => match self.items.as_deref() {
+                Some(plan) => Value::Array(items.into_iter().map(|v| plan.apply_at(v, depth + 1, root, &mut Vec::new())).collect()),
+                None => self.any_of_apply(Value::Array(items), depth, root, followed),
+            },
+            other => self.any_of_apply(other, depth, root, followed),
         }
     }
 
-    fn any_of_apply(&self, value: Value, depth: usize, root: &ArgPlan) -> Value {
+    fn any_of_apply<'p>(&'p self, value: Value, depth: usize, root: &'p ArgPlan, followed: &mut Vec<&'p str>) -> Value {
         for branch in &self.any_of {
-            let mapped = branch.apply_at(value.clone(), depth + 1, root);
+            let mapped = branch.apply_at(value.clone(), depth, root, followed);
             if mapped != value {
                 return mapped;
             }

@@ -741,8 +741,9 @@ fn shared_ref_expansions_agree_on_thousands_of_definitions() {
     assert_eq!(converted, SHARING.len(), "every conversion finishes (the budget cuts the expansion)");
 }
 
-/// Recursive schemas under OpenAI strict keep their references in a root `$defs` table, and the
-/// result is valid Structured Outputs for Chat and Responses, through both APIs alike.
+/// Recursive schemas under OpenAI strict keep their references (into a root `$defs` table, or
+/// `#`), and the result is valid Structured Outputs for Chat and Responses, through both APIs
+/// alike.
 #[test]
 fn recursive_schemas_are_strict_for_openai_with_their_references_kept() {
     let schemas = [
@@ -763,8 +764,63 @@ fn recursive_schemas_are_strict_for_openai_with_their_references_kept() {
             let v = validate(target, &conv.tools);
             assert!(v.is_empty(), "{target:?}: {v:?}\n{}", conv.tools);
             let text = conv.tools.to_string();
-            assert!(text.contains("\"$defs\"") && text.contains("\"strict\":true"), "{text}");
+            assert!(text.contains("\"$ref\"") && text.contains("\"strict\":true"), "{text}");
             assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), text);
         }
     }
+}
+
+fn strict_openai(schema: Value) -> toolwire::convert::Conversion {
+    let mut opts = ConvertOptions::default();
+    opts.schema.strict = true;
+    let conv = convert(json!([{ "name": "t", "inputSchema": schema }]), Provider::OpenAi, &opts).unwrap();
+    let v = validate(Target::OpenAiStrict, &conv.tools);
+    assert!(v.is_empty(), "{v:?}\n{}", conv.tools);
+    conv
+}
+
+/// Recursive schemas whose references cannot simply be kept: an `allOf` over one (its merge
+/// needs the target's keywords) and a reference to what is not a schema object fall back; a
+/// one-branch `allOf` is the reference itself; a target outside any subschema position is
+/// still a definition, its own references rewritten.
+#[test]
+fn recursive_references_that_cannot_simply_be_kept() {
+    let node = |child: Value| {
+        json!({"type": "object", "properties": {"root": {"$ref": "#/definitions/Node"}}, "required": ["root"],
+               "definitions": {"Node": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "child": child}}}})
+    };
+    let merged = strict_openai(node(json!({"allOf": [{"$ref": "#/definitions/Node"}, {"type": "object", "properties": {"extra": {"type": "integer"}}}]})));
+    assert_eq!(merged.tools[0]["function"]["strict"], json!(false));
+    assert!(merged.report.tools[0].problems.iter().any(|d| d.message.contains("allOf")), "{:?}", merged.report.tools[0].problems);
+
+    let described = strict_openai(node(json!({"description": "the child", "allOf": [{"$ref": "#/definitions/Node"}]})));
+    let f = &described.tools[0]["function"];
+    assert_eq!(f["strict"], json!(true));
+    assert_eq!(f["parameters"]["$defs"]["Node"]["properties"]["child"], json!({"description": "the child", "anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}));
+
+    let outside = strict_openai(json!({"type": "object", "properties": {"a": {"$ref": "#/x-node"}}, "x-node": {"type": "object", "properties": {"next": {"$ref": "#/x-node"}}}}));
+    let f = &outside.tools[0]["function"];
+    assert_eq!(f["strict"], json!(true));
+    assert_eq!(f["parameters"]["$defs"]["ref1"]["properties"]["next"]["anyOf"][0], json!({"$ref": "#/$defs/ref1"}));
+
+    let not_a_schema = strict_openai(json!({"type": "object", "properties": {"a": {"$ref": "#/properties/b/type"}, "b": {"type": "object", "properties": {"c": {"$ref": "#/properties/b"}}}}}));
+    assert_eq!(not_a_schema.tools[0]["function"]["strict"], json!(false));
+}
+
+/// The argument plan of a recursive schema follows each reference once per value, however
+/// the references cycle through `anyOf`s, and reaches as deep as the value goes.
+#[test]
+fn recursive_argument_plans_end_and_reach_every_depth() {
+    let cycle = strict_openai(json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "required": ["a"],
+        "$defs": {"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/A"}, {"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "integer"}}}]}}}));
+    let plan = cycle.name_map.entries()[0].args.clone().unwrap();
+    assert_eq!(plan.apply(json!({"a": {"x": "s", "y": null}})), json!({"a": {"x": "s"}}));
+
+    let list = strict_openai(json!({"type": "object", "properties": {"v": {"type": "integer"}, "next": {"$ref": "#"}}}));
+    let plan = list.name_map.entries()[0].args.clone().unwrap();
+    let mut value = json!({"v": 0, "next": null});
+    for i in 1..100 {
+        value = json!({"v": i, "next": value});
+    }
+    assert!(!plan.apply(value).to_string().contains("null"));
 }

@@ -19,6 +19,8 @@
 //! conditionals, a `$ref` with constraining siblings in a recursion, an untyped node, limits)
 //! falls back to non-strict, and the report says why.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{json, Value};
 
 use crate::args::ArgPlan;
@@ -121,22 +123,26 @@ fn strict_inlined(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
 /// A schema whose local references all point into one table at the root, for strict mode on
 /// a recursive schema: the root, its references rewritten (`#/$defs/name`, or `#` for the root)
 /// and its `$defs`/`definitions` left for [`strict_object`] to drop, and the table, each
-/// referenced subschema once under a name, its own references rewritten. A definition keeps a
-/// plain name (`#/$defs/Node`, `#/definitions/Node`); any other target (a pointer into
-/// `properties`, a clashing or unusual name) is named `ref` and a number. Fails, saying why,
-/// on anything strict mode gives up on wherever it stands in the document (an open map or one
-/// of [`STRICT_BLOCKERS`], even in a definition nothing uses: `fast::recursion` tells the same
-/// from its tree), a reference that does not resolve, or one whose siblings are not annotations.
+/// referenced subschema once under a name, copied from `base` and its own references rewritten.
+/// A definition keeps a plain name (`#/$defs/Node`, `#/definitions/Node`); any other target (a
+/// pointer into `properties`, a clashing or unusual name) is named `ref` and a number. Fails,
+/// saying why, on anything strict mode gives up on wherever it stands in the document (an open
+/// map or one of [`STRICT_BLOCKERS`], even in a definition nothing uses: `fast::recursion`
+/// tells the same from its tree) or in a definition, a reference that does not resolve to a
+/// schema object, one whose siblings are not annotations, and an `allOf` over a reference
+/// (merging it needs the target's keywords, which a recursion cannot inline).
 fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(String, Value)>), String> {
     struct Gather<'a> {
         base: &'a Value,
-        /// Each target met: the node, a reference that reaches it, its name.
-        targets: Vec<(&'a Value, String, String)>,
+        /// Each target met and its name, in order; by address, its index there; the names.
+        targets: Vec<(&'a Value, String)>,
+        by_address: HashMap<usize, usize>,
+        names: HashSet<String>,
         failed: Option<String>,
     }
     impl Gather<'_> {
         fn name_of(&mut self, reference: &str) -> std::result::Result<String, String> {
-            let unresolved = |r: &str| format!("$ref \"{r}\" does not resolve");
+            let unresolved = |r: &str| format!("$ref \"{r}\" does not resolve to a schema object");
             let (mut reference, mut target) = (reference.to_owned(), lookup(self.base, reference).ok_or_else(|| unresolved(reference))?);
             // A target that is nothing but a reference stands for that one's target.
             let only_ref = |v: &Value| v.as_object().filter(|o| o.len() == 1).and_then(|o| o.find("$ref")).and_then(Value::as_str).map(str::to_owned);
@@ -148,23 +154,28 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
             if only_ref(target).is_some() {
                 return Err(format!("$ref \"{reference}\" leads through references that never reach a schema"));
             }
+            if !target.is_object() {
+                return Err(unresolved(&reference));
+            }
             if std::ptr::eq(target, self.base) {
                 return Ok("#".into());
             }
-            if let Some((_, _, name)) = self.targets.iter().find(|(t, _, _)| std::ptr::eq(*t, target)) {
-                return Ok(format!("#/$defs/{name}"));
+            let address = target as *const Value as usize;
+            if let Some(&i) = self.by_address.get(&address) {
+                return Ok(format!("#/$defs/{}", self.targets[i].1));
             }
-            let taken = |name: &str, targets: &[(&Value, String, String)]| targets.iter().any(|(_, _, n)| n == name);
             let plain = ["#/$defs/", "#/definitions/"].iter().find_map(|p| reference.strip_prefix(p)).filter(|n| {
                 (1..=64).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
             });
-            let mut name = plain.filter(|n| !taken(n, &self.targets)).map(str::to_owned).unwrap_or_default();
+            let mut name = plain.filter(|n| !self.names.contains(*n)).map(str::to_owned).unwrap_or_default();
             let mut n = self.targets.len();
-            while name.is_empty() || taken(&name, &self.targets) {
+            while name.is_empty() || self.names.contains(&name) {
                 n += 1;
                 name = format!("ref{n}");
             }
-            self.targets.push((target, reference, name.clone()));
+            self.by_address.insert(address, self.targets.len());
+            self.names.insert(name.clone());
+            self.targets.push((target, name.clone()));
             Ok(format!("#/$defs/{name}"))
         }
 
@@ -178,6 +189,18 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
                     self.failed = Some(format!("an open map (additionalProperties) at {}", display(cx.path())));
                 } else if STRICT_BLOCKERS.contains(&k.as_str()) {
                     self.failed = Some(format!("`{k}` at {}", display(cx.path())));
+                }
+            }
+            let over_ref = |b: &Value| b.as_object().is_some_and(|b| b.has("$ref"));
+            if let Some(Value::Array(all)) = obj.find("allOf") {
+                // `allOf: [{$ref}]` (pydantic's form for a described reference) is the reference
+                // itself; more branches would be merged with a target they cannot see.
+                if all.len() == 1 && over_ref(&all[0]) && !obj.has("anyOf") {
+                    if let Some(branches) = obj.remove("allOf") {
+                        obj.insert("anyOf".into(), branches);
+                    }
+                } else if all.iter().any(over_ref) {
+                    self.failed = Some(format!("an `allOf` over a recursive schema's reference at {}", display(cx.path())));
                 }
             }
             if self.failed.is_some() {
@@ -210,15 +233,26 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
         }
     }
 
-    let mut g = Gather { base, targets: Vec::new(), failed: None };
+    let mut g = Gather { base, targets: Vec::new(), by_address: HashMap::new(), names: HashSet::new(), failed: None };
     let mut root = base.clone();
     g.visit(&mut root, cx);
-    if let Some(reason) = g.failed {
-        return Err(reason);
+    // Each target copied from `base` and rewritten as a definition of its own (it may stand
+    // where the walk above does not go, and may name further targets).
+    let mut defs = Vec::new();
+    while let (None, Some((target, name))) = (&g.failed, g.targets.get(defs.len()).cloned()) {
+        let mut def = target.clone();
+        let _ = cx.at("$defs", |cx| {
+            cx.at(&name, |cx| {
+                g.visit(&mut def, cx);
+                Ok(())
+            })
+        });
+        defs.push((name, def));
     }
-    // Each target's rewritten copy stands where the target stands in `base`.
-    let defs = g.targets.iter().map(|(_, reference, name)| (name.clone(), lookup(&root, reference).cloned().unwrap_or(Value::Bool(false)))).collect();
-    Ok((root, defs))
+    match g.failed {
+        Some(reason) => Err(reason),
+        None => Ok((root, defs)),
+    }
 }
 
 /// [`strict`] on a recursive schema: every reference rewritten to point into one `$defs`
@@ -256,7 +290,7 @@ fn strict_with_defs(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
         return Ok(Err(reason));
     }
     plan.drop_dangling_references();
-    if let Value::Object(obj) = &mut root {
+    if let (Value::Object(obj), false) = (&mut root, table.is_empty()) {
         obj.insert("$defs".into(), Value::Object(table));
     }
     cx.change("openai/strict-defs", format!("recursive schema: its references kept, to {count} definitions under the root's $defs"));
@@ -602,7 +636,7 @@ mod tests {
         let s = c.schema.unwrap();
         assert_eq!(s["properties"]["children"]["items"], json!({"$ref":"#"}));
         assert_eq!(s["properties"]["first"], json!({"anyOf":[{"$ref":"#"},{"type":"null"}]}));
-        assert_eq!(s["$defs"], json!({}));
+        assert!(s.get("$defs").is_none(), "a recursion through the root alone needs no table");
         let args = json!({"name":"a","children":[{"name":"b","children":null,"first":null}],"first":null});
         assert_eq!(c.plan.apply(args), json!({"name":"a","children":[{"name":"b"}]}));
 
