@@ -547,6 +547,20 @@ describe("errors", () => {
     for (const h of ["mcp-session-id", "mcp-protocol-version", "Access-Control-Expose-Headers", "Access-Control-Allow-Headers"]) assert.ok(err.message.includes(h), h);
   });
 
+  test("a token that changes: a fetch wrapper adds it; a 401 says where to get one, and the next call uses the new one", async () => {
+    let token = "expired";
+    const withToken = (url, init) => fetch(url, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
+    const { client } = fresh("bearer", { fetch: withToken });
+    const err = await rejectsWith(client.connect(), "UNAUTHORIZED");
+    assert.equal(err.status, 401);
+    assert.equal(err.challenge.scheme, "Bearer");
+    assert.match(err.challenge.resource_metadata, /oauth-protected-resource/);
+    token = "good"; // what an OAuth sign-in would give
+    await client.connect();
+    assert.deepEqual((await client.listTools()).map((t) => t.name), NORMAL_TOOLS.map((t) => t.name));
+    await client.close();
+  });
+
   test("a custom fetch is used for every request", async () => {
     const seen = [];
     const myFetch = (url, init) => {

@@ -43,6 +43,7 @@
 //                   replays the rest and the result, then ends. GET without Last-Event-ID -> 405.
 //   unauthorized    every request -> 401 + WWW-Authenticate: Bearer realm="mcp", error="invalid_token",
 //                   resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"
+//   bearer          like unauthorized (401) for any request without `Authorization: Bearer good`, else normal
 //   forbidden       every request -> 403 + WWW-Authenticate: Bearer error="insufficient_scope", scope="tools:call", ...
 //   bad-content-type  tools/list -> 200 text/plain (tools/call works: the client must stay usable)
 //   bad-json        tools/list -> 200 application/json with a truncated JSON body (tools/call works)
@@ -93,7 +94,7 @@ export const MAX_PAGES = 10_000;
 export const MAX_EVENTS = 10_000;
 export const SCENARIOS = [
   "normal", "stateless", "sse", "paginate3", "endless", "repeat-cursor", "expire", "expire-always", "hang",
-  "rpc-error", "big", "drop-resume", "unauthorized", "forbidden", "bad-content-type", "bad-json", "http-500",
+  "rpc-error", "big", "drop-resume", "unauthorized", "forbidden", "bearer", "bad-content-type", "bad-json", "http-500",
   "wrong-version", "no-tools", "delete-405", "collide", "grows", "huge-list", "endless-sse", "invalid-utf8", "unknown-id", "crlf-header",
 ];
 
@@ -424,9 +425,10 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
       if (ctx.onClose) ctx.onClose();
     });
 
-    if (scenario === "unauthorized" || scenario === "forbidden") {
+    const unauthorized = scenario === "bearer" && req.headers.authorization !== "Bearer good";
+    if (scenario === "unauthorized" || scenario === "forbidden" || unauthorized) {
       await readBody(req).catch(() => null);
-      const status = scenario === "unauthorized" ? 401 : 403;
+      const status = scenario === "forbidden" ? 403 : 401;
       return sendJson(
         res,
         status,
