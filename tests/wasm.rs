@@ -146,7 +146,7 @@ mod bridge {
       };
       if (!body || !("id" in body)) return respond(202, null, "");
       if (body.method === "initialize") {
-        return respond(200, "application/json", JSON.stringify({ jsonrpc: "2.0", id: body.id, result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "scripted", version: "1" } } }), { "mcp-session-id": "sess-9" });
+        return respond(200, "application/json", JSON.stringify({ jsonrpc: "2.0", id: body.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "scripted", version: "1" } } }), { "mcp-session-id": "sess-9" });
       }
       if (body.method === "tools/list") {
         const msg = { jsonrpc: "2.0", id: body.id, result: { tools: [{ name: "echo", inputSchema: { type: "object" } }] } };
