@@ -397,6 +397,7 @@ export type ToolwireErrorCode =
   | "PROTOCOL"
   | "UNSUPPORTED_PROTOCOL_VERSION"
   | "PERMISSION_DENIED"
+  | "CAPABILITY_NOT_NEGOTIATED"
   | "NOT_CONNECTED"
   | "INVALID_JSON"
   | "INVALID_INPUT"
@@ -434,6 +435,8 @@ export class ToolwireError extends Error {
   readonly data?: JsonValue;
   /** `UNAUTHORIZED`: the parsed `WWW-Authenticate` challenge (`{scheme, realm?, error?, scope?, resource_metadata?}`). */
   readonly challenge?: { scheme: string; [param: string]: string };
+  /** `CAPABILITY_NOT_NEGOTIATED`: the server capability the request needs (`"resources"`, `"prompts"`...). */
+  readonly capability?: string;
   /** Hub errors: the server concerned. */
   readonly server?: string;
 }
@@ -805,9 +808,17 @@ export class McpClient {
   listTools(): Promise<McpTool[]>;
   /**
    * Calls a tool. `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`; a server whose
-   * capabilities name no `tools` is not asked (`UNKNOWN_TOOL_NAME`).
+   * capabilities name no `tools` is not asked (`CAPABILITY_NOT_NEGOTIATED`).
    */
   callTool(name: string, args?: JsonObject, options?: McpCallOptions): Promise<McpCallToolResult>;
+  /**
+   * Any other request, on the same session: `resources/list`, `resources/read`, `prompts/list`, `prompts/get`,
+   * `completion/complete`, `logging/setLevel`, `ping`... Resolves to its result; errors as `callTool`'s. A method
+   * of a capability the server did not declare in the handshake (`resources`, `prompts`, `completions`,
+   * `logging`, `tools`) is not sent: `CAPABILITY_NOT_NEGOTIATED`, with `capability` naming it. `initialize` is
+   * `connect()`'s (`INVALID_INPUT`).
+   */
+  request(method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
   /**
    * Ends the session (HTTP DELETE; 405 and 404 are fine). The client is closed whatever the server answers;
    * a DELETE that fails rejects (`HTTP_STATUS`, `NETWORK`), one unanswered after 3 s is aborted (`TIMEOUT`).

@@ -47,6 +47,9 @@ pub enum ErrorCode {
     PermissionDenied,
     /// The client is closed, or was never connected.
     NotConnected,
+    /// A request the server did not agree to in the handshake: its capabilities name no
+    /// `tools`, `resources`, `prompts`, `completions` or `logging` for the method (`capability`).
+    CapabilityNotNegotiated,
 }
 
 impl ErrorCode {
@@ -71,6 +74,7 @@ impl ErrorCode {
             Self::UnsupportedProtocolVersion => "UNSUPPORTED_PROTOCOL_VERSION",
             Self::PermissionDenied => "PERMISSION_DENIED",
             Self::NotConnected => "NOT_CONNECTED",
+            Self::CapabilityNotNegotiated => "CAPABILITY_NOT_NEGOTIATED",
         }
     }
 }

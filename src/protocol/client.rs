@@ -445,6 +445,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let id = self.new_id();
             let mut params = params.clone();
             if opts.on_progress.is_some() {
+                if params.is_null() {
+                    params = json!({});
+                }
                 if let Value::Object(p) = &mut params {
                     let meta = p.entry("_meta").or_insert_with(|| json!({}));
                     if let Value::Object(m) = meta {
@@ -876,18 +879,46 @@ impl<T: Transport, C: Clock> Client<T, C> {
         e
     }
 
-    /// Whether the server's `initialize` result declared capabilities without `tools`: such a
-    /// server has no tools, and a client only uses what was negotiated (2025-06-18: MUST). A
+    /// The server capability a method needs (`tools/call` needs `tools`), when it is one of
+    /// those the handshake negotiates, and the server's `initialize` result declared
+    /// capabilities without it: a client uses only what was negotiated (2025-06-18: MUST). A
     /// server that sent no capabilities object at all is not taken at its word.
-    fn lacks_tools_capability(&self) -> bool {
-        matches!(&self.state.borrow().capabilities, Some(Value::Object(c)) if !c.contains_key("tools"))
+    fn missing_capability(&self, method: &str) -> Option<&'static str> {
+        let needed = match method.split_once('/').map_or(method, |(family, _)| family) {
+            "tools" => "tools",
+            "resources" => "resources",
+            "prompts" => "prompts",
+            "completion" => "completions",
+            "logging" => "logging",
+            _ => return None,
+        };
+        let st = self.state.borrow();
+        matches!(&st.capabilities, Some(Value::Object(c)) if st.connected && !c.contains_key(needed)).then_some(needed)
+    }
+
+    /// Any request but `initialize` (see [`Client::connect`]), for what the client has no method
+    /// of its own for (`resources/read`, `prompts/get`, `completion/complete`...): its result.
+    /// A method of a capability the server did not declare is not sent
+    /// (`CAPABILITY_NOT_NEGOTIATED`, `capability` naming it).
+    pub async fn request_checked(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
+        if method == "initialize" || method.starts_with("notifications/") {
+            return Err(Error::new(ErrorCode::InvalidInput, format!("`{method}` is not a request to send by name (connect() does the handshake)")));
+        }
+        if let Some(capability) = self.missing_capability(method) {
+            return Err(Error::new(
+                ErrorCode::CapabilityNotNegotiated,
+                format!("{method}: the server declares no `{capability}` capability, so it was not sent"),
+            )
+            .with_detail("capability", capability));
+        }
+        self.request(method, params, opts).await
     }
 
     /// `tools/list`, following `nextCursor` up to the page cap, stopping on a repeated cursor.
     /// Once it succeeds, [`Client::tools_changed`] is `false` until the next change is announced.
     /// A server whose capabilities name no `tools` is not asked: it lists none.
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
-        if self.is_connected() && self.lacks_tools_capability() {
+        if self.missing_capability("tools/list").is_some() {
             self.tools_changed.set(false);
             return Ok(Vec::new());
         }
@@ -950,15 +981,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// `tools/call`. Not sent to a server whose capabilities name no `tools`
-    /// (`UNKNOWN_TOOL_NAME`: it has no tool of that name or any other).
+    /// (`CAPABILITY_NOT_NEGOTIATED`).
     pub async fn call_tool(&self, name: &str, arguments: Value, opts: &mut CallOptions) -> Result<Value> {
-        if self.is_connected() && self.lacks_tools_capability() {
-            return Err(Error::new(ErrorCode::UnknownToolName, format!("the server declares no `tools` capability, so it has no tool `{name}`; tools/call was not sent")));
-        }
         let mut params = Map::new();
         params.insert("name".into(), json!(name));
         params.insert("arguments".into(), if arguments.is_null() { json!({}) } else { arguments });
-        self.request("tools/call", Value::Object(params), opts).await
+        self.request_checked("tools/call", Value::Object(params), opts).await
     }
 
     /// Listens on the standalone stream (GET, `text/event-stream`), where a server sends what

@@ -306,6 +306,25 @@ impl JsMcpClient {
         }))
     }
 
+    /// Any request but `initialize` (`resources/read`, `prompts/get`...), with `params` (an
+    /// object, or nothing) and `callTool`'s options: resolves to its result. Not sent for a
+    /// capability the server did not declare (`CAPABILITY_NOT_NEGOTIATED`).
+    pub fn request(&self, method: JsValue, params: JsValue, options: JsValue) -> Promise {
+        let c = self.inner.clone();
+        let prepared = (|| -> Result<(String, Value, CallOptions), Error> {
+            let method = string_param(&method, "method")?;
+            let params = match from_js(&params, "params")? {
+                v @ (Value::Null | Value::Object(_)) => v,
+                _ => return Err(Error::new(ErrorCode::InvalidInput, "params must be an object")),
+            };
+            Ok((method, params, call_options(&options)?))
+        })();
+        promise(Box::pin(async move {
+            let (method, params, mut opts) = prepared?;
+            Ok(to_js(&c.request_checked(&method, params, &mut opts).await?)?)
+        }))
+    }
+
     /// Ends the session (DELETE; 405 is fine).
     pub fn close(&self) -> Promise {
         let c = self.inner.clone();

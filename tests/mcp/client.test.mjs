@@ -561,6 +561,23 @@ describe("errors", () => {
     await client.close();
   });
 
+  test("a server that declares prompts only: tools and resources are not asked for, prompts are", async () => {
+    const { client, stats } = fresh("no-tools");
+    await client.connect();
+    assert.deepEqual(client.capabilities, { prompts: {} });
+    assert.deepEqual(await client.listTools(), []);
+    const call = await rejectsWith(client.callTool("echo", {}), "CAPABILITY_NOT_NEGOTIATED");
+    assert.equal(call.capability, "tools");
+    const read = await rejectsWith(client.request("resources/read", { uri: "x" }), "CAPABILITY_NOT_NEGOTIATED");
+    assert.equal(read.capability, "resources");
+    // prompts/list is sent (this server then answers -32601).
+    const sent = await rejectsWith(client.request("prompts/list"), "JSONRPC_ERROR");
+    assert.equal(sent.rpcCode, -32601);
+    const st = await stats();
+    assert.deepEqual(st.violations, []);
+    await client.close();
+  });
+
   test("a custom fetch is used for every request", async () => {
     const seen = [];
     const myFetch = (url, init) => {

@@ -129,6 +129,27 @@ describe("server-everything", () => {
     await rejectsWith(hub.listen({ onEnd: 1 }), "INVALID_OPTIONS", "onEnd");
   });
 
+  test("request: resources and prompts on the same session; a capability the server lacks is not asked", async () => {
+    const client = await connected();
+    assert.ok(client.capabilities.resources && client.capabilities.prompts);
+    const { resources } = await client.request("resources/list");
+    assert.ok(resources.length > 0);
+    const read = await client.request("resources/read", { uri: resources[0].uri }, { timeoutMs: 10_000 });
+    assert.equal(read.contents[0].uri, resources[0].uri);
+    const { prompts } = await client.request("prompts/list", {});
+    const simple = prompts.find((p) => p.name === "simple-prompt") ?? prompts[0];
+    const got = await client.request("prompts/get", { name: simple.name, arguments: {} });
+    assert.ok(got.messages.length > 0);
+    assert.deepEqual(await client.request("ping"), {});
+    if (!client.capabilities.completions) {
+      const err = await rejectsWith(client.request("completion/complete", {}), "CAPABILITY_NOT_NEGOTIATED");
+      assert.equal(err.capability, "completions");
+    }
+    await rejectsWith(client.request("initialize", {}), "INVALID_INPUT");
+    await rejectsWith(client.request("resources/read", [1]), "INVALID_INPUT");
+    await client.close();
+  });
+
   test("listTools: the reference tools, annotations and schemas kept", async () => {
     const client = await connected();
     const tools = await client.listTools();

@@ -1202,21 +1202,31 @@ fn www_authenticate_parsing() {
 }
 
 /// A server whose capabilities name no `tools` (prompts only, say) is neither listed nor
-/// called: it has no tools, and a client uses only what was negotiated. One that sent no
-/// capabilities object at all is still asked.
+/// called, nor asked for any other capability it did not declare: a client uses only what was
+/// negotiated. One that sent no capabilities object at all is still asked.
 #[test]
 fn a_server_without_the_tools_capability_is_not_asked_for_tools() {
     let init = |capabilities: Value| {
         json_reply(json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":capabilities,"serverInfo":{"name":"p","version":"1"}}}))
     };
-    let h = harness(vec![init(json!({"prompts": {}})), accepted()]);
+    let h = harness(vec![init(json!({"prompts": {}})), accepted(), Reply::Echo(json!({"messages": []})), Reply::Echo(json!({}))]);
     block_on(h.client.connect()).unwrap();
     assert_eq!(block_on(h.client.list_tools()).unwrap(), Vec::<Value>::new());
     let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
-    assert_eq!(e.code, ErrorCode::UnknownToolName);
+    assert_eq!(e.code, ErrorCode::CapabilityNotNegotiated);
+    assert_eq!(e.details.as_ref().unwrap()["capability"], json!("tools"));
     assert!(e.message.contains("no `tools` capability"), "{}", e.message);
+    for (method, capability) in [("resources/read", "resources"), ("completion/complete", "completions"), ("logging/setLevel", "logging")] {
+        let e = block_on(h.client.request_checked(method, json!({}), &mut CallOptions::default())).unwrap_err();
+        assert_eq!((e.code, e.details.as_ref().unwrap()["capability"].clone()), (ErrorCode::CapabilityNotNegotiated, json!(capability)));
+    }
+    let e = block_on(h.client.request_checked("initialize", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput);
     let methods: Vec<Value> = h.log.borrow().requests.iter().map(|r| body(r)["method"].clone()).collect();
     assert_eq!(methods, [json!("initialize"), json!("notifications/initialized")]);
+    // What it declares, and methods of no capability, are sent.
+    assert_eq!(block_on(h.client.request_checked("prompts/get", json!({"name": "p"}), &mut CallOptions::default())).unwrap(), json!({"messages": []}));
+    assert_eq!(block_on(h.client.request_checked("ping", Value::Null, &mut CallOptions::default())).unwrap(), json!({}));
 
     let mut init_without = init(Value::Null);
     if let Reply::Http { chunks, .. } = &mut init_without {
