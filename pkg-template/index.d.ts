@@ -893,6 +893,11 @@ export class McpHub {
    * Do not await it before calling tools.
    */
   listen(options?: { onEnd?: (end: McpListenEnd) => void }): Promise<{ servers: Record<string, boolean>; errors: Array<{ server: string; error: ToolwireError }> }>;
+  /**
+   * {@link McpClient.request} on one server (`resources/read`, `prompts/get`...), connecting it first if needed.
+   * Errors carry `server`; a server name the hub does not know is `INVALID_INPUT`.
+   */
+  request(server: string, method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
   /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */
   closeAll(): Promise<Array<{ server: string; error: ToolwireError }>>;
   readonly servers: string[];

@@ -263,6 +263,22 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         Ok(HubCall { server, tool, is_error: parsed.is_error == Some(true), result, text })
     }
 
+    /// Any other request to one server ([`Client::request_checked`]: `resources/read`,
+    /// `prompts/get`...), connecting it first if it is not connected. Errors carry `server`; a
+    /// name the hub does not know is `INVALID_INPUT`.
+    pub async fn request(&self, server: &str, method: &str, params: Value, mut opts: CallOptions) -> Result<Value> {
+        let client = self.client(server).ok_or_else(|| {
+            Error::new(ErrorCode::InvalidInput, format!("no server named \"{server}\" (one of: {})", self.server_names().join(", ")))
+        })?;
+        let sent = async {
+            if !client.is_connected() {
+                client.connect().await?;
+            }
+            client.request_checked(method, params, &mut opts).await
+        };
+        sent.await.map_err(|e| e.with_detail("server", server.to_owned()))
+    }
+
     fn annotations(&self, server: &str, tool: &str) -> Option<ToolAnnotations> {
         self.listed
             .borrow()

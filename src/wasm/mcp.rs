@@ -196,6 +196,14 @@ fn signal_future(signal: &JsValue) -> Option<CancelFuture> {
     }))
 }
 
+/// The `params` of a request by name: an object, or nothing.
+fn request_params(params: &JsValue) -> Result<Value, Error> {
+    match from_js(params, "params")? {
+        v @ (Value::Null | Value::Object(_)) => Ok(v),
+        _ => Err(Error::new(ErrorCode::InvalidInput, "params must be an object")),
+    }
+}
+
 fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
     let data = from_js(&get_data(options), "options")?;
     let mut opts = CallOptions {
@@ -313,11 +321,7 @@ impl JsMcpClient {
         let c = self.inner.clone();
         let prepared = (|| -> Result<(String, Value, CallOptions), Error> {
             let method = string_param(&method, "method")?;
-            let params = match from_js(&params, "params")? {
-                v @ (Value::Null | Value::Object(_)) => v,
-                _ => return Err(Error::new(ErrorCode::InvalidInput, "params must be an object")),
-            };
-            Ok((method, params, call_options(&options)?))
+            Ok((method, request_params(&params)?, call_options(&options)?))
         })();
         promise(Box::pin(async move {
             let (method, params, mut opts) = prepared?;
@@ -490,6 +494,19 @@ impl JsMcpHub {
                 ("server", Value::String(r.server)),
                 ("tool", Value::String(r.tool)),
             ]))?)
+        }))
+    }
+
+    /// Any other request to one server (`McpClient.request`), connecting it first if needed.
+    pub fn request(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
+        let hub = self.inner.clone();
+        let prepared = (|| -> Result<(String, String, Value, CallOptions), Error> {
+            let (server, method) = (string_param(&server, "server")?, string_param(&method, "method")?);
+            Ok((server, method, request_params(&params)?, call_options(&options)?))
+        })();
+        promise(Box::pin(async move {
+            let (server, method, params, opts) = prepared?;
+            Ok(to_js(&hub.request(&server, &method, params, opts).await?)?)
         }))
     }
 

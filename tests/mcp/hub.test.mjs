@@ -68,6 +68,13 @@ describe("McpHub", () => {
     const stats = await e.stats("prompts");
     assert.equal(stats.initialize.length, 1, "the server was connected");
     assert.deepEqual(stats.violations, []);
+    // Any other request goes to the server named, connecting it when needed.
+    const fresh = new McpHub(endpoints({ prompts: "no-tools" }).servers);
+    const err = await rejectsWith(fresh.request("prompts", "resources/list"), "CAPABILITY_NOT_NEGOTIATED");
+    assert.deepEqual([err.server, err.capability], ["prompts", "resources"]);
+    await rejectsWith(fresh.request("nope", "ping"), "INVALID_INPUT");
+    assert.deepEqual(await hub.request("alpha", "ping"), {});
+    await fresh.closeAll();
     await hub.closeAll();
   });
 
