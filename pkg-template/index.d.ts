@@ -774,9 +774,14 @@ export interface McpCallOptions {
  * `retryAfter` from a 429/503's `Retry-After`; redirects are not followed and are this error too, with
  * `location` where the server says: a redirected POST would be resent as a GET), `JSONRPC_ERROR` (`rpcCode`, `data`),
  * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS), `UNAUTHORIZED` (`status`, `challenge`), `PROTOCOL`,
- * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`; and, for what is passed to it,
- * `INVALID_INPUT` (a URL that is not http(s), a tool name that is not a string), `INVALID_OPTIONS` and
- * `INVALID_ARGUMENTS` (arguments that are not a JSON object).
+ * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`, `CAPABILITY_NOT_NEGOTIATED` (`capability`:
+ * a request the server's handshake did not agree to, not sent); and, for what is passed to it,
+ * `INVALID_INPUT` (a URL that is not http(s), a tool name that is not a string, `request` params that are not
+ * an object), `INVALID_OPTIONS` and `INVALID_ARGUMENTS` (arguments that are not a JSON object).
+ *
+ * A client uses only what the server declared in the handshake (MCP 2025-06-18: MUST): a server whose
+ * `capabilities` have no `tools` object lists none (`listTools()` resolves `[]` without asking; a server that
+ * sends no `capabilities` at all is asked anyway). `capabilities` shows what it declared.
  *
  * A request that meets HTTP 404 on its session (the session expired) renews the session once and is
  * sent again; requests that meet it together share one renewal, and requests made meanwhile wait for it.
@@ -815,8 +820,9 @@ export class McpClient {
    * Any other request, on the same session: `resources/list`, `resources/read`, `prompts/list`, `prompts/get`,
    * `completion/complete`, `logging/setLevel`, `ping`... Resolves to its result; errors as `callTool`'s. A method
    * of a capability the server did not declare in the handshake (`resources`, `prompts`, `completions`,
-   * `logging`, `tools`) is not sent: `CAPABILITY_NOT_NEGOTIATED`, with `capability` naming it. `initialize` is
-   * `connect()`'s (`INVALID_INPUT`).
+   * `logging`, `tools`; `resources.subscribe` for `resources/subscribe` and `unsubscribe`) is not sent:
+   * `CAPABILITY_NOT_NEGOTIATED`, with `capability` naming it. `initialize` is `connect()`'s, and `params` must
+   * be an object or absent (`INVALID_INPUT`).
    */
   request(method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
   /**

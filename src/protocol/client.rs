@@ -432,7 +432,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
-    /// A request with the session, 404 re-initialization and one retry.
+    /// A request with the session, 404 re-initialization and one retry. A method of a
+    /// capability the session's server did not declare ([`Client::missing_capability`]) is not
+    /// sent (`CAPABILITY_NOT_NEGOTIATED`, `capability` naming it), told again for the session a
+    /// renewal brings.
     pub async fn request(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
         let mut retried = false;
         loop {
@@ -440,6 +443,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             self.await_renewal(method, opts).await?;
             if !self.state.borrow().connected {
                 return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before {method}")));
+            }
+            if let Some(capability) = self.missing_capability(method) {
+                return Err(Error::new(
+                    ErrorCode::CapabilityNotNegotiated,
+                    format!("{method}: the server declares no `{capability}` capability, so it was not sent"),
+                )
+                .with_detail("capability", capability));
             }
             let gen = self.session_gen.get();
             let id = self.new_id();
@@ -450,6 +460,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 if let Value::Object(p) = &mut params {
                     let meta = p.entry("_meta").or_insert_with(|| json!({}));
+                    if !meta.is_object() {
+                        *meta = json!({});
+                    }
                     if let Value::Object(m) = meta {
                         m.insert("progressToken".into(), id.to_value());
                     }
@@ -883,33 +896,33 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// those the handshake negotiates, and the server's `initialize` result declared
     /// capabilities without it: a client uses only what was negotiated (2025-06-18: MUST). A
     /// server that sent no capabilities object at all is not taken at its word.
+    /// A capability is declared by an object under its name; `resources/subscribe` and
+    /// `unsubscribe` also need `subscribe: true` in it (`resources.subscribe`).
     fn missing_capability(&self, method: &str) -> Option<&'static str> {
-        let needed = match method.split_once('/').map_or(method, |(family, _)| family) {
-            "tools" => "tools",
-            "resources" => "resources",
-            "prompts" => "prompts",
-            "completion" => "completions",
-            "logging" => "logging",
+        let (needed, flag) = match method.split_once('/').map_or(method, |(family, _)| family) {
+            "tools" => ("tools", None),
+            "resources" if matches!(method, "resources/subscribe" | "resources/unsubscribe") => ("resources", Some("subscribe")),
+            "resources" => ("resources", None),
+            "prompts" => ("prompts", None),
+            "completion" => ("completions", None),
+            "logging" => ("logging", None),
             _ => return None,
         };
         let st = self.state.borrow();
-        matches!(&st.capabilities, Some(Value::Object(c)) if st.connected && !c.contains_key(needed)).then_some(needed)
+        let Some(Value::Object(declared)) = &st.capabilities else { return None };
+        match (declared.get(needed), flag) {
+            (Some(Value::Object(c)), Some(flag)) if c.get(flag) != Some(&Value::Bool(true)) => Some("resources.subscribe"),
+            (Some(Value::Object(_)), _) => None,
+            _ => Some(needed),
+        }
     }
 
     /// Any request but `initialize` (see [`Client::connect`]), for what the client has no method
-    /// of its own for (`resources/read`, `prompts/get`, `completion/complete`...): its result.
-    /// A method of a capability the server did not declare is not sent
-    /// (`CAPABILITY_NOT_NEGOTIATED`, `capability` naming it).
+    /// of its own for (`resources/read`, `prompts/get`, `completion/complete`...): its result,
+    /// checked as [`Client::request`] checks it.
     pub async fn request_checked(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
         if method == "initialize" || method.starts_with("notifications/") {
             return Err(Error::new(ErrorCode::InvalidInput, format!("`{method}` is not a request to send by name (connect() does the handshake)")));
-        }
-        if let Some(capability) = self.missing_capability(method) {
-            return Err(Error::new(
-                ErrorCode::CapabilityNotNegotiated,
-                format!("{method}: the server declares no `{capability}` capability, so it was not sent"),
-            )
-            .with_detail("capability", capability));
         }
         self.request(method, params, opts).await
     }
@@ -918,13 +931,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Once it succeeds, [`Client::tools_changed`] is `false` until the next change is announced.
     /// A server whose capabilities name no `tools` is not asked: it lists none.
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
-        if self.missing_capability("tools/list").is_some() {
-            self.tools_changed.set(false);
-            return Ok(Vec::new());
-        }
         // Cleared first: a change announced while the pages are read marks the list changed again.
         let changed = self.tools_changed.replace(false);
-        let listed = self.list_tool_pages().await;
+        let listed = match self.list_tool_pages().await {
+            // A server without tools (its session's, renewed or not) lists none.
+            Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok(Vec::new()),
+            listed => listed,
+        };
         if listed.is_err() && changed {
             self.tools_changed.set(true);
         }

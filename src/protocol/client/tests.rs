@@ -1238,3 +1238,83 @@ fn a_server_without_the_tools_capability_is_not_asked_for_tools() {
     block_on(h.client.connect()).unwrap();
     assert_eq!(block_on(h.client.list_tools()).unwrap().len(), 1);
 }
+
+fn init_caps(id: i64, session: &str, capabilities: Value) -> Reply {
+    Reply::Http {
+        status: 200,
+        headers: vec![("content-type", "application/json".into()), ("mcp-session-id", session.to_owned())],
+        chunks: vec![json!({"jsonrpc":"2.0","id":id,"result":{"protocolVersion":"2025-11-25","capabilities":capabilities,"serverInfo":{"name":"p","version":"1"}}}).to_string().into_bytes()],
+        then_hang: false,
+        then_error: false,
+    }
+}
+
+fn methods(h: &Harness) -> Vec<String> {
+    h.log.borrow().requests.iter().map(|r| body(r)["method"].as_str().unwrap_or("").to_owned()).collect()
+}
+
+/// The capabilities checked are the session's own: a renewed session that no longer declares
+/// `tools` gets no retried tools/call, and requests made while another renews the session are
+/// checked against the new one once it is there.
+#[test]
+fn capabilities_are_checked_against_the_session_a_renewal_brings() {
+    let h = harness(vec![
+        init_caps(0, "old", json!({"tools": {}})),
+        accepted(),
+        status_reply(404, vec![], ""),
+        init_caps(2, "new", json!({"prompts": {}})),
+        accepted(),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::CapabilityNotNegotiated);
+    assert_eq!(methods(&h).iter().filter(|m| *m == "tools/call").count(), 1);
+
+    let h = harness(vec![
+        init_caps(0, "old", json!({"prompts": {}})),
+        accepted(),
+        Reply::Later(2, Box::new(status_reply(404, vec![], ""))),
+        Reply::Later(3, Box::new(init_caps(2, "new", json!({"prompts": {}})))),
+        accepted(),
+        Reply::Echo(json!({"messages": []})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let (prompt, call, list) = block_on(async {
+        let mut opts = CallOptions::default();
+        let prompt = h.client.request_checked("prompts/get", json!({"name": "p"}), &mut opts);
+        let call = async {
+            while !h.client.reinitializing.get() {
+                yield_now().await;
+            }
+            h.client.call_tool("t", json!({}), &mut CallOptions::default()).await
+        };
+        let list = async {
+            while !h.client.reinitializing.get() {
+                yield_now().await;
+            }
+            h.client.list_tools().await
+        };
+        futures_util::join!(prompt, call, list)
+    });
+    assert_eq!(prompt.unwrap(), json!({"messages": []}));
+    assert_eq!(call.unwrap_err().code, ErrorCode::CapabilityNotNegotiated);
+    assert_eq!(list.unwrap(), Vec::<Value>::new());
+    assert!(!methods(&h).iter().any(|m| m.starts_with("tools/")), "{:?}", methods(&h));
+}
+
+/// `resources/subscribe` needs `resources.subscribe: true`; a capability is declared by an
+/// object (`tools: null` declares nothing); a `_meta` that is not an object gives way to the
+/// progress token.
+#[test]
+fn sub_capabilities_declarations_and_meta() {
+    let h = harness(vec![init_caps(0, "s", json!({"resources": {}, "tools": null})), accepted(), Reply::Echo(json!({}))]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///x"}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["capability"].clone()), (ErrorCode::CapabilityNotNegotiated, json!("resources.subscribe")));
+    assert_eq!(block_on(h.client.list_tools()).unwrap(), Vec::<Value>::new());
+    let mut opts = CallOptions { on_progress: Some(Box::new(|_: &Value| {})), ..CallOptions::default() };
+    block_on(h.client.request_checked("resources/read", json!({"uri": "x", "_meta": null}), &mut opts)).unwrap();
+    let sent = body(&h.log.borrow().requests[2]);
+    assert!(sent["params"]["_meta"]["progressToken"].is_number(), "{sent}");
+    assert_eq!(methods(&h), ["initialize", "notifications/initialized", "resources/read"]);
+}
