@@ -893,11 +893,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// The server capability a method needs (`tools/call` needs `tools`), when it is one of
-    /// those the handshake negotiates, and the server's `initialize` result declared
+    /// those the handshake negotiates and the server's `initialize` result declared
     /// capabilities without it: a client uses only what was negotiated (2025-06-18: MUST). A
-    /// server that sent no capabilities object at all is not taken at its word.
-    /// A capability is declared by an object under its name; `resources/subscribe` and
-    /// `unsubscribe` also need `subscribe: true` in it (`resources.subscribe`).
+    /// capability is declared by an object under its name; `resources/subscribe` and
+    /// `unsubscribe` also need `subscribe: true` in it (`resources.subscribe`). A server that
+    /// sent no capabilities object at all is not taken at its word.
     fn missing_capability(&self, method: &str) -> Option<&'static str> {
         let (needed, flag) = match method.split_once('/').map_or(method, |(family, _)| family) {
             "tools" => ("tools", None),
@@ -999,7 +999,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut params = Map::new();
         params.insert("name".into(), json!(name));
         params.insert("arguments".into(), if arguments.is_null() { json!({}) } else { arguments });
-        self.request_checked("tools/call", Value::Object(params), opts).await
+        self.request("tools/call", Value::Object(params), opts).await
     }
 
     /// Listens on the standalone stream (GET, `text/event-stream`), where a server sends what
