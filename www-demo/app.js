@@ -368,6 +368,7 @@ async function connect(event) {
   clearError("connect-error");
   clearError("call-error");
   setCallEnabled(false);
+  resetResources();
   $("call-tool").replaceChildren();
   $("tool-description").textContent = "";
   connected = null;
@@ -410,6 +411,7 @@ async function connect(event) {
     if (echo) $("call-tool").value = "echo";
     selectTool();
     setCallEnabled(tools.length > 0);
+    listResources(c).catch((err) => client === c && showError("connect-error", err));
 
     // Feed the Convert panel.
     let option = $("sample").querySelector('option[value="server"]');
@@ -472,6 +474,43 @@ function selectTool() {
   $("tool-description").textContent = tool.description ?? "";
   const args = exampleFor({ type: "object", ...(tool.inputSchema ?? {}) }) ?? {};
   $("call-args").value = json(args);
+}
+
+/** Resources of the connected server, through McpClient.request: only when its handshake declared them. */
+function resetResources() {
+  $("resource").replaceChildren();
+  $("resource").disabled = $("read-btn").disabled = true;
+  $("out-resource").hidden = true;
+  setStatus("resource-status", "");
+}
+
+async function listResources(c) {
+  resetResources();
+  if (!c.capabilities?.resources) {
+    setStatus("resource-status", "The server declares no resources.");
+    return;
+  }
+  const { resources } = await c.request("resources/list", {}, { timeoutMs: timeoutMs() });
+  if (client !== c) return;
+  $("resource").replaceChildren(...resources.map((r) => el("option", { value: r.uri }, `${r.title ?? r.name} (${r.uri})`)));
+  $("resource").disabled = $("read-btn").disabled = resources.length === 0;
+  setStatus("resource-status", `${resources.length} resource${resources.length === 1 ? "" : "s"}.`, true);
+}
+
+async function readResource(event) {
+  event?.preventDefault();
+  clearError("call-error");
+  if (!client) return;
+  const uri = $("resource").value;
+  try {
+    const { contents } = await client.request("resources/read", { uri }, { timeoutMs: timeoutMs() });
+    $("out-resource").textContent = contents.map((c) => c.text ?? `[${c.mimeType ?? "binary"}: ${c.blob?.length ?? 0} base64 characters]`).join("\n");
+    $("out-resource").hidden = false;
+    setStatus("resource-status", `${uri} read.`, true);
+  } catch (err) {
+    setStatus("resource-status", `${uri} could not be read.`);
+    showError("call-error", err);
+  }
 }
 
 async function callTool(event) {
@@ -627,6 +666,7 @@ async function main() {
   $("server-name").addEventListener("input", convertSoon);
   $("connect-form").addEventListener("submit", connect);
   $("call-form").addEventListener("submit", callTool);
+  $("resource-form").addEventListener("submit", readResource);
   $("call-tool").addEventListener("change", selectTool);
   for (const b of document.querySelectorAll("button[data-copy]")) b.addEventListener("click", () => copy(b));
   addEventListener("pagehide", () => client?.close().catch(() => {}));

@@ -297,6 +297,22 @@ function makeServer() {
     },
   );
 
+  // A resource, read through McpClient.request("resources/read") on the page.
+  server.registerResource(
+    "about",
+    "demo://about",
+    { title: "About this server", description: "What the demo server offers.", mimeType: "text/markdown" },
+    async (uri) => ({
+      contents: [
+        {
+          uri: uri.href,
+          mimeType: "text/markdown",
+          text: "# toolwire demo server\n\nEight small tools (echo, add, get_weather, tiny_image, slow, fail, ask_name, toggle_tools) and this resource.",
+        },
+      ],
+    }),
+  );
+
   return server;
 }
 

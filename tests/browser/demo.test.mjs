@@ -302,6 +302,13 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await waitForText("#call-status", "isError: true");
   assert.equal(JSON.parse(await page.textContent("#out-message")).is_error, true);
   assert.equal(await isVisible("#call-error"), false);
+
+  // A resource, listed and read through McpClient.request.
+  await waitForText("#resource-status", "1 resource.");
+  assert.deepEqual(await page.$$eval("#resource option", (os) => os.map((o) => o.value)), ["demo://about"]);
+  await page.click("#read-btn");
+  await waitForText("#resource-status", "demo://about read.");
+  assert.match(await page.textContent("#out-resource"), /^# toolwire demo server/);
 });
 
 test("a server's question (elicitation) becomes a form; the answer goes back and the tool uses it", async () => {
