@@ -12,6 +12,10 @@ import {
   parseToolCalls,
   toolResultMessage,
   NameMap,
+  McpClient,
+  McpHub,
+  ToolwireError,
+  type JsonValue,
   type McpTool,
   type McpCallToolResult,
   type ToolCall,
@@ -65,7 +69,16 @@ for (const c of parseToolCalls({}, "openai", sdkMap)) {
   void request;
 }
 
+// Requests by name, on a client and on one server of a hub; what a refused one says.
+declare const client: McpClient;
+declare const hub: McpHub;
+const read: Promise<JsonValue> = client.request("resources/read", { uri: "demo://about" }, { timeoutMs: 1000 });
+const prompts: Promise<JsonValue> = hub.request("docs", "prompts/list");
+const ping: Promise<JsonValue> = client.request("ping");
+const refused = (e: unknown): string | undefined => (e instanceof ToolwireError && e.code === "CAPABILITY_NOT_NEGOTIATED" ? e.capability : undefined);
+
 export {
+  read, prompts, ping, refused,
   fromSdk,
   openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
   openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp,
