@@ -500,16 +500,22 @@ async function listResources(c) {
 async function readResource(event) {
   event?.preventDefault();
   clearError("call-error");
-  if (!client) return;
+  const c = client;
+  if (!c) return;
   const uri = $("resource").value;
+  $("read-btn").disabled = true;
   try {
-    const { contents } = await client.request("resources/read", { uri }, { timeoutMs: timeoutMs() });
+    const { contents } = await c.request("resources/read", { uri }, { timeoutMs: timeoutMs() });
+    if (client !== c) return; // the page connected elsewhere meanwhile
     $("out-resource").textContent = contents.map((c) => c.text ?? `[${c.mimeType ?? "binary"}: ${c.blob?.length ?? 0} base64 characters]`).join("\n");
     $("out-resource").hidden = false;
     setStatus("resource-status", `${uri} read.`, true);
   } catch (err) {
+    if (client !== c) return;
     setStatus("resource-status", `${uri} could not be read.`);
     showError("call-error", err);
+  } finally {
+    if (client === c) $("read-btn").disabled = false;
   }
 }
 

@@ -921,10 +921,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// of its own for (`resources/read`, `prompts/get`, `completion/complete`...): its result,
     /// checked as [`Client::request`] checks it.
     pub async fn request_checked(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
+        Self::by_name(method)?;
+        self.request(method, params, opts).await
+    }
+
+    /// Whether `method` may be sent by name: not `initialize` (`connect()` does the handshake)
+    /// nor a notification (`INVALID_INPUT`).
+    pub fn by_name(method: &str) -> Result<()> {
         if method == "initialize" || method.starts_with("notifications/") {
             return Err(Error::new(ErrorCode::InvalidInput, format!("`{method}` is not a request to send by name (connect() does the handshake)")));
         }
-        self.request(method, params, opts).await
+        Ok(())
     }
 
     /// `tools/list`, following `nextCursor` up to the page cap, stopping on a repeated cursor.

@@ -267,10 +267,11 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// `prompts/get`...), connecting it first if it is not connected. Errors carry `server`; a
     /// name the hub does not know is `INVALID_INPUT`.
     pub async fn request(&self, server: &str, method: &str, params: Value, mut opts: CallOptions) -> Result<Value> {
-        let client = self.client(server).ok_or_else(|| {
-            Error::new(ErrorCode::InvalidInput, format!("no server named \"{server}\" (one of: {})", self.server_names().join(", ")))
-        })?;
         let sent = async {
+            Client::<T, C>::by_name(method)?;
+            let client = self.client(server).ok_or_else(|| {
+                Error::new(ErrorCode::InvalidInput, format!("no server named \"{server}\" (one of: {})", self.server_names().join(", ")))
+            })?;
             if !client.is_connected() {
                 client.connect().await?;
             }

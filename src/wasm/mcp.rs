@@ -500,10 +500,14 @@ impl JsMcpHub {
     /// Any other request to one server (`McpClient.request`), connecting it first if needed.
     pub fn request(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
-        let prepared = (|| -> Result<(String, String, Value, CallOptions), Error> {
-            let (server, method) = (string_param(&server, "server")?, string_param(&method, "method")?);
-            Ok((server, method, request_params(&params)?, call_options(&options)?))
-        })();
+        // What is wrong with the rest of a request to a named server names the server too.
+        let prepared = string_param(&server, "server").and_then(|server| {
+            let rest = (|| -> Result<_, Error> { Ok((string_param(&method, "method")?, request_params(&params)?, call_options(&options)?)) })();
+            match rest {
+                Ok((method, params, opts)) => Ok((server, method, params, opts)),
+                Err(e) => Err(e.with_detail("server", server)),
+            }
+        });
         promise(Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             Ok(to_js(&hub.request(&server, &method, params, opts).await?)?)

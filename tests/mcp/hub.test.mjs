@@ -69,10 +69,16 @@ describe("McpHub", () => {
     assert.equal(stats.initialize.length, 1, "the server was connected");
     assert.deepEqual(stats.violations, []);
     // Any other request goes to the server named, connecting it when needed.
-    const fresh = new McpHub(endpoints({ prompts: "no-tools" }).servers);
+    const more = endpoints({ prompts: "no-tools" });
+    const fresh = new McpHub(more.servers);
+    // What cannot be sent by name fails before the server is connected.
+    const byName = await rejectsWith(fresh.request("prompts", "initialize"), "INVALID_INPUT");
+    assert.equal(byName.server, "prompts");
+    assert.equal((await more.stats("prompts")).initialize.length, 0);
     const err = await rejectsWith(fresh.request("prompts", "resources/list"), "CAPABILITY_NOT_NEGOTIATED");
     assert.deepEqual([err.server, err.capability], ["prompts", "resources"]);
-    await rejectsWith(fresh.request("nope", "ping"), "INVALID_INPUT");
+    assert.equal((await rejectsWith(fresh.request("nope", "ping"), "INVALID_INPUT")).server, "nope");
+    assert.equal((await rejectsWith(fresh.request("prompts", "resources/read", [1]), "INVALID_INPUT")).server, "prompts");
     assert.deepEqual(await hub.request("alpha", "ping"), {});
     await fresh.closeAll();
     await hub.closeAll();
