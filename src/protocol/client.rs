@@ -374,7 +374,29 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if self.session_gen.get() != gen || self.reinitialized.generation.get() != ended {
             return if self.is_connected() { Ok(()) } else { Err(Error::new(ErrorCode::NotConnected, "the session expired and could not be renewed")) };
         }
-        /// Ends the renewal however its future ends (a dropped one too: the waiters would
+        self.initialize_shared().await
+    }
+
+    /// Connects unless connected, sharing a handshake under way (a renewal's, or another
+    /// caller's): the hub connects its servers on first use, by whichever requests come first
+    /// together, and one session is opened for them all. A handshake that fails fails them all.
+    pub async fn ensure_connected(&self) -> Result<()> {
+        let ended = self.reinitialized.generation.get();
+        self.await_renewal("initialize", &mut CallOptions::default()).await?;
+        if self.is_connected() {
+            return Ok(());
+        }
+        if self.reinitialized.generation.get() != ended {
+            return Err(Error::new(ErrorCode::NotConnected, "the handshake under way when this request came failed"));
+        }
+        self.state.borrow_mut().closed = false;
+        self.initialize_shared().await
+    }
+
+    /// [`Client::initialize`], marked as under way for the requests that come meanwhile, which
+    /// wait for it ([`Client::await_renewal`]).
+    async fn initialize_shared(&self) -> Result<()> {
+        /// Ends the handshake however its future ends (a dropped one too: the waiters would
         /// otherwise wait for ever).
         struct Renewing<'c>(&'c Cell<bool>, &'c CloseSignal);
         impl Drop for Renewing<'_> {

@@ -153,9 +153,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
 
     /// Connects a server if it is not connected, then lists its tools.
     async fn list_one(client: &Client<T, C>) -> Result<Vec<Value>> {
-        if !client.is_connected() {
-            client.connect().await?;
-        }
+        client.ensure_connected().await?;
         client.list_tools().await
     }
 
@@ -272,9 +270,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             let client = self.client(server).ok_or_else(|| {
                 Error::new(ErrorCode::InvalidInput, format!("no server named \"{server}\" (one of: {})", self.server_names().join(", ")))
             })?;
-            if !client.is_connected() {
-                client.connect().await?;
-            }
+            client.ensure_connected().await?;
             client.request_checked(method, params, &mut opts).await
         };
         sent.await.map_err(|e| e.with_detail("server", server.to_owned()))

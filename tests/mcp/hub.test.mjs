@@ -80,6 +80,13 @@ describe("McpHub", () => {
     assert.equal((await rejectsWith(fresh.request("nope", "ping"), "INVALID_INPUT")).server, "nope");
     assert.equal((await rejectsWith(fresh.request("prompts", "resources/read", [1]), "INVALID_INPUT")).server, "prompts");
     assert.deepEqual(await hub.request("alpha", "ping"), {});
+    // First uses of a server together open one session.
+    const together = endpoints({ beta: "normal" });
+    const hub2 = new McpHub(together.servers);
+    const [p1, p2, listed] = await Promise.all([hub2.request("beta", "ping"), hub2.request("beta", "ping"), hub2.listTools()]);
+    assert.deepEqual([p1, p2, listed.errors], [{}, {}, []]);
+    assert.equal((await together.stats("beta")).initialize.length, 1);
+    await hub2.closeAll();
     await fresh.closeAll();
     await hub.closeAll();
   });

@@ -1318,3 +1318,21 @@ fn sub_capabilities_declarations_and_meta() {
     assert!(sent["params"]["_meta"]["progressToken"].is_number(), "{sent}");
     assert_eq!(methods(&h), ["initialize", "notifications/initialized", "resources/read"]);
 }
+
+/// Callers that need a connection together (the hub's first uses of a server) share one
+/// handshake and one session; a failed one fails them all, and the next call tries again.
+#[test]
+fn callers_connecting_together_share_one_handshake() {
+    let h = harness(vec![Reply::Later(2, Box::new(init_caps(0, "s", json!({"tools": {}})))), accepted()]);
+    let (a, b) = block_on(async { futures_util::join!(h.client.ensure_connected(), h.client.ensure_connected()) });
+    assert!(a.is_ok() && b.is_ok(), "{a:?} {b:?}");
+    assert_eq!(methods(&h), ["initialize", "notifications/initialized"]);
+    assert!(block_on(h.client.ensure_connected()).is_ok());
+    assert_eq!(methods(&h).len(), 2, "connected: nothing sent");
+
+    let h = harness(vec![Reply::Later(2, Box::new(status_reply(500, vec![], "down"))), init_caps(1, "s", json!({})), accepted()]);
+    let (a, b) = block_on(async { futures_util::join!(h.client.ensure_connected(), h.client.ensure_connected()) });
+    assert_eq!((a.unwrap_err().code, b.unwrap_err().code), (ErrorCode::HttpStatus, ErrorCode::NotConnected));
+    assert!(block_on(h.client.ensure_connected()).is_ok());
+    assert_eq!(methods(&h), ["initialize", "initialize", "notifications/initialized"]);
+}
