@@ -261,7 +261,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         Ok(HubCall { server, tool, is_error: parsed.is_error == Some(true), result, text })
     }
 
-    /// Any other request to one server ([`Client::request_checked`]: `resources/read`,
+    /// Any other request to one server (as [`Client::request_checked`]: `resources/read`,
     /// `prompts/get`...), connecting it first if it is not connected. Errors carry `server`; a
     /// name the hub does not know is `INVALID_INPUT`.
     pub async fn request(&self, server: &str, method: &str, params: Value, mut opts: CallOptions) -> Result<Value> {
@@ -271,7 +271,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 Error::new(ErrorCode::InvalidInput, format!("no server named \"{server}\" (one of: {})", self.server_names().join(", ")))
             })?;
             client.ensure_connected().await?;
-            client.request_checked(method, params, &mut opts).await
+            client.request(method, params, &mut opts).await
         };
         sent.await.map_err(|e| e.with_detail("server", server.to_owned()))
     }

@@ -196,12 +196,14 @@ fn signal_future(signal: &JsValue) -> Option<CancelFuture> {
     }))
 }
 
-/// The `params` of a request by name: an object, or nothing.
-fn request_params(params: &JsValue) -> Result<Value, Error> {
-    match from_js(params, "params")? {
-        v @ (Value::Null | Value::Object(_)) => Ok(v),
-        _ => Err(Error::new(ErrorCode::InvalidInput, "params must be an object")),
-    }
+/// A request by name: the method, its `params` (an object, or nothing) and `callTool`'s options.
+fn named_request(method: &JsValue, params: &JsValue, options: &JsValue) -> Result<(String, Value, CallOptions), Error> {
+    let method = string_param(method, "method")?;
+    let params = match from_js(params, "params")? {
+        v @ (Value::Null | Value::Object(_)) => v,
+        _ => return Err(Error::new(ErrorCode::InvalidInput, "params must be an object")),
+    };
+    Ok((method, params, call_options(options)?))
 }
 
 fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
@@ -319,10 +321,7 @@ impl JsMcpClient {
     /// capability the server did not declare (`CAPABILITY_NOT_NEGOTIATED`).
     pub fn request(&self, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let c = self.inner.clone();
-        let prepared = (|| -> Result<(String, Value, CallOptions), Error> {
-            let method = string_param(&method, "method")?;
-            Ok((method, request_params(&params)?, call_options(&options)?))
-        })();
+        let prepared = named_request(&method, &params, &options);
         promise(Box::pin(async move {
             let (method, params, mut opts) = prepared?;
             Ok(to_js(&c.request_checked(&method, params, &mut opts).await?)?)
@@ -502,8 +501,7 @@ impl JsMcpHub {
         let hub = self.inner.clone();
         // What is wrong with the rest of a request to a named server names the server too.
         let prepared = string_param(&server, "server").and_then(|server| {
-            let rest = (|| -> Result<_, Error> { Ok((string_param(&method, "method")?, request_params(&params)?, call_options(&options)?)) })();
-            match rest {
+            match named_request(&method, &params, &options) {
                 Ok((method, params, opts)) => Ok((server, method, params, opts)),
                 Err(e) => Err(e.with_detail("server", server)),
             }
