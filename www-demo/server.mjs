@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitResultSchema, ListResourcesRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 export const DEMO_TOKEN = "demo-token";
@@ -297,7 +297,7 @@ function makeServer() {
     },
   );
 
-  // A resource, read through McpClient.request("resources/read") on the page.
+  // Two resources, listed a page at a time and read through McpClient.request on the page.
   server.registerResource(
     "about",
     "demo://about",
@@ -307,11 +307,29 @@ function makeServer() {
         {
           uri: uri.href,
           mimeType: "text/markdown",
-          text: "# toolwire demo server\n\nEight small tools (echo, add, get_weather, tiny_image, slow, fail, ask_name, toggle_tools) and this resource.",
+          text: "# toolwire demo server\n\nEight small tools (echo, add, get_weather, tiny_image, slow, fail, ask_name, toggle_tools) and two resources.",
         },
       ],
     }),
   );
+  server.registerResource(
+    "tools",
+    "demo://tools",
+    { title: "Tool list", description: "The names of the demo tools.", mimeType: "text/plain" },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: "echo\nadd\nget_weather\ntiny_image\nslow\nfail\nask_name\ntoggle_tools\nmoon_phase (after toggle_tools)" }] }),
+  );
+  // The SDK lists every resource at once; this server lists one per page, so that the page's
+  // listing follows nextCursor as a client must.
+  const listed = [
+    { uri: "demo://about", name: "about", title: "About this server", description: "What the demo server offers.", mimeType: "text/markdown" },
+    { uri: "demo://tools", name: "tools", title: "Tool list", description: "The names of the demo tools.", mimeType: "text/plain" },
+  ];
+  server.server.removeRequestHandler("resources/list");
+  server.server.setRequestHandler(ListResourcesRequestSchema, ({ params }) => {
+    const at = params?.cursor === undefined ? 0 : Number(params.cursor);
+    if (!Number.isInteger(at) || at < 0 || at >= listed.length) throw Object.assign(new Error("Invalid cursor"), { code: -32602 });
+    return { resources: [listed[at]], ...(at + 1 < listed.length ? { nextCursor: String(at + 1) } : {}) };
+  });
 
   return server;
 }

@@ -304,11 +304,16 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   assert.equal(await isVisible("#call-error"), false);
 
   // A resource, listed and read through McpClient.request.
-  await waitForText("#resource-status", "1 resource.");
-  assert.deepEqual(await page.$$eval("#resource option", (os) => os.map((o) => o.value)), ["demo://about"]);
+  // The server lists one resource per page: both pages are followed.
+  await waitForText("#resource-status", "2 resources.");
+  assert.deepEqual(await page.$$eval("#resource option", (os) => os.map((o) => o.value)), ["demo://about", "demo://tools"]);
   await page.click("#read-btn");
   await waitForText("#resource-status", "demo://about read.");
   assert.match(await page.textContent("#out-resource"), /^# toolwire demo server/);
+  await page.selectOption("#resource", "demo://tools");
+  await page.click("#read-btn");
+  await waitForText("#resource-status", "demo://tools read.");
+  assert.match(await page.textContent("#out-resource"), /^echo\nadd\n/);
 });
 
 test("a server's question (elicitation) becomes a form; the answer goes back and the tool uses it", async () => {

@@ -39,3 +39,24 @@ test("demo server: idle sessions are dropped, listening ones are kept; toggle_to
     await server.close();
   }
 });
+
+test("demo server: resources are listed one per page; a bad cursor is refused", async () => {
+  const server = await startMcpServer({ port: 0 });
+  const client = new McpClient(server.url);
+  try {
+    await client.connect();
+    const first = await client.request("resources/list");
+    assert.deepEqual(first.resources.map((r) => r.uri), ["demo://about"]);
+    assert.equal(first.nextCursor, "1");
+    const second = await client.request("resources/list", { cursor: first.nextCursor });
+    assert.deepEqual(second.resources.map((r) => r.uri), ["demo://tools"]);
+    assert.equal(second.nextCursor, undefined);
+    await assert.rejects(client.request("resources/list", { cursor: "7" }), (err) => err.code === "JSONRPC_ERROR" && err.rpcCode === -32602 && /Invalid cursor/.test(err.message));
+    const { contents } = await client.request("resources/read", { uri: "demo://tools" });
+    assert.match(contents[0].text, /^echo\n/);
+  } finally {
+    await client.close();
+    client.free();
+    await server.close();
+  }
+});
