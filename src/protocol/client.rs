@@ -12,14 +12,16 @@
 //!   off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
 //!   response's streams); a reopening that fails in a way that may pass (no response, 408, 429,
 //!   5xx) is retried up to `max_retries` times in a row, and one that succeeds starts that count
-//!   again (a server may close the stream after every event and have the client poll).
+//!   again (a server may close the stream after every event and have the client poll). An
+//!   event whose id was dealt with already, on any stream of the session, is not acted on again
+//!   (a server may replay from before that id, or other streams' events too).
 //! * A 404 on a request that carried a session id means the session expired: re-initialize
 //!   once, however many requests met it (the others wait for the new session), and retry.
 //! * The standalone stream (a GET held open for what belongs to no request) is opt-in:
 //!   [`Client::listen`] reads it, and reopens it, until the client is closed.
-//! * Per-request timeouts (default 120 s) and caller cancellation: the request's HTTP exchange
-//!   is dropped (which aborts its fetch) and `notifications/cancelled` is sent (never for
-//!   `initialize`).
+//! * Per-request timeouts (default 120 s), the optional idle timeout of a response stream and
+//!   caller cancellation: the request's HTTP exchange is dropped (which aborts its fetch) and
+//!   `notifications/cancelled` is sent (never for `initialize`).
 //! * Every failure is a typed [`Error`]: `HTTP_STATUS`, `JSONRPC_ERROR`, `TIMEOUT`, `ABORTED`,
 //!   `NETWORK` (with the CORS explanation), `UNAUTHORIZED` (with the parsed challenge),
 //!   `PROTOCOL`, `UNSUPPORTED_PROTOCOL_VERSION`.
@@ -189,6 +191,44 @@ pub struct Client<T: Transport, C: Clock> {
     /// (`reinitialized` fires when it ends) instead of opening sessions of their own.
     reinitializing: Cell<bool>,
     reinitialized: CloseSignal,
+    /// Ids of the SSE events of this session already dealt with, on any stream: a stream resumed
+    /// with `Last-Event-ID` may be given them again (a server may replay every stream's events,
+    /// not only that stream's), and each is acted on once.
+    seen_events: RefCell<SeenEvents>,
+    /// The progress tokens of this client's calls in flight that asked for progress: such a
+    /// progress replayed on another stream is that call's, not the notification handler's.
+    progress_tokens: RefCell<Vec<Id>>,
+}
+
+/// The last [`SeenEvents::CAP`] event ids dealt with, oldest first out.
+#[derive(Default)]
+struct SeenEvents {
+    order: std::collections::VecDeque<String>,
+    ids: std::collections::HashSet<String>,
+}
+
+impl SeenEvents {
+    const CAP: usize = 1024;
+
+    fn contains(&self, id: &str) -> bool {
+        self.ids.contains(id)
+    }
+
+    fn insert(&mut self, id: &str) {
+        if self.ids.insert(id.to_owned()) {
+            self.order.push_back(id.to_owned());
+            if self.order.len() > Self::CAP {
+                if let Some(old) = self.order.pop_front() {
+                    self.ids.remove(&old);
+                }
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.order.clear();
+        self.ids.clear();
+    }
 }
 
 /// How long `close()` (and the DELETE after a refused handshake) waits for the server.
@@ -217,6 +257,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             session_gen: Cell::new(0),
             reinitializing: Cell::new(false),
             reinitialized: CloseSignal::default(),
+            seen_events: RefCell::default(),
+            progress_tokens: RefCell::default(),
         }
     }
 
@@ -345,6 +387,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if session.as_ref().is_some_and(|s| !is_valid_session_id(s)) {
             return Err(Error::new(ErrorCode::Protocol, "the server sent an invalid Mcp-Session-Id (it must be 1 to 1024 visible ASCII characters)"));
         }
+        self.seen_events.borrow_mut().clear();
         {
             let mut st = self.state.borrow_mut();
             st.session_id = session;
@@ -491,6 +534,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
             }
             let body = jsonrpc::request(&id, method, params);
+            let _token = opts.on_progress.is_some().then(|| ProgressToken::new(&self.progress_tokens, &id));
             match self.run_with_timeout(&id, method, body, true, opts).await {
                 Ok((v, _)) => return Ok(v),
                 Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("sessionExpired")) => {
@@ -567,25 +611,31 @@ impl<T: Transport, C: Clock> Client<T, C> {
             None => &mut never,
         };
         let closed = self.closing.wait();
-        pin_mut!(exchange, sleep, closed);
-        let stop = select(sleep, select(cancel, closed));
-        let outcome = match select(exchange, stop).await {
-            Either::Left((r, _)) => {
-                return r.map_err(|f| match f {
-                    Failure::Error(e) => e,
-                    Failure::SessionExpired => Error::new(ErrorCode::NotConnected, "the session expired (HTTP 404)").with_detail("sessionExpired", true),
-                })
-            }
-            Either::Right((Either::Left((message, _)), _)) => Error::new(ErrorCode::Timeout, message).with_detail("timeoutMs", timeout),
-            Either::Right((Either::Right((Either::Left(_), _)), _)) => {
-                Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled"))
-            }
-            // close() ends the session; its DELETE tells the server, no cancellation needed.
-            Either::Right((Either::Right((Either::Right(_), _)), _)) => {
-                return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed")))
+        // The exchange lives in this block only: leaving it drops the exchange, which aborts its
+        // HTTP request, before the server is told below.
+        let outcome = {
+            pin_mut!(exchange, sleep, closed);
+            let stop = select(sleep, select(cancel, closed));
+            match select(exchange, stop).await {
+                // The response stream fell silent past the idle timeout: the request is still
+                // running on the server, which is told as for the other timeout.
+                Either::Left((Err(Failure::Error(e)), _)) if e.code == ErrorCode::Timeout => e,
+                Either::Left((r, _)) => {
+                    return r.map_err(|f| match f {
+                        Failure::Error(e) => e,
+                        Failure::SessionExpired => Error::new(ErrorCode::NotConnected, "the session expired (HTTP 404)").with_detail("sessionExpired", true),
+                    })
+                }
+                Either::Right((Either::Left((message, _)), _)) => Error::new(ErrorCode::Timeout, message).with_detail("timeoutMs", timeout),
+                Either::Right((Either::Right((Either::Left(_), _)), _)) => {
+                    Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled"))
+                }
+                // close() ends the session; its DELETE tells the server, no cancellation needed.
+                Either::Right((Either::Right((Either::Right(_), _)), _)) => {
+                    return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed")))
+                }
             }
         };
-        // The exchange future is dropped here, which aborts its HTTP request. Then tell the server.
         if method != "initialize" {
             let reason = if outcome.code == ErrorCode::Timeout { "timeout" } else { "aborted by the client" };
             let notice = self.notify("notifications/cancelled", object([("requestId", id.to_value()), ("reason", reason.into())]));
@@ -660,7 +710,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 match select(next, sleep).await {
                     Either::Left((c, _)) => c,
                     Either::Right(_) => {
-                        return Err(Error::new(ErrorCode::Timeout, format!("{method}: the response stream was silent for {idle} ms")))
+                        return Err(Error::new(ErrorCode::Timeout, format!("{method}: the response stream was silent for {idle} ms; the request was cancelled"))
+                            .with_detail("idleTimeoutMs", idle))
                     }
                 }
             }
@@ -742,8 +793,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             if let Some(i) = ev.id.as_ref().filter(|i| last_id.as_ref() != Some(*i)) {
                                 last_id = Some(i.clone());
                             }
-                            if !ev.is_message() {
-                                continue; // priming events, keep-alives, other event types
+                            if !ev.is_message() || self.seen(&ev) {
+                                continue; // priming events, keep-alives, other event types, replays
                             }
                             let text = std::str::from_utf8(&ev.data)
                                 .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid UTF-8")))?;
@@ -753,7 +804,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                         .with_detail("bodyPreview", preview(text.as_bytes()))
                                 })
                             })?;
-                            for msg in classify_all(value) {
+                            let msgs = classify_all(value);
+                            self.dealt_with(&ev, id, &msgs);
+                            for msg in msgs {
                                 if let Incoming::Request { id: rid, method: m, params } = msg {
                                     answers.push(Box::pin(self.answer(rid, m, params)));
                                 } else if let Some(result) = self.handle(id, method, msg, on_progress).await? {
@@ -813,6 +866,35 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
+    /// The id that names this event: one its own lines set (one kept from an earlier event
+    /// names that event), not empty.
+    fn event_id(ev: &SseEvent) -> Option<&str> {
+        ev.id.as_deref().filter(|i| ev.own_id && !i.is_empty())
+    }
+
+    /// Whether this event (by its id) was dealt with already, on this stream or another.
+    fn seen(&self, ev: &SseEvent) -> bool {
+        Self::event_id(ev).is_some_and(|i| self.seen_events.borrow().contains(i))
+    }
+
+    /// Marks an event as dealt with by the reader of the response to `ours`, unless it holds
+    /// something that belongs to another reader (a response to another request, another call's
+    /// progress): a resumed stream may be given other streams' events, and that reader must still
+    /// act on it when its own stream brings it.
+    fn dealt_with(&self, ev: &SseEvent, ours: &Id, msgs: &[Incoming]) {
+        let Some(i) = Self::event_id(ev) else { return };
+        let foreign = msgs.iter().any(|m| match m {
+            Incoming::Response { id, .. } => id != ours,
+            Incoming::Notification { method, params } if method == "notifications/progress" => {
+                params.get("progressToken").and_then(Id::from_value).is_some_and(|t| &t != ours && self.progress_tokens.borrow().contains(&t))
+            }
+            _ => false,
+        });
+        if !foreign {
+            self.seen_events.borrow_mut().insert(i);
+        }
+    }
+
     /// Handles one incoming message; returns the result when it is our response.
     async fn handle(&self, id: &Id, method: &str, msg: Incoming, on_progress: Option<&dyn Fn(&Value)>) -> Result<Option<Value>> {
         match msg {
@@ -827,10 +909,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 if m == "notifications/tools/list_changed" {
                     self.tools_changed.set(true);
                 }
-                if m == "notifications/progress" && params.get("progressToken").and_then(Id::from_value).as_ref() == Some(id) {
+                let token = (m == "notifications/progress").then(|| params.get("progressToken").and_then(Id::from_value)).flatten();
+                if token.as_ref() == Some(id) {
                     if let Some(cb) = on_progress {
                         cb(&params);
                     }
+                } else if token.is_some_and(|t| self.progress_tokens.borrow().contains(&t)) {
+                    // Another call's progress, replayed here: its own stream brings it to that call.
                 } else if let Some(h) = self.on_notification.borrow().as_ref() {
                     h(&m, &params);
                 }
@@ -1106,9 +1191,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         }
                         match item {
                             SseItem::Retry(ms) => retry_ms = Some(ms),
-                            SseItem::Event(ev) if ev.is_message() => {
+                            SseItem::Event(ev) if ev.is_message() && !self.seen(&ev) => {
                                 let Some(value) = std::str::from_utf8(&ev.data).ok().and_then(|t| read_json(t).ok()) else { continue };
-                                for msg in classify_all(value) {
+                                let msgs = classify_all(value);
+                                self.dealt_with(&ev, &none, &msgs);
+                                for msg in msgs {
                                     match msg {
                                         Incoming::Request { id, method, params } => answers.push(Box::pin(self.answer(id, method, params))),
                                         // A stray error meant for no request is no reason to stop listening.
@@ -1175,6 +1262,29 @@ impl<T: Transport, C: Clock> Client<T, C> {
         match select(delete, grace).await {
             Either::Left((r, _)) => r,
             Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("close: the server did not answer DELETE in {CLOSE_GRACE_MS} ms; abandoned"))),
+        }
+    }
+}
+
+/// A call's progress token, listed in [`Client::progress_tokens`] while the call runs (however
+/// its future ends).
+struct ProgressToken<'c> {
+    tokens: &'c RefCell<Vec<Id>>,
+    id: Id,
+}
+
+impl<'c> ProgressToken<'c> {
+    fn new(tokens: &'c RefCell<Vec<Id>>, id: &Id) -> Self {
+        tokens.borrow_mut().push(id.clone());
+        Self { tokens, id: id.clone() }
+    }
+}
+
+impl Drop for ProgressToken<'_> {
+    fn drop(&mut self) {
+        let mut tokens = self.tokens.borrow_mut();
+        if let Some(at) = tokens.iter().position(|t| *t == self.id) {
+            tokens.swap_remove(at);
         }
     }
 }

@@ -15,6 +15,9 @@ pub struct SseEvent {
     pub data: Vec<u8>,
     /// The last event id in force when this event was dispatched.
     pub id: Option<String>,
+    /// Whether the event's own lines set that id (an event without an `id:` line keeps the one
+    /// before it, which then names an earlier event).
+    pub own_id: bool,
 }
 
 impl SseEvent {
@@ -50,6 +53,8 @@ pub struct SseParser {
     has_data: bool,
     event: Option<String>,
     last_id: Option<String>,
+    /// An `id:` line came since the last blank line.
+    id_set: bool,
     started: bool,
     after_cr: bool,
     max_event_bytes: usize,
@@ -73,6 +78,7 @@ impl SseParser {
             has_data: false,
             event: None,
             last_id: None,
+            id_set: false,
             started: false,
             after_cr: false,
             max_event_bytes,
@@ -141,8 +147,10 @@ impl SseParser {
                     event: self.event.take(),
                     data: std::mem::take(&mut self.data),
                     id: self.last_id.clone(),
+                    own_id: self.id_set,
                 }));
             }
+            self.id_set = false;
             self.has_data = false;
             self.event = None;
             return Ok(());
@@ -170,7 +178,10 @@ impl SseParser {
             }
             b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
             // An id with NUL is ignored (the spec); so is a retry that is not all digits.
-            b"id" if !value.contains(&0) => self.last_id = Some(String::from_utf8_lossy(value).into_owned()),
+            b"id" if !value.contains(&0) => {
+                self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+                self.id_set = true;
+            }
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 if let Ok(ms) = std::str::from_utf8(value).unwrap_or("").parse::<u64>() {
                     out.push(SseItem::Retry(ms));
@@ -274,6 +285,29 @@ mod tests {
     #[test]
     fn retry_must_be_digits_and_ids_without_nul() {
         let items = SseParser::default().feed(b"retry: 5s\nid: a\0b\ndata: d\n\n").unwrap();
-        assert_eq!(items, vec![SseItem::Event(SseEvent { event: None, data: b"d".to_vec(), id: None })]);
+        assert_eq!(items, vec![SseItem::Event(SseEvent { event: None, data: b"d".to_vec(), id: None, own_id: false })]);
+    }
+
+    #[test]
+    fn an_event_without_an_id_line_keeps_the_id_but_not_as_its_own() {
+        let items = SseParser::default().feed(b"id: a
+data: 1
+
+data: 2
+
+id: b
+
+data: 3
+
+").unwrap();
+        let ids: Vec<(Option<&str>, bool)> = items
+            .iter()
+            .map(|i| match i {
+                SseItem::Event(e) => (e.id.as_deref(), e.own_id),
+                SseItem::Retry(_) => unreachable!(),
+            })
+            .collect();
+        // `id: b` alone dispatches nothing; the event after it carries b, not as its own.
+        assert_eq!(ids, [(Some("a"), true), (Some("a"), false), (Some("b"), false)]);
     }
 }

@@ -463,8 +463,14 @@ fn the_idle_timeout_runs_again_once_the_answers_are_out() {
     let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(&[ping], true), accepted()], opts, 1);
     block_on(h.client.connect()).unwrap();
     let outcome = bounded(h.client.call_tool("t", json!({}), &mut CallOptions::default()), 1_000);
-    assert_eq!(outcome.expect("timed out").unwrap_err().code, ErrorCode::Timeout);
-    assert_eq!(body(&h.log.borrow().requests[3]), json!({"jsonrpc":"2.0","id":0,"result":{}}));
+    let e = outcome.expect("timed out").unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["idleTimeoutMs"].clone()), (ErrorCode::Timeout, json!(1)));
+    let log = h.log.borrow();
+    assert_eq!(body(&log.requests[3]), json!({"jsonrpc":"2.0","id":0,"result":{}}));
+    // The server is told, as for the call's own timeout, after the silent stream was dropped.
+    assert_eq!(log.aborted, 1, "the silent stream was aborted");
+    assert_eq!(body(&log.requests[4]), json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"timeout"}}));
+    assert_eq!(log.requests.len(), 5);
 }
 
 #[test]
@@ -1335,4 +1341,68 @@ fn callers_connecting_together_share_one_handshake() {
     assert_eq!((a.unwrap_err().code, b.unwrap_err().code), (ErrorCode::HttpStatus, ErrorCode::NotConnected));
     assert!(block_on(h.client.ensure_connected()).is_ok());
     assert_eq!(methods(&h), ["initialize", "initialize", "notifications/initialized"]);
+}
+
+/// A resumed stream that is given events again (the server replays from before the last id, and
+/// other streams' events too, as server-everything's event store does): each event is acted on
+/// once; a response to another request and another call's progress are left to their own streams.
+#[test]
+fn replayed_events_are_acted_on_once() {
+    let log_msg = |n: u32| format!("{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":{n}}}}}");
+    let first = format!("id: e1\nretry: 5\ndata: {}\n\nid: e2\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":1,\"progress\":1}}}}\n\n", log_msg(1));
+    let resumed = format!(
+        "id: e1\ndata: {}\n\nid: e2\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":1,\"progress\":1}}}}\n\n\
+         id: x1\ndata: {{\"jsonrpc\":\"2.0\",\"id\":57,\"result\":{{}}}}\n\n\
+         id: e3\ndata: {}\n\nid: e4\ndata: {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"done\":true}}}}\n\n",
+        log_msg(1),
+        log_msg(2)
+    );
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping(&first), sse_reply(&resumed, 0)]);
+    let heard = Rc::new(RefCell::new(Vec::new()));
+    let sink = heard.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m: &str, p: &Value| sink.borrow_mut().push((m.to_owned(), p["data"].clone())))));
+    block_on(h.client.connect()).unwrap();
+    let progress = Rc::new(RefCell::new(Vec::new()));
+    let seen = progress.clone();
+    let mut opts = CallOptions { on_progress: Some(Box::new(move |p: &Value| seen.borrow_mut().push(p["progress"].clone()))), ..Default::default() };
+    let r = block_on(h.client.call_tool("long", json!({}), &mut opts)).unwrap();
+    assert_eq!(r, json!({"done": true}));
+    assert_eq!(gets(&h), [Some("e2".to_owned())]);
+    assert_eq!(*progress.borrow(), [json!(1)], "progress 1 once");
+    let heard = heard.borrow();
+    assert_eq!(*heard, [("notifications/message".to_owned(), json!(1)), ("notifications/message".to_owned(), json!(2))], "each log message once");
+    drop(heard);
+    assert!(h.client.seen_events.borrow().contains("e3"));
+    // A new session starts with none dealt with (its server may number its events afresh).
+    let h2 = harness(vec![init_reply("2025-11-25", Some("s2")), accepted()]);
+    h2.client.seen_events.borrow_mut().insert("e3");
+    block_on(h2.client.connect()).unwrap();
+    assert!(!h2.client.seen_events.borrow().contains("e3"));
+}
+
+/// Another call's progress given to this call's resumed stream is neither this call's nor the
+/// notification handler's, and is not marked as dealt with: the other call still takes it from
+/// its own stream. Responses to other requests are not marked either.
+#[test]
+fn other_calls_events_are_left_to_their_own_streams() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted()]);
+    block_on(h.client.connect()).unwrap();
+    let other = ProgressToken::new(&h.client.progress_tokens, &Id::Num(7));
+    let event = |id: &str| SseEvent { id: Some(id.to_owned()), own_id: true, event: None, data: Vec::new() };
+    let progress = |token: i64| Incoming::Notification { method: "notifications/progress".into(), params: json!({"progressToken": token, "progress": 1}) };
+    h.client.dealt_with(&event("p7"), &Id::Num(1), &[progress(7)]);
+    h.client.dealt_with(&event("r7"), &Id::Num(1), &[Incoming::Response { id: Id::Num(7), outcome: Ok(json!({})) }]);
+    h.client.dealt_with(&event("p1"), &Id::Num(1), &[progress(1)]);
+    // A finished call's progress has no stream left to take it: dealt with here.
+    h.client.dealt_with(&event("p9"), &Id::Num(1), &[progress(9)]);
+    assert!(!h.client.seen(&event("p7")) && !h.client.seen(&event("r7")));
+    assert!(h.client.seen(&event("p1")) && h.client.seen(&event("p9")));
+    let heard = Rc::new(RefCell::new(0));
+    let sink = heard.clone();
+    h.client.set_notification_handler(Some(Box::new(move |_: &str, _: &Value| *sink.borrow_mut() += 1)));
+    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None)).unwrap().is_none());
+    assert_eq!(*heard.borrow(), 0, "call 7's progress is not the handler's");
+    drop(other);
+    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None)).unwrap().is_none());
+    assert_eq!(*heard.borrow(), 1, "once call 7 has ended, it is");
 }
