@@ -50,6 +50,10 @@ pub enum ErrorCode {
     /// A request the server did not agree to in the handshake: its capabilities name no
     /// `tools`, `resources`, `prompts`, `completions` or `logging` for the method (`capability`).
     CapabilityNotNegotiated,
+    /// The session expired (HTTP 404) and was renewed, but the request carried a `cursor` of the
+    /// old session, which means nothing to the new one: it was not sent again (list again from
+    /// the first page).
+    SessionExpired,
 }
 
 impl ErrorCode {
@@ -75,6 +79,7 @@ impl ErrorCode {
             Self::PermissionDenied => "PERMISSION_DENIED",
             Self::NotConnected => "NOT_CONNECTED",
             Self::CapabilityNotNegotiated => "CAPABILITY_NOT_NEGOTIATED",
+            Self::SessionExpired => "SESSION_EXPIRED",
         }
     }
 }

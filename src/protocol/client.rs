@@ -503,6 +503,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// renewal brings.
     pub async fn request(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
         let mut retried = false;
+        let paged = params.get("cursor").is_some();
         loop {
             // A session being renewed after a 404 (another request's): wait for the new one.
             self.await_renewal(method, opts).await?;
@@ -547,6 +548,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     }
                     retried = true;
                     self.renew_session(gen, method, opts).await?;
+                    // A cursor of the old session means nothing to the new one (or another page).
+                    if paged {
+                        return Err(Error::new(
+                            ErrorCode::SessionExpired,
+                            format!("{method}: the session expired (HTTP 404) and was renewed; the request carried a cursor of the old session, so it was not sent again: list from the first page"),
+                        ));
+                    }
                 }
                 Err(e) => return Err(e),
             }
@@ -984,13 +992,48 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             return e;
         }
-        let mut e = Error::new(ErrorCode::HttpStatus, format!("{method}: HTTP {status}{}", if text.is_empty() { String::new() } else { format!(": {}", text.chars().take(200).collect::<String>()) }))
+        let rpc_error = read_json(&text).ok().and_then(|v| v.get("error").cloned());
+        // A server of the 2026-07-28 revision has no `initialize`: it refuses one with 400 and
+        // -32020 (no MCP-Protocol-Version header) or -32022 (unsupported version).
+        let rpc_code = rpc_error.as_ref().and_then(|e| e.get("code")).and_then(Value::as_i64);
+        if method == "initialize" && status == 400 && matches!(rpc_code, Some(-32020 | -32022)) {
+            let mut e = Error::new(
+                ErrorCode::UnsupportedProtocolVersion,
+                format!(
+                    "the server refused initialize (HTTP 400, error {}): it speaks a later revision of MCP without the handshake (2026-07-28 or later); toolwire speaks {}",
+                    rpc_code.unwrap_or_default(),
+                    SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+                ),
+            )
             .with_detail("status", status)
-            .with_detail("bodyPreview", text.clone());
-        if let Ok(v) = read_json(&text) {
-            if let Some(err) = v.get("error") {
-                e = e.with_detail("rpcError", err.clone());
+            .with_detail("bodyPreview", text);
+            if let Some(supported) = rpc_error.as_ref().and_then(|e| e.pointer("/data/supported")) {
+                e = e.with_detail("supported", supported.clone());
             }
+            if let Some(err) = rpc_error {
+                e = e.with_detail("rpcError", err);
+            }
+            return e;
+        }
+        // No session id from the handshake, and the server asks for one: from a browser, the
+        // usual cause is a server that does not expose the header to scripts (CORS).
+        let hint = (status == 400 && method != "initialize" && self.state.borrow().session_id.is_none() && text.to_ascii_lowercase().contains("session"))
+            .then_some(" (toolwire got no Mcp-Session-Id from the handshake: a server reached from a browser must list mcp-session-id in Access-Control-Expose-Headers for a page to read it)");
+        let mut e = Error::new(
+            ErrorCode::HttpStatus,
+            format!(
+                "{method}: HTTP {status}{}{}",
+                if text.is_empty() { String::new() } else { format!(": {}", text.chars().take(200).collect::<String>()) },
+                hint.unwrap_or_default()
+            ),
+        )
+        .with_detail("status", status)
+        .with_detail("bodyPreview", text.clone());
+        if let Some(err) = rpc_error {
+            e = e.with_detail("rpcError", err);
+        }
+        if hint.is_some() {
+            e = e.with_detail("missingSessionId", true);
         }
         // 429 and 503 say when to try again; the client does not retry by itself.
         if let Some(r) = retry_after {
@@ -1074,7 +1117,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let result = self.request("tools/list", params, &mut CallOptions::default()).await;
+            // Renewed by another request since the last page: its cursor is not sent.
+            let result = if cursor.is_some() && self.session_gen.get() != gen {
+                Err(Error::new(ErrorCode::SessionExpired, "tools/list: the session was renewed between pages"))
+            } else {
+                self.request("tools/list", params, &mut CallOptions::default()).await
+            };
             // The session was renewed since the listing began (by this page's request or another):
             // a cursor of the old session may mean nothing to the new one (or another page), so
             // list from the first page again, once; a listing of one page is whole as it is.

@@ -972,8 +972,7 @@ fn listing_starts_over_when_the_session_is_renewed_between_pages() {
         status_reply(404, vec![], ""),
         init_reply_id(3, "2025-11-25", Some("new")),
         accepted(),
-        // The retried page-2 request: answered, but thrown away.
-        Reply::Echo(json!({"tools": [{"name": "stale"}]})),
+        // The old session's cursor is not sent to the new one: the listing starts over.
         Reply::Echo(json!({"tools": [{"name": "a"}], "nextCursor": "p2"})),
         Reply::Echo(json!({"tools": [{"name": "b"}]})),
     ]);
@@ -983,7 +982,30 @@ fn listing_starts_over_when_the_session_is_renewed_between_pages() {
     assert_eq!(names, ["a", "b"]);
     let log = h.log.borrow();
     let cursors: Vec<Value> = log.requests.iter().filter(|r| body(r)["method"] == "tools/list").map(|r| body(r)["params"]["cursor"].clone()).collect();
-    assert_eq!(cursors, [Value::Null, json!("p2"), json!("p2"), Value::Null, json!("p2")]);
+    assert_eq!(cursors, [Value::Null, json!("p2"), Value::Null, json!("p2")]);
+    assert_eq!(header(log.requests.last().unwrap(), "mcp-session-id"), Some("new"));
+}
+
+/// A request by name with a cursor meets a 404: the session is renewed, the request is not sent
+/// again (`SESSION_EXPIRED`), and the next request uses the new session.
+#[test]
+fn a_cursor_is_not_sent_to_a_renewed_session() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        status_reply(404, vec![], ""),
+        init_reply_id(2, "2025-11-25", Some("new")),
+        accepted(),
+        Reply::Echo(json!({"resources": []})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.request("tools/list", json!({"cursor": "p2"}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::SessionExpired);
+    assert_eq!(h.client.session_id().as_deref(), Some("new"));
+    block_on(h.client.request("tools/list", json!({}), &mut CallOptions::default())).unwrap();
+    let log = h.log.borrow();
+    assert_eq!(log.requests.len(), 6, "initialize, initialized, the 404, initialize, initialized, the next request");
+    assert_eq!(body(&log.requests[5])["params"], json!({}));
 }
 
 /// A server that answers the handshake with a version toolwire does not speak, and a session:
@@ -1405,4 +1427,48 @@ fn other_calls_events_are_left_to_their_own_streams() {
     drop(other);
     assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None)).unwrap().is_none());
     assert_eq!(*heard.borrow(), 1, "once call 7 has ended, it is");
+}
+
+/// A server of the 2026-07-28 revision refuses `initialize` with 400 and -32020 or -32022: the
+/// handshake fails as a version mismatch, with the versions the server names.
+#[test]
+fn a_server_without_the_handshake_is_a_version_mismatch() {
+    let missing = r#"{"jsonrpc":"2.0","error":{"code":-32020,"message":"Missing MCP-Protocol-Version header"},"id":null}"#;
+    let h = harness(vec![status_reply(400, vec![("content-type", "application/json".into())], missing)]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion, "{}", e.message);
+    assert!(e.message.contains("2026-07-28") && e.message.contains("2025-11-25"), "{}", e.message);
+    assert_eq!(e.details.as_ref().unwrap()["rpcError"]["code"], -32020);
+
+    let unsupported = r#"{"jsonrpc":"2.0","error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}},"id":null}"#;
+    let h = harness(vec![status_reply(400, vec![], unsupported)]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion);
+    assert_eq!(e.details.as_ref().unwrap()["supported"], json!(["2026-07-28"]));
+    assert!(!h.client.is_connected());
+
+    // Another 400 to initialize stays an HTTP error.
+    let h = harness(vec![status_reply(400, vec![], r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Bad"},"id":null}"#)]);
+    assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::HttpStatus);
+}
+
+/// No session id came with the handshake (a browser cannot read one the server does not expose)
+/// and the server answers the next request 400 about a session: the error says why.
+#[test]
+fn a_400_about_a_session_that_never_came_names_the_cors_header() {
+    let needed = "Bad Request: Mcp-Session-Id header is required";
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), status_reply(400, vec![], needed), status_reply(400, vec![], "Bad Request: invalid arguments")]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["missingSessionId"].clone()), (ErrorCode::HttpStatus, json!(true)));
+    assert!(e.message.contains("Access-Control-Expose-Headers"), "{}", e.message);
+    // A 400 about something else says nothing of it.
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert!(!e.details.as_ref().unwrap().contains_key("missingSessionId") && !e.message.contains("Expose"), "{}", e.message);
+
+    // With a session id held, a 400 about the session is the server's own matter.
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(400, vec![], "Bad Request: No valid session ID provided")]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert!(!e.details.as_ref().unwrap().contains_key("missingSessionId"));
 }
