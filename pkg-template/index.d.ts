@@ -398,6 +398,7 @@ export type ToolwireErrorCode =
   | "UNSUPPORTED_PROTOCOL_VERSION"
   | "PERMISSION_DENIED"
   | "CAPABILITY_NOT_NEGOTIATED"
+  | "SESSION_EXPIRED"
   | "NOT_CONNECTED"
   | "INVALID_JSON"
   | "INVALID_INPUT"
@@ -437,6 +438,13 @@ export class ToolwireError extends Error {
   readonly challenge?: { scheme: string; [param: string]: string };
   /** `CAPABILITY_NOT_NEGOTIATED`: the server capability the request needs (`"resources"`, `"prompts"`...). */
   readonly capability?: string;
+  /** `TIMEOUT`: the timeout that ended the request (`timeoutMs`), or the response stream's silence (`idleTimeoutMs`). */
+  readonly timeoutMs?: number;
+  readonly idleTimeoutMs?: number;
+  /** `UNSUPPORTED_PROTOCOL_VERSION`: the protocol versions a server of a later revision says it supports. */
+  readonly supported?: JsonValue;
+  /** `HTTP_STATUS`: a 400 about a session when the handshake brought no session id (in a browser: CORS, see the message). */
+  readonly missingSessionId?: boolean;
   /** Hub errors: the server concerned. */
   readonly server?: string;
 }
@@ -704,7 +712,10 @@ export interface McpClientOptions {
   headers?: Record<string, string>;
   /** Per-request timeout in ms (default 120,000). A timeout sends `notifications/cancelled` and aborts the request's fetch. */
   timeoutMs?: number;
-  /** Fail a request whose response stream is silent this long (off by default). */
+  /**
+   * Fail a request whose response stream is silent this long (off by default): `TIMEOUT` with `idleTimeoutMs`;
+   * the request is cancelled as on `timeoutMs`.
+   */
   idleTimeoutMs?: number;
   /** `clientInfo` sent in `initialize` (default `{name: "toolwire", version}`). */
   clientInfo?: { name: string; version: string; [key: string]: JsonValue };
@@ -747,6 +758,17 @@ export interface McpClientOptions {
    * result or an error, once every request before its end is answered (a timeout or an abort drops them).
    */
   onRequest?: (request: { method: string; params: JsonValue }) => JsonValue | Promise<JsonValue>;
+  /**
+   * Asked for new headers when a request meets HTTP 401 (an expired access token), with the status and the
+   * server's `WWW-Authenticate` challenge (parsed, and as sent): return headers (e.g.
+   * `{ authorization: "Bearer <new token>" }`, or a promise of them) and the request is sent once more with
+   * them; they replace the `headers` of the same name on every later request. Return `null` (or nothing) to
+   * leave the 401 as the request's `UNAUTHORIZED` error; a second 401 is that error too. A hook that throws
+   * makes the request fail with `UNAUTHORIZED` and its message; headers that are not strings, `INVALID_OPTIONS`.
+   * Requests that meet a 401 together each ask: share one refresh under way.
+   */
+  onUnauthorized?: (info: { status: 401; challenge: { scheme: string; [param: string]: string } | null; wwwAuthenticate: string | null }) =>
+    Record<string, string> | null | undefined | Promise<Record<string, string> | null | undefined>;
 }
 
 /** Progress of a call (`notifications/progress` params). */
@@ -775,7 +797,7 @@ export interface McpCallOptions {
  * `location` where the server says: a redirected POST would be resent as a GET), `JSONRPC_ERROR` (`rpcCode`, `data`),
  * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS), `UNAUTHORIZED` (`status`, `challenge`), `PROTOCOL`,
  * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`, `CAPABILITY_NOT_NEGOTIATED` (`capability`:
- * a request the server's handshake did not agree to, not sent); and, for what is passed to it,
+ * a request the server's handshake did not agree to, not sent), `SESSION_EXPIRED`; and, for what is passed to it,
  * `INVALID_INPUT` (a URL that is not http(s), a tool name that is not a string, `request` params that are not
  * an object), `INVALID_OPTIONS` and `INVALID_ARGUMENTS` (arguments that are not a JSON object).
  *
@@ -784,16 +806,21 @@ export interface McpCallOptions {
  * sends no `capabilities` at all is asked anyway). `capabilities` shows what it declared.
  *
  * A request that meets HTTP 404 on its session (the session expired) renews the session once and is
- * sent again; requests that meet it together share one renewal, and requests made meanwhile wait for it.
- * A call's response stream that drops is resumed with `Last-Event-ID` (see `maxRetries`).
+ * sent again (not one with a `cursor`: `SESSION_EXPIRED`); requests that meet it together share one renewal,
+ * and requests made meanwhile wait for it. A call's response stream that drops is resumed with
+ * `Last-Event-ID` (see `maxRetries`); an event the session already dealt with (by its id, on any stream) is
+ * not acted on again, as a server may replay from before that id or other streams' events too.
  */
 export class McpClient {
   constructor(url: string, options?: McpClientOptions);
   /**
-   * `initialize` + `notifications/initialized`. A server that answers with a protocol version toolwire
-   * does not speak gets `UNSUPPORTED_PROTOCOL_VERSION`, and the session it opened is ended (DELETE).
+   * `initialize` + `notifications/initialized`, within `timeoutMs` (default: the client's) and `signal` (an
+   * aborted handshake sends no `notifications/cancelled`: `initialize` is never cancelled). A server that
+   * answers with a protocol version toolwire does not speak gets `UNSUPPORTED_PROTOCOL_VERSION`, and the
+   * session it opened is ended (DELETE); so does a server of the 2026-07-28 revision, which has no handshake
+   * (`supported`: the versions it names). Connecting a connected client ends its session first (DELETE).
    */
-  connect(): Promise<void>;
+  connect(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /**
    * Listens on the server's standalone stream (an HTTP GET kept open; opt-in, as it holds a connection):
    * what the server sends outside any call (a changed tool list, log messages, `elicitation/create`,
@@ -822,14 +849,16 @@ export class McpClient {
    * of a capability the server did not declare in the handshake (`resources`, `prompts`, `completions`,
    * `logging`, `tools`; `resources.subscribe` for `resources/subscribe` and `unsubscribe`) is not sent:
    * `CAPABILITY_NOT_NEGOTIATED`, with `capability` naming it. `initialize` is `connect()`'s, and `params` must
-   * be an object or absent (`INVALID_INPUT`).
+   * be an object or absent (`INVALID_INPUT`). A request with a `cursor` that meets an expired session is not
+   * sent again to the renewed one (its cursor means nothing there): `SESSION_EXPIRED`, list from the first page.
    */
   request(method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
   /**
-   * Ends the session (HTTP DELETE; 405 and 404 are fine). The client is closed whatever the server answers;
-   * a DELETE that fails rejects (`HTTP_STATUS`, `NETWORK`), one unanswered after 3 s is aborted (`TIMEOUT`).
+   * Ends the session (HTTP DELETE; 405 and 404 are fine). Never rejects: the client is closed whatever the
+   * server answers, and it resolves to the error of a DELETE that failed (`HTTP_STATUS`, `NETWORK`; one
+   * unanswered after 3 s is aborted, `TIMEOUT`), `undefined` otherwise.
    */
-  close(): Promise<void>;
+  close(): Promise<ToolwireError | undefined>;
   readonly serverInfo: { name: string; version: string; [key: string]: JsonValue } | undefined;
   readonly instructions: string | undefined;
   readonly protocolVersion: string | undefined;

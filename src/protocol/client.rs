@@ -119,6 +119,11 @@ pub type NotificationHandler = Box<dyn Fn(&str, &Value)>;
 /// `roots/list`...): `method`, `params`; the result, or the JSON-RPC error to answer with.
 pub type RequestHandler = Box<dyn Fn(&str, &Value) -> Pin<Box<dyn Future<Output = std::result::Result<Value, RpcError>>>>>;
 
+/// Asked for new headers when a request meets HTTP 401 (`{status, challenge, wwwAuthenticate}`):
+/// headers to send from then on (a new `authorization`), with which the request is sent once
+/// more; `None` leaves the 401 as the request's outcome; an error is the request's error.
+pub type AuthHandler = Box<dyn Fn(&Value) -> Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>>;
+
 #[derive(Debug, Default)]
 struct State {
     session_id: Option<String>,
@@ -181,6 +186,9 @@ pub struct Client<T: Transport, C: Clock> {
     next_id: Cell<i64>,
     on_notification: RefCell<Option<NotificationHandler>>,
     on_request: RefCell<Option<RequestHandler>>,
+    on_unauthorized: RefCell<Option<AuthHandler>>,
+    /// Headers the [`AuthHandler`] gave, over those of the options with the same names.
+    auth_headers: RefCell<Vec<(String, String)>>,
     closing: CloseSignal,
     /// A `notifications/tools/list_changed` came since the last `tools/list` that succeeded.
     tools_changed: Cell<bool>,
@@ -252,6 +260,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             next_id: Cell::new(0),
             on_notification: RefCell::new(None),
             on_request: RefCell::new(None),
+            on_unauthorized: RefCell::new(None),
+            auth_headers: RefCell::default(),
             closing: CloseSignal::default(),
             tools_changed: Cell::new(false),
             session_gen: Cell::new(0),
@@ -274,6 +284,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// with its result or an error, once every request before that is answered.
     pub fn set_request_handler(&self, handler: Option<RequestHandler>) {
         *self.on_request.borrow_mut() = handler;
+    }
+
+    /// Sets the handler asked for new headers when a request meets HTTP 401 (an expired access
+    /// token): the request is sent once more with them, and every later request (GET and
+    /// DELETE too) carries them. Requests that meet a 401 together each ask it: a handler that
+    /// refreshes a token should share one refresh under way.
+    pub fn set_unauthorized_handler(&self, handler: Option<AuthHandler>) {
+        *self.on_unauthorized.borrow_mut() = handler;
     }
 
     /// The options in force.
@@ -325,7 +343,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     fn headers(&self, with_session: bool, accept: &str) -> Vec<(String, String)> {
         let mut h = vec![("accept".to_owned(), accept.to_owned())];
-        h.extend(self.opts.headers.iter().cloned());
+        let auth = self.auth_headers.borrow();
+        h.extend(self.opts.headers.iter().filter(|(k, _)| !auth.iter().any(|(a, _)| a.eq_ignore_ascii_case(k))).cloned());
+        h.extend(auth.iter().cloned());
         if with_session {
             let st = self.state.borrow();
             if let Some(s) = &st.session_id {
@@ -346,13 +366,26 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// Connects: `initialize`, version check, `notifications/initialized`.
     pub async fn connect(&self) -> Result<()> {
+        self.connect_with(&mut CallOptions::default()).await
+    }
+
+    /// [`Client::connect`] within a timeout of its own and the caller's cancellation (which sends
+    /// no `notifications/cancelled`: `initialize` is never cancelled that way). A client that is
+    /// connected already ends its session first (DELETE, best effort), so that reconnecting
+    /// leaves no session open on the server.
+    pub async fn connect_with(&self, opts: &mut CallOptions) -> Result<()> {
         if self.state.borrow().closed {
             self.state.borrow_mut().closed = false;
         }
-        self.initialize().await
+        if self.state.borrow().session_id.is_some() {
+            let headers = self.headers(true, "application/json, text/event-stream");
+            self.state.borrow_mut().session_id = None;
+            let _ = self.delete_session(headers).await;
+        }
+        self.initialize(opts).await
     }
 
-    async fn initialize(&self) -> Result<()> {
+    async fn initialize(&self, opts: &mut CallOptions) -> Result<()> {
         {
             let mut st = self.state.borrow_mut();
             st.session_id = None;
@@ -366,7 +399,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         ]);
         let id = self.new_id();
         let body = jsonrpc::request(&id, "initialize", params);
-        let (result, session) = self.run_with_timeout(&id, "initialize", body, false, &mut CallOptions::default()).await?;
+        let (result, session) = self.run_with_timeout(&id, "initialize", body, false, opts).await?;
         let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").to_owned();
         if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) {
             // The server may have opened a session for us all the same: end it (best effort).
@@ -450,7 +483,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         self.reinitializing.set(true);
         let _renewing = Renewing(&self.reinitializing, &self.reinitialized);
-        self.initialize().await
+        self.initialize(&mut CallOptions::default()).await
     }
 
     /// Waits for a session renewal under way (another request's), within this call's timeout
@@ -654,6 +687,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
         Err(outcome)
     }
 
+    /// Headers from the [`AuthHandler`]: each replaces one of the same name given before.
+    fn set_auth_headers(&self, headers: Vec<(String, String)>) {
+        let mut auth = self.auth_headers.borrow_mut();
+        for (k, v) in headers {
+            auth.retain(|(a, _)| !a.eq_ignore_ascii_case(&k));
+            auth.push((k.to_ascii_lowercase(), v));
+        }
+    }
+
     /// POST a request and read its response (JSON or SSE, with resumption).
     async fn exchange(
         &self,
@@ -664,8 +706,27 @@ impl<T: Transport, C: Clock> Client<T, C> {
         on_progress: Option<&dyn Fn(&Value)>,
     ) -> std::result::Result<(Value, Option<String>), Failure> {
         let sent_session = with_session && self.state.borrow().session_id.is_some();
+        // The body is kept for a second send only when a 401 may be answered with new headers.
+        let again = self.on_unauthorized.borrow().is_some().then(|| body.clone());
         let req = self.post(body, with_session);
-        let resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
+        let mut resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
+        if let (401, Some(body)) = (resp.status, again) {
+            let challenge = resp.header("www-authenticate").map(str::to_owned);
+            let info = object([
+                ("status", 401.into()),
+                ("challenge", challenge.as_deref().map_or(Value::Null, parse_www_authenticate)),
+                ("wwwAuthenticate", challenge.map_or(Value::Null, Value::String)),
+            ]);
+            let asked = self.on_unauthorized.borrow().as_ref().map(|h| h(&info));
+            if let Some(Some(headers)) = match asked {
+                Some(asked) => Some(asked.await?),
+                None => None,
+            } {
+                self.set_auth_headers(headers);
+                drop(resp);
+                resp = self.transport.send(self.post(body, with_session)).await.map_err(|e| transport_error(e, method))?;
+            }
+        }
         let status = resp.status;
         if status == 404 && sent_session {
             return Err(Failure::SessionExpired);

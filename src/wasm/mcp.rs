@@ -61,14 +61,7 @@ fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Opti
     // JSON view of the plain-data options (functions drop out of JSON.stringify).
     let data = from_js(options, "options")?;
     if let Some(h) = data.get("headers") {
-        let Value::Object(h) = h else { return Err(Error::new(ErrorCode::InvalidOptions, "options.headers must be an object of strings")) };
-        for (k, v) in h {
-            let v = v.as_str().ok_or_else(|| Error::new(ErrorCode::InvalidOptions, format!("header \"{k}\" must be a string")))?;
-            if k.bytes().any(|b| b <= b' ' || b >= 0x7f) || v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
-                return Err(Error::new(ErrorCode::InvalidOptions, format!("header \"{k}\" has characters a header cannot carry")));
-            }
-            opts.headers.push((k.to_ascii_lowercase(), v.to_owned()));
-        }
+        opts.headers = header_pairs(h, "options.headers")?;
     }
     if let Some(t) = opt_ms(&data, "timeoutMs")? {
         opts.timeout_ms = t;
@@ -109,6 +102,20 @@ fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Opti
     Ok((opts, fetch))
 }
 
+/// An object of header names to strings (`what` names it in errors), each name lower-cased.
+fn header_pairs(h: &Value, what: &str) -> Result<Vec<(String, String)>, Error> {
+    let Value::Object(h) = h else { return Err(Error::new(ErrorCode::InvalidOptions, format!("{what} must be an object of strings"))) };
+    let mut out = Vec::with_capacity(h.len());
+    for (k, v) in h {
+        let v = v.as_str().ok_or_else(|| Error::new(ErrorCode::InvalidOptions, format!("{what}: header \"{k}\" must be a string")))?;
+        if k.is_empty() || k.bytes().any(|b| b <= b' ' || b >= 0x7f) || v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+            return Err(Error::new(ErrorCode::InvalidOptions, format!("{what}: header \"{k}\" has characters a header cannot carry")));
+        }
+        out.push((k.to_ascii_lowercase(), v.to_owned()));
+    }
+    Ok(out)
+}
+
 fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -> Result<Rc<JsClient>, Error> {
     let (opts, fetch) = client_options(url, options)?;
     let client = Rc::new(Client::new(FetchTransport::new(fetch.or(default_fetch)), JsClock, opts));
@@ -134,6 +141,22 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
                 let msg = method_and_params(method, params).unwrap_or(JsValue::UNDEFINED);
                 let _ = f.call1(&JsValue::UNDEFINED, &msg);
             }
+        })));
+    }
+    if let Some(f) = opt_fn(options, "onUnauthorized")? {
+        client.set_unauthorized_handler(Some(Box::new(move |info: &Value| {
+            let failed = |e: &JsValue| {
+                let why = get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "it threw".into());
+                Error::new(ErrorCode::Unauthorized, format!("the client's onUnauthorized failed: {why}"))
+            };
+            let called = to_js(info).and_then(|info| f.call1(&JsValue::UNDEFINED, &info).map_err(|e| failed(&e)));
+            Box::pin(async move {
+                let value = to_future(called?).await.map_err(|e| failed(&e))?;
+                if value.is_undefined() || value.is_null() {
+                    return Ok(None);
+                }
+                Ok(Some(header_pairs(&from_js(&value, "the onUnauthorized result")?, "the onUnauthorized result")?))
+            })
         })));
     }
     if let Some(f) = opt_fn(options, "onRequest")? {
@@ -266,18 +289,20 @@ pub struct JsMcpClient {
 impl JsMcpClient {
     /// `options`: `{fetch?, headers?, timeoutMs?, idleTimeoutMs?, clientInfo?, maxPages?, maxTools?,
     /// maxEventBytes?, maxResponseBytes?, capabilities?, onToolListChanged?, onLog?, onNotification?,
-    /// onRequest?}`.
+    /// onRequest?, onUnauthorized?}`.
     #[wasm_bindgen(constructor)]
     pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, JsValue> {
         let url = string_param(&url, "url")?;
         Ok(Self { inner: new_client(url, &options, None)? })
     }
 
-    /// `initialize` + `notifications/initialized`.
-    pub fn connect(&self) -> Promise {
+    /// `initialize` + `notifications/initialized`: `{timeoutMs?, signal?}`. Connecting again ends
+    /// the session before (DELETE).
+    pub fn connect(&self, options: JsValue) -> Promise {
         let c = self.inner.clone();
+        let opts = call_options(&options);
         promise(Box::pin(async move {
-            c.connect().await?;
+            c.connect_with(&mut opts?).await?;
             Ok(JsValue::UNDEFINED)
         }))
     }
@@ -328,12 +353,16 @@ impl JsMcpClient {
         }))
     }
 
-    /// Ends the session (DELETE; 405 is fine).
+    /// Ends the session (DELETE; 405 is fine). Never rejects: the session is ended here whatever
+    /// the server says, and a DELETE that failed (or was abandoned after 3 s) is what it resolves
+    /// to, as a `ToolwireError` (`undefined` otherwise), as `closeAll()` reports its servers'.
     pub fn close(&self) -> Promise {
         let c = self.inner.clone();
         promise(Box::pin(async move {
-            c.close().await?;
-            Ok(JsValue::UNDEFINED)
+            Ok(match c.close().await {
+                Ok(()) => JsValue::UNDEFINED,
+                Err(e) => JsValue::from(e),
+            })
         }))
     }
 

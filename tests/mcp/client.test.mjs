@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import { freePort, freshTag, loadPkg, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
 import { bigText, BIG_TEXT_LENGTH, HUGE_LIST_COUNT, NORMAL_TOOLS, PAGE_CURSORS, TINY_PNG_BASE64 } from "../servers/misbehaving.mjs";
 
-const { McpClient } = await loadPkg();
+const { McpClient, ToolwireError } = await loadPkg();
 
 let srv;
 before(async () => {
@@ -535,8 +535,20 @@ describe("errors", () => {
   test("delete-405: close() resolves", async () => {
     const { client, stats } = fresh("delete-405");
     await client.connect();
-    await client.close();
+    assert.equal(await client.close(), undefined);
     assert.equal((await stats()).deletes[0].status, 405);
+  });
+
+  test("a DELETE that fails does not make close() reject: it resolves to the error, and the client is closed", async () => {
+    const { url } = fresh("normal");
+    const failing = (input, init) => (init?.method === "DELETE" ? Promise.reject(new TypeError("Failed to fetch")) : fetch(input, init));
+    const client = new McpClient(url, { fetch: failing });
+    await client.connect();
+    const outcome = await client.close();
+    assert.ok(outcome instanceof ToolwireError, String(outcome));
+    assert.equal(outcome.code, "NETWORK");
+    await rejectsWith(client.listTools(), "NOT_CONNECTED");
+    client.free();
   });
 
   test("NETWORK: nothing listens; the message names CORS and the headers to allow and expose", async () => {
@@ -558,6 +570,60 @@ describe("errors", () => {
     token = "good"; // what an OAuth sign-in would give
     await client.connect();
     assert.deepEqual((await client.listTools()).map((t) => t.name), NORMAL_TOOLS.map((t) => t.name));
+    await client.close();
+  });
+
+  test("onUnauthorized: a 401 asks it for new headers, and the request is sent once more with them", async () => {
+    const asked = [];
+    const { client, stats } = fresh("bearer", {
+      headers: { authorization: "Bearer expired" },
+      onUnauthorized: async (info) => {
+        asked.push(info);
+        return { authorization: "Bearer good" }; // what a token refresh would give
+      },
+    });
+    await client.connect();
+    assert.deepEqual((await client.listTools()).map((t) => t.name), NORMAL_TOOLS.map((t) => t.name));
+    assert.equal(asked.length, 1, "asked once: later requests carry the new header");
+    assert.equal(asked[0].status, 401);
+    assert.equal(asked[0].challenge.scheme, "Bearer");
+    assert.match(asked[0].challenge.resource_metadata, /oauth-protected-resource/);
+    assert.match(asked[0].wwwAuthenticate, /^Bearer /);
+    const st = await stats();
+    const auths = st.requests.filter((r) => r.httpMethod === "POST").map((r) => r.headers.authorization);
+    assert.deepEqual(auths, ["Bearer expired", "Bearer good", "Bearer good", "Bearer good"], "initialize refused, sent again; initialized; tools/list");
+    await client.close();
+  });
+
+  test("onUnauthorized: giving nothing leaves the 401; throwing or giving bad headers is the request's error", async () => {
+    for (const [hook, code, message] of [
+      [() => null, "UNAUTHORIZED", /HTTP 401/],
+      [() => Promise.reject(new Error("refresh token revoked")), "UNAUTHORIZED", /onUnauthorized failed: refresh token revoked/],
+      [() => ({ authorization: 5 }), "INVALID_OPTIONS", /onUnauthorized result/],
+      [() => ({ "bad name": "x" }), "INVALID_OPTIONS", /cannot carry/],
+    ]) {
+      const { client, stats } = fresh("bearer", { onUnauthorized: hook });
+      const err = await rejectsWith(client.connect(), code);
+      assert.match(err.message, message);
+      assert.equal((await stats()).requests.filter((r) => r.httpMethod === "POST").length, 1, "not sent again");
+      // Still usable: a later connect with the right header works.
+      client.free();
+    }
+  });
+
+  test("connect({signal}) aborts the handshake without notifications/cancelled; connecting again ends the old session", async () => {
+    const { client, stats } = fresh("normal");
+    const controller = new AbortController();
+    controller.abort();
+    await rejectsWith(client.connect({ signal: controller.signal }), "ABORTED");
+    await client.connect({ timeoutMs: 10_000 });
+    const first = client.sessionId;
+    await client.connect();
+    assert.notEqual(client.sessionId, first);
+    const st = await stats();
+    assert.deepEqual(st.deletes.map((d) => d.sessionId), [first]);
+    assert.deepEqual(st.cancelled, []);
+    assert.equal(st.initialize.length, 2, "the aborted handshake never reached the server");
     await client.close();
   });
 

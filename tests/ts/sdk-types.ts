@@ -77,8 +77,19 @@ const prompts: Promise<JsonValue> = hub.request("docs", "prompts/list");
 const ping: Promise<JsonValue> = client.request("ping");
 const refused = (e: unknown): string | undefined => (e instanceof ToolwireError && e.code === "CAPABILITY_NOT_NEGOTIATED" ? e.capability : undefined);
 
+// A token renewed on a 401; a handshake with a signal; close() resolves to the DELETE's error, if any.
+declare function refreshToken(metadata?: string): Promise<string>;
+const renewing = new McpClient("https://example.com/mcp", {
+  headers: { authorization: "Bearer old" },
+  onUnauthorized: async ({ challenge }) => ({ authorization: `Bearer ${await refreshToken(challenge?.resource_metadata)}` }),
+});
+const givingUp = new McpClient("https://example.com/mcp", { onUnauthorized: () => null });
+const connected: Promise<void> = renewing.connect({ timeoutMs: 5000, signal: new AbortController().signal });
+const closed: Promise<ToolwireError | undefined> = renewing.close();
+const expired = (e: unknown): boolean => e instanceof ToolwireError && e.code === "SESSION_EXPIRED";
+
 export {
-  read, prompts, ping, refused,
+  read, prompts, ping, refused, givingUp, connected, closed, expired,
   fromSdk,
   openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
   openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp,

@@ -1472,3 +1472,91 @@ fn a_400_about_a_session_that_never_came_names_the_cors_header() {
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert!(!e.details.as_ref().unwrap().contains_key("missingSessionId"));
 }
+
+/// Connecting again ends the session before: DELETE with its id, then a handshake without one.
+#[test]
+fn connecting_again_ends_the_session_before() {
+    let h = harness(vec![init_reply("2025-11-25", Some("one")), accepted(), status_reply(200, vec![], ""), init_reply_id(1, "2025-11-25", Some("two")), accepted()]);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(h.client.session_id().as_deref(), Some("two"));
+    let log = h.log.borrow();
+    assert_eq!((log.requests[2].method, header(&log.requests[2], "mcp-session-id")), (Method::Delete, Some("one")));
+    assert_eq!(body(&log.requests[3])["method"], "initialize");
+    assert_eq!(header(&log.requests[3], "mcp-session-id"), None);
+}
+
+/// A handshake the caller cancels is aborted, and no `notifications/cancelled` goes out for it;
+/// its own timeout is the caller's.
+#[test]
+fn a_cancelled_or_timed_out_handshake_sends_no_cancellation() {
+    let h = harness(vec![Reply::Hang]);
+    let mut opts = CallOptions { cancel: Some(Box::pin(async {})), ..Default::default() };
+    let e = block_on(h.client.connect_with(&mut opts)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Aborted);
+    assert_eq!((h.log.borrow().requests.len(), h.log.borrow().aborted), (1, 1));
+    assert!(!h.client.is_connected());
+
+    let h = harness(vec![Reply::Hang]);
+    let mut opts = CallOptions { timeout_ms: Some(5), ..Default::default() };
+    let e = block_on(h.client.connect_with(&mut opts)).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["timeoutMs"].clone()), (ErrorCode::Timeout, json!(5)));
+    assert_eq!(h.log.borrow().requests.len(), 1);
+}
+
+/// A request that meets 401 asks the unauthorized handler for new headers and is sent once more
+/// with them; they replace the configured ones of the same name on every later request. A
+/// second 401 is the request's outcome; a handler that gives none leaves the first one.
+#[test]
+fn a_401_asks_for_new_headers_and_sends_the_request_once_more() {
+    let challenge = r#"Bearer error="invalid_token", resource_metadata="https://as.example/meta""#;
+    let unauthorized = || status_reply(401, vec![("www-authenticate", challenge.into())], "");
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.headers.push(("authorization".into(), "Bearer old".into()));
+    let h = harness_with(
+        vec![init_reply("2025-11-25", Some("s")), accepted(), unauthorized(), Reply::Echo(json!({"tools": []})), unauthorized(), unauthorized(), unauthorized()],
+        opts,
+        10_000,
+    );
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    h.client.set_unauthorized_handler(Some(Box::new(move |info: &Value| {
+        seen.borrow_mut().push(info.clone());
+        let n = seen.borrow().len();
+        Box::pin(async move { Ok((n < 3).then(|| vec![("Authorization".to_owned(), format!("Bearer new{n}"))])) })
+    })));
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap(), Vec::<Value>::new());
+    {
+        let log = h.log.borrow();
+        assert_eq!(header(&log.requests[2], "authorization"), Some("Bearer old"));
+        assert_eq!(header(&log.requests[3], "authorization"), Some("Bearer new1"));
+        assert_eq!(log.requests[3].headers.iter().filter(|(k, _)| k == "authorization").count(), 1, "replaced, not added");
+        assert_eq!(body(&log.requests[3])["method"], "tools/list");
+    }
+    let info = asked.borrow()[0].clone();
+    assert_eq!(info["status"], 401);
+    assert_eq!(info["challenge"]["resource_metadata"], "https://as.example/meta");
+    assert_eq!(info["wwwAuthenticate"], challenge);
+    // 401, new headers, 401 again: the request's error.
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::Unauthorized, json!(401)));
+    assert_eq!(header(&h.log.borrow().requests[5], "authorization"), Some("Bearer new2"));
+    // The handler gives none: the 401 stands, nothing sent again.
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Unauthorized);
+    assert_eq!((h.log.borrow().requests.len(), asked.borrow().len()), (7, 3));
+    // Later requests (a DELETE too) carry the last headers given.
+    block_on(h.client.close()).unwrap();
+    assert_eq!(header(h.log.borrow().requests.last().unwrap(), "authorization"), Some("Bearer new2"));
+}
+
+/// A handler that fails makes the request fail with its error.
+#[test]
+fn a_failing_unauthorized_handler_is_the_requests_error() {
+    let h = harness(vec![status_reply(401, vec![], "")]);
+    h.client.set_unauthorized_handler(Some(Box::new(|_: &Value| Box::pin(async { Err(Error::new(ErrorCode::Unauthorized, "the token could not be refreshed")) }))));
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), (ErrorCode::Unauthorized, "the token could not be refreshed"));
+    assert_eq!(h.log.borrow().requests.len(), 1);
+}
