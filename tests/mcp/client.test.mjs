@@ -317,6 +317,11 @@ describe("pagination", () => {
     const st = await stats();
     assert.deepEqual(st.toolsList.map((x) => x.cursor), [null, ...PAGE_CURSORS]);
     assert.deepEqual(st.violations, []);
+    // A page asked for by name with a cursor the server does not know: its -32602, and the client goes on.
+    const err = await rejectsWith(client.request("tools/list", { cursor: "bm90IGEgY3Vyc29y" }), "JSONRPC_ERROR");
+    assert.equal(err.rpcCode, -32602);
+    const second = await client.request("tools/list", { cursor: PAGE_CURSORS[0] });
+    assert.equal(second.nextCursor, PAGE_CURSORS[1]);
     await client.close();
   });
 

@@ -584,6 +584,105 @@ fn batch_arrays_and_unknown_ids_in_json() {
     block_on(h.client.connect()).unwrap();
     let r = block_on(h.client.request("x", json!({}), &mut CallOptions::default())).unwrap();
     assert_eq!(r, json!({"ok":true}));
+    // A 2025-03-26 server: that version goes in the header of every later request.
+    let log = h.log.borrow();
+    assert!(log.requests[1..].iter().all(|r| header(r, "mcp-protocol-version") == Some("2025-03-26")));
+}
+
+/// A 2025-03-26 server may batch in an SSE event's data too: each message is dealt with.
+#[test]
+fn batch_arrays_in_sse_data() {
+    let batch = "data: [{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"hi\"}},{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":true}}]\n\n";
+    let h = harness(vec![init_reply("2025-03-26", None), accepted(), sse_reply(batch, 5), accepted()]);
+    let heard = Rc::new(RefCell::new(Vec::new()));
+    let sink = heard.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m: &str, p: &Value| sink.borrow_mut().push((m.to_owned(), p["data"].clone())))));
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.request("x", json!({}), &mut CallOptions::default())).unwrap(), json!({"ok": true}));
+    assert_eq!(*heard.borrow(), [("notifications/message".to_owned(), json!("hi"))]);
+    assert_eq!(body(&h.log.borrow().requests[3]), json!({"jsonrpc":"2.0","id":0,"result":{}}));
+}
+
+/// `initialize` answered with a JSON-RPC error: JSONRPC_ERROR with its data (`supported`).
+#[test]
+fn an_initialize_error_keeps_its_data() {
+    let refused = json_reply(json!({"jsonrpc":"2.0","id":0,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":["2024-11-05"],"requested":"2025-11-25"}}}));
+    let h = harness(vec![refused]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["rpcCode"].clone()), (ErrorCode::JsonRpcError, json!(-32602)));
+    assert_eq!(e.details.as_ref().unwrap()["data"]["supported"], json!(["2024-11-05"]));
+    assert_eq!(h.log.borrow().requests.len(), 1, "no notifications/initialized");
+}
+
+/// The session id is taken from the initialize response only: one on a later response is ignored.
+#[test]
+fn the_session_id_comes_from_the_handshake_only() {
+    let mut later = json_reply(json!({"jsonrpc":"2.0","id":1,"result":{"tools":[]}}));
+    if let Reply::Http { headers, .. } = &mut later {
+        headers.push(("mcp-session-id", "other".into()));
+    }
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), later, Reply::Echo(json!({"tools": []}))]);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    assert_eq!(h.client.session_id().as_deref(), Some("s"));
+    assert_eq!(header(&h.log.borrow().requests[3], "mcp-session-id"), Some("s"));
+}
+
+/// Keep-alive comments are chunks: each starts the idle timeout again, so a stream that only
+/// keeps alive for a while and then answers is not cut.
+#[test]
+fn keep_alive_comments_keep_the_idle_timeout_away() {
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.idle_timeout_ms = Some(1_000);
+    let mut chunks: Vec<Vec<u8>> = (0..50).map(|_| b": keep-alive\n\n".to_vec()).collect();
+    chunks.push(b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":true}}\n\n".to_vec());
+    let stream = Reply::Http { status: 200, headers: vec![("content-type", "text/event-stream".into())], chunks, then_hang: false, then_error: false };
+    // Sleeps of the idle timeout never end by themselves here: the chunks win each race.
+    let h = harness_with(vec![init_reply("2025-11-25", None), accepted(), stream], opts, 0);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.request("x", json!({}), &mut CallOptions::default())).unwrap(), json!({"ok": true}));
+    assert!(h.slept.borrow().iter().filter(|&&ms| ms == 1_000).count() >= 50, "the idle timer started again per chunk");
+}
+
+/// A JSON response with parameters in its content type is JSON; 406 and 415 (headers the server
+/// did not take) are HTTP errors naming the status, and the client stays usable.
+#[test]
+fn content_type_parameters_and_refused_headers() {
+    let mut charset = json_reply(json!({"jsonrpc":"2.0","id":1,"result":{"ok":true}}));
+    if let Reply::Http { headers, .. } = &mut charset {
+        headers[0].1 = "application/json; charset=utf-8".into();
+    }
+    let h = harness(vec![
+        init_reply("2025-11-25", None),
+        accepted(),
+        charset,
+        status_reply(406, vec![], "Not Acceptable: Client must accept both application/json and text/event-stream"),
+        status_reply(415, vec![], "Unsupported Media Type: Content-Type must be application/json"),
+        Reply::Echo(json!({"ok": 2})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.request("x", json!({}), &mut CallOptions::default())).unwrap(), json!({"ok": true}));
+    for status in [406, 415] {
+        let e = block_on(h.client.request("x", json!({}), &mut CallOptions::default())).unwrap_err();
+        assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::HttpStatus, json!(status)));
+        assert!(e.message.contains(&format!("HTTP {status}")), "{}", e.message);
+    }
+    assert_eq!(block_on(h.client.request("x", json!({}), &mut CallOptions::default())).unwrap(), json!({"ok": 2}));
+}
+
+/// Content the client does not interpret (audio, a type from a later revision, structured content
+/// that is not an object) comes back exactly as the server sent it.
+#[test]
+fn tool_results_come_back_as_sent() {
+    let result = json!({"content": [
+        {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+        {"type": "hologram", "frames": [1, 2]},
+        {"type": "text", "text": "ok", "annotations": {"audience": ["user"]}}
+    ], "structuredContent": [1, "two"], "isError": false, "_meta": {"x": 1}});
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Echo(result.clone())]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), result);
 }
 
 #[test]
