@@ -1122,6 +1122,74 @@ mod tests {
         }
     }
 
+    /// Bedrock refuses an empty `description` (it must be 1 or more characters): one that is
+    /// blank is left out, for both APIs.
+    #[test]
+    fn bedrock_leaves_out_a_blank_description() {
+        let input = serde_json::json!([{"name": "my_tool", "description": "  ", "inputSchema": {"type": "object"}}]);
+        let out = convert(input.clone(), Provider::Bedrock, &ConvertOptions::default()).unwrap();
+        let spec = &out.tools[0]["toolSpec"];
+        assert!(spec.get("description").is_none(), "{spec}");
+        assert_eq!(spec["name"], "my_tool");
+        assert_eq!(convert_json(&input.to_string(), Provider::Bedrock, &ConvertOptions::default()).unwrap(), out.tools.to_string());
+    }
+
+    /// Gemini: a required property whose schema is an empty object stays, and so does its
+    /// name in `required`.
+    #[test]
+    fn gemini_keeps_a_required_empty_object_property() {
+        let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object",
+            "properties": {"o": {"type": "object", "properties": {}}, "p": {"type": "string"}}, "required": ["o", "p"]}}]);
+        let out = convert(input.clone(), Provider::Gemini, &ConvertOptions::default()).unwrap();
+        let params = &out.tools[0]["functionDeclarations"][0]["parameters"];
+        assert_eq!(params["properties"]["o"]["type"], "OBJECT", "{params}");
+        assert_eq!(params["required"], serde_json::json!(["o", "p"]), "{params}");
+        assert_eq!(convert_json(&input.to_string(), Provider::Gemini, &ConvertOptions::default()).unwrap(), out.tools.to_string());
+    }
+
+    /// Keyword values that JSON Schema 2020-12 refuses (which Anthropic and OpenAI refuse the tool
+    /// for) are removed and reported, and repeated `type` and `required` names kept once, for every
+    /// JSON Schema dialect, through both APIs; valid values stay.
+    #[test]
+    fn keyword_values_of_the_wrong_kind_are_removed_and_reported() {
+        let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {
+            "s": {"type": ["string", "string"], "minLength": -1, "maxLength": 1.5, "format": 5, "title": 5, "pattern": "^a", "description": "kept"},
+            "l": {"type": "array", "items": {"type": "string", "enum": "x"}, "minItems": "2", "maxItems": 2.0, "uniqueItems": "yes"},
+            "n": {"type": "number", "multipleOf": 0, "minimum": "0", "maximum": 9, "examples": 3}}, "required": ["s", "s", "l"]}}]);
+        let mut json_schema = ConvertOptions::default();
+        json_schema.schema.gemini_mode = crate::providers::GeminiMode::JsonSchema;
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        for (provider, opts) in [
+            (Provider::Anthropic, &ConvertOptions::default()),
+            (Provider::Anthropic, &strict),
+            (Provider::Bedrock, &ConvertOptions::default()),
+            (Provider::OpenAi, &ConvertOptions::default()),
+            (Provider::OpenAi, &strict),
+            (Provider::OpenAiResponses, &ConvertOptions::default()),
+            (Provider::Gemini, &json_schema),
+        ] {
+            let out = convert(input.clone(), provider, opts).unwrap();
+            let t = &out.tools[0];
+            let schema = schema_in(provider, t);
+            let label = format!("{provider:?} strict={}: {t}", opts.schema.strict);
+            let text = schema.to_string();
+            for bad in ["-1", "1.5", "\"format\":5", "\"title\":5", "\"enum\":\"x\"", "\"2\"", "\"yes\"", "\"multipleOf\":0", "\"0\"", "\"examples\":3", "[\"string\",\"string\"]"] {
+                assert!(!text.contains(bad), "{bad} left in {label}");
+            }
+            if !opts.schema.strict {
+                assert_eq!(schema["required"], serde_json::json!(["s", "l"]), "{label}");
+                assert_eq!(schema["properties"]["s"]["pattern"], "^a", "{label}");
+                assert_eq!(schema["properties"]["l"]["maxItems"], serde_json::json!(2.0), "{label}");
+                assert_eq!(schema["properties"]["n"]["maximum"], 9, "{label}");
+            }
+            let rules: Vec<&str> = out.report.tools[0].changes.iter().map(|c| c.rule).collect();
+            assert_eq!(rules.iter().filter(|r| **r == "schema/bad-keyword-value").count(), 10, "{label}: {rules:?}");
+            assert_eq!(rules.iter().filter(|r| **r == "schema/duplicate-names").count(), 2, "{label}: {rules:?}");
+            assert_eq!(convert_json(&input.to_string(), provider, opts).unwrap(), out.tools.to_string(), "{label}");
+        }
+    }
+
     /// OpenAI strict makes an optional `const` property required and nullable as an enum of its
     /// value and null (a `const` alone would force the value); both APIs.
     #[test]

@@ -495,7 +495,9 @@ fn strict_modes_from_the_borrowed_tree_agree_with_the_general_path() {
             Ok(())
         })
         .unwrap();
-    assert!(passed.get() * 3 > total.get(), "only {} of {} generated tools took the borrowed tree", passed.get(), total.get());
+    // A quarter at least: the leaves with values of the wrong kind (`format: 7`, `minItems: -1`,
+    // `description: 7`) send their schemas the general way, which removes them.
+    assert!(passed.get() * 4 > total.get(), "only {} of {} generated tools took the borrowed tree", passed.get(), total.get());
 }
 
 /// `{"type":"object","properties":{"n": inner}}`, built without serde (whose recursive

@@ -44,7 +44,7 @@ use crate::naming::{NameMap, NamingOptions};
 use crate::report::Diagnostic;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::refs::Shared;
-use crate::schema::walk::{head, head_of, keyword, rest_equal, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
+use crate::schema::walk::{head, head_of, keyword, rest_equal, value_rule, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
 use crate::schema::Limits;
 use crate::text;
 
@@ -139,6 +139,13 @@ impl<'a> Node<'a> {
     pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Node::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn as_number(&self) -> Option<&Number> {
+        match self {
+            Node::Num(n) => Some(n),
             _ => None,
         }
     }
@@ -1241,7 +1248,8 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
             false
         }
         Some(Node::Arr(ts)) => {
-            if !ts.iter().all(&mut typed) {
+            // fix_keyword_values: each type once.
+            if !ts.iter().all(&mut typed) || ts.iter().enumerate().any(|(i, t)| ts[..i].iter().any(|u| u.as_str() == t.as_str())) {
                 return false;
             }
             ts.is_empty()
@@ -1263,9 +1271,9 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     // fix_subschema_slots: every subschema position holds schemas; then recurse into them.
     for (key, value) in entries.iter() {
         let ok = match (keyword(key), value) {
-            // normalize_draft4: boolean exclusive bounds are rewritten.
-            (Keyword::Other, Node::Bool(_)) => !matches!(key.as_str(), "exclusiveMinimum" | "exclusiveMaximum"),
-            (Keyword::Other, _) => true,
+            // normalize_draft4 rewrites boolean exclusive bounds; fix_keyword_values removes
+            // values of the wrong kind.
+            (Keyword::Other, v) => value_rule(key).is_none_or(|r| r.fits(v.type_name(), v.as_number())),
             // normalize_draft4: draft 4 tuples are rewritten.
             (Keyword::Items, Node::Arr(_)) => false,
             (Keyword::Map, Node::Obj(map)) => map.iter().all(|(_, s)| s.is_schema() && clean_node(s, levels)),

@@ -254,6 +254,7 @@ pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
     if is_object_node(obj) {
         fix_properties_and_required(obj, cx);
     }
+    crate::schema::fix_keyword_values(obj, cx);
     if is_array_node(obj) && !obj.has("items") && !obj.has("prefixItems") {
         obj.insert("items".into(), Value::Object(Map::new()));
         cx.change("schema/add-items", "array without `items`: added `items: {}` (any value)");

@@ -653,4 +653,15 @@ mod tests {
         let (c, _) = run(json!({"type":"object","properties":{},"enum":[{}]}), false);
         assert!(c.schema.unwrap().get("enum").is_none());
     }
+
+    /// OpenAI refuses `not` at the root of parameters ("schema must not have 'not' at the top
+    /// level"): removed, and said so.
+    #[test]
+    fn root_not_is_removed_and_reported() {
+        let (c, cx) = run(json!({"type":"object","properties":{"a":{"type":"string"}},"not":{"required":["a"]}}), false);
+        let schema = c.schema.unwrap();
+        assert!(schema.get("not").is_none(), "{schema}");
+        assert_eq!(schema["properties"]["a"]["type"], "string");
+        assert!(cx.changes.iter().any(|c| c.rule == "openai/root-keyword" && c.message.contains("`not`")), "reported");
+    }
 }

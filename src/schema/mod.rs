@@ -491,6 +491,44 @@ pub fn normalize_draft4(obj: &mut JsonObject, cx: &mut Cx) {
     }
 }
 
+/// Keyword values that JSON Schema 2020-12's meta-schema refuses, which Anthropic and OpenAI
+/// refuse a whole tool for: a `type` list or a `required` that repeats a name loses the repeat,
+/// and a keyword value of the wrong kind (`minLength: -1`, `format: 5`, `enum: "a"`, see
+/// [`crate::schema::walk::ValueRule`]) is removed. Every one is reported.
+pub fn fix_keyword_values(obj: &mut JsonObject, cx: &mut Cx) {
+    for key in ["type", "required"] {
+        let Some(Value::Array(names)) = obj.find_mut(key) else { continue };
+        let before = names.len();
+        let mut kept: Vec<Value> = Vec::with_capacity(before);
+        for v in names.drain(..) {
+            if !kept.contains(&v) {
+                kept.push(v);
+            }
+        }
+        *names = kept;
+        if names.len() < before {
+            let message = format!("`{key}` named {} more than once; each kept once", if key == "type" { "a type" } else { "a property" });
+            cx.at(key, |cx| {
+                cx.change("schema/duplicate-names", message);
+                Ok(())
+            })
+            .ok();
+        }
+    }
+    let bad: Vec<(String, crate::schema::walk::ValueRule)> = obj
+        .iter()
+        .filter_map(|(k, v)| crate::schema::walk::value_rule(k).filter(|r| !r.fits(json_type(v), v.as_number())).map(|r| (k.clone(), r)))
+        .collect();
+    for (key, rule) in bad {
+        let was = obj.take(&key).map_or_else(String::new, |v| short_json(&v));
+        cx.at(&key, |cx| {
+            cx.change("schema/bad-keyword-value", format!("`{key}` was {was}, not {}; removed", rule.expected()));
+            Ok(())
+        })
+        .ok();
+    }
+}
+
 /// Keywords that describe but never constrain.
 pub fn is_annotation(key: &str) -> bool {
     matches!(

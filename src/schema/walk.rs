@@ -134,6 +134,108 @@ const PROPERTY_NAMES_HEAD: u64 = head_of(b"propertyNames");
 const UNEVALUATED_HEAD: u64 = head_of(b"unevaluatedProperties");
 pub(crate) const PREFIX_ITEMS_HEAD: u64 = head_of(b"prefixItems");
 
+/// What the value of a keyword that holds no subschema must be (JSON Schema 2020-12's
+/// meta-schema, which Anthropic and OpenAI check a schema against), for the keywords where a
+/// value of another kind is a mistake seen in the wild (`minLength: "5"`, `enum: "a"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueRule {
+    /// A non-negative integer (`minLength`, `maxItems`...; `2.0` is one).
+    Count,
+    /// A number (`minimum`, `exclusiveMaximum`...).
+    Number,
+    /// A number above zero (`multipleOf`).
+    Positive,
+    /// A string (`format`, `pattern`, `title`, `description`...).
+    Text,
+    /// A boolean (`uniqueItems`, `readOnly`...).
+    Flag,
+    /// An array (`enum`, `examples`).
+    List,
+}
+
+impl ValueRule {
+    /// Whether a value fits: its JSON type (`model::json_type`'s names) and, for a number, the
+    /// number.
+    pub fn fits(self, json_type: &str, number: Option<&serde_json::Number>) -> bool {
+        match self {
+            Self::Count => number.is_some_and(|n| n.as_u64().is_some() || n.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0)),
+            Self::Number => number.is_some(),
+            Self::Positive => number.and_then(serde_json::Number::as_f64).is_some_and(|f| f > 0.0),
+            Self::Text => json_type == "string",
+            Self::Flag => json_type == "boolean",
+            Self::List => json_type == "array",
+        }
+    }
+
+    /// What a value must be, for messages.
+    pub fn expected(self) -> &'static str {
+        match self {
+            Self::Count => "a non-negative integer",
+            Self::Number => "a number",
+            Self::Positive => "a number above zero",
+            Self::Text => "a string",
+            Self::Flag => "a boolean",
+            Self::List => "an array",
+        }
+    }
+}
+
+/// The [`ValueRule`] of a keyword, if it has one (by length and first eight bytes, as
+/// [`keyword`]).
+pub fn value_rule(key: &str) -> Option<ValueRule> {
+    use ValueRule::*;
+    let k = key.as_bytes();
+    let (rule, word) = match (k.len(), head(k)) {
+        (9, MIN_LENGTH_HEAD) => (Count, "minLength"),
+        (9, MAX_LENGTH_HEAD) => (Count, "maxLength"),
+        (8, MIN_ITEMS) | (8, MAX_ITEMS) => return Some(Count),
+        (13, MIN_PROPERTIES_HEAD) => (Count, "minProperties"),
+        (13, MAX_PROPERTIES_HEAD) => (Count, "maxProperties"),
+        (11, MIN_CONTAINS_HEAD) => (Count, "minContains"),
+        (11, MAX_CONTAINS_HEAD) => (Count, "maxContains"),
+        (7, MINIMUM) | (7, MAXIMUM) => return Some(Number),
+        (16, EXCLUSIVE_HEAD) => return (k[9..] == *b"Minimum" || k[9..] == *b"Maximum").then_some(Number),
+        (10, MULTIPLE_OF_HEAD) => (Positive, "multipleOf"),
+        (6, FORMAT) | (7, PATTERN) | (5, TITLE) | (8, COMMENT) => return Some(Text),
+        (11, DESCRIPTION_HEAD) => (Text, "description"),
+        (16, CONTENT_MEDIA_TYPE_HEAD) => (Text, "contentMediaType"),
+        (15, CONTENT_ENCODING_HEAD) => (Text, "contentEncoding"),
+        (11, UNIQUE_ITEMS_HEAD) => (Flag, "uniqueItems"),
+        (8, READ_ONLY) => return Some(Flag),
+        (9, WRITE_ONLY_HEAD) => (Flag, "writeOnly"),
+        (10, DEPRECATED_HEAD) => (Flag, "deprecated"),
+        (4, ENUM) | (8, EXAMPLES) => return Some(List),
+        _ => return None,
+    };
+    rest_equal(k, word.as_bytes()).then_some(rule)
+}
+
+const MIN_LENGTH_HEAD: u64 = head_of(b"minLength");
+const MAX_LENGTH_HEAD: u64 = head_of(b"maxLength");
+const MIN_ITEMS: u64 = head_of(b"minItems");
+const MAX_ITEMS: u64 = head_of(b"maxItems");
+const MIN_PROPERTIES_HEAD: u64 = head_of(b"minProperties");
+const MAX_PROPERTIES_HEAD: u64 = head_of(b"maxProperties");
+const MIN_CONTAINS_HEAD: u64 = head_of(b"minContains");
+const MAX_CONTAINS_HEAD: u64 = head_of(b"maxContains");
+const MINIMUM: u64 = head_of(b"minimum");
+const MAXIMUM: u64 = head_of(b"maximum");
+const EXCLUSIVE_HEAD: u64 = head_of(b"exclusiveMinimum");
+const MULTIPLE_OF_HEAD: u64 = head_of(b"multipleOf");
+const FORMAT: u64 = head_of(b"format");
+const PATTERN: u64 = head_of(b"pattern");
+const TITLE: u64 = head_of(b"title");
+const COMMENT: u64 = head_of(b"$comment");
+const DESCRIPTION_HEAD: u64 = head_of(b"description");
+const CONTENT_MEDIA_TYPE_HEAD: u64 = head_of(b"contentMediaType");
+const CONTENT_ENCODING_HEAD: u64 = head_of(b"contentEncoding");
+const UNIQUE_ITEMS_HEAD: u64 = head_of(b"uniqueItems");
+const READ_ONLY: u64 = head_of(b"readOnly");
+const WRITE_ONLY_HEAD: u64 = head_of(b"writeOnly");
+const DEPRECATED_HEAD: u64 = head_of(b"deprecated");
+const ENUM: u64 = head_of(b"enum");
+const EXAMPLES: u64 = head_of(b"examples");
+
 /// How a keyword holds subschemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Slot {
@@ -214,6 +316,41 @@ pub fn contains_ref(v: &Value, depth: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn value_rules_name_their_keywords_and_nothing_else() {
+        use ValueRule::*;
+        let table: &[(&str, ValueRule)] = &[
+            ("minLength", Count), ("maxLength", Count), ("minItems", Count), ("maxItems", Count), ("minProperties", Count),
+            ("maxProperties", Count), ("minContains", Count), ("maxContains", Count), ("minimum", Number), ("maximum", Number),
+            ("exclusiveMinimum", Number), ("exclusiveMaximum", Number), ("multipleOf", Positive), ("format", Text),
+            ("pattern", Text), ("title", Text), ("$comment", Text), ("description", Text), ("contentMediaType", Text),
+            ("contentEncoding", Text), ("uniqueItems", Flag), ("readOnly", Flag), ("writeOnly", Flag), ("deprecated", Flag),
+            ("enum", List), ("examples", List),
+        ];
+        for (k, rule) in table {
+            assert_eq!(value_rule(k), Some(*rule), "{k}");
+        }
+        for k in ["", "type", "default", "const", "minLengths", "minLengt", "exclusiveMinimun", "exclusive_Minimum", "Enum", "example", "descriptio", "descriptions", "items", "properties", "required"] {
+            assert_eq!(value_rule(k), None, "{k:?}");
+        }
+        let n = |v: serde_json::Value| (crate::model::json_type(&v), v);
+        for (rule, good, bad) in [
+            (Count, vec![n(0.into()), n(7.into()), n(serde_json::json!(2.0))], vec![n((-1).into()), n(serde_json::json!(1.5)), n("2".into()), n(serde_json::Value::Null)]),
+            (Number, vec![n((-1).into()), n(serde_json::json!(0.5))], vec![n("1".into()), n(true.into())]),
+            (Positive, vec![n(serde_json::json!(0.01)), n(3.into())], vec![n(0.into()), n((-2).into()), n("3".into())]),
+            (Text, vec![n("x".into())], vec![n(5.into()), n(serde_json::json!(["x"]))]),
+            (Flag, vec![n(false.into())], vec![n("yes".into()), n(1.into())]),
+            (List, vec![n(serde_json::json!([])), n(serde_json::json!([1, "a"]))], vec![n("x".into()), n(serde_json::json!({}))]),
+        ] {
+            for (t, v) in good {
+                assert!(rule.fits(t, v.as_number()), "{rule:?} {v}");
+            }
+            for (t, v) in bad {
+                assert!(!rule.fits(t, v.as_number()), "{rule:?} {v}");
+            }
+        }
+    }
 
     #[test]
     fn head_is_the_first_eight_bytes() {
