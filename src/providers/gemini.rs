@@ -14,7 +14,7 @@
 //!    node; a node never has both `type` and `anyOf`.
 //! 5. A missing `type` is inferred (`properties` → object, `items` → array, `enum`/`pattern` →
 //!    string, `minimum` → number); a node with nothing to infer from accepts any value
-//!    (`anyOf` of string, number, boolean, object).
+//!    (`anyOf` of string, number, boolean, object, and an array of those).
 //! 6. Objects: properties lowered (names are never read as keywords); `required` names only
 //!    existing properties; an empty `properties` is omitted; `properties`/`required` appear on
 //!    objects only.
@@ -234,9 +234,14 @@ fn subset_type(t: &str, types: &mut Vec<&'static str>, has_null: &mut bool) {
     }
 }
 
-/// A schema that accepts any value, in the subset: `anyOf` of the concrete types.
+/// A schema that accepts any value, in the subset (which has no "anything"): `anyOf` of the
+/// concrete types, an array among them, of any of the others (a list of lists is left out:
+/// the nesting has to end somewhere).
 fn any_value() -> Value {
-    json!({"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "object"}]})
+    let scalars = || json!([{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "object"}]);
+    let Value::Array(mut branches) = scalars() else { unreachable!() };
+    branches.push(json!({"type": "array", "items": {"anyOf": scalars()}}));
+    json!({ "anyOf": branches })
 }
 
 /// The lowering of one subschema, for a caller that writes it with [`write_wire`] where the
@@ -414,7 +419,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 }
                 finish_hints(&mut shared, hints);
                 let branches = any_value()["anyOf"].as_array().cloned().unwrap_or_default();
-                cx.change("gemini/any", "schema without a type: any of string, number, boolean, object");
+                cx.change("gemini/any", "schema without a type: any of string, number, boolean, object, array");
                 return lower_any_of(shared, branches, Vec::new(), nullable, cx, vertex);
             }
         },
@@ -558,7 +563,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     // Step 7: items always present.
     if ty == "array" && !out.has("items") {
         out.insert("items".into(), any_value());
-        cx.change("gemini/add-items", "array without `items`: items may be any of string, number, boolean, object");
+        cx.change("gemini/add-items", "array without `items`: items may be any of string, number, boolean, object, array");
     }
     // Step 8 follow-up: an enum-stringified node's default must be a string too.
     if out.find("enum").is_some() {
@@ -962,8 +967,14 @@ mod tests {
     #[test]
     fn boolean_subschemas_keep_their_meaning() {
         // https://github.com/github/copilot-cli/issues/4623
-        let (s, _, cx) = run(json!({"type":"object","properties":{"any":true,"never":false}}));
+        let (s, _, cx) = run(json!({"type":"object","properties":{"any":true,"never":false,"untyped":{"description":"anything"}}}));
         assert_eq!(s["properties"]["any"], any_value());
+        // Any value: a list too (of any of the others), which Gemini then lets the model send.
+        let branches: Vec<&str> = s["properties"]["any"]["anyOf"].as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap()).collect();
+        assert_eq!(branches, ["string", "number", "boolean", "object", "array"]);
+        assert_eq!(s["properties"]["any"]["anyOf"][4]["items"]["anyOf"].as_array().unwrap().len(), 4);
+        let untyped: Vec<&str> = s["properties"]["untyped"]["anyOf"].as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap()).collect();
+        assert_eq!(untyped, ["string", "number", "boolean", "object", "array"], "{}", s["properties"]["untyped"]);
         assert!(s["properties"].get("never").is_none());
         assert!(cx.changes.iter().any(|d| d.rule == "gemini/false-property"));
     }
