@@ -809,7 +809,9 @@ export interface McpCallOptions {
  * sent again (not one with a `cursor`: `SESSION_EXPIRED`); requests that meet it together share one renewal,
  * and requests made meanwhile wait for it. A call's response stream that drops is resumed with
  * `Last-Event-ID` (see `maxRetries`); an event the session already dealt with (by its id, on any stream) is
- * not acted on again, as a server may replay from before that id or other streams' events too.
+ * not acted on again, as a server may replay from before that id or other streams' events too. A response
+ * to an id the client did not send (ids match exactly: `"1"` is not `1`), or a second response to a request,
+ * is ignored; a request whose response never comes ends at its timeout.
  */
 export class McpClient {
   constructor(url: string, options?: McpClientOptions);
