@@ -721,7 +721,7 @@ export interface McpClientOptions {
   clientInfo?: { name: string; version: string; [key: string]: JsonValue };
   /** Most `tools/list` pages followed (default 64); more is a `LIMIT_EXCEEDED` error. */
   maxPages?: number;
-  /** Most tools accepted from one server (default 10,000). */
+  /** Most tools accepted from one server (default 10,000), and most items of any list (`listAll`). */
   maxTools?: number;
   /** Largest SSE event in bytes (default 16 MiB). */
   maxEventBytes?: number;
@@ -778,6 +778,9 @@ export interface McpProgress {
   message?: string;
   progressToken: string | number;
 }
+
+/** The paginated lists of MCP, for {@link McpClient.listAll}. */
+export type McpListMethod = "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list";
 
 /** Options of {@link McpClient.callTool}. */
 export interface McpCallOptions {
@@ -855,6 +858,15 @@ export class McpClient {
    * sent again to the renewed one (its cursor means nothing there): `SESSION_EXPIRED`, list from the first page.
    */
   request(method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
+  /**
+   * Every item of a paginated list, over all its pages, as `listTools()` lists the tools (at most `maxPages`
+   * pages and `maxTools` items, stopping on a repeated cursor, from the first page again when the session is
+   * renewed between pages): `resources/list` gives the `resources`, `resources/templates/list` the
+   * `resourceTemplates`, `prompts/list` the `prompts`. `params` go with every page, `options` apply to each
+   * page's request. `[]` without asking when the server did not declare the capability; another method is
+   * `INVALID_INPUT`.
+   */
+  listAll(method: McpListMethod, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonObject[]>;
   /**
    * Ends the session (HTTP DELETE; 405 and 404 are fine). Never rejects: the client is closed whatever the
    * server answers, and it resolves to the error of a DELETE that failed (`HTTP_STATUS`, `NETWORK`; one
@@ -935,6 +947,8 @@ export class McpHub {
    * Errors carry `server`; a server name the hub does not know is `INVALID_INPUT`.
    */
   request(server: string, method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
+  /** {@link McpClient.listAll} on one server, connecting it first if needed. Errors carry `server`. */
+  listAll(server: string, method: McpListMethod, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonObject[]>;
   /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */
   closeAll(): Promise<Array<{ server: string; error: ToolwireError }>>;
   readonly servers: string[];

@@ -490,16 +490,9 @@ async function listResources(c) {
     setStatus("resource-status", "The server declares no resources.");
     return;
   }
-  // Every page, as listTools() does for tools (bounded, so a server that repeats a cursor cannot loop).
-  const resources = [];
-  let cursor;
-  for (let page = 0; page < 100; page++) {
-    const result = await c.request("resources/list", cursor ? { cursor } : {}, { timeoutMs: timeoutMs() });
-    if (client !== c) return;
-    resources.push(...(result.resources ?? []));
-    cursor = result.nextCursor;
-    if (typeof cursor !== "string" || cursor === "") break;
-  }
+  // Every page (the bundled server lists one resource per page).
+  const resources = await c.listAll("resources/list", {}, { timeoutMs: timeoutMs() });
+  if (client !== c) return;
   $("resource").replaceChildren(...resources.map((r) => el("option", { value: r.uri }, `${r.title ?? r.name} (${r.uri})`)));
   $("resource").disabled = $("read-btn").disabled = resources.length === 0;
   setStatus("resource-status", `${resources.length} resource${resources.length === 1 ? "" : "s"}.`, true);

@@ -57,7 +57,8 @@ pub struct ClientOptions {
     pub client_info: Value,
     /// Most `tools/list` pages followed (default 64).
     pub max_pages: usize,
-    /// Most tools accepted from one server (default 10,000).
+    /// Most tools accepted from one server (default 10,000), and most items of any other list
+    /// ([`Client::list_all`]).
     pub max_tools: usize,
     /// Retries, in a row, of a failed reopening of a dropped stream (a call's, the standalone
     /// one) before it is given up (default 2: the third failure in a row ends it).
@@ -1151,19 +1152,44 @@ impl<T: Transport, C: Clock> Client<T, C> {
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
         // Cleared first: a change announced while the pages are read marks the list changed again.
         let changed = self.tools_changed.replace(false);
-        let listed = match self.list_tool_pages().await {
-            // A server without tools (its session's, renewed or not) lists none.
-            Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok(Vec::new()),
-            listed => listed,
-        };
+        let listed = self.list_all("tools/list", Value::Null, &mut CallOptions::default()).await;
         if listed.is_err() && changed {
             self.tools_changed.set(true);
         }
         listed
     }
 
-    async fn list_tool_pages(&self) -> Result<Vec<Value>> {
-        let mut tools = Vec::new();
+    /// The field of a list method's result that holds its items.
+    fn list_key(method: &str) -> Result<&'static str> {
+        match method {
+            "tools/list" => Ok("tools"),
+            "resources/list" => Ok("resources"),
+            "resources/templates/list" => Ok("resourceTemplates"),
+            "prompts/list" => Ok("prompts"),
+            _ => Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("`{method}` is not a list method (tools/list, resources/list, resources/templates/list, prompts/list)"),
+            )),
+        }
+    }
+
+    /// Every item of a paginated list (`tools/list`, `resources/list`, `resources/templates/list`,
+    /// `prompts/list`), as [`Client::list_tools`] lists the tools: up to the page cap, at most
+    /// `max_tools` items, stopping on a repeated cursor, from the first page again (once) when
+    /// the session is renewed between pages. `params` (an object or null) go with every page;
+    /// `opts` apply to each page's request. A server whose capabilities lack the list's
+    /// capability lists nothing.
+    pub async fn list_all(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Vec<Value>> {
+        let key = Self::list_key(method)?;
+        match self.list_pages(method, key, &params, opts).await {
+            // A server without the capability (its session's, renewed or not) lists none.
+            Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok(Vec::new()),
+            listed => listed,
+        }
+    }
+
+    async fn list_pages(&self, method: &str, key: &str, base: &Value, opts: &mut CallOptions) -> Result<Vec<Value>> {
+        let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
         let (mut page, mut restarted, mut gen) = (0, false, self.session_gen.get());
@@ -1171,18 +1197,21 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if page >= self.opts.max_pages {
                 return Err(Error::new(
                     ErrorCode::LimitExceeded,
-                    format!("tools/list did not end after {} pages (options.maxPages)", self.opts.max_pages),
+                    format!("{method} did not end after {} pages (options.maxPages)", self.opts.max_pages),
                 ));
             }
-            let params = match &cursor {
-                Some(c) => json!({ "cursor": c }),
-                None => json!({}),
+            let mut params = match base {
+                Value::Object(o) => o.clone(),
+                _ => Map::new(),
             };
+            if let Some(c) = &cursor {
+                params.insert("cursor".into(), Value::String(c.clone()));
+            }
             // Renewed by another request since the last page: its cursor is not sent.
             let result = if cursor.is_some() && self.session_gen.get() != gen {
-                Err(Error::new(ErrorCode::SessionExpired, "tools/list: the session was renewed between pages"))
+                Err(Error::new(ErrorCode::SessionExpired, format!("{method}: the session was renewed between pages")))
             } else {
-                self.request("tools/list", params, &mut CallOptions::default()).await
+                self.request(method, Value::Object(params), opts).await
             };
             // The session was renewed since the listing began (by this page's request or another):
             // a cursor of the old session may mean nothing to the new one (or another page), so
@@ -1190,18 +1219,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let renewed = self.session_gen.get() != gen;
             let paged = cursor.is_some() || result.as_ref().is_ok_and(|r| r.get("nextCursor").and_then(Value::as_str).is_some_and(|c| !c.is_empty()));
             if renewed && paged && !restarted {
-                (tools, cursor, page, restarted, gen) = (Vec::new(), None, 0, true, self.session_gen.get());
+                (items, cursor, page, restarted, gen) = (Vec::new(), None, 0, true, self.session_gen.get());
                 seen.clear();
                 continue;
             }
             let result = result?;
             page += 1;
-            match result.get("tools") {
-                Some(Value::Array(page_tools)) => tools.extend(page_tools.iter().cloned()),
-                _ => return Err(Error::new(ErrorCode::Protocol, "tools/list result has no `tools` array")),
+            match result.get(key) {
+                Some(Value::Array(listed)) => items.extend(listed.iter().cloned()),
+                _ => return Err(Error::new(ErrorCode::Protocol, format!("{method} result has no `{key}` array"))),
             }
-            if tools.len() > self.opts.max_tools {
-                return Err(Error::new(ErrorCode::LimitExceeded, format!("the server lists more than {} tools (options.maxTools)", self.opts.max_tools)));
+            if items.len() > self.opts.max_tools {
+                return Err(Error::new(ErrorCode::LimitExceeded, format!("the server lists more than {} {key} (options.maxTools)", self.opts.max_tools)));
             }
             match result.get("nextCursor").and_then(Value::as_str) {
                 Some(c) if !c.is_empty() => {
@@ -1213,7 +1242,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 _ => break,
             }
         }
-        Ok(tools)
+        Ok(items)
     }
 
     /// `tools/call`. Not sent to a server whose capabilities name no `tools`

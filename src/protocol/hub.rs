@@ -267,13 +267,26 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     pub async fn request(&self, server: &str, method: &str, params: Value, mut opts: CallOptions) -> Result<Value> {
         let sent = async {
             Client::<T, C>::by_name(method)?;
-            let client = self.client(server).ok_or_else(|| {
-                Error::new(ErrorCode::InvalidInput, format!("no server named \"{server}\" (one of: {})", self.server_names().join(", ")))
-            })?;
+            let client = self.named(server)?;
             client.ensure_connected().await?;
             client.request(method, params, &mut opts).await
         };
         sent.await.map_err(|e| e.with_detail("server", server.to_owned()))
+    }
+
+    /// [`Client::list_all`] on one server, connecting it if needed; errors name the server.
+    pub async fn list_all(&self, server: &str, method: &str, params: Value, mut opts: CallOptions) -> Result<Vec<Value>> {
+        let listed = async {
+            let client = self.named(server)?;
+            client.ensure_connected().await?;
+            client.list_all(method, params, &mut opts).await
+        };
+        listed.await.map_err(|e| e.with_detail("server", server.to_owned()))
+    }
+
+    fn named(&self, server: &str) -> Result<Rc<Client<T, C>>> {
+        self.client(server)
+            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, format!("no server named \"{server}\" (one of: {})", self.server_names().join(", "))))
     }
 
     fn annotations(&self, server: &str, tool: &str) -> Option<ToolAnnotations> {

@@ -229,6 +229,15 @@ fn named_request(method: &JsValue, params: &JsValue, options: &JsValue) -> Resul
     Ok((method, params, call_options(options)?))
 }
 
+/// [`named_request`] to a named server of a hub: what is wrong with the rest names the server too.
+fn server_request(server: &JsValue, method: &JsValue, params: &JsValue, options: &JsValue) -> Result<(String, String, Value, CallOptions), Error> {
+    let server = string_param(server, "server")?;
+    match named_request(method, params, options) {
+        Ok((method, params, opts)) => Ok((server, method, params, opts)),
+        Err(e) => Err(e.with_detail("server", server)),
+    }
+}
+
 fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
     let data = from_js(&get_data(options), "options")?;
     let mut opts = CallOptions {
@@ -350,6 +359,18 @@ impl JsMcpClient {
         promise(Box::pin(async move {
             let (method, params, mut opts) = prepared?;
             Ok(to_js(&c.request_checked(&method, params, &mut opts).await?)?)
+        }))
+    }
+
+    /// Every item of a paginated list (`tools/list`, `resources/list`, `resources/templates/list`,
+    /// `prompts/list`), over all its pages: `[]` for a capability the server did not declare.
+    #[wasm_bindgen(js_name = listAll)]
+    pub fn list_all(&self, method: JsValue, params: JsValue, options: JsValue) -> Promise {
+        let c = self.inner.clone();
+        let prepared = named_request(&method, &params, &options);
+        promise(Box::pin(async move {
+            let (method, params, mut opts) = prepared?;
+            Ok(to_js(&Value::Array(c.list_all(&method, params, &mut opts).await?))?)
         }))
     }
 
@@ -528,16 +549,21 @@ impl JsMcpHub {
     /// Any other request to one server (`McpClient.request`), connecting it first if needed.
     pub fn request(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
-        // What is wrong with the rest of a request to a named server names the server too.
-        let prepared = string_param(&server, "server").and_then(|server| {
-            match named_request(&method, &params, &options) {
-                Ok((method, params, opts)) => Ok((server, method, params, opts)),
-                Err(e) => Err(e.with_detail("server", server)),
-            }
-        });
+        let prepared = server_request(&server, &method, &params, &options);
         promise(Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             Ok(to_js(&hub.request(&server, &method, params, opts).await?)?)
+        }))
+    }
+
+    /// `listAll` on one server (connected on first use).
+    #[wasm_bindgen(js_name = listAll)]
+    pub fn list_all(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
+        let hub = self.inner.clone();
+        let prepared = server_request(&server, &method, &params, &options);
+        promise(Box::pin(async move {
+            let (server, method, params, opts) = prepared?;
+            Ok(to_js(&Value::Array(hub.list_all(&server, &method, params, opts).await?))?)
         }))
     }
 

@@ -51,6 +51,7 @@ test("demo server: resources are listed one per page; a bad cursor is refused", 
     const second = await client.request("resources/list", { cursor: first.nextCursor });
     assert.deepEqual(second.resources.map((r) => r.uri), ["demo://tools"]);
     assert.equal(second.nextCursor, undefined);
+    assert.deepEqual((await client.listAll("resources/list")).map((r) => r.uri), ["demo://about", "demo://tools"]);
     await assert.rejects(client.request("resources/list", { cursor: "7" }), (err) => err.code === "JSONRPC_ERROR" && err.rpcCode === -32602 && /Invalid cursor/.test(err.message));
     const { contents } = await client.request("resources/read", { uri: "demo://tools" });
     assert.match(contents[0].text, /^echo\n/);

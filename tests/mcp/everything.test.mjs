@@ -134,6 +134,13 @@ describe("server-everything", () => {
     assert.ok(client.capabilities.resources && client.capabilities.prompts);
     const { resources } = await client.request("resources/list");
     assert.ok(resources.length > 0);
+    // Every page: server-everything lists its resources a page at a time.
+    const all = await client.listAll("resources/list");
+    assert.ok(all.length >= resources.length, `${all.length} of ${resources.length}`);
+    assert.deepEqual(all.slice(0, resources.length), resources);
+    assert.equal(new Set(all.map((r) => r.uri)).size, all.length, "no resource twice");
+    assert.ok((await client.listAll("prompts/list")).some((p) => p.name === "simple-prompt"));
+    await rejectsWith(client.listAll("resources/read"), "INVALID_INPUT");
     const read = await client.request("resources/read", { uri: resources[0].uri }, { timeoutMs: 10_000 });
     assert.equal(read.contents[0].uri, resources[0].uri);
     const { prompts } = await client.request("prompts/list", {});

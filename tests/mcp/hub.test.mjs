@@ -80,6 +80,11 @@ describe("McpHub", () => {
     assert.equal((await rejectsWith(fresh.request("nope", "ping"), "INVALID_INPUT")).server, "nope");
     assert.equal((await rejectsWith(fresh.request("prompts", "resources/read", [1]), "INVALID_INPUT")).server, "prompts");
     assert.deepEqual(await hub.request("alpha", "ping"), {});
+    // Lists by name: a capability the server lacks lists nothing; errors name the server.
+    assert.deepEqual(await fresh.listAll("prompts", "resources/list"), []);
+    assert.deepEqual((await hub.listAll("alpha", "tools/list")).map((t) => t.name), (await hub.listTools({ mode: "manual", selectedServers: ["alpha"] })).tools.map((t) => t.name));
+    assert.equal((await rejectsWith(fresh.listAll("nope", "tools/list"), "INVALID_INPUT")).server, "nope");
+    assert.equal((await rejectsWith(fresh.listAll("prompts", "prompts/get"), "INVALID_INPUT")).server, "prompts");
     // First uses of a server together open one session.
     const together = endpoints({ beta: "normal" });
     const hub2 = new McpHub(together.servers);

@@ -16,6 +16,7 @@ import {
   McpHub,
   ToolwireError,
   type JsonValue,
+  type JsonObject,
   type McpTool,
   type McpCallToolResult,
   type ToolCall,
@@ -87,9 +88,11 @@ const givingUp = new McpClient("https://example.com/mcp", { onUnauthorized: () =
 const connected: Promise<void> = renewing.connect({ timeoutMs: 5000, signal: new AbortController().signal });
 const closed: Promise<ToolwireError | undefined> = renewing.close();
 const expired = (e: unknown): boolean => e instanceof ToolwireError && e.code === "SESSION_EXPIRED";
+const resources: Promise<JsonObject[]> = client.listAll("resources/list", null, { timeoutMs: 1000 });
+const templates: Promise<JsonObject[]> = hub.listAll("docs", "resources/templates/list");
 
 export {
-  read, prompts, ping, refused, givingUp, connected, closed, expired,
+  read, prompts, ping, refused, givingUp, connected, closed, expired, resources, templates,
   fromSdk,
   openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
   openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp,

@@ -1659,3 +1659,34 @@ fn a_failing_unauthorized_handler_is_the_requests_error() {
     assert_eq!((e.code, e.message.as_str()), (ErrorCode::Unauthorized, "the token could not be refreshed"));
     assert_eq!(h.log.borrow().requests.len(), 1);
 }
+
+/// Any of the four lists, over its pages; `[]` for a capability the server did not declare; a
+/// method that is not a list is refused before anything is sent.
+#[test]
+fn list_all_follows_the_pages_of_any_list() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        Reply::Echo(json!({"resources": [{"uri": "a://1"}], "nextCursor": "c2"})),
+        Reply::Echo(json!({"resources": [{"uri": "a://2"}]})),
+        Reply::Echo(json!({"nope": []})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    // The test server declares only `tools`: resources are not asked for.
+    assert_eq!(block_on(h.client.list_all("resources/list", Value::Null, &mut CallOptions::default())).unwrap(), Vec::<Value>::new());
+    assert_eq!(h.log.borrow().requests.len(), 2);
+    h.client.state.borrow_mut().capabilities = Some(json!({"tools": {}, "resources": {}}));
+    let listed = block_on(h.client.list_all("resources/list", json!({"_meta": {"k": 1}}), &mut CallOptions::default())).unwrap();
+    assert_eq!(listed, [json!({"uri": "a://1"}), json!({"uri": "a://2"})]);
+    {
+        let log = h.log.borrow();
+        assert_eq!(body(&log.requests[2])["params"], json!({"_meta": {"k": 1}}));
+        assert_eq!(body(&log.requests[3])["params"], json!({"_meta": {"k": 1}, "cursor": "c2"}));
+    }
+    let e = block_on(h.client.list_all("resources/list", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.contains("`resources`"), "{}", e.message);
+    let e = block_on(h.client.list_all("resources/read", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput);
+    assert_eq!(h.log.borrow().requests.len(), 5);
+}
