@@ -759,10 +759,11 @@ export interface McpClientOptions {
    */
   onRequest?: (request: { method: string; params: JsonValue }) => JsonValue | Promise<JsonValue>;
   /**
-   * Asked for new headers when a request meets HTTP 401 (an expired access token), with the status and the
-   * server's `WWW-Authenticate` challenge (parsed, and as sent): return headers (e.g.
-   * `{ authorization: "Bearer <new token>" }`, or a promise of them) and the request is sent once more with
-   * them; they replace the `headers` of the same name on every later request. Return `null` (or nothing) to
+   * Asked for new headers when a request meets HTTP 401 (an expired access token; a notification, `listen()`'s
+   * stream and the resumption of a dropped stream too), with the status and the server's `WWW-Authenticate`
+   * challenge (parsed, and as sent): return headers (e.g. `{ authorization: "Bearer <new token>" }`, or a
+   * promise of them) and the request is sent once more with them; they replace the `headers` of the same name
+   * on every later request. Return `null` (or nothing) to
    * leave the 401 as the request's `UNAUTHORIZED` error; a second 401 is that error too. A hook that throws
    * makes the request fail with `UNAUTHORIZED` and its message; headers that are not strings, `INVALID_OPTIONS`.
    * Requests that meet a 401 together each ask: share one refresh under way.
@@ -819,11 +820,12 @@ export interface McpCallOptions {
 export class McpClient {
   constructor(url: string, options?: McpClientOptions);
   /**
-   * `initialize` + `notifications/initialized`, within `timeoutMs` (default: the client's) and `signal` (an
-   * aborted handshake sends no `notifications/cancelled`: `initialize` is never cancelled). A server that
+   * `initialize` + `notifications/initialized`, each within `timeoutMs` (default: the client's), under `signal`
+   * (an aborted handshake sends no `notifications/cancelled`: `initialize` is never cancelled). A server that
    * answers with a protocol version toolwire does not speak gets `UNSUPPORTED_PROTOCOL_VERSION`, and the
    * session it opened is ended (DELETE); so does a server of the 2026-07-28 revision, which has no handshake
-   * (`supported`: the versions it names). Connecting a connected client ends its session first (DELETE).
+   * (`supported`: the versions it names). Connecting a client that has a session ends it first (DELETE, at
+   * most 3 s).
    */
   connect(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /**

@@ -1190,6 +1190,21 @@ mod tests {
         }
     }
 
+    /// A `required` that repeats a name on a node that is not an object (or has no type) is kept
+    /// once by both APIs alike.
+    #[test]
+    fn repeated_required_names_on_any_node_agree_in_both_apis() {
+        for x in [serde_json::json!({"required": ["a", "a"]}), serde_json::json!({"type": "string", "required": ["a", "a"]}), serde_json::json!({"anyOf": [{"type": "string"}], "required": ["a", "a"]})] {
+            let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {"x": x}}}]);
+            for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Bedrock] {
+                let out = convert(input.clone(), provider, &ConvertOptions::default()).unwrap();
+                let text = convert_json(&input.to_string(), provider, &ConvertOptions::default()).unwrap();
+                assert_eq!(text, out.tools.to_string(), "{provider:?} {x}");
+                assert!(!text.contains(r#"["a","a"]"#), "{provider:?}: {text}");
+            }
+        }
+    }
+
     /// OpenAI strict makes an optional `const` property required and nullable as an enum of its
     /// value and null (a `const` alone would force the value); both APIs.
     #[test]

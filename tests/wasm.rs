@@ -180,7 +180,7 @@ mod bridge {
     #[wasm_bindgen_test]
     async fn handshake_list_and_call_through_a_js_fetch() {
         let c = client();
-        wait(c.connect()).await.unwrap();
+        wait(c.connect(JsValue::UNDEFINED)).await.unwrap();
         assert_eq!(c.session_id().as_deref(), Some("sess-9"));
         let tools = wait(c.list_tools()).await.unwrap();
         assert_eq!(text(&tools), r#"[{"name":"echo","inputSchema":{"type":"object"}}]"#);
@@ -193,7 +193,7 @@ mod bridge {
     #[wasm_bindgen_test]
     async fn timeout_aborts_the_fetch_and_cancels() {
         let c = client();
-        wait(c.connect()).await.unwrap();
+        wait(c.connect(JsValue::UNDEFINED)).await.unwrap();
         let err = wait(c.call_tool("hang".into(), js("{}"), js(r#"{"timeoutMs":20}"#))).await.unwrap_err();
         assert_eq!(code(&err), "TIMEOUT");
         let l = log();
@@ -206,7 +206,7 @@ mod bridge {
     #[wasm_bindgen_test]
     async fn abort_signal_and_network_errors() {
         let c = client();
-        wait(c.connect()).await.unwrap();
+        wait(c.connect(JsValue::UNDEFINED)).await.unwrap();
         let controller = js_sys::eval("new AbortController()").unwrap();
         let opts = js_sys::Object::new();
         Reflect::set(&opts, &"signal".into(), &Reflect::get(&controller, &"signal".into()).unwrap()).unwrap();

@@ -1259,6 +1259,12 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     if reference.is_some_and(|r| r.as_str().is_none() || !levels.refs) {
         return false;
     }
+    // fix_keyword_values: each `required` name once, on a node of any type.
+    if let Some(Node::Arr(names)) = required {
+        if names.iter().enumerate().any(|(i, n)| names[..i].iter().any(|m| m.as_str().is_some() && m.as_str() == n.as_str())) {
+            return false;
+        }
+    }
     // Node::write_schema's condition for adding `properties: {}`.
     levels.adds_properties |= object && properties.is_none();
     let is_object = object || (untyped && properties.is_some());

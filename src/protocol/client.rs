@@ -287,9 +287,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         *self.on_request.borrow_mut() = handler;
     }
 
-    /// Sets the handler asked for new headers when a request meets HTTP 401 (an expired access
-    /// token): the request is sent once more with them, and every later request (GET and
-    /// DELETE too) carries them. Requests that meet a 401 together each ask it: a handler that
+    /// Sets the handler asked for new headers when a request, a notification or a GET (the
+    /// standalone stream's, a resumption's) meets HTTP 401 (an expired access token): it is sent
+    /// once more with them, and everything later (DELETE too) carries them. Requests that meet a 401 together each ask it: a handler that
     /// refreshes a token should share one refresh under way.
     pub fn set_unauthorized_handler(&self, handler: Option<AuthHandler>) {
         *self.on_unauthorized.borrow_mut() = handler;
@@ -370,10 +370,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.connect_with(&mut CallOptions::default()).await
     }
 
-    /// [`Client::connect`] within a timeout of its own and the caller's cancellation (which sends
-    /// no `notifications/cancelled`: `initialize` is never cancelled that way). A client that is
-    /// connected already ends its session first (DELETE, best effort), so that reconnecting
-    /// leaves no session open on the server.
+    /// [`Client::connect`] with `initialize` and `notifications/initialized` each within a timeout
+    /// of its own, under the caller's cancellation (which sends no `notifications/cancelled`:
+    /// `initialize` is never cancelled that way). A client that has a session already ends it
+    /// first (DELETE, best effort, at most 3 s), so that reconnecting leaves no session open on
+    /// the server.
     pub async fn connect_with(&self, opts: &mut CallOptions) -> Result<()> {
         if self.state.borrow().closed {
             self.state.borrow_mut().closed = false;
@@ -430,7 +431,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             st.instructions = result.get("instructions").and_then(Value::as_str).map(str::to_owned);
             st.capabilities = result.get("capabilities").cloned();
         }
-        self.notify("notifications/initialized", Value::Null).await?;
+        self.notify_within("notifications/initialized", Value::Null, opts).await?;
         if self.state.borrow().closed {
             // close() came during the handshake (and ended the new session): stay closed.
             return Err(Error::new(ErrorCode::NotConnected, "the client was closed during the handshake"));
@@ -515,14 +516,35 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// Sends a notification (200, 202 and 204 are all success).
     pub async fn notify(&self, method: &str, params: Value) -> Result<()> {
-        let req = self.post(jsonrpc::notification(method, params), true);
-        let timeout = self.opts.timeout_ms;
-        let send = self.transport.send(req);
+        self.notify_within(method, params, &mut CallOptions::default()).await
+    }
+
+    /// [`Client::notify`] within a call's timeout and cancellation (the handshake's).
+    async fn notify_within(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<()> {
+        let body = jsonrpc::notification(method, params);
+        let timeout = opts.timeout_ms.unwrap_or(self.opts.timeout_ms);
+        // Sent once more with new headers after a 401, as a request is.
+        let send = async {
+            let resp = self.transport.send(self.post(body.clone(), true)).await.map_err(|e| transport_error(e, method))?;
+            if resp.status == 401 && self.reauthorized(&resp).await? {
+                drop(resp);
+                return self.transport.send(self.post(body, true)).await.map_err(|e| transport_error(e, method));
+            }
+            Ok(resp)
+        };
         let sleep = self.clock.sleep(timeout);
+        let mut never: CancelFuture = Box::pin(futures_util::future::pending());
+        let cancel: &mut CancelFuture = match opts.cancel.as_mut() {
+            Some(c) => c,
+            None => &mut never,
+        };
         pin_mut!(send, sleep);
-        let resp = match select(send, sleep).await {
-            Either::Left((r, _)) => r.map_err(|e| transport_error(e, method))?,
-            Either::Right(_) => return Err(Error::new(ErrorCode::Timeout, format!("{method} got no answer in {timeout} ms"))),
+        let resp = match select(send, select(sleep, cancel)).await {
+            Either::Left((r, _)) => r?,
+            Either::Right((Either::Left(_), _)) => {
+                return Err(Error::new(ErrorCode::Timeout, format!("{method} got no answer in {timeout} ms")).with_detail("timeoutMs", timeout))
+            }
+            Either::Right((Either::Right(_), _)) => return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted"))),
         };
         if (200..300).contains(&resp.status) {
             Ok(())
@@ -539,8 +561,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut retried = false;
         let paged = params.get("cursor").is_some();
         loop {
-            // A session being renewed after a 404 (another request's): wait for the new one.
+            // A session being renewed after a 404 (another request's): wait for the new one. A
+            // cursor given meanwhile is the old session's.
+            let before = self.session_gen.get();
             self.await_renewal(method, opts).await?;
+            if paged && self.session_gen.get() != before {
+                return Err(Error::new(
+                    ErrorCode::SessionExpired,
+                    format!("{method}: the session was renewed while this request waited; its cursor is the old session's, so it was not sent: list from the first page"),
+                ));
+            }
             if !self.state.borrow().connected {
                 return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before {method}")));
             }
@@ -688,6 +718,26 @@ impl<T: Transport, C: Clock> Client<T, C> {
         Err(outcome)
     }
 
+    /// After a 401: asks the [`AuthHandler`] (if any) for new headers, and takes them; whether it
+    /// gave some (the request that met the 401 is then sent once more).
+    async fn reauthorized<B>(&self, resp: &HttpResponse<B>) -> Result<bool> {
+        let challenge = resp.header("www-authenticate").map(str::to_owned);
+        let info = object([
+            ("status", 401.into()),
+            ("challenge", challenge.as_deref().map_or(Value::Null, parse_www_authenticate)),
+            ("wwwAuthenticate", challenge.map_or(Value::Null, Value::String)),
+        ]);
+        let asked = self.on_unauthorized.borrow().as_ref().map(|h| h(&info));
+        let Some(asked) = asked else { return Ok(false) };
+        match asked.await? {
+            Some(headers) => {
+                self.set_auth_headers(headers);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
     /// Headers from the [`AuthHandler`]: each replaces one of the same name given before.
     fn set_auth_headers(&self, headers: Vec<(String, String)>) {
         let mut auth = self.auth_headers.borrow_mut();
@@ -712,18 +762,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let req = self.post(body, with_session);
         let mut resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
         if let (401, Some(body)) = (resp.status, again) {
-            let challenge = resp.header("www-authenticate").map(str::to_owned);
-            let info = object([
-                ("status", 401.into()),
-                ("challenge", challenge.as_deref().map_or(Value::Null, parse_www_authenticate)),
-                ("wwwAuthenticate", challenge.map_or(Value::Null, Value::String)),
-            ]);
-            let asked = self.on_unauthorized.borrow().as_ref().map(|h| h(&info));
-            if let Some(Some(headers)) = match asked {
-                Some(asked) => Some(asked.await?),
-                None => None,
-            } {
-                self.set_auth_headers(headers);
+            if self.reauthorized(&resp).await? {
                 drop(resp);
                 resp = self.transport.send(self.post(body, with_session)).await.map_err(|e| transport_error(e, method))?;
             }
@@ -810,7 +849,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             })
         })?;
         for msg in classify_all(value) {
-            if let Some(result) = self.handle(id, method, msg, on_progress).await? {
+            if let Some(result) = self.handle(id, method, msg, on_progress, false).await? {
                 return Ok(result);
             }
         }
@@ -844,6 +883,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // Reopenings that failed in a row. A server may close the stream after each event and
         // have the client poll (2025-11-25): a reopening that succeeds starts the count again.
         let mut failed = 0u32;
+        // Whether the stream read is a reopening (with `Last-Event-ID`): only such a stream may
+        // bring again what another stream brought. A first stream is taken whole, whatever its
+        // ids (a server may number each stream's events from 1).
+        let mut resumed = false;
         loop {
             // Read this stream to its end.
             let ended_with = loop {
@@ -863,7 +906,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             if let Some(i) = ev.id.as_ref().filter(|i| last_id.as_ref() != Some(*i)) {
                                 last_id = Some(i.clone());
                             }
-                            if !ev.is_message() || self.seen(&ev) {
+                            if !ev.is_message() || (resumed && self.seen(&ev)) {
                                 continue; // priming events, keep-alives, other event types, replays
                             }
                             let text = std::str::from_utf8(&ev.data)
@@ -879,7 +922,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             for msg in msgs {
                                 if let Incoming::Request { id: rid, method: m, params } = msg {
                                     answers.push(Box::pin(self.answer(rid, m, params)));
-                                } else if let Some(result) = self.handle(id, method, msg, on_progress).await? {
+                                } else if let Some(result) = self.handle(id, method, msg, on_progress, resumed).await? {
                                     return Ok(result);
                                 }
                             }
@@ -897,6 +940,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // Reopen with `Last-Event-ID`, again after a failure that may pass (no response, 408,
             // 429, 5xx), up to `max_retries` times in a row; any other answer ends the call.
             let mut last_got = None::<u16>;
+            let mut reauthorized = false;
             body = loop {
                 if failed > self.opts.max_retries {
                     let got = last_got.map_or_else(|| "no response".to_owned(), |s| format!("HTTP {s}"));
@@ -919,9 +963,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 match while_answering(answers, self.transport.send(req)).await {
                     Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => {
                         failed = 0;
+                        resumed = true;
                         break r.body;
                     }
                     Ok(r) if matches!(r.status, 408 | 429 | 500..=599) => last_got = Some(r.status),
+                    // An expired token, renewed by the unauthorized handler: tried again (once
+                    // per reopening), not counted as a failure.
+                    Ok(r) if r.status == 401 && !reauthorized && while_answering(answers, self.reauthorized(&r)).await? => {
+                        reauthorized = true;
+                        failed -= 1;
+                    }
                     Ok(r) => {
                         return Err(Error::new(
                             ErrorCode::Protocol,
@@ -965,8 +1016,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
-    /// Handles one incoming message; returns the result when it is our response.
-    async fn handle(&self, id: &Id, method: &str, msg: Incoming, on_progress: Option<&dyn Fn(&Value)>) -> Result<Option<Value>> {
+    /// Handles one incoming message; returns the result when it is our response. `replayed`: it
+    /// came on a resumed stream, which may replay other streams' events.
+    async fn handle(&self, id: &Id, method: &str, msg: Incoming, on_progress: Option<&dyn Fn(&Value)>, replayed: bool) -> Result<Option<Value>> {
         match msg {
             Incoming::Response { id: rid, outcome } if &rid == id => match outcome {
                 Ok(v) => Ok(Some(v)),
@@ -984,7 +1036,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     if let Some(cb) = on_progress {
                         cb(&params);
                     }
-                } else if token.is_some_and(|t| self.progress_tokens.borrow().contains(&t)) {
+                } else if replayed && token.is_some_and(|t| self.progress_tokens.borrow().contains(&t)) {
                     // Another call's progress, replayed here: its own stream brings it to that call.
                 } else if let Some(h) = self.on_notification.borrow().as_ref() {
                     h(&m, &params);
@@ -1285,6 +1337,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // No response is awaited on this stream: what `handle` returns for one is dropped.
         let none = Id::Str(String::new());
         let (mut last_id, mut retry_ms, mut failed, mut opened) = (None::<String>, None::<u64>, 0u32, false);
+        // The unauthorized handler gave new headers for the opening under way.
+        let mut reauthorized = false;
         // What the last failed reopening got: an HTTP status, or none (no response).
         let mut last_status = None::<u16>;
         // Answers to the server's requests, made while the stream is read on: a request that
@@ -1293,12 +1347,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
         loop {
             let mut headers = self.headers(true, "text/event-stream");
             // An empty `id:` clears the last event id: then no header at all.
+            let resumed = last_id.as_ref().is_some_and(|id| !id.is_empty());
             if let Some(id) = last_id.as_ref().filter(|id| !id.is_empty()) {
                 headers.push(("last-event-id".into(), id.clone()));
             }
             let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
             let resp = match self.transport.send(req).await {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r),
+                // An expired token, renewed by the unauthorized handler: opened again at once (once
+                // per opening).
+                Ok(r) if r.status == 401 && !reauthorized && while_answering(&mut answers, self.reauthorized(&r)).await? => {
+                    reauthorized = true;
+                    continue;
+                }
                 // Not offered (405), or refused in any other way: the stream is optional.
                 Ok(_) if !opened => return Ok(false),
                 Ok(r) => {
@@ -1311,6 +1372,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     None
                 }
             };
+            reauthorized = false;
             if let Some(resp) = resp {
                 (opened, failed) = (true, 0);
                 let mut body = resp.body;
@@ -1329,7 +1391,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         }
                         match item {
                             SseItem::Retry(ms) => retry_ms = Some(ms),
-                            SseItem::Event(ev) if ev.is_message() && !self.seen(&ev) => {
+                            SseItem::Event(ev) if ev.is_message() && !(resumed && self.seen(&ev)) => {
                                 let Some(value) = std::str::from_utf8(&ev.data).ok().and_then(|t| read_json(t).ok()) else { continue };
                                 let msgs = classify_all(value);
                                 self.dealt_with(&ev, &none, &msgs);
@@ -1337,7 +1399,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                     match msg {
                                         Incoming::Request { id, method, params } => answers.push(Box::pin(self.answer(id, method, params))),
                                         // A stray error meant for no request is no reason to stop listening.
-                                        msg => drop(self.handle(&none, WHAT, msg, None).await),
+                                        msg => drop(self.handle(&none, WHAT, msg, None, resumed).await),
                                     }
                                 }
                             }

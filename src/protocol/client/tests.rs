@@ -1521,11 +1521,14 @@ fn other_calls_events_are_left_to_their_own_streams() {
     let heard = Rc::new(RefCell::new(0));
     let sink = heard.clone();
     h.client.set_notification_handler(Some(Box::new(move |_: &str, _: &Value| *sink.borrow_mut() += 1)));
-    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None)).unwrap().is_none());
-    assert_eq!(*heard.borrow(), 0, "call 7's progress is not the handler's");
+    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, true)).unwrap().is_none());
+    assert_eq!(*heard.borrow(), 0, "call 7's progress replayed here is not the handler's");
+    // On a first stream it is not a replay: a server that sends it there is heard.
+    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, false)).unwrap().is_none());
+    assert_eq!(*heard.borrow(), 1);
     drop(other);
-    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None)).unwrap().is_none());
-    assert_eq!(*heard.borrow(), 1, "once call 7 has ended, it is");
+    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, true)).unwrap().is_none());
+    assert_eq!(*heard.borrow(), 2, "once call 7 has ended, it is");
 }
 
 /// A server of the 2026-07-28 revision refuses `initialize` with 400 and -32020 or -32022: the
@@ -1601,6 +1604,13 @@ fn a_cancelled_or_timed_out_handshake_sends_no_cancellation() {
     let e = block_on(h.client.connect_with(&mut opts)).unwrap_err();
     assert_eq!((e.code, e.details.as_ref().unwrap()["timeoutMs"].clone()), (ErrorCode::Timeout, json!(5)));
     assert_eq!(h.log.borrow().requests.len(), 1);
+
+    // notifications/initialized is within them too.
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), Reply::Hang], ClientOptions::new("http://127.0.0.1/mcp"), 5);
+    let mut opts = CallOptions { timeout_ms: Some(5), ..Default::default() };
+    let e = bounded(h.client.connect_with(&mut opts), 1_000).expect("ended").unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    assert!(!h.client.is_connected());
 }
 
 /// A request that meets 401 asks the unauthorized handler for new headers and is sent once more
@@ -1689,4 +1699,88 @@ fn list_all_follows_the_pages_of_any_list() {
     let e = block_on(h.client.list_all("resources/read", Value::Null, &mut CallOptions::default())).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidInput);
     assert_eq!(h.log.borrow().requests.len(), 5);
+}
+
+/// A request with a cursor that comes while another request renews the session waits for the
+/// new session, and is then not sent: its cursor is the old session's.
+#[test]
+fn a_cursor_is_not_sent_after_waiting_for_anothers_renewal() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        Reply::Later(2, Box::new(status_reply(404, vec![], ""))),
+        Reply::Later(3, Box::new(init_reply_id(2, "2025-11-25", Some("new")))),
+        accepted(),
+        Reply::Echo(json!({"content": []})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let mut call = CallOptions::default();
+    let (a, b) = block_on(async {
+        let a = h.client.call_tool("t", json!({}), &mut call);
+        let b = async {
+            while !h.client.reinitializing.get() {
+                yield_now().await;
+            }
+            h.client.request("tools/list", json!({"cursor": "old-2"}), &mut CallOptions::default()).await
+        };
+        futures_util::join!(a, b)
+    });
+    assert_eq!(a.unwrap(), json!({"content": []}));
+    assert_eq!(b.unwrap_err().code, ErrorCode::SessionExpired);
+    assert!(h.log.borrow().requests.iter().all(|r| body(r)["params"].get("cursor").is_none()), "no cursor sent");
+}
+
+/// A server that numbers each stream's events from 1 (not unique over the session, as the spec
+/// asks): every call's first stream is taken whole all the same.
+#[test]
+fn first_streams_are_taken_whole_whatever_their_ids() {
+    let answer = |n: u32| sse_reply(&format!("id: 1\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{n},\"result\":{{\"n\":{n}}}}}\n\n"), 0);
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), answer(1), answer(2)]);
+    block_on(h.client.connect()).unwrap();
+    for n in [1, 2] {
+        assert_eq!(block_on(h.client.request("x", json!({}), &mut CallOptions::default())).unwrap(), json!({"n": n}));
+    }
+}
+
+/// The unauthorized handler serves the standalone stream, a stream's resumption and a
+/// notification too: a 401 there is sent again at once with the new headers.
+#[test]
+fn a_401_on_a_get_or_a_notification_asks_for_new_headers_too() {
+    let unauthorized = || status_reply(401, vec![("www-authenticate", "Bearer error=\"invalid_token\"".into())], "");
+    let token = |h: &Harness| {
+        let n = Rc::new(Cell::new(0));
+        h.client.set_unauthorized_handler(Some(Box::new(move |_: &Value| {
+            n.set(n.get() + 1);
+            let k = n.get();
+            Box::pin(async move { Ok(Some(vec![("authorization".to_owned(), format!("Bearer t{k}"))])) })
+        })));
+    };
+    // listen(): the first GET meets 401, the second opens the stream.
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), unauthorized(), sse_events(&[], true)]);
+    token(&h);
+    block_on(h.client.connect()).unwrap();
+    let (listened, _) = block_on(futures_util::future::join(h.client.listen(), async {
+        while h.log.borrow().requests.len() < 4 {
+            yield_now().await;
+        }
+        h.client.close().await
+    }));
+    assert!(listened.unwrap(), "the stream was opened, then ended by close()");
+    assert_eq!(header(&h.log.borrow().requests[3], "authorization"), Some("Bearer t1"));
+
+    // A call's stream drops; its resumption meets 401, then resumes with the new header.
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping(PROGRESS_1), unauthorized(), sse_reply(RESULT_1, 0)]);
+    token(&h);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(gets(&h), [Some("e1".to_owned()), Some("e1".to_owned())]);
+    assert_eq!(header(h.log.borrow().requests.last().unwrap(), "authorization"), Some("Bearer t1"));
+
+    // notifications/initialized meets 401: sent again with the new header.
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), unauthorized(), accepted()]);
+    token(&h);
+    block_on(h.client.connect()).unwrap();
+    let log = h.log.borrow();
+    assert_eq!(log.requests.len(), 3);
+    assert_eq!((body(&log.requests[2])["method"].clone(), header(&log.requests[2], "authorization")), (json!("notifications/initialized"), Some("Bearer t1")));
 }
