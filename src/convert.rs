@@ -1083,6 +1083,24 @@ mod tests {
         assert_eq!(convert_json(&input.to_string(), Provider::Gemini, &ConvertOptions::default()).unwrap(), out.tools.to_string());
     }
 
+    /// Every JSON Schema dialect a tool can be written in: each provider that takes JSON Schema,
+    /// strict or not, and Gemini's `parametersJsonSchema`.
+    fn json_schema_dialects() -> Vec<(Provider, ConvertOptions)> {
+        let mut json_schema = ConvertOptions::default();
+        json_schema.schema.gemini_mode = crate::providers::GeminiMode::JsonSchema;
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        vec![
+            (Provider::Anthropic, ConvertOptions::default()),
+            (Provider::Anthropic, strict.clone()),
+            (Provider::Bedrock, ConvertOptions::default()),
+            (Provider::OpenAi, ConvertOptions::default()),
+            (Provider::OpenAi, strict),
+            (Provider::OpenAiResponses, ConvertOptions::default()),
+            (Provider::Gemini, json_schema),
+        ]
+    }
+
     /// Draft 4 tuples and boolean exclusive bounds are written as draft 2020-12 has them (which
     /// Anthropic checks against), for every JSON Schema dialect, through both APIs; OpenAI strict
     /// has no tuples and sends such a tool without strict.
@@ -1091,18 +1109,8 @@ mod tests {
         let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {
             "pt": {"type": "array", "items": [{"type": "number"}, {"type": "number"}], "additionalItems": false},
             "n": {"type": "number", "minimum": 0, "exclusiveMinimum": true, "maximum": 9, "exclusiveMaximum": false}}, "required": ["pt", "n"]}}]);
-        let mut json_schema = ConvertOptions::default();
-        json_schema.schema.gemini_mode = crate::providers::GeminiMode::JsonSchema;
-        let mut strict = ConvertOptions::default();
-        strict.schema.strict = true;
-        for (provider, opts) in [
-            (Provider::Anthropic, &ConvertOptions::default()),
-            (Provider::Anthropic, &strict),
-            (Provider::Bedrock, &ConvertOptions::default()),
-            (Provider::OpenAi, &ConvertOptions::default()),
-            (Provider::OpenAi, &strict),
-            (Provider::Gemini, &json_schema),
-        ] {
+        for (provider, opts) in &json_schema_dialects() {
+            let (provider, opts) = (*provider, opts);
             let out = convert(input.clone(), provider, opts).unwrap();
             let t = &out.tools[0];
             let schema = schema_in(provider, t);
@@ -1156,19 +1164,8 @@ mod tests {
             "s": {"type": ["string", "string"], "minLength": -1, "maxLength": 1.5, "format": 5, "title": 5, "pattern": "^a", "description": "kept"},
             "l": {"type": "array", "items": {"type": "string", "enum": "x"}, "minItems": "2", "maxItems": 2.0, "uniqueItems": "yes"},
             "n": {"type": "number", "multipleOf": 0, "minimum": "0", "maximum": 9, "examples": 3}}, "required": ["s", "s", "l"]}}]);
-        let mut json_schema = ConvertOptions::default();
-        json_schema.schema.gemini_mode = crate::providers::GeminiMode::JsonSchema;
-        let mut strict = ConvertOptions::default();
-        strict.schema.strict = true;
-        for (provider, opts) in [
-            (Provider::Anthropic, &ConvertOptions::default()),
-            (Provider::Anthropic, &strict),
-            (Provider::Bedrock, &ConvertOptions::default()),
-            (Provider::OpenAi, &ConvertOptions::default()),
-            (Provider::OpenAi, &strict),
-            (Provider::OpenAiResponses, &ConvertOptions::default()),
-            (Provider::Gemini, &json_schema),
-        ] {
+        for (provider, opts) in &json_schema_dialects() {
+            let (provider, opts) = (*provider, opts);
             let out = convert(input.clone(), provider, opts).unwrap();
             let t = &out.tools[0];
             let schema = schema_in(provider, t);
