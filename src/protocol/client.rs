@@ -1310,8 +1310,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// belongs to no request of ours: notifications (a changed tool list, log messages) to the
     /// notification handler, requests (`elicitation/create`, `roots/list`, `ping`) to the request
     /// handler, answered by POST. Runs until [`Client::close`] (`Ok(true)`); `Ok(false)` at once
-    /// when the server does not offer the stream (405, or any other answer than an event stream:
-    /// not an error, the stream is optional). A stream that ends or drops is reopened with
+    /// when the server does not offer the stream (405, or any other answer than an event stream
+    /// but 401 and 403, which are `UNAUTHORIZED`: not an error, the stream is optional). A stream that ends or drops is reopened with
     /// `Last-Event-ID` after the server's `retry` (else a backoff from 1 s), for as long as the
     /// server lets it be reopened (a server may close it after each message and have the client
     /// poll), at most ten times a second; after `max_retries` failed reopenings in a row, it
@@ -1360,6 +1360,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     reauthorized = true;
                     continue;
                 }
+                // Refused for want of credentials: said so, not taken for a stream not on offer.
+                Ok(r) if !opened && matches!(r.status, 401 | 403) => return Err(self.status_error(r, WHAT).await),
                 // Not offered (405), or refused in any other way: the stream is optional.
                 Ok(_) if !opened => return Ok(false),
                 Ok(r) => {

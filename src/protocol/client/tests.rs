@@ -1784,3 +1784,19 @@ fn a_401_on_a_get_or_a_notification_asks_for_new_headers_too() {
     assert_eq!(log.requests.len(), 3);
     assert_eq!((body(&log.requests[2])["method"].clone(), header(&log.requests[2], "authorization")), (json!("notifications/initialized"), Some("Bearer t1")));
 }
+
+/// A standalone stream refused with 401 or 403 (and no handler that renews the token) is
+/// UNAUTHORIZED, not a stream the server does not offer.
+#[test]
+fn listen_refused_for_credentials_is_unauthorized() {
+    for status in [401, 403] {
+        let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(status, vec![("www-authenticate", "Bearer realm=\"mcp\"".into())], "")]);
+        block_on(h.client.connect()).unwrap();
+        let e = block_on(h.client.listen()).unwrap_err();
+        assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::Unauthorized, json!(status)));
+        assert_eq!(e.details.as_ref().unwrap()["challenge"]["realm"], "mcp");
+    }
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(405, vec![], "")]);
+    block_on(h.client.connect()).unwrap();
+    assert!(!block_on(h.client.listen()).unwrap(), "405: not offered");
+}
