@@ -101,6 +101,12 @@ export interface NamingOptions {
   separator?: string;
   /** First part of the `"mcp"` format. Default `"mcp"`. */
   prefix?: string;
+  /**
+   * Names within every provider's rule at once (`^[a-zA-Z][a-zA-Z0-9_]{0,63}$`, which Bedrock's strictest APIs
+   * ask for too) instead of the target provider's: the same names whichever provider a conversation goes to.
+   * Default `false`.
+   */
+  portableNames?: boolean;
 }
 
 /** Options of {@link prefixToolName}: naming, plus the provider whose name rule applies. */

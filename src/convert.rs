@@ -70,6 +70,11 @@ impl ConvertOptions {
                         o.naming.prefix = s;
                     }
                 }
+                "portableNames" => match val.as_bool() {
+                    Some(b) => o.naming.portable = b,
+                    None if val.is_null() => {}
+                    None => return Err(bad_option("options.portableNames", "a boolean", val)),
+                },
                 "strict" => match val.as_bool() {
                     Some(b) => o.schema.strict = b,
                     None if val.is_null() => {}
@@ -520,7 +525,7 @@ fn run<'a>(
     // Built by the pass-through path already when it wrote declarations (from the same pairs).
     let (mut name_map, name_diags) = names.unwrap_or_else(|| {
         let pairs: Vec<(Option<&str>, &str)> = servers.iter().zip(&tools).map(|(s, t)| (s.as_deref(), t.name.as_ref())).collect();
-        NameMap::build(&pairs, &opts.naming, provider.name_rule())
+        NameMap::build(&pairs, &opts.naming, opts.naming.rule(provider.name_rule()))
     });
     report.problems.extend(name_diags.iter().filter(|d| d.rule == "names/duplicate-tool").cloned());
 
@@ -1185,6 +1190,37 @@ mod tests {
             assert_eq!(rules.iter().filter(|r| **r == "schema/duplicate-names").count(), 2, "{label}: {rules:?}");
             assert_eq!(convert_json(&input.to_string(), provider, opts).unwrap(), out.tools.to_string(), "{label}");
         }
+    }
+
+    /// With `portableNames`, every provider gets the same names, each within every provider's rule
+    /// (Bedrock's strictest among them), distinct, and mapped back to its tool; both APIs agree.
+    #[test]
+    fn portable_names_are_the_same_for_every_provider() {
+        let tools = serde_json::json!(["get-user", "search.a", "search_a", "9lives", "_x", "ünïcode", "a".repeat(80), "ok_name"]);
+        let input: Vec<serde_json::Value> = tools.as_array().unwrap().iter().map(|n| serde_json::json!({"name": n, "inputSchema": {"type": "object"}})).collect();
+        let input = serde_json::Value::Array(input);
+        let opts = ConvertOptions::from_value(&serde_json::json!({"server": "my-srv", "portableNames": true})).unwrap();
+        let portable = |n: &str| n.len() <= 64 && n.starts_with(|c: char| c.is_ascii_alphabetic()) && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let mut seen: Option<Vec<String>> = None;
+        for provider in [Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic, Provider::Gemini, Provider::Vertex, Provider::Bedrock] {
+            let out = convert(input.clone(), provider, &opts).unwrap();
+            let names: Vec<String> = out.name_map.entries().iter().map(|e| e.name.clone()).collect();
+            for (n, tool) in names.iter().zip(tools.as_array().unwrap()) {
+                assert!(portable(n), "{provider:?}: {n}");
+                assert!(crate::naming::NameRule::Strict.accepts(n) && crate::naming::NameRule::Gemini.accepts(n), "{n}");
+                assert_eq!(out.name_map.resolve(n).unwrap().tool, tool.as_str().unwrap());
+            }
+            assert_eq!(names.iter().collect::<std::collections::HashSet<_>>().len(), names.len(), "distinct: {names:?}");
+            assert_eq!(convert_json(&input.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{provider:?}");
+            match &seen {
+                Some(first) => assert_eq!(first, &names, "{provider:?}"),
+                None => seen = Some(names),
+            }
+        }
+        // Without the option, Gemini keeps a `.` that the others replace.
+        let gemini = convert(input.clone(), Provider::Gemini, &ConvertOptions::from_value(&serde_json::json!({"server": "s"})).unwrap()).unwrap();
+        assert!(gemini.name_map.entries().iter().any(|e| e.name.contains('.')));
+        assert_eq!(ConvertOptions::from_value(&serde_json::json!({"portableNames": "yes"})).unwrap_err().code, ErrorCode::InvalidOptions);
     }
 
     /// A `required` that repeats a name on a node that is not an object (or has no type) is kept

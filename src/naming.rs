@@ -5,7 +5,8 @@
 //! or `{tool}` ([`NameFormat::Bare`]). Then, for the target provider's [`NameRule`]:
 //!
 //! 1. every character the provider does not allow becomes `_`;
-//! 2. for Gemini, a name that does not start with a letter or `_` gets a leading `_`;
+//! 2. for Gemini, a name that does not start with a letter or `_` gets a leading `_` (with
+//!    [`NamingOptions::portable`], one that does not start with a letter gets a leading `t`);
 //! 3. a name that step 1 or 2 changed, or that is longer than 64 characters, is cut to 55
 //!    characters and gets `_` + an 8-character hash of the raw `(server, tool)` pair, so that
 //!    `search.a` and `search_a` stay apart and long names stay unique and deterministic;
@@ -62,11 +63,26 @@ pub struct NamingOptions {
     pub separator: String,
     /// Prefix of the `Mcp` format, `"mcp"` by default.
     pub prefix: String,
+    /// Names within [`NameRule::Portable`] whatever the provider: the same names for every
+    /// provider, for an app that sends one conversation to several (its history names the
+    /// tools the way the first provider was given them).
+    pub portable: bool,
 }
 
 impl Default for NamingOptions {
     fn default() -> Self {
-        Self { format: None, separator: "__".into(), prefix: "mcp".into() }
+        Self { format: None, separator: "__".into(), prefix: "mcp".into(), portable: false }
+    }
+}
+
+impl NamingOptions {
+    /// The rule names are made within: the provider's, or [`NameRule::Portable`].
+    pub fn rule(&self, provider: NameRule) -> NameRule {
+        if self.portable {
+            NameRule::Portable
+        } else {
+            provider
+        }
     }
 }
 
@@ -77,6 +93,9 @@ pub enum NameRule {
     Strict,
     /// Gemini: `^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`.
     Gemini,
+    /// Every provider's at once, Bedrock's strictest included (Agents, `toolChoice.tool`):
+    /// `^[a-zA-Z][a-zA-Z0-9_]{0,63}$`.
+    Portable,
 }
 
 /// The longest name any provider accepts everywhere.
@@ -88,7 +107,7 @@ impl NameRule {
     fn allows(self, c: char) -> bool {
         c.is_ascii_alphanumeric()
             || c == '_'
-            || c == '-'
+            || (c == '-' && self != Self::Portable)
             || (self == Self::Gemini && (c == '.' || c == ':'))
     }
 
@@ -97,6 +116,7 @@ impl NameRule {
         match self {
             Self::Strict => self.allows(c),
             Self::Gemini => c.is_ascii_alphabetic() || c == '_',
+            Self::Portable => c.is_ascii_alphabetic(),
         }
     }
 
@@ -173,14 +193,15 @@ fn with_hash(sanitized: &str, server: Option<&str>, tool: &str, salt: u32) -> St
     format!("{head}_{}", pair_hash(server, tool, salt))
 }
 
-/// Replaces characters the rule forbids with `_`, fixing the first character for Gemini.
+/// Replaces characters the rule forbids with `_`, fixing the first character for Gemini (a
+/// leading `_`) and the portable rule (a leading `t`).
 pub fn sanitize(raw: &str, rule: NameRule) -> String {
     let mut out = String::with_capacity(raw.len() + 1);
     for c in raw.chars() {
         out.push(if rule.allows(c) { c } else { '_' });
     }
     if !out.chars().next().is_some_and(|c| rule.allows_first(c)) {
-        out.insert(0, '_');
+        out.insert(0, if rule == NameRule::Portable { 't' } else { '_' });
     }
     out
 }
@@ -517,6 +538,23 @@ fn suffix_positions(names: &mut [String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_portable_rule_is_every_providers() {
+        for ok in ["a", "mcp__gh__create_issue", "A9_z", &"x".repeat(64)] {
+            assert!(NameRule::Portable.accepts(ok), "{ok}");
+            assert!(NameRule::Strict.accepts(ok) && NameRule::Gemini.accepts(ok), "{ok}");
+        }
+        for bad in ["", "_x", "9a", "a-b", "a.b", "a:b", "é", &"x".repeat(65)] {
+            assert!(!NameRule::Portable.accepts(bad), "{bad:?}");
+        }
+        assert_eq!(sanitize("9-lives.v2", NameRule::Portable), "t9_lives_v2");
+        assert_eq!(sanitize("_x", NameRule::Portable), "t_x");
+        assert_eq!(sanitize("9-lives.v2", NameRule::Gemini), "_9-lives.v2");
+        let opts = NamingOptions { portable: true, ..NamingOptions::default() };
+        assert_eq!(opts.rule(NameRule::Gemini), NameRule::Portable);
+        assert_eq!(NamingOptions::default().rule(NameRule::Gemini), NameRule::Gemini);
+    }
 
     fn opts() -> NamingOptions {
         NamingOptions::default()

@@ -642,7 +642,7 @@ impl Declarations {
             }
             pairs.push((server.or(naming.server).filter(|s| !s.is_empty()), name));
         }
-        let names = NameMap::build(&pairs, naming.opts, provider.name_rule());
+        let names = NameMap::build(&pairs, naming.opts, naming.opts.rule(provider.name_rule()));
         let likely = if refs { len.saturating_mul(3) } else { len + len / 8 };
         let mut text = Vec::new();
         // Growing it copies what is written, no worse than the other way; failing to get room

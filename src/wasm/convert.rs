@@ -222,6 +222,7 @@ fn naming_and_rule(options: &JsValue) -> Result<(crate::naming::NamingOptions, N
         Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.provider must be a string")),
     };
     let format = opts.naming.format;
+    let rule = opts.naming.rule(rule);
     Ok((opts.naming, rule, format))
 }
 

@@ -170,7 +170,7 @@ pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String
     }
     let servers: Vec<Option<&str>> =
         parsed.iter().map(|t| t.server_name.as_deref().or(copts.server.as_deref()).filter(|s| !s.is_empty())).collect();
-    Ok(tools_system_prompt(&parsed, &servers, &copts.naming, rule, &popts))
+    Ok(tools_system_prompt(&parsed, &servers, &copts.naming, copts.naming.rule(rule), &popts))
 }
 
 /// `allow` / `ask` / `deny` by tool-name pattern.

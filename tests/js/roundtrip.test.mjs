@@ -127,6 +127,19 @@ test("OpenAI strict: a recursive schema keeps its $defs, and nulls come out at e
     { where: { field: "a", and: [{ field: "b" }, { field: "c", and: [{ field: "d" }] }] } });
 });
 
+test("portableNames: one set of names for every provider; a Gemini call resolves through an OpenAI name map", () => {
+  const tools = [{ serverName: "docs-v2", name: "search.pages", inputSchema: { type: "object" } }, { serverName: "docs-v2", name: "search_pages", inputSchema: { type: "object" } }];
+  const names = (provider) => tw.NameMap.fromTools(tools, provider, { portableNames: true }).toJSON().entries.map((e) => e.name);
+  const openai = names("openai");
+  for (const provider of ["openai-responses", "anthropic", "gemini", "vertex", "bedrock"]) assert.deepEqual(names(provider), openai, provider);
+  for (const n of openai) assert.match(n, /^[a-zA-Z][a-zA-Z0-9_]{0,63}$/);
+  assert.notEqual(openai[0], openai[1]);
+  assert.equal(tw.prefixToolName("docs-v2", "search.pages", { provider: "gemini", portableNames: true }), openai[0]);
+  const map = tw.NameMap.fromTools(tools, "openai", { portableNames: true });
+  const calls = tw.parseToolCalls({ candidates: [{ content: { parts: [{ functionCall: { name: openai[0], args: {} } }] } }] }, "gemini", map);
+  assert.deepEqual([calls[0].server, calls[0].tool], ["docs-v2", "search.pages"]);
+});
+
 test("parseToolCalls: malformed arguments and unknown names are per-call errors", () => {
   const map = tw.NameMap.fromTools(tools, "openai");
   const calls = tw.parseToolCalls({ choices: [{ message: { tool_calls: [
