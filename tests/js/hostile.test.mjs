@@ -338,6 +338,44 @@ test("the wrong type for every parameter of every export", () => {
   assert.ok(cases > 400, `${cases} cases`);
 });
 
+test("the wrong type for every parameter of the MCP client's and hub's methods: a rejection with a ToolwireError", async () => {
+  // A fetch that fails at once: nothing leaves the process, and a connect fails fast.
+  const fetch = () => Promise.reject(new TypeError("Failed to fetch"));
+  const client = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch, onUnauthorized: () => null });
+  const hub = new tw.McpHub({ a: { url: "http://127.0.0.1:9/mcp" } }, { fetch });
+  // Good arguments of each method; each in turn is replaced by every wrong value.
+  const calls = {
+    connect: [(...a) => client.connect(...a), [{}]],
+    callTool: [(...a) => client.callTool(...a), ["t", {}, {}]],
+    request: [(...a) => client.request(...a), ["ping", {}, {}]],
+    listAll: [(...a) => client.listAll(...a), ["tools/list", {}, {}]],
+    hubRequest: [(...a) => hub.request(...a), ["a", "ping", {}, {}]],
+    hubListAll: [(...a) => hub.listAll(...a), ["a", "tools/list", {}, {}]],
+  };
+  let cases = 0;
+  for (const [name, [call, good]] of Object.entries(calls)) {
+    for (let i = 0; i < good.length; i++) {
+      for (const bad of WRONG) {
+        const args = [...good];
+        args[i] = bad;
+        let outcome;
+        try {
+          outcome = await call(...args).then(() => null, (e) => e);
+        } catch (e) {
+          outcome = e; // thrown before a promise was made
+        }
+        if (outcome !== null) assert.ok(outcome instanceof tw.ToolwireError, `${name}[${i}] ${typeof bad}: ${outcome?.name}: ${outcome?.message}`);
+        cases++;
+      }
+    }
+  }
+  assert.equal(await client.close(), undefined, "never connected: nothing to end");
+  stillWorks();
+  client.free();
+  hub.free();
+  assert.ok(cases > 300, `${cases} cases`);
+});
+
 test("memory does not grow over repeated conversions", () => {
   const tools = [];
   for (let i = 0; i < 40; i++) tools.push({ ...normal[0], name: `t${i}`, inputSchema: { type: "object", properties: { a: { type: ["string", "null"] }, b: { $ref: "#/$defs/B" } }, $defs: { B: { type: "integer", enum: [1, 2] } } } });
