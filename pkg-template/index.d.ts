@@ -840,7 +840,8 @@ export class McpClient {
    * `roots/list`) goes to `onNotification`/`onToolListChanged`/`onLog` and `onRequest`. Reopened with
    * `Last-Event-ID` when it ends (at most ten times a second). Resolves `true` once `close()` ends it,
    * `false` at once when the server offers no such stream; rejects with `UNAUTHORIZED` when the server refuses
-   * it with 401 or 403 (after `onUnauthorized`, if given, had its try), with `PROTOCOL` when it cannot be
+   * it with 401 or 403, at the first opening or a later one (after `onUnauthorized`, if given, had its try),
+   * with `PROTOCOL` when it cannot be
    * reopened `maxRetries` + 1 times in a row (three by default; `status` is the last HTTP status: 404 means the session expired, so
    * `connect()` again), with `LIMIT_EXCEEDED` for an event past `maxEventBytes`.
    * Do not await it before calling tools: `client.listen().catch(report)`.

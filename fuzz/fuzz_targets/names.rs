@@ -49,11 +49,11 @@ fuzz_target!(|input: Input| {
     }
     if !input.separator.is_empty() {
         // ConvertOptions accepts any non-empty separator and any prefix.
-        option_sets.push(NamingOptions { format: Some(NameFormat::Mcp), separator: input.separator.clone(), prefix: input.prefix.clone() });
-        option_sets.push(NamingOptions { format: Some(NameFormat::Server), separator: input.separator, prefix: input.prefix });
+        option_sets.push(NamingOptions { format: Some(NameFormat::Mcp), separator: input.separator.clone(), prefix: input.prefix.clone(), portable: false });
+        option_sets.push(NamingOptions { format: Some(NameFormat::Server), separator: input.separator, prefix: input.prefix, portable: false });
     }
     for opts in &option_sets {
-        for rule in [NameRule::Strict, NameRule::Gemini] {
+        for rule in [NameRule::Strict, NameRule::Gemini, NameRule::Portable] {
             check(&pairs, opts, rule);
             adversary(&pairs, opts, rule);
         }

@@ -202,7 +202,9 @@ pub struct Client<T: Transport, C: Clock> {
     reinitialized: CloseSignal,
     /// Ids of the SSE events of this session already dealt with, on any stream: a stream resumed
     /// with `Last-Event-ID` may be given them again (a server may replay every stream's events,
-    /// not only that stream's), and each is acted on once.
+    /// not only that stream's), and each is acted on once. Event ids are unique over a session
+    /// (2025-11-25: MUST); a server that numbers each stream's events from 1 could not tell its
+    /// streams apart by `Last-Event-ID` anyway, and only resumed streams are checked.
     seen_events: RefCell<SeenEvents>,
     /// The progress tokens of this client's calls in flight that asked for progress: such a
     /// progress replayed on another stream is that call's, not the notification handler's.
@@ -558,6 +560,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// sent (`CAPABILITY_NOT_NEGOTIATED`, `capability` naming it), told again for the session a
     /// renewal brings.
     pub async fn request(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
+        self.request_on_session(method, params, opts).await.map(|(v, _)| v)
+    }
+
+    /// [`Client::request`], with the generation of the session that answered.
+    async fn request_on_session(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<(Value, u64)> {
         let mut retried = false;
         let paged = params.get("cursor").is_some();
         loop {
@@ -601,7 +608,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let body = jsonrpc::request(&id, method, params);
             let _token = opts.on_progress.is_some().then(|| ProgressToken::new(&self.progress_tokens, &id));
             match self.run_with_timeout(&id, method, body, true, opts).await {
-                Ok((v, _)) => return Ok(v),
+                Ok((v, _)) => return Ok((v, gen)),
                 Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("sessionExpired")) => {
                     if retried {
                         return Err(Error::new(
@@ -973,6 +980,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         reauthorized = true;
                         failed -= 1;
                     }
+                    Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, method).await),
                     Ok(r) => {
                         return Err(Error::new(
                             ErrorCode::Protocol,
@@ -1212,7 +1220,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// The field of a list method's result that holds its items.
-    fn list_key(method: &str) -> Result<&'static str> {
+    pub(crate) fn list_key(method: &str) -> Result<&'static str> {
         match method {
             "tools/list" => Ok("tools"),
             "resources/list" => Ok("resources"),
@@ -1263,23 +1271,28 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let result = if cursor.is_some() && self.session_gen.get() != gen {
                 Err(Error::new(ErrorCode::SessionExpired, format!("{method}: the session was renewed between pages")))
             } else {
-                self.request(method, Value::Object(params), opts).await
+                self.request_on_session(method, Value::Object(params), opts).await
             };
-            // The session was renewed since the listing began (by this page's request or another):
-            // a cursor of the old session may mean nothing to the new one (or another page), so
-            // list from the first page again, once; a listing of one page is whole as it is.
-            let renewed = self.session_gen.get() != gen;
-            let paged = cursor.is_some() || result.as_ref().is_ok_and(|r| r.get("nextCursor").and_then(Value::as_str).is_some_and(|c| !c.is_empty()));
-            if renewed && paged && !restarted {
-                (items, cursor, page, restarted, gen) = (Vec::new(), None, 0, true, self.session_gen.get());
-                seen.clear();
-                continue;
+            let (result, answered) = match result {
+                // A cursor of a session that was renewed since (refused here, or by `request`
+                // after its own renewal) may mean nothing to the new one, or another page: the
+                // listing starts over from the first page, once.
+                Err(e) if e.code == ErrorCode::SessionExpired && !restarted => {
+                    (items, cursor, page, restarted) = (Vec::new(), None, 0, true);
+                    seen.clear();
+                    continue;
+                }
+                result => result?,
+            };
+            // The session that answered the first page is the listing's (a renewal on the way to
+            // it, the page's own or another request's, changes nothing for the pages to come).
+            if cursor.is_none() {
+                gen = answered;
             }
-            let result = result?;
             page += 1;
             match result.get(key) {
-                Some(Value::Array(listed)) => items.extend(listed.iter().cloned()),
-                _ => return Err(Error::new(ErrorCode::Protocol, format!("{method} result has no `{key}` array"))),
+                Some(Value::Array(listed)) if listed.iter().all(Value::is_object) => items.extend(listed.iter().cloned()),
+                _ => return Err(Error::new(ErrorCode::Protocol, format!("{method} result has no `{key}` array of objects"))),
             }
             if items.len() > self.opts.max_tools {
                 return Err(Error::new(ErrorCode::LimitExceeded, format!("the server lists more than {} {key} (options.maxTools)", self.opts.max_tools)));
@@ -1311,7 +1324,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// notification handler, requests (`elicitation/create`, `roots/list`, `ping`) to the request
     /// handler, answered by POST. Runs until [`Client::close`] (`Ok(true)`); `Ok(false)` at once
     /// when the server does not offer the stream (405, or any other answer than an event stream
-    /// but 401 and 403, which are `UNAUTHORIZED`: not an error, the stream is optional). A stream that ends or drops is reopened with
+    /// but 401 and 403: not an error, the stream is optional). 401 and 403, at the first opening
+    /// or a reopening, fail it with `UNAUTHORIZED` (after the unauthorized handler's try). A stream that ends or drops is reopened with
     /// `Last-Event-ID` after the server's `retry` (else a backoff from 1 s), for as long as the
     /// server lets it be reopened (a server may close it after each message and have the client
     /// poll), at most ten times a second; after `max_retries` failed reopenings in a row, it
@@ -1360,8 +1374,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     reauthorized = true;
                     continue;
                 }
-                // Refused for want of credentials: said so, not taken for a stream not on offer.
-                Ok(r) if !opened && matches!(r.status, 401 | 403) => return Err(self.status_error(r, WHAT).await),
+                // Refused for want of credentials (an expired token, often, on a reopening): said
+                // so, neither taken for a stream not on offer nor tried again.
+                Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, WHAT).await),
                 // Not offered (405), or refused in any other way: the stream is optional.
                 Ok(_) if !opened => return Ok(false),
                 Ok(r) => {

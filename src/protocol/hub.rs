@@ -277,6 +277,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// [`Client::list_all`] on one server, connecting it if needed; errors name the server.
     pub async fn list_all(&self, server: &str, method: &str, params: Value, mut opts: CallOptions) -> Result<Vec<Value>> {
         let listed = async {
+            Client::<T, C>::list_key(method)?;
             let client = self.named(server)?;
             client.ensure_connected().await?;
             client.list_all(method, params, &mut opts).await

@@ -74,6 +74,8 @@ describe("McpHub", () => {
     // What cannot be sent by name fails before the server is connected.
     const byName = await rejectsWith(fresh.request("prompts", "initialize"), "INVALID_INPUT");
     assert.equal(byName.server, "prompts");
+    const notAList = await rejectsWith(fresh.listAll("prompts", "resources/read"), "INVALID_INPUT");
+    assert.equal(notAList.server, "prompts");
     assert.equal((await more.stats("prompts")).initialize.length, 0);
     const err = await rejectsWith(fresh.request("prompts", "resources/list"), "CAPABILITY_NOT_NEGOTIATED");
     assert.deepEqual([err.server, err.capability], ["prompts", "resources"]);

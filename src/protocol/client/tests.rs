@@ -1680,6 +1680,7 @@ fn list_all_follows_the_pages_of_any_list() {
         Reply::Echo(json!({"resources": [{"uri": "a://1"}], "nextCursor": "c2"})),
         Reply::Echo(json!({"resources": [{"uri": "a://2"}]})),
         Reply::Echo(json!({"nope": []})),
+        Reply::Echo(json!({"resources": [{"uri": "a://1"}, 1]})),
     ]);
     block_on(h.client.connect()).unwrap();
     // The test server declares only `tools`: resources are not asked for.
@@ -1696,9 +1697,11 @@ fn list_all_follows_the_pages_of_any_list() {
     let e = block_on(h.client.list_all("resources/list", Value::Null, &mut CallOptions::default())).unwrap_err();
     assert_eq!(e.code, ErrorCode::Protocol);
     assert!(e.message.contains("`resources`"), "{}", e.message);
+    let e = block_on(h.client.list_all("resources/list", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "an item that is not an object");
     let e = block_on(h.client.list_all("resources/read", Value::Null, &mut CallOptions::default())).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidInput);
-    assert_eq!(h.log.borrow().requests.len(), 5);
+    assert_eq!(h.log.borrow().requests.len(), 6);
 }
 
 /// A request with a cursor that comes while another request renews the session waits for the
@@ -1799,4 +1802,40 @@ fn listen_refused_for_credentials_is_unauthorized() {
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(405, vec![], "")]);
     block_on(h.client.connect()).unwrap();
     assert!(!block_on(h.client.listen()).unwrap(), "405: not offered");
+    // At a reopening too (a token that expired while the stream was open), at once.
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(&[], false), status_reply(401, vec![], "")]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::Unauthorized);
+    assert_eq!(h.log.borrow().requests.len(), 4, "not tried again");
+    // And a call's stream whose resumption is refused.
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping(PROGRESS_1), status_reply(403, vec![], "")]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::Unauthorized, json!(403)));
+}
+
+/// A renewal on the way to the first page changes nothing for the pages after it: the listing
+/// goes on from that page, and keeps its one fresh start for a renewal between pages.
+#[test]
+fn a_renewal_before_the_first_page_keeps_the_fresh_start_for_later() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s1")),
+        accepted(),
+        status_reply(404, vec![], ""),
+        init_reply_id(2, "2025-11-25", Some("s2")),
+        accepted(),
+        Reply::Echo(json!({"tools": [{"name": "a"}], "nextCursor": "p2"})),
+        status_reply(404, vec![], ""),
+        init_reply_id(5, "2025-11-25", Some("s3")),
+        accepted(),
+        Reply::Echo(json!({"tools": [{"name": "a"}], "nextCursor": "p2"})),
+        Reply::Echo(json!({"tools": [{"name": "b"}]})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let names: Vec<Value> = block_on(h.client.list_tools()).unwrap().iter().map(|t| t["name"].clone()).collect();
+    assert_eq!(names, [json!("a"), json!("b")]);
+    let log = h.log.borrow();
+    let cursors: Vec<Value> = log.requests.iter().filter(|r| body(r)["method"] == "tools/list").map(|r| body(r)["params"]["cursor"].clone()).collect();
+    assert_eq!(cursors, [Value::Null, Value::Null, json!("p2"), Value::Null, json!("p2")]);
+    assert_eq!(h.client.session_id().as_deref(), Some("s3"));
 }
