@@ -12,9 +12,9 @@
 //!   off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
 //!   response's streams); a reopening that fails in a way that may pass (no response, 408, 429,
 //!   5xx) is retried up to `max_retries` times in a row, and one that succeeds starts that count
-//!   again (a server may close the stream after every event and have the client poll). An
-//!   event whose id was dealt with already, on any stream of the session, is not acted on again
-//!   (a server may replay from before that id, or other streams' events too).
+//!   again (a server may close the stream after every event and have the client poll). A
+//!   resumed stream does not act again on an event whose id was dealt with already, on any
+//!   stream of the session (a server may replay from before that id, or other streams' events).
 //! * A 404 on a request that carried a session id means the session expired: re-initialize
 //!   once, however many requests met it (the others wait for the new session), and retry.
 //! * The standalone stream (a GET held open for what belongs to no request) is opt-in:
@@ -22,9 +22,12 @@
 //! * Per-request timeouts (default 120 s), the optional idle timeout of a response stream and
 //!   caller cancellation: the request's HTTP exchange is dropped (which aborts its fetch) and
 //!   `notifications/cancelled` is sent (never for `initialize`).
+//! * A 401 asks the unauthorized handler (if set) for new headers, and what met it is sent once
+//!   more with them ([`Client::set_unauthorized_handler`]).
 //! * Every failure is a typed [`Error`]: `HTTP_STATUS`, `JSONRPC_ERROR`, `TIMEOUT`, `ABORTED`,
 //!   `NETWORK` (with the CORS explanation), `UNAUTHORIZED` (with the parsed challenge),
-//!   `PROTOCOL`, `UNSUPPORTED_PROTOCOL_VERSION`.
+//!   `PROTOCOL`, `UNSUPPORTED_PROTOCOL_VERSION` (a 2026-07-28 server's refusal of the handshake
+//!   too), `CAPABILITY_NOT_NEGOTIATED`, `SESSION_EXPIRED` (a cursor of a renewed session).
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -291,8 +294,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// Sets the handler asked for new headers when a request, a notification or a GET (the
     /// standalone stream's, a resumption's) meets HTTP 401 (an expired access token): it is sent
-    /// once more with them, and everything later (DELETE too) carries them. Requests that meet a 401 together each ask it: a handler that
-    /// refreshes a token should share one refresh under way.
+    /// once more with them, and everything later (DELETE too) carries them. Requests that meet a
+    /// 401 together each ask it: a handler that refreshes a token should share one refresh.
     pub fn set_unauthorized_handler(&self, handler: Option<AuthHandler>) {
         *self.on_unauthorized.borrow_mut() = handler;
     }
@@ -1325,10 +1328,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// handler, answered by POST. Runs until [`Client::close`] (`Ok(true)`); `Ok(false)` at once
     /// when the server does not offer the stream (405, or any other answer than an event stream
     /// but 401 and 403: not an error, the stream is optional). 401 and 403, at the first opening
-    /// or a reopening, fail it with `UNAUTHORIZED` (after the unauthorized handler's try). A stream that ends or drops is reopened with
-    /// `Last-Event-ID` after the server's `retry` (else a backoff from 1 s), for as long as the
-    /// server lets it be reopened (a server may close it after each message and have the client
-    /// poll), at most ten times a second; after `max_retries` failed reopenings in a row, it
+    /// or a reopening, fail it with `UNAUTHORIZED` (after the unauthorized handler's try). A
+    /// stream that ends or drops is reopened with `Last-Event-ID` after the server's `retry`
+    /// (else a backoff from 1 s), for as long as the server lets it be reopened (a server may
+    /// close it after each message and have the client poll), at most ten times a second; after `max_retries` failed reopenings in a row, it
     /// fails with `PROTOCOL` (its `status` detail the last HTTP status: 404, the session
     /// expired); an event past `max_event_bytes` fails it with `LIMIT_EXCEEDED`. The stream is
     /// read on while a server request is being answered (a person filling in a form holds up
