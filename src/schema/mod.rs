@@ -500,8 +500,9 @@ pub fn fix_keyword_values(obj: &mut JsonObject, cx: &mut Cx) {
         let Some(Value::Array(names)) = obj.find_mut(key) else { continue };
         let before = names.len();
         let mut kept: Vec<Value> = Vec::with_capacity(before);
+        // Names only (what else a list holds is another matter, left as it is).
         for v in names.drain(..) {
-            if !kept.contains(&v) {
+            if !(v.is_string() && kept.contains(&v)) {
                 kept.push(v);
             }
         }
