@@ -384,11 +384,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if self.state.borrow().closed {
             self.state.borrow_mut().closed = false;
         }
-        if self.state.borrow().session_id.is_some() {
-            let headers = self.headers(true, "application/json, text/event-stream");
-            self.state.borrow_mut().session_id = None;
-            let _ = self.delete_session(headers).await;
-        }
+        let _ = self.end_session().await;
         self.initialize(opts).await
     }
 
@@ -501,13 +497,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         pin_mut!(sleep);
         while self.reinitializing.get() {
             let renewed = self.reinitialized.wait();
-            let mut never: CancelFuture = Box::pin(futures_util::future::pending());
-            let cancel: &mut CancelFuture = match opts.cancel.as_mut() {
-                Some(c) => c,
-                None => &mut never,
-            };
             pin_mut!(renewed);
-            match select(renewed, select(sleep.as_mut(), cancel)).await {
+            match select(renewed, select(sleep.as_mut(), cancelled(&mut opts.cancel))).await {
                 Either::Left(_) => {}
                 Either::Right((Either::Left(_), _)) => {
                     return Err(Error::new(ErrorCode::Timeout, format!("{method} timed out after {timeout} ms waiting for the session to be renewed"))
@@ -538,13 +529,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Ok(resp)
         };
         let sleep = self.clock.sleep(timeout);
-        let mut never: CancelFuture = Box::pin(futures_util::future::pending());
-        let cancel: &mut CancelFuture = match opts.cancel.as_mut() {
-            Some(c) => c,
-            None => &mut never,
-        };
         pin_mut!(send, sleep);
-        let resp = match select(send, select(sleep, cancel)).await {
+        let resp = match select(send, select(sleep, cancelled(&mut opts.cancel))).await {
             Either::Left((r, _)) => r?,
             Either::Right((Either::Left(_), _)) => {
                 return Err(Error::new(ErrorCode::Timeout, format!("{method} got no answer in {timeout} ms")).with_detail("timeoutMs", timeout))
@@ -687,11 +673,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             select(idle, total).await.factor_first().0
         };
         // Polled by reference, so one cancellation covers a retry after re-initialization too.
-        let mut never: CancelFuture = Box::pin(futures_util::future::pending());
-        let cancel: &mut CancelFuture = match cancel.as_mut() {
-            Some(c) => c,
-            None => &mut never,
-        };
+        let cancel = cancelled(cancel);
         let closed = self.closing.wait();
         // The exchange lives in this block only: leaving it drops the exchange, which aborts its
         // HTTP request, before the server is told below.
@@ -1448,7 +1430,6 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// Ends the session: DELETE (405 is fine). The client can connect again afterwards.
     pub async fn close(&self) -> Result<()> {
-        let session = self.state.borrow().session_id.clone();
         {
             let mut st = self.state.borrow_mut();
             st.connected = false;
@@ -1456,12 +1437,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         // Abandon every request in flight (dropping them aborts their fetches).
         self.closing.fire();
-        if session.is_none() {
+        self.end_session().await
+    }
+
+    /// Ends the session there is (DELETE, see [`Client::delete_session`]); it is ended here
+    /// whatever the server says.
+    async fn end_session(&self) -> Result<()> {
+        if self.state.borrow().session_id.is_none() {
             return Ok(());
         }
         let headers = self.headers(true, "application/json, text/event-stream");
         self.state.borrow_mut().session_id = None;
-        // The session is closed here whatever the server says.
         self.delete_session(headers).await
     }
 
@@ -1507,6 +1493,15 @@ impl Drop for ProgressToken<'_> {
             tokens.swap_remove(at);
         }
     }
+}
+
+/// Resolves when the caller cancels (never without a cancellation). The caller's future is polled
+/// by reference, so one cancellation covers every wait of a call.
+fn cancelled(cancel: &mut Option<CancelFuture>) -> impl Future<Output = ()> + Unpin + '_ {
+    std::future::poll_fn(move |cx| match cancel.as_mut() {
+        Some(c) => c.as_mut().poll(cx),
+        None => std::task::Poll::Pending,
+    })
 }
 
 /// Answers to server requests in flight ([`Client::answer`]), driven beside a stream's reading.
