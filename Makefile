@@ -44,11 +44,13 @@ test-wasm:
 test-js:
 	node --test tests/js/ bench/quick.test.mjs
 
-# The MCP client against real servers on 127.0.0.1: server-everything and our misbehaving test server.
+# The MCP client against real servers on 127.0.0.1: server-everything, our misbehaving test server, and a
+# 2026-07-28 server on the TypeScript SDK v2.
 test-mcp:
 	node --test tests/mcp/
 
-# The official @modelcontextprotocol/conformance client scenarios (Node 22 from npm, installed on demand).
+# The official @modelcontextprotocol/conformance client scenarios, 0.1.16's and the 0.2.0 alpha's for 2026-07-28
+# (Node 22 from npm, installed on demand).
 test-conformance:
 	bash scripts/conformance.sh --no-build
 

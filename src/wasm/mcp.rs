@@ -12,7 +12,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::error::{Error, ErrorCode};
 use crate::policy::Policy;
-use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions};
+use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions, Era};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::hub::{Confirm, Hub, Selection};
 use crate::providers::Provider;
@@ -93,6 +93,13 @@ fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Opti
         Some(Value::Object(c)) => opts.capabilities = c.clone(),
         Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.capabilities must be an object")),
     }
+    opts.era = match data.get("era") {
+        None | Some(Value::Null) => Era::Auto,
+        Some(v) if v == "auto" => Era::Auto,
+        Some(v) if v == "legacy" => Era::Legacy,
+        Some(v) if v == "modern" => Era::Modern,
+        Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.era must be \"auto\", \"legacy\" or \"modern\"")),
+    };
     if let Some(ci) = data.get("clientInfo") {
         if ci.get("name").and_then(Value::as_str).is_none() {
             return Err(Error::new(ErrorCode::InvalidOptions, "options.clientInfo needs a string name"));
@@ -297,8 +304,8 @@ pub struct JsMcpClient {
 #[wasm_bindgen(js_class = McpClient)]
 impl JsMcpClient {
     /// `options`: `{fetch?, headers?, timeoutMs?, idleTimeoutMs?, clientInfo?, maxPages?, maxTools?,
-    /// maxEventBytes?, maxResponseBytes?, capabilities?, onToolListChanged?, onLog?, onNotification?,
-    /// onRequest?, onUnauthorized?}`.
+    /// maxEventBytes?, maxResponseBytes?, maxRetries?, capabilities?, era?, onToolListChanged?, onLog?,
+    /// onNotification?, onRequest?, onUnauthorized?}`.
     #[wasm_bindgen(constructor)]
     pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, JsValue> {
         let url = string_param(&url, "url")?;
@@ -415,6 +422,12 @@ impl JsMcpClient {
     #[wasm_bindgen(getter)]
     pub fn capabilities(&self) -> JsValue {
         self.inner.capabilities().and_then(|v| to_js(&v).ok()).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// The tools the last listing of a 2026-07-28 server left out, each `{name, reason}`.
+    #[wasm_bindgen(getter, js_name = droppedTools)]
+    pub fn dropped_tools(&self) -> JsValue {
+        to_js(&Value::Array(self.inner.dropped_tools())).unwrap_or(JsValue::UNDEFINED)
     }
 }
 

@@ -14,6 +14,16 @@
 //                sends its elicitation/create), call the mock's tool; the request (fields with defaults, none
 //                required) is accepted with every field's default, as a form would pre-fill them
 //   (other)      connect, list tools, close
+// With MCP_CONFORMANCE_PROTOCOL_VERSION=2026-07-28 (the alpha suite's scenarios) the client speaks 2026-07-28:
+// `era: "modern"`, but `era: "auto"` (the default, initialize first) for tools_call, whose mock refuses
+// initialize as a 2026-07-28 server does; and
+//   request-metadata, json-schema-ref-no-deref   connect (server/discover), list tools, close
+//   http-standard-headers   call a tool, read a resource, get a prompt (Mcp-Method, Mcp-Name)
+//   http-custom-headers     the calls MCP_CONFORMANCE_CONTEXT lists (their x-mcp-header arguments in Mcp-Param-*)
+//   http-invalid-tool-headers   call every tool listed: the 11 with broken x-mcp-header marks must be left out
+//   json-schema-2020-12-preservation   echo the first tool's inputSchema through json_schema_echo, unchanged
+//   sep-2322-client-request-state   the four test_mrtr_* tools; their input_required asks (elicitation) are
+//                           accepted with {confirmed: true} and each call sent again with the answers
 // It exits 0 when the flow completed, 1 otherwise (the CLI's checks decide pass/fail either way).
 //
 // `--sdk` (or TOOLWIRE_CONFORMANCE_CLIENT=sdk) runs the same flow with the official TypeScript SDK client
@@ -38,9 +48,13 @@ const watchdog = setTimeout(() => {
 
 /** Elicitation requests seen, each accepted with the defaults its form's fields declare (SEP-1034). */
 const elicited = [];
-const capabilities = scenario.startsWith("elicitation") ? { elicitation: {} } : {};
+const modern = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION === "2026-07-28";
+const era = modern && scenario !== "tools_call" ? "modern" : "auto";
+const capabilities = scenario.startsWith("elicitation") || scenario.startsWith("sep-2322") ? { elicitation: {} } : {};
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}");
 function acceptWithDefaults(params) {
   elicited.push(params);
+  if (scenario.startsWith("sep-2322")) return { action: "accept", content: { confirmed: true } };
   const fields = Object.entries(params?.requestedSchema?.properties ?? {}).filter(([, s]) => s && "default" in s);
   return { action: "accept", content: Object.fromEntries(fields.map(([name, s]) => [name, s.default])) };
 }
@@ -51,6 +65,7 @@ const argsFor = (tool) => (tool.inputSchema?.properties && "a" in tool.inputSche
 async function run(client) {
   await client.connect();
   log("connected", JSON.stringify({ protocolVersion: client.protocolVersion, serverInfo: client.serverInfo }));
+  if (modern && !useSdk && client.protocolVersion !== "2026-07-28") throw new Error(`spoke ${client.protocolVersion}, not 2026-07-28`);
   const tools = await client.listTools();
   log(`listed ${tools.length} tool(s): ${tools.map((t) => t.name).join(", ")}`);
   if (scenario === "tools_call") {
@@ -66,6 +81,28 @@ async function run(client) {
     log(`called ${tool.name} in ${Date.now() - started} ms:`, JSON.stringify(result).slice(0, 300));
     const text = result?.content?.[0]?.text ?? "";
     if (!/Reconnection test completed/.test(text)) throw new Error(`unexpected sse-retry result: ${JSON.stringify(result)}`);
+  } else if (scenario === "http-standard-headers") {
+    const [tool] = tools;
+    log(`called ${tool.name}:`, JSON.stringify(await client.callTool(tool.name, {})));
+    const [resource] = await client.listAll("resources/list");
+    log(`read ${resource.uri}:`, JSON.stringify(await client.request("resources/read", { uri: resource.uri })));
+    const [prompt] = await client.listAll("prompts/list");
+    log(`got ${prompt.name}:`, JSON.stringify(await client.request("prompts/get", { name: prompt.name, arguments: {} })));
+  } else if (scenario === "http-custom-headers") {
+    if (!context.toolCalls?.length) throw new Error("MCP_CONFORMANCE_CONTEXT lists no toolCalls");
+    for (const call of context.toolCalls) log(`called ${call.name}:`, JSON.stringify(await client.callTool(call.name, call.arguments)));
+  } else if (scenario === "http-invalid-tool-headers") {
+    log(`left out ${client.droppedTools.length}: ${client.droppedTools.map((d) => `${d.name} (${d.reason})`).join("; ")}`);
+    if (client.droppedTools.length !== 11 || tools.length !== 1) throw new Error(`expected 11 tools left out and 1 kept`);
+    for (const tool of tools) log(`called ${tool.name}:`, JSON.stringify(await client.callTool(tool.name, { region: "us-west1" })));
+  } else if (scenario === "json-schema-2020-12-preservation") {
+    const focal = tools.find((t) => t.name !== "json_schema_echo");
+    log("echoed:", JSON.stringify(await client.callTool("json_schema_echo", { schema: focal.inputSchema })));
+  } else if (scenario.startsWith("sep-2322")) {
+    for (const name of ["test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"]) {
+      log(`called ${name}:`, JSON.stringify(await client.callTool(name, {})));
+    }
+    if (elicited.length !== 2) throw new Error(`expected 2 elicitations, got ${elicited.length}`);
   } else if (scenario.startsWith("elicitation")) {
     const listening = client.listen();
     for (const tool of tools) {
@@ -87,6 +124,7 @@ async function toolwireAdapter() {
   const c = new McpClient(url, {
     timeoutMs: 20_000,
     capabilities,
+    era,
     onRequest: ({ method, params }) => {
       if (method === "elicitation/create") return acceptWithDefaults(params);
       throw Object.assign(new Error(`Method not found: ${method}`), { code: -32601 });
@@ -96,6 +134,11 @@ async function toolwireAdapter() {
     connect: () => c.connect(),
     listen: () => c.listen(),
     listTools: () => c.listTools(),
+    listAll: (method) => c.listAll(method),
+    request: (method, params) => c.request(method, params),
+    get droppedTools() {
+      return c.droppedTools;
+    },
     callTool: (name, args) => c.callTool(name, args),
     close: () => c.close(),
     get protocolVersion() {

@@ -1531,10 +1531,16 @@ fn other_calls_events_are_left_to_their_own_streams() {
     assert_eq!(*heard.borrow(), 2, "once call 7 has ended, it is");
 }
 
-/// A server of the 2026-07-28 revision refuses `initialize` with 400 and -32020 or -32022: the
-/// handshake fails as a version mismatch, with the versions the server names.
+fn legacy() -> ClientOptions {
+    ClientOptions { era: Era::Legacy, ..ClientOptions::new("http://127.0.0.1/mcp") }
+}
+
+/// A server of the 2026-07-28 revision refuses `initialize` with 400 and -32020 or -32022: with
+/// the legacy era only, the handshake fails as a version mismatch, with the versions the server
+/// names.
 #[test]
 fn a_server_without_the_handshake_is_a_version_mismatch() {
+    let harness = |replies| harness_with(replies, legacy(), 10_000);
     let missing = r#"{"jsonrpc":"2.0","error":{"code":-32020,"message":"Missing MCP-Protocol-Version header"},"id":null}"#;
     let h = harness(vec![status_reply(400, vec![("content-type", "application/json".into())], missing)]);
     let e = block_on(h.client.connect()).unwrap_err();
@@ -1838,4 +1844,274 @@ fn a_renewal_before_the_first_page_keeps_the_fresh_start_for_later() {
     let cursors: Vec<Value> = log.requests.iter().filter(|r| body(r)["method"] == "tools/list").map(|r| body(r)["params"]["cursor"].clone()).collect();
     assert_eq!(cursors, [Value::Null, Value::Null, json!("p2"), Value::Null, json!("p2")]);
     assert_eq!(h.client.session_id().as_deref(), Some("s3"));
+}
+
+// ---- 2026-07-28 ----
+
+fn modern() -> ClientOptions {
+    ClientOptions { era: Era::Modern, ..ClientOptions::new("http://127.0.0.1/mcp") }
+}
+
+fn discover_reply() -> Reply {
+    Reply::Echo(json!({
+        "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {"listChanged": true}},
+        "instructions": "be modern", "ttlMs": 0, "cacheScope": "private",
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "m", "version": "2"}}
+    }))
+}
+
+fn rpc_status(status: u16, code: i64, data: Value) -> Reply {
+    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": "refused", "data": data}});
+    status_reply(status, vec![("content-type", "application/json".into())], &body.to_string())
+}
+
+/// Every request of the modern era: the version header equal to `_meta`'s, `Mcp-Method`, the
+/// client's capabilities and info, no session.
+fn assert_modern(req: &HttpRequest) {
+    let b = body(req);
+    let meta = &b["params"]["_meta"];
+    assert_eq!(req.method, Method::Post);
+    assert_eq!(header(req, "mcp-protocol-version"), Some("2026-07-28"));
+    assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    assert_eq!(header(req, "mcp-method"), b["method"].as_str());
+    assert!(meta["io.modelcontextprotocol/clientCapabilities"].is_object(), "{b}");
+    assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "toolwire");
+    assert_eq!(header(req, "mcp-session-id"), None);
+    assert_eq!(header(req, "accept"), Some("application/json, text/event-stream"));
+}
+
+const MARKED_TOOLS: &str = r#"{"tools": [
+    {"name": "regional", "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer", "x-mcp-header": "N"}, "note": {"type": "string"}}}},
+    {"name": "bad", "inputSchema": {"type": "object", "properties": {"x": {"type": "number", "x-mcp-header": "X"}}}},
+    {"name": "plain", "inputSchema": {"type": "object"}}
+], "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}"#;
+
+/// `auto` (the default) tries `initialize`; refused as a 2026-07-28 server refuses it, the
+/// client discovers the server and speaks 2026-07-28: `_meta` and headers on every request,
+/// tools with broken `x-mcp-header` marks left out and told, marked arguments in headers.
+#[test]
+fn auto_speaks_2026_07_28_to_a_server_that_refuses_initialize() {
+    let h = harness(vec![
+        rpc_status(400, -32020, Value::Null),
+        discover_reply(),
+        Reply::Echo(serde_json::from_str(MARKED_TOOLS).unwrap()),
+        Reply::Echo(json!({"content": [{"type": "text", "text": "ok"}], "resultType": "complete"})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    assert!(h.client.is_modern() && h.client.is_connected());
+    assert_eq!(h.client.protocol_version().as_deref(), Some("2026-07-28"));
+    assert_eq!(h.client.server_info(), Some(json!({"name": "m", "version": "2"})));
+    assert_eq!(h.client.instructions().as_deref(), Some("be modern"));
+    let tools = block_on(h.client.list_tools()).unwrap();
+    assert_eq!(tools.iter().map(|t| t["name"].as_str().unwrap()).collect::<Vec<_>>(), ["regional", "plain"]);
+    let dropped = h.client.dropped_tools();
+    assert_eq!(dropped.len(), 1);
+    assert_eq!(dropped[0]["name"], "bad");
+    assert!(dropped[0]["reason"].as_str().unwrap().contains("not a string, an integer or a boolean"), "{dropped:?}");
+    let result = block_on(h.client.call_tool("regional", json!({"region": "Zürich", "n": 3, "note": "x"}), &mut CallOptions::default())).unwrap();
+    assert_eq!(result["content"][0]["text"], "ok");
+    let log = h.log.borrow();
+    assert_eq!(body(&log.requests[0])["method"], "initialize");
+    assert_eq!(body(&log.requests[1])["method"], "server/discover");
+    assert_eq!(log.requests.len(), 4, "no notifications/initialized, nothing else");
+    for r in &log.requests[1..] {
+        assert_modern(r);
+    }
+    let call = &log.requests[3];
+    assert_eq!(header(call, "mcp-name"), Some("regional"));
+    assert_eq!(header(call, "mcp-param-region"), Some("=?base64?WsO8cmljaA==?="));
+    assert_eq!(header(call, "mcp-param-n"), Some("3"));
+    assert!(call.headers.iter().filter(|(k, _)| k.starts_with("mcp-param-")).count() == 2, "no header for the unmarked argument");
+}
+
+/// The other refusals that say "2026-07-28" (-32022 and 404 with -32601) switch too; a plain
+/// HTTP error does not, and the legacy era never does.
+#[test]
+fn which_refusals_of_initialize_switch_eras() {
+    for refusal in [rpc_status(400, -32022, json!({"supported": ["2026-07-28"]})), rpc_status(404, -32601, Value::Null), rpc_status(200, -32601, Value::Null)] {
+        let h = harness(vec![refusal, discover_reply()]);
+        block_on(h.client.connect()).unwrap();
+        assert!(h.client.is_modern());
+    }
+    let h = harness(vec![rpc_status(400, -32000, Value::Null)]);
+    assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::HttpStatus);
+    assert_eq!(h.log.borrow().requests.len(), 1);
+    // An initialize answered with 2026-07-28 itself (a dual server) is spoken to that way.
+    let h = harness(vec![init_reply("2026-07-28", None), discover_reply()]);
+    block_on(h.client.connect()).unwrap();
+    assert!(h.client.is_modern());
+    let h = harness_with(vec![rpc_status(400, -32020, Value::Null)], legacy(), 10_000);
+    assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::UnsupportedProtocolVersion);
+    assert_eq!(h.log.borrow().requests.len(), 1);
+}
+
+/// A refusal of 2026-07-28 that names it as supported (a server may ask for a request once more
+/// that way) is retried once, with a new id; a second one, or one that does not name it, fails.
+#[test]
+fn a_refused_version_named_as_supported_is_sent_once_more() {
+    let refused = || rpc_status(400, -32022, json!({"supported": ["2026-07-28"], "requested": "2026-07-28"}));
+    let h = harness_with(vec![refused(), discover_reply()], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    {
+        let log = h.log.borrow();
+        assert_eq!(log.requests.len(), 2);
+        assert_ne!(body(&log.requests[0])["id"], body(&log.requests[1])["id"]);
+        log.requests.iter().for_each(assert_modern);
+    }
+    let h = harness_with(vec![refused(), refused()], modern(), 10_000);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion);
+    assert_eq!(e.details.unwrap()["supported"], json!(["2026-07-28"]));
+    let h = harness_with(vec![rpc_status(400, -32022, json!({"supported": ["2099-01-01"]}))], modern(), 10_000);
+    assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::UnsupportedProtocolVersion);
+    assert_eq!(h.log.borrow().requests.len(), 1);
+    // Discovery that lists other versions only.
+    let h = harness_with(vec![Reply::Echo(json!({"supportedVersions": ["2099-01-01"], "capabilities": {}}))], modern(), 10_000);
+    assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::UnsupportedProtocolVersion);
+    // A server without server/discover is spoken to, its capabilities unknown.
+    let h = harness_with(vec![rpc_status(404, -32601, Value::Null), Reply::Echo(json!({"tools": []}))], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(h.client.capabilities(), None);
+    assert_eq!(block_on(h.client.list_tools()).unwrap(), Vec::<Value>::new());
+}
+
+/// MRTR: `input_required` is answered through the request handler and the call sent again with
+/// a new id, `inputResponses` and the `requestState` exactly as given (none when none was given);
+/// the answers are for that call only. Without a handler: `INPUT_REQUIRED`.
+#[test]
+fn input_required_is_answered_by_the_request_handler_and_the_call_sent_again() {
+    let ask = |state: Option<&str>| {
+        let mut r = json!({"resultType": "input_required", "inputRequests": {"confirm": {"method": "elicitation/create", "params": {"message": "Proceed?"}}}});
+        if let Some(s) = state {
+            r["requestState"] = json!(s);
+        }
+        Reply::Echo(r)
+    };
+    let done = || Reply::Echo(json!({"content": [{"type": "text", "text": "done"}]}));
+    let h = harness_with(vec![discover_reply(), ask(Some("{\"n\":\"\\u00e9\"}")), done(), ask(None), done(), done()], modern(), 10_000);
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let a2 = asked.clone();
+    h.client.set_request_handler(Some(Box::new(move |m, p| {
+        a2.borrow_mut().push((m.to_owned(), p["message"].clone()));
+        Box::pin(async { Ok(json!({"action": "accept", "content": {"ok": true}})) })
+    })));
+    block_on(h.client.connect()).unwrap();
+    let r = block_on(h.client.call_tool("t", json!({"a": 1}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"], "done", "a result without resultType is complete");
+    block_on(h.client.call_tool("u", Value::Null, &mut CallOptions::default())).unwrap();
+    block_on(h.client.call_tool("v", Value::Null, &mut CallOptions::default())).unwrap();
+    assert_eq!(*asked.borrow(), [("elicitation/create".to_owned(), json!("Proceed?")), ("elicitation/create".to_owned(), json!("Proceed?"))]);
+    let log = h.log.borrow();
+    let (first, retry) = (body(&log.requests[1]), body(&log.requests[2]));
+    assert_ne!(first["id"], retry["id"]);
+    assert_eq!(retry["params"]["arguments"], json!({"a": 1}));
+    assert_eq!(retry["params"]["inputResponses"], json!({"confirm": {"action": "accept", "content": {"ok": true}}}));
+    assert_eq!(retry["params"]["requestState"], "{\"n\":\"\\u00e9\"}", "byte for byte");
+    let no_state = body(&log.requests[4]);
+    assert!(no_state["params"].get("requestState").is_none() && no_state["params"]["inputResponses"].is_object());
+    let unrelated = body(&log.requests[5]);
+    assert!(unrelated["params"].get("inputResponses").is_none() && unrelated["params"].get("requestState").is_none());
+    log.requests.iter().for_each(assert_modern);
+    drop(log);
+
+    let h = harness_with(vec![discover_reply(), ask(Some("s"))], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InputRequired);
+    assert_eq!(e.details.unwrap()["inputRequests"]["confirm"]["method"], "elicitation/create");
+
+    // An unknown resultType, or input_required where it may not come, is the server's error.
+    let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"resultType": "later"})), Reply::Echo(json!({"resultType": "input_required"}))], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err().code, ErrorCode::Protocol);
+    assert_eq!(block_on(h.client.request("tools/list", Value::Null, &mut CallOptions::default())).unwrap_err().code, ErrorCode::Protocol);
+}
+
+/// No resumption, no `notifications/cancelled`: a broken stream loses the request, sent again
+/// once (not a tool call, which may have run); a timeout closes the stream and tells nothing more.
+#[test]
+fn broken_streams_and_timeouts_in_2026_07_28() {
+    let broken = || Reply::Http {
+        status: 200,
+        headers: vec![("content-type", "text/event-stream".into())],
+        chunks: vec![b"id: e1\nretry: 5\ndata: \n\n".to_vec()],
+        then_hang: false,
+        then_error: true,
+    };
+    let h = harness_with(vec![discover_reply(), broken(), Reply::Echo(json!({"tools": []})), broken()], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap(), Vec::<Value>::new());
+    let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert!(e.message.contains("not sent again"), "{}", e.message);
+    {
+        let log = h.log.borrow();
+        assert!(log.requests.iter().all(|r| r.method == Method::Post), "no GET to resume");
+        assert_eq!(log.requests.len(), 4);
+        assert_ne!(body(&log.requests[1])["id"], body(&log.requests[2])["id"]);
+    }
+
+    let mut opts = modern();
+    opts.timeout_ms = 5;
+    let h = harness_with(vec![discover_reply(), Reply::Hang], opts, 10);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err().code, ErrorCode::Timeout);
+    let log = h.log.borrow();
+    assert_eq!((log.requests.len(), log.aborted), (2, 1), "the call's fetch aborted, no notice sent");
+}
+
+/// A call refused for its headers (-32020: the tool's marks changed, or were never listed)
+/// lists the tools and is sent once more with the headers the schema asks for.
+#[test]
+fn a_call_refused_for_its_headers_lists_the_tools_and_is_sent_again() {
+    let h = harness_with(
+        vec![discover_reply(), rpc_status(400, -32020, Value::Null), Reply::Echo(serde_json::from_str(MARKED_TOOLS).unwrap()), Reply::Echo(json!({"content": []}))],
+        modern(),
+        10_000,
+    );
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.call_tool("regional", json!({"region": "eu"}), &mut CallOptions::default())).unwrap();
+    let log = h.log.borrow();
+    assert_eq!(header(&log.requests[1], "mcp-param-region"), None);
+    assert_eq!(body(&log.requests[2])["method"], "tools/list");
+    assert_eq!(header(&log.requests[3], "mcp-param-region"), Some("eu"));
+    drop(log);
+    // An argument that cannot go in its header is refused before anything is sent.
+    let e = block_on(h.client.call_tool("regional", json!({"region": ["eu"]}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!((e.code, e.tool.as_deref()), (ErrorCode::InvalidArguments, Some("regional")));
+    assert_eq!(h.log.borrow().requests.len(), 4);
+}
+
+/// listen() is `subscriptions/listen`: a POST whose stream brings the list changes; close()
+/// ends it.
+#[test]
+fn listen_subscribes_to_list_changes_in_2026_07_28() {
+    let stream = sse_events(
+        &[
+            r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1}}}"#,
+        ],
+        true,
+    );
+    let h = harness_with(vec![discover_reply(), stream], modern(), 10_000);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+    block_on(h.client.connect()).unwrap();
+    let (listened, closed) = block_on(futures_util::future::join(h.client.listen(), h.client.close()));
+    assert!(listened.unwrap());
+    closed.unwrap();
+    assert!(h.client.tools_changed());
+    assert_eq!(*notes.borrow(), ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"]);
+    let log = h.log.borrow();
+    assert_eq!(log.requests.len(), 2, "no DELETE: there is no session");
+    let sub = &log.requests[1];
+    assert_modern(sub);
+    assert_eq!(body(sub)["params"]["notifications"], json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}));
+    assert_eq!(log.aborted, 1, "close() closed the subscription's stream");
+    drop(log);
+    // Not on offer (a JSON answer): false at once.
+    let h = harness_with(vec![discover_reply(), rpc_status(404, -32601, Value::Null)], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    assert!(!block_on(h.client.listen()).unwrap());
 }

@@ -1,0 +1,173 @@
+// McpClient and McpHub against a real server of MCP 2026-07-28: the official TypeScript SDK v2
+// (@modelcontextprotocol/server, tests/servers/modern.mjs), 2026-07-28 only (ERA=modern) and both eras (dual).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startServer, CONFIRM_STATE } from "../servers/modern.mjs";
+import { loadPkg, rejectsWith, waitFor, within } from "./helpers.mjs";
+
+let t, modern, dual;
+before(async () => {
+  t = await loadPkg();
+  modern = await startServer({ era: "modern" });
+  dual = await startServer({ era: "dual" });
+});
+after(async () => {
+  await modern?.close();
+  await dual?.close();
+});
+
+const mcpHeaders = (r) => Object.fromEntries(Object.entries(r.headers ?? {}).filter(([k]) => k.startsWith("mcp-")));
+
+test("auto (the default): initialize refused, then server/discover and 2026-07-28 on every request", async () => {
+  const before = modern.stats().requests.length;
+  const c = new t.McpClient(modern.url);
+  await c.connect();
+  assert.equal(c.protocolVersion, "2026-07-28");
+  assert.equal(c.serverInfo?.name, "toolwire-modern");
+  assert.match(c.instructions ?? "", /2026-07-28/);
+  assert.ok(c.capabilities?.tools, "capabilities from server/discover");
+  assert.equal(c.sessionId, undefined);
+  const tools = await c.listTools();
+  const names = tools.map((x) => x.name);
+  assert.ok(names.includes("echo") && names.includes("regional"), names.join());
+  assert.ok(!names.includes("bad_header"), "a tool with a number-typed x-mcp-header is left out");
+  assert.deepEqual(c.droppedTools.map((d) => d.name), ["bad_header"]);
+  assert.match(c.droppedTools[0].reason, /not a string, an integer or a boolean/);
+  const r = await c.callTool("echo", { message: "hé" });
+  assert.equal(r.content[0].text, "Echo: hé");
+  const seen = modern.stats().requests.slice(before);
+  assert.deepEqual(seen.map((x) => x.method), ["initialize", "server/discover", "tools/list", "tools/call"]);
+  assert.equal(seen[0].status, 400, "the SDK refuses initialize");
+  for (const x of seen.slice(1)) {
+    assert.equal(x.status, 200, JSON.stringify(x));
+    assert.equal(mcpHeaders(x)["mcp-protocol-version"], "2026-07-28");
+    assert.equal(mcpHeaders(x)["mcp-method"], x.method);
+  }
+  assert.equal(mcpHeaders(seen[3])["mcp-name"], "echo");
+  await c.close();
+});
+
+test("marked arguments go in Mcp-Param-* headers, encoded as the revision says; a bad one is refused first", async () => {
+  const c = new t.McpClient(modern.url, { era: "modern" });
+  await c.connect();
+  await c.listTools();
+  const r = await c.callTool("regional", { region: "Zürich", priority: 3, verbose: false, note: "not a header" });
+  const got = JSON.parse(r.content[0].text);
+  assert.equal(got["mcp-param-region"], "=?base64?WsO8cmljaA==?=");
+  assert.equal(got["mcp-param-priority"], "3");
+  assert.equal(got["mcp-param-verbose"], "false");
+  assert.equal(got["mcp-name"], "regional");
+  assert.equal(Object.keys(got).filter((k) => k.startsWith("mcp-param-")).length, 3, JSON.stringify(got));
+  const e = await rejectsWith(c.callTool("regional", { region: { a: 1 }, priority: 1 }), "INVALID_ARGUMENTS");
+  assert.equal(e.tool, "regional");
+  // A client that never listed the tools: the server refuses the call for its headers (-32020), the client
+  // lists the tools and sends it again with them.
+  const fresh = new t.McpClient(modern.url, { era: "modern" });
+  await fresh.connect();
+  const again = JSON.parse((await fresh.callTool("regional", { region: "eu", priority: 2 })).content[0].text);
+  assert.equal(again["mcp-param-region"], "eu");
+  await c.close();
+  await fresh.close();
+});
+
+test("input_required is answered by onRequest and the call sent again with the server's requestState", async () => {
+  const asked = [];
+  const c = new t.McpClient(modern.url, {
+    era: "modern",
+    capabilities: { elicitation: {} },
+    onRequest: ({ method, params }) => {
+      asked.push([method, params.message]);
+      return { action: "accept", content: { ok: true } };
+    },
+  });
+  await c.connect();
+  const r = await c.callTool("confirm", {});
+  assert.equal(r.content[0].text, "confirmed: true");
+  assert.deepEqual(asked, [["elicitation/create", "Proceed?"]]);
+  const rounds = modern.stats().confirm.slice(-2);
+  assert.equal(rounds[0].round, "ask");
+  assert.equal(rounds[1].round, "answer");
+  assert.equal(rounds[1].requestState, CONFIRM_STATE);
+  await c.close();
+
+  // Without a handler: INPUT_REQUIRED, with what was asked.
+  const bare = new t.McpClient(modern.url, { era: "modern", capabilities: { elicitation: {} } });
+  await bare.connect();
+  const e = await rejectsWith(bare.callTool("confirm", {}), "INPUT_REQUIRED");
+  assert.equal(e.inputRequests.confirm.method, "elicitation/create");
+  await bare.close();
+});
+
+test("progress arrives on the call's stream; an abort closes the stream, which cancels the call", async () => {
+  const c = new t.McpClient(modern.url, { era: "modern" });
+  await c.connect();
+  const progress = [];
+  const r = await c.callTool("progress", { steps: 3 }, { onProgress: (p) => progress.push(p.progress) });
+  assert.equal(r.content[0].text, "done");
+  assert.deepEqual(progress, [1, 2, 3]);
+
+  const posts = modern.stats().http.POST;
+  const ac = new AbortController();
+  const call = c.callTool("slow", { ms: 20_000 }, { signal: ac.signal });
+  await waitFor(() => modern.stats().slow.started > 0 && modern.stats().http.POST > posts);
+  ac.abort();
+  await rejectsWith(call, "ABORTED");
+  await waitFor(() => modern.stats().slow.cancelled > 0, { timeoutMs: 5000 });
+  assert.equal(modern.stats().http.POST, posts + 1, "no notifications/cancelled: closing the stream is the cancellation");
+  await rejectsWith(c.callTool("slow", { ms: 20_000 }, { timeoutMs: 300 }), "TIMEOUT");
+  await waitFor(() => modern.stats().slow.cancelled > 1, { timeoutMs: 5000 });
+  await c.close();
+});
+
+test("listen() subscribes (subscriptions/listen) and hears a changed tool list; Mcp-Name for resources and prompts", async () => {
+  let changed = 0;
+  const c = new t.McpClient(modern.url, { era: "modern", onToolListChanged: () => changed++ });
+  await c.connect();
+  const listening = c.listen();
+  await waitFor(() => modern.stats().requests.some((x) => x.method === "subscriptions/listen"));
+  await new Promise((r) => setTimeout(r, 100));
+  await c.callTool("add_tool", {});
+  await waitFor(() => changed > 0, { timeoutMs: 5000 });
+  assert.ok((await c.listTools()).some((x) => x.name === "added"));
+  const read = await c.request("resources/read", { uri: "test://hello" });
+  assert.equal(read.contents[0].text, "hello");
+  const prompt = await c.request("prompts/get", { name: "greet", arguments: { name: "Ada" } });
+  assert.match(JSON.stringify(prompt.messages), /Hello, Ada!/);
+  const seen = modern.stats().requests;
+  assert.equal(mcpHeaders(seen.findLast((x) => x.method === "resources/read"))["mcp-name"], "test://hello");
+  assert.equal(mcpHeaders(seen.findLast((x) => x.method === "prompts/get"))["mcp-name"], "greet");
+  await c.close();
+  assert.equal(await within(3000, listening, "listen() after close()"), true);
+});
+
+test("a server of both eras: auto speaks 2025-11-25 with it (initialize is answered), modern 2026-07-28", async () => {
+  const legacy = new t.McpClient(dual.url);
+  await legacy.connect();
+  assert.equal(legacy.protocolVersion, "2025-11-25");
+  assert.equal((await legacy.callTool("echo", { message: "a" })).content[0].text, "Echo: a");
+  await legacy.close();
+  const m = new t.McpClient(dual.url, { era: "modern" });
+  await m.connect();
+  assert.equal(m.protocolVersion, "2026-07-28");
+  assert.equal((await m.callTool("echo", { message: "b" })).content[0].text, "Echo: b");
+  await m.close();
+  // legacy only: a 2026-07-28-only server is a typed refusal.
+  const old = new t.McpClient(modern.url, { era: "legacy" });
+  const e = await rejectsWith(old.connect(), "UNSUPPORTED_PROTOCOL_VERSION");
+  assert.equal(e.laterRevision, true);
+  await rejectsWith(Promise.resolve().then(() => new t.McpClient(modern.url, { era: "2026" })), "INVALID_OPTIONS");
+});
+
+test("McpHub over a 2026-07-28 server and a dual one: tools of both, calls routed", async () => {
+  const hub = new t.McpHub({ m: { url: modern.url }, d: { url: dual.url, era: "modern" } });
+  const { tools, errors } = await hub.listTools();
+  assert.deepEqual(errors, []);
+  assert.ok(tools.some((x) => x.serverName === "m" && x.name === "regional"));
+  assert.ok(!tools.some((x) => x.name === "bad_header"));
+  const providerTools = await hub.tools("openai");
+  const name = providerTools.map((x) => x.function.name).find((n) => n.startsWith("mcp__d__") && n.endsWith("echo"));
+  const { text, isError } = await hub.callTool(name, { message: "via hub" });
+  assert.equal(isError, false);
+  assert.equal(text, "Echo: via hub");
+  await hub.closeAll();
+});
