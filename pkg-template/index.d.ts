@@ -951,8 +951,16 @@ export interface McpHubListOptions {
 /** Several MCP servers behind one set of provider tools. */
 export class McpHub {
   constructor(servers: Record<string, McpServerConfig>, options?: McpHubOptions);
-  /** Tools of the selected servers, each with `serverName`; a failing server is in `errors`, not thrown. */
-  listTools(options?: McpHubListOptions): Promise<{ tools: McpTool[]; errors: Array<{ server: string; error: ToolwireError }> }>;
+  /**
+   * Tools of the selected servers, each with `serverName`; a failing server is in `errors`, not thrown;
+   * `dropped`: the tools a 2026-07-28 server listed that are left out for their `x-mcp-header` marks (see
+   * {@link McpClient.droppedTools}).
+   */
+  listTools(options?: McpHubListOptions): Promise<{
+    tools: McpTool[];
+    errors: Array<{ server: string; error: ToolwireError }>;
+    dropped: Array<{ server: string; name: string; reason: string }>;
+  }>;
   /**
    * Provider-ready tools with collision-proof names; the name map is kept for `callTool`. Lists every
    * server first when `listTools()` has not run, and lists again, before converting, each server that has

@@ -145,6 +145,23 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         (tools, errors)
     }
 
+    /// The tools the servers of the last listing left out (2026-07-28 servers: broken
+    /// `x-mcp-header` marks), each `{server, name, reason}`.
+    pub fn dropped_tools(&self) -> Vec<Value> {
+        let listed = self.listed.borrow();
+        let mut out = Vec::new();
+        for l in listed.iter() {
+            let Some(client) = self.client(&l.server) else { continue };
+            for mut d in client.dropped_tools() {
+                if let Value::Object(o) = &mut d {
+                    o.insert("server".into(), Value::String(l.server.clone()));
+                }
+                out.push(d);
+            }
+        }
+        out
+    }
+
     fn next_listing(&self) -> u64 {
         let n = self.listings.get() + 1;
         self.listings.set(n);

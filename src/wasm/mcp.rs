@@ -488,8 +488,9 @@ impl JsMcpHub {
         Ok(Self { inner: Rc::new(Hub::new(list, JsClock, policy, confirm)) })
     }
 
-    /// `{mode?: "auto" | "manual", selectedServers?, enabled?}` → `{tools, errors}`; a failing
-    /// server's error is in `errors` (`{server, error}`), the others' tools are listed.
+    /// `{mode?: "auto" | "manual", selectedServers?, enabled?}` → `{tools, errors, dropped}`; a
+    /// failing server's error is in `errors` (`{server, error}`), the others' tools are listed;
+    /// `dropped`: the tools a 2026-07-28 server's listing left out (`{server, name, reason}`).
     #[wasm_bindgen(js_name = listTools)]
     pub fn list_tools(&self, options: JsValue) -> Promise {
         let hub = self.inner.clone();
@@ -500,6 +501,7 @@ impl JsMcpHub {
             let out = Object::new();
             let _ = Reflect::set(&out, &"tools".into(), &to_js(&Value::Array(tools))?);
             let _ = Reflect::set(&out, &"errors".into(), &server_errors(errors));
+            let _ = Reflect::set(&out, &"dropped".into(), &to_js(&Value::Array(hub.dropped_tools()))?);
             Ok(out.into())
         }))
     }

@@ -160,8 +160,10 @@ test("a server of both eras: auto speaks 2025-11-25 with it (initialize is answe
 
 test("McpHub over a 2026-07-28 server and a dual one: tools of both, calls routed", async () => {
   const hub = new t.McpHub({ m: { url: modern.url }, d: { url: dual.url, era: "modern" } });
-  const { tools, errors } = await hub.listTools();
+  const { tools, errors, dropped } = await hub.listTools();
   assert.deepEqual(errors, []);
+  assert.deepEqual(dropped.map((d) => `${d.server}/${d.name}`), ["m/bad_header", "d/bad_header"]);
+  assert.match(dropped[0].reason, /x-mcp-header "X"/);
   assert.ok(tools.some((x) => x.serverName === "m" && x.name === "regional"));
   assert.ok(!tools.some((x) => x.name === "bad_header"));
   const providerTools = await hub.tools("openai");
