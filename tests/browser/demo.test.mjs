@@ -384,6 +384,49 @@ test("in the browser, listen() holds the standalone stream open through CORS unt
   assert.deepEqual(outcome, { openAfter500ms: true, echoed: "Echo: while listening", listened: true });
 });
 
+test("in the browser, a 2026-07-28 server (TypeScript SDK v2) through CORS: discovery, Mcp-* headers, subscription", async () => {
+  // Another origin than the page's: every request is preflighted, and carries the revision's own headers
+  // (mcp-method, mcp-name, mcp-param-*), which pass only through the server's CORS answer.
+  const { startServer } = await import("../servers/modern.mjs");
+  const server = await startServer({ era: "modern" });
+  try {
+    const outcome = await page.evaluate(async (url) => {
+      const { McpClient } = await import("./pkg/web.mjs");
+      let changed = 0;
+      const client = new McpClient(url, { timeoutMs: 10_000, onToolListChanged: () => changed++ });
+      await client.connect(); // era "auto": initialize is refused, server/discover follows
+      const names = (await client.listTools()).map((t) => t.name);
+      const headers = JSON.parse((await client.callTool("regional", { region: "Zürich", priority: 7 })).content[0].text);
+      const listening = client.listen();
+      await new Promise((r) => setTimeout(r, 300));
+      await client.callTool("add_tool", {});
+      for (let i = 0; i < 50 && changed === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      await client.close();
+      return {
+        version: client.protocolVersion,
+        listed: names.includes("regional") && !names.includes("bad_header"),
+        dropped: client.droppedTools.map((d) => d.name),
+        region: headers["mcp-param-region"],
+        priority: headers["mcp-param-priority"],
+        changed: changed > 0,
+        listened: await listening,
+      };
+    }, server.url);
+    assert.deepEqual(outcome, {
+      version: "2026-07-28",
+      listed: true,
+      dropped: ["bad_header"],
+      region: "=?base64?WsO8cmljaA==?=",
+      priority: "7",
+      changed: true,
+      listened: true,
+    });
+    assert.ok(server.stats().http.OPTIONS > 0, "the requests were preflighted");
+  } finally {
+    await server.close();
+  }
+});
+
 test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   // TIMEOUT: slow for longer than the timeout.
   await page.fill("#mcp-timeout", "300");
