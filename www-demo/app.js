@@ -403,7 +403,9 @@ async function connect(event) {
     serverTools = connected;
     setStatus(
       "connect-status",
-      `Connected to ${info?.title ?? info?.name ?? "the server"} ${info?.version ?? ""} (protocol ${c.protocolVersion}): ${tools.length} tools.`,
+      `Connected to ${info?.title ?? info?.name ?? "the server"} ${info?.version ?? ""} (protocol ${c.protocolVersion}): ${tools.length} tools.` +
+        // A 2026-07-28 server's tools whose x-mcp-header marks break the rules: left out, and said so.
+        c.droppedTools.map((d) => ` Left out ${d.name}: ${d.reason}.`).join(""),
       true,
     );
     $("call-tool").replaceChildren(...tools.map((t) => el("option", { value: t.name }, t.title && t.title !== t.name ? `${t.name}: ${t.title}` : t.name)));

@@ -422,6 +422,15 @@ test("in the browser, a 2026-07-28 server (TypeScript SDK v2) through CORS: disc
       listened: true,
     });
     assert.ok(server.stats().http.OPTIONS > 0, "the requests were preflighted");
+    // The page's own connect form: its status names the revision and the tool left out.
+    await page.fill("#mcp-url", server.url);
+    await page.click("#connect-btn");
+    const status = await waitForText("#connect-status", "protocol 2026-07-28");
+    assert.match(status, /Left out bad_header: x-mcp-header "X"/);
+    // Back to the bundled server for the tests after this one.
+    await page.fill("#mcp-url", demo.mcpUrl);
+    await page.click("#connect-btn");
+    await waitForText("#connect-status", "8 tools");
   } finally {
     await server.close();
   }
