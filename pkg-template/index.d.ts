@@ -717,14 +717,18 @@ export interface McpClientOptions {
   fetch?: FetchLike;
   /** Extra headers on every request, e.g. `{ authorization: "Bearer ..." }`. */
   headers?: Record<string, string>;
-  /** Per-request timeout in ms (default 120,000). A timeout sends `notifications/cancelled` and aborts the request's fetch. */
+  /**
+   * Per-request timeout in ms (default 120,000). A timeout aborts the request's fetch and, with the 2025
+   * revisions, sends `notifications/cancelled` (in 2026-07-28 closing the stream is the cancellation). It also
+   * bounds each wait for `onRequest`'s answer to a 2026-07-28 `input_required`.
+   */
   timeoutMs?: number;
   /**
    * Fail a request whose response stream is silent this long (off by default): `TIMEOUT` with `idleTimeoutMs`;
    * the request is cancelled as on `timeoutMs`.
    */
   idleTimeoutMs?: number;
-  /** `clientInfo` sent in `initialize` (default `{name: "toolwire", version}`). */
+  /** `clientInfo` sent in `initialize`, or in every request's `_meta` in 2026-07-28 (default `{name: "toolwire", version}`). */
   clientInfo?: { name: string; version: string; [key: string]: JsonValue };
   /** Most `tools/list` pages followed (default 64); more is a `LIMIT_EXCEEDED` error. */
   maxPages?: number;
@@ -744,12 +748,16 @@ export interface McpClientOptions {
   maxRetries?: number;
   /** `notifications/tools/list_changed`. */
   onToolListChanged?: () => void;
-  /** `notifications/message` (server logging). */
+  /**
+   * `notifications/message` (server logging). A 2026-07-28 server sends them only for requests that ask for a log
+   * level, which this client does not (logging is deprecated in that revision).
+   */
   onLog?: (params: { level: string; logger?: string; data?: JsonValue }) => void;
   /** Every server notification that is not progress for a call. */
   onNotification?: (message: { method: string; params: JsonValue }) => void;
   /**
-   * `capabilities` sent in `initialize` (default `{}`), e.g. `{ elicitation: {} }`: a server sends
+   * `capabilities` sent in `initialize`, or in every request's `_meta` in 2026-07-28 (default `{}`), e.g.
+   * `{ elicitation: {} }`: a server sends
    * `elicitation/create`, `sampling/createMessage` or `roots/list` only to a client that declares it.
    */
   capabilities?: JsonObject;
@@ -769,7 +777,9 @@ export interface McpClientOptions {
    * `sampling/createMessage`, `roots/list`... Return the result, an object (or a promise of it); anything
    * else is answered -32603. Throw (or reject)
    * to answer with a JSON-RPC error: the thrown value's integer `code` if it has one, else -32603, and
-   * its `message`. Without it they are answered -32601 (method not found). The stream the request came
+   * its `message`. Without it they are answered -32601 (method not found). A 2026-07-28 server asks through
+   * an `input_required` result instead, whose inputs go to this handler the same way (without it, or when it
+   * throws, the request fails with `INPUT_REQUIRED`; each wait is bounded by `timeoutMs`). The stream the request came
    * in (a call's, `listen()`'s) is read on while it is answered, so a `ping` or progress behind it is
    * not held up. A call's `timeoutMs` keeps running meanwhile, `idleTimeoutMs` does not (the server may
    * be silent until it has the answer, and it runs again once the answers are out); the call settles, with its
@@ -806,7 +816,7 @@ export interface McpCallOptions {
   timeoutMs?: number;
   /** With `onProgress`: each progress notification starts `timeoutMs` again (it then times out without progress). */
   resetTimeoutOnProgress?: boolean;
-  /** Ends the call after this many ms whatever its progress (`TIMEOUT`). */
+  /** Ends the call after this many ms whatever its progress (`TIMEOUT`), over all of a 2026-07-28 call's `input_required` rounds. */
   maxTotalTimeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (progress: McpProgress) => void;
@@ -841,7 +851,9 @@ export interface McpCallOptions {
  * (the server would refuse every call of it), and `droppedTools` says which and why; `callTool` sends the marked
  * arguments in `Mcp-Param-*` headers too (an argument that cannot go in one, not a string, a safe integer or a
  * boolean, is `INVALID_ARGUMENTS`), and a call the server refuses for its headers (-32020) lists the tools again
- * and is sent once more. A result of `resultType: "input_required"` (to `tools/call`, `prompts/get`,
+ * and is sent once more. That revision's servers answer JSON-RPC errors with HTTP 400 or 404: they reject with
+ * `JSONRPC_ERROR` (`rpcCode`, `data`, and `status`) as a 200 would. A 2025 session whose server now speaks only
+ * 2026-07-28 (it refuses the session's version with -32022) is followed there by a new handshake (`era: "auto"`). A result of `resultType: "input_required"` (to `tools/call`, `prompts/get`,
  * `resources/read`) is answered by `onRequest`, once per input asked for (`{method, params}` as a server request
  * is), and the request sent again with the answers and the server's `requestState`. A timeout or an abort closes
  * the request's stream, which is what cancels it there (no `notifications/cancelled`). A stream that breaks
@@ -872,7 +884,9 @@ export class McpClient {
    * `connect()` again), with `LIMIT_EXCEEDED` for an event past `maxEventBytes`.
    * Do not await it before calling tools: `client.listen().catch(report)`. With a 2026-07-28 server it is a
    * `subscriptions/listen` request (a POST) for the tool, prompt and resource list changes, made again when its
-   * stream ends; it resolves `true` also when the server ends the subscription with a result.
+   * stream ends (the tool list is then taken as changed: what changed in between is not known); it resolves
+   * `true` also when the server ends the subscription with a result, `false` when the server answers 405 or
+   * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).
    */
   listen(): Promise<boolean>;
   /**

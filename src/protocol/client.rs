@@ -292,7 +292,7 @@ fn is_valid_session_id(s: &str) -> bool {
     !s.is_empty() && s.len() <= 1024 && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
 }
 
-const CORS_HINT: &str = "no HTTP response: the server is unreachable, or (in a browser) the server's CORS policy refused the request. A browser client needs the server to answer OPTIONS preflights with Access-Control-Allow-Origin, Access-Control-Allow-Methods: GET, POST, DELETE, Access-Control-Allow-Headers: content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, and to list mcp-session-id in Access-Control-Expose-Headers";
+const CORS_HINT: &str = "no HTTP response: the server is unreachable, or (in a browser) the server's CORS policy refused the request. A browser client needs the server to answer OPTIONS preflights with Access-Control-Allow-Origin, Access-Control-Allow-Methods: GET, POST, DELETE, Access-Control-Allow-Headers: content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, and to list mcp-session-id in Access-Control-Expose-Headers (a server of MCP 2026-07-28 must allow mcp-method, mcp-name and the mcp-param-* headers its tools mark too)";
 
 impl<T: Transport, C: Clock> Client<T, C> {
     /// A client; call [`Client::connect`] before anything else.
@@ -462,6 +462,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             st.connected = false;
             st.modern = false;
         }
+        self.forget_tools();
         let params = object([
             ("protocolVersion", LATEST_PROTOCOL_VERSION.into()),
             ("capabilities", Value::Object(self.opts.capabilities.clone())),
@@ -516,13 +517,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// 2026-07-28: `server/discover` (the server's capabilities, `serverInfo`, `instructions`),
-    /// sent again once when the server refuses its version while naming it as supported. A
-    /// server without the method is spoken to all the same, its capabilities unknown.
+    /// sent again once when the server refuses its version while naming it as supported. Every
+    /// server of the revision has it: one that knows neither it nor `initialize` is no MCP server.
     async fn discover(&self, opts: &mut CallOptions) -> Result<()> {
         {
             let mut st = self.state.borrow_mut();
             *st = State { closed: st.closed, modern: true, protocol_version: Some(MODERN_PROTOCOL_VERSION.into()), ..State::default() };
         }
+        self.forget_tools();
         const METHOD: &str = "server/discover";
         let mut retried = false;
         let result = loop {
@@ -532,7 +534,6 @@ impl<T: Transport, C: Clock> Client<T, C> {
             match self.run_with_timeout(&id, METHOD, jsonrpc::request(&id, METHOD, params), true, &headers, opts).await {
                 Ok((v, _)) => break v,
                 Err(e) if e.code == ErrorCode::UnsupportedProtocolVersion && !retried && names_modern(&e) => retried = true,
-                Err(e) if rpc_code(&e) == Some(-32601) => break Value::Null,
                 Err(e) => {
                     self.state.borrow_mut().protocol_version = None;
                     return Err(e);
@@ -561,6 +562,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
         drop(st);
         self.session_gen.set(self.session_gen.get() + 1);
         Ok(())
+    }
+
+    /// What a listing of another server (or era) said of its tools.
+    fn forget_tools(&self) {
+        self.header_params.borrow_mut().clear();
+        self.dropped_tools.borrow_mut().clear();
     }
 
     /// A request's params with what it carries in `_meta`: its progress token, and with a
@@ -726,8 +733,23 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.request_on_session(method, params, opts).await.map(|(v, _)| v)
     }
 
-    /// [`Client::request`], with the generation of the session that answered.
-    async fn request_on_session(&self, method: &str, mut params: Value, opts: &mut CallOptions) -> Result<(Value, u64)> {
+    /// [`Client::request`], with the generation of the session that answered. With a 2026-07-28
+    /// server a request may take several rounds (`input_required`): `max_total_timeout_ms` bounds
+    /// them all (each exchange's own bound is the 2025 revisions' way, which must tell the server).
+    async fn request_on_session(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<(Value, u64)> {
+        let total = opts.max_total_timeout_ms.filter(|_| self.is_modern());
+        let attempts = self.request_attempts(method, params, opts);
+        let Some(ms) = total else { return attempts.await };
+        let sleep = self.clock.sleep(ms);
+        pin_mut!(attempts, sleep);
+        match select(attempts, sleep).await {
+            Either::Left((r, _)) => r,
+            Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("{method} took more than its total of {ms} ms (maxTotalTimeoutMs); the request was cancelled"))
+                .with_detail("timeoutMs", ms)),
+        }
+    }
+
+    async fn request_attempts(&self, method: &str, mut params: Value, opts: &mut CallOptions) -> Result<(Value, u64)> {
         let mut retried = false;
         // 2026-07-28: sent again once after a refusal of its version that names it as supported,
         // or a response stream that broke; answered `input_required` at most this many times.
@@ -775,6 +797,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             ));
                         }
                         params = self.provide_input(method, params, &v, opts).await?;
+                    }
+                    Some(t) if t == "input_required" => {
+                        return Err(Error::new(ErrorCode::Protocol, format!("{method}: the server answered input_required, which only tools/call, prompts/get and resources/read may be")))
                     }
                     Some(t) => return Err(Error::new(ErrorCode::Protocol, format!("{method}: the result's resultType {t} is not one toolwire knows"))),
                 },
@@ -831,10 +856,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     let Some(asked) = asked else {
                         return Err(needs(format!("{method}: the server needs input ({asked_for}) and the client has no request handler to give it")));
                     };
-                    pin_mut!(asked);
-                    let answer = match select(asked, cancelled(&mut opts.cancel)).await {
+                    // Within the call's timeout (each round), its cancellation, and the client's close.
+                    let timeout = opts.timeout_ms.unwrap_or(self.opts.timeout_ms);
+                    let (sleep, closed) = (self.clock.sleep(timeout), self.closing.wait());
+                    pin_mut!(asked, sleep, closed);
+                    let answer = match select(asked, select(cancelled(&mut opts.cancel), select(sleep, closed))).await {
                         Either::Left((answer, _)) => answer,
-                        Either::Right(_) => return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted while its input was asked for"))),
+                        Either::Right((Either::Left(_), _)) => return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted while its input was asked for"))),
+                        Either::Right((Either::Right((Either::Left(_), _)), _)) => {
+                            return Err(Error::new(ErrorCode::Timeout, format!("{method}: the input the server asked for ({asked_for}) did not come in {timeout} ms"))
+                                .with_detail("timeoutMs", timeout))
+                        }
+                        Either::Right((Either::Right(_), _)) => return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed"))),
                     };
                     match answer {
                         Ok(v) => responses.insert(key.clone(), v),
@@ -844,14 +877,25 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             Some(_) => return Err(Error::new(ErrorCode::Protocol, format!("{method}: the input_required result's inputRequests is not an object"))),
         }
+        let state = match result.get("requestState") {
+            None => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(Error::new(ErrorCode::Protocol, format!("{method}: the input_required result's requestState is not a string"))),
+        };
+        if responses.is_empty() && state.is_none() {
+            return Err(Error::new(ErrorCode::Protocol, format!("{method}: the input_required result has neither inputRequests nor requestState")));
+        }
+        if params.is_null() {
+            params = Value::Object(Map::new());
+        }
         if let Value::Object(p) = &mut params {
             p.remove("inputResponses");
             p.remove("requestState");
             if !responses.is_empty() {
                 p.insert("inputResponses".into(), Value::Object(responses));
             }
-            if let Some(state) = result.get("requestState") {
-                p.insert("requestState".into(), state.clone());
+            if let Some(state) = state {
+                p.insert("requestState".into(), Value::String(state));
             }
         }
         Ok(params)
@@ -1003,7 +1047,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Err(Failure::SessionExpired);
         }
         if !(200..300).contains(&status) {
-            return Err(self.status_error(resp, method).await.into());
+            let e = self.status_error(resp, method).await;
+            // A server that speaks only 2026-07-28 now (redeployed) refuses the session's version:
+            // with the auto era, a new handshake finds that out, as for an expired session.
+            if self.opts.era == Era::Auto && !self.is_modern() && method != "initialize" && e.code == ErrorCode::UnsupportedProtocolVersion && names_modern(&e) {
+                return Err(Failure::SessionExpired);
+            }
+            return Err(e.into());
         }
         let session = resp.header("mcp-session-id").map(str::to_owned);
         let essence = content_type_essence(resp.header("content-type").unwrap_or(""));
@@ -1314,8 +1364,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let retry_after = resp.header("retry-after").map(str::to_owned);
         let mut body = resp.body;
         let mut bytes = Vec::new();
-        // Only a preview: a hostile server could send an endless error body.
-        while bytes.len() < 4096 {
+        // Enough for a JSON-RPC error that echoes what it refused, not more: a hostile server could
+        // send an endless error body.
+        while bytes.len() < 64 << 10 {
             match body.next_chunk().await {
                 Some(Ok(c)) => bytes.extend_from_slice(&c),
                 _ => break,
@@ -1347,14 +1398,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             return e;
         }
-        let rpc_error = read_json(&text).ok().and_then(|v| v.get("error").cloned());
+        let rpc_error = read_json(&String::from_utf8_lossy(&bytes)).ok().and_then(|v| v.get("error").cloned());
         // A server of the 2026-07-28 revision has no `initialize`: it refuses one with 400 and
         // -32020 (no MCP-Protocol-Version header), -32021 or -32022 (unsupported version), or
         // with 404 and -32601 (no such method).
         let rpc_code = rpc_error.as_ref().and_then(|e| e.get("code")).and_then(Value::as_i64);
         let later = method == "initialize" && ((status == 400 && matches!(rpc_code, Some(-32022..=-32020))) || (status == 404 && rpc_code == Some(-32601)));
         // A 2026-07-28 server refuses the version a request carries with -32022 (and `supported`).
-        let refused = status == 400 && rpc_code == Some(-32022) && self.is_modern();
+        let refused = status == 400 && rpc_code == Some(-32022);
         if later || refused {
             let message = if later {
                 format!(
@@ -1363,7 +1414,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     SUPPORTED_PROTOCOL_VERSIONS.join(", ")
                 )
             } else {
-                format!("{method}: the server refused protocol version {MODERN_PROTOCOL_VERSION} (HTTP 400, error -32022)")
+                let version = self.state.borrow().protocol_version.clone().unwrap_or_default();
+                format!("{method}: the server refused protocol version {version} (HTTP 400, error -32022)")
             };
             let mut e = Error::new(ErrorCode::UnsupportedProtocolVersion, message).with_detail("status", status).with_detail("bodyPreview", text);
             if later {
@@ -1376,6 +1428,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 e = e.with_detail("rpcError", err);
             }
             return e;
+        }
+        // 2026-07-28 sends JSON-RPC errors with 4xx statuses (400 for bad params or headers, 404
+        // for an unknown method): the server's answer, as a 200 would carry it.
+        if let (true, Some(Value::Object(err))) = (self.is_modern() && (400..500).contains(&status), &rpc_error) {
+            if let Some(code) = err.get("code").and_then(Value::as_i64) {
+                let message = err.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
+                return rpc_to_error(RpcError { code, message, data: err.get("data").cloned() }, method).with_detail("status", status);
+            }
         }
         // No session id from the handshake, and the server asks for one: from a browser, the
         // usual cause is a server that does not expose the header to scripts (CORS).
@@ -1590,7 +1650,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // (its `x-mcp-header` marks) may have changed since the last listing, or there was
             // none. Listed again, and called once more.
             Err(e) if self.is_modern() && rpc_code(&e) == Some(-32020) => {
-                self.list_all("tools/list", Value::Null, &mut CallOptions { timeout_ms: opts.timeout_ms, ..CallOptions::default() }).await?;
+                let mut relist = CallOptions { timeout_ms: opts.timeout_ms, cancel: opts.cancel.take(), ..CallOptions::default() };
+                let listed = self.list_all("tools/list", Value::Null, &mut relist).await;
+                opts.cancel = relist.cancel.take();
+                listed?;
+                if self.dropped_tools.borrow().iter().any(|d| d["name"] == name) {
+                    return Err(e);
+                }
                 self.request("tools/call", params, opts).await
             }
             r => r,
@@ -1750,7 +1816,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     continue;
                 }
                 Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, WHAT).await),
-                Ok(_) if !opened => return Ok(false),
+                // Not offered (405, or -32601 for the method); a result at once ended it; any other
+                // answer is the server's error.
+                Ok(r) if !opened && r.status == 405 => return Ok(false),
+                Ok(r) if !opened && r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "application/json" => {
+                    return match self.read_json(&id, WHAT, r.body, None).await {
+                        Err(e) if rpc_code(&e) == Some(-32601) => Ok(false),
+                        ended => ended.map(|_| true),
+                    };
+                }
+                Ok(r) if !opened => {
+                    let e = self.status_error(r, WHAT).await;
+                    return if rpc_code(&e) == Some(-32601) { Ok(false) } else { Err(e) };
+                }
                 Ok(r) => {
                     last_status = Some(r.status);
                     None
@@ -1763,6 +1841,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             };
             reauthorized = false;
             if let Some(mut body) = stream {
+                // A subscription opened again may have missed changes while there was none.
+                if opened {
+                    self.tools_changed.set(true);
+                }
                 (opened, failed) = (true, 0);
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 while let Some(Ok(chunk)) = body.next_chunk().await {

@@ -130,6 +130,8 @@ pub fn param_headers(params: &[HeaderParam], arguments: &Value) -> Result<Vec<(S
             Some(Value::String(s)) => header_value(s),
             Some(Value::Bool(b)) => b.to_string(),
             Some(Value::Number(n)) if n.as_i64().is_some_and(|i| i.unsigned_abs() < 1 << 53) => n.to_string(),
+            // 42.0 is the integer 42 (servers compare numerically).
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0) => (n.as_f64().unwrap_or_default() as i64).to_string(),
             Some(_) => {
                 return Err(format!(
                     "argument `{}` goes in header Mcp-Param-{} and must be a string, an integer (within ±2^53) or a boolean",
@@ -208,6 +210,7 @@ mod tests {
         assert_eq!(h, [("mcp-param-region".into(), "=?base64?IHg=?=".into()), ("mcp-param-debug".into(), "false".into()), ("mcp-param-n".into(), "-7".into())]);
         // Absent and null: no header.
         assert_eq!(param_headers(&found, &json!({"opts": null, "n": null})).unwrap(), []);
+        assert_eq!(param_headers(&found, &json!({"n": 42.0})).unwrap(), [("mcp-param-n".into(), "42".into())]);
         for bad in [json!({"n": 1.5}), json!({"n": 9007199254740993u64}), json!({"region": ["a"]}), json!({"opts": {"debug": {"a": 1}}})] {
             assert!(param_headers(&found, &bad).unwrap_err().contains("must be a string, an integer"), "{bad}");
         }

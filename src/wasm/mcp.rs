@@ -101,8 +101,8 @@ fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Opti
         Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.era must be \"auto\", \"legacy\" or \"modern\"")),
     };
     if let Some(ci) = data.get("clientInfo") {
-        if ci.get("name").and_then(Value::as_str).is_none() {
-            return Err(Error::new(ErrorCode::InvalidOptions, "options.clientInfo needs a string name"));
+        if ci.get("name").and_then(Value::as_str).is_none() || ci.get("version").and_then(Value::as_str).is_none() {
+            return Err(Error::new(ErrorCode::InvalidOptions, "options.clientInfo needs a string name and a string version"));
         }
         opts.client_info = ci.clone();
     }

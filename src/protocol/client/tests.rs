@@ -1969,11 +1969,92 @@ fn a_refused_version_named_as_supported_is_sent_once_more() {
     // Discovery that lists other versions only.
     let h = harness_with(vec![Reply::Echo(json!({"supportedVersions": ["2099-01-01"], "capabilities": {}}))], modern(), 10_000);
     assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::UnsupportedProtocolVersion);
-    // A server without server/discover is spoken to, its capabilities unknown.
-    let h = harness_with(vec![rpc_status(404, -32601, Value::Null), Reply::Echo(json!({"tools": []}))], modern(), 10_000);
+    // Every server of the revision has server/discover: one without it is not connected to.
+    let h = harness_with(vec![rpc_status(404, -32601, Value::Null)], modern(), 10_000);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!((e.code, e.details.unwrap()["rpcCode"].clone()), (ErrorCode::JsonRpcError, json!(-32601)));
+    assert!(!h.client.is_connected());
+}
+
+/// The review's cases: the wait for input bounded by the timeout and close(); a requestState
+/// that is not a string, or an input_required with nothing to answer, is the server's error;
+/// a request without params still takes the answers; a 2026-07-28 JSON-RPC error on a 4xx is
+/// JSONRPC_ERROR, as on a 200.
+#[test]
+fn input_rounds_are_bounded_and_checked() {
+    let ask = || Reply::Echo(json!({"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {}}}, "requestState": "s"}));
+    let mut opts = modern();
+    opts.timeout_ms = 5;
+    let h = harness_with(vec![discover_reply(), ask()], opts, 10);
+    h.client.set_request_handler(Some(Box::new(|_, _| Box::pin(futures_util::future::pending()))));
     block_on(h.client.connect()).unwrap();
-    assert_eq!(h.client.capabilities(), None);
+    let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{}", e.message);
+
+    let h = harness_with(
+        vec![
+            Reply::Echo(json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}, "prompts": {}}})),
+            Reply::Echo(json!({"resultType": "input_required", "requestState": 5})),
+            Reply::Echo(json!({"resultType": "input_required"})),
+            ask(),
+            Reply::Echo(json!({"messages": []})),
+            rpc_status(400, -32602, json!({"field": "name"})),
+        ],
+        modern(),
+        10_000,
+    );
+    h.client.set_request_handler(Some(Box::new(|_, _| Box::pin(async { Ok(json!({"action": "decline"})) }))));
+    block_on(h.client.connect()).unwrap();
+    let mut o = CallOptions::default();
+    assert!(block_on(h.client.call_tool("t", Value::Null, &mut o)).unwrap_err().message.contains("requestState is not a string"));
+    assert!(block_on(h.client.call_tool("t", Value::Null, &mut o)).unwrap_err().message.contains("neither inputRequests nor requestState"));
+    block_on(h.client.request("prompts/get", Value::Null, &mut o)).unwrap();
+    let e = block_on(h.client.call_tool("t", Value::Null, &mut o)).unwrap_err();
+    let d = e.details.unwrap();
+    assert_eq!((e.code, d["rpcCode"].clone(), d["status"].clone(), d["data"].clone()), (ErrorCode::JsonRpcError, json!(-32602), json!(400), json!({"field": "name"})));
+    let log = h.log.borrow();
+    let retry = body(&log.requests[4]);
+    assert_eq!((retry["params"]["requestState"].clone(), retry["params"]["inputResponses"]["k"]["action"].clone()), (json!("s"), json!("decline")));
+}
+
+/// A server redeployed to speak only 2026-07-28 refuses a 2025 session's version (-32022 naming
+/// 2026-07-28): with the auto era the client finds it out by a new handshake and goes on.
+#[test]
+fn auto_follows_a_server_that_turned_to_2026_07_28() {
+    let refused = || rpc_status(400, -32022, json!({"supported": ["2026-07-28"]}));
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), refused(), refused(), discover_reply(), Reply::Echo(json!({"tools": []}))]);
+    block_on(h.client.connect()).unwrap();
+    assert!(!h.client.is_modern());
     assert_eq!(block_on(h.client.list_tools()).unwrap(), Vec::<Value>::new());
+    assert!(h.client.is_modern());
+    let log = h.log.borrow();
+    let methods: Vec<Value> = log.requests.iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, [json!("initialize"), json!("notifications/initialized"), json!("tools/list"), json!("initialize"), json!("server/discover"), json!("tools/list")]);
+    assert_modern(&log.requests[5]);
+    drop(log);
+    // The legacy era reports it instead.
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), refused()], legacy(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap_err().code, ErrorCode::UnsupportedProtocolVersion);
+}
+
+/// subscriptions/listen: an error answer is the caller's error, not "not offered"; a result at
+/// once ends it; a subscription opened again marks the tool list as possibly changed.
+#[test]
+fn subscription_answers_and_reopenings() {
+    let h = harness_with(vec![discover_reply(), rpc_status(400, -32021, json!({"requiredCapabilities": {"roots": {}}}))], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.listen()).unwrap_err();
+    assert_eq!((e.code, e.details.unwrap()["rpcCode"].clone()), (ErrorCode::JsonRpcError, json!(-32021)));
+    let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"resultType": "complete"}))], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    assert!(block_on(h.client.listen()).unwrap());
+    let h = harness_with(vec![discover_reply(), sse_events(&[], false), sse_events(&[], true)], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    assert!(!h.client.tools_changed());
+    assert_eq!(bounded(h.client.listen(), 200), None, "still listening on the second stream");
+    assert!(h.client.tools_changed(), "what changed between the two streams is not known");
+    assert_eq!(h.log.borrow().requests.len(), 3);
 }
 
 /// MRTR: `input_required` is answered through the request handler and the call sent again with
