@@ -251,6 +251,8 @@ pub struct Client<T: Transport, C: Clock> {
     header_params: RefCell<std::collections::HashMap<String, Vec<HeaderParam>>>,
     /// 2026-07-28: the tools the last `tools/list` left out (`{name, reason}`).
     dropped_tools: RefCell<Vec<Value>>,
+    /// The last handshake that succeeded was 2026-07-28's (the auto era's verdict, kept).
+    spoke_modern: Cell<bool>,
 }
 
 /// The last [`SeenEvents::CAP`] event ids dealt with, oldest first out.
@@ -316,6 +318,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             progress_tokens: RefCell::default(),
             header_params: RefCell::default(),
             dropped_tools: RefCell::default(),
+            spoke_modern: Cell::new(false),
         }
     }
 
@@ -443,14 +446,28 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// `initialize` or `server/discover`, as the era option says.
+    /// With the auto era, the verdict of the last handshake is kept: a server that spoke
+    /// 2026-07-28 is asked `server/discover` first, and `initialize` again only when that fails
+    /// otherwise than for want of a connection (it may have gone back).
     async fn handshake(&self, opts: &mut CallOptions) -> Result<()> {
         match self.opts.era {
             Era::Legacy => self.initialize(opts).await,
             Era::Modern => self.discover(opts).await,
-            Era::Auto => match self.initialize(opts).await {
-                Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("laterRevision")) => self.discover(opts).await,
+            Era::Auto if self.spoke_modern.get() => match self.discover(opts).await {
+                Err(e) if !matches!(e.code, ErrorCode::Network | ErrorCode::Timeout | ErrorCode::Aborted | ErrorCode::Unauthorized | ErrorCode::NotConnected) => {
+                    self.initialize_first(opts).await
+                }
                 r => r,
             },
+            Era::Auto => self.initialize_first(opts).await,
+        }
+    }
+
+    /// `initialize`, and `server/discover` when the server refuses it as a 2026-07-28 server does.
+    async fn initialize_first(&self, opts: &mut CallOptions) -> Result<()> {
+        match self.initialize(opts).await {
+            Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("laterRevision")) => self.discover(opts).await,
+            r => r,
         }
     }
 
@@ -513,6 +530,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         self.state.borrow_mut().connected = true;
         self.session_gen.set(self.session_gen.get() + 1);
+        self.spoke_modern.set(false);
         Ok(())
     }
 
@@ -561,6 +579,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         st.connected = true;
         drop(st);
         self.session_gen.set(self.session_gen.get() + 1);
+        self.spoke_modern.set(true);
         Ok(())
     }
 

@@ -2196,3 +2196,18 @@ fn listen_subscribes_to_list_changes_in_2026_07_28() {
     block_on(h.client.connect()).unwrap();
     assert!(!block_on(h.client.listen()).unwrap());
 }
+
+/// The auto era keeps its verdict: connecting again to a server that spoke 2026-07-28 asks
+/// server/discover first; one that no longer answers it is asked initialize again.
+#[test]
+fn auto_remembers_the_revision_a_server_spoke() {
+    let h = harness(vec![rpc_status(400, -32020, Value::Null), discover_reply(), discover_reply(), rpc_status(400, -32000, Value::Null), init_reply_id(4, "2025-11-25", None), accepted()]);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.connect()).unwrap();
+    assert!(h.client.is_modern());
+    block_on(h.client.connect()).unwrap();
+    assert!(!h.client.is_modern(), "the server went back to the handshake");
+    let log = h.log.borrow();
+    let methods: Vec<Value> = log.requests.iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, [json!("initialize"), json!("server/discover"), json!("server/discover"), json!("server/discover"), json!("initialize"), json!("notifications/initialized")]);
+}
