@@ -764,7 +764,8 @@ export interface McpClientOptions {
   /**
    * Which revisions of MCP to speak. `"auto"` (default): `initialize` first (what deployed servers speak:
    * 2025-11-25, 2025-06-18, 2025-03-26), and 2026-07-28 with a server that refuses it the way a 2026-07-28 server
-   * does (HTTP 400 with -32020/-32021/-32022, or -32601 for the method, or an answer of `2026-07-28`).
+   * does (HTTP 400 with -32020/-32021/-32022, or -32601 for the method, or an answer of `2026-07-28`); the verdict
+   * is kept, so connecting again to such a server asks `server/discover` first (and `initialize` if that fails).
    * `"legacy"`: the `initialize` revisions only (such a refusal is `UNSUPPORTED_PROTOCOL_VERSION`). `"modern"`:
    * 2026-07-28 only, without trying `initialize`. In 2026-07-28 there is no handshake and no session:
    * `server/discover` gives `serverInfo`, `instructions` and `capabilities`; every request carries the version,
