@@ -1248,15 +1248,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let mut reauthorized = false;
             body = loop {
                 if failed > self.opts.max_retries {
-                    let got = last_got.map_or_else(|| "no response".to_owned(), |s| format!("HTTP {s}"));
-                    let e = Error::new(
-                        ErrorCode::Protocol,
-                        format!("{method}: the response stream dropped and could not be resumed ({failed} attempts in a row, the last got {got})"),
-                    );
-                    return Err(match last_got {
-                        Some(s) => e.with_detail("status", s),
-                        None => e,
-                    });
+                    return Err(gave_up(format_args!("{method}: the response stream dropped and could not be resumed"), failed, last_got));
                 }
                 // At least 100 ms, as for the standalone stream: `retry: 0` must not make a busy loop.
                 let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64).max(100);
@@ -1796,13 +1788,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             } else {
                 failed += 1;
                 if failed > self.opts.max_retries {
-                    let got = last_status.map_or_else(|| "no response".to_owned(), |s| format!("HTTP {s}"));
-                    let e = Error::new(ErrorCode::Protocol, format!("{WHAT}: the server's stream could not be reopened ({failed} attempts, the last got {got})"));
                     // A 404 there means the session expired: connect() again to listen again.
-                    return Err(match last_status {
-                        Some(s) => e.with_detail("status", s),
-                        None => e,
-                    });
+                    return Err(gave_up(format_args!("{WHAT}: the server's stream could not be reopened"), failed, last_status));
                 }
             }
             // At least 100 ms: a server that asks for `retry: 0` and closes every stream would
@@ -1882,12 +1869,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             } else {
                 failed += 1;
                 if failed > self.opts.max_retries {
-                    let got = last_status.map_or_else(|| "no response".to_owned(), |s| format!("HTTP {s}"));
-                    let e = Error::new(ErrorCode::Protocol, format!("{WHAT}: the subscription could not be opened again ({failed} attempts, the last got {got})"));
-                    return Err(match last_status {
-                        Some(s) => e.with_detail("status", s),
-                        None => e,
-                    });
+                    return Err(gave_up(format_args!("{WHAT}: the subscription could not be opened again"), failed, last_status));
                 }
             }
             let delay = (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64;
@@ -1986,6 +1968,17 @@ async fn while_answering<F: Future>(answers: &mut Answers<'_>, f: F) -> F::Outpu
         if let Either::Right((out, _)) = select(answers.next(), f.as_mut()).await {
             return out;
         }
+    }
+}
+
+/// A stream given up after `failed` failed openings in a row (`PROTOCOL`), `last` the last one's
+/// HTTP status (none: no response).
+fn gave_up(what: std::fmt::Arguments<'_>, failed: u32, last: Option<u16>) -> Error {
+    let got = last.map_or_else(|| "no response".to_owned(), |s| format!("HTTP {s}"));
+    let e = Error::new(ErrorCode::Protocol, format!("{what} ({failed} attempts in a row, the last got {got})"));
+    match last {
+        Some(s) => e.with_detail("status", s),
+        None => e,
     }
 }
 

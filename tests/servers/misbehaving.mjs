@@ -78,6 +78,7 @@
 import { createServer } from "node:http";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { runAsProgram } from "./program.mjs";
 
 export const SUPPORTED_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
 export const LATEST_VERSION = "2025-11-25";
@@ -1090,21 +1091,5 @@ if (isMain) {
   const port = Number(process.env.PORT ?? 0);
   const mode = process.env.MODE ?? "normal";
   const s = await startServer({ port, mode });
-  process.stdout.write(`listening ${s.port}\n`);
-  const stop = async () => {
-    await s.close();
-    process.exit(0);
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
-  // Exit with the parent: poll the parent pid (it changes when the process is re-parented).
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) process.exit(0);
-  }, 500).unref();
-  const lifetime = Number(process.env.MISBEHAVING_MAX_LIFETIME_MS) || 3_600_000;
-  setTimeout(() => {
-    process.stderr.write(`misbehaving: max lifetime ${lifetime} ms reached, exiting\n`);
-    process.exit(0);
-  }, lifetime).unref();
+  runAsProgram(s, { name: "misbehaving", announce: `listening ${s.port}` });
 }

@@ -43,6 +43,7 @@
 import { createServer } from "node:http";
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { runAsProgram } from "./program.mjs";
 import { McpServer, createMcpHandler, fromJsonSchema, inputRequired, inputResponse } from "@modelcontextprotocol/server";
 
 export const SERVER_INFO = { name: "toolwire-modern", title: "toolwire 2026-07-28 test server", version: "1.0.0" };
@@ -384,20 +385,5 @@ if (isMain) {
     era: process.env.ERA ?? "modern",
     responseMode: process.env.MODERN_RESPONSE_MODE || undefined,
   });
-  process.stdout.write(`LISTENING ${s.port}\n`);
-  const stop = async () => {
-    await s.close();
-    process.exit(0);
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) process.exit(0);
-  }, 500).unref();
-  const lifetime = Number(process.env.MODERN_MAX_LIFETIME_MS) || 3_600_000;
-  setTimeout(() => {
-    process.stderr.write(`modern: max lifetime ${lifetime} ms reached, exiting\n`);
-    process.exit(0);
-  }, lifetime).unref();
+  runAsProgram(s, { name: "modern", announce: `LISTENING ${s.port}` });
 }
