@@ -164,6 +164,17 @@ for f in sorted(glob.glob(os.path.join(shared, "corpus/tools/*.json"))):
     for i in range(0, len(names), 16):
         seed("names", "\0".join([server] + names[i:i + 16]))
 
+# schema_convert: schemas with MCP 2026-07-28 x-mcp-header marks, kept and broken (as the conformance suite
+# writes them), so that the header rules are fuzzed from the start.
+marks = [("Region", "string"), ("Priority", "integer"), ("Verbose", "boolean"), ("", "string"), ("Score", "number"),
+         ("My Region", "string"), ("R\u00e9gion", "string"), ("Region\t1", "string"), ("Data", "object")]
+for name, ty in marks:
+    seed("schema_convert", compact({"type": "object", "properties": {"p": {"type": ty, "x-mcp-header": name},
+                                                                     "q": {"type": "object", "properties": {"r": {"type": "string", "x-mcp-header": "Q"}}}}}))
+seed("schema_convert", compact({"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": "A"}, "b": {"type": "string", "x-mcp-header": "a"}}}))
+seed("schema_convert", compact({"type": "object", "anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}],
+                                "$defs": {"d": {"type": "string", "x-mcp-header": "D"}}}))
+
 # Transcripts: the bodies of every recorded exchange (as tests/transcripts.rs reads them).
 def exchanges(text):
     for part in text.split(">>> REQUEST")[1:]:

@@ -7,7 +7,8 @@
 //! the converter); on `Err` the code must be one that hostile input is allowed to cause. And
 //! `convert_json` on the same text (which passes clean schemas through and lowers simple ones for Gemini, src/fast/) must give
 //! the general path's output byte for byte, or the same error code. Text that is not JSON must
-//! be INVALID_JSON there too.
+//! be INVALID_JSON there too. Its `x-mcp-header` marks (MCP 2026-07-28) are read as the client reads
+//! them, and what is taken must keep the revision's rules.
 #![no_main]
 
 #[path = "../../tests/validator/mod.rs"]
@@ -119,4 +120,30 @@ fuzz_target!(|data: &[u8]| {
         check("as inputSchema text", &tool, Some(&wrapped));
     }
     check("as the tools input", &v, Some(text));
+    header_marks(&v);
 });
+
+/// The same schema as a 2026-07-28 tool's `inputSchema`: its `x-mcp-header` marks are read
+/// without a panic, and every mark taken is a non-empty HTTP token on a `properties` path, each
+/// name once; the headers made from arguments built along those paths are valid header values.
+fn header_marks(schema: &Value) {
+    use toolwire::protocol::headers::{header_params, param_headers};
+    let Ok(marks) = header_params(schema) else { return };
+    let mut args = json!({});
+    for (i, m) in marks.iter().enumerate() {
+        assert!(!m.path.is_empty() && !m.header.is_empty(), "{m:?}");
+        assert!(m.header.bytes().all(|b| b.is_ascii_graphic() && !b"\"(),/:;<=>?@[\\]{}".contains(&b)), "{m:?}");
+        assert!(!marks[..i].iter().any(|o| o.header.eq_ignore_ascii_case(&m.header)), "{m:?} twice");
+        let mut at = &mut args;
+        for (depth, name) in m.path.iter().enumerate() {
+            let Value::Object(o) = at else { break };
+            let last = depth + 1 == m.path.len();
+            at = o.entry(name.clone()).or_insert_with(|| if last { json!(" é\n") } else { json!({}) });
+        }
+    }
+    if let Ok(headers) = param_headers(&marks, &args) {
+        for (k, v) in headers {
+            assert!(k.starts_with("mcp-param-") && v.bytes().all(|b| (0x20..0x7f).contains(&b)) && !v.starts_with(' ') && !v.ends_with(' '), "{k}: {v:?}");
+        }
+    }
+}

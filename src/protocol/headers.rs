@@ -216,6 +216,25 @@ mod tests {
         }
     }
 
+    // proptest is a native-only dev-dependency (see Cargo.toml).
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        /// Any value becomes a header value a fetch accepts (printable ASCII, no space at either
+        /// end), and reads back as itself: as is, or through the base64 sentinel.
+        #[test]
+        fn any_value_is_a_valid_header_that_reads_back(s in "(?s).{0,24}", ascii in "[ -~\t\r\n]{0,24}") {
+            for v in [s.as_str(), ascii.as_str(), &format!("=?base64?{ascii}?=")] {
+                let h = header_value(v);
+                proptest::prop_assert!(h.bytes().all(|b| (0x20..0x7f).contains(&b)) && !h.starts_with(' ') && !h.ends_with(' '), "{:?} -> {:?}", v, h);
+                let back = match h.strip_prefix("=?base64?").and_then(|r| r.strip_suffix("?=")) {
+                    Some(b64) => String::from_utf8(crate::results::decode_base64(b64)).unwrap(),
+                    None => h.clone(),
+                };
+                proptest::prop_assert_eq!(back, v);
+            }
+        }
+    }
+
     #[test]
     fn every_invalid_mark_of_the_conformance_suite_is_refused() {
         let one = |prop: Value| json!({"type": "object", "properties": {"p": prop}});
