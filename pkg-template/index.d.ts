@@ -749,8 +749,8 @@ export interface McpClientOptions {
   /** `notifications/tools/list_changed`. */
   onToolListChanged?: () => void;
   /**
-   * `notifications/message` (server logging). A 2026-07-28 server sends them only for requests that ask for a log
-   * level, which this client does not (logging is deprecated in that revision).
+   * `notifications/message` (server logging). A 2026-07-28 server sends them only for requests that ask for a
+   * level: set `logLevel`.
    */
   onLog?: (params: { level: string; logger?: string; data?: JsonValue }) => void;
   /** Every server notification that is not progress for a call. */
@@ -773,6 +773,13 @@ export interface McpClientOptions {
    * and `Mcp-Param-*` (a browser client needs the server's CORS to allow them).
    */
   era?: "auto" | "legacy" | "modern";
+  /**
+   * The least severe server log messages wanted (`onLog`): asked with `logging/setLevel` after `initialize` (of
+   * a server that declares `logging`; best effort), or in every request's `_meta` with 2026-07-28, whose servers
+   * send none for a request that does not ask. Default: the server's own choice (2025 revisions), none
+   * (2026-07-28).
+   */
+  logLevel?: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
   /**
    * Answers the server's requests other than `ping` (which is answered `{}`): `elicitation/create`,
    * `sampling/createMessage`, `roots/list`... Return the result, an object (or a promise of it); anything

@@ -104,6 +104,10 @@ pub struct ClientOptions {
     pub capabilities: Map<String, Value>,
     /// The revisions spoken (default [`Era::Auto`]).
     pub era: Era,
+    /// The least severe log messages (`notifications/message`) wanted from the server: asked
+    /// with `logging/setLevel` after the handshake (servers that declare `logging`), or in every
+    /// request's `_meta` with 2026-07-28, whose servers send none for a request that does not ask.
+    pub log_level: Option<String>,
 }
 
 impl ClientOptions {
@@ -122,6 +126,7 @@ impl ClientOptions {
             max_body_bytes: 64 << 20,
             capabilities: Map::new(),
             era: Era::Auto,
+            log_level: None,
         }
     }
 }
@@ -528,6 +533,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // close() came during the handshake (and ended the new session): stay closed.
             return Err(Error::new(ErrorCode::NotConnected, "the client was closed during the handshake"));
         }
+        let logs = self.state.borrow().capabilities.as_ref().is_some_and(|c| c.get("logging").is_some_and(Value::is_object));
+        if let (Some(level), true) = (&self.opts.log_level, logs) {
+            // Best effort (a server that refuses it works all the same), and not through
+            // `request`, which would wait for this very handshake.
+            let id = self.new_id();
+            let body = jsonrpc::request(&id, "logging/setLevel", object([("level", level.as_str().into())]));
+            let _ = self.run_with_timeout(&id, "logging/setLevel", body, true, &[], opts).await;
+        }
         self.state.borrow_mut().connected = true;
         self.session_gen.set(self.session_gen.get() + 1);
         self.spoke_modern.set(false);
@@ -614,6 +627,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 m.insert("io.modelcontextprotocol/protocolVersion".into(), MODERN_PROTOCOL_VERSION.into());
                 m.insert("io.modelcontextprotocol/clientCapabilities".into(), Value::Object(self.opts.capabilities.clone()));
                 m.insert("io.modelcontextprotocol/clientInfo".into(), self.opts.client_info.clone());
+                if let Some(level) = &self.opts.log_level {
+                    m.insert("io.modelcontextprotocol/logLevel".into(), level.as_str().into());
+                }
             }
         }
         Value::Object(p)

@@ -100,6 +100,12 @@ fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Opti
         Some(v) if v == "modern" => Era::Modern,
         Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.era must be \"auto\", \"legacy\" or \"modern\"")),
     };
+    const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+    opts.log_level = match data.get("logLevel") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(l)) if LEVELS.contains(&l.as_str()) => Some(l.clone()),
+        Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, format!("options.logLevel must be one of {}", LEVELS.join(", ")))),
+    };
     if let Some(ci) = data.get("clientInfo") {
         if ci.get("name").and_then(Value::as_str).is_none() || ci.get("version").and_then(Value::as_str).is_none() {
             return Err(Error::new(ErrorCode::InvalidOptions, "options.clientInfo needs a string name and a string version"));
@@ -304,7 +310,7 @@ pub struct JsMcpClient {
 #[wasm_bindgen(js_class = McpClient)]
 impl JsMcpClient {
     /// `options`: `{fetch?, headers?, timeoutMs?, idleTimeoutMs?, clientInfo?, maxPages?, maxTools?,
-    /// maxEventBytes?, maxResponseBytes?, maxRetries?, capabilities?, era?, onToolListChanged?, onLog?,
+    /// maxEventBytes?, maxResponseBytes?, maxRetries?, capabilities?, era?, logLevel?, onToolListChanged?, onLog?,
     /// onNotification?, onRequest?, onUnauthorized?}`.
     #[wasm_bindgen(constructor)]
     pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, JsValue> {

@@ -156,6 +156,8 @@ test("a server of both eras: auto speaks 2025-11-25 with it (initialize is answe
   const e = await rejectsWith(old.connect(), "UNSUPPORTED_PROTOCOL_VERSION");
   assert.equal(e.laterRevision, true);
   await rejectsWith(Promise.resolve().then(() => new t.McpClient(modern.url, { era: "2026" })), "INVALID_OPTIONS");
+  await rejectsWith(Promise.resolve().then(() => new t.McpClient(modern.url, { logLevel: "loud" })), "INVALID_OPTIONS");
+  await rejectsWith(Promise.resolve().then(() => new t.McpClient(modern.url, { clientInfo: { name: "no version" } })), "INVALID_OPTIONS");
 });
 
 test("McpHub over a 2026-07-28 server and a dual one: tools of both, calls routed", async () => {

@@ -2211,3 +2211,36 @@ fn auto_remembers_the_revision_a_server_spoke() {
     let methods: Vec<Value> = log.requests.iter().map(|r| body(r)["method"].clone()).collect();
     assert_eq!(methods, [json!("initialize"), json!("server/discover"), json!("server/discover"), json!("server/discover"), json!("initialize"), json!("notifications/initialized")]);
 }
+
+/// logLevel: `logging/setLevel` after `initialize` to a server that declares `logging` (none to
+/// one that does not), and in every request's `_meta` with 2026-07-28.
+#[test]
+fn the_log_level_is_asked_for_in_each_revision_s_way() {
+    let with_level = |era| ClientOptions { era, log_level: Some("warning".into()), ..ClientOptions::new("http://127.0.0.1/mcp") };
+    let logging = Reply::Http {
+        status: 200,
+        headers: vec![("content-type", "application/json".into()), ("mcp-session-id", "s".into())],
+        chunks: vec![json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{},"tools":{}},"serverInfo":{"name":"t","version":"1"}}}).to_string().into_bytes()],
+        then_hang: false,
+        then_error: false,
+    };
+    let h = harness_with(vec![logging, accepted(), Reply::Echo(json!({}))], with_level(Era::Auto), 10_000);
+    block_on(h.client.connect()).unwrap();
+    {
+        let log = h.log.borrow();
+        let set = body(&log.requests[2]);
+        assert_eq!((set["method"].clone(), set["params"]["level"].clone()), (json!("logging/setLevel"), json!("warning")));
+        assert_eq!(header(&log.requests[2], "mcp-session-id"), Some("s"));
+    }
+    // No `logging` capability: not asked.
+    let h = harness_with(vec![init_reply("2025-11-25", None), accepted()], with_level(Era::Auto), 10_000);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(h.log.borrow().requests.len(), 2);
+    // 2026-07-28: on every request.
+    let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"tools": []}))], with_level(Era::Modern), 10_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    for r in &h.log.borrow().requests {
+        assert_eq!(body(r)["params"]["_meta"]["io.modelcontextprotocol/logLevel"], "warning");
+    }
+}
