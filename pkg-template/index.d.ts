@@ -766,7 +766,8 @@ export interface McpClientOptions {
    * 2025-11-25, 2025-06-18, 2025-03-26), and 2026-07-28 with a server that refuses it the way a 2026-07-28 server
    * does (HTTP 400 with -32020/-32021/-32022, or -32601 for the method, or an answer of `2026-07-28`); the verdict
    * is kept, so connecting again to such a server asks `server/discover` first (and `initialize` if that fails).
-   * `"legacy"`: the `initialize` revisions only (such a refusal is `UNSUPPORTED_PROTOCOL_VERSION`). `"modern"`:
+   * `"legacy"`: the `initialize` revisions only (such a refusal is `UNSUPPORTED_PROTOCOL_VERSION`, `laterRevision:
+   * true`). `"modern"`:
    * 2026-07-28 only, without trying `initialize`. In 2026-07-28 there is no handshake and no session:
    * `server/discover` gives `serverInfo`, `instructions` and `capabilities`; every request carries the version,
    * `capabilities` and `clientInfo` in `_meta` and the headers `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`
@@ -859,8 +860,9 @@ export interface McpCallOptions {
  * (the server would refuse every call of it), and `droppedTools` says which and why; `callTool` sends the marked
  * arguments in `Mcp-Param-*` headers too (an argument that cannot go in one, not a string, a safe integer or a
  * boolean, is `INVALID_ARGUMENTS`), and a call the server refuses for its headers (-32020) lists the tools again
- * and is sent once more. That revision's servers answer JSON-RPC errors with HTTP 400 or 404: they reject with
- * `JSONRPC_ERROR` (`rpcCode`, `data`, and `status`) as a 200 would. A 2025 session whose server now speaks only
+ * and is sent once more (with what its `input_required` rounds gathered). That revision's servers answer JSON-RPC
+ * errors with HTTP 400 or 404: they reject with `JSONRPC_ERROR` (`rpcCode`, `data`, and `status`) as a 200 would,
+ * but for a refused version (-32022: `UNSUPPORTED_PROTOCOL_VERSION`). A 2025 session whose server now speaks only
  * 2026-07-28 (it refuses the session's version with -32022) is followed there by a new handshake (`era: "auto"`). A result of `resultType: "input_required"` (to `tools/call`, `prompts/get`,
  * `resources/read`) is answered by `onRequest`, once per input asked for (`{method, params}` as a server request
  * is), and the request sent again with the answers and the server's `requestState`. A timeout or an abort closes
@@ -871,7 +873,8 @@ export interface McpCallOptions {
 export class McpClient {
   constructor(url: string, options?: McpClientOptions);
   /**
-   * `initialize` + `notifications/initialized`, each within `timeoutMs` (default: the client's), under `signal`
+   * `initialize` + `notifications/initialized` (or, with a 2026-07-28 server, `server/discover`: see `era`), each
+   * exchange within `timeoutMs` (default: the client's), under `signal`
    * (an aborted handshake sends no `notifications/cancelled`: `initialize` is never cancelled). A server that
    * answers with a protocol version toolwire does not speak gets `UNSUPPORTED_PROTOCOL_VERSION`, and the
    * session it opened is ended (DELETE). A server of the 2026-07-28 revision, which has no handshake, is asked
@@ -892,7 +895,8 @@ export class McpClient {
    * `connect()` again), with `LIMIT_EXCEEDED` for an event past `maxEventBytes`.
    * Do not await it before calling tools: `client.listen().catch(report)`. With a 2026-07-28 server it is a
    * `subscriptions/listen` request (a POST) for the tool, prompt and resource list changes, made again when its
-   * stream ends (the tool list is then taken as changed: what changed in between is not known); it resolves
+   * stream ends (the tool list is then taken as changed, and `onToolListChanged` called: what changed in between
+   * is not known); it resolves
    * `true` also when the server ends the subscription with a result, `false` when the server answers 405 or
    * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).
    */
@@ -938,7 +942,11 @@ export class McpClient {
   readonly protocolVersion: string | undefined;
   readonly sessionId: string | undefined;
   readonly capabilities: JsonObject | undefined;
-  /** The tools the last `listTools()` of a 2026-07-28 server left out for their `x-mcp-header` marks. */
+  /**
+   * The tools the last listing of a 2026-07-28 server (`listTools()`, `listAll("tools/list")`, or the listing a
+   * call refused for its headers makes) left out for their `x-mcp-header` marks; `connect()` clears it. A
+   * `request("tools/list")` is the server's answer as it is, unfiltered.
+   */
   readonly droppedTools: { name: string; reason: string }[];
   free(): void;
 }

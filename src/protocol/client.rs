@@ -65,7 +65,8 @@ use crate::protocol::{LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SUPPORTE
 pub enum Era {
     /// `initialize` first (what deployed servers speak); a server that refuses it the way a
     /// 2026-07-28 server does (HTTP 400 with -32020, -32021 or -32022, or -32601 for the
-    /// method) is then spoken to in 2026-07-28.
+    /// method), or answers it with 2026-07-28, is then spoken to in 2026-07-28. The verdict is
+    /// kept: connecting again to such a server asks `server/discover` first.
     #[default]
     Auto,
     /// 2025-03-26 to 2025-11-25 only: `initialize`, sessions.
@@ -437,8 +438,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.connect_with(&mut CallOptions::default()).await
     }
 
-    /// [`Client::connect`] with `initialize` and `notifications/initialized` each within a timeout
-    /// of its own, under the caller's cancellation (which sends no `notifications/cancelled`:
+    /// [`Client::connect`] with each exchange of the handshake (`initialize`,
+    /// `notifications/initialized`, `server/discover`) within a timeout of its own, under the
+    /// caller's cancellation (which sends no `notifications/cancelled`:
     /// `initialize` is never cancelled that way). A client that has a session already ends it
     /// first (DELETE, best effort, at most 3 s), so that reconnecting leaves no session open on
     /// the server.
@@ -447,7 +449,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             self.state.borrow_mut().closed = false;
         }
         let _ = self.end_session().await;
-        self.handshake(opts).await
+        // Marked as under way: a request made meanwhile (a 2026-07-28 call's next round too)
+        // waits for it rather than fail for want of a connection.
+        self.initialize_shared(opts).await
     }
 
     /// `initialize` or `server/discover`, as the era option says.
@@ -494,7 +498,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let body = jsonrpc::request(&id, "initialize", params);
         let (result, session) = match self.run_with_timeout(&id, "initialize", body, false, &[], opts).await {
             // A server that knows no `initialize` (as a 2026-07-28 server may say).
-            Err(e) if rpc_code(&e) == Some(-32601) => return Err(e.with_detail("laterRevision", true)),
+            Err(e) if rpc_code(&e) == Some(-32601) => {
+                return Err(Error::new(
+                    ErrorCode::UnsupportedProtocolVersion,
+                    format!("the server knows no initialize ({}): it may speak a later revision of MCP without the handshake (2026-07-28 or later)", e.message),
+                )
+                .with_detail("laterRevision", true)
+                .with_detail("rpcCode", -32601))
+            }
             r => r?,
         };
         let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").to_owned();
@@ -566,14 +577,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok((v, _)) => break v,
                 Err(e) if e.code == ErrorCode::UnsupportedProtocolVersion && !retried && names_modern(&e) => retried = true,
                 Err(e) => {
-                    self.state.borrow_mut().protocol_version = None;
+                    let mut st = self.state.borrow_mut();
+                    (st.protocol_version, st.modern) = (None, false);
                     return Err(e);
                 }
             }
         };
         if let Some(Value::Array(versions)) = result.get("supportedVersions") {
             if !versions.iter().any(|v| v == MODERN_PROTOCOL_VERSION) {
-                self.state.borrow_mut().protocol_version = None;
+                let mut st = self.state.borrow_mut();
+                (st.protocol_version, st.modern) = (None, false);
+                drop(st);
                 return Err(Error::new(
                     ErrorCode::UnsupportedProtocolVersion,
                     format!("the server supports MCP protocol versions {}; toolwire speaks {MODERN_PROTOCOL_VERSION} without a handshake", Value::Array(versions.clone())),
@@ -644,6 +658,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
             "resources/read" => params.get("uri"),
             _ => None,
         };
+        let named = matches!(method, "tools/call" | "prompts/get" | "resources/read");
+        if named && !name.is_some_and(Value::is_string) {
+            let field = if method == "resources/read" { "uri" } else { "name" };
+            return Err(Error::new(ErrorCode::InvalidInput, format!("{method}: params.{field} must be a string (it goes in the Mcp-Name header too)")));
+        }
         if let Some(name) = name.and_then(Value::as_str) {
             h.push(("mcp-name".into(), header_value(name)));
             if method == "tools/call" {
@@ -669,7 +688,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if self.session_gen.get() != gen || self.reinitialized.generation.get() != ended {
             return if self.is_connected() { Ok(()) } else { Err(Error::new(ErrorCode::NotConnected, "the session expired and could not be renewed")) };
         }
-        self.initialize_shared().await
+        self.initialize_shared(&mut CallOptions::default()).await
     }
 
     /// Connects unless connected, sharing a handshake under way (a renewal's, or another
@@ -685,12 +704,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Err(Error::new(ErrorCode::NotConnected, "the handshake under way when this request came failed"));
         }
         self.state.borrow_mut().closed = false;
-        self.initialize_shared().await
+        self.initialize_shared(&mut CallOptions::default()).await
     }
 
     /// [`Client::initialize`], marked as under way for the requests that come meanwhile, which
     /// wait for it ([`Client::await_renewal`]).
-    async fn initialize_shared(&self) -> Result<()> {
+    async fn initialize_shared(&self, opts: &mut CallOptions) -> Result<()> {
         /// Ends the handshake however its future ends (a dropped one too: the waiters would
         /// otherwise wait for ever).
         struct Renewing<'c>(&'c Cell<bool>, &'c CloseSignal);
@@ -702,7 +721,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         self.reinitializing.set(true);
         let _renewing = Renewing(&self.reinitializing, &self.reinitialized);
-        self.handshake(&mut CallOptions::default()).await
+        self.handshake(opts).await
     }
 
     /// Waits for a session renewal under way (another request's), within this call's timeout
@@ -788,7 +807,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut retried = false;
         // 2026-07-28: sent again once after a refusal of its version that names it as supported,
         // or a response stream that broke; answered `input_required` at most this many times.
-        let (mut reissued, mut rounds) = (false, 0);
+        let (mut reissued, mut rounds, mut relisted) = (false, 0, false);
         let paged = params.get("cursor").is_some();
         loop {
             // A session being renewed after a 404 (another request's): wait for the new one. A
@@ -839,6 +858,25 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Some(t) => return Err(Error::new(ErrorCode::Protocol, format!("{method}: the result's resultType {t} is not one toolwire knows"))),
                 },
                 Err(e) if modern && !reissued && e.code == ErrorCode::UnsupportedProtocolVersion && names_modern(&e) => reissued = true,
+                // A call refused for its headers (-32020): the tool's schema (its `x-mcp-header`
+                // marks) may have changed since the last listing, or there was none. Listed again
+                // (within the call's timeout and cancellation) and sent once more, with what its
+                // rounds have gathered so far.
+                Err(e) if modern && method == "tools/call" && !relisted && rpc_code(&e) == Some(-32020) => {
+                    relisted = true;
+                    let mut relist = CallOptions { timeout_ms: opts.timeout_ms, cancel: opts.cancel.take(), ..CallOptions::default() };
+                    let listed = {
+                        // Boxed: a listing is made of requests, of which this is one.
+                        let listing: Pin<Box<dyn Future<Output = Result<Vec<Value>>> + '_>> = Box::pin(self.list_all("tools/list", Value::Null, &mut relist));
+                        listing.await
+                    };
+                    opts.cancel = relist.cancel.take();
+                    listed?;
+                    let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
+                    if !self.header_params.borrow().contains_key(name) && self.dropped_tools.borrow().iter().any(|d| d["name"] == name) {
+                        return Err(e);
+                    }
+                }
                 Err(e) if modern && e.details.as_ref().is_some_and(|d| d.contains_key("streamBroken")) => {
                     if method == "tools/call" {
                         return Err(Error::new(
@@ -852,13 +890,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     }
                     reissued = true;
                 }
-                Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("sessionExpired")) => {
-                    if retried {
+                Err(mut e) if e.details.as_ref().is_some_and(|d| d.contains_key("sessionExpired")) => {
+                    if retried && e.code == ErrorCode::NotConnected {
                         return Err(Error::new(
                             ErrorCode::HttpStatus,
                             format!("{method}: HTTP 404: the session expired again right after re-initializing"),
                         )
                         .with_detail("status", 404));
+                    }
+                    if retried {
+                        // A refusal of the version again: the server's own answer.
+                        e.details.as_mut().map(|d| d.remove("sessionExpired"));
+                        return Err(e);
                     }
                     retried = true;
                     self.renew_session(gen, method, opts).await?;
@@ -1086,7 +1129,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // A server that speaks only 2026-07-28 now (redeployed) refuses the session's version:
             // with the auto era, a new handshake finds that out, as for an expired session.
             if self.opts.era == Era::Auto && !self.is_modern() && method != "initialize" && e.code == ErrorCode::UnsupportedProtocolVersion && names_modern(&e) {
-                return Err(Failure::SessionExpired);
+                return Err(Failure::Error(e.with_detail("sessionExpired", true)));
             }
             return Err(e.into());
         }
@@ -1671,23 +1714,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut params = Map::new();
         params.insert("name".into(), json!(name));
         params.insert("arguments".into(), if arguments.is_null() { json!({}) } else { arguments });
-        let params = Value::Object(params);
-        match self.request("tools/call", params.clone(), opts).await {
-            // 2026-07-28: headers missing or not matching the body (-32020): the tool's schema
-            // (its `x-mcp-header` marks) may have changed since the last listing, or there was
-            // none. Listed again, and called once more.
-            Err(e) if self.is_modern() && rpc_code(&e) == Some(-32020) => {
-                let mut relist = CallOptions { timeout_ms: opts.timeout_ms, cancel: opts.cancel.take(), ..CallOptions::default() };
-                let listed = self.list_all("tools/list", Value::Null, &mut relist).await;
-                opts.cancel = relist.cancel.take();
-                listed?;
-                if self.dropped_tools.borrow().iter().any(|d| d["name"] == name) {
-                    return Err(e);
-                }
-                self.request("tools/call", params, opts).await
-            }
-            r => r,
-        }
+        self.request("tools/call", Value::Object(params), opts).await
     }
 
     /// Listens on the standalone stream (GET, `text/event-stream`), where a server sends what
@@ -1703,7 +1730,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// fails with `PROTOCOL` (its `status` detail the last HTTP status: 404, the session
     /// expired); an event past `max_event_bytes` fails it with `LIMIT_EXCEEDED`. The stream is
     /// read on while a server request is being answered (a person filling in a form holds up
-    /// neither a `ping` nor the notifications behind it), as a call's stream is.
+    /// neither a `ping` nor the notifications behind it), as a call's stream is. With a
+    /// 2026-07-28 server it is a subscription instead (see `subscribe` in the source).
     pub async fn listen(&self) -> Result<bool> {
         if !self.state.borrow().connected {
             return Err(Error::new(ErrorCode::NotConnected, "call connect() before listen()"));
@@ -1816,10 +1844,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// 2026-07-28's [`Client::listen`]: `subscriptions/listen` for the changes of the tool, prompt
-    /// and resource lists, a stream (a POST's) read to its end and opened again (a new request)
-    /// after 1 s, backing off while openings fail; `Ok(false)` at once when the server does not
-    /// offer it (any answer but an event stream, 401 and 403 aside); the server's response to it
-    /// (it ended the subscription) ends it: `Ok(true)`, or its error.
+    /// and resource lists, a stream (a POST's) read to its end and opened again (a new request,
+    /// no `Last-Event-ID`: the revision has no resumption) after 1 s, backing off while openings
+    /// fail, up to `max_retries` failures in a row (`PROTOCOL`). A subscription opened again
+    /// announces a changed tool list (to the notification handler too): what changed in between
+    /// is not known. At the first opening, 405 or -32601 (not offered) is `Ok(false)`, a JSON
+    /// result (the server ended it at once) `Ok(true)`, any other answer the server's error;
+    /// a response on the stream (it ended the subscription) ends it: `Ok(true)`, or its error.
     async fn subscribe(&self) -> Result<bool> {
         const WHAT: &str = "subscriptions/listen";
         let none = Id::Str(String::new());
@@ -1865,7 +1896,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if let Some(mut body) = stream {
                 // A subscription opened again may have missed changes while there was none.
                 if opened {
-                    self.tools_changed.set(true);
+                    let changed = Incoming::Notification { method: "notifications/tools/list_changed".into(), params: json!({}) };
+                    drop(self.handle(&none, WHAT, changed, None, false).await);
                 }
                 (opened, failed) = (true, 0);
                 let mut parser = SseParser::new(self.opts.max_event_bytes);

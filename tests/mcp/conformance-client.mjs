@@ -28,7 +28,7 @@
 //
 // `--sdk` (or TOOLWIRE_CONFORMANCE_CLIENT=sdk) runs the same flow with the official TypeScript SDK client
 // instead: a reference that proves the harness (CLI, mocks, loopback preload) works before McpClient exists.
-// scripts/conformance.sh runs this for the four scenarios above.
+// scripts/conformance.sh runs this for the four 0.1.16 scenarios above (the SDK 1.x client speaks no 2026-07-28).
 
 const url = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "initialize";

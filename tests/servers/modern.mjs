@@ -275,11 +275,9 @@ export function startServer({ port = 0, era = "modern", responseMode } = {}) {
     res.setHeader("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
     if (req.method in stats.http) stats.http[req.method]++;
     if (req.method === "OPTIONS") {
-      const requested = String(req.headers["access-control-request-headers"] ?? "")
-        .split(",")
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean);
-      const allow = [...new Set([...CORS_BASE_HEADERS, ...requested])].join(", ");
+      // Exactly the headers a client of this server needs (the README's list, and the mcp-param-* its tools
+      // mark): a client that sent another would fail its preflight, as with a real server.
+      const allow = CORS_BASE_HEADERS.join(", ");
       res.writeHead(204, {
         "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
         "Access-Control-Allow-Headers": allow,

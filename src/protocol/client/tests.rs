@@ -1990,6 +1990,7 @@ fn input_rounds_are_bounded_and_checked() {
     block_on(h.client.connect()).unwrap();
     let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
     assert_eq!(e.code, ErrorCode::Timeout, "{}", e.message);
+    assert!(e.message.contains("did not come in 5 ms"), "the wait for the input timed out: {}", e.message);
 
     let h = harness_with(
         vec![
@@ -2008,7 +2009,7 @@ fn input_rounds_are_bounded_and_checked() {
     let mut o = CallOptions::default();
     assert!(block_on(h.client.call_tool("t", Value::Null, &mut o)).unwrap_err().message.contains("requestState is not a string"));
     assert!(block_on(h.client.call_tool("t", Value::Null, &mut o)).unwrap_err().message.contains("neither inputRequests nor requestState"));
-    block_on(h.client.request("prompts/get", Value::Null, &mut o)).unwrap();
+    block_on(h.client.request("prompts/get", json!({"name": "p"}), &mut o)).unwrap();
     let e = block_on(h.client.call_tool("t", Value::Null, &mut o)).unwrap_err();
     let d = e.details.unwrap();
     assert_eq!((e.code, d["rpcCode"].clone(), d["status"].clone(), d["data"].clone()), (ErrorCode::JsonRpcError, json!(-32602), json!(400), json!({"field": "name"})));
@@ -2050,10 +2051,14 @@ fn subscription_answers_and_reopenings() {
     block_on(h.client.connect()).unwrap();
     assert!(block_on(h.client.listen()).unwrap());
     let h = harness_with(vec![discover_reply(), sse_events(&[], false), sse_events(&[], true)], modern(), 10_000);
+    let heard = Rc::new(RefCell::new(Vec::new()));
+    let h2 = heard.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, _| h2.borrow_mut().push(m.to_owned()))));
     block_on(h.client.connect()).unwrap();
     assert!(!h.client.tools_changed());
     assert_eq!(bounded(h.client.listen(), 200), None, "still listening on the second stream");
     assert!(h.client.tools_changed(), "what changed between the two streams is not known");
+    assert_eq!(*heard.borrow(), ["notifications/tools/list_changed"], "and the handler is told");
     assert_eq!(h.log.borrow().requests.len(), 3);
 }
 
@@ -2242,5 +2247,72 @@ fn the_log_level_is_asked_for_in_each_revision_s_way() {
     block_on(h.client.list_tools()).unwrap();
     for r in &h.log.borrow().requests {
         assert_eq!(body(r)["params"]["_meta"]["io.modelcontextprotocol/logLevel"], "warning");
+    }
+}
+
+/// The second review's cases: the round cap; a call refused for its headers after an input round
+/// keeps that round's answers; connect() while a call is between rounds makes the call wait;
+/// names that cannot go in Mcp-Name; the era and errors after a failed or refused handshake.
+#[test]
+fn rounds_reconnects_and_refusals_in_2026_07_28() {
+    let ask = || Reply::Echo(json!({"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {}}}, "requestState": "s"}));
+    let accept: fn() -> Option<RequestHandler> = || Some(Box::new(|_, _| Box::pin(async { Ok(json!({"action": "accept"})) })));
+    let mut replies = vec![discover_reply()];
+    replies.extend((0..=MAX_INPUT_ROUNDS).map(|_| ask()));
+    let h = harness_with(replies, modern(), 10_000);
+    h.client.set_request_handler(accept());
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::LimitExceeded, "{}", e.message);
+    assert_eq!(h.log.borrow().requests.len(), 2 + MAX_INPUT_ROUNDS as usize);
+
+    // ask, answer; refused for its headers; listed; sent again with the answers.
+    let h = harness_with(
+        vec![discover_reply(), ask(), rpc_status(400, -32020, Value::Null), Reply::Echo(serde_json::from_str(MARKED_TOOLS).unwrap()), Reply::Echo(json!({"content": []}))],
+        modern(),
+        10_000,
+    );
+    h.client.set_request_handler(accept());
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.call_tool("regional", json!({"region": "eu"}), &mut CallOptions::default())).unwrap();
+    {
+        let log = h.log.borrow();
+        let last = body(&log.requests[4]);
+        assert_eq!((last["params"]["requestState"].clone(), last["params"]["inputResponses"]["k"]["action"].clone()), (json!("s"), json!("accept")));
+        assert_eq!(header(&log.requests[4], "mcp-param-region"), Some("eu"));
+    }
+
+    // connect() while the call is between its rounds: the call waits for it and goes on.
+    let h = harness_with(
+        vec![discover_reply(), Reply::Later(1, Box::new(ask())), Reply::Later(4, Box::new(discover_reply())), Reply::Echo(json!({"content": []}))],
+        modern(),
+        10_000,
+    );
+    h.client.set_request_handler(accept());
+    block_on(h.client.connect()).unwrap();
+    let mut opts = CallOptions::default();
+    let (called, connected) = block_on(futures_util::future::join(h.client.call_tool("t", Value::Null, &mut opts), h.client.connect()));
+    connected.unwrap();
+    called.unwrap();
+    assert_eq!(body(&h.log.borrow().requests[3])["params"]["requestState"], "s");
+
+    // A name that is not a string cannot go in Mcp-Name: refused before anything is sent.
+    let sent = h.log.borrow().requests.len();
+    for (method, params) in [("tools/call", json!({"name": 5})), ("tools/call", json!({})), ("tools/call", json!({"name": null}))] {
+        let e = block_on(h.client.request(method, params, &mut CallOptions::default())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput, "{method}");
+    }
+    assert_eq!(h.log.borrow().requests.len(), sent);
+
+    // A failed discovery leaves no 2026-07-28 state behind.
+    let h = harness_with(vec![Reply::NetworkError], modern(), 10_000);
+    assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::Network);
+    assert!(!h.client.is_modern() && h.client.protocol_version().is_none());
+    // The legacy era: every refusal of initialize a 2026-07-28 server makes is UNSUPPORTED_PROTOCOL_VERSION.
+    for refusal in [rpc_status(200, -32601, Value::Null), rpc_status(400, -32601, Value::Null), rpc_status(404, -32601, Value::Null)] {
+        let h = harness_with(vec![refusal], legacy(), 10_000);
+        let e = block_on(h.client.connect()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion, "{}", e.message);
+        assert_eq!(e.details.unwrap()["laterRevision"], true);
     }
 }
