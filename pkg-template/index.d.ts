@@ -948,6 +948,14 @@ export class McpClient {
    * `request("tools/list")` is the server's answer as it is, unfiltered.
    */
   readonly droppedTools: { name: string; reason: string }[];
+  /**
+   * Whether the tools of the last `listTools()` may be out of date: the server announced a change since
+   * (`notifications/tools/list_changed`), or the listing's `ttlMs` has passed (a 2026-07-28 server's freshness
+   * hint: the least of its pages', from when the listing started; `0`, the SDKs' default, is stale at once).
+   * A listing without the hint (a 2025 server's) goes stale only by an announced change. `listTools()`
+   * itself always asks the server.
+   */
+  readonly toolsStale: boolean;
   free(): void;
 }
 
@@ -994,8 +1002,9 @@ export class McpHub {
   /**
    * Provider-ready tools with collision-proof names; the name map is kept for `callTool`. Lists every
    * server first when `listTools()` has not run, and lists again, before converting, each server that has
-   * sent `notifications/tools/list_changed` since its last listing (in a call's stream, or on `listen()`'s);
-   * a server whose new listing fails keeps its previous tools and is asked again next time. Only the servers
+   * sent `notifications/tools/list_changed` since its last listing (in a call's stream, or on `listen()`'s)
+   * or whose listing's `ttlMs` has passed ({@link McpClient.toolsStale}: a 2026-07-28 server's hint, `0` unless
+   * the server says more, so such a server is asked before every conversion); a server whose new listing fails keeps its previous tools and is asked again next time. Only the servers
    * of the last listing are asked: a server that failed it (reported by `listTools()`) is asked again by the
    * next `listTools()`, and after `listTools({ enabled: false })` the tools are `[]`.
    */

@@ -181,6 +181,9 @@ impl Clock for NoClock {
     fn sleep(&self, _ms: u64) -> impl Future<Output = ()> {
         futures_util::future::pending()
     }
+    fn now_ms(&self) -> u64 {
+        0
+    }
 }
 
 /// The recorded reply to `method` (and tool), with its id rewritten to `new_id`.

@@ -236,6 +236,9 @@ pub struct Client<T: Transport, C: Clock> {
     closing: CloseSignal,
     /// A `notifications/tools/list_changed` came since the last `tools/list` that succeeded.
     tools_changed: Cell<bool>,
+    /// Until when (`Clock::now_ms`) the last tools listing is fresh: a 2026-07-28 server's
+    /// `ttlMs`, from when the listing started. `None`: no such hint (a 2025 server).
+    tools_fresh_until: Cell<Option<u64>>,
     /// Bumped by every handshake that succeeds: a request that meets a 404 can tell whether its
     /// session is still the current one, or was already replaced by another request's.
     session_gen: Cell<u64>,
@@ -317,6 +320,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             auth_headers: RefCell::default(),
             closing: CloseSignal::default(),
             tools_changed: Cell::new(false),
+            tools_fresh_until: Cell::new(None),
             session_gen: Cell::new(0),
             reinitializing: Cell::new(false),
             reinitialized: CloseSignal::default(),
@@ -400,6 +404,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// [`Client::listen`]'s) since the last [`Client::list_tools`] that succeeded.
     pub fn tools_changed(&self) -> bool {
         self.tools_changed.get()
+    }
+
+    /// Whether the last [`Client::list_tools`] of a 2026-07-28 server has outlived its freshness:
+    /// the `ttlMs` of its result (the least of its pages'; `0`, or a value that is not a
+    /// non-negative integer, is stale at once). A listing without the hint, as a 2025 server's,
+    /// never expires: such servers announce changes instead.
+    pub fn tools_expired(&self) -> bool {
+        self.tools_fresh_until.get().is_some_and(|until| self.clock.now_ms() >= until)
     }
 
     fn new_id(&self) -> Id {
@@ -1579,14 +1591,24 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// `tools/list`, following `nextCursor` up to the page cap, stopping on a repeated cursor.
     /// Once it succeeds, [`Client::tools_changed`] is `false` until the next change is announced.
     /// A server whose capabilities name no `tools` is not asked: it lists none.
+    /// A 2026-07-28 server's `ttlMs` says until when the listing is fresh ([`Client::tools_expired`]).
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
         // Cleared first: a change announced while the pages are read marks the list changed again.
         let changed = self.tools_changed.replace(false);
-        let listed = self.list_all("tools/list", Value::Null, &mut CallOptions::default()).await;
-        if listed.is_err() && changed {
-            self.tools_changed.set(true);
+        let started = self.clock.now_ms();
+        match self.list_fresh("tools/list", Value::Null, &mut CallOptions::default()).await {
+            Ok((tools, ttl_ms)) => {
+                let ttl_ms = ttl_ms.filter(|_| self.is_modern());
+                self.tools_fresh_until.set(ttl_ms.map(|t| started.saturating_add(t)));
+                Ok(tools)
+            }
+            Err(e) => {
+                if changed {
+                    self.tools_changed.set(true);
+                }
+                Err(e)
+            }
         }
-        listed
     }
 
     /// The field of a list method's result that holds its items.
@@ -1610,11 +1632,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// `opts` apply to each page's request. A server whose capabilities lack the list's
     /// capability lists nothing.
     pub async fn list_all(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Vec<Value>> {
+        self.list_fresh(method, params, opts).await.map(|(items, _)| items)
+    }
+
+    /// [`Client::list_all`], with the listing's `ttlMs` (the least of its pages' that carry one;
+    /// one that is not a non-negative integer counts as `0`).
+    async fn list_fresh(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<(Vec<Value>, Option<u64>)> {
         let key = Self::list_key(method)?;
         match self.list_pages(method, key, &params, opts).await {
             // A server without the capability (its session's, renewed or not) lists none.
-            Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok(Vec::new()),
-            Ok(tools) if method == "tools/list" && self.is_modern() => Ok(self.keep_callable(tools)),
+            Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok((Vec::new(), None)),
+            Ok((tools, ttl_ms)) if method == "tools/list" && self.is_modern() => Ok((self.keep_callable(tools), ttl_ms)),
             listed => listed,
         }
     }
@@ -1646,8 +1674,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         kept
     }
 
-    async fn list_pages(&self, method: &str, key: &str, base: &Value, opts: &mut CallOptions) -> Result<Vec<Value>> {
+    async fn list_pages(&self, method: &str, key: &str, base: &Value, opts: &mut CallOptions) -> Result<(Vec<Value>, Option<u64>)> {
         let mut items = Vec::new();
+        let mut ttl_ms: Option<u64> = None;
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
         let (mut page, mut restarted, mut gen) = (0, false, self.session_gen.get());
@@ -1676,7 +1705,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 // after its own renewal) may mean nothing to the new one, or another page: the
                 // listing starts over from the first page, once.
                 Err(e) if e.code == ErrorCode::SessionExpired && !restarted => {
-                    (items, cursor, page, restarted) = (Vec::new(), None, 0, true);
+                    (items, cursor, page, restarted, ttl_ms) = (Vec::new(), None, 0, true, None);
                     seen.clear();
                     continue;
                 }
@@ -1695,6 +1724,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if items.len() > self.opts.max_tools {
                 return Err(Error::new(ErrorCode::LimitExceeded, format!("the server lists more than {} {key} (options.maxTools)", self.opts.max_tools)));
             }
+            if let Some(t) = result.get("ttlMs") {
+                let t = t.as_u64().unwrap_or(0);
+                ttl_ms = Some(ttl_ms.map_or(t, |least| least.min(t)));
+            }
             match result.get("nextCursor").and_then(Value::as_str) {
                 Some(c) if !c.is_empty() => {
                     if !seen.insert(c.to_owned()) {
@@ -1705,7 +1738,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 _ => break,
             }
         }
-        Ok(items)
+        Ok((items, ttl_ms))
     }
 
     /// `tools/call`. Not sent to a server whose capabilities name no `tools`

@@ -4,7 +4,8 @@
 //!   others: its error is reported next to the tools of the rest.
 //! * `tools` converts the listed tools for a provider with collision-proof names and keeps the
 //!   name map; `tools_refreshed` first lists the servers when none were listed, and lists again
-//!   those that announced a change (`notifications/tools/list_changed`); `call_tool` routes a provider name through that map (an unknown name is an
+//!   those that announced a change (`notifications/tools/list_changed`) or whose listing's
+//!   `ttlMs` (2026-07-28) has run out; `call_tool` routes a provider name through that map (an unknown name is an
 //!   error, never a guess), checks the permission policy, calls the server and flattens the
 //!   result.
 //! * `close_all` gives every session a graceful close of at most 3 s.
@@ -176,7 +177,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
 
     /// Brings the listing up to date: lists every server when none were listed; otherwise lists
     /// again, at once, only the listed servers that announced a change since
-    /// ([`Client::tools_changed`]). A server whose new listing fails keeps its previous tools and
+    /// ([`Client::tools_changed`]) or whose listing is no longer fresh ([`Client::tools_expired`]:
+    /// a 2026-07-28 server's `ttlMs`, which is `0`, stale at once, unless the server says more). A server whose new listing fails keeps its previous tools and
     /// is asked again the next time. A server that failed the last [`Hub::list_tools`] is not
     /// asked (that call reported it; the next one asks again): a server that is down would
     /// otherwise hold up every conversion, which apps make before each model turn.
@@ -189,7 +191,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             .listed
             .borrow()
             .iter()
-            .filter_map(|l| self.client(&l.server).filter(|c| c.tools_changed()).map(|c| (l.server.clone(), c)))
+            .filter_map(|l| self.client(&l.server).filter(|c| c.tools_changed() || c.tools_expired()).map(|c| (l.server.clone(), c)))
             .collect();
         if changed.is_empty() {
             return;

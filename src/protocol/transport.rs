@@ -83,8 +83,11 @@ pub trait Transport {
     fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<Self::Body>, TransportError>>;
 }
 
-/// Timers.
+/// Timers, and the time.
 pub trait Clock {
     /// Resolves after `ms` milliseconds.
     fn sleep(&self, ms: u64) -> impl Future<Output = ()>;
+    /// Milliseconds since a fixed point of this clock (the epoch, say): only differences between
+    /// two readings are used (how long a listing stays fresh).
+    fn now_ms(&self) -> u64;
 }

@@ -219,4 +219,8 @@ impl Clock for JsClock {
         // Browsers fire delays above 2^31-1 ms at once: cap them.
         gloo_timers::future::TimeoutFuture::new(ms.min(i32::MAX as u64) as u32)
     }
+
+    fn now_ms(&self) -> u64 {
+        js_sys::Date::now() as u64
+    }
 }

@@ -435,6 +435,14 @@ impl JsMcpClient {
     pub fn dropped_tools(&self) -> JsValue {
         to_js(&Value::Array(self.inner.dropped_tools())).unwrap_or(JsValue::UNDEFINED)
     }
+
+    /// Whether the tools of the last `listTools()` may be out of date: the server announced a
+    /// change since (`notifications/tools/list_changed`), or the listing's `ttlMs` (2026-07-28)
+    /// has passed.
+    #[wasm_bindgen(getter, js_name = toolsStale)]
+    pub fn tools_stale(&self) -> bool {
+        self.inner.tools_changed() || self.inner.tools_expired()
+    }
 }
 
 /// Several MCP servers behind one set of provider tools.
@@ -514,7 +522,8 @@ impl JsMcpHub {
 
     /// Provider-ready tools, with collision-proof names; the name map is kept for `callTool`.
     /// Lists every server first when `listTools()` has not run, and lists again each server that
-    /// has sent `notifications/tools/list_changed` since its last listing.
+    /// has sent `notifications/tools/list_changed` since its last listing or whose listing's
+    /// `ttlMs` (2026-07-28) has passed.
     pub fn tools(&self, provider: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let parsed = (|| -> Result<_, Error> {

@@ -175,3 +175,34 @@ test("McpHub over a 2026-07-28 server and a dual one: tools of both, calls route
   assert.equal(text, "Echo: via hub");
   await hub.closeAll();
 });
+
+test("a listing's ttlMs: McpHub asks a server again once it has passed, McpClient says it is stale", async () => {
+  const cached = await startServer({ era: "modern", toolsTtlMs: 1500 });
+  const zero = await startServer({ era: "modern" });
+  try {
+    const lists = (s) => s.stats().requests.filter((x) => x.method === "tools/list").length;
+    const hub = new t.McpHub({ fresh: { url: cached.url }, zero: { url: zero.url } });
+    await hub.listTools();
+    assert.equal(lists(cached), 1);
+    await hub.tools("openai");
+    await hub.tools("gemini");
+    assert.equal(lists(cached), 1, "within 1,500 ms the listing is fresh: not asked again");
+    assert.equal(lists(zero), 3, "ttlMs 0 (the SDK's default): asked before every conversion");
+    await new Promise((r) => setTimeout(r, 1600));
+    const converted = await hub.tools("openai");
+    assert.equal(lists(cached), 2, "asked again once 1,500 ms have passed");
+    assert.ok(converted.some((x) => x.function.name === "mcp__fresh__echo"));
+
+    const c = new t.McpClient(cached.url);
+    await c.connect();
+    assert.equal(c.toolsStale, false, "nothing listed, nothing stale");
+    await c.listTools();
+    assert.equal(c.toolsStale, false);
+    assert.equal(await waitFor(() => c.toolsStale, { timeoutMs: 3000 }), true, "stale once 1,500 ms have passed");
+    await c.close();
+    await hub.closeAll();
+  } finally {
+    await cached.close();
+    await zero.close();
+  }
+});

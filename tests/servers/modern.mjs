@@ -11,7 +11,8 @@
 //
 // Environment: PORT (default 0 = ephemeral), ERA = modern (default) | dual,
 //   MODERN_MAX_LIFETIME_MS (default 1 hour; the process also exits when its parent dies),
-//   MODERN_RESPONSE_MODE = auto (default) | sse | json (the SDK's responseMode for modern exchanges).
+//   MODERN_RESPONSE_MODE = auto (default) | sse | json (the SDK's responseMode for modern exchanges),
+//   MODERN_TOOLS_TTL_MS (the `ttlMs` of tools/list results; default the SDK's, 0).
 //
 // ERA=modern  createMcpHandler(..., {legacy: "reject"}): 2026-07-28 only; a 2025-era request (initialize...) is
 //             refused by the SDK with -32022 UnsupportedProtocolVersion (HTTP 400).
@@ -91,7 +92,7 @@ function push(list, v) {
 }
 
 /** Starts the server; resolves {port, url, era, stats, handler, close()}. */
-export function startServer({ port = 0, era = "modern", responseMode } = {}) {
+export function startServer({ port = 0, era = "modern", responseMode, toolsTtlMs } = {}) {
   if (!ERAS.includes(era)) return Promise.reject(new Error(`modern server: ERA must be one of ${ERAS.join(", ")}, got ${era}`));
   let stats = newStats();
   let added = false;
@@ -117,7 +118,10 @@ export function startServer({ port = 0, era = "modern", responseMode } = {}) {
   const factory = (ctx) => {
     stats.factory[ctx.era] = (stats.factory[ctx.era] ?? 0) + 1;
     const request = ctx.requestInfo; // the web Request being served (for headers and the client-gone signal)
-    const server = new McpServer(SERVER_INFO, { instructions: "toolwire test server for protocol revision 2026-07-28." });
+    const server = new McpServer(SERVER_INFO, {
+      instructions: "toolwire test server for protocol revision 2026-07-28.",
+      ...(toolsTtlMs === undefined ? {} : { cacheHints: { "tools/list": { ttlMs: toolsTtlMs } } }),
+    });
 
     server.registerTool(
       "echo",
@@ -382,6 +386,7 @@ if (isMain) {
     port: Number(process.env.PORT ?? 0),
     era: process.env.ERA ?? "modern",
     responseMode: process.env.MODERN_RESPONSE_MODE || undefined,
+    toolsTtlMs: process.env.MODERN_TOOLS_TTL_MS ? Number(process.env.MODERN_TOOLS_TTL_MS) : undefined,
   });
   runAsProgram(s, { name: "modern", announce: `LISTENING ${s.port}` });
 }

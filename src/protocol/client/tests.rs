@@ -138,11 +138,13 @@ impl Transport for Scripted {
     }
 }
 
-/// Sleeps up to `instant_ms` finish at once; longer ones never do.
+/// Sleeps up to `instant_ms` finish at once; longer ones never do. The time is `now`, which
+/// only a test moves.
 #[derive(Clone)]
 struct FakeClock {
     instant_ms: u64,
     slept: Rc<RefCell<Vec<u64>>>,
+    now: Rc<Cell<u64>>,
 }
 
 impl Clock for FakeClock {
@@ -155,12 +157,17 @@ impl Clock for FakeClock {
             }
         }
     }
+
+    fn now_ms(&self) -> u64 {
+        self.now.get()
+    }
 }
 
 struct Harness {
     client: Client<Scripted, FakeClock>,
     log: Rc<RefCell<Log>>,
     slept: Rc<RefCell<Vec<u64>>>,
+    now: Rc<Cell<u64>>,
 }
 
 fn init_reply(version: &str, session: Option<&str>) -> Reply {
@@ -189,8 +196,9 @@ fn harness_with(replies: Vec<Reply>, opts: ClientOptions, instant_ms: u64) -> Ha
     let log = Rc::new(RefCell::new(Log::default()));
     let slept = Rc::new(RefCell::new(Vec::new()));
     let transport = Scripted { replies: Rc::new(RefCell::new(replies.into())), log: log.clone() };
-    let client = Client::new(transport, FakeClock { instant_ms, slept: slept.clone() }, opts);
-    Harness { client, log, slept }
+    let now = Rc::new(Cell::new(1_000_000));
+    let client = Client::new(transport, FakeClock { instant_ms, slept: slept.clone(), now: now.clone() }, opts);
+    Harness { client, log, slept, now }
 }
 
 fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
@@ -2315,4 +2323,58 @@ fn rounds_reconnects_and_refusals_in_2026_07_28() {
         assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion, "{}", e.message);
         assert_eq!(e.details.unwrap()["laterRevision"], true);
     }
+}
+
+/// A 2026-07-28 listing is fresh for its `ttlMs` (the least of its pages', from when the listing
+/// started); a listing without the hint never expires; a hint that is not a non-negative integer
+/// is stale at once, as `0` is.
+#[test]
+fn a_2026_07_28_listing_expires_after_its_ttl() {
+    let page = |tools: Value, extra: Value| {
+        let mut r = json!({"tools": tools, "resultType": "complete", "cacheScope": "private"});
+        r.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        Reply::Echo(r)
+    };
+    let h = harness_with(
+        vec![
+            discover_reply(),
+            page(json!([{"name": "a", "inputSchema": {"type": "object"}}]), json!({"ttlMs": 5000, "nextCursor": "2"})),
+            page(json!([{"name": "b", "inputSchema": {"type": "object"}}]), json!({"ttlMs": 3000})),
+            page(json!([]), json!({})),
+            page(json!([]), json!({"ttlMs": "soon"})),
+            page(json!([]), json!({"ttlMs": 0})),
+        ],
+        modern(),
+        10_000,
+    );
+    block_on(h.client.connect()).unwrap();
+    assert!(!h.client.tools_expired(), "nothing listed yet: nothing to expire");
+    assert_eq!(block_on(h.client.list_tools()).unwrap().len(), 2);
+    h.now.set(h.now.get() + 2_999);
+    assert!(!h.client.tools_expired(), "3,000 ms, the least of the pages' ttlMs, have not passed");
+    h.now.set(h.now.get() + 1);
+    assert!(h.client.tools_expired());
+    assert!(!h.client.tools_changed(), "expired is not announced");
+    block_on(h.client.list_tools()).unwrap();
+    h.now.set(h.now.get() + 1_000_000_000);
+    assert!(!h.client.tools_expired(), "no ttlMs: fresh until a change is announced");
+    block_on(h.client.list_tools()).unwrap();
+    assert!(h.client.tools_expired(), "a ttlMs of \"soon\" counts as 0");
+    block_on(h.client.list_tools()).unwrap();
+    assert!(h.client.tools_expired(), "0: stale at once");
+    assert_eq!(h.log.borrow().requests.len(), 6);
+}
+
+/// The hint is 2026-07-28's: a 2025 server's listing that carries a `ttlMs` never expires.
+#[test]
+fn a_2025_listing_does_not_expire() {
+    let h = harness(vec![
+        init_reply("2025-06-18", Some("s")),
+        accepted(),
+        json_reply(json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "echo"}], "ttlMs": 0}})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    h.now.set(h.now.get() + 1);
+    assert!(!h.client.tools_expired());
 }
