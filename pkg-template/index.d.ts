@@ -910,6 +910,13 @@ export class McpClient {
   /**
    * Calls a tool. `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`; a server whose
    * capabilities name no `tools` is not asked (`CAPABILITY_NOT_NEGOTIATED`).
+   *
+   * A tool that the last `listTools()` marks `execution.taskSupport: "required"` (MCP 2025-11-25) runs as a task
+   * when the server declares `capabilities.tasks.requests.tools.call`: the call creates it, `tasks/get` polls it at
+   * its `pollInterval` (100 ms to 30 s, else 1 s), and `tasks/result` brings the result, on whose stream the server
+   * asks for any input it needs (`onRequest` answers). `timeoutMs` (or `maxTotalTimeoutMs`) bounds the whole task and
+   * `signal` ends it; either sends `tasks/cancel` first, and the error has `taskId` and `taskCancelled` (whether the
+   * server acknowledged). A task the server cancels rejects with `ABORTED`.
    */
   callTool(name: string, args?: JsonObject, options?: McpCallOptions): Promise<McpCallToolResult>;
   /**

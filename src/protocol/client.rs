@@ -260,6 +260,9 @@ pub struct Client<T: Transport, C: Clock> {
     header_params: RefCell<std::collections::HashMap<String, Vec<HeaderParam>>>,
     /// 2026-07-28: the tools the last `tools/list` left out (`{name, reason}`).
     dropped_tools: RefCell<Vec<Value>>,
+    /// 2025-11-25: the tools the last `tools/list` marks `execution.taskSupport: "required"`,
+    /// which run only as tasks.
+    task_tools: RefCell<std::collections::HashSet<String>>,
     /// The last handshake that succeeded was 2026-07-28's (the auto era's verdict, kept).
     spoke_modern: Cell<bool>,
 }
@@ -328,6 +331,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             progress_tokens: RefCell::default(),
             header_params: RefCell::default(),
             dropped_tools: RefCell::default(),
+            task_tools: RefCell::default(),
             spoke_modern: Cell::new(false),
         }
     }
@@ -1643,6 +1647,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // A server without the capability (its session's, renewed or not) lists none.
             Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok((Vec::new(), None)),
             Ok((tools, ttl_ms)) if method == "tools/list" && self.is_modern() => Ok((self.keep_callable(tools), ttl_ms)),
+            Ok((tools, ttl_ms)) if method == "tools/list" => {
+                *self.task_tools.borrow_mut() = tools
+                    .iter()
+                    .filter(|t| t.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required"))
+                    .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
+                    .collect();
+                Ok((tools, ttl_ms))
+            }
             listed => listed,
         }
     }
@@ -1743,11 +1755,85 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// `tools/call`. Not sent to a server whose capabilities name no `tools`
     /// (`CAPABILITY_NOT_NEGOTIATED`).
+    ///
+    /// A tool that the last listing marks `execution.taskSupport: "required"` (2025-11-25) runs
+    /// as a task when the server declares `tasks.requests.tools.call`: the call creates it, the
+    /// client polls `tasks/get` as often as the task's `pollInterval` says (100 ms to 30 s, else
+    /// 1 s) until it completes, fails or needs input, then fetches `tasks/result` (on whose
+    /// stream the server asks for that input: `onRequest` answers). The call's `timeout_ms`
+    /// (or `max_total_timeout_ms`) bounds the whole task, and its cancellation ends it: either
+    /// sends `tasks/cancel` before it fails. A task the server cancels is `ABORTED`.
     pub async fn call_tool(&self, name: &str, arguments: Value, opts: &mut CallOptions) -> Result<Value> {
         let mut params = Map::new();
         params.insert("name".into(), json!(name));
         params.insert("arguments".into(), if arguments.is_null() { json!({}) } else { arguments });
-        self.request("tools/call", Value::Object(params), opts).await
+        let as_task = !self.is_modern() && self.task_tools.borrow().contains(name) && self.runs_tool_tasks();
+        if as_task {
+            params.insert("task".into(), json!({}));
+        }
+        let result = self.request("tools/call", Value::Object(params), opts).await?;
+        match result.get("task") {
+            // A server may answer a task-augmented call at once, with the result itself.
+            Some(task) if as_task && result.get("content").is_none() => {
+                let task = task.clone();
+                self.run_task(name, task, opts).await
+            }
+            _ => Ok(result),
+        }
+    }
+
+    /// Whether the server runs `tools/call` as a task (`capabilities.tasks.requests.tools.call`).
+    fn runs_tool_tasks(&self) -> bool {
+        let st = self.state.borrow();
+        st.capabilities.as_ref().and_then(|c| c.pointer("/tasks/requests/tools/call")).is_some_and(Value::is_object)
+    }
+
+    /// Follows a task that `tools/call` created to its result (see [`Client::call_tool`]). Each
+    /// request about it goes with the caller's options and the time left.
+    async fn run_task(&self, tool: &str, mut task: Value, opts: &mut CallOptions) -> Result<Value> {
+        let Some(id) = task.get("taskId").and_then(Value::as_str).map(str::to_owned) else {
+            return Err(Error::new(ErrorCode::Protocol, format!("tools/call {tool}: the created task has no taskId")));
+        };
+        let total = opts.max_total_timeout_ms.or(opts.timeout_ms).unwrap_or(self.opts.timeout_ms);
+        let deadline = self.clock.now_ms().saturating_add(total);
+        let ended = loop {
+            let left = deadline.saturating_sub(self.clock.now_ms());
+            let (status, interval) = (task.get("status").and_then(Value::as_str), task.get("pollInterval").and_then(Value::as_u64));
+            let method = match status {
+                Some("completed" | "failed" | "input_required") => "tasks/result",
+                Some("cancelled") => {
+                    let why = task.get("statusMessage").and_then(Value::as_str).map_or_else(String::new, |m| format!(": {m}"));
+                    return Err(Error::new(ErrorCode::Aborted, format!("tools/call {tool}: the server cancelled task {id}{why}")));
+                }
+                _ => {
+                    let sleep = self.clock.sleep(interval.map_or(1_000, |ms| ms.clamp(100, 30_000)).min(left));
+                    pin_mut!(sleep);
+                    if let Either::Right(_) = select(sleep, cancelled(&mut opts.cancel)).await {
+                        break Err(Error::new(ErrorCode::Aborted, ""));
+                    }
+                    if self.clock.now_ms() >= deadline {
+                        break Err(Error::new(ErrorCode::Timeout, ""));
+                    }
+                    "tasks/get"
+                }
+            };
+            opts.timeout_ms = Some(deadline.saturating_sub(self.clock.now_ms()).max(1));
+            match self.request(method, json!({"taskId": id}), opts).await {
+                Ok(r) if method == "tasks/result" => break Ok(r),
+                Ok(t) => task = t,
+                Err(e) => break Err(e),
+            }
+        };
+        let stopped = match ended {
+            Err(e) if e.code == ErrorCode::Timeout => {
+                Error::new(ErrorCode::Timeout, format!("tools/call {tool}: task {id} did not end in {total} ms; it was cancelled")).with_detail("timeoutMs", total)
+            }
+            Err(e) if e.code == ErrorCode::Aborted => Error::new(ErrorCode::Aborted, format!("tools/call {tool} was aborted; task {id} was cancelled")),
+            ended => return ended,
+        };
+        // Told, within a short bound: the task would otherwise run on for nothing.
+        let told = self.request("tasks/cancel", json!({"taskId": id}), &mut CallOptions { timeout_ms: Some(5_000), ..CallOptions::default() }).await;
+        Err(stopped.with_detail("taskId", id.as_str()).with_detail("taskCancelled", told.is_ok()))
     }
 
     /// Listens on the standalone stream (GET, `text/event-stream`), where a server sends what

@@ -297,6 +297,54 @@ describe("server-everything", () => {
     await client.close();
   });
 
+  test("simulate-research-query (taskSupport required) runs as a task: tools/call creates it, tasks/get polls, tasks/result", async () => {
+    const rec = recordingFetch();
+    const client = await connected({ fetch: rec.fetch });
+    const tool = (await client.listTools()).find((t) => t.name === "simulate-research-query");
+    assert.equal(tool.execution.taskSupport, "required");
+    assert.ok(client.capabilities.tasks.requests.tools.call, "the server runs tools/call as tasks");
+    const r = await within(20_000, client.callTool("simulate-research-query", { topic: "tides" }), "the task");
+    assert.match(r.content[0].text, /# Research Report: tides/);
+    const methods = rec.log.filter((e) => e.method === "POST").map((e) => e.body.method);
+    const call = rec.log.find((e) => e.body?.method === "tools/call");
+    assert.deepEqual(call.body.params.task, {});
+    const polls = methods.filter((m) => m === "tasks/get").length;
+    assert.ok(polls >= 2 && polls <= 8, `polled at the task's pollInterval (1 s) over its ~4 s: ${polls}`);
+    assert.equal(methods.at(-1), "tasks/result");
+    // A tool that does not require a task is called as ever.
+    const echo = await client.callTool("echo", { message: "x" });
+    assert.equal(echo.content[0].text, "Echo: x");
+    assert.equal(rec.log.at(-1).body.params.task, undefined);
+    await client.close();
+  });
+
+  test("a task that needs input: the server asks on tasks/result's stream and onRequest answers", async () => {
+    const asked = [];
+    const client = await connected({
+      capabilities: { elicitation: {} },
+      onRequest: async ({ method, params }) => {
+        asked.push(method);
+        return { action: "accept", content: { interpretation: params.requestedSchema.properties.interpretation.oneOf[0].const } };
+      },
+    });
+    await client.listTools();
+    const r = await within(20_000, client.callTool("simulate-research-query", { topic: "python", ambiguous: true }), "the task");
+    assert.deepEqual(asked, ["elicitation/create"]);
+    assert.match(r.content[0].text, /\*\*Clarification\*\*: /);
+    await client.close();
+  });
+
+  test("a task that outlives the call's timeoutMs is cancelled with tasks/cancel", async () => {
+    const client = await connected();
+    await client.listTools();
+    const e = await rejectsWith(within(10_000, client.callTool("simulate-research-query", { topic: "slow" }, { timeoutMs: 1500 }), "the call"), "TIMEOUT");
+    assert.match(e.message, /did not end in 1500 ms/);
+    assert.equal(e.taskCancelled, true);
+    const task = await client.request("tasks/get", { taskId: e.taskId });
+    assert.equal(task.status, "cancelled");
+    await client.close();
+  });
+
   test("close(): DELETE 200; the session is gone", async () => {
     const rec = recordingFetch();
     const client = await connected({ fetch: rec.fetch });

@@ -138,8 +138,8 @@ impl Transport for Scripted {
     }
 }
 
-/// Sleeps up to `instant_ms` finish at once; longer ones never do. The time is `now`, which
-/// only a test moves.
+/// Sleeps up to `instant_ms` finish at once, and move `now` on by their length; longer ones
+/// never finish.
 #[derive(Clone)]
 struct FakeClock {
     instant_ms: u64,
@@ -151,6 +151,9 @@ impl Clock for FakeClock {
     fn sleep(&self, ms: u64) -> impl Future<Output = ()> {
         self.slept.borrow_mut().push(ms);
         let instant = ms <= self.instant_ms;
+        if instant {
+            self.now.set(self.now.get() + ms);
+        }
         async move {
             if !instant {
                 futures_util::future::pending::<()>().await;
@@ -2377,4 +2380,93 @@ fn a_2025_listing_does_not_expire() {
     block_on(h.client.list_tools()).unwrap();
     h.now.set(h.now.get() + 1);
     assert!(!h.client.tools_expired());
+}
+
+/// A handshake whose server runs `tools/call` as tasks (2025-11-25), and a listing with a tool
+/// that runs only so.
+fn task_server() -> Vec<Reply> {
+    vec![
+        json_reply(json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "t", "version": "1"},
+            "capabilities": {"tools": {}, "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}}}}})),
+        accepted(),
+        Reply::Echo(json!({"tools": [
+            {"name": "research", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+            {"name": "quick", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}}
+        ]})),
+    ]
+}
+
+fn task(status: &str, poll_ms: u64) -> Value {
+    json!({"taskId": "t-1", "status": status, "ttl": 60000, "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z", "pollInterval": poll_ms})
+}
+
+/// A tool marked `taskSupport: "required"` runs as a task: created by the call, polled with
+/// `tasks/get` at its `pollInterval` (at least 100 ms), its result fetched with `tasks/result`.
+/// Other tools are called as ever.
+#[test]
+fn a_tool_that_runs_only_as_a_task_is_followed_to_its_result() {
+    let mut replies = task_server();
+    replies.extend([
+        Reply::Echo(json!({"task": task("working", 50)})),
+        Reply::Echo(task("working", 2000)),
+        Reply::Echo(task("completed", 2000)),
+        Reply::Echo(json!({"content": [{"type": "text", "text": "report"}], "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t-1"}}})),
+        Reply::Echo(json!({"content": [{"type": "text", "text": "quick"}]})),
+    ]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let r = block_on(h.client.call_tool("research", json!({"topic": "x"}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"], "report");
+    let r = block_on(h.client.call_tool("quick", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"], "quick");
+    let log = h.log.borrow();
+    let sent: Vec<Value> = log.requests[3..].iter().map(body).collect();
+    assert_eq!(sent.iter().map(|b| b["method"].as_str().unwrap()).collect::<Vec<_>>(), ["tools/call", "tasks/get", "tasks/get", "tasks/result", "tools/call"]);
+    assert_eq!(sent[0]["params"]["task"], json!({}));
+    for b in &sent[1..4] {
+        assert_eq!(b["params"], json!({"taskId": "t-1"}));
+    }
+    assert!(sent[4]["params"].get("task").is_none(), "an optional task tool is called plainly");
+    let slept = h.slept.borrow();
+    assert!(slept.contains(&100) && slept.contains(&2000), "polled at the task's pollInterval, at least 100 ms: {slept:?}");
+}
+
+/// The call's timeout bounds the whole task, which is then cancelled with `tasks/cancel`; a task
+/// the server cancels is `ABORTED`; a server without `tasks.requests.tools.call` gets a plain call.
+#[test]
+fn a_task_that_outlives_its_call_is_cancelled() {
+    let mut replies = task_server();
+    replies.extend([Reply::Echo(json!({"task": task("working", 5000)})), Reply::Echo(task("cancelled", 5000))]);
+    // Sleeps of up to 1,000 ms end at once: the call's total does, the 5 s poll does not.
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 1_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions { timeout_ms: Some(1_000), ..CallOptions::default() })).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{e}");
+    let details = e.details.as_ref().unwrap();
+    assert_eq!(details["taskId"], "t-1");
+    assert_eq!(details["taskCancelled"], true);
+    let log = h.log.borrow();
+    let last = body(log.requests.last().unwrap());
+    assert_eq!((last["method"].as_str(), &last["params"]), (Some("tasks/cancel"), &json!({"taskId": "t-1"})));
+    drop(log);
+
+    let mut replies = task_server();
+    replies.extend([Reply::Echo(json!({"task": task("working", 100)})), Reply::Echo(json!({"taskId": "t-1", "status": "cancelled", "statusMessage": "operator stopped it"}))]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Aborted);
+    assert!(e.message.contains("operator stopped it"), "{e}");
+
+    let mut replies = task_server();
+    replies[0] = init_reply("2025-11-25", None);
+    replies.push(Reply::Echo(json!({"content": []})));
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap();
+    assert!(body(h.log.borrow().requests.last().unwrap())["params"].get("task").is_none(), "no tasks capability: no task");
 }
