@@ -914,9 +914,11 @@ export class McpClient {
    * A tool that the last `listTools()` marks `execution.taskSupport: "required"` (MCP 2025-11-25) runs as a task
    * when the server declares `capabilities.tasks.requests.tools.call`: the call creates it, `tasks/get` polls it at
    * its `pollInterval` (100 ms to 30 s, else 1 s), and `tasks/result` brings the result, on whose stream the server
-   * asks for any input it needs (`onRequest` answers). `timeoutMs` (or `maxTotalTimeoutMs`) bounds the whole task and
-   * `signal` ends it; either sends `tasks/cancel` first, and the error has `taskId` and `taskCancelled` (whether the
-   * server acknowledged). A task the server cancels rejects with `ABORTED`.
+   * asks for any input it needs (`onRequest` answers). `onProgress` hears the task's progress for as long as it runs.
+   * `timeoutMs` (or `maxTotalTimeoutMs`) bounds the whole task from the call on (`resetTimeoutOnProgress` does not
+   * apply to a task) and `signal` ends it; a poll that meets a network error is tried again once. However the call
+   * fails but by the server's own cancellation (which rejects with `ABORTED`), `tasks/cancel` is sent (within 5 s)
+   * and the error has `taskId` and `taskCancelled` (whether the server acknowledged it).
    */
   callTool(name: string, args?: JsonObject, options?: McpCallOptions): Promise<McpCallToolResult>;
   /**
@@ -958,9 +960,9 @@ export class McpClient {
   /**
    * Whether the tools of the last `listTools()` may be out of date: the server announced a change since
    * (`notifications/tools/list_changed`), or the listing's `ttlMs` has passed (a 2026-07-28 server's freshness
-   * hint: the least of its pages', from when the listing started; `0`, the SDKs' default, is stale at once).
-   * A listing without the hint (a 2025 server's) goes stale only by an announced change. `listTools()`
-   * itself always asks the server.
+   * hint: the least of its pages', from when the listing started; `0`, the SDKs' default, and a missing or
+   * malformed one are stale at once). A 2025 server's listing goes stale only by an announced change.
+   * `listTools()` itself always asks the server.
    */
   readonly toolsStale: boolean;
   free(): void;
@@ -1010,8 +1012,9 @@ export class McpHub {
    * Provider-ready tools with collision-proof names; the name map is kept for `callTool`. Lists every
    * server first when `listTools()` has not run, and lists again, before converting, each server that has
    * sent `notifications/tools/list_changed` since its last listing (in a call's stream, or on `listen()`'s)
-   * or whose listing's `ttlMs` has passed ({@link McpClient.toolsStale}: a 2026-07-28 server's hint, `0` unless
-   * the server says more, so such a server is asked before every conversion); a server whose new listing fails keeps its previous tools and is asked again next time. Only the servers
+   * or whose listing's `ttlMs` has passed ({@link McpClient.toolsStale}: a 2026-07-28 server's hint; the SDKs
+   * send `0` unless told more, and such a server is asked before every conversion); a server whose new listing
+   * fails keeps its previous tools and is asked again next time. Only the servers
    * of the last listing are asked: a server that failed it (reported by `listTools()`) is asked again by the
    * next `listTools()`, and after `listTools({ enabled: false })` the tools are `[]`.
    */

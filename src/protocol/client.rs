@@ -46,6 +46,7 @@
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
+use std::rc::Rc;
 
 use futures_util::future::{select, Either};
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -237,7 +238,7 @@ pub struct Client<T: Transport, C: Clock> {
     /// A `notifications/tools/list_changed` came since the last `tools/list` that succeeded.
     tools_changed: Cell<bool>,
     /// Until when (`Clock::now_ms`) the last tools listing is fresh: a 2026-07-28 server's
-    /// `ttlMs`, from when the listing started. `None`: no such hint (a 2025 server).
+    /// `ttlMs`, from when the listing started. `None`: a 2025 server's (no such hint).
     tools_fresh_until: Cell<Option<u64>>,
     /// Bumped by every handshake that succeeds: a request that meets a 404 can tell whether its
     /// session is still the current one, or was already replaced by another request's.
@@ -263,6 +264,8 @@ pub struct Client<T: Transport, C: Clock> {
     /// 2025-11-25: the tools the last `tools/list` marks `execution.taskSupport: "required"`,
     /// which run only as tasks.
     task_tools: RefCell<std::collections::HashSet<String>>,
+    /// The progress handlers of the calls that run as tasks, by the progress token each chose.
+    task_progress: TaskProgressHandlers,
     /// The last handshake that succeeded was 2026-07-28's (the auto era's verdict, kept).
     spoke_modern: Cell<bool>,
 }
@@ -332,6 +335,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             header_params: RefCell::default(),
             dropped_tools: RefCell::default(),
             task_tools: RefCell::default(),
+            task_progress: RefCell::default(),
             spoke_modern: Cell::new(false),
         }
     }
@@ -411,9 +415,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// Whether the last [`Client::list_tools`] of a 2026-07-28 server has outlived its freshness:
-    /// the `ttlMs` of its result (the least of its pages'; `0`, or a value that is not a
-    /// non-negative integer, is stale at once). A listing without the hint, as a 2025 server's,
-    /// never expires: such servers announce changes instead.
+    /// the `ttlMs` of its result (the least of its pages'; `0`, a value that is not a
+    /// non-negative integer, or none at all, is stale at once). A 2025 server's listing never
+    /// expires: such servers announce changes instead.
     pub fn tools_expired(&self) -> bool {
         self.tools_fresh_until.get().is_some_and(|until| self.clock.now_ms() >= until)
     }
@@ -630,6 +634,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     fn forget_tools(&self) {
         self.header_params.borrow_mut().clear();
         self.dropped_tools.borrow_mut().clear();
+        self.task_tools.borrow_mut().clear();
+        self.tools_fresh_until.set(None);
     }
 
     /// A request's params with what it carries in `_meta`: its progress token, and with a
@@ -1409,8 +1415,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     if let Some(cb) = on_progress {
                         cb(&params);
                     }
-                } else if replayed && token.is_some_and(|t| self.progress_tokens.borrow().contains(&t)) {
+                } else if replayed && token.as_ref().is_some_and(|t| self.progress_tokens.borrow().contains(t)) {
                     // Another call's progress, replayed here: its own stream brings it to that call.
+                } else if let Some(cb) = token.and_then(|t| self.task_progress.borrow().iter().find(|(k, _)| *k == t).map(|(_, h)| h.clone())) {
+                    // A task's progress, on whichever stream (the handler may call the client).
+                    cb(&params);
                 } else if let Some(h) = self.on_notification.borrow().as_ref() {
                     h(&m, &params);
                 }
@@ -1602,7 +1611,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let started = self.clock.now_ms();
         match self.list_fresh("tools/list", Value::Null, &mut CallOptions::default()).await {
             Ok((tools, ttl_ms)) => {
-                let ttl_ms = ttl_ms.filter(|_| self.is_modern());
+                // The revision requires the hint: a listing without it is stale at once.
+                let ttl_ms = self.is_modern().then(|| ttl_ms.unwrap_or(0));
                 self.tools_fresh_until.set(ttl_ms.map(|t| started.saturating_add(t)));
                 Ok(tools)
             }
@@ -1737,7 +1747,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 return Err(Error::new(ErrorCode::LimitExceeded, format!("the server lists more than {} {key} (options.maxTools)", self.opts.max_tools)));
             }
             if let Some(t) = result.get("ttlMs") {
-                let t = t.as_u64().unwrap_or(0);
+                let t = t.as_u64().or_else(|| t.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64)).unwrap_or(0);
                 ttl_ms = Some(ttl_ms.map_or(t, |least| least.min(t)));
             }
             match result.get("nextCursor").and_then(Value::as_str) {
@@ -1760,23 +1770,34 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// as a task when the server declares `tasks.requests.tools.call`: the call creates it, the
     /// client polls `tasks/get` as often as the task's `pollInterval` says (100 ms to 30 s, else
     /// 1 s) until it completes, fails or needs input, then fetches `tasks/result` (on whose
-    /// stream the server asks for that input: `onRequest` answers). The call's `timeout_ms`
-    /// (or `max_total_timeout_ms`) bounds the whole task, and its cancellation ends it: either
-    /// sends `tasks/cancel` before it fails. A task the server cancels is `ABORTED`.
+    /// stream the server asks for that input: `onRequest` answers). `on_progress` hears the
+    /// task's progress while it runs. The call's `timeout_ms` (or `max_total_timeout_ms`) bounds
+    /// the whole task, and its cancellation ends it; a call that fails but by the server's own
+    /// cancellation (`ABORTED`) sends `tasks/cancel`.
     pub async fn call_tool(&self, name: &str, arguments: Value, opts: &mut CallOptions) -> Result<Value> {
         let mut params = Map::new();
         params.insert("name".into(), json!(name));
         params.insert("arguments".into(), if arguments.is_null() { json!({}) } else { arguments });
-        let as_task = !self.is_modern() && self.task_tools.borrow().contains(name) && self.runs_tool_tasks();
-        if as_task {
-            params.insert("task".into(), json!({}));
+        if self.is_modern() || !self.task_tools.borrow().contains(name) || !self.runs_tool_tasks() {
+            return self.request("tools/call", Value::Object(params), opts).await;
         }
+        params.insert("task".into(), json!({}));
+        let total = opts.max_total_timeout_ms.or(opts.timeout_ms).unwrap_or(self.opts.timeout_ms);
+        let deadline = self.clock.now_ms().saturating_add(total);
+        // The task's progress comes with the call's token for as long as it runs, on whichever
+        // stream: the token is chosen here and its handler kept until the call ends. The
+        // requests about the task carry no token of their own.
+        let _progress = opts.on_progress.take().map(|handler| {
+            let token = self.new_id();
+            params.insert("_meta".into(), json!({"progressToken": token.to_value()}));
+            TaskProgress::new(&self.task_progress, token, handler)
+        });
         let result = self.request("tools/call", Value::Object(params), opts).await?;
         match result.get("task") {
             // A server may answer a task-augmented call at once, with the result itself.
-            Some(task) if as_task && result.get("content").is_none() => {
+            Some(task) if result.get("content").is_none() => {
                 let task = task.clone();
-                self.run_task(name, task, opts).await
+                self.run_task(name, task, deadline, total, opts).await
             }
             _ => Ok(result),
         }
@@ -1788,14 +1809,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
         st.capabilities.as_ref().and_then(|c| c.pointer("/tasks/requests/tools/call")).is_some_and(Value::is_object)
     }
 
-    /// Follows a task that `tools/call` created to its result (see [`Client::call_tool`]). Each
-    /// request about it goes with the caller's options and the time left.
-    async fn run_task(&self, tool: &str, mut task: Value, opts: &mut CallOptions) -> Result<Value> {
+    /// Follows a task that `tools/call` created to its result, until `deadline` (see
+    /// [`Client::call_tool`]). Each request about it goes with the caller's options and the time
+    /// left; a poll that meets a network error is tried again once. However it fails (but for
+    /// the server's own cancellation), the task is cancelled.
+    async fn run_task(&self, tool: &str, mut task: Value, deadline: u64, total: u64, opts: &mut CallOptions) -> Result<Value> {
         let Some(id) = task.get("taskId").and_then(Value::as_str).map(str::to_owned) else {
             return Err(Error::new(ErrorCode::Protocol, format!("tools/call {tool}: the created task has no taskId")));
         };
-        let total = opts.max_total_timeout_ms.or(opts.timeout_ms).unwrap_or(self.opts.timeout_ms);
-        let deadline = self.clock.now_ms().saturating_add(total);
+        let mut retried = false;
         let ended = loop {
             let left = deadline.saturating_sub(self.clock.now_ms());
             let (status, interval) = (task.get("status").and_then(Value::as_str), task.get("pollInterval").and_then(Value::as_u64));
@@ -1806,34 +1828,40 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     return Err(Error::new(ErrorCode::Aborted, format!("tools/call {tool}: the server cancelled task {id}{why}")));
                 }
                 _ => {
-                    let sleep = self.clock.sleep(interval.map_or(1_000, |ms| ms.clamp(100, 30_000)).min(left));
-                    pin_mut!(sleep);
-                    if let Either::Right(_) = select(sleep, cancelled(&mut opts.cancel)).await {
-                        break Err(Error::new(ErrorCode::Aborted, ""));
-                    }
-                    if self.clock.now_ms() >= deadline {
-                        break Err(Error::new(ErrorCode::Timeout, ""));
+                    let (sleep, closed) = (self.clock.sleep(interval.map_or(1_000, |ms| ms.clamp(100, 30_000)).min(left)), self.closing.wait());
+                    pin_mut!(sleep, closed);
+                    match select(sleep, select(cancelled(&mut opts.cancel), closed)).await {
+                        Either::Left(_) => {}
+                        Either::Right((Either::Left(_), _)) => break Err(Error::new(ErrorCode::Aborted, format!("tools/call {tool} was aborted"))),
+                        Either::Right(_) => break Err(Error::new(ErrorCode::NotConnected, format!("tools/call {tool}: the client was closed"))),
                     }
                     "tasks/get"
                 }
             };
-            opts.timeout_ms = Some(deadline.saturating_sub(self.clock.now_ms()).max(1));
+            let left = deadline.saturating_sub(self.clock.now_ms());
+            if left == 0 {
+                break Err(Error::new(ErrorCode::Timeout, ""));
+            }
+            opts.timeout_ms = Some(left);
             match self.request(method, json!({"taskId": id}), opts).await {
                 Ok(r) if method == "tasks/result" => break Ok(r),
                 Ok(t) => task = t,
+                Err(e) if e.code == ErrorCode::Network && method == "tasks/get" && !retried => retried = true,
                 Err(e) => break Err(e),
             }
         };
-        let stopped = match ended {
-            Err(e) if e.code == ErrorCode::Timeout => {
-                Error::new(ErrorCode::Timeout, format!("tools/call {tool}: task {id} did not end in {total} ms; it was cancelled")).with_detail("timeoutMs", total)
+        let failed = match ended {
+            Ok(r) => return Ok(r),
+            // The task's own time is up (not an inner bound such as an idle timeout).
+            Err(e) if e.code == ErrorCode::Timeout && self.clock.now_ms() >= deadline => {
+                Error::new(ErrorCode::Timeout, format!("tools/call {tool}: task {id} did not end in {total} ms")).with_detail("timeoutMs", total)
             }
-            Err(e) if e.code == ErrorCode::Aborted => Error::new(ErrorCode::Aborted, format!("tools/call {tool} was aborted; task {id} was cancelled")),
-            ended => return ended,
+            Err(e) => e,
         };
         // Told, within a short bound: the task would otherwise run on for nothing.
-        let told = self.request("tasks/cancel", json!({"taskId": id}), &mut CallOptions { timeout_ms: Some(5_000), ..CallOptions::default() }).await;
-        Err(stopped.with_detail("taskId", id.as_str()).with_detail("taskCancelled", told.is_ok()))
+        let told = self.request("tasks/cancel", json!({"taskId": id}), &mut CallOptions { timeout_ms: Some(5_000), ..CallOptions::default() }).await.is_ok();
+        let message = format!("{}; task {id} {}", failed.message, if told { "was cancelled" } else { "could not be cancelled" });
+        Err(Error { message, ..failed }.with_detail("taskId", id.as_str()).with_detail("taskCancelled", told))
     }
 
     /// Listens on the standalone stream (GET, `text/event-stream`), where a server sends what
@@ -2085,6 +2113,29 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Either::Left((r, _)) => r,
             Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("close: the server did not answer DELETE in {CLOSE_GRACE_MS} ms; abandoned"))),
         }
+    }
+}
+
+/// The progress handlers of calls that run as tasks, by token.
+type TaskProgressHandlers = RefCell<Vec<(Id, Rc<dyn Fn(&Value)>)>>;
+
+/// A task's progress handler, listed in [`Client::task_progress`] while its call runs (however
+/// its future ends).
+struct TaskProgress<'c> {
+    handlers: &'c TaskProgressHandlers,
+    token: Id,
+}
+
+impl<'c> TaskProgress<'c> {
+    fn new(handlers: &'c TaskProgressHandlers, token: Id, handler: ProgressHandler) -> Self {
+        handlers.borrow_mut().push((token.clone(), Rc::from(handler)));
+        Self { handlers, token }
+    }
+}
+
+impl Drop for TaskProgress<'_> {
+    fn drop(&mut self) {
+        self.handlers.borrow_mut().retain(|(t, _)| *t != self.token);
     }
 }
 

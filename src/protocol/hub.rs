@@ -178,7 +178,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// Brings the listing up to date: lists every server when none were listed; otherwise lists
     /// again, at once, only the listed servers that announced a change since
     /// ([`Client::tools_changed`]) or whose listing is no longer fresh ([`Client::tools_expired`]:
-    /// a 2026-07-28 server's `ttlMs`, which is `0`, stale at once, unless the server says more). A server whose new listing fails keeps its previous tools and
+    /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once). A server whose new listing fails keeps its previous tools and
     /// is asked again the next time. A server that failed the last [`Hub::list_tools`] is not
     /// asked (that call reported it; the next one asks again): a server that is down would
     /// otherwise hold up every conversion, which apps make before each model turn.

@@ -35,6 +35,9 @@ extern "C" {
     /// and so may throw: caught, as a throw unwinding through wasm would trap the module.
     #[wasm_bindgen(js_namespace = Promise, js_name = resolve, catch)]
     fn promise_resolve(v: &JsValue) -> Result<Promise, JsValue>;
+    /// `performance.now()`: monotonic, where `Date.now()` moves with the system clock.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
 }
 
 /// A thenable or plain value as a future; one whose resolving throws is a rejected one.
@@ -221,6 +224,6 @@ impl Clock for JsClock {
     }
 
     fn now_ms(&self) -> u64 {
-        js_sys::Date::now() as u64
+        performance_now() as u64
     }
 }

@@ -138,8 +138,8 @@ impl Transport for Scripted {
     }
 }
 
-/// Sleeps up to `instant_ms` finish at once, and move `now` on by their length; longer ones
-/// never finish.
+/// Sleeps up to `instant_ms` finish at once, and move `now` on by their length when they do
+/// (a sleep never awaited moves nothing); longer ones never finish.
 #[derive(Clone)]
 struct FakeClock {
     instant_ms: u64,
@@ -151,13 +151,12 @@ impl Clock for FakeClock {
     fn sleep(&self, ms: u64) -> impl Future<Output = ()> {
         self.slept.borrow_mut().push(ms);
         let instant = ms <= self.instant_ms;
-        if instant {
-            self.now.set(self.now.get() + ms);
-        }
+        let now = self.now.clone();
         async move {
             if !instant {
                 futures_util::future::pending::<()>().await;
             }
+            now.set(now.get() + ms);
         }
     }
 
@@ -2329,8 +2328,8 @@ fn rounds_reconnects_and_refusals_in_2026_07_28() {
 }
 
 /// A 2026-07-28 listing is fresh for its `ttlMs` (the least of its pages', from when the listing
-/// started); a listing without the hint never expires; a hint that is not a non-negative integer
-/// is stale at once, as `0` is.
+/// started); a listing without the hint, or with one that is not a non-negative whole number, is
+/// stale at once, as `0` is.
 #[test]
 fn a_2026_07_28_listing_expires_after_its_ttl() {
     let page = |tools: Value, extra: Value| {
@@ -2343,6 +2342,7 @@ fn a_2026_07_28_listing_expires_after_its_ttl() {
             discover_reply(),
             page(json!([{"name": "a", "inputSchema": {"type": "object"}}]), json!({"ttlMs": 5000, "nextCursor": "2"})),
             page(json!([{"name": "b", "inputSchema": {"type": "object"}}]), json!({"ttlMs": 3000})),
+            page(json!([]), json!({"ttlMs": 1500.0})),
             page(json!([]), json!({})),
             page(json!([]), json!({"ttlMs": "soon"})),
             page(json!([]), json!({"ttlMs": 0})),
@@ -2359,13 +2359,17 @@ fn a_2026_07_28_listing_expires_after_its_ttl() {
     assert!(h.client.tools_expired());
     assert!(!h.client.tools_changed(), "expired is not announced");
     block_on(h.client.list_tools()).unwrap();
-    h.now.set(h.now.get() + 1_000_000_000);
-    assert!(!h.client.tools_expired(), "no ttlMs: fresh until a change is announced");
+    h.now.set(h.now.get() + 1_499);
+    assert!(!h.client.tools_expired(), "1500.0 is a whole number of milliseconds");
+    h.now.set(h.now.get() + 1);
+    assert!(h.client.tools_expired());
+    block_on(h.client.list_tools()).unwrap();
+    assert!(h.client.tools_expired(), "no ttlMs, which the revision requires: stale at once");
     block_on(h.client.list_tools()).unwrap();
     assert!(h.client.tools_expired(), "a ttlMs of \"soon\" counts as 0");
     block_on(h.client.list_tools()).unwrap();
     assert!(h.client.tools_expired(), "0: stale at once");
-    assert_eq!(h.log.borrow().requests.len(), 6);
+    assert_eq!(h.log.borrow().requests.len(), 7);
 }
 
 /// The hint is 2026-07-28's: a 2025 server's listing that carries a `ttlMs` never expires.
@@ -2452,6 +2456,21 @@ fn a_task_that_outlives_its_call_is_cancelled() {
     assert_eq!((last["method"].as_str(), &last["params"]), (Some("tasks/cancel"), &json!({"taskId": "t-1"})));
     drop(log);
 
+    // A poll that hangs is cut at the time left (1,000 ms less the 100 ms slept), and that is the
+    // task's time: the task is cancelled.
+    let mut replies = task_server();
+    replies.extend([Reply::Echo(json!({"task": task("working", 100)})), Reply::Hang, accepted(), Reply::Echo(task("cancelled", 100))]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 1_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let before = h.slept.borrow().len();
+    let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions { timeout_ms: Some(1_000), ..CallOptions::default() })).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{e}");
+    assert!(e.message.contains("task t-1 did not end in 1000 ms; task t-1 was cancelled"), "{e}");
+    assert!(h.slept.borrow()[before..].contains(&900), "the poll's own bound is the time left: {:?}", h.slept.borrow());
+    let methods: Vec<Value> = h.log.borrow().requests[3..].iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, ["tools/call", "tasks/get", "notifications/cancelled", "tasks/cancel"]);
+
     let mut replies = task_server();
     replies.extend([Reply::Echo(json!({"task": task("working", 100)})), Reply::Echo(json!({"taskId": "t-1", "status": "cancelled", "statusMessage": "operator stopped it"}))]);
     let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
@@ -2469,4 +2488,48 @@ fn a_task_that_outlives_its_call_is_cancelled() {
     block_on(h.client.list_tools()).unwrap();
     block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap();
     assert!(body(h.log.borrow().requests.last().unwrap())["params"].get("task").is_none(), "no tasks capability: no task");
+}
+
+/// A task's progress comes with the call's token on whichever stream (here `tasks/result`'s)
+/// and reaches the call's `on_progress`; the requests about the task carry no token of their
+/// own. A poll that meets a network error is tried again once; a second one fails the call,
+/// and the task is cancelled, its id in the error.
+#[test]
+fn a_tasks_progress_and_a_failed_poll() {
+    let mut replies = task_server();
+    // Ids: initialize 0, tools/list 1, the progress token 2, tools/call 3, tasks/get 4, tasks/result 5.
+    let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1,"total":2}}"#;
+    let done = r#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"done"}]}}"#;
+    replies.extend([Reply::Echo(json!({"task": task("working", 100)})), Reply::Echo(task("input_required", 100)), sse_events(&[progress, done], false)]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let heard = Rc::new(RefCell::new(Vec::new()));
+    let h2 = heard.clone();
+    let mut opts = CallOptions { on_progress: Some(Box::new(move |p: &Value| h2.borrow_mut().push(p["progress"].clone()))), ..CallOptions::default() };
+    let r = block_on(h.client.call_tool("research", json!({}), &mut opts)).unwrap();
+    assert_eq!(r["content"][0]["text"], "done");
+    assert_eq!(*heard.borrow(), [json!(1)]);
+    assert!(notes.borrow().is_empty(), "not the notification handler's: {:?}", notes.borrow());
+    let sent: Vec<Value> = h.log.borrow().requests[3..].iter().map(body).collect();
+    assert_eq!(sent[0]["params"]["_meta"], json!({"progressToken": 2}));
+    assert_eq!(sent[1]["method"], "tasks/get");
+    assert_eq!(sent[2]["method"], "tasks/result");
+    assert!(sent[1]["params"].get("_meta").is_none() && sent[2]["params"].get("_meta").is_none(), "{sent:?}");
+    assert!(h.client.task_progress.borrow().is_empty(), "the handler is dropped with the call");
+
+    let mut replies = task_server();
+    replies.extend([Reply::Echo(json!({"task": task("working", 100)})), Reply::NetworkError, Reply::NetworkError, Reply::Echo(task("cancelled", 100))]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Network, "{e}");
+    assert_eq!(e.details.as_ref().unwrap()["taskId"], "t-1");
+    assert_eq!(e.details.as_ref().unwrap()["taskCancelled"], true);
+    let methods: Vec<Value> = h.log.borrow().requests[3..].iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, ["tools/call", "tasks/get", "tasks/get", "tasks/cancel"]);
 }
