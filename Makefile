@@ -49,7 +49,7 @@ test-js:
 test-mcp:
 	node --test tests/mcp/
 
-# The official @modelcontextprotocol/conformance client scenarios, 0.1.16's and the 0.2.0 alpha's for 2026-07-28
+# The official @modelcontextprotocol/conformance client scenarios, 0.1.16's and the 0.2.0 alpha's (2026-07-28, and two at 2025-11-25)
 # (Node 22 from npm, installed on demand).
 test-conformance:
 	bash scripts/conformance.sh --no-build

@@ -6,8 +6,10 @@
 #                                                  2026-07-28 scenarios of the suite's 0.2.0 alpha: tools_call,
 #                                                  request-metadata, http-standard-headers, http-custom-headers,
 #                                                  http-invalid-tool-headers, json-schema-ref-no-deref,
-#                                                  json-schema-2020-12-preservation, sep-2322-client-request-state;
-#                                                  one after the other
+#                                                  json-schema-2020-12-preservation, sep-2322-client-request-state,
+#                                                  and the alpha's tools_call and json-schema-2020-12-preservation at
+#                                                  2025-11-25 (the alpha also checks every message against that
+#                                                  revision's schema); one after the other
 #   scripts/conformance.sh --scenario sse-retry    only that one (repeatable); NAME@2026-07-28 runs NAME with the
 #                                                  alpha at --spec-version 2026-07-28
 #   scripts/conformance.sh --client sdk            the 0.1.16 scenarios with the TypeScript SDK client (proves the
@@ -50,7 +52,7 @@ modern=(tools_call request-metadata http-standard-headers http-custom-headers ht
 if [ ${#scenarios[@]} -eq 0 ]; then
   scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults)
   # The TypeScript SDK client (1.x) speaks no 2026-07-28: the reference runs the 0.1.16 scenarios only.
-  [ "$client" = sdk ] || scenarios+=("${modern[@]/%/@2026-07-28}")
+  [ "$client" = sdk ] || scenarios+=("${modern[@]/%/@2026-07-28}" tools_call@2025-11-25 json-schema-2020-12-preservation@2025-11-25)
 fi
 case "$client" in toolwire | sdk) ;; *) echo "conformance: --client toolwire|sdk" >&2; exit 2 ;; esac
 
