@@ -916,9 +916,10 @@ export class McpClient {
    * its `pollInterval` (100 ms to 30 s, else 1 s), and `tasks/result` brings the result, on whose stream the server
    * asks for any input it needs (`onRequest` answers). `onProgress` hears the task's progress for as long as it runs.
    * `timeoutMs` (or `maxTotalTimeoutMs`) bounds the whole task from the call on (`resetTimeoutOnProgress` does not
-   * apply to a task) and `signal` ends it; a poll that meets a network error is tried again once. However the call
-   * fails but by the server's own cancellation (which rejects with `ABORTED`), `tasks/cancel` is sent (within 5 s)
-   * and the error has `taskId` and `taskCancelled` (whether the server acknowledged it).
+   * apply to a task) and `signal` ends it; a poll that meets a network error is tried again once. An error names the
+   * tool and has `taskId`; however the call fails while the task runs (but by the server's own cancellation, which
+   * rejects with `ABORTED`), `tasks/cancel` is sent (within 5 s) and `taskCancelled` says whether the server
+   * acknowledged it. A task that ended `failed` rejects with the error `tasks/result` answers.
    */
   callTool(name: string, args?: JsonObject, options?: McpCallOptions): Promise<McpCallToolResult>;
   /**

@@ -634,8 +634,6 @@ impl<T: Transport, C: Clock> Client<T, C> {
     fn forget_tools(&self) {
         self.header_params.borrow_mut().clear();
         self.dropped_tools.borrow_mut().clear();
-        self.task_tools.borrow_mut().clear();
-        self.tools_fresh_until.set(None);
     }
 
     /// A request's params with what it carries in `_meta`: its progress token, and with a
@@ -1811,18 +1809,23 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// Follows a task that `tools/call` created to its result, until `deadline` (see
     /// [`Client::call_tool`]). Each request about it goes with the caller's options and the time
-    /// left; a poll that meets a network error is tried again once. However it fails (but for
-    /// the server's own cancellation), the task is cancelled.
+    /// left; a poll that meets a network error is tried again once. However it fails while the
+    /// task runs (but for the server's own cancellation), the task is cancelled.
     async fn run_task(&self, tool: &str, mut task: Value, deadline: u64, total: u64, opts: &mut CallOptions) -> Result<Value> {
         let Some(id) = task.get("taskId").and_then(Value::as_str).map(str::to_owned) else {
             return Err(Error::new(ErrorCode::Protocol, format!("tools/call {tool}: the created task has no taskId")));
         };
-        let mut retried = false;
+        // `settled`: the task had ended (completed or failed) when its result was asked for, so
+        // an error then is the task's own answer and there is nothing to cancel.
+        let (mut retried, mut settled) = (false, false);
         let ended = loop {
             let left = deadline.saturating_sub(self.clock.now_ms());
             let (status, interval) = (task.get("status").and_then(Value::as_str), task.get("pollInterval").and_then(Value::as_u64));
             let method = match status {
-                Some("completed" | "failed" | "input_required") => "tasks/result",
+                Some(done @ ("completed" | "failed" | "input_required")) => {
+                    settled = done != "input_required";
+                    "tasks/result"
+                }
                 Some("cancelled") => {
                     let why = task.get("statusMessage").and_then(Value::as_str).map_or_else(String::new, |m| format!(": {m}"));
                     return Err(Error::new(ErrorCode::Aborted, format!("tools/call {tool}: the server cancelled task {id}{why}")));
@@ -1832,8 +1835,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     pin_mut!(sleep, closed);
                     match select(sleep, select(cancelled(&mut opts.cancel), closed)).await {
                         Either::Left(_) => {}
-                        Either::Right((Either::Left(_), _)) => break Err(Error::new(ErrorCode::Aborted, format!("tools/call {tool} was aborted"))),
-                        Either::Right(_) => break Err(Error::new(ErrorCode::NotConnected, format!("tools/call {tool}: the client was closed"))),
+                        Either::Right((Either::Left(_), _)) => break Err(Error::new(ErrorCode::Aborted, "the call was aborted")),
+                        Either::Right(_) => break Err(Error::new(ErrorCode::NotConnected, "the client was closed")),
                     }
                     "tasks/get"
                 }
@@ -1854,14 +1857,23 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Ok(r) => return Ok(r),
             // The task's own time is up (not an inner bound such as an idle timeout).
             Err(e) if e.code == ErrorCode::Timeout && self.clock.now_ms() >= deadline => {
-                Error::new(ErrorCode::Timeout, format!("tools/call {tool}: task {id} did not end in {total} ms")).with_detail("timeoutMs", total)
+                Error::new(ErrorCode::Timeout, format!("task {id} did not end in {total} ms")).with_detail("timeoutMs", total)
             }
             Err(e) => e,
         };
-        // Told, within a short bound: the task would otherwise run on for nothing.
-        let told = self.request("tasks/cancel", json!({"taskId": id}), &mut CallOptions { timeout_ms: Some(5_000), ..CallOptions::default() }).await.is_ok();
-        let message = format!("{}; task {id} {}", failed.message, if told { "was cancelled" } else { "could not be cancelled" });
-        Err(Error { message, ..failed }.with_detail("taskId", id.as_str()).with_detail("taskCancelled", told))
+        let (suffix, told) = if settled {
+            (String::new(), None)
+        } else {
+            // Told, within a short bound: the task would otherwise run on for nothing.
+            let told = self.request("tasks/cancel", json!({"taskId": id}), &mut CallOptions { timeout_ms: Some(5_000), ..CallOptions::default() }).await.is_ok();
+            (format!("; task {id} {}", if told { "was cancelled" } else { "could not be cancelled" }), Some(told))
+        };
+        let message = format!("tools/call {tool}: {}{suffix}", failed.message);
+        let e = Error { message, ..failed }.with_detail("taskId", id.as_str());
+        Err(match told {
+            Some(told) => e.with_detail("taskCancelled", told),
+            None => e,
+        })
     }
 
     /// Listens on the standalone stream (GET, `text/event-stream`), where a server sends what

@@ -2533,3 +2533,123 @@ fn a_tasks_progress_and_a_failed_poll() {
     let methods: Vec<Value> = h.log.borrow().requests[3..].iter().map(|r| body(r)["method"].clone()).collect();
     assert_eq!(methods, ["tools/call", "tasks/get", "tasks/get", "tasks/cancel"]);
 }
+
+
+fn rpc_error_reply(id: i64, code: i64, message: &str) -> Reply {
+    json_reply(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}))
+}
+
+/// A task that ended `failed` (tasks/result answers the tool's JSON-RPC error, as the
+/// 2025-11-25 spec requires) is over: no tasks/cancel (the server would refuse it), and the
+/// error names the tool and the task without saying anything of a cancellation.
+#[test]
+fn a_task_that_ended_is_not_cancelled() {
+    let mut replies = task_server();
+    // Ids: initialize 0, tools/list 1, tools/call 2, tasks/get 3, tasks/result 4, tasks/cancel 5.
+    replies.extend([
+        Reply::Echo(json!({"task": task("working", 100)})),
+        Reply::Echo(task("failed", 100)),
+        rpc_error_reply(4, -32603, "the research backend is down"),
+        rpc_error_reply(5, -32602, "Cannot cancel task: already in terminal status"),
+    ]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap_err();
+    let methods: Vec<Value> = h.log.borrow().requests[3..].iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, ["tools/call", "tasks/get", "tasks/result"], "a terminal task was cancelled: {e}");
+    assert_eq!(e.code, ErrorCode::JsonRpcError);
+    assert!(e.message.starts_with("tools/call research: ") && e.message.contains("the research backend is down") && !e.message.contains("cancel"), "{e}");
+    let details = e.details.as_ref().unwrap();
+    assert_eq!(details["taskId"], "t-1");
+    assert!(!details.contains_key("taskCancelled"));
+}
+
+/// A 404 renewal of a 2025-11-25 session (the same server) keeps what the listing said of its
+/// tools: a tool that runs only as a task still does.
+#[test]
+fn a_session_renewal_keeps_what_the_listing_said_of_tasks() {
+    let init = |id: i64, session: &str| Reply::Http {
+        status: 200,
+        headers: vec![("content-type", "application/json".to_owned()), ("mcp-session-id", session.to_owned())],
+        chunks: vec![json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "t", "version": "1"},
+            "capabilities": {"tools": {}, "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}}}}}).to_string().into_bytes()],
+        then_hang: false,
+        then_error: false,
+    };
+    let mut replies = task_server();
+    replies[0] = init(0, "a");
+    // Ids: initialize 0, tools/list 1, tools/call quick 2 (404), initialize 3, tools/call quick 4, tools/call research 5.
+    replies.extend([
+        status_reply(404, vec![], ""),
+        init(3, "b"),
+        accepted(),
+        Reply::Echo(json!({"content": [{"type": "text", "text": "quick"}]})),
+        Reply::Echo(json!({"content": [{"type": "text", "text": "answered at once"}]})),
+    ]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    block_on(h.client.call_tool("quick", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(h.client.session_id().as_deref(), Some("b"), "renewed");
+    assert!(!h.client.tools_changed() && !h.client.tools_expired(), "nothing asks for a new listing");
+    block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap();
+    let last = body(h.log.borrow().requests.last().unwrap());
+    assert_eq!(last["params"]["name"], "research");
+    assert!(last["params"].get("task").is_some(), "sent as a plain call after the renewal: {last}");
+}
+
+/// A task's progress handler may call back into the client (no RefCell is held while it runs):
+/// here it reads the client's state and starts another task call, which registers a handler.
+#[test]
+fn a_task_progress_handler_may_call_the_client() {
+    let mut replies = task_server();
+    let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1}}"#;
+    let done = r#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"done"}]}}"#;
+    replies.extend([Reply::Echo(json!({"task": task("working", 100)})), Reply::Echo(task("completed", 100)), sse_events(&[progress, done], false)]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let client: &'static Client<Scripted, FakeClock> = Box::leak(Box::new(h.client));
+    let heard = Rc::new(Cell::new(0));
+    let h2 = heard.clone();
+    let mut opts = CallOptions {
+        on_progress: Some(Box::new(move |_p: &Value| {
+            h2.set(h2.get() + 1);
+            let _ = client.tools_expired();
+            client.set_notification_handler(None);
+            let mut inner = CallOptions { on_progress: Some(Box::new(|_: &Value| {})), ..CallOptions::default() };
+            let f = client.call_tool("research", json!({}), &mut inner);
+            let _ = futures_util::FutureExt::now_or_never(f);
+        })),
+        ..CallOptions::default()
+    };
+    let r = block_on(client.call_tool("research", json!({}), &mut opts)).unwrap();
+    assert_eq!(r["content"][0]["text"], "done");
+    assert_eq!(heard.get(), 1);
+    assert!(client.task_progress.borrow().is_empty());
+}
+
+/// A bound inside the task (an idle timeout of its `tasks/result`) is not the task's own time:
+/// its error is kept as it is (with `idleTimeoutMs`), and the task is cancelled.
+#[test]
+fn an_inner_timeout_is_not_the_tasks() {
+    let mut replies = task_server();
+    replies.extend([
+        Reply::Echo(json!({"task": task("input_required", 1000)})),
+        Reply::Http { status: 200, headers: vec![("content-type", "text/event-stream".into())], chunks: vec![], then_hang: true, then_error: false },
+    ]);
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.idle_timeout_ms = Some(500);
+    let h = harness_with(replies, opts, 1_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions { timeout_ms: Some(600_000), ..CallOptions::default() })).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    let details = e.details.as_ref().unwrap();
+    assert!(details.contains_key("idleTimeoutMs") && !e.message.contains("did not end in 600000"), "{e} {details:?}");
+    assert!(e.message.starts_with("tools/call research: "), "{e}");
+    assert!(details.contains_key("taskCancelled"), "the task was still running: {details:?}");
+    let last = body(h.log.borrow().requests.last().unwrap());
+    assert_eq!(last["method"], "tasks/cancel");
+}
