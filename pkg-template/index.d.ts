@@ -1022,8 +1022,11 @@ export class McpHub {
   tools<P extends Provider>(provider: P, options?: Omit<ConvertOptions, "server">): Promise<ProviderOutput[P]>;
   /** The name map of the last `tools()` call. */
   readonly nameMap: NameMapJson | null;
-  /** Routes a provider tool call through the name map and the policy to its server. */
-  callTool(providerName: string, args: JsonObject | string, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<{
+  /**
+   * Routes a provider tool call through the name map and the policy to its server; `options` are
+   * {@link McpClient.callTool}'s (a tool that runs only as a task is followed to its result there too).
+   */
+  callTool(providerName: string, args: JsonObject | string, options?: McpCallOptions): Promise<{
     result: McpCallToolResult;
     text: string;
     isError: boolean;

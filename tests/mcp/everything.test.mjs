@@ -334,6 +334,20 @@ describe("server-everything", () => {
     await client.close();
   });
 
+  test("McpHub.callTool takes McpClient.callTool's options: progress, and a task-run tool", async () => {
+    const hub = new McpHub({ ev: { url: ev.url } });
+    const tools = await hub.tools("anthropic");
+    const named = (tool) => tools.find((x) => x.name.endsWith(tool)).name;
+    const progress = [];
+    const long = await within(15_000, hub.callTool(named("trigger-long-running-operation"), { duration: 1, steps: 4 }, { onProgress: (p) => progress.push(p.progress) }), "the call");
+    assert.match(long.text, /Long running operation completed/);
+    assert.deepEqual(progress, [1, 2, 3, 4]);
+    const research = await within(20_000, hub.callTool(named("simulate-research-query"), { topic: "hub" }, { timeoutMs: 15_000 }), "the task");
+    assert.equal(research.isError, false);
+    assert.match(research.text, /# Research Report: hub/);
+    await hub.closeAll();
+  });
+
   test("a task that outlives the call's timeoutMs is cancelled with tasks/cancel", async () => {
     const client = await connected();
     await client.listTools();
