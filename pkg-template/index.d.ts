@@ -428,11 +428,12 @@ export class ToolwireError extends Error {
   readonly tool?: string;
   /** JSON pointer into the tool's input schema (or the input), when there is one. */
   readonly path?: string;
-  /** `HTTP_STATUS`, `UNAUTHORIZED`: the HTTP status. */
+  /** `HTTP_STATUS`, `UNAUTHORIZED`, `UNSUPPORTED_PROTOCOL_VERSION`, and `JSONRPC_ERROR` from a 2026-07-28 server's
+   * 4xx answer: the HTTP status. */
   readonly status?: number;
-  /** `HTTP_STATUS`, `UNAUTHORIZED`, `PROTOCOL`: the start of the response body. */
+  /** `HTTP_STATUS`, `UNAUTHORIZED`, `PROTOCOL`, `UNSUPPORTED_PROTOCOL_VERSION`: the start of the response body. */
   readonly bodyPreview?: string;
-  /** `HTTP_STATUS`: the JSON-RPC error of a response body that is one. */
+  /** `HTTP_STATUS`, `UNSUPPORTED_PROTOCOL_VERSION`: the JSON-RPC error of a response body that is one. */
   readonly rpcError?: { code: number; message: string; data?: JsonValue };
   /** `HTTP_STATUS`: a redirect's target (`Location`), when the response shows it. */
   readonly location?: string;
@@ -452,6 +453,16 @@ export class ToolwireError extends Error {
   readonly supported?: JsonValue;
   /** `HTTP_STATUS`: a 400 about a session when the handshake brought no session id (in a browser: CORS, see the message). */
   readonly missingSessionId?: boolean;
+  /** `UNSUPPORTED_PROTOCOL_VERSION` with `era: "legacy"`: the server speaks a later revision (2026-07-28). */
+  readonly laterRevision?: boolean;
+  /** `INPUT_REQUIRED`: what a 2026-07-28 server asked for and `onRequest` did not answer. */
+  readonly inputRequests?: JsonValue;
+  /** A 2026-07-28 request whose response stream ended before its response (a `tools/call` is not sent again: the
+   * tool may have run; reads are sent again once before this error). */
+  readonly streamBroken?: boolean;
+  /** A tool call that ran as a task: its id, and whether `tasks/cancel` was acknowledged (absent when none was sent). */
+  readonly taskId?: string;
+  readonly taskCancelled?: boolean;
   /** Hub errors: the server concerned. */
   readonly server?: string;
 }
@@ -765,7 +776,8 @@ export interface McpClientOptions {
    * Which revisions of MCP to speak. `"auto"` (default): `initialize` first (what deployed servers speak:
    * 2025-11-25, 2025-06-18, 2025-03-26), and 2026-07-28 with a server that refuses it the way a 2026-07-28 server
    * does (HTTP 400 with -32020/-32021/-32022, or -32601 for the method, or an answer of `2026-07-28`); the verdict
-   * is kept, so connecting again to such a server asks `server/discover` first (and `initialize` if that fails).
+   * is kept, so connecting again to such a server asks `server/discover` first (and `initialize` if the server
+   * refuses it).
    * `"legacy"`: the `initialize` revisions only (such a refusal is `UNSUPPORTED_PROTOCOL_VERSION`, `laterRevision:
    * true`). `"modern"`:
    * 2026-07-28 only, without trying `initialize`. In 2026-07-28 there is no handshake and no session:
@@ -911,14 +923,14 @@ export class McpClient {
    * Calls a tool. `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`; a server whose
    * capabilities name no `tools` is not asked (`CAPABILITY_NOT_NEGOTIATED`).
    *
-   * A tool that the last `listTools()` marks `execution.taskSupport: "required"` (MCP 2025-11-25) runs as a task
-   * when the server declares `capabilities.tasks.requests.tools.call`: the call creates it, `tasks/get` polls it at
+   * A tool that the last tools listing marks `execution.taskSupport: "required"` (MCP 2025-11-25) runs as a task
+   * when the server (a 2025-11-25 one) declares `capabilities.tasks.requests.tools.call`: the call creates it, `tasks/get` polls it at
    * its `pollInterval` (100 ms to 30 s, else 1 s), and `tasks/result` brings the result, on whose stream the server
    * asks for any input it needs (`onRequest` answers). `onProgress` hears the task's progress for as long as it runs.
    * `timeoutMs` (or `maxTotalTimeoutMs`) bounds the whole task from the call on (`resetTimeoutOnProgress` does not
-   * apply to a task) and `signal` ends it; a poll that meets a network error is tried again once. An error names the
-   * tool and has `taskId`; however the call fails while the task runs (but by the server's own cancellation, which
-   * rejects with `ABORTED`), `tasks/cancel` is sent (within 5 s) and `taskCancelled` says whether the server
+   * apply to a task) and `signal` ends it; a poll that meets a network error is tried again once. Once the task
+   * exists, an error's message names the tool and the error has `taskId`; however the call fails while the task runs
+   * (but by the server's own cancellation, which rejects with `ABORTED`), `tasks/cancel` is sent (within 5 s) and `taskCancelled` says whether the server
    * acknowledged it. A task that ended `failed` rejects with the error `tasks/result` answers.
    */
   callTool(name: string, args?: JsonObject, options?: McpCallOptions): Promise<McpCallToolResult>;

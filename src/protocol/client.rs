@@ -1828,7 +1828,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 Some("cancelled") => {
                     let why = task.get("statusMessage").and_then(Value::as_str).map_or_else(String::new, |m| format!(": {m}"));
-                    return Err(Error::new(ErrorCode::Aborted, format!("tools/call {tool}: the server cancelled task {id}{why}")));
+                    return Err(Error::new(ErrorCode::Aborted, format!("tools/call {tool}: the server cancelled task {id}{why}")).with_detail("taskId", id.as_str()));
                 }
                 _ => {
                     let (sleep, closed) = (self.clock.sleep(interval.map_or(1_000, |ms| ms.clamp(100, 30_000)).min(left)), self.closing.wait());

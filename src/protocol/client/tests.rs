@@ -2479,6 +2479,7 @@ fn a_task_that_outlives_its_call_is_cancelled() {
     let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap_err();
     assert_eq!(e.code, ErrorCode::Aborted);
     assert!(e.message.contains("operator stopped it"), "{e}");
+    assert_eq!(e.details.as_ref().unwrap()["taskId"], "t-1");
 
     let mut replies = task_server();
     replies[0] = init_reply("2025-11-25", None);
