@@ -5,9 +5,10 @@
 //! * `tools` converts the listed tools for a provider with collision-proof names and keeps the
 //!   name map; `tools_refreshed` first lists the servers when none were listed, and lists again
 //!   those that announced a change (`notifications/tools/list_changed`) or whose listing's
-//!   `ttlMs` (2026-07-28) has run out; `call_tool` routes a provider name through that map (an unknown name is an
-//!   error, never a guess), checks the permission policy, calls the server and flattens the
-//!   result.
+//!   `ttlMs` (2026-07-28) has run out, within a bound and with a growing wait after a failure
+//!   (see [`Hub::refresh`]); `call_tool` routes a provider name through that map (an unknown
+//!   name is an error, never a guess), checks the permission policy, calls the server and
+//!   flattens the result.
 //! * `close_all` gives every session a graceful close of at most 3 s.
 
 use std::cell::{Cell, RefCell};
@@ -89,12 +90,38 @@ pub struct Hub<T: Transport, C: Clock> {
     map: RefCell<Option<NameMap>>,
     policy: Option<Policy>,
     confirm: Option<Confirm>,
+    /// Servers whose last [`Hub::refresh`] listing failed: not asked again by a refresh before
+    /// `until` (`Clock::now_ms`); `delay` doubles with each failure in a row.
+    backoff: RefCell<Vec<Backoff>>,
 }
+
+/// See [`Hub::refresh`].
+struct Backoff {
+    server: String,
+    until: u64,
+    delay: u64,
+}
+
+/// The first wait after a failed refresh of a server, and the longest.
+const REFRESH_BACKOFF_MS: (u64, u64) = (5_000, 60_000);
+/// How long a refresh waits for each page of a server's listing (at most: the server's own
+/// timeout when it is shorter).
+const REFRESH_TIMEOUT_MS: u64 = 10_000;
 
 impl<T: Transport, C: Clock> Hub<T, C> {
     /// A hub over named clients.
     pub fn new(servers: Vec<(String, Rc<Client<T, C>>)>, clock: C, policy: Option<Policy>, confirm: Option<Confirm>) -> Self {
-        Self { servers, clock, listed: RefCell::new(Vec::new()), listed_once: Cell::new(false), listings: Cell::new(0), map: RefCell::new(None), policy, confirm }
+        Self {
+            servers,
+            clock,
+            listed: RefCell::new(Vec::new()),
+            listed_once: Cell::new(false),
+            listings: Cell::new(0),
+            map: RefCell::new(None),
+            policy,
+            confirm,
+            backoff: RefCell::default(),
+        }
     }
 
     /// The server names, in order.
@@ -124,7 +151,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             _ => Vec::new(),
         };
         let listing = self.next_listing();
-        let results = join_all(chosen.iter().map(|(_, client)| Self::list_one(client))).await;
+        // Asked for: whatever a refresh found, these are asked now.
+        self.backoff.borrow_mut().retain(|b| !chosen.iter().any(|(n, _)| *n == b.server));
+        let results = join_all(chosen.iter().map(|(_, client)| Self::list_one(client, None))).await;
         let mut listed = Vec::new();
         {
             let mut before = self.listed.borrow_mut();
@@ -169,40 +198,65 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         n
     }
 
-    /// Connects a server if it is not connected, then lists its tools.
-    async fn list_one(client: &Client<T, C>) -> Result<Vec<Value>> {
+    /// Connects a server if it is not connected, then lists its tools (each page within
+    /// `timeout_ms`, else the client's timeout).
+    async fn list_one(client: &Client<T, C>, timeout_ms: Option<u64>) -> Result<Vec<Value>> {
         client.ensure_connected().await?;
-        client.list_tools().await
+        client.list_tools_within(timeout_ms).await
     }
 
     /// Brings the listing up to date: lists every server when none were listed; otherwise lists
     /// again, at once, only the listed servers that announced a change since
     /// ([`Client::tools_changed`]) or whose listing is no longer fresh ([`Client::tools_expired`]:
-    /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once). A server whose new listing fails keeps its previous tools and
-    /// is asked again the next time. A server that failed the last [`Hub::list_tools`] is not
-    /// asked (that call reported it; the next one asks again): a server that is down would
-    /// otherwise hold up every conversion, which apps make before each model turn.
+    /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once), each page within 10 s (or
+    /// the server's shorter timeout). A server whose new listing fails keeps its previous tools
+    /// and is not asked again by a refresh for 5 s, then 10 s, and so on up to a minute while it
+    /// keeps failing (a [`Hub::list_tools`] asks it at once). A server
+    /// that failed the last [`Hub::list_tools`] is not asked (that call reported it; the next one
+    /// asks again). Both because apps convert before each model turn: a server that is down, or
+    /// answers only after a timeout, would otherwise hold up every turn.
     pub async fn refresh(&self) {
         if !self.listed_once.get() {
             self.list_tools(&Selection::Auto).await;
             return;
         }
+        let now = self.clock.now_ms();
+        let waiting = |server: &str| self.backoff.borrow().iter().any(|b| b.server == server && now < b.until);
         let changed: Vec<(String, Rc<Client<T, C>>)> = self
             .listed
             .borrow()
             .iter()
+            .filter(|l| !waiting(&l.server))
             .filter_map(|l| self.client(&l.server).filter(|c| c.tools_changed() || c.tools_expired()).map(|c| (l.server.clone(), c)))
             .collect();
         if changed.is_empty() {
             return;
         }
         let listing = self.next_listing();
-        let results = join_all(changed.iter().map(|(_, client)| Self::list_one(client))).await;
-        let mut listed = self.listed.borrow_mut();
+        let results = join_all(changed.iter().map(|(_, client)| Self::list_one(client, Some(client.options().timeout_ms.min(REFRESH_TIMEOUT_MS))))).await;
+        let (mut listed, mut backoff) = (self.listed.borrow_mut(), self.backoff.borrow_mut());
+        let now = self.clock.now_ms();
         for ((server, _), r) in changed.iter().zip(results) {
-            // Not over what a listing that started later has written meanwhile.
-            if let (Ok(list), Some(slot)) = (r, listed.iter_mut().find(|l| &l.server == server && l.listing < listing)) {
-                *slot = Listed { server: server.clone(), tools: with_server_name(server, list), listing };
+            let at = backoff.iter().position(|b| &b.server == server);
+            match r {
+                Ok(list) => {
+                    if let Some(at) = at {
+                        backoff.swap_remove(at);
+                    }
+                    // Not over what a listing that started later has written meanwhile.
+                    if let Some(slot) = listed.iter_mut().find(|l| &l.server == server && l.listing < listing) {
+                        *slot = Listed { server: server.clone(), tools: with_server_name(server, list), listing };
+                    }
+                }
+                Err(_) => {
+                    let (first, longest) = REFRESH_BACKOFF_MS;
+                    let delay = at.map_or(first, |at| (backoff[at].delay * 2).min(longest));
+                    let entry = Backoff { server: server.clone(), until: now.saturating_add(delay), delay };
+                    match at {
+                        Some(at) => backoff[at] = entry,
+                        None => backoff.push(entry),
+                    }
+                }
             }
         }
     }

@@ -170,7 +170,7 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
-  test("tools() after listTools() lists nothing again; a failed re-listing keeps the server's tools", async () => {
+  test("tools() after listTools() lists nothing again; a failed re-listing keeps the server's tools and waits 5 s", async () => {
     // A server of its own, stopped and started again on the same port.
     let own = await startMisbehaving();
     try {
@@ -185,12 +185,17 @@ describe("McpHub", () => {
       const kept = await within(15_000, hub.tools("openai"), "tools with the server down");
       assert.equal(kept.length, NORMAL_TOOLS.length);
       assert.equal(NameMap.fromJSON(hub.nameMap).resolve(kept[0].function.name).server, "alpha");
-      // Back (a new process: a new session, nothing grown): the change is still pending, so it is asked again.
+      // Back (a new process: a new session, nothing grown): the change is still pending, but a refresh that
+      // failed waits 5 s before it asks the server again.
+      const failedAt = Date.now();
       own = await startMisbehaving({ env: { PORT: String(own.port) } });
+      await hub.tools("openai");
+      if (Date.now() - failedAt < 4_500) assert.equal((await own.stats(`grows/${tag}`)).counters.toolsListCalls ?? 0, 0, "not asked within 5 s");
+      await new Promise((r) => setTimeout(r, Math.max(0, failedAt + 5_200 - Date.now())));
       const again = await within(15_000, hub.tools("openai"), "tools with the server back");
       assert.equal(again.length, NORMAL_TOOLS.length);
       const stats = await own.stats(`grows/${tag}`);
-      assert.equal(stats.counters.toolsListCalls, 1, "listed again once the server is back");
+      assert.equal(stats.counters.toolsListCalls, 1, "listed again once the server is back and 5 s have passed");
       assert.equal(stats.methods.initialize, 1, "re-initialized on the expired session");
       // Listed: nothing pending now.
       await hub.tools("openai");

@@ -206,3 +206,27 @@ test("a listing's ttlMs: McpHub asks a server again once it has passed, McpClien
     await zero.close();
   }
 });
+
+test("a server that fails a refresh keeps its tools and is not asked again at once; listTools() asks it", async () => {
+  const gone = await startServer({ era: "modern" });
+  const posts = [];
+  const counting = (url, init) => {
+    posts.push(JSON.parse(init.body ?? "null")?.method);
+    return fetch(url, init);
+  };
+  const hub = new t.McpHub({ gone: { url: gone.url, fetch: counting } });
+  await hub.listTools();
+  await gone.close();
+  const lists = () => posts.filter((m) => m === "tools/list").length;
+  const before = lists();
+  const first = await within(10_000, hub.tools("openai"), "the first conversion");
+  assert.equal(lists(), before + 1, "the listing (ttlMs 0) had expired: asked, and it failed");
+  assert.ok(first.some((x) => x.function.name === "mcp__gone__echo"), "the previous tools are kept");
+  const second = await within(10_000, hub.tools("openai"), "the second conversion");
+  assert.equal(lists(), before + 1, "not asked again at once");
+  assert.deepEqual(second.map((x) => x.function.name), first.map((x) => x.function.name));
+  const { errors } = await hub.listTools();
+  assert.equal(lists(), before + 2, "listTools() asks at once");
+  assert.equal(errors[0]?.server, "gone");
+  await hub.closeAll();
+});

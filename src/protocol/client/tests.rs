@@ -2654,3 +2654,45 @@ fn an_inner_timeout_is_not_the_tasks() {
     let last = body(h.log.borrow().requests.last().unwrap());
     assert_eq!(last["method"], "tasks/cancel");
 }
+
+/// The hub's refresh of a 2026-07-28 server whose listing expired (`ttlMs: 0`): a listing that
+/// hangs is given up after 10 s (not the client's 120 s), the server keeps its tools, and a
+/// refresh does not ask it again for 5 s, then 10 s; a success ends the wait.
+#[test]
+fn a_hub_refresh_is_bounded_and_waits_after_a_failure() {
+    use crate::convert::ConvertOptions;
+    use crate::protocol::hub::Hub;
+    use crate::providers::Provider;
+    let tools = || Reply::Echo(json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "resultType": "complete", "ttlMs": 0}));
+    // Every sleep ends at once (moving `now`), the client's 120 s too: what bounded the hung
+    // listing shows in how far the time moved.
+    let h = harness_with(vec![discover_reply(), tools(), Reply::Hang, Reply::Hang, tools()], modern(), 120_000);
+    let (now, slept) = (h.now.clone(), h.slept.clone());
+    let clock = FakeClock { instant_ms: 120_000, slept: slept.clone(), now: now.clone() };
+    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], clock, None, None);
+    let (listed, errors) = block_on(hub.list_tools(&crate::protocol::hub::Selection::Auto));
+    assert!(errors.is_empty() && listed.len() == 1);
+    let requests = || h.log.borrow().requests.len();
+    let convert = || block_on(hub.tools_refreshed(Provider::OpenAi, &ConvertOptions::default())).unwrap();
+    let before = now.get();
+    assert!(convert().contains("mcp__s__a"), "the hung listing is given up; the tools are kept");
+    assert_eq!(now.get() - before, 10_000, "given up after 10 s: {:?}", slept.borrow());
+    assert_eq!(requests(), 3);
+    convert();
+    now.set(now.get() + 4_000);
+    convert();
+    assert_eq!(requests(), 3, "not asked again within 5 s");
+    now.set(now.get() + 1_000);
+    convert();
+    assert_eq!(requests(), 4, "asked once 5 s have passed; it hung again");
+    now.set(now.get() + 9_999);
+    convert();
+    assert_eq!(requests(), 4, "now the wait is 10 s");
+    now.set(now.get() + 1);
+    assert!(convert().contains("mcp__s__a"));
+    assert_eq!(requests(), 5, "asked once 10 s have passed, and it answered");
+    now.set(now.get() + 1);
+    convert();
+    assert_eq!(requests(), 6, "an answer ends the wait: the expired listing (ttlMs 0) is asked for again");
+    assert!(h.log.borrow().requests[2..].iter().all(|r| body(r)["method"] == "tools/list"));
+}
