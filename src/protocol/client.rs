@@ -800,7 +800,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// A request with the session, 404 re-initialization and one retry. A method of a
-    /// capability the session's server did not declare ([`Client::missing_capability`]) is not
+    /// capability the session's server did not declare (`Client::missing_capability`) is not
     /// sent (`CAPABILITY_NOT_NEGOTIATED`, `capability` naming it), told again for the session a
     /// renewal brings.
     pub async fn request(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {

@@ -16,7 +16,7 @@
 //!    by the converter over all tools, which falls back later tools to non-strict.
 //!
 //! Bedrock's strict tool use (`toolSpec.strict`, Claude models) takes the same subset, so
-//! [`crate::providers::bedrock`] compiles with [`compile_with`] and its own rule names.
+//! [`crate::providers::bedrock`] compiles with `compile_with` and its own rule names.
 
 use serde_json::Value;
 

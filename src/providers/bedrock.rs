@@ -3,7 +3,7 @@
 //! Steps, in order:
 //! 1. Root combinators merged into one `type:"object"` schema (Bedrock: "inputSchema.json.type
 //!    must be one of the following: object").
-//! 2. Structure fixed on every node ([`fix_structure`]).
+//! 2. Structure fixed on every node ([`super::fix_structure`]).
 //!
 //! Strict tool use (`toolSpec.strict`, when `strict` is asked for) is Claude's on Bedrock, with
 //! Claude's subset and limits (<https://docs.aws.amazon.com/bedrock/latest/userguide/structured-output.html>):
