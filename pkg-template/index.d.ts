@@ -1026,10 +1026,11 @@ export class McpHub {
    * server first when `listTools()` has not run, and lists again, before converting, each server that has
    * sent `notifications/tools/list_changed` since its last listing (in a call's stream, or on `listen()`'s)
    * or whose listing's `ttlMs` has passed ({@link McpClient.toolsStale}: a 2026-07-28 server's hint; the SDKs
-   * send `0` unless told more, and such a server is asked before every conversion), each page within 10 s (or the
-   * server's shorter `timeoutMs`); a server whose new listing fails keeps its previous tools and is not asked again
-   * by `tools()` for 5 s, then 10 s, doubling up to a minute while it keeps failing (so that a server that is down
-   * or hangs does not hold up every turn; `listTools()` asks at once). Only the servers
+   * send `0` unless told more, and such a server is asked before every conversion), each within 10 s all in, a
+   * reconnection included (or the server's shorter `timeoutMs`; a server slower than that is listed again only by
+   * `listTools()`); a server whose new listing fails keeps its previous tools and is not asked again by `tools()`
+   * for 5 s, then 10 s, doubling up to a minute while it keeps failing (so that a server that is down or hangs does
+   * not hold up every turn; `listTools()` asks at once). Only the servers
    * of the last listing are asked: a server that failed it (reported by `listTools()`) is asked again by the
    * next `listTools()`, and after `listTools({ enabled: false })` the tools are `[]`.
    */

@@ -1604,28 +1604,25 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// A server whose capabilities name no `tools` is not asked: it lists none.
     /// A 2026-07-28 server's `ttlMs` says until when the listing is fresh ([`Client::tools_expired`]).
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
-        self.list_tools_within(None).await
-    }
-
-    /// [`Client::list_tools`], each page within `timeout_ms` (else the client's timeout).
-    pub async fn list_tools_within(&self, timeout_ms: Option<u64>) -> Result<Vec<Value>> {
-        // Cleared first: a change announced while the pages are read marks the list changed again.
-        let changed = self.tools_changed.replace(false);
-        let started = self.clock.now_ms();
-        match self.list_fresh("tools/list", Value::Null, &mut CallOptions { timeout_ms, ..CallOptions::default() }).await {
-            Ok((tools, ttl_ms)) => {
-                // The revision requires the hint: a listing without it is stale at once.
-                let ttl_ms = self.is_modern().then(|| ttl_ms.unwrap_or(0));
-                self.tools_fresh_until.set(ttl_ms.map(|t| started.saturating_add(t)));
-                Ok(tools)
-            }
-            Err(e) => {
-                if changed {
-                    self.tools_changed.set(true);
+        /// An announced change not yet listed: told again unless the listing succeeds (however
+        /// its future ends: a hub's refresh may drop it at its bound).
+        struct Pending<'c>(&'c Cell<bool>, bool);
+        impl Drop for Pending<'_> {
+            fn drop(&mut self) {
+                if self.1 {
+                    self.0.set(true);
                 }
-                Err(e)
             }
         }
+        // Cleared first: a change announced while the pages are read marks the list changed again.
+        let mut pending = Pending(&self.tools_changed, self.tools_changed.replace(false));
+        let started = self.clock.now_ms();
+        let (tools, ttl_ms) = self.list_fresh("tools/list", Value::Null, &mut CallOptions::default()).await?;
+        pending.1 = false;
+        // The revision requires the hint: a listing without it is stale at once.
+        let ttl_ms = self.is_modern().then(|| ttl_ms.unwrap_or(0));
+        self.tools_fresh_until.set(ttl_ms.map(|t| started.saturating_add(t)));
+        Ok(tools)
     }
 
     /// The field of a list method's result that holds its items.

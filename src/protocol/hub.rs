@@ -93,6 +93,32 @@ pub struct Hub<T: Transport, C: Clock> {
     /// Servers whose last [`Hub::refresh`] listing failed: not asked again by a refresh before
     /// `until` (`Clock::now_ms`); `delay` doubles with each failure in a row.
     backoff: RefCell<Vec<Backoff>>,
+    /// The servers a [`Hub::refresh`] is listing: another refresh meanwhile leaves them be.
+    refreshing: RefCell<Vec<String>>,
+}
+
+/// Marks servers as being refreshed for as long as it lives (however the refresh's future ends).
+struct Refreshing<'h> {
+    list: &'h RefCell<Vec<String>>,
+    servers: Vec<String>,
+}
+
+impl<'h> Refreshing<'h> {
+    fn new(list: &'h RefCell<Vec<String>>, servers: Vec<String>) -> Self {
+        list.borrow_mut().extend(servers.iter().cloned());
+        Self { list, servers }
+    }
+}
+
+impl Drop for Refreshing<'_> {
+    fn drop(&mut self) {
+        let mut list = self.list.borrow_mut();
+        for s in &self.servers {
+            if let Some(at) = list.iter().position(|x| x == s) {
+                list.swap_remove(at);
+            }
+        }
+    }
 }
 
 /// See [`Hub::refresh`].
@@ -104,8 +130,8 @@ struct Backoff {
 
 /// The first wait after a failed refresh of a server, and the longest.
 const REFRESH_BACKOFF_MS: (u64, u64) = (5_000, 60_000);
-/// How long a refresh waits for each page of a server's listing (at most: the server's own
-/// timeout when it is shorter).
+/// How long a refresh may take for one server, all in (at most: the server's own timeout when
+/// it is shorter).
 const REFRESH_TIMEOUT_MS: u64 = 10_000;
 
 impl<T: Transport, C: Clock> Hub<T, C> {
@@ -121,6 +147,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             policy,
             confirm,
             backoff: RefCell::default(),
+            refreshing: RefCell::default(),
         }
     }
 
@@ -153,7 +180,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         let listing = self.next_listing();
         // Asked for: whatever a refresh found, these are asked now.
         self.backoff.borrow_mut().retain(|b| !chosen.iter().any(|(n, _)| *n == b.server));
-        let results = join_all(chosen.iter().map(|(_, client)| Self::list_one(client, None))).await;
+        let results = join_all(chosen.iter().map(|(_, client)| Self::list_one(client))).await;
         let mut listed = Vec::new();
         {
             let mut before = self.listed.borrow_mut();
@@ -198,18 +225,18 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         n
     }
 
-    /// Connects a server if it is not connected, then lists its tools (each page within
-    /// `timeout_ms`, else the client's timeout).
-    async fn list_one(client: &Client<T, C>, timeout_ms: Option<u64>) -> Result<Vec<Value>> {
+    /// Connects a server if it is not connected, then lists its tools.
+    async fn list_one(client: &Client<T, C>) -> Result<Vec<Value>> {
         client.ensure_connected().await?;
-        client.list_tools_within(timeout_ms).await
+        client.list_tools().await
     }
 
     /// Brings the listing up to date: lists every server when none were listed; otherwise lists
     /// again, at once, only the listed servers that announced a change since
     /// ([`Client::tools_changed`]) or whose listing is no longer fresh ([`Client::tools_expired`]:
-    /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once), each page within 10 s (or
-    /// the server's shorter timeout). A server whose new listing fails keeps its previous tools
+    /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once), each within 10 s all in (or
+    /// the server's shorter timeout; a server slower than that is listed again only by
+    /// [`Hub::list_tools`]), one refresh at a time per server. A server whose new listing fails keeps its previous tools
     /// and is not asked again by a refresh for 5 s, then 10 s, and so on up to a minute while it
     /// keeps failing (a [`Hub::list_tools`] asks it at once). A server
     /// that failed the last [`Hub::list_tools`] is not asked (that call reported it; the next one
@@ -221,23 +248,39 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             return;
         }
         let now = self.clock.now_ms();
-        let waiting = |server: &str| self.backoff.borrow().iter().any(|b| b.server == server && now < b.until);
+        // Not a server whose wait after a failure has not passed, nor one a refresh is listing.
+        let skipped = |server: &str| self.refreshing.borrow().iter().any(|s| s == server) || self.backoff.borrow().iter().any(|b| b.server == server && now < b.until);
         let changed: Vec<(String, Rc<Client<T, C>>)> = self
             .listed
             .borrow()
             .iter()
-            .filter(|l| !waiting(&l.server))
+            .filter(|l| !skipped(&l.server))
             .filter_map(|l| self.client(&l.server).filter(|c| c.tools_changed() || c.tools_expired()).map(|c| (l.server.clone(), c)))
             .collect();
         if changed.is_empty() {
             return;
         }
+        let _refreshing = Refreshing::new(&self.refreshing, changed.iter().map(|(s, _)| s.clone()).collect());
         let listing = self.next_listing();
-        let results = join_all(changed.iter().map(|(_, client)| Self::list_one(client, Some(client.options().timeout_ms.min(REFRESH_TIMEOUT_MS))))).await;
+        // Each server's whole refresh (a reconnection or a session renewal included) within the
+        // bound: a refresh that is dropped drops its exchanges, and a handshake that is dropped
+        // lets those waiting for it go on.
+        let results = join_all(changed.iter().map(|(_, client)| async move {
+            let bound = client.options().timeout_ms.min(REFRESH_TIMEOUT_MS);
+            let (list, sleep) = (Self::list_one(client), self.clock.sleep(bound));
+            pin_mut!(list, sleep);
+            match select(list, sleep).await {
+                Either::Left((r, _)) => r,
+                Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("listing the tools again took more than {bound} ms"))),
+            }
+        }))
+        .await;
         let (mut listed, mut backoff) = (self.listed.borrow_mut(), self.backoff.borrow_mut());
         let now = self.clock.now_ms();
         for ((server, _), r) in changed.iter().zip(results) {
             let at = backoff.iter().position(|b| &b.server == server);
+            // A listing that started later and succeeded (a `list_tools`) has the last word.
+            let newer = listed.iter().any(|l| &l.server == server && l.listing > listing);
             match r {
                 Ok(list) => {
                     if let Some(at) = at {
@@ -248,6 +291,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                         *slot = Listed { server: server.clone(), tools: with_server_name(server, list), listing };
                     }
                 }
+                Err(_) if newer => {}
                 Err(_) => {
                     let (first, longest) = REFRESH_BACKOFF_MS;
                     let delay = at.map_or(first, |at| (backoff[at].delay * 2).min(longest));

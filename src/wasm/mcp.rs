@@ -523,7 +523,8 @@ impl JsMcpHub {
     /// Provider-ready tools, with collision-proof names; the name map is kept for `callTool`.
     /// Lists every server first when `listTools()` has not run, and lists again each server that
     /// has sent `notifications/tools/list_changed` since its last listing or whose listing's
-    /// `ttlMs` (2026-07-28) has passed.
+    /// `ttlMs` (2026-07-28) has passed, within 10 s, waiting 5 s to a minute after a failure
+    /// (`Hub::refresh`).
     pub fn tools(&self, provider: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let parsed = (|| -> Result<_, Error> {

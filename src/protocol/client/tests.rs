@@ -2664,11 +2664,11 @@ fn a_hub_refresh_is_bounded_and_waits_after_a_failure() {
     use crate::protocol::hub::Hub;
     use crate::providers::Provider;
     let tools = || Reply::Echo(json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "resultType": "complete", "ttlMs": 0}));
-    // Every sleep ends at once (moving `now`), the client's 120 s too: what bounded the hung
-    // listing shows in how far the time moved.
-    let h = harness_with(vec![discover_reply(), tools(), Reply::Hang, Reply::Hang, tools()], modern(), 120_000);
+    // Sleeps up to 10 s end at once (moving `now`); the client's 120 s would never end, so the
+    // test would hang if the refresh were not bounded.
+    let h = harness_with(vec![discover_reply(), tools(), Reply::Hang, Reply::Hang, tools()], modern(), 10_000);
     let (now, slept) = (h.now.clone(), h.slept.clone());
-    let clock = FakeClock { instant_ms: 120_000, slept: slept.clone(), now: now.clone() };
+    let clock = FakeClock { instant_ms: 10_000, slept: slept.clone(), now: now.clone() };
     let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], clock, None, None);
     let (listed, errors) = block_on(hub.list_tools(&crate::protocol::hub::Selection::Auto));
     assert!(errors.is_empty() && listed.len() == 1);
@@ -2695,4 +2695,84 @@ fn a_hub_refresh_is_bounded_and_waits_after_a_failure() {
     convert();
     assert_eq!(requests(), 6, "an answer ends the wait: the expired listing (ttlMs 0) is asked for again");
     assert!(h.log.borrow().requests[2..].iter().all(|r| body(r)["method"] == "tools/list"));
+}
+
+
+/// A 2025 server announced a change; the refresh's tools/list meets a 404 (the server restarted)
+/// and the renewal's initialize hangs: the refresh still ends at its 10 s bound, and the change
+/// is still pending. (Sleeps up to 10 s end at once; the client's 120 s never would.)
+#[test]
+fn a_hub_refresh_that_renews_the_session_is_bounded_too() {
+    use crate::convert::ConvertOptions;
+    use crate::protocol::hub::{Hub, Selection};
+    use crate::providers::Provider;
+    // The first listing's stream announces a change: tools_changed stays set after it.
+    let listed = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\",\"inputSchema\":{\"type\":\"object\"}}]}}\n\n";
+    let h = harness_with(
+        vec![init_reply("2025-11-25", Some("s1")), accepted(), sse_reply(listed, 0), status_reply(404, vec![], ""), Reply::Hang, Reply::Hang],
+        legacy(),
+        10_000,
+    );
+    let now = h.now.clone();
+    let clock = FakeClock { instant_ms: 10_000, slept: h.slept.clone(), now: now.clone() };
+    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], clock, None, None);
+    let (tools, errors) = block_on(hub.list_tools(&Selection::Auto));
+    assert!(errors.is_empty() && tools.len() == 1, "{errors:?}");
+    assert!(hub.client("s").unwrap().tools_changed());
+    let before = now.get();
+    block_on(hub.tools_refreshed(Provider::OpenAi, &ConvertOptions::default())).unwrap();
+    assert!(now.get() - before <= 10_000, "the refresh took {} ms", now.get() - before);
+    assert!(hub.client("s").unwrap().tools_changed(), "the change is still to be listed");
+}
+
+/// After a failed renewal the client is disconnected; the next refresh (after the wait) connects
+/// again, within the refresh's 10 s too.
+#[test]
+fn a_hub_refresh_that_reconnects_is_bounded_too() {
+    use crate::convert::ConvertOptions;
+    use crate::protocol::hub::{Hub, Selection};
+    use crate::providers::Provider;
+    let listed = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\",\"inputSchema\":{\"type\":\"object\"}}]}}\n\n";
+    let h = harness_with(
+        vec![init_reply("2025-11-25", Some("s1")), accepted(), sse_reply(listed, 0), status_reply(404, vec![], ""), Reply::NetworkError, Reply::Hang],
+        legacy(),
+        10_000,
+    );
+    let now = h.now.clone();
+    let clock = FakeClock { instant_ms: 10_000, slept: h.slept.clone(), now: now.clone() };
+    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], clock, None, None);
+    block_on(hub.list_tools(&Selection::Auto));
+    // The renewal fails at once (network): disconnected, backoff 5 s.
+    block_on(hub.tools_refreshed(Provider::OpenAi, &ConvertOptions::default())).unwrap();
+    assert!(!hub.client("s").unwrap().is_connected());
+    now.set(now.get() + 5_000);
+    let before = now.get();
+    block_on(hub.tools_refreshed(Provider::OpenAi, &ConvertOptions::default())).unwrap();
+    assert_eq!(h.log.borrow().requests.len(), 6, "asked again after 5 s: an initialize");
+    assert!(now.get() - before <= 10_000, "the refresh took {} ms", now.get() - before);
+}
+
+/// Two conversions at once (ttlMs 0): one refresh lists the server, the other leaves it be; the
+/// failure's wait is the first one, 5 s.
+#[test]
+fn concurrent_hub_refreshes_list_a_server_once() {
+    use crate::convert::ConvertOptions;
+    use crate::protocol::hub::{Hub, Selection};
+    use crate::providers::Provider;
+    let tools = || Reply::Echo(json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "resultType": "complete", "ttlMs": 0}));
+    let h = harness_with(vec![discover_reply(), tools(), Reply::Later(2, Box::new(Reply::NetworkError)), Reply::Later(2, Box::new(Reply::NetworkError)), tools()], modern(), 1_000);
+    let now = h.now.clone();
+    let clock = FakeClock { instant_ms: 1_000, slept: h.slept.clone(), now: now.clone() };
+    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], clock, None, None);
+    block_on(hub.list_tools(&Selection::Auto));
+    let opts = ConvertOptions::default();
+    let (a, b) = block_on(async { futures_util::join!(hub.tools_refreshed(Provider::OpenAi, &opts), hub.tools_refreshed(Provider::OpenAi, &opts)) });
+    assert_eq!(a.unwrap(), b.unwrap(), "both convert the kept tools");
+    assert_eq!(h.log.borrow().requests.len(), 3, "one refresh asked");
+    now.set(now.get() + 4_999);
+    block_on(hub.tools_refreshed(Provider::OpenAi, &opts)).unwrap();
+    assert_eq!(h.log.borrow().requests.len(), 3, "within the first wait");
+    now.set(now.get() + 1);
+    block_on(hub.tools_refreshed(Provider::OpenAi, &opts)).unwrap();
+    assert_eq!(h.log.borrow().requests.len(), 4, "one failed attempt: asked again after 5 s");
 }
