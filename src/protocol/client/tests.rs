@@ -10,7 +10,10 @@ use futures_executor::block_on;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::convert::ConvertOptions;
+use crate::protocol::hub::{Hub, Selection};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Transport, TransportError};
+use crate::providers::Provider;
 
 /// A canned reply.
 #[derive(Clone)]
@@ -170,6 +173,8 @@ struct Harness {
     log: Rc<RefCell<Log>>,
     slept: Rc<RefCell<Vec<u64>>>,
     now: Rc<Cell<u64>>,
+    /// The client's clock, for a hub over it.
+    clock: FakeClock,
 }
 
 fn init_reply(version: &str, session: Option<&str>) -> Reply {
@@ -199,8 +204,9 @@ fn harness_with(replies: Vec<Reply>, opts: ClientOptions, instant_ms: u64) -> Ha
     let slept = Rc::new(RefCell::new(Vec::new()));
     let transport = Scripted { replies: Rc::new(RefCell::new(replies.into())), log: log.clone() };
     let now = Rc::new(Cell::new(1_000_000));
-    let client = Client::new(transport, FakeClock { instant_ms, slept: slept.clone(), now: now.clone() }, opts);
-    Harness { client, log, slept, now }
+    let clock = FakeClock { instant_ms, slept: slept.clone(), now: now.clone() };
+    let client = Client::new(transport, clock.clone(), opts);
+    Harness { client, log, slept, now, clock }
 }
 
 fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
@@ -2660,17 +2666,13 @@ fn an_inner_timeout_is_not_the_tasks() {
 /// refresh does not ask it again for 5 s, then 10 s; a success ends the wait.
 #[test]
 fn a_hub_refresh_is_bounded_and_waits_after_a_failure() {
-    use crate::convert::ConvertOptions;
-    use crate::protocol::hub::Hub;
-    use crate::providers::Provider;
     let tools = || Reply::Echo(json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "resultType": "complete", "ttlMs": 0}));
     // Sleeps up to 10 s end at once (moving `now`); the client's 120 s would never end, so the
     // test would hang if the refresh were not bounded.
     let h = harness_with(vec![discover_reply(), tools(), Reply::Hang, Reply::Hang, tools()], modern(), 10_000);
     let (now, slept) = (h.now.clone(), h.slept.clone());
-    let clock = FakeClock { instant_ms: 10_000, slept: slept.clone(), now: now.clone() };
-    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], clock, None, None);
-    let (listed, errors) = block_on(hub.list_tools(&crate::protocol::hub::Selection::Auto));
+    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
+    let (listed, errors) = block_on(hub.list_tools(&Selection::Auto));
     assert!(errors.is_empty() && listed.len() == 1);
     let requests = || h.log.borrow().requests.len();
     let convert = || block_on(hub.tools_refreshed(Provider::OpenAi, &ConvertOptions::default())).unwrap();
@@ -2697,25 +2699,21 @@ fn a_hub_refresh_is_bounded_and_waits_after_a_failure() {
     assert!(h.log.borrow().requests[2..].iter().all(|r| body(r)["method"] == "tools/list"));
 }
 
+/// A 2025 listing (request 1) whose stream also announces a change: `tools_changed` stays set.
+const LISTED_WITH_A_CHANGE: &str = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\",\"inputSchema\":{\"type\":\"object\"}}]}}\n\n";
 
 /// A 2025 server announced a change; the refresh's tools/list meets a 404 (the server restarted)
 /// and the renewal's initialize hangs: the refresh still ends at its 10 s bound, and the change
 /// is still pending. (Sleeps up to 10 s end at once; the client's 120 s never would.)
 #[test]
 fn a_hub_refresh_that_renews_the_session_is_bounded_too() {
-    use crate::convert::ConvertOptions;
-    use crate::protocol::hub::{Hub, Selection};
-    use crate::providers::Provider;
-    // The first listing's stream announces a change: tools_changed stays set after it.
-    let listed = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\",\"inputSchema\":{\"type\":\"object\"}}]}}\n\n";
     let h = harness_with(
-        vec![init_reply("2025-11-25", Some("s1")), accepted(), sse_reply(listed, 0), status_reply(404, vec![], ""), Reply::Hang, Reply::Hang],
+        vec![init_reply("2025-11-25", Some("s1")), accepted(), sse_reply(LISTED_WITH_A_CHANGE, 0), status_reply(404, vec![], ""), Reply::Hang, Reply::Hang],
         legacy(),
         10_000,
     );
     let now = h.now.clone();
-    let clock = FakeClock { instant_ms: 10_000, slept: h.slept.clone(), now: now.clone() };
-    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], clock, None, None);
+    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
     let (tools, errors) = block_on(hub.list_tools(&Selection::Auto));
     assert!(errors.is_empty() && tools.len() == 1, "{errors:?}");
     assert!(hub.client("s").unwrap().tools_changed());
@@ -2729,18 +2727,13 @@ fn a_hub_refresh_that_renews_the_session_is_bounded_too() {
 /// again, within the refresh's 10 s too.
 #[test]
 fn a_hub_refresh_that_reconnects_is_bounded_too() {
-    use crate::convert::ConvertOptions;
-    use crate::protocol::hub::{Hub, Selection};
-    use crate::providers::Provider;
-    let listed = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\",\"inputSchema\":{\"type\":\"object\"}}]}}\n\n";
     let h = harness_with(
-        vec![init_reply("2025-11-25", Some("s1")), accepted(), sse_reply(listed, 0), status_reply(404, vec![], ""), Reply::NetworkError, Reply::Hang],
+        vec![init_reply("2025-11-25", Some("s1")), accepted(), sse_reply(LISTED_WITH_A_CHANGE, 0), status_reply(404, vec![], ""), Reply::NetworkError, Reply::Hang],
         legacy(),
         10_000,
     );
     let now = h.now.clone();
-    let clock = FakeClock { instant_ms: 10_000, slept: h.slept.clone(), now: now.clone() };
-    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], clock, None, None);
+    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
     block_on(hub.list_tools(&Selection::Auto));
     // The renewal fails at once (network): disconnected, backoff 5 s.
     block_on(hub.tools_refreshed(Provider::OpenAi, &ConvertOptions::default())).unwrap();
@@ -2756,14 +2749,10 @@ fn a_hub_refresh_that_reconnects_is_bounded_too() {
 /// failure's wait is the first one, 5 s.
 #[test]
 fn concurrent_hub_refreshes_list_a_server_once() {
-    use crate::convert::ConvertOptions;
-    use crate::protocol::hub::{Hub, Selection};
-    use crate::providers::Provider;
     let tools = || Reply::Echo(json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}], "resultType": "complete", "ttlMs": 0}));
     let h = harness_with(vec![discover_reply(), tools(), Reply::Later(2, Box::new(Reply::NetworkError)), Reply::Later(2, Box::new(Reply::NetworkError)), tools()], modern(), 1_000);
     let now = h.now.clone();
-    let clock = FakeClock { instant_ms: 1_000, slept: h.slept.clone(), now: now.clone() };
-    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], clock, None, None);
+    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
     block_on(hub.list_tools(&Selection::Auto));
     let opts = ConvertOptions::default();
     let (a, b) = block_on(async { futures_util::join!(hub.tools_refreshed(Provider::OpenAi, &opts), hub.tools_refreshed(Provider::OpenAi, &opts)) });
