@@ -463,6 +463,12 @@ export class ToolwireError extends Error {
   /** A tool call that ran as a task: its id, and whether `tasks/cancel` was acknowledged (absent when none was sent). */
   readonly taskId?: string;
   readonly taskCancelled?: boolean;
+  /** `UNAUTHORIZED` from `oauth`: the step that failed, and the authorization server's `error` and `error_description`. */
+  readonly oauthStep?: "discovery" | "registration" | "authorization" | "token";
+  readonly oauthError?: string;
+  readonly oauthErrorDescription?: string;
+  /** `UNAUTHORIZED` from `oauth`: the URL that could not be reached (in a browser, often CORS). */
+  readonly url?: string;
   /** Hub errors: the server concerned. */
   readonly server?: string;
 }
@@ -809,16 +815,68 @@ export interface McpClientOptions {
   onRequest?: (request: { method: string; params: JsonValue }) => JsonValue | Promise<JsonValue>;
   /**
    * Asked for new headers when a request meets HTTP 401 (an expired access token; a notification, `listen()`'s
-   * stream and the resumption of a dropped stream too), with the status and the server's `WWW-Authenticate`
-   * challenge (parsed, and as sent): return headers (e.g. `{ authorization: "Bearer <new token>" }`, or a
+   * stream and the resumption of a dropped stream too), or HTTP 403 whose challenge says
+   * `error="insufficient_scope"` (the token lacks scopes: a step-up), with the status and the server's
+   * `WWW-Authenticate` challenge (parsed, and as sent): return headers (e.g. `{ authorization: "Bearer <new token>" }`, or a
    * promise of them) and the request is sent once more with them; they replace the `headers` of the same name
    * on every later request. Return `null` (or nothing) to
-   * leave the 401 as the request's `UNAUTHORIZED` error; a second 401 is that error too. A hook that throws
+   * leave the refusal as the request's `UNAUTHORIZED` error; a second one is that error too. A hook that throws
    * makes the request fail with `UNAUTHORIZED` and its message; headers that are not strings, `INVALID_OPTIONS`.
-   * Requests that meet a 401 together each ask: share one refresh under way.
+   * Requests that meet a 401 together each ask: share one refresh under way. Not with `oauth`, which is this hook.
    */
-  onUnauthorized?: (info: { status: 401; challenge: { scheme: string; [param: string]: string } | null; wwwAuthenticate: string | null }) =>
+  onUnauthorized?: (info: { status: 401 | 403; challenge: { scheme: string; [param: string]: string } | null; wwwAuthenticate: string | null }) =>
     Record<string, string> | null | undefined | Promise<Record<string, string> | null | undefined>;
+  /**
+   * OAuth 2.1 as MCP's authorization specifies it (2025-03-26 to 2025-11-25): on a 401 the client discovers
+   * the server's authorization server (protected resource metadata, RFC 9728; authorization server metadata,
+   * RFC 8414 / OpenID Connect; the 2025-03-26 defaults), registers itself when it must (`clientId` given, else
+   * `clientMetadataUrl` where the server takes metadata documents, else dynamic registration, RFC 7591), has
+   * `authorize` take the user to the authorization URL (PKCE S256, `state`, the resource indicator of RFC 8707,
+   * the scopes the server's challenge or metadata names), exchanges the code, and sends the request again with
+   * the token. A held refresh token is spent first, without the user; a 403 with `insufficient_scope` asks the
+   * user for the scopes the server names. Requests that meet a 401 together share one authorization. Failures
+   * are `UNAUTHORIZED` with `oauthStep` (`"discovery"`, `"registration"`, `"authorization"`, `"token"`) and the
+   * server's `oauthError` / `oauthErrorDescription`. In a browser the authorization server's metadata, registration and
+   * token endpoints must allow the page's origin (CORS), as they do for every browser MCP client.
+   */
+  oauth?: McpOAuthOptions;
+}
+
+/** What OAuth keeps between sessions: the registration and the tokens (the token endpoint's answer). */
+export interface McpOAuthSaved {
+  client?: { client_id: string; client_secret?: string; token_endpoint_auth_method?: string } | null;
+  tokens?: { access_token: string; refresh_token?: string; token_type?: string; expires_in?: number; scope?: string; [field: string]: JsonValue | undefined } | null;
+}
+
+/** `McpClientOptions.oauth`. */
+export interface McpOAuthOptions {
+  /** The redirect URI: where the authorization server sends the user back (registered with it). Required but with `client_credentials`. */
+  redirectUrl?: string;
+  /**
+   * Takes the user to `url` (a popup, a new tab, the system browser from a CLI) and resolves to the URL the
+   * authorization server sent them back to (the redirect URI with `code` and `state`, or just its query); the
+   * `state` is checked against the one sent. Throwing or rejecting fails the request with that error.
+   * Required but with `client_credentials`.
+   */
+  authorize?: (request: { url: string; state: string; scope: string | null }) => string | Promise<string>;
+  /**
+   * `"authorization_code"` (the default: a user authorizes) or `"client_credentials"` (RFC 6749 4.4: the client
+   * acts for itself, a service or a job, with `clientId` and `clientSecret`; no user, no `authorize`).
+   */
+  grantType?: "authorization_code" | "client_credentials";
+  /** A client registered beforehand with the authorization server. */
+  clientId?: string;
+  clientSecret?: string;
+  /** The HTTPS URL of this client's metadata document: its `client_id` where the server supports them. */
+  clientMetadataUrl?: string;
+  /** RFC 7591 fields for dynamic registration, over toolwire's (`client_name: "toolwire"`, `redirect_uris`, ...). */
+  clientMetadata?: Record<string, JsonValue>;
+  /** Scopes to ask for when the server's challenge and its metadata name none. */
+  scope?: string;
+  /** What `onSaved` was given last time: sent from the first request on (tokens), reused (client). */
+  saved?: McpOAuthSaved;
+  /** Told the registration and tokens whenever they change, to keep them (they are credentials: store them as such). */
+  onSaved?: (saved: McpOAuthSaved) => void;
 }
 
 /** Progress of a call (`notifications/progress` params). */

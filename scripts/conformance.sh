@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's client scenarios against toolwire's McpClient (the built package):
 #
-#   scripts/conformance.sh                         initialize, tools_call, sse-retry and
-#                                                  elicitation-sep1034-client-defaults (suite 0.1.16), then the
+#   scripts/conformance.sh                         initialize, tools_call, sse-retry,
+#                                                  elicitation-sep1034-client-defaults and 20 auth/* scenarios
+#                                                  (OAuth; suite 0.1.16), then the
 #                                                  2026-07-28 scenarios of the suite's 0.2.0 alpha: tools_call,
 #                                                  request-metadata, http-standard-headers, http-custom-headers,
 #                                                  http-invalid-tool-headers, json-schema-ref-no-deref,
@@ -49,8 +50,17 @@ while [ $# -gt 0 ]; do
 done
 modern=(tools_call request-metadata http-standard-headers http-custom-headers http-invalid-tool-headers
   json-schema-ref-no-deref json-schema-2020-12-preservation sep-2322-client-request-state)
+# OAuth (McpClient's `oauth` option): the suite's 2025-11-25 and 2025-03-26 authorization scenarios, its draft
+# ones (a resource metadata naming another server must be refused; offline_access) and the client_credentials
+# extension with a client secret.
+auth=(metadata-default metadata-var1 metadata-var2 metadata-var3 basic-cimd scope-from-www-authenticate
+  scope-from-scopes-supported scope-omitted-when-undefined scope-step-up scope-retry-limit token-endpoint-auth-basic
+  token-endpoint-auth-post token-endpoint-auth-none pre-registration 2025-03-26-oauth-metadata-backcompat
+  2025-03-26-oauth-endpoint-fallback resource-mismatch offline-access-scope offline-access-not-supported
+  client-credentials-basic)
 if [ ${#scenarios[@]} -eq 0 ]; then
   scenarios=(initialize tools_call sse-retry elicitation-sep1034-client-defaults)
+  [ "$client" = sdk ] || scenarios+=("${auth[@]/#/auth/}")
   # The TypeScript SDK client (1.x) speaks no 2026-07-28: the reference runs the 0.1.16 scenarios only.
   [ "$client" = sdk ] || scenarios+=("${modern[@]/%/@2026-07-28}" tools_call@2025-11-25 json-schema-2020-12-preservation@2025-11-25)
 fi
@@ -104,7 +114,7 @@ mkdir -p "$out"
 failed=()
 for scenario in "${scenarios[@]}"; do
   say "scenario $scenario ($client client)"
-  log="$out/${scenario/@/-at-}.log"
+  log="$out/$(printf '%s' "${scenario/@/-at-}" | tr / -).log"
   # NAME@VERSION: the alpha suite at that spec version.
   suite=$cli
   spec=()

@@ -23,8 +23,9 @@
 //! * Per-request timeouts (default 120 s), the optional idle timeout of a response stream and
 //!   caller cancellation: the request's HTTP exchange is dropped (which aborts its fetch) and
 //!   `notifications/cancelled` is sent (never for `initialize`).
-//! * A 401 asks the unauthorized handler (if set) for new headers, and what met it is sent once
-//!   more with them ([`Client::set_unauthorized_handler`]).
+//! * A 401 (or a 403 asking for more scopes) asks the unauthorized handler (if set) for new
+//!   headers, and what met it is sent once more with them ([`Client::set_unauthorized_handler`];
+//!   [`crate::protocol::auth::OAuth`] is such a handler).
 //! * Every failure is a typed [`Error`]: `HTTP_STATUS`, `JSONRPC_ERROR`, `TIMEOUT`, `ABORTED`,
 //!   `NETWORK` (with the CORS explanation), `UNAUTHORIZED` (with the parsed challenge),
 //!   `PROTOCOL`, `UNSUPPORTED_PROTOCOL_VERSION` (a 2026-07-28 server's refusal of the handshake
@@ -162,7 +163,8 @@ pub type NotificationHandler = Box<dyn Fn(&str, &Value)>;
 /// `roots/list`...): `method`, `params`; the result, or the JSON-RPC error to answer with.
 pub type RequestHandler = Box<dyn Fn(&str, &Value) -> Pin<Box<dyn Future<Output = std::result::Result<Value, RpcError>>>>>;
 
-/// Asked for new headers when a request meets HTTP 401 (`{status, challenge, wwwAuthenticate}`):
+/// Asked for new headers when a request meets HTTP 401, or 403 with `error="insufficient_scope"`
+/// (`{status, challenge, wwwAuthenticate}`):
 /// headers to send from then on (a new `authorization`), with which the request is sent once
 /// more; `None` leaves the 401 as the request's outcome; an error is the request's error.
 pub type AuthHandler = Box<dyn Fn(&Value) -> Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>>;
@@ -355,9 +357,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// Sets the handler asked for new headers when a request, a notification or a GET (the
-    /// standalone stream's, a resumption's) meets HTTP 401 (an expired access token): it is sent
-    /// once more with them, and everything later (DELETE too) carries them. Requests that meet a
-    /// 401 together each ask it: a handler that refreshes a token should share one refresh.
+    /// standalone stream's, a resumption's) meets HTTP 401 (an expired access token), or 403
+    /// with `error="insufficient_scope"` (a step-up): it is sent once more with them, and
+    /// everything later (DELETE too) carries them. Requests that meet a 401 together each ask
+    /// it: a handler that refreshes a token should share one refresh (as [`OAuth`] does).
+    ///
+    /// [`OAuth`]: crate::protocol::auth::OAuth
     pub fn set_unauthorized_handler(&self, handler: Option<AuthHandler>) {
         *self.on_unauthorized.borrow_mut() = handler;
     }
@@ -777,7 +782,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // Sent once more with new headers after a 401, as a request is.
         let send = async {
             let resp = self.transport.send(self.post(body.clone(), true, &[])).await.map_err(|e| transport_error(e, method))?;
-            if resp.status == 401 && self.reauthorized(&resp).await? {
+            if asks_authorization(&resp) && self.reauthorized(&resp).await? {
                 drop(resp);
                 return self.transport.send(self.post(body, true, &[])).await.map_err(|e| transport_error(e, method));
             }
@@ -1090,12 +1095,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
         Err(outcome)
     }
 
-    /// After a 401: asks the [`AuthHandler`] (if any) for new headers, and takes them; whether it
-    /// gave some (the request that met the 401 is then sent once more).
+    /// After a 401, or a 403 that asks for more scopes ([`asks_authorization`]): asks the
+    /// [`AuthHandler`] (if any) for new headers, and takes them; whether it gave some (the
+    /// request that met the refusal is then sent once more).
     async fn reauthorized<B>(&self, resp: &HttpResponse<B>) -> Result<bool> {
         let challenge = resp.header("www-authenticate").map(str::to_owned);
         let info = object([
-            ("status", 401.into()),
+            ("status", resp.status.into()),
             ("challenge", challenge.as_deref().map_or(Value::Null, parse_www_authenticate)),
             ("wwwAuthenticate", challenge.map_or(Value::Null, Value::String)),
         ]);
@@ -1110,8 +1116,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
-    /// Headers from the [`AuthHandler`]: each replaces one of the same name given before.
-    fn set_auth_headers(&self, headers: Vec<(String, String)>) {
+    /// Headers from the [`AuthHandler`] (or restored credentials, before connecting): each
+    /// replaces one of the same name given before, and of [`ClientOptions::headers`].
+    pub fn set_auth_headers(&self, headers: Vec<(String, String)>) {
         let mut auth = self.auth_headers.borrow_mut();
         for (k, v) in headers {
             auth.retain(|(a, _)| !a.eq_ignore_ascii_case(&k));
@@ -1134,7 +1141,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let again = self.on_unauthorized.borrow().is_some().then(|| body.clone());
         let req = self.post(body, with_session, headers);
         let mut resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
-        if let (401, Some(body)) = (resp.status, again) {
+        if let (true, Some(body)) = (asks_authorization(&resp), again) {
             if self.reauthorized(&resp).await? {
                 drop(resp);
                 resp = self.transport.send(self.post(body, with_session, headers)).await.map_err(|e| transport_error(e, method))?;
@@ -1345,7 +1352,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Ok(r) if matches!(r.status, 408 | 429 | 500..=599) => last_got = Some(r.status),
                     // An expired token, renewed by the unauthorized handler: tried again (once
                     // per reopening), not counted as a failure.
-                    Ok(r) if r.status == 401 && !reauthorized && while_answering(answers, self.reauthorized(&r)).await? => {
+                    Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(answers, self.reauthorized(&r)).await? => {
                         reauthorized = true;
                         failed -= 1;
                     }
@@ -1936,7 +1943,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r),
                 // An expired token, renewed by the unauthorized handler: opened again at once (once
                 // per opening).
-                Ok(r) if r.status == 401 && !reauthorized && while_answering(&mut answers, self.reauthorized(&r)).await? => {
+                Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(&mut answers, self.reauthorized(&r)).await? => {
                     reauthorized = true;
                     continue;
                 }
@@ -2025,7 +2032,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let req = self.post(jsonrpc::request(&id, WHAT, params), true, &headers);
             let stream = match self.transport.send(req).await {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r.body),
-                Ok(r) if r.status == 401 && !reauthorized && self.reauthorized(&r).await? => {
+                Ok(r) if asks_authorization(&r) && !reauthorized && self.reauthorized(&r).await? => {
                     reauthorized = true;
                     continue;
                 }
@@ -2254,6 +2261,14 @@ pub fn content_type_essence(ct: &str) -> String {
 fn preview(bytes: &[u8]) -> String {
     let cut = &bytes[..bytes.len().min(2048)];
     String::from_utf8_lossy(cut).into_owned()
+}
+
+/// Whether a refusal is one the [`AuthHandler`] may answer: 401, or 403 with
+/// `error="insufficient_scope"` (the token lacks scopes the request needs: a step-up).
+fn asks_authorization<B>(resp: &HttpResponse<B>) -> bool {
+    resp.status == 401
+        || (resp.status == 403
+            && resp.header("www-authenticate").is_some_and(|c| parse_www_authenticate(c).get("error").and_then(Value::as_str) == Some("insufficient_scope")))
 }
 
 /// Parses `WWW-Authenticate: Bearer realm="x", error="invalid_token", resource_metadata="..."`

@@ -2,6 +2,7 @@
 //! driver generic over a [`transport::Transport`] and a [`transport::Clock`] (no `Send`
 //! bounds, so a scripted transport drives native tests and a JS `fetch` drives the browser).
 
+pub mod auth;
 pub mod client;
 pub mod headers;
 pub mod hub;

@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Transport, TransportError};
+use crate::error::{Error, ErrorCode};
 
 /// `v[key]`, or `undefined` (also when `v` is null or undefined).
 pub(crate) fn get(v: &JsValue, key: &str) -> JsValue {
@@ -90,6 +91,7 @@ impl Drop for AbortGuard {
 }
 
 /// HTTP through a JS `fetch`.
+#[derive(Clone)]
 pub(crate) struct FetchTransport {
     fetch: Option<Function>,
 }
@@ -211,6 +213,16 @@ impl Drop for FetchBody {
             // The guard aborts the fetch as it drops.
         }
     }
+}
+
+/// Cryptographically secure random bytes from `crypto.getRandomValues` (browsers, Node 19+).
+pub(crate) fn random_bytes(buf: &mut [u8]) -> Result<(), Error> {
+    let crypto = get(&js_sys::global(), "crypto");
+    let array = Uint8Array::new_with_length(buf.len() as u32);
+    call_method(&crypto, "getRandomValues", &[array.clone().into()])
+        .map_err(|_| Error::new(ErrorCode::Unauthorized, "OAuth needs crypto.getRandomValues (Web Crypto), which this runtime lacks"))?;
+    array.copy_to(buf);
+    Ok(())
 }
 
 /// Timers from gloo-timers (a dropped timer is cleared, so nothing keeps Node alive).

@@ -12,6 +12,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::error::{Error, ErrorCode};
 use crate::policy::Policy;
+use crate::protocol::auth::{Authorize, OAuth, OAuthOptions, Saved};
 use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions, Era};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::hub::{Confirm, Hub, Selection};
@@ -131,7 +132,9 @@ fn header_pairs(h: &Value, what: &str) -> Result<Vec<(String, String)>, Error> {
 
 fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -> Result<Rc<JsClient>, Error> {
     let (opts, fetch) = client_options(url, options)?;
-    let client = Rc::new(Client::new(FetchTransport::new(fetch.or(default_fetch)), JsClock, opts));
+    let fetch = fetch.or(default_fetch);
+    let fetch_for_oauth = fetch.clone();
+    let client = Rc::new(Client::new(FetchTransport::new(fetch), JsClock, opts));
     // Notification callbacks.
     let on_list_changed = opt_fn(options, "onToolListChanged")?;
     let on_log = opt_fn(options, "onLog")?;
@@ -155,6 +158,15 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
                 let _ = f.call1(&JsValue::UNDEFINED, &msg);
             }
         })));
+    }
+    let oauth = get(options, "oauth");
+    if !oauth.is_undefined() && !oauth.is_null() {
+        if opt_fn(options, "onUnauthorized")?.is_some() {
+            return Err(Error::new(ErrorCode::InvalidOptions, "options.oauth and options.onUnauthorized cannot both be given (oauth is the unauthorized handler)"));
+        }
+        let o = new_oauth(&client.options().url, &oauth, fetch_for_oauth)?;
+        client.set_auth_headers(o.headers());
+        client.set_unauthorized_handler(Some(o.handler()));
     }
     if let Some(f) = opt_fn(options, "onUnauthorized")? {
         client.set_unauthorized_handler(Some(Box::new(move |info: &Value| {
@@ -192,6 +204,87 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
         })));
     }
     Ok(client)
+}
+
+/// `options.oauth`: `{redirectUrl, authorize, clientId?, clientSecret?, clientMetadataUrl?,
+/// clientMetadata?, scope?, saved?, onSaved?, grantType?}` for the server at `url` (a relative URL is taken
+/// against the page's location).
+fn new_oauth(url: &str, oauth: &JsValue, fetch: Option<Function>) -> Result<Rc<OAuth<FetchTransport>>, Error> {
+    let bad = |what: &str| Error::new(ErrorCode::InvalidOptions, format!("options.oauth.{what}"));
+    let data = from_js(oauth, "options.oauth")?;
+    if !data.is_object() {
+        return Err(Error::new(ErrorCode::InvalidOptions, "options.oauth must be an object: {redirectUrl, authorize, ...}"));
+    }
+    let text = |k: &str| -> Result<Option<String>, Error> {
+        match data.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
+            Some(_) => Err(bad(&format!("{k} must be a non-empty string"))),
+        }
+    };
+    let mut opts = OAuthOptions {
+        redirect_url: text("redirectUrl")?.unwrap_or_default(),
+        client_id: text("clientId")?,
+        client_secret: text("clientSecret")?,
+        client_metadata_url: text("clientMetadataUrl")?,
+        scope: text("scope")?,
+        ..OAuthOptions::default()
+    };
+    match data.get("clientMetadata") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => opts.client_metadata = m.clone(),
+        Some(_) => return Err(bad("clientMetadata must be an object (RFC 7591 client metadata)")),
+    }
+    match data.get("saved") {
+        None | Some(Value::Null) => {}
+        Some(v @ Value::Object(_)) => opts.saved = Some(v.clone()),
+        Some(_) => return Err(bad("saved must be an object: what onSaved was given")),
+    }
+    opts.client_credentials = match data.get("grantType") {
+        None | Some(Value::Null) => false,
+        Some(v) if v == "authorization_code" => false,
+        Some(v) if v == "client_credentials" => true,
+        Some(_) => return Err(bad("grantType must be \"authorization_code\" or \"client_credentials\"")),
+    };
+    if opts.redirect_url.is_empty() && !opts.client_credentials {
+        return Err(bad("redirectUrl is required: the redirect URI the authorization server sends the user back to"));
+    }
+    let authorize = match get(oauth, "authorize") {
+        f if (f.is_undefined() || f.is_null()) && opts.client_credentials => None,
+        f => Some(f.dyn_into::<Function>().map_err(|_| {
+            bad("authorize must be a function: ({url, state}) => the URL the user was sent back to (a popup, or a CLI's local server)")
+        })?),
+    };
+    let on_saved = match get(oauth, "onSaved") {
+        f if f.is_undefined() || f.is_null() => None,
+        f => Some(f.dyn_into::<Function>().map_err(|_| bad("onSaved must be a function"))?),
+    };
+    let url = if url.starts_with('/') {
+        let origin = get(&get(&js_sys::global(), "location"), "origin").as_string();
+        format!("{}{url}", origin.ok_or_else(|| bad("needs an absolute server URL outside a page (no location to resolve it against)"))?)
+    } else {
+        url.to_owned()
+    };
+    let authorize = authorize.map(|authorize| -> Authorize { Box::new(move |request: &Value| {
+        let failed = |e: &JsValue| {
+            let why = get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "it threw".into());
+            Error::new(ErrorCode::Unauthorized, format!("OAuth authorization: options.oauth.authorize failed: {why}")).with_detail("oauthStep", "authorization")
+        };
+        let called = to_js(request).and_then(|r| authorize.call1(&JsValue::UNDEFINED, &r).map_err(|e| failed(&e)));
+        Box::pin(async move {
+            let back = to_future(called?).await.map_err(|e| failed(&e))?;
+            back.as_string().ok_or_else(|| failed(&JsValue::from_str("it gave no URL (a string with the code and state)")))
+        })
+    }) });
+    let saved: Option<Saved> = on_saved.map(|f| {
+        Box::new(move |v: &Value| {
+            if let Ok(v) = to_js(v) {
+                // A throwing callback does not undo the authorization.
+                let _ = f.call1(&JsValue::UNDEFINED, &v);
+            }
+        }) as Saved
+    });
+    OAuth::new(FetchTransport::new(fetch), url, opts, authorize, saved, Box::new(crate::wasm::bridge::random_bytes))
 }
 
 /// `{method, params}`: what `onNotification` and `onRequest` are called with.

@@ -14,6 +14,8 @@
 //                sends its elicitation/create), call the mock's tool; the request (fields with defaults, none
 //                required) is accepted with every field's default, as a form would pre-fill them
 //   (other)      connect, list tools, close
+//   auth/*       the same as tools_call, with `oauth`: the mock authorization server's redirect is read from a
+//                fetch that does not follow it (oauthFor below); auth/resource-mismatch must fail at discovery
 // With MCP_CONFORMANCE_PROTOCOL_VERSION=2026-07-28 (the alpha suite's scenarios) the client speaks 2026-07-28:
 // `era: "modern"`, but `era: "auto"` (the default, initialize first) for tools_call, whose mock refuses
 // initialize as a 2026-07-28 server does; and
@@ -68,7 +70,8 @@ async function run(client) {
   if (modern && !useSdk && client.protocolVersion !== "2026-07-28") throw new Error(`spoke ${client.protocolVersion}, not 2026-07-28`);
   const tools = await client.listTools();
   log(`listed ${tools.length} tool(s): ${tools.map((t) => t.name).join(", ")}`);
-  if (scenario === "tools_call") {
+  // The auth/* mocks may want more scopes for a call than for the listing (scope-step-up): every tool is called.
+  if (scenario === "tools_call" || scenario.startsWith("auth/")) {
     for (const tool of tools) {
       const result = await client.callTool(tool.name, argsFor(tool));
       log(`called ${tool.name}:`, JSON.stringify(result).slice(0, 300));
@@ -118,6 +121,30 @@ async function run(client) {
   log("closed");
 }
 
+/**
+ * `oauth` for the auth/* scenarios: the user is a fetch of the authorization URL that does not follow the
+ * mock authorization server's redirect, whose Location is the redirect URI with the code and state. A client
+ * registered beforehand comes in MCP_CONFORMANCE_CONTEXT (client_id, client_secret); the CIMD scenario's
+ * server takes this URL as the client's metadata document.
+ */
+function oauthFor(ctx) {
+  return {
+    redirectUrl: "http://localhost:3000/callback",
+    clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+    ...(ctx.client_id ? { clientId: ctx.client_id } : {}),
+    ...(ctx.client_secret ? { clientSecret: ctx.client_secret } : {}),
+    ...(scenario === "auth/client-credentials-basic" ? { grantType: "client_credentials" } : {}),
+    authorize: async ({ url: at }) => {
+      const res = await fetch(at, { redirect: "manual" });
+      const back = res.headers.get("location");
+      log(`authorize: HTTP ${res.status}, back to ${back}`);
+      if (!back) throw new Error(`the authorization endpoint answered HTTP ${res.status} without a redirect`);
+      return back;
+    },
+    onSaved: (saved) => log("saved:", JSON.stringify(saved)),
+  };
+}
+
 async function toolwireAdapter() {
   const { McpClient } = await import("../../pkg/index.mjs");
   // Default clientInfo ({name: "toolwire", version}): the initialize scenario checks both are present.
@@ -125,6 +152,7 @@ async function toolwireAdapter() {
     timeoutMs: 20_000,
     capabilities,
     era,
+    ...(scenario.startsWith("auth/") ? { oauth: oauthFor(context) } : {}),
     onRequest: ({ method, params }) => {
       if (method === "elicitation/create") return acceptWithDefaults(params);
       throw Object.assign(new Error(`Method not found: ${method}`), { code: -32601 });
@@ -174,7 +202,14 @@ async function sdkAdapter() {
 }
 
 try {
-  await run(useSdk ? await sdkAdapter() : await toolwireAdapter());
+  if (scenario === "auth/resource-mismatch") {
+    // The resource metadata names another server: the client must refuse to authorize for it.
+    const refused = await run(await toolwireAdapter()).then(() => null, (e) => e);
+    if (refused?.code !== "UNAUTHORIZED" || refused.oauthStep !== "discovery") throw new Error(`expected a refusal at discovery, got ${refused}`);
+    log("refused as expected:", refused.message);
+  } else {
+    await run(useSdk ? await sdkAdapter() : await toolwireAdapter());
+  }
   clearTimeout(watchdog);
   process.exit(0); // a GET stream may still be open (sse-retry's mock never ends it)
 } catch (err) {

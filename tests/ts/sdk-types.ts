@@ -20,6 +20,7 @@ import {
   type McpTool,
   type McpCallToolResult,
   type ToolCall,
+  type McpOAuthSaved,
 } from "toolwire";
 
 // js-genai declares `Schema.type` as a TypeScript enum, which no JSON value can be typed as (TS enums are
@@ -85,6 +86,15 @@ const renewing = new McpClient("https://example.com/mcp", {
   onUnauthorized: async ({ challenge }) => ({ authorization: `Bearer ${await refreshToken(challenge?.resource_metadata)}` }),
 });
 const givingUp = new McpClient("https://example.com/mcp", { onUnauthorized: () => null });
+
+// OAuth: a user in a popup (resolving to the redirect URL), what is kept between sessions; a service on its own.
+declare function popup(url: string): Promise<string>;
+declare const kept: McpOAuthSaved | undefined;
+const signedIn = new McpClient("https://example.com/mcp", {
+  oauth: { redirectUrl: "https://app.example/cb", authorize: ({ url, state }) => popup(`${url}#${state}`), saved: kept, onSaved: (s: McpOAuthSaved) => void s.tokens?.access_token },
+});
+const service = new McpClient("https://example.com/mcp", { oauth: { grantType: "client_credentials", clientId: "svc", clientSecret: "pw", scope: "tools" } });
+const oauthStep = (e: unknown) => (e instanceof ToolwireError && e.code === "UNAUTHORIZED" ? [e.oauthStep, e.oauthError] : undefined);
 const connected: Promise<void> = renewing.connect({ timeoutMs: 5000, signal: new AbortController().signal });
 const closed: Promise<ToolwireError | undefined> = renewing.close();
 const expired = (e: unknown): boolean => e instanceof ToolwireError && e.code === "SESSION_EXPIRED";
@@ -92,7 +102,7 @@ const resources: Promise<JsonObject[]> = client.listAll("resources/list", null, 
 const templates: Promise<JsonObject[]> = hub.listAll("docs", "resources/templates/list");
 
 export {
-  read, prompts, ping, refused, givingUp, connected, closed, expired, resources, templates,
+  read, prompts, ping, refused, givingUp, signedIn, service, oauthStep, connected, closed, expired, resources, templates,
   fromSdk,
   openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
   openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp,

@@ -1,0 +1,750 @@
+//! OAuth 2.1 for the client, as MCP's authorization (revisions 2025-03-26 to 2025-11-25)
+//! describes it: an [`OAuth`] is the client's unauthorized handler
+//! ([`Client::set_unauthorized_handler`](crate::protocol::client::Client::set_unauthorized_handler)).
+//!
+//! On a 401 (or a 403 with `error="insufficient_scope"`, which asks for more scopes):
+//! * a refresh token, when there is one and the server did not ask for new scopes, is spent first;
+//! * the protected resource's metadata (RFC 9728) is read from the challenge's
+//!   `resource_metadata`, else from `/.well-known/oauth-protected-resource` under the server's
+//!   path, then at its root; it names the authorization server. Without any (a 2025-03-26
+//!   server), the server's origin is the authorization server;
+//! * the authorization server's metadata (RFC 8414, OpenID Connect Discovery) is read from the
+//!   well-known URLs in the order the 2025-11-25 revision gives; without any, the 2025-03-26
+//!   defaults `/authorize`, `/token`, `/register` at that origin are used;
+//! * the client is the one given (`client_id`, `client_secret`), else its metadata document's URL
+//!   when the server takes one (`client_id_metadata_document_supported`), else registered
+//!   dynamically (RFC 7591) at the `registration_endpoint`;
+//! * the scopes asked for are the challenge's `scope`, else the resource's `scopes_supported`,
+//!   else the configured `scope`, else none;
+//! * the authorization request carries PKCE (S256), a random `state` and the resource indicator
+//!   (RFC 8707, when the resource published metadata; it must be on the server's URL). The host's
+//!   `authorize` callback takes the user there and gives back the URL the server redirected to;
+//!   its `state` is checked and its `code` exchanged at the token endpoint with the client's
+//!   authentication method (`client_secret_basic`, `client_secret_post` or `none`, from what the
+//!   server supports);
+//! * the tokens and the client's registration are handed to the host's `saved` callback, to be
+//!   restored with [`OAuthOptions::saved`] on the next page load.
+//!
+//! A client that acts for itself ([`OAuthOptions::client_credentials`]) gets its tokens from the
+//! token endpoint with its own credentials instead, after the same discovery.
+//!
+//! Requests that meet a 401 together share one authorization. Every failure is an
+//! `UNAUTHORIZED` error whose message starts with `OAuth` and says which step failed
+//! (`oauthStep`), with the server's `error` and `error_description` when it sent them
+//! (`oauthError`, `oauthErrorDescription`).
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
+use futures_util::future::{FutureExt, Shared};
+use serde_json::{Map, Value};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::{object, read_json};
+use crate::protocol::client::{parse_www_authenticate, AuthHandler};
+use crate::protocol::transport::{Body, HttpRequest, Method, Transport, TransportError};
+
+/// Takes the user to the authorization URL and resolves to the URL the authorization server
+/// sent them back to (the redirect URI with `code` and `state`): called with `{url, state,
+/// scope}`.
+pub type Authorize = Box<dyn Fn(&Value) -> Pin<Box<dyn Future<Output = Result<String>>>>>;
+
+/// Told `{client, tokens}` whenever either changes, to keep them for the next session.
+pub type Saved = Box<dyn Fn(&Value)>;
+
+/// Fills a buffer with cryptographically secure random bytes.
+pub type Random = Box<dyn Fn(&mut [u8]) -> Result<()>>;
+
+/// How the client authorizes itself.
+#[derive(Debug, Clone, Default)]
+pub struct OAuthOptions {
+    /// The redirect URI registered for the client (where `authorize` expects the user back).
+    pub redirect_url: String,
+    /// A client registered beforehand.
+    pub client_id: Option<String>,
+    /// Its secret, if it has one.
+    pub client_secret: Option<String>,
+    /// The URL of the client's metadata document, used as its `client_id` where the
+    /// authorization server takes one (Client ID Metadata Documents, 2025-11-25).
+    pub client_metadata_url: Option<String>,
+    /// Fields for dynamic registration, over toolwire's (`client_name`, `redirect_uris`,
+    /// `grant_types`, `response_types`, `token_endpoint_auth_method`).
+    pub client_metadata: Map<String, Value>,
+    /// Scopes to ask for when neither the server's challenge nor its metadata names any.
+    pub scope: Option<String>,
+    /// `{client?, tokens?}` as given to [`Saved`] before: the registration and the tokens to
+    /// start with.
+    pub saved: Option<Value>,
+    /// The client acts for itself, with no user (RFC 6749 4.4's `client_credentials` grant: a
+    /// service, a CI job): tokens come from the token endpoint alone, for the client given.
+    pub client_credentials: bool,
+}
+
+/// A registered client.
+#[derive(Debug, Clone, PartialEq)]
+struct Registration {
+    id: String,
+    secret: Option<String>,
+    /// The `token_endpoint_auth_method` it was registered with.
+    method: Option<String>,
+}
+
+/// Tokens from the token endpoint.
+#[derive(Debug, Clone, PartialEq)]
+struct Tokens {
+    access: String,
+    refresh: Option<String>,
+    /// The token endpoint's answer as it came (what [`Saved`] is given).
+    raw: Value,
+}
+
+/// What discovery found: the authorization server's endpoints and what it supports.
+#[derive(Debug, Clone, Default)]
+struct Discovered {
+    /// The `resource_metadata` URL it came from (a new one in a challenge means discovering again).
+    from: Option<String>,
+    /// The resource indicator, when the resource published metadata.
+    resource: Option<String>,
+    /// The resource's `scopes_supported`, space-separated.
+    scopes: Option<String>,
+    authorization_endpoint: String,
+    token_endpoint: String,
+    registration_endpoint: Option<String>,
+    /// `token_endpoint_auth_methods_supported`.
+    auth_methods: Vec<String>,
+    /// `code_challenge_methods_supported`, when the server published metadata.
+    pkce_methods: Option<Vec<String>>,
+    client_id_metadata: bool,
+}
+
+type Flow = Shared<Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>>;
+
+/// OAuth 2.1 authorization of an MCP client (see the module's documentation).
+pub struct OAuth<T> {
+    transport: T,
+    server_url: String,
+    opts: OAuthOptions,
+    /// `None` with `client_credentials`.
+    authorize: Option<Authorize>,
+    saved: Option<Saved>,
+    random: Random,
+    registration: RefCell<Option<Registration>>,
+    tokens: RefCell<Option<Tokens>>,
+    discovered: RefCell<Option<Discovered>>,
+    /// The authorization under way, which every request that meets a 401 meanwhile awaits.
+    flow: RefCell<Option<Flow>>,
+    /// Authorizations that were finished (new tokens).
+    issued: Cell<u64>,
+}
+
+/// The largest metadata or token response read.
+const MAX_BODY: usize = 1 << 20;
+
+fn failure(step: &str, message: impl Into<String>) -> Error {
+    Error::new(ErrorCode::Unauthorized, format!("OAuth {step}: {}", message.into())).with_detail("oauthStep", step)
+}
+
+impl<T: Transport + 'static> OAuth<T> {
+    /// An authorization for the MCP server at `server_url`, over `transport`.
+    pub fn new(transport: T, server_url: impl Into<String>, opts: OAuthOptions, authorize: Option<Authorize>, saved: Option<Saved>, random: Random) -> Result<Rc<Self>> {
+        let server_url = server_url.into();
+        if opts.client_credentials {
+            if opts.client_id.is_none() || opts.client_secret.is_none() {
+                return Err(Error::new(ErrorCode::InvalidOptions, "oauth: the client_credentials grant needs clientId and clientSecret"));
+            }
+        } else if authorize.is_none() {
+            return Err(Error::new(ErrorCode::InvalidOptions, "oauth.authorize is required (or the client_credentials grant)"));
+        } else if split_url(&opts.redirect_url).is_none() && !opts.redirect_url.contains(':') {
+            return Err(Error::new(ErrorCode::InvalidOptions, "oauth.redirectUrl must be an absolute URL"));
+        }
+        let restored = opts.saved.clone().unwrap_or(Value::Null);
+        let registration = match (&opts.client_id, restored.get("client")) {
+            (Some(id), _) => Some(Registration { id: id.clone(), secret: opts.client_secret.clone(), method: None }),
+            (None, Some(c)) if c.is_object() => Some(registration_from(c).ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "oauth.saved.client has no client_id"))?),
+            _ => None,
+        };
+        let tokens = match restored.get("tokens") {
+            Some(t) if t.is_object() => Some(tokens_from(t.clone(), None).ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "oauth.saved.tokens has no access_token"))?),
+            _ => None,
+        };
+        Ok(Rc::new(Self {
+            transport,
+            server_url,
+            opts,
+            authorize,
+            saved,
+            random,
+            registration: RefCell::new(registration),
+            tokens: RefCell::new(tokens),
+            discovered: RefCell::new(None),
+            flow: RefCell::new(None),
+            issued: Cell::new(0),
+        }))
+    }
+
+    /// `authorization: Bearer ...` for the tokens held, if any: the headers to start with.
+    pub fn headers(&self) -> Vec<(String, String)> {
+        self.tokens.borrow().as_ref().map(|t| bearer(&t.access)).unwrap_or_default()
+    }
+
+    /// This authorization as the client's unauthorized handler.
+    pub fn handler(self: &Rc<Self>) -> AuthHandler {
+        let me = self.clone();
+        Box::new(move |info: &Value| {
+            let me = me.clone();
+            let info = info.clone();
+            Box::pin(async move { me.on_refused(&info).await })
+        })
+    }
+
+    /// A request met 401 or 403 (`{status, challenge, wwwAuthenticate}`): new headers, or why not.
+    async fn on_refused(self: Rc<Self>, info: &Value) -> Result<Option<Vec<(String, String)>>> {
+        let running = self.flow.borrow().clone();
+        let flow = match running {
+            Some(flow) => flow,
+            None => {
+                let me = self.clone();
+                let info = info.clone();
+                let flow: Flow = (Box::pin(async move { me.authorize_once(&info).await }) as Pin<Box<dyn Future<Output = _>>>).shared();
+                *self.flow.borrow_mut() = Some(flow.clone());
+                flow
+            }
+        };
+        // Whoever sees it end clears it (the request that started it may have been dropped by its
+        // timeout meanwhile: the flow went on with the next request that awaited it).
+        let out = flow.clone().await;
+        let mut slot = self.flow.borrow_mut();
+        if slot.as_ref().is_some_and(|f| f.ptr_eq(&flow)) {
+            *slot = None;
+        }
+        out
+    }
+
+    async fn authorize_once(&self, info: &Value) -> Result<Option<Vec<(String, String)>>> {
+        let status = info.get("status").and_then(Value::as_u64).unwrap_or(401);
+        let challenge = match info.get("challenge") {
+            Some(c @ Value::Object(_)) => c.clone(),
+            _ => info.get("wwwAuthenticate").and_then(Value::as_str).map_or(Value::Null, parse_www_authenticate),
+        };
+        let param = |k: &str| challenge.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+        let step_up = param("error").as_deref() == Some("insufficient_scope");
+        if status == 403 && !step_up {
+            return Ok(None);
+        }
+        let discovered = self.discover(param("resource_metadata")).await?;
+        // A refresh gets a new access token for the scopes granted; new scopes need the user.
+        let refresh = if step_up { None } else { self.tokens.borrow().as_ref().and_then(|t| t.refresh.clone()) };
+        if let Some(refresh) = refresh {
+            match self.refresh(&discovered, &refresh).await {
+                Ok(headers) => return Ok(Some(headers)),
+                // A refresh token the server refuses (expired, revoked): the user authorizes again.
+                Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("oauthError")) => *self.tokens.borrow_mut() = None,
+                // Anything else (the server unreachable, a broken answer) may pass: the tokens stay.
+                Err(e) => return Err(e),
+            }
+        }
+        let scope = param("scope").or_else(|| discovered.scopes.clone()).or_else(|| self.opts.scope.clone());
+        let client = self.client(&discovered, scope.as_deref()).await?;
+        if self.opts.client_credentials {
+            let mut grant = vec![("grant_type", "client_credentials".to_owned())];
+            grant.extend(scope.map(|s| ("scope", s)));
+            grant.extend(discovered.resource.iter().map(|r| ("resource", r.clone())));
+            let tokens = self.token_request(&discovered, &client, grant, None).await?;
+            return Ok(Some(self.keep(tokens)));
+        }
+        self.authorization_code(&discovered, &client, scope).await.map(Some)
+    }
+
+    /// The authorization server's endpoints, discovered once (again when a challenge names
+    /// other resource metadata).
+    async fn discover(&self, resource_metadata: Option<String>) -> Result<Discovered> {
+        if let Some(d) = self.discovered.borrow().as_ref().filter(|d| resource_metadata.is_none() || d.from == resource_metadata) {
+            return Ok(d.clone());
+        }
+        let (origin, path) = split_url(&self.server_url).ok_or_else(|| failure("discovery", format!("the server URL {} is not an http(s) URL", self.server_url)))?;
+        let mut candidates: Vec<String> = resource_metadata.iter().cloned().collect();
+        if !path.is_empty() && path != "/" {
+            candidates.push(format!("{origin}/.well-known/oauth-protected-resource{}", path.trim_end_matches('/')));
+        }
+        candidates.push(format!("{origin}/.well-known/oauth-protected-resource"));
+        candidates.dedup();
+        let mut prm = None;
+        for url in &candidates {
+            if let Some(doc) = self.get_json(url).await? {
+                prm = Some(doc);
+                break;
+            }
+        }
+        let mut found = Discovered { from: resource_metadata, ..Discovered::default() };
+        let issuer = match &prm {
+            Some(doc) => {
+                let resource = doc.get("resource").and_then(Value::as_str);
+                if let Some(resource) = resource {
+                    if !resource_allowed(&self.server_url, resource) {
+                        return Err(failure(
+                            "discovery",
+                            format!("the protected resource's metadata names the resource {resource}, which is not the server {}", self.server_url),
+                        ));
+                    }
+                }
+                found.resource = Some(resource.map_or_else(|| canonical(&self.server_url), str::to_owned));
+                found.scopes = doc.get("scopes_supported").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")).filter(|s| !s.is_empty());
+                match doc.get("authorization_servers").and_then(Value::as_array).and_then(|a| a.iter().find_map(Value::as_str)) {
+                    Some(issuer) => issuer.to_owned(),
+                    None => return Err(failure("discovery", "the protected resource's metadata names no authorization_servers")),
+                }
+            }
+            // 2025-03-26: the MCP server's origin is the authorization server.
+            None => origin.to_owned(),
+        };
+        let meta = self.authorization_server_metadata(&issuer).await?;
+        let issuer_origin = split_url(&issuer).map_or(issuer.as_str(), |(o, _)| o).to_owned();
+        let endpoint = |key: &str, default: &str| -> Option<String> {
+            match &meta {
+                Some(m) => m.get(key).and_then(Value::as_str).map(str::to_owned),
+                None => Some(format!("{issuer_origin}{default}")),
+            }
+        };
+        found.authorization_endpoint = endpoint("authorization_endpoint", "/authorize").ok_or_else(|| failure("discovery", format!("{issuer}'s metadata has no authorization_endpoint")))?;
+        found.token_endpoint = endpoint("token_endpoint", "/token").ok_or_else(|| failure("discovery", format!("{issuer}'s metadata has no token_endpoint")))?;
+        found.registration_endpoint = endpoint("registration_endpoint", "/register");
+        let strings = |key: &str| meta.as_ref().and_then(|m| m.get(key)).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect::<Vec<_>>());
+        found.auth_methods = strings("token_endpoint_auth_methods_supported").unwrap_or_default();
+        found.pkce_methods = meta.as_ref().map(|_| strings("code_challenge_methods_supported").unwrap_or_default());
+        found.client_id_metadata = meta.as_ref().and_then(|m| m.get("client_id_metadata_document_supported")).and_then(Value::as_bool).unwrap_or(false);
+        *self.discovered.borrow_mut() = Some(found.clone());
+        Ok(found)
+    }
+
+    /// RFC 8414 and OpenID Connect Discovery metadata of an issuer, from the first well-known URL
+    /// that has it; `None` when none does.
+    async fn authorization_server_metadata(&self, issuer: &str) -> Result<Option<Value>> {
+        let (origin, path) = split_url(issuer).ok_or_else(|| failure("discovery", format!("the authorization server {issuer} is not an http(s) URL")))?;
+        let path = path.trim_end_matches('/');
+        let candidates = if path.is_empty() {
+            vec![format!("{origin}/.well-known/oauth-authorization-server"), format!("{origin}/.well-known/openid-configuration")]
+        } else {
+            vec![
+                format!("{origin}/.well-known/oauth-authorization-server{path}"),
+                format!("{origin}/.well-known/openid-configuration{path}"),
+                format!("{origin}{path}/.well-known/openid-configuration"),
+            ]
+        };
+        for url in &candidates {
+            if let Some(doc) = self.get_json(url).await? {
+                return Ok(Some(doc));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The client to authorize as: given, restored, a metadata document's URL, or registered now.
+    async fn client(&self, d: &Discovered, scope: Option<&str>) -> Result<Registration> {
+        if let Some(r) = self.registration.borrow().clone() {
+            return Ok(r);
+        }
+        if let (Some(url), true) = (&self.opts.client_metadata_url, d.client_id_metadata) {
+            return Ok(Registration { id: url.clone(), secret: None, method: Some("none".into()) });
+        }
+        let Some(endpoint) = &d.registration_endpoint else {
+            return Err(failure("registration", "the authorization server offers no dynamic registration (registration_endpoint): give oauth.clientId"));
+        };
+        let mut metadata = Map::new();
+        metadata.insert("client_name".into(), "toolwire".into());
+        metadata.insert("redirect_uris".into(), Value::Array(vec![self.opts.redirect_url.clone().into()]));
+        metadata.insert("grant_types".into(), Value::Array(vec!["authorization_code".into(), "refresh_token".into()]));
+        metadata.insert("response_types".into(), Value::Array(vec!["code".into()]));
+        metadata.insert("token_endpoint_auth_method".into(), "none".into());
+        if let Some(scope) = scope {
+            metadata.insert("scope".into(), scope.into());
+        }
+        for (k, v) in &self.opts.client_metadata {
+            metadata.insert(k.clone(), v.clone());
+        }
+        let req = HttpRequest {
+            method: Method::Post,
+            url: endpoint.clone(),
+            headers: vec![("content-type".into(), "application/json".into()), ("accept".into(), "application/json".into())],
+            body: Some(Value::Object(metadata).to_string()),
+        };
+        let (status, body) = self.send("registration", req).await?;
+        if !(200..300).contains(&status) {
+            return Err(server_error("registration", status, &body));
+        }
+        let registration = body.as_ref().and_then(registration_from).ok_or_else(|| failure("registration", format!("the registration endpoint answered HTTP {status} without a client_id")))?;
+        *self.registration.borrow_mut() = Some(registration.clone());
+        self.save();
+        Ok(registration)
+    }
+
+    /// PKCE, `state`, the user's authorization through the host, and the code's exchange.
+    async fn authorization_code(&self, d: &Discovered, client: &Registration, scope: Option<String>) -> Result<Vec<(String, String)>> {
+        if let Some(methods) = &d.pkce_methods {
+            if !methods.iter().any(|m| m == "S256") {
+                return Err(failure("authorization", "the authorization server does not support PKCE with S256 (code_challenge_methods_supported), which OAuth 2.1 requires"));
+            }
+        }
+        let verifier = base64url(&self.random_bytes(32)?);
+        let state = base64url(&self.random_bytes(16)?);
+        let challenge = base64url(&sha256(verifier.as_bytes()));
+        let mut params = vec![
+            ("response_type", "code".to_owned()),
+            ("client_id", client.id.clone()),
+            ("code_challenge", challenge),
+            ("code_challenge_method", "S256".to_owned()),
+            ("redirect_uri", self.opts.redirect_url.clone()),
+            ("state", state.clone()),
+        ];
+        if let Some(s) = &scope {
+            params.push(("scope", s.clone()));
+        }
+        if let Some(r) = &d.resource {
+            params.push(("resource", r.clone()));
+        }
+        let sep = if d.authorization_endpoint.contains('?') { '&' } else { '?' };
+        let url = format!("{}{sep}{}", d.authorization_endpoint, form(&params));
+        let request = object([("url", url.into()), ("state", state.clone().into()), ("scope", scope.map_or(Value::Null, Value::String))]);
+        let Some(authorize) = &self.authorize else { return Err(failure("authorization", "no authorize callback")) };
+        let back = authorize(&request).await?;
+        let query = query_params(&back);
+        let get = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        if let Some(error) = get("error") {
+            let mut e = failure("authorization", format!("the authorization server refused: {error}{}", get("error_description").map_or_else(String::new, |d| format!(" ({d})"))))
+                .with_detail("oauthError", error);
+            if let Some(d) = get("error_description") {
+                e = e.with_detail("oauthErrorDescription", d);
+            }
+            return Err(e);
+        }
+        if get("state").as_deref() != Some(state.as_str()) {
+            return Err(failure("authorization", "the redirect's state is not the one sent (a forged or stale redirect)"));
+        }
+        let code = get("code").filter(|c| !c.is_empty()).ok_or_else(|| failure("authorization", "the redirect carries no code"))?;
+        let mut grant = vec![
+            ("grant_type", "authorization_code".to_owned()),
+            ("code", code),
+            ("code_verifier", verifier),
+            ("redirect_uri", self.opts.redirect_url.clone()),
+        ];
+        if let Some(r) = &d.resource {
+            grant.push(("resource", r.clone()));
+        }
+        let tokens = self.token_request(d, client, grant, None).await?;
+        Ok(self.keep(tokens))
+    }
+
+    /// A refresh-token grant.
+    async fn refresh(&self, d: &Discovered, refresh: &str) -> Result<Vec<(String, String)>> {
+        let Some(client) = self.registration.borrow().clone() else {
+            return Err(failure("token", "no client to refresh the token as"));
+        };
+        let mut grant = vec![("grant_type", "refresh_token".to_owned()), ("refresh_token", refresh.to_owned())];
+        if let Some(r) = &d.resource {
+            grant.push(("resource", r.clone()));
+        }
+        let tokens = self.token_request(d, &client, grant, Some(refresh)).await?;
+        Ok(self.keep(tokens))
+    }
+
+    /// A token endpoint request, with the client's authentication.
+    async fn token_request(&self, d: &Discovered, client: &Registration, mut params: Vec<(&str, String)>, refresh: Option<&str>) -> Result<Tokens> {
+        let mut headers = vec![("content-type".to_owned(), "application/x-www-form-urlencoded".to_owned()), ("accept".to_owned(), "application/json".to_owned())];
+        match (auth_method(client, &d.auth_methods), &client.secret) {
+            ("client_secret_basic", Some(secret)) => {
+                let pair = format!("{}:{}", form_component(&client.id), form_component(secret));
+                headers.push(("authorization".into(), format!("Basic {}", crate::protocol::headers::base64(pair.as_bytes()))));
+            }
+            ("client_secret_post", Some(secret)) => {
+                params.push(("client_id", client.id.clone()));
+                params.push(("client_secret", secret.clone()));
+            }
+            _ => params.push(("client_id", client.id.clone())),
+        }
+        let req = HttpRequest { method: Method::Post, url: d.token_endpoint.clone(), headers, body: Some(form(&params)) };
+        let (status, body) = self.send("token", req).await?;
+        if !(200..300).contains(&status) {
+            return Err(server_error("token", status, &body));
+        }
+        body.and_then(|b| tokens_from(b, refresh)).ok_or_else(|| failure("token", format!("the token endpoint answered HTTP {status} without an access_token")))
+    }
+
+    /// Holds new tokens, tells the host, and gives the header they make.
+    fn keep(&self, tokens: Tokens) -> Vec<(String, String)> {
+        let headers = bearer(&tokens.access);
+        *self.tokens.borrow_mut() = Some(tokens);
+        self.issued.set(self.issued.get() + 1);
+        self.save();
+        headers
+    }
+
+    fn save(&self) {
+        if let Some(saved) = &self.saved {
+            let client = self.registration.borrow().as_ref().map_or(Value::Null, |r| {
+                let mut m = Map::new();
+                m.insert("client_id".into(), r.id.clone().into());
+                if let Some(s) = &r.secret {
+                    m.insert("client_secret".into(), s.clone().into());
+                }
+                if let Some(method) = &r.method {
+                    m.insert("token_endpoint_auth_method".into(), method.clone().into());
+                }
+                Value::Object(m)
+            });
+            let tokens = self.tokens.borrow().as_ref().map_or(Value::Null, |t| t.raw.clone());
+            saved(&object([("client", client), ("tokens", tokens)]));
+        }
+    }
+
+    /// Tokens issued so far by this authorization (refreshes included).
+    pub fn issued(&self) -> u64 {
+        self.issued.get()
+    }
+
+    fn random_bytes(&self, n: usize) -> Result<Vec<u8>> {
+        let mut buf = vec![0u8; n];
+        (self.random)(&mut buf)?;
+        Ok(buf)
+    }
+
+    /// A GET of a metadata document: its JSON object, `None` when it is not there (any status
+    /// but 2xx, or not a JSON object).
+    async fn get_json(&self, url: &str) -> Result<Option<Value>> {
+        let req = HttpRequest { method: Method::Get, url: url.to_owned(), headers: vec![("accept".into(), "application/json".into())], body: None };
+        let (status, body) = self.send("discovery", req).await?;
+        Ok(body.filter(|b| (200..300).contains(&status) && b.is_object()))
+    }
+
+    /// Sends, and reads the body as JSON when it is JSON.
+    async fn send(&self, step: &str, req: HttpRequest) -> Result<(u16, Option<Value>)> {
+        let url = req.url.clone();
+        let resp = self.transport.send(req).await.map_err(|e| match e {
+            TransportError::Aborted => Error::new(ErrorCode::Aborted, format!("OAuth {step}: aborted")),
+            TransportError::Network(why) => failure(step, format!("{url} could not be reached ({why}); in a browser, the authorization server must allow this page's origin (CORS)")).with_detail("url", url.clone()),
+        })?;
+        let status = resp.status;
+        let mut body = resp.body;
+        let mut bytes = Vec::new();
+        while bytes.len() < MAX_BODY {
+            match body.next_chunk().await {
+                Some(Ok(c)) => bytes.extend_from_slice(&c),
+                _ => break,
+            }
+        }
+        Ok((status, std::str::from_utf8(&bytes).ok().and_then(|t| read_json(t).ok())))
+    }
+}
+
+fn bearer(token: &str) -> Vec<(String, String)> {
+    vec![("authorization".to_owned(), format!("Bearer {token}"))]
+}
+
+fn registration_from(v: &Value) -> Option<Registration> {
+    let s = |k: &str| v.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+    Some(Registration { id: s("client_id")?, secret: s("client_secret"), method: s("token_endpoint_auth_method") })
+}
+
+/// Tokens from a token response; a refresh that returns no refresh token keeps the one spent.
+fn tokens_from(mut v: Value, spent_refresh: Option<&str>) -> Option<Tokens> {
+    let access = v.get("access_token").and_then(Value::as_str).filter(|s| !s.is_empty())?.to_owned();
+    let mut refresh = v.get("refresh_token").and_then(Value::as_str).map(str::to_owned);
+    if refresh.is_none() {
+        if let (Some(r), Some(m)) = (spent_refresh, v.as_object_mut()) {
+            m.insert("refresh_token".into(), r.into());
+            refresh = Some(r.to_owned());
+        }
+    }
+    Some(Tokens { access, refresh, raw: v })
+}
+
+/// An error answer of an authorization server (RFC 6749 5.2: `error`, `error_description`).
+fn server_error(step: &str, status: u16, body: &Option<Value>) -> Error {
+    let field = |k: &str| body.as_ref().and_then(|b| b.get(k)).and_then(Value::as_str).map(str::to_owned);
+    let mut message = format!("the {step} endpoint answered HTTP {status}");
+    if let Some(e) = field("error") {
+        message.push_str(&format!(": {e}"));
+    }
+    if let Some(d) = field("error_description") {
+        message.push_str(&format!(" ({d})"));
+    }
+    let mut e = failure(step, message).with_detail("status", status);
+    if let Some(code) = field("error") {
+        e = e.with_detail("oauthError", code);
+    }
+    if let Some(d) = field("error_description") {
+        e = e.with_detail("oauthErrorDescription", d);
+    }
+    e
+}
+
+/// The token endpoint authentication: the registered method where the server supports it, else
+/// a secret in the Basic header or the form, else none.
+fn auth_method<'a>(client: &'a Registration, supported: &'a [String]) -> &'a str {
+    let has_secret = client.secret.is_some();
+    if supported.is_empty() {
+        return match (&client.method, has_secret) {
+            (Some(m), _) => m,
+            (None, true) => "client_secret_basic",
+            (None, false) => "none",
+        };
+    }
+    if let Some(m) = client.method.as_deref().filter(|m| supported.iter().any(|s| s == m)) {
+        return m;
+    }
+    for m in ["client_secret_basic", "client_secret_post"] {
+        if has_secret && supported.iter().any(|s| s == m) {
+            return m;
+        }
+    }
+    if has_secret { "client_secret_post" } else { "none" }
+}
+
+/// `(origin, path)` of an absolute http(s) URL: `("https://a.example:8443", "/mcp")`, without
+/// query or fragment.
+pub(crate) fn split_url(url: &str) -> Option<(&str, &str)> {
+    let scheme_end = url.find("://")?;
+    let scheme = &url[..scheme_end];
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return None;
+    }
+    let rest = &url[scheme_end + 3..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    if authority_end == 0 {
+        return None;
+    }
+    let origin = &url[..scheme_end + 3 + authority_end];
+    let after = &rest[authority_end..];
+    Some((origin, &after[..after.find(['?', '#']).unwrap_or(after.len())]))
+}
+
+/// The server's URL as a resource indicator: no fragment, scheme and host in lower case.
+fn canonical(url: &str) -> String {
+    let url = &url[..url.find('#').unwrap_or(url.len())];
+    match split_url(url) {
+        Some((origin, _)) => format!("{}{}", origin.to_ascii_lowercase(), &url[origin.len()..]),
+        None => url.to_owned(),
+    }
+}
+
+/// Whether a resource indicator covers the server's URL: the same origin, and a path the
+/// server's path is at or under.
+fn resource_allowed(server: &str, resource: &str) -> bool {
+    let (Some((so, sp)), Some((ro, rp))) = (split_url(server), split_url(resource)) else { return false };
+    if !so.eq_ignore_ascii_case(ro) {
+        return false;
+    }
+    let rp = rp.trim_end_matches('/');
+    let sp = sp.trim_end_matches('/');
+    sp == rp || (sp.starts_with(rp) && sp.as_bytes().get(rp.len()) == Some(&b'/'))
+}
+
+/// `application/x-www-form-urlencoded` (also a URL's query).
+fn form(params: &[(&str, String)]) -> String {
+    params.iter().map(|(k, v)| format!("{}={}", form_component(k), form_component(v))).collect::<Vec<_>>().join("&")
+}
+
+/// Percent-encodes all but RFC 3986's unreserved characters.
+fn form_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The parameters of a URL's query (or of a bare query string), decoded.
+fn query_params(url: &str) -> Vec<(String, String)> {
+    let url = &url[..url.find('#').unwrap_or(url.len())];
+    let query = match url.find('?') {
+        Some(i) => &url[i + 1..],
+        None if url.contains("://") => "",
+        None => url,
+    };
+    query.split('&').filter(|p| !p.is_empty()).map(|p| {
+        let (k, v) = p.split_once('=').unwrap_or((p, ""));
+        (percent_decode(k), percent_decode(v))
+    }).collect()
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' => match (b.get(i + 1).copied().and_then(hex), b.get(i + 2).copied().and_then(hex)) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Base64url without padding (RFC 4648 section 5), as PKCE writes it.
+fn base64url(bytes: &[u8]) -> String {
+    crate::protocol::headers::base64(bytes).trim_end_matches('=').replace('+', "-").replace('/', "_")
+}
+
+/// SHA-256 (FIPS 180-4), for the PKCE challenge.
+pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
+    const K: [u32; 64] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+        0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+        0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+        0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ];
+    let mut h: [u32; 8] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    let mut msg = data.to_vec();
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&((data.len() as u64) * 8).to_be_bytes());
+    for block in msg.chunks(64) {
+        let mut w = [0u32; 64];
+        for (i, word) in block.chunks(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..64 {
+            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
+            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16].wrapping_add(s0).wrapping_add(w[i - 7]).wrapping_add(s1);
+        }
+        let mut v = h;
+        for i in 0..64 {
+            let s1 = v[4].rotate_right(6) ^ v[4].rotate_right(11) ^ v[4].rotate_right(25);
+            let ch = (v[4] & v[5]) ^ (!v[4] & v[6]);
+            let t1 = v[7].wrapping_add(s1).wrapping_add(ch).wrapping_add(K[i]).wrapping_add(w[i]);
+            let s0 = v[0].rotate_right(2) ^ v[0].rotate_right(13) ^ v[0].rotate_right(22);
+            let maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
+            let t2 = s0.wrapping_add(maj);
+            v = [t1.wrapping_add(t2), v[0], v[1], v[2], v[3].wrapping_add(t1), v[4], v[5], v[6]];
+        }
+        for (a, b) in h.iter_mut().zip(v) {
+            *a = a.wrapping_add(b);
+        }
+    }
+    let mut out = [0u8; 32];
+    for (i, word) in h.iter().enumerate() {
+        out[i * 4..i * 4 + 4].copy_from_slice(&word.to_be_bytes());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

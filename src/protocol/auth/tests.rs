@@ -1,0 +1,723 @@
+//! OAuth against a scripted world: an MCP server that wants a bearer token, its protected
+//! resource metadata, and an authorization server (metadata, registration, token endpoint)
+//! that checks what a real one checks (PKCE, the client's authentication, the code, the
+//! resource), with every request recorded.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::rc::Rc;
+
+use futures_executor::block_on;
+use serde_json::{json, Value};
+
+use super::*;
+use crate::protocol::client::{Client, ClientOptions};
+use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Transport, TransportError};
+
+const MCP: &str = "https://mcp.example/api/mcp";
+const REDIRECT: &str = "http://localhost:3000/callback";
+
+/// What the scripted servers publish and want.
+#[derive(Clone)]
+struct Config {
+    /// Where the resource metadata is served (`None`: nowhere, a 2025-03-26 server).
+    prm_at: Option<&'static str>,
+    /// Whether the 401's challenge names `resource_metadata`.
+    challenge_names_prm: bool,
+    /// The challenge's `scope`.
+    challenge_scope: Option<&'static str>,
+    /// The resource metadata.
+    prm: Value,
+    /// Where the authorization server's metadata is served (`None`: nowhere).
+    as_meta_at: Option<&'static str>,
+    /// The authorization server's metadata (endpoints are filled in).
+    as_meta: Value,
+    /// The scopes the MCP server wants in a token (a token without them gets 403 insufficient_scope).
+    needs_scope: Option<&'static str>,
+    /// A client registered beforehand: (id, secret).
+    preregistered: Option<(&'static str, Option<&'static str>)>,
+    /// The token endpoint answers 503 with a page.
+    token_down: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            prm_at: Some("https://mcp.example/.well-known/oauth-protected-resource/api/mcp"),
+            challenge_names_prm: true,
+            challenge_scope: None,
+            prm: json!({"resource": MCP, "authorization_servers": ["https://auth.example/tenant"], "scopes_supported": ["mcp:read", "mcp:write"]}),
+            as_meta_at: Some("https://auth.example/.well-known/oauth-authorization-server/tenant"),
+            as_meta: json!({
+                "issuer": "https://auth.example/tenant",
+                "authorization_endpoint": "https://auth.example/tenant/authorize",
+                "token_endpoint": "https://auth.example/tenant/token",
+                "registration_endpoint": "https://auth.example/tenant/register",
+                "code_challenge_methods_supported": ["S256"],
+                "token_endpoint_auth_methods_supported": ["none", "client_secret_basic", "client_secret_post"],
+            }),
+            needs_scope: None,
+            preregistered: None,
+            token_down: false,
+        }
+    }
+}
+
+#[derive(Default)]
+struct State {
+    log: Vec<HttpRequest>,
+    /// code → (client_id, code_challenge, redirect_uri, scope)
+    codes: Vec<(String, String, String, String, Option<String>)>,
+    /// Tokens issued: (access, refresh, scope)
+    tokens: Vec<(String, String, Option<String>)>,
+    registered: Vec<(String, Option<String>)>,
+    /// Token requests refused, and why.
+    refused: Vec<String>,
+}
+
+#[derive(Clone)]
+struct World {
+    config: Rc<RefCell<Config>>,
+    state: Rc<RefCell<State>>,
+}
+
+fn form_of(body: &str) -> Vec<(String, String)> {
+    query_params(&format!("?{body}"))
+}
+
+fn field<'a>(form: &'a [(String, String)], k: &str) -> Option<&'a str> {
+    form.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str())
+}
+
+fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    req.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+}
+
+impl World {
+    fn new(config: Config) -> Self {
+        let world = Self { config: Rc::new(RefCell::new(config)), state: Rc::default() };
+        if let Some((id, secret)) = world.config.borrow().preregistered {
+            world.state.borrow_mut().registered.push((id.into(), secret.map(str::to_owned)));
+        }
+        world
+    }
+
+    fn answer(&self, req: &HttpRequest) -> (u16, Vec<(String, String)>, String) {
+        let c = self.config.borrow().clone();
+        let json = |status: u16, v: Value| (status, vec![("content-type".to_owned(), "application/json".to_owned())], v.to_string());
+        let url = req.url.as_str();
+        if url == MCP {
+            let token = header(req, "authorization").and_then(|h| h.strip_prefix("Bearer "));
+            let issued = token.and_then(|t| self.state.borrow().tokens.iter().find(|(a, _, _)| a == t).cloned());
+            let Some((_, _, scope)) = issued else {
+                let mut challenge = "Bearer error=\"invalid_token\"".to_owned();
+                if c.challenge_names_prm {
+                    challenge.push_str(&format!(", resource_metadata=\"{}\"", c.prm_at.unwrap_or("https://mcp.example/nowhere")));
+                }
+                if let Some(s) = c.challenge_scope {
+                    challenge.push_str(&format!(", scope=\"{s}\""));
+                }
+                return (401, vec![("www-authenticate".into(), challenge)], String::new());
+            };
+            if let Some(needed) = c.needs_scope {
+                let granted = scope.unwrap_or_default();
+                if !needed.split(' ').all(|n| granted.split(' ').any(|g| g == n)) {
+                    let challenge = format!("Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{}\"", c.prm_at.unwrap_or(""));
+                    return (403, vec![("www-authenticate".into(), challenge)], String::new());
+                }
+            }
+            let body: Value = serde_json::from_str(req.body.as_deref().unwrap_or("{}")).unwrap_or_default();
+            let result = match body["method"].as_str() {
+                Some("initialize") => json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}),
+                Some("tools/list") => json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
+                _ => return (202, vec![], String::new()),
+            };
+            return json(200, json!({"jsonrpc": "2.0", "id": body["id"], "result": result}));
+        }
+        if Some(url) == c.prm_at && req.method == Method::Get {
+            return json(200, c.prm.clone());
+        }
+        if Some(url) == c.as_meta_at && req.method == Method::Get {
+            return json(200, c.as_meta.clone());
+        }
+        let endpoint = |k: &str, default: &str| c.as_meta.get(k).and_then(Value::as_str).unwrap_or(default).to_owned();
+        if url == endpoint("registration_endpoint", "https://mcp.example/register") && req.method == Method::Post {
+            let body: Value = serde_json::from_str(req.body.as_deref().unwrap_or("")).unwrap();
+            assert_eq!(body["redirect_uris"], json!([REDIRECT]));
+            let n = self.state.borrow().registered.len();
+            let id = format!("dyn-client-{n}");
+            self.state.borrow_mut().registered.push((id.clone(), None));
+            return json(201, json!({"client_id": id, "token_endpoint_auth_method": "none", "redirect_uris": [REDIRECT]}));
+        }
+        if url == endpoint("token_endpoint", "https://mcp.example/token") && req.method == Method::Post && c.token_down {
+            return (503, vec![("content-type".into(), "text/html".into())], "<h1>down</h1>".into());
+        }
+        if url == endpoint("token_endpoint", "https://mcp.example/token") && req.method == Method::Post {
+            return self.token(req);
+        }
+        (404, vec![], "not found".into())
+    }
+
+    /// What the authorization endpoint does once the user agrees: a code for the request.
+    fn authorize(&self, url: &str) -> String {
+        let q = query_params(url);
+        let get = |k: &str| field(&q, k).map(str::to_owned);
+        assert_eq!(get("response_type").as_deref(), Some("code"));
+        assert_eq!(get("code_challenge_method").as_deref(), Some("S256"));
+        let code = format!("code-{}", self.state.borrow().codes.len());
+        self.state.borrow_mut().codes.push((code.clone(), get("client_id").unwrap(), get("code_challenge").unwrap(), get("redirect_uri").unwrap(), get("scope")));
+        format!("{}?code={code}&state={}", get("redirect_uri").unwrap(), form_component(&get("state").unwrap()))
+    }
+
+    fn token(&self, req: &HttpRequest) -> (u16, Vec<(String, String)>, String) {
+        let f = form_of(req.body.as_deref().unwrap_or(""));
+        // The client's authentication: Basic header, or the form's client_id (and secret).
+        let (client_id, secret) = match header(req, "authorization").and_then(|h| h.strip_prefix("Basic ")) {
+            Some(b) => {
+                let decoded = String::from_utf8(decode_base64(b)).unwrap();
+                let (id, secret) = decoded.split_once(':').unwrap();
+                (percent_decode(id), Some(percent_decode(secret)))
+            }
+            None => (field(&f, "client_id").unwrap_or("").to_owned(), field(&f, "client_secret").map(str::to_owned)),
+        };
+        let refuse = |why: &str, state: &Rc<RefCell<State>>| {
+            state.borrow_mut().refused.push(why.to_owned());
+            (400, vec![("content-type".to_owned(), "application/json".to_owned())], json!({"error": why}).to_string())
+        };
+        if !self.state.borrow().registered.iter().any(|(id, s)| *id == client_id && *s == secret) {
+            return refuse("invalid_client", &self.state);
+        }
+        let scope = match field(&f, "grant_type") {
+            Some("authorization_code") => {
+                let code = field(&f, "code").unwrap_or("");
+                let Some((_, cid, challenge, redirect, scope)) = self.state.borrow().codes.iter().find(|c| c.0 == code).cloned() else {
+                    return refuse("invalid_grant", &self.state);
+                };
+                let verifier = field(&f, "code_verifier").unwrap_or("");
+                if cid != client_id || base64url(&sha256(verifier.as_bytes())) != challenge || field(&f, "redirect_uri") != Some(redirect.as_str()) {
+                    return refuse("invalid_grant", &self.state);
+                }
+                scope
+            }
+            Some("client_credentials") => field(&f, "scope").map(str::to_owned),
+            Some("refresh_token") => {
+                let refresh = field(&f, "refresh_token").unwrap_or("");
+                let Some((_, _, scope)) = self.state.borrow().tokens.iter().find(|t| t.1 == refresh).cloned() else {
+                    return refuse("invalid_grant", &self.state);
+                };
+                scope
+            }
+            _ => return refuse("unsupported_grant_type", &self.state),
+        };
+        let n = self.state.borrow().tokens.len();
+        let (access, refresh) = (format!("access-{n}"), format!("refresh-{n}"));
+        self.state.borrow_mut().tokens.push((access.clone(), refresh.clone(), scope.clone()));
+        let mut body = json!({"access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh});
+        if let Some(s) = scope {
+            body["scope"] = s.into();
+        }
+        (200, vec![("content-type".to_owned(), "application/json".to_owned())], body.to_string())
+    }
+
+    fn urls(&self) -> Vec<String> {
+        self.state.borrow().log.iter().map(|r| format!("{} {}", r.method.as_str(), r.url)).collect()
+    }
+
+    fn requests_to(&self, url: &str) -> Vec<HttpRequest> {
+        self.state.borrow().log.iter().filter(|r| r.url == url).cloned().collect()
+    }
+}
+
+fn decode_base64(s: &str) -> Vec<u8> {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for c in s.bytes().filter(|&c| c != b'=') {
+        bits = bits << 6 | A.iter().position(|&a| a == c).unwrap() as u32;
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+        }
+    }
+    out
+}
+
+struct OneChunk(Option<Vec<u8>>);
+
+impl Body for OneChunk {
+    fn next_chunk(&mut self) -> impl Future<Output = Option<Result<Vec<u8>, TransportError>>> {
+        let next = self.0.take();
+        async move { next.map(Ok) }
+    }
+}
+
+impl Transport for World {
+    type Body = OneChunk;
+    fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<OneChunk>, TransportError>> {
+        let (status, headers, body) = self.answer(&req);
+        self.state.borrow_mut().log.push(req);
+        async move { Ok(HttpResponse { status, headers, body: OneChunk(Some(body.into_bytes())) }) }
+    }
+}
+
+/// Counting random bytes: deterministic, and different on every call.
+fn counting() -> Random {
+    let n = Rc::new(std::cell::Cell::new(0u8));
+    Box::new(move |buf: &mut [u8]| {
+        for b in buf {
+            n.set(n.get().wrapping_add(1));
+            *b = n.get();
+        }
+        Ok(())
+    })
+}
+
+/// An OAuth whose user agrees at once; the authorization URLs asked for, and what was saved.
+#[allow(clippy::type_complexity)]
+fn oauth(world: &World, opts: OAuthOptions) -> (Rc<OAuth<World>>, Rc<RefCell<Vec<String>>>, Rc<RefCell<Vec<Value>>>) {
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let saved = Rc::new(RefCell::new(Vec::new()));
+    let (w, a, s) = (world.clone(), asked.clone(), saved.clone());
+    let authorize: Authorize = Box::new(move |req: &Value| {
+        let url = req["url"].as_str().unwrap().to_owned();
+        a.borrow_mut().push(url.clone());
+        let back = w.authorize(&url);
+        // The user takes a moment: whatever else runs goes on meanwhile.
+        Box::pin(async move {
+            YieldOnce(false).await;
+            Ok(back)
+        })
+    });
+    let on_saved: Saved = Box::new(move |v: &Value| s.borrow_mut().push(v.clone()));
+    let o = OAuth::new(world.clone(), MCP, opts, Some(authorize), Some(on_saved), counting()).unwrap();
+    (o, asked, saved)
+}
+
+fn opts() -> OAuthOptions {
+    OAuthOptions { redirect_url: REDIRECT.into(), ..OAuthOptions::default() }
+}
+
+/// What the client's handler is given for the MCP server's answer to an unauthenticated request.
+fn refusal(world: &World, token: Option<&str>) -> Value {
+    let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
+    if let Some(t) = token {
+        headers.push(("authorization".into(), format!("Bearer {t}")));
+    }
+    let req = HttpRequest { method: Method::Post, url: MCP.into(), headers, body: Some(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into()) };
+    let (status, headers, _) = world.answer(&req);
+    let challenge = headers.iter().find(|(k, _)| k == "www-authenticate").map(|(_, v)| v.clone()).unwrap();
+    json!({"status": status, "challenge": parse_www_authenticate(&challenge), "wwwAuthenticate": challenge})
+}
+
+fn bearer_of(headers: &[(String, String)]) -> &str {
+    headers.iter().find(|(k, _)| k == "authorization").map(|(_, v)| v.strip_prefix("Bearer ").unwrap()).unwrap()
+}
+
+#[test]
+fn sha256_and_base64url_match_independent_vectors() {
+    // Vectors from Python's hashlib.
+    let hex = |b: [u8; 32]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    assert_eq!(hex(sha256(b"")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    assert_eq!(hex(sha256(b"abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    // 200 bytes: four blocks, the length in a block of its own.
+    assert_eq!(hex(sha256(&[b'a'; 200])), "c2a908d98f5df987ade41b5fce213067efbcc21ef2240212a41e54b5e7c28ae5");
+    assert_eq!(base64url(&sha256(b"dBjftJeZ4CVP-mJ92IqhaZ7Nb4lKXD9sYuBr1iQkTbI")), "yDYdUWJi0VYypHR4vYYqCCErIa1LSZNPYyzaIL0MVQk");
+    assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
+}
+
+#[test]
+fn urls_forms_and_queries() {
+    assert_eq!(split_url("https://a.example:8443/x/y?q=1#f"), Some(("https://a.example:8443", "/x/y")));
+    assert_eq!(split_url("http://a.example"), Some(("http://a.example", "")));
+    assert_eq!(split_url("ftp://a.example/x"), None);
+    assert_eq!(split_url("https:///x"), None);
+    assert_eq!(form(&[("a b", "c&d=é".into())]), "a%20b=c%26d%3D%C3%A9");
+    assert_eq!(query_params("http://l/cb?code=a%2Bb+c&state=s%3D#frag"), vec![("code".into(), "a+b c".into()), ("state".into(), "s=".into())]);
+    assert_eq!(query_params("code=x&bad=%zz"), vec![("code".into(), "x".into()), ("bad".into(), "%zz".into())]);
+    assert!(resource_allowed("https://mcp.example/api/mcp", "https://mcp.example/api"));
+    assert!(resource_allowed("https://mcp.example/api/mcp", "https://MCP.example/api/mcp/"));
+    assert!(!resource_allowed("https://mcp.example/api/mcp", "https://mcp.example/api/mc"));
+    assert!(!resource_allowed("https://mcp.example/api/mcp", "https://other.example/api/mcp"));
+    assert_eq!(canonical("HTTPS://MCP.Example/Api#x"), "https://mcp.example/Api");
+}
+
+#[test]
+fn a_first_authorization_discovers_registers_and_exchanges_a_pkce_code() {
+    let world = World::new(Config { challenge_scope: Some("mcp:read"), ..Config::default() });
+    let (o, asked, saved) = oauth(&world, opts());
+    let headers = block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-0");
+    // Discovery: the challenge's resource metadata, then the issuer's metadata with its path inserted.
+    assert_eq!(
+        world.urls(),
+        [
+            "GET https://mcp.example/.well-known/oauth-protected-resource/api/mcp",
+            "GET https://auth.example/.well-known/oauth-authorization-server/tenant",
+            "POST https://auth.example/tenant/register",
+            "POST https://auth.example/tenant/token",
+        ]
+    );
+    // The authorization request: PKCE S256, state, the challenge's scope, the resource indicator.
+    let q = query_params(&asked.borrow()[0]);
+    assert!(asked.borrow()[0].starts_with("https://auth.example/tenant/authorize?"));
+    assert_eq!(field(&q, "client_id"), Some("dyn-client-0"));
+    assert_eq!(field(&q, "scope"), Some("mcp:read"));
+    assert_eq!(field(&q, "resource"), Some(MCP));
+    assert_eq!(field(&q, "redirect_uri"), Some(REDIRECT));
+    assert_eq!(field(&q, "code_challenge").unwrap().len(), 43);
+    assert!(field(&q, "state").unwrap().len() >= 16);
+    // The token request: the verifier matched the challenge (else the world refuses), the resource.
+    let token_req = &world.requests_to("https://auth.example/tenant/token")[0];
+    let f = form_of(token_req.body.as_deref().unwrap());
+    assert_eq!(field(&f, "grant_type"), Some("authorization_code"));
+    assert_eq!(field(&f, "resource"), Some(MCP));
+    assert_eq!(field(&f, "client_id"), Some("dyn-client-0"));
+    assert_eq!(header(token_req, "content-type"), Some("application/x-www-form-urlencoded"));
+    assert!(world.state.borrow().refused.is_empty());
+    // Saved: the registration, then the tokens.
+    let last = saved.borrow().last().cloned().unwrap();
+    assert_eq!(last["client"]["client_id"], "dyn-client-0");
+    assert_eq!(last["tokens"]["access_token"], "access-0");
+    assert_eq!(o.issued(), 1);
+}
+
+#[test]
+fn scopes_come_from_the_challenge_then_the_resource_then_the_options() {
+    let scope_asked = |config: Config, configured: Option<&str>| {
+        let world = World::new(config);
+        let (o, asked, _) = oauth(&world, OAuthOptions { scope: configured.map(str::to_owned), ..opts() });
+        block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+        let url = asked.borrow()[0].clone();
+        field(&query_params(&url), "scope").map(str::to_owned)
+    };
+    assert_eq!(scope_asked(Config { challenge_scope: Some("a b"), ..Config::default() }, Some("c")).as_deref(), Some("a b"));
+    assert_eq!(scope_asked(Config::default(), Some("c")).as_deref(), Some("mcp:read mcp:write"));
+    let no_scopes = Config { prm: json!({"resource": MCP, "authorization_servers": ["https://auth.example/tenant"]}), ..Config::default() };
+    assert_eq!(scope_asked(no_scopes.clone(), Some("c")).as_deref(), Some("c"));
+    assert_eq!(scope_asked(no_scopes, None), None);
+}
+
+#[test]
+fn discovery_tries_the_well_known_urls_in_order() {
+    // No resource_metadata in the challenge, the metadata at the origin's root; the issuer's
+    // metadata only at its OpenID Connect URL with the path appended.
+    let world = World::new(Config {
+        challenge_names_prm: false,
+        prm_at: Some("https://mcp.example/.well-known/oauth-protected-resource"),
+        as_meta_at: Some("https://auth.example/tenant/.well-known/openid-configuration"),
+        ..Config::default()
+    });
+    let (o, _, _) = oauth(&world, opts());
+    block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(
+        world.urls()[..5],
+        [
+            "GET https://mcp.example/.well-known/oauth-protected-resource/api/mcp",
+            "GET https://mcp.example/.well-known/oauth-protected-resource",
+            "GET https://auth.example/.well-known/oauth-authorization-server/tenant",
+            "GET https://auth.example/.well-known/openid-configuration/tenant",
+            "GET https://auth.example/tenant/.well-known/openid-configuration",
+        ]
+    );
+}
+
+#[test]
+fn a_2025_03_26_server_is_its_own_authorization_server_with_default_endpoints() {
+    // No resource metadata: the MCP server's origin is the issuer. Its metadata first...
+    let meta = json!({
+        "issuer": "https://mcp.example",
+        "authorization_endpoint": "https://mcp.example/oauth/authorize",
+        "token_endpoint": "https://mcp.example/oauth/token",
+        "registration_endpoint": "https://mcp.example/oauth/register",
+        "code_challenge_methods_supported": ["S256"],
+    });
+    let world = World::new(Config {
+        prm_at: None,
+        challenge_names_prm: false,
+        as_meta_at: Some("https://mcp.example/.well-known/oauth-authorization-server"),
+        as_meta: meta,
+        ..Config::default()
+    });
+    let (o, asked, _) = oauth(&world, opts());
+    block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert!(asked.borrow()[0].starts_with("https://mcp.example/oauth/authorize?"));
+    // No resource indicator without the resource's metadata.
+    assert_eq!(field(&query_params(&asked.borrow()[0]), "resource"), None);
+    assert_eq!(world.requests_to("https://mcp.example/oauth/token").len(), 1);
+
+    // ...and without any metadata, /authorize, /token and /register at that origin.
+    let world = World::new(Config { prm_at: None, challenge_names_prm: false, as_meta_at: None, as_meta: json!({}), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let headers = block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-0");
+    assert!(asked.borrow()[0].starts_with("https://mcp.example/authorize?"));
+    assert_eq!(world.requests_to("https://mcp.example/register").len(), 1);
+    assert_eq!(world.requests_to("https://mcp.example/token").len(), 1);
+}
+
+#[test]
+fn a_preregistered_client_authenticates_as_the_server_supports() {
+    let method_used = |methods: Value, secret: Option<&'static str>| {
+        let mut config = Config { preregistered: Some(("pre", secret)), ..Config::default() };
+        config.as_meta["token_endpoint_auth_methods_supported"] = methods;
+        let world = World::new(config);
+        let (o, _, _) = oauth(&world, OAuthOptions { client_id: Some("pre".into()), client_secret: secret.map(str::to_owned), ..opts() });
+        block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+        assert!(world.requests_to("https://auth.example/tenant/register").is_empty(), "no registration for a client given");
+        assert!(world.state.borrow().refused.is_empty(), "{:?}", world.state.borrow().refused);
+        let req = world.requests_to("https://auth.example/tenant/token")[0].clone();
+        let f = form_of(req.body.as_deref().unwrap());
+        match (header(&req, "authorization"), field(&f, "client_secret")) {
+            (Some(_), None) => "client_secret_basic",
+            (None, Some(_)) => "client_secret_post",
+            (None, None) => "none",
+            _ => "both",
+        }
+    };
+    assert_eq!(method_used(json!(["client_secret_basic", "client_secret_post"]), Some("s3cr:t/")), "client_secret_basic");
+    assert_eq!(method_used(json!(["client_secret_post"]), Some("s3cr:t/")), "client_secret_post");
+    assert_eq!(method_used(json!(["none"]), None), "none");
+    // Nothing said: RFC 6749's default for a client with a secret is the Basic header.
+    assert_eq!(method_used(Value::Null, Some("s")), "client_secret_basic");
+}
+
+#[test]
+fn a_metadata_document_url_is_the_client_id_where_the_server_takes_one() {
+    let mut config = Config { preregistered: Some(("https://app.example/client.json", None)), ..Config::default() };
+    config.as_meta["client_id_metadata_document_supported"] = true.into();
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, OAuthOptions { client_metadata_url: Some("https://app.example/client.json".into()), ..opts() });
+    block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(field(&query_params(&asked.borrow()[0]), "client_id"), Some("https://app.example/client.json"));
+    assert!(world.requests_to("https://auth.example/tenant/register").is_empty());
+
+    // A server that does not take them: registered dynamically.
+    let world = World::new(Config::default());
+    let (o, asked, _) = oauth(&world, OAuthOptions { client_metadata_url: Some("https://app.example/client.json".into()), ..opts() });
+    block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(field(&query_params(&asked.borrow()[0]), "client_id"), Some("dyn-client-0"));
+}
+
+#[test]
+fn saved_tokens_are_refreshed_without_the_user() {
+    let world = World::new(Config::default());
+    let (first, _, saved) = oauth(&world, opts());
+    block_on(first.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    let kept = saved.borrow().last().cloned().unwrap();
+
+    // The next page load: restored, sent from the start; the token expires (the server forgets it).
+    let (o, asked, saved) = oauth(&world, OAuthOptions { saved: Some(kept), ..opts() });
+    assert_eq!(bearer_of(&o.headers()), "access-0");
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    let headers = block_on(o.clone().on_refused(&refusal(&world, Some("access-0")))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-1");
+    assert!(asked.borrow().is_empty(), "a refresh asks nothing of the user");
+    let f = form_of(world.requests_to("https://auth.example/tenant/token")[1].body.as_deref().unwrap());
+    assert_eq!(field(&f, "grant_type"), Some("refresh_token"));
+    assert_eq!(field(&f, "refresh_token"), Some("refresh-0"));
+    assert_eq!(field(&f, "resource"), Some(MCP));
+    assert_eq!(saved.borrow().last().unwrap()["tokens"]["access_token"], "access-1");
+
+    // The token endpoint is down: the refresh fails with that, and the tokens are kept for a later try.
+    world.config.borrow_mut().token_down = true;
+    world.state.borrow_mut().tokens[1].0 = "expired".into();
+    let e = block_on(o.clone().on_refused(&refusal(&world, Some("access-1")))).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["status"].as_u64()), (ErrorCode::Unauthorized, Some(503)));
+    assert_eq!(bearer_of(&o.headers()), "access-1");
+    assert!(asked.borrow().is_empty());
+    world.config.borrow_mut().token_down = false;
+    world.state.borrow_mut().tokens[1].0 = "access-1".into();
+
+    // A refresh token that no longer works: the user is asked again.
+    world.state.borrow_mut().tokens.iter_mut().for_each(|t| t.1 = "revoked".into());
+    world.state.borrow_mut().tokens[1].0 = "expired".into();
+    let headers = block_on(o.on_refused(&refusal(&world, Some("access-1")))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-2");
+    assert_eq!(asked.borrow().len(), 1);
+}
+
+#[test]
+fn insufficient_scope_asks_the_user_for_the_scopes_the_server_names() {
+    let world = World::new(Config { challenge_scope: Some("mcp:read"), needs_scope: Some("mcp:read mcp:write"), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let headers = block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    let token = bearer_of(&headers).to_owned();
+    let info = refusal(&world, Some(&token));
+    assert_eq!(info["status"], 403);
+    let headers = block_on(o.on_refused(&info)).unwrap().unwrap();
+    assert_eq!(field(&query_params(&asked.borrow()[1]), "scope"), Some("mcp:read mcp:write"));
+    // Not a refresh: the new scopes need the user; and the token works now.
+    assert_eq!(world.requests_to("https://auth.example/tenant/token").len(), 2);
+    let ok = world.answer(&HttpRequest {
+        method: Method::Post,
+        url: MCP.into(),
+        headers: headers.clone(),
+        body: Some(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into()),
+    });
+    assert_eq!(ok.0, 200);
+    // A 403 for any other reason is not the handler's to answer.
+    let forbidden = json!({"status": 403, "challenge": {"scheme": "Bearer", "error": "invalid_token"}});
+    let world = World::new(Config::default());
+    let (o, asked, _) = oauth(&world, opts());
+    assert_eq!(block_on(o.on_refused(&forbidden)).unwrap(), None);
+    assert!(asked.borrow().is_empty() && world.urls().is_empty());
+}
+
+#[test]
+fn what_goes_wrong_is_an_unauthorized_error_that_names_its_step() {
+    let err = |world: &World, opts: OAuthOptions, back: Option<&'static str>| {
+        let w = world.clone();
+        let authorize: Authorize = Box::new(move |req: &Value| {
+            let url = req["url"].as_str().unwrap().to_owned();
+            let real = w.authorize(&url);
+            Box::pin(async move { Ok(back.map_or(real, str::to_owned)) })
+        });
+        let o = OAuth::new(world.clone(), MCP, opts, Some(authorize), None, counting()).unwrap();
+        block_on(o.on_refused(&refusal(world, None))).unwrap_err()
+    };
+    let world = World::new(Config::default());
+    let e = err(&world, opts(), Some("http://localhost:3000/callback?code=code-0&state=forged"));
+    assert_eq!((e.code, e.details.as_ref().unwrap()["oauthStep"].as_str()), (ErrorCode::Unauthorized, Some("authorization")));
+    assert!(e.message.contains("state"), "{}", e.message);
+    assert!(world.requests_to("https://auth.example/tenant/token").is_empty(), "a forged redirect's code is not exchanged");
+
+    let e = err(&World::new(Config::default()), opts(), Some("http://localhost:3000/callback?error=access_denied&error_description=no+thanks"));
+    assert_eq!(e.details.as_ref().unwrap()["oauthError"], "access_denied");
+    assert!(e.message.contains("no thanks"), "{}", e.message);
+
+    // The resource's metadata names another server.
+    let config = Config { prm: json!({"resource": "https://evil.example/mcp", "authorization_servers": ["https://auth.example/tenant"]}), ..Config::default() };
+    let world = World::new(config);
+    let e = err(&world, opts(), None);
+    assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "discovery");
+    assert!(world.requests_to("https://auth.example/tenant/authorize").is_empty());
+
+    // No PKCE with S256.
+    let mut config = Config::default();
+    config.as_meta["code_challenge_methods_supported"] = json!(["plain"]);
+    let e = err(&World::new(config), opts(), None);
+    assert!(e.message.contains("PKCE"), "{}", e.message);
+
+    // No registration endpoint and no client given.
+    let mut config = Config::default();
+    config.as_meta.as_object_mut().unwrap().remove("registration_endpoint");
+    let e = err(&World::new(config), opts(), None);
+    assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "registration");
+    assert!(e.message.contains("oauth.clientId"), "{}", e.message);
+
+    // The token endpoint refuses (a client the server does not know).
+    let config = Config { preregistered: Some(("pre", Some("right"))), ..Config::default() };
+    let e = err(&World::new(config), OAuthOptions { client_id: Some("pre".into()), client_secret: Some("wrong".into()), ..opts() }, None);
+    assert_eq!((e.details.as_ref().unwrap()["oauthStep"].as_str(), e.details.as_ref().unwrap()["oauthError"].as_str()), (Some("token"), Some("invalid_client")));
+
+    // The host's authorize fails: its error is the request's.
+    let world = World::new(Config::default());
+    let authorize: Authorize = Box::new(|_: &Value| Box::pin(async { Err(Error::new(ErrorCode::Aborted, "the user closed the window")) }));
+    let o = OAuth::new(world.clone(), MCP, opts(), Some(authorize), None, counting()).unwrap();
+    assert_eq!(block_on(o.on_refused(&refusal(&world, None))).unwrap_err().code, ErrorCode::Aborted);
+}
+
+#[test]
+fn bad_options_are_refused() {
+    let world = World::new(Config::default());
+    let authorize = || -> Authorize { Box::new(|_: &Value| Box::pin(async { Ok(String::new()) })) };
+    let new = |opts| OAuth::new(world.clone(), MCP, opts, Some(authorize()), None, counting()).err().map(|e| e.code);
+    assert_eq!(new(OAuthOptions::default()), Some(ErrorCode::InvalidOptions));
+    assert_eq!(new(OAuthOptions { saved: Some(json!({"tokens": {"token_type": "Bearer"}})), ..opts() }), Some(ErrorCode::InvalidOptions));
+    assert_eq!(new(OAuthOptions { saved: Some(json!({"client": {"client_secret": "x"}})), ..opts() }), Some(ErrorCode::InvalidOptions));
+    assert_eq!(new(OAuthOptions { saved: Some(json!({"client": null, "tokens": null})), ..opts() }), None);
+}
+
+#[test]
+fn a_client_acting_for_itself_gets_tokens_with_its_credentials_alone() {
+    let world = World::new(Config { preregistered: Some(("svc", Some("pw"))), ..Config::default() });
+    let service = OAuthOptions { client_id: Some("svc".into()), client_secret: Some("pw".into()), client_credentials: true, ..OAuthOptions::default() };
+    let o = OAuth::new(world.clone(), MCP, service, None, None, counting()).unwrap();
+    let headers = block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-0");
+    let req = world.requests_to("https://auth.example/tenant/token")[0].clone();
+    let f = form_of(req.body.as_deref().unwrap());
+    assert_eq!(field(&f, "grant_type"), Some("client_credentials"));
+    assert_eq!(field(&f, "scope"), Some("mcp:read mcp:write"));
+    assert_eq!(field(&f, "resource"), Some(MCP));
+    assert!(header(&req, "authorization").unwrap().starts_with("Basic "));
+    assert!(world.requests_to("https://auth.example/tenant/register").is_empty());
+    // Without a secret there is nothing to authenticate with; without the grant, a user is needed.
+    let no_secret = OAuthOptions { client_id: Some("svc".into()), client_credentials: true, ..OAuthOptions::default() };
+    assert_eq!(OAuth::new(world.clone(), MCP, no_secret, None, None, counting()).err().unwrap().code, ErrorCode::InvalidOptions);
+    assert_eq!(OAuth::new(world.clone(), MCP, opts(), None, None, counting()).err().unwrap().code, ErrorCode::InvalidOptions);
+}
+
+#[test]
+fn an_authorization_whose_request_was_dropped_goes_on_with_the_next_one() {
+    let world = World::new(Config::default());
+    let (o, asked, _) = oauth(&world, opts());
+    let info = refusal(&world, None);
+    // The first request starts the flow, which waits for the user; its timeout drops it.
+    let mut first = Box::pin(o.clone().on_refused(&info));
+    let waker = futures_util::task::noop_waker();
+    assert!(first.as_mut().poll(&mut std::task::Context::from_waker(&waker)).is_pending());
+    drop(first);
+    assert_eq!(asked.borrow().len(), 1);
+    // The next request finishes that authorization (the user is not asked twice), and clears it.
+    let headers = block_on(o.clone().on_refused(&info)).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-0");
+    assert_eq!(asked.borrow().len(), 1);
+    assert!(o.flow.borrow().is_none());
+    // A later refusal starts a new one (here a refresh).
+    let headers = block_on(o.on_refused(&refusal(&world, Some("nope")))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-1");
+}
+
+/// A clock whose sleeps never end (nothing here times out).
+#[derive(Clone, Copy)]
+struct Still;
+impl Clock for Still {
+    fn sleep(&self, _ms: u64) -> impl Future<Output = ()> {
+        futures_util::future::pending()
+    }
+    fn now_ms(&self) -> u64 {
+        0
+    }
+}
+
+#[test]
+fn requests_that_meet_a_401_together_share_one_authorization_and_the_client_retries_with_it() {
+    let world = World::new(Config { needs_scope: Some("mcp:read"), challenge_scope: Some("mcp:read"), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let client = Client::new(world.clone(), Still, ClientOptions::new(MCP));
+    client.set_unauthorized_handler(Some(o.handler()));
+    block_on(client.connect()).unwrap();
+    assert_eq!(asked.borrow().len(), 1);
+    // Two requests at once, both refused: one authorization.
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    world.state.borrow_mut().tokens[0].1 = "revoked".into();
+    let mut opts = crate::protocol::client::CallOptions::default();
+    let (a, b) = block_on(futures_util::future::join(client.list_tools(), client.request("tools/list", Value::Null, &mut opts)));
+    assert_eq!(a.unwrap().len(), 1);
+    b.unwrap();
+    assert_eq!(asked.borrow().len(), 2, "one more authorization for both");
+    assert_eq!(world.state.borrow().tokens.len(), 2);
+    // Every request after carries the new token.
+    let last = world.requests_to(MCP).last().cloned().unwrap();
+    assert_eq!(header(&last, "authorization"), Some("Bearer access-1"));
+    // initialize, notifications/initialized, then both requests were sent with access-0 and refused.
+    let refused = world.requests_to(MCP).iter().filter(|r| header(r, "authorization") == Some("Bearer access-0")).count();
+    assert_eq!(refused, 4);
+}
+
+/// Pending once, then ready.
+struct YieldOnce(bool);
+impl Future for YieldOnce {
+    type Output = ();
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    }
+}

@@ -1,0 +1,220 @@
+// McpClient's `oauth` option through the built package, against a small OAuth-protected MCP server on
+// 127.0.0.1 that is its own authorization server (protected resource metadata, RFC 8414 metadata, dynamic
+// registration, an authorization endpoint that redirects at once, a token endpoint that checks PKCE and spends
+// refresh tokens). The official conformance suite's auth/* scenarios (scripts/conformance.sh) cover the
+// discovery variants; this covers what an app sees: the callbacks, what is saved and restored, the hub, errors.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { createServer } from "node:http";
+import { loadPkg, rejectsWith } from "./helpers.mjs";
+
+const { McpClient, McpHub } = await loadPkg();
+
+let server;
+let base;
+/** What the server saw: requests by path, codes issued, tokens issued. */
+const seen = { requests: [], codes: new Map(), tokens: new Set(), refresh: new Set(), clients: new Set() };
+
+const b64url = (buf) => buf.toString("base64").replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+const json = (res, status, body, headers = {}) => {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+};
+
+let issued = 0;
+function issue(res, scope) {
+  const access = `at-${issued}`;
+  const refresh = `rt-${issued++}`;
+  seen.tokens.add(access);
+  seen.refresh.add(refresh);
+  json(res, 200, { access_token: access, token_type: "Bearer", expires_in: 3600, refresh_token: refresh, ...(scope ? { scope } : {}) });
+}
+
+async function handle(req, res) {
+  const url = new URL(req.url, base);
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  seen.requests.push({ method: req.method, path: url.pathname, authorization: req.headers.authorization ?? null, body });
+  if (url.pathname === "/.well-known/oauth-protected-resource/mcp") {
+    return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base], scopes_supported: ["tools"] });
+  }
+  if (url.pathname === "/.well-known/oauth-authorization-server") {
+    return json(res, 200, {
+      issuer: base,
+      authorization_endpoint: `${base}/authorize`,
+      token_endpoint: `${base}/token`,
+      registration_endpoint: `${base}/register`,
+      code_challenge_methods_supported: ["S256"],
+      token_endpoint_auth_methods_supported: ["none"],
+    });
+  }
+  if (url.pathname === "/register") {
+    const id = `client-${seen.clients.size}`;
+    seen.clients.add(id);
+    return json(res, 201, { ...JSON.parse(body), client_id: id });
+  }
+  if (url.pathname === "/authorize") {
+    const q = url.searchParams;
+    const code = `code-${seen.codes.size}`;
+    seen.codes.set(code, { challenge: q.get("code_challenge"), client: q.get("client_id"), scope: q.get("scope") });
+    const back = new URL(q.get("redirect_uri"));
+    back.searchParams.set("code", code);
+    back.searchParams.set("state", q.get("state"));
+    res.writeHead(302, { location: back.href });
+    return res.end();
+  }
+  if (url.pathname === "/token") {
+    const f = new URLSearchParams(body);
+    if (!seen.clients.has(f.get("client_id"))) return json(res, 401, { error: "invalid_client" });
+    if (f.get("grant_type") === "refresh_token") {
+      if (!seen.refresh.delete(f.get("refresh_token"))) return json(res, 400, { error: "invalid_grant", error_description: "refresh token revoked" });
+      return issue(res, "tools");
+    }
+    const code = seen.codes.get(f.get("code"));
+    const verified = code && b64url(createHash("sha256").update(f.get("code_verifier") ?? "").digest()) === code.challenge;
+    if (!verified) return json(res, 400, { error: "invalid_grant" });
+    seen.codes.delete(f.get("code"));
+    return issue(res, code.scope);
+  }
+  if (url.pathname === "/mcp") {
+    const token = req.headers.authorization?.replace(/^Bearer /, "");
+    if (!seen.tokens.has(token)) {
+      res.writeHead(401, { "www-authenticate": `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` });
+      return res.end();
+    }
+    if (req.method !== "POST") {
+      res.writeHead(405);
+      return res.end();
+    }
+    const msg = JSON.parse(body);
+    if (msg.id === undefined) {
+      res.writeHead(202);
+      return res.end();
+    }
+    const result =
+      msg.method === "initialize"
+        ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "oauth-test", version: "1" } }
+        : msg.method === "tools/list"
+          ? { tools: [{ name: "whoami", inputSchema: { type: "object" } }] }
+          : { content: [{ type: "text", text: `token ${token}` }] };
+    return json(res, 200, { jsonrpc: "2.0", id: msg.id, result });
+  }
+  res.writeHead(404);
+  res.end();
+}
+
+before(async () => {
+  server = createServer((req, res) => handle(req, res).catch((e) => json(res, 500, { error: String(e) })));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${server.address().port}`;
+});
+after(() => new Promise((resolve) => server.close(resolve)));
+
+/** The user: follows nothing, reads where the authorization server sends them back. */
+async function user({ url }) {
+  const res = await fetch(url, { redirect: "manual" });
+  return res.headers.get("location");
+}
+
+describe("McpClient oauth", () => {
+  test("a first connection authorizes the user once; what is saved restores the next session without them", async () => {
+    const asked = [];
+    const saved = [];
+    const oauth = {
+      redirectUrl: "http://127.0.0.1/callback",
+      authorize: (request) => {
+        asked.push(request);
+        return user(request);
+      },
+      onSaved: (s) => saved.push(s),
+    };
+    const client = new McpClient(`${base}/mcp`, { oauth });
+    await client.connect();
+    assert.deepEqual((await client.listTools()).map((t) => t.name), ["whoami"]);
+    assert.equal(asked.length, 1);
+    const q = new URL(asked[0].url).searchParams;
+    assert.equal(q.get("code_challenge_method"), "S256");
+    assert.equal(q.get("resource"), `${base}/mcp`);
+    assert.equal(q.get("scope"), "tools");
+    assert.equal(q.get("state"), asked[0].state);
+    assert.equal(asked[0].scope, "tools");
+    const last = saved.at(-1);
+    assert.match(last.client.client_id, /^client-\d+$/);
+    assert.match(last.tokens.access_token, /^at-\d+$/);
+    assert.equal((await client.callTool("whoami", {})).content[0].text, `token ${last.tokens.access_token}`);
+    await client.close();
+
+    // The next page load: the saved tokens go out from the first request, nobody is asked.
+    const before = seen.requests.length;
+    const again = new McpClient(`${base}/mcp`, { oauth: { ...oauth, saved: last } });
+    await again.connect();
+    assert.equal(asked.length, 1);
+    assert.equal(seen.requests[before].authorization, `Bearer ${last.tokens.access_token}`);
+    assert.equal(seen.requests.slice(before).filter((r) => r.path !== "/mcp").length, 0, "no discovery, no token request");
+
+    // The token expires: the refresh token is spent, still without the user.
+    seen.tokens.delete(last.tokens.access_token);
+    assert.equal((await again.listTools()).length, 1);
+    assert.equal(asked.length, 1);
+    const refreshed = saved.at(-1);
+    assert.notEqual(refreshed.tokens.access_token, last.tokens.access_token);
+    assert.equal(new URLSearchParams(seen.requests.findLast((r) => r.path === "/token").body).get("grant_type"), "refresh_token");
+    await again.close();
+  });
+
+  test("the hub authorizes each server with its own oauth", async () => {
+    let asked = 0;
+    const hub = new McpHub({ a: { url: `${base}/mcp`, oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked++, user(r)) } } });
+    const { tools, errors } = await hub.listTools();
+    assert.deepEqual(errors, []);
+    assert.deepEqual(tools.map((t) => t.name), ["whoami"]);
+    assert.equal(asked, 1);
+    const [tool] = await hub.tools("openai");
+    assert.equal(tool.function.name, "mcp__a__whoami");
+    assert.match((await hub.callTool(tool.function.name, {})).text, /^token at-/);
+    await hub.closeAll();
+  });
+
+  test("failures are UNAUTHORIZED with the step; the client stays usable", async () => {
+    const refused = new McpClient(`${base}/mcp`, {
+      oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: async () => { throw new Error("the user closed the popup"); } },
+    });
+    const err = await rejectsWith(refused.connect(), "UNAUTHORIZED");
+    assert.equal(err.oauthStep, "authorization");
+    assert.match(err.message, /the user closed the popup/);
+
+    const forged = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: async () => "http://127.0.0.1/cb?code=code-0&state=forged" } });
+    assert.match((await rejectsWith(forged.connect(), "UNAUTHORIZED")).message, /state/);
+
+    const revoked = new McpClient(`${base}/mcp`, {
+      oauth: { redirectUrl: "http://127.0.0.1/cb", clientId: "unknown", authorize: user },
+    });
+    const e = await rejectsWith(revoked.connect(), "UNAUTHORIZED");
+    assert.equal(e.oauthStep, "token");
+    assert.equal(e.oauthError, "invalid_client");
+    // Usable afterwards: a later connect authorizes (and this time the user agrees).
+    const ok = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: user } });
+    await ok.connect();
+    await ok.close();
+  });
+
+  test("bad oauth options are INVALID_OPTIONS", () => {
+    for (const [oauth, message] of [
+      [{ authorize: user }, /redirectUrl/],
+      [{ redirectUrl: "http://127.0.0.1/cb" }, /authorize/],
+      [{ redirectUrl: "http://127.0.0.1/cb", authorize: "yes" }, /authorize/],
+      [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, grantType: "password" }, /grantType/],
+      [{ grantType: "client_credentials", clientId: "x" }, /clientSecret/],
+      [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, saved: { tokens: {} } }, /access_token/],
+      [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, clientMetadata: [] }, /clientMetadata/],
+      ["yes", /oauth/],
+    ]) {
+      assert.throws(() => new McpClient(`${base}/mcp`, { oauth }), (e) => e.code === "INVALID_OPTIONS" && message.test(e.message), JSON.stringify(oauth));
+    }
+    assert.throws(
+      () => new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: user }, onUnauthorized: () => null }),
+      { code: "INVALID_OPTIONS" },
+    );
+  });
+});
