@@ -832,9 +832,12 @@ export interface McpClientOptions {
    * RFC 8414 / OpenID Connect; the 2025-03-26 defaults), registers itself when it must (`clientId` given, else
    * `clientMetadataUrl` where the server takes metadata documents, else dynamic registration, RFC 7591), has
    * `authorize` take the user to the authorization URL (PKCE S256, `state`, the resource indicator of RFC 8707,
-   * the scopes the server's challenge or metadata names), exchanges the code, and sends the request again with
-   * the token. A held refresh token is spent first, without the user; a 403 with `insufficient_scope` asks the
-   * user for the scopes the server names. Requests that meet a 401 together share one authorization. Failures
+   * the scopes the server's challenge or metadata names, `offline_access` where the server lists it), exchanges
+   * the code, and sends the request again with the token. A held refresh token is spent first, without the user
+   * (refused: the user is asked; unreachable: the tokens are kept); a 403 with `insufficient_scope` asks the user
+   * for the scopes the server names and those granted. Requests that meet a 401 together share one authorization,
+   * and one refused with a token already replaced is sent again with the new one. Metadata is checked: http(s)
+   * endpoints, the issuer (RFC 8414), the redirect's `iss` (RFC 9207); credentials go to no other server. Failures
    * are `UNAUTHORIZED` with `oauthStep` (`"discovery"`, `"registration"`, `"authorization"`, `"token"`) and the
    * server's `oauthError` / `oauthErrorDescription`. In a browser the authorization server's metadata, registration and
    * token endpoints must allow the page's origin (CORS), as they do for every browser MCP client.
@@ -844,6 +847,8 @@ export interface McpClientOptions {
 
 /** What OAuth keeps between sessions: the registration and the tokens (the token endpoint's answer). */
 export interface McpOAuthSaved {
+  /** The authorization server the client and tokens are from: another one is sent neither. */
+  issuer?: string | null;
   client?: { client_id: string; client_secret?: string; token_endpoint_auth_method?: string } | null;
   tokens?: { access_token: string; refresh_token?: string; token_type?: string; expires_in?: number; scope?: string; [field: string]: JsonValue | undefined } | null;
 }
@@ -855,10 +860,12 @@ export interface McpOAuthOptions {
   /**
    * Takes the user to `url` (a popup, a new tab, the system browser from a CLI) and resolves to the URL the
    * authorization server sent them back to (the redirect URI with `code` and `state`, or just its query); the
-   * `state` is checked against the one sent. Throwing or rejecting fails the request with that error.
-   * Required but with `client_credentials`.
+   * `state` (and an `iss`, RFC 9207) is checked. Throwing or rejecting fails the request with that error (reject
+   * when the user closes the popup). The requests that met the 401 wait meanwhile, within their `timeoutMs`; when
+   * none waits any more, `signal` aborts (close the popup) and the next 401 asks again. Required but with
+   * `client_credentials`.
    */
-  authorize?: (request: { url: string; state: string; scope: string | null }) => string | Promise<string>;
+  authorize?: (request: { url: string; state: string; scope: string | null; signal: AbortSignal }) => string | Promise<string>;
   /**
    * `"authorization_code"` (the default: a user authorizes) or `"client_credentials"` (RFC 6749 4.4: the client
    * acts for itself, a service or a job, with `clientId` and `clientSecret`; no user, no `authorize`).

@@ -10,7 +10,8 @@
 #                                                  json-schema-2020-12-preservation, sep-2322-client-request-state,
 #                                                  and the alpha's tools_call and json-schema-2020-12-preservation at
 #                                                  2025-11-25 (the alpha also checks every message against that
-#                                                  revision's schema); one after the other
+#                                                  revision's schema), and the alpha's 25 auth/* scenarios at
+#                                                  2026-07-28; one after the other
 #   scripts/conformance.sh --scenario sse-retry    only that one (repeatable); NAME@2026-07-28 runs NAME with the
 #                                                  alpha at --spec-version 2026-07-28
 #   scripts/conformance.sh --client sdk            the 0.1.16 scenarios with the TypeScript SDK client (proves the
@@ -50,6 +51,14 @@ while [ $# -gt 0 ]; do
 done
 modern=(tools_call request-metadata http-standard-headers http-custom-headers http-invalid-tool-headers
   json-schema-ref-no-deref json-schema-2020-12-preservation sep-2322-client-request-state)
+# The alpha's authorization scenarios at 2026-07-28: the same flows with its newer checks (application_type in
+# registration), a server moving to another authorization server, the redirect's iss (RFC 9207) and the
+# metadata's issuer (RFC 8414), which must be refused when wrong.
+modern_auth=(metadata-default metadata-var1 metadata-var2 metadata-var3 basic-cimd scope-from-www-authenticate
+  scope-from-scopes-supported scope-omitted-when-undefined scope-step-up scope-retry-limit token-endpoint-auth-basic
+  token-endpoint-auth-post token-endpoint-auth-none pre-registration resource-mismatch offline-access-scope
+  offline-access-not-supported authorization-server-migration iss-supported iss-not-advertised iss-supported-missing
+  iss-wrong-issuer iss-unexpected iss-normalized metadata-issuer-mismatch)
 # OAuth (McpClient's `oauth` option): the suite's 2025-11-25 and 2025-03-26 authorization scenarios, its draft
 # ones (a resource metadata naming another server must be refused; offline_access) and the client_credentials
 # extension with a client secret.
@@ -63,6 +72,9 @@ if [ ${#scenarios[@]} -eq 0 ]; then
   [ "$client" = sdk ] || scenarios+=("${auth[@]/#/auth/}")
   # The TypeScript SDK client (1.x) speaks no 2026-07-28: the reference runs the 0.1.16 scenarios only.
   [ "$client" = sdk ] || scenarios+=("${modern[@]/%/@2026-07-28}" tools_call@2025-11-25 json-schema-2020-12-preservation@2025-11-25)
+  if [ "$client" != sdk ]; then
+    for a in "${modern_auth[@]}"; do scenarios+=("auth/$a@2026-07-28"); done
+  fi
 fi
 case "$client" in toolwire | sdk) ;; *) echo "conformance: --client toolwire|sdk" >&2; exit 2 ;; esac
 

@@ -1,44 +1,54 @@
-//! OAuth 2.1 for the client, as MCP's authorization (revisions 2025-03-26 to 2025-11-25)
+//! OAuth 2.1 for the client, as MCP's authorization (revisions 2025-03-26 to 2026-07-28)
 //! describes it: an [`OAuth`] is the client's unauthorized handler
 //! ([`Client::set_unauthorized_handler`](crate::protocol::client::Client::set_unauthorized_handler)).
 //!
 //! On a 401 (or a 403 with `error="insufficient_scope"`, which asks for more scopes):
-//! * a refresh token, when there is one and the server did not ask for new scopes, is spent first;
 //! * the protected resource's metadata (RFC 9728) is read from the challenge's
 //!   `resource_metadata`, else from `/.well-known/oauth-protected-resource` under the server's
-//!   path, then at its root; it names the authorization server. Without any (a 2025-03-26
-//!   server), the server's origin is the authorization server;
+//!   path, then at its root; it names the authorization server, and its `resource` must be on the
+//!   server's URL. Without any (a 2025-03-26 server), the server's origin is the authorization
+//!   server. Discovery runs at every authorization: a server may move to another one;
 //! * the authorization server's metadata (RFC 8414, OpenID Connect Discovery) is read from the
-//!   well-known URLs in the order the 2025-11-25 revision gives; without any, the 2025-03-26
-//!   defaults `/authorize`, `/token`, `/register` at that origin are used;
+//!   well-known URLs in the order the 2025-11-25 revision gives; it must name the issuer it was
+//!   asked for, and its endpoints must be http(s). Without any, the 2025-03-26 defaults
+//!   `/authorize`, `/token`, `/register` at that origin are used. A URL that cannot be reached
+//!   counts as one that is not there when another answered (in a browser a 404 page without
+//!   CORS headers is a network error), and is the error when none did;
+//! * the client and tokens held are for one issuer: a server naming another gets neither;
+//! * a refresh token, when there is one and the server did not ask for new scopes, is spent
+//!   first: refused, the tokens are dropped (and a client the server does not know) and the user
+//!   is asked; unreachable or failing (5xx), the tokens stay and that is the error;
 //! * the client is the one given (`client_id`, `client_secret`), else its metadata document's URL
 //!   when the server takes one (`client_id_metadata_document_supported`), else registered
-//!   dynamically (RFC 7591) at the `registration_endpoint`;
+//!   dynamically (RFC 7591, with OpenID Connect's `application_type`) at the
+//!   `registration_endpoint`;
 //! * the scopes asked for are the challenge's `scope`, else the resource's `scopes_supported`,
-//!   else the configured `scope`, else none;
+//!   else the configured `scope`, else none; a step-up adds those granted; `offline_access` is
+//!   added where the authorization server lists it (for a refresh token);
 //! * the authorization request carries PKCE (S256), a random `state` and the resource indicator
-//!   (RFC 8707, when the resource published metadata; it must be on the server's URL). The host's
-//!   `authorize` callback takes the user there and gives back the URL the server redirected to;
-//!   its `state` is checked and its `code` exchanged at the token endpoint with the client's
-//!   authentication method (`client_secret_basic`, `client_secret_post` or `none`, from what the
-//!   server supports);
-//! * the tokens and the client's registration are handed to the host's `saved` callback, to be
-//!   restored with [`OAuthOptions::saved`] on the next page load.
+//!   (RFC 8707, when the resource published metadata). The host's `authorize` callback takes the
+//!   user there and gives back the URL the server redirected to; its `state` and `iss` (RFC 9207,
+//!   compared unnormalized) are checked and its `code` exchanged at the token endpoint with the
+//!   client's authentication method (`client_secret_basic`, `client_secret_post` or `none`, from
+//!   what the server supports). Only Bearer tokens are taken;
+//! * the issuer, the client's registration and the tokens are handed to the host's `saved`
+//!   callback, to be restored with [`OAuthOptions::saved`] on the next page load.
 //!
 //! A client that acts for itself ([`OAuthOptions::client_credentials`]) gets its tokens from the
 //! token endpoint with its own credentials instead, after the same discovery.
 //!
-//! Requests that meet a 401 together share one authorization. Every failure is an
-//! `UNAUTHORIZED` error whose message starts with `OAuth` and says which step failed
-//! (`oauthStep`), with the server's `error` and `error_description` when it sent them
-//! (`oauthError`, `oauthErrorDescription`).
+//! Requests that meet a 401 together share one authorization, held weakly: when no request
+//! waits for it any more (their timeouts), it is dropped with the host's `authorize`, and the
+//! next refusal starts afresh. Every failure is an `UNAUTHORIZED` error whose message starts with
+//! `OAuth` and says which step failed (`oauthStep`), with the server's `error` and
+//! `error_description` when it sent them (`oauthError`, `oauthErrorDescription`).
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
-use futures_util::future::{FutureExt, Shared};
+use futures_util::future::{FutureExt, Shared, WeakShared};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -96,15 +106,26 @@ struct Registration {
 struct Tokens {
     access: String,
     refresh: Option<String>,
-    /// The token endpoint's answer as it came (what [`Saved`] is given).
+    /// The token endpoint's answer as it came (what [`Saved`] is given), with the scopes asked
+    /// for as its `scope` when it names none (RFC 6749 5.1: then they were granted).
     raw: Value,
+}
+
+impl Tokens {
+    fn scope(&self) -> Option<&str> {
+        self.raw.get("scope").and_then(Value::as_str)
+    }
 }
 
 /// What discovery found: the authorization server's endpoints and what it supports.
 #[derive(Debug, Clone, Default)]
 struct Discovered {
-    /// The `resource_metadata` URL it came from (a new one in a challenge means discovering again).
-    from: Option<String>,
+    /// The authorization server's issuer identifier.
+    issuer: String,
+    /// Whether the issuer must come back as the redirect's `iss` (RFC 9207).
+    iss_in_response: bool,
+    /// The authorization server lists `offline_access` among its scopes.
+    offline_access: bool,
     /// The resource indicator, when the resource published metadata.
     resource: Option<String>,
     /// The resource's `scopes_supported`, space-separated.
@@ -119,7 +140,18 @@ struct Discovered {
     client_id_metadata: bool,
 }
 
-type Flow = Shared<Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>>;
+/// An authorization under way: new headers, or why not.
+type FlowFuture = Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>;
+type Flow = Shared<FlowFuture>;
+
+/// A metadata document's fate.
+enum Fetched {
+    Found(Value),
+    /// Any status but 2xx, or not a JSON object.
+    Missing,
+    /// No response (in a browser, a CORS refusal of an error page looks the same).
+    Unreachable(Error),
+}
 
 /// OAuth 2.1 authorization of an MCP client (see the module's documentation).
 pub struct OAuth<T> {
@@ -132,9 +164,13 @@ pub struct OAuth<T> {
     random: Random,
     registration: RefCell<Option<Registration>>,
     tokens: RefCell<Option<Tokens>>,
-    discovered: RefCell<Option<Discovered>>,
-    /// The authorization under way, which every request that meets a 401 meanwhile awaits.
-    flow: RefCell<Option<Flow>>,
+    /// The issuer the registration and tokens are from: a server that names another one gets
+    /// neither (they are credentials for that server alone).
+    issuer: RefCell<Option<String>>,
+    /// The authorization under way, which every request that meets a 401 meanwhile awaits;
+    /// held weakly: once no request waits for it, it is dropped (and the host's `authorize`
+    /// with it), and the next refusal starts afresh.
+    flow: RefCell<Option<WeakShared<FlowFuture>>>,
     /// Authorizations that were finished (new tokens).
     issued: Cell<u64>,
 }
@@ -169,6 +205,7 @@ impl<T: Transport + 'static> OAuth<T> {
             Some(t) if t.is_object() => Some(tokens_from(t.clone(), None).ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "oauth.saved.tokens has no access_token"))?),
             _ => None,
         };
+        let issuer = restored.get("issuer").and_then(Value::as_str).map(str::to_owned);
         Ok(Rc::new(Self {
             transport,
             server_url,
@@ -178,7 +215,7 @@ impl<T: Transport + 'static> OAuth<T> {
             random,
             registration: RefCell::new(registration),
             tokens: RefCell::new(tokens),
-            discovered: RefCell::new(None),
+            issuer: RefCell::new(issuer),
             flow: RefCell::new(None),
             issued: Cell::new(0),
         }))
@@ -201,22 +238,20 @@ impl<T: Transport + 'static> OAuth<T> {
 
     /// A request met 401 or 403 (`{status, challenge, wwwAuthenticate}`): new headers, or why not.
     async fn on_refused(self: Rc<Self>, info: &Value) -> Result<Option<Vec<(String, String)>>> {
-        let running = self.flow.borrow().clone();
+        let running = self.flow.borrow().as_ref().and_then(WeakShared::upgrade);
         let flow = match running {
             Some(flow) => flow,
             None => {
                 let me = self.clone();
                 let info = info.clone();
-                let flow: Flow = (Box::pin(async move { me.authorize_once(&info).await }) as Pin<Box<dyn Future<Output = _>>>).shared();
-                *self.flow.borrow_mut() = Some(flow.clone());
+                let flow: Flow = (Box::pin(async move { me.authorize_once(&info).await }) as FlowFuture).shared();
+                *self.flow.borrow_mut() = flow.downgrade();
                 flow
             }
         };
-        // Whoever sees it end clears it (the request that started it may have been dropped by its
-        // timeout meanwhile: the flow went on with the next request that awaited it).
         let out = flow.clone().await;
         let mut slot = self.flow.borrow_mut();
-        if slot.as_ref().is_some_and(|f| f.ptr_eq(&flow)) {
+        if slot.as_ref().and_then(WeakShared::upgrade).is_some_and(|f| f.ptr_eq(&flow)) {
             *slot = None;
         }
         out
@@ -239,46 +274,64 @@ impl<T: Transport + 'static> OAuth<T> {
         if let Some(refresh) = refresh {
             match self.refresh(&discovered, &refresh).await {
                 Ok(headers) => return Ok(Some(headers)),
-                // A refresh token the server refuses (expired, revoked): the user authorizes again.
-                Err(e) if e.details.as_ref().is_some_and(|d| d.contains_key("oauthError")) => *self.tokens.borrow_mut() = None,
-                // Anything else (the server unreachable, a broken answer) may pass: the tokens stay.
-                Err(e) => return Err(e),
+                // The server unreachable or failing: that may pass, the tokens stay.
+                Err(e) if may_pass(&e) => return Err(e),
+                // Refused (expired, revoked, an unknown client): the user authorizes again.
+                Err(e) => {
+                    *self.tokens.borrow_mut() = None;
+                    self.forget_client_if_refused(&e);
+                    self.save();
+                }
             }
         }
-        let scope = param("scope").or_else(|| discovered.scopes.clone()).or_else(|| self.opts.scope.clone());
+        let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
+        let mut scope = param("scope").or_else(|| discovered.scopes.clone()).or_else(|| self.opts.scope.clone());
+        // A step-up keeps what was granted: asking only for the new scopes would lose the others.
+        if step_up {
+            scope = union(granted.as_deref(), scope.as_deref());
+        }
+        // A refresh token, where the server gives one only when asked (OpenID Connect).
+        if discovered.offline_access && !self.opts.client_credentials {
+            scope = union(scope.as_deref(), Some("offline_access"));
+        }
         let client = self.client(&discovered, scope.as_deref()).await?;
         if self.opts.client_credentials {
             let mut grant = vec![("grant_type", "client_credentials".to_owned())];
             grant.extend(scope.map(|s| ("scope", s)));
             grant.extend(discovered.resource.iter().map(|r| ("resource", r.clone())));
-            let tokens = self.token_request(&discovered, &client, grant, None).await?;
+            let tokens = self.token_request(&discovered, &client, grant, None, None).await?;
             return Ok(Some(self.keep(tokens)));
         }
-        self.authorization_code(&discovered, &client, scope).await.map(Some)
+        let out = self.authorization_code(&discovered, &client, scope).await;
+        if let Err(e) = &out {
+            self.forget_client_if_refused(e);
+        }
+        out.map(Some)
     }
 
-    /// The authorization server's endpoints, discovered once (again when a challenge names
-    /// other resource metadata).
-    async fn discover(&self, resource_metadata: Option<String>) -> Result<Discovered> {
-        if let Some(d) = self.discovered.borrow().as_ref().filter(|d| resource_metadata.is_none() || d.from == resource_metadata) {
-            return Ok(d.clone());
+    /// A client the token endpoint does not know (`invalid_client`, `unauthorized_client`) is
+    /// forgotten unless it was given: the next authorization registers again.
+    fn forget_client_if_refused(&self, e: &Error) {
+        let code = e.details.as_ref().and_then(|d| d.get("oauthError")).and_then(Value::as_str);
+        if matches!(code, Some("invalid_client" | "unauthorized_client")) && self.opts.client_id.is_none() {
+            *self.registration.borrow_mut() = None;
+            self.save();
         }
+    }
+
+    /// The authorization server's endpoints, discovered at every authorization: a server may
+    /// move to another authorization server (whose client and tokens are then its own).
+    async fn discover(&self, resource_metadata: Option<String>) -> Result<Discovered> {
         let (origin, path) = split_url(&self.server_url).ok_or_else(|| failure("discovery", format!("the server URL {} is not an http(s) URL", self.server_url)))?;
-        let mut candidates: Vec<String> = resource_metadata.iter().cloned().collect();
+        let mut candidates: Vec<String> = resource_metadata.iter().filter(|u| split_url(u).is_some()).cloned().collect();
         if !path.is_empty() && path != "/" {
             candidates.push(format!("{origin}/.well-known/oauth-protected-resource{}", path.trim_end_matches('/')));
         }
         candidates.push(format!("{origin}/.well-known/oauth-protected-resource"));
         candidates.dedup();
-        let mut prm = None;
-        for url in &candidates {
-            if let Some(doc) = self.get_json(url).await? {
-                prm = Some(doc);
-                break;
-            }
-        }
-        let mut found = Discovered { from: resource_metadata, ..Discovered::default() };
-        let issuer = match &prm {
+        let prm = self.first_document(&candidates).await?;
+        let mut found = Discovered::default();
+        let (issuer, from_resource) = match &prm {
             Some(doc) => {
                 let resource = doc.get("resource").and_then(Value::as_str);
                 if let Some(resource) = resource {
@@ -292,29 +345,59 @@ impl<T: Transport + 'static> OAuth<T> {
                 found.resource = Some(resource.map_or_else(|| canonical(&self.server_url), str::to_owned));
                 found.scopes = doc.get("scopes_supported").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")).filter(|s| !s.is_empty());
                 match doc.get("authorization_servers").and_then(Value::as_array).and_then(|a| a.iter().find_map(Value::as_str)) {
-                    Some(issuer) => issuer.to_owned(),
+                    Some(issuer) if split_url(issuer).is_some() => (issuer.to_owned(), true),
+                    Some(issuer) => return Err(failure("discovery", format!("the authorization server {issuer} is not an http(s) URL"))),
                     None => return Err(failure("discovery", "the protected resource's metadata names no authorization_servers")),
                 }
             }
             // 2025-03-26: the MCP server's origin is the authorization server.
-            None => origin.to_owned(),
+            None => (origin.to_owned(), false),
         };
         let meta = self.authorization_server_metadata(&issuer).await?;
+        found.issuer = issuer.clone();
+        if let Some(m) = &meta {
+            let named = m.get("issuer").and_then(Value::as_str);
+            // RFC 8414 3.3: metadata for another issuer must not be used. A 2025-03-26 server's
+            // issuer is only guessed from its origin: what its metadata names stands.
+            match named {
+                Some(n) if n == issuer => {}
+                Some(n) if !from_resource => found.issuer = n.to_owned(),
+                None if !from_resource => {}
+                _ => {
+                    return Err(failure("discovery", format!("the metadata of the authorization server {issuer} names the issuer {}", named.unwrap_or("(none)"))));
+                }
+            }
+        }
         let issuer_origin = split_url(&issuer).map_or(issuer.as_str(), |(o, _)| o).to_owned();
-        let endpoint = |key: &str, default: &str| -> Option<String> {
+        let endpoint = |key: &str, default: &str| -> Result<Option<String>> {
             match &meta {
-                Some(m) => m.get(key).and_then(Value::as_str).map(str::to_owned),
-                None => Some(format!("{issuer_origin}{default}")),
+                Some(m) => match m.get(key).and_then(Value::as_str) {
+                    // Only http(s): the authorization endpoint is where the host sends the user.
+                    Some(url) if split_url(url).is_none() => Err(failure("discovery", format!("the authorization server's {key} {url} is not an http(s) URL"))),
+                    url => Ok(url.map(str::to_owned)),
+                },
+                None => Ok(Some(format!("{issuer_origin}{default}"))),
             }
         };
-        found.authorization_endpoint = endpoint("authorization_endpoint", "/authorize").ok_or_else(|| failure("discovery", format!("{issuer}'s metadata has no authorization_endpoint")))?;
-        found.token_endpoint = endpoint("token_endpoint", "/token").ok_or_else(|| failure("discovery", format!("{issuer}'s metadata has no token_endpoint")))?;
-        found.registration_endpoint = endpoint("registration_endpoint", "/register");
+        found.authorization_endpoint = endpoint("authorization_endpoint", "/authorize")?.ok_or_else(|| failure("discovery", format!("{issuer}'s metadata has no authorization_endpoint")))?;
+        found.token_endpoint = endpoint("token_endpoint", "/token")?.ok_or_else(|| failure("discovery", format!("{issuer}'s metadata has no token_endpoint")))?;
+        found.registration_endpoint = endpoint("registration_endpoint", "/register")?;
         let strings = |key: &str| meta.as_ref().and_then(|m| m.get(key)).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect::<Vec<_>>());
+        let flag = |key: &str| meta.as_ref().and_then(|m| m.get(key)).and_then(Value::as_bool).unwrap_or(false);
         found.auth_methods = strings("token_endpoint_auth_methods_supported").unwrap_or_default();
         found.pkce_methods = meta.as_ref().map(|_| strings("code_challenge_methods_supported").unwrap_or_default());
-        found.client_id_metadata = meta.as_ref().and_then(|m| m.get("client_id_metadata_document_supported")).and_then(Value::as_bool).unwrap_or(false);
-        *self.discovered.borrow_mut() = Some(found.clone());
+        found.client_id_metadata = flag("client_id_metadata_document_supported");
+        found.iss_in_response = flag("authorization_response_iss_parameter_supported");
+        found.offline_access = strings("scopes_supported").is_some_and(|s| s.iter().any(|s| s == "offline_access"));
+        // Credentials are for the server that issued them: another one gets neither.
+        let known = self.issuer.borrow().clone();
+        if known.as_deref().is_some_and(|k| k.trim_end_matches('/') != found.issuer.trim_end_matches('/')) {
+            *self.tokens.borrow_mut() = None;
+            if self.opts.client_id.is_none() {
+                *self.registration.borrow_mut() = None;
+            }
+        }
+        *self.issuer.borrow_mut() = Some(found.issuer.clone());
         Ok(found)
     }
 
@@ -332,12 +415,29 @@ impl<T: Transport + 'static> OAuth<T> {
                 format!("{origin}{path}/.well-known/openid-configuration"),
             ]
         };
-        for url in &candidates {
-            if let Some(doc) = self.get_json(url).await? {
-                return Ok(Some(doc));
+        self.first_document(&candidates).await
+    }
+
+    /// The first of these metadata documents there is; `None` when none is there; the first
+    /// error when none could even be reached (a URL that cannot be reached is taken for one
+    /// that is not there when another answered: in a browser, a 404 page without CORS headers
+    /// is a network error).
+    async fn first_document(&self, urls: &[String]) -> Result<Option<Value>> {
+        let mut unreachable = None;
+        let mut answered = false;
+        for url in urls {
+            match self.get_json(url).await? {
+                Fetched::Found(doc) => return Ok(Some(doc)),
+                Fetched::Missing => answered = true,
+                Fetched::Unreachable(e) => {
+                    unreachable.get_or_insert(e);
+                }
             }
         }
-        Ok(None)
+        match unreachable {
+            Some(e) if !answered => Err(e),
+            _ => Ok(None),
+        }
     }
 
     /// The client to authorize as: given, restored, a metadata document's URL, or registered now.
@@ -346,7 +446,10 @@ impl<T: Transport + 'static> OAuth<T> {
             return Ok(r);
         }
         if let (Some(url), true) = (&self.opts.client_metadata_url, d.client_id_metadata) {
-            return Ok(Registration { id: url.clone(), secret: None, method: Some("none".into()) });
+            let registration = Registration { id: url.clone(), secret: None, method: Some("none".into()) };
+            *self.registration.borrow_mut() = Some(registration.clone());
+            self.save();
+            return Ok(registration);
         }
         let Some(endpoint) = &d.registration_endpoint else {
             return Err(failure("registration", "the authorization server offers no dynamic registration (registration_endpoint): give oauth.clientId"));
@@ -357,6 +460,7 @@ impl<T: Transport + 'static> OAuth<T> {
         metadata.insert("grant_types".into(), Value::Array(vec!["authorization_code".into(), "refresh_token".into()]));
         metadata.insert("response_types".into(), Value::Array(vec!["code".into()]));
         metadata.insert("token_endpoint_auth_method".into(), "none".into());
+        metadata.insert("application_type".into(), application_type(&self.opts.redirect_url).into());
         if let Some(scope) = scope {
             metadata.insert("scope".into(), scope.into());
         }
@@ -405,7 +509,7 @@ impl<T: Transport + 'static> OAuth<T> {
         }
         let sep = if d.authorization_endpoint.contains('?') { '&' } else { '?' };
         let url = format!("{}{sep}{}", d.authorization_endpoint, form(&params));
-        let request = object([("url", url.into()), ("state", state.clone().into()), ("scope", scope.map_or(Value::Null, Value::String))]);
+        let request = object([("url", url.into()), ("state", state.clone().into()), ("scope", scope.clone().map_or(Value::Null, Value::String))]);
         let Some(authorize) = &self.authorize else { return Err(failure("authorization", "no authorize callback")) };
         let back = authorize(&request).await?;
         let query = query_params(&back);
@@ -421,6 +525,15 @@ impl<T: Transport + 'static> OAuth<T> {
         if get("state").as_deref() != Some(state.as_str()) {
             return Err(failure("authorization", "the redirect's state is not the one sent (a forged or stale redirect)"));
         }
+        // RFC 9207: the issuer the redirect says it comes from (a mix-up attack sends another's).
+        // Compared as strings, unnormalized (RFC 9207 2.4).
+        match get("iss") {
+            Some(iss) if iss != d.issuer => {
+                return Err(failure("authorization", format!("the redirect comes from the issuer {iss}, not {}", d.issuer)));
+            }
+            None if d.iss_in_response => return Err(failure("authorization", "the redirect lacks the iss its authorization server promises (RFC 9207)")),
+            _ => {}
+        }
         let code = get("code").filter(|c| !c.is_empty()).ok_or_else(|| failure("authorization", "the redirect carries no code"))?;
         let mut grant = vec![
             ("grant_type", "authorization_code".to_owned()),
@@ -431,7 +544,7 @@ impl<T: Transport + 'static> OAuth<T> {
         if let Some(r) = &d.resource {
             grant.push(("resource", r.clone()));
         }
-        let tokens = self.token_request(d, client, grant, None).await?;
+        let tokens = self.token_request(d, client, grant, None, scope.as_deref()).await?;
         Ok(self.keep(tokens))
     }
 
@@ -444,12 +557,13 @@ impl<T: Transport + 'static> OAuth<T> {
         if let Some(r) = &d.resource {
             grant.push(("resource", r.clone()));
         }
-        let tokens = self.token_request(d, &client, grant, Some(refresh)).await?;
+        let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
+        let tokens = self.token_request(d, &client, grant, Some(refresh), granted.as_deref()).await?;
         Ok(self.keep(tokens))
     }
 
     /// A token endpoint request, with the client's authentication.
-    async fn token_request(&self, d: &Discovered, client: &Registration, mut params: Vec<(&str, String)>, refresh: Option<&str>) -> Result<Tokens> {
+    async fn token_request(&self, d: &Discovered, client: &Registration, mut params: Vec<(&str, String)>, refresh: Option<&str>, asked: Option<&str>) -> Result<Tokens> {
         let mut headers = vec![("content-type".to_owned(), "application/x-www-form-urlencoded".to_owned()), ("accept".to_owned(), "application/json".to_owned())];
         match (auth_method(client, &d.auth_methods), &client.secret) {
             ("client_secret_basic", Some(secret)) => {
@@ -467,7 +581,18 @@ impl<T: Transport + 'static> OAuth<T> {
         if !(200..300).contains(&status) {
             return Err(server_error("token", status, &body));
         }
-        body.and_then(|b| tokens_from(b, refresh)).ok_or_else(|| failure("token", format!("the token endpoint answered HTTP {status} without an access_token")))
+        let token_type = body.as_ref().and_then(|b| b.get("token_type")).and_then(Value::as_str).unwrap_or("Bearer");
+        if !token_type.eq_ignore_ascii_case("bearer") {
+            return Err(failure("token", format!("the token endpoint issued a {token_type} token; toolwire sends Bearer tokens only")).with_detail("status", status));
+        }
+        let mut tokens = body.and_then(|b| tokens_from(b, refresh)).ok_or_else(|| failure("token", format!("the token endpoint answered HTTP {status} without an access_token")).with_detail("status", status))?;
+        // No `scope` in the answer: the scopes asked for were granted (RFC 6749 5.1).
+        if tokens.scope().is_none() {
+            if let (Some(asked), Some(raw)) = (asked, tokens.raw.as_object_mut()) {
+                raw.insert("scope".into(), asked.into());
+            }
+        }
+        Ok(tokens)
     }
 
     /// Holds new tokens, tells the host, and gives the header they make.
@@ -493,7 +618,8 @@ impl<T: Transport + 'static> OAuth<T> {
                 Value::Object(m)
             });
             let tokens = self.tokens.borrow().as_ref().map_or(Value::Null, |t| t.raw.clone());
-            saved(&object([("client", client), ("tokens", tokens)]));
+            let issuer = self.issuer.borrow().clone().map_or(Value::Null, Value::String);
+            saved(&object([("issuer", issuer), ("client", client), ("tokens", tokens)]));
         }
     }
 
@@ -508,12 +634,15 @@ impl<T: Transport + 'static> OAuth<T> {
         Ok(buf)
     }
 
-    /// A GET of a metadata document: its JSON object, `None` when it is not there (any status
-    /// but 2xx, or not a JSON object).
-    async fn get_json(&self, url: &str) -> Result<Option<Value>> {
+    /// A GET of a metadata document.
+    async fn get_json(&self, url: &str) -> Result<Fetched> {
         let req = HttpRequest { method: Method::Get, url: url.to_owned(), headers: vec![("accept".into(), "application/json".into())], body: None };
-        let (status, body) = self.send("discovery", req).await?;
-        Ok(body.filter(|b| (200..300).contains(&status) && b.is_object()))
+        match self.send("discovery", req).await {
+            Ok((status, Some(doc))) if (200..300).contains(&status) && doc.is_object() => Ok(Fetched::Found(doc)),
+            Ok(_) => Ok(Fetched::Missing),
+            Err(e) if e.code == ErrorCode::Aborted => Err(e),
+            Err(e) => Ok(Fetched::Unreachable(e)),
+        }
     }
 
     /// Sends, and reads the body as JSON when it is JSON.
@@ -534,6 +663,33 @@ impl<T: Transport + 'static> OAuth<T> {
         }
         Ok((status, std::str::from_utf8(&bytes).ok().and_then(|t| read_json(t).ok())))
     }
+}
+
+/// A failure that may pass by itself: the server unreachable, failing (5xx), or the request
+/// aborted. Anything else is a refusal.
+fn may_pass(e: &Error) -> bool {
+    let detail = |k: &str| e.details.as_ref().and_then(|d| d.get(k));
+    e.code == ErrorCode::Aborted || detail("url").is_some() || detail("status").and_then(Value::as_u64).is_some_and(|s| s >= 500)
+}
+
+/// OpenID Connect's `application_type` for a redirect URI (SEP-837): one to this machine or to
+/// an app's own scheme is a native app's, any other a web app's.
+fn application_type(redirect: &str) -> &'static str {
+    let Some((origin, _)) = split_url(redirect) else { return "native" };
+    let host = origin.split_once("://").map_or("", |(_, h)| h);
+    let host = host.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(host, |(h, _)| h);
+    if matches!(host.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "[::1]") { "native" } else { "web" }
+}
+
+/// Space-separated scopes, each once, in order of appearance.
+fn union(a: Option<&str>, b: Option<&str>) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for s in a.into_iter().chain(b).flat_map(str::split_ascii_whitespace) {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    (!out.is_empty()).then(|| out.join(" "))
 }
 
 fn bearer(token: &str) -> Vec<(String, String)> {

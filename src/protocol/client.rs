@@ -236,6 +236,8 @@ pub struct Client<T: Transport, C: Clock> {
     on_unauthorized: RefCell<Option<AuthHandler>>,
     /// Headers the [`AuthHandler`] gave, over those of the options with the same names.
     auth_headers: RefCell<Vec<(String, String)>>,
+    /// How many times [`Client::set_auth_headers`] changed them.
+    auth_generation: Cell<u64>,
     closing: CloseSignal,
     /// A `notifications/tools/list_changed` came since the last `tools/list` that succeeded.
     tools_changed: Cell<bool>,
@@ -326,6 +328,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             on_request: RefCell::new(None),
             on_unauthorized: RefCell::new(None),
             auth_headers: RefCell::default(),
+            auth_generation: Cell::new(0),
             closing: CloseSignal::default(),
             tools_changed: Cell::new(false),
             tools_fresh_until: Cell::new(None),
@@ -781,8 +784,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let timeout = opts.timeout_ms.unwrap_or(self.opts.timeout_ms);
         // Sent once more with new headers after a 401, as a request is.
         let send = async {
+            let sent_with = self.auth_generation.get();
             let resp = self.transport.send(self.post(body.clone(), true, &[])).await.map_err(|e| transport_error(e, method))?;
-            if asks_authorization(&resp) && self.reauthorized(&resp).await? {
+            if asks_authorization(&resp) && self.reauthorized(&resp, sent_with).await? {
                 drop(resp);
                 return self.transport.send(self.post(body, true, &[])).await.map_err(|e| transport_error(e, method));
             }
@@ -1097,8 +1101,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// After a 401, or a 403 that asks for more scopes ([`asks_authorization`]): asks the
     /// [`AuthHandler`] (if any) for new headers, and takes them; whether it gave some (the
-    /// request that met the refusal is then sent once more).
-    async fn reauthorized<B>(&self, resp: &HttpResponse<B>) -> Result<bool> {
+    /// request that met the refusal is then sent once more). `sent_with`: the
+    /// `auth_generation` the refused request went out with: when the headers were
+    /// renewed since (a request that met the 401 before it), it is sent again with the new ones
+    /// and the handler is not asked (a second sign-in, or a second refresh rotating the tokens).
+    async fn reauthorized<B>(&self, resp: &HttpResponse<B>, sent_with: u64) -> Result<bool> {
+        if self.auth_generation.get() != sent_with {
+            return Ok(true);
+        }
         let challenge = resp.header("www-authenticate").map(str::to_owned);
         let info = object([
             ("status", resp.status.into()),
@@ -1119,6 +1129,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Headers from the [`AuthHandler`] (or restored credentials, before connecting): each
     /// replaces one of the same name given before, and of [`ClientOptions::headers`].
     pub fn set_auth_headers(&self, headers: Vec<(String, String)>) {
+        self.auth_generation.set(self.auth_generation.get() + 1);
         let mut auth = self.auth_headers.borrow_mut();
         for (k, v) in headers {
             auth.retain(|(a, _)| !a.eq_ignore_ascii_case(&k));
@@ -1140,9 +1151,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // The body is kept for a second send only when a 401 may be answered with new headers.
         let again = self.on_unauthorized.borrow().is_some().then(|| body.clone());
         let req = self.post(body, with_session, headers);
+        let sent_with = self.auth_generation.get();
         let mut resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
         if let (true, Some(body)) = (asks_authorization(&resp), again) {
-            if self.reauthorized(&resp).await? {
+            if self.reauthorized(&resp, sent_with).await? {
                 drop(resp);
                 resp = self.transport.send(self.post(body, with_session, headers)).await.map_err(|e| transport_error(e, method))?;
             }
@@ -1343,6 +1355,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let mut headers = self.headers(true, "text/event-stream");
                 headers.push(("last-event-id".into(), from.clone()));
                 let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
+                let sent_with = self.auth_generation.get();
                 match while_answering(answers, self.transport.send(req)).await {
                     Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => {
                         failed = 0;
@@ -1352,7 +1365,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Ok(r) if matches!(r.status, 408 | 429 | 500..=599) => last_got = Some(r.status),
                     // An expired token, renewed by the unauthorized handler: tried again (once
                     // per reopening), not counted as a failure.
-                    Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(answers, self.reauthorized(&r)).await? => {
+                    Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(answers, self.reauthorized(&r, sent_with)).await? => {
                         reauthorized = true;
                         failed -= 1;
                     }
@@ -1939,11 +1952,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 headers.push(("last-event-id".into(), id.clone()));
             }
             let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
+            let sent_with = self.auth_generation.get();
             let resp = match self.transport.send(req).await {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r),
                 // An expired token, renewed by the unauthorized handler: opened again at once (once
                 // per opening).
-                Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(&mut answers, self.reauthorized(&r)).await? => {
+                Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(&mut answers, self.reauthorized(&r, sent_with)).await? => {
                     reauthorized = true;
                     continue;
                 }
@@ -2030,9 +2044,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let params = self.with_meta(&object([("notifications", filter)]), None);
             let headers = self.modern_headers(WHAT, &params)?;
             let req = self.post(jsonrpc::request(&id, WHAT, params), true, &headers);
+            let sent_with = self.auth_generation.get();
             let stream = match self.transport.send(req).await {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r.body),
-                Ok(r) if asks_authorization(&r) && !reauthorized && self.reauthorized(&r).await? => {
+                Ok(r) if asks_authorization(&r) && !reauthorized && self.reauthorized(&r, sent_with).await? => {
                     reauthorized = true;
                     continue;
                 }

@@ -62,22 +62,22 @@ fn is_abort(e: &JsValue) -> bool {
 }
 
 /// Aborts its controller when dropped, unless disarmed.
-struct AbortGuard {
+pub(crate) struct AbortGuard {
     controller: Option<JsValue>,
 }
 
 impl AbortGuard {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let ctor = get(&js_sys::global(), "AbortController");
         let controller = ctor.dyn_ref::<Function>().and_then(|c| Reflect::construct(c, &js_sys::Array::new()).ok());
         Self { controller }
     }
 
-    fn signal(&self) -> JsValue {
+    pub(crate) fn signal(&self) -> JsValue {
         self.controller.as_ref().map_or(JsValue::UNDEFINED, |c| get(c, "signal"))
     }
 
-    fn disarm(&mut self) {
+    pub(crate) fn disarm(&mut self) {
         self.controller = None;
     }
 }

@@ -17,7 +17,7 @@ use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions, 
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::hub::{Confirm, Hub, Selection};
 use crate::providers::Provider;
-use crate::wasm::bridge::{get, to_future, FetchTransport, JsClock};
+use crate::wasm::bridge::{get, to_future, AbortGuard, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
 use crate::wasm::interop::{from_js, parse_js, string_param, to_js};
 
@@ -259,9 +259,15 @@ fn new_oauth(url: &str, oauth: &JsValue, fetch: Option<Function>) -> Result<Rc<O
         f if f.is_undefined() || f.is_null() => None,
         f => Some(f.dyn_into::<Function>().map_err(|_| bad("onSaved must be a function"))?),
     };
+    // A relative URL (`/mcp`, `//host/mcp`) is the page's: resolved as the browser resolves it.
     let url = if url.starts_with('/') {
-        let origin = get(&get(&js_sys::global(), "location"), "origin").as_string();
-        format!("{}{url}", origin.ok_or_else(|| bad("needs an absolute server URL outside a page (no location to resolve it against)"))?)
+        let base = get(&get(&js_sys::global(), "location"), "href");
+        let ctor = get(&js_sys::global(), "URL").dyn_into::<Function>().ok();
+        let resolved = ctor
+            .filter(|_| base.is_string())
+            .and_then(|c| Reflect::construct(&c, &js_sys::Array::of2(&url.into(), &base)).ok())
+            .and_then(|u| get(&u, "href").as_string());
+        resolved.ok_or_else(|| bad("needs an absolute server URL outside a page (no location to resolve it against)"))?
     } else {
         url.to_owned()
     };
@@ -270,10 +276,17 @@ fn new_oauth(url: &str, oauth: &JsValue, fetch: Option<Function>) -> Result<Rc<O
             let why = get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "it threw".into());
             Error::new(ErrorCode::Unauthorized, format!("OAuth authorization: options.oauth.authorize failed: {why}")).with_detail("oauthStep", "authorization")
         };
-        let called = to_js(request).and_then(|r| authorize.call1(&JsValue::UNDEFINED, &r).map_err(|e| failed(&e)));
+        // Aborted when no request waits for this authorization any more (their timeouts, `close()`):
+        // the host can close its popup.
+        let mut guard = AbortGuard::new();
+        let called = to_js(request).and_then(|r| {
+            let _ = Reflect::set(&r, &"signal".into(), &guard.signal());
+            authorize.call1(&JsValue::UNDEFINED, &r).map_err(|e| failed(&e))
+        });
         Box::pin(async move {
-            let back = to_future(called?).await.map_err(|e| failed(&e))?;
-            back.as_string().ok_or_else(|| failed(&JsValue::from_str("it gave no URL (a string with the code and state)")))
+            let back = to_future(called?).await.map_err(|e| failed(&e));
+            guard.disarm();
+            back?.as_string().ok_or_else(|| failed(&JsValue::from_str("it gave no URL (a string with the code and state)")))
         })
     }) });
     let saved: Option<Saved> = on_saved.map(|f| {

@@ -15,7 +15,7 @@
 //                required) is accepted with every field's default, as a form would pre-fill them
 //   (other)      connect, list tools, close
 //   auth/*       the same as tools_call, with `oauth`: the mock authorization server's redirect is read from a
-//                fetch that does not follow it (oauthFor below); auth/resource-mismatch must fail at discovery
+//                fetch that does not follow it (oauthFor below); the servers of `mustRefuse` (below) must be refused
 // With MCP_CONFORMANCE_PROTOCOL_VERSION=2026-07-28 (the alpha suite's scenarios) the client speaks 2026-07-28:
 // `era: "modern"`, but `era: "auto"` (the default, initialize first) for tools_call, whose mock refuses
 // initialize as a 2026-07-28 server does; and
@@ -201,11 +201,22 @@ async function sdkAdapter() {
   };
 }
 
+/** Scenarios whose servers must be refused, and the step that refuses them. */
+const mustRefuse = {
+  "auth/resource-mismatch": "discovery", // the resource metadata names another server
+  "auth/metadata-issuer-mismatch": "discovery", // the authorization server's metadata names another issuer
+  "auth/iss-wrong-issuer": "authorization", // the redirect's iss is another issuer (RFC 9207)
+  "auth/iss-unexpected": "authorization", // an iss nobody advertised, and another issuer's
+  "auth/iss-supported-missing": "authorization", // iss advertised, the redirect has none
+  "auth/iss-normalized": "authorization", // iss with a trailing slash: another string, another issuer
+};
+
 try {
-  if (scenario === "auth/resource-mismatch") {
-    // The resource metadata names another server: the client must refuse to authorize for it.
+  if (mustRefuse[scenario]) {
     const refused = await run(await toolwireAdapter()).then(() => null, (e) => e);
-    if (refused?.code !== "UNAUTHORIZED" || refused.oauthStep !== "discovery") throw new Error(`expected a refusal at discovery, got ${refused}`);
+    if (refused?.code !== "UNAUTHORIZED" || refused.oauthStep !== mustRefuse[scenario]) {
+      throw new Error(`expected a refusal at ${mustRefuse[scenario]}, got ${refused}`);
+    }
     log("refused as expected:", refused.message);
   } else {
     await run(useSdk ? await sdkAdapter() : await toolwireAdapter());

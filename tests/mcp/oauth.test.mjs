@@ -177,12 +177,23 @@ describe("McpClient oauth", () => {
   });
 
   test("failures are UNAUTHORIZED with the step; the client stays usable", async () => {
+    let closes = 1;
     const refused = new McpClient(`${base}/mcp`, {
-      oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: async () => { throw new Error("the user closed the popup"); } },
+      oauth: {
+        redirectUrl: "http://127.0.0.1/cb",
+        authorize: async (request) => {
+          if (closes-- > 0) throw new Error("the user closed the popup");
+          return user(request);
+        },
+      },
     });
     const err = await rejectsWith(refused.connect(), "UNAUTHORIZED");
     assert.equal(err.oauthStep, "authorization");
     assert.match(err.message, /the user closed the popup/);
+    // The same client, the next time: the user agrees.
+    await refused.connect();
+    assert.equal((await refused.listTools()).length, 1);
+    await refused.close();
 
     const forged = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: async () => "http://127.0.0.1/cb?code=code-0&state=forged" } });
     assert.match((await rejectsWith(forged.connect(), "UNAUTHORIZED")).message, /state/);
@@ -193,10 +204,23 @@ describe("McpClient oauth", () => {
     const e = await rejectsWith(revoked.connect(), "UNAUTHORIZED");
     assert.equal(e.oauthStep, "token");
     assert.equal(e.oauthError, "invalid_client");
-    // Usable afterwards: a later connect authorizes (and this time the user agrees).
-    const ok = new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: user } });
-    await ok.connect();
-    await ok.close();
+  });
+
+  test("a user who takes longer than the request's timeout: authorize's signal aborts", async () => {
+    let signal;
+    const slow = new McpClient(`${base}/mcp`, {
+      oauth: {
+        redirectUrl: "http://127.0.0.1/cb",
+        authorize: (request) => {
+          signal = request.signal;
+          return new Promise(() => {}); // the user never comes back
+        },
+      },
+    });
+    await rejectsWith(slow.connect({ timeoutMs: 300 }), "TIMEOUT");
+    assert.ok(signal instanceof AbortSignal);
+    assert.equal(signal.aborted, true, "no request waits for the sign-in any more");
+    slow.free();
   });
 
   test("bad oauth options are INVALID_OPTIONS", () => {

@@ -38,6 +38,18 @@ struct Config {
     preregistered: Option<(&'static str, Option<&'static str>)>,
     /// The token endpoint answers 503 with a page.
     token_down: bool,
+    /// The token endpoint answers this status with an empty body.
+    token_bare: Option<u16>,
+    /// The token endpoint's `token_type`.
+    token_type: &'static str,
+    /// URLs whose fetch fails (a network error; in a browser also a CORS refusal).
+    unreachable: Vec<&'static str>,
+    /// The `iss` the authorization endpoint adds to its redirect.
+    iss: Option<&'static str>,
+    /// Requests to the MCP server (by their index among them) whose answer comes a few polls late.
+    slow_mcp: Vec<usize>,
+    /// A scope the authorization server never grants.
+    withheld: Option<&'static str>,
 }
 
 impl Default for Config {
@@ -59,6 +71,12 @@ impl Default for Config {
             needs_scope: None,
             preregistered: None,
             token_down: false,
+            token_bare: None,
+            token_type: "Bearer",
+            unreachable: Vec::new(),
+            iss: None,
+            slow_mcp: Vec::new(),
+            withheld: None,
         }
     }
 }
@@ -144,13 +162,18 @@ impl World {
         if url == endpoint("registration_endpoint", "https://mcp.example/register") && req.method == Method::Post {
             let body: Value = serde_json::from_str(req.body.as_deref().unwrap_or("")).unwrap();
             assert_eq!(body["redirect_uris"], json!([REDIRECT]));
-            let n = self.state.borrow().registered.len();
+            // REDIRECT is on localhost.
+            assert_eq!(body["application_type"], "native");
+            let n = self.requests_to(url).len();
             let id = format!("dyn-client-{n}");
             self.state.borrow_mut().registered.push((id.clone(), None));
             return json(201, json!({"client_id": id, "token_endpoint_auth_method": "none", "redirect_uris": [REDIRECT]}));
         }
         if url == endpoint("token_endpoint", "https://mcp.example/token") && req.method == Method::Post && c.token_down {
             return (503, vec![("content-type".into(), "text/html".into())], "<h1>down</h1>".into());
+        }
+        if let (Some(status), true) = (c.token_bare, url == endpoint("token_endpoint", "")) {
+            return (status, vec![], String::new());
         }
         if url == endpoint("token_endpoint", "https://mcp.example/token") && req.method == Method::Post {
             return self.token(req);
@@ -165,8 +188,11 @@ impl World {
         assert_eq!(get("response_type").as_deref(), Some("code"));
         assert_eq!(get("code_challenge_method").as_deref(), Some("S256"));
         let code = format!("code-{}", self.state.borrow().codes.len());
-        self.state.borrow_mut().codes.push((code.clone(), get("client_id").unwrap(), get("code_challenge").unwrap(), get("redirect_uri").unwrap(), get("scope")));
-        format!("{}?code={code}&state={}", get("redirect_uri").unwrap(), form_component(&get("state").unwrap()))
+        let withheld = self.config.borrow().withheld;
+        let granted = get("scope").map(|s| s.split(' ').filter(|s| Some(*s) != withheld).collect::<Vec<_>>().join(" "));
+        self.state.borrow_mut().codes.push((code.clone(), get("client_id").unwrap(), get("code_challenge").unwrap(), get("redirect_uri").unwrap(), granted));
+        let iss = self.config.borrow().iss.map_or_else(String::new, |i| format!("&iss={}", form_component(i)));
+        format!("{}?code={code}&state={}{iss}", get("redirect_uri").unwrap(), form_component(&get("state").unwrap()))
     }
 
     fn token(&self, req: &HttpRequest) -> (u16, Vec<(String, String)>, String) {
@@ -212,7 +238,7 @@ impl World {
         let n = self.state.borrow().tokens.len();
         let (access, refresh) = (format!("access-{n}"), format!("refresh-{n}"));
         self.state.borrow_mut().tokens.push((access.clone(), refresh.clone(), scope.clone()));
-        let mut body = json!({"access_token": access, "token_type": "Bearer", "expires_in": 3600, "refresh_token": refresh});
+        let mut body = json!({"access_token": access, "token_type": self.config.borrow().token_type, "expires_in": 3600, "refresh_token": refresh});
         if let Some(s) = scope {
             body["scope"] = s.into();
         }
@@ -256,9 +282,19 @@ impl Body for OneChunk {
 impl Transport for World {
     type Body = OneChunk;
     fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<OneChunk>, TransportError>> {
+        let down = self.config.borrow().unreachable.contains(&req.url.as_str());
+        let slow = req.url == MCP && self.config.borrow().slow_mcp.contains(&self.requests_to(MCP).len());
         let (status, headers, body) = self.answer(&req);
         self.state.borrow_mut().log.push(req);
-        async move { Ok(HttpResponse { status, headers, body: OneChunk(Some(body.into_bytes())) }) }
+        async move {
+            for _ in 0..if slow { 5 } else { 0 } {
+                YieldOnce(false).await;
+            }
+            if down {
+                return Err(TransportError::Network("Failed to fetch".into()));
+            }
+            Ok(HttpResponse { status, headers, body: OneChunk(Some(body.into_bytes())) })
+        }
     }
 }
 
@@ -341,6 +377,18 @@ fn urls_forms_and_queries() {
     assert!(!resource_allowed("https://mcp.example/api/mcp", "https://mcp.example/api/mc"));
     assert!(!resource_allowed("https://mcp.example/api/mcp", "https://other.example/api/mcp"));
     assert_eq!(canonical("HTTPS://MCP.Example/Api#x"), "https://mcp.example/Api");
+    for (redirect, kind) in [
+        ("https://app.example/cb", "web"),
+        ("http://localhost:3000/cb", "native"),
+        ("http://127.0.0.1/cb", "native"),
+        ("http://[::1]:8080/cb", "native"),
+        ("com.example.app:/oauth", "native"),
+        ("https://localhost.example/cb", "web"),
+    ] {
+        assert_eq!(application_type(redirect), kind, "{redirect}");
+    }
+    assert_eq!(union(Some("a b"), Some("b c")), Some("a b c".into()));
+    assert_eq!(union(None, Some("  ")), None);
 }
 
 #[test]
@@ -477,6 +525,14 @@ fn a_preregistered_client_authenticates_as_the_server_supports() {
         }
     };
     assert_eq!(method_used(json!(["client_secret_basic", "client_secret_post"]), Some("s3cr:t/")), "client_secret_basic");
+    // RFC 6749 2.3.1: the id and the secret are form-encoded before the Basic header's base64.
+    let mut config = Config { preregistered: Some(("app:1", Some("a+b%2F="))), ..Config::default() };
+    config.as_meta["token_endpoint_auth_methods_supported"] = json!(["client_secret_basic"]);
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, OAuthOptions { client_id: Some("app:1".into()), client_secret: Some("a+b%2F=".into()), ..opts() });
+    block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    let basic = header(&world.requests_to("https://auth.example/tenant/token")[0], "authorization").unwrap().to_owned();
+    assert_eq!(String::from_utf8(decode_base64(basic.strip_prefix("Basic ").unwrap())).unwrap(), "app%3A1:a%2Bb%252F%3D");
     assert_eq!(method_used(json!(["client_secret_post"]), Some("s3cr:t/")), "client_secret_post");
     assert_eq!(method_used(json!(["none"]), None), "none");
     // Nothing said: RFC 6749's default for a client with a secret is the Basic header.
@@ -489,9 +545,16 @@ fn a_metadata_document_url_is_the_client_id_where_the_server_takes_one() {
     config.as_meta["client_id_metadata_document_supported"] = true.into();
     let world = World::new(config);
     let (o, asked, _) = oauth(&world, OAuthOptions { client_metadata_url: Some("https://app.example/client.json".into()), ..opts() });
-    block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
     assert_eq!(field(&query_params(&asked.borrow()[0]), "client_id"), Some("https://app.example/client.json"));
     assert!(world.requests_to("https://auth.example/tenant/register").is_empty());
+
+    // The document's URL is the client a refresh authenticates as (and what is saved).
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    let headers = block_on(o.clone().on_refused(&refusal(&world, Some("access-0")))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-1");
+    let f = form_of(world.requests_to("https://auth.example/tenant/token")[1].body.as_deref().unwrap());
+    assert_eq!((field(&f, "grant_type"), field(&f, "client_id")), (Some("refresh_token"), Some("https://app.example/client.json")));
 
     // A server that does not take them: registered dynamically.
     let world = World::new(Config::default());
@@ -651,24 +714,232 @@ fn a_client_acting_for_itself_gets_tokens_with_its_credentials_alone() {
 }
 
 #[test]
-fn an_authorization_whose_request_was_dropped_goes_on_with_the_next_one() {
+fn an_authorization_no_request_waits_for_is_dropped_and_the_next_refusal_starts_afresh() {
+    /// Counts the host's `authorize` futures dropped before they ended (a JS host's signal aborts).
+    struct Abandoned(Rc<std::cell::Cell<u32>>, bool);
+    impl Drop for Abandoned {
+        fn drop(&mut self) {
+            if !self.1 {
+                self.0.set(self.0.get() + 1);
+            }
+        }
+    }
     let world = World::new(Config::default());
-    let (o, asked, _) = oauth(&world, opts());
+    let abandoned = Rc::new(std::cell::Cell::new(0));
+    let asked = Rc::new(std::cell::Cell::new(0));
+    let (w, a, n) = (world.clone(), abandoned.clone(), asked.clone());
+    let authorize: Authorize = Box::new(move |req: &Value| {
+        n.set(n.get() + 1);
+        let back = w.authorize(req["url"].as_str().unwrap());
+        let guard = Abandoned(a.clone(), false);
+        Box::pin(async move {
+            let mut guard = guard;
+            YieldOnce(false).await;
+            guard.1 = true;
+            Ok(back)
+        })
+    });
+    let o = OAuth::new(world.clone(), MCP, opts(), Some(authorize), None, counting()).unwrap();
     let info = refusal(&world, None);
-    // The first request starts the flow, which waits for the user; its timeout drops it.
+    // The only request waiting for the user is dropped (its timeout): so is the authorization.
     let mut first = Box::pin(o.clone().on_refused(&info));
     let waker = futures_util::task::noop_waker();
     assert!(first.as_mut().poll(&mut std::task::Context::from_waker(&waker)).is_pending());
+    assert_eq!((asked.get(), abandoned.get()), (1, 0));
     drop(first);
-    assert_eq!(asked.borrow().len(), 1);
-    // The next request finishes that authorization (the user is not asked twice), and clears it.
+    assert_eq!(abandoned.get(), 1, "the host's authorize was dropped with it");
+    // Nothing holds on to it: the next refusal asks the user afresh, and its flow is cleared after.
     let headers = block_on(o.clone().on_refused(&info)).unwrap().unwrap();
     assert_eq!(bearer_of(&headers), "access-0");
-    assert_eq!(asked.borrow().len(), 1);
-    assert!(o.flow.borrow().is_none());
+    assert_eq!((asked.get(), abandoned.get()), (2, 1));
+    assert!(o.flow.borrow().as_ref().and_then(WeakShared::upgrade).is_none());
     // A later refusal starts a new one (here a refresh).
     let headers = block_on(o.on_refused(&refusal(&world, Some("nope")))).unwrap().unwrap();
     assert_eq!(bearer_of(&headers), "access-1");
+}
+
+#[test]
+fn a_refused_refresh_asks_the_user_and_an_unknown_client_registers_again() {
+    let world = World::new(Config::default());
+    let (o, asked, _) = oauth(&world, opts());
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    // A bare 401 from the token endpoint (no JSON): a refusal all the same.
+    world.config.borrow_mut().token_bare = Some(401);
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    let e = block_on(o.clone().on_refused(&refusal(&world, Some("access-0")))).unwrap_err();
+    assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "token");
+    assert_eq!(asked.borrow().len(), 2, "the refresh was refused: the user was asked");
+    assert!(o.headers().is_empty(), "the refused tokens are gone");
+    world.config.borrow_mut().token_bare = None;
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+
+    // The server forgot the client: the refresh meets invalid_client, the client is forgotten
+    // too, registered again and the user asked, all in that one authorization.
+    world.state.borrow_mut().registered.clear();
+    world.state.borrow_mut().tokens.iter_mut().for_each(|t| t.0 = "expired".into());
+    let headers = block_on(o.on_refused(&refusal(&world, Some("access-1")))).unwrap().unwrap();
+    assert_eq!(world.state.borrow().refused.last().map(String::as_str), Some("invalid_client"));
+    assert_eq!(world.requests_to("https://auth.example/tenant/register").len(), 2);
+    assert_eq!(asked.borrow().len(), 4);
+    assert_eq!(field(&query_params(asked.borrow().last().unwrap()), "client_id"), Some("dyn-client-1"));
+    assert_eq!(bearer_of(&headers), "access-2");
+}
+
+#[test]
+fn metadata_from_elsewhere_is_checked() {
+    let err = |config: Config| {
+        let world = World::new(config);
+        let (o, asked, _) = oauth(&world, opts());
+        let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+        let n = asked.borrow().len();
+        (e, n, world.requests_to("https://auth.example/tenant/token").len())
+    };
+    // An authorization endpoint that is not http(s) never reaches the host (a `javascript:` URL in a popup).
+    let mut config = Config::default();
+    config.as_meta["authorization_endpoint"] = "javascript:alert(1)//".into();
+    let (e, asked, _) = err(config);
+    assert!(e.message.contains("not an http(s) URL") && asked == 0, "{}", e.message);
+    // Metadata naming another issuer (RFC 8414 3.3).
+    let mut config = Config::default();
+    config.as_meta["issuer"] = "https://evil.example".into();
+    let (e, asked, _) = err(config);
+    assert!(e.message.contains("names the issuer") && asked == 0, "{}", e.message);
+    // A redirect from another issuer (RFC 9207), or without the iss its server promises.
+    let config = Config { iss: Some("https://evil.example"), ..Config::default() };
+    let (e, _, exchanged) = err(config);
+    assert!(e.message.contains("evil.example") && exchanged == 0, "{}", e.message);
+    let mut config = Config::default();
+    config.as_meta["authorization_response_iss_parameter_supported"] = true.into();
+    let (e, _, exchanged) = err(config);
+    assert!(e.message.contains("RFC 9207") && exchanged == 0, "{}", e.message);
+    // Compared unnormalized: a trailing slash is another issuer (RFC 9207 2.4).
+    let (e, _, exchanged) = err(Config { iss: Some("https://auth.example/tenant/"), ..Config::default() });
+    assert!(e.message.contains("tenant/") && exchanged == 0, "{}", e.message);
+    let mut config = Config { iss: Some("https://auth.example/tenant"), ..Config::default() };
+    config.as_meta["authorization_response_iss_parameter_supported"] = true.into();
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, opts());
+    assert!(block_on(o.on_refused(&refusal(&world, None))).is_ok(), "the issuer it promised");
+    // A token that is not a bearer token.
+    let (e, _, _) = err(Config { token_type: "DPoP", ..Config::default() });
+    assert!(e.message.contains("DPoP"), "{}", e.message);
+}
+
+#[test]
+fn credentials_are_not_sent_to_another_authorization_server() {
+    let world = World::new(Config::default());
+    let (first, _, saved) = oauth(&world, opts());
+    block_on(first.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    let kept = saved.borrow().last().cloned().unwrap();
+    assert_eq!(kept["issuer"], "https://auth.example/tenant");
+    // The server now names another authorization server: the refresh token and the client stay home.
+    let other = "https://auth2.example";
+    {
+        let mut c = world.config.borrow_mut();
+        c.prm["authorization_servers"] = json!([other]);
+        c.as_meta_at = Some("https://auth2.example/.well-known/oauth-authorization-server");
+        c.as_meta = json!({
+            "issuer": other,
+            "authorization_endpoint": "https://auth2.example/authorize",
+            "token_endpoint": "https://auth2.example/token",
+            "registration_endpoint": "https://auth2.example/register",
+            "code_challenge_methods_supported": ["S256"],
+        });
+    }
+    let (o, asked, _) = oauth(&world, OAuthOptions { saved: Some(kept), ..opts() });
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    block_on(o.on_refused(&refusal(&world, Some("access-0")))).unwrap().unwrap();
+    let to_other: Vec<_> = world.state.borrow().log.iter().filter(|r| r.url.starts_with(other)).cloned().collect();
+    assert!(to_other.iter().all(|r| !r.body.as_deref().unwrap_or("").contains("refresh-0")), "the old refresh token went to the new server");
+    assert_eq!(world.requests_to("https://auth2.example/register").len(), 1, "registered with the new server");
+    assert_eq!(asked.borrow().len(), 1);
+}
+
+#[test]
+fn discovery_goes_past_a_url_that_cannot_be_reached_but_reports_when_none_can() {
+    // In a browser a 404 page without CORS headers is a network error: the next URL is tried.
+    let config = Config {
+        challenge_names_prm: false,
+        prm_at: Some("https://mcp.example/.well-known/oauth-protected-resource"),
+        unreachable: vec!["https://mcp.example/.well-known/oauth-protected-resource/api/mcp"],
+        ..Config::default()
+    };
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, opts());
+    assert!(block_on(o.on_refused(&refusal(&world, None))).is_ok());
+    // None can be reached: that is the error (not a guess at 2025-03-26 endpoints).
+    let config = Config {
+        challenge_names_prm: false,
+        unreachable: vec!["https://mcp.example/.well-known/oauth-protected-resource/api/mcp", "https://mcp.example/.well-known/oauth-protected-resource"],
+        ..Config::default()
+    };
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "discovery");
+    assert!(e.message.contains("CORS"), "{}", e.message);
+    assert!(asked.borrow().is_empty());
+}
+
+#[test]
+fn offline_access_is_asked_for_where_the_server_lists_it() {
+    let mut config = Config::default();
+    config.as_meta["scopes_supported"] = json!(["mcp:read", "offline_access"]);
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, opts());
+    block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(field(&query_params(&asked.borrow()[0]), "scope"), Some("mcp:read mcp:write offline_access"));
+}
+
+#[test]
+fn a_step_up_through_the_client_keeps_the_scopes_granted() {
+    // The listing needs mcp:read; the server then wants mcp:write too (a 403 on the next request).
+    let world = World::new(Config { challenge_scope: Some("mcp:read"), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let client = Client::new(world.clone(), Still, ClientOptions::new(MCP));
+    client.set_unauthorized_handler(Some(o.handler()));
+    block_on(client.connect()).unwrap();
+    world.config.borrow_mut().needs_scope = Some("mcp:write");
+    world.config.borrow_mut().challenge_scope = None;
+    assert_eq!(block_on(client.list_tools()).unwrap().len(), 1);
+    assert_eq!(asked.borrow().len(), 2);
+    assert_eq!(field(&query_params(&asked.borrow()[1]), "scope"), Some("mcp:read mcp:write"));
+    // A server that keeps refusing: once per request, then the 403 is the request's error.
+    world.config.borrow_mut().needs_scope = Some("mcp:admin");
+    world.config.borrow_mut().withheld = Some("mcp:admin");
+    let e = block_on(client.list_tools()).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["status"].as_u64()), (ErrorCode::Unauthorized, Some(403)));
+    assert_eq!(asked.borrow().len(), 3);
+}
+
+#[test]
+fn a_refusal_of_credentials_already_replaced_is_answered_with_the_new_ones() {
+    // Two requests go out with the same token; the first one's 401 gets a new token; the second
+    // one's 401 arrives after that: it is sent again with the new token, nobody is asked.
+    let world = World::new(Config::default());
+    let (o, asked, _) = oauth(&world, opts());
+    let client = Client::new(world.clone(), Still, ClientOptions::new(MCP));
+    let calls = Rc::new(std::cell::Cell::new(0));
+    let (inner, c) = (o.handler(), calls.clone());
+    client.set_unauthorized_handler(Some(Box::new(move |info: &Value| {
+        c.set(c.get() + 1);
+        inner(info)
+    })));
+    block_on(client.connect()).unwrap();
+    assert_eq!(calls.get(), 1);
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    world.state.borrow_mut().tokens[0].1 = "revoked".into();
+    // The second request's 401 comes late: after the first one's authorization has ended.
+    let n = world.requests_to(MCP).len();
+    world.config.borrow_mut().slow_mcp = vec![n + 1];
+    let mut opts = crate::protocol::client::CallOptions::default();
+    let (a, b) = block_on(futures_util::future::join(client.list_tools(), client.request("tools/list", Value::Null, &mut opts)));
+    a.unwrap();
+    b.unwrap();
+    assert_eq!(asked.borrow().len(), 2, "the user was asked once more, not twice");
+    assert_eq!(calls.get(), 2, "the late refusal was answered with the new token, without the handler");
+    let retried = world.requests_to(MCP)[n + 2..].iter().map(|r| header(r, "authorization").unwrap_or("").to_owned()).collect::<Vec<_>>();
+    assert_eq!(retried, ["Bearer access-1", "Bearer access-1"]);
 }
 
 /// A clock whose sleeps never end (nothing here times out).
