@@ -363,6 +363,37 @@ function setCallEnabled(on) {
   for (const id of ["call-tool", "call-args", "call-btn"]) $(id).disabled = !on;
 }
 
+/**
+ * McpClient's `oauth` option for a server: the user signs in in a popup, which comes back to
+ * oauth-callback.html; the registration and tokens are kept in sessionStorage, per server, so that
+ * connecting again (or reloading) does not ask again while they last.
+ */
+function oauthFor(url) {
+  const key = `toolwire-demo-oauth:${url}`;
+  return {
+    redirectUrl: new URL("oauth-callback.html", location.href).href,
+    clientMetadata: { client_name: "toolwire demo page" },
+    saved: JSON.parse(sessionStorage.getItem(key) ?? "null") ?? undefined,
+    onSaved: (saved) => sessionStorage.setItem(key, JSON.stringify(saved)),
+    authorize: ({ url: at, signal }) =>
+      new Promise((resolve, reject) => {
+        setStatus("connect-status", "Signing in: allow the demo page in the popup…");
+        const popup = window.open(at, "toolwire-oauth", "width=520,height=640");
+        if (!popup) return reject(new Error("the sign-in popup was blocked: allow popups for this page"));
+        const end = (settle, value) => {
+          clearInterval(watch);
+          removeEventListener("message", done);
+          popup.close();
+          settle(value);
+        };
+        const done = (e) => e.origin === location.origin && e.source === popup && end(resolve, e.data);
+        const watch = setInterval(() => popup.closed && end(reject, new Error("the sign-in window was closed")), 500);
+        addEventListener("message", done);
+        signal.addEventListener("abort", () => end(reject, new Error("no request waits for the sign-in any more")));
+      }),
+  };
+}
+
 async function connect(event) {
   event?.preventDefault();
   clearError("connect-error");
@@ -378,6 +409,7 @@ async function connect(event) {
   const headers = {};
   const auth = $("mcp-auth").value.trim();
   if (auth) headers.authorization = auth;
+  const oauth = $("mcp-oauth").checked ? oauthFor(url) : undefined;
   setStatus("connect-status", `Connecting to ${url}…`);
   $("connect-btn").disabled = true;
   let c;
@@ -386,7 +418,9 @@ async function connect(event) {
     // It listens too (below), so that a server that changes its tool list is heard and listed again.
     c = new McpClient(url, {
       headers,
-      timeoutMs: timeoutMs(),
+      oauth,
+      // Signing in takes a person: the handshake that meets the 401 waits for the popup up to 5 minutes.
+      timeoutMs: oauth ? Math.max(timeoutMs(), 300_000) : timeoutMs(),
       capabilities: { elicitation: {} },
       onRequest,
       onToolListChanged: () => toolsChanged(c),
@@ -661,6 +695,7 @@ async function main() {
       el("code", {}, config.authUrl),
       ", which returns 401 unless the Authorization header is ",
       el("code", {}, `Bearer ${config.authToken}`),
+      ...(config.oauthUrl ? [", and at ", el("code", {}, config.oauthUrl), ", behind OAuth (tick the box)"] : []),
       ".",
     );
   }

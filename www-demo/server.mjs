@@ -5,9 +5,15 @@
 //   import { startMcpServer } from "./server.mjs"; const s = await startMcpServer({ port: 0 }); ... await s.close();
 //
 // Endpoints:
-//   /mcp       open
-//   /mcp-auth  the same tools behind `Authorization: Bearer demo-token`; anything else gets a 401 with a
-//              WWW-Authenticate challenge (what toolwire reports as UNAUTHORIZED, with `err.challenge`)
+//   /mcp        open
+//   /mcp-auth   the same tools behind `Authorization: Bearer demo-token`; anything else gets a 401 with a
+//               WWW-Authenticate challenge (what toolwire reports as UNAUTHORIZED, with `err.challenge`)
+//   /mcp-oauth  the same tools behind OAuth 2.1, this server being its own authorization server, as MCP's
+//               authorization describes it: a 401 names its protected resource metadata
+//               (/.well-known/oauth-protected-resource/mcp-oauth), which names this origin as the issuer
+//               (/.well-known/oauth-authorization-server); /register (dynamic registration), /authorize (a
+//               consent page: Allow or Deny), /token (PKCE S256 checked; refresh tokens). Tokens live an hour
+//               (TOKEN_TTL_MS), in memory. The page signs in through McpClient's `oauth` option.
 //
 // Tools: echo, add (structured content + outputSchema), get_weather (enum, optional parameters),
 // tiny_image (a 16x16 PNG), slow (progress notifications, then a result), fail (an isError result),
@@ -17,7 +23,7 @@
 // (a session whose standalone stream is open is not idle).
 
 import { createServer } from "node:http";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
@@ -27,6 +33,7 @@ import { ElicitResultSchema, ListResourcesRequestSchema } from "@modelcontextpro
 import { z } from "zod";
 
 export const DEMO_TOKEN = "demo-token";
+const TOKEN_TTL_MS = 60 * 60 * 1000;
 const HOST = "127.0.0.1";
 const IDLE_MS = 10 * 60 * 1000; // the default of startMcpServer's idleMs
 
@@ -335,6 +342,117 @@ function makeServer() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The authorization server of /mcp-oauth (in memory).
+
+const b64url = (buf) => buf.toString("base64").replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function authorizationServer(log) {
+  const clients = new Map(); // client_id -> {client_name, redirect_uris}
+  const codes = new Map(); // code -> {client_id, redirect_uri, challenge, scope}
+  const tokens = new Map(); // access token -> expiry (ms)
+  const refresh = new Map(); // refresh token -> {client_id, scope}
+
+  const issue = (res, client_id, scope) => {
+    const access = `at-${randomUUID()}`;
+    const rt = `rt-${randomUUID()}`;
+    tokens.set(access, Date.now() + TOKEN_TTL_MS);
+    refresh.set(rt, { client_id, scope });
+    log(`oauth: token issued to ${client_id}`);
+    sendJson(res, 200, { access_token: access, token_type: "Bearer", expires_in: TOKEN_TTL_MS / 1000, refresh_token: rt, scope });
+  };
+  const tokenError = (res, error, description) => sendJson(res, 400, { error, error_description: description });
+
+  return {
+    valid(header) {
+      const token = header?.startsWith("Bearer ") ? header.slice(7) : undefined;
+      return token !== undefined && (tokens.get(token) ?? 0) > Date.now();
+    },
+    /** Answers the authorization server's own paths; false for any other. */
+    async handle(req, res, pathname, base) {
+      const url = new URL(req.url ?? "/", base);
+      if (pathname === "/.well-known/oauth-protected-resource/mcp-oauth" && req.method === "GET") {
+        sendJson(res, 200, { resource: `${base}/mcp-oauth`, authorization_servers: [base], scopes_supported: ["demo"], resource_name: "toolwire demo server" });
+      } else if (pathname === "/.well-known/oauth-authorization-server" && req.method === "GET") {
+        sendJson(res, 200, {
+          issuer: base,
+          authorization_endpoint: `${base}/authorize`,
+          token_endpoint: `${base}/token`,
+          registration_endpoint: `${base}/register`,
+          response_types_supported: ["code"],
+          grant_types_supported: ["authorization_code", "refresh_token"],
+          code_challenge_methods_supported: ["S256"],
+          token_endpoint_auth_methods_supported: ["none"],
+          scopes_supported: ["demo"],
+          authorization_response_iss_parameter_supported: true,
+        });
+      } else if (pathname === "/register" && req.method === "POST") {
+        const meta = JSON.parse(await readBody(req, 64 * 1024));
+        const uris = Array.isArray(meta.redirect_uris) ? meta.redirect_uris.filter((u) => typeof u === "string") : [];
+        if (uris.length === 0) return sendJson(res, 400, { error: "invalid_redirect_uri", error_description: "redirect_uris is required" }), true;
+        const client_id = `demo-client-${randomUUID()}`;
+        clients.set(client_id, { client_name: String(meta.client_name ?? "an app"), redirect_uris: uris });
+        log(`oauth: registered ${client_id} (${meta.client_name})`);
+        sendJson(res, 201, { client_id, client_name: meta.client_name, redirect_uris: uris, token_endpoint_auth_method: "none" });
+      } else if ((pathname === "/authorize" || pathname === "/authorize/decide") && req.method === "GET") {
+        const q = url.searchParams;
+        const client = clients.get(q.get("client_id"));
+        const redirect = q.get("redirect_uri");
+        if (!client || !client.redirect_uris.includes(redirect)) {
+          res.writeHead(400, { "content-type": "text/plain; charset=utf-8" });
+          res.end("Unknown client, or a redirect_uri it did not register.");
+          return true;
+        }
+        if (pathname === "/authorize") {
+          // The consent page the user sees in the popup.
+          const decide = (allow) => `/authorize/decide?${new URLSearchParams({ ...Object.fromEntries(q), allow })}`;
+          res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+          res.end(`<!doctype html><meta charset="utf-8"><title>Sign in: toolwire demo</title>
+<style>body{font:16px system-ui,sans-serif;max-width:28em;margin:3em auto;padding:0 1em}a{display:inline-block;margin:.5em 1em 0 0;padding:.5em 1.2em;border-radius:6px;text-decoration:none;border:1px solid #2563eb}#allow{background:#2563eb;color:#fff}</style>
+<h1>toolwire demo server</h1>
+<p><strong>${escapeHtml(client.client_name)}</strong> asks to use this server's tools (scope <code>${escapeHtml(q.get("scope") ?? "none")}</code>).</p>
+<a id="allow" href="${escapeHtml(decide("1"))}">Allow</a><a id="deny" href="${escapeHtml(decide("0"))}">Deny</a>`);
+          return true;
+        }
+        const back = new URL(redirect);
+        if (q.get("state")) back.searchParams.set("state", q.get("state"));
+        back.searchParams.set("iss", base);
+        if (q.get("allow") !== "1") {
+          back.searchParams.set("error", "access_denied");
+          back.searchParams.set("error_description", "The user denied access.");
+        } else if (q.get("code_challenge_method") !== "S256" || !q.get("code_challenge")) {
+          back.searchParams.set("error", "invalid_request");
+          back.searchParams.set("error_description", "PKCE with S256 is required.");
+        } else {
+          const code = randomUUID();
+          codes.set(code, { client_id: q.get("client_id"), redirect_uri: redirect, challenge: q.get("code_challenge"), scope: q.get("scope") ?? "demo" });
+          back.searchParams.set("code", code);
+        }
+        res.writeHead(302, { location: back.href });
+        res.end();
+      } else if (pathname === "/token" && req.method === "POST") {
+        const f = new URLSearchParams(await readBody(req, 64 * 1024));
+        if (f.get("grant_type") === "refresh_token") {
+          const held = refresh.get(f.get("refresh_token"));
+          if (!held || held.client_id !== f.get("client_id")) return tokenError(res, "invalid_grant", "Unknown refresh token."), true;
+          refresh.delete(f.get("refresh_token"));
+          issue(res, held.client_id, held.scope);
+        } else if (f.get("grant_type") === "authorization_code") {
+          const code = codes.get(f.get("code"));
+          codes.delete(f.get("code"));
+          const verified = code && b64url(createHash("sha256").update(f.get("code_verifier") ?? "").digest()) === code.challenge;
+          if (!verified || code.client_id !== f.get("client_id") || code.redirect_uri !== f.get("redirect_uri")) {
+            return tokenError(res, "invalid_grant", "Unknown code, or a verifier, client or redirect_uri that does not match it."), true;
+          }
+          issue(res, code.client_id, code.scope);
+        } else tokenError(res, "unsupported_grant_type", "authorization_code or refresh_token");
+      } else return false;
+      return true;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // HTTP.
 
 function sendJson(res, status, body, headers = {}) {
@@ -361,12 +479,13 @@ function readBody(req, limit = 4 * 1024 * 1024) {
 }
 
 /**
- * Starts the server; resolves to {url, authUrl, port, close()} once it listens. `port` 0 picks a free one;
+ * Starts the server; resolves to {url, authUrl, oauthUrl, port, close()} once it listens. `port` 0 picks a free one;
  * `idleMs`: how long a session may stay idle (10 minutes).
  * `log` receives one line per session event (default: none).
  */
 export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS } = {}) {
   const sessions = new Map(); // session id -> {transport, server, timer}
+  const oauth = authorizationServer(log);
 
   // A session idle for idleMs is dropped, unless a client listens on its standalone stream (an open GET):
   // that one is idle only from when its stream closes.
@@ -413,11 +532,19 @@ export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS }
       }
       if (pathname === "/" && req.method === "GET") {
         res.writeHead(200, { ...CORS_HEADERS, "content-type": "text/plain; charset=utf-8" });
-        res.end("toolwire demo MCP server: POST /mcp (open) or /mcp-auth (Authorization: Bearer demo-token)\n");
+        res.end("toolwire demo MCP server: POST /mcp (open), /mcp-auth (Authorization: Bearer demo-token) or /mcp-oauth (OAuth)\n");
         return;
       }
-      if (pathname !== "/mcp" && pathname !== "/mcp-auth") {
+      const base = `http://${HOST}:${http.address().port}`;
+      if (await oauth.handle(req, res, pathname, base)) return;
+      if (pathname !== "/mcp" && pathname !== "/mcp-auth" && pathname !== "/mcp-oauth") {
         sendJson(res, 404, rpcError(-32000, "not found: the MCP endpoint is /mcp"));
+        return;
+      }
+      if (pathname === "/mcp-oauth" && !oauth.valid(req.headers.authorization)) {
+        sendJson(res, 401, rpcError(-32001, "Unauthorized: sign in with OAuth"), {
+          "www-authenticate": `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp-oauth"`,
+        });
         return;
       }
       if (pathname === "/mcp-auth" && req.headers.authorization !== `Bearer ${DEMO_TOKEN}`) {
@@ -481,6 +608,7 @@ export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS }
         port: actual,
         url: `http://${HOST}:${actual}/mcp`,
         authUrl: `http://${HOST}:${actual}/mcp-auth`,
+        oauthUrl: `http://${HOST}:${actual}/mcp-oauth`,
         http,
         async close() {
           await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
@@ -498,7 +626,7 @@ if (isMain) {
     port: Number(process.env.MCP_PORT ?? 8081),
     log: process.env.MCP_LOG ? (line) => console.error(`mcp: ${line}`) : undefined,
   });
-  console.log(`MCP server at ${s.url} (with auth: ${s.authUrl}, token ${DEMO_TOKEN})`);
+  console.log(`MCP server at ${s.url} (with auth: ${s.authUrl}, token ${DEMO_TOKEN}; with OAuth: ${s.oauthUrl})`);
   const stop = async () => {
     await s.close();
     process.exit(0);

@@ -33,7 +33,7 @@ const ARGS = [
   "--disable-quic",
 ];
 
-let demo; // {child, pageUrl, mcpUrl, authUrl, output()}
+let demo; // {child, pageUrl, mcpUrl, authUrl, oauthUrl, output()}
 let browser;
 let page;
 const pageErrors = [];
@@ -59,12 +59,12 @@ function startDemo() {
     };
     const started = () => {
       const pageUrl = /Demo page:\s+(\S+)/.exec(out)?.[1];
-      const mcp = /MCP server:\s+(\S+)\s+\(also (\S+),/.exec(out);
+      const mcp = /MCP server:\s+(\S+)\s+\(also (\S+),.* and (\S+), behind OAuth/.exec(out);
       if (!pageUrl || !mcp) return;
       clearTimeout(timer);
       child.off("exit", early);
       child.stdout.off("data", started);
-      resolve({ child, pageUrl, mcpUrl: mcp[1], authUrl: mcp[2], output: () => out });
+      resolve({ child, pageUrl, mcpUrl: mcp[1], authUrl: mcp[2], oauthUrl: mcp[3], output: () => out });
     };
     child.once("exit", early);
     child.stdout.on("data", started);
@@ -465,6 +465,47 @@ test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   await page.click("#connect-btn");
   await waitForText("#connect-status", "8 tools");
   assert.equal(await isVisible("#connect-error"), false);
+});
+
+test("OAuth: the page signs in through a popup, and the next connection needs none", async () => {
+  await page.fill("#mcp-url", demo.oauthUrl);
+  await page.fill("#mcp-auth", "");
+  // Without signing in: the server's challenge names its resource metadata.
+  await page.click("#connect-btn");
+  assert.match(await waitForText("#connect-error", "UNAUTHORIZED"), /oauth-protected-resource\/mcp-oauth/);
+  // Signing in: discovery, registration, then the popup with the server's consent page.
+  await page.check("#mcp-oauth");
+  const [popup] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
+  await popup.waitForSelector("#allow");
+  assert.match(await popup.textContent("body"), /toolwire demo page/);
+  const authorizeUrl = new URL(popup.url());
+  assert.equal(authorizeUrl.searchParams.get("code_challenge_method"), "S256");
+  assert.equal(authorizeUrl.searchParams.get("resource"), demo.oauthUrl);
+  await popup.click("#allow");
+  await waitForText("#connect-status", "8 tools");
+  assert.equal(await isVisible("#connect-error"), false);
+  assert.equal(popup.isClosed(), true, "the page closed the popup");
+  const saved = await page.evaluate((url) => JSON.parse(sessionStorage.getItem(`toolwire-demo-oauth:${url}`)), demo.oauthUrl);
+  assert.match(saved.tokens.access_token, /^at-/);
+  assert.equal(saved.issuer, new URL(demo.oauthUrl).origin);
+  // A call goes through with the token.
+  await page.selectOption("#call-tool", "echo");
+  await page.fill("#call-args", JSON.stringify({ message: "signed in" }));
+  await page.click("#call-btn");
+  await waitForText("#call-status", "echo returned");
+  // Connecting again: the saved token, no popup.
+  let popups = 0;
+  page.on("popup", () => popups++);
+  await page.click("#connect-btn");
+  await waitForText("#connect-status", "8 tools");
+  assert.equal(popups, 0);
+  // Deny: the authorization server's refusal is the error.
+  await page.evaluate((url) => sessionStorage.removeItem(`toolwire-demo-oauth:${url}`), demo.oauthUrl);
+  const [denied] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
+  await denied.click("#deny");
+  const err = await waitForText("#connect-error", "UNAUTHORIZED");
+  assert.match(err, /access_denied/);
+  await page.uncheck("#mcp-oauth");
 });
 
 test("screenshot for the README (docs/demo.png)", async () => {
