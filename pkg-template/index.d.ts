@@ -838,7 +838,7 @@ export interface McpClientOptions {
    * for the scopes the server names and those granted. Requests that meet a 401 together share one authorization,
    * and one refused with a token already replaced is sent again with the new one. Metadata is checked: http(s)
    * endpoints, the issuer (RFC 8414), the redirect's `iss` (RFC 9207); credentials go to no other server. Failures
-   * are `UNAUTHORIZED` with `oauthStep` (`"discovery"`, `"registration"`, `"authorization"`, `"token"`) and the
+   * are `UNAUTHORIZED` (but an abort: `ABORTED`) with `oauthStep` (`"discovery"`, `"registration"`, `"authorization"`, `"token"`) and the
    * server's `oauthError` / `oauthErrorDescription`. In a browser the authorization server's metadata, registration and
    * token endpoints must allow the page's origin (CORS), as they do for every browser MCP client.
    */
@@ -871,7 +871,10 @@ export interface McpOAuthOptions {
    * acts for itself, a service or a job, with `clientId` and `clientSecret`; no user, no `authorize`).
    */
   grantType?: "authorization_code" | "client_credentials";
-  /** A client registered beforehand with the authorization server. */
+  /**
+   * A client registered beforehand with the authorization server: tied to the first one the server names (a server
+   * that names another later is an `UNAUTHORIZED` error at `"discovery"`, its secret is not sent there).
+   */
   clientId?: string;
   clientSecret?: string;
   /** The HTTPS URL of this client's metadata document: its `client_id` where the server supports them. */

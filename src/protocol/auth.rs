@@ -14,17 +14,19 @@
 //!   `/authorize`, `/token`, `/register` at that origin are used. A URL that cannot be reached
 //!   counts as one that is not there when another answered (in a browser a 404 page without
 //!   CORS headers is a network error), and is the error when none did;
-//! * the client and tokens held are for one issuer: a server naming another gets neither;
+//! * the client and tokens held are for one issuer: a server naming another gets neither (a
+//!   client given with `client_id` is then an error: it is registered with the first);
 //! * a refresh token, when there is one and the server did not ask for new scopes, is spent
 //!   first: refused, the tokens are dropped (and a client the server does not know) and the user
-//!   is asked; unreachable or failing (5xx), the tokens stay and that is the error;
+//!   is asked; unreachable, failing (5xx), busy (408, 429) or cut off, the tokens stay and that is
+//!   the error;
 //! * the client is the one given (`client_id`, `client_secret`), else its metadata document's URL
 //!   when the server takes one (`client_id_metadata_document_supported`), else registered
 //!   dynamically (RFC 7591, with OpenID Connect's `application_type`) at the
 //!   `registration_endpoint`;
 //! * the scopes asked for are the challenge's `scope`, else the resource's `scopes_supported`,
 //!   else the configured `scope`, else none; a step-up adds those granted; `offline_access` is
-//!   added where the authorization server lists it (for a refresh token);
+//!   added to them where the authorization server lists it (for a refresh token);
 //! * the authorization request carries PKCE (S256), a random `state` and the resource indicator
 //!   (RFC 8707, when the resource published metadata). The host's `authorize` callback takes the
 //!   user there and gives back the URL the server redirected to; its `state` and `iss` (RFC 9207,
@@ -39,9 +41,12 @@
 //!
 //! Requests that meet a 401 together share one authorization, held weakly: when no request
 //! waits for it any more (their timeouts), it is dropped with the host's `authorize`, and the
-//! next refusal starts afresh. Every failure is an `UNAUTHORIZED` error whose message starts with
-//! `OAuth` and says which step failed (`oauthStep`), with the server's `error` and
-//! `error_description` when it sent them (`oauthError`, `oauthErrorDescription`).
+//! next refusal starts afresh (a token request under way then is aborted too: its code is lost,
+//! and the user is asked again). A step-up that joined another request's authorization runs its
+//! own after it unless that one got its scopes. Every failure but an abort (`ABORTED`) is an
+//! `UNAUTHORIZED` error whose message starts with `OAuth` and says which step failed
+//! (`oauthStep`), with the server's `error` and `error_description` when it sent them
+//! (`oauthError`, `oauthErrorDescription`).
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -238,23 +243,48 @@ impl<T: Transport + 'static> OAuth<T> {
 
     /// A request met 401 or 403 (`{status, challenge, wwwAuthenticate}`): new headers, or why not.
     async fn on_refused(self: Rc<Self>, info: &Value) -> Result<Option<Vec<(String, String)>>> {
-        let running = self.flow.borrow().as_ref().and_then(WeakShared::upgrade);
-        let flow = match running {
-            Some(flow) => flow,
-            None => {
-                let me = self.clone();
-                let info = info.clone();
-                let flow: Flow = (Box::pin(async move { me.authorize_once(&info).await }) as FlowFuture).shared();
-                *self.flow.borrow_mut() = flow.downgrade();
-                flow
+        let mut joined = false;
+        loop {
+            let running = self.flow.borrow().as_ref().and_then(WeakShared::upgrade);
+            let (flow, mine) = match running {
+                // Joined once already: this refusal's own flow now.
+                Some(flow) if !joined => (flow, false),
+                _ => {
+                    let me = self.clone();
+                    let info = info.clone();
+                    let flow: Flow = (Box::pin(async move { me.authorize_once(&info).await }) as FlowFuture).shared();
+                    *self.flow.borrow_mut() = flow.downgrade();
+                    (flow, true)
+                }
+            };
+            let out = flow.clone().await;
+            {
+                let mut slot = self.flow.borrow_mut();
+                if slot.as_ref().and_then(WeakShared::upgrade).is_some_and(|f| f.ptr_eq(&flow)) {
+                    *slot = None;
+                }
             }
-        };
-        let out = flow.clone().await;
-        let mut slot = self.flow.borrow_mut();
-        if slot.as_ref().and_then(WeakShared::upgrade).is_some_and(|f| f.ptr_eq(&flow)) {
-            *slot = None;
+            // A step-up that joined another request's authorization (a refresh, say) still needs its
+            // scopes unless that one got them.
+            if !mine && out.is_ok() && !self.covers(info) {
+                joined = true;
+                continue;
+            }
+            return out;
         }
-        out
+    }
+
+    /// Whether the tokens held have the scopes a 403 `insufficient_scope` asks for (always, for
+    /// any other refusal).
+    fn covers(&self, info: &Value) -> bool {
+        let challenge = info.get("challenge");
+        let param = |k: &str| challenge.and_then(|c| c.get(k)).and_then(Value::as_str);
+        if param("error") != Some("insufficient_scope") {
+            return true;
+        }
+        let tokens = self.tokens.borrow();
+        let granted = tokens.as_ref().and_then(Tokens::scope).unwrap_or("");
+        param("scope").unwrap_or("").split_ascii_whitespace().all(|s| granted.split_ascii_whitespace().any(|g| g == s))
     }
 
     async fn authorize_once(&self, info: &Value) -> Result<Option<Vec<(String, String)>>> {
@@ -291,10 +321,11 @@ impl<T: Transport + 'static> OAuth<T> {
             scope = union(granted.as_deref(), scope.as_deref());
         }
         // A refresh token, where the server gives one only when asked (OpenID Connect).
-        if discovered.offline_access && !self.opts.client_credentials {
+        // Only next to other scopes: a server applies its default ones when none are asked for.
+        if discovered.offline_access && !self.opts.client_credentials && scope.is_some() {
             scope = union(scope.as_deref(), Some("offline_access"));
         }
-        let client = self.client(&discovered, scope.as_deref()).await?;
+        let client = self.client(&discovered).await?;
         if self.opts.client_credentials {
             let mut grant = vec![("grant_type", "client_credentials".to_owned())];
             grant.extend(scope.map(|s| ("scope", s)));
@@ -389,15 +420,24 @@ impl<T: Transport + 'static> OAuth<T> {
         found.client_id_metadata = flag("client_id_metadata_document_supported");
         found.iss_in_response = flag("authorization_response_iss_parameter_supported");
         found.offline_access = strings("scopes_supported").is_some_and(|s| s.iter().any(|s| s == "offline_access"));
-        // Credentials are for the server that issued them: another one gets neither.
+        // Credentials are for the server that issued them: another one gets neither. A client given
+        // (`client_id`, and its secret) is the first issuer's: the server moving elsewhere is an error.
         let known = self.issuer.borrow().clone();
-        if known.as_deref().is_some_and(|k| k.trim_end_matches('/') != found.issuer.trim_end_matches('/')) {
-            *self.tokens.borrow_mut() = None;
-            if self.opts.client_id.is_none() {
-                *self.registration.borrow_mut() = None;
+        if let Some(known) = known.filter(|k| k.trim_end_matches('/') != found.issuer.trim_end_matches('/')) {
+            if self.opts.client_id.is_some() {
+                return Err(failure(
+                    "discovery",
+                    format!("the server now names the authorization server {}, but the client given (clientId) is {known}'s", found.issuer),
+                ));
             }
+            *self.tokens.borrow_mut() = None;
+            *self.registration.borrow_mut() = None;
         }
+        let changed = self.issuer.borrow().as_deref() != Some(found.issuer.as_str());
         *self.issuer.borrow_mut() = Some(found.issuer.clone());
+        if changed {
+            self.save();
+        }
         Ok(found)
     }
 
@@ -441,7 +481,7 @@ impl<T: Transport + 'static> OAuth<T> {
     }
 
     /// The client to authorize as: given, restored, a metadata document's URL, or registered now.
-    async fn client(&self, d: &Discovered, scope: Option<&str>) -> Result<Registration> {
+    async fn client(&self, d: &Discovered) -> Result<Registration> {
         if let Some(r) = self.registration.borrow().clone() {
             return Ok(r);
         }
@@ -461,8 +501,10 @@ impl<T: Transport + 'static> OAuth<T> {
         metadata.insert("response_types".into(), Value::Array(vec!["code".into()]));
         metadata.insert("token_endpoint_auth_method".into(), "none".into());
         metadata.insert("application_type".into(), application_type(&self.opts.redirect_url).into());
-        if let Some(scope) = scope {
-            metadata.insert("scope".into(), scope.into());
+        // The scopes configured, not this authorization's: a server may hold a client to the scopes it
+        // registered with (RFC 7591 2), and a step-up asks for more later.
+        if let Some(scope) = &self.opts.scope {
+            metadata.insert("scope".into(), scope.clone().into());
         }
         for (k, v) in &self.opts.client_metadata {
             metadata.insert(k.clone(), v.clone());
@@ -583,7 +625,7 @@ impl<T: Transport + 'static> OAuth<T> {
         }
         let token_type = body.as_ref().and_then(|b| b.get("token_type")).and_then(Value::as_str).unwrap_or("Bearer");
         if !token_type.eq_ignore_ascii_case("bearer") {
-            return Err(failure("token", format!("the token endpoint issued a {token_type} token; toolwire sends Bearer tokens only")).with_detail("status", status));
+            return Err(failure("token", format!("the token endpoint issued a {token_type} token; toolwire sends Bearer tokens only")).with_detail("tokenType", token_type));
         }
         let mut tokens = body.and_then(|b| tokens_from(b, refresh)).ok_or_else(|| failure("token", format!("the token endpoint answered HTTP {status} without an access_token")).with_detail("status", status))?;
         // No `scope` in the answer: the scopes asked for were granted (RFC 6749 5.1).
@@ -658,7 +700,15 @@ impl<T: Transport + 'static> OAuth<T> {
         while bytes.len() < MAX_BODY {
             match body.next_chunk().await {
                 Some(Ok(c)) => bytes.extend_from_slice(&c),
-                _ => break,
+                // Cut off mid-answer: not an answer (a refusal would drop the tokens).
+                Some(Err(e)) => {
+                    let why = match e {
+                        TransportError::Aborted => return Err(Error::new(ErrorCode::Aborted, format!("OAuth {step}: aborted"))),
+                        TransportError::Network(why) => why,
+                    };
+                    return Err(failure(step, format!("the answer of {url} broke off ({why})")).with_detail("url", url));
+                }
+                None => break,
             }
         }
         Ok((status, std::str::from_utf8(&bytes).ok().and_then(|t| read_json(t).ok())))
@@ -669,7 +719,11 @@ impl<T: Transport + 'static> OAuth<T> {
 /// aborted. Anything else is a refusal.
 fn may_pass(e: &Error) -> bool {
     let detail = |k: &str| e.details.as_ref().and_then(|d| d.get(k));
-    e.code == ErrorCode::Aborted || detail("url").is_some() || detail("status").and_then(Value::as_u64).is_some_and(|s| s >= 500)
+    e.code == ErrorCode::Aborted
+        || detail("url").is_some()
+        // A token type toolwire cannot send: asking the user again would get another.
+        || detail("tokenType").is_some()
+        || detail("status").and_then(Value::as_u64).is_some_and(|s| s >= 500 || s == 408 || s == 429)
 }
 
 /// OpenID Connect's `application_type` for a redirect URI (SEP-837): one to this machine or to

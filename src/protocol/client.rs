@@ -236,7 +236,7 @@ pub struct Client<T: Transport, C: Clock> {
     on_unauthorized: RefCell<Option<AuthHandler>>,
     /// Headers the [`AuthHandler`] gave, over those of the options with the same names.
     auth_headers: RefCell<Vec<(String, String)>>,
-    /// How many times [`Client::set_auth_headers`] changed them.
+    /// How many times [`Client::set_auth_headers`] changed them (a value, not a call).
     auth_generation: Cell<u64>,
     closing: CloseSignal,
     /// A `notifications/tools/list_changed` came since the last `tools/list` that succeeded.
@@ -1106,7 +1106,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// renewed since (a request that met the 401 before it), it is sent again with the new ones
     /// and the handler is not asked (a second sign-in, or a second refresh rotating the tokens).
     async fn reauthorized<B>(&self, resp: &HttpResponse<B>, sent_with: u64) -> Result<bool> {
-        if self.auth_generation.get() != sent_with {
+        // Not for a 403: new headers need not carry the scopes it asks for.
+        if resp.status == 401 && self.auth_generation.get() != sent_with {
             return Ok(true);
         }
         let challenge = resp.header("www-authenticate").map(str::to_owned);
@@ -1129,11 +1130,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Headers from the [`AuthHandler`] (or restored credentials, before connecting): each
     /// replaces one of the same name given before, and of [`ClientOptions::headers`].
     pub fn set_auth_headers(&self, headers: Vec<(String, String)>) {
-        self.auth_generation.set(self.auth_generation.get() + 1);
         let mut auth = self.auth_headers.borrow_mut();
         for (k, v) in headers {
-            auth.retain(|(a, _)| !a.eq_ignore_ascii_case(&k));
-            auth.push((k.to_ascii_lowercase(), v));
+            let k = k.to_ascii_lowercase();
+            if auth.iter().any(|(a, b)| *a == k && *b == v) {
+                continue;
+            }
+            // A generation is a change: the same headers again (each request that waited for one
+            // authorization sets its result) leave requests sent with them as they were.
+            self.auth_generation.set(self.auth_generation.get() + 1);
+            auth.retain(|(a, _)| *a != k);
+            auth.push((k, v));
         }
     }
 

@@ -50,6 +50,10 @@ struct Config {
     slow_mcp: Vec<usize>,
     /// A scope the authorization server never grants.
     withheld: Option<&'static str>,
+    /// The token endpoint answers a few polls late.
+    slow_token: bool,
+    /// The token endpoint's answer breaks off after its first bytes.
+    token_cut: bool,
 }
 
 impl Default for Config {
@@ -77,6 +81,8 @@ impl Default for Config {
             iss: None,
             slow_mcp: Vec::new(),
             withheld: None,
+            slow_token: false,
+            token_cut: false,
         }
     }
 }
@@ -270,12 +276,28 @@ fn decode_base64(s: &str) -> Vec<u8> {
     out
 }
 
-struct OneChunk(Option<Vec<u8>>);
+/// A body of one chunk, then its end or (cut) a broken connection.
+struct OneChunk(Option<Vec<u8>>, bool);
+
+impl OneChunk {
+    fn whole(bytes: Vec<u8>) -> Self {
+        Self(Some(bytes), false)
+    }
+    fn cut(bytes: Vec<u8>) -> Self {
+        Self(Some(bytes), true)
+    }
+}
 
 impl Body for OneChunk {
     fn next_chunk(&mut self) -> impl Future<Output = Option<Result<Vec<u8>, TransportError>>> {
         let next = self.0.take();
-        async move { next.map(Ok) }
+        let broken = next.is_none() && std::mem::take(&mut self.1);
+        async move {
+            if broken {
+                return Some(Err(TransportError::Network("connection reset".into())));
+            }
+            next.map(Ok)
+        }
     }
 }
 
@@ -283,7 +305,9 @@ impl Transport for World {
     type Body = OneChunk;
     fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<OneChunk>, TransportError>> {
         let down = self.config.borrow().unreachable.contains(&req.url.as_str());
-        let slow = req.url == MCP && self.config.borrow().slow_mcp.contains(&self.requests_to(MCP).len());
+        let slow = (req.url == MCP && self.config.borrow().slow_mcp.contains(&self.requests_to(MCP).len()))
+            || (self.config.borrow().slow_token && req.url.ends_with("/token"));
+        let cut = self.config.borrow().token_cut && req.url.ends_with("/token");
         let (status, headers, body) = self.answer(&req);
         self.state.borrow_mut().log.push(req);
         async move {
@@ -293,7 +317,10 @@ impl Transport for World {
             if down {
                 return Err(TransportError::Network("Failed to fetch".into()));
             }
-            Ok(HttpResponse { status, headers, body: OneChunk(Some(body.into_bytes())) })
+            if cut {
+                return Ok(HttpResponse { status, headers, body: OneChunk::cut(body.as_bytes()[..3].to_vec()) });
+            }
+            Ok(HttpResponse { status, headers, body: OneChunk::whole(body.into_bytes()) })
         }
     }
 }
@@ -593,11 +620,26 @@ fn saved_tokens_are_refreshed_without_the_user() {
     world.config.borrow_mut().token_down = false;
     world.state.borrow_mut().tokens[1].0 = "access-1".into();
 
+    // Busy (429), or an answer cut off: that may pass, the tokens stay and nobody is asked.
+    for (bare, cut) in [(Some(429), false), (None, true)] {
+        world.config.borrow_mut().token_bare = bare;
+        world.config.borrow_mut().token_cut = cut;
+        world.state.borrow_mut().tokens[1].0 = "expired".into();
+        let e = block_on(o.clone().on_refused(&refusal(&world, Some("access-1")))).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Unauthorized);
+        assert_eq!(bearer_of(&o.headers()), "access-1");
+        assert!(asked.borrow().is_empty());
+        world.state.borrow_mut().tokens[1].0 = "access-1".into();
+    }
+    world.config.borrow_mut().token_bare = None;
+    world.config.borrow_mut().token_cut = false;
+
     // A refresh token that no longer works: the user is asked again.
     world.state.borrow_mut().tokens.iter_mut().for_each(|t| t.1 = "revoked".into());
     world.state.borrow_mut().tokens[1].0 = "expired".into();
     let headers = block_on(o.on_refused(&refusal(&world, Some("access-1")))).unwrap().unwrap();
-    assert_eq!(bearer_of(&headers), "access-2");
+    // access-2 went out in the answer that broke off.
+    assert_eq!(bearer_of(&headers), "access-3");
     assert_eq!(asked.borrow().len(), 1);
 }
 
@@ -940,6 +982,69 @@ fn a_refusal_of_credentials_already_replaced_is_answered_with_the_new_ones() {
     assert_eq!(calls.get(), 2, "the late refusal was answered with the new token, without the handler");
     let retried = world.requests_to(MCP)[n + 2..].iter().map(|r| header(r, "authorization").unwrap_or("").to_owned()).collect::<Vec<_>>();
     assert_eq!(retried, ["Bearer access-1", "Bearer access-1"]);
+}
+
+#[test]
+fn a_client_given_stays_with_its_authorization_server() {
+    let config = Config { preregistered: Some(("pre", Some("s3cret"))), ..Config::default() };
+    let world = World::new(config);
+    let given = OAuthOptions { client_id: Some("pre".into()), client_secret: Some("s3cret".into()), ..opts() };
+    let (o, _, _) = oauth(&world, given);
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    world.config.borrow_mut().prm["authorization_servers"] = json!(["https://auth2.example"]);
+    world.config.borrow_mut().as_meta_at = Some("https://auth2.example/.well-known/oauth-authorization-server");
+    world.config.borrow_mut().as_meta = json!({
+        "issuer": "https://auth2.example",
+        "authorization_endpoint": "https://auth2.example/authorize",
+        "token_endpoint": "https://auth2.example/token",
+        "code_challenge_methods_supported": ["S256"],
+    });
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    let e = block_on(o.on_refused(&refusal(&world, Some("access-0")))).unwrap_err();
+    assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "discovery");
+    assert!(e.message.contains("clientId"), "{}", e.message);
+    assert!(world.state.borrow().log.iter().all(|r| !r.url.starts_with("https://auth2.example/token")), "the secret went to the new server");
+}
+
+#[test]
+fn offline_access_is_never_the_only_scope_and_registration_asks_for_none() {
+    let mut config = Config { prm: json!({"resource": MCP, "authorization_servers": ["https://auth.example/tenant"]}), ..Config::default() };
+    config.as_meta["scopes_supported"] = json!(["offline_access"]);
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, opts());
+    block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(field(&query_params(&asked.borrow()[0]), "scope"), None);
+    let registration: Value = serde_json::from_str(world.requests_to("https://auth.example/tenant/register")[0].body.as_deref().unwrap()).unwrap();
+    assert!(registration.get("scope").is_none(), "{registration}");
+}
+
+#[test]
+fn a_token_type_that_cannot_be_sent_asks_nobody_again() {
+    let world = World::new(Config::default());
+    let (o, asked, _) = oauth(&world, opts());
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    world.config.borrow_mut().token_type = "DPoP";
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    let e = block_on(o.on_refused(&refusal(&world, Some("access-0")))).unwrap_err();
+    assert!(e.message.contains("DPoP"), "{}", e.message);
+    assert_eq!(asked.borrow().len(), 1, "the user was not asked for a token that could not be used either");
+}
+
+#[test]
+fn a_step_up_that_joined_a_refresh_runs_its_own_after_it() {
+    let world = World::new(Config::default());
+    let (o, asked, _) = oauth(&world, opts());
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    // One request's token expired (a refresh, slow), another's needs a scope (a step-up) meanwhile.
+    world.config.borrow_mut().slow_token = true;
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    let expired = refusal(&world, Some("access-0"));
+    let step_up = json!({"status": 403, "challenge": {"scheme": "Bearer", "error": "insufficient_scope", "scope": "mcp:admin"}});
+    let (a, b) = block_on(futures_util::future::join(o.clone().on_refused(&expired), o.clone().on_refused(&step_up)));
+    assert_eq!(bearer_of(&a.unwrap().unwrap()), "access-1", "the refresh");
+    assert_eq!(bearer_of(&b.unwrap().unwrap()), "access-2", "the step-up's own authorization");
+    assert_eq!(asked.borrow().len(), 2);
+    assert_eq!(field(&query_params(&asked.borrow()[1]), "scope"), Some("mcp:read mcp:write mcp:admin"));
 }
 
 /// A clock whose sleeps never end (nothing here times out).

@@ -1692,6 +1692,33 @@ fn a_failing_unauthorized_handler_is_the_requests_error() {
     assert_eq!(h.log.borrow().requests.len(), 1);
 }
 
+/// A request refused with headers already replaced is sent again with the new ones without
+/// asking, after a 401 only: a 403 asking for scopes asks the handler (new headers need not carry
+/// them). Setting the same headers again is no change.
+#[test]
+fn renewed_headers_answer_a_late_401_but_not_a_403() {
+    let h = harness(vec![]);
+    let asked = Rc::new(Cell::new(0));
+    let a = asked.clone();
+    h.client.set_unauthorized_handler(Some(Box::new(move |_: &Value| {
+        a.set(a.get() + 1);
+        Box::pin(async { Ok(Some(vec![("authorization".to_owned(), "Bearer new".to_owned())])) })
+    })));
+    let refusal = |status: u16, challenge: &str| HttpResponse { status, headers: vec![("www-authenticate".to_owned(), challenge.to_owned())], body: () };
+    h.client.set_auth_headers(vec![("Authorization".into(), "Bearer old".into())]);
+    let sent_with = h.client.auth_generation.get();
+    h.client.set_auth_headers(vec![("authorization".into(), "Bearer old".into())]);
+    assert_eq!(h.client.auth_generation.get(), sent_with, "the same header again");
+    h.client.set_auth_headers(vec![("authorization".into(), "Bearer renewed".into())]);
+    // Sent with "old", refused after it was renewed: sent again, nobody asked.
+    assert!(block_on(h.client.reauthorized(&refusal(401, "Bearer"), sent_with)).unwrap());
+    assert_eq!(asked.get(), 0);
+    // A 403 for scopes asks even so.
+    assert!(block_on(h.client.reauthorized(&refusal(403, r#"Bearer error="insufficient_scope", scope="x""#), sent_with)).unwrap());
+    assert_eq!(asked.get(), 1);
+    assert_eq!(h.client.headers(false, "*/*").iter().filter(|(k, _)| k == "authorization").collect::<Vec<_>>(), [&("authorization".to_owned(), "Bearer new".to_owned())]);
+}
+
 /// Any of the four lists, over its pages; `[]` for a capability the server did not declare; a
 /// method that is not a list is refused before anything is sent.
 #[test]
