@@ -699,11 +699,18 @@ fn what_goes_wrong_is_an_unauthorized_error_that_names_its_step() {
     assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "discovery");
     assert!(world.requests_to("https://auth.example/tenant/authorize").is_empty());
 
-    // No PKCE with S256.
+    // No PKCE with S256, or no word of PKCE at all (2025-11-25: then there is none, and the client
+    // must not go on).
     let mut config = Config::default();
     config.as_meta["code_challenge_methods_supported"] = json!(["plain"]);
     let e = err(&World::new(config), opts(), None);
     assert!(e.message.contains("PKCE"), "{}", e.message);
+    let mut config = Config::default();
+    config.as_meta.as_object_mut().unwrap().remove("code_challenge_methods_supported");
+    let world = World::new(config);
+    let e = err(&world, opts(), None);
+    assert!(e.message.contains("PKCE"), "{}", e.message);
+    assert!(world.requests_to("https://auth.example/tenant/token").is_empty());
 
     // No registration endpoint and no client given.
     let mut config = Config::default();
