@@ -469,6 +469,9 @@ export class ToolwireError extends Error {
   readonly oauthErrorDescription?: string;
   /** `UNAUTHORIZED` from `oauth`: the URL that could not be reached (in a browser, often CORS). */
   readonly url?: string;
+  /** `PROTOCOL` from `callTool`: where `structuredContent` breaks the tool's `outputSchema`, and the result itself. */
+  readonly violations?: { path: string; message: string }[];
+  readonly result?: McpCallToolResult;
   /** Hub errors: the server concerned. */
   readonly server?: string;
 }
@@ -799,6 +802,15 @@ export interface McpClientOptions {
    * (2026-07-28).
    */
   logLevel?: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+  /**
+   * Check each tool's `structuredContent` against the `outputSchema` it was listed with (default `true`, as
+   * MCP asks of clients): a result that breaks it, or that has none, rejects `callTool` with `PROTOCOL`,
+   * `violations` (`[{path, message}]`, JSON pointers into the content) and the `result` itself. Error results
+   * (`isError`) and tools listed without a schema are not checked. The keywords checked are those that decide
+   * most documents (types, enums, properties, required, additionalProperties, items, bounds, combinators,
+   * conditionals, local `$ref`s); `pattern` and `format` are not.
+   */
+  validateStructuredContent?: boolean;
   /**
    * Answers the server's requests other than `ping` (which is answered `{}`): `elicitation/create`,
    * `sampling/createMessage`, `roots/list`... Return the result, an object (or a promise of it); anything

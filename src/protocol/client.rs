@@ -111,6 +111,10 @@ pub struct ClientOptions {
     /// with `logging/setLevel` after the handshake (servers that declare `logging`), or in every
     /// request's `_meta` with 2026-07-28, whose servers send none for a request that does not ask.
     pub log_level: Option<String>,
+    /// Check a tool's `structuredContent` against the `outputSchema` it was listed with (default
+    /// true; see [`crate::schema::validate`] for the keywords checked): a result that breaks it,
+    /// or that has none, fails the call with `PROTOCOL` (`violations`, and the `result` itself).
+    pub validate_structured_content: bool,
 }
 
 impl ClientOptions {
@@ -130,6 +134,7 @@ impl ClientOptions {
             capabilities: Map::new(),
             era: Era::Auto,
             log_level: None,
+            validate_structured_content: true,
         }
     }
 }
@@ -268,6 +273,8 @@ pub struct Client<T: Transport, C: Clock> {
     /// 2025-11-25: the tools the last `tools/list` marks `execution.taskSupport: "required"`,
     /// which run only as tasks.
     task_tools: RefCell<std::collections::HashSet<String>>,
+    /// The `outputSchema` of each tool of the last listing that has one.
+    output_schemas: RefCell<std::collections::HashMap<String, Value>>,
     /// The progress handlers of the calls that run as tasks, by the progress token each chose.
     task_progress: TaskProgressHandlers,
     /// The last handshake that succeeded was 2026-07-28's (the auto era's verdict, kept).
@@ -340,6 +347,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             header_params: RefCell::default(),
             dropped_tools: RefCell::default(),
             task_tools: RefCell::default(),
+            output_schemas: RefCell::default(),
             task_progress: RefCell::default(),
             spoke_modern: Cell::new(false),
         }
@@ -1683,8 +1691,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
         match self.list_pages(method, key, &params, opts).await {
             // A server without the capability (its session's, renewed or not) lists none.
             Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok((Vec::new(), None)),
-            Ok((tools, ttl_ms)) if method == "tools/list" && self.is_modern() => Ok((self.keep_callable(tools), ttl_ms)),
+            Ok((tools, ttl_ms)) if method == "tools/list" && self.is_modern() => {
+                let tools = self.keep_callable(tools);
+                self.keep_output_schemas(&tools);
+                Ok((tools, ttl_ms))
+            }
             Ok((tools, ttl_ms)) if method == "tools/list" => {
+                self.keep_output_schemas(&tools);
                 *self.task_tools.borrow_mut() = tools
                     .iter()
                     .filter(|t| t.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required"))
@@ -1806,7 +1819,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         params.insert("name".into(), json!(name));
         params.insert("arguments".into(), if arguments.is_null() { json!({}) } else { arguments });
         if self.is_modern() || !self.task_tools.borrow().contains(name) || !self.runs_tool_tasks() {
-            return self.request("tools/call", Value::Object(params), opts).await;
+            let result = self.request("tools/call", Value::Object(params), opts).await?;
+            return self.checked_result(name, result);
         }
         params.insert("task".into(), json!({}));
         let total = opts.max_total_timeout_ms.or(opts.timeout_ms).unwrap_or(self.opts.timeout_ms);
@@ -1824,10 +1838,43 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // A server may answer a task-augmented call at once, with the result itself.
             Some(task) if result.get("content").is_none() => {
                 let task = task.clone();
-                self.run_task(name, task, deadline, total, opts).await
+                let result = self.run_task(name, task, deadline, total, opts).await?;
+                self.checked_result(name, result)
             }
-            _ => Ok(result),
+            _ => self.checked_result(name, result),
         }
+    }
+
+    /// The output schemas of a listing's tools, for [`Client::checked_result`].
+    fn keep_output_schemas(&self, tools: &[Value]) {
+        *self.output_schemas.borrow_mut() = tools
+            .iter()
+            .filter_map(|t| Some((t.get("name")?.as_str()?.to_owned(), t.get("outputSchema").filter(|s| s.is_object())?.clone())))
+            .collect();
+    }
+
+    /// A tool's result, checked against the `outputSchema` it was listed with (MCP: a tool that
+    /// declares one must return `structuredContent` that conforms to it, and clients should
+    /// check). An error result (`isError`) is not checked.
+    fn checked_result(&self, name: &str, result: Value) -> Result<Value> {
+        if !self.opts.validate_structured_content || result.get("isError") == Some(&Value::Bool(true)) {
+            return Ok(result);
+        }
+        let violations = match (self.output_schemas.borrow().get(name), result.get("structuredContent")) {
+            (None, _) => return Ok(result),
+            (Some(_), None) => vec![crate::schema::validate::Violation { path: String::new(), message: "no structuredContent".into() }],
+            (Some(schema), Some(content)) => crate::schema::validate::validate(schema, content),
+        };
+        if violations.is_empty() {
+            return Ok(result);
+        }
+        let first = violations.first().map_or_else(String::new, |v| if v.path.is_empty() { v.message.clone() } else { format!("{}: {}", v.path, v.message) });
+        let more = if violations.len() > 1 { format!(" (and {} more)", violations.len() - 1) } else { String::new() };
+        let listed: Vec<Value> = violations.into_iter().map(|v| object([("path", v.path.into()), ("message", v.message.into())])).collect();
+        Err(Error::new(ErrorCode::Protocol, format!("tools/call {name}: the result does not match the tool's outputSchema: {first}{more}"))
+            .with_tool(name)
+            .with_detail("violations", Value::Array(listed))
+            .with_detail("result", result))
     }
 
     /// Whether the server runs `tools/call` as a task (`capabilities.tasks.requests.tools.call`).

@@ -9,6 +9,7 @@
 
 pub mod lower;
 pub mod refs;
+pub mod validate;
 pub mod walk;
 
 use serde_json::{json, Map, Value};

@@ -107,6 +107,11 @@ fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Opti
         Some(Value::String(l)) if LEVELS.contains(&l.as_str()) => Some(l.clone()),
         Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, format!("options.logLevel must be one of {}", LEVELS.join(", ")))),
     };
+    match data.get("validateStructuredContent") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(b)) => opts.validate_structured_content = *b,
+        Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.validateStructuredContent must be a boolean")),
+    }
     if let Some(ci) = data.get("clientInfo") {
         if ci.get("name").and_then(Value::as_str).is_none() || ci.get("version").and_then(Value::as_str).is_none() {
             return Err(Error::new(ErrorCode::InvalidOptions, "options.clientInfo needs a string name and a string version"));

@@ -723,6 +723,31 @@ describe("big and resumable", () => {
     assert.throws(() => new McpClient(a.url, { maxRetries: 1.5 }), { code: "INVALID_OPTIONS" });
   });
 
+  test("structuredContent is checked against the tool's outputSchema (validateStructuredContent)", async () => {
+    // A fetch that spoils add's structured result on the way: the sum as a string.
+    const spoiling = async (url, init) => {
+      const res = await fetch(url, init);
+      if (!String(init?.body ?? "").includes('"tools/call"')) return res;
+      const text = (await res.text()).replace(/"structuredContent":\{"sum":(\d+)\}/, '"structuredContent":{"sum":"$1"}');
+      return new Response(text, { status: res.status, headers: res.headers });
+    };
+    const { client, url } = fresh("normal", { fetch: spoiling });
+    await client.connect();
+    await client.listTools();
+    const e = await rejectsWith(client.callTool("add", { a: 1, b: 2 }), "PROTOCOL");
+    assert.match(e.message, /outputSchema: \/sum: string where the schema wants number/);
+    assert.deepEqual(e.violations, [{ path: "/sum", message: "string where the schema wants number" }]);
+    assert.equal(e.result.structuredContent.sum, "3", "the result is in the error");
+    assert.equal(e.tool, "add");
+    await client.close();
+    const off = new McpClient(url, { fetch: spoiling, validateStructuredContent: false });
+    await off.connect();
+    await off.listTools();
+    assert.equal((await off.callTool("add", { a: 1, b: 2 })).structuredContent.sum, "3");
+    await off.close();
+    assert.throws(() => new McpClient(url, { validateStructuredContent: "yes" }), { code: "INVALID_OPTIONS" });
+  });
+
   test("drop-resume without a progress token: the result still arrives via GET", async () => {
     const { client, stats } = fresh("drop-resume");
     await client.connect();

@@ -1692,6 +1692,54 @@ fn a_failing_unauthorized_handler_is_the_requests_error() {
     assert_eq!(h.log.borrow().requests.len(), 1);
 }
 
+/// A tool listed with an `outputSchema`: its `structuredContent` is checked against it; a result
+/// that breaks it, or has none, is a `PROTOCOL` error that carries the violations and the result;
+/// an error result is not checked, nor a tool without a schema; the option turns it off.
+#[test]
+fn structured_content_is_checked_against_the_output_schema() {
+    let schema = json!({"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]});
+    let listing = json!({"tools": [
+        {"name": "add", "inputSchema": {"type": "object"}, "outputSchema": schema},
+        {"name": "free", "inputSchema": {"type": "object"}},
+    ]});
+    let replies = |opts: ClientOptions| {
+        harness_with(
+            vec![
+                init_reply("2025-11-25", Some("s")),
+                accepted(),
+                Reply::Echo(listing.clone()),
+                Reply::Echo(json!({"content": [], "structuredContent": {"sum": 3}})),
+                Reply::Echo(json!({"content": [{"type": "text", "text": "3"}], "structuredContent": {"sum": "3"}})),
+                Reply::Echo(json!({"content": [{"type": "text", "text": "3"}]})),
+                Reply::Echo(json!({"content": [{"type": "text", "text": "failed"}], "isError": true})),
+                Reply::Echo(json!({"content": [], "structuredContent": {"anything": true}})),
+            ],
+            opts,
+            10_000,
+        )
+    };
+    let h = replies(ClientOptions::new("http://127.0.0.1/mcp"));
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let call = |name: &str| block_on(h.client.call_tool(name, json!({}), &mut CallOptions::default()));
+    assert_eq!(call("add").unwrap()["structuredContent"]["sum"], 3);
+    let e = call("add").unwrap_err();
+    assert_eq!((e.code, e.tool.as_deref()), (ErrorCode::Protocol, Some("add")));
+    assert!(e.message.contains("/sum: string where the schema wants number"), "{}", e.message);
+    let details = e.details.unwrap();
+    assert_eq!(details["violations"], json!([{"path": "/sum", "message": "string where the schema wants number"}]));
+    assert_eq!(details["result"]["structuredContent"]["sum"], "3", "the result is kept in the error");
+    assert!(call("add").unwrap_err().message.contains("no structuredContent"));
+    assert_eq!(call("add").unwrap()["isError"], true);
+    assert_eq!(call("free").unwrap()["structuredContent"]["anything"], true);
+
+    let h = replies(ClientOptions { validate_structured_content: false, ..ClientOptions::new("http://127.0.0.1/mcp") });
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    block_on(h.client.call_tool("add", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(block_on(h.client.call_tool("add", json!({}), &mut CallOptions::default())).unwrap()["structuredContent"]["sum"], "3");
+}
+
 /// A request refused with headers already replaced is sent again with the new ones without
 /// asking, after a 401 only: a 403 asking for scopes asks the handler (new headers need not carry
 /// them). Setting the same headers again is no change.
