@@ -808,7 +808,8 @@ export interface McpClientOptions {
    * `violations` (`[{path, message}]`, JSON pointers into the content) and the `result` itself. Error results
    * (`isError`) and tools listed without a schema are not checked. The keywords checked are those that decide
    * most documents (types, enums, properties, required, additionalProperties, items, bounds, combinators,
-   * conditionals, local `$ref`s); `pattern` and `format` are not.
+   * conditionals, local `$ref`s); `pattern` and `format` are not, and a document too large or deep to check within
+   * the checker's bounds is accepted. Not while the server has announced a changed tool list not listed since.
    */
   validateStructuredContent?: boolean;
   /**

@@ -881,7 +881,7 @@ fn query_params(url: &str) -> Vec<(String, String)> {
     }).collect()
 }
 
-pub(crate) fn percent_decode(s: &str) -> String {
+fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

@@ -650,6 +650,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     fn forget_tools(&self) {
         self.header_params.borrow_mut().clear();
         self.dropped_tools.borrow_mut().clear();
+        self.output_schemas.borrow_mut().clear();
     }
 
     /// A request's params with what it carries in `_meta`: its progress token, and with a
@@ -1855,9 +1856,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// A tool's result, checked against the `outputSchema` it was listed with (MCP: a tool that
     /// declares one must return `structuredContent` that conforms to it, and clients should
-    /// check). An error result (`isError`) is not checked.
+    /// check). An error result (`isError`) is not checked, nor any while the server has announced
+    /// a changed tool list that was not listed since.
     fn checked_result(&self, name: &str, result: Value) -> Result<Value> {
-        if !self.opts.validate_structured_content || result.get("isError") == Some(&Value::Bool(true)) {
+        // A listing the server said is out of date may hold a schema the tool no longer has.
+        if !self.opts.validate_structured_content || self.tools_changed.get() || result.get("isError") == Some(&Value::Bool(true)) {
             return Ok(result);
         }
         let violations = match (self.output_schemas.borrow().get(name), result.get("structuredContent")) {

@@ -2,20 +2,25 @@
 //! `structuredContent` and its `outputSchema` (MCP: clients SHOULD validate structured results).
 //!
 //! The keywords that decide most documents are checked (drafts 4 to 2020-12): `type` (one or
-//! several; `integer` is any number without a fraction), `enum`, `const`, `properties`,
-//! `required`, `additionalProperties`, `minProperties`, `maxProperties`, `dependentRequired`,
-//! `items` (a schema, or draft 4-7's array of schemas with `additionalItems`), `prefixItems`,
-//! `minItems`, `maxItems`, `uniqueItems`, `contains`, `minLength`, `maxLength` (in characters),
+//! several; `integer` is any number without a fraction; a type name no draft has refuses
+//! nothing), `enum`, `const`, `properties`, `required`, `additionalProperties`,
+//! `minProperties`, `maxProperties`, `dependentRequired`, `items` (a schema, or draft 4-7's array
+//! of schemas with `additionalItems`), `prefixItems`, `minItems`, `maxItems`, `uniqueItems`,
+//! `contains` (with `minContains`, `maxContains`), `minLength`, `maxLength` (in characters),
 //! `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers, or draft 4's
 //! booleans), `multipleOf`, `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, boolean
-//! schemas, and local `$ref`s (`#`, `#/$defs/...`, any JSON pointer into the document). Others
-//! (`pattern`, `format`, `patternProperties`, `unevaluated*`, `$dynamicRef`) are not checked: a
-//! document is never refused for them. The work is bounded (depth and steps), so a hostile
-//! schema cannot hang the caller; past the bound the rest is not checked.
+//! schemas, and local `$ref`s (`#`, `#/$defs/...`, any JSON pointer into the document; with a
+//! `$schema` of drafts 4 to 7 what stands beside a `$ref` is ignored, as those drafts say).
+//! Integers are compared exactly (IDs beyond 2^53 stay apart). Others (`pattern`, `format`,
+//! `patternProperties`, `unevaluated*`, `$dynamicRef`, `$id` scopes) are not checked: a document
+//! is never refused for them. The work is bounded (depth 128, 200,000 steps, comparisons
+//! counted): past a bound the verdict is unknown, and an unknown verdict refuses nothing (a
+//! `oneOf` or a `not` would otherwise count unchecked branches wrongly).
 
 use serde_json::{Map, Value};
 
 use crate::model::json_type;
+
 
 /// Where a document breaks its schema.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,47 +34,73 @@ pub struct Violation {
 /// The most violations reported.
 const MAX_VIOLATIONS: usize = 20;
 /// The deepest nesting of schemas followed (references included).
-const MAX_DEPTH: usize = 64;
-/// The most schema nodes visited for one document.
-const MAX_STEPS: usize = 100_000;
+const MAX_DEPTH: usize = 128;
+/// The most steps (schema nodes visited, values compared) for one document.
+const MAX_STEPS: usize = 200_000;
 
-/// The ways `instance` breaks `schema` (at most 20; none when it is valid).
+/// The ways `instance` breaks `schema` (at most 20; none when it is valid, and none when the
+/// check went past its bounds: what could not be checked is never a violation).
 pub fn validate(schema: &Value, instance: &Value) -> Vec<Violation> {
-    let mut v = Validator { root: schema, steps: 0, out: Vec::new() };
+    let draft7 = schema.get("$schema").and_then(Value::as_str).is_some_and(|s| ["draft-04", "draft-06", "draft-07"].iter().any(|d| s.contains(d)));
+    let mut v = Validator { root: schema, draft7, steps: 0, cut: false, quiet: 0, invalid: false, out: Vec::new() };
     v.check(schema, instance, &mut String::new(), 0);
+    if v.cut {
+        return Vec::new();
+    }
     v.out
 }
 
 struct Validator<'a> {
     root: &'a Value,
+    /// Drafts 4 to 7: keywords beside `$ref` are ignored.
+    draft7: bool,
     steps: usize,
+    /// A bound was reached: the verdict is unknown.
+    cut: bool,
+    /// Inside `is_valid`: violations are noted, not written.
+    quiet: u32,
+    invalid: bool,
     out: Vec<Violation>,
 }
 
 impl<'a> Validator<'a> {
-    fn fail(&mut self, path: &str, message: String) {
-        if self.out.len() < MAX_VIOLATIONS {
-            self.out.push(Violation { path: path.to_owned(), message });
+    /// A violation; its message is only written when it is kept.
+    fn fail(&mut self, path: &str, message: impl FnOnce() -> String) {
+        self.invalid = true;
+        if self.quiet == 0 && self.out.len() < MAX_VIOLATIONS {
+            self.out.push(Violation { path: path.to_owned(), message: message() });
         }
     }
 
-    /// Whether `instance` is valid, recording nothing (for `anyOf`, `oneOf`, `not`, `if`, `contains`).
+    /// Counts work; false once past the bound.
+    fn step(&mut self, n: usize) -> bool {
+        self.steps += n;
+        if self.steps > MAX_STEPS {
+            self.cut = true;
+        }
+        !self.cut
+    }
+
+    /// Whether `instance` is valid, writing nothing (for `anyOf`, `oneOf`, `not`, `if`, `contains`).
     fn is_valid(&mut self, schema: &'a Value, instance: &Value, depth: usize) -> bool {
-        let kept = std::mem::take(&mut self.out);
+        let (kept, quiet) = (std::mem::replace(&mut self.invalid, false), self.quiet);
+        self.quiet += 1;
         self.check(schema, instance, &mut String::new(), depth);
-        let ok = self.out.is_empty();
-        self.out = kept;
+        let ok = !self.invalid;
+        (self.invalid, self.quiet) = (kept, quiet);
         ok
     }
 
     fn check(&mut self, schema: &'a Value, instance: &Value, path: &mut String, depth: usize) {
-        self.steps += 1;
-        if depth > MAX_DEPTH || self.steps > MAX_STEPS {
+        if depth > MAX_DEPTH {
+            self.cut = true;
+        }
+        if !self.step(1) {
             return;
         }
         let s = match schema {
             Value::Bool(true) => return,
-            Value::Bool(false) => return self.fail(path, "no value is allowed here (the schema is false)".into()),
+            Value::Bool(false) => return self.fail(path, || "no value is allowed here (the schema is false)".into()),
             Value::Object(s) => s,
             _ => return,
         };
@@ -78,16 +109,19 @@ impl<'a> Validator<'a> {
             if let Some(target) = resolve(self.root, r) {
                 self.check(target, instance, path, depth + 1);
             }
+            if self.draft7 {
+                return;
+            }
         }
         self.types(s, instance, path);
         if let Some(Value::Array(values)) = s.get("enum") {
-            if !values.iter().any(|v| same(v, instance)) {
-                self.fail(path, format!("{} is not one of {}", brief(instance), brief(&Value::Array(values.clone()))));
+            if self.step(values.len()) && !values.iter().any(|v| same(v, instance)) {
+                self.fail(path, || format!("{} is not one of the {} values of enum", brief(instance), values.len()));
             }
         }
         if let Some(c) = s.get("const") {
             if !same(c, instance) {
-                self.fail(path, format!("{} is not {}", brief(instance), brief(c)));
+                self.fail(path, || format!("{} is not {}", brief(instance), brief(c)));
             }
         }
         match instance {
@@ -96,10 +130,10 @@ impl<'a> Validator<'a> {
             Value::String(text) => {
                 let n = text.chars().count() as u64;
                 if let Some(min) = s.get("minLength").and_then(Value::as_u64).filter(|m| n < *m) {
-                    self.fail(path, format!("a string of {n} characters, fewer than minLength {min}"));
+                    self.fail(path, || format!("a string of {n} characters, fewer than minLength {min}"));
                 }
                 if let Some(max) = s.get("maxLength").and_then(Value::as_u64).filter(|m| n > *m) {
-                    self.fail(path, format!("a string of {n} characters, more than maxLength {max}"));
+                    self.fail(path, || format!("a string of {n} characters, more than maxLength {max}"));
                 }
             }
             Value::Number(_) => self.number(s, instance, path),
@@ -107,26 +141,23 @@ impl<'a> Validator<'a> {
         }
         for key in ["allOf", "anyOf", "oneOf"] {
             let Some(Value::Array(branches)) = s.get(key) else { continue };
-            match key {
-                "allOf" => {
-                    for b in branches {
-                        self.check(b, instance, path, depth + 1);
-                    }
+            if key == "allOf" {
+                for b in branches {
+                    self.check(b, instance, path, depth + 1);
                 }
-                _ => {
-                    let matching = branches.iter().filter(|b| self.is_valid(b, instance, depth + 1)).count();
-                    if key == "anyOf" && matching == 0 {
-                        self.fail(path, format!("{} matches none of anyOf's {} schemas", brief(instance), branches.len()));
-                    }
-                    if key == "oneOf" && matching != 1 {
-                        self.fail(path, format!("{} matches {matching} of oneOf's {} schemas, not exactly one", brief(instance), branches.len()));
-                    }
-                }
+                continue;
+            }
+            let matching = branches.iter().filter(|b| self.is_valid(b, instance, depth + 1)).count();
+            if key == "anyOf" && matching == 0 {
+                self.fail(path, || format!("{} matches none of anyOf's {} schemas", brief(instance), branches.len()));
+            }
+            if key == "oneOf" && matching != 1 {
+                self.fail(path, || format!("{} matches {matching} of oneOf's {} schemas, not exactly one", brief(instance), branches.len()));
             }
         }
         if let Some(not) = s.get("not") {
             if self.is_valid(not, instance, depth + 1) {
-                self.fail(path, format!("{} matches the schema under not", brief(instance)));
+                self.fail(path, || format!("{} matches the schema under not", brief(instance)));
             }
         }
         if let Some(cond) = s.get("if") {
@@ -143,13 +174,18 @@ impl<'a> Validator<'a> {
             Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
             _ => return,
         };
+        const KNOWN: [&str; 7] = ["null", "boolean", "object", "array", "number", "string", "integer"];
+        // A type name no draft has (draft 3's "any"), or none at all: nothing is refused for it.
+        if allowed.is_empty() || allowed.iter().any(|t| !KNOWN.contains(t)) {
+            return;
+        }
         let fits = |t: &str| match (t, instance) {
             ("integer", Value::Number(n)) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0),
             ("number", Value::Number(_)) => true,
             (t, v) => t == json_type(v),
         };
         if !allowed.iter().any(|t| fits(t)) {
-            self.fail(path, format!("{} where the schema wants {}", json_type(instance), allowed.join(" or ")));
+            self.fail(path, || format!("{} where the schema wants {}", json_type(instance), allowed.join(" or ")));
         }
     }
 
@@ -157,22 +193,22 @@ impl<'a> Validator<'a> {
         if let Some(Value::Array(required)) = s.get("required") {
             for name in required.iter().filter_map(Value::as_str) {
                 if !o.contains_key(name) {
-                    self.fail(path, format!("the required property \"{name}\" is missing"));
+                    self.fail(path, || format!("the required property \"{name}\" is missing"));
                 }
             }
         }
         let n = o.len() as u64;
         if let Some(min) = s.get("minProperties").and_then(Value::as_u64).filter(|m| n < *m) {
-            self.fail(path, format!("{n} properties, fewer than minProperties {min}"));
+            self.fail(path, || format!("{n} properties, fewer than minProperties {min}"));
         }
         if let Some(max) = s.get("maxProperties").and_then(Value::as_u64).filter(|m| n > *m) {
-            self.fail(path, format!("{n} properties, more than maxProperties {max}"));
+            self.fail(path, || format!("{n} properties, more than maxProperties {max}"));
         }
         if let Some(Value::Object(deps)) = s.get("dependentRequired") {
             for (name, needs) in deps.iter().filter(|(k, _)| o.contains_key(k.as_str())) {
                 for need in needs.as_array().into_iter().flatten().filter_map(Value::as_str) {
                     if !o.contains_key(need) {
-                        self.fail(path, format!("\"{name}\" is present, so \"{need}\" is required"));
+                        self.fail(path, || format!("\"{name}\" is present, so \"{need}\" is required"));
                     }
                 }
             }
@@ -185,7 +221,7 @@ impl<'a> Validator<'a> {
                 Some(sub) => sub,
                 None => match additional {
                     Some(Value::Bool(false)) => {
-                        self.fail(path, format!("the property \"{name}\" is not allowed (additionalProperties is false)"));
+                        self.fail(path, || format!("the property \"{name}\" is not allowed (additionalProperties is false)"));
                         continue;
                     }
                     Some(sub) => sub,
@@ -202,14 +238,20 @@ impl<'a> Validator<'a> {
     fn array(&mut self, s: &'a Map<String, Value>, a: &[Value], path: &mut String, depth: usize) {
         let n = a.len() as u64;
         if let Some(min) = s.get("minItems").and_then(Value::as_u64).filter(|m| n < *m) {
-            self.fail(path, format!("{n} items, fewer than minItems {min}"));
+            self.fail(path, || format!("{n} items, fewer than minItems {min}"));
         }
         if let Some(max) = s.get("maxItems").and_then(Value::as_u64).filter(|m| n > *m) {
-            self.fail(path, format!("{n} items, more than maxItems {max}"));
+            self.fail(path, || format!("{n} items, more than maxItems {max}"));
         }
         if s.get("uniqueItems") == Some(&Value::Bool(true)) {
-            if let Some(i) = (1..a.len()).find(|&i| a[..i].iter().any(|x| same(x, &a[i]))) {
-                self.fail(path, format!("item {i} repeats an earlier one (uniqueItems)"));
+            for i in 1..a.len() {
+                if !self.step(i) {
+                    break;
+                }
+                if a[..i].iter().any(|x| same(x, &a[i])) {
+                    self.fail(path, || format!("item {i} repeats an earlier one (uniqueItems)"));
+                    break;
+                }
             }
         }
         // The items each schema covers: 2020-12's prefixItems + items, or draft 4-7's array form
@@ -227,62 +269,94 @@ impl<'a> Validator<'a> {
             path.truncate(len);
         }
         if let Some(c) = s.get("contains") {
-            if !a.iter().any(|item| self.is_valid(c, item, depth + 1)) {
-                self.fail(path, "no item matches contains".into());
+            let min = s.get("minContains").and_then(Value::as_u64).unwrap_or(1);
+            let max = s.get("maxContains").and_then(Value::as_u64);
+            let found = a.iter().filter(|item| self.is_valid(c, item, depth + 1)).count() as u64;
+            if found < min {
+                self.fail(path, || format!("{found} items match contains, fewer than {min}"));
+            }
+            if let Some(max) = max.filter(|m| found > *m) {
+                self.fail(path, || format!("{found} items match contains, more than maxContains {max}"));
             }
         }
     }
 
-    /// Numbers are written as JSON writes them (no float formatting in the module).
+    /// Numbers are compared exactly when both are integers, and written as JSON writes them
+    /// (no float formatting in the module).
     fn number(&mut self, s: &Map<String, Value>, value: &Value, path: &str) {
-        let n = value.as_f64().unwrap_or(0.0);
+        use std::cmp::Ordering::{Equal, Greater, Less};
         let bound = |k: &str| s.get(k).filter(|b| b.is_number());
         // Draft 4: exclusiveMinimum/Maximum are booleans that make minimum/maximum exclusive.
         let flag = |k: &str| s.get(k) == Some(&Value::Bool(true));
-        let at = |b: &Value| b.as_f64().unwrap_or(0.0);
-        if let Some(min) = bound("minimum").filter(|m| n < at(m) || (flag("exclusiveMinimum") && n == at(m))) {
-            self.fail(path, format!("{value} is below the minimum {min}"));
+        let cmp = |b: &Value| compare(value, b);
+        if let Some(min) = bound("minimum").filter(|m| cmp(m) == Some(Less) || (flag("exclusiveMinimum") && cmp(m) == Some(Equal))) {
+            self.fail(path, || format!("{value} is below the minimum {min}"));
         }
-        if let Some(max) = bound("maximum").filter(|m| n > at(m) || (flag("exclusiveMaximum") && n == at(m))) {
-            self.fail(path, format!("{value} is above the maximum {max}"));
+        if let Some(max) = bound("maximum").filter(|m| cmp(m) == Some(Greater) || (flag("exclusiveMaximum") && cmp(m) == Some(Equal))) {
+            self.fail(path, || format!("{value} is above the maximum {max}"));
         }
-        if let Some(min) = bound("exclusiveMinimum").filter(|m| n <= at(m)) {
-            self.fail(path, format!("{value} is not above the exclusive minimum {min}"));
+        if let Some(min) = bound("exclusiveMinimum").filter(|m| matches!(cmp(m), Some(Less | Equal))) {
+            self.fail(path, || format!("{value} is not above the exclusive minimum {min}"));
         }
-        if let Some(max) = bound("exclusiveMaximum").filter(|m| n >= at(m)) {
-            self.fail(path, format!("{value} is not below the exclusive maximum {max}"));
+        if let Some(max) = bound("exclusiveMaximum").filter(|m| matches!(cmp(m), Some(Greater | Equal))) {
+            self.fail(path, || format!("{value} is not below the exclusive maximum {max}"));
         }
-        if let Some(m) = bound("multipleOf").filter(|m| at(m) > 0.0) {
-            let q = n / at(m);
-            if (q - q.round()).abs() > 1e-9 * q.abs().max(1.0) {
-                self.fail(path, format!("{value} is not a multiple of {m}"));
+        if let Some(m) = bound("multipleOf") {
+            let off = match (integer(value), integer(m)) {
+                (Some(n), Some(d)) if d != 0 => n % d != 0,
+                _ => {
+                    let (n, d) = (value.as_f64().unwrap_or(0.0), m.as_f64().unwrap_or(0.0));
+                    let q = n / d;
+                    d > 0.0 && q.is_finite() && (q - q.round()).abs() > 1e-9 * q.abs().max(1.0)
+                }
+            };
+            if off {
+                self.fail(path, || format!("{value} is not a multiple of {m}"));
             }
         }
     }
 }
 
-/// JSON Schema equality: numbers by value (`1` equals `1.0`), objects regardless of key order.
+/// A JSON number as an exact integer, when it is one (a float with no fraction too, within i128).
+fn integer(v: &Value) -> Option<i128> {
+    match v.as_i64() {
+        Some(i) => Some(i128::from(i)),
+        None => match v.as_u64() {
+            Some(u) => Some(i128::from(u)),
+            None => v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1.0e38).map(|f| f as i128),
+        },
+    }
+}
+
+/// Two numbers' order: exact between integers, as floats otherwise.
+fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+    match (integer(a), integer(b)) {
+        (Some(x), Some(y)) => Some(x.cmp(&y)),
+        _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
+    }
+}
+
+/// JSON Schema equality: numbers by value (`1` equals `1.0`; integers exactly), objects
+/// regardless of key order.
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Number(_), Value::Number(_)) => compare(a, b) == Some(std::cmp::Ordering::Equal),
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
         (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
         _ => a == b,
     }
 }
 
-/// A local reference's target: `#` or `#/json/pointer` into the root.
+/// A local reference's target: `#` or `#/json/pointer` into the root (its tokens
+/// percent-decoded, as a URI fragment's are, then unescaped).
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
     if pointer.is_empty() {
         return Some(root);
     }
-    if !pointer.starts_with('/') {
-        return None;
-    }
     let mut at = root;
-    for token in pointer[1..].split('/') {
-        let token = crate::protocol::auth::percent_decode(token).replace("~1", "/").replace("~0", "~");
+    for token in pointer.strip_prefix('/')?.split('/') {
+        let token = percent_decoded(token)?.replace("~1", "/").replace("~0", "~");
         at = match at {
             Value::Object(m) => m.get(&token)?,
             Value::Array(a) => a.get(token.parse::<usize>().ok()?)?,
@@ -292,17 +366,46 @@ fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     Some(at)
 }
 
+/// `%XX` escapes decoded (a `+` stays a `+`); `None` when that is not UTF-8.
+fn percent_decoded(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_owned());
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: Option<&u8>| c.and_then(|c| (*c as char).to_digit(16));
+        match (b[i], hex(b.get(i + 1)), hex(b.get(i + 2))) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 fn push_token(path: &mut String, token: &str) {
     path.push('/');
     path.push_str(&token.replace('~', "~0").replace('/', "~1"));
 }
 
-/// A value as a message shows it: its JSON, cut at 60 characters.
+/// A value as a message shows it, without writing a large one whole: a scalar as JSON (a string
+/// cut at 60 characters), an array or object by its size.
 fn brief(v: &Value) -> String {
-    let text = v.to_string();
-    match text.char_indices().nth(60) {
-        Some((i, _)) => format!("{}...", &text[..i]),
-        None => text,
+    match v {
+        Value::Array(a) => format!("an array of {} items", a.len()),
+        Value::Object(o) => format!("an object of {} properties", o.len()),
+        Value::String(text) if text.chars().count() > 60 => {
+            let cut: String = text.chars().take(60).collect();
+            format!("{}...", Value::String(cut))
+        }
+        _ => v.to_string(),
     }
 }
 
@@ -388,7 +491,8 @@ mod tests {
         assert_eq!(paths(tree, json!({"v": 1, "kids": [{"v": 2}, {"v": "x"}]})), ["/kids/1/v"]);
         // A reference to itself, or nowhere: bounded, or not checked.
         assert!(validate(&json!({"$ref": "#"}), &json!(1)).is_empty());
-        assert!(validate(&json!({"$ref": "https://elsewhere/schema"}), &json!(1)).is_empty());
+        assert!(validate(&json!({"$ref": "https://elsewhere/schema", "type": "number"}), &json!(1)).is_empty());
+        assert_eq!(paths(json!({"$ref": "https://elsewhere/schema", "type": "string"}), json!(1)), [""]);
         // Exponential anyOf nesting stays bounded (past the bound, the rest is not checked).
         let mut s = json!({"type": "string"});
         // 2^17 leaves: more than the step bound.
@@ -397,7 +501,53 @@ mod tests {
             m.insert("anyOf".into(), Value::Array(vec![s.clone(), s]));
             s = Value::Object(m);
         }
-        assert!(paths(s, json!(1)).len() <= 1);
+        assert_eq!(paths(s, json!(1)), Vec::<String>::new(), "past the bounds nothing is refused");
+    }
+
+    #[test]
+    fn what_cannot_be_checked_is_never_a_violation() {
+        // A pydantic discriminated union over many items: past the step bound, oneOf would count
+        // unchecked branches as matches; the document is accepted instead.
+        let schema = json!({
+            "$defs": {"cat": {"properties": {"kind": {"const": "cat"}}, "required": ["kind"]}, "dog": {"properties": {"kind": {"const": "dog"}}, "required": ["kind"]}},
+            "type": "array",
+            "items": {"oneOf": [{"$ref": "#/$defs/cat"}, {"$ref": "#/$defs/dog"}]},
+        });
+        let many = Value::Array((0..30_000).map(|i| json!({"kind": if i % 2 == 0 { "cat" } else { "dog" }})).collect());
+        assert!(validate(&schema, &many).is_empty());
+        let few = json!([{"kind": "cat"}, {"kind": "cow"}]);
+        assert_eq!(paths(schema, few), ["/1"]);
+        // A recursive tree deeper than the depth bound.
+        let tree = json!({"$defs": {"n": {"oneOf": [{"type": "null"}, {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}}]}}, "$ref": "#/$defs/n"});
+        let mut deep = json!(null);
+        for _ in 0..100 {
+            deep = json!({"next": deep});
+        }
+        assert!(validate(&tree, &deep).is_empty());
+    }
+
+    #[test]
+    fn integers_are_compared_exactly() {
+        assert!(validate(&json!({"uniqueItems": true}), &json!([1234567890123456789_i64, 1234567890123456790_i64])).is_empty());
+        assert!(validate(&json!({"uniqueItems": true}), &json!([-9223372036854775807_i64, -9223372036854775806_i64])).is_empty());
+        assert!(validate(&json!({"exclusiveMaximum": 9007199254740993_u64}), &json!(9007199254740992_u64)).is_empty());
+        assert!(validate(&json!({"exclusiveMaximum": 18446744073709551616.0}), &json!(u64::MAX)).is_empty());
+        assert_eq!(paths(json!({"enum": [9007199254740993_u64]}), json!(9007199254740992_u64)), [""]);
+        assert_eq!(paths(json!({"multipleOf": 2}), json!(3000000001_u64)), [""]);
+        assert!(validate(&json!({"multipleOf": 2}), &json!(4.0)).is_empty());
+    }
+
+    #[test]
+    fn newer_and_older_drafts() {
+        assert!(validate(&json!({"contains": {"const": 1}, "minContains": 0}), &json!([])).is_empty());
+        assert_eq!(paths(json!({"contains": {"const": 1}, "maxContains": 1}), json!([1, 1])), [""]);
+        assert!(validate(&json!({"type": "any"}), &json!(1)).is_empty());
+        // Draft 7: what stands beside $ref is ignored; 2019-09 on, it applies.
+        let beside = |dialect: &str| json!({"$schema": dialect, "$defs": {"a": {"type": "object"}}, "$ref": "#/$defs/a", "additionalProperties": false});
+        assert!(validate(&beside("http://json-schema.org/draft-07/schema#"), &json!({"a": 1})).is_empty());
+        assert_eq!(paths(beside("https://json-schema.org/draft/2020-12/schema"), json!({"a": 1})), [""]);
+        // A pointer token with a + and an escape.
+        assert_eq!(paths(json!({"$defs": {"a+b c": {"type": "string"}}, "$ref": "#/$defs/a+b%20c"}), json!(1)), [""]);
     }
 
     #[test]

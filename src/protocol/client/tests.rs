@@ -1713,6 +1713,7 @@ fn structured_content_is_checked_against_the_output_schema() {
                 Reply::Echo(json!({"content": [{"type": "text", "text": "3"}]})),
                 Reply::Echo(json!({"content": [{"type": "text", "text": "failed"}], "isError": true})),
                 Reply::Echo(json!({"content": [], "structuredContent": {"anything": true}})),
+                Reply::Echo(json!({"content": [], "structuredContent": {"sum": "stale"}})),
             ],
             opts,
             10_000,
@@ -1732,6 +1733,13 @@ fn structured_content_is_checked_against_the_output_schema() {
     assert!(call("add").unwrap_err().message.contains("no structuredContent"));
     assert_eq!(call("add").unwrap()["isError"], true);
     assert_eq!(call("free").unwrap()["structuredContent"]["anything"], true);
+    // The server announced a changed tool list: the schemas held may be stale, nothing is refused.
+    h.client.tools_changed.set(true);
+    assert_eq!(call("add").unwrap()["structuredContent"]["sum"], "stale");
+    h.client.tools_changed.set(false);
+    // A new session (a renewal, a reconnection) forgets them until the tools are listed again.
+    h.client.forget_tools();
+    assert!(h.client.output_schemas.borrow().is_empty());
 
     let h = replies(ClientOptions { validate_structured_content: false, ..ClientOptions::new("http://127.0.0.1/mcp") });
     block_on(h.client.connect()).unwrap();
