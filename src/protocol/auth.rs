@@ -514,6 +514,7 @@ impl<T: Transport + 'static> OAuth<T> {
             url: endpoint.clone(),
             headers: vec![("content-type".into(), "application/json".into()), ("accept".into(), "application/json".into())],
             body: Some(Value::Object(metadata).to_string()),
+            follow_redirects: false,
         };
         let (status, body) = self.send("registration", req).await?;
         if !(200..300).contains(&status) {
@@ -618,7 +619,7 @@ impl<T: Transport + 'static> OAuth<T> {
             }
             _ => params.push(("client_id", client.id.clone())),
         }
-        let req = HttpRequest { method: Method::Post, url: d.token_endpoint.clone(), headers, body: Some(form(&params)) };
+        let req = HttpRequest { method: Method::Post, url: d.token_endpoint.clone(), headers, body: Some(form(&params)), follow_redirects: false };
         let (status, body) = self.send("token", req).await?;
         if !(200..300).contains(&status) {
             return Err(server_error("token", status, &body));
@@ -678,7 +679,8 @@ impl<T: Transport + 'static> OAuth<T> {
 
     /// A GET of a metadata document.
     async fn get_json(&self, url: &str) -> Result<Fetched> {
-        let req = HttpRequest { method: Method::Get, url: url.to_owned(), headers: vec![("accept".into(), "application/json".into())], body: None };
+        // Metadata may live behind a redirect (another host, a canonical path).
+        let req = HttpRequest { method: Method::Get, url: url.to_owned(), headers: vec![("accept".into(), "application/json".into())], body: None, follow_redirects: true };
         match self.send("discovery", req).await {
             Ok((status, Some(doc))) if (200..300).contains(&status) && doc.is_object() => Ok(Fetched::Found(doc)),
             Ok(_) => Ok(Fetched::Missing),

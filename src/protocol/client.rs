@@ -465,7 +465,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut headers = self.headers(with_session, "application/json, text/event-stream");
         headers.push(("content-type".into(), "application/json".into()));
         headers.extend_from_slice(extra);
-        HttpRequest { method: Method::Post, url: self.opts.url.clone(), headers, body: Some(body) }
+        HttpRequest { method: Method::Post, url: self.opts.url.clone(), headers, body: Some(body), follow_redirects: false }
     }
 
     /// Connects: `initialize`, version check, `notifications/initialized`; with a 2026-07-28
@@ -1370,7 +1370,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 while_answering(answers, self.clock.sleep(delay)).await;
                 let mut headers = self.headers(true, "text/event-stream");
                 headers.push(("last-event-id".into(), from.clone()));
-                let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
+                let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None, follow_redirects: false };
                 let sent_with = self.auth_generation.get();
                 match while_answering(answers, self.transport.send(req)).await {
                     Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => {
@@ -2008,7 +2008,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if let Some(id) = last_id.as_ref().filter(|id| !id.is_empty()) {
                 headers.push(("last-event-id".into(), id.clone()));
             }
-            let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None };
+            let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None, follow_redirects: false };
             let sent_with = self.auth_generation.get();
             let resp = match self.transport.send(req).await {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r),
@@ -2192,7 +2192,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// reported, one unanswered after [`CLOSE_GRACE_MS`] abandoned (which aborts it). The grace
     /// covers reading an error's body too (one that never ends must not hold it).
     async fn delete_session(&self, headers: Vec<(String, String)>) -> Result<()> {
-        let req = HttpRequest { method: Method::Delete, url: self.opts.url.clone(), headers, body: None };
+        let req = HttpRequest { method: Method::Delete, url: self.opts.url.clone(), headers, body: None, follow_redirects: false };
         let delete = async {
             match self.transport.send(req).await {
                 Ok(r) if (200..300).contains(&r.status) || r.status == 405 || r.status == 404 => Ok(()),

@@ -40,6 +40,9 @@ pub struct HttpRequest {
     pub headers: Vec<(String, String)>,
     /// Body (JSON text).
     pub body: Option<String>,
+    /// Follow redirects (a metadata document's GET). MCP's own requests never do: a redirected
+    /// POST would be resent as a GET, so the client reports a redirect instead.
+    pub follow_redirects: bool,
 }
 
 /// Why an HTTP exchange failed below HTTP.

@@ -1,5 +1,5 @@
 // McpClient's `oauth` option through the built package, against a small OAuth-protected MCP server on
-// 127.0.0.1 that is its own authorization server (protected resource metadata, RFC 8414 metadata, dynamic
+// 127.0.0.1 that is its own authorization server (protected resource metadata behind a redirect, RFC 8414 metadata, dynamic
 // registration, an authorization endpoint that redirects at once, a token endpoint that checks PKCE and spends
 // refresh tokens). The official conformance suite's auth/* scenarios (scripts/conformance.sh) cover the
 // discovery variants; this covers what an app sees: the callbacks, what is saved and restored, the hub, errors.
@@ -36,7 +36,12 @@ async function handle(req, res) {
   let body = "";
   for await (const chunk of req) body += chunk;
   seen.requests.push({ method: req.method, path: url.pathname, authorization: req.headers.authorization ?? null, body });
-  if (url.pathname === "/.well-known/oauth-protected-resource/mcp") {
+  // The challenge names this URL: metadata behind a redirect, which discovery follows.
+  if (url.pathname === "/moved-metadata") {
+    res.writeHead(302, { location: "/metadata/mcp.json" });
+    return res.end();
+  }
+  if (url.pathname === "/metadata/mcp.json") {
     return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base], scopes_supported: ["tools"] });
   }
   if (url.pathname === "/.well-known/oauth-authorization-server") {
@@ -80,7 +85,7 @@ async function handle(req, res) {
   if (url.pathname === "/mcp") {
     const token = req.headers.authorization?.replace(/^Bearer /, "");
     if (!seen.tokens.has(token)) {
-      res.writeHead(401, { "www-authenticate": `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` });
+      res.writeHead(401, { "www-authenticate": `Bearer error="invalid_token", resource_metadata="${base}/moved-metadata"` });
       return res.end();
     }
     if (req.method !== "POST") {
@@ -133,6 +138,8 @@ describe("McpClient oauth", () => {
     await client.connect();
     assert.deepEqual((await client.listTools()).map((t) => t.name), ["whoami"]);
     assert.equal(asked.length, 1);
+    // The metadata was reached through its redirect.
+    assert.deepEqual(seen.requests.slice(0, 3).map((r) => r.path), ["/mcp", "/moved-metadata", "/metadata/mcp.json"]);
     const q = new URL(asked[0].url).searchParams;
     assert.equal(q.get("code_challenge_method"), "S256");
     assert.equal(q.get("resource"), `${base}/mcp`);

@@ -368,7 +368,7 @@ fn refusal(world: &World, token: Option<&str>) -> Value {
     if let Some(t) = token {
         headers.push(("authorization".into(), format!("Bearer {t}")));
     }
-    let req = HttpRequest { method: Method::Post, url: MCP.into(), headers, body: Some(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into()) };
+    let req = HttpRequest { method: Method::Post, url: MCP.into(), headers, body: Some(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into()), follow_redirects: false };
     let (status, headers, _) = world.answer(&req);
     let challenge = headers.iter().find(|(k, _)| k == "www-authenticate").map(|(_, v)| v.clone()).unwrap();
     json!({"status": status, "challenge": parse_www_authenticate(&challenge), "wwwAuthenticate": challenge})
@@ -451,6 +451,10 @@ fn a_first_authorization_discovers_registers_and_exchanges_a_pkce_code() {
     assert_eq!(field(&f, "client_id"), Some("dyn-client-0"));
     assert_eq!(header(token_req, "content-type"), Some("application/x-www-form-urlencoded"));
     assert!(world.state.borrow().refused.is_empty());
+    // Metadata GETs may follow redirects; nothing else does.
+    for r in world.state.borrow().log.iter() {
+        assert_eq!(r.follow_redirects, r.method == Method::Get, "{} {}", r.method.as_str(), r.url);
+    }
     // Saved: the registration, then the tokens.
     let last = saved.borrow().last().cloned().unwrap();
     assert_eq!(last["client"]["client_id"], "dyn-client-0");
@@ -660,6 +664,7 @@ fn insufficient_scope_asks_the_user_for_the_scopes_the_server_names() {
         url: MCP.into(),
         headers: headers.clone(),
         body: Some(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into()),
+        follow_redirects: false,
     });
     assert_eq!(ok.0, 200);
     // A 403 for any other reason is not the handler's to answer.
