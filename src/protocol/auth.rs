@@ -60,6 +60,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, read_json};
 use crate::protocol::client::{parse_www_authenticate, AuthHandler};
 use crate::protocol::transport::{Body, HttpRequest, Method, Transport, TransportError};
+use crate::schema::refs::percent_decode;
 
 /// Takes the user to the authorization URL and resolves to the URL the authorization server
 /// sent them back to (the redirect URI with `code` and `state`): called with `{url, state,
@@ -879,30 +880,8 @@ fn query_params(url: &str) -> Vec<(String, String)> {
     };
     query.split('&').filter(|p| !p.is_empty()).map(|p| {
         let (k, v) = p.split_once('=').unwrap_or((p, ""));
-        (percent_decode(k), percent_decode(v))
+        (percent_decode(k, true), percent_decode(v, true))
     }).collect()
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' => match (b.get(i + 1).copied().and_then(hex), b.get(i + 2).copied().and_then(hex)) {
-                (Some(h), Some(l)) => {
-                    out.push((h * 16 + l) as u8);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Base64url without padding (RFC 4648 section 5), as PKCE writes it.

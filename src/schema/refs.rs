@@ -559,7 +559,7 @@ pub(crate) fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> 
     if !fragment.starts_with('/') {
         return None; // `#anchor` form: not supported
     }
-    let decoded = percent_decode(fragment);
+    let decoded = percent_decode(fragment, false);
     pointer(root, &decoded)
 }
 
@@ -585,8 +585,10 @@ fn pointer<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
     Some(target)
 }
 
-fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
+/// `%XX` escapes decoded (a malformed one is kept as it is); with `plus_is_space` (form-encoded
+/// text, a URL's query) a `+` is a space too. Bytes that are not UTF-8 become U+FFFD.
+pub(crate) fn percent_decode(s: &str, plus_is_space: bool) -> String {
+    if !(s.contains('%') || (plus_is_space && s.contains('+'))) {
         return s.to_owned();
     }
     let bytes = s.as_bytes();
@@ -601,7 +603,7 @@ fn percent_decode(s: &str) -> String {
                 continue;
             }
         }
-        out.push(bytes[i]);
+        out.push(if plus_is_space && bytes[i] == b'+' { b' ' } else { bytes[i] });
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()

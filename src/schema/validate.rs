@@ -106,7 +106,7 @@ impl<'a> Validator<'a> {
         };
         if let Some(Value::String(r)) = s.get("$ref") {
             // A reference that leads nowhere (or outside the document) is not checked.
-            if let Some(target) = resolve(self.root, r) {
+            if let Some(target) = crate::schema::refs::lookup(self.root, r) {
                 self.check(target, instance, path, depth + 1);
             }
             if self.draft7 {
@@ -345,49 +345,6 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
         _ => a == b,
     }
-}
-
-/// A local reference's target: `#` or `#/json/pointer` into the root (its tokens
-/// percent-decoded, as a URI fragment's are, then unescaped).
-fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    if pointer.is_empty() {
-        return Some(root);
-    }
-    let mut at = root;
-    for token in pointer.strip_prefix('/')?.split('/') {
-        let token = percent_decoded(token)?.replace("~1", "/").replace("~0", "~");
-        at = match at {
-            Value::Object(m) => m.get(&token)?,
-            Value::Array(a) => a.get(token.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
-    }
-    Some(at)
-}
-
-/// `%XX` escapes decoded (a `+` stays a `+`); `None` when that is not UTF-8.
-fn percent_decoded(s: &str) -> Option<String> {
-    if !s.contains('%') {
-        return Some(s.to_owned());
-    }
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: Option<&u8>| c.and_then(|c| (*c as char).to_digit(16));
-        match (b[i], hex(b.get(i + 1)), hex(b.get(i + 2))) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (c, _, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 fn push_token(path: &mut String, token: &str) {

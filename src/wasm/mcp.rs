@@ -137,9 +137,8 @@ fn header_pairs(h: &Value, what: &str) -> Result<Vec<(String, String)>, Error> {
 
 fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -> Result<Rc<JsClient>, Error> {
     let (opts, fetch) = client_options(url, options)?;
-    let fetch = fetch.or(default_fetch);
-    let fetch_for_oauth = fetch.clone();
-    let client = Rc::new(Client::new(FetchTransport::new(fetch), JsClock, opts));
+    let transport = FetchTransport::new(fetch.or(default_fetch));
+    let client = Rc::new(Client::new(transport.clone(), JsClock, opts));
     // Notification callbacks.
     let on_list_changed = opt_fn(options, "onToolListChanged")?;
     let on_log = opt_fn(options, "onLog")?;
@@ -169,7 +168,7 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
         if opt_fn(options, "onUnauthorized")?.is_some() {
             return Err(Error::new(ErrorCode::InvalidOptions, "options.oauth and options.onUnauthorized cannot both be given (oauth is the unauthorized handler)"));
         }
-        let o = new_oauth(&client.options().url, &oauth, fetch_for_oauth)?;
+        let o = new_oauth(&client.options().url, &oauth, transport)?;
         client.set_auth_headers(o.headers());
         client.set_unauthorized_handler(Some(o.handler()));
     }
@@ -214,7 +213,7 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
 /// `options.oauth`: `{redirectUrl, authorize, clientId?, clientSecret?, clientMetadataUrl?,
 /// clientMetadata?, scope?, saved?, onSaved?, grantType?}` for the server at `url` (a relative URL is taken
 /// against the page's location).
-fn new_oauth(url: &str, oauth: &JsValue, fetch: Option<Function>) -> Result<Rc<OAuth<FetchTransport>>, Error> {
+fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc<OAuth<FetchTransport>>, Error> {
     let bad = |what: &str| Error::new(ErrorCode::InvalidOptions, format!("options.oauth.{what}"));
     let data = from_js(oauth, "options.oauth")?;
     if !data.is_object() {
@@ -302,7 +301,7 @@ fn new_oauth(url: &str, oauth: &JsValue, fetch: Option<Function>) -> Result<Rc<O
             }
         }) as Saved
     });
-    OAuth::new(FetchTransport::new(fetch), url, opts, authorize, saved, Box::new(crate::wasm::bridge::random_bytes))
+    OAuth::new(transport, url, opts, authorize, saved, Box::new(crate::wasm::bridge::random_bytes))
 }
 
 /// `{method, params}`: what `onNotification` and `onRequest` are called with.

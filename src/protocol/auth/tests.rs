@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::protocol::client::{Client, ClientOptions};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Transport, TransportError};
+use crate::results::decode_base64;
 
 const MCP: &str = "https://mcp.example/api/mcp";
 const REDIRECT: &str = "http://localhost:3000/callback";
@@ -208,7 +209,7 @@ impl World {
             Some(b) => {
                 let decoded = String::from_utf8(decode_base64(b)).unwrap();
                 let (id, secret) = decoded.split_once(':').unwrap();
-                (percent_decode(id), Some(percent_decode(secret)))
+                (percent_decode(id, true), Some(percent_decode(secret, true)))
             }
             None => (field(&f, "client_id").unwrap_or("").to_owned(), field(&f, "client_secret").map(str::to_owned)),
         };
@@ -258,22 +259,6 @@ impl World {
     fn requests_to(&self, url: &str) -> Vec<HttpRequest> {
         self.state.borrow().log.iter().filter(|r| r.url == url).cloned().collect()
     }
-}
-
-fn decode_base64(s: &str) -> Vec<u8> {
-    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut bits = 0u32;
-    let mut n = 0;
-    let mut out = Vec::new();
-    for c in s.bytes().filter(|&c| c != b'=') {
-        bits = bits << 6 | A.iter().position(|&a| a == c).unwrap() as u32;
-        n += 6;
-        if n >= 8 {
-            n -= 8;
-            out.push((bits >> n) as u8);
-        }
-    }
-    out
 }
 
 /// A body of one chunk, then its end or (cut) a broken connection.
