@@ -849,8 +849,9 @@ export interface McpClientOptions {
    * the code, and sends the request again with the token. A held refresh token is spent first, without the user
    * (refused: the user is asked; unreachable: the tokens are kept); a 403 with `insufficient_scope` asks the user
    * for the scopes the server names and those granted. Requests that meet a 401 together share one authorization,
-   * and one refused with a token already replaced is sent again with the new one. Metadata is checked: http(s)
-   * endpoints, the issuer (RFC 8414), the redirect's `iss` (RFC 9207); credentials go to no other server. Failures
+   * and one refused with a token already replaced is sent again with the new one. Metadata is checked: https
+   * endpoints (plain http only on a loopback host, or on the host of a server itself reached over http), the issuer
+   * (RFC 8414), the redirect's `iss` (RFC 9207); credentials go to no other server. Failures
    * are `UNAUTHORIZED` (but an abort: `ABORTED`) with `oauthStep` (`"discovery"`, `"registration"`, `"authorization"`, `"token"`) and the
    * server's `oauthError` / `oauthErrorDescription`. In a browser the authorization server's metadata, registration and
    * token endpoints must allow the page's origin (CORS), as they do for every browser MCP client.

@@ -385,6 +385,7 @@ impl<T: Transport + 'static> OAuth<T> {
             // 2025-03-26: the MCP server's origin is the authorization server.
             None => (origin.to_owned(), false),
         };
+        self.refuse_cleartext("authorization server", &issuer)?;
         let meta = self.authorization_server_metadata(&issuer).await?;
         found.issuer = issuer.clone();
         if let Some(m) = &meta {
@@ -406,7 +407,8 @@ impl<T: Transport + 'static> OAuth<T> {
                 Some(m) => match m.get(key).and_then(Value::as_str) {
                     // Only http(s): the authorization endpoint is where the host sends the user.
                     Some(url) if split_url(url).is_none() => Err(failure("discovery", format!("the authorization server's {key} {url} is not an http(s) URL"))),
-                    url => Ok(url.map(str::to_owned)),
+                    Some(url) => self.refuse_cleartext(key, url).map(|()| Some(url.to_owned())),
+                    None => Ok(None),
                 },
                 None => Ok(Some(format!("{issuer_origin}{default}"))),
             }
@@ -440,6 +442,19 @@ impl<T: Transport + 'static> OAuth<T> {
             self.save();
         }
         Ok(found)
+    }
+
+    /// MCP (Communication Security, after OAuth 2.1 1.5): authorization server endpoints are
+    /// served over HTTPS, since codes, secrets and tokens travel to them. Plain http is taken for
+    /// a loopback host, and on the host of a server that is itself reached over plain http (a
+    /// development machine, whose bearer tokens travel in the clear anyway): never from a server
+    /// reached over https.
+    fn refuse_cleartext(&self, what: &str, url: &str) -> Result<()> {
+        let Some(h) = cleartext_host(url) else { return Ok(()) };
+        if is_loopback(h) || cleartext_host(&self.server_url).is_some_and(|s| s.eq_ignore_ascii_case(h)) {
+            return Ok(());
+        }
+        Err(failure("discovery", format!("the {what} {url} is plain http: authorization servers are reached over https (http only on a loopback host, or on the host of a server itself reached over http)")))
     }
 
     /// RFC 8414 and OpenID Connect Discovery metadata of an issuer, from the first well-known URL
@@ -829,6 +844,32 @@ pub(crate) fn split_url(url: &str) -> Option<(&str, &str)> {
     let origin = &url[..scheme_end + 3 + authority_end];
     let after = &rest[authority_end..];
     Some((origin, &after[..after.find(['?', '#']).unwrap_or(after.len())]))
+}
+
+/// The host of a plain-http URL; `None` for https (and what is not http(s)).
+fn cleartext_host(url: &str) -> Option<&str> {
+    let (origin, _) = split_url(url)?;
+    origin.get(..5).filter(|s| s.eq_ignore_ascii_case("http:")).map(|_| host_of(origin))
+}
+
+/// The host of an origin (`http://user@[::1]:8080` -> `[::1]`): no user, no port.
+fn host_of(origin: &str) -> &str {
+    let authority = &origin[origin.find("://").map_or(0, |i| i + 3)..];
+    let authority = &authority[authority.rfind('@').map_or(0, |i| i + 1)..];
+    match authority.rfind([':', ']']) {
+        Some(i) if authority.as_bytes()[i] == b':' => &authority[..i],
+        _ => authority,
+    }
+}
+
+/// `localhost` (and its subdomains), `127.0.0.0/8`, `[::1]`.
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    if host == "localhost" || host.ends_with(".localhost") || host == "[::1]" {
+        return true;
+    }
+    let parts: Vec<&str> = host.split('.').collect();
+    parts.len() == 4 && parts[0] == "127" && parts.iter().all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|n| n < 256))
 }
 
 /// The server's URL as a resource indicator: no fragment, scheme and host in lower case.

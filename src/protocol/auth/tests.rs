@@ -1094,3 +1094,63 @@ impl Future for YieldOnce {
         std::task::Poll::Pending
     }
 }
+
+#[test]
+fn authorization_servers_are_reached_over_https_but_on_loopback_or_a_cleartext_servers_host() {
+    let err = |config: Config| {
+        let world = World::new(config);
+        let (o, asked, _) = oauth(&world, opts());
+        let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+        let n = asked.borrow().len();
+        (e, n, world.urls())
+    };
+    // An https server naming a plain-http authorization server: nothing is sent to it.
+    let mut config = Config::default();
+    config.prm["authorization_servers"] = json!(["http://auth.example/tenant"]);
+    let (e, asked, urls) = err(config);
+    assert!(e.message.contains("plain http") && asked == 0, "{}", e.message);
+    assert!(urls.iter().all(|u| !u.contains("http://auth.example")), "{urls:?}");
+    assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "discovery");
+    // Metadata with a plain-http token endpoint: the user is not sent to sign in for it.
+    let mut config = Config::default();
+    config.as_meta["token_endpoint"] = "http://auth.example/tenant/token".into();
+    let (e, asked, _) = err(config);
+    assert!(e.message.contains("token_endpoint") && e.message.contains("plain http") && asked == 0, "{}", e.message);
+    // A loopback authorization server (development, the conformance suite's) is taken.
+    let config = Config {
+        prm: json!({"resource": MCP, "authorization_servers": ["http://127.0.0.1:9000"]}),
+        as_meta_at: Some("http://127.0.0.1:9000/.well-known/oauth-authorization-server"),
+        as_meta: json!({
+            "issuer": "http://127.0.0.1:9000",
+            "authorization_endpoint": "http://127.0.0.1:9000/authorize",
+            "token_endpoint": "http://127.0.0.1:9000/token",
+            "registration_endpoint": "http://127.0.0.1:9000/register",
+            "code_challenge_methods_supported": ["S256"],
+        }),
+        ..Config::default()
+    };
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, opts());
+    let headers = block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-0");
+    // A server reached over plain http takes a plain-http authorization server on its own host only.
+    let never: Authorize = Box::new(|_: &Value| Box::pin(async { unreachable!("not asked") }));
+    let o = OAuth::new(World::new(Config::default()), "http://dev.lan:3000/mcp", opts(), Some(never), None, counting()).unwrap();
+    assert!(o.refuse_cleartext("issuer", "http://DEV.lan:4000/").is_ok());
+    assert!(o.refuse_cleartext("issuer", "http://other.lan/").is_err());
+    assert!(o.refuse_cleartext("issuer", "https://other.lan/").is_ok());
+    for (origin, host, loopback) in [
+        ("http://localhost:3000", "localhost", true),
+        ("http://app.localhost", "app.localhost", true),
+        ("http://user:pw@127.0.0.9:80", "127.0.0.9", true),
+        ("http://[::1]:8080", "[::1]", true),
+        ("http://[::1]", "[::1]", true),
+        ("http://127.0.0.1.evil.example", "127.0.0.1.evil.example", false),
+        ("http://127.0.0.256", "127.0.0.256", false),
+        ("http://localhost.evil.example:80", "localhost.evil.example", false),
+        ("http://10.0.0.1", "10.0.0.1", false),
+    ] {
+        assert_eq!(host_of(origin), host, "{origin}");
+        assert_eq!(is_loopback(host_of(origin)), loopback, "{origin}");
+    }
+}
