@@ -423,25 +423,42 @@ impl CallToolResult {
 /// (22 million items) ran out of it, and running out is a trap, not an error.
 pub const MAX_JSON_ITEMS: usize = 1 << 23;
 
+/// The deepest nesting of arrays and objects one JSON text may have to be read: a tool whose
+/// schema is within [`crate::schema::Limits::DEPTH_CEILING`] levels nests at most 392 (three
+/// JSON levels per schema level, `properties` -> name -> schema, and the tool's own), and a
+/// tool list sits in two more. The reader recurses once per level, and in wasm on the JS
+/// engine's stack: 400 levels take a fraction of what the schema walkers' 128 levels take
+/// (tests/js/hostile.test.mjs reads them on half of V8's default stack).
+pub const MAX_JSON_NESTING: usize = 400;
+
 /// Reads JSON text into a `Value` as `serde_json::from_str` does (same values, same errors),
 /// but stops with [`ReadError::TooManyItems`] past [`MAX_JSON_ITEMS`] array elements and
-/// object members, before they could take all of wasm32's memory.
+/// object members, before they could take all of wasm32's memory, and with
+/// [`ReadError::TooDeep`] past [`MAX_JSON_NESTING`] levels of arrays and objects.
 pub fn read_json(text: &str) -> std::result::Result<Value, ReadError> {
     read_json_with(text, MAX_JSON_ITEMS)
 }
 
 fn read_json_with(text: &str, max: usize) -> std::result::Result<Value, ReadError> {
-    let mut items = Items { read: 0, max };
+    let mut items = Items { read: 0, max, nesting: 0, too_deep: false };
     let mut d = serde_json::Deserializer::from_str(text);
+    // Bounded by `Items::enter` instead, past serde_json's 128.
+    d.disable_recursion_limit();
     let read = serde::de::DeserializeSeed::deserialize(ValueSeed(&mut items), &mut d).and_then(|v| d.end().map(|()| v));
-    read.map_err(|e| if items.read > max { ReadError::TooManyItems } else { ReadError::Json(e) })
+    read.map_err(|e| match () {
+        () if items.read > max => ReadError::TooManyItems,
+        () if items.too_deep => ReadError::TooDeep(e),
+        () => ReadError::Json(e),
+    })
 }
 
-/// Items read so far, and how many may be.
+/// Items read so far, and how many may be; the arrays and objects open.
 #[derive(Debug)]
 struct Items {
     read: usize,
     max: usize,
+    nesting: usize,
+    too_deep: bool,
 }
 
 impl Items {
@@ -453,6 +470,16 @@ impl Items {
         }
         Ok(())
     }
+
+    /// Opens an array or an object; past [`MAX_JSON_NESTING`], an error that ends the read.
+    fn enter<E: serde::de::Error>(&mut self) -> std::result::Result<(), E> {
+        self.nesting += 1;
+        if self.nesting > MAX_JSON_NESTING {
+            self.too_deep = true;
+            return Err(E::custom(format_args!("nesting deeper than {MAX_JSON_NESTING} levels")));
+        }
+        Ok(())
+    }
 }
 
 /// Why [`read_json`] failed.
@@ -460,6 +487,8 @@ impl Items {
 pub enum ReadError {
     /// More than [`MAX_JSON_ITEMS`] items.
     TooManyItems,
+    /// Arrays and objects nested past [`MAX_JSON_NESTING`] (the error says where).
+    TooDeep(serde_json::Error),
     /// Not JSON (serde_json's error, position included).
     Json(serde_json::Error),
 }
@@ -473,6 +502,7 @@ impl ReadError {
                 ErrorCode::LimitExceeded,
                 format!("{what} holds more than {MAX_JSON_ITEMS} JSON values, more than can be read in memory at once"),
             ),
+            ReadError::TooDeep(e) => Error::new(ErrorCode::LimitExceeded, format!("{what} cannot be read: arrays and objects {e}")),
             ReadError::Json(e) => not_json(e),
         }
     }
@@ -517,20 +547,24 @@ impl<'de> serde::de::Visitor<'de> for ValueSeed<'_> {
         Ok(Value::String(s))
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
+        self.0.enter()?;
         let mut out = Vec::new();
         while let Some(v) = seq.next_element_seed(ValueSeed(&mut *self.0))? {
             self.0.count()?;
             out.push(v);
         }
+        self.0.nesting -= 1;
         Ok(Value::Array(out))
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Value, A::Error> {
+        self.0.enter()?;
         let mut out = JsonObject::new();
         while let Some(k) = map.next_key::<String>()? {
             let v = map.next_value_seed(ValueSeed(&mut *self.0))?;
             self.0.count()?;
             out.insert(k, v);
         }
+        self.0.nesting -= 1;
         Ok(Value::Object(out))
     }
 }
@@ -747,12 +781,28 @@ mod tests {
         ] {
             let ours = read_json(text).map_err(|e| match e {
                 ReadError::Json(e) => e.to_string(),
-                ReadError::TooManyItems => "too many".into(),
+                ReadError::TooManyItems | ReadError::TooDeep(_) => "too many".into(),
             });
             assert_eq!(ours, serde_json::from_str::<Value>(text).map_err(|e| e.to_string()), "{text}");
         }
-        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        assert!(matches!(read_json(&deep), Err(ReadError::Json(e)) if e.to_string().contains("recursion limit")));
+        // Nesting: serde_json's own limit (128) is lifted, ours ends the read at 400 levels,
+        // however the arrays and objects alternate, and says where.
+        let nested = |n: usize| format!("{}1{}", r#"{"a":["#.repeat(n / 2), "]}".repeat(n / 2));
+        let deep = nested(MAX_JSON_NESTING);
+        let mut v = &read_json(&deep).unwrap();
+        for _ in 0..MAX_JSON_NESTING / 2 {
+            v = &v["a"][0];
+        }
+        assert_eq!(*v, 1);
+        let too_deep = nested(MAX_JSON_NESTING + 2);
+        let Err(ReadError::TooDeep(e)) = read_json(&too_deep) else { panic!("read past the nesting bound") };
+        // The 401st level opens at column 1201 (six characters per two levels).
+        assert_eq!((e.line(), e.column()), (1, 1201), "{e}");
+        let e = ReadError::TooDeep(e).into_error("tools", |_| unreachable!());
+        assert_eq!(e.code, ErrorCode::LimitExceeded);
+        assert!(e.message.starts_with("tools cannot be read: arrays and objects nesting deeper than 400 levels at line 1"), "{}", e.message);
+        let arrays = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(matches!(read_json(&arrays), Err(ReadError::TooDeep(_))));
 
         // The limit, at 1,000 (the JS tests run the real one): elements and members both count.
         let at_limit = format!("[{}1]", "1,".repeat(999));

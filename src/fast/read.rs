@@ -1,8 +1,8 @@
 //! The reader of the borrowed tree: JSON text to a [`Node`], for the pass-through path only.
 //!
 //! It accepts a subset of what serde_json accepts and reads it to the same values: anything
-//! it does not take (invalid JSON, a lone surrogate escape, nesting past serde_json's
-//! recursion limit, more than [`MAX_JSON_ITEMS`] items) makes it return `None`, and the
+//! it does not take (invalid JSON, a lone surrogate escape, nesting past 127 levels, more
+//! than [`MAX_JSON_ITEMS`] items) makes it return `None`, and the
 //! general path then reads the text with serde_json, with serde_json's errors. Numbers other
 //! than plain integers are handed to serde_json, so that every float is its float.
 //!
@@ -15,7 +15,8 @@ use serde_json::Value;
 use super::{keys_unique, Node, Text};
 use crate::model::MAX_JSON_ITEMS;
 
-/// serde_json's recursion limit: it refuses the 128th nested array or object.
+/// The deepest nesting this reader takes: deeper text (rare: a schema some 60 levels deep) is
+/// read by the general path, up to [`crate::model::MAX_JSON_NESTING`].
 const MAX_NESTING: usize = 127;
 
 /// Reads all of `text` (trailing characters other than whitespace are refused, as with

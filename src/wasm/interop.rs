@@ -17,8 +17,12 @@ pub(crate) fn from_js(v: &JsValue, what: &str) -> Result<Value> {
 /// A JS value (not `undefined` or `null`) as JSON text, by `JSON.stringify`.
 pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
     let text = js_sys::JSON::stringify(v).map_err(|e| {
-        let reason = js_sys::Error::from(e).message().as_string().unwrap_or_default();
-        Error::new(ErrorCode::InvalidJson, format!("{what} cannot be represented as JSON: {reason}"))
+        let e = js_sys::Error::from(e);
+        let reason = e.message().as_string().unwrap_or_default();
+        // A RangeError is the engine's stack, overflowed by nesting (a cycle or a BigInt is a
+        // TypeError).
+        let code = if e.name() == "RangeError" { ErrorCode::LimitExceeded } else { ErrorCode::InvalidJson };
+        Error::new(code, format!("{what} cannot be represented as JSON: {reason}"))
     })?;
     let Some(text) = text.dyn_ref::<js_sys::JsString>() else {
         // Functions and symbols stringify to undefined.

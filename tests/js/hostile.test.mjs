@@ -36,13 +36,13 @@ function survives(fn, codes) {
 test("nesting 10,000 deep: objects, JSON text and arrays", () => {
   let deep = { type: "string" };
   for (let i = 0; i < 10_000; i++) deep = { type: "object", properties: { n: deep } };
-  const e = survives(() => tw.convertMcpTools([{ name: "deep", inputSchema: deep }], "openai"), ["INVALID_JSON", "LIMIT_EXCEEDED"]);
+  const e = survives(() => tw.convertMcpTools([{ name: "deep", inputSchema: deep }], "openai"), ["LIMIT_EXCEEDED"]);
   assert.ok(e, "a 10,000-deep schema is refused");
   const text = `[{"name":"d","inputSchema":${'{"type":"object","properties":{"n":'.repeat(10_000)}{}${"}}".repeat(10_000)}}]`;
-  assert.ok(survives(() => tw.convertMcpToolsJson(text, "gemini"), ["INVALID_JSON", "LIMIT_EXCEEDED"]));
+  assert.ok(survives(() => tw.convertMcpToolsJson(text, "gemini"), ["LIMIT_EXCEEDED"]));
   const arrays = "[".repeat(10_000) + "]".repeat(10_000);
-  survives(() => tw.processJsonSchema(JSON.parse(arrays)), ["INVALID_JSON", "LIMIT_EXCEEDED"]);
-  survives(() => tw.flattenContent(JSON.parse(arrays)), ["INVALID_JSON", "INVALID_INPUT"]);
+  survives(() => tw.processJsonSchema(JSON.parse(arrays)), ["LIMIT_EXCEEDED"]);
+  survives(() => tw.flattenContent(JSON.parse(arrays)), ["LIMIT_EXCEEDED", "INVALID_INPUT"]);
 });
 
 // Recursive `$ref`s unroll as deep as the limits allow, and in wasm every level's frames sit on the JS
@@ -108,6 +108,51 @@ test("recursive $refs unrolled to the depth ceiling end in a result or a Toolwir
   assert.ok(out.every((x) => x === "ok" || x === "LIMIT_EXCEEDED"), out.join(","));
   assert.ok(out.includes("ok"), "some conversions finish with the cut reported");
   assert.equal(after, "ok");
+});
+
+test("schemas nested as deep as maxDepth allows are read; deeper is LIMIT_EXCEEDED naming the tool, on half the stack", async () => {
+  // Each object level is two JSON levels (the schema, its properties): 127 of them are 257 JSON levels
+  // with the tool around them, past the 128 serde_json reads by default.
+  const { spawnSync } = await import("node:child_process");
+  const script = `
+    const tw = require(${JSON.stringify(require.resolve("../../pkg/index.cjs"))});
+    const nest = (n, leaf) => { let s = leaf; for (let i = 0; i < n; i++) s = { type: "object", properties: { p: s } }; return s; };
+    const arrays = (n) => { let s = { type: "string" }; for (let i = 0; i < n; i++) s = { type: "array", items: s }; return s; };
+    const out = {};
+    const run = (key, f) => { try { f(); out[key] = "ok"; } catch (e) {
+      if (!(e instanceof tw.ToolwireError)) { console.log("NOT A ToolwireError: " + key + ": " + e); process.exit(1); }
+      out[key] = e.code + (e.tool ? " " + e.tool : ""); } };
+    for (const p of ${JSON.stringify(PROVIDERS)})
+      for (const [label, schema, maxDepth] of [["objects127", nest(127, { type: "string" }), 128], ["arrays126", arrays(126), 128],
+                                                ["objects63", nest(63, { type: "string" }), undefined], ["objects129", nest(129, { type: "string" }), 128]]) {
+        const tools = [{ name: "ok", inputSchema: { type: "object" } }, { name: "deep", inputSchema: schema }];
+        const opts = maxDepth ? { limits: { maxDepth } } : {};
+        run(p + " " + label + " objects", () => tw.convertMcpTools(tools, p, opts));
+        run(p + " " + label + " json", () => tw.convertMcpToolsJson(JSON.stringify(tools), p, opts));
+        run(p + " " + label + " check", () => tw.checkTools(tools, p, opts));
+      }
+    const rows = nest(190, 1);
+    run("result", () => tw.toolResultMessage({ id: "c", name: "f" }, { content: [], structuredContent: rows }, "gemini"));
+    run("json400", () => tw.convertMcpToolsJson("[".repeat(400) + "]".repeat(400), "openai"));
+    const after = tw.convertMcpTools([{ name: "ok", inputSchema: { type: "object" } }], "openai");
+    console.log(JSON.stringify({ out, after: after[0].function.name }));
+  `;
+  const r = spawnSync(process.execPath, ["--stack-size=500", "-e", script], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const { out, after } = JSON.parse(r.stdout.trim().split("\n").pop());
+  for (const p of PROVIDERS) {
+    for (const api of ["objects", "json", "check"]) {
+      for (const label of ["objects127", "arrays126", "objects63"]) assert.equal(out[`${p} ${label} ${api}`], "ok", `${p} ${label} ${api}`);
+      assert.equal(out[`${p} objects129 ${api}`], api === "check" ? "ok" : "LIMIT_EXCEEDED deep", `${p} objects129 ${api}`);
+    }
+  }
+  assert.equal(out.result, "ok");
+  // A list of 400 nested arrays is read (and refused for its depth as a tool, not as JSON).
+  assert.match(out.json400, /^LIMIT_EXCEEDED/);
+  assert.equal(after, "ok");
+  // Past the reader's bound: LIMIT_EXCEEDED, not "not valid JSON".
+  const e = survives(() => tw.convertMcpToolsJson("[".repeat(401) + "]".repeat(401), "openai"), ["LIMIT_EXCEEDED"]);
+  assert.match(e.message, /cannot be read: arrays and objects nesting deeper than 400 levels at line 1 column \d+$/);
 });
 
 test("input too large for the module's memory is a LIMIT_EXCEEDED error, not a trap", () => {
