@@ -50,3 +50,6 @@ module.exports = {
   initAsync,
   default: initAsync,
 };
+// `default` is the default export for compilers that turn ES imports into require() (TypeScript with
+// esModuleInterop, Babel, bundlers): they take `exports.default` only from a module that says this.
+Object.defineProperty(module.exports, "__esModule", { value: true });

@@ -354,9 +354,13 @@ export class NameMap {
   /**
    * The arguments to send to the MCP server for a model's tool call: undoes what conversion changed in
    * the argument domain (Gemini's stringified enums, strict-mode nullable widening, a wrapped root).
-   * `args` may be the JSON string OpenAI returns. Throws `INVALID_ARGUMENTS` for unparsable arguments.
+   * `args` is what the provider's SDK gives: an object, or the JSON string OpenAI returns; `null`, `undefined`
+   * or empty text are `{}`. Throws `INVALID_ARGUMENTS` for unparsable arguments and for anything but an
+   * object. A tool whose input schema is not an object schema (which MCP requires; `{type:"string"}`...) was
+   * given to the provider wrapped as the property `input`: its arguments unwrap to the value of `input`, of
+   * whatever type, which no MCP `tools/call` can carry (`McpHub.callTool` refuses such a tool).
    */
-  prepareArguments(name: string, args: JsonObject | string | null | undefined): JsonObject;
+  prepareArguments(name: string, args: unknown): JsonObject;
   /** Releases the WebAssembly memory now. The map must not be used afterwards. */
   free(): void;
 }
@@ -587,7 +591,10 @@ export interface ToolCallBase {
  */
 export type ToolCall =
   | (ToolCallBase & {
-      /** The arguments, mapped back to what the MCP server expects. */
+      /**
+       * The arguments, mapped back to what the MCP server expects (for a tool whose input schema is not an
+       * object schema, the unwrapped value: see {@link NameMap.prepareArguments}).
+       */
       arguments: JsonObject;
       error?: undefined;
     })
@@ -1015,7 +1022,7 @@ export class McpClient {
    * (but by the server's own cancellation, which rejects with `ABORTED`), `tasks/cancel` is sent (within 5 s) and `taskCancelled` says whether the server
    * acknowledged it. A task that ended `failed` rejects with the error `tasks/result` answers.
    */
-  callTool(name: string, args?: JsonObject, options?: McpCallOptions): Promise<McpCallToolResult>;
+  callTool(name: string, args?: { readonly [key: string]: unknown } | null, options?: McpCallOptions): Promise<McpCallToolResult>;
   /**
    * Any other request, on the same session: `resources/list`, `resources/read`, `prompts/list`, `prompts/get`,
    * `completion/complete`, `logging/setLevel`, `ping`... Resolves to its result; errors as `callTool`'s. A method
@@ -1122,8 +1129,10 @@ export class McpHub {
   /**
    * Routes a provider tool call through the name map and the policy to its server; `options` are
    * {@link McpClient.callTool}'s (a tool that runs only as a task is followed to its result there too).
+   * `args` are read as {@link NameMap.prepareArguments} reads them (an object or JSON text; else
+   * `INVALID_ARGUMENTS`, as for a tool whose input schema is not an object schema).
    */
-  callTool(providerName: string, args: JsonObject | string, options?: McpCallOptions): Promise<{
+  callTool(providerName: string, args: unknown, options?: McpCallOptions): Promise<{
     result: McpCallToolResult;
     text: string;
     isError: boolean;

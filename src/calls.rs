@@ -105,34 +105,40 @@ serialize_via_value!(CallError, ToolCall);
 
 /// Raw arguments as a provider sends them.
 #[derive(Debug, Clone)]
-enum RawArgs {
+pub(crate) enum RawArgs {
     /// A JSON string (OpenAI, Responses, Bedrock streams, Anthropic streams).
     Text(String),
     /// An object (Anthropic, Gemini, Bedrock, Ollama).
     Json(Value),
 }
 
+/// A model's arguments for the tool `name` as a JSON object: parsed when they are text, `{}`
+/// for none (`null`, empty text); anything but an object is `INVALID_ARGUMENTS` (a tool's
+/// arguments are an object, whatever the model sent).
+pub(crate) fn model_arguments(name: &str, raw: RawArgs) -> Result<Value> {
+    let v = match raw {
+        RawArgs::Json(Value::Null) => return Ok(Value::Object(Map::new())),
+        RawArgs::Json(v) => v,
+        RawArgs::Text(t) if t.trim().is_empty() => return Ok(Value::Object(Map::new())),
+        RawArgs::Text(t) => crate::model::read_json(&t).map_err(|e| {
+            e.into_error(&format!("the arguments of \"{name}\""), |e| {
+                Error::new(ErrorCode::InvalidArguments, format!("arguments of \"{name}\" are not valid JSON ({e}): {}", preview(&t)))
+            })
+        })?,
+    };
+    match v {
+        Value::Object(_) => Ok(v),
+        other => Err(Error::new(
+            ErrorCode::InvalidArguments,
+            format!("arguments of \"{name}\" must be a JSON object, got {}", crate::model::json_type(&other)),
+        )),
+    }
+}
+
 /// Builds a resolved call from its raw parts.
 fn resolve(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>) -> ToolCall {
     let mut call = ToolCall { id, provider_name: name.clone(), server: None, tool: name.clone(), arguments: Value::Null, error: None };
-    let args = match raw {
-        RawArgs::Json(Value::Null) => Ok(Value::Object(Map::new())),
-        RawArgs::Json(v) => Ok(v),
-        RawArgs::Text(t) if t.trim().is_empty() => Ok(Value::Object(Map::new())),
-        RawArgs::Text(t) => crate::model::read_json(&t).map_err(|e| {
-            let e = e.into_error(&format!("the arguments of \"{name}\""), |e| {
-                Error::new(ErrorCode::InvalidArguments, format!("arguments of \"{name}\" are not valid JSON ({e}): {}", preview(&t)))
-            });
-            CallError { code: e.code.as_str(), message: e.message }
-        }),
-    };
-    let args = args.and_then(|v| match v {
-        Value::Object(_) => Ok(v),
-        other => Err(CallError {
-            code: ErrorCode::InvalidArguments.as_str(),
-            message: format!("arguments of \"{name}\" must be a JSON object, got {}", crate::model::json_type(&other)),
-        }),
-    });
+    let args = model_arguments(&name, raw).map_err(|e| CallError { code: e.code.as_str(), message: e.message });
     let entry = match map {
         Some(m) => match m.resolve(&name) {
             Ok(e) => Some(e),

@@ -345,9 +345,20 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             (e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone())
         };
         let args = match plan {
-            Some(p) => p.apply(args),
-            None => args,
+            Some(p) => p.apply(crate::calls::model_arguments(provider_name, crate::calls::RawArgs::Json(args))?),
+            None => crate::calls::model_arguments(provider_name, crate::calls::RawArgs::Json(args))?,
         };
+        // MCP sends a tool's arguments as an object: a root schema that is not one (wrapped as
+        // `input` for the provider) unwraps to a value no MCP request can carry.
+        if !args.is_object() {
+            return Err(Error::new(
+                ErrorCode::InvalidArguments,
+                format!(
+                    "\"{provider_name}\" cannot be called through MCP: its input schema is not an object schema, and its arguments are {} where MCP sends an object",
+                    crate::model::json_type(&args)
+                ),
+            ));
+        }
         if let Some(policy) = &self.policy {
             let annotations = self.annotations(&server, &tool);
             match policy.check(provider_name, annotations.as_ref()) {

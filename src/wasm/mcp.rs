@@ -660,18 +660,7 @@ impl JsMcpHub {
         let hub = self.inner.clone();
         let prepared = (|| -> Result<_, Error> {
             let name = string_param(&provider_name, "name")?;
-            let args = match args.as_string() {
-                Some(text) if text.trim().is_empty() => json!({}),
-                Some(text) => crate::model::read_json(&text).map_err(|e| {
-                    e.into_error(&format!("the arguments of \"{name}\""), |e| {
-                        Error::new(ErrorCode::InvalidArguments, format!("arguments of \"{name}\" are not valid JSON: {e}"))
-                    })
-                })?,
-                None => match from_js(&args, "arguments")? {
-                    Value::Null => json!({}),
-                    v => v,
-                },
-            };
+            let args = crate::calls::model_arguments(&name, crate::wasm::names::raw_args(&args)?)?;
             Ok((name, args, call_options(&options)?))
         })();
         promise(Box::pin(async move {

@@ -87,22 +87,19 @@ impl JsNameMap {
     pub fn prepare_arguments(&self, name: JsValue, args: JsValue) -> Result<JsValue, JsValue> {
         let name = string_param(&name, "name")?;
         let entry = self.inner.resolve(&name)?;
-        let value = match args.as_string() {
-            Some(text) if text.trim().is_empty() => json!({}),
-            Some(text) => crate::model::read_json(&text).map_err(|e| {
-                e.into_error(&format!("the arguments for \"{name}\""), |e| {
-                    Error::new(ErrorCode::InvalidArguments, format!("arguments for \"{name}\" are not valid JSON: {e}"))
-                })
-            })?,
-            None => match from_js(&args, "arguments")? {
-                Value::Null => json!({}),
-                v => v,
-            },
-        };
+        let value = crate::calls::model_arguments(&name, raw_args(&args)?)?;
         let value = match &entry.args {
             Some(plan) => plan.apply(value),
             None => value,
         };
         Ok(to_js(&value)?)
     }
+}
+
+/// JS arguments as a provider gives them: a JSON string, or a value.
+pub(crate) fn raw_args(args: &JsValue) -> Result<crate::calls::RawArgs, Error> {
+    Ok(match args.as_string() {
+        Some(text) => crate::calls::RawArgs::Text(text),
+        None => crate::calls::RawArgs::Json(from_js(args, "arguments")?),
+    })
 }

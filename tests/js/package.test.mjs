@@ -200,3 +200,29 @@ test("types: bundler resolution (browser build)", () => {
     "web.ts": consumerWeb,
   });
 });
+
+test("types: a CommonJS TypeScript consumer compiled by tsc runs (default import, named imports, esModuleInterop)", () => {
+  // tsc compiles `import init from "toolwire"` in a .cts to `__importDefault(require("toolwire")).default`,
+  // which is the module's `default` only when the module says `__esModule`.
+  const dir = join(tmp, "ts-cjs-run");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "app.cts"),
+    `import initAsync, { convertMcpTools } from "toolwire";
+     import * as all from "toolwire";
+     initAsync().then(() => console.log(convertMcpTools([{ name: "x" }], "gemini")[0].functionDeclarations[0].name, typeof all.default, typeof all.NameMap));`,
+  );
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { strict: true, module: "node16", moduleResolution: "node16", target: "es2022", esModuleInterop: true, types: [], outDir: "out" },
+      files: ["app.cts"],
+    }),
+  );
+  const r = spawnSync(process.execPath, [tsc, "-p", dir], { encoding: "utf8" });
+  assert.equal(r.status, 0, `tsc -p ${dir}\n${r.stdout}${r.stderr}`);
+  // Run from under tmp, where node_modules/toolwire is the installed package.
+  const run = spawnSync(process.execPath, [join(dir, "out", "app.cjs")], { encoding: "utf8", cwd: tmp });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), "x function function");
+});

@@ -127,6 +127,20 @@ test("OpenAI strict: a recursive schema keeps its $defs, and nulls come out at e
     { where: { field: "a", and: [{ field: "b" }, { field: "c", and: [{ field: "d" }] }] } });
 });
 
+test("prepareArguments reads a model's arguments as parseToolCalls does: an object, or INVALID_ARGUMENTS", () => {
+  const tools = [{ name: "t", inputSchema: { type: "object", properties: { n: { enum: [1, 2] } } } }, { name: "s", inputSchema: { type: "string" } }];
+  const map = tw.NameMap.fromTools(tools, "gemini");
+  for (const none of [null, undefined, "", "  "]) assert.deepEqual(map.prepareArguments("t", none), {});
+  assert.deepEqual(map.prepareArguments("t", '{"n":"2"}'), { n: 2 });
+  for (const bad of [[1, 2], "[1]", 42, "42", true, '"x"']) {
+    const call = tw.parseToolCalls({ candidates: [{ content: { parts: [{ functionCall: { name: "t", args: typeof bad === "string" ? JSON.parse(bad) : bad } }] } }] }, "gemini", map)[0];
+    assert.equal(call.error?.code, "INVALID_ARGUMENTS", JSON.stringify(bad));
+    assert.throws(() => map.prepareArguments("t", bad), (e) => e.code === "INVALID_ARGUMENTS" && /must be a JSON object, got/.test(e.message), JSON.stringify(bad));
+  }
+  // A wrapped root (not an object schema) unwraps to what its schema describes.
+  assert.equal(map.prepareArguments("s", { input: "abc" }), "abc");
+});
+
 test("portableNames: one set of names for every provider; a Gemini call resolves through an OpenAI name map", () => {
   const tools = [{ serverName: "docs-v2", name: "search.pages", inputSchema: { type: "object" } }, { serverName: "docs-v2", name: "search_pages", inputSchema: { type: "object" } }];
   const names = (provider) => tw.NameMap.fromTools(tools, provider, { portableNames: true }).toJSON().entries.map((e) => e.name);

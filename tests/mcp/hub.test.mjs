@@ -305,6 +305,25 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("arguments: a non-object is INVALID_ARGUMENTS; a tool whose input schema is not an object is not called", async () => {
+    const e = endpoints({ alpha: "normal" });
+    const hub = new McpHub({ alpha: { url: `${e.servers.alpha.url}?v=string-root` } });
+    const tools = await hub.tools("openai");
+    const add = providerName(hub, "alpha", "add");
+    for (const bad of [[1, 2], "[1]", 42, '"x"']) {
+      const err = await rejectsWith(hub.callTool(add, bad), "INVALID_ARGUMENTS", JSON.stringify(bad));
+      assert.match(err.message, /must be a JSON object, got/);
+    }
+    // The provider was given `shout` wrapped as {input}; its arguments unwrap to a string, which MCP cannot send.
+    const shout = providerName(hub, "alpha", "shout");
+    assert.deepEqual(tools.find((t) => t.function.name === shout).function.parameters.required, ["input"]);
+    const err = await rejectsWith(hub.callTool(shout, { input: "hi" }), "INVALID_ARGUMENTS");
+    assert.match(err.message, /cannot be called through MCP: its input schema is not an object schema, and its arguments are string/);
+    assert.equal((await e.stats("alpha")).methods["tools/call"], undefined, "nothing was sent");
+    assert.deepEqual((await hub.callTool(add, '{"a":1,"b":2}')).result.structuredContent, { sum: 3 });
+    await hub.closeAll();
+  });
+
   test("closeAll: DELETE for every connected server; a 405 is fine", async () => {
     const e = endpoints({ alpha: "normal", beta: "delete-405" });
     const hub = new McpHub(e.servers);

@@ -18,7 +18,7 @@
 //                   long (progress over SSE; on notifications/cancelled it stops, sends no result and leaves the
 //                   stream open (bounded) so only the client can close it), chatty (notifications/message and
 //                   notifications/tools/list_changed before the result, over SSE), fail (isError); GET -> 405;
-//                   DELETE -> 200
+//                   DELETE -> 200; `?v=string-root`: also lists `shout`, whose input schema is a string's
 //   stateless       like normal but never issues a session id (a client must then send none)
 //   sse             every response is SSE: a BOM, comments, a `retry:` field, a priming event (id + empty data),
 //                   CRLF line ends, multi-line `data:` (pretty-printed JSON), `data:` without the space, an
@@ -147,6 +147,9 @@ export const NORMAL_TOOLS = [
 ];
 
 const PAGES = [NORMAL_TOOLS.slice(0, 2), NORMAL_TOOLS.slice(2, 4), NORMAL_TOOLS.slice(4)];
+
+/** Listed by `normal` with `?v=string-root`: an input schema that is not an object schema (MCP wants one). */
+export const STRING_ROOT_TOOL = { name: "shout", description: "Input schema of type string", inputSchema: { type: "string" } };
 
 export const COLLIDE_TOOLS = [
   { name: "b__c", description: "With server a: mcp__a__b__c (collides with tool c of server a__b)" },
@@ -747,7 +750,7 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
     } else if (scenario === "huge-list") {
       page = Array.from({ length: HUGE_LIST_COUNT }, (_, i) => ({ name: `tool_${String(i).padStart(5, "0")}`, description: `tool number ${i}`, inputSchema: { type: "object", properties: { x: { type: "string" } } } }));
     } else {
-      page = NORMAL_TOOLS;
+      page = ctx.variant === "string-root" ? [...NORMAL_TOOLS, STRING_ROOT_TOOL] : NORMAL_TOOLS;
     }
     record.status = 200;
     record.count = page.length;
