@@ -1009,7 +1009,7 @@ export class McpClient {
    */
   listTools(): Promise<McpTool[]>;
   /**
-   * Calls a tool. `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`; a server whose
+   * Calls a tool (errors carry `tool`). `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`; a server whose
    * capabilities name no `tools` is not asked (`CAPABILITY_NOT_NEGOTIATED`).
    *
    * A tool that the last tools listing marks `execution.taskSupport: "required"` (MCP 2025-11-25) runs as a task
@@ -1130,7 +1130,8 @@ export class McpHub {
    * Routes a provider tool call through the name map and the policy to its server; `options` are
    * {@link McpClient.callTool}'s (a tool that runs only as a task is followed to its result there too).
    * `args` are read as {@link NameMap.prepareArguments} reads them (an object or JSON text; else
-   * `INVALID_ARGUMENTS`, as for a tool whose input schema is not an object schema).
+   * `INVALID_ARGUMENTS`, as for a tool whose input schema is not an object schema). A server closed by
+   * `closeAll()` is connected again. Errors past the name map carry `server` and `tool` (the MCP name).
    */
   callTool(providerName: string, args: unknown, options?: McpCallOptions): Promise<{
     result: McpCallToolResult;

@@ -344,46 +344,52 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             let e = map.resolve(provider_name)?;
             (e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone())
         };
-        let args = match plan {
-            Some(p) => p.apply(crate::calls::model_arguments(provider_name, crate::calls::RawArgs::Json(args))?),
-            None => crate::calls::model_arguments(provider_name, crate::calls::RawArgs::Json(args))?,
-        };
-        // MCP sends a tool's arguments as an object: a root schema that is not one (wrapped as
-        // `input` for the provider) unwraps to a value no MCP request can carry.
-        if !args.is_object() {
-            return Err(Error::new(
-                ErrorCode::InvalidArguments,
-                format!(
-                    "\"{provider_name}\" cannot be called through MCP: its input schema is not an object schema, and its arguments are {} where MCP sends an object",
-                    crate::model::json_type(&args)
-                ),
-            ));
-        }
-        if let Some(policy) = &self.policy {
-            let annotations = self.annotations(&server, &tool);
-            match policy.check(provider_name, annotations.as_ref()) {
-                Action::Allow => {}
-                Action::Deny => {
-                    return Err(Error::new(ErrorCode::PermissionDenied, format!("the permission policy denies \"{provider_name}\""))
-                        .with_detail("decision", "deny"))
-                }
-                Action::Ask => {
-                    let ok = match &self.confirm {
-                        Some(confirm) => confirm(provider_name, &args).await,
-                        None => false,
-                    };
-                    if !ok {
-                        return Err(Error::new(
-                            ErrorCode::PermissionDenied,
-                            format!("\"{provider_name}\" needs confirmation and was not confirmed"),
-                        )
-                        .with_detail("decision", "ask"));
+        // Every error from here on names the tool and its server.
+        let called = async {
+            let args = match plan {
+                Some(p) => p.apply(crate::calls::model_arguments(provider_name, crate::calls::RawArgs::Json(args))?),
+                None => crate::calls::model_arguments(provider_name, crate::calls::RawArgs::Json(args))?,
+            };
+            // MCP sends a tool's arguments as an object: a root schema that is not one (wrapped
+            // as `input` for the provider) unwraps to a value no MCP request can carry.
+            if !args.is_object() {
+                return Err(Error::new(
+                    ErrorCode::InvalidArguments,
+                    format!(
+                        "\"{provider_name}\" cannot be called through MCP: its input schema is not an object schema, and its arguments are {} where MCP sends an object",
+                        crate::model::json_type(&args)
+                    ),
+                ));
+            }
+            if let Some(policy) = &self.policy {
+                let annotations = self.annotations(&server, &tool);
+                match policy.check(provider_name, annotations.as_ref()) {
+                    Action::Allow => {}
+                    Action::Deny => {
+                        return Err(Error::new(ErrorCode::PermissionDenied, format!("the permission policy denies \"{provider_name}\""))
+                            .with_detail("decision", "deny"))
+                    }
+                    Action::Ask => {
+                        let ok = match &self.confirm {
+                            Some(confirm) => confirm(provider_name, &args).await,
+                            None => false,
+                        };
+                        if !ok {
+                            return Err(Error::new(
+                                ErrorCode::PermissionDenied,
+                                format!("\"{provider_name}\" needs confirmation and was not confirmed"),
+                            )
+                            .with_detail("decision", "ask"));
+                        }
                     }
                 }
             }
-        }
-        let client = self.client(&server).ok_or_else(|| Error::new(ErrorCode::UnknownToolName, format!("no server named \"{server}\"")))?;
-        let result = client.call_tool(&tool, args, &mut opts).await.map_err(|e| e.with_detail("server", server.clone()))?;
+            let client = self.client(&server).ok_or_else(|| Error::new(ErrorCode::UnknownToolName, format!("no server named \"{server}\"")))?;
+            // After closeAll (or a session the server ended), connected again, as `request` is.
+            client.ensure_connected().await?;
+            client.call_tool(&tool, args, &mut opts).await
+        };
+        let result = called.await.map_err(|e| e.with_tool(&tool).with_detail("server", server.clone()))?;
         let parsed = CallToolResult::from_value(result.clone()).unwrap_or_default();
         let text = flatten_result(&parsed, FlattenOptions::default());
         Ok(HubCall { server, tool, is_error: parsed.is_error == Some(true), result, text })

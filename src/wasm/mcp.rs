@@ -469,7 +469,7 @@ impl JsMcpClient {
         })();
         promise(Box::pin(async move {
             let (name, args, mut opts) = prepared?;
-            Ok(to_js(&c.call_tool(&name, args, &mut opts).await?)?)
+            Ok(to_js(&c.call_tool(&name, args, &mut opts).await.map_err(|e| e.with_tool(&name))?)?)
         }))
     }
 

@@ -419,7 +419,8 @@ describe("timeouts", () => {
     const { client, stats } = fresh("hang", { timeoutMs: 60_000 });
     await client.connect();
     const started = Date.now();
-    await rejectsWith(within(10_000, client.callTool("echo", {}, { timeoutMs: 300 }), "the hung call"), "TIMEOUT");
+    const err = await rejectsWith(within(10_000, client.callTool("echo", {}, { timeoutMs: 300 }), "the hung call"), "TIMEOUT");
+    assert.equal(err.tool, "echo", "a call's error names its tool");
     assert.ok(Date.now() - started < 5000);
     assert.ok(await waitFor(async () => (await stats()).calls[0]?.closedByClient));
     await client.close();

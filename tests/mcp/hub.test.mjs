@@ -288,7 +288,8 @@ describe("McpHub", () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 200);
     await rejectsWith(within(10_000, hub.callTool(echo, { message: "x" }, { signal: ac.signal }), "aborted call"), "ABORTED");
-    await rejectsWith(within(10_000, hub.callTool(echo, { message: "y" }, { timeoutMs: 300 }), "timed-out call"), "TIMEOUT");
+    const timedOut = await rejectsWith(within(10_000, hub.callTool(echo, { message: "y" }, { timeoutMs: 300 }), "timed-out call"), "TIMEOUT");
+    assert.deepEqual([timedOut.server, timedOut.tool], ["slow", "echo"], "the error names the server and the MCP tool");
     const st = await waitFor(async () => { const st = await e.stats("slow"); return st.cancelled.length === 2 && st.calls.every((c) => c.closedByClient) && st; });
     assert.ok(st, JSON.stringify(await e.stats("slow")));
     assert.deepEqual(st.cancelled.map((c) => c.requestId), st.calls.map((c) => c.id));
@@ -324,14 +325,18 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
-  test("closeAll: DELETE for every connected server; a 405 is fine", async () => {
+  test("closeAll: DELETE for every connected server; a 405 is fine; a call afterwards connects again", async () => {
     const e = endpoints({ alpha: "normal", beta: "delete-405" });
     const hub = new McpHub(e.servers);
-    await hub.listTools();
+    await hub.tools("openai");
     const failures = await hub.closeAll();
     assert.deepEqual(failures, []);
     assert.equal((await e.stats("alpha")).deletes[0].status, 200);
     assert.equal((await e.stats("beta")).deletes[0].status, 405);
+    const r = await hub.callTool(providerName(hub, "alpha", "echo"), { message: "again" });
+    assert.equal(r.text, "again");
+    assert.equal((await e.stats("alpha")).methods.initialize, 2);
+    await hub.closeAll();
   });
 });
 
