@@ -295,9 +295,12 @@ export interface ToolReport {
 /** What a conversion changed and what problems remain. Validation results are data, never thrown. */
 export interface Report {
   provider: Provider;
-  /** One entry per input tool, in input order. */
+  /**
+   * One entry per tool that could be read, in input order. A tool that could not (not an object, no name,
+   * past a limit) has none: it is a `tool/invalid` problem in `problems`, whose `path` is its index (`"/1"`).
+   */
   tools: ToolReport[];
-  /** Problems about the whole set (tool counts, duplicates). */
+  /** Problems about the whole set (tool counts, duplicates, tools that could not be read). */
   problems: Diagnostic[];
 }
 

@@ -60,6 +60,7 @@ for dir in pkg/node pkg/web; do
 done
 
 cp -R pkg-template/. pkg/
+cp LICENSE-MIT LICENSE-APACHE pkg/
 # One hand-written declaration file serves both module systems: package.json says "type": "module", so
 # index.d.ts describes the ESM entries and this copy (.d.cts) the CommonJS one.
 cp pkg/index.d.ts pkg/index.d.cts

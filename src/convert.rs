@@ -409,7 +409,7 @@ fn provider_name(name_map: &NameMap, i: usize) -> &str {
 // does not run: a function is compiled when it is first called (see bench/README.md, "Cold start").
 #[inline(never)]
 fn tool_report(tool: &Head, server: Option<String>, name: &str, name_diags: &[Diagnostic]) -> ToolReport {
-    let mut tr = ToolReport { tool: tool.name.clone().into_owned(), server, name: name.to_owned(), ..ToolReport::default() };
+    let mut tr = ToolReport { tool: tool.name.clone().into_owned(), server, name: name.to_owned(), changes: tool.left_out.clone(), ..ToolReport::default() };
     if name != tool.name {
         let rule = if name_diags.iter().any(|d| d.message.contains(&format!("named \"{name}\""))) {
             "names/collision"
@@ -435,12 +435,25 @@ pub(crate) struct Head<'a> {
     pub server_name: Option<Cow<'a, str>>,
     /// `Value::Null` when absent or passed through.
     pub input_schema: Value,
+    /// What of the tool is not sent: a `title` or `description` that is not text (the
+    /// pass-through path leaves such a tool to the general one).
+    pub left_out: Vec<Diagnostic>,
 }
 
 impl Head<'_> {
     fn of_tool(t: Tool) -> Head<'static> {
-        let Tool { name, title, description, input_schema, server_name, .. } = t;
-        Head { name: name.into(), title: title.map(Cow::Owned), description: description.map(Cow::Owned), server_name: server_name.map(Cow::Owned), input_schema }
+        let Tool { name, title, description, input_schema, server_name, extra, .. } = t;
+        // `Tool::from_value` leaves a field that is not a string in `extra`.
+        let left_out = ["title", "description"]
+            .into_iter()
+            .filter_map(|k| extra.get(k).map(|v| (k, v)))
+            .map(|(k, v)| Diagnostic {
+                path: String::new(),
+                rule: "tool/not-text",
+                message: format!("the tool's {k} is not a string ({}): not sent", json_type(v)),
+            })
+            .collect();
+        Head { name: name.into(), title: title.map(Cow::Owned), description: description.map(Cow::Owned), server_name: server_name.map(Cow::Owned), input_schema, left_out }
     }
 
     pub(crate) fn description_text(&self) -> &str {
@@ -827,6 +840,26 @@ pub(crate) fn write_name_and_description(out: &mut Vec<u8>, name: &str, descript
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A title or description that is not text is not sent, and the report says so; a tool
+    /// that cannot be read is a set problem at its index.
+    #[test]
+    fn what_is_not_sent_of_a_tool_is_reported() {
+        let json = r#"[{"name":"a","description":42,"title":{"t":1},"inputSchema":{"type":"object"}},{"name":""},{"name":"c","description":null,"inputSchema":{"type":"object"}}]"#;
+        let report = check_json(json, Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        assert_eq!(report.tools.iter().map(|t| t.tool.as_str()).collect::<Vec<_>>(), ["a", "c"]);
+        let rules: Vec<(&str, &str)> = report.tools[0].changes.iter().map(|d| (d.rule, d.message.as_str())).collect();
+        assert_eq!(
+            rules,
+            [("tool/not-text", "the tool's title is not a string (object): not sent"), ("tool/not-text", "the tool's description is not a string (number): not sent")]
+        );
+        assert!(report.tools[1].changes.is_empty(), "a null description is no description");
+        assert_eq!((report.problems[0].rule, report.problems[0].path.as_str()), ("tool/invalid", "/1"));
+        // The tools themselves: the pass-through path leaves such a tool to the general one.
+        let out: Value = serde_json::from_str(&convert_json(r#"[{"name":"a","description":42,"inputSchema":{"type":"object"}}]"#, Provider::OpenAi, &ConvertOptions::default()).unwrap()).unwrap();
+        assert_eq!(out[0]["function"]["description"], Value::Null);
+        assert_eq!(out[0]["function"]["name"], "a");
+    }
 
     /// Options read from JSON text through the tree are those read from its `Value`, and so
     /// are the errors, code and message.

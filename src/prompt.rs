@@ -92,9 +92,11 @@ pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &Na
             list.push_str(d);
             list.push('\n');
         }
-        let props = tool.input_schema.get("properties").and_then(Value::as_object);
-        let required: Vec<&str> = tool
-            .input_schema
+        // The root as conversion sees it (an object-like root typed, a root `$ref` resolved, a
+        // root that is not an object wrapped as `input`): the parameters the name map maps back.
+        let (schema, _) = crate::schema::process_json_schema(&tool.input_schema, &mut crate::schema::Cx::new(crate::schema::Limits::default()));
+        let props = schema.get("properties").and_then(Value::as_object);
+        let required: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
@@ -146,6 +148,26 @@ mod tests {
         assert!(p.starts_with("You can use the following tools."));
         assert!(p.contains("## mcp__docs__search\nFind documents\nParameters:\n- q (string, required): Query\n- limit (integer, optional)\n- mode (enum, optional) [\"fast\", \"deep\"]"));
         assert!(p.contains("<tool_call>"));
+    }
+
+    #[test]
+    fn parameters_are_those_of_the_root_as_converted() {
+        let tools: Vec<Tool> = [
+            json!({"name":"s","inputSchema":{"type":"string","description":"Text"}}),
+            json!({"name":"r","inputSchema":{"$ref":"#/$defs/A","$defs":{"A":{"properties":{"x":{"type":"integer"}},"required":["x"]}}}}),
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| Tool::from_value(v, i).unwrap())
+        .collect();
+        let p = tools_system_prompt(&tools, &[None, None], &NamingOptions::default(), NameRule::Strict, &PromptOptions::default());
+        assert!(p.contains("## s
+Parameters:
+- input (string, required): Text
+"), "{p}");
+        assert!(p.contains("## r
+Parameters:
+- x (integer, required)"), "{p}");
     }
 
     #[test]

@@ -831,7 +831,7 @@ pub(crate) fn prepare_with<'a>(
         let mut size = JsonSize { nodes: 1, depth: 1, longest_string: 0 };
         let (mut refs, mut unique) = (false, true);
         let mut schema = None;
-        let mut head = Head { name: Cow::Borrowed(""), title: None, description: None, server_name: None, input_schema: Value::Null };
+        let mut head = Head { name: Cow::Borrowed(""), title: None, description: None, server_name: None, input_schema: Value::Null, left_out: Vec::new() };
         for (k, v) in entries.iter() {
             if *k == "inputSchema" {
                 match measure {
@@ -863,6 +863,8 @@ pub(crate) fn prepare_with<'a>(
                 ("title", Node::Str(s)) => head.title = Some(text(s)),
                 ("description", Node::Str(s)) => head.description = Some(text(s)),
                 ("serverName", Node::Str(s)) => head.server_name = Some(text(s)),
+                // Reported by the general path (`Head::left_out`).
+                ("title" | "description", v) if !matches!(v, Node::Null) => return None,
                 _ => {}
             }
         }
@@ -1687,7 +1689,9 @@ mod tests {
             (r#"{"name":"t","description":"d","title":"T"}"#, true),
             (r#"{"name":"t","description":"  ","title":"T"}"#, true),
             (r#"{"name":"t","description":null,"title":"T","serverName":"s"}"#, true),
-            (r#"{"name":"t","title":7,"serverName":["s"],"annotations":{"readOnlyHint":true},"outputSchema":{"type":"object"},"_meta":{"k":1},"icons":[]}"#, true),
+            (r#"{"name":"t","serverName":["s"],"annotations":{"readOnlyHint":true},"outputSchema":{"type":"object"},"_meta":{"k":1},"icons":[]}"#, true),
+            // A title that is not text is reported (`tool/not-text`), by the general path.
+            (r#"{"name":"t","title":7,"serverName":["s"]}"#, false),
             (r#"{"name":"t\u00e9","description":"line\nbreak \ud83d\ude00"}"#, true),
             (r#"{"name":"t","name":"u"}"#, false),
             (r#"{"name":"t","description":"a","description":"b"}"#, false),
