@@ -1098,6 +1098,11 @@ export interface McpHubListOptions {
   selectedServers?: string[];
   /** `false`: tools are off, the result is empty. */
   enabled?: boolean;
+  /**
+   * How long each server may take, its connection included (default 30 000, or the server's shorter
+   * `timeoutMs`): one that takes longer is a `TIMEOUT` in `errors`, and the others' tools do not wait for it.
+   */
+  timeoutMs?: number;
 }
 
 /** Several MCP servers behind one set of provider tools. */
@@ -1115,7 +1120,7 @@ export class McpHub {
   }>;
   /**
    * Provider-ready tools with collision-proof names; the name map is kept for `callTool`. Lists every
-   * server first when `listTools()` has not run, and lists again, before converting, each server that has
+   * server first when `listTools()` has not run (as `listTools()` does: 30 s each at most), and lists again, before converting, each server that has
    * sent `notifications/tools/list_changed` since its last listing (in a call's stream, or on `listen()`'s)
    * or whose listing's `ttlMs` has passed ({@link McpClient.toolsStale}: a 2026-07-28 server's hint; the SDKs
    * send `0` unless told more, and such a server is asked before every conversion), each within 10 s all in, a

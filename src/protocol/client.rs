@@ -17,7 +17,9 @@
 //!   resumed stream does not act again on an event whose id was dealt with already, on any
 //!   stream of the session (a server may replay from before that id, or other streams' events).
 //! * A 404 on a request that carried a session id means the session expired: re-initialize
-//!   once, however many requests met it (the others wait for the new session), and retry.
+//!   once, however many requests met it (the others wait for the new session), and retry. So
+//!   does a 400 whose body names the session (`No valid session ID provided`: servers after the
+//!   SDK's examples, server-everything among them, say it so).
 //! * The standalone stream (a GET held open for what belongs to no request) is opt-in:
 //!   [`Client::listen`] reads it, and reopens it, until the client is closed.
 //! * Per-request timeouts (default 120 s), the optional idle timeout of a response stream and
@@ -190,8 +192,8 @@ struct State {
 /// What one exchange ended with, before mapping to the caller's error.
 enum Failure {
     Error(Error),
-    /// 404 on a request that carried a session id.
-    SessionExpired,
+    /// 404 on a request that carried a session id, or 400 naming the session (the status).
+    SessionExpired(u16),
 }
 
 impl From<Error> for Failure {
@@ -930,11 +932,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 Err(mut e) if e.details.as_ref().is_some_and(|d| d.contains_key("sessionExpired")) => {
                     if retried && e.code == ErrorCode::NotConnected {
+                        let status = e.details.as_ref().and_then(|d| d.get("status")).cloned().unwrap_or(Value::Null);
                         return Err(Error::new(
                             ErrorCode::HttpStatus,
-                            format!("{method}: HTTP 404: the session expired again right after re-initializing"),
+                            format!("{method}: HTTP {status}: the session expired again right after re-initializing"),
                         )
-                        .with_detail("status", 404));
+                        .with_detail("status", status));
                     }
                     if retried {
                         // A refusal of the version again: the server's own answer.
@@ -947,7 +950,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     if paged {
                         return Err(Error::new(
                             ErrorCode::SessionExpired,
-                            format!("{method}: the session expired (HTTP 404) and was renewed; the request carried a cursor of the old session, so it was not sent again: list from the first page"),
+                            format!("{method}: the session expired and was renewed; the request carried a cursor of the old session, so it was not sent again: list from the first page"),
                         ));
                     }
                 }
@@ -1084,7 +1087,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Either::Left((r, _)) => {
                     return r.map_err(|f| match f {
                         Failure::Error(e) => e,
-                        Failure::SessionExpired => Error::new(ErrorCode::NotConnected, "the session expired (HTTP 404)").with_detail("sessionExpired", true),
+                        Failure::SessionExpired(status) => Error::new(ErrorCode::NotConnected, format!("the session expired (HTTP {status})"))
+                            .with_detail("sessionExpired", true)
+                            .with_detail("status", status),
                     })
                 }
                 Either::Right((Either::Left((message, _)), _)) => Error::new(ErrorCode::Timeout, message).with_detail("timeoutMs", timeout),
@@ -1177,10 +1182,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         let status = resp.status;
         if status == 404 && sent_session {
-            return Err(Failure::SessionExpired);
+            return Err(Failure::SessionExpired(404));
         }
         if !(200..300).contains(&status) {
             let e = self.status_error(resp, method).await;
+            // Servers built on the SDK's examples, server-everything among them, answer a session
+            // they no longer know with 400 ("No valid session ID provided") before their
+            // transport could say 404: a 400 that names the session sent is its end too.
+            if status == 400 && sent_session && names_session(&e) {
+                return Err(Failure::SessionExpired(400));
+            }
             // A server that speaks only 2026-07-28 now (redeployed) refuses the session's version:
             // with the auto era, a new handshake finds that out, as for an expired session.
             if self.opts.era == Era::Auto && !self.is_modern() && method != "initialize" && e.code == ErrorCode::UnsupportedProtocolVersion && names_modern(&e) {
@@ -2196,6 +2207,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let delete = async {
             match self.transport.send(req).await {
                 Ok(r) if (200..300).contains(&r.status) || r.status == 405 || r.status == 404 => Ok(()),
+                // The session already ended, said with 400 (see `exchange`).
+                Ok(r) if r.status == 400 => match self.status_error(r, "close").await {
+                    e if names_session(&e) => Ok(()),
+                    e => Err(e),
+                },
                 Ok(r) => Err(self.status_error(r, "close").await),
                 Err(e) => Err(transport_error(e, "close")),
             }
@@ -2207,6 +2223,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("close: the server did not answer DELETE in {CLOSE_GRACE_MS} ms; abandoned"))),
         }
     }
+}
+
+/// Whether an HTTP error's body names the session (`No valid session ID provided`, `Session
+/// not found`, `Invalid or missing session ID`): sent with one, the server no longer knows it.
+fn names_session(e: &Error) -> bool {
+    let body = e.details.as_ref().and_then(|d| d.get("bodyPreview")).and_then(Value::as_str).unwrap_or("");
+    body.to_ascii_lowercase().contains("session")
 }
 
 /// The progress handlers of calls that run as tasks, by token.

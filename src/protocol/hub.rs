@@ -133,6 +133,11 @@ const REFRESH_BACKOFF_MS: (u64, u64) = (5_000, 60_000);
 /// How long a refresh may take for one server, all in (at most: the server's own timeout when
 /// it is shorter).
 const REFRESH_TIMEOUT_MS: u64 = 10_000;
+/// How long a listing ([`Hub::list_tools`]) may take for one server, its connection included,
+/// unless the call says otherwise (at most: the server's own timeout when it is shorter): one
+/// server that accepts the connection and never answers would otherwise hold up every other
+/// server's tools for the whole request timeout (two minutes by default).
+pub const LIST_TIMEOUT_MS: u64 = 30_000;
 
 impl<T: Transport, C: Clock> Hub<T, C> {
     /// A hub over named clients.
@@ -161,9 +166,10 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         self.servers.iter().find(|(n, _)| n == name).map(|(_, c)| c.clone())
     }
 
-    /// Lists the tools of the selected servers (connecting those not yet connected). Each tool
-    /// gets `serverName`.
-    pub async fn list_tools(&self, selection: &Selection) -> (Vec<Value>, Vec<ServerError>) {
+    /// Lists the tools of the selected servers (connecting those not yet connected), each within
+    /// `timeout_ms` all in (default [`LIST_TIMEOUT_MS`]; a server slower than that is a
+    /// `TIMEOUT` in the errors). Each tool gets `serverName`.
+    pub async fn list_tools(&self, selection: &Selection, timeout_ms: Option<u64>) -> (Vec<Value>, Vec<ServerError>) {
         let chosen: Vec<&(String, Rc<Client<T, C>>)> = match selection {
             Selection::Disabled => Vec::new(),
             Selection::Auto => self.servers.iter().collect(),
@@ -180,7 +186,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         let listing = self.next_listing();
         // Asked for: whatever a refresh found, these are asked now.
         self.backoff.borrow_mut().retain(|b| !chosen.iter().any(|(n, _)| *n == b.server));
-        let results = join_all(chosen.iter().map(|(_, client)| Self::list_one(client))).await;
+        let bound = timeout_ms.unwrap_or(LIST_TIMEOUT_MS);
+        let results = join_all(chosen.iter().map(|(_, client)| self.list_within(client, bound, "connecting and listing the tools"))).await;
         let mut listed = Vec::new();
         {
             let mut before = self.listed.borrow_mut();
@@ -225,10 +232,21 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         n
     }
 
-    /// Connects a server if it is not connected, then lists its tools.
-    async fn list_one(client: &Client<T, C>) -> Result<Vec<Value>> {
-        client.ensure_connected().await?;
-        client.list_tools().await
+    /// Connects a server if it is not connected, then lists its tools, all within `bound` (or
+    /// the server's shorter timeout): a listing that is dropped drops its exchanges, and a
+    /// handshake that is dropped lets those waiting for it go on.
+    async fn list_within(&self, client: &Client<T, C>, bound: u64, what: &str) -> Result<Vec<Value>> {
+        let bound = client.options().timeout_ms.min(bound);
+        let list = async {
+            client.ensure_connected().await?;
+            client.list_tools().await
+        };
+        let sleep = self.clock.sleep(bound);
+        pin_mut!(list, sleep);
+        match select(list, sleep).await {
+            Either::Left((r, _)) => r,
+            Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("{what} took more than {bound} ms")).with_detail("timeoutMs", bound)),
+        }
     }
 
     /// Brings the listing up to date: lists every server when none were listed; otherwise lists
@@ -244,7 +262,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// answers only after a timeout, would otherwise hold up every turn.
     pub async fn refresh(&self) {
         if !self.listed_once.get() {
-            self.list_tools(&Selection::Auto).await;
+            self.list_tools(&Selection::Auto, None).await;
             return;
         }
         let now = self.clock.now_ms();
@@ -263,18 +281,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         let _refreshing = Refreshing::new(&self.refreshing, changed.iter().map(|(s, _)| s.clone()).collect());
         let listing = self.next_listing();
         // Each server's whole refresh (a reconnection or a session renewal included) within the
-        // bound: a refresh that is dropped drops its exchanges, and a handshake that is dropped
-        // lets those waiting for it go on.
-        let results = join_all(changed.iter().map(|(_, client)| async move {
-            let bound = client.options().timeout_ms.min(REFRESH_TIMEOUT_MS);
-            let (list, sleep) = (Self::list_one(client), self.clock.sleep(bound));
-            pin_mut!(list, sleep);
-            match select(list, sleep).await {
-                Either::Left((r, _)) => r,
-                Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("listing the tools again took more than {bound} ms"))),
-            }
-        }))
-        .await;
+        // bound.
+        let results = join_all(changed.iter().map(|(_, client)| self.list_within(client, REFRESH_TIMEOUT_MS, "listing the tools again"))).await;
         let (mut listed, mut backoff) = (self.listed.borrow_mut(), self.backoff.borrow_mut());
         let now = self.clock.now_ms();
         for ((server, _), r) in changed.iter().zip(results) {

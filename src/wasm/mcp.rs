@@ -612,16 +612,17 @@ impl JsMcpHub {
         Ok(Self { inner: Rc::new(Hub::new(list, JsClock, policy, confirm)) })
     }
 
-    /// `{mode?: "auto" | "manual", selectedServers?, enabled?}` → `{tools, errors, dropped}`; a
-    /// failing server's error is in `errors` (`{server, error}`), the others' tools are listed;
+    /// `{mode?: "auto" | "manual", selectedServers?, enabled?, timeoutMs?}` → `{tools, errors,
+    /// dropped}`; a failing server's error is in `errors` (`{server, error}`), the others' tools
+    /// are listed, each server within `timeoutMs` all in (default 30 s);
     /// `dropped`: the tools a 2026-07-28 server's listing left out (`{server, name, reason}`).
     #[wasm_bindgen(js_name = listTools)]
     pub fn list_tools(&self, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let selection = selection(&options);
         promise(Box::pin(async move {
-            let selection = selection?;
-            let (tools, errors) = hub.list_tools(&selection).await;
+            let (selection, timeout) = selection?;
+            let (tools, errors) = hub.list_tools(&selection, timeout).await;
             let out = Object::new();
             let _ = Reflect::set(&out, &"tools".into(), &to_js(&Value::Array(tools))?);
             let _ = Reflect::set(&out, &"errors".into(), &server_errors(errors));
@@ -754,12 +755,17 @@ fn server_errors(errors: Vec<crate::protocol::hub::ServerError>) -> js_sys::Arra
     out
 }
 
-fn selection(options: &JsValue) -> Result<Selection, Error> {
+/// `listTools` options: the servers, and the bound on each one's listing.
+fn selection(options: &JsValue) -> Result<(Selection, Option<u64>), Error> {
     let data = from_js(options, "options")?;
+    let timeout = match data.get("timeoutMs") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_u64().filter(|n| *n > 0).ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "options.timeoutMs must be a positive integer"))?),
+    };
     if data.get("enabled") == Some(&Value::Bool(false)) {
-        return Ok(Selection::Disabled);
+        return Ok((Selection::Disabled, timeout));
     }
-    match data.get("mode").and_then(Value::as_str) {
+    let selection = match data.get("mode").and_then(Value::as_str) {
         None | Some("auto") => Ok(Selection::Auto),
         Some("manual") => {
             let names = match data.get("selectedServers") {
@@ -770,5 +776,6 @@ fn selection(options: &JsValue) -> Result<Selection, Error> {
             Ok(Selection::Manual(names))
         }
         Some(other) => Err(Error::new(ErrorCode::InvalidOptions, format!("options.mode must be \"auto\" or \"manual\", got \"{other}\""))),
-    }
+    }?;
+    Ok((selection, timeout))
 }

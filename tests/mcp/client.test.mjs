@@ -375,6 +375,38 @@ describe("session expiry", () => {
     await client.close();
   });
 
+  test("expire ?v=400: a 400 that names the session sent is its end too: renewed once, retried; DELETE of it is fine", async () => {
+    const { client, stats } = fresh("expire", {}, "?v=400");
+    await client.connect();
+    const first = client.sessionId;
+    assert.equal((await client.listTools()).length, NORMAL_TOOLS.length);
+    const st = await stats();
+    assert.deepEqual(st.toolsList.map((x) => x.status), [400, 200]);
+    assert.equal(st.methods.initialize, 2, "exactly one re-initialize");
+    assert.notEqual(client.sessionId, first);
+    assert.deepEqual(st.violations, []);
+    // Closing a session the server already dropped: its 400 is no failure (nor a CORS hint).
+    const again = fresh("expire", {}, "?v=400");
+    await again.client.connect();
+    const gone = await fetch(again.url, { method: "DELETE", headers: { "mcp-session-id": again.client.sessionId } });
+    assert.equal(gone.status, 200);
+    await again.client.close();
+    const deletes = (await again.stats()).deletes;
+    assert.equal(deletes.length, 2);
+    assert.equal(deletes[1].status, 400, "the client's DELETE met the 400, and close() resolved");
+    await client.close();
+  });
+
+  test("expire-always ?v=400: a second 400 is an error, not a loop (one re-initialize only)", async () => {
+    const { client, stats } = fresh("expire-always", {}, "?v=400");
+    await client.connect();
+    const err = await rejectsWith(within(10_000, client.listTools(), "listTools"), "HTTP_STATUS");
+    assert.equal(err.status, 400);
+    assert.match(err.message, /the session expired again right after re-initializing/);
+    assert.equal((await stats()).methods.initialize, 2);
+    await client.close();
+  });
+
   test("expire-always: a second 404 is an error, not a loop (one re-initialize only)", async () => {
     const { client, stats } = fresh("expire-always");
     await client.connect();

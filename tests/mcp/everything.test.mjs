@@ -170,6 +170,18 @@ describe("server-everything", () => {
     await client.close();
   });
 
+  test("a session the server dropped (it answers 400 'No valid session ID'): renewed once, the calls go on", async () => {
+    const client = await connected();
+    const first = client.sessionId;
+    // What a restart of the server does to the client: the session is gone.
+    const gone = await fetch(ev.url, { method: "DELETE", headers: { "mcp-session-id": first } });
+    assert.equal(gone.status, 200);
+    const [a, b] = await within(15_000, Promise.all([client.callTool("echo", { message: "a" }), client.callTool("echo", { message: "b" })]), "calls");
+    assert.deepEqual([a.content[0].text, b.content[0].text], ["Echo: a", "Echo: b"]);
+    assert.ok(client.sessionId && client.sessionId !== first, "a new session");
+    await client.close();
+  });
+
   test("echo", async () => {
     const client = await connected();
     const r = await client.callTool("echo", { message: "héllo 🌍" });

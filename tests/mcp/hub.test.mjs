@@ -306,6 +306,24 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("listTools: a server that takes the connection and never answers is a TIMEOUT after timeoutMs; the others do not wait", async () => {
+    const { createServer } = await import("node:net");
+    const sockets = [];
+    const hole = createServer((socket) => sockets.push(socket));
+    await new Promise((resolve) => hole.listen(0, "127.0.0.1", resolve));
+    const e = endpoints({ alpha: "normal" });
+    const hub = new McpHub({ ...e.servers, hole: { url: `http://127.0.0.1:${hole.address().port}/mcp` } });
+    await rejectsWith(hub.listTools({ timeoutMs: "soon" }), "INVALID_OPTIONS");
+    const started = Date.now();
+    const { tools, errors } = await within(10_000, hub.listTools({ timeoutMs: 500 }), "listTools");
+    assert.ok(Date.now() - started < 5_000, `${Date.now() - started} ms`);
+    assert.equal(tools.length, NORMAL_TOOLS.length);
+    assert.deepEqual(errors.map((x) => [x.server, x.error.code, x.error.timeoutMs]), [["hole", "TIMEOUT", 500]]);
+    await hub.closeAll();
+    for (const socket of sockets) socket.destroy();
+    hole.close();
+  });
+
   test("arguments: a non-object is INVALID_ARGUMENTS; a tool whose input schema is not an object is not called", async () => {
     const e = endpoints({ alpha: "normal" });
     const hub = new McpHub({ alpha: { url: `${e.servers.alpha.url}?v=string-root` } });

@@ -33,6 +33,8 @@
 //   repeat-cursor   every page returns nextCursor "again" (page 1 and page 2 differ; bounded like endless)
 //   expire          the first tools/list on this endpoint answers 404 "Session not found" and drops the session
 //   expire-always   every tools/list answers 404 and drops the session (a client must not loop)
+//                   (with `?v=400`, in these and wherever a session is unknown: 400 -32000 "Bad Request: No valid
+//                   session ID provided", as server-everything and servers after the SDK's examples answer)
 //   hang            tools/call answers 200 + SSE headers and then nothing (bounded: the server closes it after
 //                   MISBEHAVING_BOUND_MS, default 30 s); stats record notifications/cancelled and whether the
 //                   client closed the socket
@@ -464,6 +466,12 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
     });
   }
 
+  /** A session the server does not know: 404, as the spec says; `?v=400`: 400, as server-everything says. */
+  function sessionGone(ctx) {
+    if (ctx.variant === "400") return sendJson(ctx.res, 400, rpcError(null, -32000, "Bad Request: No valid session ID provided"));
+    return sendJson(ctx.res, 404, rpcError(null, -32001, "Session not found"));
+  }
+
   // ---- session checks shared by POST/GET/DELETE (not initialize) --------------------------------------
   /** Returns the session, or null after answering the request with an error. */
   function requireSession(ctx, msg) {
@@ -483,7 +491,7 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
     const session = sessions.get(sid);
     if (!session || session.key !== key) {
       if (!dropped.has(sid)) push(stats.violations, `${req.method} ${msg?.method ?? ""}: unknown session id ${sid.slice(0, 60)}`);
-      sendJson(res, 404, rpcError(null, -32001, "Session not found"));
+      sessionGone(ctx);
       return null;
     }
     if (!checkVersionHeader(ctx, session, msg)) return null;
@@ -701,10 +709,10 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
       const ks = keyState(key);
       if (scenario === "expire-always" || !ks.expired) {
         ks.expired = true;
-        record.status = 404;
+        record.status = ctx.variant === "400" ? 400 : 404;
         stats.counters.expired = (stats.counters.expired ?? 0) + 1;
         dropSession(session);
-        return sendJson(res, 404, rpcError(null, -32001, "Session not found"));
+        return sessionGone(ctx);
       }
     }
     if (scenario === "bad-content-type") {

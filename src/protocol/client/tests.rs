@@ -2755,7 +2755,7 @@ fn a_hub_refresh_is_bounded_and_waits_after_a_failure() {
     let h = harness_with(vec![discover_reply(), tools(), Reply::Hang, Reply::Hang, tools()], modern(), 10_000);
     let (now, slept) = (h.now.clone(), h.slept.clone());
     let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
-    let (listed, errors) = block_on(hub.list_tools(&Selection::Auto));
+    let (listed, errors) = block_on(hub.list_tools(&Selection::Auto, None));
     assert!(errors.is_empty() && listed.len() == 1);
     let requests = || h.log.borrow().requests.len();
     let convert = || block_on(hub.tools_refreshed(Provider::OpenAi, &ConvertOptions::default())).unwrap();
@@ -2782,6 +2782,25 @@ fn a_hub_refresh_is_bounded_and_waits_after_a_failure() {
     assert!(h.log.borrow().requests[2..].iter().all(|r| body(r)["method"] == "tools/list"));
 }
 
+/// A server that takes the connection and never answers: the hub's listing gives it up after
+/// 30 s (or the call's `timeout_ms`), not the client's 120 s, and says so in its errors.
+#[test]
+fn a_hub_listing_is_bounded_per_server() {
+    for (timeout, waited) in [(None, 30_000), (Some(5_000), 5_000)] {
+        // Sleeps up to 30 s end at once (moving `now`); the client's 120 s would never end.
+        let h = harness_with(vec![Reply::Hang], legacy(), 30_000);
+        let now = h.now.clone();
+        let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
+        let before = now.get();
+        let (tools, errors) = block_on(hub.list_tools(&Selection::Auto, timeout));
+        assert!(tools.is_empty());
+        assert_eq!(now.get() - before, waited);
+        let e = &errors[0].error;
+        assert_eq!((e.code, errors[0].server.as_str()), (ErrorCode::Timeout, "s"));
+        assert_eq!(e.message, format!("connecting and listing the tools took more than {waited} ms"));
+    }
+}
+
 /// A 2025 listing (request 1) whose stream also announces a change: `tools_changed` stays set.
 const LISTED_WITH_A_CHANGE: &str = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":\"a\",\"inputSchema\":{\"type\":\"object\"}}]}}\n\n";
 
@@ -2797,7 +2816,7 @@ fn a_hub_refresh_that_renews_the_session_is_bounded_too() {
     );
     let now = h.now.clone();
     let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
-    let (tools, errors) = block_on(hub.list_tools(&Selection::Auto));
+    let (tools, errors) = block_on(hub.list_tools(&Selection::Auto, None));
     assert!(errors.is_empty() && tools.len() == 1, "{errors:?}");
     assert!(hub.client("s").unwrap().tools_changed());
     let before = now.get();
@@ -2817,7 +2836,7 @@ fn a_hub_refresh_that_reconnects_is_bounded_too() {
     );
     let now = h.now.clone();
     let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
-    block_on(hub.list_tools(&Selection::Auto));
+    block_on(hub.list_tools(&Selection::Auto, None));
     // The renewal fails at once (network): disconnected, backoff 5 s.
     block_on(hub.tools_refreshed(Provider::OpenAi, &ConvertOptions::default())).unwrap();
     assert!(!hub.client("s").unwrap().is_connected());
@@ -2836,7 +2855,7 @@ fn concurrent_hub_refreshes_list_a_server_once() {
     let h = harness_with(vec![discover_reply(), tools(), Reply::Later(2, Box::new(Reply::NetworkError)), Reply::Later(2, Box::new(Reply::NetworkError)), tools()], modern(), 1_000);
     let now = h.now.clone();
     let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
-    block_on(hub.list_tools(&Selection::Auto));
+    block_on(hub.list_tools(&Selection::Auto, None));
     let opts = ConvertOptions::default();
     let (a, b) = block_on(async { futures_util::join!(hub.tools_refreshed(Provider::OpenAi, &opts), hub.tools_refreshed(Provider::OpenAi, &opts)) });
     assert_eq!(a.unwrap(), b.unwrap(), "both convert the kept tools");
