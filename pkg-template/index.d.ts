@@ -984,7 +984,8 @@ export class McpClient {
    * session it opened is ended (DELETE). A server of the 2026-07-28 revision, which has no handshake, is asked
    * `server/discover` instead (`era`), and one that refuses the version with the versions it supports
    * is `UNSUPPORTED_PROTOCOL_VERSION` (`supported`). Connecting a client that has a session ends it first
-   * (DELETE, at most 3 s).
+   * (DELETE, at most 3 s); a `connect()` while a handshake is under way (a second `connect()`, a session
+   * renewal) shares it, so no session is left open on the server.
    */
   connect(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /**

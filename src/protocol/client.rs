@@ -481,10 +481,22 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// caller's cancellation (which sends no `notifications/cancelled`:
     /// `initialize` is never cancelled that way). A client that has a session already ends it
     /// first (DELETE, best effort, at most 3 s), so that reconnecting leaves no session open on
-    /// the server.
+    /// the server. One that comes while a handshake is under way (a second `connect()`, as a
+    /// UI framework that runs effects twice makes, or a session renewal) shares it: two
+    /// handshakes at once would leave the first one's session open on the server.
     pub async fn connect_with(&self, opts: &mut CallOptions) -> Result<()> {
         if self.state.borrow().closed {
             self.state.borrow_mut().closed = false;
+        }
+        if self.reinitializing.get() {
+            let ended = self.reinitialized.generation.get();
+            self.await_renewal("initialize", opts).await?;
+            if self.is_connected() {
+                return Ok(());
+            }
+            if self.reinitialized.generation.get() != ended {
+                return Err(Error::new(ErrorCode::NotConnected, "the handshake under way when connect() came failed"));
+            }
         }
         let _ = self.end_session().await;
         // Marked as under way: a request made meanwhile (a 2026-07-28 call's next round too)

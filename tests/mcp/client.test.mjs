@@ -665,6 +665,16 @@ describe("errors", () => {
     await client.close();
   });
 
+  test("two connect() at once (a UI framework running an effect twice) share one handshake: no session left open", async () => {
+    const { client, stats } = fresh("normal");
+    await within(10_000, Promise.all([client.connect(), client.connect()]), "both connects");
+    const st = await stats();
+    assert.equal(st.initialize.length, 1);
+    assert.deepEqual(st.sessions, [client.sessionId]);
+    await client.close();
+    assert.deepEqual((await stats()).deletes.map((d) => d.sessionId), [st.sessions[0]], "the one session is ended");
+  });
+
   test("a server that declares prompts only: tools and resources are not asked for, prompts are", async () => {
     const { client, stats } = fresh("no-tools");
     await client.connect();
