@@ -1043,6 +1043,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         opts: &mut CallOptions,
     ) -> Result<(Value, Option<String>)> {
         let CallOptions { timeout_ms, on_progress, cancel, reset_timeout_on_progress, max_total_timeout_ms } = opts;
+        // Cancelled already (an aborted signal given): not sent, so there is nothing to tell the
+        // server either. (A cancellation that is ready is not polled again: the call ends here.)
+        if cancel.as_mut().is_some_and(|c| futures_util::FutureExt::now_or_never(c.as_mut()).is_some()) {
+            return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted before it was sent")));
+        }
         let timeout = timeout_ms.unwrap_or(self.opts.timeout_ms);
         // Progress for this call, told to the timeout below.
         let progressed = CloseSignal::default();

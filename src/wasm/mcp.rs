@@ -320,13 +320,18 @@ fn thrown_message(e: &JsValue) -> String {
     get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "the client's onRequest failed".into())
 }
 
-/// Resolves when the AbortSignal fires (at once if it already has).
-fn signal_future(signal: &JsValue) -> Option<CancelFuture> {
+/// Resolves when the AbortSignal fires (at once if it already has); what is not one (no
+/// `aborted` flag, no `addEventListener`) is `INVALID_OPTIONS`, not a signal that never fires.
+fn signal_future(signal: &JsValue) -> Result<Option<CancelFuture>, Error> {
     if signal.is_undefined() || signal.is_null() {
-        return None;
+        return Ok(None);
     }
-    if get(signal, "aborted").as_bool() == Some(true) {
-        return Some(Box::pin(async {}));
+    let aborted = get(signal, "aborted").as_bool();
+    if aborted.is_none() || !get(signal, "addEventListener").is_function() {
+        return Err(Error::new(ErrorCode::InvalidOptions, "options.signal must be an AbortSignal"));
+    }
+    if aborted == Some(true) {
+        return Ok(Some(Box::pin(async {})));
     }
     let target = signal.clone();
     let promise = Promise::new(&mut |resolve, _reject| {
@@ -337,9 +342,9 @@ fn signal_future(signal: &JsValue) -> Option<CancelFuture> {
         }
     });
     let fut = to_future(promise.into());
-    Some(Box::pin(async move {
+    Ok(Some(Box::pin(async move {
         let _ = fut.await;
-    }))
+    })))
 }
 
 /// A request by name: the method, its `params` (an object, or nothing) and `callTool`'s options.
@@ -378,7 +383,7 @@ fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
             let _ = f.call1(&JsValue::UNDEFINED, &to_js(p).unwrap_or(JsValue::UNDEFINED));
         }));
     }
-    opts.cancel = signal_future(&get(options, "signal"));
+    opts.cancel = signal_future(&get(options, "signal"))?;
     Ok(opts)
 }
 

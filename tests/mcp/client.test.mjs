@@ -189,10 +189,18 @@ describe("normal", () => {
     await client.close();
   });
 
-  test("an already-aborted signal rejects ABORTED", async () => {
-    const { client } = fresh("normal");
+  test("an already-aborted signal rejects ABORTED without sending anything; a signal that is none is INVALID_OPTIONS", async () => {
+    const { client, stats } = fresh("normal");
     await client.connect();
-    await rejectsWith(client.callTool("echo", { message: "x" }, { signal: AbortSignal.abort() }), "ABORTED");
+    const e = await rejectsWith(client.callTool("echo", { message: "x" }, { signal: AbortSignal.abort() }), "ABORTED");
+    assert.equal(e.tool, "echo");
+    assert.match(e.message, /aborted before it was sent/);
+    await rejectsWith(client.request("ping", {}, { signal: AbortSignal.abort() }), "ABORTED");
+    for (const signal of [{}, { aborted: false }, "abort"]) await rejectsWith(client.callTool("echo", { message: "x" }, { signal }), "INVALID_OPTIONS");
+    const st = await stats();
+    assert.equal(st.methods["tools/call"], undefined, "no call was sent");
+    assert.equal(st.methods.ping, undefined);
+    assert.deepEqual(st.cancelled, [], "nor a cancellation of what was never sent");
     await client.close();
   });
 

@@ -1241,14 +1241,32 @@ fn a_hanging_sse_body_is_aborted_too() {
     assert_eq!(h.log.borrow().aborted, 1);
 }
 
+/// A cancellation that comes once the request is out: pending at its first poll, then ready.
+fn cancelled_later() -> Option<CancelFuture> {
+    let mut polled = false;
+    Some(Box::pin(std::future::poll_fn(move |cx| {
+        if std::mem::replace(&mut polled, true) {
+            std::task::Poll::Ready(())
+        } else {
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })))
+}
+
 #[test]
 fn caller_abort_is_aborted_not_timeout() {
     let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Hang, accepted()]);
     block_on(h.client.connect()).unwrap();
-    let mut opts = CallOptions { cancel: Some(Box::pin(async {})), ..CallOptions::default() };
+    let mut opts = CallOptions { cancel: cancelled_later(), ..CallOptions::default() };
     let e = block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap_err();
     assert_eq!(e.code, ErrorCode::Aborted);
     assert_eq!(body(&h.log.borrow().requests[3])["method"], "notifications/cancelled");
+    // Cancelled before it was sent (an aborted signal given): nothing goes out, not even the notice.
+    let mut opts = CallOptions { cancel: Some(Box::pin(async {})), ..CallOptions::default() };
+    let e = block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), (ErrorCode::Aborted, "tools/call was aborted before it was sent"));
+    assert_eq!(h.log.borrow().requests.len(), 4);
 }
 
 #[test]
@@ -1590,11 +1608,22 @@ fn a_400_about_a_session_that_never_came_names_the_cors_header() {
     let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
     assert!(!e.details.as_ref().unwrap().contains_key("missingSessionId") && !e.message.contains("Expose"), "{}", e.message);
 
-    // With a session id held, a 400 about the session is the server's own matter.
-    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(400, vec![], "Bad Request: No valid session ID provided")]);
+    // With a session id held, a 400 about the session is its end (server-everything says so
+    // for a session it dropped): renewed, and the request sent again.
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        status_reply(400, vec![], r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#),
+        init_reply_id(2, "2025-11-25", Some("s2")),
+        accepted(),
+        json_reply(json!({"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}})),
+    ]);
     block_on(h.client.connect()).unwrap();
-    let e = block_on(h.client.list_tools()).unwrap_err();
-    assert!(!e.details.as_ref().unwrap().contains_key("missingSessionId"));
+    assert_eq!(block_on(h.client.list_tools()).unwrap().len(), 1);
+    assert_eq!(h.client.session_id().as_deref(), Some("s2"));
+    let log = h.log.borrow();
+    assert_eq!((body(&log.requests[3])["method"].clone(), header(&log.requests[3], "mcp-session-id")), (json!("initialize"), None));
+    assert_eq!(header(&log.requests[5], "mcp-session-id"), Some("s2"));
 }
 
 /// Connecting again ends the session before: DELETE with its id, then a handshake without one.
@@ -1615,11 +1644,16 @@ fn connecting_again_ends_the_session_before() {
 #[test]
 fn a_cancelled_or_timed_out_handshake_sends_no_cancellation() {
     let h = harness(vec![Reply::Hang]);
-    let mut opts = CallOptions { cancel: Some(Box::pin(async {})), ..Default::default() };
+    let mut opts = CallOptions { cancel: cancelled_later(), ..Default::default() };
     let e = block_on(h.client.connect_with(&mut opts)).unwrap_err();
     assert_eq!(e.code, ErrorCode::Aborted);
     assert_eq!((h.log.borrow().requests.len(), h.log.borrow().aborted), (1, 1));
     assert!(!h.client.is_connected());
+    // Cancelled before: not even sent.
+    let h = harness(vec![Reply::Hang]);
+    let mut opts = CallOptions { cancel: Some(Box::pin(async {})), ..Default::default() };
+    assert_eq!(block_on(h.client.connect_with(&mut opts)).unwrap_err().code, ErrorCode::Aborted);
+    assert_eq!(h.log.borrow().requests.len(), 0);
 
     let h = harness(vec![Reply::Hang]);
     let mut opts = CallOptions { timeout_ms: Some(5), ..Default::default() };
