@@ -85,6 +85,21 @@ fn is_definitions(key: &str) -> bool {
     key == "$defs" || key == "definitions"
 }
 
+/// `schema::refs::is_flat` on the borrowed tree: an object with no subschema, `$ref` or
+/// definitions.
+fn is_flat(target: &Node<'_>) -> bool {
+    let Node::Obj(entries) = target else { return false };
+    entries.iter().all(|(k, v)| {
+        *k != "$ref"
+            && match (keyword(k), v) {
+                (Keyword::Map, _) if is_definitions(k) => false,
+                (Keyword::Map, Node::Obj(_)) | (Keyword::Array | Keyword::Items, Node::Arr(_)) => false,
+                (Keyword::Single | Keyword::Items, v) => !v.is_schema(),
+                _ => true,
+            }
+    })
+}
+
 #[cfg(test)]
 fn inline_expanded<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits) -> Option<Node<'s>> {
     inline_counted(root, None, arena, limits, true).map(|i| i.root)
@@ -408,7 +423,8 @@ impl<'s> State<'s> {
         };
         self.log.log.push(id);
         let seen = self.stack.iter().filter(|&&r| r == id).count();
-        let over_budget = self.nodes > self.soft_budget;
+        // `schema::refs`: a target without subschemas is inlined past the budget too.
+        let over_budget = self.nodes > self.soft_budget && !is_flat(target);
         if seen >= self.limits.max_ref_unroll || over_budget {
             if over_budget {
                 self.cut += 1;

@@ -464,7 +464,10 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
     // Logged before the decision: whether it is cut depends on the references around it.
     st.log.log.push(id);
     let seen = st.stack.iter().filter(|&&r| r == id).count();
-    let over_budget = cx.nodes() > st.soft_budget;
+    // A target with no subschema (`{type: "string", format: "date"}`, most definitions of an id
+    // or a date) costs one node, as the cut would: inlined past the budget too, where a cut
+    // would make a string an object.
+    let over_budget = cx.nodes() > st.soft_budget && !is_flat(target);
     if seen >= cx.limits.max_ref_unroll || over_budget {
         if over_budget {
             st.cut += 1;
@@ -530,6 +533,11 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
         Value::Bool(true) => Value::Object(siblings),
         other => other,
     })
+}
+
+/// Whether a reference target is a schema without subschemas, references or definitions.
+fn is_flat(target: &Value) -> bool {
+    target.as_object().is_some_and(|o| o.iter().all(|(k, v)| k != "$ref" && k != "$defs" && k != "definitions" && slot(k, v) == Slot::None))
 }
 
 /// A placeholder for the shared expansion of reference `id`, if there is one that gives here
@@ -731,6 +739,40 @@ mod tests {
         let out = inline_refs(&schema, &mut cx).unwrap();
         assert!(count_nodes(&out, 0) < 20_000, "expansion stays bounded");
         assert!(cx.changes.iter().any(|c| c.rule == "refs/expansion-cut"));
+    }
+
+    /// Past the budget, a reference to a schema without subschemas (an id, a date) is still
+    /// inlined: it costs what a cut costs, and a cut would make a string an object. Through
+    /// both paths (the Gemini conversion reads the borrowed tree, strict mode the `Value`).
+    #[test]
+    fn flat_targets_are_inlined_past_the_budget() {
+        let fields: Map<String, Value> = (0..30).map(|i| (format!("f{i}"), json!({"$ref": "#/$defs/Id"}))).collect();
+        let root: Map<String, Value> = (0..100).map(|i| (format!("o{i}"), json!({"$ref": "#/$defs/Obj"}))).collect();
+        let schema = json!({"type":"object","properties":root,"$defs":{"Id":{"type":"string","description":"an id"},"Obj":{"type":"object","properties":fields}}});
+        let mut cx = Cx::new(Limits::default());
+        let out = inline_refs(&schema, &mut cx).unwrap();
+        assert!(cx.changes.iter().any(|c| c.rule == "refs/expansion-cut"), "the budget was spent");
+        let (mut objects_cut, mut ids) = (0, 0);
+        for o in out["properties"].as_object().unwrap().values() {
+            match o["properties"].as_object() {
+                Some(fields) => {
+                    for f in fields.values() {
+                        assert_eq!(f, &json!({"type":"string","description":"an id"}));
+                        ids += 1;
+                    }
+                }
+                None => objects_cut += 1,
+            }
+        }
+        assert!(objects_cut > 0 && ids > 0, "{objects_cut} {ids}");
+        let tools = json!([{"name": "t", "inputSchema": schema}]).to_string();
+        for (provider, strict) in [(crate::providers::Provider::Gemini, false), (crate::providers::Provider::OpenAi, true)] {
+            let mut opts = crate::convert::ConvertOptions::default();
+            opts.schema.strict = strict;
+            let text = crate::convert::convert_json(&tools, provider, &opts).unwrap();
+            assert!(!text.contains("(Structure Id"), "{provider:?}: an Id was cut");
+            assert!(text.contains("(Structure Obj"), "{provider:?}: the budget was spent");
+        }
     }
 
     #[test]
