@@ -23,7 +23,8 @@ pub struct ArgPlan {
     pub properties: PropertyPlans,
     /// Plan for array items.
     pub items: Option<Box<ArgPlan>>,
-    /// Plans for `anyOf` branches: the first that changes the value wins.
+    /// Plans for `anyOf` branches: the one that changes the value most wins (the first of
+    /// those that change it as much).
     pub any_of: Vec<ArgPlan>,
     /// Original enum values, whose string forms the provider saw.
     pub enum_values: Vec<Value>,
@@ -210,14 +211,33 @@ impl ArgPlan {
         }
     }
 
+    /// The branch whose plan changes the value most is taken to be the one it was made for: a
+    /// branch's plan touches only what that branch declares, so in a union of objects that
+    /// share some optional fields (each made nullable by strict mode), the first branch to
+    /// remove a shared `null` would leave the others' in place.
     fn any_of_apply<'p>(&'p self, value: Value, depth: usize, root: &'p ArgPlan, followed: &mut Vec<&'p str>) -> Value {
+        let mut best: Option<(usize, Value)> = None;
         for branch in &self.any_of {
+            // `followed` is shared by the branches: a reference is followed once on this value
+            // (a union of references to one another would otherwise branch without end).
             let mapped = branch.apply_at(value.clone(), depth, root, followed);
-            if mapped != value {
-                return mapped;
+            let changed = changes(&value, &mapped, 0);
+            if changed > best.as_ref().map_or(0, |(n, _)| *n) {
+                best = Some((changed, mapped));
             }
         }
-        value
+        best.map_or(value, |(_, mapped)| mapped)
+    }
+}
+
+/// How many values differ between `before` and what a plan made of it (a member removed, a
+/// value replaced), counted down to where they differ.
+fn changes(before: &Value, after: &Value, depth: usize) -> usize {
+    match (before, after) {
+        _ if depth > 128 => usize::from(before != after),
+        (Value::Object(a), Value::Object(b)) => a.iter().map(|(k, v)| b.get(k).map_or(1, |w| changes(v, w, depth + 1))).sum(),
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a.iter().zip(b).map(|(v, w)| changes(v, w, depth + 1)).sum(),
+        _ => usize::from(before != after),
     }
 }
 
@@ -320,6 +340,24 @@ mod tests {
         assert_eq!(out, json!({"base":8,"keep":null,"list":[1,"x"]}));
         let wrapped = ArgPlan { unwrap: Some("input".into()), ..ArgPlan::default() };
         assert_eq!(wrapped.apply(json!({"input":"q"})), json!("q"));
+    }
+
+    /// A union of objects sharing optional fields (strict mode made them all nullable): the
+    /// branch that accounts for most of the value maps it, not the first that touches it.
+    #[test]
+    fn the_any_of_branch_that_changes_most_maps_the_value() {
+        let a = ArgPlan { null_means_absent: vec!["m".into(), "params".into()], ..ArgPlan::default() };
+        let mut b = ArgPlan { null_means_absent: vec!["m".into(), "params".into()], ..ArgPlan::default() };
+        b.set_property("params", ArgPlan { null_means_absent: vec!["team".into()], ..ArgPlan::default() });
+        let mut sel = ArgPlan { any_of: vec![a, b], ..ArgPlan::default() };
+        let mut root = ArgPlan::default();
+        root.set_property("sel", sel.clone());
+        assert_eq!(root.apply(json!({"sel":{"op":"b","params":{"team":null},"m":null}})), json!({"sel":{"op":"b","params":{}}}));
+        // A value only the first branch touches, and ties, stay with the first branch.
+        assert_eq!(root.apply(json!({"sel":{"op":"a","params":{"id":"x"},"m":null}})), json!({"sel":{"op":"a","params":{"id":"x"}}}));
+        sel.any_of.push(ArgPlan { enum_values: vec![json!(1)], ..ArgPlan::default() });
+        assert_eq!(sel.apply(json!("1")), json!(1));
+        assert_eq!(sel.apply(json!("2")), json!("2"));
     }
 
     #[test]

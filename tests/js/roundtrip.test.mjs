@@ -127,6 +127,17 @@ test("OpenAI strict: a recursive schema keeps its $defs, and nulls come out at e
     { where: { field: "a", and: [{ field: "b" }, { field: "c", and: [{ field: "d" }] }] } });
 });
 
+test("OpenAI strict: nulls the model sends for optional fields of a union's branch are removed where that branch declares them", () => {
+  const branch = (op, params) => ({ type: "object", properties: { op: { const: op }, params, m: { type: "string" } }, required: ["op"] });
+  const tools = [{ name: "t", inputSchema: { type: "object", required: ["sel"], properties: { sel: { anyOf: [
+    branch("a", { type: "object", properties: { id: { type: "string" } }, required: ["id"] }),
+    branch("b", { type: "object", properties: { team: { type: "string" } } }),
+  ] } } } }];
+  const map = tw.NameMap.fromTools(tools, "openai", { strict: true });
+  assert.deepEqual(map.prepareArguments("t", { sel: { op: "b", params: { team: null }, m: null } }), { sel: { op: "b", params: {} } });
+  assert.deepEqual(map.prepareArguments("t", { sel: { op: "a", params: { id: "x" }, m: null } }), { sel: { op: "a", params: { id: "x" } } });
+});
+
 test("prepareArguments reads a model's arguments as parseToolCalls does: an object, or INVALID_ARGUMENTS", () => {
   const tools = [{ name: "t", inputSchema: { type: "object", properties: { n: { enum: [1, 2] } } } }, { name: "s", inputSchema: { type: "string" } }];
   const map = tw.NameMap.fromTools(tools, "gemini");
