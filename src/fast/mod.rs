@@ -44,7 +44,7 @@ use crate::naming::{NameMap, NamingOptions};
 use crate::report::Diagnostic;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::refs::Shared;
-use crate::schema::walk::{head, head_of, keyword, rest_equal, value_rule, Keyword, ITEMS, PREFIX_ITEMS_HEAD, PROPERTIES_HEAD};
+use crate::schema::walk::{head, head_of, keyword, rest_equal, value_rule, Keyword, ITEMS, PROPERTIES_HEAD};
 use crate::schema::Limits;
 use crate::text;
 
@@ -1222,8 +1222,8 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
             (4, REF) => reference = Some(value),
             (10, PROPERTIES_HEAD) if rest_equal(key.as_bytes(), b"properties") => properties = Some(value),
             (8, REQUIRED) => required = Some(value),
+            // (`prefixItems` alone gets `items` from the general path: `fix_structure`.)
             (5, ITEMS) => has_items = true,
-            (11, PREFIX_ITEMS_HEAD) if rest_equal(key.as_bytes(), b"prefixItems") => has_items = true,
             _ => {}
         }
     }

@@ -919,7 +919,8 @@ mod tests {
             json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": ["integer", "null"]}, "y": {}}, "required": ["y"]}}}}),
             json!({"type": "object", "properties": {"o": {"anyOf": [{"type": "object", "properties": {"p": {"anyOf": [{"type": "string"}]}}}, {"type": "null"}]}}, "required": ["o"]}),
             json!({"type": "object", "properties": {}, "required": []}),
-            json!({"type": "object", "properties": {"t": {"type": "array", "prefixItems": [{"type": "object", "properties": {"u": {}}}]}, "n": {"type": "array", "items": {"type": "object", "properties": {"v": {}}}}},
+            // (A tuple without `items` is the general path's: it gets `items: {}`.)
+            json!({"type": "object", "properties": {"t": {"type": "array", "prefixItems": [{"type": "object", "properties": {"u": {}}}], "items": {}}, "n": {"type": "array", "items": {"type": "object", "properties": {"v": {}}}}},
                    "$defs": {"D": {"type": "object", "properties": {"w": {"type": ["string", "null"]}}}}, "required": ["t"]}),
         ];
         let shared = std::env::var("TOOLWIRE_SHARED").unwrap_or_else(|_| format!("{}/../shared", env!("CARGO_MANIFEST_DIR")));

@@ -255,9 +255,16 @@ pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
         fix_properties_and_required(obj, cx);
     }
     crate::schema::fix_keyword_values(obj, cx);
-    if is_array_node(obj) && !obj.has("items") && !obj.has("prefixItems") {
+    // OpenAI refuses an array schema without `items` ("array schema missing items"), a tuple's
+    // (`prefixItems` alone) too; next to `prefixItems`, `items: {}` says what its absence says
+    // (the items past the tuple may be anything).
+    if is_array_node(obj) && !obj.has("items") {
         obj.insert("items".into(), Value::Object(Map::new()));
-        cx.change("schema/add-items", "array without `items`: added `items: {}` (any value)");
+        let message = match obj.has("prefixItems") {
+            true => "tuple (`prefixItems`) without `items`: added `items: {}` (the items past the tuple: any value, as before)",
+            false => "array without `items`: added `items: {}` (any value)",
+        };
+        cx.change("schema/add-items", message);
     }
     let r = for_each_subschema_mut(obj, cx, &mut |sub, cx| fix_structure(sub, cx));
     cx.leave();

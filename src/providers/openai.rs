@@ -541,6 +541,16 @@ mod tests {
         assert_eq!(s["properties"]["texts"]["items"], json!({}));
         assert_eq!(s["properties"]["o"]["properties"], json!({}));
         assert_eq!(c.strict, Some(false));
+        // A tuple, draft 4's or 2020-12's: `items` too ("array schema missing items" otherwise).
+        for tuple in [json!({"type":"array","items":[{"type":"string"},{"type":"integer"}]}), json!({"type":"array","prefixItems":[{"type":"string"}]})] {
+            let (c, cx) = run(json!({"type":"object","properties":{"tup":tuple}}), false);
+            let s = c.schema.unwrap();
+            assert_eq!(s["properties"]["tup"]["items"], json!({}), "{s}");
+            assert!(s["properties"]["tup"]["prefixItems"].is_array());
+            assert!(cx.changes.iter().any(|d| d.rule == "schema/add-items" && d.path == "/properties/tup"), "{:?}", cx.changes);
+            let text = crate::convert::convert_json(&json!([{"name": "t", "inputSchema": {"type":"object","properties":{"tup":tuple}}}]).to_string(), crate::providers::Provider::OpenAi, &crate::convert::ConvertOptions::default()).unwrap();
+            assert!(text.contains(r#""items":{}"#), "the JSON API too: {text}");
+        }
     }
 
     #[test]
