@@ -451,6 +451,8 @@ export class ToolwireError extends Error {
   readonly data?: JsonValue;
   /** `UNAUTHORIZED`: the parsed `WWW-Authenticate` challenge (`{scheme, realm?, error?, scope?, resource_metadata?}`). */
   readonly challenge?: { scheme: string; [param: string]: string };
+  /** `UNAUTHORIZED`: the `WWW-Authenticate` header as sent. */
+  readonly wwwAuthenticate?: string;
   /** `CAPABILITY_NOT_NEGOTIATED`: the server capability the request needs (`"resources"`, `"prompts"`...). */
   readonly capability?: string;
   /** `TIMEOUT`: the timeout that ended the request (`timeoutMs`), or the response stream's silence (`idleTimeoutMs`). */
@@ -458,6 +460,10 @@ export class ToolwireError extends Error {
   readonly idleTimeoutMs?: number;
   /** `UNSUPPORTED_PROTOCOL_VERSION`: the protocol versions a server of a later revision says it supports. */
   readonly supported?: JsonValue;
+  /** `UNSUPPORTED_PROTOCOL_VERSION`: the version the server answered the handshake with. */
+  readonly protocolVersion?: string;
+  /** `NOT_CONNECTED`: the session ended (HTTP 404, or a 400 naming it) and could not be renewed for the request. */
+  readonly sessionExpired?: boolean;
   /** `HTTP_STATUS`: a 400 about a session when the handshake brought no session id (in a browser: CORS, see the message). */
   readonly missingSessionId?: boolean;
   /** `UNSUPPORTED_PROTOCOL_VERSION` with `era: "legacy"`: the server speaks a later revision (2026-07-28). */
@@ -474,11 +480,15 @@ export class ToolwireError extends Error {
   readonly oauthStep?: "discovery" | "registration" | "authorization" | "token";
   readonly oauthError?: string;
   readonly oauthErrorDescription?: string;
+  /** `UNAUTHORIZED` from `oauth`: the `token_type` of a token that is not a bearer token. */
+  readonly tokenType?: string;
   /** `UNAUTHORIZED` from `oauth`: the URL that could not be reached (in a browser, often CORS). */
   readonly url?: string;
   /** `PROTOCOL` from `callTool`: where `structuredContent` breaks the tool's `outputSchema`, and the result itself. */
   readonly violations?: { path: string; message: string }[];
   readonly result?: McpCallToolResult;
+  /** `PERMISSION_DENIED` from the hub: what the policy said (`"ask"`: asked, and not confirmed). */
+  readonly decision?: "deny" | "ask";
   /** Hub errors: the server concerned. */
   readonly server?: string;
 }
@@ -1004,6 +1014,7 @@ export class McpClient {
    * is not known); it resolves
    * `true` also when the server ends the subscription with a result, `false` when the server answers 405 or
    * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).
+   * A second `listen()` while one runs opens nothing: it settles as the first does.
    */
   listen(): Promise<boolean>;
   /**
@@ -1086,7 +1097,10 @@ export interface McpServerConfig extends McpClientOptions {
 export interface McpHubOptions {
   /** Default HTTP function for every server. */
   fetch?: FetchLike;
-  /** Permission policy checked before every call. */
+  /**
+   * Permission policy checked before every call. Without one every call is allowed (and `confirm` is never
+   * asked); with one, a call no rule matches gets its `defaultAction`: "ask" unless set.
+   */
   policy?: PermissionPolicyConfig;
   /** Answers the policy's "ask": resolve `true` to proceed. Without it, "ask" denies. */
   confirm?: (providerName: string, args: JsonObject) => boolean | Promise<boolean>;

@@ -246,6 +246,10 @@ pub struct Client<T: Transport, C: Clock> {
     /// How many times [`Client::set_auth_headers`] changed them (a value, not a call).
     auth_generation: Cell<u64>,
     closing: CloseSignal,
+    /// A [`Client::listen`] runs (a second one waits for its outcome), and how the last ended.
+    listening: Cell<bool>,
+    listened: CloseSignal,
+    listen_outcome: RefCell<Option<Result<bool>>>,
     /// A `notifications/tools/list_changed` came since the last `tools/list` that succeeded.
     tools_changed: Cell<bool>,
     /// Until when (`Clock::now_ms`) the last tools listing is fresh: a 2026-07-28 server's
@@ -339,6 +343,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             auth_headers: RefCell::default(),
             auth_generation: Cell::new(0),
             closing: CloseSignal::default(),
+            listening: Cell::new(false),
+            listened: CloseSignal::default(),
+            listen_outcome: RefCell::new(None),
             tools_changed: Cell::new(false),
             tools_fresh_until: Cell::new(None),
             session_gen: Cell::new(0),
@@ -1066,14 +1073,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let idle = async {
                 if !reset {
                     self.clock.sleep(timeout).await;
-                    return format!("{method} timed out after {timeout} ms; the request was cancelled");
+                    return (format!("{method} timed out after {timeout} ms; the request was cancelled"), timeout);
                 }
                 loop {
                     let moved = progressed.wait();
                     let sleep = self.clock.sleep(timeout);
                     pin_mut!(moved, sleep);
                     if let Either::Left(_) = select(sleep, moved).await {
-                        return format!("{method} timed out after {timeout} ms without progress; the request was cancelled");
+                        return (format!("{method} timed out after {timeout} ms without progress; the request was cancelled"), timeout);
                     }
                 }
             };
@@ -1081,7 +1088,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 match max_total_timeout_ms {
                     Some(ms) => {
                         self.clock.sleep(*ms).await;
-                        format!("{method} took more than its total of {ms} ms (maxTotalTimeoutMs); the request was cancelled")
+                        (format!("{method} took more than its total of {ms} ms (maxTotalTimeoutMs); the request was cancelled"), *ms)
                     }
                     None => futures_util::future::pending().await,
                 }
@@ -1109,7 +1116,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             .with_detail("status", status),
                     })
                 }
-                Either::Right((Either::Left((message, _)), _)) => Error::new(ErrorCode::Timeout, message).with_detail("timeoutMs", timeout),
+                // `timeoutMs`: the timeout that ended it (the total, when that did).
+                Either::Right((Either::Left(((message, ended_by), _)), _)) => Error::new(ErrorCode::Timeout, message).with_detail("timeoutMs", ended_by),
                 Either::Right((Either::Right((Either::Left(_), _)), _)) => {
                     Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled"))
                 }
@@ -2002,6 +2010,34 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if !self.state.borrow().connected {
             return Err(Error::new(ErrorCode::NotConnected, "call connect() before listen()"));
         }
+        // One stream: a second listen() (an effect run twice) waits for the first's outcome
+        // (a server refuses a second stream, often with 409, which would read as not offered).
+        if self.listening.get() {
+            let (ended, closed) = (self.listened.wait(), self.closing.wait());
+            pin_mut!(ended, closed);
+            return match select(ended, closed).await {
+                Either::Left(_) => self.listen_outcome.borrow().clone().unwrap_or(Ok(true)),
+                Either::Right(_) => Ok(true),
+            };
+        }
+        /// Marks the listening over however its future ends.
+        struct Listening<'c>(&'c Cell<bool>, &'c CloseSignal);
+        impl Drop for Listening<'_> {
+            fn drop(&mut self) {
+                self.0.set(false);
+                self.1.fire();
+            }
+        }
+        self.listening.set(true);
+        *self.listen_outcome.borrow_mut() = None;
+        let _listening = Listening(&self.listening, &self.listened);
+        let outcome = self.listen_once().await;
+        *self.listen_outcome.borrow_mut() = Some(outcome.clone());
+        outcome
+    }
+
+    /// [`Client::listen`]'s stream (or subscription), until it ends or the client is closed.
+    async fn listen_once(&self) -> Result<bool> {
         let closed = self.closing.wait();
         let run = async {
             if self.is_modern() {

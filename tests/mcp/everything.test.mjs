@@ -74,14 +74,18 @@ describe("server-everything", () => {
     const rec = recordingFetch();
     const client = await connected({ fetch: rec.fetch, onLog: (p) => logs.push(p) });
     const listening = client.listen();
+    // A second listen() (an effect run twice) shares the first's stream and its outcome: the server
+    // refuses a second stream (409), which must not read as "not offered".
+    const again = client.listen();
     await client.callTool("toggle-simulated-logging", {});
     await waitFor(() => logs.length > 0, { timeoutMs: 12_000 });
     assert.match(logs[0].data, /message - SessionId /);
     await client.callTool("toggle-simulated-logging", {});
     await client.close();
     assert.equal(await within(5_000, listening, "listen() after close()"), true);
+    assert.equal(await within(5_000, again, "the second listen() after close()"), true);
     const gets = rec.log.filter((e) => e.method === "GET");
-    assert.ok(gets.length >= 1);
+    assert.equal(gets.length, 1, "one stream");
     assert.equal(new Headers(gets[0].headers).get("accept"), "text/event-stream");
     assert.ok(gets[0].signal.aborted, "close() aborted the open GET");
   });
@@ -305,6 +309,7 @@ describe("server-everything", () => {
     assert.equal(progress.length, 8);
     const e = await rejectsWith(within(10_000, long({ resetTimeoutOnProgress: true, maxTotalTimeoutMs: 1200 }), "the capped call"), "TIMEOUT");
     assert.match(e.message, /total of 1200 ms/);
+    assert.equal(e.timeoutMs, 1200, "the timeout that ended it");
     await rejectsWith(client.callTool("echo", { message: "x" }, { resetTimeoutOnProgress: "yes" }), "INVALID_OPTIONS");
     await client.close();
   });
