@@ -266,8 +266,14 @@ fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
             cx.leave();
             r
         }
-        // `true` (and, defensively, any non-schema value) accepts any value.
-        _ => Ok(Lowered::Schema(any_value(), ArgPlan::default())),
+        // `true` accepts any value.
+        Value::Bool(true) => Ok(Lowered::Schema(any_value(), ArgPlan::default())),
+        // What is no schema (`properties: {type: "object"}`) is taken as any value, as the
+        // other providers' `fix_structure` takes it, and said so.
+        other => {
+            cx.change("schema/bad-property-schema", format!("schema was {}; replaced by any value", crate::model::json_type(&other)));
+            Ok(Lowered::Schema(any_value(), ArgPlan::default()))
+        }
     }
 }
 
@@ -498,6 +504,12 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                     let s = Value::String(enum_string(v));
                     if !strings.contains(&s) {
                         strings.push(s);
+                    } else if let Some(first) = values.iter().find(|w| !w.is_null() && enum_string(w) == enum_string(v)).filter(|w| *w != v) {
+                        // 1 and "1": one string for Gemini, mapped back to the first.
+                        cx.problem(
+                            "gemini/enum-collision",
+                            format!("enum values {first} and {v} are the same string for Gemini, {s}: the model cannot choose {v}, and {s} is sent as {first}"),
+                        );
                     }
                 }
                 if stringified {
@@ -913,6 +925,14 @@ mod tests {
     }
 
     #[test]
+    fn what_is_no_schema_is_any_value_and_reported() {
+        let (s, _, cx) = run(json!({"type":"object","properties":{"type":"object","name":{"type":"string"}}}));
+        assert!(s["properties"]["type"]["anyOf"].is_array());
+        let d = cx.changes.iter().find(|d| d.rule == "schema/bad-property-schema").expect("reported");
+        assert_eq!((d.path.as_str(), d.message.as_str()), ("/properties/type", "schema was string; replaced by any value"));
+    }
+
+    #[test]
     fn const_becomes_enum_and_enums_become_strings() {
         // https://github.com/zed-industries/zed/issues/45552
         assert_eq!(prop(json!({"const":"a"})), json!({"type":"string","enum":["a"]}));
@@ -922,6 +942,12 @@ mod tests {
         assert_eq!(plan.apply(json!({"base":"16"})), json!({"base":16}));
         // https://github.com/anomalyco/opencode/issues/2687
         assert_eq!(prop(json!({"enum":[true,false]})), json!({"type":"string","enum":["true","false"]}));
+        // 1 and "1" are one string: written once, and reported (the model cannot choose "1").
+        let (s, plan, cx) = run(json!({"type":"object","properties":{"v":{"enum":[1,"1",2]}}}));
+        assert_eq!(s["properties"]["v"]["enum"], json!(["1", "2"]));
+        assert_eq!(plan.apply(json!({"v":"1"})), json!({"v":1}));
+        let p = cx.problems.iter().find(|d| d.rule == "gemini/enum-collision").expect("reported");
+        assert_eq!((p.path.as_str(), p.message.as_str()), ("/properties/v", r#"enum values 1 and "1" are the same string for Gemini, "1": the model cannot choose "1", and "1" is sent as 1"#));
         // `null` in an enum of strings makes the node nullable; the strings need no mapping back.
         let (s, plan, cx) = run(json!({"type":"object","properties":{"by":{"type":["string","null"],"enum":["id",null]}}}));
         assert_eq!(s["properties"]["by"], json!({"type":"string","enum":["id"],"nullable":true}));
