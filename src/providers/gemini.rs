@@ -84,6 +84,15 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
         // `refs::write_schema`; both splice shared expansions in.
         root = inline_refs_shared(&root, cx)?;
     }
+    // An `enum` or `const` of whole argument objects: Gemini takes `enum` on strings only, and
+    // lowering would make the root one (dropping its properties). The properties are kept.
+    if let (GeminiMode::Parameters, Value::Object(obj)) = (opts.gemini_mode, &mut root) {
+        for key in ["enum", "const"] {
+            if obj.take(key).is_some() {
+                cx.problem("gemini/root-enum", format!("`{key}` on the root (whole argument objects) cannot be said in Gemini's `parameters` (enums are of strings): removed, the properties kept"));
+            }
+        }
+    }
     if opts.gemini_mode == GeminiMode::JsonSchema {
         fix_structure(&mut root, cx)?;
         cx.reset_budget();
@@ -922,6 +931,18 @@ mod tests {
         assert_eq!(b[1]["type"], "array");
         assert!(b[1].get("items").is_some());
         assert!(p.get("type").is_none());
+    }
+
+    #[test]
+    fn an_enum_of_argument_objects_is_removed_and_the_properties_kept() {
+        for key in ["enum", "const"] {
+            let value = if key == "enum" { json!([{"a": "x"}]) } else { json!({"a": "x"}) };
+            let mut schema = json!({"type":"object","properties":{"a":{"type":"string"}}});
+            schema[key] = value;
+            let (s, _, cx) = run(schema);
+            assert_eq!(s, json!({"type":"object","properties":{"a":{"type":"string"}}}), "{key}");
+            assert!(cx.problems.iter().any(|d| d.rule == "gemini/root-enum"), "{key}: {:?}", cx.problems);
+        }
     }
 
     #[test]
