@@ -753,8 +753,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// caller's): the hub connects its servers on first use, by whichever requests come first
     /// together, and one session is opened for them all. A handshake that fails fails them all.
     pub async fn ensure_connected(&self) -> Result<()> {
+        self.ensure_connected_with(&mut CallOptions::default()).await
+    }
+
+    /// [`Client::ensure_connected`] under a call's timeout and cancellation (each exchange of
+    /// a handshake within the timeout, as [`Client::connect_with`] has it).
+    pub async fn ensure_connected_with(&self, opts: &mut CallOptions) -> Result<()> {
         let ended = self.reinitialized.generation.get();
-        self.await_renewal("initialize", &mut CallOptions::default()).await?;
+        self.await_renewal("initialize", opts).await?;
         if self.is_connected() {
             return Ok(());
         }
@@ -762,7 +768,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Err(Error::new(ErrorCode::NotConnected, "the handshake under way when this request came failed"));
         }
         self.state.borrow_mut().closed = false;
-        self.initialize_shared(&mut CallOptions::default()).await
+        self.initialize_shared(opts).await
     }
 
     /// [`Client::initialize`], marked as under way for the requests that come meanwhile, which

@@ -393,8 +393,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 }
             }
             let client = self.client(&server).ok_or_else(|| Error::new(ErrorCode::UnknownToolName, format!("no server named \"{server}\"")))?;
-            // After closeAll (or a session the server ended), connected again, as `request` is.
-            client.ensure_connected().await?;
+            // After closeAll (or a session the server ended), connected again, as `request` is,
+            // under the call's timeout and cancellation.
+            client.ensure_connected_with(&mut opts).await?;
             client.call_tool(&tool, args, &mut opts).await
         };
         let result = called.await.map_err(|e| e.with_tool(&tool).with_detail("server", server.clone()))?;
