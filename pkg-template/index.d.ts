@@ -962,7 +962,8 @@ export interface McpCallOptions {
  * `capabilities` have no `tools` object lists none (`listTools()` resolves `[]` without asking; a server that
  * sends no `capabilities` at all is asked anyway). `capabilities` shows what it declared.
  *
- * A request that meets HTTP 404 on its session (the session expired) renews the session once and is
+ * A request that meets HTTP 404 on its session (the session expired), or a 400 whose body names the session (as
+ * server-everything and servers after the SDK's examples answer a session they dropped), renews the session once and is
  * sent again (not one with a `cursor`: `SESSION_EXPIRED`); requests that meet it together share one renewal,
  * and requests made meanwhile wait for it. A call's response stream that drops is resumed with
  * `Last-Event-ID` (see `maxRetries`); an event the session already dealt with (by its id, on any stream) is
@@ -1058,7 +1059,7 @@ export class McpClient {
    */
   listAll(method: McpListMethod, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonObject[]>;
   /**
-   * Ends the session (HTTP DELETE; 405 and 404 are fine). Never rejects: the client is closed whatever the
+   * Ends the session (HTTP DELETE; 405, 404 and a 400 naming the session are fine). Never rejects: the client is closed whatever the
    * server answers, and it resolves to the error of a DELETE that failed (`HTTP_STATUS`, `NETWORK`; one
    * unanswered after 3 s is aborted, `TIMEOUT`), `undefined` otherwise.
    */
