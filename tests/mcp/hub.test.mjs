@@ -343,6 +343,28 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("a call's reconnection after closeAll is bounded by the call's timeoutMs and signal", async () => {
+    const e = endpoints({ alpha: "normal" });
+    let hang = false;
+    // After closeAll, the server takes requests and never answers (the fetch ends only when aborted).
+    const fetchLike = (url, init) =>
+      hang ? new Promise((_, reject) => init.signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")))) : fetch(url, init);
+    const hub = new McpHub({ alpha: { url: e.servers.alpha.url, fetch: fetchLike } });
+    await hub.tools("openai");
+    const echo = providerName(hub, "alpha", "echo");
+    await hub.closeAll();
+    hang = true;
+    const started = Date.now();
+    const timedOut = await rejectsWith(within(10_000, hub.callTool(echo, { message: "x" }, { timeoutMs: 300 }), "the call"), "TIMEOUT");
+    assert.ok(Date.now() - started < 5_000, `${Date.now() - started} ms`);
+    assert.deepEqual([timedOut.server, timedOut.tool], ["alpha", "echo"]);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    await rejectsWith(within(10_000, hub.callTool(echo, { message: "x" }, { signal: ac.signal }), "the aborted call"), "ABORTED");
+    hang = false;
+    await hub.closeAll();
+  });
+
   test("closeAll: DELETE for every connected server; a 405 is fine; a call afterwards connects again", async () => {
     const e = endpoints({ alpha: "normal", beta: "delete-405" });
     const hub = new McpHub(e.servers);
