@@ -1117,6 +1117,7 @@ export interface McpHubListOptions {
   /**
    * How long each server may take, its connection included (default 30 000, or the server's shorter
    * `timeoutMs`): one that takes longer is a `TIMEOUT` in `errors`, and the others' tools do not wait for it.
+   * A server with `oauth` or `onUnauthorized` has its own `timeoutMs` (the time a user has to sign in).
    */
   timeoutMs?: number;
 }

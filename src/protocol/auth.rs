@@ -837,7 +837,9 @@ pub(crate) fn split_url(url: &str) -> Option<(&str, &str)> {
         return None;
     }
     let rest = &url[scheme_end + 3..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    // A backslash ends the authority too, as in every browser's URL parser (WHATWG: `\` is `/`
+    // in http(s) URLs): `http://evil.example\@127.0.0.1/` goes to evil.example.
+    let authority_end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
     if authority_end == 0 {
         return None;
     }

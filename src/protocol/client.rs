@@ -249,7 +249,9 @@ pub struct Client<T: Transport, C: Clock> {
     /// A [`Client::listen`] runs (a second one waits for its outcome), and how the last ended.
     listening: Cell<bool>,
     listened: CloseSignal,
-    listen_outcome: RefCell<Option<Result<bool>>>,
+    /// The outcome of the listening under way, once it has one (each listening its own: a
+    /// later one does not overwrite what an earlier one's waiters read).
+    listen_outcome: RefCell<Rc<RefCell<Option<Result<bool>>>>>,
     /// A `notifications/tools/list_changed` came since the last `tools/list` that succeeded.
     tools_changed: Cell<bool>,
     /// Until when (`Clock::now_ms`) the last tools listing is fresh: a 2026-07-28 server's
@@ -345,7 +347,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             closing: CloseSignal::default(),
             listening: Cell::new(false),
             listened: CloseSignal::default(),
-            listen_outcome: RefCell::new(None),
+            listen_outcome: RefCell::default(),
             tools_changed: Cell::new(false),
             tools_fresh_until: Cell::new(None),
             session_gen: Cell::new(0),
@@ -385,6 +387,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// [`OAuth`]: crate::protocol::auth::OAuth
     pub fn set_unauthorized_handler(&self, handler: Option<AuthHandler>) {
         *self.on_unauthorized.borrow_mut() = handler;
+    }
+
+    /// Whether a 401 is answered by an unauthorized handler (which may wait for a person).
+    pub fn has_unauthorized_handler(&self) -> bool {
+        self.on_unauthorized.borrow().is_some()
     }
 
     /// The options in force.
@@ -492,23 +499,39 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// UI framework that runs effects twice makes, or a session renewal) shares it: two
     /// handshakes at once would leave the first one's session open on the server.
     pub async fn connect_with(&self, opts: &mut CallOptions) -> Result<()> {
+        // Cancelled already: not even the session held is ended.
+        if opts.cancel.as_mut().is_some_and(|c| futures_util::FutureExt::now_or_never(c.as_mut()).is_some()) {
+            return Err(Error::new(ErrorCode::Aborted, "initialize was aborted before it was sent"));
+        }
         if self.state.borrow().closed {
             self.state.borrow_mut().closed = false;
         }
-        if self.reinitializing.get() {
-            let ended = self.reinitialized.generation.get();
-            self.await_renewal("initialize", opts).await?;
-            if self.is_connected() {
-                return Ok(());
-            }
-            if self.reinitialized.generation.get() != ended {
-                return Err(Error::new(ErrorCode::NotConnected, "the handshake under way when connect() came failed"));
-            }
+        if let Some(joined) = self.join_handshake(opts).await {
+            return joined;
         }
         let _ = self.end_session().await;
+        // Another connect() may have begun while the session held was being ended.
+        if let Some(joined) = self.join_handshake(opts).await {
+            return joined;
+        }
         // Marked as under way: a request made meanwhile (a 2026-07-28 call's next round too)
         // waits for it rather than fail for want of a connection.
         self.initialize_shared(opts).await
+    }
+
+    /// A handshake under way, waited for: its outcome (`None` when there is none).
+    async fn join_handshake(&self, opts: &mut CallOptions) -> Option<Result<()>> {
+        if !self.reinitializing.get() {
+            return None;
+        }
+        let ended = self.reinitialized.generation.get();
+        if let Err(e) = self.await_renewal("initialize", opts).await {
+            return Some(Err(e));
+        }
+        if self.is_connected() {
+            return Some(Ok(()));
+        }
+        (self.reinitialized.generation.get() != ended).then(|| Err(Error::new(ErrorCode::NotConnected, "the handshake under way when connect() came failed")))
     }
 
     /// `initialize` or `server/discover`, as the era option says.
@@ -2019,10 +2042,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // One stream: a second listen() (an effect run twice) waits for the first's outcome
         // (a server refuses a second stream, often with 409, which would read as not offered).
         if self.listening.get() {
+            let outcome = self.listen_outcome.borrow().clone();
             let (ended, closed) = (self.listened.wait(), self.closing.wait());
             pin_mut!(ended, closed);
             return match select(ended, closed).await {
-                Either::Left(_) => self.listen_outcome.borrow().clone().unwrap_or(Ok(true)),
+                Either::Left(_) => outcome.borrow().clone().unwrap_or(Ok(true)),
                 Either::Right(_) => Ok(true),
             };
         }
@@ -2035,10 +2059,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
         }
         self.listening.set(true);
-        *self.listen_outcome.borrow_mut() = None;
+        let slot = Rc::new(RefCell::new(None));
+        *self.listen_outcome.borrow_mut() = slot.clone();
         let _listening = Listening(&self.listening, &self.listened);
         let outcome = self.listen_once().await;
-        *self.listen_outcome.borrow_mut() = Some(outcome.clone());
+        *slot.borrow_mut() = Some(outcome.clone());
         outcome
     }
 
@@ -2284,11 +2309,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 }
 
-/// Whether an HTTP error's body names the session (`No valid session ID provided`, `Session
-/// not found`, `Invalid or missing session ID`): sent with one, the server no longer knows it.
+/// Whether an HTTP error's body says the server does not know the session (`No valid session
+/// ID provided`, `Session not found`, `Invalid or missing session ID`): sent with one, the
+/// server no longer knows it. Not a JSON-RPC error answering the request itself (its `id`
+/// set): that is about the request (`session_name is required`), not the session.
 fn names_session(e: &Error) -> bool {
     let body = e.details.as_ref().and_then(|d| d.get("bodyPreview")).and_then(Value::as_str).unwrap_or("");
-    body.to_ascii_lowercase().contains("session")
+    if read_json(body).ok().and_then(|v| v.get("id").cloned()).is_some_and(|id| !id.is_null()) {
+        return false;
+    }
+    let body = body.to_ascii_lowercase();
+    ["no valid session", "session not found", "invalid session", "unknown session", "session expired", "session has expired", "missing session", "session id"]
+        .iter()
+        .any(|phrase| body.contains(phrase))
 }
 
 /// The progress handlers of calls that run as tasks, by token.

@@ -136,7 +136,8 @@ const REFRESH_TIMEOUT_MS: u64 = 10_000;
 /// How long a listing ([`Hub::list_tools`]) may take for one server, its connection included,
 /// unless the call says otherwise (at most: the server's own timeout when it is shorter): one
 /// server that accepts the connection and never answers would otherwise hold up every other
-/// server's tools for the whole request timeout (two minutes by default).
+/// server's tools for the whole request timeout (two minutes by default). Not for a server
+/// with an unauthorized handler: signing in is a person's time, bounded by the server's own.
 pub const LIST_TIMEOUT_MS: u64 = 30_000;
 
 impl<T: Transport, C: Clock> Hub<T, C> {
@@ -187,7 +188,12 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         // Asked for: whatever a refresh found, these are asked now.
         self.backoff.borrow_mut().retain(|b| !chosen.iter().any(|(n, _)| *n == b.server));
         let bound = timeout_ms.unwrap_or(LIST_TIMEOUT_MS);
-        let results = join_all(chosen.iter().map(|(_, client)| self.list_within(client, bound, "connecting and listing the tools"))).await;
+        // A server that may ask a person to sign in (OAuth) has its own timeout for it.
+        let results = join_all(chosen.iter().map(|(_, client)| {
+            let bound = if client.has_unauthorized_handler() { u64::MAX } else { bound };
+            self.list_within(client, bound, "connecting and listing the tools")
+        }))
+        .await;
         let mut listed = Vec::new();
         {
             let mut before = self.listed.borrow_mut();

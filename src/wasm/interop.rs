@@ -17,11 +17,13 @@ pub(crate) fn from_js(v: &JsValue, what: &str) -> Result<Value> {
 /// A JS value (not `undefined` or `null`) as JSON text, by `JSON.stringify`.
 pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
     let text = js_sys::JSON::stringify(v).map_err(|e| {
-        let e = js_sys::Error::from(e);
-        let reason = e.message().as_string().unwrap_or_default();
+        // What was thrown (a `toJSON` may throw anything, `null` too): its fields read only
+        // where it has them.
+        let field = |k: &str| e.is_object().then(|| js_sys::Reflect::get(&e, &JsValue::from_str(k)).ok()).flatten().and_then(|v| v.as_string());
+        let reason = field("message").or_else(|| e.as_string()).unwrap_or_default();
         // A RangeError is the engine's stack, overflowed by nesting (a cycle or a BigInt is a
         // TypeError).
-        let code = if e.name() == "RangeError" { ErrorCode::LimitExceeded } else { ErrorCode::InvalidJson };
+        let code = if field("name").as_deref() == Some("RangeError") { ErrorCode::LimitExceeded } else { ErrorCode::InvalidJson };
         Error::new(code, format!("{what} cannot be represented as JSON: {reason}"))
     })?;
     let Some(text) = text.dyn_ref::<js_sys::JsString>() else {

@@ -288,6 +288,15 @@ test("numbers beyond 2^53, NaN, Infinity and BigInt", () => {
   survives(() => tw.flattenContent([{ type: "text", text: 1n }]), ["INVALID_JSON"]);
 });
 
+test("a toJSON that throws what is no Error (a string, a number, an object) is INVALID_JSON", () => {
+  for (const thrown of ["x", 42, {}, { message: "m" }, null]) {
+    const tool = { name: "a", inputSchema: { type: "object" }, toJSON() { throw thrown; } };
+    survives(() => tw.convertMcpTools([tool], "openai"), ["INVALID_JSON"]);
+    survives(() => tw.processJsonSchema({ type: "object", properties: { p: { toJSON() { throw thrown; } } } }), ["INVALID_JSON"]);
+    survives(() => tw.NameMap.fromTools([{ name: "a" }], "openai").prepareArguments("a", { toJSON() { throw thrown; } }), ["INVALID_JSON"]);
+  }
+});
+
 test("getters and proxies are read as JSON once: one that throws on a second read changes nothing", () => {
   const schema = { type: "object", properties: { a: { type: "string" } } };
   const expected = tw.convertMcpToolsJson(JSON.stringify([{ name: "t", inputSchema: schema }]), "openai");

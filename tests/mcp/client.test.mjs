@@ -679,8 +679,20 @@ describe("errors", () => {
     const st = await stats();
     assert.equal(st.initialize.length, 1);
     assert.deepEqual(st.sessions, [client.sessionId]);
+    // Again on a connected client: the session held is ended once, and one new one is made.
+    await within(10_000, Promise.all([client.connect(), client.connect()]), "both reconnects");
+    const again = await stats();
+    assert.equal(again.initialize.length, 2);
+    assert.deepEqual(again.deletes.map((d) => d.sessionId), [st.sessions[0]]);
     await client.close();
-    assert.deepEqual((await stats()).deletes.map((d) => d.sessionId), [st.sessions[0]], "the one session is ended");
+    assert.deepEqual((await stats()).deletes.map((d) => d.sessionId), again.sessions, "every session is ended");
+    // An already-aborted signal given to connect() leaves the session held alone.
+    const other = fresh("normal");
+    await other.client.connect();
+    await rejectsWith(other.client.connect({ signal: AbortSignal.abort() }), "ABORTED");
+    assert.equal((await other.stats()).deletes.length, 0);
+    assert.equal((await other.client.listTools()).length, NORMAL_TOOLS.length, "still connected");
+    await other.client.close();
   });
 
   test("a server that declares prompts only: tools and resources are not asked for, prompts are", async () => {

@@ -1153,4 +1153,7 @@ fn authorization_servers_are_reached_over_https_but_on_loopback_or_a_cleartext_s
         assert_eq!(host_of(origin), host, "{origin}");
         assert_eq!(is_loopback(host_of(origin)), loopback, "{origin}");
     }
+    // A URL's host as browsers read it: a backslash ends the authority (`\` is `/` in http URLs).
+    assert_eq!(cleartext_host("http://evil.example\\@127.0.0.1/token"), Some("evil.example"));
+    assert!(o.refuse_cleartext("token_endpoint", "http://evil.example\\@127.0.0.1/token").is_err());
 }

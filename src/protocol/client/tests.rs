@@ -1241,11 +1241,13 @@ fn a_hanging_sse_body_is_aborted_too() {
     assert_eq!(h.log.borrow().aborted, 1);
 }
 
-/// A cancellation that comes once the request is out: pending at its first poll, then ready.
+/// A cancellation that comes once the request is out: pending at its first two polls (the
+/// checks before anything is sent), then ready.
 fn cancelled_later() -> Option<CancelFuture> {
-    let mut polled = false;
+    let mut polls = 0;
     Some(Box::pin(std::future::poll_fn(move |cx| {
-        if std::mem::replace(&mut polled, true) {
+        polls += 1;
+        if polls > 2 {
             std::task::Poll::Ready(())
         } else {
             cx.waker().wake_by_ref();
@@ -1624,6 +1626,25 @@ fn a_400_about_a_session_that_never_came_names_the_cors_header() {
     let log = h.log.borrow();
     assert_eq!((body(&log.requests[3])["method"].clone(), header(&log.requests[3], "mcp-session-id")), (json!("initialize"), None));
     assert_eq!(header(&log.requests[5], "mcp-session-id"), Some("s2"));
+}
+
+/// A 400 that is the server's answer to the request (a JSON-RPC error with its id), however
+/// it words it, is no end of the session: not renewed, the server's error kept.
+#[test]
+fn a_400_answering_the_request_is_not_the_sessions_end() {
+    let answer = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: session_name is required"}}"#;
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(400, vec![], answer)]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus);
+    assert!(e.message.contains("session_name is required"), "{}", e.message);
+    assert_eq!(h.log.borrow().requests.len(), 3, "no renewal");
+    assert_eq!(h.client.session_id().as_deref(), Some("s"));
+    // Nor a body that mentions a session in passing.
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(400, vec![], "Bad Request: the session's quota for uploads is spent")]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap_err().code, ErrorCode::HttpStatus);
+    assert_eq!(h.log.borrow().requests.len(), 3);
 }
 
 /// Connecting again ends the session before: DELETE with its id, then a handshake without one.
@@ -2833,6 +2854,17 @@ fn a_hub_listing_is_bounded_per_server() {
         assert_eq!((e.code, errors[0].server.as_str()), (ErrorCode::Timeout, "s"));
         assert_eq!(e.message, format!("connecting and listing the tools took more than {waited} ms"));
     }
+    // A server whose 401 may wait for a person signing in (OAuth) has its own timeout for it.
+    let mut opts = legacy();
+    opts.timeout_ms = 60_000;
+    let h = harness_with(vec![Reply::Hang], opts, 60_000);
+    h.client.set_unauthorized_handler(Some(Box::new(|_: &Value| Box::pin(async { Ok(None) }))));
+    let now = h.now.clone();
+    let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
+    let before = now.get();
+    let (_, errors) = block_on(hub.list_tools(&Selection::Auto, None));
+    assert_eq!(now.get() - before, 60_000, "not cut at 30 s");
+    assert_eq!(errors[0].error.code, ErrorCode::Timeout);
 }
 
 /// A 2025 listing (request 1) whose stream also announces a change: `tools_changed` stays set.
