@@ -358,6 +358,12 @@ mod tests {
         sel.any_of.push(ArgPlan { enum_values: vec![json!(1)], ..ArgPlan::default() });
         assert_eq!(sel.apply(json!("1")), json!(1));
         assert_eq!(sel.apply(json!("2")), json!("2"));
+        // Two branches that change the value as much, differently: the first wins.
+        let absent = |name: &str| ArgPlan { null_means_absent: vec![name.into()], ..ArgPlan::default() };
+        let tie = ArgPlan { any_of: vec![absent("a"), absent("b")], ..ArgPlan::default() };
+        assert_eq!(tie.apply(json!({"a": null, "b": null})), json!({"b": null}));
+        let tie = ArgPlan { any_of: vec![absent("b"), absent("a")], ..ArgPlan::default() };
+        assert_eq!(tie.apply(json!({"a": null, "b": null})), json!({"a": null}));
     }
 
     #[test]
