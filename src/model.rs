@@ -440,15 +440,16 @@ pub fn read_json(text: &str) -> std::result::Result<Value, ReadError> {
 }
 
 fn read_json_with(text: &str, max: usize) -> std::result::Result<Value, ReadError> {
-    let mut items = Items { read: 0, max, nesting: 0, too_deep: false };
+    let mut items = Items { read: 0, max, nesting: 0 };
     let mut d = serde_json::Deserializer::from_str(text);
     // Bounded by `Items::enter` instead, past serde_json's 128.
     d.disable_recursion_limit();
     let read = serde::de::DeserializeSeed::deserialize(ValueSeed(&mut items), &mut d).and_then(|v| d.end().map(|()| v));
-    read.map_err(|e| match () {
-        () if items.read > max => ReadError::TooManyItems,
-        () if items.too_deep => ReadError::TooDeep(e),
-        () => ReadError::Json(e),
+    // A read that ended past a bound is still past it (the counts are left where they failed).
+    read.map_err(|e| match (items.read > max, items.nesting > MAX_JSON_NESTING) {
+        (true, _) => ReadError::TooManyItems,
+        (_, true) => ReadError::TooDeep(e),
+        _ => ReadError::Json(e),
     })
 }
 
@@ -458,7 +459,6 @@ struct Items {
     read: usize,
     max: usize,
     nesting: usize,
-    too_deep: bool,
 }
 
 impl Items {
@@ -475,7 +475,6 @@ impl Items {
     fn enter<E: serde::de::Error>(&mut self) -> std::result::Result<(), E> {
         self.nesting += 1;
         if self.nesting > MAX_JSON_NESTING {
-            self.too_deep = true;
             return Err(E::custom(format_args!("nesting deeper than {MAX_JSON_NESTING} levels")));
         }
         Ok(())

@@ -500,7 +500,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// handshakes at once would leave the first one's session open on the server.
     pub async fn connect_with(&self, opts: &mut CallOptions) -> Result<()> {
         // Cancelled already: not even the session held is ended.
-        if opts.cancel.as_mut().is_some_and(|c| futures_util::FutureExt::now_or_never(c.as_mut()).is_some()) {
+        if cancelled_already(&mut opts.cancel) {
             return Err(Error::new(ErrorCode::Aborted, "initialize was aborted before it was sent"));
         }
         if self.state.borrow().closed {
@@ -531,7 +531,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if self.is_connected() {
             return Some(Ok(()));
         }
-        (self.reinitialized.generation.get() != ended).then(|| Err(Error::new(ErrorCode::NotConnected, "the handshake under way when connect() came failed")))
+        (self.reinitialized.generation.get() != ended).then(|| Err(Error::new(ErrorCode::NotConnected, "the handshake under way failed")))
     }
 
     /// `initialize` or `server/discover`, as the era option says.
@@ -782,13 +782,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// [`Client::ensure_connected`] under a call's timeout and cancellation (each exchange of
     /// a handshake within the timeout, as [`Client::connect_with`] has it).
     pub async fn ensure_connected_with(&self, opts: &mut CallOptions) -> Result<()> {
-        let ended = self.reinitialized.generation.get();
-        self.await_renewal("initialize", opts).await?;
+        if let Some(joined) = self.join_handshake(opts).await {
+            return joined;
+        }
         if self.is_connected() {
             return Ok(());
-        }
-        if self.reinitialized.generation.get() != ended {
-            return Err(Error::new(ErrorCode::NotConnected, "the handshake under way when this request came failed"));
         }
         self.state.borrow_mut().closed = false;
         self.initialize_shared(opts).await
@@ -1080,8 +1078,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     ) -> Result<(Value, Option<String>)> {
         let CallOptions { timeout_ms, on_progress, cancel, reset_timeout_on_progress, max_total_timeout_ms } = opts;
         // Cancelled already (an aborted signal given): not sent, so there is nothing to tell the
-        // server either. (A cancellation that is ready is not polled again: the call ends here.)
-        if cancel.as_mut().is_some_and(|c| futures_util::FutureExt::now_or_never(c.as_mut()).is_some()) {
+        // server either.
+        if cancelled_already(cancel) {
             return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted before it was sent")));
         }
         let timeout = timeout_ms.unwrap_or(self.opts.timeout_ms);
@@ -2372,6 +2370,12 @@ impl Drop for ProgressToken<'_> {
 
 /// Resolves when the caller cancels (never without a cancellation). The caller's future is polled
 /// by reference, so one cancellation covers every wait of a call.
+/// Whether the cancellation has come already (polled once; one that is ready must not be
+/// polled again: the caller ends there).
+fn cancelled_already(cancel: &mut Option<CancelFuture>) -> bool {
+    cancel.as_mut().is_some_and(|c| futures_util::FutureExt::now_or_never(c.as_mut()).is_some())
+}
+
 fn cancelled(cancel: &mut Option<CancelFuture>) -> impl Future<Output = ()> + Unpin + '_ {
     std::future::poll_fn(move |cx| match cancel.as_mut() {
         Some(c) => c.as_mut().poll(cx),

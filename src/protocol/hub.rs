@@ -360,9 +360,10 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         };
         // Every error from here on names the tool and its server.
         let called = async {
+            let args = crate::calls::model_arguments(provider_name, crate::calls::RawArgs::Json(args))?;
             let args = match plan {
-                Some(p) => p.apply(crate::calls::model_arguments(provider_name, crate::calls::RawArgs::Json(args))?),
-                None => crate::calls::model_arguments(provider_name, crate::calls::RawArgs::Json(args))?,
+                Some(p) => p.apply(args),
+                None => args,
             };
             // MCP sends a tool's arguments as an object: a root schema that is not one (wrapped
             // as `input` for the provider) unwraps to a value no MCP request can carry.
