@@ -1100,7 +1100,11 @@ export interface McpHubOptions {
   fetch?: FetchLike;
   /**
    * Permission policy checked before every call. Without one every call is allowed (and `confirm` is never
-   * asked); with one, a call no rule matches gets its `defaultAction`: "ask" unless set.
+   * asked); with one, a call no rule matches gets its `defaultAction`: "ask" unless set. The hub knows each
+   * call's server and tool, and matches the rules against `mcp__<server>__<tool>` with the names as the hub
+   * and the server give them, whatever naming the provider sees: `mcp__fs` covers every tool of server `fs`
+   * (and not those of a server `fs__x`), under `naming: "server"`, a prefix, or a shortened name alike.
+   * `deny` and `ask` rules also apply when they match the provider name; `allow` rules do not.
    */
   policy?: PermissionPolicyConfig;
   /** Answers the policy's "ask": resolve `true` to proceed. Without it, "ask" denies. */

@@ -114,7 +114,25 @@ impl Policy {
 
     /// The decision for a provider tool name, given the tool's annotations when known.
     pub fn check(&self, name: &str, annotations: Option<&ToolAnnotations>) -> Action {
-        let matched = self.rules.iter().filter(|r| matches(&r.pattern, name)).map(|r| r.action).max();
+        self.decide(|r| matches(&r.pattern, name), annotations)
+    }
+
+    /// The decision for a call whose (server, tool) is known, as the hub's are: the rules are
+    /// matched against the tool's `mcp__server__tool` name (server and tool as given, whatever
+    /// the provider saw; see [`matches_tool`]), so neither the naming format nor the shortening
+    /// and sanitising of a provider name can move a tool in or out of a rule, and `mcp__a` does
+    /// not cover a server named `a__b`. Rules that restrict (`deny`, `ask`) also apply when they
+    /// match `provider_name`, so a rule written against the names the model sees still holds;
+    /// an `allow` never comes from the provider name alone.
+    pub fn check_tool(&self, server: &str, tool: &str, provider_name: &str, annotations: Option<&ToolAnnotations>) -> Action {
+        self.decide(
+            |r| matches_tool(&r.pattern, server, tool) || (r.action != Action::Allow && matches(&r.pattern, provider_name)),
+            annotations,
+        )
+    }
+
+    fn decide(&self, applies: impl Fn(&Rule) -> bool, annotations: Option<&ToolAnnotations>) -> Action {
+        let matched = self.rules.iter().filter(|r| applies(r)).map(|r| r.action).max();
         let decision = matched.unwrap_or(self.default_action);
         if decision == Action::Allow && self.ask_destructive && annotations.is_some_and(|a| a.destructive_hint == Some(true)) {
             return Action::Ask;
@@ -133,6 +151,22 @@ pub fn matches(pattern: &str, name: &str) -> bool {
         return name.strip_prefix(pattern).is_some_and(|rest| rest.starts_with("__"));
     }
     glob(pattern.as_bytes(), name.as_bytes())
+}
+
+/// Whether `pattern` covers `tool` of `server`. A pattern `mcp__S` or `mcp__S__T` is read
+/// against the two names separately: `S` must be the server's name (or a glob matching it), and
+/// `T`, where given, the tool's; where `S` or `T` could hold `__` (`mcp__a__b__c`), every way to
+/// split the pattern is tried (a glob covering a whole server is one without `__`). Any other pattern is a glob (or an exact name) matched against
+/// `mcp__server__tool`.
+pub fn matches_tool(pattern: &str, server: &str, tool: &str) -> bool {
+    let fits = |p: &str, s: &str| if p.contains(['*', '?']) { glob(p.as_bytes(), s.as_bytes()) } else { p == s };
+    let Some(rest) = pattern.strip_prefix("mcp__") else {
+        return fits(pattern, &format!("mcp__{server}__{tool}"));
+    };
+    // The whole rest as the server: a glob there only where it cannot also be read as a server
+    // and a tool (`mcp__a__*` is every tool of `a`, not every server whose name starts `a__`).
+    let whole = if rest.contains("__") { rest == server } else { fits(rest, server) };
+    whole || rest.match_indices("__").any(|(i, _)| fits(&rest[..i], server) && fits(&rest[i + 2..], tool))
 }
 
 /// Iterative glob matching (no recursion, linear backtracking on the last `*`).
@@ -190,6 +224,49 @@ mod tests {
         let allow_all = Policy::from_value(json!({"defaultAction":"allow"})).unwrap();
         assert_eq!(allow_all.check("x", None), Action::Allow);
         assert_eq!(Policy::from_value(json!({"rules":[{"pattern":"x","action":"maybe"}]})).unwrap_err().code, ErrorCode::InvalidOptions);
+    }
+
+    #[test]
+    fn a_known_server_and_tool_are_matched_as_themselves() {
+        // The server and the tool, not a prefix of the text.
+        assert!(matches_tool("mcp__a", "a", "x"));
+        assert!(!matches_tool("mcp__a", "a__b", "x"));
+        assert!(matches_tool("mcp__a__b", "a__b", "x"));
+        assert!(matches_tool("mcp__a__b", "a", "b"));
+        assert!(!matches_tool("mcp__a__b", "a", "b__c"));
+        assert!(matches_tool("mcp__a__b__c", "a", "b__c"));
+        assert!(matches_tool("mcp__a__b__c", "a__b", "c"));
+        // Globs, on either side of the split.
+        assert!(matches_tool("mcp__fs__*", "fs", "wipe_disk"));
+        assert!(!matches_tool("mcp__a__*", "a__b", "x"), "a glob on the tool does not reach into the server");
+        assert!(matches_tool("mcp__git*", "github", "x"));
+        assert!(matches_tool("mcp__*__delete", "anything", "delete"));
+        assert!(matches_tool("*delete*", "fs", "delete_file"));
+        assert!(!matches_tool("*delete*", "fs", "read"));
+        // Names no provider takes as they are: the rule says the server's own name.
+        assert!(matches_tool("mcp__my.server", "my.server", "wipe_disk"));
+        let long = "s".repeat(80);
+        assert!(matches_tool(&format!("mcp__{long}"), &long, "x"));
+    }
+
+    #[test]
+    fn the_hub_decides_by_server_and_tool_whatever_the_provider_name() {
+        let deny = Policy::from_value(json!({"deny": ["mcp__fs"], "defaultAction": "allow"})).unwrap();
+        // The naming formats, a prefix, a separator, a sanitised and a shortened name: all fs's.
+        for provider_name in ["mcp__fs__wipe_disk", "fs__wipe_disk", "x__fs__wipe_disk", "mcp-fs-wipe_disk", "wipe_disk"] {
+            assert_eq!(deny.check_tool("fs", "wipe_disk", provider_name, None), Action::Deny, "{provider_name}");
+        }
+        let dotted = Policy::from_value(json!({"deny": ["mcp__my.server"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(dotted.check_tool("my.server", "wipe_disk", "mcp__my_server__wipe_disk_l3uk7ybs", None), Action::Deny);
+        // An allow of server `a` does not run server `a__b`'s tools.
+        let allow = Policy::from_value(json!({"allow": ["mcp__a"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(allow.check_tool("a", "wipe_disk", "mcp__a__wipe_disk", None), Action::Allow);
+        assert_eq!(allow.check_tool("a__b", "wipe_disk", "mcp__a__b__wipe_disk", None), Action::Deny);
+        // A restricting rule written against the provider's name still holds; an allowing one
+        // does not stand in for the server's own name.
+        let by_provider_name = Policy::from_value(json!({"deny": ["mcp__my_server"], "allow": ["fs__*"], "defaultAction": "ask"})).unwrap();
+        assert_eq!(by_provider_name.check_tool("my.server", "t", "mcp__my_server__t", None), Action::Deny);
+        assert_eq!(by_provider_name.check_tool("fs", "t", "fs__t", None), Action::Ask);
     }
 
     #[test]

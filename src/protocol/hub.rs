@@ -378,7 +378,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             }
             if let Some(policy) = &self.policy {
                 let annotations = self.annotations(&server, &tool);
-                match policy.check(provider_name, annotations.as_ref()) {
+                match policy.check_tool(&server, &tool, provider_name, annotations.as_ref()) {
                     Action::Allow => {}
                     Action::Deny => {
                         return Err(Error::new(ErrorCode::PermissionDenied, format!("the permission policy denies \"{provider_name}\""))

@@ -280,6 +280,31 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("policy: rules name the server and the tool, whatever naming the provider sees", async () => {
+    // `a__b` against `a`, a dotted name OpenAI sanitises, and one too long to stay whole.
+    const long = "s".repeat(70);
+    const e = endpoints({ a: "normal", "a__b": "normal", "my.server": "normal", [long]: "normal" });
+    const hub = new McpHub(e.servers, {
+      policy: { allow: ["mcp__a"], deny: ["mcp__my.server", `mcp__${long}__echo`], defaultAction: "ask" },
+    });
+    await hub.listTools();
+    for (const naming of [{}, { naming: "server" }, { prefix: "x" }, { separator: "-" }]) {
+      await hub.tools("openai", naming);
+      const how = JSON.stringify(naming);
+      assert.equal((await hub.callTool(providerName(hub, "a", "echo"), { message: "ok" })).text, "ok", how);
+      // Not covered by `mcp__a`: the default, "ask", with no confirm: denied.
+      const notA = await rejectsWith(hub.callTool(providerName(hub, "a__b", "echo"), { message: "x" }), "PERMISSION_DENIED");
+      assert.equal(notA.decision, "ask", how);
+      for (const server of ["my.server", long]) {
+        const denied = await rejectsWith(hub.callTool(providerName(hub, server, "echo"), { message: "x" }), "PERMISSION_DENIED");
+        assert.equal(denied.decision, "deny", `${how} ${server}`);
+      }
+    }
+    assert.equal((await e.stats("a")).calls.length, 4);
+    for (const server of ["a__b", "my.server", long]) assert.equal((await e.stats(server)).calls.length, 0, server);
+    await hub.closeAll();
+  });
+
   test("callTool: signal -> ABORTED and timeoutMs -> TIMEOUT, each with notifications/cancelled and the socket closed", async () => {
     const e = endpoints({ slow: "hang" });
     const hub = new McpHub(e.servers);
