@@ -111,7 +111,7 @@ export interface NamingOptions {
 
 /** Options of {@link prefixToolName}: naming, plus the provider whose name rule applies. */
 export interface PrefixOptions extends NamingOptions {
-  /** Whose name rule the result must satisfy (Gemini's differs from the others). */
+  /** Whose name rule the result must satisfy (Gemini's differs from the others); without one, OpenAI's, Anthropic's and Bedrock's. */
   provider?: Provider;
 }
 
@@ -566,8 +566,9 @@ export function processJsonSchema(schema: JsonValue | undefined): ObjectSchema;
 export function prefixToolName(server: string | null | undefined, tool: string, options?: PrefixOptions): string;
 
 /**
- * Splits a name built by a plain naming format, or returns `null`. Cannot undo sanitising or hashing:
- * use {@link NameMap.resolve} for exact answers.
+ * Splits a name built by a plain naming format, or returns `null`. A guess from the text alone: it cannot
+ * undo sanitising or hashing, nor tell `mcp__a___t` (server `a_`, tool `t`) from server `a`, tool `_t`
+ * (`mcp__t` reads as tool `t` of no server). Use {@link NameMap.resolve} for exact answers.
  */
 export function parseToolName(name: string, options?: NamingOptions): { server: string | null; tool: string } | null;
 
@@ -709,7 +710,7 @@ export interface SystemPromptOptions extends NamingOptions {
   template?: string;
   /** Replaces the call instructions of the default template. */
   instructions?: string;
-  /** Whose name rule the listed names follow (default: the strictest). */
+  /** Whose name rule the listed names follow (default: OpenAI's, Anthropic's and Bedrock's, `^[a-zA-Z0-9_-]{1,64}$`; `portableNames: true` for every provider's at once). */
   provider?: Provider;
   /** Server for tools that carry no `serverName`. */
   server?: string;

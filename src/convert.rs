@@ -861,6 +861,22 @@ mod tests {
         assert_eq!(out[0]["function"]["name"], "a");
     }
 
+    /// A `serverName` that is not text is the tool's error on both paths: it decides where the
+    /// tool's calls go, so it is never dropped for the option's server.
+    #[test]
+    fn a_server_name_that_is_not_text_is_an_error() {
+        let opts = ConvertOptions { server: Some("fallback".into()), ..ConvertOptions::default() };
+        for json in [r#"[{"name":"t","serverName":5,"inputSchema":{"type":"object"}}]"#, r#"[{"name":"t","serverName":{"id":5}}]"#] {
+            let e = convert_json(json, Provider::OpenAi, &opts).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidTool, "{json}");
+            assert!(e.message.contains("\"serverName\" must be a string"), "{}", e.message);
+            assert_eq!(e.tool.as_deref(), Some("t"));
+            assert_eq!(convert(serde_json::from_str(json).unwrap(), Provider::Gemini, &opts).unwrap_err().code, ErrorCode::InvalidTool);
+        }
+        let null = convert_json(r#"[{"name":"t","serverName":null}]"#, Provider::OpenAi, &opts).unwrap();
+        assert!(null.contains("fallback__t"), "a null serverName is none: {null}");
+    }
+
     /// Options read from JSON text through the tree are those read from its `Value`, and so
     /// are the errors, code and message.
     #[test]

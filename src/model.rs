@@ -174,6 +174,14 @@ impl Tool {
             },
             _ => None,
         };
+        // The server a tool is routed to: one that is not text is an error, never a guess.
+        let server_name = match o.find("serverName") {
+            Some(Value::String(_) | Value::Null) | None => take_string(&mut o, "serverName"),
+            Some(other) => {
+                let (got, name) = (json_type(other), name.clone());
+                return Err(Error::new(ErrorCode::InvalidTool, format!("tool \"{name}\": \"serverName\" must be a string, got {got}")).with_tool(&name));
+            }
+        };
         Ok(Self {
             name,
             title: take_string(&mut o, "title"),
@@ -181,7 +189,7 @@ impl Tool {
             input_schema: o.take("inputSchema").unwrap_or(Value::Null),
             output_schema: o.take("outputSchema"),
             annotations,
-            server_name: take_string(&mut o, "serverName"),
+            server_name,
             meta: o.take("_meta"),
             extra: o,
         })

@@ -273,7 +273,10 @@ pub fn parse_tool_name(name: &str, format: Option<NameFormat>, opts: &NamingOpti
         (!s.is_empty() && !t.is_empty()).then(|| ParsedName { server: Some(s.to_owned()), tool: t.to_owned() })
     };
     match format {
-        NameFormat::Mcp => split(name.strip_prefix(&mcp_head)?),
+        // `mcp__t`: what the format makes of a tool with no server.
+        NameFormat::Mcp => name.strip_prefix(&mcp_head).and_then(|rest| {
+            split(rest).or_else(|| (!rest.is_empty() && !rest.contains(sep)).then(|| ParsedName { server: None, tool: rest.to_owned() }))
+        }),
         NameFormat::Server => split(name),
         NameFormat::Bare => Some(ParsedName { server: None, tool: name.to_owned() }),
     }
@@ -762,7 +765,14 @@ mod tests {
         assert_eq!(p.server.as_deref(), Some("github"));
         let p = parse_tool_name("plain", None, &o).unwrap();
         assert_eq!((p.server, p.tool.as_str()), (None, "plain"));
-        assert!(parse_tool_name("mcp__nosplit", Some(NameFormat::Mcp), &o).is_none());
+        // What `mcp` makes of a tool with no server reads back as that.
+        let mcp = NamingOptions { format: Some(NameFormat::Mcp), ..opts() };
+        let named = prefix_tool_name(None, "nosplit", &mcp, NameRule::Strict);
+        assert_eq!(named, "mcp__nosplit");
+        let p = parse_tool_name(&named, Some(NameFormat::Mcp), &o).unwrap();
+        assert_eq!((p.server, p.tool.as_str()), (None, "nosplit"));
+        assert!(parse_tool_name("mcp__", Some(NameFormat::Mcp), &o).is_none());
+        assert!(parse_tool_name("other__x", Some(NameFormat::Mcp), &o).is_none());
     }
 
     // `accepts` reads bytes; it must say yes exactly when sanitising would change nothing and the

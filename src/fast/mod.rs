@@ -863,8 +863,9 @@ pub(crate) fn prepare_with<'a>(
                 ("title", Node::Str(s)) => head.title = Some(text(s)),
                 ("description", Node::Str(s)) => head.description = Some(text(s)),
                 ("serverName", Node::Str(s)) => head.server_name = Some(text(s)),
-                // Reported by the general path (`Head::left_out`).
-                ("title" | "description", v) if !matches!(v, Node::Null) => return None,
+                // Reported by the general path (`Head::left_out`); a `serverName` that is no
+                // text is its error.
+                ("title" | "description" | "serverName", v) if !matches!(v, Node::Null) => return None,
                 _ => {}
             }
         }
@@ -1689,9 +1690,11 @@ mod tests {
             (r#"{"name":"t","description":"d","title":"T"}"#, true),
             (r#"{"name":"t","description":"  ","title":"T"}"#, true),
             (r#"{"name":"t","description":null,"title":"T","serverName":"s"}"#, true),
-            (r#"{"name":"t","serverName":["s"],"annotations":{"readOnlyHint":true},"outputSchema":{"type":"object"},"_meta":{"k":1},"icons":[]}"#, true),
+            (r#"{"name":"t","serverName":null,"annotations":{"readOnlyHint":true},"outputSchema":{"type":"object"},"_meta":{"k":1},"icons":[]}"#, true),
             // A title that is not text is reported (`tool/not-text`), by the general path.
-            (r#"{"name":"t","title":7,"serverName":["s"]}"#, false),
+            (r#"{"name":"t","title":7,"serverName":"s"}"#, false),
+            // A server name that is not text is the tool's error, from the general path.
+            (r#"{"name":"t","serverName":["s"]}"#, false),
             (r#"{"name":"t\u00e9","description":"line\nbreak \ud83d\ude00"}"#, true),
             (r#"{"name":"t","name":"u"}"#, false),
             (r#"{"name":"t","description":"a","description":"b"}"#, false),

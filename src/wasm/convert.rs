@@ -227,7 +227,8 @@ fn naming_and_rule(options: &JsValue) -> Result<(crate::naming::NamingOptions, N
 }
 
 /// The provider name of one tool: `mcp__{server}__{tool}` by default, within the provider's
-/// name rule (`options.provider`, default the strictest rule).
+/// name rule (`options.provider`; without one, the rule of OpenAI, Anthropic and Bedrock,
+/// `^[a-zA-Z0-9_-]{1,64}$`; `portableNames: true` for every provider's at once).
 #[wasm_bindgen(js_name = prefixToolName)]
 pub fn prefix_tool_name_js(server: JsValue, tool: JsValue, options: JsValue) -> Result<String, JsValue> {
     let server = opt_string_param(&server, "server")?;
