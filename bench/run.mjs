@@ -568,7 +568,6 @@ async function resultsSection() {
 function sizesSection() {
   heading("Package size");
   const files = [
-    "node/toolwire_bg.wasm",
     "web/toolwire_bg.wasm",
     "node/toolwire.js",
     "web/toolwire.js",
@@ -588,8 +587,7 @@ function sizesSection() {
       continue;
     }
     const buf = readFileSync(path);
-    // The two .wasm files are normally the same bytes: compress each distinct content once (brotli 11 is
-    // slow).
+    // Compressed once per distinct content (brotli 11 is slow).
     const key = createHash("sha256").update(buf).digest("hex");
     if (!compressed.has(key)) {
       compressed.set(key, {

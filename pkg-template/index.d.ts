@@ -423,7 +423,9 @@ export type ToolwireErrorCode =
   | "LIMIT_EXCEEDED"
   | "INVALID_ARGUMENTS"
   /** The browser/bundler entry (`toolwire/web`) before `await initAsync()` has resolved. */
-  | "NOT_INITIALIZED";
+  | "NOT_INITIALIZED"
+  /** `initAsync()` could not fetch or instantiate the `.wasm` (`cause` holds the error it met). */
+  | "LOAD_FAILED";
 
 /** Every error toolwire throws. Branch on `code`; `message` is for people. */
 export class ToolwireError extends Error {
@@ -506,8 +508,13 @@ export class ToolwireError extends Error {
 export function initAsync(input?: InitInput | Promise<InitInput>): Promise<void>;
 export default initAsync;
 
-/** Where {@link initAsync} gets the WebAssembly module from. */
-export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
+/**
+ * Where {@link initAsync} gets the WebAssembly module from: a URL, a `Response`, the bytes, or a compiled
+ * `WebAssembly.Module`. Written without the DOM library's names, so Node projects compile without it.
+ */
+export type InitInput = string | URL | Request | Response | ArrayBuffer | ArrayBufferView | WasmModule;
+/** `WebAssembly.Module`, where the compilation's libraries declare it. */
+type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : never;
 
 /** Converts MCP tools for OpenAI Chat Completions: `[{type:"function", function:{name, description, parameters}}]`. */
 export function convertMcpTools(tools: readonly McpTool[], provider: "openai", options?: ConvertOptions): OpenAIChatTool[];

@@ -1,8 +1,7 @@
 // Node, ES modules. Loads the CommonJS entry (index.cjs) so that `import` and `require` in the same
-// process share one WebAssembly instance. Synchronous: no initialisation is needed in Node.
-import { createRequire } from "node:module";
-
-const api = createRequire(import.meta.url)("./index.cjs");
+// process share one WebAssembly instance. Synchronous: no initialisation is needed in Node. A plain
+// import (not createRequire) so that bundlers targeting Node follow it.
+import api from "./index.cjs";
 
 export const {
   convertMcpTools,

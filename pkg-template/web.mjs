@@ -26,11 +26,11 @@ export class ToolwireError extends Error {
 
 /**
  * Loads the module once; later calls return the same promise. `input` defaults to the .wasm file next to
- * this one (bundlers that understand `new URL(..., import.meta.url)` copy it). A failed load is not
- * memoised, so it can be retried.
+ * this one (bundlers that understand `new URL(..., import.meta.url)` copy it). A failed load rejects with a
+ * ToolwireError `LOAD_FAILED` and is not memoised, so it can be retried.
  */
 export function initAsync(input) {
-  loading ??= init({ module_or_path: input ?? new URL("./web/toolwire_bg.wasm", import.meta.url) }).then(
+  loading ??= load(input).then(
     () => {
       ready = true;
     },
@@ -40,6 +40,28 @@ export function initAsync(input) {
     },
   );
   return loading;
+}
+
+const HINT =
+  "pass the file to initAsync (a URL, a Response, its bytes or a WebAssembly.Module; it is exported as " +
+  '"toolwire/toolwire.wasm"), or let the bundler copy it (README, "Bundlers")';
+
+async function load(input) {
+  if (input === undefined) {
+    // Empty when the bundle is not an ES module (esbuild's default iife, CommonJS): the file cannot be
+    // found from here. The `new URL` below stays literal: it is the pattern bundlers look for.
+    if (!import.meta.url) {
+      throw new ToolwireError("LOAD_FAILED", `toolwire: cannot tell where toolwire_bg.wasm is (import.meta.url is empty in this bundle): ${HINT}`);
+    }
+    input = new URL("./web/toolwire_bg.wasm", import.meta.url);
+  }
+  try {
+    await init({ module_or_path: input });
+  } catch (err) {
+    const e = new ToolwireError("LOAD_FAILED", `toolwire: loading the WebAssembly module failed: ${err?.message ?? err}; ${HINT}`);
+    e.cause = err;
+    throw e;
+  }
 }
 
 export default initAsync;

@@ -108,7 +108,7 @@ fi
 # The package under test.
 if [ "$client" = toolwire ]; then
   if [ "$build" = auto ]; then
-    wasm=pkg/node/toolwire_bg.wasm
+    wasm=pkg/web/toolwire_bg.wasm
     if [ ! -f "$wasm" ] || [ -n "$(find src pkg-template Cargo.toml Cargo.lock -newer "$wasm" -print -quit)" ]; then
       say "building the package (make pkg)"
       make pkg

@@ -37,6 +37,8 @@ test("package: the tarball holds every file package.json points at, and nothing 
   for (const f of files) {
     assert.doesNotMatch(f, /toolwire(_bg\.wasm)?\.d\.ts$/, "wasm-bindgen's declarations are replaced by index.d.ts");
   }
+  // One .wasm serves both builds (the Node glue reads the web build's).
+  assert.deepEqual(files.filter((f) => f.endsWith(".wasm")), ["web/toolwire_bg.wasm"]);
   assert.equal(packed.version, manifest.version);
   assert.match(manifest.version, /^\d+\.\d+\.\d+/);
 });
@@ -170,6 +172,9 @@ import { initAsync, convertMcpTools, ToolwireError } from "toolwire/web";
 import init from "toolwire";
 await initAsync(new URL("https://example.com/toolwire.wasm"));
 await init(fetch("/toolwire.wasm"));
+import wasmUrl from "toolwire/toolwire.wasm";
+const url: string = wasmUrl;
+await initAsync(url);
 convertMcpTools([{ name: "x" }], "gemini")[0].functionDeclarations;
 `;
 
@@ -191,6 +196,12 @@ test("types: node16 resolution, ESM (.mts) and CommonJS (.cts) consumers", () =>
   typecheck(join(tmp, "ts-node16"), { module: "node16", moduleResolution: "node16" }, {
     "esm.mts": consumerEsm,
     "cjs.cts": consumerCjs,
+  });
+});
+
+test("types: a Node project without the DOM library (lib es2022, @types/node) compiles against them", () => {
+  typecheck(join(tmp, "ts-node-nodom"), { module: "node16", moduleResolution: "node16", lib: ["es2022"], types: ["node"], typeRoots: [join(repo, "node_modules", "@types")] }, {
+    "esm.mts": consumerEsm,
   });
 });
 

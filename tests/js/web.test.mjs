@@ -27,7 +27,16 @@ test("web: before initAsync every export throws a clear error", () => {
 });
 
 test("web: a failed load can be retried; initAsync is memoised once it succeeds", async () => {
-  await assert.rejects(web.initAsync(new Uint8Array([0, 1, 2, 3])));
+  // Bytes that are no module, and the default location, which Node's fetch cannot read (file:): each a
+  // ToolwireError that keeps what it met and says what to pass.
+  for (const input of [new Uint8Array([0, 1, 2, 3]), undefined]) {
+    const e = await web.initAsync(input).then(() => null, (e) => e);
+    assert.ok(e instanceof web.ToolwireError, String(e));
+    assert.equal(e.code, "LOAD_FAILED");
+    assert.match(e.message, /^toolwire: loading the WebAssembly module failed: .*pass the file to initAsync/);
+    assert.ok(e.cause instanceof Error, "the error met is kept as `cause`");
+  }
+  assert.throws(() => web.version(), { code: "NOT_INITIALIZED" }, "still not loaded");
   const bytes = readFileSync(wasmUrl);
   const first = web.initAsync(bytes);
   assert.equal(web.initAsync(), first, "same promise, input ignored");

@@ -1,0 +1,88 @@
+// The package as bundled by esbuild, the bundler that needs the most from its users (it copies no file
+// named by `new URL(..., import.meta.url)`): the setups pkg/README.md gives work, and the one it warns
+// about fails with a ToolwireError saying what to do. Vite, webpack and Parcel copy the .wasm themselves.
+// Bundles run in Node, the .wasm read from the bundle's output (Node's fetch has no file: URLs).
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { repo } from "./shared.mjs";
+
+const tmp = mkdtempSync(join(tmpdir(), "toolwire-bundle-"));
+const installed = join(tmp, "node_modules", "toolwire");
+const wasmFile = join(installed, "web", "toolwire_bg.wasm");
+
+before(() => {
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const [packed] = JSON.parse(execFileSync(npm, ["pack", "--json", "--pack-destination", tmp], { cwd: join(repo, "pkg"), encoding: "utf8" }));
+  mkdirSync(installed, { recursive: true });
+  execFileSync("tar", ["-xzf", join(tmp, packed.filename), "-C", installed, "--strip-components=1"]);
+});
+
+/** Bundles `source` (an ES module) from a directory beside node_modules; returns the output directory. */
+async function bundle(name, source, options) {
+  const dir = join(tmp, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "app.mjs"), source);
+  const out = join(dir, "dist");
+  const result = await build({ entryPoints: [join(dir, "app.mjs")], bundle: true, outdir: out, logLevel: "silent", ...options });
+  assert.deepEqual(result.errors, []);
+  return out;
+}
+
+function run(file, prelude = "") {
+  const r = spawnSync(process.execPath, ["-e", `${prelude}; require(${JSON.stringify(file)})`], { encoding: "utf8", cwd: tmp });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.trim();
+}
+
+const convert = 'convertMcpTools([{ name: "x" }], "gemini")[0].functionDeclarations[0].name';
+
+test("esbuild, browser ESM with the file loader: the .wasm imported as `toolwire/toolwire.wasm` is emitted once and loads", async () => {
+  const out = await bundle(
+    "esm-file",
+    `import initAsync, { convertMcpTools } from "toolwire";
+     import wasmUrl from "toolwire/toolwire.wasm";
+     export async function main(load) { await initAsync(load(wasmUrl)); return ${convert}; }`,
+    { platform: "browser", format: "esm", loader: { ".wasm": "file" } },
+  );
+  const wasm = readdirSync(out).filter((f) => f.endsWith(".wasm"));
+  assert.equal(wasm.length, 1, readdirSync(out).join(", "));
+  const app = pathToFileURL(join(out, "app.js"));
+  const { main } = await import(app);
+  const { readFileSync } = await import("node:fs");
+  assert.equal(await main((url) => readFileSync(new URL(url, app))), "x");
+});
+
+test("esbuild, browser IIFE (its default): initAsync() says it cannot find the .wasm, then takes it given", async () => {
+  const out = await bundle(
+    "iife",
+    `import initAsync, { convertMcpTools, ToolwireError } from "toolwire";
+     initAsync().then(
+       () => console.log("loaded without input"),
+       (e) => {
+         console.log(e instanceof ToolwireError, e.code, /import\\.meta\\.url is empty/.test(e.message), /initAsync/.test(e.message));
+         return initAsync(globalThis.wasmBytes).then(() => console.log(${convert}));
+       },
+     );`,
+    { platform: "browser", format: "iife" },
+  );
+  const lines = run(join(out, "app.js"), `globalThis.wasmBytes = require("fs").readFileSync(${JSON.stringify(wasmFile)})`).split("\n");
+  assert.deepEqual(lines, ["true LOAD_FAILED true true", "x"]);
+});
+
+test("esbuild, Node, CommonJS output with toolwire inside: the ES entry is followed, the .wasm read from beside the bundle", async () => {
+  const out = await bundle("node-cjs", `import { convertMcpTools } from "toolwire";\nconsole.log(${convert});`, {
+    platform: "node",
+    format: "cjs",
+  });
+  const bundled = join(out, "app.js");
+  // The library is in the bundle (index.mjs imports index.cjs statically), not left to a require() at run time.
+  assert.match((await import("node:fs")).readFileSync(bundled, "utf8"), /convertMcpToolsJson/);
+  copyFileSync(wasmFile, join(out, "toolwire_bg.wasm"));
+  assert.equal(run(bundled), "x");
+});
