@@ -1,13 +1,17 @@
 //! Flattening MCP tool results to text.
 //!
 //! Text blocks as they are; `image` → `[Image: {mimeType}]`; `audio` → `[Audio: {mimeType}]`;
-//! `resource_link` → `[Resource link: {name} ({uri})]`; an embedded text resource contributes its
-//! text, an embedded blob `[Resource: {uri} ({mimeType})]`; a block of unknown type
-//! `[Unsupported content: {type}]`. Items are joined with `\n`. The result is cut at `max_chars`
-//! UTF-16 code units (the length JS reports), never inside a surrogate pair, and
-//! `\n[Truncated]` is appended after the cut.
+//! `resource_link` → `[Resource link: {name} ({uri})]`, or `[Resource link: {name} ({uri}): {description}]`
+//! when it has one; an embedded text resource its text under a header line
+//! `[Resource: {uri} ({mimeType})]`, an embedded blob that line alone; a block of unknown type
+//! `[Unsupported content: {type}]`. Items are joined with `\n`. A whole result adds its
+//! `structuredContent` as JSON text unless a text block already is that JSON (MCP asks servers
+//! for one). The result is cut at `max_chars` UTF-16 code units (the length JS reports), never
+//! inside a surrogate pair, and `\n[Truncated]` is appended after the cut.
 
-use crate::model::{CallToolResult, ContentBlock};
+use serde_json::Value;
+
+use crate::model::{read_json, CallToolResult, ContentBlock};
 
 /// Default cap on flattened text, in UTF-16 code units.
 pub const DEFAULT_MAX_CHARS: usize = 100_000;
@@ -36,17 +40,31 @@ pub fn block_text(block: &ContentBlock) -> String {
         ContentBlock::Audio(m) => format!("[Audio: {}]", or_unknown(&m.mime_type)),
         ContentBlock::ResourceLink(l) => {
             let name = l.title.as_deref().filter(|t| !t.is_empty()).unwrap_or(&l.name);
-            if name.is_empty() {
-                format!("[Resource link: {}]", l.uri)
+            let mut out = if name.is_empty() {
+                format!("[Resource link: {}", l.uri)
             } else {
-                format!("[Resource link: {name} ({})]", l.uri)
+                format!("[Resource link: {name} ({})", l.uri)
+            };
+            if let Some(d) = l.description.as_deref().filter(|d| !d.is_empty()) {
+                out.push_str(": ");
+                out.push_str(d);
             }
+            out.push(']');
+            out
         }
-        ContentBlock::Resource(r) => match (&r.resource.text, &r.resource.mime_type) {
-            (Some(text), _) => text.clone(),
-            (None, Some(mime)) => format!("[Resource: {} ({mime})]", r.resource.uri),
-            (None, None) => format!("[Resource: {}]", r.resource.uri),
-        },
+        ContentBlock::Resource(r) => {
+            // The header says what the text is and where it comes from; a blob is the header alone.
+            let res = &r.resource;
+            let mut out = match res.mime_type.as_deref().filter(|m| !m.is_empty()) {
+                Some(mime) => format!("[Resource: {} ({mime})]", res.uri),
+                None => format!("[Resource: {}]", res.uri),
+            };
+            if let Some(text) = &res.text {
+                out.push('\n');
+                out.push_str(text);
+            }
+            out
+        }
         ContentBlock::Unknown(v) => {
             let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("unknown");
             format!("[Unsupported content: {kind}]")
@@ -74,14 +92,36 @@ pub fn flatten_content(blocks: &[ContentBlock], opts: FlattenOptions) -> String 
     truncate_utf16(out, opts.max_chars)
 }
 
-/// Flattens a whole result (its content; `structuredContent` as JSON when there is no content).
+/// Flattens a whole result: its content, then its `structuredContent` as JSON unless a text block
+/// already is that JSON.
 pub fn flatten_result(result: &CallToolResult, opts: FlattenOptions) -> String {
-    if result.content.is_empty() {
-        if let Some(sc) = &result.structured_content {
-            return truncate_utf16(sc.to_string(), opts.max_chars);
+    let mut out = flatten_content(&result.content, FlattenOptions { max_chars: usize::MAX });
+    if let Some(sc) = result.structured_content.as_ref().filter(|sc| !result.content.iter().any(|b| repeats(b, sc))) {
+        if !result.content.is_empty() {
+            out.push('\n');
         }
+        out.push_str(&sc.to_string());
     }
-    flatten_content(&result.content, opts)
+    truncate_utf16(out, opts.max_chars)
+}
+
+/// Whether a block is a text whose JSON is `structured` (the serialized copy MCP asks servers
+/// returning `structuredContent` to add), compared as JSON values, not as text.
+pub fn repeats(block: &ContentBlock, structured: &Value) -> bool {
+    match block {
+        // Most text is not JSON: only a text that starts as the value's JSON would is read.
+        ContentBlock::Text(t) => {
+            let first = t.text.trim_start().bytes().next();
+            let could = match structured {
+                Value::Object(_) => first == Some(b'{'),
+                Value::Array(_) => first == Some(b'['),
+                Value::String(_) => first == Some(b'"'),
+                _ => true,
+            };
+            could && read_json(&t.text).ok().as_ref() == Some(structured)
+        }
+        _ => false,
+    }
 }
 
 /// The length of `s` in UTF-16 code units (a JS string's `length`), counted on its UTF-8
@@ -160,8 +200,43 @@ mod tests {
         ]));
         assert_eq!(
             flatten_content(&b, FlattenOptions::default()),
-            "hello\n[Image: image/png]\n[Audio: audio/wav]\n[Resource link: a.txt (file:///a.txt)]\ninner\n[Resource: file:///c (application/pdf)]\n[Unsupported content: hologram]"
+            "hello\n[Image: image/png]\n[Audio: audio/wav]\n[Resource link: a.txt (file:///a.txt)]\n[Resource: file:///b (text/plain)]\ninner\n[Resource: file:///c (application/pdf)]\n[Unsupported content: hologram]"
         );
+    }
+
+    /// An embedded text resource keeps its uri and MIME type (a header line above its text), a
+    /// resource link its description.
+    #[test]
+    fn resources_keep_where_they_come_from() {
+        let b = blocks(json!([
+            {"type":"resource","resource":{"uri":"file:///notes.md","mimeType":"text/markdown","text":"# Notes"}},
+            {"type":"resource","resource":{"uri":"file:///plain","text":"body"}},
+            {"type":"resource_link","uri":"file:///q3.csv","name":"q3.csv","description":"Quarterly revenue","mimeType":"text/csv"},
+            {"type":"resource_link","uri":"file:///x","name":"","description":"No name"},
+            {"type":"resource_link","uri":"file:///y","name":"y","description":""}
+        ]));
+        assert_eq!(
+            flatten_content(&b, FlattenOptions::default()),
+            "[Resource: file:///notes.md (text/markdown)]\n# Notes\n[Resource: file:///plain]\nbody\n\
+             [Resource link: q3.csv (file:///q3.csv): Quarterly revenue]\n[Resource link: file:///x: No name]\n[Resource link: y (file:///y)]"
+        );
+    }
+
+    /// structuredContent joins the text unless a text block already is its JSON (compared as JSON).
+    #[test]
+    fn whole_result_keeps_structured_content() {
+        let flat = |v: serde_json::Value| flatten_result(&CallToolResult::from_value(v).unwrap(), FlattenOptions::default());
+        assert_eq!(flat(json!({"content":[{"type":"text","text":"2 rows"}],"structuredContent":{"rows":2}})), "2 rows\n{\"rows\":2}");
+        assert_eq!(flat(json!({"content":[{"type":"text","text":"{ \"rows\": 2 }"}],"structuredContent":{"rows":2}})), "{ \"rows\": 2 }");
+        assert_eq!(flat(json!({"content":[],"structuredContent":{"rows":2}})), "{\"rows\":2}");
+        assert_eq!(flat(json!({"content":[{"type":"text","text":"[1, 2]"}],"structuredContent":[1,2]})), "[1, 2]");
+        assert_eq!(flat(json!({"content":[{"type":"text","text":"{\"rows\":3}"}],"structuredContent":{"rows":2}})), "{\"rows\":3}\n{\"rows\":2}");
+        // One cut over both.
+        let cut = flatten_result(
+            &CallToolResult::from_value(json!({"content":[{"type":"text","text":"ab"}],"structuredContent":{"k":"v"}})).unwrap(),
+            FlattenOptions { max_chars: 5 },
+        );
+        assert_eq!(cut, "ab\n{\"\n[Truncated]");
     }
 
     #[test]

@@ -130,7 +130,7 @@ fuzz_target!(|data: &[u8]| {
     let out = flatten_content(&result.content, opts);
     check_cut(&out, &uncut, max_chars, "flatten_content");
     check_cut(&truncate_utf16(uncut.clone(), max_chars), &uncut, max_chars, "truncate_utf16");
-    // The whole result (structuredContent as JSON when there is no content) obeys the same cap.
+    // The whole result (structuredContent as JSON after the content unless a text block is it) obeys the same cap.
     let whole = flatten_result(&result, opts);
     let whole_uncut = flatten_result(&result, FlattenOptions { max_chars: usize::MAX });
     check_cut(&whole, &whole_uncut, max_chars, "flatten_result");

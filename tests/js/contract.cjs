@@ -465,11 +465,15 @@ module.exports = function contract(tw, label) {
       "[Audio: audio/wav]",
       "[Resource link: a.txt (file:///a.txt)]",
       "[Resource: file:///b.pdf (application/pdf)]",
+      "[Resource: file:///c.txt]",
       "embedded text",
       "[Unsupported content: video]",
     ].join("\n");
     assert.equal(tw.flattenContent(content), expected);
     assert.equal(tw.flattenContent({ content, isError: true }), expected, "a CallToolResult flattens its content");
+    // structuredContent follows as JSON, unless a text block already is that JSON.
+    assert.equal(tw.flattenContent({ content: [{ type: "text", text: "2 rows" }], structuredContent: { rows: 2 } }), '2 rows\n{"rows":2}');
+    assert.equal(tw.flattenContent({ content: [{ type: "text", text: '{"rows": 2}' }], structuredContent: { rows: 2 } }), '{"rows": 2}');
     assert.equal(tw.flattenContent([{ type: "text", text: "abcdef" }], { maxChars: 3 }), "abc\n[Truncated]");
     // Cut counts UTF-16 code units, as JS does, and never splits a surrogate pair.
     assert.equal(tw.flattenContent([{ type: "text", text: "a😀b" }], { maxChars: 2 }), "a\n[Truncated]");
