@@ -391,7 +391,7 @@ export interface McpCallToolResult {
 
 /** Options of {@link flattenContent}. */
 export interface FlattenOptions {
-  /** Cut the text at this many UTF-16 code units and append `"\n[Truncated]"`. Default 100000. */
+  /** Cut the text (a result's `structuredContent` JSON included) at this many UTF-16 code units and append `"\n[Truncated]"`. Default 100000. */
   maxChars?: number;
 }
 
@@ -580,8 +580,11 @@ export function prefixToolName(server: string | null | undefined, tool: string, 
 export function parseToolName(name: string, options?: NamingOptions): { server: string | null; tool: string } | null;
 
 /**
- * A tool result as text: text blocks verbatim; `[Image: mime]`, `[Audio: mime]`, `[Resource link: name (uri)]`,
- * `[Resource: uri (mime)]` and `[Unsupported content: type]` for the rest; joined with newlines.
+ * A tool result as text: text blocks verbatim; `[Image: mime]`, `[Audio: mime]`, `[Resource link: name (uri)]`
+ * (`[Resource link: name (uri): description]` with a description), an embedded text resource as a
+ * `[Resource: uri (mime)]` line and its text, an embedded blob as that line alone, `[Unsupported content: type]`
+ * for the rest; joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
+ * already is that JSON (compared as JSON values).
  */
 export function flattenContent(content: McpCallToolResult | readonly McpContentBlock[], options?: FlattenOptions): string;
 
@@ -644,7 +647,11 @@ export class ToolCallAccumulator {
 
 /** Options of {@link toolResultMessage}. */
 export interface ToolResultOptions {
-  /** Cap on text, in UTF-16 code units (default 100,000). */
+  /**
+   * Cap on all the text sent, in UTF-16 code units (default 100,000), `structuredContent`'s JSON included: a
+   * structure whose JSON is longer goes as JSON text, not in Gemini's `output` or Bedrock's `json`. Where the cap
+   * falls the text is cut and marked once with `"\n[Truncated]"`; text after it is dropped, images stay.
+   */
   maxChars?: number;
   /** OpenAI Chat: also return a `user` message with the images (the result is then `[toolMessage, userMessage]`). */
   imageMessage?: boolean;
@@ -684,7 +691,10 @@ export interface GeminiFunctionResponsePart {
   functionResponse: {
     name: string;
     id?: string;
-    /** `content`: beside structured output, the rest of the result as text (links, resources, image placeholders). */
+    /**
+     * `output`: `structuredContent`, or the result as text (with `structuredContent`'s JSON when it is over `maxChars`);
+     * `content`: beside structured output, the rest of the result as text (links, resources, image placeholders).
+     */
     response: { output: JsonValue; content?: string } | { error: string };
     parts?: Array<{ inlineData: { mimeType: string; data: string } }>;
   };
@@ -698,10 +708,21 @@ export interface BedrockToolResultBlock {
   };
 }
 
-/** The call fields a result message needs: an entry of {@link parseToolCalls}, or `{id, name}`. */
+/**
+ * The call fields a result message needs: an entry of {@link parseToolCalls}, or `{id, name}`. Every provider but
+ * Gemini needs the `id` (`INVALID_INPUT` without one); an empty string counts as none.
+ */
 export type ToolCallRef = Pick<ToolCall, "id" | "providerName"> | { id?: string | null; name: string };
 
-/** The provider's tool-result message for an MCP result. */
+/**
+ * The provider's tool-result message for an MCP result. `structuredContent` is never dropped: in Gemini's
+ * `output` (not in an error) or Bedrock's `json` block (an object) when its JSON fits `maxChars`, a text block
+ * that only repeats it then left out; otherwise as JSON text after the content, unless a text block already is
+ * that JSON. Images are sent only when their bytes are PNG, JPEG, GIF or WebP and within what the provider takes
+ * inline (OpenAI 20 MB, Anthropic 5 MB of base64, Gemini 20 MB of base64, Vertex AI 7 MB, Bedrock 3.75 MB);
+ * any other is described in the text, e.g. `[Image: image/png, 120 MB (not sent: larger than the 3.75 MB Bedrock
+ * takes inline)]`.
+ */
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "ollama", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "ollama", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai-responses", options?: ToolResultOptions): OpenAIFunctionCallOutput;

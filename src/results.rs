@@ -8,18 +8,26 @@
 //! * Gemini: `{functionResponse:{name, id?, response:{output}|{error}}}`, `structuredContent` as
 //!   the output when present (the rest of the content, but a text that only repeats it, beside
 //!   it as `content`); with `multimodal`, images in `parts` (Gemini 3).
-//! * Bedrock: `{toolResult:{toolUseId, content:[{text}|{image}|{json}], status}}`.
+//! * Bedrock: `{toolResult:{toolUseId, content:[{text}|{image}|{json}], status}}`, an object
+//!   `structuredContent` as the `json` block (and a text that only repeats it left out).
+//!
+//! `structuredContent` is never dropped. Gemini (but in an error) and Bedrock (an object) take it
+//! in a place of its own when its JSON fits `max_chars`; otherwise, and for OpenAI, Responses and
+//! Anthropic, it is sent as JSON text after the content, and cut like any text, unless a text
+//! block already is that JSON (as MCP asks servers to add).
 //!
 //! Images are checked before they are sent: a `data:` URL prefix is stripped, the base64 is
-//! validated, the real format is read from the magic bytes (servers often mislabel screenshots)
-//! and only formats the provider takes (PNG, JPEG, GIF, WebP) are sent; an empty, invalid or
-//! unsupported image becomes a text placeholder. Text is capped as in `flattenContent`.
+//! validated, the real format is read from the magic bytes (servers often mislabel screenshots),
+//! only formats the provider takes (PNG, JPEG, GIF, WebP) are sent, and only up to the size the
+//! provider takes inline ([`ResultFormat::max_image_bytes`]); an empty, invalid, unsupported or
+//! too large image becomes a text placeholder. Text, the structured JSON included, is capped at
+//! `max_chars` as in `flattenContent`, with one `[Truncated]` marker where the cut falls.
 
 use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
 
-use crate::content::{block_text, truncate_utf16, utf16_len, FlattenOptions};
+use crate::content::{block_text, repeats, truncate_utf16, utf16_len, FlattenOptions, TRUNCATED_MARKER};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, CallToolResult, ContentBlock};
 
@@ -32,8 +40,10 @@ pub enum ResultFormat {
     OpenAiResponses,
     /// Anthropic Messages.
     Anthropic,
-    /// Gemini / Vertex.
+    /// Gemini API.
     Gemini,
+    /// Gemini on Vertex AI: Gemini's message, with Vertex's smaller inline image limit.
+    Vertex,
     /// Bedrock Converse.
     Bedrock,
 }
@@ -45,10 +55,48 @@ impl ResultFormat {
             "openai" | "openai-chat" | "ollama" => Self::OpenAi,
             "openai-responses" => Self::OpenAiResponses,
             "anthropic" => Self::Anthropic,
-            "gemini" | "google" | "vertex" => Self::Gemini,
+            "gemini" | "google" => Self::Gemini,
+            "vertex" => Self::Vertex,
             "bedrock" => Self::Bedrock,
             other => return Err(Error::new(ErrorCode::UnknownProvider, format!("unknown provider \"{other}\""))),
         })
+    }
+
+    /// The largest image, in decoded bytes, the provider takes inline in a tool result; a larger
+    /// one is described instead of sent. Where a source gives "MB" without saying which, 10^6.
+    pub const fn max_image_bytes(self) -> usize {
+        match self {
+            // "Up to 20MB per image" (and 50 MB of image bytes per request): OpenAI, Images and
+            // vision guide, "Image input requirements" (platform.openai.com/docs/guides/images-vision).
+            Self::OpenAi | Self::OpenAiResponses => 20_000_000,
+            // 5 MB of base64 per image (5,242,880 characters, which decode to 3,932,160 bytes):
+            // Claude Code's API_IMAGE_MAX_BASE64_SIZE ("API enforced"); an image over it is a 400
+            // that stays in the conversation (github.com/shellicar/claude-cli/issues/323).
+            Self::Anthropic => 5 * 1024 * 1024 / 4 * 3,
+            // "If your total request size exceeds 20 MB, use the Files API" (ai.google.dev, image
+            // understanding): a request, base64 included, of 20 MB; 100 MB since January 2026
+            // ("base64 encoded, with varying limits based on data types", blog.google,
+            // gemini-api-new-file-limits), but the conversation shares the request: 20 MB of base64.
+            Self::Gemini => 20_000_000 / 4 * 3,
+            // "Maximum file size per file for inline data ...: 7 MB" (Vertex AI, Image understanding,
+            // docs.cloud.google.com/vertex-ai/generative-ai/docs/multimodal/image-understanding).
+            Self::Vertex => 7_000_000,
+            // "Each image's size, height, and width must be no more than 3.75 MB, 8000 px, and
+            // 8000 px" (Bedrock API reference, Message.content: docs.aws.amazon.com/bedrock/latest/
+            // APIReference/API_runtime_Message.html).
+            Self::Bedrock => 3_750_000,
+        }
+    }
+
+    /// The provider's name in placeholders.
+    const fn label(self) -> &'static str {
+        match self {
+            Self::OpenAi | Self::OpenAiResponses => "OpenAI",
+            Self::Anthropic => "Anthropic",
+            Self::Gemini => "Gemini",
+            Self::Vertex => "Vertex AI",
+            Self::Bedrock => "Bedrock",
+        }
     }
 }
 
@@ -87,6 +135,13 @@ pub enum ImageProblem {
     InvalidBase64,
     /// A format providers do not take (or unrecognisable bytes).
     Unsupported,
+    /// Larger than the provider takes inline.
+    TooLarge {
+        /// The image's size, decoded.
+        bytes: usize,
+        /// The provider's limit ([`ResultFormat::max_image_bytes`]).
+        limit: usize,
+    },
 }
 
 /// The standard base64 alphabet (`A-Z a-z 0-9 + /`), by byte.
@@ -102,6 +157,11 @@ static BASE64: [bool; 256] = {
 
 /// Checks an MCP image: strips a `data:` prefix, validates base64, sniffs the format.
 pub fn check_image(data: &str) -> std::result::Result<CheckedImage, ImageProblem> {
+    check_image_within(data, usize::MAX)
+}
+
+/// [`check_image`], and no larger than `max_bytes` decoded (checked before the data is copied).
+pub fn check_image_within(data: &str, max_bytes: usize) -> std::result::Result<CheckedImage, ImageProblem> {
     let mut d = data.trim();
     if let Some(rest) = d.strip_prefix("data:") {
         d = rest.split_once(',').map_or("", |(_, b)| b);
@@ -137,6 +197,11 @@ pub fn check_image(data: &str) -> std::result::Result<CheckedImage, ImageProblem
     }
     let head = decode_prefix(body, 16);
     let mime = sniff(&head).ok_or(ImageProblem::Unsupported)?;
+    // Four characters hold three bytes; a last group of two or three holds one or two.
+    let bytes = body.len() / 4 * 3 + (body.len() % 4).saturating_sub(1);
+    if bytes > max_bytes {
+        return Err(ImageProblem::TooLarge { bytes, limit: max_bytes });
+    }
     let mut padded = body.to_owned();
     while padded.len() % 4 != 0 {
         padded.push('=');
@@ -194,12 +259,34 @@ enum Part {
     Image(CheckedImage),
 }
 
-fn parts_of(result: &CallToolResult, opts: &ResultOptions) -> Vec<Part> {
-    parts_of_where(result, opts, |_| true)
+/// What a result sends: its pieces and, where the provider has a place for it, its structure.
+struct Body<'a> {
+    parts: Vec<Part>,
+    /// `structuredContent`, for the provider's own slot (Gemini's `output`, Bedrock's `json`).
+    structured: Option<&'a Value>,
 }
 
-/// [`parts_of`] over the content blocks `keep` keeps.
-fn parts_of_where(result: &CallToolResult, opts: &ResultOptions, keep: impl Fn(&ContentBlock) -> bool) -> Vec<Part> {
+/// The pieces of a result, for `format`.
+///
+/// `structuredContent` goes in the provider's slot when it has one ([`Body::structured`]) and its
+/// JSON is within `max_chars`; then a text block that only repeats it is left out, and the rest of
+/// the text gets what the JSON leaves of the cap. Otherwise it is sent as JSON text after the
+/// content, unless a text block already is that JSON. One cap over all the text, as flattenContent
+/// applies it: where it falls the text is cut and marked, and the text after it is dropped.
+fn body<'a>(result: &'a CallToolResult, format: ResultFormat, opts: &ResultOptions, is_error: bool) -> Body<'a> {
+    let sc = result.structured_content.as_ref();
+    let json = sc.map(Value::to_string);
+    let json_len = json.as_deref().map_or(0, utf16_len);
+    let has_slot = |sc: &&Value| match format {
+        ResultFormat::Gemini | ResultFormat::Vertex => !is_error,
+        ResultFormat::Bedrock => sc.is_object(),
+        ResultFormat::OpenAi | ResultFormat::OpenAiResponses | ResultFormat::Anthropic => false,
+    };
+    let structured = sc.filter(has_slot).filter(|_| json_len <= opts.max_chars);
+    let repeated: Vec<bool> = match sc {
+        Some(sc) => result.content.iter().map(|b| repeats(b, sc)).collect(),
+        None => vec![false; result.content.len()],
+    };
     let mut parts: Vec<Part> = Vec::new();
     let push_text = |parts: &mut Vec<Part>, t: String| match parts.last_mut() {
         Some(Part::Text(prev)) => {
@@ -208,39 +295,73 @@ fn parts_of_where(result: &CallToolResult, opts: &ResultOptions, keep: impl Fn(&
         }
         _ => parts.push(Part::Text(t)),
     };
-    for block in result.content.iter().filter(|b| keep(b)) {
+    let max_bytes = format.max_image_bytes();
+    for (block, &repeat) in result.content.iter().zip(&repeated) {
+        if repeat && structured.is_some() {
+            continue;
+        }
         match block {
-            ContentBlock::Image(img) => match check_image(&img.data) {
+            ContentBlock::Image(img) => match check_image_within(&img.data, max_bytes) {
                 Ok(ok) => parts.push(Part::Image(ok)),
                 Err(problem) => {
-                    let why = match problem {
-                        ImageProblem::Empty => "empty image",
-                        ImageProblem::InvalidBase64 => "invalid base64 data",
-                        ImageProblem::Unsupported => "format not supported",
-                    };
                     let mime = if img.mime_type.is_empty() { "unknown type" } else { img.mime_type.as_str() };
-                    push_text(&mut parts, format!("[Image: {mime} (not sent: {why})]"));
+                    let note = match problem {
+                        ImageProblem::Empty => format!("{mime} (not sent: empty image)"),
+                        ImageProblem::InvalidBase64 => format!("{mime} (not sent: invalid base64 data)"),
+                        ImageProblem::Unsupported => format!("{mime} (not sent: format not supported)"),
+                        ImageProblem::TooLarge { bytes, limit } => format!(
+                            "{mime}, {} (not sent: larger than the {} {} takes inline)",
+                            megabytes(bytes),
+                            megabytes(limit),
+                            format.label()
+                        ),
+                    };
+                    push_text(&mut parts, format!("[Image: {note}]"));
                 }
             },
             other => push_text(&mut parts, block_text(other)),
         }
     }
-    if result.content.is_empty() {
-        if let Some(sc) = &result.structured_content {
-            push_text(&mut parts, sc.to_string());
-        }
+    if let Some(json) = json.filter(|_| structured.is_none() && !repeated.contains(&true)) {
+        push_text(&mut parts, json);
     }
-    // One cap over all text, as flattenContent applies it.
-    let mut budget = opts.max_chars;
-    for p in &mut parts {
-        if let Part::Text(t) = p {
-            let len = utf16_len(t);
-            let taken = std::mem::take(t);
-            *t = truncate_utf16(taken, budget);
-            budget = budget.saturating_sub(len);
+    let budget = if structured.is_some() { opts.max_chars - json_len } else { opts.max_chars };
+    cap_text(&mut parts, budget);
+    Body { parts, structured }
+}
+
+/// Cuts the text of `parts` to `max` UTF-16 code units in all, in order: the text where the cap
+/// falls is cut and ends with the marker (alone, without its line break, when nothing of it is
+/// left), and the text after it is dropped. Images stay: the cap is on text.
+fn cap_text(parts: &mut Vec<Part>, max: usize) {
+    let mut budget = max;
+    let mut cut = false;
+    parts.retain_mut(|p| {
+        let Part::Text(t) = p else { return true };
+        if cut {
+            return false;
         }
+        let len = utf16_len(t);
+        if len <= budget {
+            budget -= len;
+            return true;
+        }
+        cut = true;
+        let kept = truncate_utf16(std::mem::take(t), budget);
+        *t = if kept == TRUNCATED_MARKER { TRUNCATED_MARKER.trim_start().to_owned() } else { kept };
+        true
+    });
+}
+
+/// `bytes` in MB (10^6), to two decimals at most: `3.75 MB`, `20 MB`.
+fn megabytes(bytes: usize) -> String {
+    let hundredths = (bytes as u64 + 5_000) / 10_000;
+    let (whole, frac) = (hundredths / 100, hundredths % 100);
+    match frac {
+        0 => format!("{whole} MB"),
+        f if f % 10 == 0 => format!("{whole}.{} MB", f / 10),
+        f => format!("{whole}.{f:02} MB"),
     }
-    parts
 }
 
 fn text_of(parts: &[Part], with_placeholders: bool) -> String {
@@ -268,7 +389,7 @@ fn data_url(i: &CheckedImage) -> String {
 /// The call fields a result message needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallRef {
-    /// The provider's call id.
+    /// The provider's call id (an empty one counts as none).
     pub id: Option<String>,
     /// The name the provider used.
     pub name: String,
@@ -282,16 +403,23 @@ impl CallRef {
             .or_else(|| v.get("name"))
             .and_then(Value::as_str)
             .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "call must have a string `providerName` (or `name`)"))?;
+        // An empty id is no id: no provider takes one (Bedrock's toolUseId is 1-64 characters).
         let id = match v.get("id") {
             None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s.is_empty() => None,
             Some(Value::String(s)) => Some(s.clone()),
             Some(_) => return Err(Error::new(ErrorCode::InvalidInput, "call.id must be a string")),
         };
         Ok(Self { id, name: name.to_owned() })
     }
 
+    /// The id, if it has one that is not empty.
+    fn id(&self) -> Option<&str> {
+        self.id.as_deref().filter(|id| !id.is_empty())
+    }
+
     fn require_id(&self, provider: &str) -> Result<&str> {
-        self.id.as_deref().ok_or_else(|| {
+        self.id().ok_or_else(|| {
             Error::new(ErrorCode::InvalidInput, format!("{provider} tool results need the call's id; call \"{}\" has none", self.name))
         })
     }
@@ -300,10 +428,18 @@ impl CallRef {
 /// The provider message (or, for OpenAI Chat with `image_message`, messages) for a result.
 pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: &ResultOptions) -> Result<Value> {
     let is_error = result.is_error == Some(true);
-    let parts = parts_of(result, opts);
+    // The id first: a call without one is refused before any work on the result.
+    let id = match format {
+        ResultFormat::OpenAi => Some(call.require_id("OpenAI")?),
+        ResultFormat::OpenAiResponses => Some(call.require_id("OpenAI Responses")?),
+        ResultFormat::Anthropic => Some(call.require_id("Anthropic")?),
+        ResultFormat::Bedrock => Some(call.require_id("Bedrock")?),
+        ResultFormat::Gemini | ResultFormat::Vertex => call.id(),
+    };
+    let Body { parts, structured } = body(result, format, opts, is_error);
     Ok(match format {
         ResultFormat::OpenAi => {
-            let id = call.require_id("OpenAI")?;
+            let id = id.unwrap_or_default();
             let mut text = text_of(&parts, true);
             if is_error {
                 text = format!("Error: {text}");
@@ -325,7 +461,6 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             }
         }
         ResultFormat::OpenAiResponses => {
-            let id = call.require_id("OpenAI Responses")?;
             let has_images = parts.iter().any(|p| matches!(p, Part::Image(_)));
             let output = if opts.multimodal && has_images {
                 let mut items = Vec::new();
@@ -343,10 +478,9 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                 let text = text_of(&parts, true);
                 Value::String(if is_error { format!("Error: {text}") } else { text })
             };
-            object([("type", "function_call_output".into()), ("call_id", id.into()), ("output", output)])
+            object([("type", "function_call_output".into()), ("call_id", id.unwrap_or_default().into()), ("output", output)])
         }
         ResultFormat::Anthropic => {
-            let id = call.require_id("Anthropic")?;
             let mut content: Vec<Value> = parts
                 .into_iter()
                 .map(|p| match p {
@@ -361,34 +495,30 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             if content.is_empty() {
                 content.push(json!({"type": "text", "text": "(no output)"}));
             }
+            let id = id.unwrap_or_default();
             object([("type", "tool_result".into()), ("tool_use_id", id.into()), ("content", Value::Array(content)), ("is_error", is_error.into())])
         }
-        ResultFormat::Gemini => {
-            // The text is written only where it is sent: structured content stands in its place.
-            let text = || Value::String(text_of(&parts, !opts.multimodal));
-            let response = match &result.structured_content {
-                _ if is_error => object([("error", text())]),
+        ResultFormat::Gemini | ResultFormat::Vertex => {
+            // Without `multimodal`, images are named in the text.
+            let text = text_of(&parts, !opts.multimodal);
+            let response = match structured {
+                _ if is_error => object([("error", Value::String(text))]),
+                // The structure is the output; the rest of the content (links, resources, images'
+                // placeholders) beside it.
                 Some(sc) => {
-                    // The rest of the content beside it (links, resources, images' placeholders),
-                    // without the text that only repeats it (servers are asked to add one).
-                    let repeats = |b: &ContentBlock| matches!(b, ContentBlock::Text(t) if crate::model::read_json(&t.text).ok().as_ref() == Some(sc));
-                    let rest = match result.content.is_empty() {
-                        true => String::new(),
-                        false => text_of(&parts_of_where(result, opts, |b| !repeats(b)), !opts.multimodal),
-                    };
                     let mut r = Map::new();
                     r.insert("output".into(), sc.clone());
-                    if !rest.is_empty() {
-                        r.insert("content".into(), Value::String(rest));
+                    if !text.is_empty() {
+                        r.insert("content".into(), Value::String(text));
                     }
                     Value::Object(r)
                 }
-                None => object([("output", text())]),
+                None => object([("output", Value::String(text))]),
             };
             let mut fr = Map::new();
             fr.insert("name".into(), Value::String(call.name.clone()));
-            if let Some(id) = &call.id {
-                fr.insert("id".into(), Value::String(id.clone()));
+            if let Some(id) = id {
+                fr.insert("id".into(), id.into());
             }
             fr.insert("response".into(), response);
             if opts.multimodal {
@@ -406,7 +536,6 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             object([("functionResponse", Value::Object(fr))])
         }
         ResultFormat::Bedrock => {
-            let id = call.require_id("Bedrock")?;
             let mut content: Vec<Value> = parts
                 .into_iter()
                 .map(|p| match p {
@@ -418,13 +547,14 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                 })
                 .filter(|b| b.get("text").and_then(Value::as_str) != Some(""))
                 .collect();
-            if let Some(sc) = result.structured_content.as_ref().filter(|sc| sc.is_object()) {
+            if let Some(sc) = structured {
                 content.push(object([("json", sc.clone())]));
             }
             if content.is_empty() {
                 content.push(json!({"text": "(no output)"}));
             }
             let status = if is_error { "error" } else { "success" };
+            let id = id.unwrap_or_default();
             object([("toolResult", object([("toolUseId", id.into()), ("content", Value::Array(content)), ("status", status.into())]))])
         }
     })
@@ -561,5 +691,189 @@ mod tests {
         let r = result(json!({"content":[{"type":"text","text":"y".repeat(50)}]}));
         let m = tool_result_message(&call(), &r, ResultFormat::OpenAi, &ResultOptions { max_chars: 10, ..ResultOptions::default() }).unwrap();
         assert_eq!(m["content"], "yyyyyyyyyy\n[Truncated]");
+    }
+    const ALL: [ResultFormat; 6] = [
+        ResultFormat::OpenAi,
+        ResultFormat::OpenAiResponses,
+        ResultFormat::Anthropic,
+        ResultFormat::Gemini,
+        ResultFormat::Vertex,
+        ResultFormat::Bedrock,
+    ];
+
+    fn message(r: &CallToolResult, format: ResultFormat, opts: ResultOptions) -> Value {
+        tool_result_message(&call(), r, format, &opts).unwrap()
+    }
+
+    fn capped(max_chars: usize) -> ResultOptions {
+        ResultOptions { max_chars, ..ResultOptions::default() }
+    }
+
+    /// A PNG of `n` zero bytes after its nine-byte signature, as base64.
+    fn png_of(n: usize) -> String {
+        format!("iVBORw0KGgoA{}", "A".repeat(n / 3 * 4))
+    }
+
+    /// `maxChars` bounds the structured JSON in Gemini's output and Bedrock's json block: over the
+    /// cap it is sent as JSON text, cut and marked as text is.
+    #[test]
+    fn structured_content_is_capped() {
+        let rows: Vec<Value> = (0..20_000).map(|i| json!({"id": i, "name": format!("row {i}")})).collect();
+        let r = result(json!({"content":[{"type":"text","text":"20000 rows"}],"structuredContent":{"rows": rows}}));
+        let m = message(&r, ResultFormat::Gemini, capped(100));
+        let output = m["functionResponse"]["response"]["output"].as_str().expect("the JSON as text");
+        assert!(output.starts_with("20000 rows\n{\"rows\":[{\"id\":0,"), "{output}");
+        assert!(output.ends_with(TRUNCATED_MARKER), "{output}");
+        assert_eq!(utf16_len(output), 100 + TRUNCATED_MARKER.len());
+        assert!(m["functionResponse"]["response"].get("content").is_none());
+        let m = message(&r, ResultFormat::Bedrock, capped(100));
+        let content = m["toolResult"]["content"].as_array().unwrap();
+        assert_eq!(content.len(), 1, "no json block: {content:?}");
+        assert_eq!(content[0]["text"], output);
+        // The default cap (100,000) applies too: the rows are some 550,000 characters of JSON.
+        let m = message(&r, ResultFormat::Gemini, ResultOptions::default());
+        let m2 = message(&r, ResultFormat::Bedrock, ResultOptions::default());
+        for text in [&m["functionResponse"]["response"]["output"], &m2["toolResult"]["content"][0]["text"]] {
+            let text = text.as_str().unwrap();
+            assert_eq!(utf16_len(text), 100_000 + TRUNCATED_MARKER.len());
+            assert!(text.ends_with(TRUNCATED_MARKER));
+        }
+        // Within the cap, the structure is sent as it is and the text has what it leaves.
+        let r = result(json!({"content":[{"type":"text","text":"0123456789"}],"structuredContent":{"k":1}}));
+        let m = message(&r, ResultFormat::Gemini, capped(12));
+        assert_eq!(m["functionResponse"]["response"], json!({"output":{"k":1},"content":"01234\n[Truncated]"}));
+        let m = message(&r, ResultFormat::Bedrock, capped(12));
+        assert_eq!(m["toolResult"]["content"], json!([{"text":"01234\n[Truncated]"},{"json":{"k":1}}]));
+        let m = message(&r, ResultFormat::Bedrock, capped(18));
+        assert_eq!(m["toolResult"]["content"], json!([{"text":"0123456789"},{"json":{"k":1}}]));
+    }
+
+    /// structuredContent reaches every provider, errors included, unless a text block already is
+    /// its JSON (compared as JSON, however the text is spaced), where the output stays as it was.
+    #[test]
+    fn structured_content_is_never_dropped() {
+        let r = result(json!({"content":[{"type":"text","text":"2 rows"}],"structuredContent":{"rows":2}}));
+        assert_eq!(message(&r, ResultFormat::OpenAi, ResultOptions::default())["content"], "2 rows\n{\"rows\":2}");
+        assert_eq!(message(&r, ResultFormat::OpenAiResponses, ResultOptions::default())["output"], "2 rows\n{\"rows\":2}");
+        assert_eq!(message(&r, ResultFormat::Anthropic, ResultOptions::default())["content"], json!([{"type":"text","text":"2 rows\n{\"rows\":2}"}]));
+        assert_eq!(message(&r, ResultFormat::Gemini, ResultOptions::default())["functionResponse"]["response"], json!({"output":{"rows":2},"content":"2 rows"}));
+        assert_eq!(message(&r, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"text":"2 rows"},{"json":{"rows":2}}]));
+        // The serialized copy MCP asks for: nothing added.
+        let r = result(json!({"content":[{"type":"text","text":"{\n  \"rows\": 2\n}"}],"structuredContent":{"rows":2}}));
+        assert_eq!(message(&r, ResultFormat::OpenAi, ResultOptions::default())["content"], "{\n  \"rows\": 2\n}");
+        assert_eq!(message(&r, ResultFormat::Anthropic, ResultOptions::default())["content"], json!([{"type":"text","text":"{\n  \"rows\": 2\n}"}]));
+        assert_eq!(message(&r, ResultFormat::Gemini, ResultOptions::default())["functionResponse"]["response"], json!({"output":{"rows":2}}));
+        assert_eq!(message(&r, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"json":{"rows":2}}]));
+        // Errors: the code reaches the model everywhere.
+        let e = result(json!({"isError":true,"content":[{"type":"text","text":"bad"}],"structuredContent":{"code":42}}));
+        for format in ALL {
+            let sent = message(&e, format, ResultOptions::default()).to_string();
+            assert!(sent.contains("42"), "{format:?}: {sent}");
+        }
+        assert_eq!(message(&e, ResultFormat::OpenAi, ResultOptions::default())["content"], "Error: bad\n{\"code\":42}");
+        assert_eq!(message(&e, ResultFormat::Gemini, ResultOptions::default())["functionResponse"]["response"], json!({"error":"bad\n{\"code\":42}"}));
+        let m = message(&e, ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!((&m["content"][0]["text"], &m["is_error"]), (&json!("bad\n{\"code\":42}"), &json!(true)));
+        assert_eq!(message(&e, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"text":"bad"},{"json":{"code":42}}]));
+        // Bedrock's json block holds objects; another value goes as text.
+        let r = result(json!({"content":[{"type":"text","text":"two"}],"structuredContent":[1,2]}));
+        assert_eq!(message(&r, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"text":"two\n[1,2]"}]));
+    }
+
+    /// Images over what the provider takes inline are described, not sent.
+    #[test]
+    fn oversized_images_are_described() {
+        assert_eq!(decode_base64(&png_of(30)).len(), 39);
+        assert_eq!(check_image_within(&png_of(30), 39).unwrap().mime_type, "image/png");
+        assert_eq!(check_image_within(&png_of(30), 38), Err(ImageProblem::TooLarge { bytes: 39, limit: 38 }));
+        // Unpadded: 2 and 3 characters in the last group hold 1 and 2 bytes.
+        assert_eq!(check_image_within("iVBORw0KGgoAAA", 10), Ok(CheckedImage { mime_type: "image/png", data: "iVBORw0KGgoAAA==".into() }));
+        assert_eq!(check_image_within("iVBORw0KGgoAAA", 9), Err(ImageProblem::TooLarge { bytes: 10, limit: 9 }));
+        assert_eq!(check_image_within("iVBORw0KGgoAAAA", 11).map(|i| i.data.len()), Ok(16));
+
+        // 4 MB: over Anthropic's 5 MB of base64 and Bedrock's 3.75 MB; OpenAI and Gemini take it.
+        let four = result(json!({"content":[{"type":"text","text":"shot"},{"type":"image","data":png_of(4_000_000),"mimeType":"image/png"}]}));
+        let m = message(&four, ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!(m["content"], json!([{"type":"text","text":"shot\n[Image: image/png, 4 MB (not sent: larger than the 3.93 MB Anthropic takes inline)]"}]));
+        let m = message(&four, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"], json!([{"text":"shot\n[Image: image/png, 4 MB (not sent: larger than the 3.75 MB Bedrock takes inline)]"}]));
+        let m = message(&four, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..ResultOptions::default() });
+        assert_eq!(m["output"][1]["type"], "input_image");
+        let m = message(&four, ResultFormat::Gemini, ResultOptions { multimodal: true, ..ResultOptions::default() });
+        assert!(m["functionResponse"]["parts"][0]["inlineData"].is_object());
+        // Vertex takes 7 MB inline, Gemini's API 20 MB of base64 (15 MB), OpenAI 20 MB.
+        let eight = result(json!([{"type":"image","data":png_of(8_000_000),"mimeType":"image/png"}]));
+        let m = message(&eight, ResultFormat::Vertex, ResultOptions { multimodal: true, ..ResultOptions::default() });
+        assert_eq!(m["functionResponse"]["response"]["output"], "[Image: image/png, 8 MB (not sent: larger than the 7 MB Vertex AI takes inline)]");
+        assert!(m["functionResponse"].get("parts").is_none());
+        let m = message(&eight, ResultFormat::Gemini, ResultOptions { multimodal: true, ..ResultOptions::default() });
+        assert!(m["functionResponse"]["parts"][0]["inlineData"].is_object());
+        let twenty = result(json!([{"type":"image","data":png_of(20_000_001),"mimeType":"image/png"}]));
+        let m = message(&twenty, ResultFormat::OpenAi, ResultOptions { image_message: true, ..ResultOptions::default() });
+        assert_eq!(m["content"], "[Image: image/png, 20 MB (not sent: larger than the 20 MB OpenAI takes inline)]", "no user message: {m}");
+        let m = message(&twenty, ResultFormat::Gemini, ResultOptions::default());
+        assert_eq!(m["functionResponse"]["response"]["output"], "[Image: image/png, 20 MB (not sent: larger than the 15 MB Gemini takes inline)]");
+    }
+
+    #[test]
+    fn megabytes_are_short() {
+        assert_eq!(megabytes(3_750_000), "3.75 MB");
+        assert_eq!(megabytes(3_932_160), "3.93 MB");
+        assert_eq!(megabytes(20_000_000), "20 MB");
+        assert_eq!(megabytes(125_829_120), "125.83 MB");
+        assert_eq!(megabytes(1_500_000), "1.5 MB");
+        assert_eq!(megabytes(1_234), "0 MB");
+    }
+
+    /// An empty id is no id: refused where the provider needs one, left out of Gemini's message.
+    #[test]
+    fn empty_call_id_is_no_id() {
+        let empty = CallRef::from_value(&json!({"id": "", "name": "t"})).unwrap();
+        assert_eq!(empty.id, None);
+        let r = result(json!({"content":[{"type":"text","text":"ok"}]}));
+        for format in [ResultFormat::OpenAi, ResultFormat::OpenAiResponses, ResultFormat::Anthropic, ResultFormat::Bedrock] {
+            let e = tool_result_message(&empty, &r, format, &ResultOptions::default()).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?}");
+            // Built in Rust with an empty id: the same.
+            let direct = CallRef { id: Some(String::new()), name: "t".into() };
+            assert!(tool_result_message(&direct, &r, format, &ResultOptions::default()).is_err(), "{format:?}");
+        }
+        let m = tool_result_message(&empty, &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
+        assert_eq!(m, json!({"functionResponse":{"name":"t","response":{"output":"ok"}}}));
+    }
+
+    /// Where the cap falls the text is cut and marked once; text after it is dropped, images stay.
+    #[test]
+    fn one_truncation_marker() {
+        let r = result(json!([
+            {"type":"text","text":"abcdefgh"},
+            {"type":"image","data":PNG,"mimeType":"image/png"},
+            {"type":"text","text":"more"}
+        ]));
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(4))["content"], "abcd\n[Truncated]\n[Image: image/png]");
+        let m = message(&r, ResultFormat::Anthropic, capped(4));
+        assert_eq!(m["content"].as_array().unwrap().len(), 2, "{m}");
+        assert_eq!(m["content"][0], json!({"type":"text","text":"abcd\n[Truncated]"}));
+        assert_eq!(m["content"][1]["type"], "image");
+        let m = message(&r, ResultFormat::Bedrock, capped(4));
+        assert_eq!(m["toolResult"]["content"].as_array().unwrap().len(), 2, "{m}");
+        assert_eq!(m["toolResult"]["content"][0], json!({"text":"abcd\n[Truncated]"}));
+        let m = message(&r, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..capped(4) });
+        assert_eq!(m["output"], json!([{"type":"input_text","text":"abcd\n[Truncated]"},{"type":"input_image","image_url":format!("data:image/png;base64,{PNG}")}]));
+        // The cap met exactly by the first text: the marker stands alone where the next was.
+        let r = result(json!([
+            {"type":"text","text":"abcd"},
+            {"type":"image","data":PNG,"mimeType":"image/png"},
+            {"type":"text","text":"efgh"},
+            {"type":"text","text":"ijkl"}
+        ]));
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(4))["content"], "abcd\n[Image: image/png]\n[Truncated]");
+        let m = message(&r, ResultFormat::Anthropic, capped(4));
+        assert_eq!(m["content"][2], json!({"type":"text","text":"[Truncated]"}));
+        assert_eq!(m["content"].as_array().unwrap().len(), 3);
+        for format in ALL {
+            let sent = message(&r, format, capped(4)).to_string();
+            assert_eq!(sent.matches("[Truncated]").count(), 1, "{format:?}: {sent}");
+        }
     }
 }

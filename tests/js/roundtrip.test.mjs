@@ -33,7 +33,8 @@ const cases = {
       assert.deepEqual(Object.keys(msg).sort(), ["content", "role", "tool_call_id"]);
       assert.equal(msg.role, "tool");
       assert.equal(msg.tool_call_id, "call_abc");
-      assert.equal(msg.content, "3 issues\n[Image: image/png]");
+      // The structure is not in the text, so its JSON follows it.
+      assert.equal(msg.content, "3 issues\n[Image: image/png]\n{\"count\":3}");
     },
   },
   "openai-responses": {
@@ -215,6 +216,47 @@ test("streaming: Anthropic, Responses and Gemini events", () => {
   const g = new tw.ToolCallAccumulator("gemini");
   const gd = g.push({ candidates: [{ content: { parts: [{ text: "hi" }, { functionCall: { name: "t", args: { k: "v" }, id: "g1" } }] } }] });
   assert.deepEqual([gd[0].id, gd[0].arguments], ["g1", { k: "v" }]);
+});
+
+test("toolResultMessage: structuredContent kept and capped, one marker, big images described, empty ids refused", () => {
+  const call = { id: "c1", name: "t" };
+  // Over maxChars, the structure goes as cut JSON text, Gemini's output and Bedrock's text alike.
+  const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: i, name: `row ${i}` }));
+  const big = { content: [{ type: "text", text: "20000 rows" }], structuredContent: { rows } };
+  const gemini = tw.toolResultMessage(call, big, "gemini", { maxChars: 100 });
+  const output = gemini.functionResponse.response.output;
+  assert.equal(typeof output, "string");
+  assert.ok(output.startsWith('20000 rows\n{"rows":[{"id":0,'), output);
+  assert.equal(output.length, 100 + "\n[Truncated]".length);
+  assert.ok(output.endsWith("\n[Truncated]"));
+  assert.deepEqual(tw.toolResultMessage(call, big, "bedrock", { maxChars: 100 }).toolResult.content, [{ text: output }]);
+  assert.equal(tw.toolResultMessage(call, big, "vertex").functionResponse.response.output.length, 100_000 + "\n[Truncated]".length, "the default cap too");
+  // Never dropped, errors included; a text that already is the JSON stands for it.
+  const err = { isError: true, content: [{ type: "text", text: "bad" }], structuredContent: { code: 42 } };
+  for (const provider of ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock"]) {
+    assert.match(JSON.stringify(tw.toolResultMessage(call, err, provider)), /42/, provider);
+  }
+  const same = { content: [{ type: "text", text: '{ "code": 42 }' }], structuredContent: { code: 42 } };
+  assert.equal(tw.toolResultMessage(call, same, "openai").content, '{ "code": 42 }');
+  assert.deepEqual(tw.toolResultMessage(call, same, "anthropic").content, [{ type: "text", text: '{ "code": 42 }' }]);
+  // One marker where the cap falls.
+  const blocks = [{ type: "text", text: "abcdefgh" }, { type: "image", data: PNG, mimeType: "image/png" }, { type: "text", text: "more" }];
+  assert.equal(tw.toolResultMessage(call, blocks, "openai", { maxChars: 4 }).content, "abcd\n[Truncated]\n[Image: image/png]");
+  assert.deepEqual(tw.toolResultMessage(call, blocks, "anthropic", { maxChars: 4 }).content.map((b) => b.type), ["text", "image"]);
+  // A 4 MB PNG: over Anthropic's and Bedrock's limits, described instead.
+  const png = "iVBORw0KGgoA" + "A".repeat(Math.floor(4_000_000 / 3) * 4);
+  const shot = [{ type: "image", data: png, mimeType: "image/png" }];
+  assert.deepEqual(tw.toolResultMessage(call, shot, "bedrock").toolResult.content,
+    [{ text: "[Image: image/png, 4 MB (not sent: larger than the 3.75 MB Bedrock takes inline)]" }]);
+  assert.equal(tw.toolResultMessage(call, shot, "anthropic").content[0].type, "text");
+  assert.equal(tw.toolResultMessage(call, shot, "openai-responses", { multimodal: true }).output[0].type, "input_image");
+  // Resources keep their uri, MIME type and description.
+  const res = [{ type: "resource", resource: { uri: "file:///a.md", mimeType: "text/markdown", text: "# A" } },
+    { type: "resource_link", uri: "file:///b.csv", name: "b.csv", description: "Q3 revenue" }];
+  assert.equal(tw.flattenContent(res), "[Resource: file:///a.md (text/markdown)]\n# A\n[Resource link: b.csv (file:///b.csv): Q3 revenue]");
+  // An empty id is no id.
+  assert.throws(() => tw.toolResultMessage({ id: "", name: "t" }, blocks, "bedrock"), { code: "INVALID_INPUT" });
+  assert.equal(tw.toolResultMessage({ id: "", name: "t" }, blocks, "gemini").functionResponse.id, undefined);
 });
 
 test("toolsSystemPrompt: English and Simplified Chinese", () => {
