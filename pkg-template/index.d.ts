@@ -599,7 +599,11 @@ export type CallProvider = Provider | "ollama";
 
 /** What every {@link ToolCall} has. */
 export interface ToolCallBase {
-  /** The provider's call id; `null` when the provider sent none (Gemini may not). */
+  /**
+   * The provider's call id; `null` when the provider sent none (Gemini may not; a Responses `function_call`
+   * without `call_id`: its item `id` is not a call id). {@link toolResultMessage} needs it for every provider
+   * but Gemini.
+   */
   id: string | null;
   /** The name the provider used. */
   providerName: string;
@@ -624,8 +628,12 @@ export type ToolCall =
     })
   | (ToolCallBase & {
       arguments: null;
-      /** Why this call cannot be made as it is (malformed arguments, unknown name). */
-      error: { code: "INVALID_ARGUMENTS" | "UNKNOWN_TOOL_NAME"; message: string };
+      /**
+       * Why this call cannot be made as it is: `INVALID_ARGUMENTS` (arguments that are not a JSON object, or
+       * that a stream cut short), `UNKNOWN_TOOL_NAME` (a name the name map does not know, or no name at all),
+       * `LIMIT_EXCEEDED` (arguments too large or too deeply nested to read).
+       */
+      error: { code: "INVALID_ARGUMENTS" | "UNKNOWN_TOOL_NAME" | "LIMIT_EXCEEDED"; message: string };
     });
 
 /**

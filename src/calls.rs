@@ -138,6 +138,12 @@ pub(crate) fn model_arguments(name: &str, raw: RawArgs) -> Result<Value> {
 /// Builds a resolved call from its raw parts.
 fn resolve(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>) -> ToolCall {
     let mut call = ToolCall { id, provider_name: name.clone(), server: None, tool: name.clone(), arguments: Value::Null, error: None };
+    if name.is_empty() {
+        // No tool to call, with a name map or without: the same code a map gives a name it
+        // does not know.
+        call.error = Some(CallError { code: ErrorCode::UnknownToolName.as_str(), message: "the call has no tool name".to_owned() });
+        return call;
+    }
     let args = model_arguments(&name, raw).map_err(|e| CallError { code: e.code.as_str(), message: e.message });
     let entry = match map {
         Some(m) => match m.resolve(&name) {
@@ -223,7 +229,9 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
             for item in array(response, "output") {
                 if item.get("type").and_then(Value::as_str) == Some("function_call") {
                     let name = str_of(item, "name").unwrap_or_default();
-                    let id = str_of(item, "call_id").or_else(|| str_of(item, "id"));
+                    // `call_id` is what the `function_call_output` answers; the item's own `id`
+                    // (`fc_...`) is not a call id, so a call without `call_id` has none.
+                    let id = str_of(item, "call_id");
                     calls.push(resolve(id, name, args_of(item.get("arguments")), map));
                 }
             }
@@ -356,8 +364,20 @@ impl Accumulator {
         self.emitted
     }
 
-    /// Takes one event (a parsed JSON chunk). Returns the calls it completed.
-    pub fn push(&mut self, event: &Value, map: Option<&NameMap>) -> Vec<ToolCall> {
+    /// Takes one event (a parsed JSON chunk, an object). Returns the calls it completed.
+    /// Anything but an object is `INVALID_INPUT`.
+    pub fn push(&mut self, event: &Value, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+        if !event.is_object() {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("a stream event must be an object, got {}", crate::model::json_type(event)),
+            ));
+        }
+        Ok(self.push_event(event, map))
+    }
+
+    /// One event, an object.
+    fn push_event(&mut self, event: &Value, map: Option<&NameMap>) -> Vec<ToolCall> {
         let mut done = Vec::new();
         match self.format {
             CallFormat::OpenAi | CallFormat::Ollama => self.push_openai(event, &mut done),
@@ -533,6 +553,11 @@ mod tests {
     use crate::naming::{NameMap, NamingOptions, NameRule};
     use serde_json::json;
 
+    /// An event pushed, which must be taken.
+    fn push(acc: &mut Accumulator, event: &Value, map: Option<&NameMap>) -> Vec<ToolCall> {
+        acc.push(event, map).unwrap()
+    }
+
     fn map() -> NameMap {
         NameMap::build(&[(Some("gh"), "create_issue")], &NamingOptions::default(), NameRule::Strict).0
     }
@@ -596,13 +621,13 @@ mod tests {
         for step in 1..8 {
             let mut acc = Accumulator::new(CallFormat::OpenAi);
             let mut out = Vec::new();
-            out.extend(acc.push(&json!({"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"mcp__gh__","arguments":""}}]}}]}), Some(&map())));
-            out.extend(acc.push(&json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"create_issue"}}]}}]}), Some(&map())));
+            out.extend(push(&mut acc, &json!({"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"mcp__gh__","arguments":""}}]}}]}), Some(&map())));
+            out.extend(push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"create_issue"}}]}}]}), Some(&map())));
             for p in pieces(ARGS, step) {
-                out.extend(acc.push(&json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":p}}]}}]}), Some(&map())));
+                out.extend(push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":p}}]}}]}), Some(&map())));
             }
             assert!(out.is_empty());
-            out.extend(acc.push(&json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}), Some(&map())));
+            out.extend(push(&mut acc, &json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}), Some(&map())));
             assert_eq!(out.len(), 1);
             assert_eq!(out[0].tool, "create_issue");
             assert_eq!(out[0].arguments, serde_json::from_str::<Value>(ARGS).unwrap());
@@ -613,31 +638,31 @@ mod tests {
     fn anthropic_stream() {
         for step in [1, 3, 7] {
             let mut acc = Accumulator::new(CallFormat::Anthropic);
-            let mut out = acc.push(&json!({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}), None);
+            let mut out = push(&mut acc, &json!({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}), None);
             for p in pieces(ARGS, step) {
-                out.extend(acc.push(&json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":p}}), None));
+                out.extend(push(&mut acc, &json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":p}}), None));
             }
-            out.extend(acc.push(&json!({"type":"content_block_stop","index":1}), None));
+            out.extend(push(&mut acc, &json!({"type":"content_block_stop","index":1}), None));
             assert_eq!(out.len(), 1);
             assert_eq!(out[0].id.as_deref(), Some("toolu_1"));
             assert_eq!(out[0].arguments["n"], 12);
         }
         // A tool with no arguments sends no deltas.
         let mut acc = Accumulator::new(CallFormat::Anthropic);
-        acc.push(&json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_2","name":"t","input":{}}}), None);
-        let out = acc.push(&json!({"type":"content_block_stop","index":0}), None);
+        push(&mut acc, &json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_2","name":"t","input":{}}}), None);
+        let out = push(&mut acc, &json!({"type":"content_block_stop","index":0}), None);
         assert_eq!(out[0].arguments, json!({}));
     }
 
     #[test]
     fn responses_stream() {
         let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
-        let mut out = acc.push(&json!({"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"t","arguments":""}}), None);
+        let mut out = push(&mut acc, &json!({"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"t","arguments":""}}), None);
         for p in pieces(ARGS, 5) {
-            out.extend(acc.push(&json!({"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":p}), None));
+            out.extend(push(&mut acc, &json!({"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":p}), None));
         }
-        out.extend(acc.push(&json!({"type":"response.function_call_arguments.done","item_id":"fc_1","output_index":1,"arguments":ARGS}), None));
-        out.extend(acc.push(&json!({"type":"response.output_item.done","output_index":1,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"t","arguments":ARGS}}), None));
+        out.extend(push(&mut acc, &json!({"type":"response.function_call_arguments.done","item_id":"fc_1","output_index":1,"arguments":ARGS}), None));
+        out.extend(push(&mut acc, &json!({"type":"response.output_item.done","output_index":1,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"t","arguments":ARGS}}), None));
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].id.as_deref(), Some("call_1"));
     }
@@ -645,16 +670,56 @@ mod tests {
     #[test]
     fn gemini_and_bedrock_streams() {
         let mut acc = Accumulator::new(CallFormat::Gemini);
-        let out = acc.push(&json!({"candidates":[{"content":{"parts":[{"functionCall":{"name":"t","args":{"a":1},"id":"x"}}]}}]}), None);
+        let out = push(&mut acc, &json!({"candidates":[{"content":{"parts":[{"functionCall":{"name":"t","args":{"a":1},"id":"x"}}]}}]}), None);
         assert_eq!(out.len(), 1);
         let mut acc = Accumulator::new(CallFormat::Bedrock);
-        let mut out = acc.push(&json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"tu_1","name":"t"}}}}), None);
+        let mut out = push(&mut acc, &json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"tu_1","name":"t"}}}}), None);
         for p in pieces(ARGS, 4) {
-            out.extend(acc.push(&json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":p}}}}), None));
+            out.extend(push(&mut acc, &json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":p}}}}), None));
         }
-        out.extend(acc.push(&json!({"contentBlockStop":{"contentBlockIndex":0}}), None));
+        out.extend(push(&mut acc, &json!({"contentBlockStop":{"contentBlockIndex":0}}), None));
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].arguments["labels"], json!(["a", "b"]));
+    }
+
+    #[test]
+    fn a_responses_call_without_call_id_has_no_id_not_its_item_id() {
+        let resp = json!({"output":[{"type":"function_call","id":"fc_1","name":"t","arguments":"{}"}]});
+        let calls = parse_tool_calls(&resp, CallFormat::OpenAiResponses, None).unwrap();
+        assert_eq!(calls[0].id, None);
+        // Its result then cannot be written (the output would answer a call id that does not exist).
+        let call = crate::results::CallRef::from_value(&calls[0].to_value()).unwrap();
+        let result = crate::model::CallToolResult::from_value(json!({"content":[]})).unwrap();
+        let opts = crate::results::ResultOptions::default();
+        let err = crate::results::tool_result_message(&call, &result, crate::results::ResultFormat::OpenAiResponses, &opts).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+    }
+
+    #[test]
+    fn a_call_without_a_name_is_a_per_call_error_with_or_without_a_map() {
+        let resp = json!({"content":[{"type":"tool_use","id":"toolu_1","input":{}},{"type":"tool_use","id":"toolu_2","name":"","input":{}}]});
+        for m in [None, Some(map())] {
+            let calls = parse_tool_calls(&resp, CallFormat::Anthropic, m.as_ref()).unwrap();
+            assert_eq!(calls.len(), 2);
+            for c in &calls {
+                assert_eq!(c.error.as_ref().map(|e| e.code), Some("UNKNOWN_TOOL_NAME"), "{c:?}");
+                assert_eq!(c.arguments, Value::Null);
+            }
+        }
+        // A stream cut before the name came.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"arguments":"{}"}}]}}]}), None);
+        assert_eq!(acc.finish(None)[0].error.as_ref().unwrap().code, "UNKNOWN_TOOL_NAME");
+    }
+
+    #[test]
+    fn a_stream_event_that_is_not_an_object_is_invalid_input() {
+        for format in [CallFormat::OpenAi, CallFormat::OpenAiResponses, CallFormat::Anthropic, CallFormat::Gemini, CallFormat::Bedrock] {
+            let mut acc = Accumulator::new(format);
+            for bad in [json!(42), Value::Null, json!(true), json!([]), json!([{"type":"content_block_stop","index":0}])] {
+                assert_eq!(acc.push(&bad, None).unwrap_err().code, ErrorCode::InvalidInput, "{format:?} {bad}");
+            }
+        }
     }
 
     #[test]
@@ -683,9 +748,9 @@ mod tests {
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         for (c, t) in [(1, 2), (0, 2), (1, 0), (0, 0), (0, 1), (0, 2)] {
             let id = format!("c{c}t{t}");
-            acc.push(&json!({"choices":[{"index":c,"delta":{"tool_calls":[{"index":t,"id":id,"function":{"name":"n","arguments":"{}"}}]}}]}), None);
+            push(&mut acc, &json!({"choices":[{"index":c,"delta":{"tool_calls":[{"index":t,"id":id,"function":{"name":"n","arguments":"{}"}}]}}]}), None);
         }
-        let first = acc.push(&json!({"choices":[{"index":1,"delta":{},"finish_reason":"tool_calls"}]}), None);
+        let first = push(&mut acc, &json!({"choices":[{"index":1,"delta":{},"finish_reason":"tool_calls"}]}), None);
         assert_eq!(first.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c1t0", "c1t2"]);
         let rest = acc.finish(None);
         assert_eq!(rest.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c0t0", "c0t1", "c0t2"]);
@@ -695,10 +760,10 @@ mod tests {
         // Responses: deltas find their call through the item id, whatever the output index says.
         let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
         for (oi, id) in [(3, "fc_z"), (1, "fc_a"), (2, "fc_m")] {
-            acc.push(&json!({"type":"response.output_item.added","output_index":oi,"item":{"type":"function_call","id":id,"call_id":format!("call_{id}"),"name":"t","arguments":""}}), None);
+            push(&mut acc, &json!({"type":"response.output_item.added","output_index":oi,"item":{"type":"function_call","id":id,"call_id":format!("call_{id}"),"name":"t","arguments":""}}), None);
         }
         for id in ["fc_m", "fc_z", "fc_a"] {
-            acc.push(&json!({"type":"response.function_call_arguments.delta","item_id":id,"delta":format!("{{\"id\":\"{id}\"}}")}), None);
+            push(&mut acc, &json!({"type":"response.function_call_arguments.delta","item_id":id,"delta":format!("{{\"id\":\"{id}\"}}")}), None);
         }
         let out = acc.finish(None);
         assert_eq!(out.iter().map(|c| c.arguments["id"].as_str().unwrap()).collect::<Vec<_>>(), ["fc_a", "fc_m", "fc_z"]);
@@ -707,7 +772,7 @@ mod tests {
     #[test]
     fn a_cut_stream_yields_its_partial_call_with_an_error() {
         let mut acc = Accumulator::new(CallFormat::OpenAi);
-        acc.push(&json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"t","arguments":"{\"a\":"}}]}}]}), None);
+        push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"t","arguments":"{\"a\":"}}]}}]}), None);
         let out = acc.finish(None);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");

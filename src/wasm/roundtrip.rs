@@ -77,7 +77,7 @@ impl JsAccumulator {
             }
             None => from_js(&event, "stream event")?,
         };
-        let calls = self.inner.push(&value, self.map.as_ref());
+        let calls = self.inner.push(&value, self.map.as_ref())?;
         calls_to_js(&calls)
     }
 
