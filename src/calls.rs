@@ -350,13 +350,16 @@ pub struct Accumulator {
     open: OpenCalls,
     /// Responses: item id → key.
     items: ItemKeys,
+    /// Responses: the keys of the calls completed, so that an `output_item.done` after
+    /// `function_call_arguments.done` does not give the call twice.
+    closed: Vec<(u64, u64)>,
     emitted: usize,
 }
 
 impl Accumulator {
     /// A new accumulator for a provider's stream format.
     pub fn new(format: CallFormat) -> Self {
-        Self { format, open: OpenCalls::default(), items: ItemKeys::default(), emitted: 0 }
+        Self { format, open: OpenCalls::default(), items: ItemKeys::default(), closed: Vec::new(), emitted: 0 }
     }
 
     /// How many calls have been completed so far.
@@ -477,20 +480,27 @@ impl Accumulator {
                     }
                     p.done = true;
                     done.push(key);
+                    self.closed.push(key);
                 }
             }
             "response.output_item.done" => {
                 if let Some(item) = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
                     let key = str_of(item, "id").and_then(|id| self.items.get(&id)).unwrap_or((oi, 0));
-                    // Only if `.arguments.done` did not already complete it.
-                    if self.open.contains(key) {
+                    // The item is the whole call: it completes one still open, and one never
+                    // opened (a stream resumed after its `output_item.added`) as well; one that
+                    // `.arguments.done` completed already is not given twice.
+                    if self.open.contains(key) || !self.closed.contains(&key) {
                         let p = self.open.entry(key);
                         p.id = str_of(item, "call_id").or(p.id.take());
                         p.name = str_of(item, "name").unwrap_or(std::mem::take(&mut p.name));
                         if let Some(a) = item.get("arguments").and_then(Value::as_str) {
                             p.args = a.to_owned();
                         }
+                        if let Some(id) = str_of(item, "id") {
+                            self.items.insert(id, key);
+                        }
                         done.push(key);
+                        self.closed.push(key);
                     }
                 }
             }
@@ -665,6 +675,32 @@ mod tests {
         out.extend(push(&mut acc, &json!({"type":"response.output_item.done","output_index":1,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"t","arguments":ARGS}}), None));
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].id.as_deref(), Some("call_1"));
+    }
+
+    #[test]
+    fn a_responses_call_seen_only_at_output_item_done_is_given_once() {
+        let item = json!({"type":"function_call","id":"fc_1","call_id":"call_1","name":"t","arguments":"{\"a\":1}"});
+        // A resumed stream: no `output_item.added` before it.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let out = push(&mut acc, &json!({"type":"response.output_item.done","output_index":2,"item":item}), None);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].id.as_deref(), &out[0].arguments), (Some("call_1"), &json!({"a":1})));
+        assert!(push(&mut acc, &json!({"type":"response.output_item.done","output_index":2,"item":item}), None).is_empty(), "not twice");
+        assert!(acc.finish(None).is_empty());
+        assert_eq!(acc.completed(), 1);
+        // Without an item id either.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let bare = json!({"type":"function_call","call_id":"call_2","name":"t","arguments":"{}"});
+        assert_eq!(push(&mut acc, &json!({"type":"response.output_item.done","output_index":0,"item":bare}), None).len(), 1);
+        assert!(push(&mut acc, &json!({"type":"response.output_item.done","output_index":0,"item":bare}), None).is_empty());
+        // After `.added` and `.arguments.done`, the `.done` item adds nothing (`responses_stream`
+        // has the whole sequence); after `.added` alone, it completes the call.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        push(&mut acc, &json!({"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"t","arguments":""}}), None);
+        let out = push(&mut acc, &json!({"type":"response.output_item.done","output_index":0,"item":item}), None);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].arguments, json!({"a":1}));
+        assert!(acc.finish(None).is_empty());
     }
 
     #[test]
