@@ -637,10 +637,24 @@ export type ToolCall =
     });
 
 /**
- * Every tool call in a complete provider response (or its message). `nameMap` (a {@link NameMap} or its
- * `toJSON()`) resolves names to (server, tool) and maps arguments back; without it, `tool` is the
- * provider name.
+ * Every tool call in a complete provider response, in order. `nameMap` (a {@link NameMap} or its `toJSON()`)
+ * resolves names to (server, tool) and maps arguments back; without it, `tool` is the provider name.
+ *
+ * `response` (or its JSON text) is the whole response or a part of it that the provider's SDK hands out:
+ * - `openai`, `ollama`: the completion (`choices`), a choice or Ollama's response (`message`), a message,
+ *   one tool call, or an array of tool calls (`message.tool_calls`);
+ * - `openai-responses`: the response, one output item, or an array of items (`response.output`);
+ * - `anthropic`: the message, one content block, or an array of blocks (`message.content`);
+ * - `gemini`, `vertex`: the response, a candidate, a content, a part, a `FunctionCall`, or an array of these
+ *   (`response.functionCalls`, `content.parts`); `undefined` or `null` gives `[]` (what `response.functionCalls`
+ *   is when the model called nothing). Arguments streamed in parts (Vertex `partialArgs`) are put together;
+ * - `bedrock`: the response, its `output` (`{message}`), a message, one content block, or an array of blocks
+ *   (`message.content`).
+ *
+ * A response without tool calls gives `[]`. An object with none of the provider's fields (another provider's
+ * response, an error body, `{}`), or anything but an object or an array of objects, throws `INVALID_INPUT`.
  */
+export function parseToolCalls(response: object | string | null | undefined, provider: "gemini" | "vertex", nameMap?: NameMap | NameMapJson | null): ToolCall[];
 export function parseToolCalls(response: object | string, provider: CallProvider, nameMap?: NameMap | NameMapJson | null): ToolCall[];
 
 /** Assembles complete tool calls from a provider's stream events or chunks. */

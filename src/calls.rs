@@ -197,79 +197,331 @@ fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
 
 /// Every tool call in a complete provider response, in order.
 ///
-/// Accepts the whole response or, where it is natural, just its message
-/// (`choices[0].message`, an Anthropic message, a Gemini candidate's content).
+/// Takes the whole response or the parts of it that the providers' SDKs hand out:
+/// * OpenAI Chat and Ollama: the response (`choices`), a choice or Ollama's response
+///   (`message`), a message (`tool_calls`), one tool call (`function`), or an array of these
+///   (`message.tool_calls`).
+/// * OpenAI Responses: the response (`output`), one output item, or an array of items
+///   (`response.output`).
+/// * Anthropic: the message (`content`), one content block, or an array of blocks
+///   (`message.content`).
+/// * Gemini: the response (`candidates`), a candidate (`content`), a content (`parts`), a part,
+///   a `FunctionCall`, or an array of these (`response.functionCalls`, `content.parts`).
+///   Arguments streamed in parts (`partialArgs`) are put together as [`Accumulator`] does.
+/// * Bedrock: the response (`output.message`), its `output` (`message`), a message
+///   (`content`), one content block, or an array of blocks (`message.content`).
+///
+/// A response of the right kind without tool calls gives no calls. An object with none of the
+/// provider's fields (another provider's response, an error body, `{}`) is `INVALID_INPUT`, as is
+/// anything but an object or an array of objects: a wrong input does not pass for a response
+/// without calls. Empty objects in an array are skipped. For Gemini, `null` gives no calls too:
+/// it is what `response.functionCalls` is (`undefined`) when the model called nothing.
 pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
-    if !response.is_object() {
-        return Err(Error::new(
-            ErrorCode::InvalidInput,
-            format!("expected a provider response object, got {}", crate::model::json_type(response)),
-        ));
+    let items = match response {
+        Value::Null if format == CallFormat::Gemini => return Ok(Vec::new()),
+        Value::Array(items) => items.as_slice(),
+        Value::Object(_) => std::slice::from_ref(response),
+        other => {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("expected a provider response (an object) or an array of its parts, got {}", crate::model::json_type(other)),
+            ))
+        }
+    };
+    let in_array = response.is_array();
+    for (i, item) in items.iter().enumerate() {
+        let at = || if in_array { format!("response[{i}]") } else { "response".to_owned() };
+        let Some(o) = item.as_object() else {
+            return Err(Error::new(ErrorCode::InvalidInput, format!("{} must be an object, got {}", at(), crate::model::json_type(item))));
+        };
+        // An empty object in an array is skipped (Gemini ends streamed arguments with one).
+        let skipped = in_array && o.is_empty();
+        if !skipped && !recognised(o, format) {
+            return Err(Error::new(ErrorCode::InvalidInput, format!("{} is not {}: it has none of its fields{}", at(), shapes(format), keys_of(o))));
+        }
     }
     let mut calls = Vec::new();
-    match format {
-        CallFormat::OpenAi | CallFormat::Ollama => {
-            let messages: Vec<&Value> = if let Some(choices) = response.get("choices").and_then(Value::as_array) {
-                choices.iter().filter_map(|c| c.get("message")).collect()
-            } else if let Some(m) = response.get("message") {
-                vec![m]
-            } else {
-                vec![response]
-            };
-            for m in messages {
-                for (i, tc) in array(m, "tool_calls").iter().enumerate() {
-                    let f = tc.get("function").unwrap_or(tc);
-                    let name = str_of(f, "name").unwrap_or_default();
-                    let id = str_of(tc, "id").or_else(|| (format == CallFormat::Ollama).then(|| format!("call_{i}")));
-                    calls.push(resolve(id, name, args_of(f.get("arguments")), map));
-                }
-            }
+    if format == CallFormat::Gemini {
+        let mut acc = Accumulator::new(format);
+        for (i, item) in items.iter().enumerate() {
+            acc.gemini_value(item, i as u64, map, &mut calls);
         }
-        CallFormat::OpenAiResponses => {
-            for item in array(response, "output") {
-                if item.get("type").and_then(Value::as_str) == Some("function_call") {
-                    let name = str_of(item, "name").unwrap_or_default();
-                    // `call_id` is what the `function_call_output` answers; the item's own `id`
-                    // (`fc_...`) is not a call id, so a call without `call_id` has none.
-                    let id = str_of(item, "call_id");
-                    calls.push(resolve(id, name, args_of(item.get("arguments")), map));
-                }
-            }
-        }
-        CallFormat::Anthropic => {
-            for block in array(response, "content") {
-                if block.get("type").and_then(Value::as_str) == Some("tool_use") {
-                    let name = str_of(block, "name").unwrap_or_default();
-                    calls.push(resolve(str_of(block, "id"), name, args_of(block.get("input")), map));
-                }
-            }
-        }
-        CallFormat::Gemini => {
-            let contents: Vec<&Value> = if let Some(cands) = response.get("candidates").and_then(Value::as_array) {
-                cands.iter().filter_map(|c| c.get("content")).collect()
-            } else {
-                vec![response]
-            };
-            for content in contents {
-                for part in array(content, "parts") {
-                    if let Some(fc) = part.get("functionCall") {
-                        let name = str_of(fc, "name").unwrap_or_default();
-                        calls.push(resolve(str_of(fc, "id"), name, args_of(fc.get("args")), map));
+        calls.extend(acc.finish(map));
+        return Ok(calls);
+    }
+    for (i, item) in items.iter().enumerate() {
+        match format {
+            CallFormat::OpenAi | CallFormat::Ollama => {
+                if let Some(choices) = item.get("choices").and_then(Value::as_array) {
+                    for m in choices.iter().filter_map(|c| c.get("message")) {
+                        openai_message(m, format, map, &mut calls);
                     }
+                } else if let Some(m) = item.get("message").filter(|m| m.is_object()) {
+                    openai_message(m, format, map, &mut calls);
+                } else if item.get("function").is_some() {
+                    calls.push(openai_call(item, i, format, map));
+                } else {
+                    openai_message(item, format, map, &mut calls);
                 }
             }
-        }
-        CallFormat::Bedrock => {
-            let message = response.get("output").and_then(|o| o.get("message")).unwrap_or(response);
-            for block in array(message, "content") {
-                if let Some(tu) = block.get("toolUse") {
-                    let name = str_of(tu, "name").unwrap_or_default();
-                    calls.push(resolve(str_of(tu, "toolUseId"), name, args_of(tu.get("input")), map));
+            CallFormat::OpenAiResponses => match item.get("output").and_then(Value::as_array) {
+                Some(output) => calls.extend(output.iter().filter_map(|o| responses_call(o, map))),
+                None => calls.extend(responses_call(item, map)),
+            },
+            CallFormat::Anthropic => match item.get("content").and_then(Value::as_array) {
+                Some(content) => calls.extend(content.iter().filter_map(|b| anthropic_call(b, map))),
+                None => calls.extend(anthropic_call(item, map)),
+            },
+            CallFormat::Bedrock => {
+                // The response, its `output`, or the message itself.
+                let message = item.get("output").and_then(|o| o.get("message")).or_else(|| item.get("message")).unwrap_or(item);
+                match message.get("content").and_then(Value::as_array) {
+                    Some(content) => calls.extend(content.iter().filter_map(|b| bedrock_call(b, map))),
+                    None => calls.extend(bedrock_call(item, map)),
                 }
             }
+            CallFormat::Gemini => unreachable!("read above"),
         }
     }
     Ok(calls)
+}
+
+/// Gemini's fields, of a response, a candidate, a content and a part: what tells a Gemini
+/// value that holds no function call from something else.
+const GEMINI_FIELDS: &[&str] = &[
+    "candidates", "promptFeedback", "usageMetadata", "modelVersion", "responseId", "content", "finishReason", "parts",
+    "functionCall", "text", "thought", "thoughtSignature", "inlineData", "fileData", "functionResponse", "executableCode",
+    "codeExecutionResult",
+];
+
+/// Bedrock's fields, of a response, its output, a message and a content block.
+const BEDROCK_FIELDS: &[&str] = &[
+    "output", "stopReason", "message", "content", "role", "toolUse", "text", "image", "document", "video", "audio",
+    "toolResult", "guardContent", "cachePoint", "reasoningContent", "citationsContent", "searchResult", "toolAddition",
+    "$unknown",
+];
+
+/// Whether `o` is one of the shapes [`parse_tool_calls`] reads for `format`.
+fn recognised(o: &Map<String, Value>, format: CallFormat) -> bool {
+    let has = |keys: &[&str]| keys.iter().any(|k| o.contains_key(*k));
+    let typed = || o.get("type").is_some_and(Value::is_string);
+    match format {
+        CallFormat::OpenAi | CallFormat::Ollama => has(&["choices", "message", "tool_calls", "role", "content", "function", "custom"]),
+        CallFormat::OpenAiResponses => has(&["output"]) || typed(),
+        CallFormat::Anthropic => has(&["content", "role"]) || typed(),
+        CallFormat::Gemini => has(GEMINI_FIELDS) || is_function_call(o),
+        CallFormat::Bedrock => has(BEDROCK_FIELDS),
+    }
+}
+
+/// What [`parse_tool_calls`] takes for `format`, for its error.
+fn shapes(format: CallFormat) -> &'static str {
+    match format {
+        CallFormat::OpenAi => "an OpenAI chat completion, choice, message or tool call",
+        CallFormat::Ollama => "an Ollama chat response, message or tool call",
+        CallFormat::OpenAiResponses => "an OpenAI Responses response or output item",
+        CallFormat::Anthropic => "an Anthropic message or content block",
+        CallFormat::Gemini => "a Gemini response, candidate, content, part or FunctionCall",
+        CallFormat::Bedrock => "a Bedrock Converse response, output, message or content block",
+    }
+}
+
+/// ` (keys: a, b, c)`, the first few keys of an object, for errors.
+fn keys_of(o: &Map<String, Value>) -> String {
+    if o.is_empty() {
+        return " (it is empty)".to_owned();
+    }
+    let mut keys: Vec<&str> = o.keys().take(6).map(String::as_str).collect();
+    if o.len() > keys.len() {
+        keys.push("...");
+    }
+    format!(" (keys: {})", keys.join(", "))
+}
+
+/// A Gemini `FunctionCall` on its own: only its fields, and at least one that makes a call.
+fn is_function_call(o: &Map<String, Value>) -> bool {
+    o.keys().all(|k| matches!(k.as_str(), "name" | "args" | "id" | "partialArgs" | "willContinue"))
+        && ["name", "args", "partialArgs", "willContinue"].iter().any(|k| o.contains_key(*k))
+}
+
+fn openai_message(m: &Value, format: CallFormat, map: Option<&NameMap>, calls: &mut Vec<ToolCall>) {
+    for (i, tc) in array(m, "tool_calls").iter().enumerate() {
+        calls.push(openai_call(tc, i, format, map));
+    }
+}
+
+/// One Chat tool call; Ollama's have no id, so the `i`th is `call_{i}`.
+fn openai_call(tc: &Value, i: usize, format: CallFormat, map: Option<&NameMap>) -> ToolCall {
+    let f = tc.get("function").unwrap_or(tc);
+    let name = str_of(f, "name").unwrap_or_default();
+    let id = str_of(tc, "id").or_else(|| (format == CallFormat::Ollama).then(|| format!("call_{i}")));
+    resolve(id, name, args_of(f.get("arguments")), map)
+}
+
+fn responses_call(item: &Value, map: Option<&NameMap>) -> Option<ToolCall> {
+    if item.get("type").and_then(Value::as_str) != Some("function_call") {
+        return None;
+    }
+    // `call_id` is what the `function_call_output` answers; the item's own `id` (`fc_...`) is
+    // not a call id, so a call without `call_id` has none.
+    Some(resolve(str_of(item, "call_id"), str_of(item, "name").unwrap_or_default(), args_of(item.get("arguments")), map))
+}
+
+fn anthropic_call(block: &Value, map: Option<&NameMap>) -> Option<ToolCall> {
+    if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+        return None;
+    }
+    Some(resolve(str_of(block, "id"), str_of(block, "name").unwrap_or_default(), args_of(block.get("input")), map))
+}
+
+fn bedrock_call(block: &Value, map: Option<&NameMap>) -> Option<ToolCall> {
+    let tu = block.get("toolUse")?;
+    Some(resolve(str_of(tu, "toolUseId"), str_of(tu, "name").unwrap_or_default(), args_of(tu.get("input")), map))
+}
+
+/// One step of a JSON path.
+#[derive(Debug, Clone, PartialEq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// The steps of a JSON path (RFC 9535) that names one value, as Gemini's `PartialArg.jsonPath`
+/// does (`$.foo.bar[0].data`): `$`, then `.name`, `['name']`, `["name"]` and `[0]` steps.
+/// `None` for anything else (wildcards, slices, filters, a malformed path).
+fn json_path(path: &str) -> Option<Vec<Step>> {
+    let mut rest = path.strip_prefix('$')?;
+    let mut steps = Vec::new();
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            if end == 0 || &r[..end] == "*" {
+                return None;
+            }
+            steps.push(Step::Key(r[..end].to_owned()));
+            rest = &r[end..];
+        } else if let Some(r) = rest.strip_prefix('[') {
+            match r.chars().next()? {
+                q @ ('\'' | '"') => {
+                    // The closing quote: the first one not escaped.
+                    let body = &r[1..];
+                    let mut escaped = false;
+                    let close = body.char_indices().find_map(|(i, c)| {
+                        let end = !escaped && c == q;
+                        escaped = !escaped && c == '\\';
+                        end.then_some(i)
+                    })?;
+                    steps.push(Step::Key(quoted_name(&body[..close], q)?));
+                    rest = body[close + 1..].strip_prefix(']')?;
+                }
+                _ => {
+                    let end = r.find(']')?;
+                    let digits = r[..end].trim();
+                    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                        return None;
+                    }
+                    steps.push(Step::Index(digits.parse().ok()?));
+                    rest = &r[end + 1..];
+                }
+            }
+        } else {
+            return None;
+        }
+    }
+    Some(steps)
+}
+
+/// A quoted member name of a JSON path: JSON string escapes, plus `\'` in single quotes.
+fn quoted_name(body: &str, quote: char) -> Option<String> {
+    let text = if quote == '"' {
+        format!("\"{body}\"")
+    } else {
+        // As a double-quoted JSON string: `\'` is a plain quote there, `"` needs its escape.
+        let mut t = String::with_capacity(body.len() + 2);
+        t.push('"');
+        let mut chars = body.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next()? {
+                    '\'' => t.push('\''),
+                    e => {
+                        t.push('\\');
+                        t.push(e);
+                    }
+                },
+                '"' => t.push_str("\\\""),
+                c => t.push(c),
+            }
+        }
+        t.push('"');
+        t
+    };
+    serde_json::from_str(&text).ok()
+}
+
+/// The largest array index a streamed path may name: arrays are filled with `null` up to it,
+/// and `$.a[999999999]` must not allocate that much.
+const MAX_STREAMED_INDEX: usize = 10_000;
+
+/// Sets the value at `steps` inside `root`, making the objects and arrays on the way. A string
+/// where a string already is is appended to it (Gemini streams long strings in pieces at one
+/// path). A path through a value of another kind (an index into an object, a key into a
+/// string) sets nothing.
+fn set_at(root: &mut Value, steps: &[Step], value: Value) {
+    let mut cur = root;
+    for (i, step) in steps.iter().enumerate() {
+        let slot = match (step, cur) {
+            (Step::Key(k), Value::Object(m)) => m.entry(k.clone()).or_insert(Value::Null),
+            (Step::Index(n), Value::Array(a)) if *n <= MAX_STREAMED_INDEX => {
+                if a.len() <= *n {
+                    a.resize(*n + 1, Value::Null);
+                }
+                &mut a[*n]
+            }
+            _ => return,
+        };
+        match steps.get(i + 1) {
+            None => {
+                match (slot, value) {
+                    (Value::String(s), Value::String(more)) => s.push_str(&more),
+                    (slot, value) => *slot = value,
+                }
+                return;
+            }
+            Some(next) => {
+                if slot.is_null() {
+                    *slot = match next {
+                        Step::Key(_) => Value::Object(Map::new()),
+                        Step::Index(_) => Value::Array(Vec::new()),
+                    };
+                }
+                cur = slot;
+            }
+        }
+    }
+}
+
+/// Applies Gemini `PartialArg`s (`{jsonPath, stringValue | numberValue | boolValue |
+/// nullValue, willContinue?}`) to arguments being put together. One without a value or with a
+/// path that names no single value is skipped.
+fn apply_partial_args(args: &mut Value, partial: &[Value]) {
+    for pa in partial {
+        let Some(steps) = pa.get("jsonPath").and_then(Value::as_str).and_then(json_path) else { continue };
+        let value = if let Some(s) = pa.get("stringValue").filter(|v| v.is_string()) {
+            s.clone()
+        } else if let Some(n) = pa.get("numberValue").filter(|v| v.is_number()) {
+            n.clone()
+        } else if let Some(b) = pa.get("boolValue").filter(|v| v.is_boolean()) {
+            b.clone()
+        } else if pa.get("nullValue").is_some() {
+            Value::Null
+        } else {
+            continue;
+        };
+        if !steps.is_empty() {
+            set_at(args, &steps, value);
+        }
+    }
 }
 
 /// A call being assembled from stream events.
@@ -278,9 +530,13 @@ struct Partial {
     id: Option<String>,
     name: String,
     args: String,
-    /// Arguments given whole (an object) rather than as text fragments.
+    /// Arguments given whole (an object) rather than as text fragments; Gemini's, put together
+    /// from `partialArgs`.
     whole: Option<Value>,
     done: bool,
+    /// Why the arguments are incomplete, when the call ended while they were still streaming
+    /// (Gemini's `willContinue`: text arguments tell it themselves, by not being JSON).
+    incomplete: Option<String>,
 }
 
 /// The calls being assembled, by `(choice or output index, call index)`, in key order: a
@@ -387,11 +643,9 @@ impl Accumulator {
             CallFormat::OpenAiResponses => self.push_responses(event, &mut done),
             CallFormat::Anthropic => self.push_anthropic(event, &mut done),
             CallFormat::Gemini => {
-                // Gemini streams whole function calls, one or more per chunk.
-                if let Ok(calls) = parse_tool_calls(event, CallFormat::Gemini, map) {
-                    self.emitted += calls.len();
-                    return calls;
-                }
+                let mut out = Vec::new();
+                self.gemini_value(event, 0, map, &mut out);
+                return out;
             }
             CallFormat::Bedrock => self.push_bedrock(event, &mut done),
         }
@@ -401,6 +655,13 @@ impl Accumulator {
     /// Ends the stream: every call still open is returned.
     pub fn finish(&mut self, map: Option<&NameMap>) -> Vec<ToolCall> {
         let keys: Vec<(u64, u64)> = self.open.keys().collect();
+        if self.format == CallFormat::Gemini {
+            for &k in &keys {
+                if let Some(p) = self.open.get_mut(k) {
+                    p.incomplete = Some("the stream ended while they were still streaming (willContinue)".to_owned());
+                }
+            }
+        }
         self.take(keys, map)
     }
 
@@ -412,11 +673,122 @@ impl Accumulator {
                     Some(v) if p.args.is_empty() => RawArgs::Json(v),
                     _ => RawArgs::Text(p.args),
                 };
-                out.push(resolve(p.id, p.name, raw, map));
+                let mut call = resolve(p.id, p.name, raw, map);
+                if let (Some(why), None) = (p.incomplete, &call.error) {
+                    call.error = Some(CallError {
+                        code: ErrorCode::InvalidArguments.as_str(),
+                        message: format!("the arguments of \"{}\" are incomplete: {why}", call.provider_name),
+                    });
+                    call.arguments = Value::Null;
+                }
+                out.push(call);
             }
         }
         self.emitted += out.len();
         out
+    }
+
+    /// Gemini: the function calls in a response, a candidate, a content, a part or a
+    /// `FunctionCall` (the shapes of [`parse_tool_calls`]). `index` is the candidate's index
+    /// when `v` is a candidate without its own.
+    fn gemini_value(&mut self, v: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
+        if let Some(candidates) = v.get("candidates").and_then(Value::as_array) {
+            for (i, c) in candidates.iter().enumerate() {
+                self.gemini_candidate(c, i as u64, map, out);
+            }
+        } else if v.get("content").is_some() || v.get("finishReason").is_some() {
+            self.gemini_candidate(v, index, map, out);
+        } else if let Some(parts) = v.get("parts").and_then(Value::as_array) {
+            for part in parts {
+                self.gemini_part(part, 0, map, out);
+            }
+        } else if v.get("functionCall").is_some() {
+            self.gemini_part(v, 0, map, out);
+        } else if v.as_object().is_some_and(is_function_call) {
+            self.gemini_call(v, 0, map, out);
+        }
+    }
+
+    fn gemini_candidate(&mut self, c: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
+        let index = c.get("index").and_then(Value::as_u64).unwrap_or(index);
+        for part in c.get("content").map_or(&[][..], |content| array(content, "parts")) {
+            self.gemini_part(part, index, map, out);
+        }
+        // The candidate is done: a call still streaming ends here, complete only if the model
+        // stopped of itself (not at MAX_TOKENS, for safety, or at a malformed call).
+        if let Some(reason) = c.get("finishReason").and_then(Value::as_str).filter(|r| !r.is_empty()) {
+            if let Some(p) = self.open.get_mut((index, 0)) {
+                if reason != "STOP" {
+                    p.incomplete = Some(format!("the response ended ({reason}) while they were still streaming (willContinue)"));
+                }
+                out.extend(self.take(vec![(index, 0)], map));
+            }
+        }
+    }
+
+    fn gemini_part(&mut self, part: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
+        if let Some(fc) = part.get("functionCall").filter(|fc| fc.is_object()) {
+            self.gemini_call(fc, index, map, out);
+        }
+    }
+
+    /// One `FunctionCall` of candidate `index`. A call is whole in one part, or its arguments
+    /// stream over several (Vertex's `streamFunctionCallArguments`): the first part has the
+    /// name and `willContinue: true`, the next ones `partialArgs` (and `willContinue` while more
+    /// follow), and the call ends at a part without `willContinue` (often an empty
+    /// `functionCall`), at another call, or when the candidate finishes.
+    fn gemini_call(&mut self, fc: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
+        let key = (index, 0);
+        let name = str_of(fc, "name").filter(|n| !n.is_empty());
+        let id = str_of(fc, "id").filter(|i| !i.is_empty());
+        let args = fc.get("args").filter(|a| !a.is_null());
+        let partial = fc.get("partialArgs").and_then(Value::as_array);
+        let more = fc.get("willContinue").and_then(Value::as_bool) == Some(true);
+        if let Some(p) = self.open.get_mut(key) {
+            // A part without a name goes on with the call streaming; so does one with its name,
+            // unless its id says it is another call.
+            let same = name.as_ref().is_none_or(|n| *n == p.name && (id.is_none() || p.id.is_none() || id == p.id));
+            if same {
+                if p.id.is_none() {
+                    p.id = id;
+                }
+                let whole = p.whole.get_or_insert_with(|| Value::Object(Map::new()));
+                match (whole, args) {
+                    (Value::Object(have), Some(Value::Object(more_args))) => have.extend(more_args.clone()),
+                    (whole, Some(a)) => *whole = a.clone(),
+                    (_, None) => {}
+                }
+                if let (Some(list), Some(whole @ Value::Object(_))) = (partial, p.whole.as_mut()) {
+                    apply_partial_args(whole, list);
+                }
+                if !more {
+                    out.extend(self.take(vec![key], map));
+                }
+                return;
+            }
+            // Another call: the one streaming has ended.
+            out.extend(self.take(vec![key], map));
+        }
+        if !more && partial.is_none() {
+            // A whole call, or an empty `functionCall` (the end of streamed arguments, here with
+            // none streaming): nothing to call.
+            if name.is_some() || args.is_some() {
+                out.push(resolve(id, name.unwrap_or_default(), args_of(args), map));
+                self.emitted += 1;
+            }
+            return;
+        }
+        let p = self.open.entry(key);
+        p.id = id;
+        p.name = name.unwrap_or_default();
+        let mut whole = args.cloned().unwrap_or_else(|| Value::Object(Map::new()));
+        if let (Some(list), Value::Object(_)) = (partial, &whole) {
+            apply_partial_args(&mut whole, list);
+        }
+        p.whole = Some(whole);
+        if !more {
+            out.extend(self.take(vec![key], map));
+        }
     }
 
     fn push_openai(&mut self, ev: &Value, done: &mut Vec<(u64, u64)>) {
@@ -606,6 +978,196 @@ mod tests {
             assert_eq!(calls[0].arguments, json!({"a":1}), "{format:?}");
             assert_eq!(calls[0].tool, "t");
         }
+    }
+
+    #[test]
+    fn the_parts_of_a_response_that_the_sdks_hand_out() {
+        let a1 = json!({"a":1});
+        let cases = [
+            // Responses: `res.output`, one item.
+            (CallFormat::OpenAiResponses, json!([{"type":"reasoning","id":"rs_1","summary":[]},{"type":"function_call","id":"fc_1","call_id":"call_1","name":"t","arguments":"{\"a\":1}"}])),
+            (CallFormat::OpenAiResponses, json!({"type":"function_call","id":"fc_1","call_id":"call_1","name":"t","arguments":"{\"a\":1}"})),
+            // Anthropic: `message.content`, one block.
+            (CallFormat::Anthropic, json!([{"type":"text","text":"hi"},{"type":"tool_use","id":"call_1","name":"t","input":{"a":1}}])),
+            (CallFormat::Anthropic, json!({"type":"tool_use","id":"call_1","name":"t","input":{"a":1}})),
+            // Gemini: `res.functionCalls`, a candidate, `content.parts`, a part, a FunctionCall.
+            (CallFormat::Gemini, json!([{"id":"call_1","name":"t","args":{"a":1}}])),
+            (CallFormat::Gemini, json!({"content":{"role":"model","parts":[{"text":"hi"},{"functionCall":{"id":"call_1","name":"t","args":{"a":1}}}]},"finishReason":"STOP","index":0})),
+            (CallFormat::Gemini, json!([{"text":"hi"},{"functionCall":{"id":"call_1","name":"t","args":{"a":1}}}])),
+            (CallFormat::Gemini, json!({"functionCall":{"id":"call_1","name":"t","args":{"a":1}}})),
+            (CallFormat::Gemini, json!({"id":"call_1","name":"t","args":{"a":1}})),
+            // Bedrock: `res.output`, `message.content`, one block.
+            (CallFormat::Bedrock, json!({"message":{"role":"assistant","content":[{"text":"hi"},{"toolUse":{"toolUseId":"call_1","name":"t","input":{"a":1}}}]}})),
+            (CallFormat::Bedrock, json!([{"text":"hi"},{"toolUse":{"toolUseId":"call_1","name":"t","input":{"a":1}}}])),
+            (CallFormat::Bedrock, json!({"toolUse":{"toolUseId":"call_1","name":"t","input":{"a":1}}})),
+            // OpenAI Chat: `message.tool_calls`, one tool call, one choice.
+            (CallFormat::OpenAi, json!([{"id":"call_1","type":"function","function":{"name":"t","arguments":"{\"a\":1}"}}])),
+            (CallFormat::OpenAi, json!({"id":"call_1","type":"function","function":{"name":"t","arguments":"{\"a\":1}"}})),
+            (CallFormat::OpenAi, json!({"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"t","arguments":"{\"a\":1}"}}]}})),
+        ];
+        for (format, input) in cases {
+            let calls = parse_tool_calls(&input, format, None).unwrap_or_else(|e| panic!("{format:?} {input}: {e}"));
+            assert_eq!(calls.len(), 1, "{format:?} {input}");
+            assert_eq!((calls[0].id.as_deref(), calls[0].tool.as_str(), &calls[0].arguments), (Some("call_1"), "t", &a1), "{format:?} {input}");
+        }
+    }
+
+    #[test]
+    fn responses_without_calls_give_none_and_what_is_not_a_response_is_an_error() {
+        let none = [
+            (CallFormat::OpenAi, json!({"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"}}]})),
+            (CallFormat::OpenAi, json!({"role":"assistant","content":"hi","refusal":null})),
+            (CallFormat::Ollama, json!({"model":"m","message":{"role":"assistant","content":"hi"},"done":true})),
+            (CallFormat::OpenAiResponses, json!({"id":"resp_1","object":"response","output":[{"type":"message","role":"assistant","content":[]}]})),
+            (CallFormat::OpenAiResponses, json!({"type":"message","role":"assistant","content":[]})),
+            (CallFormat::Anthropic, json!({"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"hi"}]})),
+            (CallFormat::Anthropic, json!({"type":"text","text":"hi"})),
+            (CallFormat::Gemini, json!({"candidates":[{"content":{"role":"model","parts":[{"text":"hi"}]},"finishReason":"STOP"}]})),
+            // A prompt blocked: no candidates at all.
+            (CallFormat::Gemini, json!({"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":3}})),
+            (CallFormat::Gemini, json!({"text":"hi"})),
+            (CallFormat::Gemini, json!([])),
+            // `response.functionCalls` when there are none.
+            (CallFormat::Gemini, Value::Null),
+            (CallFormat::Bedrock, json!({"output":{"message":{"role":"assistant","content":[{"text":"hi"}]}},"stopReason":"end_turn"})),
+            (CallFormat::Bedrock, json!([{"text":"hi"},{}])),
+        ];
+        for (format, input) in none {
+            assert_eq!(parse_tool_calls(&input, format, None).unwrap_or_else(|e| panic!("{format:?} {input}: {e}")), [], "{format:?} {input}");
+        }
+        let wrong = [
+            (CallFormat::OpenAi, json!({})),
+            (CallFormat::OpenAi, json!({"error":{"message":"Rate limit reached","type":"requests"}})),
+            (CallFormat::OpenAiResponses, json!({"choices":[]})),
+            (CallFormat::OpenAiResponses, json!([{"call_id":"c","name":"t"}])),
+            (CallFormat::Anthropic, json!({"candidates":[]})),
+            (CallFormat::Gemini, json!({"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}})),
+            (CallFormat::Gemini, json!({"name":"t","inputSchema":{}})),
+            (CallFormat::Gemini, json!(["functionCall"])),
+            (CallFormat::Bedrock, json!({"choices":[]})),
+            (CallFormat::Bedrock, json!("text")),
+            (CallFormat::Bedrock, Value::Null),
+            (CallFormat::Anthropic, Value::Null),
+        ];
+        for (format, input) in wrong {
+            let e = parse_tool_calls(&input, format, None).expect_err(&format!("{format:?} {input}"));
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?} {input}: {e}");
+        }
+        let e = parse_tool_calls(&json!({"choices":[]}), CallFormat::Anthropic, None).unwrap_err();
+        assert_eq!(e.message, "response is not an Anthropic message or content block: it has none of its fields (keys: choices)");
+        let e = parse_tool_calls(&json!([{"type":"tool_use"},{"x":1}]), CallFormat::Anthropic, None).unwrap_err();
+        assert_eq!(e.message, "response[1] is not an Anthropic message or content block: it has none of its fields (keys: x)");
+    }
+
+    #[test]
+    fn json_paths_of_streamed_arguments() {
+        let k = |s: &str| Step::Key(s.to_owned());
+        assert_eq!(json_path("$.foo.bar[0].data"), Some(vec![k("foo"), k("bar"), Step::Index(0), k("data")]));
+        assert_eq!(json_path("$['a.b'][\"c\\\"d\"]['it\\'s'][ 12 ]"), Some(vec![k("a.b"), k("c\"d"), k("it's"), Step::Index(12)]));
+        assert_eq!(json_path("$['\\u00e9']"), Some(vec![k("é")]));
+        assert_eq!(json_path("$"), Some(vec![]));
+        for bad in ["", "foo", "$.", "$..a", "$.*", "$[*]", "$[-1]", "$[1:2]", "$['a'", "$['a']x", "$[?@.a]"] {
+            assert_eq!(json_path(bad), None, "{bad}");
+        }
+        let mut args = json!({});
+        set_at(&mut args, &json_path("$.a[2].b").unwrap(), json!("x"));
+        set_at(&mut args, &json_path("$.a[2].b").unwrap(), json!("y"));
+        set_at(&mut args, &json_path("$.a.c").unwrap(), json!(1));
+        set_at(&mut args, &json_path("$.a[20000]").unwrap(), json!(1));
+        assert_eq!(args, json!({"a":[null,null,{"b":"xy"}]}), "strings append; a conflicting or too large path sets nothing");
+    }
+
+    /// Vertex's `streamFunctionCallArguments`, as the Vertex API sends it (vercel/ai#13929,
+    /// #14358): the name with `willContinue`, then `partialArgs`, then an empty `functionCall`
+    /// (or a last `partialArgs` without `willContinue`).
+    fn vertex_chunks(end_with_empty: bool) -> Vec<Value> {
+        let fc = |fc: Value| json!({"candidates":[{"index":0,"content":{"role":"model","parts":[{"functionCall":fc}]}}]});
+        let mut chunks = vec![
+            json!({"candidates":[{"content":{"role":"model","parts":[{"text":"Let me check."}]}}]}),
+            fc(json!({"name":"get_weather","willContinue":true})),
+            fc(json!({"partialArgs":[{"jsonPath":"$.location","stringValue":"Bos","willContinue":true}],"willContinue":true})),
+            fc(json!({"partialArgs":[{"jsonPath":"$.location","stringValue":"ton, MA"},{"jsonPath":"$.days","numberValue":3}],"willContinue":true})),
+            fc(json!({"partialArgs":[{"jsonPath":"$.opts.units[0]","stringValue":"C"},{"jsonPath":"$.opts.alerts","boolValue":true},{"jsonPath":"$.opts.note","nullValue":"NULL_VALUE"}],"willContinue":true})),
+        ];
+        if end_with_empty {
+            chunks.push(fc(json!({})));
+        } else {
+            chunks.push(fc(json!({"partialArgs":[{"jsonPath":"$.opts.units[1]","stringValue":"F"}]})));
+        }
+        chunks.push(json!({"candidates":[{"index":0,"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP"}]}));
+        chunks
+    }
+
+    #[test]
+    fn gemini_streamed_arguments_make_one_call() {
+        for end_with_empty in [true, false] {
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            let chunks = vertex_chunks(end_with_empty);
+            let mut when = Vec::new();
+            for (i, c) in chunks.iter().enumerate() {
+                for call in push(&mut acc, c, None) {
+                    when.push((i, call));
+                }
+            }
+            assert!(acc.finish(None).is_empty());
+            assert_eq!(when.len(), 1, "{when:?}");
+            let (i, call) = &when[0];
+            assert_eq!(*i, 5, "completed by the part without willContinue");
+            assert_eq!(call.tool, "get_weather");
+            assert_eq!(call.error, None);
+            let units = if end_with_empty { json!(["C"]) } else { json!(["C", "F"]) };
+            assert_eq!(call.arguments, json!({"location":"Boston, MA","days":3,"opts":{"units":units,"alerts":true,"note":null}}));
+            // The same parts in one response (a history put together from the chunks).
+            let parts: Vec<Value> = chunks.iter().flat_map(|c| c["candidates"][0]["content"]["parts"].as_array().unwrap().clone()).collect();
+            let calls = parse_tool_calls(&json!({"role":"model","parts":parts}), CallFormat::Gemini, None).unwrap();
+            assert_eq!(calls.len(), 1);
+            assert_eq!(calls[0].arguments, call.arguments);
+        }
+    }
+
+    #[test]
+    fn gemini_streamed_arguments_cut_short_or_followed_by_another_call() {
+        let chunks = vertex_chunks(true);
+        // Cut before the end: finish() gives the call, with an error (its arguments are not all there).
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        for c in &chunks[..4] {
+            assert!(push(&mut acc, c, None).is_empty());
+        }
+        let out = acc.finish(None);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].tool, "get_weather");
+        assert_eq!(out[0].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
+        assert!(out[0].error.as_ref().unwrap().message.contains("incomplete"), "{:?}", out[0].error);
+        // Ended by the candidate finishing: complete at STOP, incomplete at MAX_TOKENS.
+        for (reason, ok) in [("STOP", true), ("MAX_TOKENS", false)] {
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            for c in &chunks[..4] {
+                push(&mut acc, c, None);
+            }
+            let out = push(&mut acc, &json!({"candidates":[{"index":0,"finishReason":reason}]}), None);
+            assert_eq!(out.len(), 1);
+            assert_eq!(out[0].error.is_none(), ok, "{reason}: {:?}", out[0].error);
+        }
+        // Another call begins: the one streaming ends, and the new one is its own.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        for c in &chunks[..4] {
+            push(&mut acc, c, None);
+        }
+        let out = push(&mut acc, &json!({"candidates":[{"content":{"parts":[{"functionCall":{"name":"get_time","args":{"tz":"UTC"}}}]}}]}), None);
+        assert_eq!(out.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["get_weather", "get_time"]);
+        assert_eq!(out[0].arguments, json!({"location":"Boston, MA","days":3}));
+        // Whole calls are given at once, as before; an empty functionCall alone is nothing.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let out = push(&mut acc, &json!({"candidates":[{"content":{"parts":[{"functionCall":{"name":"a","args":{}}},{"functionCall":{}},{"functionCall":{"name":"b"}}]}}]}), None);
+        assert_eq!(out.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(out[1].arguments, json!({}));
+        // Two candidates stream at once, each its own call.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let two = |a: Value, b: Value| json!({"candidates":[{"index":0,"content":{"parts":[{"functionCall":a}]}},{"index":1,"content":{"parts":[{"functionCall":b}]}}]});
+        push(&mut acc, &two(json!({"name":"x","willContinue":true}), json!({"name":"y","willContinue":true})), None);
+        push(&mut acc, &two(json!({"partialArgs":[{"jsonPath":"$.v","numberValue":0}],"willContinue":true}), json!({"partialArgs":[{"jsonPath":"$.v","numberValue":1}],"willContinue":true})), None);
+        let out = push(&mut acc, &two(json!({}), json!({})), None);
+        assert_eq!(out.iter().map(|c| (c.tool.as_str(), c.arguments["v"].as_u64())).collect::<Vec<_>>(), [("x", Some(0)), ("y", Some(1))]);
     }
 
     /// Splits `s` into pieces at every `step` bytes, on char boundaries.
