@@ -657,12 +657,36 @@ export type ToolCall =
 export function parseToolCalls(response: object | string | null | undefined, provider: "gemini" | "vertex", nameMap?: NameMap | NameMapJson | null): ToolCall[];
 export function parseToolCalls(response: object | string, provider: CallProvider, nameMap?: NameMap | NameMapJson | null): ToolCall[];
 
-/** Assembles complete tool calls from a provider's stream events or chunks. */
+/**
+ * Assembles complete tool calls from a provider's stream: the SDK's events, or the response body's text.
+ *
+ * ```js
+ * const acc = new ToolCallAccumulator("anthropic", nameMap);
+ * for await (const event of stream) for (const call of acc.push(event)) run(call);    // SDK events
+ * // or: for await (const text of res.body.pipeThrough(new TextDecoderStream())) ...acc.push(text)
+ * for (const call of acc.finish()) run(call);
+ * ```
+ */
 export class ToolCallAccumulator {
   constructor(provider: CallProvider, nameMap?: NameMap | NameMapJson | null);
-  /** Takes one event (a parsed chunk, its JSON text, or an SSE `data:` line); returns the calls it completed. */
+  /**
+   * Takes one event object (a parsed chunk), or the stream's text as it comes, in pieces of any size: Server-Sent
+   * Events (whole frames, several in one string, or frames split anywhere: the end of a piece is kept for the
+   * next), single `data:` lines, or JSON (one event, or one per line). `event:`, `id:`, `retry:` and comment
+   * lines are ignored, `data:` lines of one event are joined as SSE joins them, `[DONE]` is skipped; an event
+   * is taken as soon as its data is a whole JSON object (so lines given without their line ends lose nothing).
+   * Returns the calls it completed (often none).
+   *
+   * Throws `INVALID_INPUT` for an event that is not an object (`42`, `null`, an array), and `INVALID_JSON` for
+   * an event's data that is not JSON or a line that is neither SSE nor JSON; the rest of the text is read all
+   * the same, and the calls it completed come with the next `push` or `finish`.
+   */
   push(event: object | string): ToolCall[];
-  /** Ends the stream; returns every call still open (with an error if its arguments are incomplete). */
+  /**
+   * Ends the stream; returns every call still open (with an error if its arguments are incomplete: text
+   * arguments that are not whole JSON, Gemini arguments still streaming with `willContinue`), and those of an
+   * event the text ended on without its blank line.
+   */
   finish(): ToolCall[];
   free(): void;
 }

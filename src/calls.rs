@@ -595,15 +595,229 @@ impl ItemKeys {
     }
 }
 
+/// Stream text read by [`Accumulator::push_text`] and not yet made into events.
+#[derive(Debug, Clone, Default)]
+struct StreamText {
+    /// The end of the text so far, a line not ended yet.
+    line: String,
+    /// The `data` lines of the event being read, joined with `\n`.
+    data: String,
+    has_data: bool,
+    /// The text so far ended with `\r`: a `\n` at the start of the next ends no other line.
+    after_cr: bool,
+    /// Some text came (a byte order mark is skipped only before it).
+    started: bool,
+}
+
+/// Reads a stream event's JSON text, with a typed error. Lone surrogate escapes (which no
+/// UTF-8 string can hold) become U+FFFD instead of failing the event.
+fn read_event(text: &str) -> Result<Value> {
+    use crate::model::{read_json, repair_lone_surrogates, ReadError};
+    let read = match read_json(text) {
+        Err(ReadError::Json(e)) => match repair_lone_surrogates(text) {
+            Some(fixed) => read_json(&fixed),
+            None => Err(ReadError::Json(e)),
+        },
+        read => read,
+    };
+    read.map_err(|e| {
+        e.into_error("a stream event", |e| Error::new(ErrorCode::InvalidJson, format!("stream event is not valid JSON ({e}): {}", preview(text))))
+    })
+}
+
+/// The event in `text` if it is whole already: a JSON object or array (or `[DONE]`, which is no
+/// event). `None` while it may go on: text cut inside an object is not JSON, and a whole object
+/// cannot be the start of a longer one.
+fn whole_event(text: &str) -> Option<Option<Value>> {
+    let t = text.trim();
+    if t == "[DONE]" {
+        return Some(None);
+    }
+    if !(t.starts_with('{') && t.ends_with('}') || t.starts_with('[') && t.ends_with(']')) {
+        return None;
+    }
+    crate::model::read_json(t).ok().map(Some)
+}
+
+impl StreamText {
+    /// Reads `text` on from where the last left off, adding the events it completes to
+    /// `events` (a JSON text that does not parse is an error there, in its place).
+    fn read(&mut self, mut text: &str, events: &mut Vec<Result<Value>>) {
+        if text.is_empty() {
+            return;
+        }
+        if !self.started {
+            self.started = true;
+            text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        }
+        // One JSON text given whole between events, over several lines (pretty-printed): one
+        // event. (Lines of JSON, one event each, are read below.)
+        if self.line.is_empty() && !self.has_data {
+            let t = text.trim();
+            if t.starts_with(['{', '[']) && t.ends_with(['}', ']']) && t.contains(['\n', '\r']) {
+                if let Ok(v) = crate::model::read_json(t) {
+                    self.after_cr = false;
+                    events.push(Ok(v));
+                    return;
+                }
+            }
+        }
+        // A line given without its end (one line per push, as a line reader gives them), then
+        // the start of another: the first is whole. Only a line that carries nothing is taken
+        // so (a data line is taken as soon as its JSON is whole, below); one cut short, whose
+        // rest this text is, goes on as the text says.
+        if !self.line.is_empty() && ignored_line(&self.line) && starts_a_line(text) {
+            let line = std::mem::take(&mut self.line);
+            self.line_done(&line, events);
+        }
+        let mut start = 0;
+        for (i, b) in text.bytes().enumerate() {
+            if self.after_cr {
+                self.after_cr = false;
+                if b == b'\n' {
+                    start = i + 1;
+                    continue;
+                }
+            }
+            if b == b'\n' || b == b'\r' {
+                self.line.push_str(&text[start..i]);
+                let line = std::mem::take(&mut self.line);
+                self.line_done(&line, events);
+                self.after_cr = b == b'\r';
+                start = i + 1;
+            }
+        }
+        self.line.push_str(&text[start..]);
+        // A line not ended yet whose event is whole already: a JSON text, or a data line, given
+        // without its line end (a bare JSON string, a `data: {...}` line).
+        let line = self.line.trim_start();
+        let candidate = if line.starts_with(['{', '[']) {
+            whole_event(line)
+        } else if let Some(value) = line.strip_prefix("data:") {
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            if self.has_data {
+                whole_event(&format!("{}\n{value}", self.data))
+            } else {
+                whole_event(value)
+            }
+        } else {
+            None
+        };
+        if let Some(event) = candidate {
+            if line.starts_with("data:") {
+                self.data.clear();
+                self.has_data = false;
+            }
+            self.line.clear();
+            events.extend(event.map(Ok));
+        } else if !may_go_on(&self.line) {
+            // No line of an event stream starts so: an error now, not with the next text.
+            let line = std::mem::take(&mut self.line);
+            self.line_done(&line, events);
+        }
+    }
+
+    /// One whole line, as the SSE standard reads it, and JSON lines (NDJSON) as events.
+    fn line_done(&mut self, line: &str, events: &mut Vec<Result<Value>>) {
+        if line.is_empty() {
+            self.dispatch(events);
+            return;
+        }
+        let trimmed = line.trim();
+        if trimmed.is_empty() || line.starts_with(':') {
+            return; // A comment, or only spaces.
+        }
+        if trimmed.starts_with(['{', '[']) {
+            if trimmed != "[DONE]" {
+                events.push(read_event(trimmed));
+            }
+            return;
+        }
+        let (field, value) = match line.find(':') {
+            Some(p) => (&line[..p], line[p + 1..].strip_prefix(' ').unwrap_or(&line[p + 1..])),
+            None => (line, ""),
+        };
+        match field {
+            "data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+                // Dispatched as soon as it is a whole JSON object, without waiting for the empty
+                // line: text given a line at a time may have none.
+                if let Some(event) = whole_event(&self.data) {
+                    self.data.clear();
+                    self.has_data = false;
+                    events.extend(event.map(Ok));
+                }
+            }
+            "event" | "id" | "retry" => {}
+            _ => events.push(Err(Error::new(
+                ErrorCode::InvalidJson,
+                format!("stream text is neither SSE (data:, event:, id:, retry:, a comment) nor JSON: {}", preview(line)),
+            ))),
+        }
+    }
+
+    /// The empty line: the event's data, if any, is the event.
+    fn dispatch(&mut self, events: &mut Vec<Result<Value>>) {
+        if !self.has_data {
+            return;
+        }
+        let data = std::mem::take(&mut self.data);
+        self.has_data = false;
+        let t = data.trim();
+        if !t.is_empty() && t != "[DONE]" {
+            events.push(read_event(t));
+        }
+    }
+
+    /// The end of the stream: a last line or event not ended is read as if it were.
+    fn end(&mut self, events: &mut Vec<Result<Value>>) {
+        let line = std::mem::take(&mut self.line);
+        if !line.is_empty() {
+            self.line_done(&line, events);
+        }
+        self.dispatch(events);
+        *self = Self::default();
+    }
+}
+
+/// A line that carries nothing for calls, when whole: an `event`, `id` or `retry` field, or a
+/// comment.
+fn ignored_line(line: &str) -> bool {
+    line.starts_with(':') || ["event:", "id:", "retry:"].iter().any(|f| line.starts_with(f))
+}
+
+/// Whether `line`, not ended yet, may be the start of a line of an event stream.
+fn may_go_on(line: &str) -> bool {
+    line.trim().is_empty()
+        || line.starts_with(':')
+        || line.trim_start().starts_with(['{', '['])
+        || ["data:", "event:", "id:", "retry:"].iter().any(|f| line.starts_with(f) || f.starts_with(line))
+}
+
+/// Whether `text` begins as a line of an event stream does (a field, a comment, or JSON).
+fn starts_a_line(text: &str) -> bool {
+    text.starts_with([':', '{', '[']) || ["data:", "event:", "id:", "retry:"].iter().any(|f| text.starts_with(f))
+}
+
 /// Assembles complete tool calls from a provider's stream events or chunks.
 ///
-/// Feed every event to [`Accumulator::push`]; it returns the calls that the event completed.
+/// Feed every event to [`Accumulator::push`] (or the stream's text to
+/// [`Accumulator::push_text`]); it returns the calls that the event completed.
 /// [`Accumulator::finish`] returns any call still open when the stream ended (a stream cut
-/// short yields its partial calls, with an error if their arguments are incomplete JSON).
+/// short yields its partial calls, with an error if their arguments are incomplete).
 #[derive(Debug, Clone)]
 pub struct Accumulator {
     format: CallFormat,
     open: OpenCalls,
+    /// Stream text not yet read as events.
+    text: StreamText,
+    /// Calls completed by text whose reading also failed: the error was thrown, these come
+    /// with the next push (or `finish`).
+    carried: Vec<ToolCall>,
     /// Responses: item id → key.
     items: ItemKeys,
     /// Responses: the keys of the calls completed, so that an `output_item.done` after
@@ -615,7 +829,15 @@ pub struct Accumulator {
 impl Accumulator {
     /// A new accumulator for a provider's stream format.
     pub fn new(format: CallFormat) -> Self {
-        Self { format, open: OpenCalls::default(), items: ItemKeys::default(), closed: Vec::new(), emitted: 0 }
+        Self {
+            format,
+            open: OpenCalls::default(),
+            text: StreamText::default(),
+            carried: Vec::new(),
+            items: ItemKeys::default(),
+            closed: Vec::new(),
+            emitted: 0,
+        }
     }
 
     /// How many calls have been completed so far.
@@ -624,7 +846,7 @@ impl Accumulator {
     }
 
     /// Takes one event (a parsed JSON chunk, an object). Returns the calls it completed.
-    /// Anything but an object is `INVALID_INPUT`.
+    /// Anything but an object is `INVALID_INPUT` (text goes to [`Accumulator::push_text`]).
     pub fn push(&mut self, event: &Value, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
         if !event.is_object() {
             return Err(Error::new(
@@ -632,7 +854,42 @@ impl Accumulator {
                 format!("a stream event must be an object, got {}", crate::model::json_type(event)),
             ));
         }
-        Ok(self.push_event(event, map))
+        let mut out = std::mem::take(&mut self.carried);
+        out.extend(self.push_event(event, map));
+        Ok(out)
+    }
+
+    /// Takes the stream's text as it comes, in pieces of any size: Server-Sent Events (what
+    /// Anthropic, OpenAI and Gemini send: whole frames, several at once, or a frame split
+    /// anywhere, its end kept for the next piece), or JSON (one event, or one per line as
+    /// Ollama sends them). SSE as the HTML standard reads it (`\n`, `\r\n` or `\r` line ends,
+    /// `data` lines joined with `\n`, `event`, `id`, `retry` and comments ignored), except that
+    /// an event is taken as soon as its data is a whole JSON object, so text given a line at a
+    /// time (`data: {...}` without the empty line after it) loses nothing. `[DONE]` is no event.
+    ///
+    /// Returns the calls completed. An event that is not JSON (or not an object), or a line
+    /// that is neither SSE nor JSON, is an error (`INVALID_JSON`, `INVALID_INPUT`) once the
+    /// whole text is read: the calls it completed come with the next push or `finish`.
+    pub fn push_text(&mut self, text: &str, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+        let mut events = Vec::new();
+        self.text.read(text, &mut events);
+        let mut out = std::mem::take(&mut self.carried);
+        let mut error = None;
+        for event in events {
+            match event.and_then(|v| self.push(&v, map)) {
+                Ok(calls) => out.extend(calls),
+                Err(e) => {
+                    error.get_or_insert(e);
+                }
+            }
+        }
+        match error {
+            Some(e) => {
+                self.carried = out;
+                Err(e)
+            }
+            None => Ok(out),
+        }
     }
 
     /// One event, an object.
@@ -652,8 +909,20 @@ impl Accumulator {
         self.take(done, map)
     }
 
-    /// Ends the stream: every call still open is returned.
+    /// Ends the stream: every call still open is returned (and any that text pushed last
+    /// completed, read as if it ended there; an event there that cannot be read is left out).
     pub fn finish(&mut self, map: Option<&NameMap>) -> Vec<ToolCall> {
+        let mut events = Vec::new();
+        self.text.end(&mut events);
+        let mut out = std::mem::take(&mut self.carried);
+        for event in events.into_iter().flatten() {
+            out.extend(self.push(&event, map).unwrap_or_default());
+        }
+        out.extend(self.finish_open(map));
+        out
+    }
+
+    fn finish_open(&mut self, map: Option<&NameMap>) -> Vec<ToolCall> {
         let keys: Vec<(u64, u64)> = self.open.keys().collect();
         if self.format == CallFormat::Gemini {
             for &k in &keys {
@@ -1168,6 +1437,172 @@ mod tests {
         push(&mut acc, &two(json!({"partialArgs":[{"jsonPath":"$.v","numberValue":0}],"willContinue":true}), json!({"partialArgs":[{"jsonPath":"$.v","numberValue":1}],"willContinue":true})), None);
         let out = push(&mut acc, &two(json!({}), json!({})), None);
         assert_eq!(out.iter().map(|c| (c.tool.as_str(), c.arguments["v"].as_u64())).collect::<Vec<_>>(), [("x", Some(0)), ("y", Some(1))]);
+    }
+
+    /// An Anthropic stream as it comes over the wire (the Messages streaming docs' example, with
+    /// a ping, a comment, an id and a retry, and a character outside ASCII).
+    const ANTHROPIC_SSE: &str = concat!(
+        ": a comment\n",
+        "retry: 100\n\n",
+        "event: message_start\n",
+        "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"claude\",\"stop_reason\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n",
+        "event: content_block_start\n",
+        "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+        "event: ping\n",
+        "data: {\"type\": \"ping\"}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Voilà 😀\"}}\n\n",
+        "event: content_block_stop\n",
+        "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+        "event: content_block_start\n",
+        "id: 5\n",
+        "data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"get_weather\",\"input\":{}}}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\"}}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"location\\\": \\\"São Pa\"}}\n\n",
+        "event: content_block_delta\n",
+        "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"ulo\\\", \\\"unit\\\": \\\"c\\\"}\"}}\n\n",
+        "event: content_block_stop\n",
+        "data: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+        "event: message_delta\n",
+        "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":89}}\n\n",
+        "event: message_stop\n",
+        "data: {\"type\":\"message_stop\"}\n\n",
+    );
+
+    /// Pushes every piece of text, then finishes; every call, in order.
+    fn text_calls(format: CallFormat, pieces: &[&str]) -> Vec<ToolCall> {
+        let mut acc = Accumulator::new(format);
+        let mut out = Vec::new();
+        for p in pieces {
+            out.extend(acc.push_text(p, None).unwrap_or_else(|e| panic!("{p:?}: {e}")));
+        }
+        out.extend(acc.finish(None));
+        out
+    }
+
+    fn weather(calls: &[ToolCall]) {
+        assert_eq!(calls.len(), 1, "{calls:?}");
+        assert_eq!((calls[0].id.as_deref(), calls[0].tool.as_str()), (Some("toolu_1"), "get_weather"));
+        assert_eq!(calls[0].arguments, json!({"location":"São Paulo","unit":"c"}));
+    }
+
+    #[test]
+    fn sse_frames_whole_together_or_split_anywhere() {
+        // Frame by frame, as an SSE reader that keeps frames whole gives them.
+        let frames: Vec<String> = ANTHROPIC_SSE.split_inclusive("\n\n").map(str::to_owned).collect();
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        let mut when = Vec::new();
+        for (i, f) in frames.iter().enumerate() {
+            when.extend(acc.push_text(f, None).unwrap().into_iter().map(|c| (i, c)));
+        }
+        assert!(acc.finish(None).is_empty());
+        assert_eq!(when.len(), 1);
+        assert_eq!(when[0].0, 10, "given by the frame of its content_block_stop");
+        weather(&[when[0].1.clone()]);
+        // All at once; with CRLF and CR line ends; from a body that starts with a BOM.
+        weather(&text_calls(CallFormat::Anthropic, &[ANTHROPIC_SSE]));
+        weather(&text_calls(CallFormat::Anthropic, &[&ANTHROPIC_SSE.replace('\n', "\r\n")]));
+        weather(&text_calls(CallFormat::Anthropic, &[&ANTHROPIC_SSE.replace('\n', "\r")]));
+        weather(&text_calls(CallFormat::Anthropic, &[&format!("\u{feff}{ANTHROPIC_SSE}")]));
+        // Split in two and in three anywhere (a CRLF split between its CR and LF too), and one
+        // character at a time.
+        let crlf = ANTHROPIC_SSE.replace('\n', "\r\n");
+        for text in [ANTHROPIC_SSE, crlf.as_str()] {
+            let cuts: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+            for &i in &cuts {
+                weather(&text_calls(CallFormat::Anthropic, &[&text[..i], &text[i..]]));
+            }
+            for &i in cuts.iter().step_by(19) {
+                for &j in cuts.iter().filter(|&&j| j >= i).step_by(23) {
+                    weather(&text_calls(CallFormat::Anthropic, &[&text[..i], &text[i..j], &text[j..]]));
+                }
+            }
+            let chars: Vec<String> = text.chars().map(String::from).collect();
+            weather(&text_calls(CallFormat::Anthropic, &chars.iter().map(String::as_str).collect::<Vec<_>>()));
+        }
+    }
+
+    #[test]
+    fn sse_of_openai_responses_chat_and_gemini() {
+        let responses = concat!(
+            "event: response.output_item.added\n",
+            "data: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"call_1\",\"name\":\"t\",\"arguments\":\"\"},\"sequence_number\":1}\n\n",
+            "event: response.function_call_arguments.delta\n",
+            "data: {\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"fc_1\",\"output_index\":0,\"delta\":\"{\\\"a\\\":\",\"sequence_number\":2}\n\n",
+            "event: response.function_call_arguments.delta\n",
+            "data: {\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"fc_1\",\"output_index\":0,\"delta\":\"1}\",\"sequence_number\":3}\n\n",
+            "event: response.function_call_arguments.done\n",
+            "data: {\"type\":\"response.function_call_arguments.done\",\"item_id\":\"fc_1\",\"output_index\":0,\"arguments\":\"{\\\"a\\\":1}\",\"sequence_number\":4}\n\n",
+            "event: response.output_item.done\n",
+            "data: {\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"call_1\",\"name\":\"t\",\"arguments\":\"{\\\"a\\\":1}\"},\"sequence_number\":5}\n\n",
+        );
+        let chat = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"t\",\"arguments\":\"\"}}]}}]}\r\n\r\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"a\\\":1}\"}}]}}]}\r\n\r\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\r\n\r\n",
+            "data: [DONE]\r\n\r\n",
+        );
+        let gemini = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"id\":\"call_1\",\"name\":\"t\",\"args\":{\"a\":1}}}]},\"finishReason\":\"STOP\"}]}\r\n\r\n";
+        for (format, text) in [(CallFormat::OpenAiResponses, responses), (CallFormat::OpenAi, chat), (CallFormat::Gemini, gemini)] {
+            for step in [text.len(), 64, 5] {
+                let pieces: Vec<&str> = text.as_bytes().chunks(step).map(|c| std::str::from_utf8(c).unwrap()).collect();
+                let calls = text_calls(format, &pieces);
+                assert_eq!(calls.len(), 1, "{format:?} step {step}: {calls:?}");
+                assert_eq!((calls[0].id.as_deref(), &calls[0].arguments), (Some("call_1"), &json!({"a":1})), "{format:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn sse_data_lines_join_and_what_was_taken_before_still_is() {
+        let start = r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}}"#;
+        let delta = r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"location\":\"São Paulo\",\"unit\":\"c\"}"}}"#;
+        let stop = r#"{"type":"content_block_stop","index":0}"#;
+        // Data over several lines is joined with newlines (JSON does not mind).
+        let multi = format!("event: content_block_start\ndata: {}\ndata: {}\n\n", &start[..40], &start[40..]);
+        weather(&text_calls(CallFormat::Anthropic, &[&multi, &format!("data: {delta}\n\ndata: {stop}\n\n")]));
+        // What push took before: event objects, bare JSON, one `data:` line, `event:` lines,
+        // `[DONE]`, comments, empty strings; a line at a time without line ends (a line reader).
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        let mut out = acc.push(&serde_json::from_str(start).unwrap(), None).unwrap();
+        for piece in ["event: content_block_delta", &format!("data: {delta}"), "", "id: 7", "retry: 100", ": ping", "event: content_block_stop", stop, "data: [DONE]", "[DONE]"] {
+            out.extend(acc.push_text(piece, None).unwrap_or_else(|e| panic!("{piece:?}: {e}")));
+        }
+        weather(&out);
+        // Pretty-printed JSON, several lines for one event.
+        let pretty = |s: &str| serde_json::to_string_pretty(&serde_json::from_str::<Value>(s).unwrap()).unwrap();
+        weather(&text_calls(CallFormat::Anthropic, &[&pretty(start), &pretty(delta), &pretty(stop)]));
+        // Lines of JSON (NDJSON).
+        weather(&text_calls(CallFormat::Anthropic, &[&format!("{start}\n{delta}\n"), &format!("{stop}\n")]));
+        // A stream that ends without the empty line after its last event.
+        weather(&text_calls(CallFormat::Anthropic, &[&format!("data: {start}\n\ndata: {delta}\n\nevent: content_block_stop\ndata: {}\ndata: {}", &stop[..10], &stop[10..])]));
+    }
+
+    #[test]
+    fn sse_errors_keep_the_calls_completed_before_them() {
+        let start = r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}"#;
+        let stop = r#"data: {"type":"content_block_stop","index":0}"#;
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        acc.push_text(&format!("{start}\n\n"), None).unwrap();
+        // The call completes, then an event is not JSON: the error is thrown, the call comes next.
+        let e = acc.push_text(&format!("{stop}\n\ndata: {{\"type\":\n\n"), None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson);
+        let next = acc.push_text(": still here\n", None).unwrap();
+        assert_eq!(next.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("toolu_1")]);
+        assert!(acc.finish(None).is_empty());
+        // An error does not stop the rest of the text: a later call comes too (with finish).
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        let e = acc.push_text(&format!("data: [1]\n\n{start}\n\n{stop}\n\n"), None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput, "an event must be an object");
+        assert_eq!(acc.finish(None).len(), 1);
+        // Text that is neither SSE nor JSON.
+        for bad in ["hello", "42", "data: {\"a\":1}\nnot sse\n", "{\"a\":"] {
+            let mut acc = Accumulator::new(CallFormat::OpenAi);
+            let r = acc.push_text(bad, None).and_then(|_| acc.push_text("\n", None));
+            assert_eq!(r.map_err(|e| e.code), Err(ErrorCode::InvalidJson), "{bad:?}");
+        }
     }
 
     /// Splits `s` into pieces at every `step` bytes, on char boundaries.

@@ -64,21 +64,14 @@ impl JsAccumulator {
         Ok(Self { inner: Accumulator::new(format), map: name_map_param(&name_map)? })
     }
 
-    /// Takes one event: a parsed chunk, its JSON text, or an SSE `data:` line. Returns the calls
-    /// it completed (often none).
+    /// Takes one event (a parsed chunk, an object) or the stream's text as it comes: SSE frames
+    /// (whole, several, or split anywhere), `data:` lines, JSON (`Accumulator::push_text`).
+    /// Returns the calls it completed (often none).
     pub fn push(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
-        let value = match event.as_string() {
-            Some(text) => {
-                let t = text.trim();
-                let t = t.strip_prefix("data:").map_or(t, str::trim);
-                if t.is_empty() || t == "[DONE]" || t.starts_with("event:") || t.starts_with(':') {
-                    return calls_to_js(&[]);
-                }
-                parse(t, "stream event")?
-            }
-            None => from_js(&event, "stream event")?,
+        let calls = match event.as_string() {
+            Some(text) => self.inner.push_text(&text, self.map.as_ref())?,
+            None => self.inner.push(&from_js(&event, "stream event")?, self.map.as_ref())?,
         };
-        let calls = self.inner.push(&value, self.map.as_ref())?;
         calls_to_js(&calls)
     }
 
