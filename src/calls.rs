@@ -896,6 +896,17 @@ impl Accumulator {
     fn push_event(&mut self, event: &Value, map: Option<&NameMap>) -> Vec<ToolCall> {
         let mut done = Vec::new();
         match self.format {
+            CallFormat::Ollama if event.get("choices").is_none() => {
+                // Ollama's own stream (`/api/chat`, one JSON line per chunk): each chunk's
+                // `message.tool_calls` are whole, arguments as objects. Calls without an id are
+                // numbered over the stream, as `parse_tool_calls` numbers a message's.
+                let mut out = Vec::new();
+                for tc in event.get("message").map_or(&[][..], |m| array(m, "tool_calls")) {
+                    out.push(openai_call(tc, self.emitted, CallFormat::Ollama, map));
+                    self.emitted += 1;
+                }
+                return out;
+            }
             CallFormat::OpenAi | CallFormat::Ollama => self.push_openai(event, &mut done),
             CallFormat::OpenAiResponses => self.push_responses(event, &mut done),
             CallFormat::Anthropic => self.push_anthropic(event, &mut done),
@@ -1603,6 +1614,27 @@ mod tests {
             let r = acc.push_text(bad, None).and_then(|_| acc.push_text("\n", None));
             assert_eq!(r.map_err(|e| e.code), Err(ErrorCode::InvalidJson), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn ollama_streams_whole_calls_in_json_lines() {
+        // /api/chat with "stream": true (ollama.com/blog/streaming-tool): one JSON object per line.
+        let body = concat!(
+            "{\"model\":\"qwen3\",\"message\":{\"role\":\"assistant\",\"content\":\"\",\"thinking\":\"Hmm\"},\"done\":false}\n",
+            "{\"model\":\"qwen3\",\"message\":{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"function\":{\"name\":\"get_weather\",\"arguments\":{\"location\":\"Toronto\"}}}]},\"done\":false}\n",
+            "{\"model\":\"qwen3\",\"message\":{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"function\":{\"name\":\"get_time\",\"arguments\":{}}}]},\"done\":false}\n",
+            "{\"model\":\"qwen3\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,\"done_reason\":\"stop\"}\n",
+        );
+        for step in [body.len(), 50, 7] {
+            let pieces: Vec<&str> = body.as_bytes().chunks(step).map(|c| std::str::from_utf8(c).unwrap()).collect();
+            let calls = text_calls(CallFormat::Ollama, &pieces);
+            let got: Vec<(Option<&str>, &str, &Value)> = calls.iter().map(|c| (c.id.as_deref(), c.tool.as_str(), &c.arguments)).collect();
+            assert_eq!(got, [(Some("call_0"), "get_weather", &json!({"location":"Toronto"})), (Some("call_1"), "get_time", &json!({}))], "step {step}");
+        }
+        // Ollama's OpenAI-compatible endpoint streams Chat chunks, read as before.
+        let mut acc = Accumulator::new(CallFormat::Ollama);
+        push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_x","function":{"name":"t","arguments":"{}"}}]}}]}), None);
+        assert_eq!(push(&mut acc, &json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}), None)[0].id.as_deref(), Some("call_x"));
     }
 
     /// Splits `s` into pieces at every `step` bytes, on char boundaries.
