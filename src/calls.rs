@@ -456,7 +456,10 @@ fn quoted_name(body: &str, quote: char) -> Option<String> {
         t.push('"');
         t
     };
-    serde_json::from_str(&text).ok()
+    match crate::model::read_json(&text) {
+        Ok(Value::String(name)) => Some(name),
+        _ => None,
+    }
 }
 
 /// The largest array index a streamed path may name: arrays are filled with `null` up to it,
