@@ -259,6 +259,79 @@ test("toolResultMessage: structuredContent kept and capped, one marker, big imag
   assert.equal(tw.toolResultMessage({ id: "", name: "t" }, blocks, "gemini").functionResponse.id, undefined);
 });
 
+test("streaming: SSE text as it comes over the wire (whole frames, several at once, split anywhere)", () => {
+  const frame = (event, data) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  const frames = [
+    frame("message_start", { type: "message_start", message: { id: "m", type: "message", role: "assistant", content: [] } }),
+    frame("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "t", input: {} } }),
+    frame("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "{\"city\": \"Zürich\"" } }),
+    frame("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "}" } }),
+    frame("content_block_stop", { type: "content_block_stop", index: 0 }),
+    "id: 5\nretry: 100\n: keep-alive\n\n",
+    frame("message_stop", { type: "message_stop" }),
+  ];
+  const check = (calls, how) => {
+    assert.equal(calls.length, 1, how);
+    assert.deepEqual([calls[0].id, calls[0].tool, calls[0].arguments], ["toolu_1", "t", { city: "Zürich" }], how);
+  };
+  const run = (pieces) => {
+    const acc = new tw.ToolCallAccumulator("anthropic");
+    const calls = pieces.flatMap((p) => acc.push(p));
+    return [...calls, ...acc.finish()];
+  };
+  check(run(frames), "frame by frame");
+  check(run([frames.join("")]), "all at once");
+  const text = frames.join("").replaceAll("\n", "\r\n");
+  for (let i = 0; i <= text.length; i += 3) check(run([text.slice(0, i), text.slice(i)]), `split at ${i}`);
+  for (const bare of ["id: 5", "retry: 100", ": ping", "event: ping", "data: [DONE]", ""]) assert.deepEqual(new tw.ToolCallAccumulator("openai").push(bare), [], bare);
+  // Events that are not objects.
+  const acc = new tw.ToolCallAccumulator("openai");
+  for (const bad of [42, null, true, [], "data: [1]\n\n"]) assert.throws(() => acc.push(bad), { code: "INVALID_INPUT" }, JSON.stringify(bad));
+  assert.throws(() => acc.push("data: {\"a\":\n\n"), { code: "INVALID_JSON" });
+});
+
+test("streaming: a Responses call seen only at output_item.done; Gemini arguments streamed in partialArgs", () => {
+  const r = new tw.ToolCallAccumulator("openai-responses");
+  const done = { type: "response.output_item.done", output_index: 0, item: { type: "function_call", id: "fc_1", call_id: "call_1", name: "t", arguments: "{}" } };
+  assert.deepEqual(r.push(done).map((c) => c.id), ["call_1"]);
+  assert.deepEqual(r.push(done), []);
+  assert.deepEqual(r.finish(), []);
+
+  const g = new tw.ToolCallAccumulator("vertex");
+  const part = (functionCall) => ({ candidates: [{ content: { role: "model", parts: [{ functionCall }] } }] });
+  const got = [
+    ...g.push(part({ name: "get_weather", willContinue: true })),
+    ...g.push(part({ partialArgs: [{ jsonPath: "$.location", stringValue: "Bos", willContinue: true }], willContinue: true })),
+    ...g.push(part({ partialArgs: [{ jsonPath: "$.location", stringValue: "ton" }, { jsonPath: "$.days", numberValue: 2 }], willContinue: true })),
+  ];
+  assert.deepEqual(got, []);
+  const [call, ...rest] = [...g.push(part({})), ...g.finish()];
+  assert.deepEqual(rest, []);
+  assert.deepEqual([call.tool, call.arguments, call.error], ["get_weather", { location: "Boston", days: 2 }, undefined]);
+});
+
+test("parseToolCalls: the parts of a response that the SDKs hand out; a wrong shape is an error, not []", () => {
+  const one = (calls) => calls.map((c) => [c.id, c.tool, c.arguments]);
+  const expected = [["c1", "t", { a: 1 }]];
+  assert.deepEqual(one(tw.parseToolCalls([{ type: "function_call", id: "fc_1", call_id: "c1", name: "t", arguments: "{\"a\":1}" }], "openai-responses")), expected);
+  assert.deepEqual(one(tw.parseToolCalls({ type: "function_call", id: "fc_1", call_id: "c1", name: "t", arguments: "{\"a\":1}" }, "openai-responses")), expected);
+  assert.deepEqual(one(tw.parseToolCalls([{ id: "c1", name: "t", args: { a: 1 } }], "gemini")), expected);
+  assert.deepEqual(one(tw.parseToolCalls({ content: { parts: [{ functionCall: { id: "c1", name: "t", args: { a: 1 } } }] } }, "gemini")), expected);
+  assert.deepEqual(tw.parseToolCalls(undefined, "gemini"), [], "response.functionCalls when there are none");
+  assert.deepEqual(one(tw.parseToolCalls([{ type: "text", text: "" }, { type: "tool_use", id: "c1", name: "t", input: { a: 1 } }], "anthropic")), expected);
+  assert.deepEqual(one(tw.parseToolCalls({ message: { role: "assistant", content: [{ toolUse: { toolUseId: "c1", name: "t", input: { a: 1 } } }] } }, "bedrock")), expected);
+  // A Responses call without call_id has no id (its item id is no call id), and no result can answer it.
+  const [noId] = tw.parseToolCalls({ output: [{ type: "function_call", id: "fc_1", name: "t", arguments: "{}" }] }, "openai-responses");
+  assert.equal(noId.id, null);
+  assert.throws(() => tw.toolResultMessage(noId, { content: [] }, "openai-responses"), { code: "INVALID_INPUT" });
+  // Without a name: an error, with or without a name map.
+  assert.equal(tw.parseToolCalls({ content: [{ type: "tool_use", id: "c", input: {} }] }, "anthropic")[0].error.code, "UNKNOWN_TOOL_NAME");
+  for (const [wrong, provider] of [[{}, "openai"], [{ error: { message: "overloaded" } }, "anthropic"], [{ choices: [] }, "bedrock"], [[1], "gemini"]]) {
+    assert.throws(() => tw.parseToolCalls(wrong, provider), { code: "INVALID_INPUT" }, JSON.stringify(wrong));
+  }
+  assert.deepEqual(tw.parseToolCalls({ promptFeedback: { blockReason: "SAFETY" } }, "gemini"), [], "a response without calls");
+});
+
 test("toolsSystemPrompt: English and Simplified Chinese", () => {
   const en = tw.toolsSystemPrompt(tools);
   assert.match(en, /## mcp__github__search\nSearch issues\nParameters:\n- q \(string, required\)\n- state \(integer, optional\) \[0, 1\]/);

@@ -2,10 +2,10 @@
 // toolResultMessage return can be passed to each SDK without a cast. Checked by `tsc --noEmit -p tests/ts`
 // (tests/js/sdk-types.test.mjs); nothing here runs.
 import type { ChatCompletionTool, ChatCompletionToolMessageParam, ChatCompletionUserMessageParam } from "openai/resources/chat/completions";
-import type { FunctionTool, ResponseInputItem } from "openai/resources/responses/responses";
-import type { Tool as AnthropicTool, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
-import type { Tool as GeminiTool, Part as GeminiPart, FunctionCall, Type as GeminiType } from "@google/genai";
-import type { Tool as BedrockTool, ToolResultBlock, ContentBlock as BedrockContentBlock } from "@aws-sdk/client-bedrock-runtime";
+import type { FunctionTool, ResponseInputItem, Response as OpenAIResponse } from "openai/resources/responses/responses";
+import type { Tool as AnthropicTool, ToolResultBlockParam, Message as AnthropicMessage } from "@anthropic-ai/sdk/resources/messages";
+import type { Tool as GeminiTool, Part as GeminiPart, FunctionCall, Type as GeminiType, GenerateContentResponse } from "@google/genai";
+import type { Tool as BedrockTool, ToolResultBlock, ContentBlock as BedrockContentBlock, ConverseResponse } from "@aws-sdk/client-bedrock-runtime";
 import type { Tool as SdkTool, CallToolResult as SdkCallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import {
   convertMcpTools,
@@ -56,6 +56,17 @@ const calls: ToolCall[] = parseToolCalls({}, "anthropic", map);
 const forMcp: { name: string; arguments?: Record<string, unknown> } = { name: calls[0].tool, arguments: calls[0].arguments ?? undefined };
 declare const fc: FunctionCall;
 parseToolCalls({ candidates: [{ content: { parts: [{ functionCall: fc }] } }] }, "gemini");
+// The parts of a response each SDK hands out go in as they are.
+declare const responsesResponse: OpenAIResponse;
+declare const anthropicMessage: AnthropicMessage;
+declare const geminiResponse: GenerateContentResponse;
+declare const converse: ConverseResponse;
+parseToolCalls(responsesResponse.output, "openai-responses");
+parseToolCalls(responsesResponse.output[0], "openai-responses");
+parseToolCalls(anthropicMessage.content, "anthropic");
+parseToolCalls(geminiResponse.functionCalls, "gemini"); // undefined when the model called nothing
+parseToolCalls(geminiResponse.candidates?.[0], "vertex");
+if (converse.output) parseToolCalls(converse.output, "bedrock");
 
 // What the MCP SDK's client returns goes in as it is: its tools (nested schemas typed as `object`,
 // `_meta` as unknown values) and its tool results (`structuredContent` as unknown values).
