@@ -662,8 +662,9 @@ export function parseToolCalls(response: object | string, provider: CallProvider
  *
  * ```js
  * const acc = new ToolCallAccumulator("anthropic", nameMap);
- * for await (const event of stream) for (const call of acc.push(event)) run(call);    // SDK events
- * // or: for await (const text of res.body.pipeThrough(new TextDecoderStream())) ...acc.push(text)
+ * for await (const event of stream) for (const call of acc.push(event)) run(call); // the SDK's events
+ * // or the HTTP body's text, in pieces of any size:
+ * // for await (const text of res.body.pipeThrough(new TextDecoderStream())) for (const call of acc.push(text)) run(call);
  * for (const call of acc.finish()) run(call);
  * ```
  */
