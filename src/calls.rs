@@ -462,9 +462,10 @@ fn quoted_name(body: &str, quote: char) -> Option<String> {
     }
 }
 
-/// The largest array index a streamed path may name: arrays are filled with `null` up to it,
-/// and `$.a[999999999]` must not allocate that much.
-const MAX_STREAMED_INDEX: usize = 10_000;
+/// How far past an array's end a streamed path may name an index: the array is filled with
+/// `null` up to it, so a bound per step would let each few bytes of `$.k[10000]` allocate an
+/// array of that size. Elements stream in order; a small gap is tolerated.
+const MAX_STREAMED_GAP: usize = 16;
 
 /// Sets the value at `steps` inside `root`, making the objects and arrays on the way. A string
 /// where a string already is is appended to it (Gemini streams long strings in pieces at one
@@ -475,7 +476,7 @@ fn set_at(root: &mut Value, steps: &[Step], value: Value) {
     for (i, step) in steps.iter().enumerate() {
         let slot = match (step, cur) {
             (Step::Key(k), Value::Object(m)) => m.entry(k.clone()).or_insert(Value::Null),
-            (Step::Index(n), Value::Array(a)) if *n <= MAX_STREAMED_INDEX => {
+            (Step::Index(n), Value::Array(a)) if *n <= a.len() + MAX_STREAMED_GAP => {
                 if a.len() <= *n {
                     a.resize(*n + 1, Value::Null);
                 }
@@ -615,18 +616,25 @@ struct StreamText {
 /// Reads a stream event's JSON text, with a typed error. Lone surrogate escapes (which no
 /// UTF-8 string can hold) become U+FFFD instead of failing the event.
 fn read_event(text: &str) -> Result<Value> {
+    read_repaired(text).map_err(|e| {
+        e.into_error("a stream event", |e| Error::new(ErrorCode::InvalidJson, format!("stream event is not valid JSON ({e}): {}", preview(text))))
+    })
+}
+
+/// JSON text, lone surrogate escapes read as U+FFFD.
+fn read_repaired(text: &str) -> std::result::Result<Value, crate::model::ReadError> {
     use crate::model::{read_json, repair_lone_surrogates, ReadError};
-    let read = match read_json(text) {
+    match read_json(text) {
         Err(ReadError::Json(e)) => match repair_lone_surrogates(text) {
             Some(fixed) => read_json(&fixed),
             None => Err(ReadError::Json(e)),
         },
         read => read,
-    };
-    read.map_err(|e| {
-        e.into_error("a stream event", |e| Error::new(ErrorCode::InvalidJson, format!("stream event is not valid JSON ({e}): {}", preview(text))))
-    })
+    }
 }
+
+/// The most text of one event the stream reader holds while it waits for the event's end.
+const MAX_STREAM_EVENT_BYTES: usize = 16 << 20;
 
 /// The event in `text` if it is whole already: a JSON object or array (or `[DONE]`, which is no
 /// event). `None` while it may go on: text cut inside an object is not JSON, and a whole object
@@ -639,7 +647,7 @@ fn whole_event(text: &str) -> Option<Option<Value>> {
     if !(t.starts_with('{') && t.ends_with('}') || t.starts_with('[') && t.ends_with(']')) {
         return None;
     }
-    crate::model::read_json(t).ok().map(Some)
+    read_repaired(t).ok().map(Some)
 }
 
 impl StreamText {
@@ -717,6 +725,15 @@ impl StreamText {
             // No line of an event stream starts so: an error now, not with the next text.
             let line = std::mem::take(&mut self.line);
             self.line_done(&line, events);
+        }
+        // A line that never ends, or data that never makes an event: bounded, and said.
+        if self.line.len() + self.data.len() > MAX_STREAM_EVENT_BYTES {
+            let held = self.line.len() + self.data.len();
+            (self.line, self.data, self.has_data) = (String::new(), String::new(), false);
+            events.push(Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("stream text of {held} bytes with no end of event (at most {MAX_STREAM_EVENT_BYTES}): dropped"),
+            )));
         }
     }
 
@@ -1357,7 +1374,8 @@ mod tests {
         set_at(&mut args, &json_path("$.a[2].b").unwrap(), json!("y"));
         set_at(&mut args, &json_path("$.a.c").unwrap(), json!(1));
         set_at(&mut args, &json_path("$.a[20000]").unwrap(), json!(1));
-        assert_eq!(args, json!({"a":[null,null,{"b":"xy"}]}), "strings append; a conflicting or too large path sets nothing");
+        set_at(&mut args, &json_path("$.a[30]").unwrap(), json!(1));
+        assert_eq!(args, json!({"a":[null,null,{"b":"xy"}]}), "strings append; a conflicting path, or one far past the end, sets nothing");
     }
 
     /// Vertex's `streamFunctionCallArguments`, as the Vertex API sends it (vercel/ai#13929,
@@ -1617,6 +1635,30 @@ mod tests {
             let r = acc.push_text(bad, None).and_then(|_| acc.push_text("\n", None));
             assert_eq!(r.map_err(|e| e.code), Err(ErrorCode::InvalidJson), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn stream_text_is_bounded_and_a_lone_surrogate_ends_no_line_early() {
+        // A line that never ends is dropped with an error once past the bound; the reader goes on.
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        let piece = format!("data: {{\"pad\":\"{}", "x".repeat(1 << 20));
+        let mut error = None;
+        for _ in 0..20 {
+            if let Err(e) = acc.push_text(&piece, None) {
+                error = Some(e);
+                break;
+            }
+        }
+        assert_eq!(error.map(|e| e.code), Some(ErrorCode::LimitExceeded));
+        assert!(acc.text.line.len() + acc.text.data.len() <= MAX_STREAM_EVENT_BYTES);
+        // A data line given without its end whose JSON holds a lone surrogate escape is whole
+        // (read as U+FFFD), so the next line given the same way is not glued to it.
+        let start = r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"t\ud800","input":{}}}"#;
+        let stop = r#"data: {"type":"content_block_stop","index":0}"#;
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        assert!(acc.push_text(start, None).unwrap().is_empty());
+        let calls = acc.push_text(stop, None).unwrap();
+        assert_eq!(calls.iter().map(|c| c.provider_name.as_str()).collect::<Vec<_>>(), ["t\u{fffd}"]);
     }
 
     #[test]

@@ -114,7 +114,10 @@ fn name_map_round_trip_and_arguments() {
 fn helpers() {
     assert_eq!(prefix_tool_name_js("gh".into(), "list".into(), JsValue::UNDEFINED).unwrap(), "mcp__gh__list");
     assert_eq!(text(&parse_tool_name_js("mcp__gh__list".into(), JsValue::UNDEFINED).unwrap()), r#"{"server":"gh","tool":"list"}"#);
-    assert!(parse_tool_name_js("mcp__x".into(), js(r#"{"naming":"mcp"}"#)).unwrap().is_null());
+    // What the `mcp` format makes of a tool with no server reads back as that.
+    assert_eq!(prefix_tool_name_js(JsValue::NULL, "x".into(), js(r#"{"naming":"mcp"}"#)).unwrap(), "mcp__x");
+    assert_eq!(text(&parse_tool_name_js("mcp__x".into(), js(r#"{"naming":"mcp"}"#)).unwrap()), r#"{"server":null,"tool":"x"}"#);
+    assert!(parse_tool_name_js("other".into(), js(r#"{"naming":"mcp"}"#)).unwrap().is_null());
     assert_eq!(text(&process_json_schema_js(JsValue::NULL).unwrap()), r#"{"type":"object","properties":{},"required":[]}"#);
     let flat = flatten_content_js(js(r#"{"content":[{"type":"text","text":"a"},{"type":"image","data":"","mimeType":"image/png"}]}"#), JsValue::UNDEFINED).unwrap();
     assert_eq!(flat, "a\n[Image: image/png]");
