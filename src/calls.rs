@@ -537,7 +537,6 @@ struct Partial {
     /// Arguments given whole (an object) rather than as text fragments; Gemini's, put together
     /// from `partialArgs`.
     whole: Option<Value>,
-    done: bool,
     /// Why the arguments are incomplete, when the call ended while they were still streaming
     /// (Gemini's `willContinue`: text arguments tell it themselves, by not being JSON).
     incomplete: Option<String>,
@@ -806,8 +805,11 @@ impl StreamText {
 
 /// A line that carries nothing for calls, when whole: an `event`, `id` or `retry` field, or a
 /// comment.
+/// The fields of an event stream's lines: `data`, then those read and ignored.
+const SSE_FIELDS: [&str; 4] = ["data:", "event:", "id:", "retry:"];
+
 fn ignored_line(line: &str) -> bool {
-    line.starts_with(':') || ["event:", "id:", "retry:"].iter().any(|f| line.starts_with(f))
+    line.starts_with(':') || SSE_FIELDS[1..].iter().any(|f| line.starts_with(f))
 }
 
 /// Whether `line`, not ended yet, may be the start of a line of an event stream.
@@ -815,12 +817,12 @@ fn may_go_on(line: &str) -> bool {
     line.trim().is_empty()
         || line.starts_with(':')
         || line.trim_start().starts_with(['{', '['])
-        || ["data:", "event:", "id:", "retry:"].iter().any(|f| line.starts_with(f) || f.starts_with(line))
+        || SSE_FIELDS.iter().any(|f| line.starts_with(f) || f.starts_with(line))
 }
 
 /// Whether `text` begins as a line of an event stream does (a field, a comment, or JSON).
 fn starts_a_line(text: &str) -> bool {
-    text.starts_with([':', '{', '[']) || ["data:", "event:", "id:", "retry:"].iter().any(|f| text.starts_with(f))
+    text.starts_with([':', '{', '[']) || SSE_FIELDS.iter().any(|f| text.starts_with(f))
 }
 
 /// Assembles complete tool calls from a provider's stream events or chunks.
@@ -1120,6 +1122,11 @@ impl Accumulator {
         }
     }
 
+    /// The key of a Responses item: its own, by `item_id`, else its output index's.
+    fn item_key(&self, item_id: Option<String>, output_index: u64) -> (u64, u64) {
+        item_id.and_then(|id| self.items.get(&id)).unwrap_or((output_index, 0))
+    }
+
     fn push_responses(&mut self, ev: &Value, done: &mut Vec<(u64, u64)>) {
         let kind = ev.get("type").and_then(Value::as_str).unwrap_or("");
         let oi = ev.get("output_index").and_then(Value::as_u64).unwrap_or(0);
@@ -1136,13 +1143,13 @@ impl Accumulator {
                 }
             }
             "response.function_call_arguments.delta" => {
-                let key = str_of(ev, "item_id").and_then(|id| self.items.get(&id)).unwrap_or((oi, 0));
+                let key = self.item_key(str_of(ev, "item_id"), oi);
                 if let (Some(p), Some(d)) = (self.open.get_mut(key), ev.get("delta").and_then(Value::as_str)) {
                     p.args.push_str(d);
                 }
             }
             "response.function_call_arguments.done" => {
-                let key = str_of(ev, "item_id").and_then(|id| self.items.get(&id)).unwrap_or((oi, 0));
+                let key = self.item_key(str_of(ev, "item_id"), oi);
                 if let Some(p) = self.open.get_mut(key) {
                     if let Some(a) = ev.get("arguments").and_then(Value::as_str) {
                         p.args = a.to_owned();
@@ -1150,14 +1157,13 @@ impl Accumulator {
                     if let Some(n) = ev.get("name").and_then(Value::as_str) {
                         p.name = n.to_owned();
                     }
-                    p.done = true;
                     done.push(key);
                     self.closed.push(key);
                 }
             }
             "response.output_item.done" => {
                 if let Some(item) = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
-                    let key = str_of(item, "id").and_then(|id| self.items.get(&id)).unwrap_or((oi, 0));
+                    let key = self.item_key(str_of(item, "id"), oi);
                     // The item is the whole call: it completes one still open, and one never
                     // opened (a stream resumed after its `output_item.added`) as well; one that
                     // `.arguments.done` completed already is not given twice.
