@@ -23,6 +23,26 @@ class ToolwireError extends Error {
   }
 }
 
+/** Every tool call in a response; a NameMap instance is read in place, its JSON (or nothing) the general way. */
+function parseToolCalls(response, provider, nameMap) {
+  return nameMap instanceof wasm.NameMap
+    ? wasm.__parseToolCallsWithMap(response, provider, nameMap)
+    : wasm.parseToolCalls(response, provider, nameMap);
+}
+
+/** Assembles tool calls from a provider's stream; a NameMap instance is shared, not copied. */
+class ToolCallAccumulator {
+  constructor(provider, nameMap) {
+    return nameMap instanceof wasm.NameMap
+      ? wasm.ToolCallAccumulator.__withMap(provider, nameMap)
+      : new wasm.ToolCallAccumulator(provider, nameMap);
+  }
+
+  static [Symbol.hasInstance](value) {
+    return value instanceof wasm.ToolCallAccumulator;
+  }
+}
+
 /** Kept for code shared with browsers, where it must be awaited once. Node needs nothing. */
 function initAsync() {
   return Promise.resolve();
@@ -38,8 +58,8 @@ module.exports = {
   parseToolName: wasm.parseToolName,
   flattenContent: wasm.flattenContent,
   NameMap: wasm.NameMap,
-  parseToolCalls: wasm.parseToolCalls,
-  ToolCallAccumulator: wasm.ToolCallAccumulator,
+  parseToolCalls,
+  ToolCallAccumulator,
   toolResultMessage: wasm.toolResultMessage,
   toolsSystemPrompt: wasm.toolsSystemPrompt,
   PermissionPolicy: wasm.PermissionPolicy,

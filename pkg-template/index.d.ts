@@ -638,7 +638,9 @@ export type ToolCall =
 
 /**
  * Every tool call in a complete provider response, in order. `nameMap` (a {@link NameMap} or its `toJSON()`)
- * resolves names to (server, tool) and maps arguments back; without it, `tool` is the provider name.
+ * resolves names to (server, tool) and maps arguments back; without it, `tool` is the provider name. A
+ * `NameMap` is read in place; its `toJSON()` is read anew on every call (milliseconds for a thousand tools),
+ * so keep a `NameMap` (`NameMap.fromJSON` once) for a conversation's calls.
  *
  * `response` (or its JSON text) is the whole response or a part of it that the provider's SDK hands out:
  * - `openai`, `ollama`: the completion (`choices`), a choice or Ollama's response (`message`), a message,
@@ -669,6 +671,7 @@ export function parseToolCalls(response: object | string, provider: CallProvider
  * ```
  */
 export class ToolCallAccumulator {
+  /** A `NameMap` given here is shared, not copied: the accumulator keeps it usable past the map's `free()`. */
   constructor(provider: CallProvider, nameMap?: NameMap | NameMapJson | null);
   /**
    * Takes one event object (a parsed chunk), or the stream's text as it comes, in pieces of any size: Server-Sent

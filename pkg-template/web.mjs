@@ -143,7 +143,10 @@ export class NameMap {
 
 export function parseToolCalls(response, provider, nameMap) {
   check();
-  return wasm.parseToolCalls(response, provider, nameMap);
+  // A NameMap instance is read in place; its JSON (or nothing) goes the general way.
+  return nameMap instanceof wasm.NameMap
+    ? wasm.__parseToolCallsWithMap(response, provider, nameMap)
+    : wasm.parseToolCalls(response, provider, nameMap);
 }
 
 export function toolResultMessage(call, result, provider, options) {
@@ -160,7 +163,10 @@ export function toolsSystemPrompt(tools, options) {
 export class ToolCallAccumulator {
   constructor(provider, nameMap) {
     check();
-    return new wasm.ToolCallAccumulator(provider, nameMap);
+    // A NameMap instance is shared, not copied.
+    return nameMap instanceof wasm.NameMap
+      ? wasm.ToolCallAccumulator.__withMap(provider, nameMap)
+      : new wasm.ToolCallAccumulator(provider, nameMap);
   }
 
   static [Symbol.hasInstance](value) {

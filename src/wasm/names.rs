@@ -1,5 +1,7 @@
 //! The `NameMap` class: provider names back to `(server, tool)`, exactly.
 
+use std::rc::Rc;
+
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
@@ -19,7 +21,8 @@ use crate::wasm::interop::{from_js, parse, string_param, to_js};
 /// ```
 #[wasm_bindgen(js_name = NameMap)]
 pub struct JsNameMap {
-    inner: NameMap,
+    // Shared, not copied, with the accumulators made from it (the map never changes).
+    inner: Rc<NameMap>,
 }
 
 #[wasm_bindgen(js_class = NameMap)]
@@ -37,7 +40,7 @@ impl JsNameMap {
         let provider = provider_param(&provider)?;
         let opts = options_param(&options)?;
         let conv = on_tools_text(&tools, |json| core::convert_json_named(json, provider, &opts))?;
-        Ok(Self { inner: conv.name_map })
+        Ok(Self { inner: Rc::new(conv.name_map) })
     }
 
     /// Restores a map from `toJSON()` output (or its JSON text).
@@ -47,7 +50,7 @@ impl JsNameMap {
             Some(text) => parse(&text, "name map")?,
             None => from_js(&json, "name map")?,
         };
-        Ok(Self { inner: NameMap::from_json_value(v)? })
+        Ok(Self { inner: Rc::new(NameMap::from_json_value(v)?) })
     }
 
     /// `{name, server, tool}` for a provider name; throws `UNKNOWN_TOOL_NAME` otherwise.
@@ -93,6 +96,13 @@ impl JsNameMap {
             None => value,
         };
         Ok(to_js(&value)?)
+    }
+}
+
+impl JsNameMap {
+    /// The map itself, for the functions that take a live `NameMap` (no copy through `toJSON`).
+    pub(crate) fn shared(&self) -> Rc<NameMap> {
+        Rc::clone(&self.inner)
     }
 }
 

@@ -1,5 +1,7 @@
 //! The round trip: tool calls in, tool results out, the system prompt and the permission policy.
 
+use std::rc::Rc;
+
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -13,12 +15,15 @@ use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
 use crate::providers::Provider;
 use crate::results::{decode_base64, tool_result_message, CallRef, ResultFormat, ResultOptions};
 use crate::wasm::interop::{from_js, parse, string_param, to_js};
+use crate::wasm::names::JsNameMap;
 
-/// A name map from a `NameMap` instance (JSON.stringify calls its `toJSON`), its JSON, or nothing.
-fn name_map_param(v: &JsValue) -> Result<Option<NameMap>, Error> {
+/// A name map from its JSON (`toJSON()` output), or nothing. A `NameMap` instance read this way is
+/// copied through its `toJSON`: the package's entry points send instances to the `…WithMap`
+/// functions below instead, which read them in place.
+fn name_map_param(v: &JsValue) -> Result<Option<Rc<NameMap>>, Error> {
     match from_js(v, "nameMap")? {
         Value::Null => Ok(None),
-        other => NameMap::from_json_value(other).map(Some),
+        other => NameMap::from_json_value(other).map(|m| Some(Rc::new(m))),
     }
 }
 
@@ -32,13 +37,24 @@ fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, JsValue> {
 /// message}) instead of failing the others.
 #[wasm_bindgen(js_name = parseToolCalls)]
 pub fn parse_tool_calls_js(response: JsValue, provider: JsValue, name_map: JsValue) -> Result<JsValue, JsValue> {
-    let format = CallFormat::parse(&string_param(&provider, "provider")?)?;
     let map = name_map_param(&name_map)?;
+    parse_calls(&response, &provider, map.as_deref())
+}
+
+/// `parseToolCalls` with a `NameMap` instance, read in place (the package's `parseToolCalls`
+/// sends instances here: copying a map of a thousand tools through `toJSON` costs milliseconds).
+#[wasm_bindgen(js_name = __parseToolCallsWithMap, skip_typescript)]
+pub fn parse_tool_calls_with_map(response: JsValue, provider: JsValue, name_map: &JsNameMap) -> Result<JsValue, JsValue> {
+    parse_calls(&response, &provider, Some(name_map.shared().as_ref()))
+}
+
+fn parse_calls(response: &JsValue, provider: &JsValue, map: Option<&NameMap>) -> Result<JsValue, JsValue> {
+    let format = CallFormat::parse(&string_param(provider, "provider")?)?;
     let response = match response.as_string() {
         Some(text) => parse(&text, "response")?,
-        None => from_js(&response, "response")?,
+        None => from_js(response, "response")?,
     };
-    let calls = parse_tool_calls(&response, format, map.as_ref())?;
+    let calls = parse_tool_calls(&response, format, map)?;
     calls_to_js(&calls)
 }
 
@@ -52,7 +68,7 @@ pub fn parse_tool_calls_js(response: JsValue, provider: JsValue, name_map: JsVal
 #[wasm_bindgen(js_name = ToolCallAccumulator)]
 pub struct JsAccumulator {
     inner: Accumulator,
-    map: Option<NameMap>,
+    map: Option<Rc<NameMap>>,
 }
 
 #[wasm_bindgen(js_class = ToolCallAccumulator)]
@@ -64,20 +80,28 @@ impl JsAccumulator {
         Ok(Self { inner: Accumulator::new(format), map: name_map_param(&name_map)? })
     }
 
+    /// The constructor with a `NameMap` instance, shared rather than copied (the package's
+    /// `ToolCallAccumulator` sends instances here).
+    #[wasm_bindgen(js_name = __withMap, skip_typescript)]
+    pub fn with_map(provider: JsValue, name_map: &JsNameMap) -> Result<JsAccumulator, JsValue> {
+        let format = CallFormat::parse(&string_param(&provider, "provider")?)?;
+        Ok(Self { inner: Accumulator::new(format), map: Some(name_map.shared()) })
+    }
+
     /// Takes one event (a parsed chunk, an object) or the stream's text as it comes: SSE frames
     /// (whole, several, or split anywhere), `data:` lines, JSON (`Accumulator::push_text`).
     /// Returns the calls it completed (often none).
     pub fn push(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
         let calls = match event.as_string() {
-            Some(text) => self.inner.push_text(&text, self.map.as_ref())?,
-            None => self.inner.push(&from_js(&event, "stream event")?, self.map.as_ref())?,
+            Some(text) => self.inner.push_text(&text, self.map.as_deref())?,
+            None => self.inner.push(&from_js(&event, "stream event")?, self.map.as_deref())?,
         };
         calls_to_js(&calls)
     }
 
     /// Ends the stream: returns every call still open.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        let calls = self.inner.finish(self.map.as_ref());
+        let calls = self.inner.finish(self.map.as_deref());
         calls_to_js(&calls)
     }
 }

@@ -355,6 +355,31 @@ module.exports = function contract(tw, label) {
     assert.throws(() => new tw.NameMap(), (x) => x instanceof tw.ToolwireError && x.code === "INVALID_INPUT" && /NameMap\.fromTools/.test(x.message));
   });
 
+  test(name("a NameMap instance is read in place: the calls its JSON gives; an accumulator keeps it past free()"), () => {
+    const tools = [weather, { name: "create_issue" }, { name: "close_issue" }];
+    const map = tw.NameMap.fromTools(tools, "openai", { server: "github" });
+    const json = map.toJSON();
+    const calls = map.names().map((name, i) => ({ id: `c${i}`, type: "function", function: { name, arguments: '{"n":1}' } }));
+    const response = { choices: [{ message: { tool_calls: calls } }] };
+    const live = tw.parseToolCalls(response, "openai", map);
+    assert.deepEqual(live.map((c) => c.tool), tools.map((t) => t.name));
+    assert.deepEqual(live, tw.parseToolCalls(response, "openai", json));
+    assert.deepEqual(live, tw.parseToolCalls(JSON.stringify(response), "openai", map));
+    // Bad input on the in-place path is a ToolwireError as on the other, and the map still works after it.
+    assert.throws(() => tw.parseToolCalls(response, "nope", map), (e) => e instanceof tw.ToolwireError && e.code === "UNKNOWN_PROVIDER");
+    assert.throws(() => tw.parseToolCalls({}, "openai", map), (e) => e instanceof tw.ToolwireError && e.code === "INVALID_INPUT");
+    assert.equal(tw.parseToolCalls(response, "openai", map).length, 3);
+    const acc = new tw.ToolCallAccumulator("openai", map);
+    assert.ok(acc instanceof tw.ToolCallAccumulator);
+    map.free();
+    // A freed map throws the plain Error the README names, not a ToolwireError.
+    assert.throws(() => tw.parseToolCalls(response, "openai", map), (e) => !(e instanceof tw.ToolwireError) && /null pointer/.test(e.message));
+    // The accumulator shares the map: it still resolves names after the map's free().
+    const got = acc.push({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...calls[2] }] }, finish_reason: "tool_calls" }] });
+    assert.deepEqual([got[0].server, got[0].tool, got[0].arguments], ["github", "close_issue", { n: 1 }]);
+    acc.free();
+  });
+
   test(name("McpClient: bad options are INVALID_OPTIONS, times in milliseconds, counts without a unit"), () => {
     const bad = (options) => {
       try {
