@@ -581,7 +581,7 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
 
 /**
  * A tool result as text: text blocks verbatim; `[Image: mime]`, `[Audio: mime]`, `[Resource link: name (uri)]`
- * (`[Resource link: name (uri): description]` with a description), an embedded text resource as a
+ * (`(uri, mime)` with a MIME type, `: description` after the parenthesis with a description), an embedded text resource as a
  * `[Resource: uri (mime)]` line and its text, an embedded blob as that line alone, `[Unsupported content: type]`
  * for the rest; joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
  * already is that JSON (compared as JSON values).

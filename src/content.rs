@@ -1,8 +1,8 @@
 //! Flattening MCP tool results to text.
 //!
 //! Text blocks as they are; `image` → `[Image: {mimeType}]`; `audio` → `[Audio: {mimeType}]`;
-//! `resource_link` → `[Resource link: {name} ({uri})]`, or `[Resource link: {name} ({uri}): {description}]`
-//! when it has one; an embedded text resource its text under a header line
+//! `resource_link` → `[Resource link: {name} ({uri})]`, `({uri}, {mimeType})` when it has a MIME type,
+//! then `: {description}` when it has one; an embedded text resource its text under a header line
 //! `[Resource: {uri} ({mimeType})]`, an embedded blob that line alone; a block of unknown type
 //! `[Unsupported content: {type}]`. Items are joined with `\n`. A whole result adds its
 //! `structuredContent` as JSON text unless a text block already is that JSON (MCP asks servers
@@ -40,10 +40,12 @@ pub fn block_text(block: &ContentBlock) -> String {
         ContentBlock::Audio(m) => format!("[Audio: {}]", or_unknown(&m.mime_type)),
         ContentBlock::ResourceLink(l) => {
             let name = l.title.as_deref().filter(|t| !t.is_empty()).unwrap_or(&l.name);
-            let mut out = if name.is_empty() {
-                format!("[Resource link: {}", l.uri)
-            } else {
-                format!("[Resource link: {name} ({})", l.uri)
+            let mime = l.mime_type.as_deref().filter(|m| !m.is_empty());
+            let mut out = match (name.is_empty(), mime) {
+                (true, None) => format!("[Resource link: {}", l.uri),
+                (true, Some(mime)) => format!("[Resource link: {} ({mime})", l.uri),
+                (false, None) => format!("[Resource link: {name} ({})", l.uri),
+                (false, Some(mime)) => format!("[Resource link: {name} ({}, {mime})", l.uri),
             };
             if let Some(d) = l.description.as_deref().filter(|d| !d.is_empty()) {
                 out.push_str(": ");
@@ -213,12 +215,14 @@ mod tests {
             {"type":"resource","resource":{"uri":"file:///plain","text":"body"}},
             {"type":"resource_link","uri":"file:///q3.csv","name":"q3.csv","description":"Quarterly revenue","mimeType":"text/csv"},
             {"type":"resource_link","uri":"file:///x","name":"","description":"No name"},
-            {"type":"resource_link","uri":"file:///y","name":"y","description":""}
+            {"type":"resource_link","uri":"file:///y","name":"y","description":""},
+            {"type":"resource_link","uri":"file:///z","name":"","mimeType":"image/png"}
         ]));
         assert_eq!(
             flatten_content(&b, FlattenOptions::default()),
             "[Resource: file:///notes.md (text/markdown)]\n# Notes\n[Resource: file:///plain]\nbody\n\
-             [Resource link: q3.csv (file:///q3.csv): Quarterly revenue]\n[Resource link: file:///x: No name]\n[Resource link: y (file:///y)]"
+             [Resource link: q3.csv (file:///q3.csv, text/csv): Quarterly revenue]\n[Resource link: file:///x: No name]\n[Resource link: y (file:///y)]\n\
+             [Resource link: file:///z (image/png)]"
         );
     }
 

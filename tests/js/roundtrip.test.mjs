@@ -252,8 +252,8 @@ test("toolResultMessage: structuredContent kept and capped, one marker, big imag
   assert.equal(tw.toolResultMessage(call, shot, "openai-responses", { multimodal: true }).output[0].type, "input_image");
   // Resources keep their uri, MIME type and description.
   const res = [{ type: "resource", resource: { uri: "file:///a.md", mimeType: "text/markdown", text: "# A" } },
-    { type: "resource_link", uri: "file:///b.csv", name: "b.csv", description: "Q3 revenue" }];
-  assert.equal(tw.flattenContent(res), "[Resource: file:///a.md (text/markdown)]\n# A\n[Resource link: b.csv (file:///b.csv): Q3 revenue]");
+    { type: "resource_link", uri: "file:///b.csv", name: "b.csv", description: "Q3 revenue", mimeType: "text/csv" }];
+  assert.equal(tw.flattenContent(res), "[Resource: file:///a.md (text/markdown)]\n# A\n[Resource link: b.csv (file:///b.csv, text/csv): Q3 revenue]");
   // An empty id is no id.
   assert.throws(() => tw.toolResultMessage({ id: "", name: "t" }, blocks, "bedrock"), { code: "INVALID_INPUT" });
   assert.equal(tw.toolResultMessage({ id: "", name: "t" }, blocks, "gemini").functionResponse.id, undefined);
