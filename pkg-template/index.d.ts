@@ -90,6 +90,12 @@ export type Provider = "openai" | "openai-responses" | "anthropic" | "gemini" | 
 /**
  * How provider names are composed: `"mcp"` → `mcp__{server}__{tool}`, `"server"` → `{server}__{tool}`,
  * `"bare"` → `{tool}`. Default: `"mcp"` when the tool has a server, else `"bare"`.
+ *
+ * A name the provider's rule would not take (characters, length), or whose server holds the separator (server
+ * `a__b`, tool `c`: `mcp__a__b__c` also reads as server `a`, tool `b__c`), gets a hash of its (server, tool).
+ * With `"mcp"` and `"server"` a name so depends on its own tool alone: a name from an earlier turn never names
+ * another tool after the tool set changes. `"bare"` names cannot: one tool name on two servers is told apart by
+ * hashes only while both are listed, so use `"bare"` for one server at a time.
  */
 export type NamingFormat = "mcp" | "server" | "bare";
 

@@ -7,12 +7,14 @@
 //! 1. every character the provider does not allow becomes `_`;
 //! 2. for Gemini, a name that does not start with a letter or `_` gets a leading `_` (with
 //!    [`NamingOptions::portable`], one that does not start with a letter gets a leading `t`);
-//! 3. a name that step 1 or 2 changed, or that is longer than 64 characters, is cut to 55
+//! 3. a name that step 1 or 2 changed, that is longer than 64 characters, or whose server holds
+//!    the separator (server `a__b` + tool `c` reads as server `a` + tool `b__c`), is cut to 55
 //!    characters and gets `_` + an 8-character hash of the raw `(server, tool)` pair, so that
-//!    `search.a` and `search_a` stay apart and long names stay unique and deterministic;
-//! 4. across a set of tools ([`NameMap::build`]), any names that still coincide (server `a` +
-//!    tool `b__c` against server `a__b` + tool `c`, or the same tool listed twice) all get a hash
-//!    suffix, re-salted until every name is unique. The result does not depend on input order.
+//!    `search.a` and `search_a` stay apart and long names stay unique and deterministic. A name
+//!    so far depends on its own pair alone: the same in every conversion, whatever else is listed;
+//! 4. across a set of tools ([`NameMap::build`]), any names that still coincide (the same tool
+//!    listed twice; with `Bare` names, one tool name on two servers) all get a hash suffix,
+//!    re-salted until every name is unique. The result does not depend on input order.
 //!
 //! Going back is a table lookup in the [`NameMap`], never a `split("__")`. [`parse_tool_name`]
 //! exists for the plain formats and is documented for what it cannot tell apart.
@@ -209,19 +211,39 @@ pub fn sanitize(raw: &str, rule: NameRule) -> String {
 /// The provider name of one tool (`prefixToolName` in JS), without regard to other tools.
 ///
 /// Deterministic; distinct `(server, tool)` pairs get distinct names except when two raw names
-/// coincide exactly (see [`NameMap::build`], which resolves that).
+/// coincide exactly (see [`NameMap::build`], which resolves that). A name without a hash splits
+/// back at the first separator after the prefix ([`parse_tool_name`]).
 pub fn prefix_tool_name(server: Option<&str>, tool: &str, opts: &NamingOptions, rule: NameRule) -> String {
     let raw = raw_name(server, tool, opts);
-    if rule.accepts(&raw) {
+    let splits_back = splits_at_server(&raw, server, opts);
+    if splits_back && rule.accepts(&raw) {
         // What sanitize would return unchanged, within the length limit.
         return raw;
     }
     let clean = sanitize(&raw, rule);
-    if clean == raw && clean.len() <= MAX_NAME_LEN {
+    if splits_back && clean == raw && clean.len() <= MAX_NAME_LEN {
         clean
     } else {
         with_hash(&clean, server, tool, 0)
     }
+}
+
+/// Whether a raw name's server ends where the first separator after it begins: a server
+/// holding the separator (`a__b`), or ending in part of it (`files_` before `__`), would read
+/// as another `(server, tool)` pair (`a` + `b__c`), so such a name is hashed. That keeps a
+/// name the property of its own pair: a name one turn gives `a__b`'s tool `c` can never be
+/// given to `a`'s tool `b__c` in another, whichever of the two is listed at the time.
+fn splits_at_server(raw: &str, server: Option<&str>, opts: &NamingOptions) -> bool {
+    let Some(server) = server.filter(|s| !s.is_empty()) else {
+        return true;
+    };
+    let sep = opts.separator.as_str();
+    let start = match opts.format.unwrap_or(NameFormat::Mcp) {
+        NameFormat::Mcp => opts.prefix.len() + sep.len(),
+        NameFormat::Server => 0,
+        NameFormat::Bare => return true,
+    };
+    raw.get(start..).and_then(|rest| rest.find(sep)) == Some(server.len())
 }
 
 /// The parts of a name in one of the plain formats.
@@ -615,8 +637,11 @@ mod tests {
         let pairs = [(Some("a"), "b__c"), (Some("a__b"), "c")];
         let (map, diags) = NameMap::build(&pairs, &opts(), NameRule::Strict);
         let e = map.entries();
-        assert_ne!(e[0].name, e[1].name);
-        assert_eq!(diags.len(), 2);
+        // The name that splits back at its first separator is `a`'s; `a__b`'s is hashed, so the
+        // two never meet and neither needs the other to be told apart.
+        assert_eq!(e[0].name, "mcp__a__b__c");
+        assert!(e[1].name.starts_with("mcp__a__b__c_") && e[1].name.len() == "mcp__a__b__c_".len() + HASH_LEN, "{}", e[1].name);
+        assert_eq!(diags, []);
         assert_eq!(map.resolve(&e[0].name).unwrap().server.as_deref(), Some("a"));
         assert_eq!(map.resolve(&e[0].name).unwrap().tool, "b__c");
         assert_eq!(map.resolve(&e[1].name).unwrap().server.as_deref(), Some("a__b"));
@@ -624,6 +649,38 @@ mod tests {
         let rev = [pairs[1], pairs[0]];
         let (map2, _) = NameMap::build(&rev, &opts(), NameRule::Strict);
         assert_eq!(map2.entries()[0].name, e[1].name);
+    }
+
+    /// A name belongs to its own `(server, tool)`: the same whatever else is listed, so a name
+    /// from an earlier conversion never reaches another tool when the tool set changes.
+    #[test]
+    fn a_name_does_not_depend_on_the_other_tools() {
+        for (sep, format) in [("__", None), ("__", Some(NameFormat::Server)), ("_", None), ("-", Some(NameFormat::Server))] {
+            let o = NamingOptions { separator: sep.into(), format, ..opts() };
+            let pairs = [
+                (Some("a".to_owned()), format!("b{sep}c")),
+                (Some(format!("a{sep}b")), "c".to_owned()),
+                (Some("files".to_owned()), "_purge".to_owned()),
+                (Some("files_".to_owned()), "purge".to_owned()),
+                (Some("x".to_owned()), format!("{sep}y")),
+                (Some(format!("x{sep}")), "y".to_owned()),
+            ];
+            let pairs: Vec<(Option<&str>, &str)> = pairs.iter().map(|(s, t)| (s.as_deref(), t.as_str())).collect();
+            let (all, _) = NameMap::build(&pairs, &o, NameRule::Strict);
+            for (i, p) in pairs.iter().enumerate() {
+                let (alone, _) = NameMap::build(&[*p], &o, NameRule::Strict);
+                assert_eq!(alone.entries()[0].name, all.entries()[i].name, "{sep} {p:?}");
+                // A name without a hash is read back by its first separator.
+                if alone.entries()[0].name == raw_name(p.0, p.1, &o) {
+                    let parsed = parse_tool_name(&alone.entries()[0].name, format, &o).unwrap();
+                    assert_eq!((parsed.server.as_deref(), parsed.tool.as_str()), *p, "{sep} {p:?}");
+                }
+            }
+        }
+        // `_` as the separator: a server holding `_` is hashed, a tool holding it is not.
+        let o = NamingOptions { separator: "_".into(), ..opts() };
+        assert_eq!(prefix_tool_name(Some("github"), "create_issue", &o, NameRule::Strict), "mcp_github_create_issue");
+        assert_ne!(prefix_tool_name(Some("my_server"), "t", &o, NameRule::Strict), "mcp_my_server_t");
     }
 
     #[test]
