@@ -818,7 +818,11 @@ export interface PermissionPolicyConfig {
   deny?: string[];
   /** The decision when no rule matches (default "ask"). */
   defaultAction?: PermissionAction;
-  /** Ask instead of allowing tools whose annotations say `destructiveHint: true`. Hints never allow. */
+  /**
+   * Ask instead of allowing tools that may be destructive: those whose annotations say neither `readOnlyHint: true`
+   * nor `destructiveHint: false` (MCP's defaults: a tool without annotations may be destructive, so it asks too).
+   * Hints never allow.
+   */
   askDestructive?: boolean;
 }
 

@@ -4,10 +4,11 @@
 //! (`mcp__github__create_issue`), a server (`mcp__github`, which covers every tool of that
 //! server), or a glob with `*` and `?` (`mcp__github__*`, `*delete*`). When several rules match,
 //! `deny` wins over `ask`, and `ask` over `allow`. With no match, the default action applies
-//! (`ask` unless configured). `askDestructive` makes a tool whose annotations say
-//! `destructiveHint: true` ask instead of being allowed by default or by a broad pattern; it
-//! never turns an ask or a deny into an allow. Annotations are hints from the server, so they
-//! are never a reason to allow.
+//! (`ask` unless configured). `askDestructive` makes a tool that may be destructive ask instead
+//! of being allowed by default or by a pattern: one whose annotations say neither
+//! `readOnlyHint: true` nor `destructiveHint: false`, which is MCP's default reading (so a tool
+//! without annotations asks too). It never turns an ask or a deny into an allow: annotations
+//! are hints from the server, so they are never a reason to allow.
 
 use serde_json::Value;
 
@@ -76,7 +77,7 @@ pub struct Policy {
     pub deny: Vec<String>,
     /// Decision when no rule matches (default `ask`).
     pub default_action: Action,
-    /// Ask for tools whose annotations say `destructiveHint: true` unless a rule says deny.
+    /// Ask, where the decision would be allow, for tools that may be destructive ([`may_destroy`]).
     pub ask_destructive: bool,
 }
 
@@ -134,11 +135,18 @@ impl Policy {
     fn decide(&self, applies: impl Fn(&Rule) -> bool, annotations: Option<&ToolAnnotations>) -> Action {
         let matched = self.rules.iter().filter(|r| applies(r)).map(|r| r.action).max();
         let decision = matched.unwrap_or(self.default_action);
-        if decision == Action::Allow && self.ask_destructive && annotations.is_some_and(|a| a.destructive_hint == Some(true)) {
+        if decision == Action::Allow && self.ask_destructive && may_destroy(annotations) {
             return Action::Ask;
         }
         decision
     }
+}
+
+/// Whether a tool may make destructive changes, as MCP's annotation defaults read it:
+/// `destructiveHint` is `true` unless given, and means nothing for a tool whose `readOnlyHint`
+/// is `true` (itself `false` unless given). A tool without annotations may.
+pub fn may_destroy(annotations: Option<&ToolAnnotations>) -> bool {
+    annotations.is_none_or(|a| a.read_only_hint != Some(true) && a.destructive_hint != Some(false))
 }
 
 /// Whether `pattern` matches `name`: exact, a server prefix (`mcp__github` covers
@@ -212,15 +220,27 @@ mod tests {
     #[test]
     fn precedence_default_and_destructive() {
         let p = Policy::from_value(json!({"allow":["mcp__github__*"],"deny":["mcp__github__delete_repo"],"ask":["*push*"],"askDestructive":true})).unwrap();
-        assert_eq!(p.check("mcp__github__list", None), Action::Allow);
-        assert_eq!(p.check("mcp__github__delete_repo", None), Action::Deny);
-        assert_eq!(p.check("mcp__github__push_files", None), Action::Ask);
-        assert_eq!(p.check("mcp__other__x", None), Action::Ask);
-        let destructive = ToolAnnotations { destructive_hint: Some(true), ..ToolAnnotations::default() };
-        assert_eq!(p.check("mcp__github__update", Some(&destructive)), Action::Ask);
-        // Read-only hints never allow.
-        let read_only = ToolAnnotations { read_only_hint: Some(true), ..ToolAnnotations::default() };
-        assert_eq!(p.check("mcp__other__y", Some(&read_only)), Action::Ask);
+        let hints = |read_only: Option<bool>, destructive: Option<bool>| ToolAnnotations { read_only_hint: read_only, destructive_hint: destructive, ..ToolAnnotations::default() };
+        let read_only = hints(Some(true), None);
+        assert_eq!(p.check("mcp__github__list", Some(&read_only)), Action::Allow);
+        assert_eq!(p.check("mcp__github__delete_repo", Some(&read_only)), Action::Deny);
+        assert_eq!(p.check("mcp__github__push_files", Some(&read_only)), Action::Ask);
+        assert_eq!(p.check("mcp__other__x", Some(&read_only)), Action::Ask, "read-only hints never allow");
+        // MCP's defaults: destructive unless read-only or said not to be; no annotations, the same.
+        for (a, asks) in [
+            (None, true),
+            (Some(hints(None, None)), true),
+            (Some(hints(Some(false), None)), true),
+            (Some(hints(None, Some(true))), true),
+            (Some(hints(Some(false), Some(false))), false),
+            (Some(hints(None, Some(false))), false),
+            (Some(hints(Some(true), Some(true))), false),
+        ] {
+            let want = if asks { Action::Ask } else { Action::Allow };
+            assert_eq!(p.check("mcp__github__update", a.as_ref()), want, "{a:?}");
+        }
+        let no_ask = Policy::from_value(json!({"allow":["mcp__github__*"]})).unwrap();
+        assert_eq!(no_ask.check("mcp__github__update", None), Action::Allow);
         let allow_all = Policy::from_value(json!({"defaultAction":"allow"})).unwrap();
         assert_eq!(allow_all.check("x", None), Action::Allow);
         assert_eq!(Policy::from_value(json!({"rules":[{"pattern":"x","action":"maybe"}]})).unwrap_err().code, ErrorCode::InvalidOptions);

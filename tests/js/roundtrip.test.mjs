@@ -342,10 +342,16 @@ test("toolsSystemPrompt: English and Simplified Chinese", () => {
 
 test("PermissionPolicy: patterns, precedence, destructive hints", () => {
   const p = new tw.PermissionPolicy({ allow: ["mcp__github__*"], deny: ["mcp__github__delete_*"], askDestructive: true });
-  assert.equal(p.check("mcp__github__search"), "allow");
-  assert.equal(p.check("mcp__github__delete_repo"), "deny");
+  assert.equal(p.check("mcp__github__search", { annotations: { readOnlyHint: true } }), "allow");
+  assert.equal(p.check("mcp__github__label", { destructiveHint: false }), "allow");
+  assert.equal(p.check("mcp__github__delete_repo", { readOnlyHint: true }), "deny");
   assert.equal(p.check("mcp__gitlab__search"), "ask");
   assert.equal(p.check("mcp__github__push", { annotations: { destructiveHint: true } }), "ask");
+  // MCP's defaults: a tool is destructive unless it says otherwise, so one without hints asks.
+  assert.equal(p.check("mcp__github__search"), "ask");
+  assert.equal(p.check("mcp__github__search", { name: "search", inputSchema: { type: "object" } }), "ask");
+  assert.equal(p.check("mcp__github__search", { readOnlyHint: false }), "ask");
+  assert.equal(new tw.PermissionPolicy({ allow: ["mcp__github__*"] }).check("mcp__github__search"), "allow");
   assert.equal(p.check("mcp__gitlab__read", { readOnlyHint: true }), "ask", "hints never allow");
   assert.throws(() => new tw.PermissionPolicy({ rules: [{ pattern: "x", action: "perhaps" }] }), { code: "INVALID_OPTIONS" });
 });
