@@ -775,9 +775,10 @@ export type ToolCallRef = Pick<ToolCall, "id" | "providerName"> | { id?: string 
  * `output` (not in an error) or Bedrock's `json` block (an object) when its JSON fits `maxChars`, a text block
  * that only repeats it then left out; otherwise as JSON text after the content, unless a text block already is
  * that JSON. Images are sent only when their bytes are PNG, JPEG, GIF or WebP and within what the provider takes
- * inline (OpenAI 20 MB, Anthropic 5 MB of base64, Gemini 20 MB of base64, Vertex AI 7 MB, Bedrock 3.75 MB);
- * any other is described in the text, e.g. `[Image: image/png, 120 MB (not sent: larger than the 3.75 MB Bedrock
- * takes inline)]`.
+ * inline (OpenAI 20 MB, Anthropic 5 MB of base64, Gemini 20 MB of base64, Vertex AI 7 MB, Bedrock 3.75 MB; Anthropic
+ * and Bedrock 8000 px a side); any other is described in the text, e.g. `[Image: image/png, 120 MB (not sent: larger
+ * than the 3.75 MB Bedrock takes inline)]`, `[Image: image/jpeg, 1280x9000 px (not sent: Anthropic takes at most
+ * 8000 px a side)]`.
  */
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "ollama", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "ollama", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];

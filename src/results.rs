@@ -19,8 +19,9 @@
 //! Images are checked before they are sent: a `data:` URL prefix is stripped, the base64 is
 //! validated, the real format is read from the magic bytes (servers often mislabel screenshots),
 //! only formats the provider takes (PNG, JPEG, GIF, WebP) are sent, and only up to the size the
-//! provider takes inline ([`ResultFormat::max_image_bytes`]); an empty, invalid, unsupported or
-//! too large image becomes a text placeholder. Text, the structured JSON included, is capped at
+//! provider takes inline ([`ResultFormat::max_image_bytes`]) and with sides no longer than it
+//! takes ([`ResultFormat::max_image_side`], read from the image's header); an empty, invalid,
+//! unsupported or too large image becomes a text placeholder. Text, the structured JSON included, is capped at
 //! `max_chars` as in `flattenContent`, with one `[Truncated]` marker where the cut falls.
 
 use std::borrow::Cow;
@@ -88,6 +89,22 @@ impl ResultFormat {
         }
     }
 
+    /// The longest side, in pixels, of an image the provider takes; a larger one is described
+    /// instead of sent.
+    pub const fn max_image_side(self) -> Option<u32> {
+        match self {
+            // Anthropic's vision guide rejects images over 8000 px a side (2000 px when a request
+            // holds over 20 images, which one result cannot know); a full-page screenshot over it is
+            // a 400 ("At least one of the image dimensions exceed max allowed size: 8000 pixels")
+            // that stays in the conversation (github.com/anthropics/claude-code/issues/5147).
+            Self::Anthropic => Some(8000),
+            // "8000 px, and 8000 px": the Bedrock API reference quoted at `max_image_bytes`.
+            Self::Bedrock => Some(8000),
+            // OpenAI scales large images down; Gemini's documents no limit in pixels.
+            Self::OpenAi | Self::OpenAiResponses | Self::Gemini | Self::Vertex => None,
+        }
+    }
+
     /// The provider's name in placeholders.
     const fn label(self) -> &'static str {
         match self {
@@ -141,6 +158,15 @@ pub enum ImageProblem {
         bytes: usize,
         /// The provider's limit ([`ResultFormat::max_image_bytes`]).
         limit: usize,
+    },
+    /// A side longer than the provider takes.
+    TooLong {
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+        /// The provider's limit ([`ResultFormat::max_image_side`]).
+        limit: u32,
     },
 }
 
@@ -239,6 +265,66 @@ fn decode_prefix(b64: &str, max_bytes: usize) -> Vec<u8> {
     out
 }
 
+/// `len` bytes from byte `offset` of standard base64 text (fewer where it ends first).
+fn decode_at(b64: &str, offset: usize, len: usize) -> Vec<u8> {
+    let b64 = b64.trim_end_matches('=');
+    let skip = offset % 3;
+    let mut out = b64.get(offset / 3 * 4..).map_or_else(Vec::new, |rest| decode_prefix(rest, skip + len));
+    out.truncate(skip + len);
+    out.drain(..skip.min(out.len()));
+    out
+}
+
+/// An image's width and height in pixels, from its header (a JPEG's frame header, found by
+/// walking its segments); `None` where the bytes do not say.
+fn dimensions(b64: &str, mime: &str) -> Option<(u32, u32)> {
+    let be = |b: &[u8]| b.iter().fold(0u32, |n, &x| n << 8 | u32::from(x));
+    let le = |b: &[u8]| b.iter().rev().fold(0u32, |n, &x| n << 8 | u32::from(x));
+    let at = |offset, len| Some(decode_at(b64, offset, len)).filter(|h| h.len() == len);
+    match mime {
+        "image/png" => at(16, 8).map(|h| (be(&h[..4]), be(&h[4..]))),
+        "image/gif" => at(6, 4).map(|h| (le(&h[..2]), le(&h[2..]))),
+        "image/webp" => {
+            // The first chunk (offset 12) says where the size is.
+            match &at(12, 4)?[..] {
+                b"VP8X" => at(24, 6).map(|h| (le(&h[..3]) + 1, le(&h[3..]) + 1)),
+                b"VP8L" => at(21, 4).map(|h| le(&h)).map(|bits| ((bits & 0x3FFF) + 1, (bits >> 14 & 0x3FFF) + 1)),
+                b"VP8 " => at(26, 4).map(|h| (le(&h[..2]) & 0x3FFF, le(&h[2..]) & 0x3FFF)),
+                _ => None,
+            }
+        }
+        "image/jpeg" => {
+            let mut pos = 2;
+            // Bounded: a segment is at least two bytes, and real files have a few dozen.
+            for _ in 0..4096 {
+                let h = at(pos, 4)?;
+                match h[..] {
+                    [0xFF, 0xFF, ..] => pos += 1,
+                    [0xFF, 0x01 | 0xD0..=0xD7, ..] => pos += 2,
+                    // A frame header (SOF0-SOF15 but DHT, JPG and DAC): precision, height, width.
+                    [0xFF, m @ 0xC0..=0xCF, ..] if !matches!(m, 0xC4 | 0xC8 | 0xCC) => {
+                        let f = at(pos + 5, 4)?;
+                        return Some((be(&f[2..]), be(&f[..2])));
+                    }
+                    [0xFF, 0xD9 | 0xDA, ..] => return None,
+                    [0xFF, _, hi, lo] => pos += 2 + usize::from(u16::from_be_bytes([hi, lo])),
+                    _ => return None,
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// `img`, unless a side is longer than `limit` pixels.
+fn within_side(img: CheckedImage, limit: Option<u32>) -> std::result::Result<CheckedImage, ImageProblem> {
+    match limit.and_then(|limit| Some((limit, dimensions(&img.data, img.mime_type)?))) {
+        Some((limit, (width, height))) if width > limit || height > limit => Err(ImageProblem::TooLong { width, height, limit }),
+        _ => Ok(img),
+    }
+}
+
 fn sniff(b: &[u8]) -> Option<&'static str> {
     if b.starts_with(&[0x89, b'P', b'N', b'G']) {
         Some("image/png")
@@ -301,7 +387,7 @@ fn body<'a>(result: &'a CallToolResult, format: ResultFormat, opts: &ResultOptio
             continue;
         }
         match block {
-            ContentBlock::Image(img) => match check_image_within(&img.data, max_bytes) {
+            ContentBlock::Image(img) => match check_image_within(&img.data, max_bytes).and_then(|ok| within_side(ok, format.max_image_side())) {
                 Ok(ok) => parts.push(Part::Image(ok)),
                 Err(problem) => {
                     let mime = if img.mime_type.is_empty() { "unknown type" } else { img.mime_type.as_str() };
@@ -315,6 +401,9 @@ fn body<'a>(result: &'a CallToolResult, format: ResultFormat, opts: &ResultOptio
                             megabytes(limit),
                             format.label()
                         ),
+                        ImageProblem::TooLong { width, height, limit } => {
+                            format!("{mime}, {width}x{height} px (not sent: {} takes at most {limit} px a side)", format.label())
+                        }
                     };
                     push_text(&mut parts, format!("[Image: {note}]"));
                 }
@@ -813,6 +902,74 @@ mod tests {
         assert_eq!(m["content"], "[Image: image/png, 20 MB (not sent: larger than the 20 MB OpenAI takes inline)]", "no user message: {m}");
         let m = message(&twenty, ResultFormat::Gemini, ResultOptions::default());
         assert_eq!(m["functionResponse"]["response"]["output"], "[Image: image/png, 20 MB (not sent: larger than the 15 MB Gemini takes inline)]");
+    }
+
+    /// Standard base64, for images built byte by byte.
+    fn b64(bytes: &[u8]) -> String {
+        const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for c in bytes.chunks(3) {
+            let n = c.iter().enumerate().fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+            for i in 0..=c.len() {
+                out.push(char::from(A[(n >> (18 - 6 * i) & 63) as usize]));
+            }
+            out.push_str(&"=".repeat(3 - c.len()));
+        }
+        out
+    }
+
+    /// The headers of images `w` by `h` pixels, as each format writes its size.
+    fn headers(w: u32, h: u32) -> Vec<(&'static str, Vec<u8>)> {
+        let png = [&b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR"[..], &w.to_be_bytes(), &h.to_be_bytes(), &[8, 6, 0, 0, 0]].concat();
+        let gif = [&b"GIF89a"[..], &(w as u16).to_le_bytes(), &(h as u16).to_le_bytes(), &[0; 8]].concat();
+        let riff = |chunk: &[u8]| [&b"RIFF\0\0\0\0WEBP"[..], chunk].concat();
+        let vp8x = riff(&[&b"VP8X\x0a\0\0\0\0\0\0\0"[..], &(w - 1).to_le_bytes()[..3], &(h - 1).to_le_bytes()[..3]].concat());
+        let vp8l = riff(&[&b"VP8L\0\0\0\0\x2f"[..], &((w - 1) | (h - 1) << 14).to_le_bytes()].concat());
+        let vp8 = riff(&[&b"VP8 \0\0\0\0\0\0\0\x9d\x01\x2a"[..], &(w as u16).to_le_bytes(), &(h as u16).to_le_bytes()].concat());
+        // JPEG: its frame header after an APP0, a long APP1 (as EXIF is), fill bytes and a table.
+        let segment = |marker: u8, body: &[u8]| [&[0xFF, marker][..], &((body.len() + 2) as u16).to_be_bytes(), body].concat();
+        let jpeg = [
+            &[0xFF, 0xD8][..],
+            &segment(0xE0, b"JFIF\0\x01\x01\0\0\x01\0\x01\0\0"),
+            &segment(0xE1, &[7; 40_000]),
+            &[0xFF, 0xFF],
+            &segment(0xDB, &[1; 65]),
+            &segment(0xC2, &[&[8][..], &(h as u16).to_be_bytes(), &(w as u16).to_be_bytes(), &[3, 1, 0x22, 0]].concat()),
+            &[0xFF, 0xDA, 0, 2, 0xFF, 0xD9],
+        ]
+        .concat();
+        vec![("image/png", png), ("image/gif", gif), ("image/webp", vp8x), ("image/webp", vp8l), ("image/webp", vp8), ("image/jpeg", jpeg)]
+    }
+
+    /// An image with a side over what the provider takes (8000 px for Anthropic and Bedrock) is
+    /// described, not sent: the size is read from each format's header.
+    #[test]
+    fn images_with_a_side_too_long_are_described() {
+        for (w, h) in [(1280, 16_383), (8001, 600), (9000, 9000)] {
+            for (mime, bytes) in headers(w, h) {
+                let data = b64(&bytes);
+                assert_eq!(dimensions(&data, mime), Some((w, h)), "{mime}");
+                let shot = result(json!({"content":[{"type":"text","text":"page"},{"type":"image","data":data,"mimeType":mime}]}));
+                let m = message(&shot, ResultFormat::Anthropic, ResultOptions::default());
+                assert_eq!(m["content"], json!([{"type":"text","text":format!("page\n[Image: {mime}, {w}x{h} px (not sent: Anthropic takes at most 8000 px a side)]")}]));
+                let m = message(&shot, ResultFormat::Bedrock, ResultOptions::default());
+                assert_eq!(m["toolResult"]["content"][0]["text"], format!("page\n[Image: {mime}, {w}x{h} px (not sent: Bedrock takes at most 8000 px a side)]"));
+                let m = message(&shot, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..ResultOptions::default() });
+                assert_eq!(m["output"][1]["type"], "input_image", "OpenAI scales large images down");
+            }
+        }
+        for (mime, bytes) in headers(8000, 8000) {
+            let shot = result(json!([{"type":"image","data":b64(&bytes),"mimeType":mime}]));
+            assert_eq!(message(&shot, ResultFormat::Anthropic, ResultOptions::default())["content"][0]["type"], "image", "{mime}");
+        }
+        // Where the header does not say (cut short, a JPEG without a frame header), the image goes.
+        assert_eq!(dimensions(&b64(&headers(9000, 9000)[0].1[..20]), "image/png"), None);
+        assert_eq!(dimensions(&b64(&[0xFF, 0xD8, 0xFF, 0xDA, 0, 2]), "image/jpeg"), None);
+        assert_eq!(dimensions(&b64(&[0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xFF]), "image/jpeg"), None);
+        assert_eq!(dimensions(&png_of(30), "image/png"), Some((0, 0)));
+        assert_eq!(decode_at(&b64(b"0123456789"), 4, 5), b"45678");
+        assert_eq!(decode_at(&b64(b"0123456789"), 8, 5), b"89");
+        assert_eq!(decode_at(&b64(b"0123456789"), 20, 5), b"");
     }
 
     #[test]
