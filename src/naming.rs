@@ -9,7 +9,8 @@
 //!    [`NamingOptions::portable`], one that does not start with a letter gets a leading `t`);
 //! 3. a name that step 1 or 2 changed, that is longer than 64 characters, or whose server holds
 //!    the separator (server `a__b` + tool `c` reads as server `a` + tool `b__c`), is cut to 55
-//!    characters and gets `_` + an 8-character hash of the raw `(server, tool)` pair, so that
+//!    characters (a long server first, so that the tool's name stays readable) and gets `_` + an
+//!    8-character hash of the raw `(server, tool)` pair, so that
 //!    `search.a` and `search_a` stay apart and long names stay unique and deterministic. A name
 //!    so far depends on its own pair alone: the same in every conversion, whatever else is listed;
 //! 4. across a set of tools ([`NameMap::build`]), any names that still coincide (the same tool
@@ -224,8 +225,27 @@ pub fn prefix_tool_name(server: Option<&str>, tool: &str, opts: &NamingOptions, 
     if splits_back && clean == raw && clean.len() <= MAX_NAME_LEN {
         clean
     } else {
-        with_hash(&clean, server, tool, 0)
+        with_hash(&hash_head(clean, server, tool, opts, rule), server, tool, 0)
     }
+}
+
+/// The sanitised name a hash goes after ([`with_hash`] keeps its first 55 characters): a name
+/// too long for that has its server cut first (to no fewer than 16 characters), so that the
+/// tool's own name, which tells one server's tools apart, is what the model reads.
+fn hash_head(clean: String, server: Option<&str>, tool: &str, opts: &NamingOptions, rule: NameRule) -> String {
+    const MIN_SERVER: usize = 16;
+    let keep = MAX_NAME_LEN - HASH_LEN - 1;
+    let Some(server) = server.filter(|s| !s.is_empty() && clean.len() > keep && opts.format != Some(NameFormat::Bare)) else {
+        return clean;
+    };
+    // Each character of the server is one of the sanitised name.
+    let server_len = server.chars().count();
+    let room = keep.saturating_sub(clean.len().saturating_sub(server_len)).max(MIN_SERVER);
+    if room >= server_len {
+        return clean;
+    }
+    let cut: String = server.chars().take(room).collect();
+    sanitize(&raw_name(Some(&cut), tool, opts), rule)
 }
 
 /// Whether a raw name's server ends where the first separator after it begins: a server
@@ -521,7 +541,7 @@ fn resalt(
             let (server, tool) = pairs[i];
             let same_pair_before = group[..k].iter().filter(|&&j| pairs[j] == pairs[i]).count() as u32;
             salt_of[i] = salt_of[i].saturating_add(1).saturating_add(same_pair_before.saturating_mul(1000));
-            let clean = sanitize(&raw_name(server, tool, opts), rule);
+            let clean = hash_head(sanitize(&raw_name(server, tool, opts), rule), server, tool, opts, rule);
             let old = std::mem::replace(&mut names[i], with_hash(&clean, server, tool, salt_of[i]));
             diags.push(Diagnostic {
                 path: String::new(),
@@ -649,6 +669,31 @@ mod tests {
         let rev = [pairs[1], pairs[0]];
         let (map2, _) = NameMap::build(&rev, &opts(), NameRule::Strict);
         assert_eq!(map2.entries()[0].name, e[1].name);
+    }
+
+    /// A long server is cut before the tool: a server's tools keep names that tell them apart.
+    #[test]
+    fn long_servers_are_cut_before_tools() {
+        let server = "mcp.internal.example.com/teams/platform/servers/filesystem";
+        let names: Vec<String> = ["read_file", "write_file", "delete_file"].iter().map(|t| prefix_tool_name(Some(server), t, &opts(), NameRule::Strict)).collect();
+        for (name, tool) in names.iter().zip(["read_file", "write_file", "delete_file"]) {
+            assert_eq!(name.len(), MAX_NAME_LEN, "{name}");
+            assert!(name.starts_with("mcp__mcp_internal_example_com_teams_plat") && name[..name.len() - HASH_LEN - 1].ends_with(&format!("__{tool}")), "{name}");
+        }
+        // A long tool keeps 16 characters of the server and as much of itself as fits.
+        let tool = "t".repeat(70);
+        let name = prefix_tool_name(Some(server), &tool, &opts(), NameRule::Strict);
+        assert_eq!(&name[..name.len() - HASH_LEN - 1], format!("mcp__mcp_internal_exa__{}", "t".repeat(32)));
+        // Short servers, and the bare format, are as before: the name's start is kept.
+        let name = prefix_tool_name(Some("gh"), &tool, &opts(), NameRule::Strict);
+        assert_eq!(&name[..name.len() - HASH_LEN - 1], format!("mcp__gh__{}", "t".repeat(46)));
+        let bare = NamingOptions { format: Some(NameFormat::Bare), ..opts() };
+        assert_eq!(&prefix_tool_name(Some(server), &tool, &bare, NameRule::Strict)[..55], "t".repeat(55));
+        // The names stay apart and resolve through a map, collisions re-salted the same way.
+        let pairs = [(Some(server), "read_file"), (Some(server), "read_file")];
+        let (map, _) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+        assert_ne!(map.entries()[0].name, map.entries()[1].name);
+        assert!(map.entries().iter().all(|e| e.name.contains("__read_file_")), "{:?}", map.entries());
     }
 
     /// A name belongs to its own `(server, tool)`: the same whatever else is listed, so a name
