@@ -617,6 +617,14 @@ export interface ToolCallBase {
   server: string | null;
   /** The original MCP tool name (the provider name when no name map is given). */
   tool: string;
+  /**
+   * Gemini and Vertex: the `thoughtSignature` of the call's part, absent when the part has none (and for every
+   * other provider). A history rebuilt from calls must put it back on the call's `functionCall` part unchanged:
+   * Gemini 3 rejects the next request without it ("Function call is missing a thought_signature"). Of parallel
+   * calls only the first part carries one. A `FunctionCall` given on its own (`response.functionCalls`) has no
+   * part, so no signature: give the candidate or its parts to get it.
+   */
+  thoughtSignature?: string;
 }
 
 /**

@@ -57,8 +57,9 @@ pub struct CallError {
     pub message: String,
 }
 
-/// One tool call, resolved. JSON form: `{id, providerName, server, tool, arguments, error?}`
-/// (`id` and `server` are `null` when absent, `error` is absent when there is none).
+/// One tool call, resolved. JSON form: `{id, providerName, server, tool, arguments,
+/// thoughtSignature?, error?}` (`id` and `server` are `null` when absent, `thoughtSignature` and
+/// `error` are absent when there is none).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
     /// The provider's call id (`null` when the provider sent none, as Gemini may).
@@ -73,6 +74,10 @@ pub struct ToolCall {
     pub arguments: Value,
     /// Why the call cannot be made as it is.
     pub error: Option<CallError>,
+    /// Gemini: the `thoughtSignature` of the call's part, which the model's turn must carry back
+    /// unchanged when the conversation goes on (Gemini 3 rejects a `functionCall` part without
+    /// it; of parallel calls, only the first part has one).
+    pub thought_signature: Option<String>,
 }
 
 impl CallError {
@@ -94,6 +99,9 @@ impl ToolCall {
         o.insert("server".into(), self.server.clone().into());
         o.insert("tool".into(), Value::String(self.tool.clone()));
         o.insert("arguments".into(), self.arguments.clone());
+        if let Some(s) = &self.thought_signature {
+            o.insert("thoughtSignature".into(), Value::String(s.clone()));
+        }
         if let Some(e) = &self.error {
             o.insert("error".into(), e.to_value());
         }
@@ -137,7 +145,8 @@ pub(crate) fn model_arguments(name: &str, raw: RawArgs) -> Result<Value> {
 
 /// Builds a resolved call from its raw parts.
 fn resolve(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>) -> ToolCall {
-    let mut call = ToolCall { id, provider_name: name.clone(), server: None, tool: name.clone(), arguments: Value::Null, error: None };
+    let mut call =
+        ToolCall { id, provider_name: name.clone(), server: None, tool: name.clone(), arguments: Value::Null, error: None, thought_signature: None };
     if name.is_empty() {
         // No tool to call, with a name map or without: the same code a map gives a name it
         // does not know.
@@ -540,6 +549,8 @@ struct Partial {
     /// Why the arguments are incomplete, when the call ended while they were still streaming
     /// (Gemini's `willContinue`: text arguments tell it themselves, by not being JSON).
     incomplete: Option<String>,
+    /// Gemini: the `thoughtSignature` of the call's first part that had one.
+    signature: Option<String>,
 }
 
 /// The calls being assembled, by `(choice or output index, call index)`, in key order: a
@@ -976,6 +987,7 @@ impl Accumulator {
                     _ => RawArgs::Text(p.args),
                 };
                 let mut call = resolve(p.id, p.name, raw, map);
+                call.thought_signature = p.signature;
                 if let (Some(why), None) = (p.incomplete, &call.error) {
                     call.error = Some(CallError {
                         code: ErrorCode::InvalidArguments.as_str(),
@@ -1007,7 +1019,7 @@ impl Accumulator {
         } else if v.get("functionCall").is_some() {
             self.gemini_part(v, 0, map, out);
         } else if v.as_object().is_some_and(is_function_call) {
-            self.gemini_call(v, 0, map, out);
+            self.gemini_call(v, None, 0, map, out);
         }
     }
 
@@ -1030,7 +1042,8 @@ impl Accumulator {
 
     fn gemini_part(&mut self, part: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
         if let Some(fc) = part.get("functionCall").filter(|fc| fc.is_object()) {
-            self.gemini_call(fc, index, map, out);
+            let signature = str_of(part, "thoughtSignature").filter(|s| !s.is_empty());
+            self.gemini_call(fc, signature, index, map, out);
         }
     }
 
@@ -1038,8 +1051,9 @@ impl Accumulator {
     /// stream over several (Vertex's `streamFunctionCallArguments`): the first part has the
     /// name and `willContinue: true`, the next ones `partialArgs` (and `willContinue` while more
     /// follow), and the call ends at a part without `willContinue` (often an empty
-    /// `functionCall`), at another call, or when the candidate finishes.
-    fn gemini_call(&mut self, fc: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
+    /// `functionCall`), at another call, or when the candidate finishes. `signature` is the
+    /// part's `thoughtSignature`: the call keeps the first it is given.
+    fn gemini_call(&mut self, fc: &Value, signature: Option<String>, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
         let key = (index, 0);
         let name = str_of(fc, "name").filter(|n| !n.is_empty());
         let id = str_of(fc, "id").filter(|i| !i.is_empty());
@@ -1053,6 +1067,9 @@ impl Accumulator {
             if same {
                 if p.id.is_none() {
                     p.id = id;
+                }
+                if p.signature.is_none() {
+                    p.signature = signature;
                 }
                 let whole = p.whole.get_or_insert_with(|| Value::Object(Map::new()));
                 match (whole, args) {
@@ -1075,7 +1092,9 @@ impl Accumulator {
             // A whole call, or an empty `functionCall` (the end of streamed arguments, here with
             // none streaming): nothing to call.
             if name.is_some() || args.is_some() {
-                out.push(resolve(id, name.unwrap_or_default(), args_of(args), map));
+                let mut call = resolve(id, name.unwrap_or_default(), args_of(args), map);
+                call.thought_signature = signature;
+                out.push(call);
                 self.emitted += 1;
             }
             return;
@@ -1083,6 +1102,7 @@ impl Accumulator {
         let p = self.open.entry(key);
         p.id = id;
         p.name = name.unwrap_or_default();
+        p.signature = signature;
         let mut whole = args.cloned().unwrap_or_else(|| Value::Object(Map::new()));
         if let (Some(list), Value::Object(_)) = (partial, &whole) {
             apply_partial_args(&mut whole, list);
@@ -1430,6 +1450,45 @@ mod tests {
             assert_eq!(calls.len(), 1);
             assert_eq!(calls[0].arguments, call.arguments);
         }
+    }
+
+    #[test]
+    fn gemini_calls_carry_the_thought_signature_of_their_part() {
+        // Gemini 3, two parallel calls: only the first part has a signature (ai.google.dev,
+        // thought-signatures); the text part's signature belongs to no call.
+        let parts = json!([
+            {"text":"Checking both.","thoughtSignature":"c2lnLXRleHQ="},
+            {"functionCall":{"name":"get_weather","args":{"city":"Paris"}},"thoughtSignature":"c2lnLTE="},
+            {"functionCall":{"name":"get_weather","args":{"city":"London"}}}
+        ]);
+        let response = json!({"candidates":[{"content":{"role":"model","parts":parts},"finishReason":"STOP","index":0}]});
+        let signatures = |calls: &[ToolCall]| calls.iter().map(|c| c.thought_signature.clone()).collect::<Vec<_>>();
+        let expected = [Some("c2lnLTE=".to_owned()), None];
+        assert_eq!(signatures(&parse_tool_calls(&response, CallFormat::Gemini, None).unwrap()), expected);
+        assert_eq!(signatures(&parse_tool_calls(&parts, CallFormat::Gemini, None).unwrap()), expected);
+        // A `FunctionCall` on its own (`response.functionCalls`) has no part, so no signature.
+        assert_eq!(signatures(&parse_tool_calls(&json!([parts[1]["functionCall"]]), CallFormat::Gemini, None).unwrap()), [None]);
+        // Streamed: one part per chunk, as events and as SSE text.
+        let chunks: Vec<Value> = parts.as_array().unwrap().iter().map(|p| json!({"candidates":[{"content":{"role":"model","parts":[p]},"index":0}]})).collect();
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let calls: Vec<ToolCall> = chunks.iter().flat_map(|c| push(&mut acc, c, None)).collect();
+        assert_eq!(signatures(&calls), expected);
+        let sse: String = chunks.iter().map(|c| format!("data: {c}\r\n\r\n")).collect();
+        assert_eq!(signatures(&text_calls(CallFormat::Gemini, &[&sse[..50], &sse[50..]])), expected);
+        // The JSON form: the key only when there is a signature.
+        let calls = parse_tool_calls(&response, CallFormat::Gemini, None).unwrap();
+        assert_eq!(calls[0].to_value()["thoughtSignature"], "c2lnLTE=");
+        assert!(calls[1].to_value().get("thoughtSignature").is_none());
+        // Arguments streamed over several parts (Vertex): the signature of the first part that has one.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let fc = |part: Value| json!({"candidates":[{"content":{"role":"model","parts":[part]}}]});
+        push(&mut acc, &fc(json!({"functionCall":{"name":"get_weather","willContinue":true},"thoughtSignature":"c2lnLXY="})), None);
+        push(&mut acc, &fc(json!({"functionCall":{"partialArgs":[{"jsonPath":"$.city","stringValue":"Rome"}],"willContinue":true},"thoughtSignature":"b3RoZXI="})), None);
+        let out = push(&mut acc, &fc(json!({"functionCall":{}})), None);
+        assert_eq!((out[0].arguments.clone(), out[0].thought_signature.as_deref()), (json!({"city":"Rome"}), Some("c2lnLXY=")));
+        // Other providers' calls have none.
+        let calls = parse_tool_calls(&json!({"content":[{"type":"tool_use","id":"t","name":"n","input":{}}]}), CallFormat::Anthropic, None).unwrap();
+        assert!(calls[0].to_value().get("thoughtSignature").is_none());
     }
 
     #[test]

@@ -216,6 +216,26 @@ test("streaming: Anthropic, Responses and Gemini events", () => {
   const g = new tw.ToolCallAccumulator("gemini");
   const gd = g.push({ candidates: [{ content: { parts: [{ text: "hi" }, { functionCall: { name: "t", args: { k: "v" }, id: "g1" } }] } }] });
   assert.deepEqual([gd[0].id, gd[0].arguments], ["g1", { k: "v" }]);
+  assert.equal("thoughtSignature" in gd[0], false, "no signature, no key");
+});
+
+test("Gemini calls carry their part's thoughtSignature (parseToolCalls, events, SSE text)", () => {
+  const parts = [
+    { functionCall: { name: "a", args: { n: 1 } }, thoughtSignature: "c2lnLTE=" },
+    { functionCall: { name: "b", args: {} } },
+  ];
+  const chunk = (part) => ({ candidates: [{ content: { role: "model", parts: [part] }, index: 0 }] });
+  const sigs = (calls) => calls.map((c) => c.thoughtSignature);
+  assert.deepEqual(sigs(tw.parseToolCalls({ candidates: [{ content: { role: "model", parts } }] }, "gemini")), ["c2lnLTE=", undefined]);
+  assert.deepEqual(sigs(tw.parseToolCalls(parts, "vertex")), ["c2lnLTE=", undefined]);
+  const events = new tw.ToolCallAccumulator("gemini");
+  assert.deepEqual(sigs([...parts.flatMap((p) => events.push(chunk(p))), ...events.finish()]), ["c2lnLTE=", undefined]);
+  const text = new tw.ToolCallAccumulator("vertex");
+  const body = parts.map((p) => `data: ${JSON.stringify(chunk(p))}\r\n\r\n`).join("");
+  assert.deepEqual(sigs([...text.push(body.slice(0, 33)), ...text.push(body.slice(33)), ...text.finish()]), ["c2lnLTE=", undefined]);
+  // Other providers' calls are unchanged: no key.
+  const [anthropic] = tw.parseToolCalls({ content: [{ type: "tool_use", id: "t1", name: "a", input: {} }] }, "anthropic");
+  assert.deepEqual(Object.keys(anthropic), ["id", "providerName", "server", "tool", "arguments"]);
 });
 
 test("toolResultMessage: structuredContent kept and capped, one marker, big images described, empty ids refused", () => {

@@ -56,6 +56,8 @@ const calls: ToolCall[] = parseToolCalls({}, "anthropic", map);
 const forMcp: { name: string; arguments?: Record<string, unknown> } = { name: calls[0].tool, arguments: calls[0].arguments ?? undefined };
 declare const fc: FunctionCall;
 parseToolCalls({ candidates: [{ content: { parts: [{ functionCall: fc }] } }] }, "gemini");
+// A Gemini call goes back into the model's turn with its part's signature.
+const callPart: GeminiPart = { functionCall: { id: call.id ?? undefined, name: call.providerName, args: call.arguments ?? {} }, thoughtSignature: call.thoughtSignature };
 // The parts of a response each SDK hands out go in as they are.
 declare const responsesResponse: OpenAIResponse;
 declare const anthropicMessage: AnthropicMessage;
@@ -116,5 +118,5 @@ export {
   read, prompts, ping, refused, givingUp, signedIn, service, oauthStep, connected, closed, expired, resources, templates,
   fromSdk,
   openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
-  openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp,
+  openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp, callPart,
 };
