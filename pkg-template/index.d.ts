@@ -428,6 +428,13 @@ export type ToolwireErrorCode =
   | "UNKNOWN_TOOL_NAME"
   | "LIMIT_EXCEEDED"
   | "INVALID_ARGUMENTS"
+  /**
+   * The provider answered with an error instead of a response: an error body given to {@link parseToolCalls}, or
+   * an error event in a stream given to {@link ToolCallAccumulator.push} (Anthropic `error`, a Chat chunk's
+   * `error`, Responses `error` and `response.failed`, Gemini `error`, Bedrock's exceptions, Ollama's `error`).
+   * The message names the provider's type or status; `providerError` is the error as sent.
+   */
+  | "PROVIDER_ERROR"
   /** The browser/bundler entry (`toolwire/web`) before `await initAsync()` has resolved. */
   | "NOT_INITIALIZED"
   /** `initAsync()` could not fetch or instantiate the `.wasm` (`cause` holds the error it met). */
@@ -499,6 +506,12 @@ export class ToolwireError extends Error {
   readonly decision?: "deny" | "ask";
   /** Hub errors: the server concerned. */
   readonly server?: string;
+  /**
+   * `PROVIDER_ERROR`: the provider's error as it sent it, e.g. `{type: "overloaded_error", message: "Overloaded"}`
+   * (Anthropic), `{code: 503, message, status: "UNAVAILABLE"}` (Gemini), `{message}` (a Bedrock exception), the
+   * text of Ollama's `error`; `null` for a Responses `response.failed` without one.
+   */
+  readonly providerError?: JsonValue;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -667,8 +680,11 @@ export type ToolCall =
  * - `bedrock`: the response, its `output` (`{message}`), a message, one content block, or an array of blocks
  *   (`message.content`).
  *
- * A response without tool calls gives `[]`. An object with none of the provider's fields (another provider's
- * response, an error body, `{}`), or anything but an object or an array of objects, throws `INVALID_INPUT`.
+ * A response without tool calls gives `[]`. The provider's error body (`{error: {...}}`, Anthropic's
+ * `{type: "error", error}`, a Responses response that failed, Ollama's `{error: "..."}`) throws `PROVIDER_ERROR`,
+ * whose message names the provider's type or status (`Anthropic error overloaded_error: Overloaded`). An object
+ * with none of the provider's fields (another provider's response, `{}`), or anything but an object or an array of
+ * objects, throws `INVALID_INPUT`.
  */
 export function parseToolCalls(response: object | string | null | undefined, provider: "gemini" | "vertex", nameMap?: NameMap | NameMapJson | null): ToolCall[];
 export function parseToolCalls(response: object | string, provider: CallProvider, nameMap?: NameMap | NameMapJson | null): ToolCall[];
@@ -695,9 +711,13 @@ export class ToolCallAccumulator {
    * is taken as soon as its data is a whole JSON object (so lines given without their line ends lose nothing).
    * Returns the calls it completed (often none).
    *
-   * Throws `INVALID_INPUT` for an event that is not an object (`42`, `null`, an array), and `INVALID_JSON` for
-   * an event's data that is not JSON or a line that is neither SSE nor JSON; the rest of the text is read all
-   * the same, and the calls it completed come with the next `push` or `finish`.
+   * Throws `INVALID_INPUT` for an event that is not an object (`42`, `null`, an array), `INVALID_JSON` for
+   * an event's data that is not JSON or a line that is neither SSE nor JSON, and `PROVIDER_ERROR` for the
+   * provider's error event (Anthropic `error`, an OpenAI chunk's `error`, Responses `error` and `response.failed`,
+   * Gemini `{error}`, Bedrock's `internalServerException`, `modelStreamErrorException`, `throttlingException`,
+   * `validationException`, `serviceUnavailableException`, Ollama's `{error}`), its message naming the provider's
+   * type or status (`Anthropic stream error overloaded_error: Overloaded`). The rest of the text is read all the
+   * same, the calls it completed come with the next `push` or `finish`, and the accumulator can be used on.
    */
   push(event: object | string): ToolCall[];
   /**

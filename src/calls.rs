@@ -46,6 +46,18 @@ impl CallFormat {
             }
         })
     }
+
+    /// The provider's name, for messages.
+    fn label(self) -> &'static str {
+        match self {
+            Self::OpenAi => "OpenAI",
+            Self::OpenAiResponses => "OpenAI Responses",
+            Self::Anthropic => "Anthropic",
+            Self::Gemini => "Gemini",
+            Self::Bedrock => "Bedrock",
+            Self::Ollama => "Ollama",
+        }
+    }
 }
 
 /// The error attached to one call. JSON form: `{code, message}`.
@@ -204,6 +216,63 @@ fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
+/// The provider's own error in a response body or a stream event, as `PROVIDER_ERROR`, or `None`
+/// when `v` is no error:
+/// * `{type: "error", error: {type, message}}` (Anthropic; Responses as observed) or
+///   `{type: "error", code, message}` (Responses, as its SDK types it);
+/// * `{type: "response.failed", response: {error: {code, message}}}` (Responses);
+/// * `{error: {...}}` without a `type` of its own (an HTTP error body; a Chat chunk; a Gemini
+///   chunk, `{code, message, status}`; a failed Responses response), or `{error: "text"}` (Ollama);
+/// * `{xxxException: {message}}` (Bedrock ConverseStream's exception events).
+///
+/// A typed item with an `error` field of its own (a Responses `mcp_call`) is no error body.
+fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> {
+    let o = v.as_object()?;
+    // A field of the error as text (a number too: Gemini's `code`).
+    let field = |e: &Value, k: &str| match e.get(k) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(n @ Value::Number(_)) => Some(n.to_string()),
+        _ => None,
+    };
+    let typed = |e: &Value| field(e, "type").or_else(|| field(e, "status"));
+    // The error as sent, and its kind when it has one besides its `code`.
+    let (body, kind) = match o.get("type").and_then(Value::as_str) {
+        Some("error") => match o.get("error").filter(|e| e.is_object()) {
+            Some(e) => (e, typed(e)),
+            // Flat, as Responses' SDK types it: the `type` is the event's.
+            None => (v, None),
+        },
+        Some("response.failed") => {
+            let e = o.get("response").and_then(|r| r.get("error")).unwrap_or(&Value::Null);
+            (e, typed(e))
+        }
+        Some(_) => return None,
+        None => match o.get("error").filter(|e| e.is_object() || e.is_string()) {
+            Some(e) => (e, typed(e)),
+            None => {
+                let (k, e) = o.iter().find(|(k, e)| k.ends_with("Exception") && e.is_object())?;
+                (e, Some(k.clone()))
+            }
+        },
+    };
+    let kind = match (kind, field(body, "code")) {
+        (Some(k), Some(c)) if k != c => format!(" {k} ({c})"),
+        (Some(k), _) | (None, Some(k)) => format!(" {k}"),
+        (None, None) => String::new(),
+    };
+    let message = match body {
+        Value::String(s) => Some(s.clone()),
+        _ => field(body, "message").or_else(|| field(body, "Message")).or_else(|| field(body, "originalMessage")),
+    };
+    let message = match message {
+        Some(m) => format!(": {m}"),
+        None if body.is_null() => ": the response failed".to_owned(),
+        None => String::new(),
+    };
+    let what = if stream { "stream error" } else { "error" };
+    Some(Error::new(ErrorCode::ProviderError, format!("{} {what}{kind}{message}", format.label())).with_detail("providerError", body.clone()))
+}
+
 /// Every tool call in a complete provider response, in order.
 ///
 /// Takes the whole response or the parts of it that the providers' SDKs hand out:
@@ -220,10 +289,11 @@ fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
 /// * Bedrock: the response (`output.message`), its `output` (`message`), a message
 ///   (`content`), one content block, or an array of blocks (`message.content`).
 ///
-/// A response of the right kind without tool calls gives no calls. An object with none of the
-/// provider's fields (another provider's response, an error body, `{}`) is `INVALID_INPUT`, as is
-/// anything but an object or an array of objects: a wrong input does not pass for a response
-/// without calls. Empty objects in an array are skipped. For Gemini, `null` gives no calls too:
+/// A response of the right kind without tool calls gives no calls. An error body (the provider's
+/// own error, as [`Accumulator::push`] lists them) is `PROVIDER_ERROR`. An object with none of
+/// the provider's fields (another provider's response, `{}`) is `INVALID_INPUT`, as is anything
+/// but an object or an array of objects: a wrong input does not pass for a response without
+/// calls. Empty objects in an array are skipped. For Gemini, `null` gives no calls too:
 /// it is what `response.functionCalls` is (`undefined`) when the model called nothing.
 pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
     let items = match response {
@@ -243,6 +313,9 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
         let Some(o) = item.as_object() else {
             return Err(Error::new(ErrorCode::InvalidInput, format!("{} must be an object, got {}", at(), crate::model::json_type(item))));
         };
+        if let Some(e) = provider_error(item, format, false) {
+            return Err(e);
+        }
         // An empty object in an array is skipped (Gemini ends streamed arguments with one).
         let skipped = in_array && o.is_empty();
         if !skipped && !recognised(o, format) {
@@ -879,8 +952,17 @@ impl Accumulator {
     }
 
     /// Takes one event (a parsed JSON chunk, an object). Returns the calls it completed.
-    /// Anything but an object is `INVALID_INPUT` (text goes to [`Accumulator::push_text`]).
+    /// Anything but an object is `INVALID_INPUT` (text goes to [`Accumulator::push_text`]); the
+    /// provider's error event is `PROVIDER_ERROR`: Anthropic's `{type: "error", error}`, an OpenAI
+    /// Chat chunk's `error`, Responses' `error` and `response.failed`, Gemini's `{error}` (also
+    /// in an array, as its JSON stream ends with one), Bedrock's `{xxxException: {message}}`,
+    /// Ollama's `{error: "..."}`. Either way the calls completed before it come with the
+    /// next push or `finish`, and the accumulator goes on.
     pub fn push(&mut self, event: &Value, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+        let items = event.as_array().map_or(std::slice::from_ref(event), Vec::as_slice);
+        if let Some(e) = items.iter().find_map(|v| provider_error(v, self.format, true)) {
+            return Err(e);
+        }
         if !event.is_object() {
             return Err(Error::new(
                 ErrorCode::InvalidInput,
@@ -900,9 +982,10 @@ impl Accumulator {
     /// an event is taken as soon as its data is a whole JSON object, so text given a line at a
     /// time (`data: {...}` without the empty line after it) loses nothing. `[DONE]` is no event.
     ///
-    /// Returns the calls completed. An event that is not JSON (or not an object), or a line
-    /// that is neither SSE nor JSON, is an error (`INVALID_JSON`, `INVALID_INPUT`) once the
-    /// whole text is read: the calls it completed come with the next push or `finish`.
+    /// Returns the calls completed. An event that is not JSON (or not an object), a line that is
+    /// neither SSE nor JSON, or the provider's error event, is an error (`INVALID_JSON`,
+    /// `INVALID_INPUT`, `PROVIDER_ERROR`; the first, if several) once the whole text is read: the
+    /// calls it completed come with the next push or `finish`.
     pub fn push_text(&mut self, text: &str, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
         let mut events = Vec::new();
         self.text.read(text, &mut events);
@@ -1363,11 +1446,9 @@ mod tests {
         }
         let wrong = [
             (CallFormat::OpenAi, json!({})),
-            (CallFormat::OpenAi, json!({"error":{"message":"Rate limit reached","type":"requests"}})),
             (CallFormat::OpenAiResponses, json!({"choices":[]})),
             (CallFormat::OpenAiResponses, json!([{"call_id":"c","name":"t"}])),
             (CallFormat::Anthropic, json!({"candidates":[]})),
-            (CallFormat::Gemini, json!({"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}})),
             (CallFormat::Gemini, json!({"name":"t","inputSchema":{}})),
             (CallFormat::Gemini, json!(["functionCall"])),
             (CallFormat::Bedrock, json!({"choices":[]})),
@@ -1383,6 +1464,91 @@ mod tests {
         assert_eq!(e.message, "response is not an Anthropic message or content block: it has none of its fields (keys: choices)");
         let e = parse_tool_calls(&json!([{"type":"tool_use"},{"x":1}]), CallFormat::Anthropic, None).unwrap_err();
         assert_eq!(e.message, "response[1] is not an Anthropic message or content block: it has none of its fields (keys: x)");
+    }
+
+    /// The message and the provider's error of a `PROVIDER_ERROR`.
+    fn provider_failure(r: Result<Vec<ToolCall>>) -> (String, Value) {
+        let e = r.expect_err("a provider error");
+        assert_eq!(e.code, ErrorCode::ProviderError, "{e}");
+        let detail = e.details.as_ref().and_then(|d| d.get("providerError")).cloned().unwrap_or_default();
+        (e.message, detail)
+    }
+
+    #[test]
+    fn error_bodies_are_provider_errors_naming_the_providers_type() {
+        let cases = [
+            // Anthropic's error body (HTTP 529), as its SDK's APIError carries it.
+            (CallFormat::Anthropic, json!({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_011"}), "Anthropic error overloaded_error: Overloaded"),
+            (CallFormat::OpenAi, json!({"error":{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}}), "OpenAI error requests (rate_limit_exceeded): Rate limit reached"),
+            // A Responses response that failed.
+            (CallFormat::OpenAiResponses, json!({"id":"resp_1","object":"response","status":"failed","error":{"code":"server_error","message":"An error occurred while processing your request."},"output":[]}), "OpenAI Responses error server_error: An error occurred while processing your request."),
+            (CallFormat::Gemini, json!({"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}), "Gemini error INVALID_ARGUMENT (400): API key not valid."),
+            // streamGenerateContent without `alt=sse` answers with an array.
+            (CallFormat::Gemini, json!([{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}]), "Gemini error UNAVAILABLE (503): The service is currently unavailable."),
+            (CallFormat::Ollama, json!({"error":"model \"llama9\" not found, try pulling it first"}), "Ollama error: model \"llama9\" not found, try pulling it first"),
+        ];
+        for (format, body, message) in cases {
+            let (got, detail) = provider_failure(parse_tool_calls(&body, format, None));
+            assert_eq!(got, message, "{format:?}");
+            assert!(detail.is_object() || detail.is_string(), "{format:?}: {detail}");
+        }
+        // A typed item with an `error` field of its own is no error body: a Responses `mcp_call`.
+        let mcp = json!({"type":"mcp_call","id":"mcp_1","server_label":"s","name":"t","arguments":"{}","output":null,"error":"boom"});
+        assert_eq!(parse_tool_calls(&json!({"output":[mcp]}), CallFormat::OpenAiResponses, None).unwrap(), []);
+        assert_eq!(parse_tool_calls(&mcp, CallFormat::OpenAiResponses, None).unwrap(), []);
+        // Nor is a response whose `error` is null.
+        let ok = json!({"object":"response","status":"completed","error":null,"output":[{"type":"function_call","call_id":"c","name":"t","arguments":"{}"}]});
+        assert_eq!(parse_tool_calls(&ok, CallFormat::OpenAiResponses, None).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn stream_errors_are_provider_errors_and_the_accumulator_goes_on() {
+        // Each provider's error event, as it comes in the stream's text (Bedrock's as its SDK yields them).
+        let cases = [
+            (CallFormat::Anthropic, "event: error\ndata: {\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}}\n\n", "Anthropic stream error overloaded_error: Overloaded"),
+            (CallFormat::OpenAi, "data: {\"error\":{\"message\":\"The server had an error while processing your request. Sorry about that!\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n", "OpenAI stream error server_error: The server had an error while processing your request. Sorry about that!"),
+            // Responses: `error` as its SDK types it, as observed (nested), and `response.failed`.
+            (CallFormat::OpenAiResponses, "event: error\ndata: {\"type\":\"error\",\"code\":\"ERR_SOMETHING\",\"message\":\"Something went wrong\",\"param\":null,\"sequence_number\":1}\n\n", "OpenAI Responses stream error ERR_SOMETHING: Something went wrong"),
+            (CallFormat::OpenAiResponses, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"service_unavailable_error\",\"code\":\"server_is_overloaded\",\"message\":\"Our servers are currently overloaded. Please try again later.\",\"param\":null},\"sequence_number\":2}\n\n", "OpenAI Responses stream error service_unavailable_error (server_is_overloaded): Our servers are currently overloaded. Please try again later."),
+            (CallFormat::OpenAiResponses, "event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":9,\"response\":{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"An error occurred while processing your request.\"},\"output\":[]}}\n\n", "OpenAI Responses stream error server_error: An error occurred while processing your request."),
+            (CallFormat::OpenAiResponses, "data: {\"type\":\"response.failed\",\"sequence_number\":9,\"response\":{\"id\":\"resp_1\",\"status\":\"failed\",\"error\":null}}\n\n", "OpenAI Responses stream error: the response failed"),
+            (CallFormat::Gemini, "data: {\"error\": {\"code\": 503, \"message\": \"The model is overloaded. Please try again later.\", \"status\": \"UNAVAILABLE\"}}\r\n\r\n", "Gemini stream error UNAVAILABLE (503): The model is overloaded. Please try again later."),
+            (CallFormat::Ollama, "{\"error\":\"an error was encountered while running the model: unexpected EOF\"}\n", "Ollama stream error: an error was encountered while running the model: unexpected EOF"),
+            (CallFormat::Bedrock, "{\"internalServerException\":{\"message\":\"The system encountered an unexpected error during processing. Try your request again.\"}}", "Bedrock stream error internalServerException: The system encountered an unexpected error during processing. Try your request again."),
+            (CallFormat::Bedrock, "{\"modelStreamErrorException\":{\"message\":\"Model stream error\",\"originalStatusCode\":500,\"originalMessage\":\"upstream\"}}", "Bedrock stream error modelStreamErrorException: Model stream error"),
+            (CallFormat::Bedrock, "{\"throttlingException\":{\"message\":\"Too many requests, please wait before trying again.\"}}", "Bedrock stream error throttlingException: Too many requests, please wait before trying again."),
+            (CallFormat::Bedrock, "{\"validationException\":{\"message\":\"The model returned the following errors: Input is too long for requested model.\"}}", "Bedrock stream error validationException: The model returned the following errors: Input is too long for requested model."),
+            // The AWS SDK's exception, through JSON.stringify (its message is not enumerable).
+            (CallFormat::Bedrock, "{\"serviceUnavailableException\":{\"name\":\"ServiceUnavailableException\",\"$fault\":\"server\"}}", "Bedrock stream error serviceUnavailableException"),
+        ];
+        for (format, text, message) in cases {
+            // As text, alone and after a call it completes in the same piece; as the event object.
+            let mut acc = Accumulator::new(format);
+            assert_eq!(provider_failure(acc.push_text(text, None)).0, message, "{format:?}");
+            let event: Value = serde_json::from_str(text.lines().find_map(|l| l.strip_prefix("data: ").or(l.starts_with('{').then_some(l))).unwrap()).unwrap();
+            let (got, detail) = provider_failure(acc.push(&event, None));
+            assert_eq!(got, message, "{format:?}");
+            assert!(detail.is_object() || detail.is_string() || detail.is_null(), "{format:?}: {detail}");
+            assert!(acc.finish(None).is_empty());
+        }
+        // The call completed before the error in the same text comes next; the accumulator goes on.
+        let start = "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"t\",\"input\":{}}}\n\n";
+        let stop = "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n";
+        let error = cases[0].1;
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        provider_failure(acc.push_text(&format!("{start}{stop}{error}"), None));
+        assert_eq!(acc.push_text(": ping\n", None).unwrap().iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("toolu_1")]);
+        assert_eq!(text_calls(CallFormat::Anthropic, &[start, stop]).len(), 1);
+        // An error event pushed as an object keeps the calls carried from text for the next push.
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        assert!(acc.push_text(&format!("{start}{stop}data: [1]\n\n"), None).is_err());
+        provider_failure(acc.push(&json!({"type":"error","error":{"type":"api_error","message":"Internal server error"}}), None));
+        assert_eq!(acc.finish(None).len(), 1);
+        // Gemini's JSON stream is an array: an error in it is the provider's.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let (message, _) = provider_failure(acc.push(&json!([{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}]), None));
+        assert_eq!(message, "Gemini stream error INTERNAL (500): Internal error encountered.");
+        assert_eq!(acc.push(&json!([1]), None).unwrap_err().code, ErrorCode::InvalidInput, "other arrays are still no event");
     }
 
     #[test]

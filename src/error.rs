@@ -58,6 +58,12 @@ pub enum ErrorCode {
     /// in, a completion, the roots) and there is no request handler to give it, or the handler
     /// refused (`inputRequests`).
     InputRequired,
+    /// The provider answered with an error instead of a response: an error body given to
+    /// `parse_tool_calls`, or an error event in a stream (Anthropic's `error`, a Chat chunk's
+    /// `error`, Responses' `error` and `response.failed`, Gemini's `error`, Bedrock's
+    /// exceptions). The message names the provider's own type or status; `providerError` holds
+    /// the error as the provider sent it.
+    ProviderError,
 }
 
 impl ErrorCode {
@@ -85,6 +91,7 @@ impl ErrorCode {
             Self::CapabilityNotNegotiated => "CAPABILITY_NOT_NEGOTIATED",
             Self::SessionExpired => "SESSION_EXPIRED",
             Self::InputRequired => "INPUT_REQUIRED",
+            Self::ProviderError => "PROVIDER_ERROR",
         }
     }
 }

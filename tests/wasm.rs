@@ -11,6 +11,7 @@ use toolwire::wasm::convert::{
     prefix_tool_name_js, process_json_schema_js,
 };
 use toolwire::wasm::names::JsNameMap;
+use toolwire::wasm::roundtrip::{parse_tool_calls_js, JsAccumulator};
 
 fn js(text: &str) -> JsValue {
     JSON::parse(text).expect("test JSON")
@@ -123,6 +124,27 @@ fn helpers() {
     assert_eq!(flat, "a\n[Image: image/png]");
     let report = check_tools(js(r#"[{"name":"ok"},{"nope":1}]"#), "openai".into(), JsValue::UNDEFINED).unwrap();
     assert!(text(&report).contains("tool/invalid"));
+}
+
+#[wasm_bindgen_test]
+fn provider_errors_carry_the_providers_error_and_the_accumulator_goes_on() {
+    let mut acc = JsAccumulator::new("anthropic".into(), JsValue::UNDEFINED).unwrap();
+    let sse = concat!(
+        "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"t\",\"input\":{}}}\n\n",
+        "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+        "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
+    );
+    let err = acc.push(sse.into()).unwrap_err();
+    assert_eq!(code(&err), "PROVIDER_ERROR");
+    let msg = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
+    assert_eq!(msg, "Anthropic stream error overloaded_error: Overloaded");
+    assert_eq!(text(&Reflect::get(&err, &"providerError".into()).unwrap()), r#"{"type":"overloaded_error","message":"Overloaded"}"#);
+    // The call completed before the error comes with the next push.
+    assert_eq!(Array::from(&acc.push(": ping\n".into()).unwrap()).length(), 1);
+    let body = js(r#"{"error":{"code":429,"message":"Resource exhausted.","status":"RESOURCE_EXHAUSTED"}}"#);
+    let err = parse_tool_calls_js(body, "vertex".into(), JsValue::UNDEFINED).unwrap_err();
+    assert_eq!(code(&err), "PROVIDER_ERROR");
+    assert_eq!(Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap(), "Gemini error RESOURCE_EXHAUSTED (429): Resource exhausted.");
 }
 
 mod bridge {

@@ -346,10 +346,44 @@ test("parseToolCalls: the parts of a response that the SDKs hand out; a wrong sh
   assert.throws(() => tw.toolResultMessage(noId, { content: [] }, "openai-responses"), { code: "INVALID_INPUT" });
   // Without a name: an error, with or without a name map.
   assert.equal(tw.parseToolCalls({ content: [{ type: "tool_use", id: "c", input: {} }] }, "anthropic")[0].error.code, "UNKNOWN_TOOL_NAME");
-  for (const [wrong, provider] of [[{}, "openai"], [{ error: { message: "overloaded" } }, "anthropic"], [{ choices: [] }, "bedrock"], [[1], "gemini"]]) {
+  for (const [wrong, provider] of [[{}, "openai"], [{ choices: [] }, "bedrock"], [[1], "gemini"]]) {
     assert.throws(() => tw.parseToolCalls(wrong, provider), { code: "INVALID_INPUT" }, JSON.stringify(wrong));
   }
   assert.deepEqual(tw.parseToolCalls({ promptFeedback: { blockReason: "SAFETY" } }, "gemini"), [], "a response without calls");
+});
+
+test("provider errors: an error body or a stream's error event throws PROVIDER_ERROR; the accumulator goes on", () => {
+  const bodies = [
+    [{ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, "anthropic", "Anthropic error overloaded_error: Overloaded"],
+    [{ error: { message: "overloaded" } }, "anthropic", "Anthropic error: overloaded"],
+    [{ error: { message: "Incorrect API key provided", type: "invalid_request_error", param: null, code: "invalid_api_key" } }, "openai", "OpenAI error invalid_request_error (invalid_api_key): Incorrect API key provided"],
+    [[{ error: { code: 503, message: "The service is currently unavailable.", status: "UNAVAILABLE" } }], "gemini", "Gemini error UNAVAILABLE (503): The service is currently unavailable."],
+    [JSON.stringify({ status: "failed", error: { code: "server_error", message: "boom" }, output: [] }), "openai-responses", "OpenAI Responses error server_error: boom"],
+  ];
+  for (const [body, provider, message] of bodies) {
+    assert.throws(() => tw.parseToolCalls(body, provider), (e) => e instanceof tw.ToolwireError && e.code === "PROVIDER_ERROR" && e.message === message, message);
+  }
+  const frame = (data) => `data: ${JSON.stringify(data)}\n\n`;
+  const acc = new tw.ToolCallAccumulator("openai-responses");
+  const call = { type: "function_call", id: "fc_1", call_id: "call_1", name: "t", arguments: "{}" };
+  const overloaded = { type: "error", error: { type: "service_unavailable_error", code: "server_is_overloaded", message: "Our servers are currently overloaded." }, sequence_number: 3 };
+  let error;
+  try {
+    acc.push(frame({ type: "response.output_item.done", output_index: 0, item: call }) + "event: error\n" + frame(overloaded));
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error instanceof tw.ToolwireError);
+  assert.equal(error.code, "PROVIDER_ERROR");
+  assert.equal(error.message, "OpenAI Responses stream error service_unavailable_error (server_is_overloaded): Our servers are currently overloaded.");
+  assert.deepEqual(error.providerError, overloaded.error);
+  assert.deepEqual(acc.push("").map((c) => c.id), ["call_1"], "the call completed before the error comes next");
+  assert.throws(() => acc.push({ type: "response.failed", response: { status: "failed", error: { code: "server_error", message: "x" } } }), { code: "PROVIDER_ERROR" });
+  assert.deepEqual(acc.finish(), []);
+  const bedrock = new tw.ToolCallAccumulator("bedrock");
+  assert.throws(() => bedrock.push({ throttlingException: { message: "Too many requests" } }), { code: "PROVIDER_ERROR", message: "Bedrock stream error throttlingException: Too many requests" });
+  assert.deepEqual(bedrock.push({ contentBlockStart: { contentBlockIndex: 0, start: { toolUse: { toolUseId: "tu_1", name: "t" } } } }), []);
+  assert.deepEqual(bedrock.push({ contentBlockStop: { contentBlockIndex: 0 } }).map((c) => c.id), ["tu_1"]);
 });
 
 test("toolsSystemPrompt: English and Simplified Chinese", () => {
