@@ -689,8 +689,95 @@ export type ToolCall =
 export function parseToolCalls(response: object | string | null | undefined, provider: "gemini" | "vertex", nameMap?: NameMap | NameMapJson | null): ToolCall[];
 export function parseToolCalls(response: object | string, provider: CallProvider, nameMap?: NameMap | NameMapJson | null): ToolCall[];
 
+/** OpenAI Chat Completions: the model's turn, a `ChatCompletionAssistantMessageParam` (of the first choice). */
+export interface OpenAiAssistantMessage {
+  role: "assistant";
+  /** The text; `null` when there is none. */
+  content: string | null;
+  /** The refusal, when the model streamed one. */
+  refusal?: string;
+  /** The calls in index order, names and arguments as the model sent them (absent when there are none). */
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+}
+
 /**
- * Assembles complete tool calls from a provider's stream: the SDK's events, or the response body's text.
+ * Ollama: the model's turn. From its own `/api/chat` stream, with `thinking` and arguments as objects (a call
+ * without an id gets `call_{n}`, as its {@link ToolCall} does); from its OpenAI-compatible endpoint, as OpenAI's.
+ */
+export interface OllamaAssistantMessage {
+  role: "assistant";
+  content: string | null;
+  thinking?: string;
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: JsonObject | string } }>;
+}
+
+/**
+ * An Anthropic content block of the model's turn. Blocks of other kinds (`server_tool_use`, `web_search_tool_result`...)
+ * come as they started, their streamed input read in.
+ */
+export type AnthropicAssistantBlock =
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
+  /** `citations` too, when the model cited. */
+  | { type: "text"; text: string }
+  | { type: "tool_use"; id: string; name: string; input: JsonObject };
+
+/** Anthropic: the model's turn, a `MessageParam`. */
+export interface AnthropicAssistantMessage {
+  role: "assistant";
+  /** The content blocks in index order. */
+  content: AnthropicAssistantBlock[];
+}
+
+/** A part of a Gemini model turn. Parts of other kinds (`inlineData`, `executableCode`...) come as the model sent them. */
+export interface GeminiModelPart {
+  text?: string;
+  /** A thought (summary), kept apart from the rest of the text. */
+  thought?: boolean;
+  /** Sent back unchanged on the part it came on: Gemini 3 requires it on function calls. */
+  thoughtSignature?: string;
+  functionCall?: { id?: string; name: string; args: JsonObject };
+}
+
+/** Gemini and Vertex: the model's turn (of the first candidate), a `Content`. */
+export interface GeminiModelContent {
+  role: "model";
+  parts: GeminiModelPart[];
+}
+
+/** A Bedrock Converse content block of the model's turn. */
+export type BedrockAssistantBlock =
+  | { reasoningContent: { reasoningText: { text: string; signature?: string } } | { redactedContent: Uint8Array } }
+  | { text: string }
+  | { toolUse: { toolUseId: string; name: string; input: JsonObject } };
+
+/** Bedrock Converse: the model's turn, a `Message`. */
+export interface BedrockAssistantMessage {
+  role: "assistant";
+  content: BedrockAssistantBlock[];
+}
+
+/**
+ * What {@link ToolCallAccumulator.message} returns for each provider. OpenAI Responses: the output items
+ * (`ResponseInputItem`s: reasoning, message, function calls...) in order, each as `response.output_item.done` gave it.
+ */
+export type AssistantMessage<P extends CallProvider = CallProvider> = P extends "openai"
+  ? OpenAiAssistantMessage
+  : P extends "ollama"
+    ? OllamaAssistantMessage
+    : P extends "openai-responses"
+      ? JsonObject[]
+      : P extends "anthropic"
+        ? AnthropicAssistantMessage
+        : P extends "gemini" | "vertex"
+          ? GeminiModelContent
+          : P extends "bedrock"
+            ? BedrockAssistantMessage
+            : never;
+
+/**
+ * Assembles complete tool calls from a provider's stream: the SDK's events, or the response body's text; and the
+ * model's turn, to append to the conversation (`message()`).
  *
  * ```js
  * const acc = new ToolCallAccumulator("anthropic", nameMap);
@@ -698,11 +785,12 @@ export function parseToolCalls(response: object | string, provider: CallProvider
  * // or the HTTP body's text, in pieces of any size:
  * // for await (const text of res.body.pipeThrough(new TextDecoderStream())) for (const call of acc.push(text)) run(call);
  * for (const call of acc.finish()) run(call);
+ * messages.push(acc.message()); // then the tool results
  * ```
  */
-export class ToolCallAccumulator {
+export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
   /** A `NameMap` given here is shared, not copied: the accumulator keeps it usable past the map's `free()`. */
-  constructor(provider: CallProvider, nameMap?: NameMap | NameMapJson | null);
+  constructor(provider: P, nameMap?: NameMap | NameMapJson | null);
   /**
    * Takes one event object (a parsed chunk), or the stream's text as it comes, in pieces of any size: Server-Sent
    * Events (whole frames, several in one string, or frames split anywhere: the end of a piece is kept for the
@@ -726,6 +814,30 @@ export class ToolCallAccumulator {
    * event the text ended on without its blank line.
    */
   finish(): ToolCall[];
+  /**
+   * The model's turn: everything pushed so far put together as the provider's own message, ready to append to
+   * the conversation before the tool results. Everything the provider wants back is kept: Anthropic's `thinking`
+   * blocks with their `signature` and `redacted_thinking` blocks, Responses' `reasoning` items (with
+   * `encrypted_content` when asked for), Gemini's `thought` parts and each `thoughtSignature` on its part, Bedrock's
+   * `reasoningContent`. Names and arguments are the provider's, as the model sent them (not mapped through the name
+   * map):
+   * - `openai`: `{role: "assistant", content: text | null, refusal?, tool_calls?: [{id, type: "function",
+   *   function: {name, arguments}}]}` of the first choice;
+   * - `ollama`: the same, with `thinking` and arguments as objects from Ollama's own `/api/chat`;
+   * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them;
+   * - `anthropic`: `{role: "assistant", content: [...]}`, the blocks in index order (`thinking`, `redacted_thinking`,
+   *   `text`, `tool_use` with its `input`, others as they started);
+   * - `gemini`, `vertex`: `{role: "model", parts: [...]}` of the first candidate, text streamed in pieces put
+   *   together again (thoughts apart, a signature on the text it ends), a call streamed over several parts as one;
+   * - `bedrock`: `{role: "assistant", content: [...]}`: `reasoningContent` (`reasoningText` with `signature`, or
+   *   `redactedContent` as a `Uint8Array`), `text`, `toolUse`.
+   *
+   * Arguments cut short by a stream that ended early are `{}` where the provider wants an object (Anthropic,
+   * Bedrock). A turn is held up to 32 MiB: past that it is dropped, the `push` that went past throws
+   * `LIMIT_EXCEEDED` (its calls come with the next `push` or `finish`, and calls are still read), and so does
+   * `message()`.
+   */
+  message(): AssistantMessage<P>;
   free(): void;
 }
 

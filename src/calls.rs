@@ -10,6 +10,8 @@ use serde_json::{Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::naming::NameMap;
 
+mod turn;
+
 /// The providers whose tool calls can be read. Ollama is read-only here (it takes OpenAI-style
 /// tools but sends arguments as objects).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -610,6 +612,27 @@ fn apply_partial_args(args: &mut Value, partial: &[Value]) {
     }
 }
 
+/// Whether a Gemini `FunctionCall` named `name` (with `id`) goes on with the call streaming as
+/// `open_name` (`open_id`): one without a name does; so does one with its name, unless its id says
+/// it is another call.
+fn continues_call(name: Option<&str>, id: Option<&str>, open_name: &str, open_id: Option<&str>) -> bool {
+    name.is_none_or(|n| n == open_name && (id.is_none() || open_id.is_none() || id == open_id))
+}
+
+/// Adds a Gemini `FunctionCall`'s `args` (merged into an object, else in its place) and
+/// `partialArgs` to the arguments put together so far.
+fn merge_args(whole: &mut Value, args: Option<&Value>, partial: Option<&Vec<Value>>) {
+    if let Some(a) = args {
+        match (whole.as_object_mut(), a) {
+            (Some(have), Value::Object(more)) => have.extend(more.clone()),
+            _ => *whole = a.clone(),
+        }
+    }
+    if let (Some(list), Value::Object(_)) = (partial, &*whole) {
+        apply_partial_args(whole, list);
+    }
+}
+
 /// A call being assembled from stream events.
 #[derive(Debug, Clone, Default)]
 struct Partial {
@@ -915,6 +938,8 @@ fn starts_a_line(text: &str) -> bool {
 /// [`Accumulator::push_text`]); it returns the calls that the event completed.
 /// [`Accumulator::finish`] returns any call still open when the stream ended (a stream cut
 /// short yields its partial calls, with an error if their arguments are incomplete).
+/// [`Accumulator::message`] gives the model's turn, everything pushed so far put together in the
+/// provider's own form.
 #[derive(Debug, Clone)]
 pub struct Accumulator {
     format: CallFormat,
@@ -930,6 +955,8 @@ pub struct Accumulator {
     /// `function_call_arguments.done` does not give the call twice.
     closed: Vec<(u64, u64)>,
     emitted: usize,
+    /// The model's turn, for [`Accumulator::message`].
+    turn: turn::Turn,
 }
 
 impl Accumulator {
@@ -943,7 +970,13 @@ impl Accumulator {
             items: ItemKeys::default(),
             closed: Vec::new(),
             emitted: 0,
+            turn: turn::Turn::default(),
         }
+    }
+
+    /// The provider format it reads.
+    pub fn format(&self) -> CallFormat {
+        self.format
     }
 
     /// How many calls have been completed so far.
@@ -971,7 +1004,39 @@ impl Accumulator {
         }
         let mut out = std::mem::take(&mut self.carried);
         out.extend(self.push_event(event, map));
+        if let Some(e) = self.turn.take_error() {
+            self.carried = out;
+            return Err(e);
+        }
         Ok(out)
+    }
+
+    /// The model's turn: everything pushed so far, put together as the provider's own message,
+    /// ready to be appended to the conversation before the tool results. Nothing the provider
+    /// wants back is dropped (thinking blocks and their signatures, reasoning items, thought
+    /// signatures), and names and arguments are the provider's, as the model sent them:
+    /// * OpenAI Chat and Ollama: `{role: "assistant", content (text or null), refusal?,
+    ///   thinking? (Ollama), tool_calls?: [{id, type: "function", function: {name, arguments}}]}`
+    ///   for the first choice; arguments are text, or objects from Ollama's own `/api/chat`
+    ///   (whose calls without an id are `call_{n}`, as in their [`ToolCall`]s).
+    /// * OpenAI Responses: the output items (reasoning, message, function calls...), in order,
+    ///   each as its `response.output_item.done` gave it.
+    /// * Anthropic: `{role: "assistant", content: [...]}`, the content blocks in index order as
+    ///   their deltas made them: `thinking` (with `signature`), `redacted_thinking`, `text`
+    ///   (with `citations`), `tool_use` (`input` read from its streamed JSON), and any other
+    ///   block as it started.
+    /// * Gemini: `{role: "model", parts: [...]}` of the first candidate: text streamed in pieces
+    ///   put together again (thoughts apart from the rest, each signature on the text it ends),
+    ///   `functionCall` parts (arguments streamed in parts put together), other parts as sent.
+    /// * Bedrock: `{role: "assistant", content: [...]}` in index order: `reasoningContent`
+    ///   (`reasoningText` with `signature`, or `redactedContent` as base64), `text`, `toolUse`.
+    ///
+    /// Arguments streamed as JSON text that is not a whole object (a stream cut short) are
+    /// given as `{}` where the provider wants an object (Anthropic, Bedrock). A turn that grew
+    /// past 32 MiB was dropped (the push that did it said `LIMIT_EXCEEDED`, the calls are still
+    /// read) and is `LIMIT_EXCEEDED` here too.
+    pub fn message(&self) -> Result<Value> {
+        self.turn.message(self.format)
     }
 
     /// Takes the stream's text as it comes, in pieces of any size: Server-Sent Events (what
@@ -1010,6 +1075,7 @@ impl Accumulator {
 
     /// One event, an object.
     fn push_event(&mut self, event: &Value, map: Option<&NameMap>) -> Vec<ToolCall> {
+        self.turn.record(self.format, event);
         let mut done = Vec::new();
         match self.format {
             CallFormat::Ollama if event.get("choices").is_none() => {
@@ -1045,6 +1111,8 @@ impl Accumulator {
         for event in events.into_iter().flatten() {
             out.extend(self.push(&event, map).unwrap_or_default());
         }
+        // Those of an event whose push failed (a turn grown too large) come all the same.
+        out.append(&mut self.carried);
         out.extend(self.finish_open(map));
         out
     }
@@ -1146,23 +1214,14 @@ impl Accumulator {
         if let Some(p) = self.open.get_mut(key) {
             // A part without a name goes on with the call streaming; so does one with its name,
             // unless its id says it is another call.
-            let same = name.as_ref().is_none_or(|n| *n == p.name && (id.is_none() || p.id.is_none() || id == p.id));
-            if same {
+            if continues_call(name.as_deref(), id.as_deref(), &p.name, p.id.as_deref()) {
                 if p.id.is_none() {
                     p.id = id;
                 }
                 if p.signature.is_none() {
                     p.signature = signature;
                 }
-                let whole = p.whole.get_or_insert_with(|| Value::Object(Map::new()));
-                match (whole, args) {
-                    (Value::Object(have), Some(Value::Object(more_args))) => have.extend(more_args.clone()),
-                    (whole, Some(a)) => *whole = a.clone(),
-                    (_, None) => {}
-                }
-                if let (Some(list), Some(whole @ Value::Object(_))) = (partial, p.whole.as_mut()) {
-                    apply_partial_args(whole, list);
-                }
+                merge_args(p.whole.get_or_insert_with(|| Value::Object(Map::new())), args, partial);
                 if !more {
                     out.extend(self.take(vec![key], map));
                 }
@@ -1186,10 +1245,8 @@ impl Accumulator {
         p.id = id;
         p.name = name.unwrap_or_default();
         p.signature = signature;
-        let mut whole = args.cloned().unwrap_or_else(|| Value::Object(Map::new()));
-        if let (Some(list), Value::Object(_)) = (partial, &whole) {
-            apply_partial_args(&mut whole, list);
-        }
+        let mut whole = Value::Object(Map::new());
+        merge_args(&mut whole, args, partial);
         p.whole = Some(whole);
         if !more {
             out.extend(self.take(vec![key], map));
@@ -1573,7 +1630,7 @@ mod tests {
     /// Vertex's `streamFunctionCallArguments`, as the Vertex API sends it (vercel/ai#13929,
     /// #14358): the name with `willContinue`, then `partialArgs`, then an empty `functionCall`
     /// (or a last `partialArgs` without `willContinue`).
-    fn vertex_chunks(end_with_empty: bool) -> Vec<Value> {
+    pub(super) fn vertex_chunks(end_with_empty: bool) -> Vec<Value> {
         let fc = |fc: Value| json!({"candidates":[{"index":0,"content":{"role":"model","parts":[{"functionCall":fc}]}}]});
         let mut chunks = vec![
             json!({"candidates":[{"content":{"role":"model","parts":[{"text":"Let me check."}]}}]}),

@@ -58,12 +58,13 @@ fn parse_calls(response: &JsValue, provider: &JsValue, map: Option<&NameMap>) ->
     calls_to_js(&calls)
 }
 
-/// Assembles complete tool calls from a provider's stream.
+/// Assembles complete tool calls from a provider's stream, and the model's turn.
 ///
 /// ```js
 /// const acc = new ToolCallAccumulator("anthropic", nameMap);
 /// for await (const event of stream) for (const call of acc.push(event)) run(call);
 /// for (const call of acc.finish()) run(call);
+/// messages.push(acc.message());
 /// ```
 #[wasm_bindgen(js_name = ToolCallAccumulator)]
 pub struct JsAccumulator {
@@ -104,6 +105,18 @@ impl JsAccumulator {
         let calls = self.inner.finish(self.map.as_deref());
         calls_to_js(&calls)
     }
+
+    /// The model's turn so far, as the provider's own message (`Accumulator::message`); Bedrock's
+    /// `redactedContent` as a `Uint8Array`, as the AWS SDK takes it.
+    pub fn message(&self) -> Result<JsValue, JsValue> {
+        let message = to_js(&self.inner.message()?)?;
+        if self.inner.format() == CallFormat::Bedrock {
+            for block in js_array(&get(&message, "content")) {
+                base64_to_uint8array(&get(&block, "reasoningContent"), "redactedContent");
+            }
+        }
+        Ok(message)
+    }
 }
 
 /// The provider's tool-result message for an MCP result. `call` is an entry of
@@ -142,17 +155,29 @@ pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue,
 
 /// The AWS SDK takes image bytes as a `Uint8Array` (`ImageSource.bytes`), not base64 text.
 fn bedrock_bytes_to_uint8array(message: &JsValue) {
-    let get = |v: &JsValue, k: &str| js_sys::Reflect::get(v, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
-    let content = get(&get(message, "toolResult"), "content");
-    if !js_sys::Array::is_array(&content) {
-        return;
+    for item in js_array(&get(&get(message, "toolResult"), "content")) {
+        base64_to_uint8array(&get(&get(&item, "image"), "source"), "bytes");
     }
-    for item in js_sys::Array::from(&content).iter() {
-        let source = get(&get(&item, "image"), "source");
-        if let Some(b64) = get(&source, "bytes").as_string() {
-            let bytes = js_sys::Uint8Array::from(decode_base64(&b64).as_slice());
-            let _ = js_sys::Reflect::set(&source, &JsValue::from_str("bytes"), &bytes);
-        }
+}
+
+fn get(v: &JsValue, k: &str) -> JsValue {
+    js_sys::Reflect::get(v, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// The elements of `v` when it is an array, else none.
+fn js_array(v: &JsValue) -> Vec<JsValue> {
+    if js_sys::Array::is_array(v) {
+        js_sys::Array::from(v).iter().collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// Replaces the base64 text at `holder[key]`, if there is one, with its bytes as a `Uint8Array`.
+fn base64_to_uint8array(holder: &JsValue, key: &str) {
+    if let Some(b64) = get(holder, key).as_string() {
+        let bytes = js_sys::Uint8Array::from(decode_base64(&b64).as_slice());
+        let _ = js_sys::Reflect::set(holder, &JsValue::from_str(key), &bytes);
     }
 }
 

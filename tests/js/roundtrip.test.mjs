@@ -386,6 +386,80 @@ test("provider errors: an error body or a stream's error event throws PROVIDER_E
   assert.deepEqual(bedrock.push({ contentBlockStop: { contentBlockIndex: 0 } }).map((c) => c.id), ["tu_1"]);
 });
 
+test("ToolCallAccumulator.message(): the model's turn, as each provider wants it back", () => {
+  const sse = (events) => events.map((e) => `event: ${e.type ?? "message"}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+  // Anthropic, from the HTTP body's text in small pieces: thinking with its signature, text, two calls.
+  const anthropic = sse([
+    { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", content: [] } },
+    { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } },
+    { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "Two cities." } },
+    { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "EqQBCgIYAhIM" } },
+    { type: "content_block_stop", index: 0 },
+    { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
+    { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "Checking Zürich " } },
+    { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "and Paris." } },
+    { type: "content_block_stop", index: 1 },
+    ...[["toolu_1", "Zürich"], ["toolu_2", "Paris"]].flatMap(([id, city], i) => [
+      { type: "content_block_start", index: 2 + i, content_block: { type: "tool_use", id, name: "mcp__github__search", input: {} } },
+      { type: "content_block_delta", index: 2 + i, delta: { type: "input_json_delta", partial_json: `{"q": "${city}"` } },
+      { type: "content_block_delta", index: 2 + i, delta: { type: "input_json_delta", partial_json: "}" } },
+      { type: "content_block_stop", index: 2 + i },
+    ]),
+    { type: "message_delta", delta: { stop_reason: "tool_use" } },
+    { type: "message_stop" },
+  ]);
+  const map = tw.NameMap.fromTools(tools, "anthropic");
+  const a = new tw.ToolCallAccumulator("anthropic", map);
+  const calls = [];
+  for (let i = 0; i < anthropic.length; i += 13) calls.push(...a.push(anthropic.slice(i, i + 13)));
+  calls.push(...a.finish());
+  assert.deepEqual(calls.map((c) => [c.tool, c.arguments]), [["search", { q: "Zürich" }], ["search", { q: "Paris" }]]);
+  assert.deepEqual(a.message(), { role: "assistant", content: [
+    { type: "thinking", thinking: "Two cities.", signature: "EqQBCgIYAhIM" },
+    { type: "text", text: "Checking Zürich and Paris." },
+    { type: "tool_use", id: "toolu_1", name: "mcp__github__search", input: { q: "Zürich" } },
+    { type: "tool_use", id: "toolu_2", name: "mcp__github__search", input: { q: "Paris" } },
+  ] });
+
+  // OpenAI Chat chunks as the SDK yields them.
+  const o = new tw.ToolCallAccumulator("openai");
+  for (const delta of [{ content: "On it." }, { tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "t", arguments: "{\"a\":" } }] }, { tool_calls: [{ index: 0, function: { arguments: "1}" } }] }]) {
+    o.push({ choices: [{ index: 0, delta }] });
+  }
+  assert.deepEqual(o.message(), { role: "assistant", content: "On it.", tool_calls: [{ id: "call_1", type: "function", function: { name: "t", arguments: "{\"a\":1}" } }] });
+
+  // Responses: the output items as done.
+  const r = new tw.ToolCallAccumulator("openai-responses");
+  const reasoning = { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "gAAAA" };
+  const fc = { type: "function_call", id: "fc_1", call_id: "call_1", name: "t", arguments: "{}", status: "completed" };
+  r.push({ type: "response.output_item.done", output_index: 0, item: reasoning });
+  r.push({ type: "response.output_item.done", output_index: 1, item: fc });
+  assert.deepEqual(r.message(), [reasoning, fc]);
+
+  // Gemini: streamed text put together, the signature on the first call's part.
+  const g = new tw.ToolCallAccumulator("gemini");
+  const chunk = (parts) => ({ candidates: [{ content: { role: "model", parts }, index: 0 }] });
+  g.push(chunk([{ text: "Think", thought: true }]));
+  g.push(chunk([{ text: "ing.", thought: true }]));
+  g.push(chunk([{ functionCall: { name: "t", args: { a: 1 } }, thoughtSignature: "c2ln" }, { functionCall: { name: "t", args: { a: 2 } } }]));
+  assert.deepEqual(g.message(), { role: "model", parts: [
+    { text: "Thinking.", thought: true },
+    { functionCall: { name: "t", args: { a: 1 } }, thoughtSignature: "c2ln" },
+    { functionCall: { name: "t", args: { a: 2 } } },
+  ] });
+
+  // Bedrock: redacted reasoning as the bytes the AWS SDK takes (given as a Uint8Array, as its stream yields it).
+  const b = new tw.ToolCallAccumulator("bedrock");
+  b.push({ contentBlockDelta: { contentBlockIndex: 0, delta: { reasoningContent: { redactedContent: new Uint8Array([1, 2, 250]) } } } });
+  b.push({ contentBlockDelta: { contentBlockIndex: 1, delta: { text: "Done." } } });
+  b.push({ contentBlockStart: { contentBlockIndex: 2, start: { toolUse: { toolUseId: "tu_1", name: "t" } } } });
+  b.push({ contentBlockDelta: { contentBlockIndex: 2, delta: { toolUse: { input: "{\"a\":1}" } } } });
+  const turn = b.message();
+  assert.ok(turn.content[0].reasoningContent.redactedContent instanceof Uint8Array);
+  assert.deepEqual([...turn.content[0].reasoningContent.redactedContent], [1, 2, 250]);
+  assert.deepEqual(turn.content.slice(1), [{ text: "Done." }, { toolUse: { toolUseId: "tu_1", name: "t", input: { a: 1 } } }]);
+});
+
 test("toolsSystemPrompt: English and Simplified Chinese", () => {
   const en = tw.toolsSystemPrompt(tools);
   assert.match(en, /## mcp__github__search\nSearch issues\nParameters:\n- q \(string, required\)\n- state \(integer, optional\) \[0, 1\]/);

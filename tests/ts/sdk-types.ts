@@ -1,17 +1,18 @@
 // toolwire's outputs type-check against the official provider SDK types: what convertMcpTools and
 // toolResultMessage return can be passed to each SDK without a cast. Checked by `tsc --noEmit -p tests/ts`
 // (tests/js/sdk-types.test.mjs); nothing here runs.
-import type { ChatCompletionTool, ChatCompletionToolMessageParam, ChatCompletionUserMessageParam } from "openai/resources/chat/completions";
+import type { ChatCompletionTool, ChatCompletionToolMessageParam, ChatCompletionUserMessageParam, ChatCompletionAssistantMessageParam } from "openai/resources/chat/completions";
 import type { FunctionTool, ResponseInputItem, Response as OpenAIResponse } from "openai/resources/responses/responses";
-import type { Tool as AnthropicTool, ToolResultBlockParam, Message as AnthropicMessage } from "@anthropic-ai/sdk/resources/messages";
-import type { Tool as GeminiTool, Part as GeminiPart, FunctionCall, Type as GeminiType, GenerateContentResponse } from "@google/genai";
-import type { Tool as BedrockTool, ToolResultBlock, ContentBlock as BedrockContentBlock, ConverseResponse } from "@aws-sdk/client-bedrock-runtime";
+import type { Tool as AnthropicTool, ToolResultBlockParam, Message as AnthropicMessage, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { Tool as GeminiTool, Part as GeminiPart, FunctionCall, Type as GeminiType, GenerateContentResponse, Content as GeminiContent } from "@google/genai";
+import type { Tool as BedrockTool, ToolResultBlock, ContentBlock as BedrockContentBlock, ConverseResponse, Message as BedrockMessage } from "@aws-sdk/client-bedrock-runtime";
 import type { Tool as SdkTool, CallToolResult as SdkCallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import {
   convertMcpTools,
   parseToolCalls,
   toolResultMessage,
   NameMap,
+  ToolCallAccumulator,
   McpClient,
   McpHub,
   ToolwireError,
@@ -70,6 +71,16 @@ parseToolCalls(geminiResponse.functionCalls, "gemini"); // undefined when the mo
 parseToolCalls(geminiResponse.candidates?.[0], "vertex");
 if (converse.output) parseToolCalls(converse.output, "bedrock");
 
+// The model's turn from a stream goes back into the conversation as each SDK types a message of its own.
+const openaiTurn: ChatCompletionAssistantMessageParam = new ToolCallAccumulator("openai").message();
+const anthropicTurn: MessageParam = new ToolCallAccumulator("anthropic", map).message();
+const geminiTurn: GeminiContent = new ToolCallAccumulator("gemini").message();
+const vertexTurn: GeminiContent = new ToolCallAccumulator("vertex").message();
+const bedrockTurn: BedrockMessage = new ToolCallAccumulator("bedrock").message();
+const responsesTurn: JsonObject[] = new ToolCallAccumulator("openai-responses").message();
+declare const someAccumulator: ToolCallAccumulator;
+const someTurn: JsonObject[] | { role: string } = someAccumulator.message();
+
 // What the MCP SDK's client returns goes in as it is: its tools (nested schemas typed as `object`,
 // `_meta` as unknown values) and its tool results (`structuredContent` as unknown values).
 declare const sdkTools: SdkTool[];
@@ -119,4 +130,5 @@ export {
   fromSdk,
   openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
   openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp, callPart,
+  openaiTurn, anthropicTurn, geminiTurn, vertexTurn, bedrockTurn, responsesTurn, someTurn,
 };

@@ -1,0 +1,789 @@
+//! The model's turn as the provider's own message, put together from the stream events an
+//! [`Accumulator`](super::Accumulator) reads: what an app appends to the conversation before the
+//! tool results. Everything the provider wants back is kept as it came: Anthropic's thinking and
+//! redacted thinking blocks with their signatures, Responses' reasoning items, Gemini's thought
+//! parts and thought signatures, Bedrock's reasoning content. Names and arguments are the
+//! provider's, as the model sent them (not mapped through the name map).
+
+use serde_json::{json, Map, Value};
+
+use super::{array, continues_call, merge_args, str_of, CallFormat};
+use crate::error::{Error, ErrorCode, Result};
+
+/// The most a turn holds (text, arguments and blocks, in bytes of their JSON, about): past it
+/// the turn is dropped, and said to be (`LIMIT_EXCEEDED`).
+pub(super) const MAX_TURN_BYTES: usize = 32 << 20;
+
+/// One block, output item, call or part of the turn.
+#[derive(Debug, Clone, Default)]
+struct Part {
+    /// The part in the provider's form, its text appended as it streams.
+    value: Value,
+    /// Arguments streamed as JSON text (Anthropic `input_json_delta`, Bedrock `toolUse.input`),
+    /// read into the part's input when the message is made.
+    args: Option<String>,
+    /// Bedrock `redactedContent`, as bytes (given as base64, or as a `Uint8Array` through JSON).
+    bytes: Option<Vec<u8>>,
+}
+
+/// The turn being put together.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Turn {
+    /// By key, in key order: blocks by index (Anthropic, Bedrock), output items by output index
+    /// (Responses), calls by index (Chat), parts and calls in order (Gemini, Ollama).
+    parts: Vec<(u64, Part)>,
+    /// Chat and Ollama: the message's text fields (`content`, `refusal`, `thinking`), an object
+    /// once there is one.
+    fields: Value,
+    /// Gemini: where the call whose arguments are still streaming (`willContinue`) is.
+    open_call: Option<usize>,
+    /// Gemini parts and Ollama calls so far: the next key.
+    count: u64,
+    /// About how many bytes the turn holds.
+    held: usize,
+    /// The turn went past [`MAX_TURN_BYTES`] and was dropped.
+    lost: bool,
+    /// ... and `push` has yet to say so.
+    unsaid: bool,
+}
+
+/// About how many bytes `v` takes as JSON.
+fn size(v: &Value) -> usize {
+    match v {
+        Value::String(s) => s.len() + 2,
+        Value::Array(a) => a.iter().map(size).sum::<usize>() + 2,
+        Value::Object(o) => o.iter().map(|(k, v)| k.len() + 3 + size(v)).sum::<usize>() + 2,
+        _ => 8,
+    }
+}
+
+/// The value at `path` inside `v`, made where missing (objects on the way, `null` at the end);
+/// `None` when a value on the way is neither an object nor `null`.
+fn value_at<'a>(v: &'a mut Value, path: &[&str]) -> Option<&'a mut Value> {
+    let mut cur = v;
+    for k in path {
+        if cur.is_null() {
+            *cur = Value::Object(Map::new());
+        }
+        cur = cur.as_object_mut()?.entry(*k).or_insert(Value::Null);
+    }
+    Some(cur)
+}
+
+/// Appends `text` to the string at `path` inside `v`.
+fn append(v: &mut Value, path: &[&str], text: &str) {
+    match value_at(v, path) {
+        Some(Value::String(s)) => s.push_str(text),
+        Some(other) => *other = Value::String(text.to_owned()),
+        None => {}
+    }
+}
+
+/// Bytes as JSON gives them: base64 text, an array of numbers, or a `Uint8Array` through
+/// `JSON.stringify` (`{"0": 1, "1": 2}`).
+fn bytes_of(v: &Value) -> Vec<u8> {
+    let byte = |n: &Value| n.as_u64().and_then(|n| u8::try_from(n).ok());
+    match v {
+        Value::String(s) => crate::results::decode_base64(s),
+        Value::Array(a) => a.iter().filter_map(byte).collect(),
+        Value::Object(o) => o.values().filter_map(byte).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A Gemini part of text alone (`text`, `thought`, `thoughtSignature`): the kind that streams in
+/// pieces.
+fn text_part(o: &Map<String, Value>) -> bool {
+    (o.contains_key("text") || o.contains_key("thoughtSignature"))
+        && o.keys().all(|k| matches!(k.as_str(), "text" | "thought" | "thoughtSignature"))
+}
+
+fn thought(o: &Map<String, Value>) -> bool {
+    o.get("thought").and_then(Value::as_bool) == Some(true)
+}
+
+impl Turn {
+    /// Reads one stream event (an object) into the turn. Past [`MAX_TURN_BYTES`] the turn is
+    /// dropped; [`Turn::take_error`] says so once.
+    pub(super) fn record(&mut self, format: CallFormat, ev: &Value) {
+        if self.lost {
+            return;
+        }
+        match format {
+            CallFormat::Ollama if ev.get("choices").is_none() => self.ollama(ev),
+            CallFormat::OpenAi | CallFormat::Ollama => self.chat(ev),
+            CallFormat::OpenAiResponses => self.responses(ev),
+            CallFormat::Anthropic => self.anthropic(ev),
+            CallFormat::Gemini => self.gemini(ev),
+            CallFormat::Bedrock => self.bedrock(ev),
+        }
+        if self.held > MAX_TURN_BYTES {
+            *self = Self { lost: true, unsaid: true, ..Self::default() };
+        }
+    }
+
+    /// The error for a turn dropped since it was last asked.
+    pub(super) fn take_error(&mut self) -> Option<Error> {
+        std::mem::take(&mut self.unsaid).then(Self::lost_error)
+    }
+
+    fn lost_error() -> Error {
+        Error::new(
+            ErrorCode::LimitExceeded,
+            format!("the model's turn passed {MAX_TURN_BYTES} bytes of text, arguments and blocks: it was dropped (the calls are still read)"),
+        )
+    }
+
+    /// The part at `key`, made by `make` if absent.
+    fn part(&mut self, key: u64, make: impl FnOnce() -> Value) -> &mut Part {
+        let i = match self.parts.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(i) => i,
+            Err(i) => {
+                self.held += 16;
+                self.parts.insert(i, (key, Part { value: make(), ..Part::default() }));
+                i
+            }
+        };
+        &mut self.parts[i].1
+    }
+
+    fn get(&mut self, key: u64) -> Option<&mut Part> {
+        self.parts.binary_search_by_key(&key, |(k, _)| *k).ok().map(|i| &mut self.parts[i].1)
+    }
+
+    /// Sets the part at `key` to `value`, in place of what was there.
+    fn put(&mut self, key: u64, value: Value) {
+        self.held += size(&value);
+        self.part(key, || Value::Null).value = value;
+    }
+
+    /// Appends `text` to the string at `path` in the part at `key` (made by `make` if absent).
+    fn append_new(&mut self, key: u64, make: impl FnOnce() -> Value, path: &[&str], text: &str) {
+        self.held += text.len();
+        append(&mut self.part(key, make).value, path, text);
+    }
+
+    /// Appends `text` to the string at `path` in the part at `key`, if there is one.
+    fn append_to(&mut self, key: u64, path: &[&str], text: &str) {
+        self.held += text.len();
+        if let Some(p) = self.get(key) {
+            append(&mut p.value, path, text);
+        }
+    }
+
+    /// Sets the value at `path` in the part at `key`, if there is one.
+    fn set_in(&mut self, key: u64, path: &[&str], value: Value) {
+        self.held += size(&value);
+        if let Some(slot) = self.get(key).and_then(|p| value_at(&mut p.value, path)) {
+            *slot = value;
+        }
+    }
+
+    /// Appends argument text to the part at `key`, if there is one.
+    fn append_args(&mut self, key: u64, text: &str) {
+        self.held += text.len();
+        if let Some(p) = self.get(key) {
+            p.args.get_or_insert_with(String::new).push_str(text);
+        }
+    }
+
+    /// Appends the message's text fields `keys` of a Chat delta or an Ollama message.
+    fn append_fields(&mut self, m: &Value, keys: &[&str]) {
+        for k in keys {
+            if let Some(text) = m.get(*k).and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                self.held += text.len();
+                append(&mut self.fields, &[k], text);
+            }
+        }
+    }
+
+    /// OpenAI Chat (and Ollama's OpenAI-compatible endpoint): the first choice's deltas.
+    fn chat(&mut self, ev: &Value) {
+        for choice in array(ev, "choices") {
+            if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
+                continue;
+            }
+            let Some(delta) = choice.get("delta").or_else(|| choice.get("message")) else { continue };
+            self.append_fields(delta, &["content", "refusal"]);
+            for (pos, tc) in array(delta, "tool_calls").iter().enumerate() {
+                let ti = tc.get("index").and_then(Value::as_u64).unwrap_or(pos as u64);
+                let id = str_of(tc, "id");
+                // The id first, as OpenAI writes a call.
+                let mut call = Map::new();
+                if let Some(id) = &id {
+                    call.insert("id".into(), Value::String(id.clone()));
+                }
+                call.insert("type".into(), "function".into());
+                call.insert("function".into(), json!({"name": "", "arguments": ""}));
+                self.part(ti, || Value::Object(call));
+                if let Some(id) = id {
+                    self.set_in(ti, &["id"], Value::String(id));
+                }
+                let Some(f) = tc.get("function") else { continue };
+                if let Some(name) = f.get("name").and_then(Value::as_str) {
+                    self.append_to(ti, &["function", "name"], name);
+                }
+                match f.get("arguments") {
+                    Some(Value::String(a)) => self.append_to(ti, &["function", "arguments"], a),
+                    Some(whole @ Value::Object(_)) => self.set_in(ti, &["function", "arguments"], whole.clone()),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Ollama's own `/api/chat` stream: text, thinking, and whole calls (arguments as objects),
+    /// numbered `call_{n}` when they have no id, as [`super::parse_tool_calls`] numbers them.
+    fn ollama(&mut self, ev: &Value) {
+        let Some(m) = ev.get("message") else { return };
+        self.append_fields(m, &["content", "thinking"]);
+        for tc in array(m, "tool_calls") {
+            let id = str_of(tc, "id").unwrap_or_else(|| format!("call_{}", self.count));
+            let function = tc.get("function").cloned().unwrap_or(Value::Null);
+            self.put(self.count, json!({"id": id, "type": "function", "function": function}));
+            self.count += 1;
+        }
+    }
+
+    /// Responses: each output item whole, as `response.output_item.done` gives it, at its output
+    /// index (after the others without one).
+    fn responses(&mut self, ev: &Value) {
+        if ev.get("type").and_then(Value::as_str) == Some("response.output_item.done") {
+            if let Some(item) = ev.get("item").filter(|i| i.is_object()) {
+                let next = self.parts.last().map_or(0, |(k, _)| k + 1);
+                self.put(ev.get("output_index").and_then(Value::as_u64).unwrap_or(next), item.clone());
+            }
+        }
+    }
+
+    /// Anthropic: each content block from its `content_block_start`, its deltas added.
+    fn anthropic(&mut self, ev: &Value) {
+        let idx = ev.get("index").and_then(Value::as_u64).unwrap_or(0);
+        match ev.get("type").and_then(Value::as_str) {
+            Some("content_block_start") => {
+                if let Some(block) = ev.get("content_block").filter(|b| b.is_object()) {
+                    self.put(idx, block.clone());
+                }
+            }
+            Some("content_block_delta") => {
+                let Some(d) = ev.get("delta") else { return };
+                let text = |k: &str| d.get(k).and_then(Value::as_str);
+                let field = match d.get("type").and_then(Value::as_str) {
+                    Some("text_delta") => "text",
+                    Some("thinking_delta") => "thinking",
+                    Some("signature_delta") => "signature",
+                    Some("input_json_delta") => {
+                        if let Some(j) = text("partial_json") {
+                            self.append_args(idx, j);
+                        }
+                        return;
+                    }
+                    Some("citations_delta") => {
+                        if let Some(c) = d.get("citation") {
+                            self.held += size(c);
+                            if let Some(list) = self.get(idx).and_then(|p| value_at(&mut p.value, &["citations"])) {
+                                if !list.is_array() {
+                                    *list = Value::Array(Vec::new());
+                                }
+                                if let Value::Array(list) = list {
+                                    list.push(c.clone());
+                                }
+                            }
+                        }
+                        return;
+                    }
+                    _ => return,
+                };
+                if let Some(t) = text(field) {
+                    self.append_to(idx, &[field], t);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Gemini: the first candidate's parts.
+    fn gemini(&mut self, ev: &Value) {
+        for (i, c) in array(ev, "candidates").iter().enumerate() {
+            if c.get("index").and_then(Value::as_u64).unwrap_or(i as u64) != 0 {
+                continue;
+            }
+            for part in c.get("content").map_or(&[][..], |content| array(content, "parts")) {
+                self.gemini_part(part);
+            }
+            if c.get("finishReason").and_then(Value::as_str).is_some_and(|r| !r.is_empty()) {
+                self.open_call = None;
+            }
+        }
+    }
+
+    /// One Gemini part. Text streams in pieces, and the pieces are put together again: a piece
+    /// goes on the text part before it when both are thoughts or both are not, and that part
+    /// has no signature yet (a signature ends the text it signs, which may come with the last
+    /// piece or alone after it, with empty text). A call whose arguments stream over several
+    /// parts is one part, as [`super::Accumulator`] makes it one call. Other parts are kept as
+    /// they came.
+    fn gemini_part(&mut self, part: &Value) {
+        let Some(o) = part.as_object() else { return };
+        let signature = o.get("thoughtSignature").filter(|s| s.as_str().is_some_and(|s| !s.is_empty()));
+        if let Some(fc) = o.get("functionCall").filter(|fc| fc.is_object()) {
+            self.held += size(part);
+            let name = fc.get("name").and_then(Value::as_str).filter(|n| !n.is_empty());
+            let id = fc.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
+            let args = fc.get("args").filter(|a| !a.is_null());
+            let partial = fc.get("partialArgs").and_then(Value::as_array);
+            let more = fc.get("willContinue").and_then(Value::as_bool) == Some(true);
+            if let Some(open) = self.open_call.and_then(|i| self.parts.get_mut(i)).map(|(_, p)| &mut p.value) {
+                let call = &open["functionCall"];
+                if continues_call(name, id, call["name"].as_str().unwrap_or(""), call["id"].as_str()) {
+                    if let Some(id) = id {
+                        if let Some(slot @ Value::Null) = value_at(open, &["functionCall", "id"]) {
+                            *slot = Value::String(id.to_owned());
+                        }
+                    }
+                    if let Some(whole) = value_at(open, &["functionCall", "args"]) {
+                        merge_args(whole, args, partial);
+                    }
+                    if let Some(s) = signature {
+                        if let Some(slot @ Value::Null) = value_at(open, &["thoughtSignature"]) {
+                            *slot = s.clone();
+                        }
+                    }
+                    if !more {
+                        self.open_call = None;
+                    }
+                    return;
+                }
+            }
+            self.open_call = None;
+            if name.is_none() && args.is_none() && partial.is_none() && !more {
+                return; // An empty `functionCall`: the end of arguments no longer streaming.
+            }
+            let mut value = part.clone();
+            if let Some(call) = value.get_mut("functionCall").and_then(Value::as_object_mut) {
+                call.remove("partialArgs");
+                call.remove("willContinue");
+                let mut whole = Value::Object(Map::new());
+                merge_args(&mut whole, args, partial);
+                call.insert("args".to_owned(), whole);
+            }
+            if more {
+                self.open_call = Some(self.parts.len());
+            }
+            self.push_part(value);
+            return;
+        }
+        if text_part(o) {
+            let text = o.get("text").and_then(Value::as_str).unwrap_or("");
+            if let Some((_, last)) = self.parts.last_mut() {
+                if let Some(l) = last.value.as_object_mut() {
+                    if text_part(l) && thought(l) == thought(o) && !l.contains_key("thoughtSignature") {
+                        self.held += text.len();
+                        append(&mut last.value, &["text"], text);
+                        if let (Some(s), Some(l)) = (signature, last.value.as_object_mut()) {
+                            l.insert("thoughtSignature".to_owned(), s.clone());
+                        }
+                        return;
+                    }
+                }
+            }
+            if text.is_empty() && signature.is_none() {
+                return; // Nothing to keep (Vertex refuses an empty text part).
+            }
+        }
+        self.held += size(part);
+        self.push_part(part.clone());
+    }
+
+    fn push_part(&mut self, value: Value) {
+        self.parts.push((self.count, Part { value, ..Part::default() }));
+        self.count += 1;
+    }
+
+    /// Bedrock ConverseStream: each content block by its index (`contentBlockStart` for a tool
+    /// use, deltas for text and reasoning).
+    fn bedrock(&mut self, ev: &Value) {
+        let index = |v: &Value| v.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
+        if let Some(start) = ev.get("contentBlockStart") {
+            if let Some(tu) = start.get("start").and_then(|s| s.get("toolUse")).and_then(Value::as_object) {
+                let mut tu = tu.clone();
+                tu.entry("input").or_insert_with(|| Value::Object(Map::new()));
+                self.put(index(start), json!({ "toolUse": tu }));
+            }
+            return;
+        }
+        let Some(delta) = ev.get("contentBlockDelta") else { return };
+        let (idx, Some(d)) = (index(delta), delta.get("delta")) else { return };
+        let reasoning = || json!({"reasoningContent": {"reasoningText": {"text": ""}}});
+        if let Some(text) = d.get("text").and_then(Value::as_str) {
+            self.append_new(idx, || json!({"text": ""}), &["text"], text);
+        } else if let Some(input) = d.get("toolUse").and_then(|t| t.get("input")).and_then(Value::as_str) {
+            self.append_args(idx, input);
+        } else if let Some(r) = d.get("reasoningContent") {
+            if let Some(text) = r.get("text").and_then(Value::as_str) {
+                self.append_new(idx, reasoning, &["reasoningContent", "reasoningText", "text"], text);
+            }
+            if let Some(signature) = r.get("signature").and_then(Value::as_str) {
+                self.append_new(idx, reasoning, &["reasoningContent", "reasoningText", "signature"], signature);
+            }
+            if let Some(redacted) = r.get("redactedContent") {
+                let bytes = bytes_of(redacted);
+                self.held += bytes.len();
+                let p = self.part(idx, || json!({"reasoningContent": {}}));
+                p.bytes.get_or_insert_with(Vec::new).extend(bytes);
+            }
+        }
+    }
+
+    /// The turn as the provider's message (Responses: its output items). `LIMIT_EXCEEDED` when
+    /// it was dropped.
+    pub(super) fn message(&self, format: CallFormat) -> Result<Value> {
+        if self.lost {
+            return Err(Self::lost_error());
+        }
+        let parts = |input: &[&str]| -> Vec<Value> { self.parts.iter().map(|(_, p)| p.made(input)).collect() };
+        Ok(match format {
+            CallFormat::OpenAi | CallFormat::Ollama => {
+                let mut m = Map::new();
+                m.insert("role".into(), "assistant".into());
+                m.insert("content".into(), self.fields.get("content").cloned().unwrap_or(Value::Null));
+                for k in ["refusal", "thinking"] {
+                    if let Some(v) = self.fields.get(k) {
+                        m.insert(k.into(), v.clone());
+                    }
+                }
+                if !self.parts.is_empty() {
+                    m.insert("tool_calls".into(), Value::Array(parts(&[])));
+                }
+                Value::Object(m)
+            }
+            CallFormat::OpenAiResponses => Value::Array(parts(&[])),
+            CallFormat::Anthropic => json!({"role": "assistant", "content": parts(&["input"])}),
+            CallFormat::Gemini => json!({"role": "model", "parts": parts(&[])}),
+            CallFormat::Bedrock => json!({"role": "assistant", "content": parts(&["toolUse", "input"])}),
+        })
+    }
+}
+
+impl Part {
+    /// The part as sent back: streamed arguments read into the input at `input` (an object; `{}`
+    /// for text that is not one, as a stream cut short leaves it), redacted bytes as base64.
+    fn made(&self, input: &[&str]) -> Value {
+        let mut v = self.value.clone();
+        if let (Some(args), false) = (&self.args, input.is_empty()) {
+            let parsed = match crate::model::read_json(args) {
+                Ok(o @ Value::Object(_)) => o,
+                _ => Value::Object(Map::new()),
+            };
+            if let Some(slot) = value_at(&mut v, input) {
+                *slot = parsed;
+            }
+        }
+        if let Some(bytes) = &self.bytes {
+            if let Some(slot) = value_at(&mut v, &["reasoningContent", "redactedContent"]) {
+                *slot = Value::String(crate::protocol::headers::base64(bytes));
+            }
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Accumulator, CallFormat, ToolCall};
+    use super::*;
+    use crate::naming::{NameMap, NameRule, NamingOptions};
+    use serde_json::json;
+
+    /// Pushes every event; the calls, and the turn.
+    fn run(format: CallFormat, events: &[Value], map: Option<&NameMap>) -> (Vec<ToolCall>, Value) {
+        let mut acc = Accumulator::new(format);
+        let mut calls = Vec::new();
+        for e in events {
+            calls.extend(acc.push(e, map).unwrap_or_else(|err| panic!("{e}: {err}")));
+        }
+        calls.extend(acc.finish(map));
+        (calls, acc.message().unwrap())
+    }
+
+    /// The same events as SSE text cut every `step` bytes (on char boundaries).
+    fn run_text(format: CallFormat, events: &[Value], step: usize) -> Value {
+        let body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+        let mut acc = Accumulator::new(format);
+        let mut piece = String::new();
+        for c in body.chars() {
+            piece.push(c);
+            if piece.len() >= step {
+                acc.push_text(&std::mem::take(&mut piece), None).unwrap();
+            }
+        }
+        acc.push_text(&piece, None).unwrap();
+        acc.finish(None);
+        acc.message().unwrap()
+    }
+
+    fn gh_map() -> NameMap {
+        NameMap::build(&[(Some("gh"), "create_issue")], &NamingOptions::default(), NameRule::Strict).0
+    }
+
+    #[test]
+    fn anthropic_turn_keeps_thinking_its_signature_and_redacted_thinking() {
+        // Extended thinking with tool use (the Messages streaming docs' events): a thinking block
+        // and its signature, a redacted one, text, two parallel calls.
+        let start = |i: u64, block: Value| json!({"type":"content_block_start","index":i,"content_block":block});
+        let delta = |i: u64, d: Value| json!({"type":"content_block_delta","index":i,"delta":d});
+        let stop = |i: u64| json!({"type":"content_block_stop","index":i});
+        let events = [
+            json!({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude","stop_reason":null}}),
+            start(0, json!({"type":"thinking","thinking":""})),
+            delta(0, json!({"type":"thinking_delta","thinking":"Both cities, "})),
+            delta(0, json!({"type":"thinking_delta","thinking":"in parallel."})),
+            delta(0, json!({"type":"signature_delta","signature":"EqQBCgIYAhIM1gbcDa9GJwZA"})),
+            stop(0),
+            start(1, json!({"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4a"})),
+            stop(1),
+            start(2, json!({"type":"text","text":""})),
+            json!({"type":"ping"}),
+            delta(2, json!({"type":"text_delta","text":"Checking "})),
+            delta(2, json!({"type":"text_delta","text":"both."})),
+            stop(2),
+            start(3, json!({"type":"tool_use","id":"toolu_01","name":"mcp__gh__create_issue","input":{}})),
+            delta(3, json!({"type":"input_json_delta","partial_json":""})),
+            delta(3, json!({"type":"input_json_delta","partial_json":"{\"title\": \"Pa"})),
+            delta(3, json!({"type":"input_json_delta","partial_json":"ris\"}"})),
+            stop(3),
+            start(4, json!({"type":"tool_use","id":"toolu_02","name":"get_weather","input":{}})),
+            delta(4, json!({"type":"input_json_delta","partial_json":"{\"city\":\"London\"}"})),
+            stop(4),
+            json!({"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}}),
+            json!({"type":"message_stop"}),
+        ];
+        let expected = json!({"role":"assistant","content":[
+            {"type":"thinking","thinking":"Both cities, in parallel.","signature":"EqQBCgIYAhIM1gbcDa9GJwZA"},
+            {"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4a"},
+            {"type":"text","text":"Checking both."},
+            {"type":"tool_use","id":"toolu_01","name":"mcp__gh__create_issue","input":{"title":"Paris"}},
+            {"type":"tool_use","id":"toolu_02","name":"get_weather","input":{"city":"London"}}
+        ]});
+        // The calls resolve through the map; the turn keeps the provider's names.
+        let (calls, message) = run(CallFormat::Anthropic, &events, Some(&gh_map()));
+        assert_eq!(calls.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["create_issue", "get_weather"]);
+        assert_eq!(message, expected);
+        for step in [1, 7, 64] {
+            assert_eq!(run_text(CallFormat::Anthropic, &events, step), expected, "step {step}");
+        }
+        // Citations streamed onto a text block; a block of another kind kept as it started.
+        let (_, message) = run(CallFormat::Anthropic, &[
+            start(0, json!({"type":"text","text":"","citations":[]})),
+            delta(0, json!({"type":"citations_delta","citation":{"type":"char_location","cited_text":"x","document_index":0,"start_char_index":0,"end_char_index":1}})),
+            delta(0, json!({"type":"text_delta","text":"X."})),
+            start(1, json!({"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}})),
+            delta(1, json!({"type":"input_json_delta","partial_json":"{\"query\":\"q\"}"})),
+            start(2, json!({"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]})),
+        ], None);
+        assert_eq!(message["content"], json!([
+            {"type":"text","text":"X.","citations":[{"type":"char_location","cited_text":"x","document_index":0,"start_char_index":0,"end_char_index":1}]},
+            {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},
+            {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}
+        ]));
+        // A stream cut inside a call's arguments: its input is an empty object, as Anthropic wants one.
+        let (_, message) = run(CallFormat::Anthropic, &events[..16], None);
+        assert_eq!(message["content"][3]["input"], json!({}));
+    }
+
+    #[test]
+    fn openai_chat_turn_has_text_and_the_calls_as_streamed() {
+        let chunk = |delta: Value| json!({"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":delta,"finish_reason":null}]});
+        let events = [
+            chunk(json!({"role":"assistant","content":""})),
+            chunk(json!({"content":"Checking "})),
+            chunk(json!({"content":"both."})),
+            chunk(json!({"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"mcp__gh__create_issue","arguments":""}}]})),
+            chunk(json!({"tool_calls":[{"index":0,"function":{"arguments":"{\"title\":"}}]})),
+            chunk(json!({"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"get_weather","arguments":""}}]})),
+            chunk(json!({"tool_calls":[{"index":0,"function":{"arguments":" \"Paris\"}"}}]})),
+            chunk(json!({"tool_calls":[{"index":1,"function":{"arguments":"{\"city\":\"London\"}"}}]})),
+            // Another choice (n > 1) is not this turn.
+            json!({"choices":[{"index":1,"delta":{"content":"Other choice."}}]}),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}),
+        ];
+        let expected = json!({"role":"assistant","content":"Checking both.","tool_calls":[
+            {"id":"call_a","type":"function","function":{"name":"mcp__gh__create_issue","arguments":"{\"title\": \"Paris\"}"}},
+            {"id":"call_b","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"London\"}"}}
+        ]});
+        let (calls, message) = run(CallFormat::OpenAi, &events, Some(&gh_map()));
+        assert_eq!(calls.len(), 2);
+        assert_eq!(message, expected);
+        assert_eq!(run_text(CallFormat::OpenAi, &events, 5), expected);
+        // Calls alone: no text is `null`; text alone: no `tool_calls` (OpenAI refuses an empty one).
+        let (_, message) = run(CallFormat::OpenAi, &events[3..], None);
+        assert_eq!(message["content"], Value::Null);
+        let (_, message) = run(CallFormat::OpenAi, &[chunk(json!({"content":"Hi"})), chunk(json!({"refusal":"No."}))], None);
+        assert_eq!(message, json!({"role":"assistant","content":"Hi","refusal":"No."}));
+        // Nothing pushed yet.
+        assert_eq!(Accumulator::new(CallFormat::OpenAi).message().unwrap(), json!({"role":"assistant","content":null}));
+    }
+
+    #[test]
+    fn ollama_turn_has_thinking_and_calls_with_object_arguments() {
+        let line = |message: Value, done: bool| json!({"model":"qwen3","created_at":"2025-06-01T00:00:00Z","message":message,"done":done});
+        let events = [
+            line(json!({"role":"assistant","content":"","thinking":"Both "}), false),
+            line(json!({"role":"assistant","content":"","thinking":"cities."}), false),
+            line(json!({"role":"assistant","content":"Checking."}), false),
+            line(json!({"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_weather","arguments":{"city":"Paris"}}}]}), false),
+            line(json!({"role":"assistant","content":"","tool_calls":[{"id":"call_x","function":{"name":"get_weather","arguments":{"city":"London"}}}]}), false),
+            line(json!({"role":"assistant","content":""}), true),
+        ];
+        let (calls, message) = run(CallFormat::Ollama, &events, None);
+        assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_0"), Some("call_x")]);
+        assert_eq!(message, json!({"role":"assistant","content":"Checking.","thinking":"Both cities.","tool_calls":[
+            {"id":"call_0","type":"function","function":{"name":"get_weather","arguments":{"city":"Paris"}}},
+            {"id":"call_x","type":"function","function":{"name":"get_weather","arguments":{"city":"London"}}}
+        ]}));
+    }
+
+    #[test]
+    fn responses_turn_is_the_output_items_as_done() {
+        let reasoning = json!({"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Both cities."}],"encrypted_content":"gAAAAABo-enc"});
+        let text = json!({"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Checking both.","annotations":[]}]});
+        let call = |i: u64, city: &str| json!({"type":"function_call","id":format!("fc_{i}"),"call_id":format!("call_{i}"),"name":"get_weather","arguments":format!("{{\"city\":\"{city}\"}}"),"status":"completed"});
+        let added = |oi: u64, item: Value| json!({"type":"response.output_item.added","output_index":oi,"item":item});
+        let done = |oi: u64, item: &Value| json!({"type":"response.output_item.done","output_index":oi,"item":item});
+        let events = [
+            json!({"type":"response.created","response":{"id":"resp_1","status":"in_progress","output":[]}}),
+            added(0, json!({"type":"reasoning","id":"rs_1","summary":[]})),
+            done(0, &reasoning),
+            added(1, json!({"type":"message","id":"msg_1","status":"in_progress","role":"assistant","content":[]})),
+            json!({"type":"response.output_text.delta","item_id":"msg_1","output_index":1,"content_index":0,"delta":"Checking both."}),
+            done(1, &text),
+            added(2, json!({"type":"function_call","id":"fc_2","call_id":"call_2","name":"get_weather","arguments":""})),
+            added(3, json!({"type":"function_call","id":"fc_3","call_id":"call_3","name":"get_weather","arguments":""})),
+            json!({"type":"response.function_call_arguments.delta","item_id":"fc_2","output_index":2,"delta":"{\"city\":\"Paris\"}"}),
+            json!({"type":"response.function_call_arguments.delta","item_id":"fc_3","output_index":3,"delta":"{\"city\":\"London\"}"}),
+            done(3, &call(3, "London")),
+            done(2, &call(2, "Paris")),
+            json!({"type":"response.completed","response":{"id":"resp_1","status":"completed"}}),
+        ];
+        let expected = json!([reasoning, text, call(2, "Paris"), call(3, "London")]);
+        let (calls, message) = run(CallFormat::OpenAiResponses, &events, None);
+        assert_eq!(calls.len(), 2);
+        assert_eq!(message, expected);
+        assert_eq!(run_text(CallFormat::OpenAiResponses, &events, 9), expected);
+    }
+
+    #[test]
+    fn gemini_turn_puts_streamed_text_together_and_keeps_signatures_on_their_parts() {
+        let chunk = |parts: Value| json!({"candidates":[{"content":{"role":"model","parts":parts},"index":0}],"modelVersion":"gemini-3-pro"});
+        let events = [
+            chunk(json!([{"text":"**Planning**\n","thought":true}])),
+            chunk(json!([{"text":"Both cities.","thought":true}])),
+            chunk(json!([{"text":"Checking "}])),
+            chunk(json!([{"text":"both."}])),
+            // Gemini 3, parallel calls: the signature on the first call's part only.
+            chunk(json!([
+                {"functionCall":{"name":"mcp__gh__create_issue","args":{"title":"Paris"}},"thoughtSignature":"c2lnLTE="},
+                {"functionCall":{"name":"get_weather","args":{"city":"London"}}}
+            ])),
+            json!({"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0}]}),
+        ];
+        let expected = json!({"role":"model","parts":[
+            {"text":"**Planning**\nBoth cities.","thought":true},
+            {"text":"Checking both."},
+            {"functionCall":{"name":"mcp__gh__create_issue","args":{"title":"Paris"}},"thoughtSignature":"c2lnLTE="},
+            {"functionCall":{"name":"get_weather","args":{"city":"London"}}}
+        ]});
+        let (calls, message) = run(CallFormat::Gemini, &events, Some(&gh_map()));
+        assert_eq!(calls[0].thought_signature.as_deref(), Some("c2lnLTE="));
+        assert_eq!(message, expected);
+        assert_eq!(run_text(CallFormat::Gemini, &events, 11), expected);
+        // Text only: the signature comes with the last piece or alone after it (empty text), and
+        // goes on the text it signs; text after a signature is a part of its own.
+        let (_, message) = run(CallFormat::Gemini, &[
+            chunk(json!([{"text":"Hello"}])),
+            chunk(json!([{"text":" world"}])),
+            chunk(json!([{"text":"","thoughtSignature":"c2lnLXQ="}])),
+            chunk(json!([{"text":"More."}])),
+        ], None);
+        assert_eq!(message["parts"], json!([{"text":"Hello world","thoughtSignature":"c2lnLXQ="},{"text":"More."}]));
+        // Arguments streamed over several parts (Vertex) are one part, as they are one call.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        for c in crate::calls::tests::vertex_chunks(true) {
+            acc.push(&c, None).unwrap();
+        }
+        assert_eq!(acc.message().unwrap()["parts"], json!([
+            {"text":"Let me check."},
+            {"functionCall":{"name":"get_weather","args":{"location":"Boston, MA","days":3,"opts":{"units":["C"],"alerts":true,"note":null}}}}
+        ]));
+        // Other candidates, and other kinds of parts, as sent.
+        let (_, message) = run(CallFormat::Gemini, &[json!({"candidates":[
+            {"index":0,"content":{"parts":[{"executableCode":{"language":"PYTHON","code":"print(1)"}},{"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"1\n"}}]}},
+            {"index":1,"content":{"parts":[{"text":"another candidate"}]}}
+        ]})], None);
+        assert_eq!(message["parts"], json!([{"executableCode":{"language":"PYTHON","code":"print(1)"}},{"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"1\n"}}]));
+    }
+
+    #[test]
+    fn bedrock_turn_keeps_reasoning_text_its_signature_and_redacted_content() {
+        let delta = |i: u64, d: Value| json!({"contentBlockDelta":{"contentBlockIndex":i,"delta":d}});
+        let stop = |i: u64| json!({"contentBlockStop":{"contentBlockIndex":i}});
+        let tool = |i: u64, id: &str| json!({"contentBlockStart":{"contentBlockIndex":i,"start":{"toolUse":{"toolUseId":id,"name":"get_weather"}}}});
+        let events = [
+            json!({"messageStart":{"role":"assistant"}}),
+            delta(0, json!({"reasoningContent":{"text":"Both "}})),
+            delta(0, json!({"reasoningContent":{"text":"cities."}})),
+            delta(0, json!({"reasoningContent":{"signature":"c2lnLWI="}})),
+            stop(0),
+            delta(1, json!({"reasoningContent":{"redactedContent":"cmVkYWN0ZWQ="}})),
+            stop(1),
+            delta(2, json!({"text":"Checking "})),
+            delta(2, json!({"text":"both."})),
+            stop(2),
+            tool(3, "tooluse_1"),
+            delta(3, json!({"toolUse":{"input":"{\"city\":"}})),
+            delta(3, json!({"toolUse":{"input":"\"Paris\"}"}})),
+            stop(3),
+            tool(4, "tooluse_2"),
+            delta(4, json!({"toolUse":{"input":"{\"city\":\"London\"}"}})),
+            stop(4),
+            json!({"messageStop":{"stopReason":"tool_use"}}),
+            json!({"metadata":{"usage":{"inputTokens":10,"outputTokens":20,"totalTokens":30},"metrics":{"latencyMs":100}}}),
+        ];
+        let expected = json!({"role":"assistant","content":[
+            {"reasoningContent":{"reasoningText":{"text":"Both cities.","signature":"c2lnLWI="}}},
+            {"reasoningContent":{"redactedContent":"cmVkYWN0ZWQ="}},
+            {"text":"Checking both."},
+            {"toolUse":{"toolUseId":"tooluse_1","name":"get_weather","input":{"city":"Paris"}}},
+            {"toolUse":{"toolUseId":"tooluse_2","name":"get_weather","input":{"city":"London"}}}
+        ]});
+        let (calls, message) = run(CallFormat::Bedrock, &events, None);
+        assert_eq!(calls.len(), 2);
+        assert_eq!(message, expected);
+        // The AWS SDK's bytes through JSON.stringify (a Uint8Array is an object of indexes).
+        let mut sdk = events.to_vec();
+        sdk[5] = delta(1, json!({"reasoningContent":{"redactedContent":{"0":114,"1":101,"2":100,"3":97,"4":99,"5":116,"6":101,"7":100}}}));
+        assert_eq!(run(CallFormat::Bedrock, &sdk, None).1, expected);
+    }
+
+    #[test]
+    fn a_turn_past_its_bound_is_dropped_and_said_to_be_and_calls_go_on() {
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        acc.push(&json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}), None).unwrap();
+        let big = json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x".repeat(1 << 20)}});
+        let mut error = None;
+        for _ in 0..40 {
+            if let Err(e) = acc.push(&big, None) {
+                error = Some(e);
+                break;
+            }
+        }
+        assert_eq!(error.map(|e| e.code), Some(ErrorCode::LimitExceeded));
+        assert!(acc.turn.parts.is_empty() && acc.turn.held == 0, "the memory is given back");
+        assert_eq!(acc.message().unwrap_err().code, ErrorCode::LimitExceeded);
+        // Said once; the calls are still read.
+        acc.push(&big, None).unwrap();
+        acc.push(&json!({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}), None).unwrap();
+        assert_eq!(acc.push(&json!({"type":"content_block_stop","index":1}), None).unwrap().len(), 1);
+        assert_eq!(acc.message().unwrap_err().code, ErrorCode::LimitExceeded);
+    }
+}
