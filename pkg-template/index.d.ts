@@ -804,8 +804,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    * provider's error event (Anthropic `error`, an OpenAI chunk's `error`, Responses `error` and `response.failed`,
    * Gemini `{error}`, Bedrock's `internalServerException`, `modelStreamErrorException`, `throttlingException`,
    * `validationException`, `serviceUnavailableException`, Ollama's `{error}`), its message naming the provider's
-   * type or status (`Anthropic stream error overloaded_error: Overloaded`). The rest of the text is read all the
-   * same, the calls it completed come with the next `push` or `finish`, and the accumulator can be used on.
+   * type or status (`Anthropic stream error overloaded_error: Overloaded`). Calls still being read that pass 4,096
+   * at once or 64 MiB of names and arguments are dropped, with `LIMIT_EXCEEDED`. The rest of the text is read all
+   * the same, the calls it completed come with the next `push` or `finish`, and the accumulator can be used on.
    */
   push(event: object | string): ToolCall[];
   /**

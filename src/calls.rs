@@ -647,7 +647,25 @@ struct Partial {
     incomplete: Option<String>,
     /// Gemini: the `thoughtSignature` of the call's first part that had one.
     signature: Option<String>,
+    /// About how many bytes of arguments given whole it holds (text: `args.len()`).
+    whole_bytes: usize,
 }
+
+impl Partial {
+    /// Gemini arguments merged in ([`merge_args`]), counted towards [`MAX_OPEN_BYTES`].
+    fn merge(&mut self, args: Option<&Value>, partial: Option<&Vec<Value>>) {
+        self.whole_bytes += args.map_or(0, turn::size) + partial.map_or(0, |l| l.iter().map(turn::size).sum());
+        merge_args(self.whole.get_or_insert_with(|| Value::Object(Map::new())), args, partial);
+    }
+}
+
+/// The most the calls being read may hold, names and arguments, in bytes (about): a stream
+/// whose calls grow past it (arguments streamed without end) is an error, and they are dropped.
+const MAX_OPEN_BYTES: usize = 64 << 20;
+
+/// The most calls read at once: a stream opening more (index after index) is an error, and they
+/// are dropped.
+const MAX_OPEN_CALLS: usize = 4096;
 
 /// The calls being assembled, by `(choice or output index, call index)`, in key order: a
 /// vector kept sorted (a stream has few calls open; a `BTreeMap` costs much more wasm).
@@ -681,6 +699,11 @@ impl OpenCalls {
 
     fn remove(&mut self, key: (u64, u64)) -> Option<Partial> {
         self.find(key).ok().map(|i| self.0.remove(i).1)
+    }
+
+    /// Whether the calls hold more than [`MAX_OPEN_CALLS`] or [`MAX_OPEN_BYTES`].
+    fn too_large(&self) -> bool {
+        self.0.len() > MAX_OPEN_CALLS || self.0.iter().map(|(_, p)| p.name.len() + p.args.len() + p.whole_bytes).sum::<usize>() > MAX_OPEN_BYTES
     }
 
     fn keys(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
@@ -1004,11 +1027,23 @@ impl Accumulator {
         }
         let mut out = std::mem::take(&mut self.carried);
         out.extend(self.push_event(event, map));
-        if let Some(e) = self.turn.take_error() {
+        // Calls dropped first: a turn dropped at the same time says so with the next push.
+        let dropped = self.open.too_large().then(|| self.drop_open());
+        if let Some(e) = dropped.or_else(|| self.turn.take_error()) {
             self.carried = out;
             return Err(e);
         }
         Ok(out)
+    }
+
+    /// Drops the calls being read, grown too large ([`OpenCalls::too_large`]): the error to say so.
+    #[cold]
+    fn drop_open(&mut self) -> Error {
+        let n = std::mem::take(&mut self.open.0).len();
+        Error::new(
+            ErrorCode::LimitExceeded,
+            format!("the {n} tool calls being read passed {MAX_OPEN_CALLS} calls or {MAX_OPEN_BYTES} bytes of names and arguments: they were dropped"),
+        )
     }
 
     /// The model's turn: everything pushed so far, put together as the provider's own message,
@@ -1221,7 +1256,7 @@ impl Accumulator {
                 if p.signature.is_none() {
                     p.signature = signature;
                 }
-                merge_args(p.whole.get_or_insert_with(|| Value::Object(Map::new())), args, partial);
+                p.merge(args, partial);
                 if !more {
                     out.extend(self.take(vec![key], map));
                 }
@@ -1245,9 +1280,9 @@ impl Accumulator {
         p.id = id;
         p.name = name.unwrap_or_default();
         p.signature = signature;
-        let mut whole = Value::Object(Map::new());
-        merge_args(&mut whole, args, partial);
-        p.whole = Some(whole);
+        p.whole = None;
+        p.whole_bytes = 0;
+        p.merge(args, partial);
         if !more {
             out.extend(self.take(vec![key], map));
         }
@@ -1923,6 +1958,41 @@ mod tests {
             let r = acc.push_text(bad, None).and_then(|_| acc.push_text("\n", None));
             assert_eq!(r.map_err(|e| e.code), Err(ErrorCode::InvalidJson), "{bad:?}");
         }
+    }
+
+    /// Calls whose arguments stream without end, or a stream opening call after call, are an
+    /// error once past the bounds, and dropped; the accumulator reads on.
+    #[test]
+    fn the_calls_being_read_are_bounded() {
+        let delta = |i: u64, args: &str| json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"id":format!("c{i}"),"function":{"name":"t","arguments":args}}]}}]});
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let mib = "x".repeat(1 << 20);
+        // The turn, which holds the same arguments, is dropped first (at half the size).
+        let errors: Vec<Error> = (0..=MAX_OPEN_BYTES >> 20).filter_map(|_| acc.push(&delta(0, &mib), None).err()).collect();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors.iter().all(|e| e.code == ErrorCode::LimitExceeded));
+        assert!(errors[0].message.starts_with("the model's turn passed"), "{}", errors[0]);
+        assert!(errors[1].message.starts_with("the 1 tool calls being read passed"), "{}", errors[1]);
+        assert!(acc.open.0.iter().all(|(_, p)| p.args.len() <= 1 << 20), "dropped, then read on");
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let pushed: Vec<_> = (0..=MAX_OPEN_CALLS as u64).map(|i| acc.push(&delta(i, "{"), None).map(|c| c.len())).collect();
+        assert!(pushed[..MAX_OPEN_CALLS].iter().all(|r| r == &Ok(0)));
+        assert_eq!(pushed[MAX_OPEN_CALLS].as_ref().unwrap_err().code, ErrorCode::LimitExceeded);
+        // Gemini's arguments given whole count too.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let part = |args: Value| json!({"candidates":[{"content":{"parts":[{"functionCall":{"name":"t","args":args,"willContinue":true}}]}}]});
+        let big = json!({"k": mib});
+        let errors: Vec<Error> = (0..=MAX_OPEN_BYTES >> 20).filter_map(|_| acc.push(&part(big.clone()), None).err()).collect();
+        assert!(errors.iter().any(|e| e.message.starts_with("the 1 tool calls being read passed")), "{errors:?}");
+        // And after each, a call reads as ever.
+        let done = json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]});
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let e = acc.push(&delta(0, &"x".repeat(MAX_OPEN_BYTES + 1)), None).unwrap_err();
+        assert!(e.message.starts_with("the 1 tool calls being read passed"), "{e}");
+        assert!(acc.push(&delta(1, "{}"), None).unwrap_err().message.starts_with("the model's turn passed"), "said once, next");
+        assert_eq!(push(&mut acc, &delta(1, ""), None), []);
+        let calls = push(&mut acc, &done, None);
+        assert_eq!((calls.len(), &calls[0].arguments), (1, &json!({})));
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub(super) struct Turn {
 }
 
 /// About how many bytes `v` takes as JSON.
-fn size(v: &Value) -> usize {
+pub(super) fn size(v: &Value) -> usize {
     match v {
         Value::String(s) => s.len() + 2,
         Value::Array(a) => a.iter().map(size).sum::<usize>() + 2,
