@@ -1336,6 +1336,8 @@ export interface McpHubOptions {
    * and the server give them, whatever naming the provider sees: `mcp__fs` covers every tool of server `fs`
    * (and not those of a server `fs__x`), under `naming: "server"`, a prefix, or a shortened name alike.
    * `deny` and `ask` rules also apply when they match the provider name; `allow` rules do not.
+   * `askDestructive` reads the annotations the tool had when the last `tools()` made the name map, whatever a
+   * listing since says (or does not say, having failed): the tool judged is the tool the call is routed to.
    */
   policy?: PermissionPolicyConfig;
   /** Answers the policy's "ask": resolve `true` to proceed. Without it, "ask" denies. */
@@ -1392,6 +1394,10 @@ export class McpHub {
    * `args` are read as {@link NameMap.prepareArguments} reads them (an object or JSON text; else
    * `INVALID_ARGUMENTS`, as for a tool whose input schema is not an object schema). A server closed by
    * `closeAll()` is connected again. Errors past the name map carry `server` and `tool` (the MCP name).
+   * The policy judges the tool as the last `tools()` saw it. A name of a server the last `listTools()` did not
+   * select (left out of `selectedServers`, or `enabled: false`) is `UNKNOWN_TOOL_NAME`: a deselected server is
+   * not called through an older name. A server whose listing failed is still called through the names of
+   * the last `tools()` (the next `tools()` offers what the listings have).
    */
   callTool(providerName: string, args: unknown, options?: McpCallOptions): Promise<{
     result: McpCallToolResult;

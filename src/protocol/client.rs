@@ -2516,4 +2516,4 @@ pub fn parse_www_authenticate(header: &str) -> Value {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

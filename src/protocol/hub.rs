@@ -7,8 +7,9 @@
 //!   those that announced a change (`notifications/tools/list_changed`) or whose listing's
 //!   `ttlMs` (2026-07-28) has run out, within a bound and with a growing wait after a failure
 //!   (see [`Hub::refresh`]); `call_tool` routes a provider name through that map (an unknown
-//!   name is an error, never a guess), checks the permission policy, calls the server and
-//!   flattens the result.
+//!   name is an error, never a guess, and so is a name of a server the last listing did not
+//!   select), checks the permission policy against the tool as it was when the map was made,
+//!   calls the server and flattens the result.
 //! * `close_all` gives every session a graceful close of at most 3 s.
 
 use std::cell::{Cell, RefCell};
@@ -24,7 +25,7 @@ use crate::content::{flatten_result, FlattenOptions};
 use crate::convert::{convert_json_named, ConvertOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{CallToolResult, ToolAnnotations};
-use crate::naming::NameMap;
+use crate::naming::{NameEntry, NameMap};
 use crate::policy::{Action, Policy};
 use crate::protocol::client::{CallOptions, Client};
 use crate::protocol::transport::{Clock, Transport};
@@ -76,6 +77,24 @@ struct Listed {
     listing: u64,
 }
 
+/// The name map of the last [`Hub::tools`], and the annotations each of its tools had then,
+/// entry by entry (none without a policy): what the policy judges a call on besides its names.
+/// A call is routed and judged on the same tool: a listing since (one that no longer has the
+/// tool, or one that failed) changes neither until the next `tools`.
+struct Routes {
+    map: NameMap,
+    annotations: Vec<Option<ToolAnnotations>>,
+}
+
+impl Routes {
+    /// The entry of a provider name, and the annotations its tool had.
+    fn resolve(&self, name: &str) -> Result<(&NameEntry, Option<ToolAnnotations>)> {
+        let entry = self.map.resolve(name)?;
+        let at = self.map.entries().iter().position(|e| std::ptr::eq(e, entry));
+        Ok((entry, at.and_then(|i| self.annotations.get(i).cloned().flatten())))
+    }
+}
+
 /// The hub.
 pub struct Hub<T: Transport, C: Clock> {
     servers: Vec<(String, Rc<Client<T, C>>)>,
@@ -87,7 +106,10 @@ pub struct Hub<T: Transport, C: Clock> {
     listed_once: Cell<bool>,
     /// Listings started so far: a listing's number orders it among overlapping ones.
     listings: Cell<u64>,
-    map: RefCell<Option<NameMap>>,
+    /// The servers the last [`Hub::list_tools`] was asked for: a call to a server it left out
+    /// is refused, whatever name map routes it.
+    selection: RefCell<Selection>,
+    routes: RefCell<Option<Routes>>,
     policy: Option<Policy>,
     confirm: Option<Confirm>,
     /// Servers whose last [`Hub::refresh`] listing failed: not asked again by a refresh before
@@ -149,7 +171,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             listed: RefCell::new(Vec::new()),
             listed_once: Cell::new(false),
             listings: Cell::new(0),
-            map: RefCell::new(None),
+            selection: RefCell::default(),
+            routes: RefCell::new(None),
             policy,
             confirm,
             backoff: RefCell::default(),
@@ -185,6 +208,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             _ => Vec::new(),
         };
         let listing = self.next_listing();
+        *self.selection.borrow_mut() = selection.clone();
         // Asked for: whatever a refresh found, these are asked now.
         self.backoff.borrow_mut().retain(|b| !chosen.iter().any(|(n, _)| *n == b.server));
         let bound = timeout_ms.unwrap_or(LIST_TIMEOUT_MS);
@@ -325,41 +349,66 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         self.tools(provider, opts)
     }
 
-    /// Converts the listed tools for a provider and keeps the name map for `call_tool`. Returns
-    /// the provider's tool list as JSON text (the JSON API's path: schemas that need no change
-    /// are passed straight through).
+    /// Converts the listed tools for a provider and keeps the name map for `call_tool`, with the
+    /// annotations of its tools (see [`Routes`]). Returns the provider's tool list as JSON text
+    /// (the JSON API's path: schemas that need no change are passed straight through).
     pub fn tools(&self, provider: Provider, opts: &ConvertOptions) -> Result<String> {
+        let listed = self.listed.borrow();
+        let tools = || listed.iter().flat_map(|l| &l.tools);
         // The listed tools as one JSON array, written from where they are kept (no copies).
-        let mut tools = vec![b'['];
-        for (i, t) in self.listed.borrow().iter().flat_map(|l| &l.tools).enumerate() {
+        let mut json = vec![b'['];
+        for (i, t) in tools().enumerate() {
             if i > 0 {
-                tools.push(b',');
+                json.push(b',');
             }
-            crate::text::write_value(&mut tools, t);
+            crate::text::write_value(&mut json, t);
         }
-        tools.push(b']');
-        let conv = convert_json_named(&crate::text::into_string(tools), provider, opts)?;
-        *self.map.borrow_mut() = Some(conv.name_map);
+        json.push(b']');
+        let conv = convert_json_named(&crate::text::into_string(json), provider, opts)?;
+        let annotations = match self.policy {
+            Some(_) => tools().map(|t| t.get("annotations").cloned().and_then(ToolAnnotations::from_value)).collect(),
+            None => Vec::new(),
+        };
+        *self.routes.borrow_mut() = Some(Routes { map: conv.name_map, annotations });
         Ok(conv.tools)
     }
 
     /// The name map of the last `tools` call.
     pub fn name_map(&self) -> Option<NameMap> {
-        self.map.borrow().clone()
+        self.routes.borrow().as_ref().map(|r| r.map.clone())
     }
 
-    /// Routes a provider tool call: name map, policy, server, flattened result.
+    /// Whether the last [`Hub::list_tools`] was asked for `server` (every server until one is).
+    fn selected(&self, server: &str) -> bool {
+        match &*self.selection.borrow() {
+            Selection::Auto => true,
+            Selection::Manual(names) => names.iter().any(|n| n == server),
+            Selection::Disabled => false,
+        }
+    }
+
+    /// Routes a provider tool call: name map, policy, server, flattened result. The policy
+    /// judges the tool the map routes to, as it was when [`Hub::tools`] made the map. A name of a
+    /// server the last [`Hub::list_tools`] left out (deselected, or tools turned off) is
+    /// `UNKNOWN_TOOL_NAME`: its tools are no longer offered. A server whose listing failed is
+    /// still called through the map, which has the tools it had.
     pub async fn call_tool(&self, provider_name: &str, args: Value, mut opts: CallOptions) -> Result<HubCall> {
-        let (server, tool, plan) = {
-            let map = self.map.borrow();
-            let map = map.as_ref().ok_or_else(|| {
+        let (server, tool, plan, annotations) = {
+            let routes = self.routes.borrow();
+            let routes = routes.as_ref().ok_or_else(|| {
                 Error::new(ErrorCode::UnknownToolName, format!("no tool is named \"{provider_name}\": call tools(provider) first"))
             })?;
-            let e = map.resolve(provider_name)?;
-            (e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone())
+            let (e, annotations) = routes.resolve(provider_name)?;
+            (e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone(), annotations)
         };
         // Every error from here on names the tool and its server.
         let called = async {
+            if !self.selected(&server) {
+                return Err(Error::new(
+                    ErrorCode::UnknownToolName,
+                    format!("\"{provider_name}\" is a tool of server \"{server}\", which the last listing did not select: its tools are not offered"),
+                ));
+            }
             let args = crate::calls::model_arguments(provider_name, crate::calls::RawArgs::Json(args))?;
             let args = match plan {
                 Some(p) => p.apply(args),
@@ -377,7 +426,6 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 ));
             }
             if let Some(policy) = &self.policy {
-                let annotations = self.annotations(&server, &tool);
                 match policy.check_tool(&server, &tool, provider_name, annotations.as_ref()) {
                     Action::Allow => {}
                     Action::Deny => {
@@ -440,17 +488,6 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             .ok_or_else(|| Error::new(ErrorCode::InvalidInput, format!("no server named \"{server}\" (one of: {})", self.server_names().join(", "))))
     }
 
-    fn annotations(&self, server: &str, tool: &str) -> Option<ToolAnnotations> {
-        self.listed
-            .borrow()
-            .iter()
-            .filter(|l| l.server == server)
-            .flat_map(|l| &l.tools)
-            .find(|t| t.get("name").and_then(Value::as_str) == Some(tool))
-            .and_then(|t| t.get("annotations").cloned())
-            .and_then(ToolAnnotations::from_value)
-    }
-
     /// Listens on the standalone stream of every connected server ([`Client::listen`]) until
     /// [`Hub::close_all`]: whether each offers one, and the servers whose stream failed.
     /// `on_end` hears of each server's end as it comes (its name and what its `listen` gave),
@@ -499,4 +536,96 @@ fn with_server_name(server: &str, mut tools: Vec<Value>) -> Vec<Value> {
         }
     }
     tools
+}
+
+#[cfg(test)]
+mod tests {
+    //! The hub over clients driven by the client tests' scripted transport (2025 servers).
+
+    use futures_executor::block_on;
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::client::tests::{accepted, harness_with, init_reply, legacy, FakeClock, Reply, Scripted};
+
+    type TestHub = Hub<Scripted, FakeClock>;
+
+    /// A `tools/list` result.
+    fn listing(tools: Value) -> Reply {
+        Reply::Echo(json!({ "tools": tools }))
+    }
+
+    /// A hub over servers, each answering its handshake and then `replies`, in order.
+    fn hub(servers: Vec<(&str, Vec<Reply>)>, policy: Option<Value>, confirm: Option<Confirm>) -> TestHub {
+        let mut clock = None;
+        let clients = servers
+            .into_iter()
+            .map(|(name, replies)| {
+                let h = harness_with([vec![init_reply("2025-11-25", Some(name)), accepted()], replies].concat(), legacy(), 1_000);
+                clock.get_or_insert(h.clock);
+                (name.to_owned(), Rc::new(h.client))
+            })
+            .collect();
+        Hub::new(clients, clock.unwrap(), policy.map(|p| Policy::from_value(p).unwrap()), confirm)
+    }
+
+    /// A confirmation that says no, and the names it was asked about.
+    fn refusing() -> (Confirm, Rc<RefCell<Vec<String>>>) {
+        let asked = Rc::new(RefCell::new(Vec::new()));
+        let seen = asked.clone();
+        let confirm: Confirm = Box::new(move |name, _| {
+            seen.borrow_mut().push(name.to_owned());
+            Box::pin(async { false })
+        });
+        (confirm, asked)
+    }
+
+    fn call(hub: &TestHub, name: &str) -> Result<HubCall> {
+        block_on(hub.call_tool(name, json!({}), CallOptions::default()))
+    }
+
+    /// The policy judges the tool the name map routes to, as it was when `tools` made the map:
+    /// a listing since that failed, or left the server out, does not let a destructive tool go
+    /// unconfirmed. A deselected server is not called at all; one whose listing failed still is.
+    #[test]
+    fn a_hub_call_is_judged_on_the_tool_its_name_map_routes_to() {
+        let fs = json!([{"name": "read"}, {"name": "delete_all", "annotations": {"destructiveHint": true}}]);
+        let web = json!([{"name": "fetch"}]);
+        let (confirm, asked) = refusing();
+        let hub = hub(
+            vec![
+                ("fs", vec![listing(fs), Reply::NetworkError, Reply::Echo(json!({"content": [{"type": "text", "text": "read"}]}))]),
+                ("web", vec![listing(web.clone()), listing(web.clone()), listing(web), Reply::Echo(json!({"content": []}))]),
+            ],
+            Some(json!({"allow": ["mcp__fs", "mcp__web"], "askDestructive": true})),
+            Some(confirm),
+        );
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        let refused = |why: &str| {
+            let e = call(&hub, "mcp__fs__delete_all").unwrap_err();
+            assert_eq!((e.code, e.tool.as_deref()), (ErrorCode::PermissionDenied, Some("delete_all")), "{why}: {e}");
+            assert_eq!(e.details.unwrap()["decision"], "ask", "{why}");
+        };
+        refused("listed");
+        // fs's listing fails: the map still routes to it, and its tool is still destructive.
+        let (tools, errors) = block_on(hub.list_tools(&Selection::Auto, None));
+        assert_eq!((tools.len(), errors[0].server.as_str()), (1, "fs"));
+        refused("after a failed listing");
+        assert_eq!(*asked.borrow(), ["mcp__fs__delete_all", "mcp__fs__delete_all"]);
+        assert_eq!(call(&hub, "mcp__fs__read").unwrap().text, "read", "a server whose listing failed is still called");
+        // fs deselected: none of its names is called, nor is anyone asked.
+        block_on(hub.list_tools(&Selection::Manual(vec!["web".into()]), None));
+        for name in ["mcp__fs__delete_all", "mcp__fs__read"] {
+            let e = call(&hub, name).unwrap_err();
+            assert_eq!(e.code, ErrorCode::UnknownToolName, "{e}");
+            assert!(e.message.contains("did not select"), "{e}");
+            assert_eq!(e.details.unwrap()["server"], "fs");
+        }
+        assert_eq!(asked.borrow().len(), 2);
+        assert!(!call(&hub, "mcp__web__fetch").unwrap().is_error);
+        // The next map has no fs names at all.
+        hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        assert_eq!(call(&hub, "mcp__fs__read").unwrap_err().message, "no tool is named \"mcp__fs__read\" in this name map (1 names)");
+    }
 }

@@ -659,8 +659,10 @@ impl JsMcpHub {
         self.inner.name_map().and_then(|m| to_js(&m.to_json_value()).ok()).unwrap_or(JsValue::NULL)
     }
 
-    /// Routes a provider tool call: `{result, text, isError, server, tool}`. Unknown names,
-    /// denied calls and transport failures reject with a `ToolwireError`.
+    /// Routes a provider tool call: `{result, text, isError, server, tool}`. Unknown names (and
+    /// names of a server the last `listTools()` did not select), denied calls and transport
+    /// failures reject with a `ToolwireError`. The policy judges the tool as the last `tools()`
+    /// saw it (`Hub::call_tool`).
     #[wasm_bindgen(js_name = callTool)]
     pub fn call_tool(&self, provider_name: JsValue, args: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();

@@ -305,6 +305,41 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("policy: a call is judged on the tool its name maps to, as tools() saw it; a deselected server is not called", async () => {
+    const e = endpoints({ fs: "normal", web: "normal" });
+    let failLists = false;
+    const failing = (url, init) => (failLists && JSON.parse(init.body ?? "null")?.method === "tools/list" ? Promise.reject(new TypeError("fetch failed")) : fetch(url, init));
+    const asked = [];
+    const hub = new McpHub(
+      { fs: { url: `${e.servers.fs.url}?v=destructive`, fetch: failing }, web: e.servers.web },
+      { policy: { allow: ["mcp__fs", "mcp__web"], askDestructive: true }, confirm: (name) => asked.push(name) && false },
+    );
+    await hub.listTools();
+    await hub.tools("anthropic");
+    const fail = providerName(hub, "fs", "fail");
+    const echo = providerName(hub, "fs", "echo");
+    assert.equal((await rejectsWith(hub.callTool(fail, {}), "PERMISSION_DENIED")).decision, "ask");
+    // fs's listing fails: its tools are still called through the map, and `fail` is still destructive.
+    failLists = true;
+    const { tools, errors } = await hub.listTools();
+    assert.deepEqual(errors.map((x) => [x.server, x.error.code]), [["fs", "NETWORK"]]);
+    assert.ok(tools.every((t) => t.serverName === "web"));
+    assert.equal((await rejectsWith(hub.callTool(fail, {}), "PERMISSION_DENIED")).decision, "ask");
+    assert.equal((await hub.callTool(echo, { message: "still here" })).text, "still here");
+    assert.deepEqual(asked, [fail, fail]);
+    // fs deselected: none of its names is called, through the map of the last tools() or any other.
+    await hub.listTools({ mode: "manual", selectedServers: ["web"] });
+    for (const [name, tool] of [[fail, "fail"], [echo, "echo"]]) {
+      const err = await rejectsWith(hub.callTool(name, { message: "x" }), "UNKNOWN_TOOL_NAME");
+      assert.deepEqual([err.server, err.tool], ["fs", tool]);
+      assert.match(err.message, /which the last listing did not select/);
+    }
+    assert.equal(asked.length, 2, "nobody asked");
+    assert.deepEqual((await e.stats("fs")).calls.map((c) => c.name), ["echo"]);
+    assert.equal((await hub.callTool(providerName(hub, "web", "echo"), { message: "web" })).text, "web");
+    await hub.closeAll();
+  });
+
   test("callTool: signal -> ABORTED and timeoutMs -> TIMEOUT, each with notifications/cancelled and the socket closed", async () => {
     const e = endpoints({ slow: "hang" });
     const hub = new McpHub(e.servers);

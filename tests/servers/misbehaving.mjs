@@ -18,7 +18,8 @@
 //                   long (progress over SSE; on notifications/cancelled it stops, sends no result and leaves the
 //                   stream open (bounded) so only the client can close it), chatty (notifications/message and
 //                   notifications/tools/list_changed before the result, over SSE), fail (isError); GET -> 405;
-//                   DELETE -> 200; `?v=string-root`: also lists `shout`, whose input schema is a string's
+//                   DELETE -> 200; `?v=string-root`: also lists `shout`, whose input schema is a string's;
+//                   `?v=destructive`: lists `fail` with the annotation destructiveHint: true
 //   stateless       like normal but never issues a session id (a client must then send none)
 //   sse             every response is SSE: a BOM, comments, a `retry:` field, a priming event (id + empty data),
 //                   CRLF line ends, multi-line `data:` (pretty-printed JSON), `data:` without the space, an
@@ -757,6 +758,8 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
       if (ctx.variant === "slow-second" && stats.counters.toolsListCalls === 2) await new Promise((r) => setTimeout(r, 500));
     } else if (scenario === "huge-list") {
       page = Array.from({ length: HUGE_LIST_COUNT }, (_, i) => ({ name: `tool_${String(i).padStart(5, "0")}`, description: `tool number ${i}`, inputSchema: { type: "object", properties: { x: { type: "string" } } } }));
+    } else if (ctx.variant === "destructive") {
+      page = NORMAL_TOOLS.map((t) => (t.name === "fail" ? { ...t, annotations: { destructiveHint: true } } : t));
     } else {
       page = ctx.variant === "string-root" ? [...NORMAL_TOOLS, STRING_ROOT_TOOL] : NORMAL_TOOLS;
     }

@@ -1,5 +1,6 @@
 //! The client driven by a scripted transport: canned responses, split into chunks at will,
-//! with every request recorded and every abort (drop) observed.
+//! with every request recorded and every abort (drop) observed. The hub's tests drive their
+//! clients with it too.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -17,7 +18,7 @@ use crate::providers::Provider;
 
 /// A canned reply.
 #[derive(Clone)]
-enum Reply {
+pub(crate) enum Reply {
     Http { status: u16, headers: Vec<(&'static str, String)>, chunks: Vec<Vec<u8>>, then_hang: bool, then_error: bool },
     /// fetch itself fails (network / CORS).
     NetworkError,
@@ -30,7 +31,7 @@ enum Reply {
     Later(u32, Box<Reply>),
 }
 
-fn json_reply(v: Value) -> Reply {
+pub(crate) fn json_reply(v: Value) -> Reply {
     Reply::Http { status: 200, headers: vec![("content-type", "application/json".into())], chunks: vec![v.to_string().into_bytes()], then_hang: false, then_error: false }
 }
 
@@ -40,27 +41,27 @@ fn sse_reply(text: &str, split: usize) -> Reply {
     Reply::Http { status: 200, headers: vec![("content-type", "text/event-stream".into())], chunks, then_hang: false, then_error: false }
 }
 
-fn status_reply(status: u16, headers: Vec<(&'static str, String)>, body: &str) -> Reply {
+pub(crate) fn status_reply(status: u16, headers: Vec<(&'static str, String)>, body: &str) -> Reply {
     Reply::Http { status, headers, chunks: vec![body.as_bytes().to_vec()], then_hang: false, then_error: false }
 }
 
-fn accepted() -> Reply {
+pub(crate) fn accepted() -> Reply {
     Reply::Http { status: 202, headers: vec![], chunks: vec![], then_hang: false, then_error: false }
 }
 
 #[derive(Default)]
-struct Log {
-    requests: Vec<HttpRequest>,
+pub(crate) struct Log {
+    pub(crate) requests: Vec<HttpRequest>,
     aborted: usize,
 }
 
 #[derive(Clone)]
-struct Scripted {
+pub(crate) struct Scripted {
     replies: Rc<RefCell<VecDeque<Reply>>>,
     log: Rc<RefCell<Log>>,
 }
 
-struct ScriptedBody {
+pub(crate) struct ScriptedBody {
     chunks: VecDeque<Vec<u8>>,
     then_hang: bool,
     then_error: bool,
@@ -144,7 +145,7 @@ impl Transport for Scripted {
 /// Sleeps up to `instant_ms` finish at once, and move `now` on by their length when they do
 /// (a sleep never awaited moves nothing); longer ones never finish.
 #[derive(Clone)]
-struct FakeClock {
+pub(crate) struct FakeClock {
     instant_ms: u64,
     slept: Rc<RefCell<Vec<u64>>>,
     now: Rc<Cell<u64>>,
@@ -168,16 +169,16 @@ impl Clock for FakeClock {
     }
 }
 
-struct Harness {
-    client: Client<Scripted, FakeClock>,
-    log: Rc<RefCell<Log>>,
+pub(crate) struct Harness {
+    pub(crate) client: Client<Scripted, FakeClock>,
+    pub(crate) log: Rc<RefCell<Log>>,
     slept: Rc<RefCell<Vec<u64>>>,
     now: Rc<Cell<u64>>,
     /// The client's clock, for a hub over it.
-    clock: FakeClock,
+    pub(crate) clock: FakeClock,
 }
 
-fn init_reply(version: &str, session: Option<&str>) -> Reply {
+pub(crate) fn init_reply(version: &str, session: Option<&str>) -> Reply {
     init_reply_id(0, version, session)
 }
 
@@ -199,7 +200,7 @@ fn harness(replies: Vec<Reply>) -> Harness {
     harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000)
 }
 
-fn harness_with(replies: Vec<Reply>, opts: ClientOptions, instant_ms: u64) -> Harness {
+pub(crate) fn harness_with(replies: Vec<Reply>, opts: ClientOptions, instant_ms: u64) -> Harness {
     let log = Rc::new(RefCell::new(Log::default()));
     let slept = Rc::new(RefCell::new(Vec::new()));
     let transport = Scripted { replies: Rc::new(RefCell::new(replies.into())), log: log.clone() };
@@ -213,7 +214,7 @@ fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
     req.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
-fn body(req: &HttpRequest) -> Value {
+pub(crate) fn body(req: &HttpRequest) -> Value {
     serde_json::from_str(req.body.as_deref().unwrap_or("null")).unwrap()
 }
 
@@ -1567,7 +1568,7 @@ fn other_calls_events_are_left_to_their_own_streams() {
     assert_eq!(*heard.borrow(), 2, "once call 7 has ended, it is");
 }
 
-fn legacy() -> ClientOptions {
+pub(crate) fn legacy() -> ClientOptions {
     ClientOptions { era: Era::Legacy, ..ClientOptions::new("http://127.0.0.1/mcp") }
 }
 
