@@ -1359,18 +1359,34 @@ export interface McpHubListOptions {
   timeoutMs?: number;
 }
 
+/**
+ * A tool an {@link McpHub} leaves out of the tools it offers ({@link McpHub.droppedTools}). Either a 2026-07-28
+ * server's listing left it out for its `x-mcp-header` marks ({@link McpClient.droppedTools}; no `index`, no
+ * `code`), or the last `tools()` could not convert it for the provider (a schema past the conversion's
+ * `limits`, an empty name): `index` is its position in its server's listing (as `listTools()` gives that
+ * server's tools), `code` and `reason` those of the error converting it gives (the `reason` names it, and the
+ * path of what failed).
+ */
+export interface McpDroppedTool {
+  server: string;
+  name: string;
+  reason: string;
+  index?: number;
+  code?: ToolwireErrorCode;
+}
+
 /** Several MCP servers behind one set of provider tools. */
 export class McpHub {
   constructor(servers: Record<string, McpServerConfig>, options?: McpHubOptions);
   /**
    * Tools of the selected servers, each with `serverName`; a failing server is in `errors`, not thrown;
-   * `dropped`: the tools a 2026-07-28 server listed that are left out for their `x-mcp-header` marks (see
-   * {@link McpClient.droppedTools}).
+   * `dropped`: {@link McpHub.droppedTools} once listed (the tools a 2026-07-28 server listed that are left
+   * out for their `x-mcp-header` marks, and those the last `tools()` could not convert).
    */
   listTools(options?: McpHubListOptions): Promise<{
     tools: McpTool[];
     errors: Array<{ server: string; error: ToolwireError }>;
-    dropped: Array<{ server: string; name: string; reason: string }>;
+    dropped: McpDroppedTool[];
   }>;
   /**
    * Provider-ready tools with collision-proof names; the name map is kept for `callTool`. Lists every
@@ -1384,8 +1400,18 @@ export class McpHub {
    * not hold up every turn; `listTools()` asks at once). Only the servers
    * of the last listing are asked: a server that failed it (reported by `listTools()`) is asked again by the
    * next `listTools()`, and after `listTools({ enabled: false })` the tools are `[]`.
+   * A tool that cannot be converted (a schema past `options.limits`, an empty name) takes out no other: it is
+   * left out and reported in {@link McpHub.droppedTools} with its server and its index in that server's
+   * listing, and the other tools are converted. It rejects only for what no tool does alone (more tools
+   * than `limits.maxTools`), keeping the name map it had.
    */
   tools<P extends Provider>(provider: P, options?: Omit<ConvertOptions, "server">): Promise<ProviderOutput[P]>;
+  /**
+   * The tools left out of those the hub offers, server by server (those of the last listing): a 2026-07-28
+   * server's listing's left-outs, and the tools the last `tools()` could not convert (until the next
+   * `tools()`). Read it after `tools()`: the same list as `listTools()`'s `dropped`.
+   */
+  readonly droppedTools: McpDroppedTool[];
   /** The name map of the last `tools()` call. */
   readonly nameMap: NameMapJson | null;
   /**

@@ -479,38 +479,54 @@ fn admit(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError) -> Result<(V
     }
     let mut tools = Vec::with_capacity(raw.len());
     let mut problems = Vec::new();
-    let max_json_depth = max_json_depth(&limits);
     for (i, v) in raw.into_iter().enumerate() {
-        let size = json_size(&v);
-        let name = || v.get("name").and_then(Value::as_str).unwrap_or("?").chars().take(200).collect::<String>();
-        let parsed = if size.depth > max_json_depth {
-            Err(Error::new(
-                ErrorCode::LimitExceeded,
-                format!("tool definition is nested {} levels deep, beyond the limit for {} schema levels (limits.maxDepth)", size.depth, limits.depth_limit()),
-            )
-            .with_tool(&name()))
-        } else if size.nodes > limits.max_nodes {
-            Err(Error::new(
-                ErrorCode::LimitExceeded,
-                format!("tool definition has {} JSON values, more than limits.maxNodes ({})", size.nodes, limits.max_nodes),
-            )
-            .with_tool(&name()))
-        } else if size.longest_string > limits.max_string_bytes {
-            Err(Error::new(
-                ErrorCode::LimitExceeded,
-                format!("tool definition has a string of {} bytes, more than limits.maxStringBytes ({})", size.longest_string, limits.max_string_bytes),
-            )
-            .with_tool(&name()))
-        } else {
-            Tool::from_value(v, i)
-        };
-        match parsed {
+        match admit_one(v, i, &limits) {
             Ok(t) => tools.push(Head::of_tool(t)),
             Err(e) if on_error == OnError::Report => problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() }),
             Err(e) => return Err(e.with_path(format!("/{i}"))),
         }
     }
     Ok((tools, problems))
+}
+
+/// Reads the tool at index `i` of a list within the limits.
+fn admit_one(v: Value, i: usize, limits: &Limits) -> Result<Tool> {
+    let size = json_size(&v);
+    let name = || v.get("name").and_then(Value::as_str).unwrap_or("?").chars().take(200).collect::<String>();
+    if size.depth > max_json_depth(limits) {
+        Err(Error::new(
+            ErrorCode::LimitExceeded,
+            format!("tool definition is nested {} levels deep, beyond the limit for {} schema levels (limits.maxDepth)", size.depth, limits.depth_limit()),
+        )
+        .with_tool(&name()))
+    } else if size.nodes > limits.max_nodes {
+        Err(Error::new(
+            ErrorCode::LimitExceeded,
+            format!("tool definition has {} JSON values, more than limits.maxNodes ({})", size.nodes, limits.max_nodes),
+        )
+        .with_tool(&name()))
+    } else if size.longest_string > limits.max_string_bytes {
+        Err(Error::new(
+            ErrorCode::LimitExceeded,
+            format!("tool definition has a string of {} bytes, more than limits.maxStringBytes ({})", size.longest_string, limits.max_string_bytes),
+        )
+        .with_tool(&name()))
+    } else {
+        Tool::from_value(v, i)
+    }
+}
+
+/// Why the tool at `index` of a list cannot be converted for a provider: the error converting
+/// the list fails with for that tool, or `None` when the tool converts. For a caller that
+/// leaves out the tools that cannot be converted and converts the others (`McpHub.tools`); a
+/// list that fails while each of its tools converts alone fails as a whole (`limits.maxTools`).
+pub(crate) fn tool_error(tool: &Value, index: usize, provider: Provider, opts: &ConvertOptions) -> Option<Error> {
+    let limits = opts.schema.limits;
+    let tool = match admit_one(tool.clone(), index, &limits) {
+        Ok(t) => t,
+        Err(e) => return Some(e.with_path(format!("/{index}"))),
+    };
+    compile_tool(tool.input_schema, provider, &opts.schema, &mut Cx::new(limits)).err().map(|e| e.with_tool(&tool.name))
 }
 
 /// Converts admitted tools ([`admit`], or [`fast::prepare`] within the same limits), after

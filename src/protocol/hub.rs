@@ -3,7 +3,9 @@
 //! * `list_tools` asks every selected server at once; one server failing does not affect the
 //!   others: its error is reported next to the tools of the rest.
 //! * `tools` converts the listed tools for a provider with collision-proof names and keeps the
-//!   name map; `tools_refreshed` first lists the servers when none were listed, and lists again
+//!   name map; a tool that cannot be converted (a schema past the limits, an empty name) is left
+//!   out and reported with its server (see [`Hub::dropped_tools`]), the others are converted;
+//!   `tools_refreshed` first lists the servers when none were listed, and lists again
 //!   those that announced a change (`notifications/tools/list_changed`) or whose listing's
 //!   `ttlMs` (2026-07-28) has run out, within a bound and with a growing wait after a failure
 //!   (see [`Hub::refresh`]); `call_tool` routes a provider name through that map (an unknown
@@ -22,9 +24,9 @@ use futures_util::pin_mut;
 use serde_json::Value;
 
 use crate::content::{flatten_result, FlattenOptions};
-use crate::convert::{convert_json_named, ConvertOptions};
+use crate::convert::{convert_json_named, tool_error, ConvertOptions};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{CallToolResult, ToolAnnotations};
+use crate::model::{object, CallToolResult, ToolAnnotations};
 use crate::naming::{NameEntry, NameMap};
 use crate::policy::{Action, Policy};
 use crate::protocol::client::{CallOptions, Client};
@@ -110,6 +112,9 @@ pub struct Hub<T: Transport, C: Clock> {
     /// is refused, whatever name map routes it.
     selection: RefCell<Selection>,
     routes: RefCell<Option<Routes>>,
+    /// The tools the last [`Hub::tools`] could not convert, each `{server, name, index, code,
+    /// reason}`.
+    unconverted: RefCell<Vec<Value>>,
     policy: Option<Policy>,
     confirm: Option<Confirm>,
     /// Servers whose last [`Hub::refresh`] listing failed: not asked again by a refresh before
@@ -173,6 +178,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             listings: Cell::new(0),
             selection: RefCell::default(),
             routes: RefCell::new(None),
+            unconverted: RefCell::default(),
             policy,
             confirm,
             backoff: RefCell::default(),
@@ -239,10 +245,12 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         (tools, errors)
     }
 
-    /// The tools the servers of the last listing left out (2026-07-28 servers: broken
-    /// `x-mcp-header` marks), each `{server, name, reason}`.
+    /// The tools left out, server by server (of the last listing): those a server's listing left
+    /// out (2026-07-28 servers: broken `x-mcp-header` marks), each `{server, name, reason}`, and
+    /// those the last [`Hub::tools`] could not convert, each `{server, name, index, code,
+    /// reason}` (`index`: in the server's listing; `code`: the error's).
     pub fn dropped_tools(&self) -> Vec<Value> {
-        let listed = self.listed.borrow();
+        let (listed, unconverted) = (self.listed.borrow(), self.unconverted.borrow());
         let mut out = Vec::new();
         for l in listed.iter() {
             let Some(client) = self.client(&l.server) else { continue };
@@ -252,6 +260,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 }
                 out.push(d);
             }
+            out.extend(unconverted.iter().filter(|d| d["server"] == l.server.as_str()).cloned());
         }
         out
     }
@@ -352,24 +361,43 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// Converts the listed tools for a provider and keeps the name map for `call_tool`, with the
     /// annotations of its tools (see [`Routes`]). Returns the provider's tool list as JSON text
     /// (the JSON API's path: schemas that need no change are passed straight through).
+    ///
+    /// A tool that cannot be converted (a schema past `opts`' limits, an empty name) takes out
+    /// no other: it is left out, and reported by [`Hub::dropped_tools`] with its server and its
+    /// index in that server's listing, until the next `tools`. A failure that no tool has alone
+    /// (more tools than `limits.maxTools`) is the whole conversion's error.
     pub fn tools(&self, provider: Provider, opts: &ConvertOptions) -> Result<String> {
         let listed = self.listed.borrow();
-        let tools = || listed.iter().flat_map(|l| &l.tools);
-        // The listed tools as one JSON array, written from where they are kept (no copies).
-        let mut json = vec![b'['];
-        for (i, t) in tools().enumerate() {
-            if i > 0 {
-                json.push(b',');
+        let tools: Vec<ListedTool> = listed.iter().flat_map(|l| l.tools.iter().enumerate().map(|(i, t)| (l.server.as_str(), i, t))).collect();
+        let (conv, tools, unconverted) = match convert_json_named(&json_array(&tools), provider, opts) {
+            Ok(conv) => (conv, tools, Vec::new()),
+            // Which tools fail is found once a conversion has failed: each is tried alone.
+            Err(e) => {
+                let (mut kept, mut unconverted) = (Vec::new(), Vec::new());
+                for (server, index, tool) in tools {
+                    match tool_error(tool, index, provider, opts) {
+                        None => kept.push((server, index, tool)),
+                        Some(why) => unconverted.push(object([
+                            ("server", server.into()),
+                            ("name", tool.get("name").and_then(Value::as_str).unwrap_or_default().into()),
+                            ("index", index.into()),
+                            ("code", why.code.as_str().into()),
+                            ("reason", why.to_string().into()),
+                        ])),
+                    }
+                }
+                if unconverted.is_empty() {
+                    return Err(e);
+                }
+                (convert_json_named(&json_array(&kept), provider, opts)?, kept, unconverted)
             }
-            crate::text::write_value(&mut json, t);
-        }
-        json.push(b']');
-        let conv = convert_json_named(&crate::text::into_string(json), provider, opts)?;
+        };
         let annotations = match self.policy {
-            Some(_) => tools().map(|t| t.get("annotations").cloned().and_then(ToolAnnotations::from_value)).collect(),
+            Some(_) => tools.iter().map(|(_, _, t)| t.get("annotations").cloned().and_then(ToolAnnotations::from_value)).collect(),
             None => Vec::new(),
         };
         *self.routes.borrow_mut() = Some(Routes { map: conv.name_map, annotations });
+        *self.unconverted.borrow_mut() = unconverted;
         Ok(conv.tools)
     }
 
@@ -528,6 +556,22 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     }
 }
 
+/// A listed tool: its server, its index in that server's listing, the tool.
+type ListedTool<'a> = (&'a str, usize, &'a Value);
+
+/// Tools as one JSON array, written from where they are kept (no copies).
+fn json_array(tools: &[ListedTool]) -> String {
+    let mut json = vec![b'['];
+    for (i, (_, _, t)) in tools.iter().enumerate() {
+        if i > 0 {
+            json.push(b',');
+        }
+        crate::text::write_value(&mut json, t);
+    }
+    json.push(b']');
+    crate::text::into_string(json)
+}
+
 /// A server's tools, each with `serverName`.
 fn with_server_name(server: &str, mut tools: Vec<Value>) -> Vec<Value> {
     for t in &mut tools {
@@ -627,5 +671,53 @@ mod tests {
         // The next map has no fs names at all.
         hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
         assert_eq!(call(&hub, "mcp__fs__read").unwrap_err().message, "no tool is named \"mcp__fs__read\" in this name map (1 names)");
+    }
+
+    /// A schema `depth` objects deep.
+    fn deep(depth: usize) -> Value {
+        (0..depth).fold(json!({"type": "object"}), |inner, _| json!({"type": "object", "properties": {"x": inner}}))
+    }
+
+    /// A tool that cannot be converted is left out and reported with its server and its index in
+    /// that server's listing; the other tools, that server's too, are converted and called.
+    #[test]
+    fn a_tool_that_cannot_be_converted_takes_out_no_other() {
+        let github = json!([{"name": "search"}, {"name": "create_issue"}]);
+        let hub = hub(
+            vec![
+                ("github", vec![listing(github.clone()), Reply::Echo(json!({"content": [{"type": "text", "text": "found"}]})), listing(github)]),
+                ("misc", vec![listing(json!([{"name": "hello"}, {"name": "deep_tool", "inputSchema": deep(80)}, {"name": ""}])), listing(json!([{"name": "hello"}]))]),
+            ],
+            None,
+            None,
+        );
+        block_on(hub.list_tools(&Selection::Auto, None));
+        let names = |opts: &ConvertOptions| {
+            let tools = hub.tools(Provider::Anthropic, opts).unwrap();
+            let names = hub.name_map().unwrap().entries().iter().map(|e| e.name.clone()).collect::<Vec<_>>();
+            assert!(names.iter().all(|n| tools.contains(&format!("\"name\":\"{n}\""))), "{tools}");
+            names
+        };
+        let left_out = || hub.dropped_tools().iter().map(|d| format!("{}/{}/{}/{}", d["server"], d["name"], d["index"], d["code"]).replace('"', "")).collect::<Vec<_>>();
+        assert_eq!(names(&ConvertOptions::default()), ["mcp__github__search", "mcp__github__create_issue", "mcp__misc__hello"]);
+        assert_eq!(left_out(), ["misc/deep_tool/1/LIMIT_EXCEEDED", "misc//2/INVALID_TOOL"]);
+        let dropped = hub.dropped_tools();
+        assert!(dropped[0]["reason"].as_str().unwrap().starts_with("schema nesting exceeds the limit of 64 levels (tool \"deep_tool\", at /properties/x/"), "{dropped:?}");
+        assert_eq!(dropped[1]["reason"], "tool at index 2 has an empty name (at /2)");
+        assert_eq!(call(&hub, "mcp__github__search").unwrap().text, "found");
+        // Deep enough limits convert the deep tool.
+        let mut opts = ConvertOptions::default();
+        opts.schema.limits.max_depth = 128;
+        assert!(names(&opts).contains(&"mcp__misc__deep_tool".to_owned()));
+        assert_eq!(left_out(), ["misc//2/INVALID_TOOL"]);
+        // A failure that no tool has alone is the conversion's: the last name map stays.
+        opts.schema.limits.max_tools = 2;
+        assert_eq!(hub.tools(Provider::Anthropic, &opts).unwrap_err().code, ErrorCode::LimitExceeded);
+        assert!(hub.name_map().unwrap().resolve("mcp__misc__deep_tool").is_ok());
+        // Reported until a conversion leaves nothing out.
+        block_on(hub.list_tools(&Selection::Auto, None));
+        assert_eq!(left_out().len(), 1);
+        assert_eq!(names(&ConvertOptions::default()).len(), 3);
+        assert!(hub.dropped_tools().is_empty());
     }
 }

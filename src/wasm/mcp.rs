@@ -620,7 +620,7 @@ impl JsMcpHub {
     /// `{mode?: "auto" | "manual", selectedServers?, enabled?, timeoutMs?}` → `{tools, errors,
     /// dropped}`; a failing server's error is in `errors` (`{server, error}`), the others' tools
     /// are listed, each server within `timeoutMs` all in (default 30 s);
-    /// `dropped`: the tools a 2026-07-28 server's listing left out (`{server, name, reason}`).
+    /// `dropped`: `droppedTools`.
     #[wasm_bindgen(js_name = listTools)]
     pub fn list_tools(&self, options: JsValue) -> Promise {
         let hub = self.inner.clone();
@@ -640,7 +640,7 @@ impl JsMcpHub {
     /// Lists every server first when `listTools()` has not run, and lists again each server that
     /// has sent `notifications/tools/list_changed` since its last listing or whose listing's
     /// `ttlMs` (2026-07-28) has passed, within 10 s, waiting 5 s to a minute after a failure
-    /// (`Hub::refresh`).
+    /// (`Hub::refresh`). A tool that cannot be converted is left out, in `droppedTools`.
     pub fn tools(&self, provider: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let parsed = (|| -> Result<_, Error> {
@@ -651,6 +651,14 @@ impl JsMcpHub {
             let (provider, opts) = parsed?;
             Ok(parse_js(hub.tools_refreshed(provider, &opts).await?)?)
         }))
+    }
+
+    /// The tools left out (`Hub::dropped_tools`): those a 2026-07-28 server's listing left out
+    /// (`{server, name, reason}`), and those the last `tools()` could not convert (`{server,
+    /// name, index, code, reason}`).
+    #[wasm_bindgen(getter, js_name = droppedTools)]
+    pub fn dropped_tools(&self) -> JsValue {
+        to_js(&Value::Array(self.inner.dropped_tools())).unwrap_or(JsValue::UNDEFINED)
     }
 
     /// The name map of the last `tools()` call (as `NameMap.toJSON()` gives it).

@@ -78,7 +78,7 @@ const consumerEsm = `
 import init, {
   convertMcpTools, convertMcpToolsJson, convertMcpToolsDetailed, checkTools, processJsonSchema,
   prefixToolName, parseToolName, flattenContent, NameMap, ToolwireError, version, initAsync, McpHub,
-  type McpTool, type McpListenEnd, type Provider, type ProviderOutput, type Report, type ToolwireErrorCode, type ObjectSchema,
+  type McpTool, type McpListenEnd, type McpDroppedTool, type Provider, type ProviderOutput, type Report, type ToolwireErrorCode, type ObjectSchema,
 } from "toolwire";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
@@ -134,6 +134,9 @@ hub.listen({
 }).then((r) => r.errors[0]?.error.code);
 // @ts-expect-error onEnd is a function
 hub.listen({ onEnd: 1 });
+const left: McpDroppedTool[] = hub.droppedTools;
+if (left[0]?.code === "LIMIT_EXCEEDED") left[0].index?.toFixed();
+hub.listTools().then((r) => r.dropped[0]?.server.toUpperCase());
 
 const map = NameMap.fromTools(tools, "openai");
 const size: number = map.size;

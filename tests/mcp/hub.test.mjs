@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { freePort, freshTag, loadPkg, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
-import { COLLIDE_TOOLS, NORMAL_TOOLS } from "../servers/misbehaving.mjs";
+import { COLLIDE_TOOLS, NORMAL_TOOLS, UNCONVERTIBLE_TOOLS } from "../servers/misbehaving.mjs";
 
 const { McpHub, NameMap } = await loadPkg();
 
@@ -226,6 +226,30 @@ describe("McpHub", () => {
     } finally {
       await late.stop();
     }
+  });
+
+  test("tools(): a tool that cannot be converted is left out and reported with its server and index; the others convert", async () => {
+    const e = endpoints({ alpha: "normal", beta: "normal" });
+    const hub = new McpHub({ alpha: e.servers.alpha, beta: { url: `${e.servers.beta.url}?v=unconvertible` } });
+    const listed = await hub.listTools();
+    assert.equal(listed.tools.length, 2 * NORMAL_TOOLS.length + UNCONVERTIBLE_TOOLS.length);
+    assert.deepEqual([listed.errors, listed.dropped], [[], []]);
+    assert.equal((await hub.tools("anthropic")).length, 2 * NORMAL_TOOLS.length, "every tool but beta's two");
+    const left = hub.droppedTools;
+    const n = NORMAL_TOOLS.length;
+    assert.deepEqual(left.map((d) => [d.server, d.name, d.index, d.code]), [["beta", "deep", n, "LIMIT_EXCEEDED"], ["beta", "", n + 1, "INVALID_TOOL"]]);
+    assert.match(left[0].reason, /^schema nesting exceeds the limit of 64 levels \(tool "deep", at \/properties\/x\//);
+    assert.equal(left[1].reason, `tool at index ${n + 1} has an empty name (at /${n + 1})`);
+    assert.equal((await hub.callTool(providerName(hub, "beta", "echo"), { message: "fine" })).text, "fine");
+    // listTools() reports them too, until a tools() converts them.
+    assert.deepEqual((await hub.listTools()).dropped, left);
+    assert.equal((await hub.tools("openai", { limits: { maxDepth: 128 } })).length, 2 * n + 1);
+    assert.deepEqual(hub.droppedTools.map((d) => [d.server, d.name]), [["beta", ""]]);
+    // What no tool does alone is still the conversion's error.
+    const many = await rejectsWith(hub.tools("openai", { limits: { maxTools: 3 } }), "LIMIT_EXCEEDED");
+    assert.equal(many.server, undefined);
+    assert.ok(NameMap.fromJSON(hub.nameMap).has(providerName(hub, "beta", "deep")), "the last name map stays");
+    await hub.closeAll();
   });
 
   test("tools(): a listing that started earlier and ends later does not overwrite a newer one", async () => {

@@ -19,7 +19,9 @@
 //                   stream open (bounded) so only the client can close it), chatty (notifications/message and
 //                   notifications/tools/list_changed before the result, over SSE), fail (isError); GET -> 405;
 //                   DELETE -> 200; `?v=string-root`: also lists `shout`, whose input schema is a string's;
-//                   `?v=destructive`: lists `fail` with the annotation destructiveHint: true
+//                   `?v=destructive`: lists `fail` with the annotation destructiveHint: true; `?v=unconvertible`: also
+//                   lists `deep` (an input schema 80 objects deep, past a converter's default 64 levels) and a tool
+//                   whose name is empty
 //   stateless       like normal but never issues a session id (a client must then send none)
 //   sse             every response is SSE: a BOM, comments, a `retry:` field, a priming event (id + empty data),
 //                   CRLF line ends, multi-line `data:` (pretty-printed JSON), `data:` without the space, an
@@ -153,6 +155,12 @@ const PAGES = [NORMAL_TOOLS.slice(0, 2), NORMAL_TOOLS.slice(2, 4), NORMAL_TOOLS.
 
 /** Listed by `normal` with `?v=string-root`: an input schema that is not an object schema (MCP wants one). */
 export const STRING_ROOT_TOOL = { name: "shout", description: "Input schema of type string", inputSchema: { type: "string" } };
+
+/** Listed by `normal` with `?v=unconvertible`, after NORMAL_TOOLS: tools no provider conversion takes by default. */
+export const UNCONVERTIBLE_TOOLS = [
+  { name: "deep", description: "An input schema 80 objects deep", inputSchema: Array.from({ length: 80 }).reduce((inner) => ({ type: "object", properties: { x: inner } }), { type: "object" }) },
+  { name: "", description: "A tool with an empty name", inputSchema: { type: "object", properties: {} } },
+];
 
 export const COLLIDE_TOOLS = [
   { name: "b__c", description: "With server a: mcp__a__b__c (collides with tool c of server a__b)" },
@@ -758,6 +766,8 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
       if (ctx.variant === "slow-second" && stats.counters.toolsListCalls === 2) await new Promise((r) => setTimeout(r, 500));
     } else if (scenario === "huge-list") {
       page = Array.from({ length: HUGE_LIST_COUNT }, (_, i) => ({ name: `tool_${String(i).padStart(5, "0")}`, description: `tool number ${i}`, inputSchema: { type: "object", properties: { x: { type: "string" } } } }));
+    } else if (ctx.variant === "unconvertible") {
+      page = [...NORMAL_TOOLS, ...UNCONVERTIBLE_TOOLS];
     } else if (ctx.variant === "destructive") {
       page = NORMAL_TOOLS.map((t) => (t.name === "fail" ? { ...t, annotations: { destructiveHint: true } } : t));
     } else {
