@@ -1308,10 +1308,12 @@ export class McpClient {
   readonly droppedTools: { name: string; reason: string }[];
   /**
    * Whether the tools of the last `listTools()` may be out of date: the server announced a change since
-   * (`notifications/tools/list_changed`), or the listing's `ttlMs` has passed (a 2026-07-28 server's freshness
-   * hint: the least of its pages', from when the listing started; `0`, the SDKs' default, and a missing or
-   * malformed one are stale at once). A 2025 server's listing goes stale only by an announced change.
-   * `listTools()` itself always asks the server.
+   * (`notifications/tools/list_changed`), the session is no longer the one that answered the listing (renewed
+   * after the server forgot it, or `connect()` again: a new session may be a restarted server with other tools,
+   * which announces nothing to a session it never had), or the listing's `ttlMs` has passed (a 2026-07-28
+   * server's freshness hint: the least of its pages', from when the listing started; `0`, the SDKs' default, and
+   * a missing or malformed one are stale at once). A 2025 server's listing goes stale only by an announced
+   * change or a new session. `listTools()` itself always asks the server.
    */
   readonly toolsStale: boolean;
   free(): void;
@@ -1391,11 +1393,11 @@ export class McpHub {
   /**
    * Provider-ready tools with collision-proof names; the name map is kept for `callTool`. Lists every
    * server first when `listTools()` has not run (as `listTools()` does: 30 s each at most), and lists again, before converting, each server that has
-   * sent `notifications/tools/list_changed` since its last listing (in a call's stream, or on `listen()`'s)
-   * or whose listing's `ttlMs` has passed ({@link McpClient.toolsStale}: a 2026-07-28 server's hint; the SDKs
-   * send `0` unless told more, and such a server is asked before every conversion), each within 10 s all in, a
-   * reconnection included (or the server's shorter `timeoutMs`; a server slower than that is listed again only by
-   * `listTools()`); a server whose new listing fails keeps its previous tools and is not asked again by `tools()`
+   * sent `notifications/tools/list_changed` since its last listing (in a call's stream, or on `listen()`'s),
+   * whose session was renewed since (a server that restarted announces nothing), or whose listing's `ttlMs`
+   * has passed ({@link McpClient.toolsStale}: a 2026-07-28 server's hint; the SDKs send `0` unless told more,
+   * and such a server is asked before every conversion), each within 10 s all in, a reconnection included
+   * (or the server's shorter `timeoutMs`; a server slower than that is listed again only by `listTools()`); a server whose new listing fails keeps its previous tools and is not asked again by `tools()`
    * for 5 s, then 10 s, doubling up to a minute while it keeps failing (so that a server that is down or hangs does
    * not hold up every turn; `listTools()` asks at once). Only the servers
    * of the last listing are asked: a server that failed it (reported by `listTools()`) is asked again by the

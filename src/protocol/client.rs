@@ -254,6 +254,9 @@ pub struct Client<T: Transport, C: Clock> {
     listen_outcome: RefCell<Rc<RefCell<Option<Result<bool>>>>>,
     /// A `notifications/tools/list_changed` came since the last `tools/list` that succeeded.
     tools_changed: Cell<bool>,
+    /// The session (its `session_gen`) that answered the last [`Client::list_tools`] that
+    /// succeeded: a listing of another session is stale (see [`Client::tools_changed`]).
+    tools_session: Cell<Option<u64>>,
     /// Until when (`Clock::now_ms`) the last tools listing is fresh: a 2026-07-28 server's
     /// `ttlMs`, from when the listing started. `None`: a 2025 server's (no such hint).
     tools_fresh_until: Cell<Option<u64>>,
@@ -287,6 +290,16 @@ pub struct Client<T: Transport, C: Clock> {
     task_progress: TaskProgressHandlers,
     /// The last handshake that succeeded was 2026-07-28's (the auto era's verdict, kept).
     spoke_modern: Cell<bool>,
+}
+
+/// A list's items over all its pages ([`Client::list_all`]).
+struct Listing {
+    items: Vec<Value>,
+    /// The least `ttlMs` of its pages that carry one (one that is not a non-negative integer
+    /// counts as `0`).
+    ttl_ms: Option<u64>,
+    /// The session (its `session_gen`) that answered it.
+    session: u64,
 }
 
 /// The last [`SeenEvents::CAP`] event ids dealt with, oldest first out.
@@ -349,6 +362,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             listened: CloseSignal::default(),
             listen_outcome: RefCell::default(),
             tools_changed: Cell::new(false),
+            tools_session: Cell::new(None),
             tools_fresh_until: Cell::new(None),
             session_gen: Cell::new(0),
             reinitializing: Cell::new(false),
@@ -440,10 +454,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.state.borrow().capabilities.clone()
     }
 
-    /// Whether the server has sent `notifications/tools/list_changed` (in any stream: a call's,
-    /// [`Client::listen`]'s) since the last [`Client::list_tools`] that succeeded.
+    /// Whether the tools of the last [`Client::list_tools`] that succeeded may have changed: the
+    /// server has sent `notifications/tools/list_changed` since (in any stream: a call's,
+    /// [`Client::listen`]'s), or the session that listing was answered on is no longer the
+    /// client's (renewed after the server forgot it, or connected again). A new session may be
+    /// another instance of the server, restarted with other tools: it announces no change to a
+    /// session it never had.
     pub fn tools_changed(&self) -> bool {
-        self.tools_changed.get()
+        self.tools_changed.get() || self.tools_session.get().is_some_and(|s| s != self.session_gen.get())
     }
 
     /// Whether the last [`Client::list_tools`] of a 2026-07-28 server has outlived its freshness:
@@ -1699,7 +1717,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// `tools/list`, following `nextCursor` up to the page cap, stopping on a repeated cursor.
-    /// Once it succeeds, [`Client::tools_changed`] is `false` until the next change is announced.
+    /// Once it succeeds, [`Client::tools_changed`] is `false` until the next change is announced,
+    /// or the session is renewed.
     /// A server whose capabilities name no `tools` is not asked: it lists none.
     /// A 2026-07-28 server's `ttlMs` says until when the listing is fresh ([`Client::tools_expired`]).
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
@@ -1716,12 +1735,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // Cleared first: a change announced while the pages are read marks the list changed again.
         let mut pending = Pending(&self.tools_changed, self.tools_changed.replace(false));
         let started = self.clock.now_ms();
-        let (tools, ttl_ms) = self.list_fresh("tools/list", Value::Null, &mut CallOptions::default()).await?;
+        let listing = self.list_fresh("tools/list", Value::Null, &mut CallOptions::default()).await?;
         pending.1 = false;
+        self.tools_session.set(Some(listing.session));
         // The revision requires the hint: a listing without it is stale at once.
-        let ttl_ms = self.is_modern().then(|| ttl_ms.unwrap_or(0));
+        let ttl_ms = self.is_modern().then(|| listing.ttl_ms.unwrap_or(0));
         self.tools_fresh_until.set(ttl_ms.map(|t| started.saturating_add(t)));
-        Ok(tools)
+        Ok(listing.items)
     }
 
     /// The field of a list method's result that holds its items.
@@ -1745,29 +1765,29 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// `opts` apply to each page's request. A server whose capabilities lack the list's
     /// capability lists nothing.
     pub async fn list_all(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Vec<Value>> {
-        self.list_fresh(method, params, opts).await.map(|(items, _)| items)
+        self.list_fresh(method, params, opts).await.map(|l| l.items)
     }
 
-    /// [`Client::list_all`], with the listing's `ttlMs` (the least of its pages' that carry one;
-    /// one that is not a non-negative integer counts as `0`).
-    async fn list_fresh(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<(Vec<Value>, Option<u64>)> {
+    /// [`Client::list_all`], with what [`Client::list_tools`] keeps of the listing.
+    async fn list_fresh(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Listing> {
         let key = Self::list_key(method)?;
         match self.list_pages(method, key, &params, opts).await {
             // A server without the capability (its session's, renewed or not) lists none.
-            Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok((Vec::new(), None)),
-            Ok((tools, ttl_ms)) if method == "tools/list" && self.is_modern() => {
-                let tools = self.keep_callable(tools);
-                self.keep_output_schemas(&tools);
-                Ok((tools, ttl_ms))
+            Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok(Listing { items: Vec::new(), ttl_ms: None, session: self.session_gen.get() }),
+            Ok(mut l) if method == "tools/list" && self.is_modern() => {
+                l.items = self.keep_callable(l.items);
+                self.keep_output_schemas(&l.items);
+                Ok(l)
             }
-            Ok((tools, ttl_ms)) if method == "tools/list" => {
-                self.keep_output_schemas(&tools);
-                *self.task_tools.borrow_mut() = tools
+            Ok(l) if method == "tools/list" => {
+                self.keep_output_schemas(&l.items);
+                *self.task_tools.borrow_mut() = l
+                    .items
                     .iter()
                     .filter(|t| t.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required"))
                     .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
                     .collect();
-                Ok((tools, ttl_ms))
+                Ok(l)
             }
             listed => listed,
         }
@@ -1800,7 +1820,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         kept
     }
 
-    async fn list_pages(&self, method: &str, key: &str, base: &Value, opts: &mut CallOptions) -> Result<(Vec<Value>, Option<u64>)> {
+    async fn list_pages(&self, method: &str, key: &str, base: &Value, opts: &mut CallOptions) -> Result<Listing> {
         let mut items = Vec::new();
         let mut ttl_ms: Option<u64> = None;
         let mut cursor: Option<String> = None;
@@ -1864,7 +1884,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 _ => break,
             }
         }
-        Ok((items, ttl_ms))
+        Ok(Listing { items, ttl_ms, session: gen })
     }
 
     /// `tools/call`. Not sent to a server whose capabilities name no `tools`
@@ -1919,11 +1939,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// A tool's result, checked against the `outputSchema` it was listed with (MCP: a tool that
     /// declares one must return `structuredContent` that conforms to it, and clients should
-    /// check). An error result (`isError`) is not checked, nor any while the server has announced
-    /// a changed tool list that was not listed since.
+    /// check). An error result (`isError`) is not checked, nor any while the tools may have
+    /// changed since they were listed ([`Client::tools_changed`]).
     fn checked_result(&self, name: &str, result: Value) -> Result<Value> {
-        // A listing the server said is out of date may hold a schema the tool no longer has.
-        if !self.opts.validate_structured_content || self.tools_changed.get() || result.get("isError") == Some(&Value::Bool(true)) {
+        // A listing that may be out of date may hold a schema the tool no longer has.
+        if !self.opts.validate_structured_content || self.tools_changed() || result.get("isError") == Some(&Value::Bool(true)) {
             return Ok(result);
         }
         let violations = match (self.output_schemas.borrow().get(name), result.get("structuredContent")) {

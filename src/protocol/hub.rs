@@ -6,8 +6,9 @@
 //!   name map; a tool that cannot be converted (a schema past the limits, an empty name) is left
 //!   out and reported with its server (see [`Hub::dropped_tools`]), the others are converted;
 //!   `tools_refreshed` first lists the servers when none were listed, and lists again
-//!   those that announced a change (`notifications/tools/list_changed`) or whose listing's
-//!   `ttlMs` (2026-07-28) has run out, within a bound and with a growing wait after a failure
+//!   those that announced a change (`notifications/tools/list_changed`), whose session was
+//!   renewed since (a restarted server announces nothing), or whose listing's `ttlMs`
+//!   (2026-07-28) has run out, within a bound and with a growing wait after a failure
 //!   (see [`Hub::refresh`]); `call_tool` routes a provider name through that map (an unknown
 //!   name is an error, never a guess, and so is a name of a server the last listing did not
 //!   select), checks the permission policy against the tool as it was when the map was made,
@@ -289,8 +290,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     }
 
     /// Brings the listing up to date: lists every server when none were listed; otherwise lists
-    /// again, at once, only the listed servers that announced a change since
-    /// ([`Client::tools_changed`]) or whose listing is no longer fresh ([`Client::tools_expired`]:
+    /// again, at once, only the listed servers that announced a change since, or whose session
+    /// is no longer the one that answered their listing ([`Client::tools_changed`]), or whose listing is no longer fresh ([`Client::tools_expired`]:
     /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once), each within 10 s all in (or
     /// the server's shorter timeout; a server slower than that is listed again only by
     /// [`Hub::list_tools`]), one refresh at a time per server. A server whose new listing fails keeps its previous tools
@@ -590,7 +591,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::protocol::client::tests::{accepted, harness_with, init_reply, legacy, FakeClock, Reply, Scripted};
+    use crate::protocol::client::tests::{accepted, harness_with, init_reply, init_reply_id, legacy, status_reply, FakeClock, Reply, Scripted};
 
     type TestHub = Hub<Scripted, FakeClock>;
 
@@ -671,6 +672,39 @@ mod tests {
         // The next map has no fs names at all.
         hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
         assert_eq!(call(&hub, "mcp__fs__read").unwrap_err().message, "no tool is named \"mcp__fs__read\" in this name map (1 names)");
+    }
+
+    /// A server that restarted (it forgot the session) with other tools announces no change to a
+    /// session it never had: the session a call renewed makes the hub list the server again
+    /// before the next conversion.
+    #[test]
+    fn a_renewed_session_is_listed_again_before_the_next_conversion() {
+        let hub = hub(
+            vec![(
+                "docs",
+                vec![
+                    listing(json!([{"name": "search"}, {"name": "read"}])),
+                    status_reply(404, vec![], ""),
+                    init_reply_id(3, "2025-11-25", Some("docs-2")),
+                    accepted(),
+                    Reply::Echo(json!({"content": []})),
+                    listing(json!([{"name": "search"}, {"name": "write"}])),
+                ],
+            )],
+            None,
+            None,
+        );
+        let names = || {
+            block_on(hub.tools_refreshed(Provider::OpenAi, &ConvertOptions::default())).unwrap();
+            hub.name_map().unwrap().entries().iter().map(|e| e.name.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(names(), ["mcp__docs__search", "mcp__docs__read"]);
+        assert!(!call(&hub, "mcp__docs__search").unwrap().is_error);
+        let docs = hub.client("docs").unwrap();
+        assert_eq!(docs.session_id().as_deref(), Some("docs-2"), "renewed by the call");
+        assert!(docs.tools_changed());
+        assert_eq!(names(), ["mcp__docs__search", "mcp__docs__write"]);
+        assert!(!docs.tools_changed());
     }
 
     /// A schema `depth` objects deep.

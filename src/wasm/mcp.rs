@@ -552,7 +552,8 @@ impl JsMcpClient {
     }
 
     /// Whether the tools of the last `listTools()` may be out of date: the server announced a
-    /// change since (`notifications/tools/list_changed`), or the listing's `ttlMs` (2026-07-28)
+    /// change since (`notifications/tools/list_changed`), the session is not the one that
+    /// answered the listing (renewed, or connected again), or the listing's `ttlMs` (2026-07-28)
     /// has passed.
     #[wasm_bindgen(getter, js_name = toolsStale)]
     pub fn tools_stale(&self) -> bool {
@@ -637,9 +638,9 @@ impl JsMcpHub {
     }
 
     /// Provider-ready tools, with collision-proof names; the name map is kept for `callTool`.
-    /// Lists every server first when `listTools()` has not run, and lists again each server that
-    /// has sent `notifications/tools/list_changed` since its last listing or whose listing's
-    /// `ttlMs` (2026-07-28) has passed, within 10 s, waiting 5 s to a minute after a failure
+    /// Lists every server first when `listTools()` has not run, and lists again each server whose
+    /// tools are stale (`McpClient.toolsStale`: `notifications/tools/list_changed`, a new session
+    /// since its last listing, or the listing's `ttlMs` passed), within 10 s, waiting 5 s to a minute after a failure
     /// (`Hub::refresh`). A tool that cannot be converted is left out, in `droppedTools`.
     pub fn tools(&self, provider: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();

@@ -378,8 +378,26 @@ describe("session expiry", () => {
     assert.ok(after404.length >= 2);
     for (const r of after404) assert.equal(r.headers["mcp-session-id"], st.sessions[1]);
     assert.deepEqual(st.violations, []);
+    assert.equal(client.toolsStale, false, "listed on the session it renewed");
     // and the new session keeps working
     assert.equal((await client.callTool("echo", { message: "again" })).content[0].text, "again");
+    await client.close();
+  });
+
+  test("restart: a session renewed after the server forgot it makes the listing stale (no list_changed comes)", async () => {
+    const { client, stats } = fresh("restart");
+    await client.connect();
+    assert.ok((await client.listTools()).some((t) => t.name === "echo"));
+    assert.equal((await client.callTool("restart", {})).content[0].text, "restarted");
+    assert.equal(client.toolsStale, false, "the same session so far");
+    assert.equal((await client.callTool("echo", { message: "again" })).content[0].text, "again");
+    assert.equal((await stats()).methods.initialize, 2, "renewed once");
+    assert.equal(client.toolsStale, true, "listed on the old session");
+    const tools = await client.listTools();
+    assert.ok(tools.some((t) => t.name === "echo_v2") && !tools.some((t) => t.name === "echo"));
+    assert.equal(client.toolsStale, false);
+    await client.connect();
+    assert.equal(client.toolsStale, true, "connected again: a new session");
     await client.close();
   });
 

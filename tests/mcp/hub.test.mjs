@@ -252,6 +252,26 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("tools(): a server that restarted with other tools (no list_changed) is listed again once its session is renewed", async () => {
+    const e = endpoints({ docs: "restart", other: "normal" });
+    const hub = new McpHub(e.servers);
+    const listCalls = async () => Promise.all(["docs", "other"].map(async (n) => (await e.stats(n)).counters.toolsListCalls));
+    await hub.listTools();
+    await hub.tools("openai");
+    const echo = providerName(hub, "docs", "echo");
+    await hub.callTool(providerName(hub, "docs", "restart"), {});
+    // The next call meets the 404 and renews the session.
+    assert.equal((await hub.callTool(echo, { message: "again" })).text, "again");
+    assert.equal((await e.stats("docs")).methods.initialize, 2);
+    const names = (await hub.tools("openai")).map((t) => t.function.name);
+    assert.deepEqual(await listCalls(), [2, 1], "docs listed again, other not");
+    assert.ok(names.includes(providerName(hub, "docs", "echo_v2")));
+    assert.ok(!names.includes(echo), "the old tool is no longer offered");
+    await hub.tools("openai");
+    assert.deepEqual(await listCalls(), [2, 1], "listed on the new session: nothing pending");
+    await hub.closeAll();
+  });
+
   test("tools(): a listing that started earlier and ends later does not overwrite a newer one", async () => {
     const tag = freshTag();
     const key = `grows/${tag}`;

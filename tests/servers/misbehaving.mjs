@@ -36,6 +36,9 @@
 //   repeat-cursor   every page returns nextCursor "again" (page 1 and page 2 differ; bounded like endless)
 //   expire          the first tools/list on this endpoint answers 404 "Session not found" and drops the session
 //   expire-always   every tools/list answers 404 and drops the session (a client must not loop)
+//   restart         like normal, and also lists `restart`: a call of it answers, then the endpoint forgets every
+//                   session (as a server that restarts does: the next request with one gets 404) and from then on
+//                   lists `echo_v2` in place of `echo` (either is answered), without notifications/tools/list_changed
 //                   (with `?v=400`, in these and wherever a session is unknown: 400 -32000 "Bad Request: No valid
 //                   session ID provided", as server-everything and servers after the SDK's examples answer)
 //   hang            tools/call answers 200 + SSE headers and then nothing (bounded: the server closes it after
@@ -99,7 +102,7 @@ export const HUGE_LIST_COUNT = 20_000;
 export const MAX_PAGES = 10_000;
 export const MAX_EVENTS = 10_000;
 export const SCENARIOS = [
-  "normal", "stateless", "sse", "paginate3", "endless", "repeat-cursor", "expire", "expire-always", "hang",
+  "normal", "stateless", "sse", "paginate3", "endless", "repeat-cursor", "expire", "expire-always", "restart", "hang",
   "rpc-error", "big", "drop-resume", "unauthorized", "forbidden", "bearer", "bad-content-type", "bad-json", "http-500",
   "wrong-version", "no-tools", "delete-405", "collide", "grows", "huge-list", "endless-sse", "invalid-utf8", "unknown-id", "crlf-header",
 ];
@@ -161,6 +164,9 @@ export const UNCONVERTIBLE_TOOLS = [
   { name: "deep", description: "An input schema 80 objects deep", inputSchema: Array.from({ length: 80 }).reduce((inner) => ({ type: "object", properties: { x: inner } }), { type: "object" }) },
   { name: "", description: "A tool with an empty name", inputSchema: { type: "object", properties: {} } },
 ];
+
+/** Listed by `restart` after its other tools. */
+export const RESTART_TOOL = { name: "restart", description: "Forgets every session and renames echo to echo_v2, announcing nothing", inputSchema: { type: "object", properties: {} } };
 
 export const COLLIDE_TOOLS = [
   { name: "b__c", description: "With server a: mcp__a__b__c (collides with tool c of server a__b)" },
@@ -766,6 +772,9 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
       if (ctx.variant === "slow-second" && stats.counters.toolsListCalls === 2) await new Promise((r) => setTimeout(r, 500));
     } else if (scenario === "huge-list") {
       page = Array.from({ length: HUGE_LIST_COUNT }, (_, i) => ({ name: `tool_${String(i).padStart(5, "0")}`, description: `tool number ${i}`, inputSchema: { type: "object", properties: { x: { type: "string" } } } }));
+    } else if (scenario === "restart") {
+      const tools = keyState(key).restarted ? NORMAL_TOOLS.map((t) => (t.name === "echo" ? { ...t, name: "echo_v2" } : t)) : NORMAL_TOOLS;
+      page = [...tools, RESTART_TOOL];
     } else if (ctx.variant === "unconvertible") {
       page = [...NORMAL_TOOLS, ...UNCONVERTIBLE_TOOLS];
     } else if (ctx.variant === "destructive") {
@@ -852,6 +861,13 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
       case "collide":
         finish("answered");
         return reply(ctx, msg, { content: [{ type: "text", text: `called ${name} on ${key}` }] }, h);
+      case "restart":
+        if (name !== "restart") break;
+        finish("answered");
+        await reply(ctx, msg, { content: [{ type: "text", text: "restarted" }] }, h);
+        keyState(key).restarted = true;
+        for (const s of [...sessions.values()]) if (s.key === key) dropSession(s);
+        return;
       case "sse":
         return sseCall(ctx, msg, call, finish);
       default:
@@ -872,6 +888,7 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
     };
     switch (name) {
       case "echo":
+      case "echo_v2":
         if (typeof args.message !== "string") return answer({ content: [{ type: "text", text: "Input validation error: message must be a string" }], isError: true });
         return answer({ content: [{ type: "text", text: args.message }] });
       case "add": {

@@ -182,7 +182,7 @@ pub(crate) fn init_reply(version: &str, session: Option<&str>) -> Reply {
     init_reply_id(0, version, session)
 }
 
-fn init_reply_id(id: i64, version: &str, session: Option<&str>) -> Reply {
+pub(crate) fn init_reply_id(id: i64, version: &str, session: Option<&str>) -> Reply {
     let mut headers = vec![("content-type", "application/json".to_owned())];
     if let Some(s) = session {
         headers.push(("mcp-session-id", s.to_owned()));
@@ -308,6 +308,49 @@ fn tools_changed_from_an_announcement_until_a_listing_succeeds() {
     assert!(h.client.tools_changed());
     block_on(h.client.list_tools()).unwrap();
     assert!(!h.client.tools_changed());
+}
+
+/// A new session may be another instance of the server (restarted with other tools, announcing
+/// nothing to a session it never had): once the session is renewed, or the client connects
+/// again, the last listing is stale until the tools are listed again. A listing that renews the
+/// session on its way is the new session's, and fresh.
+#[test]
+fn a_new_session_makes_the_listing_stale() {
+    let h = harness_with(
+        vec![
+            init_reply("2025-11-25", Some("s1")),
+            accepted(),
+            Reply::Echo(json!({"tools": [{"name": "read"}]})),
+            // tools/call (2): the server forgot s1; renewed (3), and the call sent again (4).
+            status_reply(404, vec![], ""),
+            init_reply_id(3, "2025-11-25", Some("s2")),
+            accepted(),
+            Reply::Echo(json!({"content": []})),
+            // tools/list (5): the server forgot s2 too; renewed (6), and listed on s3 (7).
+            status_reply(404, vec![], ""),
+            init_reply_id(6, "2025-11-25", Some("s3")),
+            accepted(),
+            Reply::Echo(json!({"tools": [{"name": "write"}]})),
+            // connect() again: s3 ended (DELETE), then s4 (8).
+            accepted(),
+            init_reply_id(8, "2025-11-25", Some("s4")),
+            accepted(),
+        ],
+        legacy(),
+        10_000,
+    );
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    assert!(!h.client.tools_changed());
+    block_on(h.client.call_tool("read", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(h.client.session_id().as_deref(), Some("s2"));
+    assert!(h.client.tools_changed(), "listed on s1, the session is s2");
+    let tools = block_on(h.client.list_tools()).unwrap();
+    assert_eq!((tools[0]["name"].as_str(), h.client.session_id().as_deref()), (Some("write"), Some("s3")));
+    assert!(!h.client.tools_changed(), "listed on s3, the session it renewed");
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(h.client.session_id().as_deref(), Some("s4"));
+    assert!(h.client.tools_changed(), "listed on s3, connected again");
 }
 
 #[test]
@@ -2711,8 +2754,9 @@ fn a_task_that_ended_is_not_cancelled() {
     assert!(!details.contains_key("taskCancelled"));
 }
 
-/// A 404 renewal of a 2025-11-25 session (the same server) keeps what the listing said of its
-/// tools: a tool that runs only as a task still does.
+/// A 404 renewal of a 2025-11-25 session keeps what the listing said of its tools until they are
+/// listed again: a tool that runs only as a task still does. The listing is stale, though: the
+/// new session may be another instance of the server.
 #[test]
 fn a_session_renewal_keeps_what_the_listing_said_of_tasks() {
     let init = |id: i64, session: &str| Reply::Http {
@@ -2738,7 +2782,7 @@ fn a_session_renewal_keeps_what_the_listing_said_of_tasks() {
     block_on(h.client.list_tools()).unwrap();
     block_on(h.client.call_tool("quick", json!({}), &mut CallOptions::default())).unwrap();
     assert_eq!(h.client.session_id().as_deref(), Some("b"), "renewed");
-    assert!(!h.client.tools_changed() && !h.client.tools_expired(), "nothing asks for a new listing");
+    assert!(h.client.tools_changed() && !h.client.tools_expired(), "a new session asks for a new listing");
     block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap();
     let last = body(h.log.borrow().requests.last().unwrap());
     assert_eq!(last["params"]["name"], "research");
