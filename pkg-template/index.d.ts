@@ -1379,6 +1379,10 @@ export interface McpDroppedTool {
 
 /** Several MCP servers behind one set of provider tools. */
 export class McpHub {
+  /**
+   * `servers`: name → config. A name must not be empty, hold `__` or end with `_` (`INVALID_INPUT`): provider
+   * names (`mcp__server__tool`) and permission rules read `__` as the server's end.
+   */
   constructor(servers: Record<string, McpServerConfig>, options?: McpHubOptions);
   /**
    * Tools of the selected servers, each with `serverName`; a failing server is in `errors`, not thrown;

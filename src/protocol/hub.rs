@@ -634,8 +634,8 @@ mod tests {
     /// unconfirmed. A deselected server is not called at all; one whose listing failed still is.
     #[test]
     fn a_hub_call_is_judged_on_the_tool_its_name_map_routes_to() {
-        let fs = json!([{"name": "read"}, {"name": "delete_all", "annotations": {"destructiveHint": true}}]);
-        let web = json!([{"name": "fetch"}]);
+        let fs = json!([{"name": "read", "annotations": {"readOnlyHint": true}}, {"name": "delete_all", "annotations": {"destructiveHint": true}}]);
+        let web = json!([{"name": "fetch", "annotations": {"readOnlyHint": true}}]);
         let (confirm, asked) = refusing();
         let hub = hub(
             vec![

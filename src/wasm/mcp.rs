@@ -596,6 +596,15 @@ impl JsMcpHub {
             if name.is_empty() {
                 return Err(Error::new(ErrorCode::InvalidInput, "server names must not be empty").into());
             }
+            // `mcp__a__b` would be server `a`'s tool `b` and all of server `a__b` to a
+            // permission rule (and `files_` + `__` + `x` reads as `files` + `_x`).
+            if name.contains("__") || name.ends_with('_') {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("server name \"{name}\" must not hold \"__\" or end with \"_\": names like mcp__server__tool and permission rules read \"__\" as the server's end"),
+                )
+                .into());
+            }
             list.push((name, new_client(url, &conf, default_fetch.clone())?));
         }
         let policy_value = get(&options, "policy");

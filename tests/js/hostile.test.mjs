@@ -444,3 +444,12 @@ test("memory does not grow over repeated conversions", () => {
   const after = raw.__wasmMemoryBytes();
   assert.equal(after, before, `wasm memory grew from ${before} to ${after} bytes`);
 });
+
+test("McpHub server names that a name or a permission rule could split elsewhere are refused", () => {
+  for (const name of ["a__b", "files_", "__x"]) {
+    assert.throws(() => new tw.McpHub({ [name]: { url: "http://127.0.0.1:9/mcp" } }), (e) =>
+      e instanceof tw.ToolwireError && e.code === "INVALID_INPUT" && e.message.includes(`server name "${name}" must not hold "__"`));
+  }
+  for (const name of ["a_b", "_x", "my-server", "github.com"]) new tw.McpHub({ [name]: { url: "http://127.0.0.1:9/mcp" } }).free();
+  stillWorks();
+});

@@ -325,9 +325,9 @@ describe("McpHub", () => {
   });
 
   test("policy: rules name the server and the tool, whatever naming the provider sees", async () => {
-    // `a__b` against `a`, a dotted name OpenAI sanitises, and one too long to stay whole.
+    // `a_b` against `a`, a dotted name OpenAI sanitises, and one too long to stay whole.
     const long = "s".repeat(70);
-    const e = endpoints({ a: "normal", "a__b": "normal", "my.server": "normal", [long]: "normal" });
+    const e = endpoints({ a: "normal", a_b: "normal", "my.server": "normal", [long]: "normal" });
     const hub = new McpHub(e.servers, {
       policy: { allow: ["mcp__a"], deny: ["mcp__my.server", `mcp__${long}__echo`], defaultAction: "ask" },
     });
@@ -337,7 +337,7 @@ describe("McpHub", () => {
       const how = JSON.stringify(naming);
       assert.equal((await hub.callTool(providerName(hub, "a", "echo"), { message: "ok" })).text, "ok", how);
       // Not covered by `mcp__a`: the default, "ask", with no confirm: denied.
-      const notA = await rejectsWith(hub.callTool(providerName(hub, "a__b", "echo"), { message: "x" }), "PERMISSION_DENIED");
+      const notA = await rejectsWith(hub.callTool(providerName(hub, "a_b", "echo"), { message: "x" }), "PERMISSION_DENIED");
       assert.equal(notA.decision, "ask", how);
       for (const server of ["my.server", long]) {
         const denied = await rejectsWith(hub.callTool(providerName(hub, server, "echo"), { message: "x" }), "PERMISSION_DENIED");
@@ -345,7 +345,7 @@ describe("McpHub", () => {
       }
     }
     assert.equal((await e.stats("a")).calls.length, 4);
-    for (const server of ["a__b", "my.server", long]) assert.equal((await e.stats(server)).calls.length, 0, server);
+    for (const server of ["a_b", "my.server", long]) assert.equal((await e.stats(server)).calls.length, 0, server);
     await hub.closeAll();
   });
 
@@ -485,14 +485,16 @@ describe("McpHub", () => {
 });
 
 describe("McpHub against malicious servers", () => {
-  test("collide: server names and tool names built to collide once prefixed get distinct names, each routed right", async () => {
-    const e = endpoints({ a: "collide", a__b: "collide" });
+  test("collide: server names and tool names that read alike once prefixed get distinct names, each routed right", async () => {
+    // A server named a__b is refused (see hostile.test.mjs); with `_` as the separator, a_b's tool c and a's
+    // tool b_c would both be mcp_a_b_c, and a's tool b__c reads like a_b's tool _c.
+    const e = endpoints({ a: "collide", a_b: "collide" });
     const hub = new McpHub(e.servers);
     const { tools, errors } = await hub.listTools();
     assert.deepEqual(errors, []);
     assert.equal(tools.length, 2 * COLLIDE_TOOLS.length);
     for (const provider of ["openai", "anthropic", "gemini"]) {
-      const out = await hub.tools(provider);
+      const out = await hub.tools(provider, { separator: "_" });
       const map = NameMap.fromJSON(hub.nameMap);
       const names = map.names();
       assert.equal(new Set(names).size, names.length, `${provider}: unique names`);
@@ -501,14 +503,16 @@ describe("McpHub against malicious servers", () => {
         assert.ok(names.length >= 2 * (COLLIDE_TOOLS.length - 1), "at most the duplicate `dup` of a server is dropped");
       }
     }
-    await hub.tools("openai");
+    await hub.tools("openai", { separator: "_" });
     const x = providerName(hub, "a", "b__c");
-    const y = providerName(hub, "a__b", "c");
+    const y = providerName(hub, "a_b", "c");
     assert.notEqual(x, y);
+    assert.equal(x, "mcp_a_b__c", "a server without the separator keeps the plain name");
+    assert.match(y, /^mcp_a_b_c_[0-9a-z]{8}$/, "a server holding the separator is hashed");
     const rx = await hub.callTool(x, {});
     const ry = await hub.callTool(y, {});
     assert.deepEqual([rx.server, rx.tool, rx.text], ["a", "b__c", `called b__c on ${e.key("a")}`]);
-    assert.deepEqual([ry.server, ry.tool, ry.text], ["a__b", "c", `called c on ${e.key("a__b")}`]);
+    assert.deepEqual([ry.server, ry.tool, ry.text], ["a_b", "c", `called c on ${e.key("a_b")}`]);
     // every name routes to the server and tool it claims
     const map = NameMap.fromJSON(hub.nameMap);
     for (const n of map.names()) {

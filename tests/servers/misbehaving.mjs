@@ -169,8 +169,8 @@ export const UNCONVERTIBLE_TOOLS = [
 export const RESTART_TOOL = { name: "restart", description: "Forgets every session and renames echo to echo_v2, announcing nothing", inputSchema: { type: "object", properties: {} } };
 
 export const COLLIDE_TOOLS = [
-  { name: "b__c", description: "With server a: mcp__a__b__c (collides with tool c of server a__b)" },
-  { name: "c", description: "With server a__b: mcp__a__b__c (collides with tool b__c of server a)" },
+  { name: "b__c", description: "With server a: mcp__a__b__c (as tool c of a server a__b would be)" },
+  { name: "c", description: "With server a_b and the separator _: mcp_a_b_c (as tool b_c of a server a would be)" },
   { name: "x", description: "lower-case x" },
   { name: "X", description: "upper-case X (collides with x where names are case-insensitive)" },
   { name: "dup", description: "first of two tools with the same name" },
