@@ -13,9 +13,10 @@
 //!    8-character hash of the raw `(server, tool)` pair, so that
 //!    `search.a` and `search_a` stay apart and long names stay unique and deterministic. A name
 //!    so far depends on its own pair alone: the same in every conversion, whatever else is listed;
-//! 4. across a set of tools ([`NameMap::build`]), any names that still coincide (the same tool
-//!    listed twice; with `Bare` names, one tool name on two servers) all get a hash suffix,
-//!    re-salted until every name is unique. The result does not depend on input order.
+//! 4. across a set of tools ([`NameMap::build`]), any names that still coincide get a hash
+//!    suffix, re-salted until every name is unique: with `Bare` names, one tool name on two
+//!    servers (all of them); the same tool listed twice (the repeats: the first keeps its name).
+//!    The result does not depend on input order, but for which of a tool's repeats is first.
 //!
 //! Going back is a table lookup in the [`NameMap`], never a `split("__")`. [`parse_tool_name`]
 //! exists for the plain formats and is documented for what it cannot tell apart.
@@ -537,7 +538,10 @@ fn resalt(
     diags: &mut Vec<Diagnostic>,
 ) {
     for group in clashes {
-        for (k, &i) in group.iter().enumerate() {
+        // One tool listed more than once: the first keeps its name (the calls any of them gets go
+        // to the same tool), so a name does not change when a server repeats a tool.
+        let one_tool = group.iter().all(|&j| pairs[j] == pairs[group[0]]);
+        for (k, &i) in group.iter().enumerate().skip(usize::from(one_tool)) {
             let (server, tool) = pairs[i];
             let same_pair_before = group[..k].iter().filter(|&&j| pairs[j] == pairs[i]).count() as u32;
             salt_of[i] = salt_of[i].saturating_add(1).saturating_add(same_pair_before.saturating_mul(1000));
@@ -733,10 +737,11 @@ mod tests {
         let pairs = [(Some("s"), "t"), (Some("s"), "t"), (Some("s"), "t")];
         let (map, diags) = NameMap::build(&pairs, &opts(), NameRule::Strict);
         let mut names: Vec<_> = map.entries().iter().map(|e| e.name.clone()).collect();
+        assert_eq!(names[0], "mcp__s__t", "the first keeps its name: {names:?}");
         names.sort();
         names.dedup();
         assert_eq!(names.len(), 3);
-        assert!(diags.iter().any(|d| d.rule == "names/duplicate-tool"));
+        assert_eq!(diags.iter().filter(|d| d.rule == "names/duplicate-tool").count(), 2);
     }
 
     #[test]
@@ -753,7 +758,9 @@ mod tests {
             pairs.push((Some("s"), "tool_1"));
             let (map, diags) = NameMap::build(&pairs, &opts(), NameRule::Strict);
             let mut names: Vec<&str> = map.entries().iter().map(|e| e.name.as_str()).collect();
-            assert!(!names.contains(&"mcp__s__tool_0") && !names.contains(&"mcp__s__tool_1"), "{n}: {names:?}");
+            // The first of each keeps its name; the repeats are renamed.
+            assert_eq!(names.iter().filter(|&&x| x == "mcp__s__tool_0" || x == "mcp__s__tool_1").count(), 2, "{n}: {names:?}");
+            assert_eq!(names[0], "mcp__s__tool_0", "{n}");
             assert!(diags.iter().any(|d| d.rule == "names/duplicate-tool"), "{n}");
             for (e, p) in map.entries().iter().zip(&pairs) {
                 assert_eq!(map.resolve(&e.name).unwrap().tool, p.1);
