@@ -220,7 +220,8 @@ pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String
 ///
 /// ```js
 /// const policy = new PermissionPolicy({ allow: ["mcp__github__*"], deny: ["mcp__github__delete_repo"], askDestructive: true });
-/// policy.check("mcp__github__list_issues"); // "allow"
+/// policy.check("mcp__github__list_issues", { readOnlyHint: true }); // "allow"
+/// policy.check("mcp__github__list_issues"); // "ask": without hints a tool may be destructive
 /// ```
 #[wasm_bindgen(js_name = PermissionPolicy)]
 pub struct JsPolicy {
