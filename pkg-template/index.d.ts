@@ -1252,7 +1252,8 @@ export class McpClient {
   /**
    * Every tool, over all pages (stops on a repeated cursor; starts over from the first page, once, when the
    * session expires and is renewed between pages). `[]` without asking when the server's capabilities name no
-   * `tools` (a client uses only what was negotiated).
+   * `tools` (a client uses only what was negotiated). A `serverName` the server put on a tool is removed: it is
+   * the app's tag for where a tool's calls go, and a server could otherwise pass its tools off as another's.
    */
   listTools(): Promise<McpTool[]>;
   /**

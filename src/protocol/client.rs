@@ -1741,7 +1741,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // The revision requires the hint: a listing without it is stale at once.
         let ttl_ms = self.is_modern().then(|| listing.ttl_ms.unwrap_or(0));
         self.tools_fresh_until.set(ttl_ms.map(|t| started.saturating_add(t)));
-        Ok(listing.items)
+        let mut tools = listing.items;
+        // `serverName` is the app's tag for the server a tool's calls go to (toolwire's, not
+        // MCP's): a server that put one on its tools would have them named, and their calls
+        // routed, as another server's.
+        for t in &mut tools {
+            if let Some(o) = t.as_object_mut() {
+                o.remove("serverName");
+            }
+        }
+        Ok(tools)
     }
 
     /// The field of a list method's result that holds its items.
