@@ -969,8 +969,9 @@ pub struct Accumulator {
     open: OpenCalls,
     /// Stream text not yet read as events.
     text: StreamText,
-    /// Calls completed by text whose reading also failed: the error was thrown, these come
-    /// with the next push (or `finish`).
+    /// Calls completed by a push that failed (text with an event that could not be read, a
+    /// bound passed): the error was thrown, these come with the next push (or `finish`), in
+    /// order ([`Accumulator::carry`]).
     carried: Vec<ToolCall>,
     /// Responses: item id → key.
     items: ItemKeys,
@@ -1030,10 +1031,17 @@ impl Accumulator {
         // Calls dropped first: a turn dropped at the same time says so with the next push.
         let dropped = self.open.too_large().then(|| self.drop_open());
         if let Some(e) = dropped.or_else(|| self.turn.take_error()) {
-            self.carried = out;
+            self.carry(out);
             return Err(e);
         }
         Ok(out)
+    }
+
+    /// Keeps `calls`, completed by a push that failed, for the next push or `finish`: before
+    /// those kept already, which an event read after them left (`push_text` reads several).
+    fn carry(&mut self, mut calls: Vec<ToolCall>) {
+        calls.append(&mut self.carried);
+        self.carried = calls;
     }
 
     /// Drops the calls being read, grown too large ([`OpenCalls::too_large`]): the error to say so.
@@ -1101,7 +1109,7 @@ impl Accumulator {
         }
         match error {
             Some(e) => {
-                self.carried = out;
+                self.carry(out);
                 Err(e)
             }
             None => Ok(out),
@@ -1957,6 +1965,27 @@ mod tests {
             let mut acc = Accumulator::new(CallFormat::OpenAi);
             let r = acc.push_text(bad, None).and_then(|_| acc.push_text("\n", None));
             assert_eq!(r.map_err(|e| e.code), Err(ErrorCode::InvalidJson), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn calls_of_a_last_event_that_fails_come_next_from_text_as_from_objects() {
+        // The event that completes `call_a` takes the turn past its bound: the push fails, the
+        // call comes with what follows, whether the event came as text or as an object.
+        let open = json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","function":{"name":"t","arguments":"{}"}}]}}]});
+        let mib = json!({"choices":[{"index":0,"delta":{"content":"x".repeat(1 << 20)}}]});
+        let last = json!({"choices":[{"index":0,"delta":{"content":"x".repeat(2 << 20)},"finish_reason":"tool_calls"}]});
+        for as_text in [false, true] {
+            let mut acc = Accumulator::new(CallFormat::OpenAi);
+            push(&mut acc, &open, None);
+            for _ in 0..31 {
+                push(&mut acc, &mib, None);
+            }
+            let e = if as_text { acc.push_text(&format!("data: {last}\n\n"), None) } else { acc.push(&last, None) }.unwrap_err();
+            assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+            let mut calls = acc.push_text(": more\n", None).unwrap();
+            calls.extend(acc.finish(None));
+            assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_a")], "as text: {as_text}");
         }
     }
 
