@@ -804,9 +804,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    * provider's error event (Anthropic `error`, an OpenAI chunk's `error`, Responses `error` and `response.failed`,
    * Gemini `{error}`, Bedrock's `internalServerException`, `modelStreamErrorException`, `throttlingException`,
    * `validationException`, `serviceUnavailableException`, Ollama's `{error}`), its message naming the provider's
-   * type or status (`Anthropic stream error overloaded_error: Overloaded`). Calls still being read that pass 4,096
-   * at once or 64 MiB of names and arguments are dropped, with `LIMIT_EXCEEDED`. The rest of the text is read all
-   * the same, the calls it completed come with the next `push` or `finish`, and the accumulator can be used on.
+   * type or status (`Anthropic stream error overloaded_error: Overloaded`). Past 1,024 calls being read at once
+   * (a call past that is not made) or 64 MiB of their names and arguments, the calls being read are dropped, and
+   * the model's turn with them (`message()` throws), with `LIMIT_EXCEEDED`. The rest of the text is read all the
+   * same, the calls it completed come with the next `push` or `finish`, and the accumulator can be used on.
    */
   push(event: object | string): ToolCall[];
   /**
@@ -834,9 +835,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    *   `redactedContent` as a `Uint8Array`), `text`, `toolUse`.
    *
    * Arguments cut short by a stream that ended early are `{}` where the provider wants an object (Anthropic,
-   * Bedrock). A turn is held up to 32 MiB: past that it is dropped, the `push` that went past throws
-   * `LIMIT_EXCEEDED` (its calls come with the next `push` or `finish`, and calls are still read), and so does
-   * `message()`.
+   * Bedrock). A turn is held up to 32 MiB and 4,096 parts (blocks, items, calls): past that it is dropped, the
+   * `push` that went past throws `LIMIT_EXCEEDED` (its calls come with the next `push` or `finish`, and calls are
+   * still read), and so does `message()`; so it does too once the calls being read were dropped (see `push`).
    */
   message(): AssistantMessage<P>;
   free(): void;

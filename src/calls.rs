@@ -330,6 +330,9 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
         for (i, item) in items.iter().enumerate() {
             acc.gemini_value(item, i as u64, map, &mut calls);
         }
+        if acc.open.too_large() {
+            return Err(acc.drop_open());
+        }
         calls.extend(acc.finish(map));
         return Ok(calls);
     }
@@ -663,34 +666,74 @@ impl Partial {
 /// whose calls grow past it (arguments streamed without end) is an error, and they are dropped.
 const MAX_OPEN_BYTES: usize = 64 << 20;
 
-/// The most calls read at once: a stream opening more (index after index) is an error, and they
-/// are dropped.
-const MAX_OPEN_CALLS: usize = 4096;
+/// The most calls read at once: a call opened past it is not made, and the stream is an error
+/// (the calls being read are dropped). Models call a few tools in parallel, rarely tens.
+const MAX_OPEN_CALLS: usize = 1024;
 
 /// The calls being assembled, by `(choice or output index, call index)`, in key order: a
-/// vector kept sorted (a stream has few calls open; a `BTreeMap` costs much more wasm).
+/// vector kept sorted (at most [`MAX_OPEN_CALLS`]; a `BTreeMap` costs much more wasm).
 #[derive(Debug, Clone, Default)]
-struct OpenCalls(Vec<((u64, u64), Partial)>);
+struct OpenCalls {
+    calls: Vec<((u64, u64), Partial)>,
+    /// Their names and arguments, in bytes ([`Partial::bytes`]), kept as they change.
+    bytes: usize,
+    /// The call last handed out to be changed, and its size then: counted again when the
+    /// calls are next used.
+    lent: Option<((u64, u64), usize)>,
+    /// A call was not made, past [`MAX_OPEN_CALLS`].
+    overflow: bool,
+}
+
+impl Partial {
+    /// Its size towards [`MAX_OPEN_BYTES`].
+    fn bytes(&self) -> usize {
+        self.name.len() + self.args.len() + self.whole_bytes
+    }
+}
 
 impl OpenCalls {
     fn find(&self, key: (u64, u64)) -> std::result::Result<usize, usize> {
-        self.0.binary_search_by(|(k, _)| k.cmp(&key))
+        self.calls.binary_search_by(|(k, _)| k.cmp(&key))
     }
 
-    /// The call at `key`, created empty if absent.
-    fn entry(&mut self, key: (u64, u64)) -> &mut Partial {
+    /// Counts the call last handed out again, as it may have changed since.
+    fn settle(&mut self) {
+        if let Some((key, before)) = self.lent.take() {
+            if let Ok(i) = self.find(key) {
+                self.bytes = self.bytes - before + self.calls[i].1.bytes();
+            }
+        }
+    }
+
+    /// The call at index `i`, to be changed.
+    fn lend(&mut self, i: usize) -> &mut Partial {
+        let (key, p) = &mut self.calls[i];
+        self.lent = Some((*key, p.bytes()));
+        p
+    }
+
+    /// The call at `key`, created empty if absent; `None` when it is absent and
+    /// [`MAX_OPEN_CALLS`] are open already (the overflow is then noted, for [`OpenCalls::too_large`]).
+    fn entry(&mut self, key: (u64, u64)) -> Option<&mut Partial> {
+        self.settle();
         let i = match self.find(key) {
             Ok(i) => i,
+            Err(_) if self.calls.len() >= MAX_OPEN_CALLS => {
+                self.overflow = true;
+                return None;
+            }
             Err(i) => {
-                self.0.insert(i, (key, Partial::default()));
+                self.calls.insert(i, (key, Partial::default()));
                 i
             }
         };
-        &mut self.0[i].1
+        Some(self.lend(i))
     }
 
     fn get_mut(&mut self, key: (u64, u64)) -> Option<&mut Partial> {
-        self.find(key).ok().map(|i| &mut self.0[i].1)
+        self.settle();
+        let i = self.find(key).ok()?;
+        Some(self.lend(i))
     }
 
     fn contains(&self, key: (u64, u64)) -> bool {
@@ -698,16 +741,21 @@ impl OpenCalls {
     }
 
     fn remove(&mut self, key: (u64, u64)) -> Option<Partial> {
-        self.find(key).ok().map(|i| self.0.remove(i).1)
+        self.settle();
+        let p = self.calls.remove(self.find(key).ok()?).1;
+        self.bytes -= p.bytes();
+        Some(p)
     }
 
-    /// Whether the calls hold more than [`MAX_OPEN_CALLS`] or [`MAX_OPEN_BYTES`].
-    fn too_large(&self) -> bool {
-        self.0.len() > MAX_OPEN_CALLS || self.0.iter().map(|(_, p)| p.name.len() + p.args.len() + p.whole_bytes).sum::<usize>() > MAX_OPEN_BYTES
+    /// Whether a call was refused past [`MAX_OPEN_CALLS`], or the calls hold more than
+    /// [`MAX_OPEN_BYTES`].
+    fn too_large(&mut self) -> bool {
+        self.settle();
+        self.overflow || self.bytes > MAX_OPEN_BYTES
     }
 
     fn keys(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.0.iter().map(|(k, _)| *k)
+        self.calls.iter().map(|(k, _)| *k)
     }
 }
 
@@ -1044,14 +1092,18 @@ impl Accumulator {
         self.carried = calls;
     }
 
-    /// Drops the calls being read, grown too large ([`OpenCalls::too_large`]): the error to say so.
+    /// Drops the calls being read, grown too large ([`OpenCalls::too_large`]), and the turn,
+    /// which lists them (a call it listed would never come): the error to say so.
     #[cold]
     fn drop_open(&mut self) -> Error {
-        let n = std::mem::take(&mut self.open.0).len();
-        Error::new(
-            ErrorCode::LimitExceeded,
-            format!("the {n} tool calls being read passed {MAX_OPEN_CALLS} calls or {MAX_OPEN_BYTES} bytes of names and arguments: they were dropped"),
-        )
+        let open = std::mem::take(&mut self.open);
+        self.turn.drop_with_calls();
+        let what = if open.overflow {
+            format!("more than {MAX_OPEN_CALLS} tool calls were being read at once")
+        } else {
+            format!("the {} tool calls being read passed {MAX_OPEN_BYTES} bytes of names and arguments", open.calls.len())
+        };
+        Error::new(ErrorCode::LimitExceeded, format!("{what}: they were dropped, and the model's turn with them"))
     }
 
     /// The model's turn: everything pushed so far, put together as the provider's own message,
@@ -1076,8 +1128,9 @@ impl Accumulator {
     ///
     /// Arguments streamed as JSON text that is not a whole object (a stream cut short) are
     /// given as `{}` where the provider wants an object (Anthropic, Bedrock). A turn that grew
-    /// past 32 MiB was dropped (the push that did it said `LIMIT_EXCEEDED`, the calls are still
-    /// read) and is `LIMIT_EXCEEDED` here too.
+    /// past 32 MiB or 4,096 parts was dropped (the push that did it said `LIMIT_EXCEEDED`, the
+    /// calls are still read) and is `LIMIT_EXCEEDED` here too; so is one dropped with the calls
+    /// being read, past their bounds.
     pub fn message(&self) -> Result<Value> {
         self.turn.message(self.format)
     }
@@ -1284,7 +1337,7 @@ impl Accumulator {
             }
             return;
         }
-        let p = self.open.entry(key);
+        let Some(p) = self.open.entry(key) else { return };
         p.id = id;
         p.name = name.unwrap_or_default();
         p.signature = signature;
@@ -1303,7 +1356,7 @@ impl Accumulator {
             if let Some(delta) = delta {
                 for (pos, tc) in array(delta, "tool_calls").iter().enumerate() {
                     let ti = tc.get("index").and_then(Value::as_u64).unwrap_or(pos as u64);
-                    let p = self.open.entry((ci, ti));
+                    let Some(p) = self.open.entry((ci, ti)) else { continue };
                     if let Some(id) = str_of(tc, "id") {
                         p.id = Some(id);
                     }
@@ -1336,7 +1389,7 @@ impl Accumulator {
         match kind {
             "response.output_item.added" => {
                 if let Some(item) = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
-                    let p = self.open.entry((oi, 0));
+                    let Some(p) = self.open.entry((oi, 0)) else { return };
                     p.id = str_of(item, "call_id");
                     p.name = str_of(item, "name").unwrap_or_default();
                     p.args = str_of(item, "arguments").unwrap_or_default();
@@ -1371,7 +1424,7 @@ impl Accumulator {
                     // opened (a stream resumed after its `output_item.added`) as well; one that
                     // `.arguments.done` completed already is not given twice.
                     if self.open.contains(key) || !self.closed.contains(&key) {
-                        let p = self.open.entry(key);
+                        let Some(p) = self.open.entry(key) else { return };
                         p.id = str_of(item, "call_id").or(p.id.take());
                         p.name = str_of(item, "name").unwrap_or(std::mem::take(&mut p.name));
                         if let Some(a) = item.get("arguments").and_then(Value::as_str) {
@@ -1395,7 +1448,7 @@ impl Accumulator {
         match kind {
             "content_block_start" => {
                 if let Some(b) = ev.get("content_block").filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
-                    let p = self.open.entry((0, idx));
+                    let Some(p) = self.open.entry((0, idx)) else { return };
                     p.id = str_of(b, "id");
                     p.name = str_of(b, "name").unwrap_or_default();
                     p.whole = b.get("input").cloned();
@@ -1418,7 +1471,7 @@ impl Accumulator {
         if let Some(start) = ev.get("contentBlockStart") {
             let idx = start.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
             if let Some(tu) = start.get("start").and_then(|s| s.get("toolUse")) {
-                let p = self.open.entry((0, idx));
+                let Some(p) = self.open.entry((0, idx)) else { return };
                 p.id = str_of(tu, "toolUseId");
                 p.name = str_of(tu, "name").unwrap_or_default();
             }
@@ -2002,7 +2055,7 @@ mod tests {
         assert!(errors.iter().all(|e| e.code == ErrorCode::LimitExceeded));
         assert!(errors[0].message.starts_with("the model's turn passed"), "{}", errors[0]);
         assert!(errors[1].message.starts_with("the 1 tool calls being read passed"), "{}", errors[1]);
-        assert!(acc.open.0.iter().all(|(_, p)| p.args.len() <= 1 << 20), "dropped, then read on");
+        assert!(acc.open.calls.iter().all(|(_, p)| p.args.len() <= 1 << 20), "dropped, then read on");
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         let pushed: Vec<_> = (0..=MAX_OPEN_CALLS as u64).map(|i| acc.push(&delta(i, "{"), None).map(|c| c.len())).collect();
         assert!(pushed[..MAX_OPEN_CALLS].iter().all(|r| r == &Ok(0)));
@@ -2022,6 +2075,45 @@ mod tests {
         assert_eq!(push(&mut acc, &delta(1, ""), None), []);
         let calls = push(&mut acc, &done, None);
         assert_eq!((calls.len(), &calls[0].arguments), (1, &json!({})));
+    }
+
+    #[test]
+    fn calls_are_bounded_as_they_are_made_and_the_turn_goes_with_those_dropped() {
+        let call = |i: usize| json!({"index":i,"id":format!("c{i}"),"function":{"name":"t","arguments":"{}"}});
+        // One event opening more calls than the bound, in descending order, and ending them:
+        // those past it are never made, the others come after the error.
+        let many: Vec<Value> = (0..=MAX_OPEN_CALLS).rev().map(call).collect();
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let e = acc.push(&json!({"choices":[{"index":0,"delta":{"tool_calls":many},"finish_reason":"tool_calls"}]}), None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::LimitExceeded);
+        assert!(e.message.starts_with(&format!("more than {MAX_OPEN_CALLS} tool calls were being read")), "{e}");
+        assert_eq!(acc.finish(None).len(), MAX_OPEN_CALLS);
+        // The turn listed the call refused: it is dropped, and says so.
+        assert_eq!(acc.message().unwrap_err().code, ErrorCode::LimitExceeded);
+        // Call after call, an event each: the turn does not list the calls dropped either.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let errors: Vec<Error> = (0..=MAX_OPEN_CALLS).filter_map(|i| acc.push(&json!({"choices":[{"index":0,"delta":{"tool_calls":[call(i)]}}]}), None).err()).collect();
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].message.ends_with("they were dropped, and the model's turn with them"), "{}", errors[0]);
+        let e = acc.message().unwrap_err();
+        assert_eq!(e.code, ErrorCode::LimitExceeded);
+        assert!(e.message.starts_with("the model's turn was dropped with the tool calls"), "{e}");
+        // Said by the push that dropped them, not again; calls are still read.
+        let done = json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]});
+        push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[call(0)]}}]}), None);
+        assert_eq!(push(&mut acc, &done, None).len(), 1);
+        // The size of the calls is kept as they change, not counted again at each push.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let delta = |i: usize, args: &str| json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"function":{"name":"n","arguments":args}}]}}]});
+        for (i, args) in [(0, "{\"a\""), (1, "{"), (0, ":1}"), (2, "")] {
+            push(&mut acc, &delta(i, args), None);
+        }
+        acc.open.too_large();
+        // `nn{"a":1}`, `n{`, `n`.
+        assert_eq!(acc.open.bytes, 12);
+        assert_eq!(acc.open.bytes, acc.open.calls.iter().map(|(_, p)| p.bytes()).sum::<usize>());
+        push(&mut acc, &json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}), None);
+        assert_eq!((acc.open.calls.len(), acc.open.bytes), (0, 0));
     }
 
     #[test]

@@ -10,9 +10,16 @@ use serde_json::{json, Map, Value};
 use super::{array, continues_call, merge_args, str_of, CallFormat};
 use crate::error::{Error, ErrorCode, Result};
 
-/// The most a turn holds (text, arguments and blocks, in bytes of their JSON, about): past it
-/// the turn is dropped, and said to be (`LIMIT_EXCEEDED`).
+/// The most a turn holds (text, arguments and blocks, in bytes, about): past it the turn is
+/// dropped, and said to be (`LIMIT_EXCEEDED`).
 pub(super) const MAX_TURN_BYTES: usize = 32 << 20;
+
+/// The most parts (blocks, output items, calls) a turn holds: a part past it is not made, and
+/// the turn is dropped as past [`MAX_TURN_BYTES`].
+pub(super) const MAX_TURN_PARTS: usize = 4096;
+
+/// What a part costs besides the JSON text of its value, about: its slot, the maps of its value.
+const PART_BYTES: usize = 512;
 
 /// One block, output item, call or part of the turn.
 #[derive(Debug, Clone, Default)]
@@ -41,8 +48,10 @@ pub(super) struct Turn {
     count: u64,
     /// About how many bytes the turn holds.
     held: usize,
-    /// The turn went past [`MAX_TURN_BYTES`] and was dropped.
-    lost: bool,
+    /// A part was not made, past [`MAX_TURN_PARTS`]: the turn is dropped once the event is read.
+    full: bool,
+    /// Why the turn was dropped, when it was (past its bounds, or with the calls being read).
+    lost: Option<String>,
     /// ... and `push` has yet to say so.
     unsaid: bool,
 }
@@ -103,10 +112,10 @@ fn thought(o: &Map<String, Value>) -> bool {
 }
 
 impl Turn {
-    /// Reads one stream event (an object) into the turn. Past [`MAX_TURN_BYTES`] the turn is
-    /// dropped; [`Turn::take_error`] says so once.
+    /// Reads one stream event (an object) into the turn. Past [`MAX_TURN_BYTES`] or
+    /// [`MAX_TURN_PARTS`] the turn is dropped; [`Turn::take_error`] says so once.
     pub(super) fn record(&mut self, format: CallFormat, ev: &Value) {
-        if self.lost {
+        if self.lost.is_some() {
             return;
         }
         match format {
@@ -117,34 +126,57 @@ impl Turn {
             CallFormat::Gemini => self.gemini(ev),
             CallFormat::Bedrock => self.bedrock(ev),
         }
-        if self.held > MAX_TURN_BYTES {
-            *self = Self { lost: true, unsaid: true, ..Self::default() };
+        if self.full || self.held > MAX_TURN_BYTES {
+            let why = format!(
+                "the model's turn passed {MAX_TURN_PARTS} parts or {MAX_TURN_BYTES} bytes of text, arguments and blocks: it was dropped (the calls are still read)"
+            );
+            self.drop(why, true);
+        }
+    }
+
+    /// Drops the turn, its memory given back; `unsaid` when `push` is to say so.
+    fn drop(&mut self, why: String, unsaid: bool) {
+        *self = Self { lost: Some(why), unsaid, ..Self::default() };
+    }
+
+    /// Drops the turn with the calls being read, which it lists (the push that drops them says
+    /// so): a call listed in the turn that never comes as a `ToolCall` would have no result.
+    pub(super) fn drop_with_calls(&mut self) {
+        if self.lost.is_none() {
+            self.drop("the model's turn was dropped with the tool calls being read, past their bounds (the calls are still read)".to_owned(), false);
         }
     }
 
     /// The error for a turn dropped since it was last asked.
     pub(super) fn take_error(&mut self) -> Option<Error> {
-        std::mem::take(&mut self.unsaid).then(Self::lost_error)
+        std::mem::take(&mut self.unsaid).then(|| self.lost_error()).flatten()
     }
 
-    fn lost_error() -> Error {
-        Error::new(
-            ErrorCode::LimitExceeded,
-            format!("the model's turn passed {MAX_TURN_BYTES} bytes of text, arguments and blocks: it was dropped (the calls are still read)"),
-        )
+    fn lost_error(&self) -> Option<Error> {
+        self.lost.as_ref().map(|why| Error::new(ErrorCode::LimitExceeded, why.clone()))
     }
 
-    /// The part at `key`, made by `make` if absent.
-    fn part(&mut self, key: u64, make: impl FnOnce() -> Value) -> &mut Part {
+    /// Charges a new part holding `value`; `None` past [`MAX_TURN_PARTS`] (noted, for `record`).
+    fn admit(&mut self, value: Value) -> Option<Value> {
+        if self.full || self.parts.len() >= MAX_TURN_PARTS {
+            self.full = true;
+            return None;
+        }
+        self.held += PART_BYTES + size(&value);
+        Some(value)
+    }
+
+    /// The part at `key`, made by `make` if absent ([`Turn::admit`]).
+    fn part(&mut self, key: u64, make: impl FnOnce() -> Value) -> Option<&mut Part> {
         let i = match self.parts.binary_search_by_key(&key, |(k, _)| *k) {
             Ok(i) => i,
             Err(i) => {
-                self.held += 16;
-                self.parts.insert(i, (key, Part { value: make(), ..Part::default() }));
+                let value = self.admit(make())?;
+                self.parts.insert(i, (key, Part { value, ..Part::default() }));
                 i
             }
         };
-        &mut self.parts[i].1
+        Some(&mut self.parts[i].1)
     }
 
     fn get(&mut self, key: u64) -> Option<&mut Part> {
@@ -154,13 +186,17 @@ impl Turn {
     /// Sets the part at `key` to `value`, in place of what was there.
     fn put(&mut self, key: u64, value: Value) {
         self.held += size(&value);
-        self.part(key, || Value::Null).value = value;
+        if let Some(p) = self.part(key, || Value::Null) {
+            p.value = value;
+        }
     }
 
     /// Appends `text` to the string at `path` in the part at `key` (made by `make` if absent).
     fn append_new(&mut self, key: u64, make: impl FnOnce() -> Value, path: &[&str], text: &str) {
         self.held += text.len();
-        append(&mut self.part(key, make).value, path, text);
+        if let Some(p) = self.part(key, make) {
+            append(&mut p.value, path, text);
+        }
     }
 
     /// Appends `text` to the string at `path` in the part at `key`, if there is one.
@@ -215,7 +251,9 @@ impl Turn {
                 }
                 call.insert("type".into(), "function".into());
                 call.insert("function".into(), json!({"name": "", "arguments": ""}));
-                self.part(ti, || Value::Object(call));
+                if self.part(ti, || Value::Object(call)).is_none() {
+                    return;
+                }
                 if let Some(id) = id {
                     self.set_in(ti, &["id"], Value::String(id));
                 }
@@ -327,7 +365,6 @@ impl Turn {
         let Some(o) = part.as_object() else { return };
         let signature = o.get("thoughtSignature").filter(|s| s.as_str().is_some_and(|s| !s.is_empty()));
         if let Some(fc) = o.get("functionCall").filter(|fc| fc.is_object()) {
-            self.held += size(part);
             let name = fc.get("name").and_then(Value::as_str).filter(|n| !n.is_empty());
             let id = fc.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
             let args = fc.get("args").filter(|a| !a.is_null());
@@ -349,6 +386,7 @@ impl Turn {
                             *slot = s.clone();
                         }
                     }
+                    self.held += size(part);
                     if !more {
                         self.open_call = None;
                     }
@@ -391,13 +429,15 @@ impl Turn {
                 return; // Nothing to keep (Vertex refuses an empty text part).
             }
         }
-        self.held += size(part);
         self.push_part(part.clone());
     }
 
+    /// Adds a part after the others ([`Turn::admit`]).
     fn push_part(&mut self, value: Value) {
-        self.parts.push((self.count, Part { value, ..Part::default() }));
-        self.count += 1;
+        if let Some(value) = self.admit(value) {
+            self.parts.push((self.count, Part { value, ..Part::default() }));
+            self.count += 1;
+        }
     }
 
     /// Bedrock ConverseStream: each content block by its index (`contentBlockStart` for a tool
@@ -429,8 +469,9 @@ impl Turn {
             if let Some(redacted) = r.get("redactedContent") {
                 let bytes = bytes_of(redacted);
                 self.held += bytes.len();
-                let p = self.part(idx, || json!({"reasoningContent": {}}));
-                p.bytes.get_or_insert_with(Vec::new).extend(bytes);
+                if let Some(p) = self.part(idx, || json!({"reasoningContent": {}})) {
+                    p.bytes.get_or_insert_with(Vec::new).extend(bytes);
+                }
             }
         }
     }
@@ -438,8 +479,8 @@ impl Turn {
     /// The turn as the provider's message (Responses: its output items). `LIMIT_EXCEEDED` when
     /// it was dropped.
     pub(super) fn message(&self, format: CallFormat) -> Result<Value> {
-        if self.lost {
-            return Err(Self::lost_error());
+        if let Some(e) = self.lost_error() {
+            return Err(e);
         }
         let parts = |input: &[&str]| -> Vec<Value> { self.parts.iter().map(|(_, p)| p.made(input)).collect() };
         Ok(match format {
@@ -763,6 +804,23 @@ mod tests {
         let mut sdk = events.to_vec();
         sdk[5] = delta(1, json!({"reasoningContent":{"redactedContent":{"0":114,"1":101,"2":100,"3":97,"4":99,"5":116,"6":101,"7":100}}}));
         assert_eq!(run(CallFormat::Bedrock, &sdk, None).1, expected);
+    }
+
+    #[test]
+    fn a_turn_is_bounded_in_parts_each_charged_what_it_costs() {
+        // Gemini's calls come whole: none is open, and each is a part of the turn.
+        let parts: Vec<Value> = (0..=MAX_TURN_PARTS).map(|i| json!({"functionCall":{"name":"t","args":{"i":i}}})).collect();
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let e = acc.push(&json!({"candidates":[{"content":{"role":"model","parts":parts}}]}), None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::LimitExceeded);
+        assert!(e.message.starts_with("the model's turn passed"), "{e}");
+        assert!(acc.turn.parts.is_empty(), "the memory is given back");
+        assert_eq!(acc.finish(None).len(), MAX_TURN_PARTS + 1, "the calls are all read");
+        assert_eq!(acc.message().unwrap_err().code, ErrorCode::LimitExceeded);
+        // A part costs more than its JSON: a call of an index alone as much as its slot and maps.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        acc.push(&json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0}]}}]}), None).unwrap();
+        assert!(acc.turn.held > PART_BYTES, "{}", acc.turn.held);
     }
 
     #[test]
