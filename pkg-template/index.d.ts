@@ -834,6 +834,11 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    * - `bedrock`: `{role: "assistant", content: [...]}`: `reasoningContent` (`reasoningText` with `signature`, or
    *   `redactedContent` as a `Uint8Array`), `text`, `toolUse`.
    *
+   * A text block of white space at most (one started and never written to) is left out for Anthropic and Bedrock,
+   * which refuse it. A turn with nothing in it (no text, no call) is `content: []`, `parts: []`, `[]`, or
+   * `content: null` without `tool_calls`: leave it out of the conversation, as the providers refuse it there
+   * (Anthropic an empty message but the last, Gemini and Bedrock any, OpenAI `content: null` without calls).
+   *
    * Arguments cut short by a stream that ended early are `{}` where the provider wants an object (Anthropic,
    * Bedrock). A turn is held up to 32 MiB and 4,096 parts (blocks, items, calls): past that it is dropped, the
    * `push` that went past throws `LIMIT_EXCEEDED` (its calls come with the next `push` or `finish`, and calls are

@@ -1118,13 +1118,19 @@ impl Accumulator {
     ///   each as its `response.output_item.done` gave it.
     /// * Anthropic: `{role: "assistant", content: [...]}`, the content blocks in index order as
     ///   their deltas made them: `thinking` (with `signature`), `redacted_thinking`, `text`
-    ///   (with `citations`), `tool_use` (`input` read from its streamed JSON), and any other
-    ///   block as it started.
+    ///   (with `citations`; one of white space at most is left out, as Anthropic refuses it),
+    ///   `tool_use` (`input` read from its streamed JSON), and any other block as it started.
     /// * Gemini: `{role: "model", parts: [...]}` of the first candidate: text streamed in pieces
     ///   put together again (thoughts apart from the rest, each signature on the text it ends),
     ///   `functionCall` parts (arguments streamed in parts put together), other parts as sent.
     /// * Bedrock: `{role: "assistant", content: [...]}` in index order: `reasoningContent`
-    ///   (`reasoningText` with `signature`, or `redactedContent` as base64), `text`, `toolUse`.
+    ///   (`reasoningText` with `signature`, or `redactedContent` as base64), `text` (but one of
+    ///   white space at most, which Bedrock refuses), `toolUse`.
+    ///
+    /// A turn with nothing in it (the model sent no text and no call) is `content: []`,
+    /// `parts: []`, `[]`, or Chat's `content: null` without `tool_calls`: not for the
+    /// conversation, as the providers refuse it there (Anthropic an empty message but the last,
+    /// Gemini and Bedrock any, OpenAI Chat `content: null` without calls).
     ///
     /// Arguments streamed as JSON text that is not a whole object (a stream cut short) are
     /// given as `{}` where the provider wants an object (Anthropic, Bedrock). A turn that grew

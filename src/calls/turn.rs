@@ -482,7 +482,12 @@ impl Turn {
         if let Some(e) = self.lost_error() {
             return Err(e);
         }
-        let parts = |input: &[&str]| -> Vec<Value> { self.parts.iter().map(|(_, p)| p.made(input)).collect() };
+        // Anthropic and Bedrock refuse a text block with no text but white space ("text content
+        // blocks must be non-empty", "... must contain non-whitespace text"): a block started and
+        // never written to is left out, as Gemini's empty text parts are when read.
+        let parts = |input: &[&str], blank: bool| -> Vec<Value> {
+            self.parts.iter().filter(|(_, p)| blank || !p.blank_text()).map(|(_, p)| p.made(input)).collect()
+        };
         Ok(match format {
             CallFormat::OpenAi | CallFormat::Ollama => {
                 let mut m = Map::new();
@@ -494,19 +499,31 @@ impl Turn {
                     }
                 }
                 if !self.parts.is_empty() {
-                    m.insert("tool_calls".into(), Value::Array(parts(&[])));
+                    m.insert("tool_calls".into(), Value::Array(parts(&[], true)));
                 }
                 Value::Object(m)
             }
-            CallFormat::OpenAiResponses => Value::Array(parts(&[])),
-            CallFormat::Anthropic => json!({"role": "assistant", "content": parts(&["input"])}),
-            CallFormat::Gemini => json!({"role": "model", "parts": parts(&[])}),
-            CallFormat::Bedrock => json!({"role": "assistant", "content": parts(&["toolUse", "input"])}),
+            CallFormat::OpenAiResponses => Value::Array(parts(&[], true)),
+            CallFormat::Anthropic => json!({"role": "assistant", "content": parts(&["input"], false)}),
+            CallFormat::Gemini => json!({"role": "model", "parts": parts(&[], true)}),
+            CallFormat::Bedrock => json!({"role": "assistant", "content": parts(&["toolUse", "input"], false)}),
         })
     }
 }
 
 impl Part {
+    /// A text block (Anthropic's, Bedrock's) of white space at most, without citations.
+    fn blank_text(&self) -> bool {
+        let Some(o) = self.value.as_object() else { return false };
+        o.get("text").and_then(Value::as_str).is_some_and(|t| t.trim().is_empty())
+            && o.iter().all(|(k, v)| match k.as_str() {
+                "text" => true,
+                "type" => v == "text",
+                "citations" => v.is_null() || v.as_array().is_some_and(Vec::is_empty),
+                _ => false,
+            })
+    }
+
     /// The part as sent back: streamed arguments read into the input at `input` (an object; `{}`
     /// for text that is not one, as a stream cut short leaves it), redacted bytes as base64.
     fn made(&self, input: &[&str]) -> Value {
@@ -804,6 +821,39 @@ mod tests {
         let mut sdk = events.to_vec();
         sdk[5] = delta(1, json!({"reasoningContent":{"redactedContent":{"0":114,"1":101,"2":100,"3":97,"4":99,"5":116,"6":101,"7":100}}}));
         assert_eq!(run(CallFormat::Bedrock, &sdk, None).1, expected);
+    }
+
+    #[test]
+    fn blank_text_blocks_are_left_out_of_anthropic_and_bedrock_turns() {
+        // A text block started and never written to (the model went straight to a call), or
+        // written only white space: both providers refuse it sent back. One with citations stays.
+        let start = |i: u64, block: Value| json!({"type":"content_block_start","index":i,"content_block":block});
+        let text = |i: u64, t: &str| json!({"type":"content_block_delta","index":i,"delta":{"type":"text_delta","text":t}});
+        let cited = json!({"type":"char_location","cited_text":"x","document_index":0,"start_char_index":0,"end_char_index":1});
+        let (_, message) = run(CallFormat::Anthropic, &[
+            start(0, json!({"type":"text","text":""})),
+            json!({"type":"content_block_stop","index":0}),
+            start(1, json!({"type":"text","text":"","citations":null})),
+            text(1, "\n\n"),
+            start(2, json!({"type":"text","text":"","citations":[]})),
+            json!({"type":"content_block_delta","index":2,"delta":{"type":"citations_delta","citation":cited}}),
+            start(3, json!({"type":"tool_use","id":"toolu_1","name":"t","input":{}})),
+            json!({"type":"content_block_stop","index":3}),
+        ], None);
+        assert_eq!(message["content"], json!([
+            {"type":"text","text":"","citations":[cited]},
+            {"type":"tool_use","id":"toolu_1","name":"t","input":{}}
+        ]));
+        let delta = |i: u64, d: Value| json!({"contentBlockDelta":{"contentBlockIndex":i,"delta":d}});
+        let (_, message) = run(CallFormat::Bedrock, &[delta(0, json!({"text":""})), delta(1, json!({"text":" \n"})), delta(2, json!({"text":"Hi."}))], None);
+        assert_eq!(message["content"], json!([{"text":"Hi."}]));
+        // A turn with nothing in it is empty, as the providers' own forms give it (not to be sent:
+        // Anthropic takes an empty message only last, Gemini and Bedrock none).
+        let (_, message) = run(CallFormat::Anthropic, &[start(0, json!({"type":"text","text":""}))], None);
+        assert_eq!(message, json!({"role":"assistant","content":[]}));
+        assert_eq!(Accumulator::new(CallFormat::Bedrock).message().unwrap(), json!({"role":"assistant","content":[]}));
+        assert_eq!(Accumulator::new(CallFormat::Gemini).message().unwrap(), json!({"role":"model","parts":[]}));
+        assert_eq!(Accumulator::new(CallFormat::OpenAiResponses).message().unwrap(), json!([]));
     }
 
     #[test]
