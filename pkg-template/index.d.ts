@@ -826,7 +826,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    * - `openai`: `{role: "assistant", content: text | null, refusal?, tool_calls?: [{id, type: "function",
    *   function: {name, arguments}}]}` of the first choice;
    * - `ollama`: the same, with `thinking` and arguments as objects from Ollama's own `/api/chat`;
-   * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them;
+   * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them (a
+   *   function call not done yet, in a stream cut short: as `output_item.added` gave it, arguments so far);
    * - `anthropic`: `{role: "assistant", content: [...]}`, the blocks in index order (`thinking`, `redacted_thinking`,
    *   `text`, `tool_use` with its `input`, others as they started);
    * - `gemini`, `vertex`: `{role: "model", parts: [...]}` of the first candidate, text streamed in pieces put

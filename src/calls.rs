@@ -1115,7 +1115,8 @@ impl Accumulator {
     ///   for the first choice; arguments are text, or objects from Ollama's own `/api/chat`
     ///   (whose calls without an id are `call_{n}`, as in their [`ToolCall`]s).
     /// * OpenAI Responses: the output items (reasoning, message, function calls...), in order,
-    ///   each as its `response.output_item.done` gave it.
+    ///   each as its `response.output_item.done` gave it; a function call not done yet (a stream
+    ///   cut short) as `output_item.added` gave it, with the arguments streamed so far.
     /// * Anthropic: `{role: "assistant", content: [...]}`, the content blocks in index order as
     ///   their deltas made them: `thinking` (with `signature`), `redacted_thinking`, `text`
     ///   (with `citations`; one of white space at most is left out, as Anthropic refuses it),

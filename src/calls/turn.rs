@@ -31,6 +31,9 @@ struct Part {
     args: Option<String>,
     /// Bedrock `redactedContent`, as bytes (given as base64, or as a `Uint8Array` through JSON).
     bytes: Option<Vec<u8>>,
+    /// Responses: a function call as `output_item.added` gave it, its arguments appended as they
+    /// stream, until `output_item.done` puts the whole item in its place.
+    streaming: bool,
 }
 
 /// The turn being put together.
@@ -184,11 +187,11 @@ impl Turn {
     }
 
     /// Sets the part at `key` to `value`, in place of what was there.
-    fn put(&mut self, key: u64, value: Value) {
+    fn put(&mut self, key: u64, value: Value) -> Option<&mut Part> {
         self.held += size(&value);
-        if let Some(p) = self.part(key, || Value::Null) {
-            p.value = value;
-        }
+        let p = self.part(key, || Value::Null)?;
+        *p = Part { value, ..Part::default() };
+        Some(p)
     }
 
     /// Appends `text` to the string at `path` in the part at `key` (made by `make` if absent).
@@ -284,13 +287,46 @@ impl Turn {
     }
 
     /// Responses: each output item whole, as `response.output_item.done` gives it, at its output
-    /// index (after the others without one).
+    /// index (after the others without one). Until then a function call is kept as
+    /// `output_item.added` gave it, its arguments as they stream to its output index: a stream
+    /// cut short has the call that [`super::Accumulator::finish`] gives, for its output to answer.
     fn responses(&mut self, ev: &Value) {
-        if ev.get("type").and_then(Value::as_str) == Some("response.output_item.done") {
-            if let Some(item) = ev.get("item").filter(|i| i.is_object()) {
-                let next = self.parts.last().map_or(0, |(k, _)| k + 1);
-                self.put(ev.get("output_index").and_then(Value::as_u64).unwrap_or(next), item.clone());
+        let index = ev.get("output_index").and_then(Value::as_u64);
+        let item = ev.get("item").filter(|i| i.is_object());
+        let next = self.parts.last().map_or(0, |(k, _)| k + 1);
+        match ev.get("type").and_then(Value::as_str) {
+            Some("response.output_item.done") => {
+                if let Some(item) = item {
+                    self.put(index.unwrap_or(next), item.clone());
+                }
             }
+            Some("response.output_item.added") => {
+                let key = index.unwrap_or(next);
+                if let Some(call) = item.filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
+                    if self.get(key).is_none() {
+                        if let Some(p) = self.put(key, call.clone()) {
+                            p.streaming = true;
+                        }
+                    }
+                }
+            }
+            Some("response.function_call_arguments.delta") => {
+                if let (Some(key), Some(text)) = (index, ev.get("delta").and_then(Value::as_str)) {
+                    self.held += text.len();
+                    if let Some(p) = self.get(key).filter(|p| p.streaming) {
+                        append(&mut p.value, &["arguments"], text);
+                    }
+                }
+            }
+            Some("response.function_call_arguments.done") => {
+                if let (Some(key), Some(whole)) = (index, ev.get("arguments").filter(|a| a.is_string())) {
+                    self.held += size(whole);
+                    if let Some(slot) = self.get(key).filter(|p| p.streaming).and_then(|p| value_at(&mut p.value, &["arguments"])) {
+                        *slot = whole.clone();
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -728,6 +764,38 @@ mod tests {
         assert_eq!(calls.len(), 2);
         assert_eq!(message, expected);
         assert_eq!(run_text(CallFormat::OpenAiResponses, &events, 9), expected);
+    }
+
+    #[test]
+    fn a_responses_call_cut_short_is_in_the_turn_as_it_streamed() {
+        // The stream ends inside a call's arguments: finish gives the call, so the turn has it
+        // (a `function_call_output` without its call is refused), with the arguments so far.
+        let reasoning = json!({"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAA"});
+        let added = json!({"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_weather","arguments":"","status":"in_progress"});
+        let delta = |d: &str| json!({"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":d});
+        let events = [
+            json!({"type":"response.output_item.added","output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]}}),
+            json!({"type":"response.output_item.done","output_index":0,"item":reasoning}),
+            json!({"type":"response.output_item.added","output_index":1,"item":added}),
+            delta("{\"city\":"),
+            delta("\"Par"),
+        ];
+        let (calls, message) = run(CallFormat::OpenAiResponses, &events, None);
+        assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_1")]);
+        let mut cut = added.clone();
+        cut["arguments"] = json!("{\"city\":\"Par");
+        assert_eq!(message, json!([reasoning, cut]));
+        // `.arguments.done` gives them whole; `output_item.done` puts the item in its place, and
+        // nothing changes it after.
+        let whole = json!({"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}","status":"completed"});
+        let mut more = events.to_vec();
+        more.push(json!({"type":"response.function_call_arguments.done","item_id":"fc_1","output_index":1,"arguments":"{\"city\":\"Paris\"}"}));
+        let (_, message) = run(CallFormat::OpenAiResponses, &more, None);
+        assert_eq!(message[1]["arguments"], "{\"city\":\"Paris\"}");
+        more.push(json!({"type":"response.output_item.done","output_index":1,"item":whole}));
+        more.push(delta("x"));
+        let (_, message) = run(CallFormat::OpenAiResponses, &more, None);
+        assert_eq!(message, json!([reasoning, whole]));
     }
 
     #[test]
