@@ -696,8 +696,11 @@ export interface OpenAiAssistantMessage {
   content: string | null;
   /** The refusal, when the model streamed one. */
   refusal?: string;
-  /** The calls in index order, names and arguments as the model sent them (absent when there are none). */
-  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
+  /**
+   * The calls in index order, names and arguments as the model sent them (absent when there are none), with any
+   * other key their deltas carried (Gemini's OpenAI-compatible endpoint: `extra_content.google.thought_signature`).
+   */
+  tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string }; extra_content?: JsonObject }>;
 }
 
 /**
@@ -759,7 +762,8 @@ export interface BedrockAssistantMessage {
 
 /**
  * What {@link ToolCallAccumulator.message} returns for each provider. OpenAI Responses: the output items
- * (`ResponseInputItem`s: reasoning, message, function calls...) in order, each as `response.output_item.done` gave it.
+ * (`ResponseInputItem`s: reasoning, message, function calls...) in order, each as `response.output_item.done` gave it
+ * (a function call not done yet, in a stream cut short, as `output_item.added` gave it with its arguments so far).
  */
 export type AssistantMessage<P extends CallProvider = CallProvider> = P extends "openai"
   ? OpenAiAssistantMessage
@@ -824,7 +828,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    * `reasoningContent`. Names and arguments are the provider's, as the model sent them (not mapped through the name
    * map):
    * - `openai`: `{role: "assistant", content: text | null, refusal?, tool_calls?: [{id, type: "function",
-   *   function: {name, arguments}}]}` of the first choice;
+   *   function: {name, arguments}}]}` of the first choice, with any other key of a call's deltas as sent (Gemini's
+   *   OpenAI-compatible `extra_content`, holding the call's thought signature);
    * - `ollama`: the same, with `thinking` and arguments as objects from Ollama's own `/api/chat`;
    * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them (a
    *   function call not done yet, in a stream cut short: as `output_item.added` gave it, arguments so far);

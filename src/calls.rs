@@ -1113,7 +1113,9 @@ impl Accumulator {
     /// * OpenAI Chat and Ollama: `{role: "assistant", content (text or null), refusal?,
     ///   thinking? (Ollama), tool_calls?: [{id, type: "function", function: {name, arguments}}]}`
     ///   for the first choice; arguments are text, or objects from Ollama's own `/api/chat`
-    ///   (whose calls without an id are `call_{n}`, as in their [`ToolCall`]s).
+    ///   (whose calls without an id are `call_{n}`, as in their [`ToolCall`]s). Other keys of a
+    ///   call's deltas are kept as sent (Gemini's OpenAI-compatible `extra_content`, which holds
+    ///   the call's thought signature).
     /// * OpenAI Responses: the output items (reasoning, message, function calls...), in order,
     ///   each as its `response.output_item.done` gave it; a function call not done yet (a stream
     ///   cut short) as `output_item.added` gave it, with the arguments streamed so far.
@@ -1178,7 +1180,7 @@ impl Accumulator {
 
     /// One event, an object.
     fn push_event(&mut self, event: &Value, map: Option<&NameMap>) -> Vec<ToolCall> {
-        self.turn.record(self.format, event);
+        self.turn.record(self.format, event, self.emitted);
         let mut done = Vec::new();
         match self.format {
             CallFormat::Ollama if event.get("choices").is_none() => {

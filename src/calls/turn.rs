@@ -47,8 +47,6 @@ pub(super) struct Turn {
     fields: Value,
     /// Gemini: where the call whose arguments are still streaming (`willContinue`) is.
     open_call: Option<usize>,
-    /// Gemini parts and Ollama calls so far: the next key.
-    count: u64,
     /// About how many bytes the turn holds.
     held: usize,
     /// A part was not made, past [`MAX_TURN_PARTS`]: the turn is dropped once the event is read.
@@ -115,14 +113,16 @@ fn thought(o: &Map<String, Value>) -> bool {
 }
 
 impl Turn {
-    /// Reads one stream event (an object) into the turn. Past [`MAX_TURN_BYTES`] or
-    /// [`MAX_TURN_PARTS`] the turn is dropped; [`Turn::take_error`] says so once.
-    pub(super) fn record(&mut self, format: CallFormat, ev: &Value) {
+    /// Reads one stream event (an object) into the turn; `emitted` is how many calls the
+    /// accumulator gave before it ([`Turn::ollama`] numbers calls by it). Past
+    /// [`MAX_TURN_BYTES`] or [`MAX_TURN_PARTS`] the turn is dropped; [`Turn::take_error`] says
+    /// so once.
+    pub(super) fn record(&mut self, format: CallFormat, ev: &Value, emitted: usize) {
         if self.lost.is_some() {
             return;
         }
         match format {
-            CallFormat::Ollama if ev.get("choices").is_none() => self.ollama(ev),
+            CallFormat::Ollama if ev.get("choices").is_none() => self.ollama(ev, emitted),
             CallFormat::OpenAi | CallFormat::Ollama => self.chat(ev),
             CallFormat::OpenAiResponses => self.responses(ev),
             CallFormat::Anthropic => self.anthropic(ev),
@@ -260,6 +260,12 @@ impl Turn {
                 if let Some(id) = id {
                     self.set_in(ti, &["id"], Value::String(id));
                 }
+                // Other keys (Gemini's `extra_content`, with a thought signature) as sent.
+                for (k, v) in tc.as_object().into_iter().flatten() {
+                    if !matches!(k.as_str(), "index" | "id" | "type" | "function") {
+                        self.set_in(ti, &[k], v.clone());
+                    }
+                }
                 let Some(f) = tc.get("function") else { continue };
                 if let Some(name) = f.get("name").and_then(Value::as_str) {
                     self.append_to(ti, &["function", "name"], name);
@@ -274,15 +280,15 @@ impl Turn {
     }
 
     /// Ollama's own `/api/chat` stream: text, thinking, and whole calls (arguments as objects),
-    /// numbered `call_{n}` when they have no id, as [`super::parse_tool_calls`] numbers them.
-    fn ollama(&mut self, ev: &Value) {
+    /// numbered `call_{n}` when they have no id, `n` counting the calls given before (`emitted`
+    /// before this event), as their [`super::ToolCall`]s are.
+    fn ollama(&mut self, ev: &Value, emitted: usize) {
         let Some(m) = ev.get("message") else { return };
         self.append_fields(m, &["content", "thinking"]);
-        for tc in array(m, "tool_calls") {
-            let id = str_of(tc, "id").unwrap_or_else(|| format!("call_{}", self.count));
+        for (n, tc) in array(m, "tool_calls").iter().enumerate() {
+            let id = str_of(tc, "id").unwrap_or_else(|| format!("call_{}", emitted + n));
             let function = tc.get("function").cloned().unwrap_or(Value::Null);
-            self.put(self.count, json!({"id": id, "type": "function", "function": function}));
-            self.count += 1;
+            self.push_part(json!({"id": id, "type": "function", "function": function}));
         }
     }
 
@@ -470,9 +476,9 @@ impl Turn {
 
     /// Adds a part after the others ([`Turn::admit`]).
     fn push_part(&mut self, value: Value) {
+        let key = self.parts.last().map_or(0, |(k, _)| k + 1);
         if let Some(value) = self.admit(value) {
-            self.parts.push((self.count, Part { value, ..Part::default() }));
-            self.count += 1;
+            self.parts.push((key, Part { value, ..Part::default() }));
         }
     }
 
@@ -719,6 +725,18 @@ mod tests {
     }
 
     #[test]
+    fn a_chat_turn_keeps_the_other_keys_a_call_carries() {
+        // Gemini's OpenAI-compatible endpoint carries a call's thought signature in
+        // `extra_content`, which the next request must send back.
+        let extra = json!({"google":{"thought_signature":"c2lnLTE="}});
+        let (_, message) = run(CallFormat::OpenAi, &[
+            json!({"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"extra_content":extra,"function":{"arguments":"{}","name":"t"},"id":"call_1","type":"function"}]}}]}),
+            json!({"choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":"tool_calls"}]}),
+        ], None);
+        assert_eq!(message["tool_calls"], json!([{"id":"call_1","type":"function","function":{"name":"t","arguments":"{}"},"extra_content":extra}]));
+    }
+
+    #[test]
     fn ollama_turn_has_thinking_and_calls_with_object_arguments() {
         let line = |message: Value, done: bool| json!({"model":"qwen3","created_at":"2025-06-01T00:00:00Z","message":message,"done":done});
         let events = [
@@ -731,6 +749,11 @@ mod tests {
         ];
         let (calls, message) = run(CallFormat::Ollama, &events, None);
         assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_0"), Some("call_x")]);
+        // The turn numbers calls without an id as their `ToolCall`s are, whatever came before.
+        let chat = json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_c","function":{"name":"t","arguments":"{}"}}]},"finish_reason":"tool_calls"}]});
+        let (mixed, turn) = run(CallFormat::Ollama, &[chat, events[3].clone()], None);
+        assert_eq!(mixed.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_c"), Some("call_1")]);
+        assert_eq!(turn["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].as_str()).collect::<Vec<_>>(), [Some("call_c"), Some("call_1")]);
         assert_eq!(message, json!({"role":"assistant","content":"Checking.","thinking":"Both cities.","tool_calls":[
             {"id":"call_0","type":"function","function":{"name":"get_weather","arguments":{"city":"Paris"}}},
             {"id":"call_x","type":"function","function":{"name":"get_weather","arguments":{"city":"London"}}}
