@@ -460,6 +460,44 @@ test("ToolCallAccumulator.message(): the model's turn, as each provider wants it
   assert.deepEqual(turn.content.slice(1), [{ text: "Done." }, { toolUse: { toolUseId: "tu_1", name: "t", input: { a: 1 } } }]);
 });
 
+test("ToolCallAccumulator.message(): a stream cut short, blank text, what a call carries, calls past the bound", () => {
+  // Responses: the stream ends inside a call's arguments; the call is in the turn, for its output to answer.
+  const r = new tw.ToolCallAccumulator("openai-responses");
+  const reasoning = { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "gAAAA" };
+  const added = { type: "function_call", id: "fc_1", call_id: "call_1", name: "t", arguments: "", status: "in_progress" };
+  r.push({ type: "response.output_item.done", output_index: 0, item: reasoning });
+  r.push({ type: "response.output_item.added", output_index: 1, item: added });
+  r.push({ type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 1, delta: "{\"a\":" });
+  assert.deepEqual(r.finish().map((c) => c.id), ["call_1"]);
+  assert.deepEqual(r.message(), [reasoning, { ...added, arguments: "{\"a\":" }]);
+
+  // Anthropic: a text block started and never written to is left out.
+  const a = new tw.ToolCallAccumulator("anthropic");
+  a.push({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
+  a.push({ type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_1", name: "t", input: {} } });
+  a.push({ type: "content_block_stop", index: 1 });
+  assert.deepEqual(a.message(), { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "t", input: {} }] });
+
+  // Gemini through OpenAI's API: the call's thought signature in `extra_content` goes back with it.
+  const o = new tw.ToolCallAccumulator("openai");
+  const extra = { google: { thought_signature: "c2ln" } };
+  o.push({ choices: [{ index: 0, delta: { role: "assistant", tool_calls: [{ extra_content: extra, function: { arguments: "{}", name: "t" }, id: "call_1", type: "function" }] }, finish_reason: "tool_calls" }] });
+  assert.deepEqual(o.message().tool_calls, [{ id: "call_1", type: "function", function: { name: "t", arguments: "{}" }, extra_content: extra }]);
+
+  // Past 1,024 calls at once, the calls being read are dropped, and the turn that listed them.
+  const many = new tw.ToolCallAccumulator("openai");
+  const errors = [];
+  for (let i = 0; i <= 1024; i++) {
+    try {
+      many.push({ choices: [{ index: 0, delta: { tool_calls: [{ index: i, id: `c${i}`, function: { name: "t", arguments: "{}" } }] } }] });
+    } catch (e) {
+      errors.push(e);
+    }
+  }
+  assert.deepEqual(errors.map((e) => e.code), ["LIMIT_EXCEEDED"]);
+  assert.throws(() => many.message(), { code: "LIMIT_EXCEEDED" });
+});
+
 test("toolsSystemPrompt: English and Simplified Chinese", () => {
   const en = tw.toolsSystemPrompt(tools);
   assert.match(en, /## mcp__github__search\nSearch issues\nParameters:\n- q \(string, required\)\n- state \(integer, optional\) \[0, 1\]/);
