@@ -243,6 +243,11 @@ impl Turn {
                 continue;
             }
             let Some(delta) = choice.get("delta").or_else(|| choice.get("message")) else { continue };
+            // Text given, if empty, is text: an assistant message of `content: null` and no calls
+            // is refused sent back (the SDK's message has `""`, as the stream gave it).
+            if delta.get("content").is_some_and(Value::is_string) && self.fields.get("content").is_none() {
+                append(&mut self.fields, &["content"], "");
+            }
             self.append_fields(delta, &["content", "refusal"]);
             for (pos, tc) in array(delta, "tool_calls").iter().enumerate() {
                 let ti = tc.get("index").and_then(Value::as_u64).unwrap_or(pos as u64);
@@ -722,6 +727,23 @@ mod tests {
         assert_eq!(message, json!({"role":"assistant","content":"Hi","refusal":"No."}));
         // Nothing pushed yet.
         assert_eq!(Accumulator::new(CallFormat::OpenAi).message().unwrap(), json!({"role":"assistant","content":null}));
+    }
+
+    #[test]
+    fn an_empty_chat_text_is_empty_text_not_null() {
+        // A turn cut by max_tokens before any text: the stream gave `content: ""`, so the turn
+        // has it (OpenAI refuses an assistant message of `content: null` without calls).
+        let chunk = |delta: Value, finish: Value| json!({"choices":[{"index":0,"delta":delta,"finish_reason":finish}]});
+        let events = [chunk(json!({"role":"assistant","content":"","refusal":null}), Value::Null), chunk(json!({}), json!("length"))];
+        assert_eq!(run(CallFormat::OpenAi, &events, None).1, json!({"role":"assistant","content":""}));
+        assert_eq!(run_text(CallFormat::OpenAi, &events, 3), json!({"role":"assistant","content":""}));
+        // Text after it is put after it; `content: null` before calls stays `null`, as an empty
+        // refusal is no refusal.
+        let (_, message) = run(CallFormat::OpenAi, &[events[0].clone(), chunk(json!({"content":"Hi"}), Value::Null)], None);
+        assert_eq!(message, json!({"role":"assistant","content":"Hi"}));
+        let call = json!({"index":0,"id":"call_1","type":"function","function":{"name":"t","arguments":"{}"}});
+        let (_, message) = run(CallFormat::OpenAi, &[chunk(json!({"role":"assistant","content":null,"refusal":"","tool_calls":[call]}), json!("tool_calls"))], None);
+        assert_eq!(message, json!({"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"t","arguments":"{}"}}]}));
     }
 
     #[test]
