@@ -801,7 +801,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    * next), single `data:` lines, or JSON (one event, or one per line). `event:`, `id:`, `retry:` and comment
    * lines are ignored, `data:` lines of one event are joined as SSE joins them, `[DONE]` is skipped; an event
    * is taken as soon as its data is a whole JSON object (so lines given without their line ends lose nothing).
-   * Returns the calls it completed (often none).
+   * Returns the calls it completed (often none). A Chat call's name is put together from its pieces; one sent
+   * whole again in a later delta (as some servers do) is not repeated.
    *
    * Throws `INVALID_INPUT` for an event that is not an object (`42`, `null`, an array), `INVALID_JSON` for
    * an event's data that is not JSON or a line that is neither SSE nor JSON, and `PROVIDER_ERROR` for the

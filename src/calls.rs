@@ -636,6 +636,16 @@ fn merge_args(whole: &mut Value, args: Option<&Value>, partial: Option<&Vec<Valu
     }
 }
 
+/// A piece of a Chat call's name: streamed in pieces it is appended (Gemini's OpenAI-compatible
+/// endpoint sends `edit_ex` + `isting_file`), but some servers send the whole name again in
+/// every delta (GPT-5 at times, MiniMax through NVIDIA NIM), which appended would double it: a
+/// piece equal to the name so far is that name again.
+fn add_name_piece(name: &mut String, piece: &str) {
+    if name != piece {
+        name.push_str(piece);
+    }
+}
+
 /// A call being assembled from stream events.
 #[derive(Debug, Clone, Default)]
 struct Partial {
@@ -1371,7 +1381,7 @@ impl Accumulator {
                     }
                     if let Some(f) = tc.get("function") {
                         if let Some(n) = f.get("name").and_then(Value::as_str) {
-                            p.name.push_str(n);
+                            add_name_piece(&mut p.name, n);
                         }
                         match f.get("arguments") {
                             Some(Value::String(a)) => p.args.push_str(a),
@@ -2118,8 +2128,8 @@ mod tests {
             push(&mut acc, &delta(i, args), None);
         }
         acc.open.too_large();
-        // `nn{"a":1}`, `n{`, `n`.
-        assert_eq!(acc.open.bytes, 12);
+        // `n{"a":1}` (its name sent twice is said once), `n{`, `n`.
+        assert_eq!(acc.open.bytes, 11);
         assert_eq!(acc.open.bytes, acc.open.calls.iter().map(|(_, p)| p.bytes()).sum::<usize>());
         push(&mut acc, &json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}), None);
         assert_eq!((acc.open.calls.len(), acc.open.bytes), (0, 0));
@@ -2187,6 +2197,23 @@ mod tests {
     }
 
     const ARGS: &str = r#"{"title":"naïve \"quoted\" 😀","labels":["a","b"],"n":12}"#;
+
+    /// A name sent whole in every delta is the name, not the name repeated; in pieces, it is put
+    /// together; the turn says the same.
+    #[test]
+    fn a_name_repeated_in_every_delta_is_said_once() {
+        let delta = |name: &str, args: &str| json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":name,"arguments":args}}]}}]});
+        let done = json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]});
+        for (pieces, want) in [(["read_file", "read_file", "read_file"], "read_file"), (["edit_ex", "isting_file", ""], "edit_existing_file")] {
+            let mut acc = Accumulator::new(CallFormat::OpenAi);
+            for (piece, args) in pieces.iter().zip(["{\"p", "ath\":", "\"a\"}"]) {
+                assert_eq!(push(&mut acc, &delta(piece, args), None), []);
+            }
+            let calls = push(&mut acc, &done, None);
+            assert_eq!((calls[0].provider_name.as_str(), &calls[0].arguments), (want, &json!({"path": "a"})));
+            assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"]["name"], want);
+        }
+    }
 
     #[test]
     fn openai_stream_fragments_at_every_split() {

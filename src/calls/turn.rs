@@ -273,7 +273,11 @@ impl Turn {
                 }
                 let Some(f) = tc.get("function") else { continue };
                 if let Some(name) = f.get("name").and_then(Value::as_str) {
-                    self.append_to(ti, &["function", "name"], name);
+                    // The whole name again is not more of it (`add_name_piece`).
+                    let again = self.get(ti).and_then(|p| p.value.pointer("/function/name")).and_then(Value::as_str) == Some(name);
+                    if !again {
+                        self.append_to(ti, &["function", "name"], name);
+                    }
                 }
                 match f.get("arguments") {
                     Some(Value::String(a)) => self.append_to(ti, &["function", "arguments"], a),
