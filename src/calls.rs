@@ -685,11 +685,6 @@ const MAX_OPEN_CALLS: usize = 1024;
 #[derive(Debug, Clone, Default)]
 struct OpenCalls {
     calls: Vec<((u64, u64), Partial)>,
-    /// Their names and arguments, in bytes ([`Partial::bytes`]), kept as they change.
-    bytes: usize,
-    /// The call last handed out to be changed, and its size then: counted again when the
-    /// calls are next used.
-    lent: Option<((u64, u64), usize)>,
     /// A call was not made, past [`MAX_OPEN_CALLS`].
     overflow: bool,
 }
@@ -706,26 +701,9 @@ impl OpenCalls {
         self.calls.binary_search_by(|(k, _)| k.cmp(&key))
     }
 
-    /// Counts the call last handed out again, as it may have changed since.
-    fn settle(&mut self) {
-        if let Some((key, before)) = self.lent.take() {
-            if let Ok(i) = self.find(key) {
-                self.bytes = self.bytes - before + self.calls[i].1.bytes();
-            }
-        }
-    }
-
-    /// The call at index `i`, to be changed.
-    fn lend(&mut self, i: usize) -> &mut Partial {
-        let (key, p) = &mut self.calls[i];
-        self.lent = Some((*key, p.bytes()));
-        p
-    }
-
     /// The call at `key`, created empty if absent; `None` when it is absent and
     /// [`MAX_OPEN_CALLS`] are open already (the overflow is then noted, for [`OpenCalls::too_large`]).
     fn entry(&mut self, key: (u64, u64)) -> Option<&mut Partial> {
-        self.settle();
         let i = match self.find(key) {
             Ok(i) => i,
             Err(_) if self.calls.len() >= MAX_OPEN_CALLS => {
@@ -737,13 +715,12 @@ impl OpenCalls {
                 i
             }
         };
-        Some(self.lend(i))
+        Some(&mut self.calls[i].1)
     }
 
     fn get_mut(&mut self, key: (u64, u64)) -> Option<&mut Partial> {
-        self.settle();
         let i = self.find(key).ok()?;
-        Some(self.lend(i))
+        Some(&mut self.calls[i].1)
     }
 
     fn contains(&self, key: (u64, u64)) -> bool {
@@ -751,17 +728,19 @@ impl OpenCalls {
     }
 
     fn remove(&mut self, key: (u64, u64)) -> Option<Partial> {
-        self.settle();
-        let p = self.calls.remove(self.find(key).ok()?).1;
-        self.bytes -= p.bytes();
-        Some(p)
+        Some(self.calls.remove(self.find(key).ok()?).1)
+    }
+
+    /// Their names and arguments, in bytes ([`Partial::bytes`]): at most [`MAX_OPEN_CALLS`]
+    /// added once an event.
+    fn bytes(&self) -> usize {
+        self.calls.iter().map(|(_, p)| p.bytes()).sum()
     }
 
     /// Whether a call was refused past [`MAX_OPEN_CALLS`], or the calls hold more than
     /// [`MAX_OPEN_BYTES`].
-    fn too_large(&mut self) -> bool {
-        self.settle();
-        self.overflow || self.bytes > MAX_OPEN_BYTES
+    fn too_large(&self) -> bool {
+        self.overflow || self.bytes() > MAX_OPEN_BYTES
     }
 
     fn keys(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
@@ -2121,18 +2100,16 @@ mod tests {
         let done = json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]});
         push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[call(0)]}}]}), None);
         assert_eq!(push(&mut acc, &done, None).len(), 1);
-        // The size of the calls is kept as they change, not counted again at each push.
+        // The size of the calls: their names and arguments.
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         let delta = |i: usize, args: &str| json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"function":{"name":"n","arguments":args}}]}}]});
         for (i, args) in [(0, "{\"a\""), (1, "{"), (0, ":1}"), (2, "")] {
             push(&mut acc, &delta(i, args), None);
         }
-        acc.open.too_large();
         // `n{"a":1}` (its name sent twice is said once), `n{`, `n`.
-        assert_eq!(acc.open.bytes, 11);
-        assert_eq!(acc.open.bytes, acc.open.calls.iter().map(|(_, p)| p.bytes()).sum::<usize>());
+        assert_eq!(acc.open.bytes(), 11);
         push(&mut acc, &json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}), None);
-        assert_eq!((acc.open.calls.len(), acc.open.bytes), (0, 0));
+        assert_eq!((acc.open.calls.len(), acc.open.bytes()), (0, 0));
     }
 
     #[test]

@@ -452,12 +452,17 @@ impl NameMap {
 
     /// Looks a provider name up, or reports it unknown.
     pub fn resolve(&self, name: &str) -> Result<&NameEntry> {
-        self.index().get(name).and_then(|&i| self.entries.get(i)).ok_or_else(|| {
+        self.position(name).and_then(|i| self.entries.get(i)).ok_or_else(|| {
             Error::new(
                 ErrorCode::UnknownToolName,
                 format!("no tool is named \"{name}\" in this name map ({} names)", self.entries.len()),
             )
         })
+    }
+
+    /// Where a provider name's entry is in [`NameMap::entries`].
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.index().get(name).copied()
     }
 
     /// Serialises to JSON (`{version:1, entries:[...]}`, `nameMap.toJSON()`).

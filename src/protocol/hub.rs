@@ -93,8 +93,8 @@ impl Routes {
     /// The entry of a provider name, and the annotations its tool had.
     fn resolve(&self, name: &str) -> Result<(&NameEntry, Option<ToolAnnotations>)> {
         let entry = self.map.resolve(name)?;
-        let at = self.map.entries().iter().position(|e| std::ptr::eq(e, entry));
-        Ok((entry, at.and_then(|i| self.annotations.get(i).cloned().flatten())))
+        let annotations = self.map.position(name).and_then(|i| self.annotations.get(i).cloned().flatten());
+        Ok((entry, annotations))
     }
 }
 
