@@ -47,6 +47,7 @@
 //! [`Client::listen`] is `subscriptions/listen`.
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -206,28 +207,57 @@ impl From<Error> for Failure {
 #[derive(Default)]
 struct CloseSignal {
     generation: Cell<u64>,
-    wakers: RefCell<Vec<std::task::Waker>>,
+    /// The waiters' wakers by their keys: a waiter takes its own out when dropped, so an open
+    /// client holds none for the requests that have ended.
+    wakers: RefCell<BTreeMap<u64, std::task::Waker>>,
+    next_key: Cell<u64>,
 }
 
 impl CloseSignal {
     fn fire(&self) {
         self.generation.set(self.generation.get() + 1);
-        for w in self.wakers.borrow_mut().drain(..) {
+        let wakers = std::mem::take(&mut *self.wakers.borrow_mut());
+        for w in wakers.into_values() {
             w.wake();
         }
     }
 
     /// Resolves once `fire` is called after this point.
-    fn wait(&self) -> impl Future<Output = ()> + '_ {
-        let start = self.generation.get();
-        std::future::poll_fn(move |cx| {
-            if self.generation.get() != start {
-                std::task::Poll::Ready(())
-            } else {
-                self.wakers.borrow_mut().push(cx.waker().clone());
-                std::task::Poll::Pending
-            }
-        })
+    fn wait(&self) -> CloseWait<'_> {
+        CloseWait { signal: self, start: self.generation.get(), key: None }
+    }
+}
+
+/// [`CloseSignal::wait`].
+struct CloseWait<'a> {
+    signal: &'a CloseSignal,
+    start: u64,
+    key: Option<u64>,
+}
+
+impl Future for CloseWait<'_> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        let signal = self.signal;
+        if signal.generation.get() != self.start {
+            return std::task::Poll::Ready(());
+        }
+        let key = *self.key.get_or_insert_with(|| {
+            let k = signal.next_key.get();
+            signal.next_key.set(k + 1);
+            k
+        });
+        signal.wakers.borrow_mut().insert(key, cx.waker().clone());
+        std::task::Poll::Pending
+    }
+}
+
+impl Drop for CloseWait<'_> {
+    fn drop(&mut self) {
+        if let Some(key) = self.key {
+            self.signal.wakers.borrow_mut().remove(&key);
+        }
     }
 }
 

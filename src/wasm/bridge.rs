@@ -3,7 +3,11 @@
 //! `AbortController` per request (aborted when Rust drops the request), and timers from
 //! gloo-timers. Everything is duck-typed through `Reflect`, so any fetch-like function works.
 
+use std::cell::RefCell;
 use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
 
 use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -88,6 +92,70 @@ impl Drop for AbortGuard {
             let _ = call_method(c, "abort", &[]);
         }
     }
+}
+
+/// Resolves when an AbortSignal fires. Its listener is removed when it is dropped, so a call
+/// whose signal never fires leaves nothing on the signal (an app's one signal for all its calls
+/// would otherwise gather a listener, and the wasm state it holds, per call).
+pub(crate) struct AbortWait {
+    signal: JsValue,
+    /// Fired, and the task to wake then.
+    state: Rc<RefCell<(bool, Option<Waker>)>>,
+    listener: Option<Closure<dyn FnMut()>>,
+}
+
+impl AbortWait {
+    /// `signal` has `aborted` and `addEventListener` (checked by the caller).
+    pub(crate) fn new(signal: &JsValue) -> Self {
+        let state: Rc<RefCell<(bool, Option<Waker>)>> = Rc::default();
+        let fired = state.clone();
+        let listener = Closure::<dyn FnMut()>::new(move || {
+            let waker = {
+                let mut s = fired.borrow_mut();
+                s.0 = true;
+                s.1.take()
+            };
+            if let Some(w) = waker {
+                w.wake();
+            }
+        });
+        let _ = call_method(signal, "addEventListener", &["abort".into(), listener.as_ref().clone()]);
+        Self { signal: signal.clone(), state, listener: Some(listener) }
+    }
+}
+
+impl Future for AbortWait {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut s = self.state.borrow_mut();
+        if s.0 || get(&self.signal, "aborted").as_bool() == Some(true) {
+            return Poll::Ready(());
+        }
+        s.1 = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+impl Drop for AbortWait {
+    fn drop(&mut self) {
+        if let Some(listener) = self.listener.take() {
+            if call_method(&self.signal, "removeEventListener", &["abort".into(), listener.as_ref().clone()]).is_err() {
+                // A signal-like object that cannot take its listener back would call a freed
+                // closure (a JS exception) when it fired: that one listener is left to it.
+                listener.forget();
+            }
+        }
+    }
+}
+
+/// A function that does nothing: the rejection handler of a stream cancelled on drop. One for
+/// the module: a closure made per body and never called (a cancel that succeeds) is never freed.
+fn ignore() -> JsValue {
+    thread_local! {
+        static IGNORE: Closure<dyn FnMut(JsValue)> = Closure::new(|_: JsValue| {});
+    }
+    IGNORE.with(|c| c.as_ref().clone())
 }
 
 /// HTTP through a JS `fetch`.
@@ -208,7 +276,7 @@ impl Drop for FetchBody {
             if let Some(r) = &self.reader {
                 if let Ok(p) = call_method(r, "cancel", &[]) {
                     // Swallow the rejection of an already-aborted stream.
-                    let _ = call_method(&p, "catch", &[Closure::once_into_js(|_: JsValue| {})]);
+                    let _ = call_method(&p, "catch", &[ignore()]);
                 }
             }
             // The guard aborts the fetch as it drops.

@@ -285,3 +285,9 @@ pub fn version() -> String {
 pub fn wasm_memory_bytes() -> f64 {
     (::core::arch::wasm32::memory_size(0) * 65536) as f64
 }
+
+/// JS values the module holds now (for the tests that a long-lived client keeps none per call).
+#[wasm_bindgen(js_name = "__liveJsValues")]
+pub fn live_js_values() -> u32 {
+    wasm_bindgen::externref_heap_live_count()
+}

@@ -17,7 +17,7 @@ use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions, 
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::hub::{Confirm, Hub, Selection};
 use crate::providers::Provider;
-use crate::wasm::bridge::{get, to_future, AbortGuard, FetchTransport, JsClock};
+use crate::wasm::bridge::{get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
 use crate::wasm::interop::{from_js, parse_js, string_param, to_js};
 
@@ -333,18 +333,7 @@ fn signal_future(signal: &JsValue) -> Result<Option<CancelFuture>, Error> {
     if aborted == Some(true) {
         return Ok(Some(Box::pin(async {})));
     }
-    let target = signal.clone();
-    let promise = Promise::new(&mut |resolve, _reject| {
-        let opts = Object::new();
-        let _ = Reflect::set(&opts, &"once".into(), &JsValue::TRUE);
-        if let Ok(add) = get(&target, "addEventListener").dyn_into::<Function>() {
-            let _ = add.call3(&target, &"abort".into(), &resolve, &opts);
-        }
-    });
-    let fut = to_future(promise.into());
-    Ok(Some(Box::pin(async move {
-        let _ = fut.await;
-    })))
+    Ok(Some(Box::pin(AbortWait::new(signal))))
 }
 
 /// A request by name: the method, its `params` (an object, or nothing) and `callTool`'s options.

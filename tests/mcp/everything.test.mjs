@@ -4,10 +4,14 @@
 // Run: make pkg && node --test tests/mcp/everything.test.mjs
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { getEventListeners } from "node:events";
 import { loadPkg, rejectsWith, waitFor, within } from "./helpers.mjs";
 import { startEverything } from "../servers/everything.mjs";
 
 const { McpClient, McpHub, NameMap } = await loadPkg();
+// The same module instance as the package's Node entry: its hidden counters.
+const raw = createRequire(import.meta.url)("../../pkg/node/toolwire.js");
 
 let ev;
 before(async () => {
@@ -374,6 +378,24 @@ describe("server-everything", () => {
     const task = await client.request("tasks/get", { taskId: e.taskId });
     assert.equal(task.status, "cancelled");
     await client.close();
+  });
+
+  test("a long-lived client keeps nothing per ended call: no listener on a shared AbortSignal, no JS value for a stream it stopped reading", async () => {
+    const client = await connected();
+    const shared = new AbortController();
+    const call = async (i, signal) => {
+      const r = await client.callTool("echo", { message: `m${i}` }, signal ? { signal } : {});
+      assert.equal(r.content[0].text, `Echo: m${i}`);
+    };
+    // Answered as SSE streams, which the client stops reading once the answer is in.
+    for (let i = 0; i < 5; i++) await call(i, shared.signal);
+    const before = raw.__liveJsValues();
+    for (let i = 0; i < 60; i++) await call(i, i % 3 === 0 ? shared.signal : i % 3 === 1 ? new AbortController().signal : undefined);
+    assert.equal(getEventListeners(shared.signal, "abort").length, 0, "abort listeners left on the shared signal");
+    const grown = raw.__liveJsValues() - before;
+    assert.ok(grown < 10, `${grown} more JS values held after 60 calls`);
+    await client.close();
+    client.free();
   });
 
   test("close(): DELETE 200; the session is gone", async () => {

@@ -2991,3 +2991,22 @@ fn concurrent_hub_refreshes_list_a_server_once() {
     block_on(hub.tools_refreshed(Provider::OpenAi, &opts)).unwrap();
     assert_eq!(h.log.borrow().requests.len(), 4, "one failed attempt: asked again after 5 s");
 }
+
+#[test]
+fn an_open_client_holds_nothing_for_the_requests_that_have_ended() {
+    let mut replies = vec![init_reply("2025-11-25", Some("s")), accepted()];
+    for i in 0..50 {
+        let result = json!({"content": [{"type": "text", "text": i.to_string()}]});
+        let sse = format!("data: {}\n\n", json!({"jsonrpc": "2.0", "id": i + 1, "result": result}));
+        replies.push(Reply::Later(3, Box::new(if i % 2 == 0 { Reply::Echo(result) } else { sse_reply(&sse, 5) })));
+    }
+    let h = harness(replies);
+    block_on(h.client.connect()).unwrap();
+    for i in 0..50 {
+        let result = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap();
+        assert_eq!(result["content"][0]["text"], i.to_string());
+        // Each call waited on the close signal (its reply came late) and took its waker back.
+        assert_eq!(h.client.closing.wakers.borrow().len(), 0, "call {i}");
+    }
+    assert!(h.client.closing.next_key.get() >= 50, "every call waited on the close signal");
+}
