@@ -332,7 +332,11 @@ export interface ResolvedName {
   tool: string;
 }
 
-/** The serialised form of a {@link NameMap} (`JSON.stringify(nameMap)`). */
+/**
+ * The serialised form of a {@link NameMap} (`nameMap.toJSON()`; `JSON.stringify(nameMap)` gives its text). This,
+ * not the instance, is what crosses to a worker: `postMessage` and `workerData` copy a `NameMap` by structured
+ * cloning, which keeps none of its names (a function given such a copy throws `INVALID_INPUT` saying so).
+ */
 export interface NameMapJson {
   /** 1 in the maps this version writes; any version is read. */
   version: number;
@@ -664,9 +668,10 @@ export type ToolCall =
     });
 
 /**
- * Every tool call in a complete provider response, in order. `nameMap` (a {@link NameMap} or its `toJSON()`)
- * resolves names to (server, tool) and maps arguments back; without it, `tool` is the provider name. A
- * `NameMap` is read in place; its `toJSON()` is read anew on every call (milliseconds for a thousand tools),
+ * Every tool call in a complete provider response, in order. `nameMap` (a {@link NameMap}, its `toJSON()`, or
+ * that JSON's text, as `NameMap.fromJSON` takes them) resolves names to (server, tool) and maps arguments back;
+ * without it, `tool` is the provider name. A `NameMap` is read in place; its JSON is read anew on every call
+ * (milliseconds for a thousand tools),
  * so keep a `NameMap` (`NameMap.fromJSON` once) for a conversation's calls.
  *
  * `response` (or its JSON text) is the whole response or a part of it that the provider's SDK hands out:
@@ -686,8 +691,8 @@ export type ToolCall =
  * with none of the provider's fields (another provider's response, `{}`), or anything but an object or an array of
  * objects, throws `INVALID_INPUT`.
  */
-export function parseToolCalls(response: object | string | null | undefined, provider: "gemini" | "vertex", nameMap?: NameMap | NameMapJson | null): ToolCall[];
-export function parseToolCalls(response: object | string, provider: CallProvider, nameMap?: NameMap | NameMapJson | null): ToolCall[];
+export function parseToolCalls(response: object | string | null | undefined, provider: "gemini" | "vertex", nameMap?: NameMap | NameMapJson | string | null): ToolCall[];
+export function parseToolCalls(response: object | string, provider: CallProvider, nameMap?: NameMap | NameMapJson | string | null): ToolCall[];
 
 /** OpenAI Chat Completions: the model's turn, a `ChatCompletionAssistantMessageParam` (of the first choice). */
 export interface OpenAiAssistantMessage {
@@ -793,8 +798,11 @@ export type AssistantMessage<P extends CallProvider = CallProvider> = P extends 
  * ```
  */
 export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
-  /** A `NameMap` given here is shared, not copied: the accumulator keeps it usable past the map's `free()`. */
-  constructor(provider: P, nameMap?: NameMap | NameMapJson | null);
+  /**
+   * `nameMap`: a `NameMap`, its `toJSON()`, or that JSON's text. A `NameMap` given here is shared, not copied: the
+   * accumulator keeps it usable past the map's `free()`.
+   */
+  constructor(provider: P, nameMap?: NameMap | NameMapJson | string | null);
   /**
    * Takes one event object (a parsed chunk), or the stream's text as it comes, in pieces of any size: Server-Sent
    * Events (whole frames, several in one string, or frames split anywhere: the end of a piece is kept for the

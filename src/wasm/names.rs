@@ -46,11 +46,7 @@ impl JsNameMap {
     /// Restores a map from `toJSON()` output (or its JSON text).
     #[wasm_bindgen(js_name = fromJSON)]
     pub fn from_json(json: JsValue) -> Result<JsNameMap, JsValue> {
-        let v = match json.as_string() {
-            Some(text) => parse(&text, "name map")?,
-            None => from_js(&json, "name map")?,
-        };
-        Ok(Self { inner: Rc::new(NameMap::from_json_value(v)?) })
+        Ok(Self { inner: Rc::new(name_map_data(&json, "name map")?) })
     }
 
     /// `{name, server, tool}` for a provider name; throws `UNKNOWN_TOOL_NAME` otherwise.
@@ -104,6 +100,28 @@ impl JsNameMap {
     pub(crate) fn shared(&self) -> Rc<NameMap> {
         Rc::clone(&self.inner)
     }
+}
+
+/// A name map given as data: its `toJSON()` output, or that JSON's text (as `NameMap.fromJSON`
+/// takes it). A `NameMap` copied by structured cloning (`postMessage`, `workerData`,
+/// `structuredClone`) arrives as an object holding only wasm-bindgen's pointer, which says
+/// nothing of the names: the error says what to send instead.
+pub(crate) fn name_map_data(v: &JsValue, what: &str) -> Result<NameMap, Error> {
+    if let Some(text) = v.as_string() {
+        return NameMap::from_json_value(parse(&text, what)?);
+    }
+    // A live instance (of another copy of the module) has `toJSON` on its prototype and goes the
+    // JSON way; a structured clone has only the own `__wbg_ptr` field.
+    if v.is_object() && js_sys::Reflect::has(v, &"__wbg_ptr".into()).unwrap_or(false) && !crate::wasm::bridge::get(v, "toJSON").is_function() {
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "{what} is a NameMap copied by structured cloning (postMessage, workerData, structuredClone), which keeps none of its names: \
+                 send nameMap.toJSON() (or JSON.stringify(nameMap)) instead, and pass that, or NameMap.fromJSON(it), on the other side"
+            ),
+        ));
+    }
+    NameMap::from_json_value(from_js(v, what)?)
 }
 
 /// JS arguments as a provider gives them: a JSON string, or a value.

@@ -15,16 +15,16 @@ use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
 use crate::providers::Provider;
 use crate::results::{decode_base64, tool_result_message, CallRef, ResultFormat, ResultOptions};
 use crate::wasm::interop::{from_js, parse, string_param, to_js};
-use crate::wasm::names::JsNameMap;
+use crate::wasm::names::{name_map_data, JsNameMap};
 
-/// A name map from its JSON (`toJSON()` output), or nothing. A `NameMap` instance read this way is
-/// copied through its `toJSON`: the package's entry points send instances to the `…WithMap`
-/// functions below instead, which read them in place.
+/// A name map from its JSON (`toJSON()` output, or that JSON's text), or nothing. A `NameMap`
+/// instance read this way is copied through its `toJSON`: the package's entry points send
+/// instances to the `…WithMap` functions below instead, which read them in place.
 fn name_map_param(v: &JsValue) -> Result<Option<Rc<NameMap>>, Error> {
-    match from_js(v, "nameMap")? {
-        Value::Null => Ok(None),
-        other => NameMap::from_json_value(other).map(|m| Some(Rc::new(m))),
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
     }
+    name_map_data(v, "nameMap").map(|m| Some(Rc::new(m)))
 }
 
 fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, JsValue> {

@@ -380,6 +380,35 @@ module.exports = function contract(tw, label) {
     acc.free();
   });
 
+  test(name("a name map as data: its JSON text wherever its JSON goes; a structured clone is refused with what to send"), () => {
+    const tools = [weather, { name: "create_issue" }];
+    const map = tw.NameMap.fromTools(tools, "openai", { server: "github" });
+    const text = JSON.stringify(map);
+    const calls = map.names().map((name, i) => ({ id: `c${i}`, type: "function", function: { name, arguments: "{}" } }));
+    const response = { choices: [{ message: { tool_calls: calls } }] };
+    const live = tw.parseToolCalls(response, "openai", map);
+    // The text, as NameMap.fromJSON takes it: parseToolCalls and the accumulator take it too.
+    assert.deepEqual(tw.parseToolCalls(response, "openai", text), live);
+    assert.deepEqual(tw.NameMap.fromJSON(text).names(), map.names());
+    const acc = new tw.ToolCallAccumulator("openai", text);
+    const got = acc.push({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...calls[1] }] }, finish_reason: "tool_calls" }] });
+    assert.deepEqual([got[0].server, got[0].tool], ["github", "create_issue"]);
+    acc.free();
+    // Text that is no name map says which.
+    assert.throws(() => tw.parseToolCalls(response, "openai", "{"), (e) => e instanceof tw.ToolwireError && e.code === "INVALID_JSON" && /nameMap/.test(e.message));
+    assert.throws(() => tw.parseToolCalls(response, "openai", "[]"), (e) => e instanceof tw.ToolwireError && e.code === "INVALID_INPUT" && /not a serialised name map/.test(e.message));
+    // postMessage and workerData copy an instance by structured cloning: only the pointer survives.
+    const clone = structuredClone(map);
+    assert.deepEqual(Object.keys(clone), ["__wbg_ptr"], "what a structured clone of a NameMap holds");
+    const saysSend = (e) => e instanceof tw.ToolwireError && e.code === "INVALID_INPUT" && /structured cloning/.test(e.message) && /nameMap\.toJSON\(\)/.test(e.message);
+    assert.throws(() => tw.parseToolCalls(response, "openai", clone), saysSend);
+    assert.throws(() => tw.NameMap.fromJSON(clone), saysSend);
+    assert.throws(() => new tw.ToolCallAccumulator("openai", clone), saysSend);
+    // The data form crosses: a clone of toJSON() is a working map.
+    assert.deepEqual(tw.parseToolCalls(response, "openai", structuredClone(map.toJSON())), live);
+    map.free();
+  });
+
   test(name("McpClient: bad options are INVALID_OPTIONS, times in milliseconds, counts without a unit"), () => {
     const bad = (options) => {
       try {
