@@ -371,7 +371,8 @@ fn is_valid_session_id(s: &str) -> bool {
     !s.is_empty() && s.len() <= 1024 && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
 }
 
-const CORS_HINT: &str = "no HTTP response: the server is unreachable, or (in a browser) the server's CORS policy refused the request. A browser client needs the server to answer OPTIONS preflights with Access-Control-Allow-Origin, Access-Control-Allow-Methods: GET, POST, DELETE, Access-Control-Allow-Headers: content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, and to list mcp-session-id in Access-Control-Expose-Headers (a server of MCP 2026-07-28 must allow mcp-method, mcp-name and the mcp-param-* headers its tools mark too)";
+/// What a NETWORK error says after its reason: short, as the reason is what tells the cases apart.
+const CORS_HINT: &str = "the server is unreachable, or (from a browser) its CORS policy refused the request: it must answer OPTIONS preflights allowing this origin, the methods GET, POST, DELETE and MCP's request headers, and list mcp-session-id in Access-Control-Expose-Headers (README, \"CORS\")";
 
 impl<T: Transport, C: Clock> Client<T, C> {
     /// A client; call [`Client::connect`] before anything else.
@@ -2497,9 +2498,9 @@ fn rpc_to_error(e: RpcError, method: &str) -> Error {
 fn transport_error(e: TransportError, method: &str) -> Error {
     match e {
         TransportError::Aborted => Error::new(ErrorCode::Aborted, format!("{method} was aborted")),
-        TransportError::Network(detail) => {
-            Error::new(ErrorCode::Network, format!("{method}: {CORS_HINT}{}", if detail.is_empty() { String::new() } else { format!(" ({detail})") }))
-        }
+        // The reason first: it is what tells an unreachable server from a refusal.
+        TransportError::Network(detail) if detail.is_empty() => Error::new(ErrorCode::Network, format!("{method}: no HTTP response: {CORS_HINT}")),
+        TransportError::Network(detail) => Error::new(ErrorCode::Network, format!("{method}: no HTTP response ({detail}); {CORS_HINT}")),
     }
 }
 

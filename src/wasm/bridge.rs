@@ -61,6 +61,33 @@ fn describe(e: &JsValue) -> String {
     }
 }
 
+/// How many of the latest failures [`network_failure`] keeps for [`failure_cause`].
+const KEPT_FAILURES: usize = 8;
+
+thread_local! {
+    /// The latest errors `fetch` (or a body read) failed with, each with the text it is reported as.
+    static FAILURES: std::cell::RefCell<std::collections::VecDeque<(String, JsValue)>> = const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+}
+
+/// A failure below HTTP, as the core sees it: its text. The JS error itself is kept a while, so
+/// that the `ToolwireError` made from the core's error can carry it as `cause` ([`failure_cause`]).
+fn network_failure(e: &JsValue) -> TransportError {
+    let why = describe(e);
+    FAILURES.with(|f| {
+        let mut f = f.borrow_mut();
+        if f.len() == KEPT_FAILURES {
+            f.pop_front();
+        }
+        f.push_back((why.clone(), e.clone()));
+    });
+    TransportError::Network(why)
+}
+
+/// The JS error behind a message that quotes a failure's text (the latest such failure).
+pub(crate) fn failure_cause(message: &str) -> Option<JsValue> {
+    FAILURES.with(|f| f.borrow().iter().rev().find(|(why, _)| !why.is_empty() && message.contains(why.as_str())).map(|(_, e)| e.clone()))
+}
+
 fn is_abort(e: &JsValue) -> bool {
     get(e, "name").as_string().as_deref() == Some("AbortError")
 }
@@ -200,8 +227,8 @@ impl Transport for FetchTransport {
             // documents (OAuth discovery's GETs) ask for them to be followed.
             let _ = Reflect::set(&init, &"redirect".into(), &(if req.follow_redirects { "follow" } else { "manual" }).into());
             // Called unbound: `window.fetch` throws "Illegal invocation" when called as a method.
-            let pending = fetch.call2(&JsValue::UNDEFINED, &req.url.clone().into(), &init).map_err(|e| TransportError::Network(describe(&e)))?;
-            let resp = to_future(pending).await.map_err(|e| if is_abort(&e) { TransportError::Aborted } else { TransportError::Network(describe(&e)) })?;
+            let pending = fetch.call2(&JsValue::UNDEFINED, &req.url.clone().into(), &init).map_err(|e| network_failure(&e))?;
+            let resp = to_future(pending).await.map_err(|e| if is_abort(&e) { TransportError::Aborted } else { network_failure(&e) })?;
             let status = get(&resp, "status").as_f64().unwrap_or(0.0) as u16;
             let h = get(&resp, "headers");
             let mut headers = Vec::new();
@@ -241,7 +268,7 @@ impl Body for FetchBody {
         let pending = match (&self.reader, self.whole.take()) {
             (Some(r), _) => match call_method(r, "read", &[]) {
                 Ok(p) => p,
-                Err(e) => return Some(Err(TransportError::Network(describe(&e)))),
+                Err(e) => return Some(Err(network_failure(&e))),
             },
             (None, Some(whole)) => whole,
             (None, None) => {
@@ -251,7 +278,7 @@ impl Body for FetchBody {
         };
         match to_future(pending).await {
             Err(e) if is_abort(&e) => Some(Err(TransportError::Aborted)),
-            Err(e) => Some(Err(TransportError::Network(describe(&e)))),
+            Err(e) => Some(Err(network_failure(&e))),
             Ok(v) if self.reader.is_none() => Some(Ok(Uint8Array::new(&v).to_vec())),
             Ok(v) if get(&v, "done").as_bool() == Some(true) => {
                 self.finish();

@@ -615,12 +615,26 @@ describe("errors", () => {
     client.free();
   });
 
-  test("NETWORK: nothing listens; the message names CORS and the headers to allow and expose", async () => {
+  test("NETWORK: nothing listens; the reason comes first, then CORS in short; `cause` is the error fetch threw", async () => {
     const port = await freePort();
     const client = new McpClient(`http://127.0.0.1:${port}/mcp`);
     const err = await rejectsWith(client.connect(), "NETWORK");
+    // Node's fetch: TypeError "fetch failed", its cause the socket's ECONNREFUSED.
+    assert.match(err.message, /^initialize: no HTTP response \(TypeError: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+\); /);
     assert.match(err.message, /CORS/);
-    for (const h of ["mcp-session-id", "mcp-protocol-version", "Access-Control-Expose-Headers", "Access-Control-Allow-Headers"]) assert.ok(err.message.includes(h), h);
+    for (const h of ["mcp-session-id", "Access-Control-Expose-Headers", "OPTIONS"]) assert.ok(err.message.includes(h), h);
+    assert.ok(err.message.length < 400, `the advice stays short: ${err.message.length}`);
+    assert.ok(err.cause instanceof TypeError, String(err.cause));
+    assert.equal(err.cause.cause?.code, "ECONNREFUSED");
+
+    // A fetch of the caller's: its own error object, as thrown.
+    const thrown = new TypeError("Failed to fetch");
+    const own = new McpClient(`http://127.0.0.1:${port}/mcp`, { fetch: () => Promise.reject(thrown) });
+    const e2 = await rejectsWith(own.connect(), "NETWORK");
+    assert.match(e2.message, /^initialize: no HTTP response \(TypeError: Failed to fetch\); /);
+    assert.equal(e2.cause, thrown);
+    client.free();
+    own.free();
   });
 
   test("a token that changes: a fetch wrapper adds it; a 401 says where to get one, and the next call uses the new one", async () => {

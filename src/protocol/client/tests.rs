@@ -1358,6 +1358,8 @@ fn typed_errors() {
     let e = block_on(h.client.connect()).unwrap_err();
     assert_eq!(e.code, ErrorCode::Network);
     assert!(e.message.contains("CORS") && e.message.contains("Access-Control-Expose-Headers"));
+    assert!(e.message.starts_with("initialize: no HTTP response (TypeError: Failed to fetch); "), "the reason first: {}", e.message);
+    assert!(e.message.len() < 350, "the advice stays short: {}", e.message);
 
     // Bad content type, bad JSON, invalid UTF-8.
     for reply in [
