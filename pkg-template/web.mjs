@@ -42,26 +42,79 @@ export function initAsync(input) {
   return loading;
 }
 
+const FILE = 'the file is exported as "toolwire/toolwire.wasm"';
 const HINT =
-  "pass the file to initAsync (a URL, a Response, its bytes or a WebAssembly.Module; it is exported as " +
-  '"toolwire/toolwire.wasm"), or let the bundler copy it (README, "Bundlers")';
+  'pass the file to initAsync (a URL, a Response, its bytes or a WebAssembly.Module; it is exported as "toolwire/toolwire.wasm"), ' +
+  'or let the bundler copy it (README, "Bundlers")';
+const WORKERS =
+  'Cloudflare Workers compile no WebAssembly at run time: import "toolwire" (its workerd build loads the module itself), ' +
+  'or import the module and pass it: import wasm from "toolwire/toolwire.wasm"; await initAsync(wasm) (README, "Cloudflare Workers")';
+const CSP =
+  "the page's Content Security Policy forbids compiling WebAssembly: add 'wasm-unsafe-eval' to its script-src " +
+  '(in a Manifest V3 extension, to content_security_policy.extension_pages in manifest.json; README, "Content Security Policy")';
+
+const inWorkers = () => globalThis.navigator?.userAgent === "Cloudflare-Workers";
+const isRequest = (v) => typeof v === "string" || v instanceof URL || (typeof Request === "function" && v instanceof Request);
+
+/** The absolute URL a request input names, where it can be told. */
+function urlOf(input) {
+  try {
+    return new URL(input instanceof URL ? input.href : typeof input === "string" ? input : input.url, globalThis.location?.href);
+  } catch {
+    return undefined;
+  }
+}
 
 async function load(input) {
   if (input === undefined) {
-    // Empty when the bundle is not an ES module (esbuild's default iife, CommonJS): the file cannot be
-    // found from here. The `new URL` below stays literal: it is the pattern bundlers look for.
+    // Empty when the bundle is not an ES module (esbuild's default iife, CommonJS), and in Cloudflare Workers:
+    // the file cannot be found from here. The `new URL` below stays literal: it is the pattern bundlers look for.
     if (!import.meta.url) {
-      throw new ToolwireError("LOAD_FAILED", `toolwire: cannot tell where toolwire_bg.wasm is (import.meta.url is empty in this bundle): ${HINT}`);
+      throw new ToolwireError("LOAD_FAILED", `toolwire: cannot tell where toolwire_bg.wasm is (import.meta.url is empty here): ${inWorkers() ? WORKERS : HINT}`);
     }
     input = new URL("./web/toolwire_bg.wasm", import.meta.url);
   }
+  // The fetch is made here rather than in wasm-bindgen's loader, so that a failure can name the URL and what
+  // answered it.
+  const state = { fetching: true, url: undefined, response: undefined };
   try {
+    input = await input; // a promise of a Response, as fetch() gives
+    if (isRequest(input)) {
+      state.url = urlOf(input);
+      input = await fetch(input);
+    }
+    state.fetching = false;
+    if (typeof Response === "function" && input instanceof Response) state.response = input;
     await init({ module_or_path: input });
   } catch (err) {
-    const e = new ToolwireError("LOAD_FAILED", `toolwire: loading the WebAssembly module failed: ${err?.message ?? err}; ${HINT}`);
+    const e = new ToolwireError("LOAD_FAILED", `toolwire: loading the WebAssembly module failed: ${explain(err, state)}`);
     e.cause = err;
     throw e;
   }
+}
+
+/** What went wrong and what to do, from the error met and where the load was. */
+function explain(err, { fetching, url, response }) {
+  const message = String(err?.message ?? err);
+  if (/Content.Security.Policy|unsafe-eval|wasm-eval|\bCSP\b/i.test(message)) return `${message}; ${CSP}`;
+  if (/disallowed by embedder/i.test(message)) return `${message}; ${WORKERS}`;
+  if (fetching) {
+    if (url?.protocol === "file:") return `${message}; fetch cannot read ${url.href} here: pass initAsync the file's bytes instead (e.g. fs.readFileSync)`;
+    return (
+      `${url?.href ?? "the .wasm"} could not be fetched (${message}): the server is unreachable, or the request was refused: from another ` +
+      `origin the file must be served with CORS headers (Access-Control-Allow-Origin), and a page's Content Security Policy must allow ` +
+      "it in connect-src"
+    );
+  }
+  const type = response?.headers.get("content-type") ?? "";
+  if (/html/i.test(type) || /magic word.* found 3c/i.test(message)) {
+    return (
+      `${response?.url || url?.href || "the input"} is an HTML page${type ? ` (content-type ${type})` : ""}, not the WebAssembly module ` +
+      `(${message}): no file is served at that URL (a single-page app's fallback page?). Serve toolwire_bg.wasm there, or pass initAsync ` +
+      `the URL it is at; ${FILE}`
+    );
+  }
+  return `${message}; ${HINT}`;
 }
 
 export default initAsync;

@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import contract from "./contract.cjs";
 import * as web from "../../pkg/web.mjs";
 
@@ -26,16 +27,45 @@ test("web: before initAsync every export throws a clear error", () => {
   assert.throws(() => new web.PermissionPolicy({}), { message });
 });
 
-test("web: a failed load can be retried; initAsync is memoised once it succeeds", async () => {
-  // Bytes that are no module, and the default location, which Node's fetch cannot read (file:): each a
-  // ToolwireError that keeps what it met and says what to pass.
-  for (const input of [new Uint8Array([0, 1, 2, 3]), undefined]) {
-    const e = await web.initAsync(input).then(() => null, (e) => e);
-    assert.ok(e instanceof web.ToolwireError, String(e));
-    assert.equal(e.code, "LOAD_FAILED");
-    assert.match(e.message, /^toolwire: loading the WebAssembly module failed: .*pass the file to initAsync/);
-    assert.ok(e.cause instanceof Error, "the error met is kept as `cause`");
+/** The LOAD_FAILED error initAsync(input) rejects with. */
+async function loadFailure(input) {
+  const e = await web.initAsync(input).then(() => null, (e) => e);
+  assert.ok(e instanceof web.ToolwireError, String(e));
+  assert.equal(e.code, "LOAD_FAILED");
+  assert.ok(e.cause instanceof Error, "the error met is kept as `cause`");
+  return e;
+}
+
+test("web: a failed load says what it met and what to do", async () => {
+  // Bytes that are no module: what to pass.
+  let e = await loadFailure(new Uint8Array([0, 1, 2, 3]));
+  assert.match(e.message, /^toolwire: loading the WebAssembly module failed: .*magic.*; pass the file to initAsync .*"toolwire\/toolwire\.wasm"/);
+  // The default location, which Node's fetch cannot read (file:): pass the bytes.
+  e = await loadFailure(undefined);
+  assert.match(e.message, /fetch cannot read file:\/\/\/.*\/web\/toolwire_bg\.wasm here: pass initAsync the file's bytes/);
+
+  // An HTML page where the .wasm should be (a single-page app's fallback), a 404, and a server that is not there.
+  const server = createServer((req, res) => {
+    if (req.url === "/missing.wasm") return res.writeHead(404, { "content-type": "text/plain" }).end("no");
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>app</title>");
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  try {
+    e = await loadFailure(`${base}/assets/toolwire_bg.wasm`);
+    assert.match(e.message, new RegExp(`failed: ${base}/assets/toolwire_bg\\.wasm is an HTML page \\(content-type text/html; charset=utf-8\\), not the WebAssembly module \\(`));
+    assert.match(e.message, /no file is served at that URL/);
+    e = await loadFailure(new URL(`${base}/missing.wasm`));
+    assert.match(e.message, /404 Not Found.*missing\.wasm.*pass the file to initAsync/);
+  } finally {
+    await new Promise((r) => server.close(r));
   }
+  e = await loadFailure(`${base}/toolwire_bg.wasm`);
+  assert.match(e.message, new RegExp(`failed: ${base}/toolwire_bg\\.wasm could not be fetched \\(fetch failed\\): .*CORS.*connect-src`));
+});
+
+test("web: a failed load can be retried; initAsync is memoised once it succeeds", async () => {
+  await loadFailure(new Uint8Array([0, 1, 2, 3]));
   assert.throws(() => web.version(), { code: "NOT_INITIALIZED" }, "still not loaded");
   const bytes = readFileSync(wasmUrl);
   const first = web.initAsync(bytes);

@@ -1,0 +1,125 @@
+// Loading the .wasm in a real browser, where it fails in ways Node cannot show: a Content Security Policy
+// without 'wasm-unsafe-eval', a page that serves HTML where the .wasm should be (a single-page app's
+// fallback), and a cross-origin file served without CORS. Each LOAD_FAILED message says what to do;
+// with 'wasm-unsafe-eval' the same page works.
+//
+// Needs pkg/ (make pkg) and /usr/bin/chromium; CHROMIUM=/path overrides the browser.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { extname, join, normalize } from "node:path";
+import { chromium } from "playwright-core";
+import { repo } from "../js/shared.mjs";
+
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic"];
+const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm", ".json": "application/json" };
+
+// The page's script: initAsync(input from ?wasm=), then a conversion; what happened in window.__result.
+const PAGE_SCRIPT = `
+import * as tw from "/pkg/web.mjs";
+const wasm = new URL(location.href).searchParams.get("wasm") ?? undefined;
+const out = {};
+try {
+  await tw.initAsync(wasm);
+  out.version = tw.version();
+  out.name = tw.convertMcpTools([{ name: "a", inputSchema: { type: "object" } }], "gemini")[0].functionDeclarations[0].name;
+} catch (e) {
+  out.error = { name: e.name, code: e.code, message: e.message, cause: e.cause ? String(e.cause.message ?? e.cause) : null, isToolwireError: e instanceof tw.ToolwireError };
+}
+window.__result = out;
+`;
+
+/** Serves pkg/ at /pkg/ (CORS only when `cors`), the page at /page.html (CSP from ?csp=), HTML at /app/*. */
+function startServer({ cors }) {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, "http://x");
+    const send = (status, type, body, headers = {}) => {
+      res.writeHead(status, { "content-type": type, "cache-control": "no-store", ...(cors ? { "access-control-allow-origin": "*" } : {}), ...headers });
+      res.end(body);
+    };
+    if (url.pathname === "/page.html") {
+      const csp = url.searchParams.get("csp");
+      return send(200, TYPES[".html"], `<!doctype html><meta charset=utf-8><script type=module src="/page.mjs"></script>`, csp ? { "content-security-policy": csp } : {});
+    }
+    if (url.pathname === "/page.mjs") return send(200, TYPES[".mjs"], PAGE_SCRIPT);
+    // A single-page app's server: any other path under /app/ is its index page.
+    if (url.pathname.startsWith("/app/")) return send(200, TYPES[".html"], "<!doctype html><title>app</title><div id=root></div>");
+    if (url.pathname.startsWith("/pkg/")) {
+      const file = join(repo, "pkg", normalize(url.pathname.slice(5)));
+      if (file.startsWith(join(repo, "pkg")) && existsSync(file)) return send(200, TYPES[extname(file)] ?? "application/octet-stream", readFileSync(file));
+    }
+    send(404, "text/plain", "not found");
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}` })));
+}
+
+let site; // the page's origin, CORS on
+let other; // another origin, serving the package without CORS
+let browser;
+
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: bash scripts/setup.sh --browser`);
+  assert.ok(existsSync(join(repo, "pkg", "web.mjs")), "pkg/ is not built: run make pkg first");
+  site = await startServer({ cors: true });
+  other = await startServer({ cors: false });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60_000 });
+});
+
+after(async () => {
+  await browser?.close().catch(() => {});
+  for (const s of [site, other]) s?.server.closeAllConnections?.(), s?.server.close();
+});
+
+/** Opens the page with that CSP (or none) and .wasm input; resolves to window.__result. */
+async function run({ csp, wasm } = {}) {
+  const page = await browser.newPage();
+  try {
+    const url = new URL("/page.html", site.origin);
+    if (csp) url.searchParams.set("csp", csp);
+    if (wasm) url.searchParams.set("wasm", wasm);
+    await page.goto(url.href);
+    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 20_000 });
+    return await page.evaluate(() => window.__result);
+  } finally {
+    await page.close();
+  }
+}
+
+function assertLoadFailed(result) {
+  assert.ok(result.error, `expected LOAD_FAILED, got ${JSON.stringify(result)}`);
+  assert.equal(result.error.code, "LOAD_FAILED", result.error.message);
+  assert.equal(result.error.isToolwireError, true);
+  assert.ok(result.error.cause, "the error met is the cause");
+  return result.error.message;
+}
+
+test("a CSP without 'wasm-unsafe-eval': LOAD_FAILED says to add it to script-src (and where, in an extension)", async () => {
+  const message = assertLoadFailed(await run({ csp: "default-src 'none'; script-src 'self'; connect-src 'self'" }));
+  assert.match(message, /^toolwire: loading the WebAssembly module failed: .*Content Security [Pp]olicy/);
+  assert.match(message, /add 'wasm-unsafe-eval' to its script-src/);
+  assert.match(message, /content_security_policy\.extension_pages/);
+  assert.doesNotMatch(message, /pass the file to initAsync/, "passing the file elsewhere would not help");
+});
+
+test("the same CSP with 'wasm-unsafe-eval' loads and converts", async () => {
+  const result = await run({ csp: "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'" });
+  assert.equal(result.error, undefined, JSON.stringify(result.error));
+  assert.match(result.version, /^\d+\.\d+\.\d+/);
+  assert.equal(result.name, "a");
+});
+
+test("an HTML page where the .wasm should be: LOAD_FAILED names the URL and its content-type", async () => {
+  const message = assertLoadFailed(await run({ wasm: "/app/assets/toolwire_bg.wasm" }));
+  assert.ok(message.includes(`${site.origin}/app/assets/toolwire_bg.wasm is an HTML page (content-type text/html; charset=utf-8), not the WebAssembly module`), message);
+  assert.match(message, /single-page app/);
+});
+
+test("a cross-origin .wasm without CORS headers: LOAD_FAILED names the URL, CORS and connect-src", async () => {
+  const wasm = `${other.origin}/pkg/web/toolwire_bg.wasm`;
+  const message = assertLoadFailed(await run({ wasm }));
+  assert.ok(message.includes(`${wasm} could not be fetched (Failed to fetch)`), message);
+  assert.match(message, /CORS headers \(Access-Control-Allow-Origin\)/);
+  assert.match(message, /connect-src/);
+});
