@@ -98,6 +98,9 @@ function explain(err, { fetching, url, response }) {
   const message = String(err?.message ?? err);
   if (/Content.Security.Policy|unsafe-eval|wasm-eval|\bCSP\b/i.test(message)) return `${message}; ${CSP}`;
   if (/disallowed by embedder/i.test(message)) return `${message}; ${WORKERS}`;
+  if (err?.name === "NotCapable" || err?.name === "PermissionDenied") {
+    return `${message}; Deno must be allowed to read it (--allow-read; README, "Bun, Deno and single-file executables")`;
+  }
   if (fetching) {
     if (url?.protocol === "file:") return `${message}; fetch cannot read ${url.href} here: pass initAsync the file's bytes instead (e.g. fs.readFileSync)`;
     return (

@@ -58,13 +58,47 @@ size() { printf '%s B (gzip %s B)' "$(wc -c <"$1")" "$(gzip -9 -c "$1" | wc -c)"
 cmp -s pkg/node/toolwire_bg.wasm pkg/web/toolwire_bg.wasm \
   || { echo "build-pkg: the nodejs and web builds' .wasm differ; cannot ship one for both" >&2; exit 1; }
 rm pkg/node/toolwire_bg.wasm
-from='const wasmPath = `${__dirname}/toolwire_bg.wasm`;'
-to='const wasmPath = [`${__dirname}/toolwire_bg.wasm`, `${__dirname}/../web/toolwire_bg.wasm`].find((p) => require("fs").existsSync(p)) ?? `${__dirname}/toolwire_bg.wasm`;'
-grep -qF "$from" pkg/node/toolwire.js || { echo "build-pkg: the nodejs glue no longer reads \`$from\`; update this step" >&2; exit 1; }
+# Where the file is not found (a bundle or a single-file executable that took the glue in and kept the
+# package's path of build time, a runtime that may not read there), the glue would throw a bare ENOENT
+# from readFileSync: it throws a ToolwireError-shaped LOAD_FAILED naming the paths it tried instead.
+# Each is read in a try: Deno with a narrow --allow-read throws on merely testing a path it may not read.
+from=$'const wasmPath = `${__dirname}/toolwire_bg.wasm`;\nconst wasmBytes = require(\'fs\').readFileSync(wasmPath);'
+to=$(cat <<'JS'
+const wasmBytes = ((fs, paths) => {
+  const failed = [];
+  for (const p of paths) {
+    try {
+      return fs.readFileSync(p);
+    } catch (e) {
+      failed.push({ p, e });
+    }
+  }
+  const denied = failed.some(({ e }) => e?.code === "EACCES" || e?.name === "NotCapable" || e?.name === "PermissionDenied");
+  const err = new Error(
+    `toolwire: cannot read its WebAssembly module; tried ${failed.map(({ p, e }) => `${p} (${e?.code ?? e?.name ?? e})`).join(", ")}. ` +
+      (denied
+        ? "Allow reading the second (Deno: --allow-read=node_modules/toolwire/web) "
+        : "A bundle or single-file executable with toolwire's Node build in it reads the file from where the package was when it " +
+          "was built: keep toolwire external, or copy web/toolwire_bg.wasm next to the bundle, or import toolwire/web and pass " +
+          "initAsync the file ") +
+      '(README, "Bun, Deno and single-file executables")',
+    { cause: failed[failed.length - 1]?.e },
+  );
+  err.name = "ToolwireError";
+  err.code = "LOAD_FAILED";
+  throw err;
+})(require("fs"), [`${__dirname}/toolwire_bg.wasm`, `${__dirname}/../web/toolwire_bg.wasm`]);
+JS
+)
 node -e '
   const fs = require("fs");
   const [file, from, to] = process.argv.slice(1);
-  fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(from, to));
+  const text = fs.readFileSync(file, "utf8");
+  if (!text.includes(from)) {
+    console.error(`build-pkg: the nodejs glue no longer reads the .wasm as\n${from}\nupdate this step`);
+    process.exit(1);
+  }
+  fs.writeFileSync(file, text.replace(from, () => to));
 ' pkg/node/toolwire.js "$from" "$to"
 
 bg=pkg/web/toolwire_bg.wasm

@@ -83,6 +83,15 @@ test("esbuild, Node, CommonJS output with toolwire inside: the ES entry is follo
   const bundled = join(out, "app.js");
   // The library is in the bundle (index.mjs imports index.cjs statically), not left to a require() at run time.
   assert.match((await import("node:fs")).readFileSync(bundled, "utf8"), /convertMcpToolsJson/);
+  // Before the file is there: a LOAD_FAILED naming the paths tried and the README's section, not a bare ENOENT.
+  const r = spawnSync(process.execPath, ["-e", `try { require(${JSON.stringify(bundled)}) } catch (e) { console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message, cause: e.cause?.code })) }`], { encoding: "utf8", cwd: tmp });
+  const e = JSON.parse(r.stdout);
+  assert.equal(e.name, "ToolwireError");
+  assert.equal(e.code, "LOAD_FAILED");
+  assert.equal(e.cause, "ENOENT");
+  assert.ok(e.message.startsWith(`toolwire: cannot read its WebAssembly module; tried ${join(out, "toolwire_bg.wasm")} (ENOENT), ${out}/../web/toolwire_bg.wasm (ENOENT). `), e.message);
+  assert.match(e.message, /keep toolwire external, or copy web\/toolwire_bg\.wasm next to the bundle/);
+  assert.match(e.message, /README, "Bun, Deno and single-file executables"/);
   copyFileSync(wasmFile, join(out, "toolwire_bg.wasm"));
   assert.equal(run(bundled), "x");
 });
