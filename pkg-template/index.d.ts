@@ -530,8 +530,10 @@ export class ToolwireError extends Error {
 /**
  * Loads the WebAssembly module. Required once before anything else in browsers and bundlers
  * (`toolwire` resolves to the web build there); idempotent, and a no-op in Node, where the module loads
- * synchronously on import. `input` defaults to the `.wasm` file next to the module; pass a URL, a
- * `Response`, bytes or a compiled `WebAssembly.Module` to load it from elsewhere.
+ * synchronously on import, and in Cloudflare Workers, where the `workerd` entry loads it on import.
+ * `input` defaults to the `.wasm` file next to the module; pass a URL, a `Response`, bytes or a compiled
+ * `WebAssembly.Module` to load it from elsewhere (in Workers, only the module: `import wasm from
+ * "toolwire/toolwire.wasm"`). A failure rejects with `LOAD_FAILED`, whose message says what to do.
  */
 export function initAsync(input?: InitInput | Promise<InitInput>): Promise<void>;
 export default initAsync;

@@ -1,7 +1,12 @@
 /**
- * `toolwire/toolwire.wasm`: the WebAssembly module's file. What an import of it gives depends on the
- * bundler; with a file loader (esbuild `--loader:.wasm=file`) it is the file's URL, to pass to
- * `initAsync(url)`.
+ * `toolwire/toolwire.wasm`: the WebAssembly module's file. What an import of it gives depends on the toolchain,
+ * and either goes to `initAsync` as it is:
+ * - a file loader (esbuild `--loader:.wasm=file`, Bun's `with { type: "file" }`): the file's URL or path, a string;
+ * - Cloudflare Workers (wrangler, `@cloudflare/vite-plugin`) and other toolchains that import `.wasm` as a module:
+ *   the compiled `WebAssembly.Module`.
  */
-declare const url: string;
-export default url;
+declare const wasm: string | WasmModule;
+export default wasm;
+
+/** `WebAssembly.Module`, where the compilation's libraries declare it (else nothing, and the import is a string). */
+type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : never;

@@ -50,6 +50,7 @@ test("package: Node resolves import, require and the subpaths through the export
   assert.match(esm('console.log(import.meta.resolve("toolwire/node"))'), /\/index\.mjs$/);
   assert.match(esm('console.log(import.meta.resolve("toolwire/web"))'), /\/web\.mjs$/);
   assert.match(esm('console.log(import.meta.resolve("toolwire/toolwire.wasm"))'), /\/web\/toolwire_bg\.wasm$/);
+  assert.match(node(["--conditions=workerd", "--input-type=module"], 'console.log(import.meta.resolve("toolwire"))'), /\/workerd\.mjs$/);
   assert.match(node([], 'console.log(require.resolve("toolwire"))'), /node_modules\/toolwire\/index\.cjs$/);
 
   const convert = 'convertMcpTools([{name:"x",inputSchema:{}}],"gemini")[0].functionDeclarations[0].name';
@@ -175,9 +176,12 @@ import { initAsync, convertMcpTools, ToolwireError } from "toolwire/web";
 import init from "toolwire";
 await initAsync(new URL("https://example.com/toolwire.wasm"));
 await init(fetch("/toolwire.wasm"));
-import wasmUrl from "toolwire/toolwire.wasm";
-const url: string = wasmUrl;
-await initAsync(url);
+import wasm from "toolwire/toolwire.wasm";
+await initAsync(wasm); // a URL from a file loader, a WebAssembly.Module from a Workers toolchain
+// @ts-expect-error not always a string
+const url: string = wasm;
+if (typeof wasm === "string") await initAsync(new URL(wasm, "https://example.com/"));
+else { const m: WebAssembly.Module = wasm; }
 convertMcpTools([{ name: "x" }], "gemini")[0].functionDeclarations;
 `;
 
@@ -212,6 +216,18 @@ test("types: bundler resolution (browser build)", () => {
   typecheck(join(tmp, "ts-bundler"), { module: "esnext", moduleResolution: "bundler" }, {
     "app.ts": consumerEsm,
     "web.ts": consumerWeb,
+  });
+});
+
+test("types: a Cloudflare Workers project (the workerd condition, worker globals without the DOM library)", () => {
+  typecheck(join(tmp, "ts-workerd"), { module: "esnext", moduleResolution: "bundler", customConditions: ["workerd"], lib: ["es2022", "webworker"] }, {
+    "worker.ts": `
+      import { convertMcpTools, initAsync } from "toolwire";
+      import wasm from "toolwire/toolwire.wasm";
+      await initAsync(wasm);
+      if (typeof wasm !== "string") { const m: WebAssembly.Module = wasm; }
+      export default { fetch: () => JSON.stringify(convertMcpTools([{ name: "x" }], "anthropic")[0].name) };
+    `,
   });
 });
 
