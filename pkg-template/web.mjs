@@ -50,7 +50,8 @@ const WORKERS =
   'Cloudflare Workers compile no WebAssembly at run time: import "toolwire" (its workerd build loads the module itself), ' +
   'or import the module and pass it: import wasm from "toolwire/toolwire.wasm"; await initAsync(wasm) (README, "Cloudflare Workers")';
 const CSP =
-  "the page's Content Security Policy forbids compiling WebAssembly: add 'wasm-unsafe-eval' to its script-src " +
+  "the Content Security Policy in force (the page's, the worker's, the extension's) forbids compiling WebAssembly: " +
+  "add 'wasm-unsafe-eval' to its script-src " +
   '(in a Manifest V3 extension, to content_security_policy.extension_pages in manifest.json; README, "Content Security Policy")';
 
 const inWorkers = () => globalThis.navigator?.userAgent === "Cloudflare-Workers";
