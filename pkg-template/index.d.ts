@@ -454,10 +454,7 @@ export class ToolwireError extends Error {
   readonly tool?: string;
   /** JSON pointer into the tool's input schema (or the input), when there is one. */
   readonly path?: string;
-  /**
-   * `LOAD_FAILED`: the error met loading the `.wasm`. `NETWORK` (and `UNAUTHORIZED` from an authorization server
-   * that could not be reached): the error `fetch` threw, or the response body's reader (its text is in the message).
-   */
+  /** `LOAD_FAILED`: the error met loading the `.wasm`. */
   readonly cause?: unknown;
   /** `HTTP_STATUS`, `UNAUTHORIZED`, `UNSUPPORTED_PROTOCOL_VERSION`, and `JSONRPC_ERROR` from a 2026-07-28 server's
    * 4xx answer: the HTTP status. */
@@ -1210,7 +1207,7 @@ export interface McpCallOptions {
  * {@link ToolwireError}s: `HTTP_STATUS` (`status`, `bodyPreview`, `rpcError` when the body is a JSON-RPC error,
  * `retryAfter` from a 429/503's `Retry-After`; redirects are not followed and are this error too, with
  * `location` where the server says: a redirected POST would be resent as a GET), `JSONRPC_ERROR` (`rpcCode`, `data`),
- * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS; `cause` is the error `fetch` threw), `UNAUTHORIZED` (`status`, `challenge`), `PROTOCOL`,
+ * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS; the message starts with what `fetch` said), `UNAUTHORIZED` (`status`, `challenge`), `PROTOCOL`,
  * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`, `CAPABILITY_NOT_NEGOTIATED` (`capability`:
  * a request the server's handshake did not agree to, not sent), `SESSION_EXPIRED`, `INPUT_REQUIRED` (`inputRequests`:
  * a 2026-07-28 server needs input for a request, and there is no `onRequest` to give it, or it threw); and, for what is passed to it,

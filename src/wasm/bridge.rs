@@ -61,31 +61,9 @@ fn describe(e: &JsValue) -> String {
     }
 }
 
-/// How many of the latest failures [`network_failure`] keeps for [`failure_cause`].
-const KEPT_FAILURES: usize = 8;
-
-thread_local! {
-    /// The latest errors `fetch` (or a body read) failed with, each with the text it is reported as.
-    static FAILURES: std::cell::RefCell<std::collections::VecDeque<(String, JsValue)>> = const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
-}
-
-/// A failure below HTTP, as the core sees it: its text. The JS error itself is kept a while, so
-/// that the `ToolwireError` made from the core's error can carry it as `cause` ([`failure_cause`]).
+/// A failure below HTTP, as the core sees it: its text.
 fn network_failure(e: &JsValue) -> TransportError {
-    let why = describe(e);
-    FAILURES.with(|f| {
-        let mut f = f.borrow_mut();
-        if f.len() == KEPT_FAILURES {
-            f.pop_front();
-        }
-        f.push_back((why.clone(), e.clone()));
-    });
-    TransportError::Network(why)
-}
-
-/// The JS error behind a message that quotes a failure's text (the latest such failure).
-pub(crate) fn failure_cause(message: &str) -> Option<JsValue> {
-    FAILURES.with(|f| f.borrow().iter().rev().find(|(why, _)| !why.is_empty() && message.contains(why.as_str())).map(|(_, e)| e.clone()))
+    TransportError::Network(describe(e))
 }
 
 fn is_abort(e: &JsValue) -> bool {

@@ -6,7 +6,7 @@
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
-use crate::error::{Error, ErrorCode};
+use crate::error::Error;
 
 impl From<Error> for JsValue {
     fn from(e: Error) -> Self {
@@ -23,13 +23,6 @@ impl From<Error> for JsValue {
         for (k, v) in e.details.iter().flat_map(|d| d.iter()) {
             if let Ok(js) = crate::wasm::interop::to_js(v) {
                 let _ = Reflect::set(&err, &k.as_str().into(), &js);
-            }
-        }
-        // A request that got no HTTP response: the error fetch threw (or the body's reader), as
-        // `cause`. The core has only its text; the JS error is found by it.
-        if matches!(e.code, ErrorCode::Network | ErrorCode::Unauthorized) {
-            if let Some(cause) = crate::wasm::bridge::failure_cause(&e.message) {
-                let _ = Reflect::set(&err, &"cause".into(), &cause);
             }
         }
         err.into()

@@ -615,7 +615,7 @@ describe("errors", () => {
     client.free();
   });
 
-  test("NETWORK: nothing listens; the reason comes first, then CORS in short; `cause` is the error fetch threw", async () => {
+  test("NETWORK: nothing listens; the reason comes first, then CORS in short", async () => {
     const port = await freePort();
     const client = new McpClient(`http://127.0.0.1:${port}/mcp`);
     const err = await rejectsWith(client.connect(), "NETWORK");
@@ -624,15 +624,12 @@ describe("errors", () => {
     assert.match(err.message, /CORS/);
     for (const h of ["mcp-session-id", "Access-Control-Expose-Headers", "OPTIONS"]) assert.ok(err.message.includes(h), h);
     assert.ok(err.message.length < 400, `the advice stays short: ${err.message.length}`);
-    assert.ok(err.cause instanceof TypeError, String(err.cause));
-    assert.equal(err.cause.cause?.code, "ECONNREFUSED");
 
-    // A fetch of the caller's: its own error object, as thrown.
+    // A fetch of the caller's: what its error says.
     const thrown = new TypeError("Failed to fetch");
     const own = new McpClient(`http://127.0.0.1:${port}/mcp`, { fetch: () => Promise.reject(thrown) });
     const e2 = await rejectsWith(own.connect(), "NETWORK");
     assert.match(e2.message, /^initialize: no HTTP response \(TypeError: Failed to fetch\); /);
-    assert.equal(e2.cause, thrown);
     client.free();
     own.free();
   });
