@@ -823,8 +823,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    * `validationException`, `serviceUnavailableException`, Ollama's `{error}`), its message naming the provider's
    * type or status (`Anthropic stream error overloaded_error: Overloaded`). Past 1,024 calls being read at once
    * (a call past that is not made) or 64 MiB of their names and arguments, the calls being read are dropped, and
-   * the model's turn with them (`message()` throws), with `LIMIT_EXCEEDED`. The rest of the text is read all the
-   * same, the calls it completed come with the next `push` or `finish`, and the accumulator can be used on.
+   * the model's turn with them (`message()` throws), with `LIMIT_EXCEEDED`; so is a call of a Responses stream
+   * past the 262,144 it completed (it is not made). The rest of the text is read all the same, the calls it
+   * completed come with the next `push` or `finish`, and the accumulator can be used on.
    */
   push(event: object | string): ToolCall[];
   /**

@@ -5,6 +5,8 @@
 //! returned, with an `error` (code and message) instead of arguments: one bad call never hides
 //! the others, and nothing is guessed.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -662,6 +664,8 @@ struct Partial {
     signature: Option<String>,
     /// About how many bytes of arguments given whole it holds (text: `args.len()`).
     whole_bytes: usize,
+    /// Responses: the id of the call's item, by which its events find it ([`ResponsesCalls::items`]).
+    item: Option<String>,
 }
 
 impl Partial {
@@ -692,7 +696,7 @@ struct OpenCalls {
 impl Partial {
     /// Its size towards [`MAX_OPEN_BYTES`].
     fn bytes(&self) -> usize {
-        self.name.len() + self.args.len() + self.whole_bytes
+        self.name.len() + self.args.len() + self.whole_bytes + self.item.as_ref().map_or(0, String::len)
     }
 }
 
@@ -748,20 +752,68 @@ impl OpenCalls {
     }
 }
 
-/// Responses stream: item id → key of its call, sorted by id.
-#[derive(Debug, Clone, Default)]
-struct ItemKeys(Vec<(String, (u64, u64))>);
+/// The most calls a Responses stream completes: each leaves its key behind
+/// ([`ResponsesCalls::closed`], 8 bytes and the set's room, about 4.5 MiB in all), so that none is
+/// given twice. A call opened past it is not made, and the push is an error. A response holds at most
+/// its output tokens' worth of calls (128,000 tokens for the largest models, a call taking several):
+/// no real stream comes near it.
+const MAX_CLOSED_CALLS: usize = 1 << 18;
 
-impl ItemKeys {
-    fn get(&self, id: &str) -> Option<(u64, u64)> {
-        self.0.binary_search_by(|(k, _)| k.as_str().cmp(id)).ok().map(|i| self.0[i].1)
+/// What a Responses stream's events know its calls by.
+#[derive(Debug, Clone, Default)]
+struct ResponsesCalls {
+    /// Item id → key, for the calls being read: an id goes with its call ([`Partial::item`]), so
+    /// there are at most [`MAX_OPEN_CALLS`].
+    items: HashMap<String, (u64, u64)>,
+    /// The output indexes (keys `(index, 0)`) of the calls completed, so that an
+    /// `output_item.done` after `function_call_arguments.done`, or one given again, does not give a
+    /// call twice: at most [`MAX_CLOSED_CALLS`].
+    closed: HashSet<u64>,
+    /// A call was not made, past [`MAX_CLOSED_CALLS`].
+    refused: bool,
+}
+
+impl ResponsesCalls {
+    fn key(&self, item_id: Option<&str>) -> Option<(u64, u64)> {
+        self.items.get(item_id?).copied()
     }
 
-    fn insert(&mut self, id: String, key: (u64, u64)) {
-        match self.0.binary_search_by(|(k, _)| k.as_str().cmp(&id)) {
-            Ok(i) => self.0[i].1 = key,
-            Err(i) => self.0.insert(i, (id, key)),
+    fn closed(&self, key: (u64, u64)) -> bool {
+        self.closed.contains(&key.0)
+    }
+
+    /// Notes the call at `key` completed.
+    fn close(&mut self, key: (u64, u64)) {
+        debug_assert_eq!(key.1, 0, "a Responses call's key is its output index");
+        self.closed.insert(key.0);
+    }
+
+    /// Makes `item` the item id of `p`, the call at `key`, in place of the one it had.
+    fn set_item(&mut self, p: &mut Partial, key: (u64, u64), item: Option<String>) {
+        if p.item == item {
+            return;
         }
+        if let Some(old) = std::mem::replace(&mut p.item, item.clone()) {
+            self.forget(&old, key);
+        }
+        if let Some(id) = item {
+            self.items.insert(id, key);
+        }
+    }
+
+    /// Lets go of the item id of the call at `key` (unless the id names another call since).
+    fn forget(&mut self, item: &str, key: (u64, u64)) {
+        if self.items.get(item) == Some(&key) {
+            self.items.remove(item);
+        }
+    }
+
+    /// Whether one more call may be made ([`MAX_CLOSED_CALLS`]), `open` being read: when not,
+    /// the refusal is noted, for [`Accumulator::push`].
+    fn room(&mut self, open: &OpenCalls) -> bool {
+        let room = self.closed.len() + open.calls.len() < MAX_CLOSED_CALLS;
+        self.refused |= !room;
+        room
     }
 }
 
@@ -1010,11 +1062,8 @@ pub struct Accumulator {
     /// bound passed): the error was thrown, these come with the next push (or `finish`), in
     /// order ([`Accumulator::carry`]).
     carried: Vec<ToolCall>,
-    /// Responses: item id → key.
-    items: ItemKeys,
-    /// Responses: the keys of the calls completed, so that an `output_item.done` after
-    /// `function_call_arguments.done` does not give the call twice.
-    closed: Vec<(u64, u64)>,
+    /// Responses: the calls' item ids, and the calls completed.
+    responses: ResponsesCalls,
     emitted: usize,
     /// The model's turn, for [`Accumulator::message`].
     turn: turn::Turn,
@@ -1028,8 +1077,7 @@ impl Accumulator {
             open: OpenCalls::default(),
             text: StreamText::default(),
             carried: Vec::new(),
-            items: ItemKeys::default(),
-            closed: Vec::new(),
+            responses: ResponsesCalls::default(),
             emitted: 0,
             turn: turn::Turn::default(),
         }
@@ -1067,7 +1115,8 @@ impl Accumulator {
         out.extend(self.push_event(event, map));
         // Calls dropped first: a turn dropped at the same time says so with the next push.
         let dropped = self.open.too_large().then(|| self.drop_open());
-        if let Some(e) = dropped.or_else(|| self.turn.take_error()) {
+        let refused = std::mem::take(&mut self.responses.refused).then(|| self.refused());
+        if let Some(e) = dropped.or(refused).or_else(|| self.turn.take_error()) {
             self.carry(out);
             return Err(e);
         }
@@ -1086,6 +1135,7 @@ impl Accumulator {
     #[cold]
     fn drop_open(&mut self) -> Error {
         let open = std::mem::take(&mut self.open);
+        self.responses.items.clear();
         self.turn.drop_with_calls();
         let what = if open.overflow {
             format!("more than {MAX_OPEN_CALLS} tool calls were being read at once")
@@ -1093,6 +1143,17 @@ impl Accumulator {
             format!("the {} tool calls being read passed {MAX_OPEN_BYTES} bytes of names and arguments", open.calls.len())
         };
         Error::new(ErrorCode::LimitExceeded, format!("{what}: they were dropped, and the model's turn with them"))
+    }
+
+    /// A Responses call was not made, past [`MAX_CLOSED_CALLS`]: the turn, which may list it, is
+    /// dropped; the error to say so.
+    #[cold]
+    fn refused(&mut self) -> Error {
+        self.turn.drop_with_calls();
+        Error::new(
+            ErrorCode::LimitExceeded,
+            format!("the stream completed {MAX_CLOSED_CALLS} tool calls, the most one is read for: a call past them was not made, and the model's turn was dropped"),
+        )
     }
 
     /// The model's turn: everything pushed so far, put together as the provider's own message,
@@ -1227,6 +1288,9 @@ impl Accumulator {
         let mut out = Vec::new();
         for k in keys {
             if let Some(p) = self.open.remove(k) {
+                if let Some(item) = &p.item {
+                    self.responses.forget(item, k);
+                }
                 let raw = match p.whole {
                     Some(v) if p.args.is_empty() => RawArgs::Json(v),
                     _ => RawArgs::Text(p.args),
@@ -1377,33 +1441,36 @@ impl Accumulator {
     }
 
     /// The key of a Responses item: its own, by `item_id`, else its output index's.
-    fn item_key(&self, item_id: Option<String>, output_index: u64) -> (u64, u64) {
-        item_id.and_then(|id| self.items.get(&id)).unwrap_or((output_index, 0))
+    fn item_key(&self, item_id: Option<&str>, output_index: u64) -> (u64, u64) {
+        self.responses.key(item_id).unwrap_or((output_index, 0))
     }
 
     fn push_responses(&mut self, ev: &Value, done: &mut Vec<(u64, u64)>) {
         let kind = ev.get("type").and_then(Value::as_str).unwrap_or("");
         let oi = ev.get("output_index").and_then(Value::as_u64).unwrap_or(0);
+        let function_call = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call"));
         match kind {
             "response.output_item.added" => {
-                if let Some(item) = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
-                    let Some(p) = self.open.entry((oi, 0)) else { return };
+                if let Some(item) = function_call {
+                    let key = (oi, 0);
+                    if !self.open.contains(key) && !self.responses.room(&self.open) {
+                        return;
+                    }
+                    let Some(p) = self.open.entry(key) else { return };
                     p.id = str_of(item, "call_id");
                     p.name = str_of(item, "name").unwrap_or_default();
                     p.args = str_of(item, "arguments").unwrap_or_default();
-                    if let Some(id) = str_of(item, "id") {
-                        self.items.insert(id, (oi, 0));
-                    }
+                    self.responses.set_item(p, key, str_of(item, "id"));
                 }
             }
             "response.function_call_arguments.delta" => {
-                let key = self.item_key(str_of(ev, "item_id"), oi);
+                let key = self.item_key(ev.get("item_id").and_then(Value::as_str), oi);
                 if let (Some(p), Some(d)) = (self.open.get_mut(key), ev.get("delta").and_then(Value::as_str)) {
                     p.args.push_str(d);
                 }
             }
             "response.function_call_arguments.done" => {
-                let key = self.item_key(str_of(ev, "item_id"), oi);
+                let key = self.item_key(ev.get("item_id").and_then(Value::as_str), oi);
                 if let Some(p) = self.open.get_mut(key) {
                     if let Some(a) = ev.get("arguments").and_then(Value::as_str) {
                         p.args = a.to_owned();
@@ -1412,27 +1479,28 @@ impl Accumulator {
                         p.name = n.to_owned();
                     }
                     done.push(key);
-                    self.closed.push(key);
+                    self.responses.close(key);
                 }
             }
             "response.output_item.done" => {
-                if let Some(item) = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
-                    let key = self.item_key(str_of(item, "id"), oi);
+                if let Some(item) = function_call {
+                    let key = self.item_key(item.get("id").and_then(Value::as_str), oi);
                     // The item is the whole call: it completes one still open, and one never
                     // opened (a stream resumed after its `output_item.added`) as well; one that
                     // `.arguments.done` completed already is not given twice.
-                    if self.open.contains(key) || !self.closed.contains(&key) {
+                    let open = self.open.contains(key);
+                    if open || !self.responses.closed(key) {
+                        if !open && !self.responses.room(&self.open) {
+                            return;
+                        }
                         let Some(p) = self.open.entry(key) else { return };
                         p.id = str_of(item, "call_id").or(p.id.take());
                         p.name = str_of(item, "name").unwrap_or(std::mem::take(&mut p.name));
                         if let Some(a) = item.get("arguments").and_then(Value::as_str) {
                             p.args = a.to_owned();
                         }
-                        if let Some(id) = str_of(item, "id") {
-                            self.items.insert(id, key);
-                        }
                         done.push(key);
-                        self.closed.push(key);
+                        self.responses.close(key);
                     }
                 }
             }
@@ -2267,6 +2335,68 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].arguments, json!({"a":1}));
         assert!(acc.finish(None).is_empty());
+    }
+
+    /// A Responses stream of very many calls: each given once, in order, at a cost that does not
+    /// grow with the calls before it (an item id goes with its call, the keys of those completed
+    /// are a set); past [`MAX_CLOSED_CALLS`] a call is not made.
+    #[test]
+    fn a_responses_stream_of_very_many_calls_gives_each_once_in_order() {
+        const N: usize = 200_000;
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let (mut ids, mut errors) = (Vec::new(), Vec::new());
+        let mut push = |acc: &mut Accumulator, event: &Value| match acc.push(event, None) {
+            Ok(calls) => ids.extend(calls.into_iter().map(|c| c.id.unwrap())),
+            Err(e) => errors.push(e),
+        };
+        // The events, changed in place from call to call (made anew, they would take most of the time).
+        let item = json!({"type":"function_call","id":"","call_id":"","name":"t","arguments":""});
+        let mut added = json!({"type":"response.output_item.added","output_index":0,"item":item});
+        let mut delta = json!({"type":"response.function_call_arguments.delta","item_id":"","output_index":0,"delta":""});
+        let mut args_done = json!({"type":"response.function_call_arguments.done","item_id":"","output_index":0,"arguments":""});
+        let mut done = json!({"type":"response.output_item.done","output_index":0,"item":item});
+        for i in 0..N {
+            let (item_id, args) = (json!(format!("fc_{i:048x}")), json!(format!("{{\"i\":{i}}}")));
+            for (e, at) in [(&mut added, "/output_index"), (&mut delta, "/output_index"), (&mut args_done, "/output_index"), (&mut done, "/output_index")] {
+                *e.pointer_mut(at).unwrap() = json!(i);
+            }
+            for e in [&mut added, &mut done] {
+                e["item"]["id"] = item_id.clone();
+                e["item"]["call_id"] = json!(format!("call_{i}"));
+            }
+            (delta["item_id"], args_done["item_id"]) = (item_id.clone(), item_id);
+            (delta["delta"], args_done["arguments"], done["item"]["arguments"]) = (args.clone(), args.clone(), args);
+            push(&mut acc, &added);
+            // Some stream their arguments and are completed by `.arguments.done` (the `.done` item
+            // after it adds nothing); the others by the item.
+            if i % 8 == 0 {
+                push(&mut acc, &delta);
+                push(&mut acc, &args_done);
+            }
+            push(&mut acc, &done);
+        }
+        // Items given again, long after: nothing.
+        for i in (0..N).step_by(4099) {
+            done["output_index"] = json!(i);
+            done["item"]["id"] = json!(format!("fc_{i:048x}"));
+            push(&mut acc, &done);
+        }
+        assert_eq!(ids.len(), N);
+        assert!(ids.iter().enumerate().all(|(i, id)| *id == format!("call_{i}")), "each once, in order");
+        // The turn passed its bound of parts long before (said once); the calls were all read.
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].message.starts_with("the model's turn passed"), "{}", errors[0]);
+        assert_eq!((acc.responses.items.len(), acc.open.calls.len()), (0, 0), "no item id outlives its call");
+        assert_eq!(acc.responses.closed.len(), N);
+        // Up to the bound (the keys of other calls completed), then one call more is not made.
+        acc.responses.closed.extend((1 << 40..).take(MAX_CLOSED_CALLS - N));
+        for event in [json!({"type":"response.output_item.added","output_index":N,"item":item}), json!({"type":"response.output_item.done","output_index":N + 1,"item":item})] {
+            let e = acc.push(&event, None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::LimitExceeded);
+            assert!(e.message.starts_with("the stream completed 262144 tool calls"), "{e}");
+        }
+        assert!(acc.finish(None).is_empty());
+        assert_eq!(acc.completed(), N);
     }
 
     #[test]
