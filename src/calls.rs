@@ -14,6 +14,9 @@ use crate::naming::NameMap;
 
 mod turn;
 
+#[cfg(test)]
+mod agreement;
+
 /// The providers whose tool calls can be read. Ollama is read-only here (it takes OpenAI-style
 /// tools but sends arguments as objects).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -47,6 +47,10 @@ pub(super) struct Turn {
     fields: Value,
     /// Gemini: where the call whose arguments are still streaming (`willContinue`) is.
     open_call: Option<usize>,
+    /// Chat: the key of the call at tool index 0. A `finish_reason` ends the calls being read, so
+    /// a delta after it at the same index is another call, as the accumulator reads it: its key
+    /// is past those before.
+    chat_base: u64,
     /// About how many bytes the turn holds.
     held: usize,
     /// A part was not made, past [`MAX_TURN_PARTS`]: the turn is dropped once the event is read.
@@ -250,7 +254,7 @@ impl Turn {
             }
             self.append_fields(delta, &["content", "refusal"]);
             for (pos, tc) in array(delta, "tool_calls").iter().enumerate() {
-                let ti = tc.get("index").and_then(Value::as_u64).unwrap_or(pos as u64);
+                let ti = self.chat_base.saturating_add(tc.get("index").and_then(Value::as_u64).unwrap_or(pos as u64));
                 let id = str_of(tc, "id");
                 // The id first, as OpenAI writes a call.
                 let mut call = Map::new();
@@ -279,11 +283,21 @@ impl Turn {
                         self.append_to(ti, &["function", "name"], name);
                     }
                 }
+                // Text, once some came, is the arguments (an object given besides is not), as the
+                // accumulator reads them.
                 match f.get("arguments") {
-                    Some(Value::String(a)) => self.append_to(ti, &["function", "arguments"], a),
-                    Some(whole @ Value::Object(_)) => self.set_in(ti, &["function", "arguments"], whole.clone()),
+                    Some(Value::String(a)) if !a.is_empty() => self.append_to(ti, &["function", "arguments"], a),
+                    Some(whole @ Value::Object(_)) => {
+                        let text = self.get(ti).and_then(|p| p.value.pointer("/function/arguments")).and_then(Value::as_str);
+                        if text.is_none_or(str::is_empty) {
+                            self.set_in(ti, &["function", "arguments"], whole.clone());
+                        }
+                    }
                     _ => {}
                 }
+            }
+            if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+                self.chat_base = self.parts.last().map_or(self.chat_base, |(k, _)| k.saturating_add(1));
             }
         }
     }

@@ -1,0 +1,147 @@
+//! The model's turn and the calls read from the same stream agree: the accumulator's readers
+//! (`push_openai`, `push_responses`, `push_anthropic`, `push_bedrock`, Gemini's and Ollama's) and
+//! the turn's ([`super::turn`]) read each event apart, so every call the turn lists must be a call
+//! the accumulator gave, with the same id, name and arguments, and no other.
+
+use serde_json::{json, Value};
+
+use super::{model_arguments, Accumulator, CallFormat, RawArgs, ToolCall};
+use crate::error::ErrorCode;
+
+/// A call as the turn lists it: id, name, arguments (text as sent, or an object), and Gemini's
+/// thought signature.
+#[derive(Debug, Clone, PartialEq)]
+struct Listed {
+    id: Option<String>,
+    name: String,
+    args: Value,
+    signature: Option<String>,
+}
+
+fn text(v: &Value, pointer: &str) -> Option<String> {
+    v.pointer(pointer).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// The calls the turn lists, in its order.
+fn listed(format: CallFormat, message: &Value) -> Vec<Listed> {
+    let parts = match format {
+        CallFormat::OpenAi | CallFormat::Ollama => message.get("tool_calls"),
+        CallFormat::OpenAiResponses => Some(message),
+        CallFormat::Anthropic | CallFormat::Bedrock => message.get("content"),
+        CallFormat::Gemini => message.get("parts"),
+    };
+    let parts = parts.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    let mut out = Vec::new();
+    for p in parts {
+        let call = |id: &str, name: &str, args: &str| Listed {
+            id: text(p, id),
+            name: text(p, name).unwrap_or_default(),
+            args: p.pointer(args).cloned().unwrap_or(Value::Null),
+            signature: None,
+        };
+        match format {
+            CallFormat::OpenAi | CallFormat::Ollama => out.push(call("/id", "/function/name", "/function/arguments")),
+            CallFormat::OpenAiResponses if p["type"] == "function_call" => out.push(call("/call_id", "/name", "/arguments")),
+            CallFormat::Anthropic if p["type"] == "tool_use" => out.push(call("/id", "/name", "/input")),
+            CallFormat::Bedrock if p.get("toolUse").is_some() => out.push(call("/toolUse/toolUseId", "/toolUse/name", "/toolUse/input")),
+            CallFormat::Gemini if p.get("functionCall").is_some() => {
+                out.push(Listed { signature: text(p, "/thoughtSignature"), ..call("/functionCall/id", "/functionCall/name", "/functionCall/args") })
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether the turn's `listed` is the call the accumulator gave: its id, name, and arguments
+/// (those the call could not read are what the turn says for them: text as sent, `{}` where the
+/// provider wants an object, Gemini's arguments so far).
+fn same(format: CallFormat, call: &ToolCall, listed: &Listed) -> bool {
+    if call.id != listed.id || call.provider_name != listed.name {
+        return false;
+    }
+    if format == CallFormat::Gemini && call.thought_signature != listed.signature {
+        return false;
+    }
+    let read = match &listed.args {
+        Value::String(t) => model_arguments(&call.provider_name, RawArgs::Text(t.clone())),
+        other => model_arguments(&call.provider_name, RawArgs::Json(other.clone())),
+    };
+    match (&call.error, read) {
+        (None, Ok(args)) => args == call.arguments,
+        (None, Err(_)) => false,
+        // No name: the call has no arguments; the turn has what was sent.
+        (Some(e), _) if e.code == ErrorCode::UnknownToolName.as_str() => true,
+        (Some(_), Err(_)) => true,
+        (Some(e), Ok(args)) => match format {
+            CallFormat::Anthropic | CallFormat::Bedrock => args == json!({}),
+            CallFormat::Gemini => e.message.contains("incomplete"),
+            _ => false,
+        },
+    }
+}
+
+/// Pushes `events` (then finishes) and checks that the turn lists exactly the calls given, each
+/// once; `Err` says how they differ.
+fn agree(format: CallFormat, events: &[Value]) -> Result<(), String> {
+    let mut acc = Accumulator::new(format);
+    let mut calls = Vec::new();
+    for e in events {
+        calls.extend(acc.push(e, None).map_err(|err| format!("{e}: {err}"))?);
+    }
+    calls.extend(acc.finish(None));
+    let message = acc.message().map_err(|e| e.to_string())?;
+    let mut left = listed(format, &message);
+    let unlisted: Vec<&ToolCall> = calls
+        .iter()
+        .filter(|c| match left.iter().position(|l| same(format, c, l)) {
+            Some(i) => {
+                left.remove(i);
+                false
+            }
+            None => true,
+        })
+        .collect();
+    if unlisted.is_empty() && left.is_empty() {
+        return Ok(());
+    }
+    Err(format!("given but not in the turn: {unlisted:#?}\nin the turn but not given: {left:#?}\nturn: {message:#}"))
+}
+
+#[track_caller]
+fn assert_agree(format: CallFormat, events: &[Value]) {
+    if let Err(e) = agree(format, events) {
+        panic!("{format:?}: {e}\nevents: {events:#?}");
+    }
+}
+
+/// Pushes `events`; the turn.
+fn turn_of(format: CallFormat, events: &[Value]) -> Value {
+    let mut acc = Accumulator::new(format);
+    for e in events {
+        acc.push(e, None).unwrap();
+    }
+    acc.finish(None);
+    acc.message().unwrap()
+}
+
+#[test]
+fn chat_a_call_after_a_finish_reason_is_another_call_in_the_turn_too() {
+    // The accumulator ends a choice's calls at its `finish_reason`: a delta after it at the same
+    // tool index is another call, which the turn listed as more of the first.
+    let delta = |id: &str, args: &str| json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":id,"function":{"name":"t","arguments":args}}]}}]});
+    let finish = json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]});
+    let events = [delta("call_1", "{\"a\":1}"), finish.clone(), delta("call_2", "{\"a\":2}"), finish];
+    assert_agree(CallFormat::OpenAi, &events);
+    let ids: Vec<Value> = turn_of(CallFormat::OpenAi, &events)["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].clone()).collect();
+    assert_eq!(ids, [json!("call_1"), json!("call_2")]);
+}
+
+#[test]
+fn chat_arguments_given_as_text_and_as_an_object_are_the_text_in_the_turn_too() {
+    // The accumulator takes text arguments, once some came, over an object given besides.
+    let delta = |args: Value| json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","function":{"name":"t","arguments":args}}]}}]});
+    for events in [[delta(json!("{\"a\":1}")), delta(json!({"b": 2}))], [delta(json!({"b": 2})), delta(json!(""))]] {
+        assert_agree(CallFormat::OpenAi, &events);
+    }
+}
