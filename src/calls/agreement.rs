@@ -145,3 +145,12 @@ fn chat_arguments_given_as_text_and_as_an_object_are_the_text_in_the_turn_too() 
         assert_agree(CallFormat::OpenAi, &events);
     }
 }
+
+#[test]
+fn ollama_a_call_without_function_is_in_the_turn_with_its_name() {
+    // The accumulator reads a call's name and arguments from the call itself when it has no
+    // `function` (as `parse_tool_calls` takes one); the turn had `function: null`.
+    let events = [json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"name":"t","arguments":{"a":1}}]},"done":false})];
+    assert_agree(CallFormat::Ollama, &events);
+    assert_eq!(turn_of(CallFormat::Ollama, &events)["tool_calls"][0]["function"], json!({"name":"t","arguments":{"a":1}}));
+}

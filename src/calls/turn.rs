@@ -310,7 +310,11 @@ impl Turn {
         self.append_fields(m, &["content", "thinking"]);
         for (n, tc) in array(m, "tool_calls").iter().enumerate() {
             let id = str_of(tc, "id").unwrap_or_else(|| format!("call_{}", emitted + n));
-            let function = tc.get("function").cloned().unwrap_or(Value::Null);
+            // A call without `function` holds its name and arguments itself, as the accumulator reads it.
+            let function = match tc.get("function") {
+                Some(f) => f.clone(),
+                None => Value::Object(tc.as_object().into_iter().flatten().filter(|(k, _)| matches!(k.as_str(), "name" | "arguments")).map(|(k, v)| (k.clone(), v.clone())).collect()),
+            };
             self.push_part(json!({"id": id, "type": "function", "function": function}));
         }
     }
