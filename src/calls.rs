@@ -1234,30 +1234,27 @@ impl Accumulator {
     /// One event, an object.
     fn push_event(&mut self, event: &Value, map: Option<&NameMap>) -> Vec<ToolCall> {
         self.turn.record(self.format, event, self.emitted);
+        // The calls completed, those a reader ended itself first, then those of `done`.
+        let mut out = Vec::new();
         let mut done = Vec::new();
         match self.format {
             CallFormat::Ollama if event.get("choices").is_none() => {
                 // Ollama's own stream (`/api/chat`, one JSON line per chunk): each chunk's
                 // `message.tool_calls` are whole, arguments as objects. Calls without an id are
                 // numbered over the stream, as `parse_tool_calls` numbers a message's.
-                let mut out = Vec::new();
                 for tc in event.get("message").map_or(&[][..], |m| array(m, "tool_calls")) {
                     out.push(openai_call(tc, self.emitted, CallFormat::Ollama, map));
                     self.emitted += 1;
                 }
-                return out;
             }
             CallFormat::OpenAi | CallFormat::Ollama => self.push_openai(event, &mut done),
             CallFormat::OpenAiResponses => self.push_responses(event, &mut done),
-            CallFormat::Anthropic => self.push_anthropic(event, &mut done),
-            CallFormat::Gemini => {
-                let mut out = Vec::new();
-                self.gemini_value(event, 0, map, &mut out);
-                return out;
-            }
-            CallFormat::Bedrock => self.push_bedrock(event, &mut done),
+            CallFormat::Anthropic => self.push_anthropic(event, map, &mut out),
+            CallFormat::Gemini => self.gemini_value(event, 0, map, &mut out),
+            CallFormat::Bedrock => self.push_bedrock(event, map, &mut out),
         }
-        self.take(done, map)
+        out.extend(self.take(done, map));
+        out
     }
 
     /// Ends the stream: every call still open is returned (and any that text pushed last
@@ -1511,12 +1508,22 @@ impl Accumulator {
         }
     }
 
-    fn push_anthropic(&mut self, ev: &Value, done: &mut Vec<(u64, u64)>) {
+    /// A block started at `idx`: a call still open there ends (its block is replaced, its
+    /// `content_block_stop` never came), as the turn keeps its block and puts the new one after it.
+    fn block_started(&mut self, idx: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
+        if self.open.contains((0, idx)) {
+            out.extend(self.take(vec![(0, idx)], map));
+        }
+    }
+
+    fn push_anthropic(&mut self, ev: &Value, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
         let kind = ev.get("type").and_then(Value::as_str).unwrap_or("");
         let idx = ev.get("index").and_then(Value::as_u64).unwrap_or(0);
         match kind {
             "content_block_start" => {
-                if let Some(b) = ev.get("content_block").filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use")) {
+                let Some(b) = ev.get("content_block").filter(|b| b.is_object()) else { return };
+                self.block_started(idx, map, out);
+                if b.get("type").and_then(Value::as_str) == Some("tool_use") {
                     let Some(p) = self.open.entry((0, idx)) else { return };
                     p.id = str_of(b, "id");
                     p.name = str_of(b, "name").unwrap_or_default();
@@ -1530,19 +1537,22 @@ impl Accumulator {
                     }
                 }
             }
-            "content_block_stop" if self.open.contains((0, idx)) => done.push((0, idx)),
+            "content_block_stop" => out.extend(self.take(vec![(0, idx)], map)),
             _ => {}
         }
     }
 
-    fn push_bedrock(&mut self, ev: &Value, done: &mut Vec<(u64, u64)>) {
+    fn push_bedrock(&mut self, ev: &Value, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
         // ConverseStream events, keyed by their event type as the AWS SDK yields them.
         if let Some(start) = ev.get("contentBlockStart") {
             let idx = start.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
-            if let Some(tu) = start.get("start").and_then(|s| s.get("toolUse")) {
+            if let Some(tu) = start.get("start").and_then(|s| s.get("toolUse")).filter(|t| t.is_object()) {
+                self.block_started(idx, map, out);
                 let Some(p) = self.open.entry((0, idx)) else { return };
                 p.id = str_of(tu, "toolUseId");
                 p.name = str_of(tu, "name").unwrap_or_default();
+                // Not sent by Bedrock, but kept by the turn when no input streams.
+                p.whole = tu.get("input").cloned();
             }
         } else if let Some(delta) = ev.get("contentBlockDelta") {
             let idx = delta.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
@@ -1553,9 +1563,7 @@ impl Accumulator {
             }
         } else if let Some(stop) = ev.get("contentBlockStop") {
             let idx = stop.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
-            if self.open.contains((0, idx)) {
-                done.push((0, idx));
-            }
+            out.extend(self.take(vec![(0, idx)], map));
         }
     }
 }

@@ -154,3 +154,53 @@ fn ollama_a_call_without_function_is_in_the_turn_with_its_name() {
     assert_agree(CallFormat::Ollama, &events);
     assert_eq!(turn_of(CallFormat::Ollama, &events)["tool_calls"][0]["function"], json!({"name":"t","arguments":{"a":1}}));
 }
+
+#[test]
+fn anthropic_and_bedrock_blocks_started_again_keep_every_call_in_the_turn() {
+    let start = |i: u64, block: Value| json!({"type":"content_block_start","index":i,"content_block":block});
+    let tool = |id: &str| json!({"type":"tool_use","id":id,"name":"t","input":{}});
+    let args = |i: u64, j: &str| json!({"type":"content_block_delta","index":i,"delta":{"type":"input_json_delta","partial_json":j}});
+    let stop = |i: u64| json!({"type":"content_block_stop","index":i});
+    let text = json!({"type":"text","text":""});
+    for events in [
+        // A block started where a call is still open: it ends the call, which the turn keeps
+        // (the accumulator read on into the call, given by `finish`; the turn replaced it).
+        vec![start(0, tool("toolu_1")), args(0, "{\"a\":1}"), start(0, text.clone())],
+        // ... a call started there: the accumulator added its arguments to the first's.
+        vec![start(0, tool("toolu_1")), args(0, "{\"a\":"), start(0, tool("toolu_2")), args(0, "{\"b\":2}"), stop(0)],
+        // A block started at the index of a call stopped: the turn replaced the call.
+        vec![start(0, tool("toolu_1")), stop(0), start(0, tool("toolu_2")), stop(0)],
+        // Deltas after the stop are not the call's (the turn added them to its input).
+        vec![start(0, tool("toolu_1")), args(0, "{\"a\":1}"), stop(0), args(0, "x")],
+        // Empty JSON text is no input: the block's own stands (the turn read it as `{}`).
+        vec![start(0, json!({"type":"tool_use","id":"toolu_1","name":"t","input":{"a":1}})), args(0, ""), stop(0)],
+    ] {
+        assert_agree(CallFormat::Anthropic, &events);
+    }
+    let (calls, turn) = {
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        let mut calls = Vec::new();
+        for e in [start(0, tool("toolu_1")), args(0, "{\"a\":1}"), start(0, text)] {
+            calls.extend(acc.push(&e, None).unwrap());
+        }
+        (calls, acc.message().unwrap())
+    };
+    assert_eq!((calls[0].id.as_deref(), &calls[0].arguments), (Some("toolu_1"), &json!({"a":1})), "ended by the block after it");
+    assert_eq!(turn["content"], json!([{"type":"tool_use","id":"toolu_1","name":"t","input":{"a":1}}]), "the blank text block left out");
+
+    let start = |i: u64, tool_use: Value| json!({"contentBlockStart":{"contentBlockIndex":i,"start":{"toolUse":tool_use}}});
+    let delta = |i: u64, d: Value| json!({"contentBlockDelta":{"contentBlockIndex":i,"delta":d}});
+    let stop = |i: u64| json!({"contentBlockStop":{"contentBlockIndex":i}});
+    let tool = |id: &str| json!({"toolUseId":id,"name":"t"});
+    for events in [
+        // Input for a block that is no tool use: no call (the turn made one of the text block).
+        vec![delta(0, json!({"text":"Hi"})), delta(0, json!({"toolUse":{"input":"{}"}}))],
+        // An input given with the start and none streamed is the input (the accumulator had `{}`).
+        vec![start(0, json!({"toolUseId":"tooluse_1","name":"t","input":{"a":1}})), stop(0)],
+        vec![start(0, tool("tooluse_1")), delta(0, json!({"toolUse":{"input":"{}"}})), stop(0), start(0, tool("tooluse_2")), stop(0)],
+        vec![start(0, tool("tooluse_1")), delta(0, json!({"toolUse":{"input":"{\"a\":1}"}})), stop(0), delta(0, json!({"toolUse":{"input":"x"}}))],
+        vec![start(0, tool("tooluse_1")), start(0, tool("tooluse_2")), delta(0, json!({"toolUse":{"input":"{}"}}))],
+    ] {
+        assert_agree(CallFormat::Bedrock, &events);
+    }
+}

@@ -21,6 +21,13 @@ pub(super) const MAX_TURN_PARTS: usize = 4096;
 /// What a part costs besides the JSON text of its value, about: its slot, the maps of its value.
 const PART_BYTES: usize = 512;
 
+/// Where a part is: its position (a block's index, an output index, the order of Gemini's and
+/// Ollama's parts; Chat: how many times a `finish_reason` ended the calls before it), then its
+/// place among the parts at that position (Chat: its tool index). A call's part is not replaced by
+/// a part given its position: that one goes after it, so that every call the accumulator gives
+/// stays in the turn.
+type Key = (u64, u64);
+
 /// One block, output item, call or part of the turn.
 #[derive(Debug, Clone, Default)]
 struct Part {
@@ -34,23 +41,27 @@ struct Part {
     /// Responses: a function call as `output_item.added` gave it, its arguments appended as they
     /// stream, until `output_item.done` puts the whole item in its place.
     streaming: bool,
+    /// A call's part (Anthropic's `tool_use`, Bedrock's `toolUse`): not replaced ([`Key`]).
+    call: bool,
+    /// Anthropic, Bedrock: the block stopped. A delta after it is not its: the accumulator has
+    /// ended its call.
+    stopped: bool,
 }
 
 /// The turn being put together.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Turn {
-    /// By key, in key order: blocks by index (Anthropic, Bedrock), output items by output index
-    /// (Responses), calls by index (Chat), parts and calls in order (Gemini, Ollama).
-    parts: Vec<(u64, Part)>,
+    /// In key order ([`Key`]): blocks by index (Anthropic, Bedrock), output items by output
+    /// index (Responses), calls by index (Chat), parts and calls in order (Gemini, Ollama).
+    parts: Vec<(Key, Part)>,
     /// Chat and Ollama: the message's text fields (`content`, `refusal`, `thinking`), an object
     /// once there is one.
     fields: Value,
     /// Gemini: where the call whose arguments are still streaming (`willContinue`) is.
     open_call: Option<usize>,
-    /// Chat: the key of the call at tool index 0. A `finish_reason` ends the calls being read, so
-    /// a delta after it at the same index is another call, as the accumulator reads it: its key
-    /// is past those before.
-    chat_base: u64,
+    /// Chat: the position of the calls being read. A `finish_reason` ends them, so a delta after
+    /// it at the same tool index is another call, as the accumulator reads it: it goes after them.
+    chat_calls: u64,
     /// About how many bytes the turn holds.
     held: usize,
     /// A part was not made, past [`MAX_TURN_PARTS`]: the turn is dropped once the event is read.
@@ -82,6 +93,11 @@ fn value_at<'a>(v: &'a mut Value, path: &[&str]) -> Option<&'a mut Value> {
         cur = cur.as_object_mut()?.entry(*k).or_insert(Value::Null);
     }
     Some(cur)
+}
+
+/// The value at `path` inside `v`, if there is one.
+fn pointer<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, k| v.get(*k))
 }
 
 /// Appends `text` to the string at `path` inside `v`.
@@ -173,9 +189,34 @@ impl Turn {
         Some(value)
     }
 
+    fn find(&self, key: Key) -> std::result::Result<usize, usize> {
+        self.parts.binary_search_by(|(k, _)| k.cmp(&key))
+    }
+
+    /// Where the part made last at position `pos` is in `parts`.
+    fn latest(&self, pos: u64) -> Option<usize> {
+        let end = self.parts.partition_point(|(k, _)| k.0 <= pos);
+        (end > 0 && self.parts[end - 1].0 .0 == pos).then(|| end - 1)
+    }
+
+    /// The key of the block at index `pos` that deltas go on: the one made last there, or (when
+    /// it stopped, or there is none) a new one after it.
+    fn block(&self, pos: u64) -> Key {
+        match self.latest(pos) {
+            Some(i) if self.parts[i].1.stopped => (pos, self.parts[i].0 .1 + 1),
+            Some(i) => self.parts[i].0,
+            None => (pos, 0),
+        }
+    }
+
+    /// The position after every part's.
+    fn next(&self) -> u64 {
+        self.parts.last().map_or(0, |((pos, _), _)| pos + 1)
+    }
+
     /// The part at `key`, made by `make` if absent ([`Turn::admit`]).
-    fn part(&mut self, key: u64, make: impl FnOnce() -> Value) -> Option<&mut Part> {
-        let i = match self.parts.binary_search_by_key(&key, |(k, _)| *k) {
+    fn part(&mut self, key: Key, make: impl FnOnce() -> Value) -> Option<&mut Part> {
+        let i = match self.find(key) {
             Ok(i) => i,
             Err(i) => {
                 let value = self.admit(make())?;
@@ -186,20 +227,33 @@ impl Turn {
         Some(&mut self.parts[i].1)
     }
 
-    fn get(&mut self, key: u64) -> Option<&mut Part> {
-        self.parts.binary_search_by_key(&key, |(k, _)| *k).ok().map(|i| &mut self.parts[i].1)
+    fn get(&mut self, key: Key) -> Option<&mut Part> {
+        self.find(key).ok().map(|i| &mut self.parts[i].1)
     }
 
-    /// Sets the part at `key` to `value`, in place of what was there.
-    fn put(&mut self, key: u64, value: Value) -> Option<&mut Part> {
+    /// Sets the part at position `pos` to `value`, in place of what was there; after it when it is
+    /// a call's ([`Key`]).
+    fn put(&mut self, pos: u64, value: Value) -> Option<&mut Part> {
         self.held += size(&value);
+        let key = match self.latest(pos) {
+            Some(i) if self.parts[i].1.call => (pos, self.parts[i].0 .1 + 1),
+            Some(i) => self.parts[i].0,
+            None => (pos, 0),
+        };
         let p = self.part(key, || Value::Null)?;
         *p = Part { value, ..Part::default() };
         Some(p)
     }
 
+    /// Marks the block made last at index `pos` stopped.
+    fn stop(&mut self, pos: u64) {
+        if let Some(i) = self.latest(pos) {
+            self.parts[i].1.stopped = true;
+        }
+    }
+
     /// Appends `text` to the string at `path` in the part at `key` (made by `make` if absent).
-    fn append_new(&mut self, key: u64, make: impl FnOnce() -> Value, path: &[&str], text: &str) {
+    fn append_new(&mut self, key: Key, make: impl FnOnce() -> Value, path: &[&str], text: &str) {
         self.held += text.len();
         if let Some(p) = self.part(key, make) {
             append(&mut p.value, path, text);
@@ -207,7 +261,7 @@ impl Turn {
     }
 
     /// Appends `text` to the string at `path` in the part at `key`, if there is one.
-    fn append_to(&mut self, key: u64, path: &[&str], text: &str) {
+    fn append_to(&mut self, key: Key, path: &[&str], text: &str) {
         self.held += text.len();
         if let Some(p) = self.get(key) {
             append(&mut p.value, path, text);
@@ -215,17 +269,18 @@ impl Turn {
     }
 
     /// Sets the value at `path` in the part at `key`, if there is one.
-    fn set_in(&mut self, key: u64, path: &[&str], value: Value) {
+    fn set_in(&mut self, key: Key, path: &[&str], value: Value) {
         self.held += size(&value);
         if let Some(slot) = self.get(key).and_then(|p| value_at(&mut p.value, path)) {
             *slot = value;
         }
     }
 
-    /// Appends argument text to the part at `key`, if there is one.
-    fn append_args(&mut self, key: u64, text: &str) {
+    /// Appends argument text to the part at `key`, if it is a call's, or a block with an input at
+    /// `input` (Anthropic's `server_tool_use`); another takes none, as the accumulator reads none.
+    fn append_args(&mut self, key: Key, input: &[&str], text: &str) {
         self.held += text.len();
-        if let Some(p) = self.get(key) {
+        if let Some(p) = self.get(key).filter(|p| !text.is_empty() && (p.call || pointer(&p.value, input).is_some())) {
             p.args.get_or_insert_with(String::new).push_str(text);
         }
     }
@@ -254,7 +309,7 @@ impl Turn {
             }
             self.append_fields(delta, &["content", "refusal"]);
             for (pos, tc) in array(delta, "tool_calls").iter().enumerate() {
-                let ti = self.chat_base.saturating_add(tc.get("index").and_then(Value::as_u64).unwrap_or(pos as u64));
+                let ti = (self.chat_calls, tc.get("index").and_then(Value::as_u64).unwrap_or(pos as u64));
                 let id = str_of(tc, "id");
                 // The id first, as OpenAI writes a call.
                 let mut call = Map::new();
@@ -297,7 +352,7 @@ impl Turn {
                 }
             }
             if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
-                self.chat_base = self.parts.last().map_or(self.chat_base, |(k, _)| k.saturating_add(1));
+                self.chat_calls = self.chat_calls.saturating_add(1);
             }
         }
     }
@@ -326,7 +381,7 @@ impl Turn {
     fn responses(&mut self, ev: &Value) {
         let index = ev.get("output_index").and_then(Value::as_u64);
         let item = ev.get("item").filter(|i| i.is_object());
-        let next = self.parts.last().map_or(0, |(k, _)| k + 1);
+        let next = self.next();
         match ev.get("type").and_then(Value::as_str) {
             Some("response.output_item.done") => {
                 if let Some(item) = item {
@@ -334,17 +389,17 @@ impl Turn {
                 }
             }
             Some("response.output_item.added") => {
-                let key = index.unwrap_or(next);
+                let pos = index.unwrap_or(next);
                 if let Some(call) = item.filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
-                    if self.get(key).is_none() {
-                        if let Some(p) = self.put(key, call.clone()) {
+                    if self.latest(pos).is_none() {
+                        if let Some(p) = self.put(pos, call.clone()) {
                             p.streaming = true;
                         }
                     }
                 }
             }
             Some("response.function_call_arguments.delta") => {
-                if let (Some(key), Some(text)) = (index, ev.get("delta").and_then(Value::as_str)) {
+                if let (Some(key), Some(text)) = (index.map(|i| (i, 0)), ev.get("delta").and_then(Value::as_str)) {
                     self.held += text.len();
                     if let Some(p) = self.get(key).filter(|p| p.streaming) {
                         append(&mut p.value, &["arguments"], text);
@@ -352,7 +407,7 @@ impl Turn {
                 }
             }
             Some("response.function_call_arguments.done") => {
-                if let (Some(key), Some(whole)) = (index, ev.get("arguments").filter(|a| a.is_string())) {
+                if let (Some(key), Some(whole)) = (index.map(|i| (i, 0)), ev.get("arguments").filter(|a| a.is_string())) {
                     self.held += size(whole);
                     if let Some(slot) = self.get(key).filter(|p| p.streaming).and_then(|p| value_at(&mut p.value, &["arguments"])) {
                         *slot = whole.clone();
@@ -363,17 +418,22 @@ impl Turn {
         }
     }
 
-    /// Anthropic: each content block from its `content_block_start`, its deltas added.
+    /// Anthropic: each content block from its `content_block_start`, its deltas added until its
+    /// `content_block_stop`.
     fn anthropic(&mut self, ev: &Value) {
         let idx = ev.get("index").and_then(Value::as_u64).unwrap_or(0);
         match ev.get("type").and_then(Value::as_str) {
             Some("content_block_start") => {
                 if let Some(block) = ev.get("content_block").filter(|b| b.is_object()) {
-                    self.put(idx, block.clone());
+                    let call = block.get("type").and_then(Value::as_str) == Some("tool_use");
+                    if let Some(p) = self.put(idx, block.clone()) {
+                        p.call = call;
+                    }
                 }
             }
             Some("content_block_delta") => {
                 let Some(d) = ev.get("delta") else { return };
+                let key = self.block(idx);
                 let text = |k: &str| d.get(k).and_then(Value::as_str);
                 let field = match d.get("type").and_then(Value::as_str) {
                     Some("text_delta") => "text",
@@ -381,14 +441,14 @@ impl Turn {
                     Some("signature_delta") => "signature",
                     Some("input_json_delta") => {
                         if let Some(j) = text("partial_json") {
-                            self.append_args(idx, j);
+                            self.append_args(key, &["input"], j);
                         }
                         return;
                     }
                     Some("citations_delta") => {
                         if let Some(c) = d.get("citation") {
                             self.held += size(c);
-                            if let Some(list) = self.get(idx).and_then(|p| value_at(&mut p.value, &["citations"])) {
+                            if let Some(list) = self.get(key).and_then(|p| value_at(&mut p.value, &["citations"])) {
                                 if !list.is_array() {
                                     *list = Value::Array(Vec::new());
                                 }
@@ -402,9 +462,10 @@ impl Turn {
                     _ => return,
                 };
                 if let Some(t) = text(field) {
-                    self.append_to(idx, &[field], t);
+                    self.append_to(key, &[field], t);
                 }
             }
+            Some("content_block_stop") => self.stop(idx),
             _ => {}
         }
     }
@@ -503,42 +564,48 @@ impl Turn {
 
     /// Adds a part after the others ([`Turn::admit`]).
     fn push_part(&mut self, value: Value) {
-        let key = self.parts.last().map_or(0, |(k, _)| k + 1);
+        let key = (self.next(), 0);
         if let Some(value) = self.admit(value) {
             self.parts.push((key, Part { value, ..Part::default() }));
         }
     }
 
     /// Bedrock ConverseStream: each content block by its index (`contentBlockStart` for a tool
-    /// use, deltas for text and reasoning).
+    /// use, deltas for text and reasoning), until its `contentBlockStop`.
     fn bedrock(&mut self, ev: &Value) {
         let index = |v: &Value| v.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
         if let Some(start) = ev.get("contentBlockStart") {
             if let Some(tu) = start.get("start").and_then(|s| s.get("toolUse")).and_then(Value::as_object) {
                 let mut tu = tu.clone();
                 tu.entry("input").or_insert_with(|| Value::Object(Map::new()));
-                self.put(index(start), json!({ "toolUse": tu }));
+                if let Some(p) = self.put(index(start), json!({ "toolUse": tu })) {
+                    p.call = true;
+                }
             }
             return;
         }
+        if let Some(stop) = ev.get("contentBlockStop") {
+            self.stop(index(stop));
+            return;
+        }
         let Some(delta) = ev.get("contentBlockDelta") else { return };
-        let (idx, Some(d)) = (index(delta), delta.get("delta")) else { return };
+        let (key, Some(d)) = (self.block(index(delta)), delta.get("delta")) else { return };
         let reasoning = || json!({"reasoningContent": {"reasoningText": {"text": ""}}});
         if let Some(text) = d.get("text").and_then(Value::as_str) {
-            self.append_new(idx, || json!({"text": ""}), &["text"], text);
+            self.append_new(key, || json!({"text": ""}), &["text"], text);
         } else if let Some(input) = d.get("toolUse").and_then(|t| t.get("input")).and_then(Value::as_str) {
-            self.append_args(idx, input);
+            self.append_args(key, &["toolUse", "input"], input);
         } else if let Some(r) = d.get("reasoningContent") {
             if let Some(text) = r.get("text").and_then(Value::as_str) {
-                self.append_new(idx, reasoning, &["reasoningContent", "reasoningText", "text"], text);
+                self.append_new(key, reasoning, &["reasoningContent", "reasoningText", "text"], text);
             }
             if let Some(signature) = r.get("signature").and_then(Value::as_str) {
-                self.append_new(idx, reasoning, &["reasoningContent", "reasoningText", "signature"], signature);
+                self.append_new(key, reasoning, &["reasoningContent", "reasoningText", "signature"], signature);
             }
             if let Some(redacted) = r.get("redactedContent") {
                 let bytes = bytes_of(redacted);
                 self.held += bytes.len();
-                if let Some(p) = self.part(idx, || json!({"reasoningContent": {}})) {
+                if let Some(p) = self.part(key, || json!({"reasoningContent": {}})) {
                     p.bytes.get_or_insert_with(Vec::new).extend(bytes);
                 }
             }
