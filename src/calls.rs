@@ -1170,8 +1170,9 @@ impl Accumulator {
     ///   call's deltas are kept as sent (Gemini's OpenAI-compatible `extra_content`, which holds
     ///   the call's thought signature).
     /// * OpenAI Responses: the output items (reasoning, message, function calls...), in order,
-    ///   each as its `response.output_item.done` gave it; a function call not done yet (a stream
-    ///   cut short) as `output_item.added` gave it, with the arguments streamed so far.
+    ///   each as its `response.output_item.done` gave it (a call with the id, name and arguments
+    ///   it was given, the item's in any stream but a broken one); a function call not done yet
+    ///   (a stream cut short) as `output_item.added` gave it, with the arguments streamed so far.
     /// * Anthropic: `{role: "assistant", content: [...]}`, the content blocks in index order as
     ///   their deltas made them: `thinking` (with `signature`), `redacted_thinking`, `text`
     ///   (with `citations`; one of white space at most is left out, as Anthropic refuses it),
@@ -1254,6 +1255,7 @@ impl Accumulator {
             CallFormat::Bedrock => self.push_bedrock(event, map, &mut out),
         }
         out.extend(self.take(done, map));
+        self.turn.settle();
         out
     }
 
@@ -1453,7 +1455,9 @@ impl Accumulator {
             "response.output_item.added" => {
                 if let Some(item) = function_call {
                     let key = (oi, 0);
-                    if !self.open.contains(key) && !self.responses.room(&self.open) {
+                    let open = self.open.contains(key);
+                    // A call completed is not made again (its events given again).
+                    if !open && (self.responses.closed(key) || !self.responses.room(&self.open)) {
                         return;
                     }
                     let Some(p) = self.open.entry(key) else { return };
@@ -1461,12 +1465,14 @@ impl Accumulator {
                     p.name = str_of(item, "name").unwrap_or_default();
                     p.args = str_of(item, "arguments").unwrap_or_default();
                     self.responses.set_item(p, key, str_of(item, "id"));
+                    self.turn.call_added(key.0, item, !open);
                 }
             }
             "response.function_call_arguments.delta" => {
                 let key = self.item_key(ev.get("item_id").and_then(Value::as_str), oi);
                 if let (Some(p), Some(d)) = (self.open.get_mut(key), ev.get("delta").and_then(Value::as_str)) {
                     p.args.push_str(d);
+                    self.turn.call_args(key.0, d);
                 }
             }
             "response.function_call_arguments.done" => {
@@ -1478,6 +1484,7 @@ impl Accumulator {
                     if let Some(n) = ev.get("name").and_then(Value::as_str) {
                         p.name = n.to_owned();
                     }
+                    self.turn.call_done(key.0, None, false, p.id.as_deref(), &p.name, &p.args);
                     done.push(key);
                     self.responses.close(key);
                 }
@@ -1499,8 +1506,11 @@ impl Accumulator {
                         if let Some(a) = item.get("arguments").and_then(Value::as_str) {
                             p.args = a.to_owned();
                         }
+                        self.turn.call_done(key.0, Some(item), !open, p.id.as_deref(), &p.name, &p.args);
                         done.push(key);
                         self.responses.close(key);
+                    } else {
+                        self.turn.call_again(key.0, item);
                     }
                 }
             }

@@ -125,6 +125,11 @@ fn turn_of(format: CallFormat, events: &[Value]) -> Value {
     acc.message().unwrap()
 }
 
+/// An object of the entries whose value is not `None`.
+fn object(entries: &[(&str, Option<Value>)]) -> Value {
+    Value::Object(entries.iter().filter_map(|(k, v)| Some(((*k).to_owned(), v.clone()?))).collect())
+}
+
 #[test]
 fn chat_a_call_after_a_finish_reason_is_another_call_in_the_turn_too() {
     // The accumulator ends a choice's calls at its `finish_reason`: a delta after it at the same
@@ -202,5 +207,42 @@ fn anthropic_and_bedrock_blocks_started_again_keep_every_call_in_the_turn() {
         vec![start(0, tool("tooluse_1")), start(0, tool("tooluse_2")), delta(0, json!({"toolUse":{"input":"{}"}}))],
     ] {
         assert_agree(CallFormat::Bedrock, &events);
+    }
+}
+
+#[test]
+fn responses_calls_in_the_turn_are_those_the_accumulator_finds() {
+    let item = |call_id: Option<&str>, args: &str| {
+        object(&[("type", Some(json!("function_call"))), ("id", Some(json!("fc_1"))), ("call_id", call_id.map(|c| json!(c))), ("name", Some(json!("t"))), ("arguments", Some(json!(args)))])
+    };
+    let added = |oi: u64, item: Value| json!({"type":"response.output_item.added","output_index":oi,"item":item});
+    let done = |oi: u64, item: Value| json!({"type":"response.output_item.done","output_index":oi,"item":item});
+    let delta = |at: Value, d: &str| {
+        let mut e = json!({"type":"response.function_call_arguments.delta","item_id":"fc_1","delta":d});
+        if let Some(oi) = at.as_u64() {
+            e["output_index"] = json!(oi);
+        }
+        e
+    };
+    let args_done = |args: &str, name: Value| json!({"type":"response.function_call_arguments.done","item_id":"fc_1","output_index":1,"arguments":args,"name":name});
+    let reasoning = json!({"type":"reasoning","id":"rs_1","summary":[]});
+    for events in [
+        // Deltas find their call by item id, whatever their output index says (the turn went by
+        // the output index).
+        vec![added(1, item(Some("call_1"), "")), delta(Value::Null, "{\"a\":1}")],
+        vec![added(1, item(Some("call_1"), "")), delta(json!(3), "{\"a\":1}")],
+        // `.arguments.done` names the call (the turn kept the name `.added` gave).
+        vec![added(1, item(Some("call_1"), "")), args_done("{}", json!("u"))],
+        // A delta after `.arguments.done` is no call's (the turn added it to the arguments).
+        vec![added(1, item(Some("call_1"), "")), args_done("{}", Value::Null), delta(json!(1), "x")],
+        // The done item without the call id `.added` gave: the call keeps it.
+        vec![added(1, item(Some("call_1"), "")), done(1, item(None, "{}"))],
+        // An item given again does not make the call again, nor change it.
+        vec![added(1, item(Some("call_1"), "")), done(1, item(Some("call_1"), "{}")), added(1, item(Some("call_1"), "")), done(1, item(Some("call_2"), "{\"a\":1}"))],
+        // Another item at a call's output index does not take its place; a call's takes another's.
+        vec![done(1, item(Some("call_1"), "{}")), done(1, reasoning.clone())],
+        vec![done(1, reasoning.clone()), done(1, item(Some("call_1"), "{}"))],
+    ] {
+        assert_agree(CallFormat::OpenAiResponses, &events);
     }
 }

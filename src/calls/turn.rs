@@ -38,10 +38,8 @@ struct Part {
     args: Option<String>,
     /// Bedrock `redactedContent`, as bytes (given as base64, or as a `Uint8Array` through JSON).
     bytes: Option<Vec<u8>>,
-    /// Responses: a function call as `output_item.added` gave it, its arguments appended as they
-    /// stream, until `output_item.done` puts the whole item in its place.
-    streaming: bool,
-    /// A call's part (Anthropic's `tool_use`, Bedrock's `toolUse`): not replaced ([`Key`]).
+    /// A call's part (Anthropic's `tool_use`, Bedrock's `toolUse`, Responses' `function_call`):
+    /// not replaced ([`Key`]).
     call: bool,
     /// Anthropic, Bedrock: the block stopped. A delta after it is not its: the accumulator has
     /// ended its call.
@@ -100,6 +98,27 @@ fn pointer<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
     path.iter().try_fold(v, |v, k| v.get(*k))
 }
 
+/// Gives a Responses function call the `id` (`call_id`), `name` and `args` (`arguments`) the
+/// accumulator gave it (a field absent stays so for none).
+fn set_call(v: &mut Value, id: Option<&str>, name: &str, args: &str) {
+    let Some(o) = v.as_object_mut() else { return };
+    match id {
+        Some(id) if o.get("call_id").and_then(Value::as_str) != Some(id) => {
+            o.insert("call_id".to_owned(), Value::String(id.to_owned()));
+        }
+        Some(_) => {}
+        None => {
+            o.remove("call_id");
+        }
+    }
+    for (k, text) in [("name", name), ("arguments", args)] {
+        let had = o.get(k);
+        if had.and_then(Value::as_str) != Some(text) && !(had.is_none() && text.is_empty()) {
+            o.insert(k.to_owned(), Value::String(text.to_owned()));
+        }
+    }
+}
+
 /// Appends `text` to the string at `path` inside `v`.
 fn append(v: &mut Value, path: &[&str], text: &str) {
     match value_at(v, path) {
@@ -134,9 +153,8 @@ fn thought(o: &Map<String, Value>) -> bool {
 
 impl Turn {
     /// Reads one stream event (an object) into the turn; `emitted` is how many calls the
-    /// accumulator gave before it ([`Turn::ollama`] numbers calls by it). Past
-    /// [`MAX_TURN_BYTES`] or [`MAX_TURN_PARTS`] the turn is dropped; [`Turn::take_error`] says
-    /// so once.
+    /// accumulator gave before it ([`Turn::ollama`] numbers calls by it). Responses' function
+    /// calls are the accumulator's to put in ([`Turn::call_added`] and those after it).
     pub(super) fn record(&mut self, format: CallFormat, ev: &Value, emitted: usize) {
         if self.lost.is_some() {
             return;
@@ -149,7 +167,12 @@ impl Turn {
             CallFormat::Gemini => self.gemini(ev),
             CallFormat::Bedrock => self.bedrock(ev),
         }
-        if self.full || self.held > MAX_TURN_BYTES {
+    }
+
+    /// Once an event is read: past [`MAX_TURN_BYTES`] or [`MAX_TURN_PARTS`] the turn is dropped;
+    /// [`Turn::take_error`] says so once.
+    pub(super) fn settle(&mut self) {
+        if self.lost.is_none() && (self.full || self.held > MAX_TURN_BYTES) {
             let why = format!(
                 "the model's turn passed {MAX_TURN_PARTS} parts or {MAX_TURN_BYTES} bytes of text, arguments and blocks: it was dropped (the calls are still read)"
             );
@@ -375,46 +398,86 @@ impl Turn {
     }
 
     /// Responses: each output item whole, as `response.output_item.done` gives it, at its output
-    /// index (after the others without one). Until then a function call is kept as
-    /// `output_item.added` gave it, its arguments as they stream to its output index: a stream
-    /// cut short has the call that [`super::Accumulator::finish`] gives, for its output to answer.
+    /// index (after the others without one). Function calls are the accumulator's to put in, as
+    /// it reads them ([`Turn::call_added`]): it knows which call an event is for.
     fn responses(&mut self, ev: &Value) {
-        let index = ev.get("output_index").and_then(Value::as_u64);
-        let item = ev.get("item").filter(|i| i.is_object());
-        let next = self.next();
-        match ev.get("type").and_then(Value::as_str) {
-            Some("response.output_item.done") => {
-                if let Some(item) = item {
-                    self.put(index.unwrap_or(next), item.clone());
-                }
+        if ev.get("type").and_then(Value::as_str) != Some("response.output_item.done") {
+            return;
+        }
+        let item = ev.get("item").filter(|i| i.is_object() && i.get("type").and_then(Value::as_str) != Some("function_call"));
+        if let Some(item) = item {
+            let pos = ev.get("output_index").and_then(Value::as_u64).unwrap_or_else(|| self.next());
+            self.put(pos, item.clone());
+        }
+    }
+
+    /// The part made last at position `pos` that is a call's.
+    fn call_at(&mut self, pos: u64) -> Option<&mut Part> {
+        let end = self.parts.partition_point(|(k, _)| k.0 <= pos);
+        self.parts[..end].iter_mut().rev().take_while(|(k, _)| k.0 == pos).map(|(_, p)| p).find(|p| p.call)
+    }
+
+    /// Responses: the function call the accumulator reads at output index `pos`, as
+    /// `output_item.added` gives it: a `new` call's part, or in place of the one being read there.
+    /// Until it is done, a stream cut short has the call [`super::Accumulator::finish`] gives, for
+    /// its output to answer.
+    pub(super) fn call_added(&mut self, pos: u64, item: &Value, new: bool) {
+        if self.lost.is_some() {
+            return;
+        }
+        self.held += size(item);
+        if let Some(p) = self.call_at(pos).filter(|_| !new) {
+            p.value = item.clone();
+        } else if let Some(p) = self.put(pos, item.clone()) {
+            p.call = true;
+        }
+    }
+
+    /// Responses: `text` streamed to the arguments of the call at `pos`.
+    pub(super) fn call_args(&mut self, pos: u64, text: &str) {
+        if self.lost.is_some() {
+            return;
+        }
+        self.held += text.len();
+        if let Some(p) = self.call_at(pos) {
+            append(&mut p.value, &["arguments"], text);
+        }
+    }
+
+    /// Responses: the call at `pos` completed, with the `id`, `name` and `args` the accumulator
+    /// gives it. `item` is its `output_item.done`'s, which takes the place of its part (that of a
+    /// `new` call, not read before).
+    pub(super) fn call_done(&mut self, pos: u64, item: Option<&Value>, new: bool, id: Option<&str>, name: &str, args: &str) {
+        if self.lost.is_some() {
+            return;
+        }
+        if let (true, Some(item)) = (new, item) {
+            if let Some(p) = self.put(pos, item.clone()) {
+                p.call = true;
+                set_call(&mut p.value, id, name, args);
             }
-            Some("response.output_item.added") => {
-                let pos = index.unwrap_or(next);
-                if let Some(call) = item.filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call")) {
-                    if self.latest(pos).is_none() {
-                        if let Some(p) = self.put(pos, call.clone()) {
-                            p.streaming = true;
-                        }
-                    }
-                }
+            return;
+        }
+        self.held += item.map_or(0, size);
+        if let Some(p) = self.call_at(pos) {
+            if let Some(item) = item {
+                p.value = item.clone();
             }
-            Some("response.function_call_arguments.delta") => {
-                if let (Some(key), Some(text)) = (index.map(|i| (i, 0)), ev.get("delta").and_then(Value::as_str)) {
-                    self.held += text.len();
-                    if let Some(p) = self.get(key).filter(|p| p.streaming) {
-                        append(&mut p.value, &["arguments"], text);
-                    }
-                }
-            }
-            Some("response.function_call_arguments.done") => {
-                if let (Some(key), Some(whole)) = (index.map(|i| (i, 0)), ev.get("arguments").filter(|a| a.is_string())) {
-                    self.held += size(whole);
-                    if let Some(slot) = self.get(key).filter(|p| p.streaming).and_then(|p| value_at(&mut p.value, &["arguments"])) {
-                        *slot = whole.clone();
-                    }
-                }
-            }
-            _ => {}
+            set_call(&mut p.value, id, name, args);
+        }
+    }
+
+    /// Responses: the `output_item.done` of a call completed already, in place of its part, with
+    /// the id, name and arguments it was given.
+    pub(super) fn call_again(&mut self, pos: u64, item: &Value) {
+        if self.lost.is_some() {
+            return;
+        }
+        self.held += size(item);
+        if let Some(p) = self.call_at(pos) {
+            let was = std::mem::replace(&mut p.value, item.clone());
+            let text = |k: &str| was.get(k).and_then(Value::as_str).unwrap_or("");
+            set_call(&mut p.value, was.get("call_id").and_then(Value::as_str), text("name"), text("arguments"));
         }
     }
 
