@@ -332,6 +332,7 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
     let mut calls = Vec::new();
     if format == CallFormat::Gemini {
         let mut acc = Accumulator::new(format);
+        acc.turn = turn::Turn::off();
         for (i, item) in items.iter().enumerate() {
             acc.gemini_value(item, i as u64, map, &mut calls);
         }
@@ -639,6 +640,19 @@ fn merge_args(whole: &mut Value, args: Option<&Value>, partial: Option<&Vec<Valu
     if let (Some(list), Value::Object(_)) = (partial, &*whole) {
         apply_partial_args(whole, list);
     }
+}
+
+/// What a Gemini `functionCall` part is to the calls, as the accumulator reads it: the turn puts
+/// the part in as it says ([`Accumulator::gemini_call`]), so that its calls are the accumulator's.
+#[derive(Debug)]
+enum GeminiStep<'a> {
+    /// More of the call streaming (its arguments, and its id and signature when it had none):
+    /// the call's `id` and `signature` so far; `last` when the part ends it.
+    More { last: bool, id: Option<&'a str>, signature: Option<&'a str> },
+    /// A call of its own: whole, or `open` while its arguments stream on.
+    New { open: bool },
+    /// No call: an empty `functionCall`, with none streaming.
+    Nothing,
 }
 
 /// A piece of a Chat call's name: streamed in pieces it is appended (Gemini's OpenAI-compatible
@@ -1177,9 +1191,10 @@ impl Accumulator {
     ///   their deltas made them: `thinking` (with `signature`), `redacted_thinking`, `text`
     ///   (with `citations`; one of white space at most is left out, as Anthropic refuses it),
     ///   `tool_use` (`input` read from its streamed JSON), and any other block as it started.
-    /// * Gemini: `{role: "model", parts: [...]}` of the first candidate: text streamed in pieces
-    ///   put together again (thoughts apart from the rest, each signature on the text it ends),
-    ///   `functionCall` parts (arguments streamed in parts put together), other parts as sent.
+    /// * Gemini: `{role: "model", parts: [...]}` of the first candidate (or of the candidate,
+    ///   content, parts or calls pushed alone): text streamed in pieces put together again
+    ///   (thoughts apart from the rest, each signature on the text it ends), `functionCall` parts
+    ///   (arguments streamed in parts put together), other parts as sent.
     /// * Bedrock: `{role: "assistant", content: [...]}` in index order: `reasoningContent`
     ///   (`reasoningText` with `signature`, or `redactedContent` as base64), `text` (but one of
     ///   white space at most, which Bedrock refuses), `toolUse`.
@@ -1334,6 +1349,16 @@ impl Accumulator {
         }
     }
 
+    /// A part of candidate `index`: a call's, or another (text...), which the turn takes as it
+    /// comes when it is the first candidate's.
+    fn gemini_part(&mut self, part: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
+        match part.get("functionCall").filter(|fc| fc.is_object()) {
+            Some(fc) => self.gemini_call(fc, Some(part), index, map, out),
+            None if index == 0 => self.turn.gemini_part(part),
+            None => {}
+        }
+    }
+
     fn gemini_candidate(&mut self, c: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
         let index = c.get("index").and_then(Value::as_u64).unwrap_or(index);
         for part in c.get("content").map_or(&[][..], |content| array(content, "parts")) {
@@ -1342,6 +1367,9 @@ impl Accumulator {
         // The candidate is done: a call still streaming ends here, complete only if the model
         // stopped of itself (not at MAX_TOKENS, for safety, or at a malformed call).
         if let Some(reason) = c.get("finishReason").and_then(Value::as_str).filter(|r| !r.is_empty()) {
+            if index == 0 {
+                self.turn.gemini_finished();
+            }
             if let Some(p) = self.open.get_mut((index, 0)) {
                 if reason != "STOP" {
                     p.incomplete = Some(format!("the response ended ({reason}) while they were still streaming (willContinue)"));
@@ -1351,26 +1379,32 @@ impl Accumulator {
         }
     }
 
-    fn gemini_part(&mut self, part: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
-        if let Some(fc) = part.get("functionCall").filter(|fc| fc.is_object()) {
-            let signature = str_of(part, "thoughtSignature").filter(|s| !s.is_empty());
-            self.gemini_call(fc, signature, index, map, out);
-        }
-    }
-
-    /// One `FunctionCall` of candidate `index`. A call is whole in one part, or its arguments
-    /// stream over several (Vertex's `streamFunctionCallArguments`): the first part has the
-    /// name and `willContinue: true`, the next ones `partialArgs` (and `willContinue` while more
-    /// follow), and the call ends at a part without `willContinue` (often an empty
-    /// `functionCall`), at another call, or when the candidate finishes. `signature` is the
-    /// part's `thoughtSignature`: the call keeps the first it is given.
-    fn gemini_call(&mut self, fc: &Value, signature: Option<String>, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
+    /// One `FunctionCall` of candidate `index`, alone or in its `part`. A call is whole in one
+    /// part, or its arguments stream over several (Vertex's `streamFunctionCallArguments`): the
+    /// first part has the name and `willContinue: true`, the next ones `partialArgs` (and
+    /// `willContinue` while more follow), and the call ends at a part without `willContinue`
+    /// (often an empty `functionCall`), at another call, or when the candidate finishes. The call
+    /// keeps the first `thoughtSignature` of its parts. The first candidate's part goes in the
+    /// turn as this reads it ([`GeminiStep`]).
+    fn gemini_call(&mut self, fc: &Value, part: Option<&Value>, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
         let key = (index, 0);
+        let signature = part.and_then(|p| str_of(p, "thoughtSignature")).filter(|s| !s.is_empty());
         let name = str_of(fc, "name").filter(|n| !n.is_empty());
         let id = str_of(fc, "id").filter(|i| !i.is_empty());
         let args = fc.get("args").filter(|a| !a.is_null());
         let partial = fc.get("partialArgs").and_then(Value::as_array);
         let more = fc.get("willContinue").and_then(Value::as_bool) == Some(true);
+        // The part, for the turn: a `FunctionCall` alone is one of its own.
+        let turn = index == 0 && self.turn.reading();
+        let alone;
+        let part = match part {
+            Some(part) => part,
+            None if turn => {
+                alone = serde_json::json!({ "functionCall": fc });
+                &alone
+            }
+            None => &Value::Null,
+        };
         if let Some(p) = self.open.get_mut(key) {
             // A part without a name goes on with the call streaming; so does one with its name,
             // unless its id says it is another call.
@@ -1382,6 +1416,10 @@ impl Accumulator {
                     p.signature = signature;
                 }
                 p.merge(args, partial);
+                if turn {
+                    let step = GeminiStep::More { last: !more, id: p.id.as_deref(), signature: p.signature.as_deref() };
+                    self.turn.gemini_call(part, args, partial, &step);
+                }
                 if !more {
                     out.extend(self.take(vec![key], map));
                 }
@@ -1390,26 +1428,33 @@ impl Accumulator {
             // Another call: the one streaming has ended.
             out.extend(self.take(vec![key], map));
         }
-        if !more && partial.is_none() {
+        let step = if !more && partial.is_none() {
             // A whole call, or an empty `functionCall` (the end of streamed arguments, here with
             // none streaming): nothing to call.
-            if name.is_some() || args.is_some() {
+            if name.is_none() && args.is_none() {
+                GeminiStep::Nothing
+            } else {
                 let mut call = resolve(id, name.unwrap_or_default(), args_of(args), map);
                 call.thought_signature = signature;
                 out.push(call);
                 self.emitted += 1;
+                GeminiStep::New { open: false }
             }
-            return;
-        }
-        let Some(p) = self.open.entry(key) else { return };
-        p.id = id;
-        p.name = name.unwrap_or_default();
-        p.signature = signature;
-        p.whole = None;
-        p.whole_bytes = 0;
-        p.merge(args, partial);
-        if !more {
-            out.extend(self.take(vec![key], map));
+        } else {
+            let Some(p) = self.open.entry(key) else { return };
+            p.id = id;
+            p.name = name.unwrap_or_default();
+            p.signature = signature;
+            p.whole = None;
+            p.whole_bytes = 0;
+            p.merge(args, partial);
+            if !more {
+                out.extend(self.take(vec![key], map));
+            }
+            GeminiStep::New { open: more }
+        };
+        if turn {
+            self.turn.gemini_call(part, args, partial, &step);
         }
     }
 

@@ -18,8 +18,9 @@ struct Listed {
     signature: Option<String>,
 }
 
+/// The text at `pointer`; an empty one is none (an id or a signature, as the accumulator reads them).
 fn text(v: &Value, pointer: &str) -> Option<String> {
-    v.pointer(pointer).and_then(Value::as_str).map(str::to_owned)
+    v.pointer(pointer).and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_owned)
 }
 
 /// The calls the turn lists, in its order.
@@ -244,5 +245,31 @@ fn responses_calls_in_the_turn_are_those_the_accumulator_finds() {
         vec![done(1, reasoning.clone()), done(1, item(Some("call_1"), "{}"))],
     ] {
         assert_agree(CallFormat::OpenAiResponses, &events);
+    }
+}
+
+#[test]
+fn gemini_calls_in_the_turn_are_those_the_accumulator_reads() {
+    let chunk = |parts: Value| json!({"candidates":[{"index":0,"content":{"role":"model","parts":parts}}]});
+    // A call streamed over parts, its first part with an empty id and signature and a later one
+    // with both: the call has them (an empty one is none), the turn kept the empty ones.
+    let events = [
+        chunk(json!([{"functionCall":{"name":"t","id":"","willContinue":true},"thoughtSignature":""}])),
+        chunk(json!([{"functionCall":{"id":"g1","partialArgs":[{"jsonPath":"$.a","stringValue":"x"}],"willContinue":true},"thoughtSignature":"c2ln"}])),
+        chunk(json!([{"functionCall":{}}])),
+    ];
+    assert_agree(CallFormat::Gemini, &events);
+    assert_eq!(turn_of(CallFormat::Gemini, &events)["parts"], json!([{"functionCall":{"name":"t","id":"g1","args":{"a":"x"}},"thoughtSignature":"c2ln"}]));
+    // A candidate, a content, a part or a FunctionCall pushed alone: read for calls, and for the
+    // turn, which read only responses.
+    let call = json!({"name":"t","args":{"a":1}});
+    for event in [
+        json!({"content":{"role":"model","parts":[{"text":"Hi"},{"functionCall":call}]},"finishReason":"STOP"}),
+        json!({"role":"model","parts":[{"text":"Hi"},{"functionCall":call}]}),
+        json!({"functionCall":call}),
+        call.clone(),
+    ] {
+        assert_agree(CallFormat::Gemini, std::slice::from_ref(&event));
+        assert_eq!(turn_of(CallFormat::Gemini, &[event]).pointer("/parts").and_then(Value::as_array).and_then(|p| p.last()), Some(&json!({"functionCall":call})));
     }
 }

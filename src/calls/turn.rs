@@ -7,7 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{array, continues_call, merge_args, str_of, CallFormat};
+use super::{array, merge_args, str_of, CallFormat, GeminiStep};
 use crate::error::{Error, ErrorCode, Result};
 
 /// The most a turn holds (text, arguments and blocks, in bytes, about): past it the turn is
@@ -164,7 +164,8 @@ impl Turn {
             CallFormat::OpenAi | CallFormat::Ollama => self.chat(ev),
             CallFormat::OpenAiResponses => self.responses(ev),
             CallFormat::Anthropic => self.anthropic(ev),
-            CallFormat::Gemini => self.gemini(ev),
+            // The accumulator gives the first candidate's parts as it reads them (`gemini_part`).
+            CallFormat::Gemini => {}
             CallFormat::Bedrock => self.bedrock(ev),
         }
     }
@@ -178,6 +179,17 @@ impl Turn {
             );
             self.drop(why, true);
         }
+    }
+
+    /// Whether it is being put together (not dropped, nor [`Turn::off`]).
+    pub(super) fn reading(&self) -> bool {
+        self.lost.is_none()
+    }
+
+    /// A turn not put together, for an accumulator that only reads calls
+    /// ([`super::parse_tool_calls`]).
+    pub(super) fn off() -> Self {
+        Self { lost: Some("no turn is put together".to_owned()), ..Self::default() }
     }
 
     /// Drops the turn, its memory given back; `unsaid` when `push` is to say so.
@@ -533,78 +545,15 @@ impl Turn {
         }
     }
 
-    /// Gemini: the first candidate's parts.
-    fn gemini(&mut self, ev: &Value) {
-        for (i, c) in array(ev, "candidates").iter().enumerate() {
-            if c.get("index").and_then(Value::as_u64).unwrap_or(i as u64) != 0 {
-                continue;
-            }
-            for part in c.get("content").map_or(&[][..], |content| array(content, "parts")) {
-                self.gemini_part(part);
-            }
-            if c.get("finishReason").and_then(Value::as_str).is_some_and(|r| !r.is_empty()) {
-                self.open_call = None;
-            }
-        }
-    }
-
-    /// One Gemini part. Text streams in pieces, and the pieces are put together again: a piece
-    /// goes on the text part before it when both are thoughts or both are not, and that part
-    /// has no signature yet (a signature ends the text it signs, which may come with the last
-    /// piece or alone after it, with empty text). A call whose arguments stream over several
-    /// parts is one part, as [`super::Accumulator`] makes it one call. Other parts are kept as
-    /// they came.
-    fn gemini_part(&mut self, part: &Value) {
-        let Some(o) = part.as_object() else { return };
-        let signature = o.get("thoughtSignature").filter(|s| s.as_str().is_some_and(|s| !s.is_empty()));
-        if let Some(fc) = o.get("functionCall").filter(|fc| fc.is_object()) {
-            let name = fc.get("name").and_then(Value::as_str).filter(|n| !n.is_empty());
-            let id = fc.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
-            let args = fc.get("args").filter(|a| !a.is_null());
-            let partial = fc.get("partialArgs").and_then(Value::as_array);
-            let more = fc.get("willContinue").and_then(Value::as_bool) == Some(true);
-            if let Some(open) = self.open_call.and_then(|i| self.parts.get_mut(i)).map(|(_, p)| &mut p.value) {
-                let call = &open["functionCall"];
-                if continues_call(name, id, call["name"].as_str().unwrap_or(""), call["id"].as_str()) {
-                    if let Some(id) = id {
-                        if let Some(slot @ Value::Null) = value_at(open, &["functionCall", "id"]) {
-                            *slot = Value::String(id.to_owned());
-                        }
-                    }
-                    if let Some(whole) = value_at(open, &["functionCall", "args"]) {
-                        merge_args(whole, args, partial);
-                    }
-                    if let Some(s) = signature {
-                        if let Some(slot @ Value::Null) = value_at(open, &["thoughtSignature"]) {
-                            *slot = s.clone();
-                        }
-                    }
-                    self.held += size(part);
-                    if !more {
-                        self.open_call = None;
-                    }
-                    return;
-                }
-            }
-            self.open_call = None;
-            if name.is_none() && args.is_none() && partial.is_none() && !more {
-                return; // An empty `functionCall`: the end of arguments no longer streaming.
-            }
-            let mut value = part.clone();
-            if let Some(call) = value.get_mut("functionCall").and_then(Value::as_object_mut) {
-                call.remove("partialArgs");
-                call.remove("willContinue");
-                let mut whole = Value::Object(Map::new());
-                merge_args(&mut whole, args, partial);
-                call.insert("args".to_owned(), whole);
-            }
-            if more {
-                self.open_call = Some(self.parts.len());
-            }
-            self.push_part(value);
-            return;
-        }
+    /// Gemini: a part of the first candidate that holds no call. Text streams in pieces, and the
+    /// pieces are put together again: a piece goes on the text part before it when both are
+    /// thoughts or both are not, and that part has no signature yet (a signature ends the text it
+    /// signs, which may come with the last piece or alone after it, with empty text). Other parts
+    /// are kept as they came.
+    pub(super) fn gemini_part(&mut self, part: &Value) {
+        let Some(o) = part.as_object().filter(|_| self.lost.is_none()) else { return };
         if text_part(o) {
+            let signature = o.get("thoughtSignature").filter(|s| s.as_str().is_some_and(|s| !s.is_empty()));
             let text = o.get("text").and_then(Value::as_str).unwrap_or("");
             if let Some((_, last)) = self.parts.last_mut() {
                 if let Some(l) = last.value.as_object_mut() {
@@ -623,6 +572,57 @@ impl Turn {
             }
         }
         self.push_part(part.clone());
+    }
+
+    /// Gemini: a `functionCall` part of the first candidate (its `args` and `partial` arguments),
+    /// as the accumulator read it: a call streamed over several parts is one part, as it is one
+    /// call, with the call's id and signature.
+    pub(super) fn gemini_call(&mut self, part: &Value, args: Option<&Value>, partial: Option<&Vec<Value>>, step: &GeminiStep<'_>) {
+        if self.lost.is_some() {
+            return;
+        }
+        match step {
+            GeminiStep::More { last, id, signature } => {
+                if let Some(open) = self.open_call.and_then(|i| self.parts.get_mut(i)).map(|(_, p)| &mut p.value) {
+                    if let Some(whole) = value_at(open, &["functionCall", "args"]) {
+                        merge_args(whole, args, partial);
+                    }
+                    // The first id and signature the call was given, as the accumulator has them.
+                    for (path, said) in [(&["functionCall", "id"][..], id), (&["thoughtSignature"][..], signature)] {
+                        if let Some(said) = said {
+                            if let Some(slot) = value_at(open, path).filter(|slot| slot.as_str() != Some(*said)) {
+                                *slot = Value::String((*said).to_owned());
+                            }
+                        }
+                    }
+                    self.held += size(part);
+                }
+                if *last {
+                    self.open_call = None;
+                }
+            }
+            GeminiStep::New { open } => {
+                self.open_call = None;
+                let mut value = part.clone();
+                if let Some(call) = value.get_mut("functionCall").and_then(Value::as_object_mut) {
+                    call.remove("partialArgs");
+                    call.remove("willContinue");
+                    let mut whole = Value::Object(Map::new());
+                    merge_args(&mut whole, args, partial);
+                    call.insert("args".to_owned(), whole);
+                }
+                if *open {
+                    self.open_call = Some(self.parts.len());
+                }
+                self.push_part(value);
+            }
+            GeminiStep::Nothing => self.open_call = None,
+        }
+    }
+
+    /// Gemini: the first candidate finished; no call streams on.
+    pub(super) fn gemini_finished(&mut self) {
+        self.open_call = None;
     }
 
     /// Adds a part after the others ([`Turn::admit`]).
