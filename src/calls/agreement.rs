@@ -1,7 +1,8 @@
-//! The model's turn and the calls read from the same stream agree: the accumulator's readers
-//! (`push_openai`, `push_responses`, `push_anthropic`, `push_bedrock`, Gemini's and Ollama's) and
-//! the turn's ([`super::turn`]) read each event apart, so every call the turn lists must be a call
-//! the accumulator gave, with the same id, name and arguments, and no other.
+//! The model's turn and the calls read from the same stream agree: every call the turn lists is a
+//! call the accumulator gave, with the same id, name and arguments, and it lists no other. The
+//! turn reads Chat, Ollama, Anthropic and Bedrock events itself, beside the accumulator's readers
+//! (`push_openai`, `push_anthropic`, `push_bedrock`, Ollama's); Responses' calls and Gemini's parts
+//! it is given by the accumulator as it reads them. These tests hold both ways to it.
 
 use serde_json::{json, Value};
 
@@ -271,5 +272,189 @@ fn gemini_calls_in_the_turn_are_those_the_accumulator_reads() {
     ] {
         assert_agree(CallFormat::Gemini, std::slice::from_ref(&event));
         assert_eq!(turn_of(CallFormat::Gemini, &[event]).pointer("/parts").and_then(Value::as_array).and_then(|p| p.last()), Some(&json!({"functionCall":call})));
+    }
+}
+
+// Streams made at random (proptest is a native-only dev-dependency, see Cargo.toml): every
+// format's readers, on events that open, continue and end calls at a few indexes, with a few ids
+// and names, among other events, in any order.
+#[cfg(not(target_arch = "wasm32"))]
+mod any_stream {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One of a few values, by `n`.
+    fn pick<T: Clone>(n: u8, of: &[T]) -> T {
+        of[n as usize % of.len()].clone()
+    }
+
+    const PIECES: &[&str] = &["", "{", "\"a\":", "1", "}", "{\"a\":1}", " ", "{}"];
+
+    /// A stream event of `format`, chosen by four numbers: calls opened, continued and ended at a few
+    /// indexes, with a few ids and names, among other events, in any order.
+    fn event(format: CallFormat, a: u8, b: u8, c: u8, d: u8) -> Value {
+        let some = |n: u8, v: Value| (n % 4 != 0).then_some(v);
+        let piece = |n: u8| json!(pick(n, PIECES));
+        match format {
+            // Ollama's own stream (its OpenAI-compatible one is read as Chat's).
+            CallFormat::Ollama => {
+                let call = |c: u8, d: u8| {
+                    let function = object(&[("name", some(d, json!(pick(d / 4, &["t", "u", ""])))), ("arguments", some(c, json!({"a": c % 3})))]);
+                    if d % 9 == 0 {
+                        // A call without `function` around its name and arguments.
+                        return function;
+                    }
+                    object(&[("id", (c % 3 == 0).then(|| json!(format!("call_o{d}")))), ("function", Some(function))])
+                };
+                match b % 3 {
+                    0 => json!({"model": "m", "message": {"role": "assistant", "content": "Hi", "thinking": "Hm"}, "done": false}),
+                    1 => json!({"model": "m", "message": {"role": "assistant", "content": "", "tool_calls": [call(c, d)]}, "done": false}),
+                    _ => json!({"model": "m", "message": {"role": "assistant", "content": "", "tool_calls": [call(c, d), call(d, c)]}, "done": false}),
+                }
+            }
+            CallFormat::OpenAi => {
+                let call = |b: u8, c: u8, d: u8| {
+                    let function = object(&[
+                        ("name", some(d, json!(pick(d / 4, &["get_", "weather", "get_weather", "", "t"])))),
+                        ("arguments", some(c / 8, if c % 16 == 1 { json!({"a": 2}) } else { piece(c / 2) })),
+                    ]);
+                    object(&[
+                        ("index", some(b / 3 % 5 + 1, json!(b % 3))),
+                        ("id", some(c, json!(pick(c / 4, &["call_x", "call_y", "call_z"])))),
+                        ("type", Some(json!("function"))),
+                        ("function", some(d / 16 % 8 + 1, function)),
+                        ("extra_content", (b % 7 == 0).then(|| json!({"google": {"thought_signature": "c2ln"}}))),
+                    ])
+                };
+                let finish = |n: u8| if n % 3 == 0 { json!("tool_calls") } else { Value::Null };
+                match a % 4 {
+                    0 | 1 => json!({"choices": [{"index": 0, "delta": {"tool_calls": [call(b, c, d)]}, "finish_reason": finish(a / 4)}]}),
+                    2 => json!({"choices": [{"index": 0, "delta": {"tool_calls": [call(b, c, d), call(b.wrapping_add(1), d, c)]}}]}),
+                    _ => match b % 3 {
+                        0 => json!({"choices": [{"index": 0, "delta": {"content": "Hi "}, "finish_reason": finish(c)}]}),
+                        1 => json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+                        _ => json!({"choices": [{"index": 0, "message": {"role": "assistant", "tool_calls": [call(c, d, b)]}, "finish_reason": "tool_calls"}]}),
+                    },
+                }
+            }
+            CallFormat::OpenAiResponses => {
+                let oi = some(b / 4 % 8 + 1, json!(b % 4));
+                let item_id = |n: u8| some(n, json!(pick(n / 4, &["fc_1", "fc_2", "fc_3"])));
+                let item = |c: u8, d: u8| {
+                    object(&[
+                        ("type", Some(json!("function_call"))),
+                        ("id", item_id(c)),
+                        ("call_id", some(d, json!(pick(d / 4, &["call_1", "call_2", "call_3", "call_4"])))),
+                        ("name", some(d / 16 % 4 + 1, json!(pick(c / 16, &["t", "u", ""])))),
+                        ("arguments", some(c / 4, piece(d / 2))),
+                    ])
+                };
+                let typed = |t: &str, rest: &[(&str, Option<Value>)]| {
+                    let mut v = object(rest);
+                    v["type"] = json!(t);
+                    v
+                };
+                match a % 8 {
+                    0 | 1 => typed("response.output_item.added", &[("output_index", oi), ("item", Some(item(c, d)))]),
+                    2 => typed("response.function_call_arguments.delta", &[("item_id", item_id(c)), ("output_index", oi), ("delta", Some(piece(d)))]),
+                    3 => typed(
+                        "response.function_call_arguments.done",
+                        &[("item_id", item_id(c)), ("output_index", oi), ("arguments", some(d, piece(d / 4))), ("name", (d % 5 == 0).then(|| json!("v")))],
+                    ),
+                    4 | 5 => typed("response.output_item.done", &[("output_index", oi), ("item", Some(item(c, d)))]),
+                    6 => typed("response.output_item.added", &[("output_index", oi), ("item", Some(json!({"type": "message", "id": "msg_1", "role": "assistant", "content": []})))]),
+                    _ => typed("response.output_item.done", &[("output_index", oi), ("item", Some(json!({"type": "reasoning", "id": "rs_1", "summary": []})))]),
+                }
+            }
+            CallFormat::Anthropic => {
+                let index = json!(b % 3);
+                match a % 6 {
+                    0 | 1 => {
+                        let block = match c % 5 {
+                            0 => json!({"type": "text", "text": ""}),
+                            1 => json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}),
+                            _ => object(&[
+                                ("type", Some(json!("tool_use"))),
+                                ("id", some(d, json!(pick(d / 4, &["toolu_1", "toolu_2", "toolu_3"])))),
+                                ("name", some(c / 8, json!(pick(c / 32, &["t", "u", ""])))),
+                                ("input", some(d / 16, pick(d / 64, &[json!({}), json!({"b": 1})]))),
+                            ]),
+                        };
+                        json!({"type": "content_block_start", "index": index, "content_block": block})
+                    }
+                    2 | 3 => json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": pick(c, PIECES)}}),
+                    4 => json!({"type": "content_block_stop", "index": index}),
+                    _ => json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": "Hi"}}),
+                }
+            }
+            CallFormat::Bedrock => {
+                let index = b % 3;
+                match a % 6 {
+                    0 | 1 => {
+                        let tool_use = object(&[
+                            ("toolUseId", some(d, json!(pick(d / 4, &["tooluse_1", "tooluse_2", "tooluse_3"])))),
+                            ("name", some(c / 8, json!(pick(c / 32, &["t", "u", ""])))),
+                            ("input", (c % 7 == 0).then(|| json!({"b": 1}))),
+                        ]);
+                        json!({"contentBlockStart": {"contentBlockIndex": index, "start": {"toolUse": tool_use}}})
+                    }
+                    2 | 3 => json!({"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": pick(c, PIECES)}}}}),
+                    4 => json!({"contentBlockStop": {"contentBlockIndex": index}}),
+                    _ => json!({"contentBlockDelta": {"contentBlockIndex": index, "delta": {"text": "Hi"}}}),
+                }
+            }
+            CallFormat::Gemini => {
+                let call = |c: u8, d: u8| {
+                    let fc = object(&[
+                        ("name", some(c, json!(pick(c / 4, &["t", "u", ""])))),
+                        ("id", (d % 3 != 0).then(|| json!(pick(d / 3, &["", "g1", "g2"])))),
+                        ("args", (c % 5 < 2).then(|| pick(c / 5, &[json!({"a": 1}), json!({"b": 2}), Value::Null]))),
+                        ("partialArgs", (d % 5 < 2).then(|| json!([{"jsonPath": pick(d / 5, &["$.k", "$.a", "$"]), "stringValue": "x"}]))),
+                        ("willContinue", (c % 7 < 4).then(|| json!(c % 7 < 3))),
+                    ]);
+                    object(&[("functionCall", Some(fc)), ("thoughtSignature", (d % 11 < 3).then(|| json!(pick(d % 11, &["", "c2lnMQ==", "c2lnMg=="]))))])
+                };
+                let candidate = |parts: Value, finish: Option<&str>| {
+                    let mut c = json!({"index": 0, "content": {"role": "model", "parts": parts}});
+                    if let Some(f) = finish {
+                        c["finishReason"] = json!(f);
+                    }
+                    json!({"candidates": [c]})
+                };
+                match a % 6 {
+                    0..=2 => candidate(json!([call(c, d)]), None),
+                    3 => candidate(json!([call(c, d), call(d, c)]), None),
+                    4 => candidate(json!([{"text": "Hi"}]), (b % 3 != 0).then(|| pick(b, &["STOP", "MAX_TOKENS"]))),
+                    _ => candidate(json!([{"functionCall": {}}]), None),
+                }
+            }
+        }
+    }
+
+    /// Checks `agree` on the events the numbers choose.
+    fn check(format: CallFormat, numbers: Vec<(u8, u8, u8, u8)>) -> Result<(), String> {
+        let events: Vec<Value> = numbers.into_iter().map(|(a, b, c, d)| event(format, a, b, c, d)).collect();
+        agree(format, &events).map_err(|e| format!("{format:?}: {e}\nevents: {events:#?}"))
+    }
+
+    fn events() -> impl Strategy<Value = Vec<(u8, u8, u8, u8)>> {
+        proptest::collection::vec(any::<(u8, u8, u8, u8)>(), 0..10)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+        /// Any stream: the turn lists the calls given.
+        #[test]
+        fn chat(e in events()) { check(CallFormat::OpenAi, e).map_err(TestCaseError::fail)?; }
+        #[test]
+        fn ollama(e in events()) { check(CallFormat::Ollama, e).map_err(TestCaseError::fail)?; }
+        #[test]
+        fn responses(e in events()) { check(CallFormat::OpenAiResponses, e).map_err(TestCaseError::fail)?; }
+        #[test]
+        fn anthropic(e in events()) { check(CallFormat::Anthropic, e).map_err(TestCaseError::fail)?; }
+        #[test]
+        fn bedrock(e in events()) { check(CallFormat::Bedrock, e).map_err(TestCaseError::fail)?; }
+        #[test]
+        fn gemini(e in events()) { check(CallFormat::Gemini, e).map_err(TestCaseError::fail)?; }
     }
 }
