@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
-use crate::model::{read_array, read_field, read_object, read_opt_field, read_string, Read};
+use crate::model::{read_array, read_field, read_object, read_opt_field, read_string, Put as _, Read};
 
 /// How to map one argument value back. Empty plans are omitted.
 ///
@@ -62,29 +62,29 @@ impl ArgPlan {
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
         if let Some(u) = &self.unwrap {
-            o.insert("unwrap".into(), Value::String(u.clone()));
+            o.put("unwrap", Value::String(u.clone()));
         }
         if !self.properties.is_empty() {
             let props = self.properties.iter().map(|(k, p)| (k.clone(), p.to_value())).collect();
-            o.insert("properties".into(), Value::Object(props));
+            o.put("properties", Value::Object(props));
         }
         if let Some(items) = &self.items {
-            o.insert("items".into(), items.to_value());
+            o.put("items", items.to_value());
         }
         if !self.any_of.is_empty() {
-            o.insert("anyOf".into(), Value::Array(self.any_of.iter().map(Self::to_value).collect()));
+            o.put("anyOf", Value::Array(self.any_of.iter().map(Self::to_value).collect()));
         }
         if !self.enum_values.is_empty() {
-            o.insert("enumValues".into(), Value::Array(self.enum_values.clone()));
+            o.put("enumValues", Value::Array(self.enum_values.clone()));
         }
         if !self.null_means_absent.is_empty() {
-            o.insert("nullMeansAbsent".into(), self.null_means_absent.clone().into());
+            o.put("nullMeansAbsent", self.null_means_absent.clone().into());
         }
         if let Some(r) = &self.reference {
-            o.insert("ref".into(), Value::String(r.to_string()));
+            o.put("ref", Value::String(r.to_string()));
         }
         if let Some(defs) = &self.defs {
-            o.insert("defs".into(), Value::Object(defs.iter().map(|(k, p)| (k.clone(), p.to_value())).collect()));
+            o.put("defs", Value::Object(defs.iter().map(|(k, p)| (k.clone(), p.to_value())).collect()));
         }
         Value::Object(o)
     }

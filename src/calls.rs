@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::model::Put as _;
 use crate::naming::NameMap;
 
 mod turn;
@@ -103,8 +104,8 @@ impl CallError {
     /// The JSON form.
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.insert("code".into(), Value::String(self.code.to_owned()));
-        o.insert("message".into(), Value::String(self.message.clone()));
+        o.put("code", Value::String(self.code.to_owned()));
+        o.put("message", Value::String(self.message.clone()));
         Value::Object(o)
     }
 }
@@ -113,16 +114,16 @@ impl ToolCall {
     /// The JSON form.
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.insert("id".into(), self.id.clone().into());
-        o.insert("providerName".into(), Value::String(self.provider_name.clone()));
-        o.insert("server".into(), self.server.clone().into());
-        o.insert("tool".into(), Value::String(self.tool.clone()));
-        o.insert("arguments".into(), self.arguments.clone());
+        o.put("id", self.id.clone().into());
+        o.put("providerName", Value::String(self.provider_name.clone()));
+        o.put("server", self.server.clone().into());
+        o.put("tool", Value::String(self.tool.clone()));
+        o.put("arguments", self.arguments.clone());
         if let Some(s) = &self.thought_signature {
-            o.insert("thoughtSignature".into(), Value::String(s.clone()));
+            o.put("thoughtSignature", Value::String(s.clone()));
         }
         if let Some(e) = &self.error {
-            o.insert("error".into(), e.to_value());
+            o.put("error", e.to_value());
         }
         Value::Object(o)
     }

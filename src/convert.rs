@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fast::{self, Node, Passed};
-use crate::model::{description_text, json_size, json_type, object, read_json, Tool};
+use crate::model::{description_text, json_size, json_type, object, read_json, Put as _, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
@@ -696,40 +696,40 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
     let mut f = Map::new();
     let described = |f: &mut Map<String, Value>| {
         if !description.is_empty() {
-            f.insert("description".into(), Value::String(description.to_owned()));
+            f.put("description", Value::String(description.to_owned()));
         }
     };
     let schema_present = c.schema.is_some();
     let schema = c.schema.unwrap_or_else(|| json!({"type":"object","properties":{}}));
     match provider {
         Provider::OpenAi => {
-            f.insert("name".into(), Value::String(name.to_owned()));
+            f.put("name", Value::String(name.to_owned()));
             described(&mut f);
-            f.insert("parameters".into(), schema);
+            f.put("parameters", schema);
             if opts.strict {
-                f.insert("strict".into(), Value::Bool(c.strict == Some(true)));
+                f.put("strict", Value::Bool(c.strict == Some(true)));
             }
             object([("type", Value::String("function".into())), ("function", Value::Object(f))])
         }
         Provider::OpenAiResponses => {
-            f.insert("type".into(), json!("function"));
-            f.insert("name".into(), Value::String(name.to_owned()));
+            f.put("type", json!("function"));
+            f.put("name", Value::String(name.to_owned()));
             described(&mut f);
-            f.insert("parameters".into(), schema);
-            f.insert("strict".into(), Value::Bool(c.strict == Some(true)));
+            f.put("parameters", schema);
+            f.put("strict", Value::Bool(c.strict == Some(true)));
             Value::Object(f)
         }
         Provider::Anthropic => {
-            f.insert("name".into(), Value::String(name.to_owned()));
+            f.put("name", Value::String(name.to_owned()));
             described(&mut f);
-            f.insert("input_schema".into(), schema);
+            f.put("input_schema", schema);
             if c.strict == Some(true) {
-                f.insert("strict".into(), Value::Bool(true));
+                f.put("strict", Value::Bool(true));
             }
             Value::Object(f)
         }
         Provider::Gemini | Provider::Vertex => {
-            f.insert("name".into(), Value::String(name.to_owned()));
+            f.put("name", Value::String(name.to_owned()));
             described(&mut f);
             let key = match opts.gemini_mode {
                 GeminiMode::Parameters => "parameters",
@@ -746,11 +746,11 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
             Value::Object(f)
         }
         Provider::Bedrock => {
-            f.insert("name".into(), Value::String(name.to_owned()));
+            f.put("name", Value::String(name.to_owned()));
             described(&mut f);
-            f.insert("inputSchema".into(), object([("json", schema)]));
+            f.put("inputSchema", object([("json", schema)]));
             if c.strict == Some(true) {
-                f.insert("strict".into(), Value::Bool(true));
+                f.put("strict", Value::Bool(true));
             }
             object([("toolSpec", Value::Object(f))])
         }

@@ -25,6 +25,20 @@ pub(crate) fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
     Value::Object(m)
 }
 
+/// `insert` of a key given as `&str`, out of line: the key's allocation and copy, and the drop of
+/// any value it replaces, are written once here instead of at each of the crate's calls.
+pub(crate) trait Put {
+    /// `self.insert(key.to_owned(), value)`, the value it replaces dropped.
+    fn put(&mut self, key: &str, value: Value);
+}
+
+impl Put for JsonObject {
+    #[inline(never)]
+    fn put(&mut self, key: &str, value: Value) {
+        self.insert(key.to_owned(), value);
+    }
+}
+
 /// Keyword lookups for the schema passes, which ask each node for a dozen keywords it mostly
 /// does not have. A [`JsonObject`] hashes the key for every lookup (SipHash, through
 /// serde_json's map); schema nodes hold a handful of keys, and comparing those is cheaper.

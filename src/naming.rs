@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{read_array, read_object, read_opt_field, read_required, read_string, FieldError, Read};
+use crate::model::{read_array, read_object, read_opt_field, read_required, read_string, FieldError, Put as _, Read};
 use crate::report::Diagnostic;
 
 /// How a provider name is composed.
@@ -280,8 +280,8 @@ impl ParsedName {
     /// `{server, tool}` (`server` is `null` when absent).
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.insert("server".into(), self.server.clone().into());
-        o.insert("tool".into(), Value::String(self.tool.clone()));
+        o.put("server", self.server.clone().into());
+        o.put("tool", Value::String(self.tool.clone()));
         Value::Object(o)
     }
 }
@@ -343,11 +343,11 @@ impl NameEntry {
     /// The JSON form.
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.insert("name".into(), Value::String(self.name.clone()));
-        o.insert("server".into(), self.server.clone().into());
-        o.insert("tool".into(), Value::String(self.tool.clone()));
+        o.put("name", Value::String(self.name.clone()));
+        o.put("server", self.server.clone().into());
+        o.put("tool", Value::String(self.tool.clone()));
         if let Some(args) = &self.args {
-            o.insert("args".into(), args.to_value());
+            o.put("args", args.to_value());
         }
         Value::Object(o)
     }
@@ -468,8 +468,8 @@ impl NameMap {
     /// Serialises to JSON (`{version:1, entries:[...]}`, `nameMap.toJSON()`).
     pub fn to_json_value(&self) -> Value {
         let mut o = Map::new();
-        o.insert("version".into(), Value::from(1u32));
-        o.insert("entries".into(), Value::Array(self.entries.iter().map(NameEntry::to_value).collect()));
+        o.put("version", Value::from(1u32));
+        o.put("entries", Value::Array(self.entries.iter().map(NameEntry::to_value).collect()));
         Value::Object(o)
     }
 

@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::Put as _;
+
 /// One change or problem, located by a JSON pointer into the tool's input schema.
 ///
 /// JSON form: `{path, rule, message}`.
@@ -62,9 +64,9 @@ impl Report {
     /// The JSON form (see [`Report`]).
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.insert("provider".into(), Value::String(self.provider.clone()));
-        o.insert("tools".into(), Value::Array(self.tools.iter().map(ToolReport::to_value).collect()));
-        o.insert("problems".into(), diagnostics(&self.problems));
+        o.put("provider", Value::String(self.provider.clone()));
+        o.put("tools", Value::Array(self.tools.iter().map(ToolReport::to_value).collect()));
+        o.put("problems", diagnostics(&self.problems));
         Value::Object(o)
     }
 }
@@ -73,16 +75,16 @@ impl ToolReport {
     /// The JSON form (see [`ToolReport`]).
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.insert("tool".into(), Value::String(self.tool.clone()));
+        o.put("tool", Value::String(self.tool.clone()));
         if let Some(s) = &self.server {
-            o.insert("server".into(), Value::String(s.clone()));
+            o.put("server", Value::String(s.clone()));
         }
-        o.insert("name".into(), Value::String(self.name.clone()));
+        o.put("name", Value::String(self.name.clone()));
         if let Some(s) = self.strict {
-            o.insert("strict".into(), Value::Bool(s));
+            o.put("strict", Value::Bool(s));
         }
-        o.insert("changes".into(), diagnostics(&self.changes));
-        o.insert("problems".into(), diagnostics(&self.problems));
+        o.put("changes", diagnostics(&self.changes));
+        o.put("problems", diagnostics(&self.problems));
         Value::Object(o)
     }
 }
@@ -91,9 +93,9 @@ impl Diagnostic {
     /// The JSON form (see [`Diagnostic`]).
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.insert("path".into(), Value::String(self.path.clone()));
-        o.insert("rule".into(), Value::String(self.rule.to_owned()));
-        o.insert("message".into(), Value::String(self.message.clone()));
+        o.put("path", Value::String(self.path.clone()));
+        o.put("rule", Value::String(self.rule.to_owned()));
+        o.put("message", Value::String(self.message.clone()));
         Value::Object(o)
     }
 }

@@ -30,7 +30,7 @@ use serde_json::{json, Map, Value};
 
 use crate::content::{block_text, repeats, truncate_utf16, utf16_len, FlattenOptions, TRUNCATED_MARKER};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, CallToolResult, ContentBlock};
+use crate::model::{object, CallToolResult, ContentBlock, Put as _};
 
 /// Providers that take tool results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -596,20 +596,20 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                 // placeholders) beside it.
                 Some(sc) => {
                     let mut r = Map::new();
-                    r.insert("output".into(), sc.clone());
+                    r.put("output", sc.clone());
                     if !text.is_empty() {
-                        r.insert("content".into(), Value::String(text));
+                        r.put("content", Value::String(text));
                     }
                     Value::Object(r)
                 }
                 None => object([("output", Value::String(text))]),
             };
             let mut fr = Map::new();
-            fr.insert("name".into(), Value::String(call.name.clone()));
+            fr.put("name", Value::String(call.name.clone()));
             if let Some(id) = id {
-                fr.insert("id".into(), id.into());
+                fr.put("id", id.into());
             }
-            fr.insert("response".into(), response);
+            fr.put("response", response);
             if opts.multimodal {
                 let inline: Vec<Value> = parts
                     .into_iter()
@@ -619,7 +619,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                     })
                     .collect();
                 if !inline.is_empty() {
-                    fr.insert("parts".into(), Value::Array(inline));
+                    fr.put("parts", Value::Array(inline));
                 }
             }
             object([("functionResponse", Value::Object(fr))])

@@ -53,6 +53,7 @@ use bumpalo::collections::{String as ArenaString, Vec as List};
 use bumpalo::{vec as list, Bump};
 
 use super::{Levels, Map, Node, Text};
+use crate::model::Put as _;
 use crate::schema::walk::{head, head_of, rest_equal};
 use crate::providers::gemini;
 use crate::schema::refs::Shared;
@@ -685,7 +686,7 @@ fn lower_union<'n>(
                 let value = || {
                     let mut value = branch.to_value();
                     if let (Some(t), Value::Object(o)) = (inherits, &mut value) {
-                        o.insert("type".into(), Value::String(TYPES[t].into()));
+                        o.put("type", Value::String(TYPES[t].into()));
                     }
                     value
                 };
@@ -723,12 +724,12 @@ fn lower_union<'n>(
                         Some(Value::String(bd)) if !bd.contains(d) => *bd = format!("{} ({})", d.trim_end(), bd.trim()),
                         Some(_) => {}
                         None => {
-                            o.insert("description".into(), Value::String(d.to_owned()));
+                            o.put("description", Value::String(d.to_owned()));
                         }
                     }
                 }
                 if nullable {
-                    o.insert("nullable".into(), Value::Bool(true));
+                    o.put("nullable", Value::Bool(true));
                 }
                 continue;
             }
@@ -790,7 +791,7 @@ fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, are
                     so.entry("description").or_insert_with(|| Value::String(n.clone()));
                 }
                 if nullable {
-                    so.insert("nullable".into(), Value::Bool(true));
+                    so.put("nullable", Value::Bool(true));
                 }
             }
         } else {

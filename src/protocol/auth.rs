@@ -57,7 +57,7 @@ use futures_util::future::{FutureExt, Shared, WeakShared};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, read_json};
+use crate::model::{object, read_json, Put as _};
 use crate::protocol::client::{parse_www_authenticate, AuthHandler};
 use crate::protocol::transport::{Body, HttpRequest, Method, Transport, TransportError};
 use crate::schema::refs::percent_decode;
@@ -511,16 +511,16 @@ impl<T: Transport + 'static> OAuth<T> {
             return Err(failure("registration", "the authorization server offers no dynamic registration (registration_endpoint): give oauth.clientId"));
         };
         let mut metadata = Map::new();
-        metadata.insert("client_name".into(), "toolwire".into());
-        metadata.insert("redirect_uris".into(), Value::Array(vec![self.opts.redirect_url.clone().into()]));
-        metadata.insert("grant_types".into(), Value::Array(vec!["authorization_code".into(), "refresh_token".into()]));
-        metadata.insert("response_types".into(), Value::Array(vec!["code".into()]));
-        metadata.insert("token_endpoint_auth_method".into(), "none".into());
-        metadata.insert("application_type".into(), application_type(&self.opts.redirect_url).into());
+        metadata.put("client_name", "toolwire".into());
+        metadata.put("redirect_uris", Value::Array(vec![self.opts.redirect_url.clone().into()]));
+        metadata.put("grant_types", Value::Array(vec!["authorization_code".into(), "refresh_token".into()]));
+        metadata.put("response_types", Value::Array(vec!["code".into()]));
+        metadata.put("token_endpoint_auth_method", "none".into());
+        metadata.put("application_type", application_type(&self.opts.redirect_url).into());
         // The scopes configured, not this authorization's: a server may hold a client to the scopes it
         // registered with (RFC 7591 2), and a step-up asks for more later.
         if let Some(scope) = &self.opts.scope {
-            metadata.insert("scope".into(), scope.clone().into());
+            metadata.put("scope", scope.clone().into());
         }
         for (k, v) in &self.opts.client_metadata {
             metadata.insert(k.clone(), v.clone());
@@ -648,7 +648,7 @@ impl<T: Transport + 'static> OAuth<T> {
         // No `scope` in the answer: the scopes asked for were granted (RFC 6749 5.1).
         if tokens.scope().is_none() {
             if let (Some(asked), Some(raw)) = (asked, tokens.raw.as_object_mut()) {
-                raw.insert("scope".into(), asked.into());
+                raw.put("scope", asked.into());
             }
         }
         Ok(tokens)
@@ -667,12 +667,12 @@ impl<T: Transport + 'static> OAuth<T> {
         if let Some(saved) = &self.saved {
             let client = self.registration.borrow().as_ref().map_or(Value::Null, |r| {
                 let mut m = Map::new();
-                m.insert("client_id".into(), r.id.clone().into());
+                m.put("client_id", r.id.clone().into());
                 if let Some(s) = &r.secret {
-                    m.insert("client_secret".into(), s.clone().into());
+                    m.put("client_secret", s.clone().into());
                 }
                 if let Some(method) = &r.method {
-                    m.insert("token_endpoint_auth_method".into(), method.clone().into());
+                    m.put("token_endpoint_auth_method", method.clone().into());
                 }
                 Value::Object(m)
             });
@@ -779,7 +779,7 @@ fn tokens_from(mut v: Value, spent_refresh: Option<&str>) -> Option<Tokens> {
     let mut refresh = v.get("refresh_token").and_then(Value::as_str).map(str::to_owned);
     if refresh.is_none() {
         if let (Some(r), Some(m)) = (spent_refresh, v.as_object_mut()) {
-            m.insert("refresh_token".into(), r.into());
+            m.put("refresh_token", r.into());
             refresh = Some(r.to_owned());
         }
     }

@@ -58,7 +58,7 @@ use futures_util::pin_mut;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, read_json};
+use crate::model::{object, read_json, Put as _};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, RpcError};
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Method, Transport, TransportError};
@@ -765,14 +765,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         if let Value::Object(m) = meta {
             if let Some(id) = progress {
-                m.insert("progressToken".into(), id.to_value());
+                m.put("progressToken", id.to_value());
             }
             if modern {
-                m.insert("io.modelcontextprotocol/protocolVersion".into(), MODERN_PROTOCOL_VERSION.into());
-                m.insert("io.modelcontextprotocol/clientCapabilities".into(), Value::Object(self.opts.capabilities.clone()));
-                m.insert("io.modelcontextprotocol/clientInfo".into(), self.opts.client_info.clone());
+                m.put("io.modelcontextprotocol/protocolVersion", MODERN_PROTOCOL_VERSION.into());
+                m.put("io.modelcontextprotocol/clientCapabilities", Value::Object(self.opts.capabilities.clone()));
+                m.put("io.modelcontextprotocol/clientInfo", self.opts.client_info.clone());
                 if let Some(level) = &self.opts.log_level {
-                    m.insert("io.modelcontextprotocol/logLevel".into(), level.as_str().into());
+                    m.put("io.modelcontextprotocol/logLevel", level.as_str().into());
                 }
             }
         }
@@ -1106,10 +1106,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             p.remove("inputResponses");
             p.remove("requestState");
             if !responses.is_empty() {
-                p.insert("inputResponses".into(), Value::Object(responses));
+                p.put("inputResponses", Value::Object(responses));
             }
             if let Some(state) = state {
-                p.insert("requestState".into(), Value::String(state));
+                p.put("requestState", Value::String(state));
             }
         }
         Ok(params)
@@ -1878,7 +1878,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 _ => Map::new(),
             };
             if let Some(c) = &cursor {
-                params.insert("cursor".into(), Value::String(c.clone()));
+                params.put("cursor", Value::String(c.clone()));
             }
             // Renewed by another request since the last page: its cursor is not sent.
             let result = if cursor.is_some() && self.session_gen.get() != gen {
@@ -1940,13 +1940,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// cancellation (`ABORTED`) sends `tasks/cancel`.
     pub async fn call_tool(&self, name: &str, arguments: Value, opts: &mut CallOptions) -> Result<Value> {
         let mut params = Map::new();
-        params.insert("name".into(), json!(name));
-        params.insert("arguments".into(), if arguments.is_null() { json!({}) } else { arguments });
+        params.put("name", json!(name));
+        params.put("arguments", if arguments.is_null() { json!({}) } else { arguments });
         if self.is_modern() || !self.task_tools.borrow().contains(name) || !self.runs_tool_tasks() {
             let result = self.request("tools/call", Value::Object(params), opts).await?;
             return self.checked_result(name, result);
         }
-        params.insert("task".into(), json!({}));
+        params.put("task", json!({}));
         let total = opts.max_total_timeout_ms.or(opts.timeout_ms).unwrap_or(self.opts.timeout_ms);
         let deadline = self.clock.now_ms().saturating_add(total);
         // The task's progress comes with the call's token for as long as it runs, on whichever
@@ -1954,7 +1954,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // requests about the task carry no token of their own.
         let _progress = opts.on_progress.take().map(|handler| {
             let token = self.new_id();
-            params.insert("_meta".into(), json!({"progressToken": token.to_value()}));
+            params.put("_meta", json!({"progressToken": token.to_value()}));
             TaskProgress::new(&self.task_progress, token, handler)
         });
         let result = self.request("tools/call", Value::Object(params), opts).await?;
@@ -2531,7 +2531,7 @@ pub fn parse_www_authenticate(header: &str) -> Value {
         None => (header, ""),
     };
     let mut out = Map::new();
-    out.insert("scheme".into(), json!(scheme));
+    out.put("scheme", json!(scheme));
     let bytes = rest.as_bytes();
     let mut i = 0;
     while i < bytes.len() {

@@ -4,6 +4,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::model::Put as _;
+
 /// A request id (string or integer, never null).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Id {
@@ -119,11 +121,11 @@ pub fn classify_all(v: Value) -> Vec<Incoming> {
 /// A request body.
 pub fn request(id: &Id, method: &str, params: Value) -> String {
     let mut o = Map::new();
-    o.insert("jsonrpc".into(), json!("2.0"));
-    o.insert("id".into(), id.to_value());
-    o.insert("method".into(), json!(method));
+    o.put("jsonrpc", json!("2.0"));
+    o.put("id", id.to_value());
+    o.put("method", json!(method));
     if !params.is_null() {
-        o.insert("params".into(), params);
+        o.put("params", params);
     }
     Value::Object(o).to_string()
 }
@@ -131,10 +133,10 @@ pub fn request(id: &Id, method: &str, params: Value) -> String {
 /// A notification body.
 pub fn notification(method: &str, params: Value) -> String {
     let mut o = Map::new();
-    o.insert("jsonrpc".into(), json!("2.0"));
-    o.insert("method".into(), json!(method));
+    o.put("jsonrpc", json!("2.0"));
+    o.put("method", json!(method));
     if !params.is_null() {
-        o.insert("params".into(), params);
+        o.put("params", params);
     }
     Value::Object(o).to_string()
 }

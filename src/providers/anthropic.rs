@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::args::ArgPlan;
 use crate::error::Result;
-use crate::model::{JsonObject, Keyed as _, Take as _};
+use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators, one_of_as_any_of};
 use crate::schema::refs::{inline_refs_unless_recursive, Shared};
@@ -156,7 +156,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
             match obj.find_mut("allOf") {
                 Some(Value::Array(all)) => all.extend(pair),
                 _ => {
-                    obj.insert("allOf".into(), Value::Array(pair.into()));
+                    obj.put("allOf", Value::Array(pair.into()));
                 }
             }
             cx.change(rules.one_of, "oneOf beside anyOf: each kept as an anyOf, both under allOf (strict mode has no oneOf)");
@@ -178,7 +178,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         if let Some(why) = branches_outside(obj) {
             return Ok(Err(format!("{why} at {}", or_root(cx.path()))));
         }
-        obj.insert("additionalProperties".into(), Value::Bool(false));
+        obj.put("additionalProperties", Value::Bool(false));
     }
     let mut drop = Vec::new();
     for key in STRICT_UNSUPPORTED {

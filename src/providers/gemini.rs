@@ -48,7 +48,7 @@ use serde_json::{json, Map, Value};
 
 use crate::args::{enum_string, ArgPlan};
 use crate::error::Result;
-use crate::model::{JsonObject, Keyed as _, Take as _};
+use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_structure, Compiled, GeminiMode, SchemaOptions};
 use crate::schema::lower::{combinator_properties_conflict, combinators_are_object_like, keyword_hint, merge_all_of, merge_root_combinators, types_of};
 use crate::schema::refs::{inline_refs_shared, Shared};
@@ -116,7 +116,7 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
         // The root is an object by construction; make sure of it for the provider.
         if o.find("type") != Some(&json!("object")) {
             o.take("anyOf");
-            o.insert("type".into(), json!("object"));
+            o.put("type", json!("object"));
         }
         o.take("nullable");
         let empty = o.find("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
@@ -339,7 +339,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         if let Value::Array(b) = one {
             branches.extend(b);
         }
-        o.insert("anyOf".into(), Value::Array(branches));
+        o.put("anyOf", Value::Array(branches));
         cx.change("gemini/oneof", "oneOf read as anyOf (\"exactly one\" is not expressible)");
     }
     // An object whose anyOf/oneOf/allOf only adds object constraints ("one of these required
@@ -352,7 +352,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     }
     if let Some(c) = o.take("const") {
         if !o.has("enum") {
-            o.insert("enum".into(), Value::Array(vec![c]));
+            o.put("enum", Value::Array(vec![c]));
             cx.change("gemini/const", "const rewritten as a one-value enum");
         }
     }
@@ -392,10 +392,10 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                     merged.insert(k, v);
                 }
                 if let Some(t) = types.first() {
-                    merged.insert("type".into(), Value::String((*t).into()));
+                    merged.put("type", Value::String((*t).into()));
                 }
                 if nullable {
-                    merged.insert("nullable".into(), json!(true));
+                    merged.put("nullable", json!(true));
                 }
                 return lower_object(merged, cx, vertex);
             }
@@ -444,7 +444,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     let declared = ty;
     let ty = if o.find("enum").is_some_and(Value::is_array) { "string" } else { declared };
     let mut out = Map::new();
-    out.insert("type".into(), Value::String(ty.into()));
+    out.put("type", Value::String(ty.into()));
     let mut plan = ArgPlan::default();
     // Steps 6-10, key by key, from the allow-list.
     for (key, value) in o {
@@ -470,7 +470,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                         }
                     }
                 }
-                out.insert("properties".into(), Value::Object(lowered));
+                out.put("properties", Value::Object(lowered));
             }
             "required" if ty == "object" => {
                 out.insert(key, value);
@@ -488,11 +488,11 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                         if !p.is_empty() {
                             plan.items = Some(Box::new(p));
                         }
-                        out.insert("items".into(), s);
+                        out.put("items", s);
                     }
                     Lowered::Never => {
-                        out.insert("maxItems".into(), json!(0));
-                        out.insert("items".into(), json!({"type": "string"}));
+                        out.put("maxItems", json!(0));
+                        out.put("items", json!({"type": "string"}));
                     }
                 }
             }
@@ -525,7 +525,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                     cx.change("gemini/enum-strings", format!("enum values written as strings (type {declared} → string); arguments are mapped back"));
                     plan.enum_values = values.into_iter().filter(|v| !v.is_null()).collect();
                 }
-                out.insert("enum".into(), Value::Array(strings));
+                out.put("enum", Value::Array(strings));
             }
             "format" => {
                 let ok = matches!(
@@ -540,7 +540,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             }
             "examples" => {
                 if let Some(first) = value.as_array().and_then(|a| a.first()) {
-                    out.insert("example".into(), first.clone());
+                    out.put("example", first.clone());
                 }
             }
             // Gemini's Schema fields have types (counts are int64, titles strings...): a value of
@@ -583,7 +583,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     }
     // Step 7: items always present.
     if ty == "array" && !out.has("items") {
-        out.insert("items".into(), any_value());
+        out.put("items", any_value());
         cx.change("gemini/add-items", "array without `items`: items may be any of string, number, boolean, object, array");
     }
     // Step 8 follow-up: an enum-stringified node's default must be a string too.
@@ -595,7 +595,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         }
     }
     if nullable {
-        out.insert("nullable".into(), json!(true));
+        out.put("nullable", json!(true));
     }
     finish_hints(&mut out, hints);
     Ok(Lowered::Schema(Value::Object(out), plan))
@@ -618,7 +618,7 @@ fn distribute_into_branches(o: &mut JsonObject, cx: &mut Cx) {
             if !(bt.is_empty() || bt == ["object"]) {
                 continue;
             }
-            bo.insert("type".into(), json!("object"));
+            bo.put("type", json!("object"));
             let props = bo.entry("properties").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(p) = props {
                 for (k, v) in &shared_props {
@@ -672,7 +672,7 @@ fn fix_object(out: &mut JsonObject, cx: &mut Cx) {
             .ok();
         }
         if !kept.is_empty() {
-            out.insert("required".into(), Value::Array(kept));
+            out.put("required", Value::Array(kept));
         }
     }
     if names.is_empty() {
@@ -694,7 +694,7 @@ fn lower_any_of(
         // A branch without a type inherits the node's single type.
         let b = match (b, node_types.first()) {
             (Value::Object(mut bo), Some(t)) if !bo.has("type") => {
-                bo.insert("type".into(), Value::String((*t).into()));
+                bo.put("type", Value::String((*t).into()));
                 Value::Object(bo)
             }
             (b, _) => b,
@@ -709,11 +709,11 @@ fn lower_any_of(
                         if let Value::Object(so) = &mut sub {
                             if let Some(n) = &note {
                                 if !so.has("description") {
-                                    so.insert("description".into(), Value::String(n.clone()));
+                                    so.put("description", Value::String(n.clone()));
                                 }
                             }
                             if nested_nullable {
-                                so.insert("nullable".into(), json!(true));
+                                so.put("nullable", json!(true));
                             }
                         }
                         out_branches.push(sub);
@@ -762,12 +762,12 @@ fn lower_any_of(
                         }
                         Some(_) => {}
                         None => {
-                            bo.insert("description".into(), Value::String(d.clone()));
+                            bo.put("description", Value::String(d.clone()));
                         }
                     }
                 }
                 if nullable {
-                    bo.insert("nullable".into(), json!(true));
+                    bo.put("nullable", json!(true));
                 }
             }
         }
@@ -783,12 +783,12 @@ fn lower_any_of(
             cx.change("vertex/anyof-alone", message);
         }
         let mut out = Map::new();
-        out.insert("anyOf".into(), Value::Array(out_branches));
+        out.put("anyOf", Value::Array(out_branches));
         return Ok(Lowered::Schema(Value::Object(out), plan));
     }
-    shared.insert("anyOf".into(), Value::Array(out_branches));
+    shared.put("anyOf", Value::Array(out_branches));
     if nullable {
-        shared.insert("nullable".into(), json!(true));
+        shared.put("nullable", json!(true));
     }
     Ok(Lowered::Schema(Value::Object(shared), plan))
 }
@@ -818,7 +818,7 @@ fn branch_for_type(o: &JsonObject, t: &str) -> Value {
         }
     };
     let mut b: JsonObject = o.iter().filter(|(k, _)| applies(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
-    b.insert("type".into(), Value::String(t.into()));
+    b.put("type", Value::String(t.into()));
     Value::Object(b)
 }
 

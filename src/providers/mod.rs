@@ -13,7 +13,7 @@ use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
 use crate::naming::NameRule;
 use crate::schema::lower::{is_array_node, is_object_node};
-use crate::model::{JsonObject, Keyed as _, Take as _};
+use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::schema::walk::{for_each_subschema_mut, keyword, Keyword};
 use crate::schema::refs::Shared;
 use crate::schema::{fix_properties_and_required, Cx, Limits};
@@ -259,7 +259,7 @@ pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
     // (`prefixItems` alone) too; next to `prefixItems`, `items: {}` says what its absence says
     // (the items past the tuple may be anything).
     if is_array_node(obj) && !obj.has("items") {
-        obj.insert("items".into(), Value::Object(Map::new()));
+        obj.put("items", Value::Object(Map::new()));
         let message = match obj.has("prefixItems") {
             true => "tuple (`prefixItems`) without `items`: added `items: {}` (the items past the tuple: any value, as before)",
             false => "array without `items`: added `items: {}` (any value)",

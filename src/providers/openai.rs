@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 
 use crate::args::ArgPlan;
 use crate::error::Result;
-use crate::model::{JsonObject, Keyed as _, Take as _};
+use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
 use crate::schema::refs::{inline_refs_unless_recursive, lookup, Shared};
@@ -197,7 +197,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
                 // itself; more branches would be merged with a target they cannot see.
                 if all.len() == 1 && over_ref(&all[0]) && !obj.has("anyOf") {
                     if let Some(branches) = obj.remove("allOf") {
-                        obj.insert("anyOf".into(), branches);
+                        obj.put("anyOf", branches);
                     }
                 } else if all.iter().any(over_ref) {
                     self.failed = Some(format!("an `allOf` over a recursive schema's reference at {}", display(cx.path())));
@@ -226,7 +226,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
             match target {
                 Some(target) if obj.is_empty() => *node = target,
                 Some(target) => {
-                    obj.insert("anyOf".into(), Value::Array(vec![target]));
+                    obj.put("anyOf", Value::Array(vec![target]));
                 }
                 None => {}
             }
@@ -291,7 +291,7 @@ fn strict_with_defs(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     }
     plan.drop_dangling_references();
     if let (Value::Object(obj), false) = (&mut root, table.is_empty()) {
-        obj.insert("$defs".into(), Value::Object(table));
+        obj.put("$defs", Value::Object(table));
     }
     cx.change("openai/strict-defs", format!("recursive schema: its references kept, to {count} definitions under the root's $defs"));
     Ok(Ok((root, plan)))
@@ -396,7 +396,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         }
     }
     if types_of(obj).is_empty() && obj.has("properties") {
-        obj.insert("type".into(), json!("object"));
+        obj.put("type", json!("object"));
         cx.change("openai/strict-infer-object", "schema with properties but no type: typed object");
     }
     let types = types_of(obj);
@@ -418,7 +418,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     }
     if is_object {
         budget.depth = budget.depth.max(level + 1);
-        obj.insert("additionalProperties".into(), Value::Bool(false));
+        obj.put("additionalProperties", Value::Bool(false));
         let required: Vec<String> = obj
             .find("required")
             .and_then(Value::as_array)
@@ -445,7 +445,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             let names = plan.null_means_absent.join(", ");
             cx.change("openai/strict-nullable", format!("optional properties made required and nullable: {names}"));
         }
-        obj.insert("required".into(), Value::Array(all));
+        obj.put("required", Value::Array(all));
     }
     if let Some(items) = obj.find_mut("items") {
         let p = match cx.at("items", |cx| strict_node(items, cx, level, budget))? {
@@ -476,7 +476,7 @@ pub fn widen_nullable(schema: &mut Value) {
     let Value::Object(obj) = schema else { return };
     if obj.has("$ref") {
         let reference = std::mem::take(obj);
-        obj.insert("anyOf".into(), Value::Array(vec![Value::Object(reference), json!({"type": "null"})]));
+        obj.put("anyOf", Value::Array(vec![Value::Object(reference), json!({"type": "null"})]));
         return;
     }
     if let Some(Value::Array(branches)) = obj.find_mut("anyOf") {
@@ -488,7 +488,7 @@ pub fn widen_nullable(schema: &mut Value) {
     match obj.find_mut("type") {
         Some(Value::String(t)) if t != "null" => {
             let t = std::mem::take(t);
-            obj.insert("type".into(), Value::Array(vec![Value::String(t), Value::String("null".into())]));
+            obj.put("type", Value::Array(vec![Value::String(t), Value::String("null".into())]));
         }
         Some(Value::Array(ts)) if !ts.contains(&json!("null")) => ts.push(json!("null")),
         _ => {}
@@ -496,7 +496,7 @@ pub fn widen_nullable(schema: &mut Value) {
     // A `const` allows its value only: it becomes an enum of it and null (in place of any enum).
     if let Some(c) = obj.take("const") {
         let values = if c.is_null() { vec![c] } else { vec![c, Value::Null] };
-        obj.insert("enum".into(), Value::Array(values));
+        obj.put("enum", Value::Array(values));
     } else if let Some(Value::Array(e)) = obj.find_mut("enum") {
         if !e.contains(&Value::Null) {
             e.push(Value::Null);

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::{JsonObject, Keyed as _, Take as _};
+use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::schema::{append_description, fix_required, refs, short_json, Cx};
 use crate::text;
 
@@ -160,7 +160,7 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                                             *d = joined;
                                         }
                                         None => {
-                                            m.insert("description".into(), Value::String(nd.clone()));
+                                            m.put("description", Value::String(nd.clone()));
                                         }
                                         _ => {}
                                     }
@@ -223,8 +223,8 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                 }
             }
         }
-        root.insert("properties".into(), Value::Object(props));
-        root.insert("required".into(), Value::Array(required.into_iter().map(Value::String).collect()));
+        root.put("properties", Value::Object(props));
+        root.put("required", Value::Array(required.into_iter().map(Value::String).collect()));
         if !alternatives.is_empty() {
             let word = if key == "oneOf" { "exactly one" } else { "at least one" };
             let note = format!(
@@ -284,7 +284,7 @@ pub fn one_of_as_any_of(obj: &mut JsonObject) -> bool {
             }
         }
         _ => {
-            obj.insert("anyOf".into(), one);
+            obj.put("anyOf", one);
         }
     }
     true

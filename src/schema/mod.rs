@@ -15,7 +15,7 @@ pub mod walk;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{json_type, JsonObject, Keyed as _, Take as _};
+use crate::model::{json_type, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::report::Diagnostic;
 
 /// Limits that bound the work done on one schema. All configurable from JS via `options.limits`.
@@ -301,7 +301,7 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
         RootKind::Object => {
             if obj.find("type").and_then(Value::as_str) != Some("object") {
                 let had = obj.find("type").cloned();
-                obj.insert("type".into(), Value::String("object".into()));
+                obj.put("type", Value::String("object".into()));
                 match had {
                     None => cx.change("schema/infer-object", "added type \"object\" to an object-like root schema"),
                     Some(t) => cx.change("schema/root-type", format!("root type {t} narrowed to \"object\"")),
@@ -322,9 +322,9 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
             let mut props = Map::new();
             props.insert(WRAPPED_PROPERTY.into(), Value::Object(obj));
             let mut wrapped = Map::new();
-            wrapped.insert("type".into(), "object".into());
-            wrapped.insert("properties".into(), Value::Object(props));
-            wrapped.insert("required".into(), json!([WRAPPED_PROPERTY]));
+            wrapped.put("type", "object".into());
+            wrapped.put("properties", Value::Object(props));
+            wrapped.put("required", json!([WRAPPED_PROPERTY]));
             wrapped.extend(defs);
             return (Value::Object(wrapped), RootShape::Wrapped);
         }
@@ -466,10 +466,10 @@ pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
 pub fn normalize_draft4(obj: &mut JsonObject, cx: &mut Cx) {
     if matches!(obj.find("items"), Some(Value::Array(_))) && !obj.has("prefixItems") {
         if let Some(tuple) = obj.take("items") {
-            obj.insert("prefixItems".into(), tuple);
+            obj.put("prefixItems", tuple);
         }
         if let Some(rest) = obj.take("additionalItems") {
-            obj.insert("items".into(), rest);
+            obj.put("items", rest);
         }
         cx.change("schema/draft4-tuple", "tuple `items: [..]` (draft 4) written as `prefixItems`");
     }
@@ -545,7 +545,7 @@ pub fn is_annotation(key: &str) -> bool {
 pub fn fix_properties_and_required(obj: &mut JsonObject, cx: &mut Cx) {
     match obj.find_mut("properties") {
         None => {
-            obj.insert("properties".into(), Value::Object(Map::new()));
+            obj.put("properties", Value::Object(Map::new()));
         }
         Some(Value::Object(props)) => {
             // Draft-03 style `required: true` on a property: lift it into the parent.
@@ -583,7 +583,7 @@ pub fn fix_properties_and_required(obj: &mut JsonObject, cx: &mut Cx) {
                 Ok(())
             })
             .ok();
-            obj.insert("properties".into(), Value::Object(Map::new()));
+            obj.put("properties", Value::Object(Map::new()));
         }
     }
     fix_required(obj, cx);
@@ -625,7 +625,7 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
             Ok(())
         })
         .ok();
-        obj.insert("required".into(), Value::Array(kept));
+        obj.put("required", Value::Array(kept));
     }
 }
 
@@ -652,7 +652,7 @@ pub fn append_description(obj: &mut JsonObject, note: &str) {
             *d = s;
         }
         _ => {
-            obj.insert("description".into(), Value::String(note.to_owned()));
+            obj.put("description", Value::String(note.to_owned()));
         }
     }
 }
