@@ -114,6 +114,9 @@ pub struct Error {
 
 impl Error {
     /// A new error with no tool or path.
+    // Out of line: one copy per message type (`&str`, `String`) instead of the message's copy and
+    // the error's fields written at each of the crate's ~190 calls.
+    #[inline(never)]
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self { code, message: message.into(), tool: None, path: None, details: None }
     }
