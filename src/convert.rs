@@ -3,12 +3,12 @@
 
 use std::borrow::Cow;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fast::{self, Node, Passed};
-use crate::model::{description_text, json_size, json_type, object, read_json, Put as _, Tool};
+use crate::model::{description_text, json_size, json_type, object, read_json, string, Put as _, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
@@ -327,7 +327,7 @@ impl Run<'_> {
         let tools = match provider {
             Provider::Gemini | Provider::Vertex => {
                 if out.is_empty() {
-                    json!([])
+                    Value::Array(Vec::new())
                 } else {
                     Value::Array(vec![object([("functionDeclarations", Value::Array(out))])])
                 }
@@ -700,7 +700,7 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
         }
     };
     let schema_present = c.schema.is_some();
-    let schema = c.schema.unwrap_or_else(|| json!({"type":"object","properties":{}}));
+    let schema = c.schema.unwrap_or_else(|| object([("type", string("object")), ("properties", Value::Object(Map::new()))]));
     match provider {
         Provider::OpenAi => {
             f.put("name", Value::String(name.to_owned()));
@@ -709,10 +709,10 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
             if opts.strict {
                 f.put("strict", Value::Bool(c.strict == Some(true)));
             }
-            object([("type", Value::String("function".into())), ("function", Value::Object(f))])
+            object([("type", string("function")), ("function", Value::Object(f))])
         }
         Provider::OpenAiResponses => {
-            f.put("type", json!("function"));
+            f.put("type", string("function"));
             f.put("name", Value::String(name.to_owned()));
             described(&mut f);
             f.put("parameters", schema);

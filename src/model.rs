@@ -39,6 +39,13 @@ impl Put for JsonObject {
     }
 }
 
+/// A JSON string of `s`, out of line: `json!("...")` and `Value::from("...")` copy the text at
+/// each call.
+#[inline(never)]
+pub(crate) fn string(s: &str) -> Value {
+    Value::String(s.to_owned())
+}
+
 /// Keyword lookups for the schema passes, which ask each node for a dozen keywords it mostly
 /// does not have. A [`JsonObject`] hashes the key for every lookup (SipHash, through
 /// serde_json's map); schema nodes hold a handful of keys, and comparing those is cheaper.

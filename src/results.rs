@@ -26,11 +26,11 @@
 
 use std::borrow::Cow;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::content::{block_text, repeats, truncate_utf16, utf16_len, FlattenOptions, TRUNCATED_MARKER};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, CallToolResult, ContentBlock, Put as _};
+use crate::model::{object, string, CallToolResult, ContentBlock, Put as _};
 
 /// Providers that take tool results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -533,18 +533,18 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             if is_error {
                 text = format!("Error: {text}");
             }
-            let msg = object([("role", "tool".into()), ("tool_call_id", id.into()), ("content", Value::String(text))]);
+            let msg = object([("role", string("tool")), ("tool_call_id", id.into()), ("content", Value::String(text))]);
             let images: Vec<Value> = parts
                 .iter()
                 .filter_map(|p| match p {
-                    Part::Image(i) => Some(json!({"type": "image_url", "image_url": {"url": data_url(i)}})),
+                    Part::Image(i) => Some(object([("type", string("image_url")), ("image_url", object([("url", Value::String(data_url(i)))]))])),
                     Part::Text(_) => None,
                 })
                 .collect();
             if opts.image_message && !images.is_empty() {
-                let mut content = vec![json!({"type": "text", "text": format!("Images returned by the tool call {id} ({}):", call.name)})];
+                let mut content = vec![object([("type", string("text")), ("text", Value::String(format!("Images returned by the tool call {id} ({}):", call.name)))])];
                 content.extend(images);
-                Value::Array(vec![msg, object([("role", "user".into()), ("content", Value::Array(content))])])
+                Value::Array(vec![msg, object([("role", string("user")), ("content", Value::Array(content))])])
             } else {
                 msg
             }
@@ -554,12 +554,12 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             let output = if opts.multimodal && has_images {
                 let mut items = Vec::new();
                 if is_error {
-                    items.push(json!({"type": "input_text", "text": "Error:"}));
+                    items.push(object([("type", string("input_text")), ("text", string("Error:"))]));
                 }
                 for p in parts {
                     items.push(match p {
-                        Part::Text(t) => object([("type", "input_text".into()), ("text", Value::String(t))]),
-                        Part::Image(i) => object([("type", "input_image".into()), ("image_url", Value::String(data_url(&i)))]),
+                        Part::Text(t) => object([("type", string("input_text")), ("text", Value::String(t))]),
+                        Part::Image(i) => object([("type", string("input_image")), ("image_url", Value::String(data_url(&i)))]),
                     });
                 }
                 Value::Array(items)
@@ -567,25 +567,25 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                 let text = text_of(&parts, true);
                 Value::String(if is_error { format!("Error: {text}") } else { text })
             };
-            object([("type", "function_call_output".into()), ("call_id", id.unwrap_or_default().into()), ("output", output)])
+            object([("type", string("function_call_output")), ("call_id", id.unwrap_or_default().into()), ("output", output)])
         }
         ResultFormat::Anthropic => {
             let mut content: Vec<Value> = parts
                 .into_iter()
                 .map(|p| match p {
-                    Part::Text(t) => object([("type", "text".into()), ("text", Value::String(t))]),
+                    Part::Text(t) => object([("type", string("text")), ("text", Value::String(t))]),
                     Part::Image(i) => {
-                        let source = object([("type", "base64".into()), ("media_type", i.mime_type.into()), ("data", Value::String(i.data))]);
-                        object([("type", "image".into()), ("source", source)])
+                        let source = object([("type", string("base64")), ("media_type", i.mime_type.into()), ("data", Value::String(i.data))]);
+                        object([("type", string("image")), ("source", source)])
                     }
                 })
                 .filter(|b| b.get("text").and_then(Value::as_str) != Some(""))
                 .collect();
             if content.is_empty() {
-                content.push(json!({"type": "text", "text": "(no output)"}));
+                content.push(object([("type", string("text")), ("text", string("(no output)"))]));
             }
             let id = id.unwrap_or_default();
-            object([("type", "tool_result".into()), ("tool_use_id", id.into()), ("content", Value::Array(content)), ("is_error", is_error.into())])
+            object([("type", string("tool_result")), ("tool_use_id", id.into()), ("content", Value::Array(content)), ("is_error", is_error.into())])
         }
         ResultFormat::Gemini | ResultFormat::Vertex => {
             // Without `multimodal`, images are named in the text.
@@ -640,7 +640,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                 content.push(object([("json", sc.clone())]));
             }
             if content.is_empty() {
-                content.push(json!({"text": "(no output)"}));
+                content.push(object([("text", string("(no output)"))]));
             }
             let status = if is_error { "error" } else { "success" };
             let id = id.unwrap_or_default();
@@ -652,6 +652,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     // 1x1 PNG
     const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";

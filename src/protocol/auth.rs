@@ -57,7 +57,7 @@ use futures_util::future::{FutureExt, Shared, WeakShared};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, read_json, Put as _};
+use crate::model::{object, read_json, string, Put as _};
 use crate::protocol::client::{parse_www_authenticate, AuthHandler};
 use crate::protocol::transport::{Body, HttpRequest, Method, Transport, TransportError};
 use crate::schema::refs::percent_decode;
@@ -511,11 +511,11 @@ impl<T: Transport + 'static> OAuth<T> {
             return Err(failure("registration", "the authorization server offers no dynamic registration (registration_endpoint): give oauth.clientId"));
         };
         let mut metadata = Map::new();
-        metadata.put("client_name", "toolwire".into());
+        metadata.put("client_name", string("toolwire"));
         metadata.put("redirect_uris", Value::Array(vec![self.opts.redirect_url.clone().into()]));
         metadata.put("grant_types", Value::Array(vec!["authorization_code".into(), "refresh_token".into()]));
         metadata.put("response_types", Value::Array(vec!["code".into()]));
-        metadata.put("token_endpoint_auth_method", "none".into());
+        metadata.put("token_endpoint_auth_method", string("none"));
         metadata.put("application_type", application_type(&self.opts.redirect_url).into());
         // The scopes configured, not this authorization's: a server may hold a client to the scopes it
         // registered with (RFC 7591 2), and a step-up asks for more later.

@@ -55,10 +55,10 @@ use std::rc::Rc;
 use futures_util::future::{select, Either};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use futures_util::pin_mut;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, read_json, Put as _};
+use crate::model::{object, read_json, string, Put as _};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, RpcError};
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Method, Transport, TransportError};
@@ -128,7 +128,7 @@ impl ClientOptions {
             headers: Vec::new(),
             timeout_ms: 120_000,
             idle_timeout_ms: None,
-            client_info: json!({"name": "toolwire", "version": crate::VERSION}),
+            client_info: object([("name", string("toolwire")), ("version", string(crate::VERSION))]),
             max_pages: 64,
             max_tools: 10_000,
             max_retries: 2,
@@ -1589,7 +1589,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // handler may replace itself.
         let handled = if method == "ping" { None } else { self.on_request.borrow().as_ref().map(|h| h(&method, &params)) };
         let answer = match handled {
-            _ if method == "ping" => Ok(json!({})),
+            _ if method == "ping" => Ok(Value::Object(Map::new())),
             Some(answer) => answer.await,
             None => Err(RpcError { code: -32601, message: format!("Method not found: {method}"), data: None }),
         };
@@ -1940,13 +1940,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// cancellation (`ABORTED`) sends `tasks/cancel`.
     pub async fn call_tool(&self, name: &str, arguments: Value, opts: &mut CallOptions) -> Result<Value> {
         let mut params = Map::new();
-        params.put("name", json!(name));
-        params.put("arguments", if arguments.is_null() { json!({}) } else { arguments });
+        params.put("name", string(name));
+        params.put("arguments", if arguments.is_null() { Value::Object(Map::new()) } else { arguments });
         if self.is_modern() || !self.task_tools.borrow().contains(name) || !self.runs_tool_tasks() {
             let result = self.request("tools/call", Value::Object(params), opts).await?;
             return self.checked_result(name, result);
         }
-        params.put("task", json!({}));
+        params.put("task", Value::Object(Map::new()));
         let total = opts.max_total_timeout_ms.or(opts.timeout_ms).unwrap_or(self.opts.timeout_ms);
         let deadline = self.clock.now_ms().saturating_add(total);
         // The task's progress comes with the call's token for as long as it runs, on whichever
@@ -1954,7 +1954,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // requests about the task carry no token of their own.
         let _progress = opts.on_progress.take().map(|handler| {
             let token = self.new_id();
-            params.put("_meta", json!({"progressToken": token.to_value()}));
+            params.put("_meta", object([("progressToken", token.to_value())]));
             TaskProgress::new(&self.task_progress, token, handler)
         });
         let result = self.request("tools/call", Value::Object(params), opts).await?;
@@ -2048,7 +2048,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 break Err(Error::new(ErrorCode::Timeout, ""));
             }
             opts.timeout_ms = Some(left);
-            match self.request(method, json!({"taskId": id}), opts).await {
+            match self.request(method, object([("taskId", string(&id))]), opts).await {
                 Ok(r) if method == "tasks/result" => break Ok(r),
                 Ok(t) => task = t,
                 Err(e) if e.code == ErrorCode::Network && method == "tasks/get" && !retried => retried = true,
@@ -2067,7 +2067,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             (String::new(), None)
         } else {
             // Told, within a short bound: the task would otherwise run on for nothing.
-            let told = self.request("tasks/cancel", json!({"taskId": id}), &mut CallOptions { timeout_ms: Some(5_000), ..CallOptions::default() }).await.is_ok();
+            let told = self.request("tasks/cancel", object([("taskId", string(&id))]), &mut CallOptions { timeout_ms: Some(5_000), ..CallOptions::default() }).await.is_ok();
             (format!("; task {id} {}", if told { "was cancelled" } else { "could not be cancelled" }), Some(told))
         };
         let message = format!("tools/call {tool}: {}{suffix}", failed.message);
@@ -2289,7 +2289,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if let Some(mut body) = stream {
                 // A subscription opened again may have missed changes while there was none.
                 if opened {
-                    let changed = Incoming::Notification { method: "notifications/tools/list_changed".into(), params: json!({}) };
+                    let changed = Incoming::Notification { method: "notifications/tools/list_changed".into(), params: Value::Object(Map::new()) };
                     drop(self.handle(&none, WHAT, changed, None, false).await);
                 }
                 (opened, failed) = (true, 0);
@@ -2531,7 +2531,7 @@ pub fn parse_www_authenticate(header: &str) -> Value {
         None => (header, ""),
     };
     let mut out = Map::new();
-    out.put("scheme", json!(scheme));
+    out.put("scheme", string(scheme));
     let bytes = rest.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -2569,7 +2569,7 @@ pub fn parse_www_authenticate(header: &str) -> Value {
             rest[s..i].trim().to_owned()
         };
         if !key.is_empty() {
-            out.insert(key, json!(value));
+            out.insert(key, Value::String(value));
         }
     }
     Value::Object(out)

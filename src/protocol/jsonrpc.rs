@@ -2,9 +2,9 @@
 //! notification, `result`/`error` with an `id` a response. Ids are per direction: a server
 //! request with id 2 is not the response to our id 2. Id `0` is a real id.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use crate::model::Put as _;
+use crate::model::{object, string, Put as _};
 
 /// A request id (string or integer, never null).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -28,8 +28,8 @@ impl Id {
     /// The id as JSON.
     pub fn to_value(&self) -> Value {
         match self {
-            Self::Num(n) => json!(n),
-            Self::Str(s) => json!(s),
+            Self::Num(n) => Value::from(*n),
+            Self::Str(s) => string(s),
         }
     }
 }
@@ -121,36 +121,36 @@ pub fn classify_all(v: Value) -> Vec<Incoming> {
 /// A request body.
 pub fn request(id: &Id, method: &str, params: Value) -> String {
     let mut o = Map::new();
-    o.put("jsonrpc", json!("2.0"));
+    o.put("jsonrpc", string("2.0"));
     o.put("id", id.to_value());
-    o.put("method", json!(method));
+    o.put("method", string(method));
     if !params.is_null() {
         o.put("params", params);
     }
-    Value::Object(o).to_string()
+    crate::text::to_string(&Value::Object(o))
 }
 
 /// A notification body.
 pub fn notification(method: &str, params: Value) -> String {
     let mut o = Map::new();
-    o.put("jsonrpc", json!("2.0"));
-    o.put("method", json!(method));
+    o.put("jsonrpc", string("2.0"));
+    o.put("method", string(method));
     if !params.is_null() {
         o.put("params", params);
     }
-    Value::Object(o).to_string()
+    crate::text::to_string(&Value::Object(o))
 }
 
 /// A response body (to a server request).
 pub fn response(id: &Id, outcome: Result<Value, RpcError>) -> String {
     match outcome {
-        Ok(result) => crate::model::object([("jsonrpc", "2.0".into()), ("id", id.to_value()), ("result", result)]).to_string(),
+        Ok(result) => crate::text::to_string(&object([("jsonrpc", string("2.0")), ("id", id.to_value()), ("result", result)])),
         Err(e) => {
             let mut err = crate::model::object([("code", e.code.into()), ("message", e.message.into())]);
             if let Some(d) = e.data {
                 err["data"] = d;
             }
-            crate::model::object([("jsonrpc", "2.0".into()), ("id", id.to_value()), ("error", err)]).to_string()
+            crate::text::to_string(&object([("jsonrpc", string("2.0")), ("id", id.to_value()), ("error", err)]))
         }
     }
 }
@@ -158,6 +158,7 @@ pub fn response(id: &Id, outcome: Result<Value, RpcError>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn classification() {

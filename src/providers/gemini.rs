@@ -44,11 +44,11 @@
 //! `$ref` with siblings and unresolved `$defs` in `anyOf`); structure fixed ([`fix_structure`]).
 //! Everything else is JSON Schema that Gemini takes as is.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::args::{enum_string, ArgPlan};
 use crate::error::Result;
-use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
+use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_structure, Compiled, GeminiMode, SchemaOptions};
 use crate::schema::lower::{combinator_properties_conflict, combinators_are_object_like, keyword_hint, merge_all_of, merge_root_combinators, types_of};
 use crate::schema::refs::{inline_refs_shared, Shared};
@@ -110,13 +110,13 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
     cx.reset_budget();
     let (mut schema, plan) = match lowered {
         Lowered::Schema(s, p) => (s, p),
-        Lowered::Never => (json!({"type": "object"}), ArgPlan::default()),
+        Lowered::Never => (object([("type", string("object"))]), ArgPlan::default()),
     };
     if let Value::Object(o) = &mut schema {
         // The root is an object by construction; make sure of it for the provider.
-        if o.find("type") != Some(&json!("object")) {
+        if !o.find("type").is_some_and(|t| *t == "object") {
             o.take("anyOf");
-            o.put("type", json!("object"));
+            o.put("type", string("object"));
         }
         o.take("nullable");
         let empty = o.find("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
@@ -247,10 +247,10 @@ fn subset_type(t: &str, types: &mut Vec<&'static str>, has_null: &mut bool) {
 /// concrete types, an array among them, of any of the others (a list of lists is left out:
 /// the nesting has to end somewhere).
 fn any_value() -> Value {
-    let scalars = || json!([{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "object"}]);
-    let Value::Array(mut branches) = scalars() else { unreachable!() };
-    branches.push(json!({"type": "array", "items": {"anyOf": scalars()}}));
-    json!({ "anyOf": branches })
+    let scalars = || ["string", "number", "boolean", "object"].map(|t| object([("type", string(t))])).to_vec();
+    let mut branches = scalars();
+    branches.push(object([("type", string("array")), ("items", object([("anyOf", Value::Array(scalars()))]))]));
+    object([("anyOf", Value::Array(branches))])
 }
 
 /// The lowering of one subschema, for a caller that writes it with [`write_wire`] where the
@@ -395,11 +395,11 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                     merged.put("type", Value::String((*t).into()));
                 }
                 if nullable {
-                    merged.put("nullable", json!(true));
+                    merged.put("nullable", Value::Bool(true));
                 }
                 return lower_object(merged, cx, vertex);
             }
-            kept.push(json!(true));
+            kept.push(Value::Bool(true));
         }
         if kept.is_empty() {
             // Only `null` was allowed: the closest expressible is a nullable string.
@@ -491,8 +491,8 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                         out.put("items", s);
                     }
                     Lowered::Never => {
-                        out.put("maxItems", json!(0));
-                        out.put("items", json!({"type": "string"}));
+                        out.put("maxItems", Value::from(0));
+                        out.put("items", object([("type", string("string"))]));
                     }
                 }
             }
@@ -595,7 +595,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         }
     }
     if nullable {
-        out.put("nullable", json!(true));
+        out.put("nullable", Value::Bool(true));
     }
     finish_hints(&mut out, hints);
     Ok(Lowered::Schema(Value::Object(out), plan))
@@ -618,7 +618,7 @@ fn distribute_into_branches(o: &mut JsonObject, cx: &mut Cx) {
             if !(bt.is_empty() || bt == ["object"]) {
                 continue;
             }
-            bo.put("type", json!("object"));
+            bo.put("type", string("object"));
             let props = bo.entry("properties").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(p) = props {
                 for (k, v) in &shared_props {
@@ -713,7 +713,7 @@ fn lower_any_of(
                                 }
                             }
                             if nested_nullable {
-                                so.put("nullable", json!(true));
+                                so.put("nullable", Value::Bool(true));
                             }
                         }
                         out_branches.push(sub);
@@ -767,7 +767,7 @@ fn lower_any_of(
                     }
                 }
                 if nullable {
-                    bo.put("nullable", json!(true));
+                    bo.put("nullable", Value::Bool(true));
                 }
             }
         }
@@ -788,7 +788,7 @@ fn lower_any_of(
     }
     shared.put("anyOf", Value::Array(out_branches));
     if nullable {
-        shared.put("nullable", json!(true));
+        shared.put("nullable", Value::Bool(true));
     }
     Ok(Lowered::Schema(Value::Object(shared), plan))
 }
@@ -857,6 +857,7 @@ fn finish_hints(out: &mut JsonObject, hints: Hints) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use crate::schema::{process_json_schema, Limits};
 
     fn run_mode(schema: Value, vertex: bool, mode: GeminiMode) -> (Compiled, Cx) {

@@ -21,11 +21,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::args::ArgPlan;
 use crate::error::Result;
-use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
+use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
 use crate::schema::refs::{inline_refs_unless_recursive, lookup, Shared};
@@ -210,7 +210,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
             if let Some(reference) = obj.find("$ref").map(|r| r.as_str().map(str::to_owned)) {
                 let named = reference.ok_or_else(|| "a `$ref` that is not a string".to_owned()).and_then(|r| self.name_of(&r));
                 match named {
-                    Ok(named) => target = Some(json!({ "$ref": named })),
+                    Ok(named) => target = Some(object([("$ref", Value::String(named))])),
                     Err(reason) => return self.failed = Some(reason),
                 }
                 if let Some(k) = obj.keys().find(|k| *k != "$ref" && !is_annotation(k)) {
@@ -396,7 +396,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         }
     }
     if types_of(obj).is_empty() && obj.has("properties") {
-        obj.put("type", json!("object"));
+        obj.put("type", string("object"));
         cx.change("openai/strict-infer-object", "schema with properties but no type: typed object");
     }
     let types = types_of(obj);
@@ -476,21 +476,21 @@ pub fn widen_nullable(schema: &mut Value) {
     let Value::Object(obj) = schema else { return };
     if obj.has("$ref") {
         let reference = std::mem::take(obj);
-        obj.put("anyOf", Value::Array(vec![Value::Object(reference), json!({"type": "null"})]));
+        obj.put("anyOf", Value::Array(vec![Value::Object(reference), object([("type", string("null"))])]));
         return;
     }
     if let Some(Value::Array(branches)) = obj.find_mut("anyOf") {
-        if !branches.iter().any(|b| b.find("type") == Some(&json!("null"))) {
-            branches.push(json!({"type": "null"}));
+        if !branches.iter().any(|b| b.find("type").is_some_and(|t| *t == "null")) {
+            branches.push(object([("type", string("null"))]));
         }
         return;
     }
     match obj.find_mut("type") {
         Some(Value::String(t)) if t != "null" => {
             let t = std::mem::take(t);
-            obj.put("type", Value::Array(vec![Value::String(t), Value::String("null".into())]));
+            obj.put("type", Value::Array(vec![Value::String(t), string("null")]));
         }
-        Some(Value::Array(ts)) if !ts.contains(&json!("null")) => ts.push(json!("null")),
+        Some(Value::Array(ts)) if !ts.iter().any(|t| *t == "null") => ts.push(string("null")),
         _ => {}
     }
     // A `const` allows its value only: it becomes an enum of it and null (in place of any enum).
@@ -524,6 +524,7 @@ fn display(p: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use crate::schema::{process_json_schema, Limits};
 
     fn run(schema: Value, strict: bool) -> (Compiled, Cx) {

@@ -12,10 +12,10 @@ pub mod refs;
 pub mod validate;
 pub mod walk;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{json_type, JsonObject, Keyed as _, Put as _, Take as _};
+use crate::model::{json_type, object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::report::Diagnostic;
 
 /// Limits that bound the work done on one schema. All configurable from JS via `options.limits`.
@@ -228,7 +228,7 @@ impl Cx {
 
 /// The empty object schema: `{type:"object", properties:{}, required:[]}`.
 pub fn empty_object_schema() -> Value {
-    json!({"type": "object", "properties": {}, "required": []})
+    object([("type", string("object")), ("properties", Value::Object(Map::new())), ("required", Value::Array(Vec::new()))])
 }
 
 /// Keywords that make a schema without `type` object-like.
@@ -301,7 +301,7 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
         RootKind::Object => {
             if obj.find("type").and_then(Value::as_str) != Some("object") {
                 let had = obj.find("type").cloned();
-                obj.put("type", Value::String("object".into()));
+                obj.put("type", string("object"));
                 match had {
                     None => cx.change("schema/infer-object", "added type \"object\" to an object-like root schema"),
                     Some(t) => cx.change("schema/root-type", format!("root type {t} narrowed to \"object\"")),
@@ -322,9 +322,9 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
             let mut props = Map::new();
             props.insert(WRAPPED_PROPERTY.into(), Value::Object(obj));
             let mut wrapped = Map::new();
-            wrapped.put("type", "object".into());
+            wrapped.put("type", string("object"));
             wrapped.put("properties", Value::Object(props));
-            wrapped.put("required", json!([WRAPPED_PROPERTY]));
+            wrapped.put("required", Value::Array(vec![string(WRAPPED_PROPERTY)]));
             wrapped.extend(defs);
             return (Value::Object(wrapped), RootShape::Wrapped);
         }
@@ -688,6 +688,7 @@ pub(crate) fn push_short_json(out: &mut String, v: &Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn run(v: Value) -> (Value, RootShape, Cx) {
         let mut cx = Cx::new(Limits::default());

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::args::ArgPlan;
 use crate::error::Result;
-use crate::model::{JsonObject, Keyed as _, Put as _};
+use crate::model::{string, JsonObject, Keyed as _, Put as _};
 use crate::schema::walk::{slot, Slot};
 use crate::schema::Cx;
 
@@ -479,7 +479,7 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
             st.stopped = st.stop_at_recursion;
         }
         let mut cut = Map::new();
-        cut.put("type", Value::String("object".into()));
+        cut.put("type", string("object"));
         let desc = cut_description(reference, siblings.find("description").and_then(Value::as_str), over_budget);
         cut.put("description", Value::String(desc));
         return Ok(Value::Object(cut));

@@ -1,6 +1,6 @@
 //! Conversion, schema and content exports.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::content::{flatten_result, FlattenOptions};
@@ -247,7 +247,7 @@ pub fn parse_tool_name_js(name: JsValue, options: JsValue) -> Result<JsValue, Js
     let name = string_param(&name, "name")?;
     let (naming, _, format) = naming_and_rule(&options)?;
     Ok(match parse_tool_name(&name, format, &naming) {
-        Some(p) => to_js(&json!({"server": p.server, "tool": p.tool}))?,
+        Some(p) => to_js(&p.to_value())?,
         None => JsValue::NULL,
     })
 }

@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 
 use js_sys::{Function, Object, Promise, Reflect};
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::future_to_promise;
@@ -455,7 +455,7 @@ impl JsMcpClient {
         let prepared = (|| -> Result<(String, Value, CallOptions), Error> {
             let name = string_param(&name, "name")?;
             let args = match from_js(&args, "arguments")? {
-                Value::Null => json!({}),
+                Value::Null => Value::Object(serde_json::Map::new()),
                 v @ Value::Object(_) => v,
                 _ => return Err(Error::new(ErrorCode::InvalidArguments, "arguments must be an object")),
             };

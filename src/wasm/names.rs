@@ -2,11 +2,12 @@
 
 use std::rc::Rc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::convert as core;
 use crate::error::{Error, ErrorCode};
+use crate::model::{object, string};
 use crate::naming::NameMap;
 use crate::wasm::convert::{on_tools_text, options_param, provider_param};
 use crate::wasm::interop::{from_js, parse, string_param, to_js};
@@ -53,7 +54,7 @@ impl JsNameMap {
     pub fn resolve(&self, name: JsValue) -> Result<JsValue, JsValue> {
         let name = string_param(&name, "name")?;
         let e = self.inner.resolve(&name)?;
-        Ok(to_js(&json!({"name": e.name, "server": e.server, "tool": e.tool}))?)
+        Ok(to_js(&object([("name", string(&e.name)), ("server", e.server.clone().into()), ("tool", string(&e.tool))]))?)
     }
 
     /// Whether the map knows the name.
