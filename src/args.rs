@@ -320,7 +320,7 @@ serialize_via_value!(ArgPlan);
 pub fn enum_string(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => crate::text::to_string(other),
     }
 }
 

@@ -239,7 +239,7 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
     // A field of the error as text (a number too: Gemini's `code`).
     let field = |e: &Value, k: &str| match e.get(k) {
         Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-        Some(n @ Value::Number(_)) => Some(n.to_string()),
+        Some(n @ Value::Number(_)) => Some(crate::text::to_string(n)),
         _ => None,
     };
     let typed = |e: &Value| field(e, "type").or_else(|| field(e, "status"));

@@ -102,7 +102,7 @@ pub fn flatten_result(result: &CallToolResult, opts: FlattenOptions) -> String {
         if !result.content.is_empty() {
             out.push('\n');
         }
-        out.push_str(&sc.to_string());
+        out.push_str(&crate::text::to_string(sc));
     }
     truncate_utf16(out, opts.max_chars)
 }

@@ -361,7 +361,7 @@ struct Body<'a> {
 /// applies it: where it falls the text is cut and marked, and the text after it is dropped.
 fn body<'a>(result: &'a CallToolResult, format: ResultFormat, opts: &ResultOptions, is_error: bool) -> Body<'a> {
     let sc = result.structured_content.as_ref();
-    let json = sc.map(Value::to_string);
+    let json = sc.map(crate::text::to_string);
     let json_len = json.as_deref().map_or(0, utf16_len);
     let has_slot = |sc: &&Value| match format {
         ResultFormat::Gemini | ResultFormat::Vertex => !is_error,

@@ -529,7 +529,7 @@ impl<T: Transport + 'static> OAuth<T> {
             method: Method::Post,
             url: endpoint.clone(),
             headers: vec![("content-type".into(), "application/json".into()), ("accept".into(), "application/json".into())],
-            body: Some(Value::Object(metadata).to_string()),
+            body: Some(crate::text::to_string(&Value::Object(metadata))),
             follow_redirects: false,
         };
         let (status, body) = self.send("registration", req).await?;

@@ -719,7 +719,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 drop(st);
                 return Err(Error::new(
                     ErrorCode::UnsupportedProtocolVersion,
-                    format!("the server supports MCP protocol versions {}; toolwire speaks {MODERN_PROTOCOL_VERSION} without a handshake", Value::Array(versions.clone())),
+                    format!("the server supports MCP protocol versions {}; toolwire speaks {MODERN_PROTOCOL_VERSION} without a handshake", crate::text::to_string(&Value::Array(versions.clone()))),
                 )
                 .with_detail("supported", Value::Array(versions.clone())));
             }
@@ -990,7 +990,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Some(t) if t == "input_required" => {
                         return Err(Error::new(ErrorCode::Protocol, format!("{method}: the server answered input_required, which only tools/call, prompts/get and resources/read may be")))
                     }
-                    Some(t) => return Err(Error::new(ErrorCode::Protocol, format!("{method}: the result's resultType {t} is not one toolwire knows"))),
+                    Some(t) => return Err(Error::new(ErrorCode::Protocol, format!("{method}: the result's resultType {} is not one toolwire knows", crate::text::to_string(t)))),
                 },
                 Err(e) if modern && !reissued && e.code == ErrorCode::UnsupportedProtocolVersion && names_modern(&e) => reissued = true,
                 // A call refused for its headers (-32020): the tool's schema (its `x-mcp-header`
@@ -1030,7 +1030,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         let status = e.details.as_ref().and_then(|d| d.get("status")).cloned().unwrap_or(Value::Null);
                         return Err(Error::new(
                             ErrorCode::HttpStatus,
-                            format!("{method}: HTTP {status}: the session expired again right after re-initializing"),
+                            format!("{method}: HTTP {}: the session expired again right after re-initializing", crate::text::to_string(&status)),
                         )
                         .with_detail("status", status));
                     }
@@ -1379,7 +1379,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 return Ok(result);
             }
         }
-        Err(Error::new(ErrorCode::Protocol, format!("{method}: the JSON response did not contain the response to request {}", id.to_value())))
+        Err(Error::new(ErrorCode::Protocol, format!("{method}: the JSON response did not contain the response to request {}", crate::text::to_string(&id.to_value()))))
     }
 
     async fn read_sse(&self, id: &Id, method: &str, body: T::Body, on_progress: Option<&dyn Fn(&Value)>) -> Result<Value> {

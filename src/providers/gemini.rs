@@ -517,7 +517,10 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                         // 1 and "1": one string for Gemini, mapped back to the first.
                         cx.problem(
                             "gemini/enum-collision",
-                            format!("enum values {first} and {v} are the same string for Gemini, {s}: the model cannot choose {v}, and {s} is sent as {first}"),
+                            {
+                                let (first, v, s) = (crate::text::to_string(first), crate::text::to_string(v), crate::text::to_string(&s));
+                                format!("enum values {first} and {v} are the same string for Gemini, {s}: the model cannot choose {v}, and {s} is sent as {first}")
+                            },
                         );
                     }
                 }

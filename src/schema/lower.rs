@@ -438,7 +438,7 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
         "not" => format!("must not match {}", short_json(v)),
         "if" | "then" | "else" => format!("conditional ({key}): {}", short_json(v)),
         "contains" => format!("must contain an item matching {}", short_json(v)),
-        "minContains" | "maxContains" => format!("{key}: {v}"),
+        "minContains" | "maxContains" => format!("{key}: {}", crate::text::to_string(v)),
         "prefixItems" => format!("leading items: {}", short_json(v)),
         "unevaluatedProperties" | "unevaluatedItems" | "additionalItems" => match v {
             Value::Bool(false) => return None,

@@ -304,7 +304,7 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
                 obj.put("type", string("object"));
                 match had {
                     None => cx.change("schema/infer-object", "added type \"object\" to an object-like root schema"),
-                    Some(t) => cx.change("schema/root-type", format!("root type {t} narrowed to \"object\"")),
+                    Some(t) => cx.change("schema/root-type", format!("root type {} narrowed to \"object\"", crate::text::to_string(&t))),
                 }
             }
             RootShape::Object
@@ -442,7 +442,7 @@ pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
                 }
             }
             if changed {
-                cx.change("schema/type-case", format!("type list {} normalised", Value::Array(ts.clone())));
+                cx.change("schema/type-case", format!("type list {} normalised", crate::text::to_string(&Value::Array(ts.clone()))));
                 if out.is_empty() {
                     obj.take("type");
                 } else {
@@ -613,7 +613,7 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
                 }
             }
             Some(name) => removed.push(format!("\"{name}\"")),
-            None => removed.push(item.to_string()),
+            None => removed.push(crate::text::to_string(item)),
         }
     }
     if !removed.is_empty() {

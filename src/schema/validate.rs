@@ -20,6 +20,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::json_type;
+use crate::text::to_string;
 
 
 /// Where a document breaks its schema.
@@ -290,16 +291,16 @@ impl<'a> Validator<'a> {
         let flag = |k: &str| s.get(k) == Some(&Value::Bool(true));
         let cmp = |b: &Value| compare(value, b);
         if let Some(min) = bound("minimum").filter(|m| cmp(m) == Some(Less) || (flag("exclusiveMinimum") && cmp(m) == Some(Equal))) {
-            self.fail(path, || format!("{value} is below the minimum {min}"));
+            self.fail(path, || format!("{} is below the minimum {}", to_string(value), to_string(min)));
         }
         if let Some(max) = bound("maximum").filter(|m| cmp(m) == Some(Greater) || (flag("exclusiveMaximum") && cmp(m) == Some(Equal))) {
-            self.fail(path, || format!("{value} is above the maximum {max}"));
+            self.fail(path, || format!("{} is above the maximum {}", to_string(value), to_string(max)));
         }
         if let Some(min) = bound("exclusiveMinimum").filter(|m| matches!(cmp(m), Some(Less | Equal))) {
-            self.fail(path, || format!("{value} is not above the exclusive minimum {min}"));
+            self.fail(path, || format!("{} is not above the exclusive minimum {}", to_string(value), to_string(min)));
         }
         if let Some(max) = bound("exclusiveMaximum").filter(|m| matches!(cmp(m), Some(Greater | Equal))) {
-            self.fail(path, || format!("{value} is not below the exclusive maximum {max}"));
+            self.fail(path, || format!("{} is not below the exclusive maximum {}", to_string(value), to_string(max)));
         }
         if let Some(m) = bound("multipleOf") {
             let off = match (integer(value), integer(m)) {
@@ -311,7 +312,7 @@ impl<'a> Validator<'a> {
                 }
             };
             if off {
-                self.fail(path, || format!("{value} is not a multiple of {m}"));
+                self.fail(path, || format!("{} is not a multiple of {}", to_string(value), to_string(m)));
             }
         }
     }
@@ -360,9 +361,9 @@ fn brief(v: &Value) -> String {
         Value::Object(o) => format!("an object of {} properties", o.len()),
         Value::String(text) if text.chars().count() > 60 => {
             let cut: String = text.chars().take(60).collect();
-            format!("{}...", Value::String(cut))
+            format!("{}...", to_string(&Value::String(cut)))
         }
-        _ => v.to_string(),
+        _ => to_string(v),
     }
 }
 

@@ -184,8 +184,8 @@ pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: Js
         let text = format!(
             r#"{{"tools":{},"nameMap":{},"report":{}}}"#,
             conv.tools,
-            conv.name_map.to_json_value(),
-            conv.report.to_value()
+            crate::text::to_string(&conv.name_map.to_json_value()),
+            crate::text::to_string(&conv.report.to_value())
         );
         let out = parse_js(text)?;
         let list = js_sys::Reflect::get(&out, &JsValue::from_str("tools")).map_err(|_| Error::new(ErrorCode::InvalidInput, "output has no tools"))?;

@@ -138,7 +138,7 @@ pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue,
                     ("imageMessage", Value::Bool(b)) => opts.image_message = b,
                     ("multimodal", Value::Bool(b)) => opts.multimodal = b,
                     ("maxChars" | "imageMessage" | "multimodal", other) => {
-                        return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{k} has the wrong type: {other}")).into())
+                        return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{k} has the wrong type: {}", crate::text::to_string(&other))).into())
                     }
                     _ => {}
                 }
