@@ -67,10 +67,24 @@ struct Validator<'a> {
 impl<'a> Validator<'a> {
     /// A violation; its message is only written when it is kept.
     fn fail(&mut self, path: &str, message: impl FnOnce() -> String) {
-        self.invalid = true;
-        if self.quiet == 0 && self.out.len() < MAX_VIOLATIONS {
-            self.out.push(Violation { path: path.to_owned(), message: message() });
+        if self.failed() {
+            let message = message();
+            self.keep(path, message);
         }
+    }
+
+    /// Notes a violation; whether its message is to be kept. (`fail`'s parts that do not depend
+    /// on the message, out of line, so that its ~25 calls do not each copy them.)
+    #[inline(never)]
+    fn failed(&mut self) -> bool {
+        self.invalid = true;
+        self.quiet == 0 && self.out.len() < MAX_VIOLATIONS
+    }
+
+    /// Keeps a violation with its message.
+    #[inline(never)]
+    fn keep(&mut self, path: &str, message: String) {
+        self.out.push(Violation { path: path.to_owned(), message });
     }
 
     /// Counts work; false once past the bound.
