@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
-use crate::model::{read_array, read_field, read_object, read_opt_field, read_string, Put as _, Read};
+use crate::model::{read_array, read_field, read_object, read_opt_field, read_string, string, Put as _, Read};
 
 /// How to map one argument value back. Empty plans are omitted.
 ///
@@ -62,7 +62,7 @@ impl ArgPlan {
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
         if let Some(u) = &self.unwrap {
-            o.put("unwrap", Value::String(u.clone()));
+            o.put("unwrap", string(u));
         }
         if !self.properties.is_empty() {
             let props = self.properties.iter().map(|(k, p)| (k.clone(), p.to_value())).collect();
@@ -81,7 +81,7 @@ impl ArgPlan {
             o.put("nullMeansAbsent", self.null_means_absent.clone().into());
         }
         if let Some(r) = &self.reference {
-            o.put("ref", Value::String(r.to_string()));
+            o.put("ref", string(r));
         }
         if let Some(defs) = &self.defs {
             o.put("defs", Value::Object(defs.iter().map(|(k, p)| (k.clone(), p.to_value())).collect()));

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::Put as _;
+use crate::model::{string, Put as _};
 use crate::naming::NameMap;
 
 mod turn;
@@ -104,8 +104,8 @@ impl CallError {
     /// The JSON form.
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.put("code", Value::String(self.code.to_owned()));
-        o.put("message", Value::String(self.message.clone()));
+        o.put("code", string(self.code));
+        o.put("message", string(&self.message));
         Value::Object(o)
     }
 }
@@ -115,12 +115,12 @@ impl ToolCall {
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
         o.put("id", self.id.clone().into());
-        o.put("providerName", Value::String(self.provider_name.clone()));
+        o.put("providerName", string(&self.provider_name));
         o.put("server", self.server.clone().into());
-        o.put("tool", Value::String(self.tool.clone()));
+        o.put("tool", string(&self.tool));
         o.put("arguments", self.arguments.clone());
         if let Some(s) = &self.thought_signature {
-            o.put("thoughtSignature", Value::String(s.clone()));
+            o.put("thoughtSignature", string(s));
         }
         if let Some(e) = &self.error {
             o.put("error", e.to_value());

@@ -696,14 +696,14 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
     let mut f = Map::new();
     let described = |f: &mut Map<String, Value>| {
         if !description.is_empty() {
-            f.put("description", Value::String(description.to_owned()));
+            f.put("description", string(description));
         }
     };
     let schema_present = c.schema.is_some();
     let schema = c.schema.unwrap_or_else(|| object([("type", string("object")), ("properties", Value::Object(Map::new()))]));
     match provider {
         Provider::OpenAi => {
-            f.put("name", Value::String(name.to_owned()));
+            f.put("name", string(name));
             described(&mut f);
             f.put("parameters", schema);
             if opts.strict {
@@ -713,14 +713,14 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
         }
         Provider::OpenAiResponses => {
             f.put("type", string("function"));
-            f.put("name", Value::String(name.to_owned()));
+            f.put("name", string(name));
             described(&mut f);
             f.put("parameters", schema);
             f.put("strict", Value::Bool(c.strict == Some(true)));
             Value::Object(f)
         }
         Provider::Anthropic => {
-            f.put("name", Value::String(name.to_owned()));
+            f.put("name", string(name));
             described(&mut f);
             f.put("input_schema", schema);
             if c.strict == Some(true) {
@@ -729,7 +729,7 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
             Value::Object(f)
         }
         Provider::Gemini | Provider::Vertex => {
-            f.put("name", Value::String(name.to_owned()));
+            f.put("name", string(name));
             described(&mut f);
             let key = match opts.gemini_mode {
                 GeminiMode::Parameters => "parameters",
@@ -746,7 +746,7 @@ fn emit(provider: Provider, opts: &SchemaOptions, name: &str, description: &str,
             Value::Object(f)
         }
         Provider::Bedrock => {
-            f.put("name", Value::String(name.to_owned()));
+            f.put("name", string(name));
             described(&mut f);
             f.put("inputSchema", object([("json", schema)]));
             if c.strict == Some(true) {

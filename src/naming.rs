@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{read_array, read_object, read_opt_field, read_required, read_string, FieldError, Put as _, Read};
+use crate::model::{read_array, read_object, read_opt_field, read_required, read_string, string, FieldError, Put as _, Read};
 use crate::report::Diagnostic;
 
 /// How a provider name is composed.
@@ -281,7 +281,7 @@ impl ParsedName {
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
         o.put("server", self.server.clone().into());
-        o.put("tool", Value::String(self.tool.clone()));
+        o.put("tool", string(&self.tool));
         Value::Object(o)
     }
 }
@@ -343,9 +343,9 @@ impl NameEntry {
     /// The JSON form.
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.put("name", Value::String(self.name.clone()));
+        o.put("name", string(&self.name));
         o.put("server", self.server.clone().into());
-        o.put("tool", Value::String(self.tool.clone()));
+        o.put("tool", string(&self.tool));
         if let Some(args) = &self.args {
             o.put("args", args.to_value());
         }

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::Put as _;
+use crate::model::{string, Put as _};
 
 /// One change or problem, located by a JSON pointer into the tool's input schema.
 ///
@@ -64,7 +64,7 @@ impl Report {
     /// The JSON form (see [`Report`]).
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.put("provider", Value::String(self.provider.clone()));
+        o.put("provider", string(&self.provider));
         o.put("tools", Value::Array(self.tools.iter().map(ToolReport::to_value).collect()));
         o.put("problems", diagnostics(&self.problems));
         Value::Object(o)
@@ -75,11 +75,11 @@ impl ToolReport {
     /// The JSON form (see [`ToolReport`]).
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.put("tool", Value::String(self.tool.clone()));
+        o.put("tool", string(&self.tool));
         if let Some(s) = &self.server {
-            o.put("server", Value::String(s.clone()));
+            o.put("server", string(s));
         }
-        o.put("name", Value::String(self.name.clone()));
+        o.put("name", string(&self.name));
         if let Some(s) = self.strict {
             o.put("strict", Value::Bool(s));
         }
@@ -93,9 +93,9 @@ impl Diagnostic {
     /// The JSON form (see [`Diagnostic`]).
     pub fn to_value(&self) -> Value {
         let mut o = Map::new();
-        o.put("path", Value::String(self.path.clone()));
-        o.put("rule", Value::String(self.rule.to_owned()));
-        o.put("message", Value::String(self.message.clone()));
+        o.put("path", string(&self.path));
+        o.put("rule", string(self.rule));
+        o.put("message", string(&self.message));
         Value::Object(o)
     }
 }

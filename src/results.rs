@@ -605,7 +605,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                 None => object([("output", Value::String(text))]),
             };
             let mut fr = Map::new();
-            fr.put("name", Value::String(call.name.clone()));
+            fr.put("name", string(&call.name));
             if let Some(id) = id {
                 fr.put("id", id.into());
             }

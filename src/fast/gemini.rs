@@ -53,7 +53,7 @@ use bumpalo::collections::{String as ArenaString, Vec as List};
 use bumpalo::{vec as list, Bump};
 
 use super::{Levels, Map, Node, Text};
-use crate::model::Put as _;
+use crate::model::{string, Put as _};
 use crate::schema::walk::{head, head_of, rest_equal};
 use crate::providers::gemini;
 use crate::schema::refs::Shared;
@@ -724,7 +724,7 @@ fn lower_union<'n>(
                         Some(Value::String(bd)) if !bd.contains(d) => *bd = format!("{} ({})", d.trim_end(), bd.trim()),
                         Some(_) => {}
                         None => {
-                            o.put("description", Value::String(d.to_owned()));
+                            o.put("description", string(d));
                         }
                     }
                 }
@@ -788,7 +788,7 @@ fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, are
         if let [(_, Item::General(sub))] = &mut sub.0 .0[..] {
             if let Value::Object(so) = sub {
                 if let Some(n) = &note {
-                    so.entry("description").or_insert_with(|| Value::String(n.clone()));
+                    so.entry("description").or_insert_with(|| string(n));
                 }
                 if nullable {
                     so.put("nullable", Value::Bool(true));

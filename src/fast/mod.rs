@@ -39,7 +39,7 @@ use serde_json::{Number, Value};
 
 use crate::args::ArgPlan;
 use crate::convert::Head;
-use crate::model::JsonSize;
+use crate::model::{string, JsonSize};
 use crate::naming::{NameMap, NamingOptions};
 use crate::report::Diagnostic;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
@@ -178,7 +178,7 @@ impl<'a> Node<'a> {
             Node::Null => Value::Null,
             Node::Bool(b) => Value::Bool(*b),
             Node::Num(n) => Value::Number((*n).clone()),
-            Node::Str(s) => Value::String(s.as_str().to_owned()),
+            Node::Str(s) => string(s.as_str()),
             Node::Arr(items) => Value::Array(items.iter().map(Node::to_value).collect()),
             Node::Obj(entries) => Value::Object(entries.iter().map(|(k, v)| (k.as_str().to_owned(), v.to_value())).collect()),
         }

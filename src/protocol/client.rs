@@ -1878,7 +1878,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 _ => Map::new(),
             };
             if let Some(c) = &cursor {
-                params.put("cursor", Value::String(c.clone()));
+                params.put("cursor", string(c));
             }
             // Renewed by another request since the last page: its cursor is not sent.
             let result = if cursor.is_some() && self.session_gen.get() != gen {

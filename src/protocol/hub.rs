@@ -27,7 +27,7 @@ use serde_json::Value;
 use crate::content::{flatten_result, FlattenOptions};
 use crate::convert::{convert_json_named, tool_error, ConvertOptions};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, CallToolResult, Put as _, ToolAnnotations};
+use crate::model::{object, string, CallToolResult, Put as _, ToolAnnotations};
 use crate::naming::{NameEntry, NameMap};
 use crate::policy::{Action, Policy};
 use crate::protocol::client::{CallOptions, Client};
@@ -257,7 +257,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             let Some(client) = self.client(&l.server) else { continue };
             for mut d in client.dropped_tools() {
                 if let Value::Object(o) = &mut d {
-                    o.put("server", Value::String(l.server.clone()));
+                    o.put("server", string(&l.server));
                 }
                 out.push(d);
             }
@@ -577,7 +577,7 @@ fn json_array(tools: &[ListedTool]) -> String {
 fn with_server_name(server: &str, mut tools: Vec<Value>) -> Vec<Value> {
     for t in &mut tools {
         if let Value::Object(o) = t {
-            o.put("serverName", Value::String(server.to_owned()));
+            o.put("serverName", string(server));
         }
     }
     tools

@@ -712,7 +712,7 @@ fn lower_any_of(
                         if let Value::Object(so) = &mut sub {
                             if let Some(n) = &note {
                                 if !so.has("description") {
-                                    so.put("description", Value::String(n.clone()));
+                                    so.put("description", string(n));
                                 }
                             }
                             if nested_nullable {
@@ -765,7 +765,7 @@ fn lower_any_of(
                         }
                         Some(_) => {}
                         None => {
-                            bo.put("description", Value::String(d.clone()));
+                            bo.put("description", string(d));
                         }
                     }
                 }

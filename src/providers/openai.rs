@@ -438,7 +438,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
                     widen_nullable(sub);
                     plan.null_means_absent.push(name.clone());
                 }
-                all.push(Value::String(name.clone()));
+                all.push(string(name));
             }
         }
         if !plan.null_means_absent.is_empty() {

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
+use crate::model::{string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::schema::{append_description, fix_required, refs, short_json, Cx};
 use crate::text;
 
@@ -160,7 +160,7 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                                             *d = joined;
                                         }
                                         None => {
-                                            m.put("description", Value::String(nd.clone()));
+                                            m.put("description", string(nd));
                                         }
                                         _ => {}
                                     }

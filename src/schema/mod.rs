@@ -433,7 +433,7 @@ pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
             let mut changed = false;
             for v in ts.iter() {
                 match v.as_str().map(|t| (t, fix(t))) {
-                    Some((t, None)) => out.push(Value::String(t.to_owned())),
+                    Some((t, None)) => out.push(string(t)),
                     Some((_, Some(Some(lower)))) => {
                         out.push(Value::String(lower));
                         changed = true;
@@ -652,7 +652,7 @@ pub fn append_description(obj: &mut JsonObject, note: &str) {
             *d = s;
         }
         _ => {
-            obj.put("description", Value::String(note.to_owned()));
+            obj.put("description", string(note));
         }
     }
 }
