@@ -48,7 +48,13 @@ done
 # -ocimfs 20: functions with one caller are inlined only when tiny. Inlining every such function
 # (wasm-opt's default) makes the binary smaller raw but compresses worse: 240.5 KB gzip against
 # 229.4 KB without it, for the same code and within the noise in speed (bench/README.md, "Size").
-opt=(-Oz --one-caller-inline-max-function-size 20)
+# --low-memory-unused: the module never reads or writes its first 1 KB (the stack comes first and
+# grows down from 1 MiB towards 0, and would have to be all but exhausted to get there; the data
+# starts above 1 MiB), so wasm-opt may fold constant
+# offsets below 1 KB into loads and stores (`i32.load offset=N`), which it may not do when an
+# address could wrap around to there. --strip-producers: the toolchain's names and versions, which
+# nothing reads. Together 1.2 KB of gzip (bench/README.md, "Size").
+opt=(-Oz --one-caller-inline-max-function-size 20 --low-memory-unused --strip-producers)
 say "wasm-opt ${opt[*]} ${features[*]}"
 
 size() { printf '%s B (gzip %s B)' "$(wc -c <"$1")" "$(gzip -9 -c "$1" | wc -c)"; }
