@@ -17,10 +17,18 @@ pub type JsonObject = Map<String, Value>;
 
 /// A JSON object of `entries`, each value moved in. (`json!` copies every value it is given
 /// through serde's serializer: a deep copy of a whole schema or tool list, where this moves it.)
+#[inline]
 pub(crate) fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
-    let mut m = Map::with_capacity(N);
+    // `object_of` moves every value out (leaving nulls, which own nothing): nothing to drop.
+    object_of(&mut *std::mem::ManuallyDrop::new(entries))
+}
+
+/// [`object`] for any number of entries: one copy, not one per `N`. The values are moved out.
+#[inline(never)]
+fn object_of(entries: &mut [(&str, Value)]) -> Value {
+    let mut m = Map::with_capacity(entries.len());
     for (k, v) in entries {
-        m.insert(k.to_owned(), v);
+        m.insert((*k).to_owned(), std::mem::take(v));
     }
     Value::Object(m)
 }
