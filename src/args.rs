@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
 use crate::model::{read_array, read_field, read_object, read_opt_field, read_string, string, Put as _, Read};
+use crate::text::Owned as _;
 
 /// How to map one argument value back. Empty plans are omitted.
 ///
@@ -54,7 +55,7 @@ impl ArgPlan {
     /// Sets the plan of a property (skipping empty plans).
     pub fn set_property(&mut self, name: &str, plan: ArgPlan) {
         if !plan.is_empty() {
-            self.properties.insert(name.to_owned(), plan);
+            self.properties.insert(name.owned(), plan);
         }
     }
 

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{string, Put as _};
 use crate::naming::NameMap;
+use crate::text::Owned as _;
 
 mod turn;
 
@@ -170,7 +171,7 @@ fn resolve(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>
     if name.is_empty() {
         // No tool to call, with a name map or without: the same code a map gives a name it
         // does not know.
-        call.error = Some(CallError { code: ErrorCode::UnknownToolName.as_str(), message: "the call has no tool name".to_owned() });
+        call.error = Some(CallError { code: ErrorCode::UnknownToolName.as_str(), message: "the call has no tool name".owned() });
         return call;
     }
     let args = model_arguments(&name, raw).map_err(|e| CallError { code: e.code.as_str(), message: e.message });
@@ -274,7 +275,7 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
     };
     let message = match message {
         Some(m) => format!(": {m}"),
-        None if body.is_null() => ": the response failed".to_owned(),
+        None if body.is_null() => ": the response failed".owned(),
         None => String::new(),
     };
     let what = if stream { "stream error" } else { "error" };
@@ -317,7 +318,7 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
     };
     let in_array = response.is_array();
     for (i, item) in items.iter().enumerate() {
-        let at = || if in_array { format!("response[{i}]") } else { "response".to_owned() };
+        let at = || if in_array { format!("response[{i}]") } else { "response".owned() };
         let Some(o) = item.as_object() else {
             return Err(Error::new(ErrorCode::InvalidInput, format!("{} must be an object, got {}", at(), crate::model::json_type(item))));
         };
@@ -423,7 +424,7 @@ fn shapes(format: CallFormat) -> &'static str {
 /// ` (keys: a, b, c)`, the first few keys of an object, for errors.
 fn keys_of(o: &Map<String, Value>) -> String {
     if o.is_empty() {
-        return " (it is empty)".to_owned();
+        return " (it is empty)".owned();
     }
     let mut keys: Vec<&str> = o.keys().take(6).map(String::as_str).collect();
     if o.len() > keys.len() {
@@ -492,7 +493,7 @@ fn json_path(path: &str) -> Option<Vec<Step>> {
             if end == 0 || &r[..end] == "*" {
                 return None;
             }
-            steps.push(Step::Key(r[..end].to_owned()));
+            steps.push(Step::Key(r[..end].owned()));
             rest = &r[end..];
         } else if let Some(r) = rest.strip_prefix('[') {
             match r.chars().next()? {
@@ -1295,7 +1296,7 @@ impl Accumulator {
         if self.format == CallFormat::Gemini {
             for &k in &keys {
                 if let Some(p) = self.open.get_mut(k) {
-                    p.incomplete = Some("the stream ended while they were still streaming (willContinue)".to_owned());
+                    p.incomplete = Some("the stream ended while they were still streaming (willContinue)".owned());
                 }
             }
         }
@@ -1525,10 +1526,10 @@ impl Accumulator {
                 let key = self.item_key(ev.get("item_id").and_then(Value::as_str), oi);
                 if let Some(p) = self.open.get_mut(key) {
                     if let Some(a) = ev.get("arguments").and_then(Value::as_str) {
-                        p.args = a.to_owned();
+                        p.args = a.owned();
                     }
                     if let Some(n) = ev.get("name").and_then(Value::as_str) {
-                        p.name = n.to_owned();
+                        p.name = n.owned();
                     }
                     self.turn.call_done(key.0, None, false, p.id.as_deref(), &p.name, &p.args);
                     done.push(key);
@@ -1550,7 +1551,7 @@ impl Accumulator {
                         p.id = str_of(item, "call_id").or(p.id.take());
                         p.name = str_of(item, "name").unwrap_or(std::mem::take(&mut p.name));
                         if let Some(a) = item.get("arguments").and_then(Value::as_str) {
-                            p.args = a.to_owned();
+                            p.args = a.owned();
                         }
                         self.turn.call_done(key.0, Some(item), !open, p.id.as_deref(), &p.name, &p.args);
                         done.push(key);

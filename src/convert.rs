@@ -13,6 +13,7 @@ use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
 use crate::schema::{process_json_schema_owned, Cx, Limits, RootShape, WRAPPED_PROPERTY};
+use crate::text::Owned as _;
 
 /// Conversion options (`options` in JS).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -124,7 +125,7 @@ fn limits_from_value(v: &Node) -> Result<Limits> {
         match val.as_u64() {
             Some(n) if (1..=max).contains(&n) => *slot = n as usize,
             _ => {
-                let max = if max == 1 << 30 { "2^30".to_owned() } else { max.to_string() };
+                let max = if max == 1 << 30 { "2^30".owned() } else { max.to_string() };
                 return Err(Error::new(
                     ErrorCode::InvalidOptions,
                     format!("options.limits.{key} must be an integer from 1 to {max}, got {}", val.to_text()),
@@ -137,7 +138,7 @@ fn limits_from_value(v: &Node) -> Result<Limits> {
 
 fn opt_string(key: &str, v: &Node) -> Result<Option<String>> {
     match v.as_str() {
-        Some(s) => Ok(Some(s.to_owned())),
+        Some(s) => Ok(Some(s.owned())),
         None if v.is_null() => Ok(None),
         None => Err(bad_option(&format!("options.{key}"), "a string", v)),
     }
@@ -409,7 +410,7 @@ fn provider_name(name_map: &NameMap, i: usize) -> &str {
 // does not run: a function is compiled when it is first called (see bench/README.md, "Cold start").
 #[inline(never)]
 fn tool_report(tool: &Head, server: Option<String>, name: &str, name_diags: &[Diagnostic]) -> ToolReport {
-    let mut tr = ToolReport { tool: tool.name.clone().into_owned(), server, name: name.to_owned(), changes: tool.left_out.clone(), ..ToolReport::default() };
+    let mut tr = ToolReport { tool: tool.name.clone().into_owned(), server, name: name.owned(), changes: tool.left_out.clone(), ..ToolReport::default() };
     if name != tool.name {
         let rule = if name_diags.iter().any(|d| d.message.contains(&format!("named \"{name}\""))) {
             "names/collision"

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::text::Owned as _;
+
 /// Stable error codes. The string form (`as_str`) is part of the public JS contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -124,7 +126,7 @@ impl Error {
     /// Attaches a detail field.
     #[must_use]
     pub fn with_detail(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
-        self.details.get_or_insert_with(Box::default).insert(key.to_owned(), value.into());
+        self.details.get_or_insert_with(Box::default).insert(key.owned(), value.into());
         self
     }
 
@@ -132,7 +134,7 @@ impl Error {
     #[must_use]
     pub fn with_tool(mut self, tool: &str) -> Self {
         if self.tool.is_none() {
-            self.tool = Some(tool.to_owned());
+            self.tool = Some(tool.owned());
         }
         self
     }

@@ -11,6 +11,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::text::Owned as _;
 
 /// A JSON object, as used for schemas and arguments.
 pub type JsonObject = Map<String, Value>;
@@ -28,7 +29,7 @@ pub(crate) fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
 fn object_of(entries: &mut [(&str, Value)]) -> Value {
     let mut m = Map::with_capacity(entries.len());
     for (k, v) in entries {
-        m.insert((*k).to_owned(), std::mem::take(v));
+        m.insert((*k).owned(), std::mem::take(v));
     }
     Value::Object(m)
 }
@@ -43,7 +44,7 @@ pub(crate) trait Put {
 impl Put for JsonObject {
     #[inline(never)]
     fn put(&mut self, key: &str, value: Value) {
-        self.insert(key.to_owned(), value);
+        self.insert(key.owned(), value);
     }
 }
 
@@ -51,7 +52,7 @@ impl Put for JsonObject {
 /// each call.
 #[inline(never)]
 pub(crate) fn string(s: &str) -> Value {
-    Value::String(s.to_owned())
+    Value::String(s.owned())
 }
 
 /// Keyword lookups for the schema passes, which ask each node for a dozen keywords it mostly
@@ -367,7 +368,7 @@ impl ContentBlock {
         if !well_formed {
             return Self::Unknown(value);
         }
-        let kind = kind.to_owned();
+        let kind = kind.owned();
         let Value::Object(mut o) = value else { return Self::Unknown(Value::Null) };
         o.remove("type");
         let req = |o: &mut JsonObject, k: &str| take_string(o, k).unwrap_or_default();
@@ -577,7 +578,7 @@ impl<'de> serde::de::Visitor<'de> for ValueSeed<'_> {
         Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
     }
     fn visit_str<E>(self, s: &str) -> std::result::Result<Value, E> {
-        Ok(Value::String(s.to_owned()))
+        Ok(Value::String(s.owned()))
     }
     fn visit_string<E>(self, s: String) -> std::result::Result<Value, E> {
         Ok(Value::String(s))
@@ -734,7 +735,7 @@ impl FieldError {
 
     /// A required field that is absent.
     pub(crate) fn missing(key: &str) -> Self {
-        Self { path: key.to_owned(), problem: "is missing".to_owned() }
+        Self { path: key.owned(), problem: "is missing".owned() }
     }
 
     fn under(mut self, segment: String) -> Self {
@@ -747,7 +748,7 @@ impl FieldError {
 
     /// Locates the error in the field `key` of the enclosing object.
     pub(crate) fn at_key(self, key: &str) -> Self {
-        self.under(key.to_owned())
+        self.under(key.owned())
     }
 
     /// Locates the error in element `i` of the enclosing array.

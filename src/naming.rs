@@ -31,6 +31,7 @@ use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{read_array, read_object, read_opt_field, read_required, read_string, string, FieldError, Put as _, Read};
 use crate::report::Diagnostic;
+use crate::text::Owned as _;
 
 /// How a provider name is composed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +76,7 @@ pub struct NamingOptions {
 
 impl Default for NamingOptions {
     fn default() -> Self {
-        Self { format: None, separator: "__".into(), prefix: "mcp".into(), portable: false }
+        Self { format: None, separator: "__".owned(), prefix: "mcp".owned(), portable: false }
     }
 }
 
@@ -313,15 +314,15 @@ pub fn parse_tool_name(name: &str, format: Option<NameFormat>, opts: &NamingOpti
     });
     let split = |rest: &str| {
         let (s, t) = rest.split_once(sep)?;
-        (!s.is_empty() && !t.is_empty()).then(|| ParsedName { server: Some(s.to_owned()), tool: t.to_owned() })
+        (!s.is_empty() && !t.is_empty()).then(|| ParsedName { server: Some(s.owned()), tool: t.owned() })
     };
     match format {
         // `mcp__t`: what the format makes of a tool with no server.
         NameFormat::Mcp => name.strip_prefix(&mcp_head).and_then(|rest| {
-            split(rest).or_else(|| (!rest.is_empty() && !rest.contains(sep)).then(|| ParsedName { server: None, tool: rest.to_owned() }))
+            split(rest).or_else(|| (!rest.is_empty() && !rest.contains(sep)).then(|| ParsedName { server: None, tool: rest.owned() }))
         }),
         NameFormat::Server => split(name),
-        NameFormat::Bare => Some(ParsedName { server: None, tool: name.to_owned() }),
+        NameFormat::Bare => Some(ParsedName { server: None, tool: name.owned() }),
     }
 }
 
@@ -415,7 +416,7 @@ impl NameMap {
         let entries: Vec<NameEntry> = pairs
             .iter()
             .zip(names)
-            .map(|((s, t), name)| NameEntry { name, server: s.map(str::to_owned), tool: (*t).to_owned(), args: None })
+            .map(|((s, t), name)| NameEntry { name, server: s.map(str::to_owned), tool: (*t).owned(), args: None })
             .collect();
         (Self::from_entries(entries), diags)
     }

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::model::Tool;
 use crate::naming::{NameMap, NameRule, NamingOptions};
+use crate::text::Owned as _;
 
 /// Built-in wording.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +74,7 @@ fn type_label(schema: &Value, any: &str) -> String {
             _ => t.clone(),
         },
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" | "),
-        _ if schema.get("enum").is_some() => "enum".into(),
+        _ if schema.get("enum").is_some() => "enum".owned(),
         _ => any.into(),
     }
 }
@@ -121,7 +122,7 @@ pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &Na
         }
         list.push('\n');
     }
-    let list = list.trim_end().to_owned();
+    let list = list.trim_end().owned();
     match &opts.template {
         Some(t) => t.replace("{{tools}}", &list),
         None => format!("{}\n\n{}\n\n{}", l.intro, list, opts.instructions.as_deref().unwrap_or(l.instructions)),

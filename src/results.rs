@@ -31,6 +31,7 @@ use serde_json::{Map, Value};
 use crate::content::{block_text, repeats, truncate_utf16, utf16_len, FlattenOptions, TRUNCATED_MARKER};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, string, CallToolResult, ContentBlock, Put as _};
+use crate::text::Owned as _;
 
 /// Providers that take tool results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,7 +229,7 @@ pub fn check_image_within(data: &str, max_bytes: usize) -> std::result::Result<C
     if bytes > max_bytes {
         return Err(ImageProblem::TooLarge { bytes, limit: max_bytes });
     }
-    let mut padded = body.to_owned();
+    let mut padded = body.owned();
     while padded.len() % 4 != 0 {
         padded.push('=');
     }
@@ -437,7 +438,7 @@ fn cap_text(parts: &mut Vec<Part>, max: usize) {
         }
         cut = true;
         let kept = truncate_utf16(std::mem::take(t), budget);
-        *t = if kept == TRUNCATED_MARKER { TRUNCATED_MARKER.trim_start().to_owned() } else { kept };
+        *t = if kept == TRUNCATED_MARKER { TRUNCATED_MARKER.trim_start().owned() } else { kept };
         true
     });
 }
@@ -499,7 +500,7 @@ impl CallRef {
             Some(Value::String(s)) => Some(s.clone()),
             Some(_) => return Err(Error::new(ErrorCode::InvalidInput, "call.id must be a string")),
         };
-        Ok(Self { id, name: name.to_owned() })
+        Ok(Self { id, name: name.owned() })
     }
 
     /// The id, if it has one that is not empty.

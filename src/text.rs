@@ -15,6 +15,20 @@ pub fn to_string(v: &Value) -> String {
     into_string(out)
 }
 
+/// `s.to_owned()`, out of line. Inlined, a copy of a `&str` into a new `String` is an
+/// allocation, a copy and the string's fields written at each of the crate's 130-odd calls.
+pub(crate) trait Owned {
+    /// The text as a new `String`.
+    fn owned(&self) -> String;
+}
+
+impl Owned for str {
+    #[inline(never)]
+    fn owned(&self) -> String {
+        self.to_owned()
+    }
+}
+
 /// Text this module (and ASCII punctuation around it) wrote: always UTF-8.
 pub(crate) fn into_string(out: Vec<u8>) -> String {
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())

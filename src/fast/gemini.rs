@@ -61,6 +61,7 @@ use crate::schema::Cx;
 use serde_json::Value;
 use crate::schema::lower::{concat, fixed_hint, keyword_hint, unhinted};
 use crate::schema::{note_separator, short_json};
+use crate::text::Owned as _;
 use std::fmt::Write as _;
 use crate::text;
 
@@ -741,7 +742,7 @@ fn lower_union<'n>(
             }
             if let Some(d) = description {
                 let joined = match b.get("description") {
-                    None => Some(d.to_owned()),
+                    None => Some(d.owned()),
                     Some(bd) => bd.as_str().filter(|bd| !bd.contains(d)).map(|bd| format!("{} ({})", d.trim_end(), bd.trim())),
                 };
                 if let Some(j) = joined {

@@ -46,7 +46,7 @@ use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::refs::Shared;
 use crate::schema::walk::{head, head_of, keyword, rest_equal, value_rule, Keyword, ITEMS, PROPERTIES_HEAD};
 use crate::schema::Limits;
-use crate::text;
+use crate::text::{self, Owned as _};
 
 mod gemini;
 mod read;
@@ -180,7 +180,7 @@ impl<'a> Node<'a> {
             Node::Num(n) => Value::Number((*n).clone()),
             Node::Str(s) => string(s.as_str()),
             Node::Arr(items) => Value::Array(items.iter().map(Node::to_value).collect()),
-            Node::Obj(entries) => Value::Object(entries.iter().map(|(k, v)| (k.as_str().to_owned(), v.to_value())).collect()),
+            Node::Obj(entries) => Value::Object(entries.iter().map(|(k, v)| (k.as_str().owned(), v.to_value())).collect()),
         }
     }
 

@@ -36,7 +36,7 @@ use crate::providers::openai::{Budget, STRICT_FORMATS};
 use crate::providers::{anthropic, Provider};
 use crate::schema::lower::keyword_hint;
 use crate::schema::walk::{head, head_of, keyword, Keyword};
-use crate::text;
+use crate::text::{self, Owned as _};
 
 /// What strict mode makes of a schema.
 pub(crate) enum Outcome {
@@ -278,7 +278,7 @@ fn strict_object<'n, 'a>(
                                 plan.set_property(name, sub_plan);
                             }
                             if optional {
-                                plan.null_means_absent.push(name.as_str().to_owned());
+                                plan.null_means_absent.push(name.as_str().owned());
                             }
                         }
                         all.push(name.as_ref());
@@ -622,7 +622,7 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
             if key == "uniqueItems" && matches!(value, Node::Bool(false)) {
                 continue;
             }
-            let hint = keyword_hint(key, &value.to_value()).unwrap_or_else(|| key.to_owned());
+            let hint = keyword_hint(key, &value.to_value()).unwrap_or_else(|| key.owned());
             append_note(&mut o, &hint, arena);
         }
     }

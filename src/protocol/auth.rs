@@ -61,6 +61,7 @@ use crate::model::{object, read_json, string, Put as _};
 use crate::protocol::client::{parse_www_authenticate, AuthHandler};
 use crate::protocol::transport::{Body, HttpRequest, Method, Transport, TransportError};
 use crate::schema::refs::percent_decode;
+use crate::text::Owned as _;
 
 /// Takes the user to the authorization URL and resolves to the URL the authorization server
 /// sent them back to (the redirect URI with `code` and `state`): called with `{url, state,
@@ -328,7 +329,7 @@ impl<T: Transport + 'static> OAuth<T> {
         }
         let client = self.client(&discovered).await?;
         if self.opts.client_credentials {
-            let mut grant = vec![("grant_type", "client_credentials".to_owned())];
+            let mut grant = vec![("grant_type", "client_credentials".owned())];
             grant.extend(scope.map(|s| ("scope", s)));
             grant.extend(discovered.resource.iter().map(|r| ("resource", r.clone())));
             let tokens = self.token_request(&discovered, &client, grant, None, None).await?;
@@ -377,13 +378,13 @@ impl<T: Transport + 'static> OAuth<T> {
                 found.resource = Some(resource.map_or_else(|| canonical(&self.server_url), str::to_owned));
                 found.scopes = doc.get("scopes_supported").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")).filter(|s| !s.is_empty());
                 match doc.get("authorization_servers").and_then(Value::as_array).and_then(|a| a.iter().find_map(Value::as_str)) {
-                    Some(issuer) if split_url(issuer).is_some() => (issuer.to_owned(), true),
+                    Some(issuer) if split_url(issuer).is_some() => (issuer.owned(), true),
                     Some(issuer) => return Err(failure("discovery", format!("the authorization server {issuer} is not an http(s) URL"))),
                     None => return Err(failure("discovery", "the protected resource's metadata names no authorization_servers")),
                 }
             }
             // 2025-03-26: the MCP server's origin is the authorization server.
-            None => (origin.to_owned(), false),
+            None => (origin.owned(), false),
         };
         self.refuse_cleartext("authorization server", &issuer)?;
         let meta = self.authorization_server_metadata(&issuer).await?;
@@ -394,20 +395,20 @@ impl<T: Transport + 'static> OAuth<T> {
             // issuer is only guessed from its origin: what its metadata names stands.
             match named {
                 Some(n) if n == issuer => {}
-                Some(n) if !from_resource => found.issuer = n.to_owned(),
+                Some(n) if !from_resource => found.issuer = n.owned(),
                 None if !from_resource => {}
                 _ => {
                     return Err(failure("discovery", format!("the metadata of the authorization server {issuer} names the issuer {}", named.unwrap_or("(none)"))));
                 }
             }
         }
-        let issuer_origin = split_url(&issuer).map_or(issuer.as_str(), |(o, _)| o).to_owned();
+        let issuer_origin = split_url(&issuer).map_or(issuer.as_str(), |(o, _)| o).owned();
         let endpoint = |key: &str, default: &str| -> Result<Option<String>> {
             match &meta {
                 Some(m) => match m.get(key).and_then(Value::as_str) {
                     // Only http(s): the authorization endpoint is where the host sends the user.
                     Some(url) if split_url(url).is_none() => Err(failure("discovery", format!("the authorization server's {key} {url} is not an http(s) URL"))),
-                    Some(url) => self.refuse_cleartext(key, url).map(|()| Some(url.to_owned())),
+                    Some(url) => self.refuse_cleartext(key, url).map(|()| Some(url.owned())),
                     None => Ok(None),
                 },
                 None => Ok(Some(format!("{issuer_origin}{default}"))),
@@ -502,7 +503,7 @@ impl<T: Transport + 'static> OAuth<T> {
             return Ok(r);
         }
         if let (Some(url), true) = (&self.opts.client_metadata_url, d.client_id_metadata) {
-            let registration = Registration { id: url.clone(), secret: None, method: Some("none".into()) };
+            let registration = Registration { id: url.clone(), secret: None, method: Some("none".owned()) };
             *self.registration.borrow_mut() = Some(registration.clone());
             self.save();
             return Ok(registration);
@@ -528,7 +529,7 @@ impl<T: Transport + 'static> OAuth<T> {
         let req = HttpRequest {
             method: Method::Post,
             url: endpoint.clone(),
-            headers: vec![("content-type".into(), "application/json".into()), ("accept".into(), "application/json".into())],
+            headers: vec![("content-type".owned(), "application/json".owned()), ("accept".owned(), "application/json".owned())],
             body: Some(crate::text::to_string(&Value::Object(metadata))),
             follow_redirects: false,
         };
@@ -553,10 +554,10 @@ impl<T: Transport + 'static> OAuth<T> {
         let state = base64url(&self.random_bytes(16)?);
         let challenge = base64url(&sha256(verifier.as_bytes()));
         let mut params = vec![
-            ("response_type", "code".to_owned()),
+            ("response_type", "code".owned()),
             ("client_id", client.id.clone()),
             ("code_challenge", challenge),
-            ("code_challenge_method", "S256".to_owned()),
+            ("code_challenge_method", "S256".owned()),
             ("redirect_uri", self.opts.redirect_url.clone()),
             ("state", state.clone()),
         ];
@@ -595,7 +596,7 @@ impl<T: Transport + 'static> OAuth<T> {
         }
         let code = get("code").filter(|c| !c.is_empty()).ok_or_else(|| failure("authorization", "the redirect carries no code"))?;
         let mut grant = vec![
-            ("grant_type", "authorization_code".to_owned()),
+            ("grant_type", "authorization_code".owned()),
             ("code", code),
             ("code_verifier", verifier),
             ("redirect_uri", self.opts.redirect_url.clone()),
@@ -612,7 +613,7 @@ impl<T: Transport + 'static> OAuth<T> {
         let Some(client) = self.registration.borrow().clone() else {
             return Err(failure("token", "no client to refresh the token as"));
         };
-        let mut grant = vec![("grant_type", "refresh_token".to_owned()), ("refresh_token", refresh.to_owned())];
+        let mut grant = vec![("grant_type", "refresh_token".owned()), ("refresh_token", refresh.owned())];
         if let Some(r) = &d.resource {
             grant.push(("resource", r.clone()));
         }
@@ -623,11 +624,11 @@ impl<T: Transport + 'static> OAuth<T> {
 
     /// A token endpoint request, with the client's authentication.
     async fn token_request(&self, d: &Discovered, client: &Registration, mut params: Vec<(&str, String)>, refresh: Option<&str>, asked: Option<&str>) -> Result<Tokens> {
-        let mut headers = vec![("content-type".to_owned(), "application/x-www-form-urlencoded".to_owned()), ("accept".to_owned(), "application/json".to_owned())];
+        let mut headers = vec![("content-type".owned(), "application/x-www-form-urlencoded".owned()), ("accept".owned(), "application/json".owned())];
         match (auth_method(client, &d.auth_methods), &client.secret) {
             ("client_secret_basic", Some(secret)) => {
                 let pair = format!("{}:{}", form_component(&client.id), form_component(secret));
-                headers.push(("authorization".into(), format!("Basic {}", crate::protocol::headers::base64(pair.as_bytes()))));
+                headers.push(("authorization".owned(), format!("Basic {}", crate::protocol::headers::base64(pair.as_bytes()))));
             }
             ("client_secret_post", Some(secret)) => {
                 params.push(("client_id", client.id.clone()));
@@ -696,7 +697,7 @@ impl<T: Transport + 'static> OAuth<T> {
     /// A GET of a metadata document.
     async fn get_json(&self, url: &str) -> Result<Fetched> {
         // Metadata may live behind a redirect (another host, a canonical path).
-        let req = HttpRequest { method: Method::Get, url: url.to_owned(), headers: vec![("accept".into(), "application/json".into())], body: None, follow_redirects: true };
+        let req = HttpRequest { method: Method::Get, url: url.owned(), headers: vec![("accept".owned(), "application/json".owned())], body: None, follow_redirects: true };
         match self.send("discovery", req).await {
             Ok((status, Some(doc))) if (200..300).contains(&status) && doc.is_object() => Ok(Fetched::Found(doc)),
             Ok(_) => Ok(Fetched::Missing),
@@ -765,7 +766,7 @@ fn union(a: Option<&str>, b: Option<&str>) -> Option<String> {
 }
 
 fn bearer(token: &str) -> Vec<(String, String)> {
-    vec![("authorization".to_owned(), format!("Bearer {token}"))]
+    vec![("authorization".owned(), format!("Bearer {token}"))]
 }
 
 fn registration_from(v: &Value) -> Option<Registration> {
@@ -775,12 +776,12 @@ fn registration_from(v: &Value) -> Option<Registration> {
 
 /// Tokens from a token response; a refresh that returns no refresh token keeps the one spent.
 fn tokens_from(mut v: Value, spent_refresh: Option<&str>) -> Option<Tokens> {
-    let access = v.get("access_token").and_then(Value::as_str).filter(|s| !s.is_empty())?.to_owned();
+    let access = v.get("access_token").and_then(Value::as_str).filter(|s| !s.is_empty())?.owned();
     let mut refresh = v.get("refresh_token").and_then(Value::as_str).map(str::to_owned);
     if refresh.is_none() {
         if let (Some(r), Some(m)) = (spent_refresh, v.as_object_mut()) {
             m.put("refresh_token", r.into());
-            refresh = Some(r.to_owned());
+            refresh = Some(r.owned());
         }
     }
     Some(Tokens { access, refresh, raw: v })
@@ -879,7 +880,7 @@ fn canonical(url: &str) -> String {
     let url = &url[..url.find('#').unwrap_or(url.len())];
     match split_url(url) {
         Some((origin, _)) => format!("{}{}", origin.to_ascii_lowercase(), &url[origin.len()..]),
-        None => url.to_owned(),
+        None => url.owned(),
     }
 }
 

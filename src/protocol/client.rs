@@ -64,6 +64,7 @@ use crate::protocol::sse::{SseEvent, SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Method, Transport, TransportError};
 use crate::protocol::headers::{header_params, header_value, param_headers, HeaderParam};
 use crate::protocol::{LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::text::Owned as _;
 
 /// Which revisions of MCP a client speaks with its server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -347,8 +348,8 @@ impl SeenEvents {
     }
 
     fn insert(&mut self, id: &str) {
-        if self.ids.insert(id.to_owned()) {
-            self.order.push_back(id.to_owned());
+        if self.ids.insert(id.owned()) {
+            self.order.push_back(id.owned());
             if self.order.len() > Self::CAP {
                 if let Some(old) = self.order.pop_front() {
                     self.ids.remove(&old);
@@ -510,17 +511,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     fn headers(&self, with_session: bool, accept: &str) -> Vec<(String, String)> {
-        let mut h = vec![("accept".to_owned(), accept.to_owned())];
+        let mut h = vec![("accept".owned(), accept.owned())];
         let auth = self.auth_headers.borrow();
         h.extend(self.opts.headers.iter().filter(|(k, _)| !auth.iter().any(|(a, _)| a.eq_ignore_ascii_case(k))).cloned());
         h.extend(auth.iter().cloned());
         if with_session {
             let st = self.state.borrow();
             if let Some(s) = &st.session_id {
-                h.push(("mcp-session-id".into(), s.clone()));
+                h.push(("mcp-session-id".owned(), s.clone()));
             }
             if let Some(v) = &st.protocol_version {
-                h.push(("mcp-protocol-version".into(), v.clone()));
+                h.push(("mcp-protocol-version".owned(), v.clone()));
             }
         }
         h
@@ -528,7 +529,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     fn post(&self, body: String, with_session: bool, extra: &[(String, String)]) -> HttpRequest {
         let mut headers = self.headers(with_session, "application/json, text/event-stream");
-        headers.push(("content-type".into(), "application/json".into()));
+        headers.push(("content-type".owned(), "application/json".owned()));
         headers.extend_from_slice(extra);
         HttpRequest { method: Method::Post, url: self.opts.url.clone(), headers, body: Some(body), follow_redirects: false }
     }
@@ -637,12 +638,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             r => r?,
         };
-        let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").to_owned();
+        let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").owned();
         if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) {
             // The server may have opened a session for us all the same: end it (best effort).
             if let Some(s) = session.as_ref().filter(|s| is_valid_session_id(s)) {
                 let mut headers = self.headers(false, "application/json, text/event-stream");
-                headers.push(("mcp-session-id".into(), s.clone()));
+                headers.push(("mcp-session-id".owned(), s.clone()));
                 let _ = self.delete_session(headers).await;
             }
             let e = Error::new(
@@ -782,7 +783,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// 2026-07-28: the headers that mirror a request's body: `Mcp-Method`, `Mcp-Name` (the tool
     /// or prompt name, the resource URI) and a tool's `Mcp-Param-*` (known from `tools/list`).
     fn modern_headers(&self, method: &str, params: &Value) -> Result<Vec<(String, String)>> {
-        let mut h = vec![("mcp-method".to_owned(), header_value(method))];
+        let mut h = vec![("mcp-method".owned(), header_value(method))];
         let name = match method {
             "tools/call" | "prompts/get" => params.get("name"),
             "resources/read" => params.get("uri"),
@@ -794,7 +795,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Err(Error::new(ErrorCode::InvalidInput, format!("{method}: params.{field} must be a string (it goes in the Mcp-Name header too)")));
         }
         if let Some(name) = name.and_then(Value::as_str) {
-            h.push(("mcp-name".into(), header_value(name)));
+            h.push(("mcp-name".owned(), header_value(name)));
             if method == "tools/call" {
                 if let Some(marked) = self.header_params.borrow().get(name) {
                     let args = params.get("arguments").unwrap_or(&Value::Null);
@@ -1481,7 +1482,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 failed += 1;
                 while_answering(answers, self.clock.sleep(delay)).await;
                 let mut headers = self.headers(true, "text/event-stream");
-                headers.push(("last-event-id".into(), from.clone()));
+                headers.push(("last-event-id".owned(), from.clone()));
                 let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None, follow_redirects: false };
                 let sent_with = self.auth_generation.get();
                 match while_answering(answers, self.transport.send(req)).await {
@@ -1674,7 +1675,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // for an unknown method): the server's answer, as a 200 would carry it.
         if let (true, Some(Value::Object(err))) = (self.is_modern() && (400..500).contains(&status), &rpc_error) {
             if let Some(code) = err.get("code").and_then(Value::as_i64) {
-                let message = err.get("message").and_then(Value::as_str).unwrap_or_default().to_owned();
+                let message = err.get("message").and_then(Value::as_str).unwrap_or_default().owned();
                 return rpc_to_error(RpcError { code, message, data: err.get("data").cloned() }, method).with_detail("status", status);
             }
         }
@@ -1844,7 +1845,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 match header_params(tool.get("inputSchema").unwrap_or(&Value::Null)) {
                     Ok(params) => {
                         if !params.is_empty() {
-                            marked.insert(name.to_owned(), params);
+                            marked.insert(name.owned(), params);
                         }
                         true
                     }
@@ -1916,10 +1917,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             match result.get("nextCursor").and_then(Value::as_str) {
                 Some(c) if !c.is_empty() => {
-                    if !seen.insert(c.to_owned()) {
+                    if !seen.insert(c.owned()) {
                         break; // a repeated cursor would loop forever
                     }
-                    cursor = Some(c.to_owned());
+                    cursor = Some(c.owned());
                 }
                 _ => break,
             }
@@ -1973,7 +1974,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     fn keep_output_schemas(&self, tools: &[Value]) {
         *self.output_schemas.borrow_mut() = tools
             .iter()
-            .filter_map(|t| Some((t.get("name")?.as_str()?.to_owned(), t.get("outputSchema").filter(|s| s.is_object())?.clone())))
+            .filter_map(|t| Some((t.get("name")?.as_str()?.owned(), t.get("outputSchema").filter(|s| s.is_object())?.clone())))
             .collect();
     }
 
@@ -1988,7 +1989,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         let violations = match (self.output_schemas.borrow().get(name), result.get("structuredContent")) {
             (None, _) => return Ok(result),
-            (Some(_), None) => vec![crate::schema::validate::Violation { path: String::new(), message: "no structuredContent".into() }],
+            (Some(_), None) => vec![crate::schema::validate::Violation { path: String::new(), message: "no structuredContent".owned() }],
             (Some(schema), Some(content)) => crate::schema::validate::validate(schema, content),
         };
         if violations.is_empty() {
@@ -2159,7 +2160,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // An empty `id:` clears the last event id: then no header at all.
             let resumed = last_id.as_ref().is_some_and(|id| !id.is_empty());
             if let Some(id) = last_id.as_ref().filter(|id| !id.is_empty()) {
-                headers.push(("last-event-id".into(), id.clone()));
+                headers.push(("last-event-id".owned(), id.clone()));
             }
             let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None, follow_redirects: false };
             let sent_with = self.auth_generation.get();
@@ -2289,7 +2290,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if let Some(mut body) = stream {
                 // A subscription opened again may have missed changes while there was none.
                 if opened {
-                    let changed = Incoming::Notification { method: "notifications/tools/list_changed".into(), params: Value::Object(Map::new()) };
+                    let changed = Incoming::Notification { method: "notifications/tools/list_changed".owned(), params: Value::Object(Map::new()) };
                     drop(self.handle(&none, WHAT, changed, None, false).await);
                 }
                 (opened, failed) = (true, 0);
@@ -2464,7 +2465,7 @@ async fn while_answering<F: Future>(answers: &mut Answers<'_>, f: F) -> F::Outpu
 /// A stream given up after `failed` failed openings in a row (`PROTOCOL`), `last` the last one's
 /// HTTP status (none: no response).
 fn gave_up(what: std::fmt::Arguments<'_>, failed: u32, last: Option<u16>) -> Error {
-    let got = last.map_or_else(|| "no response".to_owned(), |s| format!("HTTP {s}"));
+    let got = last.map_or_else(|| "no response".owned(), |s| format!("HTTP {s}"));
     let e = Error::new(ErrorCode::Protocol, format!("{what} ({failed} attempts in a row, the last got {got})"));
     match last {
         Some(s) => e.with_detail("status", s),
@@ -2566,7 +2567,7 @@ pub fn parse_www_authenticate(header: &str) -> Value {
             while i < bytes.len() && bytes[i] != b',' {
                 i += 1;
             }
-            rest[s..i].trim().to_owned()
+            rest[s..i].trim().owned()
         };
         if !key.is_empty() {
             out.insert(key, Value::String(value));

@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use crate::text::Owned as _;
+
 /// An argument sent in a header as well as in the body: `Mcp-Param-{header}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeaderParam {
@@ -53,7 +55,7 @@ enum Shape {
 fn visit(node: &Value, mut path: Option<&mut Vec<String>>, found: &mut Vec<HeaderParam>) -> Result<(), String> {
     let Value::Object(o) = node else { return Ok(()) };
     if let Some(mark) = o.get("x-mcp-header") {
-        let at = path.as_deref().map_or_else(|| "a place not reached through `properties` alone".to_owned(), |p| format!("property `{}`", p.join(".")));
+        let at = path.as_deref().map_or_else(|| "a place not reached through `properties` alone".owned(), |p| format!("property `{}`", p.join(".")));
         let Value::String(name) = mark else { return Err(format!("x-mcp-header of {at} is not a string")) };
         if name.is_empty() {
             return Err(format!("x-mcp-header of {at} is empty"));
@@ -154,7 +156,7 @@ pub fn header_value(s: &str) -> String {
     let looks_encoded = s.starts_with("=?base64?") && s.ends_with("?=");
     let plain = printable && !padded && !looks_encoded;
     if plain {
-        s.to_owned()
+        s.owned()
     } else {
         format!("=?base64?{}?=", base64(s.as_bytes()))
     }

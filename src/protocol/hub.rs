@@ -33,6 +33,7 @@ use crate::policy::{Action, Policy};
 use crate::protocol::client::{CallOptions, Client};
 use crate::protocol::transport::{Clock, Transport};
 use crate::providers::Provider;
+use crate::text::Owned as _;
 
 /// Which servers `list_tools` asks.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -498,7 +499,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             client.ensure_connected().await?;
             client.request(method, params, &mut opts).await
         };
-        sent.await.map_err(|e| e.with_detail("server", server.to_owned()))
+        sent.await.map_err(|e| e.with_detail("server", server.owned()))
     }
 
     /// [`Client::list_all`] on one server, connecting it if needed; errors name the server.
@@ -509,7 +510,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             client.ensure_connected().await?;
             client.list_all(method, params, &mut opts).await
         };
-        listed.await.map_err(|e| e.with_detail("server", server.to_owned()))
+        listed.await.map_err(|e| e.with_detail("server", server.owned()))
     }
 
     fn named(&self, server: &str) -> Result<Rc<Client<T, C>>> {

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::{object, string, Put as _};
+use crate::text::Owned as _;
 
 /// A request id (string or integer, never null).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -80,7 +81,7 @@ pub enum Incoming {
 fn rpc_error(v: &Value) -> RpcError {
     RpcError {
         code: v.get("code").and_then(Value::as_i64).unwrap_or(0),
-        message: v.get("message").and_then(Value::as_str).unwrap_or("").to_owned(),
+        message: v.get("message").and_then(Value::as_str).unwrap_or("").owned(),
         data: v.get("data").cloned(),
     }
 }

@@ -28,6 +28,7 @@ use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators,
 use crate::schema::refs::{inline_refs_unless_recursive, Shared};
 use crate::schema::walk::{self, contains_ref, for_each_subschema_mut, Keyword};
 use crate::schema::{append_description, Cx};
+use crate::text::Owned as _;
 
 /// Formats Anthropic strict mode accepts.
 pub(crate) const STRICT_FORMATS: &[&str] =
@@ -121,7 +122,7 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
             let reason = strict_node(&mut schema, &mut scx, rules)?.err();
             (schema, reason)
         }
-        None => (Value::Null, Some("recursive $ref".to_owned())),
+        None => (Value::Null, Some("recursive $ref".owned())),
     };
     match reason {
         None => {
@@ -152,7 +153,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         if obj.find("anyOf").is_some_and(Value::is_array) {
             // Both must hold: each kept as an `anyOf`, the two under `allOf` (joining their
             // branches into one `anyOf` would let through what either one forbids).
-            let pair = [obj.take("anyOf"), obj.take("oneOf")].map(|b| Value::Object(JsonObject::from_iter([("anyOf".to_owned(), b.unwrap_or_default())])));
+            let pair = [obj.take("anyOf"), obj.take("oneOf")].map(|b| Value::Object(JsonObject::from_iter([("anyOf".owned(), b.unwrap_or_default())])));
             match obj.find_mut("allOf") {
                 Some(Value::Array(all)) => all.extend(pair),
                 _ => {
@@ -183,17 +184,17 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
     let mut drop = Vec::new();
     for key in STRICT_UNSUPPORTED {
         if obj.has(key) {
-            drop.push((*key).to_owned());
+            drop.push((*key).owned());
         }
     }
     if obj.find("minItems").is_some_and(|m| !matches!(m.as_u64(), Some(0 | 1))) {
-        drop.push("minItems".into());
+        drop.push("minItems".owned());
     }
     if obj.find("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
-        drop.push("format".into());
+        drop.push("format".owned());
     }
     if obj.find("pattern").and_then(Value::as_str).is_some_and(pattern_unsupported) {
-        drop.push("pattern".into());
+        drop.push("pattern".owned());
     }
     for key in drop {
         if let Some(v) = obj.remove(&key) {

@@ -54,6 +54,7 @@ use crate::schema::lower::{combinator_properties_conflict, combinators_are_objec
 use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
+use crate::text::Owned as _;
 
 /// The keys of Gemini's `Schema` (js-genai `types.ts`).
 pub const ALLOWED_KEYS: &[&str] = &[
@@ -777,7 +778,7 @@ fn lower_any_of(
         if !shared.is_empty() {
             let dropped: Vec<&str> = ["default", "example"].into_iter().filter(|k| shared.has(k)).collect();
             let message = match dropped.is_empty() {
-                true => "title, description and nullability moved into the anyOf branches (Vertex: anyOf must stand alone)".to_owned(),
+                true => "title, description and nullability moved into the anyOf branches (Vertex: anyOf must stand alone)".owned(),
                 false => format!(
                     "title, description and nullability moved into the anyOf branches, `{}` removed (Vertex: anyOf must stand alone)",
                     dropped.join("`, `")

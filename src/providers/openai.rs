@@ -31,6 +31,7 @@ use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, o
 use crate::schema::refs::{inline_refs_unless_recursive, lookup, Shared};
 use crate::schema::walk::{contains_ref, for_each_subschema_mut};
 use crate::schema::{append_description, is_annotation, Cx};
+use crate::text::Owned as _;
 
 /// Formats OpenAI strict mode accepts (`'uri' is not a valid format`, posit-dev/chatlas#255).
 pub(crate) const STRICT_FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
@@ -143,7 +144,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
     impl Gather<'_> {
         fn name_of(&mut self, reference: &str) -> std::result::Result<String, String> {
             let unresolved = |r: &str| format!("$ref \"{r}\" does not resolve to a schema object");
-            let (mut reference, mut target) = (reference.to_owned(), lookup(self.base, reference).ok_or_else(|| unresolved(reference))?);
+            let (mut reference, mut target) = (reference.owned(), lookup(self.base, reference).ok_or_else(|| unresolved(reference))?);
             // A target that is nothing but a reference stands for that one's target.
             let only_ref = |v: &Value| v.as_object().filter(|o| o.len() == 1).and_then(|o| o.find("$ref")).and_then(Value::as_str).map(str::to_owned);
             for _ in 0..32 {
@@ -158,7 +159,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
                 return Err(unresolved(&reference));
             }
             if std::ptr::eq(target, self.base) {
-                return Ok("#".into());
+                return Ok("#".owned());
             }
             let address = target as *const Value as usize;
             if let Some(&i) = self.by_address.get(&address) {
@@ -208,7 +209,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
             }
             let mut target = None;
             if let Some(reference) = obj.find("$ref").map(|r| r.as_str().map(str::to_owned)) {
-                let named = reference.ok_or_else(|| "a `$ref` that is not a string".to_owned()).and_then(|r| self.name_of(&r));
+                let named = reference.ok_or_else(|| "a `$ref` that is not a string".owned()).and_then(|r| self.name_of(&r));
                 match named {
                     Ok(named) => target = Some(object([("$ref", Value::String(named))])),
                     Err(reason) => return self.failed = Some(reason),
@@ -264,7 +265,7 @@ fn strict_with_defs(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
         Err(reason) => return Ok(Err(reason)),
     };
     if root.find("$ref").is_some() || root.find("anyOf").is_some() {
-        return Ok(Err("a root that is a recursive `$ref`".into()));
+        return Ok(Err("a root that is a recursive `$ref`".owned()));
     }
     let mut budget = Budget::default();
     let mut plan = match strict_node(&mut root, cx, 0, &mut budget)? {
@@ -346,7 +347,7 @@ fn strict_node(node: &mut Value, cx: &mut Cx, level: usize, budget: &mut Budget)
     Shared::materialize(node, cx);
     let obj = match node {
         Value::Object(o) => o,
-        Value::Bool(_) => return Ok(Err("a boolean subschema".into())),
+        Value::Bool(_) => return Ok(Err("a boolean subschema".owned())),
         _ => return Ok(Ok(ArgPlan::default())),
     };
     cx.enter()?;

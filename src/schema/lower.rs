@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::model::{string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::schema::{append_description, fix_required, refs, short_json, Cx};
-use crate::text;
+use crate::text::{self, Owned as _};
 
 /// The `type` of a node as a list (`"string"` → `["string"]`, absent → `[]`).
 pub fn types_of(obj: &JsonObject) -> Vec<&str> {
@@ -202,7 +202,7 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                     alt.push_str(": ");
                 }
                 if b_required.is_empty() {
-                    alt.push_str(&format!("properties {}", if names.is_empty() { "(none)".into() } else { names.join(", ") }));
+                    alt.push_str(&format!("properties {}", if names.is_empty() { "(none)".owned() } else { names.join(", ") }));
                 } else {
                     alt.push_str(&format!("requires {}", b_required.join(", ")));
                 }
@@ -392,7 +392,7 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
         return None;
     }
     if let Some(note) = fixed_hint(key, v) {
-        return Some(note.to_owned());
+        return Some(note.owned());
     }
     Some(match key {
         // The common notes joined without `format!` (its machinery is most of their cost in
@@ -462,13 +462,13 @@ pub fn summarize(v: &Value, depth: usize) -> String {
 fn summarize_inner(v: &Value, depth: usize) -> String {
     let Value::Object(o) = v else {
         return match v {
-            Value::Bool(true) => "any".into(),
-            Value::Bool(false) => "nothing".into(),
-            _ => "any".into(),
+            Value::Bool(true) => "any".owned(),
+            Value::Bool(false) => "nothing".owned(),
+            _ => "any".owned(),
         };
     };
     if depth > 6 {
-        return "...".into();
+        return "...".owned();
     }
     let mut out = if let Some(Value::Array(e)) = o.find("enum") {
         e.iter().map(short_json).collect::<Vec<_>>().join(" | ")
@@ -488,9 +488,9 @@ fn summarize_inner(v: &Value, depth: usize) -> String {
                 .collect();
             format!("{{{}}}", fields.join(", "))
         } else if ts.contains(&"array") {
-            format!("{}[]", o.find("items").map_or_else(|| "any".into(), |i| summarize_inner(i, depth + 1)))
+            format!("{}[]", o.find("items").map_or_else(|| "any".owned(), |i| summarize_inner(i, depth + 1)))
         } else if t.is_empty() {
-            "any".into()
+            "any".owned()
         } else {
             t
         }

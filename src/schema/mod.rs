@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{json_type, object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::report::Diagnostic;
+use crate::text::Owned as _;
 
 /// Limits that bound the work done on one schema. All configurable from JS via `options.limits`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -318,7 +319,7 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
             );
             // Definitions stay at the root, where `#/$defs/...` references look for them.
             let defs: Vec<(String, Value)> =
-                ["$defs", "definitions"].into_iter().filter_map(|k| obj.take(k).map(|v| (k.to_owned(), v))).collect();
+                ["$defs", "definitions"].into_iter().filter_map(|k| obj.take(k).map(|v| (k.owned(), v))).collect();
             let mut props = Map::new();
             props.insert(WRAPPED_PROPERTY.into(), Value::Object(obj));
             let mut wrapped = Map::new();

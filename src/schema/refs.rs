@@ -22,6 +22,7 @@ use crate::error::Result;
 use crate::model::{string, JsonObject, Keyed as _, Put as _};
 use crate::schema::walk::{slot, Slot};
 use crate::schema::Cx;
+use crate::text::Owned as _;
 
 /// Returns `schema` with every local `$ref` inlined and `$defs`/`definitions` removed.
 ///
@@ -298,7 +299,7 @@ impl State {
             return id;
         }
         let id = self.ids.len();
-        self.ids.insert(reference.to_owned(), id);
+        self.ids.insert(reference.owned(), id);
         id
     }
 }
@@ -597,7 +598,7 @@ fn pointer<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
 /// text, a URL's query) a `+` is a space too. Bytes that are not UTF-8 become U+FFFD.
 pub(crate) fn percent_decode(s: &str, plus_is_space: bool) -> String {
     if !(s.contains('%') || (plus_is_space && s.contains('+'))) {
-        return s.to_owned();
+        return s.owned();
     }
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());

@@ -20,7 +20,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::json_type;
-use crate::text::to_string;
+use crate::text::{to_string, Owned as _};
 
 
 /// Where a document breaks its schema.
@@ -84,7 +84,7 @@ impl<'a> Validator<'a> {
     /// Keeps a violation with its message.
     #[inline(never)]
     fn keep(&mut self, path: &str, message: String) {
-        self.out.push(Violation { path: path.to_owned(), message });
+        self.out.push(Violation { path: path.owned(), message });
     }
 
     /// Counts work; false once past the bound.
@@ -115,7 +115,7 @@ impl<'a> Validator<'a> {
         }
         let s = match schema {
             Value::Bool(true) => return,
-            Value::Bool(false) => return self.fail(path, || "no value is allowed here (the schema is false)".into()),
+            Value::Bool(false) => return self.fail(path, || "no value is allowed here (the schema is false)".owned()),
             Value::Object(s) => s,
             _ => return,
         };

@@ -16,6 +16,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Transport, TransportError};
 use crate::error::{Error, ErrorCode};
+use crate::text::Owned as _;
 
 /// `v[key]`, or `undefined` (also when `v` is null or undefined).
 pub(crate) fn get(v: &JsValue, key: &str) -> JsValue {
@@ -186,7 +187,7 @@ impl Transport for FetchTransport {
         let fetch = self.fetch.clone().or_else(|| get(&js_sys::global(), "fetch").dyn_into::<Function>().ok());
         async move {
             let Some(fetch) = fetch else {
-                return Err(TransportError::Network("no fetch function: pass options.fetch".into()));
+                return Err(TransportError::Network("no fetch function: pass options.fetch".owned()));
             };
             let guard = AbortGuard::new();
             let init = Object::new();
@@ -213,7 +214,7 @@ impl Transport for FetchTransport {
             for name in READ_HEADERS {
                 if let Ok(v) = call_method(&h, "get", &[JsValue::from_str(name)]) {
                     if let Some(s) = v.as_string() {
-                        headers.push(((*name).to_owned(), s));
+                        headers.push(((*name).owned(), s));
                     }
                 }
             }

@@ -10,6 +10,7 @@ use crate::model::{repair_lone_surrogates, CallToolResult};
 use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
 use crate::providers::Provider;
 use crate::schema::{process_json_schema, Cx, Limits};
+use crate::text::Owned as _;
 use crate::wasm::interop::{from_js, json_text, opt_string_param, parse, parse_js, string_param, text_or_bytes_param, to_js};
 
 pub(crate) fn provider_param(v: &JsValue) -> Result<Provider, Error> {
@@ -277,7 +278,7 @@ pub fn flatten_content_js(content: JsValue, options: JsValue) -> Result<String, 
 /// The package version.
 #[wasm_bindgen]
 pub fn version() -> String {
-    crate::VERSION.to_owned()
+    crate::VERSION.owned()
 }
 
 /// Bytes of linear memory the module holds now (for the memory-growth test and benchmark).

@@ -4,6 +4,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::text::Owned as _;
 
 /// A JS value as JSON. `undefined` and `null` are `Null`; what `JSON.stringify` cannot encode
 /// (cycles, BigInt, a throwing `toJSON`) is an `INVALID_JSON` error naming `what`.
@@ -138,7 +139,7 @@ pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bo
     let t = v.js_typeof().as_string().unwrap_or_default();
     Err(Error::new(
         ErrorCode::InvalidInput,
-        format!("{what} must be a string or a Uint8Array, got {}", if v.is_null() { "null".into() } else { t }),
+        format!("{what} must be a string or a Uint8Array, got {}", if v.is_null() { "null".owned() } else { t }),
     ))
 }
 
@@ -163,7 +164,7 @@ fn bytes_text(bytes: &js_sys::Uint8Array, what: &str) -> Result<String> {
 pub(crate) fn string_param(v: &JsValue, what: &str) -> Result<String> {
     v.as_string().ok_or_else(|| {
         let t = v.js_typeof().as_string().unwrap_or_default();
-        Error::new(ErrorCode::InvalidInput, format!("{what} must be a string, got {}", if v.is_null() { "null".into() } else { t }))
+        Error::new(ErrorCode::InvalidInput, format!("{what} must be a string, got {}", if v.is_null() { "null".owned() } else { t }))
     })
 }
 

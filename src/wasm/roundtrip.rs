@@ -14,6 +14,7 @@ use crate::policy::Policy;
 use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
 use crate::providers::Provider;
 use crate::results::{decode_base64, tool_result_message, CallRef, ResultFormat, ResultOptions};
+use crate::text::Owned as _;
 use crate::wasm::interop::{from_js, parse, string_param, to_js};
 use crate::wasm::names::{name_map_data, JsNameMap};
 
@@ -247,6 +248,6 @@ impl JsPolicy {
         let tool = from_js(&tool, "tool")?;
         let ann_value = tool.get("annotations").cloned().unwrap_or(tool);
         let annotations = ToolAnnotations::from_value(ann_value);
-        Ok(self.inner.check(&name, annotations.as_ref()).as_str().to_owned())
+        Ok(self.inner.check(&name, annotations.as_ref()).as_str().owned())
     }
 }
