@@ -21,9 +21,11 @@ fn text(v: &JsValue) -> String {
     JSON::stringify(v).expect("stringify").as_string().expect("string")
 }
 
-fn code(err: &JsValue) -> String {
+/// The `code` of an export's error as JS receives it (`Error`s become JS errors on the way out).
+fn code<E: Clone + Into<JsValue>>(err: &E) -> String {
+    let err: JsValue = err.clone().into();
     assert!(err.is_instance_of::<js_sys::Error>(), "errors are Error instances");
-    Reflect::get(err, &"code".into()).unwrap().as_string().unwrap_or_default()
+    Reflect::get(&err, &"code".into()).unwrap().as_string().unwrap_or_default()
 }
 
 const TOOL: &str = r#"[{"name":"search","description":"Search","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]},"serverName":"docs"}]"#;
@@ -85,7 +87,7 @@ fn bad_inputs_are_typed_errors_and_the_module_survives() {
     assert_eq!(code(&convert_mcp_tools_json("{nope".into(), "openai".into(), JsValue::UNDEFINED).unwrap_err()), "INVALID_JSON");
     // Errors name the tool and path.
     let deep = js(r#"[{"name":"deep","inputSchema":{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"object"}}}}}}]"#);
-    let err = convert_mcp_tools(deep, "openai".into(), js(r#"{"limits":{"maxDepth":2}}"#)).unwrap_err();
+    let err = JsValue::from(convert_mcp_tools(deep, "openai".into(), js(r#"{"limits":{"maxDepth":2}}"#)).unwrap_err());
     assert_eq!(code(&err), "LIMIT_EXCEEDED");
     assert_eq!(Reflect::get(&err, &"tool".into()).unwrap().as_string().as_deref(), Some("deep"));
     let msg = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
@@ -136,7 +138,7 @@ fn provider_errors_carry_the_providers_error_and_the_accumulator_goes_on() {
         "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
         "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
     );
-    let err = acc.push(sse.into()).unwrap_err();
+    let err = JsValue::from(acc.push(sse.into()).unwrap_err());
     assert_eq!(code(&err), "PROVIDER_ERROR");
     let msg = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
     assert_eq!(msg, "Anthropic stream error overloaded_error: Overloaded");
@@ -144,7 +146,7 @@ fn provider_errors_carry_the_providers_error_and_the_accumulator_goes_on() {
     // The call completed before the error comes with the next push.
     assert_eq!(Array::from(&acc.push(": ping\n".into()).unwrap()).length(), 1);
     let body = js(r#"{"error":{"code":429,"message":"Resource exhausted.","status":"RESOURCE_EXHAUSTED"}}"#);
-    let err = parse_tool_calls_js(body, "vertex".into(), JsValue::UNDEFINED).unwrap_err();
+    let err = JsValue::from(parse_tool_calls_js(body, "vertex".into(), JsValue::UNDEFINED).unwrap_err());
     assert_eq!(code(&err), "PROVIDER_ERROR");
     assert_eq!(Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap(), "Gemini error RESOURCE_EXHAUSTED (429): Resource exhausted.");
 }

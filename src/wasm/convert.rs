@@ -150,19 +150,19 @@ fn put_back_schemas(tools: &JsValue, list: &JsValue, provider: Provider, left_ou
 /// // [{functionDeclarations: [{name, description, parameters}, ...]}]
 /// ```
 #[wasm_bindgen(js_name = convertMcpTools)]
-pub fn convert_mcp_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn convert_mcp_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    Ok(convert_objects(&tools, provider, &opts, false, |conv| {
+    convert_objects(&tools, provider, &opts, false, |conv| {
         let out = parse_js(conv.tools)?;
         Ok((out.clone(), out))
-    })?)
+    })
 }
 
 /// JSON text in, JSON text out: the fast path for tools that arrive as text and leave in a
 /// request body. Given UTF-8 bytes (`Uint8Array`), returns bytes.
 #[wasm_bindgen(js_name = convertMcpToolsJson)]
-pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
     let (json, bytes) = text_or_bytes_param(&json, "json")?;
     let provider = provider_param(&provider)?;
     let opts = match options.as_string() {
@@ -178,10 +178,10 @@ pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue
 
 /// Converts and also returns the name map (as `NameMap.toJSON()` gives it) and the report.
 #[wasm_bindgen(js_name = convertMcpToolsDetailed)]
-pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    Ok(convert_objects(&tools, provider, &opts, true, |conv| {
+    convert_objects(&tools, provider, &opts, true, |conv| {
         let text = format!(
             r#"{{"tools":{},"nameMap":{},"report":{}}}"#,
             conv.tools,
@@ -191,27 +191,27 @@ pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: Js
         let out = parse_js(text)?;
         let list = js_sys::Reflect::get(&out, &JsValue::from_str("tools")).map_err(|_| Error::new(ErrorCode::InvalidInput, "output has no tools"))?;
         Ok((out, list))
-    })?)
+    })
 }
 
 /// Lists, per tool, every change a conversion makes and every problem that remains. Never
 /// throws for a bad tool: that is a problem in the report.
 #[wasm_bindgen(js_name = checkTools)]
-pub fn check_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn check_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
     let report = on_tools_text(&tools, |json| core::check_json(json, provider, &opts))?;
-    Ok(to_js(&report.to_value())?)
+    to_js(&report.to_value())
 }
 
 /// The root normalisation every provider starts from: always returns an object schema with
 /// `properties`.
 #[wasm_bindgen(js_name = processJsonSchema)]
-pub fn process_json_schema_js(schema: JsValue) -> Result<JsValue, JsValue> {
+pub fn process_json_schema_js(schema: JsValue) -> Result<JsValue, Error> {
     let schema = from_js(&schema, "schema")?;
     let mut cx = Cx::new(Limits::default());
     let (out, _) = process_json_schema(&schema, &mut cx);
-    Ok(to_js(&out)?)
+    to_js(&out)
 }
 
 fn naming_and_rule(options: &JsValue) -> Result<(crate::naming::NamingOptions, NameRule, Option<NameFormat>), Error> {
@@ -231,11 +231,11 @@ fn naming_and_rule(options: &JsValue) -> Result<(crate::naming::NamingOptions, N
 /// name rule (`options.provider`; without one, the rule of OpenAI, Anthropic and Bedrock,
 /// `^[a-zA-Z0-9_-]{1,64}$`; `portableNames: true` for every provider's at once).
 #[wasm_bindgen(js_name = prefixToolName)]
-pub fn prefix_tool_name_js(server: JsValue, tool: JsValue, options: JsValue) -> Result<String, JsValue> {
+pub fn prefix_tool_name_js(server: JsValue, tool: JsValue, options: JsValue) -> Result<String, Error> {
     let server = opt_string_param(&server, "server")?;
     let tool = string_param(&tool, "tool")?;
     if tool.is_empty() {
-        return Err(Error::new(ErrorCode::InvalidInput, "tool must not be empty").into());
+        return Err(Error::new(ErrorCode::InvalidInput, "tool must not be empty"));
     }
     let (naming, rule, _) = naming_and_rule(&options)?;
     Ok(prefix_tool_name(server.as_deref(), &tool, &naming, rule))
@@ -244,7 +244,7 @@ pub fn prefix_tool_name_js(server: JsValue, tool: JsValue, options: JsValue) -> 
 /// Splits a name in a plain format: `{server, tool}`, or `null` when it is not in that format.
 /// It cannot undo sanitising or hashing; use a `NameMap` for exact answers.
 #[wasm_bindgen(js_name = parseToolName)]
-pub fn parse_tool_name_js(name: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn parse_tool_name_js(name: JsValue, options: JsValue) -> Result<JsValue, Error> {
     let name = string_param(&name, "name")?;
     let (naming, _, format) = naming_and_rule(&options)?;
     Ok(match parse_tool_name(&name, format, &naming) {
@@ -256,7 +256,7 @@ pub fn parse_tool_name_js(name: JsValue, options: JsValue) -> Result<JsValue, Js
 /// Flattens MCP content (an array of blocks or a whole CallToolResult) to text, capped at
 /// `options.maxChars` UTF-16 code units (default 100,000).
 #[wasm_bindgen(js_name = flattenContent)]
-pub fn flatten_content_js(content: JsValue, options: JsValue) -> Result<String, JsValue> {
+pub fn flatten_content_js(content: JsValue, options: JsValue) -> Result<String, Error> {
     let result = CallToolResult::from_value(from_js(&content, "content")?)?;
     let mut opts = FlattenOptions::default();
     match from_js(&options, "options")? {
@@ -266,11 +266,11 @@ pub fn flatten_content_js(content: JsValue, options: JsValue) -> Result<String, 
             Some(v) => match v.as_u64() {
                 Some(n) => opts.max_chars = usize::try_from(n).unwrap_or(usize::MAX),
                 None => {
-                    return Err(Error::new(ErrorCode::InvalidOptions, "options.maxChars must be a non-negative integer").into())
+                    return Err(Error::new(ErrorCode::InvalidOptions, "options.maxChars must be a non-negative integer"))
                 }
             },
         },
-        _ => return Err(Error::new(ErrorCode::InvalidOptions, "options must be an object").into()),
+        _ => return Err(Error::new(ErrorCode::InvalidOptions, "options must be an object")),
     }
     Ok(flatten_result(&result, opts))
 }

@@ -417,7 +417,7 @@ impl JsMcpClient {
     /// maxEventBytes?, maxResponseBytes?, maxRetries?, capabilities?, era?, logLevel?, onToolListChanged?, onLog?,
     /// onNotification?, onRequest?, onUnauthorized?}`.
     #[wasm_bindgen(constructor)]
-    pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, JsValue> {
+    pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, Error> {
         let url = string_param(&url, "url")?;
         Ok(Self { inner: new_client(url, &options, None)? })
     }
@@ -570,7 +570,7 @@ impl JsMcpHub {
     /// `servers`: name → `{url, headers?, timeoutMs?, fetch?, ...McpClient options}`;
     /// `options`: `{fetch?, policy?, confirm?}` (`confirm(name, args)` answers the policy's "ask").
     #[wasm_bindgen(constructor)]
-    pub fn new(servers: JsValue, options: JsValue) -> Result<JsMcpHub, JsValue> {
+    pub fn new(servers: JsValue, options: JsValue) -> Result<JsMcpHub, Error> {
         let default_fetch = opt_fn(&options, "fetch")?;
         let obj: &Object = servers
             .dyn_ref::<Object>()
@@ -583,7 +583,7 @@ impl JsMcpHub {
             let conf = pair.get(1);
             let url = string_param(&get(&conf, "url"), &format!("servers.{name}.url"))?;
             if name.is_empty() {
-                return Err(Error::new(ErrorCode::InvalidInput, "server names must not be empty").into());
+                return Err(Error::new(ErrorCode::InvalidInput, "server names must not be empty"));
             }
             // `mcp__a__b` would be server `a`'s tool `b` and all of server `a__b` to a
             // permission rule (and `files_` + `__` + `x` reads as `files` + `_x`).
@@ -591,8 +591,7 @@ impl JsMcpHub {
                 return Err(Error::new(
                     ErrorCode::InvalidInput,
                     format!("server name \"{name}\" must not hold \"__\" or end with \"_\": names like mcp__server__tool and permission rules read \"__\" as the server's end"),
-                )
-                .into());
+                ));
             }
             list.push((name, new_client(url, &conf, default_fetch.clone())?));
         }

@@ -28,8 +28,8 @@ fn name_map_param(v: &JsValue) -> Result<Option<Rc<NameMap>>, Error> {
     name_map_data(v, "nameMap").map(|m| Some(Rc::new(m)))
 }
 
-fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, JsValue> {
-    Ok(to_js(&Value::Array(calls.iter().map(crate::calls::ToolCall::to_value).collect()))?)
+fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, Error> {
+    to_js(&Value::Array(calls.iter().map(crate::calls::ToolCall::to_value).collect()))
 }
 
 /// Every tool call in a complete provider response, or in the part of it an SDK hands out
@@ -37,7 +37,7 @@ fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, JsValue> {
 /// thoughtSignature?, error?}]`. A call with malformed arguments or an unknown name carries `error` ({code,
 /// message}) instead of failing the others.
 #[wasm_bindgen(js_name = parseToolCalls)]
-pub fn parse_tool_calls_js(response: JsValue, provider: JsValue, name_map: JsValue) -> Result<JsValue, JsValue> {
+pub fn parse_tool_calls_js(response: JsValue, provider: JsValue, name_map: JsValue) -> Result<JsValue, Error> {
     let map = name_map_param(&name_map)?;
     parse_calls(&response, &provider, map.as_deref())
 }
@@ -45,11 +45,11 @@ pub fn parse_tool_calls_js(response: JsValue, provider: JsValue, name_map: JsVal
 /// `parseToolCalls` with a `NameMap` instance, read in place (the package's `parseToolCalls`
 /// sends instances here: copying a map of a thousand tools through `toJSON` costs milliseconds).
 #[wasm_bindgen(js_name = __parseToolCallsWithMap, skip_typescript)]
-pub fn parse_tool_calls_with_map(response: JsValue, provider: JsValue, name_map: &JsNameMap) -> Result<JsValue, JsValue> {
+pub fn parse_tool_calls_with_map(response: JsValue, provider: JsValue, name_map: &JsNameMap) -> Result<JsValue, Error> {
     parse_calls(&response, &provider, Some(name_map.shared().as_ref()))
 }
 
-fn parse_calls(response: &JsValue, provider: &JsValue, map: Option<&NameMap>) -> Result<JsValue, JsValue> {
+fn parse_calls(response: &JsValue, provider: &JsValue, map: Option<&NameMap>) -> Result<JsValue, Error> {
     let format = CallFormat::parse(&string_param(provider, "provider")?)?;
     let response = match response.as_string() {
         Some(text) => parse(&text, "response")?,
@@ -77,7 +77,7 @@ pub struct JsAccumulator {
 impl JsAccumulator {
     /// A new accumulator for `provider`'s stream format.
     #[wasm_bindgen(constructor)]
-    pub fn new(provider: JsValue, name_map: JsValue) -> Result<JsAccumulator, JsValue> {
+    pub fn new(provider: JsValue, name_map: JsValue) -> Result<JsAccumulator, Error> {
         let format = CallFormat::parse(&string_param(&provider, "provider")?)?;
         Ok(Self { inner: Accumulator::new(format), map: name_map_param(&name_map)? })
     }
@@ -85,7 +85,7 @@ impl JsAccumulator {
     /// The constructor with a `NameMap` instance, shared rather than copied (the package's
     /// `ToolCallAccumulator` sends instances here).
     #[wasm_bindgen(js_name = __withMap, skip_typescript)]
-    pub fn with_map(provider: JsValue, name_map: &JsNameMap) -> Result<JsAccumulator, JsValue> {
+    pub fn with_map(provider: JsValue, name_map: &JsNameMap) -> Result<JsAccumulator, Error> {
         let format = CallFormat::parse(&string_param(&provider, "provider")?)?;
         Ok(Self { inner: Accumulator::new(format), map: Some(name_map.shared()) })
     }
@@ -93,7 +93,7 @@ impl JsAccumulator {
     /// Takes one event (a parsed chunk, an object) or the stream's text as it comes: SSE frames
     /// (whole, several, or split anywhere), `data:` lines, JSON (`Accumulator::push_text`).
     /// Returns the calls it completed (often none).
-    pub fn push(&mut self, event: JsValue) -> Result<JsValue, JsValue> {
+    pub fn push(&mut self, event: JsValue) -> Result<JsValue, Error> {
         let calls = match event.as_string() {
             Some(text) => self.inner.push_text(&text, self.map.as_deref())?,
             None => self.inner.push(&from_js(&event, "stream event")?, self.map.as_deref())?,
@@ -102,14 +102,14 @@ impl JsAccumulator {
     }
 
     /// Ends the stream: returns every call still open.
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+    pub fn finish(&mut self) -> Result<JsValue, Error> {
         let calls = self.inner.finish(self.map.as_deref());
         calls_to_js(&calls)
     }
 
     /// The model's turn so far, as the provider's own message (`Accumulator::message`); Bedrock's
     /// `redactedContent` as a `Uint8Array`, as the AWS SDK takes it.
-    pub fn message(&self) -> Result<JsValue, JsValue> {
+    pub fn message(&self) -> Result<JsValue, Error> {
         let message = to_js(&self.inner.message()?)?;
         if self.inner.format() == CallFormat::Bedrock {
             for block in js_array(&get(&message, "content")) {
@@ -123,7 +123,7 @@ impl JsAccumulator {
 /// The provider's tool-result message for an MCP result. `call` is an entry of
 /// `parseToolCalls` (or `{id, name}`); `result` a CallToolResult.
 #[wasm_bindgen(js_name = toolResultMessage)]
-pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
     let call = CallRef::from_value(&from_js(&call, "call")?)?;
     let result = CallToolResult::from_value(from_js(&result, "result")?)?;
     let format = ResultFormat::parse(&string_param(&provider, "provider")?)?;
@@ -139,13 +139,13 @@ pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue,
                     ("imageMessage", Value::Bool(b)) => opts.image_message = b,
                     ("multimodal", Value::Bool(b)) => opts.multimodal = b,
                     ("maxChars" | "imageMessage" | "multimodal", other) => {
-                        return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{k} has the wrong type: {}", crate::text::to_string(&other))).into())
+                        return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{k} has the wrong type: {}", crate::text::to_string(&other))))
                     }
                     _ => {}
                 }
             }
         }
-        _ => return Err(Error::new(ErrorCode::InvalidOptions, "options must be an object").into()),
+        _ => return Err(Error::new(ErrorCode::InvalidOptions, "options must be an object")),
     }
     let message = to_js(&tool_result_message(&call, &result, format, &opts)?)?;
     if format == ResultFormat::Bedrock {
@@ -186,7 +186,7 @@ fn base64_to_uint8array(holder: &JsValue, key: &str) {
 /// (`"en"`, `"zh-CN"`), `template` (with `{{tools}}`), `instructions`, and the naming options
 /// of `convertMcpTools` (plus `provider`, whose name rule applies).
 #[wasm_bindgen(js_name = toolsSystemPrompt)]
-pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String, JsValue> {
+pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String, Error> {
     let raw_opts = from_js(&options, "options")?;
     let copts = ConvertOptions::from_value(&raw_opts)?;
     let mut popts = PromptOptions::default();
@@ -233,7 +233,7 @@ pub struct JsPolicy {
 impl JsPolicy {
     /// `{rules?: [{pattern, action}], allow?, ask?, deny?, defaultAction?, askDestructive?}`.
     #[wasm_bindgen(constructor)]
-    pub fn new(config: JsValue) -> Result<JsPolicy, JsValue> {
+    pub fn new(config: JsValue) -> Result<JsPolicy, Error> {
         let v = match from_js(&config, "policy")? {
             Value::Null => Value::Object(serde_json::Map::new()),
             v => v,
@@ -243,7 +243,7 @@ impl JsPolicy {
 
     /// The decision for a provider tool name. `tool` (an MCP tool, or just its `annotations`)
     /// lets `askDestructive` see the tool's hints.
-    pub fn check(&self, name: JsValue, tool: JsValue) -> Result<String, JsValue> {
+    pub fn check(&self, name: JsValue, tool: JsValue) -> Result<String, Error> {
         let name = string_param(&name, "name")?;
         let tool = from_js(&tool, "tool")?;
         let ann_value = tool.get("annotations").cloned().unwrap_or(tool);
