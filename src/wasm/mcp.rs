@@ -393,8 +393,9 @@ fn get_data(options: &JsValue) -> JsValue {
 /// The one way an async export makes its promise: a boxed future keeps `future_to_promise`
 /// (and the task machinery under it) to a single copy, where a generic helper compiled one per
 /// export.
-fn promise(fut: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>) -> Promise {
-    future_to_promise(fut)
+/// Its error is converted to a JS error here, once, not at each `?` of the export.
+fn promise(fut: Pin<Box<dyn Future<Output = Result<JsValue, Error>>>>) -> Promise {
+    future_to_promise(async move { fut.await.map_err(JsValue::from) })
 }
 
 /// An MCP client over Streamable HTTP.
@@ -437,7 +438,7 @@ impl JsMcpClient {
     #[wasm_bindgen(js_name = listTools)]
     pub fn list_tools(&self) -> Promise {
         let c = self.inner.clone();
-        promise(Box::pin(async move { Ok(to_js(&Value::Array(c.list_tools().await?))?) }))
+        promise(Box::pin(async move { to_js(&Value::Array(c.list_tools().await?)) }))
     }
 
     /// Listens on the server's standalone stream until `close()` (resolves `true`), or resolves
@@ -463,7 +464,7 @@ impl JsMcpClient {
         })();
         promise(Box::pin(async move {
             let (name, args, mut opts) = prepared?;
-            Ok(to_js(&c.call_tool(&name, args, &mut opts).await.map_err(|e| e.with_tool(&name))?)?)
+            to_js(&c.call_tool(&name, args, &mut opts).await.map_err(|e| e.with_tool(&name))?)
         }))
     }
 
@@ -475,7 +476,7 @@ impl JsMcpClient {
         let prepared = named_request(&method, &params, &options);
         promise(Box::pin(async move {
             let (method, params, mut opts) = prepared?;
-            Ok(to_js(&c.request_checked(&method, params, &mut opts).await?)?)
+            to_js(&c.request_checked(&method, params, &mut opts).await?)
         }))
     }
 
@@ -487,7 +488,7 @@ impl JsMcpClient {
         let prepared = named_request(&method, &params, &options);
         promise(Box::pin(async move {
             let (method, params, mut opts) = prepared?;
-            Ok(to_js(&Value::Array(c.list_all(&method, params, &mut opts).await?))?)
+            to_js(&Value::Array(c.list_all(&method, params, &mut opts).await?))
         }))
     }
 
@@ -647,7 +648,7 @@ impl JsMcpHub {
         })();
         promise(Box::pin(async move {
             let (provider, opts) = parsed?;
-            Ok(parse_js(hub.tools_refreshed(provider, &opts).await?)?)
+            parse_js(hub.tools_refreshed(provider, &opts).await?)
         }))
     }
 
@@ -680,13 +681,13 @@ impl JsMcpHub {
         promise(Box::pin(async move {
             let (name, args, opts) = prepared?;
             let r = hub.call_tool(&name, args, opts).await?;
-            Ok(to_js(&crate::model::object([
+            to_js(&crate::model::object([
                 ("result", r.result),
                 ("text", Value::String(r.text)),
                 ("isError", Value::Bool(r.is_error)),
                 ("server", Value::String(r.server)),
                 ("tool", Value::String(r.tool)),
-            ]))?)
+            ]))
         }))
     }
 
@@ -696,7 +697,7 @@ impl JsMcpHub {
         let prepared = server_request(&server, &method, &params, &options);
         promise(Box::pin(async move {
             let (server, method, params, opts) = prepared?;
-            Ok(to_js(&hub.request(&server, &method, params, opts).await?)?)
+            to_js(&hub.request(&server, &method, params, opts).await?)
         }))
     }
 
@@ -707,7 +708,7 @@ impl JsMcpHub {
         let prepared = server_request(&server, &method, &params, &options);
         promise(Box::pin(async move {
             let (server, method, params, opts) = prepared?;
-            Ok(to_js(&Value::Array(hub.list_all(&server, &method, params, opts).await?))?)
+            to_js(&Value::Array(hub.list_all(&server, &method, params, opts).await?))
         }))
     }
 
