@@ -1132,14 +1132,22 @@ impl Accumulator {
         }
         let mut out = std::mem::take(&mut self.carried);
         out.extend(self.push_event(event, map));
-        // Calls dropped first: a turn dropped at the same time says so with the next push.
-        let dropped = self.open.too_large().then(|| self.drop_open());
-        let refused = std::mem::take(&mut self.responses.refused).then(|| self.refused());
-        if let Some(e) = dropped.or(refused).or_else(|| self.turn.take_error()) {
-            self.carry(out);
-            return Err(e);
+        // Calls dropped first: a call refused, or a turn dropped, at the same time says so with
+        // the next push.
+        let error = if self.open.too_large() {
+            Some(self.drop_open())
+        } else if std::mem::take(&mut self.responses.refused) {
+            Some(self.refused())
+        } else {
+            self.turn.take_error()
+        };
+        match error {
+            Some(e) => {
+                self.carry(out);
+                Err(e)
+            }
+            None => Ok(out),
         }
-        Ok(out)
     }
 
     /// Keeps `calls`, completed by a push that failed, for the next push or `finish`: before
@@ -1271,7 +1279,9 @@ impl Accumulator {
             CallFormat::Gemini => self.gemini_value(event, 0, map, &mut out),
             CallFormat::Bedrock => self.push_bedrock(event, map, &mut out),
         }
-        out.extend(self.take(done, map));
+        if !done.is_empty() {
+            out.extend(self.take(done, map));
+        }
         self.turn.settle();
         out
     }

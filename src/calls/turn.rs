@@ -172,6 +172,7 @@ impl Turn {
 
     /// Once an event is read: past [`MAX_TURN_BYTES`] or [`MAX_TURN_PARTS`] the turn is dropped;
     /// [`Turn::take_error`] says so once.
+    #[inline(always)]
     pub(super) fn settle(&mut self) {
         if self.lost.is_none() && (self.full || self.held > MAX_TURN_BYTES) {
             let why = format!(
@@ -224,13 +225,22 @@ impl Turn {
         Some(value)
     }
 
+    /// Where the part at `key` is in `parts` (or would be). Events mostly go on the part made
+    /// last, which is looked at first.
     fn find(&self, key: Key) -> std::result::Result<usize, usize> {
-        self.parts.binary_search_by(|(k, _)| k.cmp(&key))
+        match self.parts.last() {
+            Some((last, _)) if *last == key => Ok(self.parts.len() - 1),
+            Some((last, _)) if *last < key => Err(self.parts.len()),
+            _ => self.parts.binary_search_by(|(k, _)| k.cmp(&key)),
+        }
     }
 
     /// Where the part made last at position `pos` is in `parts`.
     fn latest(&self, pos: u64) -> Option<usize> {
-        let end = self.parts.partition_point(|(k, _)| k.0 <= pos);
+        let end = match self.parts.last() {
+            Some(((last, _), _)) if *last <= pos => self.parts.len(),
+            _ => self.parts.partition_point(|(k, _)| k.0 <= pos),
+        };
         (end > 0 && self.parts[end - 1].0 .0 == pos).then(|| end - 1)
     }
 
@@ -311,12 +321,11 @@ impl Turn {
         }
     }
 
-    /// Appends argument text to the part at `key`, if it is a call's, or a block with an input at
-    /// `input` (Anthropic's `server_tool_use`); another takes none, as the accumulator reads none.
+    /// Appends argument text to the part at `key` ([`Part::add_args`]).
     fn append_args(&mut self, key: Key, input: &[&str], text: &str) {
         self.held += text.len();
-        if let Some(p) = self.get(key).filter(|p| !text.is_empty() && (p.call || pointer(&p.value, input).is_some())) {
-            p.args.get_or_insert_with(String::new).push_str(text);
+        if let Some(p) = self.get(key) {
+            p.add_args(input, text);
         }
     }
 
@@ -346,14 +355,17 @@ impl Turn {
             for (pos, tc) in array(delta, "tool_calls").iter().enumerate() {
                 let ti = (self.chat_calls, tc.get("index").and_then(Value::as_u64).unwrap_or(pos as u64));
                 let id = str_of(tc, "id");
-                // The id first, as OpenAI writes a call.
-                let mut call = Map::new();
-                if let Some(id) = &id {
-                    call.insert("id".into(), Value::String(id.clone()));
-                }
-                call.insert("type".into(), "function".into());
-                call.insert("function".into(), json!({"name": "", "arguments": ""}));
-                if self.part(ti, || Value::Object(call)).is_none() {
+                let new = || {
+                    // The id first, as OpenAI writes a call.
+                    let mut call = Map::new();
+                    if let Some(id) = &id {
+                        call.insert("id".into(), Value::String(id.clone()));
+                    }
+                    call.insert("type".into(), "function".into());
+                    call.insert("function".into(), json!({"name": "", "arguments": ""}));
+                    Value::Object(call)
+                };
+                if self.part(ti, new).is_none() {
                     return;
                 }
                 if let Some(id) = id {
@@ -508,7 +520,8 @@ impl Turn {
             }
             Some("content_block_delta") => {
                 let Some(d) = ev.get("delta") else { return };
-                let key = self.block(idx);
+                // The block made last at its index, until it stopped.
+                let block = self.latest(idx).filter(|&i| !self.parts[i].1.stopped);
                 let text = |k: &str| d.get(k).and_then(Value::as_str);
                 let field = match d.get("type").and_then(Value::as_str) {
                     Some("text_delta") => "text",
@@ -516,14 +529,17 @@ impl Turn {
                     Some("signature_delta") => "signature",
                     Some("input_json_delta") => {
                         if let Some(j) = text("partial_json") {
-                            self.append_args(key, &["input"], j);
+                            self.held += j.len();
+                            if let Some(i) = block {
+                                self.parts[i].1.add_args(&["input"], j);
+                            }
                         }
                         return;
                     }
                     Some("citations_delta") => {
                         if let Some(c) = d.get("citation") {
                             self.held += size(c);
-                            if let Some(list) = self.get(key).and_then(|p| value_at(&mut p.value, &["citations"])) {
+                            if let Some(list) = block.and_then(|i| value_at(&mut self.parts[i].1.value, &["citations"])) {
                                 if !list.is_array() {
                                     *list = Value::Array(Vec::new());
                                 }
@@ -537,7 +553,10 @@ impl Turn {
                     _ => return,
                 };
                 if let Some(t) = text(field) {
-                    self.append_to(key, &[field], t);
+                    self.held += t.len();
+                    if let Some(i) = block {
+                        append(&mut self.parts[i].1.value, &[field], t);
+                    }
                 }
             }
             Some("content_block_stop") => self.stop(idx),
@@ -637,21 +656,20 @@ impl Turn {
     /// use, deltas for text and reasoning), until its `contentBlockStop`.
     fn bedrock(&mut self, ev: &Value) {
         let index = |v: &Value| v.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
-        if let Some(start) = ev.get("contentBlockStart") {
-            if let Some(tu) = start.get("start").and_then(|s| s.get("toolUse")).and_then(Value::as_object) {
-                let mut tu = tu.clone();
-                tu.entry("input").or_insert_with(|| Value::Object(Map::new()));
-                if let Some(p) = self.put(index(start), json!({ "toolUse": tu })) {
-                    p.call = true;
+        let Some(delta) = ev.get("contentBlockDelta") else {
+            if let Some(start) = ev.get("contentBlockStart") {
+                if let Some(tu) = start.get("start").and_then(|s| s.get("toolUse")).and_then(Value::as_object) {
+                    let mut tu = tu.clone();
+                    tu.entry("input").or_insert_with(|| Value::Object(Map::new()));
+                    if let Some(p) = self.put(index(start), json!({ "toolUse": tu })) {
+                        p.call = true;
+                    }
                 }
+            } else if let Some(stop) = ev.get("contentBlockStop") {
+                self.stop(index(stop));
             }
             return;
-        }
-        if let Some(stop) = ev.get("contentBlockStop") {
-            self.stop(index(stop));
-            return;
-        }
-        let Some(delta) = ev.get("contentBlockDelta") else { return };
+        };
         let (key, Some(d)) = (self.block(index(delta)), delta.get("delta")) else { return };
         let reasoning = || json!({"reasoningContent": {"reasoningText": {"text": ""}}});
         if let Some(text) = d.get("text").and_then(Value::as_str) {
@@ -711,6 +729,14 @@ impl Turn {
 }
 
 impl Part {
+    /// Appends argument text, if it is a call's part, or a block with an input at `input`
+    /// (Anthropic's `server_tool_use`); another takes none, as the accumulator reads none.
+    fn add_args(&mut self, input: &[&str], text: &str) {
+        if !text.is_empty() && (self.call || pointer(&self.value, input).is_some()) {
+            self.args.get_or_insert_with(String::new).push_str(text);
+        }
+    }
+
     /// A text block (Anthropic's, Bedrock's) of white space at most, without citations.
     fn blank_text(&self) -> bool {
         let Some(o) = self.value.as_object() else { return false };
