@@ -354,9 +354,14 @@ export class NameMap {
   static fromTools(tools: readonly McpTool[], provider: Provider, options?: ConvertOptions): NameMap;
   /** Restores a map saved with `JSON.stringify(nameMap)`. Accepts the JSON text or the parsed object. */
   static fromJSON(json: string | NameMapJson): NameMap;
-  /** The tool behind a provider name. Throws `ToolwireError` with code `UNKNOWN_TOOL_NAME` for unknown names. */
+  /**
+   * The tool behind a provider name. Throws `ToolwireError` with code `UNKNOWN_TOOL_NAME` for unknown names.
+   * A name a model wrote inside a namespace (`functions.NAME`, `functions/NAME`, `default_api.NAME`,
+   * `default_api:NAME`) is the tool `NAME` where no tool has the whole name; `name` in the answer is the
+   * map's own. Every reader of calls (`parseToolCalls`, `ToolCallAccumulator`, `McpHub.callTool`) resolves so.
+   */
   resolve(name: string): ResolvedName;
-  /** Whether `name` is in the map. */
+  /** Whether `resolve(name)` finds a tool. */
   has(name: string): boolean;
   /** Every provider name, in input order. */
   names(): string[];

@@ -1668,6 +1668,18 @@ mod tests {
         assert_eq!(calls[3].error.as_ref().unwrap().code, "UNKNOWN_TOOL_NAME");
     }
 
+    /// A call named inside a model's namespace reaches its tool; `providerName` stays the name
+    /// as the model sent it (what the turn and the tool's result go back with).
+    #[test]
+    fn a_call_named_inside_a_models_namespace_is_resolved() {
+        let resp = json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"default_api.mcp__gh__create_issue","args":{"title":"x"}}}]}}]});
+        let calls = parse_tool_calls(&resp, CallFormat::Gemini, Some(&map())).unwrap();
+        assert_eq!(calls[0].error, None);
+        assert_eq!((calls[0].provider_name.as_str(), calls[0].server.as_deref(), calls[0].tool.as_str()), ("default_api.mcp__gh__create_issue", Some("gh"), "create_issue"));
+        let resp = json!({"choices":[{"message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"functions.mcp__gh__create_issue","arguments":"{}"}}]}}]});
+        assert_eq!(parse_tool_calls(&resp, CallFormat::OpenAi, Some(&map())).unwrap()[0].tool, "create_issue");
+    }
+
     #[test]
     fn every_provider_shape() {
         let cases = [

@@ -461,9 +461,14 @@ impl NameMap {
         })
     }
 
-    /// Where a provider name's entry is in [`NameMap::entries`].
+    /// Where a provider name's entry is in [`NameMap::entries`]. A name the map does not have
+    /// is also looked up without a namespace a model put before it ([`MODEL_NAMESPACES`]):
+    /// `functions.mcp__fs__read` is `mcp__fs__read` when the map has no tool of that whole name.
     pub fn position(&self, name: &str) -> Option<usize> {
-        self.index().get(name).copied()
+        let index = self.index();
+        index.get(name).copied().or_else(|| {
+            MODEL_NAMESPACES.iter().find_map(|ns| name.strip_prefix(ns)).and_then(|bare| index.get(bare).copied())
+        })
     }
 
     /// Serialises to JSON (`{version:1, entries:[...]}`, `nameMap.toJSON()`).
@@ -492,6 +497,14 @@ impl NameMap {
         Ok(map)
     }
 }
+
+/// Namespaces models write before the name of a function they call, which the map looks past
+/// ([`NameMap::position`]): OpenAI's models at times call `functions.NAME` (the namespace their
+/// prompt format declares functions in; `functions/NAME` through some runtimes), Gemini's
+/// `default_api.NAME` (the module its code format calls functions from; `default_api:NAME` seen
+/// too). Apps strip these by hand; a name map does it for every caller, and only where the whole
+/// name is no tool's.
+pub const MODEL_NAMESPACES: [&str; 4] = ["functions.", "functions/", "default_api.", "default_api:"];
 
 /// Up to this many names, [`NameMap::build`] compares them pair by pair before it looks for
 /// clashes with a hash map.
@@ -808,6 +821,23 @@ mod tests {
         map.entry_mut(1).unwrap().name = "renamed".into();
         assert_eq!(map.resolve("renamed").unwrap().tool, "u");
         assert_eq!(map.resolve("mcp__s__u").unwrap_err().code, ErrorCode::UnknownToolName);
+    }
+
+    /// A model's namespace before a name (`functions.`, `default_api.`) is looked past, but only
+    /// where the whole name is no tool's, and only those namespaces.
+    #[test]
+    fn names_a_model_put_in_a_namespace_are_found() {
+        let (map, _) = NameMap::build(&[(Some("s"), "t"), (None, "functions.u"), (None, "u")], &opts(), NameRule::Gemini);
+        for called in ["functions.mcp__s__t", "functions/mcp__s__t", "default_api.mcp__s__t", "default_api:mcp__s__t"] {
+            let e = map.resolve(called).unwrap();
+            assert_eq!((e.name.as_str(), e.server.as_deref(), e.tool.as_str()), ("mcp__s__t", Some("s"), "t"), "{called}");
+        }
+        // The whole name wins: a tool really named `functions.u` is that tool, not `u`.
+        assert_eq!(map.resolve("functions.u").unwrap().tool, "functions.u");
+        assert_eq!(map.resolve("default_api.u").unwrap().tool, "u");
+        for unknown in ["functions.", "tools.mcp__s__t", "functions.functions.mcp__s__t", "xfunctions.mcp__s__t", "mcp__s__t.functions"] {
+            assert_eq!(map.resolve(unknown).unwrap_err().code, ErrorCode::UnknownToolName, "{unknown}");
+        }
     }
 
     #[test]

@@ -423,13 +423,15 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// `UNKNOWN_TOOL_NAME`: its tools are no longer offered. A server whose listing failed is
     /// still called through the map, which has the tools it had.
     pub async fn call_tool(&self, provider_name: &str, args: Value, mut opts: CallOptions) -> Result<HubCall> {
-        let (server, tool, plan, annotations) = {
+        // `name`: the map's own name for the tool, which the policy judges (the model may have
+        // called it inside a namespace, `functions.NAME`: see `NameMap::position`).
+        let (name, server, tool, plan, annotations) = {
             let routes = self.routes.borrow();
             let routes = routes.as_ref().ok_or_else(|| {
                 Error::new(ErrorCode::UnknownToolName, format!("no tool is named \"{provider_name}\": call tools(provider) first"))
             })?;
             let (e, annotations) = routes.resolve(provider_name)?;
-            (e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone(), annotations)
+            (e.name.clone(), e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone(), annotations)
         };
         // Every error from here on names the tool and its server.
         let called = async {
@@ -456,7 +458,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 ));
             }
             if let Some(policy) = &self.policy {
-                match policy.check_tool(&server, &tool, provider_name, annotations.as_ref()) {
+                match policy.check_tool(&server, &tool, &name, annotations.as_ref()) {
                     Action::Allow => {}
                     Action::Deny => {
                         return Err(Error::new(ErrorCode::PermissionDenied, format!("the permission policy denies \"{provider_name}\""))
@@ -464,7 +466,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                     }
                     Action::Ask => {
                         let ok = match &self.confirm {
-                            Some(confirm) => confirm(provider_name, &args).await,
+                            Some(confirm) => confirm(&name, &args).await,
                             None => false,
                         };
                         if !ok {
@@ -673,6 +675,26 @@ mod tests {
         // The next map has no fs names at all.
         hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
         assert_eq!(call(&hub, "mcp__fs__read").unwrap_err().message, "no tool is named \"mcp__fs__read\" in this name map (1 names)");
+    }
+
+    /// A name a model called inside a namespace (`functions.`, `default_api.`) reaches the tool
+    /// of the map's name, and the policy and the confirmation see the map's name.
+    #[test]
+    fn a_hub_call_in_a_models_namespace_is_routed_and_judged_by_the_maps_name() {
+        let fs = json!([{"name": "read", "annotations": {"readOnlyHint": true}}, {"name": "delete_all", "annotations": {"destructiveHint": true}}]);
+        let (confirm, asked) = refusing();
+        let hub = hub(
+            vec![("fs", vec![listing(fs), Reply::Echo(json!({"content": [{"type": "text", "text": "read"}]}))])],
+            Some(json!({"allow": ["mcp__fs"], "askDestructive": true})),
+            Some(confirm),
+        );
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        let e = call(&hub, "functions.mcp__fs__delete_all").unwrap_err();
+        assert_eq!((e.code, e.tool.as_deref()), (ErrorCode::PermissionDenied, Some("delete_all")), "{e}");
+        assert_eq!(e.details.unwrap()["decision"], "ask");
+        assert_eq!(*asked.borrow(), ["mcp__fs__delete_all"], "the confirmation is asked about the map's name");
+        assert_eq!(call(&hub, "default_api.mcp__fs__read").unwrap().text, "read");
     }
 
     /// A server that restarted (it forgot the session) with other tools announces no change to a

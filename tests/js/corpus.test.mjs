@@ -40,6 +40,9 @@ for (const { file, doc } of servers) {
         const r = map.resolve(d.name);
         assert.equal(r.tool, doc.tools[i].name, `${provider}: ${d.name} resolves to its tool`);
         assert.equal(r.server, doc.server);
+        // As a model may call it: inside OpenAI's or Gemini's namespace.
+        const ns = `${provider.startsWith("gemini") || provider === "vertex" ? "default_api." : "functions."}${d.name}`;
+        assert.deepStrictEqual(map.resolve(ns), r, `${provider}: ${ns} resolves as ${d.name}`);
       }
       map.free();
     }
