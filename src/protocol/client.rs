@@ -1604,6 +1604,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let challenge = resp.header("www-authenticate").map(str::to_owned);
         let resp_location = resp.header("location").map(str::to_owned);
         let retry_after = resp.header("retry-after").map(str::to_owned);
+        let html = resp.header("content-type").is_some_and(|c| content_type_essence(c) == "text/html");
         let mut body = resp.body;
         let mut bytes = Vec::new();
         // Enough for a JSON-RPC error that echoes what it refused, not more: a hostile server could
@@ -1683,11 +1684,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // usual cause is a server that does not expose the header to scripts (CORS).
         let hint = (status == 400 && method != "initialize" && !self.is_modern() && self.state.borrow().session_id.is_none() && text.to_ascii_lowercase().contains("session"))
             .then_some(" (toolwire got no Mcp-Session-Id from the handshake: a server reached from a browser must list mcp-session-id in Access-Control-Expose-Headers for a page to read it)");
+        // A POST of `initialize` refused as no MCP server would refuse it (a web framework's "Cannot
+        // POST", a page that takes no POST): most often a URL that is not the server's MCP endpoint.
+        let not_mcp = (method == "initialize" && matches!(status, 404 | 405) && rpc_error.is_none())
+            .then_some("; the URL may not be an MCP endpoint: nothing there takes MCP's POSTs (Streamable HTTP)");
+        let quoted = quote_body(&text, html);
         let mut e = Error::new(
             ErrorCode::HttpStatus,
             format!(
-                "{method}: HTTP {status}{}{}",
-                if text.is_empty() { String::new() } else { format!(": {}", text.chars().take(200).collect::<String>()) },
+                "{method}: HTTP {status}{}{}{}",
+                if quoted.is_empty() { String::new() } else { format!(": {quoted}") },
+                not_mcp.unwrap_or_default(),
                 hint.unwrap_or_default()
             ),
         )
@@ -2508,6 +2515,35 @@ fn transport_error(e: TransportError, method: &str) -> Error {
 /// The media-type essence of a Content-Type (`application/json; charset=utf-8` → `application/json`).
 pub fn content_type_essence(ct: &str) -> String {
     ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+}
+
+/// What an error's message quotes of a response body: its first 200 characters, or, for an HTML
+/// page (a web server's or a framework's error page), its text without the markup, on one line
+/// (`Error Cannot POST /sse`, not a page of tags). `bodyPreview` keeps the body as it came.
+fn quote_body(text: &str, html: bool) -> String {
+    let start = text.trim_start().as_bytes();
+    let opens = |tag: &[u8]| start.len() >= tag.len() && start[..tag.len()].eq_ignore_ascii_case(tag);
+    if !(html || opens(b"<!doctype") || opens(b"<html")) {
+        return text.chars().take(200).collect();
+    }
+    let mut words = String::new();
+    let mut rest = text;
+    while let Some(lt) = rest.find('<') {
+        words.push_str(&rest[..lt]);
+        words.push(' ');
+        let tag = &rest[lt..];
+        // A script's or a style sheet's content is no text to read.
+        let skip_to = ["script", "style"].into_iter().find(|name| tag.get(1..=name.len()).is_some_and(|t| t.eq_ignore_ascii_case(name)));
+        let end = match skip_to {
+            Some(name) => tag.to_ascii_lowercase().find(&format!("</{name}")).and_then(|close| tag[close..].find('>').map(|gt| close + gt)),
+            None => tag.find('>'),
+        };
+        let Some(end) = end else { rest = ""; break };
+        rest = &tag[end + 1..];
+    }
+    words.push_str(rest);
+    let words = words.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&nbsp;", " ").replace("&amp;", "&");
+    words.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(200).collect()
 }
 
 fn preview(bytes: &[u8]) -> String {

@@ -3012,3 +3012,36 @@ fn an_open_client_holds_nothing_for_the_requests_that_have_ended() {
     }
     assert!(h.client.closing.next_key.get() >= 50, "every call waited on the close signal");
 }
+
+/// Express's page for a route it does not have, as a server of the deprecated HTTP+SSE transport
+/// answers a POST to its event stream's URL.
+pub(crate) const CANNOT_POST: &str = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n<style>pre { color: red }</style>\n</head>\n<body>\n<pre>Cannot POST /sse</pre>\n</body>\n</html>\n";
+
+/// A POST of `initialize` refused with 404 or 405 and no JSON-RPC error: the URL may not be an MCP
+/// endpoint, said in the message, with an HTML page quoted as its text (the page itself stays
+/// in `bodyPreview`). A 404 that carries a JSON-RPC error is an MCP server's answer, not that.
+#[test]
+fn initialize_refused_by_a_web_page_says_the_url_may_not_be_an_mcp_endpoint() {
+    let html = vec![("content-type", "text/html; charset=utf-8".to_owned())];
+    let h = harness(vec![status_reply(404, html.clone(), CANNOT_POST)]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus);
+    assert!(e.message.starts_with("initialize: HTTP 404: Error Cannot POST /sse; the URL may not be an MCP endpoint"), "{}", e.message);
+    assert!(!e.message.contains('<') && !e.message.contains("color"), "{}", e.message);
+    let details = e.details.unwrap();
+    assert_eq!(details["status"], 404);
+    assert_eq!(details["bodyPreview"], CANNOT_POST);
+
+    let h = harness(vec![status_reply(405, vec![], "Method Not Allowed")]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.message, "initialize: HTTP 405: Method Not Allowed; the URL may not be an MCP endpoint: nothing there takes MCP's POSTs (Streamable HTTP)");
+
+    // An MCP server's own refusal, and another request's 404: no such guess.
+    let h = harness(vec![status_reply(404, vec![], r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32000,"message":"Not here"}}"#)]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert!(!e.message.contains("MCP endpoint"), "{}", e.message);
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), status_reply(500, html, "<html><head><title>500 Internal Server Error</title><script>var x = 1 < 2;</script></head><body><h1>Internal   Server &amp; Error</h1></body></html>")]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.message, "tools/list: HTTP 500: 500 Internal Server Error Internal Server & Error");
+}
