@@ -712,6 +712,7 @@ impl<T: Transport + 'static> OAuth<T> {
         let resp = self.transport.send(req).await.map_err(|e| match e {
             TransportError::Aborted => Error::new(ErrorCode::Aborted, format!("OAuth {step}: aborted")),
             TransportError::Network(why) => failure(step, format!("{url} could not be reached ({why}); in a browser, the authorization server must allow this page's origin (CORS)")).with_detail("url", url.clone()),
+            TransportError::Refused(e) => *e,
         })?;
         let status = resp.status;
         let mut body = resp.body;
@@ -724,6 +725,7 @@ impl<T: Transport + 'static> OAuth<T> {
                     let why = match e {
                         TransportError::Aborted => return Err(Error::new(ErrorCode::Aborted, format!("OAuth {step}: aborted"))),
                         TransportError::Network(why) => why,
+                        TransportError::Refused(e) => e.message,
                     };
                     return Err(failure(step, format!("the answer of {url} broke off ({why})")).with_detail("url", url));
                 }

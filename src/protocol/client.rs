@@ -34,6 +34,10 @@
 //!   too), `CAPABILITY_NOT_NEGOTIATED`, `SESSION_EXPIRED` (a cursor of a renewed session),
 //!   `INPUT_REQUIRED` (a 2026-07-28 server's request for input, without a handler to give it).
 //!
+//! A server of the deprecated HTTP+SSE transport (2024-11-05) is spoken to through
+//! [`crate::protocol::legacy_sse::LegacySse`], a transport that makes it look like a Streamable
+//! HTTP server to this client (its `2024-11-05` then accepted in the handshake).
+//!
 //! With a 2026-07-28 server ([`Era::Modern`], or [`Era::Auto`] once `initialize` is refused the
 //! way such a server refuses it) there is no handshake and no session: `server/discover` tells
 //! the server's capabilities; every request carries the version, the client's capabilities and
@@ -61,9 +65,9 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, read_json, string, Put as _};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, RpcError};
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
-use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Method, Transport, TransportError};
+use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, McpTransport, Method, Transport, TransportError};
 use crate::protocol::headers::{header_params, header_value, param_headers, HeaderParam};
-use crate::protocol::{LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::protocol::{LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SSE_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::text::Owned as _;
 
 /// Which revisions of MCP a client speaks with its server.
@@ -465,6 +469,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.state.borrow().session_id.clone()
     }
 
+    /// The MCP transport the client speaks: Streamable HTTP, or the deprecated HTTP+SSE transport
+    /// when its transport is an adapter to that ([`crate::protocol::legacy_sse`]); `None` while
+    /// that adapter has not found out which (before the first handshake).
+    pub fn mcp_transport(&self) -> Option<McpTransport> {
+        self.transport.mcp_transport()
+    }
+
+    /// The transport underneath.
+    pub fn transport(&self) -> &T {
+        &self.transport
+    }
+
     /// Whether the client speaks 2026-07-28 with its server.
     pub fn is_modern(&self) -> bool {
         self.state.borrow().modern
@@ -639,7 +655,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             r => r?,
         };
         let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").owned();
-        if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) {
+        // A server of the deprecated HTTP+SSE transport may know no revision after its own.
+        let sse = self.transport.mcp_transport() == Some(McpTransport::Sse) && version == SSE_PROTOCOL_VERSION;
+        if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) && !sse {
             // The server may have opened a session for us all the same: end it (best effort).
             if let Some(s) = session.as_ref().filter(|s| is_valid_session_id(s)) {
                 let mut headers = self.headers(false, "application/json, text/event-stream");
@@ -1686,8 +1704,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
             .then_some(" (toolwire got no Mcp-Session-Id from the handshake: a server reached from a browser must list mcp-session-id in Access-Control-Expose-Headers for a page to read it)");
         // A POST of `initialize` refused as no MCP server would refuse it (a web framework's "Cannot
         // POST", a page that takes no POST): most often a URL that is not the server's MCP endpoint.
-        let not_mcp = (method == "initialize" && matches!(status, 404 | 405) && rpc_error.is_none())
-            .then_some("; the URL may not be an MCP endpoint: nothing there takes MCP's POSTs (Streamable HTTP)");
+        let not_mcp = (method == "initialize" && matches!(status, 404 | 405) && rpc_error.is_none()).then(|| match self.transport.mcp_transport() {
+            Some(McpTransport::StreamableHttp) => "; the URL may not be an MCP endpoint: nothing there takes MCP's POSTs (Streamable HTTP)",
+            // The `auto` transport looked for the old one too, in vain.
+            None => "; the URL may not be an MCP endpoint: nothing there takes MCP's POSTs (Streamable HTTP), nor does a GET there open the event stream of the deprecated HTTP+SSE transport",
+            Some(McpTransport::Sse) => "; the URL may not be the event stream of a server of the deprecated HTTP+SSE transport",
+        });
         let quoted = quote_body(&text, html);
         let mut e = Error::new(
             ErrorCode::HttpStatus,
@@ -2509,6 +2531,7 @@ fn transport_error(e: TransportError, method: &str) -> Error {
         // The reason first: it is what tells an unreachable server from a refusal.
         TransportError::Network(detail) if detail.is_empty() => Error::new(ErrorCode::Network, format!("{method}: no HTTP response: {CORS_HINT}")),
         TransportError::Network(detail) => Error::new(ErrorCode::Network, format!("{method}: no HTTP response ({detail}); {CORS_HINT}")),
+        TransportError::Refused(e) => Error { message: format!("{method}: {}", e.message), ..*e },
     }
 }
 

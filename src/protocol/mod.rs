@@ -7,6 +7,7 @@ pub mod client;
 pub mod headers;
 pub mod hub;
 pub mod jsonrpc;
+pub mod legacy_sse;
 pub mod sse;
 pub mod transport;
 
@@ -15,6 +16,10 @@ pub const LATEST_PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// Versions toolwire accepts from a server in the `initialize` handshake.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// The revision of the deprecated HTTP+SSE transport: accepted from a server spoken to over that
+/// transport ([`legacy_sse`]), which may know no later one.
+pub const SSE_PROTOCOL_VERSION: &str = "2024-11-05";
 
 /// The revision without a handshake (every request carries its version and the client's
 /// capabilities, `server/discover` tells the server's), spoken with [`client::Era::Modern`].

@@ -46,13 +46,36 @@ pub struct HttpRequest {
 }
 
 /// Why an HTTP exchange failed below HTTP.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum TransportError {
     /// The request could not be made or the connection broke. In browsers a CORS refusal looks
     /// exactly like this.
     Network(String),
     /// Aborted on purpose.
     Aborted,
+    /// A transport that carries MCP its own way refused the exchange: this error, as the client
+    /// reports it (the old HTTP+SSE transport's server sending the client elsewhere, what waited
+    /// past a bound: see [`crate::protocol::legacy_sse`]).
+    Refused(Box<crate::error::Error>),
+}
+
+/// Which of MCP's HTTP transports carries the client's messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpTransport {
+    /// Streamable HTTP (MCP 2025-03-26 and later).
+    StreamableHttp,
+    /// The deprecated HTTP+SSE transport of MCP 2024-11-05.
+    Sse,
+}
+
+impl McpTransport {
+    /// `"streamable-http"` or `"sse"`, as the JS option names them.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::StreamableHttp => "streamable-http",
+            Self::Sse => "sse",
+        }
+    }
 }
 
 /// A streaming response body.
@@ -84,6 +107,13 @@ pub trait Transport {
     type Body: Body;
     /// Sends a request. Dropping the returned future (or, later, the body) aborts the exchange.
     fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<Self::Body>, TransportError>>;
+
+    /// The MCP transport the messages go over: Streamable HTTP, unless this is an adapter to
+    /// another ([`crate::protocol::legacy_sse::LegacySse`]); `None` while that is not known yet
+    /// (before the first handshake of its `auto` choice).
+    fn mcp_transport(&self) -> Option<McpTransport> {
+        Some(McpTransport::StreamableHttp)
+    }
 }
 
 /// Timers, and the time.

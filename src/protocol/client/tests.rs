@@ -29,6 +29,67 @@ pub(crate) enum Reply {
     /// This reply, after the fetch has yielded this many times (so that other requests of a
     /// `join!` go out first).
     Later(u32, Box<Reply>),
+    /// 200, an event stream whose events the test (or a [`Reply::Server`]) writes as it goes.
+    Live(Live),
+    /// A server: answers this request and every later one (it stays at the head of the script).
+    Server(Rc<dyn Fn(&HttpRequest) -> Reply>),
+}
+
+/// An event stream written as the test goes (a server of the deprecated HTTP+SSE transport's
+/// shared stream): pending while empty, until closed.
+#[derive(Clone, Default)]
+pub(crate) struct Live(Rc<RefCell<LiveState>>);
+
+#[derive(Default)]
+pub(crate) struct LiveState {
+    chunks: VecDeque<Vec<u8>>,
+    closed: bool,
+    waker: Option<std::task::Waker>,
+    /// Dropped by the client before it was closed (its fetch aborted).
+    dropped: bool,
+}
+
+impl Live {
+    pub(crate) fn push(&self, text: &str) {
+        let mut st = self.0.borrow_mut();
+        st.chunks.push_back(text.as_bytes().to_vec());
+        if let Some(w) = st.waker.take() {
+            w.wake();
+        }
+    }
+
+    /// One JSON-RPC message, as the TypeScript SDK's server writes it.
+    pub(crate) fn message(&self, v: &Value) {
+        self.push(&format!("event: message\ndata: {v}\n\n"));
+    }
+
+    pub(crate) fn close(&self) {
+        let mut st = self.0.borrow_mut();
+        st.closed = true;
+        if let Some(w) = st.waker.take() {
+            w.wake();
+        }
+    }
+
+    pub(crate) fn closed(&self) -> bool {
+        self.0.borrow().closed
+    }
+
+    pub(crate) fn dropped(&self) -> bool {
+        self.0.borrow().dropped
+    }
+
+    fn poll_chunk(&self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Result<Vec<u8>, TransportError>>> {
+        let mut st = self.0.borrow_mut();
+        match st.chunks.pop_front() {
+            Some(c) => std::task::Poll::Ready(Some(Ok(c))),
+            None if st.closed => std::task::Poll::Ready(None),
+            None => {
+                st.waker = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        }
+    }
 }
 
 pub(crate) fn json_reply(v: Value) -> Reply {
@@ -52,7 +113,7 @@ pub(crate) fn accepted() -> Reply {
 #[derive(Default)]
 pub(crate) struct Log {
     pub(crate) requests: Vec<HttpRequest>,
-    aborted: usize,
+    pub(crate) aborted: usize,
 }
 
 #[derive(Clone)]
@@ -62,6 +123,7 @@ pub(crate) struct Scripted {
 }
 
 pub(crate) struct ScriptedBody {
+    live: Option<Live>,
     chunks: VecDeque<Vec<u8>>,
     then_hang: bool,
     then_error: bool,
@@ -71,6 +133,11 @@ pub(crate) struct ScriptedBody {
 
 impl Drop for ScriptedBody {
     fn drop(&mut self) {
+        if let Some(live) = &self.live {
+            let mut st = live.0.borrow_mut();
+            st.dropped = !st.closed;
+            return;
+        }
         // Dropped with data still to come (or a stream still open): the exchange was aborted.
         if !self.done && (!self.chunks.is_empty() || self.then_hang) {
             self.log.borrow_mut().aborted += 1;
@@ -80,6 +147,7 @@ impl Drop for ScriptedBody {
 
 impl Body for ScriptedBody {
     fn next_chunk(&mut self) -> impl Future<Output = Option<Result<Vec<u8>, TransportError>>> {
+        let live = self.live.clone();
         let next = self.chunks.pop_front();
         let hang = next.is_none() && self.then_hang;
         let error = next.is_none() && self.then_error;
@@ -87,6 +155,9 @@ impl Body for ScriptedBody {
             self.done = true;
         }
         async move {
+            if let Some(live) = live {
+                return std::future::poll_fn(|cx| live.poll_chunk(cx)).await;
+            }
             if hang {
                 futures_util::future::pending::<()>().await;
             }
@@ -109,7 +180,13 @@ impl Drop for AbortProbe {
 impl Transport for Scripted {
     type Body = ScriptedBody;
     fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<ScriptedBody>, TransportError>> {
-        let reply = self.replies.borrow_mut().pop_front().unwrap_or_else(accepted);
+        let reply = {
+            let mut replies = self.replies.borrow_mut();
+            match replies.front() {
+                Some(Reply::Server(serve)) => serve(&req),
+                _ => replies.pop_front().unwrap_or_else(accepted),
+            }
+        };
         let (yields, reply) = match reply {
             Reply::Later(n, r) => (n, *r),
             r => (0, r),
@@ -131,11 +208,16 @@ impl Transport for Scripted {
                     futures_util::future::pending::<()>().await;
                     unreachable!()
                 }
-                Reply::Echo(_) | Reply::Later(..) => unreachable!("resolved above"),
+                Reply::Echo(_) | Reply::Later(..) | Reply::Server(_) => unreachable!("resolved above"),
+                Reply::Live(live) => Ok(HttpResponse {
+                    status: 200,
+                    headers: vec![("content-type".to_owned(), "text/event-stream".to_owned())],
+                    body: ScriptedBody { live: Some(live), chunks: VecDeque::new(), then_hang: false, then_error: false, log, done: false },
+                }),
                 Reply::Http { status, headers, chunks, then_hang, then_error } => Ok(HttpResponse {
                     status,
                     headers: headers.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-                    body: ScriptedBody { chunks: chunks.into(), then_hang, then_error, log, done: false },
+                    body: ScriptedBody { live: None, chunks: chunks.into(), then_hang, then_error, log, done: false },
                 }),
             }
         }
@@ -200,6 +282,18 @@ fn harness(replies: Vec<Reply>) -> Harness {
     harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000)
 }
 
+/// A scripted transport and its log, for a client over an adapter of it.
+pub(crate) fn scripted(replies: Vec<Reply>) -> (Scripted, Rc<RefCell<Log>>) {
+    let log = Rc::new(RefCell::new(Log::default()));
+    (Scripted { replies: Rc::new(RefCell::new(replies.into())), log: log.clone() }, log)
+}
+
+/// A clock whose sleeps up to `instant_ms` finish at once, and the sleeps asked of it.
+pub(crate) fn fake_clock(instant_ms: u64) -> (FakeClock, Rc<RefCell<Vec<u64>>>) {
+    let slept = Rc::new(RefCell::new(Vec::new()));
+    (FakeClock { instant_ms, slept: slept.clone(), now: Rc::new(Cell::new(1_000_000)) }, slept)
+}
+
 pub(crate) fn harness_with(replies: Vec<Reply>, opts: ClientOptions, instant_ms: u64) -> Harness {
     let log = Rc::new(RefCell::new(Log::default()));
     let slept = Rc::new(RefCell::new(Vec::new()));
@@ -210,7 +304,7 @@ pub(crate) fn harness_with(replies: Vec<Reply>, opts: ClientOptions, instant_ms:
     Harness { client, log, slept, now, clock }
 }
 
-fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+pub(crate) fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
     req.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
@@ -456,7 +550,7 @@ fn gated_handlers(h: &Harness) {
 
 /// Polls `f` until it ends or `polls` polls have passed without that (`None`): a test that
 /// would otherwise hang fails instead.
-fn bounded<F: Future>(f: F, polls: usize) -> Option<F::Output> {
+pub(crate) fn bounded<F: Future>(f: F, polls: usize) -> Option<F::Output> {
     let mut f = std::pin::pin!(f);
     let mut n = 0;
     block_on(std::future::poll_fn(move |cx| match f.as_mut().poll(cx) {
@@ -470,7 +564,7 @@ fn bounded<F: Future>(f: F, polls: usize) -> Option<F::Output> {
     }))
 }
 
-fn sse_events(events: &[&str], then_hang: bool) -> Reply {
+pub(crate) fn sse_events(events: &[&str], then_hang: bool) -> Reply {
     let chunks = events.iter().map(|e| format!("data: {e}\n\n").into_bytes()).collect();
     Reply::Http { status: 200, headers: vec![("content-type", "text/event-stream".into())], chunks, then_hang, then_error: false }
 }
@@ -956,7 +1050,7 @@ fn expired_session_reinitializes_once_and_retries() {
 }
 
 /// Pending once, woken at once: lets the other futures of a `join!` run.
-async fn yield_now() {
+pub(crate) async fn yield_now() {
     let mut yielded = false;
     std::future::poll_fn(move |cx| {
         if yielded {

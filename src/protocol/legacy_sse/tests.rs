@@ -1,0 +1,579 @@
+//! The client over [`LegacySse`] against a fake server of the deprecated HTTP+SSE transport, made
+//! as server-everything's `sse` mode is (the TypeScript SDK's `SSEServerTransport` behind Express):
+//! GET /sse opens the shared stream, whose first event names `/message?sessionId=s<n>`; a POST
+//! there is answered 202 and what it asks for comes on the stream; a POST to /sse is Express's 404
+//! page; a POST for a session whose stream has closed is never answered.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures_executor::block_on;
+use serde_json::{json, Value};
+
+use super::*;
+use crate::protocol::client::tests::{body, bounded, fake_clock, header, scripted, status_reply, FakeClock, Live, Log, Reply, Scripted, CANNOT_POST};
+use crate::protocol::client::{CallOptions, Client, ClientOptions};
+use crate::protocol::transport::{HttpRequest, Method};
+
+const SSE_URL: &str = "http://127.0.0.1:3001/sse";
+
+type Handler = Box<dyn FnMut(&Value, &Live) -> Reply>;
+
+struct Fake {
+    /// Every stream opened, in order: session `s<n>` is the n-th.
+    streams: RefCell<Vec<Live>>,
+    /// The endpoint event's data for session n.
+    endpoint: Box<dyn Fn(usize) -> String>,
+    /// What a POST to /sse gets.
+    post_status: u16,
+    /// Whether GET /sse is the event stream (else Express's 404 page).
+    get_sse: bool,
+    /// What the server does with a message POSTed for an open session.
+    on_message: RefCell<Handler>,
+}
+
+impl Fake {
+    fn new() -> Rc<Self> {
+        Self::with(Box::new(standard))
+    }
+
+    fn with(on_message: Handler) -> Rc<Self> {
+        Rc::new(Self {
+            streams: RefCell::default(),
+            endpoint: Box::new(|n| format!("/message?sessionId=s{n}")),
+            post_status: 404,
+            get_sse: true,
+            on_message: RefCell::new(on_message),
+        })
+    }
+
+    fn stream(&self, n: usize) -> Live {
+        self.streams.borrow()[n - 1].clone()
+    }
+
+    /// The server, as the scripted transport's one reply to everything.
+    fn serve(self: &Rc<Self>) -> Reply {
+        let fake = self.clone();
+        Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let html = vec![("content-type", "text/html; charset=utf-8".to_owned())];
+            match (req.method, req.url.as_str()) {
+                (Method::Get, SSE_URL) if fake.get_sse => {
+                    let live = Live::default();
+                    fake.streams.borrow_mut().push(live.clone());
+                    let n = fake.streams.borrow().len();
+                    live.push(&format!("event: endpoint\ndata: {}\n\n", (fake.endpoint)(n)));
+                    Reply::Live(live)
+                }
+                (Method::Get, _) => status_reply(404, html, &CANNOT_POST.replace("POST", "GET")),
+                (Method::Post, SSE_URL) => status_reply(fake.post_status, html, CANNOT_POST),
+                (Method::Post, url) => {
+                    let n: usize = url.rsplit("sessionId=s").next().and_then(|n| n.parse().ok()).unwrap_or(0);
+                    let Some(live) = fake.streams.borrow().get(n.wrapping_sub(1)).cloned() else { return status_reply(400, vec![], "no session") };
+                    if live.closed() {
+                        // server-everything: "No transport found", and the POST is never answered.
+                        return Reply::Hang;
+                    }
+                    (fake.on_message.borrow_mut())(&body(req), &live)
+                }
+                _ => status_reply(405, vec![], ""),
+            }
+        }))
+    }
+}
+
+/// The server-everything of 2024-11-05: `initialize`, `tools/list`, `tools/call` (echo).
+fn standard(msg: &Value, live: &Live) -> Reply {
+    let id = msg["id"].clone();
+    let result = match msg["method"].as_str() {
+        Some("initialize") => json!({"protocolVersion": "2024-11-05", "capabilities": {"tools": {}, "logging": {}}, "serverInfo": {"name": "legacy", "version": "1"}}),
+        Some("tools/list") => json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}),
+        Some("tools/call") => json!({"content": [{"type": "text", "text": msg.pointer("/params/arguments/message").cloned().unwrap_or(Value::Null)}]}),
+        _ => return crate::protocol::client::tests::accepted(),
+    };
+    live.message(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    crate::protocol::client::tests::accepted()
+}
+
+type Legacy = Client<LegacySse<Scripted>, FakeClock>;
+
+fn client_with(fake: &Rc<Fake>, url: &str, choice: TransportChoice, opts: ClientOptions, instant_ms: u64) -> (Legacy, Rc<RefCell<Log>>) {
+    let (transport, log) = scripted(vec![fake.serve()]);
+    let (clock, _) = fake_clock(instant_ms);
+    (Client::new(LegacySse::new(transport, url, choice), clock, opts), log)
+}
+
+fn client(fake: &Rc<Fake>) -> (Legacy, Rc<RefCell<Log>>) {
+    client_with(fake, SSE_URL, TransportChoice::Auto, ClientOptions::new(SSE_URL), 10_000)
+}
+
+/// `METHOD url [JSON-RPC method]` of every request that went out.
+fn wire(log: &Rc<RefCell<Log>>) -> Vec<String> {
+    log.borrow()
+        .requests
+        .iter()
+        .map(|r| {
+            let m = body(r)["method"].as_str().map(|m| format!(" {m}")).unwrap_or_default();
+            format!("{} {}{m}", r.method.as_str(), r.url.trim_start_matches("http://127.0.0.1:3001"))
+        })
+        .collect()
+}
+
+fn waiters(c: &Legacy) -> usize {
+    c.transport().conn.borrow().as_ref().map_or(0, |c| c.state.borrow().waiters.len())
+}
+
+#[test]
+fn auto_finds_the_endpoint_and_speaks_2024_11_05_over_it() {
+    let fake = Fake::new();
+    let (c, log) = client(&fake);
+    assert_eq!(c.mcp_transport(), None, "not known before the handshake");
+    block_on(c.connect()).unwrap();
+    assert_eq!(c.mcp_transport(), Some(McpTransport::Sse));
+    assert_eq!(c.protocol_version().as_deref(), Some("2024-11-05"));
+    assert_eq!(c.server_info().unwrap()["name"], "legacy");
+    assert_eq!(c.session_id().as_deref(), Some("s1"), "the endpoint's sessionId");
+    let tools = block_on(c.list_tools()).unwrap();
+    assert_eq!(tools[0]["name"], "echo");
+    let r = block_on(c.call_tool("echo", json!({"message": "hi"}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"], "hi");
+    assert_eq!(
+        wire(&log),
+        [
+            "POST /sse initialize",
+            "GET /sse",
+            "POST /message?sessionId=s1 initialize",
+            "POST /message?sessionId=s1 notifications/initialized",
+            "POST /message?sessionId=s1 tools/list",
+            "POST /message?sessionId=s1 tools/call",
+        ]
+    );
+    let log = log.borrow();
+    let get = &log.requests[1];
+    assert_eq!(header(get, "accept"), Some("text/event-stream"));
+    // Streamable HTTP's headers stay home: the server's CORS may not allow them.
+    for r in &log.requests[1..] {
+        assert!(r.headers.iter().all(|(k, _)| !k.starts_with("mcp-")), "{:?}", r.headers);
+    }
+    assert_eq!(header(&log.requests[2], "content-type"), Some("application/json"));
+    assert_eq!(waiters(&c), 0, "nothing waits once the requests are answered");
+}
+
+/// A 2024-11-05 answer is the old transport's: over Streamable HTTP it is still refused.
+#[test]
+fn only_the_old_transport_takes_2024_11_05() {
+    let h = crate::protocol::client::tests::harness_with(vec![crate::protocol::client::tests::init_reply("2024-11-05", None)], ClientOptions::new("http://127.0.0.1/mcp"), 10);
+    assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::UnsupportedProtocolVersion);
+}
+
+#[test]
+fn auto_falls_back_on_400_404_and_405_and_keeps_its_verdict() {
+    for status in [400, 404, 405] {
+        let mut fake = Fake::new();
+        Rc::get_mut(&mut fake).unwrap().post_status = status;
+        let (c, log) = client(&fake);
+        block_on(c.connect()).unwrap();
+        assert_eq!(c.mcp_transport(), Some(McpTransport::Sse), "{status}");
+        // Connecting again ends the session (the stream, not a DELETE sent) and opens another,
+        // without asking Streamable HTTP again.
+        block_on(c.connect()).unwrap();
+        assert!(fake.stream(1).dropped(), "the first stream's GET was aborted");
+        assert_eq!(c.session_id().as_deref(), Some("s2"));
+        let wire = wire(&log);
+        assert_eq!(wire.iter().filter(|w| w.starts_with("POST /sse")).count(), 1, "{wire:?}");
+        assert_eq!(wire.iter().filter(|w| *w == "GET /sse").count(), 2, "{wire:?}");
+        assert!(!wire.iter().any(|w| w.starts_with("DELETE")), "{wire:?}");
+        block_on(c.close()).unwrap();
+        assert!(fake.stream(2).dropped());
+    }
+}
+
+#[test]
+fn no_fallback_when_the_get_is_no_event_stream_or_the_refusal_is_json_rpc() {
+    let mut fake = Fake::new();
+    Rc::get_mut(&mut fake).unwrap().get_sse = false;
+    let (c, log) = client(&fake);
+    let e = block_on(c.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus);
+    assert_eq!(e.details.as_ref().unwrap()["status"], 404);
+    assert!(
+        e.message.starts_with("initialize: HTTP 404: Error Cannot POST /sse; the URL may not be an MCP endpoint: nothing there takes MCP's POSTs (Streamable HTTP), nor does a GET there open the event stream"),
+        "{}",
+        e.message
+    );
+    assert_eq!(wire(&log), ["POST /sse initialize", "GET /sse"]);
+    assert_eq!(c.mcp_transport(), None, "still undecided: the next connect() looks again");
+
+    // An MCP server's own refusal (a JSON-RPC error) is no sign of the old transport: no GET.
+    let rpc = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32000,"message":"Bad Request: Unsupported protocol version"}}"#;
+    let (transport, log) = scripted(vec![status_reply(400, vec![("content-type", "application/json".into())], rpc)]);
+    let c = Client::new(LegacySse::new(transport, SSE_URL, TransportChoice::Auto), fake_clock(10).0, ClientOptions::new(SSE_URL));
+    let e = block_on(c.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus);
+    assert_eq!(e.details.as_ref().unwrap()["rpcError"]["code"], -32000, "the body is the client's to read, as it came");
+    assert_eq!(log.borrow().requests.len(), 1);
+
+    // A first event that is not `endpoint`: not the old transport either.
+    let (transport, log) = scripted(vec![
+        status_reply(404, vec![], "Not Found"),
+        crate::protocol::client::tests::sse_events(&[r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#], true),
+    ]);
+    let c = Client::new(LegacySse::new(transport, SSE_URL, TransportChoice::Auto), fake_clock(10).0, ClientOptions::new(SSE_URL));
+    let e = block_on(c.connect()).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::HttpStatus, json!(404)));
+    assert_eq!(log.borrow().aborted, 1, "the GET was aborted");
+}
+
+#[test]
+fn the_forced_transports() {
+    // "streamable-http": a 404 stands, and no GET looks for the old transport.
+    let fake = Fake::new();
+    let (c, log) = client_with(&fake, SSE_URL, TransportChoice::StreamableHttp, ClientOptions::new(SSE_URL), 10);
+    let e = block_on(c.connect()).unwrap_err();
+    assert!(e.message.ends_with("nothing there takes MCP's POSTs (Streamable HTTP)"), "{}", e.message);
+    assert_eq!(wire(&log), ["POST /sse initialize"]);
+    // "sse": straight to the GET.
+    let (c, log) = client_with(&fake, SSE_URL, TransportChoice::Sse, ClientOptions::new(SSE_URL), 10);
+    block_on(c.connect()).unwrap();
+    assert_eq!(wire(&log)[..2], ["GET /sse", "POST /message?sessionId=s1 initialize"]);
+    // "sse" at a URL that is no event stream: said so.
+    let url = "http://127.0.0.1:3001/mcp";
+    let (transport, _) = scripted(vec![status_reply(200, vec![("content-type", "text/html".into())], "<html></html>")]);
+    let c = Client::new(LegacySse::new(transport, url, TransportChoice::Sse), fake_clock(10).0, ClientOptions::new(url));
+    let e = block_on(c.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert_eq!(e.message, "initialize: http://127.0.0.1:3001/mcp is not the event stream of a server of the deprecated HTTP+SSE transport: it answered GET with \"text/html\", not an event stream");
+    // ... or a status, which the client reports as for any request.
+    let mut fake = Fake::new();
+    Rc::get_mut(&mut fake).unwrap().get_sse = false;
+    let (c, _) = client_with(&fake, SSE_URL, TransportChoice::Sse, ClientOptions::new(SSE_URL), 10);
+    let e = block_on(c.connect()).unwrap_err();
+    assert!(e.message.starts_with("initialize: HTTP 404: Error Cannot GET /sse; the URL may not be the event stream of a server of the deprecated HTTP+SSE transport"), "{}", e.message);
+}
+
+#[test]
+fn a_relative_endpoint_is_resolved_against_the_streams_url() {
+    let mut fake = Fake::new();
+    Rc::get_mut(&mut fake).unwrap().endpoint = Box::new(|n| format!("../mcp/message?sessionId=s{n}"));
+    let url = "http://127.0.0.1:3001/api/sse";
+    let (transport, log) = scripted(vec![Reply::Server(Rc::new({
+        let fake = fake.clone();
+        let serve = fake.serve();
+        move |req: &HttpRequest| {
+            let Reply::Server(f) = &serve else { unreachable!() };
+            // The fake serves /sse: this server's stream is at /api/sse.
+            let mut req = req.clone();
+            if req.url == "http://127.0.0.1:3001/api/sse" {
+                req.url = SSE_URL.to_owned();
+            }
+            f(&req)
+        }
+    }))]);
+    let c = Client::new(LegacySse::new(transport, url, TransportChoice::Sse), fake_clock(10).0, ClientOptions::new(url));
+    block_on(c.connect()).unwrap();
+    assert_eq!(log.borrow().requests[1].url, "http://127.0.0.1:3001/mcp/message?sessionId=s1");
+
+    for (reference, resolved) in [
+        ("/messages/?session_id=ab", "http://h:1/messages/?session_id=ab"),
+        ("message?x=1", "http://h:1/a/message?x=1"),
+        ("./m", "http://h:1/a/m"),
+        ("../../../m", "http://h:1/m"),
+        ("?s=1", "http://h:1/a/sse?s=1"),
+        ("http://h:1/x", "http://h:1/x"),
+        ("//h:1/y", "http://h:1/y"),
+    ] {
+        assert_eq!(resolve("http://h:1/a/sse?q=1", reference), resolved, "{reference}");
+    }
+    assert_eq!(session_of("/m?x=1&session_id=abc"), Some("abc".to_owned()));
+    assert_eq!(session_of("/m?sessionId="), None);
+}
+
+#[test]
+fn an_endpoint_of_another_origin_is_refused() {
+    for endpoint in ["http://evil.example/message?sessionId=s1", "//evil.example/message", "https://127.0.0.1:3001/message", "http://evil.example\\@127.0.0.1:3001/m", "javascript:alert(1)"] {
+        let mut fake = Fake::new();
+        Rc::get_mut(&mut fake).unwrap().endpoint = Box::new(move |_| endpoint.to_owned());
+        let (c, log) = client(&fake);
+        let e = block_on(c.connect()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{endpoint}");
+        assert!(e.message.starts_with("initialize: the server's endpoint event names"), "{}", e.message);
+        assert!(e.message.contains("not a URL of the event stream's origin (http://127.0.0.1:3001)"), "{}", e.message);
+        assert_eq!(e.details.as_ref().unwrap()["endpoint"], endpoint);
+        assert_eq!(wire(&log), ["POST /sse initialize", "GET /sse"], "nothing is sent there");
+        assert!(fake.stream(1).dropped(), "the stream is dropped");
+    }
+    // The same origin written otherwise is the same origin.
+    let mut fake = Fake::new();
+    Rc::get_mut(&mut fake).unwrap().endpoint = Box::new(|n| format!("HTTP://127.0.0.1:3001/message?sessionId=s{n}"));
+    block_on(client(&fake).0.connect()).unwrap();
+    assert_eq!(normal_origin("http://h:80"), "http://h");
+    assert_eq!(normal_origin("https://H:443"), "https://h");
+}
+
+/// On the one stream, a call's progress, a log message and a ping come before its result: each
+/// goes where the client expects it (the progress callback, the notification handler, an answer
+/// POSTed to the endpoint).
+#[test]
+fn responses_are_routed_by_id_between_notifications_and_a_ping() {
+    let fake = Fake::with(Box::new(|msg, live| {
+        if msg["method"] == "tools/call" {
+            let id = &msg["id"];
+            live.message(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": id, "progress": 1, "total": 2}}));
+            live.message(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}}));
+            live.message(&json!({"jsonrpc": "2.0", "id": 0, "method": "ping"}));
+            // A response to another id (late, of a request that timed out) is nobody's.
+            live.message(&json!({"jsonrpc": "2.0", "id": 99, "result": {}}));
+            // Two messages in one event, a batch.
+            live.push(&format!("event: message\ndata: [{}, {}]\n\n", json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}), json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}})));
+            return crate::protocol::client::tests::accepted();
+        }
+        standard(msg, live)
+    }));
+    let (c, log) = client(&fake);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    c.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+    block_on(c.connect()).unwrap();
+    let progress = Rc::new(RefCell::new(Vec::new()));
+    let p2 = progress.clone();
+    let mut opts = CallOptions { on_progress: Some(Box::new(move |p| p2.borrow_mut().push(p["progress"].clone()))), ..CallOptions::default() };
+    let r = bounded(c.call_tool("t", json!({}), &mut opts), 1000).expect("the call ends").unwrap();
+    assert_eq!(r, json!({"content": []}));
+    assert_eq!(*progress.borrow(), [json!(1)]);
+    assert_eq!(*notes.borrow(), ["notifications/message", "notifications/tools/list_changed"]);
+    assert!(c.tools_changed());
+    let log = log.borrow();
+    let pong = log.requests.iter().find(|r| body(r).get("result").is_some()).expect("the ping was answered");
+    assert_eq!(body(pong), json!({"jsonrpc": "2.0", "id": 0, "result": {}}));
+    assert_eq!(pong.url, "http://127.0.0.1:3001/message?sessionId=s1");
+}
+
+#[test]
+fn concurrent_requests_get_their_own_responses_whatever_their_order() {
+    let first = Rc::new(RefCell::new(None::<Value>));
+    let f2 = first.clone();
+    let fake = Fake::with(Box::new(move |msg, live| {
+        if msg["method"] == "tools/call" {
+            let text = msg["params"]["name"].clone();
+            let answer = json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": text}]}});
+            let earlier = f2.borrow_mut().take();
+            match earlier {
+                // The second call's answer first, then the first's.
+                Some(earlier) => {
+                    live.message(&answer);
+                    live.message(&earlier);
+                }
+                None => *f2.borrow_mut() = Some(answer),
+            }
+            return crate::protocol::client::tests::accepted();
+        }
+        standard(msg, live)
+    }));
+    let (c, _) = client(&fake);
+    block_on(c.connect()).unwrap();
+    let (a, b) = bounded(
+        async {
+            let (mut oa, mut ob) = (CallOptions::default(), CallOptions::default());
+            futures_util::join!(c.call_tool("a", json!({}), &mut oa), c.call_tool("b", json!({}), &mut ob))
+        },
+        1000,
+    )
+    .expect("both end");
+    assert_eq!(a.unwrap()["content"][0]["text"], "a");
+    assert_eq!(b.unwrap()["content"][0]["text"], "b");
+    assert!(first.borrow().is_none());
+    assert_eq!(waiters(&c), 0);
+}
+
+/// A call whose response does not come times out as over Streamable HTTP: its waiter is
+/// removed (the shared stream stays open), and the server is told.
+#[test]
+fn a_timeout_removes_the_waiter_and_cancels() {
+    let fake = Fake::with(Box::new(|msg, live| if msg["method"] == "tools/call" { crate::protocol::client::tests::accepted() } else { standard(msg, live) }));
+    let mut opts = ClientOptions::new(SSE_URL);
+    opts.timeout_ms = 50;
+    let (c, log) = client_with(&fake, SSE_URL, TransportChoice::Auto, opts, 50);
+    block_on(c.connect()).unwrap();
+    let e = bounded(c.call_tool("slow", json!({}), &mut CallOptions::default()), 1000).unwrap().unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    assert_eq!(waiters(&c), 0);
+    assert!(!fake.stream(1).dropped(), "the shared stream is not the call's to abort");
+    let log = log.borrow();
+    let cancel = body(log.requests.last().unwrap());
+    assert_eq!(cancel["method"], "notifications/cancelled");
+    assert_eq!(cancel["params"]["requestId"], 1);
+    // The late response, when it comes, is nobody's; the next call works.
+    drop(log);
+    fake.stream(1).message(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    let r = bounded(c.list_tools(), 1000).unwrap().unwrap();
+    assert_eq!(r.len(), 1);
+}
+
+/// The stream that ends takes the session with it: a call waiting for its response fails; the
+/// next request initializes again over a new stream and is sent once more; a POST that the
+/// server never answers (its session forgotten) is abandoned once the stream is found closed.
+#[test]
+fn a_closed_stream_fails_its_call_and_the_next_request_reconnects() {
+    let fake = Fake::with(Box::new(|msg, live| {
+        if msg["method"] == "tools/call" && msg["params"]["name"] == "crash" {
+            live.message(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}}));
+            live.close();
+            return crate::protocol::client::tests::accepted();
+        }
+        standard(msg, live)
+    }));
+    let (c, log) = client(&fake);
+    block_on(c.connect()).unwrap();
+    let e = bounded(c.call_tool("crash", json!({}), &mut CallOptions::default()), 1000).unwrap().unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert_eq!(e.message, "tools/call: the server's event stream (HTTP+SSE transport) ended before the response; the session is gone");
+    let tools = bounded(c.list_tools(), 1000).unwrap().unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(c.session_id().as_deref(), Some("s2"));
+    assert_eq!(
+        wire(&log)[5..],
+        ["GET /sse", "POST /message?sessionId=s2 initialize", "POST /message?sessionId=s2 notifications/initialized", "POST /message?sessionId=s2 tools/list"],
+        "the stream known closed: no POST to the old session"
+    );
+
+    // Closed while idle, unseen: the POST goes to the old session, which never answers; reading
+    // on finds the stream closed, and the request is sent again on a new session.
+    fake.stream(2).close();
+    let tools = bounded(c.list_tools(), 1000).unwrap().unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(c.session_id().as_deref(), Some("s3"));
+    let wire = wire(&log);
+    assert_eq!(wire[9..], ["POST /message?sessionId=s2 tools/list", "GET /sse", "POST /message?sessionId=s3 initialize", "POST /message?sessionId=s3 notifications/initialized", "POST /message?sessionId=s3 tools/list"]);
+    assert_eq!(log.borrow().aborted, 1, "the unanswered POST was aborted");
+}
+
+/// What belongs to no request goes to the standalone stream when the client listens.
+#[test]
+fn listen_gets_what_belongs_to_no_request() {
+    let fake = Fake::with(Box::new(|msg, live| {
+        if msg["method"] == "tools/call" {
+            live.message(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "x"}}));
+            live.message(&json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}));
+        }
+        standard(msg, live)
+    }));
+    // Sleeps are not instant: the listener would otherwise try to reopen its stream at once, and
+    // give up, before it hears of close().
+    let (c, log) = client_with(&fake, SSE_URL, TransportChoice::Auto, ClientOptions::new(SSE_URL), 10);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    c.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+    block_on(c.connect()).unwrap();
+    let (listened, called) = bounded(
+        async {
+            let listen = c.listen();
+            let then = async {
+                crate::protocol::client::tests::yield_now().await;
+                let r = c.call_tool("echo", json!({"message": "m"}), &mut CallOptions::default()).await;
+                // The listener has the notification and the ping.
+                while notes.borrow().is_empty() || !log.borrow().requests.iter().any(|r| body(r)["id"] == "p") {
+                    crate::protocol::client::tests::yield_now().await;
+                }
+                c.close().await.unwrap();
+                r
+            };
+            futures_util::join!(listen, then)
+        },
+        1000,
+    )
+    .expect("both end");
+    assert!(listened.unwrap());
+    assert_eq!(called.unwrap()["content"][0]["text"], "m");
+    assert_eq!(*notes.borrow(), ["notifications/message"]);
+    assert!(fake.stream(1).dropped(), "close() ended the stream");
+    // The client's GET for its standalone stream never reached the server: the one stream serves.
+    assert_eq!(wire(&log).iter().filter(|w| w.starts_with("GET")).count(), 1);
+}
+
+/// A request nobody reads does not gather the stream without end: past the bound, it fails
+/// with LIMIT_EXCEEDED when read, and the others go on.
+#[test]
+fn what_waits_unread_for_a_request_is_bounded() {
+    let fake = Fake::with(Box::new(|msg, live| {
+        if msg["method"] == "tools/call" && msg["params"]["name"] == "a" {
+            return crate::protocol::client::tests::accepted();
+        }
+        if msg["method"] == "tools/call" && msg["params"]["name"] == "b" {
+            for i in 0..20 {
+                live.message(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": i}}));
+            }
+            live.message(&json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": []}}));
+            return crate::protocol::client::tests::accepted();
+        }
+        standard(msg, live)
+    }));
+    let (transport, _) = scripted(vec![fake.serve()]);
+    let t = LegacySse::new(transport, SSE_URL, TransportChoice::Sse).with_limits(1 << 20, 1000);
+    let post = |id: i64, method: &str, params: Value| HttpRequest {
+        method: Method::Post,
+        url: SSE_URL.into(),
+        headers: vec![("mcp-session-id".into(), "s1".into())],
+        body: Some(crate::protocol::jsonrpc::request(&Id::Num(id), method, params)),
+        follow_redirects: false,
+    };
+    let read = |b: &mut SseBody<crate::protocol::client::tests::ScriptedBody>| bounded(b.next_chunk(), 100).flatten();
+    let mut init = block_on(t.send(post(0, "initialize", json!({})))).unwrap().body;
+    assert!(String::from_utf8(read(&mut init).unwrap().unwrap()).unwrap().contains("2024-11-05"));
+    let mut a = block_on(t.send(post(1, "tools/call", json!({"name": "a"})))).unwrap().body;
+    let mut b = block_on(t.send(post(2, "tools/call", json!({"name": "b"})))).unwrap().body;
+    let got = String::from_utf8(read(&mut b).unwrap().unwrap()).unwrap();
+    assert!(got.contains("\"id\":2"), "{got}");
+    let Some(Err(TransportError::Refused(e))) = read(&mut a) else { panic!("a overflowed") };
+    assert_eq!(e.code, ErrorCode::LimitExceeded);
+    assert!(e.message.contains("more than 1000 bytes"), "{}", e.message);
+
+    // One event past max_event_bytes loses the stream for everyone.
+    let t = LegacySse::new(scripted(vec![fake.serve()]).0, SSE_URL, TransportChoice::Sse).with_limits(64, 1000);
+    let mut init = block_on(t.send(post(0, "initialize", json!({})))).unwrap().body;
+    let Some(Err(TransportError::Refused(e))) = read(&mut init) else { panic!("too large") };
+    assert_eq!(e.code, ErrorCode::LimitExceeded);
+}
+
+/// Each request is its own task (as each JS promise is): when the one that read the stream last
+/// leaves with its response, another must be woken to read on, or the response behind it waits
+/// for ever.
+#[test]
+fn the_next_reader_is_woken_when_one_leaves() {
+    use futures_util::stream::{FuturesUnordered, StreamExt as _};
+    let ids = Rc::new(RefCell::new(Vec::new()));
+    let i2 = ids.clone();
+    let fake = Fake::with(Box::new(move |msg, live| {
+        if msg["method"] == "tools/call" {
+            i2.borrow_mut().push((msg["params"]["name"].clone(), msg["id"].clone()));
+            return crate::protocol::client::tests::accepted();
+        }
+        standard(msg, live)
+    }));
+    let (c, _) = client(&fake);
+    block_on(c.connect()).unwrap();
+    let call = |name: &'static str| {
+        let c = &c;
+        Box::pin(async move { (name, c.call_tool(name, json!({}), &mut CallOptions::default()).await) })
+    };
+    let mut tasks = FuturesUnordered::new();
+    tasks.push(call("a"));
+    tasks.push(call("b"));
+    let waker = futures_util::task::noop_waker();
+    let mut cx = Context::from_waker(&waker);
+    assert!(tasks.poll_next_unpin(&mut cx).is_pending(), "both wait");
+    assert_eq!(ids.borrow().len(), 2);
+    // The answers, in the order opposite to the one the tasks last read in.
+    let answers: Vec<Value> = ids.borrow().iter().rev().map(|(name, id)| json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": name}]}})).collect();
+    for a in &answers {
+        fake.stream(1).message(a);
+    }
+    let mut done = Vec::new();
+    for _ in 0..100 {
+        match tasks.poll_next_unpin(&mut cx) {
+            Poll::Ready(Some((name, r))) => done.push((name, r.unwrap()["content"][0]["text"].clone())),
+            Poll::Ready(None) => break,
+            Poll::Pending => {}
+        }
+    }
+    done.sort_by_key(|(name, _)| *name);
+    assert_eq!(done, [("a", json!("a")), ("b", json!("b"))]);
+}
