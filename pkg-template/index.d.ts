@@ -1078,6 +1078,21 @@ export interface McpClientOptions {
    */
   era?: "auto" | "legacy" | "modern";
   /**
+   * Which of MCP's HTTP transports to speak. `"auto"` (default): Streamable HTTP, and the deprecated HTTP+SSE
+   * transport of MCP 2024-11-05 when the server refuses the POST of `initialize` with 400, 404 or 405 (without a
+   * JSON-RPC error) and a GET of the URL opens an event stream whose first event is `endpoint`, as MCP's
+   * backwards compatibility guidance has it; the verdict is kept for the client's life (`transport` says which).
+   * Otherwise the refusal stands (`HTTP_STATUS`; a 404 or 405 says the URL may not be an MCP endpoint). Give
+   * such a server the URL of its event stream (often `/sse`). `"streamable-http"`: never the old transport.
+   * `"sse"`: only the old transport, the URL being its event stream's. Over the old transport the client posts
+   * each message to the endpoint the stream names (one of another origin is refused: `PROTOCOL`) and reads every
+   * answer from that one stream; `listen()` gets what belongs to no call; a server may answer `2024-11-05` in
+   * the handshake; the stream's end ends the session (a call waiting then fails with `PROTOCOL`; the next request
+   * connects again and is sent once more); what waits unread for one call is bounded by `maxResponseBytes`
+   * (`LIMIT_EXCEEDED`). From a page the server's CORS must allow the GET and the endpoint's POSTs.
+   */
+  transport?: "auto" | "streamable-http" | "sse";
+  /**
    * The least severe server log messages wanted (`onLog`): asked with `logging/setLevel` after `initialize` (of
    * a server that declares `logging`; best effort), or in every request's `_meta` with 2026-07-28, whose servers
    * send none for a request that does not ask. Default: the server's own choice (2025 revisions), none
@@ -1209,7 +1224,8 @@ export interface McpCallOptions {
 
 /**
  * An MCP client over Streamable HTTP (protocol 2025-11-25, 2025-06-18, 2025-03-26, and 2026-07-28: see
- * {@link McpClientOptions.era}). Errors are
+ * {@link McpClientOptions.era}), or the deprecated HTTP+SSE transport (2024-11-05: see
+ * {@link McpClientOptions.transport}). Errors are
  * {@link ToolwireError}s: `HTTP_STATUS` (`status`, `bodyPreview`, `rpcError` when the body is a JSON-RPC error,
  * `retryAfter` from a 429/503's `Retry-After`; redirects are not followed and are this error too, with
  * `location` where the server says: a redirected POST would be resent as a GET), `JSONRPC_ERROR` (`rpcCode`, `data`),
@@ -1330,7 +1346,10 @@ export class McpClient {
   readonly serverInfo: { name: string; version: string; [key: string]: JsonValue } | undefined;
   readonly instructions: string | undefined;
   readonly protocolVersion: string | undefined;
+  /** Over the deprecated HTTP+SSE transport (which has no session header): its endpoint's `sessionId`, or one of toolwire's. */
   readonly sessionId: string | undefined;
+  /** The MCP transport spoken (see `transport` in the options); `undefined` before the first handshake with `"auto"`. */
+  readonly transport: "streamable-http" | "sse" | undefined;
   readonly capabilities: JsonObject | undefined;
   /**
    * The tools the last listing of a 2026-07-28 server (`listTools()`, `listAll("tools/list")`, or the listing a

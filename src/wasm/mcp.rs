@@ -15,13 +15,17 @@ use crate::policy::Policy;
 use crate::protocol::auth::{Authorize, OAuth, OAuthOptions, Saved};
 use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions, Era};
 use crate::protocol::jsonrpc::RpcError;
+use crate::protocol::legacy_sse::{LegacySse, TransportChoice};
 use crate::protocol::hub::{Confirm, Hub, Selection};
 use crate::providers::Provider;
 use crate::wasm::bridge::{get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
 use crate::wasm::interop::{from_js, parse_js, string_param, to_js};
 
-type JsClient = Client<FetchTransport, JsClock>;
+/// `fetch`, under the adapter that speaks the deprecated HTTP+SSE transport when asked to (or
+/// when `auto` finds it).
+type JsTransport = LegacySse<FetchTransport>;
+type JsClient = Client<JsTransport, JsClock>;
 
 fn opt_fn(v: &JsValue, key: &str) -> Result<Option<Function>, Error> {
     let f = get(v, key);
@@ -53,7 +57,7 @@ fn opt_positive(v: &Value, key: &str, unit: &str) -> Result<Option<u64>, Error> 
 }
 
 /// Reads client options; `fetch` and callbacks are JS values, the rest is JSON.
-fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Option<Function>), Error> {
+fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Option<Function>, TransportChoice), Error> {
     if !(url.starts_with("http://") || url.starts_with("https://") || url.starts_with('/')) {
         return Err(Error::new(ErrorCode::InvalidInput, format!("the MCP server URL must be http(s), got \"{url}\"")));
     }
@@ -101,6 +105,13 @@ fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Opti
         Some(v) if v == "modern" => Era::Modern,
         Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.era must be \"auto\", \"legacy\" or \"modern\"")),
     };
+    let choice = match data.get("transport") {
+        None | Some(Value::Null) => TransportChoice::Auto,
+        Some(v) if v == "auto" => TransportChoice::Auto,
+        Some(v) if v == "streamable-http" => TransportChoice::StreamableHttp,
+        Some(v) if v == "sse" => TransportChoice::Sse,
+        Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.transport must be \"auto\", \"streamable-http\" or \"sse\"")),
+    };
     const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
     opts.log_level = match data.get("logLevel") {
         None | Some(Value::Null) => None,
@@ -118,7 +129,7 @@ fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Opti
         }
         opts.client_info = ci.clone();
     }
-    Ok((opts, fetch))
+    Ok((opts, fetch, choice))
 }
 
 /// An object of header names to strings (`what` names it in errors), each name lower-cased.
@@ -136,9 +147,13 @@ fn header_pairs(h: &Value, what: &str) -> Result<Vec<(String, String)>, Error> {
 }
 
 fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -> Result<Rc<JsClient>, Error> {
-    let (opts, fetch) = client_options(url, options)?;
+    let (opts, fetch, choice) = client_options(url, options)?;
     let transport = FetchTransport::new(fetch.or(default_fetch));
-    let client = Rc::new(Client::new(transport.clone(), JsClock, opts));
+    // The old transport's endpoint must be of the stream's origin: a page's relative URL is
+    // compared as the page's.
+    let absolute = page_url(&opts.url).unwrap_or_else(|| opts.url.clone());
+    let adapter = LegacySse::new(transport.clone(), absolute, choice).with_limits(opts.max_event_bytes, opts.max_body_bytes);
+    let client = Rc::new(Client::new(adapter, JsClock, opts));
     // Notification callbacks.
     let on_list_changed = opt_fn(options, "onToolListChanged")?;
     let on_log = opt_fn(options, "onLog")?;
@@ -265,13 +280,7 @@ fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc
     };
     // A relative URL (`/mcp`, `//host/mcp`) is the page's: resolved as the browser resolves it.
     let url = if url.starts_with('/') {
-        let base = get(&get(&js_sys::global(), "location"), "href");
-        let ctor = get(&js_sys::global(), "URL").dyn_into::<Function>().ok();
-        let resolved = ctor
-            .filter(|_| base.is_string())
-            .and_then(|c| Reflect::construct(&c, &js_sys::Array::of2(&url.into(), &base)).ok())
-            .and_then(|u| get(&u, "href").as_string());
-        resolved.ok_or_else(|| bad("needs an absolute server URL outside a page (no location to resolve it against)"))?
+        page_url(url).ok_or_else(|| bad("needs an absolute server URL outside a page (no location to resolve it against)"))?
     } else {
         url.to_owned()
     };
@@ -302,6 +311,19 @@ fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc
         }) as Saved
     });
     OAuth::new(transport, url, opts, authorize, saved, Box::new(crate::wasm::bridge::random_bytes))
+}
+
+/// A relative URL (`/mcp`, `//host/mcp`) resolved against the page's location, as the browser
+/// resolves it; `None` outside a page (and for an absolute URL, which needs nothing).
+fn page_url(url: &str) -> Option<String> {
+    if !url.starts_with('/') {
+        return None;
+    }
+    let base = get(&get(&js_sys::global(), "location"), "href");
+    let ctor = get(&js_sys::global(), "URL").dyn_into::<Function>().ok();
+    ctor.filter(|_| base.is_string())
+        .and_then(|c| Reflect::construct(&c, &js_sys::Array::of2(&url.into(), &base)).ok())
+        .and_then(|u| get(&u, "href").as_string())
 }
 
 /// `{method, params}`: what `onNotification` and `onRequest` are called with.
@@ -415,7 +437,7 @@ pub struct JsMcpClient {
 #[wasm_bindgen(js_class = McpClient)]
 impl JsMcpClient {
     /// `options`: `{fetch?, headers?, timeoutMs?, idleTimeoutMs?, clientInfo?, maxPages?, maxTools?,
-    /// maxEventBytes?, maxResponseBytes?, maxRetries?, capabilities?, era?, logLevel?, onToolListChanged?, onLog?,
+    /// maxEventBytes?, maxResponseBytes?, maxRetries?, capabilities?, era?, transport?, logLevel?, onToolListChanged?, onLog?,
     /// onNotification?, onRequest?, onUnauthorized?}`.
     #[wasm_bindgen(constructor)]
     pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, Error> {
@@ -523,10 +545,18 @@ impl JsMcpClient {
         self.inner.protocol_version()
     }
 
-    /// The session id, when the server issued one.
+    /// The session id, when the server issued one (over the deprecated HTTP+SSE transport, the
+    /// `sessionId` of its endpoint, or one of toolwire's own: that transport has no header).
     #[wasm_bindgen(getter, js_name = sessionId)]
     pub fn session_id(&self) -> Option<String> {
         self.inner.session_id()
+    }
+
+    /// The MCP transport spoken: `"streamable-http"` or `"sse"` (the deprecated HTTP+SSE
+    /// transport); `undefined` before the first handshake with `transport: "auto"`.
+    #[wasm_bindgen(getter)]
+    pub fn transport(&self) -> Option<String> {
+        self.inner.mcp_transport().map(|t| t.as_str().to_owned())
     }
 
     /// The server's capabilities.
@@ -563,7 +593,7 @@ impl JsMcpClient {
 /// ```
 #[wasm_bindgen(js_name = McpHub)]
 pub struct JsMcpHub {
-    inner: Rc<Hub<FetchTransport, JsClock>>,
+    inner: Rc<Hub<JsTransport, JsClock>>,
 }
 
 #[wasm_bindgen(js_class = McpHub)]

@@ -4,6 +4,7 @@
 //
 //   node tests/servers/everything.mjs            # ephemeral port; prints e.g. http://127.0.0.1:41234/mcp
 //   PORT=38101 node tests/servers/everything.mjs # fixed port
+//   MODE=sse node tests/servers/everything.mjs   # the deprecated HTTP+SSE transport; prints e.g. http://127.0.0.1:41234/sse
 //   import { startEverything } from "./everything.mjs"; const e = await startEverything(); ... await e.stop();
 //
 // The server is run as `node -r <shared>/scripts/loopback-only.cjs -r tests/servers/preload.cjs
@@ -23,15 +24,19 @@ export const loopbackPreload = join(sharedDir, "scripts", "loopback-only.cjs");
 export const ourPreload = join(here, "preload.cjs");
 export const everythingEntry = join(repo, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 
-/** Starts server-everything; resolves {url, port, child, logs(), stop()} once it listens. */
-export function startEverything({ port = 0, timeoutMs = 30_000 } = {}) {
+/**
+ * Starts server-everything; resolves {url, port, child, logs(), stop()} once it listens. `mode`: "streamableHttp"
+ * (url: /mcp) or "sse", the deprecated HTTP+SSE transport of 2024-11-05 (url: its event stream, /sse; it takes
+ * messages at /message?sessionId=..., see its dist/transports/sse.js).
+ */
+export function startEverything({ port = 0, timeoutMs = 30_000, mode = "streamableHttp" } = {}) {
   for (const [what, path] of [
     ["the loopback preload (set TOOLWIRE_SHARED)", loopbackPreload],
     ["server-everything (run scripts/setup.sh or npm ci)", everythingEntry],
   ]) {
     if (!existsSync(path)) return Promise.reject(new Error(`everything: ${what} not found at ${path}`));
   }
-  const child = spawn(process.execPath, ["-r", loopbackPreload, "-r", ourPreload, everythingEntry, "streamableHttp"], {
+  const child = spawn(process.execPath, ["-r", loopbackPreload, "-r", ourPreload, everythingEntry, mode], {
     cwd: repo,
     env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, PORT: String(port), TOOLWIRE_REPORT_LISTEN: "1", TOOLWIRE_PARENT_PID: String(process.pid) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -63,7 +68,7 @@ export function startEverything({ port = 0, timeoutMs = 30_000 } = {}) {
       if (m) {
         clearTimeout(timer);
         const p = Number(m[1]);
-        resolve({ url: `http://127.0.0.1:${p}/mcp`, port: p, child, logs: () => lines.join("\n"), stop });
+        resolve({ url: `http://127.0.0.1:${p}/${mode === "sse" ? "sse" : "mcp"}`, port: p, child, logs: () => lines.join("\n"), stop });
       }
     });
     child.once("exit", (code, signal) => {
@@ -75,7 +80,7 @@ export function startEverything({ port = 0, timeoutMs = 30_000 } = {}) {
 
 const isMain = process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  const server = await startEverything({ port: Number(process.env.PORT ?? 0) });
+  const server = await startEverything({ port: Number(process.env.PORT ?? 0), mode: process.env.MODE ?? "streamableHttp" });
   process.stdout.write(`${server.url}\n`);
   const stop = async () => {
     await server.stop();
