@@ -37,7 +37,6 @@
 //! [`Client::listen`]: crate::protocol::client::Client::listen
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -223,9 +222,9 @@ where
             state: RefCell::new(ConnState {
                 reader: Reader::Idle(body),
                 parser,
-                waiters: BTreeMap::new(),
+                waiters: Vec::new(),
                 next_key: 0,
-                backlog: VecDeque::new(),
+                backlog: Vec::new(),
                 backlog_bytes: 0,
                 ended: None,
             }),
@@ -565,7 +564,7 @@ struct Waiter {
     kind: Kind,
     /// SSE events to give it, each with whether it belongs to no request (it goes to another
     /// reader when this one leaves before reading it).
-    queue: VecDeque<(Vec<u8>, bool)>,
+    queue: Vec<(Vec<u8>, bool)>,
     bytes: usize,
     waker: Option<Waker>,
     /// More than the bound came for it unread: the error to give once its queue is gone.
@@ -596,10 +595,11 @@ enum Ended {
 struct ConnState<B> {
     reader: Reader<B>,
     parser: SseParser,
-    waiters: BTreeMap<u64, Waiter>,
+    /// By key, oldest first. A few at a time: a list, where a map would cost more code than it saves.
+    waiters: Vec<(u64, Waiter)>,
     next_key: u64,
     /// What belongs to no request, read while none waited for it (given to the next reader).
-    backlog: VecDeque<Vec<u8>>,
+    backlog: Vec<Vec<u8>>,
     backlog_bytes: usize,
     ended: Option<Ended>,
 }
@@ -623,7 +623,7 @@ pub struct Registration<B> {
 
 impl<B> Registration<B> {
     fn kind_is_driver(&self) -> bool {
-        self.conn.state.borrow().waiters.get(&self.key).is_some_and(|w| w.kind == Kind::Driver)
+        self.conn.state.borrow_mut().waiter(self.key).is_some_and(|w| w.kind == Kind::Driver)
     }
 }
 
@@ -631,7 +631,8 @@ impl<B> Drop for Registration<B> {
     fn drop(&mut self) {
         let wake = {
             let mut st = self.conn.state.borrow_mut();
-            let Some(w) = st.waiters.remove(&self.key) else { return };
+            let Some(at) = st.waiters.iter().position(|(k, _)| *k == self.key) else { return };
+            let (_, w) = st.waiters.remove(at);
             let mut wake = Vec::new();
             for (event, unowned) in w.queue {
                 if unowned {
@@ -654,21 +655,21 @@ impl<B: Body + 'static> Conn<B> {
     /// A new waiter (`None` when the stream has ended, or for a second listener).
     fn register(this: &Rc<Self>, kind: Kind) -> Option<Registration<B>> {
         let mut st = this.state.borrow_mut();
-        if st.ended.is_some() || (kind == Kind::Listener && st.waiters.values().any(|w| w.kind == Kind::Listener)) {
+        if st.ended.is_some() || (kind == Kind::Listener && st.waiters.iter().any(|(_, w)| w.kind == Kind::Listener)) {
             return None;
         }
         let key = st.next_key;
         st.next_key += 1;
-        let mut w = Waiter { kind, queue: VecDeque::new(), bytes: 0, waker: None, overflowed: false };
+        let mut w = Waiter { kind, queue: Vec::new(), bytes: 0, waker: None, overflowed: false };
         // What waited for no one goes to the first that can take it.
         if w.kind != Kind::Driver {
             st.backlog_bytes = 0;
             for event in std::mem::take(&mut st.backlog) {
                 w.bytes += event.len();
-                w.queue.push_back((event, true));
+                w.queue.push((event, true));
             }
         }
-        st.waiters.insert(key, w);
+        st.waiters.push((key, w));
         Some(Registration { conn: this.clone(), key })
     }
 
@@ -680,7 +681,7 @@ impl<B: Body + 'static> Conn<B> {
                 st.ended = Some(why.map_or(Ended::Closed, |e| Ended::Failed(Box::new(e))));
             }
             st.reader = Reader::None;
-            st.waiters.values_mut().filter_map(|w| w.waker.take()).collect::<Vec<_>>()
+            st.waiters.iter_mut().filter_map(|(_, w)| w.waker.take()).collect::<Vec<_>>()
         };
         wake.into_iter().for_each(Waker::wake);
     }
@@ -691,8 +692,9 @@ impl<B: Body + 'static> Conn<B> {
             {
                 let mut st = self.state.borrow_mut();
                 let ended = st.ended.clone();
-                let Some(w) = st.waiters.get_mut(&key) else { return Poll::Ready(None) };
-                if let Some((event, _)) = w.queue.pop_front() {
+                let Some(w) = st.waiter(key) else { return Poll::Ready(None) };
+                if !w.queue.is_empty() {
+                    let (event, _) = w.queue.remove(0);
                     w.bytes -= event.len();
                     let mut wake = Vec::new();
                     st.others(key, &mut wake);
@@ -768,7 +770,7 @@ impl<B: Body + 'static> Conn<B> {
                     if st.ended.is_none() {
                         st.reader = Reader::Reading(read);
                     }
-                    if let Some(w) = st.waiters.get_mut(&key) {
+                    if let Some(w) = st.waiter(key) {
                         w.waker = Some(cx.waker().clone());
                     }
                     return Poll::Pending;
@@ -858,9 +860,9 @@ impl<B> ConnState<B> {
             Some(key) => self.push(key, event, true, cap, wake),
             None => {
                 self.backlog_bytes += event.len();
-                self.backlog.push_back(event);
-                while self.backlog_bytes > cap {
-                    let Some(old) = self.backlog.pop_front() else { break };
+                self.backlog.push(event);
+                while self.backlog_bytes > cap && !self.backlog.is_empty() {
+                    let old = self.backlog.remove(0);
                     self.backlog_bytes -= old.len();
                 }
             }
@@ -868,7 +870,7 @@ impl<B> ConnState<B> {
     }
 
     fn push(&mut self, key: u64, event: Vec<u8>, unowned: bool, cap: usize, wake: &mut Vec<Waker>) {
-        let Some(w) = self.waiters.get_mut(&key) else { return };
+        let Some(w) = self.waiter(key) else { return };
         if w.bytes + event.len() > cap {
             // Nobody reads it: what it has is dropped, and it fails when it reads again.
             w.queue.clear();
@@ -876,14 +878,18 @@ impl<B> ConnState<B> {
             w.overflowed = true;
         } else {
             w.bytes += event.len();
-            w.queue.push_back((event, unowned));
+            w.queue.push((event, unowned));
         }
         wake.extend(w.waker.take());
     }
 
     /// The wakers of every waiter but `key`, so that one of them reads on.
     fn others(&mut self, key: u64, wake: &mut Vec<Waker>) {
-        wake.extend(self.waiters.iter_mut().filter(|(k, _)| **k != key).filter_map(|(_, w)| w.waker.take()));
+        wake.extend(self.waiters.iter_mut().filter(|(k, _)| *k != key).filter_map(|(_, w)| w.waker.take()));
+    }
+
+    fn waiter(&mut self, key: u64) -> Option<&mut Waiter> {
+        self.waiters.iter_mut().find(|(k, _)| *k == key).map(|(_, w)| w)
     }
 }
 
