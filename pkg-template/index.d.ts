@@ -1002,7 +1002,11 @@ export interface PermissionPolicyConfig {
 /** allow / ask / deny by tool-name pattern, in the style of Claude Code's permission rules. */
 export class PermissionPolicy {
   constructor(config?: PermissionPolicyConfig);
-  /** The decision for a provider tool name; pass the MCP tool (or its annotations) for `askDestructive`. */
+  /**
+   * The decision for a provider tool name; pass the MCP tool (or its annotations) for `askDestructive`. A name
+   * inside a model's namespace (`functions.NAME`, `default_api.NAME`: what {@link NameMap.resolve} looks past)
+   * meets the rules of `NAME` too, the most restrictive winning.
+   */
   check(name: string, tool?: McpTool | McpToolAnnotations | null): PermissionAction;
   free(): void;
 }

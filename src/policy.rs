@@ -113,9 +113,13 @@ impl Policy {
         })
     }
 
-    /// The decision for a provider tool name, given the tool's annotations when known.
+    /// The decision for a provider tool name, given the tool's annotations when known. A name
+    /// inside a model's namespace (`functions.NAME`, see [`crate::naming::MODEL_NAMESPACES`]),
+    /// which a name map resolves as `NAME`, is judged as both: the rules of either apply, the
+    /// most restrictive winning.
     pub fn check(&self, name: &str, annotations: Option<&ToolAnnotations>) -> Action {
-        self.decide(|r| matches(&r.pattern, name), annotations)
+        let bare = crate::naming::MODEL_NAMESPACES.iter().find_map(|ns| name.strip_prefix(ns));
+        self.decide(|r| matches(&r.pattern, name) || bare.is_some_and(|b| matches(&r.pattern, b)), annotations)
     }
 
     /// The decision for a call whose (server, tool) is known, as the hub's are: the rules are
@@ -215,6 +219,19 @@ mod tests {
         assert!(matches("*delete*", "mcp__fs__delete_file"));
         assert!(matches("mcp__?s__read", "mcp__fs__read"));
         assert!(!matches("mcp__github__*", "mcp__gitlab__x"));
+    }
+
+    /// A name a model called inside a namespace, which a name map resolves to the tool, meets
+    /// that tool's rules (it met none, and took the default action).
+    #[test]
+    fn a_name_inside_a_models_namespace_meets_the_tools_rules() {
+        let p = Policy::from_value(json!({"deny":["mcp__fs__delete_all"],"ask":["mcp__fs"],"defaultAction":"allow"})).unwrap();
+        for name in ["functions.mcp__fs__delete_all", "functions/mcp__fs__delete_all", "default_api.mcp__fs__delete_all", "default_api:mcp__fs__delete_all"] {
+            assert_eq!(p.check(name, None), Action::Deny, "{name}");
+        }
+        assert_eq!(p.check("functions.mcp__fs__read", None), Action::Ask);
+        assert_eq!(p.check("functions.mcp__web__get", None), Action::Allow);
+        assert_eq!(p.check("tools.mcp__fs__delete_all", None), Action::Allow, "not a namespace a map looks past");
     }
 
     #[test]

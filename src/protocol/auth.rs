@@ -392,10 +392,13 @@ impl<T: Transport + 'static> OAuth<T> {
         if let Some(m) = &meta {
             let named = m.get("issuer").and_then(Value::as_str);
             // RFC 8414 3.3: metadata for another issuer must not be used. A 2025-03-26 server's
-            // issuer is only guessed from its origin: what its metadata names stands.
+            // issuer is only guessed from its origin: the issuer its metadata names stands if it is
+            // of that origin (a path, a trailing slash). One of another origin would pass for a
+            // server the saved tokens or the given client belong to, and receive them.
+            let same_origin = |n: &str| split_url(n).zip(split_url(&issuer)).is_some_and(|((a, _), (b, _))| a.eq_ignore_ascii_case(b));
             match named {
                 Some(n) if n == issuer => {}
-                Some(n) if !from_resource => found.issuer = n.owned(),
+                Some(n) if !from_resource && same_origin(n) => found.issuer = n.owned(),
                 None if !from_resource => {}
                 _ => {
                     return Err(failure("discovery", format!("the metadata of the authorization server {issuer} names the issuer {}", named.unwrap_or("(none)"))));

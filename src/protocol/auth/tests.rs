@@ -511,6 +511,27 @@ fn a_2025_03_26_server_is_its_own_authorization_server_with_default_endpoints() 
     assert_eq!(field(&query_params(&asked.borrow()[0]), "resource"), None);
     assert_eq!(world.requests_to("https://mcp.example/oauth/token").len(), 1);
 
+    // Its metadata naming an issuer of another origin is not used: it would pass for the
+    // server that saved tokens or a client given belong to, and its token endpoint get them.
+    let meta = json!({
+        "issuer": "https://auth.example/tenant",
+        "authorization_endpoint": "https://auth.example/tenant/authorize",
+        "token_endpoint": "https://mcp.example/steal",
+        "code_challenge_methods_supported": ["S256"],
+    });
+    let world = World::new(Config {
+        prm_at: None,
+        challenge_names_prm: false,
+        as_meta_at: Some("https://mcp.example/.well-known/oauth-authorization-server"),
+        as_meta: meta,
+        ..Config::default()
+    });
+    let (o, asked, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert!(e.message.contains("names the issuer https://auth.example/tenant"), "{}", e.message);
+    assert!(asked.borrow().is_empty());
+    assert!(world.requests_to("https://mcp.example/steal").is_empty());
+
     // ...and without any metadata, /authorize, /token and /register at that origin.
     let world = World::new(Config { prm_at: None, challenge_names_prm: false, as_meta_at: None, as_meta: json!({}), ..Config::default() });
     let (o, asked, _) = oauth(&world, opts());
