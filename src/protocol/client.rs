@@ -337,23 +337,34 @@ struct Listing {
     session: u64,
 }
 
-/// The last [`SeenEvents::CAP`] event ids dealt with, oldest first out.
+/// The last [`SeenEvents::CAP`] event ids dealt with, oldest first out, each kept as a 64-bit
+/// hash: a server may replay thousands of events from before `Last-Event-ID` (with 1,024 kept,
+/// a replay of 2,000 found none of them, each evicted just before it came back), and an id may be
+/// as long as an event (kept whole, 1,024 of 16 MiB ids took the module's memory).
 #[derive(Default)]
 struct SeenEvents {
-    order: std::collections::VecDeque<String>,
-    ids: std::collections::HashSet<String>,
+    order: std::collections::VecDeque<u64>,
+    ids: std::collections::HashSet<u64>,
 }
 
 impl SeenEvents {
-    const CAP: usize = 1024;
+    const CAP: usize = 65_536;
+
+    fn key(id: &str) -> u64 {
+        use std::hash::{Hash as _, Hasher as _};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        id.hash(&mut h);
+        h.finish()
+    }
 
     fn contains(&self, id: &str) -> bool {
-        self.ids.contains(id)
+        self.ids.contains(&Self::key(id))
     }
 
     fn insert(&mut self, id: &str) {
-        if self.ids.insert(id.owned()) {
-            self.order.push_back(id.owned());
+        let key = Self::key(id);
+        if self.ids.insert(key) {
+            self.order.push_back(key);
             if self.order.len() > Self::CAP {
                 if let Some(old) = self.order.pop_front() {
                     self.ids.remove(&old);
@@ -1916,7 +1927,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             } else {
                 self.request_on_session(method, Value::Object(params), opts).await
             };
-            let (result, answered) = match result {
+            let (mut result, answered) = match result {
                 // A cursor of a session that was renewed since (refused here, or by `request`
                 // after its own renewal) may mean nothing to the new one, or another page: the
                 // listing starts over from the first page, once.
@@ -1933,8 +1944,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 gen = answered;
             }
             page += 1;
-            match result.get(key) {
-                Some(Value::Array(listed)) if listed.iter().all(Value::is_object) => items.extend(listed.iter().cloned()),
+            // Moved out of the page, not copied: a page of tools is held once.
+            match result.get_mut(key).map(Value::take) {
+                Some(Value::Array(listed)) if listed.iter().all(Value::is_object) => items.extend(listed),
                 _ => return Err(Error::new(ErrorCode::Protocol, format!("{method} result has no `{key}` array of objects"))),
             }
             if items.len() > self.opts.max_tools {

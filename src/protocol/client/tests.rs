@@ -1690,6 +1690,27 @@ fn replayed_events_are_acted_on_once() {
     assert!(!h2.client.seen_events.borrow().contains("e3"));
 }
 
+/// A replay of thousands of events finds each of them dealt with (1,024 were kept, and a replay of
+/// 2,000 found none), and ids as long as an event are kept in the same few bytes as short ones.
+#[test]
+fn thousands_of_replayed_event_ids_are_remembered() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted()]);
+    block_on(h.client.connect()).unwrap();
+    let event = |id: String| SseEvent { id: Some(id), own_id: true, event: None, data: Vec::new() };
+    let progress = Incoming::Notification { method: "notifications/progress".into(), params: json!({"progressToken": 1, "progress": 1}) };
+    let ids: Vec<String> = (0..20_000).map(|i| format!("{}-{i}", "x".repeat(i % 7 * 1000))).collect();
+    for id in &ids {
+        h.client.dealt_with(&event(id.clone()), &Id::Num(1), std::slice::from_ref(&progress));
+    }
+    assert!(ids.iter().all(|id| h.client.seen(&event(id.clone()))), "every one of 20,000 ids is remembered");
+    assert!(!h.client.seen(&event("another".into())));
+    let mut seen = SeenEvents::default();
+    for i in 0..=SeenEvents::CAP {
+        seen.insert(&i.to_string());
+    }
+    assert!(!seen.contains("0") && seen.contains("1") && seen.contains(&SeenEvents::CAP.to_string()), "the oldest goes past the cap");
+}
+
 /// Another call's progress given to this call's resumed stream is neither this call's nor the
 /// notification handler's, and is not marked as dealt with: the other call still takes it from
 /// its own stream. Responses to other requests are not marked either.
