@@ -1015,7 +1015,14 @@ export class PermissionPolicy {
 // MCP over Streamable HTTP: a client and a multi-server hub.
 
 /** A fetch-like function: toolwire calls it unbound, with `{method, headers, body, signal}`. */
-export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<Response>;
+/**
+ * The HTTP function the client calls. A wrapper must pass `redirect` on: MCP's requests are sent with
+ * `"manual"` (a redirected POST would come back as a GET), OAuth metadata fetches with `"follow"`.
+ */
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal; redirect: "manual" | "follow" },
+) => Promise<Response>;
 
 /** Options of {@link McpClient}. */
 export interface McpClientOptions {

@@ -806,16 +806,24 @@ fn selection(options: &JsValue) -> Result<(Selection, Option<u64>), Error> {
         None | Some(Value::Null) => None,
         Some(v) => Some(v.as_u64().filter(|n| *n > 0).ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "options.timeoutMs must be a positive integer"))?),
     };
-    if data.get("enabled") == Some(&Value::Bool(false)) {
-        return Ok((Selection::Disabled, timeout));
+    match data.get("enabled") {
+        None | Some(Value::Null) | Some(Value::Bool(true)) => {}
+        Some(Value::Bool(false)) => return Ok((Selection::Disabled, timeout)),
+        Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.enabled must be a boolean")),
     }
-    let selection = match data.get("mode").and_then(Value::as_str) {
+    let mode = match data.get("mode") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(m)) => Some(m.as_str()),
+        Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.mode must be \"auto\" or \"manual\"")),
+    };
+    let selection = match mode {
         None | Some("auto") => Ok(Selection::Auto),
         Some("manual") => {
+            let bad = || Error::new(ErrorCode::InvalidOptions, "options.selectedServers must be an array of server names");
             let names = match data.get("selectedServers") {
-                Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+                Some(Value::Array(a)) => a.iter().map(|v| v.as_str().map(str::to_owned).ok_or_else(bad)).collect::<Result<_, _>>()?,
                 None | Some(Value::Null) => Vec::new(),
-                Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.selectedServers must be an array of names")),
+                Some(_) => return Err(bad()),
             };
             Ok(Selection::Manual(names))
         }

@@ -108,6 +108,11 @@ describe("McpHub", () => {
     assert.deepEqual(off.tools, []);
     assert.deepEqual(off.errors, []);
     assert.equal((await e.stats("alpha")).http.POST, 0);
+    // A selection of the wrong type is refused, not read as "all" or narrowed quietly.
+    for (const bad of [{ enabled: "no" }, { enabled: 0 }, { mode: 5 }, { mode: "manual", selectedServers: [1, "beta"] }, { mode: "manual", selectedServers: "beta" }]) {
+      await assert.rejects(hub.listTools(bad), (err) => err.code === "INVALID_OPTIONS", JSON.stringify(bad));
+    }
+    assert.equal((await e.stats("alpha")).http.POST, 0, "nobody was asked");
     await hub.closeAll();
   });
 
