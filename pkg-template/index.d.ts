@@ -1049,7 +1049,11 @@ export interface McpClientOptions {
   maxTools?: number;
   /** Largest SSE event in bytes (default 16 MiB). */
   maxEventBytes?: number;
-  /** Largest JSON response in bytes (default 64 MiB). */
+  /**
+   * Largest JSON response in bytes (default 64 MiB). Whatever each is allowed, the responses every client of
+   * the module is reading at once hold at most 256 MiB together: a read past that is `LIMIT_EXCEEDED` (many
+   * large responses at once took the module past WebAssembly's 4 GiB, a trap for every client).
+   */
   maxResponseBytes?: number;
   /**
    * A dropped response stream (or `listen()`'s) is reopened with `Last-Event-ID` (the id of the last complete

@@ -64,6 +64,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, read_json, string, Put as _};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, RpcError};
+use crate::protocol::budget::Held;
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, McpTransport, Method, Transport, TransportError};
 use crate::protocol::headers::{header_params, header_value, param_headers, HeaderParam};
@@ -377,6 +378,14 @@ impl SeenEvents {
         self.order.clear();
         self.ids.clear();
     }
+}
+
+/// A read that would take the responses every client is reading past their budget.
+fn held_too_much(method: &str) -> Error {
+    Error::new(
+        ErrorCode::LimitExceeded,
+        format!("{method}: the responses being read at once would hold more than {} MiB", crate::protocol::budget::MAX_HELD_BYTES >> 20),
+    )
 }
 
 /// How long `close()` (and the DELETE after a refused handshake) waits for the server.
@@ -1390,11 +1399,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     async fn read_json(&self, id: &Id, method: &str, mut body: T::Body, on_progress: Option<&dyn Fn(&Value)>) -> Result<Value> {
         let mut bytes = Vec::new();
+        let mut held = Held::default();
         while let Some(chunk) = self.next_chunk(&mut body, method).await? {
-            bytes.extend_from_slice(&chunk);
-            if bytes.len() > self.opts.max_body_bytes {
+            if bytes.len() + chunk.len() > self.opts.max_body_bytes {
                 return Err(Error::new(ErrorCode::LimitExceeded, format!("{method}: response larger than {} bytes", self.opts.max_body_bytes)));
             }
+            if !held.set(bytes.len() + chunk.len()) {
+                return Err(held_too_much(method));
+            }
+            bytes.extend_from_slice(&chunk);
         }
         // Decode first, so one instance of the JSON parser (over &str) serves every input.
         let text = std::str::from_utf8(&bytes)
@@ -1431,6 +1444,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         answers: &mut Answers<'s>,
     ) -> Result<Value> {
         let mut parser = SseParser::new(self.opts.max_event_bytes);
+        let mut held = Held::default();
         let mut retry_ms: Option<u64> = None;
         // The id of the last complete event over every stream of this response (an `id:` line of
         // an event the stream dropped in the middle of does not count: resuming after it would
@@ -1452,6 +1466,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Err(e) if e.code == ErrorCode::Network => break Some(e),
                     Err(e) => return Err(e),
                 };
+                if !held.set(parser.buffered() + chunk.len()) {
+                    return Err(held_too_much(method));
+                }
                 let items = parser.feed(&chunk).map_err(|t| {
                     Error::new(ErrorCode::LimitExceeded, format!("{method}: an SSE event is larger than {} bytes", t.limit))
                 })?;

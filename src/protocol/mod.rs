@@ -3,6 +3,7 @@
 //! bounds, so a scripted transport drives native tests and a JS `fetch` drives the browser).
 
 pub mod auth;
+pub mod budget;
 pub mod client;
 pub mod headers;
 pub mod hub;

@@ -85,6 +85,11 @@ impl SseParser {
         }
     }
 
+    /// The bytes it holds of an event not yet complete.
+    pub fn buffered(&self) -> usize {
+        self.line.len() + self.data.len()
+    }
+
     /// The id buffer: the last `id:` line read, even of an event not yet complete (a client
     /// resuming takes the `id` of complete events, [`SseEvent::id`]).
     pub fn last_event_id(&self) -> Option<&str> {

@@ -1653,6 +1653,27 @@ fn callers_connecting_together_share_one_handshake() {
     assert_eq!(methods(&h), ["initialize", "initialize", "notifications/initialized"]);
 }
 
+/// Responses read at once are bounded together: a read that would take them past the module's
+/// budget is LIMIT_EXCEEDED, as JSON and as SSE, and the client goes on once they are read.
+#[test]
+fn responses_read_at_once_are_bounded_together() {
+    use crate::protocol::budget::{Held, MAX_HELD_BYTES};
+    let tools = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}});
+    let sse = format!("data: {}\n\n", json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}));
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), json_reply(tools.clone()), sse_reply(&sse, 7), json_reply(json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": []}}))]);
+    block_on(h.client.connect()).unwrap();
+    // Other reads hold all but a few bytes of the budget.
+    let mut others = Held::default();
+    assert!(others.set(MAX_HELD_BYTES - Held::total() - 16));
+    for _ in 0..2 {
+        let e = block_on(h.client.list_tools()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+        assert!(e.message.contains("responses being read at once"), "{e}");
+    }
+    drop(others);
+    assert!(block_on(h.client.list_tools()).is_ok());
+}
+
 /// A resumed stream that is given events again (the server replays from before the last id, and
 /// other streams' events too, as server-everything's event store does): each event is acted on
 /// once; a response to another request and another call's progress are left to their own streams.
