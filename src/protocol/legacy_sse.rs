@@ -343,13 +343,6 @@ where
             None if initialize => {
                 return Err(TransportError::Refused(Box::new(Error::new(ErrorCode::Protocol, "the server's event stream ended during initialize"))));
             }
-            // A tool call the server may have begun is not sent again (it may have run).
-            None if method.as_deref() == Some("tools/call") => {
-                return Err(TransportError::Refused(Box::new(
-                    Error::new(ErrorCode::Protocol, "the server's event stream (HTTP+SSE transport) ended before it took the tool call, which may have run: not sent again")
-                        .with_detail("streamBroken", true),
-                )));
-            }
             None => return Ok(gone()),
         };
         if !(200..300).contains(&resp.status) {
