@@ -467,7 +467,7 @@ impl NameMap {
     pub fn position(&self, name: &str) -> Option<usize> {
         let index = self.index();
         index.get(name).copied().or_else(|| {
-            MODEL_NAMESPACES.iter().find_map(|ns| name.strip_prefix(ns)).and_then(|bare| index.get(bare).copied())
+            without_model_namespace(name).and_then(|bare| index.get(bare).copied())
         })
     }
 
@@ -505,6 +505,11 @@ impl NameMap {
 /// too). Apps strip these by hand; a name map does it for every caller, and only where the whole
 /// name is no tool's.
 pub const MODEL_NAMESPACES: [&str; 4] = ["functions.", "functions/", "default_api.", "default_api:"];
+
+/// `name` without the model's namespace before it ([`MODEL_NAMESPACES`]), if it has one.
+pub fn without_model_namespace(name: &str) -> Option<&str> {
+    MODEL_NAMESPACES.iter().find_map(|ns| name.strip_prefix(ns))
+}
 
 /// Up to this many names, [`NameMap::build`] compares them pair by pair before it looks for
 /// clashes with a hash map.

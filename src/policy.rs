@@ -118,7 +118,7 @@ impl Policy {
     /// which a name map resolves as `NAME`, is judged as both: the rules of either apply, the
     /// most restrictive winning.
     pub fn check(&self, name: &str, annotations: Option<&ToolAnnotations>) -> Action {
-        let bare = crate::naming::MODEL_NAMESPACES.iter().find_map(|ns| name.strip_prefix(ns));
+        let bare = crate::naming::without_model_namespace(name);
         self.decide(|r| matches(&r.pattern, name) || bare.is_some_and(|b| matches(&r.pattern, b)), annotations)
     }
 
