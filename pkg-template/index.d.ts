@@ -1057,7 +1057,8 @@ export interface McpClientOptions {
   maxResponseBytes?: number;
   /**
    * A dropped response stream (or `listen()`'s) is reopened with `Last-Event-ID` (the id of the last complete
-   * event), after the server's `retry` but at least 100 ms; a reopening that fails in a way that may pass (no
+   * event), after the server's `retry` (at once on `retry: 0` if the stream brought a message, else at least
+   * 100 ms); a reopening that fails in a way that may pass (no
    * response, 408, 429, 5xx) is retried this many times in a row (default 2, 0 to 100), and one that succeeds
    * starts the count again (a server may close the stream after every event and have the client poll, for
    * as long as the call's timeout lets it).

@@ -9,8 +9,8 @@
 //!   may come first: `ping` is answered `{}`, the others by the request handler (elicitation,
 //!   sampling, roots: see [`Client::set_request_handler`]) or else -32601; progress goes to the call's
 //!   callback, everything else to the client's notification handler. Id 0 is a real id.
-//! * A stream that drops before its response is resumed: wait `retry` ms (at least 100, or back
-//!   off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
+//! * A stream that drops before its response is resumed: wait `retry` ms (at least 100 after a
+//!   stream that brought nothing new, or back off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
 //!   response's streams); a reopening that fails in a way that may pass (no response, 408, 429,
 //!   5xx) is retried up to `max_retries` times in a row, and one that succeeds starts that count
 //!   again (a server may close the stream after every event and have the client poll). A
@@ -1458,6 +1458,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // ids (a server may number each stream's events from 1).
         let mut resumed = false;
         loop {
+            // Whether this stream brought a message not dealt with before (see `reopen_delay`).
+            let mut brought = false;
             // Read this stream to its end.
             let ended_with = loop {
                 let chunk = match self.read_chunk(&mut body, answers, method).await {
@@ -1482,6 +1484,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             if !ev.is_message() || (resumed && self.seen(&ev)) {
                                 continue; // priming events, keep-alives, other event types, replays
                             }
+                            brought = true;
                             let text = std::str::from_utf8(&ev.data)
                                 .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid UTF-8")))?;
                             let value = read_json(text).map_err(|e| {
@@ -1523,8 +1526,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 if failed > self.opts.max_retries {
                     return Err(gave_up(format_args!("{method}: the response stream dropped and could not be resumed"), failed, last_got));
                 }
-                // At least 100 ms, as for the standalone stream: `retry: 0` must not make a busy loop.
-                let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64).max(100);
+                let delay = reopen_delay(retry_ms, failed, brought);
+                brought = false;
                 failed += 1;
                 while_answering(answers, self.clock.sleep(delay)).await;
                 let mut headers = self.headers(true, "text/event-stream");
@@ -2246,6 +2249,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
             };
             reauthorized = false;
+            // Whether the stream brought a message not dealt with before (see `reopen_delay`).
+            let mut brought = false;
             if let Some(resp) = resp {
                 (opened, failed) = (true, 0);
                 let mut body = resp.body;
@@ -2265,6 +2270,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         match item {
                             SseItem::Retry(ms) => retry_ms = Some(ms),
                             SseItem::Event(ev) if ev.is_message() && !(resumed && self.seen(&ev)) => {
+                                brought = true;
                                 let Some(value) = std::str::from_utf8(&ev.data).ok().and_then(|t| read_json(t).ok()) else { continue };
                                 let msgs = classify_all(value);
                                 self.dealt_with(&ev, &none, &msgs);
@@ -2287,9 +2293,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     return Err(gave_up(format_args!("{WHAT}: the server's stream could not be reopened"), failed, last_status));
                 }
             }
-            // At least 100 ms: a server that asks for `retry: 0` and closes every stream would
-            // otherwise be asked again hundreds of times a second.
-            let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64).max(100);
+            let delay = reopen_delay(retry_ms, failed, brought);
             while_answering(&mut answers, self.clock.sleep(delay)).await;
         }
     }
@@ -2518,6 +2522,17 @@ async fn while_answering<F: Future>(answers: &mut Answers<'_>, f: F) -> F::Outpu
             return out;
         }
     }
+}
+
+/// How long to wait before opening a stream again: the server's `retry` (else 1 s, half as
+/// long again after each failed opening, at most 30 s). A server may close the stream after
+/// every event and have the client poll (2025-11-25), so a stream that brought a message not
+/// dealt with before is opened again as soon as the server asks, `retry: 0` too; one that
+/// brought nothing new waits at least 100 ms, so that a server closing every stream at once
+/// is not asked again hundreds of times a second.
+fn reopen_delay(retry_ms: Option<u64>, failed: u32, brought: bool) -> u64 {
+    let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64);
+    if brought { delay } else { delay.max(100) }
 }
 
 /// A stream given up after `failed` failed openings in a row (`PROTOCOL`), `last` the last one's

@@ -729,16 +729,23 @@ fn listen_without_the_stream_on_offer_ends_at_once_and_failed_reopenings_end_it(
 
 #[test]
 fn listen_waits_at_least_100_ms_between_reopenings_and_fails_on_an_oversized_event() {
-    // `retry: 0` and a stream that ends at once: reopened after 100 ms, not at once.
+    // `retry: 0` and a stream that ends at once: one that brought a message is reopened at once
+    // (a polling server), one that brought nothing new after 100 ms (no busy loop).
     let polling = "id: p1\nretry: 0\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n";
     let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
     opts.max_event_bytes = 64;
     let big = format!("data: {}\n\n", "x".repeat(100));
-    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(polling, 0), sse_reply(&big, 0)], opts, 10_000);
+    let h = harness_with(
+        vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(polling, 0), sse_reply(": nothing new\n\n", 0), sse_reply(&big, 0)],
+        opts,
+        10_000,
+    );
     block_on(h.client.connect()).unwrap();
     assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::LimitExceeded);
-    assert_eq!(h.slept.borrow().last(), Some(&100), "after the request timeouts, the one wait before reopening");
+    let slept = h.slept.borrow();
+    assert_eq!(slept[slept.len() - 2..], [0, 100], "after a message at once, after nothing new 100 ms: {slept:?}");
     assert_eq!(header(&h.log.borrow().requests[3], "last-event-id"), Some("p1"));
+    assert_eq!(header(&h.log.borrow().requests[4], "last-event-id"), Some("p1"));
 }
 
 #[test]
@@ -869,8 +876,8 @@ fn dropped_stream_resumes_with_last_event_id() {
     assert_eq!(get.method, Method::Get);
     assert_eq!(header(get, "last-event-id"), Some("ev-2"));
     assert_eq!(header(get, "mcp-session-id"), Some("s"));
-    // The server asked for 25 ms: at least 100 are waited (no busy loop on `retry: 0`).
-    assert!(h.slept.borrow().contains(&100), "waited the server's retry, at least 100 ms");
+    // The server asked for 25 ms, and the stream had brought a message: 25 ms are waited.
+    assert!(h.slept.borrow().contains(&25) && !h.slept.borrow().contains(&100), "waited the server's retry: {:?}", h.slept.borrow());
 }
 
 /// A stream that drops after `text` (split in chunks of 7).
