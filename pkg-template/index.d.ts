@@ -290,7 +290,12 @@ export interface ToolReport {
   server?: string;
   /** The name the provider sees. */
   name: string;
-  /** Whether the tool was emitted in strict mode (providers that have one). */
+  /**
+   * Whether the tool was emitted in strict mode, for providers that have one: `false` when `strict` was asked
+   * for and the tool fell back (a `…/strict-fallback` or `…/strict-limit` problem says why; Anthropic and
+   * Bedrock then send no `strict` field), and for OpenAI's non-strict tools. Absent where the provider has no
+   * strict mode, or for Anthropic and Bedrock when strict was not asked for.
+   */
   strict?: boolean;
   /** Every change made to the definition. */
   changes: Diagnostic[];
@@ -1058,8 +1063,9 @@ export interface McpClientOptions {
   /**
    * A dropped response stream (or `listen()`'s) is reopened with `Last-Event-ID` (the id of the last complete
    * event), after the server's `retry` (at once on `retry: 0` if the stream brought a message, else at least
-   * 100 ms); a reopening that fails in a way that may pass (no
-   * response, 408, 429, 5xx) is retried this many times in a row (default 2, 0 to 100), and one that succeeds
+   * 100 ms), or without one after 1 s, half as long again after each failure, at most 30 s. A reopening that
+   * fails in a way that may pass (no response, 408, 429, 5xx; for `listen()`, any refusal but 401 and 403,
+   * 404 among them) is retried this many times in a row (default 2, 0 to 100), and one that succeeds
    * starts the count again (a server may close the stream after every event and have the client poll, for
    * as long as the call's timeout lets it).
    */
@@ -1103,8 +1109,10 @@ export interface McpClientOptions {
    * `"sse"`: only the old transport, the URL being its event stream's. Over the old transport the client posts
    * each message to the endpoint the stream names (one of another origin is refused: `PROTOCOL`) and reads every
    * answer from that one stream; `listen()` gets what belongs to no call; a server may answer `2024-11-05` in
-   * the handshake; the stream's end ends the session (a call waiting then fails with `PROTOCOL`; the next request
-   * connects again and is sent once more); what waits unread for one call is bounded by `maxResponseBytes`
+   * the handshake; the stream's end ends the session: a call whose POST the server had answered fails with
+   * `PROTOCOL` and is not sent again, and the next request connects again. A request whose POST had no answer
+   * yet when the stream ended is sent once more on the new session (a server may never answer a POST for a
+   * session it dropped): a server that began a tool before answering its POST may run that call twice. What waits unread for one call is bounded by `maxResponseBytes`
    * (`LIMIT_EXCEEDED`). From a page the server's CORS must allow the GET and the endpoint's POSTs.
    */
   transport?: "auto" | "streamable-http" | "sse";
@@ -1119,7 +1127,8 @@ export interface McpClientOptions {
    * Check each tool's `structuredContent` against the `outputSchema` it was listed with (default `true`, as
    * MCP asks of clients): a result that breaks it, or that has none, rejects `callTool` with `PROTOCOL`,
    * `violations` (`[{path, message}]`, JSON pointers into the content) and the `result` itself. Error results
-   * (`isError`) and tools listed without a schema are not checked. The keywords checked are those that decide
+   * (`isError`), tools listed without a schema and tools this client has not listed (a call made before
+   * `listTools()`: the schema is the listing's) are not checked. The keywords checked are those that decide
    * most documents (types, enums, properties, required, additionalProperties, items, bounds, combinators,
    * conditionals, local `$ref`s); `pattern` and `format` are not, and a document too large or deep to check within
    * the checker's bounds is accepted. Not while the server has announced a changed tool list not listed since.
@@ -1249,7 +1258,8 @@ export interface McpCallOptions {
  * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`, `CAPABILITY_NOT_NEGOTIATED` (`capability`:
  * a request the server's handshake did not agree to, not sent), `SESSION_EXPIRED`, `INPUT_REQUIRED` (`inputRequests`:
  * a 2026-07-28 server needs input for a request, and there is no `onRequest` to give it, or it threw); and, for what is passed to it,
- * `INVALID_INPUT` (a URL that is not http(s), a tool name that is not a string, `request` params that are not
+ * `INVALID_INPUT` (a URL that is neither http(s) nor a path starting with `/`, which a page's `fetch` resolves
+ * against the page's origin and which fails as `NETWORK` outside a page; a tool name that is not a string, `request` params that are not
  * an object), `INVALID_OPTIONS` and `INVALID_ARGUMENTS` (arguments that are not a JSON object).
  *
  * A client uses only what the server declared in the handshake (MCP 2025-06-18: MUST): a server whose
@@ -1409,7 +1419,11 @@ export interface McpHubOptions {
    * listing since says (or does not say, having failed): the tool judged is the tool the call is routed to.
    */
   policy?: PermissionPolicyConfig;
-  /** Answers the policy's "ask": resolve `true` to proceed. Without it, "ask" denies. */
+  /**
+   * Answers the policy's "ask": return or resolve `true` (exactly: not `"yes"`, not 1) to proceed. Anything
+   * else denies (`PERMISSION_DENIED`, `decision: "ask"`); a confirm that throws or rejects denies too, and the
+   * error's message gives its reason. Without it, "ask" denies.
+   */
   confirm?: (providerName: string, args: JsonObject) => boolean | Promise<boolean>;
 }
 

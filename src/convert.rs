@@ -590,7 +590,10 @@ fn run<'a>(
         match result {
             Ok(c) => {
                 if let Some(tr) = &mut tr {
-                    tr.strict = c.strict;
+                    // Asked for strict mode, a provider that has one: `false` when the tool fell
+                    // back (Anthropic and Bedrock send no `strict` then; the report says so).
+                    let asked = opts.schema.strict && (matches!(provider, Provider::OpenAi | Provider::OpenAiResponses) || provider.claude_strict().is_some());
+                    tr.strict = c.strict.or(asked.then_some(false));
                 }
                 if let Some(e) = name_map.entry_mut(i) {
                     e.args = (!c.plan.is_empty()).then(|| c.plan.clone());
@@ -681,7 +684,7 @@ fn enforce_claude_strict_limits(compiled: &mut [Option<Compiled>], pass: &[Optio
                 }
                 c.strict = None;
                 if let Some(tr) = report.tools.get_mut(i) {
-                    tr.strict = None;
+                    tr.strict = Some(false);
                     tr.problems.push(Diagnostic {
                         path: String::new(),
                         rule: rules.limit,
@@ -1065,6 +1068,8 @@ mod tests {
                     assert_eq!(schema(st), schema(pt), "{provider:?} tool {i}");
                     assert!(s.report.tools[i].problems.iter().any(|d| d.rule == limit), "{provider:?} tool {i}");
                 }
+                assert_eq!(s.report.tools[i].strict, Some(i < 20), "{provider:?} tool {i}");
+                assert_eq!(p.report.tools[i].strict, None, "{provider:?} tool {i}: not asked for");
             }
             assert!(s.report.problems.is_empty(), "{provider:?}: {:?}", s.report.problems);
             assert_eq!(convert_json(&input.to_string(), provider, &strict).unwrap(), s.tools.to_string(), "{provider:?}");
@@ -1108,6 +1113,8 @@ mod tests {
                 } else {
                     assert!(out.report.tools[0].problems.iter().any(|d| d.rule.ends_with("/strict-fallback")), "{provider:?} {schema}: {:?}", out.report.tools[0]);
                 }
+                // The report says whether the tool stayed strict, whether or not the tool says it.
+                assert_eq!(out.report.tools[0].strict, Some(strict_kept), "{provider:?} {schema}");
                 assert_eq!(convert_json(&input.to_string(), provider, &strict).unwrap(), out.tools.to_string(), "{provider:?} {schema}");
             }
         }

@@ -29,7 +29,8 @@ pub struct ToolReport {
     pub server: Option<String>,
     /// The name the provider sees.
     pub name: String,
-    /// Whether the tool was emitted in strict mode (for providers that have one).
+    /// Whether the tool was emitted in strict mode (for providers that have one): `false` when
+    /// strict mode was asked for and the tool fell back.
     pub strict: Option<bool>,
     /// Every change made to the schema or the definition.
     pub changes: Vec<Diagnostic>,

@@ -56,8 +56,9 @@ pub struct ServerError {
     pub error: Error,
 }
 
-/// Asks the user about a call the policy marks `ask`; resolves to `true` to proceed.
-pub type Confirm = Box<dyn Fn(&str, &Value) -> Pin<Box<dyn Future<Output = bool>>>>;
+/// Asks the user about a call the policy marks `ask`; resolves to `Ok(true)` to proceed. `Err`
+/// (the question itself failed: its reason) denies the call as `Ok(false)` does, and says why.
+pub type Confirm = Box<dyn Fn(&str, &Value) -> Pin<Box<dyn Future<Output = std::result::Result<bool, String>>>>>;
 
 /// The outcome of a routed call.
 #[derive(Debug, Clone)]
@@ -465,16 +466,17 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                             .with_detail("decision", "deny"))
                     }
                     Action::Ask => {
-                        let ok = match &self.confirm {
+                        let answer = match &self.confirm {
                             Some(confirm) => confirm(&name, &args).await,
-                            None => false,
+                            None => Ok(false),
                         };
-                        if !ok {
-                            return Err(Error::new(
-                                ErrorCode::PermissionDenied,
-                                format!("\"{provider_name}\" needs confirmation and was not confirmed"),
-                            )
-                            .with_detail("decision", "ask"));
+                        let why = match answer {
+                            Ok(true) => None,
+                            Ok(false) => Some(format!("\"{provider_name}\" needs confirmation and was not confirmed")),
+                            Err(e) => Some(format!("\"{provider_name}\" needs confirmation, and asking for it failed: {e}")),
+                        };
+                        if let Some(why) = why {
+                            return Err(Error::new(ErrorCode::PermissionDenied, why).with_detail("decision", "ask"));
                         }
                     }
                 }
@@ -623,7 +625,7 @@ mod tests {
         let seen = asked.clone();
         let confirm: Confirm = Box::new(move |name, _| {
             seen.borrow_mut().push(name.to_owned());
-            Box::pin(async { false })
+            Box::pin(async { Ok(false) })
         });
         (confirm, asked)
     }

@@ -123,6 +123,9 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
         let empty = o.find("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
         if empty && o.keys().all(|k| k == "type" || k == "description" || k == "title") {
             if open_root {
+                // The root's map, "removed and described": the description goes with `parameters`,
+                // and the problem says what became of the map.
+                cx.changes.retain(|d| !(d.path.is_empty() && d.message.contains("removed and described")));
                 cx.problem(
                     "gemini/open-root",
                     "the tool's arguments are an open map (any names), which Gemini's `parameters` cannot declare: sent without parameters, so the model can pass none (geminiMode \"parametersJsonSchema\" keeps the map)",
@@ -1052,6 +1055,8 @@ mod tests {
             let (c, cx) = run_mode(open.clone(), false, GeminiMode::Parameters);
             assert!(c.schema.is_none(), "{open}");
             assert!(cx.problems.iter().any(|d| d.rule == "gemini/open-root"), "{open}: {:?}", cx.problems);
+            // Nothing is said to be described: the description went with `parameters`.
+            assert!(cx.changes.iter().all(|d| !d.message.contains("described")), "{open}: {:?}", cx.changes);
             let (c, cx) = run_mode(open.clone(), false, GeminiMode::JsonSchema);
             assert!(c.schema.is_some_and(|s| s.get("additionalProperties").is_some() || s.get("patternProperties").is_some()), "{open}");
             assert!(cx.problems.is_empty());

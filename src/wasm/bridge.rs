@@ -51,7 +51,7 @@ pub(crate) fn to_future(v: JsValue) -> JsFuture {
     JsFuture::from(promise_resolve(&v).unwrap_or_else(|e| Promise::reject(&e)))
 }
 
-fn describe(e: &JsValue) -> String {
+pub(crate) fn describe(e: &JsValue) -> String {
     let name = get(e, "name").as_string().unwrap_or_default();
     let message = get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_default();
     let cause = get(&get(e, "cause"), "message").as_string();

@@ -18,7 +18,7 @@ use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::legacy_sse::{LegacySse, TransportChoice};
 use crate::protocol::hub::{Confirm, Hub, Selection};
 use crate::providers::Provider;
-use crate::wasm::bridge::{get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
+use crate::wasm::bridge::{describe, get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
 use crate::wasm::interop::{from_js, parse_js, string_param, to_js};
 
@@ -635,12 +635,14 @@ impl JsMcpHub {
         let confirm: Option<Confirm> = opt_fn(&options, "confirm")?.map(|f| {
             Box::new(move |name: &str, args: &Value| {
                 let answer = f.call2(&JsValue::UNDEFINED, &JsValue::from_str(name), &to_js(args).unwrap_or(JsValue::UNDEFINED));
+                // Only `true` confirms (not `"yes"`, not 1); a confirm that throws or rejects
+                // denies, and the error says why.
                 Box::pin(async move {
                     match answer {
-                        Ok(v) => to_future(v).await.map(|v| v.is_truthy()).unwrap_or(false),
-                        Err(_) => false,
+                        Ok(v) => to_future(v).await.map(|v| v.as_bool() == Some(true)).map_err(|e| describe(&e)),
+                        Err(e) => Err(describe(&e)),
                     }
-                }) as std::pin::Pin<Box<dyn std::future::Future<Output = bool>>>
+                }) as std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<bool, String>>>>
             }) as Confirm
         });
         Ok(Self { inner: Rc::new(Hub::new(list, JsClock, policy, confirm)) })

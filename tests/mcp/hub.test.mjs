@@ -313,7 +313,7 @@ describe("McpHub", () => {
       policy: { deny: ["*fail*"], ask: ["*add*"], defaultAction: "allow" },
       confirm: (name, args) => {
         asked.push([name, args]);
-        return answer;
+        return typeof answer === "function" ? answer() : answer;
       },
     });
     await hub.listTools();
@@ -321,9 +321,26 @@ describe("McpHub", () => {
     await rejectsWith(hub.callTool(providerName(hub, "alpha", "fail"), {}), "PERMISSION_DENIED");
     const add = providerName(hub, "alpha", "add");
     await rejectsWith(hub.callTool(add, { a: 1, b: 1 }), "PERMISSION_DENIED");
+    // Only `true` confirms: not a truthy "yes" or 1, nor a confirm that throws or rejects (whose
+    // reason the error gives).
+    for (const a of ["yes", 1, () => Promise.resolve("true")]) {
+      answer = a;
+      const e = await rejectsWith(hub.callTool(add, { a: 1, b: 1 }), "PERMISSION_DENIED");
+      assert.match(e.message, /was not confirmed/);
+    }
+    const fail = () => {
+      throw new Error("dialog closed");
+    };
+    for (const a of [() => Promise.reject(new Error("dialog closed")), fail, () => ({ then: fail })]) {
+      answer = a;
+      const e = await rejectsWith(hub.callTool(add, { a: 1, b: 1 }), "PERMISSION_DENIED");
+      assert.match(e.message, /asking for it failed: Error: dialog closed/);
+      assert.equal(e.decision, "ask");
+    }
     answer = true;
     assert.deepEqual((await hub.callTool(add, { a: 1, b: 1 })).result.structuredContent, { sum: 2 });
-    assert.deepEqual(asked, [[add, { a: 1, b: 1 }], [add, { a: 1, b: 1 }]]);
+    assert.equal(asked.length, 8);
+    assert.deepEqual(asked.at(-1), [add, { a: 1, b: 1 }]);
     assert.equal((await hub.callTool(providerName(hub, "alpha", "echo"), { message: "ok" })).text, "ok");
     assert.deepEqual((await e.stats("alpha")).calls.map((c) => c.name), ["add", "echo"]);
     await hub.closeAll();
