@@ -493,7 +493,10 @@ export class ToolwireError extends Error {
   readonly supported?: JsonValue;
   /** `UNSUPPORTED_PROTOCOL_VERSION`: the version the server answered the handshake with. */
   readonly protocolVersion?: string;
-  /** `NOT_CONNECTED`: the session ended (HTTP 404, or a 400 naming it) and could not be renewed for the request. */
+  /**
+   * `HTTP_STATUS`: the session ended (HTTP 404, or a 400 naming it), was renewed for the request, and the new
+   * one ended too at once (`status` is the second refusal's). A first expiry is renewed unseen.
+   */
   readonly sessionExpired?: boolean;
   /** `HTTP_STATUS`: a 400 about a session when the handshake brought no session id (in a browser: CORS, see the message). */
   readonly missingSessionId?: boolean;

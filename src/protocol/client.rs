@@ -1071,7 +1071,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             ErrorCode::HttpStatus,
                             format!("{method}: HTTP {}: the session expired again right after re-initializing", crate::text::to_string(&status)),
                         )
-                        .with_detail("status", status));
+                        .with_detail("status", status)
+                        .with_detail("sessionExpired", true));
                     }
                     if retried {
                         // A refusal of the version again: the server's own answer.

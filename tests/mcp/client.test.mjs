@@ -429,6 +429,7 @@ describe("session expiry", () => {
     const err = await rejectsWith(within(10_000, client.listTools(), "listTools"), "HTTP_STATUS");
     assert.equal(err.status, 400);
     assert.match(err.message, /the session expired again right after re-initializing/);
+    assert.equal(err.sessionExpired, true);
     assert.equal((await stats()).methods.initialize, 2);
     await client.close();
   });
@@ -439,12 +440,9 @@ describe("session expiry", () => {
     let err;
     await within(10_000, client.listTools(), "listTools").catch((e) => (err = e));
     assert.equal(err?.name, "ToolwireError", String(err));
-    // Either the HTTP error itself or "the session expired (HTTP 404)" (NOT_CONNECTED, as toolwire does).
-    if (err.code === "HTTP_STATUS") assert.equal(err.status, 404);
-    else {
-      assert.equal(err.code, "NOT_CONNECTED", err.message);
-      assert.match(err.message, /404/);
-    }
+    assert.equal(err.code, "HTTP_STATUS", err.message);
+    assert.equal(err.status, 404);
+    assert.equal(err.sessionExpired, true);
     const st = await stats();
     assert.equal(st.methods.initialize, 2);
     assert.equal(st.toolsList.length, 2);
