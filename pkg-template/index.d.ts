@@ -514,6 +514,16 @@ export class ToolwireError extends Error {
   readonly oauthStep?: "discovery" | "registration" | "authorization" | "token";
   readonly oauthError?: string;
   readonly oauthErrorDescription?: string;
+  /**
+   * `UNAUTHORIZED` from `oauth` at `"discovery"`: the rule that refused what the server's metadata said.
+   * `"metadata-origin"`: a `resource_metadata` of another origin than the server's, not at
+   * `/.well-known/oauth-protected-resource`. `"private-network"`: a URL on a more private network than the server's
+   * (a public server naming a loopback, private-network or local-name host; a local-network server naming this
+   * machine). `"cleartext"`: a plain-http authorization server or metadata URL. `"resource-mismatch"`: resource
+   * metadata without `resource`, or one that is not the server's URL (RFC 9728 3.3). `"issuer-mismatch"`: another
+   * issuer than `oauth.issuer`, or metadata naming another issuer than the one it was read for (RFC 8414 3.3).
+   */
+  readonly oauthRefused?: "metadata-origin" | "private-network" | "cleartext" | "resource-mismatch" | "issuer-mismatch";
   /** `UNAUTHORIZED` from `oauth`: the `token_type` of a token that is not a bearer token. */
   readonly tokenType?: string;
   /** `UNAUTHORIZED` from `oauth`: the URL that could not be reached (in a browser, often CORS). */
@@ -1174,11 +1184,15 @@ export interface McpClientOptions {
    * the code, and sends the request again with the token. A held refresh token is spent first, without the user
    * (refused: the user is asked; unreachable: the tokens are kept); a 403 with `insufficient_scope` asks the user
    * for the scopes the server names and those granted. Requests that meet a 401 together share one authorization,
-   * and one refused with a token already replaced is sent again with the new one. Metadata is checked: https
-   * endpoints (plain http only on a loopback host, or on the host of a server itself reached over http), the issuer
-   * (RFC 8414), the redirect's `iss` (RFC 9207); credentials go to no other server. Failures
-   * are `UNAUTHORIZED` (but an abort: `ABORTED`) with `oauthStep` (`"discovery"`, `"registration"`, `"authorization"`, `"token"`) and the
-   * server's `oauthError` / `oauthErrorDescription`. In a browser the authorization server's metadata, registration and
+   * and one refused with a token already replaced is sent again with the new one. Metadata is checked: a challenge's
+   * `resource_metadata` of another origin only at `/.well-known/oauth-protected-resource`; the metadata's `resource`,
+   * required, the server's URL or one of its origin with a path the server's is at or under (RFC 9728 3.3); no URL on a
+   * more private network than the server's (a public server cannot send the browser to loopback, private-network or
+   * local-name hosts); https endpoints (plain http only on a loopback host, or on the host of a server itself reached
+   * over http); the issuer (RFC 8414, and `issuer` when pinned), the redirect's `iss` (RFC 9207); credentials go to no
+   * other server. Failures are `UNAUTHORIZED` (but an abort: `ABORTED`) with `oauthStep` (`"discovery"`,
+   * `"registration"`, `"authorization"`, `"token"`), the server's `oauthError` / `oauthErrorDescription`, and for a
+   * refused discovery the rule in `oauthRefused`. In a browser the authorization server's metadata, registration and
    * token endpoints must allow the page's origin (CORS), as they do for every browser MCP client.
    */
   oauth?: McpOAuthOptions;
@@ -1222,6 +1236,14 @@ export interface McpOAuthOptions {
   clientMetadata?: Record<string, JsonValue>;
   /** Scopes to ask for when the server's challenge and its metadata name none. */
   scope?: string;
+  /**
+   * The issuer identifier of the authorization server to use, and no other (compared as RFC 8414 asks, a trailing
+   * slash aside): the one of the server's `authorization_servers` that it is; a server naming only others, or (without
+   * resource metadata) being another, is an `UNAUTHORIZED` error at `"discovery"` with `oauthRefused:
+   * "issuer-mismatch"` before any refresh token, registration, code or secret is sent. `saved` credentials of another
+   * issuer are not used. Not an http(s) URL: `INVALID_OPTIONS`.
+   */
+  issuer?: string;
   /** What `onSaved` was given last time: sent from the first request on (tokens), reused (client). */
   saved?: McpOAuthSaved;
   /** Told the registration and tokens whenever they change, to keep them (they are credentials: store them as such). */

@@ -4,16 +4,26 @@
 //!
 //! On a 401 (or a 403 with `error="insufficient_scope"`, which asks for more scopes):
 //! * the protected resource's metadata (RFC 9728) is read from the challenge's
-//!   `resource_metadata`, else from `/.well-known/oauth-protected-resource` under the server's
-//!   path, then at its root; it names the authorization server, and its `resource` must be on the
-//!   server's URL. Without any (a 2025-03-26 server), the server's origin is the authorization
-//!   server. Discovery runs at every authorization: a server may move to another one;
+//!   `resource_metadata` (of another origin than the server's, only at the well-known
+//!   `/.well-known/oauth-protected-resource` path), else from `/.well-known/oauth-protected-resource`
+//!   under the server's path, then at its root; it names the authorization server (the one of
+//!   [`OAuthOptions::issuer`] when given), and its `resource`, which it must have, must be the
+//!   server's URL or one of its origin with a path the server's is at or under (RFC 9728 3.3, as
+//!   the official SDKs read it). Without any (a 2025-03-26 server), the server's origin is the
+//!   authorization server. Discovery runs at every authorization: a server may move to another one;
 //! * the authorization server's metadata (RFC 8414, OpenID Connect Discovery) is read from the
 //!   well-known URLs in the order the 2025-11-25 revision gives; it must name the issuer it was
 //!   asked for, and its endpoints must be http(s). Without any, the 2025-03-26 defaults
 //!   `/authorize`, `/token`, `/register` at that origin are used. A URL that cannot be reached
 //!   counts as one that is not there when another answered (in a browser a 404 page without
 //!   CORS headers is a network error), and is the error when none did;
+//! * no URL the server's metadata names (the resource metadata, the authorization server, its
+//!   endpoints) is in a more private address space than the server's own (a public server cannot
+//!   send the user's browser into their local network or to their machine: loopback and private
+//!   addresses and local names), nor plain http but on a loopback host or the host of a server
+//!   itself reached over plain http; a metadata document's redirects are followed one at a time,
+//!   each held to the same rules (a browser, which hides where a redirect goes, follows them
+//!   itself). A refusal names its rule in `oauthRefused`;
 //! * the client and tokens held are for one issuer: a server naming another gets neither (a
 //!   client given with `client_id` is then an error: it is registered with the first);
 //! * a refresh token, when there is one and the server did not ask for new scopes, is spent
@@ -97,6 +107,11 @@ pub struct OAuthOptions {
     /// The client acts for itself, with no user (RFC 6749 4.4's `client_credentials` grant: a
     /// service, a CI job): tokens come from the token endpoint alone, for the client given.
     pub client_credentials: bool,
+    /// The issuer identifier of the one authorization server to use (a trailing slash aside):
+    /// the one of the resource's `authorization_servers` that it is, and an error before anything
+    /// is sent to another (no refresh token, registration, code or secret). Saved credentials of
+    /// another issuer are not used.
+    pub issuer: Option<String>,
 }
 
 /// A registered client.
@@ -185,8 +200,22 @@ pub struct OAuth<T> {
 /// The largest metadata or token response read.
 const MAX_BODY: usize = 1 << 20;
 
+/// Redirects of a metadata document followed at most.
+const MAX_REDIRECTS: usize = 5;
+
 fn failure(step: &str, message: impl Into<String>) -> Error {
     Error::new(ErrorCode::Unauthorized, format!("OAuth {step}: {}", message.into())).with_detail("oauthStep", step)
+}
+
+/// A discovery that a rule of toolwire's refuses, the rule named in `oauthRefused`:
+/// `metadata-origin`, `private-network`, `cleartext`, `resource-mismatch`, `issuer-mismatch`.
+fn refused(rule: &str, message: impl Into<String>) -> Error {
+    failure("discovery", message).with_detail("oauthRefused", rule)
+}
+
+/// Issuer identifiers compared as RFC 8414 asks, but for a trailing slash.
+fn same_issuer(a: &str, b: &str) -> bool {
+    a.trim_end_matches('/') == b.trim_end_matches('/')
 }
 
 impl<T: Transport + 'static> OAuth<T> {
@@ -203,16 +232,31 @@ impl<T: Transport + 'static> OAuth<T> {
             return Err(Error::new(ErrorCode::InvalidOptions, "oauth.redirectUrl must be an absolute URL"));
         }
         let restored = opts.saved.clone().unwrap_or(Value::Null);
-        let registration = match (&opts.client_id, restored.get("client")) {
+        let mut registration = match (&opts.client_id, restored.get("client")) {
             (Some(id), _) => Some(Registration { id: id.clone(), secret: opts.client_secret.clone(), method: None }),
             (None, Some(c)) if c.is_object() => Some(registration_from(c).ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "oauth.saved.client has no client_id"))?),
             _ => None,
         };
-        let tokens = match restored.get("tokens") {
+        let mut tokens = match restored.get("tokens") {
             Some(t) if t.is_object() => Some(tokens_from(t.clone(), None).ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "oauth.saved.tokens has no access_token"))?),
             _ => None,
         };
-        let issuer = restored.get("issuer").and_then(Value::as_str).map(str::to_owned);
+        let mut issuer = restored.get("issuer").and_then(Value::as_str).map(str::to_owned);
+        if let Some(pin) = &opts.issuer {
+            if split_url(pin).is_none() {
+                return Err(Error::new(ErrorCode::InvalidOptions, "oauth.issuer must be an http(s) URL: the authorization server's issuer identifier"));
+            }
+        }
+        // Credentials saved from another authorization server than the one pinned are not used.
+        if let (Some(pin), Some(saved)) = (&opts.issuer, &issuer) {
+            if !same_issuer(pin, saved) {
+                tokens = None;
+                if opts.client_id.is_none() {
+                    registration = None;
+                }
+                issuer = None;
+            }
+        }
         Ok(Rc::new(Self {
             transport,
             server_url,
@@ -356,7 +400,11 @@ impl<T: Transport + 'static> OAuth<T> {
     /// move to another authorization server (whose client and tokens are then its own).
     async fn discover(&self, resource_metadata: Option<String>) -> Result<Discovered> {
         let (origin, path) = split_url(&self.server_url).ok_or_else(|| failure("discovery", format!("the server URL {} is not an http(s) URL", self.server_url)))?;
-        let mut candidates: Vec<String> = resource_metadata.iter().filter(|u| split_url(u).is_some()).cloned().collect();
+        let mut candidates: Vec<String> = Vec::new();
+        if let Some(url) = resource_metadata.filter(|u| split_url(u).is_some()) {
+            self.vet_metadata_url(&url)?;
+            candidates.push(url);
+        }
         if !path.is_empty() && path != "/" {
             candidates.push(format!("{origin}/.well-known/oauth-protected-resource{}", path.trim_end_matches('/')));
         }
@@ -366,18 +414,40 @@ impl<T: Transport + 'static> OAuth<T> {
         let mut found = Discovered::default();
         let (issuer, from_resource) = match &prm {
             Some(doc) => {
-                let resource = doc.get("resource").and_then(Value::as_str);
-                if let Some(resource) = resource {
-                    if !resource_allowed(&self.server_url, resource) {
-                        return Err(failure(
-                            "discovery",
-                            format!("the protected resource's metadata names the resource {resource}, which is not the server {}", self.server_url),
-                        ));
-                    }
+                // RFC 9728 3.3 and 7.3: metadata that does not say it is this server's is not used (it
+                // could be another resource's, naming another authorization server).
+                let Some(resource) = doc.get("resource").and_then(Value::as_str) else {
+                    return Err(refused(
+                        "resource-mismatch",
+                        "the protected resource's metadata names no resource (RFC 9728 requires it): it cannot be told to be this server's",
+                    ));
+                };
+                if !resource_allowed(&self.server_url, resource) {
+                    return Err(refused(
+                        "resource-mismatch",
+                        format!(
+                            "the protected resource's metadata names the resource {resource}, which is not the server {} (it must be the server's URL, or one of its origin with a path the server's is at or under)",
+                            self.server_url
+                        ),
+                    ));
                 }
-                found.resource = Some(resource.map_or_else(|| canonical(&self.server_url), str::to_owned));
+                found.resource = Some(resource.owned());
                 found.scopes = doc.get("scopes_supported").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")).filter(|s| !s.is_empty());
-                match doc.get("authorization_servers").and_then(Value::as_array).and_then(|a| a.iter().find_map(Value::as_str)) {
+                let servers: Vec<&str> = doc.get("authorization_servers").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                // The one pinned, when it is among them (RFC 9728 7.6: the client chooses).
+                let chosen = match &self.opts.issuer {
+                    Some(pin) if !servers.is_empty() => match servers.iter().find(|s| same_issuer(s, pin)) {
+                        Some(s) => Some(*s),
+                        None => {
+                            return Err(refused(
+                                "issuer-mismatch",
+                                format!("the protected resource's metadata names the authorization server {}, not oauth.issuer {pin}", servers.join(", ")),
+                            ))
+                        }
+                    },
+                    _ => servers.first().copied(),
+                };
+                match chosen {
                     Some(issuer) if split_url(issuer).is_some() => (issuer.owned(), true),
                     Some(issuer) => return Err(failure("discovery", format!("the authorization server {issuer} is not an http(s) URL"))),
                     None => return Err(failure("discovery", "the protected resource's metadata names no authorization_servers")),
@@ -386,7 +456,7 @@ impl<T: Transport + 'static> OAuth<T> {
             // 2025-03-26: the MCP server's origin is the authorization server.
             None => (origin.owned(), false),
         };
-        self.refuse_cleartext("authorization server", &issuer)?;
+        self.vet("authorization server", &issuer)?;
         let meta = self.authorization_server_metadata(&issuer).await?;
         found.issuer = issuer.clone();
         if let Some(m) = &meta {
@@ -401,9 +471,12 @@ impl<T: Transport + 'static> OAuth<T> {
                 Some(n) if !from_resource && same_origin(n) => found.issuer = n.owned(),
                 None if !from_resource => {}
                 _ => {
-                    return Err(failure("discovery", format!("the metadata of the authorization server {issuer} names the issuer {}", named.unwrap_or("(none)"))));
+                    return Err(refused("issuer-mismatch", format!("the metadata of the authorization server {issuer} names the issuer {}", named.unwrap_or("(none)"))));
                 }
             }
+        }
+        if let Some(pin) = self.opts.issuer.as_deref().filter(|pin| !same_issuer(pin, &found.issuer)) {
+            return Err(refused("issuer-mismatch", format!("the server's authorization server is {}, not oauth.issuer {pin}", found.issuer)));
         }
         let issuer_origin = split_url(&issuer).map_or(issuer.as_str(), |(o, _)| o).owned();
         let endpoint = |key: &str, default: &str| -> Result<Option<String>> {
@@ -411,7 +484,7 @@ impl<T: Transport + 'static> OAuth<T> {
                 Some(m) => match m.get(key).and_then(Value::as_str) {
                     // Only http(s): the authorization endpoint is where the host sends the user.
                     Some(url) if split_url(url).is_none() => Err(failure("discovery", format!("the authorization server's {key} {url} is not an http(s) URL"))),
-                    Some(url) => self.refuse_cleartext(key, url).map(|()| Some(url.owned())),
+                    Some(url) => self.vet(key, url).map(|()| Some(url.owned())),
                     None => Ok(None),
                 },
                 None => Ok(Some(format!("{issuer_origin}{default}"))),
@@ -430,7 +503,7 @@ impl<T: Transport + 'static> OAuth<T> {
         // Credentials are for the server that issued them: another one gets neither. A client given
         // (`client_id`, and its secret) is the first issuer's: the server moving elsewhere is an error.
         let known = self.issuer.borrow().clone();
-        if let Some(known) = known.filter(|k| k.trim_end_matches('/') != found.issuer.trim_end_matches('/')) {
+        if let Some(known) = known.filter(|k| !same_issuer(k, &found.issuer)) {
             if self.opts.client_id.is_some() {
                 return Err(failure(
                     "discovery",
@@ -448,17 +521,73 @@ impl<T: Transport + 'static> OAuth<T> {
         Ok(found)
     }
 
+    /// The challenge's `resource_metadata`: of the server's origin, any; of another, only at the
+    /// well-known location (RFC 9728 3.1), so that a server cannot have the user's browser GET
+    /// any URL of any host; and, as every URL discovery goes to, [`vet`](Self::vet)ted.
+    fn vet_metadata_url(&self, url: &str) -> Result<()> {
+        let same_origin = split_url(url).zip(split_url(&self.server_url)).is_some_and(|((a, _), (b, _))| a.eq_ignore_ascii_case(b));
+        if !same_origin && !split_url(url).is_some_and(|(_, path)| well_known_metadata_path(path)) {
+            return Err(refused(
+                "metadata-origin",
+                format!(
+                    "the server's challenge names the resource metadata {url}, of another origin than the server's and not at /.well-known/oauth-protected-resource (metadata of another origin is read only there)"
+                ),
+            ));
+        }
+        self.vet("resource_metadata", url)
+    }
+
+    /// A URL the server's metadata sends the client to (metadata, the authorization server, its
+    /// endpoints): not into a more private address space than the server's, and not in the clear.
+    fn vet(&self, what: &str, url: &str) -> Result<()> {
+        self.refuse_inward(what, url)?;
+        self.refuse_cleartext(what, url)
+    }
+
+    /// A server on the public internet sends the client nowhere on the user's local network or
+    /// machine, and a server on a local network nowhere on the user's machine: in a browser every
+    /// request discovery makes comes from the user's own machine, inside their network (a GET of
+    /// a router's page, a POST to a local service), and the user is sent to the authorization
+    /// endpoint. A server on this machine may send the client anywhere.
+    fn refuse_inward(&self, what: &str, url: &str) -> Result<()> {
+        let space = |u: &str| split_url(u).and_then(|(origin, _)| address_space(host_of(origin)));
+        let describe = |s: Space| match s {
+            Space::Public => "on the public internet",
+            Space::Private => "on a local network",
+            Space::Loopback => "on this machine (loopback)",
+        };
+        // A server URL whose host cannot be placed is held to the public rule.
+        let server = space(&self.server_url).unwrap_or(Space::Public);
+        match space(url) {
+            Some(target) if target <= server => Ok(()),
+            Some(target) => Err(refused(
+                "private-network",
+                format!(
+                    "the {what} {url} is {}, but the server {} is {}: a server may send the client only to hosts as public as its own",
+                    describe(target),
+                    self.server_url,
+                    describe(server)
+                ),
+            )),
+            None => Err(refused("private-network", format!("the {what} {url} has a host that is neither a name nor an address"))),
+        }
+    }
+
     /// MCP (Communication Security, after OAuth 2.1 1.5): authorization server endpoints are
     /// served over HTTPS, since codes, secrets and tokens travel to them. Plain http is taken for
-    /// a loopback host, and on the host of a server that is itself reached over plain http (a
-    /// development machine, whose bearer tokens travel in the clear anyway): never from a server
-    /// reached over https.
+    /// a loopback host (which a server reached over https may name only when it is on this
+    /// machine too, [`refuse_inward`](Self::refuse_inward)), and on the host of a server that is
+    /// itself reached over plain http (a development machine, whose bearer tokens travel in the
+    /// clear anyway).
     fn refuse_cleartext(&self, what: &str, url: &str) -> Result<()> {
         let Some(h) = cleartext_host(url) else { return Ok(()) };
         if is_loopback(h) || cleartext_host(&self.server_url).is_some_and(|s| s.eq_ignore_ascii_case(h)) {
             return Ok(());
         }
-        Err(failure("discovery", format!("the {what} {url} is plain http: authorization servers are reached over https (http only on a loopback host, or on the host of a server itself reached over http)")))
+        Err(refused(
+            "cleartext",
+            format!("the {what} {url} is plain http: authorization servers are reached over https (http only on a loopback host, or on the host of a server itself reached over http)"),
+        ))
     }
 
     /// RFC 8414 and OpenID Connect Discovery metadata of an issuer, from the first well-known URL
@@ -697,20 +826,41 @@ impl<T: Transport + 'static> OAuth<T> {
         Ok(buf)
     }
 
-    /// A GET of a metadata document.
+    /// A GET of a metadata document. It may live behind a redirect (another host, a canonical
+    /// path): the client follows those itself, each target [`vet`](Self::vet)ted as the first URL
+    /// was. A browser hides where a redirect goes (an opaque redirect, status 0): there the GET is
+    /// sent again for the browser to follow, under its own local network protection.
     async fn get_json(&self, url: &str) -> Result<Fetched> {
-        // Metadata may live behind a redirect (another host, a canonical path).
-        let req = HttpRequest { method: Method::Get, url: url.owned(), headers: vec![("accept".owned(), "application/json".owned())], body: None, follow_redirects: true };
-        match self.send("discovery", req).await {
-            Ok((status, Some(doc))) if (200..300).contains(&status) && doc.is_object() => Ok(Fetched::Found(doc)),
-            Ok(_) => Ok(Fetched::Missing),
-            Err(e) if e.code == ErrorCode::Aborted => Err(e),
-            Err(e) => Ok(Fetched::Unreachable(e)),
+        let mut url = url.owned();
+        let mut browser_follows = false;
+        for _ in 0..=MAX_REDIRECTS {
+            let req = HttpRequest { method: Method::Get, url: url.clone(), headers: vec![("accept".owned(), "application/json".owned())], body: None, follow_redirects: browser_follows };
+            let (status, location, doc) = match self.exchange("discovery", req).await {
+                Ok(answer) => answer,
+                Err(e) if e.code == ErrorCode::Aborted => return Err(e),
+                Err(e) => return Ok(Fetched::Unreachable(e)),
+            };
+            match status {
+                0 if !browser_follows => browser_follows = true,
+                300..=399 if !browser_follows => {
+                    let Some(next) = location.and_then(|l| resolve(&url, &l)) else { return Ok(Fetched::Missing) };
+                    self.vet("metadata redirect", &next)?;
+                    url = next;
+                }
+                200..=299 => return Ok(doc.filter(Value::is_object).map_or(Fetched::Missing, Fetched::Found)),
+                _ => return Ok(Fetched::Missing),
+            }
         }
+        Ok(Fetched::Missing)
     }
 
     /// Sends, and reads the body as JSON when it is JSON.
     async fn send(&self, step: &str, req: HttpRequest) -> Result<(u16, Option<Value>)> {
+        self.exchange(step, req).await.map(|(status, _, body)| (status, body))
+    }
+
+    /// Sends: the status, the `location` header, and the body as JSON when it is JSON.
+    async fn exchange(&self, step: &str, req: HttpRequest) -> Result<(u16, Option<String>, Option<Value>)> {
         let url = req.url.clone();
         let resp = self.transport.send(req).await.map_err(|e| match e {
             TransportError::Aborted => Error::new(ErrorCode::Aborted, format!("OAuth {step}: aborted")),
@@ -718,6 +868,7 @@ impl<T: Transport + 'static> OAuth<T> {
             TransportError::Refused(e) => *e,
         })?;
         let status = resp.status;
+        let location = resp.header("location").map(str::to_owned);
         let mut body = resp.body;
         let mut bytes = Vec::new();
         while bytes.len() < MAX_BODY {
@@ -735,8 +886,63 @@ impl<T: Transport + 'static> OAuth<T> {
                 None => break,
             }
         }
-        Ok((status, std::str::from_utf8(&bytes).ok().and_then(|t| read_json(t).ok())))
+        Ok((status, location, std::str::from_utf8(&bytes).ok().and_then(|t| read_json(t).ok())))
     }
+}
+
+/// A redirect's `location` against the URL redirected, as a browser resolves it (a backslash is
+/// a slash in http(s) URLs; tabs and newlines are dropped); `None` for what is not http(s).
+fn resolve(base: &str, location: &str) -> Option<String> {
+    let location: String = location.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+    let location = location.split('#').next().unwrap_or("");
+    let (before, query) = location.split_once('?').map_or((location, None), |(b, q)| (b, Some(q)));
+    let mut reference = before.replace('\\', "/");
+    if let Some(q) = query {
+        reference = format!("{reference}?{q}");
+    }
+    let (origin, path) = split_url(base)?;
+    let scheme = &origin[..origin.find(':')?];
+    let is_scheme = |s: &str| s.starts_with(|c: char| c.is_ascii_alphabetic()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    let target = if let Some(colon) = reference.find(':').filter(|&i| is_scheme(&reference[..i])) {
+        // An absolute URL; `http:/x` and `http:x` without `//` are relative to the base when of its
+        // scheme (of another, not followed: not a URL `split_url` reads).
+        let rest = &reference[colon + 1..];
+        if rest.starts_with("//") || !reference[..colon].eq_ignore_ascii_case(scheme) {
+            reference.clone()
+        } else {
+            return resolve(base, rest);
+        }
+    } else if reference.starts_with("//") {
+        format!("{scheme}:{reference}")
+    } else if reference.starts_with('/') {
+        format!("{origin}{reference}")
+    } else if reference.is_empty() || reference.starts_with('?') {
+        format!("{origin}{path}{reference}")
+    } else {
+        format!("{origin}{}/{reference}", &path[..path.rfind('/').unwrap_or(0)])
+    };
+    let (origin, path) = split_url(&target)?;
+    let query = &target[origin.len() + path.len()..];
+    // Dot segments, removed (RFC 3986 5.2.4).
+    let mut segments: Vec<&str> = Vec::new();
+    let parts: Vec<&str> = path.split('/').skip(1).collect();
+    for (i, segment) in parts.iter().enumerate() {
+        match *segment {
+            "." | ".." if i + 1 == parts.len() => {
+                if *segment == ".." {
+                    segments.pop();
+                }
+                segments.push("");
+            }
+            "." => {}
+            ".." => {
+                segments.pop();
+            }
+            s => segments.push(s),
+        }
+    }
+    let path = if path.is_empty() { String::new() } else { format!("/{}", segments.join("/")) };
+    Some(format!("{origin}{path}{query}"))
 }
 
 /// A failure that may pass by itself: the server unreachable, failing (5xx), or the request
@@ -870,23 +1076,129 @@ fn host_of(origin: &str) -> &str {
     }
 }
 
-/// `localhost` (and its subdomains), `127.0.0.0/8`, `[::1]`.
+/// `localhost` (and its subdomains), `127.0.0.0/8`, `[::1]` (and the other spellings of those
+/// addresses a browser reads the same way).
 fn is_loopback(host: &str) -> bool {
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    if host == "localhost" || host.ends_with(".localhost") || host == "[::1]" {
-        return true;
-    }
-    let parts: Vec<&str> = host.split('.').collect();
-    parts.len() == 4 && parts[0] == "127" && parts.iter().all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|n| n < 256))
+    address_space(host) == Some(Space::Loopback)
 }
 
-/// The server's URL as a resource indicator: no fragment, scheme and host in lower case.
-fn canonical(url: &str) -> String {
-    let url = &url[..url.find('#').unwrap_or(url.len())];
-    match split_url(url) {
-        Some((origin, _)) => format!("{}{}", origin.to_ascii_lowercase(), &url[origin.len()..]),
-        None => url.owned(),
+/// Where a host is, from the most open to the most closed, as browsers rank address spaces
+/// (Private Network Access): a server may send the client to hosts of its own space or a more
+/// open one, never into a more closed one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Space {
+    Public,
+    /// A local network: RFC 1918 and shared (100.64.0.0/10) addresses, link-local ones (the cloud
+    /// metadata service's 169.254.169.254), IPv6 unique-local and link-local ones, and the names
+    /// that only a local network resolves: one label (`router`), `.local`, `.internal`, `.lan`,
+    /// `.home.arpa`.
+    Private,
+    /// This machine: `localhost`, `127.0.0.0/8`, `0.0.0.0`, `[::1]`, `[::]`.
+    Loopback,
+}
+
+/// The address space of a URL's host (`[::1]` with its brackets), read as a browser reads it:
+/// percent-decoded, full-width characters folded, and IPv4 in any of the forms a browser takes
+/// (`127.1`, `0x7f.0.0.1`, `2130706433`, `0177.0.0.1`); `None` for a host no browser would go to.
+/// By name or address as written: a public name whose DNS answers a private address is the
+/// browser's to refuse.
+fn address_space(host: &str) -> Option<Space> {
+    let decoded = percent_decode(host, false);
+    let mut h = String::with_capacity(decoded.len());
+    for c in decoded.chars() {
+        h.push(match c {
+            // IDNA maps these to `.`; full-width ASCII to ASCII.
+            '\u{3002}' | '\u{ff0e}' | '\u{ff61}' => '.',
+            '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
+            c => c.to_ascii_lowercase(),
+        });
     }
+    if let Some(inner) = h.strip_prefix('[') {
+        let ip: std::net::Ipv6Addr = inner.strip_suffix(']')?.parse().ok()?;
+        if let Some(v4) = ip.to_ipv4_mapped() {
+            return Some(ipv4_space(v4));
+        }
+        let first = ip.segments()[0];
+        return Some(if ip.is_loopback() || ip.is_unspecified() {
+            Space::Loopback
+        } else if first & 0xfe00 == 0xfc00 || first & 0xffc0 == 0xfe80 || first & 0xffc0 == 0xfec0 {
+            Space::Private
+        } else {
+            Space::Public
+        });
+    }
+    let h = h.strip_suffix('.').unwrap_or(&h);
+    if h.is_empty() || h.contains(['[', ']', '%', '/', '\\', '@', ':', ' ']) {
+        return None;
+    }
+    let last = h.rsplit('.').next().unwrap_or(h);
+    let hex = last.strip_prefix("0x").is_some_and(|d| d.bytes().all(|b| b.is_ascii_hexdigit()));
+    if hex || (!last.is_empty() && last.bytes().all(|b| b.is_ascii_digit())) {
+        // A host ending in a number is an IPv4 address, or no host at all (WHATWG URL).
+        return ipv4(h).map(ipv4_space);
+    }
+    Some(if h == "localhost" || h.ends_with(".localhost") {
+        Space::Loopback
+    } else if !h.contains('.') || [".local", ".internal", ".lan", ".home.arpa"].iter().any(|s| h.ends_with(s)) {
+        Space::Private
+    } else {
+        Space::Public
+    })
+}
+
+/// An IPv4 address as the WHATWG URL parser reads it: one to four parts, each decimal, octal
+/// (a leading `0`) or hexadecimal (`0x`), the last filling the bytes that remain.
+fn ipv4(host: &str) -> Option<std::net::Ipv4Addr> {
+    let parts: Vec<&str> = host.split('.').collect();
+    if parts.len() > 4 {
+        return None;
+    }
+    let mut numbers = Vec::with_capacity(parts.len());
+    for p in &parts {
+        let (digits, radix) = match p.strip_prefix("0x") {
+            Some(d) => (d, 16),
+            None if p.len() > 1 && p.starts_with('0') => (&p[1..], 8),
+            None => (*p, 10),
+        };
+        if p.is_empty() {
+            return None;
+        }
+        numbers.push(if digits.is_empty() { 0 } else { u64::from_str_radix(digits, radix).ok()? });
+    }
+    let (last, rest) = numbers.split_last()?;
+    if rest.iter().any(|&n| n > 255) || *last >= 1u64 << (8 * (5 - numbers.len())) {
+        return None;
+    }
+    let mut n = *last;
+    for (i, &part) in rest.iter().enumerate() {
+        n += part << (8 * (3 - i));
+    }
+    Some(std::net::Ipv4Addr::from(u32::try_from(n).ok()?))
+}
+
+fn ipv4_space(ip: std::net::Ipv4Addr) -> Space {
+    let [a, b, ..] = ip.octets();
+    if ip.is_loopback() || a == 0 {
+        Space::Loopback
+    } else if ip.is_private() || ip.is_link_local() || (a == 100 && b & 0xc0 == 64) {
+        Space::Private
+    } else {
+        Space::Public
+    }
+}
+
+/// Whether a `resource_metadata` URL of another origin than the server's is at the well-known
+/// location of protected resource metadata (RFC 9728 3.1): `/.well-known/oauth-protected-resource`,
+/// with or without a resource's path after it, and no dot segment that would leave it.
+fn well_known_metadata_path(path: &str) -> bool {
+    const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+    let Some(rest) = path.strip_prefix(WELL_KNOWN) else { return false };
+    (rest.is_empty() || rest.starts_with('/'))
+        && !path.contains('\\')
+        && path.split('/').all(|segment| {
+            let s = segment.to_ascii_lowercase().replace("%2e", ".");
+            s != "." && s != ".."
+        })
 }
 
 /// Whether a resource indicator covers the server's URL: the same origin, and a path the

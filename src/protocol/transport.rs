@@ -40,8 +40,10 @@ pub struct HttpRequest {
     pub headers: Vec<(String, String)>,
     /// Body (JSON text).
     pub body: Option<String>,
-    /// Follow redirects (a metadata document's GET). MCP's own requests never do: a redirected
-    /// POST would be resent as a GET, so the client reports a redirect instead.
+    /// Follow redirects: only a metadata document's GET that a browser answered with an opaque
+    /// redirect (OAuth discovery follows the others itself, checking each target). MCP's own
+    /// requests never do: a redirected POST would be resent as a GET, so the client reports a
+    /// redirect instead.
     pub follow_redirects: bool,
 }
 

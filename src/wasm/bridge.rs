@@ -202,8 +202,8 @@ impl Transport for FetchTransport {
             }
             let _ = Reflect::set(&init, &"signal".into(), &guard.signal());
             // Redirects are not followed (fetch would turn a redirected POST into a GET): the
-            // client reports them. A browser gives an opaque redirect, status 0. Metadata
-            // documents (OAuth discovery's GETs) ask for them to be followed.
+            // client reports them, and OAuth discovery follows a metadata document's itself. A
+            // browser gives an opaque redirect, status 0: discovery then asks for it to be followed.
             let _ = Reflect::set(&init, &"redirect".into(), &(if req.follow_redirects { "follow" } else { "manual" }).into());
             // Called unbound: `window.fetch` throws "Illegal invocation" when called as a method.
             let pending = fetch.call2(&JsValue::UNDEFINED, &req.url.clone().into(), &init).map_err(|e| network_failure(&e))?;

@@ -226,7 +226,7 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
 }
 
 /// `options.oauth`: `{redirectUrl, authorize, clientId?, clientSecret?, clientMetadataUrl?,
-/// clientMetadata?, scope?, saved?, onSaved?, grantType?}` for the server at `url` (a relative URL is taken
+/// clientMetadata?, scope?, issuer?, saved?, onSaved?, grantType?}` for the server at `url` (a relative URL is taken
 /// against the page's location).
 fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc<OAuth<FetchTransport>>, Error> {
     let bad = |what: &str| Error::new(ErrorCode::InvalidOptions, format!("options.oauth.{what}"));
@@ -247,6 +247,7 @@ fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc
         client_secret: text("clientSecret")?,
         client_metadata_url: text("clientMetadataUrl")?,
         scope: text("scope")?,
+        issuer: text("issuer")?,
         ..OAuthOptions::default()
     };
     match data.get("clientMetadata") {

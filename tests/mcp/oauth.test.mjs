@@ -230,6 +230,45 @@ describe("McpClient oauth", () => {
     slow.free();
   });
 
+  test("issuer pins the authorization server: another is refused before anything is sent to it", async () => {
+    const pinned = (issuer) => new McpClient(`${base}/mcp`, { oauth: { redirectUrl: "http://127.0.0.1/cb", issuer, authorize: user } });
+    const ok = pinned(`${base}/`); // a trailing slash aside
+    await ok.connect();
+    await ok.close();
+    const from = seen.requests.length;
+    const other = pinned("http://127.0.0.1:1");
+    const err = await rejectsWith(other.connect(), "UNAUTHORIZED");
+    assert.equal(err.oauthStep, "discovery");
+    assert.equal(err.oauthRefused, "issuer-mismatch");
+    assert.match(err.message, /oauth\.issuer http:\/\/127\.0\.0\.1:1/);
+    const paths = seen.requests.slice(from).map((r) => r.path);
+    assert.deepEqual(paths.filter((p) => ["/register", "/authorize", "/token", "/.well-known/oauth-authorization-server"].includes(p)), [], paths.join(" "));
+    other.free();
+  });
+
+  test("a public server cannot send the client into the user's network (a fetch that reaches nothing)", async () => {
+    // mcp.example stands for a server on the internet: this fetch answers for it, and records what was asked.
+    const asked = [];
+    const fetch = async (url) => {
+      asked.push(url);
+      const u = new URL(url);
+      if (u.href === "https://mcp.example/mcp") {
+        return new Response("", { status: 401, headers: { "www-authenticate": 'Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp"' } });
+      }
+      if (u.pathname === "/.well-known/oauth-protected-resource/mcp") {
+        return Response.json({ resource: "https://mcp.example/mcp", authorization_servers: [`http://127.0.0.1:${new URL(base).port}`] });
+      }
+      return new Response("", { status: 404 });
+    };
+    const client = new McpClient("https://mcp.example/mcp", { fetch, oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: user } });
+    const err = await rejectsWith(client.connect(), "UNAUTHORIZED");
+    assert.equal(err.oauthStep, "discovery");
+    assert.equal(err.oauthRefused, "private-network");
+    assert.match(err.message, /on this machine \(loopback\), but the server https:\/\/mcp\.example\/mcp is on the public internet/);
+    assert.deepEqual(asked, ["https://mcp.example/mcp", "https://mcp.example/.well-known/oauth-protected-resource/mcp"]);
+    client.free();
+  });
+
   test("bad oauth options are INVALID_OPTIONS", () => {
     for (const [oauth, message] of [
       [{ authorize: user }, /redirectUrl/],
@@ -239,6 +278,7 @@ describe("McpClient oauth", () => {
       [{ grantType: "client_credentials", clientId: "x" }, /clientSecret/],
       [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, saved: { tokens: {} } }, /access_token/],
       [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, clientMetadata: [] }, /clientMetadata/],
+      [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, issuer: "auth.example" }, /issuer/],
       ["yes", /oauth/],
     ]) {
       assert.throws(() => new McpClient(`${base}/mcp`, { oauth }), (e) => e.code === "INVALID_OPTIONS" && message.test(e.message), JSON.stringify(oauth));

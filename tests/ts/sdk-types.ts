@@ -117,8 +117,11 @@ declare const kept: McpOAuthSaved | undefined;
 const signedIn = new McpClient("https://example.com/mcp", {
   oauth: { redirectUrl: "https://app.example/cb", authorize: ({ url, state }) => popup(`${url}#${state}`), saved: kept, onSaved: (s: McpOAuthSaved) => void s.tokens?.access_token },
 });
-const service = new McpClient("https://example.com/mcp", { oauth: { grantType: "client_credentials", clientId: "svc", clientSecret: "pw", scope: "tools" } });
+const service = new McpClient("https://example.com/mcp", {
+  oauth: { grantType: "client_credentials", clientId: "svc", clientSecret: "pw", scope: "tools", issuer: "https://auth.example.com" },
+});
 const oauthStep = (e: unknown) => (e instanceof ToolwireError && e.code === "UNAUTHORIZED" ? [e.oauthStep, e.oauthError] : undefined);
+const inward = (e: unknown): boolean => e instanceof ToolwireError && e.oauthRefused === "private-network";
 const connected: Promise<void> = renewing.connect({ timeoutMs: 5000, signal: new AbortController().signal });
 const closed: Promise<ToolwireError | undefined> = renewing.close();
 const expired = (e: unknown): boolean => e instanceof ToolwireError && e.code === "SESSION_EXPIRED";
@@ -126,7 +129,7 @@ const resources: Promise<JsonObject[]> = client.listAll("resources/list", null, 
 const templates: Promise<JsonObject[]> = hub.listAll("docs", "resources/templates/list");
 
 export {
-  read, prompts, ping, refused, givingUp, signedIn, service, oauthStep, connected, closed, expired, resources, templates,
+  read, prompts, ping, refused, givingUp, signedIn, service, oauthStep, inward, connected, closed, expired, resources, templates,
   fromSdk,
   openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
   openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp, callPart,

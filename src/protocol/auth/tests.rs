@@ -55,6 +55,11 @@ struct Config {
     slow_token: bool,
     /// The token endpoint's answer breaks off after its first bytes.
     token_cut: bool,
+    /// URLs answered with a 302 to a location.
+    redirects: Vec<(&'static str, &'static str)>,
+    /// Redirects as a browser gives them to a `redirect: "manual"` fetch: status 0, no location
+    /// (followed when the request asks for it).
+    opaque_redirects: bool,
 }
 
 impl Default for Config {
@@ -84,6 +89,8 @@ impl Default for Config {
             withheld: None,
             slow_token: false,
             token_cut: false,
+            redirects: Vec::new(),
+            opaque_redirects: false,
         }
     }
 }
@@ -131,6 +138,15 @@ impl World {
         let c = self.config.borrow().clone();
         let json = |status: u16, v: Value| (status, vec![("content-type".to_owned(), "application/json".to_owned())], v.to_string());
         let url = req.url.as_str();
+        if let Some((_, to)) = c.redirects.iter().find(|(from, _)| *from == url) {
+            if req.follow_redirects {
+                return self.answer(&HttpRequest { url: resolve(url, to).unwrap(), ..req.clone() });
+            }
+            return match c.opaque_redirects {
+                true => (0, vec![], String::new()),
+                false => (302, vec![("location".into(), (*to).to_owned())], String::new()),
+            };
+        }
         if url == MCP {
             let token = header(req, "authorization").and_then(|h| h.strip_prefix("Bearer "));
             let issued = token.and_then(|t| self.state.borrow().tokens.iter().find(|(a, _, _)| a == t).cloned());
@@ -325,6 +341,12 @@ fn counting() -> Random {
 /// An OAuth whose user agrees at once; the authorization URLs asked for, and what was saved.
 #[allow(clippy::type_complexity)]
 fn oauth(world: &World, opts: OAuthOptions) -> (Rc<OAuth<World>>, Rc<RefCell<Vec<String>>>, Rc<RefCell<Vec<Value>>>) {
+    oauth_at(world, MCP, opts)
+}
+
+/// The same for a server at another URL than [`MCP`] (whose refusals [`challenge`] makes).
+#[allow(clippy::type_complexity)]
+fn oauth_at(world: &World, server: &str, opts: OAuthOptions) -> (Rc<OAuth<World>>, Rc<RefCell<Vec<String>>>, Rc<RefCell<Vec<Value>>>) {
     let asked = Rc::new(RefCell::new(Vec::new()));
     let saved = Rc::new(RefCell::new(Vec::new()));
     let (w, a, s) = (world.clone(), asked.clone(), saved.clone());
@@ -339,7 +361,7 @@ fn oauth(world: &World, opts: OAuthOptions) -> (Rc<OAuth<World>>, Rc<RefCell<Vec
         })
     });
     let on_saved: Saved = Box::new(move |v: &Value| s.borrow_mut().push(v.clone()));
-    let o = OAuth::new(world.clone(), MCP, opts, Some(authorize), Some(on_saved), counting()).unwrap();
+    let o = OAuth::new(world.clone(), server, opts, Some(authorize), Some(on_saved), counting()).unwrap();
     (o, asked, saved)
 }
 
@@ -357,6 +379,17 @@ fn refusal(world: &World, token: Option<&str>) -> Value {
     let (status, headers, _) = world.answer(&req);
     let challenge = headers.iter().find(|(k, _)| k == "www-authenticate").map(|(_, v)| v.clone()).unwrap();
     json!({"status": status, "challenge": parse_www_authenticate(&challenge), "wwwAuthenticate": challenge})
+}
+
+/// A 401 whose challenge names this resource metadata.
+fn challenge(resource_metadata: &str) -> Value {
+    let header = format!("Bearer error=\"invalid_token\", resource_metadata=\"{resource_metadata}\"");
+    json!({"status": 401, "challenge": parse_www_authenticate(&header), "wwwAuthenticate": header})
+}
+
+/// The rule a discovery error names (`oauthRefused`).
+fn rule(e: &Error) -> Option<&str> {
+    e.details.as_ref().and_then(|d| d.get("oauthRefused")).and_then(Value::as_str)
 }
 
 fn bearer_of(headers: &[(String, String)]) -> &str {
@@ -388,7 +421,6 @@ fn urls_forms_and_queries() {
     assert!(resource_allowed("https://mcp.example/api/mcp", "https://MCP.example/api/mcp/"));
     assert!(!resource_allowed("https://mcp.example/api/mcp", "https://mcp.example/api/mc"));
     assert!(!resource_allowed("https://mcp.example/api/mcp", "https://other.example/api/mcp"));
-    assert_eq!(canonical("HTTPS://MCP.Example/Api#x"), "https://mcp.example/Api");
     for (redirect, kind) in [
         ("https://app.example/cb", "web"),
         ("http://localhost:3000/cb", "native"),
@@ -436,9 +468,9 @@ fn a_first_authorization_discovers_registers_and_exchanges_a_pkce_code() {
     assert_eq!(field(&f, "client_id"), Some("dyn-client-0"));
     assert_eq!(header(token_req, "content-type"), Some("application/x-www-form-urlencoded"));
     assert!(world.state.borrow().refused.is_empty());
-    // Metadata GETs may follow redirects; nothing else does.
+    // No request has the transport follow redirects: the client follows a metadata document's itself.
     for r in world.state.borrow().log.iter() {
-        assert_eq!(r.follow_redirects, r.method == Method::Get, "{} {}", r.method.as_str(), r.url);
+        assert!(!r.follow_redirects, "{} {}", r.method.as_str(), r.url);
     }
     // Saved: the registration, then the tokens.
     let last = saved.borrow().last().cloned().unwrap();
@@ -1132,14 +1164,18 @@ fn authorization_servers_are_reached_over_https_but_on_loopback_or_a_cleartext_s
     assert!(e.message.contains("plain http") && asked == 0, "{}", e.message);
     assert!(urls.iter().all(|u| !u.contains("http://auth.example")), "{urls:?}");
     assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "discovery");
+    assert_eq!(rule(&e), Some("cleartext"));
     // Metadata with a plain-http token endpoint: the user is not sent to sign in for it.
     let mut config = Config::default();
     config.as_meta["token_endpoint"] = "http://auth.example/tenant/token".into();
     let (e, asked, _) = err(config);
     assert!(e.message.contains("token_endpoint") && e.message.contains("plain http") && asked == 0, "{}", e.message);
-    // A loopback authorization server (development, the conformance suite's) is taken.
+    // A loopback authorization server is taken from a server on loopback too (development, the
+    // conformance suite's, the demo's); a server on the public internet is refused it below.
+    let server = "http://127.0.0.1:8000/mcp";
     let config = Config {
-        prm: json!({"resource": MCP, "authorization_servers": ["http://127.0.0.1:9000"]}),
+        prm_at: Some("http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp"),
+        prm: json!({"resource": server, "authorization_servers": ["http://127.0.0.1:9000"]}),
         as_meta_at: Some("http://127.0.0.1:9000/.well-known/oauth-authorization-server"),
         as_meta: json!({
             "issuer": "http://127.0.0.1:9000",
@@ -1151,8 +1187,8 @@ fn authorization_servers_are_reached_over_https_but_on_loopback_or_a_cleartext_s
         ..Config::default()
     };
     let world = World::new(config);
-    let (o, _, _) = oauth(&world, opts());
-    let headers = block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    let (o, _, _) = oauth_at(&world, server, opts());
+    let headers = block_on(o.on_refused(&challenge("http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp"))).unwrap().unwrap();
     assert_eq!(bearer_of(&headers), "access-0");
     // A server reached over plain http takes a plain-http authorization server on its own host only.
     let never: Authorize = Box::new(|_: &Value| Box::pin(async { unreachable!("not asked") }));
@@ -1177,4 +1213,293 @@ fn authorization_servers_are_reached_over_https_but_on_loopback_or_a_cleartext_s
     // A URL's host as browsers read it: a backslash ends the authority (`\` is `/` in http URLs).
     assert_eq!(cleartext_host("http://evil.example\\@127.0.0.1/token"), Some("evil.example"));
     assert!(o.refuse_cleartext("token_endpoint", "http://evil.example\\@127.0.0.1/token").is_err());
+}
+
+#[test]
+fn hosts_are_placed_in_address_spaces_as_a_browser_reads_them() {
+    use Space::{Loopback, Private, Public};
+    for (host, space) in [
+        ("mcp.example", Some(Public)),
+        ("MCP.Example.", Some(Public)),
+        ("8.8.8.8", Some(Public)),
+        ("127.0.0.1.evil.example", Some(Public)),
+        ("localhost.evil.example", Some(Public)),
+        ("[2001:db8::1]", Some(Public)),
+        ("localhost", Some(Loopback)),
+        ("LOCALHOST.", Some(Loopback)),
+        ("app.localhost", Some(Loopback)),
+        ("127.0.0.1", Some(Loopback)),
+        ("127.9.9.9", Some(Loopback)),
+        ("0.0.0.0", Some(Loopback)),
+        ("[::1]", Some(Loopback)),
+        ("[0:0:0:0:0:0:0:1]", Some(Loopback)),
+        ("[::]", Some(Loopback)),
+        ("[::ffff:127.0.0.1]", Some(Loopback)),
+        ("[::ffff:7f00:1]", Some(Loopback)),
+        // Other spellings of 127.0.0.1 that browsers take (WHATWG URL's IPv4 parser).
+        ("2130706433", Some(Loopback)),
+        ("127.1", Some(Loopback)),
+        ("0x7f.0.0.1", Some(Loopback)),
+        ("0x7F000001", Some(Loopback)),
+        ("0177.0.0.1", Some(Loopback)),
+        ("%31%32%37.0.0.1", Some(Loopback)),
+        ("\u{ff11}\u{ff12}\u{ff17}\u{ff0e}0\u{3002}0.1", Some(Loopback)),
+        ("10.1.2.3", Some(Private)),
+        ("172.16.0.1", Some(Private)),
+        ("172.31.255.255", Some(Private)),
+        ("192.168.1.1", Some(Private)),
+        ("169.254.169.254", Some(Private)),
+        ("100.64.0.1", Some(Private)),
+        ("0xa9.0xfe.0xa9.0xfe", Some(Private)),
+        ("[fd00::1]", Some(Private)),
+        ("[fe80::1]", Some(Private)),
+        ("[::ffff:192.168.0.1]", Some(Private)),
+        ("router", Some(Private)),
+        ("nas.local", Some(Private)),
+        ("db.internal", Some(Private)),
+        ("printer.lan", Some(Private)),
+        ("box.home.arpa", Some(Private)),
+        ("172.32.0.1", Some(Public)),
+        ("100.128.0.1", Some(Public)),
+        // No host a browser goes to.
+        ("127.0.0.256", None),
+        ("1.2.3.4.5", None),
+        ("08.0.0.1", None),
+        ("[::1", None),
+        ("", None),
+    ] {
+        assert_eq!(address_space(host), space, "{host}");
+    }
+}
+
+#[test]
+fn a_server_sends_the_client_no_further_into_the_users_network_than_itself() {
+    let refused = |config: Config| {
+        let world = World::new(config);
+        let (o, asked, _) = oauth(&world, opts());
+        let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+        let n = asked.borrow().len();
+        (e, n, world.urls())
+    };
+    // A public server naming an authorization server on the user's machine or network: nothing is
+    // sent there, in any spelling of its address.
+    for issuer in [
+        "http://127.0.0.1:9000",
+        "https://localhost/tenant",
+        "https://2130706433",
+        "https://0x7f.1",
+        "https://%31%32%37.0.0.1",
+        "https://[::ffff:7f00:1]",
+        "https://10.0.0.5/tenant",
+        "https://169.254.169.254",
+        "https://router",
+        "https://nas.local",
+        "https://[fd00::1]",
+    ] {
+        let mut config = Config::default();
+        config.prm["authorization_servers"] = json!([issuer]);
+        let (e, asked, urls) = refused(config);
+        assert_eq!((rule(&e), e.code, asked), (Some("private-network"), ErrorCode::Unauthorized, 0), "{issuer}: {}", e.message);
+        assert!(e.message.contains("public internet"), "{}", e.message);
+        assert_eq!(urls.len(), 1, "{issuer}: only the resource metadata was read: {urls:?}");
+    }
+    // Its metadata's endpoints likewise: the user is not sent to sign in, no code or secret goes there.
+    for (key, url) in [
+        ("token_endpoint", "https://127.0.0.1/token"),
+        ("registration_endpoint", "https://192.168.0.1/register"),
+        ("authorization_endpoint", "https://localhost:8443/authorize"),
+    ] {
+        let mut config = Config::default();
+        config.as_meta[key] = url.into();
+        let (e, asked, urls) = refused(config);
+        assert_eq!((rule(&e), asked), (Some("private-network"), 0), "{key}: {}", e.message);
+        assert!(e.message.contains(key) && (e.message.contains("this machine") || e.message.contains("local network")), "{}", e.message);
+        assert!(urls.iter().all(|u| !u.contains(url)), "{urls:?}");
+    }
+    // And a challenge naming metadata there, even at the well-known path.
+    let config = Config { prm_at: Some("https://192.168.1.1/.well-known/oauth-protected-resource"), ..Config::default() };
+    let (e, _, urls) = refused(config);
+    assert_eq!(rule(&e), Some("private-network"), "{}", e.message);
+    assert!(urls.is_empty(), "{urls:?}");
+    // A server on a local network may name hosts of a local network or the internet, not this machine.
+    let never: Authorize = Box::new(|_: &Value| Box::pin(async { unreachable!("not asked") }));
+    let o = OAuth::new(World::new(Config::default()), "https://10.0.0.2/mcp", opts(), Some(never), None, counting()).unwrap();
+    assert!(o.refuse_inward("issuer", "https://10.0.0.3/").is_ok());
+    assert!(o.refuse_inward("issuer", "https://auth.example/").is_ok());
+    assert_eq!(rule(&o.refuse_inward("issuer", "https://127.0.0.1/").unwrap_err()), Some("private-network"));
+    // A server on this machine, anywhere.
+    let never: Authorize = Box::new(|_: &Value| Box::pin(async { unreachable!("not asked") }));
+    let o = OAuth::new(World::new(Config::default()), "http://localhost:3000/mcp", opts(), Some(never), None, counting()).unwrap();
+    for url in ["http://127.0.0.1:9000/", "https://10.0.0.3/", "https://auth.example/"] {
+        assert!(o.vet("issuer", url).is_ok(), "{url}");
+    }
+}
+
+#[test]
+fn resource_metadata_of_another_origin_is_read_only_at_the_well_known_path() {
+    let run = |prm_at: &'static str| {
+        let world = World::new(Config { prm_at: Some(prm_at), ..Config::default() });
+        let (o, asked, _) = oauth(&world, opts());
+        let out = block_on(o.on_refused(&refusal(&world, None)));
+        let n = asked.borrow().len();
+        (out, n, world.urls())
+    };
+    // Any URL of the server's origin (a custom location, conformance's metadata-var3).
+    let (out, _, _) = run("https://mcp.example/custom/metadata.json");
+    assert!(out.is_ok(), "{out:?}");
+    // The well-known location of another origin (RFC 9728 3.1).
+    let (out, _, urls) = run("https://meta.example/.well-known/oauth-protected-resource/api/mcp");
+    assert!(out.is_ok(), "{out:?}");
+    assert_eq!(urls[0], "GET https://meta.example/.well-known/oauth-protected-resource/api/mcp");
+    // Any other URL of another origin is not even read: a server could have the user's browser GET anything.
+    for url in [
+        "https://evil.example/anything",
+        "https://evil.example/.well-known/oauth-protected-resource-not",
+        "https://evil.example/.well-known/oauth-protected-resource/../../admin/reboot",
+        "https://evil.example/.well-known/oauth-protected-resource/%2e%2e/admin",
+        "https://mcp.example@evil.example/.well-known/oauth-protected-resource/x/../../y",
+    ] {
+        let (out, asked, urls) = run(url);
+        let e = out.unwrap_err();
+        assert_eq!((rule(&e), asked), (Some("metadata-origin"), 0), "{url}: {}", e.message);
+        assert!(e.message.contains("/.well-known/oauth-protected-resource"), "{}", e.message);
+        assert!(urls.is_empty(), "{url}: {urls:?}");
+    }
+    // A backslash is a slash to a browser (a challenge's quoted string would take it for an escape).
+    let (o, _, _) = oauth(&World::new(Config::default()), opts());
+    assert_eq!(rule(&o.vet_metadata_url("https://evil.example/.well-known/oauth-protected-resource/..\\admin").unwrap_err()), Some("metadata-origin"));
+    assert!(o.vet_metadata_url("https://meta.example/.well-known/oauth-protected-resource").is_ok());
+    // Nor in the clear from a server reached over https.
+    let (out, _, urls) = run("http://meta.example/.well-known/oauth-protected-resource");
+    assert_eq!(rule(&out.unwrap_err()), Some("cleartext"));
+    assert!(urls.is_empty(), "{urls:?}");
+}
+
+#[test]
+fn protected_resource_metadata_must_name_this_server() {
+    let run = |prm: Value| {
+        let world = World::new(Config { prm, ..Config::default() });
+        let (o, asked, _) = oauth(&world, opts());
+        let out = block_on(o.on_refused(&refusal(&world, None)));
+        let n = asked.borrow().len();
+        (out, n, world.urls())
+    };
+    for prm in [
+        // No resource (RFC 9728 2: REQUIRED): it could be any resource's.
+        json!({"authorization_servers": ["https://auth.example/tenant"]}),
+        json!({"resource": 42, "authorization_servers": ["https://auth.example/tenant"]}),
+        json!({"resource": "https://mcp.example/other", "authorization_servers": ["https://auth.example/tenant"]}),
+        json!({"resource": "https://mcp.example/api/mcp/more", "authorization_servers": ["https://auth.example/tenant"]}),
+        json!({"resource": "https://evil.example/api/mcp", "authorization_servers": ["https://auth.example/tenant"]}),
+        json!({"resource": "http://mcp.example/api/mcp", "authorization_servers": ["https://auth.example/tenant"]}),
+    ] {
+        let (out, asked, urls) = run(prm.clone());
+        let e = out.unwrap_err();
+        assert_eq!((rule(&e), asked), (Some("resource-mismatch"), 0), "{prm}: {}", e.message);
+        assert!(urls.iter().all(|u| !u.contains("auth.example")), "{prm}: the authorization server was asked: {urls:?}");
+    }
+    // The server's origin (conformance's metadata-var2): the resource indicator it names is sent.
+    let (out, asked, _) = run(json!({"resource": "https://mcp.example", "authorization_servers": ["https://auth.example/tenant"]}));
+    assert!(out.is_ok(), "{out:?}");
+    assert_eq!(asked, 1);
+}
+
+#[test]
+fn a_pinned_issuer_is_the_only_authorization_server_anything_is_sent_to() {
+    let pinned = |issuer: &str| OAuthOptions { issuer: Some(issuer.into()), ..opts() };
+    // Among several, the one pinned (a trailing slash aside) is used.
+    let mut config = Config::default();
+    config.prm["authorization_servers"] = json!(["https://evil.example", "https://auth.example/tenant"]);
+    let world = World::new(config);
+    let (o, asked, saved) = oauth(&world, pinned("https://auth.example/tenant/"));
+    assert!(block_on(o.on_refused(&refusal(&world, None))).is_ok());
+    assert_eq!(asked.borrow().len(), 1);
+    assert!(world.urls().iter().all(|u| !u.contains("evil.example")), "{:?}", world.urls());
+    let kept = saved.borrow().last().cloned().unwrap();
+
+    // The resource names another: nothing is sent to it, nor to the one pinned.
+    let mut config = Config::default();
+    config.prm["authorization_servers"] = json!(["https://evil.example"]);
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, pinned("https://auth.example/tenant"));
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!((rule(&e), asked.borrow().len()), (Some("issuer-mismatch"), 0), "{}", e.message);
+    assert!(e.message.contains("oauth.issuer") && e.message.contains("evil.example"), "{}", e.message);
+    assert_eq!(world.urls(), ["GET https://mcp.example/.well-known/oauth-protected-resource/api/mcp"]);
+
+    // Saved credentials with a refresh token: the refresh token is not spent with another server.
+    let mut config = Config::default();
+    config.prm["authorization_servers"] = json!(["https://evil.example"]);
+    config.as_meta_at = Some("https://evil.example/.well-known/oauth-authorization-server");
+    config.as_meta["issuer"] = "https://evil.example".into();
+    config.as_meta["token_endpoint"] = "https://evil.example/token".into();
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, OAuthOptions { saved: Some(kept.clone()), ..pinned("https://auth.example/tenant") });
+    assert!(!o.headers().is_empty(), "the saved token, from the issuer pinned, is sent");
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!((rule(&e), asked.borrow().len()), (Some("issuer-mismatch"), 0));
+    assert!(world.state.borrow().log.iter().all(|r| !r.body.as_deref().unwrap_or("").contains("refresh")), "{:?}", world.urls());
+    // Saved from another issuer than the one pinned: not used at all.
+    let (o, _, _) = oauth(&World::new(Config::default()), OAuthOptions { saved: Some(kept), ..pinned("https://auth2.example") });
+    assert!(o.headers().is_empty());
+
+    // A 2025-03-26 server (no resource metadata) is its own authorization server: not the one pinned.
+    let world = World::new(Config { prm_at: None, challenge_names_prm: false, as_meta_at: None, ..Config::default() });
+    let (o, asked, _) = oauth(&world, pinned("https://auth.example/tenant"));
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!((rule(&e), asked.borrow().len()), (Some("issuer-mismatch"), 0), "{}", e.message);
+    assert!(world.urls().iter().all(|u| u.starts_with("GET ")), "{:?}", world.urls());
+
+    // Metadata naming another issuer than the one it was read for (RFC 8414 3.3) is the same rule.
+    let mut config = Config::default();
+    config.as_meta["issuer"] = "https://evil.example".into();
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, opts());
+    assert_eq!(rule(&block_on(o.on_refused(&refusal(&world, None))).unwrap_err()), Some("issuer-mismatch"));
+
+    // Not a URL: a mistake in the options.
+    let authorize: Authorize = Box::new(|_: &Value| Box::pin(async { Ok(String::new()) }));
+    let e = OAuth::new(World::new(Config::default()), MCP, pinned("auth.example"), Some(authorize), None, counting()).err().unwrap();
+    assert_eq!(e.code, ErrorCode::InvalidOptions);
+}
+
+#[test]
+fn metadata_redirects_are_followed_one_at_a_time_within_the_same_rules() {
+    const WELL_KNOWN: &str = "https://mcp.example/.well-known/oauth-protected-resource/api/mcp";
+    let run = |redirects: Vec<(&'static str, &'static str)>, opaque: bool| {
+        let config = Config { challenge_names_prm: false, prm_at: Some("https://mcp.example/meta/prm.json"), redirects, opaque_redirects: opaque, ..Config::default() };
+        let world = World::new(config);
+        let (o, asked, _) = oauth(&world, opts());
+        let out = block_on(o.on_refused(&refusal(&world, None)));
+        let n = asked.borrow().len();
+        (out, n, world)
+    };
+    // Relative, and through another host of the internet.
+    let (out, _, world) = run(vec![(WELL_KNOWN, "https://meta.example/moved"), ("https://meta.example/moved", "https://mcp.example/meta/prm.json")], false);
+    assert!(out.is_ok(), "{out:?}");
+    assert_eq!(world.urls()[..3], ["GET https://mcp.example/.well-known/oauth-protected-resource/api/mcp", "GET https://meta.example/moved", "GET https://mcp.example/meta/prm.json"]);
+    let (out, _, world) = run(vec![(WELL_KNOWN, "../../../meta/./prm.json")], false);
+    assert!(out.is_ok(), "{out:?}");
+    assert_eq!(world.urls()[1], "GET https://mcp.example/meta/prm.json");
+    // Into the user's network, or in the clear: refused, and not requested.
+    for (to, refusal_rule) in [("http://192.168.1.1/admin", "private-network"), ("https://localhost/x", "private-network"), ("\\\\127.0.0.1/x", "private-network"), ("http://meta.example/prm", "cleartext")] {
+        let (out, asked, world) = run(vec![(WELL_KNOWN, to)], false);
+        let e = out.unwrap_err();
+        assert_eq!((rule(&e), asked), (Some(refusal_rule), 0), "{to}: {}", e.message);
+        assert_eq!(world.urls().len(), 1, "{to}: {:?}", world.urls());
+    }
+    // A loop ends.
+    let (_, _, world) = run(vec![(WELL_KNOWN, WELL_KNOWN)], false);
+    assert_eq!(world.requests_to(WELL_KNOWN).len(), MAX_REDIRECTS + 1);
+    // A browser hides the location (an opaque redirect): it is asked to follow, under its own protection.
+    let (out, _, world) = run(vec![(WELL_KNOWN, "/meta/prm.json")], true);
+    assert!(out.is_ok(), "{out:?}");
+    let tries = world.requests_to(WELL_KNOWN);
+    assert_eq!(tries.iter().map(|r| r.follow_redirects).collect::<Vec<_>>(), [false, true]);
+    assert_eq!(resolve("https://a.example/x/y?q", "z"), Some("https://a.example/x/z".into()));
+    assert_eq!(resolve("https://a.example/x/y", "../../../z/."), Some("https://a.example/z/".into()));
+    assert_eq!(resolve("https://a.example/x/y", "?q#f"), Some("https://a.example/x/y?q".into()));
+    assert_eq!(resolve("https://a.example/x", "//b.example/p"), Some("https://b.example/p".into()));
+    assert_eq!(resolve("https://a.example/x", "https:/p"), Some("https://a.example/p".into()));
+    assert_eq!(resolve("https://a.example/x", "javascript:alert(1)"), None);
 }
