@@ -367,7 +367,15 @@ function setCallEnabled(on) {
  * McpClient's `oauth` option for a server: the user signs in in a popup, which comes back to
  * oauth-callback.html; the registration and tokens are kept in sessionStorage, per server, so that
  * connecting again (or reloading) does not ask again while they last.
+ *
+ * The popup has no opener: it is opened blank (of this origin), disowned, and only then sent to the
+ * authorization server, whose pages therefore cannot reach or navigate this one. The page keeps its
+ * handle (to close the popup, to see it closed); the callback, of this origin, hands its URL back on a
+ * BroadcastChannel, and only a URL of this origin carrying this sign-in's state is taken.
  */
+/** The channel oauth-callback.html hands the URL it was sent back to on. */
+const OAUTH_CHANNEL = "toolwire-demo-oauth";
+
 function oauthFor(url) {
   const key = `toolwire-demo-oauth:${url}`;
   return {
@@ -375,20 +383,31 @@ function oauthFor(url) {
     clientMetadata: { client_name: "toolwire demo page" },
     saved: JSON.parse(sessionStorage.getItem(key) ?? "null") ?? undefined,
     onSaved: (saved) => sessionStorage.setItem(key, JSON.stringify(saved)),
-    authorize: ({ url: at, signal }) =>
+    authorize: ({ url: at, state, signal }) =>
       new Promise((resolve, reject) => {
         setStatus("connect-status", "Signing in: allow the demo page in the popup…");
-        const popup = window.open(at, "toolwire-oauth", "width=520,height=640");
+        const popup = window.open("about:blank", "toolwire-oauth", "width=520,height=640");
         if (!popup) return reject(new Error("the sign-in popup was blocked: allow popups for this page"));
+        popup.opener = null;
+        popup.location.replace(at);
+        const channel = new BroadcastChannel(OAUTH_CHANNEL);
         const end = (settle, value) => {
           clearInterval(watch);
-          removeEventListener("message", done);
+          channel.close();
           popup.close();
           settle(value);
         };
-        const done = (e) => e.origin === location.origin && e.source === popup && end(resolve, e.data);
+        channel.onmessage = (e) => {
+          if (e.origin !== location.origin || typeof e.data !== "string") return;
+          let back;
+          try {
+            back = new URL(e.data);
+          } catch {
+            return;
+          }
+          if (back.origin === location.origin && back.searchParams.get("state") === state) end(resolve, e.data);
+        };
         const watch = setInterval(() => popup.closed && end(reject, new Error("the sign-in window was closed")), 500);
-        addEventListener("message", done);
         signal.addEventListener("abort", () => end(reject, new Error("no request waits for the sign-in any more")));
       }),
   };

@@ -1,6 +1,12 @@
 // The demo's bundled MCP server: Streamable HTTP with CORS, on 127.0.0.1 only, built on the official SDK
 // (@modelcontextprotocol/sdk, a devDependency) and node:http.
 //
+// Against DNS rebinding (a page of another site whose name is made to resolve to 127.0.0.1), as MCP asks of
+// servers: every request must name this server in Host (127.0.0.1 or localhost, with its port), and one that
+// carries an Origin must come from a page on this machine (http(s) on localhost, 127.0.0.0/8 or [::1], any port:
+// the demo page, tests on other ports) or from one of `allowedOrigins`; anything else gets 403. Node clients
+// send no Origin. CORS allows the Origin it was sent, never `*`.
+//
 //   node www-demo/server.mjs                 # http://127.0.0.1:8081/mcp (MCP_PORT=0 picks a free port)
 //   import { startMcpServer } from "./server.mjs"; const s = await startMcpServer({ port: 0 }); ... await s.close();
 //
@@ -37,8 +43,8 @@ const TOKEN_TTL_MS = 60 * 60 * 1000;
 const HOST = "127.0.0.1";
 const IDLE_MS = 10 * 60 * 1000; // the default of startMcpServer's idleMs
 
+/** CORS headers for a request from an allowed page (its Origin is allowed: `access-control-allow-origin`). */
 export const CORS_HEADERS = {
-  "access-control-allow-origin": "*",
   "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
   "access-control-allow-headers": "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id",
   // www-authenticate too, so a page can read the 401 challenge.
@@ -347,7 +353,19 @@ function makeServer() {
 const b64url = (buf) => buf.toString("base64").replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
 const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function authorizationServer(log) {
+/** Whether an http(s) origin or URL is on this machine (localhost, 127.0.0.0/8, [::1]). */
+function isLoopback(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  const host = u.hostname;
+  return (u.protocol === "http:" || u.protocol === "https:") && (host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127(\.\d+){3}$/.test(host));
+}
+
+function authorizationServer(log, allowedOrigins) {
   const clients = new Map(); // client_id -> {client_name, redirect_uris}
   const codes = new Map(); // code -> {client_id, redirect_uri, challenge, scope}
   const tokens = new Map(); // access token -> expiry (ms)
@@ -390,6 +408,12 @@ function authorizationServer(log) {
         const meta = JSON.parse(await readBody(req, 64 * 1024));
         const uris = Array.isArray(meta.redirect_uris) ? meta.redirect_uris.filter((u) => typeof u === "string") : [];
         if (uris.length === 0) return sendJson(res, 400, { error: "invalid_redirect_uri", error_description: "redirect_uris is required" }), true;
+        // Only pages on this machine (or of allowedOrigins) get the code: the consent page's redirect must not
+        // take a user anywhere a client registered.
+        const foreign = uris.find((u) => !(isLoopback(u) || allowedOrigins.includes(originOf(u))) || u.includes("#"));
+        if (foreign !== undefined) {
+          return sendJson(res, 400, { error: "invalid_redirect_uri", error_description: `${foreign}: redirect URIs are http(s) URLs on this machine, without a fragment` }), true;
+        }
         const client_id = `demo-client-${randomUUID()}`;
         clients.set(client_id, { client_name: String(meta.client_name ?? "an app"), redirect_uris: uris });
         log(`oauth: registered ${client_id} (${meta.client_name})`);
@@ -398,6 +422,7 @@ function authorizationServer(log) {
         const q = url.searchParams;
         const client = clients.get(q.get("client_id"));
         const redirect = q.get("redirect_uri");
+        // The redirect_uri must be one the client registered, exactly: any other is answered here, never redirected to.
         if (!client || !client.redirect_uris.includes(redirect)) {
           res.writeHead(400, { "content-type": "text/plain; charset=utf-8" });
           res.end("Unknown client, or a redirect_uri it did not register.");
@@ -456,11 +481,28 @@ function authorizationServer(log) {
 // HTTP.
 
 function sendJson(res, status, body, headers = {}) {
-  res.writeHead(status, { ...CORS_HEADERS, "content-type": "application/json", ...headers });
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }
 
 const rpcError = (code, message) => ({ jsonrpc: "2.0", error: { code, message }, id: null });
+
+const originOf = (url) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Why a request is refused (DNS rebinding: see the top of this file), or undefined. */
+function foreignRequest(req, port, allowedOrigins) {
+  const host = req.headers.host;
+  if (host !== `${HOST}:${port}` && host !== `localhost:${port}`) return `Forbidden: Host ${host ?? "(none)"} is not this server`;
+  const origin = req.headers.origin;
+  if (origin !== undefined && !isLoopback(origin) && !allowedOrigins.includes(origin)) return `Forbidden: Origin ${origin} is not allowed`;
+  return undefined;
+}
 
 function readBody(req, limit = 4 * 1024 * 1024) {
   return new Promise((resolve, reject) => {
@@ -482,10 +524,11 @@ function readBody(req, limit = 4 * 1024 * 1024) {
  * Starts the server; resolves to {url, authUrl, oauthUrl, port, close()} once it listens. `port` 0 picks a free one;
  * `idleMs`: how long a session may stay idle (10 minutes).
  * `log` receives one line per session event (default: none).
+ * `allowedOrigins`: origins of pages allowed besides those on this machine (e.g. `["https://demo.example"]`).
  */
-export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS } = {}) {
+export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS, allowedOrigins = [] } = {}) {
   const sessions = new Map(); // session id -> {transport, server, timer}
-  const oauth = authorizationServer(log);
+  const oauth = authorizationServer(log, allowedOrigins);
 
   // A session idle for idleMs is dropped, unless a client listens on its standalone stream (an open GET):
   // that one is idle only from when its stream closes.
@@ -525,13 +568,24 @@ export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS }
   const http = createServer(async (req, res) => {
     try {
       const { pathname } = new URL(req.url ?? "/", "http://localhost");
+      const foreign = foreignRequest(req, http.address().port, allowedOrigins);
+      if (foreign) {
+        log(`refused: ${foreign}`);
+        sendJson(res, 403, rpcError(-32000, foreign));
+        return;
+      }
+      res.setHeader("vary", "origin");
+      if (req.headers.origin !== undefined) {
+        res.setHeader("access-control-allow-origin", req.headers.origin);
+        for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
+      }
       if (req.method === "OPTIONS") {
-        res.writeHead(204, CORS_HEADERS);
+        res.writeHead(204);
         res.end();
         return;
       }
       if (pathname === "/" && req.method === "GET") {
-        res.writeHead(200, { ...CORS_HEADERS, "content-type": "text/plain; charset=utf-8" });
+        res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
         res.end("toolwire demo MCP server: POST /mcp (open), /mcp-auth (Authorization: Bearer demo-token) or /mcp-oauth (OAuth)\n");
         return;
       }
@@ -554,8 +608,6 @@ export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS }
         });
         return;
       }
-      for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
-
       const sessionId = req.headers["mcp-session-id"];
       let body;
       if (req.method === "POST") {

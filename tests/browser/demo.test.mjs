@@ -478,6 +478,8 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   const [popup] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
   await popup.waitForSelector("#allow");
   assert.match(await popup.textContent("body"), /toolwire demo page/);
+  // The authorization server's page has no hold on the demo page (it could navigate it).
+  assert.equal(await popup.evaluate(() => window.opener === null), true, "the consent page has an opener");
   const authorizeUrl = new URL(popup.url());
   assert.equal(authorizeUrl.searchParams.get("code_challenge_method"), "S256");
   assert.equal(authorizeUrl.searchParams.get("resource"), demo.oauthUrl);
@@ -499,6 +501,20 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   await page.click("#connect-btn");
   await waitForText("#connect-status", "8 tools");
   assert.equal(popups, 0);
+  // A URL of this origin on the channel, but not with this sign-in's state, is not taken.
+  await page.evaluate((url) => sessionStorage.removeItem(`toolwire-demo-oauth:${url}`), demo.oauthUrl);
+  const [stale] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
+  await stale.waitForSelector("#allow");
+  await page.evaluate(() => {
+    const c = new BroadcastChannel("toolwire-demo-oauth");
+    c.postMessage(`${location.origin}/oauth-callback.html?code=forged&state=stale`);
+    c.close();
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(stale.isClosed(), false, "a message of another sign-in ended this one");
+  await stale.click("#allow");
+  await waitForText("#connect-status", "8 tools");
+  assert.equal(stale.isClosed(), true);
   // Deny: the authorization server's refusal is the error.
   await page.evaluate((url) => sessionStorage.removeItem(`toolwire-demo-oauth:${url}`), demo.oauthUrl);
   const [denied] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);

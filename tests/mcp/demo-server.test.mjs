@@ -1,8 +1,11 @@
 // The demo's bundled MCP server (www-demo/server.mjs), driven by the built package: a session that listens on
-// its standalone stream is not dropped as idle; one that does not listen is. And its tool list changes.
+// its standalone stream is not dropped as idle; one that does not listen is. And its tool list changes. It
+// refuses pages of other sites (Origin, Host), and its authorization server redirects only where a client
+// registered.
 // Run: make pkg && node --test tests/mcp/demo-server.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { request } from "node:http";
 import { loadPkg, waitFor } from "./helpers.mjs";
 import { startMcpServer } from "../../www-demo/server.mjs";
 
@@ -58,6 +61,104 @@ test("demo server: resources are listed one per page; a bad cursor is refused", 
   } finally {
     await client.close();
     client.free();
+    await server.close();
+  }
+});
+
+/** A raw request to the server, with the headers given (Host and Origin included); resolves {status, headers, body}. */
+function raw(port, { method = "GET", path = "/", headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+test("demo server: pages of other sites and other Host names are refused (DNS rebinding); local pages get their own origin back", async () => {
+  const server = await startMcpServer({ port: 0, allowedOrigins: ["https://demo.example"] });
+  const { port } = server;
+  try {
+    const requests = [
+      { method: "POST", path: "/mcp", headers: mcpHeaders, body: initialize },
+      { method: "OPTIONS", path: "/mcp", headers: { "access-control-request-method": "POST" } },
+      { path: "/mcp-oauth" },
+      { path: "/.well-known/oauth-protected-resource/mcp-oauth" },
+      { path: "/.well-known/oauth-authorization-server" },
+      { method: "POST", path: "/register", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: ["http://127.0.0.1:9/cb"] }) },
+      { method: "POST", path: "/token", body: "grant_type=refresh_token&refresh_token=x" },
+      { path: "/" },
+    ];
+    for (const r of requests) {
+      for (const origin of ["http://evil.example", "https://127.0.0.1.evil.example", "null"]) {
+        const res = await raw(port, { ...r, headers: { ...r.headers, origin } });
+        assert.equal(res.status, 403, `${r.method ?? "GET"} ${r.path} from ${origin}: ${res.body}`);
+        assert.equal(res.headers["access-control-allow-origin"], undefined);
+        assert.match(res.body, /Origin .* is not allowed/);
+      }
+      // A rebound name: the browser sends its own Host (and no Origin on a same-origin GET).
+      const rebound = await raw(port, { ...r, headers: { ...r.headers, host: `evil.example:${port}` } });
+      assert.equal(rebound.status, 403, `${r.method ?? "GET"} ${r.path} for Host evil.example: ${rebound.body}`);
+      // Pages on this machine, on any port, and the origins allowed: their origin back, never "*".
+      for (const origin of [`http://127.0.0.1:${port + 1}`, "http://localhost:8080", "https://demo.example"]) {
+        const res = await raw(port, { ...r, headers: { ...r.headers, origin } });
+        assert.ok(res.status < 403 || (r.path === "/mcp-oauth" && res.status === 401), `${r.method ?? "GET"} ${r.path} from ${origin}: ${res.status} ${res.body}`);
+        assert.equal(res.headers["access-control-allow-origin"], origin);
+        assert.match(res.headers.vary ?? "", /origin/i);
+      }
+    }
+    // Node clients send no Origin.
+    const client = new McpClient(server.url);
+    await client.connect();
+    await client.close();
+    client.free();
+  } finally {
+    await server.close();
+  }
+});
+
+test("demo authorization server: redirects only to a redirect_uri the client registered, exactly; registers only local ones", async () => {
+  const server = await startMcpServer({ port: 0 });
+  const { port } = server;
+  const register = (redirect_uris) =>
+    raw(port, { method: "POST", path: "/register", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "t", redirect_uris }) });
+  const authorize = (path, params) => raw(port, { path: `${path}?${new URLSearchParams(params)}` });
+  try {
+    // A client may not register a redirect to another site: the consent page would send the user there.
+    for (const uris of [["https://evil.example/cb"], ["http://127.0.0.1:9/cb", "http://evil.example/cb"], ["http://127.0.0.1:9/cb#x"], ["javascript:alert(1)"]]) {
+      const res = await register(uris);
+      assert.equal(res.status, 400, `${uris}: ${res.body}`);
+      assert.equal(JSON.parse(res.body).error, "invalid_redirect_uri");
+    }
+    const res = await register(["http://127.0.0.1:9/cb"]);
+    assert.equal(res.status, 201, res.body);
+    const { client_id } = JSON.parse(res.body);
+    const params = { client_id, response_type: "code", state: "s", code_challenge: "c", code_challenge_method: "S256" };
+    // Anything but the exact URI registered is answered, never redirected to.
+    for (const redirect_uri of ["https://evil.example/cb", "http://127.0.0.1:9/cb/", "http://127.0.0.1:9/cb?x=1", "http://127.0.0.1:9/CB", "http://localhost:9/cb", ""]) {
+      for (const path of ["/authorize", "/authorize/decide"]) {
+        const r = await authorize(path, { ...params, redirect_uri, allow: "0" });
+        assert.equal(r.status, 400, `${path} to ${redirect_uri}: ${r.status} ${r.headers.location ?? ""}`);
+        assert.equal(r.headers.location, undefined);
+      }
+    }
+    const unknown = await authorize("/authorize/decide", { ...params, client_id: "nobody", redirect_uri: "http://127.0.0.1:9/cb", allow: "0" });
+    assert.equal(unknown.status, 400);
+    // The one registered: the user's answer goes there.
+    const denied = await authorize("/authorize/decide", { ...params, redirect_uri: "http://127.0.0.1:9/cb", allow: "0" });
+    assert.equal(denied.status, 302);
+    const back = new URL(denied.headers.location);
+    assert.equal(`${back.origin}${back.pathname}`, "http://127.0.0.1:9/cb");
+    assert.equal(back.searchParams.get("error"), "access_denied");
+    assert.equal(back.searchParams.get("state"), "s");
+  } finally {
     await server.close();
   }
 });
