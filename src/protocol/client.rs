@@ -326,6 +326,10 @@ pub struct Client<T: Transport, C: Clock> {
     task_progress: TaskProgressHandlers,
     /// The last handshake that succeeded was 2026-07-28's (the auto era's verdict, kept).
     spoke_modern: Cell<bool>,
+    /// Server requests being answered ([`MAX_SERVER_REQUESTS`]), and refusals being POSTed
+    /// ([`MAX_REFUSALS`]), over every stream of the client.
+    answering: Cell<usize>,
+    refusing: Cell<usize>,
 }
 
 /// A list's items over all its pages ([`Client::list_all`]).
@@ -388,6 +392,58 @@ fn held_too_much(method: &str) -> Error {
     )
 }
 
+/// The most server requests (`ping`, `elicitation/create`, `sampling/createMessage`,
+/// `roots/list`...) one client answers at once, each from when it is read until its answer is
+/// POSTed: a server that floods the client does not get a request handler (a person asked, a
+/// model run) called for each. One past it is answered at once with the JSON-RPC error
+/// [`SERVER_BUSY`], without the handler (the MCP spec asks clients to rate-limit sampling and
+/// elicitation requests; the SDKs bound nothing).
+pub const MAX_SERVER_REQUESTS: usize = 16;
+
+/// The most refusals past [`MAX_SERVER_REQUESTS`] being POSTed at once: a request past these
+/// too (a server that floods the client and holds up the POSTs of its answers) is left
+/// unanswered, so that what the client holds stays bounded.
+pub const MAX_REFUSALS: usize = 256;
+
+/// The JSON-RPC error code of a server request refused past [`MAX_SERVER_REQUESTS`]: of the range
+/// JSON-RPC leaves to implementations, apart from -32603, which a failing request handler gives.
+pub const SERVER_BUSY: i64 = -32000;
+
+/// The error a server request refused past [`MAX_SERVER_REQUESTS`] is answered with.
+fn server_busy(method: &str) -> RpcError {
+    RpcError {
+        code: SERVER_BUSY,
+        message: format!("{method} refused: the client is answering {MAX_SERVER_REQUESTS} requests of the server already, the most it answers at once; send it again later"),
+        data: Some(object([("limit", Value::from(MAX_SERVER_REQUESTS))])),
+    }
+}
+
+/// One of the places counted in a [`Client`]'s `answering` or `refusing`, given back when dropped
+/// (an answer's future dropped with its stream's reading, a timeout, a cancellation).
+struct Slot<'a>(&'a Cell<usize>);
+
+impl<'a> Slot<'a> {
+    /// A place, when fewer than `max` are taken.
+    fn take(count: &'a Cell<usize>, max: usize) -> Option<Self> {
+        (count.get() < max).then(|| {
+            count.set(count.get() + 1);
+            Self(count)
+        })
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() - 1);
+    }
+}
+
+/// How a server request is answered ([`Client::answer`]): now, or by the request handler's future.
+enum Settled {
+    Now(std::result::Result<Value, RpcError>),
+    Later(Pin<Box<dyn Future<Output = std::result::Result<Value, RpcError>>>>),
+}
+
 /// How long `close()` (and the DELETE after a refused handshake) waits for the server.
 const CLOSE_GRACE_MS: u64 = 3_000;
 
@@ -431,6 +487,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             output_schemas: RefCell::default(),
             task_progress: RefCell::default(),
             spoke_modern: Cell::new(false),
+            answering: Cell::new(0),
+            refusing: Cell::new(0),
         }
     }
 
@@ -1630,23 +1688,37 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// Answers a server request: `ping` with `{}`, the others through the request handler (or
-    /// -32601), POSTed back.
-    async fn answer(&self, id: Id, method: String, params: Value) {
+    /// -32601), POSTed back. What it is answered with is settled here, as the request is read
+    /// (the handler asked now), so that the bound of [`MAX_SERVER_REQUESTS`] takes requests in the
+    /// order they came: one past it is refused ([`SERVER_BUSY`]) without the handler, and one past
+    /// [`MAX_REFUSALS`] too is left unanswered.
+    fn answer(&self, id: Id, method: String, params: Value) -> impl Future<Output = ()> + '_ {
         // A 2026-07-28 server sends no requests, and a client sends no responses: ignored.
-        if self.is_modern() {
-            return;
-        }
-        // The handler's future is made while it is borrowed and awaited after, so that the
-        // handler may replace itself.
-        let handled = if method == "ping" { None } else { self.on_request.borrow().as_ref().map(|h| h(&method, &params)) };
-        let answer = match handled {
-            _ if method == "ping" => Ok(Value::Object(Map::new())),
-            Some(answer) => answer.await,
-            None => Err(RpcError { code: -32601, message: format!("Method not found: {method}"), data: None }),
+        let settled = if self.is_modern() {
+            None
+        } else if let Some(slot) = Slot::take(&self.answering, MAX_SERVER_REQUESTS) {
+            // The handler's future is made while it is borrowed and awaited after, so that the
+            // handler may replace itself.
+            let handled = if method == "ping" { None } else { self.on_request.borrow().as_ref().map(|h| h(&method, &params)) };
+            let answer = match handled {
+                _ if method == "ping" => Settled::Now(Ok(Value::Object(Map::new()))),
+                Some(answer) => Settled::Later(answer),
+                None => Settled::Now(Err(RpcError { code: -32601, message: format!("Method not found: {method}"), data: None })),
+            };
+            Some((slot, answer))
+        } else {
+            Slot::take(&self.refusing, MAX_REFUSALS).map(|slot| (slot, Settled::Now(Err(server_busy(&method)))))
         };
-        let req = self.post(jsonrpc::response(&id, answer), true, &[]);
-        // Best effort: the answer's own status does not change the outcome of any request.
-        let _ = self.transport.send(req).await;
+        async move {
+            let Some((_slot, answer)) = settled else { return };
+            let answer = match answer {
+                Settled::Now(a) => a,
+                Settled::Later(f) => f.await,
+            };
+            let req = self.post(jsonrpc::response(&id, answer), true, &[]);
+            // Best effort: the answer's own status does not change the outcome of any request.
+            let _ = self.transport.send(req).await;
+        }
     }
 
     async fn status_error(&self, resp: HttpResponse<T::Body>, method: &str) -> Error {

@@ -281,6 +281,38 @@ describe("server requests", () => {
     await client.close();
   });
 
+  test("a flood of elicitations while onRequest is slow: 16 answered at once, the rest refused -32000; the client goes on", async () => {
+    let underWay = 0;
+    let most = 0;
+    let called = 0;
+    const { client, stats } = fresh("flood", {
+      capabilities: { elicitation: {} },
+      onRequest: async () => {
+        called++;
+        most = Math.max(most, ++underWay);
+        await new Promise((r) => setTimeout(r, 300));
+        underWay--;
+        return { action: "decline" };
+      },
+    });
+    await client.connect();
+    const tally = JSON.parse((await client.callTool("flood", { count: 100 })).content[0].text);
+    assert.deepEqual(tally, { answered: 100, results: 16, errors: { "-32000": 84 } });
+    assert.equal(called, 16);
+    assert.equal(most, 16);
+    const st = await stats();
+    const refused = st.clientResponses.find((r) => r.error);
+    assert.equal(refused.error.code, -32000);
+    assert.deepEqual(refused.error.data, { limit: 16 });
+    assert.match(refused.error.message, /^elicitation\/create refused: the client is answering 16 requests of the server already/);
+    // The client goes on: a call, and requests that reach onRequest again.
+    assert.equal((await client.callTool("echo", { message: "still here" })).content[0].text, "still here");
+    assert.deepEqual(JSON.parse((await client.callTool("flood", { count: 5 })).content[0].text), { answered: 5, results: 5, errors: {} });
+    assert.equal(called, 21);
+    assert.deepEqual((await stats()).violations, []);
+    await client.close();
+  });
+
   test("listen() on a server without a standalone stream (GET 405) resolves false; before connect it is NOT_CONNECTED", async () => {
     const { client } = fresh("sse");
     await rejectsWith(client.listen(), "NOT_CONNECTED");

@@ -68,6 +68,9 @@
 //   invalid-utf8    tools/call -> application/json whose text contains the bytes 0xFF 0xFE
 //   unknown-id      tools/call -> SSE: a response with an id never sent, one with the id's type changed
 //                   (number <-> string), the real response, then the real response again (a duplicate)
+//   flood           like normal, and a call of the tool `flood` (not listed) -> SSE: `count` (default 100, at most 1,000) elicitation/create requests at once (ids
+//                   "flood-<call>-<i>"), then, once every one is answered (or after 10 s), the result: a text of
+//                   JSON {answered, results, errors: {code: count}} (the answers are in stats.clientResponses)
 //   crlf-header     Node refuses CR/LF (and other controls but TAB) in header values, so the initialize
 //                   response carries an Mcp-Session-Id that is invalid in another way: `?v=tab` (default)
 //                   "bad\tsession id-<uuid>" (TAB and SPACE: not visible ASCII 0x21-0x7E), `?v=utf8`
@@ -105,6 +108,7 @@ export const SCENARIOS = [
   "normal", "stateless", "sse", "paginate3", "endless", "repeat-cursor", "expire", "expire-always", "restart", "hang",
   "rpc-error", "big", "drop-resume", "unauthorized", "forbidden", "bearer", "bad-content-type", "bad-json", "http-500",
   "wrong-version", "no-tools", "delete-405", "collide", "grows", "huge-list", "endless-sse", "invalid-utf8", "unknown-id", "crlf-header",
+  "flood",
 ];
 
 const SERVER_INFO = { name: "toolwire-misbehaving", title: "toolwire misbehaving test server", version: "1.0.0" };
@@ -870,6 +874,9 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
         return;
       case "sse":
         return sseCall(ctx, msg, call, finish);
+      case "flood":
+        if (name === "flood") return floodCall(ctx, msg, call, finish);
+        break;
       default:
         break;
     }
@@ -993,6 +1000,31 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
     await sse.message(result ? rpcResult(msg.id, result) : rpcError(msg.id, -32602, `Unknown tool: ${name}`));
     finish("answered");
     return sse.end();
+  }
+
+  /** `flood` tools/call: many elicitation/create requests at once, then the result once they are all answered. */
+  async function floodCall(ctx, msg, call, finish) {
+    const { res, session, stats } = ctx;
+    const count = Math.min(Math.max(Number(msg.params?.arguments?.count) || 100, 1), 1000);
+    const sse = new PlainSse(res, sessionHeaders(session));
+    const n = session.serverReqN++;
+    const answers = [];
+    for (let i = 0; i < count; i++) {
+      const id = `flood-${n}-${i}`;
+      push(stats.serverRequests, { id, method: "elicitation/create" });
+      answers.push(new Promise((resolve) => session.pending.set(JSON.stringify(id), resolve)));
+      sse.message({ jsonrpc: "2.0", id, method: "elicitation/create", params: { message: `flood ${i}`, requestedSchema: { type: "object", properties: {} } } });
+    }
+    const got = [];
+    for (const a of answers) a.then((m) => got.push(m));
+    await Promise.race([Promise.all(answers), new Promise((r) => later(10_000, r))]);
+    const errors = {};
+    for (const m of got) if (m.error) errors[m.error.code] = (errors[m.error.code] ?? 0) + 1;
+    call.serverRequestsAnswered = got.length === count;
+    const tally = { answered: got.length, results: got.filter((m) => "result" in m).length, errors };
+    sse.message(rpcResult(msg.id, { content: [{ type: "text", text: JSON.stringify(tally) }] }));
+    finish("answered");
+    sse.end();
   }
 
   /** `drop-resume`: priming (retry 50), maybe progress, close; the result waits for GET + Last-Event-ID. */

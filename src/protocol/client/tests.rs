@@ -496,6 +496,88 @@ fn server_requests_go_to_the_request_handler_and_capabilities_to_initialize() {
     }
 }
 
+/// A request handler that takes `polls` polls to answer, counting the answers under way (now, most).
+fn slow_handler(h: &Harness, polls: usize) -> Rc<RefCell<(usize, usize, usize)>> {
+    // (called, under way, most under way)
+    let seen = Rc::new(RefCell::new((0, 0, 0)));
+    let s2 = seen.clone();
+    h.client.set_request_handler(Some(Box::new(move |_, _| {
+        let s = s2.clone();
+        {
+            let mut s = s.borrow_mut();
+            s.0 += 1;
+            s.1 += 1;
+            s.2 = s.2.max(s.1);
+        }
+        let mut left = polls;
+        Box::pin(std::future::poll_fn(move |cx| {
+            if left == 0 {
+                s.borrow_mut().1 -= 1;
+                return std::task::Poll::Ready(Ok(json!({"action": "decline"})));
+            }
+            left -= 1;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }))
+    })));
+    seen
+}
+
+#[test]
+fn server_requests_answered_at_once_are_bounded_and_those_past_the_bound_refused() {
+    // A server floods the call's stream with 40 elicitations before the result, while the app's
+    // handler is slow: 16 reach the handler, the 24 others are answered -32000 at once.
+    let elicit = |i: usize| format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"elicitation/create\",\"params\":{{\"message\":\"m\"}}}}", 100 + i);
+    let mut events: Vec<String> = (0..40).map(elicit).collect();
+    events.push(r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#.to_owned());
+    let flood = sse_events(&events.iter().map(String::as_str).collect::<Vec<_>>(), false);
+    let again = sse_events(&[&elicit(99), r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#], false);
+    let mut replies = vec![init_reply("2025-11-25", Some("s")), accepted(), flood];
+    replies.extend((0..40).map(|_| accepted()));
+    replies.push(again);
+    let h = harness(replies);
+    let seen = slow_handler(&h, 1_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(*seen.borrow(), (MAX_SERVER_REQUESTS, 0, MAX_SERVER_REQUESTS), "(called, under way, most under way)");
+    let answers: Vec<Value> = h.log.borrow().requests.iter().map(body).filter(|b| b["id"].as_i64().is_some_and(|i| i >= 100)).collect();
+    assert_eq!(answers.len(), 40, "every request answered");
+    let refused: Vec<&Value> = answers.iter().filter(|a| a.get("error").is_some()).collect();
+    assert_eq!(refused.len(), 40 - MAX_SERVER_REQUESTS);
+    assert!(answers.iter().filter(|a| a.get("result").is_some()).all(|a| a["result"] == json!({"action": "decline"})));
+    assert_eq!(refused[0]["error"]["code"], SERVER_BUSY);
+    assert_eq!(refused[0]["error"]["data"], json!({"limit": MAX_SERVER_REQUESTS}));
+    assert!(refused[0]["error"]["message"].as_str().unwrap().starts_with("elicitation/create refused: the client is answering 16 requests of the server already"));
+    // The places are given back: the next call's request reaches the handler.
+    block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(seen.borrow().0, MAX_SERVER_REQUESTS + 1);
+    assert_eq!((h.client.answering.get(), h.client.refusing.get()), (0, 0));
+    let last = h.log.borrow().requests.last().map(body).unwrap();
+    assert_eq!((last["id"].clone(), last["result"].clone()), (json!(199), json!({"action": "decline"})));
+}
+
+#[test]
+fn past_the_refusals_being_posted_a_server_request_is_left_unanswered() {
+    // The POSTs of the answers never end (a server that holds them up): 16 answered, 256 refused,
+    // the rest left alone; a timeout drops them all and gives every place back.
+    let elicit = |i: usize| format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"elicitation/create\",\"params\":{{}}}}", 100 + i);
+    let events: Vec<String> = (0..300).map(elicit).collect();
+    let flood = sse_events(&events.iter().map(String::as_str).collect::<Vec<_>>(), true);
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.timeout_ms = 50;
+    let mut replies = vec![init_reply("2025-11-25", Some("s")), accepted(), flood];
+    replies.extend((0..300).map(|_| Reply::Hang));
+    let h = harness_with(replies, opts, 10_000);
+    let seen = slow_handler(&h, 0);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    assert_eq!(seen.borrow().0, MAX_SERVER_REQUESTS);
+    let posted = h.log.borrow().requests.iter().map(body).filter(|b| b["id"].as_i64().is_some_and(|i| i >= 100)).count();
+    assert_eq!(posted, MAX_SERVER_REQUESTS + MAX_REFUSALS);
+    assert_eq!((h.client.answering.get(), h.client.refusing.get()), (0, 0));
+}
+
 #[test]
 fn listen_reads_the_standalone_stream_until_close_and_reopens_it_with_the_last_event_id() {
     let stream = "id: g1\nretry: 250\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\nid: g2\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\",\"params\":{\"message\":\"m\"}}\n\n";
