@@ -500,6 +500,9 @@ export class ToolwireError extends Error {
   readonly sessionExpired?: boolean;
   /** `HTTP_STATUS`: a 400 about a session when the handshake brought no session id (in a browser: CORS, see the message). */
   readonly missingSessionId?: boolean;
+  /** `HTTP_STATUS` of a refused `initialize` with `transport: "auto"`: why the GET of the URL that followed opened no
+   * event stream of the deprecated HTTP+SSE transport (`"its GET brought no endpoint event within 5000 ms"`...). */
+  readonly sseProbe?: string;
   /** `UNSUPPORTED_PROTOCOL_VERSION` with `era: "legacy"`: the server speaks a later revision (2026-07-28). */
   readonly laterRevision?: boolean;
   /** `INPUT_REQUIRED`: what a 2026-07-28 server asked for and `onRequest` did not answer. */
@@ -1117,7 +1120,10 @@ export interface McpClientOptions {
    * transport of MCP 2024-11-05 when the server refuses the POST of `initialize` with 400, 404 or 405 (without a
    * JSON-RPC error) and a GET of the URL opens an event stream whose first event is `endpoint`, as MCP's
    * backwards compatibility guidance has it; the verdict is kept for the client's life (`transport` says which).
-   * Otherwise the refusal stands (`HTTP_STATUS`; a 404 or 405 says the URL may not be an MCP endpoint). Give
+   * Otherwise the refusal stands (`HTTP_STATUS`; a 404 or 405 says the URL may not be an MCP endpoint, and
+   * `sseProbe` why the GET was no such stream). That GET waits at most 5 s (or `timeoutMs`, when less) for the
+   * `endpoint` event: a URL that answers it with an event stream that never names one (a page's live updates)
+   * leaves the refusal standing then, the GET aborted. Give
    * such a server the URL of its event stream (often `/sse`). `"streamable-http"`: never the old transport.
    * `"sse"`: only the old transport, the URL being its event stream's. Over the old transport the client posts
    * each message to the endpoint the stream names (one of another origin is refused: `PROTOCOL`) and reads every

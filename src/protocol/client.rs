@@ -1808,11 +1808,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
             .then_some(" (toolwire got no Mcp-Session-Id from the handshake: a server reached from a browser must list mcp-session-id in Access-Control-Expose-Headers for a page to read it)");
         // A POST of `initialize` refused as no MCP server would refuse it (a web framework's "Cannot
         // POST", a page that takes no POST): most often a URL that is not the server's MCP endpoint.
+        // Why the `auto` transport's look for the old one, after this refusal, found none.
+        let probe = (method == "initialize").then(|| self.transport.legacy_probe()).flatten();
         let not_mcp = (method == "initialize" && matches!(status, 404 | 405) && rpc_error.is_none()).then(|| match self.transport.mcp_transport() {
-            Some(McpTransport::StreamableHttp) => "; the URL may not be an MCP endpoint: nothing there takes MCP's POSTs (Streamable HTTP)",
+            Some(McpTransport::StreamableHttp) => "; the URL may not be an MCP endpoint: nothing there takes MCP's POSTs (Streamable HTTP)".owned(),
             // The `auto` transport looked for the old one too, in vain.
-            None => "; the URL may not be an MCP endpoint: nothing there takes MCP's POSTs (Streamable HTTP), nor does a GET there open the event stream of the deprecated HTTP+SSE transport",
-            Some(McpTransport::Sse) => "; the URL may not be the event stream of a server of the deprecated HTTP+SSE transport",
+            None => format!(
+                "; the URL may not be an MCP endpoint: nothing there takes MCP's POSTs (Streamable HTTP), nor does a GET there open the event stream of the deprecated HTTP+SSE transport{}",
+                probe.as_ref().map(|why| format!(" ({why})")).unwrap_or_default()
+            ),
+            Some(McpTransport::Sse) => "; the URL may not be the event stream of a server of the deprecated HTTP+SSE transport".owned(),
         });
         let quoted = quote_body(&text, html);
         let mut e = Error::new(
@@ -1831,6 +1836,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         if hint.is_some() {
             e = e.with_detail("missingSessionId", true);
+        }
+        if let Some(why) = probe {
+            e = e.with_detail("sseProbe", why);
         }
         // 429 and 503 say when to try again; the client does not retry by itself.
         if let Some(r) = retry_after {

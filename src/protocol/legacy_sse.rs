@@ -31,8 +31,11 @@
 //! POST of `initialize` is refused with 400, 404 or 405 without a JSON-RPC error (what MCP's
 //! backwards compatibility guidance looks for): it then GETs the URL, and when that is an event
 //! stream whose first event is `endpoint`, the client goes on over the old transport; otherwise the
-//! refusal stands. The verdict is kept: reconnecting does not ask again. Waiting for that first
-//! event is bounded by the request's timeout, as any exchange is.
+//! refusal stands. The verdict is kept: reconnecting does not ask again. That look is bounded by
+//! [`PROBE_TIMEOUT_MS`] as well as by the request's timeout (given a timer:
+//! [`LegacySse::with_probe_timer`]): a URL that answers the GET with an event stream that never
+//! names an endpoint (a page's live updates, a proxy's keep-alives) leaves the refusal standing
+//! within seconds, and why the look failed is told with it ([`Transport::legacy_probe`]).
 //!
 //! [`Client::listen`]: crate::protocol::client::Client::listen
 
@@ -54,6 +57,14 @@ use crate::protocol::jsonrpc::Id;
 use crate::protocol::sse::{SseItem, SseParser};
 use crate::protocol::transport::{Body, HttpRequest, HttpResponse, McpTransport, Method, Transport, TransportError};
 use crate::text::Owned as _;
+
+/// How long the `auto` choice's GET waits for the `endpoint` event that makes it a server of the
+/// old transport (the request's own timeout bounds it too): a server of that transport sends it
+/// as soon as the stream opens.
+pub const PROBE_TIMEOUT_MS: u64 = 5_000;
+
+/// A timer: resolves after the given milliseconds.
+pub type Sleep = Rc<dyn Fn(u64) -> Pin<Box<dyn Future<Output = ()>>>>;
 
 /// Which of MCP's HTTP transports a client speaks (the `transport` option).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -81,6 +92,10 @@ pub struct LegacySse<T: Transport> {
     max_buffered_bytes: usize,
     /// Streams opened: names the sessions that have no id of the server's.
     opened: Cell<u64>,
+    /// The bound of the `auto` choice's look for the old transport, and the timer for it.
+    probe: Option<(u64, Sleep)>,
+    /// Why the last such look found no server of the old transport.
+    probe_failure: RefCell<Option<String>>,
 }
 
 impl<T: Transport> LegacySse<T>
@@ -102,7 +117,18 @@ where
             max_event_bytes: crate::protocol::sse::DEFAULT_MAX_EVENT_BYTES,
             max_buffered_bytes: 64 << 20,
             opened: Cell::new(0),
+            probe: None,
+            probe_failure: RefCell::new(None),
         }
+    }
+
+    /// Bounds the `auto` choice's look for the old transport (the GET, up to the `endpoint`
+    /// event) by `ms` ([`PROBE_TIMEOUT_MS`], or less), timed by `sleep`. Without it the look is
+    /// bounded only by the request's timeout.
+    #[must_use]
+    pub fn with_probe_timer(mut self, ms: u64, sleep: Sleep) -> Self {
+        self.probe = Some((ms, sleep));
+        self
     }
 
     /// Bounds one event of the shared stream and what waits unread for one request (the client's
@@ -131,6 +157,9 @@ where
     /// servers refuse it.
     async fn detect(&self, req: HttpRequest) -> Result<HttpResponse<SseBody<T::Body>>, TransportError> {
         let initialize = req.method == Method::Post && message_of(&req).1.as_deref() == Some("initialize");
+        if initialize {
+            *self.probe_failure.borrow_mut() = None;
+        }
         let resp = self.inner.send(req.clone()).await?;
         if (200..300).contains(&resp.status) && req.method == Method::Post {
             self.verdict.set(Some(McpTransport::StreamableHttp));
@@ -154,14 +183,34 @@ where
         if jsonrpc {
             return Ok(refused);
         }
-        match self.open(&req).await {
+        match self.probe(&req).await {
             Ok(conn) => {
                 self.verdict.set(Some(McpTransport::Sse));
                 self.replace_conn(Some(conn));
                 self.legacy(req).await
             }
-            Err(Opening::NotLegacy(_) | Opening::Refused(_)) => Ok(refused),
+            Err(Opening::NotLegacy(why)) => {
+                *self.probe_failure.borrow_mut() = Some(why);
+                Ok(refused)
+            }
+            Err(Opening::Refused(r)) => {
+                *self.probe_failure.borrow_mut() = Some(format!("it answered GET with HTTP {}", r.status));
+                Ok(refused)
+            }
             Err(Opening::Failed(e)) => Err(e),
+        }
+    }
+
+    /// [`LegacySse::open`] within the probe's bound, when it has one: past it, the GET is dropped
+    /// (which aborts it) and the URL is no server of the old transport.
+    async fn probe(&self, from: &HttpRequest) -> Result<Rc<Conn<T::Body>>, Opening<T::Body>> {
+        let Some((ms, sleep)) = &self.probe else { return self.open(from).await };
+        let opened = self.open(from);
+        let timer = sleep(*ms);
+        pin_mut!(opened);
+        match select(opened, timer).await {
+            Either::Left((r, _)) => r,
+            Either::Right(_) => Err(Opening::NotLegacy(format!("its GET brought no endpoint event within {ms} ms"))),
         }
     }
 
@@ -376,6 +425,10 @@ where
 
     fn mcp_transport(&self) -> Option<McpTransport> {
         self.verdict.get()
+    }
+
+    fn legacy_probe(&self) -> Option<String> {
+        self.probe_failure.borrow().clone()
     }
 }
 

@@ -116,6 +116,12 @@ pub trait Transport {
     fn mcp_transport(&self) -> Option<McpTransport> {
         Some(McpTransport::StreamableHttp)
     }
+
+    /// Why the last look for the deprecated HTTP+SSE transport (the `auto` choice, after a refused
+    /// `initialize`) found none, when there was such a look.
+    fn legacy_probe(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Timers, and the time.

@@ -15,7 +15,8 @@ use crate::policy::Policy;
 use crate::protocol::auth::{Authorize, OAuth, OAuthOptions, Saved};
 use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions, Era};
 use crate::protocol::jsonrpc::RpcError;
-use crate::protocol::legacy_sse::{LegacySse, TransportChoice};
+use crate::protocol::legacy_sse::{LegacySse, Sleep, TransportChoice, PROBE_TIMEOUT_MS};
+use crate::protocol::transport::Clock as _;
 use crate::protocol::hub::{Confirm, Hub, Selection};
 use crate::providers::Provider;
 use crate::wasm::bridge::{describe, get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
@@ -152,7 +153,10 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
     // The old transport's endpoint must be of the stream's origin: a page's relative URL is
     // compared as the page's.
     let absolute = page_url(&opts.url).unwrap_or_else(|| opts.url.clone());
-    let adapter = LegacySse::new(transport.clone(), absolute, choice).with_limits(opts.max_event_bytes, opts.max_body_bytes);
+    let sleep: Sleep = Rc::new(|ms| Box::pin(JsClock.sleep(ms)));
+    let adapter = LegacySse::new(transport.clone(), absolute, choice)
+        .with_limits(opts.max_event_bytes, opts.max_body_bytes)
+        .with_probe_timer(PROBE_TIMEOUT_MS.min(opts.timeout_ms), sleep);
     let client = Rc::new(Client::new(adapter, JsClock, opts));
     // Notification callbacks.
     let on_list_changed = opt_fn(options, "onToolListChanged")?;

@@ -5,6 +5,7 @@
 // Run: make pkg && node --test tests/mcp/legacy-sse.test.mjs
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { loadPkg, rejectsWith, waitFor, within } from "./helpers.mjs";
 import { startEverything } from "../servers/everything.mjs";
 
@@ -187,6 +188,48 @@ describe("server-everything over the deprecated HTTP+SSE transport", () => {
     const wrong = new McpClient(http.url, { transport: "sse" });
     await rejectsWith(wrong.connect(), "HTTP_STATUS");
     assert.throws(() => new McpClient(sse.url, { transport: "websocket" }), (e) => e.code === "INVALID_OPTIONS" && /transport/.test(e.message));
+  });
+
+  test("auto where the GET is an endless event stream with no endpoint event: the 404 stands within 5 s, sseProbe says why", async () => {
+    // Not an MCP server: POST is 404, GET is a live-updates stream that only ever sends keep-alives.
+    const gets = [];
+    const server = createServer((req, res) => {
+      if (req.method !== "GET") {
+        req.resume();
+        res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const timer = setInterval(() => res.write(": keep-alive\n\n"), 200);
+      const get = { closed: false };
+      gets.push(get);
+      res.on("close", () => {
+        clearInterval(timer);
+        get.closed = true;
+      });
+    });
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const client = new McpClient(`http://127.0.0.1:${server.address().port}/live`);
+      const started = Date.now();
+      const err = await within(15_000, rejectsWith(client.connect(), "HTTP_STATUS"), "connect()");
+      const took = Date.now() - started;
+      assert.ok(took >= 4_500 && took < 10_000, `gave up after ${took} ms`);
+      assert.equal(err.status, 404);
+      assert.equal(err.sseProbe, "its GET brought no endpoint event within 5000 ms");
+      assert.match(err.message, /nor does a GET there open the event stream of the deprecated HTTP\+SSE transport \(its GET brought no endpoint event within 5000 ms\)$/);
+      assert.ok(await waitFor(() => gets.length === 1 && gets[0].closed), "the GET was aborted");
+      assert.equal(client.transport, undefined);
+      // The module goes on: the next connect looks again, and a real server still works.
+      await rejectsWith(client.connect(), "HTTP_STATUS");
+      const ok = new McpClient(sse.url);
+      await ok.connect();
+      assert.equal(ok.transport, "sse");
+      await ok.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   test("McpHub: one server of the old transport and one of Streamable HTTP at once", async () => {

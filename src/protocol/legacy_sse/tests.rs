@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::protocol::client::tests::{body, bounded, fake_clock, header, scripted, status_reply, FakeClock, Live, Log, Reply, Scripted, CANNOT_POST};
 use crate::protocol::client::{CallOptions, Client, ClientOptions};
-use crate::protocol::transport::{HttpRequest, Method};
+use crate::protocol::transport::{Clock as _, HttpRequest, Method};
 
 const SSE_URL: &str = "http://127.0.0.1:3001/sse";
 
@@ -221,6 +221,42 @@ fn no_fallback_when_the_get_is_no_event_stream_or_the_refusal_is_json_rpc() {
     let e = block_on(c.connect()).unwrap_err();
     assert_eq!((e.code, e.details.as_ref().unwrap()["status"].clone()), (ErrorCode::HttpStatus, json!(404)));
     assert_eq!(log.borrow().aborted, 1, "the GET was aborted");
+}
+
+#[test]
+fn auto_gives_up_on_an_event_stream_without_an_endpoint_within_the_probes_bound() {
+    // POST refused 404; the GET answers an event stream that only ever says keep-alive (a page's
+    // live updates). The client's timeout (120 s) is far off; the probe's 5 s end the look, the
+    // GET is aborted, and the refusal stands with why.
+    let live = Live::default();
+    live.push(": keep-alive\n\n");
+    let (transport, log) = scripted(vec![status_reply(404, vec![], "Not Found"), Reply::Live(live.clone())]);
+    let (clock, slept) = fake_clock(PROBE_TIMEOUT_MS);
+    let timer = clock.clone();
+    let sleep: Sleep = Rc::new(move |ms| {
+        let c = timer.clone();
+        Box::pin(async move { c.sleep(ms).await })
+    });
+    let adapter = LegacySse::new(transport, SSE_URL, TransportChoice::Auto).with_probe_timer(PROBE_TIMEOUT_MS, sleep);
+    let c = Client::new(adapter, clock, ClientOptions::new(SSE_URL));
+    let e = bounded(c.connect(), 1_000).expect("the look ends within the probe's bound, not the request's timeout").unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus);
+    assert_eq!(e.details.as_ref().unwrap()["sseProbe"], "its GET brought no endpoint event within 5000 ms");
+    assert!(e.message.ends_with("nor does a GET there open the event stream of the deprecated HTTP+SSE transport (its GET brought no endpoint event within 5000 ms)"), "{}", e.message);
+    assert!(live.dropped(), "the GET was aborted");
+    assert!(slept.borrow().contains(&PROBE_TIMEOUT_MS));
+    assert_eq!(log.borrow().requests.len(), 2);
+    assert_eq!(c.mcp_transport(), None, "still undecided");
+    // A look that ends otherwise says why too; a connect that does not look says nothing of it.
+    let mut fake = Fake::new();
+    Rc::get_mut(&mut fake).unwrap().get_sse = false;
+    let (c, _) = client(&fake);
+    let e = block_on(c.connect()).unwrap_err();
+    assert_eq!(e.details.as_ref().unwrap()["sseProbe"], "it answered GET with HTTP 404");
+    let (transport, _) = scripted(vec![status_reply(500, vec![], "oops")]);
+    let c = Client::new(LegacySse::new(transport, SSE_URL, TransportChoice::Auto), fake_clock(10).0, ClientOptions::new(SSE_URL));
+    let e = block_on(c.connect()).unwrap_err();
+    assert!(e.details.as_ref().unwrap().get("sseProbe").is_none());
 }
 
 #[test]
