@@ -715,9 +715,15 @@ export type ToolCall =
  * - `bedrock`: the response, its `output` (`{message}`), a message, one content block, or an array of blocks
  *   (`message.content`).
  *
- * A response without tool calls gives `[]`. The provider's error body (`{error: {...}}`, Anthropic's
- * `{type: "error", error}`, a Responses response that failed, Ollama's `{error: "..."}`) throws `PROVIDER_ERROR`,
- * whose message names the provider's type or status (`Anthropic error overloaded_error: Overloaded`). An object
+ * A response without tool calls gives `[]`, whatever it stopped for (a Chat `finish_reason`, an Anthropic
+ * `stop_reason`, a Gemini `finishReason` or `blockReason`, a Bedrock `stopReason`, a Responses `status:
+ * "incomplete"`). The provider's error body (`{error: {...}}`, Anthropic's `{type: "error", error}`, a Responses
+ * response of `status: "failed"`, with its `error` or without one, Ollama's `{error: "..."}`) throws `PROVIDER_ERROR`,
+ * whose message names the provider's type or status (`Anthropic error overloaded_error: Overloaded`; `OpenAI
+ * Responses error: the response failed` when it says nothing more). A Responses call that the response's end cut
+ * short (an item not `completed` in a response of `status: "incomplete"`, or an item `incomplete` itself) has the
+ * error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is incomplete (max_output_tokens)`), as a
+ * Gemini call whose streamed arguments a `finishReason` cut short has; the other calls are given as they are. An object
  * with none of the provider's fields (another provider's response, `{}`), or anything but an object or an array of
  * objects, throws `INVALID_INPUT`.
  */
@@ -840,7 +846,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    * lines are ignored, `data:` lines of one event are joined as SSE joins them, `[DONE]` is skipped; an event
    * is taken as soon as its data is a whole JSON object (so lines given without their line ends lose nothing).
    * Returns the calls it completed (often none). A Chat call's name is put together from its pieces; one sent
-   * whole again in a later delta (as some servers do) is not repeated.
+   * whole again in a later delta (as some servers do) is not repeated. Responses' `response.incomplete` ends the
+   * calls still streaming, each with the error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is
+   * incomplete (max_output_tokens)`), as an `output_item.done` whose item is `incomplete` does.
    *
    * Throws `INVALID_INPUT` for an event that is not an object (`42`, `null`, an array), `INVALID_JSON` for
    * an event's data that is not JSON or a line that is neither SSE nor JSON, and `PROVIDER_ERROR` for the

@@ -229,7 +229,8 @@ fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
 /// when `v` is no error:
 /// * `{type: "error", error: {type, message}}` (Anthropic; Responses as observed) or
 ///   `{type: "error", code, message}` (Responses, as its SDK types it);
-/// * `{type: "response.failed", response: {error: {code, message}}}` (Responses);
+/// * `{type: "response.failed", response: {error: {code, message}}}` (Responses), and a Responses
+///   response of `status: "failed"`, with its `error` or without one;
 /// * `{error: {...}}` without a `type` of its own (an HTTP error body; a Chat chunk; a Gemini
 ///   chunk, `{code, message, status}`; a failed Responses response), or `{error: "text"}` (Ollama);
 /// * `{xxxException: {message}}` (Bedrock ConverseStream's exception events).
@@ -258,6 +259,8 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
         Some(_) => return None,
         None => match o.get("error").filter(|e| e.is_object() || e.is_string()) {
             Some(e) => (e, typed(e)),
+            // A Responses response that failed without its `error`, as `response.failed` may.
+            None if format == CallFormat::OpenAiResponses && o.get("status").and_then(Value::as_str) == Some("failed") => (&Value::Null, None),
             None => {
                 let (k, e) = o.iter().find(|(k, e)| k.ends_with("Exception") && e.is_object())?;
                 (e, Some(k.clone()))
@@ -360,8 +363,11 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
                 }
             }
             CallFormat::OpenAiResponses => match item.get("output").and_then(Value::as_array) {
-                Some(output) => calls.extend(output.iter().filter_map(|o| responses_call(o, map))),
-                None => calls.extend(responses_call(item, map)),
+                Some(output) => {
+                    let cut = cut_short(item);
+                    calls.extend(output.iter().filter_map(|o| responses_call(o, cut.as_deref(), map)));
+                }
+                None => calls.extend(responses_call(item, None, map)),
             },
             CallFormat::Anthropic => match item.get("content").and_then(Value::as_array) {
                 Some(content) => calls.extend(content.iter().filter_map(|b| anthropic_call(b, map))),
@@ -453,13 +459,45 @@ fn openai_call(tc: &Value, i: usize, format: CallFormat, map: Option<&NameMap>) 
     resolve(id, name, args_of(f.get("arguments")), map)
 }
 
-fn responses_call(item: &Value, map: Option<&NameMap>) -> Option<ToolCall> {
+/// Why a Responses response ended before its calls did, when it is `status: "incomplete"`: its
+/// `incomplete_details.reason` (`max_output_tokens`, `content_filter`).
+fn cut_short(response: &Value) -> Option<String> {
+    if response.get("status").and_then(Value::as_str) != Some("incomplete") {
+        return None;
+    }
+    let reason = response.get("incomplete_details").and_then(|d| d.get("reason")).and_then(Value::as_str).filter(|r| !r.is_empty());
+    Some(match reason {
+        Some(r) => format!("the response is incomplete ({r})"),
+        None => "the response is incomplete".owned(),
+    })
+}
+
+/// Marks a call whose arguments were cut short: `INVALID_ARGUMENTS` saying why, rather than what
+/// parsed of them (empty text is `{}`), which would call the tool with arguments the model never
+/// finished, or that they are not JSON. An error of the call's name (none, an unknown one) stands.
+fn cut_call(call: &mut ToolCall, why: &str) {
+    if call.error.as_ref().is_none_or(|e| e.code == ErrorCode::InvalidArguments.as_str()) {
+        call.error = Some(CallError { code: ErrorCode::InvalidArguments.as_str(), message: format!("the arguments of \"{}\" are incomplete: {why}", call.provider_name) });
+        call.arguments = Value::Null;
+    }
+}
+
+/// A Responses function call item; `cut`: why the response it is in ended early, which cuts
+/// short a call not `completed` in it. A call item `incomplete` itself is cut short too.
+fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Option<ToolCall> {
     if item.get("type").and_then(Value::as_str) != Some("function_call") {
         return None;
     }
     // `call_id` is what the `function_call_output` answers; the item's own `id` (`fc_...`) is
     // not a call id, so a call without `call_id` has none.
-    Some(resolve(str_of(item, "call_id"), str_of(item, "name").unwrap_or_default(), args_of(item.get("arguments")), map))
+    let mut call = resolve(str_of(item, "call_id"), str_of(item, "name").unwrap_or_default(), args_of(item.get("arguments")), map);
+    match (item.get("status").and_then(Value::as_str), cut) {
+        (Some("completed"), _) => {}
+        (_, Some(why)) => cut_call(&mut call, why),
+        (Some("incomplete"), None) => cut_call(&mut call, "its item is incomplete"),
+        _ => {}
+    }
+    Some(call)
 }
 
 fn anthropic_call(block: &Value, map: Option<&NameMap>) -> Option<ToolCall> {
@@ -1326,12 +1364,8 @@ impl Accumulator {
                 };
                 let mut call = resolve(p.id, p.name, raw, map);
                 call.thought_signature = p.signature;
-                if let (Some(why), None) = (p.incomplete, &call.error) {
-                    call.error = Some(CallError {
-                        code: ErrorCode::InvalidArguments.as_str(),
-                        message: format!("the arguments of \"{}\" are incomplete: {why}", call.provider_name),
-                    });
-                    call.arguments = Value::Null;
+                if let Some(why) = p.incomplete {
+                    cut_call(&mut call, &why);
                 }
                 out.push(call);
             }
@@ -1563,6 +1597,9 @@ impl Accumulator {
                         if let Some(a) = item.get("arguments").and_then(Value::as_str) {
                             p.args = a.owned();
                         }
+                        if item.get("status").and_then(Value::as_str) == Some("incomplete") {
+                            p.incomplete = Some("its item is incomplete".owned());
+                        }
                         self.turn.call_done(key.0, Some(item), !open, p.id.as_deref(), &p.name, &p.args);
                         done.push(key);
                         self.responses.close(key);
@@ -1570,6 +1607,19 @@ impl Accumulator {
                         self.turn.call_again(key.0, item);
                     }
                 }
+            }
+            // The response ended early: the calls still streaming end here, cut short, as they
+            // are in the response's body.
+            "response.incomplete" => {
+                let why = ev.get("response").and_then(cut_short).unwrap_or_else(|| "the response is incomplete".owned());
+                let keys: Vec<(u64, u64)> = self.open.keys().collect();
+                for &k in &keys {
+                    if let Some(p) = self.open.get_mut(k) {
+                        p.incomplete = Some(why.clone());
+                    }
+                    self.responses.close(k);
+                }
+                done.extend(keys);
             }
             _ => {}
         }
@@ -1808,6 +1858,57 @@ mod tests {
         // Nor is a response whose `error` is null.
         let ok = json!({"object":"response","status":"completed","error":null,"output":[{"type":"function_call","call_id":"c","name":"t","arguments":"{}"}]});
         assert_eq!(parse_tool_calls(&ok, CallFormat::OpenAiResponses, None).unwrap().len(), 1);
+        // A Responses response that failed without saying why is the provider's error all the same,
+        // as `response.failed` is in a stream, whatever calls its output holds.
+        for error in [json!(null), json!(false)] {
+            let failed = json!({"id":"resp_1","object":"response","status":"failed","error":error,"output":[{"type":"function_call","call_id":"c","name":"t","arguments":"{}"}]});
+            assert_eq!(provider_failure(parse_tool_calls(&failed, CallFormat::OpenAiResponses, None)), ("OpenAI Responses error: the response failed".to_owned(), Value::Null));
+        }
+        let failed = json!({"object":"response","status":"failed","output":[]});
+        assert_eq!(provider_failure(parse_tool_calls(&json!([failed]), CallFormat::OpenAiResponses, None)).0, "OpenAI Responses error: the response failed");
+        // Only for Responses: another provider's `status` is no such thing.
+        assert_eq!(parse_tool_calls(&json!({"status":"failed","content":[]}), CallFormat::Anthropic, None).unwrap(), []);
+    }
+
+    #[test]
+    fn a_responses_response_cut_short_cuts_its_unfinished_calls_short() {
+        // `status: "incomplete"` (max_output_tokens): the call completed before the cut is given as
+        // it is; the one cut off, even with arguments that parse (empty text is `{}`), is
+        // INVALID_ARGUMENTS saying why, not a call with arguments the model never finished.
+        let call = |id: &str, args: &str, status: &str| json!({"type":"function_call","id":format!("fc_{id}"),"call_id":id,"name":"t","arguments":args,"status":status});
+        let response = json!({"id":"resp_1","object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"error":null,
+            "output":[call("c1", "{\"a\":1}", "completed"), call("c2", "", "incomplete"), call("c3", "{\"a\":", "in_progress")]});
+        let calls = parse_tool_calls(&response, CallFormat::OpenAiResponses, None).unwrap();
+        assert_eq!((calls[0].arguments.clone(), calls[0].error.clone()), (json!({"a":1}), None));
+        for c in &calls[1..] {
+            let e = c.error.as_ref().expect("cut short");
+            assert_eq!((e.code, e.message.as_str(), &c.arguments), ("INVALID_ARGUMENTS", "the arguments of \"t\" are incomplete: the response is incomplete (max_output_tokens)", &Value::Null));
+        }
+        // An item that says it is incomplete, given alone or in a response that does not say why.
+        let e = parse_tool_calls(&call("c2", "{}", "incomplete"), CallFormat::OpenAiResponses, None).unwrap()[0].error.clone().unwrap();
+        assert_eq!(e.message, "the arguments of \"t\" are incomplete: its item is incomplete");
+        let bare = json!({"status":"incomplete","output":[call("c2", "{}", "in_progress")]});
+        assert_eq!(parse_tool_calls(&bare, CallFormat::OpenAiResponses, None).unwrap()[0].error.clone().unwrap().message, "the arguments of \"t\" are incomplete: the response is incomplete");
+        // Without calls, an incomplete response gives none, as a Chat `finish_reason: "length"`, an
+        // Anthropic `stop_reason: "max_tokens"` or a Gemini `finishReason: "MAX_TOKENS"` does.
+        let text = json!({"object":"response","status":"incomplete","incomplete_details":{"reason":"content_filter"},"output":[{"type":"message","role":"assistant","content":[]}]});
+        assert_eq!(parse_tool_calls(&text, CallFormat::OpenAiResponses, None).unwrap(), []);
+
+        // The stream: `response.incomplete` ends the call still streaming, cut short, with the
+        // reason; a call done before it stands; an item done `incomplete` is cut short too.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        push(&mut acc, &json!({"type":"response.output_item.added","output_index":0,"item":call("c1", "", "in_progress")}), None);
+        let done = push(&mut acc, &json!({"type":"response.output_item.done","output_index":0,"item":call("c1", "{}", "completed")}), None);
+        assert_eq!((done.len(), done[0].error.clone()), (1, None));
+        push(&mut acc, &json!({"type":"response.output_item.added","output_index":1,"item":call("c2", "", "in_progress")}), None);
+        push(&mut acc, &json!({"type":"response.function_call_arguments.delta","output_index":1,"item_id":"fc_c2","delta":"{\"a\":"}), None);
+        let cut = push(&mut acc, &json!({"type":"response.incomplete","response":{"id":"resp_1","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}), None);
+        assert_eq!(cut.len(), 1);
+        assert_eq!(cut[0].error.as_ref().unwrap().message, "the arguments of \"t\" are incomplete: the response is incomplete (max_output_tokens)");
+        assert!(acc.finish(None).is_empty(), "given once");
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let out = push(&mut acc, &json!({"type":"response.output_item.done","output_index":0,"item":call("c1", "", "incomplete")}), None);
+        assert_eq!(out[0].error.as_ref().unwrap().message, "the arguments of \"t\" are incomplete: its item is incomplete");
     }
 
     #[test]
