@@ -725,7 +725,13 @@ export type ToolCall =
  * error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is incomplete (max_output_tokens)`), as a
  * Gemini call whose streamed arguments a `finishReason` cut short has; the other calls are given as they are. An object
  * with none of the provider's fields (another provider's response, `{}`), or anything but an object or an array of
- * objects, throws `INVALID_INPUT`.
+ * objects, throws `INVALID_INPUT`. So does a field the calls are read by that is of the wrong type (`choices`,
+ * `tool_calls`, `output`, `content`, `candidates`, `parts` not an array; `message`, `function`, `functionCall`,
+ * `toolUse` not an object; a call's id or name not a string; `status`, `finishReason`, `stopReason` not a string),
+ * rather than reading as a response without calls: its message names the field
+ * (`response.choices[0].message.tool_calls must be an array, got object`) and `path` is its JSON pointer
+ * (`/choices/0/message/tool_calls`). A field absent or `null` is no error. An Anthropic message whose `content` is
+ * text (a message given back in a conversation, without `type: "message"`) has no calls.
  */
 export function parseToolCalls(response: object | string | null | undefined, provider: "gemini" | "vertex", nameMap?: NameMap | NameMapJson | string | null): ToolCall[];
 export function parseToolCalls(response: object | string, provider: CallProvider, nameMap?: NameMap | NameMapJson | string | null): ToolCall[];
@@ -850,7 +856,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    * calls still streaming, each with the error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is
    * incomplete (max_output_tokens)`), as an `output_item.done` whose item is `incomplete` does.
    *
-   * Throws `INVALID_INPUT` for an event that is not an object (`42`, `null`, an array), `INVALID_JSON` for
+   * Throws `INVALID_INPUT` for an event that is not an object (`42`, `null`, an array) or one with a field the calls
+   * are read by of the wrong type (as {@link parseToolCalls} says; `event.choices[0].delta.tool_calls must be an
+   * array, got object`, `path` its JSON pointer; the event is not read), `INVALID_JSON` for
    * an event's data that is not JSON or a line that is neither SSE nor JSON, and `PROVIDER_ERROR` for the
    * provider's error event (Anthropic `error`, an OpenAI chunk's `error`, Responses `error` and `response.failed`,
    * Gemini `{error}`, Bedrock's `internalServerException`, `modelStreamErrorException`, `throttlingException`,

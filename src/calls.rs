@@ -14,6 +14,7 @@ use crate::model::{string, Put as _};
 use crate::naming::NameMap;
 use crate::text::Owned as _;
 
+mod shape;
 mod turn;
 
 #[cfg(test)]
@@ -333,6 +334,7 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
         if !skipped && !recognised(o, format) {
             return Err(Error::new(ErrorCode::InvalidInput, format!("{} is not {}: it has none of its fields{}", at(), shapes(format), keys_of(o))));
         }
+        shape::check_response(item, format, in_array.then_some(i))?;
     }
     let mut calls = Vec::new();
     if format == CallFormat::Gemini {
@@ -1168,6 +1170,7 @@ impl Accumulator {
                 format!("a stream event must be an object, got {}", crate::model::json_type(event)),
             ));
         }
+        shape::check_event(event, self.format)?;
         let mut out = std::mem::take(&mut self.carried);
         out.extend(self.push_event(event, map));
         // Calls dropped first: a call refused, or a turn dropped, at the same time says so with
@@ -1823,6 +1826,137 @@ mod tests {
         assert_eq!(e.message, "response is not an Anthropic message or content block: it has none of its fields (keys: choices)");
         let e = parse_tool_calls(&json!([{"type":"tool_use"},{"x":1}]), CallFormat::Anthropic, None).unwrap_err();
         assert_eq!(e.message, "response[1] is not an Anthropic message or content block: it has none of its fields (keys: x)");
+    }
+
+    #[test]
+    fn wrong_typed_fields_are_invalid_input_naming_their_path() {
+        use CallFormat::*;
+        // (provider, what is given, the JSON pointer, the message)
+        let cases = [
+            (OpenAi, json!({"choices":{}}), "/choices", "response.choices must be an array, got object"),
+            (OpenAi, json!({"choices":[1]}), "/choices/0", "response.choices[0] must be an object, got number"),
+            (OpenAi, json!({"choices":[{"message":"hi"}]}), "/choices/0/message", "response.choices[0].message must be an object, got string"),
+            (OpenAi, json!({"choices":[{"index":0,"message":{"tool_calls":{}}}]}), "/choices/0/message/tool_calls", "response.choices[0].message.tool_calls must be an array, got object"),
+            (OpenAi, json!({"choices":[{"message":{"tool_calls":[{"id":1,"function":{"name":"t"}}]}}]}), "/choices/0/message/tool_calls/0/id", "response.choices[0].message.tool_calls[0].id must be a string, got number"),
+            (OpenAi, json!({"choices":[{"message":{"tool_calls":[{"id":"c","function":"t"}]}}]}), "/choices/0/message/tool_calls/0/function", "response.choices[0].message.tool_calls[0].function must be an object, got string"),
+            (OpenAi, json!({"role":"assistant","tool_calls":"x"}), "/tool_calls", "response.tool_calls must be an array, got string"),
+            (OpenAi, json!([{"id":"c","function":{"name":5}}]), "/0/function/name", "response[0].function.name must be a string, got number"),
+            (Ollama, json!({"model":"m","message":[]}), "/message", "response.message must be an object, got array"),
+            (Ollama, json!({"message":{"tool_calls":[{"function":{"name":"t","arguments":{}}},3]}}), "/message/tool_calls/1", "response.message.tool_calls[1] must be an object, got number"),
+            (OpenAiResponses, json!({"object":"response","output":3}), "/output", "response.output must be an array, got number"),
+            (OpenAiResponses, json!({"output":[null]}), "/output/0", "response.output[0] must be an object, got null"),
+            (OpenAiResponses, json!({"output":[{"type":"function_call","call_id":7,"name":"t","arguments":"{}"}]}), "/output/0/call_id", "response.output[0].call_id must be a string, got number"),
+            (OpenAiResponses, json!({"status":1,"output":[]}), "/status", "response.status must be a string, got number"),
+            (OpenAiResponses, json!({"object":"response","status":"incomplete","incomplete_details":"max_output_tokens","output":[]}), "/incomplete_details", "response.incomplete_details must be an object, got string"),
+            (OpenAiResponses, json!([{"type":"function_call","call_id":"c","name":["t"]}]), "/0/name", "response[0].name must be a string, got array"),
+            (Anthropic, json!({"id":"msg_1","type":"message","role":"assistant","content":"hi"}), "/content", "response.content must be an array, got string"),
+            (Anthropic, json!({"role":"assistant","content":{}}), "/content", "response.content must be an array, got object"),
+            (Anthropic, json!({"role":"assistant","content":["text"]}), "/content/0", "response.content[0] must be an object, got string"),
+            (Anthropic, json!({"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":{}}]}), "/content/0/name", "response.content[0].name must be a string, got object"),
+            (Gemini, json!({"candidates":{}}), "/candidates", "response.candidates must be an array, got object"),
+            (Gemini, json!({"candidates":[{"content":[]}]}), "/candidates/0/content", "response.candidates[0].content must be an object, got array"),
+            (Gemini, json!({"candidates":[{"content":{"parts":{}}}]}), "/candidates/0/content/parts", "response.candidates[0].content.parts must be an array, got object"),
+            (Gemini, json!({"candidates":[{"content":{"parts":[{"functionCall":"t"}]}}]}), "/candidates/0/content/parts/0/functionCall", "response.candidates[0].content.parts[0].functionCall must be an object, got string"),
+            (Gemini, json!({"candidates":[{"content":{"parts":[{"functionCall":{"name":1}}]}}]}), "/candidates/0/content/parts/0/functionCall/name", "response.candidates[0].content.parts[0].functionCall.name must be a string, got number"),
+            (Gemini, json!({"promptFeedback":"SAFETY"}), "/promptFeedback", "response.promptFeedback must be an object, got string"),
+            (Gemini, json!([{"functionCall":{"name":"t","willContinue":"yes"}}]), "/0/functionCall/willContinue", "response[0].functionCall.willContinue must be a boolean, got string"),
+            (Bedrock, json!({"output":"x"}), "/output", "response.output must be an object, got string"),
+            (Bedrock, json!({"output":{"message":[]}}), "/output/message", "response.output.message must be an object, got array"),
+            (Bedrock, json!({"output":{"message":{"role":"assistant","content":{}}},"stopReason":"end_turn"}), "/output/message/content", "response.output.message.content must be an array, got object"),
+            (Bedrock, json!({"message":{"content":[{"toolUse":"x"}]}}), "/message/content/0/toolUse", "response.message.content[0].toolUse must be an object, got string"),
+            (Bedrock, json!({"content":[{"toolUse":{"toolUseId":1,"name":"t","input":{}}}]}), "/content/0/toolUse/toolUseId", "response.content[0].toolUse.toolUseId must be a string, got number"),
+            (Bedrock, json!({"stopReason":3,"output":{"message":{"content":[]}}}), "/stopReason", "response.stopReason must be a string, got number"),
+        ];
+        for (format, input, path, message) in cases {
+            let e = parse_tool_calls(&input, format, None).expect_err(&format!("{format:?} {input}"));
+            assert_eq!((e.code, e.path.as_deref(), e.message.as_str()), (ErrorCode::InvalidInput, Some(path), message), "{format:?} {input}");
+        }
+        // Absent and null are what providers send for what they have not: no error, and the calls
+        // there are read.
+        let fine = [
+            (OpenAi, json!({"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":null,"refusal":null},"finish_reason":"stop"}]}), 0),
+            (OpenAi, json!({"choices":null,"role":"assistant","content":"hi"}), 0),
+            (OpenAi, json!({"role":"assistant","tool_calls":[{"id":null,"type":"function","function":{"name":"t","arguments":"{}"}}]}), 1),
+            (Ollama, json!({"model":"m","message":{"role":"assistant","content":"hi","tool_calls":null},"done":true}), 0),
+            (OpenAiResponses, json!({"object":"response","status":"completed","error":null,"incomplete_details":null,"output":[]}), 0),
+            (OpenAiResponses, json!({"output":null,"status":null}), 0),
+            (OpenAiResponses, json!({"type":"function_call","id":null,"call_id":"c","name":"t","arguments":"{}","status":null}), 1),
+            // Items whose fields of the same names mean something else: an `mcp_call`'s output is text.
+            (OpenAiResponses, json!([{"type":"mcp_call","id":"mcp_1","server_label":"s","name":"t","arguments":"{}","output":"text"},{"type":"function_call_output","call_id":"c","output":"42"}]), 0),
+            (Anthropic, json!({"role":"user","content":"hi"}), 0),
+            (Anthropic, json!({"type":"message","role":"assistant","content":null,"stop_reason":"max_tokens"}), 0),
+            (Anthropic, json!({"type":"tool_result","tool_use_id":"toolu_1","content":"42"}), 0),
+            (Gemini, json!({"candidates":[{"finishReason":"SAFETY","index":0}],"promptFeedback":null}), 0),
+            (Gemini, json!({"candidates":null,"promptFeedback":{"blockReason":"SAFETY"}}), 0),
+            (Gemini, json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"t","args":{},"id":null}}]},"finishReason":null}]}), 1),
+            (Bedrock, json!({"output":{"message":{"role":"assistant","content":[{"text":"hi"},{"toolUse":{"toolUseId":"t1","name":"t","input":{}}}]}},"stopReason":"tool_use"}), 1),
+            (Bedrock, json!({"toolResult":{"toolUseId":"t1","content":[{"text":"y"}],"status":"success"}}), 0),
+            (Bedrock, json!({"output":{"message":null},"message":{"content":null}}), 0),
+        ];
+        for (format, input, n) in fine {
+            let calls = parse_tool_calls(&input, format, None).unwrap_or_else(|e| panic!("{format:?} {input}: {e}"));
+            assert_eq!(calls.len(), n, "{format:?} {input}");
+        }
+    }
+
+    #[test]
+    fn wrong_typed_stream_event_fields_are_invalid_input_and_the_accumulator_goes_on() {
+        use CallFormat::*;
+        let cases = [
+            (OpenAi, json!({"choices":"x"}), "/choices", "event.choices must be an array, got string"),
+            (OpenAi, json!({"choices":[{"index":0,"delta":{"tool_calls":{"index":0}}}]}), "/choices/0/delta/tool_calls", "event.choices[0].delta.tool_calls must be an array, got object"),
+            (OpenAi, json!({"choices":[{"index":"0","delta":{}}]}), "/choices/0/index", "event.choices[0].index must be a non-negative integer, got string"),
+            (OpenAi, json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":-1,"function":{"arguments":"{}"}}]}}]}), "/choices/0/delta/tool_calls/0/index", "event.choices[0].delta.tool_calls[0].index must be a non-negative integer, got number"),
+            (Ollama, json!({"message":{"tool_calls":[{"function":[]}]}}), "/message/tool_calls/0/function", "event.message.tool_calls[0].function must be an object, got array"),
+            (OpenAiResponses, json!({"type":"response.output_item.added","output_index":0,"item":"x"}), "/item", "event.item must be an object, got string"),
+            (OpenAiResponses, json!({"type":"response.output_item.added","output_index":-1,"item":{"type":"function_call"}}), "/output_index", "event.output_index must be a non-negative integer, got number"),
+            (OpenAiResponses, json!({"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":{"a":1}}), "/delta", "event.delta must be a string, got object"),
+            (OpenAiResponses, json!({"type":"response.completed","response":{"status":"completed","output":{}}}), "/response/output", "event.response.output must be an array, got object"),
+            (Anthropic, json!({"type":"content_block_start","index":0,"content_block":[]}), "/content_block", "event.content_block must be an object, got array"),
+            (Anthropic, json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":5}}), "/delta/partial_json", "event.delta.partial_json must be a string, got number"),
+            (Anthropic, json!({"type":"message_start","message":{"type":"message","role":"assistant","content":"x"}}), "/message/content", "event.message.content must be an array, got string"),
+            (Gemini, json!({"candidates":[{"content":{"parts":"x"}}]}), "/candidates/0/content/parts", "event.candidates[0].content.parts must be an array, got string"),
+            (Bedrock, json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":"t"}}}), "/contentBlockStart/start/toolUse", "event.contentBlockStart.start.toolUse must be an object, got string"),
+            (Bedrock, json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":{}}}}}), "/contentBlockDelta/delta/toolUse/input", "event.contentBlockDelta.delta.toolUse.input must be a string, got object"),
+            (Bedrock, json!({"contentBlockStop":{"contentBlockIndex":"0"}}), "/contentBlockStop/contentBlockIndex", "event.contentBlockStop.contentBlockIndex must be a non-negative integer, got string"),
+        ];
+        // One good call of each provider's stream, to push after the bad event.
+        let good = |format: CallFormat| -> Vec<Value> {
+            match format {
+                OpenAi | Ollama => vec![json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"t","arguments":"{}"}}]},"finish_reason":"tool_calls"}]})],
+                OpenAiResponses => vec![json!({"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"c1","name":"t","arguments":"{}"}})],
+                Anthropic => vec![
+                    json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"c1","name":"t","input":{}}}),
+                    json!({"type":"content_block_stop","index":0}),
+                ],
+                Gemini => vec![json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"id":"c1","name":"t","args":{}}}]}}]})],
+                Bedrock => vec![
+                    json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"c1","name":"t"}}}}),
+                    json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{}"}}}}),
+                    json!({"contentBlockStop":{"contentBlockIndex":0}}),
+                ],
+            }
+        };
+        for (format, event, path, message) in cases {
+            let mut acc = Accumulator::new(format);
+            let e = acc.push(&event, None).expect_err(&format!("{format:?} {event}"));
+            assert_eq!((e.code, e.path.as_deref(), e.message.as_str()), (ErrorCode::InvalidInput, Some(path), message), "{format:?} {event}");
+            // The same as text.
+            let e = acc.push_text(&format!("data: {event}\n\n"), None).expect_err("as text too");
+            assert_eq!(e.path.as_deref(), Some(path));
+            let mut calls = Vec::new();
+            for ev in good(format) {
+                calls.extend(push(&mut acc, &ev, None));
+            }
+            calls.extend(acc.finish(None));
+            assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("c1")], "{format:?}: the accumulator goes on");
+        }
+        // Null and absent fields are no error in a stream either.
+        let mut acc = Accumulator::new(OpenAi);
+        assert!(push(&mut acc, &json!({"choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":null},"finish_reason":null,"logprobs":null}],"usage":null}), None).is_empty());
+        let mut acc = Accumulator::new(Bedrock);
+        assert!(push(&mut acc, &json!({"messageStart":{"role":"assistant"}}), None).is_empty());
+        assert!(push(&mut acc, &json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"text":"hi"}}}), None).is_empty());
     }
 
     /// The message and the provider's error of a `PROVIDER_ERROR`.

@@ -336,6 +336,30 @@ test("cyclic objects", () => {
 
 const WRONG = [undefined, null, 0, -1, 1.5, NaN, "", "x", true, [], [1], {}, { a: 1 }, () => 1, Symbol("s"), 10n, new Uint8Array(2), new Map(), new Date(0)];
 
+test("provider responses and stream events with fields of the wrong type: INVALID_INPUT naming the path", () => {
+  const cases = [
+    ["openai", { choices: {} }, "/choices"],
+    ["openai", { choices: [{ message: { tool_calls: { 0: {} } } }] }, "/choices/0/message/tool_calls"],
+    ["ollama", { message: "hi" }, "/message"],
+    ["openai-responses", { object: "response", output: 3 }, "/output"],
+    ["anthropic", { type: "message", role: "assistant", content: "hi" }, "/content"],
+    ["gemini", { candidates: [{ content: { parts: {} } }] }, "/candidates/0/content/parts"],
+    ["bedrock", { output: { message: { content: {} } } }, "/output/message/content"],
+  ];
+  for (const [provider, response, path] of cases) {
+    assert.throws(() => tw.parseToolCalls(response, provider), (e) => e instanceof tw.ToolwireError && e.code === "INVALID_INPUT" && e.path === path, `${provider} ${JSON.stringify(response)}`);
+    stillWorks();
+  }
+  // Absent and null are no error.
+  assert.deepEqual(tw.parseToolCalls({ choices: [{ message: { role: "assistant", content: "hi", tool_calls: null } }] }, "openai"), []);
+  const acc = new tw.ToolCallAccumulator("anthropic");
+  assert.throws(() => acc.push({ type: "content_block_start", index: 0, content_block: [] }), (e) => e.code === "INVALID_INPUT" && e.path === "/content_block");
+  acc.push({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "t", input: {} } });
+  assert.equal(acc.push({ type: "content_block_stop", index: 0 })[0].id, "toolu_1", "the accumulator goes on");
+  acc.free();
+  stillWorks();
+});
+
 test("the wrong type for every parameter of every export", () => {
   const good = {
     convertMcpTools: [normal, "openai", {}],
