@@ -7,7 +7,8 @@
 //!   `MCP-Protocol-Version`.
 //! * Responses as JSON (one message or a batch) or as SSE; notifications and server requests
 //!   may come first: `ping` is answered `{}`, the others by the request handler (elicitation,
-//!   sampling, roots: see [`Client::set_request_handler`]) or else -32601; progress goes to the call's
+//!   sampling, roots: see [`Client::set_request_handler`]) or else -32601, at most
+//!   [`MAX_SERVER_REQUESTS`] at once (past them, -32000 at once); progress goes to the call's
 //!   callback, everything else to the client's notification handler. Id 0 is a real id.
 //! * A stream that drops before its response is resumed: wait `retry` ms (at least 100 after a
 //!   stream that brought nothing new, or back off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
