@@ -466,6 +466,8 @@ export class ToolwireError extends Error {
   readonly path?: string;
   /** `LOAD_FAILED`: the error met loading the `.wasm`. */
   readonly cause?: unknown;
+  /** `INVALID_INPUT` from `parseToolCalls`: the provider in whose shape the response holds its tool calls. */
+  readonly looksLike?: "OpenAI" | "OpenAI Responses" | "Anthropic" | "Gemini" | "Bedrock";
   /** `HTTP_STATUS`, `UNAUTHORIZED`, `UNSUPPORTED_PROTOCOL_VERSION`, and `JSONRPC_ERROR` from a 2026-07-28 server's
    * 4xx answer: the HTTP status. */
   readonly status?: number;
@@ -725,7 +727,9 @@ export type ToolCall =
  * error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is incomplete (max_output_tokens)`), as a
  * Gemini call whose streamed arguments a `finishReason` cut short has; the other calls are given as they are. An object
  * with none of the provider's fields (another provider's response, `{}`), or anything but an object or an array of
- * objects, throws `INVALID_INPUT`. So does a field the calls are read by that is of the wrong type (`choices`,
+ * objects, throws `INVALID_INPUT`; so does a response holding tool calls in another provider's shape and none in
+ * this one's (an Anthropic message parsed as `"openai"`: the fields they share let it past), with `looksLike`
+ * naming that provider (`"Anthropic"`), rather than `[]`. So does a field the calls are read by that is of the wrong type (`choices`,
  * `tool_calls`, `output`, `content`, `candidates`, `parts` not an array; `message`, `function`, `functionCall`,
  * `toolUse` not an object; a call's id or name not a string; `status`, `finishReason`, `stopReason` not a string),
  * rather than reading as a response without calls: its message names the field
@@ -851,7 +855,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    * next), single `data:` lines, or JSON (one event, or one per line). `event:`, `id:`, `retry:` and comment
    * lines are ignored, `data:` lines of one event are joined as SSE joins them, `[DONE]` is skipped; an event
    * is taken as soon as its data is a whole JSON object (so lines given without their line ends lose nothing).
-   * Returns the calls it completed (often none). A Chat call's name is put together from its pieces; one sent
+   * Returns the calls it completed (often none). An event of a kind the provider's stream does not have (a kind
+   * added since, or another provider's event) is passed over without an error, so an accumulator made for the
+   * wrong provider finds no calls: give it the provider whose stream it reads. A Chat call's name is put together from its pieces; one sent
    * whole again in a later delta (as some servers do) is not repeated. Responses' `response.incomplete` ends the
    * calls still streaming, each with the error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is
    * incomplete (max_output_tokens)`), as an `output_item.done` whose item is `incomplete` does.
@@ -898,7 +904,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    *
    * A text block of white space at most (one started and never written to) is left out for Anthropic and Bedrock,
    * which refuse it. A turn with nothing in it (no text, no call) is `content: []`, `parts: []`, `[]`, or
-   * `content: null` without `tool_calls`: leave it out of the conversation, as the providers refuse it there
+   * `content: ""` (a stream that gave empty text, as Chat streams open) or `null` without `tool_calls`, and for
+   * Responses `[]` or one message item of empty text: leave it out of the conversation, as the providers refuse it there
    * (Anthropic an empty message but the last, Gemini and Bedrock any, OpenAI `content: null` without calls).
    *
    * Arguments cut short by a stream that ended early are `{}` where the provider wants an object (Anthropic,

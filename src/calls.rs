@@ -331,11 +331,57 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
         }
         // An empty object in an array is skipped (Gemini ends streamed arguments with one).
         let skipped = in_array && o.is_empty();
-        if !skipped && !recognised(o, format) {
-            return Err(Error::new(ErrorCode::InvalidInput, format!("{} is not {}: it has none of its fields{}", at(), shapes(format), keys_of(o))));
+        let checked = if !skipped && !recognised(o, format) {
+            Err(Error::new(ErrorCode::InvalidInput, format!("{} is not {}: it has none of its fields{}", at(), shapes(format), keys_of(o))))
+        } else {
+            shape::check_response(item, format, in_array.then_some(i))
+        };
+        // Another provider's response with calls: said so, rather than which field is amiss.
+        if let Err(e) = checked {
+            return Err(foreign(items, format, in_array).unwrap_or(e));
         }
-        shape::check_response(item, format, in_array.then_some(i))?;
     }
+    let calls = calls_in(items, format, map)?;
+    // Another provider's response whose fields this one's also has (`content`, `output`, `role`...):
+    // its calls would be lost without a word.
+    if calls.is_empty() {
+        if let Some(e) = foreign(items, format, in_array) {
+            return Err(e);
+        }
+    }
+    Ok(calls)
+}
+
+/// The error for `items` that hold tool calls in another provider's shape than `format`'s.
+fn foreign(items: &[Value], format: CallFormat, in_array: bool) -> Option<Error> {
+    let other = foreign_calls(items, format)?;
+    Some(
+        Error::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "{} holds tool calls as {} gives them, and none as {} does: parse it for the provider it came from",
+                if in_array { "the response" } else { "response" },
+                other.label(),
+                format.label()
+            ),
+        )
+        .with_detail("looksLike", other.label()),
+    )
+}
+
+/// The format, other than `format` (and the one sharing its shapes: OpenAI Chat and Ollama),
+/// in which `items` hold tool calls, if any.
+fn foreign_calls(items: &[Value], format: CallFormat) -> Option<CallFormat> {
+    use CallFormat::*;
+    let family = |f: CallFormat| if f == Ollama { OpenAi } else { f };
+    [OpenAi, OpenAiResponses, Anthropic, Gemini, Bedrock]
+        .into_iter()
+        .filter(|&f| family(f) != family(format))
+        .find(|&f| calls_in(items, f, None).is_ok_and(|c| !c.is_empty()))
+}
+
+/// The calls `items` (checked to be of `format`'s shapes) hold.
+fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
     let mut calls = Vec::new();
     if format == CallFormat::Gemini {
         let mut acc = Accumulator::new(format);
@@ -1749,6 +1795,47 @@ mod tests {
             assert_eq!(calls[0].arguments, json!({"a":1}), "{format:?}");
             assert_eq!(calls[0].tool, "t");
         }
+    }
+
+    /// A response with calls parsed for another provider (but the one sharing its shapes) is an
+    /// error that names the provider it looks like, never `[]`: the fields the formats share
+    /// (`content`, `output`, `role`, `message`) let it past the shape check.
+    #[test]
+    fn calls_in_another_providers_shape_are_an_error_not_none() {
+        use CallFormat::*;
+        let given = [
+            (OpenAi, json!({"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"t","arguments":"{}"}}]}}]})),
+            (OpenAi, json!({"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"t","arguments":"{}"}}]})),
+            (OpenAiResponses, json!({"output":[{"type":"function_call","id":"fc_1","call_id":"call_9","name":"t","arguments":"{}"}]})),
+            (OpenAiResponses, json!([{"type":"function_call","id":"fc_1","call_id":"call_9","name":"t","arguments":"{}"}])),
+            (Anthropic, json!({"id":"m","type":"message","role":"assistant","content":[{"type":"tool_use","id":"tu1","name":"t","input":{}}]})),
+            (Anthropic, json!([{"type":"tool_use","id":"tu1","name":"t","input":{}}])),
+            (Gemini, json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"t","args":{}}}]}}]})),
+            (Gemini, json!({"role":"model","parts":[{"functionCall":{"name":"t","args":{}}}]})),
+            (Bedrock, json!({"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"tu","name":"t","input":{}}}]}}})),
+            (Bedrock, json!({"role":"assistant","content":[{"toolUse":{"toolUseId":"tu","name":"t","input":{}}}]})),
+        ];
+        let family = |f: CallFormat| if f == Ollama { OpenAi } else { f };
+        for (from, resp) in &given {
+            assert_eq!(parse_tool_calls(resp, *from, None).unwrap().len(), 1, "{from:?} {resp}");
+            for to in [OpenAi, Ollama, OpenAiResponses, Anthropic, Gemini, Bedrock] {
+                match parse_tool_calls(resp, to, None) {
+                    Ok(calls) => assert!(family(to) == family(*from) && calls.len() == 1, "{from:?} as {to:?}: {calls:?} {resp}"),
+                    Err(e) => {
+                        assert_ne!(family(to), family(*from), "{e}");
+                        assert_eq!(e.code, ErrorCode::InvalidInput, "{from:?} as {to:?}: {e}");
+                        // Whichever check met it first (shape, fields), the error names the provider.
+                        let like = e.details.as_ref().and_then(|d| d.get("looksLike"));
+                        assert_eq!(like, Some(&json!(from.label())), "{from:?} as {to:?}: {e}");
+                        assert!(e.message.contains("parse it for the provider it came from"), "{e}");
+                    }
+                }
+            }
+        }
+        let e = parse_tool_calls(&given[4].1, OpenAi, None).unwrap_err();
+        assert_eq!(e.message, "response holds tool calls as Anthropic gives them, and none as OpenAI does: parse it for the provider it came from");
+        // Without calls, another provider's text-only response is still none.
+        assert_eq!(parse_tool_calls(&json!({"role":"assistant","content":[{"type":"text","text":"hi"}]}), OpenAi, None).unwrap(), []);
     }
 
     #[test]

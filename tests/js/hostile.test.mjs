@@ -352,6 +352,12 @@ test("provider responses and stream events with fields of the wrong type: INVALI
   }
   // Absent and null are no error.
   assert.deepEqual(tw.parseToolCalls({ choices: [{ message: { role: "assistant", content: "hi", tool_calls: null } }] }, "openai"), []);
+  // Calls in another provider's shape are not read as none: the error names the provider.
+  const anthropic = { id: "m", type: "message", role: "assistant", content: [{ type: "tool_use", id: "tu1", name: "t", input: {} }] };
+  for (const provider of ["openai", "ollama", "openai-responses", "gemini", "bedrock"]) {
+    assert.throws(() => tw.parseToolCalls(anthropic, provider), (e) => e.code === "INVALID_INPUT" && e.looksLike === "Anthropic", provider);
+  }
+  assert.equal(tw.parseToolCalls(anthropic, "anthropic")[0].id, "tu1");
   const acc = new tw.ToolCallAccumulator("anthropic");
   assert.throws(() => acc.push({ type: "content_block_start", index: 0, content_block: [] }), (e) => e.code === "INVALID_INPUT" && e.path === "/content_block");
   acc.push({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "t", input: {} } });
