@@ -436,11 +436,13 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
 }
 
 /// Gemini's fields, of a response, a candidate, a content and a part: what tells a Gemini
-/// value that holds no function call from something else.
+/// value that holds no function call from something else. A part's are every kind the API
+/// answers with: `toolCall` and `toolResponse` are the built-in tools' (Google Search...) that
+/// Gemini 3 sends beside the function calls when asked to (`includeServerSideToolInvocations`).
 const GEMINI_FIELDS: &[&str] = &[
     "candidates", "promptFeedback", "usageMetadata", "modelVersion", "responseId", "content", "finishReason", "parts",
     "functionCall", "text", "thought", "thoughtSignature", "inlineData", "fileData", "functionResponse", "executableCode",
-    "codeExecutionResult",
+    "codeExecutionResult", "toolCall", "toolResponse", "audioTranscription", "videoMetadata", "partMetadata",
 ];
 
 /// Bedrock's fields, of a response, its output, a message and a content block.
@@ -1867,6 +1869,49 @@ mod tests {
             let calls = parse_tool_calls(&input, format, None).unwrap_or_else(|e| panic!("{format:?} {input}: {e}"));
             assert_eq!(calls.len(), 1, "{format:?} {input}");
             assert_eq!((calls[0].id.as_deref(), calls[0].tool.as_str(), &calls[0].arguments), (Some("call_1"), "t", &a1), "{format:?} {input}");
+        }
+    }
+
+    #[test]
+    fn parts_and_blocks_of_other_kinds_beside_the_calls_are_read_past() {
+        // Gemini 3 with a built-in tool and a function (ai.google.dev, tool-combination): the
+        // built-in tool's `toolCall` and `toolResponse` parts come before the function call, and
+        // `content.parts` given as it is must not be refused for them. Media and code parts too.
+        let parts = json!([
+            {"toolCall":{"id":"tc_1","toolType":"GOOGLE_SEARCH_WEB","args":{"queries":["northernmost city"]}}},
+            {"toolResponse":{"id":"tc_1","toolType":"GOOGLE_SEARCH_WEB","response":{"search_suggestions":"..."}}},
+            {"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}},
+            {"fileData":{"mimeType":"video/mp4","fileUri":"gs://b/v.mp4"},"videoMetadata":{"fps":1}},
+            {"executableCode":{"language":"PYTHON","code":"print(1)"}},
+            {"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"1\n"}},
+            {"audioTranscription":{"text":"one","finished":true}},
+            {"text":"Thinking...","thought":true},
+            {"functionCall":{"id":"call_1","name":"t","args":{"a":1}},"thoughtSignature":"c2ln"}
+        ]);
+        let response = json!({"candidates":[{"content":{"role":"model","parts":parts},"finishReason":"STOP","index":0}]});
+        for input in [&parts, &response, &json!({"role":"model","parts":parts})] {
+            let calls = parse_tool_calls(input, CallFormat::Gemini, None).unwrap_or_else(|e| panic!("{input}: {e}"));
+            assert_eq!(calls.len(), 1, "{input}");
+            assert_eq!((calls[0].id.as_deref(), &calls[0].arguments), (Some("call_1"), &json!({"a":1})));
+        }
+        for lone in parts.as_array().unwrap() {
+            assert_eq!(parse_tool_calls(lone, CallFormat::Gemini, None).unwrap().len(), usize::from(lone.get("functionCall").is_some()), "{lone}");
+        }
+        // Anthropic: server tools' blocks and a text block with citations beside a tool_use.
+        let content = json!([
+            {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},
+            {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://example.com","title":"E","encrypted_content":"x","page_age":null}]},
+            {"type":"text","text":"E says so.","citations":[{"type":"web_search_result_location","url":"https://example.com","title":"E","encrypted_index":"y","cited_text":"so"}]},
+            {"type":"web_fetch_tool_result","tool_use_id":"srvtoolu_2","content":{"type":"web_fetch_tool_result_error","error_code":"url_not_accessible"}},
+            {"type":"code_execution_tool_result","tool_use_id":"srvtoolu_3","content":{"type":"code_execution_result","stdout":"1","stderr":"","return_code":0,"content":[]}},
+            {"type":"mcp_tool_use","id":"mcptoolu_1","name":"echo","server_name":"s","input":{}},
+            {"type":"mcp_tool_result","tool_use_id":"mcptoolu_1","is_error":false,"content":[{"type":"text","text":"hi"}]},
+            {"type":"tool_use","id":"call_1","name":"t","input":{"a":1}}
+        ]);
+        for input in [content.clone(), json!({"role":"assistant","content":content})] {
+            let calls = parse_tool_calls(&input, CallFormat::Anthropic, None).unwrap_or_else(|e| panic!("{input}: {e}"));
+            assert_eq!(calls.len(), 1, "only tool_use is the client's to call: {input}");
+            assert_eq!((calls[0].id.as_deref(), &calls[0].arguments), (Some("call_1"), &json!({"a":1})));
         }
     }
 
