@@ -80,6 +80,16 @@ export interface McpTool {
   [key: string]: unknown;
 }
 
+/**
+ * An {@link McpTool} whose input schema is an object schema by its type (`type: "object"` at the root), or absent:
+ * what MCP requires of every tool, and what the MCP SDK's `Tool` type says (its client checks every listing against
+ * it). Such a tool is never wrapped (see {@link ToolCall}), so its calls' arguments are JSON objects: a name map made
+ * from these tools alone is a `NameMap<JsonObject>`.
+ */
+export interface McpObjectTool extends McpTool {
+  inputSchema?: { type: "object"; [keyword: string]: unknown };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Options
 // ---------------------------------------------------------------------------------------------
@@ -352,10 +362,19 @@ export interface NameMapJson {
  * The exact registry from provider names back to `(server, tool)`, built at conversion time.
  * Backed by WebAssembly memory: call `free()` when done with it in long-running processes
  * (it is also released by the garbage collector).
+ *
+ * `A` is the type of the arguments mapped back through it ({@link NameMap.prepareArguments}, the calls of
+ * {@link parseToolCalls} and {@link ToolCallAccumulator}): `JsonObject` for a map made from tools whose types show
+ * object schemas ({@link McpObjectTool}, the MCP SDK's `Tool`), `JsonValue` otherwise (see {@link ToolCall}).
  */
-export class NameMap {
+export class NameMap<A extends JsonValue = JsonValue> {
   private constructor();
-  /** Builds the names `convertMcpTools` would give these tools. */
+  /**
+   * Builds the names `convertMcpTools` would give these tools. Tools typed as object schemas (the MCP SDK's, or
+   * {@link McpObjectTool}) give a `NameMap<JsonObject>`; any other `McpTool[]` a `NameMap<JsonValue>`, as one of
+   * them may have a root schema that is not an object schema.
+   */
+  static fromTools(tools: readonly McpObjectTool[], provider: Provider, options?: ConvertOptions): NameMap<JsonObject>;
   static fromTools(tools: readonly McpTool[], provider: Provider, options?: ConvertOptions): NameMap;
   /** Restores a map saved with `JSON.stringify(nameMap)`. Accepts the JSON text or the parsed object. */
   static fromJSON(json: string | NameMapJson): NameMap;
@@ -381,9 +400,11 @@ export class NameMap {
    * or empty text are `{}`. Throws `INVALID_ARGUMENTS` for unparsable arguments and for anything but an
    * object. A tool whose input schema is not an object schema (which MCP requires; `{type:"string"}`...) was
    * given to the provider wrapped as the property `input`: its arguments unwrap to the value of `input`, of
-   * whatever type, which no MCP `tools/call` can carry (`McpHub.callTool` refuses such a tool).
+   * whatever type (`null` when the model left `input` out), which no MCP `tools/call` can carry
+   * (`McpHub.callTool` refuses all but an object with `INVALID_ARGUMENTS`, `McpClient.callTool` all but an object or
+   * `null`, which it sends as `{}`). Hence `A`: see {@link ToolCall}.
    */
-  prepareArguments(name: string, args: unknown): JsonObject;
+  prepareArguments(name: string, args: unknown): A;
   /** Releases the WebAssembly memory now. The map must not be used afterwards. */
   free(): void;
 }
@@ -679,14 +700,26 @@ export interface ToolCallBase {
 /**
  * One tool call read from a provider response, resolved through the name map: either its arguments,
  * or why it cannot be made as it is. `if (call.error)` tells them apart (and narrows `arguments`).
+ *
+ * `A`, the type of the arguments: a tool's arguments are a JSON object when its input schema is an object schema,
+ * as MCP requires of every tool. A tool whose root schema is something else (`{type: "string"}`, or
+ * `{anyOf: [{type: "object", ...}, {type: "null"}]}`) was given to the provider wrapped as the required property
+ * `input`, and its calls' arguments are that property's value unwrapped: any JSON value, `null` when the model left
+ * `input` out (the conversion report says `schema/wrap-root` for such a tool). So `A` is `JsonObject` where the types
+ * show it: calls read without a name map ({@link parseToolCalls}), or through a `NameMap<JsonObject>` (made from tools
+ * typed as object schemas: {@link McpObjectTool}, the MCP SDK's `Tool`); and `JsonValue` otherwise (a map restored
+ * from JSON, one made from `McpTool[]` such as {@link McpClient.listTools} gives, which does not check the schemas).
+ * `McpClient.callTool` takes either: an object, `null` as no arguments (`{}`), and any other value it refuses with
+ * `INVALID_ARGUMENTS`. (`McpHub.callTool` takes the model's own arguments, as `prepareArguments` does, unwraps them
+ * so, and refuses all but an object.)
  */
-export type ToolCall =
+export type ToolCall<A extends JsonValue = JsonValue> =
   | (ToolCallBase & {
       /**
        * The arguments, mapped back to what the MCP server expects (for a tool whose input schema is not an
-       * object schema, the unwrapped value: see {@link NameMap.prepareArguments}).
+       * object schema, the unwrapped value: see `A` above and {@link NameMap.prepareArguments}).
        */
-      arguments: JsonObject;
+      arguments: A;
       error?: undefined;
     })
   | (ToolCallBase & {
@@ -737,8 +770,22 @@ export type ToolCall =
  * (`/choices/0/message/tool_calls`). A field absent or `null` is no error. An Anthropic message whose `content` is
  * text (a message given back in a conversation, without `type: "message"`) has no calls.
  */
-export function parseToolCalls(response: object | string | null | undefined, provider: "gemini" | "vertex", nameMap?: NameMap | NameMapJson | string | null): ToolCall[];
-export function parseToolCalls(response: object | string, provider: CallProvider, nameMap?: NameMap | NameMapJson | string | null): ToolCall[];
+export function parseToolCalls<M extends NameMapInput = undefined>(
+  response: object | string | null | undefined,
+  provider: "gemini" | "vertex",
+  nameMap?: M,
+): ToolCall<ArgumentsOf<M>>[];
+export function parseToolCalls<M extends NameMapInput = undefined>(response: object | string, provider: CallProvider, nameMap?: M): ToolCall<ArgumentsOf<M>>[];
+
+/** A name map as the readers of calls take it: a {@link NameMap}, its `toJSON()`, that JSON's text, or none. */
+export type NameMapInput = NameMap<JsonValue> | NameMapJson | string | null | undefined;
+
+/**
+ * The type of the arguments of calls read through the name map `M` (see {@link ToolCall}): a `NameMap<A>`'s `A`;
+ * `JsonObject` without a map (arguments are then the model's own, which must be an object); `JsonValue` for a map
+ * given as JSON, whose tools' schemas the types do not show.
+ */
+export type ArgumentsOf<M> = M extends NameMap<infer A> ? A : M extends null | undefined ? JsonObject : JsonValue;
 
 /** OpenAI Chat Completions: the model's turn, a `ChatCompletionAssistantMessageParam` (of the first choice). */
 export interface OpenAiAssistantMessage {
@@ -766,15 +813,51 @@ export interface OllamaAssistantMessage {
 }
 
 /**
- * An Anthropic content block of the model's turn. Blocks of other kinds (`server_tool_use`, `web_search_tool_result`...)
- * come as they started, their streamed input read in.
+ * A field toolwire passes on as the provider sent it, without reading it, whose type is the provider's SDK's to say
+ * (toolwire depends on none): a `@google/genai` enum (`Language`, `Outcome`, `ToolType`), the name of an Anthropic
+ * server tool, what one returned, a citation. It is `any` rather than `unknown` so that the model's turn stays
+ * assignable to the SDK's own message type, as the provider takes it back; narrow it with that SDK's types.
+ */
+export type ProviderDefined = any;
+
+/**
+ * An Anthropic content block of the model's turn, as the Messages API sends them: the blocks toolwire puts together
+ * from their deltas (`thinking`, `redacted_thinking`, `text`, `tool_use`), and those of Anthropic's server tools
+ * (web search, web fetch, code execution, tool search), which come as they started, a `server_tool_use`'s streamed
+ * input read in. Only `tool_use` is a call for the client to make. A beta feature's blocks (the MCP connector's
+ * `mcp_tool_use` and `mcp_tool_result`...) come as they started too; they are not in this union, which is the
+ * Messages API's (the turn is assignable to its `MessageParam`), but in the beta API's types (`BetaMessageParam`).
  */
 export type AnthropicAssistantBlock =
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "redacted_thinking"; data: string }
-  /** `citations` too, when the model cited. */
-  | { type: "text"; text: string }
-  | { type: "tool_use"; id: string; name: string; input: JsonObject };
+  /**
+   * `citations` when the model cited (web search results, documents, search results): as the block started, each
+   * `citations_delta` added.
+   */
+  | { type: "text"; text: string; citations?: ProviderDefined[] | null }
+  /** `caller`: present when code execution made the call (programmatic tool calling). */
+  | { type: "tool_use"; id: string; name: string; input: JsonObject; caller?: ProviderDefined }
+  /** A server tool's call, run by Anthropic: `name` is `"web_search"`, `"web_fetch"`, `"code_execution"`... */
+  | { type: "server_tool_use"; id: string; name: ProviderDefined; input: JsonObject; caller?: ProviderDefined }
+  | AnthropicServerToolResultBlock
+  /** A file code execution was given (the Files API). */
+  | { type: "container_upload"; file_id: string };
+
+/** What an Anthropic server tool returned, for the `server_tool_use` block whose `id` is `tool_use_id`. */
+export interface AnthropicServerToolResultBlock {
+  type:
+    | "web_search_tool_result"
+    | "web_fetch_tool_result"
+    | "code_execution_tool_result"
+    | "bash_code_execution_tool_result"
+    | "text_editor_code_execution_tool_result"
+    | "tool_search_tool_result";
+  tool_use_id: string;
+  /** The results, or `{type: "..._error", error_code}`. */
+  content: ProviderDefined;
+  caller?: ProviderDefined;
+}
 
 /** Anthropic: the model's turn, a `MessageParam`. */
 export interface AnthropicAssistantMessage {
@@ -783,7 +866,11 @@ export interface AnthropicAssistantMessage {
   content: AnthropicAssistantBlock[];
 }
 
-/** A part of a Gemini model turn. Parts of other kinds (`inlineData`, `executableCode`...) come as the model sent them. */
+/**
+ * A part of a Gemini model turn: text (a thought or not), a function call, or what the model made or ran itself,
+ * each as the model sent it. A `functionResponse` part is the user's turn's ({@link GeminiFunctionResponsePart}),
+ * never the model's.
+ */
 export interface GeminiModelPart {
   text?: string;
   /** A thought (summary), kept apart from the rest of the text. */
@@ -791,6 +878,23 @@ export interface GeminiModelPart {
   /** Sent back unchanged on the part it came on: Gemini 3 requires it on function calls. */
   thoughtSignature?: string;
   functionCall?: { id?: string; name: string; args: JsonObject };
+  /** Media the model made (an image, audio), base64. */
+  inlineData?: { mimeType: string; data: string; displayName?: string };
+  /** Media by URI. */
+  fileData?: { fileUri: string; mimeType?: string; displayName?: string };
+  /** Code the model ran with the code execution tool (`language`: `"PYTHON"`). */
+  executableCode?: { code: string; language: ProviderDefined; id?: string };
+  /** What that code gave (`outcome`: `"OUTCOME_OK"`, `"OUTCOME_FAILED"`, `"OUTCOME_DEADLINE_EXCEEDED"`). */
+  codeExecutionResult?: { outcome: ProviderDefined; output?: string; id?: string };
+  /**
+   * A built-in tool's call (Google Search, URL context...; `toolType`: `"GOOGLE_SEARCH_WEB"`...), run by Google, and its
+   * response: Gemini 3 sends them beside the function calls when asked (`includeServerSideToolInvocations`), and
+   * wants them back in the history.
+   */
+  toolCall?: { id?: string; toolType: ProviderDefined; args?: JsonObject };
+  toolResponse?: { id?: string; toolType: ProviderDefined; response?: JsonObject };
+  /** The transcription of audio the model spoke. */
+  audioTranscription?: { text?: string; finished?: boolean; [field: string]: ProviderDefined };
 }
 
 /** Gemini and Vertex: the model's turn (of the first candidate), a `Content`. */
@@ -843,12 +947,14 @@ export type AssistantMessage<P extends CallProvider = CallProvider> = P extends 
  * messages.push(acc.message()); // then the tool results
  * ```
  */
-export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
+export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extends JsonValue = JsonValue> {
   /**
    * `nameMap`: a `NameMap`, its `toJSON()`, or that JSON's text. A `NameMap` given here is shared, not copied: the
-   * accumulator keeps it usable past the map's `free()`.
+   * accumulator keeps it usable past the map's `free()`. `A`, the calls' arguments type, is a `NameMap<A>`'s (see
+   * {@link ToolCall}); `JsonValue` with a map given as JSON, and without a map unless said
+   * (`new ToolCallAccumulator<"openai", JsonObject>("openai")`: without a map the arguments are objects).
    */
-  constructor(provider: P, nameMap?: NameMap | NameMapJson | string | null);
+  constructor(provider: P, nameMap?: NameMap<A> | NameMapJson | string | null);
   /**
    * Takes one event object (a parsed chunk), or the stream's text as it comes, in pieces of any size: Server-Sent
    * Events (whole frames, several in one string, or frames split anywhere: the end of a piece is kept for the
@@ -875,13 +981,13 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider> {
    * past the 262,144 it completed (it is not made). The rest of the text is read all the same, the calls it
    * completed come with the next `push` or `finish`, and the accumulator can be used on.
    */
-  push(event: object | string): ToolCall[];
+  push(event: object | string): ToolCall<A>[];
   /**
    * Ends the stream; returns every call still open (with an error if its arguments are incomplete: text
    * arguments that are not whole JSON, Gemini arguments still streaming with `willContinue`), and those of an
    * event the text ended on without its blank line.
    */
-  finish(): ToolCall[];
+  finish(): ToolCall<A>[];
   /**
    * The model's turn: everything pushed so far put together as the provider's own message, ready to append to
    * the conversation before the tool results. Everything the provider wants back is kept: Anthropic's `thinking`
@@ -1401,8 +1507,12 @@ export class McpClient {
    * exists, an error's message names the tool and the error has `taskId`; however the call fails while the task runs
    * (but by the server's own cancellation, which rejects with `ABORTED`), `tasks/cancel` is sent (within 5 s) and `taskCancelled` says whether the server
    * acknowledged it. A task that ended `failed` rejects with the error `tasks/result` answers.
+   *
+   * `args`: the arguments, an object (`null` or absent: `{}`). Any other JSON value is taken, as a {@link ToolCall}'s
+   * arguments may be one, and rejects with `INVALID_ARGUMENTS` before anything is sent: MCP sends a tool's arguments
+   * as an object, and a tool whose input schema is not an object schema cannot be called through it.
    */
-  callTool(name: string, args?: { readonly [key: string]: unknown } | null, options?: McpCallOptions): Promise<McpCallToolResult>;
+  callTool(name: string, args?: JsonValue | { readonly [key: string]: unknown }, options?: McpCallOptions): Promise<McpCallToolResult>;
   /**
    * Any other request, on the same session: `resources/list`, `resources/read`, `prompts/list`, `prompts/get`,
    * `completion/complete`, `logging/setLevel`, `ping`... Resolves to its result; errors as `callTool`'s. A method
@@ -1564,7 +1674,8 @@ export class McpHub {
    * Routes a provider tool call through the name map and the policy to its server; `options` are
    * {@link McpClient.callTool}'s (a tool that runs only as a task is followed to its result there too).
    * `args` are read as {@link NameMap.prepareArguments} reads them (an object or JSON text; else
-   * `INVALID_ARGUMENTS`, as for a tool whose input schema is not an object schema). A server closed by
+   * `INVALID_ARGUMENTS`, as are the arguments of a tool whose input schema is not an object schema when they
+   * unwrap to anything but an object: see {@link ToolCall}; nothing is sent then). A server closed by
    * `closeAll()` is connected again. Errors past the name map carry `server` and `tool` (the MCP name).
    * The policy judges the tool as the last `tools()` saw it. A name of a server the last `listTools()` did not
    * select (left out of `selectedServers`, or `enabled: false`) is `UNKNOWN_TOOL_NAME`: a deselected server is

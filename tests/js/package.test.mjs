@@ -80,6 +80,7 @@ import init, {
   convertMcpTools, convertMcpToolsJson, convertMcpToolsDetailed, checkTools, processJsonSchema,
   prefixToolName, parseToolName, flattenContent, NameMap, ToolwireError, version, initAsync, McpHub,
   type McpTool, type McpListenEnd, type McpDroppedTool, type Provider, type ProviderOutput, type Report, type ToolwireErrorCode, type ObjectSchema,
+  type JsonValue,
 } from "toolwire";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
@@ -143,7 +144,10 @@ const map = NameMap.fromTools(tools, "openai");
 const size: number = map.size;
 const names: string[] = map.names();
 const again = NameMap.fromJSON(JSON.stringify(map));
+const unwrapped: JsonValue = again.prepareArguments(names[0], '{"a":"b"}');
+// @ts-expect-error a map from JSON, or of McpTool[], may unwrap a tool's arguments to any JSON value
 again.prepareArguments(names[0], '{"a":"b"}').a;
+NameMap.fromTools([{ name: "x", inputSchema: { type: "object" } }], "openai").prepareArguments("x", '{"a":"b"}').a;
 map.free();
 
 try {

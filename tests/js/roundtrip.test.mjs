@@ -153,6 +153,109 @@ test("prepareArguments reads a model's arguments as parseToolCalls does: an obje
   assert.equal(map.prepareArguments("s", { input: "abc" }), "abc");
 });
 
+test("a tool whose root schema is not an object schema: its calls' arguments are any JSON value, which McpClient refuses", async () => {
+  // What ToolCall<JsonValue> in the declarations stands for: the root is wrapped as `input` for the model, and the
+  // calls read through the map unwrap it, to a string, an array, null (`input` left out), or an object.
+  const tools = [
+    { name: "s", inputSchema: { type: "string" } },
+    { name: "a", inputSchema: { type: "array", items: { type: "number" } } },
+    { name: "o", inputSchema: { anyOf: [{ type: "object", properties: { q: { type: "string" } } }, { type: "null" }] } },
+    { name: "e", inputSchema: {} },
+  ];
+  const map = tw.NameMap.fromTools(tools, "anthropic");
+  assert.deepEqual(tw.checkTools(tools, "anthropic").tools.map((t) => t.changes.some((c) => c.rule === "schema/wrap-root")), [true, true, true, false]);
+  const block = (id, name, input) => ({ type: "tool_use", id, name, input });
+  const content = [block("1", "s", { input: "abc" }), block("2", "a", { input: [1, 2] }), block("3", "o", {}), block("4", "o", { input: { q: "x" } }), block("5", "e", {})];
+  const expected = ["abc", [1, 2], null, { q: "x" }, {}];
+  assert.deepEqual(tw.parseToolCalls({ role: "assistant", content }, "anthropic", map).map((c) => c.arguments), expected);
+  assert.deepEqual(content.map((b) => map.prepareArguments(b.name, b.input)), expected);
+  const acc = new tw.ToolCallAccumulator("anthropic", map);
+  const streamed = content.flatMap((b, index) => [
+    ...acc.push({ type: "content_block_start", index, content_block: { ...b, input: {} } }),
+    ...acc.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } }),
+    ...acc.push({ type: "content_block_stop", index }),
+  ]);
+  assert.deepEqual(streamed.map((c) => c.arguments), expected);
+  // Without a name map nothing is unwrapped: arguments are the model's own object.
+  assert.deepEqual(tw.parseToolCalls({ content }, "anthropic").map((c) => c.arguments), content.map((b) => b.input));
+
+  // McpClient.callTool takes any call's arguments, and refuses all but an object (or none) before sending anything.
+  let fetched = 0;
+  const client = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch: async () => { fetched++; throw new Error("no network here"); } });
+  for (const args of ["abc", [1, 2], 42, true]) {
+    await assert.rejects(client.callTool("s", args), (e) => e.code === "INVALID_ARGUMENTS" && e.message === "arguments must be an object", JSON.stringify(args));
+  }
+  assert.equal(fetched, 0);
+  for (const none of [null, undefined, { q: "x" }]) await assert.rejects(client.callTool("o", none), (e) => e.code !== "INVALID_ARGUMENTS");
+  client.free();
+});
+
+test("parts and blocks of other kinds beside the calls: the calls are read, and the turn keeps them as sent", () => {
+  const map = tw.NameMap.fromTools([{ serverName: "weather", name: "get", inputSchema: { type: "object", properties: { city: { type: "string" } } } }], "gemini");
+  const [name] = map.names();
+  // Gemini 3 with Google Search and a function (includeServerSideToolInvocations): the built-in tool's toolCall and
+  // toolResponse parts come first; an image the model made, code it ran, a thought.
+  const parts = [
+    { text: "Looking it up.", thought: true },
+    { toolCall: { id: "tc1", toolType: "GOOGLE_SEARCH_WEB", args: { queries: ["northernmost US city"] } }, thoughtSignature: "c2lnLTA=" },
+    { toolResponse: { id: "tc1", toolType: "GOOGLE_SEARCH_WEB", response: { search_suggestions: "<div/>" } } },
+    { executableCode: { language: "PYTHON", code: "print(71.29)" } },
+    { codeExecutionResult: { outcome: "OUTCOME_OK", output: "71.29\n" } },
+    { inlineData: { mimeType: "image/png", data: PNG } },
+    { fileData: { mimeType: "application/pdf", fileUri: "https://example.com/a.pdf" } },
+    { functionCall: { id: "fc1", name, args: { city: "Utqiagvik" } }, thoughtSignature: "c2lnLTE=" },
+  ];
+  const response = { candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }] };
+  const expected = [["fc1", "weather", "get", { city: "Utqiagvik" }, "c2lnLTE="]];
+  const read = (calls) => calls.map((c) => [c.id, c.server, c.tool, c.arguments, c.thoughtSignature]);
+  // The response, its candidate's content, and `content.parts` as the SDK hands them out.
+  for (const input of [response, response.candidates[0], response.candidates[0].content, parts]) {
+    assert.deepEqual(read(tw.parseToolCalls(input, "gemini", map)), expected);
+  }
+  for (const part of parts.slice(0, -1)) assert.deepEqual(tw.parseToolCalls(part, "gemini", map), [], JSON.stringify(part));
+  // Streamed one part per chunk: the same call, and the model's turn holds every part as it came.
+  const acc = new tw.ToolCallAccumulator("gemini", map);
+  const calls = parts.flatMap((part) => acc.push({ candidates: [{ content: { role: "model", parts: [part] }, index: 0 }] }));
+  calls.push(...acc.push({ candidates: [{ content: { role: "model", parts: [] }, finishReason: "STOP", index: 0 }] }), ...acc.finish());
+  assert.deepEqual(read(calls), expected);
+  assert.deepEqual(acc.message(), { role: "model", parts });
+
+  // Anthropic: server tools' blocks (web search, web fetch, code execution), a text block with citations, the MCP
+  // connector's (beta) blocks; only tool_use is a call for the client.
+  const amap = tw.NameMap.fromTools([{ serverName: "weather", name: "get", inputSchema: { type: "object" } }], "anthropic");
+  const content = [
+    { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "weather" } },
+    { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [{ type: "web_search_result", url: "https://w.example", title: "W", encrypted_content: "x", page_age: null }] },
+    { type: "text", text: "Sunny.", citations: [{ type: "web_search_result_location", url: "https://w.example", title: "W", encrypted_index: "y", cited_text: "Sunny" }] },
+    { type: "server_tool_use", id: "srvtoolu_2", name: "web_fetch", input: { url: "https://w.example" } },
+    { type: "web_fetch_tool_result", tool_use_id: "srvtoolu_2", content: { type: "web_fetch_tool_result_error", error_code: "url_not_accessible" } },
+    { type: "server_tool_use", id: "srvtoolu_3", name: "code_execution", input: { code: "print(1)" } },
+    { type: "code_execution_tool_result", tool_use_id: "srvtoolu_3", content: { type: "code_execution_result", stdout: "1\n", stderr: "", return_code: 0, content: [] } },
+    { type: "mcp_tool_use", id: "mcptoolu_1", name: "echo", server_name: "docs", input: { text: "hi" } },
+    { type: "mcp_tool_result", tool_use_id: "mcptoolu_1", is_error: false, content: [{ type: "text", text: "hi" }] },
+    { type: "tool_use", id: "toolu_1", name: amap.names()[0], input: { city: "Oslo" } },
+  ];
+  for (const input of [{ role: "assistant", content }, content]) {
+    assert.deepEqual(tw.parseToolCalls(input, "anthropic", amap).map((c) => [c.id, c.tool, c.arguments]), [["toolu_1", "get", { city: "Oslo" }]]);
+  }
+  const aacc = new tw.ToolCallAccumulator("anthropic", amap);
+  const streamed = content.flatMap((b, index) => {
+    const input = "input" in b ? { input: {} } : {};
+    const text = b.type === "text" ? { text: "", citations: [] } : {};
+    const deltas = [
+      ...("input" in b ? [{ type: "input_json_delta", partial_json: JSON.stringify(b.input) }] : []),
+      ...(b.type === "text" ? [{ type: "citations_delta", citation: b.citations[0] }, { type: "text_delta", text: b.text }] : []),
+    ];
+    return [
+      ...aacc.push({ type: "content_block_start", index, content_block: { ...b, ...input, ...text } }),
+      ...deltas.flatMap((delta) => aacc.push({ type: "content_block_delta", index, delta })),
+      ...aacc.push({ type: "content_block_stop", index }),
+    ];
+  });
+  assert.deepEqual(streamed.map((c) => [c.id, c.tool, c.arguments]), [["toolu_1", "get", { city: "Oslo" }]]);
+  assert.deepEqual(aacc.message(), { role: "assistant", content });
+});
+
 test("portableNames: one set of names for every provider; a Gemini call resolves through an OpenAI name map", () => {
   const tools = [{ serverName: "docs-v2", name: "search.pages", inputSchema: { type: "object" } }, { serverName: "docs-v2", name: "search_pages", inputSchema: { type: "object" } }];
   const names = (provider) => tw.NameMap.fromTools(tools, provider, { portableNames: true }).toJSON().entries.map((e) => e.name);

@@ -380,6 +380,18 @@ const anthropicCases = {
     ],
     calls: [["toolu_01B", "get_weather", { city: "Zürich" }]],
   },
+  "web fetch, code execution and a file it was given, beside a call": {
+    blocks: [
+      toolBlock("server_tool_use", "srvtoolu_01WF", "web_fetch", ["{\"url\": ", "\"https://weather.example/zurich\"}"]),
+      [{ type: "web_fetch_tool_result", tool_use_id: "srvtoolu_01WF", content: { type: "web_fetch_result", url: "https://weather.example/zurich", retrieved_at: "2026-08-01T10:00:00Z", content: { type: "document", source: { type: "text", media_type: "text/plain", data: "Sunny, 21 °C" }, title: "Zürich weather", citations: null } } }, []],
+      [{ type: "container_upload", file_id: "file_011CNha8iCJcU1wXNR6q4V8w" }, []],
+      toolBlock("server_tool_use", "srvtoolu_01CE", "code_execution", ["{\"code\": \"print(21 * 9 / 5 + 32)\"}"]),
+      [{ type: "code_execution_tool_result", tool_use_id: "srvtoolu_01CE", content: { type: "code_execution_result", stdout: "69.8\n", stderr: "", return_code: 0, content: [] } }, []],
+      textBlock(["69.8 °F."]),
+      toolBlock("tool_use", "toolu_01G", "get_weather", ["{\"city\": \"Bern\"}"]),
+    ],
+    calls: [["toolu_01G", "get_weather", { city: "Bern" }]],
+  },
   "a refusal: the text so far, stop_reason refusal": {
     blocks: [textBlock(["I can't ", "help with that."])],
     stop: "refusal",

@@ -3,7 +3,8 @@
 // (tests/js/sdk-types.test.mjs); nothing here runs.
 import type { ChatCompletionTool, ChatCompletionToolMessageParam, ChatCompletionUserMessageParam, ChatCompletionAssistantMessageParam } from "openai/resources/chat/completions";
 import type { FunctionTool, ResponseInputItem, Response as OpenAIResponse } from "openai/resources/responses/responses";
-import type { Tool as AnthropicTool, ToolResultBlockParam, Message as AnthropicMessage, MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { Tool as AnthropicTool, ToolResultBlockParam, Message as AnthropicMessage, MessageParam, ContentBlock as AnthropicContentBlock } from "@anthropic-ai/sdk/resources/messages";
+import type { BetaMessageParam } from "@anthropic-ai/sdk/resources/beta/messages";
 import type { Tool as GeminiTool, Part as GeminiPart, FunctionCall, Type as GeminiType, GenerateContentResponse, Content as GeminiContent } from "@google/genai";
 import type { Tool as BedrockTool, ToolResultBlock, ContentBlock as BedrockContentBlock, ConverseResponse, Message as BedrockMessage } from "@aws-sdk/client-bedrock-runtime";
 import type { Tool as SdkTool, CallToolResult as SdkCallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -22,6 +23,8 @@ import {
   type McpCallToolResult,
   type ToolCall,
   type McpOAuthSaved,
+  type AnthropicAssistantBlock,
+  type GeminiModelPart,
 } from "toolwire";
 
 // js-genai declares `Schema.type` as a TypeScript enum, which no JSON value can be typed as (TS enums are
@@ -33,6 +36,8 @@ declare const tools: McpTool[];
 declare const result: McpCallToolResult;
 declare const call: ToolCall;
 declare const map: NameMap;
+// A map made from tools typed as object schemas (the MCP SDK's, McpObjectTool): its calls' arguments are objects.
+declare const objectMap: NameMap<JsonObject>;
 
 // Tool definitions.
 const openaiTools: ChatCompletionTool[] = convertMcpTools(tools, "openai");
@@ -52,13 +57,29 @@ const geminiResult: GeminiPart = toolResultMessage(call, result, "gemini");
 const bedrockResult: BedrockContentBlock = toolResultMessage(call, result, "bedrock");
 const bedrockBlock: ToolResultBlock = toolResultMessage(call, result, "bedrock").toolResult;
 
-// Tool calls: what parseToolCalls returns feeds an MCP tools/call.
-const calls: ToolCall[] = parseToolCalls({}, "anthropic", map);
+// Tool calls: what parseToolCalls returns feeds an MCP tools/call. Arguments are objects where the types show every
+// tool's input schema to be an object schema, or without a name map; any JSON value otherwise (a wrapped root).
+const calls: ToolCall<JsonObject>[] = parseToolCalls({}, "anthropic", objectMap);
 const forMcp: { name: string; arguments?: Record<string, unknown> } = { name: calls[0].tool, arguments: calls[0].arguments ?? undefined };
+const unmapped: ToolCall<JsonObject>[] = parseToolCalls({}, "openai");
+const anyValue: ToolCall<JsonValue>[] = parseToolCalls({}, "anthropic", map);
+// @ts-expect-error a map of McpTool[] may unwrap a tool's arguments to a string, an array, null...
+const notForMcp: ToolCall<JsonObject>[] = parseToolCalls({}, "anthropic", map);
+// @ts-expect-error so may a map given as JSON, whose tools the types do not show
+const fromJson: ToolCall<JsonObject>[] = parseToolCalls({}, "anthropic", objectMap.toJSON());
+const argsOf: JsonObject = objectMap.prepareArguments("t", "{}");
+// @ts-expect-error prepareArguments of a map of McpTool[] may give any JSON value
+const argsOfAny: JsonObject = map.prepareArguments("t", "{}");
+// toolwire's own client takes any call's arguments: anything but an object rejects with INVALID_ARGUMENTS.
+declare const mcp: McpClient;
+for (const c of anyValue) if (!c.error) void mcp.callTool(c.tool, c.arguments);
+const streamed: ToolCall<JsonObject>[] = new ToolCallAccumulator("anthropic", objectMap).finish();
+// @ts-expect-error a stream read through a map of McpTool[]
+const streamedAny: ToolCall<JsonObject>[] = new ToolCallAccumulator("anthropic", map).finish();
 declare const fc: FunctionCall;
 parseToolCalls({ candidates: [{ content: { parts: [{ functionCall: fc }] } }] }, "gemini");
 // A Gemini call goes back into the model's turn with its part's signature.
-const callPart: GeminiPart = { functionCall: { id: call.id ?? undefined, name: call.providerName, args: call.arguments ?? {} }, thoughtSignature: call.thoughtSignature };
+const callPart: GeminiPart = { functionCall: { id: calls[0].id ?? undefined, name: calls[0].providerName, args: calls[0].arguments ?? {} }, thoughtSignature: calls[0].thoughtSignature };
 // The parts of a response each SDK hands out go in as they are.
 declare const responsesResponse: OpenAIResponse;
 declare const anthropicMessage: AnthropicMessage;
@@ -74,10 +95,21 @@ if (converse.output) parseToolCalls(converse.output, "bedrock");
 // The model's turn from a stream goes back into the conversation as each SDK types a message of its own.
 const openaiTurn: ChatCompletionAssistantMessageParam = new ToolCallAccumulator("openai").message();
 const anthropicTurn: MessageParam = new ToolCallAccumulator("anthropic", map).message();
+const anthropicBetaTurn: BetaMessageParam = new ToolCallAccumulator("anthropic", map).message();
 const geminiTurn: GeminiContent = new ToolCallAccumulator("gemini").message();
 const vertexTurn: GeminiContent = new ToolCallAccumulator("vertex").message();
 const bedrockTurn: BedrockMessage = new ToolCallAccumulator("bedrock").message();
 const responsesTurn: JsonObject[] = new ToolCallAccumulator("openai-responses").message();
+// Every kind of block the Messages API answers with is one of the turn's, and every field a Gemini part of the model's
+// turn may have is typed (what the SDKs add fails here when they are upgraded).
+declare const anthropicKind: AnthropicContentBlock["type"];
+const turnKind: AnthropicAssistantBlock["type"] = anthropicKind;
+type RequestOnly = "functionResponse" | "mediaResolution" | "videoMetadata" | "partMetadata" | "mediaProcessing" | "speechMetadata";
+const partKeys: Exclude<keyof GeminiPart, RequestOnly> = null as unknown as keyof GeminiModelPart;
+const untyped: never = null as unknown as Exclude<keyof GeminiPart, RequestOnly | keyof GeminiModelPart>;
+// An Anthropic response's blocks, and a Gemini response's parts, are the turn's blocks and parts.
+declare const sdkBlocks: AnthropicContentBlock[];
+const asTurn: AnthropicAssistantBlock[] = sdkBlocks.map((b) => (b.type === "tool_use" || b.type === "server_tool_use" ? { ...b, input: {} } : b));
 declare const someAccumulator: ToolCallAccumulator;
 const someTurn: JsonObject[] | { role: string } = someAccumulator.message();
 
@@ -86,7 +118,15 @@ const someTurn: JsonObject[] | { role: string } = someAccumulator.message();
 declare const sdkTools: SdkTool[];
 declare const sdkResult: SdkCallToolResult;
 const fromSdk: ChatCompletionTool[] = convertMcpTools(sdkTools.map((t) => ({ ...t, serverName: "s" })), "openai");
-const sdkMap: NameMap = NameMap.fromTools(sdkTools, "gemini");
+const sdkMap = NameMap.fromTools(sdkTools, "gemini");
+const sdkMapIsObjects: NameMap<JsonObject> = sdkMap;
+// McpObjectTool: a tool of toolwire's own types whose schema is typed as an object schema; McpTool's may not be.
+const declared = NameMap.fromTools([{ name: "t", inputSchema: { type: "object", properties: { q: { type: "string" } } } }], "openai");
+const declaredIsObjects: NameMap<JsonObject> = declared;
+// @ts-expect-error a root schema that is not an object schema is wrapped, and its arguments unwrap to a string
+const wrappedIsObjects: NameMap<JsonObject> = NameMap.fromTools([{ name: "t", inputSchema: { type: "string" } }], "openai");
+// @ts-expect-error McpTool[] says nothing of the schemas' roots
+const listedIsObjects: NameMap<JsonObject> = NameMap.fromTools(tools, "openai");
 const sdkAnswer: ToolResultBlockParam = toolResultMessage(call, sdkResult, "anthropic");
 // A call without `error` has its arguments: the SDK's callTool takes them without a null check.
 for (const c of parseToolCalls({}, "openai", sdkMap)) {
@@ -133,5 +173,7 @@ export {
   fromSdk,
   openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
   openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp, callPart,
+  unmapped, notForMcp, fromJson, argsOf, argsOfAny, streamed, streamedAny, sdkMapIsObjects, declaredIsObjects, wrappedIsObjects, listedIsObjects,
+  turnKind, partKeys, untyped, asTurn, anthropicBetaTurn,
   openaiTurn, anthropicTurn, geminiTurn, vertexTurn, bedrockTurn, responsesTurn, someTurn,
 };
