@@ -317,8 +317,20 @@ export interface ToolReport {
 export interface Report {
   provider: Provider;
   /**
-   * One entry per tool that could be read, in input order. A tool that could not (not an object, no name,
-   * past a limit) has none: it is a `tool/invalid` problem in `problems`, whose `path` is its index (`"/1"`).
+   * One entry per tool that could be read, in input order. A tool that could not (not an object, no name, or its
+   * definition as given past a limit: nested deeper than `limits.maxDepth` schema levels can be, more JSON values than
+   * `limits.maxNodes`, a string longer than `limits.maxStringBytes`) has none: it is a `tool/invalid` problem in
+   * `problems`, whose `path` is its index (`"/1"`) and whose message names the limit.
+   *
+   * A tool read, whose schema goes deeper than `limits.maxDepth` schema levels or past `limits.maxNodes` schema nodes
+   * as it is converted (after `$ref` inlining), has its entry with a `tool/error` problem at the JSON pointer where the
+   * limit was met (`"schema nesting exceeds the limit of 64 levels"`, `"schema has more than 100000 nodes (after $ref
+   * inlining)"`), and no converted definition: {@link checkTools} leaves it out, {@link convertMcpTools} and
+   * {@link convertMcpToolsDetailed} throw `LIMIT_EXCEEDED` instead (so their reports never hold one), `McpHub.tools`
+   * leaves it out into {@link McpHub.droppedTools}. A schema is never cut at these limits to fit them. What is cut is
+   * a `$ref`'s expansion: a recursive one after `limits.maxRefUnroll` unrollings (a `refs/recursion-cut` change at
+   * each place), and references past the expansion's size budget (one `refs/expansion-cut` change), each cut
+   * reference made an open object whose description says so.
    */
   tools: ToolReport[];
   /** Problems about the whole set (tool counts, duplicates, tools that could not be read). */

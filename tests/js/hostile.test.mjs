@@ -155,6 +155,41 @@ test("schemas nested as deep as maxDepth allows are read; deeper is LIMIT_EXCEED
   assert.match(e.message, /cannot be read: arrays and objects nesting deeper than 400 levels at line 1 column \d+$/);
 });
 
+test("the report at maxDepth and maxNodes: the tool is left out whole and said to be, never cut to fit", () => {
+  // What Report.tools says in the declarations. A definition past a limit as given is not read (`tool/invalid` at
+  // its index); one read but past a limit as converted, `$ref`s inlined, has its entry and a `tool/error` problem.
+  let deep = { type: "string" };
+  for (let i = 0; i < 10; i++) deep = { type: "object", properties: { a: deep } };
+  const B = { type: "object", properties: { x: { type: "string" }, z: { type: "array", items: { type: "string" } } } };
+  const shared = { type: "object", properties: Object.fromEntries(["p0", "p1", "p2", "p3", "p4", "p5"].map((p) => [p, { $ref: "#/$defs/B" }])), $defs: { B } };
+  const tools = [{ name: "ok", inputSchema: { type: "object" } }, { name: "deep", inputSchema: deep }, { name: "shared", inputSchema: shared }];
+  const report = (limits) => tw.checkTools(tools, "gemini", { limits });
+  const entries = (r) => r.tools.map((t) => [t.tool, t.problems.map((p) => [p.path, p.rule, p.message])]);
+
+  // As given: "deep" nests too deep for 4 schema levels; with maxNodes 20, "shared" (22 JSON values) is too large.
+  let r = report({ maxDepth: 4 });
+  assert.deepEqual(r.problems.map((p) => [p.path, p.rule]), [["/1", "tool/invalid"]]);
+  assert.match(r.problems[0].message, /limits\.maxDepth/);
+  r = report({ maxNodes: 20 });
+  assert.deepEqual(r.problems.map((p) => [p.path, p.rule]), [["/1", "tool/invalid"], ["/2", "tool/invalid"]]);
+  assert.match(r.problems[1].message, /more than limits\.maxNodes \(20\)/);
+  assert.deepEqual(r.tools.map((t) => t.tool), ["ok"]);
+
+  // As converted: "shared" inlines B six times, past 30 nodes; with maxDepth 2, the B inlined at p0 goes too deep.
+  r = report({ maxNodes: 30 });
+  const [[name, [[path, ...rest]]]] = entries(r).slice(1);
+  assert.deepEqual([name, rest], ["shared", ["tool/error", "schema has more than 30 nodes (after $ref inlining)"]]);
+  assert.match(path, /^\/properties\/p[1-5]\//, "where the budget ran out, past the first copy of B");
+  assert.deepEqual(r.problems.map((p) => p.path), ["/1"]);
+  r = tw.checkTools(tools.slice(2), "gemini", { limits: { maxDepth: 2 } });
+  assert.deepEqual(entries(r), [["shared", [["/properties/p0", "tool/error", "schema nesting exceeds the limit of 2 levels"]]]]);
+  // convertMcpTools and convertMcpToolsDetailed throw instead; nothing is converted cut short.
+  for (const convert of [tw.convertMcpTools, tw.convertMcpToolsDetailed]) {
+    const e = survives(() => convert(tools.slice(2), "gemini", { limits: { maxNodes: 30 } }), ["LIMIT_EXCEEDED"]);
+    assert.ok(e && e.tool === "shared", convert.name);
+  }
+});
+
 test("input too large for the module's memory is a LIMIT_EXCEEDED error, not a trap", () => {
   // 17.5 million items in 50 MB, past the 8,388,608 one read takes (22 million, read, ran wasm32 out
   // of memory: a trap).
