@@ -1301,7 +1301,8 @@ export interface McpClientOptions {
    * to answer with a JSON-RPC error: the thrown value's integer `code` if it has one, else -32603, and
    * its `message`. Without it they are answered -32601 (method not found). A 2026-07-28 server asks through
    * an `input_required` result instead, whose inputs go to this handler the same way (without it, or when it
-   * throws, the request fails with `INPUT_REQUIRED`; each wait is bounded by `timeoutMs`). The stream the request came
+   * throws, the request fails with `INPUT_REQUIRED`; each wait is bounded by `timeoutMs`; a result asking for
+   * more than 16 inputs at once is the server's error, `PROTOCOL`, before any is asked). The stream the request came
    * in (a call's, `listen()`'s) is read on while it is answered, so a `ping` or progress behind it is
    * not held up. A call's `timeoutMs` keeps running meanwhile, `idleTimeoutMs` does not (the server may
    * be silent until it has the answer, and it runs again once the answers are out); the call settles, with its

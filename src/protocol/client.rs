@@ -1161,6 +1161,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut responses = Map::new();
         match result.get("inputRequests") {
             None => {}
+            Some(Value::Object(requests)) if requests.len() > MAX_SERVER_REQUESTS => {
+                // As many as the client answers at once as server requests: a server cannot have
+                // the app asked thousands of questions for one call.
+                return Err(Error::new(
+                    ErrorCode::Protocol,
+                    format!("{method}: the server asks for {} inputs at once, more than the {MAX_SERVER_REQUESTS} the client answers for one request", requests.len()),
+                )
+                .with_detail("limit", MAX_SERVER_REQUESTS));
+            }
             Some(Value::Object(requests)) => {
                 for (key, request) in requests {
                     let asked_for = request.get("method").and_then(Value::as_str).unwrap_or_default();

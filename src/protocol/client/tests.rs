@@ -2430,6 +2430,21 @@ fn input_rounds_are_bounded_and_checked() {
     assert_eq!(e.code, ErrorCode::Timeout, "{}", e.message);
     assert!(e.message.contains("did not come in 5 ms"), "the wait for the input timed out: {}", e.message);
 
+    // More inputs in one result than the client answers at once: refused before any is asked.
+    let many: Map<String, Value> = (0..=MAX_SERVER_REQUESTS).map(|i| (format!("k{i}"), json!({"method": "elicitation/create", "params": {}}))).collect();
+    let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"resultType": "input_required", "inputRequests": many}))], modern(), 10_000);
+    let asked = Rc::new(Cell::new(0));
+    let count = asked.clone();
+    h.client.set_request_handler(Some(Box::new(move |_, _| {
+        count.set(count.get() + 1);
+        Box::pin(async { Ok(json!({"action": "decline"})) })
+    })));
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "{}", e.message);
+    assert!(e.message.contains("asks for 17 inputs at once, more than the 16"), "{}", e.message);
+    assert_eq!(asked.get(), 0, "nobody was asked");
+
     let h = harness_with(
         vec![
             Reply::Echo(json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}, "prompts": {}}})),
