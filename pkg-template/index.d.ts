@@ -670,7 +670,8 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
 /**
  * A tool result as text: text blocks verbatim; `[Image: mime]`, `[Audio: mime]`, `[Resource link: name (uri)]`
  * (`(uri, mime)` with a MIME type, `: description` after the parenthesis with a description), an embedded text resource as a
- * `[Resource: uri (mime)]` line and its text, an embedded blob as that line alone, `[Unsupported content: type]`
+ * `[Resource: uri (mime)]` line and its text, an embedded blob of text (`text/*`, JSON, XML...) decoded under that
+ * line, any other blob as `[Resource: uri (mime), 12 KB, not sent: text only]`, `[Unsupported content: type]`
  * for the rest; joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
  * already is that JSON (compared as JSON values).
  */
@@ -1045,7 +1046,10 @@ export interface ToolResultOptions {
   maxChars?: number;
   /** OpenAI Chat: also return a `user` message with the images (the result is then `[toolMessage, userMessage]`). */
   imageMessage?: boolean;
-  /** OpenAI Responses and Gemini: send images inside the result (`input_image` items, Gemini 3 `parts`). */
+  /**
+   * OpenAI Responses and Gemini: send images and documents inside the result (`input_image` and `input_file` items,
+   * Gemini 3 `parts`); without it they are described in the text.
+   */
   multimodal?: boolean;
 }
 
@@ -1064,7 +1068,7 @@ export interface OpenAIImageUserMessage {
 export interface OpenAIFunctionCallOutput {
   type: "function_call_output";
   call_id: string;
-  output: string | Array<{ type: "input_text"; text: string } | { type: "input_image"; image_url: string }>;
+  output: string | Array<{ type: "input_text"; text: string } | { type: "input_image"; image_url: string } | { type: "input_file"; filename: string; file_data: string }>;
 }
 /** Anthropic tool_result block. */
 export interface AnthropicToolResultBlock {
@@ -1073,6 +1077,7 @@ export interface AnthropicToolResultBlock {
   content: Array<
     | { type: "text"; text: string }
     | { type: "image"; source: { type: "base64"; media_type: "image/png" | "image/jpeg" | "image/gif" | "image/webp"; data: string } }
+    | { type: "document"; source: { type: "base64"; media_type: "application/pdf"; data: string } }
   >;
   is_error: boolean;
 }
@@ -1086,14 +1091,20 @@ export interface GeminiFunctionResponsePart {
      * `content`: beside structured output, the rest of the result as text (links, resources, image placeholders).
      */
     response: { output: JsonValue; content?: string } | { error: string };
+    /** With `multimodal`: the result's images and PDFs (Gemini 3). */
     parts?: Array<{ inlineData: { mimeType: string; data: string } }>;
   };
 }
-/** Bedrock toolResult block (image bytes as a Uint8Array, as the AWS SDK takes them). */
+/** Bedrock toolResult block (image and document bytes as a Uint8Array, as the AWS SDK takes them). */
 export interface BedrockToolResultBlock {
   toolResult: {
     toolUseId: string;
-    content: Array<{ text: string } | { json: JsonObject } | { image: { format: "png" | "jpeg" | "gif" | "webp"; source: { bytes: Uint8Array } } }>;
+    content: Array<
+      | { text: string }
+      | { json: JsonObject }
+      | { image: { format: "png" | "jpeg" | "gif" | "webp"; source: { bytes: Uint8Array } } }
+      | { document: { format: "pdf" | "doc" | "docx" | "xls" | "xlsx"; name: string; source: { bytes: Uint8Array } } }
+    >;
     status: "success" | "error";
   };
 }
@@ -1112,7 +1123,11 @@ export type ToolCallRef = Pick<ToolCall, "id" | "providerName"> | { id?: string 
  * inline (OpenAI 20 MB, Anthropic 5 MB of base64, Gemini 20 MB of base64, Vertex AI 7 MB, Bedrock 3.75 MB; Anthropic
  * and Bedrock 8000 px a side); any other is described in the text, e.g. `[Image: image/png, 120 MB (not sent: larger
  * than the 3.75 MB Bedrock takes inline)]`, `[Image: image/jpeg, 1280x9000 px (not sent: Anthropic takes at most
- * 8000 px a side)]`.
+ * 8000 px a side)]`. Embedded blob resources: an image goes as images do; a PDF as Anthropic's `document` block,
+ * Bedrock's `document` (also DOC, DOCX, XLS, XLSX), Responses' `input_file` (also DOCX, XLSX, PPTX) and Gemini's
+ * `parts` (those two with `multimodal`), within OpenAI 32 MB, Anthropic 24 MB, Gemini 15 MB, Vertex AI 7 MB, Bedrock
+ * 4.5 MB; text (`text/*`, JSON, XML...) decoded into the text; any other described, e.g. `[Resource: file:///a.zip
+ * (application/zip), 12 KB, not sent: format not supported]`.
  */
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "ollama", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "ollama", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];

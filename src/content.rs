@@ -3,7 +3,9 @@
 //! Text blocks as they are; `image` → `[Image: {mimeType}]`; `audio` → `[Audio: {mimeType}]`;
 //! `resource_link` → `[Resource link: {name} ({uri})]`, `({uri}, {mimeType})` when it has a MIME type,
 //! then `: {description}` when it has one; an embedded text resource its text under a header line
-//! `[Resource: {uri} ({mimeType})]`, an embedded blob that line alone; a block of unknown type
+//! `[Resource: {uri} ({mimeType})]`, an embedded blob of text (`text/*`, JSON, XML...) its text
+//! decoded under that line, any other blob `[Resource: {uri} ({mimeType}), {size}, not sent: {why}]`
+//! (`text only`, `not UTF-8 text`, `invalid base64 data`...); a block of unknown type
 //! `[Unsupported content: {type}]`. Items are joined with `\n`. A whole result adds its
 //! `structuredContent` as JSON text unless a text block already is that JSON (MCP asks servers
 //! for one). The result is cut at `max_chars` UTF-16 code units (the length JS reports), never
@@ -55,7 +57,7 @@ pub fn block_text(block: &ContentBlock) -> String {
             out
         }
         ContentBlock::Resource(r) => {
-            // The header says what the text is and where it comes from; a blob is the header alone.
+            // The header says what the text is and where it comes from (blobs: `results::blob_text`).
             let res = &r.resource;
             let mut out = match res.mime_type.as_deref().filter(|m| !m.is_empty()) {
                 Some(mime) => format!("[Resource: {} ({mime})]", res.uri),
@@ -89,7 +91,12 @@ pub fn flatten_content(blocks: &[ContentBlock], opts: FlattenOptions) -> String 
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&block_text(b));
+        match b {
+            ContentBlock::Resource(r) if r.resource.text.is_none() && r.resource.blob.is_some() => {
+                out.push_str(&crate::results::blob_text(&r.resource, r.resource.blob.as_deref().unwrap_or_default(), opts.max_chars));
+            }
+            b => out.push_str(&block_text(b)),
+        }
     }
     truncate_utf16(out, opts.max_chars)
 }
@@ -197,12 +204,14 @@ mod tests {
             {"type":"audio","data":"AAA","mimeType":"audio/wav"},
             {"type":"resource_link","uri":"file:///a.txt","name":"a.txt"},
             {"type":"resource","resource":{"uri":"file:///b","mimeType":"text/plain","text":"inner"}},
-            {"type":"resource","resource":{"uri":"file:///c","mimeType":"application/pdf","blob":"AAA"}},
+            {"type":"resource","resource":{"uri":"file:///c","mimeType":"application/pdf","blob":"JVBERi0xLjQK"}},
+            {"type":"resource","resource":{"uri":"file:///d.csv","mimeType":"text/csv; charset=utf-8","blob":"YSxiCjEsMgo="}},
             {"type":"hologram","data":1}
         ]));
         assert_eq!(
             flatten_content(&b, FlattenOptions::default()),
-            "hello\n[Image: image/png]\n[Audio: audio/wav]\n[Resource link: a.txt (file:///a.txt)]\n[Resource: file:///b (text/plain)]\ninner\n[Resource: file:///c (application/pdf)]\n[Unsupported content: hologram]"
+            "hello\n[Image: image/png]\n[Audio: audio/wav]\n[Resource link: a.txt (file:///a.txt)]\n[Resource: file:///b (text/plain)]\ninner\n\
+             [Resource: file:///c (application/pdf), 9 bytes, not sent: text only]\n[Resource: file:///d.csv (text/csv)]\na,b\n1,2\n\n[Unsupported content: hologram]"
         );
     }
 

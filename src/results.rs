@@ -3,13 +3,13 @@
 //! * OpenAI Chat: `{role:"tool", tool_call_id, content}`: text only (images become placeholders;
 //!   with `imageMessage` a following `user` message carries them as `image_url` parts).
 //! * OpenAI Responses: `{type:"function_call_output", call_id, output}`: text, or with
-//!   `multimodal` an array of `input_text` / `input_image`.
-//! * Anthropic: `{type:"tool_result", tool_use_id, content:[text|image blocks], is_error}`.
+//!   `multimodal` an array of `input_text` / `input_image` / `input_file`.
+//! * Anthropic: `{type:"tool_result", tool_use_id, content:[text|image|document blocks], is_error}`.
 //! * Gemini: `{functionResponse:{name, id?, response:{output}|{error}}}`, `structuredContent` as
 //!   the output when present (the rest of the content, but a text that only repeats it, beside
-//!   it as `content`); with `multimodal`, images in `parts` (Gemini 3).
-//! * Bedrock: `{toolResult:{toolUseId, content:[{text}|{image}|{json}], status}}`, an object
-//!   `structuredContent` as the `json` block (and a text that only repeats it left out).
+//!   it as `content`); with `multimodal`, images and PDFs in `parts` (Gemini 3).
+//! * Bedrock: `{toolResult:{toolUseId, content:[{text}|{image}|{document}|{json}], status}}`, an
+//!   object `structuredContent` as the `json` block (and a text that only repeats it left out).
 //!
 //! `structuredContent` is never dropped. Gemini (but in an error) and Bedrock (an object) take it
 //! in a place of its own when its JSON fits `max_chars`; otherwise, and for OpenAI, Responses and
@@ -23,6 +23,13 @@
 //! takes ([`ResultFormat::max_image_side`], read from the image's header); an empty, invalid,
 //! unsupported or too large image becomes a text placeholder. Text, the structured JSON included, is capped at
 //! `max_chars` as in `flattenContent`, with one `[Truncated]` marker where the cut falls.
+//!
+//! Embedded resources with a `blob`: an image goes as images go (under its `[Resource: uri
+//! (mime)]` line); a document where the provider takes one (`DOCS`: a PDF to Anthropic, to
+//! Responses and Gemini with `multimodal`; Office files to Bedrock and Responses), checked by its
+//! first bytes and against [`ResultFormat::max_document_bytes`]; text (`text/*`, JSON, XML...)
+//! decoded into the text when it is UTF-8. Any other is described with its size and why it was
+//! not sent: `[Resource: uri (mime), 12 KB, not sent: text only]`.
 
 use std::borrow::Cow;
 
@@ -30,7 +37,7 @@ use serde_json::{Map, Value};
 
 use crate::content::{block_text, repeats, truncate_utf16, utf16_len, FlattenOptions, TRUNCATED_MARKER};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, string, CallToolResult, ContentBlock, Put as _};
+use crate::model::{object, string, CallToolResult, ContentBlock, Put as _, ResourceContents};
 use crate::text::Owned as _;
 
 /// Providers that take tool results.
@@ -189,6 +196,19 @@ pub fn check_image(data: &str) -> std::result::Result<CheckedImage, ImageProblem
 
 /// [`check_image`], and no larger than `max_bytes` decoded (checked before the data is copied).
 pub fn check_image_within(data: &str, max_bytes: usize) -> std::result::Result<CheckedImage, ImageProblem> {
+    let body = base64_body(data)?;
+    let head = decode_prefix(&body, 16);
+    let mime = sniff(&head).ok_or(ImageProblem::Unsupported)?;
+    let bytes = decoded_len(&body);
+    if bytes > max_bytes {
+        return Err(ImageProblem::TooLarge { bytes, limit: max_bytes });
+    }
+    Ok(CheckedImage { mime_type: mime, data: padded(&body) })
+}
+
+/// The standard base64 of `data`, without its padding: a `data:` prefix stripped; line breaks,
+/// spaces and the URL-safe alphabet cleaned (text that needs none is borrowed as it is).
+pub(crate) fn base64_body(data: &str) -> std::result::Result<Cow<'_, str>, ImageProblem> {
     let mut d = data.trim();
     if let Some(rest) = d.strip_prefix("data:") {
         d = rest.split_once(',').map_or("", |(_, b)| b);
@@ -213,27 +233,39 @@ pub fn check_image_within(data: &str, max_bytes: usize) -> std::result::Result<C
     if clean.is_empty() {
         return Err(ImageProblem::Empty);
     }
-    let body = clean.trim_end_matches('=');
+    let body_len = clean.trim_end_matches('=').len();
+    let body = &clean[..body_len];
     // Taken as it is, it holds only the alphabet and `=`: no `=` but at the end is left to check.
     let alphabet = match standard {
         true => !body.as_bytes().contains(&b'='),
         false => body.bytes().all(|b| BASE64[usize::from(b)]),
     };
-    if clean.len() - body.len() > 2 || !alphabet || body.len() % 4 == 1 {
+    if clean.len() - body_len > 2 || !alphabet || body_len % 4 == 1 {
         return Err(ImageProblem::InvalidBase64);
     }
-    let head = decode_prefix(body, 16);
-    let mime = sniff(&head).ok_or(ImageProblem::Unsupported)?;
-    // Four characters hold three bytes; a last group of two or three holds one or two.
-    let bytes = body.len() / 4 * 3 + (body.len() % 4).saturating_sub(1);
-    if bytes > max_bytes {
-        return Err(ImageProblem::TooLarge { bytes, limit: max_bytes });
-    }
-    let mut padded = body.owned();
+    Ok(match clean {
+        Cow::Borrowed(d) => Cow::Borrowed(&d[..body_len]),
+        Cow::Owned(mut d) => {
+            d.truncate(body_len);
+            Cow::Owned(d)
+        }
+    })
+}
+
+/// How many bytes unpadded base64 holds: four characters hold three bytes; a last group of two
+/// or three holds one or two.
+pub(crate) fn decoded_len(body: &str) -> usize {
+    body.len() / 4 * 3 + (body.len() % 4).saturating_sub(1)
+}
+
+/// Unpadded base64 with its padding.
+fn padded(body: &str) -> String {
+    let mut padded = String::with_capacity(body.len() + 3);
+    padded.push_str(body);
     while padded.len() % 4 != 0 {
         padded.push('=');
     }
-    Ok(CheckedImage { mime_type: mime, data: padded })
+    padded
 }
 
 /// Decodes standard base64 (as [`check_image`] returns it).
@@ -241,7 +273,7 @@ pub fn decode_base64(b64: &str) -> Vec<u8> {
     decode_prefix(b64.trim_end_matches('='), usize::MAX - 3)
 }
 
-fn decode_prefix(b64: &str, max_bytes: usize) -> Vec<u8> {
+pub(crate) fn decode_prefix(b64: &str, max_bytes: usize) -> Vec<u8> {
     let val = |c: u8| -> u32 {
         match c {
             b'A'..=b'Z' => u32::from(c - b'A'),
@@ -340,10 +372,101 @@ fn sniff(b: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// A document format some provider takes inside a tool result.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct DocKind {
+    /// Its MIME type.
+    pub(crate) mime: &'static str,
+    /// Its file extension.
+    ext: &'static str,
+    /// The bytes every such file starts with.
+    magic: &'static [u8],
+    /// Bedrock's `DocumentFormat` for it, where Bedrock takes it.
+    bedrock: Option<&'static str>,
+    /// Whether Responses takes it as an `input_file`.
+    responses: bool,
+}
+
+/// An OLE2 compound file (`.doc`, `.xls`).
+const OLE: &[u8] = &[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+/// A ZIP archive (`.docx`, `.xlsx`, `.pptx`).
+const ZIP: &[u8] = b"PK\x03\x04";
+
+/// The documents some provider takes in a tool result: Anthropic a PDF (`document` block, base64
+/// source: anthropic-sdk-typescript `ToolResultBlockParam.content`, `Base64PDFSource`); Gemini 3
+/// a PDF in the function response's `parts` (Vertex AI, "multimodal function responses");
+/// Responses an `input_file` (openai-node `ResponseFunctionCallOutputItem`: PDFs, and the text of
+/// Office files); Bedrock a `document` block (its `DocumentFormat`: pdf, doc, docx, xls, xlsx,
+/// and csv, html, md, txt, which go as text here). Text formats are decoded into the text.
+static DOCS: [DocKind; 6] = [
+    DocKind { mime: "application/pdf", ext: "pdf", magic: b"%PDF-", bedrock: Some("pdf"), responses: true },
+    DocKind {
+        mime: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        ext: "docx",
+        magic: ZIP,
+        bedrock: Some("docx"),
+        responses: true,
+    },
+    DocKind { mime: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", ext: "xlsx", magic: ZIP, bedrock: Some("xlsx"), responses: true },
+    DocKind { mime: "application/vnd.openxmlformats-officedocument.presentationml.presentation", ext: "pptx", magic: ZIP, bedrock: None, responses: true },
+    DocKind { mime: "application/msword", ext: "doc", magic: OLE, bedrock: Some("doc"), responses: false },
+    DocKind { mime: "application/vnd.ms-excel", ext: "xls", magic: OLE, bedrock: Some("xls"), responses: false },
+];
+
+impl ResultFormat {
+    /// Whether the message carries images (else they are described in its text).
+    fn sends_images(self, opts: &ResultOptions) -> bool {
+        match self {
+            Self::OpenAi => opts.image_message,
+            Self::OpenAiResponses | Self::Gemini | Self::Vertex => opts.multimodal,
+            Self::Anthropic | Self::Bedrock => true,
+        }
+    }
+
+    /// Whether the message carries `doc` (else it is described in the text). OpenAI Chat's tool
+    /// messages take text only.
+    fn sends_document(self, doc: &DocKind, opts: &ResultOptions) -> bool {
+        match self {
+            Self::OpenAi => false,
+            Self::OpenAiResponses => opts.multimodal && doc.responses,
+            Self::Gemini | Self::Vertex => opts.multimodal && doc.ext == "pdf",
+            Self::Anthropic => doc.ext == "pdf",
+            Self::Bedrock => doc.bedrock.is_some(),
+        }
+    }
+
+    /// The largest document, in decoded bytes, the provider takes inline in a tool result.
+    pub const fn max_document_bytes(self) -> usize {
+        match self {
+            // "Up to 100 pages and 32MB of total content in a single request" (OpenAI, File
+            // inputs guide).
+            Self::OpenAi | Self::OpenAiResponses => 32_000_000,
+            // A request of 32 MB ("Maximum request size", Anthropic PDF support), base64 included.
+            Self::Anthropic => 32_000_000 / 4 * 3,
+            // Inline data as images are (see `max_image_bytes`).
+            Self::Gemini | Self::Vertex => self.max_image_bytes(),
+            // "Each document's size must be no more than 4.5 MB" (Bedrock API reference,
+            // Message.content).
+            Self::Bedrock => 4_500_000,
+        }
+    }
+}
+
+/// A document checked and ready to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Document {
+    kind: &'static DocKind,
+    /// Raw base64, padded.
+    data: String,
+    /// A file name that ends with the kind's extension.
+    file_name: String,
+}
+
 /// One piece of a result, ready for a provider.
 enum Part {
     Text(String),
     Image(CheckedImage),
+    Document(Document),
 }
 
 /// What a result sends: its pieces and, where the provider has a place for it, its structure.
@@ -351,6 +474,277 @@ struct Body<'a> {
     parts: Vec<Part>,
     /// `structuredContent`, for the provider's own slot (Gemini's `output`, Bedrock's `json`).
     structured: Option<&'a Value>,
+}
+
+/// Why a piece of content was not sent: a detail (its size) and the reason.
+struct NotSent {
+    detail: Option<String>,
+    reason: String,
+}
+
+/// The pieces of a result as they are built: text joined to the text before it.
+struct Builder<'o> {
+    /// `None`: text alone (`flattenContent`).
+    format: Option<ResultFormat>,
+    opts: &'o ResultOptions,
+    parts: Vec<Part>,
+}
+
+impl Builder<'_> {
+    fn text(&mut self, t: String) {
+        match self.parts.last_mut() {
+            Some(Part::Text(prev)) => {
+                prev.push('\n');
+                prev.push_str(&t);
+            }
+            _ => self.parts.push(Part::Text(t)),
+        }
+    }
+
+    /// An image for the provider, or why it cannot be sent.
+    fn check_image(&self, format: ResultFormat, data: &str) -> std::result::Result<CheckedImage, NotSent> {
+        check_image_within(data, format.max_image_bytes()).and_then(|ok| within_side(ok, format.max_image_side())).map_err(|problem| match problem {
+            ImageProblem::Empty => NotSent { detail: None, reason: "empty image".owned() },
+            ImageProblem::InvalidBase64 => NotSent { detail: None, reason: "invalid base64 data".owned() },
+            ImageProblem::Unsupported => NotSent { detail: None, reason: "format not supported".owned() },
+            ImageProblem::TooLarge { bytes, limit } => NotSent {
+                detail: Some(megabytes(bytes)),
+                reason: format!("larger than the {} {} takes inline", megabytes(limit), format.label()),
+            },
+            ImageProblem::TooLong { width, height, limit } => NotSent {
+                detail: Some(format!("{width}x{height} px")),
+                reason: format!("{} takes at most {limit} px a side", format.label()),
+            },
+        })
+    }
+
+    fn image(&mut self, format: ResultFormat, img: &crate::model::MediaContent) {
+        match self.check_image(format, &img.data) {
+            Ok(ok) => self.parts.push(Part::Image(ok)),
+            Err(NotSent { detail, reason }) => {
+                let mime = if img.mime_type.is_empty() { "unknown type" } else { img.mime_type.as_str() };
+                let detail = detail.map_or_else(String::new, |d| format!(", {d}"));
+                self.text(format!("[Image: {mime}{detail} (not sent: {reason})]"));
+            }
+        }
+    }
+
+    /// An embedded blob: an image as images are sent, a document the provider takes as one, text
+    /// decoded into the text; anything else described, with why it was not sent.
+    fn blob(&mut self, res: &ResourceContents, blob: &str) {
+        let declared = res.mime_type.as_deref().map(essence).unwrap_or_default();
+        let header = |mime: &str| resource_header(&res.uri, mime);
+        let not_sent = |mime: &str, bytes: Option<usize>, reason: &str| {
+            let mut out = resource_header(&res.uri, mime);
+            out.pop();
+            if let Some(bytes) = bytes {
+                out.push_str(", ");
+                out.push_str(&size_text(bytes));
+            }
+            out.push_str(", not sent: ");
+            out.push_str(reason);
+            out.push(']');
+            out
+        };
+        let body = match base64_body(blob) {
+            Ok(body) => body,
+            // Nothing: an empty text, or an empty file.
+            Err(ImageProblem::Empty) if is_textual(&declared) => return self.text(header(&declared)),
+            Err(ImageProblem::Empty) => return self.text(not_sent(&declared, None, "empty")),
+            Err(_) => return self.text(not_sent(&declared, None, "invalid base64 data")),
+        };
+        let bytes = decoded_len(&body);
+        let head = decode_prefix(&body, 16);
+        let format = match (self.format, classify(&declared, &head)) {
+            (_, Blob::Text) => match decode_text(&body, self.opts.max_chars) {
+                Some(text) => {
+                    let mut out = header(&declared);
+                    out.push('\n');
+                    out.push_str(&text);
+                    return self.text(out);
+                }
+                None => return self.text(not_sent(&declared, Some(bytes), "not UTF-8 text")),
+            },
+            (_, Blob::Other) => return self.text(not_sent(&declared, Some(bytes), "format not supported")),
+            (_, Blob::Document(kind)) if !head.starts_with(kind.magic) => {
+                return self.text(not_sent(&declared, Some(bytes), &format!("the bytes are not a {} file", kind.ext.to_uppercase())));
+            }
+            (None, Blob::Document(kind)) => return self.text(not_sent(kind.mime, Some(bytes), "text only")),
+            (None, Blob::Image) => return self.text(not_sent(&declared, Some(bytes), "text only")),
+            (Some(format), _) => format,
+        };
+        match classify(&declared, &head) {
+            Blob::Image => {
+                if !format.sends_images(self.opts) {
+                    return self.text(not_sent(&declared, Some(bytes), "text only"));
+                }
+                match self.check_image(format, &body) {
+                    Ok(img) => {
+                        self.text(header(img.mime_type));
+                        self.parts.push(Part::Image(img));
+                    }
+                    Err(NotSent { reason, .. }) => self.text(not_sent(&declared, Some(bytes), &reason)),
+                }
+            }
+            Blob::Document(kind) if !format.sends_document(kind, self.opts) => {
+                // Documents of other kinds go where this one does not; text only is text only.
+                let reason = match DOCS.iter().any(|d| format.sends_document(d, self.opts)) {
+                    true => format!("{} takes no {} files here", format.label(), kind.ext.to_uppercase()),
+                    false => "text only".owned(),
+                };
+                self.text(not_sent(kind.mime, Some(bytes), &reason))
+            }
+            Blob::Document(kind) if bytes > format.max_document_bytes() => {
+                let limit = format.max_document_bytes();
+                self.text(not_sent(kind.mime, Some(bytes), &format!("larger than the {} {} takes inline", megabytes(limit), format.label())))
+            }
+            Blob::Document(kind) => {
+                self.text(header(kind.mime));
+                self.parts.push(Part::Document(Document { kind, data: padded(&body), file_name: file_name(&res.uri, kind.ext) }));
+            }
+            Blob::Text | Blob::Other => {}
+        }
+    }
+}
+
+/// An embedded blob as plain text (`flattenContent`): a text decoded under its header, anything
+/// else described.
+pub(crate) fn blob_text(res: &ResourceContents, blob: &str, max_chars: usize) -> String {
+    let opts = ResultOptions { max_chars, ..ResultOptions::default() };
+    let mut b = Builder { format: None, opts: &opts, parts: Vec::new() };
+    b.blob(res, blob);
+    match b.parts.pop() {
+        Some(Part::Text(t)) => t,
+        _ => String::new(),
+    }
+}
+
+/// What an embedded blob holds, by its MIME type (or, without a useful one, its first bytes).
+enum Blob {
+    Image,
+    Document(&'static DocKind),
+    Text,
+    Other,
+}
+
+fn classify(declared: &str, head: &[u8]) -> Blob {
+    if let Some(kind) = DOCS.iter().find(|d| d.mime == declared) {
+        return Blob::Document(kind);
+    }
+    if declared.starts_with("image/") {
+        return Blob::Image;
+    }
+    if is_textual(declared) {
+        return Blob::Text;
+    }
+    if declared.is_empty() || declared == "application/octet-stream" {
+        // No type worth the name: the bytes say what they are.
+        if sniff(head).is_some() {
+            return Blob::Image;
+        }
+        if head.starts_with(b"%PDF-") {
+            return Blob::Document(&DOCS[0]);
+        }
+        // Without a type, bytes without control characters are read as text (if UTF-8).
+        if declared.is_empty() && !head.iter().any(|&b| b < 0x09 || (0x0e..0x20).contains(&b)) {
+            return Blob::Text;
+        }
+    }
+    Blob::Other
+}
+
+/// A MIME type as compared: its parameters (`; charset=utf-8`) dropped, in lower case.
+pub(crate) fn essence(mime: &str) -> String {
+    mime.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+}
+
+/// Whether a MIME type (an [`essence`]) is text: `text/*`, JSON and XML (`+json` and `+xml`
+/// too), YAML, JavaScript.
+pub(crate) fn is_textual(mime: &str) -> bool {
+    mime.starts_with("text/")
+        || mime.ends_with("+json")
+        || mime.ends_with("+xml")
+        || matches!(
+            mime,
+            "application/json" | "application/xml" | "application/yaml" | "application/x-yaml" | "application/javascript" | "application/x-ndjson" | "application/toml"
+        )
+}
+
+/// The text of base64 UTF-8 bytes, at most about `max_units` UTF-16 units of it decoded (enough
+/// for any cap of that many); `None` when the bytes are not UTF-8.
+pub(crate) fn decode_text(body: &str, max_units: usize) -> Option<String> {
+    // A UTF-16 unit takes at most three UTF-8 bytes.
+    let limit = max_units.saturating_mul(3).saturating_add(3).min(usize::MAX - 3);
+    let mut bytes = decode_prefix(body, limit);
+    let cut = bytes.len() > limit || decoded_len(body) > bytes.len();
+    bytes.truncate(limit);
+    match String::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        // Cut inside a character: the text before it.
+        Err(e) if cut && e.utf8_error().error_len().is_none() => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            String::from_utf8(bytes).ok()
+        }
+        Err(_) => None,
+    }
+}
+
+/// `[Resource: uri (mime)]`, or `[Resource: uri]` without a MIME type.
+pub(crate) fn resource_header(uri: &str, mime: &str) -> String {
+    match mime.is_empty() {
+        true => format!("[Resource: {uri}]"),
+        false => format!("[Resource: {uri} ({mime})]"),
+    }
+}
+
+/// A size, short: `512 bytes`, `12 KB`, `3.75 MB`.
+pub(crate) fn size_text(bytes: usize) -> String {
+    match bytes {
+        0..=999 => format!("{bytes} bytes"),
+        1_000..=999_999 => format!("{} KB", (bytes + 500) / 1000),
+        _ => megabytes(bytes),
+    }
+}
+
+/// The last segment of a URI's path (before any query), with `ext` unless it has it:
+/// `file:///a/inv.pdf` is `inv.pdf`, `mem://x?id=1` `x.pdf`, `urn:uuid:1` `document.pdf`.
+fn file_name(uri: &str, ext: &str) -> String {
+    let path = uri.split(['?', '#']).next().unwrap_or("");
+    let last = path.rsplit('/').next().unwrap_or("").trim();
+    // A URI without a path (`urn:uuid:...`) names no file.
+    let stem = if !path.contains('/') || last.is_empty() { "document" } else { last };
+    let dotted = format!(".{ext}");
+    if stem.to_ascii_lowercase().ends_with(&dotted) {
+        stem.owned()
+    } else {
+        format!("{stem}{dotted}")
+    }
+}
+
+/// A Bedrock document name from a file name: its stem, with only what Bedrock allows ("alphanumeric
+/// characters, whitespace characters (no more than one in a row), hyphens, parentheses, square
+/// brackets": `DocumentBlock.name`), the rest as spaces; `document` when nothing is left.
+fn bedrock_name(file_name: &str) -> String {
+    let stem = file_name.rsplit_once('.').map_or(file_name, |(s, _)| s);
+    let mut out = String::new();
+    for c in stem.chars() {
+        let c = if c.is_alphanumeric() || matches!(c, '-' | '(' | ')' | '[' | ']') { c } else { ' ' };
+        if c == ' ' && (out.is_empty() || out.ends_with(' ')) {
+            continue;
+        }
+        out.push(c);
+        if out.len() >= 100 {
+            break;
+        }
+    }
+    let out = out.trim_end();
+    if out.is_empty() {
+        "document".owned()
+    } else {
+        out.owned()
+    }
 }
 
 /// The pieces of a result, for `format`.
@@ -374,47 +768,23 @@ fn body<'a>(result: &'a CallToolResult, format: ResultFormat, opts: &ResultOptio
         Some(sc) => result.content.iter().map(|b| repeats(b, sc)).collect(),
         None => vec![false; result.content.len()],
     };
-    let mut parts: Vec<Part> = Vec::new();
-    let push_text = |parts: &mut Vec<Part>, t: String| match parts.last_mut() {
-        Some(Part::Text(prev)) => {
-            prev.push('\n');
-            prev.push_str(&t);
-        }
-        _ => parts.push(Part::Text(t)),
-    };
-    let max_bytes = format.max_image_bytes();
+    let mut b = Builder { format: Some(format), opts, parts: Vec::new() };
     for (block, &repeat) in result.content.iter().zip(&repeated) {
         if repeat && structured.is_some() {
             continue;
         }
         match block {
-            ContentBlock::Image(img) => match check_image_within(&img.data, max_bytes).and_then(|ok| within_side(ok, format.max_image_side())) {
-                Ok(ok) => parts.push(Part::Image(ok)),
-                Err(problem) => {
-                    let mime = if img.mime_type.is_empty() { "unknown type" } else { img.mime_type.as_str() };
-                    let note = match problem {
-                        ImageProblem::Empty => format!("{mime} (not sent: empty image)"),
-                        ImageProblem::InvalidBase64 => format!("{mime} (not sent: invalid base64 data)"),
-                        ImageProblem::Unsupported => format!("{mime} (not sent: format not supported)"),
-                        ImageProblem::TooLarge { bytes, limit } => format!(
-                            "{mime}, {} (not sent: larger than the {} {} takes inline)",
-                            megabytes(bytes),
-                            megabytes(limit),
-                            format.label()
-                        ),
-                        ImageProblem::TooLong { width, height, limit } => {
-                            format!("{mime}, {width}x{height} px (not sent: {} takes at most {limit} px a side)", format.label())
-                        }
-                    };
-                    push_text(&mut parts, format!("[Image: {note}]"));
-                }
-            },
-            other => push_text(&mut parts, block_text(other)),
+            ContentBlock::Image(img) => b.image(format, img),
+            ContentBlock::Resource(r) if r.resource.text.is_none() && r.resource.blob.is_some() => {
+                b.blob(&r.resource, r.resource.blob.as_deref().unwrap_or_default())
+            }
+            other => b.text(block_text(other)),
         }
     }
     if let Some(json) = json.filter(|_| structured.is_none() && !repeated.contains(&true)) {
-        push_text(&mut parts, json);
+        b.text(json);
     }
+    let mut parts = b.parts;
     let budget = if structured.is_some() { opts.max_chars - json_len } else { opts.max_chars };
     cap_text(&mut parts, budget);
     Body { parts, structured }
@@ -461,7 +831,8 @@ fn text_of(parts: &[Part], with_placeholders: bool) -> String {
         let piece = match p {
             Part::Text(t) => Cow::Borrowed(t.as_str()),
             Part::Image(i) if with_placeholders => Cow::Owned(format!("[Image: {}]", i.mime_type)),
-            Part::Image(_) => continue,
+            // A document's header line, before it, says what it is.
+            Part::Image(_) | Part::Document(_) => continue,
         };
         if !first {
             out.push('\n');
@@ -472,8 +843,8 @@ fn text_of(parts: &[Part], with_placeholders: bool) -> String {
     out
 }
 
-fn data_url(i: &CheckedImage) -> String {
-    format!("data:{};base64,{}", i.mime_type, i.data)
+fn data_url(mime: &str, data: &str) -> String {
+    format!("data:{mime};base64,{data}")
 }
 
 /// The call fields a result message needs.
@@ -538,8 +909,8 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             let images: Vec<Value> = parts
                 .iter()
                 .filter_map(|p| match p {
-                    Part::Image(i) => Some(object([("type", string("image_url")), ("image_url", object([("url", Value::String(data_url(i)))]))])),
-                    Part::Text(_) => None,
+                    Part::Image(i) => Some(object([("type", string("image_url")), ("image_url", object([("url", Value::String(data_url(i.mime_type, &i.data)))]))])),
+                    Part::Text(_) | Part::Document(_) => None,
                 })
                 .collect();
             if opts.image_message && !images.is_empty() {
@@ -551,8 +922,8 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             }
         }
         ResultFormat::OpenAiResponses => {
-            let has_images = parts.iter().any(|p| matches!(p, Part::Image(_)));
-            let output = if opts.multimodal && has_images {
+            let has_media = parts.iter().any(|p| !matches!(p, Part::Text(_)));
+            let output = if opts.multimodal && has_media {
                 let mut items = Vec::new();
                 if is_error {
                     items.push(object([("type", string("input_text")), ("text", string("Error:"))]));
@@ -560,7 +931,12 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                 for p in parts {
                     items.push(match p {
                         Part::Text(t) => object([("type", string("input_text")), ("text", Value::String(t))]),
-                        Part::Image(i) => object([("type", string("input_image")), ("image_url", Value::String(data_url(&i)))]),
+                        Part::Image(i) => object([("type", string("input_image")), ("image_url", Value::String(data_url(i.mime_type, &i.data)))]),
+                        Part::Document(d) => object([
+                            ("type", string("input_file")),
+                            ("filename", Value::String(d.file_name)),
+                            ("file_data", Value::String(data_url(d.kind.mime, &d.data))),
+                        ]),
                     });
                 }
                 Value::Array(items)
@@ -578,6 +954,10 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                     Part::Image(i) => {
                         let source = object([("type", string("base64")), ("media_type", i.mime_type.into()), ("data", Value::String(i.data))]);
                         object([("type", string("image")), ("source", source)])
+                    }
+                    Part::Document(d) => {
+                        let source = object([("type", string("base64")), ("media_type", d.kind.mime.into()), ("data", Value::String(d.data))]);
+                        object([("type", string("document")), ("source", source)])
                     }
                 })
                 .filter(|b| b.get("text").and_then(Value::as_str) != Some(""))
@@ -616,6 +996,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                     .into_iter()
                     .filter_map(|p| match p {
                         Part::Image(i) => Some(object([("inlineData", object([("mimeType", i.mime_type.into()), ("data", Value::String(i.data))]))])),
+                        Part::Document(d) => Some(object([("inlineData", object([("mimeType", d.kind.mime.into()), ("data", Value::String(d.data))]))])),
                         Part::Text(_) => None,
                     })
                     .collect();
@@ -626,6 +1007,8 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             object([("functionResponse", Value::Object(fr))])
         }
         ResultFormat::Bedrock => {
+            // Names unique within the message.
+            let mut names: Vec<String> = Vec::new();
             let mut content: Vec<Value> = parts
                 .into_iter()
                 .map(|p| match p {
@@ -633,6 +1016,20 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                     Part::Image(i) => {
                         let source = object([("bytes", Value::String(i.data))]);
                         object([("image", object([("format", i.mime_type.trim_start_matches("image/").into()), ("source", source)]))])
+                    }
+                    Part::Document(d) => {
+                        let stem = bedrock_name(&d.file_name);
+                        let mut name = stem.clone();
+                        for n in 2.. {
+                            if !names.contains(&name) {
+                                break;
+                            }
+                            name = format!("{stem} ({n})");
+                        }
+                        names.push(name.clone());
+                        let source = object([("bytes", Value::String(d.data))]);
+                        let format = d.kind.bedrock.unwrap_or(d.kind.ext);
+                        object([("document", object([("format", format.into()), ("name", Value::String(name)), ("source", source)]))])
                     }
                 })
                 .filter(|b| b.get("text").and_then(Value::as_str) != Some(""))
@@ -999,6 +1396,105 @@ mod tests {
         }
         let m = tool_result_message(&empty, &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
         assert_eq!(m, json!({"functionResponse":{"name":"t","response":{"output":"ok"}}}));
+    }
+
+    /// Base64 of text.
+    fn b64s(text: &str) -> String {
+        b64(text.as_bytes())
+    }
+
+    /// Embedded blobs are not dropped: a PDF goes where the provider takes documents (Anthropic's
+    /// `document`, Responses' `input_file`, Bedrock's `document`, Gemini's `parts`), an image as
+    /// images go, text decoded into the text; anything else is described with why it was not sent.
+    #[test]
+    fn embedded_blobs_are_sent_or_described() {
+        let pdf = b64s("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF");
+        let r = result(json!([
+            {"type":"text","text":"Here is the invoice"},
+            {"type":"resource","resource":{"uri":"file:///docs/inv 2024?.pdf","mimeType":"application/pdf","blob":pdf}}
+        ]));
+        let header = "Here is the invoice\n[Resource: file:///docs/inv 2024?.pdf (application/pdf)]";
+        let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!(m["content"], json!([{"type":"text","text":header},{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":pdf}}]));
+        let multimodal = ResultOptions { multimodal: true, ..ResultOptions::default() };
+        let m = message(&r, ResultFormat::OpenAiResponses, multimodal);
+        assert_eq!(
+            m["output"],
+            json!([{"type":"input_text","text":header},{"type":"input_file","filename":"inv 2024.pdf","file_data":format!("data:application/pdf;base64,{pdf}")}])
+        );
+        let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"], json!([{"text":header},{"document":{"format":"pdf","name":"inv 2024","source":{"bytes":pdf}}}]));
+        let m = message(&r, ResultFormat::Gemini, multimodal);
+        assert_eq!(m["functionResponse"]["response"]["output"], header);
+        assert_eq!(m["functionResponse"]["parts"], json!([{"inlineData":{"mimeType":"application/pdf","data":pdf}}]));
+        // Where the message takes text only, the placeholder says so (and how big it was).
+        let not_sent = "Here is the invoice\n[Resource: file:///docs/inv 2024?.pdf (application/pdf), 44 bytes, not sent: text only]";
+        assert_eq!(message(&r, ResultFormat::OpenAi, ResultOptions::default())["content"], not_sent);
+        assert_eq!(message(&r, ResultFormat::OpenAiResponses, ResultOptions::default())["output"], not_sent);
+        assert_eq!(message(&r, ResultFormat::Gemini, ResultOptions::default())["functionResponse"]["response"]["output"], not_sent);
+        assert_eq!(crate::content::flatten_result(&r, crate::content::FlattenOptions::default()), not_sent);
+
+        // Text formats are decoded into the text, for every provider.
+        let csv = result(json!([{"type":"resource","resource":{"uri":"file:///d.csv","mimeType":"text/csv","blob":b64s("a,b\n1,2")}}]));
+        for format in ALL {
+            assert!(message(&csv, format, multimodal).to_string().contains(r#"[Resource: file:///d.csv (text/csv)]\na,b\n1,2"#), "{format:?}");
+        }
+        let json_blob = result(json!([{"type":"resource","resource":{"uri":"x://j","mimeType":"application/vnd.api+json","blob":b64s("{\"a\":\"é\"}")}}]));
+        assert_eq!(message(&json_blob, ResultFormat::OpenAi, ResultOptions::default())["content"], "[Resource: x://j (application/vnd.api+json)]\n{\"a\":\"é\"}");
+        let latin1 = result(json!([{"type":"resource","resource":{"uri":"x://t","mimeType":"text/plain","blob":b64(b"caf\xe9")}}]));
+        assert_eq!(message(&latin1, ResultFormat::OpenAi, ResultOptions::default())["content"], "[Resource: x://t (text/plain), 4 bytes, not sent: not UTF-8 text]");
+
+        // An image blob goes as images go.
+        let png = result(json!([{"type":"resource","resource":{"uri":"file:///s.png","mimeType":"image/png","blob":PNG}}]));
+        let m = message(&png, ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!(m["content"][0]["text"], "[Resource: file:///s.png (image/png)]");
+        assert_eq!(m["content"][1]["source"]["data"], PNG);
+        let m = message(&png, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"][1]["image"]["format"], "png");
+        let m = message(&png, ResultFormat::Gemini, multimodal);
+        assert_eq!(m["functionResponse"]["parts"][0]["inlineData"]["mimeType"], "image/png");
+        assert_eq!(message(&png, ResultFormat::OpenAi, ResultOptions::default())["content"], "[Resource: file:///s.png (image/png), 70 bytes, not sent: text only]");
+
+        // Anything else: described, never the bare header an embedded text has.
+        let zip = result(json!([
+            {"type":"resource","resource":{"uri":"file:///a.zip","mimeType":"application/zip","blob":b64(&[b'P', b'K', 3, 4, 0, 0, 0, 0])}},
+            {"type":"resource","resource":{"uri":"file:///b","mimeType":"application/pdf","blob":"not base64!"}},
+            {"type":"resource","resource":{"uri":"file:///c.pdf","mimeType":"application/pdf","blob":b64s("<html>")}}
+        ]));
+        assert_eq!(
+            message(&zip, ResultFormat::Anthropic, ResultOptions::default())["content"][0]["text"],
+            "[Resource: file:///a.zip (application/zip), 8 bytes, not sent: format not supported]\n\
+             [Resource: file:///b (application/pdf), not sent: invalid base64 data]\n\
+             [Resource: file:///c.pdf (application/pdf), 6 bytes, not sent: the bytes are not a PDF file]"
+        );
+    }
+
+    /// Office files go to Bedrock (and Responses) as documents; other providers say they take
+    /// none. Bedrock's names keep only the characters it allows, and stay unique.
+    #[test]
+    fn documents_follow_each_provider() {
+        let docx = b64(&[b'P', b'K', 3, 4, 20, 0, 6, 0]);
+        let mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+        let r = result(json!([
+            {"type":"resource","resource":{"uri":"s3://b/Q3_report:final.docx","mimeType":mime,"blob":docx}},
+            {"type":"resource","resource":{"uri":"s3://b/Q3 report final.docx","mimeType":mime,"blob":docx}}
+        ]));
+        let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"][1]["document"], json!({"format":"docx","name":"Q3 report final","source":{"bytes":docx}}));
+        assert_eq!(m["toolResult"]["content"][3]["document"]["name"], "Q3 report final (2)");
+        let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
+        assert!(m["content"][0]["text"].as_str().unwrap().starts_with(&format!("[Resource: s3://b/Q3_report:final.docx ({mime}), 8 bytes, not sent: Anthropic takes no DOCX files here]")), "{m}");
+        let m = message(&r, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..ResultOptions::default() });
+        assert_eq!(m["output"][1]["filename"], "Q3_report:final.docx");
+        assert_eq!(bedrock_name("..."), "document");
+        assert_eq!(bedrock_name("a__b  c.d.pdf"), "a b c d");
+        assert_eq!(file_name("mem://x?id=1", "pdf"), "x.pdf");
+        assert_eq!(file_name("urn:uuid:1", "pdf"), "document.pdf");
+        // Over Bedrock's 4.5 MB.
+        let big = format!("JVBERi0x{}", "A".repeat(6_000_000));
+        let r = result(json!([{"type":"resource","resource":{"uri":"file:///big.pdf","mimeType":"application/pdf","blob":big}}]));
+        let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"], json!([{"text":"[Resource: file:///big.pdf (application/pdf), 4.5 MB, not sent: larger than the 4.5 MB Bedrock takes inline]"}]));
     }
 
     /// Where the cap falls the text is cut and marked once; text after it is dropped, images stay.

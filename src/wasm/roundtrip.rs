@@ -154,10 +154,12 @@ pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue,
     Ok(message)
 }
 
-/// The AWS SDK takes image bytes as a `Uint8Array` (`ImageSource.bytes`), not base64 text.
+/// The AWS SDK takes image and document bytes as a `Uint8Array` (`ImageSource.bytes`,
+/// `DocumentSource.bytes`), not base64 text.
 fn bedrock_bytes_to_uint8array(message: &JsValue) {
     for item in js_array(&get(&get(message, "toolResult"), "content")) {
         base64_to_uint8array(&get(&get(&item, "image"), "source"), "bytes");
+        base64_to_uint8array(&get(&get(&item, "document"), "source"), "bytes");
     }
 }
 

@@ -518,7 +518,7 @@ module.exports = function contract(tw, label) {
       "[Image: image/png]",
       "[Audio: audio/wav]",
       "[Resource link: a.txt (file:///a.txt)]",
-      "[Resource: file:///b.pdf (application/pdf)]",
+      "[Resource: file:///b.pdf (application/pdf), 5 bytes, not sent: text only]",
       "[Resource: file:///c.txt]",
       "embedded text",
       "[Unsupported content: video]",

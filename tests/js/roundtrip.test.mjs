@@ -382,6 +382,23 @@ test("toolResultMessage: structuredContent kept and capped, one marker, big imag
   assert.equal(tw.toolResultMessage({ id: "", name: "t" }, blocks, "gemini").functionResponse.id, undefined);
 });
 
+test("toolResultMessage: embedded blobs are sent as documents, images or text, or described", () => {
+  const call = { id: "c1", name: "t" };
+  const pdf = Buffer.from("%PDF-1.4\n%%EOF").toString("base64");
+  const r = { content: [{ type: "resource", resource: { uri: "file:///inv.pdf", mimeType: "application/pdf", blob: pdf } }] };
+  // Bedrock's document bytes are a Uint8Array, as the AWS SDK takes them.
+  const [header, doc] = tw.toolResultMessage(call, r, "bedrock").toolResult.content;
+  assert.deepEqual(header, { text: "[Resource: file:///inv.pdf (application/pdf)]" });
+  assert.deepEqual([doc.document.format, doc.document.name], ["pdf", "inv"]);
+  assert.ok(doc.document.source.bytes instanceof Uint8Array);
+  assert.equal(Buffer.from(doc.document.source.bytes).toString(), "%PDF-1.4\n%%EOF");
+  assert.equal(tw.toolResultMessage(call, r, "anthropic").content[1].type, "document");
+  assert.equal(tw.toolResultMessage(call, r, "openai-responses", { multimodal: true }).output[1].file_data, `data:application/pdf;base64,${pdf}`);
+  assert.equal(tw.toolResultMessage(call, r, "openai").content, "[Resource: file:///inv.pdf (application/pdf), 14 bytes, not sent: text only]");
+  const csv = [{ type: "resource", resource: { uri: "file:///d.csv", mimeType: "text/csv", blob: Buffer.from("a,b\n1,2").toString("base64") } }];
+  assert.equal(tw.flattenContent(csv), "[Resource: file:///d.csv (text/csv)]\na,b\n1,2");
+});
+
 test("streaming: SSE text as it comes over the wire (whole frames, several at once, split anywhere)", () => {
   const frame = (event, data) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   const frames = [
