@@ -444,7 +444,11 @@ export interface McpCallToolResult {
 
 /** Options of {@link flattenContent}. */
 export interface FlattenOptions {
-  /** Cut the text (a result's `structuredContent` JSON included) at this many UTF-16 code units and append `"\n[Truncated]"`. Default 100000. */
+  /**
+   * Cut the text (a result's `structuredContent` JSON included) at this many UTF-16 code units and append
+   * `"\n[Truncated]"`. The structure's JSON (or the text block that is it) is kept whole when it fits: the rest of the
+   * text is cut first. Default 100000.
+   */
   maxChars?: number;
 }
 
@@ -1040,8 +1044,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
 export interface ToolResultOptions {
   /**
    * Cap on all the text sent, in UTF-16 code units (default 100,000), `structuredContent`'s JSON included: a
-   * structure whose JSON is longer goes as JSON text, not in Gemini's `output` or Bedrock's `json`. Where the cap
-   * falls the text is cut and marked once with `"\n[Truncated]"`; text after it is dropped, images stay.
+   * structure whose JSON is longer goes as JSON text, not in Gemini's `output` or Bedrock's `json`. A structure that
+   * fits is kept whole (as JSON text too: the rest of the text is cut first). Where the cap falls the text is cut and
+   * marked once with `"\n[Truncated]"`; text after it is dropped, images stay.
    */
   maxChars?: number;
   /** OpenAI Chat: also return a `user` message with the images (the result is then `[toolMessage, userMessage]`). */

@@ -8,8 +8,9 @@
 //! (`text only`, `not UTF-8 text`, `invalid base64 data`...); a block of unknown type
 //! `[Unsupported content: {type}]`. Items are joined with `\n`. A whole result adds its
 //! `structuredContent` as JSON text unless a text block already is that JSON (MCP asks servers
-//! for one). The result is cut at `max_chars` UTF-16 code units (the length JS reports), never
-//! inside a surrogate pair, and `\n[Truncated]` is appended after the cut.
+//! for one); that JSON is kept whole when it fits the cap, the rest of the text cut first. The
+//! result is cut at `max_chars` UTF-16 code units (the length JS reports), never inside a
+//! surrogate pair, and `\n[Truncated]` is appended after the cut.
 
 use serde_json::Value;
 
@@ -86,32 +87,15 @@ fn or_unknown(s: &str) -> &str {
 
 /// Flattens content blocks to one string.
 pub fn flatten_content(blocks: &[ContentBlock], opts: FlattenOptions) -> String {
-    let mut out = String::new();
-    for (i, b) in blocks.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        match b {
-            ContentBlock::Resource(r) if r.resource.text.is_none() && r.resource.blob.is_some() => {
-                out.push_str(&crate::results::blob_text(&r.resource, r.resource.blob.as_deref().unwrap_or_default(), opts.max_chars));
-            }
-            b => out.push_str(&block_text(b)),
-        }
-    }
-    truncate_utf16(out, opts.max_chars)
+    let result = CallToolResult { content: blocks.to_vec(), ..CallToolResult::default() };
+    flatten_result(&result, opts)
 }
 
 /// Flattens a whole result: its content, then its `structuredContent` as JSON unless a text block
-/// already is that JSON.
+/// already is that JSON. That JSON (or that text block) is kept whole when it fits `max_chars`:
+/// the rest of the text gets what it leaves.
 pub fn flatten_result(result: &CallToolResult, opts: FlattenOptions) -> String {
-    let mut out = flatten_content(&result.content, FlattenOptions { max_chars: usize::MAX });
-    if let Some(sc) = result.structured_content.as_ref().filter(|sc| !result.content.iter().any(|b| repeats(b, sc))) {
-        if !result.content.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&crate::text::to_string(sc));
-    }
-    truncate_utf16(out, opts.max_chars)
+    crate::results::flatten(result, opts.max_chars)
 }
 
 /// Whether a block is a text whose JSON is `structured` (the serialized copy MCP asks servers

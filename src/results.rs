@@ -13,8 +13,9 @@
 //!
 //! `structuredContent` is never dropped. Gemini (but in an error) and Bedrock (an object) take it
 //! in a place of its own when its JSON fits `max_chars`; otherwise, and for OpenAI, Responses and
-//! Anthropic, it is sent as JSON text after the content, and cut like any text, unless a text
-//! block already is that JSON (as MCP asks servers to add).
+//! Anthropic, it is sent as JSON text after the content, unless a text block already is that JSON
+//! (as MCP asks servers to add). Its JSON (or that text block) is reserved first: kept whole when
+//! it fits `max_chars`, the rest of the text cut to what it leaves; a longer one is cut like text.
 //!
 //! Images are checked before they are sent: a `data:` URL prefix is stripped, the base64 is
 //! validated, the real format is read from the magic bytes (servers often mislabel screenshots),
@@ -607,18 +608,6 @@ impl Builder<'_> {
     }
 }
 
-/// An embedded blob as plain text (`flattenContent`): a text decoded under its header, anything
-/// else described.
-pub(crate) fn blob_text(res: &ResourceContents, blob: &str, max_chars: usize) -> String {
-    let opts = ResultOptions { max_chars, ..ResultOptions::default() };
-    let mut b = Builder { format: None, opts: &opts, parts: Vec::new() };
-    b.blob(res, blob);
-    match b.parts.pop() {
-        Some(Part::Text(t)) => t,
-        _ => String::new(),
-    }
-}
-
 /// What an embedded blob holds, by its MIME type (or, without a useful one, its first bytes).
 enum Blob {
     Image,
@@ -747,47 +736,92 @@ fn bedrock_name(file_name: &str) -> String {
     }
 }
 
-/// The pieces of a result, for `format`.
+/// The pieces of a result, for `format` (`None`: text alone, as `flattenContent` writes it).
 ///
 /// `structuredContent` goes in the provider's slot when it has one ([`Body::structured`]) and its
 /// JSON is within `max_chars`; then a text block that only repeats it is left out, and the rest of
 /// the text gets what the JSON leaves of the cap. Otherwise it is sent as JSON text after the
-/// content, unless a text block already is that JSON. One cap over all the text, as flattenContent
-/// applies it: where it falls the text is cut and marked, and the text after it is dropped.
-fn body<'a>(result: &'a CallToolResult, format: ResultFormat, opts: &ResultOptions, is_error: bool) -> Body<'a> {
+/// content, unless a text block already is that JSON. Either way its JSON (or the text block that
+/// is it) is kept whole when it fits the cap: the rest of the text gets what it leaves. One cap
+/// over all the text: where it falls the text is cut and marked, and the text after it is dropped.
+fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &ResultOptions, is_error: bool) -> Body<'a> {
+    let content = &result.content;
     let sc = result.structured_content.as_ref();
     let json = sc.map(crate::text::to_string);
     let json_len = json.as_deref().map_or(0, utf16_len);
     let has_slot = |sc: &&Value| match format {
-        ResultFormat::Gemini | ResultFormat::Vertex => !is_error,
-        ResultFormat::Bedrock => sc.is_object(),
-        ResultFormat::OpenAi | ResultFormat::OpenAiResponses | ResultFormat::Anthropic => false,
+        Some(ResultFormat::Gemini | ResultFormat::Vertex) => !is_error,
+        Some(ResultFormat::Bedrock) => sc.is_object(),
+        Some(ResultFormat::OpenAi | ResultFormat::OpenAiResponses | ResultFormat::Anthropic) | None => false,
     };
     let structured = sc.filter(has_slot).filter(|_| json_len <= opts.max_chars);
     let repeated: Vec<bool> = match sc {
-        Some(sc) => result.content.iter().map(|b| repeats(b, sc)).collect(),
-        None => vec![false; result.content.len()],
+        Some(sc) => content.iter().map(|b| repeats(b, sc)).collect(),
+        None => vec![false; content.len()],
     };
-    let mut b = Builder { format: Some(format), opts, parts: Vec::new() };
-    for (block, &repeat) in result.content.iter().zip(&repeated) {
-        if repeat && structured.is_some() {
-            continue;
-        }
-        match block {
-            ContentBlock::Image(img) => b.image(format, img),
-            ContentBlock::Resource(r) if r.resource.text.is_none() && r.resource.blob.is_some() => {
-                b.blob(&r.resource, r.resource.blob.as_deref().unwrap_or_default())
+    // The content but the block at `skip`, and the structure's JSON after it when `json` is given.
+    let build = |skip: Option<usize>, json: Option<String>| {
+        let mut b = Builder { format, opts, parts: Vec::new() };
+        for (i, (block, &repeat)) in content.iter().zip(&repeated).enumerate() {
+            if (repeat && structured.is_some()) || skip == Some(i) {
+                continue;
             }
-            other => b.text(block_text(other)),
+            match (block, format) {
+                (ContentBlock::Image(img), Some(format)) => b.image(format, img),
+                (ContentBlock::Resource(r), _) if r.resource.text.is_none() && r.resource.blob.is_some() => {
+                    b.blob(&r.resource, r.resource.blob.as_deref().unwrap_or_default())
+                }
+                (other, _) => b.text(block_text(other)),
+            }
         }
+        if let Some(json) = json {
+            b.text(json);
+        }
+        b.parts
+    };
+    if structured.is_some() {
+        let mut parts = build(None, None);
+        cap_text(&mut parts, opts.max_chars - json_len);
+        return Body { parts, structured };
     }
-    if let Some(json) = json.filter(|_| structured.is_none() && !repeated.contains(&true)) {
-        b.text(json);
+    // Sent as text: the JSON after the content, or the text block that already is it.
+    let as_text = match repeated.iter().position(|&r| r) {
+        Some(i) => Some((Some(i), block_text(&content[i]))),
+        None => json.map(|json| (None, json)),
+    };
+    let Some((skip, text)) = as_text else {
+        let mut parts = build(None, None);
+        cap_text(&mut parts, opts.max_chars);
+        return Body { parts, structured };
+    };
+    let mut parts = build(None, skip.is_none().then(|| text.clone()));
+    let text_len = utf16_len(&text);
+    if text_units(&parts) > opts.max_chars && text_len < opts.max_chars {
+        // Over the cap, but the structure fits: it is kept whole, at the end, and the rest of the
+        // text has what it leaves (less the line break before it).
+        parts = build(skip, None);
+        let line_break = usize::from(matches!(parts.last(), Some(Part::Text(_))));
+        cap_text(&mut parts, opts.max_chars - text_len - line_break);
+        let mut b = Builder { format, opts, parts };
+        b.text(text);
+        parts = b.parts;
+    } else {
+        cap_text(&mut parts, opts.max_chars);
     }
-    let mut parts = b.parts;
-    let budget = if structured.is_some() { opts.max_chars - json_len } else { opts.max_chars };
-    cap_text(&mut parts, budget);
     Body { parts, structured }
+}
+
+/// The UTF-16 length of the text of `parts`.
+fn text_units(parts: &[Part]) -> usize {
+    parts.iter().map(|p| if let Part::Text(t) = p { utf16_len(t) } else { 0 }).sum()
+}
+
+/// `result` as text: its content, then its `structuredContent` as JSON unless a text block is
+/// that JSON, capped as [`body`] caps it (`flattenContent`).
+pub(crate) fn flatten(result: &CallToolResult, max_chars: usize) -> String {
+    let opts = ResultOptions { max_chars, ..ResultOptions::default() };
+    let Body { parts, .. } = body(result, None, &opts, false);
+    text_of(&parts, false)
 }
 
 /// Cuts the text of `parts` to `max` UTF-16 code units in all, in order: the text where the cap
@@ -897,7 +931,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
         ResultFormat::Bedrock => Some(call.require_id("Bedrock")?),
         ResultFormat::Gemini | ResultFormat::Vertex => call.id(),
     };
-    let Body { parts, structured } = body(result, format, opts, is_error);
+    let Body { parts, structured } = body(result, Some(format), opts, is_error);
     Ok(match format {
         ResultFormat::OpenAi => {
             let id = id.unwrap_or_default();
@@ -1266,6 +1300,34 @@ mod tests {
         // Bedrock's json block holds objects; another value goes as text.
         let r = result(json!({"content":[{"type":"text","text":"two"}],"structuredContent":[1,2]}));
         assert_eq!(message(&r, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"text":"two\n[1,2]"}]));
+    }
+
+    /// Long text does not push the structure out: its JSON (or the text block that is it) is kept
+    /// whole when it fits `maxChars`, for every provider and flattenContent, and the rest of the
+    /// text gets what it leaves.
+    #[test]
+    fn structured_content_is_reserved_before_the_text() {
+        let r = result(json!({"content":[{"type":"text","text":"Log line\n".repeat(20)}],"structuredContent":{"total":42,"status":"PASS"}}));
+        let json = r#"{"total":42,"status":"PASS"}"#;
+        // 100 units: the JSON (28) and its line break, and 71 of the log.
+        let expected = format!("{}{TRUNCATED_MARKER}\n{json}", &"Log line\n".repeat(20)[..71]);
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(100))["content"], expected);
+        assert_eq!(message(&r, ResultFormat::OpenAiResponses, capped(100))["output"], expected);
+        assert_eq!(message(&r, ResultFormat::Anthropic, capped(100))["content"], json!([{"type":"text","text":expected}]));
+        assert_eq!(crate::content::flatten_result(&r, crate::content::FlattenOptions { max_chars: 100 }), expected);
+        for format in ALL {
+            let sent = message(&r, format, capped(100)).to_string();
+            assert!(sent.contains(r#""total":42"#) || sent.contains(r#"\"total\":42"#), "{format:?}: {sent}");
+        }
+        // The text block that already is the JSON is what is kept (at the end).
+        let r = result(json!({"content":[{"type":"text","text":"{ \"total\": 42 }"},{"type":"text","text":"x".repeat(50)}],"structuredContent":{"total":42}}));
+        let expected = format!("{}{TRUNCATED_MARKER}\n{{ \"total\": 42 }}", "x".repeat(14));
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(30))["content"], expected);
+        // Within the cap, nothing moves.
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(100))["content"], format!("{{ \"total\": 42 }}\n{}", "x".repeat(50)));
+        // A structure longer than the cap is cut like any text, after the content.
+        let r = result(json!({"content":[{"type":"text","text":"ab"}],"structuredContent":{"k":"0123456789"}}));
+        assert_eq!(message(&r, ResultFormat::Anthropic, capped(10))["content"][0]["text"], format!("ab\n{{\"k\":\"0{TRUNCATED_MARKER}"));
     }
 
     /// Images over what the provider takes inline are described, not sent.
