@@ -1115,10 +1115,20 @@ export interface BedrockToolResultBlock {
 }
 
 /**
- * The call fields a result message needs: an entry of {@link parseToolCalls}, or `{id, name}`. Every provider but
- * Gemini needs the `id` (`INVALID_INPUT` without one); an empty string counts as none.
+ * The call fields a result message needs: an entry of {@link parseToolCalls}, `{id, name}`, or the call as the
+ * provider's SDK gives it: a Responses `function_call` item (its `call_id`: the item's own `id` is never a call id), a
+ * Chat `tool_call` (`{id, function: {name}}`), a Bedrock `toolUse` (`{toolUseId, name}`, or the content block
+ * `{toolUse}`), an Anthropic `tool_use` block, a Gemini `functionCall`. The id is `call_id`, else `toolUseId`, else
+ * `id`. Every provider but Gemini needs the id (`INVALID_INPUT` without one); an empty string counts as none. An empty
+ * name is `INVALID_INPUT`.
  */
-export type ToolCallRef = Pick<ToolCall, "id" | "providerName"> | { id?: string | null; name: string };
+export type ToolCallRef =
+  | Pick<ToolCall, "id" | "providerName">
+  | { id?: string | null; name: string }
+  | { call_id?: string | null; name: string }
+  | { id?: string | null; function: { name: string } }
+  | { toolUseId?: string | null; name?: string }
+  | { toolUse?: { toolUseId?: string | null; name?: string } };
 
 /**
  * The provider's tool-result message for an MCP result. `structuredContent` is never dropped: in Gemini's

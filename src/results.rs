@@ -891,20 +891,43 @@ pub struct CallRef {
 }
 
 impl CallRef {
-    /// Reads `{id, providerName}` (as `parseToolCalls` returns) or `{id, name}`.
+    /// Reads an entry of `parseToolCalls` (`{id, providerName}`), `{id, name}`, or a call as the
+    /// provider's SDK gives it: a Responses `function_call` item (its `call_id`, not its item
+    /// `id`), a Chat `tool_call` (`{id, function: {name}}`), a Bedrock `toolUse` (`{toolUseId,
+    /// name}`, or the content block that holds it), an Anthropic `tool_use` block, a Gemini
+    /// `functionCall`. The id is `call_id`, else `toolUseId`, else `id`.
     pub fn from_value(v: &Value) -> Result<Self> {
+        let v = match v.get("toolUse") {
+            Some(inner @ Value::Object(_)) if v.get("name").is_none() && v.get("providerName").is_none() => inner,
+            _ => v,
+        };
         let name = v
             .get("providerName")
             .or_else(|| v.get("name"))
+            .or_else(|| v.get("function").and_then(|f| f.get("name")))
             .and_then(Value::as_str)
-            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "call must have a string `providerName` (or `name`)"))?;
+            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "call must have a string `providerName` (or `name`, or `function.name`)"))?;
+        if name.is_empty() {
+            return Err(Error::new(ErrorCode::InvalidInput, "call has an empty name: the tool-result message needs the name the provider called"));
+        }
         // An empty id is no id: no provider takes one (Bedrock's toolUseId is 1-64 characters).
-        let id = match v.get("id") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if s.is_empty() => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err(Error::new(ErrorCode::InvalidInput, "call.id must be a string")),
+        // A Responses item's `id` is the item's, never a call id.
+        let keys: &[&str] = match v.get("type").and_then(Value::as_str) {
+            Some("function_call") => &["call_id"],
+            _ => &["call_id", "toolUseId", "id"],
         };
+        let mut id = None;
+        for &key in keys {
+            match v.get(key) {
+                None | Some(Value::Null) => {}
+                Some(Value::String(s)) if s.is_empty() => {}
+                Some(Value::String(s)) => {
+                    id = Some(s.clone());
+                    break;
+                }
+                Some(_) => return Err(Error::new(ErrorCode::InvalidInput, format!("call.{key} must be a string"))),
+            }
+        }
         Ok(Self { id, name: name.owned() })
     }
 
@@ -1557,6 +1580,37 @@ mod tests {
         let r = result(json!([{"type":"resource","resource":{"uri":"file:///big.pdf","mimeType":"application/pdf","blob":big}}]));
         let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
         assert_eq!(m["toolResult"]["content"], json!([{"text":"[Resource: file:///big.pdf (application/pdf), 4.5 MB, not sent: larger than the 4.5 MB Bedrock takes inline]"}]));
+    }
+
+    /// The call as each SDK gives it: a Responses item's `call_id` (not its item `id`), a Chat
+    /// tool call's `function.name`, Bedrock's `toolUseId`; an empty name is refused.
+    #[test]
+    fn calls_as_the_sdks_give_them() {
+        let read = |v: Value| CallRef::from_value(&v).map(|c| (c.id, c.name));
+        let some = |id: &str, name: &str| Ok((Some(id.owned()), name.owned()));
+        assert_eq!(read(json!({"type":"function_call","id":"fc_68a1","call_id":"call_XYZ","name":"t","arguments":"{}"})), some("call_XYZ", "t"));
+        assert_eq!(read(json!({"id":"call_abc","type":"function","function":{"name":"t","arguments":"{}"}})), some("call_abc", "t"));
+        assert_eq!(read(json!({"toolUseId":"tooluse_1","name":"t","input":{}})), some("tooluse_1", "t"));
+        assert_eq!(read(json!({"toolUse":{"toolUseId":"tooluse_1","name":"t","input":{}}})), some("tooluse_1", "t"));
+        assert_eq!(read(json!({"type":"tool_use","id":"toolu_01","name":"t","input":{}})), some("toolu_01", "t"));
+        assert_eq!(read(json!({"id":"call_1","providerName":"mcp__s__t","name":"other"})), some("call_1", "mcp__s__t"));
+        assert_eq!(read(json!({"function":{"name":"t","arguments":{}}})), Ok((None, "t".owned())));
+        // A Responses item without `call_id` has none (its `id` is the item's).
+        assert_eq!(read(json!({"type":"function_call","id":"fc_1","name":"t"})), Ok((None, "t".owned())));
+        // An empty call_id is none: the next key is read.
+        assert_eq!(read(json!({"call_id":"","id":"fc_1","name":"t"})), some("fc_1", "t"));
+        for bad in [json!({"id":"c","name":""}), json!({"id":"c"}), json!({"call_id":5,"name":"t"})] {
+            assert_eq!(read(bad.clone()).unwrap_err().code, ErrorCode::InvalidInput, "{bad}");
+        }
+        assert!(read(json!({"id":"c","name":""})).unwrap_err().message.contains("empty name"));
+        let m = tool_result_message(
+            &CallRef::from_value(&json!({"type":"function_call","id":"fc_68a1","call_id":"call_XYZ","name":"t"})).unwrap(),
+            &result(json!([{"type":"text","text":"ok"}])),
+            ResultFormat::OpenAiResponses,
+            &ResultOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(m["call_id"], "call_XYZ");
     }
 
     /// Where the cap falls the text is cut and marked once; text after it is dropped, images stay.

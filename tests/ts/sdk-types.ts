@@ -56,6 +56,16 @@ const anthropicResult: ToolResultBlockParam = toolResultMessage(call, result, "a
 const geminiResult: GeminiPart = toolResultMessage(call, result, "gemini");
 const bedrockResult: BedrockContentBlock = toolResultMessage(call, result, "bedrock");
 const bedrockBlock: ToolResultBlock = toolResultMessage(call, result, "bedrock").toolResult;
+// The call as each SDK gives it.
+declare const responsesCall: import("openai/resources/responses/responses").ResponseFunctionToolCall;
+declare const chatCall: import("openai/resources/chat/completions").ChatCompletionMessageFunctionToolCall;
+declare const bedrockUse: import("@aws-sdk/client-bedrock-runtime").ToolUseBlock;
+declare const anthropicUse: import("@anthropic-ai/sdk/resources/messages").ToolUseBlock;
+const fromResponsesCall: ResponseInputItem = toolResultMessage(responsesCall, result, "openai-responses");
+const fromChatCall: ChatCompletionToolMessageParam = toolResultMessage(chatCall, result, "openai");
+const fromBedrockUse: BedrockContentBlock = toolResultMessage(bedrockUse, result, "bedrock");
+const fromBedrockBlock: BedrockContentBlock = toolResultMessage({ toolUse: bedrockUse }, result, "bedrock");
+const fromAnthropicUse: ToolResultBlockParam = toolResultMessage(anthropicUse, result, "anthropic");
 
 // Tool calls: what parseToolCalls returns feeds an MCP tools/call. Arguments are objects where the types show every
 // tool's input schema to be an object schema, or without a name map; any JSON value otherwise (a wrapped root).
