@@ -677,7 +677,7 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
  * `[Resource: uri (mime)]` line and its text, an embedded blob of text (`text/*`, JSON, XML...) decoded under that
  * line, any other blob as `[Resource: uri (mime), 12 KB, not sent: text only]`, `[Unsupported content: type]`
  * for the rest; joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
- * already is that JSON (compared as JSON values).
+ * already is that JSON (compared as JSON values, numbers as JavaScript reads them: `22.0` is `22`, `1e3` is `1000`).
  */
 export function flattenContent(content: McpCallToolResult | readonly McpContentBlock[], options?: FlattenOptions): string;
 

@@ -99,7 +99,7 @@ pub fn flatten_result(result: &CallToolResult, opts: FlattenOptions) -> String {
 }
 
 /// Whether a block is a text whose JSON is `structured` (the serialized copy MCP asks servers
-/// returning `structuredContent` to add), compared as JSON values, not as text.
+/// returning `structuredContent` to add), compared as JSON values (numbers as JavaScript reads them), not as text.
 pub fn repeats(block: &ContentBlock, structured: &Value) -> bool {
     match block {
         // Most text is not JSON: only a text that starts as the value's JSON would is read.
@@ -111,9 +111,21 @@ pub fn repeats(block: &ContentBlock, structured: &Value) -> bool {
                 Value::String(_) => first == Some(b'"'),
                 _ => true,
             };
-            could && read_json(&t.text).ok().as_ref() == Some(structured)
+            could && read_json(&t.text).is_ok_and(|v| same_json(&v, structured))
         }
         _ => false,
+    }
+}
+
+/// Whether two JSON values are equal as JavaScript reads them: numbers compared as doubles (a
+/// Python server prints `22.0` where JS reads `22`; `1e3` is `1000`; an integer past 2^53 is its
+/// nearest double), objects whatever the order of their members.
+pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y)),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w))),
+        _ => a == b,
     }
 }
 
@@ -234,6 +246,26 @@ mod tests {
             FlattenOptions { max_chars: 5 },
         );
         assert_eq!(cut, "ab\n{\"\n[Truncated]");
+    }
+
+    /// The text copy of the structure is recognised however its numbers are written: `22.0` (Python)
+    /// is the `22` JS read, `1e3` is `1000`, an integer past 2^53 is its double.
+    #[test]
+    fn numbers_compare_as_javascript_reads_them() {
+        let flat = |v: serde_json::Value| flatten_result(&CallToolResult::from_value(v).unwrap(), FlattenOptions::default());
+        let python = "{\n  \"temperature\": 22.0,\n  \"humidity\": 65.0,\n  \"conditions\": \"Cloudy\"\n}";
+        assert_eq!(flat(json!({"content":[{"type":"text","text":python}],"structuredContent":{"temperature":22,"humidity":65,"conditions":"Cloudy"}})), python);
+        assert_eq!(flat(json!({"content":[{"type":"text","text":"{\"v\": 1e3}"}],"structuredContent":{"v":1000}})), "{\"v\": 1e3}");
+        assert_eq!(
+            flat(json!({"content":[{"type":"text","text":"{\"id\": 1234567890123456789}"}],"structuredContent":{"id":1234567890123456800_u64}})),
+            "{\"id\": 1234567890123456789}"
+        );
+        assert_eq!(flat(json!({"content":[{"type":"text","text":"[0.5, -0.0]"}],"structuredContent":[0.5, 0]})), "[0.5, -0.0]");
+        // Different numbers are different.
+        assert_eq!(flat(json!({"content":[{"type":"text","text":"{\"v\": 22.5}"}],"structuredContent":{"v":22}})), "{\"v\": 22.5}\n{\"v\":22}");
+        assert!(same_json(&json!({"a":1,"b":[1.0]}), &json!({"b":[1],"a":1.0})));
+        assert!(!same_json(&json!({"a":1}), &json!({"a":1,"b":2})));
+        assert!(!same_json(&json!("1"), &json!(1)));
     }
 
     #[test]
