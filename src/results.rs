@@ -1017,7 +1017,9 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                         object([("type", string("document")), ("source", source)])
                     }
                 })
-                .filter(|b| b.get("text").and_then(Value::as_str) != Some(""))
+                // Both refuse a text block of whitespace alone ("text content blocks must contain
+                // non-whitespace text").
+                .filter(|b| !b.get("text").and_then(Value::as_str).is_some_and(|t| t.trim().is_empty()))
                 .collect();
             if content.is_empty() {
                 content.push(object([("type", string("text")), ("text", string("(no output)"))]));
@@ -1089,7 +1091,9 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                         object([("document", object([("format", format.into()), ("name", Value::String(name)), ("source", source)]))])
                     }
                 })
-                .filter(|b| b.get("text").and_then(Value::as_str) != Some(""))
+                // Both refuse a text block of whitespace alone ("text content blocks must contain
+                // non-whitespace text").
+                .filter(|b| !b.get("text").and_then(Value::as_str).is_some_and(|t| t.trim().is_empty()))
                 .collect();
             if let Some(sc) = structured {
                 content.push(object([("json", sc.clone())]));
@@ -1611,6 +1615,24 @@ mod tests {
         )
         .unwrap();
         assert_eq!(m["call_id"], "call_XYZ");
+    }
+
+    /// Anthropic and Bedrock refuse text blocks of whitespace alone: they are left out, and a
+    /// result with nothing else says so.
+    #[test]
+    fn whitespace_text_blocks_are_left_out_where_refused() {
+        let r = result(json!([{"type":"text","text":" \n\t"},{"type":"image","data":PNG,"mimeType":"image/png"},{"type":"text","text":"\u{3000}"}]));
+        let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!(m["content"].as_array().unwrap().len(), 1, "{m}");
+        assert_eq!(m["content"][0]["type"], "image");
+        let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"].as_array().unwrap().len(), 1, "{m}");
+        let blank = result(json!([{"type":"text","text":"   "}]));
+        assert_eq!(message(&blank, ResultFormat::Anthropic, ResultOptions::default())["content"], json!([{"type":"text","text":"(no output)"}]));
+        assert_eq!(message(&blank, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"text":"(no output)"}]));
+        // Text with something in it goes as it is.
+        let r = result(json!([{"type":"text","text":" a "}]));
+        assert_eq!(message(&r, ResultFormat::Anthropic, ResultOptions::default())["content"], json!([{"type":"text","text":" a "}]));
     }
 
     /// Where the cap falls the text is cut and marked once; text after it is dropped, images stay.
