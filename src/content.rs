@@ -93,7 +93,7 @@ pub fn flatten_content(blocks: &[ContentBlock], opts: FlattenOptions) -> String 
 
 /// Flattens a whole result: its content, then its `structuredContent` as JSON unless a text block
 /// already is that JSON. That JSON (or that text block) is kept whole when it fits `max_chars`:
-/// the rest of the text gets what it leaves.
+/// the rest of the text gets what it leaves. An error starts with `Error: `.
 pub fn flatten_result(result: &CallToolResult, opts: FlattenOptions) -> String {
     crate::results::flatten(result, opts.max_chars)
 }

@@ -784,6 +784,12 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
         cap_text(&mut parts, opts.max_chars - json_len);
         return Body { parts, structured };
     }
+    if is_error && sc.is_none() && content.iter().all(|b| matches!(b, ContentBlock::Text(t) if t.text.trim().is_empty())) {
+        // An error that says nothing still says it is one.
+        let mut parts = vec![Part::Text(EMPTY_ERROR.owned())];
+        cap_text(&mut parts, opts.max_chars);
+        return Body { parts, structured };
+    }
     // Sent as text: the JSON after the content, or the text block that already is it.
     let as_text = match repeated.iter().position(|&r| r) {
         Some(i) => Some((Some(i), block_text(&content[i]))),
@@ -811,17 +817,27 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     Body { parts, structured }
 }
 
+/// The text of an error result without content.
+pub const EMPTY_ERROR: &str = "The tool reported an error with no content.";
+
 /// The UTF-16 length of the text of `parts`.
 fn text_units(parts: &[Part]) -> usize {
     parts.iter().map(|p| if let Part::Text(t) = p { utf16_len(t) } else { 0 }).sum()
 }
 
 /// `result` as text: its content, then its `structuredContent` as JSON unless a text block is
-/// that JSON, capped as [`body`] caps it (`flattenContent`).
+/// that JSON, capped as [`body`] caps it (`flattenContent`); an error starts with `Error: `, as
+/// OpenAI's tool message does.
 pub(crate) fn flatten(result: &CallToolResult, max_chars: usize) -> String {
     let opts = ResultOptions { max_chars, ..ResultOptions::default() };
-    let Body { parts, .. } = body(result, None, &opts, false);
-    text_of(&parts, false)
+    let is_error = result.is_error == Some(true);
+    let Body { parts, .. } = body(result, None, &opts, is_error);
+    let text = text_of(&parts, false);
+    if is_error {
+        format!("Error: {text}")
+    } else {
+        text
+    }
 }
 
 /// Cuts the text of `parts` to `max` UTF-16 code units in all, in order: the text where the cap
@@ -1633,6 +1649,23 @@ mod tests {
         // Text with something in it goes as it is.
         let r = result(json!([{"type":"text","text":" a "}]));
         assert_eq!(message(&r, ResultFormat::Anthropic, ResultOptions::default())["content"], json!([{"type":"text","text":" a "}]));
+    }
+
+    /// An error is marked in flattenContent as in OpenAI's message, and an error with no content
+    /// says it is one, for every provider.
+    #[test]
+    fn errors_are_marked_and_never_empty() {
+        let flat = |v: Value| crate::content::flatten_result(&result(v), crate::content::FlattenOptions::default());
+        assert_eq!(flat(json!({"isError":true,"content":[{"type":"text","text":"Permission denied"}]})), "Error: Permission denied");
+        assert_eq!(flat(json!({"isError":true,"content":[]})), format!("Error: {EMPTY_ERROR}"));
+        assert_eq!(flat(json!({"isError":true,"content":[{"type":"text","text":" "}]})), format!("Error: {EMPTY_ERROR}"));
+        assert_eq!(flat(json!({"isError":false,"content":[]})), "");
+        let empty = result(json!({"isError":true}));
+        assert_eq!(message(&empty, ResultFormat::OpenAi, ResultOptions::default())["content"], format!("Error: {EMPTY_ERROR}"));
+        assert_eq!(message(&empty, ResultFormat::OpenAiResponses, ResultOptions::default())["output"], format!("Error: {EMPTY_ERROR}"));
+        assert_eq!(message(&empty, ResultFormat::Anthropic, ResultOptions::default())["content"], json!([{"type":"text","text":EMPTY_ERROR}]));
+        assert_eq!(message(&empty, ResultFormat::Gemini, ResultOptions::default())["functionResponse"]["response"], json!({"error":EMPTY_ERROR}));
+        assert_eq!(message(&empty, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"text":EMPTY_ERROR}]));
     }
 
     /// Where the cap falls the text is cut and marked once; text after it is dropped, images stay.

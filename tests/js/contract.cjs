@@ -524,7 +524,9 @@ module.exports = function contract(tw, label) {
       "[Unsupported content: video]",
     ].join("\n");
     assert.equal(tw.flattenContent(content), expected);
-    assert.equal(tw.flattenContent({ content, isError: true }), expected, "a CallToolResult flattens its content");
+    assert.equal(tw.flattenContent({ content }), expected, "a CallToolResult flattens its content");
+    assert.equal(tw.flattenContent({ content, isError: true }), `Error: ${expected}`, "an error is marked");
+    assert.equal(tw.flattenContent({ content: [], isError: true }), "Error: The tool reported an error with no content.");
     // structuredContent follows as JSON, unless a text block already is that JSON.
     assert.equal(tw.flattenContent({ content: [{ type: "text", text: "2 rows" }], structuredContent: { rows: 2 } }), '2 rows\n{"rows":2}');
     assert.equal(tw.flattenContent({ content: [{ type: "text", text: '{"rows": 2}' }], structuredContent: { rows: 2 } }), '{"rows": 2}');
