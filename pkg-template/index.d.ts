@@ -672,7 +672,8 @@ export function prefixToolName(server: string | null | undefined, tool: string, 
 export function parseToolName(name: string, options?: NamingOptions): { server: string | null; tool: string } | null;
 
 /**
- * A tool result as text: text blocks verbatim; `[Image: mime]`, `[Audio: mime]`, `[Resource link: name (uri)]`
+ * A tool result as text: text blocks verbatim; `[Image: mime (not sent: text only)]`, `[Audio: mime (not sent: text
+ * only)]`, `[Resource link: name (uri)]`
  * (`(uri, mime)` with a MIME type, `: description` after the parenthesis with a description), an embedded text resource as a
  * `[Resource: uri (mime)]` line and its text, an embedded blob of text (`text/*`, JSON, XML...) decoded under that
  * line, any other blob as `[Resource: uri (mime), 12 KB, not sent: text only]`, `[Unsupported content: type]`
@@ -1140,7 +1141,8 @@ export type ToolCallRef =
  * inline (OpenAI 20 MB, Anthropic 5 MB of base64, Gemini 20 MB of base64, Vertex AI 7 MB, Bedrock 3.75 MB; Anthropic
  * and Bedrock 8000 px a side); any other is described in the text, e.g. `[Image: image/png, 120 MB (not sent: larger
  * than the 3.75 MB Bedrock takes inline)]`, `[Image: image/jpeg, 1280x9000 px (not sent: Anthropic takes at most
- * 8000 px a side)]`. Embedded blob resources: an image goes as images do; a PDF as Anthropic's `document` block,
+ * 8000 px a side)]`; an image or audio the message does not carry is `[Image: image/png (not sent: text only)]`,
+ * `[Audio: audio/wav (not sent: Anthropic tool results take no audio)]`. Embedded blob resources: an image goes as images do; a PDF as Anthropic's `document` block,
  * Bedrock's `document` (also DOC, DOCX, XLS, XLSX), Responses' `input_file` (also DOCX, XLSX, PPTX) and Gemini's
  * `parts` (those two with `multimodal`), within OpenAI 32 MB, Anthropic 24 MB, Gemini 15 MB, Vertex AI 7 MB, Bedrock
  * 4.5 MB; text (`text/*`, JSON, XML...) decoded into the text; any other described, e.g. `[Resource: file:///a.zip

@@ -1,6 +1,7 @@
 //! Flattening MCP tool results to text.
 //!
-//! Text blocks as they are; `image` → `[Image: {mimeType}]`; `audio` → `[Audio: {mimeType}]`;
+//! Text blocks as they are; `image` → `[Image: {mimeType} (not sent: text only)]`; `audio` →
+//! `[Audio: {mimeType} (not sent: text only)]`;
 //! `resource_link` → `[Resource link: {name} ({uri})]`, `({uri}, {mimeType})` when it has a MIME type,
 //! then `: {description}` when it has one; an embedded text resource its text under a header line
 //! `[Resource: {uri} ({mimeType})]`, an embedded blob of text (`text/*`, JSON, XML...) its text
@@ -39,8 +40,9 @@ impl Default for FlattenOptions {
 pub fn block_text(block: &ContentBlock) -> String {
     match block {
         ContentBlock::Text(t) => t.text.clone(),
-        ContentBlock::Image(m) => format!("[Image: {}]", or_unknown(&m.mime_type)),
-        ContentBlock::Audio(m) => format!("[Audio: {}]", or_unknown(&m.mime_type)),
+        // As text, media is never sent: the placeholder says so, lest the model describe what it never saw.
+        ContentBlock::Image(m) => format!("[Image: {} (not sent: text only)]", or_unknown(&m.mime_type)),
+        ContentBlock::Audio(m) => format!("[Audio: {} (not sent: text only)]", or_unknown(&m.mime_type)),
         ContentBlock::ResourceLink(l) => {
             let name = l.title.as_deref().filter(|t| !t.is_empty()).unwrap_or(&l.name);
             let mime = l.mime_type.as_deref().filter(|m| !m.is_empty());
@@ -206,7 +208,7 @@ mod tests {
         ]));
         assert_eq!(
             flatten_content(&b, FlattenOptions::default()),
-            "hello\n[Image: image/png]\n[Audio: audio/wav]\n[Resource link: a.txt (file:///a.txt)]\n[Resource: file:///b (text/plain)]\ninner\n\
+            "hello\n[Image: image/png (not sent: text only)]\n[Audio: audio/wav (not sent: text only)]\n[Resource link: a.txt (file:///a.txt)]\n[Resource: file:///b (text/plain)]\ninner\n\
              [Resource: file:///c (application/pdf), 9 bytes, not sent: text only]\n[Resource: file:///d.csv (text/csv)]\na,b\n1,2\n\n[Unsupported content: hologram]"
         );
     }

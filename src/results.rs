@@ -519,15 +519,32 @@ impl Builder<'_> {
         })
     }
 
-    fn image(&mut self, format: ResultFormat, img: &crate::model::MediaContent) {
+    /// An image block: sent where the message carries images and the provider takes it, else
+    /// described with why it was not sent (`text only` where the message carries no images).
+    fn image(&mut self, img: &crate::model::MediaContent) {
+        let mime = if img.mime_type.is_empty() { "unknown type" } else { img.mime_type.as_str() };
+        let Some(format) = self.format.filter(|f| f.sends_images(self.opts)) else {
+            // Named by its bytes where they say (servers mislabel screenshots).
+            let sniffed = base64_body(&img.data).ok().and_then(|body| sniff(&decode_prefix(&body, 16)));
+            return self.text(format!("[Image: {} (not sent: text only)]", sniffed.unwrap_or(mime)));
+        };
         match self.check_image(format, &img.data) {
             Ok(ok) => self.parts.push(Part::Image(ok)),
             Err(NotSent { detail, reason }) => {
-                let mime = if img.mime_type.is_empty() { "unknown type" } else { img.mime_type.as_str() };
                 let detail = detail.map_or_else(String::new, |d| format!(", {d}"));
                 self.text(format!("[Image: {mime}{detail} (not sent: {reason})]"));
             }
         }
+    }
+
+    /// An audio block: never sent (no provider takes audio in a tool result), so described.
+    fn audio(&mut self, audio: &crate::model::MediaContent) {
+        let mime = if audio.mime_type.is_empty() { "unknown type" } else { audio.mime_type.as_str() };
+        let reason = match self.format.filter(|f| f.sends_images(self.opts)) {
+            Some(format) => format!("{} tool results take no audio", format.label()),
+            None => "text only".owned(),
+        };
+        self.text(format!("[Audio: {mime} (not sent: {reason})]"));
     }
 
     /// An embedded blob: an image as images are sent, a document the provider takes as one, text
@@ -766,12 +783,13 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
             if (repeat && structured.is_some()) || skip == Some(i) {
                 continue;
             }
-            match (block, format) {
-                (ContentBlock::Image(img), Some(format)) => b.image(format, img),
-                (ContentBlock::Resource(r), _) if r.resource.text.is_none() && r.resource.blob.is_some() => {
+            match block {
+                ContentBlock::Image(img) => b.image(img),
+                ContentBlock::Audio(audio) => b.audio(audio),
+                ContentBlock::Resource(r) if r.resource.text.is_none() && r.resource.blob.is_some() => {
                     b.blob(&r.resource, r.resource.blob.as_deref().unwrap_or_default())
                 }
-                (other, _) => b.text(block_text(other)),
+                other => b.text(block_text(other)),
             }
         }
         if let Some(json) = json {
@@ -1191,8 +1209,11 @@ mod tests {
     fn openai_chat_text_only_with_optional_image_message() {
         let r = result(json!({"content":[{"type":"text","text":"a"},{"type":"image","data":PNG,"mimeType":"image/png"}]}));
         let m = tool_result_message(&call(), &r, ResultFormat::OpenAi, &ResultOptions::default()).unwrap();
-        assert_eq!(m, json!({"role":"tool","tool_call_id":"call_1","content":"a\n[Image: image/png]"}));
+        // Not sent, and saying so.
+        assert_eq!(m, json!({"role":"tool","tool_call_id":"call_1","content":"a\n[Image: image/png (not sent: text only)]"}));
         let both = tool_result_message(&call(), &r, ResultFormat::OpenAi, &ResultOptions { image_message: true, ..ResultOptions::default() }).unwrap();
+        // Sent in the user message: the tool message says where it was.
+        assert_eq!(both[0]["content"], "a\n[Image: image/png]");
         assert_eq!(both[1]["role"], "user");
         assert!(both[1]["content"][1]["image_url"]["url"].as_str().unwrap().starts_with("data:image/png;base64,"));
         let err = result(json!({"content":[{"type":"text","text":"boom"}],"isError":true}));
@@ -1404,7 +1425,7 @@ mod tests {
         let twenty = result(json!([{"type":"image","data":png_of(20_000_001),"mimeType":"image/png"}]));
         let m = message(&twenty, ResultFormat::OpenAi, ResultOptions { image_message: true, ..ResultOptions::default() });
         assert_eq!(m["content"], "[Image: image/png, 20 MB (not sent: larger than the 20 MB OpenAI takes inline)]", "no user message: {m}");
-        let m = message(&twenty, ResultFormat::Gemini, ResultOptions::default());
+        let m = message(&twenty, ResultFormat::Gemini, ResultOptions { multimodal: true, ..ResultOptions::default() });
         assert_eq!(m["functionResponse"]["response"]["output"], "[Image: image/png, 20 MB (not sent: larger than the 15 MB Gemini takes inline)]");
     }
 
@@ -1668,6 +1689,25 @@ mod tests {
         assert_eq!(message(&empty, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"text":EMPTY_ERROR}]));
     }
 
+    /// An image or audio the message does not carry is marked as not sent, with why, so that the
+    /// model does not describe what it never saw.
+    #[test]
+    fn media_not_sent_says_so() {
+        let r = result(json!([{"type":"image","data":PNG,"mimeType":"image/png"},{"type":"audio","data":"UklGRg==","mimeType":"audio/wav"}]));
+        let text_only = "[Image: image/png (not sent: text only)]\n[Audio: audio/wav (not sent: text only)]";
+        assert_eq!(message(&r, ResultFormat::OpenAi, ResultOptions::default())["content"], text_only);
+        assert_eq!(message(&r, ResultFormat::OpenAiResponses, ResultOptions::default())["output"], text_only);
+        assert_eq!(message(&r, ResultFormat::Gemini, ResultOptions::default())["functionResponse"]["response"]["output"], text_only);
+        assert_eq!(crate::content::flatten_result(&r, crate::content::FlattenOptions::default()), text_only);
+        let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!(m["content"][0]["type"], "image");
+        assert_eq!(m["content"][1]["text"], "[Audio: audio/wav (not sent: Anthropic tool results take no audio)]");
+        let m = message(&r, ResultFormat::Gemini, ResultOptions { multimodal: true, ..ResultOptions::default() });
+        assert_eq!(m["functionResponse"]["response"]["output"], "[Audio: audio/wav (not sent: Gemini tool results take no audio)]");
+        let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"][1]["text"], "[Audio: audio/wav (not sent: Bedrock tool results take no audio)]");
+    }
+
     /// Where the cap falls the text is cut and marked once; text after it is dropped, images stay.
     #[test]
     fn one_truncation_marker() {
@@ -1676,7 +1716,8 @@ mod tests {
             {"type":"image","data":PNG,"mimeType":"image/png"},
             {"type":"text","text":"more"}
         ]));
-        assert_eq!(message(&r, ResultFormat::OpenAi, capped(4))["content"], "abcd\n[Truncated]\n[Image: image/png]");
+        // OpenAI Chat: the image is described in the text, so cut with it.
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(4))["content"], "abcd\n[Truncated]");
         let m = message(&r, ResultFormat::Anthropic, capped(4));
         assert_eq!(m["content"].as_array().unwrap().len(), 2, "{m}");
         assert_eq!(m["content"][0], json!({"type":"text","text":"abcd\n[Truncated]"}));
@@ -1693,7 +1734,7 @@ mod tests {
             {"type":"text","text":"efgh"},
             {"type":"text","text":"ijkl"}
         ]));
-        assert_eq!(message(&r, ResultFormat::OpenAi, capped(4))["content"], "abcd\n[Image: image/png]\n[Truncated]");
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(4))["content"], "abcd\n[Truncated]");
         let m = message(&r, ResultFormat::Anthropic, capped(4));
         assert_eq!(m["content"][2], json!({"type":"text","text":"[Truncated]"}));
         assert_eq!(m["content"].as_array().unwrap().len(), 3);

@@ -125,7 +125,7 @@ fn helpers() {
     assert!(parse_tool_name_js("other".into(), js(r#"{"naming":"mcp"}"#)).unwrap().is_null());
     assert_eq!(text(&process_json_schema_js(JsValue::NULL).unwrap()), r#"{"type":"object","properties":{},"required":[]}"#);
     let flat = flatten_content_js(js(r#"{"content":[{"type":"text","text":"a"},{"type":"image","data":"","mimeType":"image/png"}]}"#), JsValue::UNDEFINED).unwrap();
-    assert_eq!(flat, "a\n[Image: image/png]");
+    assert_eq!(flat, "a\n[Image: image/png (not sent: text only)]");
     let report = check_tools(js(r#"[{"name":"ok"},{"nope":1}]"#), "openai".into(), JsValue::UNDEFINED).unwrap();
     assert!(text(&report).contains("tool/invalid"));
 }

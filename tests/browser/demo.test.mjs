@@ -284,7 +284,7 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await page.selectOption("#call-tool", "tiny_image");
   await page.click("#call-btn");
   await waitForText("#call-status", "tiny_image returned");
-  await waitForText("#out-flat", "[Image: image/png]");
+  await waitForText("#out-flat", "[Image: image/png (not sent: text only)]");
   assert.equal(await page.$eval("#out-images img", (img) => img.complete && img.naturalWidth), 16);
 
   // slow: progress notifications, then the result.

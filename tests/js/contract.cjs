@@ -515,8 +515,8 @@ module.exports = function contract(tw, label) {
     ];
     const expected = [
       "hello",
-      "[Image: image/png]",
-      "[Audio: audio/wav]",
+      "[Image: image/png (not sent: text only)]",
+      "[Audio: audio/wav (not sent: text only)]",
       "[Resource link: a.txt (file:///a.txt)]",
       "[Resource: file:///b.pdf (application/pdf), 5 bytes, not sent: text only]",
       "[Resource: file:///c.txt]",

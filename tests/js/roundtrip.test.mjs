@@ -34,7 +34,7 @@ const cases = {
       assert.equal(msg.role, "tool");
       assert.equal(msg.tool_call_id, "call_abc");
       // The structure is not in the text, so its JSON follows it.
-      assert.equal(msg.content, "3 issues\n[Image: image/png]\n{\"count\":3}");
+      assert.equal(msg.content, "3 issues\n[Image: image/png (not sent: text only)]\n{\"count\":3}");
     },
   },
   "openai-responses": {
@@ -66,7 +66,7 @@ const cases = {
     name: (out, i) => out[0].functionDeclarations[i].name,
     check(msg, call) {
       // The structure is the output; the rest of the content (text, the image's placeholder) beside it.
-      assert.deepEqual(msg, { functionResponse: { name: call.providerName, response: { output: { count: 3 }, content: "3 issues\n[Image: image/png]" } } });
+      assert.deepEqual(msg, { functionResponse: { name: call.providerName, response: { output: { count: 3 }, content: "3 issues\n[Image: image/png (not sent: text only)]" } } });
     },
   },
   bedrock: {
@@ -364,7 +364,7 @@ test("toolResultMessage: structuredContent kept and capped, one marker, big imag
   assert.deepEqual(tw.toolResultMessage(call, same, "anthropic").content, [{ type: "text", text: '{ "code": 42 }' }]);
   // One marker where the cap falls.
   const blocks = [{ type: "text", text: "abcdefgh" }, { type: "image", data: PNG, mimeType: "image/png" }, { type: "text", text: "more" }];
-  assert.equal(tw.toolResultMessage(call, blocks, "openai", { maxChars: 4 }).content, "abcd\n[Truncated]\n[Image: image/png]");
+  assert.equal(tw.toolResultMessage(call, blocks, "openai", { maxChars: 4 }).content, "abcd\n[Truncated]");
   assert.deepEqual(tw.toolResultMessage(call, blocks, "anthropic", { maxChars: 4 }).content.map((b) => b.type), ["text", "image"]);
   // A 4 MB PNG: over Anthropic's and Bedrock's limits, described instead.
   const png = "iVBORw0KGgoA" + "A".repeat(Math.floor(4_000_000 / 3) * 4);
