@@ -676,8 +676,8 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
  * only)]`, `[Resource link: name (uri)]`
  * (`(uri, mime)` with a MIME type, `: description` after the parenthesis with a description), an embedded text resource as a
  * `[Resource: uri (mime)]` line and its text, an embedded blob of text (`text/*`, JSON, XML...) decoded under that
- * line, any other blob as `[Resource: uri (mime), 12 KB, not sent: text only]`, `[Unsupported content: type]`
- * for the rest; joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
+ * line, any other blob as `[Resource: uri (mime), 12 KB, not sent: text only]`, `[Unsupported content: type]` and
+ * the block's JSON on the next line for the rest (a malformed block too: `{type:"text", text:{...}}`); joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
  * already is that JSON (compared as JSON values, numbers as JavaScript reads them: `22.0` is `22`, `1e3` is `1000`).
  * A result with `isError` starts with `"Error: "`, as {@link toolResultMessage}'s OpenAI message does; an error with no
  * content says `"The tool reported an error with no content."`.

@@ -6,8 +6,8 @@
 //! then `: {description}` when it has one; an embedded text resource its text under a header line
 //! `[Resource: {uri} ({mimeType})]`, an embedded blob of text (`text/*`, JSON, XML...) its text
 //! decoded under that line, any other blob `[Resource: {uri} ({mimeType}), {size}, not sent: {why}]`
-//! (`text only`, `not UTF-8 text`, `invalid base64 data`...); a block of unknown type
-//! `[Unsupported content: {type}]`. Items are joined with `\n`. A whole result adds its
+//! (`text only`, `not UTF-8 text`, `invalid base64 data`...); a block of unknown type (or a
+//! malformed one) `[Unsupported content: {type}]` and its JSON on the next line. Items are joined with `\n`. A whole result adds its
 //! `structuredContent` as JSON text unless a text block already is that JSON (MCP asks servers
 //! for one); that JSON is kept whole when it fits the cap, the rest of the text cut first. The
 //! result is cut at `max_chars` UTF-16 code units (the length JS reports), never inside a
@@ -73,8 +73,12 @@ pub fn block_text(block: &ContentBlock) -> String {
             out
         }
         ContentBlock::Unknown(v) => {
+            // Its JSON under the line, so that what it holds still reaches the model (cut by the cap).
             let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("unknown");
-            format!("[Unsupported content: {kind}]")
+            match v {
+                Value::Null => format!("[Unsupported content: {kind}]"),
+                v => format!("[Unsupported content: {kind}]\n{}", crate::text::to_string(v)),
+            }
         }
     }
 }
@@ -209,8 +213,33 @@ mod tests {
         assert_eq!(
             flatten_content(&b, FlattenOptions::default()),
             "hello\n[Image: image/png (not sent: text only)]\n[Audio: audio/wav (not sent: text only)]\n[Resource link: a.txt (file:///a.txt)]\n[Resource: file:///b (text/plain)]\ninner\n\
-             [Resource: file:///c (application/pdf), 9 bytes, not sent: text only]\n[Resource: file:///d.csv (text/csv)]\na,b\n1,2\n\n[Unsupported content: hologram]"
+             [Resource: file:///c (application/pdf), 9 bytes, not sent: text only]\n[Resource: file:///d.csv (text/csv)]\na,b\n1,2\n\n[Unsupported content: hologram]\n{\"type\":\"hologram\",\"data\":1}"
         );
+    }
+
+    /// A block of unknown type, or a malformed one, keeps what it holds: its JSON under the
+    /// line. A `null` MIME type is none (the image is read from its bytes).
+    #[test]
+    fn unknown_and_malformed_blocks_keep_their_content() {
+        let b = blocks(json!([
+            {"type":"hologram","data":{"x":1}},
+            {"type":"text","text":{"rows":2}},
+            "plain string",
+            null,
+            {"type":"image","data":"iVBORw0KGgo=","mimeType":null}
+        ]));
+        assert_eq!(
+            flatten_content(&b, FlattenOptions::default()),
+            "[Unsupported content: hologram]\n{\"type\":\"hologram\",\"data\":{\"x\":1}}\n\
+             [Unsupported content: text]\n{\"type\":\"text\",\"text\":{\"rows\":2}}\n\
+             [Unsupported content: unknown]\n\"plain string\"\n\
+             [Unsupported content: unknown]\n\
+             [Image: image/png (not sent: text only)]"
+        );
+        assert!(matches!(&b[4], ContentBlock::Image(m) if m.mime_type.is_empty()));
+        // Within the cap as any text.
+        let big = blocks(json!([{"type":"hologram","data":"x".repeat(1000)}]));
+        assert_eq!(utf16_len(&flatten_content(&big, FlattenOptions { max_chars: 50 })), 50 + TRUNCATED_MARKER.len());
     }
 
     /// An embedded text resource keeps its uri and MIME type (a header line above its text), a

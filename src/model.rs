@@ -359,7 +359,9 @@ impl ContentBlock {
         let well_formed = match kind {
             "text" => value.get("text").is_some_and(Value::is_string),
             "image" | "audio" => {
-                value.get("data").is_none_or(Value::is_string) && value.get("mimeType").is_none_or(Value::is_string)
+                // `null` is no value, as a missing field is (the image is then read from its bytes).
+                let string_or_none = |v: &Value| v.is_string() || v.is_null();
+                value.get("data").is_none_or(string_or_none) && value.get("mimeType").is_none_or(string_or_none)
             }
             "resource_link" => value.get("uri").is_some_and(Value::is_string),
             "resource" => value.get("resource").is_some_and(Value::is_object),

@@ -1708,6 +1708,16 @@ mod tests {
         assert_eq!(m["toolResult"]["content"][1]["text"], "[Audio: audio/wav (not sent: Bedrock tool results take no audio)]");
     }
 
+    /// An image whose `mimeType` is `null` is read from its bytes and sent; an unknown block's JSON
+    /// reaches the model.
+    #[test]
+    fn null_mime_types_and_unknown_blocks() {
+        let r = result(json!([{"type":"image","data":PNG,"mimeType":null},{"type":"hologram","depth":3}]));
+        let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!(m["content"][0]["source"]["media_type"], "image/png");
+        assert_eq!(m["content"][1]["text"], "[Unsupported content: hologram]\n{\"type\":\"hologram\",\"depth\":3}");
+    }
+
     /// Where the cap falls the text is cut and marked once; text after it is dropped, images stay.
     #[test]
     fn one_truncation_marker() {

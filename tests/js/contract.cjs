@@ -522,6 +522,7 @@ module.exports = function contract(tw, label) {
       "[Resource: file:///c.txt]",
       "embedded text",
       "[Unsupported content: video]",
+      '{"type":"video","url":"x"}',
     ].join("\n");
     assert.equal(tw.flattenContent(content), expected);
     assert.equal(tw.flattenContent({ content }), expected, "a CallToolResult flattens its content");
