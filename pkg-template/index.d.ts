@@ -445,9 +445,11 @@ export interface McpCallToolResult {
 /** Options of {@link flattenContent}. */
 export interface FlattenOptions {
   /**
-   * Cut the text (a result's `structuredContent` JSON included) at this many UTF-16 code units and append
-   * `"\n[Truncated]"`. The structure's JSON (or the text block that is it) is kept whole when it fits: the rest of the
-   * text is cut first. Default 100000.
+   * Cut the text (a result's `structuredContent` JSON included) at this many UTF-16 code units, the marker
+   * `"\n[Truncated: 60 of 5000 characters shown]"` (`"\n[Truncated]"` where the cap is too small for the counts, none
+   * under 12) and an error's `"Error: "` included. The structure's JSON (or the text block that is it) is kept whole
+   * when it fits: the rest of the text is cut first. Default 100000; `Infinity` is no cap; `NaN`, a negative or
+   * fractional number is `INVALID_OPTIONS`.
    */
   maxChars?: number;
 }
@@ -1049,7 +1051,9 @@ export interface ToolResultOptions {
    * Cap on all the text sent, in UTF-16 code units (default 100,000), `structuredContent`'s JSON included: a
    * structure whose JSON is longer goes as JSON text, not in Gemini's `output` or Bedrock's `json`. A structure that
    * fits is kept whole (as JSON text too: the rest of the text is cut first). Where the cap falls the text is cut and
-   * marked once with `"\n[Truncated]"`; text after it is dropped, images stay.
+   * marked once with `"\n[Truncated: 60 of 5000 characters shown]"`; text after it is dropped, images stay. The marker,
+   * OpenAI's `"Error: "` and the placeholders of media are within the cap. `Infinity` is no cap; `NaN`, a negative or
+   * fractional number is `INVALID_OPTIONS`.
    */
   maxChars?: number;
   /** OpenAI Chat: also return a `user` message with the images (the result is then `[toolMessage, userMessage]`). */

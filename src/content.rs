@@ -7,11 +7,12 @@
 //! `[Resource: {uri} ({mimeType})]`, an embedded blob of text (`text/*`, JSON, XML...) its text
 //! decoded under that line, any other blob `[Resource: {uri} ({mimeType}), {size}, not sent: {why}]`
 //! (`text only`, `not UTF-8 text`, `invalid base64 data`...); a block of unknown type (or a
-//! malformed one) `[Unsupported content: {type}]` and its JSON on the next line. Items are joined with `\n`. A whole result adds its
-//! `structuredContent` as JSON text unless a text block already is that JSON (MCP asks servers
-//! for one); that JSON is kept whole when it fits the cap, the rest of the text cut first. The
-//! result is cut at `max_chars` UTF-16 code units (the length JS reports), never inside a
-//! surrogate pair, and `\n[Truncated]` is appended after the cut.
+//! malformed one) `[Unsupported content: {type}]` and its JSON on the next line. Items are joined
+//! with `\n`. A whole result adds its `structuredContent` as JSON text unless a text block already
+//! is that JSON (MCP asks servers for one); that JSON is kept whole when it fits the cap, the rest
+//! of the text cut first; an error starts with `Error: `. The result is held to `max_chars` UTF-16
+//! code units (the length JS reports), the marker included, never cut inside a surrogate pair: the
+//! cut text ends with `\n[Truncated: {shown} of {total} characters shown]`.
 
 use serde_json::Value;
 
@@ -20,13 +21,22 @@ use crate::model::{read_json, CallToolResult, ContentBlock};
 /// Default cap on flattened text, in UTF-16 code units.
 pub const DEFAULT_MAX_CHARS: usize = 100_000;
 
-/// The marker appended after a cut.
-pub const TRUNCATED_MARKER: &str = "\n[Truncated]";
+/// How the marker appended after a cut starts: `\n[Truncated: {shown} of {total} characters
+/// shown]` (see [`truncated_marker`]).
+pub const TRUNCATED_MARKER: &str = "\n[Truncated";
+
+/// The marker where a cap leaves no room for the counts (`max_chars` under about 40).
+pub const SHORT_MARKER: &str = "\n[Truncated]";
+
+/// The marker after a cut: how much of how much was shown, in UTF-16 code units.
+pub fn truncated_marker(shown: usize, total: usize) -> String {
+    format!("\n[Truncated: {shown} of {total} characters shown]")
+}
 
 /// Flattening options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlattenOptions {
-    /// Cap in UTF-16 code units (the marker comes on top).
+    /// Cap in UTF-16 code units, the truncation marker included.
     pub max_chars: usize,
 }
 
@@ -162,31 +172,59 @@ const fn starts_char(b: u8) -> bool {
     (b as i8) >= -64
 }
 
-/// Cuts `s` to at most `max` UTF-16 code units without splitting a surrogate pair, appending
-/// [`TRUNCATED_MARKER`] if anything was cut.
+/// Cuts `s` to at most `max` UTF-16 code units, the marker included, without splitting a
+/// surrogate pair: the longest prefix that fits with [`truncated_marker`] after it (or, where the
+/// cap leaves no room for the counts, [`SHORT_MARKER`]; under its 12 units, no marker), the marker
+/// without its line break where nothing is kept.
 pub fn truncate_utf16(mut s: String, max: usize) -> String {
     // Fast path: UTF-16 length never exceeds the UTF-8 byte length.
     if s.len() <= max {
         return s;
     }
+    let total = utf16_len(&s);
+    if total <= max {
+        return s;
+    }
+    let (keep, marker) = room(max, total);
+    let (bytes, shown) = prefix(&s, keep);
+    s.truncate(bytes);
+    // Alone, the marker goes without its line break.
+    s.push_str(marker(shown).trim_start_matches(|c| c == '\n' && bytes == 0));
+    s
+}
+
+/// How many units of a text of `total` units may be kept under a cap of `max` (`max < total`),
+/// and the marker to end it with, given how many were kept.
+pub(crate) fn room(max: usize, total: usize) -> (usize, Box<dyn Fn(usize) -> String>) {
+    // The counts take as many digits as `max` at most; then as many as what that leaves.
+    let full = truncated_marker(max, total).len();
+    if full <= max {
+        let first = max - full;
+        let second = max - truncated_marker(first, total).len();
+        let keep = if second + truncated_marker(second, total).len() <= max { second } else { first };
+        (keep, Box::new(move |shown| truncated_marker(shown, total)))
+    } else if SHORT_MARKER.len() <= max {
+        (max - SHORT_MARKER.len(), Box::new(|_| SHORT_MARKER.to_owned()))
+    } else {
+        (max, Box::new(|_| String::new()))
+    }
+}
+
+/// The byte length and UTF-16 length of the longest prefix of `s` within `max` units, never
+/// inside a surrogate pair.
+pub(crate) fn prefix(s: &str, max: usize) -> (usize, usize) {
     let mut units = 0usize;
-    let mut cut = None;
     for (i, &b) in s.as_bytes().iter().enumerate() {
         if !starts_char(b) {
             continue;
         }
         let w = 1 + usize::from(b >= 0xF0);
         if units + w > max {
-            cut = Some(i);
-            break;
+            return (i, units);
         }
         units += w;
     }
-    if let Some(i) = cut {
-        s.truncate(i);
-        s.push_str(TRUNCATED_MARKER);
-    }
-    s
+    (s.len(), units)
 }
 
 #[cfg(test)]
@@ -239,7 +277,7 @@ mod tests {
         assert!(matches!(&b[4], ContentBlock::Image(m) if m.mime_type.is_empty()));
         // Within the cap as any text.
         let big = blocks(json!([{"type":"hologram","data":"x".repeat(1000)}]));
-        assert_eq!(utf16_len(&flatten_content(&big, FlattenOptions { max_chars: 50 })), 50 + TRUNCATED_MARKER.len());
+        assert!(utf16_len(&flatten_content(&big, FlattenOptions { max_chars: 50 })) <= 50);
     }
 
     /// An embedded text resource keeps its uri and MIME type (a header line above its text), a
@@ -271,12 +309,12 @@ mod tests {
         assert_eq!(flat(json!({"content":[],"structuredContent":{"rows":2}})), "{\"rows\":2}");
         assert_eq!(flat(json!({"content":[{"type":"text","text":"[1, 2]"}],"structuredContent":[1,2]})), "[1, 2]");
         assert_eq!(flat(json!({"content":[{"type":"text","text":"{\"rows\":3}"}],"structuredContent":{"rows":2}})), "{\"rows\":3}\n{\"rows\":2}");
-        // One cut over both.
+        // One cut over both where the structure is longer than the cap.
         let cut = flatten_result(
-            &CallToolResult::from_value(json!({"content":[{"type":"text","text":"ab"}],"structuredContent":{"k":"v"}})).unwrap(),
-            FlattenOptions { max_chars: 5 },
+            &CallToolResult::from_value(json!({"content":[{"type":"text","text":"ab"}],"structuredContent":{"k":"v".repeat(100)}})).unwrap(),
+            FlattenOptions { max_chars: 50 },
         );
-        assert_eq!(cut, "ab\n{\"\n[Truncated]");
+        assert_eq!(cut, "ab\n{\"k\":\"v\n[Truncated: 10 of 111 characters shown]");
     }
 
     /// The text copy of the structure is recognised however its numbers are written: `22.0` (Python)
@@ -302,11 +340,17 @@ mod tests {
     #[test]
     fn cut_counts_utf16_and_keeps_pairs() {
         // "😀" is 2 UTF-16 units; a cut at 3 must not split the second one.
-        let b = blocks(json!([{"type":"text","text":"a😀😀"}]));
-        assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 4 }), "a😀\n[Truncated]");
-        assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 5 }), "a😀😀");
-        let b = blocks(json!([{"type":"text","text":"abcdef"}]));
-        assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 3 }), "abc\n[Truncated]");
+        assert_eq!(prefix("a😀😀", 4), (5, 3));
+        assert_eq!(prefix("a😀😀", 5), (9, 5));
+        assert_eq!(prefix("a😀😀", 1), (1, 1));
+        let b = blocks(json!([{"type":"text","text":format!("a{}", "😀".repeat(100))}]));
+        assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 60 }), format!("a{}\n[Truncated: 19 of 201 characters shown]", "😀".repeat(9)));
+        // The marker is within the cap; a cap too small for its counts takes the short one, and
+        // one smaller than that none.
+        let b = blocks(json!([{"type":"text","text":"abcdef".repeat(10)}]));
+        assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 15 }), "abc\n[Truncated]");
+        assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 11 }), "abcdefabcde");
+        assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 0 }), "");
         // Multi-byte but single-unit characters: 'é' is 2 bytes, 1 unit.
         let b = blocks(json!([{"type":"text","text":"éééé"}]));
         assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 4 }), "éééé");
@@ -326,11 +370,14 @@ mod tests {
         // Every cut point of a mixed text, against the character-by-character count.
         let text = "a é € 😀 z".repeat(3);
         for max in 0..=utf16_len(&text) {
+            let (bytes, units) = prefix(&text, max);
+            let mut count = 0;
+            let expected: String = text.chars().take_while(|c| { count += c.len_utf16(); count <= max }).collect();
+            assert_eq!(&text[..bytes], expected, "max {max}");
+            assert_eq!(units, utf16_len(&expected));
+            // Cut with its marker, never over the cap.
             let cut = truncate_utf16(text.clone(), max);
-            let kept = cut.strip_suffix(TRUNCATED_MARKER).unwrap_or(&cut);
-            let mut units = 0;
-            let expected: String = text.chars().take_while(|c| { units += c.len_utf16(); units <= max }).collect();
-            assert_eq!(kept, expected, "max {max}");
+            assert!(utf16_len(&cut) <= max, "max {max}: {cut:?}");
         }
     }
 
@@ -338,7 +385,7 @@ mod tests {
     fn default_cap_is_100k() {
         let b = blocks(json!([{"type":"text","text":"x".repeat(100_001)}]));
         let out = flatten_content(&b, FlattenOptions::default());
-        assert!(out.ends_with(TRUNCATED_MARKER));
-        assert_eq!(out.len(), 100_000 + TRUNCATED_MARKER.len());
+        assert!(out.ends_with("\n[Truncated: 99954 of 100001 characters shown]"), "{}", &out[99_900..]);
+        assert_eq!(out.len(), 100_000);
     }
 }

@@ -23,7 +23,8 @@
 //! provider takes inline ([`ResultFormat::max_image_bytes`]) and with sides no longer than it
 //! takes ([`ResultFormat::max_image_side`], read from the image's header); an empty, invalid,
 //! unsupported or too large image becomes a text placeholder. Text, the structured JSON included, is capped at
-//! `max_chars` as in `flattenContent`, with one `[Truncated]` marker where the cut falls.
+//! `max_chars` as in `flattenContent`, with one marker where the cut falls (`[Truncated: 60 of
+//! 5000 characters shown]`): the marker, OpenAI's `Error: ` and placeholders are within the cap.
 //!
 //! Embedded resources with a `blob`: an image goes as images go (under its `[Resource: uri
 //! (mime)]` line); a document where the provider takes one (`DOCS`: a PDF to Anthropic, to
@@ -36,7 +37,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::content::{block_text, repeats, truncate_utf16, utf16_len, FlattenOptions, TRUNCATED_MARKER};
+use crate::content::{block_text, prefix, repeats, room, utf16_len, FlattenOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, string, CallToolResult, ContentBlock, Put as _, ResourceContents};
 use crate::text::Owned as _;
@@ -492,13 +493,33 @@ struct Builder<'o> {
 }
 
 impl Builder<'_> {
+    /// Whether the message keeps its text apart from its media (one text, the media elsewhere:
+    /// OpenAI's user message, Gemini's `parts`), rather than in order among them.
+    fn detached(&self) -> bool {
+        matches!(self.format, None | Some(ResultFormat::OpenAi | ResultFormat::Gemini | ResultFormat::Vertex))
+    }
+
+    /// The text new text joins (after a line break), if any.
+    fn joined(&mut self) -> Option<&mut String> {
+        fn text(p: &mut Part) -> Option<&mut String> {
+            match p {
+                Part::Text(t) => Some(t),
+                _ => None,
+            }
+        }
+        match self.detached() {
+            true => self.parts.iter_mut().find_map(text),
+            false => self.parts.last_mut().and_then(text),
+        }
+    }
+
     fn text(&mut self, t: String) {
-        match self.parts.last_mut() {
-            Some(Part::Text(prev)) => {
+        match self.joined() {
+            Some(prev) => {
                 prev.push('\n');
                 prev.push_str(&t);
             }
-            _ => self.parts.push(Part::Text(t)),
+            None => self.parts.push(Part::Text(t)),
         }
     }
 
@@ -529,7 +550,13 @@ impl Builder<'_> {
             return self.text(format!("[Image: {} (not sent: text only)]", sniffed.unwrap_or(mime)));
         };
         match self.check_image(format, &img.data) {
-            Ok(ok) => self.parts.push(Part::Image(ok)),
+            Ok(ok) => {
+                // OpenAI's tool message says where the image was (it goes in the user message).
+                if format == ResultFormat::OpenAi {
+                    self.text(format!("[Image: {}]", ok.mime_type));
+                }
+                self.parts.push(Part::Image(ok));
+            }
             Err(NotSent { detail, reason }) => {
                 let detail = detail.map_or_else(String::new, |d| format!(", {d}"));
                 self.text(format!("[Image: {mime}{detail} (not sent: {reason})]"));
@@ -823,10 +850,9 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     if text_units(&parts) > opts.max_chars && text_len < opts.max_chars {
         // Over the cap, but the structure fits: it is kept whole, at the end, and the rest of the
         // text has what it leaves (less the line break before it).
-        parts = build(skip, None);
-        let line_break = usize::from(matches!(parts.last(), Some(Part::Text(_))));
-        cap_text(&mut parts, opts.max_chars - text_len - line_break);
-        let mut b = Builder { format, opts, parts };
+        let mut b = Builder { format, opts, parts: build(skip, None) };
+        let line_break = usize::from(b.joined().is_some());
+        cap_text(&mut b.parts, opts.max_chars - text_len - line_break);
         b.text(text);
         parts = b.parts;
     } else {
@@ -847,37 +873,71 @@ fn text_units(parts: &[Part]) -> usize {
 /// that JSON, capped as [`body`] caps it (`flattenContent`); an error starts with `Error: `, as
 /// OpenAI's tool message does.
 pub(crate) fn flatten(result: &CallToolResult, max_chars: usize) -> String {
-    let opts = ResultOptions { max_chars, ..ResultOptions::default() };
     let is_error = result.is_error == Some(true);
+    // The prefix is within the cap.
+    let cap = max_chars;
+    let max_chars = if is_error { max_chars.saturating_sub(ERROR_PREFIX.len()) } else { max_chars };
+    let opts = ResultOptions { max_chars, ..ResultOptions::default() };
     let Body { parts, .. } = body(result, None, &opts, is_error);
-    let text = text_of(&parts, false);
+    let text = text_of(&parts);
     if is_error {
-        format!("Error: {text}")
+        with_prefix(text, cap)
     } else {
         text
     }
 }
 
-/// Cuts the text of `parts` to `max` UTF-16 code units in all, in order: the text where the cap
-/// falls is cut and ends with the marker (alone, without its line break, when nothing of it is
-/// left), and the text after it is dropped. Images stay: the cap is on text.
+/// `Error: ` and `text`, held to `max` (a cap shorter than the prefix cuts the prefix).
+fn with_prefix(text: String, max: usize) -> String {
+    let mut out = format!("{ERROR_PREFIX}{text}");
+    if out.len() > max {
+        let (bytes, _) = prefix(&out, max);
+        out.truncate(bytes);
+    }
+    out
+}
+
+/// What OpenAI's text (and `flattenContent`'s) starts with for an error.
+const ERROR_PREFIX: &str = "Error: ";
+
+/// Cuts the text of `parts` to `max` UTF-16 code units in all, the marker included, in order:
+/// the text where the cap falls is cut and ends with the marker, which says how much of it all was
+/// shown (alone, without its line break, when nothing of that text is left), and the text after
+/// it is dropped. Images and documents stay: the cap is on text.
 fn cap_text(parts: &mut Vec<Part>, max: usize) {
-    let mut budget = max;
-    let mut cut = false;
-    parts.retain_mut(|p| {
-        let Part::Text(t) = p else { return true };
-        if cut {
-            return false;
-        }
+    let total = text_units(parts);
+    if total <= max {
+        return;
+    }
+    let (keep, marker) = room(max, total);
+    let (mut budget, mut shown, mut cut_at) = (keep, 0, parts.len());
+    for (i, p) in parts.iter_mut().enumerate() {
+        let Part::Text(t) = p else { continue };
         let len = utf16_len(t);
         if len <= budget {
             budget -= len;
-            return true;
+            shown += len;
+            continue;
         }
-        cut = true;
-        let kept = truncate_utf16(std::mem::take(t), budget);
-        *t = if kept == TRUNCATED_MARKER { TRUNCATED_MARKER.trim_start().owned() } else { kept };
-        true
+        let (bytes, units) = prefix(t, budget);
+        t.truncate(bytes);
+        shown += units;
+        let marker = marker(shown);
+        match t.is_empty() {
+            true => t.push_str(marker.trim_start_matches('\n')),
+            false => t.push_str(&marker),
+        }
+        cut_at = i;
+        break;
+    }
+    let mut i = 0;
+    parts.retain(|p| {
+        let kept = match p {
+            Part::Text(t) => i <= cut_at && !t.is_empty(),
+            _ => true,
+        };
+        i += 1;
+        kept
     });
 }
 
@@ -892,21 +952,17 @@ fn megabytes(bytes: usize) -> String {
     }
 }
 
-fn text_of(parts: &[Part], with_placeholders: bool) -> String {
+/// The text of `parts`, joined by line breaks (media left out: their placeholders, where the
+/// message has them, are text already).
+fn text_of(parts: &[Part]) -> String {
     let mut out = String::new();
-    let mut first = true;
     for p in parts {
-        let piece = match p {
-            Part::Text(t) => Cow::Borrowed(t.as_str()),
-            Part::Image(i) if with_placeholders => Cow::Owned(format!("[Image: {}]", i.mime_type)),
-            // A document's header line, before it, says what it is.
-            Part::Image(_) | Part::Document(_) => continue,
-        };
-        if !first {
-            out.push('\n');
+        if let Part::Text(t) = p {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(t);
         }
-        first = false;
-        out.push_str(&piece);
     }
     out
 }
@@ -988,13 +1044,16 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
         ResultFormat::Bedrock => Some(call.require_id("Bedrock")?),
         ResultFormat::Gemini | ResultFormat::Vertex => call.id(),
     };
-    let Body { parts, structured } = body(result, Some(format), opts, is_error);
+    // OpenAI's `Error: ` prefix is within the cap.
+    let prefixed = is_error && matches!(format, ResultFormat::OpenAi | ResultFormat::OpenAiResponses);
+    let capped = ResultOptions { max_chars: opts.max_chars.saturating_sub(if prefixed { ERROR_PREFIX.len() } else { 0 }), ..*opts };
+    let Body { parts, structured } = body(result, Some(format), &capped, is_error);
     Ok(match format {
         ResultFormat::OpenAi => {
             let id = id.unwrap_or_default();
-            let mut text = text_of(&parts, true);
+            let mut text = text_of(&parts);
             if is_error {
-                text = format!("Error: {text}");
+                text = with_prefix(text, opts.max_chars);
             }
             let msg = object([("role", string("tool")), ("tool_call_id", id.into()), ("content", Value::String(text))]);
             let images: Vec<Value> = parts
@@ -1032,8 +1091,8 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
                 }
                 Value::Array(items)
             } else {
-                let text = text_of(&parts, true);
-                Value::String(if is_error { format!("Error: {text}") } else { text })
+                let text = text_of(&parts);
+                Value::String(if is_error { with_prefix(text, opts.max_chars) } else { text })
             };
             object([("type", string("function_call_output")), ("call_id", id.unwrap_or_default().into()), ("output", output)])
         }
@@ -1063,7 +1122,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
         }
         ResultFormat::Gemini | ResultFormat::Vertex => {
             // Without `multimodal`, images are named in the text.
-            let text = text_of(&parts, !opts.multimodal);
+            let text = text_of(&parts);
             let response = match structured {
                 _ if is_error => object([("error", Value::String(text))]),
                 // The structure is the output; the rest of the content (links, resources, images'
@@ -1272,11 +1331,13 @@ mod tests {
         assert_eq!(m["output"][2]["type"], "input_image");
     }
 
+    /// The marker is within the cap and says how much was shown.
     #[test]
     fn text_is_capped() {
-        let r = result(json!({"content":[{"type":"text","text":"y".repeat(50)}]}));
-        let m = tool_result_message(&call(), &r, ResultFormat::OpenAi, &ResultOptions { max_chars: 10, ..ResultOptions::default() }).unwrap();
-        assert_eq!(m["content"], "yyyyyyyyyy\n[Truncated]");
+        let r = result(json!({"content":[{"type":"text","text":"y".repeat(500)}]}));
+        let m = tool_result_message(&call(), &r, ResultFormat::OpenAi, &capped(100)).unwrap();
+        assert_eq!(m["content"], format!("{}\n[Truncated: 60 of 500 characters shown]", "y".repeat(60)));
+        assert_eq!(utf16_len(m["content"].as_str().unwrap()), 100);
     }
     const ALL: [ResultFormat; 6] = [
         ResultFormat::OpenAi,
@@ -1309,8 +1370,8 @@ mod tests {
         let m = message(&r, ResultFormat::Gemini, capped(100));
         let output = m["functionResponse"]["response"]["output"].as_str().expect("the JSON as text");
         assert!(output.starts_with("20000 rows\n{\"rows\":[{\"id\":0,"), "{output}");
-        assert!(output.ends_with(TRUNCATED_MARKER), "{output}");
-        assert_eq!(utf16_len(output), 100 + TRUNCATED_MARKER.len());
+        assert!(output.ends_with(" characters shown]"), "{output}");
+        assert!(utf16_len(output) <= 100, "{output}");
         assert!(m["functionResponse"]["response"].get("content").is_none());
         let m = message(&r, ResultFormat::Bedrock, capped(100));
         let content = m["toolResult"]["content"].as_array().unwrap();
@@ -1321,17 +1382,18 @@ mod tests {
         let m2 = message(&r, ResultFormat::Bedrock, ResultOptions::default());
         for text in [&m["functionResponse"]["response"]["output"], &m2["toolResult"]["content"][0]["text"]] {
             let text = text.as_str().unwrap();
-            assert_eq!(utf16_len(text), 100_000 + TRUNCATED_MARKER.len());
-            assert!(text.ends_with(TRUNCATED_MARKER));
+            assert!((99_990..=100_000).contains(&utf16_len(text)));
+            assert!(text.ends_with(" characters shown]"));
         }
         // Within the cap, the structure is sent as it is and the text has what it leaves.
-        let r = result(json!({"content":[{"type":"text","text":"0123456789"}],"structuredContent":{"k":1}}));
-        let m = message(&r, ResultFormat::Gemini, capped(12));
-        assert_eq!(m["functionResponse"]["response"], json!({"output":{"k":1},"content":"01234\n[Truncated]"}));
-        let m = message(&r, ResultFormat::Bedrock, capped(12));
-        assert_eq!(m["toolResult"]["content"], json!([{"text":"01234\n[Truncated]"},{"json":{"k":1}}]));
-        let m = message(&r, ResultFormat::Bedrock, capped(18));
-        assert_eq!(m["toolResult"]["content"], json!([{"text":"0123456789"},{"json":{"k":1}}]));
+        let r = result(json!({"content":[{"type":"text","text":"x".repeat(100)}],"structuredContent":{"k":1}}));
+        let cut = format!("{}\n[Truncated: 10 of 100 characters shown]", "x".repeat(10));
+        let m = message(&r, ResultFormat::Gemini, capped(57));
+        assert_eq!(m["functionResponse"]["response"], json!({"output":{"k":1},"content":cut}));
+        let m = message(&r, ResultFormat::Bedrock, capped(57));
+        assert_eq!(m["toolResult"]["content"], json!([{"text":cut},{"json":{"k":1}}]));
+        let m = message(&r, ResultFormat::Bedrock, capped(107));
+        assert_eq!(m["toolResult"]["content"], json!([{"text":"x".repeat(100)},{"json":{"k":1}}]));
     }
 
     /// structuredContent reaches every provider, errors included, unless a text block already is
@@ -1373,8 +1435,8 @@ mod tests {
     fn structured_content_is_reserved_before_the_text() {
         let r = result(json!({"content":[{"type":"text","text":"Log line\n".repeat(20)}],"structuredContent":{"total":42,"status":"PASS"}}));
         let json = r#"{"total":42,"status":"PASS"}"#;
-        // 100 units: the JSON (28) and its line break, and 71 of the log.
-        let expected = format!("{}{TRUNCATED_MARKER}\n{json}", &"Log line\n".repeat(20)[..71]);
+        // 100 units: the JSON (28) and its line break, and 71 for the log and its marker.
+        let expected = format!("{}\n[Truncated: 31 of 180 characters shown]\n{json}", &"Log line\n".repeat(20)[..31]);
         assert_eq!(message(&r, ResultFormat::OpenAi, capped(100))["content"], expected);
         assert_eq!(message(&r, ResultFormat::OpenAiResponses, capped(100))["output"], expected);
         assert_eq!(message(&r, ResultFormat::Anthropic, capped(100))["content"], json!([{"type":"text","text":expected}]));
@@ -1384,14 +1446,15 @@ mod tests {
             assert!(sent.contains(r#""total":42"#) || sent.contains(r#"\"total\":42"#), "{format:?}: {sent}");
         }
         // The text block that already is the JSON is what is kept (at the end).
-        let r = result(json!({"content":[{"type":"text","text":"{ \"total\": 42 }"},{"type":"text","text":"x".repeat(50)}],"structuredContent":{"total":42}}));
-        let expected = format!("{}{TRUNCATED_MARKER}\n{{ \"total\": 42 }}", "x".repeat(14));
-        assert_eq!(message(&r, ResultFormat::OpenAi, capped(30))["content"], expected);
+        let r = result(json!({"content":[{"type":"text","text":"{ \"total\": 42 }"},{"type":"text","text":"x".repeat(100)}],"structuredContent":{"total":42}}));
+        let expected = format!("{}\n[Truncated: 24 of 100 characters shown]\n{{ \"total\": 42 }}", "x".repeat(24));
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(80))["content"], expected);
         // Within the cap, nothing moves.
-        assert_eq!(message(&r, ResultFormat::OpenAi, capped(100))["content"], format!("{{ \"total\": 42 }}\n{}", "x".repeat(50)));
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(200))["content"], format!("{{ \"total\": 42 }}\n{}", "x".repeat(100)));
         // A structure longer than the cap is cut like any text, after the content.
-        let r = result(json!({"content":[{"type":"text","text":"ab"}],"structuredContent":{"k":"0123456789"}}));
-        assert_eq!(message(&r, ResultFormat::Anthropic, capped(10))["content"][0]["text"], format!("ab\n{{\"k\":\"0{TRUNCATED_MARKER}"));
+        let r = result(json!({"content":[{"type":"text","text":"ab"}],"structuredContent":{"k":"x".repeat(100)}}));
+        let expected = format!("ab\n{{\"k\":\"{}\n[Truncated: 20 of 111 characters shown]", "x".repeat(11));
+        assert_eq!(message(&r, ResultFormat::Anthropic, capped(60))["content"][0]["text"], expected);
     }
 
     /// Images over what the provider takes inline are described, not sent.
@@ -1718,39 +1781,69 @@ mod tests {
         assert_eq!(m["content"][1]["text"], "[Unsupported content: hologram]\n{\"type\":\"hologram\",\"depth\":3}");
     }
 
-    /// Where the cap falls the text is cut and marked once; text after it is dropped, images stay.
+    /// Where the cap falls the text is cut and marked once, within the cap; text after it is
+    /// dropped, images stay.
     #[test]
     fn one_truncation_marker() {
         let r = result(json!([
-            {"type":"text","text":"abcdefgh"},
+            {"type":"text","text":"a".repeat(100)},
             {"type":"image","data":PNG,"mimeType":"image/png"},
             {"type":"text","text":"more"}
         ]));
-        // OpenAI Chat: the image is described in the text, so cut with it.
-        assert_eq!(message(&r, ResultFormat::OpenAi, capped(4))["content"], "abcd\n[Truncated]");
-        let m = message(&r, ResultFormat::Anthropic, capped(4));
+        let cut = |shown: usize, total: usize| format!("{}\n[Truncated: {shown} of {total} characters shown]", "a".repeat(shown));
+        // OpenAI Chat: the image is described in the text (40 units), so cut with it.
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(50))["content"], cut(10, 146));
+        let m = message(&r, ResultFormat::Anthropic, capped(50));
         assert_eq!(m["content"].as_array().unwrap().len(), 2, "{m}");
-        assert_eq!(m["content"][0], json!({"type":"text","text":"abcd\n[Truncated]"}));
+        assert_eq!(m["content"][0], json!({"type":"text","text":cut(10, 104)}));
         assert_eq!(m["content"][1]["type"], "image");
-        let m = message(&r, ResultFormat::Bedrock, capped(4));
+        let m = message(&r, ResultFormat::Bedrock, capped(50));
         assert_eq!(m["toolResult"]["content"].as_array().unwrap().len(), 2, "{m}");
-        assert_eq!(m["toolResult"]["content"][0], json!({"text":"abcd\n[Truncated]"}));
-        let m = message(&r, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..capped(4) });
-        assert_eq!(m["output"], json!([{"type":"input_text","text":"abcd\n[Truncated]"},{"type":"input_image","image_url":format!("data:image/png;base64,{PNG}")}]));
+        assert_eq!(m["toolResult"]["content"][0], json!({"text":cut(10, 104)}));
+        let m = message(&r, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..capped(50) });
+        assert_eq!(m["output"], json!([{"type":"input_text","text":cut(10, 104)},{"type":"input_image","image_url":format!("data:image/png;base64,{PNG}")}]));
         // The cap met exactly by the first text: the marker stands alone where the next was.
         let r = result(json!([
-            {"type":"text","text":"abcd"},
+            {"type":"text","text":"a".repeat(20)},
             {"type":"image","data":PNG,"mimeType":"image/png"},
-            {"type":"text","text":"efgh"},
-            {"type":"text","text":"ijkl"}
+            {"type":"text","text":"b".repeat(40)},
+            {"type":"text","text":"c".repeat(40)}
         ]));
-        assert_eq!(message(&r, ResultFormat::OpenAi, capped(4))["content"], "abcd\n[Truncated]");
-        let m = message(&r, ResultFormat::Anthropic, capped(4));
-        assert_eq!(m["content"][2], json!({"type":"text","text":"[Truncated]"}));
+        let m = message(&r, ResultFormat::Anthropic, capped(60));
+        assert_eq!(m["content"][0], json!({"type":"text","text":"a".repeat(20)}));
+        assert_eq!(m["content"][2], json!({"type":"text","text":"[Truncated: 20 of 101 characters shown]"}));
         assert_eq!(m["content"].as_array().unwrap().len(), 3);
         for format in ALL {
-            let sent = message(&r, format, capped(4)).to_string();
-            assert_eq!(sent.matches("[Truncated]").count(), 1, "{format:?}: {sent}");
+            let sent = message(&r, format, capped(60)).to_string();
+            assert_eq!(sent.matches("[Truncated").count(), 1, "{format:?}: {sent}");
         }
+    }
+
+    /// Everything counts in `maxChars`: the marker, OpenAI's `Error: ` prefix, the placeholders of
+    /// images sent in OpenAI's user message. A cap too small for the counts takes the short marker,
+    /// one smaller than that none.
+    #[test]
+    fn the_cap_holds_the_marker_the_prefix_and_the_placeholders() {
+        let r = result(json!({"isError":true,"content":[{"type":"text","text":"x".repeat(300)},{"type":"image","data":PNG,"mimeType":"image/png"}]}));
+        for max in [0, 5, 11, 12, 13, 30, 45, 47, 48, 100, 299, 300, 310, 400] {
+            for (format, opts) in [
+                (ResultFormat::OpenAi, capped(max)),
+                (ResultFormat::OpenAi, ResultOptions { image_message: true, ..capped(max) }),
+                (ResultFormat::OpenAiResponses, capped(max)),
+                (ResultFormat::Gemini, capped(max)),
+            ] {
+                let m = message(&r, format, opts);
+                let m = if m.is_array() { m[0].clone() } else { m };
+                let text = [&m["content"], &m["output"], &m["functionResponse"]["response"]["error"]].into_iter().find_map(|v| v.as_str()).unwrap();
+                assert!(utf16_len(text) <= max, "{format:?} {max}: {text:?}");
+            }
+            let flat = crate::content::flatten_result(&r, crate::content::FlattenOptions { max_chars: max });
+            assert!(utf16_len(&flat) <= max, "{max}: {flat:?}");
+        }
+        let m = message(&r, ResultFormat::OpenAi, ResultOptions { image_message: true, ..capped(400) });
+        assert_eq!(m[0]["content"], format!("Error: {}\n[Image: image/png]", "x".repeat(300)));
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(25))["content"], "Error: xxxxxx\n[Truncated]");
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(12))["content"], "Error: xxxxx");
+        assert_eq!(crate::content::flatten_result(&r, crate::content::FlattenOptions { max_chars: 60 }), format!("Error: {}\n[Truncated: 13 of 341 characters shown]", "x".repeat(13)));
     }
 }

@@ -5,15 +5,18 @@
 //! `CallToolResult`, e.g. a recorded `tools/call` result). Mode odd: content blocks are built
 //! from `rest`, with text drawn from an alphabet rich in multi-byte and surrogate-pair characters.
 //!
-//! The flattening never panics; `content::utf16_len` counts what `encode_utf16` counts; its UTF-16 length (less the `\n[Truncated]` marker when it cut)
-//! is at most `max_chars`; it is the uncut flattening or, when cut, the longest prefix of it that
-//! fits plus the marker.
+//! The flattening never panics; `content::utf16_len` counts what `encode_utf16` counts; its UTF-16
+//! length, the marker included, is at most `max_chars`; content alone is the uncut flattening or,
+//! when cut, the longest prefix of it that fits with the marker (`\n[Truncated: N of M characters
+//! shown]`, N the prefix's length and M the uncut one's; the short `\n[Truncated]` or none where
+//! the cap is too small for it). A whole result keeps its structure's JSON whole when it fits, so
+//! it is checked for its length alone.
 #![no_main]
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
-use toolwire::content::{self, flatten_content, flatten_result, truncate_utf16, FlattenOptions, TRUNCATED_MARKER};
+use toolwire::content::{self, flatten_content, flatten_result, truncate_utf16, truncated_marker, FlattenOptions, SHORT_MARKER};
 use toolwire::model::CallToolResult;
 
 const PIECES: &[&str] = &[
@@ -66,22 +69,28 @@ fn utf16_len(s: &str) -> usize {
     s.encode_utf16().count()
 }
 
-/// `out` is `uncut` if it fits, else the longest prefix of `uncut` within `max` units plus the marker.
+/// `out` is `uncut` if it fits, else the longest prefix of `uncut` that fits with its marker.
 fn check_cut(out: &str, uncut: &str, max: usize, what: &str) {
     assert_eq!(content::utf16_len(uncut), utf16_len(uncut), "{what}: content::utf16_len of {uncut:?}");
-    let fits = utf16_len(uncut) <= max;
-    if fits {
+    let total = utf16_len(uncut);
+    if total <= max {
         assert_eq!(out, uncut, "{what}: max_chars {max}: text that fits was changed");
         return;
     }
-    let kept = out
-        .strip_suffix(TRUNCATED_MARKER)
-        .unwrap_or_else(|| panic!("{what}: max_chars {max}: cut without the marker: {out:?}"));
-    assert!(uncut.starts_with(kept), "{what}: max_chars {max}: {kept:?} is not a prefix of {uncut:?}");
+    assert!(utf16_len(out) <= max, "{what}: max_chars {max}: {} UTF-16 units", utf16_len(out));
+    // The marker that ends it: the one whose count is the length of what it follows.
+    let cut = (0..=out.len()).rev().filter(|&i| out.is_char_boundary(i)).find(|&i| {
+        let (kept, marker) = out.split_at(i);
+        // Alone (nothing kept), without its line break.
+        let alone = |m: &str| if kept.is_empty() { m.trim_start_matches('\n').to_owned() } else { m.to_owned() };
+        uncut.starts_with(kept) && [alone(&truncated_marker(utf16_len(kept), total)), alone(SHORT_MARKER), String::new()].iter().any(|m| m == marker)
+    });
+    let i = cut.unwrap_or_else(|| panic!("{what}: max_chars {max}: not a prefix and a marker: {out:?}"));
+    let (kept, marker) = out.split_at(i);
     let units = utf16_len(kept);
-    assert!(units <= max, "{what}: max_chars {max}: kept {units} UTF-16 units");
     let next = uncut[kept.len()..].chars().next().expect("something was cut");
-    assert!(units + next.len_utf16() > max, "{what}: max_chars {max}: cut {next:?} that still fit after {units} units");
+    // Longest: one more character would not fit with the marker (a count one digit longer aside).
+    assert!(units + next.len_utf16() + marker.len() + 1 > max, "{what}: max_chars {max}: cut {next:?} that still fit after {units} units");
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -133,5 +142,9 @@ fuzz_target!(|data: &[u8]| {
     // The whole result (structuredContent as JSON after the content unless a text block is it) obeys the same cap.
     let whole = flatten_result(&result, opts);
     let whole_uncut = flatten_result(&result, FlattenOptions { max_chars: usize::MAX });
-    check_cut(&whole, &whole_uncut, max_chars, "flatten_result");
+    if utf16_len(&whole_uncut) <= max_chars {
+        assert_eq!(whole, whole_uncut, "flatten_result: max_chars {max_chars}: text that fits was changed");
+    } else {
+        assert!(utf16_len(&whole) <= max_chars, "flatten_result: max_chars {max_chars}: {whole:?}");
+    }
 });

@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use crate::content::{flatten_result, FlattenOptions};
 use crate::convert::{self as core, ConvertOptions};
 use crate::error::{Error, ErrorCode};
-use crate::model::{repair_lone_surrogates, CallToolResult};
+use crate::model::repair_lone_surrogates;
 use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
 use crate::providers::Provider;
 use crate::schema::{process_json_schema, Cx, Limits};
@@ -257,20 +257,13 @@ pub fn parse_tool_name_js(name: JsValue, options: JsValue) -> Result<JsValue, Er
 /// `options.maxChars` UTF-16 code units (default 100,000).
 #[wasm_bindgen(js_name = flattenContent)]
 pub fn flatten_content_js(content: JsValue, options: JsValue) -> Result<String, Error> {
-    let result = CallToolResult::from_value(from_js(&content, "content")?)?;
+    let result = crate::wasm::roundtrip::tool_result_param(&content, "content")?;
     let mut opts = FlattenOptions::default();
-    match from_js(&options, "options")? {
-        Value::Null => {}
-        Value::Object(o) => match o.get("maxChars") {
-            None | Some(Value::Null) => {}
-            Some(v) => match v.as_u64() {
-                Some(n) => opts.max_chars = usize::try_from(n).unwrap_or(usize::MAX),
-                None => {
-                    return Err(Error::new(ErrorCode::InvalidOptions, "options.maxChars must be a non-negative integer"))
-                }
-            },
-        },
-        _ => return Err(Error::new(ErrorCode::InvalidOptions, "options must be an object")),
+    if !(options.is_undefined() || options.is_null() || options.is_object()) || js_sys::Array::is_array(&options) {
+        return Err(Error::new(ErrorCode::InvalidOptions, "options must be an object"));
+    }
+    if let Some(max) = crate::wasm::roundtrip::max_chars_option(&options)? {
+        opts.max_chars = max;
     }
     Ok(flatten_result(&result, opts))
 }

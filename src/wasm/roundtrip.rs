@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use crate::calls::{parse_tool_calls, Accumulator, CallFormat};
 use crate::convert::{tools_from_value, ConvertOptions};
 use crate::error::{Error, ErrorCode};
-use crate::model::{CallToolResult, Tool, ToolAnnotations};
+use crate::model::{CallToolResult, ContentBlock, TextContent, Tool, ToolAnnotations};
 use crate::naming::{NameMap, NameRule};
 use crate::policy::Policy;
 use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
@@ -120,25 +120,83 @@ impl JsAccumulator {
     }
 }
 
+/// `options.maxChars` as JS holds it (JSON would make `NaN` and `Infinity` both `null`): a
+/// non-negative integer, `Infinity` for no cap; absent, `undefined` or `null` for the default.
+pub(crate) fn max_chars_option(options: &JsValue) -> Result<Option<usize>, Error> {
+    if !options.is_object() {
+        return Ok(None);
+    }
+    let v = js_sys::Reflect::get(options, &JsValue::from_str("maxChars"))
+        .map_err(|_| Error::new(ErrorCode::InvalidOptions, "options.maxChars cannot be read"))?;
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if n == f64::INFINITY => Ok(Some(usize::MAX)),
+        // Saturating: a cap past what memory holds is no cap.
+        Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(Some(n as usize)),
+        n => {
+            let got = match (n, v.as_string()) {
+                (Some(n), _) if n.is_nan() => "NaN".owned(),
+                (Some(n), _) => n.to_string(),
+                (None, Some(s)) => format!("the string {}", crate::text::to_string(&Value::String(s))),
+                (None, None) => v.js_typeof().as_string().unwrap_or_default(),
+            };
+            Err(Error::new(ErrorCode::InvalidOptions, format!("options.maxChars must be a non-negative integer, or Infinity for no cap; got {got}")))
+        }
+    }
+}
+
+/// A CallToolResult (or a content array) from JS. One whose `structuredContent` nests deeper
+/// than the reader takes (`LIMIT_EXCEEDED` for the whole result before) is read without it, and
+/// the structure's JSON, as `JSON.stringify` writes it, is sent as text under a line that says so.
+pub(crate) fn tool_result_param(result: &JsValue, what: &str) -> Result<CallToolResult, Error> {
+    match from_js(result, what) {
+        Ok(v) => CallToolResult::from_value(v),
+        Err(e) if e.code == ErrorCode::LimitExceeded => deep_structure(result, what).unwrap_or(Err(e)),
+        Err(e) => Err(e),
+    }
+}
+
+fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult, Error>> {
+    if !result.is_object() || js_sys::Array::is_array(result) {
+        return None;
+    }
+    let key = JsValue::from_str("structuredContent");
+    let sc = js_sys::Reflect::get(result, &key).ok().filter(|sc| !sc.is_undefined() && !sc.is_null())?;
+    let rest = js_sys::Object::assign(&js_sys::Object::new(), result.unchecked_ref());
+    js_sys::Reflect::delete_property(&rest, &key).ok()?;
+    // Too deep elsewhere too: the error as it was.
+    let rest = from_js(&rest, what).ok()?;
+    let json = crate::wasm::interop::json_text(&sc, what).ok()?;
+    let mut parsed = match CallToolResult::from_value(rest) {
+        Ok(parsed) => parsed,
+        Err(e) => return Some(Err(e)),
+    };
+    let note = format!("[structuredContent nests deeper than {} levels: sent as its JSON text]\n{json}", crate::model::MAX_JSON_NESTING);
+    parsed.content.push(ContentBlock::Text(TextContent { text: note, extra: serde_json::Map::new() }));
+    Some(Ok(parsed))
+}
+
 /// The provider's tool-result message for an MCP result. `call` is an entry of
 /// `parseToolCalls` (or `{id, name}`); `result` a CallToolResult.
 #[wasm_bindgen(js_name = toolResultMessage)]
 pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
     let call = CallRef::from_value(&from_js(&call, "call")?)?;
-    let result = CallToolResult::from_value(from_js(&result, "result")?)?;
+    let result = tool_result_param(&result, "result")?;
     let format = ResultFormat::parse(&string_param(&provider, "provider")?)?;
     let mut opts = ResultOptions::default();
+    if let Some(max) = max_chars_option(&options)? {
+        opts.max_chars = max;
+    }
     match from_js(&options, "options")? {
         Value::Null => {}
         Value::Object(o) => {
             for (k, v) in o {
                 match (k.as_str(), v) {
-                    ("maxChars", Value::Number(n)) if n.as_u64().is_some() => {
-                        opts.max_chars = usize::try_from(n.as_u64().unwrap_or(0)).unwrap_or(usize::MAX)
-                    }
                     ("imageMessage", Value::Bool(b)) => opts.image_message = b,
                     ("multimodal", Value::Bool(b)) => opts.multimodal = b,
-                    ("maxChars" | "imageMessage" | "multimodal", other) => {
+                    ("imageMessage" | "multimodal", other) => {
                         return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{k} has the wrong type: {}", crate::text::to_string(&other))))
                     }
                     _ => {}

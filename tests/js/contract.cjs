@@ -531,9 +531,19 @@ module.exports = function contract(tw, label) {
     // structuredContent follows as JSON, unless a text block already is that JSON.
     assert.equal(tw.flattenContent({ content: [{ type: "text", text: "2 rows" }], structuredContent: { rows: 2 } }), '2 rows\n{"rows":2}');
     assert.equal(tw.flattenContent({ content: [{ type: "text", text: '{"rows": 2}' }], structuredContent: { rows: 2 } }), '{"rows": 2}');
-    assert.equal(tw.flattenContent([{ type: "text", text: "abcdef" }], { maxChars: 3 }), "abc\n[Truncated]");
+    // The marker is within the cap and says how much was shown.
+    assert.equal(tw.flattenContent([{ type: "text", text: "abcdef".repeat(20) }], { maxChars: 50 }),
+      "abcdefabcd\n[Truncated: 10 of 120 characters shown]");
     // Cut counts UTF-16 code units, as JS does, and never splits a surrogate pair.
-    assert.equal(tw.flattenContent([{ type: "text", text: "a😀b" }], { maxChars: 2 }), "a\n[Truncated]");
+    const cut = tw.flattenContent([{ type: "text", text: "a" + "😀".repeat(100) }], { maxChars: 60 });
+    assert.equal(cut, "a" + "😀".repeat(9) + "\n[Truncated: 19 of 201 characters shown]");
+    assert.ok(cut.length <= 60);
+    // maxChars: Infinity is no cap; NaN, negative, fractional or a string are refused alike.
+    assert.equal(tw.flattenContent([{ type: "text", text: "x".repeat(200_000) }], { maxChars: Infinity }).length, 200_000);
+    for (const maxChars of [NaN, -1, 1.5, "100"]) {
+      assert.throws(() => tw.flattenContent([], { maxChars }), { code: "INVALID_OPTIONS", message: /options\.maxChars must be a non-negative integer/ }, String(maxChars));
+      assert.throws(() => tw.toolResultMessage({ id: "c", name: "t" }, [], "openai", { maxChars }), { code: "INVALID_OPTIONS", message: /options\.maxChars must be a non-negative integer/ }, String(maxChars));
+    }
   });
 
   test(name("initAsync resolves (idempotent)"), async () => {

@@ -350,10 +350,10 @@ test("toolResultMessage: structuredContent kept and capped, one marker, big imag
   const output = gemini.functionResponse.response.output;
   assert.equal(typeof output, "string");
   assert.ok(output.startsWith('20000 rows\n{"rows":[{"id":0,'), output);
-  assert.equal(output.length, 100 + "\n[Truncated]".length);
-  assert.ok(output.endsWith("\n[Truncated]"));
+  assert.equal(output.length, 100, "the marker within the cap");
+  assert.match(output, /\n\[Truncated: 57 of 617801 characters shown\]$/);
   assert.deepEqual(tw.toolResultMessage(call, big, "bedrock", { maxChars: 100 }).toolResult.content, [{ text: output }]);
-  assert.equal(tw.toolResultMessage(call, big, "vertex").functionResponse.response.output.length, 100_000 + "\n[Truncated]".length, "the default cap too");
+  assert.equal(tw.toolResultMessage(call, big, "vertex").functionResponse.response.output.length, 100_000, "the default cap too");
   // Never dropped, errors included; a text that already is the JSON stands for it.
   const err = { isError: true, content: [{ type: "text", text: "bad" }], structuredContent: { code: 42 } };
   for (const provider of ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock"]) {
@@ -364,8 +364,15 @@ test("toolResultMessage: structuredContent kept and capped, one marker, big imag
   assert.deepEqual(tw.toolResultMessage(call, same, "anthropic").content, [{ type: "text", text: '{ "code": 42 }' }]);
   // One marker where the cap falls.
   const blocks = [{ type: "text", text: "abcdefgh" }, { type: "image", data: PNG, mimeType: "image/png" }, { type: "text", text: "more" }];
-  assert.equal(tw.toolResultMessage(call, blocks, "openai", { maxChars: 4 }).content, "abcd\n[Truncated]");
-  assert.deepEqual(tw.toolResultMessage(call, blocks, "anthropic", { maxChars: 4 }).content.map((b) => b.type), ["text", "image"]);
+  assert.equal(tw.toolResultMessage(call, blocks, "openai", { maxChars: 15 }).content, "abc\n[Truncated]");
+  const long = [{ type: "text", text: "abcdefgh".repeat(10) }, { type: "image", data: PNG, mimeType: "image/png" }, { type: "text", text: "more" }];
+  assert.deepEqual(tw.toolResultMessage(call, long, "anthropic", { maxChars: 50 }).content.map((b) => b.type), ["text", "image"]);
+  // structuredContent nested deeper than the reader takes: sent as its JSON text, said so.
+  let deep = {};
+  for (let i = 0, cur = deep; i < 2000; i++) cur = cur.a = {};
+  const flat = tw.flattenContent({ content: [{ type: "text", text: "deep" }], structuredContent: deep });
+  assert.ok(flat.startsWith('deep\n[structuredContent nests deeper than 400 levels: sent as its JSON text]\n{"a":{"a":'), flat.slice(0, 120));
+  assert.match(tw.toolResultMessage(call, { content: [], structuredContent: deep }, "gemini").functionResponse.response.output, /^\[structuredContent nests deeper/);
   // A 4 MB PNG: over Anthropic's and Bedrock's limits, described instead.
   const png = "iVBORw0KGgoA" + "A".repeat(Math.floor(4_000_000 / 3) * 4);
   const shot = [{ type: "image", data: png, mimeType: "image/png" }];
