@@ -19,7 +19,8 @@
 //!
 //! Images are checked before they are sent: a `data:` URL prefix is stripped, the base64 is
 //! validated, the real format is read from the magic bytes (servers often mislabel screenshots),
-//! only formats the provider takes (PNG, JPEG, GIF, WebP) are sent, and only up to the size the
+//! only formats the provider takes ([`ResultFormat::image_formats`]: PNG, JPEG, GIF, WebP; for
+//! Gemini and Vertex AI PNG, JPEG, WebP, HEIC, HEIF) are sent, and only up to the size the
 //! provider takes inline ([`ResultFormat::max_image_bytes`]) and with sides no longer than it
 //! takes ([`ResultFormat::max_image_side`], read from the image's header); an empty, invalid,
 //! unsupported or too large image becomes a text placeholder. Text, the structured JSON included, is capped at
@@ -96,6 +97,37 @@ impl ResultFormat {
             // 8000 px" (Bedrock API reference, Message.content: docs.aws.amazon.com/bedrock/latest/
             // APIReference/API_runtime_Message.html).
             Self::Bedrock => 3_750_000,
+        }
+    }
+
+    /// The image formats the provider takes, as MIME types: Google's "PNG, JPEG, WebP, HEIC, HEIF"
+    /// (Gemini API, Image understanding: no GIF); Anthropic's "image/jpeg, image/png, image/gif,
+    /// image/webp" (`Base64ImageSource.media_type`); Bedrock's `ImageFormat` (gif, jpeg, png, webp);
+    /// OpenAI's PNG, JPEG, WebP and non-animated GIF (Images and vision guide).
+    pub const fn image_formats(self) -> &'static [&'static str] {
+        match self {
+            Self::Gemini | Self::Vertex => &["image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"],
+            Self::OpenAi | Self::OpenAiResponses | Self::Anthropic | Self::Bedrock => &["image/png", "image/jpeg", "image/gif", "image/webp"],
+        }
+    }
+
+    /// The image formats the provider takes, as the placeholder names them: `PNG, JPEG, GIF and WebP`.
+    fn image_format_names(self) -> String {
+        let names: Vec<&str> = self
+            .image_formats()
+            .iter()
+            .map(|m| match *m {
+                "image/png" => "PNG",
+                "image/jpeg" => "JPEG",
+                "image/gif" => "GIF",
+                "image/webp" => "WebP",
+                "image/heic" => "HEIC",
+                _ => "HEIF",
+            })
+            .collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => names.concat(),
         }
     }
 
@@ -369,6 +401,13 @@ fn sniff(b: &[u8]) -> Option<&'static str> {
         Some("image/gif")
     } else if b.len() >= 12 && &b[..4] == b"RIFF" && &b[8..12] == b"WEBP" {
         Some("image/webp")
+    } else if b.len() >= 12 && &b[4..8] == b"ftyp" {
+        // ISO base media: the major brand says HEIC (HEVC-coded) or HEIF.
+        match &b[8..12] {
+            b"heic" | b"heix" | b"hevc" | b"hevx" | b"heim" | b"heis" => Some("image/heic"),
+            b"mif1" | b"msf1" | b"heif" => Some("image/heif"),
+            _ => None,
+        }
     } else {
         None
     }
@@ -525,7 +564,13 @@ impl Builder<'_> {
 
     /// An image for the provider, or why it cannot be sent.
     fn check_image(&self, format: ResultFormat, data: &str) -> std::result::Result<CheckedImage, NotSent> {
-        check_image_within(data, format.max_image_bytes()).and_then(|ok| within_side(ok, format.max_image_side())).map_err(|problem| match problem {
+        let checked = check_image_within(data, format.max_image_bytes());
+        if let Ok(img) = &checked {
+            if !format.image_formats().contains(&img.mime_type) {
+                return Err(NotSent { detail: None, reason: format!("{} takes {}", format.label(), format.image_format_names()) });
+            }
+        }
+        checked.and_then(|ok| within_side(ok, format.max_image_side())).map_err(|problem| match problem {
             ImageProblem::Empty => NotSent { detail: None, reason: "empty image".owned() },
             ImageProblem::InvalidBase64 => NotSent { detail: None, reason: "invalid base64 data".owned() },
             ImageProblem::Unsupported => NotSent { detail: None, reason: "format not supported".owned() },
@@ -1779,6 +1824,28 @@ mod tests {
         let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
         assert_eq!(m["content"][0]["source"]["media_type"], "image/png");
         assert_eq!(m["content"][1]["text"], "[Unsupported content: hologram]\n{\"type\":\"hologram\",\"depth\":3}");
+    }
+
+    /// Each provider's image formats: Google takes no GIF but HEIC and HEIF, the others GIF and no
+    /// HEIC; what a provider does not take is described, with what it takes.
+    #[test]
+    fn image_formats_follow_each_provider() {
+        let gif = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
+        let heic = b64(&[0, 0, 0, 24, b'f', b't', b'y', b'p', b'h', b'e', b'i', b'c', 0, 0, 0, 0]);
+        let multimodal = ResultOptions { multimodal: true, ..ResultOptions::default() };
+        let r = result(json!([{"type":"image","data":gif,"mimeType":"image/gif"}]));
+        for format in [ResultFormat::Gemini, ResultFormat::Vertex] {
+            let m = message(&r, format, multimodal);
+            assert!(m["functionResponse"].get("parts").is_none(), "{m}");
+            let label = format.label();
+            assert_eq!(m["functionResponse"]["response"]["output"], format!("[Image: image/gif (not sent: {label} takes PNG, JPEG, WebP, HEIC and HEIF)]"));
+        }
+        assert_eq!(message(&r, ResultFormat::Anthropic, multimodal)["content"][0]["source"]["media_type"], "image/gif");
+        assert_eq!(message(&r, ResultFormat::Bedrock, multimodal)["toolResult"]["content"][0]["image"]["format"], "gif");
+        let r = result(json!([{"type":"image","data":heic,"mimeType":"image/heic"}]));
+        assert_eq!(message(&r, ResultFormat::Gemini, multimodal)["functionResponse"]["parts"][0]["inlineData"]["mimeType"], "image/heic");
+        assert_eq!(message(&r, ResultFormat::Anthropic, multimodal)["content"][0]["text"], "[Image: image/heic (not sent: Anthropic takes PNG, JPEG, GIF and WebP)]");
+        assert_eq!(check_image(&heic).unwrap().mime_type, "image/heic");
     }
 
     /// Where the cap falls the text is cut and marked once, within the cap; text after it is
