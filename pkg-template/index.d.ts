@@ -1063,6 +1063,12 @@ export interface ToolResultOptions {
    * Gemini 3 `parts`); without it they are described in the text.
    */
   multimodal?: boolean;
+  /**
+   * Bedrock: send `toolResult.status` (default `true`). Only Amazon Nova and Anthropic Claude 3 and 4 models take it;
+   * others fail with "This model doesn't support the status field". With `false` it is left out and an error's text
+   * starts with `"Error: "` instead (within `maxChars`).
+   */
+  bedrockStatus?: boolean;
 }
 
 /** OpenAI Chat tool message. */
@@ -1117,7 +1123,8 @@ export interface BedrockToolResultBlock {
       | { image: { format: "png" | "jpeg" | "gif" | "webp"; source: { bytes: Uint8Array } } }
       | { document: { format: "pdf" | "doc" | "docx" | "xls" | "xlsx"; name: string; source: { bytes: Uint8Array } } }
     >;
-    status: "success" | "error";
+    /** Left out with `bedrockStatus: false`. */
+    status?: "success" | "error";
   };
 }
 

@@ -168,11 +168,15 @@ pub struct ResultOptions {
     pub image_message: bool,
     /// Responses and Gemini: send images inside the result.
     pub multimodal: bool,
+    /// Bedrock: send `toolResult.status`, which only Amazon Nova and Anthropic Claude 3 and 4
+    /// models take (others fail with "This model doesn't support the status field"). Without it
+    /// an error's text starts with `Error: `.
+    pub bedrock_status: bool,
 }
 
 impl Default for ResultOptions {
     fn default() -> Self {
-        Self { max_chars: FlattenOptions::default().max_chars, image_message: false, multimodal: false }
+        Self { max_chars: FlattenOptions::default().max_chars, image_message: false, multimodal: false, bedrock_status: true }
     }
 }
 
@@ -1090,7 +1094,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
         ResultFormat::Gemini | ResultFormat::Vertex => call.id(),
     };
     // OpenAI's `Error: ` prefix is within the cap.
-    let prefixed = is_error && matches!(format, ResultFormat::OpenAi | ResultFormat::OpenAiResponses);
+    let prefixed = is_error && (matches!(format, ResultFormat::OpenAi | ResultFormat::OpenAiResponses) || (format == ResultFormat::Bedrock && !opts.bedrock_status));
     let capped = ResultOptions { max_chars: opts.max_chars.saturating_sub(if prefixed { ERROR_PREFIX.len() } else { 0 }), ..*opts };
     let Body { parts, structured } = body(result, Some(format), &capped, is_error);
     Ok(match format {
@@ -1239,8 +1243,18 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
             if content.is_empty() {
                 content.push(object([("text", string("(no output)"))]));
             }
-            let status = if is_error { "error" } else { "success" };
             let id = id.unwrap_or_default();
+            if !opts.bedrock_status {
+                // The error said in the text: `Error: ` before the first text (in the cap), or alone.
+                if prefixed {
+                    match content.first_mut().and_then(|b| b.get_mut("text")) {
+                        Some(Value::String(t)) => *t = with_prefix(std::mem::take(t), opts.max_chars),
+                        _ => content.insert(0, object([("text", string(ERROR_PREFIX.trim_end()))])),
+                    }
+                }
+                return Ok(object([("toolResult", object([("toolUseId", id.into()), ("content", Value::Array(content))]))]));
+            }
+            let status = if is_error { "error" } else { "success" };
             object([("toolResult", object([("toolUseId", id.into()), ("content", Value::Array(content)), ("status", status.into())]))])
         }
     })
@@ -1846,6 +1860,26 @@ mod tests {
         assert_eq!(message(&r, ResultFormat::Gemini, multimodal)["functionResponse"]["parts"][0]["inlineData"]["mimeType"], "image/heic");
         assert_eq!(message(&r, ResultFormat::Anthropic, multimodal)["content"][0]["text"], "[Image: image/heic (not sent: Anthropic takes PNG, JPEG, GIF and WebP)]");
         assert_eq!(check_image(&heic).unwrap().mime_type, "image/heic");
+    }
+
+    /// Bedrock's `status` can be left out (most models refuse it): an error then says so in its text.
+    #[test]
+    fn bedrock_status_can_be_left_out() {
+        let no_status = ResultOptions { bedrock_status: false, ..ResultOptions::default() };
+        let ok = result(json!({"content":[{"type":"text","text":"done"}]}));
+        assert_eq!(message(&ok, ResultFormat::Bedrock, no_status), json!({"toolResult":{"toolUseId":"call_1","content":[{"text":"done"}]}}));
+        let err = result(json!({"isError":true,"content":[{"type":"text","text":"boom"}]}));
+        assert_eq!(message(&err, ResultFormat::Bedrock, no_status), json!({"toolResult":{"toolUseId":"call_1","content":[{"text":"Error: boom"}]}}));
+        assert_eq!(message(&err, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["status"], "error");
+        // No text first (an image): the error stands alone before it.
+        let shot = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/png"}]}));
+        let m = message(&shot, ResultFormat::Bedrock, no_status);
+        assert_eq!(m["toolResult"]["content"][0], json!({"text":"Error:"}));
+        assert_eq!(m["toolResult"]["content"][1]["image"]["format"], "png");
+        // Within the cap, as OpenAI's prefix is.
+        let long = result(json!({"isError":true,"content":[{"type":"text","text":"x".repeat(500)}]}));
+        let m = message(&long, ResultFormat::Bedrock, ResultOptions { max_chars: 100, ..no_status });
+        assert_eq!(utf16_len(m["toolResult"]["content"][0]["text"].as_str().unwrap()), 100);
     }
 
     /// Where the cap falls the text is cut and marked once, within the cap; text after it is

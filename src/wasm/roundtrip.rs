@@ -196,7 +196,8 @@ pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue,
                 match (k.as_str(), v) {
                     ("imageMessage", Value::Bool(b)) => opts.image_message = b,
                     ("multimodal", Value::Bool(b)) => opts.multimodal = b,
-                    ("imageMessage" | "multimodal", other) => {
+                    ("bedrockStatus", Value::Bool(b)) => opts.bedrock_status = b,
+                    ("imageMessage" | "multimodal" | "bedrockStatus", other) => {
                         return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{k} has the wrong type: {}", crate::text::to_string(&other))))
                     }
                     _ => {}

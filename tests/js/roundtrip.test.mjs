@@ -406,6 +406,14 @@ test("toolResultMessage: embedded blobs are sent as documents, images or text, o
   assert.equal(tw.flattenContent(csv), "[Resource: file:///d.csv (text/csv)]\na,b\n1,2");
 });
 
+test("toolResultMessage: bedrockStatus: false leaves Bedrock's status out and says the error in the text", () => {
+  const call = { id: "c1", name: "t" };
+  const err = { isError: true, content: [{ type: "text", text: "boom" }] };
+  assert.deepEqual(tw.toolResultMessage(call, err, "bedrock", { bedrockStatus: false }), { toolResult: { toolUseId: "c1", content: [{ text: "Error: boom" }] } });
+  assert.equal(tw.toolResultMessage(call, err, "bedrock").toolResult.status, "error");
+  assert.throws(() => tw.toolResultMessage(call, err, "bedrock", { bedrockStatus: "no" }), { code: "INVALID_OPTIONS" });
+});
+
 test("streaming: SSE text as it comes over the wire (whole frames, several at once, split anywhere)", () => {
   const frame = (event, data) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   const frames = [
