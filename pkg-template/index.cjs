@@ -61,6 +61,7 @@ module.exports = {
   parseToolCalls,
   ToolCallAccumulator,
   toolResultMessage: wasm.toolResultMessage,
+  toolResultMessages: wasm.toolResultMessages,
   toolsSystemPrompt: wasm.toolsSystemPrompt,
   PermissionPolicy: wasm.PermissionPolicy,
   McpClient: wasm.McpClient,

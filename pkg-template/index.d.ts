@@ -1056,7 +1056,11 @@ export interface ToolResultOptions {
    * fractional number is `INVALID_OPTIONS`.
    */
   maxChars?: number;
-  /** OpenAI Chat: also return a `user` message with the images (the result is then `[toolMessage, userMessage]`). */
+  /**
+   * OpenAI Chat: also return a `user` message with the images (the result is then `[toolMessage, userMessage]`). The
+   * user message goes after all the tool messages of the turn: OpenAI refuses a tool message that does not follow the
+   * assistant message or another tool message. For parallel calls use {@link toolResultMessages}, which puts them so.
+   */
   imageMessage?: boolean;
   /**
    * OpenAI Responses and Gemini: send images and documents inside the result (`input_image` and `input_file` items,
@@ -1166,6 +1170,20 @@ export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult |
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "anthropic", options?: ToolResultOptions): AnthropicToolResultBlock;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "gemini" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "bedrock", options?: ToolResultOptions): BedrockToolResultBlock;
+
+/**
+ * The messages for the results of several calls of one model turn (`results[i]` answers `calls[i]`), in order, each as
+ * {@link toolResultMessage} writes it; for OpenAI Chat with `imageMessage`, every tool message first and then one
+ * `user` message with the images of all the calls (a user message between tool messages is refused by OpenAI).
+ * Spread the array into the conversation (Chat, Responses), or into one message's content (Anthropic's user message,
+ * Gemini's `parts`, Bedrock's user message). `INVALID_INPUT` when the lengths differ; an error names the entry
+ * (`calls[1]: ...`).
+ */
+export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai" | "ollama", options?: ToolResultOptions): Array<OpenAIToolMessage | OpenAIImageUserMessage>;
+export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai-responses", options?: ToolResultOptions): OpenAIFunctionCallOutput[];
+export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "anthropic", options?: ToolResultOptions): AnthropicToolResultBlock[];
+export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "gemini" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart[];
+export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "bedrock", options?: ToolResultOptions): BedrockToolResultBlock[];
 
 /** Options of {@link toolsSystemPrompt}. */
 export interface SystemPromptOptions extends NamingOptions {

@@ -16,6 +16,7 @@ export const {
   parseToolCalls,
   ToolCallAccumulator,
   toolResultMessage,
+  toolResultMessages,
   toolsSystemPrompt,
   PermissionPolicy,
   McpClient,

@@ -211,6 +211,11 @@ export function toolResultMessage(call, result, provider, options) {
   return wasm.toolResultMessage(call, result, provider, options);
 }
 
+export function toolResultMessages(calls, results, provider, options) {
+  check();
+  return wasm.toolResultMessages(calls, results, provider, options);
+}
+
 export function toolsSystemPrompt(tools, options) {
   check();
   return wasm.toolsSystemPrompt(tools, options);

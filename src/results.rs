@@ -1260,6 +1260,40 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
     })
 }
 
+/// The messages for the results of several calls of one model turn, in order: each call's message
+/// as [`tool_result_message`] writes it, but for OpenAI Chat with `image_message` the tool messages
+/// first and then one `user` message with every call's images (OpenAI wants the tool messages right
+/// after the assistant message that made the calls: a user message between them is refused).
+pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], format: ResultFormat, opts: &ResultOptions) -> Result<Vec<Value>> {
+    if calls.len() != results.len() {
+        let (c, r) = (calls.len(), results.len());
+        return Err(Error::new(ErrorCode::InvalidInput, format!("{c} calls but {r} results: one result for each call, in order")));
+    }
+    let mut messages = Vec::with_capacity(calls.len() + 1);
+    let mut images: Vec<Value> = Vec::new();
+    for (i, (call, result)) in calls.iter().zip(results).enumerate() {
+        let message = tool_result_message(call, result, format, opts).map_err(|mut e| {
+            e.message = format!("calls[{i}]: {}", e.message);
+            e
+        })?;
+        match message {
+            // OpenAI Chat's [tool, user]: the user message's parts wait for the end.
+            Value::Array(pair) => {
+                let mut pair = pair.into_iter();
+                messages.extend(pair.next());
+                if let Some(Value::Array(parts)) = pair.next().and_then(|mut user| user.get_mut("content").map(Value::take)) {
+                    images.extend(parts);
+                }
+            }
+            message => messages.push(message),
+        }
+    }
+    if !images.is_empty() {
+        messages.push(object([("role", string("user")), ("content", Value::Array(images))]));
+    }
+    Ok(messages)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1880,6 +1914,37 @@ mod tests {
         let long = result(json!({"isError":true,"content":[{"type":"text","text":"x".repeat(500)}]}));
         let m = message(&long, ResultFormat::Bedrock, ResultOptions { max_chars: 100, ..no_status });
         assert_eq!(utf16_len(m["toolResult"]["content"][0]["text"].as_str().unwrap()), 100);
+    }
+
+    /// The results of parallel calls: OpenAI Chat's tool messages all first, then one user message
+    /// with the images of every call (a user message between tool messages is refused).
+    #[test]
+    fn parallel_results_keep_the_tool_messages_together() {
+        let calls = [CallRef { id: Some("call_A".into()), name: "shot".into() }, CallRef { id: Some("call_B".into()), name: "shot".into() }, CallRef { id: Some("call_C".into()), name: "t".into() }];
+        let results = [
+            result(json!([{"type":"image","data":PNG,"mimeType":"image/png"}])),
+            result(json!([{"type":"text","text":"done"}])),
+            result(json!([{"type":"text","text":"two"},{"type":"image","data":PNG,"mimeType":"image/png"}])),
+        ];
+        let opts = ResultOptions { image_message: true, ..ResultOptions::default() };
+        let m = tool_result_messages(&calls, &results, ResultFormat::OpenAi, &opts).unwrap();
+        let roles: Vec<&str> = m.iter().map(|m| m["role"].as_str().unwrap()).collect();
+        assert_eq!(roles, ["tool", "tool", "tool", "user"]);
+        assert_eq!(m[0], json!({"role":"tool","tool_call_id":"call_A","content":"[Image: image/png]"}));
+        let parts = m[3]["content"].as_array().unwrap();
+        assert_eq!(parts.len(), 4);
+        assert_eq!(parts[0]["text"], "Images returned by the tool call call_A (shot):");
+        assert_eq!(parts[2]["text"], "Images returned by the tool call call_C (t):");
+        assert_eq!(parts[3]["type"], "image_url");
+        // Without images, or for other providers: one message per call.
+        assert_eq!(tool_result_messages(&calls, &results, ResultFormat::OpenAi, &ResultOptions::default()).unwrap().len(), 3);
+        let m = tool_result_messages(&calls, &results, ResultFormat::Anthropic, &ResultOptions::default()).unwrap();
+        assert_eq!(m.iter().map(|b| b["tool_use_id"].as_str().unwrap()).collect::<Vec<_>>(), ["call_A", "call_B", "call_C"]);
+        // One result for each call; a bad call is named.
+        assert_eq!(tool_result_messages(&calls[..2], &results, ResultFormat::OpenAi, &opts).unwrap_err().code, ErrorCode::InvalidInput);
+        let no_id = [calls[0].clone(), CallRef { id: None, name: "t".into() }];
+        let e = tool_result_messages(&no_id, &results[..2], ResultFormat::Bedrock, &opts).unwrap_err();
+        assert!(e.message.starts_with("calls[1]: "), "{}", e.message);
     }
 
     /// Where the cap falls the text is cut and marked once, within the cap; text after it is

@@ -13,7 +13,7 @@ use crate::naming::{NameMap, NameRule};
 use crate::policy::Policy;
 use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
 use crate::providers::Provider;
-use crate::results::{decode_base64, tool_result_message, CallRef, ResultFormat, ResultOptions};
+use crate::results::{decode_base64, tool_result_message, tool_result_messages, CallRef, ResultFormat, ResultOptions};
 use crate::text::Owned as _;
 use crate::wasm::interop::{from_js, parse, string_param, to_js};
 use crate::wasm::names::{name_map_data, JsNameMap};
@@ -178,18 +178,13 @@ fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult,
     Some(Ok(parsed))
 }
 
-/// The provider's tool-result message for an MCP result. `call` is an entry of
-/// `parseToolCalls` (or `{id, name}`); `result` a CallToolResult.
-#[wasm_bindgen(js_name = toolResultMessage)]
-pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
-    let call = CallRef::from_value(&from_js(&call, "call")?)?;
-    let result = tool_result_param(&result, "result")?;
-    let format = ResultFormat::parse(&string_param(&provider, "provider")?)?;
+/// `toolResultMessage`'s options.
+fn result_options(options: &JsValue) -> Result<ResultOptions, Error> {
     let mut opts = ResultOptions::default();
-    if let Some(max) = max_chars_option(&options)? {
+    if let Some(max) = max_chars_option(options)? {
         opts.max_chars = max;
     }
-    match from_js(&options, "options")? {
+    match from_js(options, "options")? {
         Value::Null => {}
         Value::Object(o) => {
             for (k, v) in o {
@@ -206,11 +201,65 @@ pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue,
         }
         _ => return Err(Error::new(ErrorCode::InvalidOptions, "options must be an object")),
     }
-    let message = to_js(&tool_result_message(&call, &result, format, &opts)?)?;
+    Ok(opts)
+}
+
+/// A message as JS takes it: Bedrock's bytes as `Uint8Array`s.
+fn message_to_js(message: &Value, format: ResultFormat) -> Result<JsValue, Error> {
+    let message = to_js(message)?;
     if format == ResultFormat::Bedrock {
         bedrock_bytes_to_uint8array(&message);
     }
     Ok(message)
+}
+
+/// The provider's tool-result message for an MCP result. `call` is an entry of
+/// `parseToolCalls` (or `{id, name}`); `result` a CallToolResult.
+#[wasm_bindgen(js_name = toolResultMessage)]
+pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
+    let call = CallRef::from_value(&from_js(&call, "call")?)?;
+    let result = tool_result_param(&result, "result")?;
+    let format = ResultFormat::parse(&string_param(&provider, "provider")?)?;
+    let opts = result_options(&options)?;
+    message_to_js(&tool_result_message(&call, &result, format, &opts)?, format)
+}
+
+/// The messages for the results of several calls of one turn (`results[i]` answers `calls[i]`):
+/// `crate::results::tool_result_messages`.
+#[wasm_bindgen(js_name = toolResultMessages)]
+pub fn tool_result_messages_js(calls: JsValue, results: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
+    let list = |v: &JsValue, what: &str| -> Result<Vec<JsValue>, Error> {
+        match js_sys::Array::is_array(v) {
+            true => Ok(js_sys::Array::from(v).iter().collect()),
+            false => Err(Error::new(ErrorCode::InvalidInput, format!("{what} must be an array"))),
+        }
+    };
+    // An error names the entry it is about.
+    let at = |what: &str, i: usize| {
+        let what = what.owned();
+        move |mut e: Error| {
+            e.message = format!("{what}[{i}]: {}", e.message);
+            e
+        }
+    };
+    let calls = list(&calls, "calls")?
+        .iter()
+        .enumerate()
+        .map(|(i, c)| from_js(c, "call").and_then(|c| CallRef::from_value(&c)).map_err(at("calls", i)))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let results = list(&results, "results")?
+        .iter()
+        .enumerate()
+        .map(|(i, r)| tool_result_param(r, "result").map_err(at("results", i)))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let format = ResultFormat::parse(&string_param(&provider, "provider")?)?;
+    let opts = result_options(&options)?;
+    let messages = tool_result_messages(&calls, &results, format, &opts)?;
+    let out = js_sys::Array::new();
+    for m in &messages {
+        out.push(&message_to_js(m, format)?);
+    }
+    Ok(out.into())
 }
 
 /// The AWS SDK takes image and document bytes as a `Uint8Array` (`ImageSource.bytes`,

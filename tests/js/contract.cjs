@@ -61,6 +61,7 @@ module.exports = function contract(tw, label) {
       "flattenContent",
       "parseToolCalls",
       "toolResultMessage",
+      "toolResultMessages",
       "toolsSystemPrompt",
       "version",
       "initAsync",

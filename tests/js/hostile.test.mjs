@@ -414,6 +414,7 @@ test("the wrong type for every parameter of every export", () => {
     flattenContent: [[], {}],
     parseToolCalls: [{ choices: [] }, "openai", null],
     toolResultMessage: [{ id: "c", name: "t" }, { content: [] }, "openai", {}],
+    toolResultMessages: [[{ id: "c", name: "t" }], [{ content: [] }], "openai", {}],
     toolsSystemPrompt: [normal, {}],
   };
   let cases = 0;

@@ -414,6 +414,19 @@ test("toolResultMessage: bedrockStatus: false leaves Bedrock's status out and sa
   assert.throws(() => tw.toolResultMessage(call, err, "bedrock", { bedrockStatus: "no" }), { code: "INVALID_OPTIONS" });
 });
 
+test("toolResultMessages: the tool messages of parallel calls together, then one user message with the images", () => {
+  const calls = [{ id: "call_A", name: "shot" }, { id: "call_B", name: "shot" }];
+  const results = [{ content: [{ type: "image", data: PNG, mimeType: "image/png" }] }, { content: [{ type: "text", text: "done" }] }];
+  const msgs = tw.toolResultMessages(calls, results, "openai", { imageMessage: true });
+  assert.deepEqual(msgs.map((m) => m.role + (m.tool_call_id ? `:${m.tool_call_id}` : "")), ["tool:call_A", "tool:call_B", "user"]);
+  assert.equal(msgs[2].content[1].type, "image_url");
+  const bedrock = tw.toolResultMessages(calls, results, "bedrock");
+  assert.ok(bedrock[0].toolResult.content[0].image.source.bytes instanceof Uint8Array);
+  assert.throws(() => tw.toolResultMessages(calls, results.slice(1), "openai"), { code: "INVALID_INPUT" });
+  assert.throws(() => tw.toolResultMessages([calls[0], { name: "t" }], results, "anthropic"), { code: "INVALID_INPUT", message: /^calls\[1\]: / });
+  assert.throws(() => tw.toolResultMessages(calls[0], results, "anthropic"), { code: "INVALID_INPUT" });
+});
+
 test("streaming: SSE text as it comes over the wire (whole frames, several at once, split anywhere)", () => {
   const frame = (event, data) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   const frames = [

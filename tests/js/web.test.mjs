@@ -22,6 +22,7 @@ test("web: before initAsync every export throws a clear error", () => {
   assert.throws(() => web.NameMap.fromJSON("{}"), { message });
   assert.throws(() => web.parseToolCalls({}, "openai"), { message });
   assert.throws(() => web.toolResultMessage({ id: "c", name: "t" }, [], "openai"), { message });
+  assert.throws(() => web.toolResultMessages([], [], "openai"), { message });
   assert.throws(() => web.toolsSystemPrompt([]), { message });
   assert.throws(() => new web.ToolCallAccumulator("openai"), { message });
   assert.throws(() => new web.PermissionPolicy({}), { message });

@@ -12,6 +12,7 @@ import {
   convertMcpTools,
   parseToolCalls,
   toolResultMessage,
+  toolResultMessages,
   NameMap,
   ToolCallAccumulator,
   McpClient,
@@ -56,6 +57,12 @@ const anthropicResult: ToolResultBlockParam = toolResultMessage(call, result, "a
 const geminiResult: GeminiPart = toolResultMessage(call, result, "gemini");
 const bedrockResult: BedrockContentBlock = toolResultMessage(call, result, "bedrock");
 const bedrockBlock: ToolResultBlock = toolResultMessage(call, result, "bedrock").toolResult;
+// The results of a whole turn.
+const turn: Array<ChatCompletionToolMessageParam | ChatCompletionUserMessageParam> = toolResultMessages([call, call], [result, result], "openai", { imageMessage: true });
+const anthropicTurnResults: ToolResultBlockParam[] = toolResultMessages([call], [result], "anthropic");
+const geminiTurnResults: GeminiPart[] = toolResultMessages([call], [result], "gemini");
+const bedrockTurnResults: BedrockContentBlock[] = toolResultMessages([call], [result], "bedrock");
+const responsesTurnResults: ResponseInputItem[] = toolResultMessages([call], [result], "openai-responses");
 // The call as each SDK gives it.
 declare const responsesCall: import("openai/resources/responses/responses").ResponseFunctionToolCall;
 declare const chatCall: import("openai/resources/chat/completions").ChatCompletionMessageFunctionToolCall;
