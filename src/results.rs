@@ -100,6 +100,33 @@ impl ResultFormat {
         }
     }
 
+    /// The most image and document bytes (decoded) sent in one request's tool results, the
+    /// conversation's other content aside: what one result sends by default (media past it are
+    /// described). OpenAI: "50 MB of image bytes per request" (Images and vision guide). Anthropic:
+    /// three quarters of the 32 MB request ("Request size limits", Anthropic API errors), 24 MB of
+    /// base64. Gemini and Vertex AI: the 20 MB of base64 a request takes inline (see
+    /// `max_image_bytes`). Bedrock: no size given beyond each image's and document's, so 20 of its
+    /// 3.75 MB images' worth; it counts images and documents instead ([`Self::max_media_count`]).
+    pub const fn max_media_bytes(self) -> usize {
+        match self {
+            Self::OpenAi | Self::OpenAiResponses => 50_000_000,
+            Self::Anthropic => 24_000_000 / 4 * 3,
+            Self::Gemini | Self::Vertex => 20_000_000 / 4 * 3,
+            Self::Bedrock => 20 * 3_750_000,
+        }
+    }
+
+    /// The most images and documents one request takes: Bedrock's "up to 20 images" and "up to
+    /// five documents" (Bedrock API reference, Message.content); Anthropic's 100 images a request
+    /// (Vision guide); no count elsewhere.
+    pub const fn max_media_count(self) -> (usize, usize) {
+        match self {
+            Self::Bedrock => (20, 5),
+            Self::Anthropic => (100, usize::MAX),
+            Self::OpenAi | Self::OpenAiResponses | Self::Gemini | Self::Vertex => (usize::MAX, usize::MAX),
+        }
+    }
+
     /// The image formats the provider takes, as MIME types: Google's "PNG, JPEG, WebP, HEIC, HEIF"
     /// (Gemini API, Image understanding: no GIF); Anthropic's "image/jpeg, image/png, image/gif,
     /// image/webp" (`Base64ImageSource.media_type`); Bedrock's `ImageFormat` (gif, jpeg, png, webp);
@@ -172,11 +199,15 @@ pub struct ResultOptions {
     /// models take (others fail with "This model doesn't support the status field"). Without it
     /// an error's text starts with `Error: `.
     pub bedrock_status: bool,
+    /// The most image and document bytes (decoded) one result sends, or one call of
+    /// [`tool_result_messages`] for all its results; `None` for the provider's
+    /// ([`ResultFormat::max_media_bytes`]). Media past it are described instead.
+    pub max_media_bytes: Option<usize>,
 }
 
 impl Default for ResultOptions {
     fn default() -> Self {
-        Self { max_chars: FlattenOptions::default().max_chars, image_message: false, multimodal: false, bedrock_status: true }
+        Self { max_chars: FlattenOptions::default().max_chars, image_message: false, multimodal: false, bedrock_status: true, max_media_bytes: None }
     }
 }
 
@@ -527,12 +558,57 @@ struct NotSent {
     reason: String,
 }
 
+/// What is left of the media budget of a request ([`ResultFormat::max_media_bytes`],
+/// [`ResultFormat::max_media_count`]), shared by the results of one turn.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Media {
+    bytes: usize,
+    images: usize,
+    documents: usize,
+    /// The budget in bytes, as the placeholder names it.
+    limit: usize,
+}
+
+impl Media {
+    fn new(format: ResultFormat, opts: &ResultOptions) -> Self {
+        let limit = opts.max_media_bytes.unwrap_or(format.max_media_bytes());
+        let (images, documents) = format.max_media_count();
+        Self { bytes: limit, images, documents, limit }
+    }
+
+    /// No budget (for text alone, which sends no media).
+    fn none() -> Self {
+        Self { bytes: usize::MAX, images: usize::MAX, documents: usize::MAX, limit: usize::MAX }
+    }
+
+    /// Takes `bytes` of an image (or a document) from what is left, or says why it cannot.
+    fn take(&mut self, format: ResultFormat, bytes: usize, document: bool) -> std::result::Result<(), String> {
+        let label = format.label();
+        let count = if document { &mut self.documents } else { &mut self.images };
+        if *count == 0 {
+            let (images, documents) = format.max_media_count();
+            return Err(match document {
+                true => format!("{label} takes at most {documents} documents a request"),
+                false => format!("{label} takes at most {images} images a request"),
+            });
+        }
+        if bytes > self.bytes {
+            return Err(format!("over the {} of images and documents {label} takes a request", megabytes(self.limit)));
+        }
+        *count -= 1;
+        self.bytes -= bytes;
+        Ok(())
+    }
+}
+
 /// The pieces of a result as they are built: text joined to the text before it.
 struct Builder<'o> {
     /// `None`: text alone (`flattenContent`).
     format: Option<ResultFormat>,
     opts: &'o ResultOptions,
     parts: Vec<Part>,
+    /// What is left of the request's media budget.
+    media: Media,
 }
 
 impl Builder<'_> {
@@ -598,7 +674,15 @@ impl Builder<'_> {
             let sniffed = base64_body(&img.data).ok().and_then(|body| sniff(&decode_prefix(&body, 16)));
             return self.text(format!("[Image: {} (not sent: text only)]", sniffed.unwrap_or(mime)));
         };
-        match self.check_image(format, &img.data) {
+        let checked = self.check_image(format, &img.data).and_then(|ok| {
+            // Within what is left of the request's media budget.
+            let bytes = decoded_len(ok.data.trim_end_matches('='));
+            match self.media.take(format, bytes, false) {
+                Ok(()) => Ok(ok),
+                Err(reason) => Err(NotSent { detail: Some(size_text(bytes)), reason }),
+            }
+        });
+        match checked {
             Ok(ok) => {
                 // OpenAI's tool message says where the image was (it goes in the user message).
                 if format == ResultFormat::OpenAi {
@@ -672,7 +756,7 @@ impl Builder<'_> {
                 if !format.sends_images(self.opts) {
                     return self.text(not_sent(&declared, Some(bytes), "text only"));
                 }
-                match self.check_image(format, &body) {
+                match self.check_image(format, &body).and_then(|img| self.media.take(format, bytes, false).map(|()| img).map_err(|reason| NotSent { detail: None, reason })) {
                     Ok(img) => {
                         self.text(header(img.mime_type));
                         self.parts.push(Part::Image(img));
@@ -692,10 +776,13 @@ impl Builder<'_> {
                 let limit = format.max_document_bytes();
                 self.text(not_sent(kind.mime, Some(bytes), &format!("larger than the {} {} takes inline", megabytes(limit), format.label())))
             }
-            Blob::Document(kind) => {
-                self.text(header(kind.mime));
-                self.parts.push(Part::Document(Document { kind, data: padded(&body), file_name: file_name(&res.uri, kind.ext) }));
-            }
+            Blob::Document(kind) => match self.media.take(format, bytes, true) {
+                Ok(()) => {
+                    self.text(header(kind.mime));
+                    self.parts.push(Part::Document(Document { kind, data: padded(&body), file_name: file_name(&res.uri, kind.ext) }));
+                }
+                Err(reason) => self.text(not_sent(kind.mime, Some(bytes), &reason)),
+            },
             Blob::Text | Blob::Other => {}
         }
     }
@@ -837,7 +924,7 @@ fn bedrock_name(file_name: &str) -> String {
 /// content, unless a text block already is that JSON. Either way its JSON (or the text block that
 /// is it) is kept whole when it fits the cap: the rest of the text gets what it leaves. One cap
 /// over all the text: where it falls the text is cut and marked, and the text after it is dropped.
-fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &ResultOptions, is_error: bool) -> Body<'a> {
+fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &ResultOptions, is_error: bool, media: &mut Media) -> Body<'a> {
     let content = &result.content;
     let sc = result.structured_content.as_ref();
     let json = sc.map(crate::text::to_string);
@@ -853,8 +940,11 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
         None => vec![false; content.len()],
     };
     // The content but the block at `skip`, and the structure's JSON after it when `json` is given.
-    let build = |skip: Option<usize>, json: Option<String>| {
-        let mut b = Builder { format, opts, parts: Vec::new() };
+    let start = *media;
+    // From the media budget as it was: the reservation builds again.
+    let build = |skip: Option<usize>, json: Option<String>, media: &mut Media| {
+        *media = start;
+        let mut b = Builder { format, opts, parts: Vec::new(), media: start };
         for (i, (block, &repeat)) in content.iter().zip(&repeated).enumerate() {
             if (repeat && structured.is_some()) || skip == Some(i) {
                 continue;
@@ -871,10 +961,11 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
         if let Some(json) = json {
             b.text(json);
         }
+        *media = b.media;
         b.parts
     };
     if structured.is_some() {
-        let mut parts = build(None, None);
+        let mut parts = build(None, None, media);
         cap_text(&mut parts, opts.max_chars - json_len);
         return Body { parts, structured };
     }
@@ -890,16 +981,16 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
         None => json.map(|json| (None, json)),
     };
     let Some((skip, text)) = as_text else {
-        let mut parts = build(None, None);
+        let mut parts = build(None, None, media);
         cap_text(&mut parts, opts.max_chars);
         return Body { parts, structured };
     };
-    let mut parts = build(None, skip.is_none().then(|| text.clone()));
+    let mut parts = build(None, skip.is_none().then(|| text.clone()), media);
     let text_len = utf16_len(&text);
     if text_units(&parts) > opts.max_chars && text_len < opts.max_chars {
         // Over the cap, but the structure fits: it is kept whole, at the end, and the rest of the
         // text has what it leaves (less the line break before it).
-        let mut b = Builder { format, opts, parts: build(skip, None) };
+        let mut b = Builder { format, opts, parts: build(skip, None, media), media: *media };
         let line_break = usize::from(b.joined().is_some());
         cap_text(&mut b.parts, opts.max_chars - text_len - line_break);
         b.text(text);
@@ -927,7 +1018,7 @@ pub(crate) fn flatten(result: &CallToolResult, max_chars: usize) -> String {
     let cap = max_chars;
     let max_chars = if is_error { max_chars.saturating_sub(ERROR_PREFIX.len()) } else { max_chars };
     let opts = ResultOptions { max_chars, ..ResultOptions::default() };
-    let Body { parts, .. } = body(result, None, &opts, is_error);
+    let Body { parts, .. } = body(result, None, &opts, is_error, &mut Media::none());
     let text = text_of(&parts);
     if is_error {
         with_prefix(text, cap)
@@ -1084,6 +1175,11 @@ impl CallRef {
 
 /// The provider message (or, for OpenAI Chat with `image_message`, messages) for a result.
 pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: &ResultOptions) -> Result<Value> {
+    message(call, result, format, opts, &mut Media::new(format, opts))
+}
+
+/// [`tool_result_message`] within what is left of a media budget.
+fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: &ResultOptions, media: &mut Media) -> Result<Value> {
     let is_error = result.is_error == Some(true);
     // The id first: a call without one is refused before any work on the result.
     let id = match format {
@@ -1096,7 +1192,7 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
     // OpenAI's `Error: ` prefix is within the cap.
     let prefixed = is_error && (matches!(format, ResultFormat::OpenAi | ResultFormat::OpenAiResponses) || (format == ResultFormat::Bedrock && !opts.bedrock_status));
     let capped = ResultOptions { max_chars: opts.max_chars.saturating_sub(if prefixed { ERROR_PREFIX.len() } else { 0 }), ..*opts };
-    let Body { parts, structured } = body(result, Some(format), &capped, is_error);
+    let Body { parts, structured } = body(result, Some(format), &capped, is_error, media);
     Ok(match format {
         ResultFormat::OpenAi => {
             let id = id.unwrap_or_default();
@@ -1271,8 +1367,10 @@ pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], forma
     }
     let mut messages = Vec::with_capacity(calls.len() + 1);
     let mut images: Vec<Value> = Vec::new();
+    // One request: one media budget.
+    let mut media = Media::new(format, opts);
     for (i, (call, result)) in calls.iter().zip(results).enumerate() {
-        let message = tool_result_message(call, result, format, opts).map_err(|mut e| {
+        let message = message(call, result, format, opts, &mut media).map_err(|mut e| {
             e.message = format!("calls[{i}]: {}", e.message);
             e
         })?;
@@ -1945,6 +2043,40 @@ mod tests {
         let no_id = [calls[0].clone(), CallRef { id: None, name: "t".into() }];
         let e = tool_result_messages(&no_id, &results[..2], ResultFormat::Bedrock, &opts).unwrap_err();
         assert!(e.message.starts_with("calls[1]: "), "{}", e.message);
+    }
+
+    /// Every image of a result counts toward what one request takes: nine 3.8 MB PNGs would make
+    /// 45 MB of Anthropic request (it takes 32 MB), so those past its 18 MB budget are described; the
+    /// results of one turn share the budget; Bedrock counts images.
+    #[test]
+    fn a_result_holds_to_a_media_budget() {
+        let shots: Vec<Value> = (0..9).map(|_| json!({"type":"image","data":png_of(3_800_000),"mimeType":"image/png"})).collect();
+        let r = result(Value::Array(shots));
+        let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
+        let blocks = m["content"].as_array().unwrap();
+        assert_eq!(blocks.iter().filter(|b| b["type"] == "image").count(), 4);
+        assert_eq!(blocks[4]["text"], ["[Image: image/png, 3.8 MB (not sent: over the 18 MB of images and documents Anthropic takes a request)]"; 5].join("\n"));
+        assert!(m.to_string().len() < 24_000_000);
+        // Raised: all nine.
+        let m = message(&r, ResultFormat::Anthropic, ResultOptions { max_media_bytes: Some(usize::MAX), ..ResultOptions::default() });
+        assert_eq!(m["content"].as_array().unwrap().len(), 9);
+        // Gemini: 15 MB of image a request (20 MB of base64).
+        let two = result(json!([{"type":"image","data":png_of(8_000_000),"mimeType":"image/png"},{"type":"image","data":png_of(8_000_000),"mimeType":"image/png"}]));
+        let m = message(&two, ResultFormat::Gemini, ResultOptions { multimodal: true, ..ResultOptions::default() });
+        assert_eq!(m["functionResponse"]["parts"].as_array().unwrap().len(), 1);
+        assert_eq!(m["functionResponse"]["response"]["output"], "[Image: image/png, 8 MB (not sent: over the 15 MB of images and documents Gemini takes a request)]");
+        // One turn, one budget.
+        let calls = [call(), CallRef { id: Some("call_2".into()), name: "t".into() }];
+        let halves = [result(json!([{"type":"image","data":png_of(10_000_000),"mimeType":"image/png"}])), result(json!([{"type":"image","data":png_of(10_000_000),"mimeType":"image/png"}]))];
+        let m = tool_result_messages(&calls, &halves, ResultFormat::Gemini, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
+        assert!(m[0]["functionResponse"]["parts"].is_array());
+        assert!(m[1]["functionResponse"].get("parts").is_none(), "{}", m[1]);
+        // Bedrock: 20 images a request.
+        let many: Vec<Value> = (0..21).map(|_| json!({"type":"image","data":PNG,"mimeType":"image/png"})).collect();
+        let m = message(&result(Value::Array(many)), ResultFormat::Bedrock, ResultOptions::default());
+        let content = m["toolResult"]["content"].as_array().unwrap();
+        assert_eq!(content.iter().filter(|b| b.get("image").is_some()).count(), 20);
+        assert_eq!(content[20]["text"], "[Image: image/png, 70 bytes (not sent: Bedrock takes at most 20 images a request)]");
     }
 
     /// Where the cap falls the text is cut and marked once, within the cap; text after it is

@@ -123,11 +123,16 @@ impl JsAccumulator {
 /// `options.maxChars` as JS holds it (JSON would make `NaN` and `Infinity` both `null`): a
 /// non-negative integer, `Infinity` for no cap; absent, `undefined` or `null` for the default.
 pub(crate) fn max_chars_option(options: &JsValue) -> Result<Option<usize>, Error> {
+    size_option(options, "maxChars")
+}
+
+/// A size option (`maxChars`, `maxMediaBytes`) read as [`max_chars_option`] reads `maxChars`.
+fn size_option(options: &JsValue, key: &str) -> Result<Option<usize>, Error> {
     if !options.is_object() {
         return Ok(None);
     }
-    let v = js_sys::Reflect::get(options, &JsValue::from_str("maxChars"))
-        .map_err(|_| Error::new(ErrorCode::InvalidOptions, "options.maxChars cannot be read"))?;
+    let v = js_sys::Reflect::get(options, &JsValue::from_str(key))
+        .map_err(|_| Error::new(ErrorCode::InvalidOptions, format!("options.{key} cannot be read")))?;
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
@@ -142,7 +147,7 @@ pub(crate) fn max_chars_option(options: &JsValue) -> Result<Option<usize>, Error
                 (None, Some(s)) => format!("the string {}", crate::text::to_string(&Value::String(s))),
                 (None, None) => v.js_typeof().as_string().unwrap_or_default(),
             };
-            Err(Error::new(ErrorCode::InvalidOptions, format!("options.maxChars must be a non-negative integer, or Infinity for no cap; got {got}")))
+            Err(Error::new(ErrorCode::InvalidOptions, format!("options.{key} must be a non-negative integer, or Infinity for no cap; got {got}")))
         }
     }
 }
@@ -184,6 +189,7 @@ fn result_options(options: &JsValue) -> Result<ResultOptions, Error> {
     if let Some(max) = max_chars_option(options)? {
         opts.max_chars = max;
     }
+    opts.max_media_bytes = size_option(options, "maxMediaBytes")?;
     match from_js(options, "options")? {
         Value::Null => {}
         Value::Object(o) => {

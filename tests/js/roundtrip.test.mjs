@@ -427,6 +427,18 @@ test("toolResultMessages: the tool messages of parallel calls together, then one
   assert.throws(() => tw.toolResultMessages(calls[0], results, "anthropic"), { code: "INVALID_INPUT" });
 });
 
+test("toolResultMessage: the images of a result are held to what one request takes (maxMediaBytes)", () => {
+  const call = { id: "c1", name: "t" };
+  const png = "iVBORw0KGgoA" + "A".repeat(Math.floor(3_800_000 / 3) * 4);
+  const nine = { content: Array.from({ length: 9 }, () => ({ type: "image", data: png, mimeType: "image/png" })) };
+  const m = tw.toolResultMessage(call, nine, "anthropic");
+  assert.equal(m.content.filter((b) => b.type === "image").length, 4);
+  assert.match(m.content[4].text, /^\[Image: image\/png, 3\.8 MB \(not sent: over the 18 MB of images and documents Anthropic takes a request\)\]/);
+  assert.equal(tw.toolResultMessage(call, nine, "anthropic", { maxMediaBytes: Infinity }).content.length, 9);
+  assert.equal(tw.toolResultMessage(call, nine, "anthropic", { maxMediaBytes: 0 }).content[0].type, "text");
+  assert.throws(() => tw.toolResultMessage(call, nine, "anthropic", { maxMediaBytes: -1 }), { code: "INVALID_OPTIONS", message: /options\.maxMediaBytes/ });
+});
+
 test("streaming: SSE text as it comes over the wire (whole frames, several at once, split anywhere)", () => {
   const frame = (event, data) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   const frames = [
