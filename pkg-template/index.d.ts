@@ -1064,7 +1064,7 @@ export interface ToolResultOptions {
   imageMessage?: boolean;
   /**
    * OpenAI Responses and Gemini: send images and documents inside the result (`input_image` and `input_file` items,
-   * Gemini 3 `parts`); without it they are described in the text.
+   * Gemini 3 `parts`); Ollama: images in the tool message's `images`. Without it they are described in the text.
    */
   multimodal?: boolean;
   /**
@@ -1093,6 +1093,17 @@ export interface OpenAIToolMessage {
 export interface OpenAIImageUserMessage {
   role: "user";
   content: Array<{ type: "text"; text: string } | { type: "image_url"; image_url: { url: string } }>;
+}
+/**
+ * Ollama's own `/api/chat` tool message: the tool's name (Ollama's calls have no id; `tool_call_id` is there when the
+ * call had one), with `multimodal` the images as base64 (PNG and JPEG).
+ */
+export interface OllamaToolMessage {
+  role: "tool";
+  tool_name: string;
+  content: string;
+  tool_call_id?: string;
+  images?: string[];
 }
 /** OpenAI Responses function call output. */
 export interface OpenAIFunctionCallOutput {
@@ -1145,7 +1156,7 @@ export interface BedrockToolResultBlock {
  * provider's SDK gives it: a Responses `function_call` item (its `call_id`: the item's own `id` is never a call id), a
  * Chat `tool_call` (`{id, function: {name}}`), a Bedrock `toolUse` (`{toolUseId, name}`, or the content block
  * `{toolUse}`), an Anthropic `tool_use` block, a Gemini `functionCall`. The id is `call_id`, else `toolUseId`, else
- * `id`. Every provider but Gemini needs the id (`INVALID_INPUT` without one); an empty string counts as none. An empty
+ * `id`. Every provider but Gemini and Ollama needs the id (`INVALID_INPUT` without one); an empty string counts as none. An empty
  * name is `INVALID_INPUT`.
  */
 export type ToolCallRef =
@@ -1172,8 +1183,9 @@ export type ToolCallRef =
  * 4.5 MB; text (`text/*`, JSON, XML...) decoded into the text; any other described, e.g. `[Resource: file:///a.zip
  * (application/zip), 12 KB, not sent: format not supported]`.
  */
-export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "ollama", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
-export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "ollama", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
+export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
+export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
+export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "ollama", options?: ToolResultOptions): OllamaToolMessage;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai-responses", options?: ToolResultOptions): OpenAIFunctionCallOutput;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "anthropic", options?: ToolResultOptions): AnthropicToolResultBlock;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "gemini" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart;
@@ -1187,7 +1199,8 @@ export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult |
  * Gemini's `parts`, Bedrock's user message). `INVALID_INPUT` when the lengths differ; an error names the entry
  * (`calls[1]: ...`).
  */
-export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai" | "ollama", options?: ToolResultOptions): Array<OpenAIToolMessage | OpenAIImageUserMessage>;
+export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai", options?: ToolResultOptions): Array<OpenAIToolMessage | OpenAIImageUserMessage>;
+export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "ollama", options?: ToolResultOptions): OllamaToolMessage[];
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai-responses", options?: ToolResultOptions): OpenAIFunctionCallOutput[];
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "anthropic", options?: ToolResultOptions): AnthropicToolResultBlock[];
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "gemini" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart[];

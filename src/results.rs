@@ -46,7 +46,7 @@ use crate::text::Owned as _;
 /// Providers that take tool results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResultFormat {
-    /// OpenAI Chat Completions (also Ollama and other compatible APIs).
+    /// OpenAI Chat Completions (and compatible APIs, Ollama's `/v1` included).
     OpenAi,
     /// OpenAI Responses.
     OpenAiResponses,
@@ -58,13 +58,16 @@ pub enum ResultFormat {
     Vertex,
     /// Bedrock Converse.
     Bedrock,
+    /// Ollama's own `/api/chat`: `{role:"tool", tool_name, content}`, images as `images`.
+    Ollama,
 }
 
 impl ResultFormat {
     /// Parses the provider string.
     pub fn parse(s: &str) -> Result<Self> {
         Ok(match s {
-            "openai" | "openai-chat" | "ollama" => Self::OpenAi,
+            "openai" | "openai-chat" => Self::OpenAi,
+            "ollama" => Self::Ollama,
             "openai-responses" => Self::OpenAiResponses,
             "anthropic" => Self::Anthropic,
             "gemini" | "google" => Self::Gemini,
@@ -80,7 +83,8 @@ impl ResultFormat {
         match self {
             // "Up to 20MB per image" (and 50 MB of image bytes per request): OpenAI, Images and
             // vision guide, "Image input requirements" (platform.openai.com/docs/guides/images-vision).
-            Self::OpenAi | Self::OpenAiResponses => 20_000_000,
+            // Ollama states no limit; OpenAI's is used.
+            Self::OpenAi | Self::OpenAiResponses | Self::Ollama => 20_000_000,
             // 5 MB of base64 per image (5,242,880 characters, which decode to 3,932,160 bytes):
             // Claude Code's API_IMAGE_MAX_BASE64_SIZE ("API enforced"); an image over it is a 400
             // that stays in the conversation (github.com/shellicar/claude-cli/issues/323).
@@ -109,7 +113,7 @@ impl ResultFormat {
     /// 3.75 MB images' worth; it counts images and documents instead ([`Self::max_media_count`]).
     pub const fn max_media_bytes(self) -> usize {
         match self {
-            Self::OpenAi | Self::OpenAiResponses => 50_000_000,
+            Self::OpenAi | Self::OpenAiResponses | Self::Ollama => 50_000_000,
             Self::Anthropic => 24_000_000 / 4 * 3,
             Self::Gemini | Self::Vertex => 20_000_000 / 4 * 3,
             Self::Bedrock => 20 * 3_750_000,
@@ -123,16 +127,18 @@ impl ResultFormat {
         match self {
             Self::Bedrock => (20, 5),
             Self::Anthropic => (100, usize::MAX),
-            Self::OpenAi | Self::OpenAiResponses | Self::Gemini | Self::Vertex => (usize::MAX, usize::MAX),
+            Self::OpenAi | Self::OpenAiResponses | Self::Gemini | Self::Vertex | Self::Ollama => (usize::MAX, usize::MAX),
         }
     }
 
     /// The image formats the provider takes, as MIME types: Google's "PNG, JPEG, WebP, HEIC, HEIF"
     /// (Gemini API, Image understanding: no GIF); Anthropic's "image/jpeg, image/png, image/gif,
     /// image/webp" (`Base64ImageSource.media_type`); Bedrock's `ImageFormat` (gif, jpeg, png, webp);
-    /// OpenAI's PNG, JPEG, WebP and non-animated GIF (Images and vision guide).
+    /// OpenAI's PNG, JPEG, WebP and non-animated GIF (Images and vision guide); Ollama's PNG and
+    /// JPEG (the decoders its runners register; its vision guide names no list).
     pub const fn image_formats(self) -> &'static [&'static str] {
         match self {
+            Self::Ollama => &["image/png", "image/jpeg"],
             Self::Gemini | Self::Vertex => &["image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"],
             Self::OpenAi | Self::OpenAiResponses | Self::Anthropic | Self::Bedrock => &["image/png", "image/jpeg", "image/gif", "image/webp"],
         }
@@ -170,7 +176,7 @@ impl ResultFormat {
             // "8000 px, and 8000 px": the Bedrock API reference quoted at `max_image_bytes`.
             Self::Bedrock => Some(8000),
             // OpenAI scales large images down; Gemini's documents no limit in pixels.
-            Self::OpenAi | Self::OpenAiResponses | Self::Gemini | Self::Vertex => None,
+            Self::OpenAi | Self::OpenAiResponses | Self::Gemini | Self::Vertex | Self::Ollama => None,
         }
     }
 
@@ -182,6 +188,7 @@ impl ResultFormat {
             Self::Gemini => "Gemini",
             Self::Vertex => "Vertex AI",
             Self::Bedrock => "Bedrock",
+            Self::Ollama => "Ollama",
         }
     }
 }
@@ -494,7 +501,7 @@ impl ResultFormat {
     fn sends_images(self, opts: &ResultOptions) -> bool {
         match self {
             Self::OpenAi => opts.image_message,
-            Self::OpenAiResponses | Self::Gemini | Self::Vertex => opts.multimodal,
+            Self::OpenAiResponses | Self::Gemini | Self::Vertex | Self::Ollama => opts.multimodal,
             Self::Anthropic | Self::Bedrock => true,
         }
     }
@@ -503,7 +510,7 @@ impl ResultFormat {
     /// messages take text only.
     fn sends_document(self, doc: &DocKind, opts: &ResultOptions) -> bool {
         match self {
-            Self::OpenAi => false,
+            Self::OpenAi | Self::Ollama => false,
             Self::OpenAiResponses => opts.multimodal && doc.responses,
             Self::Gemini | Self::Vertex => opts.multimodal && doc.ext == "pdf",
             Self::Anthropic => doc.ext == "pdf",
@@ -516,7 +523,7 @@ impl ResultFormat {
         match self {
             // "Up to 100 pages and 32MB of total content in a single request" (OpenAI, File
             // inputs guide).
-            Self::OpenAi | Self::OpenAiResponses => 32_000_000,
+            Self::OpenAi | Self::OpenAiResponses | Self::Ollama => 32_000_000,
             // A request of 32 MB ("Maximum request size", Anthropic PDF support), base64 included.
             Self::Anthropic => 32_000_000 / 4 * 3,
             // Inline data as images are (see `max_image_bytes`).
@@ -615,7 +622,7 @@ impl Builder<'_> {
     /// Whether the message keeps its text apart from its media (one text, the media elsewhere:
     /// OpenAI's user message, Gemini's `parts`), rather than in order among them.
     fn detached(&self) -> bool {
-        matches!(self.format, None | Some(ResultFormat::OpenAi | ResultFormat::Gemini | ResultFormat::Vertex))
+        matches!(self.format, None | Some(ResultFormat::OpenAi | ResultFormat::Gemini | ResultFormat::Vertex | ResultFormat::Ollama))
     }
 
     /// The text new text joins (after a line break), if any.
@@ -932,7 +939,7 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     let has_slot = |sc: &&Value| match format {
         Some(ResultFormat::Gemini | ResultFormat::Vertex) => !is_error,
         Some(ResultFormat::Bedrock) => sc.is_object(),
-        Some(ResultFormat::OpenAi | ResultFormat::OpenAiResponses | ResultFormat::Anthropic) | None => false,
+        Some(ResultFormat::OpenAi | ResultFormat::OpenAiResponses | ResultFormat::Anthropic | ResultFormat::Ollama) | None => false,
     };
     let structured = sc.filter(has_slot).filter(|_| json_len <= opts.max_chars);
     let repeated: Vec<bool> = match sc {
@@ -1187,10 +1194,11 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
         ResultFormat::OpenAiResponses => Some(call.require_id("OpenAI Responses")?),
         ResultFormat::Anthropic => Some(call.require_id("Anthropic")?),
         ResultFormat::Bedrock => Some(call.require_id("Bedrock")?),
-        ResultFormat::Gemini | ResultFormat::Vertex => call.id(),
+        // Ollama's own calls have no id (parseToolCalls makes `call_{n}` up): the name answers.
+        ResultFormat::Gemini | ResultFormat::Vertex | ResultFormat::Ollama => call.id(),
     };
     // OpenAI's `Error: ` prefix is within the cap.
-    let prefixed = is_error && (matches!(format, ResultFormat::OpenAi | ResultFormat::OpenAiResponses) || (format == ResultFormat::Bedrock && !opts.bedrock_status));
+    let prefixed = is_error && (matches!(format, ResultFormat::OpenAi | ResultFormat::OpenAiResponses | ResultFormat::Ollama) || (format == ResultFormat::Bedrock && !opts.bedrock_status));
     let capped = ResultOptions { max_chars: opts.max_chars.saturating_sub(if prefixed { ERROR_PREFIX.len() } else { 0 }), ..*opts };
     let Body { parts, structured } = body(result, Some(format), &capped, is_error, media);
     Ok(match format {
@@ -1215,6 +1223,31 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
             } else {
                 msg
             }
+        }
+        ResultFormat::Ollama => {
+            let mut text = text_of(&parts);
+            if is_error {
+                text = with_prefix(text, opts.max_chars);
+            }
+            let mut msg = Map::new();
+            msg.put("role", string("tool"));
+            msg.put("tool_name", string(&call.name));
+            msg.put("content", Value::String(text));
+            // Ollama's OpenAI-compatible endpoint (and newer /api/chat) reads the id; others ignore it.
+            if let Some(id) = id {
+                msg.put("tool_call_id", id.into());
+            }
+            let images: Vec<Value> = parts
+                .into_iter()
+                .filter_map(|p| match p {
+                    Part::Image(i) => Some(Value::String(i.data)),
+                    Part::Text(_) | Part::Document(_) => None,
+                })
+                .collect();
+            if !images.is_empty() {
+                msg.put("images", Value::Array(images));
+            }
+            Value::Object(msg)
         }
         ResultFormat::OpenAiResponses => {
             let has_media = parts.iter().any(|p| !matches!(p, Part::Text(_)));
@@ -1530,13 +1563,14 @@ mod tests {
         assert_eq!(m["content"], format!("{}\n[Truncated: 60 of 500 characters shown]", "y".repeat(60)));
         assert_eq!(utf16_len(m["content"].as_str().unwrap()), 100);
     }
-    const ALL: [ResultFormat; 6] = [
+    const ALL: [ResultFormat; 7] = [
         ResultFormat::OpenAi,
         ResultFormat::OpenAiResponses,
         ResultFormat::Anthropic,
         ResultFormat::Gemini,
         ResultFormat::Vertex,
         ResultFormat::Bedrock,
+        ResultFormat::Ollama,
     ];
 
     fn message(r: &CallToolResult, format: ResultFormat, opts: ResultOptions) -> Value {
@@ -2077,6 +2111,25 @@ mod tests {
         let content = m["toolResult"]["content"].as_array().unwrap();
         assert_eq!(content.iter().filter(|b| b.get("image").is_some()).count(), 20);
         assert_eq!(content[20]["text"], "[Image: image/png, 70 bytes (not sent: Bedrock takes at most 20 images a request)]");
+    }
+
+    /// `ollama` is Ollama's own `/api/chat` (as parseToolCalls reads it): the tool message names
+    /// the tool, needs no id, and carries images (with `multimodal`) as base64 in `images`.
+    #[test]
+    fn ollama_tool_messages_are_its_own() {
+        let r = result(json!({"content":[{"type":"text","text":"22°C"},{"type":"image","data":PNG,"mimeType":"image/png"}]}));
+        let no_id = CallRef { id: None, name: "get_temperature".into() };
+        let m = tool_result_message(&no_id, &r, ResultFormat::Ollama, &ResultOptions::default()).unwrap();
+        assert_eq!(m, json!({"role":"tool","tool_name":"get_temperature","content":"22°C\n[Image: image/png (not sent: text only)]"}));
+        let m = tool_result_message(&call(), &r, ResultFormat::Ollama, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
+        assert_eq!(m, json!({"role":"tool","tool_name":"mcp__s__t","content":"22°C","tool_call_id":"call_1","images":[PNG]}));
+        // PNG and JPEG only; errors said in the text; structure as JSON text.
+        let gif = result(json!([{"type":"image","data":"R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7","mimeType":"image/gif"}]));
+        let m = tool_result_message(&no_id, &gif, ResultFormat::Ollama, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
+        assert_eq!(m["content"], "[Image: image/gif (not sent: Ollama takes PNG and JPEG)]");
+        let e = result(json!({"isError":true,"content":[{"type":"text","text":"bad"}],"structuredContent":{"code":42}}));
+        assert_eq!(tool_result_message(&no_id, &e, ResultFormat::Ollama, &ResultOptions::default()).unwrap()["content"], "Error: bad\n{\"code\":42}");
+        assert_eq!(ResultFormat::parse("ollama").unwrap(), ResultFormat::Ollama);
     }
 
     /// Where the cap falls the text is cut and marked once, within the cap; text after it is

@@ -282,6 +282,11 @@ test("parseToolCalls: malformed arguments and unknown names are per-call errors"
   // Ollama sends arguments as objects.
   const o = tw.parseToolCalls({ message: { role: "assistant", tool_calls: [{ function: { name: "f", arguments: { a: 1 } } }] } }, "ollama");
   assert.deepEqual(o[0].arguments, { a: 1 });
+  // Its result goes back as /api/chat takes it: the tool's name; images (with multimodal) in `images`.
+  assert.deepEqual(tw.toolResultMessage(o[0], { content: [{ type: "text", text: "22°C" }] }, "ollama"),
+    { role: "tool", tool_name: "f", content: "22°C", tool_call_id: "call_0" });
+  assert.deepEqual(tw.toolResultMessage({ function: { name: "f", arguments: {} } }, [{ type: "image", data: PNG, mimeType: "image/png" }], "ollama", { multimodal: true }),
+    { role: "tool", tool_name: "f", content: "", images: [PNG] });
 });
 
 test("streaming: OpenAI deltas split at awkward places", () => {

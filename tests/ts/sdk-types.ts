@@ -57,6 +57,8 @@ const anthropicResult: ToolResultBlockParam = toolResultMessage(call, result, "a
 const geminiResult: GeminiPart = toolResultMessage(call, result, "gemini");
 const bedrockResult: BedrockContentBlock = toolResultMessage(call, result, "bedrock");
 const bedrockBlock: ToolResultBlock = toolResultMessage(call, result, "bedrock").toolResult;
+// Ollama's tool message.
+const ollamaResult: { role: "tool"; tool_name: string; content: string; images?: string[] } = toolResultMessage(call, result, "ollama");
 // The results of a whole turn.
 const turn: Array<ChatCompletionToolMessageParam | ChatCompletionUserMessageParam> = toolResultMessages([call, call], [result, result], "openai", { imageMessage: true });
 const anthropicTurnResults: ToolResultBlockParam[] = toolResultMessages([call], [result], "anthropic");
