@@ -1179,7 +1179,7 @@ export type ToolCallRef =
  * 8000 px a side)]`; an image or audio the message does not carry is `[Image: image/png (not sent: text only)]`,
  * `[Audio: audio/wav (not sent: Anthropic tool results take no audio)]`. Embedded blob resources: an image goes as images do; a PDF as Anthropic's `document` block,
  * Bedrock's `document` (also DOC, DOCX, XLS, XLSX), Responses' `input_file` (also DOCX, XLSX, PPTX) and Gemini's
- * `parts` (those two with `multimodal`), within OpenAI 32 MB, Anthropic 24 MB, Gemini 15 MB, Vertex AI 7 MB, Bedrock
+ * `parts` (those two with `multimodal`), within OpenAI 32 MB, Anthropic 18 MB, Gemini 15 MB, Vertex AI 7 MB, Bedrock
  * 4.5 MB; text (`text/*`, JSON, XML...) decoded into the text; any other described, e.g. `[Resource: file:///a.zip
  * (application/zip), 12 KB, not sent: format not supported]`.
  */

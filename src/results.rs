@@ -524,8 +524,9 @@ impl ResultFormat {
             // "Up to 100 pages and 32MB of total content in a single request" (OpenAI, File
             // inputs guide).
             Self::OpenAi | Self::OpenAiResponses | Self::Ollama => 32_000_000,
-            // A request of 32 MB ("Maximum request size", Anthropic PDF support), base64 included.
-            Self::Anthropic => 32_000_000 / 4 * 3,
+            // A request of 32 MB ("Maximum request size", Anthropic PDF support), base64 included:
+            // its media budget, three quarters of it (see `max_media_bytes`).
+            Self::Anthropic => self.max_media_bytes(),
             // Inline data as images are (see `max_image_bytes`).
             Self::Gemini | Self::Vertex => self.max_image_bytes(),
             // "Each document's size must be no more than 4.5 MB" (Bedrock API reference,
