@@ -1619,8 +1619,21 @@ export class McpClient {
    * `CAPABILITY_NOT_NEGOTIATED`, with `capability` naming it. `initialize` is `connect()`'s, and `params` must
    * be an object or absent (`INVALID_INPUT`). A request with a `cursor` that meets an expired session is not
    * sent again to the renewed one (its cursor means nothing there): `SESSION_EXPIRED`, list from the first page.
+   * A `notifications/*` method is `INVALID_INPUT` too: send it with `notify()`.
    */
   request(method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
+  /**
+   * Sends a notification on the session, e.g. `notify("notifications/roots/list_changed")` when the roots of a
+   * client that declared `capabilities.roots.listChanged` change (the server then asks `roots/list` again, which
+   * `onRequest` answers). Resolves (to `undefined`) once the server accepted it (HTTP 202, or any 2xx); a
+   * refusal rejects as a request's would (`HTTP_STATUS`, `UNAUTHORIZED` after `onUnauthorized`'s try, `NETWORK`,
+   * `TIMEOUT` past `timeoutMs`, `ABORTED` by `signal`; the other {@link McpCallOptions} do not apply). Before
+   * `connect()`: `NOT_CONNECTED`. `notifications/initialized` (sent by `connect()`) and `notifications/cancelled`
+   * (sent by the client when a call's `signal` aborts it or its `timeoutMs` passes) are `INVALID_INPUT`;
+   * `notifications/progress` for a server request `onRequest` is answering may be sent. `params` must be an
+   * object or absent (`INVALID_INPUT`).
+   */
+  notify(method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /**
    * Every item of a paginated list, over all its pages, as `listTools()` lists the tools (at most `maxPages`
    * pages and `maxTools` items, stopping on a repeated cursor, from the first page again when the session is
@@ -1802,6 +1815,8 @@ export class McpHub {
    * Errors carry `server`; a server name the hub does not know is `INVALID_INPUT`.
    */
   request(server: string, method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
+  /** {@link McpClient.notify} on one server, connecting it first if needed. Errors carry `server`. */
+  notify(server: string, method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /** {@link McpClient.listAll} on one server, connecting it first if needed. Errors carry `server`. */
   listAll(server: string, method: McpListMethod, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonObject[]>;
   /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */

@@ -986,13 +986,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
     async fn notify_within(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<()> {
         let body = jsonrpc::notification(method, params);
         let timeout = opts.timeout_ms.unwrap_or(self.opts.timeout_ms);
+        // 2026-07-28: every POST names its method in `Mcp-Method`.
+        let extra = if self.is_modern() { vec![("mcp-method".owned(), header_value(method))] } else { Vec::new() };
         // Sent once more with new headers after a 401, as a request is.
         let send = async {
             let sent_with = self.auth_generation.get();
-            let resp = self.transport.send(self.post(body.clone(), true, &[])).await.map_err(|e| transport_error(e, method))?;
+            let resp = self.transport.send(self.post(body.clone(), true, &extra)).await.map_err(|e| transport_error(e, method))?;
             if asks_authorization(&resp) && self.reauthorized(&resp, sent_with).await? {
                 drop(resp);
-                return self.transport.send(self.post(body, true, &[])).await.map_err(|e| transport_error(e, method));
+                return self.transport.send(self.post(body, true, &extra)).await.map_err(|e| transport_error(e, method));
             }
             Ok(resp)
         };
@@ -1891,12 +1893,60 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// Whether `method` may be sent by name: not `initialize` (`connect()` does the handshake)
-    /// nor a notification (`INVALID_INPUT`).
+    /// nor a notification (`INVALID_INPUT`, pointing to `notify()`).
     pub fn by_name(method: &str) -> Result<()> {
-        if method == "initialize" || method.starts_with("notifications/") {
-            return Err(Error::new(ErrorCode::InvalidInput, format!("`{method}` is not a request to send by name (connect() does the handshake)")));
+        if method == "initialize" {
+            return Err(Error::new(ErrorCode::InvalidInput, "`initialize` is not a request to send by name: connect() does the handshake"));
+        }
+        if method.starts_with("notifications/") {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("`{method}` is a notification, not a request: send it with notify(), which expects no result"),
+            ));
         }
         Ok(())
+    }
+
+    /// Whether `method` may be sent as a notification by name ([`Client::notify_checked`]): not
+    /// empty, and not one the client sends itself: `notifications/initialized` (`connect()` sends
+    /// it) and `notifications/cancelled` (a call's cancellation or timeout sends it, for the
+    /// call's id). `notifications/progress` may be sent (the progress of a server request the
+    /// `onRequest` handler is answering is the app's to tell).
+    pub fn notifiable(method: &str) -> Result<()> {
+        let refused = match method {
+            "" => Some("the method must not be empty"),
+            "notifications/initialized" => Some("connect() sends it after the handshake"),
+            "notifications/cancelled" => Some("the client sends it itself when a call's signal is aborted or its timeout passes"),
+            "initialize" => Some("connect() does the handshake"),
+            _ => None,
+        };
+        match refused {
+            Some(why) => Err(Error::new(ErrorCode::InvalidInput, format!("`{method}` is not a notification to send with notify(): {why}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// A notification by name (`notifications/roots/list_changed`...) on the session, with a
+    /// call's timeout and cancellation: done once the server accepted it (HTTP 202, or any
+    /// other 2xx); a refusal is the typed error a request would get (`HTTP_STATUS`,
+    /// `UNAUTHORIZED`...). Not sent before `connect()` (`NOT_CONNECTED`), nor for what
+    /// [`Client::notifiable`] refuses.
+    pub async fn notify_checked(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<()> {
+        Self::notifiable(method)?;
+        self.await_renewal(method, opts).await?;
+        if !self.state.borrow().connected {
+            return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before notify(\"{method}\")")));
+        }
+        if cancelled_already(&mut opts.cancel) {
+            return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted before it was sent")));
+        }
+        let closed = self.closing.wait();
+        let sent = self.notify_within(method, params, opts);
+        pin_mut!(closed, sent);
+        match select(sent, closed).await {
+            Either::Left((r, _)) => r,
+            Either::Right(_) => Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed"))),
+        }
     }
 
     /// `tools/list`, following `nextCursor` up to the page cap, stopping on a repeated cursor.

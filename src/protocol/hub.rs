@@ -506,6 +506,18 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         sent.await.map_err(|e| e.with_detail("server", server.owned()))
     }
 
+    /// A notification to one server ([`Client::notify_checked`]), connecting it first if it is
+    /// not connected. Errors carry `server`.
+    pub async fn notify(&self, server: &str, method: &str, params: Value, mut opts: CallOptions) -> Result<()> {
+        let sent = async {
+            Client::<T, C>::notifiable(method)?;
+            let client = self.named(server)?;
+            client.ensure_connected().await?;
+            client.notify_checked(method, params, &mut opts).await
+        };
+        sent.await.map_err(|e| e.with_detail("server", server.owned()))
+    }
+
     /// [`Client::list_all`] on one server, connecting it if needed; errors name the server.
     pub async fn list_all(&self, server: &str, method: &str, params: Value, mut opts: CallOptions) -> Result<Vec<Value>> {
         let listed = async {

@@ -507,6 +507,20 @@ impl JsMcpClient {
         }))
     }
 
+    /// A notification (`notifications/roots/list_changed`...), with `params` (an object, or
+    /// nothing) and `{timeoutMs?, signal?}`: resolves (to `undefined`) once the server accepted
+    /// it (HTTP 202). Not `notifications/initialized` nor `notifications/cancelled`, which the
+    /// client sends itself (`INVALID_INPUT`).
+    pub fn notify(&self, method: JsValue, params: JsValue, options: JsValue) -> Promise {
+        let c = self.inner.clone();
+        let prepared = named_request(&method, &params, &options);
+        promise(Box::pin(async move {
+            let (method, params, mut opts) = prepared?;
+            c.notify_checked(&method, params, &mut opts).await?;
+            Ok(JsValue::UNDEFINED)
+        }))
+    }
+
     /// Every item of a paginated list (`tools/list`, `resources/list`, `resources/templates/list`,
     /// `prompts/list`), over all its pages: `[]` for a capability the server did not declare.
     #[wasm_bindgen(js_name = listAll)]
@@ -735,6 +749,17 @@ impl JsMcpHub {
         promise(Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             to_js(&hub.request(&server, &method, params, opts).await?)
+        }))
+    }
+
+    /// `McpClient.notify` on one server (connected on first use).
+    pub fn notify(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
+        let hub = self.inner.clone();
+        let prepared = server_request(&server, &method, &params, &options);
+        promise(Box::pin(async move {
+            let (server, method, params, opts) = prepared?;
+            hub.notify(&server, &method, params, opts).await?;
+            Ok(JsValue::UNDEFINED)
         }))
     }
 

@@ -94,6 +94,43 @@ describe("server-everything", () => {
     assert.ok(gets[0].signal.aborted, "close() aborted the open GET");
   });
 
+  test("notify: roots/list_changed makes the server ask roots/list again (answered by onRequest); the client's own notifications are refused", async () => {
+    const asked = [];
+    const rec = recordingFetch();
+    const roots = [{ uri: "file:///a", name: "a" }];
+    const client = await connected({
+      fetch: rec.fetch,
+      capabilities: { roots: { listChanged: true } },
+      onRequest: ({ method }) => {
+        asked.push(method);
+        return { roots };
+      },
+    });
+    const listening = client.listen();
+    // The server asks the roots once, 350 ms after the handshake.
+    await waitFor(() => asked.length === 1, { timeoutMs: 5_000 });
+    roots.push({ uri: "file:///b", name: "b" });
+    assert.equal(await client.notify("notifications/roots/list_changed"), undefined);
+    await waitFor(() => asked.length === 2, { timeoutMs: 5_000 });
+    assert.deepEqual(asked, ["roots/list", "roots/list"]);
+    const sent = rec.log.find((e) => e.body?.method === "notifications/roots/list_changed");
+    assert.equal(sent.status, 202);
+    assert.equal(sent.body.id, undefined, "a notification has no id");
+    assert.equal(new Headers(sent.headers).get("mcp-session-id"), client.sessionId);
+    assert.match((await rejectsWith(client.request("notifications/roots/list_changed"), "INVALID_INPUT")).message, /notify\(\)/);
+    await rejectsWith(client.notify("notifications/initialized"), "INVALID_INPUT", "connect()");
+    await rejectsWith(client.notify("notifications/cancelled", { requestId: 1 }), "INVALID_INPUT", "signal");
+    await rejectsWith(client.notify("notifications/roots/list_changed", "x"), "INVALID_INPUT", "params");
+    await client.close();
+    await within(5_000, listening, "listen() after close()");
+    await rejectsWith(client.notify("notifications/roots/list_changed"), "NOT_CONNECTED");
+    // The hub's: connects the server on first use.
+    const hub = new McpHub({ ev: { url: ev.url, capabilities: { roots: { listChanged: true } } } });
+    assert.equal(await hub.notify("ev", "notifications/roots/list_changed"), undefined);
+    await rejectsWith(hub.notify("nope", "notifications/roots/list_changed"), "INVALID_INPUT", "no server named");
+    await hub.closeAll();
+  });
+
   test("McpHub.listen: each connected server's standalone stream, until closeAll()", async () => {
     const logs = [];
     const hub = new McpHub({ ev: { url: ev.url, onLog: (p) => logs.push(p) } });

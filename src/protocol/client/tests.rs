@@ -357,6 +357,38 @@ fn notification_statuses_200_202_204_are_all_fine() {
     }
 }
 
+/// `notify_checked`: a notification by name on the session, done at the server's 202; a refusal
+/// is typed; the client's own notifications are refused; `request` points a notification to it.
+#[test]
+fn notifications_by_name_go_on_the_session_and_the_clients_own_are_refused() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s-1")), accepted(), accepted(), status_reply(400, vec![], "bad")]);
+    let e = block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotConnected, "{e}");
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut CallOptions::default())).unwrap();
+    {
+        let log = h.log.borrow();
+        let sent = &log.requests[2];
+        assert_eq!(body(sent), json!({"jsonrpc":"2.0","method":"notifications/roots/list_changed"}));
+        assert_eq!(header(sent, "mcp-session-id"), Some("s-1"));
+        assert_eq!(header(sent, "mcp-protocol-version"), Some("2025-11-25"));
+    }
+    let e = block_on(h.client.notify_checked("notifications/custom", json!({"x":1}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus, "{e}");
+    assert_eq!(body(&h.log.borrow().requests[3])["params"], json!({"x":1}));
+    for m in ["notifications/initialized", "notifications/cancelled", "initialize", ""] {
+        let e = block_on(h.client.notify_checked(m, Value::Null, &mut CallOptions::default())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput, "{m}: {e}");
+    }
+    assert_eq!(h.log.borrow().requests.len(), 4, "nothing refused was sent");
+    let e = block_on(h.client.request_checked("notifications/roots/list_changed", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput);
+    assert!(e.message.contains("notify()"), "{e}");
+    let mut aborted = CallOptions { cancel: Some(Box::pin(async {})), ..CallOptions::default() };
+    let e = block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut aborted)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Aborted, "{e}");
+}
+
 #[test]
 fn unsupported_version_is_a_typed_error() {
     let h = harness(vec![init_reply("1999-01-01", None)]);
