@@ -1380,6 +1380,18 @@ export interface McpClientOptions {
    */
   validateStructuredContent?: boolean;
   /**
+   * Listen on the server's standalone stream ({@link McpClient.listen}) after every handshake that succeeds:
+   * `connect()`, a hub's first use of the server, a session renewed after the server forgot it (default
+   * `false`: the stream is opt-in, as it holds a connection). What the server sends outside any call, its
+   * `roots/list` and other requests to `onRequest`, log messages to `onLog`, changed lists and resource updates
+   * to `onNotification`, arrives only while the client listens (or while a call's stream is open): the official
+   * SDK's client opens that stream by itself, so set this when porting from it. A listening started so that
+   * still runs is not started again. `onEnd` hears how each listening ended: `{ offered: true }` at `close()`,
+   * `{ offered: false }` when the server offers no stream, `{ error }` when it failed as `listen()` rejects;
+   * without `onEnd`, an error is written to `console.error` (and the next handshake listens again).
+   */
+  listen?: boolean | { onEnd?: (end: McpClientListenEnd) => void };
+  /**
    * Answers the server's requests other than `ping` (which is answered `{}`): `elicitation/create`,
    * `sampling/createMessage`, `roots/list`... Return the result, an object (or a promise of it); anything
    * else is answered -32603. Throw (or reject)
@@ -1567,7 +1579,8 @@ export class McpClient {
    */
   connect(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /**
-   * Listens on the server's standalone stream (an HTTP GET kept open; opt-in, as it holds a connection):
+   * Listens on the server's standalone stream (an HTTP GET kept open; opt-in, as it holds a connection: see
+   * the `listen` option to have it after every connection, as the official SDK's client has it):
    * what the server sends outside any call (a changed tool list, log messages, `elicitation/create`,
    * `roots/list`) goes to `onNotification`/`onToolListChanged`/`onLog` and `onRequest`. Reopened with
    * `Last-Event-ID` when it ends (at most ten times a second). Resolves `true` once `close()` ends it,
@@ -1675,6 +1688,9 @@ export class McpClient {
   readonly toolsStale: boolean;
   free(): void;
 }
+
+/** How a client's standalone stream ended, given to {@link McpClientOptions.listen}'s `onEnd`. */
+export type McpClientListenEnd = { offered: boolean; error?: undefined } | { error: ToolwireError; offered?: undefined };
 
 /** How one server's standalone stream ended, given to {@link McpHub.listen}'s `onEnd`. */
 export type McpListenEnd = { server: string; offered: boolean; error?: undefined } | { server: string; error: ToolwireError; offered?: undefined };

@@ -171,6 +171,10 @@ pub struct CallOptions {
     pub max_total_timeout_ms: Option<u64>,
 }
 
+/// Called after every handshake that succeeds: `connect()`, the first use of a hub's server, a
+/// session renewed after it expired (the JS layer starts `listen()` from it: `options.listen`).
+pub type ConnectedHandler = Box<dyn Fn()>;
+
 /// Receives server notifications that are not progress for a call: `method`, `params`.
 pub type NotificationHandler = Box<dyn Fn(&str, &Value)>;
 
@@ -278,6 +282,8 @@ pub struct Client<T: Transport, C: Clock> {
     on_notification: RefCell<Option<NotificationHandler>>,
     on_request: RefCell<Option<RequestHandler>>,
     on_unauthorized: RefCell<Option<AuthHandler>>,
+    /// Told of every handshake that succeeds ([`Client::set_connected_handler`]).
+    on_connected: RefCell<Option<ConnectedHandler>>,
     /// Headers the [`AuthHandler`] gave, over those of the options with the same names.
     auth_headers: RefCell<Vec<(String, String)>>,
     /// How many times [`Client::set_auth_headers`] changed them (a value, not a call).
@@ -468,6 +474,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             on_notification: RefCell::new(None),
             on_request: RefCell::new(None),
             on_unauthorized: RefCell::new(None),
+            on_connected: RefCell::new(None),
             auth_headers: RefCell::default(),
             auth_generation: Cell::new(0),
             closing: CloseSignal::default(),
@@ -491,6 +498,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             answering: Cell::new(0),
             refusing: Cell::new(0),
         }
+    }
+
+    /// Sets the handler told of every handshake that succeeds (a new session, a renewed one).
+    /// It is called while the handshake's waiters are still waiting: it must not await the
+    /// client (a JS host spawns what it starts).
+    pub fn set_connected_handler(&self, handler: Option<ConnectedHandler>) {
+        *self.on_connected.borrow_mut() = handler;
     }
 
     /// Sets the handler for server notifications.
@@ -953,7 +967,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         self.reinitializing.set(true);
         let _renewing = Renewing(&self.reinitializing, &self.reinitialized);
-        self.handshake(opts).await
+        let shaken = self.handshake(opts).await;
+        if shaken.is_ok() {
+            if let Some(h) = self.on_connected.borrow().as_ref() {
+                h();
+            }
+        }
+        shaken
     }
 
     /// Waits for a session renewal under way (another request's), within this call's timeout

@@ -182,6 +182,7 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
             }
         })));
     }
+    auto_listen(&client, options)?;
     let oauth = get(options, "oauth");
     if !oauth.is_undefined() && !oauth.is_null() {
         if opt_fn(options, "onUnauthorized")?.is_some() {
@@ -227,6 +228,54 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
         })));
     }
     Ok(client)
+}
+
+/// `options.listen`: `true` or `{onEnd?}` starts `listen()` after every handshake that succeeds
+/// (`connect()`, a hub's first use of the server, a session renewed after it expired), unless one
+/// started so still runs. How each ends goes to `onEnd` (`{offered}` or `{error}`); without one, an
+/// error goes to `console.error` (a stream lost without a word would lose the server's requests).
+fn auto_listen(client: &Rc<JsClient>, options: &JsValue) -> Result<(), Error> {
+    let listen = get(options, "listen");
+    let on_end = match listen.as_bool() {
+        _ if listen.is_undefined() || listen.is_null() => return Ok(()),
+        Some(false) => return Ok(()),
+        Some(true) => None,
+        None if listen.is_object() && !listen.is_function() => {
+            opt_fn(&listen, "onEnd").map_err(|_| Error::new(ErrorCode::InvalidOptions, "options.listen.onEnd must be a function"))?
+        }
+        None => return Err(Error::new(ErrorCode::InvalidOptions, "options.listen must be a boolean or {onEnd?}")),
+    };
+    let weak = Rc::downgrade(client);
+    let running = Rc::new(std::cell::Cell::new(false));
+    client.set_connected_handler(Some(Box::new(move || {
+        let Some(c) = weak.upgrade() else { return };
+        if running.replace(true) {
+            return;
+        }
+        let (running, on_end) = (running.clone(), on_end.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            let r = c.listen().await;
+            running.set(false);
+            let event = Object::new();
+            match &r {
+                Ok(b) => Reflect::set(&event, &"offered".into(), &JsValue::from_bool(*b)),
+                Err(e) => Reflect::set(&event, &"error".into(), &JsValue::from(e.clone())),
+            }
+            .ok();
+            match (&on_end, r) {
+                // A throwing callback is the caller's.
+                (Some(f), _) => drop(f.call1(&JsValue::UNDEFINED, &event)),
+                (None, Err(e)) => {
+                    let console = get(&js_sys::global(), "console");
+                    if let Ok(error) = get(&console, "error").dyn_into::<Function>() {
+                        let _ = error.call2(&console, &"toolwire: McpClient's standalone stream (options.listen) ended:".into(), &JsValue::from(e));
+                    }
+                }
+                (None, Ok(_)) => {}
+            }
+        });
+    })));
+    Ok(())
 }
 
 /// `options.oauth`: `{redirectUrl, authorize, clientId?, clientSecret?, clientMetadataUrl?,
@@ -442,7 +491,7 @@ pub struct JsMcpClient {
 #[wasm_bindgen(js_class = McpClient)]
 impl JsMcpClient {
     /// `options`: `{fetch?, headers?, timeoutMs?, idleTimeoutMs?, clientInfo?, maxPages?, maxTools?,
-    /// maxEventBytes?, maxResponseBytes?, maxRetries?, capabilities?, era?, transport?, logLevel?, onToolListChanged?, onLog?,
+    /// maxEventBytes?, maxResponseBytes?, maxRetries?, capabilities?, era?, transport?, logLevel?, listen?, onToolListChanged?, onLog?,
     /// onNotification?, onRequest?, onUnauthorized?}`.
     #[wasm_bindgen(constructor)]
     pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, Error> {

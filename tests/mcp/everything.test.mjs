@@ -131,6 +131,45 @@ describe("server-everything", () => {
     await hub.closeAll();
   });
 
+  test("options.listen: the standalone stream after every connect, its end to onEnd; without it, the server's roots/list is lost", async () => {
+    const asked = [];
+    const ends = [];
+    const rec = recordingFetch();
+    const client = await connected({
+      fetch: rec.fetch,
+      capabilities: { roots: { listChanged: true } },
+      onRequest: ({ method }) => (asked.push(method), { roots: [] }),
+      listen: { onEnd: (end) => ends.push(end) },
+    });
+    // The server asks the roots on the standalone stream, 350 ms after the handshake.
+    await waitFor(() => asked.length === 1, { timeoutMs: 5_000 });
+    // connect() again: the old stream ends with its session, a new one is opened for the new session.
+    await client.connect();
+    await waitFor(() => asked.length === 2, { timeoutMs: 5_000 });
+    await client.close();
+    await waitFor(() => ends.some((e) => e.offered === true), { timeoutMs: 5_000 });
+    assert.ok(ends.every((e) => e.error === undefined), JSON.stringify(ends));
+    assert.ok(rec.log.filter((e) => e.method === "GET").length >= 2);
+
+    // A stream that cannot be opened: its error goes to onEnd.
+    const broken = (url, init) => (init.method === "GET" ? Promise.reject(new TypeError("network down")) : fetch(url, init));
+    const failed = [];
+    const other = await connected({ fetch: broken, maxRetries: 0, listen: { onEnd: (end) => failed.push(end) } });
+    await waitFor(() => failed.length === 1, { timeoutMs: 5_000 });
+    assert.equal(failed[0].error?.name, "ToolwireError");
+    assert.match(failed[0].error.message, /network down/);
+    await other.close();
+
+    // Without it, the roots request waits for a stream nobody opens.
+    const unasked = [];
+    const quiet = await connected({ capabilities: { roots: {} }, onRequest: ({ method }) => (unasked.push(method), { roots: [] }) });
+    await new Promise((r) => setTimeout(r, 700));
+    assert.deepEqual(unasked, []);
+    await quiet.close();
+    assert.throws(() => new McpClient(ev.url, { listen: 1 }), (e) => e.code === "INVALID_OPTIONS");
+    assert.throws(() => new McpClient(ev.url, { listen: { onEnd: 1 } }), (e) => e.code === "INVALID_OPTIONS");
+  });
+
   test("McpHub.listen: each connected server's standalone stream, until closeAll()", async () => {
     const logs = [];
     const hub = new McpHub({ ev: { url: ev.url, onLog: (p) => logs.push(p) } });

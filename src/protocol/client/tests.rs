@@ -1144,6 +1144,31 @@ fn a_stream_without_event_ids_that_ends_early_is_a_protocol_error() {
     assert_eq!(e.code, ErrorCode::Protocol);
 }
 
+/// The connected handler hears of every handshake that succeeds (a renewal's too), and of no
+/// failed one.
+#[test]
+fn the_connected_handler_hears_of_each_new_session() {
+    let h = harness(vec![
+        init_reply("1999-01-01", None),
+        init_reply_id(1, "2025-11-25", Some("old")),
+        accepted(),
+        status_reply(404, vec![], "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}"),
+        init_reply_id(3, "2025-11-25", Some("new")),
+        accepted(),
+        json_reply(json!({"jsonrpc":"2.0","id":4,"result":{"tools":[]}})),
+    ]);
+    let told = Rc::new(std::cell::Cell::new(0));
+    let count = told.clone();
+    h.client.set_connected_handler(Some(Box::new(move || count.set(count.get() + 1))));
+    block_on(h.client.connect()).unwrap_err();
+    assert_eq!(told.get(), 0, "a failed handshake");
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(told.get(), 1);
+    block_on(h.client.list_tools()).unwrap();
+    assert_eq!(told.get(), 2, "the renewal");
+    assert_eq!(h.client.session_id().as_deref(), Some("new"));
+}
+
 #[test]
 fn expired_session_reinitializes_once_and_retries() {
     let h = harness(vec![
