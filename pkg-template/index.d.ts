@@ -1520,6 +1520,14 @@ export interface McpCallOptions {
   maxTotalTimeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (progress: McpProgress) => void;
+  /**
+   * Keys added to the request's `params._meta` (the SDK's `_meta` on a request), over those `params` carry, with
+   * the `progressToken` that `onProgress` makes: a key the client sets itself (`progressToken`,
+   * `io.modelcontextprotocol/protocolVersion`, `clientCapabilities`, `clientInfo`, `logLevel`) is
+   * `INVALID_OPTIONS` before anything is sent. A task-run tool's call carries it (not its `tasks/*` polls);
+   * `listAll` sends it with every page.
+   */
+  meta?: JsonObject;
 }
 
 /**

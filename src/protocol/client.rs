@@ -169,6 +169,45 @@ pub struct CallOptions {
     pub reset_timeout_on_progress: bool,
     /// Ends the call after this long whatever its progress (with `reset_timeout_on_progress`).
     pub max_total_timeout_ms: Option<u64>,
+    /// Keys added to the request's `params._meta` (over those the params carry): not those the
+    /// client sets itself ([`CLIENT_META_KEYS`]: `INVALID_OPTIONS`). A task-run tool's call carries
+    /// them, its `tasks/*` requests do not; every page of a listing does.
+    pub meta: Option<Map<String, Value>>,
+}
+
+/// The `_meta` keys the client sets itself, refused in [`CallOptions::meta`]: the progress token
+/// (`on_progress` asks for one) and what a 2026-07-28 request carries.
+pub const CLIENT_META_KEYS: [&str; 5] = [
+    "progressToken",
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/logLevel",
+];
+
+/// `params` with `meta`'s keys in its `_meta` (made an object when it is not one); params that are
+/// neither an object nor null are left as they are.
+fn merge_meta(params: Value, meta: Option<&Map<String, Value>>) -> Result<Value> {
+    let Some(meta) = meta else { return Ok(params) };
+    if let Some(k) = meta.keys().find(|k| CLIENT_META_KEYS.contains(&k.as_str())) {
+        let why = if k == "progressToken" { "give onProgress, and the client makes the token" } else { "the client sets it" };
+        return Err(Error::new(ErrorCode::InvalidOptions, format!("options.meta must not hold \"{k}\": {why}")));
+    }
+    let mut p = match params {
+        Value::Object(o) => o,
+        Value::Null => Map::new(),
+        other => return Ok(other),
+    };
+    let m = p.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+    if !m.is_object() {
+        *m = Value::Object(Map::new());
+    }
+    if let Value::Object(m) = m {
+        for (k, v) in meta {
+            m.put(k, v.clone());
+        }
+    }
+    Ok(Value::Object(p))
 }
 
 /// Called after every handshake that succeeds: `connect()`, the first use of a hub's server, a
@@ -1058,7 +1097,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
-    async fn request_attempts(&self, method: &str, mut params: Value, opts: &mut CallOptions) -> Result<(Value, u64)> {
+    async fn request_attempts(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<(Value, u64)> {
+        let mut params = merge_meta(params, opts.meta.as_ref())?;
         let mut retried = false;
         // 2026-07-28: sent again once after a refusal of its version that names it as supported,
         // or a response stream that broke; answered `input_required` at most this many times.
@@ -1255,7 +1295,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         headers: &[(String, String)],
         opts: &mut CallOptions,
     ) -> Result<(Value, Option<String>)> {
-        let CallOptions { timeout_ms, on_progress, cancel, reset_timeout_on_progress, max_total_timeout_ms } = opts;
+        let CallOptions { timeout_ms, on_progress, cancel, reset_timeout_on_progress, max_total_timeout_ms, .. } = opts;
         // Cancelled already (an aborted signal given): not sent, so there is nothing to tell the
         // server either.
         if cancelled_already(cancel) {
@@ -2170,6 +2210,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return self.checked_result(name, result);
         }
         params.put("task", Value::Object(Map::new()));
+        // The call's `_meta` goes with the call, not with the requests that follow the task.
+        let meta = opts.meta.take();
         let total = opts.max_total_timeout_ms.or(opts.timeout_ms).unwrap_or(self.opts.timeout_ms);
         let deadline = self.clock.now_ms().saturating_add(total);
         // The task's progress comes with the call's token for as long as it runs, on whichever
@@ -2180,7 +2222,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             params.put("_meta", object([("progressToken", token.to_value())]));
             TaskProgress::new(&self.task_progress, token, handler)
         });
-        let result = self.request("tools/call", Value::Object(params), opts).await?;
+        let params = merge_meta(Value::Object(params), meta.as_ref())?;
+        let result = self.request("tools/call", params, opts).await?;
         match result.get("task") {
             // A server may answer a task-augmented call at once, with the result itself.
             Some(task) if result.get("content").is_none() => {

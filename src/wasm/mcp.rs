@@ -443,6 +443,11 @@ fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
         Some(Value::Bool(b)) => opts.reset_timeout_on_progress = *b,
         Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.resetTimeoutOnProgress must be a boolean")),
     }
+    match data.get("meta") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => opts.meta = Some(m.clone()),
+        Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.meta must be an object (the request's params._meta)")),
+    }
     if let Some(f) = opt_fn(options, "onProgress")? {
         opts.on_progress = Some(Box::new(move |p: &Value| {
             let _ = f.call1(&JsValue::UNDEFINED, &to_js(p).unwrap_or(JsValue::UNDEFINED));
@@ -458,7 +463,7 @@ fn get_data(options: &JsValue) -> JsValue {
         return JsValue::UNDEFINED;
     }
     let o = Object::new();
-    for key in ["timeoutMs", "maxTotalTimeoutMs", "resetTimeoutOnProgress"] {
+    for key in ["timeoutMs", "maxTotalTimeoutMs", "resetTimeoutOnProgress", "meta"] {
         if let Ok(v) = Reflect::get(options, &key.into()) {
             let _ = Reflect::set(&o, &key.into(), &v);
         }

@@ -274,6 +274,23 @@ describe("server-everything", () => {
     await client.close();
   });
 
+  test("options.meta: the request's _meta, with the progress token the client makes; the client's own keys refused", async () => {
+    const rec = recordingFetch();
+    const client = await connected({ fetch: rec.fetch });
+    await client.callTool("echo", { message: "hi" }, { meta: { "example.com/trace": "t-1" }, onProgress: () => {} });
+    const [resource] = await client.listAll("resources/list");
+    await client.request("resources/read", { uri: resource.uri }, { meta: { "example.com/trace": "t-2" } });
+    const sent = rec.log.filter((e) => e.body?.method === "tools/call" || e.body?.method === "resources/read").map((e) => e.body.params._meta);
+    assert.equal(sent[0]["example.com/trace"], "t-1");
+    assert.equal(typeof sent[0].progressToken, "number");
+    assert.deepEqual(sent[1], { "example.com/trace": "t-2" });
+    const n = rec.log.length;
+    await rejectsWith(client.callTool("echo", { message: "hi" }, { meta: { progressToken: 7 } }), "INVALID_OPTIONS");
+    await rejectsWith(client.callTool("echo", { message: "hi" }, { meta: "x" }), "INVALID_OPTIONS");
+    assert.equal(rec.log.length, n, "nothing sent");
+    await client.close();
+  });
+
   test("get-tiny-image: a PNG image content block", async () => {
     const client = await connected();
     const r = await client.callTool("get-tiny-image", {});

@@ -389,6 +389,29 @@ fn notifications_by_name_go_on_the_session_and_the_clients_own_are_refused() {
     assert_eq!(e.code, ErrorCode::Aborted, "{e}");
 }
 
+/// `CallOptions::meta` goes in the request's `_meta` with the client's progress token; a key the
+/// client sets itself is refused before anything is sent.
+#[test]
+fn call_meta_goes_with_the_progress_token_and_the_clients_keys_are_refused() {
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Echo(json!({"content": []})), Reply::Echo(json!({"contents": []}))]);
+    block_on(h.client.connect()).unwrap();
+    let meta = json!({"trace": "t-1", "io.example/x": 1}).as_object().cloned();
+    let mut opts = CallOptions { meta: meta.clone(), on_progress: Some(Box::new(|_| {})), ..CallOptions::default() };
+    block_on(h.client.call_tool("echo", json!({}), &mut opts)).unwrap();
+    let mut opts = CallOptions { meta, ..CallOptions::default() };
+    block_on(h.client.request("custom/read", json!({"uri": "a", "_meta": {"trace": "old", "kept": true}}), &mut opts)).unwrap();
+    for key in ["progressToken", "io.modelcontextprotocol/clientInfo"] {
+        let mut opts = CallOptions { meta: json!({key: 1}).as_object().cloned(), ..CallOptions::default() };
+        let e = block_on(h.client.call_tool("echo", json!({}), &mut opts)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidOptions, "{e}");
+        assert!(e.message.contains(key), "{e}");
+    }
+    let log = h.log.borrow();
+    assert_eq!(log.requests.len(), 4, "nothing refused was sent");
+    assert_eq!(body(&log.requests[2])["params"]["_meta"], json!({"trace": "t-1", "io.example/x": 1, "progressToken": 1}));
+    assert_eq!(body(&log.requests[3])["params"]["_meta"], json!({"trace": "t-1", "io.example/x": 1, "kept": true}));
+}
+
 #[test]
 fn unsupported_version_is_a_typed_error() {
     let h = harness(vec![init_reply("1999-01-01", None)]);
