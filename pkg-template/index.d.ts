@@ -1395,8 +1395,8 @@ export interface McpClientOptions {
    * Answers the server's requests other than `ping` (which is answered `{}`): `elicitation/create`,
    * `sampling/createMessage`, `roots/list`... Return the result, an object (or a promise of it); anything
    * else is answered -32603. Throw (or reject)
-   * to answer with a JSON-RPC error: the thrown value's integer `code` if it has one, else -32603, and
-   * its `message`. Without it they are answered -32601 (method not found). A 2026-07-28 server asks through
+   * to answer with a JSON-RPC error: the thrown value's integer `code` if it has one, else -32603, its
+   * `message`, and its `data` if it has one. Without it they are answered -32601 (method not found). A 2026-07-28 server asks through
    * an `input_required` result instead, whose inputs go to this handler the same way (without it, or when it
    * throws, the request fails with `INPUT_REQUIRED`; each wait is bounded by `timeoutMs`; a result asking for
    * more than 16 inputs at once is the server's error, `PROTOCOL`, before any is asked). The stream the request came
@@ -1409,8 +1409,14 @@ export interface McpClientOptions {
    * the client is answering 16 requests of the server already ...", `data: {limit: 16}`) without calling
    * `onRequest`, and one past 256 such refusals still being sent is left unanswered (a server flooding the
    * client gets neither 1,000 prompts nor 1,000 model runs).
+   *
+   * The second argument has the request's JSON-RPC `id` (a 2026-07-28 input request's key in `inputRequests`)
+   * and a `signal` (an `AbortSignal`) aborted when the answer is no longer wanted: the server cancelled the
+   * request (`notifications/cancelled` naming its id; no answer is then sent, and `onNotification` hears of it
+   * too), or the stream it came on was given up (its call timed out or was aborted, `close()`). A thrown
+   * error's `data` (as the SDK's `McpError` has it) is sent along with its `code` and `message`.
    */
-  onRequest?: (request: { method: string; params: JsonValue }) => JsonValue | Promise<JsonValue>;
+  onRequest?: (request: { method: string; params: JsonValue }, context: McpRequestContext) => JsonValue | Promise<JsonValue>;
   /**
    * Asked for new headers when a request meets HTTP 401 (an expired access token; a notification, `listen()`'s
    * stream and the resumption of a dropped stream too), or HTTP 403 whose challenge says
@@ -1498,6 +1504,14 @@ export interface McpOAuthOptions {
   saved?: McpOAuthSaved;
   /** Told the registration and tokens whenever they change, to keep them (they are credentials: store them as such). */
   onSaved?: (saved: McpOAuthSaved) => void;
+}
+
+/** The second argument of {@link McpClientOptions.onRequest}. */
+export interface McpRequestContext {
+  /** The server request's JSON-RPC id (a 2026-07-28 input request's key in `inputRequests`). */
+  id: string | number;
+  /** Aborted when the server cancels the request, or the stream it came on is given up. */
+  signal: AbortSignal;
 }
 
 /** Progress of a call (`notifications/progress` params). */

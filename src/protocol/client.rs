@@ -218,8 +218,11 @@ pub type ConnectedHandler = Box<dyn Fn()>;
 pub type NotificationHandler = Box<dyn Fn(&str, &Value)>;
 
 /// Answers a server request other than `ping` (`elicitation/create`, `sampling/createMessage`,
-/// `roots/list`...): `method`, `params`; the result, or the JSON-RPC error to answer with.
-pub type RequestHandler = Box<dyn Fn(&str, &Value) -> Pin<Box<dyn Future<Output = std::result::Result<Value, RpcError>>>>>;
+/// `roots/list`...): `method`, `params`, and the request's id (a 2026-07-28 input request's key in
+/// `inputRequests`); the result, or the JSON-RPC error to answer with. Its future is dropped, and
+/// no answer sent, when the server cancels the request (`notifications/cancelled` naming its id) or
+/// the stream it came on is given up (its call timed out or was aborted, the client closed).
+pub type RequestHandler = Box<dyn Fn(&str, &Value, &Value) -> Pin<Box<dyn Future<Output = std::result::Result<Value, RpcError>>>>>;
 
 /// Asked for new headers when a request meets HTTP 401, or 403 with `error="insufficient_scope"`
 /// (`{status, challenge, wwwAuthenticate}`):
@@ -376,6 +379,28 @@ pub struct Client<T: Transport, C: Clock> {
     /// ([`MAX_REFUSALS`]), over every stream of the client.
     answering: Cell<usize>,
     refusing: Cell<usize>,
+    /// The server requests the request handler is answering, by id: a `notifications/cancelled`
+    /// naming one fires its signal.
+    being_answered: RefCell<Vec<(Id, Rc<CloseSignal>)>>,
+}
+
+/// A server request being answered, in [`Client::being_answered`] for as long as it is.
+struct Answering<'c> {
+    list: &'c RefCell<Vec<(Id, Rc<CloseSignal>)>>,
+    signal: Rc<CloseSignal>,
+}
+
+impl<'c> Answering<'c> {
+    fn new(list: &'c RefCell<Vec<(Id, Rc<CloseSignal>)>>, id: Id, signal: Rc<CloseSignal>) -> Self {
+        list.borrow_mut().push((id, signal.clone()));
+        Self { list, signal }
+    }
+}
+
+impl Drop for Answering<'_> {
+    fn drop(&mut self) {
+        self.list.borrow_mut().retain(|(_, s)| !Rc::ptr_eq(s, &self.signal));
+    }
 }
 
 /// A list's items over all its pages ([`Client::list_all`]).
@@ -536,6 +561,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             spoke_modern: Cell::new(false),
             answering: Cell::new(0),
             refusing: Cell::new(0),
+            being_answered: RefCell::default(),
         }
     }
 
@@ -1236,7 +1262,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 for (key, request) in requests {
                     let asked_for = request.get("method").and_then(Value::as_str).unwrap_or_default();
                     let asked_with = request.get("params").cloned().unwrap_or(Value::Null);
-                    let asked = self.on_request.borrow().as_ref().map(|h| h(asked_for, &asked_with));
+                    let asked = self.on_request.borrow().as_ref().map(|h| h(asked_for, &asked_with, &Value::String(key.clone())));
                     let Some(asked) = asked else {
                         return Err(needs(format!("{method}: the server needs input ({asked_for}) and the client has no request handler to give it")));
                     };
@@ -1737,6 +1763,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 if m == "notifications/tools/list_changed" {
                     self.tools_changed.set(true);
                 }
+                if m == "notifications/cancelled" {
+                    if let Some(rid) = params.get("requestId").and_then(Id::from_value) {
+                        let found = self.being_answered.borrow().iter().filter(|(k, _)| *k == rid).map(|(_, c)| c.clone()).collect::<Vec<_>>();
+                        for c in found {
+                            c.fire();
+                        }
+                    }
+                }
                 let token = (m == "notifications/progress").then(|| params.get("progressToken").and_then(Id::from_value)).flatten();
                 if token.as_ref() == Some(id) {
                     if let Some(cb) = on_progress {
@@ -1771,7 +1805,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         } else if let Some(slot) = Slot::take(&self.answering, MAX_SERVER_REQUESTS) {
             // The handler's future is made while it is borrowed and awaited after, so that the
             // handler may replace itself.
-            let handled = if method == "ping" { None } else { self.on_request.borrow().as_ref().map(|h| h(&method, &params)) };
+            let handled = if method == "ping" { None } else { self.on_request.borrow().as_ref().map(|h| h(&method, &params, &id.to_value())) };
             let answer = match handled {
                 _ if method == "ping" => Settled::Now(Ok(Value::Object(Map::new()))),
                 Some(answer) => Settled::Later(answer),
@@ -1781,11 +1815,26 @@ impl<T: Transport, C: Clock> Client<T, C> {
         } else {
             Slot::take(&self.refusing, MAX_REFUSALS).map(|slot| (slot, Settled::Now(Err(server_busy(&method)))))
         };
+        // Registered now, as the request is read: a cancellation right behind it finds it.
+        let entry = matches!(settled, Some((_, Settled::Later(_)))).then(|| Answering::new(&self.being_answered, id.clone(), Rc::default()));
         async move {
             let Some((_slot, answer)) = settled else { return };
             let answer = match answer {
                 Settled::Now(a) => a,
-                Settled::Later(f) => f.await,
+                Settled::Later(f) => {
+                    // Until the server cancels it: then the handler's future is dropped (which
+                    // aborts its JS signal) and no answer is sent (the receiver of a cancellation
+                    // SHOULD NOT answer).
+                    let Some(entry) = &entry else { return };
+                    // From the signal's making (as the request was read), not from this first
+                    // poll: a cancellation read meanwhile counts.
+                    let cancelled = CloseWait { signal: &entry.signal, start: 0, key: None };
+                    pin_mut!(f, cancelled);
+                    match select(f, cancelled).await {
+                        Either::Left((a, _)) => a,
+                        Either::Right(_) => return,
+                    }
+                }
             };
             let req = self.post(jsonrpc::response(&id, answer), true, &[]);
             // Best effort: the answer's own status does not change the outcome of any request.

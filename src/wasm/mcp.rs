@@ -209,13 +209,27 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
         })));
     }
     if let Some(f) = opt_fn(options, "onRequest")? {
-        client.set_request_handler(Some(Box::new(move |method: &str, params: &Value| {
+        client.set_request_handler(Some(Box::new(move |method: &str, params: &Value, id: &Value| {
             let msg = method_and_params(method, params);
+            // `{id, signal}`: the signal is aborted when the future below is dropped unsettled
+            // (the server cancelled the request, its stream was given up, the client closed).
+            let mut guard = AbortGuard::new();
+            let context = Object::new();
+            let _ = Reflect::set(&context, &"id".into(), &to_js(id).unwrap_or(JsValue::UNDEFINED));
+            let _ = Reflect::set(&context, &"signal".into(), &guard.signal());
             // Called now, awaited in the future (a value or a promise of one).
             let internal = |message: String| RpcError { code: -32603, message, data: None };
-            let called = msg.map_err(|e| internal(e.message)).and_then(|msg| f.call1(&JsValue::UNDEFINED, &msg).map_err(|e| thrown_rpc_error(&e)));
+            let called = msg.map_err(|e| internal(e.message)).and_then(|msg| f.call2(&JsValue::UNDEFINED, &msg, &context).map_err(|e| thrown_rpc_error(&e)));
             Box::pin(async move {
-                let value = to_future(called?).await.map_err(|e| thrown_rpc_error(&e))?;
+                let settled = match called {
+                    Ok(p) => to_future(p).await,
+                    Err(e) => {
+                        guard.disarm();
+                        return Err(e);
+                    }
+                };
+                guard.disarm();
+                let value = settled.map_err(|e| thrown_rpc_error(&e))?;
                 if value.is_undefined() {
                     return Err(internal("the client's onRequest returned no result".into()));
                 }
@@ -386,10 +400,13 @@ fn method_and_params(method: &str, params: &Value) -> Result<JsValue, Error> {
 }
 
 /// What an `onRequest` callback threw (or its promise rejected with), as the JSON-RPC error to
-/// answer: its own integer `code` if it has one, else -32603 (internal error).
+/// answer: its own integer `code` if it has one, else -32603 (internal error), its `message`, and
+/// its `data` when it has one that JSON can carry (as the SDK's `McpError` has).
 fn thrown_rpc_error(e: &JsValue) -> RpcError {
     let code = get(e, "code").as_f64().filter(|c| c.fract() == 0.0 && c.abs() < 9.0e15).map_or(-32603, |c| c as i64);
-    RpcError { code, message: thrown_message(e), data: None }
+    let data = get(e, "data");
+    let data = if data.is_undefined() { None } else { from_js(&data, "data").ok().filter(|d| !d.is_null() || data.is_null()) };
+    RpcError { code, message: thrown_message(e), data }
 }
 
 fn thrown_message(e: &JsValue) -> String {

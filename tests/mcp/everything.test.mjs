@@ -73,6 +73,50 @@ describe("server-everything", () => {
     await plain.close();
   });
 
+  test("onRequest's {id, signal}: aborted when the server cancels the request or the call is given up; a thrown error's data is answered", async () => {
+    // A tool call whose response stream the test writes, as a server would: two requests of the
+    // server, a cancellation of the first, then the result. Everything else goes to the server.
+    const posted = [];
+    let write;
+    const sse = (m) => new TextEncoder().encode(`data: ${JSON.stringify(m)}\n\n`);
+    const fake = async (url, init) => {
+      const body = init.body ? JSON.parse(init.body) : undefined;
+      if (body && !body.method) posted.push(body);
+      if (body?.method === "tools/call" && body.params.name === "scripted") {
+        const stream = new ReadableStream({ start: (c) => (write = (m) => (m ? c.enqueue(sse(m)) : c.close())) });
+        write({ jsonrpc: "2.0", id: 77, method: "sampling/createMessage", params: { messages: [], maxTokens: 1 } });
+        write({ jsonrpc: "2.0", id: "e-78", method: "elicitation/create", params: { message: "scripted", requestedSchema: { type: "object", properties: {} } } });
+        setTimeout(() => write({ jsonrpc: "2.0", id: body.id, result: { content: [] } }), 300);
+        return new Response(stream, { status: 200, headers: { "content-type": "text/event-stream" } });
+      }
+      return fetch(url, init);
+    };
+    const seen = [];
+    const client = await connected({
+      fetch: fake,
+      capabilities: { elicitation: {}, sampling: {} },
+      onRequest: ({ method, params }, { id, signal }) => {
+        seen.push({ method, id, signal });
+        if (method === "sampling/createMessage") {
+          setTimeout(() => write({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 77, reason: "no longer needed" } }), 50);
+          return new Promise(() => {});
+        }
+        if (params.message === "scripted") throw Object.assign(new Error("no form here"), { code: -32602, data: { field: "x" } });
+        return new Promise(() => {});
+      },
+    });
+    await within(5_000, client.callTool("scripted", {}), "the scripted call");
+    assert.deepEqual(seen.map((s) => [s.method, s.id]), [["sampling/createMessage", 77], ["elicitation/create", "e-78"]]);
+    assert.equal(seen[0].signal.aborted, true, "cancelled by the server");
+    assert.equal(seen[1].signal.aborted, false, "answered");
+    assert.deepEqual(posted, [{ jsonrpc: "2.0", id: "e-78", error: { code: -32602, message: "no form here", data: { field: "x" } } }]);
+    // A call given up (its timeout) while its server request is being answered: the signal aborts.
+    await rejectsWith(client.callTool("trigger-elicitation-request", {}, { timeoutMs: 1_000 }), "TIMEOUT");
+    assert.equal(seen[2].method, "elicitation/create");
+    assert.equal(seen[2].signal.aborted, true, "the call was given up");
+    await client.close();
+  });
+
   test("listen: what the server sends outside any call (simulated logging) arrives; close() ends it", async () => {
     const logs = [];
     const rec = recordingFetch();

@@ -412,6 +412,51 @@ fn call_meta_goes_with_the_progress_token_and_the_clients_keys_are_refused() {
     assert_eq!(body(&log.requests[3])["params"]["_meta"], json!({"trace": "t-1", "io.example/x": 1, "kept": true}));
 }
 
+/// A server request the server cancels (`notifications/cancelled` naming its id): the handler's
+/// future is dropped and no answer goes out; the handler is given each request's id.
+#[test]
+fn a_server_request_the_server_cancels_is_dropped_unanswered() {
+    let sse = concat!(
+        "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"sampling/createMessage\",\"params\":{}}\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"id\":\"r-8\",\"method\":\"roots/list\",\"params\":{}}\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7,\"reason\":\"user left\"}}\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n",
+    );
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), sse_reply(sse, 0), accepted()]);
+    struct Probe(Rc<std::cell::Cell<bool>>);
+    impl Drop for Probe {
+        fn drop(&mut self) {
+            self.0.set(true);
+        }
+    }
+    let dropped = Rc::new(std::cell::Cell::new(false));
+    let ids = Rc::new(RefCell::new(Vec::new()));
+    let (d2, i2) = (dropped.clone(), ids.clone());
+    h.client.set_request_handler(Some(Box::new(move |m, _, id| {
+        i2.borrow_mut().push(id.clone());
+        if m == "roots/list" {
+            return Box::pin(async { Ok(json!({"roots": []})) });
+        }
+        let probe = Probe(d2.clone());
+        Box::pin(async move {
+            futures_util::future::pending::<()>().await;
+            drop(probe);
+            Ok(json!({}))
+        })
+    })));
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s2 = seen.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, _| s2.borrow_mut().push(m.to_owned()))));
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
+    assert!(dropped.get(), "the cancelled request's handler future was dropped");
+    assert_eq!(*ids.borrow(), [json!(7), json!("r-8")]);
+    assert_eq!(*seen.borrow(), ["notifications/cancelled"], "the notification handler hears of it too");
+    let log = h.log.borrow();
+    let answers: Vec<Value> = log.requests[3..].iter().map(body).collect();
+    assert_eq!(answers, [json!({"jsonrpc":"2.0","id":"r-8","result":{"roots":[]}})], "no answer to the cancelled request");
+}
+
 #[test]
 fn unsupported_version_is_a_typed_error() {
     let h = harness(vec![init_reply("1999-01-01", None)]);
@@ -526,7 +571,7 @@ fn server_requests_go_to_the_request_handler_and_capabilities_to_initialize() {
         let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(&stream, 3), accepted(), accepted()], opts, 10_000);
         let seen = Rc::new(RefCell::new(Vec::new()));
         let s2 = seen.clone();
-        h.client.set_request_handler(Some(Box::new(move |m, params| {
+        h.client.set_request_handler(Some(Box::new(move |m, params, _| {
             s2.borrow_mut().push((m.to_owned(), params.clone()));
             Box::pin(async move {
                 match fails {
@@ -556,7 +601,7 @@ fn slow_handler(h: &Harness, polls: usize) -> Rc<RefCell<(usize, usize, usize)>>
     // (called, under way, most under way)
     let seen = Rc::new(RefCell::new((0, 0, 0)));
     let s2 = seen.clone();
-    h.client.set_request_handler(Some(Box::new(move |_, _| {
+    h.client.set_request_handler(Some(Box::new(move |_, _, _| {
         let s = s2.clone();
         {
             let mut s = s.borrow_mut();
@@ -640,7 +685,7 @@ fn listen_reads_the_standalone_stream_until_close_and_reopens_it_with_the_last_e
     let notes = Rc::new(RefCell::new(Vec::new()));
     let n2 = notes.clone();
     h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
-    h.client.set_request_handler(Some(Box::new(|m, p| {
+    h.client.set_request_handler(Some(Box::new(|m, p, _| {
         let answer = json!({"action": "decline", "seen": [m, p["message"]]});
         Box::pin(async move { Ok(answer) })
     })));
@@ -671,7 +716,7 @@ fn gated_handlers(h: &Harness) {
             w.wake();
         }
     })));
-    h.client.set_request_handler(Some(Box::new(move |_, _| {
+    h.client.set_request_handler(Some(Box::new(move |_, _, _| {
         let g = gate.clone();
         Box::pin(std::future::poll_fn(move |cx| {
             let mut g = g.borrow_mut();
@@ -784,7 +829,7 @@ fn a_call_that_fails_still_answers_the_requests_before_its_end() {
     let error = "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32000,\"message\":\"no\"}}";
     for (events, code) in [(vec![ELICIT_9, error], ErrorCode::JsonRpcError), (vec![ELICIT_9], ErrorCode::Protocol)] {
         let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_events(&events, false), accepted()]);
-        h.client.set_request_handler(Some(Box::new(|_, _| {
+        h.client.set_request_handler(Some(Box::new(|_, _, _| {
             let mut polled = false;
             Box::pin(std::future::poll_fn(move |cx| {
                 if polled {
@@ -2504,7 +2549,7 @@ fn input_rounds_are_bounded_and_checked() {
     let mut opts = modern();
     opts.timeout_ms = 5;
     let h = harness_with(vec![discover_reply(), ask()], opts, 10);
-    h.client.set_request_handler(Some(Box::new(|_, _| Box::pin(futures_util::future::pending()))));
+    h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(futures_util::future::pending()))));
     block_on(h.client.connect()).unwrap();
     let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
     assert_eq!(e.code, ErrorCode::Timeout, "{}", e.message);
@@ -2515,7 +2560,7 @@ fn input_rounds_are_bounded_and_checked() {
     let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"resultType": "input_required", "inputRequests": many}))], modern(), 10_000);
     let asked = Rc::new(Cell::new(0));
     let count = asked.clone();
-    h.client.set_request_handler(Some(Box::new(move |_, _| {
+    h.client.set_request_handler(Some(Box::new(move |_, _, _| {
         count.set(count.get() + 1);
         Box::pin(async { Ok(json!({"action": "decline"})) })
     })));
@@ -2537,7 +2582,7 @@ fn input_rounds_are_bounded_and_checked() {
         modern(),
         10_000,
     );
-    h.client.set_request_handler(Some(Box::new(|_, _| Box::pin(async { Ok(json!({"action": "decline"})) }))));
+    h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"action": "decline"})) }))));
     block_on(h.client.connect()).unwrap();
     let mut o = CallOptions::default();
     assert!(block_on(h.client.call_tool("t", Value::Null, &mut o)).unwrap_err().message.contains("requestState is not a string"));
@@ -2611,7 +2656,7 @@ fn input_required_is_answered_by_the_request_handler_and_the_call_sent_again() {
     let h = harness_with(vec![discover_reply(), ask(Some("{\"n\":\"\\u00e9\"}")), done(), ask(None), done(), done()], modern(), 10_000);
     let asked = Rc::new(RefCell::new(Vec::new()));
     let a2 = asked.clone();
-    h.client.set_request_handler(Some(Box::new(move |m, p| {
+    h.client.set_request_handler(Some(Box::new(move |m, p, _| {
         a2.borrow_mut().push((m.to_owned(), p["message"].clone()));
         Box::pin(async { Ok(json!({"action": "accept", "content": {"ok": true}})) })
     })));
@@ -2789,7 +2834,7 @@ fn the_log_level_is_asked_for_in_each_revision_s_way() {
 #[test]
 fn rounds_reconnects_and_refusals_in_2026_07_28() {
     let ask = || Reply::Echo(json!({"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {}}}, "requestState": "s"}));
-    let accept: fn() -> Option<RequestHandler> = || Some(Box::new(|_, _| Box::pin(async { Ok(json!({"action": "accept"})) })));
+    let accept: fn() -> Option<RequestHandler> = || Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"action": "accept"})) })));
     let mut replies = vec![discover_reply()];
     replies.extend((0..=MAX_INPUT_ROUNDS).map(|_| ask()));
     let h = harness_with(replies, modern(), 10_000);
