@@ -1532,6 +1532,11 @@ export interface McpCallOptions {
   resetTimeoutOnProgress?: boolean;
   /** Ends the call after this many ms whatever its progress (`TIMEOUT`), over all of a 2026-07-28 call's `input_required` rounds. */
   maxTotalTimeoutMs?: number;
+  /**
+   * Aborts the call (`ABORTED`): its fetch is aborted and, with the 2025 revisions, `notifications/cancelled` is
+   * sent with the signal's `reason` as its `reason` (an error's `message`, a string as it is; "aborted by the
+   * client" when there is none), as the SDK sends it; a timeout's reason is "timeout".
+   */
   signal?: AbortSignal;
   onProgress?: (progress: McpProgress) => void;
   /**

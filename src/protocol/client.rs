@@ -164,6 +164,9 @@ pub struct CallOptions {
     pub on_progress: Option<ProgressHandler>,
     /// Resolves when the caller aborts.
     pub cancel: Option<CancelFuture>,
+    /// Why the caller aborted, read once `cancel` resolved: the `reason` of the
+    /// `notifications/cancelled` sent (default "aborted by the client").
+    pub cancel_reason: Option<Box<dyn Fn() -> Option<String>>>,
     /// Each progress notification for the call (with `on_progress`) starts the timeout again:
     /// the call times out after `timeout_ms` without progress.
     pub reset_timeout_on_progress: bool,
@@ -1321,7 +1324,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         headers: &[(String, String)],
         opts: &mut CallOptions,
     ) -> Result<(Value, Option<String>)> {
-        let CallOptions { timeout_ms, on_progress, cancel, reset_timeout_on_progress, max_total_timeout_ms, .. } = opts;
+        let CallOptions { timeout_ms, on_progress, cancel, reset_timeout_on_progress, max_total_timeout_ms, cancel_reason, .. } = opts;
         // Cancelled already (an aborted signal given): not sent, so there is nothing to tell the
         // server either.
         if cancelled_already(cancel) {
@@ -1401,7 +1404,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
         };
         // 2026-07-28: closing the request's stream (above) is the cancellation.
         if method != "initialize" && !self.is_modern() {
-            let reason = if outcome.code == ErrorCode::Timeout { "timeout" } else { "aborted by the client" };
+            let reason = if outcome.code == ErrorCode::Timeout {
+                "timeout".owned()
+            } else {
+                cancel_reason.as_ref().and_then(|r| r()).unwrap_or_else(|| "aborted by the client".owned())
+            };
             let notice = self.notify("notifications/cancelled", object([("requestId", id.to_value()), ("reason", reason.into())]));
             let grace = self.clock.sleep(3_000);
             pin_mut!(notice, grace);

@@ -413,6 +413,22 @@ fn thrown_message(e: &JsValue) -> String {
     get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "the client's onRequest failed".into())
 }
 
+/// An AbortSignal's `reason` as the `reason` of `notifications/cancelled` (as the SDK sends it): an
+/// error's `message`, a string as it is, anything else but `undefined` as `String()` makes it.
+fn abort_reason(reason: &JsValue) -> Option<String> {
+    if reason.is_undefined() {
+        return None;
+    }
+    if let Some(s) = reason.as_string() {
+        return Some(s);
+    }
+    if let Some(m) = get(reason, "message").as_string().filter(|_| reason.is_object()) {
+        return Some(m);
+    }
+    let string = get(&js_sys::global(), "String").dyn_into::<Function>().ok()?;
+    string.call1(&JsValue::UNDEFINED, reason).ok()?.as_string()
+}
+
 /// Resolves when the AbortSignal fires (at once if it already has); what is not one (no
 /// `aborted` flag, no `addEventListener`) is `INVALID_OPTIONS`, not a signal that never fires.
 fn signal_future(signal: &JsValue) -> Result<Option<CancelFuture>, Error> {
@@ -470,7 +486,11 @@ fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
             let _ = f.call1(&JsValue::UNDEFINED, &to_js(p).unwrap_or(JsValue::UNDEFINED));
         }));
     }
-    opts.cancel = signal_future(&get(options, "signal"))?;
+    let signal = get(options, "signal");
+    opts.cancel = signal_future(&signal)?;
+    if opts.cancel.is_some() {
+        opts.cancel_reason = Some(Box::new(move || abort_reason(&get(&signal, "reason"))));
+    }
     Ok(opts)
 }
 

@@ -419,10 +419,19 @@ describe("server-everything", () => {
     assert.ok(cancelled, "notifications/cancelled was sent");
     assert.deepEqual(cancelled.body.params.requestId, call.body.id);
     assert.equal(cancelled.status, 202);
+    // The signal's reason, as the SDK sends it: an error's message (the default AbortError's too), a string.
+    assert.equal(cancelled.body.params.reason, "This operation was aborted");
     assert.ok(call.signal, "the call's fetch got a signal");
     assert.equal(call.signal.aborted, true, "the call's fetch was aborted");
     // the session is still fine
     assert.equal((await client.callTool("echo", { message: "after" })).content[0].text, "Echo: after");
+    for (const [why, reason] of [[new Error("user left"), "user left"], ["tab closed", "tab closed"]]) {
+      const ac = new AbortController();
+      const p = client.callTool("trigger-long-running-operation", { duration: 30, steps: 30 }, { signal: ac.signal, onProgress: () => ac.abort(why) });
+      await rejectsWith(within(15_000, p, "the aborted call"), "ABORTED");
+      const sent = await waitFor(() => rec.log.filter((e) => e.body?.method === "notifications/cancelled").at(-1)?.body.params.reason === reason);
+      assert.ok(sent, `reason ${reason}`);
+    }
     await client.close();
   });
 

@@ -457,6 +457,17 @@ fn a_server_request_the_server_cancels_is_dropped_unanswered() {
     assert_eq!(answers, [json!({"jsonrpc":"2.0","id":"r-8","result":{"roots":[]}})], "no answer to the cancelled request");
 }
 
+/// A cancellation's reason is the caller's when it gives one (the SDK sends `signal.reason`).
+#[test]
+fn a_cancellation_carries_the_callers_reason() {
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Hang, accepted()]);
+    block_on(h.client.connect()).unwrap();
+    let mut opts = CallOptions { cancel: cancelled_later(), cancel_reason: Some(Box::new(|| Some("user navigated away".into()))), ..CallOptions::default() };
+    let e = block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Aborted);
+    assert_eq!(body(&h.log.borrow().requests[3])["params"], json!({"requestId": 1, "reason": "user navigated away"}));
+}
+
 #[test]
 fn unsupported_version_is_a_typed_error() {
     let h = harness(vec![init_reply("1999-01-01", None)]);
