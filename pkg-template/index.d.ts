@@ -1525,7 +1525,11 @@ export interface McpProgress {
 /** The paginated lists of MCP, for {@link McpClient.listAll}. */
 export type McpListMethod = "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list";
 
-/** Options of {@link McpClient.callTool}. */
+/**
+ * Options of {@link McpClient.callTool} (and `request`, `listAll`, the hub's). The MCP SDK's names `timeout`,
+ * `onprogress` and `maxTotalTimeout` are `INVALID_OPTIONS` naming toolwire's (`timeoutMs`, `onProgress`,
+ * `maxTotalTimeoutMs`); other unknown keys are ignored.
+ */
 export interface McpCallOptions {
   timeoutMs?: number;
   /** With `onProgress`: each progress notification starts `timeoutMs` again (it then times out without progress). */

@@ -464,7 +464,16 @@ fn server_request(server: &JsValue, method: &JsValue, params: &JsValue, options:
     }
 }
 
+/// The official SDK's names of a request's options, and toolwire's: given to a call, they would be
+/// ignored as unknown keys are, and the call would run without the timeout or progress it asked for.
+const SDK_CALL_OPTIONS: [(&str, &str); 3] = [("timeout", "timeoutMs"), ("onprogress", "onProgress"), ("maxTotalTimeout", "maxTotalTimeoutMs")];
+
 fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
+    for (sdk, ours) in SDK_CALL_OPTIONS {
+        if !get(options, sdk).is_undefined() {
+            return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{sdk} is the MCP SDK's name: toolwire's is options.{ours}")));
+        }
+    }
     let data = from_js(&get_data(options), "options")?;
     let mut opts = CallOptions {
         timeout_ms: opt_ms(&data, "timeoutMs")?,
