@@ -1410,6 +1410,11 @@ export interface McpClientOptions {
    * `onRequest`, and one past 256 such refusals still being sent is left unanswered (a server flooding the
    * client gets neither 1,000 prompts nor 1,000 model runs).
    *
+   * With `capabilities.elicitation.form.applyDefaults: true` declared (the MCP SDK's flag), an `accept` answer to
+   * a form `elicitation/create` gets the `default` of each `requestedSchema` property its `content` left out
+   * (SEP-1034 gives every primitive of a form a `default`), as the SDK's client fills them; what the handler
+   * gave is kept.
+   *
    * The second argument has the request's JSON-RPC `id` (a 2026-07-28 input request's key in `inputRequests`)
    * and a `signal` (an `AbortSignal`) aborted when the answer is no longer wanted: the server cancelled the
    * request (`notifications/cancelled` naming its id; no answer is then sent, and `onNotification` hears of it

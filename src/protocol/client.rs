@@ -1283,7 +1283,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         Either::Right((Either::Right(_), _)) => return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed"))),
                     };
                     match answer {
-                        Ok(v) => responses.insert(key.clone(), v),
+                        Ok(v) => responses.insert(key.clone(), self.with_elicitation_defaults(asked_for, &asked_with, v)),
                         Err(e) => return Err(needs(format!("{method}: the request handler refused the server's {asked_for}: {}", e.message))),
                     };
                 }
@@ -1800,6 +1800,31 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
+    /// A form elicitation's `accept` result with the `default` of each property of the
+    /// `requestedSchema` its `content` left out, when the client declared
+    /// `elicitation.form.applyDefaults: true` (as the MCP SDK's client does it: SEP-1034 gives every
+    /// primitive of a form a `default`; the flag is the SDK's). Anything else is left as it is.
+    fn with_elicitation_defaults(&self, method: &str, params: &Value, mut result: Value) -> Value {
+        let applies = self.opts.capabilities.get("elicitation").and_then(|e| e.get("form")).and_then(|f| f.get("applyDefaults")) == Some(&Value::Bool(true));
+        let form = params.get("mode").is_none_or(|m| m == "form");
+        if !applies || method != "elicitation/create" || !form || result.get("action").and_then(Value::as_str) != Some("accept") {
+            return result;
+        }
+        let Some(Value::Object(props)) = params.get("requestedSchema").and_then(|s| s.get("properties")) else { return result };
+        let Value::Object(r) = &mut result else { return result };
+        let content = r.entry("content").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(content) = content {
+            for (k, prop) in props {
+                if let Some(d) = prop.get("default") {
+                    if !content.contains_key(k) {
+                        content.put(k, d.clone());
+                    }
+                }
+            }
+        }
+        result
+    }
+
     /// Answers a server request: `ping` with `{}`, the others through the request handler (or
     /// -32601), POSTed back. What it is answered with is settled here, as the request is read
     /// (the handler asked now), so that the bound of [`MAX_SERVER_REQUESTS`] takes requests in the
@@ -1838,7 +1863,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     let cancelled = CloseWait { signal: &entry.signal, start: 0, key: None };
                     pin_mut!(f, cancelled);
                     match select(f, cancelled).await {
-                        Either::Left((a, _)) => a,
+                        Either::Left((a, _)) => a.map(|v| self.with_elicitation_defaults(&method, &params, v)),
                         Either::Right(_) => return,
                     }
                 }

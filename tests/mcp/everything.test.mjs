@@ -67,6 +67,20 @@ describe("server-everything", () => {
     assert.match(text, /Name: Ada Lovelace/);
     assert.match(text, /Agreed to terms: true/);
     await client.close();
+    assert.doesNotMatch(text, /dark and stormy/, "no defaults without elicitation.form.applyDefaults");
+    // Declaring elicitation.form.applyDefaults (as with the SDK's client): the form's defaults fill what the
+    // handler left out, not what it gave.
+    const filling = await connected({
+      capabilities: { elicitation: { form: { applyDefaults: true } } },
+      onRequest: () => ({ action: "accept", content: { name: "Ada Lovelace", check: true, integer: 7 } }),
+    });
+    const filled = await within(15_000, filling.callTool("trigger-elicitation-request", {}), "the elicitation call");
+    const raw = JSON.parse(/Raw result: ([\s\S]*)$/.exec(filled.content.map((c) => c.text ?? "").join("\n"))[1]);
+    assert.equal(raw.content.firstLine, "It was a dark and stormy night.");
+    assert.equal(raw.content.number, 3.14);
+    assert.equal(raw.content.integer, 7);
+    assert.equal(raw.content.name, "Ada Lovelace");
+    await filling.close();
     // Without the capability the server does not offer the tool.
     const plain = await connected();
     assert.ok(!(await plain.listTools()).some((t) => t.name === "trigger-elicitation-request"));

@@ -468,6 +468,30 @@ fn a_cancellation_carries_the_callers_reason() {
     assert_eq!(body(&h.log.borrow().requests[3])["params"], json!({"requestId": 1, "reason": "user navigated away"}));
 }
 
+/// With `elicitation.form.applyDefaults: true` declared, an accepted form gets the schema's
+/// defaults for what the handler left out (not over what it gave); without it, nothing is added.
+#[test]
+fn elicitation_defaults_fill_an_accepted_form_when_declared() {
+    let ask = "data: {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"elicitation/create\",\"params\":{\"message\":\"m\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"default\":\"John\"},\"age\":{\"type\":\"integer\",\"default\":30},\"ok\":{\"type\":\"boolean\",\"default\":true},\"note\":{\"type\":\"string\"}}}}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n";
+    for (declared, handler_gives, sent) in [
+        (true, json!({"action": "accept", "content": {"age": 41}}), json!({"action": "accept", "content": {"age": 41, "name": "John", "ok": true}})),
+        (true, json!({"action": "accept"}), json!({"action": "accept", "content": {"name": "John", "age": 30, "ok": true}})),
+        (true, json!({"action": "decline"}), json!({"action": "decline"})),
+        (false, json!({"action": "accept", "content": {"age": 41}}), json!({"action": "accept", "content": {"age": 41}})),
+    ] {
+        let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+        opts.capabilities = json!({"elicitation": {"form": {"applyDefaults": declared}}}).as_object().cloned().unwrap();
+        let h = harness_with(vec![init_reply("2025-11-25", None), accepted(), sse_reply(ask, 0), accepted()], opts, 10_000);
+        h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+            let v = handler_gives.clone();
+            Box::pin(async move { Ok(v) })
+        })));
+        block_on(h.client.connect()).unwrap();
+        block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
+        assert_eq!(body(&h.log.borrow().requests[3])["result"], sent, "declared: {declared}");
+    }
+}
+
 #[test]
 fn unsupported_version_is_a_typed_error() {
     let h = harness(vec![init_reply("1999-01-01", None)]);
