@@ -1318,7 +1318,7 @@ export interface McpClientOptions {
    * `notifications/message` (server logging). A 2026-07-28 server sends them only for requests that ask for a
    * level: set `logLevel`.
    */
-  onLog?: (params: { level: string; logger?: string; data?: JsonValue }) => void;
+  onLog?: (params: { level: string; logger?: string; data?: JsonValue; _meta?: { [key: string]: unknown } }) => void;
   /** Every server notification that is not progress for a call. */
   onNotification?: (message: { method: string; params: JsonValue }) => void;
   /**
@@ -1326,7 +1326,7 @@ export interface McpClientOptions {
    * `{ elicitation: {} }`: a server sends
    * `elicitation/create`, `sampling/createMessage` or `roots/list` only to a client that declares it.
    */
-  capabilities?: JsonObject;
+  capabilities?: McpClientCapabilities;
   /**
    * Which revisions of MCP to speak. `"auto"` (default): `initialize` first (what deployed servers speak:
    * 2025-11-25, 2025-06-18, 2025-03-26), and 2026-07-28 with a server that refuses it the way a 2026-07-28 server
@@ -1421,7 +1421,7 @@ export interface McpClientOptions {
    * too), or the stream it came on was given up (its call timed out or was aborted, `close()`). A thrown
    * error's `data` (as the SDK's `McpError` has it) is sent along with its `code` and `message`.
    */
-  onRequest?: (request: { method: string; params: JsonValue }, context: McpRequestContext) => JsonValue | Promise<JsonValue>;
+  onRequest?: (request: { method: string; params: JsonValue }, context: McpRequestContext) => McpRequestHandlerResult | PromiseLike<McpRequestHandlerResult>;
   /**
    * Asked for new headers when a request meets HTTP 401 (an expired access token; a notification, `listen()`'s
    * stream and the resumption of a dropped stream too), or HTTP 403 whose challenge says
@@ -1525,10 +1525,102 @@ export interface McpProgress {
   total?: number;
   message?: string;
   progressToken: string | number;
+  _meta?: { [key: string]: unknown };
+}
+
+/** Unknown fields of an MCP result, and its `_meta`. */
+export interface McpResultBase {
+  _meta?: { [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** An MCP resource, as in a `resources/list` result. */
+export interface McpResource extends McpResultBase {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+}
+
+/** An MCP resource template, as in a `resources/templates/list` result. */
+export interface McpResourceTemplate extends McpResultBase {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** One of a `resources/read` result's `contents`: `text` or `blob` (base64). */
+export interface McpResourceContents extends McpResultBase {
+  uri: string;
+  mimeType?: string;
+  text?: string;
+  blob?: string;
+}
+
+/** An MCP prompt, as in a `prompts/list` result. */
+export interface McpPrompt extends McpResultBase {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: Array<{ name: string; title?: string; description?: string; required?: boolean; [key: string]: unknown }>;
+}
+
+/** One message of a `prompts/get` result. */
+export interface McpPromptMessage extends McpResultBase {
+  role: "user" | "assistant";
+  content: McpContentBlock;
+}
+
+/**
+ * The results of the requests {@link McpClient.request} knows by method (`request("resources/list")` is typed
+ * `McpRequestResults["resources/list"]`); any other method's result is a `JsonValue`. Fields past these are kept
+ * as the server sent them (`[key: string]: unknown`).
+ */
+export interface McpRequestResults {
+  "tools/list": McpResultBase & { tools: McpTool[]; nextCursor?: string };
+  "tools/call": McpCallToolResult;
+  "resources/list": McpResultBase & { resources: McpResource[]; nextCursor?: string };
+  "resources/templates/list": McpResultBase & { resourceTemplates: McpResourceTemplate[]; nextCursor?: string };
+  "resources/read": McpResultBase & { contents: McpResourceContents[] };
+  "resources/subscribe": McpResultBase;
+  "resources/unsubscribe": McpResultBase;
+  "prompts/list": McpResultBase & { prompts: McpPrompt[]; nextCursor?: string };
+  "prompts/get": McpResultBase & { description?: string; messages: McpPromptMessage[] };
+  "completion/complete": McpResultBase & { completion: { values: string[]; total?: number; hasMore?: boolean; [key: string]: unknown } };
+  "logging/setLevel": McpResultBase;
+  ping: McpResultBase;
+}
+
+/** The items {@link McpClient.listAll} gives for each list. */
+export interface McpListItems {
+  "tools/list": McpTool;
+  "resources/list": McpResource;
+  "resources/templates/list": McpResourceTemplate;
+  "prompts/list": McpPrompt;
 }
 
 /** The paginated lists of MCP, for {@link McpClient.listAll}. */
-export type McpListMethod = "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list";
+export type McpListMethod = keyof McpListItems;
+
+/**
+ * The `capabilities` a client declares: the MCP SDK's `ClientCapabilities` is one. Those a server asks for
+ * are typed; any other key is sent as given.
+ */
+export interface McpClientCapabilities {
+  roots?: { listChanged?: boolean; [key: string]: unknown };
+  sampling?: object;
+  /** `form.applyDefaults: true`: an accepted form gets the schema's defaults (see `onRequest`). */
+  elicitation?: { form?: { applyDefaults?: boolean; [key: string]: unknown }; url?: object; [key: string]: unknown };
+  experimental?: object;
+  [key: string]: unknown;
+}
+
+/** What `onRequest` answers with: a result object (`JsonObject`, or an SDK result type such as `ElicitResult`). */
+export type McpRequestHandlerResult = object | JsonValue;
 
 /**
  * Options of {@link McpClient.callTool} (and `request`, `listAll`, the hub's). The MCP SDK's names `timeout`,
@@ -1668,8 +1760,10 @@ export class McpClient {
    * `CAPABILITY_NOT_NEGOTIATED`, with `capability` naming it. `initialize` is `connect()`'s, and `params` must
    * be an object or absent (`INVALID_INPUT`). A request with a `cursor` that meets an expired session is not
    * sent again to the renewed one (its cursor means nothing there): `SESSION_EXPIRED`, list from the first page.
-   * A `notifications/*` method is `INVALID_INPUT` too: send it with `notify()`.
+   * A `notifications/*` method is `INVALID_INPUT` too: send it with `notify()`. The result is typed by method for
+   * those of {@link McpRequestResults} (`(await request("resources/list")).resources`), `JsonValue` for others.
    */
+  request<M extends keyof McpRequestResults>(method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<McpRequestResults[M]>;
   request(method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
   /**
    * Sends a notification on the session, e.g. `notify("notifications/roots/list_changed")` when the roots of a
@@ -1689,9 +1783,9 @@ export class McpClient {
    * renewed between pages): `resources/list` gives the `resources`, `resources/templates/list` the
    * `resourceTemplates`, `prompts/list` the `prompts`. `params` go with every page, `options` apply to each
    * page's request. `[]` without asking when the server did not declare the capability; another method is
-   * `INVALID_INPUT`.
+   * `INVALID_INPUT`. The items are typed by list ({@link McpListItems}).
    */
-  listAll(method: McpListMethod, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonObject[]>;
+  listAll<M extends McpListMethod>(method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<Array<McpListItems[M]>>;
   /**
    * Ends the session (HTTP DELETE; 405, 404 and a 400 naming the session are fine). Never rejects: the client is closed whatever the
    * server answers, and it resolves to the error of a DELETE that failed (`HTTP_STATUS`, `NETWORK`; one
@@ -1866,11 +1960,12 @@ export class McpHub {
    * {@link McpClient.request} on one server (`resources/read`, `prompts/get`...), connecting it first if needed.
    * Errors carry `server`; a server name the hub does not know is `INVALID_INPUT`.
    */
+  request<M extends keyof McpRequestResults>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<McpRequestResults[M]>;
   request(server: string, method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
   /** {@link McpClient.notify} on one server, connecting it first if needed. Errors carry `server`. */
   notify(server: string, method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /** {@link McpClient.listAll} on one server, connecting it first if needed. Errors carry `server`. */
-  listAll(server: string, method: McpListMethod, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonObject[]>;
+  listAll<M extends McpListMethod>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<Array<McpListItems[M]>>;
   /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */
   closeAll(): Promise<Array<{ server: string; error: ToolwireError }>>;
   readonly servers: string[];

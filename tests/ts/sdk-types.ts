@@ -7,7 +7,13 @@ import type { Tool as AnthropicTool, ToolResultBlockParam, Message as AnthropicM
 import type { BetaMessageParam } from "@anthropic-ai/sdk/resources/beta/messages";
 import type { Tool as GeminiTool, Part as GeminiPart, FunctionCall, Type as GeminiType, GenerateContentResponse, Content as GeminiContent } from "@google/genai";
 import type { Tool as BedrockTool, ToolResultBlock, ContentBlock as BedrockContentBlock, ConverseResponse, Message as BedrockMessage } from "@aws-sdk/client-bedrock-runtime";
-import type { Tool as SdkTool, CallToolResult as SdkCallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  Tool as SdkTool,
+  CallToolResult as SdkCallToolResult,
+  ClientCapabilities as SdkClientCapabilities,
+  ElicitResult as SdkElicitResult,
+  ListRootsResult as SdkListRootsResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import {
   convertMcpTools,
   parseToolCalls,
@@ -24,6 +30,9 @@ import {
   type McpCallToolResult,
   type ToolCall,
   type McpOAuthSaved,
+  type McpRequestResults,
+  type McpResource,
+  type McpResourceTemplate,
   type AnthropicAssistantBlock,
   type GeminiModelPart,
 } from "toolwire";
@@ -157,9 +166,11 @@ for (const c of parseToolCalls({}, "openai", sdkMap)) {
 // Requests by name, on a client and on one server of a hub; what a refused one says.
 declare const client: McpClient;
 declare const hub: McpHub;
-const read: Promise<JsonValue> = client.request("resources/read", { uri: "demo://about" }, { timeoutMs: 1000 });
-const prompts: Promise<JsonValue> = hub.request("docs", "prompts/list");
-const ping: Promise<JsonValue> = client.request("ping");
+const read: Promise<McpRequestResults["resources/read"]> = client.request("resources/read", { uri: "demo://about" }, { timeoutMs: 1000 });
+const prompts: Promise<McpRequestResults["prompts/list"]> = hub.request("docs", "prompts/list");
+const ping: Promise<McpRequestResults["ping"]> = client.request("ping");
+// A method toolwire has no result type for is JSON.
+const custom: Promise<JsonValue> = client.request("x-vendor/stats");
 const refused = (e: unknown): string | undefined => (e instanceof ToolwireError && e.code === "CAPABILITY_NOT_NEGOTIATED" ? e.capability : undefined);
 
 // A token renewed on a 401; a handshake with a signal; close() resolves to the DELETE's error, if any.
@@ -184,11 +195,51 @@ const inward = (e: unknown): boolean => e instanceof ToolwireError && e.oauthRef
 const connected: Promise<void> = renewing.connect({ timeoutMs: 5000, signal: new AbortController().signal });
 const closed: Promise<ToolwireError | undefined> = renewing.close();
 const expired = (e: unknown): boolean => e instanceof ToolwireError && e.code === "SESSION_EXPIRED";
-const resources: Promise<JsonObject[]> = client.listAll("resources/list", null, { timeoutMs: 1000 });
-const templates: Promise<JsonObject[]> = hub.listAll("docs", "resources/templates/list");
+const resources: Promise<McpResource[]> = client.listAll("resources/list", null, { timeoutMs: 1000 });
+const templates: Promise<McpResourceTemplate[]> = hub.listAll("docs", "resources/templates/list");
+
+// A port from the MCP SDK's Client, as its users write it, without casts: typed results by method, listAll's
+// items, SDK result types from onRequest, the SDK's ClientCapabilities, `_meta` on progress and log messages.
+async function sdkPort(): Promise<void> {
+  const caps: SdkClientCapabilities = { roots: { listChanged: true }, elicitation: { form: { applyDefaults: true } } };
+  const decline = async (): Promise<SdkElicitResult> => ({ action: "decline" });
+  const rootsOf = (): SdkListRootsResult => ({ roots: [{ uri: "file:///a", name: "a" }] });
+  const port = new McpClient("http://127.0.0.1/mcp", {
+    capabilities: caps,
+    listen: { onEnd: (end) => void (end.error ? end.error.code : end.offered) },
+    onRequest: ({ method }, { id, signal }) => (signal.aborted ? Promise.reject(new Error(String(id))) : method === "roots/list" ? rootsOf() : decline()),
+    onLog: ({ level, _meta }) => void [level, _meta],
+  });
+  const res = await port.request("resources/list");
+  for (const r of res.resources) void r.uri.toUpperCase();
+  const contents = await port.request("resources/read", { uri: res.resources[0].uri });
+  const text: string | undefined = contents.contents[0].text;
+  const all = await port.listAll("resources/list");
+  const uri: string = all[0].uri;
+  const templated: string = (await port.listAll("resources/templates/list"))[0].uriTemplate;
+  const got = await port.request("prompts/get", { name: "p", arguments: { city: "Paris" } });
+  const role: "user" | "assistant" = got.messages[0].role;
+  const listedPrompts: string[] = (await port.listAll("prompts/list")).map((p) => p.name);
+  const done = await port.request("completion/complete", { ref: { type: "ref/prompt", name: "p" }, argument: { name: "a", value: "E" } });
+  const values: string[] = done.completion.values;
+  await port.request("resources/subscribe", { uri });
+  await port.request("logging/setLevel", { level: "debug" });
+  await port.callTool("echo", {}, { onProgress: (p) => void p._meta, meta: { "example.com/trace": "t" } });
+  await port.notify("notifications/roots/list_changed");
+  await hub.notify("docs", "notifications/roots/list_changed", null, { timeoutMs: 1000 });
+  // @ts-expect-error a resource's uri is a string
+  const wrongUri: number = all[0].uri;
+  // @ts-expect-error resources/read is no list
+  void port.listAll("resources/read");
+  // @ts-expect-error roots.listChanged is a boolean
+  void new McpClient("http://127.0.0.1/mcp", { capabilities: { roots: { listChanged: "yes" } } });
+  // @ts-expect-error the SDK's name of the option: toolwire's is timeoutMs (INVALID_OPTIONS at run time too)
+  await port.callTool("echo", {}, { timeout: 300 });
+  void [text, templated, role, listedPrompts, values, wrongUri];
+}
 
 export {
-  read, prompts, ping, refused, givingUp, signedIn, service, oauthStep, inward, connected, closed, expired, resources, templates,
+  read, prompts, ping, custom, sdkPort, refused, givingUp, signedIn, service, oauthStep, inward, connected, closed, expired, resources, templates,
   fromSdk,
   openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
   openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp, callPart,
