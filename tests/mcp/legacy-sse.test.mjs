@@ -119,7 +119,8 @@ describe("server-everything over the deprecated HTTP+SSE transport", () => {
     assert.ok(cancelled, "both were cancelled");
     assert.deepEqual(cancelled.map((e) => e.body.params.requestId), calls.map((e) => e.body.id));
     assert.deepEqual(cancelled.map((e) => [e.path.startsWith("/message?sessionId="), e.status]), [[true, 202], [true, 202]]);
-    assert.deepEqual(cancelled.map((e) => e.body.params.reason), ["timeout", "aborted by the client"]);
+    // The abort's reason is the signal's (the default AbortError's message), as the SDK sends it.
+    assert.deepEqual(cancelled.map((e) => e.body.params.reason), ["timeout", "This operation was aborted"]);
     // The one stream stays open: the next call goes over it.
     assert.equal((await client.callTool("echo", { message: "after" })).content[0].text, "Echo: after");
     assert.equal(rec.log.filter((e) => e.method === "GET").length, 1);
