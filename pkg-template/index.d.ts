@@ -1770,8 +1770,9 @@ export class McpClient {
    * client that declared `capabilities.roots.listChanged` change (the server then asks `roots/list` again, which
    * `onRequest` answers). Resolves (to `undefined`) once the server accepted it (HTTP 202, or any 2xx); a
    * refusal rejects as a request's would (`HTTP_STATUS`, `UNAUTHORIZED` after `onUnauthorized`'s try, `NETWORK`,
-   * `TIMEOUT` past `timeoutMs`, `ABORTED` by `signal`; the other {@link McpCallOptions} do not apply). Before
-   * `connect()`: `NOT_CONNECTED`. `notifications/initialized` (sent by `connect()`) and `notifications/cancelled`
+   * `TIMEOUT` past `timeoutMs`, `ABORTED` by `signal`; the other {@link McpCallOptions} do not apply). A session
+   * the server no longer knows (404, or a 400 naming it) is renewed once and the notification sent on the new
+   * one, as a request would be. Before `connect()`: `NOT_CONNECTED`. `notifications/initialized` (sent by `connect()`) and `notifications/cancelled`
    * (sent by the client when a call's `signal` aborts it or its `timeoutMs` passes) are `INVALID_INPUT`;
    * `notifications/progress` for a server request `onRequest` is answering may be sent. `params` must be an
    * object or absent (`INVALID_INPUT`).

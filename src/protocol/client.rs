@@ -2081,6 +2081,20 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if cancelled_already(&mut opts.cancel) {
             return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted before it was sent")));
         }
+        // A session the server no longer knows (404, or a 400 naming it) is renewed, once, and
+        // the notification sent on the new one, as a request would be.
+        let (gen, had_session) = (self.session_gen.get(), self.session_id().is_some());
+        match self.notify_unless_closed(method, params.clone(), opts).await {
+            Err(e) if had_session && session_gone(&e) => {
+                self.renew_session(gen, method, opts).await?;
+                self.notify_unless_closed(method, params, opts).await
+            }
+            sent => sent,
+        }
+    }
+
+    /// [`Client::notify_within`], abandoned when the client is closed.
+    async fn notify_unless_closed(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<()> {
         let closed = self.closing.wait();
         let sent = self.notify_within(method, params, opts);
         pin_mut!(closed, sent);
@@ -2713,6 +2727,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("close: the server did not answer DELETE in {CLOSE_GRACE_MS} ms; abandoned"))),
         }
     }
+}
+
+/// Whether an HTTP error sent with a session says the server no longer knows it: a 404, or a
+/// 400 whose body names the session ([`names_session`]).
+fn session_gone(e: &Error) -> bool {
+    let status = e.details.as_ref().and_then(|d| d.get("status")).and_then(Value::as_u64);
+    e.code == ErrorCode::HttpStatus && (status == Some(404) || (status == Some(400) && names_session(e)))
 }
 
 /// Whether an HTTP error's body says the server does not know the session (`No valid session

@@ -389,6 +389,34 @@ fn notifications_by_name_go_on_the_session_and_the_clients_own_are_refused() {
     assert_eq!(e.code, ErrorCode::Aborted, "{e}");
 }
 
+/// A notification that meets an expired session (404, or a 400 naming it) renews it, once, and
+/// is sent on the new one; one that meets it again is the error.
+#[test]
+fn a_notification_on_an_expired_session_renews_it() {
+    for gone in [status_reply(404, vec![], ""), status_reply(400, vec![], "Bad Request: No valid session ID provided")] {
+        let h = harness(vec![init_reply("2025-11-25", Some("s-1")), accepted(), gone, init_reply_id(1, "2025-11-25", Some("s-2")), accepted(), accepted()]);
+        block_on(h.client.connect()).unwrap();
+        block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut CallOptions::default())).unwrap();
+        let log = h.log.borrow();
+        assert_eq!(log.requests.len(), 6);
+        assert_eq!(body(&log.requests[3])["method"], "initialize");
+        assert_eq!(body(&log.requests[5])["method"], "notifications/roots/list_changed");
+        assert_eq!(header(&log.requests[5], "mcp-session-id"), Some("s-2"));
+    }
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s-1")),
+        accepted(),
+        status_reply(404, vec![], ""),
+        init_reply_id(1, "2025-11-25", Some("s-2")),
+        accepted(),
+        status_reply(404, vec![], ""),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().and_then(|d| d.get("status")).cloned()), (ErrorCode::HttpStatus, Some(json!(404))), "{e}");
+    assert_eq!(h.log.borrow().requests.len(), 6, "renewed once, not again");
+}
+
 /// `CallOptions::meta` goes in the request's `_meta` with the client's progress token; a key the
 /// client sets itself is refused before anything is sent.
 #[test]
