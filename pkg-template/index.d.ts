@@ -1404,7 +1404,7 @@ export interface McpClientOptions {
    * not held up. A call's `timeoutMs` keeps running meanwhile, `idleTimeoutMs` does not (the server may
    * be silent until it has the answer, and it runs again once the answers are out); the call settles, with its
    * result or an error, once every request before its end is answered (a timeout or an abort drops them).
-   * At most 16 server requests (`ping` included) are answered at once per client, each from when it is read
+   * At most 16 server requests (`ping` aside, always answered `{}` at once) are answered at once per client, each from when it is read
    * until its answer is sent: one past them is answered at once with the JSON-RPC error -32000 ("... refused:
    * the client is answering 16 requests of the server already ...", `data: {limit: 16}`) without calling
    * `onRequest`, and one past 256 such refusals still being sent is left unanswered (a server flooding the

@@ -1834,12 +1834,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // A 2026-07-28 server sends no requests, and a client sends no responses: ignored.
         let settled = if self.is_modern() {
             None
+        } else if method == "ping" {
+            // Answered at once, outside the bound: a keep-alive is not held up by requests that
+            // wait for a person (MCP: the receiver answers a ping promptly). The POSTs of such
+            // answers are bounded as refusals are.
+            Slot::take(&self.refusing, MAX_REFUSALS).map(|slot| (slot, Settled::Now(Ok(Value::Object(Map::new())))))
         } else if let Some(slot) = Slot::take(&self.answering, MAX_SERVER_REQUESTS) {
             // The handler's future is made while it is borrowed and awaited after, so that the
             // handler may replace itself.
-            let handled = if method == "ping" { None } else { self.on_request.borrow().as_ref().map(|h| h(&method, &params, &id.to_value())) };
+            let handled = self.on_request.borrow().as_ref().map(|h| h(&method, &params, &id.to_value()));
             let answer = match handled {
-                _ if method == "ping" => Settled::Now(Ok(Value::Object(Map::new()))),
                 Some(answer) => Settled::Later(answer),
                 None => Settled::Now(Err(RpcError { code: -32601, message: format!("Method not found: {method}"), data: None })),
             };

@@ -692,18 +692,22 @@ fn server_requests_answered_at_once_are_bounded_and_those_past_the_bound_refused
     // handler is slow: 16 reach the handler, the 24 others are answered -32000 at once.
     let elicit = |i: usize| format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"elicitation/create\",\"params\":{{\"message\":\"m\"}}}}", 100 + i);
     let mut events: Vec<String> = (0..40).map(elicit).collect();
+    // A ping behind them is answered all the same: it takes no place of the bound.
+    events.push(r#"{"jsonrpc":"2.0","id":300,"method":"ping"}"#.to_owned());
     events.push(r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#.to_owned());
     let flood = sse_events(&events.iter().map(String::as_str).collect::<Vec<_>>(), false);
     let again = sse_events(&[&elicit(99), r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#], false);
     let mut replies = vec![init_reply("2025-11-25", Some("s")), accepted(), flood];
-    replies.extend((0..40).map(|_| accepted()));
+    replies.extend((0..41).map(|_| accepted()));
     replies.push(again);
     let h = harness(replies);
     let seen = slow_handler(&h, 1_000);
     block_on(h.client.connect()).unwrap();
     block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
     assert_eq!(*seen.borrow(), (MAX_SERVER_REQUESTS, 0, MAX_SERVER_REQUESTS), "(called, under way, most under way)");
-    let answers: Vec<Value> = h.log.borrow().requests.iter().map(body).filter(|b| b["id"].as_i64().is_some_and(|i| i >= 100)).collect();
+    let pong: Vec<Value> = h.log.borrow().requests.iter().map(body).filter(|b| b["id"] == 300).collect();
+    assert_eq!(pong, [json!({"jsonrpc": "2.0", "id": 300, "result": {}})], "the ping answered {{}}, not refused");
+    let answers: Vec<Value> = h.log.borrow().requests.iter().map(body).filter(|b| b["id"].as_i64().is_some_and(|i| (100..300).contains(&i))).collect();
     assert_eq!(answers.len(), 40, "every request answered");
     let refused: Vec<&Value> = answers.iter().filter(|a| a.get("error").is_some()).collect();
     assert_eq!(refused.len(), 40 - MAX_SERVER_REQUESTS);
