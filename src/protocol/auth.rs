@@ -525,8 +525,10 @@ impl<T: Transport + 'static> OAuth<T> {
     /// well-known location (RFC 9728 3.1), so that a server cannot have the user's browser GET
     /// any URL of any host; and, as every URL discovery goes to, [`vet`](Self::vet)ted.
     fn vet_metadata_url(&self, url: &str) -> Result<()> {
-        let same_origin = split_url(url).zip(split_url(&self.server_url)).is_some_and(|((a, _), (b, _))| a.eq_ignore_ascii_case(b));
-        if !same_origin && !split_url(url).is_some_and(|(_, path)| well_known_metadata_path(path)) {
+        // As `fetch` reads it: tabs and line breaks anywhere dropped (`.\t.` is `..`).
+        let read = as_fetched(url);
+        let same_origin = split_url(&read).zip(split_url(&self.server_url)).is_some_and(|((a, _), (b, _))| same_origin(a, b));
+        if !same_origin && !split_url(&read).is_some_and(|(_, path)| well_known_metadata_path(path)) {
             return Err(refused(
                 "metadata-origin",
                 format!(
@@ -550,7 +552,17 @@ impl<T: Transport + 'static> OAuth<T> {
     /// a router's page, a POST to a local service), and the user is sent to the authorization
     /// endpoint. A server on this machine may send the client anywhere.
     fn refuse_inward(&self, what: &str, url: &str) -> Result<()> {
-        let space = |u: &str| split_url(u).and_then(|(origin, _)| address_space(host_of(origin)));
+        // The host as the transport's own URL parser reads it when it has one (a browser's maps
+        // look-alikes, soft hyphens, circled digits... to the ASCII it connects to); else as
+        // written, with what fetch drops dropped, and a host still not ASCII refused below.
+        let space = |u: &str| {
+            let read = as_fetched(u);
+            let host = match self.transport.url_host(&read) {
+                Some(h) => h,
+                None => host_of(split_url(&read)?.0).to_owned(),
+            };
+            address_space(&host)
+        };
         let describe = |s: Space| match s {
             Space::Public => "on the public internet",
             Space::Private => "on a local network",
@@ -1066,6 +1078,36 @@ fn cleartext_host(url: &str) -> Option<&str> {
     origin.get(..5).filter(|s| s.eq_ignore_ascii_case("http:")).map(|_| host_of(origin))
 }
 
+/// A URL as `fetch` reads it: tabs and line breaks anywhere dropped, and C0 controls and spaces
+/// at either end (WHATWG URL).
+fn as_fetched(url: &str) -> std::borrow::Cow<'_, str> {
+    let url = url.trim_matches(|c: char| c <= ' ');
+    if url.contains(['\t', '\n', '\r']) {
+        std::borrow::Cow::Owned(url.chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect())
+    } else {
+        std::borrow::Cow::Borrowed(url)
+    }
+}
+
+/// Whether two origins are the same: scheme and host without regard to case, a host's trailing
+/// dot aside, the scheme's default port (443, 80) the same as none.
+fn same_origin(a: &str, b: &str) -> bool {
+    fn key(origin: &str) -> Option<(String, String, String)> {
+        let (scheme, _) = origin.split_once("://")?;
+        let scheme = scheme.to_ascii_lowercase();
+        let host = host_of(origin);
+        let authority = &origin[origin.find("://")? + 3..];
+        let authority = &authority[authority.rfind('@').map_or(0, |i| i + 1)..];
+        let port = authority[host.len().min(authority.len())..].strip_prefix(':').unwrap_or("");
+        let port = match (scheme.as_str(), port) {
+            ("https", "443") | ("http", "80") => "",
+            (_, p) => p,
+        };
+        Some((scheme, host.trim_end_matches('.').to_ascii_lowercase(), port.to_owned()))
+    }
+    key(a).is_some_and(|k| Some(k) == key(b))
+}
+
 /// The host of an origin (`http://user@[::1]:8080` -> `[::1]`): no user, no port.
 fn host_of(origin: &str) -> &str {
     let authority = &origin[origin.find("://").map_or(0, |i| i + 3)..];
@@ -1128,7 +1170,9 @@ fn address_space(host: &str) -> Option<Space> {
         });
     }
     let h = h.strip_suffix('.').unwrap_or(&h);
-    if h.is_empty() || h.contains(['[', ']', '%', '/', '\\', '@', ':', ' ']) {
+    // Not ASCII still: a name that IDNA (which this does not do) may map to an address or to
+    // `localhost` (circled digits, soft hyphens...), so it cannot be placed.
+    if h.is_empty() || !h.is_ascii() || h.contains(['[', ']', '%', '/', '\\', '@', ':', ' ']) {
         return None;
     }
     let last = h.rsplit('.').next().unwrap_or(h);
@@ -1205,7 +1249,7 @@ fn well_known_metadata_path(path: &str) -> bool {
 /// server's path is at or under.
 fn resource_allowed(server: &str, resource: &str) -> bool {
     let (Some((so, sp)), Some((ro, rp))) = (split_url(server), split_url(resource)) else { return false };
-    if !so.eq_ignore_ascii_case(ro) {
+    if !same_origin(so, ro) {
         return false;
     }
     let rp = rp.trim_end_matches('/');

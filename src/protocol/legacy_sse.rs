@@ -430,6 +430,10 @@ where
     fn legacy_probe(&self) -> Option<String> {
         self.probe_failure.borrow().clone()
     }
+
+    fn url_host(&self, url: &str) -> Option<String> {
+        self.inner.url_host(url)
+    }
 }
 
 /// Why a GET of the URL opened no session of the old transport.

@@ -117,6 +117,14 @@ pub trait Transport {
         Some(McpTransport::StreamableHttp)
     }
 
+    /// The host a request to `url` reaches, as this transport's own URL parser reads it (a
+    /// browser's and Node's WHATWG parser map Unicode look-alikes, soft hyphens, circled digits
+    /// and full-width dots to ASCII, and IPv4 addresses to their dotted form); `None` when it
+    /// has no parser of its own.
+    fn url_host(&self, _url: &str) -> Option<String> {
+        None
+    }
+
     /// Why the last look for the deprecated HTTP+SSE transport (the `auto` choice, after a refused
     /// `initialize`) found none, when there was such a look.
     fn legacy_probe(&self) -> Option<String> {

@@ -183,6 +183,13 @@ const READ_HEADERS: &[&str] = &["content-type", "mcp-session-id", "www-authentic
 impl Transport for FetchTransport {
     type Body = FetchBody;
 
+    fn url_host(&self, url: &str) -> Option<String> {
+        // `new URL(url).hostname`: the host fetch connects to, as the runtime's parser reads it.
+        let ctor = get(&js_sys::global(), "URL").dyn_into::<Function>().ok()?;
+        let parsed = Reflect::construct(&ctor, &js_sys::Array::of1(&url.into())).ok()?;
+        get(&parsed, "hostname").as_string()
+    }
+
     fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<FetchBody>, TransportError>> {
         let fetch = self.fetch.clone().or_else(|| get(&js_sys::global(), "fetch").dyn_into::<Function>().ok());
         async move {

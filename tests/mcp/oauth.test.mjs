@@ -247,6 +247,27 @@ describe("McpClient oauth", () => {
   });
 
   test("a public server cannot send the client into the user's network (a fetch that reaches nothing)", async () => {
+    // Hosts as the runtime's URL parser reads them: a soft hyphen, circled digits, a zero-width space
+    // and a tab are all 127.0.0.1 or 192.168.1.1 to fetch, and refused as such.
+    for (const host of ["127.0.0.1\u00ad", "\u2460\u2468\u2461.\u2460\u2465\u2467.\u2460.\u2460", "192.168.1.1\u200b", "127.0.\t0.1"]) {
+      const asked = [];
+      const fetch = async (url) => {
+        asked.push(url);
+        const u = new URL(url);
+        if (u.href === "https://mcp.example/mcp") {
+          return new Response("", { status: 401, headers: { "www-authenticate": 'Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp"' } });
+        }
+        if (u.pathname === "/.well-known/oauth-protected-resource/mcp") {
+          return Response.json({ resource: "https://mcp.example/mcp", authorization_servers: [`https://${host}:8443`] });
+        }
+        return new Response("", { status: 404 });
+      };
+      const client = new McpClient("https://mcp.example/mcp", { fetch, oauth: { redirectUrl: "http://127.0.0.1/cb", authorize: user } });
+      const err = await rejectsWith(client.connect(), "UNAUTHORIZED");
+      assert.equal(err.oauthRefused, "private-network", JSON.stringify(host));
+      assert.equal(asked.length, 2, `${JSON.stringify(host)}: nothing asked of it: ${asked.join(" ")}`);
+      client.free();
+    }
     // mcp.example stands for a server on the internet: this fetch answers for it, and records what was asked.
     const asked = [];
     const fetch = async (url) => {

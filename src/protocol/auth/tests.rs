@@ -1267,9 +1267,39 @@ fn hosts_are_placed_in_address_spaces_as_a_browser_reads_them() {
         ("08.0.0.1", None),
         ("[::1", None),
         ("", None),
+        // Not ASCII after folding: IDNA may map it to an address or to localhost (a soft hyphen,
+        // circled digits, a zero-width space), so it is not placed without the runtime's parser.
+        ("127.0.0.1\u{ad}", None),
+        ("127.0.0.\u{2460}", None),
+        ("192.168.1.1\u{200b}", None),
+        ("\u{24db}ocalhost", None),
     ] {
         assert_eq!(address_space(host), space, "{host}");
     }
+}
+
+/// Origins compared as a URL parser reads them: a default port is no port, a host's trailing dot
+/// and case do not count; a URL's tabs and line breaks are dropped before any rule reads it.
+#[test]
+fn origins_and_urls_are_compared_as_fetch_reads_them() {
+    assert!(resource_allowed("https://mcp.example:443/mcp", "https://mcp.example/mcp"));
+    assert!(resource_allowed("https://mcp.example/mcp", "https://MCP.example.:443/mcp"));
+    assert!(resource_allowed("http://127.0.0.1:80/mcp", "http://127.0.0.1/mcp"));
+    assert!(!resource_allowed("https://mcp.example/mcp", "https://mcp.example:8443/mcp"));
+    assert!(!resource_allowed("https://mcp.example/mcp", "http://mcp.example/mcp"));
+    assert!(!resource_allowed("https://mcp.example/mcp", "https://mcp.example.evil/mcp"));
+    let (o, _, _) = oauth(&World::new(Config::default()), opts());
+    for url in [
+        "https://evil.example/.well-known/oauth-protected-resource/.\t./.\t./admin/delete",
+        "https://evil.example/.well-known/oauth-protected-resource/.\n./admin",
+    ] {
+        assert_eq!(rule(&o.vet_metadata_url(url).unwrap_err()), Some("metadata-origin"), "{url:?}");
+    }
+    // The server's own origin, spelled with its default port, is its own.
+    assert!(o.vet_metadata_url("https://mcp.example:443/custom/metadata.json").is_ok());
+    // A tab inside a host is dropped before the host is placed.
+    assert_eq!(rule(&o.vet("authorization server", "https://127.0.\t0.1:8443").unwrap_err()), Some("private-network"));
+    assert_eq!(rule(&o.vet("authorization server", "https://127.0.0.1\u{ad}:8443").unwrap_err()), Some("private-network"));
 }
 
 #[test]
