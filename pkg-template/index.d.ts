@@ -1388,7 +1388,9 @@ export interface McpClientOptions {
    * SDK's client opens that stream by itself, so set this when porting from it. A listening started so that
    * still runs is not started again. `onEnd` hears how each listening ended: `{ offered: true }` at `close()`,
    * `{ offered: false }` when the server offers no stream, `{ error }` when it failed as `listen()` rejects;
-   * without `onEnd`, an error is written to `console.error` (and the next handshake listens again).
+   * without `onEnd`, an error is written to `console.error` (and the next handshake listens again). The stream
+   * does not keep the client: one freed (or let go) without `close()` stops listening within about a second
+   * (its fetch aborted, `onEnd` not called).
    */
   listen?: boolean | { onEnd?: (end: McpClientListenEnd) => void };
   /**

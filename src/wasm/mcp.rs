@@ -244,6 +244,9 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
     Ok(client)
 }
 
+/// How often a stream opened by `options.listen` looks whether the app still holds its client.
+const ORPHAN_CHECK_MS: u32 = 1_000;
+
 /// `options.listen`: `true` or `{onEnd?}` starts `listen()` after every handshake that succeeds
 /// (`connect()`, a hub's first use of the server, a session renewed after it expired), unless one
 /// started so still runs. How each ends goes to `onEnd` (`{offered}` or `{error}`); without one, an
@@ -268,7 +271,23 @@ fn auto_listen(client: &Rc<JsClient>, options: &JsValue) -> Result<(), Error> {
         }
         let (running, on_end) = (running.clone(), on_end.clone());
         wasm_bindgen_futures::spawn_local(async move {
-            let r = c.listen().await;
+            // The stream is the client's, not a reason to keep it: once nothing but this task
+            // holds it (the app freed it, or let it go, without close()), the stream is dropped
+            // (its fetch aborted), and the client with it.
+            let orphaned = async {
+                loop {
+                    gloo_timers::future::TimeoutFuture::new(ORPHAN_CHECK_MS).await;
+                    if Rc::strong_count(&c) == 1 {
+                        return;
+                    }
+                }
+            };
+            let listened = c.listen();
+            futures_util::pin_mut!(listened, orphaned);
+            let r = match futures_util::future::select(listened, orphaned).await {
+                futures_util::future::Either::Left((r, _)) => r,
+                futures_util::future::Either::Right(_) => return,
+            };
             running.set(false);
             let event = Object::new();
             match &r {

@@ -218,6 +218,20 @@ describe("server-everything", () => {
     assert.match(failed[0].error.message, /network down/);
     await other.close();
 
+    // free() without close(): the stream opened for the client does not keep it alive, its fetch is
+    // aborted within a couple of seconds (nothing holds the client but the stream).
+    const signals = [];
+    const watching = (url, init) => {
+      if (init.method === "GET") signals.push(init.signal);
+      return fetch(url, init);
+    };
+    const freed = await connected({ fetch: watching, listen: true });
+    await waitFor(() => signals.length === 1, { timeoutMs: 5_000 });
+    freed.free();
+    await waitFor(() => signals[0].aborted, { timeoutMs: 5_000 });
+    await new Promise((r) => setTimeout(r, 1_500));
+    assert.equal(signals.length, 1, "not opened again");
+
     // Without it, the roots request waits for a stream nobody opens.
     const unasked = [];
     const quiet = await connected({ capabilities: { roots: {} }, onRequest: ({ method }) => (unasked.push(method), { roots: [] }) });
