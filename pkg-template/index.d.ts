@@ -1772,14 +1772,15 @@ export class McpClient {
    * client that declared `capabilities.roots.listChanged` change (the server then asks `roots/list` again, which
    * `onRequest` answers). Resolves (to `undefined`) once the server accepted it (HTTP 202, or any 2xx); a
    * refusal rejects as a request's would (`HTTP_STATUS`, `UNAUTHORIZED` after `onUnauthorized`'s try, `NETWORK`,
-   * `TIMEOUT` past `timeoutMs`, `ABORTED` by `signal`; the other {@link McpCallOptions} do not apply). A session
+   * `TIMEOUT` past `timeoutMs`, `ABORTED` by `signal`; `meta` goes in its `_meta`, as a request's; the other
+   * {@link McpCallOptions} do not apply). A session
    * the server no longer knows (404, or a 400 naming it) is renewed once and the notification sent on the new
    * one, as a request would be. Before `connect()`: `NOT_CONNECTED`. `notifications/initialized` (sent by `connect()`) and `notifications/cancelled`
    * (sent by the client when a call's `signal` aborts it or its `timeoutMs` passes) are `INVALID_INPUT`;
    * `notifications/progress` for a server request `onRequest` is answering may be sent. `params` must be an
    * object or absent (`INVALID_INPUT`).
    */
-  notify(method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
+  notify(method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: AbortSignal; meta?: JsonObject }): Promise<void>;
   /**
    * Every item of a paginated list, over all its pages, as `listTools()` lists the tools (at most `maxPages`
    * pages and `maxTools` items, stopping on a repeated cursor, from the first page again when the session is
@@ -1966,7 +1967,7 @@ export class McpHub {
   request<M extends keyof McpRequestResults>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<McpRequestResults[M]>;
   request(server: string, method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
   /** {@link McpClient.notify} on one server, connecting it first if needed. Errors carry `server`. */
-  notify(server: string, method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
+  notify(server: string, method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: AbortSignal; meta?: JsonObject }): Promise<void>;
   /** {@link McpClient.listAll} on one server, connecting it first if needed. Errors carry `server`. */
   listAll<M extends McpListMethod>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<Array<McpListItems[M]>>;
   /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */

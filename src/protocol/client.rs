@@ -2078,6 +2078,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// [`Client::notifiable`] refuses.
     pub async fn notify_checked(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<()> {
         Self::notifiable(method)?;
+        // `meta` goes in the notification's `_meta`, as in a request's.
+        let params = merge_meta(params, opts.meta.as_ref())?;
         self.await_renewal(method, opts).await?;
         if !self.state.borrow().connected {
             return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before notify(\"{method}\")")));

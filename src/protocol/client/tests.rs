@@ -387,6 +387,19 @@ fn notifications_by_name_go_on_the_session_and_the_clients_own_are_refused() {
     let mut aborted = CallOptions { cancel: Some(Box::pin(async {})), ..CallOptions::default() };
     let e = block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut aborted)).unwrap_err();
     assert_eq!(e.code, ErrorCode::Aborted, "{e}");
+    // `meta` goes in its `_meta` (the client's own keys refused, nothing sent).
+    let mut meta = CallOptions { meta: Some(json!({"progressToken": 1}).as_object().unwrap().clone()), ..CallOptions::default() };
+    assert_eq!(block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut meta)).unwrap_err().code, ErrorCode::InvalidOptions);
+    assert_eq!(h.log.borrow().requests.len(), 4);
+}
+
+#[test]
+fn a_notification_carries_the_calls_meta() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s-1")), accepted(), accepted()]);
+    block_on(h.client.connect()).unwrap();
+    let mut opts = CallOptions { meta: Some(json!({"com.example/trace": "t1"}).as_object().unwrap().clone()), ..CallOptions::default() };
+    block_on(h.client.notify_checked("notifications/roots/list_changed", json!({"x": 1}), &mut opts)).unwrap();
+    assert_eq!(body(&h.log.borrow().requests[2])["params"], json!({"x": 1, "_meta": {"com.example/trace": "t1"}}));
 }
 
 /// A notification that meets an expired session (404, or a 400 naming it) renews it, once, and
