@@ -1180,8 +1180,13 @@ export type ToolCallRef =
  * `[Audio: audio/wav (not sent: Anthropic tool results take no audio)]`. Embedded blob resources: an image goes as images do; a PDF as Anthropic's `document` block,
  * Bedrock's `document` (also DOC, DOCX, XLS, XLSX), Responses' `input_file` (also DOCX, XLSX, PPTX) and Gemini's
  * `parts` (those two with `multimodal`), within OpenAI 32 MB, Anthropic 18 MB, Gemini 15 MB, Vertex AI 7 MB, Bedrock
- * 4.5 MB; text (`text/*`, JSON, XML...) decoded into the text; any other described, e.g. `[Resource: file:///a.zip
- * (application/zip), 12 KB, not sent: format not supported]`.
+ * 4.5 MB (a PDF is known by its `%PDF-` bytes under any type but `image/*` and text ones, e.g. `application/x-pdf`);
+ * text (`text/*`, JSON, XML...) decoded into the text; any other described, e.g. `[Resource: file:///a.zip
+ * (application/zip), 12 KB, not sent: format not supported]`. A document's file name (Responses' `filename`, Bedrock's
+ * `name`: ASCII letters, digits, single spaces, `-`, `()`, `[]`) is the last segment of its URI, at most 200
+ * characters; `document` for a `data:` URL or a URI without a path. An error whose content is only media says so in
+ * its text (Gemini's `response.error`, Ollama's `content`): `"The tool reported an error with no text; its content is
+ * the attached media."`.
  */
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
@@ -1196,8 +1201,9 @@ export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult |
  * {@link toolResultMessage} writes it; for OpenAI Chat with `imageMessage`, every tool message first and then one
  * `user` message with the images of all the calls (a user message between tool messages is refused by OpenAI).
  * Spread the array into the conversation (Chat, Responses), or into one message's content (Anthropic's user message,
- * Gemini's `parts`, Bedrock's user message). `INVALID_INPUT` when the lengths differ; an error names the entry
- * (`calls[1]: ...`).
+ * Gemini's `parts`, Bedrock's user message). Bedrock's document names are unique across all the results, without case
+ * (`report`, `report (2)`): Bedrock refuses a request that repeats one. `INVALID_INPUT` when the lengths differ; an
+ * error names the entry (`calls[1]: ...`).
  */
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai", options?: ToolResultOptions): Array<OpenAIToolMessage | OpenAIImageUserMessage>;
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "ollama", options?: ToolResultOptions): OllamaToolMessage[];

@@ -601,7 +601,7 @@ impl Media {
             });
         }
         if bytes > self.bytes {
-            return Err(format!("over the {} of images and documents {label} takes a request", megabytes(self.limit)));
+            return Err(format!("over the {} of images and documents {label} takes a request", size_text(self.limit)));
         }
         *count -= 1;
         self.bytes -= bytes;
@@ -615,28 +615,35 @@ struct Builder<'o> {
     format: Option<ResultFormat>,
     opts: &'o ResultOptions,
     parts: Vec<Part>,
+    /// The index in `parts` of the first text, which a detached message's text joins.
+    first_text: Option<usize>,
     /// What is left of the request's media budget.
     media: Media,
 }
 
-impl Builder<'_> {
+impl<'o> Builder<'o> {
+    fn new(format: Option<ResultFormat>, opts: &'o ResultOptions, parts: Vec<Part>, media: Media) -> Self {
+        let first_text = parts.iter().position(|p| matches!(p, Part::Text(_)));
+        Self { format, opts, parts, first_text, media }
+    }
+
     /// Whether the message keeps its text apart from its media (one text, the media elsewhere:
     /// OpenAI's user message, Gemini's `parts`), rather than in order among them.
     fn detached(&self) -> bool {
         matches!(self.format, None | Some(ResultFormat::OpenAi | ResultFormat::Gemini | ResultFormat::Vertex | ResultFormat::Ollama))
     }
 
-    /// The text new text joins (after a line break), if any.
+    /// The text new text joins (after a line break), if any: the first text of a detached
+    /// message (kept in `first_text`, not searched for: a result of many media stays linear), else
+    /// the last part when it is text.
     fn joined(&mut self) -> Option<&mut String> {
-        fn text(p: &mut Part) -> Option<&mut String> {
-            match p {
-                Part::Text(t) => Some(t),
-                _ => None,
-            }
-        }
-        match self.detached() {
-            true => self.parts.iter_mut().find_map(text),
-            false => self.parts.last_mut().and_then(text),
+        let at = match self.detached() {
+            true => self.first_text,
+            false => self.parts.len().checked_sub(1),
+        };
+        match self.parts.get_mut(at?) {
+            Some(Part::Text(t)) => Some(t),
+            _ => None,
         }
     }
 
@@ -646,7 +653,10 @@ impl Builder<'_> {
                 prev.push('\n');
                 prev.push_str(&t);
             }
-            None => self.parts.push(Part::Text(t)),
+            None => {
+                self.parts.push(Part::Text(t));
+                self.first_text = self.first_text.or(Some(self.parts.len() - 1));
+            }
         }
     }
 
@@ -814,13 +824,15 @@ fn classify(declared: &str, head: &[u8]) -> Blob {
     if is_textual(declared) {
         return Blob::Text;
     }
+    // A PDF under another name (`application/x-pdf`, `application/acrobat`, `binary/octet-stream`):
+    // its bytes say what it is.
+    if head.starts_with(b"%PDF-") {
+        return Blob::Document(&DOCS[0]);
+    }
     if declared.is_empty() || declared == "application/octet-stream" {
         // No type worth the name: the bytes say what they are.
         if sniff(head).is_some() {
             return Blob::Image;
-        }
-        if head.starts_with(b"%PDF-") {
-            return Blob::Document(&DOCS[0]);
         }
         // Without a type, bytes without control characters are read as text (if UTF-8).
         if declared.is_empty() && !head.iter().any(|&b| b < 0x09 || (0x0e..0x20).contains(&b)) {
@@ -886,28 +898,39 @@ pub(crate) fn size_text(bytes: usize) -> String {
 }
 
 /// The last segment of a URI's path (before any query), with `ext` unless it has it:
-/// `file:///a/inv.pdf` is `inv.pdf`, `mem://x?id=1` `x.pdf`, `urn:uuid:1` `document.pdf`.
+/// `file:///a/inv.pdf` is `inv.pdf`, `mem://x?id=1` `x.pdf`, `urn:uuid:1` `document.pdf`, a
+/// `data:` URL (its bytes, not a name) `document.pdf`. At most [`MAX_FILE_NAME`] characters, the
+/// extension kept.
 fn file_name(uri: &str, ext: &str) -> String {
     let path = uri.split(['?', '#']).next().unwrap_or("");
     let last = path.rsplit('/').next().unwrap_or("").trim();
-    // A URI without a path (`urn:uuid:...`) names no file.
-    let stem = if !path.contains('/') || last.is_empty() { "document" } else { last };
+    // A URI without a path (`urn:uuid:...`) names no file, nor does a `data:` URL.
+    let data = uri.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:"));
+    let stem = if data || !path.contains('/') || last.is_empty() { "document" } else { last };
     let dotted = format!(".{ext}");
-    if stem.to_ascii_lowercase().ends_with(&dotted) {
-        stem.owned()
-    } else {
-        format!("{stem}{dotted}")
-    }
+    // The extension as the name writes it (`INV.PDF` stays), else added.
+    let (stem, dotted) = match stem.len().checked_sub(dotted.len()) {
+        Some(n) if stem.get(n..).is_some_and(|e| e.eq_ignore_ascii_case(&dotted)) => stem.split_at(n),
+        _ => (stem, dotted.as_str()),
+    };
+    let room = MAX_FILE_NAME.saturating_sub(dotted.chars().count());
+    let stem: String = stem.chars().take(room).collect();
+    format!("{stem}{dotted}")
 }
+
+/// The longest file name sent (Responses' `filename`, the stem of Bedrock's document `name`, which
+/// [`bedrock_name`] holds to 100): 200 characters, taken as Bedrock's `DocumentBlock.name` limit.
+const MAX_FILE_NAME: usize = 200;
 
 /// A Bedrock document name from a file name: its stem, with only what Bedrock allows ("alphanumeric
 /// characters, whitespace characters (no more than one in a row), hyphens, parentheses, square
-/// brackets": `DocumentBlock.name`), the rest as spaces; `document` when nothing is left.
+/// brackets": `DocumentBlock.name`; ASCII letters and digits, as it refuses others), the rest as
+/// spaces; `document` when nothing is left.
 fn bedrock_name(file_name: &str) -> String {
     let stem = file_name.rsplit_once('.').map_or(file_name, |(s, _)| s);
     let mut out = String::new();
     for c in stem.chars() {
-        let c = if c.is_alphanumeric() || matches!(c, '-' | '(' | ')' | '[' | ']') { c } else { ' ' };
+        let c = if c.is_ascii_alphanumeric() || matches!(c, '-' | '(' | ')' | '[' | ']') { c } else { ' ' };
         if c == ' ' && (out.is_empty() || out.ends_with(' ')) {
             continue;
         }
@@ -952,7 +975,7 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     // From the media budget as it was: the reservation builds again.
     let build = |skip: Option<usize>, json: Option<String>, media: &mut Media| {
         *media = start;
-        let mut b = Builder { format, opts, parts: Vec::new(), media: start };
+        let mut b = Builder::new(format, opts, Vec::new(), start);
         for (i, (block, &repeat)) in content.iter().zip(&repeated).enumerate() {
             if (repeat && structured.is_some()) || skip == Some(i) {
                 continue;
@@ -998,9 +1021,11 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     if text_units(&parts) > opts.max_chars && text_len < opts.max_chars {
         // Over the cap, but the structure fits: it is kept whole, at the end, and the rest of the
         // text has what it leaves (less the line break before it).
-        let mut b = Builder { format, opts, parts: build(skip, None, media), media: *media };
-        let line_break = usize::from(b.joined().is_some());
-        cap_text(&mut b.parts, opts.max_chars - text_len - line_break);
+        let mut rest = Builder::new(format, opts, build(skip, None, media), *media);
+        let line_break = usize::from(rest.joined().is_some());
+        cap_text(&mut rest.parts, opts.max_chars - text_len - line_break);
+        // Indexed again: the cap may have dropped text.
+        let mut b = Builder::new(format, opts, rest.parts, *media);
         b.text(text);
         parts = b.parts;
     } else {
@@ -1011,6 +1036,23 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
 
 /// The text of an error result without content.
 pub const EMPTY_ERROR: &str = "The tool reported an error with no content.";
+
+/// The text of an error result whose content is media alone (sent beside the text: Gemini's
+/// `parts`, Ollama's `images`).
+const MEDIA_ERROR: &str = "The tool reported an error with no text; its content is the attached media.";
+
+/// An error's text where the message keeps text apart from media, never empty: `text`, or, when it
+/// says nothing, [`MEDIA_ERROR`] (media sent) or [`EMPTY_ERROR`], within `max`.
+fn error_text(text: String, parts: &[Part], max: usize) -> String {
+    if !text.trim().is_empty() {
+        return text;
+    }
+    let line = match parts.iter().any(|p| !matches!(p, Part::Text(_))) {
+        true => MEDIA_ERROR,
+        false => EMPTY_ERROR,
+    };
+    line[..prefix(line, max).0].owned()
+}
 
 /// The UTF-16 length of the text of `parts`.
 fn text_units(parts: &[Part]) -> usize {
@@ -1183,11 +1225,13 @@ impl CallRef {
 
 /// The provider message (or, for OpenAI Chat with `image_message`, messages) for a result.
 pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: &ResultOptions) -> Result<Value> {
-    message(call, result, format, opts, &mut Media::new(format, opts))
+    message(call, result, format, opts, &mut Media::new(format, opts), &mut Vec::new())
 }
 
-/// [`tool_result_message`] within what is left of a media budget.
-fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: &ResultOptions, media: &mut Media) -> Result<Value> {
+/// [`tool_result_message`] within what is left of a media budget; `names` holds the Bedrock
+/// document names the turn has used (lower case: Bedrock refuses duplicates across the request's
+/// messages, compared without case).
+fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: &ResultOptions, media: &mut Media, names: &mut Vec<String>) -> Result<Value> {
     let is_error = result.is_error == Some(true);
     // The id first: a call without one is refused before any work on the result.
     let id = match format {
@@ -1228,7 +1272,7 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
         ResultFormat::Ollama => {
             let mut text = text_of(&parts);
             if is_error {
-                text = with_prefix(text, opts.max_chars);
+                text = with_prefix(error_text(text, &parts, capped.max_chars), opts.max_chars);
             }
             let mut msg = Map::new();
             msg.put("role", string("tool"));
@@ -1303,7 +1347,7 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
             // Without `multimodal`, images are named in the text.
             let text = text_of(&parts);
             let response = match structured {
-                _ if is_error => object([("error", Value::String(text))]),
+                _ if is_error => object([("error", Value::String(error_text(text, &parts, opts.max_chars)))]),
                 // The structure is the output; the rest of the content (links, resources, images'
                 // placeholders) beside it.
                 Some(sc) => {
@@ -1338,8 +1382,7 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
             object([("functionResponse", Value::Object(fr))])
         }
         ResultFormat::Bedrock => {
-            // Names unique within the message.
-            let mut names: Vec<String> = Vec::new();
+            // Names unique within the turn (`names`), without case.
             let mut content: Vec<Value> = parts
                 .into_iter()
                 .map(|p| match p {
@@ -1352,12 +1395,12 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
                         let stem = bedrock_name(&d.file_name);
                         let mut name = stem.clone();
                         for n in 2.. {
-                            if !names.contains(&name) {
+                            if !names.contains(&name.to_ascii_lowercase()) {
                                 break;
                             }
                             name = format!("{stem} ({n})");
                         }
-                        names.push(name.clone());
+                        names.push(name.to_ascii_lowercase());
                         let source = object([("bytes", Value::String(d.data))]);
                         let format = d.kind.bedrock.unwrap_or(d.kind.ext);
                         object([("document", object([("format", format.into()), ("name", Value::String(name)), ("source", source)]))])
@@ -1403,8 +1446,10 @@ pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], forma
     let mut images: Vec<Value> = Vec::new();
     // One request: one media budget.
     let mut media = Media::new(format, opts);
+    // One request: Bedrock's document names unique across it.
+    let mut names = Vec::new();
     for (i, (call, result)) in calls.iter().zip(results).enumerate() {
-        let message = message(call, result, format, opts, &mut media).map_err(|mut e| {
+        let message = message(call, result, format, opts, &mut media, &mut names).map_err(|mut e| {
             e.message = format!("calls[{i}]: {}", e.message);
             e
         })?;
@@ -2197,5 +2242,116 @@ mod tests {
         assert_eq!(message(&r, ResultFormat::OpenAi, capped(25))["content"], "Error: xxxxxx\n[Truncated]");
         assert_eq!(message(&r, ResultFormat::OpenAi, capped(12))["content"], "Error: xxxxx");
         assert_eq!(crate::content::flatten_result(&r, crate::content::FlattenOptions { max_chars: 60 }), format!("Error: {}\n[Truncated: 13 of 341 characters shown]", "x".repeat(13)));
+    }
+
+    /// Bedrock refuses a request whose messages repeat a document name ("Messages can't contain
+    /// duplicate document names"), compared without case: names are unique across the turn.
+    #[test]
+    fn bedrock_document_names_are_unique_across_the_turn() {
+        let pdf = b64s("%PDF-1.4\n%%EOF");
+        let doc = |uri: &str| result(json!([{"type":"resource","resource":{"uri":uri,"mimeType":"application/pdf","blob":pdf}}]));
+        let results = [doc("file:///a/report.pdf"), doc("file:///b/report.pdf"), doc("file:///c/REPORT.pdf"), doc("file:///d/Report (2).pdf")];
+        let calls: Vec<CallRef> = (0..4).map(|i| CallRef { id: Some(format!("call_{i}")), name: "t".into() }).collect();
+        let m = tool_result_messages(&calls, &results, ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
+        let names: Vec<&str> = m.iter().map(|m| m["toolResult"]["content"][1]["document"]["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["report", "report (2)", "REPORT (3)", "Report (2) (2)"]);
+        // One result alone starts afresh.
+        let m = message(&results[1], ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"][1]["document"]["name"], "report");
+    }
+
+    /// Bedrock's document names take ASCII letters and digits only.
+    #[test]
+    fn bedrock_names_are_ascii() {
+        assert_eq!(bedrock_name("Résumé über.pdf"), "R sum ber");
+        assert_eq!(bedrock_name("日本語.pdf"), "document");
+        assert_eq!(bedrock_name("Q3 (v2) [final]-x.pdf"), "Q3 (v2) [final]-x");
+    }
+
+    /// An error whose content is media alone still says something where the text is apart from
+    /// the media (Gemini's `response.error`, Ollama's `content`).
+    #[test]
+    fn media_only_errors_say_so() {
+        let r = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/png"}]}));
+        let multimodal = ResultOptions { multimodal: true, ..ResultOptions::default() };
+        for format in [ResultFormat::Gemini, ResultFormat::Vertex] {
+            let m = message(&r, format, multimodal);
+            assert_eq!(m["functionResponse"]["response"], json!({"error":MEDIA_ERROR}), "{format:?}");
+            assert_eq!(m["functionResponse"]["parts"][0]["inlineData"]["data"], PNG);
+        }
+        let m = message(&r, ResultFormat::Ollama, multimodal);
+        assert_eq!(m["content"], format!("Error: {MEDIA_ERROR}"));
+        assert_eq!(m["images"], json!([PNG]));
+        // Within the cap.
+        let m = message(&r, ResultFormat::Ollama, ResultOptions { max_chars: 12, ..multimodal });
+        assert_eq!(m["content"], "Error: The t");
+        let m = message(&r, ResultFormat::Gemini, ResultOptions { max_chars: 5, ..multimodal });
+        assert_eq!(m["functionResponse"]["response"], json!({"error":"The t"}));
+        // Text beside the media is the error.
+        let r = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/png"},{"type":"text","text":"bad"}]}));
+        assert_eq!(message(&r, ResultFormat::Gemini, multimodal)["functionResponse"]["response"], json!({"error":"bad"}));
+    }
+
+    /// Many media before the text: each text joins the first (kept, not searched for each time).
+    #[test]
+    fn many_media_then_many_texts() {
+        const N: usize = 20_000;
+        let mut content: Vec<Value> = (0..N).map(|_| json!({"type":"image","data":PNG,"mimeType":"image/png"})).collect();
+        content.extend((0..N).map(|i| json!({"type":"text","text":format!("t{i}")})));
+        let r = result(json!({"content":content}));
+        let opts = ResultOptions { multimodal: true, max_chars: usize::MAX / 2, ..ResultOptions::default() };
+        let m = message(&r, ResultFormat::Gemini, opts);
+        let text: Vec<String> = (0..N).map(|i| format!("t{i}")).collect();
+        assert_eq!(m["functionResponse"]["response"]["output"], text.join("\n"));
+        let parts = m["functionResponse"]["parts"].as_array().unwrap();
+        assert_eq!(parts.len(), N);
+        assert!(parts.iter().all(|p| p == &json!({"inlineData":{"mimeType":"image/png","data":PNG}})));
+        // The same with the structure's JSON after the text (the second build, reindexed after the cap).
+        let mut v = json!({"content":content, "structuredContent":{"a":1}, "isError":true});
+        v["content"].as_array_mut().unwrap().truncate(N + 3);
+        let m = message(&result(v), ResultFormat::Gemini, ResultOptions { max_chars: 12, ..opts });
+        assert_eq!(m["functionResponse"]["response"]["error"], "t0\nt\n{\"a\":1}");
+        assert_eq!(m["functionResponse"]["parts"].as_array().unwrap().len(), N);
+    }
+
+    /// A PDF sent under another type is sent as the PDF it is.
+    #[test]
+    fn pdfs_are_known_by_their_bytes() {
+        let pdf = b64s("%PDF-1.4\n%%EOF");
+        for mime in ["application/x-pdf", "application/acrobat", "binary/octet-stream", "application/octet-stream", ""] {
+            let r = result(json!([{"type":"resource","resource":{"uri":"file:///a.pdf","mimeType":mime,"blob":pdf}}]));
+            let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
+            assert_eq!(m["content"][1], json!({"type":"document","source":{"type":"base64","media_type":"application/pdf","data":pdf}}), "{mime}");
+            assert_eq!(m["content"][0]["text"], "[Resource: file:///a.pdf (application/pdf)]", "{mime}");
+        }
+        // Not a PDF under that name: described as before.
+        let zip = result(json!([{"type":"resource","resource":{"uri":"file:///a.bin","mimeType":"binary/octet-stream","blob":b64(b"PK\x03\x04")}}]));
+        assert_eq!(message(&zip, ResultFormat::Anthropic, ResultOptions::default())["content"][0]["text"], "[Resource: file:///a.bin (binary/octet-stream), 4 bytes, not sent: format not supported]");
+    }
+
+    /// A budget under a megabyte is named in bytes or KB, not "0 MB".
+    #[test]
+    fn small_budgets_are_named() {
+        let r = result(json!([{"type":"image","data":PNG,"mimeType":"image/png"}]));
+        let m = message(&r, ResultFormat::Anthropic, ResultOptions { max_media_bytes: Some(50), ..ResultOptions::default() });
+        assert_eq!(m["content"][0]["text"], "[Image: image/png, 70 bytes (not sent: over the 50 bytes of images and documents Anthropic takes a request)]");
+    }
+
+    /// A `data:` URL is bytes, not a name; a long name is cut, its extension kept.
+    #[test]
+    fn file_names_are_names() {
+        let pdf = b64s("%PDF-1.4\n%%EOF");
+        let uri = format!("data:application/pdf;base64,{pdf}");
+        assert_eq!(file_name(&uri, "pdf"), "document.pdf");
+        assert_eq!(file_name("DATA:application/pdf;base64,QUJD/x", "pdf"), "document.pdf");
+        let long = file_name(&format!("file:///{}.PDF", "é".repeat(300)), "pdf");
+        assert_eq!(long.chars().count(), MAX_FILE_NAME);
+        assert!(long.ends_with(".PDF"));
+        assert_eq!(file_name(&format!("file:///{}", "a".repeat(300)), "pdf"), format!("{}.pdf", "a".repeat(196)));
+        let r = result(json!([{"type":"resource","resource":{"uri":uri,"mimeType":"application/pdf","blob":pdf}}]));
+        let m = message(&r, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..ResultOptions::default() });
+        assert_eq!(m["output"][1]["filename"], "document.pdf");
+        let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"][1]["document"]["name"], "document");
     }
 }
