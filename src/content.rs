@@ -56,11 +56,12 @@ pub fn block_text(block: &ContentBlock) -> String {
         ContentBlock::ResourceLink(l) => {
             let name = l.title.as_deref().filter(|t| !t.is_empty()).unwrap_or(&l.name);
             let mime = l.mime_type.as_deref().filter(|m| !m.is_empty());
+            let uri = crate::results::shown_uri(&l.uri);
             let mut out = match (name.is_empty(), mime) {
-                (true, None) => format!("[Resource link: {}", l.uri),
-                (true, Some(mime)) => format!("[Resource link: {} ({mime})", l.uri),
-                (false, None) => format!("[Resource link: {name} ({})", l.uri),
-                (false, Some(mime)) => format!("[Resource link: {name} ({}, {mime})", l.uri),
+                (true, None) => format!("[Resource link: {uri}"),
+                (true, Some(mime)) => format!("[Resource link: {uri} ({mime})"),
+                (false, None) => format!("[Resource link: {name} ({uri})"),
+                (false, Some(mime)) => format!("[Resource link: {name} ({uri}, {mime})"),
             };
             if let Some(d) = l.description.as_deref().filter(|d| !d.is_empty()) {
                 out.push_str(": ");
@@ -72,10 +73,7 @@ pub fn block_text(block: &ContentBlock) -> String {
         ContentBlock::Resource(r) => {
             // The header says what the text is and where it comes from (blobs: `results::blob_text`).
             let res = &r.resource;
-            let mut out = match res.mime_type.as_deref().filter(|m| !m.is_empty()) {
-                Some(mime) => format!("[Resource: {} ({mime})]", res.uri),
-                None => format!("[Resource: {}]", res.uri),
-            };
+            let mut out = crate::results::resource_header(&res.uri, res.mime_type.as_deref().unwrap_or(""));
             if let Some(text) = &res.text {
                 out.push('\n');
                 out.push_str(text);

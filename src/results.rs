@@ -880,8 +880,24 @@ pub(crate) fn decode_text(body: &str, max_units: usize) -> Option<String> {
     }
 }
 
+/// A URI as a placeholder shows it: a `data:` URL (whose data is the resource itself, sent or
+/// described apart) by its head only, `data:application/pdf;base64,…`.
+pub(crate) fn shown_uri(uri: &str) -> std::borrow::Cow<'_, str> {
+    const LONGEST: usize = 64;
+    if uri.len() <= LONGEST || !uri.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:")) {
+        return std::borrow::Cow::Borrowed(uri);
+    }
+    let head = uri.find(',').map_or(uri, |i| &uri[..=i]);
+    let mut cut = head.len().min(LONGEST);
+    while !head.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{}…", &head[..cut]))
+}
+
 /// `[Resource: uri (mime)]`, or `[Resource: uri]` without a MIME type.
 pub(crate) fn resource_header(uri: &str, mime: &str) -> String {
+    let uri = shown_uri(uri);
     match mime.is_empty() {
         true => format!("[Resource: {uri}]"),
         false => format!("[Resource: {uri} ({mime})]"),
@@ -2338,6 +2354,20 @@ mod tests {
     }
 
     /// A `data:` URL is bytes, not a name; a long name is cut, its extension kept.
+    #[test]
+    fn data_urls_are_shown_by_their_head() {
+        let long = format!("data:application/pdf;base64,{}", "A".repeat(10_000));
+        assert_eq!(shown_uri(&long), "data:application/pdf;base64,…");
+        assert_eq!(shown_uri("data:text/plain,hi"), "data:text/plain,hi");
+        assert_eq!(shown_uri(&format!("DATA:{}", "é".repeat(60))), format!("DATA:{}…", "é".repeat(29)));
+        assert_eq!(shown_uri(&format!("file:///{}", "a".repeat(100))), format!("file:///{}", "a".repeat(100)));
+        let r = result(json!({"content": [{"type": "resource", "resource": {"uri": long, "mimeType": "application/zip", "blob": "UEsDBA=="}}]}));
+        let m = message(&r, ResultFormat::OpenAi, ResultOptions::default());
+        assert!(m["content"].as_str().unwrap().starts_with("[Resource: data:application/pdf;base64,… (application/zip)"), "{m}");
+        let r = result(json!({"content": [{"type": "resource", "resource": {"uri": format!("data:text/plain,{}", "x".repeat(100)), "text": "t"}}]}));
+        assert_eq!(flatten(&r, 1000).lines().next(), Some("[Resource: data:text/plain,…]"));
+    }
+
     #[test]
     fn file_names_are_names() {
         let pdf = b64s("%PDF-1.4\n%%EOF");
