@@ -592,8 +592,7 @@ fn run<'a>(
                 if let Some(tr) = &mut tr {
                     // Asked for strict mode, a provider that has one: `false` when the tool fell
                     // back (Anthropic and Bedrock send no `strict` then; the report says so).
-                    let asked = opts.schema.strict && (matches!(provider, Provider::OpenAi | Provider::OpenAiResponses) || provider.claude_strict().is_some());
-                    tr.strict = c.strict.or(asked.then_some(false));
+                    tr.strict = c.strict.or((opts.schema.strict && provider.has_strict()).then_some(false));
                 }
                 if let Some(e) = name_map.entry_mut(i) {
                     e.args = (!c.plan.is_empty()).then(|| c.plan.clone());

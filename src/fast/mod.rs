@@ -816,7 +816,7 @@ pub(crate) fn prepare_with<'a>(
         _ => None,
     };
     let mut out = Prepared { tools: Vec::with_capacity(tools.len()), pass: Vec::with_capacity(tools.len()), declarations };
-    let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses | Provider::Anthropic | Provider::Bedrock) && opts.strict;
+    let strict = provider.has_strict() && opts.strict;
     let json_schema = matches!(provider, Provider::Gemini | Provider::Vertex) && opts.gemini_mode == GeminiMode::JsonSchema;
     let mut scratch = Bump::new();
     // Where the schemas rewritten here are written first (see `written`).

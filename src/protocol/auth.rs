@@ -905,7 +905,7 @@ impl<T: Transport + 'static> OAuth<T> {
 /// A redirect's `location` against the URL redirected, as a browser resolves it (a backslash is
 /// a slash in http(s) URLs; tabs and newlines are dropped); `None` for what is not http(s).
 fn resolve(base: &str, location: &str) -> Option<String> {
-    let location: String = location.trim_matches(|c: char| c <= ' ').chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+    let location = as_fetched(location);
     let location = location.split('#').next().unwrap_or("");
     let (before, query) = location.split_once('?').map_or((location, None), |(b, q)| (b, Some(q)));
     let mut reference = before.replace('\\', "/");

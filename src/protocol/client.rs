@@ -2681,7 +2681,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     return Err(gave_up(format_args!("{WHAT}: the subscription could not be opened again"), failed, last_status));
                 }
             }
-            let delay = (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64;
+            let delay = backoff_ms(failed);
             self.clock.sleep(delay).await;
         }
     }
@@ -2836,14 +2836,19 @@ async fn while_answering<F: Future>(answers: &mut Answers<'_>, f: F) -> F::Outpu
     }
 }
 
-/// How long to wait before opening a stream again: the server's `retry` (else 1 s, half as
-/// long again after each failed opening, at most 30 s). A server may close the stream after
-/// every event and have the client poll (2025-11-25), so a stream that brought a message not
-/// dealt with before is opened again as soon as the server asks, `retry: 0` too; one that
-/// brought nothing new waits at least 100 ms, so that a server closing every stream at once
-/// is not asked again hundreds of times a second.
+/// The wait after `failed` failed openings in a row, without the server's word: 1 s, half as long
+/// again after each failure, at most 30 s.
+fn backoff_ms(failed: u32) -> u64 {
+    (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64
+}
+
+/// How long to wait before opening a stream again: the server's `retry`, else [`backoff_ms`]. A
+/// server may close the stream after every event and have the client poll (2025-11-25), so a
+/// stream that brought a message not dealt with before is opened again as soon as the server
+/// asks, `retry: 0` too; one that brought nothing new waits at least 100 ms, so that a server
+/// closing every stream at once is not asked again hundreds of times a second.
 fn reopen_delay(retry_ms: Option<u64>, failed: u32, brought: bool) -> u64 {
-    let delay = retry_ms.unwrap_or_else(|| (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64);
+    let delay = retry_ms.unwrap_or_else(|| backoff_ms(failed));
     if brought { delay } else { delay.max(100) }
 }
 

@@ -80,6 +80,12 @@ impl Provider {
         }
     }
 
+    /// Whether the provider has a strict mode (`strict: true` asks for it): OpenAI's (Chat and
+    /// Responses) or Claude's (Anthropic, Bedrock).
+    pub(crate) fn has_strict(self) -> bool {
+        matches!(self, Self::OpenAi | Self::OpenAiResponses) || self.claude_strict().is_some()
+    }
+
     /// For the providers whose strict mode is Claude's (Anthropic, Bedrock): the names its
     /// reports use. Their schemas, strict or not, are compiled alike.
     pub(crate) fn claude_strict(self) -> Option<&'static anthropic::Rules> {
