@@ -1723,8 +1723,11 @@ export class McpClient {
    * `false` at once when the server offers no such stream; rejects with `UNAUTHORIZED` when the server refuses
    * it with 401 or 403, at the first opening or a later one (after `onUnauthorized`, if given, had its try),
    * with `PROTOCOL` when it cannot be
-   * reopened `maxRetries` + 1 times in a row (three by default; `status` is the last HTTP status: 404 means the session expired, so
-   * `connect()` again), with `LIMIT_EXCEEDED` for an event past `maxEventBytes`.
+   * reopened `maxRetries` + 1 times in a row (three by default; `status` is the last HTTP status), with
+   * `LIMIT_EXCEEDED` for an event past `maxEventBytes`. A reopening refused because the server no longer knows
+   * the session (it restarted: 404, or 400 naming the session) gets a new session, once per loss of the stream,
+   * and listens on it (the tool list is then taken as changed and `onToolListChanged` called: a restarted server
+   * announces no change); a renewal that fails rejects with its error.
    * Do not await it before calling tools: `client.listen().catch(report)`. With a 2026-07-28 server it is a
    * `subscriptions/listen` request (a POST) for the tool, prompt and resource list changes, made again when its
    * stream ends (the tool list is then taken as changed, and `onToolListChanged` called: what changed in between

@@ -2455,8 +2455,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// stream that ends or drops is reopened with `Last-Event-ID` after the server's `retry`
     /// (else a backoff from 1 s), for as long as the server lets it be reopened (a server may
     /// close it after each message and have the client poll), at most ten times a second; after `max_retries` failed reopenings in a row, it
-    /// fails with `PROTOCOL` (its `status` detail the last HTTP status: 404, the session
-    /// expired); an event past `max_event_bytes` fails it with `LIMIT_EXCEEDED`. The stream is
+    /// fails with `PROTOCOL` (its `status` detail the last HTTP status). A reopening the server
+    /// refuses because it no longer knows the session (it restarted) gets a new session, once
+    /// per loss of the stream, and the stream on it (the tool list then taken as changed); a
+    /// renewal that fails ends the listening with its error. An event past `max_event_bytes` fails it with `LIMIT_EXCEEDED`. The stream is
     /// read on while a server request is being answered (a person filling in a form holds up
     /// neither a `ping` nor the notifications behind it), as a call's stream is. With a
     /// 2026-07-28 server it is a subscription instead (see `subscribe` in the source).
@@ -2516,6 +2518,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let (mut last_id, mut retry_ms, mut failed, mut opened) = (None::<String>, None::<u64>, 0u32, false);
         // The unauthorized handler gave new headers for the opening under way.
         let mut reauthorized = false;
+        // The session was renewed since the stream was last open (once per loss: a server that
+        // forgets every new session at once is not asked for sessions without end).
+        let mut renewed = false;
         // What the last failed reopening got: an HTTP status, or none (no response).
         let mut last_status = None::<u16>;
         // Answers to the server's requests, made while the stream is read on: a request that
@@ -2530,6 +2535,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None, follow_redirects: false };
             let sent_with = self.auth_generation.get();
+            let (gen, had_session) = (self.session_gen.get(), self.session_id().is_some());
             let resp = match self.transport.send(req).await {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r),
                 // An expired token, renewed by the unauthorized handler: opened again at once (once
@@ -2543,6 +2549,26 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, WHAT).await),
                 // Not offered (405), or refused in any other way: the stream is optional.
                 Ok(_) if !opened => return Ok(false),
+                // The server no longer knows the session (it restarted, or let the session
+                // expire): a new one, as a request makes, and the stream opened on it. What the
+                // server sent in between is lost, and a restarted server announces no change:
+                // its tool list is taken as changed (the notification handler hears so).
+                Ok(r) if had_session && !renewed && matches!(r.status, 400 | 404) => {
+                    let status = r.status;
+                    let e = while_answering(&mut answers, self.status_error(r, WHAT)).await;
+                    if session_gone(&e) {
+                        renewed = true;
+                        if let Err(e) = while_answering(&mut answers, self.renew_session(gen, WHAT, &mut CallOptions::default())).await {
+                            return Err(Error { message: format!("{WHAT}: the session expired and could not be renewed: {}", e.message), ..e });
+                        }
+                        (last_id, retry_ms, failed) = (None, None, 0);
+                        let changed = Incoming::Notification { method: "notifications/tools/list_changed".owned(), params: Value::Object(Map::new()) };
+                        drop(self.handle(&none, WHAT, changed, None, false).await);
+                        continue;
+                    }
+                    last_status = Some(status);
+                    None
+                }
                 Ok(r) => {
                     last_status = Some(r.status);
                     None
@@ -2557,7 +2583,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // Whether the stream brought a message not dealt with before (see `reopen_delay`).
             let mut brought = false;
             if let Some(resp) = resp {
-                (opened, failed) = (true, 0);
+                (opened, failed, renewed) = (true, 0, false);
                 let mut body = resp.body;
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 // Read to the end (or a drop); the stream is silent for as long as the server is.
@@ -2594,7 +2620,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             } else {
                 failed += 1;
                 if failed > self.opts.max_retries {
-                    // A 404 there means the session expired: connect() again to listen again.
+                    // A 404 there: a session renewed for the stream was refused again.
                     return Err(gave_up(format_args!("{WHAT}: the server's stream could not be reopened"), failed, last_status));
                 }
             }

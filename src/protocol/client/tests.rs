@@ -989,6 +989,63 @@ fn listen_without_the_stream_on_offer_ends_at_once_and_failed_reopenings_end_it(
     assert_eq!(h.log.borrow().requests.len(), 6);
 }
 
+/// A server that restarted (it no longer knows the session) gets a new session from a listening
+/// client, once per loss of the stream, and the stream is opened on it without the old session's
+/// `Last-Event-ID`; the tool list is then taken as changed. A renewed session refused again at
+/// once ends the listening.
+#[test]
+fn listen_renews_a_session_the_server_forgot_and_listens_on() {
+    let gone = || status_reply(404, vec![], "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}");
+    let first = "id: e1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n";
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        sse_reply(first, 0),
+        status_reply(400, vec![], "Bad Request: No valid session ID provided"),
+        init_reply_id(1, "2025-11-25", Some("new")),
+        accepted(),
+        Reply::Hang,
+    ]);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+    block_on(h.client.connect()).unwrap();
+    let (listened, closed) = block_on(futures_util::future::join(h.client.listen(), async {
+        // (Or after many polls without them: the assertions below then say what is missing.)
+        for _ in 0..10_000 {
+            if h.log.borrow().requests.len() >= 7 {
+                break;
+            }
+            yield_now().await;
+        }
+        h.client.close().await
+    }));
+    assert!(listened.unwrap(), "listened on until close()");
+    closed.unwrap();
+    assert_eq!(*notes.borrow(), ["notifications/message", "notifications/tools/list_changed"]);
+    assert!(h.client.tools_changed(), "the listing of the old session is stale");
+    let log = h.log.borrow();
+    assert_eq!((header(&log.requests[3], "mcp-session-id"), header(&log.requests[3], "last-event-id")), (Some("old"), Some("e1")));
+    assert_eq!(body(&log.requests[4])["method"], "initialize");
+    let reopened = &log.requests[6];
+    assert_eq!((reopened.method, header(reopened, "mcp-session-id"), header(reopened, "last-event-id")), (Method::Get, Some("new"), None));
+    drop(log);
+
+    // The new session forgotten at once too: one renewal per loss, then the refusals count.
+    let h = harness(vec![init_reply("2025-11-25", Some("a")), accepted(), sse_reply(": open\n\n", 0), gone(), init_reply_id(1, "2025-11-25", Some("b")), accepted(), gone(), gone(), gone()]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.listen()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "{e:?}");
+    assert_eq!(e.details.as_ref().and_then(|d| d.get("status")), Some(&json!(404)));
+    assert_eq!(h.log.borrow().requests.len(), 9, "one renewal, then max_retries + 1 refusals");
+
+    // A renewal that fails ends the listening with its error.
+    let h = harness(vec![init_reply("2025-11-25", Some("a")), accepted(), sse_reply(": open\n\n", 0), gone(), status_reply(503, vec![], "")]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.listen()).unwrap_err();
+    assert!(e.message.starts_with("listen: the session expired and could not be renewed"), "{e:?}");
+}
+
 #[test]
 fn listen_waits_at_least_100_ms_between_reopenings_and_fails_on_an_oversized_event() {
     // `retry: 0` and a stream that ends at once: one that brought a message is reopened at once
