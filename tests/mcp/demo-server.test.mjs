@@ -43,6 +43,37 @@ test("demo server: idle sessions are dropped, listening ones are kept; toggle_to
   }
 });
 
+test("demo server restarted: a listening client renews its session and hears the new server on its stream", async () => {
+  let server = await startMcpServer({ port: 0 });
+  const port = server.port;
+  const changes = [];
+  const listener = new McpClient(server.url, { onToolListChanged: () => changes.push("changed") });
+  let settled = null;
+  try {
+    await listener.connect();
+    const old = listener.sessionId;
+    const listening = listener.listen().then((v) => (settled = { v }), (e) => (settled = { e }));
+    await new Promise((r) => setTimeout(r, 200));
+    // The server goes and comes back on the same port, forgetting every session.
+    await server.close();
+    server = await startMcpServer({ port });
+    assert.ok(await waitFor(() => changes.length > 0, { timeoutMs: 8000 }), "the renewal announced a changed tool list");
+    assert.ok(await waitFor(() => listener.sessionId !== old, { timeoutMs: 2000 }), "a new session");
+    assert.equal(settled, null, `listen() goes on: ${JSON.stringify(settled)}`);
+    // The stream is open on the new session: the server announces a change there (its toggle_tools
+    // answers on the call's stream, the announcement goes to the standalone one).
+    const heard = changes.length;
+    assert.match((await listener.callTool("toggle_tools", {})).content[0].text, /moon_phase is on/);
+    assert.ok(await waitFor(() => changes.length > heard, { timeoutMs: 5000 }), "a change after the restart heard on the stream");
+    await listener.close();
+    await listening;
+    assert.deepEqual(settled, { v: true });
+  } finally {
+    listener.free();
+    await server.close();
+  }
+});
+
 test("demo server: resources are listed one per page; a bad cursor is refused", async () => {
   const server = await startMcpServer({ port: 0 });
   const client = new McpClient(server.url);
