@@ -26,28 +26,47 @@ function el(tag, attrs = {}, ...children) {
 }
 
 /** Server requests: an elicitation becomes a form; anything else is not something this page does. */
-function onRequest({ method, params }) {
+function onRequest({ method, params }, context) {
   if (method !== "elicitation/create") throw Object.assign(new Error(`Method not found: ${method}`), { code: -32601 });
-  return askUser(params);
+  if (calling) askers.add(calling);
+  return askUser(params, context?.signal);
 }
 
-/** Shows an elicitation's fields (text, number, checkbox; defaults filled in) in a dialog: accept, decline or cancel. */
-function askUser({ message, requestedSchema } = {}) {
+/** The tool being called, if any: a server request that comes meanwhile is asked for it. */
+let calling = null;
+
+/**
+ * Shows an elicitation's fields (text, number, checkbox; defaults filled in) in a dialog: accept (Send),
+ * decline or cancel (Cancel, Escape). When `signal` aborts (the call timed out or was cancelled, or the
+ * server withdrew the question), the dialog closes and says so: no answer is wanted any more.
+ */
+function askUser({ message, requestedSchema } = {}, signal) {
   const required = new Set(requestedSchema?.required ?? []);
   const fields = Object.entries(requestedSchema?.properties ?? {}).map(([name, s]) => {
     const id = `elicit-${name}`;
     const kind = s.type === "boolean" ? "checkbox" : s.type === "number" || s.type === "integer" ? "number" : "text";
-    const input = el("input", { id, type: kind, required: required.has(name) && kind !== "checkbox" });
+    const must = required.has(name) && kind !== "checkbox";
+    const input = el("input", { id, type: kind, required: must });
     if (kind === "checkbox") input.checked = s.default === true;
     else if (s.default !== undefined) input.value = String(s.default);
-    const label = el("label", { for: id }, s.title ?? name);
+    const label = el("label", { for: id }, s.title ?? name, must ? el("span", { class: "required", "aria-hidden": "true" }, " *") : null);
     return { name, kind, input, row: el("div", { class: kind === "checkbox" ? "field check" : "field" }, kind === "checkbox" ? [input, label] : [label, input]) };
   });
+  const server = connected?.server ?? "The server";
+  const tool = calling;
+  $("elicit-title").textContent = `${server} asks`;
+  $("elicit-source").textContent = tool ? `While running the tool ${tool}.` : "Outside any tool call.";
   $("elicit-message").textContent = message ?? "";
   $("elicit-fields").replaceChildren(...fields.map((f) => f.row));
+  $("elicit-required").hidden = !fields.some((f) => f.input.required);
+  setStatus("elicit-status", "");
   const dialog = $("elicit");
   return new Promise((resolve) => {
+    let settled = false;
     const done = (action) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener("abort", withdrawn);
       dialog.close();
       if (action !== "accept") return resolve({ action });
       const content = {};
@@ -57,15 +76,24 @@ function askUser({ message, requestedSchema } = {}) {
       }
       resolve({ action: "accept", content });
     };
+    // Nobody waits for the answer any more: close the form, and say why (the call's own error follows).
+    const withdrawn = () => {
+      const asker = tool ? `${tool}'s question` : "The server's question";
+      setStatus("elicit-status", `${asker} was withdrawn: the server no longer waits for an answer (the call ended, timed out or was cancelled). The form was closed.`);
+      done("cancel");
+    };
     $("elicit-accept").onclick = (e) => {
       e.preventDefault();
       if ($("elicit-form").reportValidity()) done("accept");
     };
     $("elicit-decline").onclick = () => done("decline");
+    $("elicit-cancel").onclick = () => done("cancel");
     dialog.oncancel = (e) => {
       e.preventDefault();
       done("cancel");
     };
+    if (signal?.aborted) return withdrawn();
+    signal?.addEventListener("abort", withdrawn, { once: true });
     dialog.showModal();
   });
 }
@@ -303,6 +331,22 @@ function timeoutMs() {
   return Number.isFinite(n) && n > 0 ? n : 30000;
 }
 
+/** A person answering a server's question needs more than a request's timeout: as signing in, up to 5 minutes. */
+const PERSON_MS = 300_000;
+
+/** Tools of this connection that asked the user something during a call. */
+const askers = new Set();
+
+/**
+ * A call's timeout: the field's, or at least PERSON_MS for a tool that waits for a person: one that asked
+ * during an earlier call, or whose description says it asks (an elicitation; the bundled server's ask_name).
+ */
+function callTimeoutMs(name) {
+  const tool = connected?.tools.find((t) => t.name === name);
+  const asks = askers.has(name) || /\belicitation\b/i.test(tool?.description ?? "");
+  return asks ? Math.max(timeoutMs(), PERSON_MS) : timeoutMs();
+}
+
 function slug(name) {
   const s = String(name ?? "")
     .toLowerCase()
@@ -422,6 +466,7 @@ async function connect(event) {
   $("call-tool").replaceChildren();
   $("tool-description").textContent = "";
   connected = null;
+  askers.clear();
   setStatus("tools-changed", "");
   await dropClient();
   const url = $("mcp-url").value.trim();
@@ -439,7 +484,7 @@ async function connect(event) {
       headers,
       oauth,
       // Signing in takes a person: the handshake that meets the 401 waits for the popup up to 5 minutes.
-      timeoutMs: oauth ? Math.max(timeoutMs(), 300_000) : timeoutMs(),
+      timeoutMs: oauth ? Math.max(timeoutMs(), PERSON_MS) : timeoutMs(),
       capabilities: { elicitation: {} },
       onRequest,
       onToolListChanged: () => toolsChanged(c),
@@ -593,9 +638,11 @@ async function callTool(event) {
   progress.removeAttribute("value");
   $("call-btn").disabled = true;
   setStatus("call-status", `Calling ${name}…`);
+  setStatus("elicit-status", "");
+  calling = name;
   try {
     const result = await client.callTool(name, args, {
-      timeoutMs: timeoutMs(),
+      timeoutMs: callTimeoutMs(name),
       onProgress: (p) => {
         if (p.total) {
           progress.max = p.total;
@@ -611,6 +658,7 @@ async function callTool(event) {
     setStatus("call-status", `${name} failed.`);
     showError("call-error", err);
   } finally {
+    calling = null;
     progress.hidden = true;
     $("call-btn").disabled = false;
   }

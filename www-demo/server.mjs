@@ -35,7 +35,7 @@ import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { ElicitResultSchema, ListResourcesRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitResultSchema, ErrorCode, ListResourcesRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 export const DEMO_TOKEN = "demo-token";
@@ -239,10 +239,12 @@ function makeServer() {
     {
       title: "Ask name",
       description: "Asks the user for their name through the client (an MCP elicitation), then greets them.",
-      inputSchema: {},
+      inputSchema: {
+        wait_s: z.number().int().min(1).max(600).optional().describe("How long to wait for the answer, in seconds (default 300); then the question is withdrawn"),
+      },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async (_args, extra) => {
+    async ({ wait_s = 300 }, extra) => {
       let answer;
       try {
         answer = await extra.sendRequest(
@@ -261,8 +263,11 @@ function makeServer() {
             },
           },
           ElicitResultSchema,
+          // Past it the SDK withdraws the question (notifications/cancelled), and the client's form closes.
+          { timeout: wait_s * 1000 },
         );
       } catch (e) {
+        if (e?.code === ErrorCode.RequestTimeout) return { content: [{ type: "text", text: `No name: no answer within ${wait_s} s.` }] };
         return { isError: true, content: [{ type: "text", text: `The client could not ask: ${e.message}` }] };
       }
       if (answer.action !== "accept") return { content: [{ type: "text", text: `No name: the user chose to ${answer.action}.` }] };

@@ -337,6 +337,34 @@ test("a server's question (elicitation) becomes a form; the answer goes back and
   assert.equal(await page.$eval("#elicit", (d) => d.open), false);
 });
 
+test("the elicitation form names its asker, marks what is required, cancels, and closes when the question is withdrawn", async () => {
+  await page.selectOption("#call-tool", "ask_name");
+  await page.fill("#call-args", "{}");
+  // A call that waits for a person gets more time than the per-request timeout.
+  await page.fill("#mcp-timeout", "2000");
+  await page.click("#call-btn");
+  await page.waitForSelector("#elicit[open]");
+  assert.equal(await page.textContent("#elicit-source"), "While running the tool ask_name.");
+  assert.match(await page.textContent("#elicit-title"), /^toolwire-demo asks$/);
+  assert.deepEqual((await page.getAttribute("#elicit", "aria-describedby")).split(" ").sort(), ["elicit-message", "elicit-source"]);
+  assert.equal(await page.textContent('label[for="elicit-name"]'), "Your name *", "the required field is marked");
+  assert.equal(await isVisible("#elicit-required"), true);
+  assert.equal(await isVisible("#elicit-cancel"), true);
+  await new Promise((r) => setTimeout(r, 3000));
+  assert.equal(await page.$eval("#elicit", (d) => d.open), true, "the form closed at the per-request timeout");
+  await page.click("#elicit-cancel");
+  await waitForText("#out-flat", "No name: the user chose to cancel.");
+  assert.equal(await isVisible("#call-error"), false);
+  await page.fill("#mcp-timeout", "30000");
+  // The server withdraws its question (notifications/cancelled): the form closes and says why.
+  await page.fill("#call-args", '{"wait_s": 1}');
+  await page.click("#call-btn");
+  await page.waitForSelector("#elicit[open]");
+  await page.waitForSelector("#elicit:not([open])", { state: "attached", timeout: 5000 });
+  await waitForText("#elicit-status", "ask_name's question was withdrawn");
+  await waitForText("#out-flat", "No name: no answer within 1 s.");
+});
+
 test("the server changes its tool list: the page hears it on the standalone stream and lists again", async () => {
   // Still connected to the bundled server; the page listens since it connected.
   const options = () => page.$$eval("#call-tool option", (os) => os.map((o) => o.value));
