@@ -62,12 +62,15 @@ function askUser({ message, requestedSchema } = {}, signal) {
   setStatus("elicit-status", "");
   const dialog = $("elicit");
   return new Promise((resolve) => {
+    const before = document.activeElement;
     let settled = false;
     const done = (action) => {
       if (settled) return;
       settled = true;
       signal?.removeEventListener("abort", withdrawn);
       dialog.close();
+      // The dialog gives the focus back to what had it; if that is gone or cannot take it, to the call button.
+      if (document.activeElement === document.body || !document.activeElement) (before?.isConnected ? before : $("call-btn")).focus();
       if (action !== "accept") return resolve({ action });
       const content = {};
       for (const { name, kind, input } of fields) {
@@ -403,6 +406,17 @@ async function toolsChanged(c) {
   if (serverTools === connected && $("sample").value === "server") showServerTools();
 }
 
+/**
+ * A button whose work is under way: aria-disabled, not disabled, so that it keeps the focus (a disabled
+ * button drops it to <body>, and a keyboard user starts over from the top). Its handler ignores it meanwhile.
+ */
+function setBusy(id, busy) {
+  if (busy) $(id).setAttribute("aria-disabled", "true");
+  else $(id).removeAttribute("aria-disabled");
+}
+
+const isBusy = (id) => $(id).getAttribute("aria-disabled") === "true";
+
 function setCallEnabled(on) {
   for (const id of ["call-tool", "call-args", "call-btn"]) $(id).disabled = !on;
 }
@@ -459,6 +473,7 @@ function oauthFor(url) {
 
 async function connect(event) {
   event?.preventDefault();
+  if (isBusy("connect-btn")) return;
   clearError("connect-error");
   clearError("call-error");
   setCallEnabled(false);
@@ -475,7 +490,7 @@ async function connect(event) {
   if (auth) headers.authorization = auth;
   const oauth = $("mcp-oauth").checked ? oauthFor(url) : undefined;
   setStatus("connect-status", `Connecting to ${url}…`);
-  $("connect-btn").disabled = true;
+  setBusy("connect-btn", true);
   let c;
   try {
     // The page can answer a server's questions (elicitation) with a form: it says so, and answers them.
@@ -534,7 +549,7 @@ async function connect(event) {
       }
     }
   } finally {
-    $("connect-btn").disabled = false;
+    setBusy("connect-btn", false);
   }
 }
 
@@ -600,11 +615,12 @@ async function listResources(c) {
 
 async function readResource(event) {
   event?.preventDefault();
+  if (isBusy("read-btn")) return;
   clearError("call-error");
   const c = client;
   if (!c) return;
   const uri = $("resource").value;
-  $("read-btn").disabled = true;
+  setBusy("read-btn", true);
   try {
     const { contents } = await c.request("resources/read", { uri }, { timeoutMs: timeoutMs() });
     if (client !== c) return; // the page connected elsewhere meanwhile
@@ -616,12 +632,13 @@ async function readResource(event) {
     setStatus("resource-status", `${uri} could not be read.`);
     showError("call-error", err);
   } finally {
-    if (client === c) $("read-btn").disabled = false;
+    setBusy("read-btn", false);
   }
 }
 
 async function callTool(event) {
   event?.preventDefault();
+  if (isBusy("call-btn")) return;
   clearError("call-error");
   if (!client || !connected) return;
   const name = $("call-tool").value;
@@ -636,7 +653,7 @@ async function callTool(event) {
   const progress = $("call-progress");
   progress.hidden = false;
   progress.removeAttribute("value");
-  $("call-btn").disabled = true;
+  setBusy("call-btn", true);
   setStatus("call-status", `Calling ${name}…`);
   setStatus("elicit-status", "");
   calling = name;
@@ -660,7 +677,7 @@ async function callTool(event) {
   } finally {
     calling = null;
     progress.hidden = true;
-    $("call-btn").disabled = false;
+    setBusy("call-btn", false);
   }
 }
 

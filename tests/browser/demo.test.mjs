@@ -102,6 +102,11 @@ async function waitForText(selector, needle, timeout = 15_000) {
   return page.textContent(selector);
 }
 
+/** The id of the focused element ("(body)" when the focus fell to <body>). */
+async function focused() {
+  return page.evaluate(() => (document.activeElement === document.body ? "(body)" : document.activeElement?.id || document.activeElement?.tagName));
+}
+
 async function isVisible(selector) {
   return page.$eval(selector, (e) => !e.hidden && e.getClientRects().length > 0);
 }
@@ -240,6 +245,7 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await page.fill("#mcp-auth", "");
   await page.click("#connect-btn");
   await waitForText("#connect-status", "8 tools");
+  assert.equal(await focused(), "connect-btn", "the focus stays on the button while it connects, and after");
   const listed = await page.$$eval("#call-tool option", (os) => os.map((o) => o.value));
   assert.deepEqual(listed, ["echo", "add", "get_weather", "tiny_image", "slow", "fail", "ask_name", "toggle_tools"]);
   // The listed tools feed the Convert panel.
@@ -253,6 +259,7 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await page.selectOption("#provider", "anthropic");
   await page.click("#call-btn");
   await waitForText("#call-status", "echo returned");
+  assert.equal(await focused(), "call-btn");
   assert.equal(await page.textContent("#out-flat"), "Echo: hello from Chromium");
   assert.deepEqual(JSON.parse(await page.textContent("#out-raw")), { content: [{ type: "text", text: "Echo: hello from Chromium" }] });
   // Copy buttons put the output on the clipboard.
@@ -292,6 +299,8 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await page.fill("#call-args", '{"steps": 3, "delay_ms": 150}');
   await page.click("#call-btn");
   await waitForText("#call-status", /slow: step \d of 3/);
+  assert.equal(await page.getAttribute("#call-btn", "aria-disabled"), "true", "the button is not marked busy during the call");
+  assert.equal(await focused(), "call-btn");
   await waitForText("#call-status", "slow returned");
   assert.equal(await page.textContent("#out-flat"), "Done after 3 steps of 150 ms.");
 
@@ -309,6 +318,7 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   assert.deepEqual(await page.$$eval("#resource option", (os) => os.map((o) => o.value)), ["demo://about", "demo://tools"]);
   await page.click("#read-btn");
   await waitForText("#resource-status", "demo://about read.");
+  assert.equal(await focused(), "read-btn");
   assert.match(await page.textContent("#out-resource"), /^# toolwire demo server/);
   await page.selectOption("#resource", "demo://tools");
   await page.click("#read-btn");
@@ -327,6 +337,7 @@ test("a server's question (elicitation) becomes a form; the answer goes back and
   await page.fill("#elicit-name", "Grace");
   await page.check("#elicit-formal");
   await page.click("#elicit-accept");
+  assert.equal(await focused(), "call-btn", "the focus goes back to the button when the form closes");
   await waitForText("#out-flat", "Good day, Grace.");
   assert.match(await page.textContent("#call-status"), /ask_name returned/);
   // Declined: the server hears so.
@@ -334,6 +345,13 @@ test("a server's question (elicitation) becomes a form; the answer goes back and
   await page.waitForSelector("#elicit[open]");
   await page.click("#elicit-decline");
   await waitForText("#out-flat", "No name: the user chose to decline.");
+  assert.equal(await focused(), "call-btn");
+  // By keyboard: Enter on the focused button, Escape cancels, the focus is back on the button.
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#elicit[open]");
+  await page.keyboard.press("Escape");
+  await waitForText("#out-flat", "No name: the user chose to cancel.");
+  assert.equal(await focused(), "call-btn");
   assert.equal(await page.$eval("#elicit", (d) => d.open), false);
 });
 
@@ -513,6 +531,7 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   assert.equal(authorizeUrl.searchParams.get("resource"), demo.oauthUrl);
   await popup.click("#allow");
   await waitForText("#connect-status", "8 tools");
+  assert.equal(await focused(), "connect-btn");
   assert.equal(await isVisible("#connect-error"), false);
   assert.equal(popup.isClosed(), true, "the page closed the popup");
   const saved = await page.evaluate((url) => JSON.parse(sessionStorage.getItem(`toolwire-demo-oauth:${url}`)), demo.oauthUrl);
