@@ -125,14 +125,14 @@ function showError(boxId, err) {
   const code = err?.code ?? err?.name ?? "ERROR";
   const parts = [el("strong", { class: "code" }, code), el("span", {}, err?.message ?? String(err))];
   if (HINTS[code]) parts.push(el("p", {}, HINTS[code]));
-  if (err?.challenge) {
-    parts.push(el("p", {}, "WWW-Authenticate challenge:"), el("pre", { "aria-label": "WWW-Authenticate challenge" }, json(err.challenge)));
-  }
+  // Each <pre> is a named region (a plain <pre> may not carry a name), named by the line before it.
+  const block = (name, label, text) => [el("p", { id: `${boxId}-${name}` }, label), el("pre", { role: "region", "aria-labelledby": `${boxId}-${name}`, tabindex: "0" }, text)];
+  if (err?.challenge) parts.push(...block("challenge", "WWW-Authenticate challenge:", json(err.challenge)));
   const details = {};
   for (const key of ["status", "rpcCode", "tool", "path", "data", "bodyPreview"]) {
     if (err?.[key] !== undefined) details[key] = err[key];
   }
-  if (Object.keys(details).length) parts.push(el("p", {}, "Details:"), el("pre", { "aria-label": "Error details" }, json(details)));
+  if (Object.keys(details).length) parts.push(...block("details", "Error details:", json(details)));
   box.replaceChildren(...parts);
   box.hidden = false;
 }

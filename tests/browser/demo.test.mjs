@@ -107,6 +107,21 @@ async function focused() {
   return page.evaluate(() => (document.activeElement === document.body ? "(body)" : document.activeElement?.id || document.activeElement?.tagName));
 }
 
+/**
+ * Every <pre> and scrolling output box that is not a region named by a visible or hidden element's text, or
+ * that carries an aria-label (prohibited on a plain <pre>), or that a keyboard cannot reach to scroll.
+ */
+async function unnamedRegions() {
+  return page.$$eval("pre, .report, .names", (els) =>
+    els
+      .filter((e) => {
+        const label = document.getElementById(e.getAttribute("aria-labelledby") ?? "");
+        return e.getAttribute("role") !== "region" || e.hasAttribute("aria-label") || !label?.textContent.trim() || e.tabIndex !== 0;
+      })
+      .map((e) => e.id || e.outerHTML.slice(0, 80)),
+  );
+}
+
 async function isVisible(selector) {
   return page.$eval(selector, (e) => !e.hidden && e.getClientRects().length > 0);
 }
@@ -149,8 +164,7 @@ test("the page loads the WebAssembly module and a sample", async () => {
   assert.deepEqual(unlabeled, []);
   const mute = await page.$$eval("button", (els) => els.filter((b) => !b.textContent.trim()).map((b) => b.outerHTML));
   assert.deepEqual(mute, []);
-  const bare = await page.$$eval("pre", (els) => els.filter((p) => !p.getAttribute("aria-label")).map((p) => p.id));
-  assert.deepEqual(bare, []);
+  assert.deepEqual(await unnamedRegions(), []);
 });
 
 const EXPECT = {
@@ -279,6 +293,7 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await page.selectOption("#provider", "gemini");
   await waitForText("#out-message", "functionResponse");
   assert.equal(JSON.parse(await page.textContent("#out-message")).functionResponse.name, "mcp__toolwire-demo__echo");
+  assert.deepEqual(await unnamedRegions(), []);
 
   // add: structured content.
   await page.selectOption("#call-tool", "add");
@@ -507,6 +522,7 @@ test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   const unauthorized = await waitForText("#connect-error", "UNAUTHORIZED");
   assert.match(unauthorized, /"scheme": "Bearer"/);
   assert.match(unauthorized, /"realm": "toolwire-demo"/);
+  assert.deepEqual(await unnamedRegions(), [], "the error box's challenge and details are named regions");
   await page.fill("#mcp-auth", "Bearer demo-token");
   await page.click("#connect-btn");
   await waitForText("#connect-status", "8 tools");
