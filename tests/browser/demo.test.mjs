@@ -254,6 +254,31 @@ test("the report and the name map render", async () => {
   await waitForText("#out-report .summary", "3 tools");
 });
 
+test("at 320 px the report and the name map fit: nothing scrolls sideways, and the summaries keep a marker", async () => {
+  // Still the notion sample for Gemini (the test before): long paths, rules and provider names.
+  await page.setViewportSize({ width: 320, height: 800 });
+  try {
+    await page.selectOption("#naming", "mcp");
+    const overflow = await page.evaluate(() => {
+      const wide = (e) => e.scrollWidth > e.clientWidth + 1;
+      return {
+        page: wide(document.documentElement),
+        boxes: [...document.querySelectorAll("#out-report, #out-names, #out-report summary")].filter(wide).map((e) => e.id || e.textContent.slice(0, 40)),
+      };
+    });
+    assert.deepEqual(overflow, { page: false, boxes: [] });
+    // The message of a change gets the width of the box, not a sliver of it.
+    const widths = await page.$$eval("#out-report tbody tr", (trs) => trs.map((tr) => [tr.cells[3].getBoundingClientRect().width, tr.getBoundingClientRect().width]));
+    assert.ok(widths.length > 0);
+    for (const [message, row] of widths) assert.ok(message >= row * 0.9, `the message is ${message} px of a ${row} px row`);
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+  const markers = await page.$$eval("#out-report summary", (ss) => ss.map((s) => getComputedStyle(s, "::before").content));
+  assert.ok(markers.length > 0 && markers.every((m) => m.includes("\u25B8") || m.includes("\u25BE")), `summary markers: ${markers}`);
+  assert.deepEqual(await unnamedRegions(), []);
+});
+
 test("connects to the bundled server, lists its tools and calls them", async () => {
   await page.fill("#mcp-url", demo.mcpUrl);
   await page.fill("#mcp-auth", "");
