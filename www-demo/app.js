@@ -123,6 +123,10 @@ const HINTS = {
 function showError(boxId, err) {
   const box = $(boxId);
   const code = err?.code ?? err?.name ?? "ERROR";
+  // The same error again (a conversion repeated) is left as it is: a rewritten alert is announced again.
+  const key = `${code}\n${err?.message}`;
+  if (!box.hidden && box.dataset.shown === key) return;
+  box.dataset.shown = key;
   const parts = [el("strong", { class: "code" }, code), el("span", {}, err?.message ?? String(err))];
   if (HINTS[code]) parts.push(el("p", {}, HINTS[code]));
   // Each <pre> is a named region (a plain <pre> may not carry a name), named by the line before it.
@@ -250,8 +254,15 @@ function clearConvertOutputs() {
   copyText.tools = copyText.report = copyText.names = "";
 }
 
-function convert() {
-  clearError("convert-error");
+/**
+ * Converts the tools as they stand. `typing`: the text is being typed, and an error (half-typed JSON is
+ * invalid most of the time) is shown only once the text settles (ERROR_SETTLE_MS without a keystroke) or
+ * the field is left, not at every pause: the error box is an alert, announced each time it is shown.
+ */
+function convert({ typing = false } = {}) {
+  clearTimeout(errorSoon);
+  errorSoon = undefined;
+  if (!typing) clearError("convert-error");
   const provider = $("provider").value;
   $("tools-heading").textContent = `Provider tools: ${provider}`;
   let tools;
@@ -259,7 +270,7 @@ function convert() {
     tools = parseTools($("tools-input").value);
   } catch (err) {
     clearConvertOutputs();
-    showError("convert-error", err);
+    reportConvertError(err, typing);
     return;
   }
   const options = convertOptions();
@@ -277,17 +288,46 @@ function convert() {
     const converted = convertMcpTools(tools, provider, options);
     copyText.tools = json(converted);
     $("out-tools").textContent = copyText.tools;
+    clearError("convert-error");
   } catch (err) {
     clearConvertOutputs();
-    showError("convert-error", err);
+    reportConvertError(err, typing);
   }
   if (lastCall) renderCall(); // the tool-result message follows the provider
+}
+
+const ERROR_SETTLE_MS = 1250; // after the 250 ms debounce: 1.5 s after the last keystroke
+let errorSoon; // the timer of an error held back while typing
+let showHeldError = () => {};
+
+function reportConvertError(err, typing) {
+  if (!typing) return showError("convert-error", err);
+  showHeldError = () => {
+    clearTimeout(errorSoon);
+    errorSoon = undefined;
+    showError("convert-error", err);
+  };
+  errorSoon = setTimeout(showHeldError, ERROR_SETTLE_MS);
 }
 
 let debounce;
 function convertSoon() {
   clearTimeout(debounce);
-  debounce = setTimeout(convert, 250);
+  clearTimeout(errorSoon); // a keystroke: the text has not settled yet
+  debounce = setTimeout(() => {
+    debounce = undefined;
+    convert({ typing: true });
+  }, 250);
+}
+
+/** Leaving a field being typed in: the conversion and its error, if any, at once. */
+function settleNow() {
+  if (debounce !== undefined) {
+    clearTimeout(debounce);
+    debounce = undefined;
+    convert({ typing: true });
+  }
+  if (errorSoon !== undefined) showHeldError();
 }
 
 async function loadSample(id) {
@@ -792,6 +832,7 @@ async function main() {
   });
   for (const id of ["provider", "naming", "gemini-mode", "strict"]) $(id).addEventListener("change", convert);
   $("server-name").addEventListener("input", convertSoon);
+  for (const id of ["tools-input", "server-name"]) $(id).addEventListener("blur", settleNow);
   $("connect-form").addEventListener("submit", connect);
   $("call-form").addEventListener("submit", callTool);
   $("resource-form").addEventListener("submit", readResource);

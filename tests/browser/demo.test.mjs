@@ -254,6 +254,40 @@ test("the report and the name map render", async () => {
   await waitForText("#out-report .summary", "3 tools");
 });
 
+test("typing tools in bursts: the error alert waits for the text to settle, and is not repeated", async () => {
+  await page.evaluate(() => {
+    window.alertRenders = 0;
+    // Counts the times the alert's content is written (each is announced), not the times it is emptied.
+    new MutationObserver((list) => (window.alertRenders += list.filter((m) => m.addedNodes.length > 0).length)).observe(document.getElementById("convert-error"), { childList: true });
+  });
+  await page.fill("#tools-input", "");
+  await page.waitForSelector("#convert-error", { state: "visible" }); // an empty field is not JSON: shown on settling
+  await page.evaluate(() => (window.alertRenders = 0));
+  const tool = '[{"name": "typed", "description": "Typed in bursts", "inputSchema": {"type": "object"}}]';
+  for (let i = 0; i < tool.length; i += 9) {
+    await page.type("#tools-input", tool.slice(i, i + 9));
+    await new Promise((r) => setTimeout(r, 400)); // a pause longer than the conversion's debounce
+    if (i + 9 < tool.length) assert.equal(await page.evaluate(() => window.alertRenders), 0, `the alert was rewritten while typing (after ${tool.slice(0, i + 9)})`);
+  }
+  await waitForText("#out-names", "typed");
+  await page.waitForSelector("#convert-error", { state: "hidden" });
+  // A mistake typed and left: shown once, after the pause; leaving the field does not show it again.
+  await page.type("#tools-input", ",");
+  await new Promise((r) => setTimeout(r, 700));
+  assert.equal(await isVisible("#convert-error"), false, "shown before the text settled");
+  await waitForText("#convert-error", "INVALID_JSON", 3000);
+  await page.focus("#server-name");
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(await page.evaluate(() => window.alertRenders), 1);
+  // Leaving the field shows a held error at once.
+  await page.fill("#tools-input", "[");
+  await page.focus("#server-name");
+  await waitForText("#convert-error", "INVALID_JSON", 500);
+  await page.selectOption("#sample", "notion");
+  await page.waitForSelector("#convert-error", { state: "hidden" });
+  await waitForText("#out-report .summary", "3 tools");
+});
+
 test("at 320 px the report and the name map fit: nothing scrolls sideways, and the summaries keep a marker", async () => {
   // Still the notion sample for Gemini (the test before): long paths, rules and provider names.
   await page.setViewportSize({ width: 320, height: 800 });
