@@ -111,14 +111,18 @@ const copyText = { tools: "", report: "", names: "", raw: "", flat: "", message:
 // Errors: one box per panel, role="alert", with the ToolwireError code, message and what helps.
 
 const HINTS = {
-  NETWORK:
-    "No HTTP response: the server is down, the URL is wrong, or the server's CORS policy refused this page. " +
-    "A server used from a browser must answer OPTIONS preflights and send Access-Control-Allow-Origin.",
+  // The message says what fetch said, and what a server used from a browser needs (CORS).
+  NETWORK: "Check the URL, and that the server is running.",
   UNAUTHORIZED: "The server wants credentials: put them in the Authorization header field (e.g. Bearer <token>).",
   TIMEOUT: "The server did not answer in time. Raise the timeout, or try again.",
   INVALID_JSON: "Fix the JSON and try again.",
   JSONRPC_ERROR: "The server refused the request (often: arguments that do not match the tool's input schema).",
 };
+
+/** What helps with an error, by its code. */
+function hintFor(err) {
+  return HINTS[err?.code];
+}
 
 function showError(boxId, err) {
   const box = $(boxId);
@@ -127,8 +131,9 @@ function showError(boxId, err) {
   const key = `${code}\n${err?.message}`;
   if (!box.hidden && box.dataset.shown === key) return;
   box.dataset.shown = key;
-  const parts = [el("strong", { class: "code" }, code), el("span", {}, err?.message ?? String(err))];
-  if (HINTS[code]) parts.push(el("p", {}, HINTS[code]));
+  const parts = [el("strong", { class: "code" }, code), ": ", el("span", {}, err?.message ?? String(err))];
+  const hint = hintFor(err);
+  if (hint) parts.push(el("p", {}, hint));
   // Each <pre> is a named region (a plain <pre> may not carry a name), named by the line before it.
   const block = (name, label, text) => [el("p", { id: `${boxId}-${name}` }, label), el("pre", { role: "region", "aria-labelledby": `${boxId}-${name}`, tabindex: "0" }, text)];
   if (err?.challenge) parts.push(...block("challenge", "WWW-Authenticate challenge:", json(err.challenge)));

@@ -570,7 +570,9 @@ test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   await page.fill("#mcp-url", `http://127.0.0.1:${await closedPort()}/mcp`);
   await page.click("#connect-btn");
   const network = await waitForText("#connect-error", "NETWORK");
+  assert.match(network, /^NETWORK: initialize: no HTTP response/, "the code and the message run together");
   assert.match(network, /CORS/);
+  assert.match(network, /Check the URL, and that the server is running\./);
   assert.equal(await page.getAttribute("#connect-error", "role"), "alert");
   assert.equal(await isVisible("#connect-error"), true);
   assert.equal(await page.isDisabled("#call-btn"), true);
@@ -582,6 +584,7 @@ test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   assert.match(unauthorized, /"scheme": "Bearer"/);
   assert.match(unauthorized, /"realm": "toolwire-demo"/);
   assert.deepEqual(await unnamedRegions(), [], "the error box's challenge and details are named regions");
+  assert.match(unauthorized, /put them in the Authorization header field/);
   await page.fill("#mcp-auth", "Bearer demo-token");
   await page.click("#connect-btn");
   await waitForText("#connect-status", "8 tools");
@@ -593,7 +596,8 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   await page.fill("#mcp-auth", "");
   // Without signing in: the server's challenge names its resource metadata.
   await page.click("#connect-btn");
-  assert.match(await waitForText("#connect-error", "UNAUTHORIZED"), /oauth-protected-resource\/mcp-oauth/);
+  const unticked = await waitForText("#connect-error", "UNAUTHORIZED");
+  assert.match(unticked, /oauth-protected-resource\/mcp-oauth/);
   // Signing in: discovery, registration, then the popup with the server's consent page.
   await page.check("#mcp-oauth");
   const [popup] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
