@@ -113,15 +113,29 @@ const copyText = { tools: "", report: "", names: "", raw: "", flat: "", message:
 const HINTS = {
   // The message says what fetch said, and what a server used from a browser needs (CORS).
   NETWORK: "Check the URL, and that the server is running.",
-  UNAUTHORIZED: "The server wants credentials: put them in the Authorization header field (e.g. Bearer <token>).",
   TIMEOUT: "The server did not answer in time. Raise the timeout, or try again.",
   INVALID_JSON: "Fix the JSON and try again.",
   JSONRPC_ERROR: "The server refused the request (often: arguments that do not match the tool's input schema).",
 };
 
-/** What helps with an error, by its code. */
+/** What helps with an error: by its code, and for UNAUTHORIZED by how the server wants credentials. */
 function hintFor(err) {
-  return HINTS[err?.code];
+  if (err?.code !== "UNAUTHORIZED") return HINTS[err?.code];
+  if (err.oauthStep) {
+    if (err.oauthError === "access_denied") return "Signing in was denied. Connect again to sign in again.";
+    if (err.oauthStep === "authorization") return "Signing in did not finish (the sign-in window was closed or blocked). Connect again to sign in again.";
+    return `Signing in failed at its ${err.oauthStep} step (see the details). Connect again to try again.`;
+  }
+  // A challenge naming resource_metadata: the server signs in with OAuth, not with a typed header.
+  if (err.challenge?.resource_metadata) {
+    return $("mcp-oauth").checked
+      ? "The server did not take the token signing in gave. Connect again to sign in again."
+      : "This server signs in with OAuth (its challenge names its resource_metadata): tick “Sign in with OAuth” and connect again.";
+  }
+  const auth = $("mcp-auth").value.trim();
+  if (auth && !/^\S+\s+\S/.test(auth)) return `An Authorization header starts with its scheme: Bearer ${auth}`;
+  if (auth) return "The server refused these credentials: check the Authorization header field.";
+  return "The server wants credentials: put them in the Authorization header field (e.g. Bearer <token>).";
 }
 
 function showError(boxId, err) {

@@ -607,7 +607,7 @@ export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS, 
         return;
       }
       if (pathname === "/mcp-auth" && req.headers.authorization !== `Bearer ${DEMO_TOKEN}`) {
-        const error = req.headers.authorization ? ', error="invalid_token", error_description="The token is not demo-token"' : "";
+        const error = req.headers.authorization ? ', error="invalid_token", error_description="Expected the header Authorization: Bearer demo-token"' : "";
         sendJson(res, 401, rpcError(-32001, "Unauthorized: send Authorization: Bearer demo-token"), {
           "www-authenticate": `Bearer realm="toolwire-demo"${error}`,
         });

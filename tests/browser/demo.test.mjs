@@ -585,6 +585,12 @@ test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   assert.match(unauthorized, /"realm": "toolwire-demo"/);
   assert.deepEqual(await unnamedRegions(), [], "the error box's challenge and details are named regions");
   assert.match(unauthorized, /put them in the Authorization header field/);
+  // The token without its scheme: the hint and the server say what is expected.
+  await page.fill("#mcp-auth", "demo-token");
+  await page.click("#connect-btn");
+  const schemeless = await waitForText("#connect-error", "starts with its scheme");
+  assert.match(schemeless, /An Authorization header starts with its scheme: Bearer demo-token/);
+  assert.match(schemeless, /"error_description": "Expected the header Authorization: Bearer demo-token"/);
   await page.fill("#mcp-auth", "Bearer demo-token");
   await page.click("#connect-btn");
   await waitForText("#connect-status", "8 tools");
@@ -598,6 +604,8 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   await page.click("#connect-btn");
   const unticked = await waitForText("#connect-error", "UNAUTHORIZED");
   assert.match(unticked, /oauth-protected-resource\/mcp-oauth/);
+  assert.match(unticked, /tick “Sign in with OAuth” and connect again/);
+  assert.doesNotMatch(unticked, /Authorization header field/);
   // Signing in: discovery, registration, then the popup with the server's consent page.
   await page.check("#mcp-oauth");
   const [popup] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
@@ -647,6 +655,14 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   await denied.click("#deny");
   const err = await waitForText("#connect-error", "UNAUTHORIZED");
   assert.match(err, /access_denied/);
+  assert.match(err, /Signing in was denied\. Connect again to sign in again\./);
+  assert.doesNotMatch(err, /Authorization header field/);
+  // The sign-in window closed without an answer.
+  const [closed] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
+  await closed.waitForSelector("#allow");
+  await closed.close();
+  const gone = await waitForText("#connect-error", "Signing in did not finish");
+  assert.doesNotMatch(gone, /Authorization header field/);
   await page.uncheck("#mcp-oauth");
 });
 
