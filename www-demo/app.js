@@ -530,6 +530,54 @@ function oauthFor(url) {
   };
 }
 
+let connectedStatus = ""; // what #connect-status says while the server answers
+let listening = false; // the standalone stream is open, or being opened
+let listenErrorShown = false; // #connect-error says why the page stopped listening
+
+/** No HTTP response: the server went away (or restarts). The status says so until it answers again. */
+function connectionLost(c, err) {
+  if (client !== c || !connected) return;
+  setStatus("connect-status", `The server does not answer (${err.code}): it is down or restarting. The next call or read tries again.`);
+}
+
+/** The server answered again: the status says connected, and the page listens again if it had stopped. */
+function connectionBack(c) {
+  if (client !== c || !connected) return;
+  setStatus("connect-status", connectedStatus, true);
+  if (!listening) {
+    // A session renewed by the call listens by itself (the `listen` option); this one shares that listening
+    // if it runs, or opens it again when the server kept the session.
+    listening = true;
+    c.listen().then(
+      (offered) => listenEnded(c, { offered }),
+      (error) => listenEnded(c, { error }),
+    );
+  }
+  if (listenErrorShown) {
+    listenErrorShown = false;
+    clearError("connect-error");
+  }
+}
+
+/** The standalone stream ended: at close(), for want of one (405), or with an error, which is said. */
+function listenEnded(c, end) {
+  if (client !== c) return;
+  if (end.offered === false) return; // the server offers no stream: not asked again
+  listening = false;
+  if (!end.error) return;
+  const err = end.error;
+  const lost = err.code === "NETWORK" || err.status === undefined;
+  showError(
+    "connect-error",
+    Object.assign(new Error(`The page stopped listening to the server, so a changed tool list is not heard until a call or a read reaches it again. (${err.message})`), {
+      code: err.code,
+      status: err.status,
+    }),
+  );
+  listenErrorShown = true;
+  if (lost) connectionLost(c, err);
+}
+
 async function connect(event) {
   event?.preventDefault();
   if (isBusy("connect-btn")) return;
@@ -541,6 +589,7 @@ async function connect(event) {
   $("tool-description").textContent = "";
   connected = null;
   askers.clear();
+  listenErrorShown = false;
   setStatus("tools-changed", "");
   await dropClient();
   const url = $("mcp-url").value.trim();
@@ -553,8 +602,13 @@ async function connect(event) {
   let c;
   try {
     // The page can answer a server's questions (elicitation) with a form: it says so, and answers them.
-    // It listens too (below), so that a server that changes its tool list is heard and listed again.
+    // It listens too, so that a server that changes its tool list is heard and listed again: on the
+    // standalone stream (opt-in: it holds a connection open), opened after every handshake, the first and
+    // any that renews a session the server forgot (it restarted). A server that offers none answers the GET
+    // with 405, and the page simply does without.
+    listening = true;
     c = new McpClient(url, {
+      listen: { onEnd: (end) => listenEnded(c, end) },
       headers,
       oauth,
       // Signing in takes a person: the handshake that meets the 401 waits for the popup up to 5 minutes.
@@ -566,20 +620,15 @@ async function connect(event) {
     await c.connect();
     client = c;
     changedWhileListing = false;
-    // The standalone stream (opt-in: it holds a connection open): notifications outside any call. A server
-    // that offers none answers the GET with 405, and the page simply does without.
-    c.listen().catch((err) => client === c && showError("connect-error", err));
     const tools = await c.listTools();
     const info = c.serverInfo;
     connected = { url, server: slug(info?.name), tools };
     serverTools = connected;
-    setStatus(
-      "connect-status",
+    connectedStatus =
       `Connected to ${info?.title ?? info?.name ?? "the server"} ${info?.version ?? ""} (protocol ${c.protocolVersion}): ${tools.length} tools.` +
-        // A 2026-07-28 server's tools whose x-mcp-header marks break the rules: left out, and said so.
-        c.droppedTools.map((d) => ` Left out ${d.name}: ${d.reason}.`).join(""),
-      true,
-    );
+      // A 2026-07-28 server's tools whose x-mcp-header marks break the rules: left out, and said so.
+      c.droppedTools.map((d) => ` Left out ${d.name}: ${d.reason}.`).join("");
+    setStatus("connect-status", connectedStatus, true);
     $("call-tool").replaceChildren(...tools.map((t) => el("option", { value: t.name }, t.title && t.title !== t.name ? `${t.name}: ${t.title}` : t.name)));
     const echo = tools.find((t) => t.name === "echo");
     if (echo) $("call-tool").value = "echo";
@@ -683,6 +732,7 @@ async function readResource(event) {
   try {
     const { contents } = await c.request("resources/read", { uri }, { timeoutMs: timeoutMs() });
     if (client !== c) return; // the page connected elsewhere meanwhile
+    connectionBack(c);
     $("out-resource").textContent = contents.map((c) => c.text ?? `[${c.mimeType ?? "binary"}: ${c.blob?.length ?? 0} base64 characters]`).join("\n");
     $("out-resource").hidden = false;
     setStatus("resource-status", `${uri} read.`, true);
@@ -690,6 +740,7 @@ async function readResource(event) {
     if (client !== c) return;
     setStatus("resource-status", `${uri} could not be read.`);
     showError("call-error", err);
+    if (err?.code === "NETWORK") connectionLost(c, err);
   } finally {
     setBusy("read-btn", false);
   }
@@ -699,7 +750,8 @@ async function callTool(event) {
   event?.preventDefault();
   if (isBusy("call-btn")) return;
   clearError("call-error");
-  if (!client || !connected) return;
+  const c = client;
+  if (!c || !connected) return;
   const name = $("call-tool").value;
   let args;
   try {
@@ -717,7 +769,7 @@ async function callTool(event) {
   setStatus("elicit-status", "");
   calling = name;
   try {
-    const result = await client.callTool(name, args, {
+    const result = await c.callTool(name, args, {
       timeoutMs: callTimeoutMs(name),
       onProgress: (p) => {
         if (p.total) {
@@ -727,12 +779,14 @@ async function callTool(event) {
         setStatus("call-status", `Calling ${name}: ${p.message ?? `${p.progress}${p.total ? ` of ${p.total}` : ""}`}`);
       },
     });
+    connectionBack(c);
     lastCall = { tool: name, result };
     setStatus("call-status", `${name} returned${result.isError ? " a tool error (isError: true)" : ""}.`, !result.isError);
     renderCall();
   } catch (err) {
     setStatus("call-status", `${name} failed.`);
     showError("call-error", err);
+    if (err?.code === "NETWORK") connectionLost(c, err);
   } finally {
     calling = null;
     progress.hidden = true;

@@ -485,6 +485,54 @@ test("the server changes its tool list: the page hears it on the standalone stre
   assert.equal(await isVisible("#connect-error"), false);
 });
 
+test("the server restarts: the page says it is down, the next call reconnects, and it listens again", async () => {
+  // A server of our own on a fixed port, to stop and start again (the bundled one runs in the demo process).
+  const { startMcpServer } = await import("../../www-demo/server.mjs");
+  let server = await startMcpServer({ port: 0 });
+  const { port } = server;
+  const options = () => page.$$eval("#call-tool option", (os) => os.map((o) => o.value));
+  try {
+    await page.fill("#mcp-url", server.url);
+    await page.fill("#mcp-auth", "");
+    await page.click("#connect-btn");
+    await waitForText("#connect-status", "8 tools");
+    await server.close();
+    // Down: a call fails with NETWORK, and the status no longer says connected.
+    await page.selectOption("#call-tool", "echo");
+    await page.click("#call-btn");
+    await waitForText("#call-error", "NETWORK");
+    assert.match(await waitForText("#connect-status", "does not answer"), /^The server does not answer \(NETWORK\)/);
+    // Down for long enough that the standalone stream gives up: said once, in plain words.
+    const stopped = await waitForText("#connect-error", "stopped listening", 20_000);
+    assert.doesNotMatch(stopped, /HTTP 404/);
+    // Up again (a new process: every session forgotten). The call renews the session and goes through.
+    server = await startMcpServer({ port });
+    await page.click("#call-btn");
+    await waitForText("#call-status", "echo returned");
+    assert.match(await page.textContent("#connect-status"), /^Connected to/);
+    await page.waitForSelector("#connect-error", { state: "hidden" });
+    // And the page hears the server's changes again.
+    await page.selectOption("#call-tool", "toggle_tools");
+    await page.click("#call-btn");
+    await waitForText("#out-flat", "moon_phase is on now.");
+    await waitForText("#tools-changed", "added moon_phase");
+    assert.ok((await options()).includes("moon_phase"));
+    // A restart while the stream is open: it reopens on a renewed session by itself.
+    await server.close();
+    server = await startMcpServer({ port });
+    await page.selectOption("#call-tool", "toggle_tools");
+    await page.click("#call-btn");
+    await waitForText("#out-flat", "moon_phase is on now."); // a new server: moon_phase is off again, then on
+    await waitForText("#tools-changed", /changed .*: 9 tools now/);
+    assert.equal(await isVisible("#connect-error"), false);
+  } finally {
+    await server.close();
+  }
+  await page.fill("#mcp-url", demo.mcpUrl);
+  await page.click("#connect-btn");
+  await waitForText("#connect-status", "8 tools");
+});
+
 test("in the browser, listen() holds the standalone stream open through CORS until close()", async () => {
   // The package as the page loaded it; the GET carries mcp-session-id and mcp-protocol-version, so it
   // passes only if the server's CORS answer allows them.
