@@ -844,10 +844,22 @@ function renderCall() {
 
 async function copy(button) {
   const text = copyText[button.dataset.copy] ?? "";
-  const label = button.textContent;
+  // The button's own text and name, kept from before a copy changed them (a second click may come first).
+  const label = (button.dataset.text ??= button.textContent);
+  const name = (button.dataset.label ??= button.getAttribute("aria-label") ?? label);
+  const what = name.replace(/^Copy\s*/, "");
+  // A button's new text is not announced: the status region says what was copied (or that it was not), and
+  // the button's name follows its text meanwhile (the visible words stay part of the name).
+  const show = (ok) => {
+    button.textContent = ok ? "Copied" : "Copy failed";
+    button.setAttribute("aria-label", ok ? `Copied ${what}` : `Copy failed: ${what}`);
+    $("copy-status").textContent = ok ? `Copied ${what} to the clipboard.` : `Could not copy ${what}: the browser refused.`;
+    clearTimeout(copy.quiet);
+    copy.quiet = setTimeout(() => ($("copy-status").textContent = ""), 5000);
+  };
   try {
     await navigator.clipboard.writeText(text);
-    button.textContent = "Copied";
+    show(true);
   } catch {
     // No clipboard permission (or not a secure context): fall back to a selection copy.
     const area = el("textarea", { "aria-hidden": "true", style: "position:fixed;opacity:0" });
@@ -856,11 +868,13 @@ async function copy(button) {
     area.select();
     const ok = document.execCommand?.("copy");
     area.remove();
-    button.textContent = ok ? "Copied" : "Copy failed";
+    show(ok);
   }
   button.classList.add("copied");
-  setTimeout(() => {
+  clearTimeout(button.restore);
+  button.restore = setTimeout(() => {
     button.textContent = label;
+    button.setAttribute("aria-label", name);
     button.classList.remove("copied");
   }, 1200);
 }

@@ -338,6 +338,11 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   // Copy buttons put the output on the clipboard.
   await page.click('button[data-copy="flat"]');
   await waitForText('button[data-copy="flat"]', "Copied");
+  assert.equal(await page.textContent("#copy-status"), "Copied the flattened text to the clipboard.", "the copy is announced");
+  assert.equal(await page.getAttribute("#copy-status", "role"), "status");
+  assert.equal(await page.getAttribute('button[data-copy="flat"]', "aria-label"), "Copied the flattened text", "the name does not hold the visible text");
+  await waitForText('button[data-copy="flat"]', /^Copy$/);
+  assert.equal(await page.getAttribute('button[data-copy="flat"]', "aria-label"), "Copy the flattened text");
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "Echo: hello from Chromium");
   const anthropic = JSON.parse(await page.textContent("#out-message"));
   assert.deepEqual(anthropic, {
