@@ -661,7 +661,10 @@ async function connect(event) {
   }
 }
 
-/** An example value for a JSON Schema: default, example, first enum value or const, else a typed blank. */
+/**
+ * An example value for a JSON Schema: default, example, first enum value or const, else a typed blank; of
+ * an object, its required properties and the optional ones that have a default, an example or a const.
+ */
 function exampleFor(schema, depth = 0) {
   if (!schema || typeof schema !== "object" || depth > 6) return null;
   if (schema.default !== undefined) return schema.default;
@@ -673,8 +676,12 @@ function exampleFor(schema, depth = 0) {
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
   switch (type ?? (schema.properties ? "object" : undefined)) {
     case "object": {
+      // An optional property is left out unless its schema suggests a value: a blank or a minimum would
+      // override the server's own default (slow's steps became 1, fail's reason "").
+      const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+      const suggests = (v) => v && typeof v === "object" && (v.default !== undefined || (Array.isArray(v.examples) && v.examples.length > 0) || v.const !== undefined);
       const out = {};
-      for (const [k, v] of Object.entries(schema.properties ?? {})) out[k] = exampleFor(v, depth + 1);
+      for (const [k, v] of Object.entries(schema.properties ?? {})) if (required.has(k) || suggests(v)) out[k] = exampleFor(v, depth + 1);
       return out;
     }
     case "array":

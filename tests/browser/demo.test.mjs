@@ -373,6 +373,12 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await waitForText("#out-flat", "[Image: image/png (not sent: text only)]");
   assert.equal(await page.$eval("#out-images img", (img) => img.complete && img.naturalWidth), 16);
 
+  // Optional arguments without a default are left out of the pre-filled ones: the server's defaults apply.
+  for (const [tool, args] of [["slow", {}], ["fail", {}], ["ask_name", {}], ["get_weather", { city: "Paris" }]]) {
+    await page.selectOption("#call-tool", tool);
+    assert.deepEqual(JSON.parse(await page.inputValue("#call-args")), args, `${tool}'s pre-filled arguments`);
+  }
+
   // slow: progress notifications, then the result.
   await page.selectOption("#call-tool", "slow");
   await page.fill("#call-args", '{"steps": 3, "delay_ms": 150}');
