@@ -175,6 +175,11 @@ function setStatus(id, text, ok = false) {
 
 const SAMPLE_SERVER = { filesystem: "filesystem", github: "github", mongodb: "mongodb", airtable: "airtable", notion: "notion" };
 let serverTools = null; // the tools of the connected server, when the Convert panel shows them
+let loaded = null; // {server, names}: the sample (or server) whose tools were put in the field, and the server name it set
+
+function remember(tools) {
+  loaded = { server: $("server-name").value, names: new Set(tools.map((t) => t?.name)) };
+}
 
 function parseTools(text) {
   let doc;
@@ -292,6 +297,12 @@ function convert({ typing = false } = {}) {
     reportConvertError(err, typing);
     return;
   }
+  // Tools of one's own in place of a sample's (none of its names left): the sample's server name, still as it
+  // set it, is not theirs.
+  if (loaded && $("server-name").value === loaded.server && tools.length > 0 && !tools.some((t) => loaded.names.has(t?.name))) {
+    $("server-name").value = "";
+    loaded = null;
+  }
   const options = convertOptions();
   try {
     const report = checkTools(tools, provider, options);
@@ -367,6 +378,7 @@ async function loadSample(id) {
     $("sample-source").textContent = `${s.package} ${s.version}: ${sample.tools.length} of its real tools, verbatim (captured ${s.capturedAt?.slice(0, 10) ?? "?"}).`;
     $("tools-input").value = JSON.stringify(sample.tools, null, 2);
     $("server-name").value = sample.serverName ?? SAMPLE_SERVER[id] ?? "";
+    remember(sample.tools);
     convert();
   } catch (err) {
     showError("convert-error", err);
@@ -378,6 +390,7 @@ function showServerTools() {
   $("sample-source").textContent = `The ${serverTools.tools.length} tools of ${serverTools.url}, from tools/list.`;
   $("tools-input").value = JSON.stringify(serverTools.tools, null, 2);
   $("server-name").value = serverTools.server;
+  remember(serverTools.tools);
   convert();
 }
 
@@ -589,6 +602,9 @@ async function connect(event) {
   $("tool-description").textContent = "";
   connected = null;
   askers.clear();
+  // The Sample list offers a connected server's tools only while it is connected.
+  serverTools = null;
+  $("sample").querySelector('option[value="server"]')?.remove();
   listenErrorShown = false;
   setStatus("tools-changed", "");
   await dropClient();

@@ -271,6 +271,9 @@ test("typing tools in bursts: the error alert waits for the text to settle, and 
   }
   await waitForText("#out-names", "typed");
   await page.waitForSelector("#convert-error", { state: "hidden" });
+  // Tools of one's own: the sample's server name (notion) went with its tools.
+  assert.equal(await page.inputValue("#server-name"), "");
+  assert.equal((await page.$$eval("#out-names tbody tr", (trs) => trs.map((tr) => tr.cells[0].textContent))).join(), "mcp__typed");
   // A mistake typed and left: shown once, after the pause; leaving the field does not show it again.
   await page.type("#tools-input", ",");
   await new Promise((r) => setTimeout(r, 700));
@@ -635,6 +638,7 @@ test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   assert.equal(await page.getAttribute("#connect-error", "role"), "alert");
   assert.equal(await isVisible("#connect-error"), true);
   assert.equal(await page.isDisabled("#call-btn"), true);
+  assert.equal(await page.$('#sample option[value="server"]'), null, "the Sample list still offers the server the page is not connected to");
 
   // UNAUTHORIZED, with the WWW-Authenticate challenge; then the right token connects.
   await page.fill("#mcp-url", demo.authUrl);
