@@ -63,10 +63,15 @@ export function startStatic({ root = "www-demo", port = 8080, files = {} } = {})
       res.end(req.method === "HEAD" ? undefined : body);
       return;
     }
-    const file = readable ? await fileFor(urlPath) : null;
+    if (!readable) {
+      res.writeHead(405, { "content-type": TYPES[".txt"], allow: "GET, HEAD" });
+      res.end(`method not allowed: ${req.method} (the demo's files are read with GET or HEAD)\n`);
+      return;
+    }
+    const file = await fileFor(urlPath);
     if (!file) {
-      res.writeHead(readable ? 404 : 405, { "content-type": TYPES[".txt"] });
-      res.end("not found\n");
+      res.writeHead(404, { "content-type": TYPES[".txt"] });
+      res.end(req.method === "HEAD" ? undefined : "not found\n");
       return;
     }
     res.writeHead(200, {

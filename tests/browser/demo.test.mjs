@@ -768,6 +768,16 @@ test("screenshot for the README (docs/demo.png)", async () => {
   assert.deepEqual(pageErrors, [], "the page logged errors");
 });
 
+test("the page's server answers other methods than GET and HEAD with 405 and says so", async () => {
+  const post = await fetch(new URL("index.html", demo.pageUrl), { method: "POST", body: "x" });
+  assert.equal(post.status, 405);
+  assert.equal(post.headers.get("allow"), "GET, HEAD");
+  assert.match(await post.text(), /^method not allowed: POST/);
+  const missing = await fetch(new URL("no-such-file.txt", demo.pageUrl));
+  assert.equal(missing.status, 404);
+  assert.equal(await missing.text(), "not found\n");
+});
+
 test("Ctrl-C stops both servers", async () => {
   const { child } = demo;
   const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
