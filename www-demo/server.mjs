@@ -437,11 +437,14 @@ function authorizationServer(log, allowedOrigins) {
           // The consent page the user sees in the popup.
           const decide = (allow) => `/authorize/decide?${new URLSearchParams({ ...Object.fromEntries(q), allow })}`;
           res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-          res.end(`<!doctype html><meta charset="utf-8"><title>Sign in: toolwire demo</title>
-<style>body{font:16px system-ui,sans-serif;max-width:28em;margin:3em auto;padding:0 1em}a{display:inline-block;margin:.5em 1em 0 0;padding:.5em 1.2em;border-radius:6px;text-decoration:none;border:1px solid #2563eb}#allow{background:#2563eb;color:#fff}</style>
+          res.end(`<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in: toolwire demo</title>
+<style>body{font:16px system-ui,sans-serif;max-width:28em;margin:3em auto;padding:0 1em}a{display:inline-block;margin:.5em 1em 0 0;padding:.5em 1.2em;border-radius:6px;text-decoration:none;border:1px solid #2563eb}#allow{background:#2563eb;color:#fff}a:focus-visible{outline:3px solid #2563eb;outline-offset:2px}</style>
+<main>
 <h1>toolwire demo server</h1>
 <p><strong>${escapeHtml(client.client_name)}</strong> asks to use this server's tools (scope <code>${escapeHtml(q.get("scope") ?? "none")}</code>).</p>
-<a id="allow" href="${escapeHtml(decide("1"))}">Allow</a><a id="deny" href="${escapeHtml(decide("0"))}">Deny</a>`);
+<a id="allow" href="${escapeHtml(decide("1"))}">Allow</a><a id="deny" href="${escapeHtml(decide("0"))}">Deny</a>
+</main>
+</html>`);
           return true;
         }
         const back = new URL(redirect);

@@ -673,7 +673,8 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   await page.check("#mcp-oauth");
   const [popup] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
   await popup.waitForSelector("#allow");
-  assert.match(await popup.textContent("body"), /toolwire demo page/);
+  assert.match(await popup.textContent("main"), /toolwire demo page/);
+  assert.equal(await popup.evaluate(() => document.documentElement.lang), "en", "the consent page has no language");
   // The authorization server's page has no hold on the demo page (it could navigate it).
   assert.equal(await popup.evaluate(() => window.opener === null), true, "the consent page has an opener");
   const authorizeUrl = new URL(popup.url());
