@@ -506,6 +506,10 @@ function setCallEnabled(on) {
 /** The channel oauth-callback.html hands the URL it was sent back to on. */
 const OAUTH_CHANNEL = "toolwire-demo-oauth";
 
+/** Ends the sign-in under way (closes its popup): Cancel calls it. */
+let endSignIn = null;
+let signInLeftOpen = false; // Cancel could not close the sign-in window
+
 function oauthFor(url) {
   const key = `toolwire-demo-oauth:${url}`;
   return {
@@ -516,17 +520,32 @@ function oauthFor(url) {
     authorize: ({ url: at, state, signal }) =>
       new Promise((resolve, reject) => {
         setStatus("connect-status", "Signing in: allow the demo page in the popup…");
-        const popup = window.open("about:blank", "toolwire-oauth", "width=520,height=640");
+        // A new window each time ("_blank"): a named one left open on the authorization server's page (a sign-in
+        // cancelled there) is no longer this page's to navigate, and reusing it would fail.
+        const popup = window.open("about:blank", "_blank", "popup,width=520,height=640");
         if (!popup) return reject(new Error("the sign-in popup was blocked: allow popups for this page"));
         popup.opener = null;
         popup.location.replace(at);
         const channel = new BroadcastChannel(OAUTH_CHANNEL);
+        // The page can close the popup while it shows a page of this origin (blank, or the callback), not while
+        // it shows the authorization server's: disowned, it is not this page's any more.
+        const closable = () => {
+          try {
+            return popup.location.origin === location.origin || popup.location.href === "about:blank";
+          } catch {
+            return false;
+          }
+        };
         const end = (settle, value) => {
           clearInterval(watch);
           channel.close();
-          popup.close();
+          const open = !popup.closed && !closable();
+          if (!open) popup.close();
+          endSignIn = null;
           settle(value);
+          return open;
         };
+        endSignIn = () => end(reject, new Error("signing in was cancelled"));
         channel.onmessage = (e) => {
           if (e.origin !== location.origin || typeof e.data !== "string") return;
           let back;
@@ -591,9 +610,18 @@ function listenEnded(c, end) {
   if (lost) connectionLost(c, err);
 }
 
+let connecting = null; // the AbortController of the connect under way: Cancel aborts it
+
 async function connect(event) {
   event?.preventDefault();
   if (isBusy("connect-btn")) return;
+  setBusy("connect-btn", true);
+  const abort = new AbortController();
+  connecting = abort;
+  $("connect-cancel").hidden = false;
+  const url = $("mcp-url").value.trim();
+  // At once: the status of the connection being left must not stand for the new one meanwhile.
+  setStatus("connect-status", `Connecting to ${url}…`);
   clearError("connect-error");
   clearError("call-error");
   setCallEnabled(false);
@@ -608,13 +636,10 @@ async function connect(event) {
   listenErrorShown = false;
   setStatus("tools-changed", "");
   await dropClient();
-  const url = $("mcp-url").value.trim();
   const headers = {};
   const auth = $("mcp-auth").value.trim();
   if (auth) headers.authorization = auth;
   const oauth = $("mcp-oauth").checked ? oauthFor(url) : undefined;
-  setStatus("connect-status", `Connecting to ${url}…`);
-  setBusy("connect-btn", true);
   let c;
   try {
     // The page can answer a server's questions (elicitation) with a form: it says so, and answers them.
@@ -633,10 +658,11 @@ async function connect(event) {
       onRequest,
       onToolListChanged: () => toolsChanged(c),
     });
-    await c.connect();
+    await c.connect({ signal: abort.signal });
     client = c;
     changedWhileListing = false;
     const tools = await c.listTools();
+    abort.signal.throwIfAborted();
     const info = c.serverInfo;
     connected = { url, server: slug(info?.name), tools };
     serverTools = connected;
@@ -663,8 +689,15 @@ async function connect(event) {
     showServerTools();
     if (changedWhileListing) toolsChanged(c);
   } catch (err) {
-    setStatus("connect-status", "Not connected.");
-    showError("connect-error", err);
+    if (abort.signal.aborted) {
+      // Cancelled: said in the status, not as an error.
+      setStatus("connect-status", `Not connected: connecting to ${url} was cancelled.${signInLeftOpen ? " Close the sign-in window too." : ""}`);
+      signInLeftOpen = false;
+      if (client === c) await dropClient();
+    } else {
+      setStatus("connect-status", "Not connected.");
+      showError("connect-error", err);
+    }
     if (c && client !== c) {
       try {
         c.free();
@@ -673,7 +706,12 @@ async function connect(event) {
       }
     }
   } finally {
+    connecting = null;
+    // The focus on Cancel, which goes away, moves to the button that connects.
+    const hadFocus = document.activeElement === $("connect-cancel");
+    $("connect-cancel").hidden = true;
     setBusy("connect-btn", false);
+    if (hadFocus || document.activeElement === document.body) $("connect-btn").focus();
   }
 }
 
@@ -944,6 +982,10 @@ async function main() {
   $("server-name").addEventListener("input", convertSoon);
   for (const id of ["tools-input", "server-name"]) $(id).addEventListener("blur", settleNow);
   $("connect-form").addEventListener("submit", connect);
+  $("connect-cancel").addEventListener("click", () => {
+    signInLeftOpen = endSignIn?.() ?? false;
+    connecting?.abort(new Error("cancelled by the user"));
+  });
   $("call-form").addEventListener("submit", callTool);
   $("resource-form").addEventListener("submit", readResource);
   $("call-tool").addEventListener("change", selectTool);

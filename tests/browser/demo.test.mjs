@@ -727,6 +727,26 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   await closed.close();
   const gone = await waitForText("#connect-error", "Signing in did not finish");
   assert.doesNotMatch(gone, /Authorization header field/);
+  // A connect that waits for signing in can be cancelled from the page: the popup closes, and no error.
+  const [pending] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
+  await pending.waitForSelector("#allow");
+  assert.equal(await isVisible("#connect-cancel"), true);
+  await page.bringToFront();
+  await page.focus("#connect-cancel");
+  await page.keyboard.press("Enter");
+  // The popup shows the authorization server's page, which the page disowned: it asks the user to close it.
+  assert.match(await waitForText("#connect-status", "was cancelled"), /was cancelled\. Close the sign-in window too\.$/);
+  assert.equal(await isVisible("#connect-error"), false);
+  assert.equal(await isVisible("#connect-cancel"), false);
+  assert.equal(await focused(), "connect-btn", "the focus did not move from the vanished Cancel to Connect");
+  await new Promise((r) => setTimeout(r, 700));
+  assert.equal(await isVisible("#connect-error"), false, "the popup's watch reported the cancelled sign-in");
+  // Signing in again opens a new window (the old one is not this page's to reuse), while the old one is still open.
+  const [again] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
+  assert.notEqual(again, pending);
+  await again.click("#deny");
+  await waitForText("#connect-error", "Signing in was denied");
+  await pending.close();
   await page.uncheck("#mcp-oauth");
 });
 
