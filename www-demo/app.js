@@ -209,14 +209,19 @@ function count(report, key) {
   return report.tools.reduce((n, t) => n + t[key].length, 0);
 }
 
+/** A path or rule that may wrap after each "/" (and only there, unless a part alone is too wide). */
+function breakable(text) {
+  return text.split(/(?<=\/)/).flatMap((part, i) => (i === 0 ? [part] : [el("wbr"), part]));
+}
+
 function diagnosticRows(kind, list) {
   return list.map((d) =>
     el(
       "tr",
       { class: kind },
       el("td", {}, kind),
-      el("td", { class: "path" }, el("code", {}, d.path === "" ? "(root)" : d.path)),
-      el("td", { class: "rule" }, el("code", {}, d.rule)),
+      el("td", { class: "path" }, el("code", {}, d.path === "" ? "(root)" : breakable(d.path))),
+      el("td", { class: "rule" }, el("code", {}, breakable(d.rule))),
       el("td", {}, d.message),
     ),
   );

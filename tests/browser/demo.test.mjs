@@ -308,6 +308,17 @@ test("at 320 px the report and the name map fit: nothing scrolls sideways, and t
     const widths = await page.$$eval("#out-report tbody tr", (trs) => trs.map((tr) => [tr.cells[3].getBoundingClientRect().width, tr.getBoundingClientRect().width]));
     assert.ok(widths.length > 0);
     for (const [message, row] of widths) assert.ok(message >= row * 0.9, `the message is ${message} px of a ${row} px row`);
+    // Wider, with the table kept (one column of panels, or two): paths and rules wrap after a "/", not the box.
+    await page.selectOption("#sample", "github");
+    await waitForText("#out-names", "mcp__github__create_issue");
+    for (const width of [700, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.evaluate(() => document.querySelectorAll("#out-report details").forEach((d) => (d.open = true)));
+      const wide = await page.$$eval("#out-report, #out-names", (els) => els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id));
+      assert.deepEqual(wide, [], `at ${width} px`);
+    }
+    await page.selectOption("#sample", "notion");
+    await waitForText("#out-report .summary", "3 tools");
   } finally {
     await page.setViewportSize({ width: 1280, height: 900 });
   }
