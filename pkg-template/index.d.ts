@@ -1897,6 +1897,15 @@ export interface McpDroppedTool {
   code?: ToolwireErrorCode;
 }
 
+/** Options of {@link McpHub.callTool}: {@link McpCallOptions}, and which provider's name map reads the call. */
+export interface McpHubCallOptions extends McpCallOptions {
+  /**
+   * The provider whose model made the call: the name and arguments are read with the map of the last
+   * `tools(provider)` (`UNKNOWN_TOOL_NAME` when `tools()` was never called for it). Absent: the last `tools()`'s.
+   */
+  provider?: Provider | "openai-chat" | "google";
+}
+
 /** Several MCP servers behind one set of provider tools. */
 export class McpHub {
   /**
@@ -1938,8 +1947,16 @@ export class McpHub {
    * `tools()`). Read it after `tools()`: the same list as `listTools()`'s `dropped`.
    */
   readonly droppedTools: McpDroppedTool[];
-  /** The name map of the last `tools()` call. */
+  /**
+   * The name map of the last `tools()` call, whatever its provider. An app that converts for several providers
+   * reads each one's with {@link McpHub.nameMapFor}.
+   */
   readonly nameMap: NameMapJson | null;
+  /**
+   * The name map of the last `tools(provider)` call for that provider (`"openai-chat"` is `"openai"`, `"google"`
+   * is `"gemini"`), or `null` when `tools()` was not called for it. `UNKNOWN_PROVIDER` for an unknown provider.
+   */
+  nameMapFor(provider: Provider | "openai-chat" | "google"): NameMapJson | null;
   /**
    * Routes a provider tool call through the name map and the policy to its server; `options` are
    * {@link McpClient.callTool}'s (a tool that runs only as a task is followed to its result there too).
@@ -1951,8 +1968,14 @@ export class McpHub {
    * select (left out of `selectedServers`, or `enabled: false`) is `UNKNOWN_TOOL_NAME`: a deselected server is
    * not called through an older name. A server whose listing failed is still called through the names of
    * the last `tools()` (the next `tools()` offers what the listings have).
+   *
+   * The hub keeps the last name map of each provider it converted for. Without `options.provider` the name is
+   * read with the map of the last `tools()` call, whatever its provider; an app that offers the tools to
+   * several providers (a fallback between models) passes the provider whose model made the call, so that
+   * its arguments are read as that provider was given the tool (OpenAI strict's `null` for an absent argument
+   * dropped, Gemini's stringified enums turned back) and the policy judges the tool as that `tools()` saw it.
    */
-  callTool(providerName: string, args: unknown, options?: McpCallOptions): Promise<{
+  callTool(providerName: string, args: unknown, options?: McpHubCallOptions): Promise<{
     result: McpCallToolResult;
     text: string;
     isError: boolean;

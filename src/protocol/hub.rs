@@ -12,7 +12,9 @@
 //!   (see [`Hub::refresh`]); `call_tool` routes a provider name through that map (an unknown
 //!   name is an error, never a guess, and so is a name of a server the last listing did not
 //!   select), checks the permission policy against the tool as it was when the map was made,
-//!   calls the server and flattens the result.
+//!   calls the server and flattens the result. The latest map of each provider is kept: an app
+//!   that offers the tools to several providers (a fallback between models) routes each call
+//!   through the map of the provider that made it ([`Hub::call_tool_for`]).
 //! * `close_all` gives every session a graceful close of at most 3 s.
 
 use std::cell::{Cell, RefCell};
@@ -82,11 +84,12 @@ struct Listed {
     listing: u64,
 }
 
-/// The name map of the last [`Hub::tools`], and the annotations each of its tools had then,
-/// entry by entry (none without a policy): what the policy judges a call on besides its names.
-/// A call is routed and judged on the same tool: a listing since (one that no longer has the
-/// tool, or one that failed) changes neither until the next `tools`.
+/// The name map of the last [`Hub::tools`] for a provider, and the annotations each of its tools
+/// had then, entry by entry (none without a policy): what the policy judges a call on besides its
+/// names. A call is routed and judged on the same tool: a listing since (one that no longer has
+/// the tool, or one that failed) changes neither until the provider's next `tools`.
 struct Routes {
+    provider: Provider,
     map: NameMap,
     annotations: Vec<Option<ToolAnnotations>>,
 }
@@ -114,7 +117,8 @@ pub struct Hub<T: Transport, C: Clock> {
     /// The servers the last [`Hub::list_tools`] was asked for: a call to a server it left out
     /// is refused, whatever name map routes it.
     selection: RefCell<Selection>,
-    routes: RefCell<Option<Routes>>,
+    /// The routes of each provider's last [`Hub::tools`], the latest `tools` last.
+    routes: RefCell<Vec<Routes>>,
     /// The tools the last [`Hub::tools`] could not convert, each `{server, name, index, code,
     /// reason}`.
     unconverted: RefCell<Vec<Value>>,
@@ -180,7 +184,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             listed_once: Cell::new(false),
             listings: Cell::new(0),
             selection: RefCell::default(),
-            routes: RefCell::new(None),
+            routes: RefCell::default(),
             unconverted: RefCell::default(),
             policy,
             confirm,
@@ -362,7 +366,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     }
 
     /// Converts the listed tools for a provider and keeps the name map for `call_tool`, with the
-    /// annotations of its tools (see [`Routes`]). Returns the provider's tool list as JSON text
+    /// annotations of its tools (see [`Routes`]), in place of that provider's previous map (the
+    /// other providers' maps are kept: [`Hub::call_tool_for`]). Returns the provider's tool list as JSON text
     /// (the JSON API's path: schemas that need no change are passed straight through).
     ///
     /// A tool that cannot be converted (a schema past `opts`' limits, an empty name) takes out
@@ -399,14 +404,29 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             Some(_) => tools.iter().map(|(_, _, t)| t.get("annotations").cloned().and_then(ToolAnnotations::from_value)).collect(),
             None => Vec::new(),
         };
-        *self.routes.borrow_mut() = Some(Routes { map: conv.name_map, annotations });
+        {
+            let mut routes = self.routes.borrow_mut();
+            routes.retain(|r| r.provider != provider);
+            routes.push(Routes { provider, map: conv.name_map, annotations });
+        }
         *self.unconverted.borrow_mut() = unconverted;
         Ok(conv.tools)
     }
 
     /// The name map of the last `tools` call.
     pub fn name_map(&self) -> Option<NameMap> {
-        self.routes.borrow().as_ref().map(|r| r.map.clone())
+        self.name_map_for(None)
+    }
+
+    /// The name map of the last `tools` call for `provider` (`None`: of the last `tools` call,
+    /// whatever its provider).
+    pub fn name_map_for(&self, provider: Option<Provider>) -> Option<NameMap> {
+        let routes = self.routes.borrow();
+        match provider {
+            None => routes.last(),
+            Some(p) => routes.iter().find(|r| r.provider == p),
+        }
+        .map(|r| r.map.clone())
     }
 
     /// Whether the last [`Hub::list_tools`] was asked for `server` (every server until one is).
@@ -423,13 +443,33 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// server the last [`Hub::list_tools`] left out (deselected, or tools turned off) is
     /// `UNKNOWN_TOOL_NAME`: its tools are no longer offered. A server whose listing failed is
     /// still called through the map, which has the tools it had.
-    pub async fn call_tool(&self, provider_name: &str, args: Value, mut opts: CallOptions) -> Result<HubCall> {
+    ///
+    /// The name is looked up in the map of the last [`Hub::tools`], whatever its provider: see
+    /// [`Hub::call_tool_for`] for an app that converts for several providers.
+    pub async fn call_tool(&self, provider_name: &str, args: Value, opts: CallOptions) -> Result<HubCall> {
+        self.call_tool_for(None, provider_name, args, opts).await
+    }
+
+    /// [`Hub::call_tool`] through the map of the last [`Hub::tools`] for `provider` (`None`: the
+    /// last map, whatever its provider): the call a provider's model made is read with the names,
+    /// argument plan (an OpenAI strict `null` meaning "absent", Gemini's stringified enums) and
+    /// annotations that provider was given, whichever provider was converted for since. A
+    /// provider that `tools` was never called for is `UNKNOWN_TOOL_NAME`.
+    pub async fn call_tool_for(&self, provider: Option<Provider>, provider_name: &str, args: Value, mut opts: CallOptions) -> Result<HubCall> {
         // `name`: the map's own name for the tool, which the policy judges (the model may have
         // called it inside a namespace, `functions.NAME`: see `NameMap::position`).
         let (name, server, tool, plan, annotations) = {
             let routes = self.routes.borrow();
-            let routes = routes.as_ref().ok_or_else(|| {
-                Error::new(ErrorCode::UnknownToolName, format!("no tool is named \"{provider_name}\": call tools(provider) first"))
+            let routes = match provider {
+                None => routes.last(),
+                Some(p) => routes.iter().find(|r| r.provider == p),
+            };
+            let routes = routes.ok_or_else(|| match provider {
+                None => Error::new(ErrorCode::UnknownToolName, format!("no tool is named \"{provider_name}\": call tools(provider) first")),
+                Some(p) => Error::new(
+                    ErrorCode::UnknownToolName,
+                    format!("no tool is named \"{provider_name}\" for provider \"{}\": call tools(\"{}\") first", p.as_str(), p.as_str()),
+                ),
             })?;
             let (e, annotations) = routes.resolve(provider_name)?;
             (e.name.clone(), e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone(), annotations)
@@ -608,7 +648,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::protocol::client::tests::{accepted, harness_with, init_reply, init_reply_id, legacy, status_reply, FakeClock, Reply, Scripted};
+    use crate::protocol::client::tests::{accepted, body, harness_with, init_reply, init_reply_id, legacy, status_reply, FakeClock, Reply, Scripted};
 
     type TestHub = Hub<Scripted, FakeClock>;
 
@@ -742,6 +782,60 @@ mod tests {
         assert!(docs.tools_changed());
         assert_eq!(names(), ["mcp__docs__search", "mcp__docs__write"]);
         assert!(!docs.tools_changed());
+    }
+
+    /// A server that answers every call with the arguments it got, as text.
+    fn echoing_arguments() -> Reply {
+        Reply::Server(Rc::new(|req| Reply::Echo(json!({"content": [{"type": "text", "text": body(req)["params"]["arguments"].to_string()}]}))))
+    }
+
+    /// An app that converts for two providers (a fallback between models) reads each model's
+    /// call with its provider's map: OpenAI strict's `null` for an absent argument is dropped
+    /// even after an Anthropic conversion, whose map (the last one) has no such plan.
+    #[test]
+    fn each_providers_last_name_map_is_kept() {
+        let tools = json!([{"name": "add", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}, "note": {"type": "string"}}, "required": ["a"]}}]);
+        let hub = hub(vec![("s", vec![listing(tools), echoing_arguments()])], None, None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        hub.tools(Provider::OpenAi, &strict).unwrap();
+        hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        let sent = |provider: Option<Provider>| block_on(hub.call_tool_for(provider, "mcp__s__add", json!({"a": 1, "note": null}), CallOptions::default())).map(|c| c.text);
+        assert_eq!(sent(Some(Provider::OpenAi)).unwrap(), r#"{"a":1}"#);
+        // Without a provider: the last map, Anthropic's, which passes the arguments through.
+        assert_eq!(sent(None).unwrap(), r#"{"a":1,"note":null}"#);
+        assert_eq!(sent(Some(Provider::Anthropic)).unwrap(), r#"{"a":1,"note":null}"#);
+        assert!(hub.name_map_for(Some(Provider::OpenAi)).unwrap().entries()[0].args.is_some());
+        assert!(hub.name_map_for(Some(Provider::Anthropic)).unwrap().entries()[0].args.is_none());
+        assert_eq!(hub.name_map(), hub.name_map_for(Some(Provider::Anthropic)));
+        let e = sent(Some(Provider::Gemini)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownToolName);
+        assert_eq!(e.message, "no tool is named \"mcp__s__add\" for provider \"gemini\": call tools(\"gemini\") first");
+        assert!(hub.name_map_for(Some(Provider::Gemini)).is_none());
+        // A provider's next conversion replaces its map only.
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        assert_eq!(sent(Some(Provider::OpenAi)).unwrap(), r#"{"a":1,"note":null}"#);
+        assert_eq!(hub.name_map(), hub.name_map_for(Some(Provider::OpenAi)));
+        assert!(hub.name_map_for(Some(Provider::Anthropic)).is_some());
+    }
+
+    /// Each provider's map keeps the annotations its tools had when it was made: the policy
+    /// judges a call on the tool as its provider was given it.
+    #[test]
+    fn each_providers_map_is_judged_on_its_own_annotations() {
+        let safe = json!([{"name": "wipe", "annotations": {"readOnlyHint": true}}]);
+        let destructive = json!([{"name": "wipe", "annotations": {"destructiveHint": true}}]);
+        let (confirm, asked) = refusing();
+        let hub = hub(vec![("s", vec![listing(safe), listing(destructive), echoing_arguments()])], Some(json!({"allow": ["mcp__s"], "askDestructive": true})), Some(confirm));
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        let call = |p| block_on(hub.call_tool_for(Some(p), "mcp__s__wipe", json!({}), CallOptions::default()));
+        assert_eq!(call(Provider::Anthropic).unwrap_err().code, ErrorCode::PermissionDenied);
+        assert_eq!(call(Provider::OpenAi).unwrap().text, "{}");
+        assert_eq!(*asked.borrow(), ["mcp__s__wipe"]);
     }
 
     /// A schema `depth` objects deep.

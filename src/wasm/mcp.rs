@@ -836,21 +836,33 @@ impl JsMcpHub {
         self.inner.name_map().and_then(|m| to_js(&m.to_json_value()).ok()).unwrap_or(JsValue::NULL)
     }
 
+    /// The name map of the last `tools(provider)` call for that provider, or `null`.
+    #[wasm_bindgen(js_name = nameMapFor)]
+    pub fn name_map_for(&self, provider: JsValue) -> Result<JsValue, Error> {
+        let provider = Provider::parse(&string_param(&provider, "provider")?)?;
+        Ok(self.inner.name_map_for(Some(provider)).and_then(|m| to_js(&m.to_json_value()).ok()).unwrap_or(JsValue::NULL))
+    }
+
     /// Routes a provider tool call: `{result, text, isError, server, tool}`. Unknown names (and
     /// names of a server the last `listTools()` did not select), denied calls and transport
     /// failures reject with a `ToolwireError`. The policy judges the tool as the last `tools()`
-    /// saw it (`Hub::call_tool`).
+    /// saw it (`Hub::call_tool`). `options.provider` reads the name with the map of that
+    /// provider's last `tools()` (`Hub::call_tool_for`); without it, the last `tools()`'s map.
     #[wasm_bindgen(js_name = callTool)]
     pub fn call_tool(&self, provider_name: JsValue, args: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let prepared = (|| -> Result<_, Error> {
             let name = string_param(&provider_name, "name")?;
             let args = crate::calls::model_arguments(&name, crate::wasm::names::raw_args(&args)?)?;
-            Ok((name, args, call_options(&options)?))
+            let provider = match get(&options, "provider") {
+                p if p.is_undefined() || p.is_null() => None,
+                p => Some(Provider::parse(&string_param(&p, "options.provider")?)?),
+            };
+            Ok((name, args, provider, call_options(&options)?))
         })();
         promise(Box::pin(async move {
-            let (name, args, opts) = prepared?;
-            let r = hub.call_tool(&name, args, opts).await?;
+            let (name, args, provider, opts) = prepared?;
+            let r = hub.call_tool_for(provider, &name, args, opts).await?;
             to_js(&crate::model::object([
                 ("result", r.result),
                 ("text", Value::String(r.text)),

@@ -545,6 +545,26 @@ describe("McpHub against malicious servers", () => {
     await hub.closeAll();
   });
 
+  test("tools() for two providers: each keeps its map; callTool's provider picks it, nameMapFor gives it", async () => {
+    const e = endpoints({ alpha: "normal" });
+    const hub = new McpHub(e.servers);
+    await within(15_000, hub.tools("openai", { strict: true }), "tools(openai)");
+    await hub.tools("anthropic");
+    const name = providerName(hub, "alpha", "long");
+    // The OpenAI strict model's null for the absent intervalMs is dropped by OpenAI's map only.
+    await hub.callTool(name, { steps: 1, intervalMs: null }, { provider: "openai" });
+    await hub.callTool(name, { steps: 1, intervalMs: null });
+    const calls = (await e.stats("alpha")).calls.map((c) => c.arguments);
+    assert.deepEqual(calls, [{ steps: 1 }, { steps: 1, intervalMs: null }]);
+    assert.ok(NameMap.fromJSON(hub.nameMapFor("openai")).prepareArguments(name, { steps: 1, intervalMs: null }).intervalMs === undefined);
+    assert.deepEqual(hub.nameMapFor("anthropic"), hub.nameMap, "without a provider: the last tools() map");
+    assert.equal(hub.nameMapFor("gemini"), null);
+    const err = await rejectsWith(hub.callTool(name, { steps: 1 }, { provider: "gemini" }), "UNKNOWN_TOOL_NAME");
+    assert.match(err.message, /call tools\("gemini"\) first/);
+    await rejectsWith(hub.callTool(name, { steps: 1 }, { provider: "mistral" }), "UNKNOWN_PROVIDER");
+    await hub.closeAll();
+  });
+
   test("huge-list: that server's error is LIMIT_EXCEEDED; the others still list", async () => {
     const e = endpoints({ huge: "huge-list", fine: "normal" });
     const hub = new McpHub(e.servers);

@@ -26,6 +26,7 @@ import {
   ToolwireError,
   type JsonValue,
   type JsonObject,
+  type NameMapJson,
   type McpTool,
   type McpCallToolResult,
   type ToolCall,
@@ -197,6 +198,9 @@ const closed: Promise<ToolwireError | undefined> = renewing.close();
 const expired = (e: unknown): boolean => e instanceof ToolwireError && e.code === "SESSION_EXPIRED";
 const resources: Promise<McpResource[]> = client.listAll("resources/list", null, { timeoutMs: 1000 });
 const templates: Promise<McpResourceTemplate[]> = hub.listAll("docs", "resources/templates/list");
+// A hub offering its tools to two providers: each call read with its own provider's map.
+const viaOpenAI: Promise<{ text: string; isError: boolean }> = hub.callTool("mcp__docs__search", { q: "x" }, { provider: "openai", timeoutMs: 1000 });
+const openaiNames: NameMapJson | null = hub.nameMapFor("openai");
 
 // A port from the MCP SDK's Client, as its users write it, without casts: typed results by method, listAll's
 // items, SDK result types from onRequest, the SDK's ClientCapabilities, `_meta` on progress and log messages.
