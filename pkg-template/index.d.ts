@@ -119,8 +119,9 @@ export interface NamingOptions {
   prefix?: string;
   /**
    * Names within every provider's rule at once (`^[a-zA-Z][a-zA-Z0-9_]{0,63}$`, which Bedrock's strictest APIs
-   * ask for too) instead of the target provider's: the same names whichever provider a conversation goes to.
-   * Default `false`.
+   * ask for too) instead of the target provider's: the same names whichever provider a conversation goes to,
+   * and names that frameworks which keep only letters, digits and `_` in a tool's name (OpenAI Agents JS's
+   * `tool()`) pass through unchanged. Default `false`.
    */
   portableNames?: boolean;
 }
@@ -394,7 +395,12 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * The tool behind a provider name. Throws `ToolwireError` with code `UNKNOWN_TOOL_NAME` for unknown names.
    * A name a model wrote inside a namespace (`functions.NAME`, `functions/NAME`, `default_api.NAME`,
    * `default_api:NAME`) is the tool `NAME` where no tool has the whole name; `name` in the answer is the
-   * map's own. Every reader of calls (`parseToolCalls`, `ToolCallAccumulator`, `McpHub.callTool`) resolves so.
+   * map's own. A name no tool has is then read with every character but ASCII letters and digits as `_`, in it
+   * and in the map's names: the one name that matches so is the tool's (frameworks that rename tools so, as
+   * OpenAI Agents JS's `tool()` does, `get-sum` to `get_sum`, have their model call the renamed name); when several
+   * match, `UNKNOWN_TOOL_NAME` names them (`details.candidates`). Any other unknown name's error suggests the
+   * map's closest names ("did you mean", `details.suggestions`): those whose tool has the name, then those a few
+   * edits away. Every reader of calls (`parseToolCalls`, `ToolCallAccumulator`, `McpHub.callTool`) resolves so.
    */
   resolve(name: string): ResolvedName;
   /** Whether `resolve(name)` finds a tool. */
@@ -534,6 +540,10 @@ export class ToolwireError extends Error {
   readonly supported?: JsonValue;
   /** `UNSUPPORTED_PROTOCOL_VERSION`: the version the server answered the handshake with. */
   readonly protocolVersion?: string;
+  /** `UNKNOWN_TOOL_NAME`: the map's names closest to the unknown one, best first ("did you mean"). */
+  readonly suggestions?: string[];
+  /** `UNKNOWN_TOOL_NAME`: the map's names an unknown name reads as once folded (every character but letters and digits as `_`). */
+  readonly candidates?: string[];
   /**
    * `HTTP_STATUS`: the session ended (HTTP 404, or a 400 naming it), was renewed for the request, and the new
    * one ended too at once (`status` is the second refusal's). A first expiry is renewed unseen.

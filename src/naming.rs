@@ -451,24 +451,89 @@ impl NameMap {
         self.entries.is_empty()
     }
 
-    /// Looks a provider name up, or reports it unknown.
+    /// Looks a provider name up ([`NameMap::position`]), or reports it unknown: an
+    /// `UNKNOWN_TOOL_NAME` that names the map's closest names (`details.suggestions`; "did you
+    /// mean"), or, for a name that reads as several names once folded, those names.
     pub fn resolve(&self, name: &str) -> Result<&NameEntry> {
-        self.position(name).and_then(|i| self.entries.get(i)).ok_or_else(|| {
-            Error::new(
-                ErrorCode::UnknownToolName,
-                format!("no tool is named \"{name}\" in this name map ({} names)", self.entries.len()),
-            )
-        })
+        match self.lookup(name) {
+            Lookup::Found(i) => Ok(&self.entries[i]),
+            Lookup::Ambiguous(at) => {
+                let names: Vec<&str> = at.iter().map(|&i| self.entries[i].name.as_str()).collect();
+                Err(Error::new(
+                    ErrorCode::UnknownToolName,
+                    format!(
+                        "no tool is named \"{name}\" in this name map ({} names); with every character but letters and digits read as \"_\" it could be {}",
+                        self.entries.len(),
+                        quoted_list(&names, "or")
+                    ),
+                )
+                .with_detail("candidates", names.iter().map(|n| Value::from(*n)).collect::<Vec<_>>()))
+            }
+            Lookup::Unknown => {
+                let close = self.closest(name);
+                let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", quoted_list(&close, "or")) };
+                let e = Error::new(ErrorCode::UnknownToolName, format!("no tool is named \"{name}\" in this name map ({} names){hint}", self.entries.len()));
+                Err(if close.is_empty() { e } else { e.with_detail("suggestions", close.iter().map(|n| Value::from(*n)).collect::<Vec<_>>()) })
+            }
+        }
     }
 
     /// Where a provider name's entry is in [`NameMap::entries`]. A name the map does not have
     /// is also looked up without a namespace a model put before it ([`MODEL_NAMESPACES`]):
     /// `functions.mcp__fs__read` is `mcp__fs__read` when the map has no tool of that whole name.
+    /// Failing that, every character but ASCII letters and digits is read as `_`, in the name
+    /// and in the map's names, and the one name that then matches is the name's (none when
+    /// several do): frameworks that rename tools so (OpenAI Agents JS's `tool()` makes
+    /// `mcp__everything__get-sum` into `mcp__everything__get_sum`) have their models call the
+    /// renamed name.
     pub fn position(&self, name: &str) -> Option<usize> {
+        match self.lookup(name) {
+            Lookup::Found(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Lookup {
         let index = self.index();
-        index.get(name).copied().or_else(|| {
-            without_model_namespace(name).and_then(|bare| index.get(bare).copied())
-        })
+        let bare = without_model_namespace(name);
+        if let Some(&i) = index.get(name).or_else(|| bare.and_then(|b| index.get(b))) {
+            return Lookup::Found(i);
+        }
+        for called in std::iter::once(name).chain(bare) {
+            let mut at = self.entries.iter().enumerate().filter(|(_, e)| folded_eq(&e.name, called)).map(|(i, _)| i);
+            match (at.next(), at.next()) {
+                (None, _) => {}
+                (Some(i), None) => return Lookup::Found(i),
+                (Some(i), Some(j)) => return Lookup::Ambiguous([i, j].into_iter().chain(at).collect()),
+            }
+        }
+        Lookup::Unknown
+    }
+
+    /// The map's names closest to an unknown one, best first (at most 3): those whose tool is
+    /// the name (`execute_sql` for `mcp__db__execute_sql`), or that end in it after a
+    /// separator, then those within a few edits of it (all read folded, as [`NameMap::position`]
+    /// reads them).
+    fn closest(&self, name: &str) -> Vec<&str> {
+        let called = fold(without_model_namespace(name).unwrap_or(name));
+        if called.is_empty() {
+            return Vec::new();
+        }
+        let most = (called.chars().count() / 4).clamp(1, 3);
+        let mut scored: Vec<(usize, usize, &str)> = Vec::new();
+        for (i, e) in self.entries.iter().enumerate() {
+            let folded = fold(&e.name);
+            let score = if fold(&e.tool) == called || folded.strip_suffix(called.as_str()).is_some_and(|head| head.ends_with('_')) {
+                Some(0)
+            } else {
+                edit_distance(&called, &folded, most).map(|d| d + 1)
+            };
+            if let Some(score) = score {
+                scored.push((score, i, e.name.as_str()));
+            }
+        }
+        scored.sort_unstable();
+        scored.into_iter().take(3).map(|(_, _, n)| n).collect()
     }
 
     /// Serialises to JSON (`{version:1, entries:[...]}`, `nameMap.toJSON()`).
@@ -495,6 +560,57 @@ impl NameMap {
             return Err(Error::new(ErrorCode::InvalidInput, "serialised name map has duplicate names"));
         }
         Ok(map)
+    }
+}
+
+/// What [`NameMap::lookup`] found.
+enum Lookup {
+    Found(usize),
+    /// Several names the name reads as, folded.
+    Ambiguous(Vec<usize>),
+    Unknown,
+}
+
+/// `name` with every character but ASCII letters and digits as `_`.
+fn fold(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+/// Whether two names are the same with every character but ASCII letters and digits as `_`.
+fn folded_eq(a: &str, b: &str) -> bool {
+    let f = |c: char| if c.is_ascii_alphanumeric() { c } else { '_' };
+    a.chars().count() == b.chars().count() && a.chars().zip(b.chars()).all(|(x, y)| f(x) == f(y))
+}
+
+/// The edit distance (Levenshtein, by character) between `a` and `b` if at most `most`.
+fn edit_distance(a: &str, b: &str, most: usize) -> Option<usize> {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > most {
+        return None;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+        if row.iter().all(|&d| d > most) {
+            return None;
+        }
+    }
+    Some(row[b.len()]).filter(|&d| d <= most)
+}
+
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+fn quoted_list(names: &[&str], last: &str) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    match quoted.split_last() {
+        None => String::new(),
+        Some((only, [])) => only.clone(),
+        Some((tail, head)) => format!("{} {last} {tail}", head.join(", ")),
     }
 }
 
@@ -843,6 +959,50 @@ mod tests {
         for unknown in ["functions.", "tools.mcp__s__t", "functions.functions.mcp__s__t", "xfunctions.mcp__s__t", "mcp__s__t.functions"] {
             assert_eq!(map.resolve(unknown).unwrap_err().code, ErrorCode::UnknownToolName, "{unknown}");
         }
+    }
+
+    /// A name a framework made by turning every character but letters and digits into `_`
+    /// (OpenAI Agents JS's `tool()`) reaches its tool when one name of the map folds to it; when
+    /// several do, the error names them.
+    #[test]
+    fn names_a_framework_folded_are_found_when_unambiguous() {
+        let pairs = [(Some("everything"), "get-sum"), (Some("s"), "a.b"), (Some("s"), "a-b"), (Some("s"), "a_c")];
+        let (map, _) = NameMap::build(&pairs, &opts(), NameRule::Gemini);
+        assert_eq!(map.entries()[0].name, "mcp__everything__get-sum");
+        for called in ["mcp__everything__get_sum", "functions.mcp__everything__get_sum", "mcp__everything__get.sum"] {
+            assert_eq!(map.resolve(called).unwrap().tool, "get-sum", "{called}");
+            assert_eq!(map.position(called), Some(0), "{called}");
+        }
+        // Exact names first: `mcp__s__a_c` is that tool, not a fold of another.
+        assert_eq!(map.resolve("mcp__s__a-c").unwrap().tool, "a_c");
+        assert_eq!(map.resolve("mcp__s__a.b").unwrap().tool, "a.b");
+        let e = map.resolve("mcp__s__a_b").unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownToolName);
+        assert_eq!(
+            e.message,
+            "no tool is named \"mcp__s__a_b\" in this name map (4 names); with every character but letters and digits read as \"_\" it could be \"mcp__s__a.b\" or \"mcp__s__a-b\""
+        );
+        assert_eq!(e.details.unwrap()["candidates"], serde_json::json!(["mcp__s__a.b", "mcp__s__a-b"]));
+        assert_eq!(map.position("mcp__s__a_b"), None);
+        // The fold is by character: a longer or shorter name is not a fold.
+        assert!(map.resolve("mcp__everything__get_sum_").is_err());
+        assert!(map.resolve("mcp__everything__get_su").is_err());
+    }
+
+    /// An unknown name's error suggests the map's closest names: those whose tool it is, then
+    /// those a few edits away; none when nothing is close.
+    #[test]
+    fn unknown_names_suggest_the_closest_names() {
+        let (map, _) = NameMap::build(&[(Some("db"), "execute_sql"), (Some("a"), "echo"), (Some("b"), "echo"), (Some("fs"), "read_file")], &opts(), NameRule::Strict);
+        let message = |name: &str| map.resolve(name).unwrap_err().message;
+        assert_eq!(message("execute_sql"), "no tool is named \"execute_sql\" in this name map (4 names); did you mean \"mcp__db__execute_sql\"?");
+        assert_eq!(message("echo"), "no tool is named \"echo\" in this name map (4 names); did you mean \"mcp__a__echo\" or \"mcp__b__echo\"?");
+        assert_eq!(message("functions.echo"), "no tool is named \"functions.echo\" in this name map (4 names); did you mean \"mcp__a__echo\" or \"mcp__b__echo\"?");
+        assert_eq!(message("mcp__fs__read_fil"), "no tool is named \"mcp__fs__read_fil\" in this name map (4 names); did you mean \"mcp__fs__read_file\"?");
+        assert_eq!(message("mcp__fs__write"), "no tool is named \"mcp__fs__write\" in this name map (4 names)");
+        let e = map.resolve("echo").unwrap_err();
+        assert_eq!(e.details.unwrap()["suggestions"], serde_json::json!(["mcp__a__echo", "mcp__b__echo"]));
+        assert!(map.resolve("weather").unwrap_err().details.is_none());
     }
 
     #[test]

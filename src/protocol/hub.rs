@@ -10,7 +10,8 @@
 //!   renewed since (a restarted server announces nothing), or whose listing's `ttlMs`
 //!   (2026-07-28) has run out, within a bound and with a growing wait after a failure
 //!   (see [`Hub::refresh`]); `call_tool` routes a provider name through that map (an unknown
-//!   name is an error, never a guess, and so is a name of a server the last listing did not
+//!   name is an error, never a guess: a name found only folded is the one name of the map it
+//!   folds to, see [`NameMap::position`]; and so is a name of a server the last listing did not
 //!   select), checks the permission policy against the tool as it was when the map was made,
 //!   calls the server and flattens the result. The latest map of each provider is kept: an app
 //!   that offers the tools to several providers (a fallback between models) routes each call

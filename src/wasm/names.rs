@@ -59,7 +59,7 @@ impl JsNameMap {
 
     /// Whether the map knows the name.
     pub fn has(&self, name: JsValue) -> bool {
-        name.as_string().is_some_and(|n| self.inner.resolve(&n).is_ok())
+        name.as_string().is_some_and(|n| self.inner.position(&n).is_some())
     }
 
     /// Every provider name, in tool order.
