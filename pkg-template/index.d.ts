@@ -179,25 +179,36 @@ export interface ObjectSchema extends JsonSchemaObject {
   required?: string[];
 }
 
-/** OpenAI Chat Completions: one entry of `tools`. */
-export interface OpenAIChatTool {
-  type: "function";
-  function: {
-    name: string;
-    description?: string;
-    parameters: ObjectSchema;
-    strict?: boolean;
-  };
-}
+/**
+ * The root schema of a tool emitted in OpenAI's strict mode: every property listed in `required` (an optional one
+ * made nullable), no other properties, no boolean property schemas. Frameworks that type strict parameters so
+ * (OpenAI Agents JS's `tool({ strict: true })`) take it as it is.
+ */
+export type StrictObjectSchema = ObjectSchema & {
+  properties: { [name: string]: JsonSchemaObject };
+  required: string[];
+  additionalProperties: false;
+};
 
-/** OpenAI Responses API: one entry of `tools` (flat; `strict` always present). */
-export interface OpenAIResponsesTool {
+/**
+ * OpenAI Chat Completions: one entry of `tools`. `function.strict` is `true` only for a tool emitted in strict mode
+ * (its `parameters` a {@link StrictObjectSchema}); `false` for one that fell back when strict was asked for; absent
+ * when it was not: narrowing on it (`if (t.function.strict)`) types the parameters.
+ */
+export type OpenAIChatTool = {
   type: "function";
-  name: string;
-  description?: string;
-  parameters: ObjectSchema;
-  strict: boolean;
-}
+  function:
+    | { name: string; description?: string; parameters: StrictObjectSchema; strict: true }
+    | { name: string; description?: string; parameters: ObjectSchema; strict?: false };
+};
+
+/**
+ * OpenAI Responses API: one entry of `tools` (flat; `strict` always present). `strict: true` only for a tool emitted
+ * in strict mode, whose `parameters` are a {@link StrictObjectSchema}: narrowing on it (`if (t.strict)`) types them.
+ */
+export type OpenAIResponsesTool =
+  | { type: "function"; name: string; description?: string; parameters: StrictObjectSchema; strict: true }
+  | { type: "function"; name: string; description?: string; parameters: ObjectSchema; strict: false };
 
 /** Anthropic Messages: one entry of `tools`. */
 export interface AnthropicTool {
@@ -820,7 +831,7 @@ export type NameMapInput = NameMap<JsonValue> | NameMapJson | string | null | un
 export type ArgumentsOf<M> = M extends NameMap<infer A> ? A : M extends null | undefined ? JsonObject : JsonValue;
 
 /** OpenAI Chat Completions: the model's turn, a `ChatCompletionAssistantMessageParam` (of the first choice). */
-export interface OpenAiAssistantMessage {
+export type OpenAiAssistantMessage = {
   role: "assistant";
   /** The text; `null` when there is none. */
   content: string | null;
@@ -831,18 +842,18 @@ export interface OpenAiAssistantMessage {
    * other key their deltas carried (Gemini's OpenAI-compatible endpoint: `extra_content.google.thought_signature`).
    */
   tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string }; extra_content?: JsonObject }>;
-}
+};
 
 /**
  * Ollama: the model's turn. From its own `/api/chat` stream, with `thinking` and arguments as objects (a call
  * without an id gets `call_{n}`, as its {@link ToolCall} does); from its OpenAI-compatible endpoint, as OpenAI's.
  */
-export interface OllamaAssistantMessage {
+export type OllamaAssistantMessage = {
   role: "assistant";
   content: string | null;
   thinking?: string;
   tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: JsonObject | string } }>;
-}
+};
 
 /**
  * A field toolwire passes on as the provider sent it, without reading it, whose type is the provider's SDK's to say
@@ -877,7 +888,7 @@ export type AnthropicAssistantBlock =
   | { type: "container_upload"; file_id: string };
 
 /** What an Anthropic server tool returned, for the `server_tool_use` block whose `id` is `tool_use_id`. */
-export interface AnthropicServerToolResultBlock {
+export type AnthropicServerToolResultBlock = {
   type:
     | "web_search_tool_result"
     | "web_fetch_tool_result"
@@ -889,21 +900,21 @@ export interface AnthropicServerToolResultBlock {
   /** The results, or `{type: "..._error", error_code}`. */
   content: ProviderDefined;
   caller?: ProviderDefined;
-}
+};
 
 /** Anthropic: the model's turn, a `MessageParam`. */
-export interface AnthropicAssistantMessage {
+export type AnthropicAssistantMessage = {
   role: "assistant";
   /** The content blocks in index order. */
   content: AnthropicAssistantBlock[];
-}
+};
 
 /**
  * A part of a Gemini model turn: text (a thought or not), a function call, or what the model made or ran itself,
  * each as the model sent it. A `functionResponse` part is the user's turn's ({@link GeminiFunctionResponsePart}),
  * never the model's.
  */
-export interface GeminiModelPart {
+export type GeminiModelPart = {
   text?: string;
   /** A thought (summary), kept apart from the rest of the text. */
   thought?: boolean;
@@ -927,13 +938,13 @@ export interface GeminiModelPart {
   toolResponse?: { id?: string; toolType: ProviderDefined; response?: JsonObject };
   /** The transcription of audio the model spoke. */
   audioTranscription?: { text?: string; finished?: boolean; [field: string]: ProviderDefined };
-}
+};
 
 /** Gemini and Vertex: the model's turn (of the first candidate), a `Content`. */
-export interface GeminiModelContent {
+export type GeminiModelContent = {
   role: "model";
   parts: GeminiModelPart[];
-}
+};
 
 /** A Bedrock Converse content block of the model's turn. */
 export type BedrockAssistantBlock =
@@ -942,10 +953,82 @@ export type BedrockAssistantBlock =
   | { toolUse: { toolUseId: string; name: string; input: JsonObject } };
 
 /** Bedrock Converse: the model's turn, a `Message`. */
-export interface BedrockAssistantMessage {
+export type BedrockAssistantMessage = {
   role: "assistant";
   content: BedrockAssistantBlock[];
-}
+};
+
+/** OpenAI Responses: a function call item of the model's turn, name and arguments as the model sent them. */
+export type OpenAIResponsesFunctionCallItem = {
+  type: "function_call";
+  id?: string;
+  call_id: string;
+  name: string;
+  arguments: string;
+  status?: "in_progress" | "completed" | "incomplete";
+  /** The namespace of a tool given in one (Responses' tool namespaces). */
+  namespace?: string;
+};
+
+/** OpenAI Responses: a message item of the model's turn (its text, or its refusal). */
+export type OpenAIResponsesMessageItem = {
+  type: "message";
+  id: string;
+  role: "assistant";
+  status: "in_progress" | "completed" | "incomplete";
+  content: Array<
+    | { type: "output_text"; text: string; annotations: ProviderDefined[]; logprobs?: ProviderDefined[] }
+    | { type: "refusal"; refusal: string }
+  >;
+  phase?: ProviderDefined;
+};
+
+/** OpenAI Responses: a reasoning item, sent back as it came (`encrypted_content` with `include`). */
+export type OpenAIResponsesReasoningItem = {
+  type: "reasoning";
+  id: string;
+  summary: Array<{ type: "summary_text"; text: string }>;
+  content?: Array<{ type: "reasoning_text"; text: string }>;
+  encrypted_content?: string | null;
+  status?: "in_progress" | "completed" | "incomplete";
+};
+
+/** OpenAI Responses: a custom tool's call (free-form `input`). */
+export type OpenAIResponsesCustomToolCallItem = { type: "custom_tool_call"; id?: string; call_id: string; name: string; input: string; namespace?: string };
+
+/**
+ * OpenAI Responses: an item of a tool OpenAI runs itself (web search, file search, code interpreter, image generation,
+ * remote MCP, computer use, shell, apply patch...), passed on as the stream gave it: its fields are the SDK's to say.
+ */
+export type OpenAIResponsesServerToolItem =
+  | { type: "web_search_call"; id: string; status: ProviderDefined; action: ProviderDefined; [field: string]: ProviderDefined }
+  | { type: "file_search_call"; id: string; status: ProviderDefined; queries: string[]; [field: string]: ProviderDefined }
+  | { type: "code_interpreter_call"; id: string; status: ProviderDefined; code: string | null; container_id: string; outputs: ProviderDefined; [field: string]: ProviderDefined }
+  | { type: "image_generation_call"; id: string; status: ProviderDefined; result: string | null; [field: string]: ProviderDefined }
+  | { type: "mcp_call"; id: string; name: string; arguments: string; server_label: string; [field: string]: ProviderDefined }
+  | { type: "mcp_list_tools"; id: string; server_label: string; tools: ProviderDefined[]; [field: string]: ProviderDefined }
+  | { type: "mcp_approval_request"; id: string; name: string; arguments: string; server_label: string; [field: string]: ProviderDefined }
+  | { type: "computer_call"; id: string; call_id: string; status: ProviderDefined; pending_safety_checks: ProviderDefined[]; [field: string]: ProviderDefined }
+  | { type: "local_shell_call"; id: string; call_id: string; status: ProviderDefined; action: ProviderDefined; [field: string]: ProviderDefined }
+  | { type: "shell_call"; id: string; call_id: string; status: ProviderDefined; action: ProviderDefined; [field: string]: ProviderDefined }
+  | { type: "apply_patch_call"; id: string; call_id: string; status: ProviderDefined; operation: ProviderDefined; [field: string]: ProviderDefined }
+  | { type: "compaction"; id: string; encrypted_content: string; [field: string]: ProviderDefined }
+  | { type: "tool_search_call"; id: string; call_id: string | null; arguments: ProviderDefined; execution: ProviderDefined; status: ProviderDefined; [field: string]: ProviderDefined }
+  | { type: "tool_search_output"; id: string; call_id: string | null; execution: ProviderDefined; status: ProviderDefined; tools: ProviderDefined[]; [field: string]: ProviderDefined }
+  | { type: "additional_tools"; id: string; role: ProviderDefined; tools: ProviderDefined[]; [field: string]: ProviderDefined }
+  | { type: "program"; id: string; call_id: string; code: string; fingerprint: string; [field: string]: ProviderDefined }
+  | { type: "program_output"; id: string; call_id: string; result: string; status: ProviderDefined; [field: string]: ProviderDefined };
+
+/**
+ * OpenAI Responses: one output item of the model's turn, as `response.output_item.done` gave it (assignable to the
+ * SDK's `ResponseInputItem`).
+ */
+export type OpenAIResponsesItem =
+  | OpenAIResponsesFunctionCallItem
+  | OpenAIResponsesMessageItem
+  | OpenAIResponsesReasoningItem
+  | OpenAIResponsesCustomToolCallItem
+  | OpenAIResponsesServerToolItem;
 
 /**
  * What {@link ToolCallAccumulator.message} returns for each provider. OpenAI Responses: the output items
@@ -957,7 +1040,7 @@ export type AssistantMessage<P extends CallProvider = CallProvider> = P extends 
   : P extends "ollama"
     ? OllamaAssistantMessage
     : P extends "openai-responses"
-      ? JsonObject[]
+      ? OpenAIResponsesItem[]
       : P extends "anthropic"
         ? AnthropicAssistantMessage
         : P extends "gemini" | "vertex"
@@ -1094,35 +1177,35 @@ export interface ToolResultOptions {
 }
 
 /** OpenAI Chat tool message. */
-export interface OpenAIToolMessage {
+export type OpenAIToolMessage = {
   role: "tool";
   tool_call_id: string;
   content: string;
-}
+};
 /** OpenAI Chat user message carrying a result's images (with `imageMessage`). */
-export interface OpenAIImageUserMessage {
+export type OpenAIImageUserMessage = {
   role: "user";
   content: Array<{ type: "text"; text: string } | { type: "image_url"; image_url: { url: string } }>;
-}
+};
 /**
  * Ollama's own `/api/chat` tool message: the tool's name (Ollama's calls have no id; `tool_call_id` is there when the
  * call had one), with `multimodal` the images as base64 (PNG and JPEG).
  */
-export interface OllamaToolMessage {
+export type OllamaToolMessage = {
   role: "tool";
   tool_name: string;
   content: string;
   tool_call_id?: string;
   images?: string[];
-}
+};
 /** OpenAI Responses function call output. */
-export interface OpenAIFunctionCallOutput {
+export type OpenAIFunctionCallOutput = {
   type: "function_call_output";
   call_id: string;
   output: string | Array<{ type: "input_text"; text: string } | { type: "input_image"; image_url: string } | { type: "input_file"; filename: string; file_data: string }>;
-}
+};
 /** Anthropic tool_result block. */
-export interface AnthropicToolResultBlock {
+export type AnthropicToolResultBlock = {
   type: "tool_result";
   tool_use_id: string;
   content: Array<
@@ -1131,9 +1214,9 @@ export interface AnthropicToolResultBlock {
     | { type: "document"; source: { type: "base64"; media_type: "application/pdf"; data: string } }
   >;
   is_error: boolean;
-}
+};
 /** Gemini function response part. */
-export interface GeminiFunctionResponsePart {
+export type GeminiFunctionResponsePart = {
   functionResponse: {
     name: string;
     id?: string;
@@ -1145,9 +1228,9 @@ export interface GeminiFunctionResponsePart {
     /** With `multimodal`: the result's images and PDFs (Gemini 3). */
     parts?: Array<{ inlineData: { mimeType: string; data: string } }>;
   };
-}
+};
 /** Bedrock toolResult block (image and document bytes as a Uint8Array, as the AWS SDK takes them). */
-export interface BedrockToolResultBlock {
+export type BedrockToolResultBlock = {
   toolResult: {
     toolUseId: string;
     content: Array<
@@ -1159,7 +1242,7 @@ export interface BedrockToolResultBlock {
     /** Left out with `bedrockStatus: false`. */
     status?: "success" | "error";
   };
-}
+};
 
 /**
  * The call fields a result message needs: an entry of {@link parseToolCalls}, `{id, name}`, or the call as the

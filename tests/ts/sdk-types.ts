@@ -14,6 +14,8 @@ import type {
   ElicitResult as SdkElicitResult,
   ListRootsResult as SdkListRootsResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { tool as agentsTool } from "@openai/agents-core";
+import type { BaseMessageLike } from "@langchain/core/messages";
 import {
   convertMcpTools,
   parseToolCalls,
@@ -128,7 +130,11 @@ const anthropicBetaTurn: BetaMessageParam = new ToolCallAccumulator("anthropic",
 const geminiTurn: GeminiContent = new ToolCallAccumulator("gemini").message();
 const vertexTurn: GeminiContent = new ToolCallAccumulator("vertex").message();
 const bedrockTurn: BedrockMessage = new ToolCallAccumulator("bedrock").message();
-const responsesTurn: JsonObject[] = new ToolCallAccumulator("openai-responses").message();
+const responsesTurn: ResponseInputItem[] = new ToolCallAccumulator("openai-responses").message();
+// Every kind of output item a Responses stream gives (not the client's own outputs) is one of the turn's (what the SDK
+// adds fails here when it is upgraded).
+declare const responsesKind: Exclude<import("openai/resources/responses/responses").ResponseOutputItem["type"], "function_call_output" | "custom_tool_call_output" | "computer_call_output" | "local_shell_call_output" | "shell_call_output" | "apply_patch_call_output" | "mcp_approval_response">;
+const responsesTurnKind: import("toolwire").OpenAIResponsesItem["type"] = responsesKind;
 // Every kind of block the Messages API answers with is one of the turn's, and every field a Gemini part of the model's
 // turn may have is typed (what the SDKs add fails here when they are upgraded).
 declare const anthropicKind: AnthropicContentBlock["type"];
@@ -198,6 +204,28 @@ const closed: Promise<ToolwireError | undefined> = renewing.close();
 const expired = (e: unknown): boolean => e instanceof ToolwireError && e.code === "SESSION_EXPIRED";
 const resources: Promise<McpResource[]> = client.listAll("resources/list", null, { timeoutMs: 1000 });
 const templates: Promise<McpResourceTemplate[]> = hub.listAll("docs", "resources/templates/list");
+// OpenAI Agents JS: a strict tool's parameters are what tool({ strict: true }) takes, once narrowed on `strict`.
+for (const t of convertMcpTools(tools, "openai-responses", { strict: true })) {
+  const execute = async (input: unknown) => JSON.stringify(input);
+  if (t.strict) agentsTool({ name: t.name, description: t.description ?? "", parameters: t.parameters, strict: true, execute });
+}
+for (const t of convertMcpTools(tools, "openai", { strict: true })) {
+  if (t.function.strict) agentsTool({ name: t.function.name, description: "", parameters: t.function.parameters, strict: true, execute: async () => "" });
+}
+// LangChain takes the result messages as message-likes (type aliases have the index signature interfaces lack).
+const langchainToolMessage: BaseMessageLike = toolResultMessage(call, result, "openai");
+const langchainTurn: BaseMessageLike[] = toolResultMessages([call], [result], "openai", { imageMessage: true });
+const langchainOllama: BaseMessageLike = toolResultMessage(call, result, "ollama");
+const looseRecords: Record<string, unknown>[] = [
+  toolResultMessage(call, result, "openai-responses"),
+  toolResultMessage(call, result, "anthropic"),
+  toolResultMessage(call, result, "gemini"),
+  toolResultMessage(call, result, "bedrock"),
+  new ToolCallAccumulator("anthropic").message(),
+  new ToolCallAccumulator("gemini").message(),
+  new ToolCallAccumulator("bedrock").message(),
+];
+
 // A hub offering its tools to two providers: each call read with its own provider's map.
 const viaOpenAI: Promise<{ text: string; isError: boolean }> = hub.callTool("mcp__docs__search", { q: "x" }, { provider: "openai", timeoutMs: 1000 });
 const openaiNames: NameMapJson | null = hub.nameMapFor("openai");
