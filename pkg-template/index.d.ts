@@ -94,8 +94,13 @@ export interface McpObjectTool extends McpTool {
 // Options
 // ---------------------------------------------------------------------------------------------
 
-/** The providers toolwire converts for. `vertex` is Gemini on Vertex AI. */
-export type Provider = "openai" | "openai-responses" | "anthropic" | "gemini" | "vertex" | "bedrock";
+/**
+ * The providers toolwire converts for. `vertex` is Gemini on Vertex AI. `ollama` is converted as `openai` (Chat
+ * Completions), whose tools Ollama takes (`{type: "function", function: {name, description, parameters}}`), with
+ * OpenAI's name rule: Ollama documents no schema or name rules of its own. Leave `strict` off for it: Ollama has no
+ * strict mode (a strict conversion would make optional arguments nullable for nothing).
+ */
+export type Provider = "openai" | "openai-responses" | "anthropic" | "gemini" | "vertex" | "bedrock" | "ollama";
 
 /**
  * How provider names are composed: `"mcp"` → `mcp__{server}__{tool}`, `"server"` → `{server}__{tool}`,
@@ -286,6 +291,7 @@ export interface BedrockTool {
 /** What {@link convertMcpTools} returns for each provider. */
 export interface ProviderOutput {
   openai: OpenAIChatTool[];
+  ollama: OpenAIChatTool[];
   "openai-responses": OpenAIResponsesTool[];
   anthropic: AnthropicTool[];
   gemini: GeminiTool[];
@@ -631,8 +637,11 @@ export type InitInput = string | URL | Request | Response | ArrayBuffer | ArrayB
 /** `WebAssembly.Module`, where the compilation's libraries declare it. */
 type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : never;
 
-/** Converts MCP tools for OpenAI Chat Completions: `[{type:"function", function:{name, description, parameters}}]`. */
-export function convertMcpTools(tools: readonly McpTool[], provider: "openai", options?: ConvertOptions): OpenAIChatTool[];
+/**
+ * Converts MCP tools for OpenAI Chat Completions: `[{type:"function", function:{name, description, parameters}}]`;
+ * for Ollama the same (see {@link Provider}).
+ */
+export function convertMcpTools(tools: readonly McpTool[], provider: "openai" | "ollama", options?: ConvertOptions): OpenAIChatTool[];
 /** Converts MCP tools for the OpenAI Responses API: `[{type:"function", name, description, parameters, strict}]`. */
 export function convertMcpTools(tools: readonly McpTool[], provider: "openai-responses", options?: ConvertOptions): OpenAIResponsesTool[];
 /** Converts MCP tools for Anthropic Messages: `[{name, description, input_schema}]`. */
@@ -713,8 +722,8 @@ export function version(): string;
 // ---------------------------------------------------------------------------------------------
 // The round trip: provider tool calls in, MCP results out.
 
-/** Providers whose tool calls can be read (the conversion providers plus Ollama). */
-export type CallProvider = Provider | "ollama";
+/** Providers whose tool calls can be read: the conversion providers (Ollama's own calls are read as Ollama sends them). */
+export type CallProvider = Provider;
 
 /** What every {@link ToolCall} has. */
 export interface ToolCallBase {

@@ -40,10 +40,12 @@ impl Provider {
     pub const ALL: [Provider; 6] =
         [Self::OpenAi, Self::OpenAiResponses, Self::Anthropic, Self::Gemini, Self::Vertex, Self::Bedrock];
 
-    /// Parses the JS provider string.
+    /// Parses the JS provider string. `"ollama"` is OpenAI Chat: Ollama takes Chat's tools
+    /// (`{type: "function", function: {name, description, parameters}}`) and documents no schema
+    /// or name rules of its own.
     pub fn parse(s: &str) -> Result<Self> {
         Ok(match s {
-            "openai" | "openai-chat" => Self::OpenAi,
+            "openai" | "openai-chat" | "ollama" => Self::OpenAi,
             "openai-responses" => Self::OpenAiResponses,
             "anthropic" => Self::Anthropic,
             "gemini" | "google" => Self::Gemini,
@@ -53,7 +55,7 @@ impl Provider {
                 return Err(Error::new(
                     ErrorCode::UnknownProvider,
                     format!(
-                        "unknown provider \"{other}\" (expected one of: openai, openai-responses, anthropic, gemini, vertex, bedrock)"
+                        "unknown provider \"{other}\" (expected one of: openai, openai-responses, anthropic, gemini, vertex, bedrock, ollama)"
                     ),
                 ))
             }

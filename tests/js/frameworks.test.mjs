@@ -3,7 +3,7 @@
 // Run: make pkg && node --test tests/js/frameworks.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { NameMap, parseToolCalls } from "../../pkg/index.mjs";
+import { convertMcpTools, NameMap, parseToolCalls, toolResultMessage } from "../../pkg/index.mjs";
 
 const everything = [
   { name: "get-sum", inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } },
@@ -43,4 +43,15 @@ test("two names folding alike: the error names both; an unknown name suggests th
     assert.match(err.message, /did you mean "mcp__s__execute_sql"\?$/);
     assert.deepEqual(err.suggestions, ["mcp__s__execute_sql"]);
   }
+});
+
+test("ollama: tools converted as OpenAI Chat's, names by its rule, and its calls read through that map", () => {
+  const tools = [...everything, { name: "pick", inputSchema: { type: "object", properties: { n: { enum: [1, 2] } } } }];
+  assert.deepEqual(convertMcpTools(tools, "ollama", { server: "everything" }), convertMcpTools(tools, "openai", { server: "everything" }));
+  const map = NameMap.fromTools(tools, "ollama", { server: "everything" });
+  assert.deepEqual(map.names(), NameMap.fromTools(tools, "openai", { server: "everything" }).names());
+  const response = { message: { role: "assistant", tool_calls: [{ function: { name: "mcp__everything__get-sum", arguments: { a: 1, b: 2 } } }] } };
+  const [call] = parseToolCalls(response, "ollama", map);
+  assert.deepEqual([call.id, call.tool, call.arguments], ["call_0", "get-sum", { a: 1, b: 2 }]);
+  assert.equal(toolResultMessage(call, { content: [{ type: "text", text: "3" }] }, "ollama").tool_name, "mcp__everything__get-sum");
 });

@@ -59,6 +59,8 @@ const anthropicTools: AnthropicTool[] = convertMcpTools(tools, "anthropic");
 const geminiTools: Widen<GeminiTool>[] = convertMcpTools(tools, "gemini");
 const vertexTools: Widen<GeminiTool>[] = convertMcpTools(tools, "vertex", { geminiMode: "parametersJsonSchema" });
 const bedrockTools: BedrockTool[] = convertMcpTools(tools, "bedrock");
+// Ollama takes Chat's tools.
+const ollamaTools: ChatCompletionTool[] = convertMcpTools(tools, "ollama");
 
 // Tool results.
 const openaiResult: ChatCompletionToolMessageParam = toolResultMessage(call, result, "openai");
