@@ -3,6 +3,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { GoogleGenAI, Content } from "@google/genai";
 import type { MessageParam, MessageCreateParamsNonStreaming, RawMessageStreamEvent, ToolUseBlock } from "@anthropic-ai/sdk/resources/messages";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type * as toolwire from "toolwire";
 
 declare global {
@@ -29,6 +30,9 @@ declare global {
   const block: ToolUseBlock;
   const stream: AsyncIterable<RawMessageStreamEvent>;
   const pending: toolwire.ToolCall<toolwire.JsonObject>[];
+
+  // LangChain: "`chatModel` is a chat model of LangChain's (`ChatOpenAI`, `ChatAnthropic`...)".
+  const chatModel: BaseChatModel;
 
   // The app's own.
   const url: string;

@@ -75,7 +75,8 @@ function typecheck(dir, browser, files) {
     skipLibCheck: true,
     // `npm i undici` gives the undici whose types @types/node carries (undici-types, published with it); the one
     // node_modules has for the test servers is older, and its `Agent` is no `Dispatcher` of @types/node's.
-    paths: { undici: [join(repo, "node_modules", "undici-types")] },
+    // `@openai/agents` is `@openai/agents-core` and the OpenAI model's package: its `tool()` is the core's.
+    paths: { undici: [join(repo, "node_modules", "undici-types")], "@openai/agents": [join(repo, "node_modules", "@openai", "agents-core")] },
   };
   writeFileSync(join(at, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["readme-prelude.d.ts", ...Object.keys(files)] }, null, 1));
   const r = spawnSync(process.execPath, [tsc, "-p", at], { encoding: "utf8" });
