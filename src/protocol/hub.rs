@@ -785,6 +785,20 @@ mod tests {
         assert!(!docs.tools_changed());
     }
 
+    /// A call of a tool's bare name is refused, and its error names the tools of that name; a
+    /// name a framework folded (`-` as `_`) reaches the one tool it reads as.
+    #[test]
+    fn a_hub_call_of_a_bare_or_folded_name() {
+        let echo = json!([{"name": "echo"}, {"name": "get-sum"}]);
+        let hub = hub(vec![("a", vec![listing(echo.clone()), echoing_arguments()]), ("b", vec![listing(echo)])], None, None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        let e = call(&hub, "echo").unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownToolName);
+        assert_eq!(e.message, "no tool is named \"echo\" in this name map (4 names); did you mean \"mcp__a__echo\" or \"mcp__b__echo\"?");
+        assert_eq!(call(&hub, "mcp__a__get_sum").unwrap().text, "{}");
+    }
+
     /// A server that answers every call with the arguments it got, as text.
     fn echoing_arguments() -> Reply {
         Reply::Server(Rc::new(|req| Reply::Echo(json!({"content": [{"type": "text", "text": body(req)["params"]["arguments"].to_string()}]}))))
