@@ -48,12 +48,7 @@ impl CallFormat {
             "gemini" | "google" | "vertex" => Self::Gemini,
             "bedrock" => Self::Bedrock,
             "ollama" => Self::Ollama,
-            other => {
-                return Err(Error::new(
-                    ErrorCode::UnknownProvider,
-                    format!("unknown provider \"{other}\" (expected openai, openai-responses, anthropic, gemini, vertex, bedrock or ollama)"),
-                ))
-            }
+            other => return Err(Error::new(ErrorCode::UnknownProvider, crate::error::unknown_provider(other, &["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock", "ollama"]))),
         })
     }
 

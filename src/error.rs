@@ -173,3 +173,55 @@ impl std::error::Error for Error {}
 
 /// Shorthand for results in this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The candidate `word` was most likely meant as, compared without case, `-`, `_` or spaces and
+/// within a small edit distance; `None` when nothing is close.
+pub(crate) fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let fold = |s: &str| s.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).flat_map(char::to_lowercase).collect::<Vec<char>>();
+    let w = fold(word);
+    let mut best: Option<(usize, &'a str)> = None;
+    for &c in candidates {
+        let d = edit_distance(&w, &fold(c));
+        // One edit in four characters, at most three.
+        if d <= (w.len().max(4) / 4).min(3) && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == cb { prev } else { 1 + prev.min(cur).min(row[j]) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The one message of `UNKNOWN_PROVIDER`: what was given, the names `accepted`, and the one
+/// most likely meant ("claude" is anthropic, a provider's name in another case or spelling).
+pub(crate) fn unknown_provider(given: &str, accepted: &[&str]) -> String {
+    let lower = given.trim().to_lowercase();
+    let meant = match lower.as_str() {
+        "claude" | "anthropic-messages" | "messages" => Some("anthropic"),
+        "google" | "google-ai" | "googleai" | "genai" | "google-genai" => Some("gemini"),
+        "aws" | "aws-bedrock" | "bedrock-converse" | "converse" => Some("bedrock"),
+        "vertexai" | "vertex-ai" | "google-vertex" => Some("vertex"),
+        "responses" | "openai-response" => Some("openai-responses"),
+        "chat" | "chatgpt" | "gpt" | "openai-chat-completions" | "chat-completions" | "azure" | "azure-openai" => Some("openai"),
+        _ => did_you_mean(given, accepted),
+    }
+    .filter(|m| accepted.contains(m));
+    let list = accepted.join(", ");
+    let shown = crate::text::quote(given);
+    match meant {
+        Some(m) => format!("unknown provider {shown}: did you mean \"{m}\"? (the providers are {list})"),
+        None => format!("unknown provider {shown} (the providers are {list})"),
+    }
+}

@@ -462,7 +462,8 @@ impl NameMap {
                 Err(Error::new(
                     ErrorCode::UnknownToolName,
                     format!(
-                        "no tool is named \"{name}\" in this name map ({} names); with every character but letters and digits read as \"_\" it could be {}",
+                        "no tool is named {} in this name map ({} names); with every character but letters and digits read as \"_\" it could be {}",
+                        crate::text::quote(name),
                         self.entries.len(),
                         quoted_list(&names, "or")
                     ),
@@ -472,7 +473,7 @@ impl NameMap {
             Lookup::Unknown => {
                 let close = self.closest(name);
                 let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", quoted_list(&close, "or")) };
-                let e = Error::new(ErrorCode::UnknownToolName, format!("no tool is named \"{name}\" in this name map ({} names){hint}", self.entries.len()));
+                let e = Error::new(ErrorCode::UnknownToolName, format!("no tool is named {} in this name map ({} names){hint}", crate::text::quote(name), self.entries.len()));
                 Err(if close.is_empty() { e } else { e.with_detail("suggestions", close.iter().map(|n| Value::from(*n)).collect::<Vec<_>>()) })
             }
         }

@@ -73,7 +73,7 @@ impl ResultFormat {
             "gemini" | "google" => Self::Gemini,
             "vertex" => Self::Vertex,
             "bedrock" => Self::Bedrock,
-            other => return Err(Error::new(ErrorCode::UnknownProvider, format!("unknown provider \"{other}\""))),
+            other => return Err(Error::new(ErrorCode::UnknownProvider, crate::error::unknown_provider(other, &["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock", "ollama"]))),
         })
     }
 

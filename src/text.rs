@@ -244,6 +244,18 @@ fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
     i
 }
 
+/// How many characters of a value an error message quotes ([`quote`]).
+pub(crate) const QUOTE_CHARS: usize = 100;
+
+/// `s` as a JSON string literal for an error message, cut to its first [`QUOTE_CHARS`]
+/// characters with how long it was: a message quotes what was wrong, not a megabyte of it.
+pub(crate) fn quote(s: &str) -> String {
+    match s.char_indices().nth(QUOTE_CHARS) {
+        None => to_string(&Value::String(s.owned())),
+        Some((end, _)) => format!("{}… ({} characters in all)", to_string(&Value::String(s[..end].owned())), s.chars().count()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
 

@@ -51,14 +51,7 @@ impl Provider {
             "gemini" | "google" => Self::Gemini,
             "vertex" => Self::Vertex,
             "bedrock" => Self::Bedrock,
-            other => {
-                return Err(Error::new(
-                    ErrorCode::UnknownProvider,
-                    format!(
-                        "unknown provider \"{other}\" (expected one of: openai, openai-responses, anthropic, gemini, vertex, bedrock, ollama)"
-                    ),
-                ))
-            }
+            other => return Err(Error::new(ErrorCode::UnknownProvider, crate::error::unknown_provider(other, &["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock", "ollama"]))),
         })
     }
 
