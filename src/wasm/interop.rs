@@ -7,7 +7,8 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::text::Owned as _;
 
 /// A JS value as JSON. `undefined` and `null` are `Null`; what `JSON.stringify` cannot encode
-/// (cycles, BigInt, a throwing `toJSON`) is an `INVALID_JSON` error naming `what`.
+/// (cycles, BigInt, a throwing `toJSON`) is an `INVALID_JSON` error naming `what`, and what it
+/// would silently turn into `{}` is refused ([`refuse_lossy`]).
 pub(crate) fn from_js(v: &JsValue, what: &str) -> Result<Value> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::Null);
@@ -15,8 +16,167 @@ pub(crate) fn from_js(v: &JsValue, what: &str) -> Result<Value> {
     parse(&json_text(v, what)?, what)
 }
 
+/// The code for a value that is not what `what` takes: options are `INVALID_OPTIONS`, the rest
+/// `INVALID_INPUT`.
+pub(crate) fn code_for(what: &str) -> ErrorCode {
+    if what.starts_with("options") || what == "policy" {
+        ErrorCode::InvalidOptions
+    } else {
+        ErrorCode::InvalidInput
+    }
+}
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    js_sys::Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// The name of an object's class (`Map`, `Headers`, `Foo`), `None` for a plain object.
+fn class_name(v: &JsValue) -> Option<String> {
+    let proto = js_sys::Object::get_prototype_of(v);
+    if proto.is_null() || proto == js_sys::Object::get_prototype_of(&js_sys::Object::new()) {
+        return None;
+    }
+    get(&get(v, "constructor"), "name").as_string().filter(|n| !n.is_empty() && n != "Object")
+}
+
+/// A JS value in words, as JS holds it (JSON would make `undefined`, `NaN` and `Infinity` all
+/// `null`, and a Map `{}`): `undefined`, `NaN`, `the string "…"`, `a Promise`, `an array`...
+pub(crate) fn describe_js(v: &JsValue) -> String {
+    if v.is_undefined() {
+        return "undefined".owned();
+    }
+    if v.is_null() {
+        return "null".owned();
+    }
+    if let Some(n) = v.as_f64() {
+        return if n.is_nan() { "NaN".owned() } else { format!("the number {n}") };
+    }
+    if let Some(b) = v.as_bool() {
+        return format!("the boolean {b}");
+    }
+    if let Some(s) = v.as_string() {
+        return format!("the string {}", crate::text::quote(&s));
+    }
+    if v.is_function() {
+        return "a function".owned();
+    }
+    if js_sys::Array::is_array(v) {
+        return "an array".owned();
+    }
+    if v.is_object() {
+        if get(v, "then").is_function() {
+            return "a Promise".owned();
+        }
+        return match class_name(v) {
+            Some(c) if c.starts_with(['A', 'E', 'I', 'O', 'U']) => format!("an {c}"),
+            Some(c) => format!("a {c}"),
+            None => "an object".owned(),
+        };
+    }
+    v.js_typeof().as_string().unwrap_or_default()
+}
+
+/// Refuses, as `code_for(what)`, a value `JSON.stringify` would turn into something else without
+/// a word: a Promise (`{}`), a Map or Set (`{}`), bytes (`{"0":…}`), `Headers`, a fetch
+/// `Response`; each with how to pass it.
+pub(crate) fn refuse_lossy(v: &JsValue, what: &str) -> Result<()> {
+    if !v.is_object() {
+        return Ok(());
+    }
+    let how = if get(v, "then").is_function() {
+        format!("{what} is a Promise: did you forget await?")
+    } else if v.is_instance_of::<js_sys::Map>() || v.is_instance_of::<js_sys::WeakMap>() {
+        format!("{what} is a Map, which JSON turns into {{}}: pass a plain object (Object.fromEntries(map))")
+    } else if v.is_instance_of::<js_sys::Set>() || v.is_instance_of::<js_sys::WeakSet>() {
+        format!("{what} is a Set, which JSON turns into {{}}: pass an array ([...set])")
+    } else if v.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(v) {
+        let class = class_name(v).unwrap_or_else(|| "ArrayBuffer".owned());
+        format!("{what} is bytes (a {class}), not a JSON value: decode and parse them first (JSON.parse(new TextDecoder().decode(bytes)))")
+    } else {
+        match class_name(v).as_deref() {
+            Some("Headers") => format!("{what} is a Headers object, which JSON turns into {{}}: pass a plain object (Object.fromEntries(headers))"),
+            Some("Response") => format!("{what} is a fetch Response: pass its parsed body (await res.json())"),
+            Some("Request") => format!("{what} is a fetch Request: pass its parsed body (await req.json())"),
+            _ => return Ok(()),
+        }
+    };
+    Err(Error::new(code_for(what), how))
+}
+
+/// [`refuse_lossy`] for an options object and the values of its own keys (but `skip`, read
+/// apart): a Map given where an object is expected, a number JSON cannot hold (`NaN`,
+/// `Infinity`), and an object whose values are getters of its class, which JSON does not see.
+/// Anything but an object, `undefined` or `null` is refused too: options given as a string
+/// (`"sse"`) or an array would otherwise be read as no options.
+pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Result<()> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(());
+    }
+    refuse_lossy(v, what)?;
+    if !v.is_object() || v.is_function() || js_sys::Array::is_array(v) {
+        // An array as the JSON readers name it, for the same message from options given as text.
+        let got = if js_sys::Array::is_array(v) { "array".owned() } else { describe_js(v) };
+        return Err(Error::new(code_for(what), format!("{what} must be an object, got {got}")));
+    }
+    let bad = |m: String| Error::new(code_for(what), m);
+    if let Some(class) = class_name(v) {
+        // Getters of the class (not of Object.prototype), which `JSON.stringify` skips.
+        let mut getters = Vec::new();
+        let mut proto = js_sys::Object::get_prototype_of(v);
+        let top = js_sys::Object::get_prototype_of(&js_sys::Object::new());
+        while !proto.is_null() && proto != top {
+            let names = js_sys::Object::get_own_property_names(&proto);
+            for name in names.iter() {
+                let d = js_sys::Object::get_own_property_descriptor(&proto, &name);
+                if get(&d, "get").is_function() {
+                    getters.push(name.as_string().unwrap_or_default());
+                }
+            }
+            proto = js_sys::Object::get_prototype_of(&proto);
+        }
+        if !getters.is_empty() {
+            return Err(bad(format!(
+                "{what} is an instance of {class} whose {} {} getters JSON does not see: pass a plain object with the values",
+                getters.join(", "),
+                if getters.len() == 1 { "is a" } else { "are" }
+            )));
+        }
+    }
+    let obj: &js_sys::Object = v.unchecked_ref();
+    for entry in js_sys::Object::entries(obj).iter() {
+        let pair = js_sys::Array::from(&entry);
+        let key = pair.get(0).as_string().unwrap_or_default();
+        if skip.contains(&key.as_str()) {
+            continue;
+        }
+        let value = pair.get(1);
+        let at = format!("{what}.{key}");
+        if let Some(n) = value.as_f64().filter(|n| !n.is_finite()) {
+            let n = if n.is_nan() { "NaN" } else if n > 0.0 { "Infinity" } else { "-Infinity" };
+            return Err(bad(format!("{at} must be a finite number, got {n} (which JSON would make null)")));
+        }
+        refuse_lossy(&value, &at)?;
+        // One level further: `limits`, `clientInfo`, `policy`.
+        if value.is_object() && !value.is_function() && !js_sys::Array::is_array(&value) && class_name(&value).is_none() {
+            let inner: &js_sys::Object = value.unchecked_ref();
+            for entry in js_sys::Object::entries(inner).iter() {
+                let pair = js_sys::Array::from(&entry);
+                let k = pair.get(0).as_string().unwrap_or_default();
+                let x = pair.get(1);
+                if let Some(n) = x.as_f64().filter(|n| !n.is_finite()) {
+                    let n = if n.is_nan() { "NaN" } else if n > 0.0 { "Infinity" } else { "-Infinity" };
+                    return Err(bad(format!("{at}.{k} must be a finite number, got {n} (which JSON would make null)")));
+                }
+                refuse_lossy(&x, &format!("{at}.{k}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A JS value (not `undefined` or `null`) as JSON text, by `JSON.stringify`.
 pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
+    refuse_lossy(v, what)?;
     let text = js_sys::JSON::stringify(v).map_err(|e| {
         // What was thrown (a `toJSON` may throw anything, `null` too): its fields read only
         // where it has them.

@@ -15,7 +15,7 @@ use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
 use crate::providers::Provider;
 use crate::results::{decode_base64, tool_result_message, tool_result_messages, CallRef, ResultFormat, ResultOptions};
 use crate::text::Owned as _;
-use crate::wasm::interop::{from_js, parse, string_param, to_js};
+use crate::wasm::interop::{describe_js, from_js, parse, refuse_lossy, refuse_lossy_options, string_param, to_js};
 use crate::wasm::names::{name_map_data, JsNameMap};
 
 /// A name map from its JSON (`toJSON()` output, or that JSON's text), or nothing. A `NameMap`
@@ -186,6 +186,7 @@ fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult,
 /// `toolResultMessage`'s options.
 fn result_options(options: &JsValue) -> Result<ResultOptions, Error> {
     let mut opts = ResultOptions::default();
+    refuse_lossy_options(options, "options", &["maxChars", "maxMediaBytes"])?;
     if let Some(max) = max_chars_option(options)? {
         opts.max_chars = max;
     }
@@ -303,6 +304,7 @@ fn base64_to_uint8array(holder: &JsValue, key: &str) {
 /// of `convertMcpTools` (plus `provider`, whose name rule applies).
 #[wasm_bindgen(js_name = toolsSystemPrompt)]
 pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String, Error> {
+    refuse_lossy_options(&options, "options", &[])?;
     let raw_opts = from_js(&options, "options")?;
     let copts = ConvertOptions::from_value(&raw_opts)?;
     let mut popts = PromptOptions::default();
@@ -350,6 +352,7 @@ impl JsPolicy {
     /// `{rules?: [{pattern, action}], allow?, ask?, deny?, defaultAction?, askDestructive?}`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<JsPolicy, Error> {
+        refuse_lossy_options(&config, "policy", &[])?;
         let v = match from_js(&config, "policy")? {
             Value::Null => Value::Object(serde_json::Map::new()),
             v => v,
