@@ -1065,8 +1065,8 @@ export type AssistantMessage<P extends CallProvider = CallProvider> = P extends 
  * ```js
  * const acc = new ToolCallAccumulator("anthropic", nameMap);
  * for await (const event of stream) for (const call of acc.push(event)) run(call); // the SDK's events
- * // or the HTTP body's text, in pieces of any size:
- * // for await (const text of res.body.pipeThrough(new TextDecoderStream())) for (const call of acc.push(text)) run(call);
+ * // or the HTTP body's text or bytes, in pieces of any size:
+ * // for await (const chunk of res.body) for (const call of acc.push(chunk)) run(call);
  * for (const call of acc.finish()) run(call);
  * messages.push(acc.message()); // then the tool results
  * ```
@@ -1104,8 +1104,13 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * the model's turn with them (`message()` throws), with `LIMIT_EXCEEDED`; so is a call of a Responses stream
    * past the 262,144 it completed (it is not made). The rest of the text is read all the same, the calls it
    * completed come with the next `push` or `finish`, and the accumulator can be used on.
+   *
+   * The text may come as UTF-8 bytes (a `Uint8Array`, a `Buffer`, an `ArrayBuffer`: what
+   * `for await (const chunk of res.body)` yields), a character cut between two chunks joined again (bytes that are
+   * not UTF-8 read as U+FFFD). A Promise (`INVALID_INPUT`, "did you forget await?"), a Map or a Set is refused, not
+   * read as `{}`.
    */
-  push(event: object | string): ToolCall<A>[];
+  push(event: object | string | Uint8Array | ArrayBuffer): ToolCall<A>[];
   /**
    * Ends the stream; returns every call still open (with an error if its arguments are incomplete: text
    * arguments that are not whole JSON, Gemini arguments still streaming with `willContinue`), and those of an

@@ -71,6 +71,8 @@ fn parse_calls(response: &JsValue, provider: &JsValue, map: Option<&NameMap>) ->
 pub struct JsAccumulator {
     inner: Accumulator,
     map: Option<Rc<NameMap>>,
+    /// The start of a UTF-8 sequence a chunk of bytes ended in, for the next chunk.
+    carry: Vec<u8>,
 }
 
 #[wasm_bindgen(js_class = ToolCallAccumulator)]
@@ -79,7 +81,7 @@ impl JsAccumulator {
     #[wasm_bindgen(constructor)]
     pub fn new(provider: JsValue, name_map: JsValue) -> Result<JsAccumulator, Error> {
         let format = CallFormat::parse(&string_param(&provider, "provider")?)?;
-        Ok(Self { inner: Accumulator::new(format), map: name_map_param(&name_map)? })
+        Ok(Self { inner: Accumulator::new(format), map: name_map_param(&name_map)?, carry: Vec::new() })
     }
 
     /// The constructor with a `NameMap` instance, shared rather than copied (the package's
@@ -87,23 +89,34 @@ impl JsAccumulator {
     #[wasm_bindgen(js_name = __withMap, skip_typescript)]
     pub fn with_map(provider: JsValue, name_map: &JsNameMap) -> Result<JsAccumulator, Error> {
         let format = CallFormat::parse(&string_param(&provider, "provider")?)?;
-        Ok(Self { inner: Accumulator::new(format), map: Some(name_map.shared()) })
+        Ok(Self { inner: Accumulator::new(format), map: Some(name_map.shared()), carry: Vec::new() })
     }
 
     /// Takes one event (a parsed chunk, an object) or the stream's text as it comes: SSE frames
-    /// (whole, several, or split anywhere), `data:` lines, JSON (`Accumulator::push_text`).
+    /// (whole, several, or split anywhere), `data:` lines, JSON (`Accumulator::push_text`), as a
+    /// string or as UTF-8 bytes (a `Uint8Array`, a `Buffer`, an `ArrayBuffer`: what a fetch
+    /// body's reader yields), a character split across two chunks joined again.
     /// Returns the calls it completed (often none).
     pub fn push(&mut self, event: JsValue) -> Result<JsValue, Error> {
         let calls = match event.as_string() {
             Some(text) => self.inner.push_text(&text, self.map.as_deref())?,
-            None => self.inner.push(&from_js(&event, "stream event")?, self.map.as_deref())?,
+            None => match self.bytes_text(&event) {
+                Some(text) => self.inner.push_text(&text, self.map.as_deref())?,
+                None => self.inner.push(&from_js(&event, "stream event")?, self.map.as_deref())?,
+            },
         };
         calls_to_js(&calls)
     }
 
     /// Ends the stream: returns every call still open.
     pub fn finish(&mut self) -> Result<JsValue, Error> {
-        let calls = self.inner.finish(self.map.as_deref());
+        let mut calls = Vec::new();
+        if !self.carry.is_empty() {
+            // A sequence the stream never finished: U+FFFD, as TextDecoder would have it.
+            let rest = String::from_utf8_lossy(&std::mem::take(&mut self.carry)).into_owned();
+            calls = self.inner.push_text(&rest, self.map.as_deref())?;
+        }
+        calls.extend(self.inner.finish(self.map.as_deref()));
         calls_to_js(&calls)
     }
 
@@ -117,6 +130,54 @@ impl JsAccumulator {
             }
         }
         Ok(message)
+    }
+}
+
+impl JsAccumulator {
+    /// A chunk of bytes as text: the chunk after what the last one left of a character, up to
+    /// where a character is cut off (kept for the next chunk); bytes that are not UTF-8 become
+    /// U+FFFD. `None` for anything but bytes.
+    fn bytes_text(&mut self, event: &JsValue) -> Option<String> {
+        let bytes = if let Some(b) = event.dyn_ref::<js_sys::Uint8Array>() {
+            b.to_vec()
+        } else if event.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(event) {
+            // An ArrayBuffer, or another view of one (a DataView, a Buffer of another realm).
+            let buffer = if event.is_instance_of::<js_sys::ArrayBuffer>() { event.clone() } else { js_sys::Reflect::get(event, &"buffer".into()).ok()? };
+            let offset = js_sys::Reflect::get(event, &"byteOffset".into()).ok().and_then(|v| v.as_f64()).unwrap_or(0.0) as u32;
+            let len = js_sys::Reflect::get(event, &"byteLength".into()).ok().and_then(|v| v.as_f64())? as u32;
+            js_sys::Uint8Array::new_with_byte_offset_and_length(&buffer, offset, len).to_vec()
+        } else {
+            return None;
+        };
+        let mut all = std::mem::take(&mut self.carry);
+        all.extend_from_slice(&bytes);
+        let mut text = String::with_capacity(all.len());
+        let mut rest = all.as_slice();
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    text.push_str(s);
+                    break;
+                }
+                Err(e) => {
+                    let (good, bad) = rest.split_at(e.valid_up_to());
+                    // `good` is valid UTF-8, by `valid_up_to`.
+                    text.push_str(std::str::from_utf8(good).unwrap_or_default());
+                    match e.error_len() {
+                        // Cut off at the end: the next chunk finishes it.
+                        None => {
+                            self.carry = bad.to_vec();
+                            break;
+                        }
+                        Some(n) => {
+                            text.push('\u{FFFD}');
+                            rest = &bad[n..];
+                        }
+                    }
+                }
+            }
+        }
+        Some(text)
     }
 }
 
