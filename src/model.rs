@@ -423,11 +423,46 @@ pub struct CallToolResult {
 }
 
 impl CallToolResult {
-    /// Reads a result, or a bare content array (as some clients pass it).
+    /// Reads a result, or a bare content array (as some clients pass it). A result handed on in
+    /// a wrapper is unwrapped: the `{result, text, isError, ...}` of a hub's `callTool`, a JSON-RPC
+    /// response `{jsonrpc, id, result}`; so is the 2024-10-07 protocol's `{toolResult}` (its value
+    /// as text). An object that is none of these and has neither `content` nor `structuredContent`
+    /// (nor `isError`) is `INVALID_INPUT`, not a result without output: it is something else.
     pub fn from_value(value: Value) -> Result<Self> {
         match value {
             Value::Array(items) => {
                 Ok(Self { content: items.into_iter().map(ContentBlock::from_value).collect(), ..Self::default() })
+            }
+            Value::Object(mut o) if !o.contains_key("content") && !o.contains_key("structuredContent") => {
+                let is_result = |v: &Value| v.get("content").is_some() || v.get("structuredContent").is_some() || v.get("toolResult").is_some();
+                if o.get("result").is_some_and(is_result) {
+                    return Self::from_value(o.remove("result").unwrap_or_default());
+                }
+                if let Some(tool_result) = o.remove("toolResult") {
+                    let text = match tool_result {
+                        Value::String(s) => s,
+                        other => crate::text::to_string(&other),
+                    };
+                    let content = vec![ContentBlock::Text(TextContent { text, extra: serde_json::Map::new() })];
+                    return Ok(Self { content, is_error: take_bool(&mut o, "isError"), meta: o.remove("_meta"), extra: o, ..Self::default() });
+                }
+                if o.get("isError").is_some_and(Value::is_boolean) {
+                    return Ok(Self { is_error: take_bool(&mut o, "isError"), meta: o.remove("_meta"), extra: o, ..Self::default() });
+                }
+                let what = if o.get("error").is_some() && o.get("jsonrpc").is_some() {
+                    "a JSON-RPC error response, not a result: the call failed (see its error)".owned()
+                } else if o.get("task").is_some() {
+                    "a task (the call runs as a task): pass the task's result (tasks/result) once it is done".owned()
+                } else if o.is_empty() {
+                    "an empty object".owned()
+                } else {
+                    let keys: Vec<&str> = o.keys().take(8).map(String::as_str).collect();
+                    format!("an object without content (its keys: {}{})", keys.join(", "), if o.len() > 8 { ", ..." } else { "" })
+                };
+                Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("expected a CallToolResult ({{content: [...], structuredContent?, isError?}}), a content array, or a hub's callTool result; got {what}"),
+                ))
             }
             Value::Object(mut o) => {
                 let content = match o.remove("content") {
