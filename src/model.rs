@@ -179,6 +179,38 @@ pub struct Tool {
     pub extra: JsonObject,
 }
 
+/// Why a tool's schema cannot be read where it is: a tool of another format (a provider's
+/// tool given back), a schema under another key (`input_schema`, `parameters`), or a schema as
+/// JSON text. Read as no schema, such a tool would take no parameters without a word.
+pub(crate) fn misplaced_schema(o: &Map<String, Value>) -> Option<String> {
+    match o.get("inputSchema") {
+        Some(Value::String(_)) => return Some("inputSchema is a string (JSON text?): JSON.parse it, and pass the schema object".owned()),
+        Some(_) => return None,
+        None => {}
+    }
+    if o.get("type").and_then(Value::as_str) == Some("function") && o.get("function").is_some_and(Value::is_object) {
+        return Some("this looks like a tool in OpenAI's format ({type: \"function\", function: {...}}), not an MCP tool: pass the MCP tools ({name, description, inputSchema}) the conversion started from".owned());
+    }
+    if o.get("toolSpec").is_some_and(Value::is_object) {
+        return Some("this looks like a tool in Bedrock's format ({toolSpec: {...}}), not an MCP tool: pass the MCP tools ({name, description, inputSchema})".owned());
+    }
+    if o.get("functionDeclarations").is_some() {
+        return Some("this looks like Gemini's tool ({functionDeclarations: [...]}), not an MCP tool: pass the MCP tools ({name, description, inputSchema})".owned());
+    }
+    let found = |k: &str| o.get(k).is_some_and(|v| v.is_object() || v.is_string());
+    if found("input_schema") {
+        return Some("found input_schema (Anthropic's name, or a tool in Anthropic's format): MCP names it inputSchema".owned());
+    }
+    if found("parameters") || found("parametersJsonSchema") {
+        let k = if found("parameters") { "parameters" } else { "parametersJsonSchema" };
+        return Some(format!("found {k} (a provider's name for the schema): MCP names it inputSchema"));
+    }
+    if let Some(k) = o.keys().find(|k| *k != "inputSchema" && k.replace(['_', '-'], "").eq_ignore_ascii_case("inputschema")) {
+        return Some(format!("found {}: MCP names it inputSchema", crate::text::quote(k)));
+    }
+    None
+}
+
 impl Tool {
     /// Reads one tool, with an error naming the tool (or its index) on failure.
     pub fn from_value(value: Value, index: usize) -> Result<Self> {
@@ -191,6 +223,18 @@ impl Tool {
                 ))
             }
         };
+        if let Some(hint) = misplaced_schema(&o) {
+            let name = o.get("name").and_then(Value::as_str).map(str::to_owned);
+            let at = match &name {
+                Some(n) => format!("tool {}", crate::text::quote(n)),
+                None => format!("tool at index {index}"),
+            };
+            let e = Error::new(ErrorCode::InvalidTool, format!("{at}: {hint}"));
+            return Err(match name {
+                Some(n) => e.with_tool(&n),
+                None => e,
+            });
+        }
         let name = match o.take("name") {
             Some(Value::String(s)) if !s.is_empty() => s,
             Some(Value::String(_)) => return Err(Error::new(ErrorCode::InvalidTool, format!("tool at index {index} has an empty name"))),

@@ -833,6 +833,14 @@ pub(crate) fn prepare_with<'a>(
         let mut schema = None;
         let mut head = Head { name: Cow::Borrowed(""), title: None, description: None, server_name: None, input_schema: Value::Null, left_out: Vec::new() };
         for (k, v) in entries.iter() {
+            // A schema as text, or under another key: the general path's error
+            // (`crate::model::misplaced_schema`).
+            if (*k == "inputSchema" && matches!(v, Node::Str(_)))
+                || matches!(k.as_str(), "input_schema" | "parameters" | "parametersJsonSchema" | "function" | "toolSpec" | "functionDeclarations")
+                || (11..=13).contains(&k.len()) && k.as_str() != "inputSchema" && k.as_str().replace(['_', '-'], "").eq_ignore_ascii_case("inputschema")
+            {
+                return None;
+            }
             if *k == "inputSchema" {
                 match measure {
                     Measure::All => {

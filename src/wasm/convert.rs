@@ -209,6 +209,9 @@ pub fn check_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Resul
 /// `properties`.
 #[wasm_bindgen(js_name = processJsonSchema)]
 pub fn process_json_schema_js(schema: JsValue) -> Result<JsValue, Error> {
+    if schema.is_string() {
+        return Err(Error::new(ErrorCode::InvalidInput, "schema is a string (JSON text?): JSON.parse it, and pass the schema object"));
+    }
     let schema = from_js(&schema, "schema")?;
     let mut cx = Cx::new(Limits::default());
     let (out, _) = process_json_schema(&schema, &mut cx);
