@@ -1323,9 +1323,12 @@ export function toolResultMessages(calls: readonly ToolCallRef[], results: Reado
 export interface SystemPromptOptions extends NamingOptions {
   /** Built-in wording: "en" (default) or "zh-CN". */
   locale?: "en" | "zh-CN" | "zh" | "zh-Hans";
-  /** A whole template; `{{tools}}` is replaced by the tool list. */
+  /**
+   * A whole template; `{{tools}}` (or `{{ tools }}`) is replaced by the tool list. One without it is
+   * `INVALID_OPTIONS` (the prompt would list no tools), and so is one given with `instructions`.
+   */
   template?: string;
-  /** Replaces the call instructions of the default template. */
+  /** Replaces the call instructions of the default template (not used with `template`: `INVALID_OPTIONS`). */
   instructions?: string;
   /** Whose name rule the listed names follow (default: OpenAI's, Anthropic's and Bedrock's, `^[a-zA-Z0-9_-]{1,64}$`; `portableNames: true` for every provider's at once). */
   provider?: Provider;

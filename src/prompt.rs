@@ -124,10 +124,13 @@ pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &Na
     }
     let list = list.trim_end().owned();
     match &opts.template {
-        Some(t) => t.replace("{{tools}}", &list),
+        Some(t) => TOOLS_PLACEHOLDERS.iter().fold(t.clone(), |t, p| t.replace(p, &list)),
         None => format!("{}\n\n{}\n\n{}", l.intro, list, opts.instructions.as_deref().unwrap_or(l.instructions)),
     }
 }
+
+/// The spellings of a template's place for the tool list: `{{tools}}`, with spaces inside or not.
+pub const TOOLS_PLACEHOLDERS: [&str; 4] = ["{{tools}}", "{{ tools }}", "{{ tools}}", "{{tools }}"];
 
 #[cfg(test)]
 mod tests {

@@ -383,6 +383,14 @@ pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String
     }
     popts.template = get_str("template")?;
     popts.instructions = get_str("instructions")?;
+    if let Some(t) = &popts.template {
+        if !crate::prompt::TOOLS_PLACEHOLDERS.iter().any(|p| t.contains(p)) {
+            return Err(Error::new(ErrorCode::InvalidOptions, "options.template has no {{tools}}: the tool list goes where it stands, and without it the prompt would list no tools"));
+        }
+        if popts.instructions.is_some() {
+            return Err(Error::new(ErrorCode::InvalidOptions, "options.instructions is not used with options.template (the template is the whole prompt): write the instructions into the template"));
+        }
+    }
     let rule = match get_str("provider")? {
         Some(p) => Provider::parse(&p)?.name_rule(),
         None => NameRule::Strict,
