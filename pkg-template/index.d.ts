@@ -1342,7 +1342,10 @@ export function toolsSystemPrompt(tools: readonly McpTool[] | { tools: readonly 
 /** A permission decision. */
 export type PermissionAction = "allow" | "ask" | "deny";
 
-/** Configuration of a {@link PermissionPolicy}. */
+/**
+ * Configuration of a {@link PermissionPolicy}. Patterns are globs (`*`, `?`), not regular expressions: a
+ * pattern written as one (`mcp__db__.*`, `^mcp__`, `a|b`) would match no tool, and is `INVALID_OPTIONS`.
+ */
 export interface PermissionPolicyConfig {
   /** Rules; when several match, deny wins over ask, and ask over allow. */
   rules?: Array<{ pattern: string; action: PermissionAction }>;
@@ -1371,6 +1374,8 @@ export class PermissionPolicy {
    * meets the rules of `NAME` too, the most restrictive winning.
    */
   check(name: string, tool?: McpTool | McpToolAnnotations | null): PermissionAction;
+  /** The config the policy was made from (so an instance can be given as {@link McpHubOptions.policy}). */
+  toJSON(): PermissionPolicyConfig;
   free(): void;
 }
 

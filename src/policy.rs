@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use crate::error::{ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::model::{read_array, read_bool, read_field, read_object, read_required, read_string, FieldError, Read, ToolAnnotations};
 
 /// A decision.
@@ -93,6 +93,15 @@ impl Policy {
         for (list, action) in [(std::mem::take(&mut p.allow), Action::Allow), (std::mem::take(&mut p.ask), Action::Ask), (std::mem::take(&mut p.deny), Action::Deny)] {
             p.rules.extend(list.into_iter().map(|pattern| Rule { pattern, action }));
         }
+        if let Some(r) = p.rules.iter().find(|r| looks_like_regex(&r.pattern)) {
+            return Err(Error::new(
+                ErrorCode::InvalidOptions,
+                format!(
+                    "invalid permission policy: the pattern {} looks like a regular expression, but patterns are globs: `*` is any run of characters, `?` one (write mcp__db__* for every tool of server db)",
+                    crate::text::quote(&r.pattern)
+                ),
+            ));
+        }
         Ok(p)
     }
 
@@ -151,6 +160,17 @@ impl Policy {
 /// is `true` (itself `false` unless given). A tool without annotations may.
 pub fn may_destroy(annotations: Option<&ToolAnnotations>) -> bool {
     annotations.is_none_or(|a| a.read_only_hint != Some(true) && a.destructive_hint != Some(false))
+}
+
+/// Whether a pattern is written as a regular expression (`mcp__db__.*`, `^mcp__`, `a|b`), which
+/// as a glob would match no tool name and so never apply.
+fn looks_like_regex(pattern: &str) -> bool {
+    pattern.starts_with('^')
+        || pattern.ends_with('$')
+        || pattern.starts_with(".*")
+        || pattern.contains("__.*")
+        || pattern.contains(".+")
+        || pattern.contains(['|', '\\', '(', '[', '{'])
 }
 
 /// Whether `pattern` matches `name`: exact, a server prefix (`mcp__github` covers

@@ -414,6 +414,8 @@ pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String
 #[wasm_bindgen(js_name = PermissionPolicy)]
 pub struct JsPolicy {
     inner: Policy,
+    /// The config it was made from, for `toJSON` (so an instance passes where a config does).
+    config: Value,
 }
 
 #[wasm_bindgen(js_class = PermissionPolicy)]
@@ -426,13 +428,27 @@ impl JsPolicy {
             Value::Null => Value::Object(serde_json::Map::new()),
             v => v,
         };
-        Ok(Self { inner: Policy::from_value(v)? })
+        Ok(Self { inner: Policy::from_value(v.clone())?, config: v })
+    }
+
+    /// The config the policy was made from: `JSON.stringify(policy)`, and an instance given as
+    /// `McpHub`'s `options.policy`, read as its config.
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> Result<JsValue, Error> {
+        to_js(&self.config)
     }
 
     /// The decision for a provider tool name. `tool` (an MCP tool, or just its `annotations`)
     /// lets `askDestructive` see the tool's hints.
     pub fn check(&self, name: JsValue, tool: JsValue) -> Result<String, Error> {
         let name = string_param(&name, "name")?;
+        if !(tool.is_undefined() || tool.is_null() || (tool.is_object() && !js_sys::Array::is_array(&tool) && !tool.is_function())) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("check's second argument must be the MCP tool or its annotations ({{readOnlyHint: true, ...}}), got {}", describe_js(&tool)),
+            ));
+        }
+        refuse_lossy(&tool, "tool")?;
         let tool = from_js(&tool, "tool")?;
         let ann_value = tool.get("annotations").cloned().unwrap_or(tool);
         let annotations = ToolAnnotations::from_value(ann_value);
