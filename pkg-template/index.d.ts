@@ -516,7 +516,12 @@ export type ToolwireErrorCode =
   /** `initAsync()` could not fetch or instantiate the `.wasm` (`cause` holds the error it met). */
   | "LOAD_FAILED";
 
-/** Every error toolwire throws. Branch on `code`; `message` is for people. */
+/**
+ * Every error toolwire throws. Branch on `code`; `message` is for people. `message`, `name`, `code` and the other
+ * fields are own enumerable properties, so `JSON.stringify(err)` (a log line, an error list sent to a UI) keeps them
+ * all. `structuredClone(err)` and `postMessage` keep an Error's `message` and `stack` only (its class becomes
+ * `Error`, `code` is lost): send `{code: err.code, message: err.message}`, or `JSON.parse(JSON.stringify(err))`.
+ */
 export class ToolwireError extends Error {
   /** toolwire creates these; the constructor is public for tests and mocks. */
   constructor(code: ToolwireErrorCode, message: string, tool?: string, path?: string);

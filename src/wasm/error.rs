@@ -10,7 +10,16 @@ use crate::error::Error;
 
 impl From<Error> for JsValue {
     fn from(e: Error) -> Self {
-        let err = js_sys::Error::new(&e.to_string());
+        let text = e.to_string();
+        let err = js_sys::Error::new(&text);
+        let message = JsValue::from_str(&text);
+        // `message` enumerable, as `code` is: `JSON.stringify(err)` (a log line, a UI's error
+        // list) then carries it, where an Error's own `message` is left out.
+        let descriptor = js_sys::Object::new();
+        for (k, v) in [("value", &message), ("enumerable", &JsValue::TRUE), ("writable", &JsValue::TRUE), ("configurable", &JsValue::TRUE)] {
+            let _ = Reflect::set(&descriptor, &k.into(), v);
+        }
+        js_sys::Object::define_property(&err, &"message".into(), &descriptor);
         err.set_name("ToolwireError");
         // Setting own data properties on a fresh Error cannot fail.
         let _ = Reflect::set(&err, &"code".into(), &e.code.as_str().into());
