@@ -36,12 +36,20 @@ function parseArgs(argv) {
       if (i + 1 >= argv.length) throw new UsageError(`${flag} needs a value`);
       return argv[++i];
     };
+    // A switch given a value (`--strict=false`) takes it as said, never as on.
+    const on = () => {
+      if (inline === undefined) return true;
+      const v = inline.toLowerCase();
+      if (["true", "yes", "1", "on"].includes(v)) return true;
+      if (["false", "no", "0", "off"].includes(v)) return false;
+      throw new UsageError(`${flag} is a switch: give it alone, or ${flag}=true / ${flag}=false (got "${inline}")`);
+    };
     switch (flag) {
       case "--provider": opts.provider = value(); break;
       case "--server": opts.server = value(); break;
-      case "--json": opts.json = true; break;
-      case "--changes": opts.changes = true; break;
-      case "--strict": opts.strict = true; break;
+      case "--json": opts.json = on(); break;
+      case "--changes": opts.changes = on(); break;
+      case "--strict": opts.strict = on(); break;
       default:
         if (flag.startsWith("-") && flag !== "-") throw new UsageError(`unknown option ${flag}`);
         opts.files.push(arg);

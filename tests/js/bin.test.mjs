@@ -52,11 +52,19 @@ test("bin: usage and input errors exit 2 with a message", () => {
     [["check", join(tmp, "missing.json")], undefined, /ENOENT|no such file/],
     [["check", "-"], "{oops", /stdin is not JSON/],
     [["check", "-"], '{"result":{}}', /expected a tools array/],
+    [["check", cleanFile, "--strict=maybe"], undefined, /--strict is a switch: give it alone, or --strict=true \/ --strict=false \(got "maybe"\)/],
   ]) {
     const r = run(args, input);
     assert.equal(r.status, 2, `${args.join(" ")}: ${r.stdout}${r.stderr}`);
     assert.match(r.stderr, message);
   }
+});
+
+test("bin: a switch given a value takes it as said", () => {
+  // --json=false prints the text report, --json=true (or --json alone) the JSON one.
+  assert.match(run(["check", cleanFile, "--json=false"]).stdout, /^gemini: 1 tool/m);
+  assert.doesNotThrow(() => JSON.parse(run(["check", cleanFile, "--json=true"]).stdout));
+  assert.doesNotThrow(() => JSON.parse(run(["check", cleanFile, "--json"]).stdout));
 });
 
 test("bin: --help and --version", () => {
