@@ -23,8 +23,46 @@ class ToolwireError extends Error {
   }
 }
 
+/**
+ * `free()` a second time does nothing, and a method of an instance already freed throws a ToolwireError
+ * (`INVALID_INPUT`: "this NameMap was freed") instead of wasm-bindgen's "null pointer passed to rust".
+ */
+function guardFreed(cls, name) {
+  const proto = cls.prototype;
+  const freed = () => new ToolwireError("INVALID_INPUT", `this ${name} was freed (free() was called on it): make a new one`);
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    if (key === "constructor" || key.startsWith("__")) continue;
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    if (key === "free" && typeof d.value === "function") {
+      const free = d.value;
+      d.value = function () {
+        if (this.__wbg_ptr !== 0) free.call(this);
+      };
+    } else if (typeof d.value === "function") {
+      const method = d.value;
+      d.value = function (...args) {
+        if (this.__wbg_ptr === 0) throw freed();
+        return method.apply(this, args);
+      };
+    } else if (d.get) {
+      const get = d.get;
+      d.get = function () {
+        if (this.__wbg_ptr === 0) throw freed();
+        return get.call(this);
+      };
+    } else continue;
+    Object.defineProperty(proto, key, d);
+  }
+}
+for (const [cls, name] of [[wasm.NameMap, "NameMap"], [wasm.ToolCallAccumulator, "ToolCallAccumulator"], [wasm.PermissionPolicy, "PermissionPolicy"], [wasm.McpClient, "McpClient"], [wasm.McpHub, "McpHub"]]) {
+  guardFreed(cls, name);
+}
+
 /** Every tool call in a response; a NameMap instance is read in place, its JSON (or nothing) the general way. */
 function parseToolCalls(response, provider, nameMap) {
+  if (nameMap instanceof wasm.NameMap && nameMap.__wbg_ptr === 0) {
+    throw new ToolwireError("INVALID_INPUT", "this NameMap was freed (free() was called on it): make a new one");
+  }
   return nameMap instanceof wasm.NameMap
     ? wasm.__parseToolCallsWithMap(response, provider, nameMap)
     : wasm.parseToolCalls(response, provider, nameMap);
@@ -33,6 +71,9 @@ function parseToolCalls(response, provider, nameMap) {
 /** Assembles tool calls from a provider's stream; a NameMap instance is shared, not copied. */
 class ToolCallAccumulator {
   constructor(provider, nameMap) {
+    if (nameMap instanceof wasm.NameMap && nameMap.__wbg_ptr === 0) {
+      throw new ToolwireError("INVALID_INPUT", "this NameMap was freed (free() was called on it): make a new one");
+    }
     return nameMap instanceof wasm.NameMap
       ? wasm.ToolCallAccumulator.__withMap(provider, nameMap)
       : new wasm.ToolCallAccumulator(provider, nameMap);

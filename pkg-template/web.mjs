@@ -123,6 +123,41 @@ function explain(err, { fetching, url, response }) {
 
 export default initAsync;
 
+/**
+ * `free()` a second time does nothing, and a method of an instance already freed throws a ToolwireError
+ * (`INVALID_INPUT`: "this NameMap was freed") instead of wasm-bindgen's "null pointer passed to rust".
+ */
+function guardFreed(cls, name) {
+  const proto = cls.prototype;
+  const freed = () => new ToolwireError("INVALID_INPUT", `this ${name} was freed (free() was called on it): make a new one`);
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    if (key === "constructor" || key.startsWith("__")) continue;
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    if (key === "free" && typeof d.value === "function") {
+      const free = d.value;
+      d.value = function () {
+        if (this.__wbg_ptr !== 0) free.call(this);
+      };
+    } else if (typeof d.value === "function") {
+      const method = d.value;
+      d.value = function (...args) {
+        if (this.__wbg_ptr === 0) throw freed();
+        return method.apply(this, args);
+      };
+    } else if (d.get) {
+      const get = d.get;
+      d.get = function () {
+        if (this.__wbg_ptr === 0) throw freed();
+        return get.call(this);
+      };
+    } else continue;
+    Object.defineProperty(proto, key, d);
+  }
+}
+for (const [cls, name] of [[wasm.NameMap, "NameMap"], [wasm.ToolCallAccumulator, "ToolCallAccumulator"], [wasm.PermissionPolicy, "PermissionPolicy"], [wasm.McpClient, "McpClient"], [wasm.McpHub, "McpHub"]]) {
+  guardFreed(cls, name);
+}
+
 function check() {
   if (!ready) throw new ToolwireError("NOT_INITIALIZED", "toolwire: call `await initAsync()` first");
 }
@@ -200,6 +235,9 @@ export class NameMap {
 
 export function parseToolCalls(response, provider, nameMap) {
   check();
+  if (nameMap instanceof wasm.NameMap && nameMap.__wbg_ptr === 0) {
+    throw new ToolwireError("INVALID_INPUT", "this NameMap was freed (free() was called on it): make a new one");
+  }
   // A NameMap instance is read in place; its JSON (or nothing) goes the general way.
   return nameMap instanceof wasm.NameMap
     ? wasm.__parseToolCallsWithMap(response, provider, nameMap)
@@ -225,6 +263,9 @@ export function toolsSystemPrompt(tools, options) {
 export class ToolCallAccumulator {
   constructor(provider, nameMap) {
     check();
+    if (nameMap instanceof wasm.NameMap && nameMap.__wbg_ptr === 0) {
+      throw new ToolwireError("INVALID_INPUT", "this NameMap was freed (free() was called on it): make a new one");
+    }
     // A NameMap instance is shared, not copied.
     return nameMap instanceof wasm.NameMap
       ? wasm.ToolCallAccumulator.__withMap(provider, nameMap)

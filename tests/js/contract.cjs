@@ -373,8 +373,12 @@ module.exports = function contract(tw, label) {
     const acc = new tw.ToolCallAccumulator("openai", map);
     assert.ok(acc instanceof tw.ToolCallAccumulator);
     map.free();
-    // A freed map throws the plain Error the README names, not a ToolwireError.
-    assert.throws(() => tw.parseToolCalls(response, "openai", map), (e) => !(e instanceof tw.ToolwireError) && /null pointer/.test(e.message));
+    // A freed map is INVALID_INPUT saying so, as is any use of it; a second free() does nothing.
+    const freed = (e) => e instanceof tw.ToolwireError && e.code === "INVALID_INPUT" && /this NameMap was freed/.test(e.message);
+    assert.throws(() => tw.parseToolCalls(response, "openai", map), freed);
+    assert.throws(() => map.resolve("x"), freed);
+    assert.throws(() => new tw.ToolCallAccumulator("openai", map), freed);
+    map.free();
     // The accumulator shares the map: it still resolves names after the map's free().
     const got = acc.push({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...calls[2] }] }, finish_reason: "tool_calls" }] });
     assert.deepEqual([got[0].server, got[0].tool, got[0].arguments], ["github", "close_issue", { n: 1 }]);
