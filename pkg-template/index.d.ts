@@ -1401,8 +1401,11 @@ export type FetchLike = (
 export interface McpClientOptions {
   /** The HTTP function (default: `globalThis.fetch`, called unbound). */
   fetch?: FetchLike;
-  /** Extra headers on every request, e.g. `{ authorization: "Bearer ..." }`. */
-  headers?: Record<string, string>;
+  /**
+   * Extra headers on every request, e.g. `{ authorization: "Bearer ..." }`: an object of strings, a `Headers`, a
+   * `Map` or an array of `[name, value]` pairs.
+   */
+  headers?: Record<string, string> | Headers | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]>;
   /**
    * Per-request timeout in ms (default 120,000). A timeout aborts the request's fetch and, with the 2025
    * revisions, sends `notifications/cancelled` (in 2026-07-28 closing the stream is the cancellation). It also
@@ -1785,13 +1788,17 @@ export interface McpCallOptions {
  * {@link ToolwireError}s: `HTTP_STATUS` (`status`, `bodyPreview`, `rpcError` when the body is a JSON-RPC error,
  * `retryAfter` from a 429/503's `Retry-After`; redirects are not followed and are this error too, with
  * `location` where the server says: a redirected POST would be resent as a GET), `JSONRPC_ERROR` (`rpcCode`, `data`),
- * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS; the message starts with what `fetch` said), `UNAUTHORIZED` (`status`, `challenge`), `PROTOCOL`,
+ * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS; the message starts with what `fetch` said, and names CORS in a
+ * browser only), `UNAUTHORIZED` (`status`, `challenge`), `PROTOCOL`,
  * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`, `CAPABILITY_NOT_NEGOTIATED` (`capability`:
  * a request the server's handshake did not agree to, not sent), `SESSION_EXPIRED`, `INPUT_REQUIRED` (`inputRequests`:
  * a 2026-07-28 server needs input for a request, and there is no `onRequest` to give it, or it threw); and, for what is passed to it,
- * `INVALID_INPUT` (a URL that is neither http(s) nor a path starting with `/`, which a page's `fetch` resolves
- * against the page's origin and which fails as `NETWORK` outside a page; a tool name that is not a string, `request` params that are not
- * an object), `INVALID_OPTIONS` and `INVALID_ARGUMENTS` (arguments that are not a JSON object).
+ * `INVALID_INPUT` (a URL that is neither http(s), in any case, nor a path starting with `/`, which a page's `fetch` resolves
+ * against the page's origin and which fails as `NETWORK` outside a page; an http(s) URL the runtime's `URL` parser refuses,
+ * such as `"http://"`; a tool name that is not a string, `request` params that are not
+ * an object), `INVALID_OPTIONS` (an option of the wrong type, a key it does not know, with the one meant, or the MCP
+ * SDK's name for one: `timeout`) and `INVALID_ARGUMENTS` (arguments that are not a JSON object). The URL may be a
+ * string or a `URL` object.
  *
  * A client uses only what the server declared in the handshake (MCP 2025-06-18: MUST): a server whose
  * `capabilities` have no `tools` object lists none (`listTools()` resolves `[]` without asking; a server that
@@ -1821,7 +1828,7 @@ export interface McpCallOptions {
  * `tools/call`, which may have run (`PROTOCOL` with `streamBroken: true`). `listen()` is `subscriptions/listen`.
  */
 export class McpClient {
-  constructor(url: string, options?: McpClientOptions);
+  constructor(url: string | URL, options?: McpClientOptions);
   /**
    * `initialize` + `notifications/initialized` (or, with a 2026-07-28 server, `server/discover`: see `era`), each
    * exchange within `timeoutMs` (default: the client's), under `signal`
@@ -1963,7 +1970,10 @@ export interface McpServerConfig extends McpClientOptions {
   url: string;
 }
 
-/** Options of {@link McpHub}. */
+/**
+ * Options of {@link McpHub}. A key not named here is `INVALID_OPTIONS`, with the one meant (`polcy`: a policy
+ * misspelt would let every call through).
+ */
 export interface McpHubOptions {
   /** Default HTTP function for every server. */
   fetch?: FetchLike;
@@ -1977,10 +1987,11 @@ export interface McpHubOptions {
    * `askDestructive` reads the annotations the tool had when the last `tools()` made the name map, whatever a
    * listing since says (or does not say, having failed): the tool judged is the tool the call is routed to.
    */
-  policy?: PermissionPolicyConfig;
+  policy?: PermissionPolicyConfig | PermissionPolicy;
   /**
    * Answers the policy's "ask": return or resolve `true` (exactly: not `"yes"`, not 1) to proceed. Anything
-   * else denies (`PERMISSION_DENIED`, `decision: "ask"`); a confirm that throws or rejects denies too, and the
+   * else denies (`PERMISSION_DENIED`, `decision: "ask"`), and what is not a boolean is named in the message
+   * (`options.confirm returned the string "yes"`); a confirm that throws or rejects denies too, and the
    * error's message gives its reason. Without it, "ask" denies.
    */
   confirm?: (providerName: string, args: JsonObject) => boolean | Promise<boolean>;
@@ -1988,7 +1999,10 @@ export interface McpHubOptions {
 
 /** Options of {@link McpHub.listTools}. */
 export interface McpHubListOptions {
-  /** "auto" (default): every server; "manual": only `selectedServers`. */
+  /**
+   * "auto" (default): every server; "manual": only `selectedServers`, which must be given then (`[]` for none;
+   * without it, `INVALID_OPTIONS`). A key not named here is `INVALID_OPTIONS`, with the one meant.
+   */
   mode?: "auto" | "manual";
   selectedServers?: string[];
   /** `false`: tools are off, the result is empty. */

@@ -2912,12 +2912,26 @@ fn rpc_to_error(e: RpcError, method: &str) -> Error {
     err
 }
 
+/// Whether a refused request may be a CORS refusal: `false` where there is no such thing (Node,
+/// Deno, Bun, workerd), said once by the JS layer, so the error there does not send the reader to
+/// CORS.
+pub(crate) static CORS_POSSIBLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Why there was no HTTP response, for the runtime: with the CORS explanation in a browser.
+fn no_response_hint() -> &'static str {
+    if CORS_POSSIBLE.load(std::sync::atomic::Ordering::Relaxed) {
+        CORS_HINT
+    } else {
+        "the server is unreachable: is it running, and are the URL's host and port right?"
+    }
+}
+
 fn transport_error(e: TransportError, method: &str) -> Error {
     match e {
         TransportError::Aborted => Error::new(ErrorCode::Aborted, format!("{method} was aborted")),
         // The reason first: it is what tells an unreachable server from a refusal.
-        TransportError::Network(detail) if detail.is_empty() => Error::new(ErrorCode::Network, format!("{method}: no HTTP response: {CORS_HINT}")),
-        TransportError::Network(detail) => Error::new(ErrorCode::Network, format!("{method}: no HTTP response ({detail}); {CORS_HINT}")),
+        TransportError::Network(detail) if detail.is_empty() => Error::new(ErrorCode::Network, format!("{method}: no HTTP response: {}", no_response_hint())),
+        TransportError::Network(detail) => Error::new(ErrorCode::Network, format!("{method}: no HTTP response ({detail}); {}", no_response_hint())),
         TransportError::Refused(e) => Error { message: format!("{method}: {}", e.message), ..*e },
     }
 }

@@ -21,7 +21,7 @@ use crate::protocol::hub::{Confirm, Hub, Selection};
 use crate::providers::Provider;
 use crate::wasm::bridge::{describe, get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
-use crate::wasm::interop::{from_js, parse_js, string_param, to_js};
+use crate::wasm::interop::{describe_js, from_js, parse_js, refuse_lossy_options, string_param, to_js};
 
 /// `fetch`, under the adapter that speaks the deprecated HTTP+SSE transport when asked to (or
 /// when `auto` finds it).
@@ -36,9 +36,110 @@ fn opt_fn(v: &JsValue, key: &str) -> Result<Option<Function>, Error> {
     f.dyn_into::<Function>().map(Some).map_err(|_| Error::new(ErrorCode::InvalidOptions, format!("options.{key} must be a function")))
 }
 
-/// A time in milliseconds: a positive integer.
-fn opt_ms(v: &Value, key: &str) -> Result<Option<u64>, Error> {
+/// A time in milliseconds: a positive integer. `raw` is the options object as JS holds it: JSON
+/// makes `NaN` and `Infinity` `null`, which reads as no option at all.
+fn opt_ms(raw: &JsValue, v: &Value, key: &str) -> Result<Option<u64>, Error> {
+    if let Some(n) = get(raw, key).as_f64().filter(|n| !n.is_finite()) {
+        let n = if n.is_nan() { "NaN" } else if n > 0.0 { "Infinity" } else { "-Infinity" };
+        return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{key} must be a positive integer (milliseconds), got {n}")));
+    }
     opt_positive(v, key, " (milliseconds)")
+}
+
+/// The keys of `McpClient`'s options (and of a hub's server, with `url`).
+const CLIENT_KEYS: [&str; 23] = [
+    "fetch", "headers", "timeoutMs", "idleTimeoutMs", "clientInfo", "maxPages", "maxTools", "maxEventBytes", "maxResponseBytes",
+    "maxRetries", "onToolListChanged", "onLog", "onNotification", "capabilities", "era", "transport", "logLevel",
+    "validateStructuredContent", "listen", "onRequest", "onUnauthorized", "oauth", "url",
+];
+
+/// Refuses a key of `options` (named `what`) that is not in `known`: a misspelt option would be
+/// ignored, and what it asked for (a policy, a timeout) silently not done. The MCP SDK's names
+/// of toolwire's options are named as such.
+fn refuse_unknown_keys(options: &JsValue, what: &str, known: &[&str]) -> Result<(), Error> {
+    let Some(obj) = options.dyn_ref::<Object>().filter(|_| !options.is_function()) else { return Ok(()) };
+    for key in Object::keys(obj).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if known.contains(&key.as_str()) {
+            continue;
+        }
+        let shown = crate::text::quote(&key);
+        let hint = match SDK_CALL_OPTIONS.iter().find(|(sdk, _)| *sdk == key) {
+            Some((sdk, ours)) => format!("{what}.{sdk} is the MCP SDK's name: toolwire's is {what}.{ours}"),
+            None => match crate::error::did_you_mean(&key, known) {
+                Some(m) => format!("{what} has no key {shown}: did you mean {m}?"),
+                None => format!("{what} has no key {shown} (the keys are {})", known.join(", ")),
+            },
+        };
+        return Err(Error::new(ErrorCode::InvalidOptions, hint));
+    }
+    Ok(())
+}
+
+/// The keys of `McpHub`'s options.
+const HUB_KEYS: [&str; 3] = ["fetch", "policy", "confirm"];
+
+/// Whether the runtime is a browser's (a page or a worker of one), where a request can be
+/// refused by CORS.
+fn browser_like() -> bool {
+    let global = js_sys::global();
+    !get(&global, "document").is_undefined() || get(&global, "WorkerGlobalScope").is_function()
+}
+
+/// The MCP server URL: a string or a `URL` object, absolute `http(s)` (the scheme in any case) as
+/// the runtime's URL parser reads it, or a path (`/mcp`), taken against the page's location.
+fn url_param(url: &JsValue, what: &str) -> Result<String, Error> {
+    let url = match url.as_string() {
+        Some(s) => s,
+        // A URL object (or anything with an `href` string, as `location`).
+        None if url.is_object() && get(url, "href").is_string() => get(url, "href").as_string().unwrap_or_default(),
+        None => return Err(Error::new(ErrorCode::InvalidInput, format!("{what} must be a string or a URL, got {}", describe_js(url)))),
+    };
+    if url.starts_with('/') {
+        return Ok(url);
+    }
+    let scheme = url.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
+    if !matches!(scheme.as_deref(), Some("http" | "https")) {
+        return Err(Error::new(ErrorCode::InvalidInput, format!("{what} must be http(s), got {}", crate::text::quote(&url))));
+    }
+    let Some(ctor) = get(&js_sys::global(), "URL").dyn_into::<Function>().ok() else { return Ok(url) };
+    match Reflect::construct(&ctor, &js_sys::Array::of1(&url.as_str().into())) {
+        // The scheme as fetch sends it; the rest as given.
+        Ok(parsed) if !url.starts_with("http") => Ok(get(&parsed, "href").as_string().unwrap_or(url)),
+        Ok(_) => Ok(url),
+        Err(e) => Err(Error::new(
+            ErrorCode::InvalidInput,
+            format!("{what} is not a valid URL ({}): {}", describe(&e), crate::text::quote(&url)),
+        )),
+    }
+}
+
+/// `headers` as given: an object of strings, a `Headers`, a `Map` or an array of `[name, value]`
+/// pairs (the last three read by their entries).
+fn js_header_pairs(h: &JsValue, what: &str) -> Result<Vec<(String, String)>, Error> {
+    let iterable = js_sys::Array::is_array(h) || h.is_instance_of::<js_sys::Map>() || get(&get(h, "constructor"), "name").as_string().as_deref() == Some("Headers");
+    if !iterable {
+        if !h.is_object() || h.is_function() {
+            return Err(Error::new(ErrorCode::InvalidOptions, format!("{what} must be an object of strings, got {}", describe_js(h))));
+        }
+        return header_pairs(&from_js(h, what)?, what);
+    }
+    let bad = || Error::new(ErrorCode::InvalidOptions, format!("{what}: each entry must be a [name, value] pair of strings"));
+    let mut out = serde_json::Map::new();
+    let entries = js_sys::try_iter(h).ok().flatten().ok_or_else(bad)?;
+    for entry in entries {
+        let entry = entry.map_err(|_| bad())?;
+        if !js_sys::Array::is_array(&entry) {
+            return Err(bad());
+        }
+        let pair = js_sys::Array::from(&entry);
+        let (Some(k), Some(v)) = (pair.get(0).as_string(), pair.get(1).as_string()) else { return Err(bad()) };
+        if pair.length() != 2 {
+            return Err(bad());
+        }
+        out.insert(k, Value::String(v));
+    }
+    header_pairs(&Value::Object(out), what)
 }
 
 /// A count or a size: a positive integer.
@@ -59,20 +160,28 @@ fn opt_positive(v: &Value, key: &str, unit: &str) -> Result<Option<u64>, Error> 
 
 /// Reads client options; `fetch` and callbacks are JS values, the rest is JSON.
 fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Option<Function>, TransportChoice), Error> {
-    if !(url.starts_with("http://") || url.starts_with("https://") || url.starts_with('/')) {
-        return Err(Error::new(ErrorCode::InvalidInput, format!("the MCP server URL must be http(s), got \"{url}\"")));
-    }
+    crate::protocol::client::CORS_POSSIBLE.store(browser_like(), std::sync::atomic::Ordering::Relaxed);
+    refuse_lossy_options(options, "options", &["headers"])?;
+    refuse_unknown_keys(options, "options", &CLIENT_KEYS)?;
     let mut opts = ClientOptions::new(url);
     let fetch = opt_fn(options, "fetch")?;
-    // JSON view of the plain-data options (functions drop out of JSON.stringify).
-    let data = from_js(options, "options")?;
-    if let Some(h) = data.get("headers") {
-        opts.headers = header_pairs(h, "options.headers")?;
+    let headers = get(options, "headers");
+    if !headers.is_undefined() && !headers.is_null() {
+        opts.headers = js_header_pairs(&headers, "options.headers")?;
     }
-    if let Some(t) = opt_ms(&data, "timeoutMs")? {
+    // JSON view of the plain-data options (functions drop out of JSON.stringify; the headers,
+    // read above, may be a Headers or a Map, which JSON would make `{}`).
+    let data = match from_js(options, "options")? {
+        Value::Object(mut o) => {
+            o.remove("headers");
+            Value::Object(o)
+        }
+        v => v,
+    };
+    if let Some(t) = opt_ms(options, &data, "timeoutMs")? {
         opts.timeout_ms = t;
     }
-    opts.idle_timeout_ms = opt_ms(&data, "idleTimeoutMs")?;
+    opts.idle_timeout_ms = opt_ms(options, &data, "idleTimeoutMs")?;
     if let Some(p) = opt_count(&data, "maxPages")? {
         opts.max_pages = p as usize;
     }
@@ -488,6 +597,7 @@ fn server_request(server: &JsValue, method: &JsValue, params: &JsValue, options:
 const SDK_CALL_OPTIONS: [(&str, &str); 3] = [("timeout", "timeoutMs"), ("onprogress", "onProgress"), ("maxTotalTimeout", "maxTotalTimeoutMs")];
 
 fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
+    refuse_lossy_options(options, "options", &["signal"])?;
     for (sdk, ours) in SDK_CALL_OPTIONS {
         if !get(options, sdk).is_undefined() {
             return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{sdk} is the MCP SDK's name: toolwire's is options.{ours}")));
@@ -495,8 +605,8 @@ fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
     }
     let data = from_js(&get_data(options), "options")?;
     let mut opts = CallOptions {
-        timeout_ms: opt_ms(&data, "timeoutMs")?,
-        max_total_timeout_ms: opt_ms(&data, "maxTotalTimeoutMs")?,
+        timeout_ms: opt_ms(options, &data, "timeoutMs")?,
+        max_total_timeout_ms: opt_ms(options, &data, "maxTotalTimeoutMs")?,
         ..CallOptions::default()
     };
     match data.get("resetTimeoutOnProgress") {
@@ -565,7 +675,7 @@ impl JsMcpClient {
     /// onNotification?, onRequest?, onUnauthorized?}`.
     #[wasm_bindgen(constructor)]
     pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, Error> {
-        let url = string_param(&url, "url")?;
+        let url = url_param(&url, "url")?;
         Ok(Self { inner: new_client(url, &options, None)? })
     }
 
@@ -740,17 +850,26 @@ impl JsMcpHub {
     /// `options`: `{fetch?, policy?, confirm?}` (`confirm(name, args)` answers the policy's "ask").
     #[wasm_bindgen(constructor)]
     pub fn new(servers: JsValue, options: JsValue) -> Result<JsMcpHub, Error> {
+        refuse_lossy_options(&options, "options", &["policy"])?;
+        refuse_unknown_keys(&options, "options", &HUB_KEYS)?;
         let default_fetch = opt_fn(&options, "fetch")?;
+        crate::wasm::interop::refuse_lossy(&servers, "servers")?;
         let obj: &Object = servers
             .dyn_ref::<Object>()
-            .filter(|_| !servers.is_null() && !js_sys::Array::is_array(&servers))
-            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "servers must be an object: name → {url, headers?}"))?;
+            .filter(|_| !servers.is_null() && !js_sys::Array::is_array(&servers) && !servers.is_function())
+            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, format!("servers must be an object: name → {{url, headers?}}, got {}", describe_js(&servers))))?;
         let mut list = Vec::new();
         for entry in Object::entries(obj).iter() {
             let pair = js_sys::Array::from(&entry);
             let name = pair.get(0).as_string().unwrap_or_default();
             let conf = pair.get(1);
-            let url = string_param(&get(&conf, "url"), &format!("servers.{name}.url"))?;
+            if !conf.is_object() || conf.is_function() || js_sys::Array::is_array(&conf) || conf.has_type::<js_sys::JsString>() {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("servers.{name} must be an object {{url, headers?, ...}}, got {} (write {{url: ...}})", describe_js(&conf)),
+                ));
+            }
+            let url = url_param(&get(&conf, "url"), &format!("servers.{name}.url"))?;
             if name.is_empty() {
                 return Err(Error::new(ErrorCode::InvalidInput, "server names must not be empty"));
             }
@@ -764,10 +883,12 @@ impl JsMcpHub {
             }
             list.push((name, new_client(url, &conf, default_fetch.clone())?));
         }
+        // A `PermissionPolicy` is read by its `toJSON` (its config).
         let policy_value = get(&options, "policy");
         let policy = if policy_value.is_undefined() || policy_value.is_null() {
             None
         } else {
+            refuse_lossy_options(&policy_value, "options.policy", &[])?;
             Some(Policy::from_value(from_js(&policy_value, "options.policy")?)?)
         };
         let confirm: Option<Confirm> = opt_fn(&options, "confirm")?.map(|f| {
@@ -777,7 +898,13 @@ impl JsMcpHub {
                 // denies, and the error says why.
                 Box::pin(async move {
                     match answer {
-                        Ok(v) => to_future(v).await.map(|v| v.as_bool() == Some(true)).map_err(|e| describe(&e)),
+                        Ok(v) => match to_future(v).await {
+                            Ok(v) => match v.as_bool() {
+                                Some(b) => Ok(b),
+                                None => Err(format!("options.confirm returned {}, not true or false (only true confirms)", describe_js(&v))),
+                            },
+                            Err(e) => Err(describe(&e)),
+                        },
                         Err(e) => Err(describe(&e)),
                     }
                 }) as std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<bool, String>>>>
@@ -964,11 +1091,10 @@ fn server_errors(errors: Vec<crate::protocol::hub::ServerError>) -> js_sys::Arra
 
 /// `listTools` options: the servers, and the bound on each one's listing.
 fn selection(options: &JsValue) -> Result<(Selection, Option<u64>), Error> {
+    refuse_lossy_options(options, "options", &[])?;
+    refuse_unknown_keys(options, "options", &["mode", "selectedServers", "enabled", "timeoutMs"])?;
     let data = from_js(options, "options")?;
-    let timeout = match data.get("timeoutMs") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(v.as_u64().filter(|n| *n > 0).ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "options.timeoutMs must be a positive integer"))?),
-    };
+    let timeout = opt_ms(options, &data, "timeoutMs")?;
     match data.get("enabled") {
         None | Some(Value::Null) | Some(Value::Bool(true)) => {}
         Some(Value::Bool(false)) => return Ok((Selection::Disabled, timeout)),
@@ -985,7 +1111,12 @@ fn selection(options: &JsValue) -> Result<(Selection, Option<u64>), Error> {
             let bad = || Error::new(ErrorCode::InvalidOptions, "options.selectedServers must be an array of server names");
             let names = match data.get("selectedServers") {
                 Some(Value::Array(a)) => a.iter().map(|v| v.as_str().map(str::to_owned).ok_or_else(bad)).collect::<Result<_, _>>()?,
-                None | Some(Value::Null) => Vec::new(),
+                None | Some(Value::Null) => {
+                    return Err(Error::new(
+                        ErrorCode::InvalidOptions,
+                        "options.mode \"manual\" lists the servers of options.selectedServers, which is not given: name them (selectedServers: [\"a\"]), or use mode \"auto\" for all",
+                    ))
+                }
                 Some(_) => return Err(bad()),
             };
             Ok(Selection::Manual(names))

@@ -645,15 +645,28 @@ describe("errors", () => {
     client.free();
   });
 
-  test("NETWORK: nothing listens; the reason comes first, then CORS in short", async () => {
+  test("NETWORK: nothing listens; the reason comes first, then CORS in short (in a browser only)", async () => {
     const port = await freePort();
     const client = new McpClient(`http://127.0.0.1:${port}/mcp`);
     const err = await rejectsWith(client.connect(), "NETWORK");
     // Node's fetch: TypeError "fetch failed", its cause the socket's ECONNREFUSED.
     assert.match(err.message, /^initialize: no HTTP response \(TypeError: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+\); /);
-    assert.match(err.message, /CORS/);
-    for (const h of ["mcp-session-id", "Access-Control-Expose-Headers", "OPTIONS"]) assert.ok(err.message.includes(h), h);
-    assert.ok(err.message.length < 400, `the advice stays short: ${err.message.length}`);
+    // Node has no CORS: the advice is about the server and the URL.
+    assert.doesNotMatch(err.message, /CORS/);
+    assert.match(err.message, /unreachable: is it running, and are the URL's host and port right\?/);
+    // A page's runtime (one with a document) may refuse by CORS: the advice says how to allow it.
+    globalThis.document = {};
+    let inPage;
+    try {
+      inPage = new McpClient(`http://127.0.0.1:${port}/mcp`);
+    } finally {
+      delete globalThis.document;
+    }
+    const paged = await rejectsWith(inPage.connect(), "NETWORK");
+    assert.match(paged.message, /CORS/);
+    for (const h of ["mcp-session-id", "Access-Control-Expose-Headers", "OPTIONS"]) assert.ok(paged.message.includes(h), h);
+    assert.ok(paged.message.length < 400, `the advice stays short: ${paged.message.length}`);
+    inPage.free();
 
     // A fetch of the caller's: what its error says.
     const thrown = new TypeError("Failed to fetch");

@@ -321,12 +321,12 @@ describe("McpHub", () => {
     await rejectsWith(hub.callTool(providerName(hub, "alpha", "fail"), {}), "PERMISSION_DENIED");
     const add = providerName(hub, "alpha", "add");
     await rejectsWith(hub.callTool(add, { a: 1, b: 1 }), "PERMISSION_DENIED");
-    // Only `true` confirms: not a truthy "yes" or 1, nor a confirm that throws or rejects (whose
-    // reason the error gives).
-    for (const a of ["yes", 1, () => Promise.resolve("true")]) {
+    // Only `true` confirms: not a truthy "yes" or 1 (the error says what was returned), nor a confirm
+    // that throws or rejects (whose reason the error gives).
+    for (const [a, said] of [["yes", /options\.confirm returned the string "yes", not true or false/], [1, /returned the number 1/], [() => Promise.resolve("true"), /returned the string "true"/]]) {
       answer = a;
       const e = await rejectsWith(hub.callTool(add, { a: 1, b: 1 }), "PERMISSION_DENIED");
-      assert.match(e.message, /was not confirmed/);
+      assert.match(e.message, said);
     }
     const fail = () => {
       throw new Error("dialog closed");

@@ -1,0 +1,236 @@
+// A developer's usual mistakes through the built package: each is a ToolwireError with a stable code and a
+// message that says what was wrong and how to fix it (never a silently empty result), or, where the intent is
+// unambiguous, it works.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as tw from "../../pkg/index.mjs";
+
+const tools = [{ name: "get_weather", description: "Weather", inputSchema: { type: "object", properties: { city: { type: "string", description: "Ville é" } }, required: ["city"] } }];
+
+/** Runs `fn` (sync or async): it must throw a ToolwireError with `code` whose message matches `re`. */
+async function refused(fn, code, re) {
+  let threw = null;
+  try {
+    await fn();
+  } catch (e) {
+    threw = e;
+  }
+  assert.ok(threw, "expected an error");
+  assert.ok(threw instanceof tw.ToolwireError, `expected a ToolwireError, got ${threw?.name}: ${threw?.message}`);
+  assert.equal(threw.code, code, threw.message);
+  if (re) assert.match(threw.message, re);
+  // The module works on.
+  assert.equal(tw.convertMcpTools(tools, "openai").length, 1);
+  return threw;
+}
+
+/** An Anthropic stream calling get_weather with a city of non-ASCII characters, as SSE text. */
+function anthropicStream() {
+  const events = [
+    { type: "message_start", message: { id: "m", type: "message", role: "assistant", content: [], model: "c" } },
+    { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} } },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"city": "Zürich 東京 🌧"}' } },
+    { type: "content_block_stop", index: 0 },
+    { type: "message_delta", delta: { stop_reason: "tool_use" } },
+    { type: "message_stop" },
+  ];
+  return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+}
+
+test("ToolCallAccumulator.push takes UTF-8 bytes, a character split between chunks joined again", () => {
+  const text = anthropicStream();
+  const bytes = new TextEncoder().encode(text);
+  const expected = (() => {
+    const acc = new tw.ToolCallAccumulator("anthropic");
+    const calls = [...acc.push(text), ...acc.finish()];
+    return JSON.stringify(calls);
+  })();
+  assert.match(expected, /Zürich 東京 🌧/);
+  // Every cut, inside the multi-byte characters too, as Uint8Array, Buffer and ArrayBuffer.
+  const start = bytes.indexOf(0xc3); // the ü
+  for (let cut = start - 1; cut < start + 14; cut++) {
+    for (const wrap of [(b) => b, (b) => Buffer.from(b), (b) => b.slice().buffer]) {
+      const acc = new tw.ToolCallAccumulator("anthropic");
+      const calls = [...acc.push(wrap(bytes.slice(0, cut))), ...acc.push(wrap(bytes.slice(cut))), ...acc.finish()];
+      assert.equal(JSON.stringify(calls), expected, `cut at ${cut}`);
+      acc.free();
+    }
+  }
+  // A DataView over part of a buffer reads that part only.
+  const padded = new Uint8Array(bytes.length + 8);
+  padded.set(bytes, 4);
+  const acc = new tw.ToolCallAccumulator("anthropic");
+  const calls = [...acc.push(new DataView(padded.buffer, 4, bytes.length)), ...acc.finish()];
+  assert.equal(JSON.stringify(calls), expected);
+  // Bytes that are not UTF-8 read as U+FFFD, not an error; a sequence the stream never finished too.
+  const bad = new tw.ToolCallAccumulator("anthropic");
+  assert.deepEqual(bad.push(new Uint8Array([0x3a, 0x20, 0xff, 0x0a, 0x0a, 0x3a, 0x20])), []);
+  bad.push(new Uint8Array([0xe6]));
+  assert.deepEqual(bad.finish(), []);
+});
+
+test("ToolCallAccumulator.push refuses a Promise and a Map instead of reading {}", async () => {
+  const acc = new tw.ToolCallAccumulator("anthropic");
+  await refused(() => acc.push(Promise.resolve({ type: "ping" })), "INVALID_INPUT", /did you forget await\?/);
+  await refused(() => acc.push(new Map([["type", "ping"]])), "INVALID_INPUT", /Object\.fromEntries/);
+  assert.deepEqual(acc.push({ type: "ping" }), []);
+});
+
+test("results: a hub's callTool result and a JSON-RPC response are unwrapped; what is no result is refused", async () => {
+  const call = { id: "c1", name: "get_weather" };
+  const result = { content: [{ type: "text", text: "sunny" }] };
+  const hubResult = { result, text: "sunny", isError: false, server: "w", tool: "get_weather" };
+  assert.equal(tw.toolResultMessage(call, hubResult, "openai").content, "sunny");
+  assert.equal(tw.flattenContent({ jsonrpc: "2.0", id: 1, result }), "sunny");
+  assert.equal(tw.flattenContent(hubResult), "sunny");
+  // Results without content that are results all the same.
+  assert.equal(tw.flattenContent({ structuredContent: { t: 21 } }), '{"t":21}');
+  assert.equal(tw.toolResultMessage(call, { isError: true }, "anthropic").is_error, true);
+  assert.equal(tw.flattenContent({ toolResult: "old protocol" }), "old protocol");
+  await refused(() => tw.toolResultMessage(call, Promise.resolve(result), "openai"), "INVALID_INPUT", /did you forget await\?/);
+  await refused(() => tw.flattenContent(Promise.resolve(result)), "INVALID_INPUT", /await/);
+  await refused(() => tw.flattenContent({}), "INVALID_INPUT", /CallToolResult.*empty object/);
+  await refused(() => tw.toolResultMessage(call, { output: "sunny" }, "openai"), "INVALID_INPUT", /without content \(its keys: output\)/);
+  await refused(() => tw.flattenContent({ jsonrpc: "2.0", id: 1, error: { code: -1, message: "no" } }), "INVALID_INPUT", /JSON-RPC error response/);
+  await refused(() => tw.flattenContent({ task: { taskId: "t" } }), "INVALID_INPUT", /task/);
+});
+
+test("values JSON would turn into {} are refused, saying what to pass", async () => {
+  await refused(() => tw.convertMcpTools(tools, "openai", new Map([["server", "w"]])), "INVALID_OPTIONS", /options is a Map.*Object\.fromEntries/);
+  await refused(() => tw.convertMcpTools(Promise.resolve(tools), "openai"), "INVALID_INPUT", /tools is a Promise: did you forget await\?/);
+  await refused(() => tw.convertMcpTools(new Set(tools), "openai"), "INVALID_INPUT", /\[\.\.\.set\]/);
+  await refused(() => tw.convertMcpTools(new Response("[]"), "openai"), "INVALID_INPUT", /await res\.json\(\)/);
+  await refused(() => tw.convertMcpTools(new TextEncoder().encode("[]"), "openai"), "INVALID_INPUT", /bytes \(a Uint8Array\).*TextDecoder/);
+  await refused(() => new tw.PermissionPolicy(new Map([["deny", ["*"]]])), "INVALID_OPTIONS", /policy is a Map/);
+  await refused(() => new tw.McpHub(new Map([["a", { url: "http://127.0.0.1:1/mcp" }]])), "INVALID_INPUT", /servers is a Map/);
+  await refused(() => tw.toolsSystemPrompt(tools, { template: new Map() }), "INVALID_OPTIONS", /options\.template is a Map/);
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: { maxDepth: NaN } }), "INVALID_OPTIONS", /options\.limits\.maxDepth .*got NaN/);
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: { maxStringBytes: Infinity } }), "INVALID_OPTIONS", /got Infinity/);
+  class Options {
+    get server() {
+      return "w";
+    }
+  }
+  await refused(() => tw.convertMcpTools(tools, "openai", new Options()), "INVALID_OPTIONS", /instance of Options whose server is a getter/);
+  const names = tw.NameMap.fromTools(tools, "openai");
+  await refused(() => names.prepareArguments("get_weather", Promise.resolve({ city: "x" })), "INVALID_INPUT", /await/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp").callTool("echo", new Map([["a", 1]])), "INVALID_INPUT", /arguments is a Map/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp").callTool("echo", Promise.resolve({})), "INVALID_INPUT", /await/);
+});
+
+test("options that are not an object are refused, not read as none", async () => {
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", "sse"), "INVALID_OPTIONS", /options must be an object, got the string "sse"/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp").connect("now"), "INVALID_OPTIONS", /options must be an object/);
+  await refused(() => new tw.McpHub({ a: { url: "http://127.0.0.1:1/mcp" } }, "x"), "INVALID_OPTIONS", /options must be an object/);
+  await refused(() => tw.toolResultMessage({ id: "c", name: "t" }, { content: [] }, "openai", 5), "INVALID_OPTIONS", /got the number 5/);
+});
+
+test("McpHub: an unknown option key is refused with the one meant; a PermissionPolicy is taken as its config", async () => {
+  const servers = { a: { url: "http://127.0.0.1:1/mcp" } };
+  await refused(() => new tw.McpHub(servers, { polcy: { deny: ["*"] } }), "INVALID_OPTIONS", /no key "polcy": did you mean policy\?/);
+  await refused(() => new tw.McpHub({ a: { url: "http://127.0.0.1:1/mcp", timeout: 300 } }), "INVALID_OPTIONS", /timeout is the MCP SDK's name: toolwire's is options\.timeoutMs/);
+  await refused(() => new tw.McpHub({ a: "http://127.0.0.1:1/mcp" }), "INVALID_INPUT", /servers\.a must be an object \{url, headers\?, \.\.\.\}, got the string/);
+  const policy = new tw.PermissionPolicy({ deny: ["mcp__a__*"] });
+  assert.deepEqual(JSON.parse(JSON.stringify(policy)), { deny: ["mcp__a__*"] });
+  const hub = new tw.McpHub(servers, { policy });
+  hub.free();
+  await refused(() => new tw.McpHub(servers).listTools({ mode: "manual" }), "INVALID_OPTIONS", /selectedServers, which is not given/);
+  await refused(() => new tw.McpHub(servers).listTools({ mode: "manual", selectedServer: ["a"] }), "INVALID_OPTIONS", /did you mean selectedServers\?/);
+  await refused(() => new tw.McpHub(servers).listTools({ timeoutMs: NaN }), "INVALID_OPTIONS", /got NaN/);
+});
+
+test("McpClient options: headers as Headers, a Map or pairs are sent; the SDK's timeout and NaN are refused", async () => {
+  for (const headers of [new Headers({ authorization: "Bearer t" }), new Map([["Authorization", "Bearer t"]]), [["authorization", "Bearer t"]], { Authorization: "Bearer t" }]) {
+    let seen = null;
+    const fetch = async (_url, init) => {
+      seen = new Headers(init.headers).get("authorization");
+      throw new TypeError("stop here");
+    };
+    const client = new tw.McpClient("http://127.0.0.1:1/mcp", { headers, fetch });
+    await refused(() => client.connect(), "NETWORK");
+    assert.equal(seen, "Bearer t", `headers given as ${headers.constructor.name}`);
+    client.free();
+  }
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { headers: [["a"]] }), "INVALID_OPTIONS", /\[name, value\] pair/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { timeout: 300 }), "INVALID_OPTIONS", /toolwire's is options\.timeoutMs/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { timeoutMs: NaN }), "INVALID_OPTIONS", /timeoutMs must be a .*got NaN/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { header: {} }), "INVALID_OPTIONS", /did you mean headers\?/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp").callTool("echo", {}, { timeoutMs: NaN }), "INVALID_OPTIONS", /got NaN/);
+});
+
+test("McpClient URLs are read as the runtime's URL parser reads them, at construction", async () => {
+  await refused(() => new tw.McpClient("http://"), "INVALID_INPUT", /not a valid URL/);
+  await refused(() => new tw.McpClient("http://exa mple.com/mcp"), "INVALID_INPUT", /not a valid URL/);
+  await refused(() => new tw.McpClient("ftp://example.com/mcp"), "INVALID_INPUT", /must be http\(s\)/);
+  await refused(() => new tw.McpClient(42), "INVALID_INPUT", /must be a string or a URL, got the number 42/);
+  let asked = null;
+  const fetch = async (url) => {
+    asked = String(url);
+    throw new TypeError("fetch failed");
+  };
+  for (const url of ["HTTP://127.0.0.1:1/mcp", new URL("http://127.0.0.1:1/mcp")]) {
+    const client = new tw.McpClient(url, { fetch });
+    const e = await refused(() => client.connect(), "NETWORK");
+    assert.equal(asked, "http://127.0.0.1:1/mcp");
+    // Node has no CORS: the hint is for browsers only.
+    assert.doesNotMatch(e.message, /CORS/);
+    assert.match(e.message, /unreachable/);
+    client.free();
+  }
+});
+
+test("a tool's schema under another key, as text, or a converted tool fed back is INVALID_TOOL with the fix", async () => {
+  const schema = { type: "object", properties: { q: { type: "string" } } };
+  for (const provider of ["openai", "gemini", "anthropic"]) {
+    await refused(() => tw.convertMcpTools([{ name: "s", input_schema: schema }], provider), "INVALID_TOOL", /found input_schema .*MCP names it inputSchema/);
+    await refused(() => tw.convertMcpTools([{ name: "s", parameters: schema }], provider), "INVALID_TOOL", /found parameters/);
+    await refused(() => tw.convertMcpTools([{ name: "s", inputschema: schema }], provider), "INVALID_TOOL", /found "inputschema": MCP names it inputSchema/);
+    await refused(() => tw.convertMcpTools([{ name: "s", inputSchema: JSON.stringify(schema) }], provider), "INVALID_TOOL", /inputSchema is a string.*JSON\.parse/);
+    await refused(() => tw.convertMcpToolsJson(JSON.stringify([{ name: "s", input_schema: schema }]), provider), "INVALID_TOOL", /input_schema/);
+  }
+  const openai = tw.convertMcpTools(tools, "openai");
+  await refused(() => tw.convertMcpTools(openai, "anthropic"), "INVALID_TOOL", /OpenAI's format/);
+  await refused(() => tw.processJsonSchema(JSON.stringify(schema)), "INVALID_INPUT", /JSON\.parse/);
+  // A tool without any schema still takes no parameters.
+  assert.equal(tw.convertMcpTools([{ name: "bare" }], "openai").length, 1);
+});
+
+test("toolsSystemPrompt: a template without {{tools}}, or with instructions, is refused; {{ tools }} works", async () => {
+  await refused(() => tw.toolsSystemPrompt(tools, { template: "You have tools." }), "INVALID_OPTIONS", /no \{\{tools\}\}/);
+  await refused(() => tw.toolsSystemPrompt(tools, { template: "T: {{tools}}", instructions: "Be brief" }), "INVALID_OPTIONS", /instructions is not used with options\.template/);
+  assert.match(tw.toolsSystemPrompt(tools, { template: "Tools:\n{{ tools }}" }), /get_weather/);
+});
+
+test("messages quote at most 100 characters of what was given", async () => {
+  const huge = JSON.stringify(tools).repeat(20_000);
+  const e = await refused(() => tw.convertMcpToolsJson("[]", huge), "UNKNOWN_PROVIDER");
+  assert.ok(e.message.length < 400, `${e.message.length} characters`);
+  const names = tw.NameMap.fromTools(tools, "openai");
+  const u = await refused(() => names.resolve("x".repeat(5_000_000)), "UNKNOWN_TOOL_NAME", /5000000 characters in all/);
+  assert.ok(u.message.length < 400);
+});
+
+test("UNKNOWN_PROVIDER names the provider meant and the accepted ones", async () => {
+  for (const [given, meant] of [["claude", "anthropic"], ["Gemini", "gemini"], ["open-ai", "openai"], ["openai_responses", "openai-responses"], ["antropic", "anthropic"]]) {
+    await refused(() => tw.convertMcpTools(tools, given), "UNKNOWN_PROVIDER", new RegExp(`did you mean "${meant}"\\?`));
+    await refused(() => tw.parseToolCalls({}, given), "UNKNOWN_PROVIDER", new RegExp(`did you mean "${meant}"\\?`));
+    await refused(() => tw.toolResultMessage({ id: "c", name: "t" }, { content: [] }, given), "UNKNOWN_PROVIDER", /the providers are openai, /);
+  }
+});
+
+test("a ToolwireError's message survives JSON.stringify", async () => {
+  const e = await refused(() => tw.convertMcpTools(tools, "nope"), "UNKNOWN_PROVIDER");
+  const json = JSON.parse(JSON.stringify(e));
+  assert.equal(json.message, e.message);
+  assert.equal(json.code, "UNKNOWN_PROVIDER");
+  assert.equal(json.name, "ToolwireError");
+  assert.match(String(e), /^ToolwireError: unknown provider/);
+});
+
+test("PermissionPolicy: regular-expression patterns and a string for the tool are refused", async () => {
+  await refused(() => new tw.PermissionPolicy({ deny: ["mcp__db__.*"] }), "INVALID_OPTIONS", /looks like a regular expression.*globs/);
+  await refused(() => new tw.PermissionPolicy({ allow: ["^mcp__docs__"] }), "INVALID_OPTIONS", /globs/);
+  const policy = new tw.PermissionPolicy({ allow: ["mcp__db__*"] });
+  await refused(() => policy.check("mcp__db__q", "readOnly"), "INVALID_INPUT", /readOnlyHint/);
+  assert.equal(policy.check("mcp__db__q", { readOnlyHint: true }), "allow");
+});
