@@ -246,6 +246,15 @@ mod bridge {
         let err = wait(c.call_tool("cors".into(), js("{}"), JsValue::UNDEFINED)).await.unwrap_err();
         assert_eq!(code(&err), "NETWORK");
         let msg = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
+        // Node has no CORS: the hint is about the server and the URL.
+        assert!(!msg.contains("CORS") && msg.contains("unreachable"), "{msg}");
+        // In a page (a runtime with a document), the CORS hint.
+        js_sys::eval("globalThis.document = {}").unwrap();
+        let page = client();
+        js_sys::eval("delete globalThis.document").unwrap();
+        wait(page.connect(JsValue::UNDEFINED)).await.unwrap();
+        let err = wait(page.call_tool("cors".into(), js("{}"), JsValue::UNDEFINED)).await.unwrap_err();
+        let msg = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
         assert!(msg.contains("CORS") && msg.contains("mcp-session-id"), "{msg}");
     }
 }
