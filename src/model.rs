@@ -184,7 +184,10 @@ pub struct Tool {
 /// JSON text. Read as no schema, such a tool would take no parameters without a word.
 pub(crate) fn misplaced_schema(o: &Map<String, Value>) -> Option<String> {
     match o.get("inputSchema") {
-        Some(Value::String(_)) => return Some("inputSchema is a string (JSON text?): JSON.parse it, and pass the schema object".owned()),
+        // JSON text of a schema (other text is no schema, and is reported as such).
+        Some(Value::String(s)) if s.trim_start().starts_with('{') => {
+            return Some("inputSchema is a string of JSON text: JSON.parse it, and pass the schema object".owned())
+        }
         Some(_) => return None,
         None => {}
     }

@@ -835,7 +835,7 @@ pub(crate) fn prepare_with<'a>(
         for (k, v) in entries.iter() {
             // A schema as text, or under another key: the general path's error
             // (`crate::model::misplaced_schema`).
-            if (*k == "inputSchema" && matches!(v, Node::Str(_)))
+            if (*k == "inputSchema" && matches!(v, Node::Str(s) if s.as_str().trim_start().starts_with('{')))
                 || matches!(k.as_str(), "input_schema" | "parameters" | "parametersJsonSchema" | "function" | "toolSpec" | "functionDeclarations")
                 || (11..=13).contains(&k.len()) && k.as_str() != "inputSchema" && k.as_str().replace(['_', '-'], "").eq_ignore_ascii_case("inputschema")
             {

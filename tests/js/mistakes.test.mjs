@@ -185,7 +185,7 @@ test("a tool's schema under another key, as text, or a converted tool fed back i
     await refused(() => tw.convertMcpTools([{ name: "s", input_schema: schema }], provider), "INVALID_TOOL", /found input_schema .*MCP names it inputSchema/);
     await refused(() => tw.convertMcpTools([{ name: "s", parameters: schema }], provider), "INVALID_TOOL", /found parameters/);
     await refused(() => tw.convertMcpTools([{ name: "s", inputschema: schema }], provider), "INVALID_TOOL", /found "inputschema": MCP names it inputSchema/);
-    await refused(() => tw.convertMcpTools([{ name: "s", inputSchema: JSON.stringify(schema) }], provider), "INVALID_TOOL", /inputSchema is a string.*JSON\.parse/);
+    await refused(() => tw.convertMcpTools([{ name: "s", inputSchema: JSON.stringify(schema) }], provider), "INVALID_TOOL", /inputSchema is a string of JSON text: JSON\.parse it/);
     await refused(() => tw.convertMcpToolsJson(JSON.stringify([{ name: "s", input_schema: schema }]), provider), "INVALID_TOOL", /input_schema/);
   }
   const openai = tw.convertMcpTools(tools, "openai");
