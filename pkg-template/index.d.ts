@@ -98,7 +98,10 @@ export interface McpObjectTool extends McpTool {
  * The providers toolwire converts for. `vertex` is Gemini on Vertex AI. `ollama` is converted as `openai` (Chat
  * Completions), whose tools Ollama takes (`{type: "function", function: {name, description, parameters}}`), with
  * OpenAI's name rule: Ollama documents no schema or name rules of its own. Leave `strict` off for it: Ollama has no
- * strict mode (a strict conversion would make optional arguments nullable for nothing).
+ * strict mode (a strict conversion would make optional arguments nullable for nothing). Two other spellings are
+ * taken at run time: `"openai-chat"` for `"openai"` and `"google"` for `"gemini"`. Another name is
+ * `UNKNOWN_PROVIDER`, its message naming the provider most likely meant (`"claude"`: `"anthropic"`) and the
+ * accepted names.
  */
 export type Provider = "openai" | "openai-responses" | "anthropic" | "gemini" | "vertex" | "bedrock" | "ollama";
 
@@ -168,8 +171,11 @@ export interface ConvertOptions extends NamingOptions {
    * it (some Claude ids reject the field), so ask for it only for models that do.
    */
   strict?: boolean;
-  /** Gemini/Vertex: emit `parameters` (OpenAPI subset) or `parametersJsonSchema` (JSON Schema). */
-  geminiMode?: "parameters" | "parametersJsonSchema";
+  /**
+   * Gemini/Vertex: emit `parameters` (OpenAPI subset) or `parametersJsonSchema` (JSON Schema; `"jsonSchema"` is
+   * taken for it too). Other providers do not read it.
+   */
+  geminiMode?: "parameters" | "parametersJsonSchema" | "jsonSchema";
   limits?: Limits;
 }
 

@@ -1911,7 +1911,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if status == 401 || status == 403 {
             let mut e = Error::new(
                 ErrorCode::Unauthorized,
-                format!("{method}: HTTP {status} {}", if status == 401 { "Unauthorized" } else { "Forbidden" }),
+                format!(
+                    "{method}: HTTP {status} {}",
+                    if status == 401 {
+                        "Unauthorized: the server wants credentials (give a token in the client's headers option, {authorization: \"Bearer ...\"}, or sign in with its oauth option)"
+                    } else {
+                        "Forbidden: the server refused the credentials given, or their scope"
+                    }
+                ),
             )
             .with_detail("status", status)
             .with_detail("bodyPreview", text);

@@ -52,7 +52,10 @@ pub(crate) fn on_tools_text<T>(tools: &JsValue, convert: impl Fn(&str) -> Result
 /// [`on_tools_text`], telling `convert` whether the text is `JSON.stringify`'s own (`true`) or
 /// was repaired, when the objects no longer hold what the text says.
 fn on_tools_text_as_read<T>(tools: &JsValue, convert: impl Fn(&str, bool) -> Result<T, Error>) -> Result<T, Error> {
-    if tools.is_undefined() || tools.is_null() {
+    if tools.is_undefined() {
+        return Err(Error::new(ErrorCode::InvalidInput, "expected an array of tools, got undefined"));
+    }
+    if tools.is_null() {
         return convert("null", true);
     }
     let json = json_text(tools, "tools")?;

@@ -182,10 +182,15 @@ pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
         // where it has them.
         let field = |k: &str| e.is_object().then(|| js_sys::Reflect::get(&e, &JsValue::from_str(k)).ok()).flatten().and_then(|v| v.as_string());
         let reason = field("message").or_else(|| e.as_string()).unwrap_or_default();
-        // A RangeError is the engine's stack, overflowed by nesting (a cycle or a BigInt is a
-        // TypeError).
+        // A RangeError is the engine's stack, overflowed by nesting, or a string past the
+        // engine's longest (a cycle or a BigInt is a TypeError).
         let code = if field("name").as_deref() == Some("RangeError") { ErrorCode::LimitExceeded } else { ErrorCode::InvalidJson };
-        Error::new(code, format!("{what} cannot be represented as JSON: {reason}"))
+        let why = match code {
+            ErrorCode::LimitExceeded if reason.contains("call stack") => format!("{reason}: it nests too deep"),
+            ErrorCode::LimitExceeded if reason.contains("string length") => format!("{reason}: its JSON is longer than a JS string can be"),
+            _ => reason,
+        };
+        Error::new(code, format!("{what} cannot be represented as JSON: {why}"))
     })?;
     let Some(text) = text.dyn_ref::<js_sys::JsString>() else {
         // Functions and symbols stringify to undefined.
@@ -199,6 +204,8 @@ pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
 /// U+FFFD instead of failing the whole input.
 pub(crate) fn parse(text: &str, what: &str) -> Result<Value> {
     use crate::model::{read_json, ReadError};
+    // A byte order mark (as editors on Windows save JSON) is no part of the JSON.
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     if let Some(value) = crate::fast::read_value(text) {
         return Ok(value);
     }
@@ -289,12 +296,19 @@ fn too_big(what: &str, bytes: usize) -> Error {
 }
 
 /// JSON text given as a string or as UTF-8 bytes (`Uint8Array`); says which.
+/// A byte order mark at the start (as editors on Windows save JSON) is left out: JSON has none.
 pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bool)> {
+    let unmarked = |mut s: String| {
+        if s.starts_with('\u{FEFF}') {
+            s.drain(..'\u{FEFF}'.len_utf8());
+        }
+        s
+    };
     if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
-        return Ok((string_text(s, what)?, false));
+        return Ok((unmarked(string_text(s, what)?), false));
     }
     if let Some(bytes) = v.dyn_ref::<js_sys::Uint8Array>() {
-        return Ok((bytes_text(bytes, what)?, true));
+        return Ok((unmarked(bytes_text(bytes, what)?), true));
     }
     let t = v.js_typeof().as_string().unwrap_or_default();
     Err(Error::new(
@@ -320,11 +334,21 @@ fn bytes_text(bytes: &js_sys::Uint8Array, what: &str) -> Result<String> {
         .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("{what} is not UTF-8 (invalid byte at {})", e.utf8_error().valid_up_to())))
 }
 
-/// A required string parameter.
+/// A required string parameter. An object given in its place (a tool call, a name map: an
+/// argument order or call style mistaken) is named, with the string meant where it shows.
 pub(crate) fn string_param(v: &JsValue, what: &str) -> Result<String> {
     v.as_string().ok_or_else(|| {
-        let t = v.js_typeof().as_string().unwrap_or_default();
-        Error::new(ErrorCode::InvalidInput, format!("{what} must be a string, got {}", if v.is_null() { "null".owned() } else { t }))
+        let mut m = format!("{what} must be a string, got {}", describe_js(v));
+        if v.is_object() {
+            if get(v, "providerName").is_string() {
+                m.push_str(": a parsed tool call? pass call.providerName (and call.arguments)");
+            } else if let Some(name) = get(v, "name").as_string().filter(|_| what == "name") {
+                m.push_str(&format!(": the MCP SDK's callTool({{name, arguments}})? toolwire's is callTool(name, args), here callTool({}, ...)", crate::text::quote(&name)));
+            } else if what == "provider" {
+                m.push_str(": the arguments' order? the provider name comes before the name map");
+            }
+        }
+        Error::new(ErrorCode::InvalidInput, m)
     })
 }
 

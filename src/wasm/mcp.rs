@@ -714,7 +714,12 @@ impl JsMcpClient {
             let args = match from_js(&args, "arguments")? {
                 Value::Null => Value::Object(serde_json::Map::new()),
                 v @ Value::Object(_) => v,
-                _ => return Err(Error::new(ErrorCode::InvalidArguments, "arguments must be an object")),
+                _ => {
+                    let text = args.as_string().is_some_and(|s| s.trim_start().starts_with('{'));
+                    let hint = if text { " (JSON text? JSON.parse it)" } else { "" };
+                    let got = describe_js(&args);
+                    return Err(Error::new(ErrorCode::InvalidArguments, format!("arguments must be an object, got {got}{hint}")).with_tool(&name));
+                }
             };
             Ok((name, args, call_options(&options)?))
         })();

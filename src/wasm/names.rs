@@ -122,6 +122,10 @@ pub(crate) fn name_map_data(v: &JsValue, what: &str) -> Result<NameMap, Error> {
             ),
         ));
     }
+    // A convertMcpToolsDetailed result (or a hub's), which holds the map as `nameMap`.
+    if v.is_object() && crate::wasm::bridge::get(v, "nameMap").is_object() && crate::wasm::bridge::get(v, "entries").is_undefined() {
+        return Err(Error::new(ErrorCode::InvalidInput, format!("{what} holds a name map under nameMap (a convertMcpToolsDetailed result?): pass its .nameMap")));
+    }
     NameMap::from_json_value(from_js(v, what)?)
 }
 

@@ -38,6 +38,8 @@ fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, Error> {
 /// message}) instead of failing the others.
 #[wasm_bindgen(js_name = parseToolCalls)]
 pub fn parse_tool_calls_js(response: JsValue, provider: JsValue, name_map: JsValue) -> Result<JsValue, Error> {
+    // The provider first: with the arguments' order mistaken, its error says so.
+    string_param(&provider, "provider")?;
     let map = name_map_param(&name_map)?;
     parse_calls(&response, &provider, map.as_deref())
 }

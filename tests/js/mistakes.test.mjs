@@ -234,3 +234,22 @@ test("PermissionPolicy: regular-expression patterns and a string for the tool ar
   await refused(() => policy.check("mcp__db__q", "readOnly"), "INVALID_INPUT", /readOnlyHint/);
   assert.equal(policy.check("mcp__db__q", { readOnlyHint: true }), "allow");
 });
+
+test("wording: a call in the SDK's form, arguments as text, the argument order, a detailed result as a map", async () => {
+  const client = new tw.McpClient("http://127.0.0.1:1/mcp");
+  await refused(() => client.callTool({ name: "echo", arguments: {} }), "INVALID_INPUT", /callTool\(name, args\), here callTool\("echo", \.\.\.\)/);
+  await refused(() => client.callTool("echo", '{"message":"hi"}'), "INVALID_ARGUMENTS", /got the string .*JSON\.parse it.*tool "echo"/);
+  const hub = new tw.McpHub({ a: { url: "http://127.0.0.1:1/mcp" } });
+  await refused(() => hub.callTool({ providerName: "mcp__a__echo", arguments: {} }), "INVALID_INPUT", /pass call\.providerName/);
+  const detailed = tw.convertMcpToolsDetailed(tools, "openai");
+  await refused(() => tw.parseToolCalls({ choices: [] }, detailed.nameMap, "openai"), "INVALID_INPUT", /provider must be a string, got an object: the arguments' order\?/);
+  await refused(() => tw.NameMap.fromJSON(detailed), "INVALID_INPUT", /pass its \.nameMap/);
+  await refused(() => tw.convertMcpTools(undefined, "openai"), "INVALID_INPUT", /got undefined/);
+  // A byte order mark before JSON text is no part of it.
+  assert.equal(JSON.parse(tw.convertMcpToolsJson("\ufeff" + JSON.stringify(tools), "openai")).length, 1);
+  assert.equal(JSON.parse(new TextDecoder().decode(tw.convertMcpToolsJson(new TextEncoder().encode("\ufeff" + JSON.stringify(tools)), "openai"))).length, 1);
+  // Too deep for the engine's JSON.stringify: LIMIT_EXCEEDED says it nests too deep.
+  let deep = {};
+  for (let i = 0; i < 100_000; i++) deep = { d: deep };
+  await refused(() => tw.processJsonSchema(deep), "LIMIT_EXCEEDED", /nests too deep/);
+});
