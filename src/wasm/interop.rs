@@ -30,10 +30,24 @@ fn get(v: &JsValue, key: &str) -> JsValue {
     js_sys::Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
+// What a getter or a Proxy trap throws while a value is looked at is caught: the value is then
+// read by `JSON.stringify`, whose error names it.
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = entries)]
+    fn entries_of(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = getPrototypeOf)]
+    fn prototype_of(o: &JsValue) -> std::result::Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = getOwnPropertyNames)]
+    fn own_names(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = getOwnPropertyDescriptor)]
+    fn own_descriptor(o: &JsValue, key: &JsValue) -> std::result::Result<JsValue, JsValue>;
+}
+
 /// The name of an object's class (`Map`, `Headers`, `Foo`), `None` for a plain object.
 fn class_name(v: &JsValue) -> Option<String> {
-    let proto = js_sys::Object::get_prototype_of(v);
-    if proto.is_null() || proto == js_sys::Object::get_prototype_of(&js_sys::Object::new()) {
+    let proto = prototype_of(v).unwrap_or(JsValue::NULL);
+    if proto.is_null() || proto == JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new())) {
         return None;
     }
     get(&get(v, "constructor"), "name").as_string().filter(|n| !n.is_empty() && n != "Object")
@@ -122,17 +136,16 @@ pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Re
     if let Some(class) = class_name(v) {
         // Getters of the class (not of Object.prototype), which `JSON.stringify` skips.
         let mut getters = Vec::new();
-        let mut proto = js_sys::Object::get_prototype_of(v);
-        let top = js_sys::Object::get_prototype_of(&js_sys::Object::new());
-        while !proto.is_null() && proto != top {
-            let names = js_sys::Object::get_own_property_names(&proto);
-            for name in names.iter() {
-                let d = js_sys::Object::get_own_property_descriptor(&proto, &name);
-                if get(&d, "get").is_function() {
+        let mut proto = prototype_of(v).unwrap_or(JsValue::NULL);
+        let top = JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new()));
+        while proto.is_object() && proto != top {
+            for name in own_names(&proto).map(|a| a.to_vec()).unwrap_or_default() {
+                let d = own_descriptor(&proto, &name).unwrap_or(JsValue::UNDEFINED);
+                if d.is_object() && get(&d, "get").is_function() {
                     getters.push(name.as_string().unwrap_or_default());
                 }
             }
-            proto = js_sys::Object::get_prototype_of(&proto);
+            proto = prototype_of(&proto).unwrap_or(JsValue::NULL);
         }
         if !getters.is_empty() {
             return Err(bad(format!(
@@ -142,8 +155,17 @@ pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Re
             )));
         }
     }
-    let obj: &js_sys::Object = v.unchecked_ref();
-    for entry in js_sys::Object::entries(obj).iter() {
+    // Values inherited from a prototype made with Object.create, which JSON does not see.
+    let proto = prototype_of(v).unwrap_or(JsValue::NULL);
+    if proto.is_object() && proto != JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new())) {
+        let inherited: Vec<String> = entries_of(&proto).map(|a| a.iter().filter_map(|e| js_sys::Array::from(&e).get(0).as_string()).collect()).unwrap_or_default();
+        if !inherited.is_empty() {
+            return Err(bad(format!("{what} inherits {} from its prototype, which JSON does not see: pass a plain object with the values ({{...defaults, ...own}})", inherited.join(", "))));
+        }
+    }
+    // A getter that throws: JSON.stringify meets it too, and says so (INVALID_JSON).
+    let Ok(entries) = entries_of(v) else { return Ok(()) };
+    for entry in entries.iter() {
         let pair = js_sys::Array::from(&entry);
         let key = pair.get(0).as_string().unwrap_or_default();
         if skip.contains(&key.as_str()) {
@@ -158,8 +180,8 @@ pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Re
         refuse_lossy(&value, &at)?;
         // One level further: `limits`, `clientInfo`, `policy`.
         if value.is_object() && !value.is_function() && !js_sys::Array::is_array(&value) && class_name(&value).is_none() {
-            let inner: &js_sys::Object = value.unchecked_ref();
-            for entry in js_sys::Object::entries(inner).iter() {
+            let Ok(inner) = entries_of(&value) else { continue };
+            for entry in inner.iter() {
                 let pair = js_sys::Array::from(&entry);
                 let k = pair.get(0).as_string().unwrap_or_default();
                 let x = pair.get(1);

@@ -112,6 +112,10 @@ test("values JSON would turn into {} are refused, saying what to pass", async ()
     }
   }
   await refused(() => tw.convertMcpTools(tools, "openai", new Options()), "INVALID_OPTIONS", /instance of Options whose server is a getter/);
+  await refused(() => tw.convertMcpTools(tools, "openai", Object.create({ strict: true })), "INVALID_OPTIONS", /inherits strict from its prototype/);
+  // A getter that throws is JSON.stringify's INVALID_JSON, as before.
+  await refused(() => tw.convertMcpTools(tools, "openai", { get server() { throw new Error("boom"); } }), "INVALID_JSON", /boom/);
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: { get maxDepth() { throw new Error("boom"); } } }), "INVALID_JSON", /boom/);
   const names = tw.NameMap.fromTools(tools, "openai");
   await refused(() => names.prepareArguments("get_weather", Promise.resolve({ city: "x" })), "INVALID_INPUT", /await/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp").callTool("echo", new Map([["a", 1]])), "INVALID_INPUT", /arguments is a Map/);
