@@ -177,7 +177,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// The candidate `word` was most likely meant as, compared without case, `-`, `_` or spaces and
 /// within a small edit distance; `None` when nothing is close.
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    let fold = |s: &str| s.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).flat_map(char::to_lowercase).collect::<Vec<char>>();
+    // ASCII case only: Unicode's case tables would weigh more than every name compared here.
+    let fold = |s: &str| s.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).map(|c| c.to_ascii_lowercase()).collect::<Vec<char>>();
     let w = fold(word);
     let mut best: Option<(usize, &'a str)> = None;
     for &c in candidates {
@@ -207,7 +208,7 @@ fn edit_distance(a: &[char], b: &[char]) -> usize {
 /// The one message of `UNKNOWN_PROVIDER`: what was given, the names `accepted`, and the one
 /// most likely meant ("claude" is anthropic, a provider's name in another case or spelling).
 pub(crate) fn unknown_provider(given: &str, accepted: &[&str]) -> String {
-    let lower = given.trim().to_lowercase();
+    let lower = given.trim().to_ascii_lowercase();
     let meant = match lower.as_str() {
         "claude" | "anthropic-messages" | "messages" => Some("anthropic"),
         "google" | "google-ai" | "googleai" | "genai" | "google-genai" => Some("gemini"),
