@@ -158,8 +158,26 @@ fn opt_positive(v: &Value, key: &str, unit: &str) -> Result<Option<u64>, Error> 
     }
 }
 
+/// An `INVALID_OPTIONS` error that says what an option must be (`options.era must be ...`) says
+/// what it was too, as JS holds it: one phrasing, "must be X, got Y".
+fn with_got(mut e: Error, options: &JsValue) -> Error {
+    let Some(rest) = e.message.strip_prefix("options.") else { return e };
+    let Some((path, _)) = rest.split_once(' ') else { return e };
+    if e.code != ErrorCode::InvalidOptions || !rest.contains(" must ") || rest.contains(", got ") || rest.contains("; got ") {
+        return e;
+    }
+    let value = path.trim_end_matches(':').split('.').fold(options.clone(), |v, k| get(&v, k));
+    let got = describe_js(&value);
+    e.message = format!("{}, got {got}", e.message);
+    e
+}
+
 /// Reads client options; `fetch` and callbacks are JS values, the rest is JSON.
 fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Option<Function>, TransportChoice), Error> {
+    read_client_options(url, options).map_err(|e| with_got(e, options))
+}
+
+fn read_client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Option<Function>, TransportChoice), Error> {
     crate::protocol::client::CORS_POSSIBLE.store(browser_like(), std::sync::atomic::Ordering::Relaxed);
     refuse_lossy_options(options, "options", &["headers"])?;
     refuse_unknown_keys(options, "options", &CLIENT_KEYS)?;
@@ -291,7 +309,7 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
             }
         })));
     }
-    auto_listen(&client, options)?;
+    auto_listen(&client, options).map_err(|e| with_got(e, options))?;
     let oauth = get(options, "oauth");
     if !oauth.is_undefined() && !oauth.is_null() {
         if opt_fn(options, "onUnauthorized")?.is_some() {
@@ -597,6 +615,10 @@ fn server_request(server: &JsValue, method: &JsValue, params: &JsValue, options:
 const SDK_CALL_OPTIONS: [(&str, &str); 3] = [("timeout", "timeoutMs"), ("onprogress", "onProgress"), ("maxTotalTimeout", "maxTotalTimeoutMs")];
 
 fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
+    read_call_options(options).map_err(|e| with_got(e, options))
+}
+
+fn read_call_options(options: &JsValue) -> Result<CallOptions, Error> {
     refuse_lossy_options(options, "options", &["signal"])?;
     for (sdk, ours) in SDK_CALL_OPTIONS {
         if !get(options, sdk).is_undefined() {
@@ -1096,6 +1118,10 @@ fn server_errors(errors: Vec<crate::protocol::hub::ServerError>) -> js_sys::Arra
 
 /// `listTools` options: the servers, and the bound on each one's listing.
 fn selection(options: &JsValue) -> Result<(Selection, Option<u64>), Error> {
+    read_selection(options).map_err(|e| with_got(e, options))
+}
+
+fn read_selection(options: &JsValue) -> Result<(Selection, Option<u64>), Error> {
     refuse_lossy_options(options, "options", &[])?;
     refuse_unknown_keys(options, "options", &["mode", "selectedServers", "enabled", "timeoutMs"])?;
     let data = from_js(options, "options")?;

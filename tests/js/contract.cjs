@@ -425,9 +425,9 @@ module.exports = function contract(tw, label) {
       }
       assert.fail(`accepted ${JSON.stringify(options)}`);
     };
-    assert.equal(bad({ timeoutMs: -5 }), "options.timeoutMs must be a positive integer (milliseconds)");
+    assert.equal(bad({ timeoutMs: -5 }), "options.timeoutMs must be a positive integer (milliseconds), got the number -5");
     for (const key of ["maxTools", "maxPages", "maxEventBytes", "maxResponseBytes"]) {
-      assert.equal(bad({ [key]: 0 }), `options.${key} must be a positive integer`);
+      assert.equal(bad({ [key]: 0 }), `options.${key} must be a positive integer, got the number 0`);
     }
   });
 
