@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::{string, JsonObject, Keyed as _, Put as _, Take as _};
+use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::schema::{append_description, fix_required, refs, short_json, Cx};
 use crate::text::{self, Owned as _};
 
@@ -56,6 +56,186 @@ fn same_but_enum_and_description(a: &Value, b: &Value) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// Whether two schemas differ at most in the values they allow (`enum`, `const`) and their
+/// `description`: one definition with the values united says both.
+fn same_but_values_and_description(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keep = |k: &&String| !matches!(k.as_str(), "enum" | "const" | "description");
+            a.keys().filter(keep).count() == b.keys().filter(keep).count()
+                && a.iter().filter(|(k, _)| keep(k)).all(|(k, v)| b.get(k) == Some(v))
+        }
+        _ => a == b,
+    }
+}
+
+/// The values a schema is limited to (its `enum`, or its `const` as one value), if any.
+fn allowed_values(o: &JsonObject) -> Option<Vec<Value>> {
+    match (o.find("enum"), o.find("const")) {
+        (Some(Value::Array(e)), _) => Some(e.clone()),
+        (_, Some(c)) => Some(vec![c.clone()]),
+        _ => None,
+    }
+}
+
+/// Two definitions of a property in branches of a root `anyOf`/`oneOf` that differ at most in
+/// their values and descriptions ([`same_but_values_and_description`]): the first, allowing
+/// the values of both (discriminators `kind: "a"` / `kind: "b"` become `enum: ["a", "b"]`; no
+/// limit where either has none) and keeping both descriptions.
+fn unite_values(first: &Value, other: &Value) -> Value {
+    let (Value::Object(f), Value::Object(o)) = (first, other) else { return first.clone() };
+    let mut merged = f.clone();
+    let values = match (allowed_values(f), allowed_values(o)) {
+        (Some(mut a), Some(b)) => {
+            for v in b {
+                if !a.contains(&v) {
+                    a.push(v);
+                }
+            }
+            Some(a)
+        }
+        _ => None,
+    };
+    let had_enum = merged.has("enum");
+    merged.take("const");
+    match values {
+        Some(values) if had_enum => {
+            if let Some(e) = merged.find_mut("enum") {
+                *e = Value::Array(values);
+            }
+        }
+        Some(values) => {
+            merged.put("enum", Value::Array(values));
+        }
+        None => {
+            merged.take("enum");
+        }
+    }
+    join_description(&mut merged, o);
+    Value::Object(merged)
+}
+
+/// `other`'s description joined to `into`'s (" / "), unless it says nothing new.
+fn join_description(into: &mut JsonObject, other: &JsonObject) {
+    if let Some(Value::String(nd)) = other.find("description") {
+        match into.find_mut("description") {
+            Some(Value::String(d)) if !d.contains(nd.trim()) => {
+                let joined = format!("{} / {}", d.trim_end(), nd.trim());
+                *d = joined;
+            }
+            None => {
+                into.put("description", string(nd));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A property that branches of a root `anyOf`/`oneOf` define differently: an `anyOf` of the
+/// distinct definitions (`first` is that `anyOf` already when `alternated`).
+fn alternatives_of(first: &Value, other: &Value, alternated: bool) -> Value {
+    let mut branches = match (alternated, first) {
+        (true, Value::Object(f)) => match f.find("anyOf") {
+            Some(Value::Array(b)) => b.clone(),
+            _ => vec![first.clone()],
+        },
+        _ => vec![first.clone()],
+    };
+    if !branches.contains(other) {
+        branches.push(other.clone());
+    }
+    object([("anyOf", Value::Array(branches))])
+}
+
+/// A property that branches of a root `allOf` (or the root and a branch) both define: one
+/// schema that says both. Keywords only one of them has are united, `properties` intersected
+/// name by name, `required` united, `enum`s and `type` lists intersected, descriptions joined;
+/// where the two set a keyword to different values that cannot be combined so, the two
+/// definitions under `allOf` (and `true` as the second value). Booleans: `true` is the other,
+/// `false` stays.
+fn intersect(a: &Value, b: &Value) -> (Value, bool) {
+    let (ao, bo) = match (a, b) {
+        (Value::Bool(true), _) => return (b.clone(), false),
+        (_, Value::Bool(true)) => return (a.clone(), false),
+        (Value::Bool(false), _) | (_, Value::Bool(false)) => return (Value::Bool(false), false),
+        (Value::Object(ao), Value::Object(bo)) => (ao, bo),
+        _ => return (object([("allOf", Value::Array(vec![a.clone(), b.clone()]))]), true),
+    };
+    let both = || (object([("allOf", Value::Array(vec![a.clone(), b.clone()]))]), true);
+    let mut merged = ao.clone();
+    let mut nested = false;
+    for (k, v) in bo {
+        let Some(mine) = merged.get_mut(k) else {
+            merged.insert(k.clone(), v.clone());
+            continue;
+        };
+        if mine == v {
+            continue;
+        }
+        match (k.as_str(), &mut *mine, v) {
+            ("properties", Value::Object(mp), Value::Object(bp)) => {
+                for (name, s) in bp {
+                    let joined = match mp.get(name) {
+                        Some(m) if m != s => {
+                            let (j, n) = intersect(m, s);
+                            nested |= n;
+                            j
+                        }
+                        Some(_) => continue,
+                        None => s.clone(),
+                    };
+                    mp.insert(name.clone(), joined);
+                }
+            }
+            ("required", Value::Array(mr), Value::Array(br)) => {
+                for r in br {
+                    if !mr.contains(r) {
+                        mr.push(r.clone());
+                    }
+                }
+            }
+            ("enum", Value::Array(me), Value::Array(be)) => me.retain(|x| be.contains(x)),
+            ("type", _, _) => {
+                let names = |t: &Value| -> Option<Vec<Value>> {
+                    match t {
+                        Value::String(_) => Some(vec![t.clone()]),
+                        Value::Array(ts) => Some(ts.clone()),
+                        _ => None,
+                    }
+                };
+                let (Some(mt), Some(bt)) = (names(mine), names(v)) else { return both() };
+                // `integer` is a `number`: the two meet at `integer`.
+                let mut common: Vec<Value> = Vec::new();
+                for t in &mt {
+                    let met = if bt.contains(t) {
+                        t.clone()
+                    } else if (*t == "integer" && bt.iter().any(|o| *o == "number")) || (*t == "number" && bt.iter().any(|o| *o == "integer")) {
+                        string("integer")
+                    } else {
+                        continue;
+                    };
+                    if !common.contains(&met) {
+                        common.push(met);
+                    }
+                }
+                if common.is_empty() {
+                    return both();
+                }
+                *mine = if common.len() == 1 { common.remove(0) } else { Value::Array(common) };
+            }
+            ("description", Value::String(d), Value::String(nd)) => {
+                if !d.contains(nd.trim()) {
+                    let joined = format!("{} / {}", d.trim_end(), nd.trim());
+                    *d = joined;
+                }
+            }
+            ("title", _, _) => {}
+            _ => return both(),
+        }
+    }
+    (Value::Object(merged), nested)
 }
 
 /// Whether two branches of the node's `anyOf`/`oneOf` define the same property differently
@@ -117,6 +297,8 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
             .unwrap_or_default();
         let mut common: Option<Vec<String>> = None;
         let mut alternatives = Vec::new();
+        // Properties whose definitions differ in more than their values: an `anyOf` of them.
+        let mut alternated: Vec<String> = Vec::new();
         for (i, branch) in branches.iter().enumerate() {
             let Value::Object(b) = branch else {
                 cx.at(key, |cx| {
@@ -142,36 +324,32 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                             props.insert(name.clone(), schema.clone());
                         }
                         Some(existing) if existing != schema => {
-                            // Same property in several branches: unite enum values (discriminators
-                            // like `kind: "a"` / `kind: "b"`) and keep every description.
-                            let mut merged = existing.clone();
-                            if let (Value::Object(m), Value::Object(new)) = (&mut merged, schema) {
-                                if let (Some(Value::Array(a)), Some(Value::Array(b))) = (m.find_mut("enum"), new.find("enum")) {
-                                    for v in b {
-                                        if !a.contains(v) {
-                                            a.push(v.clone());
-                                        }
-                                    }
-                                }
-                                if let Some(Value::String(nd)) = new.find("description") {
-                                    match m.find_mut("description") {
-                                        Some(Value::String(d)) if !d.contains(nd.trim()) => {
-                                            let joined = format!("{} / {}", d.trim_end(), nd.trim());
-                                            *d = joined;
-                                        }
-                                        None => {
-                                            m.put("description", string(nd));
-                                        }
-                                        _ => {}
-                                    }
-                                }
-                            }
-                            if !same_but_enum_and_description(&merged, schema) {
+                            let was_alternated = alternated.contains(name);
+                            let alternate = !is_all && (was_alternated || !same_but_values_and_description(existing, schema));
+                            let (merged, nested) = if is_all {
+                                intersect(existing, schema)
+                            } else if alternate {
+                                (alternatives_of(existing, schema, was_alternated), false)
+                            } else {
+                                (unite_values(existing, schema), false)
+                            };
+                            if alternate && !was_alternated {
+                                alternated.push(name.clone());
                                 let n = name.clone();
                                 cx.at(key, |cx| {
                                     cx.change(
                                         "schema/root-combinator-conflict",
-                                        format!("property \"{n}\" is defined differently in several branches; the first definition is kept"),
+                                        format!("property \"{n}\" is defined differently in several branches; it accepts any of the definitions (anyOf)"),
+                                    );
+                                    Ok(())
+                                })
+                                .ok();
+                            } else if nested {
+                                let n = name.clone();
+                                cx.at(key, |cx| {
+                                    cx.change(
+                                        "schema/root-combinator-conflict",
+                                        format!("property \"{n}\" is defined differently in several branches; the definitions are kept under allOf"),
                                     );
                                     Ok(())
                                 })
@@ -190,6 +368,34 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                 .map(|(k, v)| format!("{k}: {}", short_json(v)))
                 .collect();
             if is_all {
+                // What a branch says about the whole object holds for it: kept on the root, unless
+                // the root says otherwise (then reported, the root's kept).
+                for (k, v) in b.iter().filter(|(k, _)| !matches!(k.as_str(), "properties" | "required" | "type" | "description" | "title")) {
+                    match root.find(k) {
+                        None if k == "$ref" => {
+                            cx.at(key, |cx| {
+                                cx.problem("schema/root-combinator-branch", format!("a branch's $ref {} cannot be resolved; what it refers to is lost", short_json(v)));
+                                Ok(())
+                            })
+                            .ok();
+                        }
+                        None => {
+                            root.insert(k.clone(), v.clone());
+                        }
+                        Some(mine) if mine != v => {
+                            let k = k.clone();
+                            cx.at(key, |cx| {
+                                cx.problem(
+                                    "schema/root-combinator-conflict",
+                                    format!("`{k}` of a branch differs from the root's or another branch's; the first is kept, {k}: {} is lost", short_json(v)),
+                                );
+                                Ok(())
+                            })
+                            .ok();
+                        }
+                        Some(_) => {}
+                    }
+                }
                 for r in b_required {
                     if !required.contains(&r) {
                         required.push(r);
@@ -290,7 +496,8 @@ pub fn one_of_as_any_of(obj: &mut JsonObject) -> bool {
     true
 }
 
-/// Merges an `allOf` of object-like (or any) branches into `obj`. Returns the conflicts: keys
+/// Merges an `allOf` of object-like (or any) branches into `obj`. A property two branches
+/// define is given a schema that says both ([`intersect`]). Returns the conflicts: other keys
 /// that two branches set to different values (the first value is kept).
 pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
     let Some(Value::Array(branches)) = obj.take("allOf") else { return Vec::new() };
@@ -302,7 +509,13 @@ pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
                 ("properties", Some(Value::Object(p))) => {
                     if let Value::Object(bp) = v {
                         for (name, s) in bp {
-                            p.entry(name).or_insert(s);
+                            // Defined in two branches: a schema that says both.
+                            let both = match p.get(&name) {
+                                Some(mine) if *mine != s => intersect(mine, &s).0,
+                                Some(_) => continue,
+                                None => s,
+                            };
+                            p.insert(name, both);
                         }
                     }
                 }
@@ -609,6 +822,50 @@ mod tests {
         assert_eq!(root["properties"].as_object().unwrap().keys().collect::<Vec<_>>(), ["a", "c", "b"]);
         assert_eq!(root["required"], json!(["c"]));
         assert!(root["description"].as_str().unwrap().starts_with("Arguments must match exactly one of"));
+    }
+
+    /// A root union discriminated by `const` (or `enum`) keeps every branch's value; properties
+    /// the branches define differently accept any of the definitions; a root `allOf` says what
+    /// all its branches say of a property.
+    #[test]
+    fn root_combinators_keep_every_branch_of_a_property() {
+        let mut root = json!({"anyOf":[
+            {"type":"object","properties":{"action":{"type":"string","const":"create"},"name":{"type":"string"}},"required":["action","name"]},
+            {"type":"object","properties":{"action":{"type":"string","const":"delete"},"id":{"type":"integer"}},"required":["action","id"]}]});
+        let mut cx = Cx::new(Limits::default());
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
+        assert_eq!(root["properties"]["action"], json!({"type":"string","enum":["create","delete"]}));
+        assert_eq!(root["required"], json!(["action"]));
+        assert!(!cx.changes.iter().any(|d| d.rule == "schema/root-combinator-conflict"), "{:?}", cx.changes);
+        // A value limit in one branch only: none in the union.
+        let mut root = json!({"oneOf":[{"properties":{"k":{"type":"string","enum":["a"]}}},{"properties":{"k":{"type":"string"}}}]});
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut Cx::new(Limits::default()));
+        assert_eq!(root["properties"]["k"], json!({"type":"string"}));
+
+        let mut root = json!({"anyOf":[{"type":"object","properties":{"v":{"type":"string"}},"required":["v"]},
+            {"type":"object","properties":{"v":{"type":"integer"}},"required":["v"]},
+            {"type":"object","properties":{"v":{"type":"boolean"}}},
+            {"type":"object","properties":{"v":{"type":"integer"}}}]});
+        let mut cx = Cx::new(Limits::default());
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
+        assert_eq!(root["properties"]["v"], json!({"anyOf":[{"type":"string"},{"type":"integer"},{"type":"boolean"}]}));
+        assert_eq!(cx.changes.iter().filter(|d| d.rule == "schema/root-combinator-conflict").count(), 1, "{:?}", cx.changes);
+
+        let mut root = json!({"allOf":[{"type":"object","properties":{"a":{"type":"string"},"n":{"type":["number","null"]}},"required":["a"]},
+            {"properties":{"a":{"maxLength":3,"description":"short"},"n":{"type":"integer"}}},
+            {"properties":{"a":{"pattern":"^x"}},"additionalProperties":false}]});
+        let mut cx = Cx::new(Limits::default());
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
+        assert_eq!(root["properties"]["a"], json!({"type":"string","maxLength":3,"description":"short","pattern":"^x"}));
+        assert_eq!(root["properties"]["n"], json!({"type":"integer"}));
+        assert_eq!(root["additionalProperties"], json!(false), "a branch's word on the whole object is kept");
+        assert!(cx.problems.is_empty(), "{:?}", cx.problems);
+        // Values that cannot be combined keyword by keyword: both definitions, under allOf.
+        let mut root = json!({"allOf":[{"properties":{"a":{"type":"string","pattern":"^a"}}},{"properties":{"a":{"pattern":"b$"}}}]});
+        let mut cx = Cx::new(Limits::default());
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
+        assert_eq!(root["properties"]["a"], json!({"allOf":[{"type":"string","pattern":"^a"},{"pattern":"b$"}]}));
+        assert!(cx.changes.iter().any(|d| d.rule == "schema/root-combinator-conflict"), "{:?}", cx.changes);
     }
 
     #[test]
