@@ -16,8 +16,9 @@
 //! general path inlines them first); for OpenAI also no `allOf` (merged there), no `oneOf`
 //! beside an `anyOf` (joined there; a `oneOf` alone becomes `anyOf` here as there), no tuple
 //! `items`, and no removed keyword that holds subschemas (its description note would quote
-//! them); for Claude no `oneOf` (rewritten there, and reported), and no object node with an
-//! `anyOf` or `allOf` (whose branches may not fit the closed object there). A schema that cannot be strict (OpenAI: a keyword strict mode cannot
+//! them); for Claude no `oneOf` (rewritten there, and reported), no object node with an
+//! `anyOf` or `allOf` (whose branches may not fit the closed object there), and no `allOf` with
+//! an object branch (merged into one object there). A schema that cannot be strict (OpenAI: a keyword strict mode cannot
 //! express, an open map, a boolean subschema, an untyped node, a limit; Anthropic: an open map)
 //! is told apart as such: the general path sends the non-strict schema then, which is the
 //! pass-through one. Anything else goes the general way.
@@ -494,6 +495,12 @@ fn widen_nullable(node: &mut Strict) {
     }
 }
 
+/// `lower::is_object_node`: a node typed `object`, or untyped with `properties`.
+fn object_shaped(node: &Node) -> bool {
+    let (typed, object) = type_names(node.get("type"));
+    object || (!typed && node.get("properties").is_some())
+}
+
 /// `anthropic::strict_node`: an object node made strict, any other subschema as it is.
 fn anthropic_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, arena: &'n Bump) -> Step<Val<'n, 'a>> {
     let Node::Obj(entries) = node else { return Ok(Val::Raw(node)) };
@@ -542,7 +549,17 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
             "required" => required = Some(value),
             "additionalProperties" => open |= !matches!(value, Node::Bool(false)),
             "patternProperties" => open = true,
-            "anyOf" | "allOf" => combined = true,
+            "anyOf" => combined = true,
+            "allOf" => {
+                combined = true;
+                // An `allOf` with object branches is merged into one object there (and reported).
+                if let Node::Arr(branches) = value {
+                    if branches.iter().any(object_shaped) {
+                        verdict = Err(Stop::General);
+                        break;
+                    }
+                }
+            }
             _ => {}
         }
         match found {
@@ -587,6 +604,9 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
 fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Levels, arena: &'n Bump) -> Step<Strict<'n, 'a>> {
     let mut o = base(entries, arena);
     if o.has("oneOf") || anthropic::STRICT_BLOCKERS.iter().any(|k| o.has(k)) {
+        return Err(Stop::General);
+    }
+    if matches!(raw(&o, "allOf"), Some(Node::Arr(branches)) if branches.iter().any(object_shaped)) {
         return Err(Stop::General);
     }
     // As `anthropic::strict_object`: first of all.
@@ -1109,9 +1129,31 @@ mod tests {
         );
     }
 
+    /// Claude's strict mode merges an `allOf` with an object branch into one object (closing
+    /// each branch would leave nothing valid): that goes the general way, with or without a
+    /// reference among the branches, and the two paths write the same.
+    #[test]
+    fn claude_all_of_of_objects_goes_the_general_way() {
+        for provider in [Provider::Anthropic, Provider::Bedrock] {
+            for schema in [
+                json!({"type":"object","properties":{"item":{"allOf":[{"$ref":"#/$defs/Base"},{"type":"object","properties":{"extra":{"type":"string"}},"required":["extra"]}]}},
+                       "required":["item"],"$defs":{"Base":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}}}),
+                json!({"type":"object","properties":{"item":{"allOf":[{"properties":{"id":{"type":"integer"}}},{"properties":{"extra":{"type":"string"}}}]}}}),
+            ] {
+                let (out, took) = strict_for(provider, schema.clone());
+                assert_eq!(took, Took::General, "{provider:?}: {schema}");
+                assert!(!out.to_string().contains("allOf"), "{provider:?}: {out}");
+            }
+            // An `allOf` of other schemas stays as it was.
+            let (_, took) = strict_for(provider, json!({"type":"object","properties":{"s":{"allOf":[{"type":"string"},{"minLength":1}]}}}));
+            assert_eq!(took, Took::Strict, "{provider:?}");
+        }
+    }
+
     #[test]
     fn what_the_general_path_rewrites_goes_its_way() {
         for schema in [
+
             json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}}),
             // `oneOf` with an `anyOf` beside it: the branches are joined there.
             json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}], "anyOf": [{"type": "integer"}]}}}),

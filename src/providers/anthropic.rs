@@ -9,7 +9,8 @@
 //! Strict steps (strict tool use, when `strict` is asked for):
 //! 3. `$ref`s inlined; a recursive schema falls back to non-strict.
 //! 4. Every object gets `additionalProperties: false` (an open map falls back to non-strict).
-//! 5. `oneOf` rewritten as `anyOf` (strict mode has no `oneOf`), joined to an `anyOf` beside it.
+//! 5. `oneOf` rewritten as `anyOf` (strict mode has no `oneOf`), joined to an `anyOf` beside it;
+//!    an `allOf` with object branches merged into one object (closed once, not branch by branch).
 //! 6. Unsupported constraints (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`,
 //!    `maxItems`, `minItems` above 1, formats outside the allowed list) removed and described.
 //! 7. Set-level limits (20 strict tools, 24 optional parameters, 16 union parameters) are checked
@@ -24,7 +25,7 @@ use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_structure, Compiled, SchemaOptions};
-use crate::schema::lower::{is_object_node, keyword_hint, merge_root_combinators, one_of_as_any_of};
+use crate::schema::lower::{is_object_node, keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of};
 use crate::schema::refs::{inline_refs_unless_recursive, Shared};
 use crate::schema::walk::{self, contains_ref, for_each_subschema_mut, Keyword};
 use crate::schema::{append_description, Cx};
@@ -79,6 +80,8 @@ pub(crate) struct Rules {
     pub keyword: &'static str,
     /// `oneOf` rewritten as `anyOf`.
     pub one_of: &'static str,
+    /// An `allOf` of objects merged into one object.
+    pub all_of: &'static str,
     /// A schema that cannot be strict, sent without it.
     pub fallback: &'static str,
     /// A tool past the set-level limits, sent without strict.
@@ -91,6 +94,7 @@ pub(crate) struct Rules {
 pub(crate) const ANTHROPIC: Rules = Rules {
     keyword: "anthropic/strict-keyword",
     one_of: "anthropic/strict-oneof",
+    all_of: "anthropic/strict-allof",
     fallback: "anthropic/strict-fallback",
     limit: "anthropic/strict-limit",
     who: "Anthropic's",
@@ -167,6 +171,15 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
     }
     if let Some(key) = STRICT_BLOCKERS.iter().find(|k| obj.has(k)) {
         return Ok(Err(format!("`{key}` at {}", or_root(cx.path()))));
+    }
+    // An `allOf` of objects (`allOf: [Base, {extra}]`) is one object: each branch closed by
+    // itself would reject the properties of the others, and nothing would be valid.
+    if obj.find("allOf").and_then(Value::as_array).is_some_and(|bs| bs.iter().any(|b| b.as_object().is_some_and(is_object_node))) {
+        let conflicts = merge_all_of(obj);
+        if !conflicts.is_empty() {
+            return Ok(Err(format!("allOf branches disagree on {} at {}", conflicts.join(", "), or_root(cx.path()))));
+        }
+        cx.change(rules.all_of, "allOf of objects merged into one object (closed branch by branch, each would reject the others' properties)");
     }
     if is_object_node(obj) {
         match obj.find("additionalProperties") {
@@ -306,6 +319,28 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { strict, ..SchemaOptions::default() };
         (compile(root, &opts, &mut cx).unwrap(), cx)
+    }
+
+    /// An `allOf` of objects (inheritance by `$ref`) is one object under strict: closed once,
+    /// not branch by branch (each branch closed would reject the other's properties).
+    #[test]
+    fn strict_merges_an_all_of_of_objects() {
+        let (c, cx) = run(
+            json!({"type":"object","properties":{"item":{"allOf":[{"$ref":"#/$defs/Base"},{"type":"object","properties":{"extra":{"type":"string"}},"required":["extra"]}]}},
+                   "required":["item"],"$defs":{"Base":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}}}),
+            true,
+        );
+        assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
+        let item = &c.schema.unwrap()["properties"]["item"];
+        assert!(item.get("allOf").is_none(), "{item}");
+        assert_eq!(item["properties"], json!({"id":{"type":"integer"},"extra":{"type":"string"}}));
+        assert_eq!(item["required"], json!(["id", "extra"]));
+        assert_eq!(item["additionalProperties"], json!(false));
+        assert!(cx.changes.iter().any(|d| d.rule == "anthropic/strict-allof"), "{:?}", cx.changes);
+        // Branches that disagree: not strict, and said so.
+        let (c, cx) = run(json!({"type":"object","properties":{"i":{"allOf":[{"type":"object","minProperties":1},{"type":"object","minProperties":2}]}}}), true);
+        assert_eq!(c.strict, None);
+        assert!(cx.problems.iter().any(|d| d.rule == "anthropic/strict-fallback" && d.message.contains("allOf")), "{:?}", cx.problems);
     }
 
     #[test]

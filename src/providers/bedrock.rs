@@ -24,6 +24,7 @@ use crate::schema::Cx;
 pub(crate) const RULES: Rules = Rules {
     keyword: "bedrock/strict-keyword",
     one_of: "bedrock/strict-oneof",
+    all_of: "bedrock/strict-allof",
     fallback: "bedrock/strict-fallback",
     limit: "bedrock/strict-limit",
     who: "Claude's on Bedrock",
