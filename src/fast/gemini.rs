@@ -526,6 +526,10 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
     // is pushed, and `wrote` keeps which of those looked up below were.
     debug_assert!(o.0.iter().enumerate().all(|(i, (k, _))| o.0[..i].iter().all(|(q, _)| q != k)), "keys repeat");
     let mut wrote = 0u16;
+    // A tuple with `items` beside it: `items` is then `anyOf` both (the general lowering).
+    if ty == ARRAY && o.has("prefixItems") && o.has("items") {
+        return None;
+    }
     for (key, value) in o.0 {
         match word(key) {
             Word::Properties if ty == OBJECT => {

@@ -450,6 +450,15 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     let mut out = Map::new();
     out.put("type", Value::String(ty.into()));
     let mut plan = ArgPlan::default();
+    // A tuple (`prefixItems`, or draft 4's `items: [..]` and its `additionalItems`): Gemini's
+    // `items` is one schema, so it is `anyOf` the leading items' schemas and the rest's; a closed
+    // tuple (no more items) has at most as many items as it lists.
+    let prefix = match o.find("prefixItems") {
+        Some(Value::Array(p)) if ty == "array" && o.has("items") => Some(p.clone()),
+        _ => None,
+    };
+    let additional = if ty == "array" && matches!(o.find("items"), Some(Value::Array(_))) { o.find("additionalItems").cloned() } else { None };
+    let mut closed_at: Option<usize> = None;
     // Steps 6-10, key by key, from the allow-list.
     for (key, value) in o {
         match key.as_str() {
@@ -480,12 +489,26 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 out.insert(key, value);
             }
             "items" if ty == "array" => {
-                let item = match value {
-                    Value::Array(tuple) => {
+                let item = match (value, &prefix) {
+                    (Value::Array(mut tuple), _) => {
                         hints.0.push(format!("leading items: {}", crate::schema::short_json(&Value::Array(tuple.clone()))));
+                        match additional.clone() {
+                            Some(Value::Bool(false)) => closed_at = Some(tuple.len()),
+                            Some(rest @ (Value::Object(_) | Value::Bool(true))) => tuple.push(rest),
+                            _ => {}
+                        }
                         crate::model::object([("anyOf", Value::Array(tuple))])
                     }
-                    other => other,
+                    (Value::Bool(false), Some(leading)) => {
+                        closed_at = Some(leading.len());
+                        crate::model::object([("anyOf", Value::Array(leading.clone()))])
+                    }
+                    (rest, Some(leading)) => {
+                        let mut branches = leading.clone();
+                        branches.push(rest);
+                        crate::model::object([("anyOf", Value::Array(branches))])
+                    }
+                    (other, None) => other,
                 };
                 match cx.at("items", |cx| lower(item, cx, vertex))? {
                     Lowered::Schema(s, p) => {
@@ -582,6 +605,12 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 cx.change("gemini/strip-keyword", "`additionalProperties: false` is not supported by Gemini; removed (Gemini only fills declared properties)");
             }
             _ => hints.drop(cx, &key, &value),
+        }
+    }
+    if let Some(n) = closed_at {
+        // At most the tuple's length (or the node's own, smaller, maxItems).
+        if out.find("maxItems").and_then(Value::as_u64).is_none_or(|m| m > n as u64) {
+            out.put("maxItems", Value::from(n));
         }
     }
     // Step 6: object shape.
@@ -872,6 +901,35 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { gemini_mode: mode, ..SchemaOptions::default() };
         (compile(root, &opts, vertex, &mut cx).unwrap(), cx)
+    }
+
+    /// A tuple's `items` says what every item may be: the leading items' schemas and the rest's
+    /// (draft 4's `additionalItems`, 2020-12's `items`); a closed one has at most as many items
+    /// as it lists.
+    #[test]
+    fn tuples_keep_their_items_types() {
+        for vertex in [false, true] {
+            let (c, _) = run_mode(
+                json!({"type":"object","properties":{
+                    "closed":{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}],"items":false,"minItems":2},
+                    "short":{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}],"items":false,"maxItems":1},
+                    "rest":{"type":"array","prefixItems":[{"type":"string"}],"items":{"type":"integer"}},
+                    "draft4":{"type":"array","items":[{"type":"string"}],"additionalItems":{"type":"integer"}},
+                    "draft4closed":{"type":"array","items":[{"type":"string"},{"type":"boolean"}],"additionalItems":false}}}),
+                vertex,
+                GeminiMode::Parameters,
+            );
+            let p = &c.schema.unwrap()["properties"];
+            let types = |s: &Value| -> Vec<String> { s["items"]["anyOf"].as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap().to_owned()).collect() };
+            assert_eq!(types(&p["closed"]), ["string", "integer"], "{p}");
+            assert_eq!((p["closed"]["minItems"].clone(), p["closed"]["maxItems"].clone()), (json!(2), json!(2)), "{p}");
+            assert_eq!(p["short"]["maxItems"], json!(1), "{p}");
+            assert_eq!(types(&p["rest"]), ["string", "integer"], "{p}");
+            assert!(p["rest"].get("maxItems").is_none(), "{p}");
+            assert_eq!(types(&p["draft4"]), ["string", "integer"], "{p}");
+            assert_eq!(types(&p["draft4closed"]), ["string", "boolean"], "{p}");
+            assert_eq!(p["draft4closed"]["maxItems"], json!(2), "{p}");
+        }
     }
 
     /// Without a change log, a schema with `$ref`s inlined by the general path is lowered from a
