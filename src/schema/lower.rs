@@ -275,7 +275,8 @@ pub fn combinator_properties_conflict(obj: &JsonObject) -> bool {
 /// description so the model still knows which combinations are valid.
 /// Branches that are not objects cannot be merged and are reported as problems.
 pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
-    for key in ["allOf", "anyOf", "oneOf"] {
+    // A branch of an `allOf` may bring an `allOf` of its own to the root: merged in turn.
+    for key in ["allOf"; 8].into_iter().chain(["anyOf", "oneOf"]) {
         let Some(Value::Array(mut branches)) = root.remove(key) else { continue };
         // A branch that is a reference (`{"$ref": "#/$defs/Base"}`, common for `allOf`
         // inheritance) is merged as what it refers to, or its properties would be lost.
@@ -381,6 +382,11 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                         }
                         None => {
                             root.insert(k.clone(), v.clone());
+                        }
+                        Some(Value::Array(_)) if k == "allOf" => {
+                            if let (Some(Value::Array(mine)), Value::Array(more)) = (root.find_mut(k), v) {
+                                mine.extend(more.iter().cloned());
+                            }
                         }
                         Some(mine) if mine != v => {
                             let k = k.clone();
