@@ -151,6 +151,19 @@ fn strict_node(node: &mut Value, cx: &mut Cx, rules: &Rules) -> Result<std::resu
 }
 
 fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std::result::Result<(), String>> {
+    // An `allOf` of objects (`allOf: [Base, {extra}]`) is one object: each branch closed by
+    // itself would reject the properties of the others, and nothing would be valid. First of
+    // all, so that what the branches bring (a `oneOf`, an `allOf` of their own) is rewritten too.
+    for _ in 0..8 {
+        if !obj.find("allOf").and_then(Value::as_array).is_some_and(|bs| bs.iter().any(|b| b.as_object().is_some_and(is_object_node))) {
+            break;
+        }
+        let conflicts = merge_all_of(obj);
+        if !conflicts.is_empty() {
+            return Ok(Err(format!("allOf branches disagree on {} at {}", conflicts.join(", "), or_root(cx.path()))));
+        }
+        cx.change(rules.all_of, "allOf of objects merged into one object (closed branch by branch, each would reject the others' properties)");
+    }
     // An annotation that strict validators choke on (the MCP SDKs add draft-07's to every schema).
     obj.take("$schema");
     if obj.has("oneOf") {
@@ -171,15 +184,6 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
     }
     if let Some(key) = STRICT_BLOCKERS.iter().find(|k| obj.has(k)) {
         return Ok(Err(format!("`{key}` at {}", or_root(cx.path()))));
-    }
-    // An `allOf` of objects (`allOf: [Base, {extra}]`) is one object: each branch closed by
-    // itself would reject the properties of the others, and nothing would be valid.
-    if obj.find("allOf").and_then(Value::as_array).is_some_and(|bs| bs.iter().any(|b| b.as_object().is_some_and(is_object_node))) {
-        let conflicts = merge_all_of(obj);
-        if !conflicts.is_empty() {
-            return Ok(Err(format!("allOf branches disagree on {} at {}", conflicts.join(", "), or_root(cx.path()))));
-        }
-        cx.change(rules.all_of, "allOf of objects merged into one object (closed branch by branch, each would reject the others' properties)");
     }
     if is_object_node(obj) {
         match obj.find("additionalProperties") {
