@@ -174,6 +174,10 @@ fn strict_object<'n, 'a>(
     arena: &'n Bump,
 ) -> Step<(Strict<'n, 'a>, Plan)> {
     let mut o = base(entries, arena);
+    // OpenAPI's `nullable` is written as a `null` type there (and reported).
+    if o.has("nullable") {
+        return Err(Stop::General);
+    }
 
     // One pass over the keys: `allOf` (merged by the general path) comes before the keywords
     // strict mode cannot express.
@@ -540,7 +544,7 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
         match key.as_str() {
             // Rewritten as `anyOf` there, with a change to report; or a reason not to be strict
             // (anthropic::STRICT_BLOCKERS), which the general path says.
-            k if k == "oneOf" || anthropic::STRICT_BLOCKERS.contains(&k) => {
+            k if k == "oneOf" || k == "nullable" || anthropic::STRICT_BLOCKERS.contains(&k) => {
                 verdict = Err(Stop::General);
                 break;
             }
@@ -606,7 +610,7 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
     if o.has("oneOf") || anthropic::STRICT_BLOCKERS.iter().any(|k| o.has(k)) {
         return Err(Stop::General);
     }
-    if matches!(raw(&o, "allOf"), Some(Node::Arr(branches)) if branches.iter().any(object_shaped)) {
+    if o.has("nullable") || matches!(raw(&o, "allOf"), Some(Node::Arr(branches)) if branches.iter().any(object_shaped)) {
         return Err(Stop::General);
     }
     // As `anthropic::strict_object`: first of all.
@@ -1144,6 +1148,8 @@ mod tests {
                 assert_eq!(took, Took::General, "{provider:?}: {schema}");
                 assert!(!out.to_string().contains("allOf"), "{provider:?}: {out}");
             }
+            let (_, took) = strict_for(provider, json!({"type":"object","properties":{"s":{"type":"string","nullable":true}}}));
+            assert_eq!(took, Took::General, "{provider:?}");
             // An `allOf` of other schemas stays as it was.
             let (_, took) = strict_for(provider, json!({"type":"object","properties":{"s":{"allOf":[{"type":"string"},{"minLength":1}]}}}));
             assert_eq!(took, Took::Strict, "{provider:?}");
@@ -1153,6 +1159,7 @@ mod tests {
     #[test]
     fn what_the_general_path_rewrites_goes_its_way() {
         for schema in [
+            json!({"type": "object", "properties": {"a": {"type": "string", "nullable": true}}}),
 
             json!({"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}}),
             // `oneOf` with an `anyOf` beside it: the branches are joined there.

@@ -11,6 +11,7 @@
 //! 4. Every object gets `additionalProperties: false` (an open map falls back to non-strict).
 //! 5. `oneOf` rewritten as `anyOf` (strict mode has no `oneOf`), joined to an `anyOf` beside it;
 //!    an `allOf` with object branches merged into one object (closed once, not branch by branch).
+//!    OpenAPI's `nullable: true` written as a `null` type (strict mode reads JSON Schema only).
 //! 6. Unsupported constraints (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`,
 //!    `maxItems`, `minItems` above 1, formats outside the allowed list) removed and described.
 //! 7. Set-level limits (20 strict tools, 24 optional parameters, 16 union parameters) are checked
@@ -184,6 +185,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
     }
     if let Some(key) = STRICT_BLOCKERS.iter().find(|k| obj.has(k)) {
         return Ok(Err(format!("`{key}` at {}", or_root(cx.path()))));
+    }
+    if crate::providers::openai::openapi_nullable(obj) {
+        cx.change(rules.keyword, "`nullable: true` (OpenAPI) is not read in strict mode; written as a `null` type");
     }
     if is_object_node(obj) {
         match obj.find("additionalProperties") {

@@ -9,8 +9,9 @@
 //! Strict steps (Structured Outputs, when `strict` is asked for), on top of the above:
 //! 3. `$ref`s inlined; a recursive schema instead keeps its references, all pointing into one
 //!    root `$defs` table (`#` for the root), each definition made strict once.
-//! 4. Every node: `allOf` merged; `oneOf` → `anyOf`; keywords outside the strict subset removed,
-//!    their meaning folded into the description; formats outside the allowed list removed.
+//! 4. Every node: `allOf` merged; `oneOf` → `anyOf`; OpenAPI's `nullable: true` written as a
+//!    `null` type; keywords outside the strict subset removed, their meaning folded into the
+//!    description; formats outside the allowed list removed.
 //! 5. Every object: `additionalProperties: false`; every property required, the optional ones
 //!    widened to nullable (a `null` from the model is removed again by `prepareArguments`).
 //! 6. Limits checked (5,000 properties, 10 levels, 1,000 enum values, 120,000 characters).
@@ -390,6 +391,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             fold(obj, cx, "format", &v);
         }
     }
+    if openapi_nullable(obj) {
+        cx.change("openai/strict-keyword", "`nullable: true` (OpenAPI) is not supported in strict mode; written as a `null` type");
+    }
     let removable: Vec<String> = obj.keys().filter(|k| !STRICT_KEYWORDS.contains(&k.as_str())).cloned().collect();
     for key in removable {
         if let Some(v) = obj.remove(&key) {
@@ -505,6 +509,21 @@ pub fn widen_nullable(schema: &mut Value) {
     }
 }
 
+/// OpenAPI's `nullable` taken off a node: `true` is said the JSON Schema way ([`widen_nullable`]:
+/// `null` added to its type, enum or `anyOf`), which strict modes read; `false` says nothing.
+/// Returns whether it was `true`.
+pub(crate) fn openapi_nullable(obj: &mut JsonObject) -> bool {
+    if obj.take("nullable") != Some(Value::Bool(true)) {
+        return false;
+    }
+    let mut node = Value::Object(std::mem::take(obj));
+    widen_nullable(&mut node);
+    if let Value::Object(o) = node {
+        *obj = o;
+    }
+    true
+}
+
 fn fold(obj: &mut JsonObject, cx: &mut Cx, key: &str, v: &Value) {
     if let Some(hint) = keyword_hint(key, v) {
         append_description(obj, &format!("({hint})"));
@@ -579,6 +598,30 @@ mod tests {
         assert_eq!(c.plan.null_means_absent, vec!["limit".to_string()]);
         assert!(cx.changes.iter().any(|d| d.rule == "openai/strict-nullable"));
         assert_eq!(c.plan.apply(json!({"id":"x","limit":null})), json!({"id":"x"}));
+    }
+
+    /// OpenAPI's `nullable: true` allows `null`: strict mode reads JSON Schema, so it is said as
+    /// a `null` type (or enum value), not folded into the description.
+    #[test]
+    fn strict_writes_openapi_nullable_as_a_null_type() {
+        let (c, cx) = run(
+            json!({"type":"object","properties":{"s":{"type":"string","nullable":true},"e":{"type":"string","nullable":true,"enum":["a",null]},
+                   "k":{"type":"string","nullable":true,"enum":["a","b"]},"f":{"type":"integer","nullable":false}},"required":["s","e","k","f"]}),
+            true,
+        );
+        assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
+        let p = &c.schema.unwrap()["properties"];
+        assert_eq!(p["s"], json!({"type":["string","null"]}));
+        assert_eq!(p["e"], json!({"type":["string","null"],"enum":["a",null]}));
+        assert_eq!(p["k"], json!({"type":["string","null"],"enum":["a","b",null]}));
+        assert_eq!(p["f"], json!({"type":"integer"}));
+        assert!(cx.changes.iter().any(|d| d.rule == "openai/strict-keyword" && d.message.contains("nullable")), "{:?}", cx.changes);
+        // Claude's strict mode too.
+        let mut cx = Cx::new(Limits::default());
+        let (root, _) = process_json_schema(&json!({"type":"object","properties":{"s":{"type":"string","nullable":true}},"required":["s"]}), &mut cx);
+        let c = crate::providers::anthropic::compile(root, &SchemaOptions { strict: true, ..SchemaOptions::default() }, &mut cx).unwrap();
+        assert_eq!(c.strict, Some(true));
+        assert_eq!(c.schema.unwrap()["properties"]["s"], json!({"type":["string","null"]}));
     }
 
     #[test]
