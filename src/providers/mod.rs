@@ -236,7 +236,7 @@ fn fix_shared(node: &mut Value, i: usize, cx: &mut Cx) -> Result<()> {
 /// The structural clean-up that every JSON-Schema-speaking provider gets, on every node:
 /// property values that are not schemas become `{}` (reported); object nodes get `properties`
 /// and a `required` that names only existing properties; array nodes without `items` get
-/// `items: {}` (any value).
+/// `items: {}` (any value), or their `unevaluatedItems`.
 pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
     let Value::Object(obj) = node else { return Ok(()) };
     if cx.shared.is_some() {
@@ -258,13 +258,17 @@ pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
     crate::schema::fix_keyword_values(obj, cx);
     // OpenAI refuses an array schema without `items` ("array schema missing items"), a tuple's
     // (`prefixItems` alone) too; next to `prefixItems`, `items: {}` says what its absence says
-    // (the items past the tuple may be anything).
+    // (the items past the tuple may be anything). With `unevaluatedItems` beside them, the items
+    // past the tuple are what it says (`items: {}` would leave it nothing to apply to): `items`
+    // says it instead.
     if is_array_node(obj) && !obj.has("items") {
-        obj.put("items", Value::Object(Map::new()));
-        let message = match obj.has("prefixItems") {
-            true => "tuple (`prefixItems`) without `items`: added `items: {}` (the items past the tuple: any value, as before)",
-            false => "array without `items`: added `items: {}` (any value)",
+        let rest = obj.find("unevaluatedItems").filter(|u| u.is_object() || u.is_boolean()).cloned();
+        let message = match (&rest, obj.has("prefixItems")) {
+            (Some(_), _) => "array without `items`: added `items` as its `unevaluatedItems` (what the items past any tuple may be)",
+            (None, true) => "tuple (`prefixItems`) without `items`: added `items: {}` (the items past the tuple: any value, as before)",
+            (None, false) => "array without `items`: added `items: {}` (any value)",
         };
+        obj.put("items", rest.unwrap_or_else(|| Value::Object(Map::new())));
         cx.change("schema/add-items", message);
     }
     let r = for_each_subschema_mut(obj, cx, &mut |sub, cx| fix_structure(sub, cx));

@@ -574,6 +574,17 @@ mod tests {
         }
     }
 
+    /// A tuple closed by `unevaluatedItems: false` stays closed: the `items` added for OpenAI
+    /// says what `unevaluatedItems` said of the items past the tuple.
+    #[test]
+    fn added_items_keep_unevaluated_items() {
+        for (unevaluated, items) in [(json!(false), json!(false)), (json!({"type":"integer"}), json!({"type":"integer"}))] {
+            let (c, cx) = run(json!({"type":"object","properties":{"t":{"type":"array","prefixItems":[{"type":"string"}],"unevaluatedItems":unevaluated}}}), false);
+            assert_eq!(c.schema.unwrap()["properties"]["t"]["items"], items);
+            assert!(cx.changes.iter().any(|d| d.rule == "schema/add-items" && d.message.contains("unevaluatedItems")), "{:?}", cx.changes);
+        }
+    }
+
     #[test]
     fn malformed_property_value_is_replaced() {
         // https://github.com/smallmain/vscode-unify-chat-provider/issues/162
