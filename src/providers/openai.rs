@@ -430,6 +430,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
             .unwrap_or_default();
         let mut all = Vec::new();
+        let mut meaningful_null = Vec::new();
         if let Some(Value::Object(props)) = obj.find_mut("properties") {
             budget.properties += props.len();
             for (name, sub) in props.iter_mut() {
@@ -440,6 +441,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
                 };
                 plan.set_property(name, sub_plan);
                 if !required.contains(name) {
+                    if allows_null(sub) {
+                        meaningful_null.push(name.clone());
+                    }
                     widen_nullable(sub);
                     plan.null_means_absent.push(name.clone());
                 }
@@ -449,6 +453,18 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         if !plan.null_means_absent.is_empty() {
             let names = plan.null_means_absent.join(", ");
             cx.change("openai/strict-nullable", format!("optional properties made required and nullable: {names}"));
+        }
+        for name in meaningful_null {
+            // Strict mode has no optional property: its `null` is all that can say "absent".
+            cx.at("properties", |cx| {
+                cx.at(&name, |cx| {
+                    cx.problem(
+                        "openai/strict-null-absent",
+                        format!("optional property \"{name}\" allows null, but strict mode makes it required and its null means absent: a null the model sends is removed, and null itself cannot be sent"),
+                    );
+                    Ok(())
+                })
+            })?;
         }
         obj.put("required", Value::Array(all));
     }
@@ -474,6 +490,22 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         }
     }
     Ok(Ok(plan))
+}
+
+/// Whether a (strict) schema accepts `null` as it is: each of its `type`, `enum`, `const` and
+/// `anyOf` that it has lets `null` through (a `null` type, value, or branch).
+fn allows_null(schema: &Value) -> bool {
+    let Value::Object(obj) = schema else { return false };
+    let by_type = match obj.find("type") {
+        Some(Value::String(t)) => Some(t == "null"),
+        Some(Value::Array(ts)) => Some(ts.iter().any(|t| *t == "null")),
+        _ => None,
+    };
+    let by_enum = obj.find("enum").and_then(Value::as_array).map(|e| e.contains(&Value::Null));
+    let by_const = obj.find("const").map(Value::is_null);
+    let by_any_of = obj.find("anyOf").and_then(Value::as_array).map(|bs| bs.iter().any(allows_null));
+    let said = [by_type, by_enum, by_const, by_any_of];
+    said.iter().any(Option::is_some) && said.iter().all(|s| s.unwrap_or(true))
 }
 
 /// Makes a schema also accept `null`.
@@ -633,6 +665,23 @@ mod tests {
         let c = crate::providers::anthropic::compile(root, &SchemaOptions { strict: true, ..SchemaOptions::default() }, &mut cx).unwrap();
         assert_eq!(c.strict, Some(true));
         assert_eq!(c.schema.unwrap()["properties"]["s"], json!({"type":["string","null"]}));
+    }
+
+    /// An optional property that already allows null is made required like any other, and its
+    /// null is taken for "absent": that loses the null the user's schema allowed, and the report
+    /// says so, naming the property.
+    #[test]
+    fn strict_reports_optional_properties_whose_null_is_lost() {
+        let (c, cx) = run(
+            json!({"type":"object","properties":{"t":{"type":["string","null"]},"a":{"anyOf":[{"type":"string"},{"type":"null"}]},
+                   "e":{"enum":["x",null]},"c":{"const":null},"n":{"type":"string","nullable":true},"plain":{"type":"string"},
+                   "narrow":{"type":["string","null"],"enum":["x"]},"r":{"type":["string","null"]}},"required":["r"]}),
+            true,
+        );
+        assert_eq!(c.strict, Some(true));
+        let mut named: Vec<&str> = cx.problems.iter().filter(|d| d.rule == "openai/strict-null-absent").map(|d| d.path.as_str()).collect();
+        named.sort_unstable();
+        assert_eq!(named, ["/properties/a", "/properties/c", "/properties/e", "/properties/n", "/properties/t"]);
     }
 
     #[test]
