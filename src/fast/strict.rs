@@ -323,9 +323,57 @@ fn strict_object<'n, 'a>(
                 plan.get_or_insert_with(ArgPlan::default).any_of = plans.into_iter().map(Option::unwrap_or_default).collect();
             }
             *slot = Val::AnyOf(done, false);
+            any_of_without_type(&mut o);
         }
     }
     Ok((Strict(o, plain(entries)), plan))
+}
+
+/// The names of a `type` as `lower::types_of` reads them.
+fn names<'a>(t: Option<&'a Node<'a>>) -> Vec<&'a str> {
+    match t {
+        Some(Node::Str(t)) => vec![t.as_str()],
+        Some(Node::Arr(ts)) => ts.iter().filter_map(Node::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `openai::any_of_without_type`, on a node whose `anyOf` is written strict.
+fn any_of_without_type(o: &mut Map<Val>) {
+    let node = names(raw(o, "type"));
+    let Some(Val::AnyOf(branches, _)) = o.get("anyOf") else { return };
+    if node.is_empty() {
+        return;
+    }
+    let mut covered: Vec<&str> = Vec::new();
+    for b in branches.iter() {
+        let ts = names(raw(&b.0, "type"));
+        if ts.is_empty() || !ts.iter().all(|t| node.contains(t)) {
+            return;
+        }
+        covered.extend(ts);
+    }
+    let add_null = match node.iter().filter(|t| !covered.contains(t)).collect::<Vec<_>>()[..] {
+        [] => false,
+        [t] if *t == "null" => true,
+        _ => return,
+    };
+    let is_object = node.contains(&"object");
+    if is_object && !matches!(o.get("properties"), None | Some(Val::Props(..))) {
+        return;
+    }
+    if is_object && matches!(o.get("properties"), Some(Val::Props(props, _)) if !props.is_empty()) {
+        return;
+    }
+    o.take("type");
+    if is_object {
+        for key in ["properties", "additionalProperties", "required"] {
+            o.take(key);
+        }
+    }
+    if let (true, Some(Val::AnyOf(_, null))) = (add_null, o.get_mut("anyOf")) {
+        *null = true;
+    }
 }
 
 /// Where a key stands in OpenAI's strict mode.
@@ -1154,6 +1202,31 @@ mod tests {
             let (_, took) = strict_for(provider, json!({"type":"object","properties":{"s":{"allOf":[{"type":"string"},{"minLength":1}]}}}));
             assert_eq!(took, Took::Strict, "{provider:?}");
         }
+    }
+
+    /// A node's `type` beside an `anyOf` whose branches are typed within it goes (OpenAI's Agents
+    /// SDK refuses the two together), on both paths alike: with an object's empty `properties`
+    /// and what closed them, and a `null` no branch allows as a branch of its own.
+    #[test]
+    fn type_beside_any_of_goes_where_the_branches_say_it() {
+        let branches = json!([{"required":["k"],"properties":{"k":{"enum":["a"],"type":"string"}}},{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}]);
+        let (f, took) = strict(json!({"type":"object","properties":{
+            "one":{"type":"object","anyOf":branches},
+            "maybe":{"type":["object","null"],"anyOf":branches},
+            "opt":{"type":"object","anyOf":branches},
+            "own":{"type":"object","properties":{"x":{"type":"string"}},"anyOf":branches},
+            "wider":{"type":["string","integer"],"anyOf":[{"type":"string"}]}},"required":["one","maybe","own","wider"]}));
+        assert_eq!(took, Took::Strict);
+        let p = &f["parameters"]["properties"];
+        for (name, nulls) in [("one", 0), ("maybe", 1), ("opt", 1)] {
+            let node = p[name].as_object().unwrap();
+            assert_eq!(node.keys().collect::<Vec<_>>(), ["anyOf"], "{name}: {}", p[name]);
+            let b = p[name]["anyOf"].as_array().unwrap();
+            assert_eq!((b.len(), b.iter().filter(|b| b["type"] == "null").count()), (2 + nulls, nulls), "{name}: {}", p[name]);
+            assert_eq!(b[0]["type"], "object", "{name}");
+        }
+        assert_eq!(p["own"]["type"], "object", "own properties: kept as it was");
+        assert_eq!(p["wider"]["type"], json!(["string", "integer"]), "a type no branch covers: kept");
     }
 
     #[test]

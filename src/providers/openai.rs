@@ -14,6 +14,8 @@
 //!    description; formats outside the allowed list removed.
 //! 5. Every object: `additionalProperties: false`; every property required, the optional ones
 //!    widened to nullable (a `null` from the model is removed again by `prepareArguments`).
+//!    A `type` beside an `anyOf` whose branches are typed within it goes (SDKs refuse the two
+//!    together), and with an object's, its empty `properties` and what closed them.
 //! 6. Limits checked (5,000 properties, 10 levels, 1,000 enum values, 120,000 characters).
 //!
 //! A tool that cannot be made strict without changing its meaning (open maps, `not`,
@@ -488,8 +490,55 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         if plans.iter().any(|p| !p.is_empty()) {
             plan.any_of = plans;
         }
+        if any_of_without_type(obj) {
+            cx.change("openai/strict-anyof-type", "`type` beside `anyOf` whose branches are typed within it removed (the branches say it; SDKs refuse the two together)");
+        }
     }
     Ok(Ok(plan))
+}
+
+/// A node with both `type` and `anyOf` (`{type: "object", anyOf: [{type: "object", ...}, ...]}`),
+/// which OpenAI's Agents SDK refuses: where every branch is typed within the node's types, the
+/// node's `type` says nothing the branches do not, and goes; a `null` in it that no branch
+/// allows becomes a `{type: "null"}` branch. An object node goes only with no properties of its
+/// own, and its `properties: {}`, `additionalProperties` and `required` with its type (closed,
+/// it would reject every branch's properties). Returns whether the type went.
+fn any_of_without_type(obj: &mut JsonObject) -> bool {
+    let node: Vec<String> = types_of(obj).into_iter().map(str::to_owned).collect();
+    let Some(Value::Array(branches)) = obj.find("anyOf") else { return false };
+    if node.is_empty() {
+        return false;
+    }
+    let mut covered: Vec<&str> = Vec::new();
+    for b in branches {
+        let Value::Object(b) = b else { return false };
+        let ts = types_of(b);
+        if ts.is_empty() || !ts.iter().all(|t| node.iter().any(|n| n == t)) {
+            return false;
+        }
+        covered.extend(ts);
+    }
+    let add_null = match node.iter().filter(|t| !covered.contains(&t.as_str())).collect::<Vec<_>>()[..] {
+        [] => false,
+        [t] if t == "null" => true,
+        _ => return false,
+    };
+    let is_object = node.iter().any(|t| t == "object");
+    if is_object && !obj.find("properties").is_none_or(|p| p.as_object().is_some_and(JsonObject::is_empty)) {
+        return false;
+    }
+    obj.take("type");
+    if is_object {
+        for key in ["properties", "additionalProperties", "required"] {
+            obj.take(key);
+        }
+    }
+    if add_null {
+        if let Some(Value::Array(branches)) = obj.find_mut("anyOf") {
+            branches.push(object([("type", string("null"))]));
+        }
+    }
+    true
 }
 
 /// Whether a (strict) schema accepts `null` as it is: each of its `type`, `enum`, `const` and
