@@ -768,6 +768,26 @@ fn lower_any_of(
         cx.problem("gemini/no-valid-branch", "no branch of the anyOf can ever be valid; the property is removed");
         return Ok(Lowered::Never);
     }
+    // A branch's enum values written as strings (1 → "1") are mapped back from the string,
+    // whichever branch the model meant: a branch that takes that string as a string cannot have it.
+    for (i, p) in plans.iter().enumerate() {
+        for v in p.enum_values.iter().filter(|v| !v.is_string()) {
+            let s = enum_string(v);
+            let taken = out_branches.iter().zip(&plans).enumerate().any(|(j, (b, q))| {
+                j != i
+                    && q.enum_values.is_empty()
+                    && b.get("type").is_some_and(|t| *t == "string")
+                    && b.get("enum").and_then(Value::as_array).is_none_or(|e| e.iter().any(|x| x.as_str() == Some(s.as_str())))
+            });
+            if taken {
+                let v = crate::text::to_string(v);
+                cx.problem(
+                    "gemini/enum-collision",
+                    format!("enum value {v} is written as the string \"{s}\", which another branch of the anyOf takes as a string: \"{s}\" from the model is sent as {v}"),
+                );
+            }
+        }
+    }
     let mut plan = ArgPlan::default();
     if plans.iter().any(|p| !p.is_empty()) {
         plan.any_of = plans;
@@ -901,6 +921,19 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { gemini_mode: mode, ..SchemaOptions::default() };
         (compile(root, &opts, vertex, &mut cx).unwrap(), cx)
+    }
+
+    /// An enum of numbers beside a branch of strings: the model's "1" is sent as 1 whichever
+    /// branch it meant, which the report says.
+    #[test]
+    fn enum_strings_that_another_branch_takes_are_reported() {
+        let (_, cx) = run_mode(json!({"type":"object","properties":{"v":{"anyOf":[{"type":"integer","enum":[1,2]},{"type":"string"}]}}}), false, GeminiMode::Parameters);
+        let found: Vec<&str> = cx.problems.iter().filter(|d| d.rule == "gemini/enum-collision").map(|d| d.message.as_str()).collect();
+        assert_eq!(found.len(), 2, "{:?}", cx.problems);
+        assert!(found[0].contains("\"1\"") && found[1].contains("\"2\""), "{found:?}");
+        // A string branch whose enum holds other strings takes none of them.
+        let (_, cx) = run_mode(json!({"type":"object","properties":{"v":{"anyOf":[{"type":"integer","enum":[1]},{"type":"string","enum":["a"]}]}}}), false, GeminiMode::Parameters);
+        assert!(!cx.problems.iter().any(|d| d.rule == "gemini/enum-collision"), "{:?}", cx.problems);
     }
 
     /// A tuple's `items` says what every item may be: the leading items' schemas and the rest's
