@@ -3,7 +3,7 @@
 //! Steps, in order:
 //! 1. Root combinators merged into one `type:"object"` schema (Anthropic: "input_schema does not
 //!    support oneOf, allOf, or anyOf at the top level").
-//! 2. Structure fixed on every node ([`fix_structure`]). Everything else passes through:
+//! 2. Structure fixed on every node ([`super::fix_structure`]). Everything else passes through:
 //!    Anthropic accepts any draft 2020-12 schema below the root.
 //!
 //! Strict steps (strict tool use, when `strict` is asked for):
@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
-use crate::providers::{fix_structure, Compiled, SchemaOptions};
+use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of};
 use crate::schema::refs::{inline_refs_unless_recursive, Shared};
 use crate::schema::walk::{self, contains_ref, for_each_subschema_mut, Keyword};
@@ -111,7 +111,7 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
     if let Value::Object(obj) = &mut root {
         merge_root_combinators(obj, cx);
     }
-    fix_structure(&mut root, cx)?;
+    fix_root_structure(&mut root, cx)?;
     cx.reset_budget();
     if !opts.strict {
         return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None });

@@ -41,7 +41,7 @@
 //! ([`crate::schema::refs::Shared`]): the same text, without rewriting every copy.
 //!
 //! `parametersJsonSchema` steps: root combinators merged; `$ref`s inlined (Gemini rejects
-//! `$ref` with siblings and unresolved `$defs` in `anyOf`); structure fixed ([`fix_structure`]).
+//! `$ref` with siblings and unresolved `$defs` in `anyOf`); structure fixed ([`super::fix_structure`]).
 //! Everything else is JSON Schema that Gemini takes as is.
 
 use serde_json::{Map, Value};
@@ -49,7 +49,7 @@ use serde_json::{Map, Value};
 use crate::args::{enum_string, ArgPlan};
 use crate::error::Result;
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
-use crate::providers::{fix_structure, Compiled, GeminiMode, SchemaOptions};
+use crate::providers::{fix_root_structure, Compiled, GeminiMode, SchemaOptions};
 use crate::schema::lower::{combinator_properties_conflict, combinators_are_object_like, keyword_hint, merge_all_of, merge_root_combinators, types_of};
 use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
@@ -95,7 +95,7 @@ pub fn compile(mut root: Value, opts: &SchemaOptions, vertex: bool, cx: &mut Cx)
         }
     }
     if opts.gemini_mode == GeminiMode::JsonSchema {
-        fix_structure(&mut root, cx)?;
+        fix_root_structure(&mut root, cx)?;
         cx.reset_budget();
         return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None });
     }

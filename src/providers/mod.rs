@@ -233,6 +233,25 @@ fn fix_shared(node: &mut Value, i: usize, cx: &mut Cx) -> Result<()> {
     Ok(())
 }
 
+/// [`fix_structure`] on a root schema; where it rewrote draft 4's forms in draft 2020-12's
+/// (a tuple `items: [..]` as `prefixItems`), a root `$schema` naming draft 4 to 7 goes, or it
+/// would have the rewritten keywords read its way (`prefixItems` unknown, `items: false` "no
+/// items"): without `$schema` a schema is read as draft 2020-12.
+pub fn fix_root_structure(root: &mut Value, cx: &mut Cx) -> Result<()> {
+    let before = cx.changes.len();
+    fix_structure(root, cx)?;
+    if !cx.changes[before..].iter().any(|d| d.rule.starts_with("schema/draft4-")) {
+        return Ok(());
+    }
+    if let Value::Object(o) = root {
+        if o.find("$schema").and_then(Value::as_str).is_some_and(|s| s.contains("draft-0")) {
+            o.take("$schema");
+            cx.change("schema/draft4-schema", "`$schema` of draft 4 to 7 removed: the schema is rewritten in draft 2020-12's terms, as a schema without `$schema` is read");
+        }
+    }
+    Ok(())
+}
+
 /// The structural clean-up that every JSON-Schema-speaking provider gets, on every node:
 /// property values that are not schemas become `{}` (reported); object nodes get `properties`
 /// and a `required` that names only existing properties; array nodes without `items` get

@@ -3,7 +3,7 @@
 //! Non-strict steps, in order:
 //! 1. Root combinators (`anyOf`/`oneOf`/`allOf`) merged into one object; a root `enum` or `not`
 //!    removed (OpenAI: "schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level").
-//! 2. Structure fixed on every node ([`fix_structure`]): property values are schemas, objects
+//! 2. Structure fixed on every node ([`super::fix_structure`]): property values are schemas, objects
 //!    have `properties`, `required` names existing properties, arrays have `items`.
 //!
 //! Strict steps (Structured Outputs, when `strict` is asked for), on top of the above:
@@ -29,7 +29,7 @@ use serde_json::Value;
 use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
-use crate::providers::{fix_structure, Compiled, SchemaOptions};
+use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
 use crate::schema::refs::{inline_refs_unless_recursive, lookup, Shared};
 use crate::schema::walk::{contains_ref, for_each_subschema_mut};
@@ -85,7 +85,7 @@ pub fn non_strict(mut root: Value, cx: &mut Cx) -> Result<Value> {
             }
         }
     }
-    fix_structure(&mut root, cx)?;
+    fix_root_structure(&mut root, cx)?;
     cx.reset_budget();
     Ok(root)
 }
@@ -664,6 +664,20 @@ mod tests {
             assert_eq!(c.schema.unwrap()["properties"]["t"]["items"], items);
             assert!(cx.changes.iter().any(|d| d.rule == "schema/add-items" && d.message.contains("unevaluatedItems")), "{:?}", cx.changes);
         }
+    }
+
+    /// A draft-7 schema whose tuples are rewritten as 2020-12's `prefixItems` loses its
+    /// `$schema` (read as draft 7, `prefixItems` is unknown); one that needs no rewrite keeps it.
+    #[test]
+    fn draft7_schema_goes_when_its_tuples_are_rewritten() {
+        let draft7 = "http://json-schema.org/draft-07/schema#";
+        let (c, cx) = run(json!({"$schema":draft7,"type":"object","properties":{"t":{"type":"array","items":[{"type":"string"}],"additionalItems":false}}}), false);
+        let s = c.schema.unwrap();
+        assert!(s.get("$schema").is_none(), "{s}");
+        assert_eq!(s["properties"]["t"], json!({"type":"array","prefixItems":[{"type":"string"}],"items":false}));
+        assert!(cx.changes.iter().any(|d| d.rule == "schema/draft4-schema"), "{:?}", cx.changes);
+        let (c, _) = run(json!({"$schema":draft7,"type":"object","properties":{"t":{"type":"array","items":{"type":"string"}}}}), false);
+        assert_eq!(c.schema.unwrap()["$schema"], draft7);
     }
 
     #[test]
