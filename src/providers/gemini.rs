@@ -447,6 +447,15 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     // for STRING type"); the declared type's own keywords then no longer apply.
     let declared = ty;
     let ty = if o.find("enum").is_some_and(Value::is_array) { "string" } else { declared };
+    // A map below the root (no declared property, keys of its own choosing): Gemini's object
+    // has no way to say it, and the model can send no key of it (the root's is reported there).
+    if ty == "object"
+        && !cx.path().is_empty()
+        && o.find("properties").and_then(Value::as_object).is_none_or(Map::is_empty)
+        && (o.has("patternProperties") || o.find("additionalProperties").is_some_and(|a| *a != Value::Bool(false)))
+    {
+        cx.problem("gemini/open-map", "an open map (additionalProperties or patternProperties, no declared property) cannot be said in Gemini's `parameters`: the model can give it no key (parametersJsonSchema keeps it)");
+    }
     let mut out = Map::new();
     out.put("type", Value::String(ty.into()));
     let mut plan = ArgPlan::default();
@@ -934,6 +943,18 @@ mod tests {
         // A string branch whose enum holds other strings takes none of them.
         let (_, cx) = run_mode(json!({"type":"object","properties":{"v":{"anyOf":[{"type":"integer","enum":[1]},{"type":"string","enum":["a"]}]}}}), false, GeminiMode::Parameters);
         assert!(!cx.problems.iter().any(|d| d.rule == "gemini/enum-collision"), "{:?}", cx.problems);
+    }
+
+    /// A map below the root becomes an object Gemini's model can give no key: a problem, as at
+    /// the root; an object with properties, or closed, is none.
+    #[test]
+    fn nested_open_maps_are_problems() {
+        for open in [json!({"type":"object","additionalProperties":{"type":"string"}}), json!({"type":"object","patternProperties":{"^x":{}}}), json!({"type":"object","additionalProperties":true})] {
+            let (_, cx) = run_mode(json!({"type":"object","properties":{"m":open,"k":{"type":"string"}}}), false, GeminiMode::Parameters);
+            assert!(cx.problems.iter().any(|d| d.rule == "gemini/open-map" && d.path == "/properties/m"), "{open}: {:?}", cx.problems);
+        }
+        let (_, cx) = run_mode(json!({"type":"object","properties":{"m":{"type":"object","properties":{"a":{}},"additionalProperties":true},"c":{"type":"object","additionalProperties":false}}}), false, GeminiMode::Parameters);
+        assert!(!cx.problems.iter().any(|d| d.rule == "gemini/open-map"), "{:?}", cx.problems);
     }
 
     /// A tuple's `items` says what every item may be: the leading items' schemas and the rest's
