@@ -185,7 +185,7 @@ enum Target<'n, 'a> {
     Found(&'n Node<'a>),
     /// `refs::lookup` finds nothing there.
     Missing,
-    /// A reference with `%` or `~`, which the general path decodes first.
+    /// A reference with `%` or `~`, which the general path decodes first, or to an `$anchor`.
     Undecided,
 }
 
@@ -196,7 +196,8 @@ fn lookup<'n, 'a>(root: &'n Node<'a>, reference: &str) -> Target<'n, 'a> {
     if fragment.is_empty() {
         return Target::Found(root);
     }
-    let Some(pointer) = fragment.strip_prefix('/') else { return Target::Missing };
+    // `#name` (an `$anchor`): found by the general path.
+    let Some(pointer) = fragment.strip_prefix('/') else { return Target::Undecided };
     if fragment.contains(['%', '~']) {
         return Target::Undecided;
     }

@@ -559,17 +559,35 @@ fn reuse(id: usize, st: &mut State, cx: &mut Cx) -> Option<Value> {
     Shared::placeholder_for(i)
 }
 
-/// Looks up a local reference (`#`, `#/a/b`, percent-encoded and `~0`/`~1`-escaped).
+/// Looks up a local reference (`#`, `#/a/b`, percent-encoded and `~0`/`~1`-escaped, or `#name`,
+/// the subschema whose `$anchor` is `name`).
 pub(crate) fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let fragment = reference.strip_prefix('#')?;
     if fragment.is_empty() {
         return Some(root);
     }
     if !fragment.starts_with('/') {
-        return None; // `#anchor` form: not supported
+        return anchored(root, &percent_decode(fragment, false), 0);
     }
     let decoded = percent_decode(fragment, false);
     pointer(root, &decoded)
+}
+
+/// The first subschema (in document order, 64 levels deep at most) whose `$anchor` is `name`.
+fn anchored<'a>(node: &'a Value, name: &str, depth: usize) -> Option<&'a Value> {
+    if depth > 64 {
+        return None;
+    }
+    match node {
+        Value::Object(o) => {
+            if o.find("$anchor").and_then(Value::as_str) == Some(name) {
+                return Some(node);
+            }
+            o.values().find_map(|v| anchored(v, name, depth + 1))
+        }
+        Value::Array(a) => a.iter().find_map(|v| anchored(v, name, depth + 1)),
+        _ => None,
+    }
 }
 
 /// [`Value::pointer`] (RFC 6901), which allocates two strings per token to unescape it: here a
@@ -704,6 +722,27 @@ mod tests {
         assert_eq!(out["properties"]["a"], json!({"description":"x"}));
         assert_eq!(cx.problems[0].rule, "refs/unresolvable");
         assert_eq!(cx.problems[0].path, "/properties/a");
+    }
+
+    /// `#name` is the subschema whose `$anchor` is `name`, wherever it stands.
+    #[test]
+    fn anchors_resolve() {
+        let (out, cx) = inline(json!({"type":"object","properties":{"a":{"$ref":"#item"},"b":{"$ref":"#nowhere"}},
+            "$defs":{"I":{"$anchor":"item","type":"string","minLength":1}}}));
+        assert_eq!(out["properties"]["a"], json!({"$anchor":"item","type":"string","minLength":1}));
+        assert_eq!(cx.problems.iter().map(|d| d.path.as_str()).collect::<Vec<_>>(), ["/properties/b"], "{:?}", cx.problems);
+        // On every path: Gemini's `parameters` from the JSON API (the borrowed tree leaves
+        // anchors to the general inlining) as with a report.
+        let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{"a":{"$ref":"#item"}},"$defs":{"I":{"$anchor":"item","type":"string"}}}}]);
+        for provider in [crate::providers::Provider::Gemini, crate::providers::Provider::OpenAi] {
+            let mut opts = crate::convert::ConvertOptions::default();
+            opts.schema.strict = true;
+            let general = crate::convert::convert(tools.clone(), provider, &opts).unwrap();
+            let text = crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap();
+            assert_eq!(text, general.tools.to_string(), "{provider:?}");
+            assert!(general.report.tools[0].problems.is_empty(), "{provider:?}: {:?}", general.report.tools[0].problems);
+            assert!(text.to_lowercase().contains(r#""a":{"type":"string""#) || text.contains(r#""a":{"type":["string","null"]}"#), "{provider:?}: {text}");
+        }
     }
 
     #[test]
