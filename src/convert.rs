@@ -862,6 +862,30 @@ mod tests {
 
     /// A title or description that is not text is not sent, and the report says so; a tool
     /// that cannot be read is a set problem at its index.
+    /// A `$ref` that leads nowhere (a missing definition, another document) is reported for the
+    /// providers that are sent references as they are, on the borrowed-tree path as on the
+    /// general one; one that resolves is not.
+    #[test]
+    fn unresolvable_refs_sent_as_they_are_are_reported() {
+        let schema = serde_json::json!({"type":"object","properties":{"a":{"$ref":"#/$defs/Missing"},"b":{"$ref":"https://example.com/schemas/thing.json"},
+            "c":{"$ref":"#/$defs/C"}},"$defs":{"C":{"type":"string"}}});
+        let tools = serde_json::json!([{"name":"t","inputSchema":schema}]);
+        for provider in [Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic, Provider::Bedrock] {
+            for strict in [false, true] {
+                let mut opts = ConvertOptions::default();
+                opts.schema.strict = strict;
+                let general = convert(tools.clone(), provider, &opts).unwrap();
+                let detailed = convert_json_detailed(&tools.to_string(), provider, &opts).unwrap();
+                assert_eq!(detailed.tools, general.tools.to_string(), "{provider:?} strict={strict}");
+                for report in [&general.report, &detailed.report] {
+                    let mut at: Vec<&str> = report.tools[0].problems.iter().filter(|d| d.rule == "refs/unresolvable").map(|d| d.path.as_str()).collect();
+                    at.sort_unstable();
+                    assert_eq!(at, ["/properties/a", "/properties/b"], "{provider:?} strict={strict}: {:?}", report.tools[0].problems);
+                }
+            }
+        }
+    }
+
     #[test]
     fn what_is_not_sent_of_a_tool_is_reported() {
         let json = r#"[{"name":"a","description":42,"title":{"t":1},"inputSchema":{"type":"object"}},{"name":""},{"name":"c","description":null,"inputSchema":{"type":"object"}}]"#;

@@ -925,7 +925,7 @@ pub(crate) fn prepare_with<'a>(
                 let text = refs::write_json_schema(schema, &scratch, &mut Levels::new(provider, opts), with_report, &mut buffer);
                 scratch.reset();
                 text.map(Passed::Written).ok_or(node)
-            } else if unique && !lowers && is_clean(&node, &mut levels) {
+            } else if unique && !lowers && !(with_report && refs && !refs::all_found(schema)) && is_clean(&node, &mut levels) {
                 let outcome = match strict {
                     false => Some(strict::Outcome::NotStrict),
                     true => strict_outcome(schema, refs, provider, opts, plans, &mut scratch, &mut buffer),

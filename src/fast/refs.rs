@@ -218,6 +218,28 @@ fn lookup<'n, 'a>(root: &'n Node<'a>, reference: &str) -> Target<'n, 'a> {
     Target::Found(target)
 }
 
+/// Whether every `$ref` of the tree leads somewhere in it (as `refs::lookup` finds it): where
+/// one may not, a conversion with a report goes the general way, which reports it
+/// (`refs::report_unresolvable`).
+pub(crate) fn all_found(root: &Node) -> bool {
+    fn walk(node: &Node, root: &Node, depth: usize) -> bool {
+        let Node::Obj(entries) = node else {
+            return match node {
+                Node::Arr(items) => depth > 1024 || items.iter().all(|n| walk(n, root, depth + 1)),
+                _ => true,
+            };
+        };
+        if depth > 1024 {
+            return true;
+        }
+        entries.iter().all(|(k, v)| match (k.as_str(), v) {
+            ("$ref", Node::Str(r)) => matches!(lookup(root, r), Target::Found(_)),
+            _ => walk(v, root, depth + 1),
+        })
+    }
+    walk(root, root, 0)
+}
+
 /// `refs::State`, with `Cx`'s counters and `refs::Shared`'s entries.
 struct State<'s> {
     root: &'s Node<'s>,

@@ -27,7 +27,7 @@ use crate::error::Result;
 use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of};
-use crate::schema::refs::{inline_refs_unless_recursive, Shared};
+use crate::schema::refs::{inline_refs_unless_recursive, report_unresolvable, Shared};
 use crate::schema::walk::{self, contains_ref, for_each_subschema_mut, Keyword};
 use crate::schema::{append_description, Cx};
 use crate::text::Owned as _;
@@ -114,6 +114,9 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
     fix_root_structure(&mut root, cx)?;
     cx.reset_budget();
     if !opts.strict {
+        if contains_ref(&root, 0) {
+            report_unresolvable(&root, cx);
+        }
         return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None });
     }
     let mut scx = Cx::new(cx.limits).share_refs(cx.shares_refs());
@@ -137,6 +140,9 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
         }
         Some(reason) => {
             cx.problem(rules.fallback, format!("cannot be strict without changing its meaning ({reason}); sent without strict"));
+            if contains_ref(&root, 0) {
+                report_unresolvable(&root, cx);
+            }
             Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None })
         }
     }

@@ -31,7 +31,7 @@ use crate::error::Result;
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
-use crate::schema::refs::{inline_refs_unless_recursive, lookup, Shared};
+use crate::schema::refs::{inline_refs_unless_recursive, lookup, report_unresolvable, Shared};
 use crate::schema::walk::{contains_ref, for_each_subschema_mut};
 use crate::schema::{append_description, is_annotation, Cx};
 use crate::text::Owned as _;
@@ -54,6 +54,9 @@ pub(crate) const STRICT_BLOCKERS: &[&str] = &["not", "if", "then", "else", "depe
 pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
     let base = non_strict(root, cx)?;
     if !opts.strict {
+        if contains_ref(&base, 0) {
+            report_unresolvable(&base, cx);
+        }
         return Ok(Compiled { schema: Some(base), strict: Some(false), plan: ArgPlan::default(), relaxed: None });
     }
     let mut scx = Cx::new(cx.limits).share_refs(cx.shares_refs());
@@ -68,6 +71,9 @@ pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compile
         }
         Err(reason) => {
             cx.problem("openai/strict-fallback", format!("cannot be strict without changing its meaning ({reason}); sent with strict: false"));
+            if contains_ref(&base, 0) {
+                report_unresolvable(&base, cx);
+            }
             Ok(Compiled { schema: Some(base), strict: Some(false), plan: ArgPlan::default(), relaxed: None })
         }
     }

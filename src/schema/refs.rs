@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{string, JsonObject, Keyed as _, Put as _};
-use crate::schema::walk::{slot, Slot};
+use crate::schema::walk::{slot, Keyword, Slot};
 use crate::schema::Cx;
 use crate::text::Owned as _;
 
@@ -557,6 +557,52 @@ fn reuse(id: usize, st: &mut State, cx: &mut Cx) -> Option<Value> {
     st.log.log.extend_from_slice(&e.visited);
     cx.reuse(nodes, height);
     Shared::placeholder_for(i)
+}
+
+/// Reports every `$ref` of a schema sent with its references (not inlined) that leads nowhere
+/// in the document: a local one that [`lookup`] does not find, or one to another document
+/// (`https://...`, `other.json#/x`), which no provider fetches. The schema is left as it is.
+pub fn report_unresolvable(root: &Value, cx: &mut Cx) {
+    fn walk(node: &Value, root: &Value, cx: &mut Cx, depth: usize) {
+        let Value::Object(o) = node else { return };
+        if depth > 256 {
+            return;
+        }
+        if let Some(Value::String(r)) = o.find("$ref") {
+            if lookup(root, r).is_none() {
+                let why = if r.starts_with('#') { "leads nowhere in the schema" } else { "is to another document, which the provider does not fetch" };
+                cx.problem("refs/unresolvable", format!("$ref \"{r}\" {why}: sent as it is, the model has nothing to follow"));
+            }
+        }
+        for (key, value) in o {
+            let _ = match (crate::schema::walk::keyword(key), value) {
+                (Keyword::Map, Value::Object(m)) => cx.at(key, |cx| {
+                    for (name, sub) in m {
+                        cx.at(name, |cx| {
+                            walk(sub, root, cx, depth + 1);
+                            Ok(())
+                        })?;
+                    }
+                    Ok(())
+                }),
+                (Keyword::Array | Keyword::Items, Value::Array(a)) => cx.at(key, |cx| {
+                    for (i, sub) in a.iter().enumerate() {
+                        cx.at(&i.to_string(), |cx| {
+                            walk(sub, root, cx, depth + 1);
+                            Ok(())
+                        })?;
+                    }
+                    Ok(())
+                }),
+                (Keyword::Single | Keyword::Items, Value::Object(_)) => cx.at(key, |cx| {
+                    walk(value, root, cx, depth + 1);
+                    Ok(())
+                }),
+                _ => Ok(()),
+            };
+        }
+    }
+    walk(root, root, cx, 0);
 }
 
 /// Looks up a local reference (`#`, `#/a/b`, percent-encoded and `~0`/`~1`-escaped, or `#name`,
