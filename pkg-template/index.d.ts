@@ -437,6 +437,9 @@ export class NameMap<A extends JsonValue = JsonValue> {
   /**
    * The arguments to send to the MCP server for a model's tool call: undoes what conversion changed in
    * the argument domain (Gemini's stringified enums, strict-mode nullable widening, a wrapped root).
+   * In OpenAI's strict mode an optional property's `null` means "absent" and is removed; for a property
+   * whose schema itself allowed `null` that null cannot be told apart, which the report says
+   * (`openai/strict-null-absent`).
    * `args` is what the provider's SDK gives: an object, or the JSON string OpenAI returns; `null`, `undefined`
    * or empty text are `{}`. Throws `INVALID_ARGUMENTS` for unparsable arguments and for anything but an
    * object. A tool whose input schema is not an object schema (which MCP requires; `{type:"string"}`...) was
