@@ -443,13 +443,15 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             budget.properties += props.len();
             for (name, sub) in props.iter_mut() {
                 budget.chars += name.len();
+                // A default of `null`: left out or `null`, the property is the same to the server.
+                let null_by_default = sub.get("default").is_some_and(Value::is_null);
                 let sub_plan = match cx.at("properties", |cx| cx.at(name, |cx| strict_node(sub, cx, level + 1, budget)))? {
                     Ok(p) => p,
                     Err(reason) => return Ok(Err(reason)),
                 };
                 plan.set_property(name, sub_plan);
                 if !required.contains(name) {
-                    if allows_null(sub) {
+                    if allows_null(sub) && !null_by_default {
                         meaningful_null.push(name.clone());
                     }
                     widen_nullable(sub);
@@ -751,6 +753,9 @@ mod tests {
         let mut named: Vec<&str> = cx.problems.iter().filter(|d| d.rule == "openai/strict-null-absent").map(|d| d.path.as_str()).collect();
         named.sort_unstable();
         assert_eq!(named, ["/properties/a", "/properties/c", "/properties/e", "/properties/n", "/properties/t"]);
+        // With a default of null, absent and null are one to the server: nothing is lost.
+        let (_, cx) = run(json!({"type":"object","properties":{"d":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null}}}), true);
+        assert!(!cx.problems.iter().any(|d| d.rule == "openai/strict-null-absent"), "{:?}", cx.problems);
     }
 
     #[test]
