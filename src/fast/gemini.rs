@@ -929,6 +929,27 @@ fn merge_branches<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], a
             note.push_str(d.trim());
             note.push_str(": ");
         }
+        // `lower::fixed_values`: the properties that allow one value.
+        if let Some(Node::Obj(bp)) = branch.get("properties") {
+            let mut fixed = 0;
+            for (name, schema) in bp.iter() {
+                let value = match (schema.get("const"), schema.get("enum")) {
+                    (Some(c), _) => c,
+                    (None, Some(Node::Arr([one]))) => one,
+                    _ => continue,
+                };
+                if fixed > 0 {
+                    note.push_str(", ");
+                }
+                note.push_str(name);
+                note.push_str(" = ");
+                note.push_str(&short_json(&value.to_value()));
+                fixed += 1;
+            }
+            if fixed > 0 {
+                note.push_str(": ");
+            }
+        }
         note.push_str(if b_required.is_empty() { "properties " } else { "requires " });
         let mut names = 0;
         if let Some(Node::Obj(bp)) = branch.get("properties") {
@@ -1449,7 +1470,7 @@ mod tests {
         let p = parameters(json!({"type": "object", "properties": {"rule": merged}}));
         assert_eq!(
             serde_json::to_string(&p["properties"]["rule"]).unwrap(),
-            r#"{"type":"OBJECT","properties":{"kind":{"type":"STRING","description":"Kind / The kind","enum":["a","b","c"]},"ids":{"type":"ARRAY","items":{"type":"STRING"}},"hour":{"type":"INTEGER"}},"description":"Rule. Arguments must match at least one of: (1) requires kind, ids; (2) By hour: requires kind, hour (minProperties: 2); (3) properties (none).","required":["kind"]}"#
+            r#"{"type":"OBJECT","properties":{"kind":{"type":"STRING","description":"Kind / The kind","enum":["a","b","c"]},"ids":{"type":"ARRAY","items":{"type":"STRING"}},"hour":{"type":"INTEGER"}},"description":"Rule. Arguments must match at least one of: (1) kind = \"b\": requires kind, ids; (2) By hour: requires kind, hour (minProperties: 2); (3) properties (none).","required":["kind"]}"#
         );
         let distributed = json!({"type": ["object", "null"], "properties": {"id": {"type": "string"}}, "required": ["id"], "oneOf": [
             {"properties": {"n": {"type": "integer"}}, "required": ["n"]},

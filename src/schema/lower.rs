@@ -413,6 +413,13 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                     alt.push_str(d.trim());
                     alt.push_str(": ");
                 }
+                // The values that tell the branch apart (`action: "create"`), which the merged
+                // property (all the branches' values) no longer ties to the rest of the branch.
+                let fixed = fixed_values(b);
+                if !fixed.is_empty() {
+                    alt.push_str(&fixed);
+                    alt.push_str(": ");
+                }
                 if b_required.is_empty() {
                     alt.push_str(&format!("properties {}", if names.is_empty() { "(none)".owned() } else { names.join(", ") }));
                 } else {
@@ -451,6 +458,27 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
             format!("root `{key}` of {} branches merged into one object schema", branches.len()),
         );
     }
+}
+
+/// A branch's properties that allow one value (a `const`, or an `enum` of one), as
+/// `name = value` joined by ", ".
+pub(crate) fn fixed_values(branch: &JsonObject) -> String {
+    let Some(Value::Object(props)) = branch.find("properties") else { return String::new() };
+    let mut out = String::new();
+    for (name, s) in props {
+        let value = match (s.find("const"), s.find("enum")) {
+            (Some(c), _) => c,
+            (None, Some(Value::Array(e))) if e.len() == 1 => &e[0],
+            _ => continue,
+        };
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        out.push_str(name);
+        out.push_str(" = ");
+        crate::schema::push_short_json(&mut out, value);
+    }
+    out
 }
 
 /// Replaces a root combinator's branch that holds a local `$ref` by the schema it refers to
@@ -842,6 +870,8 @@ mod tests {
         merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
         assert_eq!(root["properties"]["action"], json!({"type":"string","enum":["create","delete"]}));
         assert_eq!(root["required"], json!(["action"]));
+        let d = root["description"].as_str().unwrap();
+        assert!(d.contains(r#"(1) action = "create": requires action, name; (2) action = "delete": requires action, id"#), "{d}");
         assert!(!cx.changes.iter().any(|d| d.rule == "schema/root-combinator-conflict"), "{:?}", cx.changes);
         // A value limit in one branch only: none in the union.
         let mut root = json!({"oneOf":[{"properties":{"k":{"type":"string","enum":["a"]}}},{"properties":{"k":{"type":"string"}}}]});
