@@ -50,7 +50,7 @@ use crate::args::{enum_string, ArgPlan};
 use crate::error::Result;
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, GeminiMode, SchemaOptions};
-use crate::schema::lower::{combinator_properties_conflict, combinators_are_object_like, keyword_hint, merge_all_of, merge_root_combinators, types_of};
+use crate::schema::lower::{combinator_properties_conflict, combinators_are_object_like, keyword_hint, merge_all_of, merge_nested_combinators, merge_root_combinators, types_of};
 use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
@@ -350,7 +350,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     // sets"): merge into the object itself, stating the alternatives in its description.
     let object_like = types_of(&o).contains(&"object") || o.has("properties");
     if object_like && combinators_are_object_like(&o) && !combinator_properties_conflict(&o) {
-        merge_root_combinators(&mut o, cx);
+        merge_nested_combinators(&mut o, cx);
     } else if object_like && (o.has("anyOf") || o.has("oneOf")) {
         distribute_into_branches(&mut o, cx);
     }
@@ -955,6 +955,21 @@ mod tests {
         }
         let (_, cx) = run_mode(json!({"type":"object","properties":{"m":{"type":"object","properties":{"a":{}},"additionalProperties":true},"c":{"type":"object","additionalProperties":false}}}), false, GeminiMode::Parameters);
         assert!(!cx.problems.iter().any(|d| d.rule == "gemini/open-map"), "{:?}", cx.problems);
+    }
+
+    /// A nested union merged into its object (its branches define a property differently in
+    /// its enum only): the first definition keeps its enum, on the borrowed tree as on the
+    /// general path.
+    #[test]
+    fn nested_unions_merge_alike_on_both_paths() {
+        let tools = json!([{"name":"t","inputSchema":{"required":["p0"],"type":"object","properties":{"p0":{"type":"object","anyOf":[
+            {"properties":{"kind":{"type":"string","enum":["k0"],"description":"kind 0"},"p0":{"enum":["a","b"]}}},
+            {"properties":{"kind":{"type":"string","enum":["k1"],"description":"kind 1"},"p0":{}},"minProperties":1}]}}}}]);
+        for provider in [crate::providers::Provider::Gemini, crate::providers::Provider::Vertex] {
+            let opts = crate::convert::ConvertOptions::default();
+            let general = crate::convert::convert(tools.clone(), provider, &opts).unwrap().tools.to_string();
+            assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), general, "{provider:?}");
+        }
     }
 
     /// A tuple's `items` says what every item may be: the leading items' schemas and the rest's

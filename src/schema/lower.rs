@@ -117,6 +117,23 @@ fn unite_values(first: &Value, other: &Value) -> Value {
     Value::Object(merged)
 }
 
+/// Two definitions of a property in branches of a nested union ([`merge_nested_combinators`]):
+/// the first, its enum extended by the other's values, both descriptions kept.
+fn added_enum_values(first: &Value, other: &Value) -> Value {
+    let mut merged = first.clone();
+    if let (Value::Object(m), Value::Object(new)) = (&mut merged, other) {
+        if let (Some(Value::Array(a)), Some(Value::Array(b))) = (m.find_mut("enum"), new.find("enum")) {
+            for v in b {
+                if !a.contains(v) {
+                    a.push(v.clone());
+                }
+            }
+        }
+        join_description(m, new);
+    }
+    merged
+}
+
 /// `other`'s description joined to `into`'s (" / "), unless it says nothing new.
 fn join_description(into: &mut JsonObject, other: &JsonObject) {
     if let Some(Value::String(nd)) = other.find("description") {
@@ -269,12 +286,25 @@ pub fn combinator_properties_conflict(obj: &JsonObject) -> bool {
 
 /// Lowers a root `anyOf`/`oneOf`/`allOf` of object schemas into the root object.
 ///
-/// `allOf`: properties merged, `required` united. `anyOf`/`oneOf`: properties united (the first
-/// definition of a name wins, later differing ones are reported), `required` = the intersection
-/// of the branches' `required` (plus the root's own), and the alternatives are stated in the
-/// description so the model still knows which combinations are valid.
+/// `allOf`: properties merged (one defined in several branches gets a schema that says all of
+/// them), `required` united, the branches' other keywords kept. `anyOf`/`oneOf`: properties
+/// united (definitions that differ in their values only allow the values of all; others become
+/// an `anyOf` of the definitions, reported), `required` = the intersection of the branches'
+/// `required` (plus the root's own), and the alternatives are stated in the description, each
+/// with the values that tell it apart, so the model still knows which combinations are valid.
 /// Branches that are not objects cannot be merged and are reported as problems.
 pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
+    merge_combinators(root, cx, false);
+}
+
+/// [`merge_root_combinators`] on an object below the root whose branches define no property
+/// differently but for its `enum` and description ([`combinator_properties_conflict`]): the
+/// first definition keeps its own limit, the other branches' enum values added to its enum.
+pub fn merge_nested_combinators(obj: &mut JsonObject, cx: &mut Cx) {
+    merge_combinators(obj, cx, true);
+}
+
+fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
     // A branch of an `allOf` may bring an `allOf` of its own to the root: merged in turn.
     for key in ["allOf"; 8].into_iter().chain(["anyOf", "oneOf"]) {
         let Some(Value::Array(mut branches)) = root.remove(key) else { continue };
@@ -332,7 +362,7 @@ pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
                             } else if alternate {
                                 (alternatives_of(existing, schema, was_alternated), false)
                             } else {
-                                (unite_values(existing, schema), false)
+                                (if nested { added_enum_values(existing, schema) } else { unite_values(existing, schema) }, false)
                             };
                             if alternate && !was_alternated {
                                 alternated.push(name.clone());
