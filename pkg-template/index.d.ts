@@ -418,12 +418,12 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * The tool behind a provider name. Throws `ToolwireError` with code `UNKNOWN_TOOL_NAME` for unknown names.
    * A name a model wrote inside a namespace (`functions.NAME`, `functions/NAME`, `default_api.NAME`,
    * `default_api:NAME`) is the tool `NAME` where no tool has the whole name; `name` in the answer is the
-   * map's own. A name no tool has is then read with every character but ASCII letters and digits as `_`, in it
-   * and in the map's names: the one name that matches so is the tool's (frameworks that rename tools so, as
-   * OpenAI Agents JS's `tool()` does, `get-sum` to `get_sum`, have their model call the renamed name); when several
-   * match, `UNKNOWN_TOOL_NAME` names them (`details.candidates`). Any other unknown name's error suggests the
-   * map's closest names ("did you mean", `details.suggestions`): those whose tool has the name, then those a few
-   * edits away. Every reader of calls (`parseToolCalls`, `ToolCallAccumulator`, `McpHub.callTool`) resolves so.
+   * map's own. Nothing else is resolved by likeness (a name one character off may be a tool the server since
+   * removed). An unknown name's error suggests the map's closest names ("did you mean", `suggestions`): those
+   * that read as it with every character but ASCII letters and digits as `_` (a framework renamed the tool, as
+   * OpenAI Agents JS's `tool()` makes `get-sum` into `get_sum`: the message then says to convert with
+   * `portableNames: true`), then those whose tool has the name, then, in a map of at most 2,000 names, those a
+   * few edits away. Every reader of calls (`parseToolCalls`, `ToolCallAccumulator`, `McpHub.callTool`) resolves so.
    */
   resolve(name: string): ResolvedName;
   /** Whether `resolve(name)` finds a tool. */
@@ -573,8 +573,6 @@ export class ToolwireError extends Error {
   readonly protocolVersion?: string;
   /** `UNKNOWN_TOOL_NAME`: the map's names closest to the unknown one, best first ("did you mean"). */
   readonly suggestions?: string[];
-  /** `UNKNOWN_TOOL_NAME`: the map's names an unknown name reads as once folded (every character but letters and digits as `_`). */
-  readonly candidates?: string[];
   /**
    * `HTTP_STATUS`: the session ended (HTTP 404, or a 400 naming it), was renewed for the request, and the new
    * one ended too at once (`status` is the second refusal's). A first expiry is renewed unseen.

@@ -453,88 +453,63 @@ impl NameMap {
 
     /// Looks a provider name up ([`NameMap::position`]), or reports it unknown: an
     /// `UNKNOWN_TOOL_NAME` that names the map's closest names (`details.suggestions`; "did you
-    /// mean"), or, for a name that reads as several names once folded, those names.
+    /// mean"). A name is never resolved by likeness: a name one character off may be a tool the
+    /// server since removed, whose neighbour must not run in its place.
     pub fn resolve(&self, name: &str) -> Result<&NameEntry> {
-        match self.lookup(name) {
-            Lookup::Found(i) => Ok(&self.entries[i]),
-            Lookup::Ambiguous(at) => {
-                let names: Vec<&str> = at.iter().map(|&i| self.entries[i].name.as_str()).collect();
-                Err(Error::new(
-                    ErrorCode::UnknownToolName,
-                    format!(
-                        "no tool is named {} in this name map ({} names); with every character but letters and digits read as \"_\" it could be {}",
-                        crate::text::quote(name),
-                        self.entries.len(),
-                        quoted_list(&names, "or")
-                    ),
-                )
-                .with_detail("candidates", names.iter().map(|n| Value::from(*n)).collect::<Vec<_>>()))
-            }
-            Lookup::Unknown => {
-                let close = self.closest(name);
-                let hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", quoted_list(&close, "or")) };
-                let e = Error::new(ErrorCode::UnknownToolName, format!("no tool is named {} in this name map ({} names){hint}", crate::text::quote(name), self.entries.len()));
-                Err(if close.is_empty() { e } else { e.with_detail("suggestions", close.iter().map(|n| Value::from(*n)).collect::<Vec<_>>()) })
-            }
+        if let Some(i) = self.position(name) {
+            return Ok(&self.entries[i]);
         }
+        let (close, renamed) = self.closest(name);
+        let mut hint = if close.is_empty() { String::new() } else { format!("; did you mean {}?", quoted_list(&close, "or")) };
+        if renamed {
+            hint.push_str(" (a framework that replaces every character but letters and digits with \"_\", as OpenAI Agents JS's tool() does, renamed it: convert with portableNames: true, whose names it keeps)");
+        }
+        let e = Error::new(ErrorCode::UnknownToolName, format!("no tool is named {} in this name map ({} names){hint}", crate::text::quote(name), self.entries.len()));
+        Err(if close.is_empty() { e } else { e.with_detail("suggestions", close.iter().map(|n| Value::from(*n)).collect::<Vec<_>>()) })
     }
 
     /// Where a provider name's entry is in [`NameMap::entries`]. A name the map does not have
     /// is also looked up without a namespace a model put before it ([`MODEL_NAMESPACES`]):
     /// `functions.mcp__fs__read` is `mcp__fs__read` when the map has no tool of that whole name.
-    /// Failing that, every character but ASCII letters and digits is read as `_`, in the name
-    /// and in the map's names, and the one name that then matches is the name's (none when
-    /// several do): frameworks that rename tools so (OpenAI Agents JS's `tool()` makes
-    /// `mcp__everything__get-sum` into `mcp__everything__get_sum`) have their models call the
-    /// renamed name.
     pub fn position(&self, name: &str) -> Option<usize> {
-        match self.lookup(name) {
-            Lookup::Found(i) => Some(i),
-            _ => None,
-        }
-    }
-
-    fn lookup(&self, name: &str) -> Lookup {
         let index = self.index();
         let bare = without_model_namespace(name);
-        if let Some(&i) = index.get(name).or_else(|| bare.and_then(|b| index.get(b))) {
-            return Lookup::Found(i);
-        }
-        for called in std::iter::once(name).chain(bare) {
-            let mut at = self.entries.iter().enumerate().filter(|(_, e)| folded_eq(&e.name, called)).map(|(i, _)| i);
-            match (at.next(), at.next()) {
-                (None, _) => {}
-                (Some(i), None) => return Lookup::Found(i),
-                (Some(i), Some(j)) => return Lookup::Ambiguous([i, j].into_iter().chain(at).collect()),
-            }
-        }
-        Lookup::Unknown
+        index.get(name).or_else(|| bare.and_then(|b| index.get(b))).copied()
     }
 
-    /// The map's names closest to an unknown one, best first (at most 3): those whose tool is
-    /// the name (`execute_sql` for `mcp__db__execute_sql`), or that end in it after a
-    /// separator, then those within a few edits of it (all read folded, as [`NameMap::position`]
-    /// reads them).
-    fn closest(&self, name: &str) -> Vec<&str> {
-        let called = fold(without_model_namespace(name).unwrap_or(name));
-        if called.is_empty() {
-            return Vec::new();
+    /// The map's names closest to an unknown one, best first (at most 3), and whether the name
+    /// is one with characters a framework replaced by `_`: those that read as the name with
+    /// every character but ASCII letters and digits as `_` (then only those), else those whose tool is the
+    /// name (`execute_sql` for `mcp__db__execute_sql`) or that end in it after a separator, then
+    /// (in a map of at most [`EDIT_SUGGESTIONS_UP_TO`] names) those within a few edits of it.
+    /// None for a name longer than any a provider takes ([`SUGGESTED_NAME_CHARS`]): the cost is
+    /// bounded by the map's size however many unknown names a response holds.
+    fn closest(&self, name: &str) -> (Vec<&str>, bool) {
+        let called = without_model_namespace(name).unwrap_or(name);
+        if called.is_empty() || called.len() > SUGGESTED_NAME_CHARS {
+            return (Vec::new(), false);
         }
         let most = (called.chars().count() / 4).clamp(1, 3);
+        let edits = self.entries.len() <= EDIT_SUGGESTIONS_UP_TO;
         let mut scored: Vec<(usize, usize, &str)> = Vec::new();
         for (i, e) in self.entries.iter().enumerate() {
-            let folded = fold(&e.name);
-            let score = if fold(&e.tool) == called || folded.strip_suffix(called.as_str()).is_some_and(|head| head.ends_with('_')) {
+            let score = if folded_eq(&e.name, called) {
                 Some(0)
+            } else if folded_eq(&e.tool, called) || ends_with_folded(&e.name, called) {
+                Some(1)
+            } else if edits {
+                edit_distance(called, &e.name, most).map(|d| d + 1)
             } else {
-                edit_distance(&called, &folded, most).map(|d| d + 1)
+                None
             };
             if let Some(score) = score {
                 scored.push((score, i, e.name.as_str()));
             }
         }
         scored.sort_unstable();
-        scored.into_iter().take(3).map(|(_, _, n)| n).collect()
+        // A renamed name's suggestions are the names it reads as, not its neighbours too.
+        let renamed = scored.first().is_some_and(|s| s.0 == 0);
+        (scored.into_iter().take_while(|s| !renamed || s.0 == 0).take(3).map(|(_, _, n)| n).collect(), renamed)
     }
 
     /// Serialises to JSON (`{version:1, entries:[...]}`, `nameMap.toJSON()`).
@@ -564,17 +539,19 @@ impl NameMap {
     }
 }
 
-/// What [`NameMap::lookup`] found.
-enum Lookup {
-    Found(usize),
-    /// Several names the name reads as, folded.
-    Ambiguous(Vec<usize>),
-    Unknown,
-}
+/// The longest name an unknown name's suggestions are looked for (providers take at most 128
+/// characters).
+const SUGGESTED_NAME_CHARS: usize = 256;
 
-/// `name` with every character but ASCII letters and digits as `_`.
-fn fold(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+/// The largest map whose names are compared by edit distance with an unknown name.
+const EDIT_SUGGESTIONS_UP_TO: usize = 2_000;
+
+/// Whether `name` ends, after a `_` (or any other character folded to one), with `tail` read
+/// folded.
+fn ends_with_folded(name: &str, tail: &str) -> bool {
+    let f = |c: char| if c.is_ascii_alphanumeric() { c } else { '_' };
+    let (n, t) = (name.chars().count(), tail.chars().count());
+    n > t && f(name.chars().nth(n - t - 1).unwrap_or('_')) == '_' && name.chars().skip(n - t).zip(tail.chars()).all(|(x, y)| f(x) == f(y))
 }
 
 /// Whether two names are the same with every character but ASCII letters and digits as `_`.
@@ -585,10 +562,10 @@ fn folded_eq(a: &str, b: &str) -> bool {
 
 /// The edit distance (Levenshtein, by character) between `a` and `b` if at most `most`.
 fn edit_distance(a: &str, b: &str, most: usize) -> Option<usize> {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    if a.len().abs_diff(b.len()) > most {
+    if a.chars().count().abs_diff(b.chars().count()) > most {
         return None;
     }
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.iter().enumerate() {
         let mut diagonal = row[0];
@@ -966,28 +943,35 @@ mod tests {
     /// (OpenAI Agents JS's `tool()`) reaches its tool when one name of the map folds to it; when
     /// several do, the error names them.
     #[test]
-    fn names_a_framework_folded_are_found_when_unambiguous() {
+    fn names_a_framework_folded_are_suggested_never_resolved() {
         let pairs = [(Some("everything"), "get-sum"), (Some("s"), "a.b"), (Some("s"), "a-b"), (Some("s"), "a_c")];
         let (map, _) = NameMap::build(&pairs, &opts(), NameRule::Gemini);
         assert_eq!(map.entries()[0].name, "mcp__everything__get-sum");
         for called in ["mcp__everything__get_sum", "functions.mcp__everything__get_sum", "mcp__everything__get.sum"] {
-            assert_eq!(map.resolve(called).unwrap().tool, "get-sum", "{called}");
-            assert_eq!(map.position(called), Some(0), "{called}");
+            let e = map.resolve(called).unwrap_err();
+            assert_eq!(e.code, ErrorCode::UnknownToolName);
+            assert_eq!(e.details.as_ref().unwrap()["suggestions"][0], "mcp__everything__get-sum", "{called}");
+            assert!(e.message.contains("portableNames: true"), "{}", e.message);
+            assert_eq!(map.position(called), None, "{called}");
         }
-        // Exact names first: `mcp__s__a_c` is that tool, not a fold of another.
-        assert_eq!(map.resolve("mcp__s__a-c").unwrap().tool, "a_c");
+        // Exact names only: a removed `a_b` never reaches `a.b` or `a-b`.
         assert_eq!(map.resolve("mcp__s__a.b").unwrap().tool, "a.b");
+        assert!(map.resolve("mcp__s__a-c").is_err());
         let e = map.resolve("mcp__s__a_b").unwrap_err();
-        assert_eq!(e.code, ErrorCode::UnknownToolName);
-        assert_eq!(
-            e.message,
-            "no tool is named \"mcp__s__a_b\" in this name map (4 names); with every character but letters and digits read as \"_\" it could be \"mcp__s__a.b\" or \"mcp__s__a-b\""
-        );
-        assert_eq!(e.details.unwrap()["candidates"], serde_json::json!(["mcp__s__a.b", "mcp__s__a-b"]));
-        assert_eq!(map.position("mcp__s__a_b"), None);
-        // The fold is by character: a longer or shorter name is not a fold.
-        assert!(map.resolve("mcp__everything__get_sum_").is_err());
-        assert!(map.resolve("mcp__everything__get_su").is_err());
+        assert_eq!(e.details.unwrap()["suggestions"], serde_json::json!(["mcp__s__a.b", "mcp__s__a-b"]));
+    }
+
+    /// Suggestions cost at most a pass over the map: none for a name longer than any provider
+    /// takes, and no edit distances in a large map (only the folded and tool-name matches).
+    #[test]
+    fn suggestions_are_bounded() {
+        let tools: Vec<(Option<&str>, String)> = (0..EDIT_SUGGESTIONS_UP_TO + 1).map(|i| (Some("s"), format!("tool_{i}"))).collect();
+        let pairs: Vec<(Option<&str>, &str)> = tools.iter().map(|(s, t)| (*s, t.as_str())).collect();
+        let (map, _) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+        let long = "x".repeat(SUGGESTED_NAME_CHARS + 1);
+        assert!(map.resolve(&long).unwrap_err().details.is_none());
+        assert_eq!(map.resolve("tool_7").unwrap_err().details.unwrap()["suggestions"], serde_json::json!(["mcp__s__tool_7"]));
+        assert!(map.resolve("mcp__s__tool_7x").unwrap_err().details.is_none(), "one edit away, but the map is large");
     }
 
     /// An unknown name's error suggests the map's closest names: those whose tool it is, then

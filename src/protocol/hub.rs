@@ -10,9 +10,8 @@
 //!   renewed since (a restarted server announces nothing), or whose listing's `ttlMs`
 //!   (2026-07-28) has run out, within a bound and with a growing wait after a failure
 //!   (see [`Hub::refresh`]); `call_tool` routes a provider name through that map (an unknown
-//!   name is an error, never a guess: a name found only folded is the one name of the map it
-//!   folds to, see [`NameMap::position`]; and so is a name of a server the last listing did not
-//!   select), checks the permission policy against the tool as it was when the map was made,
+//!   name is an error naming the closest names, never a guess, see [`NameMap::resolve`]; and so
+//!   is a name of a server the last listing did not select), checks the permission policy against the tool as it was when the map was made,
 //!   calls the server and flattens the result. The latest map of each provider is kept: an app
 //!   that offers the tools to several providers (a fallback between models) routes each call
 //!   through the map of the provider that made it ([`Hub::call_tool_for`]).
@@ -785,8 +784,8 @@ mod tests {
         assert!(!docs.tools_changed());
     }
 
-    /// A call of a tool's bare name is refused, and its error names the tools of that name; a
-    /// name a framework folded (`-` as `_`) reaches the one tool it reads as.
+    /// A call of a tool's bare name is refused, and its error names the tools of that name; so
+    /// is a name a framework folded (`-` as `_`): it names the tool it reads as, never calls it.
     #[test]
     fn a_hub_call_of_a_bare_or_folded_name() {
         let echo = json!([{"name": "echo"}, {"name": "get-sum"}]);
@@ -796,7 +795,9 @@ mod tests {
         let e = call(&hub, "echo").unwrap_err();
         assert_eq!(e.code, ErrorCode::UnknownToolName);
         assert_eq!(e.message, "no tool is named \"echo\" in this name map (4 names); did you mean \"mcp__a__echo\" or \"mcp__b__echo\"?");
-        assert_eq!(call(&hub, "mcp__a__get_sum").unwrap().text, "{}");
+        let e = call(&hub, "mcp__a__get_sum").unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownToolName);
+        assert!(e.message.contains("did you mean \"mcp__a__get-sum\"?") && e.message.contains("portableNames: true"), "{}", e.message);
     }
 
     /// A server that answers every call with the arguments it got, as text.

@@ -1,5 +1,5 @@
 // What the frameworks' integrations lean on (see pkg-template/README.md, "Using it with frameworks"): names a
-// framework renamed are found, unknown names suggest the closest, each provider's map is its own.
+// framework renamed are suggested (never resolved), unknown names suggest the closest, each provider's map is its own.
 // Run: make pkg && node --test tests/js/frameworks.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -13,26 +13,33 @@ const everything = [
 /** OpenAI Agents JS's `tool()` name rule: every character but letters and digits becomes `_`. */
 const agentsName = (name) => name.replace(/[^a-zA-Z0-9]/g, "_");
 
-test("a name OpenAI Agents JS rewrote resolves to its tool; a parsed call of it too", () => {
+test("a name OpenAI Agents JS rewrote is not resolved: its error suggests the tool and portableNames", () => {
   const map = NameMap.fromTools(everything, "openai", { server: "everything" });
   assert.deepEqual(map.names(), ["mcp__everything__get-sum", "mcp__everything__echo"]);
   const called = agentsName("mcp__everything__get-sum");
   assert.equal(called, "mcp__everything__get_sum");
-  assert.deepEqual(map.resolve(called), { name: "mcp__everything__get-sum", server: "everything", tool: "get-sum" });
-  assert.ok(map.has(called));
-  const response = { choices: [{ message: { role: "assistant", tool_calls: [{ id: "c1", type: "function", function: { name: called, arguments: '{"a":1,"b":2}' } }] } }] };
-  const [call] = parseToolCalls(response, "openai", map);
-  assert.deepEqual([call.providerName, call.server, call.tool, call.arguments], [called, "everything", "get-sum", { a: 1, b: 2 }]);
-  // With portableNames the names are Agents-proof from the start.
+  assert.throws(
+    () => map.resolve(called),
+    (err) => err.code === "UNKNOWN_TOOL_NAME" && err.suggestions[0] === "mcp__everything__get-sum" && /portableNames: true/.test(err.message),
+  );
+  assert.equal(map.has(called), false);
+  // With portableNames the names are Agents-proof from the start, and resolve as called.
   const portable = NameMap.fromTools(everything, "openai", { server: "everything", portableNames: true });
-  for (const n of portable.names()) assert.equal(agentsName(n), n);
+  for (const n of portable.names()) {
+    assert.equal(agentsName(n), n);
+    assert.equal(portable.resolve(agentsName(n)).name, n);
+  }
+  const name = portable.names()[0];
+  const response = { choices: [{ message: { role: "assistant", tool_calls: [{ id: "c1", type: "function", function: { name, arguments: '{"a":1,"b":2}' } }] } }] };
+  const [call] = parseToolCalls(response, "openai", portable);
+  assert.deepEqual([call.server, call.tool, call.arguments], ["everything", "get-sum", { a: 1, b: 2 }]);
 });
 
-test("two names folding alike: the error names both; an unknown name suggests the closest", () => {
+test("a name two tools fold to is never guessed: both suggested; an unknown name suggests the closest", () => {
   const map = NameMap.fromTools([{ name: "a.b" }, { name: "a-b" }, { name: "execute_sql" }], "gemini", { server: "s" });
   assert.throws(
     () => map.resolve("mcp__s__a_b"),
-    (err) => err.code === "UNKNOWN_TOOL_NAME" && /could be "mcp__s__a\.b" or "mcp__s__a-b"$/.test(err.message) && err.candidates.join() === "mcp__s__a.b,mcp__s__a-b",
+    (err) => err.code === "UNKNOWN_TOOL_NAME" && err.suggestions.join() === "mcp__s__a.b,mcp__s__a-b",
   );
   assert.equal(map.has("mcp__s__a_b"), false);
   try {
