@@ -1853,6 +1853,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         };
         // Registered now, as the request is read: a cancellation right behind it finds it.
         let entry = matches!(settled, Some((_, Settled::Later(_)))).then(|| Answering::new(&self.being_answered, id.clone(), Rc::default()));
+        // The session the request came on: an answer ready after it was replaced is not sent
+        // (the new session's requests may have the same ids).
+        let session = self.session_gen.get();
         async move {
             let Some((_slot, answer)) = settled else { return };
             let answer = match answer {
@@ -1872,6 +1875,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     }
                 }
             };
+            if self.session_gen.get() != session {
+                return;
+            }
             let req = self.post(jsonrpc::response(&id, answer), true, &[]);
             // Best effort: the answer's own status does not change the outcome of any request.
             let _ = self.transport.send(req).await;
@@ -2525,9 +2531,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let (mut last_id, mut retry_ms, mut failed, mut opened) = (None::<String>, None::<u64>, 0u32, false);
         // The unauthorized handler gave new headers for the opening under way.
         let mut reauthorized = false;
-        // The session was renewed since the stream was last open (once per loss: a server that
-        // forgets every new session at once is not asked for sessions without end).
-        let mut renewed = false;
+        // When the session was last renewed for the stream, until the stream brings a message: a
+        // server that forgets every new session is not asked for one more than every
+        // RENEW_AGAIN_MS (its refusals meanwhile count as failures).
+        let mut renewed_at = None::<u64>;
         // What the last failed reopening got: an HTTP status, or none (no response).
         let mut last_status = None::<u16>;
         // Answers to the server's requests, made while the stream is read on: a request that
@@ -2554,18 +2561,21 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 // Refused for want of credentials (an expired token, often, on a reopening): said
                 // so, neither taken for a stream not on offer nor tried again.
                 Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, WHAT).await),
-                // Not offered (405), or refused in any other way: the stream is optional.
-                Ok(_) if !opened => return Ok(false),
                 // The server no longer knows the session (it restarted, or let the session
                 // expire): a new one, as a request makes, and the stream opened on it. What the
                 // server sent in between is lost, and a restarted server announces no change:
-                // its tool list is taken as changed (the notification handler hears so).
-                Ok(r) if had_session && !renewed && matches!(r.status, 400 | 404) => {
+                // its tool list is taken as changed (the notification handler hears so). At the
+                // first opening only a refusal that names the session counts (a server may
+                // answer a GET it does not offer with 404).
+                Ok(r) if had_session && renewed_at.is_none_or(|t| self.clock.now_ms().saturating_sub(t) >= RENEW_AGAIN_MS) && matches!(r.status, 400 | 404) => {
                     let status = r.status;
                     let e = while_answering(&mut answers, self.status_error(r, WHAT)).await;
-                    if session_gone(&e) {
-                        renewed = true;
-                        if let Err(e) = while_answering(&mut answers, self.renew_session(gen, WHAT, &mut CallOptions::default())).await {
+                    if session_gone(&e) && (opened || names_session(&e)) {
+                        // Answers to the old session's requests go nowhere now (their ids may be
+                        // the new session's requests'): dropped, their handlers' signals aborted.
+                        answers.clear();
+                        renewed_at = Some(self.clock.now_ms());
+                        if let Err(e) = self.renew_session(gen, WHAT, &mut CallOptions::default()).await {
                             return Err(Error { message: format!("{WHAT}: the session expired and could not be renewed: {}", e.message), ..e });
                         }
                         (last_id, retry_ms, failed) = (None, None, 0);
@@ -2573,9 +2583,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         drop(self.handle(&none, WHAT, changed, None, false).await);
                         continue;
                     }
+                    if !opened {
+                        return Ok(false);
+                    }
                     last_status = Some(status);
                     None
                 }
+                // Not offered (405), or refused in any other way: the stream is optional.
+                Ok(_) if !opened => return Ok(false),
                 Ok(r) => {
                     last_status = Some(r.status);
                     None
@@ -2590,7 +2605,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // Whether the stream brought a message not dealt with before (see `reopen_delay`).
             let mut brought = false;
             if let Some(resp) = resp {
-                (opened, failed, renewed) = (true, 0, false);
+                (opened, failed) = (true, 0);
                 let mut body = resp.body;
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 // Read to the end (or a drop); the stream is silent for as long as the server is.
@@ -2630,6 +2645,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     // A 404 there: a session renewed for the stream was refused again.
                     return Err(gave_up(format_args!("{WHAT}: the server's stream could not be reopened"), failed, last_status));
                 }
+            }
+            if brought {
+                renewed_at = None;
             }
             let delay = reopen_delay(retry_ms, failed, brought);
             while_answering(&mut answers, self.clock.sleep(delay)).await;
@@ -2895,6 +2913,10 @@ fn gave_up(what: std::fmt::Arguments<'_>, failed: u32, last: Option<u16>) -> Err
         None => e,
     }
 }
+
+/// How long after renewing a session for the standalone stream it may be renewed again without
+/// the stream having brought a message on it.
+const RENEW_AGAIN_MS: u64 = 30_000;
 
 /// Most `input_required` results answered for one request.
 const MAX_INPUT_ROUNDS: u32 = 16;

@@ -1046,6 +1046,105 @@ fn listen_renews_a_session_the_server_forgot_and_listens_on() {
     assert!(e.message.starts_with("listen: the session expired and could not be renewed"), "{e:?}");
 }
 
+/// A server request read on a session that is then renewed is not answered on the new one (its
+/// id may be a request of the new session's): its handler is dropped (its signal aborted).
+#[test]
+fn answers_to_a_forgotten_sessions_requests_are_dropped_at_its_renewal() {
+    let ask = "id: e1\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"elicitation/create\",\"params\":{\"message\":\"staging?\"}}\n\n";
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        sse_reply(ask, 0),
+        status_reply(404, vec![], "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}"),
+        init_reply_id(1, "2025-11-25", Some("new")),
+        accepted(),
+        Reply::Hang,
+    ]);
+    /// Marks its handler's future dropped.
+    struct Dropped(Rc<Cell<bool>>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.set(true);
+        }
+    }
+    let dropped = Rc::new(Cell::new(false));
+    // The handler answers once released (after the renewal), as a person would, late.
+    let (release, waker) = (Rc::new(Cell::new(false)), Rc::new(RefCell::new(None::<std::task::Waker>)));
+    let (d2, r2, w2) = (dropped.clone(), release.clone(), waker.clone());
+    h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+        let (guard, release, waker) = (Dropped(d2.clone()), r2.clone(), w2.clone());
+        Box::pin(async move {
+            let _guard = guard;
+            std::future::poll_fn(|cx| {
+                if release.get() {
+                    return std::task::Poll::Ready(());
+                }
+                *waker.borrow_mut() = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            })
+            .await;
+            Ok(json!({"action": "accept", "content": {}}))
+        })
+    })));
+    block_on(h.client.connect()).unwrap();
+    let dropped_at_renewal = Rc::new(Cell::new(false));
+    let (listened, closed) = block_on(futures_util::future::join(h.client.listen(), async {
+        for _ in 0..10_000 {
+            if h.log.borrow().requests.len() >= 7 {
+                break;
+            }
+            yield_now().await;
+        }
+        dropped_at_renewal.set(dropped.get());
+        release.set(true);
+        if let Some(w) = waker.borrow_mut().take() {
+            w.wake();
+        }
+        for _ in 0..100 {
+            yield_now().await;
+        }
+        h.client.close().await
+    }));
+    assert!(listened.unwrap());
+    closed.unwrap();
+    assert!(dropped_at_renewal.get(), "the old session's handler was dropped at the renewal");
+    let log = h.log.borrow();
+    assert_eq!(body(&log.requests[4])["method"], "initialize");
+    assert!(log.requests.iter().all(|r| body(r).get("result").is_none()), "no answer posted: {:?}", log.requests.iter().map(body).collect::<Vec<_>>());
+}
+
+/// `listen()` called after the server forgot the session renews it when the refusal names the
+/// session; a plain 404 at the first opening is a stream not on offer (no new session).
+#[test]
+fn listen_renews_at_its_first_opening_only_a_session_named_gone() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        status_reply(404, vec![], "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}"),
+        init_reply_id(1, "2025-11-25", Some("new")),
+        accepted(),
+        Reply::Hang,
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let (listened, closed) = block_on(futures_util::future::join(h.client.listen(), async {
+        for _ in 0..10_000 {
+            if h.log.borrow().requests.len() >= 6 {
+                break;
+            }
+            yield_now().await;
+        }
+        h.client.close().await
+    }));
+    assert!(listened.unwrap());
+    closed.unwrap();
+    assert_eq!(header(&h.log.borrow().requests[5], "mcp-session-id"), Some("new"));
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(404, vec![], "Not Found")]);
+    block_on(h.client.connect()).unwrap();
+    assert!(!block_on(h.client.listen()).unwrap(), "not offered");
+    assert_eq!(h.log.borrow().requests.len(), 3, "no handshake for a GET not on offer");
+    assert_eq!(h.client.session_id().as_deref(), Some("s"));
+}
+
 #[test]
 fn listen_waits_at_least_100_ms_between_reopenings_and_fails_on_an_oversized_event() {
     // `retry: 0` and a stream that ends at once: one that brought a message is reopened at once
