@@ -124,13 +124,36 @@ pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &Na
     }
     let list = list.trim_end().owned();
     match &opts.template {
-        Some(t) => TOOLS_PLACEHOLDERS.iter().fold(t.clone(), |t, p| t.replace(p, &list)),
+        Some(t) => fill_placeholders(t, &list),
         None => format!("{}\n\n{}\n\n{}", l.intro, list, opts.instructions.as_deref().unwrap_or(l.instructions)),
     }
 }
 
 /// The spellings of a template's place for the tool list: `{{tools}}`, with spaces inside or not.
 pub const TOOLS_PLACEHOLDERS: [&str; 4] = ["{{tools}}", "{{ tools }}", "{{ tools}}", "{{tools }}"];
+
+/// `template` with each of its places for the tool list ([`TOOLS_PLACEHOLDERS`]) replaced by
+/// `list`, in one pass over the template: the list (servers' descriptions) is never read again
+/// for places of its own.
+fn fill_placeholders(template: &str, list: &str) -> String {
+    let mut out = String::with_capacity(template.len() + list.len());
+    let mut rest = template;
+    while let Some(at) = rest.find("{{") {
+        out.push_str(&rest[..at]);
+        match TOOLS_PLACEHOLDERS.iter().find(|p| rest[at..].starts_with(*p)) {
+            Some(p) => {
+                out.push_str(list);
+                rest = &rest[at + p.len()..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = &rest[at + 2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
 
 #[cfg(test)]
 mod tests {
@@ -144,6 +167,18 @@ mod tests {
             0,
         )
         .unwrap()
+    }
+
+    /// The template is filled in one pass: a place for the list written inside a tool's
+    /// description is text, not filled again (a description could make the prompt grow without
+    /// end).
+    #[test]
+    fn a_templates_places_are_filled_once() {
+        let t = Tool::from_value(json!({"name":"t","description":"write {{ tools }} here {{tools}}","inputSchema":{"type":"object"}}), 0).unwrap();
+        let opts = PromptOptions { template: Some("A {{tools}} B {{ tools }} C {{x}} {{".owned()), ..PromptOptions::default() };
+        let p = tools_system_prompt(&[t], &[None], &NamingOptions::default(), NameRule::Strict, &opts);
+        let list = "## t\nwrite {{ tools }} here {{tools}}\nNo parameters.";
+        assert_eq!(p, format!("A {list} B {list} C {{{{x}}}} {{{{"));
     }
 
     #[test]
