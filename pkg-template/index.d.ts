@@ -2049,6 +2049,7 @@ export interface McpHubCallOptions extends McpCallOptions {
   /**
    * The provider whose model made the call: the name and arguments are read with the map of the last
    * `tools(provider)` (`UNKNOWN_TOOL_NAME` when `tools()` was never called for it). Absent: the last `tools()`'s.
+   * `"ollama"`, converted as `"openai"`, has a map of its own (an OpenAI model with a local fallback keeps both).
    */
   provider?: Provider | "openai-chat" | "google";
 }

@@ -34,7 +34,7 @@ use crate::naming::{NameEntry, NameMap};
 use crate::policy::{Action, Policy};
 use crate::protocol::client::{CallOptions, Client};
 use crate::protocol::transport::{Clock, Transport};
-use crate::providers::Provider;
+use crate::providers::Target;
 use crate::text::Owned as _;
 
 /// Which servers `list_tools` asks.
@@ -89,7 +89,7 @@ struct Listed {
 /// names. A call is routed and judged on the same tool: a listing since (one that no longer has
 /// the tool, or one that failed) changes neither until the provider's next `tools`.
 struct Routes {
-    provider: Provider,
+    target: Target,
     map: NameMap,
     annotations: Vec<Option<ToolAnnotations>>,
 }
@@ -360,9 +360,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     }
 
     /// [`Hub::refresh`], then [`Hub::tools`]: what the servers offer now, for a provider.
-    pub async fn tools_refreshed(&self, provider: Provider, opts: &ConvertOptions) -> Result<String> {
+    pub async fn tools_refreshed(&self, target: impl Into<Target>, opts: &ConvertOptions) -> Result<String> {
         self.refresh().await;
-        self.tools(provider, opts)
+        self.tools(target, opts)
     }
 
     /// Converts the listed tools for a provider and keeps the name map for `call_tool`, with the
@@ -374,7 +374,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// no other: it is left out, and reported by [`Hub::dropped_tools`] with its server and its
     /// index in that server's listing, until the next `tools`. A failure that no tool has alone
     /// (more tools than `limits.maxTools`) is the whole conversion's error.
-    pub fn tools(&self, provider: Provider, opts: &ConvertOptions) -> Result<String> {
+    pub fn tools(&self, target: impl Into<Target>, opts: &ConvertOptions) -> Result<String> {
+        let target = target.into();
+        let provider = target.provider;
         let listed = self.listed.borrow();
         let tools: Vec<ListedTool> = listed.iter().flat_map(|l| l.tools.iter().enumerate().map(|(i, t)| (l.server.as_str(), i, t))).collect();
         let (conv, tools, unconverted) = match convert_json_named(&json_array(&tools), provider, opts) {
@@ -406,8 +408,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         };
         {
             let mut routes = self.routes.borrow_mut();
-            routes.retain(|r| r.provider != provider);
-            routes.push(Routes { provider, map: conv.name_map, annotations });
+            routes.retain(|r| r.target != target);
+            routes.push(Routes { target, map: conv.name_map, annotations });
         }
         *self.unconverted.borrow_mut() = unconverted;
         Ok(conv.tools)
@@ -420,11 +422,11 @@ impl<T: Transport, C: Clock> Hub<T, C> {
 
     /// The name map of the last `tools` call for `provider` (`None`: of the last `tools` call,
     /// whatever its provider).
-    pub fn name_map_for(&self, provider: Option<Provider>) -> Option<NameMap> {
+    pub fn name_map_for(&self, target: Option<Target>) -> Option<NameMap> {
         let routes = self.routes.borrow();
-        match provider {
+        match target {
             None => routes.last(),
-            Some(p) => routes.iter().find(|r| r.provider == p),
+            Some(t) => routes.iter().find(|r| r.target == t),
         }
         .map(|r| r.map.clone())
     }
@@ -455,20 +457,20 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// argument plan (an OpenAI strict `null` meaning "absent", Gemini's stringified enums) and
     /// annotations that provider was given, whichever provider was converted for since. A
     /// provider that `tools` was never called for is `UNKNOWN_TOOL_NAME`.
-    pub async fn call_tool_for(&self, provider: Option<Provider>, provider_name: &str, args: Value, mut opts: CallOptions) -> Result<HubCall> {
+    pub async fn call_tool_for(&self, target: Option<Target>, provider_name: &str, args: Value, mut opts: CallOptions) -> Result<HubCall> {
         // `name`: the map's own name for the tool, which the policy judges (the model may have
         // called it inside a namespace, `functions.NAME`: see `NameMap::position`).
         let (name, server, tool, plan, annotations) = {
             let routes = self.routes.borrow();
-            let routes = match provider {
+            let routes = match target {
                 None => routes.last(),
-                Some(p) => routes.iter().find(|r| r.provider == p),
+                Some(t) => routes.iter().find(|r| r.target == t),
             };
-            let routes = routes.ok_or_else(|| match provider {
+            let routes = routes.ok_or_else(|| match target {
                 None => Error::new(ErrorCode::UnknownToolName, format!("no tool is named \"{provider_name}\": call tools(provider) first")),
                 Some(p) => Error::new(
                     ErrorCode::UnknownToolName,
-                    format!("no tool is named \"{provider_name}\" for provider \"{}\": call tools(\"{}\") first", p.as_str(), p.as_str()),
+                    format!("no tool is named \"{provider_name}\" for provider \"{}\": call tools(\"{}\") first", p.name, p.name),
                 ),
             })?;
             let (e, annotations) = routes.resolve(provider_name)?;
@@ -648,6 +650,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::providers::Provider;
     use crate::protocol::client::tests::{accepted, body, harness_with, init_reply, init_reply_id, legacy, status_reply, FakeClock, Reply, Scripted};
 
     type TestHub = Hub<Scripted, FakeClock>;
@@ -817,23 +820,29 @@ mod tests {
         strict.schema.strict = true;
         hub.tools(Provider::OpenAi, &strict).unwrap();
         hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
-        let sent = |provider: Option<Provider>| block_on(hub.call_tool_for(provider, "mcp__s__add", json!({"a": 1, "note": null}), CallOptions::default())).map(|c| c.text);
+        let sent = |provider: Option<Provider>| block_on(hub.call_tool_for(provider.map(Target::from), "mcp__s__add", json!({"a": 1, "note": null}), CallOptions::default())).map(|c| c.text);
         assert_eq!(sent(Some(Provider::OpenAi)).unwrap(), r#"{"a":1}"#);
         // Without a provider: the last map, Anthropic's, which passes the arguments through.
         assert_eq!(sent(None).unwrap(), r#"{"a":1,"note":null}"#);
         assert_eq!(sent(Some(Provider::Anthropic)).unwrap(), r#"{"a":1,"note":null}"#);
-        assert!(hub.name_map_for(Some(Provider::OpenAi)).unwrap().entries()[0].args.is_some());
-        assert!(hub.name_map_for(Some(Provider::Anthropic)).unwrap().entries()[0].args.is_none());
-        assert_eq!(hub.name_map(), hub.name_map_for(Some(Provider::Anthropic)));
+        assert!(hub.name_map_for(Some(Provider::OpenAi.into())).unwrap().entries()[0].args.is_some());
+        assert!(hub.name_map_for(Some(Provider::Anthropic.into())).unwrap().entries()[0].args.is_none());
+        assert_eq!(hub.name_map(), hub.name_map_for(Some(Provider::Anthropic.into())));
+        // Ollama is converted as OpenAI Chat but keeps a map of its own: OpenAI's strict plan stays.
+        hub.tools(Provider::target("ollama").unwrap(), &ConvertOptions::default()).unwrap();
+        assert_eq!(sent(Some(Provider::OpenAi)).unwrap(), r#"{"a":1}"#, "OpenAI's map after Ollama's");
+        let ollama = block_on(hub.call_tool_for(Some(Provider::target("ollama").unwrap()), "mcp__s__add", json!({"a": 1, "note": null}), CallOptions::default())).unwrap();
+        assert_eq!(ollama.text, r#"{"a":1,"note":null}"#);
+        assert!(hub.name_map_for(Some(Provider::target("ollama").unwrap())).unwrap().entries()[0].args.is_none());
         let e = sent(Some(Provider::Gemini)).unwrap_err();
         assert_eq!(e.code, ErrorCode::UnknownToolName);
         assert_eq!(e.message, "no tool is named \"mcp__s__add\" for provider \"gemini\": call tools(\"gemini\") first");
-        assert!(hub.name_map_for(Some(Provider::Gemini)).is_none());
+        assert!(hub.name_map_for(Some(Provider::Gemini.into())).is_none());
         // A provider's next conversion replaces its map only.
         hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
         assert_eq!(sent(Some(Provider::OpenAi)).unwrap(), r#"{"a":1,"note":null}"#);
-        assert_eq!(hub.name_map(), hub.name_map_for(Some(Provider::OpenAi)));
-        assert!(hub.name_map_for(Some(Provider::Anthropic)).is_some());
+        assert_eq!(hub.name_map(), hub.name_map_for(Some(Provider::OpenAi.into())));
+        assert!(hub.name_map_for(Some(Provider::Anthropic.into())).is_some());
     }
 
     /// Each provider's map keeps the annotations its tools had when it was made: the policy
@@ -849,8 +858,8 @@ mod tests {
         block_on(hub.list_tools(&Selection::Auto, None));
         hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
         let call = |p| block_on(hub.call_tool_for(Some(p), "mcp__s__wipe", json!({}), CallOptions::default()));
-        assert_eq!(call(Provider::Anthropic).unwrap_err().code, ErrorCode::PermissionDenied);
-        assert_eq!(call(Provider::OpenAi).unwrap().text, "{}");
+        assert_eq!(call(Provider::Anthropic.into()).unwrap_err().code, ErrorCode::PermissionDenied);
+        assert_eq!(call(Provider::OpenAi.into()).unwrap().text, "{}");
         assert_eq!(*asked.borrow(), ["mcp__s__wipe"]);
     }
 

@@ -35,6 +35,23 @@ pub enum Provider {
     Bedrock,
 }
 
+/// A provider as an app names it: what its tools are converted for (`provider`) and what it is
+/// called (`name`, canonical). `"ollama"` is converted as OpenAI Chat but is a target of its
+/// own: a hub keeps a name map per target, and Ollama's (non-strict) must not replace OpenAI's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// What the tools are converted for.
+    pub provider: Provider,
+    /// The target's canonical name (`"openai"` for `"openai-chat"`, `"ollama"`).
+    pub name: &'static str,
+}
+
+impl From<Provider> for Target {
+    fn from(provider: Provider) -> Self {
+        Self { provider, name: provider.as_str() }
+    }
+}
+
 impl Provider {
     /// Every provider, for tests and tooling.
     pub const ALL: [Provider; 6] =
@@ -53,6 +70,13 @@ impl Provider {
             "bedrock" => Self::Bedrock,
             other => return Err(Error::new(ErrorCode::UnknownProvider, crate::error::unknown_provider(other, &["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock", "ollama"]))),
         })
+    }
+
+    /// The provider an app names, as [`Target`]: `"ollama"` is converted as OpenAI Chat but is a
+    /// target of its own.
+    pub fn target(s: &str) -> Result<Target> {
+        let provider = Self::parse(s)?;
+        Ok(Target { provider, name: if s == "ollama" { "ollama" } else { provider.as_str() } })
     }
 
     /// The canonical string.

@@ -967,7 +967,7 @@ impl JsMcpHub {
     pub fn tools(&self, provider: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let parsed = (|| -> Result<_, Error> {
-            let p = Provider::parse(&string_param(&provider, "provider")?)?;
+            let p = Provider::target(&string_param(&provider, "provider")?)?;
             Ok((p, options_param(&options)?))
         })();
         promise(Box::pin(async move {
@@ -993,7 +993,7 @@ impl JsMcpHub {
     /// The name map of the last `tools(provider)` call for that provider, or `null`.
     #[wasm_bindgen(js_name = nameMapFor)]
     pub fn name_map_for(&self, provider: JsValue) -> Result<JsValue, Error> {
-        let provider = Provider::parse(&string_param(&provider, "provider")?)?;
+        let provider = Provider::target(&string_param(&provider, "provider")?)?;
         Ok(self.inner.name_map_for(Some(provider)).and_then(|m| to_js(&m.to_json_value()).ok()).unwrap_or(JsValue::NULL))
     }
 
@@ -1010,7 +1010,7 @@ impl JsMcpHub {
             let args = crate::calls::model_arguments(&name, crate::wasm::names::raw_args(&args)?)?;
             let provider = match get(&options, "provider") {
                 p if p.is_undefined() || p.is_null() => None,
-                p => Some(Provider::parse(&string_param(&p, "options.provider")?)?),
+                p => Some(Provider::target(&string_param(&p, "options.provider")?)?),
             };
             Ok((name, args, provider, call_options(&options)?))
         })();
