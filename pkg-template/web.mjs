@@ -153,6 +153,11 @@ function guardFreed(cls, name) {
     } else continue;
     Object.defineProperty(proto, key, d);
   }
+  // `using` ends with [Symbol.dispose](), which wasm-bindgen sets to the unguarded free.
+  if (typeof Symbol.dispose === "symbol" && typeof proto[Symbol.dispose] === "function") {
+    const free = proto.free;
+    Object.defineProperty(proto, Symbol.dispose, { value: function () { free.call(this); }, writable: true, configurable: true });
+  }
 }
 for (const [cls, name] of [[wasm.NameMap, "NameMap"], [wasm.ToolCallAccumulator, "ToolCallAccumulator"], [wasm.PermissionPolicy, "PermissionPolicy"], [wasm.McpClient, "McpClient"], [wasm.McpHub, "McpHub"]]) {
   guardFreed(cls, name);

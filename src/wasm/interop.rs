@@ -149,9 +149,9 @@ pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Re
         }
         if !getters.is_empty() {
             return Err(bad(format!(
-                "{what} is an instance of {class} whose {} {} getters JSON does not see: pass a plain object with the values",
+                "{what} is an instance of {class} whose {} {} JSON does not see: pass a plain object with the values",
                 getters.join(", "),
-                if getters.len() == 1 { "is a" } else { "are" }
+                if getters.len() == 1 { "is a getter" } else { "are getters" }
             )));
         }
     }

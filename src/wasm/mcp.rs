@@ -162,8 +162,10 @@ fn opt_positive(v: &Value, key: &str, unit: &str) -> Result<Option<u64>, Error> 
 /// what it was too, as JS holds it: one phrasing, "must be X, got Y".
 fn with_got(mut e: Error, options: &JsValue) -> Error {
     let Some(rest) = e.message.strip_prefix("options.") else { return e };
-    let Some((path, _)) = rest.split_once(' ') else { return e };
-    if e.code != ErrorCode::InvalidOptions || !rest.contains(" must ") || rest.contains(", got ") || rest.contains("; got ") {
+    let Some((path, said)) = rest.split_once(' ') else { return e };
+    // Only "options.PATH must ...": what the message says must be is the value at PATH (not
+    // `options.headers header "x" must ...`, about one of its values).
+    if e.code != ErrorCode::InvalidOptions || !said.starts_with("must ") || rest.contains(", got ") || rest.contains("; got ") {
         return e;
     }
     let value = path.trim_end_matches(':').split('.').fold(options.clone(), |v, k| get(&v, k));
@@ -265,7 +267,7 @@ fn header_pairs(h: &Value, what: &str) -> Result<Vec<(String, String)>, Error> {
     let Value::Object(h) = h else { return Err(Error::new(ErrorCode::InvalidOptions, format!("{what} must be an object of strings"))) };
     let mut out = Vec::with_capacity(h.len());
     for (k, v) in h {
-        let v = v.as_str().ok_or_else(|| Error::new(ErrorCode::InvalidOptions, format!("{what}: header \"{k}\" must be a string")))?;
+        let v = v.as_str().ok_or_else(|| Error::new(ErrorCode::InvalidOptions, format!("{what}: header \"{k}\" must be a string, got {}", crate::model::json_type(v))))?;
         if k.is_empty() || k.bytes().any(|b| b <= b' ' || b >= 0x7f) || v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
             return Err(Error::new(ErrorCode::InvalidOptions, format!("{what}: header \"{k}\" has characters a header cannot carry")));
         }

@@ -114,9 +114,13 @@ impl JsAccumulator {
     pub fn finish(&mut self) -> Result<JsValue, Error> {
         let mut calls = Vec::new();
         if !self.carry.is_empty() {
-            // A sequence the stream never finished: U+FFFD, as TextDecoder would have it.
+            // A character the stream never finished: the stream was cut there, as a stream cut
+            // inside an event, whose half event holds nothing to read; the calls still open are
+            // given as for any cut stream (an error here lost them).
             let rest = String::from_utf8_lossy(&std::mem::take(&mut self.carry)).into_owned();
-            calls = self.inner.push_text(&rest, self.map.as_deref())?;
+            if let Ok(done) = self.inner.push_text(&rest, self.map.as_deref()) {
+                calls = done;
+            }
         }
         calls.extend(self.inner.finish(self.map.as_deref()));
         calls_to_js(&calls)
@@ -235,7 +239,11 @@ fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult,
     let rest = js_sys::Object::assign(&js_sys::Object::new(), result.unchecked_ref());
     js_sys::Reflect::delete_property(&rest, &key).ok()?;
     // Too deep elsewhere too: the error as it was.
-    let rest = from_js(&rest, what).ok()?;
+    let mut rest = from_js(&rest, what).ok()?;
+    // A result of structuredContent alone is a result: its content is then the note below.
+    if let Value::Object(o) = &mut rest {
+        o.entry("content").or_insert_with(|| Value::Array(Vec::new()));
+    }
     let json = crate::wasm::interop::json_text(&sc, what).ok()?;
     let mut parsed = match CallToolResult::from_value(rest) {
         Ok(parsed) => parsed,

@@ -379,10 +379,13 @@ module.exports = function contract(tw, label) {
     assert.throws(() => map.resolve("x"), freed);
     assert.throws(() => new tw.ToolCallAccumulator("openai", map), freed);
     map.free();
+    // `using` ends with [Symbol.dispose](): after free() it does nothing too.
+    map[Symbol.dispose]();
     // The accumulator shares the map: it still resolves names after the map's free().
     const got = acc.push({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...calls[2] }] }, finish_reason: "tool_calls" }] });
     assert.deepEqual([got[0].server, got[0].tool, got[0].arguments], ["github", "close_issue", { n: 1 }]);
     acc.free();
+    acc[Symbol.dispose]();
   });
 
   test(name("a name map as data: its JSON text wherever its JSON goes; a structured clone is refused with what to send"), () => {

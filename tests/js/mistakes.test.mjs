@@ -67,6 +67,14 @@ test("ToolCallAccumulator.push takes UTF-8 bytes, a character split between chun
   assert.deepEqual(bad.push(new Uint8Array([0x3a, 0x20, 0xff, 0x0a, 0x0a, 0x3a, 0x20])), []);
   bad.push(new Uint8Array([0xe6]));
   assert.deepEqual(bad.finish(), []);
+  // A stream cut inside a character after a call opened: finish() gives the open call (it threw and lost it).
+  const cutText = anthropicStream();
+  const open = cutText.slice(0, cutText.indexOf("content_block_stop"));
+  const cut = new tw.ToolCallAccumulator("anthropic");
+  cut.push(new TextEncoder().encode(open.slice(0, open.lastIndexOf("\n\n") + 2)));
+  cut.push(new Uint8Array([0xe2, 0x82]));
+  const ended = cut.finish();
+  assert.equal(ended.length, 1, JSON.stringify(ended));
 });
 
 test("ToolCallAccumulator.push refuses a Promise and a Map instead of reading {}", async () => {
@@ -156,6 +164,7 @@ test("McpClient options: headers as Headers, a Map or pairs are sent; the SDK's 
     client.free();
   }
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { headers: [["a"]] }), "INVALID_OPTIONS", /\[name, value\] pair/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { "x-n": 5 } }), "INVALID_OPTIONS", /header "x-n" must be a string, got number$/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { timeout: 300 }), "INVALID_OPTIONS", /toolwire's is options\.timeoutMs/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { timeoutMs: NaN }), "INVALID_OPTIONS", /timeoutMs must be a .*got NaN/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { header: {} }), "INVALID_OPTIONS", /did you mean headers\?/);

@@ -378,6 +378,8 @@ test("toolResultMessage: structuredContent kept and capped, one marker, big imag
   const flat = tw.flattenContent({ content: [{ type: "text", text: "deep" }], structuredContent: deep });
   assert.ok(flat.startsWith('deep\n[structuredContent nests deeper than 400 levels: sent as its JSON text]\n{"a":{"a":'), flat.slice(0, 120));
   assert.match(tw.toolResultMessage(call, { content: [], structuredContent: deep }, "gemini").functionResponse.response.output, /^\[structuredContent nests deeper/);
+  // A result of that structuredContent alone is a result too (not refused as empty).
+  assert.match(tw.toolResultMessage(call, { structuredContent: deep }, "openai").content, /^\[structuredContent nests deeper/);
   // A 4 MB PNG: over Anthropic's and Bedrock's limits, described instead.
   const png = "iVBORw0KGgoA" + "A".repeat(Math.floor(4_000_000 / 3) * 4);
   const shot = [{ type: "image", data: png, mimeType: "image/png" }];
