@@ -367,7 +367,7 @@ pub(crate) fn string_param(v: &JsValue, what: &str) -> Result<String> {
             } else if let Some(name) = get(v, "name").as_string().filter(|_| what == "name") {
                 m.push_str(&format!(": the MCP SDK's callTool({{name, arguments}})? toolwire's is callTool(name, args), here callTool({}, ...)", crate::text::quote(&name)));
             } else if what == "provider" {
-                m.push_str(": the arguments' order? the provider name comes before the name map");
+                m.push_str(": the arguments' order? convertMcpTools(tools, provider), parseToolCalls(response, provider, nameMap), toolResultMessage(call, result, provider)");
             }
         }
         Error::new(ErrorCode::InvalidInput, m)

@@ -256,6 +256,7 @@ test("wording: a call in the SDK's form, arguments as text, the argument order, 
   await refused(() => hub.callTool({ providerName: "mcp__a__echo", arguments: {} }), "INVALID_INPUT", /pass call\.providerName/);
   const detailed = tw.convertMcpToolsDetailed(tools, "openai");
   await refused(() => tw.parseToolCalls({ choices: [] }, detailed.nameMap, "openai"), "INVALID_INPUT", /provider must be a string, got an object: the arguments' order\?/);
+  await refused(() => tw.convertMcpTools("openai", [{ name: "a" }]), "INVALID_INPUT", /provider must be a string, got an array: the arguments' order\? convertMcpTools\(tools, provider\)/);
   await refused(() => tw.NameMap.fromJSON(detailed), "INVALID_INPUT", /pass its \.nameMap/);
   await refused(() => tw.convertMcpTools(undefined, "openai"), "INVALID_INPUT", /got undefined/);
   // A byte order mark before JSON text is no part of it.
