@@ -305,15 +305,51 @@ pub fn merge_nested_combinators(obj: &mut JsonObject, cx: &mut Cx) {
 }
 
 fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
-    // A branch of an `allOf` may bring an `allOf` of its own to the root: merged in turn.
-    for key in ["allOf"; 8].into_iter().chain(["anyOf", "oneOf"]) {
+    // A branch of an `allOf` may bring an `allOf` of its own to the root: merged in turn, to a
+    // fixed point. A reference merged once is not merged again (its keywords hold already), so
+    // recursive and diamond-shaped inheritance ends; the schema nodes copied out of references
+    // count against the node limit, and an `allOf` still left when it runs out is reported.
+    let mut merged_refs: Vec<String> = Vec::new();
+    let mut budget = cx.limits.max_nodes;
+    let mut unions = ["anyOf", "oneOf"].into_iter();
+    loop {
+        let key = if root.contains_key("allOf") {
+            "allOf"
+        } else {
+            match unions.next() {
+                Some(k) => k,
+                None => break,
+            }
+        };
         let Some(Value::Array(mut branches)) = root.remove(key) else { continue };
+        if key == "allOf" && budget < branches.len() {
+            cx.at(key, |cx| {
+                cx.problem("schema/root-combinator-branch", "a root allOf nested too deeply to merge was dropped; what its branches say is lost");
+                Ok(())
+            })
+            .ok();
+            continue;
+        }
+        budget = budget.saturating_sub(branches.len());
         // A branch that is a reference (`{"$ref": "#/$defs/Base"}`, common for `allOf`
         // inheritance) is merged as what it refers to, or its properties would be lost.
         if branches.iter().any(|b| b.get("$ref").is_some()) {
-            let whole = Value::Object(root.clone());
+            let whole = Value::Object(std::mem::take(root));
+            let mut cut = Vec::new();
             for b in &mut branches {
-                resolve_branch_refs(&whole, b);
+                let seen = if key == "allOf" { Some(&mut merged_refs) } else { None };
+                if let Some(r) = resolve_branch_refs(&whole, b, seen, &mut budget) {
+                    cut.push(r);
+                }
+            }
+            let Value::Object(w) = whole else { unreachable!() };
+            *root = w;
+            for r in cut {
+                cx.at(key, |cx| {
+                    cx.problem("schema/root-combinator-branch", format!("a branch's $ref {} is too large to merge; what it refers to is lost", short_json(&r)));
+                    Ok(())
+                })
+                .ok();
             }
         }
         let is_all = key == "allOf";
@@ -512,19 +548,37 @@ pub(crate) fn fixed_values(branch: &JsonObject) -> String {
 }
 
 /// Replaces a root combinator's branch that holds a local `$ref` by the schema it refers to
-/// (through chains of references, eight at most), its own other keywords merged in:
-/// `properties` united (the branch's win), `required` united, the rest the branch's.
-/// A reference that cannot be resolved is left as it is (and described with the branch).
-fn resolve_branch_refs(root: &Value, branch: &mut Value) {
-    for _ in 0..8 {
-        let Value::Object(b) = branch else { return };
-        let Some(Value::Object(target)) = b.find("$ref").and_then(Value::as_str).and_then(|r| refs::lookup(root, r)) else { return };
-        let mut merged = target.clone();
+/// (through chains of references), its own other keywords merged in: `properties` united (the
+/// branch's win), `required` united, the rest the branch's. A reference that cannot be
+/// resolved is left as it is (and described with the branch).
+///
+/// `merged`: for an `allOf`, the references merged into the root already: one of them is not
+/// copied again (the branch keeps its other keywords only), which ends chains that come back.
+/// `budget`: schema nodes that may still be copied; a target larger than what is left is not
+/// copied, its reference removed and returned (to be reported).
+fn resolve_branch_refs(root: &Value, branch: &mut Value, mut merged: Option<&mut Vec<String>>, budget: &mut usize) -> Option<Value> {
+    for _ in 0..64 {
+        let Value::Object(b) = branch else { return None };
+        let r = b.find("$ref").and_then(Value::as_str)?;
+        let Some(Value::Object(target)) = refs::lookup(root, r) else { return None };
+        if let Some(seen) = merged.as_deref_mut() {
+            if seen.iter().any(|s| s == r) {
+                b.remove("$ref");
+                return None;
+            }
+            seen.push(r.to_owned());
+        }
+        let size = 1 + target.values().map(|v| refs::count_nodes(v, 1)).sum::<usize>();
+        if size > *budget {
+            return b.remove("$ref");
+        }
+        *budget -= size;
+        let mut merged_target = target.clone();
         for (k, v) in std::mem::take(b) {
             if k == "$ref" {
                 continue;
             }
-            match (merged.find_mut(&k), v) {
+            match (merged_target.find_mut(&k), v) {
                 (Some(Value::Object(into)), Value::Object(own)) if k == "properties" => into.extend(own),
                 (Some(Value::Array(into)), Value::Array(own)) if k == "required" => {
                     for r in own {
@@ -534,12 +588,13 @@ fn resolve_branch_refs(root: &Value, branch: &mut Value) {
                     }
                 }
                 (_, v) => {
-                    merged.insert(k, v);
+                    merged_target.insert(k, v);
                 }
             }
         }
-        *branch = Value::Object(merged);
+        *branch = Value::Object(merged_target);
     }
+    None
 }
 
 /// Rewrites a `oneOf` as `anyOf` (for strict modes, which have no `oneOf`): its branches are

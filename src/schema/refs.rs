@@ -363,7 +363,7 @@ pub(crate) fn cut_description_parts<'t>(reference: &'t str, description: Option<
     }
 }
 
-fn count_nodes(v: &Value, depth: usize) -> usize {
+pub(crate) fn count_nodes(v: &Value, depth: usize) -> usize {
     if depth > 256 {
         return 1;
     }

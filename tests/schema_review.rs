@@ -1,0 +1,119 @@
+//! Root and nested combinators that used to cost exponential time, leave combinators the
+//! providers refuse, or lose what the user wrote: every provider's output passes the validator
+//! and keeps (or reports) every property.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod validator;
+
+use serde_json::{json, Value};
+use toolwire::convert::{convert, Conversion, ConvertOptions};
+use toolwire::providers::{GeminiMode, Provider};
+use validator::{validate, Target};
+
+fn targets() -> Vec<(Provider, bool, GeminiMode, Target)> {
+    vec![
+        (Provider::OpenAi, false, GeminiMode::Parameters, Target::OpenAi),
+        (Provider::OpenAi, true, GeminiMode::Parameters, Target::OpenAiStrict),
+        (Provider::OpenAiResponses, true, GeminiMode::Parameters, Target::OpenAiResponsesStrict),
+        (Provider::Anthropic, false, GeminiMode::Parameters, Target::Anthropic),
+        (Provider::Anthropic, true, GeminiMode::Parameters, Target::AnthropicStrict),
+        (Provider::Gemini, false, GeminiMode::Parameters, Target::GeminiParameters),
+        (Provider::Gemini, false, GeminiMode::JsonSchema, Target::GeminiJsonSchema),
+        (Provider::Vertex, false, GeminiMode::Parameters, Target::Vertex),
+        (Provider::Bedrock, false, GeminiMode::Parameters, Target::Bedrock),
+        (Provider::Bedrock, true, GeminiMode::Parameters, Target::BedrockStrict),
+    ]
+}
+
+/// `schema` converted for every target, each output checked by the validator.
+fn every_target(schema: &Value) -> Vec<(Target, Conversion)> {
+    let tools = json!([{ "name": "t", "description": "d", "inputSchema": schema }]);
+    targets()
+        .into_iter()
+        .map(|(provider, strict, mode, target)| {
+            let mut opts = ConvertOptions::default();
+            opts.schema.strict = strict;
+            opts.schema.gemini_mode = mode;
+            let conv = convert(tools.clone(), provider, &opts).unwrap();
+            let v = validate(target, &conv.tools);
+            assert!(v.is_empty(), "{target:?}: {v:?}\ninput: {schema}\noutput: {}", conv.tools);
+            (target, conv)
+        })
+        .collect()
+}
+
+/// The converted tool's parameter schema, whatever the provider's envelope.
+fn params(conv: &Conversion) -> &Value {
+    let t = &conv.tools[0];
+    for p in ["/function/parameters", "/parameters", "/functionDeclarations/0/parameters", "/functionDeclarations/0/parametersJsonSchema", "/input_schema", "/toolSpec/inputSchema/json", "/parametersJsonSchema"] {
+        if let Some(v) = t.pointer(p) {
+            return v;
+        }
+    }
+    panic!("no parameters in {t}")
+}
+
+/// `defs` definitions `D0..`, each with a property and an `allOf` of `fan` references to the
+/// next: every path through them is one more branch if a reference is merged more than once.
+fn diamond(defs: usize, fan: usize) -> Value {
+    let mut d = serde_json::Map::new();
+    for i in 0..defs {
+        let next: Vec<Value> = if i + 1 < defs { (0..fan).map(|_| json!({"$ref": format!("#/$defs/D{}", i + 1)})).collect() } else { vec![] };
+        let mut def = json!({"type": "object", "properties": {format!("p{i}"): {"type": "string"}}});
+        if !next.is_empty() {
+            def["allOf"] = Value::Array(next);
+        }
+        d.insert(format!("D{i}"), def);
+    }
+    json!({"allOf": [{"$ref": "#/$defs/D0"}], "$defs": d})
+}
+
+/// A root `allOf` over references that share their targets merges each target once: the
+/// branches merged in all stay linear in the definitions (they were `fan^defs` before).
+#[test]
+fn root_all_of_merges_each_reference_once() {
+    let schema = diamond(6, 4);
+    for (target, conv) in every_target(&schema) {
+        let p = params(&conv);
+        for i in 0..6 {
+            assert!(p.pointer(&format!("/properties/p{i}")).is_some(), "{target:?}: p{i} missing in {p}");
+        }
+        let merged: usize = conv.report.tools[0]
+            .changes
+            .iter()
+            .filter(|d| d.rule == "schema/root-combinator")
+            .filter_map(|d| d.message.split(" of ").nth(1)?.split(' ').next()?.parse::<usize>().ok())
+            .sum();
+        assert!(merged <= 6 * 4 + 1, "{target:?}: {merged} branches merged");
+    }
+}
+
+/// A root `allOf` nested deeper than a fixed number of passes (a chain of nine references, a
+/// definition that refers to itself, nine levels inline) is merged to the end: no combinator
+/// left at the root, every property kept.
+#[test]
+fn root_all_of_is_merged_to_the_end() {
+    let mut defs = serde_json::Map::new();
+    for i in 0..10 {
+        let mut d = json!({"type": "object", "properties": {format!("c{i}"): {"type": "string"}}});
+        if i < 9 {
+            d["allOf"] = json!([{"$ref": format!("#/$defs/C{}", i + 1)}]);
+        }
+        defs.insert(format!("C{i}"), d);
+    }
+    let chain = json!({"allOf": [{"$ref": "#/$defs/C0"}], "$defs": defs});
+    let selfref = json!({"allOf": [{"$ref": "#/$defs/N"}], "$defs": {"N": {"type": "object", "properties": {"a": {}}, "allOf": [{"$ref": "#/$defs/N"}]}}});
+    let mut inline = json!({"type": "object", "properties": {"i10": {"type": "string"}}});
+    for i in (0..10).rev() {
+        inline = json!({"allOf": [{"type": "object", "properties": {format!("i{i}"): {"type": "string"}}}, inline]});
+    }
+    for (schema, names) in [(chain, (0..10).map(|i| format!("c{i}")).collect::<Vec<_>>()), (selfref, vec!["a".into()]), (inline, (0..11).map(|i| format!("i{i}")).collect())] {
+        for (target, conv) in every_target(&schema) {
+            let p = params(&conv);
+            assert!(p.get("allOf").is_none(), "{target:?}: {p}");
+            for n in &names {
+                assert!(p["properties"].get(n).is_some(), "{target:?}: {n} missing in {p}");
+            }
+        }
+    }
+}
