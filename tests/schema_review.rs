@@ -117,3 +117,23 @@ fn root_all_of_is_merged_to_the_end() {
         }
     }
 }
+
+/// Strict modes merge an `allOf` whose branch has an `allOf` of its own all the way down: the
+/// inner branches' properties and `required` are kept.
+#[test]
+fn strict_nested_all_of_keeps_the_inner_branches() {
+    let schema = json!({"type":"object","properties":{"o":{"allOf":[{"allOf":[{"type":"object","properties":{"z":{"type":"string"}},"required":["z"]},
+        {"type":"object","properties":{"y":{"type":"integer"}}}]},{"type":"object","properties":{"p":{"type":"string"}}}]}},"required":["o"]});
+    for (target, conv) in every_target(&schema) {
+        let p = params(&conv);
+        let o = &p["properties"]["o"];
+        let text = o.to_string();
+        for n in ["\"z\"", "\"y\"", "\"p\""] {
+            assert!(text.contains(n), "{target:?}: {n} missing in {o}");
+        }
+        if matches!(target, Target::OpenAiStrict | Target::OpenAiResponsesStrict | Target::AnthropicStrict) {
+            assert!(o["required"].as_array().unwrap().contains(&json!("z")), "{target:?}: {o}");
+            assert!(o["properties"]["z"].is_object() && o["properties"]["y"].is_object(), "{target:?}: {o}");
+        }
+    }
+}

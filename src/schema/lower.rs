@@ -616,13 +616,23 @@ pub fn one_of_as_any_of(obj: &mut JsonObject) -> bool {
 }
 
 /// Merges an `allOf` of object-like (or any) branches into `obj`. A property two branches
-/// define is given a schema that says both ([`intersect`]). Returns the conflicts: other keys
-/// that two branches set to different values (the first value is kept).
+/// define is given a schema that says both ([`intersect`]). A branch's own `allOf` is merged
+/// too, its branches after the others (each node is moved once: the work is linear in the
+/// branches). Returns the conflicts: other keys that two branches set to different values
+/// (the first value is kept).
 pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
     let Some(Value::Array(branches)) = obj.take("allOf") else { return Vec::new() };
     let mut conflicts = Vec::new();
-    for branch in branches {
-        let Value::Object(b) = branch else { continue };
+    let mut queue: std::collections::VecDeque<Value> = branches.into();
+    while let Some(branch) = queue.pop_front() {
+        let Value::Object(mut b) = branch else { continue };
+        if let Some(Value::Array(inner)) = b.find("allOf") {
+            if inner.iter().all(Value::is_object) {
+                if let Some(Value::Array(inner)) = b.take("allOf") {
+                    queue.extend(inner);
+                }
+            }
+        }
         for (k, v) in b {
             match (k.as_str(), obj.get_mut(&k)) {
                 ("properties", Some(Value::Object(p))) => {
