@@ -137,3 +137,13 @@ fn strict_nested_all_of_keeps_the_inner_branches() {
         }
     }
 }
+
+/// OpenAPI's `nullable: true` on the root: the arguments stay an object (`type: "object"`).
+#[test]
+fn a_nullable_root_stays_an_object() {
+    let schema = json!({"type":"object","nullable":true,"properties":{"a":{"type":"string"}},"required":["a"]});
+    for (target, conv) in every_target(&schema) {
+        let p = params(&conv);
+        assert!(!p["type"].to_string().to_lowercase().contains("null"), "{target:?}: {p}");
+    }
+}

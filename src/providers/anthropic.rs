@@ -127,6 +127,7 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
     let inlined = if contains_ref(&root, 0) { inline_refs_unless_recursive(&root, &mut scx)? } else { Some(root.clone()) };
     let (strict_schema, reason) = match inlined {
         Some(mut schema) => {
+            crate::providers::openai::drop_root_nullable(&mut schema, &mut scx, rules.keyword);
             let reason = strict_node(&mut schema, &mut scx, rules)?.err();
             (schema, reason)
         }

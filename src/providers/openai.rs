@@ -99,6 +99,7 @@ pub fn non_strict(mut root: Value, cx: &mut Cx) -> Result<Value> {
 /// Steps 3-6. The outer `Result` is a hard error (limits); the inner one a reason to fall back.
 fn strict(mut root: Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     let mut budget = Budget::default();
+    drop_root_nullable(&mut root, cx, "openai/strict-keyword");
     let plan = match strict_node(&mut root, cx, 0, &mut budget)? {
         Ok(plan) => plan,
         Err(reason) => return Ok(Err(reason)),
@@ -277,6 +278,7 @@ fn strict_with_defs(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
         return Ok(Err("a root that is a recursive `$ref`".owned()));
     }
     let mut budget = Budget::default();
+    drop_root_nullable(&mut root, cx, "openai/strict-keyword");
     let mut plan = match strict_node(&mut root, cx, 0, &mut budget)? {
         Ok(plan) => plan,
         Err(reason) => return Ok(Err(reason)),
@@ -601,6 +603,16 @@ pub fn widen_nullable(schema: &mut Value) {
 /// OpenAPI's `nullable` taken off a node: `true` is said the JSON Schema way ([`widen_nullable`]:
 /// `null` added to its type, enum or `anyOf`), which strict modes read; `false` says nothing.
 /// Returns whether it was `true`.
+/// OpenAPI's `nullable` on the root schema goes, said so: a tool's arguments are always an
+/// object, never `null` (strict modes would otherwise write the root as `["object","null"]`).
+pub(crate) fn drop_root_nullable(root: &mut Value, cx: &mut Cx, rule: &'static str) {
+    if let Value::Object(o) = root {
+        if o.take("nullable").is_some() {
+            cx.change(rule, "`nullable` on the root removed: a tool's arguments are always an object");
+        }
+    }
+}
+
 pub(crate) fn openapi_nullable(obj: &mut JsonObject) -> bool {
     if obj.take("nullable") != Some(Value::Bool(true)) {
         return false;
