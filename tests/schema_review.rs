@@ -147,3 +147,17 @@ fn a_nullable_root_stays_an_object() {
         assert!(!p["type"].to_string().to_lowercase().contains("null"), "{target:?}: {p}");
     }
 }
+
+/// A root `allOf` whose branches limit a property to enums with no common value: no empty
+/// `enum` (nor a `null`-only one) is sent, and a problem names the property.
+#[test]
+fn disjoint_enums_in_a_root_all_of_are_a_problem() {
+    let schema = json!({"allOf":[{"type":"object","properties":{"e":{"enum":["a","b"]},"x":{"type":"string"}}},{"type":"object","properties":{"e":{"enum":["c"]}}}]});
+    for (target, conv) in every_target(&schema) {
+        let p = params(&conv);
+        let text = p.to_string();
+        assert!(!text.contains("\"enum\":[]") && !text.contains("\"enum\":[null]"), "{target:?}: {p}");
+        let problems = &conv.report.tools[0].problems;
+        assert!(problems.iter().any(|d| d.message.contains("\"e\"")), "{target:?}: {problems:?}");
+    }
+}

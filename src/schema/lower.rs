@@ -213,7 +213,13 @@ fn intersect(a: &Value, b: &Value) -> (Value, bool) {
                     }
                 }
             }
-            ("enum", Value::Array(me), Value::Array(be)) => me.retain(|x| be.contains(x)),
+            ("enum", Value::Array(me), Value::Array(be)) => {
+                // No common value: an empty `enum` would say nothing can be given, silently.
+                if !me.iter().any(|x| be.contains(x)) {
+                    return both();
+                }
+                me.retain(|x| be.contains(x));
+            }
             ("type", _, _) => {
                 let names = |t: &Value| -> Option<Vec<Value>> {
                     match t {
@@ -253,6 +259,14 @@ fn intersect(a: &Value, b: &Value) -> (Value, bool) {
         }
     }
     (Value::Object(merged), nested)
+}
+
+/// Whether two definitions of a property both limit it to an `enum` and the two share no value.
+fn disjoint_enums(a: &Value, b: &Value) -> bool {
+    match (a.find("enum"), b.find("enum")) {
+        (Some(Value::Array(x)), Some(Value::Array(y))) => !x.iter().any(|v| y.contains(v)),
+        _ => false,
+    }
 }
 
 /// Whether two branches of the node's `anyOf`/`oneOf` define the same property differently
@@ -413,6 +427,16 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
                                 .ok();
                             } else if nested {
                                 let n = name.clone();
+                                if disjoint_enums(existing, schema) {
+                                    cx.at(key, |cx| {
+                                        cx.problem(
+                                            "schema/root-combinator-conflict",
+                                            format!("property \"{n}\" allows no value: its definitions' enums have none in common; both are kept under allOf"),
+                                        );
+                                        Ok(())
+                                    })
+                                    .ok();
+                                }
                                 cx.at(key, |cx| {
                                     cx.change(
                                         "schema/root-combinator-conflict",
