@@ -161,3 +161,16 @@ fn disjoint_enums_in_a_root_all_of_are_a_problem() {
         assert!(problems.iter().any(|d| d.message.contains("\"e\"")), "{target:?}: {problems:?}");
     }
 }
+
+/// A root `oneOf` beside the root's own properties: the root's definition holds in every
+/// alternative, so a property is the root's definition limited to the alternatives' values.
+#[test]
+fn root_properties_hold_beside_a_root_union() {
+    let schema = json!({"type":"object","properties":{"action":{"type":"string"},"name":{"type":"string"},"id":{"type":"integer"}},
+        "oneOf":[{"properties":{"action":{"const":"create"}},"required":["action","name"]},{"properties":{"action":{"const":"delete"}},"required":["action","id"]}]});
+    for (target, conv) in every_target(&schema) {
+        let action = &params(&conv)["properties"]["action"];
+        let text = action.to_string().to_lowercase();
+        assert!(!text.contains("anyof") && text.contains("\"create\"") && text.contains("\"delete\"") && text.contains("enum"), "{target:?}: {action}");
+    }
+}

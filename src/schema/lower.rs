@@ -376,6 +376,9 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
             .unwrap_or_default();
+        // The root's own definitions hold whichever alternative is taken: the alternatives'
+        // definitions are united among themselves, then intersected with the root's.
+        let own = if is_all || nested { None } else { Some(std::mem::take(&mut props)) };
         let mut common: Option<Vec<String>> = None;
         let mut alternatives = Vec::new();
         // Properties whose definitions differ in more than their values: an `anyOf` of them.
@@ -524,6 +527,32 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
                     Some(c) => c.into_iter().filter(|r| b_required.contains(r)).collect(),
                 });
             }
+        }
+        if let Some(own) = own {
+            let mut all = Map::new();
+            for (name, mine) in own {
+                let joined = match props.remove(&name) {
+                    Some(theirs) if theirs != mine => {
+                        let (j, kept_both) = intersect(&mine, &theirs);
+                        if kept_both {
+                            let n = name.clone();
+                            cx.at(key, |cx| {
+                                cx.change(
+                                    "schema/root-combinator-conflict",
+                                    format!("property \"{n}\" is defined by the root and differently by the branches; the definitions are kept under allOf"),
+                                );
+                                Ok(())
+                            })
+                            .ok();
+                        }
+                        j
+                    }
+                    _ => mine,
+                };
+                all.insert(name, joined);
+            }
+            all.extend(props);
+            props = all;
         }
         if let Some(c) = common {
             for r in c {
