@@ -174,3 +174,34 @@ fn root_properties_hold_beside_a_root_union() {
         assert!(!text.contains("anyof") && text.contains("\"create\"") && text.contains("\"delete\"") && text.contains("enum"), "{target:?}: {action}");
     }
 }
+
+/// `unevaluatedItems` beside another keyword that evaluates items (a `$ref` to a tuple,
+/// `contains`, an applicator) is not written as `items` over all the items: what it limited is
+/// reported instead.
+#[test]
+fn unevaluated_items_beside_other_evaluators_is_not_items() {
+    let pair = json!({"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}]});
+    for node in [
+        json!({"type":"array","$ref":"#/$defs/Pair","unevaluatedItems":false}),
+        json!({"type":"array","contains":{"type":"string"},"unevaluatedItems":false}),
+        json!({"type":"array","allOf":[{"prefixItems":[{"type":"string"}]}],"unevaluatedItems":false}),
+        json!({"type":"array","anyOf":[{"items":{"type":"string"}},{"items":{"type":"integer"}}],"unevaluatedItems":false}),
+    ] {
+        let schema = json!({"type":"object","properties":{"t":node},"$defs":{"Pair":pair}});
+        for (target, conv) in every_target(&schema) {
+            // Gemini writes `$ref`s out first (a tuple's `items` is right there) and lowers
+            // what it cannot say, reported there.
+            if matches!(target, Target::GeminiParameters | Target::GeminiJsonSchema | Target::Vertex) {
+                continue;
+            }
+            let text = params(&conv).to_string();
+            assert!(!text.contains("\"items\":false"), "{target:?}: {text}");
+            let problems = &conv.report.tools[0].problems;
+            assert!(problems.iter().any(|d| d.message.contains("unevaluatedItems")), "{target:?}: {node} {problems:?}");
+        }
+    }
+    // Beside `prefixItems` alone it is what `items` says.
+    let schema = json!({"type":"object","properties":{"t":{"type":"array","prefixItems":[{"type":"string"}],"unevaluatedItems":false}}});
+    let conv = &every_target(&schema)[0].1;
+    assert_eq!(params(conv)["properties"]["t"]["items"], json!(false));
+}

@@ -16,7 +16,7 @@ use crate::schema::lower::{is_array_node, is_object_node};
 use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::schema::walk::{for_each_subschema_mut, keyword, Keyword};
 use crate::schema::refs::Shared;
-use crate::schema::{fix_properties_and_required, Cx, Limits};
+use crate::schema::{fix_properties_and_required, short_json, Cx, Limits};
 
 /// The providers toolwire converts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -305,7 +305,19 @@ pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
     // past the tuple are what it says (`items: {}` would leave it nothing to apply to): `items`
     // says it instead.
     if is_array_node(obj) && !obj.has("items") {
-        let rest = obj.find("unevaluatedItems").filter(|u| u.is_object() || u.is_boolean()).cloned();
+        // Only where `prefixItems` alone evaluates items: beside a `$ref`, `contains` or an
+        // applicator the items past the tuple are not known here, and `items` would say of all
+        // of them what `unevaluatedItems` says of those no other keyword evaluates.
+        let evaluated_elsewhere =
+            ["$ref", "$dynamicRef", "contains", "allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas"].iter().find(|k| obj.has(k));
+        if let (Some(k), Some(u)) = (evaluated_elsewhere, obj.find("unevaluatedItems")) {
+            let u = short_json(u);
+            cx.problem(
+                "schema/add-items",
+                format!("array without `items` beside `{k}` and `unevaluatedItems`: added `items: {{}}` (any value), which leaves `unevaluatedItems: {u}` nothing to limit; the items it limited are not limited"),
+            );
+        }
+        let rest = obj.find("unevaluatedItems").filter(|u| evaluated_elsewhere.is_none() && (u.is_object() || u.is_boolean())).cloned();
         let message = match (&rest, obj.has("prefixItems")) {
             (Some(_), _) => "array without `items`: added `items` as its `unevaluatedItems` (what the items past any tuple may be)",
             (None, true) => "tuple (`prefixItems`) without `items`: added `items: {}` (the items past the tuple: any value, as before)",
