@@ -205,3 +205,34 @@ fn unevaluated_items_beside_other_evaluators_is_not_items() {
     let conv = &every_target(&schema)[0].1;
     assert_eq!(params(conv)["properties"]["t"]["items"], json!(false));
 }
+
+/// OpenAI strict, a `type` beside an `anyOf` whose branches say it: a `null` in the type that
+/// no branch allows stays refused (the `anyOf` refused it), no `null` branch is added.
+#[test]
+fn strict_type_beside_any_of_adds_no_null_the_branches_refuse() {
+    let schema = json!({"type":"object","properties":{"o":{"type":["object","null"],"anyOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}]}},"required":["o"]});
+    for (target, conv) in every_target(&schema) {
+        if matches!(target, Target::OpenAiStrict | Target::OpenAiResponsesStrict) {
+            let o = &params(&conv)["properties"]["o"];
+            assert!(!o.to_string().contains("\"null\""), "{target:?}: {o}");
+        }
+    }
+}
+
+/// OpenAI strict: the user's `additionalProperties: false` beside an `anyOf` that takes the
+/// node's type is not dropped unreported: each branch is closed, and said so.
+#[test]
+fn strict_closed_node_beside_any_of_is_reported() {
+    let schema = json!({"type":"object","properties":{"o":{"type":"object","additionalProperties":false,"anyOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},
+        {"type":"object","properties":{"b":{"type":"integer"}},"required":["b"]}]}},"required":["o"]});
+    for (target, conv) in every_target(&schema) {
+        if matches!(target, Target::OpenAiStrict | Target::OpenAiResponsesStrict) {
+            let o = &params(&conv)["properties"]["o"];
+            for b in o["anyOf"].as_array().unwrap() {
+                assert_eq!(b["additionalProperties"], json!(false), "{target:?}: {o}");
+            }
+            let changes = &conv.report.tools[0].changes;
+            assert!(changes.iter().any(|d| d.message.contains("additionalProperties: false")), "{target:?}: {changes:?}");
+        }
+    }
+}

@@ -353,11 +353,12 @@ fn any_of_without_type(o: &mut Map<Val>) {
         }
         covered.extend(ts);
     }
-    let add_null = match node.iter().filter(|t| !covered.contains(t)).collect::<Vec<_>>()[..] {
-        [] => false,
-        [t] if *t == "null" => true,
+    // As there: a `null` no branch allows goes with the type.
+    match node.iter().filter(|t| !covered.contains(t)).collect::<Vec<_>>()[..] {
+        [] => {}
+        [t] if *t == "null" => {}
         _ => return,
-    };
+    }
     let is_object = node.contains(&"object");
     if is_object && !matches!(o.get("properties"), None | Some(Val::Props(..))) {
         return;
@@ -370,9 +371,6 @@ fn any_of_without_type(o: &mut Map<Val>) {
         for key in ["properties", "additionalProperties", "required"] {
             o.take(key);
         }
-    }
-    if let (true, Some(Val::AnyOf(_, null))) = (add_null, o.get_mut("anyOf")) {
-        *null = true;
     }
 }
 
@@ -1206,7 +1204,8 @@ mod tests {
 
     /// A node's `type` beside an `anyOf` whose branches are typed within it goes (OpenAI's Agents
     /// SDK refuses the two together), on both paths alike: with an object's empty `properties`
-    /// and what closed them, and a `null` no branch allows as a branch of its own.
+    /// and what closed them; a `null` no branch allows goes with the type (the `anyOf` refused
+    /// it), while an optional property's `null` is a branch of its own.
     #[test]
     fn type_beside_any_of_goes_where_the_branches_say_it() {
         let branches = json!([{"required":["k"],"properties":{"k":{"enum":["a"],"type":"string"}}},{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}]);
@@ -1218,7 +1217,7 @@ mod tests {
             "wider":{"type":["string","integer"],"anyOf":[{"type":"string"}]}},"required":["one","maybe","own","wider"]}));
         assert_eq!(took, Took::Strict);
         let p = &f["parameters"]["properties"];
-        for (name, nulls) in [("one", 0), ("maybe", 1), ("opt", 1)] {
+        for (name, nulls) in [("one", 0), ("maybe", 0), ("opt", 1)] {
             let node = p[name].as_object().unwrap();
             assert_eq!(node.keys().collect::<Vec<_>>(), ["anyOf"], "{name}: {}", p[name]);
             let b = p[name]["anyOf"].as_array().unwrap();

@@ -424,6 +424,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     }
     let mut plan = ArgPlan::default();
     let is_object = types.contains(&"object");
+    // Closed by the user (strict mode closes every object below): said of each object branch
+    // of an `anyOf` beside it if the node's own `additionalProperties` goes with its type.
+    let closed_by_user = matches!(obj.find("additionalProperties"), Some(Value::Bool(false)));
     if !is_object && !types.is_empty() {
         for key in ["properties", "required", "additionalProperties"] {
             if obj.remove(key).is_some() {
@@ -502,6 +505,12 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         }
         if any_of_without_type(obj) {
             cx.change("openai/strict-anyof-type", "`type` beside `anyOf` whose branches are typed within it removed (the branches say it; SDKs refuse the two together)");
+            if is_object && closed_by_user {
+                cx.change(
+                    "openai/strict-anyof-type",
+                    "`additionalProperties: false` beside `anyOf` removed with the type: each object branch is closed instead (a branch's own properties are allowed)",
+                );
+            }
         }
     }
     Ok(Ok(plan))
@@ -510,7 +519,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
 /// A node with both `type` and `anyOf` (`{type: "object", anyOf: [{type: "object", ...}, ...]}`),
 /// which OpenAI's Agents SDK refuses: where every branch is typed within the node's types, the
 /// node's `type` says nothing the branches do not, and goes; a `null` in it that no branch
-/// allows becomes a `{type: "null"}` branch. An object node goes only with no properties of its
+/// allows goes too (the `anyOf` refused `null`). An object node goes only with no properties of its
 /// own, and its `properties: {}`, `additionalProperties` and `required` with its type (closed,
 /// it would reject every branch's properties). Returns whether the type went.
 fn any_of_without_type(obj: &mut JsonObject) -> bool {
@@ -528,11 +537,13 @@ fn any_of_without_type(obj: &mut JsonObject) -> bool {
         }
         covered.extend(ts);
     }
-    let add_null = match node.iter().filter(|t| !covered.contains(&t.as_str())).collect::<Vec<_>>()[..] {
-        [] => false,
-        [t] if t == "null" => true,
+    // A `null` type no branch allows: `null` failed the `anyOf` (all of it must hold), so the
+    // type's `null` allowed nothing and goes with it.
+    match node.iter().filter(|t| !covered.contains(&t.as_str())).collect::<Vec<_>>()[..] {
+        [] => {}
+        [t] if t == "null" => {}
         _ => return false,
-    };
+    }
     let is_object = node.iter().any(|t| t == "object");
     if is_object && !obj.find("properties").is_none_or(|p| p.as_object().is_some_and(JsonObject::is_empty)) {
         return false;
@@ -541,11 +552,6 @@ fn any_of_without_type(obj: &mut JsonObject) -> bool {
     if is_object {
         for key in ["properties", "additionalProperties", "required"] {
             obj.take(key);
-        }
-    }
-    if add_null {
-        if let Some(Value::Array(branches)) = obj.find_mut("anyOf") {
-            branches.push(object([("type", string("null"))]));
         }
     }
     true
