@@ -66,6 +66,7 @@ fn inline(schema: &Value, cx: &mut Cx, share: bool, stop_at_recursion: bool) -> 
         soft_budget: (count_nodes(schema, 0) * 4).max(2_000),
         cut: 0,
         ids: HashMap::new(),
+        anchors: Anchors::default(),
         log: RefLog::default(),
         stop_at_recursion,
         stopped: false,
@@ -282,6 +283,8 @@ struct State {
     cut: usize,
     /// Reference text → a small id.
     ids: HashMap<String, usize>,
+    /// The document's `$anchor`s, indexed on the first `#name` reference.
+    anchors: Anchors,
     log: RefLog,
     /// Stop at the first recursive reference cut ([`inline_refs_unless_recursive`]), and
     /// whether that happened: every level then returns at once, its result unused.
@@ -456,7 +459,7 @@ fn resolve_object(obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx, s
 fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx, share: bool) -> Result<Value> {
     let siblings: JsonObject =
         obj.iter().filter(|(k, _)| k.as_str() != "$ref" && k.as_str() != "$defs" && k.as_str() != "definitions").map(|(k, v)| (k.clone(), v.clone())).collect();
-    let Some(target) = lookup(root, reference) else {
+    let Some(target) = st.anchors.lookup(root, reference) else {
         cx.problem("refs/unresolvable", format!("$ref \"{reference}\" cannot be resolved locally; removed"));
         let rest = resolve_object(&siblings, root, st, cx, false)?;
         return Ok(rest);
@@ -563,13 +566,13 @@ fn reuse(id: usize, st: &mut State, cx: &mut Cx) -> Option<Value> {
 /// in the document: a local one that [`lookup`] does not find, or one to another document
 /// (`https://...`, `other.json#/x`), which no provider fetches. The schema is left as it is.
 pub fn report_unresolvable(root: &Value, cx: &mut Cx) {
-    fn walk(node: &Value, root: &Value, cx: &mut Cx, depth: usize) {
+    fn walk(node: &Value, root: &Value, anchors: &mut Anchors, cx: &mut Cx, depth: usize) {
         let Value::Object(o) = node else { return };
         if depth > 256 {
             return;
         }
         if let Some(Value::String(r)) = o.find("$ref") {
-            if lookup(root, r).is_none() {
+            if anchors.lookup(root, r).is_none() {
                 let why = if r.starts_with('#') { "leads nowhere in the schema" } else { "is to another document, which the provider does not fetch" };
                 cx.problem("refs/unresolvable", format!("$ref \"{r}\" {why}: sent as it is, the model has nothing to follow"));
             }
@@ -579,7 +582,7 @@ pub fn report_unresolvable(root: &Value, cx: &mut Cx) {
                 (Keyword::Map, Value::Object(m)) => cx.at(key, |cx| {
                     for (name, sub) in m {
                         cx.at(name, |cx| {
-                            walk(sub, root, cx, depth + 1);
+                            walk(sub, root, anchors, cx, depth + 1);
                             Ok(())
                         })?;
                     }
@@ -588,21 +591,21 @@ pub fn report_unresolvable(root: &Value, cx: &mut Cx) {
                 (Keyword::Array | Keyword::Items, Value::Array(a)) => cx.at(key, |cx| {
                     for (i, sub) in a.iter().enumerate() {
                         cx.at(&i.to_string(), |cx| {
-                            walk(sub, root, cx, depth + 1);
+                            walk(sub, root, anchors, cx, depth + 1);
                             Ok(())
                         })?;
                     }
                     Ok(())
                 }),
                 (Keyword::Single | Keyword::Items, Value::Object(_)) => cx.at(key, |cx| {
-                    walk(value, root, cx, depth + 1);
+                    walk(value, root, anchors, cx, depth + 1);
                     Ok(())
                 }),
                 _ => Ok(()),
             };
         }
     }
-    walk(root, root, cx, 0);
+    walk(root, root, &mut Anchors::default(), cx, 0);
 }
 
 /// Looks up a local reference (`#`, `#/a/b`, percent-encoded and `~0`/`~1`-escaped, or `#name`,
@@ -620,6 +623,62 @@ pub(crate) fn lookup<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> 
 }
 
 /// The first subschema (in document order, 64 levels deep at most) whose `$anchor` is `name`.
+/// The `$anchor`s of one document, each with the JSON pointer of the subschema [`anchored`]
+/// finds for it (the first in document order): built at the first `#name` reference, so a
+/// schema with many of them is walked once, not once per reference.
+#[derive(Default)]
+pub(crate) struct Anchors(Option<HashMap<String, String>>);
+
+impl Anchors {
+    /// [`lookup`] in `root`, the document this index is of.
+    pub(crate) fn lookup<'a>(&mut self, root: &'a Value, reference: &str) -> Option<&'a Value> {
+        let fragment = reference.strip_prefix('#')?;
+        if fragment.is_empty() || fragment.starts_with('/') {
+            return lookup(root, reference);
+        }
+        let index = self.0.get_or_insert_with(|| {
+            let mut index = HashMap::new();
+            index_anchors(root, &mut String::new(), 0, &mut index);
+            index
+        });
+        match index.get(percent_decode(fragment, false).as_str())?.as_str() {
+            "" => Some(root),
+            at => pointer(root, at),
+        }
+    }
+}
+
+/// Each `$anchor` under `node` (at `path`) with the pointer of the first subschema naming it,
+/// in [`anchored`]'s order and to its depth.
+fn index_anchors(node: &Value, path: &mut String, depth: usize, out: &mut HashMap<String, String>) {
+    if depth > 64 {
+        return;
+    }
+    let len = path.len();
+    match node {
+        Value::Object(o) => {
+            if let Some(Value::String(a)) = o.find("$anchor") {
+                out.entry(a.clone()).or_insert_with(|| path.clone());
+            }
+            for (k, v) in o {
+                path.push('/');
+                path.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                index_anchors(v, path, depth + 1, out);
+                path.truncate(len);
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                path.push('/');
+                path.push_str(&i.to_string());
+                index_anchors(v, path, depth + 1, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
 fn anchored<'a>(node: &'a Value, name: &str, depth: usize) -> Option<&'a Value> {
     if depth > 64 {
         return None;
@@ -914,5 +973,24 @@ mod tests {
         let mut cx = Cx::new(Limits::default());
         let err = inline_refs(&schema, &mut cx).unwrap_err();
         assert_eq!(err.code, crate::error::ErrorCode::LimitExceeded);
+    }
+
+    /// The anchor index finds what a walk per reference finds (the first subschema in
+    /// document order, under keys that need escaping, in arrays, the root itself), and walks
+    /// the document once for any number of references.
+    #[test]
+    fn anchor_index_agrees_with_the_walk() {
+        let doc = json!({"$anchor": "top", "$defs": {"a/b~c": {"$anchor": "esc", "type": "string"},
+            "list": {"anyOf": [{"type": "integer"}, {"$anchor": "in-array", "type": "boolean"}]},
+            "first": {"$anchor": "dup", "type": "number"}, "second": {"$anchor": "dup", "type": "null"},
+            "sp": {"$anchor": "with space", "type": "string"}}});
+        let mut anchors = Anchors::default();
+        for r in ["#top", "#esc", "#in-array", "#dup", "#with%20space", "#missing", "#/$defs/first", "#", "other.json#x"] {
+            assert_eq!(anchors.lookup(&doc, r), lookup(&doc, r), "{r}");
+        }
+        let index = anchors.0.as_ref().unwrap();
+        assert_eq!(index.len(), 5);
+        assert_eq!(index["dup"], "/$defs/first");
+        assert_eq!(index["esc"], "/$defs/a~1b~0c");
     }
 }
