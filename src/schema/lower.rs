@@ -403,6 +403,16 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
             if let Some(Value::Object(bp)) = b.find("properties") {
                 for (name, schema) in bp {
                     names.push(name.clone());
+                    // A property already an `anyOf` of the definitions: one more branch, added
+                    // in place (copying the `anyOf` for each branch was quadratic).
+                    if !is_all && alternated.contains(name) && props.get(name) != Some(schema) {
+                        if let Some(Value::Array(defs)) = props.get_mut(name).and_then(|p| p.find_mut("anyOf")) {
+                            if !defs.contains(schema) {
+                                defs.push(schema.clone());
+                            }
+                            continue;
+                        }
+                    }
                     match props.get(name) {
                         None => {
                             props.insert(name.clone(), schema.clone());
