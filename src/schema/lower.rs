@@ -150,6 +150,32 @@ fn join_description(into: &mut JsonObject, other: &JsonObject) {
     }
 }
 
+/// A hash of a JSON value that equal values share (an object's keys in any order).
+fn value_hash(v: &Value) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match v {
+        Value::Object(o) => {
+            // Order-independent: the sum of the entries' hashes.
+            let sum = o.iter().fold(0u64, |acc, (k, x)| {
+                let mut e = std::collections::hash_map::DefaultHasher::new();
+                k.hash(&mut e);
+                value_hash(x).hash(&mut e);
+                acc.wrapping_add(e.finish())
+            });
+            (0u8, sum).hash(&mut h);
+        }
+        Value::Array(a) => {
+            1u8.hash(&mut h);
+            for x in a {
+                value_hash(x).hash(&mut h);
+            }
+        }
+        other => (2u8, other.to_string()).hash(&mut h),
+    }
+    h.finish()
+}
+
 /// A property that branches of a root `anyOf`/`oneOf` define differently: an `anyOf` of the
 /// distinct definitions (`first` is that `anyOf` already when `alternated`).
 fn alternatives_of(first: &Value, other: &Value, alternated: bool) -> Value {
@@ -383,6 +409,10 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
         let mut alternatives = Vec::new();
         // Properties whose definitions differ in more than their values: an `anyOf` of them.
         let mut alternated: Vec<String> = Vec::new();
+        // For each of them, the [`value_hash`]es of its definitions so far: a new one is known
+        // new without comparing it with each.
+        let mut alternatives_seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut seen_hashes: Vec<std::collections::HashSet<u64>> = Vec::new();
         for (i, branch) in branches.iter().enumerate() {
             let Value::Object(b) = branch else {
                 cx.at(key, |cx| {
@@ -405,9 +435,11 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
                     names.push(name.clone());
                     // A property already an `anyOf` of the definitions: one more branch, added
                     // in place (copying the `anyOf` for each branch was quadratic).
-                    if !is_all && alternated.contains(name) && props.get(name) != Some(schema) {
-                        if let Some(Value::Array(defs)) = props.get_mut(name).and_then(|p| p.find_mut("anyOf")) {
-                            if !defs.contains(schema) {
+                    if let Some(&i) = alternatives_seen.get(name).filter(|_| props.get(name) != Some(schema)) {
+                        let hashes = &mut seen_hashes[i];
+                        if let (Some(Value::Array(defs)), false) = (props.get_mut(name).and_then(|p| p.find_mut("anyOf")), is_all) {
+                            let h = value_hash(schema);
+                            if hashes.insert(h) || !defs.contains(schema) {
                                 defs.push(schema.clone());
                             }
                             continue;
@@ -429,6 +461,10 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
                             };
                             if alternate && !was_alternated {
                                 alternated.push(name.clone());
+                                if let Some(Value::Array(defs)) = merged.find("anyOf") {
+                                    alternatives_seen.insert(name.clone(), seen_hashes.len());
+                                    seen_hashes.push(defs.iter().map(value_hash).collect());
+                                }
                                 let n = name.clone();
                                 cx.at(key, |cx| {
                                     cx.change(
@@ -1068,5 +1104,18 @@ mod tests {
         let conflicts = merge_all_of(o.as_object_mut().unwrap());
         assert!(conflicts.is_empty());
         assert_eq!(o, json!({"properties":{"a":{},"b":{}},"required":["a","b"],"type":"object"}));
+    }
+
+    /// Definitions a root union's property already has are known by their hash: equal ones
+    /// (keys in any order) hash alike, so a repeated definition is not added twice.
+    #[test]
+    fn repeated_alternatives_are_added_once() {
+        let a: Value = serde_json::from_str(r#"{"type":"string","pattern":"^a"}"#).unwrap();
+        let b: Value = serde_json::from_str(r#"{"pattern":"^a","type":"string"}"#).unwrap();
+        assert_eq!(value_hash(&a), value_hash(&b));
+        assert_ne!(value_hash(&a), value_hash(&json!({"type":"string","pattern":"^b"})));
+        let mut root = json!({"anyOf":[{"properties":{"v":{"type":"integer"}}},{"properties":{"v":a}},{"properties":{"v":{"type":"integer"}}},{"properties":{"v":b}},{"properties":{"v":{"type":"boolean"}}}]});
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut Cx::new(Limits::default()));
+        assert_eq!(root["properties"]["v"], json!({"anyOf":[{"type":"integer"},{"type":"string","pattern":"^a"},{"type":"boolean"}]}));
     }
 }
