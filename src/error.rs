@@ -179,31 +179,19 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     // ASCII case only: Unicode's case tables would weigh more than every name compared here.
     let fold = |s: &str| s.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).map(|c| c.to_ascii_lowercase()).collect::<Vec<char>>();
-    let w = fold(word);
+    let w: String = fold(word).into_iter().collect();
+    // One edit in four characters, at most three.
+    let most = (w.chars().count().max(4) / 4).min(3);
     let mut best: Option<(usize, &'a str)> = None;
     for &c in candidates {
-        let d = edit_distance(&w, &fold(c));
-        // One edit in four characters, at most three.
-        if d <= (w.len().max(4) / 4).min(3) && best.is_none_or(|(bd, _)| d < bd) {
+        let folded: String = fold(c).into_iter().collect();
+        if let Some(d) = crate::text::edit_distance(&w, &folded, most).filter(|&d| best.is_none_or(|(bd, _)| d < bd)) {
             best = Some((d, c));
         }
     }
     best.map(|(_, c)| c)
 }
 
-fn edit_distance(a: &[char], b: &[char]) -> usize {
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == cb { prev } else { 1 + prev.min(cur).min(row[j]) };
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
 
 /// The one message of `UNKNOWN_PROVIDER`: what was given, the names `accepted`, and the one
 /// most likely meant ("claude" is anthropic, a provider's name in another case or spelling).

@@ -498,7 +498,7 @@ impl NameMap {
             } else if folded_eq(&e.tool, called) || ends_with_folded(&e.name, called) {
                 Some(1)
             } else if edits {
-                edit_distance(called, &e.name, most).map(|d| d + 1)
+                crate::text::edit_distance(called, &e.name, most).map(|d| d + 1)
             } else {
                 None
             };
@@ -560,27 +560,6 @@ fn folded_eq(a: &str, b: &str) -> bool {
     a.chars().count() == b.chars().count() && a.chars().zip(b.chars()).all(|(x, y)| f(x) == f(y))
 }
 
-/// The edit distance (Levenshtein, by character) between `a` and `b` if at most `most`.
-fn edit_distance(a: &str, b: &str, most: usize) -> Option<usize> {
-    if a.chars().count().abs_diff(b.chars().count()) > most {
-        return None;
-    }
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
-            diagonal = above;
-        }
-        if row.iter().all(|&d| d > most) {
-            return None;
-        }
-    }
-    Some(row[b.len()]).filter(|&d| d <= most)
-}
 
 /// `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
 fn quoted_list(names: &[&str], last: &str) -> String {

@@ -256,6 +256,28 @@ pub(crate) fn quote(s: &str) -> String {
     }
 }
 
+/// The edit distance (Levenshtein, by character) between `a` and `b` if at most `most`.
+pub(crate) fn edit_distance(a: &str, b: &str, most: usize) -> Option<usize> {
+    if a.chars().count().abs_diff(b.chars().count()) > most {
+        return None;
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+        if row.iter().all(|&d| d > most) {
+            return None;
+        }
+    }
+    Some(row[b.len()]).filter(|&d| d <= most)
+}
+
 #[cfg(test)]
 mod tests {
 
