@@ -475,7 +475,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
                 cx.at(&name, |cx| {
                     cx.problem(
                         "openai/strict-null-absent",
-                        format!("optional property \"{name}\" allows null, but strict mode makes it required and its null means absent: a null the model sends is removed, and null itself cannot be sent"),
+                        format!("optional property \"{name}\" allows null, but strict mode makes it required and its null means absent: a null the model sends is removed, and null itself cannot be sent (convert with strict: false if the server must get null, to clear a field say)"),
                     );
                     Ok(())
                 })
