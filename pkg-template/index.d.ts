@@ -1307,11 +1307,12 @@ export type ToolCallRef =
  * its text (Gemini's `response.error`, Ollama's `content`): `"The tool reported an error with no text; its content is
  * the attached media."`.
  *
- * `result` is a CallToolResult (which has `content`, `structuredContent`, or at least `isError`) or a content array;
- * a result in a wrapper is unwrapped (an {@link McpHub.callTool} answer `{result, text, ...}`, a JSON-RPC response
- * `{jsonrpc, id, result}`), and the 2024-10-07 protocol's `{toolResult}` is read as its text. Anything else is
- * `INVALID_INPUT` saying what it looks like (an empty object, a JSON-RPC error response, a task handle, a Promise:
- * "did you forget await?"), as it is for {@link flattenContent}.
+ * `result` is a CallToolResult (which has `content`, `structuredContent`, or at least `isError`; `{}` and `{_meta}`
+ * are results without output, as the SDKs read them) or a content array; a result in a wrapper is unwrapped (an
+ * {@link McpHub.callTool} answer `{result, text, ...}`, a JSON-RPC response `{jsonrpc, id, result}`), and the
+ * 2024-10-07 protocol's `{toolResult}` is read as its text. Anything else is `INVALID_INPUT` saying what it looks
+ * like (an object of other keys, a JSON-RPC error response, a task handle, a Promise: "did you forget await?"), as it
+ * is for {@link flattenContent}.
  */
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];

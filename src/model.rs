@@ -473,8 +473,10 @@ impl CallToolResult {
     /// Reads a result, or a bare content array (as some clients pass it). A result handed on in
     /// a wrapper is unwrapped: the `{result, text, isError, ...}` of a hub's `callTool`, a JSON-RPC
     /// response `{jsonrpc, id, result}`; so is the 2024-10-07 protocol's `{toolResult}` (its value
-    /// as text). An object that is none of these and has neither `content` nor `structuredContent`
-    /// (nor `isError`) is `INVALID_INPUT`, not a result without output: it is something else.
+    /// as text). `{}` and `{_meta}` are results without output (the SDKs default `content` to
+    /// `[]`); an object that is none of these, with neither `content` nor `structuredContent` (nor
+    /// `isError`) but other keys, is `INVALID_INPUT`, not a result without output: it is something
+    /// else.
     pub fn from_value(value: Value) -> Result<Self> {
         match value {
             Value::Array(items) => {
@@ -493,15 +495,15 @@ impl CallToolResult {
                     let content = vec![ContentBlock::Text(TextContent { text, extra: serde_json::Map::new() })];
                     return Ok(Self { content, is_error: take_bool(&mut o, "isError"), meta: o.remove("_meta"), extra: o, ..Self::default() });
                 }
-                if o.get("isError").is_some_and(Value::is_boolean) {
+                // Without content but with nothing else either (`{}`, `{_meta}`): a result without
+                // output, as the official SDKs read it (their schema defaults content to []).
+                if o.get("isError").is_some_and(Value::is_boolean) || o.keys().all(|k| k == "_meta") {
                     return Ok(Self { is_error: take_bool(&mut o, "isError"), meta: o.remove("_meta"), extra: o, ..Self::default() });
                 }
                 let what = if o.get("error").is_some() && o.get("jsonrpc").is_some() {
                     "a JSON-RPC error response, not a result: the call failed (see its error)".owned()
                 } else if o.get("task").is_some() {
                     "a task (the call runs as a task): pass the task's result (tasks/result) once it is done".owned()
-                } else if o.is_empty() {
-                    "an empty object".owned()
                 } else {
                     let keys: Vec<&str> = o.keys().take(8).map(String::as_str).collect();
                     format!("an object without content (its keys: {}{})", keys.join(", "), if o.len() > 8 { ", ..." } else { "" })

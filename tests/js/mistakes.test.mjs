@@ -97,7 +97,9 @@ test("results: a hub's callTool result and a JSON-RPC response are unwrapped; wh
   assert.equal(tw.flattenContent({ toolResult: "old protocol" }), "old protocol");
   await refused(() => tw.toolResultMessage(call, Promise.resolve(result), "openai"), "INVALID_INPUT", /did you forget await\?/);
   await refused(() => tw.flattenContent(Promise.resolve(result)), "INVALID_INPUT", /await/);
-  await refused(() => tw.flattenContent({}), "INVALID_INPUT", /CallToolResult.*empty object/);
+  // A result without content and without anything else is a result without output, as the SDKs read it.
+  assert.equal(tw.flattenContent({}), "");
+  assert.equal(tw.toolResultMessage(call, { _meta: { k: 1 } }, "anthropic").content[0].text, "(no output)");
   await refused(() => tw.toolResultMessage(call, { output: "sunny" }, "openai"), "INVALID_INPUT", /without content \(its keys: output\)/);
   await refused(() => tw.flattenContent({ jsonrpc: "2.0", id: 1, error: { code: -1, message: "no" } }), "INVALID_INPUT", /JSON-RPC error response/);
   await refused(() => tw.flattenContent({ task: { taskId: "t" } }), "INVALID_INPUT", /task/);
