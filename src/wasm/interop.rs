@@ -173,10 +173,7 @@ pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Re
         }
         let value = pair.get(1);
         let at = format!("{what}.{key}");
-        if let Some(n) = value.as_f64().filter(|n| !n.is_finite()) {
-            let n = if n.is_nan() { "NaN" } else if n > 0.0 { "Infinity" } else { "-Infinity" };
-            return Err(bad(format!("{at} must be a finite number, got {n} (which JSON would make null)")));
-        }
+        refuse_non_finite(&value, &at).map_err(bad)?;
         refuse_lossy(&value, &at)?;
         // One level further: `limits`, `clientInfo`, `policy`.
         if value.is_object() && !value.is_function() && !js_sys::Array::is_array(&value) && class_name(&value).is_none() {
@@ -185,15 +182,24 @@ pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Re
                 let pair = js_sys::Array::from(&entry);
                 let k = pair.get(0).as_string().unwrap_or_default();
                 let x = pair.get(1);
-                if let Some(n) = x.as_f64().filter(|n| !n.is_finite()) {
-                    let n = if n.is_nan() { "NaN" } else if n > 0.0 { "Infinity" } else { "-Infinity" };
-                    return Err(bad(format!("{at}.{k} must be a finite number, got {n} (which JSON would make null)")));
-                }
-                refuse_lossy(&x, &format!("{at}.{k}"))?;
+                let inner_at = format!("{at}.{k}");
+                refuse_non_finite(&x, &inner_at).map_err(bad)?;
+                refuse_lossy(&x, &inner_at)?;
             }
         }
     }
     Ok(())
+}
+
+/// The message for a number JSON cannot hold (`NaN`, `Infinity`), which it would make `null`.
+fn refuse_non_finite(v: &JsValue, at: &str) -> std::result::Result<(), String> {
+    match v.as_f64().filter(|n| !n.is_finite()) {
+        None => Ok(()),
+        Some(n) => {
+            let n = if n.is_nan() { "NaN" } else if n > 0.0 { "Infinity" } else { "-Infinity" };
+            Err(format!("{at} must be a finite number, got {n} (which JSON would make null)"))
+        }
+    }
 }
 
 /// A JS value (not `undefined` or `null`) as JSON text, by `JSON.stringify`.
