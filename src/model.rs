@@ -179,6 +179,16 @@ pub struct Tool {
     pub extra: JsonObject,
 }
 
+/// A key other than `inputSchema` that spells it with another case or with `_`/`-` between
+/// letters (`input-schema`, `InputSchema`). Compared byte by byte: the check runs on every key
+/// of every tool, `description` among them, so it allocates nothing.
+pub(crate) fn spells_input_schema(k: &str) -> bool {
+    k != "inputSchema" && (11..=13).contains(&k.len()) && {
+        let mut letters = k.bytes().filter(|b| !matches!(b, b'_' | b'-'));
+        b"inputschema".iter().all(|want| letters.next().is_some_and(|b| b.eq_ignore_ascii_case(want))) && letters.next().is_none()
+    }
+}
+
 /// Why a tool's schema cannot be read where it is: a tool of another format (a provider's
 /// tool given back), a schema under another key (`input_schema`, `parameters`), or a schema as
 /// JSON text. Read as no schema, such a tool would take no parameters without a word.
@@ -208,7 +218,7 @@ pub(crate) fn misplaced_schema(o: &Map<String, Value>) -> Option<String> {
         let k = if found("parameters") { "parameters" } else { "parametersJsonSchema" };
         return Some(format!("found {k} (a provider's name for the schema): MCP names it inputSchema"));
     }
-    if let Some(k) = o.keys().find(|k| *k != "inputSchema" && k.replace(['_', '-'], "").eq_ignore_ascii_case("inputschema")) {
+    if let Some(k) = o.keys().find(|k| spells_input_schema(k)) {
         return Some(format!("found {}: MCP names it inputSchema", crate::text::quote(k)));
     }
     None
@@ -888,6 +898,18 @@ pub(crate) fn read_required<T>(o: &JsonObject, key: &str, read: fn(&Value) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Another spelling of `inputSchema` is found in any case, with `_` or `-` between letters;
+    /// `inputSchema` itself and keys that only share letters are not.
+    #[test]
+    fn spells_input_schema_matches_only_other_spellings() {
+        for k in ["inputschema", "input_schema", "Input-Schema", "INPUT_SCHEMA", "input__schema", "_inputSchema"] {
+            assert!(spells_input_schema(k), "{k}");
+        }
+        for k in ["inputSchema", "description", "inputschemas", "inputschem", "input_schema_x", "outputSchema", "inpu7schema", "i_n_p_u_t_schema"] {
+            assert!(!spells_input_schema(k), "{k}");
+        }
+    }
 
     /// `read_json` reads what `serde_json::from_str` reads, with the same errors, and stops
     /// past `MAX_JSON_ITEMS` items (array elements and object members).

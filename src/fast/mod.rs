@@ -837,7 +837,7 @@ pub(crate) fn prepare_with<'a>(
             // (`crate::model::misplaced_schema`).
             if (*k == "inputSchema" && matches!(v, Node::Str(s) if s.as_str().trim_start().starts_with('{')))
                 || matches!(k.as_str(), "input_schema" | "parameters" | "parametersJsonSchema" | "function" | "toolSpec" | "functionDeclarations")
-                || (11..=13).contains(&k.len()) && k.as_str() != "inputSchema" && k.as_str().replace(['_', '-'], "").eq_ignore_ascii_case("inputschema")
+                || crate::model::spells_input_schema(k.as_str())
             {
                 return None;
             }
