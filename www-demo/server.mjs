@@ -119,7 +119,7 @@ const sleep = (ms, signal) =>
     }, { once: true });
   });
 
-function makeServer() {
+function makeServer(moreTools) {
   const server = new McpServer(
     { name: "toolwire-demo", title: "toolwire demo server", version: "1.0.0" },
     { instructions: "A local demo server for the toolwire page: small, deterministic tools." },
@@ -349,6 +349,7 @@ function makeServer() {
     return { resources: [listed[at]], ...(at + 1 < listed.length ? { nextCursor: String(at + 1) } : {}) };
   });
 
+  moreTools?.(server);
   return server;
 }
 
@@ -533,8 +534,9 @@ function readBody(req, limit = 4 * 1024 * 1024) {
  * `idleMs`: how long a session may stay idle (10 minutes).
  * `log` receives one line per session event (default: none).
  * `allowedOrigins`: origins of pages allowed besides those on this machine (e.g. `["https://demo.example"]`).
+ * `moreTools(server)`: registers tools of its own on each session's McpServer, after the demo's (tests use it).
  */
-export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS, allowedOrigins = [] } = {}) {
+export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS, allowedOrigins = [], moreTools } = {}) {
   const sessions = new Map(); // session id -> {transport, server, timer}
   const oauth = authorizationServer(log, allowedOrigins);
 
@@ -568,7 +570,7 @@ export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS, 
         log(`session ${id} closed`);
       }
     };
-    const server = makeServer();
+    const server = makeServer(moreTools);
     await server.connect(transport);
     return transport;
   }
