@@ -28,12 +28,69 @@ function el(tag, attrs = {}, ...children) {
 /** Server requests: an elicitation becomes a form; anything else is not something this page does. */
 function onRequest({ method, params }, context) {
   if (method !== "elicitation/create") throw Object.assign(new Error(`Method not found: ${method}`), { code: -32601 });
-  if (calling) askers.add(calling);
   return askUser(params, context?.signal);
 }
 
-/** The tool being called, if any: a server request that comes meanwhile is asked for it. */
+/** The call under way, if any: `{tool, clock}` (see CallClock). */
 let calling = null;
+
+/** Questions open now (forms shown, not yet answered): while any is, the call under way does not time out. */
+let questionsOpen = 0;
+
+/**
+ * The timeout of a call, counting only the time no question is open: answering is the person's time, not
+ * the server's, however long it takes (the server withdraws a question it no longer waits for). Past `ms`,
+ * `signal` aborts with the reason "timeout", which McpClient sends the server in notifications/cancelled,
+ * as for a timeout of its own. McpClient's `timeoutMs` runs on while the client answers a question (as its
+ * documentation says), so it cannot be the one paused: the call gives it `ms` plus PERSON_MS, the time
+ * a person may take over the call's questions.
+ */
+class CallClock {
+  constructor(ms) {
+    this.ms = ms;
+    this.left = ms;
+    this.expired = false;
+    this.stopped = false;
+    this.timer = undefined;
+    this.controller = new AbortController();
+    this.signal = this.controller.signal;
+    if (questionsOpen === 0) this.run();
+  }
+
+  /** Runs on (no question is open). */
+  run() {
+    if (this.timer !== undefined || this.expired || this.stopped) return;
+    this.since = performance.now();
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.expired = true;
+      this.controller.abort("timeout");
+    }, Math.max(0, this.left));
+  }
+
+  /** Stands still (a question is open). */
+  hold() {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.left -= performance.now() - this.since;
+  }
+
+  stop() {
+    this.hold();
+    this.stopped = true;
+  }
+}
+
+function questionOpened() {
+  questionsOpen++;
+  calling?.clock.hold();
+}
+
+function questionClosed() {
+  questionsOpen--;
+  if (questionsOpen === 0) calling?.clock.run();
+}
 
 /**
  * Shows an elicitation's fields (text, number, checkbox; defaults filled in) in a dialog: accept (Send),
@@ -53,7 +110,7 @@ function askUser({ message, requestedSchema } = {}, signal) {
     return { name, kind, input, row: el("div", { class: kind === "checkbox" ? "field check" : "field" }, kind === "checkbox" ? [input, label] : [label, input]) };
   });
   const server = connected?.server ?? "The server";
-  const tool = calling;
+  const tool = calling?.tool;
   $("elicit-title").textContent = `${server} asks`;
   $("elicit-source").textContent = tool ? `While running the tool ${tool}.` : "Outside any tool call.";
   $("elicit-message").textContent = message ?? "";
@@ -64,11 +121,13 @@ function askUser({ message, requestedSchema } = {}, signal) {
   return new Promise((resolve) => {
     const before = document.activeElement;
     let settled = false;
+    let open = false;
     const done = (action) => {
       if (settled) return;
       settled = true;
       signal?.removeEventListener("abort", withdrawn);
       dialog.close();
+      if (open) questionClosed();
       // The dialog gives the focus back to what had it; if that is gone or cannot take it, to the call button.
       if (document.activeElement === document.body || !document.activeElement) (before?.isConnected ? before : $("call-btn")).focus();
       if (action !== "accept") return resolve({ action });
@@ -98,6 +157,8 @@ function askUser({ message, requestedSchema } = {}, signal) {
     if (signal?.aborted) return withdrawn();
     signal?.addEventListener("abort", withdrawn, { once: true });
     dialog.showModal();
+    open = true;
+    questionOpened();
   });
 }
 
@@ -411,21 +472,8 @@ function timeoutMs() {
   return Number.isFinite(n) && n > 0 ? n : 30000;
 }
 
-/** A person answering a server's question needs more than a request's timeout: as signing in, up to 5 minutes. */
+/** A person signing in, or answering a server's questions during a call, has up to 5 minutes. */
 const PERSON_MS = 300_000;
-
-/** Tools of this connection that asked the user something during a call. */
-const askers = new Set();
-
-/**
- * A call's timeout: the field's, or at least PERSON_MS for a tool that waits for a person: one that asked
- * during an earlier call, or whose description says it asks (an elicitation; the bundled server's ask_name).
- */
-function callTimeoutMs(name) {
-  const tool = connected?.tools.find((t) => t.name === name);
-  const asks = askers.has(name) || /\belicitation\b/i.test(tool?.description ?? "");
-  return asks ? Math.max(timeoutMs(), PERSON_MS) : timeoutMs();
-}
 
 function slug(name) {
   const s = String(name ?? "")
@@ -634,7 +682,6 @@ async function connect(event) {
   $("call-tool").replaceChildren();
   $("tool-description").textContent = "";
   connected = null;
-  askers.clear();
   // The Sample list offers a connected server's tools only while it is connected.
   serverTools = null;
   $("sample").querySelector('option[value="server"]')?.remove();
@@ -833,10 +880,12 @@ async function callTool(event) {
   setBusy("call-btn", true);
   setStatus("call-status", `Calling ${name}…`);
   setStatus("elicit-status", "");
-  calling = name;
+  const clock = new CallClock(timeoutMs());
+  calling = { tool: name, clock };
   try {
     const result = await c.callTool(name, args, {
-      timeoutMs: callTimeoutMs(name),
+      timeoutMs: clock.ms + PERSON_MS,
+      signal: clock.signal,
       onProgress: (p) => {
         if (p.total) {
           progress.max = p.total;
@@ -851,9 +900,21 @@ async function callTool(event) {
     renderCall();
   } catch (err) {
     setStatus("call-status", `${name} failed.`);
-    showError("call-error", err);
+    // The page's own timeout (CallClock) ends the call through its signal: a TIMEOUT, said as one.
+    const timedOut = clock.expired && err?.code === "ABORTED";
+    showError(
+      "call-error",
+      timedOut
+        ? Object.assign(new Error(`tools/call timed out after ${clock.ms} ms, not counting the time the server's questions were open; the request was cancelled`), {
+            code: "TIMEOUT",
+            timeoutMs: clock.ms,
+            tool: err.tool,
+          })
+        : err,
+    );
     if (err?.code === "NETWORK") connectionLost(c, err);
   } finally {
+    clock.stop();
     calling = null;
     progress.hidden = true;
     setBusy("call-btn", false);

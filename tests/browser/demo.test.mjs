@@ -482,6 +482,51 @@ test("the elicitation form names its asker, marks what is required, cancels, and
   await waitForText("#out-flat", "No name: no answer within 1 s.");
 });
 
+/** Connects the page to `url` and waits until it lists `tools` tools (a question left open is cancelled first). */
+async function connectTo(url, tools) {
+  if (await page.$eval("#elicit", (d) => d.open)) await page.click("#elicit-cancel");
+  await page.fill("#mcp-url", url);
+  await page.click("#connect-btn");
+  await waitForText("#connect-status", `${tools} tools`);
+}
+
+test("a question holds the call's timeout, whatever the tool's description says; the server's own time still counts", async () => {
+  const { startAskingServer } = await import("../servers/asking.mjs");
+  const server = await startAskingServer();
+  try {
+    await connectTo(server.url, 10);
+    await page.fill("#mcp-timeout", "1000");
+    await page.selectOption("#call-tool", "confirm_order");
+    assert.doesNotMatch(await page.textContent("#tool-description"), /elicitation/i, "a tool that asks without saying so");
+    // Its first call: the form stays open past the timeout, and the answer still reaches the call.
+    await page.fill("#call-args", "{}");
+    await page.click("#call-btn");
+    await page.waitForSelector("#elicit[open]");
+    assert.equal(await page.textContent("#elicit-message"), "Place the order?");
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.equal(await page.$eval("#elicit", (d) => d.open), true, "the form was closed at the call's timeout while the user answered");
+    await page.click("#elicit-accept");
+    await waitForText("#out-flat", "Order placed.");
+    assert.match(await page.textContent("#call-status"), /confirm_order returned/);
+    assert.equal(await isVisible("#call-error"), false);
+    // The time before the question and after the answer is the server's: 600 + 600 ms is past the 1000 ms.
+    await page.fill("#call-args", '{"before_ms": 600, "after_ms": 600}');
+    await page.click("#call-btn");
+    await page.waitForSelector("#elicit[open]");
+    await page.click("#elicit-accept");
+    const error = await waitForText("#call-error", "TIMEOUT");
+    assert.match(error, /^TIMEOUT: tools\/call timed out after 1000 ms, not counting the time the server's questions were open/);
+    assert.match(await page.textContent("#call-status"), /confirm_order failed/);
+    // The server is told, with the reason McpClient gives its own timeouts.
+    for (let i = 0; i < 50 && server.stats.cancelled.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(server.stats.cancelled, ["timeout"]);
+  } finally {
+    await page.fill("#mcp-timeout", "30000");
+    await connectTo(demo.mcpUrl, 8);
+    await server.close();
+  }
+});
+
 test("the server changes its tool list: the page hears it on the standalone stream and lists again", async () => {
   // Still connected to the bundled server; the page listens since it connected.
   const options = () => page.$$eval("#call-tool option", (os) => os.map((o) => o.value));
