@@ -34,6 +34,20 @@ function onRequest({ method, params }, context) {
 /** The call under way, if any: `{tool, clock}` (see CallClock). */
 let calling = null;
 
+/**
+ * Where a question came from, as far as the page can tell. McpClient's onRequest is given the request and
+ * `{id, signal}`, not the stream it came on: a question that comes while no call runs is the server's own
+ * (one that is part of a call comes on that call's stream, before its result); one that comes during a call
+ * may be part of it, or the server's own on the standalone stream. Once the call returns while the question is
+ * still open, it was not part of that call (a call settles only after its own questions are answered).
+ */
+const NOT_TIED = "From the server, not tied to a call.";
+const askedDuring = (tool) => `Asked while the tool ${tool} runs: for that call, or by the server on its own (the page cannot tell which).`;
+const notTiedAfter = (tool) => `From the server, not tied to a call: ${tool} returned without waiting for this answer.`;
+
+/** The question the form shows: `{during}`, the call under way when it came (null: none). */
+let shownQuestion = null;
+
 /** Questions open now (forms shown, not yet answered): while any is, the call under way does not time out. */
 let questionsOpen = 0;
 
@@ -110,9 +124,11 @@ function askUser({ message, requestedSchema } = {}, signal) {
     return { name, kind, input, row: el("div", { class: kind === "checkbox" ? "field check" : "field" }, kind === "checkbox" ? [input, label] : [label, input]) };
   });
   const server = connected?.server ?? "The server";
+  const question = { during: calling };
   const tool = calling?.tool;
+  shownQuestion = question;
   $("elicit-title").textContent = `${server} asks`;
-  $("elicit-source").textContent = tool ? `While running the tool ${tool}.` : "Outside any tool call.";
+  $("elicit-source").textContent = tool ? askedDuring(tool) : NOT_TIED;
   $("elicit-message").textContent = message ?? "";
   $("elicit-fields").replaceChildren(...fields.map((f) => f.row));
   $("elicit-required").hidden = !fields.some((f) => f.input.required);
@@ -127,6 +143,7 @@ function askUser({ message, requestedSchema } = {}, signal) {
       settled = true;
       signal?.removeEventListener("abort", withdrawn);
       dialog.close();
+      if (shownQuestion === question) shownQuestion = null;
       if (open) questionClosed();
       // The dialog gives the focus back to what had it; if that is gone or cannot take it, to the call button.
       if (document.activeElement === document.body || !document.activeElement) (before?.isConnected ? before : $("call-btn")).focus();
@@ -140,7 +157,7 @@ function askUser({ message, requestedSchema } = {}, signal) {
     };
     // Nobody waits for the answer any more: close the form, and say why (the call's own error follows).
     const withdrawn = () => {
-      const asker = tool ? `${tool}'s question` : "The server's question";
+      const asker = tool ? `The server's question (asked while ${tool} ran)` : "The server's question";
       setStatus("elicit-status", `${asker} was withdrawn: the server no longer waits for an answer (the call ended, timed out or was cancelled). The form was closed.`);
       done("cancel");
     };
@@ -881,7 +898,7 @@ async function callTool(event) {
   setStatus("call-status", `Calling ${name}…`);
   setStatus("elicit-status", "");
   const clock = new CallClock(timeoutMs());
-  calling = { tool: name, clock };
+  const call = (calling = { tool: name, clock });
   try {
     const result = await c.callTool(name, args, {
       timeoutMs: clock.ms + PERSON_MS,
@@ -898,6 +915,8 @@ async function callTool(event) {
     lastCall = { tool: name, result };
     setStatus("call-status", `${name} returned${result.isError ? " a tool error (isError: true)" : ""}.`, !result.isError);
     renderCall();
+    // A question still open was not this call's: the call would have waited for its answer.
+    if (shownQuestion?.during === call) $("elicit-source").textContent = notTiedAfter(name);
   } catch (err) {
     setStatus("call-status", `${name} failed.`);
     // The page's own timeout (CallClock) ends the call through its signal: a TIMEOUT, said as one.

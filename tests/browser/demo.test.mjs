@@ -461,7 +461,8 @@ test("the elicitation form names its asker, marks what is required, cancels, and
   await page.fill("#mcp-timeout", "2000");
   await page.click("#call-btn");
   await page.waitForSelector("#elicit[open]");
-  assert.equal(await page.textContent("#elicit-source"), "While running the tool ask_name.");
+  // McpClient does not say which stream a question came on: one that comes during a call is not claimed for it.
+  assert.equal(await page.textContent("#elicit-source"), "Asked while the tool ask_name runs: for that call, or by the server on its own (the page cannot tell which).");
   assert.match(await page.textContent("#elicit-title"), /^toolwire-demo asks$/);
   assert.deepEqual((await page.getAttribute("#elicit", "aria-describedby")).split(" ").sort(), ["elicit-message", "elicit-source"]);
   assert.equal(await page.textContent('label[for="elicit-name"]'), "Your name *", "the required field is marked");
@@ -478,7 +479,7 @@ test("the elicitation form names its asker, marks what is required, cancels, and
   await page.click("#call-btn");
   await page.waitForSelector("#elicit[open]");
   await page.waitForSelector("#elicit:not([open])", { state: "attached", timeout: 5000 });
-  await waitForText("#elicit-status", "ask_name's question was withdrawn");
+  await waitForText("#elicit-status", "The server's question (asked while ask_name ran) was withdrawn");
   await waitForText("#out-flat", "No name: no answer within 1 s.");
 });
 
@@ -522,6 +523,38 @@ test("a question holds the call's timeout, whatever the tool's description says;
     assert.deepEqual(server.stats.cancelled, ["timeout"]);
   } finally {
     await page.fill("#mcp-timeout", "30000");
+    await connectTo(demo.mcpUrl, 8);
+    await server.close();
+  }
+});
+
+test("a question on the standalone stream is labelled as the server's, not as the call's under way", async () => {
+  const { startAskingServer } = await import("../servers/asking.mjs");
+  const server = await startAskingServer();
+  try {
+    await connectTo(server.url, 10);
+    await page.selectOption("#call-tool", "ask_aside");
+    // Asked on the standalone stream while ask_aside runs: not claimed for ask_aside; once the call returns
+    // without waiting for the answer, it was not that call's.
+    await page.fill("#call-args", '{"hold_ms": 1500}');
+    await page.click("#call-btn");
+    await page.waitForSelector("#elicit[open]");
+    assert.equal(await page.textContent("#elicit-message"), "A question of the server's own: go on?");
+    assert.equal(await page.textContent("#elicit-source"), "Asked while the tool ask_aside runs: for that call, or by the server on its own (the page cannot tell which).");
+    await waitForText("#out-flat", "Returned; the question is asked aside.");
+    await waitForText("#elicit-source", "From the server, not tied to a call: ask_aside returned without waiting for this answer.");
+    assert.equal(await page.$eval("#elicit", (d) => d.open), true);
+    await page.click("#elicit-accept");
+    // Asked while no call runs (ask_aside has returned): the server's own.
+    await page.fill("#call-args", '{"hold_ms": 0, "ask_after_ms": 300}');
+    await page.click("#call-btn");
+    await waitForText("#call-status", "ask_aside returned");
+    await page.waitForSelector("#elicit[open]");
+    assert.equal(await page.textContent("#elicit-source"), "From the server, not tied to a call.");
+    await page.click("#elicit-decline");
+    for (let i = 0; i < 50 && server.stats.asides.length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(server.stats.asides, [{ action: "accept", content: { ok: true } }, { action: "decline" }]);
+  } finally {
     await connectTo(demo.mcpUrl, 8);
     await server.close();
   }
