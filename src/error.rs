@@ -193,6 +193,25 @@ pub(crate) fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a
 }
 
 
+/// The `INVALID_OPTIONS` error for `key` of the options object `what` (`"options"`,
+/// `"options.limits"`), whose keys are `known`, or `None` when it is fine: a key of `known`, or
+/// (unless `all`) one no known key is within [`did_you_mean`]'s distance of, which is left for
+/// a newer version to read. A misspelt key (`stict`) would otherwise be ignored, and what it asked
+/// for silently not done. `all` refuses every other key too, naming the keys. The one check of
+/// an option's key, for every options object.
+pub(crate) fn unknown_key(what: &str, key: &str, known: &[&str], all: bool) -> Option<Error> {
+    if known.contains(&key) {
+        return None;
+    }
+    let shown = crate::text::quote(key);
+    let message = match did_you_mean(key, known) {
+        Some(m) => format!("{what} has no key {shown}: did you mean {m}?"),
+        None if all => format!("{what} has no key {shown} (the keys are {})", known.join(", ")),
+        None => return None,
+    };
+    Some(Error::new(ErrorCode::InvalidOptions, message))
+}
+
 /// The one message of `UNKNOWN_PROVIDER`: what was given, the names `accepted`, and the one
 /// most likely meant ("claude" is anthropic, a provider's name in another case or spelling).
 pub(crate) fn unknown_provider(given: &str, accepted: &[&str]) -> String {
@@ -212,5 +231,46 @@ pub(crate) fn unknown_provider(given: &str, accepted: &[&str]) -> String {
     match meant {
         Some(m) => format!("unknown provider {shown}: did you mean \"{m}\"? (the providers are {list})"),
         None => format!("unknown provider {shown} (the providers are {list})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEYS: [&str; 4] = ["strict", "maxChars", "timeoutMs", "onEnd"];
+
+    /// A key within did-you-mean distance of a known key is refused naming it, in either mode;
+    /// a known key never is.
+    #[test]
+    fn a_near_miss_is_refused_naming_the_key_meant() {
+        for (key, meant) in [("stict", "strict"), ("Strict", "strict"), ("maxChar", "maxChars"), ("timeotMs", "timeoutMs"), ("onend", "onEnd"), ("on_end", "onEnd")] {
+            for all in [false, true] {
+                let e = unknown_key("options", key, &KEYS, all).expect(key);
+                assert_eq!(e.code, ErrorCode::InvalidOptions);
+                assert_eq!(e.message, format!("options has no key \"{key}\": did you mean {meant}?"));
+            }
+        }
+        for key in KEYS {
+            assert!(unknown_key("options", key, &KEYS, false).is_none() && unknown_key("options", key, &KEYS, true).is_none(), "{key}");
+        }
+        let nested = unknown_key("options.limits", "maxDeph", &["maxDepth", "maxNodes"], false).unwrap();
+        assert_eq!(nested.message, "options.limits has no key \"maxDeph\": did you mean maxDepth?");
+    }
+
+    /// A key near no known key is left alone (forward compatibility) unless every unknown key
+    /// is refused, when the message lists the keys.
+    #[test]
+    fn an_unrelated_key_is_ignored_or_refused_with_the_keys() {
+        for key in ["futureOption", "x", "", "temperature", "stricter_than_ever"] {
+            assert!(unknown_key("options", key, &KEYS, false).is_none(), "{key}");
+            let e = unknown_key("options", key, &KEYS, true).expect(key);
+            assert_eq!(e.code, ErrorCode::InvalidOptions);
+            assert_eq!(e.message, format!("options has no key {}: (the keys are strict, maxChars, timeoutMs, onEnd)", crate::text::quote(key)).replace(": (", " ("));
+        }
+        // A long key is quoted cut short.
+        let long = "k".repeat(500);
+        let e = unknown_key("options", &long, &KEYS, true).unwrap();
+        assert!(e.message.len() < 300 && e.message.contains("characters in all"), "{}", e.message);
     }
 }

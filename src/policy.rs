@@ -89,6 +89,11 @@ impl Policy {
     /// action}], allow?, ask?, deny?, defaultAction?, askDestructive?}`, every field optional
     /// (but not `null`), no other field allowed. The `allow`/`ask`/`deny` lists become rules.
     pub fn from_value(v: Value) -> Result<Self> {
+        // A misspelt field is named with the one meant, as an option of the client's is: a
+        // misspelt `deny` would be a rule never applied.
+        if let Some(e) = v.as_object().and_then(|o| o.keys().find_map(|k| crate::error::unknown_key("policy", k, &POLICY_FIELDS, true))) {
+            return Err(e);
+        }
         let mut p = Self::read(&v).map_err(|e| e.into_error(ErrorCode::InvalidOptions, "invalid permission policy"))?;
         for (list, action) in [(std::mem::take(&mut p.allow), Action::Allow), (std::mem::take(&mut p.ask), Action::Ask), (std::mem::take(&mut p.deny), Action::Deny)] {
             p.rules.extend(list.into_iter().map(|pattern| Rule { pattern, action }));
@@ -107,10 +112,6 @@ impl Policy {
 
     fn read(v: &Value) -> Read<Self> {
         let o = read_object(v)?;
-        if let Some(k) = o.keys().find(|k| !POLICY_FIELDS.contains(&k.as_str())) {
-            let known = "(expected rules, allow, ask, deny, defaultAction or askDestructive)";
-            return Err(FieldError::new(format!("is not a policy field {known}")).at_key(k));
-        }
         let list = |key: &str| read_field(o, key, |v| read_array(v, read_string)).map(Option::unwrap_or_default);
         Ok(Self {
             rules: read_field(o, "rules", |v| read_array(v, Rule::read))?.unwrap_or_default(),
@@ -344,7 +345,6 @@ mod tests {
         assert_eq!((empty.rules.len(), empty.default_action, empty.ask_destructive), (0, Action::Ask, false));
         for (bad, message) in [
             (json!("allow"), "the value must be an object, got string"),
-            (json!({"alow": []}), "alow is not a policy field (expected rules, allow, ask, deny, defaultAction or askDestructive)"),
             (json!({"allow": "x"}), "allow must be an array, got string"),
             (json!({"deny": null}), "deny must be an array, got null"),
             (json!({"ask": ["a", 1]}), "ask[1] must be a string, got number"),
@@ -357,6 +357,15 @@ mod tests {
             let e = Policy::from_value(bad).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidOptions);
             assert_eq!(e.message, format!("invalid permission policy: {message}"));
+        }
+        // A field not known is named with the one meant, or with the fields.
+        for (bad, message) in [
+            (json!({"alow": []}), "policy has no key \"alow\": did you mean allow?"),
+            (json!({"deny": [], "default_action": "deny"}), "policy has no key \"default_action\": did you mean defaultAction?"),
+            (json!({"block": []}), "policy has no key \"block\" (the keys are rules, allow, ask, deny, defaultAction, askDestructive)"),
+        ] {
+            let e = Policy::from_value(bad).unwrap_err();
+            assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidOptions, message));
         }
     }
 }
