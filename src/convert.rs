@@ -26,11 +26,27 @@ pub struct ConvertOptions {
     pub schema: SchemaOptions,
 }
 
+/// The keys [`ConvertOptions`] reads.
+pub(crate) const OPTION_KEYS: [&str; 10] =
+    ["server", "serverName", "naming", "nameFormat", "separator", "prefix", "portableNames", "strict", "geminiMode", "limits"];
+
+/// The keys of `options.limits`.
+const LIMIT_KEYS: [&str; 5] = ["maxDepth", "maxNodes", "maxRefUnroll", "maxTools", "maxStringBytes"];
+
 impl ConvertOptions {
-    /// Reads options from JSON (`undefined`/`null` → defaults), rejecting wrong types.
+    /// Reads options from JSON (`undefined`/`null` → defaults), rejecting wrong types, and a key
+    /// that is not one but within did-you-mean distance of one (`stict`; see
+    /// [`crate::error::unknown_key`]); other keys are ignored, so that newer callers work with
+    /// older builds.
     pub fn from_value(v: &Value) -> Result<Self> {
+        Self::from_value_with(v, &[])
+    }
+
+    /// [`ConvertOptions::from_value`] for options that hold the keys `also` too (read by the
+    /// caller: `toolsSystemPrompt`'s `template`), which are neither ignored nor near misses.
+    pub(crate) fn from_value_with(v: &Value, also: &[&str]) -> Result<Self> {
         let arena = bumpalo::Bump::new();
-        Self::read(&Node::of_value(v, &arena))
+        Self::read(&Node::of_value(v, &arena), also)
     }
 
     /// Reads options from JSON text as [`ConvertOptions::from_value`] reads the value of that
@@ -41,10 +57,10 @@ impl ConvertOptions {
     pub(crate) fn from_json_text(text: &str) -> Option<Result<Self>> {
         let arena = bumpalo::Bump::new();
         let tree = fast::read_tree(text, &arena)?;
-        Some(Self::read(&tree))
+        Some(Self::read(&tree, &[]))
     }
 
-    fn read(v: &Node) -> Result<Self> {
+    fn read(v: &Node, also: &[&str]) -> Result<Self> {
         let mut o = Self::default();
         if v.is_null() {
             return Ok(o);
@@ -83,8 +99,9 @@ impl ConvertOptions {
                 },
                 "geminiMode" => o.schema.gemini_mode = gemini_mode(val)?,
                 "limits" => o.schema.limits = limits_from_value(val)?,
-                // Unknown keys are ignored so that newer callers work with older builds.
-                _ => {}
+                // Unknown keys are ignored so that newer callers work with older builds; a
+                // misspelt one is not.
+                _ => near_miss("options", key, &OPTION_KEYS, also)?,
             }
         }
         Ok(o)
@@ -118,7 +135,10 @@ fn limits_from_value(v: &Node) -> Result<Limits> {
             "maxRefUnroll" => &mut l.max_ref_unroll,
             "maxTools" => &mut l.max_tools,
             "maxStringBytes" => &mut l.max_string_bytes,
-            _ => continue,
+            _ => {
+                near_miss("options.limits", key, &LIMIT_KEYS, &[])?;
+                continue;
+            }
         };
         // maxDepth has a lower ceiling: the stack (see `Limits::DEPTH_CEILING`).
         let max: u64 = if key == "maxDepth" { Limits::DEPTH_CEILING as u64 } else { 1 << 30 };
@@ -134,6 +154,18 @@ fn limits_from_value(v: &Node) -> Result<Limits> {
         }
     }
     Ok(l)
+}
+
+/// Refuses `key` of `what` when it is not a key of `known` or `also` but close to one
+/// ([`crate::error::unknown_key`]); a function of its own, compiled apart from the reading of
+/// the keys that are known.
+#[inline(never)]
+fn near_miss(what: &str, key: &str, known: &[&str], also: &[&str]) -> Result<()> {
+    if also.contains(&key) {
+        return Ok(());
+    }
+    let all: Vec<&str> = known.iter().chain(also).copied().collect();
+    crate::error::unknown_key(what, key, &all, false).map_or(Ok(()), Err)
 }
 
 fn opt_string(key: &str, v: &Node) -> Result<Option<String>> {
@@ -942,6 +974,9 @@ mod tests {
             r#"{"limits":{"maxTools":"9"}}"#,
             r#"{"limits":{"maxNodes":{"a":[1,"é"]}}}"#,
             r#"{"limits":[]}"#,
+            r#"{"stict":true}"#,
+            r#"{"limits":{"maxDeph":3}}"#,
+            r#"{"futureOption":1,"limits":{"futureLimit":2}}"#,
             "[]",
             "\"text\"",
             "3",
@@ -965,6 +1000,27 @@ mod tests {
         assert_eq!((read.server.as_deref(), read.schema.strict, read.schema.limits.max_tools), (Some("gh"), true, 9));
         // Text the tree reader does not take is left to serde_json.
         assert!(ConvertOptions::from_json_text("{").is_none());
+    }
+
+    /// A key that is not an option but within did-you-mean distance of one is refused naming
+    /// it, in `limits` too; a key near none is ignored (forward compatibility); the keys a
+    /// caller reads itself (`also`) are neither, and are names to suggest.
+    #[test]
+    fn a_misspelt_option_is_refused_and_an_unrelated_one_ignored() {
+        let message = |v: Value, also: &[&str]| ConvertOptions::from_value_with(&v, also).map(|_| ()).map_err(|e| (e.code, e.message));
+        let refused = |m: &str| Err((ErrorCode::InvalidOptions, m.to_owned()));
+        assert_eq!(message(serde_json::json!({"stict": true}), &[]), refused("options has no key \"stict\": did you mean strict?"));
+        assert_eq!(message(serde_json::json!({"namin": "bare"}), &[]), refused("options has no key \"namin\": did you mean naming?"));
+        assert_eq!(message(serde_json::json!({"portable_names": true}), &[]), refused("options has no key \"portable_names\": did you mean portableNames?"));
+        assert_eq!(message(serde_json::json!({"limits": {"maxDeph": 3}}), &[]), refused("options.limits has no key \"maxDeph\": did you mean maxDepth?"));
+        assert_eq!(message(serde_json::json!({"futureOption": 1, "x": 2, "limits": {"maxWidth": 4}}), &[]), Ok(()));
+        // `toolsSystemPrompt`'s own keys.
+        let prompt = ["locale", "template", "instructions", "provider"];
+        assert_eq!(message(serde_json::json!({"template": "{{tools}}", "locale": "en", "provider": "openai"}), &prompt), Ok(()));
+        assert_eq!(message(serde_json::json!({"temlate": "{{tools}}"}), &prompt), refused("options has no key \"temlate\": did you mean template?"));
+        // The text path reads as the value's.
+        let text = ConvertOptions::from_json_text(r#"{"server":"a","stict":true}"#).unwrap().unwrap_err();
+        assert_eq!(text.message, "options has no key \"stict\": did you mean strict?");
     }
 
     /// Without a report, `$ref` expansions are shared; the tools and the name map (with the

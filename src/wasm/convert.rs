@@ -11,7 +11,7 @@ use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
 use crate::providers::Provider;
 use crate::schema::{process_json_schema, Cx, Limits};
 use crate::text::Owned as _;
-use crate::wasm::interop::{from_js, json_text, opt_string_param, parse, parse_js, refuse_lossy_options, string_param, text_or_bytes_param, to_js};
+use crate::wasm::interop::{from_js, json_text, opt_string_param, parse, parse_js, refuse_lossy_options, refuse_unknown_keys, string_param, text_or_bytes_param, to_js};
 
 pub(crate) fn provider_param(v: &JsValue) -> Result<Provider, Error> {
     Provider::parse(&string_param(v, "provider")?)
@@ -224,7 +224,7 @@ pub fn process_json_schema_js(schema: JsValue) -> Result<JsValue, Error> {
 fn naming_and_rule(options: &JsValue) -> Result<(crate::naming::NamingOptions, NameRule, Option<NameFormat>), Error> {
     refuse_lossy_options(options, "options", &[])?;
     let raw = from_js(options, "options")?;
-    let opts = ConvertOptions::from_value(&raw)?;
+    let opts = ConvertOptions::from_value_with(&raw, &["provider"])?;
     let rule = match raw.get("provider") {
         None | Some(Value::Null) => NameRule::Strict,
         Some(Value::String(p)) => Provider::parse(p)?.name_rule(),
@@ -268,6 +268,7 @@ pub fn flatten_content_js(content: JsValue, options: JsValue) -> Result<String, 
     let result = crate::wasm::roundtrip::tool_result_param(&content, "content")?;
     let mut opts = FlattenOptions::default();
     refuse_lossy_options(&options, "options", &["maxChars"])?;
+    refuse_unknown_keys(&options, "options", &["maxChars"], false)?;
     if let Some(max) = crate::wasm::roundtrip::max_chars_option(&options)? {
         opts.max_chars = max;
     }

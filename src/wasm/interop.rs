@@ -42,6 +42,29 @@ extern "C" {
     fn own_names(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getOwnPropertyDescriptor)]
     fn own_descriptor(o: &JsValue, key: &JsValue) -> std::result::Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn keys_of(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
+}
+
+/// The own enumerable keys of an options object (as `JSON.stringify` reads it); none for
+/// anything but an object, or an object whose keys cannot be listed (a Proxy whose trap
+/// throws: `JSON.stringify` then says so).
+pub(crate) fn option_keys(options: &JsValue) -> Vec<String> {
+    if !options.is_object() || options.is_function() {
+        return Vec::new();
+    }
+    keys_of(options).map(|a| a.iter().filter_map(|k| k.as_string()).collect()).unwrap_or_default()
+}
+
+/// Refuses a key of the options object `what` that is not in `known` but within did-you-mean
+/// distance of one, or (`all`) any key not in `known`: [`crate::error::unknown_key`].
+pub(crate) fn refuse_unknown_keys(options: &JsValue, what: &str, known: &[&str], all: bool) -> Result<()> {
+    for key in option_keys(options) {
+        if let Some(e) = crate::error::unknown_key(what, &key, known, all) {
+            return Err(e);
+        }
+    }
+    Ok(())
 }
 
 /// The name of an object's class (`Map`, `Headers`, `Foo`), `None` for a plain object.
