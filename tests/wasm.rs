@@ -211,7 +211,7 @@ mod bridge {
         let c = client();
         wait(c.connect(JsValue::UNDEFINED)).await.unwrap();
         assert_eq!(c.session_id().as_deref(), Some("sess-9"));
-        let tools = wait(c.list_tools()).await.unwrap();
+        let tools = wait(c.list_tools(JsValue::UNDEFINED)).await.unwrap();
         assert_eq!(text(&tools), r#"[{"name":"echo","inputSchema":{"type":"object"}}]"#);
         let r = wait(c.call_tool("echo".into(), js(r#"{"m":"x"}"#), JsValue::UNDEFINED)).await.unwrap();
         assert_eq!(text(&r), r#"{"content":[{"type":"text","text":"éx"}]}"#);

@@ -2129,6 +2129,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// A server whose capabilities name no `tools` is not asked: it lists none.
     /// A 2026-07-28 server's `ttlMs` says until when the listing is fresh ([`Client::tools_expired`]).
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
+        self.list_tools_with(&mut CallOptions::default()).await
+    }
+
+    /// [`Client::list_tools`] with a request's options (a timeout, a cancel), applied to each
+    /// page's request as [`Client::list_all`] applies them.
+    pub async fn list_tools_with(&self, opts: &mut CallOptions) -> Result<Vec<Value>> {
         /// An announced change not yet listed: told again unless the listing succeeds (however
         /// its future ends: a hub's refresh may drop it at its bound).
         struct Pending<'c>(&'c Cell<bool>, bool);
@@ -2142,7 +2148,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // Cleared first: a change announced while the pages are read marks the list changed again.
         let mut pending = Pending(&self.tools_changed, self.tools_changed.replace(false));
         let started = self.clock.now_ms();
-        let listing = self.list_fresh("tools/list", Value::Null, &mut CallOptions::default()).await?;
+        let listing = self.list_fresh("tools/list", Value::Null, opts).await?;
         pending.1 = false;
         self.tools_session.set(Some(listing.session));
         // The revision requires the hint: a listing without it is stale at once.

@@ -21,7 +21,7 @@ use crate::protocol::hub::{Confirm, Hub, Selection};
 use crate::providers::Provider;
 use crate::wasm::bridge::{describe, get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
-use crate::wasm::interop::{describe_js, from_js, parse_js, refuse_lossy_options, string_param, to_js};
+use crate::wasm::interop::{describe_js, from_js, option_keys, parse_js, refuse_lossy_options, string_param, to_js};
 
 /// `fetch`, under the adapter that speaks the deprecated HTTP+SSE transport when asked to (or
 /// when `auto` finds it).
@@ -57,23 +57,12 @@ const CLIENT_KEYS: [&str; 23] = [
 /// ignored, and what it asked for (a policy, a timeout) silently not done. The MCP SDK's names
 /// of toolwire's options are named as such.
 fn refuse_unknown_keys(options: &JsValue, what: &str, known: &[&str]) -> Result<(), Error> {
-    let Some(obj) = options.dyn_ref::<Object>().filter(|_| !options.is_function()) else { return Ok(()) };
-    for key in Object::keys(obj).iter() {
-        let key = key.as_string().unwrap_or_default();
-        if known.contains(&key.as_str()) {
-            continue;
+    for key in option_keys(options) {
+        if let Some((sdk, ours)) = SDK_CALL_OPTIONS.iter().find(|(sdk, _)| *sdk == key && !known.contains(sdk)) {
+            return Err(Error::new(ErrorCode::InvalidOptions, format!("{what}.{sdk} is the MCP SDK's name: toolwire's is {what}.{ours}")));
         }
-        let shown = crate::text::quote(&key);
-        let hint = match SDK_CALL_OPTIONS.iter().find(|(sdk, _)| *sdk == key) {
-            Some((sdk, ours)) => format!("{what}.{sdk} is the MCP SDK's name: toolwire's is {what}.{ours}"),
-            None => match crate::error::did_you_mean(&key, known) {
-                Some(m) => format!("{what} has no key {shown}: did you mean {m}?"),
-                None => format!("{what} has no key {shown} (the keys are {})", known.join(", ")),
-            },
-        };
-        return Err(Error::new(ErrorCode::InvalidOptions, hint));
     }
-    Ok(())
+    crate::wasm::interop::refuse_unknown_keys(options, what, known, true)
 }
 
 /// The keys of `McpHub`'s options.
@@ -387,6 +376,7 @@ fn auto_listen(client: &Rc<JsClient>, options: &JsValue) -> Result<(), Error> {
         Some(false) => return Ok(()),
         Some(true) => None,
         None if listen.is_object() && !listen.is_function() => {
+            refuse_unknown_keys(&listen, "options.listen", &["onEnd"])?;
             opt_fn(&listen, "onEnd").map_err(|_| Error::new(ErrorCode::InvalidOptions, "options.listen.onEnd must be a function"))?
         }
         None => return Err(Error::new(ErrorCode::InvalidOptions, "options.listen must be a boolean or {onEnd?}")),
@@ -440,6 +430,10 @@ fn auto_listen(client: &Rc<JsClient>, options: &JsValue) -> Result<(), Error> {
     Ok(())
 }
 
+/// The keys of `options.oauth`.
+const OAUTH_KEYS: [&str; 11] =
+    ["redirectUrl", "authorize", "clientId", "clientSecret", "clientMetadataUrl", "clientMetadata", "scope", "issuer", "saved", "onSaved", "grantType"];
+
 /// `options.oauth`: `{redirectUrl, authorize, clientId?, clientSecret?, clientMetadataUrl?,
 /// clientMetadata?, scope?, issuer?, saved?, onSaved?, grantType?}` for the server at `url` (a relative URL is taken
 /// against the page's location).
@@ -449,6 +443,7 @@ fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc
     if !data.is_object() {
         return Err(Error::new(ErrorCode::InvalidOptions, "options.oauth must be an object: {redirectUrl, authorize, ...}"));
     }
+    refuse_unknown_keys(oauth, "options.oauth", &OAUTH_KEYS)?;
     let text = |k: &str| -> Result<Option<String>, Error> {
         match data.get(k) {
             None | Some(Value::Null) => Ok(None),
@@ -616,17 +611,30 @@ fn server_request(server: &JsValue, method: &JsValue, params: &JsValue, options:
 /// ignored as unknown keys are, and the call would run without the timeout or progress it asked for.
 const SDK_CALL_OPTIONS: [(&str, &str); 3] = [("timeout", "timeoutMs"), ("onprogress", "onProgress"), ("maxTotalTimeout", "maxTotalTimeoutMs")];
 
+/// The keys of a request's options (`McpCallOptions`: `callTool`, `request`, `listAll`,
+/// `listTools`, `notify`, `connect`).
+const CALL_KEYS: [&str; 6] = ["timeoutMs", "maxTotalTimeoutMs", "resetTimeoutOnProgress", "meta", "onProgress", "signal"];
+
+/// The keys of a hub's `callTool` options: a request's, and `provider`.
+const HUB_CALL_KEYS: [&str; 7] = ["timeoutMs", "maxTotalTimeoutMs", "resetTimeoutOnProgress", "meta", "onProgress", "signal", "provider"];
+
 fn call_options(options: &JsValue) -> Result<CallOptions, Error> {
-    read_call_options(options).map_err(|e| with_got(e, options))
+    call_options_of(options, &CALL_KEYS)
 }
 
-fn read_call_options(options: &JsValue) -> Result<CallOptions, Error> {
+/// A request's options, of an object whose keys are `known`.
+fn call_options_of(options: &JsValue, known: &[&str]) -> Result<CallOptions, Error> {
+    read_call_options(options, known).map_err(|e| with_got(e, options))
+}
+
+fn read_call_options(options: &JsValue, known: &[&str]) -> Result<CallOptions, Error> {
     refuse_lossy_options(options, "options", &["signal"])?;
     for (sdk, ours) in SDK_CALL_OPTIONS {
         if !get(options, sdk).is_undefined() {
             return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{sdk} is the MCP SDK's name: toolwire's is options.{ours}")));
         }
     }
+    refuse_unknown_keys(options, "options", known)?;
     let data = from_js(&get_data(options), "options")?;
     let mut opts = CallOptions {
         timeout_ms: opt_ms(options, &data, "timeoutMs")?,
@@ -714,11 +722,13 @@ impl JsMcpClient {
         }))
     }
 
-    /// Every tool, over all pages.
+    /// Every tool, over all pages: `callTool`'s options (`{timeoutMs?, signal?, ...}`) apply to
+    /// each page's request.
     #[wasm_bindgen(js_name = listTools)]
-    pub fn list_tools(&self) -> Promise {
+    pub fn list_tools(&self, options: JsValue) -> Promise {
         let c = self.inner.clone();
-        promise(Box::pin(async move { to_js(&Value::Array(c.list_tools().await?)) }))
+        let opts = call_options(&options);
+        promise(Box::pin(async move { to_js(&Value::Array(c.list_tools_with(&mut opts?).await?)) }))
     }
 
     /// Listens on the server's standalone stream until `close()` (resolves `true`), or resolves
@@ -898,7 +908,13 @@ impl JsMcpHub {
                     format!("servers.{name} must be an object {{url, headers?, ...}}, got {} (write {{url: ...}})", describe_js(&conf)),
                 ));
             }
-            let url = url_param(&get(&conf, "url"), &format!("servers.{name}.url"))?;
+            // A misspelt key first: `{ulr}` is a key of the config meant as `url`.
+            refuse_unknown_keys(&conf, "options", &CLIENT_KEYS)?;
+            // A config's url is one of its options (as a misspelt key of it is `INVALID_OPTIONS`).
+            let url = url_param(&get(&conf, "url"), &format!("servers.{name}.url")).map_err(|mut e| {
+                e.code = ErrorCode::InvalidOptions;
+                e
+            })?;
             if name.is_empty() {
                 return Err(Error::new(ErrorCode::InvalidInput, "server names must not be empty"));
             }
@@ -970,7 +986,10 @@ impl JsMcpHub {
         let hub = self.inner.clone();
         let parsed = (|| -> Result<_, Error> {
             let p = Provider::target(&string_param(&provider, "provider")?)?;
-            Ok((p, options_param(&options)?))
+            let opts = options_param(&options)?;
+            // The conversion's options, whose keys a hub, as its other options, holds to those known.
+            refuse_unknown_keys(&options, "options", &crate::convert::OPTION_KEYS)?;
+            Ok((p, opts))
         })();
         promise(Box::pin(async move {
             let (provider, opts) = parsed?;
@@ -1014,7 +1033,7 @@ impl JsMcpHub {
                 p if p.is_undefined() || p.is_null() => None,
                 p => Some(Provider::target(&string_param(&p, "options.provider")?)?),
             };
-            Ok((name, args, provider, call_options(&options)?))
+            Ok((name, args, provider, call_options_of(&options, &HUB_CALL_KEYS)?))
         })();
         promise(Box::pin(async move {
             let (name, args, provider, opts) = prepared?;
@@ -1066,8 +1085,9 @@ impl JsMcpHub {
     /// server's end as it comes: `{server, offered}` or `{server, error}`.
     pub fn listen(&self, options: JsValue) -> Promise {
         let hub = self.inner.clone();
+        let on_end = refuse_lossy_options(&options, "options", &["onEnd"]).and_then(|_| refuse_unknown_keys(&options, "options", &["onEnd"])).and_then(|_| opt_fn(&options, "onEnd"));
         promise(Box::pin(async move {
-            let on_end = opt_fn(&options, "onEnd")?;
+            let on_end = on_end?;
             let report = |server: &str, r: &Result<bool, Error>| {
                 let Some(f) = &on_end else { return };
                 let event = Object::new();
