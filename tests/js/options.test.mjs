@@ -1,0 +1,220 @@
+// Option keys, everywhere an options object is read: a misspelt key (one within did-you-mean distance of a
+// known key) is INVALID_OPTIONS naming the key meant, never silently ignored. The conversion, content and prompt
+// options ignore any other unknown key (so that code written for a newer version runs on this one); the MCP
+// client's and hub's options refuse every key they do not know.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as tw from "../../pkg/index.mjs";
+
+const tools = [{ name: "get_weather", description: "Weather", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }];
+const result = { content: [{ type: "text", text: "sunny and warm" }] };
+const call = { id: "c1", name: "get_weather" };
+const url = "http://127.0.0.1:1/mcp";
+
+/** `fn` (sync or async) throws a ToolwireError with `code`, whose message matches `re`. */
+async function refused(fn, code, re) {
+  let threw = null;
+  try {
+    await fn();
+  } catch (e) {
+    threw = e;
+  }
+  assert.ok(threw, "expected an error");
+  assert.ok(threw instanceof tw.ToolwireError, `expected a ToolwireError, got ${threw?.name}: ${threw?.message}`);
+  assert.equal(threw.code, code, threw.message);
+  if (re) assert.match(threw.message, re);
+  return threw;
+}
+
+/** The did-you-mean of a misspelt key: `options has no key "stict": did you mean strict?`. */
+const meant = (given, key, what = "options") => new RegExp(`^${what.replace(".", "\\.")} has no key "${given}": did you mean ${key}\\?$`);
+
+test("conversion options: a misspelt key is refused naming the key meant, in every entry point", async () => {
+  const json = JSON.stringify(tools);
+  const misspelt = [
+    [{ stict: true }, "stict", "strict"],
+    [{ namin: "bare" }, "namin", "naming"],
+    [{ sever: "w" }, "sever", "server"],
+    [{ portable_names: true }, "portable_names", "portableNames"],
+    [{ geminimode: "jsonSchema" }, "geminimode", "geminiMode"],
+  ];
+  for (const [options, given, key] of misspelt) {
+    for (const [name, fn] of [
+      ["convertMcpTools", () => tw.convertMcpTools(tools, "openai", options)],
+      ["convertMcpToolsJson", () => tw.convertMcpToolsJson(json, "openai", options)],
+      ["convertMcpToolsJson (options as JSON text)", () => tw.convertMcpToolsJson(json, "openai", JSON.stringify(options))],
+      ["convertMcpToolsJson (bytes)", () => tw.convertMcpToolsJson(new TextEncoder().encode(json), "anthropic", options)],
+      ["convertMcpToolsDetailed", () => tw.convertMcpToolsDetailed(tools, "gemini", options)],
+      ["checkTools", () => tw.checkTools(tools, "openai", options)],
+      ["NameMap.fromTools", () => tw.NameMap.fromTools(tools, "openai", options)],
+      ["prefixToolName", () => tw.prefixToolName("s", "t", options)],
+      ["parseToolName", () => tw.parseToolName("mcp__s__t", options)],
+      ["toolsSystemPrompt", () => tw.toolsSystemPrompt(tools, options)],
+    ]) {
+      const e = await refused(fn, "INVALID_OPTIONS", meant(given, key));
+      assert.ok(e.message.includes(key), `${name}: ${e.message}`);
+    }
+  }
+  // limits, as given and as JSON text.
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: { maxDeph: 3 } }), "INVALID_OPTIONS", meant("maxDeph", "maxDepth", "options.limits"));
+  await refused(() => tw.convertMcpToolsJson(json, "openai", '{"limits":{"max_nodes":9}}'), "INVALID_OPTIONS", meant("max_nodes", "maxNodes", "options.limits"));
+  await refused(() => tw.checkTools(tools, "openai", { limits: { maxtools: 1 } }), "INVALID_OPTIONS", /did you mean maxTools\?/);
+});
+
+test("conversion options: a key near no option is ignored (forward compatibility), and the options it comes with apply", () => {
+  const strict = tw.convertMcpTools(tools, "openai", { strict: true, futureOption: { a: 1 }, limits: { maxDepth: 8, futureLimit: 2 } });
+  assert.equal(strict[0].function.strict, true);
+  const text = tw.convertMcpToolsJson(JSON.stringify(tools), "openai", '{"strict":true,"futureOption":1}');
+  assert.equal(JSON.parse(text)[0].function.strict, true);
+  assert.equal(tw.convertMcpToolsDetailed(tools, "openai", { server: "w", x: 1 }).tools[0].function.name, "mcp__w__get_weather");
+  assert.equal(tw.checkTools(tools, "openai", { someday: true }).tools.length, 1);
+  assert.equal(tw.NameMap.fromTools(tools, "openai", { futureOption: 1 }).size, 1);
+  assert.equal(tw.prefixToolName("s", "t", { naming: "bare", futureOption: 1 }), "t");
+  assert.deepEqual(tw.parseToolName("mcp__s__t", { futureOption: 1 }), { server: "s", tool: "t" });
+  // The keys toolsSystemPrompt reads itself are known, and are what a near miss is compared with.
+  assert.match(tw.toolsSystemPrompt(tools, { template: "T:\n{{tools}}", provider: "openai", futureOption: 1 }), /^T:\n/);
+  assert.match(tw.toolsSystemPrompt(tools, { locale: "zh-CN", instructions: "Be brief", naming: "bare" }), /Be brief/);
+});
+
+test("toolsSystemPrompt: a misspelt key of its own is refused naming it", async () => {
+  await refused(() => tw.toolsSystemPrompt(tools, { temlate: "T: {{tools}}" }), "INVALID_OPTIONS", meant("temlate", "template"));
+  await refused(() => tw.toolsSystemPrompt(tools, { instruction: "Be brief" }), "INVALID_OPTIONS", meant("instruction", "instructions"));
+  await refused(() => tw.toolsSystemPrompt(tools, { local: "en" }), "INVALID_OPTIONS", meant("local", "locale"));
+  await refused(() => tw.toolsSystemPrompt(tools, { provder: "openai" }), "INVALID_OPTIONS", meant("provder", "provider"));
+  await refused(() => tw.prefixToolName("s", "t", { provder: "gemini" }), "INVALID_OPTIONS", meant("provder", "provider"));
+});
+
+test("flattenContent and toolResultMessage(s): a misspelt key is refused, another ignored", async () => {
+  await refused(() => tw.flattenContent(result, { maxChar: 1 }), "INVALID_OPTIONS", meant("maxChar", "maxChars"));
+  await refused(() => tw.toolResultMessage(call, result, "openai", { maxChar: 1 }), "INVALID_OPTIONS", meant("maxChar", "maxChars"));
+  await refused(() => tw.toolResultMessage(call, result, "anthropic", { maxMediaByte: 10 }), "INVALID_OPTIONS", meant("maxMediaByte", "maxMediaBytes"));
+  await refused(() => tw.toolResultMessage(call, result, "anthropic", { imagemessage: true }), "INVALID_OPTIONS", meant("imagemessage", "imageMessage"));
+  await refused(() => tw.toolResultMessage(call, result, "bedrock", { bedrock_status: true }), "INVALID_OPTIONS", meant("bedrock_status", "bedrockStatus"));
+  await refused(() => tw.toolResultMessages([call], [result], "openai", { multimodl: true }), "INVALID_OPTIONS", meant("multimodl", "multimodal"));
+  // Unrelated keys are ignored; the known ones apply.
+  assert.equal(tw.flattenContent(result, { maxChars: 5, futureOption: 1 }).startsWith("sunny"), true);
+  assert.ok(tw.flattenContent(result, { maxChars: 5, futureOption: 1 }).length < "sunny and warm".length + 40);
+  assert.equal(tw.toolResultMessage(call, result, "openai", { futureOption: 1 }).content, "sunny and warm");
+  assert.equal(tw.toolResultMessages([call], [result], "openai", { futureOption: 1 }).length, 1);
+});
+
+test("McpClient: a misspelt or unknown key of any options object is refused, before anything is sent", async () => {
+  let sent = 0;
+  const fetch = async () => {
+    sent++;
+    throw new TypeError("nothing is sent");
+  };
+  await refused(() => new tw.McpClient(url, { timeotMs: 5 }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
+  await refused(() => new tw.McpClient(url, { listen: { onend() {} } }), "INVALID_OPTIONS", meant("onend", "onEnd", "options.listen"));
+  await refused(() => new tw.McpClient(url, { listen: { onEnd() {}, other: 1 } }), "INVALID_OPTIONS", /^options\.listen has no key "other" \(the keys are onEnd\)$/);
+  await refused(() => new tw.McpClient(url, { oauth: { redirectURL: "http://localhost/cb", authorize() {} } }), "INVALID_OPTIONS", meant("redirectURL", "redirectUrl", "options.oauth"));
+  await refused(() => new tw.McpClient(url, { oauth: { redirectUrl: "http://localhost/cb", authorize() {}, popup: true } }), "INVALID_OPTIONS", /options\.oauth has no key "popup" \(the keys are redirectUrl, /);
+  const client = new tw.McpClient(url, { fetch });
+  const calls = [
+    ["connect", (o) => client.connect(o)],
+    ["listTools", (o) => client.listTools(o)],
+    ["callTool", (o) => client.callTool("echo", {}, o)],
+    ["request", (o) => client.request("ping", null, o)],
+    ["notify", (o) => client.notify("notifications/roots/list_changed", null, o)],
+    ["listAll", (o) => client.listAll("resources/list", null, o)],
+  ];
+  for (const [name, fn] of calls) {
+    const e = await refused(() => fn({ timeotMs: 5 }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
+    assert.ok(e.message.includes("timeoutMs"), name);
+    await refused(() => fn({ signl: new AbortController().signal }), "INVALID_OPTIONS", meant("signl", "signal"));
+    await refused(() => fn({ futureOption: 1 }), "INVALID_OPTIONS", /^options has no key "futureOption" \(the keys are timeoutMs, maxTotalTimeoutMs, resetTimeoutOnProgress, meta, onProgress, signal\)$/);
+    // The SDK's names are still named as such.
+    await refused(() => fn({ timeout: 5 }), "INVALID_OPTIONS", /options\.timeout is the MCP SDK's name: toolwire's is options\.timeoutMs/);
+  }
+  assert.equal(sent, 0, "no options refused reached fetch");
+  client.free();
+});
+
+/** A fetch that answers as a Streamable HTTP server of the 2025-06-18 revision with one tool; `tools/list` waits
+ *  `listDelay` ms (aborted with the request). */
+function fakeServer(listDelay = 0) {
+  const seen = [];
+  const fetch = async (_url, init) => {
+    const msg = JSON.parse(init.body);
+    seen.push(msg.method);
+    const reply = (result) => new Response(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }), { status: 200, headers: { "content-type": "application/json" } });
+    if (msg.method === "initialize") {
+      return reply({ protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } });
+    }
+    if (msg.id === undefined) return new Response(null, { status: 202 });
+    if (msg.method === "tools/list") {
+      if (listDelay) {
+        await new Promise((resolve, reject) => {
+          const t = setTimeout(resolve, listDelay);
+          init.signal?.addEventListener("abort", () => {
+            clearTimeout(t);
+            reject(init.signal.reason ?? new DOMException("aborted", "AbortError"));
+          });
+        });
+      }
+      return reply({ tools });
+    }
+    return reply({});
+  };
+  return { fetch, seen };
+}
+
+test("McpClient.listTools takes a call's options: timeoutMs and signal", async () => {
+  const quick = fakeServer();
+  const client = new tw.McpClient(url, { fetch: quick.fetch, era: "legacy", transport: "streamable-http" });
+  await client.connect();
+  assert.deepEqual((await client.listTools({ timeoutMs: 5_000 })).map((t) => t.name), ["get_weather"]);
+  assert.deepEqual((await client.listTools()).map((t) => t.name), ["get_weather"]);
+  await client.close();
+  client.free();
+
+  const slow = fakeServer(10_000);
+  const c2 = new tw.McpClient(url, { fetch: slow.fetch, era: "legacy", transport: "streamable-http" });
+  await c2.connect();
+  const started = Date.now();
+  await refused(() => c2.listTools({ timeoutMs: 50 }), "TIMEOUT");
+  const abort = new AbortController();
+  setTimeout(() => abort.abort(), 50);
+  await refused(() => c2.listTools({ signal: abort.signal }), "ABORTED");
+  await refused(() => c2.listTools({ signal: AbortSignal.abort() }), "ABORTED");
+  assert.ok(Date.now() - started < 5_000, "the listings ended at their timeout and abort");
+  await c2.close();
+  c2.free();
+});
+
+test("McpHub: every options object refuses a misspelt key naming it, and any key it does not know", async () => {
+  const servers = { a: { url } };
+  await refused(() => new tw.McpHub(servers, { polcy: {} }), "INVALID_OPTIONS", meant("polcy", "policy"));
+  await refused(() => new tw.McpHub({ a: { url, timeotMs: 5 } }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
+  // A config's url is one of its options: misspelt, missing or not a URL, INVALID_OPTIONS.
+  await refused(() => new tw.McpHub({ a: { uri: url } }), "INVALID_OPTIONS", meant("uri", "url"));
+  await refused(() => new tw.McpHub({ a: { headers: {} } }), "INVALID_OPTIONS", /servers\.a\.url must be a string or a URL, got undefined/);
+  await refused(() => new tw.McpHub({ a: { url: "ftp://x/mcp" } }), "INVALID_OPTIONS", /servers\.a\.url must be http\(s\)/);
+  await refused(() => new tw.McpHub(servers, { policy: { alow: ["*"] } }), "INVALID_OPTIONS", meant("alow", "allow", "policy"));
+  const hub = new tw.McpHub(servers);
+  await refused(() => hub.listTools({ selectedServer: ["a"] }), "INVALID_OPTIONS", meant("selectedServer", "selectedServers"));
+  await refused(() => hub.tools("openai", { stict: true }), "INVALID_OPTIONS", meant("stict", "strict"));
+  await refused(() => hub.tools("openai", { limits: { maxDeph: 3 } }), "INVALID_OPTIONS", meant("maxDeph", "maxDepth", "options.limits"));
+  // A hub's tools() holds the conversion's options to the keys known, as its other options.
+  await refused(() => hub.tools("openai", { futureOption: 1 }), "INVALID_OPTIONS", /^options has no key "futureOption" \(the keys are server, /);
+  // callTool: `provder` would read the call with the last tools()'s name map, not the provider's.
+  await refused(() => hub.callTool("mcp__a__echo", {}, { provder: "openai" }), "INVALID_OPTIONS", meant("provder", "provider"));
+  await refused(() => hub.callTool("mcp__a__echo", {}, { timeotMs: 5 }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
+  await refused(() => hub.callTool("mcp__a__echo", {}, { futureOption: 1 }), "INVALID_OPTIONS", /the keys are timeoutMs, .*, provider\)$/);
+  for (const fn of [(o) => hub.request("a", "ping", null, o), (o) => hub.notify("a", "notifications/roots/list_changed", null, o), (o) => hub.listAll("a", "tools/list", null, o)]) {
+    await refused(() => fn({ timeotMs: 5 }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
+    await refused(() => fn({ futureOption: 1 }), "INVALID_OPTIONS", /^options has no key "futureOption"/);
+  }
+  await refused(() => hub.listen({ onend() {} }), "INVALID_OPTIONS", meant("onend", "onEnd"));
+  await refused(() => hub.listen({ futureOption: 1 }), "INVALID_OPTIONS", /^options has no key "futureOption" \(the keys are onEnd\)$/);
+  // Known keys pass: listen with nothing connected resolves at once.
+  assert.deepEqual(await hub.listen({ onEnd() {} }), { servers: {}, errors: [] });
+  hub.free();
+});
+
+test("PermissionPolicy: a misspelt field is named with the one meant; another is refused listing the fields", async () => {
+  await refused(() => new tw.PermissionPolicy({ alow: ["mcp__a__*"] }), "INVALID_OPTIONS", meant("alow", "allow", "policy"));
+  await refused(() => new tw.PermissionPolicy({ deny: [], default_action: "deny" }), "INVALID_OPTIONS", meant("default_action", "defaultAction", "policy"));
+  await refused(() => new tw.PermissionPolicy({ block: ["*"] }), "INVALID_OPTIONS", /^policy has no key "block" \(the keys are rules, allow, ask, deny, defaultAction, askDestructive\)$/);
+  assert.equal(new tw.PermissionPolicy({ allow: ["mcp__a__*"] }).check("mcp__a__x", { readOnlyHint: true }), "allow");
+});
