@@ -159,8 +159,16 @@ export interface Limits {
 }
 
 /**
- * Options for conversion and checking. Unknown keys are ignored (so that code written for a newer
- * version runs on an older one); wrong types for known keys throw `INVALID_OPTIONS`.
+ * Options for conversion and checking; wrong types for known keys throw `INVALID_OPTIONS`.
+ *
+ * Option keys, for every options object of the package: a key that is not an option but is a typo of one (a
+ * character added, dropped or changed per four characters of the key, at most three; case, `-` and `_` aside:
+ * `stict`, `maxChar`, `timeotMs`) is `INVALID_OPTIONS` naming the key meant (`options has no key "stict": did you
+ * mean strict?`). Any other unknown key is ignored here, in `limits`, and in the options of `NameMap.fromTools`,
+ * `prefixToolName`, `parseToolName`, {@link toolsSystemPrompt}, {@link flattenContent} and
+ * {@link toolResultMessage} (so that code written for a newer version runs on an older one). The options of
+ * {@link McpClient}, {@link McpHub} (a server's config too), their methods ({@link McpCallOptions},
+ * {@link McpHub.tools} included) and a {@link PermissionPolicyConfig} refuse every key they do not know.
  */
 export interface ConvertOptions extends NamingOptions {
   /** Server name for the tools that carry no `serverName` (a tool's own `serverName` wins). */
@@ -1768,9 +1776,10 @@ export interface McpClientCapabilities {
 export type McpRequestHandlerResult = object | JsonValue;
 
 /**
- * Options of {@link McpClient.callTool} (and `request`, `listAll`, the hub's). The MCP SDK's names `timeout`,
- * `onprogress` and `maxTotalTimeout` are `INVALID_OPTIONS` naming toolwire's (`timeoutMs`, `onProgress`,
- * `maxTotalTimeoutMs`); other unknown keys are ignored.
+ * Options of {@link McpClient.callTool} (and `listTools`, `request`, `listAll`, `notify`, `connect`, the hub's). The
+ * MCP SDK's names `timeout`, `onprogress` and `maxTotalTimeout` are `INVALID_OPTIONS` naming toolwire's
+ * (`timeoutMs`, `onProgress`, `maxTotalTimeoutMs`); any other key not named here is `INVALID_OPTIONS` too, with
+ * the one meant (see {@link ConvertOptions} for the rule).
  */
 export interface McpCallOptions {
   timeoutMs?: number;
@@ -1883,8 +1892,9 @@ export class McpClient {
    * session expires and is renewed between pages). `[]` without asking when the server's capabilities name no
    * `tools` (a client uses only what was negotiated). A `serverName` the server put on a tool is removed: it is
    * the app's tag for where a tool's calls go, and a server could otherwise pass its tools off as another's.
+   * `options` ({@link McpCallOptions}: `timeoutMs`, `signal`...) apply to each page's request.
    */
-  listTools(): Promise<McpTool[]>;
+  listTools(options?: McpCallOptions): Promise<McpTool[]>;
   /**
    * Calls a tool (errors carry `tool`). `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`; a server whose
    * capabilities name no `tools` is not asked (`CAPABILITY_NOT_NEGOTIATED`).
@@ -2087,7 +2097,8 @@ export class McpHub {
    * A tool that cannot be converted (a schema past `options.limits`, an empty name) takes out no other: it is
    * left out and reported in {@link McpHub.droppedTools} with its server and its index in that server's
    * listing, and the other tools are converted. It rejects only for what no tool does alone (more tools
-   * than `limits.maxTools`), keeping the name map it had.
+   * than `limits.maxTools`), keeping the name map it had. A key of `options` not known is `INVALID_OPTIONS`, as
+   * with the hub's other options (where {@link convertMcpTools} ignores one near no option's name).
    */
   tools<P extends Provider>(provider: P, options?: Omit<ConvertOptions, "server">): Promise<ProviderOutput[P]>;
   /**
