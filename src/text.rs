@@ -256,30 +256,58 @@ pub(crate) fn quote(s: &str) -> String {
     }
 }
 
-/// The edit distance (Levenshtein, by character) between `a` and `b` if at most `most`.
+/// The edit distance between `a` and `b` (by character, two neighbours swapped counting as one
+/// edit: `singal` is one edit from `signal`, as a typist makes it) if at most `most`.
 pub(crate) fn edit_distance(a: &str, b: &str, most: usize) -> Option<usize> {
     if a.chars().count().abs_diff(b.chars().count()) > most {
         return None;
     }
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut row: Vec<usize> = (0..=b.len()).collect();
+    // Three rows: the one before last for swaps.
+    let mut before: Vec<usize> = Vec::new();
+    let mut last: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
     for (i, ca) in a.iter().enumerate() {
-        let mut diagonal = row[0];
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
-            diagonal = above;
+            let mut d = (last[j + 1] + 1).min(row[j] + 1).min(last[j] + usize::from(ca != cb));
+            if i > 0 && j > 0 && *ca == b[j - 1] && a[i - 1] == *cb {
+                d = d.min(before[j - 1] + 1);
+            }
+            row[j + 1] = d;
         }
+        // A row past `most` everywhere stays past it (a swap reaches back one row, to a row no
+        // smaller than this one's less one).
         if row.iter().all(|&d| d > most) {
             return None;
         }
+        std::mem::swap(&mut before, &mut last);
+        std::mem::swap(&mut last, &mut row);
+        if row.len() != b.len() + 1 {
+            row = vec![0; b.len() + 1];
+        }
     }
-    Some(row[b.len()]).filter(|&d| d <= most)
+    Some(last[b.len()]).filter(|&d| d <= most)
 }
 
 #[cfg(test)]
 mod tests {
+
+    /// Levenshtein distances, with a swap of neighbours as one edit; `None` past `most`.
+    #[test]
+    fn edit_distance_counts_a_swap_as_one() {
+        use super::edit_distance;
+        assert_eq!(edit_distance("signal", "singal", 2), Some(1));
+        assert_eq!(edit_distance("url", "ulr", 1), Some(1));
+        assert_eq!(edit_distance("strict", "stict", 2), Some(1));
+        assert_eq!(edit_distance("abc", "cba", 2), Some(2));
+        assert_eq!(edit_distance("kitten", "sitting", 3), Some(3));
+        assert_eq!(edit_distance("kitten", "sitting", 2), None);
+        assert_eq!(edit_distance("", "ab", 2), Some(2));
+        assert_eq!(edit_distance("ab", "ba", 0), None);
+        assert_eq!(edit_distance("timeoutMs", "timeoutMs", 0), Some(0));
+        assert_eq!(edit_distance("çé", "éç", 1), Some(1));
+    }
 
     /// `needs_escape` says exactly whether `write_str` escapes anything, for every ASCII byte at
     /// every position of an eight-byte chunk and past it.
