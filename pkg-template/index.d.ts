@@ -817,10 +817,12 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * - `openai-responses`: the response, one output item, or an array of items (`response.output`);
  * - `anthropic`: the message, one content block, or an array of blocks (`message.content`);
  * - `gemini`, `vertex`: the response, a candidate, a content, a part, a `FunctionCall`, or an array of these
- *   (`response.functionCalls`, `content.parts`); `undefined` or `null` gives `[]` (what `response.functionCalls`
- *   is when the model called nothing). Arguments streamed in parts (Vertex `partialArgs`) are put together;
+ *   (`response.functionCalls`, `content.parts`). Arguments streamed in parts (Vertex `partialArgs`) are put together;
  * - `bedrock`: the response, its `output` (`{message}`), a message, one content block, or an array of blocks
  *   (`message.content`).
+ *
+ * `undefined` or `null` gives `[]`, for every provider: it is what the part an SDK hands out is when the model called
+ * no tool (`message.tool_calls`, `response.functionCalls`).
  *
  * A response without tool calls gives `[]`, whatever it stopped for (a Chat `finish_reason`, an Anthropic
  * `stop_reason`, a Gemini `finishReason` or `blockReason`, a Bedrock `stopReason`, a Responses `status:
@@ -844,10 +846,9 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  */
 export function parseToolCalls<M extends NameMapInput = undefined>(
   response: object | string | null | undefined,
-  provider: "gemini" | "vertex",
+  provider: CallProvider,
   nameMap?: M,
 ): ToolCall<ArgumentsOf<M>>[];
-export function parseToolCalls<M extends NameMapInput = undefined>(response: object | string, provider: CallProvider, nameMap?: M): ToolCall<ArgumentsOf<M>>[];
 
 /** A name map as the readers of calls take it: a {@link NameMap}, its `toJSON()`, that JSON's text, or none. */
 export type NameMapInput = NameMap<JsonValue> | NameMapJson | string | null | undefined;

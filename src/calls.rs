@@ -301,11 +301,12 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
 /// own error, as [`Accumulator::push`] lists them) is `PROVIDER_ERROR`. An object with none of
 /// the provider's fields (another provider's response, `{}`) is `INVALID_INPUT`, as is anything
 /// but an object or an array of objects: a wrong input does not pass for a response without
-/// calls. Empty objects in an array are skipped. For Gemini, `null` gives no calls too:
-/// it is what `response.functionCalls` is (`undefined`) when the model called nothing.
+/// calls. Empty objects in an array are skipped. `null` gives no calls, for every provider: it
+/// is what the part an SDK hands out is (`undefined`) when the model called nothing (OpenAI's
+/// `message.tool_calls`, Gemini's `response.functionCalls`).
 pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
     let items = match response {
-        Value::Null if format == CallFormat::Gemini => return Ok(Vec::new()),
+        Value::Null => return Ok(Vec::new()),
         Value::Array(items) => items.as_slice(),
         Value::Object(_) => std::slice::from_ref(response),
         other => {
@@ -1794,6 +1795,18 @@ mod tests {
         }
     }
 
+    /// `null` (JavaScript's `undefined`: `message.tool_calls`, `response.functionCalls` when the
+    /// model called no tool) gives no calls for every provider, not `INVALID_INPUT`.
+    #[test]
+    fn null_gives_no_calls_for_every_provider() {
+        use CallFormat::*;
+        for format in [OpenAi, OpenAiResponses, Anthropic, Gemini, Bedrock, Ollama] {
+            assert_eq!(parse_tool_calls(&Value::Null, format, None).unwrap(), Vec::new(), "{format:?}");
+            // Anything else but an object or an array still is.
+            assert_eq!(parse_tool_calls(&json!(1), format, None).unwrap_err().code, ErrorCode::InvalidInput, "{format:?}");
+        }
+    }
+
     /// A response with calls parsed for another provider (but the one sharing its shapes) is an
     /// error that names the provider it looks like, never `[]`: the fields the formats share
     /// (`content`, `output`, `role`, `message`) let it past the shape check.
@@ -1925,8 +1938,10 @@ mod tests {
             (CallFormat::Gemini, json!({"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":3}})),
             (CallFormat::Gemini, json!({"text":"hi"})),
             (CallFormat::Gemini, json!([])),
-            // `response.functionCalls` when there are none.
+            // `response.functionCalls` (and for the others `message.tool_calls`...) when there are none.
             (CallFormat::Gemini, Value::Null),
+            (CallFormat::Bedrock, Value::Null),
+            (CallFormat::Anthropic, Value::Null),
             (CallFormat::Bedrock, json!({"output":{"message":{"role":"assistant","content":[{"text":"hi"}]}},"stopReason":"end_turn"})),
             (CallFormat::Bedrock, json!([{"text":"hi"},{}])),
         ];
@@ -1942,8 +1957,6 @@ mod tests {
             (CallFormat::Gemini, json!(["functionCall"])),
             (CallFormat::Bedrock, json!({"choices":[]})),
             (CallFormat::Bedrock, json!("text")),
-            (CallFormat::Bedrock, Value::Null),
-            (CallFormat::Anthropic, Value::Null),
         ];
         for (format, input) in wrong {
             let e = parse_tool_calls(&input, format, None).expect_err(&format!("{format:?} {input}"));

@@ -504,7 +504,11 @@ test("parseToolCalls: the parts of a response that the SDKs hand out; a wrong sh
   assert.deepEqual(one(tw.parseToolCalls({ type: "function_call", id: "fc_1", call_id: "c1", name: "t", arguments: "{\"a\":1}" }, "openai-responses")), expected);
   assert.deepEqual(one(tw.parseToolCalls([{ id: "c1", name: "t", args: { a: 1 } }], "gemini")), expected);
   assert.deepEqual(one(tw.parseToolCalls({ content: { parts: [{ functionCall: { id: "c1", name: "t", args: { a: 1 } } }] } }, "gemini")), expected);
-  assert.deepEqual(tw.parseToolCalls(undefined, "gemini"), [], "response.functionCalls when there are none");
+  // `undefined` (message.tool_calls, response.functionCalls when the model called nothing) or null: [], for every provider.
+  for (const provider of ["openai", "openai-chat", "ollama", "openai-responses", "anthropic", "gemini", "google", "vertex", "bedrock"]) {
+    assert.deepEqual(tw.parseToolCalls(undefined, provider), [], `${provider}: undefined`);
+    assert.deepEqual(tw.parseToolCalls(null, provider), [], `${provider}: null`);
+  }
   assert.deepEqual(one(tw.parseToolCalls([{ type: "text", text: "" }, { type: "tool_use", id: "c1", name: "t", input: { a: 1 } }], "anthropic")), expected);
   assert.deepEqual(one(tw.parseToolCalls({ message: { role: "assistant", content: [{ toolUse: { toolUseId: "c1", name: "t", input: { a: 1 } } }] } }, "bedrock")), expected);
   // A Responses call without call_id has no id (its item id is no call id), and no result can answer it.

@@ -1,7 +1,7 @@
 // toolwire's outputs type-check against the official provider SDK types: what convertMcpTools and
 // toolResultMessage return can be passed to each SDK without a cast. Checked by `tsc --noEmit -p tests/ts`
 // (tests/js/sdk-types.test.mjs); nothing here runs.
-import type { ChatCompletionTool, ChatCompletionToolMessageParam, ChatCompletionUserMessageParam, ChatCompletionAssistantMessageParam } from "openai/resources/chat/completions";
+import type { ChatCompletion, ChatCompletionTool, ChatCompletionToolMessageParam, ChatCompletionUserMessageParam, ChatCompletionAssistantMessageParam } from "openai/resources/chat/completions";
 import type { FunctionTool, ResponseInputItem, Response as OpenAIResponse } from "openai/resources/responses/responses";
 import type { Tool as AnthropicTool, ToolResultBlockParam, Message as AnthropicMessage, MessageParam, ContentBlock as AnthropicContentBlock } from "@anthropic-ai/sdk/resources/messages";
 import type { BetaMessageParam } from "@anthropic-ai/sdk/resources/beta/messages";
@@ -122,6 +122,9 @@ parseToolCalls(responsesResponse.output, "openai-responses");
 parseToolCalls(responsesResponse.output[0], "openai-responses");
 parseToolCalls(anthropicMessage.content, "anthropic");
 parseToolCalls(geminiResponse.functionCalls, "gemini"); // undefined when the model called nothing
+declare const completion: ChatCompletion;
+parseToolCalls(completion.choices[0].message.tool_calls, "openai"); // undefined when the model called nothing
+parseToolCalls(anthropicMessage.content.length ? anthropicMessage.content : null, "anthropic");
 parseToolCalls(geminiResponse.candidates?.[0], "vertex");
 if (converse.output) parseToolCalls(converse.output, "bedrock");
 
