@@ -6,6 +6,16 @@
 // src/model.rs). Keep them in step with src/wasm/: tests/js/package.test.mjs compiles a consumer
 // against this file with `tsc --strict`.
 
+// `Symbol.dispose` and `Symbol.asyncDispose` (the classes' `using` / `await using` methods), declared as @types/node
+// and TypeScript's esnext.disposable library declare them, for projects whose `lib` has neither. `using` itself
+// needs that library (`"lib": [..., "esnext.disposable"]`, or `"esnext"`) and a runtime that has the symbols.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+    readonly asyncDispose: unique symbol;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // JSON and MCP input
 // ---------------------------------------------------------------------------------------------
@@ -162,7 +172,7 @@ export interface Limits {
  * Options for conversion and checking; wrong types for known keys throw `INVALID_OPTIONS`.
  *
  * Option keys, for every options object of the package: a key that is not an option but is a typo of one (a
- * character added, dropped or changed per four characters of the key, at most three; case, `-` and `_` aside:
+ * character added, dropped or changed, or two neighbours swapped, per four characters of the key, at most three; case, `-` and `_` aside:
  * `stict`, `maxChar`, `timeotMs`) is `INVALID_OPTIONS` naming the key meant (`options has no key "stict": did you
  * mean strict?`). Any other unknown key is ignored here, in `limits`, and in the options of `NameMap.fromTools`,
  * `prefixToolName`, `parseToolName`, {@link toolsSystemPrompt}, {@link flattenContent} and
@@ -459,6 +469,8 @@ export class NameMap<A extends JsonValue = JsonValue> {
   prepareArguments(name: string, args: unknown): A;
   /** Releases the WebAssembly memory now. The map must not be used afterwards. */
   free(): void;
+  /** `free()`, for `using map = NameMap.fromTools(...)`. */
+  [Symbol.dispose](): void;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1170,7 +1182,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * still read), and so does `message()`; so it does too once the calls being read were dropped (see `push`).
    */
   message(): AssistantMessage<P>;
+  /** Releases the WebAssembly memory now (a second call does nothing). The accumulator must not be used afterwards. */
   free(): void;
+  /** `free()`, for `using acc = new ToolCallAccumulator(...)`. */
+  [Symbol.dispose](): void;
 }
 
 /** Options of {@link toolResultMessage}. */
@@ -1404,7 +1419,10 @@ export class PermissionPolicy {
   check(name: string, tool?: McpTool | McpToolAnnotations | null): PermissionAction;
   /** The config the policy was made from (so an instance can be given as {@link McpHubOptions.policy}). */
   toJSON(): PermissionPolicyConfig;
+  /** Releases the WebAssembly memory now (a second call does nothing). The policy must not be used afterwards. */
   free(): void;
+  /** `free()`, for `using policy = new PermissionPolicy(...)`. */
+  [Symbol.dispose](): void;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1981,7 +1999,19 @@ export class McpClient {
    * change or a new session. `listTools()` itself always asks the server.
    */
   readonly toolsStale: boolean;
+  /**
+   * Releases the WebAssembly memory now (a second call does nothing); the client must not be used afterwards. It does
+   * not end the session: the server keeps it until it expires. `close()` ends it: await that first, or use
+   * `await using client = new McpClient(url)`, which does both.
+   */
   free(): void;
+  /** `free()`, for `using`: like it, leaves the session open on the server (`await using` ends it). */
+  [Symbol.dispose](): void;
+  /**
+   * For `await using client = new McpClient(url)`: `close()` (the session ended with HTTP DELETE, never rejecting),
+   * then `free()`. Does nothing on a client already freed.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** How a client's standalone stream ended, given to {@link McpClientOptions.listen}'s `onEnd`. */
@@ -2165,6 +2195,19 @@ export class McpHub {
   listAll<M extends McpListMethod>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<Array<McpListItems[M]>>;
   /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */
   closeAll(): Promise<Array<{ server: string; error: ToolwireError }>>;
+  /** The names of the hub's servers, in the order the `servers` object gave them. */
   readonly servers: string[];
+  /**
+   * Releases the WebAssembly memory now (a second call does nothing); the hub must not be used afterwards. It does not
+   * end the servers' sessions: they stay open until they expire. `closeAll()` ends them: await that first, or use
+   * `await using hub = new McpHub(...)`, which does both.
+   */
   free(): void;
+  /** `free()`, for `using`: like it, leaves the sessions open on the servers (`await using` ends them). */
+  [Symbol.dispose](): void;
+  /**
+   * For `await using hub = new McpHub(...)`: `closeAll()` (every session ended with HTTP DELETE; failures are not
+   * reported), then `free()`. Does nothing on a hub already freed.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }

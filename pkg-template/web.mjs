@@ -159,6 +159,26 @@ function guardFreed(cls, name) {
     Object.defineProperty(proto, Symbol.dispose, { value: function () { free.call(this); }, writable: true, configurable: true });
   }
 }
+
+/**
+ * `await using` on an McpClient or McpHub ends its sessions as `close()` / `closeAll()` do (HTTP DELETE), then
+ * frees it; `using` and `free()` only free it, leaving the sessions open on the servers.
+ */
+function closeOnAsyncDispose(cls, close) {
+  if (typeof Symbol.asyncDispose !== "symbol") return;
+  const proto = cls.prototype;
+  Object.defineProperty(proto, Symbol.asyncDispose, {
+    value: async function () {
+      if (this.__wbg_ptr === 0) return;
+      await proto[close].call(this);
+      proto.free.call(this);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+closeOnAsyncDispose(wasm.McpClient, "close");
+closeOnAsyncDispose(wasm.McpHub, "closeAll");
 for (const [cls, name] of [[wasm.NameMap, "NameMap"], [wasm.ToolCallAccumulator, "ToolCallAccumulator"], [wasm.PermissionPolicy, "PermissionPolicy"], [wasm.McpClient, "McpClient"], [wasm.McpHub, "McpHub"]]) {
   guardFreed(cls, name);
 }

@@ -554,6 +554,53 @@ module.exports = function contract(tw, label) {
     }
   });
 
+  test(name("await using: McpClient and McpHub end their sessions (DELETE), then free; using and free() only free"), async () => {
+    await tw.initAsync();
+    // A server of one tool whose session ids name the URL's last character.
+    const seen = [];
+    const fetch = async (url, init) => {
+      const body = init.body ? JSON.parse(init.body) : null;
+      seen.push([init.method, init.headers["mcp-session-id"]]);
+      if (init.method === "DELETE") return new Response(null, { status: 200 });
+      if (body.id === undefined) return new Response(null, { status: 202 });
+      const result =
+        body.method === "initialize"
+          ? { protocolVersion: body.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } }
+          : { tools: [{ name: "t", inputSchema: { type: "object" } }] };
+      const headers = { "content-type": "application/json", "mcp-session-id": `s-${url.slice(-1)}` };
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id: body.id, result }), { headers });
+    };
+    const deletes = () => seen.filter(([method]) => method === "DELETE").map(([, session]) => session);
+    const freed = (what) => (e) => e instanceof tw.ToolwireError && e.code === "INVALID_INPUT" && e.message.includes(`this ${what} was freed`);
+    for (const cls of [tw.NameMap, tw.ToolCallAccumulator, tw.PermissionPolicy, tw.McpClient, tw.McpHub]) {
+      const proto = Object.getPrototypeOf(cls === tw.NameMap ? tw.NameMap.fromTools([], "openai") : cls === tw.ToolCallAccumulator ? new cls("openai") : cls === tw.PermissionPolicy ? new cls() : cls === tw.McpClient ? new cls("https://example.com/mcp") : new cls({}));
+      assert.equal(typeof proto[Symbol.dispose], "function", cls.name);
+      assert.equal(typeof proto[Symbol.asyncDispose], cls === tw.McpClient || cls === tw.McpHub ? "function" : "undefined", cls.name);
+    }
+
+    const client = new tw.McpClient("https://example.com/mcpa", { fetch });
+    await client.connect();
+    await client[Symbol.asyncDispose]();
+    assert.deepEqual(deletes(), ["s-a"], "await using ends the session as close() does");
+    assert.throws(() => client.sessionId, freed("McpClient"), "and frees the client");
+    await client[Symbol.asyncDispose](); // a freed client: nothing
+    assert.deepEqual(deletes(), ["s-a"]);
+
+    const hub = new tw.McpHub({ b: { url: "https://example.com/mcpb" }, c: { url: "https://example.com/mcpc" } }, { fetch });
+    await hub.listTools();
+    await hub[Symbol.asyncDispose]();
+    assert.deepEqual(deletes().sort(), ["s-a", "s-b", "s-c"], "closeAll(), then free()");
+    assert.throws(() => hub.servers, freed("McpHub"));
+    await hub[Symbol.asyncDispose]();
+
+    // `using` (and free()) frees without ending the session.
+    const kept = new tw.McpClient("https://example.com/mcpd", { fetch });
+    await kept.connect();
+    kept[Symbol.dispose]();
+    assert.throws(() => kept.sessionId, freed("McpClient"));
+    assert.deepEqual(deletes().sort(), ["s-a", "s-b", "s-c"]);
+  });
+
   test(name("initAsync resolves (idempotent)"), async () => {
     await tw.initAsync();
     await tw.initAsync();
