@@ -2047,9 +2047,29 @@ export interface McpHubOptions {
    * Answers the policy's "ask": return or resolve `true` (exactly: not `"yes"`, not 1) to proceed. Anything
    * else denies (`PERMISSION_DENIED`, `decision: "ask"`), and what is not a boolean is named in the message
    * (`options.confirm returned the string "yes"`); a confirm that throws or rejects denies too, and the
-   * error's message gives its reason. Without it, "ask" denies.
+   * error's message gives its reason. Without it, "ask" denies, the message saying how the call would be allowed
+   * (this callback, or the policy: an allow rule or `defaultAction: "allow"`, or without the `ask` rule or
+   * `askDestructive` that asked).
+   *
+   * `providerName` is the name map's name for the tool and `args` the arguments as they will be sent; `call` says
+   * which server and tool the call goes to (under `naming: "bare"` one tool name on two servers is told apart
+   * only here) and which provider's name map read it ({@link McpHubCallOptions.provider}, or the last `tools()`'s:
+   * `"openai"` for `"openai-chat"`). `call.signal` is aborted when the call is aborted (its `signal`) while the
+   * answer is awaited: the call then rejects with `ABORTED` at once, and a dialog still open can be closed.
    */
-  confirm?: (providerName: string, args: JsonObject) => boolean | Promise<boolean>;
+  confirm?: (providerName: string, args: JsonObject, call: McpConfirmCall) => boolean | Promise<boolean>;
+}
+
+/** What {@link McpHubOptions.confirm} is told about the call it is asked about. */
+export interface McpConfirmCall {
+  /** The server the call goes to. */
+  server: string;
+  /** The tool's MCP name. */
+  tool: string;
+  /** The provider whose name map read the call (`"openai"` for `"openai-chat"`, `"gemini"` for `"google"`). */
+  provider: Provider;
+  /** Aborted when the call is aborted while the answer is awaited. */
+  signal: AbortSignal;
 }
 
 /** Options of {@link McpHub.listTools}. */

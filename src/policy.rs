@@ -26,6 +26,18 @@ pub enum Action {
     Deny,
 }
 
+/// What made a decision [`Action::Ask`], so that a call refused for want of a confirmation can
+/// say how it would be allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AskedBy {
+    /// An `ask` rule matched (it wins over any `allow`).
+    Rule,
+    /// No rule matched, and `defaultAction` is `ask` (the default).
+    DefaultAction,
+    /// The decision was `allow`, and `askDestructive` asks for a tool that may be destructive.
+    AskDestructive,
+}
+
 impl Action {
     /// `"allow" | "ask" | "deny"`.
     pub fn as_str(self) -> &'static str {
@@ -140,19 +152,29 @@ impl Policy {
     /// match `provider_name`, so a rule written against the names the model sees still holds;
     /// an `allow` never comes from the provider name alone.
     pub fn check_tool(&self, server: &str, tool: &str, provider_name: &str, annotations: Option<&ToolAnnotations>) -> Action {
-        self.decide(
+        self.check_tool_why(server, tool, provider_name, annotations).0
+    }
+
+    /// [`Policy::check_tool`], and for `Ask` what asked for it.
+    pub fn check_tool_why(&self, server: &str, tool: &str, provider_name: &str, annotations: Option<&ToolAnnotations>) -> (Action, Option<AskedBy>) {
+        self.decide_why(
             |r| matches_tool(&r.pattern, server, tool) || (r.action != Action::Allow && matches(&r.pattern, provider_name)),
             annotations,
         )
     }
 
     fn decide(&self, applies: impl Fn(&Rule) -> bool, annotations: Option<&ToolAnnotations>) -> Action {
+        self.decide_why(applies, annotations).0
+    }
+
+    fn decide_why(&self, applies: impl Fn(&Rule) -> bool, annotations: Option<&ToolAnnotations>) -> (Action, Option<AskedBy>) {
         let matched = self.rules.iter().filter(|r| applies(r)).map(|r| r.action).max();
         let decision = matched.unwrap_or(self.default_action);
         if decision == Action::Allow && self.ask_destructive && may_destroy(annotations) {
-            return Action::Ask;
+            return (Action::Ask, Some(AskedBy::AskDestructive));
         }
-        decision
+        let by = (decision == Action::Ask).then_some(if matched.is_some() { AskedBy::Rule } else { AskedBy::DefaultAction });
+        (decision, by)
     }
 }
 

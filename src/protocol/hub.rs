@@ -31,7 +31,7 @@ use crate::convert::{convert_json_named, tool_error, ConvertOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, string, CallToolResult, Put as _, ToolAnnotations};
 use crate::naming::{NameEntry, NameMap};
-use crate::policy::{Action, Policy};
+use crate::policy::{Action, AskedBy, Policy};
 use crate::protocol::client::{CallOptions, Client};
 use crate::protocol::transport::{Clock, Transport};
 use crate::providers::Target;
@@ -60,7 +60,24 @@ pub struct ServerError {
 
 /// Asks the user about a call the policy marks `ask`; resolves to `Ok(true)` to proceed. `Err`
 /// (the question itself failed: its reason) denies the call as `Ok(false)` does, and says why.
-pub type Confirm = Box<dyn Fn(&str, &Value) -> Pin<Box<dyn Future<Output = std::result::Result<bool, String>>>>>;
+/// The future is dropped unsettled when the call is aborted while it waits.
+pub type Confirm = Box<dyn Fn(&ConfirmRequest<'_>) -> Pin<Box<dyn Future<Output = std::result::Result<bool, String>>>>>;
+
+/// The call a [`Confirm`] is asked about.
+#[derive(Debug, Clone, Copy)]
+pub struct ConfirmRequest<'a> {
+    /// The name map's name for the tool (the provider-side name).
+    pub name: &'a str,
+    /// The arguments, as they will be sent to the server.
+    pub args: &'a Value,
+    /// The server the call goes to.
+    pub server: &'a str,
+    /// The tool's MCP name.
+    pub tool: &'a str,
+    /// The provider whose name map read the call (its canonical name: `"openai"` for
+    /// `"openai-chat"`, `"ollama"`).
+    pub provider: &'static str,
+}
 
 /// The outcome of a routed call.
 #[derive(Debug, Clone)]
@@ -460,7 +477,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     pub async fn call_tool_for(&self, target: Option<Target>, provider_name: &str, args: Value, mut opts: CallOptions) -> Result<HubCall> {
         // `name`: the map's own name for the tool, which the policy judges (the model may have
         // called it inside a namespace, `functions.NAME`: see `NameMap::position`).
-        let (name, server, tool, plan, annotations) = {
+        let (name, server, tool, plan, annotations, provider) = {
             let routes = self.routes.borrow();
             let routes = match target {
                 None => routes.last(),
@@ -474,7 +491,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 ),
             })?;
             let (e, annotations) = routes.resolve(provider_name)?;
-            (e.name.clone(), e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone(), annotations)
+            (e.name.clone(), e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone(), annotations, routes.target.name)
         };
         // Every error from here on names the tool and its server.
         let called = async {
@@ -501,7 +518,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 ));
             }
             if let Some(policy) = &self.policy {
-                match policy.check_tool(&server, &tool, &name, annotations.as_ref()) {
+                let (action, asked_by) = policy.check_tool_why(&server, &tool, &name, annotations.as_ref());
+                match action {
                     Action::Allow => {}
                     Action::Deny => {
                         return Err(Error::new(ErrorCode::PermissionDenied, format!("the permission policy denies \"{provider_name}\""))
@@ -509,13 +527,33 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                     }
                     Action::Ask => {
                         let answer = match &self.confirm {
-                            Some(confirm) => confirm(&name, &args).await,
-                            None => Ok(false),
+                            Some(confirm) => Some({
+                                let asked = confirm(&ConfirmRequest { name: &name, args: &args, server: &server, tool: &tool, provider });
+                                // An abort while the user is asked ends the call now (and drops the
+                                // question, which aborts its signal), not once they answer.
+                                match opts.cancel.as_mut() {
+                                    Some(cancel) => match select(asked, cancel).await {
+                                        Either::Left((answer, _)) => answer,
+                                        Either::Right(_) => {
+                                            return Err(Error::new(
+                                                ErrorCode::Aborted,
+                                                format!("the call of \"{provider_name}\" was aborted while its confirmation was asked for"),
+                                            ))
+                                        }
+                                    },
+                                    None => asked.await,
+                                }
+                            }),
+                            None => None,
                         };
+                        let how = allow_hint(asked_by, &server, &tool);
                         let why = match answer {
-                            Ok(true) => None,
-                            Ok(false) => Some(format!("\"{provider_name}\" needs confirmation and was not confirmed")),
-                            Err(e) => Some(format!("\"{provider_name}\" needs confirmation, and asking for it failed: {e}")),
+                            Some(Ok(true)) => None,
+                            Some(Ok(false)) => Some(format!("\"{provider_name}\" needs confirmation and was not confirmed (confirm answered false); {how}")),
+                            Some(Err(e)) => Some(format!("\"{provider_name}\" needs confirmation, and asking for it failed: {e}")),
+                            None => Some(format!(
+                                "\"{provider_name}\" needs confirmation and was not confirmed: the hub has no confirm callback to ask (give McpHub options.confirm); {how}"
+                            )),
                         };
                         if let Some(why) = why {
                             return Err(Error::new(ErrorCode::PermissionDenied, why).with_detail("decision", "ask"));
@@ -620,6 +658,17 @@ impl<T: Transport, C: Clock> Hub<T, C> {
 type ListedTool<'a> = (&'a str, usize, &'a Value);
 
 /// Tools as one JSON array, written from where they are kept (no copies).
+/// How a call the policy asks about would be let through without asking, by what asked.
+fn allow_hint(asked_by: Option<AskedBy>, server: &str, tool: &str) -> String {
+    match asked_by {
+        Some(AskedBy::Rule) => format!("an ask rule of the policy matches \"mcp__{server}__{tool}\" (ask wins over allow): to call it without asking, take it out of that rule"),
+        Some(AskedBy::AskDestructive) => "the policy's askDestructive asks for it, as its annotations do not say readOnlyHint: true or destructiveHint: false: to call it without asking, turn askDestructive off".to_owned(),
+        Some(AskedBy::DefaultAction) | None => format!(
+            "no rule of the policy matches it, and its defaultAction is \"ask\": to call it without asking, add an allow rule (\"mcp__{server}__{tool}\", or \"mcp__{server}\" for the whole server) or set defaultAction: \"allow\""
+        ),
+    }
+}
+
 fn json_array(tools: &[ListedTool]) -> String {
     let mut json = vec![b'['];
     for (i, (_, _, t)) in tools.iter().enumerate() {
@@ -678,8 +727,8 @@ mod tests {
     fn refusing() -> (Confirm, Rc<RefCell<Vec<String>>>) {
         let asked = Rc::new(RefCell::new(Vec::new()));
         let seen = asked.clone();
-        let confirm: Confirm = Box::new(move |name, _| {
-            seen.borrow_mut().push(name.to_owned());
+        let confirm: Confirm = Box::new(move |asked| {
+            seen.borrow_mut().push(asked.name.to_owned());
             Box::pin(async { Ok(false) })
         });
         (confirm, asked)
@@ -732,6 +781,83 @@ mod tests {
         // The next map has no fs names at all.
         hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
         assert_eq!(call(&hub, "mcp__fs__read").unwrap_err().message, "no tool is named \"mcp__fs__read\" in this name map (1 names)");
+    }
+
+    /// The confirmation is told which server, tool and provider a call is for: under `"bare"`
+    /// naming the provider names of one tool on two servers do not tell them apart.
+    #[test]
+    fn a_confirmation_is_told_the_calls_server_tool_and_provider() {
+        let rm = json!([{"name": "rm"}]);
+        let asked = Rc::new(RefCell::new(Vec::new()));
+        let seen = asked.clone();
+        let confirm: Confirm = Box::new(move |r| {
+            seen.borrow_mut().push((r.name.to_owned(), r.server.to_owned(), r.tool.to_owned(), r.provider, r.args.clone()));
+            Box::pin(async { Ok(false) })
+        });
+        let hub = hub(vec![("a", vec![listing(rm.clone())]), ("b", vec![listing(rm)])], Some(json!({})), Some(confirm));
+        block_on(hub.list_tools(&Selection::Auto, None));
+        let bare = ConvertOptions { naming: crate::naming::NamingOptions { format: Some(crate::naming::NameFormat::Bare), ..Default::default() }, ..Default::default() };
+        hub.tools(Provider::OpenAi, &bare).unwrap();
+        let names: Vec<String> = hub.name_map().unwrap().entries().iter().map(|e| e.name.clone()).collect();
+        for name in &names {
+            let e = block_on(hub.call_tool(name, json!({"path": "/"}), CallOptions::default())).unwrap_err();
+            assert_eq!(e.code, ErrorCode::PermissionDenied, "{e}");
+        }
+        let mut got: Vec<_> = asked.borrow().iter().map(|(_, server, tool, provider, args)| (server.clone(), tool.clone(), *provider, args.clone())).collect();
+        got.sort_by(|x, y| x.0.cmp(&y.0));
+        assert_eq!(got, [("a".into(), "rm".into(), "openai", json!({"path": "/"})), ("b".into(), "rm".into(), "openai", json!({"path": "/"}))]);
+        assert_eq!(asked.borrow().iter().map(|a| a.0.clone()).collect::<Vec<_>>(), names);
+    }
+
+    /// A call refused for want of a confirmation says how it would be allowed, by what asked
+    /// for it: the default action, an `ask` rule, or `askDestructive`.
+    #[test]
+    fn an_unconfirmed_call_says_how_to_allow_it() {
+        let cases = [
+            (json!({}), None, vec!["the hub has no confirm callback to ask (give McpHub options.confirm)", "add an allow rule (\"mcp__s__rm\", or \"mcp__s\" for the whole server) or set defaultAction: \"allow\""]),
+            (json!({"ask": ["*rm*"], "allow": ["mcp__s"]}), Some(refusing().0), vec!["was not confirmed (confirm answered false)", "an ask rule of the policy matches \"mcp__s__rm\" (ask wins over allow)"]),
+            (json!({"allow": ["mcp__s"], "askDestructive": true}), None, vec!["no confirm callback", "askDestructive asks for it", "turn askDestructive off"]),
+        ];
+        for (policy, confirm, said) in cases {
+            let hub = hub(vec![("s", vec![listing(json!([{"name": "rm"}]))])], Some(policy.clone()), confirm);
+            block_on(hub.list_tools(&Selection::Auto, None));
+            hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+            let e = call(&hub, "mcp__s__rm").unwrap_err();
+            assert_eq!(e.code, ErrorCode::PermissionDenied, "{policy}: {e}");
+            assert!(e.message.starts_with("\"mcp__s__rm\" needs confirmation and was not confirmed"), "{policy}: {e}");
+            for s in said {
+                assert!(e.message.contains(s), "{policy}: {s:?} not in {e}");
+            }
+        }
+    }
+
+    /// A call aborted while its confirmation is asked for ends at once with `ABORTED`, and the
+    /// question is dropped (which aborts the signal the JavaScript callback was given).
+    #[test]
+    fn a_call_aborted_while_confirmation_is_asked_for_ends_and_drops_the_question() {
+        struct Dropped(Rc<Cell<bool>>);
+        impl Drop for Dropped {
+            fn drop(&mut self) {
+                self.0.set(true);
+            }
+        }
+        let dropped = Rc::new(Cell::new(false));
+        let flag = dropped.clone();
+        let confirm: Confirm = Box::new(move |_| {
+            let guard = Dropped(flag.clone());
+            Box::pin(async move {
+                let _guard = guard;
+                std::future::pending::<()>().await;
+                Ok(true)
+            })
+        });
+        let hub = hub(vec![("s", vec![listing(json!([{"name": "rm"}]))])], Some(json!({})), Some(confirm));
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        let opts = CallOptions { cancel: Some(Box::pin(async {})), ..CallOptions::default() };
+        let e = block_on(hub.call_tool("mcp__s__rm", json!({}), opts)).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (ErrorCode::Aborted, "the call of \"mcp__s__rm\" was aborted while its confirmation was asked for"));
+        assert!(dropped.get());
     }
 
     /// A name a model called inside a namespace (`functions.`, `default_api.`) reaches the tool

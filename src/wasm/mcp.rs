@@ -17,7 +17,7 @@ use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions, 
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::legacy_sse::{LegacySse, Sleep, TransportChoice, PROBE_TIMEOUT_MS};
 use crate::protocol::transport::Clock as _;
-use crate::protocol::hub::{Confirm, Hub, Selection};
+use crate::protocol::hub::{Confirm, ConfirmRequest, Hub, Selection};
 use crate::providers::Provider;
 use crate::wasm::bridge::{describe, get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
@@ -872,7 +872,7 @@ impl JsMcpClient {
 ///
 /// ```js
 /// const hub = new McpHub({ github: { url: "https://.../mcp", headers: { authorization } }, docs: { url } },
-///                        { policy: { allow: ["mcp__docs__*"] }, confirm: async (name, args) => confirm(name) });
+///                        { policy: { allow: ["mcp__docs__*"] }, confirm: async (name, args, { server, tool }) => ask(server, tool) });
 /// const { tools, errors } = await hub.listTools();
 /// const providerTools = await hub.tools("anthropic");
 /// const { text, isError } = await hub.callTool(call.name, call.input);
@@ -886,7 +886,8 @@ pub struct JsMcpHub {
 #[wasm_bindgen(js_class = McpHub)]
 impl JsMcpHub {
     /// `servers`: name → `{url, headers?, timeoutMs?, fetch?, ...McpClient options}`;
-    /// `options`: `{fetch?, policy?, confirm?}` (`confirm(name, args)` answers the policy's "ask").
+    /// `options`: `{fetch?, policy?, confirm?}` (`confirm(name, args, {server, tool, provider,
+    /// signal})` answers the policy's "ask").
     #[wasm_bindgen(constructor)]
     pub fn new(servers: JsValue, options: JsValue) -> Result<JsMcpHub, Error> {
         refuse_lossy_options(&options, "options", &["policy"])?;
@@ -937,18 +938,28 @@ impl JsMcpHub {
             Some(Policy::from_value(from_js(&policy_value, "options.policy")?)?)
         };
         let confirm: Option<Confirm> = opt_fn(&options, "confirm")?.map(|f| {
-            Box::new(move |name: &str, args: &Value| {
-                let answer = f.call2(&JsValue::UNDEFINED, &JsValue::from_str(name), &to_js(args).unwrap_or(JsValue::UNDEFINED));
+            Box::new(move |asked: &ConfirmRequest<'_>| {
+                // `{server, tool, provider, signal}`: the signal is aborted when the question is
+                // dropped unanswered (the call was aborted while it waited).
+                let mut guard = AbortGuard::new();
+                let call = Object::new();
+                let _ = Reflect::set(&call, &"server".into(), &JsValue::from_str(asked.server));
+                let _ = Reflect::set(&call, &"tool".into(), &JsValue::from_str(asked.tool));
+                let _ = Reflect::set(&call, &"provider".into(), &JsValue::from_str(asked.provider));
+                let _ = Reflect::set(&call, &"signal".into(), &guard.signal());
+                let answer = f.call3(&JsValue::UNDEFINED, &JsValue::from_str(asked.name), &to_js(asked.args).unwrap_or(JsValue::UNDEFINED), &call);
                 // Only `true` confirms (not `"yes"`, not 1); a confirm that throws or rejects
                 // denies, and the error says why.
                 Box::pin(async move {
+                    let answer = match answer {
+                        Ok(v) => to_future(v).await,
+                        Err(e) => Err(e),
+                    };
+                    guard.disarm();
                     match answer {
-                        Ok(v) => match to_future(v).await {
-                            Ok(v) => match v.as_bool() {
-                                Some(b) => Ok(b),
-                                None => Err(format!("options.confirm returned {}, not true or false (only true confirms)", describe_js(&v))),
-                            },
-                            Err(e) => Err(describe(&e)),
+                        Ok(v) => match v.as_bool() {
+                            Some(b) => Ok(b),
+                            None => Err(format!("options.confirm returned {}, not true or false (only true confirms)", describe_js(&v))),
                         },
                         Err(e) => Err(describe(&e)),
                     }

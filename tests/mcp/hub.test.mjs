@@ -346,6 +346,45 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("confirm: told the call's server, tool and provider (naming bare), and a signal the call's abort aborts", async () => {
+    const e = endpoints({ alpha: "normal", beta: "normal" });
+    const asked = [];
+    let answer = false;
+    const hub = new McpHub(e.servers, {
+      policy: { ask: ["*add*"], defaultAction: "allow" },
+      confirm: (name, args, call) => {
+        asked.push([name, args, call]);
+        return answer;
+      },
+    });
+    await hub.listTools();
+    await hub.tools("openai-chat", { naming: "bare" });
+    const names = [providerName(hub, "alpha", "add"), providerName(hub, "beta", "add")];
+    for (const name of names) await rejectsWith(hub.callTool(name, { a: 1, b: 2 }), "PERMISSION_DENIED");
+    assert.deepEqual(
+      asked.map(([name, args, { server, tool, provider }]) => [name, args, server, tool, provider]),
+      [
+        [names[0], { a: 1, b: 2 }, "alpha", "add", "openai"],
+        [names[1], { a: 1, b: 2 }, "beta", "add", "openai"],
+      ],
+    );
+    for (const [, , { signal }] of asked) {
+      assert.ok(signal instanceof AbortSignal);
+      assert.equal(signal.aborted, false, "answered: not aborted");
+    }
+    // Aborted while the answer is awaited: ABORTED at once, and the callback's signal aborted.
+    answer = new Promise(() => {});
+    const ac = new AbortController();
+    const pending = hub.callTool(names[0], { a: 1, b: 2 }, { signal: ac.signal });
+    await waitFor(() => asked.length === 3);
+    ac.abort();
+    const err = await within(2_000, rejectsWith(pending, "ABORTED"), "the aborted call");
+    assert.match(err.message, /aborted while its confirmation was asked for/);
+    assert.equal(asked[2][2].signal.aborted, true);
+    assert.deepEqual((await e.stats("alpha")).calls, []);
+    await hub.closeAll();
+  });
+
   test("policy: rules name the server and the tool, whatever naming the provider sees", async () => {
     // `a_b` against `a`, a dotted name OpenAI sanitises, and one too long to stay whole.
     const long = "s".repeat(70);
@@ -361,6 +400,8 @@ describe("McpHub", () => {
       // Not covered by `mcp__a`: the default, "ask", with no confirm: denied.
       const notA = await rejectsWith(hub.callTool(providerName(hub, "a_b", "echo"), { message: "x" }), "PERMISSION_DENIED");
       assert.equal(notA.decision, "ask", how);
+      // The message says how it would be allowed.
+      assert.match(notA.message, /no confirm callback to ask \(give McpHub options\.confirm\).*add an allow rule \("mcp__a_b__echo", or "mcp__a_b" for the whole server\) or set defaultAction: "allow"/, how);
       for (const server of ["my.server", long]) {
         const denied = await rejectsWith(hub.callTool(providerName(hub, server, "echo"), { message: "x" }), "PERMISSION_DENIED");
         assert.equal(denied.decision, "deny", `${how} ${server}`);

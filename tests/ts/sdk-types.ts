@@ -183,6 +183,12 @@ const prompts: Promise<McpRequestResults["prompts/list"]> = hub.request("docs", 
 const ping: Promise<McpRequestResults["ping"]> = client.request("ping");
 // A method toolwire has no result type for is JSON.
 const custom: Promise<JsonValue> = client.request("x-vendor/stats");
+// A confirmation is told the call's server, tool and provider, and gets a signal the call's abort aborts.
+declare function dialog(text: string, signal: AbortSignal): Promise<boolean>;
+const confirming = new McpHub(
+  { docs: { url: "https://example.com/mcp" } },
+  { policy: { ask: ["*"] }, confirm: (name, args, { server, tool, provider, signal }) => dialog(`${provider} calls ${tool} on ${server} (${name})`, signal) },
+);
 const refused = (e: unknown): string | undefined => (e instanceof ToolwireError && e.code === "CAPABILITY_NOT_NEGOTIATED" ? e.capability : undefined);
 
 // A token renewed on a 401; a handshake with a signal; close() resolves to the DELETE's error, if any.
