@@ -5,7 +5,11 @@
 const fs = require("node:fs");
 const toolwire = require("../index.cjs");
 
-const PROVIDERS = ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock"];
+// For the help text only: the library validates the name (UNKNOWN_PROVIDER, with the one most likely meant).
+const PROVIDERS = ["openai", "openai-responses", "anthropic", "gemini", "vertex", "bedrock", "ollama"];
+// Without --provider the check is for this one, and says so (on stderr, so --json stays JSON), as `docker pull`
+// says "Using default tag: latest": a default kept for scripts written against it, never a silent one.
+const DEFAULT_PROVIDER = "gemini";
 
 const USAGE = `Usage: toolwire check <file|-> [options]
 
@@ -14,7 +18,10 @@ Reads an MCP tools/list result (a tools array, {tools:[...]}, or a JSON-RPC resp
 conversion changes and which problems remain.
 
 Options:
-  --provider <name>   ${PROVIDERS.join(", ")} (default: gemini)
+  --provider <name>   ${PROVIDERS.join(", ")},
+                      or openai-chat (openai), google (gemini). ollama is converted as
+                      OpenAI Chat: its report says provider "openai".
+                      Default: ${DEFAULT_PROVIDER} (said on stderr when it applies)
   --server <name>     server name to prefix the tool names with
   --strict            request strict mode where the provider has one
   --changes           also list every change, not only problems
@@ -27,7 +34,7 @@ Exit status: 0 when no problem remains, 1 when some do, 2 on a usage or input er
 class UsageError extends Error {}
 
 function parseArgs(argv) {
-  const opts = { provider: "gemini", json: false, changes: false, strict: false, server: undefined, files: [] };
+  const opts = { provider: undefined, json: false, changes: false, strict: false, server: undefined, files: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? arg.split(/=(.*)/s, 2) : [arg, undefined];
@@ -55,8 +62,10 @@ function parseArgs(argv) {
         opts.files.push(arg);
     }
   }
-  if (!PROVIDERS.includes(opts.provider)) {
-    throw new UsageError(`unknown provider "${opts.provider}" (one of: ${PROVIDERS.join(", ")})`);
+  if (opts.provider !== undefined) {
+    // Checked before the file is read, by the library itself: it takes every name and alias it knows, and names the
+    // provider most likely meant for one it does not ("opnai": did you mean "openai"?).
+    toolwire.checkTools([], opts.provider);
   }
   if (opts.files.length !== 1) throw new UsageError("give exactly one file, or - for stdin");
   return opts;
@@ -71,7 +80,7 @@ function toolsOf(doc) {
   throw new UsageError("expected a tools array, {tools:[...]} or {result:{tools:[...]}}");
 }
 
-function format(report, showChanges) {
+function format(report, showChanges, asked) {
   const lines = [];
   let problems = report.problems.length;
   let changes = 0;
@@ -87,7 +96,8 @@ function format(report, showChanges) {
   for (const d of report.problems) lines.push(`✗ (all tools)  [${d.rule}] ${d.message}`);
   const n = report.tools.length;
   lines.push(
-    `${report.provider}: ${n} tool${n === 1 ? "" : "s"}, ${changes} change${changes === 1 ? "" : "s"}, ` +
+    // "ollama" and the aliases are converted as another provider, which the report names.
+    `${asked === report.provider ? asked : `${asked} (converted as ${report.provider})`}: ${n} tool${n === 1 ? "" : "s"}, ${changes} change${changes === 1 ? "" : "s"}, ` +
       `${problems} problem${problems === 1 ? "" : "s"}` +
       (changes && !showChanges ? " (--changes lists the changes)" : ""),
   );
@@ -106,6 +116,10 @@ function main(argv) {
   const [command, ...rest] = argv;
   if (command !== "check") throw new UsageError(command ? `unknown command "${command}"` : "no command given");
   const opts = parseArgs(rest);
+  if (opts.provider === undefined) {
+    opts.provider = DEFAULT_PROVIDER;
+    console.error(`toolwire: using the default provider, ${DEFAULT_PROVIDER} (--provider <name> picks another)`);
+  }
   const file = opts.files[0];
   const text = fs.readFileSync(file === "-" ? 0 : file, "utf8");
   let doc;
@@ -116,7 +130,7 @@ function main(argv) {
   }
   const options = { strict: opts.strict || undefined, server: opts.server };
   const report = toolwire.checkTools(toolsOf(doc), opts.provider, options);
-  const { text: out, problems } = format(report, opts.changes);
+  const { text: out, problems } = format(report, opts.changes, opts.provider);
   console.log(opts.json ? JSON.stringify(report, null, 2) : out);
   return problems > 0 ? 1 : 0;
 }

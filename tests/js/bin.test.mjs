@@ -43,6 +43,33 @@ test("bin: reads stdin, and accepts an array, {tools} and a JSON-RPC response", 
   assert.match(r.stdout, /^gemini: 1 tool, \d+ changes?, 0 problems/m);
 });
 
+test("bin: without --provider the default, gemini, is said on stderr (stdout stays the report)", () => {
+  const r = run(["check", cleanFile, "--json"]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).provider, "gemini");
+  assert.match(r.stderr, /using the default provider, gemini \(--provider <name> picks another\)/);
+  assert.equal(run(["check", cleanFile, "--provider", "gemini"]).stderr, "", "nothing said when it is given");
+  assert.match(run(["--help"]).stdout, /Default: gemini/);
+});
+
+test("bin: every provider name the library takes (ollama, openai-chat, google), converted as the report says", () => {
+  for (const [provider, as] of [["ollama", "openai"], ["openai-chat", "openai"], ["google", "gemini"], ["vertex", "vertex"]]) {
+    const r = run(["check", cleanFile, "--provider", provider]);
+    assert.equal(r.status, 0, `${provider}: ${r.stdout}${r.stderr}`);
+    const said = provider === as ? provider : `${provider} (converted as ${as})`;
+    assert.ok(r.stdout.includes(`${said}: 1 tool`), `${provider}: ${r.stdout}`);
+    assert.equal(JSON.parse(run(["check", cleanFile, `--provider=${provider}`, "--json"]).stdout).provider, as);
+  }
+});
+
+test("bin: an unknown provider is the library's UNKNOWN_PROVIDER, with the one meant, before the file is read", () => {
+  for (const [provider, meant] of [["opnai", "openai"], ["claude", "anthropic"]]) {
+    const r = run(["check", join(tmp, "missing.json"), "--provider", provider]);
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, new RegExp(`UNKNOWN_PROVIDER: unknown provider "${provider}": did you mean "${meant}"\\?`));
+  }
+});
+
 test("bin: usage and input errors exit 2 with a message", () => {
   for (const [args, input, message] of [
     [[], undefined, /no command/],
