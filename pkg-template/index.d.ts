@@ -108,12 +108,19 @@ export interface McpObjectTool extends McpTool {
  * The providers toolwire converts for. `vertex` is Gemini on Vertex AI. `ollama` is converted as `openai` (Chat
  * Completions), whose tools Ollama takes (`{type: "function", function: {name, description, parameters}}`), with
  * OpenAI's name rule: Ollama documents no schema or name rules of its own. Leave `strict` off for it: Ollama has no
- * strict mode (a strict conversion would make optional arguments nullable for nothing). Two other spellings are
- * taken at run time: `"openai-chat"` for `"openai"` and `"google"` for `"gemini"`. Another name is
+ * strict mode (a strict conversion would make optional arguments nullable for nothing); a {@link Report} of a
+ * conversion for it says `provider: "openai"`, the conversion it had. Two other spellings are taken wherever a
+ * provider is ({@link ProviderName}): `"openai-chat"` for `"openai"` and `"google"` for `"gemini"`. Another name is
  * `UNKNOWN_PROVIDER`, its message naming the provider most likely meant (`"claude"`: `"anthropic"`) and the
  * accepted names.
  */
 export type Provider = "openai" | "openai-responses" | "anthropic" | "gemini" | "vertex" | "bedrock" | "ollama";
+
+/**
+ * Every provider name toolwire takes: a {@link Provider}, or one of its other spellings, `"openai-chat"` (`"openai"`)
+ * and `"google"` (`"gemini"`), which give what the provider they stand for gives.
+ */
+export type ProviderName = Provider | "openai-chat" | "google";
 
 /**
  * How provider names are composed: `"mcp"` → `mcp__{server}__{tool}`, `"server"` → `{server}__{tool}`,
@@ -147,7 +154,7 @@ export interface NamingOptions {
 /** Options of {@link prefixToolName}: naming, plus the provider whose name rule applies. */
 export interface PrefixOptions extends NamingOptions {
   /** Whose name rule the result must satisfy (Gemini's differs from the others); without one, OpenAI's, Anthropic's and Bedrock's. */
-  provider?: Provider;
+  provider?: ProviderName;
 }
 
 /** Ceilings on input size; beyond them a call throws `LIMIT_EXCEEDED`. */
@@ -315,10 +322,12 @@ export interface BedrockTool {
 /** What {@link convertMcpTools} returns for each provider. */
 export interface ProviderOutput {
   openai: OpenAIChatTool[];
+  "openai-chat": OpenAIChatTool[];
   ollama: OpenAIChatTool[];
   "openai-responses": OpenAIResponsesTool[];
   anthropic: AnthropicTool[];
   gemini: GeminiTool[];
+  google: GeminiTool[];
   vertex: GeminiTool[];
   bedrock: BedrockTool[];
 }
@@ -357,7 +366,11 @@ export interface ToolReport {
 
 /** What a conversion changed and what problems remain. Validation results are data, never thrown. */
 export interface Report {
-  provider: Provider;
+  /**
+   * The provider converted for, by its own name: `"openai"` for `"ollama"` (converted as OpenAI Chat: see
+   * {@link Provider}) and `"openai-chat"`, `"gemini"` for `"google"`.
+   */
+  provider: Exclude<Provider, "ollama">;
   /**
    * One entry per tool that could be read, in input order. A tool that could not (not an object, no name, or its
    * definition as given past a limit: nested deeper than `limits.maxDepth` schema levels can be, more JSON values than
@@ -428,8 +441,8 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * {@link McpObjectTool}) give a `NameMap<JsonObject>`; any other `McpTool[]` a `NameMap<JsonValue>`, as one of
    * them may have a root schema that is not an object schema.
    */
-  static fromTools(tools: readonly McpObjectTool[], provider: Provider, options?: ConvertOptions): NameMap<JsonObject>;
-  static fromTools(tools: readonly McpTool[], provider: Provider, options?: ConvertOptions): NameMap;
+  static fromTools(tools: readonly McpObjectTool[], provider: ProviderName, options?: ConvertOptions): NameMap<JsonObject>;
+  static fromTools(tools: readonly McpTool[], provider: ProviderName, options?: ConvertOptions): NameMap;
   /** Restores a map saved with `JSON.stringify(nameMap)`. Accepts the JSON text or the parsed object. */
   static fromJSON(json: string | NameMapJson): NameMap;
   /**
@@ -673,13 +686,13 @@ type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype
  * Converts MCP tools for OpenAI Chat Completions: `[{type:"function", function:{name, description, parameters}}]`;
  * for Ollama the same (see {@link Provider}).
  */
-export function convertMcpTools(tools: readonly McpTool[], provider: "openai" | "ollama", options?: ConvertOptions): OpenAIChatTool[];
+export function convertMcpTools(tools: readonly McpTool[], provider: "openai" | "openai-chat" | "ollama", options?: ConvertOptions): OpenAIChatTool[];
 /** Converts MCP tools for the OpenAI Responses API: `[{type:"function", name, description, parameters, strict}]`. */
 export function convertMcpTools(tools: readonly McpTool[], provider: "openai-responses", options?: ConvertOptions): OpenAIResponsesTool[];
 /** Converts MCP tools for Anthropic Messages: `[{name, description, input_schema}]`. */
 export function convertMcpTools(tools: readonly McpTool[], provider: "anthropic", options?: ConvertOptions): AnthropicTool[];
 /** Converts MCP tools for Gemini / Vertex AI: `[{functionDeclarations:[...]}]`. */
-export function convertMcpTools(tools: readonly McpTool[], provider: "gemini" | "vertex", options?: ConvertOptions): GeminiTool[];
+export function convertMcpTools(tools: readonly McpTool[], provider: "gemini" | "google" | "vertex", options?: ConvertOptions): GeminiTool[];
 /** Converts MCP tools for AWS Bedrock Converse: `[{toolSpec:{name, description, inputSchema:{json}}}]`. */
 export function convertMcpTools(tools: readonly McpTool[], provider: "bedrock", options?: ConvertOptions): BedrockTool[];
 /**
@@ -690,7 +703,7 @@ export function convertMcpTools(tools: readonly McpTool[], provider: "bedrock", 
  * the result as it was and is sent as its JSON. Every other schema is a new object of plain JSON data;
  * the input is never written to.
  */
-export function convertMcpTools<P extends Provider>(tools: readonly McpTool[], provider: P, options?: ConvertOptions): ProviderOutput[P];
+export function convertMcpTools<P extends ProviderName>(tools: readonly McpTool[], provider: P, options?: ConvertOptions): ProviderOutput[P];
 
 /**
  * Like {@link convertMcpTools} with JSON text in and out: `json` is a tools array (or `{tools}`, or a
@@ -702,21 +715,21 @@ export function convertMcpTools<P extends Provider>(tools: readonly McpTool[], p
  * same JSON value as the bytes give, and a string the engine makes by a copy, one byte per character);
  * otherwise (descriptions in Chinese, say) it is returned as written.
  */
-export function convertMcpToolsJson(json: string, provider: Provider, options?: ConvertOptions): string;
-export function convertMcpToolsJson(json: Uint8Array, provider: Provider, options?: ConvertOptions): Uint8Array;
+export function convertMcpToolsJson(json: string, provider: ProviderName, options?: ConvertOptions): string;
+export function convertMcpToolsJson(json: Uint8Array, provider: ProviderName, options?: ConvertOptions): Uint8Array;
 
 /**
  * Converts, and also returns the name map (as data, see {@link NameMap.fromJSON}) and the {@link Report}.
  * As with {@link convertMcpTools}, a schema the provider takes exactly as given is your own object.
  */
-export function convertMcpToolsDetailed<P extends Provider>(
+export function convertMcpToolsDetailed<P extends ProviderName>(
   tools: readonly McpTool[],
   provider: P,
   options?: ConvertOptions,
 ): DetailedResult<ProviderOutput[P]>;
 
 /** What converting these tools for `provider` would change and what problems would remain. Never throws for problems. */
-export function checkTools(tools: readonly McpTool[], provider: Provider, options?: ConvertOptions): Report;
+export function checkTools(tools: readonly McpTool[], provider: ProviderName, options?: ConvertOptions): Report;
 
 /**
  * The root normalisation every provider starts from: always an object schema with `properties`.
@@ -755,7 +768,7 @@ export function version(): string;
 // The round trip: provider tool calls in, MCP results out.
 
 /** Providers whose tool calls can be read: the conversion providers (Ollama's own calls are read as Ollama sends them). */
-export type CallProvider = Provider;
+export type CallProvider = ProviderName;
 
 /** What every {@link ToolCall} has. */
 export interface ToolCallBase {
@@ -1077,7 +1090,7 @@ export type OpenAIResponsesItem =
  * (`ResponseInputItem`s: reasoning, message, function calls...) in order, each as `response.output_item.done` gave it
  * (a function call not done yet, in a stream cut short, as `output_item.added` gave it with its arguments so far).
  */
-export type AssistantMessage<P extends CallProvider = CallProvider> = P extends "openai"
+export type AssistantMessage<P extends CallProvider = CallProvider> = P extends "openai" | "openai-chat"
   ? OpenAiAssistantMessage
   : P extends "ollama"
     ? OllamaAssistantMessage
@@ -1085,7 +1098,7 @@ export type AssistantMessage<P extends CallProvider = CallProvider> = P extends 
       ? OpenAIResponsesItem[]
       : P extends "anthropic"
         ? AnthropicAssistantMessage
-        : P extends "gemini" | "vertex"
+        : P extends "gemini" | "google" | "vertex"
           ? GeminiModelContent
           : P extends "bedrock"
             ? BedrockAssistantMessage
@@ -1338,12 +1351,12 @@ export type ToolCallRef =
  * like (an object of other keys, a JSON-RPC error response, a task handle, a Promise: "did you forget await?"), as it
  * is for {@link flattenContent}.
  */
-export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
-export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
+export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "openai-chat", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
+export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "openai-chat", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "ollama", options?: ToolResultOptions): OllamaToolMessage;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai-responses", options?: ToolResultOptions): OpenAIFunctionCallOutput;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "anthropic", options?: ToolResultOptions): AnthropicToolResultBlock;
-export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "gemini" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart;
+export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "gemini" | "google" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "bedrock", options?: ToolResultOptions): BedrockToolResultBlock;
 
 /**
@@ -1355,11 +1368,11 @@ export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult |
  * (`report`, `report (2)`): Bedrock refuses a request that repeats one. `INVALID_INPUT` when the lengths differ; an
  * error names the entry (`calls[1]: ...`).
  */
-export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai", options?: ToolResultOptions): Array<OpenAIToolMessage | OpenAIImageUserMessage>;
+export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai" | "openai-chat", options?: ToolResultOptions): Array<OpenAIToolMessage | OpenAIImageUserMessage>;
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "ollama", options?: ToolResultOptions): OllamaToolMessage[];
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai-responses", options?: ToolResultOptions): OpenAIFunctionCallOutput[];
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "anthropic", options?: ToolResultOptions): AnthropicToolResultBlock[];
-export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "gemini" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart[];
+export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "gemini" | "google" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart[];
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "bedrock", options?: ToolResultOptions): BedrockToolResultBlock[];
 
 /** Options of {@link toolsSystemPrompt}. */
@@ -1374,7 +1387,7 @@ export interface SystemPromptOptions extends NamingOptions {
   /** Replaces the call instructions of the default template (not used with `template`: `INVALID_OPTIONS`). */
   instructions?: string;
   /** Whose name rule the listed names follow (default: OpenAI's, Anthropic's and Bedrock's, `^[a-zA-Z0-9_-]{1,64}$`; `portableNames: true` for every provider's at once). */
-  provider?: Provider;
+  provider?: ProviderName;
   /** Server for tools that carry no `serverName`. */
   server?: string;
 }
@@ -2113,7 +2126,7 @@ export interface McpHubCallOptions extends McpCallOptions {
    * `tools(provider)` (`UNKNOWN_TOOL_NAME` when `tools()` was never called for it). Absent: the last `tools()`'s.
    * `"ollama"`, converted as `"openai"`, has a map of its own (an OpenAI model with a local fallback keeps both).
    */
-  provider?: Provider | "openai-chat" | "google";
+  provider?: ProviderName;
 }
 
 /** Several MCP servers behind one set of provider tools. */
@@ -2151,7 +2164,7 @@ export class McpHub {
    * than `limits.maxTools`), keeping the name map it had. A key of `options` not known is `INVALID_OPTIONS`, as
    * with the hub's other options (where {@link convertMcpTools} ignores one near no option's name).
    */
-  tools<P extends Provider>(provider: P, options?: Omit<ConvertOptions, "server">): Promise<ProviderOutput[P]>;
+  tools<P extends ProviderName>(provider: P, options?: Omit<ConvertOptions, "server">): Promise<ProviderOutput[P]>;
   /**
    * The tools left out of those the hub offers, server by server (those of the last listing): a 2026-07-28
    * server's listing's left-outs, and the tools the last `tools()` could not convert (until the next
@@ -2167,7 +2180,7 @@ export class McpHub {
    * The name map of the last `tools(provider)` call for that provider (`"openai-chat"` is `"openai"`, `"google"`
    * is `"gemini"`), or `null` when `tools()` was not called for it. `UNKNOWN_PROVIDER` for an unknown provider.
    */
-  nameMapFor(provider: Provider | "openai-chat" | "google"): NameMapJson | null;
+  nameMapFor(provider: ProviderName): NameMapJson | null;
   /**
    * Routes a provider tool call through the name map and the policy to its server; `options` are
    * {@link McpClient.callTool}'s (a tool that runs only as a task is followed to its result there too).
