@@ -12,6 +12,8 @@ const wasm = require("./node/toolwire.js");
 class ToolwireError extends Error {
   constructor(code, message, tool, path) {
     super(message);
+    // Enumerable, as on the errors toolwire throws, so that JSON.stringify keeps it (Error's own is not).
+    Object.defineProperty(this, "message", { value: String(message ?? ""), enumerable: true, writable: true, configurable: true });
     this.name = "ToolwireError";
     this.code = code;
     if (tool !== undefined) this.tool = tool;

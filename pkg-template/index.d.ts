@@ -561,7 +561,7 @@ export type ToolwireErrorCode =
 /**
  * Every error toolwire throws. Branch on `code`; `message` is for people. `message`, `name`, `code` and the other
  * fields are own enumerable properties, so `JSON.stringify(err)` (a log line, an error list sent to a UI) keeps them
- * all. `structuredClone(err)` and `postMessage` keep an Error's `message` and `stack` only (its class becomes
+ * all (one made with `new ToolwireError(...)` too). `structuredClone(err)` and `postMessage` keep an Error's `message` and `stack` only (its class becomes
  * `Error`, `code` is lost): send `{code: err.code, message: err.message}`, or `JSON.parse(JSON.stringify(err))`.
  */
 export class ToolwireError extends Error {
@@ -1423,6 +1423,7 @@ export interface PermissionPolicyConfig {
 
 /** allow / ask / deny by tool-name pattern, in the style of Claude Code's permission rules. */
 export class PermissionPolicy {
+  /** A policy from its rules; a pattern written as a regular expression, or a key not known, is `INVALID_OPTIONS`. */
   constructor(config?: PermissionPolicyConfig);
   /**
    * The decision for a provider tool name; pass the MCP tool (or its annotations) for `askDestructive`. A name
@@ -1441,10 +1442,10 @@ export class PermissionPolicy {
 // ---------------------------------------------------------------------------------------------
 // MCP over Streamable HTTP: a client and a multi-server hub.
 
-/** A fetch-like function: toolwire calls it unbound, with `{method, headers, body, signal}`. */
 /**
- * The HTTP function the client calls. A wrapper must pass `redirect` on: MCP's requests are sent with
- * `"manual"` (a redirected POST would come back as a GET), OAuth metadata fetches with `"follow"`.
+ * The HTTP function the client calls (a `fetch`), unbound, with `{method, headers, body?, signal?, redirect}`. A
+ * wrapper must pass `redirect` on: MCP's requests are sent with `"manual"` (a redirected POST would come back as a
+ * GET), OAuth metadata fetches with `"follow"`.
  */
 export type FetchLike = (
   url: string,
@@ -1883,6 +1884,7 @@ export interface McpCallOptions {
  * `tools/call`, which may have run (`PROTOCOL` with `streamBroken: true`). `listen()` is `subscriptions/listen`.
  */
 export class McpClient {
+  /** A client of the server at `url`. Nothing is sent before `connect()`: a request before it is `NOT_CONNECTED`. */
   constructor(url: string | URL, options?: McpClientOptions);
   /**
    * `initialize` + `notifications/initialized` (or, with a 2026-07-28 server, `server/discover`: see `era`), each
@@ -1988,13 +1990,26 @@ export class McpClient {
    * unanswered after 3 s is aborted, `TIMEOUT`), `undefined` otherwise.
    */
   close(): Promise<ToolwireError | undefined>;
+  /**
+   * The server's `serverInfo` from the handshake (`initialize`, or a 2026-07-28 server's `server/discover`): its
+   * `name` and `version`, and what else it sent (`title`, `websiteUrl`, `icons`...). `undefined` before `connect()`.
+   */
   readonly serverInfo: { name: string; version: string; [key: string]: JsonValue } | undefined;
+  /**
+   * The server's `instructions` from the handshake: how to use its tools, meant for the model (a system prompt's
+   * part). `undefined` before `connect()` and when the server sent none.
+   */
   readonly instructions: string | undefined;
+  /** The protocol version the handshake settled on (`"2025-11-25"`...). `undefined` before `connect()`. */
   readonly protocolVersion: string | undefined;
   /** Over the deprecated HTTP+SSE transport (which has no session header): its endpoint's `sessionId`, or one of toolwire's. */
   readonly sessionId: string | undefined;
   /** The MCP transport spoken (see `transport` in the options); `undefined` before the first handshake with `"auto"`. */
   readonly transport: "streamable-http" | "sse" | undefined;
+  /**
+   * The server's `capabilities` from the handshake (`tools`, `resources`, `prompts`, `logging`...): what it may be
+   * asked; a request of a capability not named here is `CAPABILITY_NOT_NEGOTIATED`. `undefined` before `connect()`.
+   */
   readonly capabilities: JsonObject | undefined;
   /**
    * The tools the last listing of a 2026-07-28 server (`listTools()`, `listAll("tools/list")`, or the listing a

@@ -13,6 +13,8 @@ let ready = false;
 export class ToolwireError extends Error {
   constructor(code, message, tool, path) {
     super(message);
+    // Enumerable, as on the errors toolwire throws, so that JSON.stringify keeps it (Error's own is not).
+    Object.defineProperty(this, "message", { value: String(message ?? ""), enumerable: true, writable: true, configurable: true });
     this.name = "ToolwireError";
     this.code = code;
     if (tool !== undefined) this.tool = tool;

@@ -75,6 +75,16 @@ module.exports = function contract(tw, label) {
     assert.ok(tw.ToolwireError.prototype instanceof Error, "ToolwireError extends Error");
     const made = new tw.ToolwireError("UNKNOWN_TOOL_NAME", "m", "t", "/p");
     assert.deepEqual([made.name, made.code, made.message, made.tool, made.path], ["ToolwireError", "UNKNOWN_TOOL_NAME", "m", "t", "/p"]);
+    // One made by user code is written out whole by JSON.stringify, as the ones toolwire throws are.
+    assert.deepEqual(JSON.parse(JSON.stringify(made)), { message: "m", name: "ToolwireError", code: "UNKNOWN_TOOL_NAME", tool: "t", path: "/p" });
+    let thrown;
+    try {
+      tw.convertMcpTools([], "claude");
+    } catch (e) {
+      thrown = e;
+    }
+    assert.deepEqual(Object.keys(new tw.ToolwireError("UNKNOWN_PROVIDER", "x")), Object.keys(thrown));
+    assert.equal(String(made), "ToolwireError: m");
     assert.match(tw.version(), /^\d+\.\d+\.\d+/);
   });
 
