@@ -236,3 +236,31 @@ fn strict_closed_node_beside_any_of_is_reported() {
         }
     }
 }
+
+/// OpenAI strict, an object with properties of its own beside an `anyOf` of object branches:
+/// strict mode closes every branch, so the object's properties go into each branch, and an
+/// argument that gives them and one branch's properties still matches. Closed by its author,
+/// the object refuses a branch's property it does not declare: a branch that requires one is
+/// removed.
+#[test]
+fn strict_object_properties_beside_any_of_go_into_the_branches() {
+    let branches = json!([{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"type":"object","properties":{"b":{"type":"integer"}},"required":["b"]}]);
+    let open = json!({"type":"object","properties":{"o":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"anyOf":branches}},"required":["o"]});
+    let closed = json!({"type":"object","properties":{"o":{"type":"object","properties":{"name":{"type":"string"},"a":{"type":"string"}},"required":["name"],"additionalProperties":false,"anyOf":branches}},"required":["o"]});
+    for (schema, good, bad) in [
+        (&open, json!({"o":{"name":"n","a":"x"}}), json!({"o":{"a":"x"}})),
+        (&closed, json!({"o":{"name":"n","a":"x"}}), json!({"o":{"name":"n","b":1}})),
+    ] {
+        for (target, conv) in every_target(schema) {
+            if !matches!(target, Target::OpenAiStrict | Target::OpenAiResponsesStrict) {
+                continue;
+            }
+            assert_eq!(conv.tools[0].pointer("/function/strict").or(conv.tools[0].get("strict")), Some(&json!(true)), "{target:?}");
+            let p = params(&conv);
+            assert!(toolwire::schema::validate::validate(p, &good).is_empty(), "{target:?}: {good} refused by {p}");
+            assert!(!toolwire::schema::validate::validate(p, &bad).is_empty(), "{target:?}: {bad} accepted by {p}");
+            let changes = &conv.report.tools[0].changes;
+            assert!(changes.iter().any(|d| d.rule == "openai/strict-distribute" && d.path == "/properties/o"), "{target:?}: {changes:?}");
+        }
+    }
+}

@@ -238,6 +238,11 @@ fn strict_object<'n, 'a>(
     if !typed && !o.has("anyOf") && !o.has("enum") && !o.has("const") {
         return Err(Stop::NotStrict);
     }
+    // An object's own properties beside an `anyOf` go into its branches there
+    // (`openai::distribute_into_branches`).
+    if is_object && o.has("anyOf") && matches!(raw(&o, "properties"), Some(Node::Obj(p)) if !p.is_empty()) {
+        return Err(Stop::General);
+    }
     if let Some(Node::Arr(values)) = may(has, keys::ENUM).then(|| raw(&o, "enum")).flatten() {
         let bytes = values.iter().filter_map(Node::as_str).map(str::len).sum::<usize>();
         budget.count_enum(values.len(), bytes, || values.iter().map(|v| v.as_str().map(|s| s.chars().count())).sum());
@@ -1213,8 +1218,7 @@ mod tests {
             "one":{"type":"object","anyOf":branches},
             "maybe":{"type":["object","null"],"anyOf":branches},
             "opt":{"type":"object","anyOf":branches},
-            "own":{"type":"object","properties":{"x":{"type":"string"}},"anyOf":branches},
-            "wider":{"type":["string","integer"],"anyOf":[{"type":"string"}]}},"required":["one","maybe","own","wider"]}));
+            "wider":{"type":["string","integer"],"anyOf":[{"type":"string"}]}},"required":["one","maybe","wider"]}));
         assert_eq!(took, Took::Strict);
         let p = &f["parameters"]["properties"];
         for (name, nulls) in [("one", 0), ("maybe", 0), ("opt", 1)] {
@@ -1224,7 +1228,6 @@ mod tests {
             assert_eq!((b.len(), b.iter().filter(|b| b["type"] == "null").count()), (2 + nulls, nulls), "{name}: {}", p[name]);
             assert_eq!(b[0]["type"], "object", "{name}");
         }
-        assert_eq!(p["own"]["type"], "object", "own properties: kept as it was");
         assert_eq!(p["wider"]["type"], json!(["string", "integer"]), "a type no branch covers: kept");
     }
 
@@ -1238,6 +1241,8 @@ mod tests {
             json!({"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}], "anyOf": [{"type": "integer"}]}}}),
             json!({"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "string"}]}}}),
             json!({"type": "object", "properties": {"a": {"type": "object", "propertyNames": {"pattern": "^a"}}}}),
+            // An object's own properties beside an `anyOf`: copied into the branches there.
+            json!({"type": "object", "properties": {"a": {"type": "object", "properties": {"x": {"type": "string"}}, "anyOf": [{"type": "object", "properties": {"n": {"type": "integer"}}}]}}}),
         ] {
             assert_eq!(strict(schema.clone()).1, Took::General, "{schema}");
         }

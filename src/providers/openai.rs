@@ -14,8 +14,10 @@
 //!    description; formats outside the allowed list removed.
 //! 5. Every object: `additionalProperties: false`; every property required, the optional ones
 //!    widened to nullable (a `null` from the model is removed again by `prepareArguments`).
-//!    A `type` beside an `anyOf` whose branches are typed within it goes (SDKs refuse the two
-//!    together), and with an object's, its empty `properties` and what closed them.
+//!    An object's own properties beside an `anyOf` of object branches go into each branch
+//!    (closed, a branch would refuse them). A `type` beside an `anyOf` whose branches are typed
+//!    within it goes (SDKs refuse the two together), and with an object's, its empty
+//!    `properties` and what closed them.
 //! 6. Limits checked (5,000 properties, 10 levels, 1,000 enum values, 120,000 characters).
 //!
 //! A tool that cannot be made strict without changing its meaning (open maps, `not`,
@@ -396,6 +398,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         None | Some(Value::Bool(false)) => {}
         Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display(cx.path())))),
     }
+    if let Err(reason) = distribute_into_branches(obj, cx) {
+        return Ok(Err(reason));
+    }
     if obj.find("format").and_then(Value::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
         if let Some(v) = obj.take("format") {
             fold(obj, cx, "format", &v);
@@ -514,6 +519,82 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         }
     }
     Ok(Ok(plan))
+}
+
+/// An object with properties of its own and an `anyOf` of object branches: strict mode closes
+/// every branch, which would then refuse the object's own properties (no argument could match a
+/// branch and the object both). `object ∧ (A ∨ B)` is written `(object ∧ A) ∨ (object ∧ B)`:
+/// the object's properties and `required` go into each branch (a property both define gets a
+/// schema that says both), and the object keeps only its type. Where the object was closed by
+/// its author, a branch's property it does not declare could never be given: it is removed from
+/// the branch, and a branch that requires one is removed (none left: the reason to fall back).
+fn distribute_into_branches(obj: &mut JsonObject, cx: &mut Cx) -> std::result::Result<(), String> {
+    let own = obj.find("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+    let object = types_of(obj).contains(&"object") || (types_of(obj).is_empty() && obj.has("properties"));
+    let Some(Value::Array(branches)) = obj.find("anyOf") else { return Ok(()) };
+    let object_branch = |b: &Value| b.as_object().is_some_and(|b| { let ts = types_of(b); ts.is_empty() || ts == ["object"] });
+    if !own || !object || branches.is_empty() || !branches.iter().all(object_branch) {
+        return Ok(());
+    }
+    let closed = matches!(obj.find("additionalProperties"), Some(Value::Bool(false)));
+    let Some(Value::Object(props)) = obj.take("properties") else { return Ok(()) };
+    let required: Vec<Value> = match obj.take("required") {
+        Some(Value::Array(r)) => r,
+        _ => Vec::new(),
+    };
+    obj.take("additionalProperties");
+    let Some(Value::Array(branches)) = obj.take("anyOf") else { return Ok(()) };
+    let count = branches.len();
+    let mut kept = Vec::with_capacity(count);
+    for b in branches {
+        let Value::Object(mut b) = b else { continue };
+        b.put("type", string("object"));
+        let mut bp = match b.take("properties") {
+            Some(Value::Object(p)) => p,
+            _ => serde_json::Map::new(),
+        };
+        let mut br: Vec<Value> = match b.take("required") {
+            Some(Value::Array(r)) => r,
+            _ => Vec::new(),
+        };
+        if closed {
+            // What the closed object refuses, the branch cannot be given.
+            bp.retain(|name, _| props.contains_key(name));
+            let refused = br.iter().any(|r| r.as_str().is_some_and(|n| !props.contains_key(n)));
+            if refused {
+                continue;
+            }
+        }
+        let mut merged = props.clone();
+        for (name, s) in bp {
+            let both = match merged.get(&name) {
+                Some(mine) if *mine != s => crate::schema::lower::intersect(mine, &s).0,
+                _ => s,
+            };
+            merged.insert(name, both);
+        }
+        for r in &required {
+            if !br.contains(r) {
+                br.push(r.clone());
+            }
+        }
+        b.put("properties", Value::Object(merged));
+        if !br.is_empty() {
+            b.put("required", Value::Array(br));
+        }
+        kept.push(Value::Object(b));
+    }
+    if kept.is_empty() {
+        return Err(format!("every object branch of the `anyOf` at {} requires a property its closed object refuses", display(cx.path())));
+    }
+    let dropped = count - kept.len();
+    obj.put("anyOf", Value::Array(kept));
+    let mut message = "the object's own properties and `required` copied into each object branch of its `anyOf` (strict mode closes every branch, which would refuse them)".owned();
+    if dropped > 0 {
+        message.push_str(&format!("; {dropped} branch(es) requiring a property the closed object refuses removed (they could never match)"));
+    }
+    cx.change("openai/strict-distribute", message);
+    Ok(())
 }
 
 /// A node with both `type` and `anyOf` (`{type: "object", anyOf: [{type: "object", ...}, ...]}`),

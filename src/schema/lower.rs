@@ -198,7 +198,7 @@ fn alternatives_of(first: &Value, other: &Value, alternated: bool) -> Value {
 /// where the two set a keyword to different values that cannot be combined so, the two
 /// definitions under `allOf` (and `true` as the second value). Booleans: `true` is the other,
 /// `false` stays.
-fn intersect(a: &Value, b: &Value) -> (Value, bool) {
+pub(crate) fn intersect(a: &Value, b: &Value) -> (Value, bool) {
     let (ao, bo) = match (a, b) {
         (Value::Bool(true), _) => return (b.clone(), false),
         (_, Value::Bool(true)) => return (a.clone(), false),
