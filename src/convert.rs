@@ -667,6 +667,7 @@ fn run<'a>(
 #[inline(never)]
 fn compile_tool(schema: Value, provider: Provider, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
     let (root, shape) = process_json_schema_owned(schema, cx);
+    crate::schema::lower::report_disjoint_values(&root, cx);
     let mut c = compile(provider, root, opts, cx)?;
     if shape == RootShape::Wrapped {
         let mut wrapper = ArgPlan { unwrap: Some(WRAPPED_PROPERTY.into()), ..ArgPlan::default() };

@@ -264,3 +264,26 @@ fn strict_object_properties_beside_any_of_go_into_the_branches() {
         }
     }
 }
+
+/// Below the root, an `allOf` whose branches limit a property (or the node itself) to enums
+/// with no common value is a problem as at the root, at the JSON pointer of the node, on every
+/// target and on the JSON API's pass-through path too.
+#[test]
+fn disjoint_enums_below_the_root_are_a_problem() {
+    let schema = json!({"type":"object","properties":{
+        "o":{"type":"object","allOf":[{"type":"object","properties":{"e":{"enum":["a","b"]},"x":{"type":"string"}}},{"type":"object","properties":{"e":{"enum":["c"]}}}]},
+        "f":{"allOf":[{"enum":["a"]},{"const":"c"}]},
+        "fine":{"type":"object","allOf":[{"properties":{"e":{"enum":["a","b"]}}},{"properties":{"e":{"enum":["b"]}}}]}}});
+    for (target, conv) in every_target(&schema) {
+        let problems = &conv.report.tools[0].problems;
+        let found = |path: &str, word: &str| problems.iter().any(|d| d.rule == "schema/disjoint-values" && d.path == path && d.message.contains(word));
+        assert!(found("/properties/o", "\"e\"") && found("/properties/o", "/properties/o/allOf/1/properties/e"), "{target:?}: {problems:?}");
+        assert!(found("/properties/f", "no value"), "{target:?}: {problems:?}");
+        assert!(!problems.iter().any(|d| d.path.starts_with("/properties/fine")), "{target:?}: {problems:?}");
+    }
+    let tools = json!([{ "name": "t", "inputSchema": schema }]).to_string();
+    for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Bedrock] {
+        let report = toolwire::convert::check_json(&tools, provider, &ConvertOptions::default()).unwrap();
+        assert_eq!(report.tools[0].problems.iter().filter(|d| d.rule == "schema/disjoint-values").count(), 2, "{provider:?}: {:?}", report.tools[0].problems);
+    }
+}

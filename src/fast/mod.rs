@@ -1285,6 +1285,10 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     if array && !has_items {
         return false;
     }
+    // report_disjoint_values: an `allOf` that leaves a value nothing to take is reported there.
+    if entries.iter().any(|(k, _)| *k == "allOf") && crate::schema::lower::has_disjoint_values(&node.to_value()) {
+        return false;
+    }
     // fix_subschema_slots: every subschema position holds schemas; then recurse into them.
     for (key, value) in entries.iter() {
         let ok = match (keyword(key), value) {

@@ -295,6 +295,137 @@ fn disjoint_enums(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// The values a schema is limited to by its own `enum`/`const` and those of its `allOf`
+/// branches (all of which hold), intersected: `None` where nothing limits them.
+fn values_allowed(schema: &Value, depth: usize) -> Option<Vec<Value>> {
+    let Value::Object(o) = schema else { return None };
+    let mut sets: Vec<Vec<Value>> = allowed_values(o).into_iter().collect();
+    if let (Some(Value::Array(branches)), true) = (o.find("allOf"), depth < 16) {
+        sets.extend(branches.iter().filter_map(|b| values_allowed(b, depth + 1)));
+    }
+    let mut sets = sets.into_iter();
+    let first = sets.next()?;
+    Some(sets.fold(first, |mut all, set| {
+        all.retain(|v| set.contains(v));
+        all
+    }))
+}
+
+/// The definitions of each property that a node and its `allOf` branches (theirs too) give,
+/// with where each stands (a JSON pointer below the node).
+fn definitions_under_all_of<'v>(o: &'v JsonObject, at: &str, defs: &mut Vec<(&'v str, String, &'v Value)>, depth: usize) {
+    if let Some(Value::Object(props)) = o.find("properties") {
+        for (name, s) in props {
+            defs.push((name, format!("{at}/properties/{}", name.replace('~', "~0").replace('/', "~1")), s));
+        }
+    }
+    if let (Some(Value::Array(branches)), true) = (o.find("allOf"), depth < 16) {
+        for (i, b) in branches.iter().enumerate() {
+            if let Value::Object(b) = b {
+                definitions_under_all_of(b, &format!("{at}/allOf/{i}"), defs, depth + 1);
+            }
+        }
+    }
+}
+
+/// Reports every place below the root where `allOf` leaves a value no value to take: a node
+/// whose own `enum`/`const` and those of its `allOf` branches have none in common, and a
+/// property that a node and its `allOf` branches define with enums that share no value (the
+/// root's own `allOf` is merged, and reported there, by [`merge_root_combinators`]). Nothing is
+/// changed: no provider can say "no value" better than the schema does.
+pub fn report_disjoint_values(schema: &Value, cx: &mut Cx) {
+    disjoint_values_at(schema, cx, 0);
+}
+
+/// Whether [`report_disjoint_values`] reports anything for `schema` as a subschema (the
+/// pass-through path, which reports nothing, leaves such a schema to the general path).
+pub(crate) fn has_disjoint_values(schema: &Value) -> bool {
+    let mut cx = Cx::new(crate::schema::Limits::default());
+    cx.at("", |cx| {
+        disjoint_values_at(schema, cx, 0);
+        Ok(())
+    })
+    .ok();
+    !cx.problems.is_empty()
+}
+
+fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
+    let Value::Object(o) = schema else { return };
+    if depth > cx.limits.depth_limit() {
+        return;
+    }
+    if o.has("allOf") && !cx.path().is_empty() {
+        if values_allowed(schema, 0).is_some_and(|v| v.is_empty()) {
+            cx.problem("schema/disjoint-values", "allows no value: its `enum`/`const` and those of its `allOf` branches have no value in common");
+        }
+        {
+            let mut defs = Vec::new();
+            definitions_under_all_of(o, "", &mut defs, 0);
+            let mut names: Vec<&str> = defs.iter().map(|d| d.0).collect();
+            names.sort_unstable();
+            names.dedup();
+            for name in names {
+                let mut common: Option<Vec<Value>> = None;
+                let mut limited = Vec::new();
+                for (_, at, s) in defs.iter().filter(|d| d.0 == name) {
+                    let Some(values) = values_allowed(s, 0) else { continue };
+                    if values.is_empty() {
+                        // Its own `allOf` allows nothing: said where it stands.
+                        limited.clear();
+                        break;
+                    }
+                    limited.push(at.as_str());
+                    common = Some(match common {
+                        None => values,
+                        Some(mut c) => {
+                            c.retain(|v| values.contains(v));
+                            c
+                        }
+                    });
+                }
+                if limited.len() > 1 && common.is_some_and(|c| c.is_empty()) {
+                    let base = cx.path().to_owned();
+                    let at: Vec<String> = limited.iter().map(|a| format!("{base}{a}")).collect();
+                    cx.problem(
+                        "schema/disjoint-values",
+                        format!("property \"{name}\" allows no value: the enums of its definitions at {} have no value in common", at.join(", ")),
+                    );
+                }
+            }
+        }
+    }
+    for (key, value) in o {
+        match (crate::schema::walk::slot(key, value), value) {
+            (crate::schema::walk::Slot::Map, Value::Object(map)) => {
+                for (name, sub) in map {
+                    cx.at(key, |cx| cx.at(name, |cx| {
+                        disjoint_values_at(sub, cx, depth + 1);
+                        Ok(())
+                    }))
+                    .ok();
+                }
+            }
+            (crate::schema::walk::Slot::Single, sub) => {
+                cx.at(key, |cx| {
+                    disjoint_values_at(sub, cx, depth + 1);
+                    Ok(())
+                })
+                .ok();
+            }
+            (crate::schema::walk::Slot::Array, Value::Array(items)) => {
+                for (i, sub) in items.iter().enumerate() {
+                    cx.at(key, |cx| cx.at(&i.to_string(), |cx| {
+                        disjoint_values_at(sub, cx, depth + 1);
+                        Ok(())
+                    }))
+                    .ok();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Whether two branches of the node's `anyOf`/`oneOf` define the same property differently
 /// (other than by enum values, which merge): merging them into one object would lose meaning.
 pub fn combinator_properties_conflict(obj: &JsonObject) -> bool {
