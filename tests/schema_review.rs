@@ -287,3 +287,36 @@ fn disjoint_enums_below_the_root_are_a_problem() {
         assert_eq!(report.tools[0].problems.iter().filter(|d| d.rule == "schema/disjoint-values").count(), 2, "{provider:?}: {:?}", report.tools[0].problems);
     }
 }
+
+/// Gemini `parameters`: a value with no type (any value, `true`, an array's missing `items`)
+/// accepts `null` too (`nullable`, on each branch for Vertex); a value that can only be `null`
+/// is not widened to any value: a nullable string described as null, reported. The JSON API's
+/// borrowed-tree lowering writes the same.
+#[test]
+fn gemini_any_value_is_nullable_and_null_is_not_any_value() {
+    let schema = json!({"type":"object","properties":{"any":{"description":"anything"},"t":true,"arr":{"type":"array"},"nul":{"type":"null"},"nul2":{"anyOf":[{"type":"null"}]},"s":{"type":"string"}}});
+    let nullable = |v: &Value| v["nullable"] == json!(true) || v["anyOf"].as_array().is_some_and(|b| b.iter().all(|b| b["nullable"] == json!(true)));
+    for (target, conv) in every_target(&schema) {
+        if !matches!(target, Target::GeminiParameters | Target::Vertex) {
+            continue;
+        }
+        let p = &params(&conv)["properties"];
+        for any in [&p["any"], &p["t"], &p["arr"]["items"]] {
+            assert!(any["anyOf"].is_array() && nullable(any), "{target:?}: {any}");
+        }
+        for nul in [&p["nul"], &p["nul2"]] {
+            assert_eq!((nul["type"].as_str(), nul["nullable"].as_bool()), (Some("STRING"), Some(true)), "{target:?}: {nul}");
+            assert!(nul["description"].as_str().unwrap().contains("null"), "{target:?}: {nul}");
+        }
+        assert!(p["s"].get("nullable").is_none(), "{target:?}");
+        let problems = &conv.report.tools[0].problems;
+        for path in ["/properties/nul", "/properties/nul2"] {
+            assert!(problems.iter().any(|d| d.rule == "gemini/null-only" && d.path == path), "{target:?}: {problems:?}");
+        }
+    }
+    let tools = json!([{ "name": "t", "inputSchema": schema }]);
+    for provider in [Provider::Gemini, Provider::Vertex] {
+        let general = convert(tools.clone(), provider, &ConvertOptions::default()).unwrap().tools.to_string();
+        assert_eq!(toolwire::convert::convert_json(&tools.to_string(), provider, &ConvertOptions::default()).unwrap(), general, "{provider:?}");
+    }
+}

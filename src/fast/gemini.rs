@@ -452,7 +452,8 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
     let mut declared = None;
     match if has & keys::TYPE != 0 { o.take("type") } else { None } {
         None => {}
-        Some(Node::Str(t)) if t == "null" => nullable = true,
+        // `null` alone: `gemini::only_null`, reported there.
+        Some(Node::Str(t)) if t == "null" => return None,
         Some(Node::Str(t)) => declared = Some(TYPES.iter().position(|k| *k == t.as_str())?),
         Some(Node::Arr(ts)) => {
             for t in ts.iter() {
@@ -462,6 +463,7 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
                     _ => return None,
                 }
             }
+            declared?;
         }
         Some(_) => return None,
     }

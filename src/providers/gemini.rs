@@ -11,10 +11,11 @@
 //!    `enum`.
 //! 4. One `type`: `null` in a type array or an `anyOf` branch becomes `nullable: true`; several
 //!    remaining types become `anyOf` branches; a single remaining branch is merged into its
-//!    node; a node never has both `type` and `anyOf`.
+//!    node; a node never has both `type` and `anyOf`. A node that allows `null` only has no
+//!    form (no NULL type): a nullable string described as null, reported (`gemini/null-only`).
 //! 5. A missing `type` is inferred (`properties` → object, `items` → array, `enum`/`pattern` →
 //!    string, `minimum` → number); a node with nothing to infer from accepts any value
-//!    (`anyOf` of string, number, boolean, object, and an array of those).
+//!    (`anyOf` of string, number, boolean, object, and an array of those, all `nullable`).
 //! 6. Objects: properties lowered (names are never read as keywords); `required` names only
 //!    existing properties; an empty `properties` is omitted; `properties`/`required` appear on
 //!    objects only.
@@ -249,12 +250,30 @@ fn subset_type(t: &str, types: &mut Vec<&'static str>, has_null: &mut bool) {
 
 /// A schema that accepts any value, in the subset (which has no "anything"): `anyOf` of the
 /// concrete types, an array among them, of any of the others (a list of lists is left out:
-/// the nesting has to end somewhere).
-fn any_value() -> Value {
+/// the nesting has to end somewhere), and `null` (`nullable`: any value includes it). Written
+/// as the lowering writes a nullable union: `nullable` beside the `anyOf`, or for Vertex, where
+/// an `anyOf` stands alone, on each branch.
+fn any_value(vertex: bool) -> Value {
+    let union = |branches: Vec<Value>| -> Value {
+        if vertex {
+            let branches = branches
+                .into_iter()
+                .map(|mut b| {
+                    if let Value::Object(o) = &mut b {
+                        o.put("nullable", Value::Bool(true));
+                    }
+                    b
+                })
+                .collect();
+            object([("anyOf", Value::Array(branches))])
+        } else {
+            object([("anyOf", Value::Array(branches)), ("nullable", Value::Bool(true))])
+        }
+    };
     let scalars = || ["string", "number", "boolean", "object"].map(|t| object([("type", string(t))])).to_vec();
     let mut branches = scalars();
-    branches.push(object([("type", string("array")), ("items", object([("anyOf", Value::Array(scalars()))]))]));
-    object([("anyOf", Value::Array(branches))])
+    branches.push(object([("type", string("array")), ("items", union(scalars()))]));
+    union(branches)
 }
 
 /// The lowering of one subschema, for a caller that writes it with [`write_wire`] where the
@@ -280,12 +299,12 @@ fn lower(node: Value, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
             r
         }
         // `true` accepts any value.
-        Value::Bool(true) => Ok(Lowered::Schema(any_value(), ArgPlan::default())),
+        Value::Bool(true) => Ok(Lowered::Schema(any_value(vertex), ArgPlan::default())),
         // What is no schema (`properties: {type: "object"}`) is taken as any value, as the
         // other providers' `fix_structure` takes it, and said so.
         other => {
             cx.change("schema/bad-property-schema", format!("schema was {}; replaced by any value", crate::model::json_type(&other)));
-            Ok(Lowered::Schema(any_value(), ArgPlan::default()))
+            Ok(Lowered::Schema(any_value(vertex), ArgPlan::default()))
         }
     }
 }
@@ -406,12 +425,12 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             kept.push(Value::Bool(true));
         }
         if kept.is_empty() {
-            // Only `null` was allowed: the closest expressible is a nullable string.
-            types = vec!["string"];
-            nullable = true;
-        } else {
-            return lower_any_of(o, kept, types, nullable, cx, vertex);
+            return Ok(only_null(&o, cx));
         }
+        return lower_any_of(o, kept, types, nullable, cx, vertex);
+    }
+    if has_null && types.is_empty() {
+        return Ok(only_null(&o, cx));
     }
     if types.len() > 1 {
         // Several types: one branch per type, each with the keywords that apply to it.
@@ -437,9 +456,9 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                     }
                 }
                 finish_hints(&mut shared, hints);
-                let branches = any_value()["anyOf"].as_array().cloned().unwrap_or_default();
-                cx.change("gemini/any", "schema without a type: any of string, number, boolean, object, array");
-                return lower_any_of(shared, branches, Vec::new(), nullable, cx, vertex);
+                let branches = any_value(vertex)["anyOf"].as_array().cloned().unwrap_or_default();
+                cx.change("gemini/any", "schema without a type: any of string, number, boolean, object, array, or null");
+                return lower_any_of(shared, branches, Vec::new(), true, cx, vertex);
             }
         },
     };
@@ -628,8 +647,8 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     }
     // Step 7: items always present.
     if ty == "array" && !out.has("items") {
-        out.put("items", any_value());
-        cx.change("gemini/add-items", "array without `items`: items may be any of string, number, boolean, object, array");
+        out.put("items", any_value(vertex));
+        cx.change("gemini/add-items", "array without `items`: items may be any of string, number, boolean, object, array, or null");
     }
     // Step 8 follow-up: an enum-stringified node's default must be a string too.
     if out.find("enum").is_some() {
@@ -644,6 +663,24 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     }
     finish_hints(&mut out, hints);
     Ok(Lowered::Schema(Value::Object(out), plan))
+}
+
+/// A schema that allows `null` only (`type: "null"`, an `anyOf` of `null`s): Gemini's
+/// `parameters` has no such type (its NULL is refused, see providers.md §3 #23) and no empty
+/// enum, so the closest is a nullable string described as null, and a problem says so (any
+/// other value would widen it to a type, too; this one the description rules out).
+fn only_null(o: &JsonObject, cx: &mut Cx) -> Lowered {
+    let mut out = annotations_only(o);
+    out.take("default");
+    out.take("example");
+    out.put("type", string("string"));
+    out.put("nullable", Value::Bool(true));
+    append_description(&mut out, "(must be null)");
+    cx.problem(
+        "gemini/null-only",
+        "a value that can only be null has no form in Gemini's `parameters` (no NULL type): sent as a nullable string described as null, so a string from the model is not refused (parametersJsonSchema keeps `type: \"null\"`)",
+    );
+    Lowered::Schema(Value::Object(out), ArgPlan::default())
 }
 
 /// An object with its own properties and an `anyOf` of distinct object shapes (a discriminated
@@ -1119,7 +1156,7 @@ mod tests {
         // https://github.com/router-for-me/CLIProxyAPI/issues/5292, https://github.com/boshyxd/robloxstudio-mcp/issues/72
         let p = prop(json!({"type":"array","items":{"type":"array"}}));
         assert!(p["items"]["items"]["anyOf"].is_array());
-        assert_eq!(prop(json!({"type":"array","items":{}}))["items"], any_value());
+        assert_eq!(prop(json!({"type":"array","items":{}}))["items"], any_value(false));
     }
 
     #[test]
@@ -1150,7 +1187,7 @@ mod tests {
     fn boolean_subschemas_keep_their_meaning() {
         // https://github.com/github/copilot-cli/issues/4623
         let (s, _, cx) = run(json!({"type":"object","properties":{"any":true,"never":false,"untyped":{"description":"anything"}}}));
-        assert_eq!(s["properties"]["any"], any_value());
+        assert_eq!(s["properties"]["any"], any_value(false));
         // Any value: a list too (of any of the others), which Gemini then lets the model send.
         let branches: Vec<&str> = s["properties"]["any"]["anyOf"].as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap()).collect();
         assert_eq!(branches, ["string", "number", "boolean", "object", "array"]);
