@@ -320,3 +320,24 @@ fn gemini_any_value_is_nullable_and_null_is_not_any_value() {
         assert_eq!(toolwire::convert::convert_json(&tools.to_string(), provider, &ConvertOptions::default()).unwrap(), general, "{provider:?}");
     }
 }
+
+/// Gemini `parameters`, an object's `anyOf` below the root: Gemini takes `anyOf` there, so each
+/// branch stays one (with the object's own properties), where merging them into the object lost
+/// what each branch requires and a branch's open property (one branch's enum was kept for it).
+#[test]
+fn gemini_nested_unions_keep_every_branch() {
+    let schema = json!({"type":"object","required":["p0"],"properties":{"p0":{"type":"object","properties":{"x":{"type":"string"}},"anyOf":[
+        {"properties":{"kind":{"type":"string","enum":["k0"]},"p":{"enum":["a","b"]}},"required":["kind","p"]},
+        {"properties":{"kind":{"type":"string","enum":["k1"]},"p":{}},"required":["kind"]}]}}});
+    for (target, conv) in every_target(&schema) {
+        if !matches!(target, Target::GeminiParameters | Target::Vertex) {
+            continue;
+        }
+        let p0 = &params(&conv)["properties"]["p0"];
+        let branches = p0["anyOf"].as_array().unwrap_or_else(|| panic!("{target:?}: {p0}"));
+        assert_eq!(branches.len(), 2, "{target:?}: {p0}");
+        assert_eq!(branches[0]["required"], json!(["kind", "p"]), "{target:?}: {p0}");
+        assert!(branches[1]["properties"]["p"].get("enum").is_none() && branches[1]["properties"]["p"]["anyOf"].is_array(), "{target:?}: {p0}");
+        assert!(branches.iter().all(|b| b["properties"]["x"]["type"] == "STRING"), "{target:?}: {p0}");
+    }
+}

@@ -13,12 +13,10 @@
 //!
 //! [`lower_root`] lowers a node here when it is within its subset: at most one type besides
 //! `null` (or none, where the general path infers one); no `allOf`; `oneOf` read as `anyOf` and
-//! `const` as a one-value enum, as the general lowering reads them; an object's `anyOf` of
-//! object shapes merged into the object (`merge_root_combinators`: properties united, the
-//! alternatives stated in the description), or else the object's own properties copied into
-//! the branches (`distribute_into_branches`); a union's branches objects; every `enum` an array,
-//! written as it is when its values are distinct strings (and `null`s), else as strings, once
-//! each; every `required` a list of distinct names of existing properties; subschemas that are
+//! `const` as a one-value enum, as the general lowering reads them; an object's own
+//! properties beside an `anyOf` copied into the branches (`distribute_into_branches`); a
+//! union's branches objects; every `enum` an array, written as it is when its values are
+//! distinct strings (and `null`s), else as strings, once each; every `required` a list of distinct names of existing properties; subschemas that are
 //! objects, arrays with `items`, and the limits not reached. An enum of values that are not all
 //! strings needs an argument plan to map arguments back, which the general path makes: such a
 //! schema is lowered here only for a caller that keeps no plans ([`Levels::plans`], the JSON
@@ -59,10 +57,8 @@ use crate::providers::gemini;
 use crate::schema::refs::Shared;
 use crate::schema::Cx;
 use serde_json::Value;
-use crate::schema::lower::{concat, fixed_hint, keyword_hint, unhinted};
-use crate::schema::{note_separator, short_json};
+use crate::schema::lower::{fixed_hint, keyword_hint, unhinted};
 use crate::text::Owned as _;
-use std::fmt::Write as _;
 use crate::text;
 
 /// Gemini's types, and their wire spelling.
@@ -426,13 +422,8 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
                 _ => false,
             };
     let mut has = if object_like && has & keys::ANY_OF != 0 {
-        // gemini::lower_object: an `anyOf` of object shapes merged into the object, else the
-        // object's own properties distributed into the branches.
+        // gemini::lower_object: the object's own properties distributed into the branches.
         let Some(Node::Arr(branches)) = o.get("anyOf") else { return None };
-        if object_branches(branches) && !properties_conflict(&o, branches) {
-            merge_branches(&mut o, branches, arena);
-            return lower_map(o, levels, arena);
-        }
         distribute(&mut o, branches, arena);
         key_bits(&o)
     } else {
@@ -835,18 +826,6 @@ fn object_shape(t: Option<&Node>) -> bool {
     }
 }
 
-/// `combinators_are_object_like` for an `anyOf`: every branch an object without a type or
-/// typed `object`, and with no `enum`, `const` or `items`.
-fn object_branches(branches: &[Node]) -> bool {
-    branches.iter().all(|b| {
-        matches!(b, Node::Obj(_))
-            && object_shape(b.get("type"))
-            && b.get("enum").is_none()
-            && b.get("const").is_none()
-            && b.get("items").is_none()
-    })
-}
-
 /// `serde_json::Value`'s equality on two trees: objects are equal whatever their keys' order.
 fn same(a: &Node, b: &Node) -> bool {
     match (a, b) {
@@ -860,217 +839,9 @@ fn same(a: &Node, b: &Node) -> bool {
     }
 }
 
-/// `same_but_enum_and_description`: two schemas that differ at most in `enum` and
-/// `description` (which merge).
-fn same_but_enum_and_description(a: &Node, b: &Node) -> bool {
-    match (a, b) {
-        (Node::Obj(x), Node::Obj(y)) => {
-            let kept = |(k, _): &&(Text, Node)| !matches!(k.as_str(), "enum" | "description");
-            x.iter().filter(kept).count() == y.iter().filter(kept).count()
-                && x.iter().filter(kept).all(|(k, v)| b.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => same(a, b),
-    }
-}
-
-/// `combinator_properties_conflict`: whether two definitions of a property, the node's own or
-/// its branches', differ in more than `enum` and `description`.
-fn properties_conflict(o: &Map<&Node>, branches: &[Node]) -> bool {
-    let own: &[(Text, Node)] = match o.get("properties") {
-        Some(Node::Obj(p)) => p,
-        _ => &[],
-    };
-    let mut seen: Vec<(&str, &Node)> = own.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    for b in branches {
-        let Some(Node::Obj(props)) = b.get("properties") else { continue };
-        for (name, schema) in props.iter() {
-            match seen.iter().find(|(k, _)| *k == name.as_str()) {
-                None => seen.push((name.as_str(), schema)),
-                Some((_, first)) if !same(first, schema) && !same_but_enum_and_description(first, schema) => return true,
-                Some(_) => {}
-            }
-        }
-    }
-    false
-}
-
-/// The strings of a `required` list, as `merge_root_combinators` reads them.
-fn required_names<'n>(required: Option<&'n Node<'n>>, arena: &'n Bump) -> List<'n, Node<'n>> {
-    let items: &[Node] = match required {
-        Some(Node::Arr(items)) => items,
-        _ => &[],
-    };
-    List::from_iter_in(items.iter().filter(|r| matches!(r, Node::Str(_))).cloned(), arena)
-}
-
 /// A string of the arena, as a node.
 fn text_node<'n>(s: &str, arena: &'n Bump) -> Node<'n> {
     Node::Str(Text::unescaped(arena.alloc_str(s)))
-}
-
-/// `merge_root_combinators` on a node's `anyOf` of object branches (see [`object_branches`]):
-/// the branches' properties united with the node's (a property defined differently gets its
-/// `enum` values united and its descriptions joined), `required` the node's plus what every
-/// branch requires, and the alternatives stated in the description; then `fix_required`.
-fn merge_branches<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena: &'n Bump) {
-    o.take("anyOf");
-    let mut props: List<(Text, Node)> = match o.take("properties") {
-        Some(Node::Obj(p)) => List::from_iter_in(p.iter().cloned(), arena),
-        _ => List::new_in(arena),
-    };
-    let mut required = required_names(o.get("required").copied(), arena);
-    let mut common: Option<List<Node>> = None;
-    let mut note = ArenaString::from_str_in("Arguments must match at least one of: ", arena);
-    for (i, branch) in branches.iter().enumerate() {
-        let b_required = required_names(branch.get("required"), arena);
-        if i > 0 {
-            note.push_str("; ");
-        }
-        let _ = write!(note, "({}) ", i + 1);
-        if let Some(d) = branch.get("description").or_else(|| branch.get("title")).and_then(Node::as_str) {
-            note.push_str(d.trim());
-            note.push_str(": ");
-        }
-        // `lower::fixed_values`: the properties that allow one value.
-        if let Some(Node::Obj(bp)) = branch.get("properties") {
-            let mut fixed = 0;
-            for (name, schema) in bp.iter() {
-                let value = match (schema.get("const"), schema.get("enum")) {
-                    (Some(c), _) => c,
-                    (None, Some(Node::Arr([one]))) => one,
-                    _ => continue,
-                };
-                if fixed > 0 {
-                    note.push_str(", ");
-                }
-                note.push_str(name);
-                note.push_str(" = ");
-                note.push_str(&short_json(&value.to_value()));
-                fixed += 1;
-            }
-            if fixed > 0 {
-                note.push_str(": ");
-            }
-        }
-        note.push_str(if b_required.is_empty() { "properties " } else { "requires " });
-        let mut names = 0;
-        if let Some(Node::Obj(bp)) = branch.get("properties") {
-            for (name, schema) in bp.iter() {
-                if b_required.is_empty() {
-                    if names > 0 {
-                        note.push_str(", ");
-                    }
-                    note.push_str(name);
-                }
-                names += 1;
-                match props.iter().position(|(k, _)| k.as_str() == name.as_str()) {
-                    None => props.push((*name, *schema)),
-                    Some(at) if !same(&props[at].1, schema) => props[at].1 = merged_property(&props[at].1, schema, arena),
-                    Some(_) => {}
-                }
-            }
-        }
-        if b_required.is_empty() && names == 0 {
-            note.push_str("(none)");
-        }
-        for (j, r) in b_required.iter().enumerate() {
-            if j > 0 {
-                note.push_str(", ");
-            }
-            note.push_str(r.as_str().unwrap_or_default());
-        }
-        // Everything else a branch says about the whole object is described.
-        let Node::Obj(entries) = branch else { continue };
-        let mut extra = 0;
-        for (k, v) in entries.iter().filter(|(k, _)| !matches!(k.as_str(), "properties" | "required" | "type" | "description" | "title")) {
-            note.push_str(if extra == 0 { " (" } else { "; " });
-            note.push_str(k);
-            note.push_str(": ");
-            note.push_str(&short_json(&v.to_value()));
-            extra += 1;
-        }
-        if extra > 0 {
-            note.push(')');
-        }
-        common = Some(match common {
-            None => b_required,
-            Some(mut c) => {
-                c.retain(|r| b_required.iter().any(|q| q.as_str() == r.as_str()));
-                c
-            }
-        });
-    }
-    for r in common.into_iter().flatten() {
-        if !required.iter().any(|q| q.as_str() == r.as_str()) {
-            required.push(r);
-        }
-    }
-    let props: &[(Text, Node)] = props.into_bump_slice();
-    o.insert("properties", arena.alloc(Node::Obj(props)));
-    o.insert("required", arena.alloc(Node::Arr(required.into_bump_slice())));
-    if !branches.is_empty() {
-        note.push('.');
-        // append_description
-        let described = match o.get("description") {
-            Some(Node::Str(d)) if !d.trim().is_empty() => {
-                let d = d.trim_end();
-                let sep = note_separator(d, &note);
-                let mut s = ArenaString::with_capacity_in(d.len() + sep.len() + note.len(), arena);
-                s.push_str(d);
-                s.push_str(sep);
-                s.push_str(&note);
-                s.into_bump_str()
-            }
-            _ => note.into_bump_str(),
-        };
-        o.insert("description", arena.alloc(Node::Str(Text::unescaped(described))));
-    }
-    // fix_required: names of no property removed (and then the list made distinct).
-    let Some(Node::Arr(items)) = o.get("required") else { return };
-    let known = |r: &Node| r.as_str().is_some_and(|n| props.iter().any(|(k, _)| k.as_str() == n));
-    if !items.iter().all(known) {
-        let mut kept = List::with_capacity_in(items.len(), arena);
-        for r in items.iter().filter(|r| known(r)) {
-            if !kept.iter().any(|k: &Node| k.as_str() == r.as_str()) {
-                kept.push(*r);
-            }
-        }
-        o.insert("required", arena.alloc(Node::Arr(kept.into_bump_slice())));
-    }
-}
-
-/// `merge_root_combinators` on a property two branches define differently: the first
-/// definition with the second's `enum` values added and its description joined on.
-fn merged_property<'n>(first: &Node<'n>, other: &Node<'n>, arena: &'n Bump) -> Node<'n> {
-    let Node::Obj(entries) = first else { return *first };
-    if !matches!(other, Node::Obj(_)) {
-        return *first;
-    }
-    let mut m = List::from_iter_in(entries.iter().cloned(), arena);
-    if let (Some(at), Some(Node::Arr(added))) = (m.iter().position(|(k, _)| k.as_str() == "enum"), other.get("enum")) {
-        if let Node::Arr(values) = m[at].1 {
-            let mut values = List::from_iter_in(values.iter().cloned(), arena);
-            for v in added.iter() {
-                if !values.iter().any(|w| same(w, v)) {
-                    values.push(*v);
-                }
-            }
-            m[at].1 = Node::Arr(values.into_bump_slice());
-        }
-    }
-    if let Some(Node::Str(nd)) = other.get("description") {
-        match m.iter().position(|(k, _)| k.as_str() == "description") {
-            Some(at) => {
-                if let Node::Str(d) = m[at].1 {
-                    if !d.contains(nd.trim()) {
-                        m[at].1 = text_node(&concat(&[d.trim_end(), " / ", nd.trim()]), arena);
-                    }
-                }
-            }
-            None => m.push((Text::raw("description"), Node::Str(*nd))),
-        }
-    }
-    Node::Obj(m.into_bump_slice())
 }
 
 /// `distribute_into_branches`: the node's own properties and `required` copied into each
@@ -1458,11 +1229,11 @@ mod tests {
         assert_eq!(serde_json::to_string(&p["properties"]["a"]).unwrap(), r#"{"type":"STRING","default":"60","enum":["30","60"],"nullable":true}"#);
     }
 
-    /// An object with an `anyOf` (or `oneOf`) of object shapes: merged into the object, the
-    /// alternatives stated in its description; where two shapes define a property differently
-    /// beyond its enum and description, the object's own properties copied into each branch.
+    /// An object with an `anyOf` (or `oneOf`): the object's own properties copied into each
+    /// object branch, as the general path does (whether the branches define a property alike
+    /// or not).
     #[test]
-    fn object_unions_are_merged_or_distributed_as_the_general_path_does() {
+    fn object_unions_are_distributed_as_the_general_path_does() {
         let merged = json!({"type": "object", "description": "Rule", "required": ["kind", "gone"], "properties": {"kind": {"type": "string", "enum": ["a"], "description": "Kind"}},
             "anyOf": [
                 {"required": ["kind", "ids"], "properties": {"kind": {"type": "string", "enum": ["b"], "description": "The kind"}, "ids": {"type": "array", "items": {"type": "string"}}}},
@@ -1470,10 +1241,10 @@ mod tests {
                 {"properties": {}}
             ]});
         let p = parameters(json!({"type": "object", "properties": {"rule": merged}}));
-        assert_eq!(
-            serde_json::to_string(&p["properties"]["rule"]).unwrap(),
-            r#"{"type":"OBJECT","properties":{"kind":{"type":"STRING","description":"Kind / The kind","enum":["a","b","c"]},"ids":{"type":"ARRAY","items":{"type":"STRING"}},"hour":{"type":"INTEGER"}},"description":"Rule. Arguments must match at least one of: (1) kind = \"b\": requires kind, ids; (2) By hour: requires kind, hour (minProperties: 2); (3) properties (none).","required":["kind"]}"#
-        );
+        let rule = serde_json::to_string(&p["properties"]["rule"]).unwrap();
+        assert!(rule.starts_with(r#"{"description":"Rule","anyOf":[{"type":"OBJECT","#), "{rule}");
+        assert_eq!(p["properties"]["rule"]["anyOf"].as_array().unwrap().len(), 3, "{rule}");
+        assert_eq!(p["properties"]["rule"]["anyOf"][1]["properties"]["kind"]["enum"], json!(["c", "a"]), "{rule}");
         let distributed = json!({"type": ["object", "null"], "properties": {"id": {"type": "string"}}, "required": ["id"], "oneOf": [
             {"properties": {"n": {"type": "integer"}}, "required": ["n"]},
             {"type": "object", "properties": {"n": {"type": "string"}, "id": {"type": "integer"}}},

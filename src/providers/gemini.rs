@@ -51,7 +51,7 @@ use crate::args::{enum_string, ArgPlan};
 use crate::error::Result;
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, GeminiMode, SchemaOptions};
-use crate::schema::lower::{combinator_properties_conflict, combinators_are_object_like, keyword_hint, merge_all_of, merge_nested_combinators, merge_root_combinators, types_of};
+use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, types_of};
 use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
@@ -365,12 +365,11 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         o.put("anyOf", Value::Array(branches));
         cx.change("gemini/oneof", "oneOf read as anyOf (\"exactly one\" is not expressible)");
     }
-    // An object whose anyOf/oneOf/allOf only adds object constraints ("one of these required
-    // sets"): merge into the object itself, stating the alternatives in its description.
+    // An object with an anyOf: its own properties go into the branches, which Gemini takes as
+    // they are (merging them into the object, as the root's must be, would keep only what every
+    // branch requires, and one branch's enum for a property another leaves open).
     let object_like = types_of(&o).contains(&"object") || o.has("properties");
-    if object_like && combinators_are_object_like(&o) && !combinator_properties_conflict(&o) {
-        merge_nested_combinators(&mut o, cx);
-    } else if object_like && (o.has("anyOf") || o.has("oneOf")) {
+    if object_like && (o.has("anyOf") || o.has("oneOf")) {
         distribute_into_branches(&mut o, cx);
     }
     if let Some(c) = o.take("const") {
@@ -994,9 +993,8 @@ mod tests {
         assert!(!cx.problems.iter().any(|d| d.rule == "gemini/open-map"), "{:?}", cx.problems);
     }
 
-    /// A nested union merged into its object (its branches define a property differently in
-    /// its enum only): the first definition keeps its enum, on the borrowed tree as on the
-    /// general path.
+    /// A nested union (its branches define a property differently in its enum only) keeps its
+    /// branches, on the borrowed tree as on the general path.
     #[test]
     fn nested_unions_merge_alike_on_both_paths() {
         let tools = json!([{"name":"t","inputSchema":{"required":["p0"],"type":"object","properties":{"p0":{"type":"object","anyOf":[

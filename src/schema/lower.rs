@@ -26,38 +26,6 @@ pub fn is_array_node(obj: &JsonObject) -> bool {
     types_of(obj).contains(&"array")
 }
 
-/// Whether every branch of the node's `anyOf`/`oneOf`/`allOf` is object-like (no type, or type
-/// object; no non-object keywords), so the combinator can be merged into the object itself.
-pub fn combinators_are_object_like(obj: &JsonObject) -> bool {
-    let mut any = false;
-    for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(v) = obj.get(key) {
-            let Value::Array(branches) = v else { return false };
-            any = true;
-            for b in branches {
-                let Value::Object(b) = b else { return false };
-                let ts = types_of(b);
-                if !(ts.is_empty() || ts == ["object"]) || b.has("enum") || b.has("const") || b.has("items") {
-                    return false;
-                }
-            }
-        }
-    }
-    any
-}
-
-/// Whether two schemas differ at most in `enum` values and `description` (which merge).
-fn same_but_enum_and_description(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(a), Value::Object(b)) => {
-            let keep = |k: &&String| k.as_str() != "enum" && k.as_str() != "description";
-            a.keys().filter(keep).count() == b.keys().filter(keep).count()
-                && a.iter().filter(|(k, _)| keep(k)).all(|(k, v)| b.get(k) == Some(v))
-        }
-        _ => a == b,
-    }
-}
-
 /// Whether two schemas differ at most in the values they allow (`enum`, `const`) and their
 /// `description`: one definition with the values united says both.
 fn same_but_values_and_description(a: &Value, b: &Value) -> bool {
@@ -115,23 +83,6 @@ fn unite_values(first: &Value, other: &Value) -> Value {
     }
     join_description(&mut merged, o);
     Value::Object(merged)
-}
-
-/// Two definitions of a property in branches of a nested union ([`merge_nested_combinators`]):
-/// the first, its enum extended by the other's values, both descriptions kept.
-fn added_enum_values(first: &Value, other: &Value) -> Value {
-    let mut merged = first.clone();
-    if let (Value::Object(m), Value::Object(new)) = (&mut merged, other) {
-        if let (Some(Value::Array(a)), Some(Value::Array(b))) = (m.find_mut("enum"), new.find("enum")) {
-            for v in b {
-                if !a.contains(v) {
-                    a.push(v.clone());
-                }
-            }
-        }
-        join_description(m, new);
-    }
-    merged
 }
 
 /// `other`'s description joined to `into`'s (" / "), unless it says nothing new.
@@ -426,35 +377,6 @@ fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
     }
 }
 
-/// Whether two branches of the node's `anyOf`/`oneOf` define the same property differently
-/// (other than by enum values, which merge): merging them into one object would lose meaning.
-pub fn combinator_properties_conflict(obj: &JsonObject) -> bool {
-    let mut seen: Map<String, Value> = match obj.find("properties") {
-        Some(Value::Object(p)) => p.clone(),
-        _ => Map::new(),
-    };
-    for key in ["anyOf", "oneOf"] {
-        let Some(Value::Array(branches)) = obj.get(key) else { continue };
-        for b in branches {
-            let Some(Value::Object(bp)) = b.find("properties") else { continue };
-            for (name, schema) in bp {
-                match seen.get(name) {
-                    None => {
-                        seen.insert(name.clone(), schema.clone());
-                    }
-                    Some(existing) if existing != schema => {
-                        if !same_but_enum_and_description(existing, schema) {
-                            return true;
-                        }
-                    }
-                    Some(_) => {}
-                }
-            }
-        }
-    }
-    false
-}
-
 /// Lowers a root `anyOf`/`oneOf`/`allOf` of object schemas into the root object.
 ///
 /// `allOf`: properties merged (one defined in several branches gets a schema that says all of
@@ -465,17 +387,10 @@ pub fn combinator_properties_conflict(obj: &JsonObject) -> bool {
 /// with the values that tell it apart, so the model still knows which combinations are valid.
 /// Branches that are not objects cannot be merged and are reported as problems.
 pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
-    merge_combinators(root, cx, false);
+    merge_combinators(root, cx);
 }
 
-/// [`merge_root_combinators`] on an object below the root whose branches define no property
-/// differently but for its `enum` and description ([`combinator_properties_conflict`]): the
-/// first definition keeps its own limit, the other branches' enum values added to its enum.
-pub fn merge_nested_combinators(obj: &mut JsonObject, cx: &mut Cx) {
-    merge_combinators(obj, cx, true);
-}
-
-fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
+fn merge_combinators(root: &mut JsonObject, cx: &mut Cx) {
     // A branch of an `allOf` may bring an `allOf` of its own to the root: merged in turn, to a
     // fixed point. A reference merged once is not merged again (its keywords hold already), so
     // recursive and diamond-shaped inheritance ends; the schema nodes copied out of references
@@ -535,7 +450,7 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
             .unwrap_or_default();
         // The root's own definitions hold whichever alternative is taken: the alternatives'
         // definitions are united among themselves, then intersected with the root's.
-        let own = if is_all || nested { None } else { Some(std::mem::take(&mut props)) };
+        let own = if is_all { None } else { Some(std::mem::take(&mut props)) };
         let mut common: Option<Vec<String>> = None;
         let mut alternatives = Vec::new();
         // Properties whose definitions differ in more than their values: an `anyOf` of them.
@@ -588,7 +503,7 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, nested: bool) {
                             } else if alternate {
                                 (alternatives_of(existing, schema, was_alternated), false)
                             } else {
-                                (if nested { added_enum_values(existing, schema) } else { unite_values(existing, schema) }, false)
+                                (unite_values(existing, schema), false)
                             };
                             if alternate && !was_alternated {
                                 alternated.push(name.clone());
