@@ -1463,8 +1463,11 @@ export interface McpClientOptions {
   headers?: Record<string, string> | Headers | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]>;
   /**
    * Per-request timeout in ms (default 120,000). A timeout aborts the request's fetch and, with the 2025
-   * revisions, sends `notifications/cancelled` (in 2026-07-28 closing the stream is the cancellation). It also
-   * bounds each wait for `onRequest`'s answer to a 2026-07-28 `input_required`.
+   * revisions, sends `notifications/cancelled` (in 2026-07-28 closing the stream is the cancellation). It bounds
+   * the server's silence, not `onRequest`: the time `onRequest` takes to answer a server request of a call (one
+   * whose `context.related` names it, a 2026-07-28 `input_required`'s input too) does not count against that
+   * call's timeout, whose deadline is pushed by that time (a person filling in a form does not lose the call).
+   * `maxTotalTimeoutMs` and a `signal` bound the whole, that time included.
    */
   timeoutMs?: number;
   /**
@@ -1584,11 +1587,13 @@ export interface McpClientOptions {
    * to answer with a JSON-RPC error: the thrown value's integer `code` if it has one, else -32603, its
    * `message`, and its `data` if it has one. Without it they are answered -32601 (method not found). A 2026-07-28 server asks through
    * an `input_required` result instead, whose inputs go to this handler the same way (without it, or when it
-   * throws, the request fails with `INPUT_REQUIRED`; each wait is bounded by `timeoutMs`; a result asking for
+   * throws, the request fails with `INPUT_REQUIRED`; a wait is bounded by the call's `maxTotalTimeoutMs` and
+   * `signal`, not its `timeoutMs`; a result asking for
    * more than 16 inputs at once is the server's error, `PROTOCOL`, before any is asked). The stream the request came
    * in (a call's, `listen()`'s) is read on while it is answered, so a `ping` or progress behind it is
-   * not held up. A call's `timeoutMs` keeps running meanwhile, `idleTimeoutMs` does not (the server may
-   * be silent until it has the answer, and it runs again once the answers are out); the call settles, with its
+   * not held up. Neither the `timeoutMs` of the call it came for (`context.related`) nor `idleTimeoutMs` runs
+   * meanwhile (the server may be silent until it has the answer; the timeout's deadline is pushed by the time
+   * taken, and the idle timeout runs again once the answers are out); the call settles, with its
    * result or an error, once every request before its end is answered (a timeout or an abort drops them).
    * At most 16 server requests (`ping` aside, always answered `{}` at once) are answered at once per client, each from when it is read
    * until its answer is sent: one past them is answered at once with the JSON-RPC error -32000 ("... refused:
@@ -1601,8 +1606,10 @@ export interface McpClientOptions {
    * (SEP-1034 gives every primitive of a form a `default`), as the SDK's client fills them; what the handler
    * gave is kept.
    *
-   * The second argument has the request's JSON-RPC `id` (a 2026-07-28 input request's key in `inputRequests`)
-   * and a `signal` (an `AbortSignal`) aborted when the answer is no longer wanted: the server cancelled the
+   * The second argument has the request's JSON-RPC `id` (a 2026-07-28 input request's key in `inputRequests`),
+   * `related`, the client request it came for (`{id, method, tool?}`, or `null` for one from the listening
+   * stream, and always over the deprecated HTTP+SSE transport), and a `signal` (an `AbortSignal`) aborted when
+   * the answer is no longer wanted: the server cancelled the
    * request (`notifications/cancelled` naming its id; no answer is then sent, and `onNotification` hears of it
    * too), or the stream it came on was given up (its call timed out or was aborted, `close()`). A thrown
    * error's `data` (as the SDK's `McpError` has it) is sent along with its `code` and `message`.
@@ -1697,10 +1704,29 @@ export interface McpOAuthOptions {
   onSaved?: (saved: McpOAuthSaved) => void;
 }
 
+/** A client request, as a server request that came for it names it ({@link McpRequestContext.related}). */
+export interface McpRelatedRequest {
+  /** Its JSON-RPC id. */
+  id: string | number;
+  /** Its method: `tools/call`, `prompts/get`, `resources/read`... */
+  method: string;
+  /** The tool called, for a `tools/call`. */
+  tool?: string;
+}
+
 /** The second argument of {@link McpClientOptions.onRequest}. */
 export interface McpRequestContext {
   /** The server request's JSON-RPC id (a 2026-07-28 input request's key in `inputRequests`). */
   id: string | number;
+  /**
+   * The client request it came for: the one whose response stream brought it (a 2026-07-28 input request: the
+   * request whose `input_required` round asked for it), `tool` being the name of a `tools/call`'s tool; its
+   * `timeoutMs` stands while `onRequest` answers. `null` for a request the server sent on the listening stream
+   * (`listen()`), on its own, and for every request over the deprecated HTTP+SSE transport (`transport: "sse"`),
+   * whose single stream carries them all, so that which call one is for cannot be told (and no call's timeout
+   * stands for it).
+   */
+  related: McpRelatedRequest | null;
   /** Aborted when the server cancels the request, or the stream it came on is given up. */
   signal: AbortSignal;
 }

@@ -221,11 +221,45 @@ pub type ConnectedHandler = Box<dyn Fn()>;
 pub type NotificationHandler = Box<dyn Fn(&str, &Value)>;
 
 /// Answers a server request other than `ping` (`elicitation/create`, `sampling/createMessage`,
-/// `roots/list`...): `method`, `params`, and the request's id (a 2026-07-28 input request's key in
-/// `inputRequests`); the result, or the JSON-RPC error to answer with. Its future is dropped, and
+/// `roots/list`...): `method`, `params`, and its [`RequestContext`] (its id, the client request it
+/// came for); the result, or the JSON-RPC error to answer with. Its future is dropped, and
 /// no answer sent, when the server cancels the request (`notifications/cancelled` naming its id) or
 /// the stream it came on is given up (its call timed out or was aborted, the client closed).
-pub type RequestHandler = Box<dyn Fn(&str, &Value, &Value) -> Pin<Box<dyn Future<Output = std::result::Result<Value, RpcError>>>>>;
+pub type RequestHandler = Box<dyn Fn(&str, &Value, &RequestContext) -> Pin<Box<dyn Future<Output = std::result::Result<Value, RpcError>>>>>;
+
+/// What the [`RequestHandler`] is told of a server request besides its method and params.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestContext {
+    /// The request's JSON-RPC id (a 2026-07-28 input request's key in `inputRequests`).
+    pub id: Value,
+    /// The client request it came for: the one whose response stream brought it, or whose
+    /// 2026-07-28 `input_required` round asked for it. `None` for one the listening stream
+    /// ([`Client::listen`]) brought, and for every one over the deprecated HTTP+SSE transport,
+    /// whose single stream carries them all (which request one is for cannot be told there).
+    pub related: Option<Related>,
+}
+
+/// A client request, as a server request that came for it names it ([`RequestContext::related`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Related {
+    /// Its JSON-RPC id (a 2026-07-28 request's, of the round that asked).
+    pub id: Id,
+    /// Its method (`tools/call`, `prompts/get`...).
+    pub method: String,
+    /// The tool's name, for a `tools/call`.
+    pub tool: Option<String>,
+}
+
+impl Related {
+    /// `{id, method, tool?}`, as the JS `onRequest` is given it.
+    pub fn to_value(&self) -> Value {
+        let mut v = object([("id", self.id.to_value()), ("method", string(&self.method))]);
+        if let (Some(tool), Value::Object(m)) = (&self.tool, &mut v) {
+            m.put("tool", string(tool));
+        }
+        v
+    }
+}
 
 /// Asked for new headers when a request meets HTTP 401, or 403 with `error="insufficient_scope"`
 /// (`{status, challenge, wwwAuthenticate}`):
@@ -385,6 +419,80 @@ pub struct Client<T: Transport, C: Clock> {
     /// The server requests the request handler is answering, by id: a `notifications/cancelled`
     /// naming one fires its signal.
     being_answered: RefCell<Vec<(Id, Rc<CloseSignal>)>>,
+    /// The client's requests in flight (each round's), by id: a server request their response
+    /// streams bring is theirs ([`RequestContext::related`]), and answering it pauses their timeout.
+    in_flight: RefCell<Vec<(Id, Rc<InFlight>)>>,
+}
+
+/// A client request in flight, as the server requests that come for it see it.
+struct InFlight {
+    related: Related,
+    /// Server requests of this one being answered by the request handler (a person filling in a
+    /// form): the time they take does not count against its timeout ([`Client::sleep_unpaused`]).
+    answering: Cell<usize>,
+    /// When `answering` last went from 0 to 1, and the time of the answerings that ended.
+    since: Cell<u64>,
+    paused: Cell<u64>,
+    /// Fired whenever `answering` goes from 0 to 1 or back.
+    changed: CloseSignal,
+}
+
+impl InFlight {
+    /// The time spent answering up to `now`.
+    fn paused_ms(&self, now: u64) -> u64 {
+        let open = if self.answering.get() > 0 { now.saturating_sub(self.since.get()) } else { 0 };
+        self.paused.get().saturating_add(open)
+    }
+}
+
+/// An [`InFlight`] in [`Client::in_flight`] for as long as it is.
+struct Registered<'c> {
+    list: &'c RefCell<Vec<(Id, Rc<InFlight>)>>,
+    call: Rc<InFlight>,
+}
+
+impl<'c> Registered<'c> {
+    fn new(list: &'c RefCell<Vec<(Id, Rc<InFlight>)>>, id: &Id, method: &str, params: &Value) -> Self {
+        let tool = (method == "tools/call").then(|| params.get("name").and_then(Value::as_str).map(str::to_owned)).flatten();
+        let related = Related { id: id.clone(), method: method.to_owned(), tool };
+        let call = Rc::new(InFlight { related, answering: Cell::new(0), since: Cell::new(0), paused: Cell::new(0), changed: CloseSignal::default() });
+        list.borrow_mut().push((id.clone(), call.clone()));
+        Self { list, call }
+    }
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.list.borrow_mut().retain(|(_, c)| !Rc::ptr_eq(c, &self.call));
+    }
+}
+
+/// The request handler answering a server request of an [`InFlight`], for as long as it does.
+struct Pausing<'c, C: Clock> {
+    call: Rc<InFlight>,
+    clock: &'c C,
+}
+
+impl<'c, C: Clock> Pausing<'c, C> {
+    fn new(call: Rc<InFlight>, clock: &'c C) -> Self {
+        if call.answering.get() == 0 {
+            call.since.set(clock.now_ms());
+            call.changed.fire();
+        }
+        call.answering.set(call.answering.get() + 1);
+        Self { call, clock }
+    }
+}
+
+impl<C: Clock> Drop for Pausing<'_, C> {
+    fn drop(&mut self) {
+        let c = &self.call;
+        c.answering.set(c.answering.get() - 1);
+        if c.answering.get() == 0 {
+            c.paused.set(c.paused.get().saturating_add(self.clock.now_ms().saturating_sub(c.since.get())));
+            c.changed.fire();
+        }
+    }
 }
 
 /// A server request being answered, in [`Client::being_answered`] for as long as it is.
@@ -565,6 +673,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             answering: Cell::new(0),
             refusing: Cell::new(0),
             being_answered: RefCell::default(),
+            in_flight: RefCell::default(),
         }
     }
 
@@ -582,9 +691,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// Sets the handler for server requests other than `ping`; without one they are answered
     /// -32601 (method not found). The stream a request comes in (a call's, [`Client::listen`]'s)
-    /// is read on while it is answered; a call's timeout keeps running meanwhile, its idle
-    /// timeout does not (the server may be silent until it has the answer), and the call ends,
-    /// with its result or an error, once every request before that is answered.
+    /// is read on while it is answered. Neither the timeout of the call it came for
+    /// ([`RequestContext::related`]) nor its idle timeout runs meanwhile: the timeout bounds the
+    /// server's silence, not the person answering (its deadline is pushed by the time the handler
+    /// took; `max_total_timeout_ms` and a cancellation still bound the whole). The call ends, with
+    /// its result or an error, once every request before that is answered.
     pub fn set_request_handler(&self, handler: Option<RequestHandler>) {
         *self.on_request.borrow_mut() = handler;
     }
@@ -1161,6 +1272,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let headers = if modern { self.modern_headers(method, &sent)? } else { Vec::new() };
             let body = jsonrpc::request(&id, method, sent);
             let _token = opts.on_progress.is_some().then(|| ProgressToken::new(&self.progress_tokens, &id));
+            let round = Registered::new(&self.in_flight, &id, method, &params);
             match self.run_with_timeout(&id, method, body, true, &headers, opts).await {
                 Ok((v, _)) if !modern => return Ok((v, gen)),
                 Ok((v, _)) => match v.get("resultType") {
@@ -1174,7 +1286,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                 format!("{method}: the server asked for input {MAX_INPUT_ROUNDS} times and still wants more"),
                             ));
                         }
-                        params = self.provide_input(method, params, &v, opts).await?;
+                        params = self.provide_input(method, params, &v, &round.call.related, opts).await?;
                     }
                     Some(t) if t == "input_required" => {
                         return Err(Error::new(ErrorCode::Protocol, format!("{method}: the server answered input_required, which only tools/call, prompts/get and resources/read may be")))
@@ -1246,8 +1358,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// 2026-07-28: the answers to an `input_required` result's `inputRequests`, each from the
     /// request handler (as a server request would be answered), and the params of the request
-    /// sent again with them and the `requestState` as given.
-    async fn provide_input(&self, method: &str, mut params: Value, result: &Value, opts: &mut CallOptions) -> Result<Value> {
+    /// sent again with them and the `requestState` as given. `related`: the round that asked.
+    /// The handler's time is not bounded by the call's timeout (which bounds the server's
+    /// silence), only by its `max_total_timeout_ms` and cancellation, and the client's close.
+    async fn provide_input(&self, method: &str, mut params: Value, result: &Value, related: &Related, opts: &mut CallOptions) -> Result<Value> {
         let needs = |message: String| Error::new(ErrorCode::InputRequired, message).with_detail("inputRequests", result.get("inputRequests").cloned().unwrap_or(Value::Null));
         let mut responses = Map::new();
         match result.get("inputRequests") {
@@ -1265,21 +1379,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 for (key, request) in requests {
                     let asked_for = request.get("method").and_then(Value::as_str).unwrap_or_default();
                     let asked_with = request.get("params").cloned().unwrap_or(Value::Null);
-                    let asked = self.on_request.borrow().as_ref().map(|h| h(asked_for, &asked_with, &Value::String(key.clone())));
+                    let context = RequestContext { id: Value::String(key.clone()), related: Some(related.clone()) };
+                    let asked = self.on_request.borrow().as_ref().map(|h| h(asked_for, &asked_with, &context));
                     let Some(asked) = asked else {
                         return Err(needs(format!("{method}: the server needs input ({asked_for}) and the client has no request handler to give it")));
                     };
-                    // Within the call's timeout (each round), its cancellation, and the client's close.
-                    let timeout = opts.timeout_ms.unwrap_or(self.opts.timeout_ms);
-                    let (sleep, closed) = (self.clock.sleep(timeout), self.closing.wait());
-                    pin_mut!(asked, sleep, closed);
-                    let answer = match select(asked, select(cancelled(&mut opts.cancel), select(sleep, closed))).await {
+                    // Within the call's cancellation and the client's close (and its total, above).
+                    let closed = self.closing.wait();
+                    pin_mut!(asked, closed);
+                    let answer = match select(asked, select(cancelled(&mut opts.cancel), closed)).await {
                         Either::Left((answer, _)) => answer,
                         Either::Right((Either::Left(_), _)) => return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted while its input was asked for"))),
-                        Either::Right((Either::Right((Either::Left(_), _)), _)) => {
-                            return Err(Error::new(ErrorCode::Timeout, format!("{method}: the input the server asked for ({asked_for}) did not come in {timeout} ms"))
-                                .with_detail("timeoutMs", timeout))
-                        }
                         Either::Right((Either::Right(_), _)) => return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed"))),
                     };
                     match answer {
@@ -1331,6 +1441,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted before it was sent")));
         }
         let timeout = timeout_ms.unwrap_or(self.opts.timeout_ms);
+        // The time spent answering this request's server requests does not count (see
+        // `sleep_unpaused`); the total cap counts it.
+        let call = self.in_flight(id);
+        let paused = call.as_deref();
         // Progress for this call, told to the timeout below.
         let progressed = CloseSignal::default();
         let on_progress = on_progress.as_deref();
@@ -1347,12 +1461,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let sleep = async {
             let idle = async {
                 if !reset {
-                    self.clock.sleep(timeout).await;
+                    self.sleep_unpaused(timeout, paused).await;
                     return (format!("{method} timed out after {timeout} ms; the request was cancelled"), timeout);
                 }
                 loop {
                     let moved = progressed.wait();
-                    let sleep = self.clock.sleep(timeout);
+                    let sleep = self.sleep_unpaused(timeout, paused);
                     pin_mut!(moved, sleep);
                     if let Either::Left(_) = select(sleep, moved).await {
                         return (format!("{method} timed out after {timeout} ms without progress; the request was cancelled"), timeout);
@@ -1415,6 +1529,41 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let _ = select(notice, grace).await;
         }
         Err(outcome)
+    }
+
+    /// The request `id` of this client in flight, when a server request its response stream
+    /// brings is known to be for it: not over the deprecated HTTP+SSE transport, whose single
+    /// stream's messages go to whichever request reads it.
+    fn in_flight(&self, id: &Id) -> Option<Rc<InFlight>> {
+        if self.transport.mcp_transport() == Some(McpTransport::Sse) {
+            return None;
+        }
+        self.in_flight.borrow().iter().find(|(k, _)| k == id).map(|(_, c)| c.clone())
+    }
+
+    /// Sleeps `ms` of the clock's time not spent answering server requests of `call`: its
+    /// deadline is pushed by the time the request handler takes (a timeout bounds the server's
+    /// silence, not the person filling in a form), and stands while the handler answers.
+    async fn sleep_unpaused(&self, ms: u64, call: Option<&InFlight>) {
+        let Some(call) = call else { return self.clock.sleep(ms).await };
+        let start = self.clock.now_ms();
+        let before = call.paused_ms(start);
+        loop {
+            // Made before the state is read: a change after the reading wakes it.
+            let changed = call.changed.wait();
+            if call.answering.get() > 0 {
+                changed.await;
+                continue;
+            }
+            let now = self.clock.now_ms();
+            let due = start.saturating_add(ms).saturating_add(call.paused_ms(now).saturating_sub(before));
+            if now >= due {
+                return;
+            }
+            let sleep = self.clock.sleep(due - now);
+            pin_mut!(sleep, changed);
+            select(sleep, changed).await;
+        }
     }
 
     /// After a 401, or a 403 that asks for more scopes ([`asks_authorization`]): asks the
@@ -1661,7 +1810,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             self.dealt_with(&ev, id, &msgs);
                             for msg in msgs {
                                 if let Incoming::Request { id: rid, method: m, params } = msg {
-                                    answers.push(Box::pin(self.answer(rid, m, params)));
+                                    answers.push(Box::pin(self.answer(rid, m, params, self.in_flight(id))));
                                 } else if let Some(result) = self.handle(id, method, msg, on_progress, resumed).await? {
                                     return Ok(result);
                                 }
@@ -1794,7 +1943,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok(None)
             }
             Incoming::Request { id: rid, method: m, params } => {
-                self.answer(rid, m, params).await;
+                self.answer(rid, m, params, self.in_flight(id)).await;
                 Ok(None)
             }
         }
@@ -1829,8 +1978,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// -32601), POSTed back. What it is answered with is settled here, as the request is read
     /// (the handler asked now), so that the bound of [`MAX_SERVER_REQUESTS`] takes requests in the
     /// order they came: one past it is refused ([`SERVER_BUSY`]) without the handler, and one past
-    /// [`MAX_REFUSALS`] too is left unanswered.
-    fn answer(&self, id: Id, method: String, params: Value) -> impl Future<Output = ()> + '_ {
+    /// [`MAX_REFUSALS`] too is left unanswered. `call`: the client request it came for, whose
+    /// timeout stands while the handler answers.
+    fn answer(&self, id: Id, method: String, params: Value, call: Option<Rc<InFlight>>) -> impl Future<Output = ()> + '_ {
         // A 2026-07-28 server sends no requests, and a client sends no responses: ignored.
         let settled = if self.is_modern() {
             None
@@ -1842,7 +1992,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         } else if let Some(slot) = Slot::take(&self.answering, MAX_SERVER_REQUESTS) {
             // The handler's future is made while it is borrowed and awaited after, so that the
             // handler may replace itself.
-            let handled = self.on_request.borrow().as_ref().map(|h| h(&method, &params, &id.to_value()));
+            let context = RequestContext { id: id.to_value(), related: call.as_ref().map(|c| c.related.clone()) };
+            let handled = self.on_request.borrow().as_ref().map(|h| h(&method, &params, &context));
             let answer = match handled {
                 Some(answer) => Settled::Later(answer),
                 None => Settled::Now(Err(RpcError { code: -32601, message: format!("Method not found: {method}"), data: None })),
@@ -1853,6 +2004,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         };
         // Registered now, as the request is read: a cancellation right behind it finds it.
         let entry = matches!(settled, Some((_, Settled::Later(_)))).then(|| Answering::new(&self.being_answered, id.clone(), Rc::default()));
+        // From now until the handler settles (or its future is dropped), the call's timeout stands.
+        let pausing = call.filter(|_| entry.is_some()).map(|c| Pausing::new(c, &self.clock));
         // The session the request came on: an answer ready after it was replaced is not sent
         // (the new session's requests may have the same ids).
         let session = self.session_gen.get();
@@ -1869,7 +2022,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     // poll: a cancellation read meanwhile counts.
                     let cancelled = CloseWait { signal: &entry.signal, start: 0, key: None };
                     pin_mut!(f, cancelled);
-                    match select(f, cancelled).await {
+                    let settled = select(f, cancelled).await;
+                    drop(pausing);
+                    match settled {
                         Either::Left((a, _)) => a.map(|v| self.with_elicitation_defaults(&method, &params, v)),
                         Either::Right(_) => return,
                     }
@@ -2635,7 +2790,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                 self.dealt_with(&ev, &none, &msgs);
                                 for msg in msgs {
                                     match msg {
-                                        Incoming::Request { id, method, params } => answers.push(Box::pin(self.answer(id, method, params))),
+                                        Incoming::Request { id, method, params } => answers.push(Box::pin(self.answer(id, method, params, None))),
                                         // A stray error meant for no request is no reason to stop listening.
                                         msg => drop(self.handle(&none, WHAT, msg, None, resumed).await),
                                     }

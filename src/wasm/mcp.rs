@@ -13,7 +13,7 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::error::{Error, ErrorCode};
 use crate::policy::Policy;
 use crate::protocol::auth::{Authorize, OAuth, OAuthOptions, Saved};
-use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions, Era};
+use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions, Era, RequestContext};
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::legacy_sse::{LegacySse, Sleep, TransportChoice, PROBE_TIMEOUT_MS};
 use crate::protocol::transport::Clock as _;
@@ -327,13 +327,16 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
         })));
     }
     if let Some(f) = opt_fn(options, "onRequest")? {
-        client.set_request_handler(Some(Box::new(move |method: &str, params: &Value, id: &Value| {
+        client.set_request_handler(Some(Box::new(move |method: &str, params: &Value, request: &RequestContext| {
             let msg = method_and_params(method, params);
-            // `{id, signal}`: the signal is aborted when the future below is dropped unsettled
+            // `{id, related, signal}`: `related` the client request it came for (`{id, method,
+            // tool?}`) or null; the signal is aborted when the future below is dropped unsettled
             // (the server cancelled the request, its stream was given up, the client closed).
             let mut guard = AbortGuard::new();
             let context = Object::new();
-            let _ = Reflect::set(&context, &"id".into(), &to_js(id).unwrap_or(JsValue::UNDEFINED));
+            let related = request.related.as_ref().map_or(Ok(JsValue::NULL), |r| to_js(&r.to_value()));
+            let _ = Reflect::set(&context, &"id".into(), &to_js(&request.id).unwrap_or(JsValue::UNDEFINED));
+            let _ = Reflect::set(&context, &"related".into(), &related.unwrap_or(JsValue::NULL));
             let _ = Reflect::set(&context, &"signal".into(), &guard.signal());
             // Called now, awaited in the future (a value or a promise of one).
             let internal = |message: String| RpcError { code: -32603, message, data: None };

@@ -474,7 +474,7 @@ fn a_server_request_the_server_cancels_is_dropped_unanswered() {
     let ids = Rc::new(RefCell::new(Vec::new()));
     let (d2, i2) = (dropped.clone(), ids.clone());
     h.client.set_request_handler(Some(Box::new(move |m, _, id| {
-        i2.borrow_mut().push(id.clone());
+        i2.borrow_mut().push(id.id.clone());
         if m == "roots/list" {
             return Box::pin(async { Ok(json!({"roots": []})) });
         }
@@ -2782,14 +2782,16 @@ fn a_refused_version_named_as_supported_is_sent_once_more() {
 #[test]
 fn input_rounds_are_bounded_and_checked() {
     let ask = || Reply::Echo(json!({"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {}}}, "requestState": "s"}));
+    // The wait for the input is the person's: the call's timeout does not bound it, its total does.
     let mut opts = modern();
     opts.timeout_ms = 5;
-    let h = harness_with(vec![discover_reply(), ask()], opts, 10);
+    let h = harness_with(vec![discover_reply(), ask(), ask()], opts, 10);
     h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(futures_util::future::pending()))));
     block_on(h.client.connect()).unwrap();
-    let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert!(bounded(h.client.call_tool("t", Value::Null, &mut CallOptions::default()), 1_000).is_none(), "still waiting for the input");
+    let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions { max_total_timeout_ms: Some(5), ..CallOptions::default() })).unwrap_err();
     assert_eq!(e.code, ErrorCode::Timeout, "{}", e.message);
-    assert!(e.message.contains("did not come in 5 ms"), "the wait for the input timed out: {}", e.message);
+    assert!(e.message.contains("total of 5 ms"), "the total bounds the wait for the input: {}", e.message);
 
     // More inputs in one result than the client answers at once: refused before any is asked.
     let many: Map<String, Value> = (0..=MAX_SERVER_REQUESTS).map(|i| (format!("k{i}"), json!({"method": "elicitation/create", "params": {}}))).collect();
@@ -3645,4 +3647,111 @@ fn initialize_refused_by_a_web_page_says_the_url_may_not_be_an_mcp_endpoint() {
     block_on(h.client.connect()).unwrap();
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.message, "tools/list: HTTP 500: 500 Internal Server Error Internal Server & Error");
+}
+
+/// A server request names the client request it came for (`RequestContext::related`): the call
+/// whose response stream brought it (with the tool's name), or the 2026-07-28 round that asked
+/// for it; one on the listening stream names none.
+#[test]
+fn a_server_request_names_the_request_it_came_for() {
+    let seen: Rc<RefCell<Vec<(Value, Option<Value>)>>> = Rc::default();
+    let record = |h: &Harness| {
+        let s2 = seen.clone();
+        h.client.set_request_handler(Some(Box::new(move |_, _, context| {
+            s2.borrow_mut().push((context.id.clone(), context.related.as_ref().map(Related::to_value)));
+            Box::pin(async { Ok(json!({"action": "decline"})) })
+        })));
+    };
+    let ask = sse_events(&[r#"{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{}}"#, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#], false);
+    let listening = sse_events(&[r#"{"jsonrpc":"2.0","id":9,"method":"roots/list","params":{}}"#], true);
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), ask, accepted(), listening, accepted(), accepted()]);
+    record(&h);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap();
+    let (listened, closed) = block_on(futures_util::future::join(h.client.listen(), async {
+        while seen.borrow().len() < 2 {
+            yield_now().await;
+        }
+        h.client.close().await
+    }));
+    assert!(listened.unwrap());
+    closed.unwrap();
+    assert_eq!(*seen.borrow(), [(json!(5), Some(json!({"id": 1, "method": "tools/call", "tool": "echo"}))), (json!(9), None)]);
+
+    // 2026-07-28: the round that answered input_required.
+    seen.borrow_mut().clear();
+    let h = harness_with(
+        vec![
+            discover_reply(),
+            Reply::Echo(json!({"resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {}}}})),
+            Reply::Echo(json!({"content": []})),
+        ],
+        modern(),
+        10_000,
+    );
+    record(&h);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.call_tool("ask", json!({}), &mut CallOptions::default())).unwrap();
+    let round = body(&h.log.borrow().requests[1])["id"].clone();
+    assert_eq!(*seen.borrow(), [(json!("k"), Some(json!({"id": round, "method": "tools/call", "tool": "ask"})))]);
+}
+
+/// A call's timeout does not count the time the request handler takes to answer a request of
+/// that call (a person filling in a form): its deadline is pushed by that time. The server's
+/// silence after the answer still counts.
+#[test]
+fn a_calls_timeout_stands_while_its_server_request_is_answered() {
+    const ELICIT: &str = r#"{"jsonrpc":"2.0","id":5,"method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{}}}}"#;
+    // Answered after 5,000 ms of the clock: the handler moves it on, and answers at its 20th poll (the
+    // call's timeout is polled meanwhile).
+    let slow_person = |h: &Harness| {
+        let now = h.now.clone();
+        h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+            let (now, mut polls) = (now.clone(), 0);
+            Box::pin(std::future::poll_fn(move |cx| {
+                polls += 1;
+                if polls == 1 {
+                    now.set(now.get() + 5_000);
+                }
+                if polls < 20 {
+                    cx.waker().wake_by_ref();
+                    return std::task::Poll::Pending;
+                }
+                std::task::Poll::Ready(Ok(json!({"action": "accept", "content": {}})))
+            }))
+        })));
+    };
+    // The POSTs after the call's own, each with the clock's time it was sent at.
+    let posted: Rc<RefCell<Vec<(u64, Value)>>> = Rc::default();
+    let server = |h: &Harness| {
+        let (now, posted) = (h.now.clone(), posted.clone());
+        Reply::Server(Rc::new(move |req: &HttpRequest| {
+            posted.borrow_mut().push((now.get(), body(req)));
+            accepted()
+        }))
+    };
+
+    let h = harness(vec![]);
+    let stream = sse_events(&[ELICIT, r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#], false);
+    *h.client.transport().replies.borrow_mut() = vec![init_reply("2025-11-25", Some("s")), accepted(), stream, server(&h)].into();
+    slow_person(&h);
+    block_on(h.client.connect()).unwrap();
+    let start = h.now.get();
+    let result = block_on(h.client.call_tool("ask", json!({}), &mut CallOptions { timeout_ms: Some(1_000), ..CallOptions::default() }));
+    assert_eq!(result.unwrap()["content"], json!([]), "answered after 5,000 ms, the call of 1,000 ms still resolves");
+    assert_eq!(*posted.borrow(), [(start + 5_000, json!({"jsonrpc": "2.0", "id": 5, "result": {"action": "accept", "content": {}}}))]);
+
+    // The server silent after the answer: the call times out 1,000 ms later.
+    posted.borrow_mut().clear();
+    let h = harness(vec![]);
+    let stream = sse_events(&[ELICIT], true);
+    *h.client.transport().replies.borrow_mut() = vec![init_reply("2025-11-25", Some("s")), accepted(), stream, server(&h)].into();
+    slow_person(&h);
+    block_on(h.client.connect()).unwrap();
+    let start = h.now.get();
+    let e = block_on(h.client.call_tool("ask", json!({}), &mut CallOptions { timeout_ms: Some(1_000), ..CallOptions::default() })).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{}", e.message);
+    let posted = posted.borrow();
+    assert_eq!(posted[0], (start + 5_000, json!({"jsonrpc": "2.0", "id": 5, "result": {"action": "accept", "content": {}}})), "the answer went out");
+    assert_eq!((posted[1].0, posted[1].1["method"].clone()), (start + 6_000, json!("notifications/cancelled")), "timed out 1,000 ms after the answer");
 }
