@@ -109,8 +109,8 @@ describe("server-everything", () => {
     const client = await connected({
       fetch: fake,
       capabilities: { elicitation: {}, sampling: {} },
-      onRequest: ({ method, params }, { id, signal }) => {
-        seen.push({ method, id, signal });
+      onRequest: ({ method, params }, { id, related, signal }) => {
+        seen.push({ method, id, related, signal });
         if (method === "sampling/createMessage") {
           setTimeout(() => write({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 77, reason: "no longer needed" } }), 50);
           return new Promise(() => {});
@@ -121,11 +121,14 @@ describe("server-everything", () => {
     });
     await within(5_000, client.callTool("scripted", {}), "the scripted call");
     assert.deepEqual(seen.map((s) => [s.method, s.id]), [["sampling/createMessage", 77], ["elicitation/create", "e-78"]]);
+    // Both came on the call's stream: related names the call and its tool.
+    for (const s of seen) assert.deepEqual([s.related?.method, s.related?.tool, typeof s.related?.id], ["tools/call", "scripted", "number"]);
     assert.equal(seen[0].signal.aborted, true, "cancelled by the server");
     assert.equal(seen[1].signal.aborted, false, "answered");
     assert.deepEqual(posted, [{ jsonrpc: "2.0", id: "e-78", error: { code: -32602, message: "no form here", data: { field: "x" } } }]);
-    // A call given up (its timeout) while its server request is being answered: the signal aborts.
-    await rejectsWith(client.callTool("trigger-elicitation-request", {}, { timeoutMs: 1_000 }), "TIMEOUT");
+    // A call given up (its total: timeoutMs stands while onRequest answers) while its server request is
+    // being answered: the signal aborts.
+    await rejectsWith(client.callTool("trigger-elicitation-request", {}, { timeoutMs: 1_000, maxTotalTimeoutMs: 1_000 }), "TIMEOUT");
     assert.equal(seen[2].method, "elicitation/create");
     assert.equal(seen[2].signal.aborted, true, "the call was given up");
     await client.close();

@@ -131,7 +131,9 @@ describe("server-everything over the deprecated HTTP+SSE transport", () => {
     const asked = [];
     const client = new McpClient(sse.url, {
       capabilities: { elicitation: {} },
-      onRequest: async ({ method }) => {
+      onRequest: async ({ method }, { related }) => {
+        // One stream carries every server request: which call one is for cannot be told.
+        assert.equal(related, null);
         asked.push(method);
         return { action: "accept", content: { name: "Ada Lovelace", check: true } };
       },

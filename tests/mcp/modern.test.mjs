@@ -75,15 +75,15 @@ test("input_required is answered by onRequest and the call sent again with the s
   const c = new t.McpClient(modern.url, {
     era: "modern",
     capabilities: { elicitation: {} },
-    onRequest: ({ method, params }) => {
-      asked.push([method, params.message]);
+    onRequest: ({ method, params }, { related }) => {
+      asked.push([method, params.message, related?.method, related?.tool]);
       return { action: "accept", content: { ok: true } };
     },
   });
   await c.connect();
   const r = await c.callTool("confirm", {});
   assert.equal(r.content[0].text, "confirmed: true");
-  assert.deepEqual(asked, [["elicitation/create", "Proceed?"]]);
+  assert.deepEqual(asked, [["elicitation/create", "Proceed?", "tools/call", "confirm"]], "related: the round that asked");
   const rounds = modern.stats().confirm.slice(-2);
   assert.equal(rounds[0].round, "ask");
   assert.equal(rounds[1].round, "answer");

@@ -3654,11 +3654,11 @@ fn initialize_refused_by_a_web_page_says_the_url_may_not_be_an_mcp_endpoint() {
 /// for it; one on the listening stream names none.
 #[test]
 fn a_server_request_names_the_request_it_came_for() {
-    let seen: Rc<RefCell<Vec<(Value, Option<Value>)>>> = Rc::default();
+    let seen: Rc<RefCell<Vec<(Value, Value)>>> = Rc::default();
     let record = |h: &Harness| {
         let s2 = seen.clone();
         h.client.set_request_handler(Some(Box::new(move |_, _, context| {
-            s2.borrow_mut().push((context.id.clone(), context.related.as_ref().map(Related::to_value)));
+            s2.borrow_mut().push((context.id.clone(), context.related.as_ref().map_or(Value::Null, Related::to_value)));
             Box::pin(async { Ok(json!({"action": "decline"})) })
         })));
     };
@@ -3676,7 +3676,7 @@ fn a_server_request_names_the_request_it_came_for() {
     }));
     assert!(listened.unwrap());
     closed.unwrap();
-    assert_eq!(*seen.borrow(), [(json!(5), Some(json!({"id": 1, "method": "tools/call", "tool": "echo"}))), (json!(9), None)]);
+    assert_eq!(*seen.borrow(), [(json!(5), json!({"id": 1, "method": "tools/call", "tool": "echo"})), (json!(9), Value::Null)]);
 
     // 2026-07-28: the round that answered input_required.
     seen.borrow_mut().clear();
@@ -3693,7 +3693,7 @@ fn a_server_request_names_the_request_it_came_for() {
     block_on(h.client.connect()).unwrap();
     block_on(h.client.call_tool("ask", json!({}), &mut CallOptions::default())).unwrap();
     let round = body(&h.log.borrow().requests[1])["id"].clone();
-    assert_eq!(*seen.borrow(), [(json!("k"), Some(json!({"id": round, "method": "tools/call", "tool": "ask"})))]);
+    assert_eq!(*seen.borrow(), [(json!("k"), json!({"id": round, "method": "tools/call", "tool": "ask"}))]);
 }
 
 /// A call's timeout does not count the time the request handler takes to answer a request of
