@@ -28,90 +28,30 @@ function el(tag, attrs = {}, ...children) {
 /** Server requests: an elicitation becomes a form; anything else is not something this page does. */
 function onRequest({ method, params }, context) {
   if (method !== "elicitation/create") throw Object.assign(new Error(`Method not found: ${method}`), { code: -32601 });
-  return askUser(params, context?.signal);
+  return askUser(params, context?.signal, context?.related);
 }
 
-/** The call under way, if any: `{tool, clock}` (see CallClock). */
-let calling = null;
-
 /**
- * Where a question came from, as far as the page can tell. McpClient's onRequest is given the request and
- * `{id, signal}`, not the stream it came on: a question that comes while no call runs is the server's own
- * (one that is part of a call comes on that call's stream, before its result); one that comes during a call
- * may be part of it, or the server's own on the standalone stream. Once the call returns while the question is
- * still open, it was not part of that call (a call settles only after its own questions are answered).
+ * Where a question came from: McpClient's onRequest is told the request it came for (`related`: the call whose
+ * stream brought it, with its tool), or null for one the server sent on its own (on the standalone stream). The
+ * call's timeout stands while the question is open (McpClient does not count the time onRequest takes), so a
+ * person may take their time.
  */
 const NOT_TIED = "From the server, not tied to a call.";
-const askedDuring = (tool) => `Asked while the tool ${tool} runs: for that call, or by the server on its own (the page cannot tell which).`;
-const notTiedAfter = (tool) => `From the server, not tied to a call: ${tool} returned without waiting for this answer.`;
-
-/** The question the form shows: `{during}`, the call under way when it came (null: none). */
-let shownQuestion = null;
-
-/** Questions open now (forms shown, not yet answered): while any is, the call under way does not time out. */
-let questionsOpen = 0;
-
-/**
- * The timeout of a call, counting only the time no question is open: answering is the person's time, not
- * the server's, however long it takes (the server withdraws a question it no longer waits for). Past `ms`,
- * `signal` aborts with the reason "timeout", which McpClient sends the server in notifications/cancelled,
- * as for a timeout of its own. McpClient's `timeoutMs` runs on while the client answers a question (as its
- * documentation says), so it cannot be the one paused: the call gives it `ms` plus PERSON_MS, the time
- * a person may take over the call's questions.
- */
-class CallClock {
-  constructor(ms) {
-    this.ms = ms;
-    this.left = ms;
-    this.expired = false;
-    this.stopped = false;
-    this.timer = undefined;
-    this.controller = new AbortController();
-    this.signal = this.controller.signal;
-    if (questionsOpen === 0) this.run();
-  }
-
-  /** Runs on (no question is open). */
-  run() {
-    if (this.timer !== undefined || this.expired || this.stopped) return;
-    this.since = performance.now();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.expired = true;
-      this.controller.abort("timeout");
-    }, Math.max(0, this.left));
-  }
-
-  /** Stands still (a question is open). */
-  hold() {
-    if (this.timer === undefined) return;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.left -= performance.now() - this.since;
-  }
-
-  stop() {
-    this.hold();
-    this.stopped = true;
-  }
-}
-
-function questionOpened() {
-  questionsOpen++;
-  calling?.clock.hold();
-}
-
-function questionClosed() {
-  questionsOpen--;
-  if (questionsOpen === 0) calling?.clock.run();
+const NOT_TOLD = "From the server: over the old HTTP+SSE transport, the page cannot tell whether it is for a call.";
+function questionSource(related) {
+  if (related?.tool) return `For the call of the tool ${related.tool}.`;
+  if (related) return `For the ${related.method} request.`;
+  return client?.transport === "sse" ? NOT_TOLD : NOT_TIED;
 }
 
 /**
  * Shows an elicitation's fields (text, number, checkbox; defaults filled in) in a dialog: accept (Send),
- * decline or cancel (Cancel, Escape). When `signal` aborts (the call timed out or was cancelled, or the
- * server withdrew the question), the dialog closes and says so: no answer is wanted any more.
+ * decline or cancel (Cancel, Escape), with where it came from (`related`, see questionSource). When `signal`
+ * aborts (the call timed out or was cancelled, or the server withdrew the question), the dialog closes and
+ * says so: no answer is wanted any more.
  */
-function askUser({ message, requestedSchema } = {}, signal) {
+function askUser({ message, requestedSchema } = {}, signal, related) {
   const required = new Set(requestedSchema?.required ?? []);
   const fields = Object.entries(requestedSchema?.properties ?? {}).map(([name, s]) => {
     const id = `elicit-${name}`;
@@ -124,11 +64,9 @@ function askUser({ message, requestedSchema } = {}, signal) {
     return { name, kind, input, row: el("div", { class: kind === "checkbox" ? "field check" : "field" }, kind === "checkbox" ? [input, label] : [label, input]) };
   });
   const server = connected?.server ?? "The server";
-  const question = { during: calling };
-  const tool = calling?.tool;
-  shownQuestion = question;
+  const tool = related?.tool;
   $("elicit-title").textContent = `${server} asks`;
-  $("elicit-source").textContent = tool ? askedDuring(tool) : NOT_TIED;
+  $("elicit-source").textContent = questionSource(related);
   $("elicit-message").textContent = message ?? "";
   $("elicit-fields").replaceChildren(...fields.map((f) => f.row));
   $("elicit-required").hidden = !fields.some((f) => f.input.required);
@@ -137,14 +75,11 @@ function askUser({ message, requestedSchema } = {}, signal) {
   return new Promise((resolve) => {
     const before = document.activeElement;
     let settled = false;
-    let open = false;
     const done = (action) => {
       if (settled) return;
       settled = true;
       signal?.removeEventListener("abort", withdrawn);
       dialog.close();
-      if (shownQuestion === question) shownQuestion = null;
-      if (open) questionClosed();
       // The dialog gives the focus back to what had it; if that is gone or cannot take it, to the call button.
       if (document.activeElement === document.body || !document.activeElement) (before?.isConnected ? before : $("call-btn")).focus();
       if (action !== "accept") return resolve({ action });
@@ -157,7 +92,7 @@ function askUser({ message, requestedSchema } = {}, signal) {
     };
     // Nobody waits for the answer any more: close the form, and say why (the call's own error follows).
     const withdrawn = () => {
-      const asker = tool ? `The server's question (asked while ${tool} ran)` : "The server's question";
+      const asker = tool ? `The server's question (for the call of ${tool})` : "The server's question";
       setStatus("elicit-status", `${asker} was withdrawn: the server no longer waits for an answer (the call ended, timed out or was cancelled). The form was closed.`);
       done("cancel");
     };
@@ -174,8 +109,6 @@ function askUser({ message, requestedSchema } = {}, signal) {
     if (signal?.aborted) return withdrawn();
     signal?.addEventListener("abort", withdrawn, { once: true });
     dialog.showModal();
-    open = true;
-    questionOpened();
   });
 }
 
@@ -489,7 +422,7 @@ function timeoutMs() {
   return Number.isFinite(n) && n > 0 ? n : 30000;
 }
 
-/** A person signing in, or answering a server's questions during a call, has up to 5 minutes. */
+/** A person signing in has up to 5 minutes. */
 const PERSON_MS = 300_000;
 
 function slug(name) {
@@ -897,12 +830,10 @@ async function callTool(event) {
   setBusy("call-btn", true);
   setStatus("call-status", `Calling ${name}…`);
   setStatus("elicit-status", "");
-  const clock = new CallClock(timeoutMs());
-  const call = (calling = { tool: name, clock });
   try {
+    // The timeout bounds the server's time: McpClient holds it while the page answers the call's questions.
     const result = await c.callTool(name, args, {
-      timeoutMs: clock.ms + PERSON_MS,
-      signal: clock.signal,
+      timeoutMs: timeoutMs(),
       onProgress: (p) => {
         if (p.total) {
           progress.max = p.total;
@@ -915,26 +846,11 @@ async function callTool(event) {
     lastCall = { tool: name, result };
     setStatus("call-status", `${name} returned${result.isError ? " a tool error (isError: true)" : ""}.`, !result.isError);
     renderCall();
-    // A question still open was not this call's: the call would have waited for its answer.
-    if (shownQuestion?.during === call) $("elicit-source").textContent = notTiedAfter(name);
   } catch (err) {
     setStatus("call-status", `${name} failed.`);
-    // The page's own timeout (CallClock) ends the call through its signal: a TIMEOUT, said as one.
-    const timedOut = clock.expired && err?.code === "ABORTED";
-    showError(
-      "call-error",
-      timedOut
-        ? Object.assign(new Error(`tools/call timed out after ${clock.ms} ms, not counting the time the server's questions were open; the request was cancelled`), {
-            code: "TIMEOUT",
-            timeoutMs: clock.ms,
-            tool: err.tool,
-          })
-        : err,
-    );
+    showError("call-error", err);
     if (err?.code === "NETWORK") connectionLost(c, err);
   } finally {
-    clock.stop();
-    calling = null;
     progress.hidden = true;
     setBusy("call-btn", false);
   }
