@@ -582,8 +582,22 @@ export class ToolwireError extends Error {
   readonly status?: number;
   /** `HTTP_STATUS`, `UNAUTHORIZED`, `PROTOCOL`, `UNSUPPORTED_PROTOCOL_VERSION`: the start of the response body. */
   readonly bodyPreview?: string;
-  /** `HTTP_STATUS`, `UNSUPPORTED_PROTOCOL_VERSION`: the JSON-RPC error of a response body that is one. */
+  /**
+   * `HTTP_STATUS`, `UNSUPPORTED_PROTOCOL_VERSION`: the JSON-RPC error of a response body that is one. `JSONRPC_ERROR`:
+   * the server's error object whole, its `message` uncut (the error's own `message` quotes it escaped, and cut at
+   * 1,024 characters: it is the server's text, of any length, and may hold terminal escapes or bidi controls).
+   */
   readonly rpcError?: { code: number; message: string; data?: JsonValue };
+  /** `PROTOCOL`: an error object JSON-RPC does not allow (a `code` that is not an integer, a `message` that is not a
+   * string), as the server sent it. */
+  readonly invalidRpcError?: JsonValue;
+  /** `NETWORK`: the response broke off after its headers came (a connection closed in the middle of the body, a
+   * body not in the encoding its headers name): the server was reached. */
+  readonly midResponse?: boolean;
+  /** `LIMIT_EXCEEDED`: the Content-Length of a JSON response past `maxResponseBytes`, refused before it was read. */
+  readonly contentLength?: number;
+  /** `PROTOCOL` from `listAll`: the index of a listed item that is not an object. */
+  readonly index?: number;
   /** `HTTP_STATUS`: a redirect's target (`Location`), when the response shows it. */
   readonly location?: string;
   /** `HTTP_STATUS`: the response's `Retry-After` (seconds or an HTTP date), as sent. */

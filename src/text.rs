@@ -247,13 +247,79 @@ fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
 /// How many characters of a value an error message quotes ([`quote`]).
 pub(crate) const QUOTE_CHARS: usize = 100;
 
+/// How many characters of a server's own text (a JSON-RPC error's message) an error message
+/// quotes ([`quote_at_most`]); the error keeps the whole of it in a field of its own.
+pub(crate) const SERVER_QUOTE_CHARS: usize = 1024;
+
 /// `s` as a JSON string literal for an error message, cut to its first [`QUOTE_CHARS`]
 /// characters with how long it was: a message quotes what was wrong, not a megabyte of it.
 pub(crate) fn quote(s: &str) -> String {
-    match s.char_indices().nth(QUOTE_CHARS) {
-        None => to_string(&Value::String(s.owned())),
-        Some((end, _)) => format!("{}… ({} characters in all)", to_string(&Value::String(s[..end].owned())), s.chars().count()),
+    quote_at_most(s, QUOTE_CHARS)
+}
+
+/// [`quote`] cut at `max` characters. Besides JSON's escapes (which cover the C0 controls: an
+/// escape sequence, a NUL), the characters that act on a terminal or a page rather than show are
+/// written as `\uXXXX` ([`is_hidden`]): quoted text, a server's above all, cannot clear a
+/// terminal, forge a log line or display reversed.
+pub(crate) fn quote_at_most(s: &str, max: usize) -> String {
+    let (cut, all) = match s.char_indices().nth(max) {
+        None => (s, None),
+        Some((end, _)) => (&s[..end], Some(s.chars().count())),
+    };
+    let mut out = Vec::with_capacity(cut.len() + 2);
+    write_str(&mut out, cut);
+    let quoted = escape_hidden(into_string(out));
+    match all {
+        None => quoted,
+        Some(n) => format!("{quoted}… ({n} characters in all)"),
     }
+}
+
+/// Text for an error message as it is, without quotes, but for what would not show as text:
+/// tabs and line breaks become spaces (a message is one line), the other C0 controls and the
+/// [`is_hidden`] characters `\uXXXX`.
+pub(crate) fn printable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\t' | '\n' | '\r' => out.push(' '),
+            c if c < ' ' || is_hidden(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// [`printable`] of the first `max` characters of `s`, with how long it was when that is more.
+pub(crate) fn excerpt(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => printable(s),
+        Some((end, _)) => format!("{}… ({} characters in all)", printable(&s[..end]), s.chars().count()),
+    }
+}
+
+/// Characters JSON leaves as they are that act rather than show: DEL and the C1 controls
+/// (U+0080 to U+009F, CSI among them, which terminals obey), the line and paragraph separators,
+/// and the bidirectional controls (marks, embeddings, overrides, isolates), which reorder the
+/// text after them (U+202E shows `evil` as `live`).
+pub(crate) fn is_hidden(c: char) -> bool {
+    matches!(c, '\u{7f}'..='\u{9f}' | '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with its [`is_hidden`] characters written as `\uXXXX` (copied only when it has some).
+fn escape_hidden(text: String) -> String {
+    if !text.chars().any(is_hidden) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if is_hidden(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The edit distance between `a` and `b` (by character, two neighbours swapped counting as one

@@ -64,7 +64,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, read_json, string, Put as _};
-use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, RpcError};
+use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, Malformed, RpcError};
 use crate::protocol::budget::Held;
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, McpTransport, Method, Transport, TransportError};
@@ -1893,7 +1893,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     fn dealt_with(&self, ev: &SseEvent, ours: &Id, msgs: &[Incoming]) {
         let Some(i) = Self::event_id(ev) else { return };
         let foreign = msgs.iter().any(|m| match m {
-            Incoming::Response { id, .. } => id != ours,
+            Incoming::Response { id, .. } | Incoming::Malformed { id: Some(id), .. } => id != ours,
             Incoming::Notification { method, params } if method == "notifications/progress" => {
                 params.get("progressToken").and_then(Id::from_value).is_some_and(|t| &t != ours && self.progress_tokens.borrow().contains(&t))
             }
@@ -1912,8 +1912,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok(v) => Ok(Some(v)),
                 Err(e) => Err(rpc_to_error(e, method)),
             },
+            Incoming::Malformed { id: rid, problem, error } if rid.as_ref().is_none_or(|r| r == id) => Err(malformed_response(method, id, problem, error)),
             // A response to something else (a replay, a late answer): not ours; ignore.
-            Incoming::Response { .. } | Incoming::Invalid(_) => Ok(None),
+            Incoming::Response { .. } | Incoming::Malformed { .. } | Incoming::Invalid(_) => Ok(None),
             Incoming::OrphanError(e) => Err(rpc_to_error(e, method)),
             Incoming::Notification { method: m, params } => {
                 if m == "notifications/tools/list_changed" {
@@ -2144,7 +2145,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             ),
             Some(McpTransport::Sse) => "; the URL may not be the event stream of a server of the deprecated HTTP+SSE transport".owned(),
         });
-        let quoted = quote_body(&text, html);
+        let quoted = crate::text::printable(&quote_body(&text, html));
         let mut e = Error::new(
             ErrorCode::HttpStatus,
             format!(
@@ -2882,6 +2883,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         for msg in classify_all(value) {
                             match msg {
                                 Incoming::Response { id: rid, outcome } if rid == id => return outcome.map(|_| true).map_err(|e| rpc_to_error(e, WHAT)),
+                                Incoming::Malformed { id: Some(rid), problem, error } if rid == id => return Err(malformed_response(WHAT, &id, problem, error)),
                                 msg => drop(self.handle(&none, WHAT, msg, None, false).await),
                             }
                         }
@@ -3094,12 +3096,38 @@ fn names_modern(e: &Error) -> bool {
     e.details.as_ref().and_then(|d| d.get("supported")).and_then(Value::as_array).is_some_and(|v| v.iter().any(|v| v == MODERN_PROTOCOL_VERSION))
 }
 
+/// A server's JSON-RPC error as the caller's: `JSONRPC_ERROR` with `rpcCode` and `data`, and the
+/// error object whole in `rpcError`. The message quotes the server's message as a JSON string,
+/// escaped and cut ([`crate::text::quote_at_most`]): it is the server's text, of any length, and
+/// may hold what a terminal or a page would act on.
 fn rpc_to_error(e: RpcError, method: &str) -> Error {
-    let mut err = Error::new(ErrorCode::JsonRpcError, format!("{method}: the server answered error {}: {}", e.code, e.message)).with_detail("rpcCode", e.code);
+    let quoted = crate::text::quote_at_most(&e.message, crate::text::SERVER_QUOTE_CHARS);
+    let mut err = Error::new(ErrorCode::JsonRpcError, format!("{method}: the server answered error {}: {quoted}", e.code)).with_detail("rpcCode", e.code);
+    let mut raw = Map::new();
+    raw.put("code", e.code.into());
+    raw.put("message", e.message.into());
     if let Some(d) = e.data {
-        err = err.with_detail("data", d);
+        err = err.with_detail("data", d.clone());
+        raw.put("data", d);
     }
-    err
+    err.with_detail("rpcError", Value::Object(raw))
+}
+
+/// A response to request `id` that JSON-RPC does not allow ([`Incoming::Malformed`]): `PROTOCOL`,
+/// with a bad error object as it came in `invalidRpcError` (`rpcError` is always a well-formed one).
+fn malformed_response(method: &str, id: &Id, problem: Malformed, error: Value) -> Error {
+    let id = crate::text::to_string(&id.to_value());
+    match problem {
+        Malformed::NoOutcome => Error::new(ErrorCode::Protocol, format!("{method}: the server's response to request {id} has neither a result nor an error")),
+        Malformed::BadError => {
+            let quoted = crate::text::excerpt(&crate::text::to_string(&error), crate::text::SERVER_QUOTE_CHARS);
+            Error::new(
+                ErrorCode::Protocol,
+                format!("{method}: the server answered with an error object JSON-RPC does not allow (its code must be an integer, its message a string): {quoted}"),
+            )
+            .with_detail("invalidRpcError", error)
+        }
+    }
 }
 
 /// Whether a refused request may be a CORS refusal: `false` where there is no such thing (Node,

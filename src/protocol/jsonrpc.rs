@@ -74,16 +74,33 @@ pub enum Incoming {
     },
     /// An error response without a readable id (the server could not parse our message).
     OrphanError(RpcError),
+    /// A message with an id that is neither a request nor a response JSON-RPC allows: an error
+    /// object whose `code` is not an integer or whose `message` is not a string, or neither
+    /// `result` nor `error`. `id`: the id it names, `None` for an error without a readable one.
+    Malformed {
+        /// The id it answers, if it names one.
+        id: Option<Id>,
+        /// What is wrong with it.
+        problem: Malformed,
+        /// The `error` member as it came (`Null` for [`Malformed::NoOutcome`]).
+        error: Value,
+    },
     /// Something that is not a JSON-RPC message.
     Invalid(Value),
 }
 
-fn rpc_error(v: &Value) -> RpcError {
-    RpcError {
-        code: v.get("code").and_then(Value::as_i64).unwrap_or(0),
-        message: v.get("message").and_then(Value::as_str).unwrap_or("").owned(),
-        data: v.get("data").cloned(),
-    }
+/// What is wrong with an [`Incoming::Malformed`] message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Malformed {
+    /// Its `error` is not an object with an integer `code` and a string `message`.
+    BadError,
+    /// It has neither `result` nor `error`.
+    NoOutcome,
+}
+
+/// An error object as JSON-RPC 2.0 has it (`code` an integer, `message` a string), or `None`.
+fn rpc_error(v: &Value) -> Option<RpcError> {
+    Some(RpcError { code: v.get("code")?.as_i64()?, message: v.get("message")?.as_str()?.owned(), data: v.get("data").cloned() })
 }
 
 /// Classifies one message.
@@ -98,16 +115,18 @@ pub fn classify(v: Value) -> Incoming {
             None => Incoming::Notification { method, params },
         };
     }
-    if let Some(err) = o.get("error") {
-        let e = rpc_error(err);
-        return match id {
-            Some(id) => Incoming::Response { id, outcome: Err(e) },
-            None => Incoming::OrphanError(e),
+    // `"error": null` beside a result (JSON-RPC 1.0's way) is no error.
+    if let Some(err) = o.get("error").filter(|e| !(e.is_null() && o.contains_key("result"))) {
+        return match (rpc_error(err), id) {
+            (Some(e), Some(id)) => Incoming::Response { id, outcome: Err(e) },
+            (Some(e), None) => Incoming::OrphanError(e),
+            (None, id) => Incoming::Malformed { id, problem: Malformed::BadError, error: o.remove("error").unwrap_or_default() },
         };
     }
     match (id, o.remove("result")) {
         (Some(id), Some(result)) => Incoming::Response { id, outcome: Ok(result) },
-        _ => Incoming::Invalid(Value::Object(o)),
+        (Some(id), None) => Incoming::Malformed { id: Some(id), problem: Malformed::NoOutcome, error: Value::Null },
+        (None, _) => Incoming::Invalid(Value::Object(o)),
     }
 }
 
@@ -170,5 +189,21 @@ mod tests {
         assert!(matches!(classify(json!({"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"m","data":1}})), Incoming::Response { outcome: Err(RpcError { code: -32602, .. }), .. }));
         assert!(matches!(classify(json!(5)), Incoming::Invalid(_)));
         assert_eq!(classify_all(json!([{"id":1,"result":1},{"method":"x"}])).len(), 2);
+    }
+
+    /// An error object JSON-RPC does not allow is told apart from a server's error (its code and
+    /// message were read as 0 and ""), and kept as it came; so is a response without an outcome.
+    #[test]
+    fn malformed_responses_are_told_apart() {
+        let bad = json!({"code": "E_TOOL", "message": {"text": "disk full"}});
+        assert_eq!(
+            classify(json!({"jsonrpc":"2.0","id":1,"error":bad})),
+            Incoming::Malformed { id: Some(Id::Num(1)), problem: Malformed::BadError, error: bad.clone() }
+        );
+        assert_eq!(classify(json!({"jsonrpc":"2.0","id":null,"error":{"code":-1}})), Incoming::Malformed { id: None, problem: Malformed::BadError, error: json!({"code":-1}) });
+        assert_eq!(classify(json!({"jsonrpc":"2.0","id":2,"error":null})), Incoming::Malformed { id: Some(Id::Num(2)), problem: Malformed::BadError, error: Value::Null });
+        assert_eq!(classify(json!({"jsonrpc":"2.0","id":1})), Incoming::Malformed { id: Some(Id::Num(1)), problem: Malformed::NoOutcome, error: Value::Null });
+        assert_eq!(classify(json!({"jsonrpc":"2.0","id":1,"result":{},"error":null})), Incoming::Response { id: Id::Num(1), outcome: Ok(json!({})) });
+        assert!(matches!(classify(json!({"jsonrpc":"2.0"})), Incoming::Invalid(_)));
     }
 }

@@ -3755,3 +3755,49 @@ fn a_calls_timeout_stands_while_its_server_request_is_answered() {
     assert_eq!(posted[0], (start + 5_000, json!({"jsonrpc": "2.0", "id": 5, "result": {"action": "accept", "content": {}}})), "the answer went out");
     assert_eq!((posted[1].0, posted[1].1["method"].clone()), (start + 6_000, json!("notifications/cancelled")), "timed out 1,000 ms after the answer");
 }
+
+/// A server's error message is quoted in the error's message escaped (terminal escapes, NUL, a
+/// bidi override) and cut to about 1 KB; the whole error object, as it came, is `rpcError`.
+#[test]
+fn a_servers_error_message_is_quoted_escaped_and_cut() {
+    let message = format!("ok\u{1b}[2J\u{1b}[31mFAKE\u{0}\u{202e}evil{}", "E".repeat(100_000));
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), json_reply(json!({"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":message,"data":{"x":1}}}))]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::JsonRpcError);
+    assert!(e.message.starts_with(r#"tools/call: the server answered error -32000: "ok\u001b[2J\u001b[31mFAKE\u0000\u202eevilEEE"#), "{}", &e.message[..100]);
+    assert!(e.message.ends_with(&format!("… ({} characters in all)", message.chars().count())), "{}", &e.message[e.message.len() - 60..]);
+    assert!(e.message.len() < 1_200, "{}", e.message.len());
+    assert!(!e.message.contains(['\u{1b}', '\u{0}', '\u{202e}']));
+    let d = e.details.unwrap();
+    assert_eq!(d["rpcCode"], -32000);
+    assert_eq!(d["data"], json!({"x": 1}));
+    assert_eq!(d["rpcError"], json!({"code": -32000, "message": message, "data": {"x": 1}}));
+}
+
+/// Error answers that JSON-RPC does not allow, and answers that are no answer, say what they are.
+#[test]
+fn malformed_answers_say_what_is_wrong() {
+    // An error object with a code that is no integer and a message that is no string: the server's
+    // own words are kept, not read as "error 0" and "".
+    let bad = json!({"code": "E_TOOL", "message": {"text": "disk full"}});
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), json_reply(json!({"jsonrpc":"2.0","id":1,"error":bad})), json_reply(json!({"jsonrpc":"2.0","id":2}))]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "{e}");
+    assert!(e.message.contains(r#"an error object JSON-RPC does not allow (its code must be an integer, its message a string): {"code":"E_TOOL","message":{"text":"disk full"}}"#), "{}", e.message);
+    assert_eq!(e.details.unwrap()["invalidRpcError"], bad);
+    // Neither a result nor an error.
+    let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert_eq!(e.message, "tools/call: the server's response to request 2 has neither a result nor an error");
+}
+
+/// An HTTP error's body is quoted with what would act on a terminal escaped, on one line.
+#[test]
+fn an_error_body_is_quoted_printable() {
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), status_reply(502, vec![], "bad\u{1b}[2J gateway\n\u{202e}x")]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.message, r"tools/list: HTTP 502: bad\u001b[2J gateway \u202ex");
+}
