@@ -626,6 +626,10 @@ enum Settled {
     Later(Pin<Box<dyn Future<Output = std::result::Result<Value, RpcError>>>>),
 }
 
+/// How long an HTTP error's body is read for its preview (`bodyPreview`, the message's quote): the
+/// status came with the headers, and an error body that never ends must not turn it into a timeout.
+const ERROR_BODY_MS: u64 = 1_000;
+
 /// How long `close()` (and the DELETE after a refused handshake) waits for the server.
 const CLOSE_GRACE_MS: u64 = 3_000;
 
@@ -929,23 +933,35 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").owned();
         // A server of the deprecated HTTP+SSE transport may know no revision after its own.
         let sse = self.transport.mcp_transport() == Some(McpTransport::Sse) && version == SSE_PROTOCOL_VERSION;
-        if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) && !sse {
+        let refusal = if !result.is_object() {
+            // Not an InitializeResult at all: no version to speak of.
+            Some(
+                Error::new(ErrorCode::Protocol, format!("initialize: the server's result is not an object (InitializeResult) but {}", crate::text::excerpt(&crate::text::to_string(&result), 100)))
+                    .with_detail("result", result.clone()),
+            )
+        } else if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) && !sse {
+            let e = Error::new(
+                ErrorCode::UnsupportedProtocolVersion,
+                format!(
+                    "the server speaks MCP protocol version {}; toolwire speaks {}",
+                    crate::text::quote(&version),
+                    SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+                ),
+            )
+            .with_detail("protocolVersion", version.clone());
+            // A server that answers it speaks 2026-07-28: spoken to that way (with the era option's leave).
+            Some(if version == MODERN_PROTOCOL_VERSION { e.with_detail("laterRevision", true) } else { e })
+        } else {
+            None
+        };
+        if let Some(e) = refusal {
             // The server may have opened a session for us all the same: end it (best effort).
             if let Some(s) = session.as_ref().filter(|s| is_valid_session_id(s)) {
                 let mut headers = self.headers(false, "application/json, text/event-stream");
                 headers.push(("mcp-session-id".owned(), s.clone()));
                 let _ = self.delete_session(headers).await;
             }
-            let e = Error::new(
-                ErrorCode::UnsupportedProtocolVersion,
-                format!(
-                    "the server speaks MCP protocol version \"{version}\"; toolwire speaks {}",
-                    SUPPORTED_PROTOCOL_VERSIONS.join(", ")
-                ),
-            )
-            .with_detail("protocolVersion", version.clone());
-            // A server that answers it speaks 2026-07-28: spoken to that way (with the era option's leave).
-            return Err(if version == MODERN_PROTOCOL_VERSION { e.with_detail("laterRevision", true) } else { e });
+            return Err(e);
         }
         if session.as_ref().is_some_and(|s| !is_valid_session_id(s)) {
             return Err(Error::new(ErrorCode::Protocol, "the server sent an invalid Mcp-Session-Id (it must be 1 to 1024 visible ASCII characters)"));
@@ -994,7 +1010,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let params = self.with_meta(&Value::Null, None);
             let headers = self.modern_headers(METHOD, &params)?;
             match self.run_with_timeout(&id, METHOD, jsonrpc::request(&id, METHOD, params), true, &headers, opts).await {
-                Ok((v, _)) => break v,
+                Ok((v, _)) if v.is_object() => break v,
+                Ok((v, _)) => {
+                    let mut st = self.state.borrow_mut();
+                    (st.protocol_version, st.modern) = (None, false);
+                    return Err(Error::new(ErrorCode::Protocol, format!("{METHOD}: the server's result is not an object but {}", crate::text::excerpt(&crate::text::to_string(&v), 100)))
+                        .with_detail("result", v));
+                }
                 Err(e) if e.code == ErrorCode::UnsupportedProtocolVersion && !retried && names_modern(&e) => retried = true,
                 Err(e) => {
                     let mut st = self.state.borrow_mut();
@@ -1706,7 +1728,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         match chunk {
             None => Ok(None),
             Some(Ok(c)) => Ok(Some(c)),
-            Some(Err(e)) => Err(transport_error(e, method)),
+            Some(Err(e)) => Err(body_error(e, method)),
         }
     }
 
@@ -2048,12 +2070,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let html = resp.header("content-type").is_some_and(|c| content_type_essence(c) == "text/html");
         let mut body = resp.body;
         let mut bytes = Vec::new();
-        // Enough for a JSON-RPC error that echoes what it refused, not more: a hostile server could
-        // send an endless error body.
+        // Enough for a JSON-RPC error that echoes what it refused, not more, and for as long as
+        // [`ERROR_BODY_MS`]: a hostile server could send an endless error body, or one that never
+        // ends, and the status is the answer whatever comes after it.
+        let deadline = self.clock.sleep(ERROR_BODY_MS);
+        pin_mut!(deadline);
         while bytes.len() < 64 << 10 {
-            match body.next_chunk().await {
-                Some(Ok(c)) => bytes.extend_from_slice(&c),
-                _ => break,
+            let next = body.next_chunk();
+            pin_mut!(next);
+            match select(next, deadline.as_mut()).await {
+                Either::Left((Some(Ok(c)), _)) => bytes.extend_from_slice(&c),
+                Either::Left(_) | Either::Right(_) => break,
             }
         }
         let text = preview(&bytes);
@@ -3141,6 +3168,21 @@ fn no_response_hint() -> &'static str {
         CORS_HINT
     } else {
         "the server is unreachable: is it running, and are the URL's host and port right?"
+    }
+}
+
+/// A response body that broke off: the server was reached and answered (its headers came), so
+/// this is no unreachable server, whatever the runtime's words (a connection closed in the
+/// middle of the body, a body that is not in the encoding its headers name). `NETWORK` all the
+/// same: the request may be tried again.
+fn body_error(e: TransportError, method: &str) -> Error {
+    match e {
+        TransportError::Network(detail) => {
+            let why = if detail.is_empty() { String::new() } else { format!(" ({})", crate::text::excerpt(&detail, crate::text::SERVER_QUOTE_CHARS)) };
+            Error::new(ErrorCode::Network, format!("{method}: the connection dropped in the middle of the response{why}: the server answered, and its response broke off after its headers"))
+                .with_detail("midResponse", true)
+        }
+        e => transport_error(e, method),
     }
 }
 

@@ -1755,13 +1755,16 @@ fn close_reports_a_failed_delete_and_abandons_a_hanging_one() {
     assert!(h.slept.borrow().contains(&CLOSE_GRACE_MS));
 }
 
-/// A DELETE whose error body never ends does not hold close() past its grace period.
+/// A DELETE whose error body never ends does not hold close() past its grace period: its status
+/// is the outcome once the body's preview has been read for a while.
 #[test]
 fn close_is_not_held_by_an_endless_error_body() {
     let endless = Reply::Http { status: 500, headers: vec![], chunks: vec![b"partial".to_vec()], then_hang: true, then_error: false };
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), endless]);
     block_on(h.client.connect()).unwrap();
-    assert_eq!(block_on(h.client.close()).unwrap_err().code, ErrorCode::Timeout);
+    let e = block_on(h.client.close()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus, "{e}");
+    assert_eq!(e.details.unwrap()["bodyPreview"], "partial");
 }
 
 /// A redirect is an error that says where to (not followed: a POST would become a GET); a
@@ -3800,4 +3803,45 @@ fn an_error_body_is_quoted_printable() {
     block_on(h.client.connect()).unwrap();
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.message, r"tools/list: HTTP 502: bad\u001b[2J gateway \u202ex");
+}
+
+/// An initialize result that is no object is no version "" of the protocol: it says so, and the
+/// session the server opened is ended.
+#[test]
+fn an_initialize_result_that_is_no_object_says_so() {
+    let null_init = Reply::Http { status: 200, headers: vec![("content-type", "application/json".into()), ("mcp-session-id", "s-1".into())], chunks: vec![br#"{"jsonrpc":"2.0","id":0,"result":null}"#.to_vec()], then_hang: false, then_error: false };
+    let h = harness(vec![null_init, accepted()]);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "{e}");
+    assert_eq!(e.message, "initialize: the server's result is not an object (InitializeResult) but null");
+    assert_eq!(h.log.borrow().requests[1].method, Method::Delete);
+}
+
+/// A body that breaks off once the headers came is no unreachable server: the message says the
+/// connection dropped in the middle of the response (`midResponse`).
+#[test]
+fn a_body_that_breaks_off_after_its_headers_says_so() {
+    let cut = Reply::Http { status: 200, headers: vec![("content-type", "application/json".into())], chunks: vec![br#"{"jsonrpc":"2.0","id":"#.to_vec()], then_hang: false, then_error: true };
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), cut]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Network);
+    assert!(e.message.starts_with("tools/call: the connection dropped in the middle of the response (connection reset)"), "{}", e.message);
+    assert!(!e.message.contains("no HTTP response") && !e.message.contains("unreachable"), "{}", e.message);
+    assert_eq!(e.details.unwrap()["midResponse"], true);
+}
+
+/// An HTTP error whose body never ends is that error, once its preview was read for a while
+/// (`ERROR_BODY_MS`), not the request's timeout.
+#[test]
+fn an_error_status_whose_body_never_ends_is_that_status() {
+    let endless = Reply::Http { status: 500, headers: vec![("content-type", "text/plain".into())], chunks: vec![b"Internal error, details follow...".to_vec()], then_hang: true, then_error: false };
+    let h = harness(vec![init_reply("2025-11-25", None), accepted(), endless]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus, "{e}");
+    assert_eq!(e.message, "tools/call: HTTP 500: Internal error, details follow...");
+    assert_eq!(e.details.unwrap()["status"], 500);
+    assert!(h.slept.borrow().contains(&ERROR_BODY_MS));
+    assert_eq!(h.log.borrow().aborted, 1, "the body's fetch is aborted");
 }
