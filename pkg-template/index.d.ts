@@ -658,9 +658,14 @@ export class ToolwireError extends Error {
   readonly tokenType?: string;
   /** `UNAUTHORIZED` from `oauth`: the URL that could not be reached (in a browser, often CORS). */
   readonly url?: string;
-  /** `PROTOCOL` from `callTool`: where `structuredContent` breaks the tool's `outputSchema`, and the result itself. */
+  /**
+   * `PROTOCOL` from `callTool`: where `structuredContent` breaks the tool's `outputSchema` (`violations`), and the
+   * result itself; or a result that is no `CallToolResult` at all (not an object, or a `content` that is not an
+   * array: no `violations`), as it came. `PROTOCOL` from `connect()`: an `initialize` or `server/discover` result
+   * that is not an object.
+   */
   readonly violations?: { path: string; message: string }[];
-  readonly result?: McpCallToolResult;
+  readonly result?: McpCallToolResult | JsonValue;
   /** `PERMISSION_DENIED` from the hub: what the policy said (`"ask"`: asked, and not confirmed). */
   readonly decision?: "deny" | "ask";
   /** Hub errors: the server concerned. */
@@ -2052,11 +2057,12 @@ export class McpClient {
    */
   readonly capabilities: JsonObject | undefined;
   /**
-   * The tools the last listing of a 2026-07-28 server (`listTools()`, `listAll("tools/list")`, or the listing a
-   * call refused for its headers makes) left out for their `x-mcp-header` marks; `connect()` clears it. A
+   * The tools the last listing (`listTools()`, `listAll("tools/list")`, or the listing a call refused for its headers
+   * makes) left out: entries that are not objects (`name` `""`, `index` their position in the listing over its
+   * pages), and a 2026-07-28 server's tools whose `x-mcp-header` marks break the rules; `connect()` clears it. A
    * `request("tools/list")` is the server's answer as it is, unfiltered.
    */
-  readonly droppedTools: { name: string; reason: string }[];
+  readonly droppedTools: { name: string; reason: string; index?: number }[];
   /**
    * Whether the tools of the last `listTools()` may be out of date: the server announced a change since
    * (`notifications/tools/list_changed`), the session is no longer the one that answered the listing (renewed
@@ -2159,9 +2165,10 @@ export interface McpHubListOptions {
 }
 
 /**
- * A tool an {@link McpHub} leaves out of the tools it offers ({@link McpHub.droppedTools}). Either a 2026-07-28
- * server's listing left it out for its `x-mcp-header` marks ({@link McpClient.droppedTools}; no `index`, no
- * `code`), or the last `tools()` could not convert it for the provider (a schema past the conversion's
+ * A tool an {@link McpHub} leaves out of the tools it offers ({@link McpHub.droppedTools}). Either its server's
+ * listing left it out ({@link McpClient.droppedTools}; no `code`): an entry that is not an object (`name` `""`,
+ * `index` its position in the listing as the server sent it), or a 2026-07-28 tool for its `x-mcp-header` marks
+ * (no `index`); or the last `tools()` could not convert it for the provider (a schema past the conversion's
  * `limits`, an empty name): `index` is its position in its server's listing (as `listTools()` gives that
  * server's tools), `code` and `reason` those of the error converting it gives (the `reason` names it, and the
  * path of what failed).
@@ -2193,8 +2200,9 @@ export class McpHub {
   constructor(servers: Record<string, McpServerConfig>, options?: McpHubOptions);
   /**
    * Tools of the selected servers, each with `serverName`; a failing server is in `errors`, not thrown;
-   * `dropped`: {@link McpHub.droppedTools} once listed (the tools a 2026-07-28 server listed that are left
-   * out for their `x-mcp-header` marks, and those the last `tools()` could not convert).
+   * `dropped`: {@link McpHub.droppedTools} once listed (the listed entries that are not objects, the tools a
+   * 2026-07-28 server listed that are left out for their `x-mcp-header` marks, and those the last `tools()` could
+   * not convert).
    */
   listTools(options?: McpHubListOptions): Promise<{
     tools: McpTool[];

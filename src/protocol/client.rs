@@ -401,7 +401,8 @@ pub struct Client<T: Transport, C: Clock> {
     /// 2026-07-28: the arguments of each tool (by name) that go in `Mcp-Param-*` headers, from the
     /// last `tools/list`.
     header_params: RefCell<std::collections::HashMap<String, Vec<HeaderParam>>>,
-    /// 2026-07-28: the tools the last `tools/list` left out (`{name, reason}`).
+    /// The tools the last `tools/list` left out (`{name, reason}`, and `index` for entries that
+    /// are no objects).
     dropped_tools: RefCell<Vec<Value>>,
     /// 2025-11-25: the tools the last `tools/list` marks `execution.taskSupport: "required"`,
     /// which run only as tasks.
@@ -522,6 +523,8 @@ struct Listing {
     ttl_ms: Option<u64>,
     /// The session (its `session_gen`) that answered it.
     session: u64,
+    /// `tools/list`: the entries that are no objects, left out (`{name: "", index, reason}`).
+    dropped: Vec<Value>,
 }
 
 /// The last [`SeenEvents::CAP`] event ids dealt with, oldest first out, each kept as a 64-bit
@@ -762,8 +765,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.state.borrow().modern
     }
 
-    /// The tools the last `tools/list` of a 2026-07-28 server left out, each `{name, reason}`:
-    /// their `x-mcp-header` marks break the rules, so the server would refuse every call.
+    /// The tools the last `tools/list` left out, each `{name, reason}`: entries that are no
+    /// objects (`name` `""`, with their `index` over the pages), and a 2026-07-28 server's tools
+    /// whose `x-mcp-header` marks break the rules, so the server would refuse every call.
     pub fn dropped_tools(&self) -> Vec<Value> {
         self.dropped_tools.borrow().clone()
     }
@@ -2378,13 +2382,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let key = Self::list_key(method)?;
         match self.list_pages(method, key, &params, opts).await {
             // A server without the capability (its session's, renewed or not) lists none.
-            Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok(Listing { items: Vec::new(), ttl_ms: None, session: self.session_gen.get() }),
+            Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok(Listing { items: Vec::new(), ttl_ms: None, session: self.session_gen.get(), dropped: Vec::new() }),
             Ok(mut l) if method == "tools/list" && self.is_modern() => {
-                l.items = self.keep_callable(l.items);
+                l.items = self.keep_callable(l.items, std::mem::take(&mut l.dropped));
                 self.keep_output_schemas(&l.items);
                 Ok(l)
             }
-            Ok(l) if method == "tools/list" => {
+            Ok(mut l) if method == "tools/list" => {
+                *self.dropped_tools.borrow_mut() = std::mem::take(&mut l.dropped);
                 self.keep_output_schemas(&l.items);
                 *self.task_tools.borrow_mut() = l
                     .items
@@ -2399,9 +2404,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// 2026-07-28: the tools whose `x-mcp-header` marks keep the rules (the others are left out,
-    /// and told by [`Client::dropped_tools`]), with the arguments each sends in headers.
-    fn keep_callable(&self, tools: Vec<Value>) -> Vec<Value> {
-        let (mut marked, mut dropped) = (std::collections::HashMap::new(), Vec::new());
+    /// and told by [`Client::dropped_tools`] after those `dropped` already), with the arguments
+    /// each sends in headers.
+    fn keep_callable(&self, tools: Vec<Value>, mut dropped: Vec<Value>) -> Vec<Value> {
+        let mut marked = std::collections::HashMap::new();
         let kept = tools
             .into_iter()
             .filter(|tool| {
@@ -2426,7 +2432,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     async fn list_pages(&self, method: &str, key: &str, base: &Value, opts: &mut CallOptions) -> Result<Listing> {
-        let mut items = Vec::new();
+        let (mut items, mut dropped) = (Vec::new(), Vec::new());
+        // Entries of the pages so far, objects or not: the index of the next page's first.
+        let mut offered = 0usize;
         let mut ttl_ms: Option<u64> = None;
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
@@ -2456,7 +2464,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 // after its own renewal) may mean nothing to the new one, or another page: the
                 // listing starts over from the first page, once.
                 Err(e) if e.code == ErrorCode::SessionExpired && !restarted => {
-                    (items, cursor, page, restarted, ttl_ms) = (Vec::new(), None, 0, true, None);
+                    (items, dropped, offered, cursor, page, restarted, ttl_ms) = (Vec::new(), Vec::new(), 0, None, 0, true, None);
                     seen.clear();
                     continue;
                 }
@@ -2469,11 +2477,27 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             page += 1;
             // Moved out of the page, not copied: a page of tools is held once.
-            match result.get_mut(key).map(Value::take) {
-                Some(Value::Array(listed)) if listed.iter().all(Value::is_object) => items.extend(listed),
-                _ => return Err(Error::new(ErrorCode::Protocol, format!("{method} result has no `{key}` array of objects"))),
+            let listed = match result.get_mut(key).map(Value::take) {
+                Some(Value::Array(listed)) => listed,
+                None => return Err(Error::new(ErrorCode::Protocol, format!("{method} result has no `{key}` array"))),
+                Some(other) => return Err(Error::new(ErrorCode::Protocol, format!("{method} result's `{key}` is not an array ({})", crate::model::json_type(&other)))),
+            };
+            // An entry that is no object is no tool: left out as a tool that breaks other rules is
+            // (told by `dropped_tools`), and the others kept. Of the other lists, it is the error.
+            for (i, item) in listed.into_iter().enumerate() {
+                let index = offered + i;
+                if item.is_object() {
+                    items.push(item);
+                    continue;
+                }
+                let what = format!("the entry at index {index} of `{key}` is not an object ({})", crate::model::json_type(&item));
+                if key != "tools" {
+                    return Err(Error::new(ErrorCode::Protocol, format!("{method}: {what}")).with_detail("index", index));
+                }
+                dropped.push(object([("name", "".into()), ("index", index.into()), ("reason", format!("{what}, so no tool").into())]));
             }
-            if items.len() > self.opts.max_tools {
+            offered = items.len() + dropped.len();
+            if offered > self.opts.max_tools {
                 return Err(Error::new(ErrorCode::LimitExceeded, format!("the server lists more than {} {key} (options.maxTools)", self.opts.max_tools)));
             }
             if let Some(t) = result.get("ttlMs") {
@@ -2490,7 +2514,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 _ => break,
             }
         }
-        Ok(Listing { items, ttl_ms, session: gen })
+        Ok(Listing { items, ttl_ms, session: gen, dropped })
     }
 
     /// `tools/call`. Not sent to a server whose capabilities name no `tools`
@@ -2550,7 +2574,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// declares one must return `structuredContent` that conforms to it, and clients should
     /// check). An error result (`isError`) is not checked, nor any while the tools may have
     /// changed since they were listed ([`Client::tools_changed`]).
+    ///
+    /// First of all, a result must be a `CallToolResult` at all ([`call_result_problem`]): what is
+    /// not is `PROTOCOL`, with the `result` as it came, never handed on as if it were one (a hub
+    /// would give the model an empty text that is no error).
     fn checked_result(&self, name: &str, result: Value) -> Result<Value> {
+        if let Some(problem) = call_result_problem(&result) {
+            return Err(Error::new(ErrorCode::Protocol, format!("tools/call {name}: the result is not a CallToolResult: {problem}"))
+                .with_tool(name)
+                .with_detail("result", result));
+        }
         // A listing that may be out of date may hold a schema the tool no longer has.
         if !self.opts.validate_structured_content || self.tools_changed() || result.get("isError") == Some(&Value::Bool(true)) {
             return Ok(result);
@@ -3110,6 +3143,23 @@ const RENEW_AGAIN_MS: u64 = 30_000;
 
 /// Most `input_required` results answered for one request.
 const MAX_INPUT_ROUNDS: u32 = 16;
+
+/// What keeps a `tools/call` result from being a `CallToolResult`, as every revision has one: an
+/// object whose `content`, when it has one, is an array (of content blocks). The rest is left to
+/// the revisions' leeway: `content` may be missing (`{}`, a result with nothing to show, as the
+/// SDKs read it; a task's creation), `structuredContent` may be any JSON value (2026-07-28), and
+/// fields toolwire does not know are kept.
+fn call_result_problem(result: &Value) -> Option<String> {
+    let shown = |v: &Value| format!("{}: {}", crate::model::json_type(v), crate::text::excerpt(&crate::text::to_string(v), 100));
+    match result {
+        Value::Object(o) => match o.get("content") {
+            Some(c) if !c.is_array() => Some(format!("its content is not an array of content blocks ({})", shown(c))),
+            _ => None,
+        },
+        Value::Null => Some("it is not an object (null)".owned()),
+        other => Some(format!("it is not an object ({})", shown(other))),
+    }
+}
 
 /// The JSON-RPC error code an error carries: a JSON-RPC error's, or one in an HTTP error's body.
 fn rpc_code(e: &Error) -> Option<i64> {

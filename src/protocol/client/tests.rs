@@ -3845,3 +3845,63 @@ fn an_error_status_whose_body_never_ends_is_that_status() {
     assert!(h.slept.borrow().contains(&ERROR_BODY_MS));
     assert_eq!(h.log.borrow().aborted, 1, "the body's fetch is aborted");
 }
+
+/// A `tools/call` result that is no `CallToolResult` (not an object, or a `content` that is not an
+/// array) is `PROTOCOL` with the result as it came, from the client and through a hub (which gave
+/// the model an empty text that was no error); what the revisions allow passes.
+#[test]
+fn a_call_result_that_is_no_call_tool_result_is_a_protocol_error() {
+    for bad in [json!(null), json!("hello"), json!({"content": "hello"}), json!({"content": {"type": "text", "text": "x"}}), json!([{"type": "text", "text": "x"}])] {
+        let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Echo(bad.clone())]);
+        block_on(h.client.connect()).unwrap();
+        let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{bad}: {e}");
+        assert!(e.message.starts_with("tools/call echo: the result is not a CallToolResult: "), "{}", e.message);
+        assert_eq!(e.details.unwrap()["result"], bad);
+
+        let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Echo(json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]})), Reply::Echo(bad.clone())]);
+        let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        let e = block_on(hub.call_tool("mcp__s__echo", json!({}), CallOptions::default())).err().expect("the hub's call fails too");
+        assert_eq!(e.code, ErrorCode::Protocol, "{bad}: {e}");
+        assert_eq!(e.details.as_ref().unwrap()["server"], "s");
+    }
+    for good in [json!({}), json!({"content": []}), json!({"content": [{"type": "text", "text": "x"}], "isError": true}), json!({"structuredContent": 5, "_meta": {}})] {
+        let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Echo(good.clone())]);
+        block_on(h.client.connect()).unwrap();
+        assert_eq!(block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap(), good);
+    }
+}
+
+/// A listing with an entry that is no object leaves out that entry, not the whole listing: it is
+/// in `dropped_tools` with its index over the pages, as a tool that breaks other rules is; the
+/// other lists, which have no such report, fail naming the index.
+#[test]
+fn a_listing_entry_that_is_no_object_is_dropped_with_its_index() {
+    let h = harness(vec![
+        init_reply("2025-11-25", None),
+        accepted(),
+        Reply::Echo(json!({"tools": [{"name": "a"}, "b"], "nextCursor": "p2"})),
+        Reply::Echo(json!({"tools": [{"name": "c"}, null, {"name": "d"}]})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let tools = block_on(h.client.list_tools()).unwrap();
+    assert_eq!(tools, [json!({"name": "a"}), json!({"name": "c"}), json!({"name": "d"})]);
+    let dropped = h.client.dropped_tools();
+    assert_eq!(dropped.len(), 2, "{dropped:?}");
+    assert_eq!(dropped[0]["index"], 1);
+    assert_eq!(dropped[0]["name"], "");
+    assert_eq!(dropped[0]["reason"], "the entry at index 1 of `tools` is not an object (string), so no tool");
+    assert_eq!(dropped[1]["index"], 3);
+
+    let init = json_reply(json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"t","version":"1"}}}));
+    let h = harness(vec![init, accepted(), Reply::Echo(json!({"resources": [{"uri": "a"}, 7]})), Reply::Echo(json!({"tools": {}}))]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_all("resources/list", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert_eq!(e.message, "resources/list: the entry at index 1 of `resources` is not an object (number)");
+    assert_eq!(e.details.unwrap()["index"], 1);
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.message, "tools/list result's `tools` is not an array (object)");
+}
