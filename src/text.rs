@@ -15,6 +15,29 @@ pub fn to_string(v: &Value) -> String {
     into_string(out)
 }
 
+/// [`to_string`] into a buffer sized for `v` at the start ([`size_hint`]): a large value (a tool's
+/// result of megabytes) is written without the buffer doubling its way up to it, which in wasm
+/// leaves each block it outgrew behind in memory the module keeps, and may take twice its size.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn to_string_sized(v: &Value) -> String {
+    let mut out = Vec::with_capacity(size_hint(v));
+    write_value(&mut out, v);
+    into_string(out)
+}
+
+/// About the length of `v` as compact JSON, read from its shape without looking into its strings
+/// (escapes, rare, are not counted; a number counts 4 bytes): at most a little more, most often
+/// a little less, than what [`write_value`] writes.
+fn size_hint(v: &Value) -> usize {
+    match v {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 4,
+        Value::String(s) => s.len() + 2,
+        Value::Array(items) => 2 + items.iter().map(|i| size_hint(i) + 1).sum::<usize>(),
+        Value::Object(map) => 2 + map.iter().map(|(k, v)| k.len() + 4 + size_hint(v)).sum::<usize>(),
+    }
+}
+
 /// `s.to_owned()`, out of line. Inlined, a copy of a `&str` into a new `String` is an
 /// allocation, a copy and the string's fields written at each of the crate's 130-odd calls.
 pub(crate) trait Owned {
@@ -373,6 +396,28 @@ mod tests {
         assert_eq!(edit_distance("ab", "ba", 0), None);
         assert_eq!(edit_distance("timeoutMs", "timeoutMs", 0), Some(0));
         assert_eq!(edit_distance("çé", "éç", 1), Some(1));
+    }
+
+    /// A value written into a buffer sized for it is the same text, and a large string's buffer
+    /// is not outgrown.
+    #[test]
+    fn to_string_sized_is_to_string() {
+        use serde_json::json;
+        for v in [json!(null), json!([1, 2.5, "a\"b", {"k": [true, {}]}]), json!({"content": [{"type": "text", "text": "x".repeat(100_000)}]})] {
+            assert_eq!(super::to_string_sized(&v), super::to_string(&v));
+            let text = super::to_string_sized(&v);
+            assert!(super::size_hint(&v) >= text.len() - text.len() / 8, "{} for {}", super::size_hint(&v), text.len());
+        }
+    }
+
+    /// Quoted text is cut with its length said, and what a terminal or a page would act on is
+    /// escaped; `printable` keeps it on one line, unquoted.
+    #[test]
+    fn quoted_text_is_cut_and_escaped() {
+        assert_eq!(super::quote_at_most("ab\u{1b}[2J\u{0}\u{202e}cd\u{85}", 100), r#""ab\u001b[2J\u0000\u202ecd\u0085""#);
+        assert_eq!(super::quote_at_most("abcdef", 3), "\"abc\"… (6 characters in all)");
+        assert_eq!(super::printable("a\nb\t\u{1b}c\u{2066}"), r"a b \u001bc\u2066");
+        assert_eq!(super::excerpt("é".repeat(5).as_str(), 2), "éé… (5 characters in all)");
     }
 
     /// `needs_escape` says exactly whether `write_str` escapes anything, for every ASCII byte at

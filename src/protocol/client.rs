@@ -1681,7 +1681,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let session = resp.header("mcp-session-id").map(str::to_owned);
         let essence = content_type_essence(resp.header("content-type").unwrap_or(""));
         let result = match essence.as_str() {
-            "application/json" => self.read_json(id, method, resp.body, on_progress).await?,
+            "application/json" => {
+                // A body its length says is too large is refused unread (dropping it aborts the fetch).
+                let length = resp.header("content-length").and_then(|l| l.trim().parse::<usize>().ok());
+                if let Some(n) = length.filter(|n| *n > self.opts.max_body_bytes) {
+                    return Err(Error::new(
+                        ErrorCode::LimitExceeded,
+                        format!("{method}: response larger than {} bytes (its Content-Length is {n}); refused before reading it", self.opts.max_body_bytes),
+                    )
+                    .with_detail("contentLength", n)
+                    .into());
+                }
+                self.read_json(id, method, resp.body, on_progress, length).await?
+            }
             "text/event-stream" => self.read_sse(id, method, resp.body, on_progress).await?,
             "" if status == 202 || status == 204 => {
                 return Err(Error::new(ErrorCode::Protocol, format!("the server accepted {method} (HTTP {status}) but sent no response")).into())
@@ -1736,18 +1748,46 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
-    async fn read_json(&self, id: &Id, method: &str, mut body: T::Body, on_progress: Option<&dyn Fn(&Value)>) -> Result<Value> {
-        let mut bytes = Vec::new();
+    /// A JSON response, read whole and parsed. `length`: its Content-Length (within the limit).
+    ///
+    /// The body is held once: with a length, in a buffer of exactly that size, reserved (and held
+    /// against the budget) at the start; without one, as the chunks came, joined once at the end.
+    /// A buffer that grows by doubling held up to twice the body, and in wasm the blocks it
+    /// outgrew are left behind as memory the module keeps (a refused 100 MB body left 257 MB).
+    async fn read_json(&self, id: &Id, method: &str, mut body: T::Body, on_progress: Option<&dyn Fn(&Value)>, length: Option<usize>) -> Result<Value> {
         let mut held = Held::default();
+        // A length that lies larger holds what it names until the body ends; one that lies
+        // smaller lets the buffer grow past it.
+        let mut bytes = match length {
+            Some(n) if held.set(n) => Vec::with_capacity(n),
+            _ => Vec::new(),
+        };
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
+        let mut total = 0usize;
         while let Some(chunk) = self.next_chunk(&mut body, method).await? {
-            if bytes.len() + chunk.len() > self.opts.max_body_bytes {
+            if total + chunk.len() > self.opts.max_body_bytes {
                 return Err(Error::new(ErrorCode::LimitExceeded, format!("{method}: response larger than {} bytes", self.opts.max_body_bytes)));
             }
-            if !held.set(bytes.len() + chunk.len()) {
+            if !held.set((total + chunk.len()).max(bytes.capacity())) {
                 return Err(held_too_much(method));
             }
-            bytes.extend_from_slice(&chunk);
+            total += chunk.len();
+            if length.is_some() {
+                bytes.extend_from_slice(&chunk);
+            } else {
+                chunks.push(chunk);
+            }
         }
+        drop(body);
+        if chunks.len() == 1 {
+            bytes = chunks.pop().unwrap_or_default();
+        } else if !chunks.is_empty() {
+            bytes.reserve_exact(total);
+            for c in chunks.drain(..) {
+                bytes.extend_from_slice(&c);
+            }
+        }
+        drop(chunks);
         // Decode first, so one instance of the JSON parser (over &str) serves every input.
         let text = std::str::from_utf8(&bytes)
             .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid UTF-8")).with_detail("bodyPreview", preview(&bytes)))?;
@@ -2907,7 +2947,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 // answer is the server's error.
                 Ok(r) if !opened && r.status == 405 => return Ok(false),
                 Ok(r) if !opened && r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "application/json" => {
-                    return match self.read_json(&id, WHAT, r.body, None).await {
+                    // A small answer: no length needed.
+                    return match self.read_json(&id, WHAT, r.body, None, None).await {
                         Err(e) if rpc_code(&e) == Some(-32601) => Ok(false),
                         ended => ended.map(|_| true),
                     };

@@ -178,7 +178,8 @@ impl FetchTransport {
 }
 
 /// The headers the client reads; fetched by name so that any Headers-like object works.
-const READ_HEADERS: &[&str] = &["content-type", "mcp-session-id", "www-authenticate", "mcp-protocol-version", "location", "retry-after"];
+/// `content-length` is CORS-safelisted: a page reads it from any server.
+const READ_HEADERS: &[&str] = &["content-type", "content-length", "mcp-session-id", "www-authenticate", "mcp-protocol-version", "location", "retry-after"];
 
 impl Transport for FetchTransport {
     type Body = FetchBody;

@@ -270,9 +270,11 @@ pub(crate) fn parse(text: &str, what: &str) -> Result<Value> {
     read.map_err(|e| e.into_error(what, |e| Error::new(ErrorCode::InvalidJson, format!("{what} is not valid JSON: {e}"))))
 }
 
-/// A JSON value as a plain JS value (via `JSON.parse`, so keys are own data properties).
+/// A JSON value as a plain JS value (via `JSON.parse`, so keys are own data properties). Its text
+/// is written into a buffer sized for it ([`crate::text::to_string_sized`]): an MCP result of
+/// megabytes does not grow the module's memory by twice its size on its way out.
 pub(crate) fn to_js(v: &Value) -> Result<JsValue> {
-    parse_js(crate::text::to_string(v))
+    parse_js(crate::text::to_string_sized(v))
 }
 
 /// JSON text (toolwire's own output) as a plain JS value, by one `JSON.parse`. The text crosses

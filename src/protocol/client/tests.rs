@@ -3905,3 +3905,32 @@ fn a_listing_entry_that_is_no_object_is_dropped_with_its_index() {
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.message, "tools/list result's `tools` is not an array (object)");
 }
+
+/// A JSON body whose Content-Length is past `max_body_bytes` is refused before any of it is read
+/// (its fetch aborted); one within it is read whole, whether its length is right or lies.
+#[test]
+fn a_json_body_longer_than_the_limit_by_its_length_is_refused_unread() {
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.max_body_bytes = 1_000;
+    let answer = |length: &str| Reply::Http {
+        status: 200,
+        headers: vec![("content-type", "application/json".into()), ("content-length", length.into())],
+        chunks: vec![br#"{"jsonrpc":"2.0","id":"#.to_vec(), br#"1,"result":{"content":[]}}"#.to_vec()],
+        then_hang: false,
+        then_error: false,
+    };
+    let h = harness_with(vec![init_reply("2025-11-25", None), accepted(), answer("1001"), answer("5"), Reply::Echo(json!({"content": []})), answer("999")], opts, 10_000);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+    assert_eq!(e.message, "tools/call: response larger than 1000 bytes (its Content-Length is 1001); refused before reading it");
+    assert_eq!(e.details.unwrap()["contentLength"], 1001);
+    assert_eq!(h.log.borrow().aborted, 1);
+    // A length that lies smaller, or larger: the body is what counts (the ids: 2, then 3 and 4).
+    let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert!(e.message.contains("did not contain the response to request 2"), "{e}");
+    block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap();
+    let e = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert!(e.message.contains("did not contain the response to request 4"), "{e}");
+    assert_eq!(crate::protocol::budget::Held::total(), 0, "what the reads held is given back");
+}
