@@ -1,0 +1,129 @@
+// McpClient (the built package, ../../pkg) against a tiny hostile server in this process: answers of the wrong
+// shape, error messages of any size and content, bodies that break off or never end, large bodies (wasm memory).
+// Run: make pkg && node --test tests/mcp/hostile-answers.test.mjs
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { createRequire } from "node:module";
+import { loadPkg, rejectsWith } from "./helpers.mjs";
+
+const { McpClient, McpHub, flattenContent } = await loadPkg();
+const raw = createRequire(import.meta.url)("../../pkg/node/toolwire.js");
+const MB = 1 << 20;
+
+/** A server with a healthy handshake and tools/list; `onCall(msg, req, res, json)` answers tools/call. */
+async function serve(onCall) {
+  const srv = createServer(async (req, res) => {
+    let body = "";
+    for await (const c of req) body += c;
+    const msg = body ? JSON.parse(body) : null;
+    if (req.method !== "POST") return res.writeHead(req.method === "DELETE" ? 200 : 405), res.end();
+    if (msg.id === undefined) return res.writeHead(202), res.end();
+    const json = (o) => (res.writeHead(200, { "content-type": "application/json" }), res.end(JSON.stringify(o)));
+    if (msg.method === "initialize") {
+      return json({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1" } } });
+    }
+    if (msg.method === "tools/list") return json({ jsonrpc: "2.0", id: msg.id, result: { tools: [{ name: "echo", inputSchema: { type: "object" } }, "junk"] } });
+    return onCall(msg, req, res, json);
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  srv.unref();
+  return { url: `http://127.0.0.1:${srv.address().port}/mcp`, close: () => srv.close() };
+}
+
+// First, while the module's memory is as small as it gets: it only grows.
+test("a body refused by its Content-Length grows no wasm memory; one refused as it comes, about its limit", async () => {
+  const big = 40 * MB;
+  const limit = 8 * MB;
+  const { url, close } = await serve(async (msg, req, res) => {
+    const chunked = msg.params.name === "chunked";
+    res.writeHead(200, { "content-type": "application/json", ...(chunked ? {} : { "content-length": String(big) }) });
+    const chunk = "x".repeat(MB);
+    for (let i = 0; i < big / MB && !res.destroyed; i++) if (!res.write(chunk)) await new Promise((r) => res.once("drain", r));
+    if (!res.destroyed) res.end();
+  });
+  const client = new McpClient(url, { maxResponseBytes: limit, timeoutMs: 30_000 });
+  await client.connect();
+  const before = raw.__wasmMemoryBytes();
+  const e = await rejectsWith(client.callTool("sized", {}), "LIMIT_EXCEEDED");
+  assert.equal(e.contentLength, big);
+  assert.match(e.message, /refused before reading it/);
+  const grown = raw.__wasmMemoryBytes() - before;
+  assert.ok(grown <= MB, `refused by its length, yet wasm memory grew by ${grown} bytes`);
+  await rejectsWith(client.callTool("chunked", {}), "LIMIT_EXCEEDED");
+  const grownChunked = raw.__wasmMemoryBytes() - before;
+  // A buffer growing by doubling left 4 times the limit behind.
+  assert.ok(grownChunked <= 1.5 * limit, `refused at ${limit} bytes, yet wasm memory grew by ${grownChunked} bytes`);
+  await client.close();
+  close();
+});
+
+test("a tools/call result that is no CallToolResult is PROTOCOL with the result, from the client and the hub", async () => {
+  for (const result of [null, "hello", { content: "hello" }]) {
+    const { url, close } = await serve((msg, req, res, json) => json({ jsonrpc: "2.0", id: msg.id, result }));
+    const client = new McpClient(url);
+    await client.connect();
+    const e = await rejectsWith(client.callTool("echo", {}), "PROTOCOL");
+    assert.deepEqual(e.result, result);
+    assert.match(e.message, /the result is not a CallToolResult/);
+    const hub = new McpHub({ s: { url } });
+    await hub.tools("openai");
+    await rejectsWith(hub.callTool("mcp__s__echo", {}), "PROTOCOL");
+    // The listing's entry that is no tool is left out, with its index; the tool is kept.
+    assert.deepEqual(hub.droppedTools.map((d) => [d.server, d.index]), [["s", 1]]);
+    await client.close();
+    await hub.closeAll();
+    close();
+  }
+  assert.throws(() => flattenContent("hello"), { code: "INVALID_INPUT" });
+});
+
+test("a server's error message is quoted escaped and cut; rpcError has it whole", async () => {
+  const message = "ok\u001b[2J\u0000\u202eevil" + "E".repeat(10 * MB);
+  const { url, close } = await serve((msg, req, res, json) => json({ jsonrpc: "2.0", id: msg.id, error: { code: -32000, message } }));
+  const client = new McpClient(url);
+  await client.connect();
+  const e = await rejectsWith(client.callTool("echo", {}), "JSONRPC_ERROR");
+  assert.ok(e.message.length < 1200, `message of ${e.message.length} characters`);
+  assert.ok(e.message.startsWith('tools/call: the server answered error -32000: "ok\\u001b[2J\\u0000\\u202eevilEEE'), e.message.slice(0, 100));
+  assert.ok(!/[\u0000\u001b\u202e]/.test(e.message));
+  assert.equal(e.rpcError.message, message);
+  assert.equal(e.rpcCode, -32000);
+  await client.close();
+  close();
+});
+
+test("what broke is said: a body cut after its headers, an error body that never ends, a malformed error", async () => {
+  const { url, close } = await serve((msg, req, res, json) => {
+    const name = msg.params.name;
+    if (name === "cut") {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "500" });
+      res.write('{"jsonrpc":"2.0","id":');
+      setTimeout(() => req.socket.destroy(), 50);
+    } else if (name === "endless") {
+      res.writeHead(500, { "content-type": "text/plain" });
+      res.write("Internal error, details follow...");
+    } else if (name === "malformed") {
+      json({ jsonrpc: "2.0", id: msg.id, error: { code: "E_TOOL", message: { text: "disk full" } } });
+    } else {
+      json({ jsonrpc: "2.0", id: msg.id });
+    }
+  });
+  const client = new McpClient(url, { timeoutMs: 10_000 });
+  await client.connect();
+  let e = await rejectsWith(client.callTool("cut", {}), "NETWORK");
+  assert.match(e.message, /the connection dropped in the middle of the response/);
+  assert.doesNotMatch(e.message, /unreachable|no HTTP response/);
+  assert.equal(e.midResponse, true);
+  const t0 = Date.now();
+  e = await rejectsWith(client.callTool("endless", {}), "HTTP_STATUS");
+  assert.ok(Date.now() - t0 < 5_000, `took ${Date.now() - t0} ms`);
+  assert.equal(e.status, 500);
+  assert.equal(e.bodyPreview, "Internal error, details follow...");
+  e = await rejectsWith(client.callTool("malformed", {}), "PROTOCOL");
+  assert.deepEqual(e.invalidRpcError, { code: "E_TOOL", message: { text: "disk full" } });
+  e = await rejectsWith(client.callTool("neither", {}), "PROTOCOL");
+  assert.match(e.message, /has neither a result nor an error/);
+  client.close();
+  close();
+});
