@@ -629,6 +629,9 @@ enum Settled {
     Later(Pin<Box<dyn Future<Output = std::result::Result<Value, RpcError>>>>),
 }
 
+/// The most of a JSON response's Content-Length reserved before the body proves that long.
+const FIRST_RESERVE: usize = 1 << 20;
+
 /// How long an HTTP error's body is read for its preview (`bodyPreview`, the message's quote): the
 /// status came with the headers, and an error body that never ends must not turn it into a timeout.
 const ERROR_BODY_MS: u64 = 1_000;
@@ -1750,33 +1753,43 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// A JSON response, read whole and parsed. `length`: its Content-Length (within the limit).
     ///
-    /// The body is held once: with a length, in a buffer of exactly that size, reserved (and held
-    /// against the budget) at the start; without one, as the chunks came, joined once at the end.
-    /// A buffer that grows by doubling held up to twice the body, and in wasm the blocks it
-    /// outgrew are left behind as memory the module keeps (a refused 100 MB body left 257 MB).
+    /// The body is held once: with a length, in a buffer of exactly that size (its first
+    /// [`FIRST_RESERVE`] at first, then all of it once the body proves longer, so that a length
+    /// that lies larger costs no more than that), held against the budget before it is taken;
+    /// without one, as the chunks came, joined once at the end. A buffer that grows by doubling
+    /// held up to twice the body, and in wasm the blocks it outgrew are left behind as memory the
+    /// module keeps (a refused 100 MB body left 257 MB).
     async fn read_json(&self, id: &Id, method: &str, mut body: T::Body, on_progress: Option<&dyn Fn(&Value)>, length: Option<usize>) -> Result<Value> {
         let mut held = Held::default();
-        // A length that lies larger holds what it names until the body ends; one that lies
-        // smaller lets the buffer grow past it.
-        let mut bytes = match length {
-            Some(n) if held.set(n) => Vec::with_capacity(n),
-            _ => Vec::new(),
-        };
+        let mut bytes: Vec<u8> = Vec::new();
         let mut chunks: Vec<Vec<u8>> = Vec::new();
         let mut total = 0usize;
         while let Some(chunk) = self.next_chunk(&mut body, method).await? {
-            if total + chunk.len() > self.opts.max_body_bytes {
+            let want = total + chunk.len();
+            if want > self.opts.max_body_bytes {
                 return Err(Error::new(ErrorCode::LimitExceeded, format!("{method}: response larger than {} bytes", self.opts.max_body_bytes)));
             }
-            if !held.set((total + chunk.len()).max(bytes.capacity())) {
+            let Some(n) = length else {
+                if !held.set(want) {
+                    return Err(held_too_much(method));
+                }
+                chunks.push(chunk);
+                total = want;
+                continue;
+            };
+            let cap = match bytes.capacity() {
+                c if want <= c => c,
+                _ if want <= n.min(FIRST_RESERVE) => n.min(FIRST_RESERVE),
+                _ if want <= n => n,
+                // A length that lies smaller: grown as any buffer is.
+                c => want.max(c * 2),
+            };
+            if !held.set(cap) {
                 return Err(held_too_much(method));
             }
-            total += chunk.len();
-            if length.is_some() {
-                bytes.extend_from_slice(&chunk);
-            } else {
-                chunks.push(chunk);
-            }
+            bytes.reserve_exact(cap - bytes.len());
+            bytes.extend_from_slice(&chunk);
+            total = want;
         }
         drop(body);
         if chunks.len() == 1 {
