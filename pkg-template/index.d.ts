@@ -1888,9 +1888,12 @@ export interface McpCallOptions {
  * {@link McpClientOptions.transport}). Errors are
  * {@link ToolwireError}s: `HTTP_STATUS` (`status`, `bodyPreview`, `rpcError` when the body is a JSON-RPC error,
  * `retryAfter` from a 429/503's `Retry-After`; redirects are not followed and are this error too, with
- * `location` where the server says: a redirected POST would be resent as a GET), `JSONRPC_ERROR` (`rpcCode`, `data`),
+ * `location` where the server says: a redirected POST would be resent as a GET), `JSONRPC_ERROR` (`rpcCode`, `data`,
+ * `rpcError`: the error object whole; the message quotes the server's message escaped and cut at 1,024 characters),
  * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS; the message starts with what `fetch` said, and names CORS in a
- * browser only), `UNAUTHORIZED` (`status`, `challenge`), `PROTOCOL`,
+ * browser only; `midResponse` when the body broke off after the headers came), `UNAUTHORIZED` (`status`, `challenge`),
+ * `PROTOCOL` (a `tools/call` result that is no `CallToolResult`, with the `result`; an error object JSON-RPC does not
+ * allow, in `invalidRpcError`),
  * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`, `CAPABILITY_NOT_NEGOTIATED` (`capability`:
  * a request the server's handshake did not agree to, not sent), `SESSION_EXPIRED`, `INPUT_REQUIRED` (`inputRequests`:
  * a 2026-07-28 server needs input for a request, and there is no `onRequest` to give it, or it threw); and, for what is passed to it,
