@@ -3863,7 +3863,7 @@ fn a_call_result_that_is_no_call_tool_result_is_a_protocol_error() {
         let hub = Hub::new(vec![("s".to_owned(), Rc::new(h.client))], h.clock, None, None);
         block_on(hub.list_tools(&Selection::Auto, None));
         hub.tools(Provider::OpenAi, &ConvertOptions::default()).unwrap();
-        let e = block_on(hub.call_tool("mcp__s__echo", json!({}), CallOptions::default())).err().expect("the hub's call fails too");
+        let Err(e) = block_on(hub.call_tool("mcp__s__echo", json!({}), CallOptions::default())) else { panic!("the hub's call fails too") };
         assert_eq!(e.code, ErrorCode::Protocol, "{bad}: {e}");
         assert_eq!(e.details.as_ref().unwrap()["server"], "s");
     }
