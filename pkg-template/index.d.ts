@@ -1482,7 +1482,8 @@ export interface McpClientOptions {
   headers?: Record<string, string> | Headers | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]>;
   /**
    * Per-request timeout in ms (default 120,000). A timeout aborts the request's fetch and, with the 2025
-   * revisions, sends `notifications/cancelled` (in 2026-07-28 closing the stream is the cancellation). It bounds
+   * revisions, sends `notifications/cancelled` (in 2026-07-28 closing the stream is the cancellation): after the
+   * rejection, which comes at the deadline whatever the server does with the notification (given 3 s). It bounds
    * the server's silence, not `onRequest`: the time `onRequest` takes to answer a server request of a call (one
    * whose `context.related` names it, a 2026-07-28 `input_required`'s input too) does not count against that
    * call's timeout, whose deadline is pushed by that time (a person filling in a form does not lose the call).
@@ -1866,8 +1867,8 @@ export interface McpCallOptions {
   /** Ends the call after this many ms whatever its progress (`TIMEOUT`), over all of a 2026-07-28 call's `input_required` rounds. */
   maxTotalTimeoutMs?: number;
   /**
-   * Aborts the call (`ABORTED`): its fetch is aborted and, with the 2025 revisions, `notifications/cancelled` is
-   * sent with the signal's `reason` as its `reason` (an error's `message`, a string as it is; "aborted by the
+   * Aborts the call (`ABORTED`, at once): its fetch is aborted and, with the 2025 revisions, `notifications/cancelled` is
+   * sent after the rejection with the signal's `reason` as its `reason` (an error's `message`, a string as it is; "aborted by the
    * client" when there is none), as the SDK sends it; a timeout's reason is "timeout".
    */
   signal?: AbortSignal;

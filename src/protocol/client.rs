@@ -25,7 +25,9 @@
 //!   [`Client::listen`] reads it, and reopens it, until the client is closed.
 //! * Per-request timeouts (default 120 s), the optional idle timeout of a response stream and
 //!   caller cancellation: the request's HTTP exchange is dropped (which aborts its fetch) and
-//!   `notifications/cancelled` is sent (never for `initialize`).
+//!   `notifications/cancelled` is sent (never for `initialize`), within [`CANCEL_GRACE_MS`]: in the
+//!   background with a spawner ([`Client::set_spawner`]: the caller has its error at the deadline,
+//!   whatever the server does with the notification), else before the error is returned.
 //! * A 401 (or a 403 asking for more scopes) asks the unauthorized handler (if set) for new
 //!   headers, and what met it is sent once more with them ([`Client::set_unauthorized_handler`];
 //!   [`crate::protocol::auth::OAuth`] is such a handler).
@@ -212,6 +214,9 @@ fn merge_meta(params: Value, meta: Option<&Map<String, Value>>) -> Result<Value>
     }
     Ok(Value::Object(p))
 }
+
+/// Runs a future to its end in the background (the host's task queue: `spawn_local` in a browser).
+pub type Spawner = Rc<dyn Fn(Pin<Box<dyn Future<Output = ()>>>)>;
 
 /// Called after every handshake that succeeds: `connect()`, the first use of a hub's server, a
 /// session renewed after it expired (the JS layer starts `listen()` from it: `options.listen`).
@@ -420,6 +425,8 @@ pub struct Client<T: Transport, C: Clock> {
     /// The server requests the request handler is answering, by id: a `notifications/cancelled`
     /// naming one fires its signal.
     being_answered: RefCell<Vec<(Id, Rc<CloseSignal>)>>,
+    /// Sends `notifications/cancelled` with these params in the background ([`Client::set_spawner`]).
+    cancel_in_background: RefCell<Option<Rc<dyn Fn(Value)>>>,
     /// The client's requests in flight (each round's), by id: a server request their response
     /// streams bring is theirs ([`RequestContext::related`]), and answering it pauses their timeout.
     in_flight: RefCell<Vec<(Id, Rc<InFlight>)>>,
@@ -639,6 +646,10 @@ const ERROR_BODY_MS: u64 = 1_000;
 /// How long `close()` (and the DELETE after a refused handshake) waits for the server.
 const CLOSE_GRACE_MS: u64 = 3_000;
 
+/// How long a `notifications/cancelled` (after a timeout or an abort) is given to be accepted
+/// (less when the client's own timeout is less); then it is abandoned (its fetch aborted).
+pub const CANCEL_GRACE_MS: u64 = 3_000;
+
 /// Session ids are visible ASCII (0x21-0x7E), 1 to 1024 of them; anything else cannot go in a header.
 fn is_valid_session_id(s: &str) -> bool {
     !s.is_empty() && s.len() <= 1024 && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
@@ -683,6 +694,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             answering: Cell::new(0),
             refusing: Cell::new(0),
             being_answered: RefCell::default(),
+            cancel_in_background: RefCell::default(),
             in_flight: RefCell::default(),
         }
     }
@@ -1552,12 +1564,27 @@ impl<T: Transport, C: Clock> Client<T, C> {
             } else {
                 cancel_reason.as_ref().and_then(|r| r()).unwrap_or_else(|| "aborted by the client".owned())
             };
-            let notice = self.notify("notifications/cancelled", object([("requestId", id.to_value()), ("reason", reason.into())]));
-            let grace = self.clock.sleep(3_000);
-            pin_mut!(notice, grace);
-            let _ = select(notice, grace).await;
+            self.tell_cancelled(object([("requestId", id.to_value()), ("reason", reason.into())])).await;
         }
         Err(outcome)
+    }
+
+    /// `notifications/cancelled` with these params: handed to the spawner when the client has one
+    /// (the caller's error is not held up by a server slow to accept it), else sent here; either
+    /// way within [`CANCEL_GRACE_MS`].
+    async fn tell_cancelled(&self, params: Value) {
+        let background = self.cancel_in_background.borrow().clone();
+        match background {
+            Some(send) => send(params),
+            None => self.send_cancelled(params).await,
+        }
+    }
+
+    /// Sends `notifications/cancelled` within [`CANCEL_GRACE_MS`] (the client's timeout, if less);
+    /// its outcome changes nothing.
+    async fn send_cancelled(&self, params: Value) {
+        let mut within = CallOptions { timeout_ms: Some(CANCEL_GRACE_MS.min(self.opts.timeout_ms)), ..CallOptions::default() };
+        let _ = self.notify_within("notifications/cancelled", params, &mut within).await;
     }
 
     /// The request `id` of this client in flight, when a server request its response stream
@@ -3060,6 +3087,30 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Either::Left((r, _)) => r,
             Either::Right(_) => Err(Error::new(ErrorCode::Timeout, format!("close: the server did not answer DELETE in {CLOSE_GRACE_MS} ms; abandoned"))),
         }
+    }
+}
+
+impl<T: Transport + 'static, C: Clock + 'static> Client<T, C> {
+    /// Has what the client sends without waiting for it run by `spawn`: the
+    /// `notifications/cancelled` after a timeout or an abort, so that the call's error comes at
+    /// its deadline (or as soon as it is aborted) however long the server takes to accept the
+    /// notification (it is still sent, within [`CANCEL_GRACE_MS`]). Without a spawner (`None`)
+    /// the call's error waits for it. The spawned future holds the client only while it runs.
+    pub fn set_spawner(self: &Rc<Self>, spawn: Option<Spawner>) {
+        let send = spawn.map(|spawn| {
+            let client = Rc::downgrade(self);
+            Rc::new(move |params: Value| {
+                let client = client.clone();
+                spawn(Box::pin(async move {
+                    let Some(c) = client.upgrade() else { return };
+                    // A turn of the host's event loop first: the errors of many calls that time
+                    // out together all settle before their notifications are sent.
+                    c.clock.sleep(0).await;
+                    c.send_cancelled(params).await;
+                }));
+            }) as Rc<dyn Fn(Value)>
+        });
+        *self.cancel_in_background.borrow_mut() = send;
     }
 }
 

@@ -276,6 +276,8 @@ fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -
         .with_limits(opts.max_event_bytes, opts.max_body_bytes)
         .with_probe_timer(PROBE_TIMEOUT_MS.min(opts.timeout_ms), sleep);
     let client = Rc::new(Client::new(adapter, JsClock, opts));
+    // A call's error comes at its deadline (or abort); its `notifications/cancelled` goes out after.
+    client.set_spawner(Some(Rc::new(wasm_bindgen_futures::spawn_local)));
     // Notification callbacks.
     let on_list_changed = opt_fn(options, "onToolListChanged")?;
     let on_log = opt_fn(options, "onLog")?;

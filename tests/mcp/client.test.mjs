@@ -546,6 +546,47 @@ describe("timeouts", () => {
   });
 });
 
+describe("timeouts and a server that never accepts notifications/cancelled", () => {
+  // The rejection comes at the deadline (or the abort), not once the server accepted the cancellation, which
+  // still goes out, after it.
+  test("TIMEOUT at timeoutMs and ABORTED at the abort; notifications/cancelled sent all the same", async () => {
+    const cancelled = [];
+    const server = createServer(async (req, res) => {
+      let body = "";
+      for await (const c of req) body += c;
+      const m = body ? JSON.parse(body) : {};
+      if (m.method === "initialize") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "x", version: "1" } } }));
+      }
+      if (m.method === "notifications/cancelled") cancelled.push(m.params);
+      if (m.method === "notifications/initialized" || req.method === "DELETE") return res.writeHead(202), res.end();
+      // tools/call and notifications/cancelled: never answered (the client aborts them)
+    }).listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      const client = new McpClient(`http://127.0.0.1:${server.address().port}/mcp`, { timeoutMs: 30_000 });
+      await client.connect();
+      let started = Date.now();
+      await rejectsWith(within(10_000, client.callTool("echo", {}, { timeoutMs: 1500 }), "the hung call"), "TIMEOUT");
+      const timedOut = Date.now() - started;
+      assert.ok(timedOut >= 1400 && timedOut < 2200, `TIMEOUT after ${timedOut} ms (timeoutMs 1500; the cancellation's bound is 3 s)`);
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 200);
+      started = Date.now();
+      await rejectsWith(within(10_000, client.callTool("echo", {}, { signal: ac.signal }), "the hung call"), "ABORTED");
+      const aborted = Date.now() - started;
+      assert.ok(aborted < 900, `ABORTED after ${aborted} ms (aborted at 200 ms)`);
+      assert.ok(await waitFor(() => cancelled.length === 2), `both cancellations sent: ${JSON.stringify(cancelled)}`);
+      assert.deepEqual(cancelled.map((c) => c.reason), ["timeout", "This operation was aborted"]);
+      await client.close();
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
 describe("errors", () => {
   test("rpc-error: JSONRPC_ERROR with rpcCode -32602 and data", async () => {
     const { client } = fresh("rpc-error");

@@ -1830,6 +1830,66 @@ fn timeout_cancels_and_aborts() {
     assert_eq!(cancel["params"]["requestId"], 1);
 }
 
+/// Futures handed to a client's spawner, run when the test says.
+fn spawner() -> (Spawner, Rc<RefCell<Vec<Pin<Box<dyn Future<Output = ()>>>>>>) {
+    let spawned: Rc<RefCell<Vec<Pin<Box<dyn Future<Output = ()>>>>>> = Rc::default();
+    let sink = spawned.clone();
+    (Rc::new(move |f| sink.borrow_mut().push(f)), spawned)
+}
+
+/// With a spawner, a timeout or an abort settles at once, however long the server takes to
+/// accept `notifications/cancelled` (here: never, and its 3 s bound never passes either): the
+/// notification goes out in the background, within that bound.
+#[test]
+fn a_timeout_or_an_abort_settles_before_the_cancellation_is_accepted() {
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.timeout_ms = 60_000;
+    let replies = vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Hang, Reply::Hang, Reply::Hang, Reply::Hang];
+    let Harness { client, log, slept, .. } = harness_with(replies, opts, 50);
+    let client = Rc::new(client);
+    let (spawn, spawned) = spawner();
+    client.set_spawner(Some(spawn));
+    block_on(client.connect()).unwrap();
+    let mut opts = CallOptions { timeout_ms: Some(50), ..CallOptions::default() };
+    let e = bounded(client.call_tool("slow", json!({}), &mut opts), 1_000).expect("settled at its deadline").unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    let mut opts = CallOptions { cancel: cancelled_later(), ..CallOptions::default() };
+    let e = bounded(client.call_tool("slow", json!({}), &mut opts), 1_000).expect("settled when aborted").unwrap_err();
+    assert_eq!(e.code, ErrorCode::Aborted);
+    assert_eq!(log.borrow().aborted, 2, "both requests' fetches were aborted");
+    assert_eq!(log.borrow().requests.len(), 4, "no cancellation sent yet");
+    // In the background: each sent, and waited for within its bound.
+    let mut pool = futures_executor::LocalPool::new();
+    for f in spawned.borrow_mut().drain(..) {
+        futures_util::task::LocalSpawnExt::spawn_local(&pool.spawner(), f).unwrap();
+    }
+    slept.borrow_mut().clear();
+    pool.run_until_stalled();
+    let cancels: Vec<Value> = log.borrow().requests[4..].iter().map(body).collect();
+    assert_eq!(cancels.iter().map(|c| (c["method"].clone(), c["params"]["requestId"].clone())).collect::<Vec<_>>(), [
+        (json!("notifications/cancelled"), json!(1)),
+        (json!("notifications/cancelled"), json!(2)),
+    ]);
+    assert_eq!((cancels[0]["params"]["reason"].clone(), cancels[1]["params"]["reason"].clone()), (json!("timeout"), json!("aborted by the client")));
+    assert_eq!(*slept.borrow(), [0, CANCEL_GRACE_MS, 0, CANCEL_GRACE_MS], "each after a turn of the event loop, within its bound");
+    drop(pool);
+    assert_eq!(log.borrow().aborted, 4, "a notification abandoned is aborted");
+}
+
+/// Without a spawner, the error waits for the cancellation, within its bound.
+#[test]
+fn without_a_spawner_the_cancellation_is_sent_before_the_error() {
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.timeout_ms = 10_000;
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Hang, Reply::Hang], opts, 10_000);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("slow", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    assert_eq!(body(&h.log.borrow().requests[3])["method"], "notifications/cancelled");
+    assert_eq!(h.slept.borrow()[h.slept.borrow().len() - 1], CANCEL_GRACE_MS, "{:?}", h.slept.borrow());
+    assert_eq!(h.log.borrow().aborted, 2);
+}
+
 #[test]
 fn a_hanging_sse_body_is_aborted_too() {
     let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
