@@ -1511,8 +1511,10 @@ export interface McpClientOptions {
   maxResponseBytes?: number;
   /**
    * A dropped response stream (or `listen()`'s) is reopened with `Last-Event-ID` (the id of the last complete
-   * event), after the server's `retry` (at once on `retry: 0` if the stream brought a message, else at least
-   * 100 ms), or without one after 1 s, half as long again after each failure, at most 30 s. A reopening that
+   * event), after the server's `retry` but never less than 100 ms (at most ten times a second); the second, third,
+   * fourth stream in a row that brings nothing toward the response (its progress, a server request; for `listen()`,
+   * no message at all) at least 200, 400, 800 ms, the later ones 1 s (a polling server's longer `retry` is kept).
+   * Without `retry`, after 1 s, half as long again after each failure, at most 30 s. A reopening that
    * fails in a way that may pass (no response, 408, 429, 5xx; for `listen()`, any refusal but 401 and 403,
    * 404 among them) is retried this many times in a row (default 2, 0 to 100), and one that succeeds
    * starts the count again (a server may close the stream after every event and have the client poll, for

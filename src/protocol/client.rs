@@ -10,8 +10,9 @@
 //!   sampling, roots: see [`Client::set_request_handler`]) or else -32601, at most
 //!   [`MAX_SERVER_REQUESTS`] at once (past them, -32000 at once); progress goes to the call's
 //!   callback, everything else to the client's notification handler. Id 0 is a real id.
-//! * A stream that drops before its response is resumed: wait `retry` ms (at least 100 after a
-//!   stream that brought nothing new, or back off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
+//! * A stream that drops before its response is resumed: wait `retry` ms (never less than 100, and
+//!   more while the streams bring nothing toward the response: see [`reopen_delay`]; without
+//!   `retry`, back off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
 //!   response's streams); a reopening that fails in a way that may pass (no response, 408, 429,
 //!   5xx) is retried up to `max_retries` times in a row, and one that succeeds starts that count
 //!   again (a server may close the stream after every event and have the client poll). A
@@ -1876,9 +1877,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // bring again what another stream brought. A first stream is taken whole, whatever its
         // ids (a server may number each stream's events from 1).
         let mut resumed = false;
+        // Streams in a row that brought nothing toward the response (see `reopen_delay`).
+        let mut idle = 0u32;
         loop {
-            // Whether this stream brought a message not dealt with before (see `reopen_delay`).
-            let mut brought = false;
+            // Whether this stream brought a message for this request not dealt with before: its
+            // progress, a request of the server's (what it needs for the response).
+            let mut progressed = false;
             // Read this stream to its end.
             let ended_with = loop {
                 let chunk = match self.read_chunk(&mut body, answers, method).await {
@@ -1903,7 +1907,6 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             if !ev.is_message() || (resumed && self.seen(&ev)) {
                                 continue; // priming events, keep-alives, other event types, replays
                             }
-                            brought = true;
                             let text = std::str::from_utf8(&ev.data)
                                 .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid UTF-8")))?;
                             let value = read_json(text).map_err(|e| {
@@ -1914,6 +1917,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             })?;
                             let msgs = classify_all(value);
                             self.dealt_with(&ev, id, &msgs);
+                            progressed |= msgs.iter().any(|m| toward(m, id));
                             for msg in msgs {
                                 if let Incoming::Request { id: rid, method: m, params } = msg {
                                     answers.push(Box::pin(self.answer(rid, m, params, self.in_flight(id))));
@@ -1937,6 +1941,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Error::new(ErrorCode::Protocol, format!("{method}: the response stream ended before the response"))
                 }));
             };
+            idle = if progressed { 0 } else { idle + 1 };
             // Reopen with `Last-Event-ID`, again after a failure that may pass (no response, 408,
             // 429, 5xx), up to `max_retries` times in a row; any other answer ends the call.
             let mut last_got = None::<u16>;
@@ -1945,8 +1950,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 if failed > self.opts.max_retries {
                     return Err(gave_up(format_args!("{method}: the response stream dropped and could not be resumed"), failed, last_got));
                 }
-                let delay = reopen_delay(retry_ms, failed, brought);
-                brought = false;
+                let delay = reopen_delay(retry_ms, failed, idle);
                 failed += 1;
                 while_answering(answers, self.clock.sleep(delay)).await;
                 let mut headers = self.headers(true, "text/event-stream");
@@ -2842,6 +2846,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // Answers to the server's requests, made while the stream is read on: a request that
         // waits for a person holds up neither a `ping` nor the notifications behind it.
         let mut answers: Answers<'_> = FuturesUnordered::new();
+        // Streams in a row that brought no message (see `reopen_delay`).
+        let mut idle = 0u32;
         loop {
             let mut headers = self.headers(true, "text/event-stream");
             // An empty `id:` clears the last event id: then no header at all.
@@ -2904,8 +2910,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
             };
             reauthorized = false;
-            // Whether the stream brought a message not dealt with before (see `reopen_delay`).
+            // Whether the stream brought a message not dealt with before.
             let mut brought = false;
+            let opened_now = resp.is_some();
             if let Some(resp) = resp {
                 (opened, failed) = (true, 0);
                 let mut body = resp.body;
@@ -2951,7 +2958,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if brought {
                 renewed_at = None;
             }
-            let delay = reopen_delay(retry_ms, failed, brought);
+            if opened_now {
+                idle = if brought { 0 } else { idle + 1 };
+            }
+            let delay = reopen_delay(retry_ms, failed, idle);
             while_answering(&mut answers, self.clock.sleep(delay)).await;
         }
     }
@@ -3221,14 +3231,33 @@ fn backoff_ms(failed: u32) -> u64 {
     (1000.0 * 1.5f64.powi(failed as i32)).min(30_000.0) as u64
 }
 
-/// How long to wait before opening a stream again: the server's `retry`, else [`backoff_ms`]. A
-/// server may close the stream after every event and have the client poll (2025-11-25), so a
-/// stream that brought a message not dealt with before is opened again as soon as the server
-/// asks, `retry: 0` too; one that brought nothing new waits at least 100 ms, so that a server
-/// closing every stream at once is not asked again hundreds of times a second.
-fn reopen_delay(retry_ms: Option<u64>, failed: u32, brought: bool) -> u64 {
-    let delay = retry_ms.unwrap_or_else(|| backoff_ms(failed));
-    if brought { delay } else { delay.max(100) }
+/// The least wait before a stream is opened again, whatever the server's `retry` says: a server
+/// that closes every stream at once with `retry: 0` is not asked again hundreds of times a second.
+pub const MIN_REOPEN_MS: u64 = 100;
+
+/// How long to wait before opening a stream again: the server's `retry` (a server may close the
+/// stream after every event and have the client poll, 2025-11-25), else [`backoff_ms`]; never less
+/// than [`MIN_REOPEN_MS`], and while streams come in a row that bring nothing toward the response
+/// (`idle` of them, the last included; on `listen()`, nothing at all) that floor doubles from the
+/// second, up to the wait without `retry` (1 s): a server that answers later after a priming event
+/// is polled at its `retry` (or every second), one that closes every stream with nothing new (or
+/// with messages for others) soon no faster than once a second.
+fn reopen_delay(retry_ms: Option<u64>, failed: u32, idle: u32) -> u64 {
+    let floor = (MIN_REOPEN_MS << idle.saturating_sub(1).min(4)).min(backoff_ms(0));
+    retry_ms.unwrap_or_else(|| backoff_ms(failed)).max(floor)
+}
+
+/// Whether a message on a request's stream is a step toward its response: the response, its
+/// progress, a request of the server's but `ping` (it may need the answer to go on).
+fn toward(msg: &Incoming, id: &Id) -> bool {
+    match msg {
+        Incoming::Response { id: rid, .. } => rid == id,
+        Incoming::Request { method, .. } => method != "ping",
+        Incoming::Notification { method, params } => {
+            method == "notifications/progress" && params.get("progressToken").and_then(Id::from_value).as_ref() == Some(id)
+        }
+        _ => false,
+    }
 }
 
 /// A stream given up after `failed` failed openings in a row (`PROTOCOL`), `last` the last one's

@@ -1147,8 +1147,8 @@ fn listen_renews_at_its_first_opening_only_a_session_named_gone() {
 
 #[test]
 fn listen_waits_at_least_100_ms_between_reopenings_and_fails_on_an_oversized_event() {
-    // `retry: 0` and a stream that ends at once: one that brought a message is reopened at once
-    // (a polling server), one that brought nothing new after 100 ms (no busy loop).
+    // `retry: 0` and a stream that ends at once: reopened after 100 ms, whether it brought a
+    // message or nothing new (no busy loop).
     let polling = "id: p1\nretry: 0\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n";
     let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
     opts.max_event_bytes = 64;
@@ -1161,7 +1161,7 @@ fn listen_waits_at_least_100_ms_between_reopenings_and_fails_on_an_oversized_eve
     block_on(h.client.connect()).unwrap();
     assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::LimitExceeded);
     let slept = h.slept.borrow();
-    assert_eq!(slept[slept.len() - 2..], [0, 100], "after a message at once, after nothing new 100 ms: {slept:?}");
+    assert_eq!(slept[slept.len() - 2..], [100, 100], "after a message, and after nothing new, 100 ms: {slept:?}");
     assert_eq!(header(&h.log.borrow().requests[3], "last-event-id"), Some("p1"));
     assert_eq!(header(&h.log.borrow().requests[4], "last-event-id"), Some("p1"));
 }
@@ -1294,8 +1294,8 @@ fn dropped_stream_resumes_with_last_event_id() {
     assert_eq!(get.method, Method::Get);
     assert_eq!(header(get, "last-event-id"), Some("ev-2"));
     assert_eq!(header(get, "mcp-session-id"), Some("s"));
-    // The server asked for 25 ms, and the stream had brought a message: 25 ms are waited.
-    assert!(h.slept.borrow().contains(&25) && !h.slept.borrow().contains(&100), "waited the server's retry: {:?}", h.slept.borrow());
+    // The server asked for 25 ms: 100 are waited, the least between two openings.
+    assert!(h.slept.borrow().contains(&100) && !h.slept.borrow().contains(&25), "waited 100 ms: {:?}", h.slept.borrow());
 }
 
 /// A stream that drops after `text` (split in chunks of 7).
@@ -1399,7 +1399,7 @@ fn resumption_starts_after_the_last_complete_event() {
 }
 
 /// Reopenings that succeed but bring no event (a polling server with nothing new yet) are not
-/// failures, however many; `retry: 0` still waits 100 ms between them.
+/// failures, however many; `retry: 0` still waits 100 ms, then longer for each in a row.
 #[test]
 fn successful_reopenings_without_events_are_not_failures() {
     let zero = "id: e1\nretry: 0\ndata:\n\n";
@@ -1416,7 +1416,80 @@ fn successful_reopenings_without_events_are_not_failures() {
     block_on(h.client.connect()).unwrap();
     assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
     assert_eq!(gets(&h).len(), 5);
-    assert!(h.slept.borrow().iter().filter(|&&ms| ms == 100).count() >= 5, "{:?}", h.slept.borrow());
+    assert_eq!(h.slept.borrow()[h.slept.borrow().len() - 5..], [100, 200, 400, 800, 1000]);
+}
+
+/// The waits asked of the clock but the requests' timeouts (the default 120 s).
+fn waits(h: &Harness) -> Vec<u64> {
+    h.slept.borrow().iter().copied().filter(|&ms| ms != 120_000).collect()
+}
+
+/// A server that ends every stream at once with `retry: 0`: a call's streams that bring messages
+/// for others only (log messages, pings) are reopened ever more slowly, from 100 ms to 1 s; ones
+/// that bring its progress (or a request of the server's) every 100 ms, never at once.
+#[test]
+fn streams_that_bring_nothing_toward_the_response_are_reopened_ever_more_slowly() {
+    let log = |n: u32| format!("id: l{n}\nretry: 0\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":{n}}}}}\n\n");
+    let ping = |n: u32| format!("id: p{n}\nretry: 0\ndata: {{\"jsonrpc\":\"2.0\",\"id\":\"ping-{n}\",\"method\":\"ping\"}}\n\n");
+    let mut replies = vec![init_reply("2025-11-25", Some("s")), accepted()];
+    replies.extend((1..=6).map(|n| dropping(&log(n))));
+    replies.push(dropping(&ping(7)));
+    replies.push(accepted());
+    replies.push(sse_reply(RESULT_1, 0));
+    let h = harness(replies);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(gets(&h).len(), 7);
+    assert_eq!(waits(&h), [100, 200, 400, 800, 1000, 1000, 1000]);
+
+    let progress = |n: u32| format!("id: e{n}\nretry: 0\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":1,\"progress\":{n}}}}}\n\n");
+    let elicit = "id: q1\nretry: 0\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"roots/list\"}\n\n";
+    let mut replies = vec![init_reply("2025-11-25", Some("s")), accepted()];
+    replies.extend((1..=4).map(|n| dropping(&progress(n))));
+    replies.push(dropping(elicit));
+    replies.push(accepted());
+    replies.push(dropping(&log(9)));
+    replies.push(sse_reply(RESULT_1, 0));
+    let h = harness(replies);
+    block_on(h.client.connect()).unwrap();
+    let mut opts = CallOptions { on_progress: Some(Box::new(|_: &Value| {})), ..CallOptions::default() };
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap(), json!({"done": true}));
+    assert_eq!(waits(&h), [100, 100, 100, 100, 100, 100], "progress, then a request: each 100 ms; then a log: 100 ms");
+}
+
+/// The polling pattern of 2025-11-25: a server that ends the stream after a priming event with
+/// `retry` and answers later is polled at its `retry` however many streams bring nothing new, as
+/// long as that is more than the floor (1 s at most).
+#[test]
+fn a_polling_server_with_nothing_new_is_polled_at_its_retry() {
+    let priming = |n: u32| format!("id: e{n}\nretry: 1500\ndata:\n\n");
+    let mut replies = vec![init_reply("2025-11-25", Some("s")), accepted()];
+    replies.extend((1..=8).map(|n| dropping(&priming(n))));
+    replies.push(sse_reply(RESULT_1, 0));
+    let h = harness(replies);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(waits(&h), [1500; 8]);
+}
+
+/// `listen()`'s streams: each that brings a message (any) is reopened after 100 ms whatever
+/// `retry` says (at most ten times a second); each in a row that brings none, ever more slowly.
+#[test]
+fn listen_reopens_at_most_ten_times_a_second_and_slower_while_streams_bring_nothing() {
+    let log = |n: u32| format!("id: l{n}\nretry: 0\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"data\":{n}}}}}\n\n");
+    let mut replies = vec![init_reply("2025-11-25", Some("s")), accepted()];
+    replies.extend((1..=3).map(|n| sse_reply(&log(n), 0)));
+    replies.extend((0..6).map(|_| sse_reply(": nothing\n\n", 0)));
+    replies.push(sse_reply(&log(4), 0));
+    replies.push(status_reply(401, vec![], ""));
+    let h = harness(replies);
+    let heard = Rc::new(Cell::new(0));
+    let count = heard.clone();
+    h.client.set_notification_handler(Some(Box::new(move |_: &str, _: &Value| count.set(count.get() + 1))));
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::Unauthorized);
+    assert_eq!(heard.get(), 4);
+    assert_eq!(waits(&h), [100, 100, 100, 100, 200, 400, 800, 1000, 1000, 100]);
 }
 
 /// An empty `id:` clears the last event id: a stream that then drops cannot be resumed.
