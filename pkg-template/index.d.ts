@@ -1511,7 +1511,7 @@ export interface McpClientOptions {
   maxResponseBytes?: number;
   /**
    * A dropped response stream (or `listen()`'s) is reopened with `Last-Event-ID` (the id of the last complete
-   * event), after the server's `retry` but never less than 100 ms (at most ten times a second); the second, third,
+   * event that a header can carry: printable ASCII, no space at either end; others are ignored), after the server's `retry` but never less than 100 ms (at most ten times a second); the second, third,
    * fourth stream in a row that brings nothing toward the response (its progress, a server request; for `listen()`,
    * no message at all) at least 200, 400, 800 ms, the later ones 1 s (a polling server's longer `retry` is kept).
    * Without `retry`, after 1 s, half as long again after each failure, at most 30 s. A reopening that

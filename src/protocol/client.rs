@@ -13,7 +13,7 @@
 //! * A stream that drops before its response is resumed: wait `retry` ms (never less than 100, and
 //!   more while the streams bring nothing toward the response: see [`reopen_delay`]; without
 //!   `retry`, back off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
-//!   response's streams); a reopening that fails in a way that may pass (no response, 408, 429,
+//!   response's streams that a header can carry: see `resumable_id`); a reopening that fails in a way that may pass (no response, 408, 429,
 //!   5xx) is retried up to `max_retries` times in a row, and one that succeeds starts that count
 //!   again (a server may close the stream after every event and have the client poll). A
 //!   resumed stream does not act again on an event whose id was dealt with already, on any
@@ -1870,6 +1870,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // an event the stream dropped in the middle of does not count: resuming after it would
         // skip that event). A reopened stream that drops before an id of its own resumes from it.
         let mut last_id = None::<String>;
+        // The last event id that could not be sent back (see `resumable_id`), to say so.
+        let mut unusable_id = None::<String>;
         // Reopenings that failed in a row. A server may close the stream after each event and
         // have the client poll (2025-11-25): a reopening that succeeds starts the count again.
         let mut failed = 0u32;
@@ -1901,8 +1903,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     match item {
                         SseItem::Retry(ms) => retry_ms = Some(ms),
                         SseItem::Event(ev) => {
-                            if let Some(i) = ev.id.as_ref().filter(|i| last_id.as_ref() != Some(*i)) {
-                                last_id = Some(i.clone());
+                            match ev.id.as_ref().filter(|i| last_id.as_ref() != Some(*i)) {
+                                Some(i) if resumable_id(i) => last_id = Some(i.clone()),
+                                Some(i) => unusable_id = Some(i.clone()),
+                                None => {}
                             }
                             if !ev.is_message() || (resumed && self.seen(&ev)) {
                                 continue; // priming events, keep-alives, other event types, replays
@@ -1938,17 +1942,21 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             let Some(from) = last_id.clone().filter(|id| !id.is_empty()) else {
                 return Err(ended_with.unwrap_or_else(|| {
-                    Error::new(ErrorCode::Protocol, format!("{method}: the response stream ended before the response"))
+                    let why = match &unusable_id {
+                        Some(i) => format!("; it cannot be resumed: its event id {} cannot go back in Last-Event-ID, a header of printable ASCII", crate::text::to_string(&Value::String(i.chars().take(64).collect()))),
+                        None => String::new(),
+                    };
+                    Error::new(ErrorCode::Protocol, format!("{method}: the response stream ended before the response{why}"))
                 }));
             };
             idle = if progressed { 0 } else { idle + 1 };
             // Reopen with `Last-Event-ID`, again after a failure that may pass (no response, 408,
             // 429, 5xx), up to `max_retries` times in a row; any other answer ends the call.
-            let mut last_got = None::<u16>;
+            let mut last_got = Got::default();
             let mut reauthorized = false;
             body = loop {
                 if failed > self.opts.max_retries {
-                    return Err(gave_up(format_args!("{method}: the response stream dropped and could not be resumed"), failed, last_got));
+                    return Err(gave_up(format_args!("{method}: the response stream dropped and could not be resumed"), failed, &last_got));
                 }
                 let delay = reopen_delay(retry_ms, failed, idle);
                 failed += 1;
@@ -1963,7 +1971,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         resumed = true;
                         break r.body;
                     }
-                    Ok(r) if matches!(r.status, 408 | 429 | 500..=599) => last_got = Some(r.status),
+                    Ok(r) if matches!(r.status, 408 | 429 | 500..=599) => last_got = Got::Status(r.status),
                     // An expired token, renewed by the unauthorized handler: tried again (once
                     // per reopening), not counted as a failure.
                     Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(answers, self.reauthorized(&r, sent_with)).await? => {
@@ -1978,7 +1986,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         )
                         .with_detail("status", r.status))
                     }
-                    Err(_) => last_got = None,
+                    Err(e) => last_got = Got::NoResponse(e),
                 }
             };
             parser = SseParser::new(self.opts.max_event_bytes);
@@ -2842,7 +2850,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // RENEW_AGAIN_MS (its refusals meanwhile count as failures).
         let mut renewed_at = None::<u64>;
         // What the last failed reopening got: an HTTP status, or none (no response).
-        let mut last_status = None::<u16>;
+        let mut last_status = Got::default();
         // Answers to the server's requests, made while the stream is read on: a request that
         // waits for a person holds up neither a `ping` nor the notifications behind it.
         let mut answers: Answers<'_> = FuturesUnordered::new();
@@ -2894,18 +2902,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     if !opened {
                         return Ok(false);
                     }
-                    last_status = Some(status);
+                    last_status = Got::Status(status);
                     None
                 }
                 // Not offered (405), or refused in any other way: the stream is optional.
                 Ok(_) if !opened => return Ok(false),
                 Ok(r) => {
-                    last_status = Some(r.status);
+                    last_status = Got::Status(r.status);
                     None
                 }
                 Err(e) if !opened => return Err(transport_error(e, WHAT)),
-                Err(_) => {
-                    last_status = None;
+                Err(e) => {
+                    last_status = Got::NoResponse(e);
                     None
                 }
             };
@@ -2923,9 +2931,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit))
                     })?;
                     for item in items {
-                        // The id of complete events only (see `read_sse_answering`).
+                        // The id of complete events only (see `read_sse_answering`), one a header can carry.
                         if let SseItem::Event(SseEvent { id: Some(i), .. }) = &item {
-                            if last_id.as_ref() != Some(i) {
+                            if last_id.as_ref() != Some(i) && resumable_id(i) {
                                 last_id = Some(i.clone());
                             }
                         }
@@ -2952,7 +2960,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 failed += 1;
                 if failed > self.opts.max_retries {
                     // A 404 there: a session renewed for the stream was refused again.
-                    return Err(gave_up(format_args!("{WHAT}: the server's stream could not be reopened"), failed, last_status));
+                    return Err(gave_up(format_args!("{WHAT}: the server's stream could not be reopened"), failed, &last_status));
                 }
             }
             if brought {
@@ -2978,7 +2986,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         const WHAT: &str = "subscriptions/listen";
         let none = Id::Str(String::new());
         let (mut failed, mut opened, mut reauthorized) = (0u32, false, false);
-        let mut last_status = None::<u16>;
+        let mut last_status = Got::default();
         loop {
             let id = self.new_id();
             let filter = object([("toolsListChanged", true.into()), ("promptsListChanged", true.into()), ("resourcesListChanged", true.into())]);
@@ -3008,12 +3016,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     return if rpc_code(&e) == Some(-32601) { Ok(false) } else { Err(e) };
                 }
                 Ok(r) => {
-                    last_status = Some(r.status);
+                    last_status = Got::Status(r.status);
                     None
                 }
                 Err(e) if !opened => return Err(transport_error(e, WHAT)),
-                Err(_) => {
-                    last_status = None;
+                Err(e) => {
+                    last_status = Got::NoResponse(e);
                     None
                 }
             };
@@ -3043,7 +3051,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             } else {
                 failed += 1;
                 if failed > self.opts.max_retries {
-                    return Err(gave_up(format_args!("{WHAT}: the subscription could not be opened again"), failed, last_status));
+                    return Err(gave_up(format_args!("{WHAT}: the subscription could not be opened again"), failed, &last_status));
                 }
             }
             let delay = backoff_ms(failed);
@@ -3260,15 +3268,42 @@ fn toward(msg: &Incoming, id: &Id) -> bool {
     }
 }
 
-/// A stream given up after `failed` failed openings in a row (`PROTOCOL`), `last` the last one's
-/// HTTP status (none: no response).
-fn gave_up(what: std::fmt::Arguments<'_>, failed: u32, last: Option<u16>) -> Error {
-    let got = last.map_or_else(|| "no response".owned(), |s| format!("HTTP {s}"));
+/// What the last failed opening of a stream got: an HTTP status, or no response and why.
+enum Got {
+    Status(u16),
+    NoResponse(TransportError),
+}
+
+impl Default for Got {
+    fn default() -> Self {
+        Self::NoResponse(TransportError::Network(String::new()))
+    }
+}
+
+/// A stream given up after `failed` failed openings in a row (`PROTOCOL`), `last` what the last
+/// one got: its HTTP status, or no response, with the transport's word for why (fetch's own error:
+/// one that throws before anything is sent, over a header it cannot carry, is no network trouble).
+fn gave_up(what: std::fmt::Arguments<'_>, failed: u32, last: &Got) -> Error {
+    let got = match last {
+        Got::Status(s) => format!("HTTP {s}"),
+        Got::NoResponse(TransportError::Network(why)) if why.is_empty() => "no response".owned(),
+        Got::NoResponse(TransportError::Network(why)) => format!("no response: {why}"),
+        Got::NoResponse(TransportError::Aborted) => "no response: aborted".owned(),
+        Got::NoResponse(TransportError::Refused(e)) => format!("no response: {}", e.message),
+    };
     let e = Error::new(ErrorCode::Protocol, format!("{what} ({failed} attempts in a row, the last got {got})"));
     match last {
-        Some(s) => e.with_detail("status", s),
-        None => e,
+        Got::Status(s) => e.with_detail("status", *s),
+        Got::NoResponse(_) => e,
     }
+}
+
+/// Whether an event id can be sent back in `Last-Event-ID`: printable ASCII without a space at
+/// either end (fetch throws on a header value of other characters, or sends other bytes than the
+/// server's, and trims spaces), or empty (which clears the last id). Another is ignored, as an id
+/// with NUL is: the stream resumes from the last id that can be sent back.
+fn resumable_id(id: &str) -> bool {
+    id.bytes().all(|b| (0x20..0x7f).contains(&b)) && !id.starts_with(' ') && !id.ends_with(' ')
 }
 
 /// How long after renewing a session for the standalone stream it may be renewed again without

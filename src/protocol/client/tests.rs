@@ -1492,6 +1492,46 @@ fn listen_reopens_at_most_ten_times_a_second_and_slower_while_streams_bring_noth
     assert_eq!(waits(&h), [100, 100, 100, 100, 200, 400, 800, 1000, 1000, 100]);
 }
 
+/// An event id a header cannot carry (not printable ASCII, or a space at an end: fetch would
+/// throw, or send other bytes) is ignored for `Last-Event-ID`, as one with NUL is: the stream
+/// resumes from the last id that can go back, or, without one, its end is the call's error, which
+/// says why. A reopening that gets no response says what the transport said.
+#[test]
+fn event_ids_a_header_cannot_carry_are_not_resumed_from() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        dropping(&format!("{PROGRESS_1}id: 日本-1\ndata:\n\nid: tab\there\ndata:\n\nid:  e9\ndata:\n\n")),
+        sse_reply(RESULT_1, 0),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(gets(&h), [Some("e1".to_owned())]);
+
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply("id: 日本-1\nretry: 50\ndata:\n\n", 0), sse_reply(RESULT_1, 0)]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.contains("ended before the response; it cannot be resumed: its event id \"日本-1\" cannot go back in Last-Event-ID"), "{e}");
+    assert!(gets(&h).is_empty());
+
+    // listen(): reopened from the last id that can go back.
+    let log = |id: &str| format!("id: {id}\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{}}}}\n\n");
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(&format!("{}{}", log("l1"), log("日本-2")), 0), status_reply(401, vec![], "")]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.listen()).unwrap_err().code, ErrorCode::Unauthorized);
+    assert_eq!(gets(&h), [None, Some("l1".to_owned())]);
+}
+
+#[test]
+fn a_reopening_without_a_response_says_why() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping(PROGRESS_1), Reply::NetworkError, Reply::NetworkError, Reply::NetworkError]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.contains("(3 attempts in a row, the last got no response: TypeError: Failed to fetch)"), "{e}");
+}
+
 /// An empty `id:` clears the last event id: a stream that then drops cannot be resumed.
 #[test]
 fn an_empty_event_id_leaves_nothing_to_resume_from() {
