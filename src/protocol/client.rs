@@ -428,6 +428,8 @@ pub struct Client<T: Transport, C: Clock> {
     being_answered: RefCell<Vec<(Id, Rc<CloseSignal>)>>,
     /// Sends `notifications/cancelled` with these params in the background ([`Client::set_spawner`]).
     cancel_in_background: RefCell<Option<Rc<dyn Fn(Value)>>>,
+    /// The server its responses are counted against in the budget ([`crate::protocol::budget`]).
+    server: Rc<str>,
     /// The client's requests in flight (each round's), by id: a server request their response
     /// streams bring is theirs ([`RequestContext::related`]), and answering it pauses their timeout.
     in_flight: RefCell<Vec<(Id, Rc<InFlight>)>>,
@@ -577,12 +579,10 @@ impl SeenEvents {
     }
 }
 
-/// A read that would take the responses every client is reading past their budget.
+/// A read that would take the responses every client is reading past their budget, or its
+/// server's past its share: why, and who holds the most.
 fn held_too_much(method: &str) -> Error {
-    Error::new(
-        ErrorCode::LimitExceeded,
-        format!("{method}: the responses being read at once would hold more than {} MiB", crate::protocol::budget::MAX_HELD_BYTES >> 20),
-    )
+    Error::new(ErrorCode::LimitExceeded, format!("{method}: {}", crate::protocol::budget::refusal()))
 }
 
 /// The most server requests (`ping`, `elicitation/create`, `sampling/createMessage`,
@@ -662,6 +662,7 @@ const CORS_HINT: &str = "the server is unreachable, or (from a browser) its CORS
 impl<T: Transport, C: Clock> Client<T, C> {
     /// A client; call [`Client::connect`] before anything else.
     pub fn new(transport: T, clock: C, opts: ClientOptions) -> Self {
+        let server = crate::protocol::budget::server_of(&opts.url);
         Self {
             transport,
             clock,
@@ -696,6 +697,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             refusing: Cell::new(0),
             being_answered: RefCell::default(),
             cancel_in_background: RefCell::default(),
+            server,
             in_flight: RefCell::default(),
         }
     }
@@ -1788,7 +1790,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// held up to twice the body, and in wasm the blocks it outgrew are left behind as memory the
     /// module keeps (a refused 100 MB body left 257 MB).
     async fn read_json(&self, id: &Id, method: &str, mut body: T::Body, on_progress: Option<&dyn Fn(&Value)>, length: Option<usize>) -> Result<Value> {
-        let mut held = Held::default();
+        let mut held = Held::of(self.server.clone());
         let mut bytes: Vec<u8> = Vec::new();
         let mut chunks: Vec<Vec<u8>> = Vec::new();
         let mut total = 0usize;
@@ -1864,7 +1866,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         answers: &mut Answers<'s>,
     ) -> Result<Value> {
         let mut parser = SseParser::new(self.opts.max_event_bytes);
-        let mut held = Held::default();
+        let mut held = Held::of(self.server.clone());
         let mut retry_ms: Option<u64> = None;
         // The id of the last complete event over every stream of this response (an `id:` line of
         // an event the stream dropped in the middle of does not count: resuming after it would

@@ -2300,6 +2300,27 @@ fn responses_read_at_once_are_bounded_together() {
     assert!(block_on(h.client.list_tools()).is_ok());
 }
 
+/// A server whose reads hold their whole share (a hostile one leaving SSE events unfinished)
+/// does not make another server's responses fail; the reads of a client's own server past that
+/// share do, and the error says whose they are.
+#[test]
+fn one_servers_reads_cannot_take_the_budget_of_another() {
+    use crate::protocol::budget::{server_of, Held, MAX_SERVER_HELD_BYTES};
+    let tools = |id: u32| json_reply(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": []}}));
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), tools(1), tools(2)]);
+    block_on(h.client.connect()).unwrap();
+    let mut hostile = Held::of(server_of("http://hostile.example:8000/mcp"));
+    assert!(hostile.set(MAX_SERVER_HELD_BYTES));
+    assert!(!Held::of(server_of("http://hostile.example:8000/mcp")).set(1), "nothing more for that server");
+    assert!(block_on(h.client.list_tools()).is_ok(), "another server's read fits beside it");
+    // Another client of this client's server (the same origin) holds all but a few bytes of its share.
+    let mut same = Held::of(server_of("http://127.0.0.1/other"));
+    assert!(same.set(MAX_SERVER_HELD_BYTES - 16));
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::LimitExceeded);
+    assert!(e.message.starts_with("tools/list: the responses of http://127.0.0.1 being read at once would hold more than 128 MiB, a server's share of the 256 MiB"), "{e}");
+}
+
 /// A resumed stream that is given events again (the server replays from before the last id, and
 /// other streams' events too, as server-everything's event store does): each event is acted on
 /// once; a response to another request and another call's progress are left to their own streams.
