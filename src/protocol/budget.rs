@@ -126,7 +126,7 @@ fn holders() -> String {
     SERVERS.with(|s| {
         let s = s.borrow();
         let mut all: Vec<_> = s.iter().collect();
-        all.sort_by(|a, b| b.1 .0.cmp(&a.1 .0));
+        all.sort_by_key(|(_, (n, _))| std::cmp::Reverse(*n));
         let named: Vec<String> = all.iter().take(3).map(|(k, (n, reads))| format!("{k} holds {} in {reads} response{}", mib(*n), if *reads == 1 { "" } else { "s" })).collect();
         if named.is_empty() { "held by reads of no client".to_owned() } else { named.join(", ") }
     })

@@ -219,6 +219,9 @@ fn merge_meta(params: Value, meta: Option<&Map<String, Value>>) -> Result<Value>
 /// Runs a future to its end in the background (the host's task queue: `spawn_local` in a browser).
 pub type Spawner = Rc<dyn Fn(Pin<Box<dyn Future<Output = ()>>>)>;
 
+/// Sends `notifications/cancelled` with these params through a [`Spawner`].
+type SendCancelled = Rc<dyn Fn(Value)>;
+
 /// Called after every handshake that succeeds: `connect()`, the first use of a hub's server, a
 /// session renewed after it expired (the JS layer starts `listen()` from it: `options.listen`).
 pub type ConnectedHandler = Box<dyn Fn()>;
@@ -427,7 +430,7 @@ pub struct Client<T: Transport, C: Clock> {
     /// naming one fires its signal.
     being_answered: RefCell<Vec<(Id, Rc<CloseSignal>)>>,
     /// Sends `notifications/cancelled` with these params in the background ([`Client::set_spawner`]).
-    cancel_in_background: RefCell<Option<Rc<dyn Fn(Value)>>>,
+    cancel_in_background: RefCell<Option<SendCancelled>>,
     /// The server its responses are counted against in the budget ([`crate::protocol::budget`]).
     server: Rc<str>,
     /// The client's requests in flight (each round's), by id: a server request their response
@@ -3128,7 +3131,7 @@ impl<T: Transport + 'static, C: Clock + 'static> Client<T, C> {
                     c.clock.sleep(0).await;
                     c.send_cancelled(params).await;
                 }));
-            }) as Rc<dyn Fn(Value)>
+            }) as SendCancelled
         });
         *self.cancel_in_background.borrow_mut() = send;
     }

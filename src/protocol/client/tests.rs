@@ -1944,8 +1944,10 @@ fn timeout_cancels_and_aborts() {
 }
 
 /// Futures handed to a client's spawner, run when the test says.
-fn spawner() -> (Spawner, Rc<RefCell<Vec<Pin<Box<dyn Future<Output = ()>>>>>>) {
-    let spawned: Rc<RefCell<Vec<Pin<Box<dyn Future<Output = ()>>>>>> = Rc::default();
+type Spawned = Rc<RefCell<Vec<Pin<Box<dyn Future<Output = ()>>>>>>;
+
+fn spawner() -> (Spawner, Spawned) {
+    let spawned: Spawned = Rc::default();
     let sink = spawned.clone();
     (Rc::new(move |f| sink.borrow_mut().push(f)), spawned)
 }
