@@ -4,25 +4,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as tw from "../../pkg/index.mjs";
+import { refusedBy } from "./shared.mjs";
 
 const tools = [{ name: "get_weather", description: "Weather", inputSchema: { type: "object", properties: { city: { type: "string", description: "Ville é" } }, required: ["city"] } }];
 
-/** Runs `fn` (sync or async): it must throw a ToolwireError with `code` whose message matches `re`. */
-async function refused(fn, code, re) {
-  let threw = null;
-  try {
-    await fn();
-  } catch (e) {
-    threw = e;
-  }
-  assert.ok(threw, "expected an error");
-  assert.ok(threw instanceof tw.ToolwireError, `expected a ToolwireError, got ${threw?.name}: ${threw?.message}`);
-  assert.equal(threw.code, code, threw.message);
-  if (re) assert.match(threw.message, re);
-  // The module works on.
-  assert.equal(tw.convertMcpTools(tools, "openai").length, 1);
-  return threw;
-}
+/** `fn` (sync or async) throws a ToolwireError with `code` whose message matches `re`; the module works on. */
+const refused = (fn, code, re) => refusedBy(tw, fn, code, re);
 
 /** An Anthropic stream calling get_weather with a city of non-ASCII characters, as SSE text. */
 function anthropicStream() {

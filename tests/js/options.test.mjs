@@ -5,26 +5,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as tw from "../../pkg/index.mjs";
+import { refusedBy } from "./shared.mjs";
 
 const tools = [{ name: "get_weather", description: "Weather", inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }];
 const result = { content: [{ type: "text", text: "sunny and warm" }] };
 const call = { id: "c1", name: "get_weather" };
 const url = "http://127.0.0.1:1/mcp";
 
-/** `fn` (sync or async) throws a ToolwireError with `code`, whose message matches `re`. */
-async function refused(fn, code, re) {
-  let threw = null;
-  try {
-    await fn();
-  } catch (e) {
-    threw = e;
-  }
-  assert.ok(threw, "expected an error");
-  assert.ok(threw instanceof tw.ToolwireError, `expected a ToolwireError, got ${threw?.name}: ${threw?.message}`);
-  assert.equal(threw.code, code, threw.message);
-  if (re) assert.match(threw.message, re);
-  return threw;
-}
+/** `fn` (sync or async) throws a ToolwireError with `code` whose message matches `re`; the module works on. */
+const refused = (fn, code, re) => refusedBy(tw, fn, code, re);
 
 /** The did-you-mean of a misspelt key: `options has no key "stict": did you mean strict?`. */
 const meant = (given, key, what = "options") => new RegExp(`^${what.replace(".", "\\.")} has no key "${given}": did you mean ${key}\\?$`);
