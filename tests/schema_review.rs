@@ -263,6 +263,20 @@ fn strict_object_properties_beside_any_of_go_into_the_branches() {
             assert!(changes.iter().any(|d| d.rule == "openai/strict-distribute" && d.path == "/properties/o"), "{target:?}: {changes:?}");
         }
     }
+    // A nullable union: the null branch stays, the object branch gets the object's properties
+    // (it was left alone, an outer object closed to `k` beside a branch closed to `x`: only null
+    // could match).
+    let nullable = json!({"type":"object","properties":{"o":{"type":["object","null"],"properties":{"k":{"type":"string"}},"anyOf":[{"properties":{"x":{"type":"string"}}},{"type":"null"}]}},"required":["o"]});
+    for (target, conv) in every_target(&nullable) {
+        if !matches!(target, Target::OpenAiStrict | Target::OpenAiResponsesStrict) {
+            continue;
+        }
+        let p = params(&conv);
+        for good in [json!({"o":{"k":"a","x":"b"}}), json!({"o":null})] {
+            assert!(toolwire::schema::validate::validate(p, &good).is_empty(), "{target:?}: {good} refused by {p}");
+        }
+        assert!(!toolwire::schema::validate::validate(p, &json!({"o":{"x":"b"}})).is_empty(), "{target:?}: k not required in {p}");
+    }
 }
 
 /// Below the root, an `allOf` whose branches limit a property (or the node itself) to enums

@@ -533,7 +533,10 @@ fn distribute_into_branches(obj: &mut JsonObject, cx: &mut Cx) -> std::result::R
     let object = types_of(obj).contains(&"object") || (types_of(obj).is_empty() && obj.has("properties"));
     let Some(Value::Array(branches)) = obj.find("anyOf") else { return Ok(()) };
     let object_branch = |b: &Value| b.as_object().is_some_and(|b| { let ts = types_of(b); ts.is_empty() || ts == ["object"] });
-    if !own || !object || branches.is_empty() || !branches.iter().all(object_branch) {
+    // A `{type: "null"}` branch (a nullable union) stays as it is: the object's properties are
+    // not its own.
+    let null_branch = |b: &Value| b.as_object().is_some_and(|b| types_of(b) == ["null"]);
+    if !own || !object || !branches.iter().any(object_branch) || !branches.iter().all(|b| object_branch(b) || null_branch(b)) {
         return Ok(());
     }
     let closed = matches!(obj.find("additionalProperties"), Some(Value::Bool(false)));
@@ -546,8 +549,14 @@ fn distribute_into_branches(obj: &mut JsonObject, cx: &mut Cx) -> std::result::R
     let Some(Value::Array(branches)) = obj.take("anyOf") else { return Ok(()) };
     let count = branches.len();
     let mut kept = Vec::with_capacity(count);
+    let mut objects = 0;
     for b in branches {
+        if null_branch(&b) {
+            kept.push(b);
+            continue;
+        }
         let Value::Object(mut b) = b else { continue };
+        objects += 1;
         b.put("type", string("object"));
         let mut bp = match b.take("properties") {
             Some(Value::Object(p)) => p,
@@ -584,10 +593,10 @@ fn distribute_into_branches(obj: &mut JsonObject, cx: &mut Cx) -> std::result::R
         }
         kept.push(Value::Object(b));
     }
-    if kept.is_empty() {
+    if !kept.iter().any(object_branch) {
         return Err(format!("every object branch of the `anyOf` at {} requires a property its closed object refuses", display(cx.path())));
     }
-    let dropped = count - kept.len();
+    let dropped = objects - kept.iter().filter(|b| object_branch(b)).count();
     obj.put("anyOf", Value::Array(kept));
     let mut message = "the object's own properties and `required` copied into each object branch of its `anyOf` (strict mode closes every branch, which would refuse them)".owned();
     if dropped > 0 {
