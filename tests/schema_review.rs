@@ -308,7 +308,7 @@ fn disjoint_enums_below_the_root_are_a_problem() {
 /// borrowed-tree lowering writes the same.
 #[test]
 fn gemini_any_value_is_nullable_and_null_is_not_any_value() {
-    let schema = json!({"type":"object","properties":{"any":{"description":"anything"},"t":true,"arr":{"type":"array"},"nul":{"type":"null"},"nul2":{"anyOf":[{"type":"null"}]},"s":{"type":"string"}}});
+    let schema = json!({"type":"object","properties":{"any":{"description":"anything"},"t":true,"arr":{"type":"array"},"nul":{"type":"null"},"nul2":{"anyOf":[{"type":"null"}]},"nul3":{"enum":[null]},"nul4":{"const":null},"s":{"type":"string"}}});
     let nullable = |v: &Value| v["nullable"] == json!(true) || v["anyOf"].as_array().is_some_and(|b| b.iter().all(|b| b["nullable"] == json!(true)));
     for (target, conv) in every_target(&schema) {
         if !matches!(target, Target::GeminiParameters | Target::Vertex) {
@@ -318,13 +318,13 @@ fn gemini_any_value_is_nullable_and_null_is_not_any_value() {
         for any in [&p["any"], &p["t"], &p["arr"]["items"]] {
             assert!(any["anyOf"].is_array() && nullable(any), "{target:?}: {any}");
         }
-        for nul in [&p["nul"], &p["nul2"]] {
+        for nul in [&p["nul"], &p["nul2"], &p["nul3"], &p["nul4"]] {
             assert_eq!((nul["type"].as_str(), nul["nullable"].as_bool()), (Some("STRING"), Some(true)), "{target:?}: {nul}");
             assert!(nul["description"].as_str().unwrap().contains("null"), "{target:?}: {nul}");
         }
         assert!(p["s"].get("nullable").is_none(), "{target:?}");
         let problems = &conv.report.tools[0].problems;
-        for path in ["/properties/nul", "/properties/nul2"] {
+        for path in ["/properties/nul", "/properties/nul2", "/properties/nul3", "/properties/nul4"] {
             assert!(problems.iter().any(|d| d.rule == "gemini/null-only" && d.path == path), "{target:?}: {problems:?}");
         }
     }

@@ -494,6 +494,8 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
     // makes it, unless the caller has no use for plans.
     let mut rewritten: Option<&'n [Node<'n>]> = None;
     let (ty, enumerated) = match if has & keys::ENUM != 0 { o.get("enum") } else { None } {
+        // `null` alone: `gemini::only_null`, reported there.
+        Some(Node::Arr(values)) if !values.is_empty() && values.iter().all(|v| matches!(v, Node::Null)) => return None,
         Some(Node::Arr(values)) => {
             let distinct = values.iter().enumerate().all(|(i, v)| match v {
                 Node::Str(s) => !values[..i].iter().any(|w| w.as_str() == Some(s.as_ref())),

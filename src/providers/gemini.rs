@@ -378,6 +378,10 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             cx.change("gemini/const", "const rewritten as a one-value enum");
         }
     }
+    // An enum of null alone: no string is left for Gemini's enum (it has no empty one).
+    if o.find("enum").and_then(Value::as_array).is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_null)) {
+        return Ok(only_null(&o, cx));
+    }
     // Step 4: null handling and type arrays.
     let mut nullable = o.take("nullable") == Some(Value::Bool(true));
     // The node's types as the subset's own constants (no allocation per node); `null` and
