@@ -2930,8 +2930,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 (opened, failed) = (true, 0);
                 let mut body = resp.body;
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
+                // What the stream holds unfinished counts against the budget and the server's share.
+                let mut held = Held::of(self.server.clone());
                 // Read to the end (or a drop); the stream is silent for as long as the server is.
                 while let Some(Ok(chunk)) = while_answering(&mut answers, body.next_chunk()).await {
+                    if !held.set(parser.buffered() + chunk.len()) {
+                        return Err(held_too_much(WHAT));
+                    }
                     let items = parser.feed(&chunk).map_err(|t| {
                         Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit))
                     })?;
@@ -3039,7 +3044,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 (opened, failed) = (true, 0);
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
+                let mut held = Held::of(self.server.clone());
                 while let Some(Ok(chunk)) = body.next_chunk().await {
+                    if !held.set(parser.buffered() + chunk.len()) {
+                        return Err(held_too_much(WHAT));
+                    }
                     let items = parser.feed(&chunk).map_err(|t| Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit)))?;
                     for item in items {
                         let SseItem::Event(ev) = item else { continue };

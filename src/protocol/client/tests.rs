@@ -2323,6 +2323,16 @@ fn one_servers_reads_cannot_take_the_budget_of_another() {
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.code, ErrorCode::LimitExceeded);
     assert!(e.message.starts_with("tools/list: the responses of http://127.0.0.1 being read at once would hold more than 128 MiB, a server's share of the 256 MiB"), "{e}");
+    // The listening stream's unfinished events count too.
+    let event = format!("data: {}\n\n", json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "x".repeat(100)}}));
+    drop(same);
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(&event, 0)]);
+    block_on(h.client.connect()).unwrap();
+    let mut same = Held::of(server_of("http://127.0.0.1/other"));
+    assert!(same.set(MAX_SERVER_HELD_BYTES - 16));
+    let e = block_on(h.client.listen()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+    assert!(e.message.contains("a server's share"), "{e}");
 }
 
 /// A resumed stream that is given events again (the server replays from before the last id, and
