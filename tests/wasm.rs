@@ -227,6 +227,9 @@ mod bridge {
         assert_eq!(code(&err), "TIMEOUT");
         let l = log();
         assert!(l.contains(r#"{"aborted":true}"#), "the request's AbortController fired: {l}");
+        // The rejection comes at the deadline; the cancellation follows in the background.
+        wait(js_sys::eval("new Promise((r) => setTimeout(r, 50))").unwrap().into()).await.unwrap();
+        let l = log();
         assert!(l.contains("notifications/cancelled"), "{l}");
         // Still usable afterwards.
         assert!(wait(c.call_tool("echo".into(), js(r#"{"m":"y"}"#), JsValue::UNDEFINED)).await.is_ok());
