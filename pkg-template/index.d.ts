@@ -179,7 +179,7 @@ export interface Limits {
  * Options for conversion and checking; wrong types for known keys throw `INVALID_OPTIONS`.
  *
  * Option keys, for every options object of the package: a key that is not an option but is a typo of one (a
- * character added, dropped or changed, or two neighbours swapped, per four characters of the key, at most three; case, `-` and `_` aside:
+ * character added, dropped or changed, or two neighbours swapped, per four characters of the key, at most three; case, `-`, `_`, spaces and `.` aside:
  * `stict`, `maxChar`, `timeotMs`) is `INVALID_OPTIONS` naming the key meant (`options has no key "stict": did you
  * mean strict?`). Any other unknown key is ignored here, in `limits`, and in the options of `NameMap.fromTools`,
  * `prefixToolName`, `parseToolName`, {@link toolsSystemPrompt}, {@link flattenContent} and
