@@ -178,20 +178,18 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// within a small edit distance; `None` when nothing is close.
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     // ASCII case only: Unicode's case tables would weigh more than every name compared here.
-    let fold = |s: &str| s.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).map(|c| c.to_ascii_lowercase()).collect::<Vec<char>>();
-    let w: String = fold(word).into_iter().collect();
+    let fold = |s: &str| s.chars().filter(|c| !matches!(c, '-' | '_' | ' ' | '.')).map(|c| c.to_ascii_lowercase()).collect::<String>();
+    let w = fold(word);
     // One edit in four characters, at most three.
     let most = (w.chars().count().max(4) / 4).min(3);
     let mut best: Option<(usize, &'a str)> = None;
     for &c in candidates {
-        let folded: String = fold(c).into_iter().collect();
-        if let Some(d) = crate::text::edit_distance(&w, &folded, most).filter(|&d| best.is_none_or(|(bd, _)| d < bd)) {
+        if let Some(d) = crate::text::edit_distance(&w, &fold(c), most).filter(|&d| best.is_none_or(|(bd, _)| d < bd)) {
             best = Some((d, c));
         }
     }
     best.map(|(_, c)| c)
 }
-
 
 /// The `INVALID_OPTIONS` error for `key` of the options object `what` (`"options"`,
 /// `"options.limits"`), whose keys are `known`, or `None` when it is fine: a key of `known`, or

@@ -288,12 +288,14 @@ pub fn report_disjoint_values(schema: &Value, cx: &mut Cx) {
     disjoint_values_at(schema, cx, 0);
 }
 
-/// Whether [`report_disjoint_values`] reports anything for `schema` as a subschema (the
-/// pass-through path, which reports nothing, leaves such a schema to the general path).
+/// Whether [`report_disjoint_values`] reports anything at `schema` itself, as a subschema (the
+/// pass-through path, which reports nothing, leaves such a schema to the general path; it
+/// visits every subschema itself, so the ones below are not looked at here).
 pub(crate) fn has_disjoint_values(schema: &Value) -> bool {
+    let Value::Object(o) = schema else { return false };
     let mut cx = Cx::new(crate::schema::Limits::default());
     cx.at("", |cx| {
-        disjoint_values_at(schema, cx, 0);
+        disjoint_values_here(schema, o, cx);
         Ok(())
     })
     .ok();
@@ -305,45 +307,8 @@ fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
     if depth > cx.limits.depth_limit() {
         return;
     }
-    if o.has("allOf") && !cx.path().is_empty() {
-        if values_allowed(schema, 0).is_some_and(|v| v.is_empty()) {
-            cx.problem("schema/disjoint-values", "allows no value: its `enum`/`const` and those of its `allOf` branches have no value in common");
-        }
-        {
-            let mut defs = Vec::new();
-            definitions_under_all_of(o, "", &mut defs, 0);
-            let mut names: Vec<&str> = defs.iter().map(|d| d.0).collect();
-            names.sort_unstable();
-            names.dedup();
-            for name in names {
-                let mut common: Option<Vec<Value>> = None;
-                let mut limited = Vec::new();
-                for (_, at, s) in defs.iter().filter(|d| d.0 == name) {
-                    let Some(values) = values_allowed(s, 0) else { continue };
-                    if values.is_empty() {
-                        // Its own `allOf` allows nothing: said where it stands.
-                        limited.clear();
-                        break;
-                    }
-                    limited.push(at.as_str());
-                    common = Some(match common {
-                        None => values,
-                        Some(mut c) => {
-                            c.retain(|v| values.contains(v));
-                            c
-                        }
-                    });
-                }
-                if limited.len() > 1 && common.is_some_and(|c| c.is_empty()) {
-                    let base = cx.path().to_owned();
-                    let at: Vec<String> = limited.iter().map(|a| format!("{base}{a}")).collect();
-                    cx.problem(
-                        "schema/disjoint-values",
-                        format!("property \"{name}\" allows no value: the enums of its definitions at {} have no value in common", at.join(", ")),
-                    );
-                }
-            }
-        }
+    if !cx.path().is_empty() {
+        disjoint_values_here(schema, o, cx);
     }
     for (key, value) in o {
         match (crate::schema::walk::slot(key, value), value) {
@@ -373,6 +338,49 @@ fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// [`report_disjoint_values`] at one node `o` (`schema`), not below it.
+fn disjoint_values_here(schema: &Value, o: &JsonObject, cx: &mut Cx) {
+    if !o.has("allOf") {
+        return;
+    }
+    if values_allowed(schema, 0).is_some_and(|v| v.is_empty()) {
+        cx.problem("schema/disjoint-values", "allows no value: its `enum`/`const` and those of its `allOf` branches have no value in common");
+    }
+    let mut defs = Vec::new();
+    definitions_under_all_of(o, "", &mut defs, 0);
+    let mut names: Vec<&str> = defs.iter().map(|d| d.0).collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        let mut common: Option<Vec<Value>> = None;
+        let mut limited = Vec::new();
+        for (_, at, s) in defs.iter().filter(|d| d.0 == name) {
+            let Some(values) = values_allowed(s, 0) else { continue };
+            if values.is_empty() {
+                // Its own `allOf` allows nothing: said where it stands.
+                limited.clear();
+                break;
+            }
+            limited.push(at.as_str());
+            common = Some(match common {
+                None => values,
+                Some(mut c) => {
+                    c.retain(|v| values.contains(v));
+                    c
+                }
+            });
+        }
+        if limited.len() > 1 && common.is_some_and(|c| c.is_empty()) {
+            let base = cx.path().to_owned();
+            let at: Vec<String> = limited.iter().map(|a| format!("{base}{a}")).collect();
+            cx.problem(
+                "schema/disjoint-values",
+                format!("property \"{name}\" allows no value: the enums of its definitions at {} have no value in common", at.join(", ")),
+            );
         }
     }
 }
