@@ -61,6 +61,14 @@ enum Stop {
 
 type Step<T> = Result<T, Stop>;
 
+/// What the OpenAI walk gathers on the way: what strict mode's limits count, and whether it
+/// left a node to the general path while it went on ([`strict_object`]).
+#[derive(Default)]
+struct Walk {
+    budget: Budget,
+    left: bool,
+}
+
 /// A node's argument plan: `None` when it changes nothing, which is every node's when no plans
 /// are kept (the JSON API), so that the rewrite neither builds nor drops a plan per node.
 type Plan = Option<ArgPlan>;
@@ -111,9 +119,10 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider, a
         let mut costs = (0, 0);
         anthropic_check(root, levels, Some(0), &mut costs).map(|()| (None, ArgPlan::default(), costs))
     } else {
-        let mut budget = Budget::default();
-        match strict_node(root, levels, 0, &mut budget, arena) {
-            Ok(_) if budget.exceeded().is_some() => Err(Stop::NotStrict),
+        let mut walk = Walk::default();
+        match strict_node(root, levels, 0, &mut walk, arena) {
+            Ok(_) if walk.budget.exceeded().is_some() => Err(Stop::NotStrict),
+            Ok(_) if walk.left => Err(Stop::General),
             Ok((node, plan)) => Ok((Some(super::written(buffer, |out| node.write(out))), plan.unwrap_or_default(), (0, 0))),
             Err(stop) => Err(stop),
         }
@@ -151,7 +160,7 @@ fn base<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], arena: &'n Bump) -> Map<'n,
 }
 
 /// `openai::strict_node`.
-fn strict_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, level: usize, budget: &mut Budget, arena: &'n Bump) -> Step<(Strict<'n, 'a>, Plan)> {
+fn strict_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, level: usize, walk: &mut Walk, arena: &'n Bump) -> Step<(Strict<'n, 'a>, Plan)> {
     let entries = match node {
         Node::Obj(entries) => entries,
         Node::Bool(_) => return Err(Stop::NotStrict),
@@ -160,7 +169,7 @@ fn strict_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, level: usize, bu
     if !levels.enter() {
         return Err(Stop::General);
     }
-    let r = strict_object(entries, levels, level, budget, arena);
+    let r = strict_object(entries, levels, level, walk, arena);
     levels.depth -= 1;
     r
 }
@@ -170,7 +179,7 @@ fn strict_object<'n, 'a>(
     entries: &'n [(Text<'a>, Node<'a>)],
     levels: &mut Levels,
     level: usize,
-    budget: &mut Budget,
+    walk: &mut Walk,
     arena: &'n Bump,
 ) -> Step<(Strict<'n, 'a>, Plan)> {
     let mut o = base(entries, arena);
@@ -239,13 +248,16 @@ fn strict_object<'n, 'a>(
         return Err(Stop::NotStrict);
     }
     // An object's own properties beside an `anyOf` go into its branches there
-    // (`openai::distribute_into_branches`).
+    // (`openai::distribute_into_branches`), which only changes this subtree: it is left to the
+    // general path, but the walk goes on elsewhere, where a reason not to be strict is the
+    // general path's verdict too (sent as it is, without the general path's rewrite).
     if is_object && o.has("anyOf") && matches!(raw(&o, "properties"), Some(Node::Obj(p)) if !p.is_empty()) {
-        return Err(Stop::General);
+        walk.left = true;
+        return Ok((Strict(o, false), None));
     }
     if let Some(Node::Arr(values)) = may(has, keys::ENUM).then(|| raw(&o, "enum")).flatten() {
         let bytes = values.iter().filter_map(Node::as_str).map(str::len).sum::<usize>();
-        budget.count_enum(values.len(), bytes, || values.iter().map(|v| v.as_str().map(|s| s.chars().count())).sum());
+        walk.budget.count_enum(values.len(), bytes, || values.iter().map(|v| v.as_str().map(|s| s.chars().count())).sum());
     }
     // Only made when `levels.plans` and some part of it changes something.
     let mut plan: Plan = None;
@@ -257,7 +269,7 @@ fn strict_object<'n, 'a>(
         }
     }
     if is_object {
-        budget.depth = budget.depth.max(level + 1);
+        walk.budget.depth = walk.budget.depth.max(level + 1);
         o.insert("additionalProperties", Val::False);
         let required: &[Node] = match may(has, keys::REQUIRED).then(|| raw(&o, "required")).flatten() {
             Some(Node::Arr(names)) => names,
@@ -269,11 +281,11 @@ fn strict_object<'n, 'a>(
             match slot {
                 Val::Raw(Node::Obj(props)) => {
                     names_plain = plain(props);
-                    budget.properties += props.len();
+                    walk.budget.properties += props.len();
                     let mut done = List::with_capacity_in(props.len(), arena);
                     for (name, sub) in props.iter() {
-                        budget.chars += name.len();
-                        let (mut strict, sub_plan) = strict_node(sub, levels, level + 1, budget, arena)?;
+                        walk.budget.chars += name.len();
+                        let (mut strict, sub_plan) = strict_node(sub, levels, level + 1, walk, arena)?;
                         let optional = !required.iter().any(|r| r.as_str() == Some(name.as_ref()));
                         if optional {
                             // A `const` is widened as an enum of it and null: the general path's.
@@ -308,7 +320,7 @@ fn strict_object<'n, 'a>(
             // Draft-4 tuple items: left as they are by the general path, kept out of this one.
             return Err(Stop::General);
         }
-        let (strict, items_plan) = strict_node(items, levels, level, budget, arena)?;
+        let (strict, items_plan) = strict_node(items, levels, level, walk, arena)?;
         if let Some(items_plan) = items_plan {
             plan.get_or_insert_with(ArgPlan::default).items = Some(Box::new(items_plan));
         }
@@ -318,7 +330,7 @@ fn strict_object<'n, 'a>(
         if let Val::Raw(Node::Arr(branches)) = slot {
             let (mut done, mut plans) = (List::with_capacity_in(branches.len(), arena), Vec::new());
             for branch in branches.iter() {
-                let (strict, branch_plan) = strict_node(branch, levels, level, budget, arena)?;
+                let (strict, branch_plan) = strict_node(branch, levels, level, walk, arena)?;
                 done.push(strict);
                 if levels.plans {
                     plans.push(branch_plan);
@@ -1246,5 +1258,27 @@ mod tests {
         ] {
             assert_eq!(strict(schema.clone()).1, Took::General, "{schema}");
         }
+    }
+
+    #[test]
+    fn a_node_left_to_the_general_path_does_not_hide_a_reason_not_to_be_strict() {
+        // The distributed node's subtree is the general path's; an open map elsewhere (before or
+        // after it) makes the schema non-strict on this path, as it does there.
+        let own = json!({"type": "object", "properties": {"x": {"type": "string"}}, "anyOf": [{"type": "object", "properties": {"n": {"type": "integer"}}}]});
+        let open = json!({"type": "object", "additionalProperties": {"type": "string"}});
+        for (first, second) in [("a", "b"), ("b", "a")] {
+            let schema = json!({"type": "object", "properties": {first: own, second: open}, "required": ["a", "b"]});
+            let (f, took) = strict(schema.clone());
+            assert_eq!(took, Took::NotStrict, "{schema}");
+            assert_eq!(f["strict"], json!(false));
+        }
+        // An open map inside the left subtree is the general path's to judge (a branch it
+        // removes may hold it).
+        let inside = json!({"type": "object", "properties": {"a": {"type": "object", "properties": {"x": {"type": "string"}}, "anyOf": [{"type": "object", "properties": {"m": open}}]}}});
+        assert_eq!(strict(inside).1, Took::General);
+        // Past a limit with the left node: non-strict too.
+        let many: serde_json::Map<String, Value> = (0..5001).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
+        let schema = json!({"type": "object", "properties": {"a": own, "b": {"type": "object", "properties": many}}});
+        assert_eq!(strict(schema).1, Took::NotStrict);
     }
 }
