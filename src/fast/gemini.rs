@@ -424,7 +424,7 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
     let mut has = if object_like && has & keys::ANY_OF != 0 {
         // gemini::lower_object: the object's own properties distributed into the branches.
         let Some(Node::Arr(branches)) = o.get("anyOf") else { return None };
-        distribute(&mut o, branches, arena);
+        distribute(&mut o, branches, arena)?;
         key_bits(&o)
     } else {
         has
@@ -848,8 +848,9 @@ fn text_node<'n>(s: &str, arena: &'n Bump) -> Node<'n> {
 
 /// `distribute_into_branches`: the node's own properties and `required` copied into each
 /// branch that is an object or untyped (typed `object` then), and the node's `type` removed if
-/// it says `object` alone.
-fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena: &'n Bump) {
+/// it says `object` alone. `None` should an intersection not read back (past the reader's
+/// nesting bound).
+fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena: &'n Bump) -> Option<()> {
     let shared: &[(Text, Node)] = match o.take("properties") {
         Some(Node::Obj(p)) => p,
         _ => &[],
@@ -875,8 +876,15 @@ fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena
         if let Some(p) = props {
             let mut p = List::from_iter_in(p.iter().cloned(), arena);
             for (k, v) in shared {
-                if !p.iter().any(|(q, _)| q.as_str() == k.as_str()) {
-                    p.push((*k, *v));
+                match p.iter().position(|(q, _)| q.as_str() == k.as_str()) {
+                    None => p.push((*k, *v)),
+                    // Defined by both, otherwise: one schema that says both, as the general
+                    // path intersects them, read back into the arena.
+                    Some(at) if !same(&p[at].1, v) => {
+                        let both = crate::schema::lower::intersect(&v.to_value(), &p[at].1.to_value()).0;
+                        p[at].1 = super::read::read_measured(arena.alloc_str(&both.to_string()), arena)?.0;
+                    }
+                    Some(_) => {}
                 }
             }
             set(&mut bo, "properties", Node::Obj(p.into_bump_slice()));
@@ -905,6 +913,7 @@ fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena
     if type_names(ty).next().is_some() && object_shape(ty) {
         o.take("type");
     }
+    Some(())
 }
 
 /// The values of an enum as strings (`args::enum_string`), once each, its `null`s left out.
@@ -1242,11 +1251,17 @@ mod tests {
                 {"title": "By hour", "required": ["kind", "hour"], "minProperties": 2, "properties": {"kind": {"enum": ["c", "a"], "type": "string"}, "hour": {"type": "integer"}}},
                 {"properties": {}}
             ]});
+        // `kind`, defined by the object and by branches, otherwise: one schema that says both.
         let p = parameters(json!({"type": "object", "properties": {"rule": merged}}));
         let rule = serde_json::to_string(&p["properties"]["rule"]).unwrap();
         assert!(rule.starts_with(r#"{"description":"Rule","anyOf":[{"type":"OBJECT","#), "{rule}");
         assert_eq!(p["properties"]["rule"]["anyOf"].as_array().unwrap().len(), 3, "{rule}");
-        assert_eq!(p["properties"]["rule"]["anyOf"][1]["properties"]["kind"]["enum"], json!(["c", "a"]), "{rule}");
+        assert_eq!(p["properties"]["rule"]["anyOf"][1]["properties"]["kind"]["enum"], json!(["a"]), "{rule}");
+        // Defined alike: distributed here.
+        let alike = json!({"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string", "enum": ["a"]}},
+            "anyOf": [{"required": ["n"], "properties": {"kind": {"type": "string", "enum": ["a"]}, "n": {"type": "integer"}}}, {"properties": {}}]});
+        let p = parameters(json!({"type": "object", "properties": {"rule": alike}}));
+        assert_eq!(p["properties"]["rule"]["anyOf"][0]["required"], json!(["n", "kind"]));
         let distributed = json!({"type": ["object", "null"], "properties": {"id": {"type": "string"}}, "required": ["id"], "oneOf": [
             {"properties": {"n": {"type": "integer"}}, "required": ["n"]},
             {"type": "object", "properties": {"n": {"type": "string"}, "id": {"type": "integer"}}},
@@ -1255,7 +1270,7 @@ mod tests {
         let p = parameters(json!({"type": "object", "properties": {"x": distributed}}));
         assert_eq!(
             serde_json::to_string(&p["properties"]["x"]).unwrap(),
-            r#"{"anyOf":[{"type":"OBJECT","properties":{"n":{"type":"INTEGER"},"id":{"type":"STRING"}},"required":["n","id"]},{"type":"OBJECT","properties":{"n":{"type":"STRING"},"id":{"type":"INTEGER"}},"required":["id"]},{"type":"STRING"}],"nullable":true}"#
+            r#"{"anyOf":[{"type":"OBJECT","properties":{"n":{"type":"INTEGER"},"id":{"type":"STRING"}},"required":["n","id"]},{"type":"OBJECT","properties":{"n":{"type":"STRING"},"id":{"type":"STRING"}},"required":["id"]},{"type":"STRING"}],"nullable":true}"#
         );
         for sub in [
             json!({"type": "object", "anyOf": [], "properties": {"a": {"type": "string"}}}),

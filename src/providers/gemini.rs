@@ -695,6 +695,7 @@ fn distribute_into_branches(o: &mut JsonObject, cx: &mut Cx) {
         _ => Map::new(),
     };
     let shared_required = o.take("required");
+    let mut both = false;
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = o.get_mut(key) else { continue };
         for b in branches.iter_mut() {
@@ -707,7 +708,17 @@ fn distribute_into_branches(o: &mut JsonObject, cx: &mut Cx) {
             let props = bo.entry("properties").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(p) = props {
                 for (k, v) in &shared_props {
-                    p.entry(k.clone()).or_insert_with(|| v.clone());
+                    match p.get_mut(k) {
+                        // Both hold (the object and its branch): one schema that says both.
+                        Some(mine) if mine != v => {
+                            *mine = crate::schema::lower::intersect(v, mine).0;
+                            both = true;
+                        }
+                        Some(_) => {}
+                        None => {
+                            p.insert(k.clone(), v.clone());
+                        }
+                    }
                 }
             }
             if let Some(Value::Array(req)) = &shared_required {
@@ -723,7 +734,11 @@ fn distribute_into_branches(o: &mut JsonObject, cx: &mut Cx) {
         }
     }
     if !shared_props.is_empty() || shared_required.is_some() {
-        cx.change("gemini/distribute", "the object's own properties copied into each anyOf branch (Gemini: a node has either type or anyOf)");
+        let mut message = "the object's own properties copied into each anyOf branch (Gemini: a node has either type or anyOf)".to_owned();
+        if both {
+            message.push_str("; a property the object and a branch both define gets one schema that says both");
+        }
+        cx.change("gemini/distribute", message);
     }
     if types_of(o) == ["object"] {
         o.take("type");
@@ -1068,6 +1083,23 @@ mod tests {
                 assert_eq!(shared, written(false).0, "vertex {vertex}");
             }
         }
+    }
+
+    /// A property that an object and a branch of its `anyOf` both define: both hold, so the
+    /// branch gets one schema that says both (OpenAI strict's distribution does the same).
+    #[test]
+    fn a_property_both_define_says_both() {
+        let union = json!({"type": "object", "properties": {"q": {"type": "string", "description": "Query", "enum": ["a", "b"]}, "id": {"type": "string"}}, "required": ["q"],
+            "anyOf": [{"properties": {"q": {"enum": ["b", "c"], "maxLength": 3}}, "required": ["id"]}, {"properties": {"id": {"type": "integer"}}}]});
+        let (s, _, cx) = run(json!({"type": "object", "properties": {"u": union}}));
+        let b = &s["properties"]["u"]["anyOf"];
+        assert_eq!(b[0]["properties"]["q"]["enum"], json!(["b"]), "{b}");
+        assert_eq!(b[0]["properties"]["q"]["type"], "string", "{b}");
+        assert_eq!((&b[0]["properties"]["q"]["description"], &b[0]["properties"]["q"]["maxLength"]), (&json!("Query"), &json!(3)), "{b}");
+        assert_eq!(b[0]["required"], json!(["id", "q"]), "{b}");
+        assert!(cx.changes.iter().any(|d| d.rule == "gemini/distribute" && d.message.contains("says both")), "{:?}", cx.changes);
+        // A string and an integer: no value is both; the conflict is reported, not hidden.
+        assert!(cx.problems.iter().any(|d| d.rule == "gemini/allof-conflict"), "{:?}", cx.problems);
     }
 
     fn run(schema: Value) -> (Value, ArgPlan, Cx) {

@@ -232,6 +232,12 @@ pub(crate) fn intersect(a: &Value, b: &Value) -> (Value, bool) {
                 }
             }
             ("title", _, _) => {}
+            // Every item holds to both (no tuple beside either, whose items it would not cover).
+            ("items", Value::Object(_) | Value::Bool(_), Value::Object(_) | Value::Bool(_)) if !ao.has("prefixItems") && !bo.has("prefixItems") => {
+                let (j, n) = intersect(mine, v);
+                nested |= n;
+                *mine = j;
+            }
             _ => return both(),
         }
     }
@@ -1091,6 +1097,19 @@ mod tests {
         assert_eq!(root["required"], json!([]));
         let d = root["description"].as_str().unwrap();
         assert!(d.contains("(1) requires x, z; (2) requires y; (3) properties (none) ($ref: \"#/$defs/missing\")"), "{d}");
+    }
+
+    /// Two definitions whose `items` differ: every item holds to both, unless a tuple stands
+    /// beside them (its items are not the others').
+    #[test]
+    fn intersected_items_say_both() {
+        let a = json!({"type": "array", "items": {"type": "string", "description": "An id"}});
+        let b = json!({"type": "array", "items": {"type": "string", "maxLength": 8}});
+        assert_eq!(intersect(&a, &b), (json!({"type": "array", "items": {"type": "string", "description": "An id", "maxLength": 8}}), false));
+        let tuple = json!({"type": "array", "prefixItems": [{"type": "integer"}], "items": {"type": "string"}});
+        assert_eq!(intersect(&tuple, &b).0, json!({"allOf": [tuple, b]}));
+        let draft4 = json!({"type": "array", "items": [{"type": "integer"}]});
+        assert_eq!(intersect(&draft4, &b).0, json!({"allOf": [draft4, b]}));
     }
 
     #[test]
