@@ -1902,8 +1902,10 @@ export interface McpCallOptions {
  * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`, `CAPABILITY_NOT_NEGOTIATED` (`capability`:
  * a request the server's handshake did not agree to, not sent), `SESSION_EXPIRED`, `INPUT_REQUIRED` (`inputRequests`:
  * a 2026-07-28 server needs input for a request, and there is no `onRequest` to give it, or it threw); and, for what is passed to it,
- * `INVALID_INPUT` (a URL that is neither http(s), in any case, nor a path starting with `/`, which a page's `fetch` resolves
- * against the page's origin and which fails as `NETWORK` outside a page; an http(s) URL the runtime's `URL` parser refuses,
+ * `INVALID_INPUT` (a URL that is neither http(s), in any case, nor a path starting with `/`, which the `fetch` of a page or
+ * worker takes against its location, and which fails as `NETWORK` saying so where there is none to take it against: outside
+ * a page or worker, and in a worker started from a `blob:` or `data:` URL; an `options.fetch` gets the path as given;
+ * an http(s) URL the runtime's `URL` parser refuses,
  * such as `"http://"`; a tool name that is not a string, `request` params that are not
  * an object), `INVALID_OPTIONS` (an option of the wrong type, a key it does not know, with the one meant, or the MCP
  * SDK's name for one: `timeout`) and `INVALID_ARGUMENTS` (arguments that are not a JSON object). The URL may be a

@@ -59,10 +59,11 @@ const CSP =
 const inWorkers = () => globalThis.navigator?.userAgent === "Cloudflare-Workers";
 const isRequest = (v) => typeof v === "string" || v instanceof URL || (typeof Request === "function" && v instanceof Request);
 
-/** The absolute URL a request input names, where it can be told. */
+/** The absolute URL a request input names, where it can be told: against the page's base URL, the worker's location. */
+const base = () => globalThis.document?.baseURI ?? globalThis.location?.href;
 function urlOf(input) {
   try {
-    return new URL(input instanceof URL ? input.href : typeof input === "string" ? input : input.url, globalThis.location?.href);
+    return new URL(input instanceof URL ? input.href : typeof input === "string" ? input : input.url, base());
   } catch {
     return undefined;
   }
@@ -79,11 +80,12 @@ async function load(input) {
   }
   // The fetch is made here rather than in wasm-bindgen's loader, so that a failure can name the URL and what
   // answered it.
-  const state = { fetching: true, url: undefined, response: undefined };
+  const state = { fetching: true, url: undefined, response: undefined, relative: undefined };
   try {
     input = await input; // a promise of a Response, as fetch() gives
     if (isRequest(input)) {
       state.url = urlOf(input);
+      if (!state.url && typeof input === "string" && !/^[a-z][a-z\d+.-]*:/i.test(input)) state.relative = input;
       input = await fetch(input);
     }
     state.fetching = false;
@@ -97,7 +99,7 @@ async function load(input) {
 }
 
 /** What went wrong and what to do, from the error met and where the load was. */
-function explain(err, { fetching, url, response }) {
+function explain(err, { fetching, url, response, relative }) {
   const message = String(err?.message ?? err);
   if (/Content.Security.Policy|unsafe-eval|wasm-eval|\bCSP\b/i.test(message)) return `${message}; ${CSP}`;
   if (/disallowed by embedder/i.test(message)) return `${message}; ${WORKERS}`;
@@ -105,6 +107,19 @@ function explain(err, { fetching, url, response }) {
     return `${message}; Deno must be allowed to read it (--allow-read; README, "Bun, Deno and single-file executables")`;
   }
   if (fetching) {
+    // fetch() says only "Failed to parse URL": the URL is relative, and there is nothing to take it against.
+    if (relative !== undefined) {
+      const href = base();
+      const what = `${JSON.stringify(relative)} is a relative URL, and`;
+      if (!href) {
+        return `${what} only a page or a worker takes it against its location; there is none here (${message}): pass initAsync an absolute URL or the file's bytes; ${FILE}`;
+      }
+      const whose = globalThis.document ? "this page's base URL" : "this worker's location";
+      return (
+        `${what} ${whose}, ${href}, is no base for it (as in a worker started from a blob: or data: URL; ${message}): ` +
+        `pass initAsync an absolute URL (in the page, new URL(${JSON.stringify(relative)}, location.href).href, sent to the worker); ${FILE}`
+      );
+    }
     if (url?.protocol === "file:") return `${message}; fetch cannot read ${url.href} here: pass initAsync the file's bytes instead (e.g. fs.readFileSync)`;
     return (
       `${url?.href ?? "the .wasm"} could not be fetched (${message}): the server is unreachable, or the request was refused: from another ` +

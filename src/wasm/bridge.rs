@@ -62,6 +62,38 @@ pub(crate) fn describe(e: &JsValue) -> String {
     }
 }
 
+/// Why `url`, a relative URL (`/mcp`, `//host/mcp`), cannot be fetched here, when it cannot: the
+/// runtime's `fetch` takes it against the page's base URL or the worker's location, and there is
+/// none outside them (Node, Deno, Cloudflare Workers), nor one a path resolves against in a worker
+/// started from a `blob:` or `data:` URL (whose location is that URL). `fetch` itself says only
+/// "Failed to parse URL", which reads as an unreachable server or a CORS refusal.
+fn unresolvable_url(url: &str) -> Option<String> {
+    if !url.starts_with('/') {
+        return None;
+    }
+    let global = js_sys::global();
+    let ctor = get(&global, "URL").dyn_into::<Function>().ok()?;
+    let quoted = crate::text::quote(url);
+    // A page's fetch takes the document's base URL (an about:srcdoc frame's is its parent's).
+    let document = get(&global, "document");
+    let page = !document.is_undefined();
+    let base = if page { get(&document, "baseURI") } else { get(&get(&global, "location"), "href") };
+    let Some(base) = base.as_string() else {
+        return Some(format!(
+            "the URL {quoted} is relative, which only a page or a worker takes against its location, and there is none here: give the server's absolute URL"
+        ));
+    };
+    if Reflect::construct(&ctor, &js_sys::Array::of2(&url.into(), &base.as_str().into())).is_ok() {
+        return None;
+    }
+    let whose = if page { "this page's base URL" } else { "this worker's location" };
+    Some(format!(
+        "the URL {quoted} is relative, and {whose}, {}, is no base for it (as in a worker started from a blob: or data: URL): \
+         give the server's absolute URL (in the page, new URL({quoted}, location.href).href, sent to the worker)",
+        crate::text::quote(&base)
+    ))
+}
+
 /// A failure below HTTP, as the core sees it: its text.
 fn network_failure(e: &JsValue) -> TransportError {
     TransportError::Network(describe(e))
@@ -192,8 +224,14 @@ impl Transport for FetchTransport {
     }
 
     fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<FetchBody>, TransportError>> {
+        // A `fetch` of the caller's may take relative URLs its own way; the runtime's takes them
+        // against its location, when there is one that can be a base.
+        let unresolvable = if self.fetch.is_none() { unresolvable_url(&req.url) } else { None };
         let fetch = self.fetch.clone().or_else(|| get(&js_sys::global(), "fetch").dyn_into::<Function>().ok());
         async move {
+            if let Some(why) = unresolvable {
+                return Err(TransportError::Refused(Box::new(Error::new(ErrorCode::Network, why))));
+            }
             let Some(fetch) = fetch else {
                 return Err(TransportError::Network("no fetch function: pass options.fetch".owned()));
             };

@@ -4,7 +4,9 @@
 //   .wasm from import.meta.url as a page does;
 // - a classic worker loading it with a dynamic `import()`, and a classic worker bundled by esbuild as an IIFE
 //   (import.meta.url empty: initAsync() says to pass the file, and initAsync(new URL(..., location.href)) works);
-// - a module SharedWorker, and a module service worker that initialises in its event handler.
+// - a module SharedWorker, and a module service worker that initialises in its event handler;
+// - a module worker started from a blob: URL, whose location no path resolves against: initAsync and McpClient given
+//   a path fail saying so (not as an unreachable server), and absolute URLs work.
 // In each, tests/browser/worker-scenario.mjs converts real corpus tools for gemini and openai (the results must
 // equal the Node entry's), then an McpClient connects to server-everything on another origin (through its
 // CORS), lists the tools, calls one, aborts a call with an AbortSignal (ABORTED), closes; a client and a hub given
@@ -41,6 +43,25 @@ const ANSWER = `async (tw, run, input) => {
     return { error: { name: e?.name, code: e?.code, message: String(e?.message ?? e), stack: String(e?.stack ?? "") } };
   }
 }`;
+
+// A module worker started from a blob: URL (as a bundler's inline worker is): its location is that URL, which no
+// path resolves against, so it imports the package by absolute URL (ORIGIN is the site's), and a path given to
+// initAsync or McpClient is refused saying so; the page's absolute URLs work.
+const BLOB_WORKER = `
+import * as tw from "ORIGIN/pkg/web.mjs";
+import { run } from "ORIGIN/scenario.mjs";
+const answer = ${ANSWER};
+self.onmessage = async (e) => {
+  const { path, wasmPath } = e.data;
+  const failure = async (fn) => fn().then(() => null, (err) => ({ code: err.code, message: err.message, isToolwireError: err instanceof tw.ToolwireError }));
+  // A failed load is not kept: the scenario then loads from import.meta.url.
+  const wasmByPath = await failure(() => tw.initAsync(wasmPath));
+  const reply = await answer(tw, run, e.data);
+  const mcpByPath = await failure(() => new tw.McpClient(path).connect());
+  if (reply.result) Object.assign(reply.result, { location: location.href, wasmByPath, mcpByPath });
+  self.postMessage(reply);
+};
+`;
 
 const WORKERS = {
   // A module worker: the package imported statically, initAsync() with no argument.
@@ -100,6 +121,7 @@ function exchange(kind) {
   if (kind === "module") return viaWorker(new Worker("/worker-module.mjs", { type: "module" }));
   if (kind === "classic") return viaWorker(new Worker("/worker-classic.js"));
   if (kind === "classic-iife") return viaWorker(new Worker("/worker-iife.js"));
+  if (kind === "blob") return viaBlob();
   if (kind === "shared") {
     const w = new SharedWorker("/worker-shared.mjs", { type: "module", name: "toolwire-" + Math.random() });
     return { target: w.port, send: (m) => w.port.postMessage(m), errors: w, start: () => w.port.start() };
@@ -108,6 +130,10 @@ function exchange(kind) {
 }
 function viaWorker(w) {
   return { target: w, send: (m) => w.postMessage(m), errors: w, start() {} };
+}
+async function viaBlob() {
+  const source = await (await fetch("/worker-blob.mjs")).text();
+  return viaWorker(new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })), { type: "module" }));
 }
 async function viaServiceWorker() {
   const reg = await navigator.serviceWorker.register("/sw.mjs", { type: "module", scope: "/" });
@@ -121,7 +147,7 @@ async function viaServiceWorker() {
   return { target: navigator.serviceWorker, send: (m) => sw.postMessage(m), errors: null, start() {} };
 }
 window.runIn = async (kind, input) => {
-  const ch = kind === "service" ? await viaServiceWorker() : exchange(kind);
+  const ch = kind === "service" ? await viaServiceWorker() : await exchange(kind);
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ error: { message: kind + " worker: no answer in " + TIMEOUT_MS + " ms" } }), TIMEOUT_MS);
     ch.target.addEventListener("message", (e) => {
@@ -208,6 +234,7 @@ function startSite() {
     if (url.pathname === "/scenario.mjs") return send(200, TYPES[".mjs"], readFileSync(SCENARIO));
     if (url.pathname === "/worker-iife.js") return send(200, TYPES[".js"], iife);
     if (WORKERS[url.pathname]) return send(200, TYPES[extname(url.pathname)], WORKERS[url.pathname]);
+    if (url.pathname === "/worker-blob.mjs") return send(200, TYPES[".mjs"], BLOB_WORKER.replaceAll("ORIGIN", `http://${req.headers.host}`));
     // The same origin's paths to the MCP servers.
     if (url.pathname === "/mcp") return proxy(req, res, everything.port);
     if (url.pathname === "/sse" || url.pathname === "/message") return proxy(req, res, everythingSse.port);
@@ -241,14 +268,14 @@ after(async () => {
 });
 
 /** Opens the page, runs the scenario in that kind of worker; resolves to its result (fails on its error). */
-async function runIn(kind) {
+async function runIn(kind, extra = {}) {
   const page = await browser.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   try {
     await page.goto(new URL("/page.html", site.origin).href);
     await page.waitForFunction(() => window.ready === true, null, { timeout: 20_000 });
-    const input = { tools, server: everything.url, relativeServer: "/mcp", relativeSse: "/sse", noCors: `${noCors.origin}/mcp` };
+    const input = { tools, server: everything.url, relativeServer: "/mcp", relativeSse: "/sse", noCors: `${noCors.origin}/mcp`, ...extra };
     const reply = await page.evaluate(({ kind, input }) => window.runIn(kind, input), { kind, input });
     assert.equal(reply.error, undefined, `the ${kind} worker threw: ${JSON.stringify(reply.error)}`);
     assert.deepEqual(errors, []);
@@ -334,4 +361,25 @@ test("a module service worker, initialised in its event handler", async () => {
   const r = await runIn("service");
   assertScenario(r, { scope: "ServiceWorkerGlobalScope" });
   assert.equal(r.dynamicImport, "TypeError", "import() is refused in a service worker");
+});
+
+test("a module worker started from a blob: URL: a path is refused saying why; the page's absolute URLs work", async () => {
+  // What the page sends instead of paths: new URL(path, location.href).href.
+  const r = await runIn("blob", { path: "/mcp", wasmPath: "/pkg/web/toolwire_bg.wasm", relativeServer: `${site.origin}/mcp`, relativeSse: `${site.origin}/sse` });
+  assert.match(r.location, /^blob:http:\/\/127\.0\.0\.1:\d+\//);
+  assert.equal(r.wasmByPath?.code, "LOAD_FAILED", JSON.stringify(r.wasmByPath));
+  assert.equal(r.wasmByPath.isToolwireError, true);
+  assert.ok(
+    r.wasmByPath.message.startsWith(`toolwire: loading the WebAssembly module failed: "/pkg/web/toolwire_bg.wasm" is a relative URL, and this worker's location, ${r.location}, is no base for it (as in a worker started from a blob: or data: URL; `),
+    r.wasmByPath.message,
+  );
+  assert.match(r.wasmByPath.message, /pass initAsync an absolute URL \(in the page, new URL\("\/pkg\/web\/toolwire_bg\.wasm", location\.href\)\.href, sent to the worker\)/);
+  assert.doesNotMatch(r.wasmByPath.message, /unreachable|CORS/);
+  assert.equal(r.mcpByPath?.code, "NETWORK", JSON.stringify(r.mcpByPath));
+  assert.equal(
+    r.mcpByPath.message,
+    `initialize: the URL "/mcp" is relative, and this worker's location, "${r.location}", is no base for it (as in a worker started from a blob: or data: URL): ` +
+      'give the server\'s absolute URL (in the page, new URL("/mcp", location.href).href, sent to the worker)',
+  );
+  assertScenario(r, { scope: "DedicatedWorkerGlobalScope" });
 });

@@ -63,6 +63,10 @@ test("web: a failed load says what it met and what to do", async () => {
   }
   e = await loadFailure(`${base}/toolwire_bg.wasm`);
   assert.match(e.message, new RegExp(`failed: ${base}/toolwire_bg\\.wasm could not be fetched \\(fetch failed\\): .*CORS.*connect-src`));
+  // A relative URL outside a page or worker: nothing to take it against, said as such (not "unreachable").
+  e = await loadFailure("web/toolwire_bg.wasm");
+  assert.match(e.message, /failed: "web\/toolwire_bg\.wasm" is a relative URL, and only a page or a worker takes it against its location; there is none here \(.*\): pass initAsync an absolute URL or the file's bytes/);
+  assert.doesNotMatch(e.message, /unreachable|CORS/);
 });
 
 test("web: a failed load can be retried; initAsync is memoised once it succeeds", async () => {

@@ -1,7 +1,8 @@
 // The Node entry (pkg/index.mjs and pkg/index.cjs) in worker_threads: each thread loads its own WebAssembly
 // instance synchronously, converts real corpus tools as the main thread does, and throws ToolwireErrors its
 // `instanceof` knows. A NameMap crosses to a thread as its toJSON() (a structured clone of the instance is
-// refused, saying so), and threads converting at the same time do not disturb one another.
+// refused, saying so), and threads converting at the same time do not disturb one another. A server URL that is a
+// path has no location to be taken against in a thread: NETWORK says so, unless a fetch of the caller's takes it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -34,6 +35,15 @@ const thrown = (tw, fn) => {
   out.unknownProvider = thrown(tw, () => tw.convertMcpTools(tools, "gpt"));
   out.fromJson = tw.parseToolCalls(response, "openai", mapJson);
   out.fromClone = thrown(tw, () => tw.parseToolCalls(response, "openai", mapClone));
+  // A path, with no location to take it against: NETWORK saying so; a fetch of the caller's gets it as given.
+  out.path = await new tw.McpClient("/mcp").connect().then(() => null, (e) => ({ code: e.code, message: e.message }));
+  let fetched;
+  const ownFetch = async (url) => {
+    fetched = url;
+    throw new TypeError("no server in this test");
+  };
+  await new tw.McpClient("/mcp", { fetch: ownFetch }).connect().catch(() => {});
+  out.ownFetchGot = fetched;
   // The module works on after the errors.
   out.after = tw.convertMcpTools([{ name: "t", inputSchema: { type: "object" } }], "openai")[0].function.name;
   parentPort.postMessage(out);
@@ -84,6 +94,9 @@ function assertThread(r) {
   assert.equal(r.fromClone.isToolwireError, true);
   assert.match(r.fromClone.message, /structured cloning/);
   assert.match(r.fromClone.message, /nameMap\.toJSON\(\)/);
+  assert.equal(r.path?.code, "NETWORK", JSON.stringify(r.path));
+  assert.equal(r.path.message, 'initialize: the URL "/mcp" is relative, which only a page or a worker takes against its location, and there is none here: give the server\'s absolute URL');
+  assert.equal(r.ownFetchGot, "/mcp");
   assert.equal(r.after, "t");
 }
 
