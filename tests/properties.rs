@@ -229,6 +229,8 @@ fn leaf_entries() -> Vec<(&'static str, Value)> {
         ("properties", json!({"a": {"type": "string"}})),
         ("required", json!(["a"])),
         ("items", json!({"type": "string"})),
+        ("prefixItems", json!([{"type": "string"}])),
+        ("unevaluatedItems", json!(false)),
     ]
 }
 
@@ -429,6 +431,7 @@ fn strict_leaf_entries() -> Vec<(&'static str, Value)> {
         ("const", json!("c")),
         ("type", json!([])),
         ("type", json!(["object", "null"])),
+        ("type", json!("array")),
         ("minProperties", json!(1)),
         ("multipleOf", json!(2)),
         ("examples", json!([{"a": 1}])),

@@ -175,35 +175,69 @@ fn root_properties_hold_beside_a_root_union() {
     }
 }
 
-/// `unevaluatedItems` beside another keyword that evaluates items (a `$ref` to a tuple,
-/// `contains`, an applicator) is not written as `items` over all the items: what it limited is
-/// reported instead.
+/// `unevaluatedItems` beside another keyword whose evaluated items the array decides
+/// (`contains`, union branches or conditions that evaluate different prefixes) is not written
+/// as `items` over all the items: what it limited is reported instead, for every target.
 #[test]
-fn unevaluated_items_beside_other_evaluators_is_not_items() {
-    let pair = json!({"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}]});
+fn unevaluated_items_beside_undecided_evaluators_is_reported() {
     for node in [
-        json!({"type":"array","$ref":"#/$defs/Pair","unevaluatedItems":false}),
         json!({"type":"array","contains":{"type":"string"},"unevaluatedItems":false}),
-        json!({"type":"array","allOf":[{"prefixItems":[{"type":"string"}]}],"unevaluatedItems":false}),
-        json!({"type":"array","anyOf":[{"items":{"type":"string"}},{"items":{"type":"integer"}}],"unevaluatedItems":false}),
+        json!({"type":"array","anyOf":[{"prefixItems":[{"type":"string"}]},{"prefixItems":[{"type":"string"},{"type":"integer"}]}],"unevaluatedItems":false}),
+        json!({"type":"array","if":{"minItems":2},"then":{"prefixItems":[{"type":"string"}]},"unevaluatedItems":false}),
     ] {
-        let schema = json!({"type":"object","properties":{"t":node},"$defs":{"Pair":pair}});
+        let schema = json!({"type":"object","properties":{"t":node}});
         for (target, conv) in every_target(&schema) {
-            // Gemini writes `$ref`s out first (a tuple's `items` is right there) and lowers
-            // what it cannot say, reported there.
-            if matches!(target, Target::GeminiParameters | Target::GeminiJsonSchema | Target::Vertex) {
-                continue;
-            }
             let text = params(&conv).to_string();
             assert!(!text.contains("\"items\":false"), "{target:?}: {text}");
             let problems = &conv.report.tools[0].problems;
             assert!(problems.iter().any(|d| d.message.contains("unevaluatedItems")), "{target:?}: {node} {problems:?}");
         }
     }
-    // Beside `prefixItems` alone it is what `items` says.
-    let schema = json!({"type":"object","properties":{"t":{"type":"array","prefixItems":[{"type":"string"}],"unevaluatedItems":false}}});
-    let conv = &every_target(&schema)[0].1;
-    assert_eq!(params(conv)["properties"]["t"]["items"], json!(false));
+}
+
+/// `unevaluatedItems` beside keywords that evaluate a prefix known from the schema (a `$ref`
+/// to a tuple, `allOf` branches' tuples: the longest) says what the items past it may be:
+/// written as `items` after that prefix, a change and no problem. Beside `items` in place it
+/// limits nothing. Each output takes the same arrays as the input.
+#[test]
+fn unevaluated_items_after_a_known_prefix_is_items_there() {
+    let pair = json!({"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}]});
+    let gemini = [Target::GeminiParameters, Target::Vertex];
+    // (node, an array it takes, one it refuses, whether Gemini's `parameters` can say it)
+    for (node, valid, invalid, in_gemini) in [
+        (json!({"type":"array","$ref":"#/$defs/Pair","unevaluatedItems":false}), json!(["a", 1]), json!(["a", 1, 2]), true),
+        (json!({"type":"array","allOf":[{"$ref":"#/$defs/Pair"},{"minItems":1}],"unevaluatedItems":false}), json!(["a", 1]), json!(["a", 1, "b"]), true),
+        // Gemini merges `allOf`, and of two different tuples keeps the first (reported).
+        (json!({"type":"array","allOf":[{"prefixItems":[{"type":"string"}]},{"$ref":"#/$defs/Pair"}],"unevaluatedItems":false}), json!(["a", 1]), json!(["a", 1, "b"]), false),
+        (json!({"type":"array","allOf":[{"prefixItems":[{"type":"string"}]}],"unevaluatedItems":{"type":"integer"}}), json!(["a", 1, 2]), json!(["a", 1, "b"]), true),
+        (json!({"type":"array","prefixItems":[{"type":"string"}],"unevaluatedItems":false}), json!(["a"]), json!(["a", 1]), true),
+    ] {
+        let schema = json!({"type":"object","properties":{"t":node},"$defs":{"Pair":pair}});
+        for (target, conv) in every_target(&schema) {
+            let report = &conv.report.tools[0];
+            assert!(report.changes.iter().any(|d| d.path == "/properties/t" && d.message.contains("unevaluatedItems")), "{target:?}: {node} {:?}", report.changes);
+            let p = params(&conv);
+            if gemini.contains(&target) {
+                let reported = report.problems.iter().any(|d| d.rule == "gemini/closed-tuple");
+                assert_eq!(reported, !in_gemini, "{target:?}: {node} {:?}", report.problems);
+                // No tuples: a closed one is at most its length, each item any of its schemas.
+                if in_gemini && node["unevaluatedItems"] == json!(false) {
+                    assert_eq!(p["properties"]["t"]["maxItems"], json!(valid.as_array().unwrap().len().to_string()), "{target:?}: {p}");
+                }
+                continue;
+            }
+            assert!(!report.problems.iter().any(|d| d.message.contains("unevaluatedItems")), "{target:?}: {node} {:?}", report.problems);
+            let args = |t: &Value| json!({ "t": t });
+            assert!(toolwire::schema::validate::validate(p, &args(&valid)).is_empty(), "{target:?}: {valid} refused by {p}");
+            assert!(!toolwire::schema::validate::validate(p, &args(&invalid)).is_empty(), "{target:?}: {invalid} taken by {p}");
+        }
+    }
+    // `items` under an applicator evaluates every item: nothing is left for it to limit.
+    let schema = json!({"type":"object","properties":{"t":{"type":"array","anyOf":[{"items":{"type":"string"}},{"items":{"type":"integer"}}],"unevaluatedItems":false}}});
+    for (target, conv) in every_target(&schema) {
+        assert!(conv.report.tools[0].problems.iter().all(|d| !d.message.contains("unevaluatedItems")), "{target:?}: {:?}", conv.report.tools[0].problems);
+        assert!(!params(&conv).to_string().contains("\"items\":false"), "{target:?}");
+    }
 }
 
 /// OpenAI strict, a `type` beside an `anyOf` whose branches say it: a `null` in the type that

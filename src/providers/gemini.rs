@@ -19,7 +19,11 @@
 //! 6. Objects: properties lowered (names are never read as keywords); `required` names only
 //!    existing properties; an empty `properties` is omitted; `properties`/`required` appear on
 //!    objects only.
-//! 7. Arrays: `items` always present with a concrete type (nested arrays too).
+//! 7. Arrays: `items` always present with a concrete type (nested arrays too). A tuple's
+//!    `unevaluatedItems` is read as its `items` where the tuple is all the other keywords
+//!    evaluate (`schema::evaluated`); a closed tuple has at most as many items as it lists
+//!    (`gemini/closed-tuple`: Gemini has no tuples), and where what it closes depends on the
+//!    array (`contains`, differing branches) the loss is reported (`gemini/closed-tuple`).
 //! 8. Enums: every value as a string, the node typed `string`; a `null` among them makes the
 //!    node `nullable`; values that were not strings are remembered so `prepareArguments` turns
 //!    `"16"` back into `16`.
@@ -52,6 +56,7 @@ use crate::error::Result;
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, GeminiMode, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, types_of};
+use crate::schema::evaluated::{evaluated_items, Evaluated};
 use crate::schema::refs::{inline_refs_shared, Shared};
 use crate::schema::walk::contains_ref;
 use crate::schema::{append_description, Cx};
@@ -346,6 +351,9 @@ impl Hints {
 fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered> {
     let mut hints = Hints(Vec::new());
     crate::schema::normalize_type(&mut o, cx);
+    // What an `unevaluatedItems` is left to limit, read before `allOf` is merged (merging keeps
+    // one branch's tuple where they differ).
+    let evaluated = (o.has("unevaluatedItems") && !o.has("items")).then(|| evaluated_items(&o, None));
     // Step 3.
     if o.has("allOf") {
         let conflicts = merge_all_of(&mut o);
@@ -364,6 +372,13 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         }
         o.put("anyOf", Value::Array(branches));
         cx.change("gemini/oneof", "oneOf read as anyOf (\"exactly one\" is not expressible)");
+    }
+    // Step 7's tuples: an `unevaluatedItems` beside them, where it says what `items` would, on
+    // a node that is an array (declared, or inferred where no branch or enum decides the type).
+    let declared = types_of(&o);
+    let array = declared.contains(&"array") || (declared.is_empty() && !o.has("anyOf") && infer_type(&o) == Some("array"));
+    if let Some(evaluated) = evaluated.filter(|_| array && !o.has("enum") && !o.has("const") && !o.has("items")) {
+        unevaluated_items(&mut o, evaluated, cx);
     }
     // An object with an anyOf: its own properties go into the branches, which Gemini takes as
     // they are (merging them into the object, as the root's must be, would keep only what every
@@ -942,6 +957,39 @@ fn branch_for_type(o: &JsonObject, t: &str) -> Value {
     Value::Object(b)
 }
 
+/// An array node's `unevaluatedItems` (without `items`), `evaluated` what the other keywords
+/// evaluate ([`evaluated_items`]). Where that is the node's own tuple (`allOf` merged), it says
+/// what the items past the tuple may be, as `items` does: it is read as `items` (a closed tuple
+/// then has at most as many items as it lists). Where every item is evaluated it limits nothing
+/// (removed as any other keyword). Elsewhere which items it limits depends on the array, which
+/// Gemini cannot say: a schema is described as before, a closing `false` is reported as lost.
+fn unevaluated_items(o: &mut JsonObject, evaluated: Evaluated, cx: &mut Cx) {
+    let own = o.find("prefixItems").and_then(Value::as_array).map(Vec::len);
+    match (evaluated, o.find("unevaluatedItems")) {
+        (Evaluated::Prefix(n), Some(u @ (Value::Bool(_) | Value::Object(_)))) if n == own.unwrap_or(0) => {
+            let (rule, message) = match (u, own) {
+                (Value::Bool(false), Some(n)) => (
+                    "gemini/closed-tuple",
+                    format!("a tuple closed by `unevaluatedItems: false` cannot be said in Gemini's `parameters` (no tuples): read as `items: false`, at most its {n} item{}, each any of the tuple's schemas (their order described)", if n == 1 { "" } else { "s" }),
+                ),
+                (Value::Bool(false), None) => ("gemini/closed-tuple", "`unevaluatedItems: false` with no other keyword evaluating items: no item allowed, read as `items: false`".owned()),
+                _ => ("gemini/unevaluated-items", "`unevaluatedItems` says what the items past any tuple may be: read as `items`".owned()),
+            };
+            let u = o.take("unevaluatedItems").unwrap_or_default();
+            o.put("items", u);
+            cx.change(rule, message);
+        }
+        (Evaluated::Prefix(_) | Evaluated::Unknown, Some(Value::Bool(false))) => {
+            let beside = ["contains", "anyOf", "if", "$ref", "$dynamicRef"].into_iter().find(|k| o.has(k)).unwrap_or("allOf");
+            cx.problem(
+                "gemini/closed-tuple",
+                format!("`unevaluatedItems: false` beside `{beside}` closes the array after the items the other keywords evaluate, which depend on the array: Gemini's `parameters` cannot say it (no tuples); removed, the items it closed out are not limited (parametersJsonSchema keeps it)"),
+            );
+        }
+        _ => {}
+    }
+}
+
 fn infer_type(o: &JsonObject) -> Option<&'static str> {
     let has = |k: &str| o.has(k);
     if has("properties") || has("required") || has("additionalProperties") || has("patternProperties") {
@@ -1010,6 +1058,46 @@ mod tests {
         }
         let (_, cx) = run_mode(json!({"type":"object","properties":{"m":{"type":"object","properties":{"a":{}},"additionalProperties":true},"c":{"type":"object","additionalProperties":false}}}), false, GeminiMode::Parameters);
         assert!(!cx.problems.iter().any(|d| d.rule == "gemini/open-map"), "{:?}", cx.problems);
+    }
+
+    /// A tuple closed by `unevaluatedItems: false` is read as closed by `items: false` (Gemini
+    /// has no tuples: at most as many items as it lists), and the report says so; where what it
+    /// closes depends on the array (`contains`) it is reported lost. The JSON API, which lowers
+    /// most schemas from the borrowed tree, gives the same tools.
+    #[test]
+    fn tuples_closed_by_unevaluated_items_are_reported() {
+        for vertex in [false, true] {
+            let (c, cx) = run_mode(
+                json!({"type":"object","properties":{
+                    "t":{"type":"array","prefixItems":[{"type":"string"}],"unevaluatedItems":false},
+                    "rest":{"type":"array","prefixItems":[{"type":"string"}],"unevaluatedItems":{"type":"integer"}},
+                    "none":{"type":"array","unevaluatedItems":false},
+                    "c":{"type":"array","contains":{"type":"string"},"unevaluatedItems":false},
+                    "all":{"type":"array","allOf":[{"items":{"type":"string"}}],"unevaluatedItems":false}}}),
+                vertex,
+                GeminiMode::Parameters,
+            );
+            let p = &c.schema.unwrap()["properties"];
+            assert_eq!((p["t"]["items"].clone(), p["t"]["maxItems"].clone()), (json!({"type":"string"}), json!(1)), "{p}");
+            assert!(p["rest"].get("maxItems").is_none() && p["rest"]["items"]["anyOf"].as_array().is_some_and(|b| b.len() == 2), "{p}");
+            assert_eq!(p["none"]["maxItems"], json!(0), "{p}");
+            assert!(p["c"].get("maxItems").is_none() && p["all"].get("maxItems").is_none(), "{p}");
+            let rules = |path: &str| -> Vec<&str> { cx.changes.iter().filter(|d| d.path == path).map(|d| d.rule).collect() };
+            assert!(rules("/properties/t").contains(&"gemini/closed-tuple"), "{:?}", cx.changes);
+            assert!(rules("/properties/none").contains(&"gemini/closed-tuple"), "{:?}", cx.changes);
+            assert!(rules("/properties/rest").contains(&"gemini/unevaluated-items"), "{:?}", cx.changes);
+            let problems: Vec<(&str, &str)> = cx.problems.iter().map(|d| (d.rule, d.path.as_str())).collect();
+            assert_eq!(problems, [("gemini/closed-tuple", "/properties/c")], "{:?}", cx.problems);
+        }
+        let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{
+            "t":{"type":"array","prefixItems":[{"type":"string"}],"unevaluatedItems":false},
+            "rest":{"type":"array","prefixItems":[{"type":"string"}],"unevaluatedItems":{"type":"integer"}},
+            "n":{"type":"object","properties":{"u":{"type":"array","items":{"type":"string"},"unevaluatedItems":false}}}}}}]);
+        for provider in [crate::providers::Provider::Gemini, crate::providers::Provider::Vertex] {
+            let opts = crate::convert::ConvertOptions::default();
+            let general = crate::convert::convert(tools.clone(), provider, &opts).unwrap().tools.to_string();
+            assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), general, "{provider:?}");
+        }
     }
 
     /// A nested union (its branches define a property differently in its enum only) keeps its

@@ -14,9 +14,11 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::naming::NameRule;
 use crate::schema::lower::{is_array_node, is_object_node};
 use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
-use crate::schema::walk::{for_each_subschema_mut, keyword, Keyword};
+use crate::schema::evaluated::{evaluated_items, referenced_prefix, Evaluated};
+use crate::schema::walk::{contains_keyword, contains_ref, for_each_subschema_mut, keyword, Keyword};
 use crate::schema::refs::Shared;
 use crate::schema::{fix_properties_and_required, short_json, Cx, Limits};
+use crate::text::Owned as _;
 
 /// The providers toolwire converts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -263,7 +265,10 @@ fn fix_shared(node: &mut Value, i: usize, cx: &mut Cx) -> Result<()> {
 /// items"): without `$schema` a schema is read as draft 2020-12.
 pub fn fix_root_structure(root: &mut Value, cx: &mut Cx) -> Result<()> {
     let before = cx.changes.len();
-    fix_structure(root, cx)?;
+    // The `$ref` targets an `unevaluatedItems` may need looked up (see [`add_items`]), as
+    // written: the walk adds `items` to them as it goes.
+    let document = (contains_keyword(root, "unevaluatedItems", 0) && contains_ref(root, 0)).then(|| root.clone());
+    fix_node(root, document.as_ref(), cx)?;
     if !cx.changes[before..].iter().any(|d| d.rule.starts_with("schema/draft4-")) {
         return Ok(());
     }
@@ -279,8 +284,14 @@ pub fn fix_root_structure(root: &mut Value, cx: &mut Cx) -> Result<()> {
 /// The structural clean-up that every JSON-Schema-speaking provider gets, on every node:
 /// property values that are not schemas become `{}` (reported); object nodes get `properties`
 /// and a `required` that names only existing properties; array nodes without `items` get
-/// `items: {}` (any value), or their `unevaluatedItems`.
+/// `items: {}` (any value), or what their `unevaluatedItems` says: `add_items`.
 pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
+    fix_node(node, None, cx)
+}
+
+/// [`fix_structure`], with `$ref`s looked up in `document` (the root as written) where
+/// [`add_items`] needs them.
+fn fix_node(node: &mut Value, document: Option<&Value>, cx: &mut Cx) -> Result<()> {
     let Value::Object(obj) = node else { return Ok(()) };
     if cx.shared.is_some() {
         if let Some(i) = Shared::placeholder(obj) {
@@ -299,34 +310,74 @@ pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
         fix_properties_and_required(obj, cx);
     }
     crate::schema::fix_keyword_values(obj, cx);
-    // OpenAI refuses an array schema without `items` ("array schema missing items"), a tuple's
-    // (`prefixItems` alone) too; next to `prefixItems`, `items: {}` says what its absence says
-    // (the items past the tuple may be anything). With `unevaluatedItems` beside them, the items
-    // past the tuple are what it says (`items: {}` would leave it nothing to apply to): `items`
-    // says it instead.
     if is_array_node(obj) && !obj.has("items") {
-        // Only where `prefixItems` alone evaluates items: beside a `$ref`, `contains` or an
-        // applicator the items past the tuple are not known here, and `items` would say of all
-        // of them what `unevaluatedItems` says of those no other keyword evaluates.
-        let evaluated_elsewhere =
-            ["$ref", "$dynamicRef", "contains", "allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas"].iter().find(|k| obj.has(k));
-        if let (Some(k), Some(u)) = (evaluated_elsewhere, obj.find("unevaluatedItems")) {
-            let u = short_json(u);
+        add_items(obj, document, cx);
+    }
+    let r = for_each_subschema_mut(obj, cx, &mut |sub, cx| fix_node(sub, document, cx));
+    cx.leave();
+    r
+}
+
+/// The keywords beside `unevaluatedItems` that may evaluate items too.
+const EVALUATING: &[&str] = &["$ref", "$dynamicRef", "contains", "allOf", "anyOf", "oneOf", "if", "dependentSchemas"];
+
+/// `items` for an array node without: OpenAI refuses an array schema without `items` ("array
+/// schema missing items"), a tuple's (`prefixItems` alone) too. `items: {}` says what its
+/// absence says (any item, or any item past the tuple), unless an `unevaluatedItems` says what
+/// the items no other keyword evaluates may be: where those others evaluate a prefix known
+/// from the schema ([`evaluated_items`], its `$ref`s looked up in `document`), `items` after
+/// that prefix says it (the prefix written out as `prefixItems` where the node's own is
+/// shorter); where they evaluate every item it limits nothing; where the instance decides
+/// (`contains`, differing union branches), `items: {}` leaves it nothing to limit, reported.
+fn add_items(obj: &mut JsonObject, document: Option<&Value>, cx: &mut Cx) {
+    let any = || Value::Object(Map::new());
+    let Some(rest) = obj.find("unevaluatedItems").filter(|u| u.is_object() || u.is_boolean()).cloned() else {
+        let message = match obj.has("prefixItems") {
+            true => "tuple (`prefixItems`) without `items`: added `items: {}` (the items past the tuple: any value, as before)",
+            false => "array without `items`: added `items: {}` (any value)",
+        };
+        obj.put("items", any());
+        cx.change("schema/add-items", message);
+        return;
+    };
+    let own = obj.find("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
+    let beside = EVALUATING.iter().find(|k| obj.has(k)).copied();
+    let u = short_json(&rest);
+    match (evaluated_items(obj, document), beside) {
+        (Evaluated::Prefix(n), k) if n > own => {
+            let k = k.unwrap_or("allOf");
+            // Past the node's own tuple, the entries inlining `$ref` would give (its own
+            // `prefixItems` overlays the target's), else any value: `k` constrains those items.
+            let referenced: Vec<Value> = referenced_prefix(obj, document).iter().skip(own).take(n - own).cloned().collect();
+            let mut prefix = match obj.take("prefixItems") {
+                Some(Value::Array(p)) => p,
+                _ => Vec::new(),
+            };
+            prefix.extend((own..n).map(|i| referenced.get(i - own).cloned().unwrap_or_else(any)));
+            obj.put("prefixItems", Value::Array(prefix));
+            obj.put("items", rest);
+            cx.change(
+                "schema/add-items",
+                format!("array without `items` beside `{k}` and `unevaluatedItems`: `{k}` evaluates the first {}, so `unevaluatedItems: {u}` says what the items past {} may be: written as `prefixItems` of {n} and `items`", if n == 1 { "item".owned() } else { format!("{n} items") }, if n == 1 { "it" } else { "them" }),
+            );
+        }
+        (Evaluated::Prefix(_), _) => {
+            obj.put("items", rest);
+            cx.change("schema/add-items", "array without `items`: added `items` as its `unevaluatedItems` (what the items past any tuple may be)");
+        }
+        (Evaluated::All, _) => {
+            obj.put("items", any());
+            let k = ["$ref", "allOf", "anyOf", "oneOf", "if"].into_iter().find(|k| obj.has(k)).unwrap_or("allOf");
+            cx.change("schema/add-items", format!("array without `items`: added `items: {{}}` (any value); `items` under `{k}` evaluates every item, which leaves `unevaluatedItems: {u}` none to limit, as before"));
+        }
+        (Evaluated::Unknown, k) => {
+            obj.put("items", any());
+            let k = k.unwrap_or("prefixItems");
+            cx.change("schema/add-items", "array without `items`: added `items: {}` (any value)");
             cx.problem(
                 "schema/add-items",
                 format!("array without `items` beside `{k}` and `unevaluatedItems`: added `items: {{}}` (any value), which leaves `unevaluatedItems: {u}` nothing to limit; the items it limited are not limited"),
             );
         }
-        let rest = obj.find("unevaluatedItems").filter(|u| evaluated_elsewhere.is_none() && (u.is_object() || u.is_boolean())).cloned();
-        let message = match (&rest, obj.has("prefixItems")) {
-            (Some(_), _) => "array without `items`: added `items` as its `unevaluatedItems` (what the items past any tuple may be)",
-            (None, true) => "tuple (`prefixItems`) without `items`: added `items: {}` (the items past the tuple: any value, as before)",
-            (None, false) => "array without `items`: added `items: {}` (any value)",
-        };
-        obj.put("items", rest.unwrap_or_else(|| Value::Object(Map::new())));
-        cx.change("schema/add-items", message);
     }
-    let r = for_each_subschema_mut(obj, cx, &mut |sub, cx| fix_structure(sub, cx));
-    cx.leave();
-    r
 }

@@ -4,9 +4,11 @@
 //! * [`walk`]: a structural walker that knows which keywords hold subschemas, so a property
 //!   *named* `type`, `format` or `$ref` is never mistaken for a keyword.
 //! * [`refs`]: local `$ref` inlining with bounded unrolling of recursion.
+//! * [`evaluated`]: which items of an array a schema's keywords evaluate (for `unevaluatedItems`).
 //! * [`lower`]: rewrites shared by several providers (root combinators, `items`, `required`).
 //! * [`Cx`]: the conversion context: current path, limits, node budget and the change log.
 
+pub mod evaluated;
 pub mod lower;
 pub mod refs;
 pub mod validate;

@@ -294,6 +294,25 @@ pub fn for_each_subschema_mut(
     Ok(())
 }
 
+/// Whether any node of the schema has the keyword `key` (a property so named is no keyword).
+pub fn contains_keyword(v: &Value, key: &str, depth: usize) -> bool {
+    if depth > 512 {
+        return true;
+    }
+    match v {
+        Value::Object(o) => {
+            o.has(key)
+                || o.iter().any(|(k, sub)| match slot(k, sub) {
+                    Slot::Map => sub.as_object().is_some_and(|m| m.values().any(|s| contains_keyword(s, key, depth + 1))),
+                    Slot::Single => contains_keyword(sub, key, depth + 1),
+                    Slot::Array => sub.as_array().is_some_and(|a| a.iter().any(|s| contains_keyword(s, key, depth + 1))),
+                    Slot::None => false,
+                })
+        }
+        _ => false,
+    }
+}
+
 /// Whether any node of the schema has a `$ref` (a cheap scan that skips the rewrite when not).
 pub fn contains_ref(v: &Value, depth: usize) -> bool {
     if depth > 512 {
