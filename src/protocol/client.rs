@@ -28,7 +28,8 @@
 //!   caller cancellation: the request's HTTP exchange is dropped (which aborts its fetch) and
 //!   `notifications/cancelled` is sent (never for `initialize`), within [`CANCEL_GRACE_MS`]: in the
 //!   background with a spawner ([`Client::set_spawner`]: the caller has its error at the deadline,
-//!   whatever the server does with the notification), else before the error is returned.
+//!   whatever the server does with the notification), else before the error is returned; one
+//!   not yet sent when the client is closed is dropped.
 //! * A 401 (or a 403 asking for more scopes) asks the unauthorized handler (if set) for new
 //!   headers, and what met it is sent once more with them ([`Client::set_unauthorized_handler`];
 //!   [`crate::protocol::auth::OAuth`] is such a handler).
@@ -219,8 +220,9 @@ fn merge_meta(params: Value, meta: Option<&Map<String, Value>>) -> Result<Value>
 /// Runs a future to its end in the background (the host's task queue: `spawn_local` in a browser).
 pub type Spawner = Rc<dyn Fn(Pin<Box<dyn Future<Output = ()>>>)>;
 
-/// Sends `notifications/cancelled` with these params through a [`Spawner`].
-type SendCancelled = Rc<dyn Fn(Value)>;
+/// Sends `notifications/cancelled` with these params through a [`Spawner`], unless the client is
+/// closed after the close generation given ([`Client::send_cancelled`]).
+type SendCancelled = Rc<dyn Fn(Value, u64)>;
 
 /// Called after every handshake that succeeds: `connect()`, the first use of a hub's server, a
 /// session renewed after it expired (the JS layer starts `listen()` from it: `options.listen`).
@@ -323,7 +325,13 @@ impl CloseSignal {
 
     /// Resolves once `fire` is called after this point.
     fn wait(&self) -> CloseWait<'_> {
-        CloseWait { signal: self, start: self.generation.get(), key: None }
+        self.wait_since(self.generation.get())
+    }
+
+    /// Resolves once `fire` has been called since [`CloseSignal::generation`] was `start`: at once
+    /// if it was already.
+    fn wait_since(&self, start: u64) -> CloseWait<'_> {
+        CloseWait { signal: self, start, key: None }
     }
 }
 
@@ -1580,17 +1588,27 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// way within [`CANCEL_GRACE_MS`].
     async fn tell_cancelled(&self, params: Value) {
         let background = self.cancel_in_background.borrow().clone();
+        let since = self.closing.generation.get();
         match background {
-            Some(send) => send(params),
-            None => self.send_cancelled(params).await,
+            Some(send) => send(params, since),
+            None => self.send_cancelled(params, since).await,
         }
     }
 
     /// Sends `notifications/cancelled` within [`CANCEL_GRACE_MS`] (the client's timeout, if less);
-    /// its outcome changes nothing.
-    async fn send_cancelled(&self, params: Value) {
+    /// its outcome changes nothing. Not sent, or abandoned, once the client has been closed since
+    /// the close generation `since` (when the cancellation was decided): `close()` ended the session
+    /// the request was of (its DELETE tells the server), and a closed client asks no one for
+    /// authorization (a 401 to a notification sent without a session would call `onUnauthorized`).
+    async fn send_cancelled(&self, params: Value, since: u64) {
+        if self.closing.generation.get() != since {
+            return;
+        }
         let mut within = CallOptions { timeout_ms: Some(CANCEL_GRACE_MS.min(self.opts.timeout_ms)), ..CallOptions::default() };
-        let _ = self.notify_within("notifications/cancelled", params, &mut within).await;
+        let sent = self.notify_within("notifications/cancelled", params, &mut within);
+        let closed = self.closing.wait_since(since);
+        pin_mut!(sent, closed);
+        let _ = select(sent, closed).await;
     }
 
     /// The request `id` of this client in flight, when a server request its response stream
@@ -3131,14 +3149,15 @@ impl<T: Transport + 'static, C: Clock + 'static> Client<T, C> {
     pub fn set_spawner(self: &Rc<Self>, spawn: Option<Spawner>) {
         let send = spawn.map(|spawn| {
             let client = Rc::downgrade(self);
-            Rc::new(move |params: Value| {
+            Rc::new(move |params: Value, since: u64| {
                 let client = client.clone();
                 spawn(Box::pin(async move {
                     let Some(c) = client.upgrade() else { return };
                     // A turn of the host's event loop first: the errors of many calls that time
-                    // out together all settle before their notifications are sent.
+                    // out together all settle before their notifications are sent. A `close()`
+                    // in that turn (or while it is sent) drops it.
                     c.clock.sleep(0).await;
-                    c.send_cancelled(params).await;
+                    c.send_cancelled(params, since).await;
                 }));
             }) as SendCancelled
         });
