@@ -298,6 +298,22 @@ pub(crate) fn quote_at_most(s: &str, max: usize) -> String {
     }
 }
 
+/// A server's text (a header, a field of its answer) for an error message: [`quote_at_most`] at
+/// [`SERVER_QUOTE_CHARS`]. It may be of any length and hold what a terminal or a page would act on.
+pub(crate) fn server_text(s: &str) -> String {
+    quote_at_most(s, SERVER_QUOTE_CHARS)
+}
+
+/// A value of a server's answer for an error message: a string as [`server_text`] quotes it,
+/// anything else as JSON, cut at [`SERVER_QUOTE_CHARS`] characters with what would not show
+/// escaped ([`excerpt`]).
+pub(crate) fn server_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => server_text(s),
+        v => excerpt(&to_string(v), SERVER_QUOTE_CHARS),
+    }
+}
+
 /// Text for an error message as it is, without quotes, but for what would not show as text:
 /// tabs and line breaks become spaces (a message is one line), the other C0 controls and the
 /// [`is_hidden`] characters `\uXXXX`.

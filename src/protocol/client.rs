@@ -1065,7 +1065,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 drop(st);
                 return Err(Error::new(
                     ErrorCode::UnsupportedProtocolVersion,
-                    format!("the server supports MCP protocol versions {}; toolwire speaks {MODERN_PROTOCOL_VERSION} without a handshake", crate::text::to_string(&Value::Array(versions.clone()))),
+                    format!("the server supports MCP protocol versions {}; toolwire speaks {MODERN_PROTOCOL_VERSION} without a handshake", crate::text::server_value(&Value::Array(versions.clone()))),
                 )
                 .with_detail("supported", Value::Array(versions.clone())));
             }
@@ -1346,7 +1346,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Some(t) if t == "input_required" => {
                         return Err(Error::new(ErrorCode::Protocol, format!("{method}: the server answered input_required, which only tools/call, prompts/get and resources/read may be")))
                     }
-                    Some(t) => return Err(Error::new(ErrorCode::Protocol, format!("{method}: the result's resultType {} is not one toolwire knows", crate::text::to_string(t)))),
+                    Some(t) => return Err(Error::new(ErrorCode::Protocol, format!("{method}: the result's resultType {} is not one toolwire knows", crate::text::server_value(t)))),
                 },
                 Err(e) if modern && !reissued && e.code == ErrorCode::UnsupportedProtocolVersion && names_modern(&e) => reissued = true,
                 // A call refused for its headers (-32020): the tool's schema (its `x-mcp-header`
@@ -1755,7 +1755,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             other => {
                 return Err(Error::new(
                     ErrorCode::Protocol,
-                    format!("{method}: unexpected content type \"{other}\" (expected application/json or text/event-stream)"),
+                    format!("{method}: unexpected content type {} (expected application/json or text/event-stream)", crate::text::server_text(other)),
                 )
                 .into())
             }

@@ -230,7 +230,7 @@ where
         let essence = content_type_essence(resp.header("content-type").unwrap_or(""));
         if resp.status != 200 || essence != "text/event-stream" {
             return Err(if resp.status == 200 {
-                Opening::NotLegacy(format!("it answered GET with \"{essence}\", not an event stream"))
+                Opening::NotLegacy(format!("it answered GET with {}, not an event stream", crate::text::server_text(&essence)))
             } else {
                 Opening::Refused(resp)
             });
@@ -255,7 +255,7 @@ where
                 }
                 // A priming event (an id, no data) or a comment says nothing yet; a message does.
                 if !ev.data.is_empty() {
-                    return Err(Opening::NotLegacy(format!("its event stream's first event is \"{}\", not \"endpoint\"", ev.event.as_deref().unwrap_or("message"))));
+                    return Err(Opening::NotLegacy(format!("its event stream's first event is {}, not \"endpoint\"", crate::text::server_text(ev.event.as_deref().unwrap_or("message")))));
                 }
             }
         };

@@ -3049,6 +3049,54 @@ fn a_refused_version_named_as_supported_is_sent_once_more() {
     assert!(!h.client.is_connected());
 }
 
+/// A server's text of 10 KB that a terminal would act on (an escape sequence that clears it, a
+/// CSI, a bidirectional override).
+pub(crate) fn hostile_text() -> String {
+    format!("\u{1b}[2J\u{9b}31m\u{202e}{}", "x".repeat(10_000))
+}
+
+/// An error message that quotes [`hostile_text`]: cut (saying how long it was), escaped.
+pub(crate) fn assert_defanged(message: &str) {
+    let start: String = message.chars().take(200).collect();
+    assert!(!message.chars().any(|c| c < ' ' || crate::text::is_hidden(c)), "{start}");
+    assert!(message.chars().count() < 1_300, "{} characters: {start}", message.chars().count());
+    // (A content type is quoted lower-cased.)
+    assert!(message.to_lowercase().contains("\\u001b[2j\\u009b31m\\u202e") && message.contains("characters in all)"), "{start}");
+}
+
+/// What a server sends that goes into an error message (the versions its discovery lists, a
+/// result's unknown `resultType`, a response's content type) is quoted as its text always is:
+/// escaped, and cut at 1,024 characters.
+#[test]
+fn a_servers_text_in_an_error_is_escaped_and_cut() {
+    let hostile = hostile_text();
+    let h = harness_with(vec![Reply::Echo(json!({"supportedVersions": [hostile], "capabilities": {}}))], modern(), 10_000);
+    let e = block_on(h.client.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion);
+    assert_defanged(&e.message);
+    assert_eq!(e.details.unwrap()["supported"], json!([hostile]), "the versions whole in `supported`");
+
+    let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"content": [], "resultType": hostile}))], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.starts_with("tools/call: the result's resultType \""), "{}", e.message.chars().take(100).collect::<String>());
+    assert_defanged(&e.message);
+    // Not a string: as JSON, cut the same way.
+    let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"content": [], "resultType": {"k": hostile}}))], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert!(e.message.starts_with("tools/call: the result's resultType {\"k\":\""), "{}", e.message.chars().take(100).collect::<String>());
+    assert_defanged(&e.message);
+
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(200, vec![("content-type", hostile.clone())], "{}")]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.starts_with("tools/list: unexpected content type \""), "{}", e.message.chars().take(100).collect::<String>());
+    assert_defanged(&e.message);
+}
+
 /// The review's cases: the wait for input bounded by the timeout and close(); a requestState
 /// that is not a string, or an input_required with nothing to answer, is the server's error;
 /// a request without params still takes the answers; a 2026-07-28 JSON-RPC error on a 4xx is

@@ -278,6 +278,17 @@ fn the_forced_transports() {
     let e = block_on(c.connect()).unwrap_err();
     assert_eq!(e.code, ErrorCode::Protocol);
     assert_eq!(e.message, "initialize: http://127.0.0.1:3001/mcp is not the event stream of a server of the deprecated HTTP+SSE transport: it answered GET with \"text/html\", not an event stream");
+    // The server's text in it (the content type, an event's name) escaped and cut.
+    let hostile = crate::protocol::client::tests::hostile_text();
+    let (transport, _) = scripted(vec![status_reply(200, vec![("content-type", hostile.clone())], "")]);
+    let c = Client::new(LegacySse::new(transport, url, TransportChoice::Sse), fake_clock(10).0, ClientOptions::new(url));
+    let e = block_on(c.connect()).unwrap_err();
+    crate::protocol::client::tests::assert_defanged(&e.message);
+    let (transport, _) = scripted(vec![status_reply(200, vec![("content-type", "text/event-stream".into())], &format!("event: {hostile}\ndata: x\n\n"))]);
+    let c = Client::new(LegacySse::new(transport, url, TransportChoice::Sse), fake_clock(10).0, ClientOptions::new(url));
+    let e = block_on(c.connect()).unwrap_err();
+    assert!(e.message.contains("its event stream's first event is \""), "{}", e.message.chars().take(200).collect::<String>());
+    crate::protocol::client::tests::assert_defanged(&e.message);
     // ... or a status, which the client reports as for any request.
     let mut fake = Fake::new();
     Rc::get_mut(&mut fake).unwrap().get_sse = false;
