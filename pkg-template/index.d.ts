@@ -1471,7 +1471,10 @@ export type FetchLike = (
   init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal; redirect: "manual" | "follow" },
 ) => Promise<Response>;
 
-/** Options of {@link McpClient}. */
+/**
+ * Options of {@link McpClient}. A key not named here is `INVALID_OPTIONS`, with the one meant; so is `url`: the
+ * server's URL is the constructor's first argument (a hub's {@link McpServerConfig} holds it).
+ */
 export interface McpClientOptions {
   /** The HTTP function (default: `globalThis.fetch`, called unbound). */
   fetch?: FetchLike;
@@ -2104,7 +2107,10 @@ export type McpClientListenEnd = { offered: boolean; error?: undefined } | { err
 /** How one server's standalone stream ended, given to {@link McpHub.listen}'s `onEnd`. */
 export type McpListenEnd = { server: string; offered: boolean; error?: undefined } | { server: string; error: ToolwireError; offered?: undefined };
 
-/** One server of an {@link McpHub}: its URL plus any {@link McpClientOptions}. */
+/**
+ * One server of an {@link McpHub}: its URL plus any {@link McpClientOptions}. A key not known is `INVALID_OPTIONS`
+ * naming the config (`servers.github has no key "timeotMs": did you mean timeoutMs?`), the server in `server`.
+ */
 export interface McpServerConfig extends McpClientOptions {
   url: string;
 }

@@ -46,11 +46,18 @@ fn opt_ms(raw: &JsValue, v: &Value, key: &str) -> Result<Option<u64>, Error> {
     opt_positive(v, key, " (milliseconds)")
 }
 
-/// The keys of `McpClient`'s options (and of a hub's server, with `url`).
-const CLIENT_KEYS: [&str; 23] = [
+/// The keys of `McpClient`'s options. Not `url`: the URL is the constructor's first argument.
+const CLIENT_KEYS: [&str; 22] = [
     "fetch", "headers", "timeoutMs", "idleTimeoutMs", "clientInfo", "maxPages", "maxTools", "maxEventBytes", "maxResponseBytes",
     "maxRetries", "onToolListChanged", "onLog", "onNotification", "capabilities", "era", "transport", "logLevel",
-    "validateStructuredContent", "listen", "onRequest", "onUnauthorized", "oauth", "url",
+    "validateStructuredContent", "listen", "onRequest", "onUnauthorized", "oauth",
+];
+
+/// The keys of a hub's server config: `url` and `McpClient`'s options.
+const SERVER_KEYS: [&str; 23] = [
+    "url", "fetch", "headers", "timeoutMs", "idleTimeoutMs", "clientInfo", "maxPages", "maxTools", "maxEventBytes", "maxResponseBytes",
+    "maxRetries", "onToolListChanged", "onLog", "onNotification", "capabilities", "era", "transport", "logLevel",
+    "validateStructuredContent", "listen", "onRequest", "onUnauthorized", "oauth",
 ];
 
 /// Refuses a key of `options` (named `what`) that is not in `known`: a misspelt option would be
@@ -163,15 +170,24 @@ fn with_got(mut e: Error, options: &JsValue) -> Error {
     e
 }
 
-/// Reads client options; `fetch` and callbacks are JS values, the rest is JSON.
-fn client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Option<Function>, TransportChoice), Error> {
-    read_client_options(url, options).map_err(|e| with_got(e, options))
+/// Reads client options (a hub's server config when `config`); `fetch` and callbacks are JS
+/// values, the rest is JSON.
+fn client_options(url: String, options: &JsValue, config: bool) -> Result<(ClientOptions, Option<Function>, TransportChoice), Error> {
+    read_client_options(url, options, config).map_err(|e| with_got(e, options))
 }
 
-fn read_client_options(url: String, options: &JsValue) -> Result<(ClientOptions, Option<Function>, TransportChoice), Error> {
+fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(ClientOptions, Option<Function>, TransportChoice), Error> {
     crate::protocol::client::CORS_POSSIBLE.store(browser_like(), std::sync::atomic::Ordering::Relaxed);
     refuse_lossy_options(options, "options", &["headers"])?;
-    refuse_unknown_keys(options, "options", &CLIENT_KEYS)?;
+    // A hub's server config holds its url; McpClient's options do not (it would be ignored, and
+    // the client speak to the URL of the first argument).
+    if !config && option_keys(options).iter().any(|k| k == "url") {
+        return Err(Error::new(
+            ErrorCode::InvalidOptions,
+            "options has no key \"url\": the server's URL is McpClient's first argument (new McpClient(url, options))",
+        ));
+    }
+    refuse_unknown_keys(options, "options", if config { &SERVER_KEYS } else { &CLIENT_KEYS })?;
     let mut opts = ClientOptions::new(url);
     let fetch = opt_fn(options, "fetch")?;
     let headers = get(options, "headers");
@@ -265,8 +281,42 @@ fn header_pairs(h: &Value, what: &str) -> Result<Vec<(String, String)>, Error> {
     Ok(out)
 }
 
-fn new_client(url: String, options: &JsValue, default_fetch: Option<Function>) -> Result<Rc<JsClient>, Error> {
-    let (opts, fetch, choice) = client_options(url, options)?;
+/// A client of `options`, or of a hub's server config (`config`: what the hub's errors call it).
+fn new_client(url: String, options: &JsValue, config: Option<&str>, default_fetch: Option<Function>) -> Result<Rc<JsClient>, Error> {
+    match config {
+        None => client_of(url, options, false, default_fetch),
+        Some(what) => client_of(url, options, true, default_fetch).map_err(|e| in_config(e, what)),
+    }
+}
+
+/// An error about a hub's server config, which the client's reading calls `options`: named as
+/// the hub's caller wrote it (`servers.github.timeoutMs`, not `options.timeoutMs`), the server in
+/// its `server` detail. Only the message's own words are renamed, not the values it quotes (from
+/// the first `"` on).
+fn in_config(mut e: Error, what: &str) -> Error {
+    let own = e.message.find('"').unwrap_or(e.message.len());
+    let (words, quoted) = e.message.split_at(own);
+    let mut renamed = String::with_capacity(e.message.len() + 16);
+    let mut rest = words;
+    let mut at_start = true;
+    while let Some(i) = rest.find("options") {
+        let before_ok = (at_start && i == 0) || rest[..i].ends_with([' ', '(']);
+        let after = &rest[i + "options".len()..];
+        let after_ok = after.starts_with('.') || after.starts_with(' ') || after.starts_with(':');
+        renamed.push_str(&rest[..i]);
+        renamed.push_str(if before_ok && after_ok { what } else { "options" });
+        rest = after;
+        at_start = false;
+    }
+    renamed.push_str(rest);
+    renamed.push_str(quoted);
+    e.message = renamed;
+    let server = what.strip_prefix("servers.").unwrap_or(what).to_owned();
+    e.with_detail("server", server)
+}
+
+fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option<Function>) -> Result<Rc<JsClient>, Error> {
+    let (opts, fetch, choice) = client_options(url, options, config)?;
     let transport = FetchTransport::new(fetch.or(default_fetch));
     // The old transport's endpoint must be of the stream's origin: a page's relative URL is
     // compared as the page's.
@@ -713,7 +763,7 @@ impl JsMcpClient {
     #[wasm_bindgen(constructor)]
     pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, Error> {
         let url = url_param(&url, "url")?;
-        Ok(Self { inner: new_client(url, &options, None)? })
+        Ok(Self { inner: new_client(url, &options, None, None)? })
     }
 
     /// `initialize` + `notifications/initialized`: `{timeoutMs?, signal?}`. Connecting again ends
@@ -915,7 +965,8 @@ impl JsMcpHub {
                 ));
             }
             // A misspelt key first: `{ulr}` is a key of the config meant as `url`.
-            refuse_unknown_keys(&conf, "options", &CLIENT_KEYS)?;
+            let config = format!("servers.{name}");
+            refuse_unknown_keys(&conf, &config, &SERVER_KEYS).map_err(|e| in_config(e, &config))?;
             // A config's url is one of its options (as a misspelt key of it is `INVALID_OPTIONS`).
             let url = url_param(&get(&conf, "url"), &format!("servers.{name}.url")).map_err(|mut e| {
                 e.code = ErrorCode::InvalidOptions;
@@ -932,7 +983,7 @@ impl JsMcpHub {
                     format!("server name \"{name}\" must not hold \"__\" or end with \"_\": names like mcp__server__tool and permission rules read \"__\" as the server's end"),
                 ));
             }
-            list.push((name, new_client(url, &conf, default_fetch.clone())?));
+            list.push((name, new_client(url, &conf, Some(&config), default_fetch.clone())?));
         }
         // A `PermissionPolicy` is read by its `toJSON` (its config).
         let policy_value = get(&options, "policy");

@@ -129,7 +129,7 @@ test("options that are not an object are refused, not read as none", async () =>
 test("McpHub: an unknown option key is refused with the one meant; a PermissionPolicy is taken as its config", async () => {
   const servers = { a: { url: "http://127.0.0.1:1/mcp" } };
   await refused(() => new tw.McpHub(servers, { polcy: { deny: ["*"] } }), "INVALID_OPTIONS", /no key "polcy": did you mean policy\?/);
-  await refused(() => new tw.McpHub({ a: { url: "http://127.0.0.1:1/mcp", timeout: 300 } }), "INVALID_OPTIONS", /timeout is the MCP SDK's name: toolwire's is options\.timeoutMs/);
+  await refused(() => new tw.McpHub({ a: { url: "http://127.0.0.1:1/mcp", timeout: 300 } }), "INVALID_OPTIONS", /^servers\.a\.timeout is the MCP SDK's name: toolwire's is servers\.a\.timeoutMs/);
   await refused(() => new tw.McpHub({ a: "http://127.0.0.1:1/mcp" }), "INVALID_INPUT", /servers\.a must be an object \{url, headers\?, \.\.\.\}, got the string/);
   const policy = new tw.PermissionPolicy({ deny: ["mcp__a__*"] });
   assert.deepEqual(JSON.parse(JSON.stringify(policy)), { deny: ["mcp__a__*"] });

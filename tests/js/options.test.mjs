@@ -94,6 +94,10 @@ test("McpClient: a misspelt or unknown key of any options object is refused, bef
     throw new TypeError("nothing is sent");
   };
   await refused(() => new tw.McpClient(url, { timeotMs: 5 }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
+  // The URL is the first argument: a url option (a hub's server config written as a client's options)
+  // would be ignored, and the client speak to the other URL.
+  await refused(() => new tw.McpClient(url, { url: "http://127.0.0.1:2/other" }), "INVALID_OPTIONS", /^options has no key "url": the server's URL is McpClient's first argument \(new McpClient\(url, options\)\)$/);
+  await refused(() => new tw.McpClient(url, { url }), "INVALID_OPTIONS", /first argument/);
   await refused(() => new tw.McpClient(url, { listen: { onend() {} } }), "INVALID_OPTIONS", meant("onend", "onEnd", "options.listen"));
   await refused(() => new tw.McpClient(url, { listen: { onEnd() {}, other: 1 } }), "INVALID_OPTIONS", /^options\.listen has no key "other" \(the keys are onEnd\)$/);
   await refused(() => new tw.McpClient(url, { oauth: { redirectURL: "http://localhost/cb", authorize() {} } }), "INVALID_OPTIONS", meant("redirectURL", "redirectUrl", "options.oauth"));
@@ -174,9 +178,17 @@ test("McpClient.listTools takes a call's options: timeoutMs and signal", async (
 test("McpHub: every options object refuses a misspelt key naming it, and any key it does not know", async () => {
   const servers = { a: { url } };
   await refused(() => new tw.McpHub(servers, { polcy: {} }), "INVALID_OPTIONS", meant("polcy", "policy"));
-  await refused(() => new tw.McpHub({ a: { url, timeotMs: 5 } }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
+  // A server config's key is named as the config: servers.<name>, the server in `server`.
+  const e = await refused(() => new tw.McpHub({ a: { url }, github: { url, timeotMs: 5 } }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs", "servers.github"));
+  assert.equal(e.server, "github");
+  await refused(() => new tw.McpHub({ a: { url, futureOption: 1 } }), "INVALID_OPTIONS", /^servers\.a has no key "futureOption" \(the keys are url, fetch, /);
+  // ... and so are its nested objects and its values.
+  await refused(() => new tw.McpHub({ a: { url, listen: { onend() {} } } }), "INVALID_OPTIONS", meant("onend", "onEnd", "servers.a.listen"));
+  await refused(() => new tw.McpHub({ a: { url, oauth: { redirectURL: "http://localhost/cb", authorize() {} } } }), "INVALID_OPTIONS", meant("redirectURL", "redirectUrl", "servers.a.oauth"));
+  await refused(() => new tw.McpHub({ a: { url, timeoutMs: -1 } }), "INVALID_OPTIONS", /^servers\.a\.timeoutMs must be a positive integer \(milliseconds\), got the number -1$/);
+  await refused(() => new tw.McpHub({ a: { url, era: "options.x" } }), "INVALID_OPTIONS", /^servers\.a\.era must be "auto", "legacy" or "modern", got the string "options\.x"$/);
   // A config's url is one of its options: misspelt, missing or not a URL, INVALID_OPTIONS.
-  await refused(() => new tw.McpHub({ a: { uri: url } }), "INVALID_OPTIONS", meant("uri", "url"));
+  await refused(() => new tw.McpHub({ a: { uri: url } }), "INVALID_OPTIONS", meant("uri", "url", "servers.a"));
   await refused(() => new tw.McpHub({ a: { headers: {} } }), "INVALID_OPTIONS", /servers\.a\.url must be a string or a URL, got undefined/);
   await refused(() => new tw.McpHub({ a: { url: "ftp://x/mcp" } }), "INVALID_OPTIONS", /servers\.a\.url must be http\(s\)/);
   await refused(() => new tw.McpHub(servers, { policy: { alow: ["*"] } }), "INVALID_OPTIONS", meant("alow", "allow", "policy"));
