@@ -1526,8 +1526,13 @@ export interface McpClientOptions {
    * as long as the call's timeout lets it).
    */
   maxRetries?: number;
-  /** `notifications/tools/list_changed`. */
-  onToolListChanged?: () => void;
+  /**
+   * `notifications/tools/list_changed`, coalesced: called at once when no call of it is pending; a notification
+   * that comes while one is (until the promise it returned settles, and at least until the read that brought the
+   * notification ends) is folded into one more call after it, however many came. A server that floods the client
+   * with the notification gets the tools listed twice, not once per notification. `toolsStale` is set by each.
+   */
+  onToolListChanged?: () => void | Promise<unknown>;
   /**
    * `notifications/message` (server logging). A 2026-07-28 server sends them only for requests that ask for a
    * level: set `logLevel`.

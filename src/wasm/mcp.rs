@@ -329,7 +329,7 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
     // A call's error comes at its deadline (or abort); its `notifications/cancelled` goes out after.
     client.set_spawner(Some(Rc::new(wasm_bindgen_futures::spawn_local)));
     // Notification callbacks.
-    let on_list_changed = opt_fn(options, "onToolListChanged")?;
+    let on_list_changed = opt_fn(options, "onToolListChanged")?.map(coalesced);
     let on_log = opt_fn(options, "onLog")?;
     let on_any = opt_fn(options, "onNotification")?;
     if on_list_changed.is_some() || on_log.is_some() || on_any.is_some() {
@@ -337,8 +337,8 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
             let js_params = to_js(params).unwrap_or(JsValue::UNDEFINED);
             // A throwing callback must not break the protocol loop.
             if method == "notifications/tools/list_changed" {
-                if let Some(f) = &on_list_changed {
-                    let _ = f.call0(&JsValue::UNDEFINED);
+                if let Some(changed) = &on_list_changed {
+                    changed();
                 }
             }
             if method == "notifications/message" {
@@ -415,6 +415,40 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
         })));
     }
     Ok(client)
+}
+
+/// `onToolListChanged` as the notifications call it: at once when no call of it is pending, else
+/// once after the pending one, for all the notifications that came meanwhile (a server that sends
+/// thousands makes the app list its tools twice, not thousands of times). A call is pending until
+/// what it returned settles (the promise of an async callback), and at least until the task that
+/// read the notification ends, so that a flood in one read is one call and one more.
+fn coalesced(f: Function) -> Box<dyn Fn()> {
+    // 0: no call pending; 1: one pending; 2: one pending and one owed after it.
+    let state = Rc::new(std::cell::Cell::new(0u8));
+    // A throwing callback must not break the protocol loop: its error is the caller's.
+    let call = |f: &Function| f.call0(&JsValue::UNDEFINED).unwrap_or(JsValue::UNDEFINED);
+    Box::new(move || {
+        if state.get() != 0 {
+            state.set(2);
+            return;
+        }
+        state.set(1);
+        let returned = call(&f);
+        let (f, state) = (f.clone(), state.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            let mut returned = returned;
+            loop {
+                // A rejection is the caller's too.
+                let _ = to_future(returned).await;
+                if state.get() != 2 {
+                    state.set(0);
+                    return;
+                }
+                state.set(1);
+                returned = call(&f);
+            }
+        });
+    })
 }
 
 /// How often a stream opened by `options.listen` looks whether the app still holds its client.

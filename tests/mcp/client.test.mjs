@@ -213,6 +213,90 @@ describe("normal", () => {
   });
 });
 
+describe("a flood of notifications/tools/list_changed", () => {
+  /** A fetch answering as a 2025-11-25 server whose tools/call streams `count` list_changed notifications (in
+   *  `chunks` reads), then its result. */
+  function flooding(count, chunks) {
+    const changed = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })}\n\n`;
+    return async (_url, init) => {
+      if (init.method !== "POST") return new Response(null, { status: 405 });
+      const msg = JSON.parse(init.body);
+      const json = (result) => new Response(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }), { headers: { "content-type": "application/json" } });
+      if (msg.method === "initialize") {
+        return json({ protocolVersion: "2025-11-25", capabilities: { tools: { listChanged: true } }, serverInfo: { name: "flood", version: "1" } });
+      }
+      if (msg.id === undefined) return new Response(null, { status: 202 });
+      if (msg.method !== "tools/call") return json({ tools: [] });
+      const enc = new TextEncoder();
+      const body = new ReadableStream({
+        start(c) {
+          for (let i = 0; i < chunks; i++) c.enqueue(enc.encode(changed.repeat(count / chunks)));
+          c.enqueue(enc.encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { content: [] } })}\n\n`));
+          c.close();
+        },
+      });
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    };
+  }
+  const url = "http://127.0.0.1:1/mcp";
+  const options = { era: "legacy", transport: "streamable-http" };
+
+  test("50,000 notifications: onToolListChanged is called at once, then once more for those that came while it was pending", async () => {
+    let calls = 0;
+    let notified = 0;
+    const client = new McpClient(url, { ...options, fetch: flooding(50_000, 50), onToolListChanged: () => calls++, onNotification: () => notified++ });
+    await client.connect();
+    await client.callTool("t", {});
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(notified, 50_000, "every notification read (onNotification hears each)");
+    assert.ok(calls >= 2 && calls <= 2 * 50, `${calls} calls: at most one and one more per read`);
+    assert.equal(client.toolsStale, true);
+    await client.close();
+    client.free();
+  });
+
+  test("an async onToolListChanged is not called again while its promise is pending: the notifications meanwhile make one call after it", async () => {
+    let calls = 0;
+    let settle;
+    const onToolListChanged = () => {
+      calls++;
+      return new Promise((r) => (settle = r));
+    };
+    const client = new McpClient(url, { ...options, fetch: flooding(50_000, 50), onToolListChanged });
+    await client.connect();
+    await client.callTool("t", {});
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(calls, 1, "one call pending: the other 49,999 notifications wait for it");
+    settle();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(calls, 2, "then one more, for all of them");
+    settle();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(calls, 2, "and no more: nothing came since");
+    // A rejected promise (or a throw) ends the call as well; a later notification calls it again.
+    let rejectNext = true;
+    const again = new McpClient(url, { ...options, fetch: flooding(2, 1), onToolListChanged: () => {
+      calls++;
+      if (rejectNext) {
+        rejectNext = false;
+        return Promise.reject(new Error("the app's own failure"));
+      }
+      throw new Error("thrown");
+    } });
+    await again.connect();
+    calls = 0;
+    await again.callTool("t", {});
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(calls, 2);
+    await again.callTool("t", {});
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(calls, 4, "a call that threw is not pending");
+    await Promise.all([client.close(), again.close()]);
+    client.free();
+    again.free();
+  });
+});
+
 describe("stateless", () => {
   test("no session id: none is ever sent", async () => {
     const { client, stats } = fresh("stateless");
