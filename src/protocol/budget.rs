@@ -13,6 +13,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
+use std::fmt;
 use std::rc::Rc;
 
 /// What all responses being read at once may hold: 256 MiB (four of the largest response a
@@ -27,8 +28,6 @@ thread_local! {
     static HELD: Cell<usize> = const { Cell::new(0) };
     /// What each server's reads hold, and how many reads hold something, by server.
     static SERVERS: RefCell<BTreeMap<Rc<str>, (usize, usize)>> = const { RefCell::new(BTreeMap::new()) };
-    /// Why the last read refused was refused.
-    static REFUSAL: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 /// The server a URL reaches, for the budget: its origin (`scheme://host:port`, lower-cased), or
@@ -61,13 +60,13 @@ impl Held {
         Self { n: 0, server: Some(server) }
     }
 
-    /// Holds `n` bytes now, in place of what it held. `false` (and nothing changed) when that
-    /// would take every read's together past [`MAX_HELD_BYTES`], or its server's past
-    /// [`MAX_SERVER_HELD_BYTES`] ([`refusal`] says which, and who holds the most); holding less
+    /// Holds `n` bytes now, in place of what it held. Refused (and nothing changed) when that
+    /// would take its server's reads past [`MAX_SERVER_HELD_BYTES`], or every read's together
+    /// past [`MAX_HELD_BYTES`]: the [`Refusal`] says which, and who holds the most. Holding less
     /// never fails.
-    pub fn set(&mut self, n: usize) -> bool {
+    pub fn set(&mut self, n: usize) -> Result<(), Refusal> {
         if n == self.n {
-            return true;
+            return Ok(());
         }
         let grows = n > self.n;
         let total = HELD.with(Cell::get) - self.n;
@@ -75,18 +74,11 @@ impl Held {
             let (ours, _) = SERVERS.with(|s| s.borrow().get(server).copied().unwrap_or_default());
             let others = ours - self.n;
             if grows && others.saturating_add(n) > MAX_SERVER_HELD_BYTES {
-                refuse(format!(
-                    "the responses of {server} being read at once would hold more than {} MiB, a server's share of the {} MiB all clients may hold ({} held already)",
-                    MAX_SERVER_HELD_BYTES >> 20,
-                    MAX_HELD_BYTES >> 20,
-                    mib(others)
-                ));
-                return false;
+                return Err(Refusal::Share { server: server.clone(), held: others });
             }
         }
         if grows && total.saturating_add(n) > MAX_HELD_BYTES {
-            refuse(format!("the responses being read at once would hold more than {} MiB ({})", MAX_HELD_BYTES >> 20, holders()));
-            return false;
+            return Err(Refusal::Budget { holders: holders() });
         }
         HELD.with(|held| held.set(total + n));
         if let Some(server) = &self.server {
@@ -101,7 +93,12 @@ impl Held {
             });
         }
         self.n = n;
-        true
+        Ok(())
+    }
+
+    /// What this read holds.
+    pub fn get(&self) -> usize {
+        self.n
     }
 
     /// What every read holds now.
@@ -110,31 +107,69 @@ impl Held {
     }
 }
 
-fn refuse(why: String) {
-    REFUSAL.with(|r| *r.borrow_mut() = why);
+/// Why [`Held::set`] refused to hold more, with the figures it went by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Past the server's share ([`MAX_SERVER_HELD_BYTES`]): the server, and what its other reads
+    /// hold already.
+    Share {
+        /// The server ([`server_of`]).
+        server: Rc<str>,
+        /// What its other reads hold.
+        held: usize,
+    },
+    /// Past the budget ([`MAX_HELD_BYTES`]): the servers whose reads hold the most (at most
+    /// three), each with what its reads hold and how many reads hold something.
+    Budget {
+        /// `(server, bytes held, reads holding something)`, the most held first.
+        holders: Vec<(Rc<str>, usize, usize)>,
+    },
 }
 
-/// Why the last read refused ([`Held::set`] returned `false`) was refused: past its server's
-/// share, or past the budget, naming the servers that hold the most.
-pub fn refusal() -> String {
-    REFUSAL.with(|r| r.borrow().clone())
+impl fmt::Display for Refusal {
+    /// `the responses of http://a:1 being read at once would hold more than 128 MiB, ...`, or
+    /// `the responses being read at once would hold more than 256 MiB (http://a:1 holds 120.0 MiB
+    /// in 8 responses, ...)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Share { server, held } => write!(
+                f,
+                "the responses of {server} being read at once would hold more than {} MiB, a server's share of the {} MiB all clients may hold ({} held already)",
+                MAX_SERVER_HELD_BYTES >> 20,
+                MAX_HELD_BYTES >> 20,
+                mib(*held)
+            ),
+            Self::Budget { holders } => {
+                write!(f, "the responses being read at once would hold more than {} MiB (", MAX_HELD_BYTES >> 20)?;
+                if holders.is_empty() {
+                    f.write_str("held by reads of no client")?;
+                }
+                for (i, (k, n, reads)) in holders.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { ", " };
+                    write!(f, "{sep}{k} holds {} in {reads} response{}", mib(*n), if *reads == 1 { "" } else { "s" })?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
 }
 
-/// The servers whose reads hold the most, at most three: `http://a:1 holds 120.0 MiB in 8
-/// responses, ...`.
-fn holders() -> String {
+/// The servers whose reads hold the most, at most three, with what they hold and in how many
+/// reads.
+fn holders() -> Vec<(Rc<str>, usize, usize)> {
     SERVERS.with(|s| {
         let s = s.borrow();
-        let mut all: Vec<_> = s.iter().collect();
-        all.sort_by_key(|(_, (n, _))| std::cmp::Reverse(*n));
-        let named: Vec<String> = all.iter().take(3).map(|(k, (n, reads))| format!("{k} holds {} in {reads} response{}", mib(*n), if *reads == 1 { "" } else { "s" })).collect();
-        if named.is_empty() { "held by reads of no client".to_owned() } else { named.join(", ") }
+        let mut all: Vec<_> = s.iter().map(|(k, (n, reads))| (k.clone(), *n, *reads)).collect();
+        all.sort_by_key(|(_, n, _)| std::cmp::Reverse(*n));
+        all.truncate(3);
+        all
     })
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
-        self.set(0);
+        // Holding less never fails.
+        let _ = self.set(0);
     }
 }
 
@@ -147,13 +182,13 @@ mod tests {
         let start = Held::total();
         let mut a = Held::default();
         let mut b = Held::default();
-        assert!(a.set(MAX_HELD_BYTES / 2));
-        assert!(b.set(MAX_HELD_BYTES / 2 - start));
-        assert!(!a.set(MAX_HELD_BYTES / 2 + 1), "past the budget together");
-        assert!(a.set(10), "holding less never fails");
+        assert!(a.set(MAX_HELD_BYTES / 2).is_ok());
+        assert!(b.set(MAX_HELD_BYTES / 2 - start).is_ok());
+        assert!(a.set(MAX_HELD_BYTES / 2 + 1).is_err(), "past the budget together");
+        assert!(a.set(10).is_ok(), "holding less never fails");
         assert_eq!(Held::total(), start + 10 + MAX_HELD_BYTES / 2 - start);
         drop(b);
-        assert!(a.set(MAX_HELD_BYTES - start));
+        assert!(a.set(MAX_HELD_BYTES - start).is_ok());
         drop(a);
         assert_eq!(Held::total(), start);
     }
@@ -166,24 +201,31 @@ mod tests {
         assert_eq!(&*bad, "http://bad.example:8000");
         assert_eq!(&*server_of("https://user:pw@h.example/mcp"), "https://h.example");
         let mut stalled: Vec<Held> = Vec::new();
-        let mut refused = 0;
+        let mut refused = Vec::new();
         for _ in 0..18 {
             let mut h = Held::of(bad.clone());
-            if h.set(15 << 20) {
-                stalled.push(h);
-            } else {
-                refused += 1;
+            match h.set(15 << 20) {
+                Ok(()) => stalled.push(h),
+                Err(r) => refused.push(r),
             }
         }
-        assert_eq!((stalled.len(), refused), (8, 10), "8 x 15 MiB fit in 128 MiB, the others are refused");
-        assert!(refusal().contains("the responses of http://bad.example:8000 being read at once would hold more than 128 MiB"), "{}", refusal());
+        assert_eq!((stalled.len(), refused.len()), (8, 10), "8 x 15 MiB fit in 128 MiB, the others are refused");
+        assert_eq!(refused[0], Refusal::Share { server: bad.clone(), held: 120 << 20 });
+        assert_eq!(
+            refused[0].to_string(),
+            "the responses of http://bad.example:8000 being read at once would hold more than 128 MiB, a server's share of the 256 MiB all clients may hold (120.0 MiB held already)"
+        );
         let mut good = Held::of(server_of("http://good.example/mcp"));
-        assert!(good.set(100 << 20), "another server's read fits");
+        assert!(good.set(100 << 20).is_ok(), "another server's read fits");
         let mut third = Held::of(server_of("http://third.example/mcp"));
-        assert!(!third.set(40 << 20), "past the budget");
-        assert!(refusal().contains("would hold more than 256 MiB (http://bad.example:8000 holds 120.0 MiB in 8 responses, http://good.example holds 100.0 MiB in 1 response)"), "{}", refusal());
+        let past = third.set(40 << 20).unwrap_err();
+        assert!(matches!(&past, Refusal::Budget { holders } if holders.len() == 2), "{past:?}");
+        assert_eq!(
+            past.to_string(),
+            "the responses being read at once would hold more than 256 MiB (http://bad.example:8000 holds 120.0 MiB in 8 responses, http://good.example holds 100.0 MiB in 1 response)"
+        );
         drop(stalled);
-        assert!(third.set(40 << 20));
+        assert!(third.set(40 << 20).is_ok());
         drop((good, third));
         SERVERS.with(|s| assert!(s.borrow().is_empty(), "every server's count given back"));
     }

@@ -69,7 +69,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, read_json, string, Put as _};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, Malformed, RpcError};
-use crate::protocol::budget::Held;
+use crate::protocol::budget::{Held, Refusal};
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, McpTransport, Method, Transport, TransportError};
 use crate::protocol::headers::{header_params, header_value, param_headers, HeaderParam};
@@ -592,8 +592,8 @@ impl SeenEvents {
 
 /// A read that would take the responses every client is reading past their budget, or its
 /// server's past its share: why, and who holds the most.
-fn held_too_much(method: &str) -> Error {
-    Error::new(ErrorCode::LimitExceeded, format!("{method}: {}", crate::protocol::budget::refusal()))
+fn held_too_much(method: &str, why: &Refusal) -> Error {
+    Error::new(ErrorCode::LimitExceeded, format!("{method}: {why}"))
 }
 
 /// The most server requests (`ping`, `elicitation/create`, `sampling/createMessage`,
@@ -1821,8 +1821,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 return Err(Error::new(ErrorCode::LimitExceeded, format!("{method}: response larger than {} bytes", self.opts.max_body_bytes)));
             }
             let Some(n) = length else {
-                if !held.set(want) {
-                    return Err(held_too_much(method));
+                if let Err(why) = held.set(want) {
+                    return Err(held_too_much(method, &why));
                 }
                 chunks.push(chunk);
                 total = want;
@@ -1835,8 +1835,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 // A length that lies smaller: grown as any buffer is.
                 c => want.max(c * 2),
             };
-            if !held.set(cap) {
-                return Err(held_too_much(method));
+            if let Err(why) = held.set(cap) {
+                return Err(held_too_much(method, &why));
             }
             bytes.reserve_exact(cap - bytes.len());
             bytes.extend_from_slice(&chunk);
@@ -1916,8 +1916,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Err(e) if e.code == ErrorCode::Network => break Some(e),
                     Err(e) => return Err(e),
                 };
-                if !held.set(parser.buffered() + chunk.len()) {
-                    return Err(held_too_much(method));
+                if let Err(why) = held.set(parser.buffered() + chunk.len()) {
+                    return Err(held_too_much(method, &why));
                 }
                 let items = parser.feed(&chunk).map_err(|t| {
                     Error::new(ErrorCode::LimitExceeded, format!("{method}: an SSE event is larger than {} bytes", t.limit))
@@ -2952,8 +2952,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let mut held = Held::of(self.server.clone());
                 // Read to the end (or a drop); the stream is silent for as long as the server is.
                 while let Some(Ok(chunk)) = while_answering(&mut answers, body.next_chunk()).await {
-                    if !held.set(parser.buffered() + chunk.len()) {
-                        return Err(held_too_much(WHAT));
+                    if let Err(why) = held.set(parser.buffered() + chunk.len()) {
+                        return Err(held_too_much(WHAT, &why));
                     }
                     let items = parser.feed(&chunk).map_err(|t| {
                         Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit))
@@ -3064,8 +3064,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 let mut held = Held::of(self.server.clone());
                 while let Some(Ok(chunk)) = body.next_chunk().await {
-                    if !held.set(parser.buffered() + chunk.len()) {
-                        return Err(held_too_much(WHAT));
+                    if let Err(why) = held.set(parser.buffered() + chunk.len()) {
+                        return Err(held_too_much(WHAT, &why));
                     }
                     let items = parser.feed(&chunk).map_err(|t| Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit)))?;
                     for item in items {

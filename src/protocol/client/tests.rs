@@ -2357,7 +2357,7 @@ fn responses_read_at_once_are_bounded_together() {
     block_on(h.client.connect()).unwrap();
     // Other reads hold all but a few bytes of the budget.
     let mut others = Held::default();
-    assert!(others.set(MAX_HELD_BYTES - Held::total() - 16));
+    assert!(others.set(MAX_HELD_BYTES - Held::total() - 16).is_ok());
     for _ in 0..2 {
         let e = block_on(h.client.list_tools()).unwrap_err();
         assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
@@ -2377,12 +2377,12 @@ fn one_servers_reads_cannot_take_the_budget_of_another() {
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), tools(1), tools(2)]);
     block_on(h.client.connect()).unwrap();
     let mut hostile = Held::of(server_of("http://hostile.example:8000/mcp"));
-    assert!(hostile.set(MAX_SERVER_HELD_BYTES));
-    assert!(!Held::of(server_of("http://hostile.example:8000/mcp")).set(1), "nothing more for that server");
+    assert!(hostile.set(MAX_SERVER_HELD_BYTES).is_ok());
+    assert!(Held::of(server_of("http://hostile.example:8000/mcp")).set(1).is_err(), "nothing more for that server");
     assert!(block_on(h.client.list_tools()).is_ok(), "another server's read fits beside it");
     // Another client of this client's server (the same origin) holds all but a few bytes of its share.
     let mut same = Held::of(server_of("http://127.0.0.1/other"));
-    assert!(same.set(MAX_SERVER_HELD_BYTES - 16));
+    assert!(same.set(MAX_SERVER_HELD_BYTES - 16).is_ok());
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.code, ErrorCode::LimitExceeded);
     assert!(e.message.starts_with("tools/list: the responses of http://127.0.0.1 being read at once would hold more than 128 MiB, a server's share of the 256 MiB"), "{e}");
@@ -2392,7 +2392,7 @@ fn one_servers_reads_cannot_take_the_budget_of_another() {
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply(&event, 0)]);
     block_on(h.client.connect()).unwrap();
     let mut same = Held::of(server_of("http://127.0.0.1/other"));
-    assert!(same.set(MAX_SERVER_HELD_BYTES - 16));
+    assert!(same.set(MAX_SERVER_HELD_BYTES - 16).is_ok());
     let e = block_on(h.client.listen()).unwrap_err();
     assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
     assert!(e.message.contains("a server's share"), "{e}");
