@@ -18,7 +18,10 @@
 //!   waits for a POST's answer, reads the stream on for everyone, puts what it reads in the queues of
 //!   those it belongs to and wakes them. What waits unread for one request is bounded
 //!   (`max_buffered_bytes`: `LIMIT_EXCEEDED` for that request), as is one event (`max_event_bytes`:
-//!   `LIMIT_EXCEEDED` for every request, the stream being lost).
+//!   `LIMIT_EXCEEDED` for every request, the stream being lost). All it holds (an event not yet
+//!   complete, the messages waiting for their readers) counts against the memory budget and the
+//!   server's share, as a Streamable HTTP stream does ([`crate::protocol::budget`]): past them,
+//!   `LIMIT_EXCEEDED` for every request too, the stream being lost.
 //! * The transport has no session header: the adapter gives the client one (the `sessionId` of the
 //!   endpoint's query, as the SDKs' servers name it, else one of its own), never sent to the server.
 //!   When the shared stream ends the server has forgotten the session: a request made then (or
@@ -52,6 +55,7 @@ use serde_json::Value;
 use crate::error::{Error, ErrorCode};
 use crate::model::read_json;
 use crate::protocol::auth::split_url;
+use crate::protocol::budget::{server_of, Held, Refusal};
 use crate::protocol::client::content_type_essence;
 use crate::protocol::jsonrpc::Id;
 use crate::protocol::sse::{SseItem, SseParser};
@@ -237,12 +241,14 @@ where
         }
         let mut body = resp.body;
         let mut parser = SseParser::new(self.max_event_bytes);
+        let mut held = Held::of(server_of(&self.url));
         let (endpoint, rest) = 'read: loop {
             let chunk = match body.next_chunk().await {
                 Some(Ok(c)) => c,
                 Some(Err(e)) => return Err(Opening::Failed(e)),
                 None => return Err(Opening::NotLegacy("its event stream ended before an endpoint event".owned())),
             };
+            held.set(parser.buffered() + chunk.len()).map_err(|why| Opening::Failed(TransportError::Refused(Box::new(held_too_much(&why)))))?;
             let items = parser.feed(&chunk).map_err(|t| Opening::NotLegacy(format!("its event stream's first event is larger than {} bytes", t.limit)))?;
             let mut items = items.into_iter();
             while let Some(item) = items.next() {
@@ -271,6 +277,7 @@ where
             state: RefCell::new(ConnState {
                 reader: Reader::Idle(body),
                 parser,
+                held,
                 waiters: Vec::new(),
                 next_key: 0,
                 backlog: Vec::new(),
@@ -288,6 +295,11 @@ where
                         st.route(&ev.data, self.max_buffered_bytes, &mut wake);
                     }
                 }
+            }
+            // What it holds now: at most what it held with the chunk, and a few bytes of framing.
+            if let Err(why) = st.count() {
+                drop(st);
+                conn.end(Some(held_too_much(&why)));
             }
             wake
         };
@@ -652,6 +664,9 @@ enum Ended {
 struct ConnState<B> {
     reader: Reader<B>,
     parser: SseParser,
+    /// What the stream holds (the parser's unfinished event, every waiter's queue, the backlog),
+    /// against the budget and the server's share.
+    held: Held,
     /// By key, oldest first. A few at a time: a list, where a map would cost more code than it saves.
     waiters: Vec<(u64, Waiter)>,
     next_key: u64,
@@ -698,6 +713,7 @@ impl<B> Drop for Registration<B> {
             }
             // It may have been the one reading: another takes over.
             st.others(self.key, &mut wake);
+            st.release();
             wake
         };
         wake.into_iter().for_each(Waker::wake);
@@ -738,6 +754,9 @@ impl<B: Body + 'static> Conn<B> {
                 st.ended = Some(why.map_or(Ended::Closed, |e| Ended::Failed(Box::new(e))));
             }
             st.reader = Reader::None;
+            // The event it was in the middle of will never be complete (nothing is fed to it again).
+            st.parser = SseParser::default();
+            st.release();
             st.waiters.iter_mut().filter_map(|(_, w)| w.waker.take()).collect::<Vec<_>>()
         };
         wake.into_iter().for_each(Waker::wake);
@@ -753,6 +772,8 @@ impl<B: Body + 'static> Conn<B> {
                 if !w.queue.is_empty() {
                     let (event, _) = w.queue.remove(0);
                     w.bytes -= event.len();
+                    // Its reader holds it now, against the budget too.
+                    st.release();
                     let mut wake = Vec::new();
                     st.others(key, &mut wake);
                     drop(st);
@@ -837,6 +858,12 @@ impl<B: Body + 'static> Conn<B> {
                         return Poll::Ready(());
                     }
                     st.reader = Reader::Idle(body);
+                    let want = st.holds() + chunk.len();
+                    if let Err(why) = st.held.set(want) {
+                        drop(st);
+                        self.end(Some(held_too_much(&why)));
+                        return Poll::Ready(());
+                    }
                     match st.parser.feed(&chunk) {
                         Ok(items) => {
                             for item in items {
@@ -845,6 +872,13 @@ impl<B: Body + 'static> Conn<B> {
                                         st.route(&ev.data, self.max_buffered_bytes, &mut wake);
                                     }
                                 }
+                            }
+                            // Framed as events, the messages may take a few bytes more than the chunk did.
+                            if let Err(why) = st.count() {
+                                drop(st);
+                                wake.into_iter().for_each(Waker::wake);
+                                self.end(Some(held_too_much(&why)));
+                                return Poll::Ready(());
                             }
                         }
                         Err(t) => {
@@ -869,6 +903,25 @@ impl<B: Body + 'static> Conn<B> {
 }
 
 impl<B> ConnState<B> {
+    /// The bytes the stream holds: its unfinished event, and the messages waiting to be read.
+    fn holds(&self) -> usize {
+        self.parser.buffered() + self.backlog_bytes + self.waiters.iter().map(|(_, w)| w.bytes).sum::<usize>()
+    }
+
+    /// Holds what it holds now against the budget.
+    fn count(&mut self) -> Result<(), Refusal> {
+        let n = self.holds();
+        self.held.set(n)
+    }
+
+    /// Gives back to the budget what it no longer holds (after something was taken out: holding
+    /// less is never refused).
+    fn release(&mut self) {
+        let n = self.holds();
+        debug_assert!(n <= self.held.get(), "released {n} of {}", self.held.get());
+        let _ = self.held.set(n.min(self.held.get()));
+    }
+
     /// Puts one message of the shared stream (an event's data) where it belongs.
     fn route(&mut self, data: &[u8], cap: usize, wake: &mut Vec<Waker>) {
         let Some(value) = std::str::from_utf8(data).ok().and_then(|t| read_json(t).ok()) else { return };
@@ -948,6 +1001,11 @@ impl<B> ConnState<B> {
     fn waiter(&mut self, key: u64) -> Option<&mut Waiter> {
         self.waiters.iter_mut().find(|(k, _)| *k == key).map(|(_, w)| w)
     }
+}
+
+/// Past the memory budget or the server's share: the error of every request of the stream.
+fn held_too_much(why: &Refusal) -> Error {
+    Error::new(ErrorCode::LimitExceeded, format!("the server's event stream (HTTP+SSE transport): {why}"))
 }
 
 /// A message as one SSE event (`data:` lines).

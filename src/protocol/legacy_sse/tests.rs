@@ -580,6 +580,74 @@ fn what_waits_unread_for_a_request_is_bounded() {
     assert_eq!(e.code, ErrorCode::LimitExceeded);
 }
 
+/// What the shared stream holds (an event not yet complete, a message waiting for its reader)
+/// counts against the memory budget and the server's share, as a Streamable HTTP stream's
+/// unfinished event does: past the share, every request of the stream fails with LIMIT_EXCEEDED,
+/// and everything is given back.
+#[test]
+fn what_the_shared_stream_holds_counts_against_the_budget() {
+    use crate::protocol::budget::{server_of, Held, MAX_SERVER_HELD_BYTES};
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "n".repeat(5_000)}});
+    let sent = note.clone();
+    let fake = Fake::with(Box::new(move |msg, live| {
+        if msg["method"] == "tools/call" && msg["params"]["name"] == "a" {
+            return crate::protocol::client::tests::accepted();
+        }
+        if msg["method"] == "tools/call" && msg["params"]["name"] == "b" {
+            // For no request: it goes to the oldest one (a), which does not read yet.
+            live.message(&sent);
+            live.message(&json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": []}}));
+            // An event that is not complete yet.
+            live.push(UNFINISHED);
+            return crate::protocol::client::tests::accepted();
+        }
+        standard(msg, live)
+    }));
+    const UNFINISHED: &str = "data: {\"jsonrpc\": \"2.0\", \"method\": \"notifications/message\", \"params\": {\"data\": \"ppppppppppppppppppppppppp";
+    let start = Held::total();
+    let (transport, _) = scripted(vec![fake.serve()]);
+    let t = LegacySse::new(transport, SSE_URL, TransportChoice::Sse);
+    let post = |id: i64, method: &str, params: Value| HttpRequest {
+        method: Method::Post,
+        url: SSE_URL.into(),
+        headers: vec![("mcp-session-id".into(), "s1".into())],
+        body: Some(crate::protocol::jsonrpc::request(&Id::Num(id), method, params)),
+        follow_redirects: false,
+    };
+    let read = |b: &mut SseBody<crate::protocol::client::tests::ScriptedBody>| bounded(b.next_chunk(), 100).flatten();
+    let mut init = block_on(t.send(post(0, "initialize", json!({})))).unwrap().body;
+    assert!(read(&mut init).unwrap().is_ok());
+    drop(init);
+    assert_eq!(Held::total(), start, "nothing held once read");
+    let mut a = block_on(t.send(post(1, "tools/call", json!({"name": "a"})))).unwrap().body;
+    let mut b = block_on(t.send(post(2, "tools/call", json!({"name": "b"})))).unwrap().body;
+    assert!(String::from_utf8(read(&mut b).unwrap().unwrap()).unwrap().contains("\"id\":2"));
+    // a's message waits for it, framed as an event (`data: ` and the blank line).
+    let waiting = format!("data: {note}\n\n").len();
+    assert_eq!(Held::total() - start, waiting);
+    assert!(String::from_utf8(read(&mut a).unwrap().unwrap()).unwrap().contains("notifications/message"));
+    assert_eq!(Held::total(), start, "its reader holds it now, and counts it");
+    // a reads on: the event that is not complete waits in the parser.
+    assert!(read(&mut a).is_none(), "a waits");
+    assert_eq!(Held::total() - start, UNFINISHED.len());
+    // Another client of the server holds all but a few bytes of its share: the next chunk is past it.
+    let mut same = Held::of(server_of("http://127.0.0.1:3001/other"));
+    assert!(same.set(MAX_SERVER_HELD_BYTES - UNFINISHED.len() - 16).is_ok());
+    fake.stream(1).push("ppppppppppppppppppppppppp");
+    let Some(Err(TransportError::Refused(e))) = read(&mut a) else { panic!("past the share") };
+    assert_eq!(e.code, ErrorCode::LimitExceeded);
+    assert!(
+        e.message.starts_with("the server's event stream (HTTP+SSE transport): the responses of http://127.0.0.1:3001 being read at once would hold more than 128 MiB, a server's share"),
+        "{}",
+        e.message
+    );
+    assert!(fake.stream(1).dropped(), "the stream is lost");
+    drop(same);
+    assert_eq!(Held::total(), start, "given back once the stream ended");
+    drop((a, b, t));
+    assert_eq!(Held::total(), start);
+}
+
 /// Each request is its own task (as each JS promise is): when the one that read the stream last
 /// leaves with its response, another must be woken to read on, or the response behind it waits
 /// for ever.
