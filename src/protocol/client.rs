@@ -1807,9 +1807,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// The body is held once: with a length, in a buffer of exactly that size (its first
     /// [`FIRST_RESERVE`] at first, then all of it once the body proves longer, so that a length
     /// that lies larger costs no more than that), held against the budget before it is taken;
-    /// without one, as the chunks came, joined once at the end. A buffer that grows by doubling
-    /// held up to twice the body, and in wasm the blocks it outgrew are left behind as memory the
-    /// module keeps (a refused 100 MB body left 257 MB).
+    /// without one, as the chunks came, joined once at the end (held twice while they are joined,
+    /// and counted twice then). A buffer that grows by doubling held up to twice the body, and in
+    /// wasm the blocks it outgrew are left behind as memory the module keeps (a refused 100 MB
+    /// body left 257 MB).
     async fn read_json(&self, id: &Id, method: &str, mut body: T::Body, on_progress: Option<&dyn Fn(&Value)>, length: Option<usize>) -> Result<Value> {
         let mut held = Held::of(self.server.clone());
         let mut bytes: Vec<u8> = Vec::new();
@@ -1846,12 +1847,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if chunks.len() == 1 {
             bytes = chunks.pop().unwrap_or_default();
         } else if !chunks.is_empty() {
+            // Joined, the body is held twice until the chunks are dropped: counted so.
+            if let Err(why) = held.set(total.saturating_mul(2)) {
+                return Err(held_too_much(method, &why));
+            }
             bytes.reserve_exact(total);
             for c in chunks.drain(..) {
                 bytes.extend_from_slice(&c);
             }
+            drop(chunks);
+            // Holding less never fails.
+            let _ = held.set(total);
         }
-        drop(chunks);
         // Decode first, so one instance of the JSON parser (over &str) serves every input.
         let text = std::str::from_utf8(&bytes)
             .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid UTF-8")).with_detail("bodyPreview", preview(&bytes)))?;

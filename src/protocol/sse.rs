@@ -132,7 +132,7 @@ impl SseParser {
             if b == b'\n' || b == b'\r' {
                 self.line.extend_from_slice(&bytes[start..i]);
                 let line = std::mem::take(&mut self.line);
-                self.process_line(&line, out)?;
+                self.process_line(line, out)?;
                 self.after_cr = b == b'\r';
                 start = i + 1;
             }
@@ -144,7 +144,7 @@ impl SseParser {
         Ok(())
     }
 
-    fn process_line(&mut self, line: &[u8], out: &mut Vec<SseItem>) -> Result<(), SseTooLarge> {
+    fn process_line(&mut self, mut line: Vec<u8>, out: &mut Vec<SseItem>) -> Result<(), SseTooLarge> {
         if line.is_empty() {
             // Dispatch.
             if self.has_data || self.event.is_some() {
@@ -163,24 +163,28 @@ impl SseParser {
         if line[0] == b':' {
             return Ok(()); // comment
         }
-        let (field, value) = match line.iter().position(|&b| b == b':') {
-            Some(p) => {
-                let v = &line[p + 1..];
-                (&line[..p], v.strip_prefix(b" ").unwrap_or(v))
-            }
-            None => (line, &[][..]),
+        let (field_end, value_start) = match line.iter().position(|&b| b == b':') {
+            Some(p) => (p, if line.get(p + 1) == Some(&b' ') { p + 2 } else { p + 1 }),
+            None => (line.len(), line.len()),
         };
-        match field {
-            b"data" => {
-                if self.has_data {
-                    self.data.push(b'\n');
-                }
-                self.data.extend_from_slice(value);
-                self.has_data = true;
-                if self.data.len() > self.max_event_bytes {
-                    return Err(SseTooLarge { limit: self.max_event_bytes });
-                }
+        if &line[..field_end] == b"data" {
+            if self.has_data {
+                self.data.push(b'\n');
+                self.data.extend_from_slice(&line[value_start..]);
+            } else {
+                // The event's first data line (most often its only one) becomes its data, moved
+                // rather than copied: a copy would hold the event twice.
+                line.drain(..value_start);
+                self.data = line;
             }
+            self.has_data = true;
+            if self.data.len() > self.max_event_bytes {
+                return Err(SseTooLarge { limit: self.max_event_bytes });
+            }
+            return Ok(());
+        }
+        let (field, value) = (&line[..field_end], &line[value_start..]);
+        match field {
             b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
             // An id with NUL is ignored (the spec); so is a retry that is not all digits.
             b"id" if !value.contains(&0) => {
@@ -276,6 +280,19 @@ mod tests {
             got.extend(p.feed(std::slice::from_ref(b)).unwrap());
         }
         assert_eq!(got, expected);
+    }
+
+    /// An event's data line is not copied into its data: the event would be held twice, as
+    /// the line read and as the data, where the budget counts it once.
+    #[test]
+    fn a_data_line_becomes_the_events_data_without_a_copy() {
+        let mut p = SseParser::default();
+        assert!(p.feed(format!("data: {}", "x".repeat(100_000)).as_bytes()).unwrap().is_empty());
+        let line = p.line.as_ptr();
+        let items = p.feed(b"\n\n").unwrap();
+        let [SseItem::Event(e)] = &items[..] else { panic!("{items:?}") };
+        assert_eq!(e.data.len(), 100_000);
+        assert_eq!(e.data.as_ptr(), line, "the line's buffer, not a copy of it");
     }
 
     #[test]

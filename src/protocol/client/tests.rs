@@ -2367,6 +2367,41 @@ fn responses_read_at_once_are_bounded_together() {
     assert!(block_on(h.client.list_tools()).is_ok());
 }
 
+/// A JSON body without a Content-Length is read as its chunks came and joined at the end: held
+/// twice while they are joined, and counted twice then, so that the budget sees the peak.
+#[test]
+fn joining_a_json_bodys_chunks_counts_the_body_twice() {
+    use crate::protocol::budget::{server_of, Held, MAX_SERVER_HELD_BYTES};
+    let text = |id: u32| json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "x".repeat(10_000)}]}}).to_string();
+    let chunked = |id: u32| {
+        let text = text(id);
+        let (first, second) = text.as_bytes().split_at(text.len() / 2);
+        Reply::Http {
+            status: 200,
+            headers: vec![("content-type", "application/json".into())],
+            chunks: vec![first.to_vec(), second.to_vec()],
+            then_hang: false,
+            then_error: false,
+        }
+    };
+    let len = text(1).len();
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), chunked(1), chunked(2)]);
+    block_on(h.client.connect()).unwrap();
+    // Another client of the server holds all but one and a half bodies of its share: the chunks
+    // fit, the join does not.
+    let mut same = Held::of(server_of("http://127.0.0.1/other"));
+    assert!(same.set(MAX_SERVER_HELD_BYTES - len * 3 / 2).is_ok());
+    let Err(e) = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())) else { panic!("the join is past the share") };
+    assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+    assert!(e.message.starts_with("tools/call: the responses of http://127.0.0.1 being read at once would hold more than 128 MiB"), "{e}");
+    // Room for both: read.
+    assert!(same.set(MAX_SERVER_HELD_BYTES - len * 2).is_ok());
+    let r = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"].as_str().map(str::len), Some(10_000));
+    drop(same);
+    assert_eq!(Held::total(), 0, "given back");
+}
+
 /// A server whose reads hold their whole share (a hostile one leaving SSE events unfinished)
 /// does not make another server's responses fail; the reads of a client's own server past that
 /// share do, and the error says whose they are.
