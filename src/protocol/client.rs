@@ -1867,6 +1867,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid JSON: {e}")).with_detail("bodyPreview", preview(&bytes))
             })
         })?;
+        // Parsed: the body is given back before a request of the server's in it is answered (its
+        // handler may wait on a person).
+        drop(bytes);
+        drop(held);
         for msg in classify_all(value) {
             if let Some(result) = self.handle(id, method, msg, on_progress, false).await? {
                 return Ok(result);

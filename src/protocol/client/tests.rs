@@ -2402,6 +2402,32 @@ fn joining_a_json_bodys_chunks_counts_the_body_twice() {
     assert_eq!(Held::total(), 0, "given back");
 }
 
+/// A JSON body that carries a request of the server's beside the response is given back (to the
+/// memory and the budget) before the request handler is awaited: a person may take minutes.
+#[test]
+fn a_json_body_is_given_back_before_its_server_request_is_answered() {
+    use crate::protocol::budget::Held;
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage", "params": {}},
+        {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "x".repeat(10_000)}]}},
+    ]);
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), json_reply(batch), accepted()]);
+    let held_then = Rc::new(Cell::new(usize::MAX));
+    let seen = held_then.clone();
+    h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+        let seen = seen.clone();
+        Box::pin(async move {
+            seen.set(Held::total());
+            Ok(json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}))
+        })
+    })));
+    block_on(h.client.connect()).unwrap();
+    let r = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"].as_str().map(str::len), Some(10_000));
+    assert_eq!(held_then.get(), 0, "nothing held while the handler answers");
+    assert_eq!(body(&h.log.borrow().requests[3])["id"], 7, "answered");
+}
+
 /// A server whose reads hold their whole share (a hostile one leaving SSE events unfinished)
 /// does not make another server's responses fail; the reads of a client's own server past that
 /// share do, and the error says whose they are.
