@@ -31,7 +31,9 @@ thread_local! {
 }
 
 /// The server a URL reaches, for the budget: its origin (`scheme://host:port`, lower-cased), or
-/// the URL itself when it has none (a page-relative URL: the page's server).
+/// the URL itself when it has none (a page-relative URL the host could not resolve: the client
+/// resolves one first, [`crate::protocol::transport::Transport::resolve_url`], so that every
+/// client of the page's origin shares its share).
 pub fn server_of(url: &str) -> Rc<str> {
     let Some(scheme_end) = url.find("://") else { return Rc::from(url) };
     let rest = &url[scheme_end + 3..];

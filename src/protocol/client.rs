@@ -673,7 +673,9 @@ const CORS_HINT: &str = "the server is unreachable, or (from a browser) its CORS
 impl<T: Transport, C: Clock> Client<T, C> {
     /// A client; call [`Client::connect`] before anything else.
     pub fn new(transport: T, clock: C, opts: ClientOptions) -> Self {
-        let server = crate::protocol::budget::server_of(&opts.url);
+        // A relative URL's server is the page's: the clients of its origin share one share,
+        // however their URLs are written.
+        let server = crate::protocol::budget::server_of(transport.resolve_url(&opts.url).as_deref().unwrap_or(&opts.url));
         Self {
             transport,
             clock,

@@ -446,6 +446,10 @@ where
     fn url_host(&self, url: &str) -> Option<String> {
         self.inner.url_host(url)
     }
+
+    fn resolve_url(&self, url: &str) -> Option<String> {
+        self.inner.resolve_url(url)
+    }
 }
 
 /// Why a GET of the URL opened no session of the old transport.

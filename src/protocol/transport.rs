@@ -125,6 +125,13 @@ pub trait Transport {
         None
     }
 
+    /// `url` as a request to it is sent: a relative URL (`/mcp`) resolved as the host resolves it
+    /// (in a browser, against the page's location); `None` when it is absolute, or the host
+    /// resolves nothing.
+    fn resolve_url(&self, _url: &str) -> Option<String> {
+        None
+    }
+
     /// Why the last look for the deprecated HTTP+SSE transport (the `auto` choice, after a refused
     /// `initialize`) found none, when there was such a look.
     fn legacy_probe(&self) -> Option<String> {

@@ -216,6 +216,10 @@ const READ_HEADERS: &[&str] = &["content-type", "content-length", "mcp-session-i
 impl Transport for FetchTransport {
     type Body = FetchBody;
 
+    fn resolve_url(&self, url: &str) -> Option<String> {
+        crate::wasm::mcp::page_url(url)
+    }
+
     fn url_host(&self, url: &str) -> Option<String> {
         // `new URL(url).hostname`: the host fetch connects to, as the runtime's parser reads it.
         let ctor = get(&js_sys::global(), "URL").dyn_into::<Function>().ok()?;

@@ -615,7 +615,7 @@ fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc
 
 /// A relative URL (`/mcp`, `//host/mcp`) resolved against the page's location, as the browser
 /// resolves it; `None` outside a page (and for an absolute URL, which needs nothing).
-fn page_url(url: &str) -> Option<String> {
+pub(crate) fn page_url(url: &str) -> Option<String> {
     if !url.starts_with('/') {
         return None;
     }

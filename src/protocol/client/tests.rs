@@ -2428,6 +2428,38 @@ fn a_json_body_is_given_back_before_its_server_request_is_answered() {
     assert_eq!(body(&h.log.borrow().requests[3])["id"], 7, "answered");
 }
 
+/// A transport that resolves relative URLs against a page's location, as fetch in a browser does.
+struct Paged(Scripted);
+
+impl Transport for Paged {
+    type Body = ScriptedBody;
+    fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<ScriptedBody>, TransportError>> {
+        self.0.send(req)
+    }
+    fn resolve_url(&self, url: &str) -> Option<String> {
+        url.starts_with('/').then(|| format!("http://page.example{url}"))
+    }
+}
+
+/// A page's relative URLs are its origin's: their clients share one share of the budget, as the
+/// clients of two absolute URLs of one origin do, and beside those.
+#[test]
+fn relative_urls_of_a_page_share_its_origins_share() {
+    use crate::protocol::budget::{server_of, Held, MAX_SERVER_HELD_BYTES};
+    let tools = |id: u32| json_reply(json!({"jsonrpc": "2.0", "id": id, "result": {"tools": []}}));
+    let (transport, _) = scripted(vec![init_reply("2025-11-25", Some("s")), accepted(), tools(1), tools(2)]);
+    let (clock, _) = fake_clock(10_000);
+    let client = Client::new(Paged(transport), clock, ClientOptions::new("/a/mcp"));
+    block_on(client.connect()).unwrap();
+    assert!(block_on(client.list_tools()).is_ok());
+    // The client of another path of the page (or of its absolute URL) holds all but a few bytes of the share.
+    let mut other = Held::of(server_of(&Paged(scripted(vec![]).0).resolve_url("/b/mcp").unwrap()));
+    assert!(other.set(MAX_SERVER_HELD_BYTES - 16).is_ok());
+    let Err(e) = block_on(client.list_tools()) else { panic!("past the page's share") };
+    assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+    assert!(e.message.starts_with("tools/list: the responses of http://page.example being read at once would hold more than 128 MiB"), "{e}");
+}
+
 /// A server whose reads hold their whole share (a hostile one leaving SSE events unfinished)
 /// does not make another server's responses fail; the reads of a client's own server past that
 /// share do, and the error says whose they are.
