@@ -1508,8 +1508,9 @@ export interface McpClientOptions {
   maxEventBytes?: number;
   /**
    * Largest JSON response in bytes (default 64 MiB). Whatever each is allowed, the responses every client of
-   * the module is reading at once hold at most 256 MiB together, and those of one server (the origin of its URL,
-   * however many clients speak to it) at most 128 MiB, so that a server holding its responses unfinished cannot
+   * the module is reading at once hold at most 256 MiB together (the deprecated HTTP+SSE transport's shared stream
+   * included), and those of one server (the origin of its URL, a relative URL's being the page's, however many
+   * clients speak to it) at most 128 MiB, so that a server holding its responses unfinished cannot
    * make another's fail: a read past either is `LIMIT_EXCEEDED`, naming the server, or the servers holding the
    * most (many large responses at once took the module past WebAssembly's 4 GiB, a trap for every client).
    */
