@@ -62,11 +62,22 @@ enum Stop {
 type Step<T> = Result<T, Stop>;
 
 /// What the OpenAI walk gathers on the way: what strict mode's limits count, and whether it
-/// left a node to the general path while it went on ([`strict_object`]).
+/// left a node to the general path while it went on ([`strict_object`]), with at most how many
+/// schema nodes the general path enters there (which may pass the node limit, an error there).
 #[derive(Default)]
 struct Walk {
     budget: Budget,
     left: bool,
+    left_nodes: usize,
+}
+
+/// At least as many nodes as a schema walk enters below and at `node` (every object counts).
+fn nodes_in(node: &Node) -> usize {
+    match node {
+        Node::Obj(entries) => 1 + entries.iter().map(|(_, v)| nodes_in(v)).sum::<usize>(),
+        Node::Arr(items) => items.iter().map(nodes_in).sum(),
+        _ => 0,
+    }
 }
 
 /// A node's argument plan: `None` when it changes nothing, which is every node's when no plans
@@ -124,6 +135,9 @@ pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider, a
             Ok(_) if walk.budget.exceeded().is_some() => Err(Stop::NotStrict),
             Ok(_) if walk.left => Err(Stop::General),
             Ok((node, plan)) => Ok((Some(super::written(buffer, |out| node.write(out))), plan.unwrap_or_default(), (0, 0))),
+            // The general path enters the left nodes' subtrees first, where the node limit may
+            // stop it before it finds the schema non-strict.
+            Err(Stop::NotStrict) if walk.left && levels.nodes.saturating_add(walk.left_nodes) > levels.max_nodes => Err(Stop::General),
             Err(stop) => Err(stop),
         }
     };
@@ -253,6 +267,13 @@ fn strict_object<'n, 'a>(
     // general path's verdict too (sent as it is, without the general path's rewrite).
     if is_object && o.has("anyOf") && matches!(raw(&o, "properties"), Some(Node::Obj(p)) if !p.is_empty()) {
         walk.left = true;
+        // The subtree, and the object's own properties copied into each branch.
+        let branches = match raw(&o, "anyOf") {
+            Some(Node::Arr(b)) => b.len(),
+            _ => 0,
+        };
+        let own = raw(&o, "properties").map_or(0, nodes_in);
+        walk.left_nodes = walk.left_nodes.saturating_add(entries.iter().map(|(_, v)| nodes_in(v)).sum::<usize>() + 1).saturating_add(own.saturating_mul(branches));
         return Ok((Strict(o, false), None));
     }
     if let Some(Node::Arr(values)) = may(has, keys::ENUM).then(|| raw(&o, "enum")).flatten() {
@@ -1280,5 +1301,18 @@ mod tests {
         let many: serde_json::Map<String, Value> = (0..5001).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
         let schema = json!({"type": "object", "properties": {"a": own, "b": {"type": "object", "properties": many}}});
         assert_eq!(strict(schema).1, Took::NotStrict);
+        // A left node whose copies may pass the node limit there (an error the general path
+        // meets before the open map): the general path's to decide.
+        let props: serde_json::Map<String, Value> = (0..200).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
+        let branches: Vec<Value> = (0..600).map(|i| json!({"type": "object", "properties": {format!("b{i}"): {"type": "string"}}})).collect();
+        let huge = json!({"type": "object", "properties": props, "anyOf": branches});
+        let schema = json!({"type": "object", "properties": {"a": huge, "b": open}});
+        let tools = json!([{ "name": "t", "inputSchema": schema }]);
+        let mut opts = ConvertOptions::default();
+        opts.schema.strict = true;
+        let (fast, general) = (convert_json(&tools.to_string(), Provider::OpenAi, &opts), convert(tools, Provider::OpenAi, &opts));
+        let general = general.map(|c| c.tools.to_string());
+        assert!(matches!(&general, Err(e) if e.code == crate::error::ErrorCode::LimitExceeded), "the general path meets the node limit");
+        assert_eq!(fast.map_err(|e| e.code).map(|_| ()), general.map_err(|e| e.code).map(|_| ()));
     }
 }
