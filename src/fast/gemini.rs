@@ -431,6 +431,10 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
     };
     // `const` as a one-value enum, unless there is an enum.
     if has & keys::CONST != 0 {
+        // Beside an enum, the two are intersected there.
+        if has & keys::ENUM != 0 {
+            return None;
+        }
         if let Some(c) = o.take("const") {
             if has & keys::ENUM == 0 {
                 o.insert("enum", arena.alloc(Node::Arr(arena.alloc_slice_fill_iter([*c]))));

@@ -388,9 +388,26 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         distribute_into_branches(&mut o, cx);
     }
     if let Some(c) = o.take("const") {
-        if !o.has("enum") {
-            o.put("enum", Value::Array(vec![c]));
-            cx.change("gemini/const", "const rewritten as a one-value enum");
+        match o.find_mut("enum") {
+            None => {
+                o.put("enum", Value::Array(vec![c]));
+                cx.change("gemini/const", "const rewritten as a one-value enum");
+            }
+            // Both hold: the const's value, if the enum has it.
+            Some(Value::Array(values)) if values.contains(&c) => {
+                if values.len() > 1 {
+                    *values = vec![c];
+                    cx.change("gemini/const", "const beside an enum: the enum narrowed to the const's value");
+                }
+            }
+            Some(values) => {
+                let listed = crate::schema::short_json(values);
+                *values = Value::Array(vec![c.clone()]);
+                cx.problem(
+                    "gemini/const",
+                    format!("const {} is not among the enum's values {listed}: no value can match both; written as the const's value", crate::schema::short_json(&c)),
+                );
+            }
         }
     }
     // An enum of null alone: no string is left for Gemini's enum (it has no empty one).
@@ -1251,6 +1268,19 @@ mod tests {
     fn const_becomes_enum_and_enums_become_strings() {
         // https://github.com/zed-industries/zed/issues/45552
         assert_eq!(prop(json!({"const":"a"})), json!({"type":"string","enum":["a"]}));
+        // Beside an enum, both hold: the const's value (never the enum's other values).
+        assert_eq!(prop(json!({"const":"a","enum":["a","b"]})), json!({"type":"string","enum":["a"]}));
+        let (s, _, cx) = run(json!({"type":"object","properties":{"p":{"const":"c","enum":["a","b"]}}}));
+        assert_eq!(s["properties"]["p"]["enum"], json!(["c"]));
+        assert!(cx.problems.iter().any(|d| d.rule == "gemini/const" && d.message.contains("no value can match")), "{:?}", cx.problems);
+        for schema in [json!({"const":"a","enum":["a","b"]}), json!({"const":1,"enum":[1,2],"type":"integer"}), json!({"const":"c","enum":["a"]})] {
+            let tools = json!([{"name": "t", "inputSchema": {"type": "object", "properties": {"p": schema}}}]);
+            for provider in [crate::providers::Provider::Gemini, crate::providers::Provider::Vertex] {
+                let fast = crate::convert::convert_json(&tools.to_string(), provider, &crate::convert::ConvertOptions::default()).unwrap();
+                let general = crate::convert::convert(tools.clone(), provider, &crate::convert::ConvertOptions::default()).unwrap();
+                assert_eq!(fast, general.tools.to_string());
+            }
+        }
         // https://github.com/rikkahub/rikkahub/issues/477
         let (s, plan, _) = run(json!({"type":"object","properties":{"base":{"type":"integer","enum":[2,8,10,16]}}}));
         assert_eq!(s["properties"]["base"], json!({"type":"string","enum":["2","8","10","16"]}));
