@@ -1754,7 +1754,8 @@ export interface McpRequestContext {
   /**
    * The client request it came for: the one whose response stream brought it (a 2026-07-28 input request: the
    * request whose `input_required` round asked for it), `tool` being the name of a `tools/call`'s tool; its
-   * `timeoutMs` stands while `onRequest` answers. `null` for a request the server sent on the listening stream
+   * `timeoutMs` stands while `onRequest` answers. For a tool run as a task (2025-11-25), whose input the server asks
+   * for on the stream of the client's `tasks/result` (or `tasks/get`), it is the `tools/call` that was made. `null` for a request the server sent on the listening stream
    * (`listen()`), on its own, and for every request over the deprecated HTTP+SSE transport (`transport: "sse"`),
    * whose single stream carries them all, so that which call one is for cannot be told (and no call's timeout
    * stands for it).

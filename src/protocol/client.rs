@@ -244,7 +244,8 @@ pub struct RequestContext {
     /// The request's JSON-RPC id (a 2026-07-28 input request's key in `inputRequests`).
     pub id: Value,
     /// The client request it came for: the one whose response stream brought it, or whose
-    /// 2026-07-28 `input_required` round asked for it. `None` for one the listening stream
+    /// 2026-07-28 `input_required` round asked for it. One that a `tasks/*` request's stream brings
+    /// comes for the `tools/call` whose task that request follows ([`Client::call_tool`]). `None` for one the listening stream
     /// ([`Client::listen`]) brought, and for every one over the deprecated HTTP+SSE transport,
     /// whose single stream carries them all (which request one is for cannot be told there).
     pub related: Option<Related>,
@@ -467,6 +468,20 @@ impl InFlight {
     }
 }
 
+/// Which client request the server requests that a request's response streams bring came for
+/// ([`RequestContext::related`]).
+#[derive(Clone, Copy)]
+enum Behalf<'a> {
+    /// The request's own round.
+    Own,
+    /// The request's own round, kept here too: a `tools/call` that creates a task
+    /// ([`Client::call_tool`]).
+    Kept(&'a RefCell<Option<Related>>),
+    /// Another request: the `tools/call` whose task a `tasks/get` or `tasks/result` follows, as
+    /// the user made it (the server asks for a task's input on the `tasks/result` stream).
+    Of(&'a Related),
+}
+
 /// An [`InFlight`] in [`Client::in_flight`] for as long as it is.
 struct Registered<'c> {
     list: &'c RefCell<Vec<(Id, Rc<InFlight>)>>,
@@ -474,9 +489,16 @@ struct Registered<'c> {
 }
 
 impl<'c> Registered<'c> {
-    fn new(list: &'c RefCell<Vec<(Id, Rc<InFlight>)>>, id: &Id, method: &str, params: &Value) -> Self {
-        let tool = (method == "tools/call").then(|| params.get("name").and_then(Value::as_str).map(str::to_owned)).flatten();
-        let related = Related { id: id.clone(), method: method.to_owned(), tool };
+    fn new(list: &'c RefCell<Vec<(Id, Rc<InFlight>)>>, id: &Id, method: &str, params: &Value, behalf: Behalf<'_>) -> Self {
+        let related = if let Behalf::Of(call) = behalf {
+            call.clone()
+        } else {
+            let tool = (method == "tools/call").then(|| params.get("name").and_then(Value::as_str).map(str::to_owned)).flatten();
+            Related { id: id.clone(), method: method.to_owned(), tool }
+        };
+        if let Behalf::Kept(kept) = behalf {
+            *kept.borrow_mut() = Some(related.clone());
+        }
         let call = Rc::new(InFlight { related, answering: Cell::new(0), since: Cell::new(0), paused: Cell::new(0), changed: CloseSignal::default() });
         list.borrow_mut().push((id.clone(), call.clone()));
         Self { list, call }
@@ -1275,15 +1297,20 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// sent (`CAPABILITY_NOT_NEGOTIATED`, `capability` naming it), told again for the session a
     /// renewal brings.
     pub async fn request(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
-        self.request_on_session(method, params, opts).await.map(|(v, _)| v)
+        self.request_on_session(method, params, opts, Behalf::Own).await.map(|(v, _)| v)
+    }
+
+    /// [`Client::request`], its server requests said to come for the request `behalf` names.
+    async fn request_for(&self, method: &str, params: Value, opts: &mut CallOptions, behalf: Behalf<'_>) -> Result<Value> {
+        self.request_on_session(method, params, opts, behalf).await.map(|(v, _)| v)
     }
 
     /// [`Client::request`], with the generation of the session that answered. With a 2026-07-28
     /// server a request may take several rounds (`input_required`): `max_total_timeout_ms` bounds
     /// them all (each exchange's own bound is the 2025 revisions' way, which must tell the server).
-    async fn request_on_session(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<(Value, u64)> {
+    async fn request_on_session(&self, method: &str, params: Value, opts: &mut CallOptions, behalf: Behalf<'_>) -> Result<(Value, u64)> {
         let total = opts.max_total_timeout_ms.filter(|_| self.is_modern());
-        let attempts = self.request_attempts(method, params, opts);
+        let attempts = self.request_attempts(method, params, opts, behalf);
         let Some(ms) = total else { return attempts.await };
         let sleep = self.clock.sleep(ms);
         pin_mut!(attempts, sleep);
@@ -1294,7 +1321,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
-    async fn request_attempts(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<(Value, u64)> {
+    async fn request_attempts(&self, method: &str, params: Value, opts: &mut CallOptions, behalf: Behalf<'_>) -> Result<(Value, u64)> {
         let mut params = merge_meta(params, opts.meta.as_ref())?;
         let mut retried = false;
         // 2026-07-28: sent again once after a refusal of its version that names it as supported,
@@ -1329,7 +1356,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let headers = if modern { self.modern_headers(method, &sent)? } else { Vec::new() };
             let body = jsonrpc::request(&id, method, sent);
             let _token = opts.on_progress.is_some().then(|| ProgressToken::new(&self.progress_tokens, &id));
-            let round = Registered::new(&self.in_flight, &id, method, &params);
+            let round = Registered::new(&self.in_flight, &id, method, &params, behalf);
             match self.run_with_timeout(&id, method, body, true, &headers, opts).await {
                 Ok((v, _)) if !modern => return Ok((v, gen)),
                 Ok((v, _)) => match v.get("resultType") {
@@ -2585,7 +2612,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let result = if cursor.is_some() && self.session_gen.get() != gen {
                 Err(Error::new(ErrorCode::SessionExpired, format!("{method}: the session was renewed between pages")))
             } else {
-                self.request_on_session(method, Value::Object(params), opts).await
+                self.request_on_session(method, Value::Object(params), opts, Behalf::Own).await
             };
             let (mut result, answered) = match result {
                 // A cursor of a session that was renewed since (refused here, or by `request`
@@ -2678,12 +2705,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
             TaskProgress::new(&self.task_progress, token, handler)
         });
         let params = merge_meta(Value::Object(params), meta.as_ref())?;
-        let result = self.request("tools/call", params, opts).await?;
-        match result.get("task") {
+        // The call as the user made it: the server requests that come while its task runs are
+        // said to come for it.
+        let call = RefCell::new(None);
+        let result = self.request_for("tools/call", params, opts, Behalf::Kept(&call)).await?;
+        match (result.get("task"), call.into_inner()) {
             // A server may answer a task-augmented call at once, with the result itself.
-            Some(task) if result.get("content").is_none() => {
+            (Some(task), Some(call)) if result.get("content").is_none() => {
                 let task = task.clone();
-                let result = self.run_task(name, task, deadline, total, opts).await?;
+                let result = self.run_task(name, &call, task, deadline, total, opts).await?;
                 self.checked_result(name, result)
             }
             _ => self.checked_result(name, result),
@@ -2743,7 +2773,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// [`Client::call_tool`]). Each request about it goes with the caller's options and the time
     /// left; a poll that meets a network error is tried again once. However it fails while the
     /// task runs (but for the server's own cancellation), the task is cancelled.
-    async fn run_task(&self, tool: &str, mut task: Value, deadline: u64, total: u64, opts: &mut CallOptions) -> Result<Value> {
+    async fn run_task(&self, tool: &str, call: &Related, mut task: Value, deadline: u64, total: u64, opts: &mut CallOptions) -> Result<Value> {
         let Some(id) = task.get("taskId").and_then(Value::as_str).map(str::to_owned) else {
             return Err(Error::new(ErrorCode::Protocol, format!("tools/call {tool}: the created task has no taskId")));
         };
@@ -2778,7 +2808,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 break Err(Error::new(ErrorCode::Timeout, ""));
             }
             opts.timeout_ms = Some(left);
-            match self.request(method, object([("taskId", string(&id))]), opts).await {
+            match self.request_for(method, object([("taskId", string(&id))]), opts, Behalf::Of(call)).await {
                 Ok(r) if method == "tasks/result" => break Ok(r),
                 Ok(t) => task = t,
                 Err(e) if e.code == ErrorCode::Network && method == "tasks/get" && !retried => retried = true,
@@ -2797,7 +2827,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             (String::new(), None)
         } else {
             // Told, within a short bound: the task would otherwise run on for nothing.
-            let told = self.request("tasks/cancel", object([("taskId", string(&id))]), &mut CallOptions { timeout_ms: Some(5_000), ..CallOptions::default() }).await.is_ok();
+            let told = self.request_for("tasks/cancel", object([("taskId", string(&id))]), &mut CallOptions { timeout_ms: Some(5_000), ..CallOptions::default() }, Behalf::Of(call)).await.is_ok();
             (format!("; task {id} {}", if told { "was cancelled" } else { "could not be cancelled" }), Some(told))
         };
         let message = format!("tools/call {tool}: {}{suffix}", failed.message);

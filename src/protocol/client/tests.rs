@@ -3756,6 +3756,30 @@ fn a_tasks_progress_and_a_failed_poll() {
     assert_eq!(methods, ["tools/call", "tasks/get", "tasks/get", "tasks/cancel"]);
 }
 
+/// A task's input is asked for on the `tasks/result` stream: the request names the `tools/call`
+/// the user made (its id, its tool), not the `tasks/result` that brought it.
+#[test]
+fn a_tasks_server_request_names_the_call() {
+    let mut replies = task_server();
+    // Ids: initialize 0, tools/list 1, tools/call 2, tasks/get 3, tasks/result 4.
+    let ask = r#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":"go on?","requestedSchema":{"type":"object","properties":{}}}}"#;
+    let done = r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"done"}]}}"#;
+    replies.extend([Reply::Echo(json!({"task": task("working", 100)})), Reply::Echo(task("input_required", 100)), sse_events(&[ask, done], false), accepted()]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s2 = seen.clone();
+    h.client.set_request_handler(Some(Box::new(move |_, _, context| {
+        s2.borrow_mut().push(context.related.as_ref().map_or(Value::Null, Related::to_value));
+        Box::pin(async { Ok(json!({"action": "accept", "content": {}})) })
+    })));
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let r = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"], "done");
+    let sent: Vec<Value> = h.log.borrow().requests[3..].iter().map(body).collect();
+    assert_eq!((&sent[0]["method"], &sent[2]["method"]), (&json!("tools/call"), &json!("tasks/result")));
+    assert_eq!(*seen.borrow(), [json!({"id": sent[0]["id"], "method": "tools/call", "tool": "research"})]);
+}
 
 fn rpc_error_reply(id: i64, code: i64, message: &str) -> Reply {
     json_reply(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}))
