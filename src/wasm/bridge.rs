@@ -62,34 +62,43 @@ pub(crate) fn describe(e: &JsValue) -> String {
     }
 }
 
-/// Why `url`, a relative URL (`/mcp`, `//host/mcp`), cannot be fetched here, when it cannot: the
-/// runtime's `fetch` takes it against the page's base URL or the worker's location, and there is
-/// none outside them (Node, Deno, Cloudflare Workers), nor one a path resolves against in a worker
-/// started from a `blob:` or `data:` URL (whose location is that URL). `fetch` itself says only
-/// "Failed to parse URL", which reads as an unreachable server or a CORS refusal.
+/// Why `url`, a relative URL (`/mcp`, `//host/mcp`), cannot be fetched here, when it cannot
+/// ([`fetched_url`]).
 fn unresolvable_url(url: &str) -> Option<String> {
+    fetched_url(url).err()
+}
+
+/// `url` as the runtime's `fetch` takes it: a relative URL (`/mcp`, `//host/mcp`) against the
+/// page's base URL (`document.baseURI`: a `<base href>`'s, an about:srcdoc frame's parent's), or
+/// the worker's location; `Ok(None)` for a URL that is not relative. `Err` says why a relative
+/// one cannot be fetched here: there is no base outside a page or a worker (Node, Deno,
+/// Cloudflare Workers), nor one a path resolves against in a worker started from a `blob:` or
+/// `data:` URL (whose location is that URL). `fetch` itself says only "Failed to parse URL",
+/// which reads as an unreachable server or a CORS refusal. Everything that takes a relative
+/// server URL somewhere (the OAuth discovery, the HTTP+SSE endpoint's origin) takes it here, so
+/// that all agree with `fetch`.
+pub(crate) fn fetched_url(url: &str) -> Result<Option<String>, String> {
     if !url.starts_with('/') {
-        return None;
+        return Ok(None);
     }
     let global = js_sys::global();
-    let ctor = get(&global, "URL").dyn_into::<Function>().ok()?;
+    let Ok(ctor) = get(&global, "URL").dyn_into::<Function>() else { return Ok(None) };
     let quoted = crate::text::quote(url);
-    // A page's fetch takes the document's base URL (an about:srcdoc frame's is its parent's).
     let document = get(&global, "document");
     let page = !document.is_undefined();
     let base = if page { get(&document, "baseURI") } else { get(&get(&global, "location"), "href") };
     let Some(base) = base.as_string() else {
-        return Some(format!(
+        return Err(format!(
             "the URL {quoted} is relative, which only a page or a worker takes against its location, and there is none here: give the server's absolute URL"
         ));
     };
-    if Reflect::construct(&ctor, &js_sys::Array::of2(&url.into(), &base.as_str().into())).is_ok() {
-        return None;
+    if let Ok(parsed) = Reflect::construct(&ctor, &js_sys::Array::of2(&url.into(), &base.as_str().into())) {
+        return Ok(get(&parsed, "href").as_string());
     }
     let whose = if page { "this page's base URL" } else { "this worker's location" };
-    Some(format!(
+    Err(format!(
         "the URL {quoted} is relative, and {whose}, {}, is no base for it (as in a worker started from a blob: or data: URL): \
-         give the server's absolute URL (in the page, new URL({quoted}, location.href).href, sent to the worker)",
+         give the server's absolute URL (in the page, new URL({quoted}, document.baseURI).href, sent to the worker)",
         crate::text::quote(&base)
     ))
 }
@@ -217,7 +226,8 @@ impl Transport for FetchTransport {
     type Body = FetchBody;
 
     fn resolve_url(&self, url: &str) -> Option<String> {
-        crate::wasm::mcp::page_url(url)
+        // The base fetch resolves it against (a URL it cannot resolve fails when fetched).
+        fetched_url(url).ok().flatten()
     }
 
     fn url_host(&self, url: &str) -> Option<String> {

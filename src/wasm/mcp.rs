@@ -83,7 +83,7 @@ fn browser_like() -> bool {
 }
 
 /// The MCP server URL: a string or a `URL` object, absolute `http(s)` (the scheme in any case) as
-/// the runtime's URL parser reads it, or a path (`/mcp`), taken against the page's location.
+/// the runtime's URL parser reads it, or a path (`/mcp`), taken against the page's base URL.
 fn url_param(url: &JsValue, what: &str) -> Result<String, Error> {
     let url = match url.as_string() {
         Some(s) => s,
@@ -318,9 +318,9 @@ fn in_config(mut e: Error, what: &str) -> Error {
 fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option<Function>) -> Result<Rc<JsClient>, Error> {
     let (opts, fetch, choice) = client_options(url, options, config)?;
     let transport = FetchTransport::new(fetch.or(default_fetch));
-    // The old transport's endpoint must be of the stream's origin: a page's relative URL is
-    // compared as the page's.
-    let absolute = page_url(&opts.url).unwrap_or_else(|| opts.url.clone());
+    // The old transport's endpoint must be of the stream's origin: a relative URL is compared
+    // as fetch resolves it (the page's base URL).
+    let absolute = crate::wasm::bridge::fetched_url(&opts.url).ok().flatten().unwrap_or_else(|| opts.url.clone());
     let sleep: Sleep = Rc::new(|ms| Box::pin(JsClock.sleep(ms)));
     let adapter = LegacySse::new(transport.clone(), absolute, choice)
         .with_limits(opts.max_event_bytes, opts.max_body_bytes)
@@ -525,7 +525,7 @@ const OAUTH_KEYS: [&str; 11] =
 
 /// `options.oauth`: `{redirectUrl, authorize, clientId?, clientSecret?, clientMetadataUrl?,
 /// clientMetadata?, scope?, issuer?, saved?, onSaved?, grantType?}` for the server at `url` (a relative URL is taken
-/// against the page's location).
+/// as fetch takes it, [`crate::wasm::bridge::fetched_url`]).
 fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc<OAuth<FetchTransport>>, Error> {
     let bad = |what: &str| Error::new(ErrorCode::InvalidOptions, format!("options.oauth.{what}"));
     let data = from_js(oauth, "options.oauth")?;
@@ -578,11 +578,10 @@ fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc
         f if f.is_undefined() || f.is_null() => None,
         f => Some(f.dyn_into::<Function>().map_err(|_| bad("onSaved must be a function"))?),
     };
-    // A relative URL (`/mcp`, `//host/mcp`) is the page's: resolved as the browser resolves it.
-    let url = if url.starts_with('/') {
-        page_url(url).ok_or_else(|| bad("needs an absolute server URL outside a page (no location to resolve it against)"))?
-    } else {
-        url.to_owned()
+    // A relative URL (`/mcp`, `//host/mcp`) is resolved as fetch resolves it (the page's base URL).
+    let url = match crate::wasm::bridge::fetched_url(url) {
+        Ok(resolved) => resolved.unwrap_or_else(|| url.to_owned()),
+        Err(why) => return Err(Error::new(ErrorCode::InvalidOptions, format!("options.oauth: {why}"))),
     };
     let authorize = authorize.map(|authorize| -> Authorize { Box::new(move |request: &Value| {
         let failed = |e: &JsValue| {
@@ -611,19 +610,6 @@ fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc
         }) as Saved
     });
     OAuth::new(transport, url, opts, authorize, saved, Box::new(crate::wasm::bridge::random_bytes))
-}
-
-/// A relative URL (`/mcp`, `//host/mcp`) resolved against the page's location, as the browser
-/// resolves it; `None` outside a page (and for an absolute URL, which needs nothing).
-pub(crate) fn page_url(url: &str) -> Option<String> {
-    if !url.starts_with('/') {
-        return None;
-    }
-    let base = get(&get(&js_sys::global(), "location"), "href");
-    let ctor = get(&js_sys::global(), "URL").dyn_into::<Function>().ok();
-    ctor.filter(|_| base.is_string())
-        .and_then(|c| Reflect::construct(&c, &js_sys::Array::of2(&url.into(), &base)).ok())
-        .and_then(|u| get(&u, "href").as_string())
 }
 
 /// `{method, params}`: what `onNotification` and `onRequest` are called with.

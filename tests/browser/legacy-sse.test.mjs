@@ -53,6 +53,11 @@ before(async () => {
     };
     if (url.pathname === "/page.html") return send(200, TYPES[".html"], `<!doctype html><meta charset=utf-8><script type=module src="/page.mjs"></script>`);
     if (url.pathname === "/page.mjs") return send(200, TYPES[".mjs"], PAGE_SCRIPT);
+    // The same script under a <base href> (?base=): its src absolute, as the base would move it.
+    if (url.pathname === "/base.html") {
+      const base = url.searchParams.get("base").replaceAll('"', "&quot;");
+      return send(200, TYPES[".html"], `<!doctype html><meta charset=utf-8><base href="${base}"><script type=module src="${site.origin}/page.mjs"></script>`);
+    }
     if (url.pathname.startsWith("/pkg/")) {
       const file = join(repo, "pkg", normalize(url.pathname.slice(5)));
       if (file.startsWith(join(repo, "pkg")) && existsSync(file)) return send(200, TYPES[extname(file)] ?? "application/octet-stream", readFileSync(file));
@@ -86,6 +91,29 @@ test("a page finds the old transport from the /sse URL, lists the tools and call
     assert.ok(result.tools.includes("echo"), result.tools.join());
     assert.equal(result.echo, "Echo: from the page");
     assert.deepEqual(result.progress, [1, 2]);
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+// A relative server URL is the page's base URL's (<base href>), as fetch takes it: here the base is the SSE
+// server's origin, not the page's, so "/sse" is that server's /sse, and the endpoint its stream names is compared
+// with that origin (against location.href it would be taken for another origin's, and refused).
+test("a relative server URL is taken against the page's <base href>, as fetch takes it", async () => {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  try {
+    const url = new URL("/base.html", site.origin);
+    url.searchParams.set("base", new URL("/sub/", sse.url).href);
+    url.searchParams.set("server", new URL(sse.url).pathname);
+    await page.goto(url.href);
+    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30_000 });
+    const result = await page.evaluate(() => window.__result);
+    assert.equal(result.error, undefined, JSON.stringify(result.error));
+    assert.equal(result.transport, "sse");
+    assert.equal(result.echo, "Echo: from the page");
     assert.deepEqual(errors, []);
   } finally {
     await page.close();

@@ -379,7 +379,7 @@ test("a module worker started from a blob: URL: a path is refused saying why; th
   assert.equal(
     r.mcpByPath.message,
     `initialize: the URL "/mcp" is relative, and this worker's location, "${r.location}", is no base for it (as in a worker started from a blob: or data: URL): ` +
-      'give the server\'s absolute URL (in the page, new URL("/mcp", location.href).href, sent to the worker)',
+      'give the server\'s absolute URL (in the page, new URL("/mcp", document.baseURI).href, sent to the worker)',
   );
   assertScenario(r, { scope: "DedicatedWorkerGlobalScope" });
 });
