@@ -160,18 +160,18 @@ export interface PrefixOptions extends NamingOptions {
 /** Ceilings on input size; beyond them a call throws `LIMIT_EXCEEDED`. */
 export interface Limits {
   /**
-   * Deepest schema nesting accepted, in schema levels: 64 by default, at most 128 (a larger value
-   * throws `INVALID_OPTIONS`; deeper recursion could overflow the JS engine's stack).
+   * Deepest schema nesting accepted, in schema levels: 64 by default, at most 128 (a larger value, `Infinity`
+   * too, throws `INVALID_OPTIONS`; deeper recursion could overflow the JS engine's stack).
    */
   maxDepth?: number;
-  /** Most schema nodes accepted per tool (after `$ref` inlining): 100,000 by default. */
+  /** Most schema nodes accepted per tool (after `$ref` inlining): 100,000 by default, at most 2^30 (`Infinity` is `INVALID_OPTIONS`). */
   maxNodes?: number;
-  /** How many times a recursive `$ref` is unrolled inside itself before it is cut: 2 by default (OpenAI strict
+  /** How many times a recursive `$ref` is unrolled inside itself before it is cut: 2 by default, at most 2^30 (OpenAI strict
    * keeps a recursion as references into a root `$defs` table, which Structured Outputs takes). */
   maxRefUnroll?: number;
-  /** Most tools accepted in one call: 10,000 by default. */
+  /** Most tools accepted in one call: 10,000 by default, at most 2^30 (`Infinity` is `INVALID_OPTIONS`). */
   maxTools?: number;
-  /** Longest string accepted (a description, an enum value, a key), in bytes: 1 MiB by default. */
+  /** Longest string accepted (a description, an enum value, a key), in bytes: 1 MiB by default, at most 2^30 (`Infinity` is `INVALID_OPTIONS`). */
   maxStringBytes?: number;
 }
 
@@ -1490,24 +1490,28 @@ export interface McpClientOptions {
    * the server's silence, not `onRequest`: the time `onRequest` takes to answer a server request of a call (one
    * whose `context.related` names it, a 2026-07-28 `input_required`'s input too) does not count against that
    * call's timeout, whose deadline is pushed by that time (a person filling in a form does not lose the call).
-   * `maxTotalTimeoutMs` and a `signal` bound the whole, that time included.
+   * `maxTotalTimeoutMs` and a `signal` bound the whole, that time included. A positive integer up to 2^53 - 1, or
+   * `Infinity` for no timeout (the request then waits for as long as the server takes).
    */
   timeoutMs?: number;
   /**
    * Fail a request whose response stream is silent this long (off by default): `TIMEOUT` with `idleTimeoutMs`;
-   * the request is cancelled as on `timeoutMs`.
+   * the request is cancelled as on `timeoutMs`. Up to 2^53 - 1; `Infinity` is off.
    */
   idleTimeoutMs?: number;
   /** `clientInfo` sent in `initialize`, or in every request's `_meta` in 2026-07-28 (default `{name: "toolwire", version}`). */
   clientInfo?: { name: string; version: string; [key: string]: JsonValue };
-  /** Most `tools/list` pages followed (default 64); more is a `LIMIT_EXCEEDED` error. */
+  /**
+   * Most `tools/list` pages followed (default 64); more is a `LIMIT_EXCEEDED` error. `Infinity`: no limit (a
+   * repeated cursor still ends the listing, and `maxTools` bounds its items).
+   */
   maxPages?: number;
-  /** Most tools accepted from one server (default 10,000), and most items of any list (`listAll`). */
+  /** Most tools accepted from one server (default 10,000), and most items of any list (`listAll`); `Infinity` is no limit. */
   maxTools?: number;
-  /** Largest SSE event in bytes (default 16 MiB). */
+  /** Largest SSE event in bytes (default 16 MiB); `Infinity` is no limit of its own (the bounds of `maxResponseBytes` on all responses hold). */
   maxEventBytes?: number;
   /**
-   * Largest JSON response in bytes (default 64 MiB). Whatever each is allowed, the responses every client of
+   * Largest JSON response in bytes (default 64 MiB); `Infinity` is no limit of its own. Whatever each is allowed, the responses every client of
    * the module is reading at once hold at most 256 MiB together (the deprecated HTTP+SSE transport's shared stream
    * included), and those of one server (the origin of its URL, a relative URL's being the page's, however many
    * clients speak to it) at most 128 MiB, so that a server holding its responses unfinished cannot
@@ -1522,7 +1526,8 @@ export interface McpClientOptions {
    * no message at all) at least 200, 400, 800 ms, the later ones 1 s (a polling server's longer `retry` is kept).
    * Without `retry`, after 1 s, half as long again after each failure, at most 30 s. A reopening that
    * fails in a way that may pass (no response, 408, 429, 5xx; for `listen()`, any refusal but 401 and 403,
-   * 404 among them) is retried this many times in a row (default 2, 0 to 100), and one that succeeds
+   * 404 among them) is retried this many times in a row (default 2, 0 to 100: `Infinity` is `INVALID_OPTIONS`,
+   * as a server gone for good would be retried forever), and one that succeeds
    * starts the count again (a server may close the stream after every event and have the client poll, for
    * as long as the call's timeout lets it).
    */
@@ -1875,10 +1880,14 @@ export type McpRequestHandlerResult = object | JsonValue;
  * the one meant (see {@link ConvertOptions} for the rule).
  */
 export interface McpCallOptions {
+  /** This request's timeout in ms, over the client's `timeoutMs`: a positive integer up to 2^53 - 1, or `Infinity` for none. */
   timeoutMs?: number;
   /** With `onProgress`: each progress notification starts `timeoutMs` again (it then times out without progress). */
   resetTimeoutOnProgress?: boolean;
-  /** Ends the call after this many ms whatever its progress (`TIMEOUT`), over all of a 2026-07-28 call's `input_required` rounds. */
+  /**
+   * Ends the call after this many ms whatever its progress (`TIMEOUT`), over all of a 2026-07-28 call's
+   * `input_required` rounds: up to 2^53 - 1, `Infinity` for no such bound.
+   */
   maxTotalTimeoutMs?: number;
   /**
    * Aborts the call (`ABORTED`, at once): its fetch is aborted and, with the 2025 revisions, `notifications/cancelled` is
@@ -2183,6 +2192,7 @@ export interface McpHubListOptions {
    * How long each server may take, its connection included (default 30 000, or the server's shorter
    * `timeoutMs`): one that takes longer is a `TIMEOUT` in `errors`, and the others' tools do not wait for it.
    * A server with `oauth` or `onUnauthorized` has its own `timeoutMs` (the time a user has to sign in).
+   * `Infinity`: each server within its own `timeoutMs` only.
    */
   timeoutMs?: number;
 }

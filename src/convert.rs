@@ -31,7 +31,7 @@ pub(crate) const OPTION_KEYS: [&str; 10] =
     ["server", "serverName", "naming", "nameFormat", "separator", "prefix", "portableNames", "strict", "geminiMode", "limits"];
 
 /// The keys of `options.limits`.
-const LIMIT_KEYS: [&str; 5] = ["maxDepth", "maxNodes", "maxRefUnroll", "maxTools", "maxStringBytes"];
+pub(crate) const LIMIT_KEYS: [&str; 5] = ["maxDepth", "maxNodes", "maxRefUnroll", "maxTools", "maxStringBytes"];
 
 impl ConvertOptions {
     /// Reads options from JSON (`undefined`/`null` → defaults), rejecting wrong types, and a key
@@ -122,6 +122,23 @@ fn gemini_mode(v: &Node) -> Result<GeminiMode> {
     }
 }
 
+/// The largest value of a key of `options.limits`. Each is a bound on work (or, for `maxDepth`,
+/// on the stack: see `Limits::DEPTH_CEILING`), so none is lifted: `Infinity` is refused.
+fn limit_ceiling(key: &str) -> u64 {
+    if key == "maxDepth" {
+        Limits::DEPTH_CEILING as u64
+    } else {
+        1 << 30
+    }
+}
+
+/// What a key of `options.limits` must be, as its refusal says (of `Infinity` too).
+pub(crate) fn limit_range(key: &str) -> String {
+    let max = limit_ceiling(key);
+    let max = if max == 1 << 30 { "2^30".owned() } else { max.to_string() };
+    format!("an integer from 1 to {max}")
+}
+
 #[inline(never)]
 fn limits_from_value(v: &Node) -> Result<Limits> {
     let mut l = Limits::default();
@@ -140,16 +157,10 @@ fn limits_from_value(v: &Node) -> Result<Limits> {
                 continue;
             }
         };
-        // maxDepth has a lower ceiling: the stack (see `Limits::DEPTH_CEILING`).
-        let max: u64 = if key == "maxDepth" { Limits::DEPTH_CEILING as u64 } else { 1 << 30 };
         match val.as_u64() {
-            Some(n) if (1..=max).contains(&n) => *slot = n as usize,
+            Some(n) if (1..=limit_ceiling(key)).contains(&n) => *slot = n as usize,
             _ => {
-                let max = if max == 1 << 30 { "2^30".owned() } else { max.to_string() };
-                return Err(Error::new(
-                    ErrorCode::InvalidOptions,
-                    format!("options.limits.{key} must be an integer from 1 to {max}, got {}", val.to_text()),
-                ));
+                return Err(Error::new(ErrorCode::InvalidOptions, format!("options.limits.{key} must be {}, got {}", limit_range(key), val.to_text())));
             }
         }
     }

@@ -365,9 +365,18 @@ pub(crate) fn random_bytes(buf: &mut [u8]) -> Result<(), Error> {
 pub(crate) struct JsClock;
 
 impl Clock for JsClock {
-    fn sleep(&self, ms: u64) -> impl Future<Output = ()> {
-        // Browsers fire delays above 2^31-1 ms at once: cap them.
-        gloo_timers::future::TimeoutFuture::new(ms.min(i32::MAX as u64) as u32)
+    async fn sleep(&self, ms: u64) {
+        // Browsers fire delays above 2^31-1 ms at once: a longer one (a timeout of `Infinity`,
+        // `u64::MAX`) is waited out in steps of that.
+        let mut left = ms;
+        loop {
+            let step = left.min(i32::MAX as u64);
+            gloo_timers::future::TimeoutFuture::new(step as u32).await;
+            left -= step;
+            if left == 0 {
+                break;
+            }
+        }
     }
 
     fn now_ms(&self) -> u64 {

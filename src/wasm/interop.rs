@@ -86,7 +86,13 @@ pub(crate) fn describe_js(v: &JsValue) -> String {
         return "null".owned();
     }
     if let Some(n) = v.as_f64() {
-        return if n.is_nan() { "NaN".owned() } else { format!("the number {n}") };
+        return match n {
+            _ if n.is_nan() => "NaN".owned(),
+            // As JS writes them (Rust writes `inf`).
+            f64::INFINITY => "Infinity".owned(),
+            f64::NEG_INFINITY => "-Infinity".owned(),
+            _ => format!("the number {n}"),
+        };
     }
     if let Some(b) = v.as_bool() {
         return format!("the boolean {b}");
@@ -220,6 +226,10 @@ fn refuse_non_finite(v: &JsValue, at: &str) -> std::result::Result<(), String> {
         None => Ok(()),
         Some(n) => {
             let n = if n.is_nan() { "NaN" } else if n > 0.0 { "Infinity" } else { "-Infinity" };
+            // A limit of the conversion says what it takes: none is lifted by Infinity.
+            if let Some(key) = at.strip_prefix("options.limits.").filter(|k| crate::convert::LIMIT_KEYS.contains(k)) {
+                return Err(format!("{at} must be {}, got {n}", crate::convert::limit_range(key)));
+            }
             Err(format!("{at} must be a finite number, got {n} (which JSON would make null)"))
         }
     }

@@ -36,15 +36,43 @@ fn opt_fn(v: &JsValue, key: &str) -> Result<Option<Function>, Error> {
     f.dyn_into::<Function>().map(Some).map_err(|_| Error::new(ErrorCode::InvalidOptions, format!("options.{key} must be a function")))
 }
 
-/// A time in milliseconds: a positive integer. `raw` is the options object as JS holds it: JSON
-/// makes `NaN` and `Infinity` `null`, which reads as no option at all.
-fn opt_ms(raw: &JsValue, v: &Value, key: &str) -> Result<Option<u64>, Error> {
-    if let Some(n) = get(raw, key).as_f64().filter(|n| !n.is_finite()) {
-        let n = if n.is_nan() { "NaN" } else if n > 0.0 { "Infinity" } else { "-Infinity" };
-        return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{key} must be a positive integer (milliseconds), got {n}")));
-    }
-    opt_positive(v, key, " (milliseconds)")
+/// A time in milliseconds ([`opt_limit`]): `Infinity` for none (`u64::MAX`, which the clock
+/// waits out in steps: [`crate::wasm::bridge::JsClock`]).
+fn opt_ms(raw: &JsValue, key: &str) -> Result<Option<u64>, Error> {
+    opt_limit(raw, key, " (milliseconds)")
 }
+
+/// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// A limit (a time, a size, a count), read from `raw`, the options object as JS holds it (JSON
+/// would make `Infinity` `null`, read as no option at all): a positive integer up to
+/// `Number.MAX_SAFE_INTEGER`, or `Infinity` for no limit (`u64::MAX`). Absent, `undefined` or
+/// `null`: the default.
+fn opt_limit(raw: &JsValue, key: &str, unit: &str) -> Result<Option<u64>, Error> {
+    let v = get(raw, key);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if n == f64::INFINITY => Ok(Some(u64::MAX)),
+        Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER => Ok(Some(n as u64)),
+        _ => Err(Error::new(
+            ErrorCode::InvalidOptions,
+            format!("options.{key} must be a positive integer{unit} up to 2^53 - 1, or Infinity for no limit"),
+        )),
+    }
+}
+
+/// A size or count limit ([`opt_limit`]) as a `usize`: past what memory holds (on wasm32, 4 GiB)
+/// it is no limit.
+fn opt_size(raw: &JsValue, key: &str) -> Result<Option<usize>, Error> {
+    Ok(opt_limit(raw, key, "")?.map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
+}
+
+/// The options that [`opt_limit`] and `maxRetries` read from JS as it holds them, left out of the
+/// check for numbers JSON cannot hold (`Infinity`).
+const LIMIT_KEYS: [&str; 7] = ["timeoutMs", "idleTimeoutMs", "maxPages", "maxTools", "maxEventBytes", "maxResponseBytes", "maxRetries"];
 
 /// The keys of `McpClient`'s options. Not `url`: the URL is the constructor's first argument.
 const CLIENT_KEYS: [&str; 22] = [
@@ -139,21 +167,6 @@ fn js_header_pairs(h: &JsValue, what: &str) -> Result<Vec<(String, String)>, Err
 }
 
 /// A count or a size: a positive integer.
-fn opt_count(v: &Value, key: &str) -> Result<Option<u64>, Error> {
-    opt_positive(v, key, "")
-}
-
-fn opt_positive(v: &Value, key: &str, unit: &str) -> Result<Option<u64>, Error> {
-    match v.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(n) => n
-            .as_u64()
-            .filter(|n| *n >= 1)
-            .map(Some)
-            .ok_or_else(|| Error::new(ErrorCode::InvalidOptions, format!("options.{key} must be a positive integer{unit}"))),
-    }
-}
-
 /// An `INVALID_OPTIONS` error that says what an option must be (`options.era must be ...`) says
 /// what it was too, as JS holds it: one phrasing, "must be X, got Y".
 fn with_got(mut e: Error, options: &JsValue) -> Error {
@@ -178,7 +191,7 @@ fn client_options(url: String, options: &JsValue, config: bool) -> Result<(Clien
 
 fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(ClientOptions, Option<Function>, TransportChoice), Error> {
     crate::protocol::client::CORS_POSSIBLE.store(browser_like(), std::sync::atomic::Ordering::Relaxed);
-    refuse_lossy_options(options, "options", &["headers"])?;
+    refuse_lossy_options(options, "options", &[&["headers"][..], &LIMIT_KEYS].concat())?;
     // A hub's server config holds its url; McpClient's options do not (it would be ignored, and
     // the client speak to the URL of the first argument).
     if !config && option_keys(options).iter().any(|k| k == "url") {
@@ -203,30 +216,30 @@ fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(
         }
         v => v,
     };
-    if let Some(t) = opt_ms(options, &data, "timeoutMs")? {
+    if let Some(t) = opt_ms(options, "timeoutMs")? {
         opts.timeout_ms = t;
     }
-    opts.idle_timeout_ms = opt_ms(options, &data, "idleTimeoutMs")?;
-    if let Some(p) = opt_count(&data, "maxPages")? {
-        opts.max_pages = p as usize;
+    // Infinity: no idle timeout, as when none is given.
+    opts.idle_timeout_ms = opt_ms(options, "idleTimeoutMs")?.filter(|t| *t != u64::MAX);
+    if let Some(p) = opt_size(options, "maxPages")? {
+        opts.max_pages = p;
     }
-    if let Some(p) = opt_count(&data, "maxTools")? {
-        opts.max_tools = p as usize;
+    if let Some(p) = opt_size(options, "maxTools")? {
+        opts.max_tools = p;
     }
-    if let Some(p) = opt_count(&data, "maxEventBytes")? {
-        opts.max_event_bytes = p as usize;
+    if let Some(p) = opt_size(options, "maxEventBytes")? {
+        opts.max_event_bytes = p;
     }
-    if let Some(p) = opt_count(&data, "maxResponseBytes")? {
-        opts.max_body_bytes = p as usize;
+    if let Some(p) = opt_size(options, "maxResponseBytes")? {
+        opts.max_body_bytes = p;
     }
-    match data.get("maxRetries") {
-        None | Some(Value::Null) => {}
-        Some(n) => {
-            opts.max_retries = n
-                .as_u64()
-                .filter(|n| *n <= 100)
-                .ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "options.maxRetries must be an integer from 0 to 100"))? as u32
-        }
+    // Reopenings past a hundred in a row would only hide a server that is gone: Infinity is refused.
+    let retries = get(options, "maxRetries");
+    if !retries.is_undefined() && !retries.is_null() {
+        opts.max_retries = retries
+            .as_f64()
+            .filter(|n| (0.0..=100.0).contains(n) && n.fract() == 0.0)
+            .ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "options.maxRetries must be an integer from 0 to 100"))? as u32;
     }
     match data.get("capabilities") {
         None | Some(Value::Null) => {}
@@ -703,7 +716,7 @@ fn call_options_of(options: &JsValue, known: &[&str]) -> Result<CallOptions, Err
 }
 
 fn read_call_options(options: &JsValue, known: &[&str]) -> Result<CallOptions, Error> {
-    refuse_lossy_options(options, "options", &["signal"])?;
+    refuse_lossy_options(options, "options", &["signal", "timeoutMs", "maxTotalTimeoutMs"])?;
     for (sdk, ours) in SDK_CALL_OPTIONS {
         if !get(options, sdk).is_undefined() {
             return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{sdk} is the MCP SDK's name: toolwire's is options.{ours}")));
@@ -712,8 +725,8 @@ fn read_call_options(options: &JsValue, known: &[&str]) -> Result<CallOptions, E
     refuse_unknown_keys(options, "options", known)?;
     let data = from_js(&get_data(options), "options")?;
     let mut opts = CallOptions {
-        timeout_ms: opt_ms(options, &data, "timeoutMs")?,
-        max_total_timeout_ms: opt_ms(options, &data, "maxTotalTimeoutMs")?,
+        timeout_ms: opt_ms(options, "timeoutMs")?,
+        max_total_timeout_ms: opt_ms(options, "maxTotalTimeoutMs")?,
         ..CallOptions::default()
     };
     match data.get("resetTimeoutOnProgress") {
@@ -1231,10 +1244,10 @@ fn selection(options: &JsValue) -> Result<(Selection, Option<u64>), Error> {
 }
 
 fn read_selection(options: &JsValue) -> Result<(Selection, Option<u64>), Error> {
-    refuse_lossy_options(options, "options", &[])?;
+    refuse_lossy_options(options, "options", &["timeoutMs"])?;
     refuse_unknown_keys(options, "options", &["mode", "selectedServers", "enabled", "timeoutMs"])?;
     let data = from_js(options, "options")?;
-    let timeout = opt_ms(options, &data, "timeoutMs")?;
+    let timeout = opt_ms(options, "timeoutMs")?;
     match data.get("enabled") {
         None | Some(Value::Null) | Some(Value::Bool(true)) => {}
         Some(Value::Bool(false)) => return Ok((Selection::Disabled, timeout)),

@@ -438,9 +438,9 @@ module.exports = function contract(tw, label) {
       }
       assert.fail(`accepted ${JSON.stringify(options)}`);
     };
-    assert.equal(bad({ timeoutMs: -5 }), "options.timeoutMs must be a positive integer (milliseconds), got the number -5");
+    assert.equal(bad({ timeoutMs: -5 }), "options.timeoutMs must be a positive integer (milliseconds) up to 2^53 - 1, or Infinity for no limit, got the number -5");
     for (const key of ["maxTools", "maxPages", "maxEventBytes", "maxResponseBytes"]) {
-      assert.equal(bad({ [key]: 0 }), `options.${key} must be a positive integer, got the number 0`);
+      assert.equal(bad({ [key]: 0 }), `options.${key} must be a positive integer up to 2^53 - 1, or Infinity for no limit, got the number 0`);
     }
   });
 

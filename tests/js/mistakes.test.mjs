@@ -261,7 +261,7 @@ test("McpClient's option errors say what the option must be and what it was", as
   const url = "http://127.0.0.1:1/mcp";
   await refused(() => new tw.McpClient(url, { era: "2025" }), "INVALID_OPTIONS", /^options\.era must be "auto", "legacy" or "modern", got the string "2025"$/);
   await refused(() => new tw.McpClient(url, { maxRetries: -1 }), "INVALID_OPTIONS", /^options\.maxRetries must be an integer from 0 to 100, got the number -1$/);
-  await refused(() => new tw.McpClient(url, { maxPages: "5" }), "INVALID_OPTIONS", /^options\.maxPages must be a positive integer, got the string "5"$/);
+  await refused(() => new tw.McpClient(url, { maxPages: "5" }), "INVALID_OPTIONS", /^options\.maxPages must be a positive integer up to 2\^53 - 1, or Infinity for no limit, got the string "5"$/);
   await refused(() => new tw.McpClient(url, { listen: 1 }), "INVALID_OPTIONS", /^options\.listen must be a boolean or \{onEnd\?\}, got the number 1$/);
   await refused(() => new tw.McpClient(url).callTool("echo", {}, { signal: {} }), "INVALID_OPTIONS", /^options\.signal must be an AbortSignal, got an object$/);
   await refused(() => new tw.McpHub({}).listTools({ enabled: "no" }), "INVALID_OPTIONS", /^options\.enabled must be a boolean, got the string "no"$/);

@@ -185,7 +185,7 @@ test("McpHub: every options object refuses a misspelt key naming it, and any key
   // ... and so are its nested objects and its values.
   await refused(() => new tw.McpHub({ a: { url, listen: { onend() {} } } }), "INVALID_OPTIONS", meant("onend", "onEnd", "servers.a.listen"));
   await refused(() => new tw.McpHub({ a: { url, oauth: { redirectURL: "http://localhost/cb", authorize() {} } } }), "INVALID_OPTIONS", meant("redirectURL", "redirectUrl", "servers.a.oauth"));
-  await refused(() => new tw.McpHub({ a: { url, timeoutMs: -1 } }), "INVALID_OPTIONS", /^servers\.a\.timeoutMs must be a positive integer \(milliseconds\), got the number -1$/);
+  await refused(() => new tw.McpHub({ a: { url, timeoutMs: -1 } }), "INVALID_OPTIONS", /^servers\.a\.timeoutMs must be a positive integer \(milliseconds\) up to 2\^53 - 1, or Infinity for no limit, got the number -1$/);
   await refused(() => new tw.McpHub({ a: { url, era: "options.x" } }), "INVALID_OPTIONS", /^servers\.a\.era must be "auto", "legacy" or "modern", got the string "options\.x"$/);
   // A config's url is one of its options: misspelt, missing or not a URL, INVALID_OPTIONS.
   await refused(() => new tw.McpHub({ a: { uri: url } }), "INVALID_OPTIONS", meant("uri", "url", "servers.a"));
@@ -218,4 +218,55 @@ test("PermissionPolicy: a misspelt field is named with the one meant; another is
   await refused(() => new tw.PermissionPolicy({ deny: [], default_action: "deny" }), "INVALID_OPTIONS", meant("default_action", "defaultAction", "policy"));
   await refused(() => new tw.PermissionPolicy({ block: ["*"] }), "INVALID_OPTIONS", /^policy has no key "block" \(the keys are rules, allow, ask, deny, defaultAction, askDestructive\)$/);
   assert.equal(new tw.PermissionPolicy({ allow: ["mcp__a__*"] }).check("mcp__a__x", { readOnlyHint: true }), "allow");
+});
+
+// The numeric limits, each decided on its own: a timeout or a size of the MCP client takes Infinity for no limit
+// (as maxChars and maxMediaBytes do); maxRetries and the conversion's limits, which guard against a server gone
+// for good and against work past what the module can do, refuse it saying the largest value taken.
+test("numeric limits: Infinity is no limit where one is meaningful, else INVALID_OPTIONS saying the largest value", async () => {
+  const server = fakeServer();
+  const client = new tw.McpClient(url, {
+    fetch: server.fetch,
+    era: "legacy",
+    transport: "streamable-http",
+    timeoutMs: Infinity,
+    idleTimeoutMs: Infinity,
+    maxPages: Infinity,
+    maxTools: Infinity,
+    maxEventBytes: Infinity,
+    // Past what wasm32 memory holds: no limit either (not cut to its low 32 bits, 0).
+    maxResponseBytes: 2 ** 32,
+  });
+  await client.connect({ timeoutMs: Infinity });
+  assert.deepEqual((await client.listTools({ timeoutMs: Infinity, maxTotalTimeoutMs: Infinity })).map((t) => t.name), ["get_weather"]);
+  await client.close();
+  client.free();
+  new tw.McpClient(url, { maxResponseBytes: Infinity }).free();
+
+  for (const key of ["timeoutMs", "idleTimeoutMs"]) {
+    const unit = " \\(milliseconds\\)";
+    await refused(() => new tw.McpClient(url, { [key]: 2 ** 53 }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} must be a positive integer${unit} up to 2\\^53 - 1, or Infinity for no limit, got the number 9007199254740992$`));
+    await refused(() => new tw.McpClient(url, { [key]: -Infinity }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} must be .*, got -Infinity$`));
+  }
+  for (const key of ["maxPages", "maxTools", "maxEventBytes", "maxResponseBytes"]) {
+    await refused(() => new tw.McpClient(url, { [key]: 1.5 }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} must be a positive integer up to 2\\^53 - 1, or Infinity for no limit, got the number 1\\.5$`));
+  }
+  const plain = new tw.McpClient(url);
+  for (const key of ["timeoutMs", "maxTotalTimeoutMs"]) {
+    await refused(() => plain.callTool("echo", {}, { [key]: NaN }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} must be a positive integer \\(milliseconds\\) up to 2\\^53 - 1, or Infinity for no limit, got NaN$`));
+  }
+  plain.free();
+  await refused(() => new tw.McpClient(url, { maxRetries: Infinity }), "INVALID_OPTIONS", /^options\.maxRetries must be an integer from 0 to 100, got Infinity$/);
+  await refused(() => new tw.McpHub({ a: { url, maxRetries: Infinity } }), "INVALID_OPTIONS", /^servers\.a\.maxRetries must be an integer from 0 to 100, got Infinity$/);
+  await refused(() => new tw.McpHub({ a: { url, timeoutMs: 2 ** 60 } }), "INVALID_OPTIONS", /^servers\.a\.timeoutMs must be a positive integer \(milliseconds\) up to 2\^53 - 1, or Infinity for no limit, got /);
+  const hub = new tw.McpHub({ a: { url, timeoutMs: Infinity, maxTools: Infinity } });
+  await refused(() => hub.listTools({ timeoutMs: 0 }), "INVALID_OPTIONS", /^options\.timeoutMs must be a positive integer \(milliseconds\) up to 2\^53 - 1, or Infinity for no limit, got the number 0$/);
+  hub.free();
+
+  // The conversion's limits: each has its largest value, Infinity refused saying it.
+  for (const [key, max] of [["maxDepth", "128"], ["maxNodes", "2\\^30"], ["maxRefUnroll", "2\\^30"], ["maxTools", "2\\^30"], ["maxStringBytes", "2\\^30"]]) {
+    await refused(() => tw.convertMcpTools(tools, "openai", { limits: { [key]: Infinity } }), "INVALID_OPTIONS", new RegExp(`^options\\.limits\\.${key} must be an integer from 1 to ${max}, got Infinity$`));
+  }
+  // maxChars and maxMediaBytes: Infinity is no cap.
+  assert.match(JSON.stringify(tw.toolResultMessage(call, result, "anthropic", { maxChars: Infinity, maxMediaBytes: Infinity })), /sunny and warm/);
 });
