@@ -526,16 +526,20 @@ describe("server-everything", () => {
 
   test("a task that needs input: the server asks on tasks/result's stream and onRequest answers", async () => {
     const asked = [];
+    const rec = recordingFetch();
     const client = await connected({
+      fetch: rec.fetch,
       capabilities: { elicitation: {} },
-      onRequest: async ({ method, params }) => {
-        asked.push(method);
+      onRequest: async ({ method, params }, { related }) => {
+        asked.push([method, related]);
         return { action: "accept", content: { interpretation: params.requestedSchema.properties.interpretation.oneOf[0].const } };
       },
     });
     await client.listTools();
     const r = await within(20_000, client.callTool("simulate-research-query", { topic: "python", ambiguous: true }), "the task");
-    assert.deepEqual(asked, ["elicitation/create"]);
+    // related names the call the user made, not the tasks/result whose stream brought the request.
+    const call = rec.log.find((e) => e.body?.method === "tools/call");
+    assert.deepEqual(asked, [["elicitation/create", { id: call.body.id, method: "tools/call", tool: "simulate-research-query" }]]);
     assert.match(r.content[0].text, /\*\*Clarification\*\*: /);
     await client.close();
   });
