@@ -830,6 +830,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.state.borrow().connected
     }
 
+    /// How many times [`Client::close`] has been called: work decided before a close compares
+    /// it to know the close came since.
+    pub fn close_generation(&self) -> u64 {
+        self.closing.generation.get()
+    }
+
     /// The server's capabilities.
     pub fn capabilities(&self) -> Option<Value> {
         self.state.borrow().capabilities.clone()

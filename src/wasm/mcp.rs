@@ -342,7 +342,9 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
     // A call's error comes at its deadline (or abort); its `notifications/cancelled` goes out after.
     client.set_spawner(Some(Rc::new(wasm_bindgen_futures::spawn_local)));
     // Notification callbacks.
-    let on_list_changed = opt_fn(options, "onToolListChanged")?.map(coalesced);
+    let weak = Rc::downgrade(&client);
+    let generation = move || weak.upgrade().map_or(u64::MAX, |c| c.close_generation());
+    let on_list_changed = opt_fn(options, "onToolListChanged")?.map(|f| coalesced(f, generation));
     let on_log = opt_fn(options, "onLog")?;
     let on_any = opt_fn(options, "onNotification")?;
     if on_list_changed.is_some() || on_log.is_some() || on_any.is_some() {
@@ -434,26 +436,32 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
 /// once after the pending one, for all the notifications that came meanwhile (a server that sends
 /// thousands makes the app list its tools twice, not thousands of times). A call is pending until
 /// what it returned settles (the promise of an async callback), and at least until the task that
-/// read the notification ends, so that a flood in one read is one call and one more.
-fn coalesced(f: Function) -> Box<dyn Fn()> {
+/// read the notification ends, so that a flood in one read is one call and one more. The call
+/// owed is dropped if the client was closed since the last notification (`generation`: the
+/// client's close generation), whose list the app can no longer read.
+fn coalesced(f: Function, generation: impl Fn() -> u64 + 'static) -> Box<dyn Fn()> {
     // 0: no call pending; 1: one pending; 2: one pending and one owed after it.
     let state = Rc::new(std::cell::Cell::new(0u8));
+    // The close generation when the owed call was last asked for.
+    let owed_at = Rc::new(std::cell::Cell::new(0u64));
+    let generation = Rc::new(generation);
     // A throwing callback must not break the protocol loop: its error is the caller's.
     let call = |f: &Function| f.call0(&JsValue::UNDEFINED).unwrap_or(JsValue::UNDEFINED);
     Box::new(move || {
         if state.get() != 0 {
             state.set(2);
+            owed_at.set(generation());
             return;
         }
         state.set(1);
         let returned = call(&f);
-        let (f, state) = (f.clone(), state.clone());
+        let (f, state, owed_at, generation) = (f.clone(), state.clone(), owed_at.clone(), generation.clone());
         wasm_bindgen_futures::spawn_local(async move {
             let mut returned = returned;
             loop {
                 // A rejection is the caller's too.
                 let _ = to_future(returned).await;
-                if state.get() != 2 {
+                if state.get() != 2 || owed_at.get() != generation() {
                     state.set(0);
                     return;
                 }

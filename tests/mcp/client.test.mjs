@@ -255,6 +255,31 @@ describe("a flood of notifications/tools/list_changed", () => {
     client.free();
   });
 
+  test("the call owed for notifications that came while one was pending is dropped once the client is closed", async () => {
+    let calls = 0;
+    let settle;
+    const client = new McpClient(url, { ...options, fetch: flooding(100, 10), onToolListChanged: () => {
+      calls++;
+      return new Promise((r) => (settle = r));
+    } });
+    await client.connect();
+    await client.callTool("t", {});
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(calls, 1);
+    await client.close();
+    settle();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(calls, 1, "no call for a closed client's list");
+    // Connected again, a notification asks for the list again.
+    await client.connect();
+    await client.callTool("t", {});
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(calls, 2);
+    await client.close();
+    settle();
+    client.free();
+  });
+
   test("an async onToolListChanged is not called again while its promise is pending: the notifications meanwhile make one call after it", async () => {
     let calls = 0;
     let settle;
