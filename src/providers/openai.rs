@@ -782,6 +782,26 @@ mod tests {
         }
     }
 
+    /// `$ref`s fanning out (`allOf` of four references to the next level) are each evaluated
+    /// once for `unevaluatedItems`: 15 levels (4^15 paths) keep the tuple closed, 30 (past
+    /// `$ref`s' depth) leave it unknown, reported; both convert at once.
+    #[test]
+    fn unevaluated_items_beside_references_fanning_out() {
+        for (levels, items) in [(15, json!(false)), (30, json!({}))] {
+            let mut defs = serde_json::Map::new();
+            for i in 0..levels {
+                defs.insert(format!("d{i}"), json!({"allOf": vec![json!({"$ref": format!("#/$defs/d{}", i + 1)}); 4]}));
+            }
+            defs.insert(format!("d{levels}"), json!({"prefixItems": [{"type": "string"}]}));
+            let schema = json!({"type":"object","properties":{"u":{"type":"array","$ref":"#/$defs/d0","unevaluatedItems":false}},"$defs":defs});
+            let (c, cx) = run(schema.clone(), false);
+            assert_eq!(c.schema.unwrap()["properties"]["u"]["items"], items, "{levels}");
+            assert_eq!(cx.problems.iter().any(|d| d.rule == "schema/add-items"), levels == 30, "{:?}", cx.problems);
+            let text = crate::convert::convert_json(&json!([{"name": "t", "inputSchema": schema}]).to_string(), crate::providers::Provider::OpenAi, &crate::convert::ConvertOptions::default());
+            assert!(text.is_ok(), "{text:?}");
+        }
+    }
+
     /// A draft-7 schema whose tuples are rewritten as 2020-12's `prefixItems` loses its
     /// `$schema` (read as draft 7, `prefixItems` is unknown); one that needs no rewrite keeps it.
     #[test]
