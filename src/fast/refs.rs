@@ -503,6 +503,17 @@ impl<'s> State<'s> {
                 merged.extend(target.iter().cloned());
                 for (k, v) in siblings.iter() {
                     match merged.iter_mut().find(|(m, _)| *m == **k) {
+                        // As the general path: the target's `prefixItems` past the node's own stay.
+                        Some(slot) if *k == "prefixItems" => {
+                            slot.1 = match (v, slot.1) {
+                                (Node::Arr(own), Node::Arr(theirs)) if theirs.len() > own.len() => {
+                                    let mut items = List::with_capacity_in(theirs.len(), self.arena);
+                                    items.extend(own.iter().chain(&theirs[own.len()..]).copied());
+                                    Node::Arr(items.into_bump_slice())
+                                }
+                                _ => *v,
+                            }
+                        }
                         Some(slot) => slot.1 = *v,
                         None => merged.push((*k, *v)),
                     }

@@ -1117,6 +1117,28 @@ mod tests {
         }
     }
 
+    /// A `$ref` tuple beside the node's own shorter `prefixItems` evaluates the longer: the
+    /// inlined node keeps the target's items past its own, and a closing `unevaluatedItems`
+    /// closes after them (`["ab", 5]` stays valid), on both paths, through an alias too.
+    #[test]
+    fn referenced_tuples_longer_than_the_own_stay_open_to_their_length() {
+        let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{
+            "u":{"type":"array","$ref":"#/$defs/pair","prefixItems":[{"maxLength":3}],"unevaluatedItems":false},
+            "a":{"type":"array","$ref":"#/$defs/alias","unevaluatedItems":false},
+            "o":{"type":"array","$ref":"#/$defs/pair","prefixItems":[{"maxLength":3}],"items":false}},
+            "$defs":{"pair":{"prefixItems":[{"type":"string"},{"type":"number"}]},
+                     "alias":{"$ref":"#/$defs/triple","prefixItems":[{"type":"string","maxLength":2}]},
+                     "triple":{"prefixItems":[{"type":"string"},{"type":"number"},{"type":"boolean"}]}}}}]);
+        for provider in [crate::providers::Provider::Gemini, crate::providers::Provider::Vertex] {
+            let opts = crate::convert::ConvertOptions::default();
+            let general = crate::convert::convert(tools.clone(), provider, &opts).unwrap().tools;
+            let p = &general[0]["functionDeclarations"][0]["parameters"]["properties"];
+            let most = |k: &str| p[k]["maxItems"].to_string().trim_matches('"').to_owned();
+            assert_eq!((most("u").as_str(), most("a").as_str()), ("2", "3"), "{provider:?}: {general}");
+            assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), general.to_string(), "{provider:?}");
+        }
+    }
+
     /// A nested union (its branches define a property differently in its enum only) keeps its
     /// branches, on the borrowed tree as on the general path.
     #[test]
