@@ -1923,7 +1923,8 @@ export interface McpCallOptions {
  * a 2026-07-28 server needs input for a request, and there is no `onRequest` to give it, or it threw); and, for what is passed to it,
  * `INVALID_INPUT` (a URL that is neither http(s), in any case, nor a path starting with `/`, which the `fetch` of a page or
  * worker takes against its location, and which fails as `NETWORK` saying so where there is none to take it against: outside
- * a page or worker, and in a worker started from a `blob:` or `data:` URL; an `options.fetch` gets the path as given;
+ * a page or worker, and in a worker started from a `blob:` or `data:` URL; an `options.fetch` (or an `McpHub`'s `fetch`)
+ * gets the path as given;
  * an http(s) URL the runtime's `URL` parser refuses,
  * such as `"http://"`; a tool name that is not a string, `request` params that are not
  * an object), `INVALID_OPTIONS` (an option of the wrong type, a key it does not know, with the one meant, or the MCP
