@@ -646,6 +646,17 @@ mod tests {
                "$defs": {"node": {"type": "object", "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}})
     }
 
+    /// A node's own `prefixItems` shorter than its target's: the target's items past them stay,
+    /// here as in the general inliner.
+    #[test]
+    fn a_shorter_own_tuple_keeps_the_targets_items_past_it() {
+        let schema = json!({"type": "object", "$defs": {"pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]}},
+                            "properties": {"p": {"$ref": "#/$defs/pair", "prefixItems": [{"maxLength": 3}]}, "q": {"$ref": "#/$defs/pair"}}});
+        same(schema.clone(), Limits::default());
+        let (root, _) = here(&schema, Limits::default()).expect("inlined here");
+        assert_eq!(root["properties"]["p"]["prefixItems"], json!([{"maxLength": 3}, {"type": "number"}]));
+    }
+
     #[test]
     fn references_are_inlined_as_the_general_path_inlines_them() {
         let user = json!({"type": "object", "properties": {"id": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}}});
