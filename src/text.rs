@@ -322,7 +322,7 @@ pub(crate) fn printable(s: &str) -> String {
     for c in s.chars() {
         match c {
             '\t' | '\n' | '\r' => out.push(' '),
-            c if c < ' ' || is_hidden(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if c < ' ' || is_hidden(c) => push_escaped(&mut out, c),
             c => out.push(c),
         }
     }
@@ -335,6 +335,13 @@ pub(crate) fn excerpt(s: &str, max: usize) -> String {
         None => printable(s),
         Some((end, _)) => format!("{}… ({} characters in all)", printable(&s[..end]), s.chars().count()),
     }
+}
+
+/// `c` (a control or an [`is_hidden`] character, all in the Basic Multilingual Plane) as JSON
+/// writes it escaped: `\uXXXX`.
+fn push_escaped(out: &mut String, c: char) {
+    use std::fmt::Write as _;
+    let _ = write!(out, "\\u{:04x}", c as u32);
 }
 
 /// Characters JSON leaves as they are that act rather than show: DEL and the C1 controls
@@ -353,7 +360,7 @@ fn escape_hidden(text: String) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         if is_hidden(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
+            push_escaped(&mut out, c);
         } else {
             out.push(c);
         }

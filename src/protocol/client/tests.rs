@@ -1977,9 +1977,7 @@ fn a_timeout_or_an_abort_settles_before_the_cancellation_is_accepted() {
     assert_eq!(log.borrow().requests.len(), 4, "no cancellation sent yet");
     // In the background: each sent, and waited for within its bound.
     let mut pool = futures_executor::LocalPool::new();
-    for f in spawned.borrow_mut().drain(..) {
-        futures_util::task::LocalSpawnExt::spawn_local(&pool.spawner(), f).unwrap();
-    }
+    spawn_into(&pool, &spawned);
     slept.borrow_mut().clear();
     pool.run_until_stalled();
     let cancels: Vec<Value> = log.borrow().requests[4..].iter().map(body).collect();
@@ -1993,60 +1991,56 @@ fn a_timeout_or_an_abort_settles_before_the_cancellation_is_accepted() {
     assert_eq!(log.borrow().aborted, 4, "a notification abandoned is aborted");
 }
 
+/// A client whose unauthorized handler counts into `asked`, with a spawner, connected, whose
+/// call `slow` (the third reply) timed out: its `notifications/cancelled` waits in `spawned`.
+fn timed_out_in_background(replies: Vec<Reply>, asked: &Rc<Cell<usize>>) -> (Rc<Client<Scripted, FakeClock>>, Rc<RefCell<Log>>, Spawned) {
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.timeout_ms = 60_000;
+    let Harness { client, log, .. } = harness_with(replies, opts, 50);
+    let client = Rc::new(client);
+    let seen = asked.clone();
+    client.set_unauthorized_handler(Some(Box::new(move |_: &Value| {
+        seen.set(seen.get() + 1);
+        Box::pin(async { Ok(None) })
+    })));
+    let (spawn, spawned) = spawner();
+    client.set_spawner(Some(spawn));
+    block_on(client.connect()).unwrap();
+    let mut opts = CallOptions { timeout_ms: Some(50), ..CallOptions::default() };
+    let e = bounded(client.call_tool("slow", json!({}), &mut opts), 1_000).expect("settled at its deadline").unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    (client, log, spawned)
+}
+
+/// Hands what `spawned` holds to `pool`.
+fn spawn_into(pool: &futures_executor::LocalPool, spawned: &Spawned) {
+    for f in spawned.borrow_mut().drain(..) {
+        futures_util::task::LocalSpawnExt::spawn_local(&pool.spawner(), f).unwrap();
+    }
+}
+
 /// A cancellation left to the background when the client is closed is dropped: `close()` ended
 /// the session (its DELETE tells the server), and a notification sent without it would meet a 401
 /// that asks the unauthorized handler (a user's sign-in) for a client that is gone. One already
 /// on its way when the client closes is abandoned (its fetch aborted).
 #[test]
 fn a_background_cancellation_is_dropped_when_the_client_closes() {
-    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
-    opts.timeout_ms = 60_000;
     let unauthorized = || status_reply(401, vec![("www-authenticate", "Bearer realm=\"mcp\"".into())], "");
+    let asked = Rc::new(Cell::new(0));
     // The handshake, a call that hangs, the DELETE, and 401 for what comes after.
     let replies = vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Hang, accepted(), unauthorized(), unauthorized()];
-    let Harness { client, log, .. } = harness_with(replies, opts, 50);
-    let client = Rc::new(client);
-    let asked = Rc::new(Cell::new(0));
-    let seen = asked.clone();
-    client.set_unauthorized_handler(Some(Box::new(move |_: &Value| {
-        seen.set(seen.get() + 1);
-        Box::pin(async { Ok(None) })
-    })));
-    let (spawn, spawned) = spawner();
-    client.set_spawner(Some(spawn));
-    block_on(client.connect()).unwrap();
-    let mut opts = CallOptions { timeout_ms: Some(50), ..CallOptions::default() };
-    let e = bounded(client.call_tool("slow", json!({}), &mut opts), 1_000).expect("settled at its deadline").unwrap_err();
-    assert_eq!(e.code, ErrorCode::Timeout);
+    let (client, log, spawned) = timed_out_in_background(replies, &asked);
     block_on(client.close()).unwrap();
     assert_eq!(body(&log.borrow().requests[3]), Value::Null, "the DELETE");
     let mut pool = futures_executor::LocalPool::new();
-    for f in spawned.borrow_mut().drain(..) {
-        futures_util::task::LocalSpawnExt::spawn_local(&pool.spawner(), f).unwrap();
-    }
+    spawn_into(&pool, &spawned);
     pool.run_until_stalled();
     assert_eq!((log.borrow().requests.len(), asked.get()), (4, 0), "nothing sent after close(), no authorization asked");
 
     // A cancellation on its way (its POST unanswered) when close() comes.
-    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
-    opts.timeout_ms = 60_000;
     let replies = vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Hang, Reply::Hang, accepted(), unauthorized()];
-    let Harness { client, log, .. } = harness_with(replies, opts, 50);
-    let client = Rc::new(client);
-    let seen = asked.clone();
-    client.set_unauthorized_handler(Some(Box::new(move |_: &Value| {
-        seen.set(seen.get() + 1);
-        Box::pin(async { Ok(None) })
-    })));
-    let (spawn, spawned) = spawner();
-    client.set_spawner(Some(spawn));
-    block_on(client.connect()).unwrap();
-    let mut opts = CallOptions { timeout_ms: Some(50), ..CallOptions::default() };
-    let e = bounded(client.call_tool("slow", json!({}), &mut opts), 1_000).expect("settled at its deadline").unwrap_err();
-    assert_eq!(e.code, ErrorCode::Timeout);
-    for f in spawned.borrow_mut().drain(..) {
-        futures_util::task::LocalSpawnExt::spawn_local(&pool.spawner(), f).unwrap();
-    }
+    let (client, log, spawned) = timed_out_in_background(replies, &asked);
+    spawn_into(&pool, &spawned);
     pool.run_until_stalled();
     assert_eq!(body(&log.borrow().requests[3])["method"], "notifications/cancelled", "on its way");
     let aborted = log.borrow().aborted;
