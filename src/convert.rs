@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::args::ArgPlan;
 use crate::error::{Error, ErrorCode, Result};
 use crate::fast::{self, Node, Passed};
-use crate::model::{description_text, json_size, json_type, object, read_json, string, Put as _, Tool};
+use crate::model::{description_text, json_size, json_type, object, read_json, repair_lone_surrogates_at, string, Put as _, ReadError, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
 use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
@@ -343,10 +343,43 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
 /// [`run_text`] the general way: the text read into a `Value`, every tool compiled from it.
 #[inline(never)]
 fn run_general(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool, capacity: usize) -> Result<Written> {
-    let input = read_json(json)
-        .map_err(|e| e.into_error("the tools JSON", |e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}"))))?;
+    let not_json = |e: ReadError| e.into_error("the tools JSON", |e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")));
+    let (input, repaired) = match read_json(json) {
+        Ok(input) => (input, Vec::new()),
+        // JS strings may hold lone surrogates (an emoji cut in half), which `JSON.stringify`
+        // writes as `\udXXX` escapes that no UTF-8 text can hold: U+FFFD stands in, reported.
+        Err(ReadError::Json(e)) => match repair_lone_surrogates_at(json) {
+            Some((fixed, at)) => (read_json(&fixed).map_err(not_json)?, lone_surrogate_problems(&fixed, &at)),
+            None => return Err(not_json(ReadError::Json(e))),
+        },
+        Err(e) => return Err(not_json(e)),
+    };
     let (tools, problems) = admit(tools_from_value(input)?, opts, on_error)?;
-    Ok(run(tools, Vec::new(), problems, provider, opts, on_error, with_report, None)?.into_text(provider, &opts.schema, capacity, false, None))
+    let mut run = run(tools, Vec::new(), problems, provider, opts, on_error, with_report, None)?;
+    run.report.problems.splice(0..0, repaired);
+    Ok(run.into_text(provider, &opts.schema, capacity, false, None))
+}
+
+/// Set-level problems for lone surrogate escapes replaced at `at` in `fixed` (the input's
+/// JSON, repaired): where each was (its input pointer), the first [`MAX_LISTED`] of them.
+fn lone_surrogate_problems(fixed: &str, at: &[usize]) -> Vec<Diagnostic> {
+    const MAX_LISTED: usize = 8;
+    let mut problems: Vec<Diagnostic> = crate::model::pointers_at(fixed, &at[..at.len().min(MAX_LISTED)])
+        .into_iter()
+        .map(|path| Diagnostic {
+            path,
+            rule: "input/lone-surrogate",
+            message: "a lone UTF-16 surrogate (half of a character, as text cut inside an emoji leaves it) is no Unicode text and cannot be sent: written as U+FFFD".owned(),
+        })
+        .collect();
+    if at.len() > MAX_LISTED {
+        problems.push(Diagnostic {
+            path: String::new(),
+            rule: "input/lone-surrogate",
+            message: format!("{} more lone UTF-16 surrogates written as U+FFFD ({} in all)", at.len() - MAX_LISTED, at.len()),
+        });
+    }
+    problems
 }
 
 /// A conversion whose tools are compiled but not yet in the provider's wrapper: [`run`]'s
@@ -946,6 +979,26 @@ mod tests {
         let out: Value = serde_json::from_str(&convert_json(r#"[{"name":"a","description":42,"inputSchema":{"type":"object"}}]"#, Provider::OpenAi, &ConvertOptions::default()).unwrap()).unwrap();
         assert_eq!(out[0]["function"]["description"], Value::Null);
         assert_eq!(out[0]["function"]["name"], "a");
+    }
+
+    /// JSON text with lone surrogate escapes (`JSON.stringify` of JS strings cut inside a pair)
+    /// converts with U+FFFD in their place, each reported at its input pointer; an error that is
+    /// not one stays an error.
+    #[test]
+    fn lone_surrogate_escapes_are_replaced_and_reported() {
+        let json = r#"{"tools":[{"name":"t","description":"cut \ud83d","inputSchema":{"type":"object","properties":{"a\udc00":{"type":"string"}}}}]}"#;
+        let opts = ConvertOptions::default();
+        for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini, Provider::Bedrock] {
+            let detailed = convert_json_detailed(json, provider, &opts).unwrap();
+            assert!(detailed.tools.contains("cut \u{fffd}") && detailed.tools.contains("\"a\u{fffd}\""), "{provider:?}: {}", detailed.tools);
+            let lone: Vec<(&str, &str)> = detailed.report.problems.iter().map(|d| (d.rule, d.path.as_str())).collect();
+            assert_eq!(lone, [("input/lone-surrogate", "/tools/0/description"), ("input/lone-surrogate", "/tools/0/inputSchema/properties/a\u{fffd}")]);
+            assert_eq!(check_json(json, provider, &opts).unwrap().problems, detailed.report.problems);
+            assert_eq!(convert_json(json, provider, &opts).unwrap(), detailed.tools);
+        }
+        let e = convert_json(r#"[{"name":"t","description":"\ud800"}"#, Provider::OpenAi, &opts).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson, "unclosed: still not JSON");
+        assert!(e.message.contains("EOF"), "{}", e.message);
     }
 
     /// A `serverName` that is not text is the tool's error on both paths: it decides where the

@@ -747,6 +747,11 @@ pub fn json_depth(v: &Value) -> usize {
 /// Replaces `\uD800`-`\uDFFF` escapes that do not form a surrogate pair with `\uFFFD` in
 /// JSON text. Returns `None` when there is none (so the caller's error stands).
 pub fn repair_lone_surrogates(text: &str) -> Option<String> {
+    repair_lone_surrogates_at(text).map(|(fixed, _)| fixed)
+}
+
+/// [`repair_lone_surrogates`], with where each replaced escape began in `text` (a byte offset).
+pub fn repair_lone_surrogates_at(text: &str) -> Option<(String, Vec<usize>)> {
     let b = text.as_bytes();
     let hex4 = |i: usize| -> Option<u32> {
         let s = text.get(i..i + 4)?;
@@ -754,7 +759,7 @@ pub fn repair_lone_surrogates(text: &str) -> Option<String> {
     };
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    let mut changed = false;
+    let mut at = Vec::new();
     let mut i = 0;
     while i < b.len() {
         if b[i] != b'\\' {
@@ -780,15 +785,82 @@ pub fn repair_lone_surrogates(text: &str) -> Option<String> {
             out.push_str(&text[last..i]);
             out.push_str("\\uFFFD");
             last = i + 6;
-            changed = true;
+            at.push(i);
         }
         i += 6;
     }
-    if !changed {
+    if at.is_empty() {
         return None;
     }
     out.push_str(&text[last..]);
-    Some(out)
+    Some((out, at))
+}
+
+/// The JSON pointer of the string (a value, or a key: the pointer then ends with that key)
+/// holding each of `offsets` (byte offsets, ascending) in `text`, JSON text as
+/// [`repair_lone_surrogates_at`] leaves it (the same length: an escape replaces an escape).
+/// A scan of the text's tokens, no tree: for messages about where a repair was made.
+pub fn pointers_at(text: &str, offsets: &[usize]) -> Vec<String> {
+    enum Open {
+        Object(Option<String>),
+        Array(usize),
+    }
+    let b = text.as_bytes();
+    let mut open: Vec<Open> = Vec::new();
+    let mut found = Vec::with_capacity(offsets.len());
+    let mut next = offsets.iter().copied().peekable();
+    // Whether the next string in an object is a key.
+    let mut key_next = false;
+    let mut i = 0;
+    while i < b.len() && next.peek().is_some() {
+        match b[i] {
+            b'{' => {
+                open.push(Open::Object(None));
+                key_next = true;
+            }
+            b'[' => open.push(Open::Array(0)),
+            b'}' | b']' => {
+                open.pop();
+                key_next = false;
+            }
+            b',' => match open.last_mut() {
+                Some(Open::Array(n)) => *n += 1,
+                Some(Open::Object(_)) => key_next = true,
+                None => {}
+            },
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                let key = key_next.then(|| serde_json::from_str::<String>(&text[start..=i.min(b.len() - 1)]).unwrap_or_default());
+                key_next = false;
+                if let (Some(k), Some(Open::Object(slot))) = (&key, open.last_mut()) {
+                    *slot = Some(k.clone());
+                }
+                while next.peek().is_some_and(|&at| at < i) {
+                    next.next();
+                    found.push(pointer(&open));
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    return found;
+
+    fn pointer(open: &[Open]) -> String {
+        let mut p = String::new();
+        for o in open {
+            p.push('/');
+            match o {
+                Open::Object(key) => p.push_str(&key.as_deref().unwrap_or_default().replace('~', "~0").replace('/', "~1")),
+                Open::Array(n) => p.push_str(&n.to_string()),
+            }
+        }
+        p
+    }
 }
 
 /// The JSON type name of a value, for messages.
@@ -957,6 +1029,19 @@ mod tests {
         assert!(matches!(read_json_with(&format!("[{}[]]", "[],".repeat(1000)), 1000), Err(ReadError::TooManyItems)));
         assert!(matches!(read_json_with("[1 x", 1000), Err(ReadError::Json(_))), "invalid JSON stays a JSON error");
         assert_eq!(ReadError::TooManyItems.into_error("x", |_| unreachable!()).code, ErrorCode::LimitExceeded);
+    }
+
+    #[test]
+    fn pointers_name_the_string_each_repair_was_in() {
+        let text = r#"[{"name":"a","d":"\ud800"},{"p":{"k\udc00":{"enum":["x",["y","\ud83d"]]},"~/":"\udfff"}},"\ud800"]"#;
+        let (fixed, at) = repair_lone_surrogates_at(text).unwrap();
+        assert_eq!(fixed.len(), text.len(), "an escape replaces an escape");
+        assert_eq!(at.len(), 5);
+        assert_eq!(pointers_at(&fixed, &at), ["/0/d", "/1/p/k\u{fffd}", "/1/p/k\u{fffd}/enum/1/1", "/1/p/~0~1", "/2"]);
+        // Only the offsets asked for; a string after an emptied container is a value, not a key.
+        assert_eq!(pointers_at(&fixed, &at[1..2]), ["/1/p/k\u{fffd}"]);
+        let (fixed, at) = repair_lone_surrogates_at(r#"{"a":[{}, "\ud800"]}"#).unwrap();
+        assert_eq!(pointers_at(&fixed, &at), ["/a/1"]);
     }
 
     #[test]

@@ -6,7 +6,6 @@ use wasm_bindgen::prelude::*;
 use crate::content::{flatten_result, FlattenOptions};
 use crate::convert::{self as core, ConvertOptions};
 use crate::error::{Error, ErrorCode};
-use crate::model::repair_lone_surrogates;
 use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
 use crate::providers::Provider;
 use crate::schema::{process_json_schema, Cx, Limits};
@@ -43,29 +42,16 @@ fn options_value(text: &str) -> Result<ConvertOptions, Error> {
 
 /// Runs a conversion on JS tools as JSON text (`JSON.stringify`), which takes the pass-through
 /// path for schemas that need no change (src/fast/). JS strings may hold lone surrogates,
-/// which `JSON.stringify` writes as escapes serde_json rejects: such text is converted again
-/// with them repaired, as [`parse`] repairs them.
+/// which `JSON.stringify` writes as escapes no UTF-8 text holds: the core's conversions read
+/// them as U+FFFD and report where (`input/lone-surrogate`).
 pub(crate) fn on_tools_text<T>(tools: &JsValue, convert: impl Fn(&str) -> Result<T, Error>) -> Result<T, Error> {
-    on_tools_text_as_read(tools, |json, _| convert(json))
-}
-
-/// [`on_tools_text`], telling `convert` whether the text is `JSON.stringify`'s own (`true`) or
-/// was repaired, when the objects no longer hold what the text says.
-fn on_tools_text_as_read<T>(tools: &JsValue, convert: impl Fn(&str, bool) -> Result<T, Error>) -> Result<T, Error> {
     if tools.is_undefined() {
         return Err(Error::new(ErrorCode::InvalidInput, "expected an array of tools, got undefined"));
     }
     if tools.is_null() {
-        return convert("null", true);
+        return convert("null");
     }
-    let json = json_text(tools, "tools")?;
-    match convert(&json, true) {
-        Err(e) if e.code == ErrorCode::InvalidJson => match repair_lone_surrogates(&json) {
-            Some(fixed) => convert(&fixed, false),
-            None => Err(e),
-        },
-        other => other,
-    }
+    convert(&json_text(tools, "tools")?)
 }
 
 /// Converts JS tools as [`on_tools_text`] does, leaving out the schemas that pass through
@@ -85,10 +71,7 @@ fn convert_objects(
         true => core::convert_json_detailed(json, provider, opts),
         false => core::convert_json_named(json, provider, opts),
     };
-    on_tools_text_as_read(tools, |json, as_read| {
-        if !as_read {
-            return Ok(finish(full(json)?)?.0);
-        }
+    on_tools_text(tools, |json| {
         let mut conv = core::convert_json_leaving_schemas(json, provider, opts, detailed)?;
         let left_out = std::mem::take(&mut conv.left_out);
         let (out, list) = finish(conv)?;

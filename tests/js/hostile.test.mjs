@@ -240,9 +240,28 @@ test("__proto__, constructor and prototype keys everywhere stay own data", () =>
   stillWorks();
 });
 
-test("lone surrogates in JS strings become U+FFFD", () => {
+test("lone surrogates in JS strings become U+FFFD, reported where they were", () => {
   const out = tw.convertMcpTools([{ name: "s", description: "bad \ud800 pair \udc00 ok 😀" }], "openai");
   assert.equal(out[0].function.description, "bad \ufffd pair \ufffd ok 😀");
+  // In a property name and an enum value the replacement changes what the model is told: reported, with where.
+  const tools = [
+    { name: "ok", description: "😀", inputSchema: { type: "object", properties: { q: { type: "string" } } } },
+    { name: "cut", description: "cut \ud83d", inputSchema: { type: "object", properties: { ["x\udc00"]: { enum: ["a", "\ud83d"] } } } },
+  ];
+  for (const provider of ["openai", "anthropic", "gemini", "bedrock"]) {
+    const { tools: converted, report } = tw.convertMcpToolsDetailed(tools, provider);
+    assert.equal(converted.length, provider === "gemini" ? 1 : 2, provider);
+    const lone = report.problems.filter((p) => p.rule === "input/lone-surrogate");
+    assert.deepEqual(lone.map((p) => p.path), ["/1/description", "/1/inputSchema/properties/x\ufffd", "/1/inputSchema/properties/x\ufffd/enum/1"], provider);
+    assert.match(lone[0].message, /lone UTF-16 surrogate.*U\+FFFD/);
+    assert.deepEqual(tw.checkTools(tools, provider).problems.filter((p) => p.rule === "input/lone-surrogate"), lone, `${provider}: checkTools`);
+    // The JSON API reads JSON.stringify's escapes the same way (it was INVALID_JSON).
+    assert.deepEqual(JSON.parse(tw.convertMcpToolsJson(JSON.stringify(tools), provider)), converted, `${provider}: JSON API`);
+  }
+  const many = [{ name: "m", description: "\ud800".repeat(10) }];
+  const lone = tw.convertMcpToolsDetailed(many, "openai").report.problems.filter((p) => p.rule === "input/lone-surrogate");
+  assert.equal(lone.length, 9);
+  assert.equal(lone[8].message, "2 more lone UTF-16 surrogates written as U+FFFD (10 in all)");
   assert.equal(tw.flattenContent([{ type: "text", text: "\udbff" }]), "\ufffd");
   stillWorks();
 });
@@ -301,7 +320,7 @@ test("strings cross whole wherever their first non-ASCII character is", () => {
   for (const lead of [0, 1, 7, 8, 9, 300]) {
     for (const tail of tails) {
       const description = "a".repeat(lead) + tail + "z";
-      // Written by hand: JSON.stringify would escape a lone surrogate, which the JSON API refuses.
+      // Written by hand: JSON.stringify would escape a lone surrogate (see the test above).
       const text = `[{"name":"t","description":"${description}","inputSchema":{"type":"object"}}]`;
       const fromBytes = new TextDecoder().decode(tw.convertMcpToolsJson(enc.encode(text), "openai"));
       // The same text, its non-ASCII characters escaped when they are at most one byte in 32.
