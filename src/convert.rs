@@ -1001,6 +1001,38 @@ mod tests {
         assert!(e.message.contains("EOF"), "{}", e.message);
     }
 
+    /// Strict mode closes every object (`additionalProperties: false`): one below the root that
+    /// declares no properties (a "JSON payload") would then take nothing but `{}`, so the tool
+    /// goes without strict, saying why, on both paths; the root declaring none (no arguments),
+    /// or an object closed as written, stays strict.
+    #[test]
+    fn an_object_that_declares_no_properties_is_not_closed_by_strict_mode() {
+        let payload = serde_json::json!({"type": "object", "description": "Optional JSON payload"});
+        let cases = [
+            (serde_json::json!({"type": "object", "properties": {"data": payload}}), false),
+            (serde_json::json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": ["object", "null"]}}}}), false),
+            (serde_json::json!({"type": "object", "properties": {"u": {"anyOf": [{"type": "string"}, {"type": "object"}]}}}), false),
+            (serde_json::json!({"type": "object"}), true),
+            (serde_json::json!({"type": "object", "properties": {}}), true),
+            (serde_json::json!({"type": "object", "properties": {"c": {"type": "object", "additionalProperties": false}}}), true),
+            (serde_json::json!({"type": "object", "properties": {"c": {"type": "object", "properties": {"k": {"type": "string"}}}}}), true),
+        ];
+        let mut opts = ConvertOptions::default();
+        opts.schema.strict = true;
+        for provider in [Provider::OpenAi, Provider::OpenAiResponses, Provider::Anthropic, Provider::Bedrock] {
+            for (schema, strict) in &cases {
+                let tools = serde_json::json!([{"name": "t", "inputSchema": schema}]);
+                let general = convert(tools.clone(), provider, &opts).unwrap();
+                assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), general.tools.to_string(), "{provider:?} {schema}");
+                assert_eq!(general.report.tools[0].strict == Some(true), *strict, "{provider:?} {schema}: {:?}", general.report.tools[0]);
+                if !strict {
+                    let why = general.report.tools[0].problems.iter().find(|d| d.rule.ends_with("strict-fallback")).expect("said why");
+                    assert!(why.message.contains("declares no properties, any allowed, at /properties/"), "{}", why.message);
+                }
+            }
+        }
+    }
+
     /// A `serverName` that is not text is the tool's error on both paths: it decides where the
     /// tool's calls go, so it is never dropped for the option's server.
     #[test]

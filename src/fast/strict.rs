@@ -290,6 +290,11 @@ fn strict_object<'n, 'a>(
         }
     }
     if is_object {
+        // `openai::free_form_object`: below the root (entered first), no properties declared.
+        let declared = matches!(raw(&o, "properties"), Some(Node::Obj(p)) if !p.is_empty());
+        if levels.depth > 1 && !declared && !matches!(raw(&o, "additionalProperties"), Some(Node::Bool(false))) && !o.has("anyOf") && !o.has("allOf") {
+            return Err(Stop::NotStrict);
+        }
         walk.budget.depth = walk.budget.depth.max(level + 1);
         o.insert("additionalProperties", Val::False);
         let required: &[Node] = match may(has, keys::REQUIRED).then(|| raw(&o, "required")).flatten() {
@@ -614,7 +619,7 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
         return Err(Stop::General);
     }
     let counted = counted.filter(|&depth| depth <= 64);
-    let (mut types, mut properties, mut required, mut open, mut combined) = (None, None, None, false, false);
+    let (mut types, mut properties, mut required, mut open, mut closed, mut combined) = (None, None, None, false, false, false);
     let mut verdict = Ok(());
     // Every subschema (the keywords the rewrite removes hold none).
     for (key, value) in entries.iter() {
@@ -635,7 +640,10 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
             "type" => types = Some(value),
             "properties" => properties = Some(value),
             "required" => required = Some(value),
-            "additionalProperties" => open |= !matches!(value, Node::Bool(false)),
+            "additionalProperties" => {
+                open |= !matches!(value, Node::Bool(false));
+                closed |= matches!(value, Node::Bool(false));
+            }
             "patternProperties" => open = true,
             "anyOf" => combined = true,
             "allOf" => {
@@ -664,11 +672,15 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
     // `type` that names `object`).
     let (typed, object) = type_names(types);
     if (object || (!typed && properties.is_some())) && verdict.is_ok() {
+        let declared = matches!(properties, Some(Node::Obj(p)) if !p.is_empty());
         if open {
             verdict = Err(Stop::NotStrict);
         } else if combined {
             // Whether its branches fit the closed object (`anthropic::branches_outside`).
             verdict = Err(Stop::General);
+        } else if !declared && !closed && counted != Some(0) {
+            // `openai::free_form_object`, below the root.
+            verdict = Err(Stop::NotStrict);
         }
     }
     if let (Some(_), Some(Node::Obj(props))) = (counted, properties) {
@@ -710,6 +722,11 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
         }
         if o.has("anyOf") || o.has("allOf") {
             return Err(Stop::General);
+        }
+        // `openai::free_form_object`: below the root (entered first), no properties declared.
+        let declared = matches!(raw(&o, "properties"), Some(Node::Obj(p)) if !p.is_empty());
+        if levels.depth > 1 && !declared && raw(&o, "additionalProperties").is_none() {
+            return Err(Stop::NotStrict);
         }
         o.insert("additionalProperties", Val::False);
     }
@@ -892,8 +909,8 @@ mod tests {
                 "type": "object",
                 "properties": {
                     "n": {"type": "integer", "minimum": 1, "description": "N"},
-                    "l": {"type": "array", "minItems": 2, "items": {"type": "object"}},
-                    "x": {"type": "array", "items": {"type": "object", "maxLength": 3}}
+                    "l": {"type": "array", "minItems": 2, "items": {"type": "object", "additionalProperties": false}},
+                    "x": {"type": "array", "items": {"type": "object", "maxLength": 3, "additionalProperties": false}}
                 }
             }),
         );
@@ -903,14 +920,17 @@ mod tests {
             t["input_schema"].to_string(),
             concat!(
                 r#"{"type":"object","properties":{"n":{"type":"integer","description":"N (minimum: 1)"},"#,
-                r#""l":{"type":"array","items":{"type":"object","properties":{},"additionalProperties":false},"description":"(at least 2 items)"},"#,
-                // `maxLength` swap-removed: `additionalProperties`, appended last, takes its place.
-                r#""x":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{},"description":"(at most 3 characters)"}}},"#,
+                r#""l":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{}},"description":"(at least 2 items)"},"#,
+                // `maxLength` swap-removed: `additionalProperties`, the last key, takes its place.
+                r#""x":{"type":"array","items":{"type":"object","properties":{},"additionalProperties":false,"description":"(at most 3 characters)"}}},"#,
                 r#""additionalProperties":false}"#
             )
         );
-        let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": true}}}));
-        assert_eq!((took, t.get("strict")), (Took::NotStrict, None));
+        // An open map, and an object that declares no properties (strict mode would close it to `{}`).
+        for m in [json!({"type": "object", "additionalProperties": true}), json!({"type": "object", "description": "a JSON payload"})] {
+            let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": m}}));
+            assert_eq!((took, t.get("strict")), (Took::NotStrict, None), "{m}");
+        }
     }
 
     #[test]
@@ -926,6 +946,7 @@ mod tests {
         let deep = (0..12).fold(json!({"type": "string"}), |inner, _| json!({"type": "object", "properties": {"n": inner}}));
         let mut seen = std::collections::BTreeSet::new();
         for schema in [
+            json!({"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}, "l": {"type": "array", "items": {"type": "object", "additionalProperties": false}}}}),
             json!({"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}, "l": {"type": "array", "items": {"type": "object"}}}}),
             json!({"type": "object", "properties": {"m": open}}),
             json!({"type": "object", "properties": {"m": {"type": ["object", "null"], "patternProperties": {"^x": {}}}}}),
@@ -1073,17 +1094,18 @@ mod tests {
             f["parameters"].to_string(),
             r#"{"additionalProperties":false,"type":"object","properties":{"a":{"type":["string","null"],"description":"A (format: uri)"},"b":{"enum":["x","y"],"type":"string"}},"required":["a","b"]}"#
         );
-        // An object without properties, an inferred object type, a nullable union and enum.
+        // An object without properties (closed as written), an inferred object type, a nullable
+        // union and enum.
         let (f, took) = strict(json!({
             "type": "object",
-            "properties": {"o": {"type": "object"}, "p": {"properties": {}}, "u": {"anyOf": [{"type": "string"}, {"type": "integer"}]}, "e": {"enum": ["x"]}}
+            "properties": {"o": {"type": "object", "additionalProperties": false}, "p": {"properties": {}, "additionalProperties": false}, "u": {"anyOf": [{"type": "string"}, {"type": "integer"}]}, "e": {"enum": ["x"]}}
         }));
         assert_eq!(took, Took::Strict);
         assert_eq!(
             f["parameters"].to_string(),
             concat!(
-                r#"{"type":"object","properties":{"o":{"type":["object","null"],"properties":{},"additionalProperties":false,"required":[]},"#,
-                r#""p":{"properties":{},"type":["object","null"],"additionalProperties":false,"required":[]},"#,
+                r#"{"type":"object","properties":{"o":{"type":["object","null"],"additionalProperties":false,"properties":{},"required":[]},"#,
+                r#""p":{"properties":{},"additionalProperties":false,"type":["object","null"],"required":[]},"#,
                 r#""u":{"anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]},"e":{"enum":["x",null]}},"#,
                 r#""additionalProperties":false,"required":["o","p","u","e"]}"#
             )
@@ -1107,7 +1129,8 @@ mod tests {
 
     #[test]
     fn nesting_past_ten_levels_is_not_strict() {
-        let nest = |levels: usize| (1..levels).fold(json!({"type": "object"}), |inner, _| json!({"type": "object", "properties": {"n": inner}}));
+        let innermost = json!({"type": "object", "properties": {"s": {"type": "string"}}});
+        let nest = |levels: usize| (1..levels).fold(innermost.clone(), |inner, _| json!({"type": "object", "properties": {"n": inner}}));
         let (f, took) = strict(nest(10));
         assert_eq!((f["strict"].clone(), took), (json!(true), Took::Strict));
         let (f, took) = strict(nest(11));

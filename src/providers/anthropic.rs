@@ -207,6 +207,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         if let Some(why) = branches_outside(obj) {
             return Ok(Err(format!("{why} at {}", or_root(cx.path()))));
         }
+        if let Some(reason) = crate::providers::openai::free_form_object(obj, cx.path()) {
+            return Ok(Err(reason));
+        }
         obj.put("additionalProperties", Value::Bool(false));
     }
     let mut drop = Vec::new();

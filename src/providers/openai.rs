@@ -98,6 +98,21 @@ pub fn non_strict(mut root: Value, cx: &mut Cx) -> Result<Value> {
     Ok(root)
 }
 
+/// Why an object node at `at` cannot be closed (`additionalProperties: false`, as strict mode
+/// closes every object) without losing what it is for, if it cannot: below the root, an object
+/// that declares no properties and leaves any key allowed (`{"type": "object"}`, "a JSON payload",
+/// "the action's arguments") would take nothing but `{}`, as an open map written
+/// `additionalProperties: true` would. Combinators beside it bring their own properties. The root
+/// declaring none is a tool without arguments, as MCP servers write one.
+pub(crate) fn free_form_object(obj: &JsonObject, at: &str) -> Option<String> {
+    let declared = obj.find("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+    let closed = matches!(obj.find("additionalProperties"), Some(Value::Bool(false)));
+    if at.is_empty() || declared || closed || ["anyOf", "oneOf", "allOf"].iter().any(|k| obj.has(k)) {
+        return None;
+    }
+    Some(format!("an object that declares no properties, any allowed, at {at}"))
+}
+
 /// Steps 3-6. The outer `Result` is a hard error (limits); the inner one a reason to fall back.
 fn strict(mut root: Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     let mut budget = Budget::default();
@@ -440,6 +455,9 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         }
     }
     if is_object {
+        if let Some(reason) = free_form_object(obj, cx.path()) {
+            return Ok(Err(reason));
+        }
         budget.depth = budget.depth.max(level + 1);
         obj.put("additionalProperties", Value::Bool(false));
         let required: Vec<String> = obj
