@@ -14,8 +14,11 @@ use crate::model::{string, Put as _};
 use crate::naming::NameMap;
 use crate::text::Owned as _;
 
+mod parallel;
 mod shape;
 mod turn;
+
+pub use parallel::Parallel;
 
 #[cfg(test)]
 mod agreement;
@@ -75,8 +78,8 @@ pub struct CallError {
 }
 
 /// One tool call, resolved. JSON form: `{id, providerName, server, tool, arguments,
-/// thoughtSignature?, error?}` (`id` and `server` are `null` when absent, `thoughtSignature` and
-/// `error` are absent when there is none).
+/// thoughtSignature?, parallel?, error?}` (`id` and `server` are `null` when absent,
+/// `thoughtSignature`, `parallel` and `error` are absent when there is none).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
     /// The provider's call id (`null` when the provider sent none, as Gemini may).
@@ -95,6 +98,9 @@ pub struct ToolCall {
     /// unchanged when the conversation goes on (Gemini 3 rejects a `functionCall` part without
     /// it; of parallel calls, only the first part has one).
     pub thought_signature: Option<String>,
+    /// OpenAI: the wrapper call (`multi_tool_use.parallel`) this call is a tool use of
+    /// ([`parallel`]); `None` for a call the provider sent as one.
+    pub parallel: Option<Parallel>,
 }
 
 impl CallError {
@@ -118,6 +124,9 @@ impl ToolCall {
         o.put("arguments", self.arguments.clone());
         if let Some(s) = &self.thought_signature {
             o.put("thoughtSignature", string(s));
+        }
+        if let Some(p) = &self.parallel {
+            o.put("parallel", p.to_value());
         }
         if let Some(e) = &self.error {
             o.put("error", e.to_value());
@@ -163,7 +172,7 @@ pub(crate) fn model_arguments(name: &str, raw: RawArgs) -> Result<Value> {
 /// Builds a resolved call from its raw parts.
 fn resolve(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>) -> ToolCall {
     let mut call =
-        ToolCall { id, provider_name: name.clone(), server: None, tool: name.clone(), arguments: Value::Null, error: None, thought_signature: None };
+        ToolCall { id, provider_name: name.clone(), server: None, tool: name.clone(), arguments: Value::Null, error: None, thought_signature: None, parallel: None };
     if name.is_empty() {
         // No tool to call, with a name map or without: the same code a map gives a name it
         // does not know.
@@ -195,6 +204,17 @@ fn resolve(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>
         Err(e) => call.error = Some(e),
     }
     call
+}
+
+/// The calls a provider's call stands for: itself, resolved, or for OpenAI's formats the tool
+/// uses of its parallel wrapper ([`parallel::expand`]), each resolved.
+fn resolve_all(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>, format: CallFormat) -> Vec<ToolCall> {
+    if matches!(format, CallFormat::OpenAi | CallFormat::OpenAiResponses | CallFormat::Ollama) {
+        if let Some(calls) = parallel::expand(id.as_deref(), &name, &raw, map) {
+            return calls;
+        }
+    }
+    vec![resolve(id, name, raw, map)]
 }
 
 fn preview(s: &str) -> String {
@@ -401,7 +421,7 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
                 } else if let Some(m) = item.get("message").filter(|m| m.is_object()) {
                     openai_message(m, format, map, &mut calls);
                 } else if item.get("function").is_some() {
-                    calls.push(openai_call(item, i, format, map));
+                    calls.extend(openai_call(item, i, format, map));
                 } else {
                     openai_message(item, format, map, &mut calls);
                 }
@@ -409,9 +429,9 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
             CallFormat::OpenAiResponses => match item.get("output").and_then(Value::as_array) {
                 Some(output) => {
                     let cut = cut_short(item);
-                    calls.extend(output.iter().filter_map(|o| responses_call(o, cut.as_deref(), map)));
+                    calls.extend(output.iter().filter_map(|o| responses_call(o, cut.as_deref(), map)).flatten());
                 }
-                None => calls.extend(responses_call(item, None, map)),
+                None => calls.extend(responses_call(item, None, map).into_iter().flatten()),
             },
             CallFormat::Anthropic => match item.get("content").and_then(Value::as_array) {
                 Some(content) => calls.extend(content.iter().filter_map(|b| anthropic_call(b, map))),
@@ -493,16 +513,17 @@ fn is_function_call(o: &Map<String, Value>) -> bool {
 
 fn openai_message(m: &Value, format: CallFormat, map: Option<&NameMap>, calls: &mut Vec<ToolCall>) {
     for (i, tc) in array(m, "tool_calls").iter().enumerate() {
-        calls.push(openai_call(tc, i, format, map));
+        calls.extend(openai_call(tc, i, format, map));
     }
 }
 
-/// One Chat tool call; Ollama's have no id, so the `i`th is `call_{i}`.
-fn openai_call(tc: &Value, i: usize, format: CallFormat, map: Option<&NameMap>) -> ToolCall {
+/// One Chat tool call (or the tool uses of a parallel wrapper); Ollama's have no id, so the
+/// `i`th is `call_{i}`.
+fn openai_call(tc: &Value, i: usize, format: CallFormat, map: Option<&NameMap>) -> Vec<ToolCall> {
     let f = tc.get("function").unwrap_or(tc);
     let name = str_of(f, "name").unwrap_or_default();
     let id = str_of(tc, "id").or_else(|| (format == CallFormat::Ollama).then(|| format!("call_{i}")));
-    resolve(id, name, args_of(f.get("arguments")), map)
+    resolve_all(id, name, args_of(f.get("arguments")), map, format)
 }
 
 /// Why a Responses response ended before its calls did, when it is `status: "incomplete"`: its
@@ -528,22 +549,26 @@ fn cut_call(call: &mut ToolCall, why: &str) {
     }
 }
 
-/// A Responses function call item; `cut`: why the response it is in ended early, which cuts
-/// short a call not `completed` in it. A call item `incomplete` itself is cut short too.
-fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Option<ToolCall> {
+/// A Responses function call item (the tool uses of a parallel wrapper, for one); `cut`: why the
+/// response it is in ended early, which cuts short a call not `completed` in it. A call item
+/// `incomplete` itself is cut short too.
+fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Option<Vec<ToolCall>> {
     if item.get("type").and_then(Value::as_str) != Some("function_call") {
         return None;
     }
     // `call_id` is what the `function_call_output` answers; the item's own `id` (`fc_...`) is
     // not a call id, so a call without `call_id` has none.
-    let mut call = resolve(str_of(item, "call_id"), str_of(item, "name").unwrap_or_default(), args_of(item.get("arguments")), map);
-    match (item.get("status").and_then(Value::as_str), cut) {
-        (Some("completed"), _) => {}
-        (_, Some(why)) => cut_call(&mut call, why),
-        (Some("incomplete"), None) => cut_call(&mut call, "its item is incomplete"),
-        _ => {}
+    let mut calls = resolve_all(str_of(item, "call_id"), str_of(item, "name").unwrap_or_default(), args_of(item.get("arguments")), map, CallFormat::OpenAiResponses);
+    let why = match (item.get("status").and_then(Value::as_str), cut) {
+        (Some("completed"), _) => None,
+        (_, Some(why)) => Some(why),
+        (Some("incomplete"), None) => Some("its item is incomplete"),
+        _ => None,
+    };
+    if let Some(why) = why {
+        calls.iter_mut().for_each(|c| cut_call(c, why));
     }
-    Some(call)
+    Some(calls)
 }
 
 fn anthropic_call(block: &Value, map: Option<&NameMap>) -> Option<ToolCall> {
@@ -1191,7 +1216,7 @@ impl Accumulator {
         self.format
     }
 
-    /// How many calls have been completed so far.
+    /// How many calls have been completed so far (a parallel wrapper counts once).
     pub fn completed(&self) -> usize {
         self.emitted
     }
@@ -1354,7 +1379,7 @@ impl Accumulator {
                 // `message.tool_calls` are whole, arguments as objects. Calls without an id are
                 // numbered over the stream, as `parse_tool_calls` numbers a message's.
                 for tc in event.get("message").map_or(&[][..], |m| array(m, "tool_calls")) {
-                    out.push(openai_call(tc, self.emitted, CallFormat::Ollama, map));
+                    out.extend(openai_call(tc, self.emitted, CallFormat::Ollama, map));
                     self.emitted += 1;
                 }
             }
@@ -1409,15 +1434,18 @@ impl Accumulator {
                     Some(v) if p.args.is_empty() => RawArgs::Json(v),
                     _ => RawArgs::Text(p.args),
                 };
-                let mut call = resolve(p.id, p.name, raw, map);
-                call.thought_signature = p.signature;
-                if let Some(why) = p.incomplete {
-                    cut_call(&mut call, &why);
+                let mut calls = resolve_all(p.id, p.name, raw, map, self.format);
+                for call in &mut calls {
+                    call.thought_signature.clone_from(&p.signature);
+                    if let Some(why) = &p.incomplete {
+                        cut_call(call, why);
+                    }
                 }
-                out.push(call);
+                out.extend(calls);
+                // A parallel wrapper is one call of the provider's.
+                self.emitted += 1;
             }
         }
-        self.emitted += out.len();
         out
     }
 

@@ -716,7 +716,8 @@ impl Turn {
                     }
                 }
                 if !self.parts.is_empty() {
-                    m.insert("tool_calls".into(), Value::Array(parts(&[], true)));
+                    // OpenAI's parallel wrapper as the calls of its tool uses, as they were given.
+                    m.insert("tool_calls".into(), Value::Array(super::parallel::chat_calls(parts(&[], true))));
                 }
                 Value::Object(m)
             }
