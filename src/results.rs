@@ -38,6 +38,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use crate::calls::Parallel;
 use crate::content::{block_text, prefix, repeats, room, utf16_len, FlattenOptions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, string, CallToolResult, ContentBlock, Put as _, ResourceContents};
@@ -1178,12 +1179,16 @@ fn data_url(mime: &str, data: &str) -> String {
 }
 
 /// The call fields a result message needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CallRef {
     /// The provider's call id (an empty one counts as none).
     pub id: Option<String>,
     /// The name the provider used.
     pub name: String,
+    /// A tool use of OpenAI's parallel wrapper ([`crate::calls::Parallel`]): OpenAI Responses
+    /// takes one output for the wrapper, which [`tool_result_messages`] writes of all its calls'
+    /// results.
+    pub parallel: Option<Parallel>,
 }
 
 impl CallRef {
@@ -1224,7 +1229,7 @@ impl CallRef {
                 Some(_) => return Err(Error::new(ErrorCode::InvalidInput, format!("call.{key} must be a string"))),
             }
         }
-        Ok(Self { id, name: name.owned() })
+        Ok(Self { id, name: name.owned(), parallel: parallel_of(v)? })
     }
 
     /// The id, if it has one that is not empty.
@@ -1239,9 +1244,90 @@ impl CallRef {
     }
 }
 
+/// A call's `parallel` (as [`crate::calls::ToolCall`] writes it), if it has one.
+fn parallel_of(v: &Value) -> Result<Option<Parallel>> {
+    let p = match v.get("parallel") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(p) => p,
+    };
+    let bad = || Error::new(ErrorCode::InvalidInput, "call.parallel must be {id, name, index, count} as parseToolCalls gives it, index below count");
+    let id = match p.get("id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()).filter(|s| !s.is_empty()),
+        Some(_) => return Err(bad()),
+    };
+    let name = p.get("name").and_then(Value::as_str).ok_or_else(bad)?.owned();
+    let number = |k: &str| p.get(k).and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok()).ok_or_else(bad);
+    let (index, count) = (number("index")?, number("count")?);
+    if index >= count {
+        return Err(bad());
+    }
+    Ok(Some(Parallel { id, name, index, count }))
+}
+
 /// The provider message (or, for OpenAI Chat with `image_message`, messages) for a result.
+///
+/// OpenAI Responses: a tool use of a parallel wrapper of more than one (`call.parallel`) is
+/// `INVALID_INPUT`: the API takes one output for the wrapper, of all its results, which
+/// [`tool_result_messages`] writes.
 pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: &ResultOptions) -> Result<Value> {
-    message(call, result, format, opts, &mut Media::new(format, opts), &mut Vec::new())
+    let (media, names) = (&mut Media::new(format, opts), &mut Vec::new());
+    match &call.parallel {
+        Some(p) if format == ResultFormat::OpenAiResponses => {
+            if p.count > 1 {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    format!(
+                        "call \"{}\" is tool use {} of the {} of OpenAI's parallel wrapper call {}: the Responses API takes one function_call_output for the wrapper, with every tool use's result: give all {} calls and results to toolResultMessages",
+                        call.name,
+                        p.index,
+                        p.count,
+                        p.id.as_deref().unwrap_or("(no id)"),
+                        p.count
+                    ),
+                ));
+            }
+            wrapper_output(p, &[(call, result)], opts, media, names)
+        }
+        _ => message(call, result, format, opts, media, names),
+    }
+}
+
+/// OpenAI Responses: the one `function_call_output` for the parallel wrapper `p`, of the results
+/// of its tool uses (`uses`, in index order, all of them): each one's output as
+/// [`tool_result_message`] writes it, under a line naming it (`tool_uses[0] (NAME):`), the
+/// texts joined with a blank line (with `multimodal` and media, the items in order, each use's
+/// line an `input_text`).
+fn wrapper_output(p: &Parallel, uses: &[(&CallRef, &CallToolResult)], opts: &ResultOptions, media: &mut Media, names: &mut Vec<String>) -> Result<Value> {
+    let format = ResultFormat::OpenAiResponses;
+    let id = CallRef { id: p.id.clone(), name: p.name.clone(), parallel: None }.require_id("OpenAI Responses")?.owned();
+    let mut texts = Vec::with_capacity(uses.len());
+    let mut items = Vec::new();
+    let mut multimodal = false;
+    for (tool_use, result) in uses {
+        let label = format!("tool_uses[{}] ({}):", tool_use.parallel.as_ref().map_or(0, |p| p.index), tool_use.name);
+        let call = CallRef { id: Some(id.clone()), name: tool_use.name.clone(), parallel: None };
+        let mut m = message(&call, result, format, opts, media, names)?;
+        match m.get_mut("output").map(Value::take) {
+            Some(Value::Array(output)) => {
+                multimodal = true;
+                items.push(object([("type", string("input_text")), ("text", Value::String(label.clone()))]));
+                items.extend(output);
+                texts.push((label, None));
+            }
+            Some(Value::String(text)) => {
+                items.push(object([("type", string("input_text")), ("text", Value::String(format!("{label}\n{text}")))]));
+                texts.push((label, Some(text)));
+            }
+            _ => unreachable!("a function_call_output has its output"),
+        }
+    }
+    let output = if multimodal {
+        Value::Array(items)
+    } else {
+        Value::String(texts.into_iter().map(|(label, text)| format!("{label}\n{}", text.unwrap_or_default())).collect::<Vec<_>>().join("\n\n"))
+    };
+    Ok(object([("type", string("function_call_output")), ("call_id", Value::String(id)), ("output", output)]))
 }
 
 /// [`tool_result_message`] within what is left of a media budget; `names` holds the Bedrock
@@ -1453,6 +1539,11 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
 /// as [`tool_result_message`] writes it, but for OpenAI Chat with `image_message` the tool messages
 /// first and then one `user` message with every call's images (OpenAI wants the tool messages right
 /// after the assistant message that made the calls: a user message between them is refused).
+///
+/// OpenAI Responses: the calls of one parallel wrapper (`parallel`, of the same wrapper id) are
+/// answered by one `function_call_output` for the wrapper, where the first of them is, of all their
+/// results in index order ([`wrapper_output`]); `INVALID_INPUT` when some of its tool uses are
+/// missing or given twice.
 pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], format: ResultFormat, opts: &ResultOptions) -> Result<Vec<Value>> {
     if calls.len() != results.len() {
         let (c, r) = (calls.len(), results.len());
@@ -1464,11 +1555,24 @@ pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], forma
     let mut media = Media::new(format, opts);
     // One request: Bedrock's document names unique across it.
     let mut names = Vec::new();
+    // Responses: the parallel wrappers answered (their ids).
+    let mut wrappers: Vec<Option<&str>> = Vec::new();
     for (i, (call, result)) in calls.iter().zip(results).enumerate() {
-        let message = message(call, result, format, opts, &mut media, &mut names).map_err(|mut e| {
+        let at = |mut e: Error| {
             e.message = format!("calls[{i}]: {}", e.message);
             e
-        })?;
+        };
+        let message = match &call.parallel {
+            Some(p) if format == ResultFormat::OpenAiResponses => {
+                if wrappers.contains(&p.id.as_deref()) {
+                    continue;
+                }
+                wrappers.push(p.id.as_deref());
+                let uses = wrapper_uses(p, calls, results, i).map_err(at)?;
+                wrapper_output(p, &uses, opts, &mut media, &mut names).map_err(at)?
+            }
+            _ => message(call, result, format, opts, &mut media, &mut names).map_err(at)?,
+        };
         match message {
             // OpenAI Chat's [tool, user]: the user message's parts wait for the end.
             Value::Array(pair) => {
@@ -1487,6 +1591,39 @@ pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], forma
     Ok(messages)
 }
 
+/// The calls (from the `first`th on) of the parallel wrapper `p`, with their results, in index
+/// order: all `p.count` of them, each once, or `INVALID_INPUT` saying which are not.
+fn wrapper_uses<'a>(p: &Parallel, calls: &'a [CallRef], results: &'a [CallToolResult], first: usize) -> Result<Vec<(&'a CallRef, &'a CallToolResult)>> {
+    let mut uses: Vec<Option<(&CallRef, &CallToolResult)>> = vec![None; p.count];
+    for (j, (call, result)) in calls.iter().zip(results).enumerate().skip(first) {
+        let Some(q) = call.parallel.as_ref().filter(|q| q.id == p.id) else { continue };
+        let slot = uses.get_mut(q.index).filter(|_| q.count == p.count && q.name == p.name);
+        match slot {
+            Some(slot @ None) => *slot = Some((call, result)),
+            _ => {
+                return Err(Error::new(
+                    ErrorCode::InvalidInput,
+                    format!("calls[{j}] is tool use {} of {} of the parallel wrapper call {}, which calls[{first}] says has {}: each tool use once, as parseToolCalls gave them", q.index, q.count, p.id.as_deref().unwrap_or("(no id)"), p.count),
+                ))
+            }
+        }
+    }
+    let missing: Vec<String> = uses.iter().enumerate().filter(|(_, u)| u.is_none()).map(|(k, _)| k.to_string()).collect();
+    if !missing.is_empty() {
+        return Err(Error::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "the call \"{}\" is a tool use of OpenAI's parallel wrapper call {}, whose tool uses {} have no result here: the Responses API takes one function_call_output for the wrapper, with all {} results",
+                calls[first].name,
+                p.id.as_deref().unwrap_or("(no id)"),
+                missing.join(", "),
+                p.count
+            ),
+        ));
+    }
+    Ok(uses.into_iter().flatten().collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1502,7 +1639,7 @@ mod tests {
     }
 
     fn call() -> CallRef {
-        CallRef { id: Some("call_1".into()), name: "mcp__s__t".into() }
+        CallRef { id: Some("call_1".into()), name: "mcp__s__t".into(), parallel: None }
     }
 
     #[test]
@@ -1597,7 +1734,7 @@ mod tests {
     #[test]
     fn gemini_response_is_always_an_object() {
         let r = result(json!({"content":[{"type":"text","text":"{\"t\":1}"}],"structuredContent":{"t":1}}));
-        let m = tool_result_message(&CallRef { id: None, name: "t".into() }, &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
+        let m = tool_result_message(&CallRef { id: None, name: "t".into(), parallel: None }, &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
         assert_eq!(m, json!({"functionResponse":{"name":"t","response":{"output":{"t":1}}}}));
         let e = result(json!({"content":[{"type":"text","text":"bad"}],"isError":true}));
         let m = tool_result_message(&call(), &e, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
@@ -1867,7 +2004,7 @@ mod tests {
             let e = tool_result_message(&empty, &r, format, &ResultOptions::default()).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?}");
             // Built in Rust with an empty id: the same.
-            let direct = CallRef { id: Some(String::new()), name: "t".into() };
+            let direct = CallRef { id: Some(String::new()), name: "t".into(), parallel: None };
             assert!(tool_result_message(&direct, &r, format, &ResultOptions::default()).is_err(), "{format:?}");
         }
         let m = tool_result_message(&empty, &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
@@ -2114,7 +2251,7 @@ mod tests {
     /// with the images of every call (a user message between tool messages is refused).
     #[test]
     fn parallel_results_keep_the_tool_messages_together() {
-        let calls = [CallRef { id: Some("call_A".into()), name: "shot".into() }, CallRef { id: Some("call_B".into()), name: "shot".into() }, CallRef { id: Some("call_C".into()), name: "t".into() }];
+        let calls = [CallRef { id: Some("call_A".into()), name: "shot".into(), parallel: None }, CallRef { id: Some("call_B".into()), name: "shot".into(), parallel: None }, CallRef { id: Some("call_C".into()), name: "t".into(), parallel: None }];
         let results = [
             result(json!([{"type":"image","data":PNG,"mimeType":"image/png"}])),
             result(json!([{"type":"text","text":"done"}])),
@@ -2136,7 +2273,7 @@ mod tests {
         assert_eq!(m.iter().map(|b| b["tool_use_id"].as_str().unwrap()).collect::<Vec<_>>(), ["call_A", "call_B", "call_C"]);
         // One result for each call; a bad call is named.
         assert_eq!(tool_result_messages(&calls[..2], &results, ResultFormat::OpenAi, &opts).unwrap_err().code, ErrorCode::InvalidInput);
-        let no_id = [calls[0].clone(), CallRef { id: None, name: "t".into() }];
+        let no_id = [calls[0].clone(), CallRef { id: None, name: "t".into(), parallel: None }];
         let e = tool_result_messages(&no_id, &results[..2], ResultFormat::Bedrock, &opts).unwrap_err();
         assert!(e.message.starts_with("calls[1]: "), "{}", e.message);
     }
@@ -2162,7 +2299,7 @@ mod tests {
         assert_eq!(m["functionResponse"]["parts"].as_array().unwrap().len(), 1);
         assert_eq!(m["functionResponse"]["response"]["output"], "[Image: image/png, 8 MB (not sent: over the 15 MB of images and documents Gemini takes a request)]");
         // One turn, one budget.
-        let calls = [call(), CallRef { id: Some("call_2".into()), name: "t".into() }];
+        let calls = [call(), CallRef { id: Some("call_2".into()), name: "t".into(), parallel: None }];
         let halves = [result(json!([{"type":"image","data":png_of(10_000_000),"mimeType":"image/png"}])), result(json!([{"type":"image","data":png_of(10_000_000),"mimeType":"image/png"}]))];
         let m = tool_result_messages(&calls, &halves, ResultFormat::Gemini, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
         assert!(m[0]["functionResponse"]["parts"].is_array());
@@ -2180,7 +2317,7 @@ mod tests {
     #[test]
     fn ollama_tool_messages_are_its_own() {
         let r = result(json!({"content":[{"type":"text","text":"22°C"},{"type":"image","data":PNG,"mimeType":"image/png"}]}));
-        let no_id = CallRef { id: None, name: "get_temperature".into() };
+        let no_id = CallRef { id: None, name: "get_temperature".into(), parallel: None };
         let m = tool_result_message(&no_id, &r, ResultFormat::Ollama, &ResultOptions::default()).unwrap();
         assert_eq!(m, json!({"role":"tool","tool_name":"get_temperature","content":"22°C\n[Image: image/png (not sent: text only)]"}));
         let m = tool_result_message(&call(), &r, ResultFormat::Ollama, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
@@ -2267,7 +2404,7 @@ mod tests {
         let pdf = b64s("%PDF-1.4\n%%EOF");
         let doc = |uri: &str| result(json!([{"type":"resource","resource":{"uri":uri,"mimeType":"application/pdf","blob":pdf}}]));
         let results = [doc("file:///a/report.pdf"), doc("file:///b/report.pdf"), doc("file:///c/REPORT.pdf"), doc("file:///d/Report (2).pdf")];
-        let calls: Vec<CallRef> = (0..4).map(|i| CallRef { id: Some(format!("call_{i}")), name: "t".into() }).collect();
+        let calls: Vec<CallRef> = (0..4).map(|i| CallRef { id: Some(format!("call_{i}")), name: "t".into(), parallel: None }).collect();
         let m = tool_result_messages(&calls, &results, ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
         let names: Vec<&str> = m.iter().map(|m| m["toolResult"]["content"][1]["document"]["name"].as_str().unwrap()).collect();
         assert_eq!(names, ["report", "report (2)", "REPORT (3)", "Report (2) (2)"]);
@@ -2383,5 +2520,107 @@ mod tests {
         assert_eq!(m["output"][1]["filename"], "document.pdf");
         let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
         assert_eq!(m["toolResult"]["content"][1]["document"]["name"], "document");
+    }
+
+    /// The calls `parseToolCalls` gives for `response`, as `toolResultMessages` reads them back.
+    fn refs(response: &Value, format: crate::calls::CallFormat) -> Vec<CallRef> {
+        let calls = crate::calls::parse_tool_calls(response, format, None).unwrap();
+        calls.iter().map(|c| CallRef::from_value(&c.to_value()).unwrap()).collect()
+    }
+
+    const WRAPPER_ARGS: &str = r#"{"tool_uses":[{"recipient_name":"functions.weather","parameters":{"city":"Paris"}},{"recipient_name":"functions.attractions","parameters":{"city":"Rome"}}]}"#;
+
+    /// Responses: the API knows the wrapper's `call_id` alone (and with `previous_response_id`
+    /// holds the wrapper item itself), so its tool uses' results go back as one output for it, each
+    /// under a line naming it, where the first of them is; the other calls as they are.
+    #[test]
+    fn responses_answer_a_parallel_wrapper_once_for_all_its_tool_uses() {
+        let resp = json!({"output":[
+            {"type":"function_call","call_id":"call_p","name":"parallel","arguments":WRAPPER_ARGS,"status":"completed"},
+            {"type":"function_call","call_id":"call_n","name":"t","arguments":"{}","status":"completed"}
+        ]});
+        let calls = refs(&resp, crate::calls::CallFormat::OpenAiResponses);
+        assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_p_0"), Some("call_p_1"), Some("call_n")]);
+        let results = [
+            result(json!({"content":[{"type":"text","text":"18 C"}]})),
+            result(json!({"content":[{"type":"text","text":"museum closed"}],"isError":true})),
+            result(json!({"content":[{"type":"text","text":"ok"}]})),
+        ];
+        let opts = ResultOptions::default();
+        let out = tool_result_messages(&calls, &results, ResultFormat::OpenAiResponses, &opts).unwrap();
+        assert_eq!(out, [
+            json!({"type":"function_call_output","call_id":"call_p","output":"tool_uses[0] (weather):\n18 C\n\ntool_uses[1] (attractions):\nError: museum closed"}),
+            json!({"type":"function_call_output","call_id":"call_n","output":"ok"}),
+        ]);
+        // Given in another order, the output is where the first of them is, in the wrapper's order.
+        let shuffled = [calls[2].clone(), calls[1].clone(), calls[0].clone()];
+        let reversed = [results[2].clone(), results[1].clone(), results[0].clone()];
+        let out2 = tool_result_messages(&shuffled, &reversed, ResultFormat::OpenAiResponses, &opts).unwrap();
+        assert_eq!(out2, [out[1].clone(), out[0].clone()]);
+        // One output for the wrapper needs every result: one missing, or given twice, is refused.
+        let e = tool_result_messages(&calls[..1], &results[..1], ResultFormat::OpenAiResponses, &opts).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert!(e.message.starts_with("calls[0]: the call \"weather\" is a tool use of OpenAI's parallel wrapper call call_p, whose tool uses 1 have no result here"), "{}", e.message);
+        let twice = [calls[0].clone(), calls[1].clone(), calls[1].clone()];
+        let e = tool_result_messages(&twice, &results, ResultFormat::OpenAiResponses, &opts).unwrap_err();
+        assert!(e.message.starts_with("calls[0]: calls[2] is tool use 1 of 2"), "{}", e.message);
+        // One result alone: toolResultMessage cannot answer the wrapper with it.
+        let e = tool_result_message(&calls[0], &results[0], ResultFormat::OpenAiResponses, &opts).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert!(e.message.contains("give all 2 calls and results to toolResultMessages"), "{}", e.message);
+        // A wrapper of one tool use: toolResultMessage answers it.
+        let one = json!({"type":"function_call","call_id":"call_1","name":"parallel","arguments":r#"{"tool_uses":[{"recipient_name":"functions.weather","parameters":{}}]}"#});
+        let call = &refs(&one, crate::calls::CallFormat::OpenAiResponses)[0];
+        let m = tool_result_message(call, &results[0], ResultFormat::OpenAiResponses, &opts).unwrap();
+        assert_eq!(m, json!({"type":"function_call_output","call_id":"call_1","output":"tool_uses[0] (weather):\n18 C"}));
+    }
+
+    /// With `multimodal`, a tool use's media make the wrapper's output a list of items, each use's
+    /// line an `input_text` before its own.
+    #[test]
+    fn a_parallel_wrappers_multimodal_output_labels_each_tool_use() {
+        let resp = json!({"type":"function_call","call_id":"call_p","name":"parallel","arguments":WRAPPER_ARGS});
+        let calls = refs(&resp, crate::calls::CallFormat::OpenAiResponses);
+        let results = [
+            result(json!({"content":[{"type":"text","text":"map"},{"type":"image","data":PNG,"mimeType":"image/png"}]})),
+            result(json!({"content":[{"type":"text","text":"none"}]})),
+        ];
+        let opts = ResultOptions { multimodal: true, ..ResultOptions::default() };
+        let out = tool_result_messages(&calls, &results, ResultFormat::OpenAiResponses, &opts).unwrap();
+        assert_eq!(out, [json!({"type":"function_call_output","call_id":"call_p","output":[
+            {"type":"input_text","text":"tool_uses[0] (weather):"},
+            {"type":"input_text","text":"map"},
+            {"type":"input_image","image_url":format!("data:image/png;base64,{PNG}")},
+            {"type":"input_text","text":"tool_uses[1] (attractions):\nnone"}
+        ]})]);
+    }
+
+    /// Chat (and Ollama): the turn lists the tool uses as calls of their own (the accumulator's
+    /// `message()`; Chat refuses the wrapper's name sent back), so each is answered under its own id.
+    #[test]
+    fn chat_answers_each_tool_use_of_a_parallel_wrapper_under_its_id() {
+        let resp = json!({"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[
+            {"id":"call_w","type":"function","function":{"name":"multi_tool_use.parallel","arguments":WRAPPER_ARGS}}]}}]});
+        let calls = refs(&resp, crate::calls::CallFormat::OpenAi);
+        let results = [result(json!({"content":[{"type":"text","text":"18 C"}]})), result(json!({"content":[{"type":"text","text":"open"}]}))];
+        let out = tool_result_messages(&calls, &results, ResultFormat::OpenAi, &ResultOptions::default()).unwrap();
+        assert_eq!(out, [
+            json!({"role":"tool","tool_call_id":"call_w_0","content":"18 C"}),
+            json!({"role":"tool","tool_call_id":"call_w_1","content":"open"}),
+        ]);
+        let m = tool_result_message(&calls[1], &results[1], ResultFormat::OpenAi, &ResultOptions::default()).unwrap();
+        assert_eq!(m, out[1]);
+        let calls = refs(&resp, crate::calls::CallFormat::Ollama);
+        let out = tool_result_messages(&calls, &results, ResultFormat::Ollama, &ResultOptions::default()).unwrap();
+        assert_eq!(out[1], json!({"role":"tool","tool_name":"attractions","content":"open","tool_call_id":"call_w_1"}));
+    }
+
+    #[test]
+    fn a_malformed_parallel_marker_is_invalid_input() {
+        for bad in [json!("x"), json!({"id":"c","name":"parallel","index":2,"count":2}), json!({"id":"c","index":0,"count":1}), json!({"id":1,"name":"p","index":0,"count":1}), json!({"id":"c","name":"p","index":-1,"count":1})] {
+            let e = CallRef::from_value(&json!({"id":"c_0","providerName":"t","parallel":bad})).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput);
+        }
+        assert_eq!(CallRef::from_value(&json!({"id":"c","providerName":"t","parallel":null})).unwrap().parallel, None);
     }
 }
