@@ -817,6 +817,42 @@ export interface ToolCallBase {
    * part, so no signature: give the candidate or its parts to get it.
    */
   thoughtSignature?: string;
+  /**
+   * OpenAI (`openai`, `openai-responses`, `ollama`): present when this call is one tool use of the one call OpenAI's
+   * models at times send instead of several, `multi_tool_use.parallel` (`parallel` on the Responses API), whose
+   * arguments list `tool_uses: [{recipient_name: "functions.NAME", parameters}]`. Each tool use is given as a call of
+   * its own: `providerName` the `recipient_name` without `functions.`, resolved through the name map and its
+   * `parameters` checked as any call's arguments, `id` the wrapper's id with `_{index}` after it (`null` when the
+   * wrapper has none). Run it as any call, and answer the calls with {@link toolResultMessages}: for the Responses API
+   * it writes one `function_call_output` for the wrapper, of all its tool uses' results, as the API takes them (see
+   * {@link ParallelToolUse}). Absent for a call the provider sent as one.
+   */
+  parallel?: ParallelToolUse;
+}
+
+/**
+ * The OpenAI parallel wrapper call a {@link ToolCall} is a tool use of (`ToolCall.parallel`).
+ *
+ * What goes back to the model: on the Responses API, the turn's items as they came (the wrapper's `function_call`
+ * item, which a `previous_response_id` chain holds anyway) and one `function_call_output` for the wrapper's `id`, each
+ * tool use's result under a line naming it (`tool_uses[0] (get_weather):`), which {@link toolResultMessages} writes of
+ * all the wrapper's calls and results (`INVALID_INPUT` when some are missing; {@link toolResultMessage} of one of
+ * several is `INVALID_INPUT`, as one result cannot answer the wrapper). On Chat Completions, which refuses the
+ * wrapper's dotted name sent back in the history (`'messages[1].tool_calls[0].function.name': string does not match
+ * pattern`), the assistant message must list the tool uses as calls of their own, ids `{id}_{index}`:
+ * {@link ToolCallAccumulator.message} gives it so (for a response not streamed, `push` the whole completion into an
+ * accumulator and take its `message()`), and each call is answered under its own id, as any call. Ollama: the same
+ * as Chat.
+ */
+export interface ParallelToolUse {
+  /** The wrapper call's id (`call_id` on the Responses API): the id the API knows; `null` when it has none. */
+  id: string | null;
+  /** The wrapper's name as sent: `"multi_tool_use.parallel"`, or `"parallel"` on the Responses API. */
+  name: string;
+  /** This tool use's place in the wrapper's `tool_uses`. */
+  index: number;
+  /** How many tool uses the wrapper holds (the calls it was given as). */
+  count: number;
 }
 
 /**
@@ -848,8 +884,10 @@ export type ToolCall<A extends JsonValue = JsonValue> =
       arguments: null;
       /**
        * Why this call cannot be made as it is: `INVALID_ARGUMENTS` (arguments that are not a JSON object, or
-       * that a stream cut short), `UNKNOWN_TOOL_NAME` (a name the name map does not know, or no name at all),
-       * `LIMIT_EXCEEDED` (arguments too large or too deeply nested to read).
+       * that a stream cut short; an OpenAI parallel wrapper without a non-empty `tool_uses` array, given as the one
+       * call it is; a tool use that is not an object), `UNKNOWN_TOOL_NAME` (a name the name map does not know, or no
+       * name at all: a tool use without `recipient_name`), `LIMIT_EXCEEDED` (arguments too large or too deeply nested
+       * to read).
        */
       error: { code: "INVALID_ARGUMENTS" | "UNKNOWN_TOOL_NAME" | "LIMIT_EXCEEDED"; message: string };
     });
@@ -893,6 +931,16 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * (`response.choices[0].message.tool_calls must be an array, got object`) and `path` is its JSON pointer
  * (`/choices/0/message/tool_calls`). A field absent or `null` is no error. An Anthropic message whose `content` is
  * text (a message given back in a conversation, without `type: "message"`) has no calls.
+ *
+ * OpenAI's models at times send one call named `multi_tool_use.parallel` (Chat Completions, Ollama) or `parallel`
+ * (Responses) whose arguments are `{tool_uses: [{recipient_name: "functions.NAME", parameters: {...}}, ...]}` instead of
+ * one call per tool: for `openai`, `openai-responses` and `ollama` each tool use is given as a call of its own, in the
+ * wrapper's place, with `parallel` naming the wrapper (see {@link ParallelToolUse} for what goes back to the model).
+ * `parameters` given as JSON text is read as arguments text is. A tool use that is not an object, has no
+ * `recipient_name`, names a tool the map does not know, or whose `parameters` are not an object, is a call with its
+ * error, in its place; a `multi_tool_use.parallel` whose arguments hold no `tool_uses` array (or an empty one) is one
+ * call with the error `INVALID_ARGUMENTS`. A `parallel` call whose arguments are anything but `{tool_uses: [...]}` is a
+ * call of a tool of that name.
  */
 export function parseToolCalls<M extends NameMapInput = undefined>(
   response: object | string | null | undefined,
@@ -1197,7 +1245,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * map):
    * - `openai`: `{role: "assistant", content: text | null, refusal?, tool_calls?: [{id, type: "function",
    *   function: {name, arguments}}]}` of the first choice, with any other key of a call's deltas as sent (Gemini's
-   *   OpenAI-compatible `extra_content`, holding the call's thought signature);
+   *   OpenAI-compatible `extra_content`, holding the call's thought signature). OpenAI's parallel wrapper
+   *   (`multi_tool_use.parallel`), whose dotted name Chat Completions refuses sent back, is listed as its tool uses,
+   *   each `{id: "{id}_{index}", type: "function", function: {name, arguments}}` (`name` without `functions.`), as
+   *   its {@link ToolCall}s are (see {@link ParallelToolUse}); one without tool uses stays as it came;
    * - `ollama`: the same, with `thinking` and arguments as objects from Ollama's own `/api/chat`;
    * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them (a
    *   function call not done yet, in a stream cut short: as `output_item.added` gave it, arguments so far);
@@ -1338,10 +1389,11 @@ export type BedrockToolResultBlock = {
  * Chat `tool_call` (`{id, function: {name}}`), a Bedrock `toolUse` (`{toolUseId, name}`, or the content block
  * `{toolUse}`), an Anthropic `tool_use` block, a Gemini `functionCall`. The id is `call_id`, else `toolUseId`, else
  * `id`. Every provider but Gemini and Ollama needs the id (`INVALID_INPUT` without one); an empty string counts as none. An empty
- * name is `INVALID_INPUT`.
+ * name is `INVALID_INPUT`. A call's `parallel` (a tool use of OpenAI's parallel wrapper) is read as
+ * {@link ParallelToolUse} says (`INVALID_INPUT` when it is not `{id, name, index, count}`, `index` below `count`).
  */
 export type ToolCallRef =
-  | Pick<ToolCall, "id" | "providerName">
+  | Pick<ToolCall, "id" | "providerName" | "parallel">
   | { id?: string | null; name: string }
   | { call_id?: string | null; name: string }
   | { id?: string | null; function: { name: string } }
@@ -1375,6 +1427,10 @@ export type ToolCallRef =
  * 2024-10-07 protocol's `{toolResult}` is read as its text. Anything else is `INVALID_INPUT` saying what it looks
  * like (an object of other keys, a JSON-RPC error response, a task handle, a Promise: "did you forget await?"), as it
  * is for {@link flattenContent}.
+ *
+ * A call with `parallel` (one tool use of OpenAI's parallel wrapper) is answered under its own id, but for the Responses
+ * API, which takes one output for the wrapper of all its tool uses' results: there a wrapper of one tool use gets its
+ * output, and one of several is `INVALID_INPUT` (give them all to {@link toolResultMessages}).
  */
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "openai-chat", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "openai-chat", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
@@ -1392,6 +1448,12 @@ export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult |
  * Gemini's `parts`, Bedrock's user message). Bedrock's document names are unique across all the results, without case
  * (`report`, `report (2)`): Bedrock refuses a request that repeats one. `INVALID_INPUT` when the lengths differ; an
  * error names the entry (`calls[1]: ...`).
+ *
+ * OpenAI Responses: the calls of one parallel wrapper (`parallel` of the same `id`, see {@link ParallelToolUse}) are
+ * answered by one `function_call_output` for the wrapper's `call_id`, where the first of them is: each result under a
+ * line naming its tool use (`tool_uses[0] (get_weather):`), in the wrapper's order, the texts joined by a blank line
+ * (each within `maxChars`), or with `multimodal` and media a list of items, each tool use's line an `input_text`.
+ * `INVALID_INPUT` when one of its tool uses has no result here, or has two. Other providers answer each under its id.
  */
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai" | "openai-chat", options?: ToolResultOptions): Array<OpenAIToolMessage | OpenAIImageUserMessage>;
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "ollama", options?: ToolResultOptions): OllamaToolMessage[];
