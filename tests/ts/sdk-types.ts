@@ -79,6 +79,11 @@ const anthropicTurnResults: ToolResultBlockParam[] = toolResultMessages([call], 
 const geminiTurnResults: GeminiPart[] = toolResultMessages([call], [result], "gemini");
 const bedrockTurnResults: BedrockContentBlock[] = toolResultMessages([call], [result], "bedrock");
 const responsesTurnResults: ResponseInputItem[] = toolResultMessages([call], [result], "openai-responses");
+// The calls of OpenAI's parallel wrapper go back as they came: the Responses output answers the wrapper's id.
+const parallelCalls = parseToolCalls({ output: [] }, "openai-responses");
+const wrapperId: string | null | undefined = parallelCalls[0]?.parallel?.id;
+const toolUseIndex: number | undefined = parallelCalls[0]?.parallel?.index;
+const parallelResults: ResponseInputItem[] = toolResultMessages(parallelCalls, parallelCalls.map(() => result), "openai-responses");
 // The call as each SDK gives it.
 declare const responsesCall: import("openai/resources/responses/responses").ResponseFunctionToolCall;
 declare const chatCall: import("openai/resources/chat/completions").ChatCompletionMessageFunctionToolCall;
@@ -285,6 +290,7 @@ export {
   read, prompts, ping, custom, sdkPort, refused, givingUp, signedIn, service, oauthStep, inward, connected, closed, expired, resources, templates,
   fromSdk,
   openaiTools, responsesTools, anthropicTools, geminiTools, vertexTools, bedrockTools,
+  wrapperId, toolUseIndex, parallelResults,
   openaiResult, openaiMessages, responsesResult, anthropicResult, geminiResult, bedrockResult, bedrockBlock, forMcp, callPart,
   unmapped, notForMcp, fromJson, argsOf, argsOfAny, streamed, streamedAny, sdkMapIsObjects, declaredIsObjects, wrappedIsObjects, listedIsObjects,
   turnKind, partKeys, untyped, asTurn, anthropicBetaTurn,
