@@ -1246,7 +1246,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * - `openai`: `{role: "assistant", content: text | null, refusal?, tool_calls?: [{id, type: "function",
    *   function: {name, arguments}}]}` of the first choice, with any other key of a call's deltas as sent (Gemini's
    *   OpenAI-compatible `extra_content`, holding the call's thought signature). OpenAI's parallel wrapper
-   *   (`multi_tool_use.parallel`), whose dotted name Chat Completions refuses sent back, is listed as its tool uses,
+   *   (`multi_tool_use.parallel`, whose dotted name Chat Completions refuses sent back; `parallel` as
+   *   {@link parseToolCalls} reads it), is listed as its tool uses,
    *   each `{id: "{id}_{index}", type: "function", function: {name, arguments}}` (`name` without `functions.`), as
    *   its {@link ToolCall}s are (see {@link ParallelToolUse}); one without tool uses stays as it came;
    * - `ollama`: the same, with `thinking` and arguments as objects from Ollama's own `/api/chat`;

@@ -138,14 +138,14 @@ pub(super) fn expand(id: Option<&str>, name: &str, args: &RawArgs, map: Option<&
     Some(calls)
 }
 
-/// The calls of a Chat turn's `tool_calls` as sent back: a wrapper `multi_tool_use.parallel`
-/// whose tool uses [`expand`] makes calls of is replaced by them, each `{id: "{id}_{index}",
+/// The calls of a Chat turn's `tool_calls` as sent back: a wrapper (`multi_tool_use.parallel`, or
+/// `parallel` as [`expand`] reads it) whose tool uses [`expand`] makes calls of is replaced by them, each `{id: "{id}_{index}",
 /// type: "function", function: {name, arguments}}` (arguments as the wrapper's are: text, or
 /// objects from Ollama's own API), as Chat Completions refuses the wrapper's name in a history
 /// (`'messages[1].tool_calls[0].function.name': string does not match pattern`), and answers
 /// each id with the result of its call. Other calls as they are.
 pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
-    if !calls.iter().any(|c| c.pointer("/function/name").and_then(Value::as_str) == Some(WRAPPER)) {
+    if !calls.iter().any(|c| matches!(c.pointer("/function/name").and_then(Value::as_str), Some(WRAPPER | BARE))) {
         return calls;
     }
     let mut out = Vec::with_capacity(calls.len());
@@ -157,7 +157,7 @@ pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
             Some(v) => (RawArgs::Json(v.clone()), false),
             None => (RawArgs::Json(Value::Null), true),
         };
-        let Some(Ok(uses)) = (name == WRAPPER).then(|| tool_uses(name, &args)).flatten() else {
+        let Some(Ok(uses)) = tool_uses(name, &args) else {
             out.push(call);
             continue;
         };
@@ -355,6 +355,12 @@ mod tests {
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         assert_eq!(acc.push(&whole, None).unwrap().len(), 2);
         assert_eq!(acc.message().unwrap()["tool_calls"][1]["id"], "call_w_1");
+        // Spelt `parallel` (as Responses does), the same: calls and turn agree.
+        let bare = chat("parallel", &serde_json::from_str(args).unwrap());
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let ids: Vec<_> = acc.push(&bare, None).unwrap().into_iter().map(|c| c.id).collect();
+        let turn: Vec<_> = acc.message().unwrap()["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].as_str().map(str::to_owned)).collect();
+        assert_eq!((ids.clone(), turn), (vec![Some("call_w_0".to_owned()), Some("call_w_1".to_owned())], ids));
         // A wrapper without tool uses stays in the turn as it came (its call is an error).
         let bad = chat("multi_tool_use.parallel", &json!({"tool_uses":[]}));
         let mut acc = Accumulator::new(CallFormat::OpenAi);
