@@ -143,7 +143,8 @@ pub(super) fn expand(id: Option<&str>, name: &str, args: &RawArgs, map: Option<&
 /// type: "function", function: {name, arguments}}` (arguments as the wrapper's are: text, or
 /// objects from Ollama's own API), as Chat Completions refuses the wrapper's name in a history
 /// (`'messages[1].tool_calls[0].function.name': string does not match pattern`), and answers
-/// each id with the result of its call. Other calls as they are.
+/// each id with the result of its call. Other keys of the wrapper's call (Gemini's `extra_content`)
+/// go on its first tool use's. Other calls as they are.
 pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
     if !calls.iter().any(|c| matches!(c.pointer("/function/name").and_then(Value::as_str), Some(WRAPPER | BARE))) {
         return calls;
@@ -179,6 +180,13 @@ pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
             }
             c.insert("type".into(), string("function"));
             c.insert("function".into(), object([("name", string(r)), ("arguments", arguments)]));
+            if index == 0 {
+                for (k, v) in call.as_object().into_iter().flatten() {
+                    if !matches!(k.as_str(), "id" | "type" | "function") {
+                        c.insert(k.clone(), v.clone());
+                    }
+                }
+            }
             out.push(Value::Object(c));
         }
     }
@@ -355,6 +363,13 @@ mod tests {
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         assert_eq!(acc.push(&whole, None).unwrap().len(), 2);
         assert_eq!(acc.message().unwrap()["tool_calls"][1]["id"], "call_w_1");
+        // Other keys of the wrapper's call go on its first tool use's.
+        let mut extra = chat("multi_tool_use.parallel", &serde_json::from_str(args).unwrap());
+        extra["choices"][0]["message"]["tool_calls"][0]["extra_content"] = json!({"google":{"thought_signature":"sig"}});
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        acc.push(&extra, None).unwrap();
+        let turn = acc.message().unwrap();
+        assert_eq!((turn["tool_calls"][0]["extra_content"].clone(), turn["tool_calls"][1].get("extra_content")), (json!({"google":{"thought_signature":"sig"}}), None));
         // Spelt `parallel` (as Responses does), the same: calls and turn agree.
         let bare = chat("parallel", &serde_json::from_str(args).unwrap());
         let mut acc = Accumulator::new(CallFormat::OpenAi);
