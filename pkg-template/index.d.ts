@@ -939,8 +939,8 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * `parameters` given as JSON text is read as arguments text is. A tool use that is not an object, has no
  * `recipient_name`, names a tool the map does not know, or whose `parameters` are not an object, is a call with its
  * error, in its place; a `multi_tool_use.parallel` whose arguments hold no `tool_uses` array (or an empty one) is one
- * call with the error `INVALID_ARGUMENTS`. A `parallel` call whose arguments are anything but `{tool_uses: [...]}` is a
- * call of a tool of that name.
+ * call with the error `INVALID_ARGUMENTS`. A `parallel` call whose arguments are anything but `{tool_uses: [...]}`, or
+ * that the name map knows as a tool, is a call of a tool of that name.
  */
 export function parseToolCalls<M extends NameMapInput = undefined>(
   response: object | string | null | undefined,

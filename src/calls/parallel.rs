@@ -105,6 +105,10 @@ fn failed(id: Option<String>, name: &str, error: CallError) -> ToolCall {
 /// arguments hold no tool uses is one call with the error `INVALID_ARGUMENTS`; a tool use that is
 /// not an object, or has no `recipient_name`, is a call with an error of its own.
 pub(super) fn expand(id: Option<&str>, name: &str, args: &RawArgs, map: Option<&NameMap>) -> Option<Vec<ToolCall>> {
+    // A tool of the map named `parallel` is that tool, whatever its arguments.
+    if name == BARE && map.is_some_and(|m| m.resolve(BARE).is_ok()) {
+        return None;
+    }
     let uses = match tool_uses(name, args)? {
         Ok(uses) => uses,
         Err(e) => return Some(vec![failed(id.map(str::to_owned), name, e)]),
@@ -272,6 +276,12 @@ mod tests {
         assert_eq!((calls.len(), calls[0].tool.as_str(), calls[0].parallel.is_none()), (1, "parallel", true));
         let mixed = json!({"type":"function_call","call_id":"c","name":"parallel","arguments":"{\"tool_uses\":[{\"recipient_name\":\"t\"}],\"jobs\":2}"});
         assert_eq!(parse_tool_calls(&mixed, CallFormat::OpenAiResponses, None).unwrap()[0].arguments, json!({"tool_uses":[{"recipient_name":"t"}],"jobs":2}));
+        // One the name map knows is that tool, even with the wrapper's arguments.
+        let named = NameMap::build(&[(None, "parallel"), (None, "t")], &NamingOptions { format: Some(crate::naming::NameFormat::Bare), ..NamingOptions::default() }, NameRule::Strict).0;
+        let only = json!({"type":"function_call","call_id":"c","name":"parallel","arguments":"{\"tool_uses\":[{\"recipient_name\":\"t\"}]}"});
+        let calls = parse_tool_calls(&only, CallFormat::OpenAiResponses, Some(&named)).unwrap();
+        assert_eq!((calls.len(), calls[0].tool.as_str(), calls[0].parallel.is_none()), (1, "parallel", true));
+        assert!(parse_tool_calls(&only, CallFormat::OpenAiResponses, Some(&map())).unwrap()[0].parallel.is_some(), "expanded otherwise");
     }
 
     /// What the tool uses may hold: `parameters` as text (read as the arguments' text is),
