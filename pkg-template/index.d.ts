@@ -1420,7 +1420,13 @@ export type ToolCallRef =
  * `name`: ASCII letters, digits, single spaces, `-`, `()`, `[]`) is the last segment of its URI, at most 200
  * characters; `document` for a `data:` URL or a URI without a path. An error whose content is only media says so in
  * its text (Gemini's `response.error`, Ollama's `content`): `"The tool reported an error with no text; its content is
- * the attached media."`.
+ * the attached media."`. An error (`isError`) is text alone for Anthropic and for Bedrock with `status` (the default):
+ * Anthropic refuses a `tool_result` with `is_error: true` holding anything but text blocks ("all content must be type
+ * `text` if `is_error` is true"), and Claude on Bedrock a `toolResult` with `status: "error"` likewise. There its
+ * images and documents are described, e.g. `[Image: image/png (not sent: Anthropic error results take text only)]`,
+ * `[Resource: file:///r.pdf (application/pdf), 12 KB, not sent: Bedrock error results take text only]` (taking
+ * nothing of `maxMediaBytes`), and Bedrock's `structuredContent` goes as JSON text, not as a `json` block. A result
+ * that is not an error, Bedrock with `bedrockStatus: false`, and the other providers keep them.
  *
  * `result` is a CallToolResult (which has `content`, `structuredContent`, or at least `isError`; `{}` and `{_meta}`
  * are results without output, as the SDKs read them) or a content array; a result in a wrapper is unwrapped (an

@@ -519,6 +519,24 @@ impl ResultFormat {
         }
     }
 
+    /// Whether an error result may carry images and documents. Anthropic refuses any but text
+    /// blocks in a `tool_result` whose `is_error` is true (400 "all content must be type `text` if
+    /// `is_error` is true", github.com/vellum-ai/vellum-assistant/pull/18387; the rule names all
+    /// content, documents too), and so does Claude on Bedrock for a `toolResult`
+    /// whose `status` is `"error"`, which it reads as `is_error`
+    /// (github.com/can1357/oh-my-pi/issues/12809): there an error's media are described instead,
+    /// and, for Bedrock, its structure goes as JSON text rather than as a `json` block. Without
+    /// `status` (`bedrock_status: false`) nothing marks the result as an error. Elsewhere an error
+    /// has no flag of its own beside the media (Responses, Ollama: `Error: ` text) or none has been
+    /// seen refused (Gemini's `{error}` beside `parts`).
+    fn error_takes_media(self, opts: &ResultOptions) -> bool {
+        match self {
+            Self::Anthropic => false,
+            Self::Bedrock => !opts.bedrock_status,
+            Self::OpenAi | Self::OpenAiResponses | Self::Gemini | Self::Vertex | Self::Ollama => true,
+        }
+    }
+
     /// The largest document, in decoded bytes, the provider takes inline in a tool result.
     pub const fn max_document_bytes(self) -> usize {
         match self {
@@ -620,12 +638,21 @@ struct Builder<'o> {
     first_text: Option<usize>,
     /// What is left of the request's media budget.
     media: Media,
+    /// An error result for a provider that takes text alone in one
+    /// ([`ResultFormat::error_takes_media`]): its images and documents are described.
+    text_only_error: bool,
 }
 
 impl<'o> Builder<'o> {
     fn new(format: Option<ResultFormat>, opts: &'o ResultOptions, parts: Vec<Part>, media: Media) -> Self {
         let first_text = parts.iter().position(|p| matches!(p, Part::Text(_)));
-        Self { format, opts, parts, first_text, media }
+        Self { format, opts, parts, first_text, media, text_only_error: false }
+    }
+
+    /// Why media are not sent in this message although the provider takes them in a result: the
+    /// result is an error, which it takes as text alone.
+    fn error_reason(&self, format: ResultFormat) -> Option<String> {
+        self.text_only_error.then(|| format!("{} error results take text only", format.label()))
     }
 
     /// Whether the message keeps its text apart from its media (one text, the media elsewhere:
@@ -693,6 +720,10 @@ impl<'o> Builder<'o> {
             let sniffed = base64_body(&img.data).ok().and_then(|body| sniff(&decode_prefix(&body, 16)));
             return self.text(format!("[Image: {} (not sent: text only)]", sniffed.unwrap_or(mime)));
         };
+        if let Some(reason) = self.error_reason(format) {
+            let sniffed = base64_body(&img.data).ok().and_then(|body| sniff(&decode_prefix(&body, 16)));
+            return self.text(format!("[Image: {} (not sent: {reason})]", sniffed.unwrap_or(mime)));
+        }
         let checked = self.check_image(format, &img.data).and_then(|ok| {
             // Within what is left of the request's media budget.
             let bytes = decoded_len(ok.data.trim_end_matches('='));
@@ -775,6 +806,9 @@ impl<'o> Builder<'o> {
                 if !format.sends_images(self.opts) {
                     return self.text(not_sent(&declared, Some(bytes), "text only"));
                 }
+                if let Some(reason) = self.error_reason(format) {
+                    return self.text(not_sent(&declared, Some(bytes), &reason));
+                }
                 match self.check_image(format, &body).and_then(|img| self.media.take(format, bytes, false).map(|()| img).map_err(|reason| NotSent { detail: None, reason })) {
                     Ok(img) => {
                         self.text(header(img.mime_type));
@@ -789,6 +823,10 @@ impl<'o> Builder<'o> {
                     true => format!("{} takes no {} files here", format.label(), kind.ext.to_uppercase()),
                     false => "text only".owned(),
                 };
+                self.text(not_sent(kind.mime, Some(bytes), &reason))
+            }
+            Blob::Document(kind) if self.text_only_error => {
+                let reason = self.error_reason(format).unwrap_or_default();
                 self.text(not_sent(kind.mime, Some(bytes), &reason))
             }
             Blob::Document(kind) if bytes > format.max_document_bytes() => {
@@ -977,9 +1015,11 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     let sc = result.structured_content.as_ref();
     let json = sc.map(crate::text::to_string);
     let json_len = json.as_deref().map_or(0, utf16_len);
+    // An error where the provider takes text alone has no slot but its text.
+    let text_only_error = is_error && format.is_some_and(|f| !f.error_takes_media(opts));
     let has_slot = |sc: &&Value| match format {
         Some(ResultFormat::Gemini | ResultFormat::Vertex) => !is_error,
-        Some(ResultFormat::Bedrock) => sc.is_object(),
+        Some(ResultFormat::Bedrock) => sc.is_object() && !text_only_error,
         Some(ResultFormat::OpenAi | ResultFormat::OpenAiResponses | ResultFormat::Anthropic | ResultFormat::Ollama) | None => false,
     };
     let structured = sc.filter(has_slot).filter(|_| json_len <= opts.max_chars);
@@ -993,6 +1033,7 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     let build = |skip: Option<usize>, json: Option<String>, media: &mut Media| {
         *media = start;
         let mut b = Builder::new(format, opts, Vec::new(), start);
+        b.text_only_error = text_only_error;
         for (i, (block, &repeat)) in content.iter().zip(&repeated).enumerate() {
             if (repeat && structured.is_some()) || skip == Some(i) {
                 continue;
@@ -1747,6 +1788,10 @@ mod tests {
         let r = result(json!({"content":[{"type":"text","text":"x"},{"type":"image","data":PNG,"mimeType":"image/png"}],"structuredContent":{"k":2},"isError":true}));
         let m = tool_result_message(&call(), &r, ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
         assert_eq!(m["toolResult"]["status"], "error");
+        // An error is text alone for Claude on Bedrock: the image described, the structure as JSON text.
+        assert_eq!(m["toolResult"]["content"], json!([{"text":"x\n[Image: image/png (not sent: Bedrock error results take text only)]\n{\"k\":2}"}]));
+        let ok = result(json!({"content":[{"type":"text","text":"x"},{"type":"image","data":PNG,"mimeType":"image/png"}],"structuredContent":{"k":2}}));
+        let m = tool_result_message(&call(), &ok, ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
         assert_eq!(m["toolResult"]["content"][1]["image"]["format"], "png");
         assert_eq!(m["toolResult"]["content"][2], json!({"json":{"k":2}}));
         let m = tool_result_message(&call(), &r, ResultFormat::OpenAiResponses, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
@@ -1846,7 +1891,8 @@ mod tests {
         assert_eq!(message(&e, ResultFormat::Gemini, ResultOptions::default())["functionResponse"]["response"], json!({"error":"bad\n{\"code\":42}"}));
         let m = message(&e, ResultFormat::Anthropic, ResultOptions::default());
         assert_eq!((&m["content"][0]["text"], &m["is_error"]), (&json!("bad\n{\"code\":42}"), &json!(true)));
-        assert_eq!(message(&e, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"text":"bad"},{"json":{"code":42}}]));
+        // Bedrock's error is text alone (Claude reads its `status` as `is_error`).
+        assert_eq!(message(&e, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"text":"bad\n{\"code\":42}"}]));
         // Bedrock's json block holds objects; another value goes as text.
         let r = result(json!({"content":[{"type":"text","text":"two"}],"structuredContent":[1,2]}));
         assert_eq!(message(&r, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"text":"two\n[1,2]"}]));
@@ -2443,6 +2489,69 @@ mod tests {
         // Text beside the media is the error.
         let r = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/png"},{"type":"text","text":"bad"}]}));
         assert_eq!(message(&r, ResultFormat::Gemini, multimodal)["functionResponse"]["response"], json!({"error":"bad"}));
+    }
+
+    /// Anthropic refuses an error `tool_result` holding anything but text ("all content must be
+    /// type `text` if `is_error` is true"), and Claude on Bedrock a `toolResult` of `status:
+    /// "error"` likewise: an error's images and documents are described in its text, with why,
+    /// and take nothing of the media budget. A result that is not an error, Bedrock without
+    /// `status`, and the providers without the rule keep them.
+    #[test]
+    fn errors_carry_text_only_where_the_provider_requires_it() {
+        let pdf = b64(b"%PDF-1.4\n");
+        let content = json!([
+            {"type":"text","text":"page failed"},
+            {"type":"image","data":PNG,"mimeType":"image/png"},
+            {"type":"resource","resource":{"uri":"file:///shot.png","mimeType":"image/png","blob":PNG}},
+            {"type":"resource","resource":{"uri":"file:///r.pdf","mimeType":"application/pdf","blob":pdf}}
+        ]);
+        let error = result(json!({"isError":true,"content":content}));
+        let text = |provider: &str| {
+            format!(
+                "page failed\n[Image: image/png (not sent: {provider} error results take text only)]\n\
+                 [Resource: file:///shot.png (image/png), 70 bytes, not sent: {provider} error results take text only]\n\
+                 [Resource: file:///r.pdf (application/pdf), 9 bytes, not sent: {provider} error results take text only]"
+            )
+        };
+        let m = message(&error, ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!(m["content"], json!([{"type":"text","text":text("Anthropic")}]));
+        assert_eq!(m["is_error"], true);
+        let m = message(&error, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"], json!([{"text":text("Bedrock")}]));
+        assert_eq!(m["toolResult"]["status"], "error");
+        // Media alone: the description is the error's text.
+        let alone = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/jpeg"}]}));
+        let m = message(&alone, ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!(m["content"], json!([{"type":"text","text":"[Image: image/png (not sent: Anthropic error results take text only)]"}]));
+        // Bedrock's structure goes as JSON text in an error, not as a `json` block.
+        let structured = result(json!({"isError":true,"content":[{"type":"text","text":"bad"}],"structuredContent":{"code":7}}));
+        let m = message(&structured, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"], json!([{"text":"bad\n{\"code\":7}"}]));
+        let ok = result(json!({"content":[{"type":"text","text":"bad"}],"structuredContent":{"code":7}}));
+        assert_eq!(message(&ok, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["content"], json!([{"text":"bad"},{"json":{"code":7}}]));
+        // Not an error: sent as before.
+        let success = result(json!({"content":content}));
+        let kinds = |blocks: &Value| blocks.as_array().unwrap().iter().map(|b| b["type"].as_str().unwrap_or("").to_owned()).collect::<Vec<_>>();
+        assert_eq!(kinds(&message(&success, ResultFormat::Anthropic, ResultOptions::default())["content"]), ["text", "image", "text", "image", "text", "document"]);
+        let m = message(&success, ResultFormat::Bedrock, ResultOptions::default());
+        assert!(m["toolResult"]["content"][1]["image"].is_object() && m["toolResult"]["content"][5]["document"].is_object(), "{m}");
+        // Bedrock without `status` says the error in its text, and nothing refuses its media.
+        let m = message(&error, ResultFormat::Bedrock, ResultOptions { bedrock_status: false, ..ResultOptions::default() });
+        assert_eq!(m["toolResult"]["content"][0]["text"], "Error: page failed");
+        assert!(m["toolResult"]["content"][1]["image"].is_object(), "{m}");
+        // Gemini's error beside its parts, Responses' `Error:` beside its items: unchanged.
+        let multimodal = ResultOptions { multimodal: true, ..ResultOptions::default() };
+        let m = message(&error, ResultFormat::Gemini, multimodal);
+        assert_eq!(m["functionResponse"]["parts"].as_array().map(Vec::len), Some(3));
+        let m = message(&error, ResultFormat::OpenAiResponses, multimodal);
+        assert_eq!(m["output"][2]["type"], "input_image");
+        // What an error did not send leaves the request's budget to the results after it.
+        let one_image = ResultOptions { max_media_bytes: Some(decode_base64(PNG).len()), ..ResultOptions::default() };
+        let image = json!([{"type":"image","data":PNG,"mimeType":"image/png"}]);
+        let turn = [result(json!({"isError":true,"content":image})), result(json!({"content":image}))];
+        let m = tool_result_messages(&[call(), call()], &turn, ResultFormat::Anthropic, &one_image).unwrap();
+        assert_eq!(m[0]["content"][0]["type"], "text");
+        assert_eq!(m[1]["content"][0]["type"], "image");
     }
 
     /// Many media before the text: each text joins the first (kept, not searched for each time).

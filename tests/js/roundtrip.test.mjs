@@ -669,6 +669,26 @@ test("ToolCallAccumulator.message(): a stream cut short, blank text, what a call
   assert.throws(() => many.message(), { code: "LIMIT_EXCEEDED" });
 });
 
+// Anthropic answers 400 "all content must be type `text` if `is_error` is true" to an error tool_result holding an
+// image or a document, and Claude on Bedrock does the same for a toolResult with status "error": their media are
+// described in the text. Results that are not errors keep them.
+test("toolResultMessage: an Anthropic or Bedrock error is text alone, its media described", () => {
+  const res = { isError: true, content: [{ type: "text", text: "page failed" }, { type: "image", data: PNG, mimeType: "image/png" }] };
+  const anthropic = tw.toolResultMessage({ id: "toolu_1", name: "s" }, res, "anthropic");
+  assert.deepEqual(anthropic, { type: "tool_result", tool_use_id: "toolu_1", is_error: true,
+    content: [{ type: "text", text: "page failed\n[Image: image/png (not sent: Anthropic error results take text only)]" }] });
+  const bedrock = tw.toolResultMessage({ id: "t1", name: "s" }, res, "bedrock");
+  assert.deepEqual(bedrock, { toolResult: { toolUseId: "t1", status: "error",
+    content: [{ text: "page failed\n[Image: image/png (not sent: Bedrock error results take text only)]" }] } });
+  // Bedrock without status: nothing marks the error but its text, and the image goes.
+  const noStatus = tw.toolResultMessage({ id: "t1", name: "s" }, res, "bedrock", { bedrockStatus: false });
+  assert.equal(noStatus.toolResult.content[0].text, "Error: page failed");
+  assert.ok(noStatus.toolResult.content[1].image.source.bytes instanceof Uint8Array);
+  // Not an error: the image is sent.
+  const ok = tw.toolResultMessage({ id: "toolu_1", name: "s" }, { content: res.content }, "anthropic");
+  assert.deepEqual(ok.content.map((b) => b.type), ["text", "image"]);
+});
+
 test("toolsSystemPrompt: English and Simplified Chinese", () => {
   const en = tw.toolsSystemPrompt(tools);
   assert.match(en, /## mcp__github__search\nSearch issues\nParameters:\n- q \(string, required\)\n- state \(integer, optional\) \[0, 1\]/);
