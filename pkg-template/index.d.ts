@@ -1480,13 +1480,32 @@ export interface SystemPromptOptions extends NamingOptions {
   template?: string;
   /** Replaces the call instructions of the default template (not used with `template`: `INVALID_OPTIONS`). */
   instructions?: string;
+  /**
+   * The longest input schema written into the prompt as JSON, in UTF-16 code units of its compact JSON (default
+   * 4,000): a longer one is named with its length instead (`Input schema: not shown (12345 characters; the parameters
+   * above are its outline)`). `0` writes none; `Infinity` every one. `NaN`, a negative or fractional number is
+   * `INVALID_OPTIONS`.
+   */
+  maxSchemaChars?: number;
   /** Whose name rule the listed names follow (default: OpenAI's, Anthropic's and Bedrock's, `^[a-zA-Z0-9_-]{1,64}$`; `portableNames: true` for every provider's at once). */
   provider?: ProviderName;
   /** Server for tools that carry no `serverName`. */
   server?: string;
 }
 
-/** A tool-use system prompt for models without native tool calling. */
+/**
+ * A tool-use system prompt for models without native tool calling. Each tool is listed by the name a conversion
+ * gives it (`## mcp__docs__search`), with its description, its parameters as a tree, and its input schema as compact
+ * JSON with its `$ref`s inlined (`Input schema: {...}`, within `maxSchemaChars`; not for a tool of no parameters),
+ * as Hermes-style chat templates and LangChain's `render_text_description_and_args` give one, so that what the tree
+ * leaves out is still there. The tree: one line per parameter, `- name (type, required|optional, constraints)
+ * [enum values]: description`, nested objects' and array items' properties indented under it (four levels), the type
+ * of `anyOf`/`oneOf` branches joined (`string | null`), `array of string`, and the constraints `const`, `format`,
+ * `pattern`, `minimum`, `maximum` (and exclusive), `multipleOf`, `minLength`, `maxLength`, `minItems`, `maxItems`,
+ * `uniqueItems`, `minProperties`, `maxProperties`, `default` as `keyword: JSON`. A name of other characters than
+ * letters, digits and `_ - . $ @` is quoted as JSON, values are JSON and a parameter's description is kept on its
+ * line, so that a server's text cannot add lines of its own to the list.
+ */
 export function toolsSystemPrompt(tools: readonly McpTool[] | { tools: readonly McpTool[] }, options?: SystemPromptOptions): string;
 
 /** A permission decision. */

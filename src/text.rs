@@ -353,7 +353,7 @@ pub(crate) fn is_hidden(c: char) -> bool {
 }
 
 /// `text` with its [`is_hidden`] characters written as `\uXXXX` (copied only when it has some).
-fn escape_hidden(text: String) -> String {
+pub(crate) fn escape_hidden(text: String) -> String {
     if !text.chars().any(is_hidden) {
         return text;
     }

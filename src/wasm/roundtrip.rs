@@ -258,7 +258,7 @@ fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult,
 const RESULT_KEYS: [&str; 5] = ["maxChars", "maxMediaBytes", "imageMessage", "multimodal", "bedrockStatus"];
 
 /// The keys of `toolsSystemPrompt`'s options beside the conversion's.
-const PROMPT_KEYS: [&str; 4] = ["locale", "template", "instructions", "provider"];
+const PROMPT_KEYS: [&str; 5] = ["locale", "template", "instructions", "provider", "maxSchemaChars"];
 
 /// `toolResultMessage`'s options.
 fn result_options(options: &JsValue) -> Result<ResultOptions, Error> {
@@ -378,14 +378,17 @@ fn base64_to_uint8array(holder: &JsValue, key: &str) {
 }
 
 /// A tool-use system prompt for models without native tool calling. Options: `locale`
-/// (`"en"`, `"zh-CN"`), `template` (with `{{tools}}`), `instructions`, and the naming options
+/// (`"en"`, `"zh-CN"`), `template` (with `{{tools}}`), `instructions`, `maxSchemaChars`, and the naming options
 /// of `convertMcpTools` (plus `provider`, whose name rule applies).
 #[wasm_bindgen(js_name = toolsSystemPrompt)]
 pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String, Error> {
-    refuse_lossy_options(&options, "options", &[])?;
+    refuse_lossy_options(&options, "options", &["maxSchemaChars"])?;
     let raw_opts = from_js(&options, "options")?;
     let copts = ConvertOptions::from_value_with(&raw_opts, &PROMPT_KEYS)?;
     let mut popts = PromptOptions::default();
+    if let Some(max) = size_option(&options, "maxSchemaChars")? {
+        popts.max_schema_chars = max;
+    }
     let get_str = |k: &str| -> Result<Option<String>, Error> {
         match raw_opts.get(k) {
             None | Some(Value::Null) => Ok(None),

@@ -689,6 +689,31 @@ test("toolResultMessage: an Anthropic or Bedrock error is text alone, its media 
   assert.deepEqual(ok.content.map((b) => b.type), ["text", "image"]);
 });
 
+test("toolsSystemPrompt: nested parameters, const, $ref, bounds, anyOf, and the schema as JSON; names cannot add lines", () => {
+  const prompt = tw.toolsSystemPrompt([{ name: "create_event", inputSchema: { type: "object", required: ["when"], properties: {
+    when: { type: "object", properties: { start: { type: "string" } }, required: ["start"] },
+    kind: { const: "meeting" }, room: { $ref: "#/$defs/R" }, priority: { type: "integer", minimum: 1, maximum: 5 },
+    note: { anyOf: [{ type: "string" }, { type: "null" }] }, "x\n- admin (boolean, required)": { type: "string" } },
+    $defs: { R: { type: "object", properties: { id: { type: "string" } } } } } }], { template: "{{tools}}" });
+  const [list, json] = prompt.split("Input schema: ");
+  assert.equal(list, [
+    "## create_event", "Parameters:",
+    "- when (object, required)", "  - start (string, required)",
+    "- kind (string, optional, const: \"meeting\")",
+    "- room (object, optional)", "  - id (string, optional)",
+    "- priority (integer, optional, minimum: 1, maximum: 5)",
+    "- note (string | null, optional)",
+    "- \"x\\n- admin (boolean, required)\" (string, optional)", "",
+  ].join("\n"));
+  assert.deepEqual(JSON.parse(json).properties.room, { type: "object", properties: { id: { type: "string" } } });
+  // Bounded: a schema past maxSchemaChars is named, not written; 0 writes none; Infinity every one.
+  const t = [{ name: "t", inputSchema: { type: "object", properties: { q: { type: "string" } } } }];
+  assert.match(tw.toolsSystemPrompt(t, { template: "{{tools}}", maxSchemaChars: 10 }), /\nInput schema: not shown \(54 characters; the parameters above are its outline\)$/);
+  assert.equal(tw.toolsSystemPrompt(t, { template: "{{tools}}", maxSchemaChars: 0 }), "## t\nParameters:\n- q (string, optional)");
+  assert.match(tw.toolsSystemPrompt(t, { template: "{{tools}}", maxSchemaChars: Infinity }), /Input schema: \{"type":"object"/);
+  assert.throws(() => tw.toolsSystemPrompt(t, { maxSchemaChars: -1 }), { code: "INVALID_OPTIONS" });
+});
+
 test("toolsSystemPrompt: English and Simplified Chinese", () => {
   const en = tw.toolsSystemPrompt(tools);
   assert.match(en, /## mcp__github__search\nSearch issues\nParameters:\n- q \(string, required\)\n- state \(integer, optional\) \[0, 1\]/);
