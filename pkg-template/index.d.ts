@@ -1516,7 +1516,7 @@ export type PermissionAction = "allow" | "ask" | "deny";
  * pattern written as one (`mcp__db__.*`, `^mcp__`, `a|b`) would match no tool, and is `INVALID_OPTIONS`.
  */
 export interface PermissionPolicyConfig {
-  /** Rules; when several match, deny wins over ask, and ask over allow. */
+  /** Rules; when several match, deny wins over ask, and ask over allow. A rule's other keys are `INVALID_OPTIONS` too. */
   rules?: Array<{ pattern: string; action: PermissionAction }>;
   /** Patterns to allow (exact names, `mcp__server`, or globs with `*` and `?`). */
   allow?: string[];

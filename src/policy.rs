@@ -69,7 +69,7 @@ pub struct Rule {
 }
 
 impl Rule {
-    /// `{pattern, action}` (other fields ignored).
+    /// `{pattern, action}` (any other field is refused by [`Policy::from_value`]).
     fn read(v: &Value) -> Read<Self> {
         let o = read_object(v)?;
         Ok(Self { pattern: read_required(o, "pattern", read_string)?, action: read_required(o, "action", Action::read)? })
@@ -96,6 +96,10 @@ pub struct Policy {
 /// The fields of a policy's JSON form; any other is an error.
 const POLICY_FIELDS: [&str; 6] = ["rules", "allow", "ask", "deny", "defaultAction", "askDestructive"];
 
+/// The fields of a rule's JSON form; any other is an error (a misspelt `action` would leave the
+/// rule without one, a misspelt `pattern` without its pattern).
+const RULE_FIELDS: [&str; 2] = ["pattern", "action"];
+
 impl Policy {
     /// Reads a policy from JSON, with typed errors (`INVALID_OPTIONS`): `{rules?: [{pattern,
     /// action}], allow?, ask?, deny?, defaultAction?, askDestructive?}`, every field optional
@@ -105,6 +109,15 @@ impl Policy {
         // misspelt `deny` would be a rule never applied.
         if let Some(e) = v.as_object().and_then(|o| o.keys().find_map(|k| crate::error::unknown_key("policy", k, &POLICY_FIELDS, true))) {
             return Err(e);
+        }
+        // And in a rule: a key of its own (`note`, `tool`) would be kept by `toJSON` and read by
+        // nothing, so that a rule seems to say more than it does.
+        if let Some(Value::Array(rules)) = v.get("rules") {
+            for (i, rule) in rules.iter().enumerate() {
+                if let Some(e) = rule.as_object().and_then(|o| o.keys().find_map(|k| crate::error::unknown_key(&format!("policy.rules[{i}]"), k, &RULE_FIELDS, true))) {
+                    return Err(e);
+                }
+            }
         }
         let mut p = Self::read(&v).map_err(|e| e.into_error(ErrorCode::InvalidOptions, "invalid permission policy"))?;
         for (list, action) in [(std::mem::take(&mut p.allow), Action::Allow), (std::mem::take(&mut p.ask), Action::Ask), (std::mem::take(&mut p.deny), Action::Deny)] {
@@ -351,7 +364,7 @@ mod tests {
 
     #[test]
     fn reading_matches_the_documented_form() {
-        let p = Policy::from_value(json!({"rules":[{"pattern":"a","action":"deny","note":"ignored"}],"allow":["b"],"ask":[],"defaultAction":"deny","askDestructive":false})).unwrap();
+        let p = Policy::from_value(json!({"rules":[{"pattern":"a","action":"deny"}],"allow":["b"],"ask":[],"defaultAction":"deny","askDestructive":false})).unwrap();
         assert_eq!(
             p,
             Policy {
@@ -385,6 +398,10 @@ mod tests {
             (json!({"alow": []}), "policy has no key \"alow\": did you mean allow?"),
             (json!({"deny": [], "default_action": "deny"}), "policy has no key \"default_action\": did you mean defaultAction?"),
             (json!({"block": []}), "policy has no key \"block\" (the keys are rules, allow, ask, deny, defaultAction, askDestructive)"),
+            // In a rule too: a key no rule reads, or a misspelt one.
+            (json!({"rules": [{"pattern": "a", "action": "deny", "foo": 1}]}), "policy.rules[0] has no key \"foo\" (the keys are pattern, action)"),
+            (json!({"rules": [{"pattern": "a", "action": "deny"}, {"patern": "b", "action": "ask"}]}), "policy.rules[1] has no key \"patern\": did you mean pattern?"),
+            (json!({"rules": [{"pattern": "a", "acton": "deny"}]}), "policy.rules[0] has no key \"acton\": did you mean action?"),
         ] {
             let e = Policy::from_value(bad).unwrap_err();
             assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidOptions, message));

@@ -217,6 +217,10 @@ test("PermissionPolicy: a misspelt field is named with the one meant; another is
   await refused(() => new tw.PermissionPolicy({ alow: ["mcp__a__*"] }), "INVALID_OPTIONS", meant("alow", "allow", "policy"));
   await refused(() => new tw.PermissionPolicy({ deny: [], default_action: "deny" }), "INVALID_OPTIONS", meant("default_action", "defaultAction", "policy"));
   await refused(() => new tw.PermissionPolicy({ block: ["*"] }), "INVALID_OPTIONS", /^policy has no key "block" \(the keys are rules, allow, ask, deny, defaultAction, askDestructive\)$/);
+  // Inside a rule too: toJSON() would keep a key that no rule reads.
+  await refused(() => new tw.PermissionPolicy({ rules: [{ pattern: "a", action: "deny", foo: 1 }] }), "INVALID_OPTIONS", /^policy\.rules\[0\] has no key "foo" \(the keys are pattern, action\)$/);
+  await refused(() => new tw.PermissionPolicy({ rules: [{ pattern: "a", action: "deny" }, { patern: "b", action: "ask" }] }), "INVALID_OPTIONS", /^policy\.rules\[1\] has no key "patern": did you mean pattern\?$/);
+  assert.deepEqual(new tw.PermissionPolicy({ rules: [{ pattern: "a", action: "deny" }] }).toJSON(), { rules: [{ pattern: "a", action: "deny" }] });
   assert.equal(new tw.PermissionPolicy({ allow: ["mcp__a__*"] }).check("mcp__a__x", { readOnlyHint: true }), "allow");
 });
 
