@@ -109,6 +109,62 @@ impl Held {
     }
 }
 
+/// A body read whole (up to a bound the reader keeps: an error body, a refused request's), counted
+/// as it comes: its chunks are kept as they came and joined once at the end, counted twice while
+/// they are joined. A `Vec` grown by appending each chunk would hold up to twice the body (its
+/// capacity doubles) while only its length was counted.
+#[derive(Debug)]
+pub struct Collected {
+    chunks: Vec<Vec<u8>>,
+    held: Held,
+}
+
+impl Collected {
+    /// Nothing read yet, of this server ([`server_of`]).
+    pub fn of(server: Rc<str>) -> Self {
+        Self { chunks: Vec::new(), held: Held::of(server) }
+    }
+
+    /// The bytes read so far.
+    pub fn len(&self) -> usize {
+        self.held.get()
+    }
+
+    /// Whether nothing was read.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Keeps one more chunk, refused (and the chunk dropped) past the budget or the server's share.
+    pub fn push(&mut self, chunk: Vec<u8>) -> Result<(), Refusal> {
+        self.held.set(self.held.get().saturating_add(chunk.len()))?;
+        self.chunks.push(chunk);
+        Ok(())
+    }
+
+    /// The body, and what holds it in the budget: the one chunk as it came, or the chunks joined
+    /// into a buffer of exactly their length (refused when the budget has no room for the body
+    /// twice, the chunks being held until they are joined).
+    pub fn join(mut self) -> Result<(Vec<u8>, Held), Refusal> {
+        let total = self.held.get();
+        let bytes = match self.chunks.len() {
+            0 => Vec::new(),
+            1 => self.chunks.pop().unwrap_or_default(),
+            _ => {
+                self.held.set(total.saturating_mul(2))?;
+                let mut bytes = Vec::with_capacity(total);
+                for c in self.chunks.drain(..) {
+                    bytes.extend_from_slice(&c);
+                }
+                // Holding less never fails.
+                let _ = self.held.set(total);
+                bytes
+            }
+        };
+        Ok((bytes, std::mem::take(&mut self.held)))
+    }
+}
+
 /// Why [`Held::set`] refused to hold more, with the figures it went by.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
@@ -192,6 +248,32 @@ mod tests {
         drop(b);
         assert!(a.set(MAX_HELD_BYTES - start).is_ok());
         drop(a);
+        assert_eq!(Held::total(), start);
+    }
+
+    /// A body collected in chunks is counted as they come, twice while they are joined, and the
+    /// joined body is exactly as long as it is (what is counted is what is held).
+    #[test]
+    fn a_collected_body_is_counted_as_held() {
+        let start = Held::total();
+        let mut read = Collected::of(server_of("http://c.example/mcp"));
+        assert!(read.push(vec![1; 1000]).is_ok());
+        assert!(read.push(vec![2; 3000]).is_ok());
+        assert_eq!((read.len(), Held::total() - start), (4000, 4000));
+        let mut others = Held::default();
+        assert!(others.set(MAX_HELD_BYTES - Held::total() - 3999).is_ok());
+        assert!(read.push(vec![3; 4000]).is_err(), "past the budget");
+        assert_eq!(read.len(), 4000, "the refused chunk is not kept");
+        assert!(read.join().is_err(), "no room for the body twice while it is joined");
+        assert_eq!(Held::total(), start + others.get(), "what it held is given back");
+        drop(others);
+        let mut read = Collected::of(server_of("http://c.example/mcp"));
+        assert!(read.push(vec![1; 1000]).is_ok());
+        assert!(read.push(vec![2; 3000]).is_ok());
+        let (bytes, held) = read.join().unwrap();
+        assert_eq!((bytes.len(), bytes.capacity(), held.get()), (4000, 4000, 4000));
+        assert_eq!(Held::total() - start, 4000);
+        drop(held);
         assert_eq!(Held::total(), start);
     }
 

@@ -55,7 +55,7 @@ use serde_json::Value;
 use crate::error::{Error, ErrorCode};
 use crate::model::read_json;
 use crate::protocol::auth::split_url;
-use crate::protocol::budget::{server_of, Held, Refusal};
+use crate::protocol::budget::{server_of, Collected, Held, Refusal};
 use crate::protocol::client::content_type_essence;
 use crate::protocol::jsonrpc::Id;
 use crate::protocol::sse::{SseItem, SseParser};
@@ -172,17 +172,26 @@ where
             return direct(Ok(resp));
         }
         // Read (as the client would, 64 KiB at most) to tell an MCP server's JSON-RPC refusal
-        // (a version it does not take, a 2026-07-28 server) from a page that takes no POST.
+        // (a version it does not take, a 2026-07-28 server) from a page that takes no POST. What
+        // is read counts against the budget until the client has read it in turn (through the
+        // look for the old transport, which may take seconds).
         let HttpResponse { status, headers, mut body } = resp;
-        let mut bytes = Vec::new();
-        while bytes.len() < 64 << 10 {
+        let too_much = |why: Refusal| {
+            TransportError::Refused(Box::new(
+                Error::new(ErrorCode::LimitExceeded, format!("the body of its HTTP {status} refusal, read to tell whether the server speaks the deprecated HTTP+SSE transport: {why}"))
+                    .with_detail("status", status),
+            ))
+        };
+        let mut read = Collected::of(server_of(&self.url));
+        while read.len() < 64 << 10 {
             match body.next_chunk().await {
-                Some(Ok(c)) => bytes.extend_from_slice(&c),
+                Some(Ok(c)) => read.push(c).map_err(too_much)?,
                 _ => break,
             }
         }
         drop(body);
-        let refused = HttpResponse { status, headers, body: SseBody::Bytes(Some(bytes)) };
+        let (bytes, held) = read.join().map_err(too_much)?;
+        let refused = HttpResponse { status, headers, body: SseBody::Bytes(Some(bytes), held) };
         let jsonrpc = std::str::from_utf8(refused_bytes(&refused)).ok().and_then(|t| read_json(t).ok()).is_some_and(|v| v.get("error").is_some_and(Value::is_object));
         if jsonrpc {
             return Ok(refused);
@@ -467,8 +476,9 @@ enum Opening<B> {
 pub enum SseBody<B> {
     /// The underlying transport's body.
     Direct(B),
-    /// These bytes, then the end.
-    Bytes(Option<Vec<u8>>),
+    /// These bytes, then the end; counted against the budget by the [`Held`] until they are read
+    /// (then their reader holds them, and counts them).
+    Bytes(Option<Vec<u8>>, Held),
     /// What the shared stream brings for one request (or the standalone stream).
     Routed(Registration<B>),
 }
@@ -477,7 +487,11 @@ impl<B: Body + 'static> Body for SseBody<B> {
     async fn next_chunk(&mut self) -> Option<Result<Vec<u8>, TransportError>> {
         match self {
             Self::Direct(b) => b.next_chunk().await,
-            Self::Bytes(b) => b.take().filter(|b| !b.is_empty()).map(Ok),
+            Self::Bytes(b, held) => {
+                // Holding less never fails.
+                let _ = held.set(0);
+                b.take().filter(|b| !b.is_empty()).map(Ok)
+            }
             Self::Routed(r) => std::future::poll_fn(|cx| r.conn.poll_waiter(r.key, cx)).await,
         }
     }
@@ -485,7 +499,7 @@ impl<B: Body + 'static> Body for SseBody<B> {
 
 fn refused_bytes<B>(resp: &HttpResponse<SseBody<B>>) -> &[u8] {
     match &resp.body {
-        SseBody::Bytes(Some(b)) => b,
+        SseBody::Bytes(Some(b), _) => b,
         _ => &[],
     }
 }
@@ -495,7 +509,7 @@ fn direct<B>(r: Result<HttpResponse<B>, TransportError>) -> Result<HttpResponse<
 }
 
 fn synthetic<B>(status: u16, headers: Vec<(String, String)>, text: &str) -> HttpResponse<SseBody<B>> {
-    HttpResponse { status, headers, body: SseBody::Bytes(Some(text.as_bytes().to_vec())) }
+    HttpResponse { status, headers, body: SseBody::Bytes(Some(text.as_bytes().to_vec()), Held::default()) }
 }
 
 /// The session is gone (its stream ended): 404, which the client takes for an expired session.

@@ -259,6 +259,73 @@ fn auto_gives_up_on_an_event_stream_without_an_endpoint_within_the_probes_bound(
     assert!(e.details.as_ref().unwrap().get("sseProbe").is_none());
 }
 
+/// The body of a refused `initialize`, read to tell the old transport, counts against the budget
+/// while the look for the old transport goes on and until the client has read it (then the client
+/// counts it); past its server's share it is LIMIT_EXCEEDED, and nothing more is looked for.
+#[test]
+fn a_refused_initializes_body_counts_against_the_budget_until_it_is_read() {
+    use std::task::{Context, Poll};
+
+    use crate::protocol::budget::{server_of, Held, MAX_SERVER_HELD_BYTES};
+    let page = format!("<html><body>{}</body></html>", "x".repeat(40_000));
+    let (first, second) = page.as_bytes().split_at(page.len() / 2);
+    let refusal = || Reply::Http {
+        status: 404,
+        headers: vec![("content-type", "text/html".into())],
+        chunks: vec![first.to_vec(), second.to_vec()],
+        then_hang: false,
+        then_error: false,
+    };
+    let start = Held::total();
+    let live = Live::default();
+    let (transport, log) = scripted(vec![refusal(), Reply::Live(live.clone())]);
+    let t = LegacySse::new(transport, SSE_URL, TransportChoice::Auto);
+    let init = HttpRequest {
+        method: Method::Post,
+        url: SSE_URL.into(),
+        headers: vec![],
+        body: Some(crate::protocol::jsonrpc::request(&Id::Num(0), "initialize", json!({}))),
+        follow_redirects: false,
+    };
+    let sent = t.send(init);
+    futures_util::pin_mut!(sent);
+    let waker = futures_util::task::noop_waker();
+    let mut cx = Context::from_waker(&waker);
+    assert!(sent.as_mut().poll(&mut cx).is_pending(), "the GET waits for an endpoint event");
+    assert_eq!(wire(&log), ["POST /sse initialize", "GET /sse"]);
+    assert_eq!(Held::total() - start, page.len(), "the refusal's body is held while the look goes on");
+    live.close();
+    let Poll::Ready(Ok(mut refused)) = sent.as_mut().poll(&mut cx) else { panic!("no endpoint: the refusal stands") };
+    assert_eq!(refused.status, 404);
+    assert_eq!(Held::total() - start, page.len(), "and until it is read");
+    assert_eq!(block_on(refused.body.next_chunk()).unwrap().unwrap(), page.as_bytes());
+    assert_eq!(Held::total(), start, "its reader holds it now");
+    assert!(block_on(refused.body.next_chunk()).is_none());
+
+    // Another client of the server holds all but 100 bytes of its share: the body's first chunk is
+    // past it.
+    let mut same = Held::of(server_of("http://127.0.0.1:3001/other"));
+    assert!(same.set(MAX_SERVER_HELD_BYTES - 100).is_ok());
+    let (transport, log) = scripted(vec![refusal()]);
+    let c = Client::new(LegacySse::new(transport, SSE_URL, TransportChoice::Auto), fake_clock(10).0, ClientOptions::new(SSE_URL));
+    let e = block_on(c.connect()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+    assert!(
+        e.message.starts_with("initialize: the body of its HTTP 404 refusal, read to tell whether the server speaks the deprecated HTTP+SSE transport: the responses of http://127.0.0.1:3001 being read at once would hold more than 128 MiB"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.details.as_ref().unwrap()["status"], 404);
+    assert_eq!(wire(&log), ["POST /sse initialize"], "nothing looked for");
+    // Room for its chunks, not for them joined (the body twice): refused too.
+    assert!(same.set(MAX_SERVER_HELD_BYTES - page.len() * 3 / 2).is_ok());
+    let (transport, _) = scripted(vec![refusal()]);
+    let c = Client::new(LegacySse::new(transport, SSE_URL, TransportChoice::Auto), fake_clock(10).0, ClientOptions::new(SSE_URL));
+    assert_eq!(block_on(c.connect()).unwrap_err().code, ErrorCode::LimitExceeded);
+    drop(same);
+    assert_eq!(Held::total(), start, "given back");
+}
+
 #[test]
 fn the_forced_transports() {
     // "streamable-http": a 404 stands, and no GET looks for the old transport.
