@@ -69,7 +69,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, read_json, string, Put as _};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, Malformed, RpcError};
-use crate::protocol::budget::{Held, Refusal};
+use crate::protocol::budget::{Collected, Held, Refusal};
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, McpTransport, Method, Transport, TransportError};
 use crate::protocol::headers::{header_params, header_value, param_headers, HeaderParam};
@@ -2234,20 +2234,33 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let retry_after = resp.header("retry-after").map(str::to_owned);
         let html = resp.header("content-type").is_some_and(|c| content_type_essence(c) == "text/html");
         let mut body = resp.body;
-        let mut bytes = Vec::new();
         // Enough for a JSON-RPC error that echoes what it refused, not more, and for as long as
         // [`ERROR_BODY_MS`]: a hostile server could send an endless error body, or one that never
-        // ends, and the status is the answer whatever comes after it.
+        // ends, and the status is the answer whatever comes after it. Counted against the budget
+        // as every body read is.
+        let too_much = |why: Refusal| {
+            Error::new(ErrorCode::LimitExceeded, format!("{method}: HTTP {status}, whose body could not be read: {why}")).with_detail("status", status)
+        };
+        let mut read = Collected::of(self.server.clone());
         let deadline = self.clock.sleep(ERROR_BODY_MS);
         pin_mut!(deadline);
-        while bytes.len() < 64 << 10 {
+        while read.len() < 64 << 10 {
             let next = body.next_chunk();
             pin_mut!(next);
             match select(next, deadline.as_mut()).await {
-                Either::Left((Some(Ok(c)), _)) => bytes.extend_from_slice(&c),
+                Either::Left((Some(Ok(c)), _)) => {
+                    if let Err(why) = read.push(c) {
+                        return too_much(why);
+                    }
+                }
                 Either::Left(_) | Either::Right(_) => break,
             }
         }
+        // Held until the error is made.
+        let (bytes, _held) = match read.join() {
+            Ok(read) => read,
+            Err(why) => return too_much(why),
+        };
         let text = preview(&bytes);
         // 3xx, or 0: a browser's opaque redirect (fetch with `redirect: "manual"`).
         if status == 0 || (300..400).contains(&status) {

@@ -2396,6 +2396,28 @@ fn joining_a_json_bodys_chunks_counts_the_body_twice() {
     assert_eq!(Held::total(), 0, "given back");
 }
 
+/// An error's body (read for its JSON-RPC error and its preview) counts against the budget as
+/// every body read does: past its server's share, LIMIT_EXCEEDED with the status.
+#[test]
+fn an_error_body_counts_against_the_budget() {
+    use crate::protocol::budget::{server_of, Held, MAX_SERVER_HELD_BYTES};
+    let text = "e".repeat(40_000);
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), status_reply(500, vec![], &text), status_reply(500, vec![], &text)]);
+    block_on(h.client.connect()).unwrap();
+    let mut same = Held::of(server_of("http://127.0.0.1/other"));
+    assert!(same.set(MAX_SERVER_HELD_BYTES - 100).is_ok());
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+    assert!(e.message.starts_with("tools/list: HTTP 500, whose body could not be read: the responses of http://127.0.0.1 being read at once would hold more than 128 MiB"), "{e}");
+    assert_eq!(e.details.as_ref().unwrap()["status"], 500);
+    // Room for it: the status error, as before.
+    assert!(same.set(MAX_SERVER_HELD_BYTES - text.len()).is_ok());
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus, "{e}");
+    drop(same);
+    assert_eq!(Held::total(), 0, "given back");
+}
+
 /// A JSON body that carries a request of the server's beside the response is given back (to the
 /// memory and the budget) before the request handler is awaited: a person may take minutes.
 #[test]
