@@ -98,6 +98,12 @@ impl Held {
         Ok(())
     }
 
+    /// Holds at least `n` bytes (what it holds, when that is more), refused as [`Held::set`] is:
+    /// after a step that may have grown what the read holds (a buffer grown by doubling).
+    pub fn at_least(&mut self, n: usize) -> Result<(), Refusal> {
+        self.set(self.n.max(n))
+    }
+
     /// What this read holds.
     pub fn get(&self) -> usize {
         self.n

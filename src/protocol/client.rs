@@ -1968,6 +1968,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let items = parser.feed(&chunk).map_err(|t| {
                     Error::new(ErrorCode::LimitExceeded, format!("{method}: an SSE event is larger than {} bytes", t.limit))
                 })?;
+                // Its buffers may have grown past what they were given (by doubling).
+                if let Err(why) = held.at_least(parser.buffered() + chunk.len()) {
+                    return Err(held_too_much(method, &why));
+                }
                 for item in items {
                     match item {
                         SseItem::Retry(ms) => retry_ms = Some(ms),
@@ -3020,6 +3024,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     let items = parser.feed(&chunk).map_err(|t| {
                         Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit))
                     })?;
+                    if let Err(why) = held.at_least(parser.buffered() + chunk.len()) {
+                        return Err(held_too_much(WHAT, &why));
+                    }
                     for item in items {
                         // The id of complete events only (see `read_sse_answering`), one a header can carry.
                         if let SseItem::Event(SseEvent { id: Some(i), .. }) = &item {
@@ -3130,6 +3137,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         return Err(held_too_much(WHAT, &why));
                     }
                     let items = parser.feed(&chunk).map_err(|t| Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit)))?;
+                    if let Err(why) = held.at_least(parser.buffered() + chunk.len()) {
+                        return Err(held_too_much(WHAT, &why));
+                    }
                     for item in items {
                         let SseItem::Event(ev) = item else { continue };
                         let Some(value) = ev.is_message().then(|| std::str::from_utf8(&ev.data).ok().and_then(|t| read_json(t).ok())).flatten() else { continue };

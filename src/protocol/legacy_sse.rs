@@ -259,6 +259,7 @@ where
             };
             held.set(parser.buffered() + chunk.len()).map_err(|why| Opening::Failed(TransportError::Refused(Box::new(held_too_much(&why)))))?;
             let items = parser.feed(&chunk).map_err(|t| Opening::NotLegacy(format!("its event stream's first event is larger than {} bytes", t.limit)))?;
+            held.at_least(parser.buffered() + chunk.len()).map_err(|why| Opening::Failed(TransportError::Refused(Box::new(held_too_much(&why)))))?;
             let mut items = items.into_iter();
             while let Some(item) = items.next() {
                 let SseItem::Event(ev) = item else { continue };

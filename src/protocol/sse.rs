@@ -85,9 +85,11 @@ impl SseParser {
         }
     }
 
-    /// The bytes it holds of an event not yet complete.
+    /// The bytes it holds of an event not yet complete: the capacity of its buffers, which grow
+    /// by doubling as an event's chunks come (a line of 8.06 MiB holds 16 MiB), not only what
+    /// they were given.
     pub fn buffered(&self) -> usize {
-        self.line.len() + self.data.len()
+        self.line.capacity() + self.data.capacity()
     }
 
     /// The id buffer: the last `id:` line read, even of an event not yet complete (a client
@@ -293,6 +295,25 @@ mod tests {
         let [SseItem::Event(e)] = &items[..] else { panic!("{items:?}") };
         assert_eq!(e.data.len(), 100_000);
         assert_eq!(e.data.as_ptr(), line, "the line's buffer, not a copy of it");
+    }
+
+    /// What it holds of an unfinished event is its buffers' capacity, which doubling takes past
+    /// what they were given: 8 MiB and 64 KiB given in 64 KiB chunks are held in 16 MiB.
+    #[test]
+    fn what_it_holds_is_its_buffers_capacity() {
+        let mut p = SseParser::default();
+        let chunk = vec![b'x'; 64 << 10];
+        let mut mirror: Vec<u8> = Vec::new();
+        assert!(p.feed(b"data: ").unwrap().is_empty());
+        mirror.extend_from_slice(b"data: ");
+        for _ in 0..129 {
+            assert!(p.feed(&chunk).unwrap().is_empty());
+            mirror.extend_from_slice(&chunk);
+        }
+        assert_eq!(p.line.len(), mirror.len());
+        assert_eq!(p.buffered(), p.line.capacity() + p.data.capacity());
+        assert_eq!(p.buffered(), mirror.capacity(), "grown as any Vec grows");
+        assert!(p.buffered() > p.line.len() * 3 / 2, "{} held for {} given", p.buffered(), p.line.len());
     }
 
     #[test]

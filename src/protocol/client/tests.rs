@@ -2396,6 +2396,37 @@ fn joining_a_json_bodys_chunks_counts_the_body_twice() {
     assert_eq!(Held::total(), 0, "given back");
 }
 
+/// An SSE event left unfinished counts against the budget as the parser holds it: its buffer's
+/// capacity, which doubling takes up to twice what came (8 MiB and 64 KiB are held in 16 MiB),
+/// counted once the chunk is parsed (the last one doubled it), not only before.
+#[test]
+fn an_unfinished_sse_event_counts_as_its_buffer_holds_it() {
+    use std::task::Context;
+
+    use crate::protocol::budget::Held;
+    let chunk = vec![b'x'; 64 << 10];
+    let mut chunks = vec![b"data: ".to_vec()];
+    chunks.extend(std::iter::repeat_n(chunk.clone(), 129));
+    let stalled = Reply::Http { status: 200, headers: vec![("content-type", "text/event-stream".into())], chunks, then_hang: true, then_error: false };
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s")), accepted(), stalled], ClientOptions::new("http://127.0.0.1/mcp"), 10);
+    block_on(h.client.connect()).unwrap();
+    // The parser's buffer, grown as it grows.
+    let mut mirror: Vec<u8> = Vec::new();
+    mirror.extend_from_slice(b"data: ");
+    for _ in 0..129 {
+        mirror.extend_from_slice(&chunk);
+    }
+    let listed = h.client.list_tools();
+    futures_util::pin_mut!(listed);
+    let waker = futures_util::task::noop_waker();
+    let mut cx = Context::from_waker(&waker);
+    for _ in 0..1_000 {
+        assert!(listed.as_mut().poll(&mut cx).is_pending(), "the event never ends");
+    }
+    assert_eq!(Held::total(), mirror.capacity() + chunk.len(), "its buffer, and the last chunk read");
+    assert!(Held::total() > mirror.len() * 3 / 2, "{} counted for {} that came", Held::total(), mirror.len());
+}
+
 /// An error's body (read for its JSON-RPC error and its preview) counts against the budget as
 /// every body read does: past its server's share, LIMIT_EXCEEDED with the status.
 #[test]
