@@ -646,7 +646,7 @@ export class ToolwireError extends Error {
   /** A tool call that ran as a task: its id, and whether `tasks/cancel` was acknowledged (absent when none was sent). */
   readonly taskId?: string;
   readonly taskCancelled?: boolean;
-  /** `UNAUTHORIZED` from `oauth`: the step that failed, and the authorization server's `error` and `error_description`. */
+  /** `UNAUTHORIZED` (or `LIMIT_EXCEEDED`) from `oauth`: the step that failed, and the authorization server's `error` and `error_description`. */
   readonly oauthStep?: "discovery" | "registration" | "authorization" | "token";
   readonly oauthError?: string;
   readonly oauthErrorDescription?: string;
@@ -1776,7 +1776,8 @@ export interface McpClientOptions {
    * more private network than the server's (a public server cannot send the browser to loopback, private-network or
    * local-name hosts); https endpoints (plain http only on a loopback host, or on the host of a server itself reached
    * over http); the issuer (RFC 8414, and `issuer` when pinned), the redirect's `iss` (RFC 9207); credentials go to no
-   * other server. Failures are `UNAUTHORIZED` (but an abort: `ABORTED`) with `oauthStep` (`"discovery"`,
+   * other server. Failures are `UNAUTHORIZED` (but an abort: `ABORTED`; an answer past the memory budget that
+   * `maxResponseBytes` describes: `LIMIT_EXCEEDED`) with `oauthStep` (`"discovery"`,
    * `"registration"`, `"authorization"`, `"token"`), the server's `oauthError` / `oauthErrorDescription`, and for a
    * refused discovery the rule in `oauthRefused`. In a browser the authorization server's metadata, registration and
    * token endpoints must allow the page's origin (CORS), as they do for every browser MCP client.

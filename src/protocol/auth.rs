@@ -68,6 +68,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, read_json, string, Put as _};
+use crate::protocol::budget::{server_of, Collected, Refusal};
 use crate::protocol::client::{parse_www_authenticate, AuthHandler};
 use crate::protocol::transport::{Body, HttpRequest, Method, Transport, TransportError};
 use crate::schema::refs::percent_decode;
@@ -849,7 +850,8 @@ impl<T: Transport + 'static> OAuth<T> {
             let req = HttpRequest { method: Method::Get, url: url.clone(), headers: vec![("accept".owned(), "application/json".owned())], body: None, follow_redirects: browser_follows };
             let (status, location, doc) = match self.exchange("discovery", req).await {
                 Ok(answer) => answer,
-                Err(e) if e.code == ErrorCode::Aborted => return Err(e),
+                // Past the memory budget: not a document that is not there (nothing else is tried).
+                Err(e) if matches!(e.code, ErrorCode::Aborted | ErrorCode::LimitExceeded) => return Err(e),
                 Err(e) => return Ok(Fetched::Unreachable(e)),
             };
             match status {
@@ -882,10 +884,12 @@ impl<T: Transport + 'static> OAuth<T> {
         let status = resp.status;
         let location = resp.header("location").map(str::to_owned);
         let mut body = resp.body;
-        let mut bytes = Vec::new();
-        while bytes.len() < MAX_BODY {
+        // Counted against the budget as every body read is, in the URL's server's share.
+        let too_much = |why: Refusal| Error::new(ErrorCode::LimitExceeded, format!("OAuth {step}: the answer of {url}: {why}")).with_detail("oauthStep", step);
+        let mut read = Collected::of(server_of(&url));
+        while read.len() < MAX_BODY {
             match body.next_chunk().await {
-                Some(Ok(c)) => bytes.extend_from_slice(&c),
+                Some(Ok(c)) => read.push(c).map_err(too_much)?,
                 // Cut off mid-answer: not an answer (a refusal would drop the tokens).
                 Some(Err(e)) => {
                     let why = match e {
@@ -898,6 +902,7 @@ impl<T: Transport + 'static> OAuth<T> {
                 None => break,
             }
         }
+        let (bytes, _held) = read.join().map_err(too_much)?;
         Ok((status, location, std::str::from_utf8(&bytes).ok().and_then(|t| read_json(t).ok())))
     }
 }

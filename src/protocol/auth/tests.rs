@@ -479,6 +479,26 @@ fn a_first_authorization_discovers_registers_and_exchanges_a_pkce_code() {
     assert_eq!(o.issued(), 1);
 }
 
+/// What the authorization's exchanges read counts against the budget, in the share of the server
+/// answering: past it, LIMIT_EXCEEDED with the step, and nothing more is asked.
+#[test]
+fn the_answers_read_count_against_the_budget() {
+    use crate::protocol::budget::{Held, MAX_SERVER_HELD_BYTES};
+    let world = World::new(Config::default());
+    let (o, asked, _) = oauth(&world, opts());
+    let mut same = Held::of(server_of(MCP));
+    assert!(same.set(MAX_SERVER_HELD_BYTES - 10).is_ok());
+    let e = block_on(o.clone().on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+    assert!(e.message.starts_with("OAuth discovery: the answer of https://mcp.example/.well-known/oauth-protected-resource/api/mcp: the responses of https://mcp.example being read at once"), "{e}");
+    assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "discovery");
+    assert_eq!(world.urls().len(), 1, "{:?}", world.urls());
+    assert!(asked.borrow().is_empty());
+    drop(same);
+    assert_eq!(Held::total(), 0, "given back");
+    assert!(block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().is_some(), "with room, it goes on");
+}
+
 #[test]
 fn scopes_come_from_the_challenge_then_the_resource_then_the_options() {
     let scope_asked = |config: Config, configured: Option<&str>| {
