@@ -794,6 +794,8 @@ struct Partial {
     whole_bytes: usize,
     /// Responses: the id of the call's item, by which its events find it ([`ResponsesCalls::items`]).
     item: Option<String>,
+    /// OpenAI Chat: the `index` its deltas gave it, when they gave one ([`Accumulator::chat_key`]).
+    index: Option<u64>,
 }
 
 impl Partial {
@@ -1192,6 +1194,10 @@ pub struct Accumulator {
     carried: Vec<ToolCall>,
     /// Responses: the calls' item ids, and the calls completed.
     responses: ResponsesCalls,
+    /// OpenAI Chat: the key the next call gets, and the key of the call the last delta went on
+    /// ([`Accumulator::chat_key`]).
+    chat_next: u64,
+    chat_last: Option<(u64, u64)>,
     emitted: usize,
     /// The model's turn, for [`Accumulator::message`].
     turn: turn::Turn,
@@ -1206,6 +1212,8 @@ impl Accumulator {
             text: StreamText::default(),
             carried: Vec::new(),
             responses: ResponsesCalls::default(),
+            chat_next: 0,
+            chat_last: None,
             emitted: 0,
             turn: turn::Turn::default(),
         }
@@ -1585,11 +1593,11 @@ impl Accumulator {
             let delta = choice.get("delta").or_else(|| choice.get("message"));
             if let Some(delta) = delta {
                 for (pos, tc) in array(delta, "tool_calls").iter().enumerate() {
-                    let ti = tc.get("index").and_then(Value::as_u64).unwrap_or(pos as u64);
-                    let Some(p) = self.open.entry((ci, ti)) else { continue };
-                    if let Some(id) = str_of(tc, "id") {
-                        p.id = Some(id);
+                    let Some(key) = self.chat_key(ci, pos, tc, done) else { continue };
+                    if ci == 0 {
+                        self.turn.chat_call(key.1, tc);
                     }
+                    let Some(p) = self.open.get_mut(key) else { continue };
                     if let Some(f) = tc.get("function") {
                         if let Some(n) = f.get("name").and_then(Value::as_str) {
                             add_name_piece(&mut p.name, n);
@@ -1603,9 +1611,63 @@ impl Accumulator {
                 }
             }
             if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
-                done.extend(self.open.keys().filter(|(c, _)| *c == ci).collect::<Vec<_>>());
+                done.extend(self.open.keys().filter(|k| k.0 == ci && !done.contains(k)).collect::<Vec<_>>());
             }
         }
+    }
+
+    /// OpenAI Chat: the key of the call that the tool call delta `tc`, at `pos` in its delta, of
+    /// choice `ci` goes on; a new call's, made (`None` past [`MAX_OPEN_CALLS`]). Keys are given in
+    /// the order calls start. A delta goes on the call being read at its `index`, unless it
+    /// carries a name and an `id` other than that call's: then it starts another (Ollama's
+    /// OpenAI-compatible endpoint gives every parallel call `index: 0`), and the one it replaces
+    /// there is complete (put in `done`: no later delta finds it). A delta without `index`
+    /// (Gemini's OpenAI-compatible endpoint sends none) goes on the call of its `id`; one with
+    /// neither (or an unknown id and no name) on the call the last delta went on, if it is the
+    /// first of its delta (those after it start calls).
+    fn chat_key(&mut self, ci: u64, pos: usize, tc: &Value, done: &mut Vec<(u64, u64)>) -> Option<(u64, u64)> {
+        let index = tc.get("index").and_then(Value::as_u64);
+        let id = str_of(tc, "id").filter(|i| !i.is_empty());
+        // A call starts with its name: a delta without one whose id is another is more of the
+        // call (Poolside gives a call's later deltas another id than its first).
+        let named = tc.get("function").and_then(|f| f.get("name")).and_then(Value::as_str).is_some_and(|n| !n.is_empty());
+        let open = |k: &(u64, u64)| k.0 == ci && !done.contains(k);
+        let last = (pos == 0).then_some(self.chat_last).flatten().filter(|k| open(k) && self.open.contains(*k));
+        let found = match (index, id.as_deref()) {
+            (Some(i), _) => {
+                let at = self.open.calls.iter().rev().find(|(k, p)| open(k) && p.index == Some(i));
+                match at {
+                    Some((k, p)) if named && id.is_some() && p.id.is_some() && p.id != id => {
+                        done.push(*k);
+                        None
+                    }
+                    at => at.map(|(k, _)| *k),
+                }
+            }
+            (None, Some(id)) => {
+                let by_id = self.open.calls.iter().rev().find(|(k, p)| open(k) && p.id.as_deref() == Some(id)).map(|(k, _)| *k);
+                by_id.or(last.filter(|_| !named))
+            }
+            (None, None) => last,
+        };
+        let key = match found {
+            Some(k) => {
+                if let (Some(p), Some(id)) = (self.open.get_mut(k), id) {
+                    p.id.get_or_insert(id);
+                }
+                k
+            }
+            None => {
+                let k = (ci, self.chat_next);
+                let p = self.open.entry(k)?;
+                self.chat_next += 1;
+                p.id = id;
+                p.index = index;
+                k
+            }
+        };
+        self.chat_last = Some(key);
+        Some(key)
     }
 
     /// The key of a Responses item: its own, by `item_id`, else its output index's.
@@ -2966,21 +3028,108 @@ mod tests {
         assert_eq!(serde_json::to_string(&calls).unwrap(), text, "Serialize gives the same JSON");
     }
 
+    /// Parallel Chat calls that share an `index` (Ollama's OpenAI-compatible endpoint gives each
+    /// `index: 0`) or have none (Gemini's OpenAI-compatible endpoint) are calls of their own, by
+    /// their ids, in the turn too; a call's later deltas still find it.
+    #[test]
+    fn parallel_chat_calls_sharing_an_index_or_without_one_are_each_a_call() {
+        let chunk = |tcs: Value| json!({"choices":[{"index":0,"delta":{"tool_calls":tcs}}]});
+        let done = json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]});
+        let call = |index: Option<u64>, id: Option<&str>, name: &str, args: &str| {
+            let mut tc = json!({"type":"function","function":{"name":name,"arguments":args}});
+            if let Some(i) = index {
+                tc["index"] = json!(i);
+            }
+            if let Some(id) = id {
+                tc["id"] = json!(id);
+            }
+            tc
+        };
+        let turn_call = |id: &str, name: &str, args: &str| json!({"id":id,"type":"function","function":{"name":name,"arguments":args}});
+        let run = |events: &[Value]| {
+            let mut acc = Accumulator::new(CallFormat::OpenAi);
+            let mut calls = Vec::new();
+            for e in events {
+                calls.extend(push(&mut acc, e, None));
+            }
+            calls.extend(acc.finish(None));
+            let got: Vec<(String, String, Value)> = calls.iter().map(|c| (c.id.clone().unwrap_or_default(), c.provider_name.clone(), c.arguments.clone())).collect();
+            (got, acc.message().unwrap()["tool_calls"].clone())
+        };
+        let two = |a: &str, b: &str| vec![(a.to_owned(), "read_file".to_owned(), json!({"path":"a"})), (b.to_owned(), "read_file".to_owned(), json!({"path":"b"}))];
+        let two_in_turn = json!([turn_call("call_a", "read_file", "{\"path\":\"a\"}"), turn_call("call_b", "read_file", "{\"path\":\"b\"}")]);
+        for format in [CallFormat::OpenAi, CallFormat::Ollama] {
+            for index in [Some(0), None] {
+                // Each call whole in its chunk (Ollama /v1, Gemini), or both in one.
+                let a = call(index, Some("call_a"), "read_file", "{\"path\":\"a\"}");
+                let b = call(index, Some("call_b"), "read_file", "{\"path\":\"b\"}");
+                for events in [vec![chunk(json!([a])), chunk(json!([b])), done.clone()], vec![chunk(json!([a, b])), done.clone()]] {
+                    let mut acc = Accumulator::new(format);
+                    let mut calls = Vec::new();
+                    for e in &events {
+                        calls.extend(push(&mut acc, e, None));
+                    }
+                    calls.extend(acc.finish(None));
+                    let got: Vec<(String, String, Value)> = calls.iter().map(|c| (c.id.clone().unwrap(), c.provider_name.clone(), c.arguments.clone())).collect();
+                    assert_eq!(got, two("call_a", "call_b"), "{format:?} {index:?} {events:?}");
+                    assert_eq!(acc.message().unwrap()["tool_calls"], two_in_turn, "{format:?} {index:?}");
+                }
+            }
+        }
+        // At one index, the call a new one replaces is complete as soon as the new one starts.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        assert_eq!(push(&mut acc, &chunk(json!([call(Some(0), Some("call_a"), "read_file", "{\"path\":\"a\"}")])), None), []);
+        let first = push(&mut acc, &chunk(json!([call(Some(0), Some("call_b"), "read_file", "")])), None);
+        assert_eq!(first.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_a")]);
+        // Streamed in pieces: without `index`, by id, or with neither on the call the last delta
+        // went on; at one index, pieces without an id, or (Poolside) with another id and no name.
+        let pieces = |index: Option<u64>, later_id: fn(&str) -> Option<&str>| {
+            let mut events = Vec::new();
+            // The name in pieces too, but where later deltas have another id (they have no name).
+            let split = later_id("call_a") != Some("chatcmpl-tool-other");
+            let (first, second) = if split { ("read_", "file") } else { ("read_file", "") };
+            for (id, path) in [("call_a", "a"), ("call_b", "b")] {
+                events.push(chunk(json!([call(index, Some(id), first, "")])));
+                events.push(chunk(json!([call(index, later_id(id), second, "{\"path\":")])));
+                events.push(chunk(json!([call(index, later_id(id), "", &format!("\"{path}\"}}"))])));
+            }
+            events.push(done.clone());
+            events
+        };
+        let same: fn(&str) -> Option<&str> = |id| Some(id);
+        let none: fn(&str) -> Option<&str> = |_| None;
+        let other: fn(&str) -> Option<&str> = |_| Some("chatcmpl-tool-other");
+        for (index, later) in [(None, same), (None, none), (Some(0), none), (Some(0), same), (Some(0), other), (None, other)] {
+            let (got, turn) = run(&pieces(index, later));
+            assert_eq!(got, two("call_a", "call_b"), "{index:?}");
+            assert_eq!(turn, two_in_turn, "{index:?}");
+        }
+        // Interleaved calls at their own indexes, as OpenAI streams them, read as ever.
+        let (got, turn) = run(&[
+            chunk(json!([call(Some(0), Some("call_a"), "read_file", "")])),
+            chunk(json!([call(Some(1), Some("call_b"), "read_file", "{\"path\":")])),
+            chunk(json!([call(Some(0), None, "", "{\"path\":\"a\"}")])),
+            chunk(json!([call(Some(1), None, "", "\"b\"}")])),
+            done.clone(),
+        ]);
+        assert_eq!((got, turn), (two("call_a", "call_b"), two_in_turn));
+    }
+
     #[test]
     fn open_calls_complete_in_key_order() {
         // Calls opened out of order (choice 1 before choice 0, tool 2 before tool 0) come out
-        // sorted by (choice, tool), as they did from a BTreeMap.
+        // by choice, then in the order they started.
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         for (c, t) in [(1, 2), (0, 2), (1, 0), (0, 0), (0, 1), (0, 2)] {
             let id = format!("c{c}t{t}");
             push(&mut acc, &json!({"choices":[{"index":c,"delta":{"tool_calls":[{"index":t,"id":id,"function":{"name":"n","arguments":"{}"}}]}}]}), None);
         }
         let first = push(&mut acc, &json!({"choices":[{"index":1,"delta":{},"finish_reason":"tool_calls"}]}), None);
-        assert_eq!(first.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c1t0", "c1t2"]);
+        assert_eq!(first.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c1t2", "c1t0"]);
         let rest = acc.finish(None);
-        assert_eq!(rest.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c0t0", "c0t1", "c0t2"]);
-        // A repeated tool index appends to the same call: `{}{}` is not JSON.
-        assert_eq!(rest[2].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
+        assert_eq!(rest.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c0t2", "c0t0", "c0t1"]);
+        // A repeated tool index with the same id appends to the same call: `{}{}` is not JSON.
+        assert_eq!(rest[0].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
         assert_eq!(acc.completed(), 5);
         // Responses: deltas find their call through the item id, whatever the output index says.
         let mut acc = Accumulator::new(CallFormat::OpenAiResponses);

@@ -22,8 +22,8 @@ pub(super) const MAX_TURN_PARTS: usize = 4096;
 const PART_BYTES: usize = 512;
 
 /// Where a part is: its position (a block's index, an output index, the order of Gemini's and
-/// Ollama's parts; Chat: how many times a `finish_reason` ended the calls before it), then its
-/// place among the parts at that position (Chat: its tool index). A call's part is not replaced by
+/// Ollama's parts; Chat: 0), then its place among the parts at that position (Chat: the order
+/// its call started in, as the accumulator numbers them). A call's part is not replaced by
 /// a part given its position: that one goes after it, so that every call the accumulator gives
 /// stays in the turn.
 type Key = (u64, u64);
@@ -57,9 +57,6 @@ pub(super) struct Turn {
     fields: Value,
     /// Gemini: where the call whose arguments are still streaming (`willContinue`) is.
     open_call: Option<usize>,
-    /// Chat: the position of the calls being read. A `finish_reason` ends them, so a delta after
-    /// it at the same tool index is another call, as the accumulator reads it: it goes after them.
-    chat_calls: u64,
     /// About how many bytes the turn holds.
     held: usize,
     /// A part was not made, past [`MAX_TURN_PARTS`]: the turn is dropped once the event is read.
@@ -339,7 +336,8 @@ impl Turn {
         }
     }
 
-    /// OpenAI Chat (and Ollama's OpenAI-compatible endpoint): the first choice's deltas.
+    /// OpenAI Chat (and Ollama's OpenAI-compatible endpoint): the first choice's text; its calls
+    /// are the accumulator's to put in ([`Turn::chat_call`]), as it reads them.
     fn chat(&mut self, ev: &Value) {
         for choice in array(ev, "choices") {
             if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
@@ -352,55 +350,58 @@ impl Turn {
                 append(&mut self.fields, &["content"], "");
             }
             self.append_fields(delta, &["content", "refusal"]);
-            for (pos, tc) in array(delta, "tool_calls").iter().enumerate() {
-                let ti = (self.chat_calls, tc.get("index").and_then(Value::as_u64).unwrap_or(pos as u64));
-                let id = str_of(tc, "id");
-                let new = || {
-                    // The id first, as OpenAI writes a call.
-                    let mut call = Map::new();
-                    if let Some(id) = &id {
-                        call.insert("id".into(), Value::String(id.clone()));
-                    }
-                    call.insert("type".into(), "function".into());
-                    call.insert("function".into(), json!({"name": "", "arguments": ""}));
-                    Value::Object(call)
-                };
-                if self.part(ti, new).is_none() {
-                    return;
-                }
-                if let Some(id) = id {
-                    self.set_in(ti, &["id"], Value::String(id));
-                }
-                // Other keys (Gemini's `extra_content`, with a thought signature) as sent.
-                for (k, v) in tc.as_object().into_iter().flatten() {
-                    if !matches!(k.as_str(), "index" | "id" | "type" | "function") {
-                        self.set_in(ti, &[k], v.clone());
-                    }
-                }
-                let Some(f) = tc.get("function") else { continue };
-                if let Some(name) = f.get("name").and_then(Value::as_str) {
-                    // The whole name again is not more of it (`add_name_piece`).
-                    let again = self.get(ti).and_then(|p| p.value.pointer("/function/name")).and_then(Value::as_str) == Some(name);
-                    if !again {
-                        self.append_to(ti, &["function", "name"], name);
-                    }
-                }
-                // Text, once some came, is the arguments (an object given besides is not), as the
-                // accumulator reads them.
-                match f.get("arguments") {
-                    Some(Value::String(a)) if !a.is_empty() => self.append_to(ti, &["function", "arguments"], a),
-                    Some(whole @ Value::Object(_)) => {
-                        let text = self.get(ti).and_then(|p| p.value.pointer("/function/arguments")).and_then(Value::as_str);
-                        if text.is_none_or(str::is_empty) {
-                            self.set_in(ti, &["function", "arguments"], whole.clone());
-                        }
-                    }
-                    _ => {}
+        }
+    }
+
+    /// OpenAI Chat: a tool call delta of the first choice, on the call `seq` (the accumulator's,
+    /// [`super::Accumulator::chat_key`]: the calls in the order they started). The call keeps the
+    /// first id it was given.
+    pub(super) fn chat_call(&mut self, seq: u64, tc: &Value) {
+        if self.lost.is_some() {
+            return;
+        }
+        let ti = (0, seq);
+        let id = str_of(tc, "id").filter(|i| !i.is_empty());
+        let new = || {
+            // The id first, as OpenAI writes a call.
+            let mut call = Map::new();
+            if let Some(id) = &id {
+                call.insert("id".into(), Value::String(id.clone()));
+            }
+            call.insert("type".into(), "function".into());
+            call.insert("function".into(), json!({"name": "", "arguments": ""}));
+            Value::Object(call)
+        };
+        let Some(p) = self.part(ti, new) else { return };
+        let has_id = p.value.get("id").is_some();
+        if let (false, Some(id)) = (has_id, id) {
+            self.set_in(ti, &["id"], Value::String(id));
+        }
+        // Other keys (Gemini's `extra_content`, with a thought signature) as sent.
+        for (k, v) in tc.as_object().into_iter().flatten() {
+            if !matches!(k.as_str(), "index" | "id" | "type" | "function") {
+                self.set_in(ti, &[k], v.clone());
+            }
+        }
+        let Some(f) = tc.get("function") else { return };
+        if let Some(name) = f.get("name").and_then(Value::as_str) {
+            // The whole name again is not more of it (`add_name_piece`).
+            let again = self.get(ti).and_then(|p| p.value.pointer("/function/name")).and_then(Value::as_str) == Some(name);
+            if !again {
+                self.append_to(ti, &["function", "name"], name);
+            }
+        }
+        // Text, once some came, is the arguments (an object given besides is not), as the
+        // accumulator reads them.
+        match f.get("arguments") {
+            Some(Value::String(a)) if !a.is_empty() => self.append_to(ti, &["function", "arguments"], a),
+            Some(whole @ Value::Object(_)) => {
+                let text = self.get(ti).and_then(|p| p.value.pointer("/function/arguments")).and_then(Value::as_str);
+                if text.is_none_or(str::is_empty) {
+                    self.set_in(ti, &["function", "arguments"], whole.clone());
                 }
             }
-            if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
-                self.chat_calls = self.chat_calls.saturating_add(1);
-            }
+            _ => {}
         }
     }
 
