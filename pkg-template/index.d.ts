@@ -1237,6 +1237,11 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * Ends the stream; returns every call still open (with an error if its arguments are incomplete: text
    * arguments that are not whole JSON, Gemini arguments still streaming with `willContinue`), and those of an
    * event the text ended on without its blank line.
+   *
+   * Throws `INVALID_JSON` when the text ended with what cannot be read (`the stream ended with text that is not a
+   * whole event: ...`: a stream cut inside an event, an Ollama line cut inside its call, two events on one line), or
+   * as `push` throws for that last event: nothing is lost without a word. The calls are kept: the next `finish()`
+   * returns them.
    */
   finish(): ToolCall<A>[];
   /**

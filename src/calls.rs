@@ -408,7 +408,7 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
         if acc.open.too_large() {
             return Err(acc.drop_open());
         }
-        calls.extend(acc.finish(map));
+        calls.extend(acc.finish(map)?);
         return Ok(calls);
     }
     for (i, item) in items.iter().enumerate() {
@@ -1405,18 +1405,58 @@ impl Accumulator {
     }
 
     /// Ends the stream: every call still open is returned (and any that text pushed last
-    /// completed, read as if it ended there; an event there that cannot be read is left out).
-    pub fn finish(&mut self, map: Option<&NameMap>) -> Vec<ToolCall> {
+    /// completed, read as if it ended there).
+    ///
+    /// Text pushed last that cannot be read as it ends (a stream cut inside an event, two events
+    /// on one line) is `INVALID_JSON`, saying the stream ended there, and so is that text's
+    /// event that fails as [`Accumulator::push_text`] says: the calls are kept for the next
+    /// `finish` (or push), as a push that fails keeps them, rather than lost without a word.
+    pub fn finish(&mut self, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
         let mut events = Vec::new();
         self.text.end(&mut events);
         let mut out = std::mem::take(&mut self.carried);
-        for event in events.into_iter().flatten() {
-            out.extend(self.push(&event, map).unwrap_or_default());
+        let mut error = None;
+        for event in events {
+            let event = event.map_err(|e| match e.code {
+                ErrorCode::InvalidJson => Error::new(e.code, format!("the stream ended with text that is not a whole event: {}", e.message)),
+                _ => e,
+            });
+            match event.and_then(|v| self.push(&v, map)) {
+                Ok(calls) => out.extend(calls),
+                Err(e) => {
+                    error.get_or_insert(e);
+                }
+            }
         }
         // Those of an event whose push failed (a turn grown too large) come all the same.
         out.append(&mut self.carried);
         out.extend(self.finish_open(map));
-        out
+        match error {
+            Some(e) => {
+                self.carried = out;
+                Err(e)
+            }
+            None => Ok(out),
+        }
+    }
+
+    /// [`Accumulator::finish`] after the stream's last `text` (what its bytes ended with): the
+    /// calls that text completes, and its error, come from here.
+    pub fn finish_text(&mut self, text: &str, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+        let first = match self.push_text(text, map) {
+            Ok(calls) => {
+                self.carry(calls);
+                None
+            }
+            Err(e) => Some(e),
+        };
+        match (first, self.finish(map)) {
+            (Some(e), Ok(calls)) => {
+                self.carried = calls;
+                Err(e)
+            }
+            (_, finished) => finished,
+        }
     }
 
     fn finish_open(&mut self, map: Option<&NameMap>) -> Vec<ToolCall> {
@@ -2178,7 +2218,7 @@ mod tests {
             for ev in good(format) {
                 calls.extend(push(&mut acc, &ev, None));
             }
-            calls.extend(acc.finish(None));
+            calls.extend(acc.finish(None).unwrap());
             assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("c1")], "{format:?}: the accumulator goes on");
         }
         // Null and absent fields are no error in a stream either.
@@ -2269,7 +2309,7 @@ mod tests {
         let cut = push(&mut acc, &json!({"type":"response.incomplete","response":{"id":"resp_1","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}), None);
         assert_eq!(cut.len(), 1);
         assert_eq!(cut[0].error.as_ref().unwrap().message, "the arguments of \"t\" are incomplete: the response is incomplete (max_output_tokens)");
-        assert!(acc.finish(None).is_empty(), "given once");
+        assert!(acc.finish(None).unwrap().is_empty(), "given once");
         let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
         let out = push(&mut acc, &json!({"type":"response.output_item.done","output_index":0,"item":call("c1", "", "incomplete")}), None);
         assert_eq!(out[0].error.as_ref().unwrap().message, "the arguments of \"t\" are incomplete: its item is incomplete");
@@ -2303,7 +2343,7 @@ mod tests {
             let (got, detail) = provider_failure(acc.push(&event, None));
             assert_eq!(got, message, "{format:?}");
             assert!(detail.is_object() || detail.is_string() || detail.is_null(), "{format:?}: {detail}");
-            assert!(acc.finish(None).is_empty());
+            assert!(acc.finish(None).unwrap().is_empty());
         }
         // The call completed before the error in the same text comes next; the accumulator goes on.
         let start = "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"t\",\"input\":{}}}\n\n";
@@ -2317,7 +2357,7 @@ mod tests {
         let mut acc = Accumulator::new(CallFormat::Anthropic);
         assert!(acc.push_text(&format!("{start}{stop}data: [1]\n\n"), None).is_err());
         provider_failure(acc.push(&json!({"type":"error","error":{"type":"api_error","message":"Internal server error"}}), None));
-        assert_eq!(acc.finish(None).len(), 1);
+        assert_eq!(acc.finish(None).unwrap().len(), 1);
         // Gemini's JSON stream is an array: an error in it is the provider's.
         let mut acc = Accumulator::new(CallFormat::Gemini);
         let (message, _) = provider_failure(acc.push(&json!([{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}]), None));
@@ -2376,7 +2416,7 @@ mod tests {
                     when.push((i, call));
                 }
             }
-            assert!(acc.finish(None).is_empty());
+            assert!(acc.finish(None).unwrap().is_empty());
             assert_eq!(when.len(), 1, "{when:?}");
             let (i, call) = &when[0];
             assert_eq!(*i, 5, "completed by the part without willContinue");
@@ -2439,7 +2479,7 @@ mod tests {
         for c in &chunks[..4] {
             assert!(push(&mut acc, c, None).is_empty());
         }
-        let out = acc.finish(None);
+        let out = acc.finish(None).unwrap();
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].tool, "get_weather");
         assert_eq!(out[0].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
@@ -2515,7 +2555,7 @@ mod tests {
         for p in pieces {
             out.extend(acc.push_text(p, None).unwrap_or_else(|e| panic!("{p:?}: {e}")));
         }
-        out.extend(acc.finish(None));
+        out.extend(acc.finish(None).unwrap());
         out
     }
 
@@ -2534,7 +2574,7 @@ mod tests {
         for (i, f) in frames.iter().enumerate() {
             when.extend(acc.push_text(f, None).unwrap().into_iter().map(|c| (i, c)));
         }
-        assert!(acc.finish(None).is_empty());
+        assert!(acc.finish(None).unwrap().is_empty());
         assert_eq!(when.len(), 1);
         assert_eq!(when[0].0, 10, "given by the frame of its content_block_stop");
         weather(&[when[0].1.clone()]);
@@ -2614,7 +2654,7 @@ mod tests {
         // Lines of JSON (NDJSON).
         weather(&text_calls(CallFormat::Anthropic, &[&format!("{start}\n{delta}\n"), &format!("{stop}\n")]));
         // A stream that ends without the empty line after its last event.
-        weather(&text_calls(CallFormat::Anthropic, &[&format!("data: {start}\n\ndata: {delta}\n\nevent: content_block_stop\ndata: {}\ndata: {}", &stop[..10], &stop[10..])]));
+        weather(&text_calls(CallFormat::Anthropic, &[&format!("data: {start}\n\ndata: {delta}\n\nevent: content_block_stop\ndata: {}\ndata: {}", &stop[..29], &stop[29..])]));
     }
 
     #[test]
@@ -2628,12 +2668,12 @@ mod tests {
         assert_eq!(e.code, ErrorCode::InvalidJson);
         let next = acc.push_text(": still here\n", None).unwrap();
         assert_eq!(next.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("toolu_1")]);
-        assert!(acc.finish(None).is_empty());
+        assert!(acc.finish(None).unwrap().is_empty());
         // An error does not stop the rest of the text: a later call comes too (with finish).
         let mut acc = Accumulator::new(CallFormat::Anthropic);
         let e = acc.push_text(&format!("data: [1]\n\n{start}\n\n{stop}\n\n"), None).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidInput, "an event must be an object");
-        assert_eq!(acc.finish(None).len(), 1);
+        assert_eq!(acc.finish(None).unwrap().len(), 1);
         // Text that is neither SSE nor JSON.
         for bad in ["hello", "42", "data: {\"a\":1}\nnot sse\n", "{\"a\":"] {
             let mut acc = Accumulator::new(CallFormat::OpenAi);
@@ -2658,7 +2698,7 @@ mod tests {
             let e = if as_text { acc.push_text(&format!("data: {last}\n\n"), None) } else { acc.push(&last, None) }.unwrap_err();
             assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
             let mut calls = acc.push_text(": more\n", None).unwrap();
-            calls.extend(acc.finish(None));
+            calls.extend(acc.finish(None).unwrap());
             assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("call_a")], "as text: {as_text}");
         }
     }
@@ -2708,7 +2748,7 @@ mod tests {
         let e = acc.push(&json!({"choices":[{"index":0,"delta":{"tool_calls":many},"finish_reason":"tool_calls"}]}), None).unwrap_err();
         assert_eq!(e.code, ErrorCode::LimitExceeded);
         assert!(e.message.starts_with(&format!("more than {MAX_OPEN_CALLS} tool calls were being read")), "{e}");
-        assert_eq!(acc.finish(None).len(), MAX_OPEN_CALLS);
+        assert_eq!(acc.finish(None).unwrap().len(), MAX_OPEN_CALLS);
         // The turn listed the call refused: it is dropped, and says so.
         assert_eq!(acc.message().unwrap_err().code, ErrorCode::LimitExceeded);
         // Call after call, an event each: the turn does not list the calls dropped either.
@@ -2875,7 +2915,7 @@ mod tests {
         assert_eq!(out.len(), 1);
         assert_eq!((out[0].id.as_deref(), &out[0].arguments), (Some("call_1"), &json!({"a":1})));
         assert!(push(&mut acc, &json!({"type":"response.output_item.done","output_index":2,"item":item}), None).is_empty(), "not twice");
-        assert!(acc.finish(None).is_empty());
+        assert!(acc.finish(None).unwrap().is_empty());
         assert_eq!(acc.completed(), 1);
         // Without an item id either.
         let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
@@ -2889,7 +2929,7 @@ mod tests {
         let out = push(&mut acc, &json!({"type":"response.output_item.done","output_index":0,"item":item}), None);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].arguments, json!({"a":1}));
-        assert!(acc.finish(None).is_empty());
+        assert!(acc.finish(None).unwrap().is_empty());
     }
 
     /// A Responses stream of very many calls: each given once, in order, at a cost that does not
@@ -2950,7 +2990,7 @@ mod tests {
             assert_eq!(e.code, ErrorCode::LimitExceeded);
             assert!(e.message.starts_with("the stream completed 262144 tool calls"), "{e}");
         }
-        assert!(acc.finish(None).is_empty());
+        assert!(acc.finish(None).unwrap().is_empty());
         assert_eq!(acc.completed(), N);
     }
 
@@ -2996,7 +3036,7 @@ mod tests {
         // A stream cut before the name came.
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"arguments":"{}"}}]}}]}), None);
-        assert_eq!(acc.finish(None)[0].error.as_ref().unwrap().code, "UNKNOWN_TOOL_NAME");
+        assert_eq!(acc.finish(None).unwrap()[0].error.as_ref().unwrap().code, "UNKNOWN_TOOL_NAME");
     }
 
     #[test]
@@ -3052,7 +3092,7 @@ mod tests {
             for e in events {
                 calls.extend(push(&mut acc, e, None));
             }
-            calls.extend(acc.finish(None));
+            calls.extend(acc.finish(None).unwrap());
             let got: Vec<(String, String, Value)> = calls.iter().map(|c| (c.id.clone().unwrap_or_default(), c.provider_name.clone(), c.arguments.clone())).collect();
             (got, acc.message().unwrap()["tool_calls"].clone())
         };
@@ -3069,7 +3109,7 @@ mod tests {
                     for e in &events {
                         calls.extend(push(&mut acc, e, None));
                     }
-                    calls.extend(acc.finish(None));
+                    calls.extend(acc.finish(None).unwrap());
                     let got: Vec<(String, String, Value)> = calls.iter().map(|c| (c.id.clone().unwrap(), c.provider_name.clone(), c.arguments.clone())).collect();
                     assert_eq!(got, two("call_a", "call_b"), "{format:?} {index:?} {events:?}");
                     assert_eq!(acc.message().unwrap()["tool_calls"], two_in_turn, "{format:?} {index:?}");
@@ -3115,6 +3155,46 @@ mod tests {
         assert_eq!((got, turn), (two("call_a", "call_b"), two_in_turn));
     }
 
+    /// Text a stream ended with that cannot be read is an error from `finish`, not lost without a
+    /// word; the calls still open come with the next `finish`.
+    #[test]
+    fn a_stream_ending_in_text_that_cannot_be_read_is_an_error_from_finish() {
+        // Ollama's JSON lines, the line of the call cut by a dropped connection.
+        let mut acc = Accumulator::new(CallFormat::Ollama);
+        let cut = r#"{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"rm","arguments":{"path":"/tmp/x""#;
+        assert_eq!(acc.push_text(cut, None).unwrap(), []);
+        let e = acc.finish(None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson);
+        assert!(e.message.starts_with("the stream ended with text that is not a whole event: stream event is not valid JSON (EOF"), "{e}");
+        assert_eq!(acc.finish(None).unwrap(), []);
+        // Two events on one line, after a call still open: the error, then the call.
+        let open = json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c0","type":"function","function":{"name":"a","arguments":"{}"}}]}}]});
+        let ev = json!({"choices":[{"index":1,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]},"finish_reason":"tool_calls"}]});
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        assert_eq!(acc.push_text(&format!("data: {open}\n\n{ev}{ev}"), None).unwrap(), []);
+        let e = acc.finish(None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson);
+        assert!(e.message.contains("trailing characters"), "{e}");
+        assert_eq!(acc.finish(None).unwrap().iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("c0")]);
+        assert!(acc.finish(None).unwrap().is_empty());
+        // SSE cut inside an event: the call it was in comes next, cut short.
+        let start = r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}"#;
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        acc.push_text(&format!("{start}\n\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"input_js"), None).unwrap();
+        assert_eq!(acc.finish(None).unwrap_err().code, ErrorCode::InvalidJson);
+        assert_eq!(acc.finish(None).unwrap().iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("toolu_1")]);
+        // The last text, given to `finish_text`: what it completes, with the error of the rest.
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        acc.push_text(start, None).unwrap();
+        let e = acc.finish_text("\n\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\nnot sse", None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson);
+        assert_eq!(acc.finish(None).unwrap().len(), 1);
+        // A stream that ends whole (a last line without its end) is no error.
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        acc.push_text(&format!("{start}\n\n"), None).unwrap();
+        assert_eq!(acc.finish_text("data: {\"type\":\"content_block_stop\",\"index\":0}", None).unwrap().len(), 1);
+    }
+
     #[test]
     fn open_calls_complete_in_key_order() {
         // Calls opened out of order (choice 1 before choice 0, tool 2 before tool 0) come out
@@ -3126,7 +3206,7 @@ mod tests {
         }
         let first = push(&mut acc, &json!({"choices":[{"index":1,"delta":{},"finish_reason":"tool_calls"}]}), None);
         assert_eq!(first.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c1t2", "c1t0"]);
-        let rest = acc.finish(None);
+        let rest = acc.finish(None).unwrap();
         assert_eq!(rest.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c0t2", "c0t0", "c0t1"]);
         // A repeated tool index with the same id appends to the same call: `{}{}` is not JSON.
         assert_eq!(rest[0].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
@@ -3139,7 +3219,7 @@ mod tests {
         for id in ["fc_m", "fc_z", "fc_a"] {
             push(&mut acc, &json!({"type":"response.function_call_arguments.delta","item_id":id,"delta":format!("{{\"id\":\"{id}\"}}")}), None);
         }
-        let out = acc.finish(None);
+        let out = acc.finish(None).unwrap();
         assert_eq!(out.iter().map(|c| c.arguments["id"].as_str().unwrap()).collect::<Vec<_>>(), ["fc_a", "fc_m", "fc_z"]);
     }
 
@@ -3147,7 +3227,7 @@ mod tests {
     fn a_cut_stream_yields_its_partial_call_with_an_error() {
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"t","arguments":"{\"a\":"}}]}}]}), None);
-        let out = acc.finish(None);
+        let out = acc.finish(None).unwrap();
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
     }

@@ -91,7 +91,7 @@ fn agree(format: CallFormat, events: &[Value]) -> Result<(), String> {
     for e in events {
         calls.extend(acc.push(e, None).map_err(|err| format!("{e}: {err}"))?);
     }
-    calls.extend(acc.finish(None));
+    calls.extend(acc.finish(None).unwrap());
     let message = acc.message().map_err(|e| e.to_string())?;
     let mut left = listed(format, &message);
     let unlisted: Vec<&ToolCall> = calls
@@ -123,7 +123,7 @@ fn turn_of(format: CallFormat, events: &[Value]) -> Value {
     for e in events {
         acc.push(e, None).unwrap();
     }
-    acc.finish(None);
+    acc.finish(None).unwrap();
     acc.message().unwrap()
 }
 

@@ -787,7 +787,7 @@ mod tests {
         for e in events {
             calls.extend(acc.push(e, map).unwrap_or_else(|err| panic!("{e}: {err}")));
         }
-        calls.extend(acc.finish(map));
+        calls.extend(acc.finish(map).unwrap());
         (calls, acc.message().unwrap())
     }
 
@@ -803,7 +803,7 @@ mod tests {
             }
         }
         acc.push_text(&piece, None).unwrap();
-        acc.finish(None);
+        acc.finish(None).unwrap();
         acc.message().unwrap()
     }
 
@@ -1158,7 +1158,7 @@ mod tests {
         assert_eq!(e.code, ErrorCode::LimitExceeded);
         assert!(e.message.starts_with("the model's turn passed"), "{e}");
         assert!(acc.turn.parts.is_empty(), "the memory is given back");
-        assert_eq!(acc.finish(None).len(), MAX_TURN_PARTS + 1, "the calls are all read");
+        assert_eq!(acc.finish(None).unwrap().len(), MAX_TURN_PARTS + 1, "the calls are all read");
         assert_eq!(acc.message().unwrap_err().code, ErrorCode::LimitExceeded);
         // A part costs more than its JSON: a call of an index alone as much as its slot and maps.
         let mut acc = Accumulator::new(CallFormat::OpenAi);

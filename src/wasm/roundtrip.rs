@@ -110,20 +110,13 @@ impl JsAccumulator {
         calls_to_js(&calls)
     }
 
-    /// Ends the stream: returns every call still open.
+    /// Ends the stream: returns every call still open (`Accumulator::finish`: text it ended with
+    /// that cannot be read is `INVALID_JSON`, the calls kept for the next `finish`).
     pub fn finish(&mut self) -> Result<JsValue, Error> {
-        let mut calls = Vec::new();
-        if !self.carry.is_empty() {
-            // A character the stream never finished: the stream was cut there, as a stream cut
-            // inside an event, whose half event holds nothing to read; the calls still open are
-            // given as for any cut stream (an error here lost them).
-            let rest = String::from_utf8_lossy(&std::mem::take(&mut self.carry)).into_owned();
-            if let Ok(done) = self.inner.push_text(&rest, self.map.as_deref()) {
-                calls = done;
-            }
-        }
-        calls.extend(self.inner.finish(self.map.as_deref()));
-        calls_to_js(&calls)
+        // A character the stream never finished: the stream was cut there, read as U+FFFD, as
+        // the text cut with it says.
+        let rest = String::from_utf8_lossy(&std::mem::take(&mut self.carry)).into_owned();
+        calls_to_js(&self.inner.finish_text(&rest, self.map.as_deref())?)
     }
 
     /// The model's turn so far, as the provider's own message (`Accumulator::message`); Bedrock's

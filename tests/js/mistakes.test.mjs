@@ -54,12 +54,14 @@ test("ToolCallAccumulator.push takes UTF-8 bytes, a character split between chun
   assert.deepEqual(bad.push(new Uint8Array([0x3a, 0x20, 0xff, 0x0a, 0x0a, 0x3a, 0x20])), []);
   bad.push(new Uint8Array([0xe6]));
   assert.deepEqual(bad.finish(), []);
-  // A stream cut inside a character after a call opened: finish() gives the open call (it threw and lost it).
+  // A stream cut inside a character after a call opened: finish() says the stream ended with text that is no
+  // event (INVALID_JSON), and the next finish() gives the open call (not lost with the error).
   const cutText = anthropicStream();
   const open = cutText.slice(0, cutText.indexOf("content_block_stop"));
   const cut = new tw.ToolCallAccumulator("anthropic");
   cut.push(new TextEncoder().encode(open.slice(0, open.lastIndexOf("\n\n") + 2)));
   cut.push(new Uint8Array([0xe2, 0x82]));
+  assert.throws(() => cut.finish(), { code: "INVALID_JSON" });
   const ended = cut.finish();
   assert.equal(ended.length, 1, JSON.stringify(ended));
 });

@@ -737,3 +737,39 @@ test("PermissionPolicy: patterns, precedence, destructive hints", () => {
   assert.equal(p.check("mcp__gitlab__read", { readOnlyHint: true }), "ask", "hints never allow");
   assert.throws(() => new tw.PermissionPolicy({ rules: [{ pattern: "x", action: "perhaps" }] }), { code: "INVALID_OPTIONS" });
 });
+
+test("ToolCallAccumulator: parallel Chat calls that share index 0 (Ollama /v1) or have none (Gemini) are each a call", () => {
+  const chunk = (tc) => ({ choices: [{ index: 0, delta: { tool_calls: [tc] } }] });
+  for (const idx of [{ index: 0 }, {}]) {
+    const acc = new tw.ToolCallAccumulator("openai");
+    const calls = [
+      ...acc.push(chunk({ ...idx, id: "call_a", type: "function", function: { name: "read_file", arguments: '{"path":"a"}' } })),
+      ...acc.push(chunk({ ...idx, id: "call_b", type: "function", function: { name: "read_file", arguments: '{"path":"b"}' } })),
+      ...acc.push({ choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] }),
+      ...acc.finish(),
+    ];
+    assert.deepEqual(calls.map((c) => [c.id, c.tool, c.arguments, c.error]), [["call_a", "read_file", { path: "a" }, undefined], ["call_b", "read_file", { path: "b" }, undefined]]);
+    assert.deepEqual(acc.message().tool_calls.map((c) => [c.id, c.function.arguments]), [["call_a", '{"path":"a"}'], ["call_b", '{"path":"b"}']]);
+  }
+});
+
+test("ToolCallAccumulator.finish(): text the stream ended with that cannot be read throws INVALID_JSON; the next finish() gives the calls", () => {
+  const code = (f) => { try { f(); return "no error"; } catch (e) { return e.code; } };
+  // Ollama's JSON lines, the line of the call cut.
+  let acc = new tw.ToolCallAccumulator("ollama");
+  assert.deepEqual(acc.push('{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"rm","arguments":{"path":"/tmp/x"'), []);
+  assert.equal(code(() => acc.finish()), "INVALID_JSON");
+  assert.deepEqual(acc.finish(), []);
+  // Two events on one line, after a call still open; as bytes, the last character cut.
+  const open = JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "c0", type: "function", function: { name: "a", arguments: "{}" } }] } }] });
+  const ev = JSON.stringify({ choices: [{ index: 0, delta: { content: "é" } }] });
+  acc = new tw.ToolCallAccumulator("openai");
+  const bytes = new TextEncoder().encode(`data: ${open}\n\n${ev}${ev}`);
+  assert.deepEqual(acc.push(bytes.subarray(0, bytes.length - 4)), []);
+  assert.equal(code(() => acc.finish()), "INVALID_JSON");
+  assert.deepEqual(acc.finish().map((c) => c.id), ["c0"]);
+  // A stream that ends whole is no error.
+  acc = new tw.ToolCallAccumulator("openai");
+  assert.deepEqual(acc.push(`data: ${open}`), []);
+  assert.deepEqual(acc.finish().map((c) => c.id), ["c0"]);
+});
