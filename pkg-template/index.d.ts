@@ -1201,7 +1201,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
   /**
    * Takes one event object (a parsed chunk), or the stream's text as it comes, in pieces of any size: Server-Sent
    * Events (whole frames, several in one string, or frames split anywhere: the end of a piece is kept for the
-   * next), single `data:` lines, or JSON (one event, or one per line). `event:`, `id:`, `retry:` and comment
+   * next), single `data:` lines, or JSON (one event, one per line, or one over several lines, pretty-printed: read
+   * once its brackets close, however it was cut). `event:`, `id:`, `retry:` and comment
    * lines are ignored, `data:` lines of one event are joined as SSE joins them, `[DONE]` is skipped; an event
    * is taken as soon as its data is a whole JSON object (so lines given without their line ends lose nothing).
    * Returns the calls it completed (often none). An event of a kind the provider's stream does not have (a kind

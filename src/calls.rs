@@ -959,6 +959,56 @@ struct StreamText {
     after_cr: bool,
     /// Some text came (a byte order mark is skipped only before it).
     started: bool,
+    /// The lines of a JSON text over several lines (pretty-printed), read so far: empty when none
+    /// is being read.
+    json: String,
+    /// How far `json` is through its text.
+    depth: JsonDepth,
+}
+
+/// How deep a JSON text read line by line is, to know where it ends without reading it again
+/// with each line (a pretty-printed body has one per value): its brackets and braces outside
+/// strings.
+#[derive(Debug, Clone, Copy, Default)]
+struct JsonDepth {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl JsonDepth {
+    /// Reads `line` on. `true` when the text's brackets closed in it.
+    fn feed(&mut self, line: &str) -> bool {
+        for b in line.bytes() {
+            if self.in_string {
+                match (self.escaped, b) {
+                    (true, _) => self.escaped = false,
+                    (false, b'\\') => self.escaped = true,
+                    (false, b'"') => self.in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// Whether a text read to the end of a line may go on in the next: a bracket open, and not
+    /// inside a string (a JSON string holds no line end).
+    fn goes_on(&self) -> bool {
+        self.depth > 0 && !self.in_string
+    }
 }
 
 /// Reads a stream event's JSON text, with a typed error. Lone surrogate escapes (which no
@@ -1011,7 +1061,7 @@ impl StreamText {
         }
         // One JSON text given whole between events, over several lines (pretty-printed): one
         // event. (Lines of JSON, one event each, are read below.)
-        if self.line.is_empty() && !self.has_data {
+        if self.line.is_empty() && !self.has_data && self.json.is_empty() {
             let t = text.trim();
             if t.starts_with(['{', '[']) && t.ends_with(['}', ']']) && t.contains(['\n', '\r']) {
                 if let Ok(v) = crate::model::read_json(t) {
@@ -1050,7 +1100,16 @@ impl StreamText {
         // A line not ended yet whose event is whole already: a JSON text, or a data line, given
         // without its line end (a bare JSON string, a `data: {...}` line).
         let line = self.line.trim_start();
-        let candidate = if line.starts_with(['{', '[']) {
+        let candidate = if !self.json.is_empty() {
+            // The last line of a JSON text over several, given without its end.
+            let mut depth = self.depth;
+            let closes = self.line.trim_end().ends_with(['}', ']']) && depth.feed(&self.line);
+            if closes {
+                whole_event(&format!("{}\n{}", self.json, self.line))
+            } else {
+                None
+            }
+        } else if line.starts_with(['{', '[']) {
             whole_event(line)
         } else if let Some(value) = line.strip_prefix("data:") {
             let value = value.strip_prefix(' ').unwrap_or(value);
@@ -1068,16 +1127,18 @@ impl StreamText {
                 self.has_data = false;
             }
             self.line.clear();
+            (self.json, self.depth) = (String::new(), JsonDepth::default());
             events.extend(event.map(Ok));
-        } else if !may_go_on(&self.line) {
+        } else if self.json.is_empty() && !may_go_on(&self.line) {
             // No line of an event stream starts so: an error now, not with the next text.
             let line = std::mem::take(&mut self.line);
             self.line_done(&line, events);
         }
         // A line that never ends, or data that never makes an event: bounded, and said.
-        if self.line.len() + self.data.len() > MAX_STREAM_EVENT_BYTES {
-            let held = self.line.len() + self.data.len();
+        if self.line.len() + self.data.len() + self.json.len() > MAX_STREAM_EVENT_BYTES {
+            let held = self.line.len() + self.data.len() + self.json.len();
             (self.line, self.data, self.has_data) = (String::new(), String::new(), false);
+            (self.json, self.depth) = (String::new(), JsonDepth::default());
             events.push(Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!("stream text of {held} bytes with no end of event (at most {MAX_STREAM_EVENT_BYTES}): dropped"),
@@ -1085,8 +1146,30 @@ impl StreamText {
         }
     }
 
-    /// One whole line, as the SSE standard reads it, and JSON lines (NDJSON) as events.
+    /// One whole line, as the SSE standard reads it, and JSON lines (NDJSON) as events; a JSON
+    /// text over several lines (pretty-printed) is one event, read once its brackets close.
     fn line_done(&mut self, line: &str, events: &mut Vec<Result<Value>>) {
+        if !self.json.is_empty() {
+            // A line of an event stream (a field, a comment, or JSON at its start, whole) ends
+            // the JSON text unfinished: its error, then the line as ever.
+            let ends = match line.starts_with(['{', '[']) {
+                true => read_repaired(line).is_ok(),
+                false => starts_a_line(line),
+            };
+            if !ends {
+                self.json.push('\n');
+                self.json.push_str(line);
+                if self.depth.feed(line) || !self.depth.goes_on() {
+                    let json = std::mem::take(&mut self.json);
+                    self.depth = JsonDepth::default();
+                    events.push(read_event(json.trim()));
+                }
+                return;
+            }
+            let json = std::mem::take(&mut self.json);
+            self.depth = JsonDepth::default();
+            events.push(read_event(json.trim()));
+        }
         if line.is_empty() {
             self.dispatch(events);
             return;
@@ -1096,7 +1179,14 @@ impl StreamText {
             return; // A comment, or only spaces.
         }
         if trimmed.starts_with(['{', '[']) {
-            if trimmed != "[DONE]" {
+            if trimmed == "[DONE]" {
+                return;
+            }
+            // A JSON line, or the first of a JSON text over several.
+            let mut depth = JsonDepth::default();
+            if !depth.feed(trimmed) && depth.goes_on() {
+                (self.json, self.depth) = (trimmed.to_owned(), depth);
+            } else {
                 events.push(read_event(trimmed));
             }
             return;
@@ -1146,6 +1236,9 @@ impl StreamText {
         let line = std::mem::take(&mut self.line);
         if !line.is_empty() {
             self.line_done(&line, events);
+        }
+        if !self.json.is_empty() {
+            events.push(read_event(self.json.trim()));
         }
         self.dispatch(events);
         *self = Self::default();
@@ -1343,8 +1436,9 @@ impl Accumulator {
 
     /// Takes the stream's text as it comes, in pieces of any size: Server-Sent Events (what
     /// Anthropic, OpenAI and Gemini send: whole frames, several at once, or a frame split
-    /// anywhere, its end kept for the next piece), or JSON (one event, or one per line as
-    /// Ollama sends them). SSE as the HTML standard reads it (`\n`, `\r\n` or `\r` line ends,
+    /// anywhere, its end kept for the next piece), or JSON (one event, one per line as Ollama
+    /// sends them, or one over several lines, pretty-printed, read once its brackets close: a
+    /// line that ends one cut short, a field or a whole JSON line, is its error). SSE as the HTML standard reads it (`\n`, `\r\n` or `\r` line ends,
     /// `data` lines joined with `\n`, `event`, `id`, `retry` and comments ignored), except that
     /// an event is taken as soon as its data is a whole JSON object, so text given a line at a
     /// time (`data: {...}` without the empty line after it) loses nothing. `[DONE]` is no event.
@@ -2675,11 +2769,16 @@ mod tests {
         assert_eq!(e.code, ErrorCode::InvalidInput, "an event must be an object");
         assert_eq!(acc.finish(None).unwrap().len(), 1);
         // Text that is neither SSE nor JSON.
-        for bad in ["hello", "42", "data: {\"a\":1}\nnot sse\n", "{\"a\":"] {
+        for bad in ["hello", "42", "data: {\"a\":1}\nnot sse\n", "{\"a\":1}}", "{\"a\":\"b\n"] {
             let mut acc = Accumulator::new(CallFormat::OpenAi);
             let r = acc.push_text(bad, None).and_then(|_| acc.push_text("\n", None));
             assert_eq!(r.map_err(|e| e.code), Err(ErrorCode::InvalidJson), "{bad:?}");
         }
+        // JSON cut short at a line's end may go on in the next line (pretty-printed): the error
+        // comes with the line that shows it is not, or with `finish`.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        assert!(acc.push_text("{\"a\":\n", None).is_ok());
+        assert_eq!(acc.finish(None).map_err(|e| e.code), Err(ErrorCode::InvalidJson));
     }
 
     #[test]
@@ -3193,6 +3292,52 @@ mod tests {
         let mut acc = Accumulator::new(CallFormat::Anthropic);
         acc.push_text(&format!("{start}\n\n"), None).unwrap();
         assert_eq!(acc.finish_text("data: {\"type\":\"content_block_stop\",\"index\":0}", None).unwrap().len(), 1);
+    }
+
+    /// A JSON text over several lines (a pretty-printed body, events pretty-printed one after
+    /// another) pushed in pieces reads as it does pushed whole.
+    #[test]
+    fn pretty_printed_json_in_pieces_reads_as_whole() {
+        let body = serde_json::to_string_pretty(&json!({"choices":[{"index":0,"message":{"role":"assistant","content":null,
+            "tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{\"x\":\"}{ [\\\" \"}"}}]},"finish_reason":"tool_calls"}]}))
+        .unwrap();
+        let want = |calls: &[ToolCall]| {
+            assert_eq!(calls.len(), 1, "{calls:?}");
+            assert_eq!((calls[0].id.as_deref(), &calls[0].arguments), (Some("c1"), &json!({"x":"}{ [\" "})));
+        };
+        for text in [body.clone(), body.replace('\n', "\r\n"), format!("{body}\n")] {
+            want(&text_calls(CallFormat::OpenAi, &[&text]));
+            for step in [1, 2, 7, 40, 64] {
+                let pieces = pieces(&text, step);
+                want(&text_calls(CallFormat::OpenAi, &pieces.iter().map(String::as_str).collect::<Vec<_>>()));
+            }
+        }
+        // Events pretty-printed one after another, in pieces.
+        let pretty = |v: Value| serde_json::to_string_pretty(&v).unwrap();
+        let events = [
+            json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}}),
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"location\":\"São Paulo\",\"unit\":\"c\"}"}}),
+            json!({"type":"content_block_stop","index":0}),
+        ];
+        let text: String = events.iter().map(|e| pretty(e.clone()) + "\n").collect();
+        for step in [3, 16, 100] {
+            weather(&text_calls(CallFormat::Anthropic, &pieces(&text, step).iter().map(String::as_str).collect::<Vec<_>>()));
+        }
+        // JSON lines stay events of their own, a line each.
+        let lines: String = events.iter().map(|e| format!("{e}\n")).collect();
+        weather(&text_calls(CallFormat::Anthropic, &pieces(&lines, 5).iter().map(String::as_str).collect::<Vec<_>>()));
+        // A text cut short: the error, at the line that shows it (an SSE line, a JSON line whole)
+        // or at the end; the line is read as ever.
+        let cut = &text[..text.find("input_json_delta").unwrap()];
+        for (rest, n) in [(format!("data: {}\n\n", events[2]), 0), (format!("{}\n", events[2]), 0)] {
+            let mut acc = Accumulator::new(CallFormat::Anthropic);
+            assert!(acc.push_text(cut, None).unwrap().is_empty());
+            assert_eq!(acc.push_text(&rest, None).unwrap_err().code, ErrorCode::InvalidJson);
+            assert_eq!(acc.finish(None).unwrap().len(), 1 - n, "the call, ended by its stop");
+        }
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        acc.push_text(cut, None).unwrap();
+        assert_eq!(acc.finish(None).unwrap_err().code, ErrorCode::InvalidJson);
     }
 
     #[test]
