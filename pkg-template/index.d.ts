@@ -900,11 +900,13 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * so keep a `NameMap` (`NameMap.fromJSON` once) for a conversation's calls.
  *
  * `response` (or its JSON text) is the whole response or a part of it that the provider's SDK hands out:
- * - `openai`, `ollama`: the completion (`choices`), a choice or Ollama's response (`message`), a message,
- *   one tool call, or an array of tool calls (`message.tool_calls`);
+ * - `openai`, `ollama`: the completion (`choices`: the first choice's calls, of `index` 0, when `n > 1` gave several,
+ *   as the message sent back is one choice's; give `choices[i]` for another's), a choice or Ollama's response
+ *   (`message`), a message, one tool call, or an array of tool calls (`message.tool_calls`);
  * - `openai-responses`: the response, one output item, or an array of items (`response.output`);
  * - `anthropic`: the message, one content block, or an array of blocks (`message.content`);
- * - `gemini`, `vertex`: the response, a candidate, a content, a part, a `FunctionCall`, or an array of these
+ * - `gemini`, `vertex`: the response (the first candidate's calls, as for `openai`), a candidate, a content, a part,
+ *   a `FunctionCall`, or an array of these
  *   (`response.functionCalls`, `content.parts`). Arguments streamed in parts (Vertex `partialArgs`) are put together;
  * - `bedrock`: the response, its `output` (`{message}`), a message, one content block, or an array of blocks
  *   (`message.content`).
@@ -1205,7 +1207,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * once its brackets close, however it was cut). `event:`, `id:`, `retry:` and comment
    * lines are ignored, `data:` lines of one event are joined as SSE joins them, `[DONE]` is skipped; an event
    * is taken as soon as its data is a whole JSON object (so lines given without their line ends lose nothing).
-   * Returns the calls it completed (often none). An event of a kind the provider's stream does not have (a kind
+   * Returns the calls it completed (often none): with several choices (Chat's `n > 1`) or candidates (Gemini), the
+   * first's (of `index` 0), as `message()` is the first's, so that the results sent answer the calls of the turn sent
+   * (the others' are not read). An event of a kind the provider's stream does not have (a kind
    * added since, or another provider's event) is passed over without an error, so an accumulator made for the
    * wrong provider finds no calls: give it the provider whose stream it reads. A Chat call's name is put together from its pieces; one sent
    * whole again in a later delta (as some servers do) is not repeated. A Chat delta goes on the call at its `index`, unless it

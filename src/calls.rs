@@ -304,14 +304,16 @@ fn provider_error(v: &Value, format: CallFormat, stream: bool) -> Option<Error> 
 /// Every tool call in a complete provider response, in order.
 ///
 /// Takes the whole response or the parts of it that the providers' SDKs hand out:
-/// * OpenAI Chat and Ollama: the response (`choices`), a choice or Ollama's response
+/// * OpenAI Chat and Ollama: the response (`choices`: the first choice's calls, of `index` 0,
+///   when `n > 1` gave several; give `choices[i]` for another's), a choice or Ollama's response
 ///   (`message`), a message (`tool_calls`), one tool call (`function`), or an array of these
 ///   (`message.tool_calls`).
 /// * OpenAI Responses: the response (`output`), one output item, or an array of items
 ///   (`response.output`).
 /// * Anthropic: the message (`content`), one content block, or an array of blocks
 ///   (`message.content`).
-/// * Gemini: the response (`candidates`), a candidate (`content`), a content (`parts`), a part,
+/// * Gemini: the response (`candidates`: the first candidate's calls, as for Chat), a candidate
+///   (`content`), a content (`parts`), a part,
 ///   a `FunctionCall`, or an array of these (`response.functionCalls`, `content.parts`).
 ///   Arguments streamed in parts (`partialArgs`) are put together as [`Accumulator`] does.
 /// * Bedrock: the response (`output.message`), its `output` (`message`), a message
@@ -415,7 +417,9 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
         match format {
             CallFormat::OpenAi | CallFormat::Ollama => {
                 if let Some(choices) = item.get("choices").and_then(Value::as_array) {
-                    for m in choices.iter().filter_map(|c| c.get("message")) {
+                    // The first choice's (`n > 1`): the message sent back is one choice's.
+                    let first = choices.iter().find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0);
+                    if let Some(m) = first.and_then(|c| c.get("message")) {
                         openai_message(m, format, map, &mut calls);
                     }
                 } else if let Some(m) = item.get("message").filter(|m| m.is_object()) {
@@ -1596,8 +1600,11 @@ impl Accumulator {
     /// when `v` is a candidate without its own.
     fn gemini_value(&mut self, v: &Value, index: u64, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
         if let Some(candidates) = v.get("candidates").and_then(Value::as_array) {
+            // The first candidate's calls, as the turn is the first candidate's.
             for (i, c) in candidates.iter().enumerate() {
-                self.gemini_candidate(c, i as u64, map, out);
+                if c.get("index").and_then(Value::as_u64).unwrap_or(i as u64) == 0 {
+                    self.gemini_candidate(c, 0, map, out);
+                }
             }
         } else if v.get("content").is_some() || v.get("finishReason").is_some() {
             self.gemini_candidate(v, index, map, out);
@@ -1724,6 +1731,10 @@ impl Accumulator {
     fn push_openai(&mut self, ev: &Value, done: &mut Vec<(u64, u64)>) {
         for choice in array(ev, "choices") {
             let ci = choice.get("index").and_then(Value::as_u64).unwrap_or(0);
+            // The first choice's calls, as the turn is the first choice's (`n > 1`).
+            if ci != 0 {
+                continue;
+            }
             let delta = choice.get("delta").or_else(|| choice.get("message"));
             if let Some(delta) = delta {
                 for (pos, tc) in array(delta, "tool_calls").iter().enumerate() {
@@ -2601,13 +2612,15 @@ mod tests {
         let out = push(&mut acc, &json!({"candidates":[{"content":{"parts":[{"functionCall":{"name":"a","args":{}}},{"functionCall":{}},{"functionCall":{"name":"b"}}]}}]}), None);
         assert_eq!(out.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(out[1].arguments, json!({}));
-        // Two candidates stream at once, each its own call.
+        // Two candidates stream at once: the first's call is read, as the turn is the first's.
         let mut acc = Accumulator::new(CallFormat::Gemini);
-        let two = |a: Value, b: Value| json!({"candidates":[{"index":0,"content":{"parts":[{"functionCall":a}]}},{"index":1,"content":{"parts":[{"functionCall":b}]}}]});
+        let two = |a: Value, b: Value| json!({"candidates":[{"index":1,"content":{"parts":[{"functionCall":b}]}},{"index":0,"content":{"parts":[{"functionCall":a}]}}]});
         push(&mut acc, &two(json!({"name":"x","willContinue":true}), json!({"name":"y","willContinue":true})), None);
         push(&mut acc, &two(json!({"partialArgs":[{"jsonPath":"$.v","numberValue":0}],"willContinue":true}), json!({"partialArgs":[{"jsonPath":"$.v","numberValue":1}],"willContinue":true})), None);
         let out = push(&mut acc, &two(json!({}), json!({})), None);
-        assert_eq!(out.iter().map(|c| (c.tool.as_str(), c.arguments["v"].as_u64())).collect::<Vec<_>>(), [("x", Some(0)), ("y", Some(1))]);
+        assert_eq!(out.iter().map(|c| (c.tool.as_str(), c.arguments["v"].as_u64())).collect::<Vec<_>>(), [("x", Some(0))]);
+        assert!(acc.finish(None).unwrap().is_empty());
+        assert_eq!(acc.message().unwrap()["parts"].as_array().unwrap().len(), 1);
     }
 
     /// An Anthropic stream as it comes over the wire (the Messages streaming docs' example, with
@@ -3340,22 +3353,60 @@ mod tests {
         assert_eq!(acc.finish(None).unwrap_err().code, ErrorCode::InvalidJson);
     }
 
+    /// With several choices (`n > 1`) or candidates, the calls are the first's, as the turn is:
+    /// every call given is in the turn, and every call in the turn is given.
+    #[test]
+    fn with_several_choices_or_candidates_the_calls_are_the_firsts_as_the_turn_is() {
+        let choice = |i: u64, id: &str| json!({"index":i,"delta":{"tool_calls":[{"index":0,"id":id,"type":"function","function":{"name":"a","arguments":"{}"}}]},"finish_reason":"tool_calls"});
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let mut calls = push(&mut acc, &json!({"choices":[choice(1, "c1")]}), None);
+        calls.extend(push(&mut acc, &json!({"choices":[choice(0, "c0")]}), None));
+        calls.extend(acc.finish(None).unwrap());
+        assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("c0")]);
+        assert_eq!(acc.message().unwrap()["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].clone()).collect::<Vec<_>>(), [json!("c0")]);
+        // A whole response: the first choice's, a choice given alone whichever it is.
+        let message = |id: &str| json!({"role":"assistant","content":null,"tool_calls":[{"id":id,"type":"function","function":{"name":"a","arguments":"{}"}}]});
+        let response = json!({"choices":[{"index":1,"message":message("c1")},{"index":0,"message":message("c0")}]});
+        let ids = |v: &Value| parse_tool_calls(v, CallFormat::OpenAi, None).unwrap().into_iter().map(|c| c.id.unwrap()).collect::<Vec<_>>();
+        assert_eq!(ids(&response), ["c0"]);
+        assert_eq!(ids(&response["choices"][0]), ["c1"]);
+        let unindexed = json!({"choices":[{"message":message("c0")},{"message":message("c1")}]});
+        assert_eq!(ids(&unindexed), ["c0"]);
+        // Gemini: the first candidate's, by its index or else its place.
+        let candidate = |index: Option<u64>, name: &str| {
+            let mut c = json!({"content":{"role":"model","parts":[{"functionCall":{"name":name,"args":{}}}]},"finishReason":"STOP"});
+            if let Some(i) = index {
+                c["index"] = json!(i);
+            }
+            c
+        };
+        for response in [json!({"candidates":[candidate(Some(1), "b"), candidate(Some(0), "a")]}), json!({"candidates":[candidate(None, "a"), candidate(None, "b")]})] {
+            let names: Vec<String> = parse_tool_calls(&response, CallFormat::Gemini, None).unwrap().into_iter().map(|c| c.tool).collect();
+            assert_eq!(names, ["a"]);
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            let mut calls = push(&mut acc, &response, None);
+            calls.extend(acc.finish(None).unwrap());
+            assert_eq!(calls.iter().map(|c| c.tool.as_str()).collect::<Vec<_>>(), ["a"]);
+            assert_eq!(acc.message().unwrap()["parts"], json!([{"functionCall":{"name":"a","args":{}}}]));
+        }
+        assert_eq!(parse_tool_calls(&candidate(Some(1), "b"), CallFormat::Gemini, None).unwrap()[0].tool, "b");
+    }
+
     #[test]
     fn open_calls_complete_in_key_order() {
-        // Calls opened out of order (choice 1 before choice 0, tool 2 before tool 0) come out
-        // by choice, then in the order they started.
+        // Calls opened out of order (tool 2 before tool 0) come out in the order they started;
+        // another choice's are not read (the turn is the first choice's).
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         for (c, t) in [(1, 2), (0, 2), (1, 0), (0, 0), (0, 1), (0, 2)] {
             let id = format!("c{c}t{t}");
             push(&mut acc, &json!({"choices":[{"index":c,"delta":{"tool_calls":[{"index":t,"id":id,"function":{"name":"n","arguments":"{}"}}]}}]}), None);
         }
-        let first = push(&mut acc, &json!({"choices":[{"index":1,"delta":{},"finish_reason":"tool_calls"}]}), None);
-        assert_eq!(first.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c1t2", "c1t0"]);
+        assert_eq!(push(&mut acc, &json!({"choices":[{"index":1,"delta":{},"finish_reason":"tool_calls"}]}), None), []);
         let rest = acc.finish(None).unwrap();
         assert_eq!(rest.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["c0t2", "c0t0", "c0t1"]);
         // A repeated tool index with the same id appends to the same call: `{}{}` is not JSON.
         assert_eq!(rest[0].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
-        assert_eq!(acc.completed(), 5);
+        assert_eq!(acc.completed(), 3);
         // Responses: deltas find their call through the item id, whatever the output index says.
         let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
         for (oi, id) in [(3, "fc_z"), (1, "fc_a"), (2, "fc_m")] {
