@@ -932,7 +932,10 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * rather than reading as a response without calls: its message names the field
  * (`response.choices[0].message.tool_calls must be an array, got object`) and `path` is its JSON pointer
  * (`/choices/0/message/tool_calls`). A field absent or `null` is no error. An Anthropic message whose `content` is
- * text (a message given back in a conversation, without `type: "message"`) has no calls.
+ * text (a message given back in a conversation, without `type: "message"`) has no calls. A Chat call of a custom tool
+ * (`type: "custom"`, `custom: {name, input}`: free text, not JSON arguments) is given with the error `INVALID_ARGUMENTS`
+ * saying so, as the accumulator gives it. Text arguments with a lone surrogate escape (`"\ud800"`) read it as U+FFFD
+ * (`JSON.parse` takes it; no UTF-8 text holds it).
  *
  * OpenAI's models at times send one call named `multi_tool_use.parallel` (Chat Completions, Ollama) or `parallel`
  * (Responses) whose arguments are `{tool_uses: [{recipient_name: "functions.NAME", parameters: {...}}, ...]}` instead of

@@ -146,7 +146,8 @@ pub(crate) enum RawArgs {
     Json(Value),
 }
 
-/// A model's arguments for the tool `name` as a JSON object: parsed when they are text, `{}`
+/// A model's arguments for the tool `name` as a JSON object: parsed when they are text (a lone
+/// surrogate escape read as U+FFFD, as `JSON.parse` takes it and stream events are read), `{}`
 /// for none (`null`, empty text); anything but an object is `INVALID_ARGUMENTS` (a tool's
 /// arguments are an object, whatever the model sent).
 pub(crate) fn model_arguments(name: &str, raw: RawArgs) -> Result<Value> {
@@ -154,7 +155,7 @@ pub(crate) fn model_arguments(name: &str, raw: RawArgs) -> Result<Value> {
         RawArgs::Json(Value::Null) => return Ok(Value::Object(Map::new())),
         RawArgs::Json(v) => v,
         RawArgs::Text(t) if t.trim().is_empty() => return Ok(Value::Object(Map::new())),
-        RawArgs::Text(t) => crate::model::read_json(&t).map_err(|e| {
+        RawArgs::Text(t) => read_repaired(&t).map_err(|e| {
             e.into_error(&format!("the arguments of \"{name}\""), |e| {
                 Error::new(ErrorCode::InvalidArguments, format!("arguments of \"{name}\" are not valid JSON ({e}): {}", preview(&t)))
             })
@@ -522,12 +523,31 @@ fn openai_message(m: &Value, format: CallFormat, map: Option<&NameMap>, calls: &
 }
 
 /// One Chat tool call (or the tool uses of a parallel wrapper); Ollama's have no id, so the
-/// `i`th is `call_{i}`.
+/// `i`th is `call_{i}`. A custom tool's call (`type: "custom"`, `custom: {name, input}`) is read
+/// with its error ([`custom_call`]).
 fn openai_call(tc: &Value, i: usize, format: CallFormat, map: Option<&NameMap>) -> Vec<ToolCall> {
+    if let Some(c) = tc.get("custom").filter(|c| c.is_object()) {
+        let mut call = resolve(str_of(tc, "id"), str_of(c, "name").unwrap_or_default(), RawArgs::Json(Value::Null), map);
+        custom_call(&mut call);
+        return vec![call];
+    }
     let f = tc.get("function").unwrap_or(tc);
     let name = str_of(f, "name").unwrap_or_default();
     let id = str_of(tc, "id").or_else(|| (format == CallFormat::Ollama).then(|| format!("call_{i}")));
     resolve_all(id, name, args_of(f.get("arguments")), map, format)
+}
+
+/// Marks a call of a custom tool (OpenAI's free-form tools, whose input is text, not JSON
+/// arguments): `INVALID_ARGUMENTS` saying so, as no MCP tool takes it (toolwire gives tools to
+/// the model as functions). An error of the call's name (none, an unknown one) stands.
+fn custom_call(call: &mut ToolCall) {
+    if call.error.is_none() {
+        call.error = Some(CallError {
+            code: ErrorCode::InvalidArguments.as_str(),
+            message: format!("\"{}\" is a custom tool call, whose input is free text, not JSON arguments: MCP tools are given to the model as functions", call.provider_name),
+        });
+        call.arguments = Value::Null;
+    }
 }
 
 /// Why a Responses response ended before its calls did, when it is `status: "incomplete"`: its
@@ -800,6 +820,8 @@ struct Partial {
     item: Option<String>,
     /// OpenAI Chat: the `index` its deltas gave it, when they gave one ([`Accumulator::chat_key`]).
     index: Option<u64>,
+    /// OpenAI Chat: a custom tool's call ([`custom_call`]).
+    custom: bool,
 }
 
 impl Partial {
@@ -1295,6 +1317,10 @@ pub struct Accumulator {
     /// ([`Accumulator::chat_key`]).
     chat_next: u64,
     chat_last: Option<(u64, u64)>,
+    /// OpenAI Chat and Gemini: the calls dropped past the bounds ([`Accumulator::drop_open`]),
+    /// by choice or candidate, `index` and id, so that the deltas still streaming to them are
+    /// passed over rather than read as calls without a name.
+    dropped: Vec<(u64, Option<u64>, Option<String>)>,
     emitted: usize,
     /// The model's turn, for [`Accumulator::message`].
     turn: turn::Turn,
@@ -1311,6 +1337,7 @@ impl Accumulator {
             responses: ResponsesCalls::default(),
             chat_next: 0,
             chat_last: None,
+            dropped: Vec::new(),
             emitted: 0,
             turn: turn::Turn::default(),
         }
@@ -1377,6 +1404,7 @@ impl Accumulator {
     #[cold]
     fn drop_open(&mut self) -> Error {
         let open = std::mem::take(&mut self.open);
+        self.dropped = open.calls.iter().map(|(k, p)| (k.0, p.index, p.id.clone())).collect();
         self.responses.items.clear();
         self.turn.drop_with_calls();
         let what = if open.overflow {
@@ -1580,7 +1608,13 @@ impl Accumulator {
                     Some(v) if p.args.is_empty() => RawArgs::Json(v),
                     _ => RawArgs::Text(p.args),
                 };
-                let mut calls = resolve_all(p.id, p.name, raw, map, self.format);
+                let mut calls = if p.custom {
+                    let mut call = resolve(p.id, p.name, RawArgs::Json(Value::Null), map);
+                    custom_call(&mut call);
+                    vec![call]
+                } else {
+                    resolve_all(p.id, p.name, raw, map, self.format)
+                };
                 for call in &mut calls {
                     call.thought_signature.clone_from(&p.signature);
                     if let Some(why) = &p.incomplete {
@@ -1640,6 +1674,7 @@ impl Accumulator {
             if index == 0 {
                 self.turn.gemini_finished();
             }
+            self.dropped.retain(|d| d.0 != index);
             if let Some(p) = self.open.get_mut((index, 0)) {
                 if reason != "STOP" {
                     p.incomplete = Some(format!("the response ended ({reason}) while they were still streaming (willContinue)"));
@@ -1711,6 +1746,13 @@ impl Accumulator {
                 GeminiStep::New { open: false }
             }
         } else {
+            // More of a call dropped past the bounds: passed over.
+            if self.dropped.iter().any(|d| d.0 == index) {
+                if name.is_none() {
+                    return;
+                }
+                self.dropped.retain(|d| d.0 != index);
+            }
             let Some(p) = self.open.entry(key) else { return };
             p.id = id;
             p.name = name.unwrap_or_default();
@@ -1743,7 +1785,16 @@ impl Accumulator {
                         self.turn.chat_call(key.1, tc);
                     }
                     let Some(p) = self.open.get_mut(key) else { continue };
-                    if let Some(f) = tc.get("function") {
+                    let custom = tc.get("custom").filter(|c| c.is_object());
+                    p.custom |= custom.is_some();
+                    if let Some(c) = custom {
+                        if let Some(n) = c.get("name").and_then(Value::as_str) {
+                            add_name_piece(&mut p.name, n);
+                        }
+                        if let Some(input) = c.get("input").and_then(Value::as_str) {
+                            p.args.push_str(input);
+                        }
+                    } else if let Some(f) = tc.get("function") {
                         if let Some(n) = f.get("name").and_then(Value::as_str) {
                             add_name_piece(&mut p.name, n);
                         }
@@ -1756,6 +1807,7 @@ impl Accumulator {
                 }
             }
             if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+                self.dropped.retain(|d| d.0 != ci);
                 done.extend(self.open.keys().filter(|k| k.0 == ci && !done.contains(k)).collect::<Vec<_>>());
             }
         }
@@ -1775,7 +1827,7 @@ impl Accumulator {
         let id = str_of(tc, "id").filter(|i| !i.is_empty());
         // A call starts with its name: a delta without one whose id is another is more of the
         // call (Poolside gives a call's later deltas another id than its first).
-        let named = tc.get("function").and_then(|f| f.get("name")).and_then(Value::as_str).is_some_and(|n| !n.is_empty());
+        let named = tc.get("function").or_else(|| tc.get("custom")).and_then(|f| f.get("name")).and_then(Value::as_str).is_some_and(|n| !n.is_empty());
         let open = |k: &(u64, u64)| k.0 == ci && !done.contains(k);
         let last = (pos == 0).then_some(self.chat_last).flatten().filter(|k| open(k) && self.open.contains(*k));
         let found = match (index, id.as_deref()) {
@@ -1795,6 +1847,16 @@ impl Accumulator {
             }
             (None, None) => last,
         };
+        // More of a call dropped past the bounds: passed over.
+        let dropped = |&(c, i, ref d): &(u64, Option<u64>, Option<String>)| {
+            c == ci && (index.is_some() && i == index || id.is_some() && *d == id || index.is_none() && id.is_none())
+        };
+        if found.is_none() && !self.dropped.is_empty() {
+            if !named && self.dropped.iter().any(dropped) {
+                return None;
+            }
+            self.dropped.retain(|d| !dropped(d));
+        }
         let key = match found {
             Some(k) => {
                 if let (Some(p), Some(id)) = (self.open.get_mut(k), id) {
@@ -3390,6 +3452,78 @@ mod tests {
             assert_eq!(acc.message().unwrap()["parts"], json!([{"functionCall":{"name":"a","args":{}}}]));
         }
         assert_eq!(parse_tool_calls(&candidate(Some(1), "b"), CallFormat::Gemini, None).unwrap()[0].tool, "b");
+    }
+
+    /// The deltas still streaming to calls dropped past the bounds are passed over, not read as
+    /// calls without a name.
+    #[test]
+    fn deltas_of_calls_dropped_past_the_bounds_make_no_call() {
+        let big = "x".repeat(MAX_OPEN_BYTES + 1);
+        let delta = |tc: Value| json!({"choices":[{"index":0,"delta":{"tool_calls":[tc]}}]});
+        for later in [json!({"index":0,"function":{"arguments":"more"}}), json!({"id":"c0","function":{"arguments":"more"}}), json!({"function":{"arguments":"more"}})] {
+            let mut acc = Accumulator::new(CallFormat::OpenAi);
+            let e = acc.push(&delta(json!({"index":0,"id":"c0","function":{"name":"t","arguments":big}})), None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::LimitExceeded);
+            // (The turn dropped first says so with this push.)
+            assert!(acc.push(&delta(later.clone()), None).is_err_and(|e| e.message.starts_with("the model's turn passed")));
+            assert!(acc.finish(None).unwrap().is_empty(), "{later}");
+        }
+        // A call started after them is read.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        acc.push(&delta(json!({"index":0,"id":"c0","function":{"name":"t","arguments":big}})), None).unwrap_err();
+        let _ = acc.push(&delta(json!({"index":0,"function":{"arguments":"more"}})), None);
+        push(&mut acc, &delta(json!({"index":0,"id":"c1","function":{"name":"u","arguments":"{"}})), None);
+        push(&mut acc, &delta(json!({"index":0,"function":{"arguments":"}"}})), None);
+        let calls = acc.finish(None).unwrap();
+        assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.tool.as_str(), c.error.is_none())).collect::<Vec<_>>(), [(Some("c1"), "u", true)]);
+        // Gemini's arguments streamed in parts.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let part = |fc: Value| json!({"candidates":[{"content":{"parts":[{"functionCall":fc}]}}]});
+        acc.push(&part(json!({"name":"t","args":{"k":big},"willContinue":true})), None).unwrap_err();
+        assert!(acc.push(&part(json!({"partialArgs":[{"jsonPath":"$.a","stringValue":"x"}],"willContinue":true})), None).map_or(true, |c| c.is_empty()));
+        assert_eq!(push(&mut acc, &part(json!({})), None), []);
+        assert!(acc.finish(None).unwrap().is_empty());
+    }
+
+    /// Chat arguments with a lone surrogate escape read as U+FFFD, as `JSON.parse` reads them and
+    /// stream events are read; the turn's arguments read as objects too.
+    #[test]
+    fn a_lone_surrogate_in_arguments_reads_as_u_fffd() {
+        let args = r#"{"x":"\ud800 and \udc00"}"#;
+        let response = json!({"choices":[{"index":0,"message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"t","arguments":args}}]}}]});
+        let calls = parse_tool_calls(&response, CallFormat::OpenAi, None).unwrap();
+        assert_eq!((&calls[0].arguments, &calls[0].error), (&json!({"x":"\u{fffd} and \u{fffd}"}), &None));
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"t","arguments":args}}]}}]}), None);
+        assert_eq!(acc.finish(None).unwrap()[0].arguments, json!({"x":"\u{fffd} and \u{fffd}"}));
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        push(&mut acc, &json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}), None);
+        push(&mut acc, &json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":args}}), None);
+        let calls = push(&mut acc, &json!({"type":"content_block_stop","index":0}), None);
+        assert_eq!(calls[0].arguments, json!({"x":"\u{fffd} and \u{fffd}"}));
+        assert_eq!(acc.message().unwrap()["content"][0]["input"], calls[0].arguments);
+    }
+
+    /// A Chat call of a custom tool (free-form input) is read with an error that says so.
+    #[test]
+    fn a_chat_custom_tool_call_is_an_error_saying_so() {
+        let custom = json!({"id":"call_1","type":"custom","custom":{"name":"code_exec","input":"print(1)"}});
+        let response = json!({"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[custom]}}]});
+        let calls = parse_tool_calls(&response, CallFormat::OpenAi, None).unwrap();
+        assert_eq!((calls[0].id.as_deref(), calls[0].provider_name.as_str(), &calls[0].arguments), (Some("call_1"), "code_exec", &Value::Null));
+        let e = calls[0].error.as_ref().unwrap();
+        assert_eq!(e.code, "INVALID_ARGUMENTS");
+        assert!(e.message.starts_with("\"code_exec\" is a custom tool call, whose input is free text"), "{}", e.message);
+        // A name the map does not know says that instead.
+        assert_eq!(parse_tool_calls(&response, CallFormat::OpenAi, Some(&map())).unwrap()[0].error.as_ref().unwrap().code, "UNKNOWN_TOOL_NAME");
+        // Streamed, and in the turn as sent.
+        let mut streamed = custom.clone();
+        streamed["index"] = json!(0);
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[streamed]}}]}), None);
+        let calls = push(&mut acc, &json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}), None);
+        assert_eq!((calls[0].provider_name.as_str(), calls[0].error.as_ref().unwrap().code), ("code_exec", "INVALID_ARGUMENTS"));
+        assert_eq!(acc.message().unwrap()["tool_calls"], json!([custom]));
     }
 
     #[test]

@@ -356,7 +356,7 @@ mod tests {
         for e in &events {
             calls.extend(acc.push(e, Some(&map())).unwrap());
         }
-        calls.extend(acc.finish(Some(&map())));
+        calls.extend(acc.finish(Some(&map())).unwrap());
         assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.tool.as_str(), c.arguments.clone())).collect::<Vec<_>>(), [
             (Some("call_w_0"), "search", json!({"q":"a"})),
             (Some("call_w_1"), "create_issue", json!({"title":"b"})),
@@ -410,7 +410,7 @@ mod tests {
         ];
         let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
         let mut calls: Vec<ToolCall> = events.iter().flat_map(|e| acc.push(e, Some(&map())).unwrap()).collect();
-        calls.extend(acc.finish(Some(&map())));
+        calls.extend(acc.finish(Some(&map())).unwrap());
         assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.tool.as_str())).collect::<Vec<_>>(), [(Some("call_parallel_0"), "search"), (Some("call_parallel_1"), "create_issue")]);
         assert_eq!(acc.message().unwrap(), json!([item]));
     }

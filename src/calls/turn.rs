@@ -362,14 +362,20 @@ impl Turn {
         }
         let ti = (0, seq);
         let id = str_of(tc, "id").filter(|i| !i.is_empty());
+        // A custom tool's call keeps its `custom` object as sent.
+        let custom = tc.get("custom").is_some_and(Value::is_object);
         let new = || {
             // The id first, as OpenAI writes a call.
             let mut call = Map::new();
             if let Some(id) = &id {
                 call.insert("id".into(), Value::String(id.clone()));
             }
-            call.insert("type".into(), "function".into());
-            call.insert("function".into(), json!({"name": "", "arguments": ""}));
+            if custom {
+                call.insert("type".into(), "custom".into());
+            } else {
+                call.insert("type".into(), "function".into());
+                call.insert("function".into(), json!({"name": "", "arguments": ""}));
+            }
             Value::Object(call)
         };
         let Some(p) = self.part(ti, new) else { return };
@@ -756,7 +762,7 @@ impl Part {
     fn made(&self, input: &[&str]) -> Value {
         let mut v = self.value.clone();
         if let (Some(args), false) = (&self.args, input.is_empty()) {
-            let parsed = match crate::model::read_json(args) {
+            let parsed = match super::read_repaired(args) {
                 Ok(o @ Value::Object(_)) => o,
                 _ => Value::Object(Map::new()),
             };
