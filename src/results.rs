@@ -1596,8 +1596,16 @@ pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], forma
     let mut media = Media::new(format, opts);
     // One request: Bedrock's document names unique across it.
     let mut names = Vec::new();
-    // Responses: the parallel wrappers answered (their ids).
-    let mut wrappers: Vec<Option<&str>> = Vec::new();
+    // Responses: each parallel wrapper's tool uses (their places in `calls`, by the wrapper's
+    // id), taken out when the wrapper is answered, where the first of them is.
+    let mut wrappers: std::collections::HashMap<Option<&str>, Vec<usize>> = std::collections::HashMap::new();
+    if format == ResultFormat::OpenAiResponses {
+        for (j, call) in calls.iter().enumerate() {
+            if let Some(p) = &call.parallel {
+                wrappers.entry(p.id.as_deref()).or_default().push(j);
+            }
+        }
+    }
     for (i, (call, result)) in calls.iter().zip(results).enumerate() {
         let at = |mut e: Error| {
             e.message = format!("calls[{i}]: {}", e.message);
@@ -1605,11 +1613,8 @@ pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], forma
         };
         let message = match &call.parallel {
             Some(p) if format == ResultFormat::OpenAiResponses => {
-                if wrappers.contains(&p.id.as_deref()) {
-                    continue;
-                }
-                wrappers.push(p.id.as_deref());
-                let uses = wrapper_uses(p, calls, results, i).map_err(at)?;
+                let Some(group) = wrappers.remove(&p.id.as_deref()) else { continue };
+                let uses = wrapper_uses(p, calls, results, &group).map_err(at)?;
                 wrapper_output(p, &uses, opts, &mut media, &mut names).map_err(at)?
             }
             _ => message(call, result, format, opts, &mut media, &mut names).map_err(at)?,
@@ -1632,31 +1637,45 @@ pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], forma
     Ok(messages)
 }
 
-/// The calls (from the `first`th on) of the parallel wrapper `p`, with their results, in index
-/// order: all `p.count` of them, each once, or `INVALID_INPUT` saying which are not.
-fn wrapper_uses<'a>(p: &Parallel, calls: &'a [CallRef], results: &'a [CallToolResult], first: usize) -> Result<Vec<(&'a CallRef, &'a CallToolResult)>> {
-    let mut uses: Vec<Option<(&CallRef, &CallToolResult)>> = vec![None; p.count];
-    for (j, (call, result)) in calls.iter().zip(results).enumerate().skip(first) {
-        let Some(q) = call.parallel.as_ref().filter(|q| q.id == p.id) else { continue };
-        let slot = uses.get_mut(q.index).filter(|_| q.count == p.count && q.name == p.name);
-        match slot {
-            Some(slot @ None) => *slot = Some((call, result)),
-            _ => {
-                return Err(Error::new(
-                    ErrorCode::InvalidInput,
-                    format!("calls[{j}] is tool use {} of {} of the parallel wrapper call {}, which calls[{first}] says has {}: each tool use once, as parseToolCalls gave them", q.index, q.count, p.id.as_deref().unwrap_or("(no id)"), p.count),
-                ))
-            }
+/// The calls at `group` (the places of the wrapper's tool uses in `calls`, the first of them
+/// first) of the parallel wrapper `p`, with their results, in index order: all `p.count` of them,
+/// each once, or `INVALID_INPUT` saying which are not. A `count` past the calls given is missing
+/// some: only the first few missing are named, and nothing `count` long is made.
+fn wrapper_uses<'a>(p: &Parallel, calls: &'a [CallRef], results: &'a [CallToolResult], group: &[usize]) -> Result<Vec<(&'a CallRef, &'a CallToolResult)>> {
+    const NAMED: usize = 8;
+    let first = group[0];
+    let id = p.id.as_deref().unwrap_or("(no id)");
+    let mut uses: Vec<Option<(&CallRef, &CallToolResult)>> = vec![None; p.count.min(group.len())];
+    // Indices past `uses` (which is no longer than the calls given).
+    let mut beyond = std::collections::HashSet::new();
+    for &j in group {
+        let Some(q) = calls[j].parallel.as_ref() else { continue };
+        let bad = || {
+            Error::new(
+                ErrorCode::InvalidInput,
+                format!("calls[{j}] is tool use {} of {} of the parallel wrapper call {id}, which calls[{first}] says has {}: each tool use once, as parseToolCalls gave them", q.index, q.count, p.count),
+            )
+        };
+        if q.count != p.count || q.name != p.name || q.index >= p.count {
+            return Err(bad());
+        }
+        match uses.get_mut(q.index) {
+            Some(slot @ None) => *slot = Some((&calls[j], &results[j])),
+            None if beyond.insert(q.index) => {}
+            _ => return Err(bad()),
         }
     }
-    let missing: Vec<String> = uses.iter().enumerate().filter(|(_, u)| u.is_none()).map(|(k, _)| k.to_string()).collect();
-    if !missing.is_empty() {
+    if uses.len() < p.count || uses.iter().any(Option::is_none) {
+        // Fewer calls than tool uses, or some index twice: the first few absent indices.
+        let present = |k: usize| uses.get(k).is_some_and(Option::is_some) || beyond.contains(&k);
+        let missing: Vec<String> = (0..p.count).filter(|&k| !present(k)).take(NAMED).map(|k| k.to_string()).collect();
+        let absent = p.count - uses.iter().flatten().count() - beyond.len();
+        let more = if absent > missing.len() { format!(" and {} more", absent - missing.len()) } else { String::new() };
         return Err(Error::new(
             ErrorCode::InvalidInput,
             format!(
-                "the call \"{}\" is a tool use of OpenAI's parallel wrapper call {}, whose tool uses {} have no result here: the Responses API takes one function_call_output for the wrapper, with all {} results",
+                "the call \"{}\" is a tool use of OpenAI's parallel wrapper call {id}, whose tool uses {}{more} have no result here: the Responses API takes one function_call_output for the wrapper, with all {} results",
                 calls[first].name,
-                p.id.as_deref().unwrap_or("(no id)"),
                 missing.join(", "),
                 p.count
             ),
@@ -2673,6 +2692,17 @@ mod tests {
         let twice = [calls[0].clone(), calls[1].clone(), calls[1].clone()];
         let e = tool_result_messages(&twice, &results, ResultFormat::OpenAiResponses, &opts).unwrap_err();
         assert!(e.message.starts_with("calls[0]: calls[2] is tool use 1 of 2"), "{}", e.message);
+        // A count no call list could hold is refused at once, naming a few of the missing.
+        let mut huge = calls[0].clone();
+        huge.parallel.as_mut().unwrap().count = usize::MAX;
+        let e = tool_result_messages(&[huge], &results[..1], ResultFormat::OpenAiResponses, &opts).unwrap_err();
+        assert!(e.message.contains(&format!("whose tool uses 1, 2, 3, 4, 5, 6, 7, 8 and {} more have no result here", usize::MAX - 9)), "{}", e.message);
+        // Many wrappers: each answered in one pass over its own tool uses.
+        let many: Vec<CallRef> = (0..20_000)
+            .map(|k| CallRef { id: Some(format!("c{k}_0")), name: "t".into(), parallel: Some(Parallel { id: Some(format!("c{k}")), name: "parallel".into(), index: 0, count: 1 }) })
+            .collect();
+        let texts: Vec<CallToolResult> = (0..20_000).map(|_| results[2].clone()).collect();
+        assert_eq!(tool_result_messages(&many, &texts, ResultFormat::OpenAiResponses, &opts).unwrap().len(), 20_000);
         // One result alone: toolResultMessage cannot answer the wrapper with it.
         let e = tool_result_message(&calls[0], &results[0], ResultFormat::OpenAiResponses, &opts).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidInput);
