@@ -211,7 +211,8 @@ fn resolve(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>
 /// uses of its parallel wrapper ([`parallel::expand`]), each resolved.
 fn resolve_all(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>, format: CallFormat) -> Vec<ToolCall> {
     if matches!(format, CallFormat::OpenAi | CallFormat::OpenAiResponses | CallFormat::Ollama) {
-        if let Some(calls) = parallel::expand(id.as_deref(), &name, &raw, map) {
+        // Spelt `parallel` on the Responses API only.
+        if let Some(calls) = parallel::expand(id.as_deref(), &name, &raw, map, format == CallFormat::OpenAiResponses) {
             return calls;
         }
     }

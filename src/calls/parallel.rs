@@ -66,10 +66,10 @@ pub(super) fn recipient(name: &str) -> &str {
 /// `multi_tool_use.parallel` always (`Err`: why its arguments hold no tool uses), `parallel` when
 /// its arguments are `{tool_uses: [...]}` and nothing else (a tool of that name with other
 /// arguments is a tool).
-fn tool_uses(name: &str, args: &RawArgs) -> Option<Result<Vec<Value>, CallError>> {
+fn tool_uses(name: &str, args: &RawArgs, bare: bool) -> Option<Result<Vec<Value>, CallError>> {
     let wrapper = match name {
         WRAPPER => true,
-        BARE => false,
+        BARE if bare => false,
         _ => return None,
     };
     let args = match model_arguments(name, args.clone()) {
@@ -104,12 +104,12 @@ fn failed(id: Option<String>, name: &str, error: CallError) -> ToolCall {
 /// each resolved through `map` as any call, or `None` when it is no wrapper. A wrapper whose
 /// arguments hold no tool uses is one call with the error `INVALID_ARGUMENTS`; a tool use that is
 /// not an object, or has no `recipient_name`, is a call with an error of its own.
-pub(super) fn expand(id: Option<&str>, name: &str, args: &RawArgs, map: Option<&NameMap>) -> Option<Vec<ToolCall>> {
+pub(super) fn expand(id: Option<&str>, name: &str, args: &RawArgs, map: Option<&NameMap>, bare: bool) -> Option<Vec<ToolCall>> {
     // A tool of the map named `parallel` is that tool, whatever its arguments.
     if name == BARE && map.is_some_and(|m| m.resolve(BARE).is_ok()) {
         return None;
     }
-    let uses = match tool_uses(name, args)? {
+    let uses = match tool_uses(name, args, bare)? {
         Ok(uses) => uses,
         Err(e) => return Some(vec![failed(id.map(str::to_owned), name, e)]),
     };
@@ -142,15 +142,15 @@ pub(super) fn expand(id: Option<&str>, name: &str, args: &RawArgs, map: Option<&
     Some(calls)
 }
 
-/// The calls of a Chat turn's `tool_calls` as sent back: a wrapper (`multi_tool_use.parallel`, or
-/// `parallel` as [`expand`] reads it) whose tool uses [`expand`] makes calls of is replaced by them, each `{id: "{id}_{index}",
+/// The calls of a Chat turn's `tool_calls` as sent back: a wrapper (`multi_tool_use.parallel`)
+/// whose tool uses [`expand`] makes calls of is replaced by them, each `{id: "{id}_{index}",
 /// type: "function", function: {name, arguments}}` (arguments as the wrapper's are: text, or
 /// objects from Ollama's own API), as Chat Completions refuses the wrapper's name in a history
 /// (`'messages[1].tool_calls[0].function.name': string does not match pattern`), and answers
 /// each id with the result of its call. Other keys of the wrapper's call (Gemini's `extra_content`)
 /// go on its first tool use's. Other calls as they are.
 pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
-    if !calls.iter().any(|c| matches!(c.pointer("/function/name").and_then(Value::as_str), Some(WRAPPER | BARE))) {
+    if !calls.iter().any(|c| c.pointer("/function/name").and_then(Value::as_str) == Some(WRAPPER)) {
         return calls;
     }
     let mut out = Vec::with_capacity(calls.len());
@@ -162,7 +162,7 @@ pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
             Some(v) => (RawArgs::Json(v.clone()), false),
             None => (RawArgs::Json(Value::Null), true),
         };
-        let Some(Ok(uses)) = tool_uses(name, &args) else {
+        let Some(Ok(uses)) = tool_uses(name, &args, false) else {
             out.push(call);
             continue;
         };
@@ -380,12 +380,13 @@ mod tests {
         acc.push(&extra, None).unwrap();
         let turn = acc.message().unwrap();
         assert_eq!((turn["tool_calls"][0]["extra_content"].clone(), turn["tool_calls"][1].get("extra_content")), (json!({"google":{"thought_signature":"sig"}}), None));
-        // Spelt `parallel` (as Responses does), the same: calls and turn agree.
+        // Spelt `parallel` (as Responses does, never Chat), a call of a tool of that name: calls
+        // and turn agree, whatever the name map (which the turn does not see).
         let bare = chat("parallel", &serde_json::from_str(args).unwrap());
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         let ids: Vec<_> = acc.push(&bare, None).unwrap().into_iter().map(|c| c.id).collect();
         let turn: Vec<_> = acc.message().unwrap()["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].as_str().map(str::to_owned)).collect();
-        assert_eq!((ids.clone(), turn), (vec![Some("call_w_0".to_owned()), Some("call_w_1".to_owned())], ids));
+        assert_eq!((ids.clone(), turn), (vec![Some("call_w".to_owned())], ids));
         // A wrapper without tool uses stays in the turn as it came (its call is an error).
         let bad = chat("multi_tool_use.parallel", &json!({"tool_uses":[]}));
         let mut acc = Accumulator::new(CallFormat::OpenAi);
