@@ -127,8 +127,12 @@ struct Strict<'n, 'a>(Map<'n, Val<'n, 'a>>, bool);
 pub(crate) fn lower_root(root: &Node, levels: &mut Levels, provider: Provider, arena: &Bump, buffer: &mut Vec<u8>) -> Option<Outcome> {
     // Bedrock's strict mode is Claude's, as Anthropic's.
     let done = if provider.claude_strict().is_some() {
-        let mut costs = (0, 0);
-        anthropic_check(root, levels, Some(0), &mut costs).map(|()| (None, ArgPlan::default(), costs))
+        let mut check = Check::default();
+        match anthropic_check(root, levels, Some(0), &mut check) {
+            // Strict, but with nodes the rewrite here does not write.
+            Ok(()) if check.unwritten => Err(Stop::General),
+            done => done.map(|()| (None, ArgPlan::default(), check.costs)),
+        }
     } else {
         let mut walk = Walk::default();
         match strict_node(root, levels, 0, &mut walk, arena) {
@@ -605,35 +609,53 @@ fn anthropic_node<'n, 'a>(node: &'n Node<'a>, levels: &mut Levels, arena: &'n Bu
     Ok(Val::Schema(arena.alloc(r?)))
 }
 
+/// What [`anthropic_check`] gathers on its way.
+#[derive(Default)]
+struct Check {
+    /// What [`anthropic::strict_costs`] counts of the strict schema.
+    costs: (usize, usize),
+    /// Whether it met a node that the general path makes strict and [`anthropic_node`] does not
+    /// write (a `oneOf`, rewritten as `anyOf` there; an object node with combinators whose
+    /// branches fit the closed object): a schema strict but for that goes the general way, one
+    /// that cannot be strict elsewhere is not strict all the same.
+    unwritten: bool,
+}
+
 /// What [`anthropic_node`] gives, without building the strict node. It visits every node, where
 /// [`anthropic_node`] stops at the first one that cannot be strict, so a limit it would not have
 /// reached still sends the schema the general way here (which then decides): it finds the
-/// schema strict exactly when [`anthropic_node`] does, and not strict only when it does too.
+/// schema strict exactly when [`anthropic_node`] does, and not strict only when the general
+/// path does too. It also finds schemas not strict that [`anthropic_node`] leaves to the
+/// general path ([`Check::unwritten`]): the nodes that the general path rewrites before it
+/// decides (a `oneOf` alone becomes `anyOf`, with the same branches) or closes (an object node
+/// whose combinators' branches fit it) keep their subschemas as they are, so the rest of the
+/// schema decides there as here.
 ///
-/// On the way it adds to `costs` what [`anthropic::strict_costs`] counts of the strict schema
-/// (strict mode changes none of it): the optional properties and the properties with a union,
-/// at every subschema 64 levels deep at most (`counted`: the depth of this node).
-fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, costs: &mut (usize, usize)) -> Step<()> {
+/// On the way it adds to `check.costs` what [`anthropic::strict_costs`] counts of the strict
+/// schema (strict mode changes none of it): the optional properties and the properties with a
+/// union, at every subschema 64 levels deep at most (`counted`: the depth of this node).
+fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, check: &mut Check) -> Step<()> {
     let Node::Obj(entries) = node else { return Ok(()) };
     if !levels.enter() {
         return Err(Stop::General);
     }
     let counted = counted.filter(|&depth| depth <= 64);
-    let (mut types, mut properties, mut required, mut open, mut closed, mut combined) = (None, None, None, false, false, false);
+    let (mut types, mut properties, mut required, mut open, mut closed) = (None, None, None, false, false);
+    let (mut any_of, mut one_of, mut all_of) = (false, false, false);
     let mut verdict = Ok(());
     // Every subschema (the keywords the rewrite removes hold none).
     for (key, value) in entries.iter() {
         let c = counted.map(|depth| depth + 1);
         let found = match (keyword(key), value) {
-            (Keyword::Map, Node::Obj(map)) => map.iter().try_for_each(|(_, sub)| anthropic_check(sub, levels, c, costs)),
-            (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().try_for_each(|sub| anthropic_check(sub, levels, c, costs)),
-            (Keyword::Single | Keyword::Items, Node::Obj(_)) => anthropic_check(value, levels, c, costs),
+            (Keyword::Map, Node::Obj(map)) => map.iter().try_for_each(|(_, sub)| anthropic_check(sub, levels, c, check)),
+            (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().try_for_each(|sub| anthropic_check(sub, levels, c, check)),
+            (Keyword::Single | Keyword::Items, Node::Obj(_)) => anthropic_check(value, levels, c, check),
             _ => Ok(()),
         };
         match key.as_str() {
-            // Rewritten as `anyOf` there, with a change to report; or a reason not to be strict
+            // Rewritten there, with a change to report; or a reason not to be strict
             // (anthropic::STRICT_BLOCKERS), which the general path says.
-            k if k == "oneOf" || k == "nullable" || anthropic::STRICT_BLOCKERS.contains(&k) => {
+            k if k == "nullable" || anthropic::STRICT_BLOCKERS.contains(&k) => {
                 verdict = Err(Stop::General);
                 break;
             }
@@ -645,9 +667,10 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
                 closed |= matches!(value, Node::Bool(false));
             }
             "patternProperties" => open = true,
-            "anyOf" => combined = true,
+            "anyOf" => any_of = true,
+            "oneOf" => one_of = true,
             "allOf" => {
-                combined = true;
+                all_of = true;
                 // An `allOf` with object branches is merged into one object there (and reported).
                 if let Node::Arr(branches) = value {
                     if branches.iter().any(object_shaped) {
@@ -668,6 +691,12 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
         }
     }
     levels.depth -= 1;
+    // A `oneOf` beside an `anyOf`: each is kept as an `anyOf` there, under an `allOf`, in nodes
+    // of its own (which the limits count).
+    if one_of && any_of {
+        return Err(Stop::General);
+    }
+    check.unwritten |= one_of;
     // As [`anthropic_object`] closes an object node (`base`'s `properties: {}` only comes with a
     // `type` that names `object`).
     let (typed, object) = type_names(types);
@@ -675,9 +704,12 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
         let declared = matches!(properties, Some(Node::Obj(p)) if !p.is_empty());
         if open {
             verdict = Err(Stop::NotStrict);
-        } else if combined {
-            // Whether its branches fit the closed object (`anthropic::branches_outside`).
-            verdict = Err(Stop::General);
+        } else if any_of || one_of || all_of {
+            // Whether its branches fit the closed object.
+            match branches_outside(node, properties) {
+                true => verdict = Err(Stop::NotStrict),
+                false => check.unwritten = true,
+            }
         } else if !declared && !closed && counted != Some(0) {
             // `openai::free_form_object`, below the root.
             verdict = Err(Stop::NotStrict);
@@ -690,14 +722,33 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, cos
         };
         for (name, p) in props.iter() {
             if !required.iter().any(|r| r.as_str() == Some(name.as_str())) {
-                costs.0 += 1;
+                check.costs.0 += 1;
             }
             if p.get("anyOf").is_some() || matches!(p.get("type"), Some(Node::Arr(_))) {
-                costs.1 += 1;
+                check.costs.1 += 1;
             }
         }
     }
     verdict
+}
+
+/// `anthropic::branches_outside` (on the node before its `oneOf` becomes `anyOf` there, which
+/// keeps the branches): whether closing an object node would reject what its combinators ask
+/// for, a branch that is an object itself or that requires a property the node does not declare
+/// (`properties`), in the combinators of those branches too, 8 levels down.
+fn branches_outside(node: &Node, properties: Option<&Node>) -> bool {
+    fn within(node: &Node, declared: Option<&Node>, depth: usize) -> bool {
+        ["anyOf", "oneOf", "allOf"].into_iter().any(|key| {
+            let Some(Node::Arr(branches)) = node.get(key) else { return false };
+            branches.iter().filter(|b| matches!(b, Node::Obj(_))).any(|b| {
+                let undeclared = |name: &str| declared.is_none_or(|d| d.get(name).is_none());
+                object_shaped(b)
+                    || matches!(b.get("required"), Some(Node::Arr(names)) if names.iter().filter_map(Node::as_str).any(undeclared))
+                    || (depth < 8 && within(b, declared, depth + 1))
+            })
+        })
+    }
+    within(node, properties.filter(|p| matches!(p, Node::Obj(_))), 0)
 }
 
 /// `anthropic::strict_object` on the non-strict form of a node ([`base`]).
@@ -935,8 +986,9 @@ mod tests {
 
     #[test]
     fn anthropic_check_agrees_with_the_rewrite() {
-        use super::{anthropic_check, anthropic_node, Stop};
+        use super::{anthropic_check, anthropic_node, Check, Stop};
         use crate::fast::{read::read, Levels};
+        use crate::schema::{process_json_schema, Cx};
         let class = |r: Result<(), &Stop>| match r {
             Ok(()) => "strict",
             Err(Stop::NotStrict) => "not strict",
@@ -945,6 +997,8 @@ mod tests {
         let open = json!({"type": "object", "additionalProperties": {"type": "string"}});
         let deep = (0..12).fold(json!({"type": "string"}), |inner, _| json!({"type": "object", "properties": {"n": inner}}));
         let mut seen = std::collections::BTreeSet::new();
+        // How many "not strict" answers of the check the general path confirmed.
+        let mut confirmed = 0;
         for schema in [
             json!({"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}, "l": {"type": "array", "items": {"type": "object", "additionalProperties": false}}}}),
             json!({"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}, "l": {"type": "array", "items": {"type": "object"}}}}),
@@ -955,6 +1009,17 @@ mod tests {
             json!({"anyOf": [{"type": "object"}, open], "$defs": {"d": {"properties": {"x": true}}}}),
             json!({"type": "object", "properties": {"m": open, "d": deep}}),
             json!({"type": "object", "properties": {"d": deep, "m": open}}),
+            // What the rewrite leaves to the general path: a `oneOf`, an object with combinators
+            // (branches that fit it, or not), with an open map elsewhere or none.
+            json!({"type": "object", "properties": {"u": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}),
+            json!({"type": "object", "properties": {"u": {"oneOf": [{"type": "string"}, open]}}}),
+            json!({"type": "object", "properties": {"u": {"oneOf": [{"type": "string"}]}, "m": open}}),
+            json!({"type": "object", "properties": {"u": {"oneOf": [{"type": "string"}], "anyOf": [{"minLength": 1}]}, "m": open}}),
+            json!({"type": "object", "properties": {"o": {"type": "object", "properties": {"a": {}}, "anyOf": [{"required": ["a"]}]}}}),
+            json!({"type": "object", "properties": {"o": {"type": "object", "properties": {"a": {}}, "anyOf": [{"required": ["a"]}]}, "m": open}}),
+            json!({"type": "object", "properties": {"o": {"type": "object", "properties": {"a": {}}, "anyOf": [{"required": ["b"]}]}, "d": deep}}),
+            json!({"type": "object", "properties": {"o": {"properties": {"a": {}}, "oneOf": [{"allOf": [{"properties": {"x": {}}}]}]}}}),
+            json!({"type": "object", "properties": {"o": {"type": "object", "allOf": [{"anyOf": [{"type": "object"}]}]}}}),
         ] {
             let text = schema.to_string();
             let arena = bumpalo::Bump::new();
@@ -965,24 +1030,39 @@ mod tests {
                 opts.limits.max_depth = max_depth;
                 opts.limits.max_nodes = max_nodes;
                 let built = anthropic_node(&node, &mut Levels::new(Provider::Anthropic, &opts), &arena);
-                let mut costs = (0, 0);
-                let checked = anthropic_check(&node, &mut Levels::new(Provider::Anthropic, &opts), Some(0), &mut costs);
+                let mut check = Check::default();
+                let checked = anthropic_check(&node, &mut Levels::new(Provider::Anthropic, &opts), Some(0), &mut check);
                 // What the check counted is what the general path counts of the strict schema.
                 if let (Ok(strict), Ok(())) = (&built, &checked) {
                     let mut text = Vec::new();
                     strict.write(&mut text);
-                    assert_eq!(costs, crate::providers::anthropic::strict_costs(&serde_json::from_slice(&text).unwrap()), "{schema}");
+                    assert_eq!(check.costs, crate::providers::anthropic::strict_costs(&serde_json::from_slice(&text).unwrap()), "{schema}");
                 }
                 let built = built.map(|_| ());
+                // As `lower_root` takes the check's answer.
+                let checked = checked.and(if check.unwritten { Err(Stop::General) } else { Ok(()) });
                 let (built, checked) = (class(built.as_ref().err().map_or(Ok(()), Err)), class(checked.as_ref().err().map_or(Ok(()), Err)));
                 // The check walks on where the rewrite stops: it may send the general way a schema
-                // the rewrite finds not strict before a limit, never the other way round.
-                let agree = built == checked || (built == "not strict" && checked == "general");
+                // the rewrite finds not strict before a limit. It finds not strict some schemas
+                // the rewrite leaves to the general path: the general path's answer then.
+                let agree = built == checked
+                    || (built == "not strict" && checked == "general")
+                    || (built == "general" && checked == "not strict" && {
+                        // (Only what `is_clean` accepts gets here; the general path's errors
+                        // on the others are its own.)
+                        let mut cx = Cx::new(opts.limits);
+                        let (root, _) = process_json_schema(&schema, &mut cx);
+                        let clean = crate::fast::is_clean(&node, &mut Levels::new(Provider::Anthropic, &opts));
+                        let not_strict = matches!(crate::providers::anthropic::compile(root, &opts, &mut cx), Ok(c) if c.strict.is_none());
+                        confirmed += usize::from(clean && not_strict);
+                        !clean || not_strict
+                    });
                 assert!(agree, "{schema} at {max_depth}/{max_nodes}: rewrite {built}, check {checked}");
                 seen.insert((built, checked));
             }
         }
-        assert_eq!(seen.len(), 4, "every answer, and the one case where they may differ: {seen:?}");
+        assert_eq!(seen.len(), 5, "every answer, and the two cases where they may differ: {seen:?}");
+        assert!(confirmed >= 4, "{confirmed}");
     }
 
     #[test]
@@ -1260,6 +1340,45 @@ mod tests {
             // An `allOf` of other schemas stays as it was.
             let (_, took) = strict_for(provider, json!({"type":"object","properties":{"s":{"allOf":[{"type":"string"},{"minLength":1}]}}}));
             assert_eq!(took, Took::Strict, "{provider:?}");
+        }
+    }
+
+    /// Claude's strict mode: what the rewrite here leaves to the general path (a `oneOf`, an
+    /// object node with combinators) is told not strict here where the general path finds it so,
+    /// and sent as it is.
+    #[test]
+    fn claude_unwritten_nodes_do_not_hide_a_reason_not_to_be_strict() {
+        let open = json!({"type": "object", "additionalProperties": {"type": "string"}});
+        let outside = json!({"type": "object", "properties": {"a": {}}, "anyOf": [{"type": "object", "properties": {"b": {}}}]});
+        let undeclared = json!({"type": "object", "properties": {"a": {}}, "allOf": [{"anyOf": [{"required": ["b"]}]}]});
+        let fits = json!({"type": "object", "properties": {"a": {}}, "anyOf": [{"required": ["a"]}]});
+        let one_of = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
+        let both = json!({"oneOf": [{"type": "string"}], "anyOf": [{"minLength": 1}]});
+        let object = |properties: Value| json!({"type": "object", "properties": properties});
+        for provider in [Provider::Anthropic, Provider::Bedrock] {
+            for (schema, took) in [
+                // Branches that the closed object would reject: not strict there.
+                (object(json!({"o": outside})), Took::NotStrict),
+                (object(json!({"o": undeclared})), Took::NotStrict),
+                (object(json!({"o": {"properties": {"a": {}}, "oneOf": [{"properties": {"b": {}}}]}})), Took::NotStrict),
+                // Nodes the general path rewrites and goes on from: an open map elsewhere
+                // decides, before them or after.
+                (object(json!({"o": fits, "m": open})), Took::NotStrict),
+                (object(json!({"m": open, "o": fits})), Took::NotStrict),
+                (object(json!({"u": one_of, "m": open})), Took::NotStrict),
+                (object(json!({"u": {"oneOf": [{"type": "string"}, open]}})), Took::NotStrict),
+                // Strict but for them: the general path's to write.
+                (object(json!({"o": fits})), Took::General),
+                (object(json!({"u": one_of})), Took::General),
+                // A `oneOf` beside an `anyOf` becomes nodes of its own there.
+                (object(json!({"u": both, "m": open})), Took::General),
+            ] {
+                let (out, t) = strict_for(provider, schema.clone());
+                assert_eq!(t, took, "{provider:?}: {schema}");
+                // (`strict_for` checked the output against the general path's.)
+                let strict = out.get("strict").or(out["toolSpec"].get("strict")).is_some();
+                assert_eq!(strict, took == Took::General && !schema.to_string().contains("additionalProperties"), "{provider:?}: {out}");
+            }
         }
     }
 
