@@ -113,7 +113,9 @@ enum Item<'n> {
     /// A shared `$ref` expansion, lowered and written (see [`lower_shared`]).
     Spliced(Rc<[u8]>),
     /// A subschema outside the subset, as the general lowering gives it (see [`lower_general`]).
-    General(Value),
+    /// Boxed: a `Value` (a map with its hasher) is nine words, which every item would take, and
+    /// the items are moved as a lowered node is built.
+    General(Box<Value>),
 }
 
 impl Item<'_> {
@@ -199,7 +201,7 @@ fn lower_general<'n>(value: impl FnOnce() -> Value, levels: &mut Levels, arena: 
     };
     levels.nodes = cx.nodes();
     levels.peak = levels.peak.max(cx.peak());
-    Some(Lowered(Map(list![in arena; ("", Item::General(schema))])))
+    Some(Lowered(Map(list![in arena; ("", Item::General(Box::new(schema)))])))
 }
 
 /// `gemini::lower_shared`: shared expansion `i` lowered and written once, as [`Levels::shared`]
@@ -718,7 +720,8 @@ fn lower_union<'n>(
         };
         let description = out.get("description").and_then(Item::as_str);
         for b in &mut lowered {
-            if let [(_, Item::General(Value::Object(o)))] = &mut b.0 .0[..] {
+            if let [(_, Item::General(value))] = &mut b.0 .0[..] {
+                let Value::Object(o) = &mut **value else { continue };
                 // gemini::lower_any_of's own steps, on the branch it lowered.
                 if let Some(t) = title {
                     o.entry("title").or_insert_with(|| t.to_value());
@@ -771,11 +774,12 @@ fn lower_union<'n>(
 fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, arena: &'n Bump) {
     // The alternatives, with what the branch gives them.
     let (inner, nullable, note) = match &mut l.0 .0[..] {
-        [(_, Item::General(Value::Object(o)))] if o.contains_key("anyOf") && !o.contains_key("type") => {
+        [(_, Item::General(value))] if matches!(&**value, Value::Object(o) if o.contains_key("anyOf") && !o.contains_key("type")) => {
+            let Value::Object(o) = &mut **value else { return };
             let nullable = o.get("nullable") == Some(&Value::Bool(true));
             let note = o.get("description").and_then(Value::as_str).map(str::to_owned);
             let Some(Value::Array(inner)) = o.remove("anyOf") else { return };
-            (List::from_iter_in(inner.into_iter().map(|sub| Lowered(Map(list![in arena; ("", Item::General(sub))]))), arena), nullable, note)
+            (List::from_iter_in(inner.into_iter().map(|sub| Lowered(Map(list![in arena; ("", Item::General(Box::new(sub)))]))), arena), nullable, note)
         }
         [(_, Item::General(_) | Item::Spliced(_))] => return lowered.push(l),
         _ => {
@@ -790,7 +794,7 @@ fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, are
     };
     for mut sub in inner {
         if let [(_, Item::General(sub))] = &mut sub.0 .0[..] {
-            if let Value::Object(so) = sub {
+            if let Value::Object(so) = &mut **sub {
                 if let Some(n) = &note {
                     so.entry("description").or_insert_with(|| string(n));
                 }
