@@ -44,9 +44,8 @@
 //! argument plan is made (see above). `tests/corpus.rs`, `tests/properties.rs` and
 //! the `schema_convert` fuzz target compare the two paths.
 
-use std::rc::Rc;
+use std::mem::ManuallyDrop;
 
-use bumpalo::boxed::Box as ArenaBox;
 use bumpalo::collections::{String as ArenaString, Vec as List};
 use bumpalo::{vec as list, Bump};
 
@@ -103,20 +102,23 @@ enum Item<'n> {
     /// `nullable: true`.
     True,
     /// Lowered properties.
-    Properties(List<'n, (&'n str, Lowered<'n>)>, bool),
-    /// Lowered `items` (in the arena; its drop still runs).
-    Items(ArenaBox<'n, Lowered<'n>>),
-    /// Lowered `anyOf` branches.
-    AnyOf(List<'n, Lowered<'n>>),
+    Properties(&'n [(&'n str, Lowered<'n>)], bool),
+    /// Lowered `items`.
+    Items(&'n Lowered<'n>),
+    /// Lowered `anyOf` branches (a list the arena frees, as [`Map`]).
+    AnyOf(ManuallyDrop<List<'n, Lowered<'n>>>),
     /// An `enum` of strings, its `null`s left out (they make the node `nullable`).
     Enum(&'n [Node<'n>]),
     /// A shared `$ref` expansion, lowered and written (see [`lower_shared`]).
-    Spliced(Rc<[u8]>),
-    /// A subschema outside the subset, as the general lowering gives it (see [`lower_general`]).
-    /// Boxed: a `Value` (a map with its hasher) is nine words, which every item would take, and
-    /// the items are moved as a lowered node is built.
-    General(Box<Value>),
+    Spliced(&'n [u8]),
+    /// A subschema outside the subset, as the general lowering gives it (see [`lower_general`]):
+    /// its index in `Levels::general`, which holds it.
+    General(usize),
 }
+
+// A lowered tree is in the arena and owns nothing beyond it: it is never dropped (see `Map`),
+// and an item must not need to be.
+const _: () = assert!(!std::mem::needs_drop::<Item>());
 
 impl Item<'_> {
     /// The string this value is, if it is one (a description, as the general path reads it).
@@ -141,7 +143,7 @@ struct Lowered<'n>(Map<'n, Item<'n>>);
 /// expansions ([`super::lower_inlined`]) or keywords the general path describes as this does.
 /// `arena` holds the lowered tree until it is written ([`Parameters::write`]), where the
 /// caller wants it: on its own, or straight into the output (see `super::Declarations`).
-pub(crate) fn lower_root<'n>(root: &'n Node<'n>, levels: &mut Levels, arena: &'n Bump) -> Option<Option<Parameters<'n>>> {
+pub(crate) fn lower_root<'n>(root: &'n Node<'n>, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<Option<Parameters<'n>>> {
     let mut lowered = lower_root_node(root, levels, arena)?;
     // gemini::compile: the root is an object (an `enum` would have made it a string), without
     // `nullable`; with no properties left and nothing but `type`, `description` and `title`, it
@@ -154,26 +156,27 @@ pub(crate) fn lower_root<'n>(root: &'n Node<'n>, levels: &mut Levels, arena: &'n
     if !m.has("properties") && m.0.iter().all(|(k, _)| matches!(*k, "type" | "description" | "title")) {
         return Some(None);
     }
-    Some(Some(Parameters(lowered)))
+    Some(Some(Parameters(lowered, std::mem::take(&mut levels.general))))
 }
 
-/// A tool's `parameters`, lowered by [`lower_root`], not yet written.
-pub(crate) struct Parameters<'n>(Lowered<'n>);
+/// A tool's `parameters`, lowered by [`lower_root`], not yet written, and the subschemas of
+/// the general lowering it holds ([`Item::General`]).
+pub(crate) struct Parameters<'n>(Lowered<'n>, Vec<Value>);
 
 impl Parameters<'_> {
     /// The `parameters` as the general path writes them (`gemini::write_wire`).
     pub(crate) fn write(&self, out: &mut Vec<u8>) {
-        self.0.write(out);
+        self.0.write(out, &self.1);
     }
 }
 
 /// `gemini::lower` on a subschema.
-fn lower<'n>(node: &'n Node<'n>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n>> {
+fn lower<'n>(node: &'n Node<'n>, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<Lowered<'n>> {
     if let Node::Obj(entries) = node {
         if let (Some(_), [(key, Node::Str(value))]) = (&levels.splicing, &entries[..]) {
             if let Some(i) = Shared::placeholder_entry(key, value) {
                 let text = lower_shared(i, levels, arena)?;
-                return Some(Lowered(Map(list![in arena; ("", Item::Spliced(text))])));
+                return Some(Lowered(Map::new(list![in arena; ("", Item::Spliced(text))])));
             }
         }
         let counts = (levels.depth, levels.nodes, levels.peak);
@@ -201,19 +204,22 @@ fn lower_general<'n>(value: impl FnOnce() -> Value, levels: &mut Levels, arena: 
     };
     levels.nodes = cx.nodes();
     levels.peak = levels.peak.max(cx.peak());
-    Some(Lowered(Map(list![in arena; ("", Item::General(Box::new(schema)))])))
+    levels.general.push(schema);
+    Some(Lowered(Map::new(list![in arena; ("", Item::General(levels.general.len() - 1))])))
 }
 
 /// `gemini::lower_shared`: shared expansion `i` lowered and written once, as [`Levels::shared`]
-/// does it.
-fn lower_shared(i: usize, levels: &mut Levels, arena: &Bump) -> Option<Rc<[u8]>> {
+/// does it, its text kept in the arena with the trees that splice it in.
+fn lower_shared<'n>(i: usize, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<&'n [u8]> {
     levels.shared(i, |node, levels| {
         let lowered = lower(node, levels, arena)?;
-        // Written first where every expansion is (see `fast::written`).
+        // Written first where every expansion is (see `fast::written`). No subschema goes to the
+        // general lowering where expansions are shared (`lower_general`).
+        debug_assert!(levels.general.is_empty());
         let buffer = &mut levels.splicing.as_mut()?.buffer;
         buffer.clear();
-        lowered.write(buffer);
-        Some(Rc::from(&buffer[..]))
+        lowered.write(buffer, &[]);
+        Some(arena.alloc_slice_copy(buffer))
     })
 }
 
@@ -221,7 +227,7 @@ fn lower_shared(i: usize, levels: &mut Levels, arena: &Bump) -> Option<Rc<[u8]>>
 /// missing, draft-3 `required: true` flags lifted (not here), `required` checked (by
 /// [`lower_map`])), then `gemini::compile`'s root combinators merged (not here) and the
 /// lowering.
-fn lower_root_node<'n>(root: &'n Node<'n>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n>> {
+fn lower_root_node<'n>(root: &'n Node<'n>, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<Lowered<'n>> {
     let Node::Obj(entries) = root else { return None };
     let mut o = entries_of(entries, arena);
     // Root combinators are merged first (not here).
@@ -241,7 +247,7 @@ fn lower_root_node<'n>(root: &'n Node<'n>, levels: &mut Levels, arena: &'n Bump)
 }
 
 /// `gemini::lower` on a node's entries: one schema level entered.
-fn lower_entered<'n>(o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n>> {
+fn lower_entered<'n>(o: Map<'n, &'n Node<'n>>, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<Lowered<'n>> {
     levels.enter().then_some(())?;
     let lowered = lower_map(o, levels, arena)?;
     levels.depth -= 1;
@@ -249,7 +255,7 @@ fn lower_entered<'n>(o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
 }
 
 fn entries_of<'n>(entries: &'n [(Text<'n>, Node<'n>)], arena: &'n Bump) -> Map<'n, &'n Node<'n>> {
-    Map(List::from_iter_in(entries.iter().map(|(k, v)| (k.as_ref(), v)), arena))
+    Map::new(List::from_iter_in(entries.iter().map(|(k, v)| (k.as_ref(), v)), arena))
 }
 
 /// Bits for the keys [`lower_map`] looks up: those a node has, classed in one pass
@@ -396,7 +402,7 @@ fn word(key: &str) -> Word {
 }
 
 /// `gemini::lower_object` on the entries of a node of the subset.
-fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n Bump) -> Option<Lowered<'n>> {
+fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<Lowered<'n>> {
     let mut has = key_bits(&o);
     if has & keys::REFUSED != 0 {
         return None;
@@ -476,7 +482,7 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
                 _ => return lower_union(o, &kept, declared, nullable, levels, arena),
             };
             let mut merged = entries_of(branch, arena);
-            for (k, v) in o.0 {
+            for (k, v) in o.into_entries() {
                 merged.insert(k, v);
             }
             if let Some(t) = declared {
@@ -518,7 +524,7 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
         }
         _ => (declared, false),
     };
-    let mut out: Map<'n, Item<'n>> = Map(List::with_capacity_in(o.0.len() + 1, arena));
+    let mut out: Map<'n, Item<'n>> = Map::new(List::with_capacity_in(o.0.len() + 1, arena));
     out.0.push(("type", Item::Type(ty)));
     let mut hints = ArenaString::new_in(arena);
     // The node's keys are distinct (a schema with duplicate keys goes the general way, and
@@ -531,7 +537,7 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
     if ty == ARRAY && o.has("prefixItems") && o.has("items") {
         return None;
     }
-    for (key, value) in o.0 {
+    for (key, value) in o.into_entries() {
         match word(key) {
             Word::Properties if ty == OBJECT => {
                 let Node::Obj(props) = value else { continue };
@@ -539,7 +545,7 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
                 for (name, sub) in props.iter() {
                     lowered.push((name.as_ref(), lower(sub, levels, arena)?));
                 }
-                out.0.push(("properties", Item::Properties(lowered, super::plain(props))));
+                out.0.push(("properties", Item::Properties(lowered.into_bump_slice(), super::plain(props))));
                 wrote |= keys::PROPERTIES;
             }
             Word::Required if ty == OBJECT => {
@@ -548,7 +554,7 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels, arena: &'n B
             }
             Word::Items if ty == ARRAY => match value {
                 Node::Obj(_) => {
-                    out.0.push(("items", Item::Items(ArenaBox::new_in(lower(value, levels, arena)?, arena))));
+                    out.0.push(("items", Item::Items(arena.alloc(lower(value, levels, arena)?))));
                     wrote |= keys::ITEMS;
                 }
                 _ => return None,
@@ -672,7 +678,7 @@ fn lower_union<'n>(
     branches: &[&'n Node<'n>],
     declared: Option<usize>,
     nullable: bool,
-    levels: &mut Levels,
+    levels: &mut Levels<'n>,
     arena: &'n Bump,
 ) -> Option<Lowered<'n>> {
     let mut lowered = List::with_capacity_in(branches.len(), arena);
@@ -699,9 +705,9 @@ fn lower_union<'n>(
                 lower_general(value, levels, arena)?
             }
         };
-        splice_union(l, &mut lowered, arena);
+        splice_union(l, &mut lowered, &mut levels.general, arena);
     }
-    let mut out: Map<Item> = Map(List::from_iter_in(shared.0.into_iter().map(|(k, v)| (k, Item::Raw(v))), arena));
+    let mut out: Map<Item> = Map::new(List::from_iter_in(shared.into_entries().into_iter().map(|(k, v)| (k, Item::Raw(v))), arena));
     let mut hints = ArenaString::new_in(arena);
     let keys: Vec<&str> = out.0.iter().map(|(k, _)| *k).collect();
     for k in keys {
@@ -720,8 +726,8 @@ fn lower_union<'n>(
         };
         let description = out.get("description").and_then(Item::as_str);
         for b in &mut lowered {
-            if let [(_, Item::General(value))] = &mut b.0 .0[..] {
-                let Value::Object(o) = &mut **value else { continue };
+            if let [(_, Item::General(i))] = b.0 .0[..] {
+                let Some(Value::Object(o)) = levels.general.get_mut(i) else { continue };
                 // gemini::lower_any_of's own steps, on the branch it lowered.
                 if let Some(t) = title {
                     o.entry("title").or_insert_with(|| t.to_value());
@@ -759,9 +765,9 @@ fn lower_union<'n>(
                 b.insert("nullable", Item::True);
             }
         }
-        return Some(Lowered(Map(list![in arena; ("anyOf", Item::AnyOf(lowered))])));
+        return Some(Lowered(Map::new(list![in arena; ("anyOf", Item::AnyOf(ManuallyDrop::new(lowered)))])));
     }
-    out.insert("anyOf", Item::AnyOf(lowered));
+    out.insert("anyOf", Item::AnyOf(ManuallyDrop::new(lowered)));
     if nullable {
         out.insert("nullable", Item::True);
     }
@@ -771,17 +777,22 @@ fn lower_union<'n>(
 /// A lowered branch added to a union's branches; a branch that is a union itself (a union of
 /// unions) gives its alternatives instead, each with the branch's description if it has none
 /// and its `nullable` (`gemini::lower_any_of`).
-fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, arena: &'n Bump) {
+/// `general`: the values of [`Item::General`] (`Levels::general`).
+fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, general: &mut Vec<Value>, arena: &'n Bump) {
     // The alternatives, with what the branch gives them.
-    let (inner, nullable, note) = match &mut l.0 .0[..] {
-        [(_, Item::General(value))] if matches!(&**value, Value::Object(o) if o.contains_key("anyOf") && !o.contains_key("type")) => {
-            let Value::Object(o) = &mut **value else { return };
+    let (inner, nullable, note) = match l.0 .0[..] {
+        [(_, Item::General(i))] => {
+            let Some(Value::Object(o)) = general.get_mut(i).filter(|v| v.get("anyOf").is_some() && v.get("type").is_none()) else {
+                return lowered.push(l);
+            };
             let nullable = o.get("nullable") == Some(&Value::Bool(true));
             let note = o.get("description").and_then(Value::as_str).map(str::to_owned);
             let Some(Value::Array(inner)) = o.remove("anyOf") else { return };
-            (List::from_iter_in(inner.into_iter().map(|sub| Lowered(Map(list![in arena; ("", Item::General(Box::new(sub)))]))), arena), nullable, note)
+            let first = general.len();
+            general.extend(inner);
+            (List::from_iter_in((first..general.len()).map(|j| Lowered(Map::new(list![in arena; ("", Item::General(j))]))), arena), nullable, note)
         }
-        [(_, Item::General(_) | Item::Spliced(_))] => return lowered.push(l),
+        [(_, Item::Spliced(_))] => return lowered.push(l),
         _ => {
             if !l.0.has("anyOf") {
                 return lowered.push(l);
@@ -789,12 +800,12 @@ fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, are
             let nullable = matches!(l.0.get("nullable"), Some(Item::True));
             let note = l.0.get("description").and_then(Item::as_str).map(str::to_owned);
             let Some(Item::AnyOf(inner)) = l.0.take("anyOf") else { return };
-            (inner, nullable, note)
+            (ManuallyDrop::into_inner(inner), nullable, note)
         }
     };
     for mut sub in inner {
-        if let [(_, Item::General(sub))] = &mut sub.0 .0[..] {
-            if let Value::Object(so) = &mut **sub {
+        if let [(_, Item::General(j))] = sub.0 .0[..] {
+            if let Some(Value::Object(so)) = general.get_mut(j) {
                 if let Some(n) = &note {
                     so.entry("description").or_insert_with(|| string(n));
                 }
@@ -994,22 +1005,23 @@ fn hint(hints: &mut ArenaString, key: &str, value: &Node) {
 }
 
 impl Lowered<'_> {
-    /// `gemini::write_wire` of the general path's lowered node.
-    fn write(&self, out: &mut Vec<u8>) {
-        match &self.0 .0[..] {
+    /// `gemini::write_wire` of the general path's lowered node (`general`: the values of
+    /// [`Item::General`]).
+    fn write(&self, out: &mut Vec<u8>, general: &[Value]) {
+        match self.0 .0[..] {
             [(_, Item::Spliced(text))] => return out.extend_from_slice(text),
-            [(_, Item::General(value))] => return gemini::write_wire(out, value),
+            [(_, Item::General(i))] => return gemini::write_wire(out, &general[i]),
             _ => {}
         }
         // Every key of a lowered node is one of Gemini's keywords (`lower_map` and `lower_union`
         // keep no other): plain.
-        super::write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), true, |out, key, item| item.write(out, key));
+        super::write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), true, |out, key, item| item.write(out, key, general));
     }
 }
 
 impl Item<'_> {
     /// This value under `key` of a lowered node, as `gemini::write_wire` writes it.
-    fn write(&self, out: &mut Vec<u8>, key: &str) {
+    fn write(&self, out: &mut Vec<u8>, key: &str, general: &[Value]) {
         match self {
             Item::Type(t) => {
                 out.push(b'"');
@@ -1024,8 +1036,8 @@ impl Item<'_> {
             Item::Raw(value) => value.write(out),
             Item::Text(s) => text::write_str(out, s),
             Item::True => out.extend_from_slice(b"true"),
-            Item::Properties(props, plain) => super::write_object(out, props.iter().map(|(k, v)| (*k, v)), *plain, |out, _, sub| sub.write(out)),
-            Item::Items(sub) => sub.write(out),
+            Item::Properties(props, plain) => super::write_object(out, props.iter().map(|(k, v)| (*k, v)), *plain, |out, _, sub| sub.write(out, general)),
+            Item::Items(sub) => sub.write(out, general),
             Item::Enum(values) => {
                 out.push(b'[');
                 for (j, v) in values.iter().filter(|v| !matches!(v, Node::Null)).enumerate() {
@@ -1042,12 +1054,12 @@ impl Item<'_> {
                     if j > 0 {
                         out.push(b',');
                     }
-                    sub.write(out);
+                    sub.write(out, general);
                 }
                 out.push(b']');
             }
             Item::Spliced(text) => out.extend_from_slice(text),
-            Item::General(value) => gemini::write_wire(out, value),
+            Item::General(i) => gemini::write_wire(out, &general[*i]),
         }
     }
 }

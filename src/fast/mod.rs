@@ -31,8 +31,8 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::mem::ManuallyDrop;
 use std::ops::Deref;
-use std::rc::Rc;
 
 use bumpalo::Bump;
 use serde_json::{Number, Value};
@@ -900,6 +900,7 @@ pub(crate) fn prepare_with<'a>(
             let lowered = match (unique && lowers, refs) {
                 (true, false) => {
                     // The lowered tree in the scratch arena, emptied once it is written.
+                    let mut levels = Levels::new(provider, opts).with_plans(plans);
                     let lowered = gemini::lower_root(&node, &mut levels, &scratch);
                     let passed = lowered.map(|p| Declarations::take(&mut out.declarations, i, &head, p, &mut buffer));
                     scratch.reset();
@@ -1000,9 +1001,20 @@ fn strict_outcome<'a>(
 /// handful of keys, so a scan is the lookup. It lives in the arena of one schema's lowering
 /// (see [`gemini::lower_root`], [`strict::lower_root`]): a lowered tree is many small lists,
 /// built and dropped per tool, which the allocator would otherwise see one by one.
-struct Map<'k, V>(bumpalo::collections::Vec<'k, (&'k str, V)>);
+///
+/// A map is never dropped (its entries are not): the arena's reset frees it, and nothing in
+/// the maps of a lowered tree owns memory beyond the arena (the trees' own types say so, e.g.
+/// `gemini::Item`). Dropping a tree walked all of it to find nothing to free.
+struct Map<'k, V>(ManuallyDrop<bumpalo::collections::Vec<'k, (&'k str, V)>>);
 
 impl<'k, V> Map<'k, V> {
+    fn new(entries: bumpalo::collections::Vec<'k, (&'k str, V)>) -> Self {
+        Map(ManuallyDrop::new(entries))
+    }
+    /// The entries, to be moved out (those left are dropped with the list).
+    fn into_entries(self) -> bumpalo::collections::Vec<'k, (&'k str, V)> {
+        ManuallyDrop::into_inner(self.0)
+    }
     fn position(&self, key: &str) -> Option<usize> {
         self.0.iter().position(|(k, _)| *k == key)
     }
@@ -1082,6 +1094,9 @@ struct Levels<'s> {
     /// Whether the general lowering of a subschema failed ([`gemini`]): nothing above it is
     /// tried again.
     gave_up: bool,
+    /// The subschemas of the general lowering in the tree [`gemini`] builds, which refers to
+    /// them by index: nothing in the arena may own memory (see [`Map`]).
+    general: Vec<Value>,
     /// Whether the caller keeps the argument plans ([`strict`] builds them only then;
     /// [`gemini`] leaves a schema that needs one to the general path).
     plans: bool,
@@ -1094,7 +1109,7 @@ struct Splicing<'s> {
     /// The expansions, by entry.
     expansions: &'s [Node<'s>],
     /// Entry → its lowering, once done.
-    written: Vec<Option<Written>>,
+    written: Vec<Option<Written<'s>>>,
     /// Where `gemini::lower_shared` writes each lowering before it is kept.
     buffer: Vec<u8>,
 }
@@ -1105,10 +1120,11 @@ impl<'s> Splicing<'s> {
     }
 }
 
-/// A shared expansion done once ([`Levels::shared`]): its text (empty for `clean_node`'s walk,
-/// whose text `Node::write_spliced` writes), and the nodes and levels that took.
-struct Written {
-    text: Rc<[u8]>,
+/// A shared expansion done once ([`Levels::shared`]): its text (in the arena of the trees that
+/// splice it; empty for `clean_node`'s walk, whose text `Node::write_spliced` writes), and the
+/// nodes and levels that took.
+struct Written<'s> {
+    text: &'s [u8],
     nodes: usize,
     height: usize,
 }
@@ -1122,6 +1138,7 @@ impl<'s> Levels<'s> {
             splicing: None,
             limits: opts.limits,
             gave_up: false,
+            general: Vec::new(),
             plans: true,
             max_depth: opts.limits.depth_limit(),
             max_nodes: opts.limits.max_nodes,
@@ -1142,11 +1159,11 @@ impl<'s> Levels<'s> {
     /// (`Cx::reuse`) where it fits the limits (`Cx::fits`), as `refs::Shared::rewrite` reuses
     /// the general path's rewrite. Where it does not fit, the general path does the work again
     /// and so exceeds a limit: `None`, as for any limit, and as where `work` fails.
-    fn shared(&mut self, i: usize, work: impl FnOnce(&'s Node<'s>, &mut Self) -> Option<Rc<[u8]>>) -> Option<Rc<[u8]>> {
+    fn shared(&mut self, i: usize, work: impl FnOnce(&'s Node<'s>, &mut Self) -> Option<&'s [u8]>) -> Option<&'s [u8]> {
         let splicing = self.splicing.as_ref()?;
         let expansions = splicing.expansions;
         if let Some(Some(Written { text, nodes, height })) = splicing.written.get(i) {
-            let (text, nodes, height) = (Rc::clone(text), *nodes, *height);
+            let (text, nodes, height) = (*text, *nodes, *height);
             if self.nodes + nodes > self.max_nodes || self.depth + height > self.max_depth {
                 return None;
             }
@@ -1163,7 +1180,7 @@ impl<'s> Levels<'s> {
         if written.len() <= i {
             written.resize_with(i + 1, || None);
         }
-        written[i] = Some(Written { text: Rc::clone(&text), nodes: self.nodes - nodes, height });
+        written[i] = Some(Written { text, nodes: self.nodes - nodes, height });
         Some(text)
     }
 
@@ -1313,7 +1330,7 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
 /// [`clean_node`] on shared expansion `i` (see [`refs`]), as [`Levels::shared`] does it; its
 /// text is written later, by `Node::write_spliced`.
 fn clean_shared(i: usize, levels: &mut Levels) -> bool {
-    levels.shared(i, |node, levels| clean_node(node, levels).then(|| Rc::from(&[][..]))).is_some()
+    levels.shared(i, |node, levels| clean_node(node, levels).then_some(&[][..])).is_some()
 }
 
 /// fix_properties_and_required on an object node: `properties` is an object without draft-3

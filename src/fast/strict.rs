@@ -167,7 +167,7 @@ pub(crate) fn write_anthropic(root: &Node, levels: &mut Levels, out: &mut Vec<u8
 /// The entries of a node's non-strict form: its own, and the `properties: {}` that
 /// [`Node::write_schema`] adds to an object without one.
 fn base<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], arena: &'n Bump) -> Map<'n, Val<'n, 'a>> {
-    let mut o = Map(List::with_capacity_in(entries.len() + 3, arena));
+    let mut o = Map::new(List::with_capacity_in(entries.len() + 3, arena));
     for (k, v) in entries.iter() {
         o.0.push((k.as_ref(), Val::Raw(v)));
     }
