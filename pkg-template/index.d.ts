@@ -1262,10 +1262,11 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * - `openai`: `{role: "assistant", content: text | null, refusal?, tool_calls?: [{id, type: "function",
    *   function: {name, arguments}}]}` of the first choice, with any other key of a call's deltas as sent (Gemini's
    *   OpenAI-compatible `extra_content`, holding the call's thought signature). OpenAI's parallel wrapper
-   *   (`multi_tool_use.parallel`, whose dotted name Chat Completions refuses sent back; `parallel` as
-   *   {@link parseToolCalls} reads it), is listed as its tool uses,
-   *   each `{id: "{id}_{index}", type: "function", function: {name, arguments}}` (`name` without `functions.`), as
-   *   its {@link ToolCall}s are (see {@link ParallelToolUse}); one without tool uses stays as it came;
+   *   (`multi_tool_use.parallel`, whose dotted name Chat Completions refuses sent back), is listed as its tool uses,
+   *   each `{id: "{id}_{index}", type: "function", function: {name, arguments}}` (`name` without `functions.`; a
+   *   name Chat would refuse in a history, none or `ns.search`, with its other characters as `_`, `unnamed_tool` for
+   *   none: those calls are errors, answered under their ids), as its {@link ToolCall}s are (see
+   *   {@link ParallelToolUse}); one without tool uses stays as it came;
    * - `ollama`: the same, with `thinking` and arguments as objects from Ollama's own `/api/chat`;
    * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them (a
    *   function call not done yet, in a stream cut short: as `output_item.added` gave it, arguments so far);

@@ -168,7 +168,7 @@ pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
         };
         let id = call.get("id").and_then(Value::as_str);
         for (index, tool_use) in uses.into_iter().enumerate() {
-            let r = tool_use.get("recipient_name").and_then(Value::as_str).map(recipient).unwrap_or_default();
+            let r = history_name(tool_use.get("recipient_name").and_then(Value::as_str).map(recipient).unwrap_or_default());
             let parameters = match tool_use.get("parameters") {
                 None | Some(Value::Null) => Value::Object(Map::new()),
                 Some(p) => p.clone(),
@@ -183,7 +183,7 @@ pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
                 c.insert("id".into(), Value::String(id));
             }
             c.insert("type".into(), string("function"));
-            c.insert("function".into(), object([("name", string(r)), ("arguments", arguments)]));
+            c.insert("function".into(), object([("name", string(&r)), ("arguments", arguments)]));
             if index == 0 {
                 for (k, v) in call.as_object().into_iter().flatten() {
                     if !matches!(k.as_str(), "id" | "type" | "function") {
@@ -195,6 +195,18 @@ pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
         }
     }
     out
+}
+
+/// A tool use's name as the turn gives it: Chat Completions refuses a history whose names are
+/// not `^[a-zA-Z0-9_-]{1,64}$`, which a tool use's name need not be (a recipient in another
+/// namespace, `functions.ns.search`; none at all). Its call, an error the app answers under the
+/// same id, stands in the turn under the name with every other character as `_`, cut at 64
+/// (`unnamed_tool` for none).
+fn history_name(name: &str) -> String {
+    if name.is_empty() {
+        return "unnamed_tool".to_owned();
+    }
+    name.chars().take(64).map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
 }
 
 #[cfg(test)]
@@ -392,6 +404,16 @@ mod tests {
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         acc.push(&bad, None).unwrap();
         assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"]["name"], "multi_tool_use.parallel");
+        // Tool uses whose names Chat would refuse in a history (none, another namespace): their
+        // calls are errors, listed in the turn under their ids with a name it takes.
+        let odd = chat("multi_tool_use.parallel", &json!({"tool_uses":[{"parameters":{}},{"recipient_name":"functions.ns.search","parameters":{}}]}));
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let calls = acc.push(&odd, Some(&map())).unwrap();
+        assert!(calls.iter().all(|c| c.error.is_some()));
+        let turn = acc.message().unwrap();
+        let listed: Vec<(&str, &str)> = turn["tool_calls"].as_array().unwrap().iter().map(|c| (c["id"].as_str().unwrap(), c["function"]["name"].as_str().unwrap())).collect();
+        assert_eq!(listed, [("call_w_0", "unnamed_tool"), ("call_w_1", "ns_search")]);
+        assert_eq!(calls.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["call_w_0", "call_w_1"]);
     }
 
     /// Responses: the calls of the wrapper, the turn's item as it came (the API knows it, and
