@@ -853,10 +853,9 @@ pub fn pointers_at(text: &str, offsets: &[usize]) -> Vec<String> {
     fn pointer(open: &[Open]) -> String {
         let mut p = String::new();
         for o in open {
-            p.push('/');
             match o {
-                Open::Object(key) => p.push_str(&key.as_deref().unwrap_or_default().replace('~', "~0").replace('/', "~1")),
-                Open::Array(n) => p.push_str(&n.to_string()),
+                Open::Object(key) => crate::text::push_pointer_token(&mut p, key.as_deref().unwrap_or_default()),
+                Open::Array(n) => crate::text::push_pointer_token(&mut p, &n.to_string()),
             }
         }
         p

@@ -344,6 +344,23 @@ fn push_escaped(out: &mut String, c: char) {
     let _ = write!(out, "\\u{:04x}", c as u32);
 }
 
+/// Appends `/token` to a JSON pointer, `~` and `/` escaped (`~0`, `~1`). Bytes, not chars, are
+/// looked at first: most tokens have neither, and a char-set pattern decodes every character.
+pub(crate) fn push_pointer_token(path: &mut String, token: &str) {
+    path.push('/');
+    if token.bytes().any(|b| b == b'~' || b == b'/') {
+        for c in token.chars() {
+            match c {
+                '~' => path.push_str("~0"),
+                '/' => path.push_str("~1"),
+                c => path.push(c),
+            }
+        }
+    } else {
+        path.push_str(token);
+    }
+}
+
 /// Characters JSON leaves as they are that act rather than show: DEL and the C1 controls
 /// (U+0080 to U+009F, CSI among them, which terminals obey), the line and paragraph separators,
 /// and the bidirectional controls (marks, embeddings, overrides, isolates), which reorder the

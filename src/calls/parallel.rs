@@ -206,7 +206,10 @@ fn history_name(name: &str) -> String {
     if name.is_empty() {
         return "unnamed_tool".to_owned();
     }
-    name.chars().take(64).map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
+    let mut name = crate::naming::sanitize(name, crate::naming::NameRule::Strict);
+    // ASCII once sanitised.
+    name.truncate(crate::naming::MAX_NAME_LEN);
+    name
 }
 
 #[cfg(test)]

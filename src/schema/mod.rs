@@ -137,19 +137,7 @@ impl Cx {
     #[inline(never)]
     fn push_token(&mut self, token: &str) -> usize {
         let len = self.path.len();
-        self.path.push('/');
-        // Bytes, not chars: a char-set pattern decodes every character of every path token.
-        if token.bytes().any(|b| b == b'~' || b == b'/') {
-            for c in token.chars() {
-                match c {
-                    '~' => self.path.push_str("~0"),
-                    '/' => self.path.push_str("~1"),
-                    c => self.path.push(c),
-                }
-            }
-        } else {
-            self.path.push_str(token);
-        }
+        crate::text::push_pointer_token(&mut self.path, token);
         len
     }
 

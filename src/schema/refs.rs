@@ -667,8 +667,7 @@ fn index_anchors(node: &Value, path: &mut String, depth: usize, out: &mut HashMa
                 out.entry(a.clone()).or_insert_with(|| path.clone());
             }
             for (k, v) in o {
-                path.push('/');
-                path.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                crate::text::push_pointer_token(path, k);
                 index_anchors(v, path, depth + 1, out);
                 path.truncate(len);
             }

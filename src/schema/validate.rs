@@ -244,7 +244,7 @@ impl<'a> Validator<'a> {
                 },
             };
             let len = path.len();
-            push_token(path, name);
+            crate::text::push_pointer_token(path, name);
             self.check(sub, value, path, depth + 1);
             path.truncate(len);
         }
@@ -279,7 +279,7 @@ impl<'a> Validator<'a> {
         for (i, item) in a.iter().enumerate() {
             let Some(sub) = prefix.get(i).or(rest) else { break };
             let len = path.len();
-            push_token(path, &i.to_string());
+            crate::text::push_pointer_token(path, &i.to_string());
             self.check(sub, item, path, depth + 1);
             path.truncate(len);
         }
@@ -360,11 +360,6 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
         _ => a == b,
     }
-}
-
-fn push_token(path: &mut String, token: &str) {
-    path.push('/');
-    path.push_str(&token.replace('~', "~0").replace('/', "~1"));
 }
 
 /// A value as a message shows it, without writing a large one whole: a scalar as JSON (a string
