@@ -16,7 +16,7 @@ export PATH := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
 TOOLWIRE_SHARED ?= $(abspath $(SHARED))
 export TOOLWIRE_SHARED
 
-.PHONY: setup pkg test test-native test-wasm test-js test-mcp test-conformance test-browser demo bench clean fuzz lint
+.PHONY: setup pkg test test-native test-wasm test-js test-mcp test-conformance test-browser test-runtimes demo bench clean fuzz lint
 
 setup:
 	bash scripts/setup.sh
@@ -32,6 +32,7 @@ test: setup
 	$(MAKE) test-mcp
 	$(MAKE) test-conformance
 	$(MAKE) test-browser
+	$(MAKE) test-runtimes
 
 test-native:
 	cargo test
@@ -58,6 +59,11 @@ test-conformance:
 test-browser:
 	bash scripts/setup.sh --browser
 	node --test tests/browser/
+
+# The package under Bun and Deno beside Node (their npm builds, pinned in setup.sh; setup.sh --runtimes installs them).
+test-runtimes:
+	bash scripts/setup.sh --runtimes
+	node --test tests/runtimes/
 
 # Copies pkg/ into www-demo/pkg/, then serves the page on PORT and the bundled MCP server on MCP_PORT.
 demo: pkg

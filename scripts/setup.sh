@@ -4,6 +4,8 @@
 #   scripts/setup.sh            rustup wasm32 target, wasm-bindgen CLI (version pinned in Cargo.toml),
 #                               node_modules (binaryen's wasm-opt, playwright-core, typescript)
 #   scripts/setup.sh --browser  also Debian's chromium (for browser tests; never a downloaded browser)
+#   scripts/setup.sh --runtimes also Bun and Deno, from their npm packages, into .tools/runtimes (for
+#                               tests/runtimes: the package under the other runtimes its README has recipes for)
 #
 # Idempotent: every step checks first, so a second run only prints "ok" lines and takes about a second.
 # CI (.ci/run) runs it on a fresh clone; developers run it through `make setup`.
@@ -11,10 +13,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 browser=0
+runtimes=0
+# Pinned: the versions tests/runtimes ran against (their npm packages carry the release binaries).
+BUN_VERSION=1.4.5
+DENO_VERSION=2.9.6
 for arg in "$@"; do
   case "$arg" in
     --browser) browser=1 ;;
-    -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --runtimes) runtimes=1 ;;
+    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -75,6 +82,23 @@ if [ "$browser" = 1 ]; then
     say "installing chromium (apt-get)"
     apt-get update
     DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+  fi
+fi
+
+# 5. Optional: Bun and Deno (Linux x64 builds, as CI runs), each checked by the version it prints.
+if [ "$runtimes" = 1 ]; then
+  bun=.tools/runtimes/node_modules/@oven/bun-linux-x64/bin/bun
+  deno=.tools/runtimes/node_modules/@deno/linux-x64-glibc/deno
+  if [ "$("$bun" --version 2>/dev/null || true)" = "$BUN_VERSION" ] \
+    && [ "$("$deno" --version 2>/dev/null | head -n 1 | awk '{print $2}' || true)" = "$DENO_VERSION" ]; then
+    say "ok: bun $BUN_VERSION, deno $DENO_VERSION (.tools/runtimes)"
+  else
+    say "installing bun $BUN_VERSION and deno $DENO_VERSION into .tools/runtimes"
+    mkdir -p .tools/runtimes
+    [ -f .tools/runtimes/package.json ] || echo '{ "name": "toolwire-runtimes", "private": true }' >.tools/runtimes/package.json
+    npm install --prefix .tools/runtimes --no-audit --no-fund --save-exact \
+      "@oven/bun-linux-x64@$BUN_VERSION" "@deno/linux-x64-glibc@$DENO_VERSION"
+    "$bun" --version >/dev/null && "$deno" --version >/dev/null || { echo "setup: bun or deno does not run" >&2; exit 1; }
   fi
 fi
 
