@@ -1331,6 +1331,14 @@ export interface ToolResultOptions {
    * at most 20 images and 5 documents. `Infinity` for no budget.
    */
   maxMediaBytes?: number;
+  /**
+   * The longest side, in pixels, of an image sent (read from its header); a longer one is described instead, e.g.
+   * `[Image: image/png, 2400x1600 px (not sent: over the 2000 px a side of maxImageSide)]`. Default: Anthropic and
+   * Bedrock 8000, none for the others. Anthropic takes 2000 px in a request of more than 20 images ("At least one of
+   * the image dimensions exceed max allowed size for many-image requests: 2000 pixels"), which only the caller
+   * knows: pass 2000 then. `Infinity` for no limit; `NaN`, a negative or fractional number is `INVALID_OPTIONS`.
+   */
+  maxImageSide?: number;
 }
 
 /** OpenAI Chat tool message. */

@@ -211,11 +211,24 @@ pub struct ResultOptions {
     /// [`tool_result_messages`] for all its results; `None` for the provider's
     /// ([`ResultFormat::max_media_bytes`]). Media past it are described instead.
     pub max_media_bytes: Option<usize>,
+    /// The longest side, in pixels, of an image sent; `None` for the provider's
+    /// ([`ResultFormat::max_image_side`]). Anthropic takes 2000 px, not 8000, in a request of
+    /// over 20 images, which only the caller knows ("At least one of the image dimensions exceed
+    /// max allowed size for many-image requests: 2000 pixels", anthropics/claude-code #49537). A
+    /// larger image is described instead.
+    pub max_image_side: Option<u32>,
 }
 
 impl Default for ResultOptions {
     fn default() -> Self {
-        Self { max_chars: FlattenOptions::default().max_chars, image_message: false, multimodal: false, bedrock_status: true, max_media_bytes: None }
+        Self {
+            max_chars: FlattenOptions::default().max_chars,
+            image_message: false,
+            multimodal: false,
+            bedrock_status: true,
+            max_media_bytes: None,
+            max_image_side: None,
+        }
     }
 }
 
@@ -250,7 +263,7 @@ pub enum ImageProblem {
         width: u32,
         /// Height in pixels.
         height: u32,
-        /// The provider's limit ([`ResultFormat::max_image_side`]).
+        /// The limit: the provider's ([`ResultFormat::max_image_side`]) or the caller's.
         limit: u32,
     },
 }
@@ -696,7 +709,8 @@ impl<'o> Builder<'o> {
                 return Err(NotSent { detail: None, reason: format!("{} takes {}", format.label(), format.image_format_names()) });
             }
         }
-        checked.and_then(|ok| within_side(ok, format.max_image_side())).map_err(|problem| match problem {
+        let side = self.opts.max_image_side.or(format.max_image_side());
+        checked.and_then(|ok| within_side(ok, side)).map_err(|problem| match problem {
             ImageProblem::Empty => NotSent { detail: None, reason: "empty image".owned() },
             ImageProblem::InvalidBase64 => NotSent { detail: None, reason: "invalid base64 data".owned() },
             ImageProblem::Unsupported => NotSent { detail: None, reason: "format not supported".owned() },
@@ -706,7 +720,10 @@ impl<'o> Builder<'o> {
             },
             ImageProblem::TooLong { width, height, limit } => NotSent {
                 detail: Some(format!("{width}x{height} px")),
-                reason: format!("{} takes at most {limit} px a side", format.label()),
+                reason: match self.opts.max_image_side {
+                    Some(_) => format!("over the {limit} px a side of maxImageSide"),
+                    None => format!("{} takes at most {limit} px a side", format.label()),
+                },
             },
         })
     }
@@ -2047,6 +2064,26 @@ mod tests {
         assert_eq!(decode_at(&b64(b"0123456789"), 4, 5), b"45678");
         assert_eq!(decode_at(&b64(b"0123456789"), 8, 5), b"89");
         assert_eq!(decode_at(&b64(b"0123456789"), 20, 5), b"");
+    }
+
+    /// `max_image_side` replaces the provider's limit: Anthropic's 2000 px for a request of over
+    /// 20 images, a limit for a provider that has none, or none at all (`u32::MAX`).
+    #[test]
+    fn the_callers_side_limit_replaces_the_providers() {
+        let side = |n| ResultOptions { max_image_side: Some(n), multimodal: true, ..ResultOptions::default() };
+        for (mime, bytes) in headers(2001, 1200) {
+            let shot = result(json!([{"type":"image","data":b64(&bytes),"mimeType":mime}]));
+            assert_eq!(message(&shot, ResultFormat::Anthropic, ResultOptions::default())["content"][0]["type"], "image", "{mime}");
+            let m = message(&shot, ResultFormat::Anthropic, side(2000));
+            assert_eq!(m["content"], json!([{"type":"text","text":format!("[Image: {mime}, 2001x1200 px (not sent: over the 2000 px a side of maxImageSide)]")}]));
+            assert_eq!(message(&shot, ResultFormat::Anthropic, side(2001))["content"][0]["type"], "image", "{mime}");
+            let m = message(&shot, ResultFormat::OpenAiResponses, side(2000));
+            assert_eq!(m["output"], format!("[Image: {mime}, 2001x1200 px (not sent: over the 2000 px a side of maxImageSide)]"));
+        }
+        for (mime, bytes) in headers(9000, 9000) {
+            let shot = result(json!([{"type":"image","data":b64(&bytes),"mimeType":mime}]));
+            assert_eq!(message(&shot, ResultFormat::Bedrock, side(u32::MAX))["toolResult"]["content"][0]["image"]["format"], mime.trim_start_matches("image/"), "{mime}");
+        }
     }
 
     #[test]

@@ -186,7 +186,7 @@ pub(crate) fn max_chars_option(options: &JsValue) -> Result<Option<usize>, Error
     size_option(options, "maxChars")
 }
 
-/// A size option (`maxChars`, `maxMediaBytes`) read as [`max_chars_option`] reads `maxChars`.
+/// A size option (`maxChars`, `maxMediaBytes`, `maxImageSide`) read as [`max_chars_option`] reads `maxChars`.
 fn size_option(options: &JsValue, key: &str) -> Result<Option<usize>, Error> {
     if !options.is_object() {
         return Ok(None);
@@ -248,7 +248,7 @@ fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult,
 }
 
 /// The keys of `toolResultMessage`'s options.
-const RESULT_KEYS: [&str; 5] = ["maxChars", "maxMediaBytes", "imageMessage", "multimodal", "bedrockStatus"];
+const RESULT_KEYS: [&str; 6] = ["maxChars", "maxMediaBytes", "maxImageSide", "imageMessage", "multimodal", "bedrockStatus"];
 
 /// The keys of `toolsSystemPrompt`'s options beside the conversion's.
 const PROMPT_KEYS: [&str; 5] = ["locale", "template", "instructions", "provider", "maxSchemaChars"];
@@ -256,12 +256,14 @@ const PROMPT_KEYS: [&str; 5] = ["locale", "template", "instructions", "provider"
 /// `toolResultMessage`'s options.
 fn result_options(options: &JsValue) -> Result<ResultOptions, Error> {
     let mut opts = ResultOptions::default();
-    refuse_lossy_options(options, "options", &["maxChars", "maxMediaBytes"])?;
+    refuse_lossy_options(options, "options", &["maxChars", "maxMediaBytes", "maxImageSide"])?;
     refuse_unknown_keys(options, "options", &RESULT_KEYS, false)?;
     if let Some(max) = max_chars_option(options)? {
         opts.max_chars = max;
     }
     opts.max_media_bytes = size_option(options, "maxMediaBytes")?;
+    // Pixels past u32 (Infinity among them) are no limit.
+    opts.max_image_side = size_option(options, "maxImageSide")?.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
     match from_js(options, "options")? {
         Value::Null => {}
         Value::Object(o) => {

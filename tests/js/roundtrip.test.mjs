@@ -446,6 +446,26 @@ test("toolResultMessage: the images of a result are held to what one request tak
   assert.throws(() => tw.toolResultMessage(call, nine, "anthropic", { maxMediaBytes: -1 }), { code: "INVALID_OPTIONS", message: /options\.maxMediaBytes/ });
 });
 
+test("toolResultMessage: maxImageSide replaces the provider's side limit (Anthropic's 2000 px past 20 images)", () => {
+  const call = { id: "c1", name: "t" };
+  // A PNG's signature and IHDR: 2400x1600 px.
+  const header = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).copy(header);
+  header.writeUInt32BE(2400, 16);
+  header.writeUInt32BE(1600, 20);
+  const shot = { content: [{ type: "image", data: header.toString("base64"), mimeType: "image/png" }] };
+  assert.equal(tw.toolResultMessage(call, shot, "anthropic").content[0].type, "image", "8000 px by default");
+  const many = tw.toolResultMessages([call, { id: "c2", name: "t" }], [shot, shot], "anthropic", { maxImageSide: 2000 });
+  for (const m of many) assert.deepEqual(m.content, [{ type: "text", text: "[Image: image/png, 2400x1600 px (not sent: over the 2000 px a side of maxImageSide)]" }]);
+  assert.equal(tw.toolResultMessage(call, shot, "anthropic", { maxImageSide: 2400 }).content[0].type, "image");
+  assert.equal(tw.toolResultMessage(call, shot, "openai-responses", { multimodal: true, maxImageSide: 1024 }).output, "[Image: image/png, 2400x1600 px (not sent: over the 1024 px a side of maxImageSide)]");
+  assert.equal(tw.toolResultMessage(call, shot, "bedrock", { maxImageSide: Infinity }).toolResult.content[0].image.format, "png");
+  for (const bad of [-1, 1.5, NaN, "2000"]) {
+    assert.throws(() => tw.toolResultMessage(call, shot, "anthropic", { maxImageSide: bad }), { code: "INVALID_OPTIONS", message: /options\.maxImageSide/ }, String(bad));
+  }
+  assert.throws(() => tw.toolResultMessage(call, shot, "anthropic", { maxImageSides: 2000 }), { code: "INVALID_OPTIONS", message: /maxImageSide/ });
+});
+
 test("streaming: SSE text as it comes over the wire (whole frames, several at once, split anywhere)", () => {
   const frame = (event, data) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   const frames = [
