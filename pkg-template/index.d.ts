@@ -519,7 +519,7 @@ export interface FlattenOptions {
    * Cut the text (a result's `structuredContent` JSON included) at this many UTF-16 code units, the marker
    * `"\n[Truncated: 60 of 5000 characters shown]"` (`"\n[Truncated]"` where the cap is too small for the counts, none
    * under 12) and an error's `"Error: "` included. The structure's JSON (or the text block that is it) is kept whole
-   * when it fits: the rest of the text is cut first. Default 100000; `Infinity` is no cap; `NaN`, a negative or
+   * when it fits: the rest of the text is cut first, when that leaves room for the marker (else all is cut at the cap). Default 100000; `Infinity` is no cap; `NaN`, a negative or
    * fractional number is `INVALID_OPTIONS`.
    */
   maxChars?: number;
@@ -1300,7 +1300,8 @@ export interface ToolResultOptions {
   /**
    * Cap on all the text sent, in UTF-16 code units (default 100,000), `structuredContent`'s JSON included: a
    * structure whose JSON is longer goes as JSON text, not in Gemini's `output` or Bedrock's `json`. A structure that
-   * fits is kept whole (as JSON text too: the rest of the text is cut first). Where the cap falls the text is cut and
+   * fits is kept whole (as JSON text too: the rest of the text is cut first, when it leaves that text room for the
+   * marker; else all is cut at the cap, the structure as JSON text). Where the cap falls the text is cut and
    * marked once with `"\n[Truncated: 60 of 5000 characters shown]"`; text after it is dropped, images stay. The marker,
    * OpenAI's `"Error: "` and the placeholders of media are within the cap. `Infinity` is no cap; `NaN`, a negative or
    * fractional number is `INVALID_OPTIONS`.
@@ -1484,7 +1485,8 @@ export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult |
  * OpenAI Responses: the calls of one parallel wrapper (`parallel` of the same `id`, see {@link ParallelToolUse}) are
  * answered by one `function_call_output` for the wrapper's `call_id`, where the first of them is: each result under a
  * line naming its tool use (`tool_uses[0] (get_weather):`), in the wrapper's order, the texts joined by a blank line
- * (each within `maxChars`), or with `multimodal` and media a list of items, each tool use's line an `input_text`.
+ * (all of it within `maxChars`, those lines included: the short results whole, the longer cut to equal shares of the
+ * rest, each marked), or with `multimodal` and media a list of items, each tool use's line an `input_text`.
  * `INVALID_INPUT` when one of its tool uses has no result here, or has two. Other providers answer each under its id.
  */
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai" | "openai-chat", options?: ToolResultOptions): Array<OpenAIToolMessage | OpenAIImageUserMessage>;

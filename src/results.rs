@@ -39,7 +39,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use crate::calls::Parallel;
-use crate::content::{block_text, prefix, repeats, room, utf16_len, FlattenOptions};
+use crate::content::{block_text, prefix, repeats, room, utf16_len, FlattenOptions, SHORT_MARKER};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, string, CallToolResult, ContentBlock, Put as _, ResourceContents};
 use crate::text::Owned as _;
@@ -801,7 +801,7 @@ impl<'o> Builder<'o> {
         let bytes = decoded_len(&body);
         let head = decode_prefix(&body, 16);
         let format = match (self.format, classify(&declared, &head)) {
-            (_, Blob::Text) => match decode_text(&body, self.opts.max_chars) {
+            (_, Blob::Text) => match decode_text(&body) {
                 Some(text) => {
                     let mut out = header(&declared);
                     out.push('\n');
@@ -915,25 +915,10 @@ pub(crate) fn is_textual(mime: &str) -> bool {
         )
 }
 
-/// The text of base64 UTF-8 bytes, at most about `max_units` UTF-16 units of it decoded (enough
-/// for any cap of that many); `None` when the bytes are not UTF-8.
-pub(crate) fn decode_text(body: &str, max_units: usize) -> Option<String> {
-    // A UTF-16 unit takes at most three UTF-8 bytes.
-    let limit = max_units.saturating_mul(3).saturating_add(3).min(usize::MAX - 3);
-    let mut bytes = decode_prefix(body, limit);
-    let cut = bytes.len() > limit || decoded_len(body) > bytes.len();
-    bytes.truncate(limit);
-    match String::from_utf8(bytes) {
-        Ok(text) => Some(text),
-        // Cut inside a character: the text before it.
-        Err(e) if cut && e.utf8_error().error_len().is_none() => {
-            let valid = e.utf8_error().valid_up_to();
-            let mut bytes = e.into_bytes();
-            bytes.truncate(valid);
-            String::from_utf8(bytes).ok()
-        }
-        Err(_) => None,
-    }
+/// The text of base64 UTF-8 bytes, all of it (the cap cuts it after, and its marker counts the
+/// whole: `[Truncated: 58 of 10039 characters shown]`); `None` when the bytes are not UTF-8.
+pub(crate) fn decode_text(body: &str) -> Option<String> {
+    String::from_utf8(decode_base64(body)).ok()
 }
 
 /// A URI as a placeholder shows it: a `data:` URL (whose data is the resource itself, sent or
@@ -1039,20 +1024,26 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
         Some(ResultFormat::Bedrock) => sc.is_object() && !text_only_error,
         Some(ResultFormat::OpenAi | ResultFormat::OpenAiResponses | ResultFormat::Anthropic | ResultFormat::Ollama) | None => false,
     };
-    let structured = sc.filter(has_slot).filter(|_| json_len <= opts.max_chars);
+    let slot = sc.filter(has_slot).filter(|_| json_len <= opts.max_chars);
     let repeated: Vec<bool> = match sc {
         Some(sc) => content.iter().map(|b| repeats(b, sc)).collect(),
         None => vec![false; content.len()],
     };
+    // What the structure sent as data makes redundant: a repeat that says no more than it.
+    let redundant: Vec<bool> = match slot {
+        Some(sc) => content.iter().zip(&repeated).map(|(b, &r)| r && crate::content::repeats_exactly(b, sc)).collect(),
+        None => repeated.clone(),
+    };
     // The content but the block at `skip`, and the structure's JSON after it when `json` is given.
     let start = *media;
     // From the media budget as it was: the reservation builds again.
-    let build = |skip: Option<usize>, json: Option<String>, media: &mut Media| {
+    // `in_slot`: the structure goes as data, and the blocks it makes redundant are left out.
+    let build = |in_slot: bool, skip: Option<usize>, json: Option<String>, media: &mut Media| {
         *media = start;
         let mut b = Builder::new(format, opts, Vec::new(), start);
         b.text_only_error = text_only_error;
-        for (i, (block, &repeat)) in content.iter().zip(&repeated).enumerate() {
-            if (repeat && structured.is_some()) || skip == Some(i) {
+        for (i, (block, &redundant)) in content.iter().zip(&redundant).enumerate() {
+            if (redundant && in_slot) || skip == Some(i) {
                 continue;
             }
             match block {
@@ -1070,11 +1061,17 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
         *media = b.media;
         b.parts
     };
-    if structured.is_some() {
-        let mut parts = build(None, None, media);
-        cap_text(&mut parts, opts.max_chars - json_len);
-        return Body { parts, structured };
+    if slot.is_some() {
+        let mut parts = build(true, None, None, media);
+        let room = opts.max_chars - json_len;
+        // Where the text must be cut, the structure leaves room for the cut's marker, or it goes
+        // as text, cut with the rest: text is never cut without a word.
+        if text_units(&parts) <= room || room >= SHORT_MARKER.len() {
+            cap_text(&mut parts, room);
+            return Body { parts, structured: slot };
+        }
     }
+    let structured = None;
     if is_error && sc.is_none() && content.iter().all(|b| matches!(b, ContentBlock::Text(t) if t.text.trim().is_empty())) {
         // An error that says nothing still says it is one.
         let mut parts = vec![Part::Text(EMPTY_ERROR.owned())];
@@ -1087,22 +1084,29 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
         None => json.map(|json| (None, json)),
     };
     let Some((skip, text)) = as_text else {
-        let mut parts = build(None, None, media);
+        let mut parts = build(false, None, None, media);
         cap_text(&mut parts, opts.max_chars);
         return Body { parts, structured };
     };
-    let mut parts = build(None, skip.is_none().then(|| text.clone()), media);
+    let mut parts = build(false, None, skip.is_none().then(|| text.clone()), media);
     let text_len = utf16_len(&text);
-    if text_units(&parts) > opts.max_chars && text_len < opts.max_chars {
+    if text_units(&parts) > opts.max_chars && text_len <= opts.max_chars {
         // Over the cap, but the structure fits: it is kept whole, at the end, and the rest of the
-        // text has what it leaves (less the line break before it).
-        let mut rest = Builder::new(format, opts, build(skip, None, media), *media);
+        // text has what it leaves (less the line break before it), when that is room for the
+        // cut's marker at least; else all is cut where the cap falls, and marked.
+        let mut rest = Builder::new(format, opts, build(false, skip, None, media), *media);
         let line_break = usize::from(rest.joined().is_some());
-        cap_text(&mut rest.parts, opts.max_chars - text_len - line_break);
-        // Indexed again: the cap may have dropped text.
-        let mut b = Builder::new(format, opts, rest.parts, *media);
-        b.text(text);
-        parts = b.parts;
+        let room = opts.max_chars.saturating_sub(text_len + line_break);
+        if room >= SHORT_MARKER.len() {
+            cap_text(&mut rest.parts, room);
+            // Indexed again: the cap may have dropped text.
+            let mut b = Builder::new(format, opts, rest.parts, *media);
+            b.text(text);
+            parts = b.parts;
+        } else {
+            parts = build(false, None, skip.is_none().then(|| text.clone()), media);
+            cap_text(&mut parts, opts.max_chars);
+        }
     } else {
         cap_text(&mut parts, opts.max_chars);
     }
@@ -1359,33 +1363,85 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
 fn wrapper_output(p: &Parallel, uses: &[(&CallRef, &CallToolResult)], opts: &ResultOptions, media: &mut Media, names: &mut Vec<String>) -> Result<Value> {
     let format = ResultFormat::OpenAiResponses;
     let id = CallRef { id: p.id.clone(), name: p.name.clone(), parallel: None }.require_id("OpenAI Responses")?.owned();
-    let mut texts = Vec::with_capacity(uses.len());
-    let mut items = Vec::new();
-    let mut multimodal = false;
-    for (tool_use, result) in uses {
-        let label = format!("tool_uses[{}] ({}):", tool_use.parallel.as_ref().map_or(0, |p| p.index), tool_use.name);
-        let call = CallRef { id: Some(id.clone()), name: tool_use.name.clone(), parallel: None };
-        let mut m = message(&call, result, format, opts, media, names)?;
-        match m.get_mut("output").map(Value::take) {
-            Some(Value::Array(output)) => {
-                multimodal = true;
-                items.push(object([("type", string("input_text")), ("text", Value::String(label.clone()))]));
-                items.extend(output);
-                texts.push((label, None));
+    let labels: Vec<String> =
+        uses.iter().map(|(tool_use, _)| format!("tool_uses[{}] ({}):", tool_use.parallel.as_ref().map_or(0, |p| p.index), tool_use.name)).collect();
+    let write = |caps: &[usize], media: &mut Media, names: &mut Vec<String>| -> Result<Vec<Value>> {
+        uses.iter()
+            .zip(caps)
+            .map(|((tool_use, result), &max_chars)| {
+                let call = CallRef { id: Some(id.clone()), name: tool_use.name.clone(), parallel: None };
+                let mut m = message(&call, result, format, &ResultOptions { max_chars, ..*opts }, media, names)?;
+                Ok(m.get_mut("output").map(Value::take).expect("a function_call_output has its output"))
+            })
+            .collect()
+    };
+    // One cap over the whole output, as over one result's: each result written uncapped first (on
+    // copies of the budgets), then given what it needs of what the labels leave, the longest cut
+    // to equal shares.
+    let (mut scratch_media, mut scratch_names) = (*media, names.clone());
+    let whole = write(&vec![usize::MAX; uses.len()], &mut scratch_media, &mut scratch_names)?;
+    let multimodal = whole.iter().any(Value::is_array);
+    // Each label, the line break after it where the output is text, and the blank line between
+    // texts where all are.
+    let labels_len: usize = labels.iter().zip(&whole).map(|(l, w)| utf16_len(l) + usize::from(!w.is_array())).sum::<usize>()
+        + if multimodal { 0 } else { 2 * uses.len().saturating_sub(1) };
+    let lengths: Vec<usize> = whole.iter().map(output_units).collect();
+    let caps = shares(&lengths, opts.max_chars.saturating_sub(labels_len));
+    let outputs = write(&caps, media, names)?;
+    let output = if outputs.iter().any(Value::is_array) {
+        let mut items = Vec::new();
+        for (label, output) in labels.into_iter().zip(outputs) {
+            match output {
+                Value::Array(output) => {
+                    items.push(object([("type", string("input_text")), ("text", Value::String(label))]));
+                    items.extend(output);
+                }
+                other => {
+                    let text = other.as_str().unwrap_or_default();
+                    items.push(object([("type", string("input_text")), ("text", Value::String(format!("{label}\n{text}")))]));
+                }
             }
-            Some(Value::String(text)) => {
-                items.push(object([("type", string("input_text")), ("text", Value::String(format!("{label}\n{text}")))]));
-                texts.push((label, Some(text)));
-            }
-            _ => unreachable!("a function_call_output has its output"),
         }
-    }
-    let output = if multimodal {
         Value::Array(items)
     } else {
-        Value::String(texts.into_iter().map(|(label, text)| format!("{label}\n{}", text.unwrap_or_default())).collect::<Vec<_>>().join("\n\n"))
+        let texts: Vec<String> = labels.into_iter().zip(outputs).map(|(label, text)| format!("{label}\n{}", text.as_str().unwrap_or_default())).collect();
+        Value::String(texts.join("\n\n"))
     };
     Ok(object([("type", string("function_call_output")), ("call_id", Value::String(id)), ("output", output)]))
+}
+
+/// The text of a Responses output, in UTF-16 units: a string, or its items' texts.
+fn output_units(output: &Value) -> usize {
+    match output {
+        Value::String(s) => utf16_len(s),
+        Value::Array(items) => items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).map(utf16_len).sum(),
+        _ => 0,
+    }
+}
+
+/// `budget` shared among texts of `lengths`: each short one whole, the rest in equal shares of
+/// what those leave (the first ones a unit more where it does not divide).
+fn shares(lengths: &[usize], budget: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..lengths.len()).collect();
+    order.sort_by_key(|&i| lengths[i]);
+    let mut caps = vec![0; lengths.len()];
+    let mut left = budget;
+    for (k, &i) in order.iter().enumerate() {
+        let rest = lengths.len() - k;
+        if lengths[i] <= left / rest {
+            caps[i] = lengths[i];
+            left -= lengths[i];
+            continue;
+        }
+        // This one and all longer: equal shares, the first (in the wrapper's order) a unit more.
+        let mut longer: Vec<usize> = order[k..].to_vec();
+        longer.sort_unstable();
+        for (j, &i) in longer.iter().enumerate() {
+            caps[i] = left / rest + usize::from(j < left % rest);
+        }
+        break;
+    }
+    caps
 }
 
 /// [`tool_result_message`] within what is left of a media budget; `names` holds the Bedrock
@@ -2626,9 +2682,9 @@ mod tests {
         assert!(parts.iter().all(|p| p == &json!({"inlineData":{"mimeType":"image/png","data":PNG}})));
         // The same with the structure's JSON after the text (the second build, reindexed after the cap).
         let mut v = json!({"content":content, "structuredContent":{"a":1}, "isError":true});
-        v["content"].as_array_mut().unwrap().truncate(N + 3);
-        let m = message(&result(v), ResultFormat::Gemini, ResultOptions { max_chars: 12, ..opts });
-        assert_eq!(m["functionResponse"]["response"]["error"], "t0\nt\n{\"a\":1}");
+        v["content"].as_array_mut().unwrap().truncate(N + 8);
+        let m = message(&result(v), ResultFormat::Gemini, ResultOptions { max_chars: 24, ..opts });
+        assert_eq!(m["functionResponse"]["response"]["error"], "t0\nt\n[Truncated]\n{\"a\":1}");
         assert_eq!(m["functionResponse"]["parts"].as_array().unwrap().len(), N);
     }
 
@@ -2769,6 +2825,125 @@ mod tests {
             {"type":"input_image","image_url":format!("data:image/png;base64,{PNG}")},
             {"type":"input_text","text":"tool_uses[1] (attractions):\nnone"}
         ]})]);
+    }
+
+    /// The wrapper's one output is held to `maxChars` as a whole, labels and blank lines included:
+    /// short results whole, the long ones cut to equal shares of what is left, each marked.
+    #[test]
+    fn a_parallel_wrappers_output_is_within_the_cap() {
+        let resp = json!({"type":"function_call","call_id":"call_p","name":"parallel","arguments":WRAPPER_ARGS});
+        let calls = refs(&resp, crate::calls::CallFormat::OpenAiResponses);
+        let long = |c: &str| result(json!({"content":[{"type":"text","text":c.repeat(200)}]}));
+        for max in [0usize, 50, 60, 100, 150, 300, 1000] {
+            for (results, multimodal) in [([long("a"), long("b")], false), ([long("a"), result(json!({"content":[{"type":"text","text":"open"}]}))], false)] {
+                let opts = ResultOptions { max_chars: max, multimodal, ..ResultOptions::default() };
+                let out = tool_result_messages(&calls, &results, ResultFormat::OpenAiResponses, &opts).unwrap();
+                let text = out[0]["output"].as_str().unwrap();
+                // The labels and their line breaks take 54 units: under that, they stay and the results are empty.
+                assert!(utf16_len(text) <= max.max(54), "{max}: {} units: {text}", utf16_len(text));
+                assert!(text.starts_with("tool_uses[0] (weather):\n") && text.contains("\n\ntool_uses[1] (attractions):\n"), "{text}");
+                // Marked where cut (a cut leaving a result 12 units at least, room for the marker).
+                let whole: usize = 54 + results.iter().map(|r| utf16_len(&flatten(r, usize::MAX))).sum::<usize>();
+                assert_eq!(text.contains("[Truncated"), whole > max && max >= 100, "{max}: {text}");
+            }
+        }
+        // A short result is whole; the long one has the rest.
+        let results = [long("a"), result(json!({"content":[{"type":"text","text":"open"}]}))];
+        let opts = ResultOptions { max_chars: 150, ..ResultOptions::default() };
+        let out = tool_result_messages(&calls, &results, ResultFormat::OpenAiResponses, &opts).unwrap();
+        let text = out[0]["output"].as_str().unwrap();
+        assert!(text.ends_with("\n\ntool_uses[1] (attractions):\nopen"), "{text}");
+        assert_eq!(utf16_len(text), 150, "{text}");
+        // With media, the texts of the items.
+        let results = [
+            result(json!({"content":[{"type":"text","text":"m".repeat(300)},{"type":"image","data":PNG,"mimeType":"image/png"}]})),
+            long("b"),
+        ];
+        let opts = ResultOptions { max_chars: 200, multimodal: true, ..ResultOptions::default() };
+        let out = tool_result_messages(&calls, &results, ResultFormat::OpenAiResponses, &opts).unwrap();
+        let items = out[0]["output"].as_array().unwrap();
+        assert_eq!(output_units(&out[0]["output"]), 200, "{items:?}");
+        assert_eq!(items.iter().filter(|i| i["type"] == "input_image").count(), 1);
+    }
+
+    /// A structure kept whole never leaves the rest of the text cut without its marker: where it
+    /// would leave less room than the marker, all is cut where the cap falls, and marked.
+    #[test]
+    fn a_structure_kept_whole_leaves_room_for_the_texts_marker() {
+        let sc = json!({"k": "v".repeat(83)});
+        let json_len = crate::text::to_string(&sc).len();
+        assert_eq!(json_len, 91);
+        let r = result(json!({"content":[{"type":"text","text":format!("IMPORTANT {}", "x".repeat(1027))}],"structuredContent":sc}));
+        let opts = ResultOptions { max_chars: 100, ..ResultOptions::default() };
+        let text_of = |m: &Value, format: ResultFormat| -> String {
+            match format {
+                ResultFormat::Gemini | ResultFormat::Vertex => m["functionResponse"]["response"]["content"].as_str().or(m["functionResponse"]["response"]["output"].as_str()).unwrap_or_default().owned(),
+                ResultFormat::Bedrock => m["toolResult"]["content"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("\n"),
+                ResultFormat::Anthropic => m["content"].as_array().unwrap().iter().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("\n"),
+                ResultFormat::OpenAiResponses => m["output"].as_str().unwrap().owned(),
+                _ => m["content"].as_str().unwrap().owned(),
+            }
+        };
+        for format in ALL {
+            let m = message(&r, format, opts);
+            let text = text_of(&m, format);
+            assert!(text.starts_with("IMPORTANT xx") && text.contains("[Truncated: "), "{format:?}: {m}");
+            assert!(utf16_len(&text) <= 100, "{format:?}: {text}");
+        }
+        assert!(flatten(&r, 100).contains("[Truncated: "));
+        // Room for the marker: the structure is kept whole and the text cut before it, marked.
+        let m = message(&r, ResultFormat::OpenAi, ResultOptions { max_chars: 91 + 1 + 12, ..opts });
+        assert_eq!(m["content"], format!("\n[Truncated]\n{}", crate::text::to_string(&sc)).trim_start_matches('\n'));
+        // A structure as long as the cap is kept whole (as text, and in Gemini's slot).
+        let alone = result(json!({"content":[{"type":"text","text":"note"}],"structuredContent":sc}));
+        let m = message(&alone, ResultFormat::OpenAi, ResultOptions { max_chars: 91, ..opts });
+        // The note and the structure do not fit 91 with a marker: the cap cuts, marked.
+        let text = m["content"].as_str().unwrap();
+        assert!(text.starts_with("note\n{\"k\":\"vvv") && text.ends_with("\n[Truncated: 52 of 96 characters shown]") && utf16_len(text) == 91, "{text}");
+        let exact = result(json!({"content":[{"type":"text","text":crate::text::to_string(&sc)}],"structuredContent":sc}));
+        let m = message(&exact, ResultFormat::OpenAi, ResultOptions { max_chars: 91, ..opts });
+        assert_eq!(m["content"], crate::text::to_string(&sc));
+        let m = message(&exact, ResultFormat::Gemini, ResultOptions { max_chars: 91, ..opts });
+        assert_eq!(m["functionResponse"]["response"], json!({"output": sc}));
+    }
+
+    /// A text resource sent as a blob is counted whole in the marker, as its text would be.
+    #[test]
+    fn a_cut_text_blob_counts_all_its_text() {
+        let text = "line\n".repeat(2000);
+        let as_text = result(json!({"content":[{"type":"resource","resource":{"uri":"file:///a.txt","mimeType":"text/plain","text":text}}]}));
+        let as_blob = result(json!({"content":[{"type":"resource","resource":{"uri":"file:///a.txt","mimeType":"text/plain","blob":b64(text.as_bytes())}}]}));
+        for format in ALL {
+            let opts = ResultOptions { max_chars: 100, ..ResultOptions::default() };
+            assert_eq!(message(&as_text, format, opts), message(&as_blob, format, opts), "{format:?}");
+        }
+        assert!(flatten(&as_blob, 100).ends_with("\nline\n[Truncated: 58 of 10039 characters shown]"), "{}", flatten(&as_blob, 100));
+    }
+
+    /// A text with an integer past 2^53 beside the structure `JSON.parse` rounded is not left out
+    /// for the structure sent as data: it has the digits the structure lost.
+    #[test]
+    fn a_text_with_exact_big_integers_is_kept_beside_the_structure() {
+        let r = result(json!({"content":[{"type":"text","text":"{\"id\":1234567890123456789}"}],"structuredContent":{"id":1234567890123456800u64}}));
+        let m = message(&r, ResultFormat::Gemini, ResultOptions::default());
+        assert_eq!(m["functionResponse"]["response"], json!({"content":"{\"id\":1234567890123456789}","output":{"id":1234567890123456800u64}}));
+        let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"][0]["text"], "{\"id\":1234567890123456789}");
+        // The text path sends the text alone, as before: it is the structure, with more digits.
+        assert_eq!(flatten(&r, usize::MAX), "{\"id\":1234567890123456789}");
+        // Without such numbers, the repeat is left out as ever.
+        let r = result(json!({"content":[{"type":"text","text":"{\"id\": 12.0}"}],"structuredContent":{"id":12}}));
+        assert_eq!(message(&r, ResultFormat::Gemini, ResultOptions::default())["functionResponse"]["response"], json!({"output":{"id":12}}));
+    }
+
+    #[test]
+    fn shares_give_short_texts_whole_and_split_the_rest() {
+        assert_eq!(shares(&[10, 500, 20], 100), [10, 70, 20]);
+        assert_eq!(shares(&[500, 500, 20], 101), [41, 40, 20]);
+        assert_eq!(shares(&[5, 5], 100), [5, 5]);
+        assert_eq!(shares(&[5, 500], 0), [0, 0]);
+        assert_eq!(shares(&[], 10), Vec::<usize>::new());
+        assert_eq!(shares(&[usize::MAX, 3], usize::MAX), [usize::MAX - 3, 3]);
     }
 
     /// Chat (and Ollama): the turn lists the tool uses as calls of their own (the accumulator's
