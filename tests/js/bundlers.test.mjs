@@ -47,7 +47,8 @@ test("esbuild, browser ESM with the file loader: the .wasm imported as `toolwire
     "esm-file",
     `import initAsync, { convertMcpTools } from "toolwire";
      import wasmUrl from "toolwire/toolwire.wasm";
-     export async function main(load) { await initAsync(load(wasmUrl)); return ${convert}; }`,
+     // As the README has it: the file loader's URL is relative to the bundle, not to the page.
+     export async function main(load) { await initAsync(load(typeof wasmUrl === "string" ? new URL(wasmUrl, import.meta.url) : wasmUrl)); return ${convert}; }`,
     { platform: "browser", format: "esm", loader: { ".wasm": "file" } },
   );
   const wasm = readdirSync(out).filter((f) => f.endsWith(".wasm"));
@@ -55,7 +56,7 @@ test("esbuild, browser ESM with the file loader: the .wasm imported as `toolwire
   const app = pathToFileURL(join(out, "app.js"));
   const { main } = await import(app);
   const { readFileSync } = await import("node:fs");
-  assert.equal(await main((url) => readFileSync(new URL(url, app))), "x");
+  assert.equal(await main((url) => (assert.equal(url.href, new URL(wasm[0], app).href), readFileSync(url))), "x");
 });
 
 test("esbuild, browser IIFE (its default): initAsync() says it cannot find the .wasm, then takes it given", async () => {
