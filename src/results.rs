@@ -300,8 +300,9 @@ pub fn check_image_within(data: &str, max_bytes: usize) -> std::result::Result<C
 /// spaces and the URL-safe alphabet cleaned (text that needs none is borrowed as it is).
 pub(crate) fn base64_body(data: &str) -> std::result::Result<Cow<'_, str>, ImageProblem> {
     let mut d = data.trim();
-    if let Some(rest) = d.strip_prefix("data:") {
-        d = rest.split_once(',').map_or("", |(_, b)| b);
+    // A URL's scheme has no case (RFC 3986): `DATA:image/png;BASE64,...` is one too.
+    if d.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:")) {
+        d = d[5..].split_once(',').map_or("", |(_, b)| b);
     }
     // Standard base64 without whitespace, as images almost always come, is taken as it is;
     // anything else is cleaned character by character.
@@ -715,8 +716,8 @@ impl<'o> Builder<'o> {
             ImageProblem::InvalidBase64 => NotSent { detail: None, reason: "invalid base64 data".owned() },
             ImageProblem::Unsupported => NotSent { detail: None, reason: "format not supported".owned() },
             ImageProblem::TooLarge { bytes, limit } => NotSent {
-                detail: Some(megabytes(bytes)),
-                reason: format!("larger than the {} {} takes inline", megabytes(limit), format.label()),
+                detail: Some(over(bytes, limit).0),
+                reason: format!("larger than the {} {} takes inline", over(bytes, limit).1, format.label()),
             },
             ImageProblem::TooLong { width, height, limit } => NotSent {
                 detail: Some(format!("{width}x{height} px")),
@@ -942,6 +943,15 @@ pub(crate) fn resource_header(uri: &str, mime: &str) -> String {
     match mime.is_empty() {
         true => format!("[Resource: {uri}]"),
         false => format!("[Resource: {uri} ({mime})]"),
+    }
+}
+
+/// A size over a limit and the limit, in MB, or in bytes where the MB would read the same
+/// (`3932161 bytes` over `3932160 bytes`, not `3.93 MB` over `3.93 MB`).
+fn over(bytes: usize, limit: usize) -> (String, String) {
+    match megabytes(bytes) == megabytes(limit) {
+        true => (format!("{bytes} bytes"), format!("{limit} bytes")),
+        false => (megabytes(bytes), megabytes(limit)),
     }
 }
 
@@ -1787,6 +1797,9 @@ mod tests {
     fn images_are_checked() {
         assert_eq!(check_image(PNG).unwrap().mime_type, "image/png");
         assert_eq!(check_image(&format!("data:image/png;base64,{PNG}")).unwrap().data, PNG);
+        assert_eq!(check_image(&format!("DATA:image/PNG;BASE64,{PNG}")).unwrap().data, PNG);
+        assert_eq!(check_image(&format!("Data:,{PNG}")).unwrap().data, PNG);
+        assert_eq!(check_image("dätä:,x"), Err(ImageProblem::InvalidBase64));
         // https://github.com/anthropics/claude-code/issues/11975: the bytes decide
         assert_eq!(check_image(JPEG).unwrap().mime_type, "image/jpeg");
         assert_eq!(check_image(""), Err(ImageProblem::Empty));
@@ -2036,6 +2049,10 @@ mod tests {
         assert_eq!(m["content"], json!([{"type":"text","text":"shot\n[Image: image/png, 4 MB (not sent: larger than the 3.93 MB Anthropic takes inline)]"}]));
         let m = message(&four, ResultFormat::Bedrock, ResultOptions::default());
         assert_eq!(m["toolResult"]["content"], json!([{"text":"shot\n[Image: image/png, 4 MB (not sent: larger than the 3.75 MB Bedrock takes inline)]"}]));
+        // One byte over: sizes that would read the same in MB are given in bytes.
+        let just_over = result(json!([{"type":"image","data":png_of(3_750_001),"mimeType":"image/png"}]));
+        let m = message(&just_over, ResultFormat::Bedrock, ResultOptions::default());
+        assert_eq!(m["toolResult"]["content"], json!([{"text":"[Image: image/png, 3750009 bytes (not sent: larger than the 3750000 bytes Bedrock takes inline)]"}]));
         let m = message(&four, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..ResultOptions::default() });
         assert_eq!(m["output"][1]["type"], "input_image");
         let m = message(&four, ResultFormat::Gemini, ResultOptions { multimodal: true, ..ResultOptions::default() });
@@ -2049,7 +2066,7 @@ mod tests {
         assert!(m["functionResponse"]["parts"][0]["inlineData"].is_object());
         let twenty = result(json!([{"type":"image","data":png_of(20_000_001),"mimeType":"image/png"}]));
         let m = message(&twenty, ResultFormat::OpenAi, ResultOptions { image_message: true, ..ResultOptions::default() });
-        assert_eq!(m["content"], "[Image: image/png, 20 MB (not sent: larger than the 20 MB OpenAI takes inline)]", "no user message: {m}");
+        assert_eq!(m["content"], "[Image: image/png, 20000010 bytes (not sent: larger than the 20000000 bytes OpenAI takes inline)]", "no user message: {m}");
         let m = message(&twenty, ResultFormat::Gemini, ResultOptions { multimodal: true, ..ResultOptions::default() });
         assert_eq!(m["functionResponse"]["response"]["output"], "[Image: image/png, 20 MB (not sent: larger than the 15 MB Gemini takes inline)]");
     }
