@@ -95,21 +95,29 @@ function parseToolCalls(response, provider, nameMap) {
     : wasm.parseToolCalls(response, provider, nameMap);
 }
 
-/** Assembles tool calls from a provider's stream; a NameMap instance is shared, not copied. */
+/**
+ * Assembles tool calls from a provider's stream; a NameMap instance is shared, not copied. It constructs the
+ * module's own objects, and is a class of the module's too (its prototype inherits the module class's, and
+ * `instanceof` it is true of the module's objects): a subclass gets its objects with its own prototype.
+ */
 class ToolCallAccumulator {
   constructor(provider, nameMap) {
     if (nameMap instanceof wasm.NameMap && nameMap.__wbg_ptr === 0) {
       throw new ToolwireError("INVALID_INPUT", "this NameMap was freed (free() was called on it): make a new one");
     }
-    return nameMap instanceof wasm.NameMap
+    const acc = nameMap instanceof wasm.NameMap
       ? wasm.ToolCallAccumulator.__withMap(provider, nameMap)
       : new wasm.ToolCallAccumulator(provider, nameMap);
-  }
-
-  static [Symbol.hasInstance](value) {
-    return value instanceof wasm.ToolCallAccumulator;
+    if (new.target !== ToolCallAccumulator) Object.setPrototypeOf(acc, new.target.prototype);
+    return acc;
   }
 }
+Object.setPrototypeOf(ToolCallAccumulator.prototype, wasm.ToolCallAccumulator.prototype);
+Object.defineProperty(ToolCallAccumulator, Symbol.hasInstance, {
+  value(value) {
+    return this === ToolCallAccumulator ? value instanceof wasm.ToolCallAccumulator : Function.prototype[Symbol.hasInstance].call(this, value);
+  },
+});
 
 /** Kept for code shared with browsers, where it must be awaited once. Node needs nothing. */
 function initAsync() {

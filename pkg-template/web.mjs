@@ -301,6 +301,27 @@ export function toolsSystemPrompt(tools, options) {
   return wasm.toolsSystemPrompt(tools, options);
 }
 
+/**
+ * The classes below construct the module's own objects (after the check that it is loaded). Each is made a
+ * class of the module's too: its prototype inherits the module class's, and `instanceof` it is true of the
+ * module's objects. A subclass (`class Logged extends McpClient { ... }`) gets its objects with its own
+ * prototype, its methods before the module's, as on Node, where the classes are the module's own.
+ */
+function facade(cls, moduleCls) {
+  Object.setPrototypeOf(cls.prototype, moduleCls.prototype);
+  Object.defineProperty(cls, Symbol.hasInstance, {
+    value(value) {
+      return this === cls ? value instanceof moduleCls : Function.prototype[Symbol.hasInstance].call(this, value);
+    },
+  });
+}
+
+/** `obj`, with the prototype of the subclass constructed (`new.target`) when it is not `cls` itself. */
+function adopt(obj, target, cls) {
+  if (target !== cls) Object.setPrototypeOf(obj, target.prototype);
+  return obj;
+}
+
 /** Assembles tool calls from a provider's stream (see index.d.ts). */
 export class ToolCallAccumulator {
   constructor(provider, nameMap) {
@@ -309,48 +330,37 @@ export class ToolCallAccumulator {
       throw new ToolwireError("INVALID_INPUT", "this NameMap was freed (free() was called on it): make a new one");
     }
     // A NameMap instance is shared, not copied.
-    return nameMap instanceof wasm.NameMap
+    const acc = nameMap instanceof wasm.NameMap
       ? wasm.ToolCallAccumulator.__withMap(provider, nameMap)
       : new wasm.ToolCallAccumulator(provider, nameMap);
-  }
-
-  static [Symbol.hasInstance](value) {
-    return value instanceof wasm.ToolCallAccumulator;
+    return adopt(acc, new.target, ToolCallAccumulator);
   }
 }
+facade(ToolCallAccumulator, wasm.ToolCallAccumulator);
 
 /** allow / ask / deny by tool-name pattern (see index.d.ts). */
 export class PermissionPolicy {
   constructor(config) {
     check();
-    return new wasm.PermissionPolicy(config);
-  }
-
-  static [Symbol.hasInstance](value) {
-    return value instanceof wasm.PermissionPolicy;
+    return adopt(new wasm.PermissionPolicy(config), new.target, PermissionPolicy);
   }
 }
+facade(PermissionPolicy, wasm.PermissionPolicy);
 
 /** An MCP client over Streamable HTTP (see index.d.ts). */
 export class McpClient {
   constructor(url, options) {
     check();
-    return new wasm.McpClient(url, options);
-  }
-
-  static [Symbol.hasInstance](value) {
-    return value instanceof wasm.McpClient;
+    return adopt(new wasm.McpClient(url, options), new.target, McpClient);
   }
 }
+facade(McpClient, wasm.McpClient);
 
 /** Several MCP servers behind one set of provider tools (see index.d.ts). */
 export class McpHub {
   constructor(servers, options) {
     check();
-    return new wasm.McpHub(servers, options);
-  }
-
-  static [Symbol.hasInstance](value) {
-    return value instanceof wasm.McpHub;
+    return adopt(new wasm.McpHub(servers, options), new.target, McpHub);
   }
 }
+facade(McpHub, wasm.McpHub);

@@ -615,6 +615,41 @@ module.exports = function contract(tw, label) {
     await tw.initAsync();
     await tw.initAsync();
   });
+
+  test(name("classes can be subclassed: the subclass's methods and the module's, instanceof both ways"), () => {
+    class Logged extends tw.ToolCallAccumulator {
+      pushLogged(event) {
+        this.seen = (this.seen ?? 0) + 1;
+        return this.push(event);
+      }
+    }
+    const acc = new Logged("anthropic");
+    const start = { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "t1", name: "x", input: {} } };
+    assert.deepEqual(acc.pushLogged(start), []);
+    assert.deepEqual([acc.seen, acc.finish().map((c) => c.id)], [1, ["t1"]]);
+    assert.ok(acc instanceof Logged && acc instanceof tw.ToolCallAccumulator);
+    assert.equal(new tw.ToolCallAccumulator("openai") instanceof Logged, false, "a plain one is no Logged");
+    const map = tw.NameMap.fromTools([{ name: "x" }], "anthropic");
+    const shared = new Logged("anthropic", map);
+    assert.ok(shared instanceof Logged && typeof shared.pushLogged === "function", "with a NameMap too");
+    for (const [Base, args, method] of [
+      [tw.McpClient, ["http://127.0.0.1:9/mcp"], "connect"],
+      [tw.McpHub, [{ s: { url: "http://127.0.0.1:9/mcp" } }], "listTools"],
+      [tw.PermissionPolicy, [{ allow: ["*"] }], "check"],
+    ]) {
+      class Sub extends Base {
+        own() {
+          return Base.name;
+        }
+      }
+      const sub = new Sub(...args);
+      assert.equal(sub.own(), Base.name, Base.name);
+      assert.equal(typeof sub[method], "function", `${Base.name}.${method}`);
+      assert.ok(sub instanceof Sub && sub instanceof Base, Base.name);
+      assert.equal(new Base(...args) instanceof Sub, false, Base.name);
+      sub.free();
+    }
+  });
 };
 
 module.exports.PROVIDERS = PROVIDERS;
