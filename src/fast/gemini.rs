@@ -1015,11 +1015,56 @@ impl Lowered<'_> {
         }
         // Every key of a lowered node is one of Gemini's keywords (`lower_map` and `lower_union`
         // keep no other): plain.
-        super::write_object(out, self.0 .0.iter().map(|(k, v)| (*k, v)), true, |out, key, item| item.write(out, key, general));
+        out.push(b'{');
+        for (i, (key, item)) in self.0 .0.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            item.write_entry(out, key, general);
+        }
+        out.push(b'}');
     }
 }
 
+/// `"type":"STRING"` and the rest, each a lowered node's `type` entry as one literal.
+const TYPE_ENTRIES: [&[u8]; 6] = [
+    b"\"type\":\"STRING\"",
+    b"\"type\":\"NUMBER\"",
+    b"\"type\":\"INTEGER\"",
+    b"\"type\":\"BOOLEAN\"",
+    b"\"type\":\"ARRAY\"",
+    b"\"type\":\"OBJECT\"",
+];
+
 impl Item<'_> {
+    /// This value and its `key` (one of Gemini's keywords, plain) as an entry of a lowered
+    /// node: the items that only one keyword holds are written with it as one literal, where
+    /// a key, a colon and a value were each a copy of their own.
+    fn write_entry(&self, out: &mut Vec<u8>, key: &str, general: &[Value]) {
+        let entry: &[u8] = match self {
+            Item::Type(t) => {
+                debug_assert_eq!(key, "type");
+                return out.extend_from_slice(TYPE_ENTRIES[*t]);
+            }
+            Item::True => {
+                debug_assert_eq!(key, "nullable");
+                return out.extend_from_slice(b"\"nullable\":true");
+            }
+            Item::Properties(..) => b"\"properties\":",
+            Item::Items(_) => b"\"items\":",
+            Item::AnyOf(_) => b"\"anyOf\":",
+            Item::Enum(_) => b"\"enum\":",
+            _ => {
+                super::write_key(out, key, true);
+                out.push(b':');
+                return self.write(out, key, general);
+            }
+        };
+        debug_assert_eq!(&entry[1..entry.len() - 2], key.as_bytes());
+        out.extend_from_slice(entry);
+        self.write(out, key, general)
+    }
+
     /// This value under `key` of a lowered node, as `gemini::write_wire` writes it.
     fn write(&self, out: &mut Vec<u8>, key: &str, general: &[Value]) {
         match self {
