@@ -231,11 +231,11 @@ fn lower_root_node<'n>(root: &'n Node<'n>, levels: &mut Levels<'n>, arena: &'n B
     let Node::Obj(entries) = root else { return None };
     let mut o = entries_of(entries, arena);
     // Root combinators are merged first (not here).
-    if o.get("type").and_then(|t| t.as_str()) != Some("object") || o.has("anyOf") || o.has("oneOf") || o.has("allOf") {
+    if o.get_word(Word::Type).and_then(Node::as_str) != Some("object") || o.has_word(Word::AnyOf) || o.has_word(Word::OneOf) || o.has_word(Word::AllOf) {
         return None;
     }
-    match o.get("properties") {
-        None => o.0.push(("properties", &NO_PROPERTIES)),
+    match o.get_word(Word::Properties) {
+        None => o.0.push(("properties", In(Word::Properties, &NO_PROPERTIES))),
         Some(Node::Obj(props)) => {
             if props.iter().any(|(_, p)| matches!(p.get("required"), Some(Node::Bool(_)))) {
                 return None;
@@ -247,15 +247,55 @@ fn lower_root_node<'n>(root: &'n Node<'n>, levels: &mut Levels<'n>, arena: &'n B
 }
 
 /// `gemini::lower` on a node's entries: one schema level entered.
-fn lower_entered<'n>(o: Map<'n, &'n Node<'n>>, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<Lowered<'n>> {
+fn lower_entered<'n>(o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<Lowered<'n>> {
     levels.enter().then_some(())?;
     let lowered = lower_map(o, levels, arena)?;
     levels.depth -= 1;
     Some(lowered)
 }
 
-fn entries_of<'n>(entries: &'n [(Text<'n>, Node<'n>)], arena: &'n Bump) -> Map<'n, &'n Node<'n>> {
-    Map::new(List::from_iter_in(entries.iter().map(|(k, v)| (k.as_ref(), v)), arena))
+/// An entry of an input node as [`lower_map`] reads it: its value, and its key classed once
+/// ([`word`]), so that the keys are not classed again and the keywords are looked up by class.
+#[derive(Clone, Copy)]
+struct In<'n>(Word, &'n Node<'n>);
+
+/// A node's entries, each key classed ([`In`]).
+fn entries_of<'n>(entries: &'n [(Text<'n>, Node<'n>)], arena: &'n Bump) -> Map<'n, In<'n>> {
+    // Sized at once and filled in place: `from_iter_in` pushed each entry with a call of its
+    // own (out of line at `opt-level = "z"`).
+    let mut list = List::new_in(arena);
+    list.resize(entries.len(), ("", In(Word::Other, &NO_PROPERTIES)));
+    for (slot, (k, v)) in list.iter_mut().zip(entries) {
+        *slot = (k.as_ref(), In(word(k), v));
+    }
+    Map::new(list)
+}
+
+/// The lookups of [`lower_map`] by a keyword's class: a byte compared per entry where a key
+/// was compared as a string. A keyword's class is that keyword alone ([`word`] compares the
+/// whole key), so each finds what the lookup by key finds, and removes it the same way.
+impl<'n> Map<'n, In<'n>> {
+    fn word_position(&self, w: Word) -> Option<usize> {
+        debug_assert!(w != Word::Other);
+        self.0.iter().position(|(_, In(x, _))| *x == w)
+    }
+    fn get_word(&self, w: Word) -> Option<&'n Node<'n>> {
+        self.word_position(w).map(|i| self.0[i].1 .1)
+    }
+    fn has_word(&self, w: Word) -> bool {
+        self.word_position(w).is_some()
+    }
+    fn take_word(&mut self, w: Word) -> Option<&'n Node<'n>> {
+        self.word_position(w).map(|i| self.0.swap_remove(i).1 .1)
+    }
+    /// `insert` of keyword `key`, of class `w`.
+    fn put_word(&mut self, key: &'n str, w: Word, value: &'n Node<'n>) {
+        debug_assert_eq!(word(key), w);
+        match self.word_position(w) {
+            Some(i) => self.0[i].1 = In(w, value),
+            None => self.0.push((key, In(w, value))),
+        }
+    }
 }
 
 /// Bits for the keys [`lower_map`] looks up: those a node has, classed in one pass
@@ -276,9 +316,9 @@ mod keys {
 }
 
 /// The [`keys`] bits of the keys `o` has.
-fn key_bits(o: &Map<&Node>) -> u16 {
-    o.0.iter().fold(0, |bits, (k, _)| {
-        bits | match word(k) {
+fn key_bits(o: &Map<In>) -> u16 {
+    o.0.iter().fold(0, |bits, (_, In(w, _))| {
+        bits | match w {
             Word::AllOf => keys::REFUSED,
             Word::OneOf => keys::ONE_OF,
             Word::Const => keys::CONST,
@@ -402,7 +442,7 @@ fn word(key: &str) -> Word {
 }
 
 /// `gemini::lower_object` on the entries of a node of the subset.
-fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<Lowered<'n>> {
+fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<Lowered<'n>> {
     let mut has = key_bits(&o);
     if has & keys::REFUSED != 0 {
         return None;
@@ -410,28 +450,28 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels<'n>, arena: &
     // `oneOf` read as `anyOf` ("exactly one" is not expressible), its branches after those of
     // an `anyOf` beside it.
     if has & keys::ONE_OF != 0 {
-        let one = o.take("oneOf");
-        let mut branches: List<Node> = match if has & keys::ANY_OF != 0 { o.take("anyOf") } else { None } {
+        let one = o.take_word(Word::OneOf);
+        let mut branches: List<Node> = match if has & keys::ANY_OF != 0 { o.take_word(Word::AnyOf) } else { None } {
             Some(Node::Arr(a)) => List::from_iter_in(a.iter().cloned(), arena),
             _ => List::new_in(arena),
         };
         if let Some(Node::Arr(b)) = one {
             branches.extend(b.iter().cloned());
         }
-        o.insert("anyOf", arena.alloc(Node::Arr(branches.into_bump_slice())));
+        o.put_word("anyOf", Word::AnyOf, arena.alloc(Node::Arr(branches.into_bump_slice())));
         has |= keys::ANY_OF;
     }
     // A lookup of a key the node does not have is skipped (a `take` of one changes nothing).
     let object_like = has & keys::PROPERTIES != 0
         || has & keys::TYPE != 0
-            && match o.get("type") {
+            && match o.get_word(Word::Type) {
                 Some(Node::Str(t)) => t == "object",
                 Some(Node::Arr(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
                 _ => false,
             };
     let mut has = if object_like && has & keys::ANY_OF != 0 {
         // gemini::lower_object: the object's own properties distributed into the branches.
-        let Some(Node::Arr(branches)) = o.get("anyOf") else { return None };
+        let Some(Node::Arr(branches)) = o.get_word(Word::AnyOf) else { return None };
         distribute(&mut o, branches, arena)?;
         key_bits(&o)
     } else {
@@ -443,17 +483,17 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels<'n>, arena: &
         if has & keys::ENUM != 0 {
             return None;
         }
-        if let Some(c) = o.take("const") {
+        if let Some(c) = o.take_word(Word::Const) {
             if has & keys::ENUM == 0 {
-                o.insert("enum", arena.alloc(Node::Arr(arena.alloc_slice_fill_iter([*c]))));
+                o.put_word("enum", Word::Enum, arena.alloc(Node::Arr(arena.alloc_slice_fill_iter([*c]))));
                 has |= keys::ENUM;
             }
         }
     }
     // Step 4: null handling, one type.
-    let mut nullable = has & keys::NULLABLE != 0 && matches!(o.take("nullable"), Some(Node::Bool(true)));
+    let mut nullable = has & keys::NULLABLE != 0 && matches!(o.take_word(Word::Nullable), Some(Node::Bool(true)));
     let mut declared = None;
-    match if has & keys::TYPE != 0 { o.take("type") } else { None } {
+    match if has & keys::TYPE != 0 { o.take_word(Word::Type) } else { None } {
         None => {}
         // `null` alone: `gemini::only_null`, reported there.
         Some(Node::Str(t)) if t == "null" => return None,
@@ -470,7 +510,7 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels<'n>, arena: &
         }
         Some(_) => return None,
     }
-    match if has & keys::ANY_OF != 0 { o.take("anyOf") } else { None } {
+    match if has & keys::ANY_OF != 0 { o.take_word(Word::AnyOf) } else { None } {
         None => {}
         // One branch besides `null`s: merged into the node (the node's own keys win).
         Some(Node::Arr(branches)) => {
@@ -486,10 +526,10 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels<'n>, arena: &
                 merged.insert(k, v);
             }
             if let Some(t) = declared {
-                merged.insert("type", &TYPE_NODES[t]);
+                merged.put_word("type", Word::Type, &TYPE_NODES[t]);
             }
             if nullable {
-                merged.insert("nullable", &TRUE);
+                merged.put_word("nullable", Word::Nullable, &TRUE);
             }
             return lower_map(merged, levels, arena);
         }
@@ -505,7 +545,7 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels<'n>, arena: &
     // values that are not strings need an argument plan to map arguments back: the general path
     // makes it, unless the caller has no use for plans.
     let mut rewritten: Option<&'n [Node<'n>]> = None;
-    let (ty, enumerated) = match if has & keys::ENUM != 0 { o.get("enum") } else { None } {
+    let (ty, enumerated) = match if has & keys::ENUM != 0 { o.get_word(Word::Enum) } else { None } {
         // `null` alone: `gemini::only_null`, reported there.
         Some(Node::Arr(values)) if !values.is_empty() && values.iter().all(|v| matches!(v, Node::Null)) => return None,
         Some(Node::Arr(values)) => {
@@ -534,11 +574,11 @@ fn lower_map<'n>(mut o: Map<'n, &'n Node<'n>>, levels: &mut Levels<'n>, arena: &
     debug_assert!(o.0.iter().enumerate().all(|(i, (k, _))| o.0[..i].iter().all(|(q, _)| q != k)), "keys repeat");
     let mut wrote = 0u16;
     // A tuple with `items` beside it: `items` is then `anyOf` both (the general lowering).
-    if ty == ARRAY && o.has("prefixItems") && o.has("items") {
+    if ty == ARRAY && o.has("prefixItems") && o.has_word(Word::Items) {
         return None;
     }
-    for (key, value) in o.into_entries() {
-        match word(key) {
+    for (key, In(class, value)) in o.into_entries() {
+        match class {
             Word::Properties if ty == OBJECT => {
                 let Node::Obj(props) = value else { continue };
                 let mut lowered = List::with_capacity_in(props.len(), arena);
@@ -674,7 +714,7 @@ fn finish_hints<'n>(out: &mut Map<'n, Item<'n>>, hints: &str, arena: &'n Bump) {
 /// but annotations removed and described, and for Vertex the annotations and `nullable` moved
 /// into the branches.
 fn lower_union<'n>(
-    shared: Map<'n, &'n Node<'n>>,
+    shared: Map<'n, In<'n>>,
     branches: &[&'n Node<'n>],
     declared: Option<usize>,
     nullable: bool,
@@ -685,9 +725,9 @@ fn lower_union<'n>(
     for branch in branches.iter() {
         let Node::Obj(entries) = branch else { return None };
         let mut b = entries_of(entries, arena);
-        let inherits = declared.filter(|_| !b.has("type"));
+        let inherits = declared.filter(|_| !b.has_word(Word::Type));
         if let Some(t) = inherits {
-            b.0.push(("type", &TYPE_NODES[t]));
+            b.0.push(("type", In(Word::Type, &TYPE_NODES[t])));
         }
         let counts = (levels.depth, levels.nodes, levels.peak);
         let l = match lower_entered(b, levels, arena) {
@@ -707,7 +747,7 @@ fn lower_union<'n>(
         };
         splice_union(l, &mut lowered, &mut levels.general, arena);
     }
-    let mut out: Map<Item> = Map::new(List::from_iter_in(shared.into_entries().into_iter().map(|(k, v)| (k, Item::Raw(v))), arena));
+    let mut out: Map<Item> = Map::new(List::from_iter_in(shared.into_entries().into_iter().map(|(k, In(_, v))| (k, Item::Raw(v))), arena));
     let mut hints = ArenaString::new_in(arena);
     let keys: Vec<&str> = out.0.iter().map(|(k, _)| *k).collect();
     for k in keys {
@@ -869,12 +909,12 @@ fn text_node<'n>(s: &str, arena: &'n Bump) -> Node<'n> {
 /// branch that is an object or untyped (typed `object` then), and the node's `type` removed if
 /// it says `object` alone. `None` should an intersection not read back (past the reader's
 /// nesting bound).
-fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena: &'n Bump) -> Option<()> {
-    let shared: &[(Text, Node)] = match o.take("properties") {
+fn distribute<'n>(o: &mut Map<'n, In<'n>>, branches: &'n [Node<'n>], arena: &'n Bump) -> Option<()> {
+    let shared: &[(Text, Node)] = match o.take_word(Word::Properties) {
         Some(Node::Obj(p)) => p,
         _ => &[],
     };
-    let shared_required = o.take("required");
+    let shared_required = o.take_word(Word::Required);
     let mut out = List::with_capacity_in(branches.len(), arena);
     for b in branches.iter() {
         let (Node::Obj(entries), true) = (b, object_shape(b.get("type"))) else {
@@ -926,11 +966,11 @@ fn distribute<'n>(o: &mut Map<'n, &'n Node<'n>>, branches: &'n [Node<'n>], arena
         }
         out.push(Node::Obj(bo.into_bump_slice()));
     }
-    o.insert("anyOf", arena.alloc(Node::Arr(out.into_bump_slice())));
+    o.put_word("anyOf", Word::AnyOf, arena.alloc(Node::Arr(out.into_bump_slice())));
     // `types_of(o) == ["object"]`.
-    let ty = o.get("type").copied();
+    let ty = o.get_word(Word::Type);
     if type_names(ty).next().is_some() && object_shape(ty) {
-        o.take("type");
+        o.take_word(Word::Type);
     }
     Some(())
 }
@@ -952,13 +992,13 @@ fn enum_strings<'n>(values: &'n [Node<'n>], arena: &'n Bump) -> &'n [Node<'n>] {
 }
 
 /// `gemini::infer_type`.
-fn infer_type(o: &Map<&Node>) -> Option<usize> {
+fn infer_type(o: &Map<In>) -> Option<usize> {
     let has = |k: &str| o.has(k);
     Some(if has("properties") || has("required") || has("additionalProperties") || has("patternProperties") {
         OBJECT
     } else if has("items") || has("prefixItems") || has("minItems") || has("maxItems") {
         ARRAY
-    } else if let Some(Node::Arr(values)) = o.get("enum") {
+    } else if let Some(Node::Arr(values)) = o.get_word(Word::Enum) {
         let mut non_null = values.iter().filter(|v| !matches!(v, Node::Null)).peekable();
         if non_null.peek().is_none() {
             STRING
