@@ -180,7 +180,7 @@ fn lower<'n>(node: &'n Node<'n>, levels: &mut Levels<'n>, arena: &'n Bump) -> Op
             }
         }
         let counts = (levels.depth, levels.nodes, levels.peak);
-        if let Some(lowered) = lower_entered(entries_of(entries, arena), levels, arena) {
+        if let Some(lowered) = lower_entered(entries_of(entries, 0, arena), levels, arena) {
             return Some(lowered);
         }
         (levels.depth, levels.nodes, levels.peak) = counts;
@@ -229,7 +229,7 @@ fn lower_shared<'n>(i: usize, levels: &mut Levels<'n>, arena: &'n Bump) -> Optio
 /// lowering.
 fn lower_root_node<'n>(root: &'n Node<'n>, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<Lowered<'n>> {
     let Node::Obj(entries) = root else { return None };
-    let mut o = entries_of(entries, arena);
+    let mut o = entries_of(entries, 1, arena);
     // Root combinators are merged first (not here).
     if o.get_word(Word::Type).and_then(Node::as_str) != Some("object") || o.has_word(Word::AnyOf) || o.has_word(Word::OneOf) || o.has_word(Word::AllOf) {
         return None;
@@ -259,11 +259,11 @@ fn lower_entered<'n>(o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
 #[derive(Clone, Copy)]
 struct In<'n>(Word, &'n Node<'n>);
 
-/// A node's entries, each key classed ([`In`]).
-fn entries_of<'n>(entries: &'n [(Text<'n>, Node<'n>)], arena: &'n Bump) -> Map<'n, In<'n>> {
+/// A node's entries, each key classed ([`In`]), with room for `room` more.
+fn entries_of<'n>(entries: &'n [(Text<'n>, Node<'n>)], room: usize, arena: &'n Bump) -> Map<'n, In<'n>> {
     // Sized at once and filled in place: `from_iter_in` pushed each entry with a call of its
     // own (out of line at `opt-level = "z"`).
-    let mut list = List::new_in(arena);
+    let mut list = List::with_capacity_in(entries.len() + room, arena);
     list.resize(entries.len(), ("", In(Word::Other, &NO_PROPERTIES)));
     for (slot, (k, v)) in list.iter_mut().zip(entries) {
         *slot = (k.as_ref(), In(word(k), v));
@@ -521,7 +521,9 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
                 [] | [_] => return None,
                 _ => return lower_union(o, &kept, declared, nullable, levels, arena),
             };
-            let mut merged = entries_of(branch, arena);
+            // Room for the node's keys, `type` and `nullable`: a push past a map's capacity
+            // moves it in the arena.
+            let mut merged = entries_of(branch, o.0.len() + 2, arena);
             for (k, v) in o.into_entries() {
                 merged.insert(k, v);
             }
@@ -564,7 +566,9 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
         }
         _ => (declared, false),
     };
-    let mut out: Map<'n, Item<'n>> = Map::new(List::with_capacity_in(o.0.len() + 1, arena));
+    // Room for `type`, `nullable` and a `description` for the notes besides the node's keys: a
+    // push past a map's capacity moves it in the arena.
+    let mut out: Map<'n, Item<'n>> = Map::new(List::with_capacity_in(o.0.len() + 3, arena));
     out.0.push(("type", Item::Type(ty)));
     let mut hints = ArenaString::new_in(arena);
     // The node's keys are distinct (a schema with duplicate keys goes the general way, and
@@ -724,7 +728,7 @@ fn lower_union<'n>(
     let mut lowered = List::with_capacity_in(branches.len(), arena);
     for branch in branches.iter() {
         let Node::Obj(entries) = branch else { return None };
-        let mut b = entries_of(entries, arena);
+        let mut b = entries_of(entries, 1, arena);
         let inherits = declared.filter(|_| !b.has_word(Word::Type));
         if let Some(t) = inherits {
             b.0.push(("type", In(Word::Type, &TYPE_NODES[t])));
