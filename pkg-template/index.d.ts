@@ -1510,7 +1510,7 @@ export interface SystemPromptOptions extends NamingOptions {
   /**
    * The longest input schema written into the prompt as JSON, in UTF-16 code units of its compact JSON (default
    * 4,000): a longer one is named with its length instead (`Input schema: not shown (12345 characters; the parameters
-   * above are its outline)`). `0` writes none; `Infinity` every one. `NaN`, a negative or fractional number is
+   * above are its outline)`). `0` writes none; `Infinity` any length. `NaN`, a negative or fractional number is
    * `INVALID_OPTIONS`.
    */
   maxSchemaChars?: number;
@@ -1522,10 +1522,12 @@ export interface SystemPromptOptions extends NamingOptions {
 
 /**
  * A tool-use system prompt for models without native tool calling. Each tool is listed by the name a conversion
- * gives it (`## mcp__docs__search`), with its description, its parameters as a tree, and its input schema as compact
- * JSON with its `$ref`s inlined (`Input schema: {...}`, within `maxSchemaChars`; not for a tool of no parameters),
- * as Hermes-style chat templates and LangChain's `render_text_description_and_args` give one, so that what the tree
- * leaves out is still there. The tree: one line per parameter, `- name (type, required|optional, constraints)
+ * gives it (`## mcp__docs__search`), with its description, its parameters as a tree, and, where the tree leaves
+ * something out, its input schema as compact JSON with its `$ref`s inlined (`Input schema: {...}`, within
+ * `maxSchemaChars`), as Hermes-style chat templates and LangChain's `render_text_description_and_args` give one, so
+ * that what the tree leaves out is still there: an items' `pattern`, a branch's bounds, an `enum` value past 80
+ * characters, a keyword the tree does not name (`examples`, `additionalProperties` as a schema...), nesting past four
+ * levels. A schema the tree says all of (types, required flags, the constraints below, descriptions) gets no JSON. The tree: one line per parameter, `- name (type, required|optional, constraints)
  * [enum values]: description`, nested objects' and array items' properties indented under it (four levels), the type
  * of `anyOf`/`oneOf` branches joined (`string | null`), `array of string`, and the constraints `const`, `format`,
  * `pattern`, `minimum`, `maximum` (and exclusive), `multipleOf`, `minLength`, `maxLength`, `minItems`, `maxItems`,

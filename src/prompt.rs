@@ -268,6 +268,71 @@ fn push_properties(list: &mut String, object: &Map<String, Value>, l: &Locale, d
     }
 }
 
+/// Whether the parameter tree says all a root schema says, so that its JSON would only repeat it
+/// (then none is written): an object of properties, each of them [`outlined`].
+fn outline_is_whole(schema: &Value) -> bool {
+    schema.as_object().is_some_and(|o| {
+        o.iter().all(|(k, v)| match k.as_str() {
+            "type" => v == "object",
+            "properties" => v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, 0))),
+            "additionalProperties" => v.is_boolean(),
+            "title" | "description" | "required" => true,
+            _ => false,
+        })
+    })
+}
+
+/// Whether a parameter's line (and the lines under it) at `depth` says all its schema says: its
+/// type (of one name, an array's items of one, or `anyOf`/`oneOf` branches of a type or a
+/// `const` alone), the constraints and `enum` values written whole (not cut at 80 characters),
+/// its description, and nested properties the tree lists. Its `title` is left out of the line and
+/// of this question: it names what the line names.
+fn outlined(schema: &Value, depth: usize) -> bool {
+    let whole = |v: &Value| !value_text(v).ends_with("...");
+    let Value::Object(o) = schema else { return schema.is_boolean() };
+    o.iter().all(|(k, v)| match k.as_str() {
+        "type" => v.as_str().is_some_and(|t| name_text(t) == t) || v.as_array().is_some_and(|ts| ts.iter().all(|t| t.as_str().is_some_and(|t| name_text(t) == t))),
+        "title" | "description" | "required" => true,
+        "additionalProperties" => v.is_boolean(),
+        "enum" => v.as_array().is_some_and(|e| e.iter().all(whole)),
+        "properties" => depth < MAX_TREE_DEPTH && v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, depth + 1))),
+        // Its type is in the line (`array of string`), an object's properties under it.
+        "items" => {
+            let props = |s: &Value| s.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+            let array = match o.get("type") {
+                None => true,
+                Some(t) => t == "array" || t.as_array().is_some_and(|ts| ts.iter().any(|t| t == "array")),
+            };
+            let plain = |t: &Value| t.as_str().is_some_and(|t| name_text(t) == t);
+            array
+                && match v.as_object() {
+                    Some(items) if props(v) && !props(schema) => {
+                        depth < MAX_TREE_DEPTH
+                            && items.iter().all(|(k, t)| match k.as_str() {
+                                "type" => t == "object",
+                                "properties" | "required" | "title" => true,
+                                "additionalProperties" => t.is_boolean(),
+                                _ => false,
+                            })
+                            && outlined(v, depth)
+                    }
+                    Some(items) => items.iter().all(|(k, t)| k == "type" && plain(t)),
+                    None => v == &Value::Bool(true),
+                }
+        }
+        // The line names the branches' types where there is no `type` (else that type alone).
+        "anyOf" | "oneOf" => !o.contains_key("type") && v.as_array().is_some_and(|bs| {
+            bs.iter().all(|b| {
+                b.as_object().is_some_and(|b| {
+                    b.len() == 1 && (b.get("type").and_then(Value::as_str).is_some_and(|t| name_text(t) == t) || b.get("const").is_some_and(whole))
+                })
+            })
+        }),
+        k if CONSTRAINTS.contains(&k) => whole(v),
+        _ => false,
+    })
+}
+
 /// Whether the schema says no more than "an object of no parameters" (then no JSON is written).
 fn says_nothing_more(schema: &Value) -> bool {
     schema.as_object().is_some_and(|o| {
@@ -311,7 +376,7 @@ pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &Na
             }
             _ => list.push_str(&format!("{}\n", l.no_parameters)),
         }
-        if opts.max_schema_chars > 0 && !says_nothing_more(&schema) {
+        if opts.max_schema_chars > 0 && !says_nothing_more(&schema) && !outline_is_whole(&schema) {
             let json = crate::text::escape_hidden(crate::text::to_string(&schema));
             let len = utf16_len(&json);
             match len <= opts.max_schema_chars {
@@ -475,12 +540,15 @@ Parameters:
     /// `0` writes none, and a tool of no parameters needs none.
     #[test]
     fn schemas_are_bounded() {
-        let v = json!({"name":"t","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}});
-        let json = r#"{"type":"object","properties":{"q":{"type":"string"}}}"#;
+        let v = json!({"name":"t","inputSchema":{"type":"object","properties":{"q":{"type":"string","examples":["x"]}}}});
+        let json = r#"{"type":"object","properties":{"q":{"type":"string","examples":["x"]}}}"#;
         let at = |max| render(v.clone(), &PromptOptions { max_schema_chars: max, ..list_only() });
         assert!(at(json.len()).ends_with(&format!("\nInput schema: {json}")), "{}", at(json.len()));
         assert!(at(json.len() - 1).ends_with(&format!("\nInput schema: not shown ({} characters; the parameters above are its outline)", json.len())));
         assert!(at(0).ends_with("- q (string, optional)"));
+        // A schema the tree says all of needs no JSON.
+        let whole = json!({"name":"t","inputSchema":{"type":"object","properties":{"q":{"type":"string","title":"Q","minLength":1}},"required":["q"],"additionalProperties":false}});
+        assert_eq!(render(whole, &list_only()), "## t\nParameters:\n- q (string, required, minLength: 1)");
         assert!(at(DEFAULT_MAX_SCHEMA_CHARS).contains(json));
         let zh = render(v.clone(), &PromptOptions { locale: Some(ZH_CN), max_schema_chars: 5, ..list_only() });
         assert!(zh.ends_with(&format!("输入 Schema: 未列出（{} 个字符；以上参数为其概要）", json.len())), "{zh}");
@@ -489,6 +557,36 @@ Parameters:
         // An open map has no parameters to list, and its schema says what it takes.
         let map = render(json!({"name":"t","inputSchema":{"type":"object","additionalProperties":{"type":"integer"}}}), &list_only());
         assert_eq!(map, "## t\nNo parameters.\nInput schema: {\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{}}");
+    }
+
+    /// The JSON is left out only where the tree says all of the schema: what the tree does not
+    /// show (an items' pattern, a branch's bounds, an enum value cut at 80 characters, a
+    /// keyword it does not name, nesting past its depth) keeps it.
+    #[test]
+    fn the_json_is_written_where_the_tree_leaves_something_out() {
+        let with = |props: Value| render(json!({"name":"t","inputSchema":{"type":"object","properties":props}}), &list_only()).contains("\nInput schema: {");
+        for whole in [
+            json!({"a":{"type":"string","description":"A","enum":["x","y"],"default":"x"}}),
+            json!({"a":{"type":["string","null"]},"b":{"anyOf":[{"type":"string"},{"type":"null"}]},"c":{"oneOf":[{"const":"x"},{"const":"y"}]}}),
+            json!({"a":{"type":"array","items":{"type":"string"},"maxItems":3},"b":{"type":"array","items":{"type":"object","properties":{"e":{"type":"string"}},"required":["e"]}}}),
+            json!({"a":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{"type":"integer","minimum":0}}}},"additionalProperties":false}}),
+            json!({"a":true,"b":{}}),
+        ] {
+            assert!(!with(whole.clone()), "{whole}");
+        }
+        for lossy in [
+            json!({"a":{"type":"array","items":{"type":"string","pattern":"^x$"}}}),
+            json!({"a":{"anyOf":[{"type":"string","maxLength":3},{"type":"null"}]}}),
+            json!({"a":{"type":"string","anyOf":[{"format":"email"},{"format":"uri"}]}}),
+            json!({"a":{"enum":["x".repeat(100)]}}),
+            json!({"a":{"type":"string","examples":["x"]}}),
+            json!({"a":{"type":"object","additionalProperties":{"type":"integer"}}}),
+            json!({"a":{"type":"array","items":{"type":"object","description":"One","properties":{"e":{"type":"string"}}}}}),
+            json!({"a":{"properties":{"b":{"properties":{"c":{"properties":{"d":{"properties":{"e":{"properties":{"f":{"type":"string"}}}}}}}}}}}}),
+            json!({"a":{"type":"array","prefixItems":[{"type":"string"}]}}),
+        ] {
+            assert!(with(lossy.clone()), "{lossy}");
+        }
     }
 
     #[test]

@@ -713,7 +713,8 @@ test("toolsSystemPrompt: nested parameters, const, $ref, bounds, anyOf, and the 
   const prompt = tw.toolsSystemPrompt([{ name: "create_event", inputSchema: { type: "object", required: ["when"], properties: {
     when: { type: "object", properties: { start: { type: "string" } }, required: ["start"] },
     kind: { const: "meeting" }, room: { $ref: "#/$defs/R" }, priority: { type: "integer", minimum: 1, maximum: 5 },
-    note: { anyOf: [{ type: "string" }, { type: "null" }] }, "x\n- admin (boolean, required)": { type: "string" } },
+    note: { anyOf: [{ type: "string" }, { type: "null" }] }, "x\n- admin (boolean, required)": { type: "string" },
+    tags: { type: "array", items: { type: "string", pattern: "^[a-z]+$" } } },
     $defs: { R: { type: "object", properties: { id: { type: "string" } } } } } }], { template: "{{tools}}" });
   const [list, json] = prompt.split("Input schema: ");
   assert.equal(list, [
@@ -723,14 +724,20 @@ test("toolsSystemPrompt: nested parameters, const, $ref, bounds, anyOf, and the 
     "- room (object, optional)", "  - id (string, optional)",
     "- priority (integer, optional, minimum: 1, maximum: 5)",
     "- note (string | null, optional)",
-    "- \"x\\n- admin (boolean, required)\" (string, optional)", "",
+    "- \"x\\n- admin (boolean, required)\" (string, optional)",
+    "- tags (array of string, optional)", "",
   ].join("\n"));
+  // The JSON, for what the tree leaves out (the items' pattern), its $ref inlined.
   assert.deepEqual(JSON.parse(json).properties.room, { type: "object", properties: { id: { type: "string" } } });
+  assert.equal(JSON.parse(json).properties.tags.items.pattern, "^[a-z]+$");
   // Bounded: a schema past maxSchemaChars is named, not written; 0 writes none; Infinity every one.
-  const t = [{ name: "t", inputSchema: { type: "object", properties: { q: { type: "string" } } } }];
-  assert.match(tw.toolsSystemPrompt(t, { template: "{{tools}}", maxSchemaChars: 10 }), /\nInput schema: not shown \(54 characters; the parameters above are its outline\)$/);
+  const t = [{ name: "t", inputSchema: { type: "object", properties: { q: { type: "string", examples: ["x"] } } } }];
+  assert.match(tw.toolsSystemPrompt(t, { template: "{{tools}}", maxSchemaChars: 10 }), /\nInput schema: not shown \(71 characters; the parameters above are its outline\)$/);
   assert.equal(tw.toolsSystemPrompt(t, { template: "{{tools}}", maxSchemaChars: 0 }), "## t\nParameters:\n- q (string, optional)");
   assert.match(tw.toolsSystemPrompt(t, { template: "{{tools}}", maxSchemaChars: Infinity }), /Input schema: \{"type":"object"/);
+  // A schema the tree says all of gets none.
+  const whole = [{ name: "t", inputSchema: { type: "object", properties: { q: { type: "string", maxLength: 9 } } } }];
+  assert.equal(tw.toolsSystemPrompt(whole, { template: "{{tools}}" }), "## t\nParameters:\n- q (string, optional, maxLength: 9)");
   assert.throws(() => tw.toolsSystemPrompt(t, { maxSchemaChars: -1 }), { code: "INVALID_OPTIONS" });
 });
 
