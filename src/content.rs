@@ -135,34 +135,26 @@ pub fn repeats(block: &ContentBlock, structured: &Value) -> bool {
 /// Python server prints `22.0` where JS reads `22`; `1e3` is `1000`; an integer past 2^53 is its
 /// nearest double), objects whatever the order of their members.
 pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
-    same_json_as(a, b, false)
-}
-
-/// [`same_json`], but where `exact`, an integer a double cannot hold (past 2^53: an id) is equal
-/// only to itself: a text with its digits says more than the structure `JSON.parse` rounded.
-fn same_json_as(a: &Value, b: &Value, exact: bool) -> bool {
-    // Whether a double holds the number exactly (a float already is one).
-    let held = |n: &serde_json::Number| match (n.as_u64(), n.as_i64()) {
-        (Some(u), _) => (u as f64) as u128 == u128::from(u),
-        (_, Some(i)) => (i as f64) as i128 == i128::from(i),
-        _ => true,
-    };
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x == y || (x.as_f64() == y.as_f64() && (!exact || (held(x) && held(y)))),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json_as(x, y, exact)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_json_as(v, w, exact))),
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y)),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w))),
         _ => a == b,
     }
 }
 
 /// Whether a text block that [`repeats`] `structured` says nothing more than it, so that it may be
-/// left out where the structure is sent as data: not when it holds an integer past 2^53 that the
-/// structure has rounded (`{"id": 1234567890123456789}` beside `1234567890123456800`).
+/// left out where the structure is sent as data: not when it writes a number with more digits
+/// than a double holds (16 or more in a row: an id past 2^53, which the structure `JSON.parse`
+/// read has rounded, `{"id": 1234567890123456789}` beside `1234567890123456800`).
 pub(crate) fn repeats_exactly(block: &ContentBlock, structured: &Value) -> bool {
-    match block {
-        ContentBlock::Text(t) => read_json(&t.text).is_ok_and(|v| same_json_as(&v, structured, true)),
-        _ => false,
-    }
+    let ContentBlock::Text(t) = block else { return false };
+    let mut run = 0usize;
+    let long_number = t.text.bytes().any(|b| {
+        run = if b.is_ascii_digit() { run + 1 } else { 0 };
+        run >= 16
+    });
+    !long_number && repeats(block, structured)
 }
 
 /// The length of `s` in UTF-16 code units (a JS string's `length`), counted on its UTF-8
@@ -357,12 +349,14 @@ mod tests {
         assert!(!same_json(&json!("1"), &json!(1)));
         // An id past 2^53 and the double JSON.parse rounds it to are not the same.
         assert!(same_json(&json!({"id": 1234567890123456789u64}), &json!({"id": 1234567890123456800u64})));
-        assert!(!same_json_as(&json!({"id": 1234567890123456789u64}), &json!({"id": 1234567890123456800u64}), true));
-        assert!(!same_json_as(&json!({"id": 1234567890123456789u64}), &json!({"id": 1.2345678901234568e18}), true));
-        assert!(!same_json_as(&json!([-1234567890123456789i64]), &json!([-1.2345678901234568e18]), true));
-        assert!(same_json_as(&json!(1234567890123456789u64), &json!(1234567890123456789u64), true));
-        assert!(same_json_as(&json!(9007199254740992u64), &json!(9007199254740992.0), true));
-        assert!(same_json_as(&json!({"t": -22}), &json!({"t": -22.0}), true));
+        // A text with a number of 16 digits or more says more than the structure JSON.parse read.
+        let text = |t: &str| ContentBlock::Text(crate::model::TextContent { text: t.to_string(), extra: serde_json::Map::new() });
+        for t in ["{\"id\": 1234567890123456789}", "{\"id\": 18446744073709551617}", "[-123456789012345678901234567890]", "{\"x\": 0.12345678901234567}"] {
+            let v: Value = serde_json::from_str(t).unwrap();
+            assert!(repeats(&text(t), &v) && !repeats_exactly(&text(t), &v), "{t}");
+        }
+        assert!(repeats_exactly(&text("{\"t\": -22.0, \"id\": 123456789012345}"), &json!({"t": -22, "id": 123456789012345u64})));
+        assert!(!repeats_exactly(&text("{\"t\": 1}"), &json!({"t": 2})));
     }
 
     #[test]

@@ -803,9 +803,17 @@ impl<'o> Builder<'o> {
         let head = decode_prefix(&body, 16);
         let format = match (self.format, classify(&declared, &head)) {
             (_, Blob::Text) => match decode_text(&body) {
-                Some(text) => {
+                Some((text, 0)) => {
                     let mut out = header(&declared);
                     out.push('\n');
+                    out.push_str(&text);
+                    return self.text(out);
+                }
+                // A few bytes that are not UTF-8 (a Latin-1 character in a log): the text, saying so.
+                Some((text, invalid)) => {
+                    let mut out = header(&declared);
+                    out.pop();
+                    out.push_str(&format!(", {invalid} {} not UTF-8 shown as U+FFFD]\n", if invalid == 1 { "byte" } else { "bytes" }));
                     out.push_str(&text);
                     return self.text(out);
                 }
@@ -917,9 +925,18 @@ pub(crate) fn is_textual(mime: &str) -> bool {
 }
 
 /// The text of base64 UTF-8 bytes, all of it (the cap cuts it after, and its marker counts the
-/// whole: `[Truncated: 58 of 10039 characters shown]`); `None` when the bytes are not UTF-8.
-pub(crate) fn decode_text(body: &str) -> Option<String> {
-    String::from_utf8(decode_base64(body)).ok()
+/// whole: `[Truncated: 58 of 10039 characters shown]`), with how many bytes were not UTF-8 and are
+/// U+FFFD in it; `None` when over one in a hundred are not (not text).
+pub(crate) fn decode_text(body: &str) -> Option<(String, usize)> {
+    let bytes = decode_base64(body);
+    match String::from_utf8(bytes) {
+        Ok(text) => Some((text, 0)),
+        Err(e) => {
+            let bytes = e.into_bytes();
+            let invalid: usize = bytes.utf8_chunks().map(|c| c.invalid().len()).sum();
+            (invalid * 100 <= bytes.len()).then(|| (String::from_utf8_lossy(&bytes).into_owned(), invalid))
+        }
+    }
 }
 
 /// A URI as a placeholder shows it: a `data:` URL (whose data is the resource itself, sent or
@@ -1397,8 +1414,17 @@ fn wrapper_output(p: &Parallel, uses: &[(&CallRef, &CallToolResult)], opts: &Res
         + if multimodal { 0 } else { 2 * uses.len().saturating_sub(1) };
     let lengths: Vec<usize> = whole.iter().map(output_units).collect();
     let caps = shares(&lengths, opts.max_chars.saturating_sub(labels_len));
-    let outputs = write(&caps, media, names)?;
-    let output = if outputs.iter().any(Value::is_array) {
+    // Shares that leave a cut result room for its marker, under lines that fit the cap; else the
+    // results whole, and one cut where the cap falls over all of it, as over one result's text.
+    let shared = labels_len <= opts.max_chars && caps.iter().zip(&lengths).all(|(&cap, &len)| cap >= len || cap >= SHORT_MARKER.len());
+    let outputs = match shared {
+        true => write(&caps, media, names)?,
+        false => {
+            (*media, *names) = (scratch_media, scratch_names);
+            whole
+        }
+    };
+    let mut output = if outputs.iter().any(Value::is_array) {
         let mut items = Vec::new();
         for (label, output) in labels.into_iter().zip(outputs) {
             match output {
@@ -1417,7 +1443,47 @@ fn wrapper_output(p: &Parallel, uses: &[(&CallRef, &CallToolResult)], opts: &Res
         let texts: Vec<String> = labels.into_iter().zip(outputs).map(|(label, text)| format!("{label}\n{}", text.as_str().unwrap_or_default())).collect();
         Value::String(texts.join("\n\n"))
     };
+    if !shared {
+        cap_output(&mut output, opts.max_chars);
+    }
     Ok(object([("type", string("function_call_output")), ("call_id", Value::String(id)), ("output", output)]))
+}
+
+/// A Responses output cut once where `max` UTF-16 units of its text fall, and marked; the text
+/// items after the cut are dropped, the others (images, files) kept.
+fn cap_output(output: &mut Value, max: usize) {
+    let total = output_units(output);
+    if total <= max {
+        return;
+    }
+    match output {
+        Value::String(s) => *s = crate::content::truncate_utf16(std::mem::take(s), max),
+        Value::Array(items) => {
+            let (mut budget, marker) = room(max, total);
+            let mut shown = 0;
+            let mut cut = false;
+            items.retain_mut(|item| {
+                let Some(Value::String(t)) = item.get_mut("text") else { return true };
+                if cut {
+                    return false;
+                }
+                let len = utf16_len(t);
+                if len <= budget {
+                    budget -= len;
+                    shown += len;
+                    return true;
+                }
+                let (bytes, units) = prefix(t, budget);
+                t.truncate(bytes);
+                shown += units;
+                let m = marker(shown);
+                t.push_str(if t.is_empty() { m.trim_start_matches('\n') } else { &m });
+                cut = true;
+                true
+            });
+        }
+        _ => {}
+    }
 }
 
 /// The text of a Responses output, in UTF-16 units: a string, or its items' texts.
@@ -2231,6 +2297,14 @@ mod tests {
         assert_eq!(message(&json_blob, ResultFormat::OpenAi, ResultOptions::default())["content"], "[Resource: x://j (application/vnd.api+json)]\n{\"a\":\"é\"}");
         let latin1 = result(json!([{"type":"resource","resource":{"uri":"x://t","mimeType":"text/plain","blob":b64(b"caf\xe9")}}]));
         assert_eq!(message(&latin1, ResultFormat::OpenAi, ResultOptions::default())["content"], "[Resource: x://t (text/plain), 4 bytes, not sent: not UTF-8 text]");
+        // A long log with a byte or two that is not UTF-8 is text, and says so.
+        let mut log = "line\n".repeat(40_000).into_bytes();
+        log.extend_from_slice(b"caf\xe9\n");
+        let r = result(json!([{"type":"resource","resource":{"uri":"x://log","mimeType":"text/plain","blob":b64(&log)}}]));
+        let text = message(&r, ResultFormat::OpenAi, ResultOptions { max_chars: 200, ..ResultOptions::default() })["content"].as_str().unwrap().owned();
+        assert!(text.starts_with("[Resource: x://log (text/plain), 1 byte not UTF-8 shown as U+FFFD]\nline\nline\n"), "{text}");
+        assert!(text.ends_with(" of 200072 characters shown]"), "{text}");
+        assert!(flatten(&r, usize::MAX).ends_with("caf\u{FFFD}\n"));
 
         // An image blob goes as images go.
         let png = result(json!([{"type":"resource","resource":{"uri":"file:///s.png","mimeType":"image/png","blob":PNG}}]));
@@ -2845,23 +2919,26 @@ mod tests {
     }
 
     /// The wrapper's one output is held to `maxChars` as a whole, labels and blank lines included:
-    /// short results whole, the long ones cut to equal shares of what is left, each marked.
+    /// short results whole, the long ones cut to equal shares of what is left, each marked; where a
+    /// share would leave no room for a marker, or the lines do not fit, one cut over all of it.
     #[test]
     fn a_parallel_wrappers_output_is_within_the_cap() {
         let resp = json!({"type":"function_call","call_id":"call_p","name":"parallel","arguments":WRAPPER_ARGS});
         let calls = refs(&resp, crate::calls::CallFormat::OpenAiResponses);
         let long = |c: &str| result(json!({"content":[{"type":"text","text":c.repeat(200)}]}));
-        for max in [0usize, 50, 60, 100, 150, 300, 1000] {
+        for max in [0usize, 11, 12, 30, 50, 60, 79, 80, 100, 150, 300, 1000] {
             for (results, multimodal) in [([long("a"), long("b")], false), ([long("a"), result(json!({"content":[{"type":"text","text":"open"}]}))], false)] {
                 let opts = ResultOptions { max_chars: max, multimodal, ..ResultOptions::default() };
                 let out = tool_result_messages(&calls, &results, ResultFormat::OpenAiResponses, &opts).unwrap();
                 let text = out[0]["output"].as_str().unwrap();
-                // The labels and their line breaks take 54 units: under that, they stay and the results are empty.
-                assert!(utf16_len(text) <= max.max(54), "{max}: {} units: {text}", utf16_len(text));
-                assert!(text.starts_with("tool_uses[0] (weather):\n") && text.contains("\n\ntool_uses[1] (attractions):\n"), "{text}");
-                // Marked where cut (a cut leaving a result 12 units at least, room for the marker).
+                assert!(utf16_len(text) <= max, "{max}: {} units: {text}", utf16_len(text));
+                // Marked where cut (a marker needs 12 units).
                 let whole: usize = 54 + results.iter().map(|r| utf16_len(&flatten(r, usize::MAX))).sum::<usize>();
-                assert_eq!(text.contains("[Truncated"), whole > max && max >= 100, "{max}: {text}");
+                assert_eq!(text.contains("[Truncated"), whole > max && max >= 12, "{max}: {text}");
+                // The lines (54 units) and a marker for each cut result (12): both results labelled.
+                if max >= 54 + 24 {
+                    assert!(text.starts_with("tool_uses[0] (weather):\n") && text.contains("\n\ntool_uses[1] (attractions):\n"), "{text}");
+                }
             }
         }
         // A short result is whole; the long one has the rest.
@@ -2881,6 +2958,13 @@ mod tests {
         let items = out[0]["output"].as_array().unwrap();
         assert_eq!(output_units(&out[0]["output"]), 200, "{items:?}");
         assert_eq!(items.iter().filter(|i| i["type"] == "input_image").count(), 1);
+        // Under the lines: one cut over the items' text, marked, the image kept.
+        let opts = ResultOptions { max_chars: 40, multimodal: true, ..ResultOptions::default() };
+        let out = tool_result_messages(&calls, &results, ResultFormat::OpenAiResponses, &opts).unwrap();
+        let items = out[0]["output"].as_array().unwrap();
+        assert_eq!(output_units(&out[0]["output"]), 40, "{items:?}");
+        assert_eq!(items.iter().filter(|i| i["type"] == "input_image").count(), 1);
+        assert!(items.iter().filter_map(|i| i["text"].as_str()).last().unwrap().ends_with(" characters shown]"), "{items:?}");
     }
 
     /// A structure kept whole never leaves the rest of the text cut without its marker: where it
