@@ -269,68 +269,89 @@ fn push_properties(list: &mut String, object: &Map<String, Value>, l: &Locale, d
 }
 
 /// Whether the parameter tree says all a root schema says, so that its JSON would only repeat it
-/// (then none is written): an object of properties, each of them [`outlined`].
+/// (then none is written): an object of properties, each of them [`outlined`], `required` naming
+/// only those (the tree flags them), no other properties allowed. The root's own `description`
+/// is not in the tree (the tool's is): its JSON says it.
 fn outline_is_whole(schema: &Value) -> bool {
     schema.as_object().is_some_and(|o| {
-        o.iter().all(|(k, v)| match k.as_str() {
-            "type" => v == "object",
-            "properties" => v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, 0))),
-            "additionalProperties" => v.is_boolean(),
-            "title" | "description" | "required" => true,
-            _ => false,
-        })
+        required_listed(o)
+            && o.iter().all(|(k, v)| match k.as_str() {
+                "type" => v == "object",
+                "properties" => v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, 0))),
+                "additionalProperties" => v == &Value::Bool(false),
+                "title" | "required" => true,
+                _ => false,
+            })
     })
 }
 
-/// Whether a parameter's line (and the lines under it) at `depth` says all its schema says: its
-/// type (of one name, an array's items of one, or `anyOf`/`oneOf` branches of a type or a
-/// `const` alone), the constraints and `enum` values written whole (not cut at 80 characters),
-/// its description, and nested properties the tree lists. Its `title` is left out of the line and
-/// of this question: it names what the line names.
+/// Whether an object's `required` (if any) is a list of names of its listed properties.
+fn required_listed(o: &Map<String, Value>) -> bool {
+    match o.get("required") {
+        None => true,
+        Some(Value::Array(names)) => {
+            let props = o.get("properties").and_then(Value::as_object);
+            names.iter().all(|n| n.as_str().is_some_and(|n| props.is_some_and(|p| p.contains_key(n))))
+        }
+        Some(_) => false,
+    }
+}
+
+/// Whether a parameter's line (and the lines under it) at `depth` says all its schema says, as
+/// [`type_label`] and [`push_properties`] write it: its type (one name or several, an array's
+/// items of one, or, without a `type`, the `anyOf` or `oneOf` branches of a type or a `const`
+/// alone), the constraints and `enum` values written whole (not cut at 80 characters), its
+/// description, and nested properties the tree lists with their required flags. Its `title` is
+/// left out of the line and of this question: it names what the line names.
 fn outlined(schema: &Value, depth: usize) -> bool {
     let whole = |v: &Value| !value_text(v).ends_with("...");
+    let plain = |t: &Value| t.as_str().is_some_and(|t| name_text(t) == t);
     let Value::Object(o) = schema else { return schema.is_boolean() };
-    o.iter().all(|(k, v)| match k.as_str() {
-        "type" => v.as_str().is_some_and(|t| name_text(t) == t) || v.as_array().is_some_and(|ts| ts.iter().all(|t| t.as_str().is_some_and(|t| name_text(t) == t))),
-        "title" | "description" | "required" => true,
-        "additionalProperties" => v.is_boolean(),
-        "enum" => v.as_array().is_some_and(|e| e.iter().all(whole)),
-        "properties" => depth < MAX_TREE_DEPTH && v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, depth + 1))),
-        // Its type is in the line (`array of string`), an object's properties under it.
-        "items" => {
-            let props = |s: &Value| s.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
-            let array = match o.get("type") {
-                None => true,
-                Some(t) => t == "array" || t.as_array().is_some_and(|ts| ts.iter().any(|t| t == "array")),
-            };
-            let plain = |t: &Value| t.as_str().is_some_and(|t| name_text(t) == t);
-            array
-                && match v.as_object() {
-                    Some(items) if props(v) && !props(schema) => {
-                        depth < MAX_TREE_DEPTH
-                            && items.iter().all(|(k, t)| match k.as_str() {
-                                "type" => t == "object",
-                                "properties" | "required" | "title" => true,
-                                "additionalProperties" => t.is_boolean(),
-                                _ => false,
-                            })
-                            && outlined(v, depth)
+    required_listed(o)
+        && o.iter().all(|(k, v)| match k.as_str() {
+            "type" => plain(v) || v.as_array().is_some_and(|ts| !ts.is_empty() && ts.iter().all(plain)),
+            "description" => v.is_string(),
+            "title" | "required" => true,
+            "additionalProperties" => v == &Value::Bool(false),
+            "enum" => v.as_array().is_some_and(|e| !e.is_empty() && e.iter().all(whole)),
+            "properties" => depth < MAX_TREE_DEPTH && v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, depth + 1))),
+            // The line names the items' type (`array of string`) where the type is an array's,
+            // or where nothing else names one; an object's properties are listed under it.
+            "items" => {
+                let props = |s: &Value| s.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+                let array = match o.get("type") {
+                    None => !["anyOf", "oneOf", "const", "enum", "properties"].iter().any(|k| o.contains_key(*k)),
+                    Some(t) => t == "array" || t.as_array().is_some_and(|ts| ts.iter().any(|t| t == "array")),
+                };
+                array
+                    && match v.as_object() {
+                        Some(items) if props(v) => {
+                            depth < MAX_TREE_DEPTH
+                                && items.iter().all(|(k, t)| match k.as_str() {
+                                    "type" => t == "object",
+                                    "properties" | "required" | "title" => true,
+                                    "additionalProperties" => t == &Value::Bool(false),
+                                    _ => false,
+                                })
+                                && outlined(v, depth)
+                        }
+                        Some(items) => items.iter().all(|(k, t)| k == "type" && plain(t)),
+                        None => v == &Value::Bool(true),
                     }
-                    Some(items) => items.iter().all(|(k, t)| k == "type" && plain(t)),
-                    None => v == &Value::Bool(true),
-                }
-        }
-        // The line names the branches' types where there is no `type` (else that type alone).
-        "anyOf" | "oneOf" => !o.contains_key("type") && v.as_array().is_some_and(|bs| {
-            bs.iter().all(|b| {
-                b.as_object().is_some_and(|b| {
-                    b.len() == 1 && (b.get("type").and_then(Value::as_str).is_some_and(|t| name_text(t) == t) || b.get("const").is_some_and(whole))
-                })
-            })
-        }),
-        k if CONSTRAINTS.contains(&k) => whole(v),
-        _ => false,
-    })
+            }
+            // Without a `type`, the line names the branches' types (`anyOf`'s where both are).
+            "anyOf" | "oneOf" => {
+                let both = o.contains_key("anyOf") && o.contains_key("oneOf");
+                !o.contains_key("type")
+                    && !both
+                    && v.as_array().is_some_and(|bs| {
+                        !bs.is_empty()
+                            && bs.iter().all(|b| b.as_object().is_some_and(|b| b.len() == 1 && (b.get("type").is_some_and(plain) || b.get("const").is_some_and(whole))))
+                    })
+            }
+            k if CONSTRAINTS.contains(&k) => whole(v),
+            _ => false,
+        })
 }
 
 /// Whether the schema says no more than "an object of no parameters" (then no JSON is written).
@@ -565,6 +586,10 @@ Parameters:
     #[test]
     fn the_json_is_written_where_the_tree_leaves_something_out() {
         let with = |props: Value| render(json!({"name":"t","inputSchema":{"type":"object","properties":props}}), &list_only()).contains("\nInput schema: {");
+        let root = |schema: Value| render(json!({"name":"t","inputSchema":schema}), &list_only()).contains("\nInput schema: {");
+        // At the root: its own description.
+        assert!(root(json!({"type":"object","description":"Only one of a or b","properties":{"a":{"type":"string"}}})));
+        assert!(!root(json!({"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false})));
         for whole in [
             json!({"a":{"type":"string","description":"A","enum":["x","y"],"default":"x"}}),
             json!({"a":{"type":["string","null"]},"b":{"anyOf":[{"type":"string"},{"type":"null"}]},"c":{"oneOf":[{"const":"x"},{"const":"y"}]}}),
@@ -584,6 +609,15 @@ Parameters:
             json!({"a":{"type":"array","items":{"type":"object","description":"One","properties":{"e":{"type":"string"}}}}}),
             json!({"a":{"properties":{"b":{"properties":{"c":{"properties":{"d":{"properties":{"e":{"properties":{"f":{"type":"string"}}}}}}}}}}}}),
             json!({"a":{"type":"array","prefixItems":[{"type":"string"}]}}),
+            json!({"a":{"type":"object","required":["b"]}}),
+            json!({"a":{"type":"object","properties":{"b":{"type":"string"}},"required":["c"]}}),
+            json!({"a":{"anyOf":[{"type":"string"}],"oneOf":[{"type":"integer"}]}}),
+            json!({"a":{"anyOf":[{"type":"array"},{"type":"null"}],"items":{"type":"integer"}}}),
+            json!({"a":{"properties":{},"items":{"type":"object","properties":{"b":{"type":"string"}}}}}),
+            json!({"a":{"type":"string","description":7}}),
+            json!({"a":{"anyOf":[]}}),
+            json!({"a":{"type":[]}}),
+            json!({"a":{"type":"object","properties":{"b":{"type":"string"}},"additionalProperties":true}}),
         ] {
             assert!(with(lossy.clone()), "{lossy}");
         }
