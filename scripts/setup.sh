@@ -85,20 +85,28 @@ if [ "$browser" = 1 ]; then
   fi
 fi
 
-# 5. Optional: Bun and Deno (Linux x64 builds, as CI runs), each checked by the version it prints.
+# 5. Optional: Bun and Deno, this platform's builds, each checked by the version it prints; .tools/runtimes/bin
+#    links to them (tests/runtimes runs those).
 if [ "$runtimes" = 1 ]; then
-  bun=.tools/runtimes/node_modules/@oven/bun-linux-x64/bin/bun
-  deno=.tools/runtimes/node_modules/@deno/linux-x64-glibc/deno
-  if [ "$("$bun" --version 2>/dev/null || true)" = "$BUN_VERSION" ] \
-    && [ "$("$deno" --version 2>/dev/null | head -n 1 | awk '{print $2}' || true)" = "$DENO_VERSION" ]; then
-    say "ok: bun $BUN_VERSION, deno $DENO_VERSION (.tools/runtimes)"
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) bun_pkg=@oven/bun-linux-x64 deno_pkg=@deno/linux-x64-glibc ;;
+    Linux-aarch64 | Linux-arm64) bun_pkg=@oven/bun-linux-aarch64 deno_pkg=@deno/linux-arm64-glibc ;;
+    Darwin-arm64) bun_pkg=@oven/bun-darwin-aarch64 deno_pkg=@deno/darwin-arm64 ;;
+    Darwin-x86_64) bun_pkg=@oven/bun-darwin-x64 deno_pkg=@deno/darwin-x64 ;;
+    *) echo "setup: no Bun and Deno builds on npm for $(uname -s) $(uname -m): tests/runtimes cannot run here" >&2; exit 1 ;;
+  esac
+  bin=.tools/runtimes/bin
+  if [ "$("$bin/bun" --version 2>/dev/null || true)" = "$BUN_VERSION" ] \
+    && [ "$("$bin/deno" --version 2>/dev/null | head -n 1 | awk '{print $2}' || true)" = "$DENO_VERSION" ]; then
+    say "ok: bun $BUN_VERSION, deno $DENO_VERSION ($bin)"
   else
-    say "installing bun $BUN_VERSION and deno $DENO_VERSION into .tools/runtimes"
-    mkdir -p .tools/runtimes
+    say "installing bun $BUN_VERSION and deno $DENO_VERSION ($bun_pkg, $deno_pkg) into .tools/runtimes"
+    mkdir -p "$bin"
     [ -f .tools/runtimes/package.json ] || echo '{ "name": "toolwire-runtimes", "private": true }' >.tools/runtimes/package.json
-    npm install --prefix .tools/runtimes --no-audit --no-fund --save-exact \
-      "@oven/bun-linux-x64@$BUN_VERSION" "@deno/linux-x64-glibc@$DENO_VERSION"
-    "$bun" --version >/dev/null && "$deno" --version >/dev/null || { echo "setup: bun or deno does not run" >&2; exit 1; }
+    npm install --prefix .tools/runtimes --no-audit --no-fund --save-exact "$bun_pkg@$BUN_VERSION" "$deno_pkg@$DENO_VERSION"
+    ln -sf "../node_modules/$bun_pkg/bin/bun" "$bin/bun"
+    ln -sf "../node_modules/$deno_pkg/deno" "$bin/deno"
+    "$bin/bun" --version >/dev/null && "$bin/deno" --version >/dev/null || { echo "setup: bun or deno does not run" >&2; exit 1; }
   fi
 fi
 

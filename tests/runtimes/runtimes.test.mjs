@@ -3,7 +3,8 @@
 // (server-everything on 127.0.0.1) give the same output in all three; the loading failures the README describes
 // (Deno without read permission, a Bun executable whose package is gone) are the LOAD_FAILED it says, and its
 // single-file executable recipe runs.
-// Bun and Deno come from their npm packages (scripts/setup.sh --runtimes, pinned there) into .tools/runtimes.
+// Bun and Deno come from their npm packages (scripts/setup.sh --runtimes, pinned there, this platform's builds) into
+// .tools/runtimes.
 // Run: make pkg && bash scripts/setup.sh --runtimes && node --test tests/runtimes/
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -17,8 +18,9 @@ import { startEverything } from "../servers/everything.mjs";
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..");
 const corpus = join(process.env.TOOLWIRE_SHARED ?? join(repo, "..", "shared"), "corpus", "tools");
-const bun = join(repo, ".tools/runtimes/node_modules/@oven/bun-linux-x64/bin/bun");
-const deno = join(repo, ".tools/runtimes/node_modules/@deno/linux-x64-glibc/deno");
+// This platform's builds, linked by scripts/setup.sh --runtimes.
+const bun = join(repo, ".tools/runtimes/bin/bun");
+const deno = join(repo, ".tools/runtimes/bin/deno");
 
 let project; // a project with the built package as node_modules/toolwire
 let ev; // server-everything
