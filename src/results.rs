@@ -2964,7 +2964,7 @@ mod tests {
         let items = out[0]["output"].as_array().unwrap();
         assert_eq!(output_units(&out[0]["output"]), 40, "{items:?}");
         assert_eq!(items.iter().filter(|i| i["type"] == "input_image").count(), 1);
-        assert!(items.iter().filter_map(|i| i["text"].as_str()).last().unwrap().ends_with(" characters shown]"), "{items:?}");
+        assert!(items.iter().rev().find_map(|i| i["text"].as_str()).unwrap().ends_with(" characters shown]"), "{items:?}");
     }
 
     /// A structure kept whole never leaves the rest of the text cut without its marker: where it
