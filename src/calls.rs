@@ -1048,14 +1048,7 @@ fn read_event(text: &str) -> Result<Value> {
 
 /// JSON text, lone surrogate escapes read as U+FFFD.
 fn read_repaired(text: &str) -> std::result::Result<Value, crate::model::ReadError> {
-    use crate::model::{read_json, repair_lone_surrogates, ReadError};
-    match read_json(text) {
-        Err(ReadError::Json(e)) => match repair_lone_surrogates(text) {
-            Some(fixed) => read_json(&fixed),
-            None => Err(ReadError::Json(e)),
-        },
-        read => read,
-    }
+    crate::model::read_json_repaired(text)
 }
 
 /// The most text of one event the stream reader holds while it waits for the event's end.

@@ -744,6 +744,20 @@ pub fn json_depth(v: &Value) -> usize {
     json_size(v).depth
 }
 
+/// [`read_json`], with lone surrogate escapes (`"\ud83d"`: a JS string cut inside an emoji, which
+/// `JSON.stringify` writes so and no UTF-8 string can hold) read as U+FFFD, as `JSON.parse`
+/// keeps them and the MCP SDK reads them. The text is repaired only after it failed to parse,
+/// so text without one costs nothing more.
+pub fn read_json_repaired(text: &str) -> std::result::Result<Value, ReadError> {
+    match read_json(text) {
+        Err(ReadError::Json(e)) => match repair_lone_surrogates(text) {
+            Some(fixed) => read_json(&fixed),
+            None => Err(ReadError::Json(e)),
+        },
+        read => read,
+    }
+}
+
 /// Replaces `\uD800`-`\uDFFF` escapes that do not form a surrogate pair with `\uFFFD` in
 /// JSON text. Returns `None` when there is none (so the caller's error stands).
 pub fn repair_lone_surrogates(text: &str) -> Option<String> {

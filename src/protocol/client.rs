@@ -67,7 +67,7 @@ use futures_util::pin_mut;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, read_json, string, Put as _};
+use crate::model::{object, read_json, read_json_repaired, string, Put as _};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, Malformed, RpcError};
 use crate::protocol::budget::{Collected, Held, Refusal};
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
@@ -1897,7 +1897,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // Decode first, so one instance of the JSON parser (over &str) serves every input.
         let text = std::str::from_utf8(&bytes)
             .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid UTF-8")).with_detail("bodyPreview", preview(&bytes)))?;
-        let value = read_json(text).map_err(|e| {
+        let value = read_json_repaired(text).map_err(|e| {
             e.into_error(&format!("{method}: the response"), |e| {
                 Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid JSON: {e}")).with_detail("bodyPreview", preview(&bytes))
             })
@@ -1986,7 +1986,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             }
                             let text = std::str::from_utf8(&ev.data)
                                 .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid UTF-8")))?;
-                            let value = read_json(text).map_err(|e| {
+                            let value = read_json_repaired(text).map_err(|e| {
                                 e.into_error(&format!("{method}: an SSE event"), |e| {
                                     Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid JSON: {e}"))
                                         .with_detail("bodyPreview", preview(text.as_bytes()))
@@ -3038,7 +3038,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             SseItem::Retry(ms) => retry_ms = Some(ms),
                             SseItem::Event(ev) if ev.is_message() && !(resumed && self.seen(&ev)) => {
                                 brought = true;
-                                let Some(value) = std::str::from_utf8(&ev.data).ok().and_then(|t| read_json(t).ok()) else { continue };
+                                let Some(value) = std::str::from_utf8(&ev.data).ok().and_then(|t| read_json_repaired(t).ok()) else { continue };
                                 let msgs = classify_all(value);
                                 self.dealt_with(&ev, &none, &msgs);
                                 for msg in msgs {
@@ -3142,7 +3142,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     }
                     for item in items {
                         let SseItem::Event(ev) = item else { continue };
-                        let Some(value) = ev.is_message().then(|| std::str::from_utf8(&ev.data).ok().and_then(|t| read_json(t).ok())).flatten() else { continue };
+                        let Some(value) = ev.is_message().then(|| std::str::from_utf8(&ev.data).ok().and_then(|t| read_json_repaired(t).ok())).flatten() else { continue };
                         for msg in classify_all(value) {
                             match msg {
                                 Incoming::Response { id: rid, outcome } if rid == id => return outcome.map(|_| true).map_err(|e| rpc_to_error(e, WHAT)),

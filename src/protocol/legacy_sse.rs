@@ -53,7 +53,7 @@ use futures_util::pin_mut;
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode};
-use crate::model::read_json;
+use crate::model::{read_json, read_json_repaired};
 use crate::protocol::auth::split_url;
 use crate::protocol::budget::{server_of, Collected, Held, Refusal};
 use crate::protocol::client::content_type_essence;
@@ -943,7 +943,7 @@ impl<B> ConnState<B> {
 
     /// Puts one message of the shared stream (an event's data) where it belongs.
     fn route(&mut self, data: &[u8], cap: usize, wake: &mut Vec<Waker>) {
-        let Some(value) = std::str::from_utf8(data).ok().and_then(|t| read_json(t).ok()) else { return };
+        let Some(value) = std::str::from_utf8(data).ok().and_then(|t| read_json_repaired(t).ok()) else { return };
         match value {
             // A batch: each message on its own.
             Value::Array(items) => {

@@ -4417,3 +4417,41 @@ fn a_json_body_longer_than_the_limit_by_its_length_is_refused_unread() {
     assert!(e.message.contains("did not contain the response to request 4"), "{e}");
     assert_eq!(crate::protocol::budget::Held::total(), 0, "what the reads held is given back");
 }
+
+/// A lone surrogate escape (`"\ud83d"`, as `JSON.stringify` writes a JS string cut inside an
+/// emoji) is read as U+FFFD, in a JSON body and in an SSE event, as the MCP SDK reads it: one
+/// cut description does not make a server's tools unlistable, nor a cut text fail its call.
+#[test]
+fn lone_surrogate_escapes_are_read_as_u_fffd() {
+    let cut_list = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"echo","description":"smile \ud83d","inputSchema":{"type":"object"}}]}}"#;
+    let cut_call = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"\ude00 low, then high \ud83d"}]}}"#;
+    let cut_sse = r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"pair \ud83d\ude00 and lone \ud83d"}]}}"#;
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s1")),
+        accepted(),
+        Reply::Http { status: 200, headers: vec![("content-type", "application/json".into())], chunks: vec![cut_list.as_bytes().to_vec()], then_hang: false, then_error: false },
+        Reply::Http { status: 200, headers: vec![("content-type", "application/json".into())], chunks: vec![cut_call.as_bytes().to_vec()], then_hang: false, then_error: false },
+        sse_events(&[cut_sse], false),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let tools = block_on(h.client.list_tools()).unwrap();
+    assert_eq!(tools[0]["description"], "smile \u{FFFD}");
+    let r = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"], "\u{FFFD} low, then high \u{FFFD}");
+    let r = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"], "pair \u{1F600} and lone \u{FFFD}");
+}
+
+/// JSON that is broken otherwise still fails, with the parser's own message.
+#[test]
+fn a_body_broken_otherwise_is_still_a_protocol_error() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s1")),
+        accepted(),
+        Reply::Http { status: 200, headers: vec![("content-type", "application/json".into())], chunks: vec![br#"{"jsonrpc":"2.0","id":1,"result":{"x":"\ud83d\u12"}}"#.to_vec()], then_hang: false, then_error: false },
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "{e:?}");
+    assert!(e.message.contains("not valid JSON"), "{}", e.message);
+}

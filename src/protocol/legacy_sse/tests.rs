@@ -759,3 +759,21 @@ fn the_next_reader_is_woken_when_one_leaves() {
     done.sort_by_key(|(name, _)| *name);
     assert_eq!(done, [("a", json!("a")), ("b", json!("b"))]);
 }
+
+/// A lone surrogate escape (`"\ud83d"`: a JS server cut a text inside an emoji) is read as
+/// U+FFFD: the event is the call's response, not dropped to leave the call to its timeout.
+#[test]
+fn a_lone_surrogate_escape_in_an_event_is_read_as_u_fffd() {
+    let fake = Fake::with(Box::new(|msg, live| {
+        if msg["method"] == "tools/call" {
+            let id = msg["id"].to_string();
+            live.push(&format!("event: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"cut \\ud83d\"}}]}}}}\n\n"));
+            return crate::protocol::client::tests::accepted();
+        }
+        standard(msg, live)
+    }));
+    let (c, _) = client(&fake);
+    block_on(c.connect()).unwrap();
+    let r = bounded(c.call_tool("t", json!({}), &mut CallOptions::default()), 1000).expect("the call ends").unwrap();
+    assert_eq!(r["content"][0]["text"], "cut \u{FFFD}");
+}
