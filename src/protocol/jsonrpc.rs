@@ -17,10 +17,15 @@ pub enum Id {
 }
 
 impl Id {
-    /// Reads an id; `None` for null, floats and other types.
+    /// Reads an id; `None` for null, numbers with a fraction and other types. A number is read
+    /// by its value, as JavaScript reads it: `1.0`, `1e0` and `1` are the same id (a server that
+    /// decodes ids as doubles writes them back so), and `-0` is `0`. A string stays a string:
+    /// `"1"` is not `1`.
     pub fn from_value(v: &Value) -> Option<Self> {
+        // 2^63: the first double past i64::MAX (every double below it with no fraction fits).
+        const PAST_I64: f64 = 9_223_372_036_854_775_808.0;
         match v {
-            Value::Number(n) => n.as_i64().map(Self::Num),
+            Value::Number(n) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && (-PAST_I64..PAST_I64).contains(f)).map(|f| f as i64)).map(Self::Num),
             Value::String(s) => Some(Self::Str(s.clone())),
             _ => None,
         }
@@ -189,6 +194,27 @@ mod tests {
         assert!(matches!(classify(json!({"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"m","data":1}})), Incoming::Response { outcome: Err(RpcError { code: -32602, .. }), .. }));
         assert!(matches!(classify(json!(5)), Incoming::Invalid(_)));
         assert_eq!(classify_all(json!([{"id":1,"result":1},{"method":"x"}])).len(), 2);
+    }
+
+    /// A number id is its value whatever way it is written; a fraction, a number past i64 and a
+    /// string of digits are not the number's id.
+    #[test]
+    fn number_ids_are_read_by_value() {
+        for text in ["1", "1.0", "1e0", "10e-1", "1.000"] {
+            let v: Value = serde_json::from_str(&format!(r#"{{"jsonrpc":"2.0","id":{text},"result":{{}}}}"#)).unwrap();
+            assert_eq!(classify(v), Incoming::Response { id: Id::Num(1), outcome: Ok(json!({})) }, "{text}");
+        }
+        for text in ["0", "-0", "0.0", "-0.0", "0e5"] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(Id::from_value(&v), Some(Id::Num(0)), "{text}");
+        }
+        assert_eq!(Id::from_value(&json!(-7.0)), Some(Id::Num(-7)));
+        assert_eq!(Id::from_value(&json!(9_007_199_254_740_992.0_f64)), Some(Id::Num(1 << 53)));
+        assert_eq!(Id::from_value(&json!(-9_223_372_036_854_775_808.0_f64)), Some(Id::Num(i64::MIN)));
+        for v in [json!(1.5), json!(-0.25), json!(9_223_372_036_854_775_808.0_f64), json!(1e300), json!("1"), json!(null), json!(true)] {
+            assert!(!matches!(Id::from_value(&v), Some(Id::Num(_))), "{v}");
+        }
+        assert_eq!(Id::from_value(&json!("1")), Some(Id::Str("1".into())));
     }
 
     /// An error object JSON-RPC does not allow is told apart from a server's error (its code and

@@ -4455,3 +4455,21 @@ fn a_body_broken_otherwise_is_still_a_protocol_error() {
     assert_eq!(e.code, ErrorCode::Protocol, "{e:?}");
     assert!(e.message.contains("not valid JSON"), "{}", e.message);
 }
+
+/// A server that writes a number id back another way (`0.0`, `1e0`, `-0`: decoded as a double)
+/// is answering the request of that number, as the MCP SDK (JS numbers) takes it.
+#[test]
+fn a_number_id_written_as_a_float_answers_its_request() {
+    let raw = |text: &str| Reply::Http { status: 200, headers: vec![("content-type", "application/json".into())], chunks: vec![text.as_bytes().to_vec()], then_hang: false, then_error: false };
+    let h = harness(vec![
+        raw(r#"{"jsonrpc":"2.0","id":0.0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"gson","version":"1"}}}"#),
+        accepted(),
+        raw(r#"{"jsonrpc":"2.0","id":1e0,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}"#),
+        sse_events(&[r#"{"jsonrpc":"2.0","id":2.0,"result":{"content":[{"type":"text","text":"ok"}]}}"#], false),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(h.client.server_info().unwrap()["name"], "gson");
+    assert_eq!(block_on(h.client.list_tools()).unwrap()[0]["name"], "echo");
+    let r = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"], "ok");
+}
