@@ -445,6 +445,28 @@ pub struct Client<T: Transport, C: Clock> {
     /// The client's requests in flight (each round's), by id: a server request their response
     /// streams bring is theirs ([`RequestContext::related`]), and answering it pauses their timeout.
     in_flight: RefCell<Vec<(Id, Rc<InFlight>)>>,
+    /// The `Mcp-Session-Id` of the `initialize` response being read, before its result makes it
+    /// the session's: a server request on that response's stream (a `ping`, which may precede
+    /// the result) is answered on it, as a reopening of that stream is (an SDK server refuses a
+    /// POST without it with 400).
+    handshake_session: RefCell<Option<String>>,
+}
+
+/// Holds the session id of the `initialize` response being read in
+/// [`Client::handshake_session`], until dropped (the read ended, or was dropped).
+struct HandshakeSession<'a>(&'a RefCell<Option<String>>);
+
+impl<'a> HandshakeSession<'a> {
+    fn hold(cell: &'a RefCell<Option<String>>, session: Option<String>) -> Self {
+        *cell.borrow_mut() = session;
+        Self(cell)
+    }
+}
+
+impl Drop for HandshakeSession<'_> {
+    fn drop(&mut self) {
+        self.0.borrow_mut().take();
+    }
 }
 
 /// A client request in flight, as the server requests that come for it see it.
@@ -734,6 +756,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             cancel_in_background: RefCell::default(),
             server,
             in_flight: RefCell::default(),
+            handshake_session: RefCell::default(),
         }
     }
 
@@ -872,7 +895,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         h.extend(auth.iter().cloned());
         if with_session {
             let st = self.state.borrow();
-            if let Some(s) = &st.session_id {
+            if let Some(s) = st.session_id.as_ref().or(self.handshake_session.borrow().as_ref()) {
                 h.push(("mcp-session-id".owned(), s.clone()));
             }
             if let Some(v) = &st.protocol_version {
@@ -1768,6 +1791,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Err(e.into());
         }
         let session = resp.header("mcp-session-id").map(str::to_owned);
+        // While the handshake's response is read, its session is the one to answer on.
+        let _handshake = (method == "initialize" && !sent_session)
+            .then(|| HandshakeSession::hold(&self.handshake_session, session.clone().filter(|s| is_valid_session_id(s))));
         let essence = content_type_essence(resp.header("content-type").unwrap_or(""));
         let result = match essence.as_str() {
             "application/json" => {

@@ -4473,3 +4473,45 @@ fn a_number_id_written_as_a_float_answers_its_request() {
     let r = block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap();
     assert_eq!(r["content"][0]["text"], "ok");
 }
+
+/// A `ping` on the `initialize` response's stream, before the result (the one request that may
+/// precede it), is answered with the session id of that response's headers: an SDK server
+/// refuses a POST without it (400 "Mcp-Session-Id header is required").
+#[test]
+fn a_ping_before_the_initialize_result_is_answered_on_its_session() {
+    let init = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"t","version":"1"}}}"#;
+    let events = format!("data: {{\"jsonrpc\":\"2.0\",\"id\":\"p0\",\"method\":\"ping\"}}\n\ndata: {init}\n\n");
+    let h = harness(vec![
+        Reply::Http {
+            status: 200,
+            headers: vec![("content-type", "text/event-stream".into()), ("mcp-session-id", "S1".into())],
+            chunks: events.split_inclusive("\n\n").map(|e| e.as_bytes().to_vec()).collect(),
+            then_hang: false,
+            then_error: false,
+        },
+        accepted(),
+        accepted(),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let log = h.log.borrow();
+    let pong = log.requests.iter().find(|r| body(r)["id"] == "p0").expect("the ping was answered");
+    assert_eq!(body(pong)["result"], json!({}));
+    assert_eq!(header(pong, "mcp-session-id"), Some("S1"));
+    // The version is not known before the result: none is claimed.
+    assert_eq!(header(pong, "mcp-protocol-version"), None);
+    assert_eq!(h.client.session_id().as_deref(), Some("S1"));
+    drop(log);
+    // Once the handshake is over (here, refused), the session it offered is nobody's.
+    let h = harness(vec![
+        Reply::Http {
+            status: 200,
+            headers: vec![("content-type", "text/event-stream".into()), ("mcp-session-id", "S2".into())],
+            chunks: vec![b"data: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"1999-01-01\",\"capabilities\":{}}}\n\n".to_vec()],
+            then_hang: false,
+            then_error: false,
+        },
+        accepted(),
+    ]);
+    assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::UnsupportedProtocolVersion);
+    assert_eq!(h.client.headers(true, "x").iter().find(|(k, _)| k == "mcp-session-id"), None);
+}
