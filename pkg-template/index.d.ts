@@ -1665,11 +1665,12 @@ export interface McpClientOptions {
   onToolListChanged?: () => void | Promise<unknown>;
   /**
    * `notifications/message` (server logging). A 2026-07-28 server sends them only for requests that ask for a
-   * level: set `logLevel`.
+   * level: set `logLevel`. A callback that throws, or returns a promise that rejects, is ignored (as for
+   * `onNotification`, `onProgress`, `listen`'s `onEnd`): the client reads on, and no rejection is left unhandled.
    */
-  onLog?: (params: { level: string; logger?: string; data?: JsonValue; _meta?: { [key: string]: unknown } }) => void;
+  onLog?: (params: { level: string; logger?: string; data?: JsonValue; _meta?: { [key: string]: unknown } }) => void | Promise<unknown>;
   /** Every server notification that is not progress for a call. */
-  onNotification?: (message: { method: string; params: JsonValue }) => void;
+  onNotification?: (message: { method: string; params: JsonValue }) => void | Promise<unknown>;
   /**
    * `capabilities` sent in `initialize`, or in every request's `_meta` in 2026-07-28 (default `{}`), e.g.
    * `{ elicitation: {} }`: a server sends
@@ -1741,7 +1742,7 @@ export interface McpClientOptions {
    * does not keep the client: one freed (or let go) without `close()` stops listening within about a second
    * (its fetch aborted, `onEnd` not called).
    */
-  listen?: boolean | { onEnd?: (end: McpClientListenEnd) => void };
+  listen?: boolean | { onEnd?: (end: McpClientListenEnd) => void | Promise<unknown> };
   /**
    * Answers the server's requests other than `ping` (which is answered `{}`): `elicitation/create`,
    * `sampling/createMessage`, `roots/list`... Return the result, an object (or a promise of it); anything
@@ -1864,7 +1865,7 @@ export interface McpOAuthOptions {
   /** What `onSaved` was given last time: sent from the first request on (tokens), reused (client). */
   saved?: McpOAuthSaved;
   /** Told the registration and tokens whenever they change, to keep them (they are credentials: store them as such). */
-  onSaved?: (saved: McpOAuthSaved) => void;
+  onSaved?: (saved: McpOAuthSaved) => void | Promise<unknown>;
 }
 
 /** A client request, as a server request that came for it names it ({@link McpRequestContext.related}). */
@@ -2020,7 +2021,8 @@ export interface McpCallOptions {
    * client" when there is none), as the SDK sends it; a timeout's reason is "timeout".
    */
   signal?: AbortSignal;
-  onProgress?: (progress: McpProgress) => void;
+  /** Each progress notification of the call; a throw or a rejected promise is ignored. */
+  onProgress?: (progress: McpProgress) => void | Promise<unknown>;
   /**
    * Keys added to the request's `params._meta` (the SDK's `_meta` on a request), over those `params` carry, with
    * the `progressToken` that `onProgress` makes: a key the client sets itself (`progressToken`,
@@ -2437,7 +2439,7 @@ export class McpHub {
    * could not be opened, or not reopened after a drop).
    * Do not await it before calling tools.
    */
-  listen(options?: { onEnd?: (end: McpListenEnd) => void }): Promise<{ servers: Record<string, boolean>; errors: Array<{ server: string; error: ToolwireError }> }>;
+  listen(options?: { onEnd?: (end: McpListenEnd) => void | Promise<unknown> }): Promise<{ servers: Record<string, boolean>; errors: Array<{ server: string; error: ToolwireError }> }>;
   /**
    * {@link McpClient.request} on one server (`resources/read`, `prompts/get`...), connecting it first if needed.
    * Errors carry `server`; a server name the hub does not know is `INVALID_INPUT`.

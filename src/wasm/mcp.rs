@@ -358,12 +358,12 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
             }
             if method == "notifications/message" {
                 if let Some(f) = &on_log {
-                    let _ = f.call1(&JsValue::UNDEFINED, &js_params);
+                    call_ignored(f, &js_params);
                 }
             }
             if let Some(f) = &on_any {
                 let msg = method_and_params(method, params).unwrap_or(JsValue::UNDEFINED);
-                let _ = f.call1(&JsValue::UNDEFINED, &msg);
+                call_ignored(f, &msg);
             }
         })));
     }
@@ -430,6 +430,23 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
         })));
     }
     Ok(client)
+}
+
+/// Calls a callback whose outcome is the caller's (`onLog`, `onNotification`, `onProgress`,
+/// `onEnd`, `onSaved`): a throw must not break the protocol loop, and is ignored; so is the
+/// rejection of a promise (any thenable) it returns, which left alone is an unhandled
+/// rejection, and ends a Node process. Only what is an object is awaited: a plain function's
+/// `undefined` costs nothing more.
+fn call_ignored(f: &Function, arg: &JsValue) {
+    let Ok(returned) = f.call1(&JsValue::UNDEFINED, arg) else { return };
+    if returned.is_object() || returned.is_function() {
+        // `Promise.resolve` runs a thenable's `then` (a throw there is a rejection too); awaited
+        // (and so handled) to its end in a task of its own.
+        let settled = to_future(returned);
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = settled.await;
+        });
+    }
 }
 
 /// `onToolListChanged` as the notifications call it: at once when no call of it is pending, else
@@ -525,8 +542,8 @@ fn auto_listen(client: &Rc<JsClient>, options: &JsValue) -> Result<(), Error> {
             }
             .ok();
             match (&on_end, r) {
-                // A throwing callback is the caller's.
-                (Some(f), _) => drop(f.call1(&JsValue::UNDEFINED, &event)),
+                // A throwing (or rejecting) callback is the caller's.
+                (Some(f), _) => call_ignored(f, &event),
                 (None, Err(e)) => {
                     let console = get(&js_sys::global(), "console");
                     if let Ok(error) = get(&console, "error").dyn_into::<Function>() {
@@ -625,8 +642,8 @@ fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc
     let saved: Option<Saved> = on_saved.map(|f| {
         Box::new(move |v: &Value| {
             if let Ok(v) = to_js(v) {
-                // A throwing callback does not undo the authorization.
-                let _ = f.call1(&JsValue::UNDEFINED, &v);
+                // A throwing (or rejecting) callback does not undo the authorization.
+                call_ignored(&f, &v);
             }
         }) as Saved
     });
@@ -749,7 +766,7 @@ fn read_call_options(options: &JsValue, known: &[&str]) -> Result<CallOptions, E
     }
     if let Some(f) = opt_fn(options, "onProgress")? {
         opts.on_progress = Some(Box::new(move |p: &Value| {
-            let _ = f.call1(&JsValue::UNDEFINED, &to_js(p).unwrap_or(JsValue::UNDEFINED));
+            call_ignored(&f, &to_js(p).unwrap_or(JsValue::UNDEFINED));
         }));
     }
     let signal = get(options, "signal");
@@ -1205,8 +1222,8 @@ impl JsMcpHub {
                     Err(e) => Reflect::set(&event, &"error".into(), &JsValue::from(e.clone())),
                 }
                 .ok();
-                // A throwing callback is the caller's; the other servers listen on.
-                let _ = f.call1(&JsValue::UNDEFINED, &event);
+                // A throwing (or rejecting) callback is the caller's; the other servers listen on.
+                call_ignored(f, &event);
             };
             let (offered, failed) = hub.listen(&report).await;
             let servers = Object::new();

@@ -170,6 +170,44 @@ describe("normal", () => {
     await client.close();
   });
 
+  test("an async callback that rejects (onLog, onNotification, onProgress, listen's onEnd, a hub's onEnd) is no unhandled rejection", async () => {
+    const unhandled = [];
+    const onUnhandled = (reason) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const called = [];
+      const rejecting = (name) => async () => {
+        called.push(name);
+        throw new Error(`${name}: rejected by the test`);
+      };
+      // A thenable whose `then` throws is a rejection too.
+      const badThenable = (name) => () => {
+        called.push(name);
+        return { then() { throw new Error(`${name}: then throws`); } };
+      };
+      const { client } = fresh("normal", { onLog: rejecting("onLog"), onNotification: badThenable("onNotification"), listen: { onEnd: rejecting("listen.onEnd") } });
+      await client.connect();
+      assert.equal((await client.callTool("chatty", {})).content[0].text.length > 0, true);
+      const r = await client.callTool("long", { steps: 2, intervalMs: 5 }, { onProgress: rejecting("onProgress") });
+      assert.ok(r.content.length > 0);
+      const { McpHub } = await loadPkg();
+      const hub = new McpHub({ a: { url: srv.url("normal", freshTag()) } });
+      await hub.listTools(); // connects it: a hub listens on connected servers
+      const listened = await hub.listen({ onEnd: rejecting("hub.onEnd") });
+      assert.deepEqual(listened.servers, { a: false }, "the normal scenario offers no stream (GET 405)");
+      await waitFor(() => called.includes("listen.onEnd"));
+      // Unhandled rejections are reported after the microtasks of a macrotask: give them two.
+      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual([...new Set(called)].sort(), ["hub.onEnd", "listen.onEnd", "onLog", "onNotification", "onProgress"]);
+      assert.deepEqual(unhandled.map((e) => e?.message ?? String(e)), []);
+      await client.close();
+      await hub.closeAll();
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
   test("AbortSignal: ABORTED, notifications/cancelled with the call's id, and the request's socket closed", async () => {
     const { client, stats } = fresh("normal");
     await client.connect();
