@@ -2096,8 +2096,11 @@ export class McpClient {
    * session it opened is ended (DELETE). A server of the 2026-07-28 revision, which has no handshake, is asked
    * `server/discover` instead (`era`), and one that refuses the version with the versions it supports
    * is `UNSUPPORTED_PROTOCOL_VERSION` (`supported`). Connecting a client that has a session ends it first
-   * (DELETE, at most 3 s); a `connect()` while a handshake is under way (a second `connect()`, a session
-   * renewal) shares it, so no session is left open on the server.
+   * (DELETE, at most 3 s), and its requests still in flight reject at once with `NOT_CONNECTED`
+   * (`sessionEnded: true`), as `close()` abandons them (no `notifications/cancelled`: the DELETE tells the
+   * server); a `connect()` while a handshake is under way (a second `connect()`, a session
+   * renewal) shares it, so no session is left open on the server. A request's `notifications/cancelled` goes
+   * to the session it was sent on, or is not sent once that session is gone (renewed, or ended by `connect()`).
    */
   connect(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
   /**

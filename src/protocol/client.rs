@@ -221,8 +221,15 @@ fn merge_meta(params: Value, meta: Option<&Map<String, Value>>) -> Result<Value>
 pub type Spawner = Rc<dyn Fn(Pin<Box<dyn Future<Output = ()>>>)>;
 
 /// Sends `notifications/cancelled` with these params through a [`Spawner`], unless the client is
-/// closed after the close generation given ([`Client::send_cancelled`]).
-type SendCancelled = Rc<dyn Fn(Value, u64)>;
+/// closed after the close generation given, or the session the request was sent on is gone
+/// ([`Client::send_cancelled`]).
+type SendCancelled = Rc<dyn Fn(Value, u64, SentOn)>;
+
+/// The session a request was sent on: its `session_gen` and `Mcp-Session-Id`. Its cancellation
+/// goes to that session, or nowhere once it is gone (renewed after a 404, ended by `connect()`):
+/// another session never had the request.
+#[derive(Clone, PartialEq)]
+struct SentOn(u64, Option<String>);
 
 /// Called after every handshake that succeeds: `connect()`, the first use of a hub's server, a
 /// session renewed after it expired (the JS layer starts `listen()` from it: `options.listen`).
@@ -445,6 +452,9 @@ pub struct Client<T: Transport, C: Clock> {
     /// The client's requests in flight (each round's), by id: a server request their response
     /// streams bring is theirs ([`RequestContext::related`]), and answering it pauses their timeout.
     in_flight: RefCell<Vec<(Id, Rc<InFlight>)>>,
+    /// Fired when `connect()` ends the session there was (as `closing` is by `close()`): the
+    /// requests in flight on it are abandoned, not left to their timeouts.
+    session_ended: CloseSignal,
     /// The `Mcp-Session-Id` of the `initialize` response being read, before its result makes it
     /// the session's: a server request on that response's stream (a `ping`, which may precede
     /// the result) is answered on it, as a reopening of that stream is (an SDK server refuses a
@@ -757,6 +767,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             server,
             in_flight: RefCell::default(),
             handshake_session: RefCell::default(),
+            session_ended: CloseSignal::default(),
         }
     }
 
@@ -937,6 +948,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if let Some(joined) = self.join_handshake(opts).await {
             return joined;
         }
+        // The requests in flight are of the session ended here: abandoned at once, as close()
+        // abandons them (its DELETE tells the server; no cancellation).
+        self.session_ended.fire();
         let _ = self.end_session().await;
         // Another connect() may have begun while the session held was being ended.
         if let Some(joined) = self.join_handshake(opts).await {
@@ -1554,6 +1568,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted before it was sent")));
         }
         let timeout = timeout_ms.unwrap_or(self.opts.timeout_ms);
+        // The session it goes on (the exchange below sends it at its first poll, with no await
+        // before): its cancellation goes to that one or nowhere.
+        let sent_on = self.sent_on();
         // The time spent answering this request's server requests does not count (see
         // `sleep_unpaused`); the total cap counts it.
         let call = self.in_flight(id);
@@ -1601,11 +1618,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // Polled by reference, so one cancellation covers a retry after re-initialization too.
         let cancel = cancelled(cancel);
         let closed = self.closing.wait();
+        let ended = self.session_ended.wait();
         // The exchange lives in this block only: leaving it drops the exchange, which aborts its
         // HTTP request, before the server is told below.
         let outcome = {
-            pin_mut!(exchange, sleep, closed);
-            let stop = select(sleep, select(cancel, closed));
+            pin_mut!(exchange, sleep, closed, ended);
+            let stop = select(sleep, select(cancel, select(closed, ended)));
             match select(exchange, stop).await {
                 // The response stream fell silent past the idle timeout: the request is still
                 // running on the server, which is told as for the other timeout.
@@ -1624,8 +1642,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled"))
                 }
                 // close() ends the session; its DELETE tells the server, no cancellation needed.
-                Either::Right((Either::Right((Either::Right(_), _)), _)) => {
+                Either::Right((Either::Right((Either::Right((Either::Left(_), _)), _)), _)) => {
                     return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed")))
+                }
+                // So does connect() on a client with a session.
+                Either::Right((Either::Right((Either::Right((Either::Right(_), _)), _)), _)) => {
+                    return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: connect() ended its session to open a new one"))
+                        .with_detail("sessionEnded", true))
                 }
             }
         };
@@ -1636,7 +1659,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             } else {
                 cancel_reason.as_ref().and_then(|r| r()).unwrap_or_else(|| "aborted by the client".owned())
             };
-            self.tell_cancelled(object([("requestId", id.to_value()), ("reason", reason.into())])).await;
+            self.tell_cancelled(object([("requestId", id.to_value()), ("reason", reason.into())]), sent_on).await;
         }
         Err(outcome)
     }
@@ -1644,13 +1667,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// `notifications/cancelled` with these params: handed to the spawner when the client has one
     /// (the caller's error is not held up by a server slow to accept it), else sent here; either
     /// way within [`CANCEL_GRACE_MS`].
-    async fn tell_cancelled(&self, params: Value) {
+    async fn tell_cancelled(&self, params: Value, sent_on: SentOn) {
         let background = self.cancel_in_background.borrow().clone();
         let since = self.closing.generation.get();
         match background {
-            Some(send) => send(params, since),
-            None => self.send_cancelled(params, since).await,
+            Some(send) => send(params, since, sent_on),
+            None => self.send_cancelled(params, since, sent_on).await,
         }
+    }
+
+    /// The session requests go on now ([`SentOn`]).
+    fn sent_on(&self) -> SentOn {
+        SentOn(self.session_gen.get(), self.state.borrow().session_id.clone())
     }
 
     /// Sends `notifications/cancelled` within [`CANCEL_GRACE_MS`] (the client's timeout, if less);
@@ -1658,8 +1686,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// the close generation `since` (when the cancellation was decided): `close()` ended the session
     /// the request was of (its DELETE tells the server), and a closed client asks no one for
     /// authorization (a 401 to a notification sent without a session would call `onUnauthorized`).
-    async fn send_cancelled(&self, params: Value, since: u64) {
-        if self.closing.generation.get() != since {
+    /// Not sent either once the session the request was sent on (`sent_on`) is gone: renewed
+    /// after a 404, ended by `connect()`; the session there is now never had the request.
+    async fn send_cancelled(&self, params: Value, since: u64, sent_on: SentOn) {
+        if self.closing.generation.get() != since || self.sent_on() != sent_on {
             return;
         }
         let mut within = CallOptions { timeout_ms: Some(CANCEL_GRACE_MS.min(self.opts.timeout_ms)), ..CallOptions::default() };
@@ -3247,7 +3277,7 @@ impl<T: Transport + 'static, C: Clock + 'static> Client<T, C> {
     pub fn set_spawner(self: &Rc<Self>, spawn: Option<Spawner>) {
         let send = spawn.map(|spawn| {
             let client = Rc::downgrade(self);
-            Rc::new(move |params: Value, since: u64| {
+            Rc::new(move |params: Value, since: u64, sent_on: SentOn| {
                 let client = client.clone();
                 spawn(Box::pin(async move {
                     let Some(c) = client.upgrade() else { return };
@@ -3255,7 +3285,7 @@ impl<T: Transport + 'static, C: Clock + 'static> Client<T, C> {
                     // out together all settle before their notifications are sent. A `close()`
                     // in that turn (or while it is sent) drops it.
                     c.clock.sleep(0).await;
-                    c.send_cancelled(params, since).await;
+                    c.send_cancelled(params, since, sent_on).await;
                 }));
             }) as SendCancelled
         });

@@ -4515,3 +4515,87 @@ fn a_ping_before_the_initialize_result_is_answered_on_its_session() {
     assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::UnsupportedProtocolVersion);
     assert_eq!(h.client.headers(true, "x").iter().find(|(k, _)| k == "mcp-session-id"), None);
 }
+
+/// `connect()` on a client with a session abandons the calls in flight on it at once, as
+/// `close()` does (NOT_CONNECTED; its DELETE tells the server, so no cancellation), instead of
+/// leaving them to their timeouts (120 s by default) and then cancelling them on the new session.
+#[test]
+fn connecting_again_abandons_the_calls_of_the_session_it_ends() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("one")),
+        accepted(),
+        Reply::Hang,
+        accepted(),
+        init_reply_id(2, "2025-11-25", Some("two")),
+        accepted(),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let call = async { h.client.call_tool("slow", json!({}), &mut CallOptions::default()).await };
+    let connect = async {
+        yield_now().await;
+        h.client.connect().await
+    };
+    let (r, c) = bounded(futures_util::future::join(call, connect), 1_000).expect("the call is settled at once, not at its timeout");
+    c.unwrap();
+    let e = r.unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotConnected, "{e:?}");
+    assert!(e.message.contains("connect() ended its session"), "{}", e.message);
+    assert_eq!(e.details.as_ref().unwrap()["sessionEnded"], true);
+    assert_eq!(h.client.session_id().as_deref(), Some("two"));
+    let log = h.log.borrow();
+    assert_eq!(log.aborted, 1, "the call's fetch was aborted");
+    assert_eq!((log.requests[3].method, header(&log.requests[3], "mcp-session-id")), (Method::Delete, Some("one")));
+    assert!(!log.requests.iter().any(|r| r.body.as_deref().is_some_and(|b| b.contains("notifications/cancelled"))), "no cancellation, on either session");
+    drop(log);
+    // Calls on the new session are not abandoned by the reconnection before them.
+    let h2 = harness(vec![init_reply("2025-11-25", Some("one")), accepted(), status_reply(200, vec![], ""), init_reply_id(1, "2025-11-25", Some("two")), accepted(), Reply::Echo(json!({"content": []}))]);
+    block_on(h2.client.connect()).unwrap();
+    block_on(h2.client.connect()).unwrap();
+    assert_eq!(block_on(h2.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"content": []}));
+}
+
+/// A call whose session was renewed (another request met a 404) while it ran stays pending (its
+/// stream is open), but its cancellation is not sent to the new session, which never had it.
+/// One on the session it was sent on still is.
+#[test]
+fn a_cancellation_goes_to_the_session_its_request_was_sent_on_or_nowhere() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        Reply::Hang,
+        status_reply(404, vec![], "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}"),
+        init_reply_id(3, "2025-11-25", Some("new")),
+        accepted(),
+        json_reply(json!({"jsonrpc":"2.0","id":4,"result":{"tools":[]}})),
+        Reply::Hang,
+        accepted(),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let renewed = Rc::new(Cell::new(false));
+    let seen = renewed.clone();
+    let abort: CancelFuture = Box::pin(std::future::poll_fn(move |cx| {
+        if seen.get() {
+            std::task::Poll::Ready(())
+        } else {
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    }));
+    let call = async { h.client.call_tool("slow", json!({}), &mut CallOptions { cancel: Some(abort), ..CallOptions::default() }).await };
+    let list = async {
+        yield_now().await;
+        let tools = h.client.list_tools().await;
+        renewed.set(true);
+        tools
+    };
+    let (r, tools) = bounded(futures_util::future::join(call, list), 1_000).expect("both end");
+    assert_eq!(tools.unwrap(), Vec::<Value>::new());
+    assert_eq!(r.unwrap_err().code, ErrorCode::Aborted);
+    assert_eq!(h.client.session_id().as_deref(), Some("new"));
+    let cancels = || h.log.borrow().requests.iter().filter(|r| body(r)["method"] == "notifications/cancelled").map(|r| (body(r)["params"]["requestId"].clone(), header(r, "mcp-session-id").map(str::to_owned))).collect::<Vec<_>>();
+    assert_eq!(cancels(), [], "request 1 was of the session gone");
+    // A call of the new session, aborted: its cancellation goes out, on that session.
+    let e = block_on(h.client.call_tool("slow", json!({}), &mut CallOptions { cancel: cancelled_later(), ..CallOptions::default() })).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Aborted);
+    assert_eq!(cancels(), [(json!(5), Some("new".to_owned()))]);
+}
