@@ -1953,6 +1953,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // Decode first, so one instance of the JSON parser (over &str) serves every input.
         let text = std::str::from_utf8(&bytes)
             .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid UTF-8")).with_detail("bodyPreview", preview(&bytes)))?;
+        // A byte order mark is no part of the JSON (fetch's `response.json()`, which the SDK
+        // reads with, drops it; so does the SSE parser).
+        let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
         let value = read_json_repaired(text).map_err(|e| {
             e.into_error(&format!("{method}: the response"), |e| {
                 Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid JSON: {e}")).with_detail("bodyPreview", preview(&bytes))

@@ -4599,3 +4599,22 @@ fn a_cancellation_goes_to_the_session_its_request_was_sent_on_or_nowhere() {
     assert_eq!(e.code, ErrorCode::Aborted);
     assert_eq!(cancels(), [(json!(5), Some("new".to_owned()))]);
 }
+
+/// A JSON body that starts with a UTF-8 byte order mark is read without it, as `response.json()`
+/// (the SDK's reader) reads it; one that is there twice is no JSON.
+#[test]
+fn a_json_body_may_start_with_a_byte_order_mark() {
+    let bom = |text: String| Reply::Http { status: 200, headers: vec![("content-type", "application/json; charset=utf-8".into())], chunks: vec![text.into_bytes()], then_hang: false, then_error: false };
+    let h = harness(vec![
+        bom(format!("\u{FEFF}{}", json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"bom","version":"1"}}}))),
+        accepted(),
+        bom(format!("\u{FEFF}{}", json!({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"echo"}]}}))),
+        bom(format!("\u{FEFF}\u{FEFF}{}", json!({"jsonrpc":"2.0","id":2,"result":{"tools":[]}}))),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(h.client.server_info().unwrap()["name"], "bom");
+    assert_eq!(block_on(h.client.list_tools()).unwrap()[0]["name"], "echo");
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.contains("not valid JSON"), "{}", e.message);
+}
