@@ -1820,7 +1820,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             return Err(e.into());
         }
-        let session = resp.header("mcp-session-id").map(str::to_owned);
+        // An empty header (or one of blanks, which fetch reads as empty) is no session id: the
+        // server is stateless, as the SDK client takes it (a session id is 1 to 1024 visible
+        // ASCII characters, so it cannot be one).
+        let session = resp.header("mcp-session-id").filter(|s| !s.trim().is_empty()).map(str::to_owned);
         // While the handshake's response is read, its session is the one to answer on.
         let _handshake = (method == "initialize" && !sent_session)
             .then(|| HandshakeSession::hold(&self.handshake_session, session.clone().filter(|s| is_valid_session_id(s))));

@@ -2198,6 +2198,21 @@ fn invalid_session_ids_are_refused() {
     assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::Protocol);
 }
 
+/// An empty `Mcp-Session-Id` (or one of blanks) on the handshake's response is no session: the
+/// client connects stateless and sends none, as the SDK client does.
+#[test]
+fn an_empty_session_id_is_none() {
+    for empty in ["", " ", "\t "] {
+        let h = harness(vec![init_reply("2025-11-25", Some(empty)), accepted(), Reply::Echo(json!({"tools": []}))]);
+        block_on(h.client.connect()).unwrap();
+        assert_eq!(h.client.session_id(), None, "{empty:?}");
+        assert_eq!(block_on(h.client.list_tools()).unwrap(), Vec::<Value>::new());
+        let log = h.log.borrow();
+        assert!(log.requests[1..].iter().all(|r| header(r, "mcp-session-id").is_none()), "{empty:?}: no session header sent");
+        assert_eq!(header(&log.requests[2], "mcp-protocol-version"), Some("2025-11-25"));
+    }
+}
+
 #[test]
 fn www_authenticate_parsing() {
     let v = parse_www_authenticate("Bearer error=\"insufficient_scope\", scope=\"files:read files:write\", realm=x");
