@@ -1600,7 +1600,11 @@ export type FetchLike = (
  * server's URL is the constructor's first argument (a hub's {@link McpServerConfig} holds it).
  */
 export interface McpClientOptions {
-  /** The HTTP function (default: `globalThis.fetch`, called unbound). */
+  /**
+   * The HTTP function (default: `globalThis.fetch`, called unbound). One that resolves to no HTTP response
+   * (`undefined`, a string, `Response.error()`, a status that is not a number) fails the request with `NETWORK`
+   * naming what it resolved to.
+   */
   fetch?: FetchLike;
   /**
    * Extra headers on every request, e.g. `{ authorization: "Bearer ..." }`: an object of strings, a `Headers`, a

@@ -268,7 +268,7 @@ impl Transport for FetchTransport {
             // Called unbound: `window.fetch` throws "Illegal invocation" when called as a method.
             let pending = fetch.call2(&JsValue::UNDEFINED, &req.url.clone().into(), &init).map_err(|e| network_failure(&e))?;
             let resp = to_future(pending).await.map_err(|e| if is_abort(&e) { TransportError::Aborted } else { network_failure(&e) })?;
-            let status = get(&resp, "status").as_f64().unwrap_or(0.0) as u16;
+            let status = response_status(&resp)?;
             let h = get(&resp, "headers");
             let mut headers = Vec::new();
             for name in READ_HEADERS {
@@ -288,6 +288,32 @@ impl Transport for FetchTransport {
             };
             Ok(HttpResponse { status, headers, body: FetchBody { reader, whole, guard, done: false } })
         }
+    }
+}
+
+/// The HTTP status of what `fetch` resolved to, or why it is no HTTP response (a custom fetch
+/// that resolved to `undefined`, a string, `Response.error()`, a status that is not a number):
+/// a NETWORK error that names it, not a status 0, which would read as a redirect. A browser's
+/// redirect not followed is status 0 too, of type `opaqueredirect`, and stays one.
+fn response_status(resp: &JsValue) -> Result<u16, TransportError> {
+    let what = crate::wasm::interop::describe_js;
+    if !resp.is_object() {
+        return Err(TransportError::Network(format!("the fetch function resolved to {}, not a Response", what(resp))));
+    }
+    let kind = get(resp, "type").as_string();
+    if kind.as_deref() == Some("error") {
+        return Err(TransportError::Network("the fetch function resolved to a network error (a Response of type \"error\", as Response.error() makes)".owned()));
+    }
+    let status = get(resp, "status");
+    match status.as_f64() {
+        Some(n) if n.fract() == 0.0 && (0.0..=999.0).contains(&n) => match n as u16 {
+            0 if kind.as_deref().is_some_and(|k| k != "opaqueredirect") => Err(TransportError::Network(format!(
+                "the fetch function resolved to a Response of status 0 and type {}, which carries no HTTP response (a no-cors request's is opaque)",
+                crate::text::quote(kind.as_deref().unwrap_or(""))
+            ))),
+            n => Ok(n),
+        },
+        _ => Err(TransportError::Network(format!("the fetch function resolved to an object whose status is {}, not an HTTP status", what(&status)))),
     }
 }
 

@@ -162,6 +162,26 @@ test("McpClient options: headers as Headers, a Map or pairs are sent; the SDK's 
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp").callTool("echo", {}, { timeoutMs: NaN }), "INVALID_OPTIONS", /got NaN/);
 });
 
+test("a custom fetch that resolves to no Response is NETWORK naming what it gave, not a redirect", async () => {
+  const cases = [
+    [async () => undefined, /fetch function resolved to undefined, not a Response/],
+    [async () => "oops", /fetch function resolved to the string "oops", not a Response/],
+    [async () => Response.error(), /fetch function resolved to a network error \(a Response of type "error"/],
+    [async () => ({ status: "200", headers: new Headers(), body: null, arrayBuffer: async () => new ArrayBuffer(0) }), /whose status is the string "200", not an HTTP status/],
+    [async () => ({ status: 0, type: "opaque", headers: new Headers(), body: null }), /status 0 and type "opaque"/],
+  ];
+  for (const [fetch, re] of cases) {
+    const client = new tw.McpClient("http://127.0.0.1:1/mcp", { fetch });
+    const e = await refused(() => client.connect(), "NETWORK", re);
+    assert.doesNotMatch(e.message, /redirect/);
+    client.free();
+  }
+  // A browser's redirect not followed (status 0, type opaqueredirect) is still reported as a redirect.
+  const client = new tw.McpClient("http://127.0.0.1:1/mcp", { fetch: async () => ({ status: 0, type: "opaqueredirect", headers: new Headers(), body: null }) });
+  await refused(() => client.connect(), "HTTP_STATUS", /redirected/);
+  client.free();
+});
+
 test("McpClient URLs are read as the runtime's URL parser reads them, at construction", async () => {
   await refused(() => new tw.McpClient("http://"), "INVALID_INPUT", /not a valid URL/);
   await refused(() => new tw.McpClient("http://exa mple.com/mcp"), "INVALID_INPUT", /not a valid URL/);
