@@ -51,13 +51,17 @@ function questionSource(related) {
  * aborts (the call timed out or was cancelled, or the server withdrew the question), the dialog closes and
  * says so: no answer is wanted any more.
  */
+let fieldIds = 0; // the question form's fields are numbered: see askUser
+
 function askUser({ message, requestedSchema } = {}, signal, related) {
   const required = new Set(requestedSchema?.required ?? []);
+  // A field's id is a counter's, never its name: a field named accept, title or message would take the id of the
+  // dialog's own button or text (and the Send button's handler would go to the field). data-field names it.
   const fields = Object.entries(requestedSchema?.properties ?? {}).map(([name, s]) => {
-    const id = `elicit-${name}`;
+    const id = `elicit-field-${++fieldIds}`;
     const kind = s.type === "boolean" ? "checkbox" : s.type === "number" || s.type === "integer" ? "number" : "text";
     const must = required.has(name) && kind !== "checkbox";
-    const input = el("input", { id, type: kind, required: must });
+    const input = el("input", { id, type: kind, required: must, "data-field": name });
     if (kind === "checkbox") input.checked = s.default === true;
     else if (s.default !== undefined) input.value = String(s.default);
     const label = el("label", { for: id }, s.title ?? name, must ? el("span", { class: "required", "aria-hidden": "true" }, " *") : null);

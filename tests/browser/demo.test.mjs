@@ -431,10 +431,10 @@ test("a server's question (elicitation) becomes a form; the answer goes back and
   await page.click("#call-btn");
   await page.waitForSelector("#elicit[open]");
   assert.equal(await page.textContent("#elicit-message"), "What should the demo call you?");
-  assert.equal(await page.inputValue("#elicit-name"), "Ada", "the default filled in");
-  assert.equal(await page.isChecked("#elicit-formal"), false);
-  await page.fill("#elicit-name", "Grace");
-  await page.check("#elicit-formal");
+  assert.equal(await page.inputValue('#elicit [data-field="name"]'), "Ada", "the default filled in");
+  assert.equal(await page.isChecked('#elicit [data-field="formal"]'), false);
+  await page.fill('#elicit [data-field="name"]', "Grace");
+  await page.check('#elicit [data-field="formal"]');
   await page.click("#elicit-accept");
   assert.equal(await focused(), "call-btn", "the focus goes back to the button when the form closes");
   await waitForText("#out-flat", "Good day, Grace.");
@@ -465,7 +465,8 @@ test("the elicitation form names its asker, marks what is required, cancels, and
   assert.equal(await page.textContent("#elicit-source"), "For the call of the tool ask_name.");
   assert.match(await page.textContent("#elicit-title"), /^toolwire-demo asks$/);
   assert.deepEqual((await page.getAttribute("#elicit", "aria-describedby")).split(" ").sort(), ["elicit-message", "elicit-source"]);
-  assert.equal(await page.textContent('label[for="elicit-name"]'), "Your name *", "the required field is marked");
+  const nameId = await page.getAttribute('#elicit [data-field="name"]', "id");
+  assert.equal(await page.textContent(`label[for="${nameId}"]`), "Your name *", "the required field is marked");
   assert.equal(await isVisible("#elicit-required"), true);
   assert.equal(await isVisible("#elicit-cancel"), true);
   await new Promise((r) => setTimeout(r, 3000));
@@ -495,7 +496,7 @@ test("a question holds the call's timeout, whatever the tool's description says;
   const { startAskingServer } = await import("../servers/asking.mjs");
   const server = await startAskingServer();
   try {
-    await connectTo(server.url, 10);
+    await connectTo(server.url, 12);
     await page.fill("#mcp-timeout", "1000");
     await page.selectOption("#call-tool", "confirm_order");
     assert.doesNotMatch(await page.textContent("#tool-description"), /elicitation/i, "a tool that asks without saying so");
@@ -532,7 +533,7 @@ test("a question on the standalone stream is labelled as the server's, not as th
   const { startAskingServer } = await import("../servers/asking.mjs");
   const server = await startAskingServer();
   try {
-    await connectTo(server.url, 10);
+    await connectTo(server.url, 12);
     await page.selectOption("#call-tool", "ask_aside");
     // Asked on the standalone stream while ask_aside runs: not tied to ask_aside's call (McpClient's
     // context.related is null), which returns without waiting for the answer.
@@ -555,6 +556,34 @@ test("a question on the standalone stream is labelled as the server's, not as th
     await page.click("#elicit-decline");
     for (let i = 0; i < 50 && server.stats.asides.length < 2; i++) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(server.stats.asides, [{ action: "accept", content: { ok: true } }, { action: "decline" }]);
+  } finally {
+    await connectTo(demo.mcpUrl, 8);
+    await server.close();
+  }
+});
+
+test("a question whose fields are named title, message, accept and required: the form still works", async () => {
+  const { startAskingServer } = await import("../servers/asking.mjs");
+  const server = await startAskingServer();
+  try {
+    await connectTo(server.url, 12);
+    await page.selectOption("#call-tool", "confirm_terms");
+    await page.fill("#call-args", "{}");
+    await page.click("#call-btn");
+    await page.waitForSelector("#elicit[open]");
+    // The dialog's own parts keep their text: no field took their ids.
+    assert.equal(await page.textContent("#elicit-message"), "Name it and accept the terms.");
+    assert.match(await page.textContent("#elicit-title"), / asks$/);
+    assert.equal(await page.$$eval("#elicit [id]", (els) => els.length), await page.$$eval("#elicit [id]", (els) => new Set(els.map((e) => e.id)).size), "two elements share an id");
+    assert.equal(await page.$eval("#elicit-accept", (e) => e.tagName), "BUTTON");
+    assert.equal(await isVisible("#elicit-required"), true, "the required note is hidden");
+    assert.equal(await page.inputValue('#elicit [data-field="message"]'), "hi");
+    await page.fill('#elicit [data-field="title"]', "My order");
+    await page.check('#elicit [data-field="accept"]');
+    await page.click("#elicit-accept");
+    const out = await waitForText("#out-flat", "answer: ");
+    assert.deepEqual(JSON.parse(out.slice("answer: ".length)), { action: "accept", content: { title: "My order", message: "hi", accept: true, required: false } });
+    assert.equal(await page.$eval("#elicit", (d) => d.open), false);
   } finally {
     await connectTo(demo.mcpUrl, 8);
     await server.close();

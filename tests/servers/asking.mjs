@@ -8,6 +8,10 @@
 //   confirm_order {before_ms, after_ms}  works before_ms, asks "Place the order?" (elicitation/create on the call's
 //                                        own stream), works after_ms, then -> "Order placed." or "Order not placed:
 //                                        the user chose to <action>."
+//   confirm_terms {}                     asks "Name it and accept the terms." with fields named like the page's own
+//                                        dialog parts (title, accept, message) -> "answer: <the answer as JSON>"
+//   ask_two {}                           asks "First question?" and "Second question?" at once, on the call's stream
+//                                        (each given up after 10 s) -> "first: <action>; second: <action>"
 //   ask_aside {hold_ms, ask_after_ms}    asks "A question of the server's own: go on?" on the session's standalone
 //                                        stream (no related request: not part of this call) after ask_after_ms (default
 //                                        0: at once), does not wait for the answer, and returns after hold_ms ->
@@ -60,6 +64,49 @@ export async function startAskingServer({ port = 0 } = {}) {
         await wait(after_ms, extra.signal);
         if (answer.action !== "accept") return { content: [{ type: "text", text: `Order not placed: the user chose to ${answer.action}.` }] };
         return { content: [{ type: "text", text: "Order placed." }] };
+      },
+    );
+    server.registerTool(
+      "confirm_terms",
+      { title: "Confirm terms", description: "Asks for a title, a message and whether the user accepts the terms.", inputSchema: {} },
+      async (_args, extra) => {
+        const answer = await extra.sendRequest(
+          {
+            method: "elicitation/create",
+            params: {
+              message: "Name it and accept the terms.",
+              requestedSchema: {
+                type: "object",
+                properties: {
+                  title: { type: "string", title: "Title" },
+                  message: { type: "string", title: "Message", default: "hi" },
+                  accept: { type: "boolean", title: "I accept the terms" },
+                  required: { type: "boolean", title: "Required" },
+                },
+                required: ["title"],
+              },
+            },
+          },
+          ElicitResultSchema,
+          { timeout: 600_000 },
+        );
+        return { content: [{ type: "text", text: `answer: ${JSON.stringify(answer)}` }] };
+      },
+    );
+    server.registerTool(
+      "ask_two",
+      { title: "Ask two", description: "Asks the user two things at once.", inputSchema: {} },
+      async (_args, extra) => {
+        const ask = (message) =>
+          extra
+            .sendRequest(
+              { method: "elicitation/create", params: { message, requestedSchema: { type: "object", properties: { ok: { type: "boolean", title: "OK" } } } } },
+              ElicitResultSchema,
+              { timeout: 10_000 },
+            )
+            .then((a) => a.action, (e) => `no answer (${e.message})`);
+        const [first, second] = await Promise.all([ask("First question?"), ask("Second question?")]);
+        return { content: [{ type: "text", text: `first: ${first}; second: ${second}` }] };
       },
     );
     server.registerTool(
