@@ -860,9 +860,14 @@ async function callTool(event) {
   }
 }
 
-/** The provider name of a connected server's tool, exactly as the Convert panel's options name it. */
+/**
+ * The provider name of a connected server's tool, exactly as the Convert panel's options name it (Gemini and
+ * Vertex match a functionResponse to the call by this name). While the Convert panel shows another sample, its
+ * "Server name" is that sample's: the connected server's own name stands in for it.
+ */
 function providerName(tool, provider) {
-  const options = { ...convertOptions(), server: connected?.server };
+  const options = convertOptions();
+  if ($("sample").value !== "server") options.server = connected?.server;
   try {
     const names = NameMap.fromTools(connected.tools, provider, options);
     const entry = names.toJSON().entries.find((e) => e.tool === tool);

@@ -371,6 +371,20 @@ test("connects to the bundled server, lists its tools and calls them", async () 
   await page.selectOption("#provider", "gemini");
   await waitForText("#out-message", "functionResponse");
   assert.equal(JSON.parse(await page.textContent("#out-message")).functionResponse.name, "mcp__toolwire-demo__echo");
+  // The name follows the Convert panel's options, as its name map and tools do: the server name as edited,
+  // none at all, and the naming format.
+  const responseName = async () => JSON.parse(await page.textContent("#out-message")).functionResponse.name;
+  await page.fill("#server-name", "demo");
+  await waitForText("#out-names", "mcp__demo__echo");
+  await waitForText("#out-message", "mcp__demo__echo");
+  assert.equal(await responseName(), "mcp__demo__echo");
+  await page.fill("#server-name", "");
+  await waitForText("#out-message", '"mcp__echo"');
+  await page.selectOption("#naming", "server");
+  await waitForText("#out-message", '"name": "echo"');
+  await page.selectOption("#naming", "mcp");
+  await page.fill("#server-name", "toolwire-demo");
+  await waitForText("#out-message", "mcp__toolwire-demo__echo");
   assert.deepEqual(await unnamedRegions(), []);
 
   // add: structured content.
