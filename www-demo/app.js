@@ -846,11 +846,14 @@ async function callTool(event) {
         setStatus("call-status", `Calling ${name}: ${p.message ?? `${p.progress}${p.total ? ` of ${p.total}` : ""}`}`);
       },
     });
+    if (client !== c) return abandoned(name); // the page connected again meanwhile: not this session's result
     connectionBack(c);
     lastCall = { tool: name, result };
     setStatus("call-status", `${name} returned${result.isError ? " a tool error (isError: true)" : ""}.`, !result.isError);
     renderCall();
   } catch (err) {
+    // Connecting again closed the old client, which abandons its calls: not an error of the new session.
+    if (client !== c) return abandoned(name);
     setStatus("call-status", `${name} failed.`);
     showError("call-error", err);
     if (err?.code === "NETWORK") connectionLost(c, err);
@@ -858,6 +861,11 @@ async function callTool(event) {
     progress.hidden = true;
     setBusy("call-btn", false);
   }
+}
+
+/** A call of a session the page has left (it connected again): said in the status, not as an error. */
+function abandoned(name) {
+  setStatus("call-status", `The call of ${name} was left: the page connected again.`);
 }
 
 /**

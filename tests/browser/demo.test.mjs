@@ -632,6 +632,25 @@ test("the server changes its tool list: the page hears it on the standalone stre
   assert.equal(await isVisible("#connect-error"), false);
 });
 
+test("a call still running when the page connects again: its end is not an error of the new session", async () => {
+  // Still connected to the bundled server.
+  await page.selectOption("#call-tool", "slow");
+  await page.fill("#call-args", '{"steps": 20, "delay_ms": 250}');
+  await page.click("#call-btn");
+  await waitForText("#call-status", "Calling slow");
+  await page.click("#connect-btn");
+  await waitForText("#connect-status", "8 tools");
+  await waitForText("#call-status", "The call of slow was left: the page connected again.");
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(await isVisible("#call-error"), false, `the old call's error shows in the new session: ${await page.textContent("#call-error")}`);
+  assert.equal(await isVisible("#call-progress"), false);
+  assert.notEqual(await page.getAttribute("#call-btn", "aria-disabled"), "true", "the call button is still busy");
+  // The new session calls as usual.
+  await page.selectOption("#call-tool", "echo");
+  await page.click("#call-btn");
+  await waitForText("#call-status", "echo returned");
+});
+
 test("the server restarts: the page says it is down, the next call reconnects, and it listens again", async () => {
   // A server of our own on a fixed port, to stop and start again (the bundled one runs in the demo process).
   const { startMcpServer } = await import("../../www-demo/server.mjs");
