@@ -45,15 +45,32 @@ function questionSource(related) {
   return client?.transport === "sse" ? NOT_TOLD : NOT_TIED;
 }
 
+let fieldIds = 0; // the question form's fields are numbered: see showQuestion
+let questions = Promise.resolve(); // the questions asked so far, answered one after the other
+let waiting = 0; // questions not yet shown
+
+/**
+ * One form at a time: a question asked while another is open waits for its turn (answered one after the
+ * other, in the order asked), and is shown only if its answer is still wanted then.
+ */
+function askUser(params, signal, related) {
+  waiting++;
+  const turn = questions.then(() => {
+    waiting--;
+    if (signal?.aborted) return { action: "cancel" }; // withdrawn while it waited: never shown
+    return showQuestion(params, signal, related);
+  });
+  questions = turn.catch(() => {});
+  return turn;
+}
+
 /**
  * Shows an elicitation's fields (text, number, checkbox; defaults filled in) in a dialog: accept (Send),
  * decline or cancel (Cancel, Escape), with where it came from (`related`, see questionSource). When `signal`
  * aborts (the call timed out or was cancelled, or the server withdrew the question), the dialog closes and
  * says so: no answer is wanted any more.
  */
-let fieldIds = 0; // the question form's fields are numbered: see askUser
-
-function askUser({ message, requestedSchema } = {}, signal, related) {
+function showQuestion({ message, requestedSchema } = {}, signal, related) {
   const required = new Set(requestedSchema?.required ?? []);
   // A field's id is a counter's, never its name: a field named accept, title or message would take the id of the
   // dialog's own button or text (and the Send button's handler would go to the field). data-field names it.
@@ -70,7 +87,7 @@ function askUser({ message, requestedSchema } = {}, signal, related) {
   const server = connected?.server ?? "The server";
   const tool = related?.tool;
   $("elicit-title").textContent = `${server} asks`;
-  $("elicit-source").textContent = questionSource(related);
+  $("elicit-source").textContent = questionSource(related) + (waiting ? ` ${waiting} more question${waiting === 1 ? "" : "s"} after this one.` : "");
   $("elicit-message").textContent = message ?? "";
   $("elicit-fields").replaceChildren(...fields.map((f) => f.row));
   $("elicit-required").hidden = !fields.some((f) => f.input.required);

@@ -604,6 +604,33 @@ test("a question whose fields are named title, message, accept and required: the
   }
 });
 
+test("two questions at once: the page answers one after the other, and neither is lost", async () => {
+  const { startAskingServer } = await import("../servers/asking.mjs");
+  const server = await startAskingServer();
+  try {
+    await connectTo(server.url, 12);
+    await page.selectOption("#call-tool", "ask_two");
+    await page.fill("#call-args", "{}");
+    await page.click("#call-btn");
+    await page.waitForSelector("#elicit[open]");
+    assert.equal(await page.textContent("#elicit-message"), "First question?");
+    assert.match(await page.textContent("#elicit-source"), /1 more question after this one\.$/);
+    await page.click("#elicit-accept");
+    // The second form follows at once; the first answer went back meanwhile.
+    await waitForText("#elicit-message", "Second question?", 3000);
+    assert.equal(await page.$eval("#elicit", (d) => d.open), true);
+    assert.equal(await page.textContent("#elicit-source"), "For the call of the tool ask_two.");
+    await page.click("#elicit-decline");
+    // Each question waits at most 10 s in the server: a lost one shows as "no answer".
+    await waitForText("#out-flat", "first: accept; second: decline", 5000);
+    assert.equal(await page.$eval("#elicit", (d) => d.open), false);
+    assert.equal(await focused(), "call-btn");
+  } finally {
+    await connectTo(demo.mcpUrl, 8);
+    await server.close();
+  }
+});
+
 test("the server changes its tool list: the page hears it on the standalone stream and lists again", async () => {
   // Still connected to the bundled server; the page listens since it connected.
   const options = () => page.$$eval("#call-tool option", (os) => os.map((o) => o.value));
