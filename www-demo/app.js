@@ -497,6 +497,10 @@ async function toolsChanged(c) {
   else selectTool();
   const change = [added.length ? `added ${added.join(", ")}` : "", removed.length ? `removed ${removed.join(", ")}` : ""].filter(Boolean).join("; ");
   setStatus("tools-changed", `The server's tool list changed (${change || "same names"}): ${tools.length} tools now.`, true);
+  // The connection's status counts the tools too: it says the new count (unless it says the server is down).
+  const wasConnected = $("connect-status").textContent === connectedStatus;
+  connectedStatus = statusOf(c, tools);
+  if (wasConnected) setStatus("connect-status", connectedStatus, true);
   const option = $("sample").querySelector('option[value="server"]');
   if (option) option.textContent = `The connected server (${tools.length} tools)`;
   if (serverTools === connected && $("sample").value === "server") showServerTools();
@@ -634,6 +638,16 @@ function listenEnded(c, end) {
   if (lost) connectionLost(c, err);
 }
 
+/** What #connect-status says while the server answers: who, the protocol, how many tools. */
+function statusOf(c, tools) {
+  const info = c.serverInfo;
+  return (
+    `Connected to ${info?.title ?? info?.name ?? "the server"} ${info?.version ?? ""} (protocol ${c.protocolVersion}): ${tools.length} tools.` +
+    // A 2026-07-28 server's tools whose x-mcp-header marks break the rules: left out, and said so.
+    c.droppedTools.map((d) => ` Left out ${d.name}: ${d.reason}.`).join("")
+  );
+}
+
 let connecting = null; // the AbortController of the connect under way: Cancel aborts it
 
 async function connect(event) {
@@ -689,10 +703,7 @@ async function connect(event) {
     const info = c.serverInfo;
     connected = { url, server: slug(info?.name), tools };
     serverTools = connected;
-    connectedStatus =
-      `Connected to ${info?.title ?? info?.name ?? "the server"} ${info?.version ?? ""} (protocol ${c.protocolVersion}): ${tools.length} tools.` +
-      // A 2026-07-28 server's tools whose x-mcp-header marks break the rules: left out, and said so.
-      c.droppedTools.map((d) => ` Left out ${d.name}: ${d.reason}.`).join("");
+    connectedStatus = statusOf(c, tools);
     setStatus("connect-status", connectedStatus, true);
     $("call-tool").replaceChildren(...tools.map((t) => el("option", { value: t.name }, t.title && t.title !== t.name ? `${t.name}: ${t.title}` : t.name)));
     const echo = tools.find((t) => t.name === "echo");

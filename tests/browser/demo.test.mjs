@@ -641,6 +641,7 @@ test("the server changes its tool list: the page hears it on the standalone stre
   await waitForText("#out-flat", "moon_phase is on now.");
   await waitForText("#tools-changed", "added moon_phase");
   assert.ok((await options()).includes("moon_phase"));
+  assert.match(await page.textContent("#connect-status"), /^Connected to .*: 9 tools\.$/, "the status still counts the old tools");
   assert.equal(await page.inputValue("#call-tool"), "toggle_tools", "the chosen tool stays chosen");
   assert.equal(await page.inputValue("#call-args"), '{"note": "kept as typed"}', "and its arguments as typed");
   await waitForText("#sample-source", "The 9 tools of");
@@ -656,6 +657,7 @@ test("the server changes its tool list: the page hears it on the standalone stre
   await page.click("#call-btn");
   await waitForText("#tools-changed", "removed moon_phase");
   assert.equal((await options()).includes("moon_phase"), false);
+  assert.match(await page.textContent("#connect-status"), /: 8 tools\.$/);
   assert.equal(await isVisible("#connect-error"), false);
 });
 
