@@ -65,7 +65,7 @@ function askUser(params, signal, related) {
 }
 
 /**
- * Shows an elicitation's fields (text, number, checkbox; defaults filled in) in a dialog: accept (Send),
+ * Shows an elicitation's fields (text, number, checkbox, a list for a choice; defaults filled in, descriptions below) in a dialog: accept (Send),
  * decline or cancel (Cancel, Escape), with where it came from (`related`, see questionSource). When `signal`
  * aborts (the call timed out or was cancelled, or the server withdrew the question), the dialog closes and
  * says so: no answer is wanted any more.
@@ -76,13 +76,47 @@ function showQuestion({ message, requestedSchema } = {}, signal, related) {
   // dialog's own button or text (and the Send button's handler would go to the field). data-field names it.
   const fields = Object.entries(requestedSchema?.properties ?? {}).map(([name, s]) => {
     const id = `elicit-field-${++fieldIds}`;
-    const kind = s.type === "boolean" ? "checkbox" : s.type === "number" || s.type === "integer" ? "number" : "text";
+    // A choice (enum, or oneOf of consts with titles) is a list to pick from; a number takes decimals, an
+    // integer whole numbers only.
+    const choices = Array.isArray(s.enum)
+      ? s.enum.map((v, i) => ({ value: v, text: s.enumNames?.[i] ?? String(v) }))
+      : Array.isArray(s.oneOf ?? s.anyOf) && (s.oneOf ?? s.anyOf).every((o) => o?.const !== undefined)
+        ? (s.oneOf ?? s.anyOf).map((o) => ({ value: o.const, text: o.title ?? String(o.const) }))
+        : null;
+    const numeric = s.type === "number" || s.type === "integer";
+    const kind = choices ? "select" : s.type === "boolean" ? "checkbox" : numeric ? "number" : "text";
     const must = required.has(name) && kind !== "checkbox";
-    const input = el("input", { id, type: kind, required: must, "data-field": name });
-    if (kind === "checkbox") input.checked = s.default === true;
-    else if (s.default !== undefined) input.value = String(s.default);
+    const hintId = s.description ? `${id}-hint` : undefined;
+    let input;
+    if (kind === "select") {
+      // Not required: an empty choice leaves the field out of the answer.
+      const blank = must ? [] : [el("option", { value: "" }, "(none)")];
+      input = el("select", { id, required: must, "data-field": name, "aria-describedby": hintId }, blank, choices.map((c, i) => el("option", { value: String(i) }, c.text)));
+      const at = choices.findIndex((c) => c.value === s.default);
+      input.value = at >= 0 ? String(at) : must ? "0" : "";
+    } else {
+      input = el("input", { id, type: kind, required: must, "data-field": name, "aria-describedby": hintId });
+      if (kind === "number") {
+        input.step = s.type === "integer" ? "1" : "any";
+        if (typeof s.minimum === "number") input.min = String(s.minimum);
+        if (typeof s.maximum === "number") input.max = String(s.maximum);
+      }
+      if (kind === "checkbox") input.checked = s.default === true;
+      else if (s.default !== undefined) input.value = String(s.default);
+    }
     const label = el("label", { for: id }, s.title ?? name, must ? el("span", { class: "required", "aria-hidden": "true" }, " *") : null);
-    return { name, kind, input, row: el("div", { class: kind === "checkbox" ? "field check" : "field" }, kind === "checkbox" ? [input, label] : [label, input]) };
+    const hint = hintId ? el("p", { id: hintId, class: "hint" }, s.description) : null;
+    const parts = kind === "checkbox" ? [input, label] : [label, input];
+    return {
+      name,
+      kind: kind === "number" ? "number" : kind,
+      choices,
+      input,
+      row:
+        kind === "checkbox" && hint
+          ? el("div", { class: "field" }, el("div", { class: "check" }, parts), hint)
+          : el("div", { class: kind === "checkbox" ? "field check" : "field" }, parts, hint),
+    };
   });
   const server = connected?.server ?? "The server";
   const tool = related?.tool;
@@ -105,9 +139,11 @@ function showQuestion({ message, requestedSchema } = {}, signal, related) {
       if (document.activeElement === document.body || !document.activeElement) (before?.isConnected ? before : $("call-btn")).focus();
       if (action !== "accept") return resolve({ action });
       const content = {};
-      for (const { name, kind, input } of fields) {
+      for (const { name, kind, choices, input } of fields) {
         if (kind === "checkbox") content[name] = input.checked;
-        else if (input.value !== "") content[name] = kind === "number" ? Number(input.value) : input.value;
+        else if (kind === "select") {
+          if (input.value !== "") content[name] = choices[Number(input.value)].value;
+        } else if (input.value !== "") content[name] = kind === "number" ? Number(input.value) : input.value;
       }
       resolve({ action: "accept", content });
     };

@@ -594,9 +594,24 @@ test("a question whose fields are named title, message, accept and required: the
     assert.equal(await page.inputValue('#elicit [data-field="message"]'), "hi");
     await page.fill('#elicit [data-field="title"]', "My order");
     await page.check('#elicit [data-field="accept"]');
+    // A choice is a list of its titles, the default chosen; an integer takes whole numbers; a description is shown.
+    assert.equal(await page.$eval('#elicit [data-field="size"]', (e) => e.tagName), "SELECT");
+    assert.deepEqual(await page.$$eval('#elicit [data-field="size"] option', (os) => os.map((o) => o.textContent)), ["(none)", "Small", "Medium", "Large"]);
+    assert.equal(await page.$eval('#elicit [data-field="size"]', (e) => e.selectedOptions[0].textContent), "Medium");
+    await page.selectOption('#elicit [data-field="size"]', { label: "Large" });
+    const copies = '#elicit [data-field="copies"]';
+    assert.equal(await page.$eval(copies, (e) => document.getElementById(e.getAttribute("aria-describedby"))?.textContent), "How many to print");
+    await page.fill(copies, "1.5");
+    await page.click("#elicit-accept");
+    assert.equal(await page.$eval("#elicit", (d) => d.open), true, "a decimal was sent for an integer");
+    assert.equal(await page.$eval(copies, (e) => e.validity.valid), false);
+    await page.fill(copies, "2");
     await page.click("#elicit-accept");
     const out = await waitForText("#out-flat", "answer: ");
-    assert.deepEqual(JSON.parse(out.slice("answer: ".length)), { action: "accept", content: { title: "My order", message: "hi", accept: true, required: false } });
+    assert.deepEqual(JSON.parse(out.slice("answer: ".length)), {
+      action: "accept",
+      content: { title: "My order", message: "hi", accept: true, required: false, size: "l", copies: 2 },
+    });
     assert.equal(await page.$eval("#elicit", (d) => d.open), false);
   } finally {
     await connectTo(demo.mcpUrl, 8);

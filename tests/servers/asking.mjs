@@ -9,7 +9,7 @@
 //                                        own stream), works after_ms, then -> "Order placed." or "Order not placed:
 //                                        the user chose to <action>."
 //   confirm_terms {}                     asks "Name it and accept the terms." with fields named like the page's own
-//                                        dialog parts (title, accept, message) -> "answer: <the answer as JSON>"
+//                                        dialog parts (title, accept, message, required), a choice and an integer -> "answer: <the answer as JSON>"
 //   ask_two {}                           asks "First question?" and "Second question?" at once, on the call's stream
 //                                        (each given up after 10 s) -> "first: <action>; second: <action>"
 //   ask_aside {hold_ms, ask_after_ms}    asks "A question of the server's own: go on?" on the session's standalone
@@ -82,6 +82,8 @@ export async function startAskingServer({ port = 0 } = {}) {
                   message: { type: "string", title: "Message", default: "hi" },
                   accept: { type: "boolean", title: "I accept the terms" },
                   required: { type: "boolean", title: "Required" },
+                  size: { type: "string", title: "Size", enum: ["s", "m", "l"], enumNames: ["Small", "Medium", "Large"], default: "m" },
+                  copies: { type: "integer", title: "Copies", description: "How many to print", minimum: 1 },
                 },
                 required: ["title"],
               },
