@@ -1074,8 +1074,16 @@ async function main() {
   for (const b of document.querySelectorAll("button[data-copy]")) b.addEventListener("click", () => copy(b));
   addEventListener("pagehide", () => client?.close().catch(() => {}));
 
-  $("sample").value = params.get("sample") ?? "github";
+  // ?sample=ID: one of the list's samples (empty: Custom); another ID shows the default sample, and says so.
+  const wanted = params.get("sample");
+  const samples = [...$("sample").options].map((o) => o.value).filter((v) => v !== "server");
+  const known = wanted === null || samples.includes(wanted);
+  $("sample").value = known ? (wanted ?? "github") : "github";
   await loadSample($("sample").value);
+  if (!known) {
+    const list = samples.filter(Boolean).join(", ");
+    showError("convert-error", Object.assign(new Error(`?sample=${wanted} names no sample (there are ${list}): the github sample is shown.`), { code: "UNKNOWN_SAMPLE" }));
+  }
   document.body.dataset.ready = "true";
 }
 

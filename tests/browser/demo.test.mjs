@@ -985,6 +985,23 @@ test("screenshot for the README (docs/demo.png)", async () => {
   assert.deepEqual(pageErrors, [], "the page logged errors");
 });
 
+test("?sample= naming no sample shows the default one and says so", async () => {
+  const other = await browser.newPage();
+  try {
+    await other.goto(new URL("?sample=bogus", demo.pageUrl).href);
+    await other.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+    assert.equal(await other.inputValue("#sample"), "github");
+    assert.match(await other.textContent("#out-names"), /mcp__github__create_issue/);
+    assert.match(await other.textContent("#convert-error"), /^UNKNOWN_SAMPLE: \?sample=bogus names no sample \(there are filesystem, github, /);
+    await other.goto(new URL("?sample=notion", demo.pageUrl).href);
+    await other.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+    assert.equal(await other.inputValue("#sample"), "notion");
+    assert.equal(await other.isVisible("#convert-error"), false);
+  } finally {
+    await other.close();
+  }
+});
+
 test("the page's server answers other methods than GET and HEAD with 405 and says so", async () => {
   const post = await fetch(new URL("index.html", demo.pageUrl), { method: "POST", body: "x" });
   assert.equal(post.status, 405);
