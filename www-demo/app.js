@@ -991,6 +991,13 @@ async function copy(button) {
   const label = (button.dataset.text ??= button.textContent);
   const name = (button.dataset.label ??= button.getAttribute("aria-label") ?? label);
   const what = name.replace(/^Copy\s*/, "");
+  if (text === "") {
+    // Nothing shown yet (no call made, or an error in place of the output): nothing copied, and said so.
+    $("copy-status").textContent = `Nothing to copy: ${what} is empty.`;
+    clearTimeout(copy.quiet);
+    copy.quiet = setTimeout(() => ($("copy-status").textContent = ""), 5000);
+    return;
+  }
   // A button's new text is not announced: the status region says what was copied (or that it was not), and
   // the button's name follows its text meanwhile (the visible words stay part of the name).
   const show = (ok) => {

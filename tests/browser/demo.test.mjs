@@ -1002,6 +1002,20 @@ test("?sample= naming no sample shows the default one and says so", async () => 
   }
 });
 
+test("Copy with nothing to copy says so, and does not claim a copy", async () => {
+  const other = await browser.newPage();
+  try {
+    await other.goto(demo.pageUrl);
+    await other.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+    await other.click('button[data-copy="raw"]'); // no call made yet
+    assert.equal(await other.textContent("#copy-status"), "Nothing to copy: the raw result is empty.");
+    assert.equal(await other.textContent('button[data-copy="raw"]'), "Copy");
+    assert.equal(await other.getAttribute('button[data-copy="raw"]', "aria-label"), "Copy the raw result");
+  } finally {
+    await other.close();
+  }
+});
+
 test("the page's server answers other methods than GET and HEAD with 405 and says so", async () => {
   const post = await fetch(new URL("index.html", demo.pageUrl), { method: "POST", body: "x" });
   assert.equal(post.status, 405);
