@@ -337,7 +337,8 @@ function renderReport(report, strictRequested) {
 
 function renderNames(nameMap) {
   const rows = nameMap.entries.map((e) =>
-    el("tr", {}, el("td", {}, el("code", {}, e.name)), el("td", {}, e.server === null ? el("span", { class: "hint" }, "(none)") : e.server), el("td", {}, e.tool)),
+    // A provider name may wrap after each "__" (and inside a part only when the part alone is too wide).
+    el("tr", {}, el("td", {}, el("code", {}, e.name.split(/(?<=__)/).flatMap((part, i) => (i === 0 ? [part] : [el("wbr"), part])))), el("td", {}, e.server === null ? el("span", { class: "hint" }, "(none)") : e.server), el("td", {}, e.tool)),
   );
   $("out-names").replaceChildren(
     el("table", {}, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Provider name"), el("th", { scope: "col" }, "Server"), el("th", { scope: "col" }, "Tool"))), el("tbody", {}, rows)),

@@ -304,6 +304,29 @@ test("at 320 px the report and the name map fit: nothing scrolls sideways, and t
       };
     });
     assert.deepEqual(overflow, { page: false, boxes: [] });
+    // A provider name wraps after a "__" or a "-", never inside a word.
+    const splitNames = await page.$$eval("#out-names tbody td:first-child code", (codes) =>
+      codes.flatMap((c) => {
+        const range = document.createRange();
+        const lines = [];
+        let line = "";
+        let top = null;
+        const walker = document.createTreeWalker(c, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          for (let i = 0; i < n.length; i++) {
+            range.setStart(n, i);
+            range.setEnd(n, i + 1);
+            const t = range.getBoundingClientRect().top;
+            if (top !== null && Math.abs(t - top) > 2) lines.push(line), (line = "");
+            top = t;
+            line += n.data[i];
+          }
+        }
+        lines.push(line);
+        return lines.slice(0, -1).some((l) => !/(__|-)$/.test(l)) ? [lines.join(" / ")] : [];
+      }),
+    );
+    assert.deepEqual(splitNames, [], "a provider name broken inside a word");
     // The message of a change gets the width of the box, not a sliver of it.
     const widths = await page.$$eval("#out-report tbody tr", (trs) => trs.map((tr) => [tr.cells[3].getBoundingClientRect().width, tr.getBoundingClientRect().width]));
     assert.ok(widths.length > 0);
