@@ -1669,8 +1669,9 @@ export interface McpClientOptions {
   onToolListChanged?: () => void | Promise<unknown>;
   /**
    * `notifications/message` (server logging). A 2026-07-28 server sends them only for requests that ask for a
-   * level: set `logLevel`. A callback that throws, or returns a promise that rejects, is ignored (as for
-   * `onNotification`, `onProgress`, `listen`'s `onEnd`): the client reads on, and no rejection is left unhandled.
+   * level: set `logLevel`. A callback that throws, or returns a promise that rejects, is reported on `console.error`
+   * (`toolwire: the onLog callback failed:`, as for `onNotification`, `onProgress`, `listen`'s `onEnd`, OAuth's
+   * `onSaved`): the client reads on, and no rejection is left unhandled.
    */
   onLog?: (params: { level: string; logger?: string; data?: JsonValue; _meta?: { [key: string]: unknown } }) => void | Promise<unknown>;
   /** Every server notification that is not progress for a call. */
@@ -2025,7 +2026,7 @@ export interface McpCallOptions {
    * client" when there is none), as the SDK sends it; a timeout's reason is "timeout".
    */
   signal?: AbortSignal;
-  /** Each progress notification of the call; a throw or a rejected promise is ignored. */
+  /** Each progress notification of the call; a throw or a rejected promise is reported on `console.error`, and the call goes on. */
   onProgress?: (progress: McpProgress) => void | Promise<unknown>;
   /**
    * Keys added to the request's `params._meta` (the SDK's `_meta` on a request), over those `params` carry, with

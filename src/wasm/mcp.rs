@@ -358,12 +358,12 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
             }
             if method == "notifications/message" {
                 if let Some(f) = &on_log {
-                    call_ignored(f, &js_params);
+                    call_ignored(f, &js_params, "onLog");
                 }
             }
             if let Some(f) = &on_any {
                 let msg = method_and_params(method, params).unwrap_or(JsValue::UNDEFINED);
-                call_ignored(f, &msg);
+                call_ignored(f, &msg, "onNotification");
             }
         })));
     }
@@ -433,18 +433,30 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
 }
 
 /// Calls a callback whose outcome is the caller's (`onLog`, `onNotification`, `onProgress`,
-/// `onEnd`, `onSaved`): a throw must not break the protocol loop, and is ignored; so is the
-/// rejection of a promise (any thenable) it returns, which left alone is an unhandled
-/// rejection, and ends a Node process. Only what is an object is awaited: a plain function's
+/// `onEnd`, `onSaved`): a throw must not break the protocol loop, nor the rejection of a promise
+/// (any thenable) it returns, which left alone is an unhandled rejection and ends a Node process.
+/// Either is reported on `console.error`, naming the callback (the SDK hands handlers' errors to
+/// its `onerror`), and the client goes on. Only what is an object is awaited: a plain function's
 /// `undefined` costs nothing more.
-fn call_ignored(f: &Function, arg: &JsValue) {
-    let Ok(returned) = f.call1(&JsValue::UNDEFINED, arg) else { return };
+fn call_ignored(f: &Function, arg: &JsValue, name: &'static str) {
+    let report = move |e: &JsValue| {
+        let console = get(&js_sys::global(), "console");
+        if let Ok(error) = get(&console, "error").dyn_into::<Function>() {
+            let _ = error.call2(&console, &format!("toolwire: the {name} callback failed:").into(), e);
+        }
+    };
+    let returned = match f.call1(&JsValue::UNDEFINED, arg) {
+        Ok(returned) => returned,
+        Err(e) => return report(&e),
+    };
     if returned.is_object() || returned.is_function() {
         // `Promise.resolve` runs a thenable's `then` (a throw there is a rejection too); awaited
         // (and so handled) to its end in a task of its own.
         let settled = to_future(returned);
         wasm_bindgen_futures::spawn_local(async move {
-            let _ = settled.await;
+            if let Err(e) = settled.await {
+                report(&e);
+            }
         });
     }
 }
@@ -543,7 +555,7 @@ fn auto_listen(client: &Rc<JsClient>, options: &JsValue) -> Result<(), Error> {
             .ok();
             match (&on_end, r) {
                 // A throwing (or rejecting) callback is the caller's.
-                (Some(f), _) => call_ignored(f, &event),
+                (Some(f), _) => call_ignored(f, &event, "listen onEnd"),
                 (None, Err(e)) => {
                     let console = get(&js_sys::global(), "console");
                     if let Ok(error) = get(&console, "error").dyn_into::<Function>() {
@@ -643,7 +655,7 @@ fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc
         Box::new(move |v: &Value| {
             if let Ok(v) = to_js(v) {
                 // A throwing (or rejecting) callback does not undo the authorization.
-                call_ignored(&f, &v);
+                call_ignored(&f, &v, "oauth onSaved");
             }
         }) as Saved
     });
@@ -766,7 +778,7 @@ fn read_call_options(options: &JsValue, known: &[&str]) -> Result<CallOptions, E
     }
     if let Some(f) = opt_fn(options, "onProgress")? {
         opts.on_progress = Some(Box::new(move |p: &Value| {
-            call_ignored(&f, &to_js(p).unwrap_or(JsValue::UNDEFINED));
+            call_ignored(&f, &to_js(p).unwrap_or(JsValue::UNDEFINED), "onProgress");
         }));
     }
     let signal = get(options, "signal");
@@ -1223,7 +1235,7 @@ impl JsMcpHub {
                 }
                 .ok();
                 // A throwing (or rejecting) callback is the caller's; the other servers listen on.
-                call_ignored(f, &event);
+                call_ignored(f, &event, "listen onEnd");
             };
             let (offered, failed) = hub.listen(&report).await;
             let servers = Object::new();

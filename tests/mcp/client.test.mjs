@@ -170,10 +170,13 @@ describe("normal", () => {
     await client.close();
   });
 
-  test("an async callback that rejects (onLog, onNotification, onProgress, listen's onEnd, a hub's onEnd) is no unhandled rejection", async () => {
+  test("an async callback that rejects (onLog, onNotification, onProgress, listen's onEnd, a hub's onEnd) is no unhandled rejection, and is reported", async () => {
     const unhandled = [];
     const onUnhandled = (reason) => unhandled.push(reason);
     process.on("unhandledRejection", onUnhandled);
+    const consoleError = console.error;
+    const reported = [];
+    console.error = (...args) => reported.push(args);
     try {
       const called = [];
       const rejecting = (name) => async () => {
@@ -201,10 +204,17 @@ describe("normal", () => {
       await new Promise((r) => setTimeout(r, 50));
       assert.deepEqual([...new Set(called)].sort(), ["hub.onEnd", "listen.onEnd", "onLog", "onNotification", "onProgress"]);
       assert.deepEqual(unhandled.map((e) => e?.message ?? String(e)), []);
+      // Each failure on console.error, naming its callback, with the error.
+      const says = new Set(reported.map(([what, e]) => `${what} ${e?.message}`));
+      for (const [callback, name] of [["onLog", "onLog"], ["onProgress", "onProgress"], ["listen onEnd", "listen.onEnd"], ["listen onEnd", "hub.onEnd"]]) {
+        assert.ok(says.has(`toolwire: the ${callback} callback failed: ${name}: rejected by the test`), [...says].join("\n"));
+      }
+      assert.ok(says.has("toolwire: the onNotification callback failed: onNotification: then throws"), [...says].join("\n"));
       await client.close();
       await hub.closeAll();
     } finally {
       process.off("unhandledRejection", onUnhandled);
+      console.error = consoleError;
     }
   });
 
