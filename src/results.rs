@@ -934,7 +934,7 @@ pub(crate) fn decode_text(body: &str) -> Option<(String, usize)> {
         Err(e) => {
             let bytes = e.into_bytes();
             let invalid: usize = bytes.utf8_chunks().map(|c| c.invalid().len()).sum();
-            (invalid * 100 <= bytes.len()).then(|| (String::from_utf8_lossy(&bytes).into_owned(), invalid))
+            (invalid.saturating_mul(100) <= bytes.len()).then(|| (String::from_utf8_lossy(&bytes).into_owned(), invalid))
         }
     }
 }
