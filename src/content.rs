@@ -143,18 +143,17 @@ pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// Whether a text block that [`repeats`] `structured` says nothing more than it, so that it may be
-/// left out where the structure is sent as data: not when it writes a number with more digits
-/// than a double holds (16 or more in a row: an id past 2^53, which the structure `JSON.parse`
-/// read has rounded, `{"id": 1234567890123456789}` beside `1234567890123456800`).
-pub(crate) fn repeats_exactly(block: &ContentBlock, structured: &Value) -> bool {
+/// Whether a text block writes a number with more digits than a double holds (16 or more in a
+/// row): one that [`repeats`] the structure then says more than it, which may not be left out
+/// where the structure is sent as data (an id past 2^53, which the structure `JSON.parse` read has
+/// rounded: `{"id": 1234567890123456789}` beside `1234567890123456800`).
+pub(crate) fn holds_long_number(block: &ContentBlock) -> bool {
     let ContentBlock::Text(t) = block else { return false };
     let mut run = 0usize;
-    let long_number = t.text.bytes().any(|b| {
+    t.text.bytes().any(|b| {
         run = if b.is_ascii_digit() { run + 1 } else { 0 };
         run >= 16
-    });
-    !long_number && repeats(block, structured)
+    })
 }
 
 /// The length of `s` in UTF-16 code units (a JS string's `length`), counted on its UTF-8
@@ -197,12 +196,47 @@ pub fn truncate_utf16(mut s: String, max: usize) -> String {
     if total <= max {
         return s;
     }
-    let (keep, marker) = room(max, total);
-    let (bytes, shown) = prefix(&s, keep);
-    s.truncate(bytes);
-    // Alone, the marker goes without its line break.
-    s.push_str(marker(shown).trim_start_matches(|c| c == '\n' && bytes == 0));
+    Cut::new(max, total).keep(&mut s);
     s
+}
+
+/// One cut over texts taken in order, of `total` UTF-16 units in all, where a cap of `max` falls
+/// ([`room`]): the texts before it kept whole, the one it falls in cut and marked, those after
+/// it dropped.
+pub(crate) struct Cut {
+    budget: usize,
+    shown: usize,
+    marker: Box<dyn Fn(usize) -> String>,
+    done: bool,
+}
+
+impl Cut {
+    pub(crate) fn new(max: usize, total: usize) -> Self {
+        let (budget, marker) = room(max, total);
+        Self { budget, shown: 0, marker, done: false }
+    }
+
+    /// Whether the next text is kept (cut and marked, when the cap falls in it); `false` for
+    /// those after the cut.
+    pub(crate) fn keep(&mut self, t: &mut String) -> bool {
+        if self.done {
+            return false;
+        }
+        let len = utf16_len(t);
+        if len <= self.budget {
+            self.budget -= len;
+            self.shown += len;
+            return true;
+        }
+        let (bytes, units) = prefix(t, self.budget);
+        t.truncate(bytes);
+        self.shown += units;
+        let marker = (self.marker)(self.shown);
+        // Alone, the marker goes without its line break.
+        t.push_str(if bytes == 0 { marker.trim_start_matches('\n') } else { &marker });
+        self.done = true;
+        true
+    }
 }
 
 /// How many units of a text of `total` units may be kept under a cap of `max` (`max < total`),
@@ -353,10 +387,11 @@ mod tests {
         let text = |t: &str| ContentBlock::Text(crate::model::TextContent { text: t.to_string(), extra: serde_json::Map::new() });
         for t in ["{\"id\": 1234567890123456789}", "{\"id\": 18446744073709551617}", "[-123456789012345678901234567890]", "{\"x\": 0.12345678901234567}"] {
             let v: Value = serde_json::from_str(t).unwrap();
-            assert!(repeats(&text(t), &v) && !repeats_exactly(&text(t), &v), "{t}");
+            assert!(repeats(&text(t), &v) && holds_long_number(&text(t)), "{t}");
         }
-        assert!(repeats_exactly(&text("{\"t\": -22.0, \"id\": 123456789012345}"), &json!({"t": -22, "id": 123456789012345u64})));
-        assert!(!repeats_exactly(&text("{\"t\": 1}"), &json!({"t": 2})));
+        let exactly = |t: &str, v: &Value| repeats(&text(t), v) && !holds_long_number(&text(t));
+        assert!(exactly("{\"t\": -22.0, \"id\": 123456789012345}", &json!({"t": -22, "id": 123456789012345u64})));
+        assert!(!exactly("{\"t\": 1}", &json!({"t": 2})));
     }
 
     #[test]

@@ -227,11 +227,15 @@ fn type_label(schema: &Value, l: &Locale, depth: usize) -> String {
 /// The object whose properties a parameter's nested lines list: the parameter's own, or its
 /// array items' (`array of object`).
 fn nested(schema: &Value) -> Option<&Map<String, Value>> {
-    let has_props = |s: &Value| s.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
-    if has_props(schema) {
+    if has_properties(schema) {
         return schema.as_object();
     }
-    schema.get("items").filter(|i| has_props(i)).and_then(Value::as_object)
+    schema.get("items").filter(|i| has_properties(i)).and_then(Value::as_object)
+}
+
+/// Whether a schema lists properties (a non-empty `properties`).
+fn has_properties(schema: &Value) -> bool {
+    schema.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty())
 }
 
 /// The lines of the properties of `object` at `depth`, each nested object's under it.
@@ -318,14 +322,13 @@ fn outlined(schema: &Value, depth: usize) -> bool {
             // The line names the items' type (`array of string`) where the type is an array's,
             // or where nothing else names one; an object's properties are listed under it.
             "items" => {
-                let props = |s: &Value| s.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
                 let array = match o.get("type") {
                     None => !["anyOf", "oneOf", "const", "enum", "properties"].iter().any(|k| o.contains_key(*k)),
                     Some(t) => t == "array" || t.as_array().is_some_and(|ts| ts.iter().any(|t| t == "array")),
                 };
                 array
                     && match v.as_object() {
-                        Some(items) if props(v) => {
+                        Some(items) if has_properties(v) => {
                             depth < MAX_TREE_DEPTH
                                 && items.iter().all(|(k, t)| match k.as_str() {
                                     "type" => t == "object",

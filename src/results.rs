@@ -39,7 +39,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use crate::calls::Parallel;
-use crate::content::{block_text, prefix, repeats, room, utf16_len, FlattenOptions, SHORT_MARKER};
+use crate::content::{block_text, prefix, repeats, utf16_len, Cut, FlattenOptions, SHORT_MARKER};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, string, CallToolResult, ContentBlock, Put as _, ResourceContents};
 use crate::text::Owned as _;
@@ -1058,7 +1058,7 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     };
     // What the structure sent as data makes redundant: a repeat that says no more than it.
     let redundant: Vec<bool> = match slot {
-        Some(sc) => content.iter().zip(&repeated).map(|(b, &r)| r && crate::content::repeats_exactly(b, sc)).collect(),
+        Some(_) => content.iter().zip(&repeated).map(|(b, &r)| r && !crate::content::holds_long_number(b)).collect(),
         None => repeated.clone(),
     };
     // The content but the block at `skip`, and the structure's JSON after it when `json` is given.
@@ -1205,35 +1205,10 @@ fn cap_text(parts: &mut Vec<Part>, max: usize) {
     if total <= max {
         return;
     }
-    let (keep, marker) = room(max, total);
-    let (mut budget, mut shown, mut cut_at) = (keep, 0, parts.len());
-    for (i, p) in parts.iter_mut().enumerate() {
-        let Part::Text(t) = p else { continue };
-        let len = utf16_len(t);
-        if len <= budget {
-            budget -= len;
-            shown += len;
-            continue;
-        }
-        let (bytes, units) = prefix(t, budget);
-        t.truncate(bytes);
-        shown += units;
-        let marker = marker(shown);
-        match t.is_empty() {
-            true => t.push_str(marker.trim_start_matches('\n')),
-            false => t.push_str(&marker),
-        }
-        cut_at = i;
-        break;
-    }
-    let mut i = 0;
-    parts.retain(|p| {
-        let kept = match p {
-            Part::Text(t) => i <= cut_at && !t.is_empty(),
-            _ => true,
-        };
-        i += 1;
-        kept
+    let mut cut = Cut::new(max, total);
+    parts.retain_mut(|p| match p {
+        Part::Text(t) => cut.keep(t) && !t.is_empty(),
+        _ => true,
     });
 }
 
@@ -1416,8 +1391,10 @@ fn wrapper_output(p: &Parallel, uses: &[(&CallRef, &CallToolResult)], opts: &Res
     let caps = shares(&lengths, opts.max_chars.saturating_sub(labels_len));
     // Shares that leave a cut result room for its marker, under lines that fit the cap; else the
     // results whole, and one cut where the cap falls over all of it, as over one result's text.
+    // Where nothing is cut, the results written whole are the output (their budgets with them).
+    let whole_fit = labels_len <= opts.max_chars && caps.iter().zip(&lengths).all(|(&cap, &len)| cap >= len);
     let shared = labels_len <= opts.max_chars && caps.iter().zip(&lengths).all(|(&cap, &len)| cap >= len || cap >= SHORT_MARKER.len());
-    let outputs = match shared {
+    let outputs = match shared && !whole_fit {
         true => write(&caps, media, names)?,
         false => {
             (*media, *names) = (scratch_media, scratch_names);
@@ -1459,27 +1436,10 @@ fn cap_output(output: &mut Value, max: usize) {
     match output {
         Value::String(s) => *s = crate::content::truncate_utf16(std::mem::take(s), max),
         Value::Array(items) => {
-            let (mut budget, marker) = room(max, total);
-            let mut shown = 0;
-            let mut cut = false;
-            items.retain_mut(|item| {
-                let Some(Value::String(t)) = item.get_mut("text") else { return true };
-                if cut {
-                    return false;
-                }
-                let len = utf16_len(t);
-                if len <= budget {
-                    budget -= len;
-                    shown += len;
-                    return true;
-                }
-                let (bytes, units) = prefix(t, budget);
-                t.truncate(bytes);
-                shown += units;
-                let m = marker(shown);
-                t.push_str(if t.is_empty() { m.trim_start_matches('\n') } else { &m });
-                cut = true;
-                true
+            let mut cut = Cut::new(max, total);
+            items.retain_mut(|item| match item.get_mut("text") {
+                Some(Value::String(t)) => cut.keep(t),
+                _ => true,
             });
         }
         _ => {}
