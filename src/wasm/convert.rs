@@ -10,7 +10,7 @@ use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
 use crate::providers::Provider;
 use crate::schema::{process_json_schema, Cx, Limits};
 use crate::text::Owned as _;
-use crate::wasm::interop::{from_js, json_text, opt_string_param, parse, parse_js, refuse_lossy_options, refuse_unknown_keys, string_param, text_or_bytes_param, to_js};
+use crate::wasm::interop::{from_js, json_text, opt_string_param, parse, parse_js, refuse_lossy_known, refuse_unknown_keys, string_param, text_or_bytes_param, to_js};
 
 pub(crate) fn provider_param(v: &JsValue) -> Result<Provider, Error> {
     Provider::parse(&string_param(v, "provider")?)
@@ -20,7 +20,7 @@ pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
     if v.is_undefined() || v.is_null() {
         return Ok(ConvertOptions::default());
     }
-    refuse_lossy_options(v, "options", &[])?;
+    refuse_lossy_known(v, "options", &[], Some(&core::OPTION_KEYS))?;
     options_text(&json_text(v, "options")?)
 }
 
@@ -205,7 +205,7 @@ pub fn process_json_schema_js(schema: JsValue) -> Result<JsValue, Error> {
 }
 
 fn naming_and_rule(options: &JsValue) -> Result<(crate::naming::NamingOptions, NameRule, Option<NameFormat>), Error> {
-    refuse_lossy_options(options, "options", &[])?;
+    refuse_lossy_known(options, "options", &[], Some(&[&core::OPTION_KEYS[..], &["provider"]].concat()))?;
     let raw = from_js(options, "options")?;
     let opts = ConvertOptions::from_value_with(&raw, &["provider"])?;
     let rule = match raw.get("provider") {
@@ -250,7 +250,7 @@ pub fn parse_tool_name_js(name: JsValue, options: JsValue) -> Result<JsValue, Er
 pub fn flatten_content_js(content: JsValue, options: JsValue) -> Result<String, Error> {
     let result = crate::wasm::roundtrip::tool_result_param(&content, "content")?;
     let mut opts = FlattenOptions::default();
-    refuse_lossy_options(&options, "options", &["maxChars"])?;
+    refuse_lossy_known(&options, "options", &["maxChars"], Some(&["maxChars"]))?;
     refuse_unknown_keys(&options, "options", &["maxChars"], false)?;
     if let Some(max) = crate::wasm::roundtrip::max_chars_option(&options)? {
         opts.max_chars = max;

@@ -152,6 +152,14 @@ pub(crate) fn refuse_lossy(v: &JsValue, what: &str) -> Result<()> {
 /// Anything but an object, `undefined` or `null` is refused too: options given as a string
 /// (`"sse"`) or an array would otherwise be read as no options.
 pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Result<()> {
+    refuse_lossy_known(v, what, skip, None)
+}
+
+/// [`refuse_lossy_options`] for options whose unknown keys are ignored (the conversion's,
+/// the results', `limits`): only the values of `known` keys (and of `limits`' own) are looked
+/// at, so that a key of a newer version, `Infinity` or a Map, is ignored as its key is (a typo of
+/// a known key is named by the key check after).
+pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: Option<&[&str]>) -> Result<()> {
     if v.is_undefined() || v.is_null() {
         return Ok(());
     }
@@ -197,7 +205,7 @@ pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Re
     for entry in entries.iter() {
         let pair = js_sys::Array::from(&entry);
         let key = pair.get(0).as_string().unwrap_or_default();
-        if skip.contains(&key.as_str()) {
+        if skip.contains(&key.as_str()) || known.is_some_and(|known| !known.contains(&key.as_str())) {
             continue;
         }
         let value = pair.get(1);
@@ -207,9 +215,13 @@ pub(crate) fn refuse_lossy_options(v: &JsValue, what: &str, skip: &[&str]) -> Re
         // One level further: `limits`, `clientInfo`, `policy`.
         if value.is_object() && !value.is_function() && !js_sys::Array::is_array(&value) && class_name(&value).is_none() {
             let Ok(inner) = entries_of(&value) else { continue };
+            let inner_known = known.map(|_| if key == "limits" { &crate::convert::LIMIT_KEYS[..] } else { &[][..] });
             for entry in inner.iter() {
                 let pair = js_sys::Array::from(&entry);
                 let k = pair.get(0).as_string().unwrap_or_default();
+                if inner_known.is_some_and(|known| !known.contains(&k.as_str())) {
+                    continue;
+                }
                 let x = pair.get(1);
                 let inner_at = format!("{at}.{k}");
                 refuse_non_finite(&x, &inner_at).map_err(bad)?;

@@ -15,7 +15,7 @@ use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
 use crate::providers::Provider;
 use crate::results::{decode_base64, tool_result_message, tool_result_messages, CallRef, ResultFormat, ResultOptions};
 use crate::text::Owned as _;
-use crate::wasm::interop::{describe_js, from_js, parse, refuse_lossy, refuse_lossy_options, refuse_unknown_keys, string_param, to_js};
+use crate::wasm::interop::{describe_js, from_js, parse, refuse_lossy, refuse_lossy_known, refuse_lossy_options, refuse_unknown_keys, string_param, to_js};
 use crate::wasm::names::{name_map_data, JsNameMap};
 
 /// A name map from its JSON (`toJSON()` output, or that JSON's text), or nothing. A `NameMap`
@@ -256,7 +256,7 @@ const PROMPT_KEYS: [&str; 5] = ["locale", "template", "instructions", "provider"
 /// `toolResultMessage`'s options.
 fn result_options(options: &JsValue) -> Result<ResultOptions, Error> {
     let mut opts = ResultOptions::default();
-    refuse_lossy_options(options, "options", &["maxChars", "maxMediaBytes", "maxImageSide"])?;
+    refuse_lossy_known(options, "options", &["maxChars", "maxMediaBytes", "maxImageSide"], Some(&RESULT_KEYS))?;
     refuse_unknown_keys(options, "options", &RESULT_KEYS, false)?;
     if let Some(max) = max_chars_option(options)? {
         opts.max_chars = max;
@@ -377,7 +377,7 @@ fn base64_to_uint8array(holder: &JsValue, key: &str) {
 /// of `convertMcpTools` (plus `provider`, whose name rule applies).
 #[wasm_bindgen(js_name = toolsSystemPrompt)]
 pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String, Error> {
-    refuse_lossy_options(&options, "options", &["maxSchemaChars"])?;
+    refuse_lossy_known(&options, "options", &["maxSchemaChars"], Some(&[&crate::convert::OPTION_KEYS[..], &PROMPT_KEYS].concat()))?;
     let raw_opts = from_js(&options, "options")?;
     let copts = ConvertOptions::from_value_with(&raw_opts, &PROMPT_KEYS)?;
     let mut popts = PromptOptions::default();

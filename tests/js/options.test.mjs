@@ -87,6 +87,28 @@ test("flattenContent and toolResultMessage(s): a misspelt key is refused, anothe
   assert.equal(tw.toolResultMessages([call], [result], "openai", { futureOption: 1 }).length, 1);
 });
 
+test("an ignored key is ignored whatever its value (Infinity, NaN, a Map), and a misspelt one is named whatever its value", async () => {
+  for (const value of [Infinity, -Infinity, NaN, new Map([["a", 1]]), Promise.resolve(1)]) {
+    assert.equal(tw.convertMcpTools(tools, "openai", { strict: true, futureOption: value })[0].function.strict, true);
+    assert.equal(tw.convertMcpTools(tools, "gemini", { limits: { maxDepth: 8, futureLimit: value } }).length, 1);
+    assert.equal(tw.convertMcpToolsJson(JSON.stringify(tools), "anthropic", { futureOption: value }).startsWith("["), true);
+    assert.equal(tw.NameMap.fromTools(tools, "openai", { futureOption: value }).size, 1);
+    assert.equal(tw.prefixToolName("s", "t", { naming: "bare", futureOption: value }), "t");
+    assert.match(tw.toolsSystemPrompt(tools, { futureOption: value }), /get_weather/);
+    assert.equal(tw.flattenContent(result, { futureOption: value }), "sunny and warm");
+    assert.equal(tw.toolResultMessage(call, result, "openai", { futureOption: value }).content, "sunny and warm");
+    assert.equal(tw.toolResultMessages([call], [result], "anthropic", { futureOption: value }).length, 1);
+  }
+  // A misspelt key is still the key meant, not its value's fault; a known key's value is still checked.
+  await refused(() => tw.toolResultMessage(call, result, "openai", { maxChar: NaN }), "INVALID_OPTIONS", meant("maxChar", "maxChars"));
+  await refused(() => tw.convertMcpTools(tools, "openai", { stict: Infinity }), "INVALID_OPTIONS", meant("stict", "strict"));
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: { maxDepht: Infinity } }), "INVALID_OPTIONS", /maxDepht.*maxDepth/);
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: { maxDepth: NaN } }), "INVALID_OPTIONS", /options\.limits\.maxDepth must be/);
+  await refused(() => tw.convertMcpTools(tools, "openai", { strict: new Map() }), "INVALID_OPTIONS", /options\.strict is a Map/);
+  // The client's options know every key: an unknown one is refused whatever its value.
+  await refused(() => new tw.McpClient(url, { futureOption: Infinity }), "INVALID_OPTIONS", /futureOption/);
+});
+
 test("McpClient: a misspelt or unknown key of any options object is refused, before anything is sent", async () => {
   let sent = 0;
   const fetch = async () => {
