@@ -47,16 +47,32 @@ function questionSource(related) {
 
 let fieldIds = 0; // the question form's fields are numbered: see showQuestion
 let questions = Promise.resolve(); // the questions asked so far, answered one after the other
-let waiting = 0; // questions not yet shown
+const waiting = new Set(); // the questions not yet shown whose answer is still wanted
+let shownRelated = null; // the open form's `related`, for its source line
+
+/** The open form's source line: where its question came from, and how many wait after it (kept up to date). */
+function showSource() {
+  const more = waiting.size ? ` ${waiting.size} more question${waiting.size === 1 ? "" : "s"} after this one.` : "";
+  $("elicit-source").textContent = questionSource(shownRelated) + more;
+}
 
 /**
  * One form at a time: a question asked while another is open waits for its turn (answered one after the
- * other, in the order asked), and is shown only if its answer is still wanted then.
+ * other, in the order asked), and is shown only if its answer is still wanted then. The open form's count of
+ * those waiting follows new questions and withdrawn ones.
  */
 function askUser(params, signal, related) {
-  waiting++;
+  const entry = {};
+  waiting.add(entry);
+  const withdrawn = () => {
+    waiting.delete(entry);
+    if ($("elicit").open) showSource();
+  };
+  signal?.addEventListener("abort", withdrawn, { once: true });
+  if ($("elicit").open) showSource();
   const turn = questions.then(() => {
-    waiting--;
+    waiting.delete(entry);
+    signal?.removeEventListener("abort", withdrawn);
     if (signal?.aborted) return { action: "cancel" }; // withdrawn while it waited: never shown
     return showQuestion(params, signal, related);
   });
@@ -121,7 +137,8 @@ function showQuestion({ message, requestedSchema } = {}, signal, related) {
   const server = connected?.server ?? "The server";
   const tool = related?.tool;
   $("elicit-title").textContent = `${server} asks`;
-  $("elicit-source").textContent = questionSource(related) + (waiting ? ` ${waiting} more question${waiting === 1 ? "" : "s"} after this one.` : "");
+  shownRelated = related;
+  showSource();
   $("elicit-message").textContent = message ?? "";
   $("elicit-fields").replaceChildren(...fields.map((f) => f.row));
   $("elicit-required").hidden = !fields.some((f) => f.input.required);

@@ -669,6 +669,29 @@ test("two questions at once: the page answers one after the other, and neither i
   }
 });
 
+test("a question asked while a form is open: the open form's count of those after it follows", async () => {
+  const { startAskingServer } = await import("../servers/asking.mjs");
+  const server = await startAskingServer();
+  try {
+    await connectTo(server.url, 12);
+    await page.selectOption("#call-tool", "ask_two");
+    await page.fill("#call-args", '{"second_after_ms": 400}');
+    await page.click("#call-btn");
+    await page.waitForSelector("#elicit[open]");
+    assert.equal(await page.textContent("#elicit-message"), "First question?");
+    assert.equal(await page.textContent("#elicit-source"), "For the call of the tool ask_two.");
+    await waitForText("#elicit-source", "1 more question after this one.", 3000);
+    await page.click("#elicit-decline");
+    await waitForText("#elicit-message", "Second question?", 3000);
+    assert.equal(await page.textContent("#elicit-source"), "For the call of the tool ask_two.");
+    await page.click("#elicit-accept");
+    await waitForText("#out-flat", "first: decline; second: accept", 5000);
+  } finally {
+    await connectTo(demo.mcpUrl, 8);
+    await server.close();
+  }
+});
+
 test("the server changes its tool list: the page hears it on the standalone stream and lists again", async () => {
   // Still connected to the bundled server; the page listens since it connected.
   const options = () => page.$$eval("#call-tool option", (os) => os.map((o) => o.value));

@@ -10,8 +10,9 @@
 //                                        the user chose to <action>."
 //   confirm_terms {}                     asks "Name it and accept the terms." with fields named like the page's own
 //                                        dialog parts (title, accept, message, required), a choice and an integer -> "answer: <the answer as JSON>"
-//   ask_two {}                           asks "First question?" and "Second question?" at once, on the call's stream
-//                                        (each given up after 10 s) -> "first: <action>; second: <action>"
+//   ask_two {second_after_ms}            asks "First question?" and "Second question?" at once (or the second
+//                                        second_after_ms later), on the call's stream (each given up after 10 s)
+//                                        -> "first: <action>; second: <action>"
 //   ask_aside {hold_ms, ask_after_ms}    asks "A question of the server's own: go on?" on the session's standalone
 //                                        stream (no related request: not part of this call) after ask_after_ms (default
 //                                        0: at once), does not wait for the answer, and returns after hold_ms ->
@@ -97,8 +98,12 @@ export async function startAskingServer({ port = 0 } = {}) {
     );
     server.registerTool(
       "ask_two",
-      { title: "Ask two", description: "Asks the user two things at once.", inputSchema: {} },
-      async (_args, extra) => {
+      {
+        title: "Ask two",
+        description: "Asks the user two things at once (or the second a while after the first).",
+        inputSchema: { second_after_ms: z.number().int().min(0).max(10_000).optional().describe("Ask the second this long after the first, in ms (default 0)") },
+      },
+      async ({ second_after_ms = 0 }, extra) => {
         const ask = (message) =>
           extra
             .sendRequest(
@@ -107,7 +112,9 @@ export async function startAskingServer({ port = 0 } = {}) {
               { timeout: 10_000 },
             )
             .then((a) => a.action, (e) => `no answer (${e.message})`);
-        const [first, second] = await Promise.all([ask("First question?"), ask("Second question?")]);
+        const asked = ask("First question?");
+        if (second_after_ms) await wait(second_after_ms, extra.signal).catch(() => {});
+        const [first, second] = await Promise.all([asked, ask("Second question?")]);
         return { content: [{ type: "text", text: `first: ${first}; second: ${second}` }] };
       },
     );
