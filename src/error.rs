@@ -161,7 +161,8 @@ impl fmt::Display for Error {
     }
 }
 
-fn display_path(p: &str) -> &str {
+/// A JSON path as messages name it: the empty path is "the root".
+pub(crate) fn display_path(p: &str) -> &str {
     if p.is_empty() {
         "the root"
     } else {

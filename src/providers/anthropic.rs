@@ -23,7 +23,7 @@
 use serde_json::Value;
 
 use crate::args::ArgPlan;
-use crate::error::Result;
+use crate::error::{display_path, Result};
 use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of};
@@ -168,7 +168,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         }
         let conflicts = merge_all_of(obj);
         if !conflicts.is_empty() {
-            return Ok(Err(format!("allOf branches disagree on {} at {}", conflicts.join(", "), or_root(cx.path()))));
+            return Ok(Err(format!("allOf branches disagree on {} at {}", conflicts.join(", "), display_path(cx.path()))));
         }
         cx.change(rules.all_of, "allOf of objects merged into one object (closed branch by branch, each would reject the others' properties)");
     }
@@ -191,7 +191,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         }
     }
     if let Some(key) = STRICT_BLOCKERS.iter().find(|k| obj.has(k)) {
-        return Ok(Err(format!("`{key}` at {}", or_root(cx.path()))));
+        return Ok(Err(format!("`{key}` at {}", display_path(cx.path()))));
     }
     if crate::providers::openai::openapi_nullable(obj) {
         cx.change(rules.keyword, "`nullable: true` (OpenAPI) is not read in strict mode; written as a `null` type");
@@ -199,13 +199,13 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
     if is_object_node(obj) {
         match obj.find("additionalProperties") {
             None | Some(Value::Bool(false)) => {}
-            Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", or_root(cx.path())))),
+            Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display_path(cx.path())))),
         }
         if obj.has("patternProperties") {
-            return Ok(Err(format!("patternProperties at {}", or_root(cx.path()))));
+            return Ok(Err(format!("patternProperties at {}", display_path(cx.path()))));
         }
         if let Some(why) = branches_outside(obj) {
-            return Ok(Err(format!("{why} at {}", or_root(cx.path()))));
+            return Ok(Err(format!("{why} at {}", display_path(cx.path()))));
         }
         if let Some(reason) = crate::providers::openai::free_form_object(obj, cx.path()) {
             return Ok(Err(reason));
@@ -316,14 +316,6 @@ pub fn strict_costs(schema: &Value) -> (usize, usize) {
     let mut acc = (0, 0);
     walk(schema, 0, &mut acc);
     acc
-}
-
-fn or_root(p: &str) -> &str {
-    if p.is_empty() {
-        "the root"
-    } else {
-        p
-    }
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use crate::args::ArgPlan;
-use crate::error::Result;
+use crate::error::{display_path, Result};
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
@@ -214,9 +214,9 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
             }
             for (k, v) in obj.iter() {
                 if k == "additionalProperties" && *v != Value::Bool(false) {
-                    self.failed = Some(format!("an open map (additionalProperties) at {}", display(cx.path())));
+                    self.failed = Some(format!("an open map (additionalProperties) at {}", display_path(cx.path())));
                 } else if STRICT_BLOCKERS.contains(&k.as_str()) {
-                    self.failed = Some(format!("`{k}` at {}", display(cx.path())));
+                    self.failed = Some(format!("`{k}` at {}", display_path(cx.path())));
                 }
             }
             let over_ref = |b: &Value| b.as_object().is_some_and(|b| b.has("$ref"));
@@ -228,7 +228,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
                         obj.put("anyOf", branches);
                     }
                 } else if all.iter().any(over_ref) {
-                    self.failed = Some(format!("an `allOf` over a recursive schema's reference at {}", display(cx.path())));
+                    self.failed = Some(format!("an `allOf` over a recursive schema's reference at {}", display_path(cx.path())));
                 }
             }
             if self.failed.is_some() {
@@ -242,7 +242,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
                     Err(reason) => return self.failed = Some(reason),
                 }
                 if let Some(k) = obj.keys().find(|k| *k != "$ref" && !is_annotation(k)) {
-                    return self.failed = Some(format!("a `$ref` with the sibling keyword `{k}` at {}", display(cx.path())));
+                    return self.failed = Some(format!("a `$ref` with the sibling keyword `{k}` at {}", display_path(cx.path())));
                 }
                 obj.remove("$ref");
             }
@@ -405,13 +405,13 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     }
     for key in STRICT_BLOCKERS {
         if obj.has(key) {
-            return Ok(Err(format!("`{key}` at {}", display(cx.path()))));
+            return Ok(Err(format!("`{key}` at {}", display_path(cx.path()))));
         }
     }
     // Open maps cannot be strict: additionalProperties must be false everywhere.
     match obj.find("additionalProperties") {
         None | Some(Value::Bool(false)) => {}
-        Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display(cx.path())))),
+        Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display_path(cx.path())))),
     }
     if let Err(reason) = distribute_into_branches(obj, cx) {
         return Ok(Err(reason));
@@ -436,7 +436,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
     }
     let types = types_of(obj);
     if types.is_empty() && !obj.has("anyOf") && !obj.has("enum") && !obj.has("const") {
-        return Ok(Err(format!("a schema without a type at {}", display(cx.path()))));
+        return Ok(Err(format!("a schema without a type at {}", display_path(cx.path()))));
     }
     if let Some(Value::Array(e)) = obj.find("enum") {
         let bytes = e.iter().filter_map(Value::as_str).map(str::len).sum::<usize>();
@@ -612,7 +612,7 @@ fn distribute_into_branches(obj: &mut JsonObject, cx: &mut Cx) -> std::result::R
         kept.push(Value::Object(b));
     }
     if !kept.iter().any(object_branch) {
-        return Err(format!("every object branch of the `anyOf` at {} requires a property its closed object refuses", display(cx.path())));
+        return Err(format!("every object branch of the `anyOf` at {} requires a property its closed object refuses", display_path(cx.path())));
     }
     let dropped = objects - kept.iter().filter(|b| object_branch(b)).count();
     obj.put("anyOf", Value::Array(kept));
@@ -745,14 +745,6 @@ fn fold(obj: &mut JsonObject, cx: &mut Cx, key: &str, v: &Value) {
         cx.change("openai/strict-keyword", format!("`{key}` is not supported in strict mode; removed and described ({hint})"));
     } else {
         cx.change("openai/strict-keyword", format!("`{key}` is not supported in strict mode; removed"));
-    }
-}
-
-fn display(p: &str) -> &str {
-    if p.is_empty() {
-        "the root"
-    } else {
-        p
     }
 }
 
