@@ -8,6 +8,8 @@
 // Exports are reached from JS through wasm-bindgen, not from Rust paths.
 #![allow(unreachable_pub)]
 
+#[cfg(not(target_feature = "atomics"))]
+mod alloc;
 mod bridge;
 pub mod convert;
 pub mod error;
@@ -21,7 +23,9 @@ pub mod roundtrip;
 // in a fresh process is cheaper: dlmalloc's `malloc` is a 4.8 KB function that became hot within
 // the first conversion, and V8 then compiled it with TurboFan on a background thread (3 to 8 ms of
 // CPU, which on two cores competes with the call itself). Talc's allocation path is small enough
-// to stay in the baseline tier there. Single-threaded builds only (no `atomics`).
+// to stay in the baseline tier there. Single-threaded builds only (no `atomics`). Memory is grown
+// by a quarter at a time (see `alloc`).
 #[cfg(not(target_feature = "atomics"))]
 #[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+static ALLOCATOR: talc::cell::TalcSyncCell<alloc::GrowByQuarter, talc::wasm::WasmBinning> =
+    talc::cell::TalcSyncCell::new_wasm(alloc::GrowByQuarter::new());
