@@ -2141,7 +2141,8 @@ export class McpClient {
   listTools(options?: McpCallOptions): Promise<McpTool[]>;
   /**
    * Calls a tool (errors carry `tool`). `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`; a server whose
-   * capabilities name no `tools` is not asked (`CAPABILITY_NOT_NEGOTIATED`).
+   * capabilities name no `tools` is not asked (`CAPABILITY_NOT_NEGOTIATED`). A result without `content` resolves with
+   * `content: []` (as the MCP SDK's `CallToolResultSchema` defaults it), its other fields as the server sent them.
    *
    * A tool that the last tools listing marks `execution.taskSupport: "required"` (MCP 2025-11-25) runs as a task
    * when the server (a 2025-11-25 one) declares `capabilities.tasks.requests.tools.call`: the call creates it, `tasks/get` polls it at

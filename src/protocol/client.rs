@@ -2820,12 +2820,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
     ///
     /// First of all, a result must be a `CallToolResult` at all ([`call_result_problem`]): what is
     /// not is `PROTOCOL`, with the `result` as it came, never handed on as if it were one (a hub
-    /// would give the model an empty text that is no error).
-    fn checked_result(&self, name: &str, result: Value) -> Result<Value> {
+    /// would give the model an empty text that is no error). One without `content` has `content:
+    /// []` (the SDK's `CallToolResultSchema` defaults it so), its other fields as they came.
+    fn checked_result(&self, name: &str, mut result: Value) -> Result<Value> {
         if let Some(problem) = call_result_problem(&result) {
             return Err(Error::new(ErrorCode::Protocol, format!("tools/call {name}: the result is not a CallToolResult: {problem}"))
                 .with_tool(name)
                 .with_detail("result", result));
+        }
+        if let Value::Object(o) = &mut result {
+            o.entry("content").or_insert_with(|| Value::Array(Vec::new()));
         }
         // A listing that may be out of date may hold a schema the tool no longer has.
         if !self.opts.validate_structured_content || self.tools_changed() || result.get("isError") == Some(&Value::Bool(true)) {

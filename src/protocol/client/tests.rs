@@ -1277,6 +1277,20 @@ fn tool_results_come_back_as_sent() {
     assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), result);
 }
 
+/// A result without `content` has `content: []`, as the SDK's `CallToolResultSchema` defaults it
+/// (so that what reads a result's blocks can read it), with every other field as the server sent it.
+#[test]
+fn a_tool_result_without_content_has_an_empty_one() {
+    for (result, expected) in [
+        (json!({}), json!({"content": []})),
+        (json!({"structuredContent": {"sum": 3}, "isError": false, "_meta": {"x": 1}}), json!({"content": [], "structuredContent": {"sum": 3}, "isError": false, "_meta": {"x": 1}})),
+    ] {
+        let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Echo(result)]);
+        block_on(h.client.connect()).unwrap();
+        assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), expected);
+    }
+}
+
 #[test]
 fn dropped_stream_resumes_with_last_event_id() {
     let first = "id: ev-1\nretry: 25\ndata:\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\nid: ev-2\n\n";
@@ -1288,7 +1302,7 @@ fn dropped_stream_resumes_with_last_event_id() {
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), broken, sse_reply(resumed, 4)]);
     block_on(h.client.connect()).unwrap();
     let r = block_on(h.client.call_tool("long", json!({}), &mut CallOptions::default())).unwrap();
-    assert_eq!(r, json!({"done":true}));
+    assert_eq!(r, json!({"done": true, "content": []}));
     let log = h.log.borrow();
     let get = &log.requests[3];
     assert_eq!(get.method, Method::Get);
@@ -1328,7 +1342,7 @@ fn a_failed_resumption_is_retried() {
     ]);
     block_on(h.client.connect()).unwrap();
     let r = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
-    assert_eq!(r, json!({"done": true}));
+    assert_eq!(r, json!({"done": true, "content": []}));
     assert_eq!(gets(&h), vec![Some("e1".to_owned()); 3]);
 }
 
@@ -1382,7 +1396,7 @@ fn a_polling_server_is_followed_while_it_brings_new_events() {
     let log = seen.clone();
     let mut opts = CallOptions { on_progress: Some(Box::new(move |p: &Value| log.borrow_mut().push(p["progress"].clone()))), ..CallOptions::default() };
     let r = block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap();
-    assert_eq!(r, json!({"done": true}));
+    assert_eq!(r, json!({"done": true, "content": []}));
     let ids: Vec<Option<String>> = ["e1", "e2", "e3", "e4", "e4"].iter().map(|s| Some((*s).to_owned())).collect();
     assert_eq!(gets(&h), ids);
     assert_eq!(*seen.borrow(), vec![json!(1), json!(2), json!(3), json!(4)]);
@@ -1394,7 +1408,7 @@ fn a_polling_server_is_followed_while_it_brings_new_events() {
 fn resumption_starts_after_the_last_complete_event() {
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping(&format!("{PROGRESS_1}id: e2\ndata: {{\"jsonrpc\"")), sse_reply(RESULT_1, 0)]);
     block_on(h.client.connect()).unwrap();
-    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true, "content": []}));
     assert_eq!(gets(&h), vec![Some("e1".to_owned())]);
 }
 
@@ -1414,7 +1428,7 @@ fn successful_reopenings_without_events_are_not_failures() {
         sse_reply(RESULT_1, 0),
     ]);
     block_on(h.client.connect()).unwrap();
-    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true, "content": []}));
     assert_eq!(gets(&h).len(), 5);
     assert_eq!(h.slept.borrow()[h.slept.borrow().len() - 5..], [100, 200, 400, 800, 1000]);
 }
@@ -1438,7 +1452,7 @@ fn streams_that_bring_nothing_toward_the_response_are_reopened_ever_more_slowly(
     replies.push(sse_reply(RESULT_1, 0));
     let h = harness(replies);
     block_on(h.client.connect()).unwrap();
-    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true, "content": []}));
     assert_eq!(gets(&h).len(), 7);
     assert_eq!(waits(&h), [100, 200, 400, 800, 1000, 1000, 1000]);
 
@@ -1453,7 +1467,7 @@ fn streams_that_bring_nothing_toward_the_response_are_reopened_ever_more_slowly(
     let h = harness(replies);
     block_on(h.client.connect()).unwrap();
     let mut opts = CallOptions { on_progress: Some(Box::new(|_: &Value| {})), ..CallOptions::default() };
-    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap(), json!({"done": true}));
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut opts)).unwrap(), json!({"done": true, "content": []}));
     assert_eq!(waits(&h), [100, 100, 100, 100, 100, 100], "progress, then a request: each 100 ms; then a log: 100 ms");
 }
 
@@ -1468,7 +1482,7 @@ fn a_polling_server_with_nothing_new_is_polled_at_its_retry() {
     replies.push(sse_reply(RESULT_1, 0));
     let h = harness(replies);
     block_on(h.client.connect()).unwrap();
-    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true, "content": []}));
     assert_eq!(waits(&h), [1500; 8]);
 }
 
@@ -1507,7 +1521,7 @@ fn event_ids_a_header_cannot_carry_are_not_resumed_from() {
         sse_reply(RESULT_1, 0),
     ]);
     block_on(h.client.connect()).unwrap();
-    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true, "content": []}));
     assert_eq!(gets(&h), [Some("e1".to_owned())]);
 
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), sse_reply("id: 日本-1\nretry: 50\ndata:\n\n", 0), sse_reply(RESULT_1, 0)]);
@@ -2576,7 +2590,7 @@ fn replayed_events_are_acted_on_once() {
     let seen = progress.clone();
     let mut opts = CallOptions { on_progress: Some(Box::new(move |p: &Value| seen.borrow_mut().push(p["progress"].clone()))), ..Default::default() };
     let r = block_on(h.client.call_tool("long", json!({}), &mut opts)).unwrap();
-    assert_eq!(r, json!({"done": true}));
+    assert_eq!(r, json!({"done": true, "content": []}));
     assert_eq!(gets(&h), [Some("e2".to_owned())]);
     assert_eq!(*progress.borrow(), [json!(1)], "progress 1 once");
     let heard = heard.borrow();
@@ -3009,7 +3023,7 @@ fn a_401_on_a_get_or_a_notification_asks_for_new_headers_too() {
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), dropping(PROGRESS_1), unauthorized(), sse_reply(RESULT_1, 0)]);
     token(&h);
     block_on(h.client.connect()).unwrap();
-    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true}));
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"done": true, "content": []}));
     assert_eq!(gets(&h), [Some("e1".to_owned()), Some("e1".to_owned())]);
     assert_eq!(header(h.log.borrow().requests.last().unwrap(), "authorization"), Some("Bearer t1"));
 
@@ -4368,7 +4382,9 @@ fn a_call_result_that_is_no_call_tool_result_is_a_protocol_error() {
     for good in [json!({}), json!({"content": []}), json!({"content": [{"type": "text", "text": "x"}], "isError": true}), json!({"structuredContent": 5, "_meta": {}})] {
         let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Echo(good.clone())]);
         block_on(h.client.connect()).unwrap();
-        assert_eq!(block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap(), good);
+        let mut expected = good.clone();
+        expected.as_object_mut().unwrap().entry("content").or_insert(json!([]));
+        assert_eq!(block_on(h.client.call_tool("echo", json!({}), &mut CallOptions::default())).unwrap(), expected);
     }
 }
 
