@@ -668,7 +668,8 @@ export class ToolwireError extends Error {
    * `PROTOCOL` from `callTool`: where `structuredContent` breaks the tool's `outputSchema` (`violations`), and the
    * result itself; or a result that is no `CallToolResult` at all (not an object, or a `content` that is not an
    * array: no `violations`), as it came. `PROTOCOL` from `connect()`: an `initialize` or `server/discover` result
-   * that is not an object.
+   * that is not an object, or an `initialize` result without a `protocolVersion` string (a version that is a string
+   * toolwire does not speak is `UNSUPPORTED_PROTOCOL_VERSION`); either way a session it opened is ended.
    */
   readonly violations?: { path: string; message: string }[];
   readonly result?: McpCallToolResult | JsonValue;

@@ -1033,12 +1033,22 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let version = result.get("protocolVersion").and_then(Value::as_str).unwrap_or("").owned();
         // A server of the deprecated HTTP+SSE transport may know no revision after its own.
         let sse = self.transport.mcp_transport() == Some(McpTransport::Sse) && version == SSE_PROTOCOL_VERSION;
+        // What makes the result no InitializeResult, before its version is judged: no version to
+        // speak of (the SDK's schema refuses such a result as it refuses a version it does not speak).
+        let problem = match result.get("protocolVersion") {
+            _ if !result.is_object() => None,
+            None => Some("it has no protocolVersion (the revision of MCP the server speaks, a string)".owned()),
+            Some(Value::String(_)) => None,
+            Some(v) => Some(format!("its protocolVersion is not a string ({}: {})", crate::model::json_type(v), crate::text::excerpt(&crate::text::to_string(v), 100))),
+        };
         let refusal = if !result.is_object() {
             // Not an InitializeResult at all: no version to speak of.
             Some(
                 Error::new(ErrorCode::Protocol, format!("initialize: the server's result is not an object (InitializeResult) but {}", crate::text::excerpt(&crate::text::to_string(&result), 100)))
                     .with_detail("result", result.clone()),
             )
+        } else if let Some(problem) = problem {
+            Some(Error::new(ErrorCode::Protocol, format!("initialize: the server's result is no InitializeResult: {problem}")).with_detail("result", result.clone()))
         } else if !SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) && !sse {
             let e = Error::new(
                 ErrorCode::UnsupportedProtocolVersion,

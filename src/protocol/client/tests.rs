@@ -540,6 +540,34 @@ fn unsupported_version_is_a_typed_error() {
     assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion);
 }
 
+/// An `initialize` result without a `protocolVersion`, or with one that is not a string, is no
+/// InitializeResult (the SDK's schema refuses it): `PROTOCOL` naming the field, with the result,
+/// and the session the server may have opened ended, as for a version toolwire does not speak.
+#[test]
+fn an_initialize_result_without_a_string_protocol_version_is_refused() {
+    for (version, says) in [(None, "it has no protocolVersion"), (Some(json!(20251125)), "its protocolVersion is not a string (number: 20251125)"), (Some(Value::Null), "its protocolVersion is not a string (null")] {
+        let mut result = json!({"capabilities": {"tools": {}}, "serverInfo": {"name": "test", "version": "1"}});
+        if let Some(v) = &version {
+            result["protocolVersion"] = v.clone();
+        }
+        let init = Reply::Http {
+            status: 200,
+            headers: vec![("content-type", "application/json".into()), ("mcp-session-id", "s-1".into())],
+            chunks: vec![json!({"jsonrpc": "2.0", "id": 0, "result": result}).to_string().into_bytes()],
+            then_hang: false,
+            then_error: false,
+        };
+        let h = harness(vec![init, status_reply(200, vec![], "")]);
+        let e = block_on(h.client.connect()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{version:?}: {e}");
+        assert!(e.message.starts_with(&format!("initialize: the server's result is no InitializeResult: {says}")), "{}", e.message);
+        assert_eq!(e.details.as_ref().unwrap()["result"], result);
+        assert!(!h.client.is_connected());
+        let log = h.log.borrow();
+        assert_eq!((log.requests.len(), log.requests[1].method, header(&log.requests[1], "mcp-session-id")), (2, Method::Delete, Some("s-1")), "the session ended");
+    }
+}
+
 const SSE_CALL: &str = "\u{feff}: hello\r\nid: e1\r\nretry: 10\r\ndata:\r\n\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"ping\"}\r\n\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"sampling/createMessage\",\"params\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1,\"total\":2}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\n";
 const SSE_END: &str = "data: \"result\":{\"content\":[{\"type\":\"text\",\"text\":\"h\u{e9}\"}]}}\n\n";
 
