@@ -2136,8 +2136,9 @@ export class McpClient {
    * Every tool, over all pages (stops on a repeated cursor; starts over from the first page, once, when the
    * session expires and is renewed between pages). `[]` without asking when the server's capabilities name no
    * `tools` (a client uses only what was negotiated). A `serverName` the server put on a tool is removed: it is
-   * the app's tag for where a tool's calls go, and a server could otherwise pass its tools off as another's.
-   * `options` ({@link McpCallOptions}: `timeoutMs`, `signal`...) apply to each page's request.
+   * the app's tag for where a tool's calls go, and a server could otherwise pass its tools off as another's. An
+   * entry that is not an object or has no string `name` is no tool: left out, and told in `droppedTools` (the
+   * others are kept). `options` ({@link McpCallOptions}: `timeoutMs`, `signal`...) apply to each page's request.
    */
   listTools(options?: McpCallOptions): Promise<McpTool[]>;
   /**
@@ -2219,14 +2220,18 @@ export class McpClient {
   /** The MCP transport spoken (see `transport` in the options); `undefined` before the first handshake with `"auto"`. */
   readonly transport: "streamable-http" | "sse" | undefined;
   /**
-   * The server's `capabilities` from the handshake (`tools`, `resources`, `prompts`, `logging`...): what it may be
-   * asked; a request of a capability not named here is `CAPABILITY_NOT_NEGOTIATED`. `undefined` before `connect()`.
+   * The server's `capabilities` from the handshake (`tools`, `resources`, `prompts`, `logging`...), as it sent them:
+   * what it may be asked; a request of a capability not named here is `CAPABILITY_NOT_NEGOTIATED`. A capability is
+   * named by an object, or by `true`, taken as `{}` (`tools: true`, which the MCP SDK's client refuses the handshake
+   * for; `resources: true` declares no `subscribe`); `false`, `null` or any other value names none.
+   * `undefined` before `connect()`.
    */
   readonly capabilities: JsonObject | undefined;
   /**
    * The tools the last listing (`listTools()`, `listAll("tools/list")`, or the listing a call refused for its headers
-   * makes) left out: entries that are not objects (`name` `""`, `index` their position in the listing over its
-   * pages), and a 2026-07-28 server's tools whose `x-mcp-header` marks break the rules; `connect()` clears it. A
+   * makes) left out: entries that are not objects or have no string `name` (which the MCP SDK's client refuses the
+   * whole listing for; `name` `""`, `index` their position in the listing over its pages, `reason` what is wrong), and
+   * a 2026-07-28 server's tools whose `x-mcp-header` marks break the rules; `connect()` clears it. A
    * `request("tools/list")` is the server's answer as it is, unfiltered.
    */
   readonly droppedTools: { name: string; reason: string; index?: number }[];
@@ -2337,11 +2342,11 @@ export interface McpHubListOptions {
 
 /**
  * A tool an {@link McpHub} leaves out of the tools it offers ({@link McpHub.droppedTools}). Either its server's
- * listing left it out ({@link McpClient.droppedTools}; no `code`): an entry that is not an object (`name` `""`,
- * `index` its position in the listing as the server sent it), or a 2026-07-28 tool for its `x-mcp-header` marks
- * (no `index`); or the last `tools()` could not convert it for the provider (a schema past the conversion's
- * `limits`, an empty name): `index` is its position in its server's listing (as `listTools()` gives that
- * server's tools), `code` and `reason` those of the error converting it gives (the `reason` names it, and the
+ * listing left it out ({@link McpClient.droppedTools}; no `code`): an entry that is not an object or has no string
+ * `name` (`name` `""`, `index` its position in the listing as the server sent it), or a 2026-07-28 tool for its
+ * `x-mcp-header` marks (no `index`); or the last `tools()` could not convert it for the provider (a schema past the
+ * conversion's `limits`, an empty name): `index` is its position in its server's listing (as `listTools()` gives
+ * that server's tools), `code` and `reason` those of the error converting it gives (the `reason` names it, and the
  * path of what failed).
  */
 export interface McpDroppedTool {
@@ -2371,9 +2376,9 @@ export class McpHub {
   constructor(servers: Record<string, McpServerConfig>, options?: McpHubOptions);
   /**
    * Tools of the selected servers, each with `serverName`; a failing server is in `errors`, not thrown;
-   * `dropped`: {@link McpHub.droppedTools} once listed (the listed entries that are not objects, the tools a
-   * 2026-07-28 server listed that are left out for their `x-mcp-header` marks, and those the last `tools()` could
-   * not convert).
+   * `dropped`: {@link McpHub.droppedTools} once listed (the listed entries that are not objects or have no string
+   * `name`, the tools a 2026-07-28 server listed that are left out for their `x-mcp-header` marks, and those the
+   * last `tools()` could not convert).
    */
   listTools(options?: McpHubListOptions): Promise<{
     tools: McpTool[];

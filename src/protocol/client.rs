@@ -427,7 +427,7 @@ pub struct Client<T: Transport, C: Clock> {
     /// last `tools/list`.
     header_params: RefCell<std::collections::HashMap<String, Vec<HeaderParam>>>,
     /// The tools the last `tools/list` left out (`{name, reason}`, and `index` for entries that
-    /// are no objects).
+    /// are no objects or have no string `name`).
     dropped_tools: RefCell<Vec<Value>>,
     /// 2025-11-25: the tools the last `tools/list` marks `execution.taskSupport: "required"`,
     /// which run only as tasks.
@@ -598,7 +598,8 @@ struct Listing {
     ttl_ms: Option<u64>,
     /// The session (its `session_gen`) that answered it.
     session: u64,
-    /// `tools/list`: the entries that are no objects, left out (`{name: "", index, reason}`).
+    /// `tools/list`: the entries that are no objects or have no string `name`, left out (`{name:
+    /// "", index, reason}`).
     dropped: Vec<Value>,
 }
 
@@ -853,8 +854,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     }
 
     /// The tools the last `tools/list` left out, each `{name, reason}`: entries that are no
-    /// objects (`name` `""`, with their `index` over the pages), and a 2026-07-28 server's tools
-    /// whose `x-mcp-header` marks break the rules, so the server would refuse every call.
+    /// objects or have no string `name` (`name` `""`, with their `index` over the pages), and a
+    /// 2026-07-28 server's tools whose `x-mcp-header` marks break the rules, so the server would
+    /// refuse every call.
     pub fn dropped_tools(&self) -> Vec<Value> {
         self.dropped_tools.borrow().clone()
     }
@@ -1090,7 +1092,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // close() came during the handshake (and ended the new session): stay closed.
             return Err(Error::new(ErrorCode::NotConnected, "the client was closed during the handshake"));
         }
-        let logs = self.state.borrow().capabilities.as_ref().is_some_and(|c| c.get("logging").is_some_and(Value::is_object));
+        let logs = self.state.borrow().capabilities.as_ref().is_some_and(|c| c.get("logging").is_some_and(declares));
         if let (Some(level), true) = (&self.opts.log_level, logs) {
             // Best effort (a server that refuses it works all the same), and not through
             // `request`, which would wait for this very handshake.
@@ -2457,9 +2459,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// The server capability a method needs (`tools/call` needs `tools`), when it is one of
     /// those the handshake negotiates and the server's `initialize` result declared
     /// capabilities without it: a client uses only what was negotiated (2025-06-18: MUST). A
-    /// capability is declared by an object under its name; `resources/subscribe` and
-    /// `unsubscribe` also need `subscribe: true` in it (`resources.subscribe`). A server that
-    /// sent no capabilities object at all is not taken at its word.
+    /// capability is declared by an object under its name, or by `true` (an object with nothing
+    /// in it: see [`declares`]); `resources/subscribe` and `unsubscribe` also need `subscribe:
+    /// true` in it (`resources.subscribe`). A server that sent no capabilities object at all is
+    /// not taken at its word.
     fn missing_capability(&self, method: &str) -> Option<&'static str> {
         let (needed, flag) = match method.split_once('/').map_or(method, |(family, _)| family) {
             "tools" => ("tools", None),
@@ -2473,9 +2476,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let st = self.state.borrow();
         let Some(Value::Object(declared)) = &st.capabilities else { return None };
         match (declared.get(needed), flag) {
-            (Some(Value::Object(c)), Some(flag)) if c.get(flag) != Some(&Value::Bool(true)) => Some("resources.subscribe"),
-            (Some(Value::Object(_)), _) => None,
-            _ => Some(needed),
+            (Some(c), _) if !declares(c) => Some(needed),
+            (Some(c), Some(flag)) if c.get(flag) != Some(&Value::Bool(true)) => Some("resources.subscribe"),
+            (Some(_), _) => None,
+            (None, _) => Some(needed),
         }
     }
 
@@ -2732,15 +2736,24 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 None => return Err(Error::new(ErrorCode::Protocol, format!("{method} result has no `{key}` array"))),
                 Some(other) => return Err(Error::new(ErrorCode::Protocol, format!("{method} result's `{key}` is not an array ({})", crate::model::json_type(&other)))),
             };
-            // An entry that is no object is no tool: left out as a tool that breaks other rules is
-            // (told by `dropped_tools`), and the others kept. Of the other lists, it is the error.
+            // An entry that is no object is no tool, nor is one without a string `name` (the SDK's
+            // schema refuses the whole listing for either): left out as a tool that breaks other
+            // rules is (told by `dropped_tools`), and the others kept. Of the other lists, an entry
+            // that is no object is the error.
             for (i, item) in listed.into_iter().enumerate() {
                 let index = offered + i;
-                if item.is_object() {
+                let problem = match item.get("name") {
+                    _ if !item.is_object() => Some(format!("is not an object ({})", crate::model::json_type(&item))),
+                    _ if key != "tools" => None,
+                    Some(Value::String(_)) => None,
+                    None => Some("has no name (a string)".owned()),
+                    Some(other) => Some(format!("has a name that is not a string ({})", crate::model::json_type(other))),
+                };
+                let Some(problem) = problem else {
                     items.push(item);
                     continue;
-                }
-                let what = format!("the entry at index {index} of `{key}` is not an object ({})", crate::model::json_type(&item));
+                };
+                let what = format!("the entry at index {index} of `{key}` {problem}");
                 if key != "tools" {
                     return Err(Error::new(ErrorCode::Protocol, format!("{method}: {what}")).with_detail("index", index));
                 }
@@ -3509,6 +3522,14 @@ fn call_result_problem(result: &Value) -> Option<String> {
         Value::Null => Some("it is not an object (null)".owned()),
         other => Some(format!("it is not an object ({})", shown(other))),
     }
+}
+
+/// Whether a server capability's value declares it: an object, as MCP's schema has every
+/// capability, or `true`, taken as an empty object (the SDK's schema refuses a handshake with
+/// `tools: true`; a server that writes it means it has tools). `false`, `null` or any other value
+/// declares nothing, as a capability left out does.
+fn declares(capability: &Value) -> bool {
+    capability.is_object() || *capability == Value::Bool(true)
 }
 
 /// The JSON-RPC error code an error carries: a JSON-RPC error's, or one in an HTTP error's body.

@@ -270,7 +270,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     }
 
     /// The tools left out, server by server (of the last listing): those a server's listing left
-    /// out (entries that are no objects, with their `index`; 2026-07-28 servers: broken
+    /// out (entries that are no objects or have no string `name`, with their `index`; 2026-07-28 servers: broken
     /// `x-mcp-header` marks), each `{server, name, reason}`, and
     /// those the last [`Hub::tools`] could not convert, each `{server, name, index, code,
     /// reason}` (`index`: in the server's listing; `code`: the error's).

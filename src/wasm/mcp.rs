@@ -977,7 +977,8 @@ impl JsMcpClient {
         self.inner.capabilities().and_then(|v| to_js(&v).ok()).unwrap_or(JsValue::UNDEFINED)
     }
 
-    /// The tools the last listing of a 2026-07-28 server left out, each `{name, reason}`.
+    /// The tools the last listing left out, each `{name, reason}` (and `index` for entries that are
+    /// no objects or have no string `name`; a 2026-07-28 server's tools for their `x-mcp-header` marks).
     #[wasm_bindgen(getter, js_name = droppedTools)]
     pub fn dropped_tools(&self) -> JsValue {
         to_js(&Value::Array(self.inner.dropped_tools())).unwrap_or(JsValue::UNDEFINED)
@@ -1134,8 +1135,8 @@ impl JsMcpHub {
         }))
     }
 
-    /// The tools left out (`Hub::dropped_tools`): those a 2026-07-28 server's listing left out
-    /// (`{server, name, reason}`), and those the last `tools()` could not convert (`{server,
+    /// The tools left out (`Hub::dropped_tools`): those a server's listing left out (`{server,
+    /// name, reason}`, and `index`), and those the last `tools()` could not convert (`{server,
     /// name, index, code, reason}`).
     #[wasm_bindgen(getter, js_name = droppedTools)]
     pub fn dropped_tools(&self) -> JsValue {

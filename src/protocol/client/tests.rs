@@ -4448,6 +4448,65 @@ fn a_listing_entry_that_is_no_object_is_dropped_with_its_index() {
     assert_eq!(e.message, "tools/list result's `tools` is not an array (object)");
 }
 
+/// A tool entry without a string `name` is no tool (the SDK's schema refuses the whole listing
+/// for it): left out into `dropped_tools` as an entry that is no object is, with its index over
+/// the pages; the other tools are kept. An empty name is a string: kept (a hub leaves it out
+/// when it converts, `INVALID_TOOL`).
+#[test]
+fn a_listed_tool_without_a_string_name_is_dropped_with_its_index() {
+    let h = harness(vec![
+        init_reply("2025-11-25", None),
+        accepted(),
+        Reply::Echo(json!({"tools": [{"name": "a"}, {"description": "no name", "inputSchema": {"type": "object"}}], "nextCursor": "p2"})),
+        Reply::Echo(json!({"tools": [{"name": 7}, "x", {"name": ""}, {"name": null}, {"name": "d"}]})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let tools = block_on(h.client.list_tools()).unwrap();
+    assert_eq!(tools, [json!({"name": "a"}), json!({"name": ""}), json!({"name": "d"})]);
+    let dropped = h.client.dropped_tools();
+    let shown = dropped.iter().map(|d| (d["name"].as_str().unwrap(), d["index"].as_u64().unwrap(), d["reason"].as_str().unwrap())).collect::<Vec<_>>();
+    assert_eq!(
+        shown,
+        [
+            ("", 1, "the entry at index 1 of `tools` has no name (a string), so no tool"),
+            ("", 2, "the entry at index 2 of `tools` has a name that is not a string (number), so no tool"),
+            ("", 3, "the entry at index 3 of `tools` is not an object (string), so no tool"),
+            ("", 5, "the entry at index 5 of `tools` has a name that is not a string (null), so no tool"),
+        ]
+    );
+}
+
+/// A capability declared `true` rather than an object (`tools: true`) is taken as declared, with
+/// nothing in it (`resources: true` declares no `subscribe`): the SDK's schema refuses such a
+/// handshake; toolwire takes the server at its word. `false`, `null` or any other value declares
+/// nothing, as a missing capability does.
+#[test]
+fn a_capability_declared_true_is_declared() {
+    let init = |caps: Value| json_reply(json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":caps,"serverInfo":{"name":"t","version":"1"}}}));
+    let h = harness(vec![
+        init(json!({"tools": true, "resources": true})),
+        accepted(),
+        Reply::Echo(json!({"tools": [{"name": "a"}]})),
+        Reply::Echo(json!({"content": []})),
+        Reply::Echo(json!({"resources": []})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.list_tools()).unwrap(), [json!({"name": "a"})]);
+    block_on(h.client.call_tool("a", json!({}), &mut CallOptions::default())).unwrap();
+    block_on(h.client.list_all("resources/list", Value::Null, &mut CallOptions::default())).unwrap();
+    let e = block_on(h.client.request("resources/subscribe", json!({"uri": "x"}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!((e.code, e.details.unwrap()["capability"].clone()), (ErrorCode::CapabilityNotNegotiated, json!("resources.subscribe")));
+    assert_eq!(h.log.borrow().requests.len(), 5);
+    for not in [json!(false), Value::Null, json!("yes"), json!(1)] {
+        let h = harness(vec![init(json!({"tools": not})), accepted()]);
+        block_on(h.client.connect()).unwrap();
+        assert_eq!(block_on(h.client.list_tools()).unwrap(), Vec::<Value>::new(), "{not}");
+        let e = block_on(h.client.call_tool("a", json!({}), &mut CallOptions::default())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::CapabilityNotNegotiated, "{not}");
+        assert_eq!(h.log.borrow().requests.len(), 2, "{not}: nothing sent");
+    }
+}
+
 /// A JSON body whose Content-Length is past `max_body_bytes` is refused before any of it is read
 /// (its fetch aborted); one within it is read whole, whether its length is right or lies.
 #[test]
