@@ -1714,7 +1714,10 @@ export interface McpClientOptions {
    * `PROTOCOL` and is not sent again, and the next request connects again. A request whose POST had no answer
    * yet when the stream ended is sent once more on the new session (a server may never answer a POST for a
    * session it dropped): a server that began a tool before answering its POST may run that call twice. What waits unread for one call is bounded by `maxResponseBytes`
-   * (`LIMIT_EXCEEDED`). From a page the server's CORS must allow the GET and the endpoint's POSTs.
+   * (`LIMIT_EXCEEDED`). An event that is not JSON fails at once, with `PROTOCOL` as over Streamable HTTP, the call
+   * whose id its text names (read without parsing it), or, when it names none, the one call waiting; one with a
+   * `method`, one naming no call waiting, or one naming none while several wait, is dropped (the calls wait on for
+   * their own answers). From a page the server's CORS must allow the GET and the endpoint's POSTs.
    */
   transport?: "auto" | "streamable-http" | "sse";
   /**

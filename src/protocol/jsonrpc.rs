@@ -135,6 +135,102 @@ pub fn classify(v: Value) -> Incoming {
     }
 }
 
+/// What the text of a message that is not valid JSON tells of it, read lexically: the `id` and
+/// whether there is a `method`, of its top-level object ([`sketch`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sketch {
+    /// The top-level `id`, when it is a string or an integer written whole (the last one, as a
+    /// JSON parser keeps the last of a repeated key).
+    pub id: Option<Id>,
+    /// A top-level `method` key is there, whatever its value: a request or a notification, no
+    /// response.
+    pub method: bool,
+}
+
+/// Reads the top-level keys `id` and `method` of a message that is not valid JSON (a value the
+/// parser refused, a message cut short), without parsing it: strings and nesting are followed,
+/// what is between them is not checked, and the reading stops where the text ends or the
+/// top-level object closes. Text that does not open with `{` tells nothing.
+pub fn sketch(text: &str) -> Sketch {
+    let b = text.as_bytes();
+    let mut out = Sketch::default();
+    let mut i = skip_blanks(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return out;
+    }
+    i += 1;
+    let mut depth = 1usize;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let Some(end) = string_end(b, i) else { break };
+                let colon = skip_blanks(b, end);
+                if depth == 1 && b.get(colon) == Some(&b':') {
+                    let value = skip_blanks(b, colon + 1);
+                    match &text[i + 1..end - 1] {
+                        "id" => out.id = id_token(text, value),
+                        "method" => out.method = true,
+                        _ => {}
+                    }
+                    i = value;
+                } else {
+                    i = end;
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// The index past the blanks JSON allows from `i`.
+fn skip_blanks(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The index past the closing quote of the string that opens at `start`, `None` when it does not close.
+fn string_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The id a value written at `at` is, when it is a string or a number read whole.
+fn id_token(text: &str, at: usize) -> Option<Id> {
+    let b = text.as_bytes();
+    let end = if b.get(at) == Some(&b'"') {
+        string_end(b, at)?
+    } else {
+        let len = b[at..].iter().take_while(|c| matches!(c, b'-' | b'+' | b'.' | b'0'..=b'9' | b'e' | b'E')).count();
+        // A number cut short by the end of the text may have lost digits.
+        if at + len >= b.len() {
+            return None;
+        }
+        at + len
+    };
+    serde_json::from_str::<Value>(&text[at..end]).ok().as_ref().and_then(Id::from_value)
+}
+
 /// Classifies a body that may be one message or a batch array.
 pub fn classify_all(v: Value) -> Vec<Incoming> {
     match v {
@@ -215,6 +311,31 @@ mod tests {
             assert!(!matches!(Id::from_value(&v), Some(Id::Num(_))), "{v}");
         }
         assert_eq!(Id::from_value(&json!("1")), Some(Id::Str("1".into())));
+    }
+
+    /// The top-level `id` and `method` of a message that is no JSON are read from its text: not
+    /// those of nested objects, not a number cut short, the last of a repeated key.
+    #[test]
+    fn a_message_that_is_no_json_is_sketched() {
+        let id = |n| Sketch { id: Some(Id::Num(n)), method: false };
+        for (text, expected) in [
+            (r#"{"jsonrpc":"2.0","id":3,"result":{"x":NaN}}"#, id(3)),
+            (r#"{"result":{"content":[{"text":"a \"id\": 9 }"}],"x":NaN},"jsonrpc":"2.0","id":3}"#, id(3)),
+            (r#" { "id" : "a\"b" , "error": {"code": -1, "message": 'x'} }"#, Sketch { id: Some(Id::Str("a\"b".into())), method: false }),
+            (r#"{"id":1.0,"result":[1,2,{"id":5}],"id":4,"oops"#, id(4)),
+            (r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"data":NaN}}"#, Sketch { id: None, method: true }),
+            (r#"{"jsonrpc":"2.0","id":7,"method":"ping","params":}"#, Sketch { id: Some(Id::Num(7)), method: true }),
+            (r#"{"result":{"content":[{"text":"cut"#, Sketch::default()),
+            (r#"{"jsonrpc":"2.0","id":12"#, Sketch::default()),
+            (r#"{"id":null,"result":x}"#, Sketch::default()),
+            (r#"{"id":1.5,"result":x}"#, Sketch::default()),
+            (r#"{"nested":{"id":2},"result":x}"#, Sketch::default()),
+            ("[{\"id\":1}, x]", Sketch::default()),
+            ("hello", Sketch::default()),
+            ("", Sketch::default()),
+        ] {
+            assert_eq!(sketch(text), expected, "{text}");
+        }
     }
 
     /// An error object JSON-RPC does not allow is told apart from a server's error (its code and

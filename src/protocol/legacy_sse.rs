@@ -13,7 +13,11 @@
 //!   and the server's requests: `ping`, sampling, elicitation, roots) goes to the client's
 //!   standalone stream when it listens ([`Client::listen`]'s GET), else to the oldest request in
 //!   flight (whose reader hands notifications to the handler and answers requests), else it waits
-//!   for the next one.
+//!   for the next one. A message that is not JSON goes to the request its text names by a top-level
+//!   `id` (read lexically: [`crate::protocol::jsonrpc::sketch`]), or to the one request in flight
+//!   when it names none, whose reader fails on it with `PROTOCOL` as a Streamable HTTP call fails
+//!   on such an event of its stream; one with a `method` (a notification or a server request), or
+//!   naming no request in flight, or none while several are, is dropped.
 //! * No task reads the shared stream by itself (the core spawns nothing): whoever polls a body, or
 //!   waits for a POST's answer, reads the stream on for everyone, puts what it reads in the queues of
 //!   those it belongs to and wakes them. What waits unread for one request is bounded
@@ -57,7 +61,7 @@ use crate::model::{read_json, read_json_repaired};
 use crate::protocol::auth::split_url;
 use crate::protocol::budget::{server_of, Collected, Held, Refusal};
 use crate::protocol::client::content_type_essence;
-use crate::protocol::jsonrpc::Id;
+use crate::protocol::jsonrpc::{sketch, Id, Sketch};
 use crate::protocol::sse::{SseItem, SseParser};
 use crate::protocol::transport::{Body, HttpRequest, HttpResponse, McpTransport, Method, Transport, TransportError};
 use crate::text::Owned as _;
@@ -943,7 +947,13 @@ impl<B> ConnState<B> {
 
     /// Puts one message of the shared stream (an event's data) where it belongs.
     fn route(&mut self, data: &[u8], cap: usize, wake: &mut Vec<Waker>) {
-        let Some(value) = std::str::from_utf8(data).ok().and_then(|t| read_json_repaired(t).ok()) else { return };
+        let Some(value) = std::str::from_utf8(data).ok().and_then(|t| read_json_repaired(t).ok()) else {
+            // Its reader fails on it as a Streamable HTTP call fails on such an event of its stream.
+            if let Some(key) = self.answered_by_no_json(data) {
+                self.push(key, frame(data), false, cap, wake);
+            }
+            return;
+        };
         match value {
             // A batch: each message on its own.
             Value::Array(items) => {
@@ -973,6 +983,28 @@ impl<B> ConnState<B> {
         match owner {
             Some(key) => self.push(key, event, false, cap, wake),
             None => self.deliver_unowned(event, cap, wake),
+        }
+    }
+
+    /// The request a message that is no JSON (or no UTF-8) answers, as far as its text tells
+    /// ([`sketch`]): the one its top-level `id` names, or, when no id can be read, the one request
+    /// waiting. A message with a `method` (a notification, a request of the server's) answers none,
+    /// nor does one that names no request waiting (a late response), nor, with several requests
+    /// waiting, one without an id (which it answers cannot be told): those are dropped, as the
+    /// standalone stream drops such a message over Streamable HTTP.
+    fn answered_by_no_json(&self, data: &[u8]) -> Option<u64> {
+        let text = String::from_utf8_lossy(data);
+        let Sketch { id, method } = sketch(&text);
+        if method {
+            return None;
+        }
+        if let Some(id) = id {
+            return self.request(&id);
+        }
+        let mut requests = self.waiters.iter().filter(|(_, w)| matches!(w.kind, Kind::Request(_)));
+        match (requests.next(), requests.next()) {
+            (Some((key, _)), None) => Some(*key),
+            _ => None,
         }
     }
 

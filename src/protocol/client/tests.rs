@@ -51,8 +51,13 @@ pub(crate) struct LiveState {
 
 impl Live {
     pub(crate) fn push(&self, text: &str) {
+        self.push_bytes(text.as_bytes().to_vec());
+    }
+
+    /// Bytes, UTF-8 or not.
+    pub(crate) fn push_bytes(&self, bytes: Vec<u8>) {
         let mut st = self.0.borrow_mut();
-        st.chunks.push_back(text.as_bytes().to_vec());
+        st.chunks.push_back(bytes);
         if let Some(w) = st.waker.take() {
             w.wake();
         }

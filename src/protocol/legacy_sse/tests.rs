@@ -777,3 +777,75 @@ fn a_lone_surrogate_escape_in_an_event_is_read_as_u_fffd() {
     let r = bounded(c.call_tool("t", json!({}), &mut CallOptions::default()), 1000).expect("the call ends").unwrap();
     assert_eq!(r["content"][0]["text"], "cut \u{FFFD}");
 }
+
+/// An event of the shared stream that is no JSON (nor a lone surrogate escape) fails at once the
+/// call it answers, with the `PROTOCOL` error the call gets over Streamable HTTP when its stream
+/// brings such an event: the call is found by the `id` its text names (read lexically, wherever it
+/// is: the SDK's servers write it last), or, when no id can be read, it is the one call waiting.
+/// A message with a `method` answers no call, nor does one naming another id: the calls wait on
+/// for their own responses.
+#[test]
+fn an_event_that_is_no_json_fails_the_call_it_answers() {
+    for (bad, says) in [
+        // The server wrote a NaN; the id before it.
+        ("{\"jsonrpc\":\"2.0\",\"id\":ID,\"result\":{\"content\":[],\"n\":NaN}}", "an SSE event is not valid JSON"),
+        // The SDK's order (the id last), past what broke.
+        ("{\"result\":{\"content\":[{\"type\":\"text\",\"text\":'single'}]},\"jsonrpc\":\"2.0\",\"id\":ID}", "an SSE event is not valid JSON"),
+        // Cut short before its id: the one call waiting is the one it answers.
+        ("{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"cut", "an SSE event is not valid JSON"),
+        // A byte that is no UTF-8 (0xFF, written \u{1} here).
+        ("{\"jsonrpc\":\"2.0\",\"id\":ID,\"result\":{\"text\":\"\u{1}\"}}", "an SSE event is not valid UTF-8"),
+    ] {
+        let fake = Fake::with(Box::new(move |msg, live| {
+            if msg["method"] == "tools/call" {
+                let data = bad.replace("ID", &msg["id"].to_string());
+                let mut event = b"event: message\ndata: ".to_vec();
+                event.extend(data.bytes().map(|b| if b == 1 { 0xFF } else { b }));
+                event.extend(b"\n\n");
+                live.push_bytes(event);
+                return crate::protocol::client::tests::accepted();
+            }
+            standard(msg, live)
+        }));
+        let (c, _) = client(&fake);
+        block_on(c.connect()).unwrap();
+        let e = bounded(c.call_tool("t", json!({}), &mut CallOptions::default()), 1000).expect("the call ends at once").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{bad}: {e}");
+        assert!(e.message.starts_with(&format!("tools/call: {says}")), "{bad}: {}", e.message);
+        assert_eq!(waiters(&c), 0);
+        // The stream goes on: the next request is answered on it.
+        assert_eq!(bounded(c.list_tools(), 1000).unwrap().unwrap().len(), 1);
+        assert_eq!(c.session_id().as_deref(), Some("s1"));
+    }
+
+    // Two calls waiting: the one the bad event names fails; a bad notification, a bad event naming
+    // no call waiting, and one that names none, with two calls to choose from, fail neither.
+    let fake = Fake::with(Box::new(|msg, live| {
+        if msg["method"] == "tools/call" && msg["params"]["name"] == "b" {
+            live.push("event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"id\":1,\"params\":{\"data\":NaN}}\n\n");
+            live.push("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":99,\"result\":NaN}\n\n");
+            live.push("event: message\ndata: {\"result\":{\"cut\n\n");
+            live.push(&format!("event: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":NaN}}\n\n", msg["id"].as_i64().unwrap() - 1));
+            live.message(&json!({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": []}}));
+            return crate::protocol::client::tests::accepted();
+        }
+        if msg["method"] == "tools/call" {
+            return crate::protocol::client::tests::accepted();
+        }
+        standard(msg, live)
+    }));
+    let (c, _) = client(&fake);
+    block_on(c.connect()).unwrap();
+    let (a, b) = bounded(
+        async {
+            let (mut oa, mut ob) = (CallOptions::default(), CallOptions::default());
+            futures_util::join!(c.call_tool("a", json!({}), &mut oa), c.call_tool("b", json!({}), &mut ob))
+        },
+        1000,
+    )
+    .expect("both end");
+    let e = a.unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "{e}");
+    assert!(e.message.starts_with("tools/call: an SSE event is not valid JSON"), "{}", e.message);
+    assert_eq!(b.unwrap(), json!({"content": []}));
+}
