@@ -2030,7 +2030,11 @@ export interface McpCallOptions {
    * client" when there is none), as the SDK sends it; a timeout's reason is "timeout".
    */
   signal?: AbortSignal;
-  /** Each progress notification of the call; a throw or a rejected promise is reported on `console.error`, and the call goes on. */
+  /**
+   * Each progress notification of the call, found by its `progressToken` (as the MCP SDK routes it) on whichever
+   * stream brings it: the call's own, the listening one (`listen()`), another call's; never `onNotification`'s. A
+   * throw or a rejected promise is reported on `console.error`, and the call goes on.
+   */
   onProgress?: (progress: McpProgress) => void | Promise<unknown>;
   /**
    * Keys added to the request's `params._meta` (the SDK's `_meta` on a request), over those `params` carry, with

@@ -8,8 +8,10 @@
 //! * Responses as JSON (one message or a batch) or as SSE; notifications and server requests
 //!   may come first: `ping` is answered `{}`, the others by the request handler (elicitation,
 //!   sampling, roots: see [`Client::set_request_handler`]) or else -32601, at most
-//!   [`MAX_SERVER_REQUESTS`] at once (past them, -32000 at once); progress goes to the call's
-//!   callback, everything else to the client's notification handler. Id 0 is a real id.
+//!   [`MAX_SERVER_REQUESTS`] at once (past them, -32000 at once); progress goes to the call its
+//!   token names, on whichever stream it comes (the call's, [`Client::listen`]'s, another call's:
+//!   the SDK's `Protocol` routes it so), everything else to the client's notification handler. Id
+//!   0 is a real id.
 //! * A stream that drops before its response is resumed: wait `retry` ms (never less than 100, and
 //!   more while the streams bring nothing toward the response: see [`reopen_delay`]; without
 //!   `retry`, back off), then GET with `Last-Event-ID` (the id of the last complete event over all of the
@@ -164,7 +166,8 @@ pub type ProgressHandler = Box<dyn Fn(&Value)>;
 pub struct CallOptions {
     /// Overrides the client's timeout.
     pub timeout_ms: Option<u64>,
-    /// Receives `notifications/progress` params for this call (opting in with a progress token).
+    /// Receives `notifications/progress` params for this call (opting in with a progress token),
+    /// whatever stream brings them.
     pub on_progress: Option<ProgressHandler>,
     /// Resolves when the caller aborts.
     pub cancel: Option<CancelFuture>,
@@ -420,9 +423,11 @@ pub struct Client<T: Transport, C: Clock> {
     /// (2025-11-25: MUST); a server that numbers each stream's events from 1 could not tell its
     /// streams apart by `Last-Event-ID` anyway, and only resumed streams are checked.
     seen_events: RefCell<SeenEvents>,
-    /// The progress tokens of this client's calls in flight that asked for progress: such a
-    /// progress replayed on another stream is that call's, not the notification handler's.
-    progress_tokens: RefCell<Vec<Id>>,
+    /// The progress tokens of this client's calls in flight that asked for progress, each with
+    /// where its progress that another stream brings waits for the call: a call's progress is
+    /// the call's on whichever stream it comes (as the SDK's `Protocol` routes it by token), not
+    /// the notification handler's.
+    progress_tokens: RefCell<Vec<(Id, Rc<Elsewhere>)>>,
     /// 2026-07-28: the arguments of each tool (by name) that go in `Mcp-Param-*` headers, from the
     /// last `tools/list`.
     header_params: RefCell<std::collections::HashMap<String, Vec<HeaderParam>>>,
@@ -1597,6 +1602,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
         };
         let exchange = self.exchange(id, method, body, with_session, headers, on_progress.map(|_| &report as &dyn Fn(&Value)));
+        // Its progress that other streams bring (the standalone one, another call's), told as its own.
+        let elsewhere = self.progress_elsewhere(on_progress.and(self.elsewhere(id)), &report);
+        let exchange = async {
+            pin_mut!(exchange, elsewhere);
+            match select(exchange, elsewhere).await {
+                Either::Left((r, _)) => r,
+                Either::Right((never, _)) => match never {},
+            }
+        };
         let reset = *reset_timeout_on_progress;
         // What ends the call for time: `timeout` (again after each progress when asked), or the
         // total cap.
@@ -1674,6 +1688,27 @@ impl<T: Transport, C: Clock> Client<T, C> {
             self.tell_cancelled(object([("requestId", id.to_value()), ("reason", reason.into())]), sent_on).await;
         }
         Err(outcome)
+    }
+
+    /// Where the progress of call `id` that other streams bring waits, when it asked for progress.
+    fn elsewhere(&self, id: &Id) -> Option<Rc<Elsewhere>> {
+        self.progress_tokens.borrow().iter().find(|(t, _)| t == id).map(|(_, e)| e.clone())
+    }
+
+    /// Tells `report` of the progress that other streams bring for a call, as it comes; never ends.
+    async fn progress_elsewhere(&self, elsewhere: Option<Rc<Elsewhere>>, report: &dyn Fn(&Value)) -> std::convert::Infallible {
+        let Some(elsewhere) = elsewhere else { return futures_util::future::pending().await };
+        loop {
+            // Made before the queue is read: progress put there after the reading wakes it.
+            let arrived = elsewhere.arrived.wait();
+            let came = std::mem::take(&mut *elsewhere.queue.borrow_mut());
+            if came.is_empty() {
+                arrived.await;
+            }
+            for params in &came {
+                report(params);
+            }
+        }
     }
 
     /// `notifications/cancelled` with these params: handed to the spawner when the client has one
@@ -2067,7 +2102,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                 })
                             })?;
                             let msgs = classify_all(value);
-                            self.dealt_with(&ev, id, &msgs);
+                            self.dealt_with(&ev, id, &msgs, resumed);
                             progressed |= msgs.iter().any(|m| toward(m, id));
                             for msg in msgs {
                                 if let Incoming::Request { id: rid, method: m, params } = msg {
@@ -2153,14 +2188,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// Marks an event as dealt with by the reader of the response to `ours`, unless it holds
     /// something that belongs to another reader (a response to another request, another call's
-    /// progress): a resumed stream may be given other streams' events, and that reader must still
-    /// act on it when its own stream brings it.
-    fn dealt_with(&self, ev: &SseEvent, ours: &Id, msgs: &[Incoming]) {
+    /// progress replayed on a resumed stream): a resumed stream may be given other streams'
+    /// events, and that reader must still act on it when its own stream brings it. Another call's
+    /// progress on a stream that is not resumed is that call's at once ([`Client::handle`]).
+    fn dealt_with(&self, ev: &SseEvent, ours: &Id, msgs: &[Incoming], resumed: bool) {
         let Some(i) = Self::event_id(ev) else { return };
         let foreign = msgs.iter().any(|m| match m {
             Incoming::Response { id, .. } | Incoming::Malformed { id: Some(id), .. } => id != ours,
-            Incoming::Notification { method, params } if method == "notifications/progress" => {
-                params.get("progressToken").and_then(Id::from_value).is_some_and(|t| &t != ours && self.progress_tokens.borrow().contains(&t))
+            Incoming::Notification { method, params } if method == "notifications/progress" && resumed => {
+                params.get("progressToken").and_then(Id::from_value).is_some_and(|t| &t != ours && self.elsewhere(&t).is_some())
             }
             _ => false,
         });
@@ -2198,8 +2234,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     if let Some(cb) = on_progress {
                         cb(&params);
                     }
-                } else if replayed && token.as_ref().is_some_and(|t| self.progress_tokens.borrow().contains(t)) {
-                    // Another call's progress, replayed here: its own stream brings it to that call.
+                } else if let Some(elsewhere) = token.as_ref().and_then(|t| self.elsewhere(t)) {
+                    // Another call's progress, here on the standalone stream or another call's: that
+                    // call's, told as if its own stream had brought it. Replayed on a resumed
+                    // stream, it is left to that call's own stream, which brings it too.
+                    if !replayed {
+                        elsewhere.queue.borrow_mut().push(params);
+                        elsewhere.arrived.fire();
+                    }
                 } else if let Some(cb) = token.and_then(|t| self.task_progress.borrow().iter().find(|(k, _)| *k == t).map(|(_, h)| h.clone())) {
                     // A task's progress, on whichever stream (the handler may call the client).
                     cb(&params);
@@ -3129,7 +3171,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                 brought = true;
                                 let Some(value) = std::str::from_utf8(&ev.data).ok().and_then(|t| read_json_repaired(t).ok()) else { continue };
                                 let msgs = classify_all(value);
-                                self.dealt_with(&ev, &none, &msgs);
+                                self.dealt_with(&ev, &none, &msgs, resumed);
                                 for msg in msgs {
                                     match msg {
                                         Incoming::Request { id, method, params } => answers.push(Box::pin(self.answer(id, method, params, None))),
@@ -3371,16 +3413,25 @@ impl Drop for TaskProgress<'_> {
     }
 }
 
+/// The progress of a call in flight that a stream other than its own brought, until the call
+/// takes it ([`Client::progress_elsewhere`]).
+#[derive(Default)]
+struct Elsewhere {
+    queue: RefCell<Vec<Value>>,
+    /// Fired when progress is put in `queue`.
+    arrived: CloseSignal,
+}
+
 /// A call's progress token, listed in [`Client::progress_tokens`] while the call runs (however
 /// its future ends).
 struct ProgressToken<'c> {
-    tokens: &'c RefCell<Vec<Id>>,
+    tokens: &'c RefCell<Vec<(Id, Rc<Elsewhere>)>>,
     id: Id,
 }
 
 impl<'c> ProgressToken<'c> {
-    fn new(tokens: &'c RefCell<Vec<Id>>, id: &Id) -> Self {
-        tokens.borrow_mut().push(id.clone());
+    fn new(tokens: &'c RefCell<Vec<(Id, Rc<Elsewhere>)>>, id: &Id) -> Self {
+        tokens.borrow_mut().push((id.clone(), Rc::default()));
         Self { tokens, id: id.clone() }
     }
 }
@@ -3388,7 +3439,7 @@ impl<'c> ProgressToken<'c> {
 impl Drop for ProgressToken<'_> {
     fn drop(&mut self) {
         let mut tokens = self.tokens.borrow_mut();
-        if let Some(at) = tokens.iter().position(|t| *t == self.id) {
+        if let Some(at) = tokens.iter().position(|(t, _)| *t == self.id) {
             tokens.swap_remove(at);
         }
     }

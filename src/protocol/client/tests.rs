@@ -2647,7 +2647,7 @@ fn thousands_of_replayed_event_ids_are_remembered() {
     let progress = Incoming::Notification { method: "notifications/progress".into(), params: json!({"progressToken": 1, "progress": 1}) };
     let ids: Vec<String> = (0..20_000).map(|i| format!("{}-{i}", "x".repeat(i % 7 * 1000))).collect();
     for id in &ids {
-        h.client.dealt_with(&event(id.clone()), &Id::Num(1), std::slice::from_ref(&progress));
+        h.client.dealt_with(&event(id.clone()), &Id::Num(1), std::slice::from_ref(&progress), true);
     }
     assert!(ids.iter().all(|id| h.client.seen(&event(id.clone()))), "every one of 20,000 ids is remembered");
     assert!(!h.client.seen(&event("another".into())));
@@ -2660,7 +2660,8 @@ fn thousands_of_replayed_event_ids_are_remembered() {
 
 /// Another call's progress given to this call's resumed stream is neither this call's nor the
 /// notification handler's, and is not marked as dealt with: the other call still takes it from
-/// its own stream. Responses to other requests are not marked either.
+/// its own stream. Responses to other requests are not marked either. On a stream that is not
+/// resumed it is no replay: the other call's at once (and dealt with).
 #[test]
 fn other_calls_events_are_left_to_their_own_streams() {
     let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted()]);
@@ -2668,24 +2669,27 @@ fn other_calls_events_are_left_to_their_own_streams() {
     let other = ProgressToken::new(&h.client.progress_tokens, &Id::Num(7));
     let event = |id: &str| SseEvent { id: Some(id.to_owned()), own_id: true, event: None, data: Vec::new() };
     let progress = |token: i64| Incoming::Notification { method: "notifications/progress".into(), params: json!({"progressToken": token, "progress": 1}) };
-    h.client.dealt_with(&event("p7"), &Id::Num(1), &[progress(7)]);
-    h.client.dealt_with(&event("r7"), &Id::Num(1), &[Incoming::Response { id: Id::Num(7), outcome: Ok(json!({})) }]);
-    h.client.dealt_with(&event("p1"), &Id::Num(1), &[progress(1)]);
+    h.client.dealt_with(&event("p7"), &Id::Num(1), &[progress(7)], true);
+    h.client.dealt_with(&event("r7"), &Id::Num(1), &[Incoming::Response { id: Id::Num(7), outcome: Ok(json!({})) }], true);
+    h.client.dealt_with(&event("p1"), &Id::Num(1), &[progress(1)], true);
     // A finished call's progress has no stream left to take it: dealt with here.
-    h.client.dealt_with(&event("p9"), &Id::Num(1), &[progress(9)]);
+    h.client.dealt_with(&event("p9"), &Id::Num(1), &[progress(9)], true);
+    h.client.dealt_with(&event("first-p7"), &Id::Num(1), &[progress(7)], false);
     assert!(!h.client.seen(&event("p7")) && !h.client.seen(&event("r7")));
-    assert!(h.client.seen(&event("p1")) && h.client.seen(&event("p9")));
+    assert!(h.client.seen(&event("p1")) && h.client.seen(&event("p9")) && h.client.seen(&event("first-p7")));
     let heard = Rc::new(RefCell::new(0));
     let sink = heard.clone();
     h.client.set_notification_handler(Some(Box::new(move |_: &str, _: &Value| *sink.borrow_mut() += 1)));
     assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, true)).unwrap().is_none());
     assert_eq!(*heard.borrow(), 0, "call 7's progress replayed here is not the handler's");
-    // On a first stream it is not a replay: a server that sends it there is heard.
+    let waiting = || h.client.elsewhere(&Id::Num(7)).unwrap().queue.borrow().len();
+    assert_eq!(waiting(), 0, "nor call 7's: its own stream brings it");
+    // On a first stream it is not a replay: call 7's, not the handler's.
     assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, false)).unwrap().is_none());
-    assert_eq!(*heard.borrow(), 1);
+    assert_eq!((*heard.borrow(), waiting()), (0, 1));
     drop(other);
     assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, true)).unwrap().is_none());
-    assert_eq!(*heard.borrow(), 2, "once call 7 has ended, it is");
+    assert_eq!(*heard.borrow(), 1, "once call 7 has ended, it is");
 }
 
 pub(crate) fn legacy() -> ClientOptions {
@@ -4740,4 +4744,94 @@ fn a_json_body_may_start_with_a_byte_order_mark() {
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.code, ErrorCode::Protocol);
     assert!(e.message.contains("not valid JSON"), "{}", e.message);
+}
+
+/// A clock moved by the test: a sleep ends once `advance` has brought the time to its end.
+#[derive(Clone, Default)]
+struct Manual(Rc<RefCell<(u64, Vec<std::task::Waker>)>>);
+
+impl Manual {
+    fn advance(&self, ms: u64) {
+        let wakers = {
+            let mut st = self.0.borrow_mut();
+            st.0 += ms;
+            std::mem::take(&mut st.1)
+        };
+        wakers.into_iter().for_each(std::task::Waker::wake);
+    }
+}
+
+impl Clock for Manual {
+    fn sleep(&self, ms: u64) -> impl Future<Output = ()> {
+        let (clock, due) = (self.clone(), self.now_ms().saturating_add(ms));
+        std::future::poll_fn(move |cx| {
+            let mut st = clock.0.borrow_mut();
+            if st.0 >= due {
+                return std::task::Poll::Ready(());
+            }
+            st.1.push(cx.waker().clone());
+            std::task::Poll::Pending
+        })
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.0.borrow().0
+    }
+}
+
+/// A call's progress goes to the call by its token, whatever stream brings it, as the SDK's
+/// `Protocol` routes it: one on the standalone stream (`listen()`) reaches the call's
+/// `on_progress`, not the notification handler, and starts its timeout again when asked to; one
+/// that another call's stream brings too. Progress for no call of this client is a notification.
+#[test]
+fn a_calls_progress_reaches_it_from_any_stream() {
+    let (listened, call_a, call_b) = (Live::default(), Live::default(), Live::default());
+    let (transport, log) = scripted(vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Live(listened.clone()), Reply::Live(call_a.clone()), Reply::Live(call_b.clone())]);
+    let clock = Manual::default();
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.timeout_ms = 100;
+    let client = Client::new(transport, clock.clone(), opts);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    client.set_notification_handler(Some(Box::new(move |m, p| n2.borrow_mut().push(format!("{m} {}", p["progress"])))));
+    block_on(client.connect()).unwrap();
+    let heard = Rc::new(RefCell::new(Vec::new()));
+    let h2 = heard.clone();
+    let mut a = CallOptions { on_progress: Some(Box::new(move |p: &Value| h2.borrow_mut().push(p["progress"].clone()))), reset_timeout_on_progress: true, ..CallOptions::default() };
+    let progress = |token: i64, n: i64| json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": n}});
+    let settle = || async {
+        for _ in 0..50 {
+            yield_now().await;
+        }
+    };
+    let (_, ra, rb, _) = block_on(async {
+        futures_util::join!(client.listen(), client.call_tool("a", json!({}), &mut a), async {
+            settle().await;
+            // Call b (no progress wanted, a longer timeout) goes out after a.
+            client.call_tool("b", json!({}), &mut CallOptions { timeout_ms: Some(10_000), ..CallOptions::default() }).await
+        }, async {
+            settle().await;
+            assert_eq!(log.borrow().requests.len(), 5, "the GET, then both calls");
+            clock.advance(60);
+            listened.message(&progress(1, 1));
+            settle().await;
+            // 120 ms since the call, 60 since its progress: not timed out.
+            clock.advance(60);
+            settle().await;
+            call_b.message(&progress(1, 2));
+            call_b.message(&progress(42, 3));
+            call_b.message(&json!({"jsonrpc": "2.0", "id": 2, "result": {"content": []}}));
+            settle().await;
+            clock.advance(60);
+            settle().await;
+            call_a.message(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+            settle().await;
+            client.close().await.unwrap();
+        })
+    });
+    assert_eq!(ra.unwrap(), json!({"content": []}));
+    assert_eq!(rb.unwrap(), json!({"content": []}));
+    assert_eq!(*heard.borrow(), [json!(1), json!(2)]);
+    assert_eq!(*notes.borrow(), ["notifications/progress 3"]);
+    assert_eq!(body(&log.borrow().requests[3])["params"]["_meta"]["progressToken"], 1);
 }

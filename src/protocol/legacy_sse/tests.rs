@@ -849,3 +849,46 @@ fn an_event_that_is_no_json_fails_the_call_it_answers() {
     assert!(e.message.starts_with("tools/call: an SSE event is not valid JSON"), "{}", e.message);
     assert_eq!(b.unwrap(), json!({"content": []}));
 }
+
+/// A call's progress goes to the call by its token while the client listens too (the listener
+/// gets what belongs to no call): the shared stream's progress is routed as the SDK's `Protocol`
+/// routes it.
+#[test]
+fn a_calls_progress_goes_to_it_while_listening() {
+    let fake = Fake::with(Box::new(|msg, live| {
+        if msg["method"] == "tools/call" {
+            let id = &msg["id"];
+            live.message(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": id, "progress": 1}}));
+            live.message(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "nobody's", "progress": 2}}));
+        }
+        standard(msg, live)
+    }));
+    let (c, _) = client_with(&fake, SSE_URL, TransportChoice::Auto, ClientOptions::new(SSE_URL), 10);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    c.set_notification_handler(Some(Box::new(move |m, p| n2.borrow_mut().push(format!("{m} {}", p["progress"])))));
+    block_on(c.connect()).unwrap();
+    let heard = Rc::new(RefCell::new(Vec::new()));
+    let h2 = heard.clone();
+    let mut opts = CallOptions { on_progress: Some(Box::new(move |p| h2.borrow_mut().push(p["progress"].clone()))), ..CallOptions::default() };
+    let (listened, called) = bounded(
+        async {
+            let then = async {
+                crate::protocol::client::tests::yield_now().await;
+                let r = c.call_tool("echo", json!({"message": "m"}), &mut opts).await;
+                while notes.borrow().is_empty() {
+                    crate::protocol::client::tests::yield_now().await;
+                }
+                c.close().await.unwrap();
+                r
+            };
+            futures_util::join!(c.listen(), then)
+        },
+        1000,
+    )
+    .expect("both end");
+    assert!(listened.unwrap());
+    assert_eq!(called.unwrap()["content"][0]["text"], "m");
+    assert_eq!(*heard.borrow(), [json!(1)]);
+    assert_eq!(*notes.borrow(), ["notifications/progress 2"]);
+}
