@@ -1604,7 +1604,9 @@ export interface McpClientOptions {
   /**
    * The HTTP function (default: `globalThis.fetch`, called unbound). One that resolves to no HTTP response
    * (`undefined`, a string, `Response.error()`, a status that is not a number) fails the request with `NETWORK`
-   * naming what it resolved to.
+   * naming what it resolved to. Its response body's reader may yield `Uint8Array` chunks (or other byte views,
+   * `ArrayBuffer`s) or strings (taken as UTF-8); a chunk of any other kind fails the request with `PROTOCOL`
+   * naming it.
    */
   fetch?: FetchLike;
   /**

@@ -914,8 +914,11 @@ impl<B: Body + 'static> Conn<B> {
                 Poll::Ready((_, end)) => {
                     drop(st);
                     // A stream that drops is as gone as one that ends: the server forgets the session.
-                    let _ = end;
-                    self.end(None);
+                    // A body that could not be read (a chunk that is no bytes) says why, to every request.
+                    match end {
+                        Some(Err(TransportError::Refused(e))) => self.end(Some(*e)),
+                        _ => self.end(None),
+                    }
                     return Poll::Ready(());
                 }
             }

@@ -344,14 +344,42 @@ impl Body for FetchBody {
         match to_future(pending).await {
             Err(e) if is_abort(&e) => Some(Err(TransportError::Aborted)),
             Err(e) => Some(Err(network_failure(&e))),
-            Ok(v) if self.reader.is_none() => Some(Ok(Uint8Array::new(&v).to_vec())),
+            Ok(v) if self.reader.is_none() => Some(chunk_bytes(&v)),
             Ok(v) if get(&v, "done").as_bool() == Some(true) => {
                 self.finish();
                 None
             }
-            Ok(v) => Some(Ok(Uint8Array::new(&get(&v, "value")).to_vec())),
+            Ok(v) => Some(chunk_bytes(&get(&v, "value"))),
         }
     }
+}
+
+/// The bytes of a chunk of a response body (or of the whole body, `arrayBuffer()`'s): a
+/// `Uint8Array` (a Node `Buffer` is one), another view of bytes or an `ArrayBuffer`, as they are;
+/// a string, as UTF-8 (a `fetch` of a polyfill or a test's whose reader decodes). Anything else is
+/// `PROTOCOL`, naming it: `new Uint8Array(v)` read a string as no bytes (or `"5"` as five zeros), and
+/// a body dropped without a word leaves the call to its timeout or a baffling parse error.
+fn chunk_bytes(v: &JsValue) -> Result<Vec<u8>, TransportError> {
+    if let Some(bytes) = v.dyn_ref::<Uint8Array>() {
+        return Ok(bytes.to_vec());
+    }
+    if let Some(s) = v.as_string() {
+        return Ok(s.into_bytes());
+    }
+    if v.is_instance_of::<js_sys::ArrayBuffer>() {
+        return Ok(Uint8Array::new(v).to_vec());
+    }
+    if js_sys::ArrayBuffer::is_view(v) {
+        let (offset, length) = (get(v, "byteOffset").as_f64().unwrap_or(0.0), get(v, "byteLength").as_f64().unwrap_or(0.0));
+        return Ok(Uint8Array::new_with_byte_offset_and_length(&get(v, "buffer"), offset as u32, length as u32).to_vec());
+    }
+    Err(TransportError::Refused(Box::new(Error::new(
+        ErrorCode::Protocol,
+        format!(
+            "the fetch function's response body gave a chunk that is {}, not bytes (a Uint8Array) nor a string: a custom fetch (options.fetch) must give a Response whose body yields Uint8Array chunks",
+            crate::wasm::interop::describe_js(v)
+        ),
+    ))))
 }
 
 impl FetchBody {

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { freePort, freshTag, loadPkg, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
+import { freePort, freshTag, loadPkg, rechunking, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
 import { bigText, BIG_TEXT_LENGTH, HUGE_LIST_COUNT, NORMAL_TOOLS, PAGE_CURSORS, TINY_PNG_BASE64 } from "../servers/misbehaving.mjs";
 
 const { McpClient, ToolwireError } = await loadPkg();
@@ -993,6 +993,34 @@ describe("errors", () => {
     await client.listTools();
     await client.close();
     assert.deepEqual(seen, ["POST", "POST", "POST", "DELETE"]);
+  });
+
+  test("a custom fetch whose body reader yields strings: read as UTF-8, over JSON and SSE", async () => {
+    const decoder = new TextDecoder();
+    const strings = rechunking((bytes) => decoder.decode(bytes, { stream: true }));
+    for (const scenario of ["normal", "sse"]) {
+      const { client } = fresh(scenario, { fetch: strings });
+      await client.connect();
+      assert.deepEqual((await client.listTools()).map((t) => t.name).slice(0, 2), ["echo", "add"], scenario);
+      const text = "héllo wörld → 世界 🎉";
+      assert.deepEqual(await client.callTool("echo", { message: text }), { content: [{ type: "text", text }] }, scenario);
+      await client.close();
+    }
+  });
+
+  test("a custom fetch whose body reader yields neither bytes nor strings: PROTOCOL naming what it gave", async () => {
+    for (const [chunk, named] of [[(b) => b.length, /the number \d+/], [(b) => ({ bytes: [...b] }), /an object/], [() => undefined, /undefined/]]) {
+      let broken = false;
+      const odd = rechunking((b) => (broken ? chunk(b) : b));
+      const { client } = fresh("normal", { fetch: odd, timeoutMs: 5_000 });
+      await client.connect();
+      broken = true;
+      const e = await rejectsWith(within(4_000, client.listTools(), "listTools"), "PROTOCOL");
+      assert.match(e.message, /^tools\/list: the fetch function's response body gave a chunk that is /);
+      assert.match(e.message, named);
+      broken = false;
+      await client.close();
+    }
   });
 });
 

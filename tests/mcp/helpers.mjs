@@ -114,6 +114,25 @@ export async function rejectsWith(promise, code, message) {
   return err;
 }
 
+/**
+ * A fetch (over the real one) whose Response is a plain object whose body reader yields `chunk(bytes)` for each
+ * chunk of the real body: a polyfill's or a test's fetch whose reader yields strings, or worse.
+ */
+export const rechunking = (chunk) => async (url, init) => {
+  const res = await fetch(url, init);
+  const reader = res.body?.getReader();
+  const body = reader && {
+    getReader: () => ({
+      read: async () => {
+        const { done, value } = await reader.read();
+        return done ? { done, value: undefined } : { done, value: chunk(value) };
+      },
+      cancel: (why) => reader.cancel(why),
+    }),
+  };
+  return { status: res.status, type: res.type, headers: res.headers, body: body ?? null };
+};
+
 /** Rejects after ms: guards a test against a promise that never settles. */
 export function within(ms, promise, what = "the operation") {
   let t;

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { loadPkg, rejectsWith, waitFor, within } from "./helpers.mjs";
+import { loadPkg, rechunking, rejectsWith, waitFor, within } from "./helpers.mjs";
 import { startEverything } from "../servers/everything.mjs";
 
 const { McpClient, McpHub } = await loadPkg();
@@ -47,6 +47,23 @@ function recordingFetch() {
 const methods = (log) => log.map((e) => `${e.method} ${e.path.replace(/sessionId=[^&]+/, "sessionId=*")}${e.body?.method ? ` ${e.body.method}` : ""}`);
 
 describe("server-everything over the deprecated HTTP+SSE transport", () => {
+  test("a custom fetch whose body reader yields strings works; one that yields numbers fails the call with PROTOCOL", async () => {
+    const decoder = new TextDecoder();
+    let odd = false;
+    const f = rechunking((bytes) => (odd ? bytes.length : decoder.decode(bytes, { stream: true })));
+    const client = new McpClient(sse.url, { fetch: f, timeoutMs: 8_000 });
+    await within(10_000, client.connect(), "connect");
+    assert.equal(client.transport, "sse");
+    const r = await within(10_000, client.callTool("echo", { message: "héllo 世界" }), "callTool");
+    assert.match(r.content[0].text, /héllo 世界/);
+    odd = true;
+    const e = await rejectsWith(within(6_000, client.callTool("echo", { message: "x" }), "callTool"), "PROTOCOL");
+    // The shared stream fails: the call with it, or (when its POST was not answered yet, which sends it again on
+    // a new session) the handshake of that session, whose stream fails the same way.
+    assert.match(e.message, /^(tools\/call|initialize): the fetch function's response body gave a chunk that is the number \d+/);
+    await client.close();
+  });
+
   test("auto: from the /sse URL, a refused POST, then the event stream and its endpoint", async () => {
     const rec = recordingFetch();
     const client = new McpClient(sse.url, { fetch: rec.fetch });
