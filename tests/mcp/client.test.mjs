@@ -1120,6 +1120,56 @@ describe("big and resumable", () => {
   });
 });
 
+describe("progress on the listening stream", () => {
+  test("a call's progress that the GET stream brings goes to its onProgress and starts its timeout again", async () => {
+    let listening; // the GET stream's response
+    const json = (res, o, headers = {}) => res.writeHead(200, { "content-type": "application/json", ...headers }).end(JSON.stringify(o));
+    const server = createServer(async (req, res) => {
+      let text = "";
+      for await (const c of req) text += c;
+      if (req.method === "GET") {
+        listening = res.writeHead(200, { "content-type": "text/event-stream" });
+        return listening.write(": open\n\n");
+      }
+      if (req.method !== "POST") return res.writeHead(200).end();
+      const msg = JSON.parse(text);
+      if (msg.method === "initialize") {
+        return json(res, { jsonrpc: "2.0", id: msg.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "p", version: "1" } } }, { "mcp-session-id": "s1" });
+      }
+      if (msg.id === undefined) return res.writeHead(202).end();
+      // tools/call: its stream stays silent; its progress comes on the GET stream, every 150 ms for 900 ms
+      // (past the call's 400 ms timeout), then (100 ms later) the result on its own stream.
+      res.writeHead(200, { "content-type": "text/event-stream" }).write(": call\n\n");
+      const token = msg.params._meta.progressToken;
+      for (let n = 1; n <= 6; n++) {
+        await new Promise((r) => setTimeout(r, 150));
+        listening.write(`data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: n } })}\n\n`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: "done" }] } })}\n\n`);
+    });
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    const notified = [];
+    const client = new McpClient(`http://127.0.0.1:${server.address().port}/mcp`, { onNotification: (m) => notified.push(m.method) });
+    try {
+      await client.connect();
+      const listened = client.listen();
+      await waitFor(() => listening);
+      const heard = [];
+      const r = await within(5_000, client.callTool("slow", {}, { timeoutMs: 400, resetTimeoutOnProgress: true, onProgress: (p) => heard.push(p.progress) }), "the call");
+      assert.equal(r.content[0].text, "done");
+      assert.deepEqual(heard, [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(notified, [], "none of it is onNotification's");
+      await client.close();
+      await listened;
+    } finally {
+      listening?.end();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
 describe("redirects", () => {
   test("a 307 is not followed (fetch gets redirect: manual): HTTP_STATUS naming the target; the target never sees a request", async () => {
     let hits = 0;
