@@ -611,7 +611,12 @@ export class ToolwireError extends Error {
   /** `JSONRPC_ERROR`: the JSON-RPC error code and data. */
   readonly rpcCode?: number;
   readonly data?: JsonValue;
-  /** `UNAUTHORIZED`: the parsed `WWW-Authenticate` challenge (`{scheme, realm?, error?, scope?, resource_metadata?}`). */
+  /**
+   * `UNAUTHORIZED`: the parsed `WWW-Authenticate` challenge (`{scheme, realm?, error?, scope?, resource_metadata?}`,
+   * parameter names lowercased). A header with several challenges (RFC 9110 11.6.1: `Basic realm="api", Bearer
+   * error="invalid_token"`, or several header lines, joined by fetch with ", ") gives its `Bearer` one wherever it
+   * sits, else its first, with that challenge's parameters alone; `wwwAuthenticate` has them all.
+   */
   readonly challenge?: { scheme: string; [param: string]: string };
   /** `UNAUTHORIZED`: the `WWW-Authenticate` header as sent. */
   readonly wwwAuthenticate?: string;
@@ -1793,7 +1798,7 @@ export interface McpClientOptions {
    * Asked for new headers when a request meets HTTP 401 (an expired access token; a notification, `listen()`'s
    * stream and the resumption of a dropped stream too), or HTTP 403 whose challenge says
    * `error="insufficient_scope"` (the token lacks scopes: a step-up), with the status and the server's
-   * `WWW-Authenticate` challenge (parsed, and as sent): return headers (e.g. `{ authorization: "Bearer <new token>" }`, or a
+   * `WWW-Authenticate` challenge (parsed as {@link ToolwireError.challenge} is: the `Bearer` one of several; and as sent): return headers (e.g. `{ authorization: "Bearer <new token>" }`, or a
    * promise of them) and the request is sent once more with them; they replace the `headers` of the same name
    * on every later request. Return `null` (or nothing) to
    * leave the refusal as the request's `UNAUTHORIZED` error; a second one is that error too. A hook that throws

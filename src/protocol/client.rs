@@ -3715,32 +3715,74 @@ fn asks_authorization<B>(resp: &HttpResponse<B>) -> bool {
             && resp.header("www-authenticate").is_some_and(|c| parse_www_authenticate(c).get("error").and_then(Value::as_str) == Some("insufficient_scope")))
 }
 
-/// Parses `WWW-Authenticate: Bearer realm="x", error="invalid_token", resource_metadata="..."`
-/// into `{scheme, realm, error, resource_metadata, ...}`.
+/// Parses a `WWW-Authenticate` field into the challenge to answer: `{scheme, realm, error,
+/// resource_metadata, ...}` (parameter names lowercased). The field may hold several challenges
+/// (RFC 9110 11.6.1: `Basic realm="api", Bearer error="invalid_token"`, or several header lines,
+/// which fetch joins with ", "): the `Bearer` one (its scheme compared without regard to case) is
+/// the one given, wherever it sits, else the first; another challenge's parameters are never
+/// mixed in. A `token68` (`Basic abc==`) is skipped.
 pub fn parse_www_authenticate(header: &str) -> Value {
-    let header = header.trim();
-    let (scheme, rest) = match header.find(char::is_whitespace) {
-        Some(i) => (&header[..i], header[i..].trim()),
-        None => (header, ""),
-    };
-    let mut out = Map::new();
-    out.put("scheme", string(scheme));
-    let bytes = rest.as_bytes();
+    let mut challenges: Vec<Map<String, Value>> = Vec::new();
+    let bytes = header.as_bytes();
+    let token_char = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    let space = |b: u8| b == b' ' || b == b'\t';
     let mut i = 0;
+    // One list element at a time: `scheme`, `scheme token68`, `scheme name=value`, or `name=value`
+    // (a parameter of the challenge before it).
     while i < bytes.len() {
         while i < bytes.len() && (bytes[i] == b',' || bytes[i].is_ascii_whitespace()) {
             i += 1;
         }
         let start = i;
-        while i < bytes.len() && bytes[i] != b'=' && bytes[i] != b',' {
+        while i < bytes.len() && token_char(bytes[i]) {
             i += 1;
         }
-        let key = rest[start..i].trim().to_ascii_lowercase();
-        if i >= bytes.len() || bytes[i] != b'=' {
+        let first = &header[start..i];
+        if first.is_empty() {
+            // Not a token: what is left of this element is skipped.
+            i = skip_element(header, i);
             continue;
         }
-        i += 1;
-        let value = if i < bytes.len() && bytes[i] == b'"' {
+        let mut j = i;
+        while j < bytes.len() && space(bytes[j]) {
+            j += 1;
+        }
+        // The parameter's name and where its `=` is.
+        let (name, eq) = if bytes.get(j) == Some(&b'=') {
+            // `name=value`: a parameter of the challenge before it (none before: dropped).
+            (first, j)
+        } else {
+            let mut challenge = Map::new();
+            challenge.put("scheme", string(first));
+            challenges.push(challenge);
+            i = j;
+            let start = i;
+            while i < bytes.len() && token_char(bytes[i]) {
+                i += 1;
+            }
+            let second = &header[start..i];
+            let mut j = i;
+            while j < bytes.len() && space(bytes[j]) {
+                j += 1;
+            }
+            // A parameter's `=` is followed by its value; a token68's by more `=` or its end.
+            let mut k = j + 1;
+            while k < bytes.len() && space(bytes[k]) {
+                k += 1;
+            }
+            let param = !second.is_empty() && bytes.get(j) == Some(&b'=') && bytes.get(k).is_some_and(|&b| b == b'"' || token_char(b));
+            if !param {
+                i = skip_element(header, i);
+                continue;
+            }
+            (second, j)
+        };
+        // Past the `=`: the value, a token or a quoted string.
+        i = eq + 1;
+        while i < bytes.len() && space(bytes[i]) {
+            i += 1;
+        }
+        let value = if bytes.get(i) == Some(&b'"') {
             i += 1;
             let mut v = String::new();
             while i < bytes.len() && bytes[i] != b'"' {
@@ -3748,7 +3790,7 @@ pub fn parse_www_authenticate(header: &str) -> Value {
                     i += 1;
                 }
                 // Walk by characters so multi-byte text stays intact.
-                let ch = rest[i..].chars().next().unwrap_or('\u{fffd}');
+                let ch = header[i..].chars().next().unwrap_or('\u{fffd}');
                 v.push(ch);
                 i += ch.len_utf8();
             }
@@ -3759,13 +3801,43 @@ pub fn parse_www_authenticate(header: &str) -> Value {
             while i < bytes.len() && bytes[i] != b',' {
                 i += 1;
             }
-            rest[s..i].trim().owned()
+            header[s..i].trim().owned()
         };
-        if !key.is_empty() {
-            out.insert(key, Value::String(value));
+        i = skip_element(header, i);
+        let key = name.to_ascii_lowercase();
+        if let Some(challenge) = challenges.last_mut().filter(|_| key != "scheme") {
+            challenge.insert(key, Value::String(value));
         }
     }
-    Value::Object(out)
+    let bearer = challenges.iter().position(|c| c.get("scheme").and_then(Value::as_str).is_some_and(|s| s.eq_ignore_ascii_case("bearer")));
+    let mut chosen = match bearer {
+        Some(n) => challenges.swap_remove(n),
+        None if challenges.is_empty() => Map::new(),
+        None => challenges.swap_remove(0),
+    };
+    if !chosen.contains_key("scheme") {
+        // Nothing that reads as a challenge: its first word.
+        let header = header.trim_start();
+        chosen.put("scheme", string(&header[..header.find([' ', '\t', ',']).unwrap_or(header.len())]));
+    }
+    Value::Object(chosen)
+}
+
+/// Where the list element at `i` of a `WWW-Authenticate` field ends: its next comma outside a
+/// quoted string (or the end).
+fn skip_element(header: &str, mut i: usize) -> usize {
+    let bytes = header.as_bytes();
+    let mut quoted = false;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if quoted => i += 1,
+            b'"' => quoted = !quoted,
+            b',' if !quoted => break,
+            _ => {}
+        }
+        i += 1;
+    }
+    i
 }
 
 #[cfg(test)]

@@ -1553,3 +1553,74 @@ fn metadata_redirects_are_followed_one_at_a_time_within_the_same_rules() {
     assert_eq!(resolve("https://a.example/x", "https:/p"), Some("https://a.example/p".into()));
     assert_eq!(resolve("https://a.example/x", "javascript:alert(1)"), None);
 }
+
+/// RFC 9110 11.6.1: a `WWW-Authenticate` field may hold several challenges (or come as several
+/// header lines, which fetch joins with ", "): the Bearer one is read, wherever it sits, and no
+/// other's parameters are mixed into it.
+#[test]
+fn www_authenticate_with_several_challenges_gives_the_bearer_one() {
+    let p = parse_www_authenticate;
+    let bearer = json!({"scheme": "Bearer", "error": "invalid_token", "resource_metadata": "https://mcp.example/prm", "scope": "files:read"});
+    for header in [
+        r#"Bearer error="invalid_token", resource_metadata="https://mcp.example/prm", scope="files:read""#,
+        r#"Basic realm="api", Bearer error="invalid_token", resource_metadata="https://mcp.example/prm", scope="files:read""#,
+        r#"Bearer error="invalid_token", resource_metadata="https://mcp.example/prm", scope="files:read", Basic realm="api""#,
+        r#"Basic realm="api, with a comma", charset="UTF-8", Bearer error = "invalid_token" ,resource_metadata="https://mcp.example/prm",scope="files:read""#,
+        r#"Negotiate, Basic YWxhZGRpbjpvcGVuc2VzYW1l==, bearer error=invalid_token, resource_metadata="https://mcp.example/prm", scope="files:read""#,
+        r#"DPoP algs="ES256", Bearer error="invalid_token", resource_metadata="https://mcp.example/prm", scope="files:read", Basic"#,
+    ] {
+        let mut want = bearer.clone();
+        if header.contains("bearer error") {
+            want["scheme"] = "bearer".into();
+        }
+        assert_eq!(p(header), want, "{header}");
+    }
+    // No Bearer challenge: the first, alone.
+    assert_eq!(p(r#"Basic realm="api", DPoP algs="ES256""#), json!({"scheme": "Basic", "realm": "api"}));
+    assert_eq!(p("Negotiate"), json!({"scheme": "Negotiate"}));
+    assert_eq!(p(""), json!({"scheme": ""}));
+    // A parameter named `scheme` does not replace the scheme; quoted-pairs are unescaped.
+    assert_eq!(p(r#"Bearer scheme="Basic", realm="a \"b\" é""#), json!({"scheme": "Bearer", "realm": "a \"b\" é"}));
+
+    // Discovery through the Bearer challenge's resource_metadata when Basic comes first: the
+    // resource metadata is only at the URL it names.
+    let world = World::new(Config { prm_at: Some("https://mcp.example/prm"), ..Config::default() });
+    let (o, _, _) = oauth(&world, opts());
+    let header = r#"Basic realm="api", Bearer error="invalid_token", resource_metadata="https://mcp.example/prm", scope="mcp:read""#;
+    let info = json!({"status": 401, "challenge": parse_www_authenticate(header), "wwwAuthenticate": header});
+    block_on(o.on_refused(&info)).unwrap().unwrap();
+    assert_eq!(world.urls()[0], "GET https://mcp.example/prm");
+    assert_eq!(world.urls()[1], "GET https://auth.example/.well-known/oauth-authorization-server/tenant");
+}
+
+/// A 403 whose Bearer challenge asks for more scopes, after another challenge: a step-up.
+#[test]
+fn a_step_up_is_asked_by_the_bearer_challenge_wherever_it_sits() {
+    #[derive(Clone)]
+    struct BasicFirst(World);
+    impl Transport for BasicFirst {
+        type Body = OneChunk;
+        fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<OneChunk>, TransportError>> {
+            let sent = self.0.send(req);
+            async move {
+                let mut resp = sent.await?;
+                for (k, v) in resp.headers.iter_mut() {
+                    if k == "www-authenticate" {
+                        *v = format!("Basic realm=\"api\", {v}");
+                    }
+                }
+                Ok(resp)
+            }
+        }
+    }
+    let world = World::new(Config { challenge_scope: Some("mcp:read"), ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let client = Client::new(BasicFirst(world.clone()), Still, ClientOptions::new(MCP));
+    client.set_unauthorized_handler(Some(o.handler()));
+    block_on(client.connect()).unwrap();
+    assert_eq!(field(&query_params(&asked.borrow()[0]), "scope"), Some("mcp:read"), "the 401's scope");
+    world.config.borrow_mut().needs_scope = Some("mcp:write");
+    assert_eq!(block_on(client.list_tools()).unwrap().len(), 1);
+    assert_eq!(asked.borrow().len(), 2);
+    assert_eq!(field(&query_params(&asked.borrow()[1]), "scope"), Some("mcp:read mcp:write"));
+}
