@@ -1824,7 +1824,8 @@ export interface McpClientOptions {
    * local-name hosts); https endpoints (plain http only on a loopback host, or on the host of a server itself reached
    * over http); the issuer (RFC 8414, and `issuer` when pinned), the redirect's `iss` (RFC 9207); credentials go to no
    * other server. Failures are `UNAUTHORIZED` (but an abort: `ABORTED`; an answer past the memory budget that
-   * `maxResponseBytes` describes: `LIMIT_EXCEEDED`) with `oauthStep` (`"discovery"`,
+   * `maxResponseBytes` describes, or a metadata document or authorization server answer larger than 1 MiB, which is
+   * never read in part: `LIMIT_EXCEEDED`) with `oauthStep` (`"discovery"`,
    * `"registration"`, `"authorization"`, `"token"`), the server's `oauthError` / `oauthErrorDescription`, and for a
    * refused discovery the rule in `oauthRefused`. In a browser the authorization server's metadata, registration and
    * token endpoints must allow the page's origin (CORS), as they do for every browser MCP client.

@@ -198,7 +198,8 @@ pub struct OAuth<T> {
     issued: Cell<u64>,
 }
 
-/// The largest metadata or token response read.
+/// The largest metadata document or authorization server answer read: a larger one is
+/// `LIMIT_EXCEEDED` (never read in part).
 const MAX_BODY: usize = 1 << 20;
 
 /// Redirects of a metadata document followed at most.
@@ -887,8 +888,14 @@ impl<T: Transport + 'static> OAuth<T> {
         // Counted against the budget as every body read is, in the URL's server's share.
         let too_much = |why: Refusal| Error::new(ErrorCode::LimitExceeded, format!("OAuth {step}: the answer of {url}: {why}")).with_detail("oauthStep", step);
         let mut read = Collected::of(server_of(&url));
-        while read.len() < MAX_BODY {
+        loop {
             match body.next_chunk().await {
+                // Read whole or not at all: a document cut short could parse as another one.
+                Some(Ok(c)) if read.len() + c.len() > MAX_BODY => {
+                    return Err(Error::new(ErrorCode::LimitExceeded, format!("OAuth {step}: the answer of {url} is larger than {MAX_BODY} bytes, the most read of a metadata document or an authorization server's answer"))
+                        .with_detail("oauthStep", step)
+                        .with_detail("url", url));
+                }
                 Some(Ok(c)) => read.push(c).map_err(too_much)?,
                 // Cut off mid-answer: not an answer (a refusal would drop the tokens).
                 Some(Err(e)) => {

@@ -1624,3 +1624,27 @@ fn a_step_up_is_asked_by_the_bearer_challenge_wherever_it_sits() {
     assert_eq!(asked.borrow().len(), 2);
     assert_eq!(field(&query_params(&asked.borrow()[1]), "scope"), Some("mcp:read mcp:write"));
 }
+
+/// A metadata document or token answer past the most read is LIMIT_EXCEEDED, never read in part
+/// (a document cut short is not there, and the next guess was taken).
+#[test]
+fn an_answer_larger_than_the_most_read_is_refused_whole() {
+    let mut config = Config::default();
+    config.as_meta["padding"] = "x".repeat(MAX_BODY).into();
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!(e.code, ErrorCode::LimitExceeded, "{e}");
+    assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "discovery");
+    assert!(e.message.contains("https://auth.example/.well-known/oauth-authorization-server/tenant is larger than 1048576 bytes"), "{}", e.message);
+    assert!(asked.borrow().is_empty());
+    assert_eq!(world.urls().len(), 2, "{:?}", world.urls());
+    // Just within: read.
+    let mut config = Config::default();
+    let size = config.as_meta.to_string().len() + r#","padding":"""#.len();
+    config.as_meta["padding"] = "x".repeat(MAX_BODY - size).into();
+    assert_eq!(config.as_meta.to_string().len(), MAX_BODY);
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, opts());
+    assert!(block_on(o.on_refused(&refusal(&world, None))).unwrap().is_some());
+}
