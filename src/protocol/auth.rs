@@ -6,15 +6,18 @@
 //! * the protected resource's metadata (RFC 9728) is read from the challenge's
 //!   `resource_metadata` (of another origin than the server's, only at the well-known
 //!   `/.well-known/oauth-protected-resource` path), else from `/.well-known/oauth-protected-resource`
-//!   under the server's path, then at its root; it names the authorization server (the one of
-//!   [`OAuthOptions::issuer`] when given), and its `resource`, which it must have, must be the
+//!   under the server's path, then at its root; it names the authorization servers (the one of
+//!   [`OAuthOptions::issuer`] when given: only that one), and its `resource`, which it must have, must be the
 //!   server's URL or one of its origin with a path the server's is at or under (RFC 9728 3.3, as
 //!   the official SDKs read it). Without any (a 2025-03-26 server), the server's origin is the
 //!   authorization server. Discovery runs at every authorization: a server may move to another one;
 //! * the authorization server's metadata (RFC 8414, OpenID Connect Discovery) is read from the
 //!   well-known URLs in the order the 2025-11-25 revision gives; it must name the issuer it was
-//!   asked for, and its endpoints must be http(s). Without any, the 2025-03-26 defaults
-//!   `/authorize`, `/token`, `/register` at that origin are used. A URL that cannot be reached
+//!   asked for, and its endpoints must be http(s). Without any (not found, not a JSON object), the
+//!   next of the resource's `authorization_servers` is tried; none having any is an error, since
+//!   the endpoints and the support of PKCE cannot be confirmed (2025-11-25: the client must then
+//!   not go on). Only a server without resource metadata (2025-03-26) has the defaults
+//!   `/authorize`, `/token`, `/register` at its origin. A URL that cannot be reached
 //!   counts as one that is not there when another answered (in a browser a 404 page without
 //!   CORS headers is a network error), and is the error when none did;
 //! * no URL the server's metadata names (the resource metadata, the authorization server, its
@@ -414,7 +417,9 @@ impl<T: Transport + 'static> OAuth<T> {
         candidates.dedup();
         let prm = self.first_document(&candidates).await?;
         let mut found = Discovered::default();
-        let (issuer, from_resource) = match &prm {
+        // The authorization servers to try, in order: the resource's (RFC 9728 7.6: the client
+        // chooses), or the one pinned.
+        let (issuers, from_resource) = match &prm {
             Some(doc) => {
                 // RFC 9728 3.3 and 7.3: metadata that does not say it is this server's is not used (it
                 // could be another resource's, naming another authorization server).
@@ -439,7 +444,7 @@ impl<T: Transport + 'static> OAuth<T> {
                 // The one pinned, when it is among them (RFC 9728 7.6: the client chooses).
                 let chosen = match &self.opts.issuer {
                     Some(pin) if !servers.is_empty() => match servers.iter().find(|s| same_issuer(s, pin)) {
-                        Some(s) => Some(*s),
+                        Some(s) => vec![*s],
                         None => {
                             return Err(refused(
                                 "issuer-mismatch",
@@ -447,19 +452,61 @@ impl<T: Transport + 'static> OAuth<T> {
                             ))
                         }
                     },
-                    _ => servers.first().copied(),
+                    _ => servers,
                 };
-                match chosen {
-                    Some(issuer) if split_url(issuer).is_some() => (issuer.owned(), true),
-                    Some(issuer) => return Err(failure("discovery", format!("the authorization server {issuer} is not an http(s) URL"))),
-                    None => return Err(failure("discovery", "the protected resource's metadata names no authorization_servers")),
+                if chosen.is_empty() {
+                    return Err(failure("discovery", "the protected resource's metadata names no authorization_servers"));
                 }
+                (chosen.into_iter().map(str::to_owned).collect::<Vec<_>>(), true)
             }
             // 2025-03-26: the MCP server's origin is the authorization server.
-            None => (origin.owned(), false),
+            None => (vec![origin.owned()], false),
         };
-        self.vet("authorization server", &issuer)?;
-        let meta = self.authorization_server_metadata(&issuer).await?;
+        // The first whose metadata can be read. Without any, a 2025-03-26 server (no resource
+        // metadata) has the default endpoints; a later one's authorization server must publish
+        // metadata: its endpoints and its PKCE support cannot be guessed (2025-11-25: a client
+        // that cannot confirm PKCE must not go on).
+        let mut chosen = None;
+        let mut unreachable = None;
+        let mut missing = Vec::new();
+        for issuer in issuers {
+            if split_url(&issuer).is_none() {
+                return Err(failure("discovery", format!("the authorization server {issuer} is not an http(s) URL")));
+            }
+            self.vet("authorization server", &issuer)?;
+            match (self.authorization_server_metadata(&issuer).await, from_resource) {
+                (Ok(Some(meta)), _) => {
+                    chosen = Some((issuer, Some(meta)));
+                    break;
+                }
+                (Ok(None), false) => {
+                    chosen = Some((issuer, None));
+                    break;
+                }
+                (Ok(None), true) => missing.push(issuer),
+                // Not reached (a network error, an answer broken off): another may answer; when none
+                // does, the first's error is the error. An abort, a limit or a refusal is the error.
+                (Err(e), true) if e.code == ErrorCode::Unauthorized && e.details.as_ref().is_some_and(|d| d.get("url").is_some()) => {
+                    unreachable.get_or_insert(e);
+                }
+                (Err(e), _) => return Err(e),
+            }
+        }
+        let (issuer, meta) = match (chosen, unreachable) {
+            (Some(chosen), _) => chosen,
+            (None, Some(e)) if missing.is_empty() => return Err(e),
+            (None, _) => {
+                return Err(failure(
+                    "discovery",
+                    format!(
+                        "the authorization server{} {} that the protected resource's metadata names publish{} no metadata (RFC 8414 or OpenID Connect Discovery, at the well-known URLs: not found, or not a JSON object): the endpoints and the support of PKCE cannot be confirmed, and MCP's authorization then forbids going on (the 2025-03-26 default endpoints are only for a server without protected resource metadata)",
+                        if missing.len() > 1 { "s" } else { "" },
+                        missing.join(", "),
+                        if missing.len() > 1 { "" } else { "es" },
+                    ),
+                ));
+            }
+        };
         found.issuer = issuer.clone();
         if let Some(m) = &meta {
             let named = m.get("issuer").and_then(Value::as_str);

@@ -1625,6 +1625,72 @@ fn a_step_up_is_asked_by_the_bearer_challenge_wherever_it_sits() {
     assert_eq!(field(&query_params(&asked.borrow()[1]), "scope"), Some("mcp:read mcp:write"));
 }
 
+/// MCP 2025-11-25: a client that cannot confirm PKCE from the authorization server's metadata
+/// must not go on. A server with resource metadata is no 2025-03-26 server: its authorization
+/// server's endpoints are not guessed, and the next one it names is tried.
+#[test]
+fn an_authorization_server_without_metadata_is_not_guessed_at() {
+    let nothing_sent = |world: &World| {
+        let urls = world.urls();
+        assert!(urls.iter().all(|u| u.starts_with("GET ")), "{urls:?}");
+    };
+    // No metadata (404), or metadata that is no JSON object.
+    for config in [Config { as_meta_at: None, ..Config::default() }, Config { as_meta: json!("<html>"), ..Config::default() }] {
+        let world = World::new(config);
+        let (o, asked, saved) = oauth(&world, opts());
+        let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+        assert_eq!((e.code, e.details.as_ref().unwrap()["oauthStep"].as_str()), (ErrorCode::Unauthorized, Some("discovery")));
+        assert!(e.message.contains("https://auth.example/tenant") && e.message.contains("publishes no metadata") && e.message.contains("PKCE"), "{}", e.message);
+        assert!(asked.borrow().is_empty());
+        assert!(saved.borrow().iter().all(|s| s["client"].is_null()), "nothing registered");
+        nothing_sent(&world);
+        assert!(!world.urls().iter().any(|u| u.ends_with("/authorize") || u.contains("openid-configuration/authorize")));
+    }
+    // The resource names two: the first has none, the second is used.
+    let mut config = Config::default();
+    config.prm["authorization_servers"] = json!(["https://gone.example", "https://auth.example/tenant"]);
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, opts());
+    assert_eq!(bearer_of(&block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap()), "access-0");
+    assert!(asked.borrow()[0].starts_with("https://auth.example/tenant/authorize?"));
+    assert!(world.requests_to("https://gone.example/register").is_empty() && world.requests_to("https://gone.example/token").is_empty());
+    assert_eq!(world.urls()[1..4], [
+        "GET https://gone.example/.well-known/oauth-authorization-server",
+        "GET https://gone.example/.well-known/openid-configuration",
+        "GET https://auth.example/.well-known/oauth-authorization-server/tenant",
+    ]);
+    // Neither has any: both named.
+    let mut config = Config { as_meta_at: None, ..Config::default() };
+    config.prm["authorization_servers"] = json!(["https://gone.example", "https://auth.example/tenant"]);
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert!(e.message.contains("authorization servers https://gone.example, https://auth.example/tenant that"), "{}", e.message);
+    nothing_sent(&world);
+    // One unreachable, the other without metadata: still no guess.
+    let mut config = Config { as_meta_at: None, unreachable: vec!["https://gone.example/.well-known/oauth-authorization-server", "https://gone.example/.well-known/openid-configuration"], ..Config::default() };
+    config.prm["authorization_servers"] = json!(["https://gone.example", "https://auth.example/tenant"]);
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert!(e.message.contains("publishes no metadata"), "{}", e.message);
+    nothing_sent(&world);
+    // The first unreachable, the second answers: the second.
+    let mut config = Config { unreachable: vec!["https://gone.example/.well-known/oauth-authorization-server", "https://gone.example/.well-known/openid-configuration"], ..Config::default() };
+    config.prm["authorization_servers"] = json!(["https://gone.example", "https://auth.example/tenant"]);
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, opts());
+    assert!(block_on(o.on_refused(&refusal(&world, None))).unwrap().is_some());
+    // A refusal at the first (its metadata redirected in the clear) is the error: the next is not tried.
+    let mut config = Config { redirects: vec![("https://gone.example/.well-known/oauth-authorization-server", "http://gone.example/meta")], ..Config::default() };
+    config.prm["authorization_servers"] = json!(["https://gone.example", "https://auth.example/tenant"]);
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!(rule(&e), Some("cleartext"), "{e}");
+    assert!(world.urls().iter().all(|u| !u.contains("auth.example")), "{:?}", world.urls());
+}
+
 /// A metadata document or token answer past the most read is LIMIT_EXCEEDED, never read in part
 /// (a document cut short is not there, and the next guess was taken).
 #[test]
