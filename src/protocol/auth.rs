@@ -56,7 +56,8 @@
 //! waits for it any more (their timeouts), it is dropped with the host's `authorize`, and the
 //! next refusal starts afresh (a token request under way then is aborted too: its code is lost,
 //! and the user is asked again). A step-up that joined another request's authorization runs its
-//! own after it unless that one got its scopes. Every failure but an abort (`ABORTED`) is an
+//! own after it unless that one got its scopes: authorizations run one at a time (one consent
+//! asked at a time), each step-up asking for the scopes granted before it and its own. Every failure but an abort (`ABORTED`) is an
 //! `UNAUTHORIZED` error whose message starts with `OAuth` and says which step failed
 //! (`oauthStep`), with the server's `error` and `error_description` when it sent them
 //! (`oauthError`, `oauthErrorDescription`).
@@ -294,13 +295,13 @@ impl<T: Transport + 'static> OAuth<T> {
 
     /// A request met 401 or 403 (`{status, challenge, wwwAuthenticate}`): new headers, or why not.
     async fn on_refused(self: Rc<Self>, info: &Value) -> Result<Option<Vec<(String, String)>>> {
-        let mut joined = false;
         loop {
             let running = self.flow.borrow().as_ref().and_then(WeakShared::upgrade);
             let (flow, mine) = match running {
-                // Joined once already: this refusal's own flow now.
-                Some(flow) if !joined => (flow, false),
-                _ => {
+                // One under way is awaited, whatever it is for: authorizations run one at a time
+                // (one consent at a time, each step-up asking for the scopes of those before it).
+                Some(flow) => (flow, false),
+                None => {
                     let me = self.clone();
                     let info = info.clone();
                     let flow: Flow = (Box::pin(async move { me.authorize_once(&info).await }) as FlowFuture).shared();
@@ -315,10 +316,11 @@ impl<T: Transport + 'static> OAuth<T> {
                     *slot = None;
                 }
             }
-            // A step-up that joined another request's authorization (a refresh, say) still needs its
-            // scopes unless that one got them.
+            // A step-up that joined another request's authorization (a refresh, another step-up)
+            // still needs its scopes unless that one got them: its own runs after it (after the
+            // next one under way, if another request started one meanwhile), asking for those
+            // granted and its own.
             if !mine && out.is_ok() && !self.covers(info) {
-                joined = true;
                 continue;
             }
             return out;

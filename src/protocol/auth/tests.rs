@@ -1714,3 +1714,49 @@ fn an_answer_larger_than_the_most_read_is_refused_whole() {
     let (o, _, _) = oauth(&world, opts());
     assert!(block_on(o.on_refused(&refusal(&world, None))).unwrap().is_some());
 }
+
+/// Step-ups for different scopes at once: one consent at a time, each asking for the scopes
+/// granted before it and its own, so that the last token has them all.
+#[test]
+fn concurrent_step_ups_run_one_after_another_and_keep_every_scope() {
+    let world = World::new(Config::default());
+    let asked = Rc::new(RefCell::new(Vec::<String>::new()));
+    let open = Rc::new(std::cell::Cell::new((0, 0)));
+    let (w, a, n) = (world.clone(), asked.clone(), open.clone());
+    let authorize: Authorize = Box::new(move |req: &Value| {
+        let url = req["url"].as_str().unwrap().to_owned();
+        a.borrow_mut().push(field(&query_params(&url), "scope").unwrap_or("").to_owned());
+        let back = w.authorize(&url);
+        let n = n.clone();
+        n.set((n.get().0 + 1, n.get().1.max(n.get().0 + 1)));
+        Box::pin(async move {
+            YieldOnce(false).await;
+            YieldOnce(false).await;
+            n.set((n.get().0 - 1, n.get().1));
+            Ok(back)
+        })
+    });
+    let o = OAuth::new(world.clone(), MCP, opts(), Some(authorize), None, counting()).unwrap();
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    let step_up = |scope: &str| json!({"status": 403, "challenge": {"scheme": "Bearer", "error": "insufficient_scope", "scope": scope}});
+    let (x, y, z) = block_on(futures_util::future::join3(
+        o.clone().on_refused(&step_up("mcp:a")),
+        o.clone().on_refused(&step_up("mcp:b")),
+        o.clone().on_refused(&step_up("mcp:c")),
+    ));
+    let (x, y, z) = (x.unwrap().unwrap(), y.unwrap().unwrap(), z.unwrap().unwrap());
+    // The first, then the two that joined it one after the other (in whichever order they woke).
+    let asked = asked.borrow();
+    assert_eq!(asked.len(), 4, "{asked:?}");
+    assert_eq!(asked[1], "mcp:read mcp:write mcp:a");
+    assert!(["mcp:read mcp:write mcp:a mcp:b", "mcp:read mcp:write mcp:a mcp:c"].contains(&asked[2].as_str()), "{asked:?}");
+    let mut last: Vec<&str> = asked[3].split(' ').collect();
+    last.sort_unstable();
+    assert_eq!(last, ["mcp:a", "mcp:b", "mcp:c", "mcp:read", "mcp:write"], "{asked:?}");
+    assert_eq!(open.get().1, 1, "one consent at a time");
+    assert_eq!(o.tokens.borrow().as_ref().unwrap().scope(), Some(asked[3].as_str()));
+    assert_eq!(bearer_of(&x), "access-1");
+    let mut others = [bearer_of(&y), bearer_of(&z)];
+    others.sort_unstable();
+    assert_eq!(others, ["access-2", "access-3"]);
+}
