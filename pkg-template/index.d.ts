@@ -1881,7 +1881,11 @@ export interface McpOAuthOptions {
    * issuer are not used. Not an http(s) URL: `INVALID_OPTIONS`.
    */
   issuer?: string;
-  /** What `onSaved` was given last time: sent from the first request on (tokens), reused (client). */
+  /**
+   * What `onSaved` was given last time: sent from the first request on (tokens), reused (client). A saved access token
+   * that cannot be sent in a header (not visible ASCII: a line break, a space, a control or non-ASCII character) is
+   * dropped, and the next 401 authorizes again; the token endpoint issuing one is an `UNAUTHORIZED` error at `"token"`.
+   */
   saved?: McpOAuthSaved;
   /** Told the registration and tokens whenever they change, to keep them (they are credentials: store them as such). */
   onSaved?: (saved: McpOAuthSaved) => void | Promise<unknown>;

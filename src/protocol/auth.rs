@@ -45,7 +45,9 @@
 //!   user there and gives back the URL the server redirected to; its `state` and `iss` (RFC 9207,
 //!   compared unnormalized) are checked and its `code` exchanged at the token endpoint with the
 //!   client's authentication method (`client_secret_basic`, `client_secret_post` or `none`, from
-//!   what the server supports). Only Bearer tokens are taken;
+//!   what the server supports). Only Bearer tokens are taken, and only of visible ASCII (an access
+//!   token that cannot go in a header is refused at the token step; one restored from `saved` is
+//!   dropped, and the next 401 authorizes again);
 //! * the issuer, the client's registration and the tokens are handed to the host's `saved`
 //!   callback, to be restored with [`OAuthOptions::saved`] on the next page load.
 //!
@@ -247,6 +249,11 @@ impl<T: Transport + 'static> OAuth<T> {
             Some(t) if t.is_object() => Some(tokens_from(t.clone(), None).ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "oauth.saved.tokens has no access_token"))?),
             _ => None,
         };
+        // An access token no request could carry (saved before such tokens were refused): dropped,
+        // and the next 401 authorizes again (its answer replaces what was saved).
+        if tokens.as_ref().is_some_and(|t| !sendable(&t.access)) {
+            tokens = None;
+        }
         let mut issuer = restored.get("issuer").and_then(Value::as_str).map(str::to_owned);
         if let Some(pin) = &opts.issuer {
             if split_url(pin).is_none() {
@@ -841,6 +848,13 @@ impl<T: Transport + 'static> OAuth<T> {
             return Err(failure("token", format!("the token endpoint issued a {token_type} token; toolwire sends Bearer tokens only")).with_detail("tokenType", token_type));
         }
         let mut tokens = body.and_then(|b| tokens_from(b, refresh)).ok_or_else(|| failure("token", format!("the token endpoint answered HTTP {status} without an access_token")).with_detail("status", status))?;
+        // Kept, it would fail every request after (fetch refuses the header) without a 401 to renew it.
+        if !sendable(&tokens.access) {
+            return Err(failure(
+                "token",
+                "the token endpoint issued an access_token that cannot be sent in an Authorization header (a line break, a space, a control or non-ASCII character; RFC 6750 tokens are b64token)",
+            ));
+        }
         // No `scope` in the answer: the scopes asked for were granted (RFC 6749 5.1).
         if tokens.scope().is_none() {
             if let (Some(asked), Some(raw)) = (asked, tokens.raw.as_object_mut()) {
@@ -1047,6 +1061,13 @@ fn union(a: Option<&str>, b: Option<&str>) -> Option<String> {
         }
     }
     (!out.is_empty()).then(|| out.join(" "))
+}
+
+/// Whether a token can go in an `authorization: Bearer` header: visible ASCII alone (RFC 6750's
+/// b64token and more; no space, control or line break, which fetch refuses or which would split
+/// the header).
+fn sendable(token: &str) -> bool {
+    !token.is_empty() && token.bytes().all(|b| b.is_ascii_graphic())
 }
 
 fn bearer(token: &str) -> Vec<(String, String)> {

@@ -18,6 +18,9 @@ use crate::results::decode_base64;
 const MCP: &str = "https://mcp.example/api/mcp";
 const REDIRECT: &str = "http://localhost:3000/callback";
 
+/// Rewrites a JSON answer.
+type Rewrite = Rc<dyn Fn(&mut Value)>;
+
 /// What the scripted servers publish and want.
 #[derive(Clone)]
 struct Config {
@@ -60,6 +63,8 @@ struct Config {
     /// Redirects as a browser gives them to a `redirect: "manual"` fetch: status 0, no location
     /// (followed when the request asks for it).
     opaque_redirects: bool,
+    /// Rewrites the token endpoint's answers (the tokens it records stay as issued).
+    token_answer: Option<Rewrite>,
 }
 
 impl Default for Config {
@@ -91,6 +96,7 @@ impl Default for Config {
             token_cut: false,
             redirects: Vec::new(),
             opaque_redirects: false,
+            token_answer: None,
         }
     }
 }
@@ -264,6 +270,9 @@ impl World {
         let mut body = json!({"access_token": access, "token_type": self.config.borrow().token_type, "expires_in": 3600, "refresh_token": refresh});
         if let Some(s) = scope {
             body["scope"] = s.into();
+        }
+        if let Some(rewrite) = self.config.borrow().token_answer.clone() {
+            rewrite(&mut body);
         }
         (200, vec![("content-type".to_owned(), "application/json".to_owned())], body.to_string())
     }
@@ -1759,4 +1768,34 @@ fn concurrent_step_ups_run_one_after_another_and_keep_every_scope() {
     let mut others = [bearer_of(&y), bearer_of(&z)];
     others.sort_unstable();
     assert_eq!(others, ["access-2", "access-3"]);
+}
+
+/// An access token that cannot go in an `authorization` header (a line break, a space, a control
+/// or non-ASCII character) is refused at the token step, not kept to fail every request after;
+/// one restored from what was saved is dropped, and the next refusal authorizes again.
+#[test]
+fn an_access_token_that_cannot_be_sent_in_a_header_is_refused() {
+    for bad in ["bad\ntoken", "two words", "tab\there", "caf\u{e9}", "nul\u{0}"] {
+        let world = World::new(Config::default());
+        world.config.borrow_mut().token_answer = Some(Rc::new(move |v: &mut Value| v["access_token"] = bad.into()));
+        let (o, _, saved) = oauth(&world, opts());
+        let e = block_on(o.clone().on_refused(&refusal(&world, None))).unwrap_err();
+        assert_eq!((e.code, e.details.as_ref().unwrap()["oauthStep"].as_str()), (ErrorCode::Unauthorized, Some("token")), "{bad:?}");
+        assert!(e.message.contains("cannot be sent in an Authorization header"), "{}", e.message);
+        assert!(o.headers().is_empty());
+        assert!(saved.borrow().iter().all(|s| s["tokens"].is_null()), "not saved");
+
+        // Saved by an earlier version: dropped, the client kept; the next refusal asks the user.
+        let world = World::new(Config::default());
+        let (o, _, saved) = oauth(&world, opts());
+        block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+        let mut last = saved.borrow().last().cloned().unwrap();
+        last["tokens"]["access_token"] = bad.into();
+        let (o, asked, _) = oauth(&world, OAuthOptions { saved: Some(last), ..opts() });
+        assert!(o.headers().is_empty(), "{bad:?}: {:?}", o.headers());
+        let headers = block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+        assert_eq!(bearer_of(&headers), "access-1");
+        assert_eq!(asked.borrow().len(), 1);
+        assert!(world.requests_to("https://auth.example/tenant/register").len() == 1, "registered once, the saved client reused");
+    }
 }
