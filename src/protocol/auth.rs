@@ -385,6 +385,10 @@ impl<T: Transport + 'static> OAuth<T> {
         if discovered.offline_access && !self.opts.client_credentials && scope.is_some() {
             scope = union(scope.as_deref(), Some("offline_access"));
         }
+        // What the code flow needs, checked before a client is registered for it.
+        if !self.opts.client_credentials {
+            code_flow_supported(&discovered)?;
+        }
         let client = self.client(&discovered).await?;
         if self.opts.client_credentials {
             let mut grant = vec![("grant_type", "client_credentials".owned())];
@@ -747,11 +751,6 @@ impl<T: Transport + 'static> OAuth<T> {
 
     /// PKCE, `state`, the user's authorization through the host, and the code's exchange.
     async fn authorization_code(&self, d: &Discovered, client: &Registration, scope: Option<String>) -> Result<Vec<(String, String)>> {
-        if let Some(methods) = &d.pkce_methods {
-            if !methods.iter().any(|m| m == "S256") {
-                return Err(failure("authorization", "the authorization server does not support PKCE with S256 (code_challenge_methods_supported), which OAuth 2.1 requires"));
-            }
-        }
         let verifier = base64url(&self.random_bytes(32)?);
         let state = base64url(&self.random_bytes(16)?);
         let challenge = base64url(&sha256(verifier.as_bytes()));
@@ -1110,6 +1109,17 @@ fn server_error(step: &str, status: u16, body: &Option<Value>) -> Error {
         e = e.with_detail("oauthErrorDescription", d);
     }
     e
+}
+
+/// The authorization code flow with PKCE S256, where the authorization server published its
+/// metadata (2025-11-25: without its support confirmed, the client does not go on).
+fn code_flow_supported(d: &Discovered) -> Result<()> {
+    if let Some(methods) = &d.pkce_methods {
+        if !methods.iter().any(|m| m == "S256") {
+            return Err(failure("authorization", "the authorization server does not support PKCE with S256 (code_challenge_methods_supported), which OAuth 2.1 requires"));
+        }
+    }
+    Ok(())
 }
 
 /// The token endpoint authentication: the registered method where the server supports it, else

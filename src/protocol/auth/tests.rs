@@ -1799,3 +1799,25 @@ fn an_access_token_that_cannot_be_sent_in_a_header_is_refused() {
         assert!(world.requests_to("https://auth.example/tenant/register").len() == 1, "registered once, the saved client reused");
     }
 }
+
+/// An authorization server that cannot do the code flow the client needs (no PKCE S256) is refused
+/// before a client is registered with it (nothing registered, nothing saved).
+#[test]
+fn what_the_code_flow_needs_is_checked_before_registration() {
+    for methods in [None, Some(json!(["plain"]))] {
+        let mut config = Config::default();
+        match methods {
+            Some(m) => config.as_meta["code_challenge_methods_supported"] = m,
+            None => {
+                config.as_meta.as_object_mut().unwrap().remove("code_challenge_methods_supported");
+            }
+        }
+        let world = World::new(config);
+        let (o, asked, saved) = oauth(&world, opts());
+        let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+        assert!(e.message.contains("PKCE"), "{}", e.message);
+        assert!(world.requests_to("https://auth.example/tenant/register").is_empty(), "{:?}", world.urls());
+        assert!(saved.borrow().iter().all(|s| s["client"].is_null()), "{:?}", saved.borrow());
+        assert!(asked.borrow().is_empty());
+    }
+}
