@@ -40,6 +40,9 @@
 //! * the scopes asked for are the challenge's `scope`, else the resource's `scopes_supported`,
 //!   else the configured `scope`, else none; a step-up adds those granted; `offline_access` is
 //!   added to them where the authorization server lists it (for a refresh token);
+//! * the authorization server must support the code flow with PKCE S256 (its metadata's
+//!   `code_challenge_methods_supported`, and `response_types_supported` when named), checked
+//!   before a client is registered;
 //! * the authorization request carries PKCE (S256), a random `state` and the resource indicator
 //!   (RFC 8707, when the resource published metadata). The host's `authorize` callback takes the
 //!   user there and gives back the URL the server redirected to; its `state` and `iss` (RFC 9207,
@@ -166,6 +169,8 @@ struct Discovered {
     auth_methods: Vec<String>,
     /// `code_challenge_methods_supported`, when the server published metadata.
     pkce_methods: Option<Vec<String>>,
+    /// `response_types_supported`, when the metadata names it.
+    response_types: Option<Vec<String>>,
     client_id_metadata: bool,
 }
 
@@ -559,6 +564,7 @@ impl<T: Transport + 'static> OAuth<T> {
         let flag = |key: &str| meta.as_ref().and_then(|m| m.get(key)).and_then(Value::as_bool).unwrap_or(false);
         found.auth_methods = strings("token_endpoint_auth_methods_supported").unwrap_or_default();
         found.pkce_methods = meta.as_ref().map(|_| strings("code_challenge_methods_supported").unwrap_or_default());
+        found.response_types = strings("response_types_supported");
         found.client_id_metadata = flag("client_id_metadata_document_supported");
         found.iss_in_response = flag("authorization_response_iss_parameter_supported");
         found.offline_access = strings("scopes_supported").is_some_and(|s| s.iter().any(|s| s == "offline_access"));
@@ -1111,9 +1117,17 @@ fn server_error(step: &str, status: u16, body: &Option<Value>) -> Error {
     e
 }
 
-/// The authorization code flow with PKCE S256, where the authorization server published its
-/// metadata (2025-11-25: without its support confirmed, the client does not go on).
+/// The authorization code flow (`response_types_supported`, when named) with PKCE S256, where the
+/// authorization server published its metadata (2025-11-25: without its support confirmed, the
+/// client does not go on).
 fn code_flow_supported(d: &Discovered) -> Result<()> {
+    // RFC 8414 2: the response types it supports; without `code`, no authorization code flow.
+    if let Some(types) = d.response_types.as_ref().filter(|t| !t.iter().any(|t| t == "code")) {
+        return Err(failure(
+            "authorization",
+            format!("the authorization server does not support the authorization code flow: its response_types_supported ({}) lists no \"code\"", types.join(", ")),
+        ));
+    }
     if let Some(methods) = &d.pkce_methods {
         if !methods.iter().any(|m| m == "S256") {
             return Err(failure("authorization", "the authorization server does not support PKCE with S256 (code_challenge_methods_supported), which OAuth 2.1 requires"));

@@ -1821,3 +1821,22 @@ fn what_the_code_flow_needs_is_checked_before_registration() {
         assert!(asked.borrow().is_empty());
     }
 }
+
+/// RFC 8414's `response_types_supported`, when given, must list `code` for the code flow; when
+/// absent (many servers leave it out), the code flow is assumed.
+#[test]
+fn an_authorization_server_without_the_code_response_type_is_refused() {
+    let mut config = Config::default();
+    config.as_meta["response_types_supported"] = json!(["token"]);
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!((e.code, e.details.as_ref().unwrap()["oauthStep"].as_str()), (ErrorCode::Unauthorized, Some("authorization")));
+    assert!(e.message.contains("response_types_supported (token) lists no \"code\""), "{}", e.message);
+    assert!(asked.borrow().is_empty() && world.requests_to("https://auth.example/tenant/register").is_empty());
+    let mut config = Config::default();
+    config.as_meta["response_types_supported"] = json!(["code", "token"]);
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, opts());
+    assert!(block_on(o.on_refused(&refusal(&world, None))).unwrap().is_some());
+}
