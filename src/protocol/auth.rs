@@ -13,7 +13,7 @@
 //!   authorization server. Discovery runs at every authorization: a server may move to another one;
 //! * the authorization server's metadata (RFC 8414, OpenID Connect Discovery) is read from the
 //!   well-known URLs in the order the 2025-11-25 revision gives; it must name the issuer it was
-//!   asked for, and its endpoints must be http(s). Without any (not found, not a JSON object), the
+//!   asked for, and its endpoints must be http(s) URLs without a fragment (RFC 6749 3.1). Without any (not found, not a JSON object), the
 //!   next of the resource's `authorization_servers` is tried; none having any is an error, since
 //!   the endpoints and the support of PKCE cannot be confirmed (2025-11-25: the client must then
 //!   not go on). Only a server without resource metadata (2025-03-26) has the defaults
@@ -551,6 +551,9 @@ impl<T: Transport + 'static> OAuth<T> {
                 Some(m) => match m.get(key).and_then(Value::as_str) {
                     // Only http(s): the authorization endpoint is where the host sends the user.
                     Some(url) if split_url(url).is_none() => Err(failure("discovery", format!("the authorization server's {key} {url} is not an http(s) URL"))),
+                    // RFC 6749 3.1, 3.2: an endpoint has no fragment (the parameters appended after one
+                    // would never reach the server).
+                    Some(url) if url.contains('#') => Err(failure("discovery", format!("the authorization server's {key} {url} has a fragment, which an endpoint URL must not have (RFC 6749 3.1)"))),
                     Some(url) => self.vet(key, url).map(|()| Some(url.owned())),
                     None => Ok(None),
                 },

@@ -1840,3 +1840,21 @@ fn an_authorization_server_without_the_code_response_type_is_refused() {
     let (o, _, _) = oauth(&world, opts());
     assert!(block_on(o.on_refused(&refusal(&world, None))).unwrap().is_some());
 }
+
+/// RFC 6749 3.1 and 3.2: an endpoint URL has no fragment (the authorization request's parameters
+/// appended after one would never reach the server).
+#[test]
+fn an_endpoint_with_a_fragment_is_refused() {
+    for key in ["authorization_endpoint", "token_endpoint", "registration_endpoint"] {
+        let mut config = Config::default();
+        let url = format!("{}#x", config.as_meta[key].as_str().unwrap());
+        config.as_meta[key] = url.clone().into();
+        let world = World::new(config);
+        let (o, asked, _) = oauth(&world, opts());
+        let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+        assert_eq!((e.code, e.details.as_ref().unwrap()["oauthStep"].as_str()), (ErrorCode::Unauthorized, Some("discovery")));
+        assert!(e.message.contains(&format!("{key} {url} has a fragment")), "{}", e.message);
+        assert!(asked.borrow().is_empty());
+        assert!(world.urls().iter().all(|u| u.starts_with("GET ")), "{:?}", world.urls());
+    }
+}
