@@ -9,7 +9,7 @@
 //!   under the server's path, then at its root; it names the authorization servers (the one of
 //!   [`OAuthOptions::issuer`] when given: only that one), and its `resource`, which it must have, must be the
 //!   server's URL or one of its origin with a path the server's is at or under (RFC 9728 3.3, as
-//!   the official SDKs read it). Without any (a 2025-03-26 server), the server's origin is the
+//!   the official SDKs read it), without a fragment (RFC 8707 2). Without any (a 2025-03-26 server), the server's origin is the
 //!   authorization server. Discovery runs at every authorization: a server may move to another one;
 //! * the authorization server's metadata (RFC 8414, OpenID Connect Discovery) is read from the
 //!   well-known URLs in the order the 2025-11-25 revision gives; it must name the issuer it was
@@ -447,6 +447,13 @@ impl<T: Transport + 'static> OAuth<T> {
                         "the protected resource's metadata names no resource (RFC 9728 requires it): it cannot be told to be this server's",
                     ));
                 };
+                // RFC 8707 2 (and RFC 9728 1.2): a resource indicator has no fragment.
+                if resource.contains('#') {
+                    return Err(refused(
+                        "resource-mismatch",
+                        format!("the protected resource's metadata names the resource {resource}, with a fragment, which a resource identifier must not have (RFC 8707 2)"),
+                    ));
+                }
                 if !resource_allowed(&self.server_url, resource) {
                     return Err(refused(
                         "resource-mismatch",

@@ -1858,3 +1858,24 @@ fn an_endpoint_with_a_fragment_is_refused() {
         assert!(world.urls().iter().all(|u| u.starts_with("GET ")), "{:?}", world.urls());
     }
 }
+
+/// RFC 8707 2: a resource indicator has no fragment; the resource metadata's `resource` with one
+/// is refused before it is sent anywhere (a query is taken).
+#[test]
+fn a_resource_with_a_fragment_is_refused() {
+    let mut config = Config::default();
+    config.prm["resource"] = format!("{MCP}#frag").into();
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!((e.details.as_ref().unwrap()["oauthStep"].as_str(), rule(&e)), (Some("discovery"), Some("resource-mismatch")));
+    assert!(e.message.contains("with a fragment"), "{}", e.message);
+    assert!(asked.borrow().is_empty());
+    assert_eq!(world.urls(), ["GET https://mcp.example/.well-known/oauth-protected-resource/api/mcp"]);
+    let mut config = Config::default();
+    config.prm["resource"] = format!("{MCP}?tenant=1").into();
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, opts());
+    block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(field(&query_params(&asked.borrow()[0]), "resource"), Some("https://mcp.example/api/mcp?tenant=1"));
+}
