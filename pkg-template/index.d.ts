@@ -1845,7 +1845,12 @@ export interface McpOAuthSaved {
 
 /** `McpClientOptions.oauth`. */
 export interface McpOAuthOptions {
-  /** The redirect URI: where the authorization server sends the user back (registered with it). Required but with `client_credentials`. */
+  /**
+   * The redirect URI: where the authorization server sends the user back (registered with it). Required but with
+   * `client_credentials`. An https URL, an http one on a loopback host (`localhost`, `127.0.0.1`, `[::1]`), or a native
+   * app's own scheme (`com.example.app:/cb`), without a fragment; a `javascript:`, `data:`, `file:`, `blob:` or `about:`
+   * URL, or plain http to another host, is `INVALID_OPTIONS`.
+   */
   redirectUrl?: string;
   /**
    * Takes the user to `url` (a popup, a new tab, the system browser from a CLI) and resolves to the URL the
@@ -1867,7 +1872,10 @@ export interface McpOAuthOptions {
    */
   clientId?: string;
   clientSecret?: string;
-  /** The HTTPS URL of this client's metadata document: its `client_id` where the server supports them. */
+  /**
+   * The HTTPS URL of this client's metadata document: its `client_id` where the server supports them. An https URL with
+   * a path, without a fragment, dot segments or credentials (Client ID Metadata Documents); another is `INVALID_OPTIONS`.
+   */
   clientMetadataUrl?: string;
   /** RFC 7591 fields for dynamic registration, over toolwire's (`client_name: "toolwire"`, `redirect_uris`, ...). */
   clientMetadata?: Record<string, JsonValue>;

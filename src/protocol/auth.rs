@@ -241,8 +241,11 @@ impl<T: Transport + 'static> OAuth<T> {
             }
         } else if authorize.is_none() {
             return Err(Error::new(ErrorCode::InvalidOptions, "oauth.authorize is required (or the client_credentials grant)"));
-        } else if split_url(&opts.redirect_url).is_none() && !opts.redirect_url.contains(':') {
-            return Err(Error::new(ErrorCode::InvalidOptions, "oauth.redirectUrl must be an absolute URL"));
+        } else {
+            check_redirect_url(&opts.redirect_url)?;
+        }
+        if let Some(url) = &opts.client_metadata_url {
+            check_client_metadata_url(url)?;
         }
         let restored = opts.saved.clone().unwrap_or(Value::Null);
         let mut registration = match (&opts.client_id, restored.get("client")) {
@@ -1056,6 +1059,45 @@ fn may_pass(e: &Error) -> bool {
         // A token type toolwire cannot send: asking the user again would get another.
         || detail("tokenType").is_some()
         || detail("status").and_then(Value::as_u64).is_some_and(|s| s >= 500 || s == 408 || s == 429)
+}
+
+/// The redirect URI, where the authorization code is sent: https, http on a loopback host (MCP:
+/// redirect URIs are localhost or https URLs), or a native app's own scheme (RFC 8252 7.1); not a
+/// scheme that runs or holds content in the page (`javascript:`, `data:`...).
+fn check_redirect_url(url: &str) -> Result<()> {
+    let bad = |why: &str| Err(Error::new(ErrorCode::InvalidOptions, format!("oauth.redirectUrl {url:?} {why}")));
+    let is_scheme = |s: &str| s.starts_with(|c: char| c.is_ascii_alphabetic()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    let Some(scheme) = url.split_once(':').map(|(s, _)| s.to_ascii_lowercase()).filter(|s| is_scheme(s)) else {
+        return bad("must be an absolute URL");
+    };
+    if url.contains('#') {
+        return bad("must not have a fragment (RFC 6749 3.1.2)");
+    }
+    match scheme.as_str() {
+        "http" | "https" => match split_url(url) {
+            None => bad("must be an absolute URL"),
+            Some((origin, _)) if scheme == "http" && !is_loopback(host_of(origin)) => {
+                bad("must be an https URL, or an http one on a loopback host (localhost, 127.0.0.1, [::1]): the authorization code travels to it")
+            }
+            Some(_) => Ok(()),
+        },
+        "javascript" | "data" | "vbscript" | "file" | "blob" | "about" | "filesystem" => {
+            bad("must be an https URL, an http one on a loopback host, or a native app's own scheme, not a javascript:, data:, file:, blob: or about: URL")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A Client ID Metadata Document's URL, a `client_id`: https, with a path, no fragment, no dot
+/// segments, no user or password.
+fn check_client_metadata_url(url: &str) -> Result<()> {
+    let bad = || Err(Error::new(ErrorCode::InvalidOptions, format!("oauth.clientMetadataUrl {url:?} must be an https URL with a path (the client metadata document's), without a fragment, dot segments or credentials")));
+    let Some((origin, path)) = split_url(url) else { return bad() };
+    let dots = path.split('/').any(|segment| matches!(segment, "." | ".."));
+    if !origin.get(..8).is_some_and(|s| s.eq_ignore_ascii_case("https://")) || path.len() <= 1 || dots || url.contains('#') || origin.contains('@') {
+        return bad();
+    }
+    Ok(())
 }
 
 /// OpenID Connect's `application_type` for a redirect URI (SEP-837): one to this machine or to

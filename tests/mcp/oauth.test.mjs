@@ -300,6 +300,11 @@ describe("McpClient oauth", () => {
       [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, saved: { tokens: {} } }, /access_token/],
       [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, clientMetadata: [] }, /clientMetadata/],
       [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, issuer: "auth.example" }, /issuer/],
+      [{ redirectUrl: "javascript:alert(1)", authorize: user }, /redirectUrl/],
+      [{ redirectUrl: "data:text/html,hi", authorize: user }, /redirectUrl/],
+      [{ redirectUrl: "http://app.example/cb", authorize: user }, /redirectUrl .*loopback/],
+      [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, clientMetadataUrl: "http://app.example/client.json" }, /clientMetadataUrl/],
+      [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, clientMetadataUrl: "https://app.example" }, /clientMetadataUrl/],
       ["yes", /oauth/],
     ]) {
       assert.throws(() => new McpClient(`${base}/mcp`, { oauth }), (e) => e.code === "INVALID_OPTIONS" && message.test(e.message), JSON.stringify(oauth));

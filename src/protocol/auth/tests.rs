@@ -1879,3 +1879,26 @@ fn a_resource_with_a_fragment_is_refused() {
     block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
     assert_eq!(field(&query_params(&asked.borrow()[0]), "resource"), Some("https://mcp.example/api/mcp?tenant=1"));
 }
+
+/// The redirect URI is https, http on a loopback host, or a native app's own scheme; the client
+/// metadata document's URL, a client_id, is https with a path (Client ID Metadata Documents).
+#[test]
+fn redirect_and_client_metadata_urls_are_checked_at_construction() {
+    let world = World::new(Config::default());
+    let authorize = || -> Authorize { Box::new(|_: &Value| Box::pin(async { Ok(String::new()) })) };
+    let new = |opts| OAuth::new(world.clone(), MCP, opts, Some(authorize()), None, counting()).err().map(|e| (e.code, e.message));
+    for url in ["javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x", "file:///tmp/cb", "http://evil.example/cb", "http://192.168.1.2/cb", "https://app.example/cb#x", "not a url", "/callback", "http:/cb"] {
+        let e = new(OAuthOptions { redirect_url: url.into(), ..opts() });
+        assert!(matches!(&e, Some((ErrorCode::InvalidOptions, m)) if m.starts_with("oauth.redirectUrl")), "{url}: {e:?}");
+    }
+    for url in ["https://app.example/cb", "http://localhost:3000/callback", "http://127.0.0.1/cb", "http://[::1]:8080/cb", "com.example.app:/oauth", "myapp://cb"] {
+        assert_eq!(new(OAuthOptions { redirect_url: url.into(), ..opts() }), None, "{url}");
+    }
+    for url in ["not a url", "http://app.example/client.json", "https://app.example", "https://app.example/", "https://app.example/c.json#x", "https://app.example/a/../c.json", "https://u:p@app.example/c.json", "ftp://app.example/c.json"] {
+        let e = new(OAuthOptions { client_metadata_url: Some(url.into()), ..opts() });
+        assert!(matches!(&e, Some((ErrorCode::InvalidOptions, m)) if m.starts_with("oauth.clientMetadataUrl")), "{url}: {e:?}");
+    }
+    for url in ["https://app.example/client.json", "https://app.example/oauth/client-metadata", "HTTPS://app.example/c?v=1"] {
+        assert_eq!(new(OAuthOptions { client_metadata_url: Some(url.into()), ..opts() }), None, "{url}");
+    }
+}
