@@ -48,7 +48,8 @@
 //!   user there and gives back the URL the server redirected to; its `state` and `iss` (RFC 9207,
 //!   compared unnormalized) are checked and its `code` exchanged at the token endpoint with the
 //!   client's authentication method (`client_secret_basic`, `client_secret_post` or `none`, from
-//!   what the server supports). Only Bearer tokens are taken, and only of visible ASCII (an access
+//!   what the server supports). Only Bearer tokens are taken (a `token_type` left out, which
+//!   RFC 6749 requires, is taken as Bearer), and only of visible ASCII (an access
 //!   token that cannot go in a header is refused at the token step; one restored from `saved` is
 //!   dropped, and the next 401 authorizes again);
 //! * the issuer, the client's registration and the tokens are handed to the host's `saved`
@@ -861,7 +862,13 @@ impl<T: Transport + 'static> OAuth<T> {
         if !(200..300).contains(&status) {
             return Err(server_error("token", status, &body));
         }
-        let token_type = body.as_ref().and_then(|b| b.get("token_type")).and_then(Value::as_str).unwrap_or("Bearer");
+        // RFC 6749 5.1 requires token_type; an answer without one is taken as Bearer (the token is
+        // sent as one: a server that meant another refuses it), one naming another is refused.
+        let token_type = match body.as_ref().and_then(|b| b.get("token_type")) {
+            None | Some(Value::Null) => "Bearer".owned(),
+            Some(Value::String(t)) => t.clone(),
+            Some(other) => crate::text::to_string(other),
+        };
         if !token_type.eq_ignore_ascii_case("bearer") {
             return Err(failure("token", format!("the token endpoint issued a {token_type} token; toolwire sends Bearer tokens only")).with_detail("tokenType", token_type));
         }
@@ -1137,8 +1144,23 @@ fn registration_from(v: &Value) -> Option<Registration> {
 }
 
 /// Tokens from a token response; a refresh that returns no refresh token keeps the one spent.
+/// An `expires_in` sent as a string of a number is that number (what [`Saved`] is given is typed
+/// so); one that is no number at all is left out.
 fn tokens_from(mut v: Value, spent_refresh: Option<&str>) -> Option<Tokens> {
     let access = v.get("access_token").and_then(Value::as_str).filter(|s| !s.is_empty())?.owned();
+    if let Some(m) = v.as_object_mut() {
+        if let Some(e) = m.get("expires_in").filter(|e| !e.is_number()) {
+            let number = e.as_str().map(str::trim).and_then(|s| {
+                s.parse::<u64>().ok().map(Value::from).or_else(|| s.parse::<f64>().ok().filter(|n| n.is_finite() && *n >= 0.0).and_then(serde_json::Number::from_f64).map(Value::Number))
+            });
+            match number {
+                Some(n) => m.put("expires_in", n),
+                None => {
+                    m.remove("expires_in");
+                }
+            }
+        }
+    }
     let mut refresh = v.get("refresh_token").and_then(Value::as_str).map(str::to_owned);
     if refresh.is_none() {
         if let (Some(r), Some(m)) = (spent_refresh, v.as_object_mut()) {

@@ -1902,3 +1902,45 @@ fn redirect_and_client_metadata_urls_are_checked_at_construction() {
         assert_eq!(new(OAuthOptions { client_metadata_url: Some(url.into()), ..opts() }), None, "{url}");
     }
 }
+
+/// RFC 6749 5.1: `token_type` is Bearer (any case) or, when left out, taken as Bearer; another
+/// (or not a string) is refused. An `expires_in` sent as a string of a number is saved as that
+/// number, one that is none left out.
+#[test]
+fn the_token_answer_is_read_as_its_types_say() {
+    let run = |rewrite: fn(&mut Value)| {
+        let world = World::new(Config { token_answer: Some(Rc::new(rewrite)), ..Config::default() });
+        let (o, _, saved) = oauth(&world, opts());
+        let out = block_on(o.on_refused(&refusal(&world, None)));
+        let tokens = saved.borrow().last().map(|s| s["tokens"].clone());
+        (out, tokens.unwrap_or(Value::Null))
+    };
+    let (out, tokens) = run(|v| {
+        v.as_object_mut().unwrap().remove("token_type");
+    });
+    assert_eq!(bearer_of(&out.unwrap().unwrap()), "access-0", "no token_type: Bearer");
+    assert!(tokens.get("token_type").is_none());
+    assert!(run(|v| v["token_type"] = "bEaReR".into()).0.is_ok());
+    for odd in [json!(5), json!(["Bearer"]), json!("N_A")] {
+        let world = World::new(Config { token_answer: Some(Rc::new(move |v: &mut Value| v["token_type"] = odd.clone())), ..Config::default() });
+        let (o, _, saved) = oauth(&world, opts());
+        let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+        assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "token");
+        assert!(e.message.contains("Bearer tokens only"), "{}", e.message);
+        assert!(saved.borrow().iter().all(|s| s["tokens"].is_null()));
+    }
+    assert_eq!(run(|v| v["expires_in"] = "3600".into()).1["expires_in"], json!(3600));
+    assert_eq!(run(|v| v["expires_in"] = " 90.5 ".into()).1["expires_in"], json!(90.5));
+    assert_eq!(run(|v| v["expires_in"] = 60.into()).1["expires_in"], json!(60));
+    for odd in [json!("soon"), json!("-5"), json!(null), json!({"s": 1}), json!("NaN")] {
+        let world = World::new(Config { token_answer: Some(Rc::new(move |v: &mut Value| v["expires_in"] = odd.clone())), ..Config::default() });
+        let (o, _, saved) = oauth(&world, opts());
+        block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
+        assert!(saved.borrow().last().unwrap()["tokens"].get("expires_in").is_none(), "{:?}", saved.borrow().last());
+    }
+    // Restored as saved by an earlier version: the same.
+    let world = World::new(Config::default());
+    let saved = json!({"tokens": {"access_token": "a", "token_type": "Bearer", "expires_in": "3600"}});
+    let (o, _, _) = oauth(&world, OAuthOptions { saved: Some(saved), ..opts() });
+    assert_eq!(o.tokens.borrow().as_ref().unwrap().raw["expires_in"], json!(3600));
+}
