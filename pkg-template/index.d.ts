@@ -1593,8 +1593,10 @@ export class PermissionPolicy {
 
 /**
  * The HTTP function the client calls (a `fetch`), unbound, with `{method, headers, body?, signal?, redirect}`. A
- * wrapper must pass `redirect` on: MCP's requests are sent with `"manual"` (a redirected POST would come back as a
- * GET), OAuth metadata fetches with `"follow"`.
+ * wrapper must pass `redirect` on: every request is sent with `"manual"` (a redirected POST would come back as a
+ * GET; OAuth metadata redirects are followed by the client itself, each target checked as the first URL was), but for
+ * the OAuth metadata GET sent again with `"follow"` after an opaque redirect (status 0: a browser, which hides where a
+ * redirect goes, then follows it under its own protections).
  */
 export type FetchLike = (
   url: string,
