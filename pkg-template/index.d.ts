@@ -1839,13 +1839,18 @@ export interface McpClientOptions {
 
 /** What OAuth keeps between sessions: the registration and the tokens (the token endpoint's answer). */
 export interface McpOAuthSaved {
-  /** The authorization server the client and tokens are from: another one is sent neither. */
+  /**
+   * The authorization server the client and tokens are from: another one is sent neither. Left out (saved by hand),
+   * the client and tokens are taken for the authorization server the MCP server names at the next discovery, and a
+   * refresh token or client secret goes there: keep what `onSaved` gives whole, or pin `issuer`.
+   */
   issuer?: string | null;
   client?: { client_id: string; client_secret?: string; token_endpoint_auth_method?: string } | null;
   /**
    * The token endpoint's answer: only Bearer tokens are taken (any case; a `token_type` left out, which RFC 6749
    * requires, is taken as Bearer, another type is an `UNAUTHORIZED` error at `"token"`); an `expires_in` sent as a string
-   * of a number is given as that number, one that is no number left out. The scopes asked for are its `scope` when it
+   * of a number is given as that number, one that is no number left out (the client does not renew a token ahead of
+   * its expiry: the 401 an expired one meets spends the refresh token). The scopes asked for are its `scope` when it
    * names none.
    */
   tokens?: { access_token: string; refresh_token?: string; token_type?: string; expires_in?: number; scope?: string; [field: string]: JsonValue | undefined } | null;
