@@ -1548,8 +1548,12 @@ export function toolsSystemPrompt(tools: readonly McpTool[] | { tools: readonly 
 export type PermissionAction = "allow" | "ask" | "deny";
 
 /**
- * Configuration of a {@link PermissionPolicy}. Patterns are globs (`*`, `?`), not regular expressions: a
- * pattern written as one (`mcp__db__.*`, `^mcp__`, `a|b`) would match no tool, and is `INVALID_OPTIONS`.
+ * Configuration of a {@link PermissionPolicy}. A pattern is an exact name (`mcp__fs__read`: that name only, not
+ * `mcp__fs__read__x`), a server (`mcp__fs`: every tool of server `fs`; `mcp__f?` a server glob), or a glob over the
+ * whole name (`*`: any run of characters, `?`: one character; `mcp__*delete*`, `*_file`). Patterns are globs, not
+ * regular expressions: a pattern written as one (`mcp__db__.*`, `^mcp__`, `a|b`) would match no tool, and is
+ * `INVALID_OPTIONS`. `deny` and `ask` rules ignore letter case (`*delete*` stops `DeleteFile` too), `allow`
+ * rules do not: a rule that restricts must not miss a tool by the case of a letter.
  */
 export interface PermissionPolicyConfig {
   /** Rules; when several match, deny wins over ask, and ask over allow. A rule's other keys are `INVALID_OPTIONS` too. */
@@ -2326,10 +2330,14 @@ export interface McpHubOptions {
   /**
    * Permission policy checked before every call. Without one every call is allowed (and `confirm` is never
    * asked); with one, a call no rule matches gets its `defaultAction`: "ask" unless set. The hub knows each
-   * call's server and tool, and matches the rules against `mcp__<server>__<tool>` with the names as the hub
-   * and the server give them, whatever naming the provider sees: `mcp__fs` covers every tool of server `fs`
-   * (and not those of a server `fs__x`), under `naming: "server"`, a prefix, or a shortened name alike.
-   * `deny` and `ask` rules also apply when they match the provider name; `allow` rules do not.
+   * call's server and tool, and matches every rule against `mcp__<server>__<tool>` with the names as the hub
+   * and the server give them (never shortened or hashed), whatever naming the provider sees: `mcp__fs` covers
+   * every tool of server `fs`, and a glob such as `mcp__*delete*` every tool whose whole name it matches, under
+   * `naming: "server"` or `"bare"`, a `prefix`, a `separator`, `portableNames`, or a shortened name alike. A
+   * pattern without `mcp__` that is no glob over the whole name (`delete_file`, `read_*`) is the tool's own name
+   * on any server: under `naming: "bare"` it holds whether or not another server lists the same tool (which
+   * gives both hashed names). `deny` and `ask` rules also apply when they match the provider name; `allow` rules
+   * do not.
    * `askDestructive` reads the annotations the tool had when the last `tools()` made the name map, whatever a
    * listing since says (or does not say, having failed): the tool judged is the tool the call is routed to.
    */

@@ -1,14 +1,21 @@
 //! Permission policy: `allow` / `ask` / `deny` by tool-name pattern (`policy.check(name)`).
 //!
 //! Patterns in the style of Claude Code's permission rules: an exact name
-//! (`mcp__github__create_issue`), a server (`mcp__github`, which covers every tool of that
-//! server), or a glob with `*` and `?` (`mcp__github__*`, `*delete*`). When several rules match,
-//! `deny` wins over `ask`, and `ask` over `allow`. With no match, the default action applies
-//! (`ask` unless configured). `askDestructive` makes a tool that may be destructive ask instead
+//! (`mcp__github__create_issue`, that name only), a server (`mcp__github`, which covers every
+//! tool of that server), or a glob with `*` and `?` (`mcp__github__*`, `*delete*`). When several
+//! rules match, `deny` wins over `ask`, and `ask` over `allow`; `deny` and `ask` rules ignore
+//! letter case (one that misses lets a call through), `allow` rules do not. A pattern that could
+//! match no name (empty, or ending with `__`) is refused. With no match, the default action
+//! applies (`ask` unless configured). `askDestructive` makes a tool that may be destructive ask instead
 //! of being allowed by default or by a pattern: one whose annotations say neither
 //! `readOnlyHint: true` nor `destructiveHint: false`, which is MCP's default reading (so a tool
 //! without annotations asks too). It never turns an ask or a deny into an allow: annotations
 //! are hints from the server, so they are never a reason to allow.
+//!
+//! Where the server and the tool are known (the hub's calls, [`Policy::check_tool`]), every
+//! pattern is matched against `mcp__server__tool` with the names as they are, whatever name the
+//! provider saw; a pattern without `mcp__` (`delete_file`) is also the tool's own name on any
+//! server.
 
 use serde_json::Value;
 
@@ -151,10 +158,10 @@ impl Policy {
     /// The decision for a provider tool name, given the tool's annotations when known. A name
     /// inside a model's namespace (`functions.NAME`, see [`crate::naming::MODEL_NAMESPACES`]),
     /// which a name map resolves as `NAME`, is judged as both: the rules of either apply, the
-    /// most restrictive winning.
+    /// most restrictive winning. Rules that restrict (`deny`, `ask`) ignore letter case.
     pub fn check(&self, name: &str, annotations: Option<&ToolAnnotations>) -> Action {
         let bare = crate::naming::without_model_namespace(name);
-        self.decide(|r| matches(&r.pattern, name) || bare.is_some_and(|b| matches(&r.pattern, b)), annotations)
+        self.decide(|r| name_matches(&r.pattern, name, restricts(r)) || bare.is_some_and(|b| name_matches(&r.pattern, b, restricts(r))), annotations)
     }
 
     /// The decision for a call whose (server, tool) is known, as the hub's are: the rules are
@@ -162,8 +169,9 @@ impl Policy {
     /// the provider saw; see [`matches_tool`]), so neither the naming format nor the shortening
     /// and sanitising of a provider name can move a tool in or out of a rule, and `mcp__a` does
     /// not cover a server named `a__b`. Rules that restrict (`deny`, `ask`) also apply when they
-    /// match `provider_name`, so a rule written against the names the model sees still holds;
-    /// an `allow` never comes from the provider name alone.
+    /// match that whole name as text (a glob `mcp__*delete*` whatever the server), or
+    /// `provider_name`, so a rule written against the names the model sees still holds; and they
+    /// ignore letter case. An `allow` never comes from the provider name alone.
     pub fn check_tool(&self, server: &str, tool: &str, provider_name: &str, annotations: Option<&ToolAnnotations>) -> Action {
         self.check_tool_why(server, tool, provider_name, annotations).0
     }
@@ -171,7 +179,11 @@ impl Policy {
     /// [`Policy::check_tool`], and for `Ask` what asked for it.
     pub fn check_tool_why(&self, server: &str, tool: &str, provider_name: &str, annotations: Option<&ToolAnnotations>) -> (Action, Option<AskedBy>) {
         self.decide_why(
-            |r| matches_tool(&r.pattern, server, tool) || (r.action != Action::Allow && matches(&r.pattern, provider_name)),
+            |r| {
+                let fold = restricts(r);
+                tool_matches(&r.pattern, server, tool, fold)
+                    || (fold && (fits(&r.pattern, &format!("mcp__{server}__{tool}"), true) || name_matches(&r.pattern, provider_name, true)))
+            },
             annotations,
         )
     }
@@ -209,43 +221,109 @@ fn looks_like_regex(pattern: &str) -> bool {
         || pattern.contains(['|', '\\', '(', '[', '{'])
 }
 
-/// Whether `pattern` matches `name`: exact, a server prefix (`mcp__github` covers
-/// `mcp__github__*`), or a glob with `*` and `?`.
+/// Whether a rule restricts (`deny`, `ask`): such a rule is matched more widely than an `allow`
+/// (letter case ignored, and in the hub the provider's name and the whole name as text too), as
+/// one that misses lets a call through that it was written to stop.
+fn restricts(rule: &Rule) -> bool {
+    rule.action != Action::Allow
+}
+
+/// Whether `pattern` matches `name` (letter case as given): exactly or as a glob with `*` and
+/// `?`; a server pattern `mcp__S` (`S` without `__`, a glob or not) covers every name
+/// `mcp__S__...` of that server (`S` read up to the first `__`); and a pattern with no `__` and
+/// no glob, `github`, covers `github__*` likewise (the names of `naming: "server"`). An exact
+/// tool name covers no longer name: `mcp__fs__read` is not `mcp__fs__read__and_delete_all`.
 pub fn matches(pattern: &str, name: &str) -> bool {
-    if pattern == name {
+    name_matches(pattern, name, false)
+}
+
+/// [`matches`], letter case ignored when `fold`.
+fn name_matches(pattern: &str, name: &str, fold: bool) -> bool {
+    if fits(pattern, name, fold) {
         return true;
     }
-    if !pattern.contains(['*', '?']) {
-        return name.strip_prefix(pattern).is_some_and(|rest| rest.starts_with("__"));
+    if let Some(server) = server_pattern(pattern) {
+        // `mcp__S__T`: S up to the first `__` (the hub's server names hold none).
+        return name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")).is_some_and(|(s, _)| fits(server, s, fold));
     }
-    glob(pattern.as_bytes(), name.as_bytes())
+    if pattern.is_empty() || pattern.contains("__") || has_glob(pattern) {
+        return false;
+    }
+    name.split_once("__").is_some_and(|(s, _)| fits(pattern, s, fold))
 }
 
-/// Whether `pattern` covers `tool` of `server`. A pattern `mcp__S` or `mcp__S__T` is read
-/// against the two names separately: `S` must be the server's name (or a glob matching it), and
-/// `T`, where given, the tool's; where `S` or `T` could hold `__` (`mcp__a__b__c`), every way to
-/// split the pattern is tried (a glob covering a whole server is one without `__`). Any other pattern is a glob (or an exact name) matched against
-/// `mcp__server__tool`.
+/// The `S` of a server pattern `mcp__S`: `S` not empty and without `__`.
+fn server_pattern(pattern: &str) -> Option<&str> {
+    pattern.strip_prefix("mcp__").filter(|s| !s.is_empty() && !s.contains("__"))
+}
+
+fn has_glob(pattern: &str) -> bool {
+    pattern.contains(['*', '?'])
+}
+
+/// `pattern` against the whole of `s`: a glob when it holds `*` or `?`, else equality; letter
+/// case ignored when `fold`.
+fn fits(pattern: &str, s: &str, fold: bool) -> bool {
+    if fold {
+        return fits(&pattern.to_lowercase(), &s.to_lowercase(), false);
+    }
+    if has_glob(pattern) {
+        glob(&pattern.chars().collect::<Vec<_>>(), &s.chars().collect::<Vec<_>>())
+    } else {
+        pattern == s
+    }
+}
+
+/// Whether `pattern` covers `tool` of `server` (letter case as given: an `allow`'s reading;
+/// [`Policy::check_tool`] reads `deny` and `ask` rules more widely).
+///
+/// * Every pattern is matched against the whole `mcp__server__tool`, a glob or exactly
+///   (`mcp__*delete*`, `*delete*`, `mcp__fs__read`), where that name reads one way only: where
+///   the server holds no `__`, as no server of an `McpHub` does.
+/// * A pattern `mcp__S` or `mcp__S__T` is also read against the two names separately: `S` must
+///   be the server's name (or a glob matching it), and `T`, where given, the tool's; where `S`
+///   or `T` could hold `__` (`mcp__a__b__c`), every way to split the pattern is tried (a glob
+///   covering a whole server is one without `__`: `mcp__git*`, `mcp__?s`).
+/// * Any other pattern (`delete_file`, `*_file`) is also matched against the tool's own name, on
+///   whatever server: the name a tool has under `naming: "bare"`, before any hash.
 pub fn matches_tool(pattern: &str, server: &str, tool: &str) -> bool {
-    let fits = |p: &str, s: &str| if p.contains(['*', '?']) { glob(p.as_bytes(), s.as_bytes()) } else { p == s };
+    tool_matches(pattern, server, tool, false)
+}
+
+/// [`matches_tool`], letter case ignored when `fold`.
+fn tool_matches(pattern: &str, server: &str, tool: &str, fold: bool) -> bool {
+    let full = || format!("mcp__{server}__{tool}");
     let Some(rest) = pattern.strip_prefix("mcp__") else {
-        return fits(pattern, &format!("mcp__{server}__{tool}"));
+        return fits(pattern, &full(), fold) || fits(pattern, tool, fold);
     };
+    if !server.contains("__") && fits(pattern, &full(), fold) {
+        return true;
+    }
     // The whole rest as the server: a glob there only where it cannot also be read as a server
     // and a tool (`mcp__a__*` is every tool of `a`, not every server whose name starts `a__`).
-    let whole = if rest.contains("__") { rest == server } else { fits(rest, server) };
-    whole || rest.match_indices("__").any(|(i, _)| fits(&rest[..i], server) && fits(&rest[i + 2..], tool))
+    let whole = if rest.contains("__") { same(rest, server, fold) } else { fits(rest, server, fold) };
+    whole || rest.match_indices("__").any(|(i, _)| fits(&rest[..i], server, fold) && fits(&rest[i + 2..], tool, fold))
 }
 
-/// Iterative glob matching (no recursion, linear backtracking on the last `*`).
-fn glob(p: &[u8], s: &[u8]) -> bool {
+/// `a == b`, letter case ignored when `fold` (a `*` or `?` in `a` is itself).
+fn same(a: &str, b: &str, fold: bool) -> bool {
+    if fold {
+        a.to_lowercase() == b.to_lowercase()
+    } else {
+        a == b
+    }
+}
+
+/// Iterative glob matching over characters (no recursion, linear backtracking on the last `*`);
+/// `?` is one character, whatever its UTF-8 length.
+fn glob(p: &[char], s: &[char]) -> bool {
     let (mut pi, mut si) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while si < s.len() {
-        if pi < p.len() && (p[pi] == b'?' || p[pi] == s[si]) {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == s[si]) {
             pi += 1;
             si += 1;
-        } else if pi < p.len() && p[pi] == b'*' {
+        } else if pi < p.len() && p[pi] == '*' {
             star = Some((pi, si));
             pi += 1;
         } else if let Some((sp, ss)) = star {
@@ -256,7 +334,7 @@ fn glob(p: &[u8], s: &[u8]) -> bool {
             return false;
         }
     }
-    while pi < p.len() && p[pi] == b'*' {
+    while pi < p.len() && p[pi] == '*' {
         pi += 1;
     }
     pi == p.len()
@@ -360,6 +438,84 @@ mod tests {
         let by_provider_name = Policy::from_value(json!({"deny": ["mcp__my_server"], "allow": ["fs__*"], "defaultAction": "ask"})).unwrap();
         assert_eq!(by_provider_name.check_tool("my.server", "t", "mcp__my_server__t", None), Action::Deny);
         assert_eq!(by_provider_name.check_tool("fs", "t", "fs__t", None), Action::Ask);
+    }
+
+    /// A glob over the whole `mcp__server__tool` (`mcp__*delete*`, with no `__` after the
+    /// prefix) applies in the hub whatever name the provider saw: another naming format, a
+    /// prefix, a bare name, a name shortened past the matched part. It once was read against the
+    /// server's name only, and so held only while the provider name was the raw one.
+    #[test]
+    fn a_glob_over_the_whole_name_holds_whatever_the_provider_name() {
+        let long = "bulk_update_records_in_every_table_and_then_delete_the_rest";
+        for (rule, action) in [("deny", Action::Deny), ("ask", Action::Ask)] {
+            let p = Policy::from_value(json!({rule: ["mcp__*delete*", "mcp__*_wipe"], "defaultAction": "allow"})).unwrap();
+            assert_eq!(p.check("mcp__fs__delete_file", None), action);
+            for provider_name in ["mcp__fs__delete_file", "fs__delete_file", "delete_file", "x__fs__delete_file", "delete_file_71h514bx", "tmcp_fs_delete_file"] {
+                assert_eq!(p.check_tool("fs", "delete_file", provider_name, None), action, "{rule} {provider_name}");
+            }
+            assert_eq!(p.check_tool("fs", long, "mcp__fs__bulk_update_records_in_every_table_and_then_de_6u8bx54p", None), action, "shortened");
+            assert_eq!(p.check_tool("fs", "disk_wipe", "disk_wipe", None), action);
+            assert_eq!(p.check_tool("fs", "read", "read", None), Action::Allow);
+        }
+        // An allow glob over the whole name allows, as it reads.
+        let allow = Policy::from_value(json!({"allow": ["mcp__*_read"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(allow.check_tool("fs", "file_read", "file_read", None), Action::Allow);
+        assert_eq!(allow.check_tool("fs", "file_write", "file_read", None), Action::Deny, "an allow never comes from the provider name");
+        assert!(matches_tool("mcp__*delete*", "fs", "delete_file"));
+        assert!(matches_tool("mcp__fs__delete_file", "fs", "delete_file"));
+    }
+
+    /// Rules that restrict ignore letter case (`*delete*` stops `DeleteFile`), in the hub and in
+    /// `check`; an allow does not (`mcp__fs__read` does not allow `READ`).
+    #[test]
+    fn restricting_rules_ignore_letter_case() {
+        let p = Policy::from_value(json!({"deny": ["*delete*", "mcp__DB"], "ask": ["mcp__fs__Wipe"], "allow": ["mcp__fs__read"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(p.check_tool("fs", "DeleteFile", "mcp__fs__DeleteFile", None), Action::Deny);
+        assert_eq!(p.check_tool("db", "query", "mcp__db__query", None), Action::Deny);
+        assert_eq!(p.check_tool("fs", "wipe", "wipe", None), Action::Ask);
+        assert_eq!(p.check("mcp__fs__DELETE_ALL", None), Action::Deny);
+        assert_eq!(p.check("mcp__db__query", None), Action::Deny);
+        assert_eq!(p.check_tool("fs", "read", "read", None), Action::Allow);
+        assert_eq!(p.check_tool("fs", "READ", "READ", None), Action::Deny, "the default; the allow is for read");
+        assert_eq!(p.check("mcp__fs__READ", None), Action::Deny);
+        // `?` is one character, whatever its length in UTF-8.
+        assert!(matches_tool("mcp__?s__read", "\u{e9}s", "read"));
+        assert!(matches("mcp__?s__*", "mcp__\u{1f600}s__read"));
+    }
+
+    /// An exact tool name is that name, not a prefix: `mcp__fs__read` does not cover
+    /// `mcp__fs__read__and_delete_all` (only a server, `mcp__fs`, covers the names under it).
+    #[test]
+    fn an_exact_tool_name_is_no_prefix() {
+        let allow = Policy::from_value(json!({"allow": ["mcp__fs__read"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(allow.check("mcp__fs__read", None), Action::Allow);
+        assert_eq!(allow.check("mcp__fs__read__and_delete_all", None), Action::Deny);
+        assert_eq!(allow.check_tool("fs", "read__and_delete_all", "mcp__fs__read__and_delete_all", None), Action::Deny);
+        let deny = Policy::from_value(json!({"deny": ["mcp__fs__x"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(deny.check("mcp__fs__x__y", None), Action::Allow);
+        assert_eq!(deny.check_tool("fs", "x__y", "mcp__fs__x__y", None), Action::Allow);
+        assert!(!matches("mcp__fs__read", "mcp__fs__read__x"));
+        // A server covers its names, exactly or as a glob; a word covers `word__*` (naming "server").
+        assert!(matches("mcp__fs", "mcp__fs__read__x"));
+        assert!(matches("mcp__?s", "mcp__fs__read"));
+        assert!(!matches("mcp__?s", "mcp__fsx__read"));
+        assert!(matches("fs", "fs__read"));
+        assert!(!matches("fs__read", "fs__read__x"));
+    }
+
+    /// A pattern without `mcp__` that is no glob over the whole name is the tool's own name on
+    /// any server (what `naming: "bare"` shows): a second server listing the tool (which hashes
+    /// both bare names) does not take it out of the rule.
+    #[test]
+    fn a_bare_pattern_is_the_tool_on_any_server() {
+        let p = Policy::from_value(json!({"deny": ["delete_file"], "allow": ["read_*"], "defaultAction": "ask"})).unwrap();
+        for (server, provider_name) in [("fs", "delete_file"), ("fs", "delete_file_71h514bx"), ("backup", "delete_file_5ztod79e"), ("fs", "mcp__fs__delete_file")] {
+            assert_eq!(p.check_tool(server, "delete_file", provider_name, None), Action::Deny, "{server} {provider_name}");
+        }
+        assert_eq!(p.check_tool("fs", "read_file", "read_file_0abc1234", None), Action::Allow);
+        assert_eq!(p.check_tool("fs", "delete_files", "delete_files", None), Action::Ask);
+        assert!(matches_tool("delete_file", "fs", "delete_file"));
+        assert!(!matches_tool("fs", "fs", "delete_file"), "a word is a tool, not a server");
     }
 
     #[test]

@@ -412,6 +412,26 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("policy: a glob over the whole name, and a bare tool name, deny under every naming (letter case aside)", async () => {
+    // Two servers with the same tools: under naming "bare" every name is hashed.
+    const e = endpoints({ alpha: "normal", beta: "normal" });
+    const hub = new McpHub(e.servers, { policy: { deny: ["mcp__*fai*", "ECHO"], defaultAction: "allow" } });
+    await hub.listTools();
+    for (const naming of [{}, { naming: "server" }, { naming: "bare" }, { prefix: "x" }, { separator: "-" }, { portableNames: true }]) {
+      await hub.tools("openai", naming);
+      const how = JSON.stringify(naming);
+      for (const server of ["alpha", "beta"]) {
+        for (const tool of ["fail", "echo"]) {
+          const denied = await rejectsWith(hub.callTool(providerName(hub, server, tool), { message: "x" }), "PERMISSION_DENIED");
+          assert.equal(denied.decision, "deny", `${how} ${server} ${tool}`);
+        }
+        assert.deepEqual((await hub.callTool(providerName(hub, server, "add"), { a: 1, b: 1 })).result.structuredContent, { sum: 2 }, how);
+      }
+    }
+    for (const server of ["alpha", "beta"]) assert.deepEqual([...new Set((await e.stats(server)).calls.map((c) => c.name))], ["add"], server);
+    await hub.closeAll();
+  });
+
   test("policy: a call is judged on the tool its name maps to, as tools() saw it; a deselected server is not called", async () => {
     const e = endpoints({ fs: "normal", web: "normal" });
     let failLists = false;
