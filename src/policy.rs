@@ -139,6 +139,21 @@ impl Policy {
                 ),
             ));
         }
+        // A pattern that could match no tool name would be a rule never applied: a `deny` that
+        // seems to guard and does not.
+        if let Some(r) = p.rules.iter().find(|r| r.pattern.is_empty() || (r.pattern.ends_with("__") && !has_glob(&r.pattern))) {
+            let message = match r.pattern.strip_suffix("__") {
+                None => "invalid permission policy: a pattern is empty, and would match no tool".to_owned(),
+                Some(head) => {
+                    let instead = match server_pattern(head) {
+                        Some(server) => format!("write {} (or {}) for every tool of server {}, or the tool's whole name", crate::text::quote(head), crate::text::quote(&format!("{head}__*")), crate::text::quote(server)),
+                        None => format!("write {} for every name that starts so, or the tool's whole name", crate::text::quote(&format!("{head}__*"))),
+                    };
+                    format!("invalid permission policy: the pattern {} ends with \"__\", and would match no tool: {instead}", crate::text::quote(&r.pattern))
+                }
+            };
+            return Err(Error::new(ErrorCode::InvalidOptions, message));
+        }
         Ok(p)
     }
 
@@ -501,6 +516,23 @@ mod tests {
         assert!(!matches("mcp__?s", "mcp__fsx__read"));
         assert!(matches("fs", "fs__read"));
         assert!(!matches("fs__read", "fs__read__x"));
+    }
+
+    /// A pattern that would match no tool (ending with `__`, or empty) is refused, not kept as a
+    /// rule that seems to guard and never applies.
+    #[test]
+    fn a_pattern_that_matches_nothing_is_refused() {
+        for (pattern, said) in [
+            ("mcp__fs__", "the pattern \"mcp__fs__\" ends with \"__\", and would match no tool: write \"mcp__fs\" (or \"mcp__fs__*\") for every tool of server \"fs\", or the tool's whole name"),
+            ("mcp__", "the pattern \"mcp__\" ends with \"__\", and would match no tool: write \"mcp__*\" for every name that starts so, or the tool's whole name"),
+            ("", "a pattern is empty, and would match no tool"),
+        ] {
+            for config in [json!({"deny": [pattern]}), json!({"rules": [{"pattern": pattern, "action": "allow"}]})] {
+                let e = Policy::from_value(config).unwrap_err();
+                assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidOptions, format!("invalid permission policy: {said}").as_str()));
+            }
+        }
+        assert!(Policy::from_value(json!({"deny": ["mcp__fs__*", "*__"]})).is_ok(), "a glob may end so");
     }
 
     /// A pattern without `mcp__` that is no glob over the whole name is the tool's own name on
