@@ -2480,7 +2480,8 @@ export class McpHub {
    * `closeAll()` is connected again. Errors past the name map carry `server` and `tool` (the MCP name).
    * The policy judges the tool as the last `tools()` saw it. A name of a server the last `listTools()` did not
    * select (left out of `selectedServers`, or `enabled: false`) is `UNKNOWN_TOOL_NAME`: a deselected server is
-   * not called through an older name. A server whose listing failed is still called through the names of
+   * not called through an older name, nor by a call that was waiting for `confirm` (or for its server's
+   * connection) when the listing that deselected it was made. A server whose listing failed is still called through the names of
    * the last `tools()` (the next `tools()` offers what the listings have).
    *
    * The hub keeps the last name map of each provider it converted for. Without `options.provider` the name is

@@ -461,7 +461,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// Routes a provider tool call: name map, policy, server, flattened result. The policy
     /// judges the tool the map routes to, as it was when [`Hub::tools`] made the map. A name of a
     /// server the last [`Hub::list_tools`] left out (deselected, or tools turned off) is
-    /// `UNKNOWN_TOOL_NAME`: its tools are no longer offered. A server whose listing failed is
+    /// `UNKNOWN_TOOL_NAME`: its tools are no longer offered; so is a call whose server a listing
+    /// left out while it waited for its confirmation or its connection. A server whose listing failed is
     /// still called through the map, which has the tools it had.
     ///
     /// The name is looked up in the map of the last [`Hub::tools`], whatever its provider: see
@@ -495,6 +496,17 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             (e.name.clone(), e.server.clone().unwrap_or_default(), e.tool.clone(), e.args.clone(), annotations, routes.target.name)
         };
         // Every error from here on names the tool and its server.
+        // A server deselected (or tools turned off) by a listing while the call waited, for
+        // its confirmation or its connection, is not called either.
+        let still_selected = |waited_for: &str| {
+            if self.selected(&server) {
+                return Ok(());
+            }
+            Err(Error::new(
+                ErrorCode::UnknownToolName,
+                format!("\"{provider_name}\" is a tool of server \"{server}\", which the last listing, made while the call waited for {waited_for}, did not select: its tools are not offered, and it was not called"),
+            ))
+        };
         let called = async {
             if !self.selected(&server) {
                 return Err(Error::new(
@@ -559,6 +571,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                         if let Some(why) = why {
                             return Err(Error::new(ErrorCode::PermissionDenied, why).with_detail("decision", "ask"));
                         }
+                        still_selected("its confirmation")?;
                     }
                 }
             }
@@ -566,6 +579,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             // After closeAll (or a session the server ended), connected again, as `request` is,
             // under the call's timeout and cancellation.
             client.ensure_connected_with(&mut opts).await?;
+            still_selected("its server's connection")?;
             client.call_tool(&tool, args, &mut opts).await
         };
         let result = called.await.map_err(|e| e.with_tool(&tool).with_detail("server", server.clone()))?;
@@ -829,6 +843,66 @@ mod tests {
             for s in said {
                 assert!(e.message.contains(s), "{policy}: {s:?} not in {e}");
             }
+        }
+    }
+
+    /// A future that waits until [`Gate::open`].
+    #[derive(Clone, Default)]
+    struct Gate(Rc<(Cell<bool>, RefCell<Option<std::task::Waker>>)>);
+
+    impl Gate {
+        async fn wait(&self) {
+            std::future::poll_fn(|cx| {
+                if self.0 .0.get() {
+                    return std::task::Poll::Ready(());
+                }
+                *self.0 .1.borrow_mut() = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            })
+            .await
+        }
+
+        fn open(&self) {
+            self.0 .0.set(true);
+            if let Some(w) = self.0 .1.borrow_mut().take() {
+                w.wake();
+            }
+        }
+    }
+
+    /// A listing that deselects a server (or turns tools off) while a call of its tool waits for
+    /// its confirmation: the call, confirmed afterwards, is not sent (it was, once: the selection
+    /// was checked before the confirmation only).
+    #[test]
+    fn a_server_deselected_while_a_call_is_confirmed_is_not_called() {
+        for deselect in [Selection::Manual(vec!["web".into()]), Selection::Disabled] {
+            let gate = Gate::default();
+            let asked = gate.clone();
+            let confirm: Confirm = Box::new(move |_| {
+                let gate = asked.clone();
+                Box::pin(async move {
+                    gate.wait().await;
+                    Ok(true)
+                })
+            });
+            let web = json!([{"name": "get"}]);
+            let hub = hub(
+                vec![("fs", vec![listing(json!([{"name": "rm"}])), Reply::Echo(json!({"content": []}))]), ("web", vec![listing(web.clone()), listing(web)])],
+                Some(json!({})),
+                Some(confirm),
+            );
+            block_on(hub.list_tools(&Selection::Auto, None));
+            hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+            let (called, ()) = block_on(futures_util::future::join(hub.call_tool("mcp__fs__rm", json!({}), CallOptions::default()), async {
+                hub.list_tools(&deselect, None).await;
+                gate.open();
+            }));
+            let e = called.unwrap_err();
+            assert_eq!((e.code, e.tool.as_deref()), (ErrorCode::UnknownToolName, Some("rm")), "{deselect:?}: {e}");
+            assert_eq!(
+                e.message,
+                "\"mcp__fs__rm\" is a tool of server \"fs\", which the last listing, made while the call waited for its confirmation, did not select: its tools are not offered, and it was not called"
+            );
         }
     }
 

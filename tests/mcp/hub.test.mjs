@@ -467,6 +467,25 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("confirm: a server deselected (or tools turned off) while a call waits for its answer is not called", async () => {
+    for (const deselect of [{ mode: "manual", selectedServers: ["beta"] }, { enabled: false }]) {
+      const e = endpoints({ alpha: "normal", beta: "normal" });
+      let answer;
+      const hub = new McpHub(e.servers, { policy: { ask: ["mcp__alpha"], defaultAction: "allow" }, confirm: () => new Promise((resolve) => (answer = resolve)) });
+      await hub.listTools();
+      await hub.tools("openai");
+      const pending = hub.callTool(providerName(hub, "alpha", "echo"), { message: "x" });
+      await waitFor(() => answer !== undefined);
+      await hub.listTools(deselect);
+      answer(true);
+      const err = await rejectsWith(pending, "UNKNOWN_TOOL_NAME");
+      assert.deepEqual([err.server, err.tool], ["alpha", "echo"]);
+      assert.match(err.message, /made while the call waited for its confirmation, did not select/);
+      assert.deepEqual((await e.stats("alpha")).calls, [], JSON.stringify(deselect));
+      await hub.closeAll();
+    }
+  });
+
   test("callTool: signal -> ABORTED and timeoutMs -> TIMEOUT, each with notifications/cancelled and the socket closed", async () => {
     const e = endpoints({ slow: "hang" });
     const hub = new McpHub(e.servers);
