@@ -2427,6 +2427,8 @@ export class McpHub {
   constructor(servers: Record<string, McpServerConfig>, options?: McpHubOptions);
   /**
    * Tools of the selected servers, each with `serverName`; a failing server is in `errors`, not thrown;
+   * of two calls that overlap, the one started last wins, whichever ends last: its selection and its listing are
+   * the ones `tools()` and `callTool()` go by (the older one still resolves to what it found);
    * `dropped`: {@link McpHub.droppedTools} once listed (the listed entries that are not objects or have no string
    * `name`, the tools a 2026-07-28 server listed that are left out for their `x-mcp-header` marks, and those the
    * last `tools()` could not convert).

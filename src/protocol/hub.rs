@@ -95,6 +95,7 @@ pub struct HubCall {
 }
 
 /// A server's listed tools, and the number of the listing they come from.
+#[derive(Clone)]
 struct Listed {
     server: String,
     tools: Vec<Value>,
@@ -131,6 +132,9 @@ pub struct Hub<T: Transport, C: Clock> {
     listed_once: Cell<bool>,
     /// Listings started so far: a listing's number orders it among overlapping ones.
     listings: Cell<u64>,
+    /// The number of the last [`Hub::list_tools`] started: the one whose selection is
+    /// `selection`, and the only one that may replace `listed` when it ends.
+    last_list: Cell<u64>,
     /// The servers the last [`Hub::list_tools`] was asked for: a call to a server it left out
     /// is refused, whatever name map routes it.
     selection: RefCell<Selection>,
@@ -200,6 +204,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             listed: RefCell::new(Vec::new()),
             listed_once: Cell::new(false),
             listings: Cell::new(0),
+            last_list: Cell::new(0),
             selection: RefCell::default(),
             routes: RefCell::default(),
             unconverted: RefCell::default(),
@@ -238,6 +243,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             _ => Vec::new(),
         };
         let listing = self.next_listing();
+        self.last_list.set(listing);
         *self.selection.borrow_mut() = selection.clone();
         // Asked for: whatever a refresh found, these are asked now.
         self.backoff.borrow_mut().retain(|b| !chosen.iter().any(|(n, _)| *n == b.server));
@@ -248,24 +254,27 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             self.list_within(client, bound, "connecting and listing the tools")
         }))
         .await;
+        // A listing started after this one (another `list_tools`) has the last word over the
+        // whole set, whichever ends last: its selection is the hub's, and so is its listing.
+        // This one still answers with what it found.
+        let superseded = self.last_list.get() != listing;
         let mut listed = Vec::new();
-        {
-            let mut before = self.listed.borrow_mut();
-            for ((name, _), r) in chosen.iter().zip(results) {
-                match r {
-                    // A listing that started after this one and has ended already is newer.
-                    Ok(_) if before.iter().any(|l| &l.server == name && l.listing > listing) => {
-                        let i = before.iter().position(|l| &l.server == name).unwrap_or_default();
-                        listed.push(before.swap_remove(i));
-                    }
-                    Ok(list) => listed.push(Listed { server: name.clone(), tools: with_server_name(name, list), listing }),
-                    Err(e) => errors.push(ServerError { server: name.clone(), error: e.with_detail("server", name.clone()) }),
+        let mut before = self.listed.borrow_mut();
+        for ((name, _), r) in chosen.iter().zip(results) {
+            match r {
+                // A listing that started after this one and has ended already is newer.
+                Ok(_) if before.iter().any(|l| &l.server == name && l.listing > listing) => {
+                    listed.extend(before.iter().find(|l| &l.server == name).cloned());
                 }
+                Ok(list) => listed.push(Listed { server: name.clone(), tools: with_server_name(name, list), listing }),
+                Err(e) => errors.push(ServerError { server: name.clone(), error: e.with_detail("server", name.clone()) }),
             }
-            *before = listed;
         }
-        self.listed_once.set(true);
-        let tools = self.listed.borrow().iter().flat_map(|l| l.tools.iter().cloned()).collect();
+        let tools = listed.iter().flat_map(|l| l.tools.iter().cloned()).collect();
+        if !superseded {
+            *before = listed;
+            self.listed_once.set(true);
+        }
         (tools, errors)
     }
 
@@ -313,7 +322,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         }
     }
 
-    /// Brings the listing up to date: lists every server when none were listed; otherwise lists
+    /// Brings the listing up to date: lists every server when none were listed (the servers of
+    /// a [`Hub::list_tools`] still under way, when one is); otherwise lists
     /// again, at once, only the listed servers that announced a change since, or whose session
     /// is no longer the one that answered their listing ([`Client::tools_changed`]), or whose listing is no longer fresh ([`Client::tools_expired`]:
     /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once), each within 10 s all in (or
@@ -326,7 +336,10 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// answers only after a timeout, would otherwise hold up every turn.
     pub async fn refresh(&self) {
         if !self.listed_once.get() {
-            self.list_tools(&Selection::Auto, None).await;
+            // The selection of a `list_tools` still under way, if one is: listing every server
+            // would start a listing after it, whose selection (all) would win over the one asked for.
+            let selection = self.selection.borrow().clone();
+            self.list_tools(&selection, None).await;
             return;
         }
         let now = self.clock.now_ms();
@@ -844,6 +857,47 @@ mod tests {
                 assert!(e.message.contains(s), "{policy}: {s:?} not in {e}");
             }
         }
+    }
+
+    /// Two listings that overlap: the one started last wins, whichever ends last. Its selection
+    /// and its listing are the hub's (the older one, slower, once replaced the listing while the
+    /// selection was the newer one's: `tools` offered only tools it then refused to call). The
+    /// older one still answers with what it found.
+    #[test]
+    fn the_listing_started_last_wins_whichever_ends_last() {
+        let (fs, db) = (json!([{"name": "read"}]), json!([{"name": "query"}]));
+        let hub = hub(
+            vec![
+                ("fs", vec![listing(fs.clone()), Reply::Later(20, Box::new(listing(fs)))]),
+                ("db", vec![listing(db.clone()), listing(db), Reply::Echo(json!({"content": [{"type": "text", "text": "rows"}]}))]),
+            ],
+            None,
+            None,
+        );
+        block_on(hub.list_tools(&Selection::Auto, None));
+        let ((older, _), (newer, _)) = block_on(futures_util::future::join(hub.list_tools(&Selection::Manual(vec!["fs".into()]), None), async {
+            hub.list_tools(&Selection::Manual(vec!["db".into()]), None).await
+        }));
+        let names = |tools: &[Value]| tools.iter().map(|t| format!("{}/{}", t["serverName"].as_str().unwrap(), t["name"].as_str().unwrap())).collect::<Vec<_>>();
+        assert_eq!((names(&older), names(&newer)), (vec!["fs/read".to_owned()], vec!["db/query".to_owned()]));
+        hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        assert_eq!(hub.name_map().unwrap().entries().iter().map(|e| e.name.clone()).collect::<Vec<_>>(), ["mcp__db__query"]);
+        assert_eq!(call(&hub, "mcp__db__query").unwrap().text, "rows");
+        assert_eq!(call(&hub, "mcp__fs__read").unwrap_err().code, ErrorCode::UnknownToolName);
+    }
+
+    /// A conversion while the first listing, of some servers, is under way lists those servers,
+    /// not every server: a listing of all would be the later one, and so the selection.
+    #[test]
+    fn a_conversion_during_the_first_listing_keeps_its_selection() {
+        let (fs, db) = (json!([{"name": "read"}]), json!([{"name": "query"}]));
+        let hub = hub(vec![("fs", vec![listing(fs)]), ("db", vec![Reply::Later(20, Box::new(listing(db.clone()))), listing(db)])], None, None);
+        let (_, converted) = block_on(futures_util::future::join(hub.list_tools(&Selection::Manual(vec!["db".into()]), None), async {
+            hub.tools_refreshed(Provider::Anthropic, &ConvertOptions::default()).await
+        }));
+        assert!(converted.unwrap().contains("mcp__db__query"));
+        assert_eq!(*hub.selection.borrow(), Selection::Manual(vec!["db".into()]));
+        assert_eq!(call(&hub, "mcp__fs__read").unwrap_err().code, ErrorCode::UnknownToolName);
     }
 
     /// A future that waits until [`Gate::open`].

@@ -295,6 +295,25 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("listTools: of two overlapping listings, the one started last wins, whichever ends last", async () => {
+    const tag = freshTag();
+    const e = endpoints({ beta: "normal" });
+    // alpha's second listing is answered 500 ms late.
+    const hub = new McpHub({ alpha: { url: `${srv.url("grows", tag)}?v=slow-second` }, beta: e.servers.beta });
+    await hub.listTools();
+    const older = hub.listTools({ mode: "manual", selectedServers: ["alpha"] });
+    await waitFor(async () => (await srv.stats(`grows/${tag}`)).counters.toolsListCalls === 2);
+    const newer = await hub.listTools({ mode: "manual", selectedServers: ["beta"] });
+    assert.ok(newer.tools.every((t) => t.serverName === "beta"));
+    const late = await older;
+    assert.ok(late.tools.length > 0 && late.tools.every((t) => t.serverName === "alpha"), "the older one answers with what it found");
+    const offered = (await hub.tools("openai")).map((t) => t.function.name);
+    assert.deepEqual(offered, NORMAL_TOOLS.map((t) => `mcp__beta__${t.name}`));
+    assert.equal((await hub.callTool("mcp__beta__echo", { message: "b" })).text, "b");
+    await rejectsWith(hub.callTool("mcp__alpha__echo", { message: "a" }), "UNKNOWN_TOOL_NAME");
+    await hub.closeAll();
+  });
+
   test("callTool: an unknown provider name is UNKNOWN_TOOL_NAME (never a guess)", async () => {
     const e = endpoints({ alpha: "normal" });
     const hub = new McpHub(e.servers);
