@@ -126,8 +126,10 @@ export type ProviderName = Provider | "openai-chat" | "google";
  * How provider names are composed: `"mcp"` → `mcp__{server}__{tool}`, `"server"` → `{server}__{tool}`,
  * `"bare"` → `{tool}`. Default: `"mcp"` when the tool has a server, else `"bare"`.
  *
- * A name the provider's rule would not take (characters, length), or whose server holds the separator (server
- * `a__b`, tool `c`: `mcp__a__b__c` also reads as server `a`, tool `b__c`), gets a hash of its (server, tool).
+ * A name the provider's rule would not take (characters, length), whose server holds the separator (server
+ * `a__b`, tool `c`: `mcp__a__b__c` also reads as server `a`, tool `b__c`), or whose tool has no server and would
+ * read as a server's (no server, tool `t__x`: `"mcp"` would make `mcp__t__x` and `"server"` `t__x`, server `t`'s tool
+ * `x`'s names; by default, a tool named `mcp__t__x`), gets a hash of its (server, tool).
  * With `"mcp"` and `"server"` a name so depends on its own tool alone: a name from an earlier turn never names
  * another tool after the tool set changes. `"bare"` names cannot: one tool name on two servers is told apart by
  * hashes only while both are listed, so use `"bare"` for one server at a time.

@@ -7,8 +7,10 @@
 //! 1. every character the provider does not allow becomes `_`;
 //! 2. for Gemini, a name that does not start with a letter or `_` gets a leading `_` (with
 //!    [`NamingOptions::portable`], one that does not start with a letter gets a leading `t`);
-//! 3. a name that step 1 or 2 changed, that is longer than 64 characters, or whose server holds
-//!    the separator (server `a__b` + tool `c` reads as server `a` + tool `b__c`), is cut to 55
+//! 3. a name that step 1 or 2 changed, that is longer than 64 characters, whose server holds
+//!    the separator (server `a__b` + tool `c` reads as server `a` + tool `b__c`), or whose tool
+//!    has no server and would read as a server's (`t__x` under `Mcp` or `Server`: server `t`'s
+//!    tool `x`; by default, a tool named `mcp__t__x`), is cut to 55
 //!    characters (a long server first, so that the tool's name stays readable) and gets `_` + an
 //!    8-character hash of the raw `(server, tool)` pair, so that
 //!    `search.a` and `search_a` stay apart and long names stay unique and deterministic. A name
@@ -255,11 +257,23 @@ fn hash_head(clean: String, server: Option<&str>, tool: &str, opts: &NamingOptio
 /// as another `(server, tool)` pair (`a` + `b__c`), so such a name is hashed. That keeps a
 /// name the property of its own pair: a name one turn gives `a__b`'s tool `c` can never be
 /// given to `a`'s tool `b__c` in another, whichever of the two is listed at the time.
+///
+/// A tool with no server splits back only where its name cannot read as a server's tool: with
+/// `Mcp` and `Server`, a tool name holding the separator (no server, `t__x`: `mcp__t__x` and
+/// `t__x` are server `t`'s tool `x`); by default (a bare name), one that reads as an `Mcp` name
+/// (`mcp__t__x`). Such a name is hashed too, so that it never names server `t`'s tool `x`.
 fn splits_at_server(raw: &str, server: Option<&str>, opts: &NamingOptions) -> bool {
-    let Some(server) = server.filter(|s| !s.is_empty()) else {
-        return true;
-    };
     let sep = opts.separator.as_str();
+    let Some(server) = server.filter(|s| !s.is_empty()) else {
+        let after_server = match opts.format {
+            Some(NameFormat::Bare) => return true,
+            Some(NameFormat::Server) => Some(raw),
+            // `mcp__` + the tool; by default the tool's own name, `mcp__` + what follows if it
+            // starts so.
+            Some(NameFormat::Mcp) | None => raw.strip_prefix(opts.prefix.as_str()).and_then(|r| r.strip_prefix(sep)),
+        };
+        return !after_server.is_some_and(|rest| rest.contains(sep));
+    };
     let start = match opts.format.unwrap_or(NameFormat::Mcp) {
         NameFormat::Mcp => opts.prefix.len() + sep.len(),
         NameFormat::Server => 0,
@@ -684,6 +698,43 @@ fn suffix_positions(names: &mut [String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tool with no server never gets the name a server's tool has, in any turn: with `mcp`
+    /// and `server`, `t__x` without a server once was `mcp__t__x` (`t__x`), server `t`'s tool
+    /// `x`'s name, and so a name from one turn named the other tool in the next; by default, so
+    /// was a server-less tool named `mcp__t__x`. Such a name is hashed; other names are as they were.
+    #[test]
+    fn a_tool_without_a_server_never_gets_a_servers_tools_name() {
+        let with = |format, separator: &str| NamingOptions { format, separator: separator.to_owned(), ..NamingOptions::default() };
+        for (format, sep, alone) in [
+            (Some(NameFormat::Mcp), "__", "t__x"),
+            (Some(NameFormat::Server), "__", "t__x"),
+            (None, "__", "mcp__t__x"),
+            (Some(NameFormat::Mcp), "-", "t-x"),
+            (Some(NameFormat::Server), ".", "t.x"),
+        ] {
+            let o = with(format, sep);
+            for rule in [NameRule::Strict, NameRule::Gemini, NameRule::Portable] {
+                let servers = prefix_tool_name(Some("t"), "x", &o, rule);
+                let (turn1, _) = NameMap::build(&[(Some("t"), "x")], &o, rule);
+                let (turn2, _) = NameMap::build(&[(None, alone)], &o, rule);
+                let name = &turn2.entries()[0].name;
+                assert_ne!(name, &servers, "{format:?} {sep} {rule:?}");
+                assert!(turn1.resolve(name).is_err(), "{format:?} {sep} {rule:?}: {name}");
+                assert!(turn2.resolve(&servers).is_err(), "{format:?} {sep} {rule:?}: {servers}");
+            }
+        }
+        // Names that cannot read as a server's tool are as they were.
+        for (format, tool, name) in [
+            (Some(NameFormat::Mcp), "read_file", "mcp__read_file"),
+            (Some(NameFormat::Server), "read_file", "read_file"),
+            (None, "a__b", "a__b"),
+            (None, "mcp__x", "mcp__x"),
+            (Some(NameFormat::Bare), "t__x", "t__x"),
+        ] {
+            assert_eq!(prefix_tool_name(None, tool, &with(format, "__"), NameRule::Strict), name, "{format:?}");
+        }
+    }
 
     #[test]
     fn the_portable_rule_is_every_providers() {
