@@ -2357,7 +2357,8 @@ export interface McpHubOptions {
    * which server and tool the call goes to (under `naming: "bare"` one tool name on two servers is told apart
    * only here) and which provider's name map read it ({@link McpHubCallOptions.provider}, or the last `tools()`'s:
    * `"openai"` for `"openai-chat"`). `call.signal` is aborted when the call is aborted (its `signal`) while the
-   * answer is awaited: the call then rejects with `ABORTED` at once, and a dialog still open can be closed.
+   * answer is awaited: the call then rejects with `ABORTED` at once, and a dialog still open can be closed. A
+   * call whose `signal` is aborted already is `ABORTED` without asking.
    */
   confirm?: (providerName: string, args: JsonObject, call: McpConfirmCall) => boolean | Promise<boolean>;
 }

@@ -23,6 +23,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 
 use futures_util::future::{join_all, select, Either};
+use futures_util::FutureExt as _;
 use futures_util::pin_mut;
 use serde_json::Value;
 
@@ -552,6 +553,10 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                             .with_detail("decision", "deny"))
                     }
                     Action::Ask => {
+                        // A call aborted already (a signal aborted before the call) asks no one.
+                        if opts.cancel.as_mut().is_some_and(|cancel| cancel.as_mut().now_or_never().is_some()) {
+                            return Err(Error::new(ErrorCode::Aborted, format!("the call of \"{provider_name}\" was aborted before its confirmation was asked for")));
+                        }
                         let answer = match &self.confirm {
                             Some(confirm) => Some({
                                 let asked = confirm(&ConfirmRequest { name: &name, args: &args, server: &server, tool: &tool, provider });
@@ -983,10 +988,39 @@ mod tests {
         let hub = hub(vec![("s", vec![listing(json!([{"name": "rm"}]))])], Some(json!({})), Some(confirm));
         block_on(hub.list_tools(&Selection::Auto, None));
         hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
-        let opts = CallOptions { cancel: Some(Box::pin(async {})), ..CallOptions::default() };
+        // Aborted once the question is out: the first poll finds it pending, the next aborted.
+        let mut polls = 0;
+        let aborted_later = std::future::poll_fn(move |cx| {
+            polls += 1;
+            if polls > 1 {
+                return std::task::Poll::Ready(());
+            }
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        });
+        let opts = CallOptions { cancel: Some(Box::pin(aborted_later)), ..CallOptions::default() };
         let e = block_on(hub.call_tool("mcp__s__rm", json!({}), opts)).unwrap_err();
         assert_eq!((e.code, e.message.as_str()), (ErrorCode::Aborted, "the call of \"mcp__s__rm\" was aborted while its confirmation was asked for"));
         assert!(dropped.get());
+    }
+
+    /// A call aborted before it was made (an aborted signal) asks no one: `ABORTED`, saying so,
+    /// and the confirmation is never called (a dialog once opened for it).
+    #[test]
+    fn a_call_aborted_before_it_is_made_asks_no_one() {
+        let asked = Rc::new(Cell::new(0));
+        let count = asked.clone();
+        let confirm: Confirm = Box::new(move |_| {
+            count.set(count.get() + 1);
+            Box::pin(async { Ok(true) })
+        });
+        let hub = hub(vec![("s", vec![listing(json!([{"name": "rm"}]))])], Some(json!({})), Some(confirm));
+        block_on(hub.list_tools(&Selection::Auto, None));
+        hub.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        let opts = CallOptions { cancel: Some(Box::pin(async {})), ..CallOptions::default() };
+        let e = block_on(hub.call_tool("mcp__s__rm", json!({}), opts)).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (ErrorCode::Aborted, "the call of \"mcp__s__rm\" was aborted before its confirmation was asked for"));
+        assert_eq!(asked.get(), 0);
     }
 
     /// A name a model called inside a namespace (`functions.`, `default_api.`) reaches the tool
