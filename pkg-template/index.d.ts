@@ -2379,7 +2379,8 @@ export interface McpConfirmCall {
 export interface McpHubListOptions {
   /**
    * "auto" (default): every server; "manual": only `selectedServers`, which must be given then (`[]` for none;
-   * without it, `INVALID_OPTIONS`). A key not named here is `INVALID_OPTIONS`, with the one meant.
+   * without it, `INVALID_OPTIONS`). `selectedServers` without `mode` is "manual" (those servers only); with
+   * `mode: "auto"` it is not read. A key not named here is `INVALID_OPTIONS`, with the one meant.
    */
   mode?: "auto" | "manual";
   selectedServers?: string[];

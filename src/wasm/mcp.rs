@@ -1292,6 +1292,9 @@ fn read_selection(options: &JsValue) -> Result<(Selection, Option<u64>), Error> 
         Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.enabled must be a boolean")),
     }
     let mode = match data.get("mode") {
+        // `selectedServers` without a mode: those servers (not every server, which "auto" would
+        // list, leaving the servers left out callable).
+        None | Some(Value::Null) if data.get("selectedServers").is_some_and(|v| !v.is_null()) => Some("manual"),
         None | Some(Value::Null) => None,
         Some(Value::String(m)) => Some(m.as_str()),
         Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.mode must be \"auto\" or \"manual\"")),

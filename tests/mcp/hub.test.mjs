@@ -116,6 +116,19 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("selection: selectedServers without mode is manual; with mode auto it is not read", async () => {
+    const e = endpoints({ alpha: "normal", beta: "normal" });
+    const hub = new McpHub(e.servers);
+    const picked = await hub.listTools({ selectedServers: ["beta"] });
+    assert.deepEqual([...new Set(picked.tools.map((t) => t.serverName))], ["beta"]);
+    assert.equal((await e.stats("alpha")).http.POST, 0, "alpha not contacted");
+    await hub.tools("openai");
+    await rejectsWith(hub.callTool("mcp__alpha__echo", { message: "x" }), "UNKNOWN_TOOL_NAME");
+    const all = await hub.listTools({ mode: "auto", selectedServers: ["beta"] });
+    assert.deepEqual([...new Set(all.tools.map((t) => t.serverName))], ["alpha", "beta"]);
+    await hub.closeAll();
+  });
+
   test("tools(openai) + callTool: routed to the right server and tool; text, isError; JSON-string arguments", async () => {
     const e = endpoints({ alpha: "normal", beta: "sse" });
     const hub = new McpHub(e.servers);
