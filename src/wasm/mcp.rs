@@ -1169,7 +1169,11 @@ impl JsMcpHub {
             let args = crate::calls::model_arguments(&name, crate::wasm::names::raw_args(&args)?)?;
             let provider = match get(&options, "provider") {
                 p if p.is_undefined() || p.is_null() => None,
-                p => Some(Provider::target(&string_param(&p, "options.provider")?)?),
+                // A wrong type is the options' error, as every other option's there.
+                p => Some(Provider::target(&string_param(&p, "options.provider").map_err(|mut e| {
+                    e.code = ErrorCode::InvalidOptions;
+                    e
+                })?)?),
             };
             Ok((name, args, provider, call_options_of(&options, &HUB_CALL_KEYS)?))
         })();

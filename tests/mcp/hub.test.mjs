@@ -333,6 +333,10 @@ describe("McpHub", () => {
     await hub.tools("anthropic");
     await rejectsWith(hub.callTool("mcp__alpha__nope", {}), "UNKNOWN_TOOL_NAME");
     await rejectsWith(hub.callTool("echo", {}), "UNKNOWN_TOOL_NAME");
+    // options.provider of the wrong type is the options' error, as every other option's.
+    const wrongType = await rejectsWith(hub.callTool("mcp__alpha__echo", {}, { provider: 1 }), "INVALID_OPTIONS");
+    assert.match(wrongType.message, /options\.provider must be a string, got the number 1/);
+    await rejectsWith(hub.callTool("mcp__alpha__echo", {}, { provider: "claude" }), "UNKNOWN_PROVIDER");
     assert.equal((await e.stats("alpha")).calls.length, 0);
     await hub.closeAll();
   });
