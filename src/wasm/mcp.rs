@@ -1079,8 +1079,8 @@ impl JsMcpHub {
                 // denies, and the error says why.
                 Box::pin(async move {
                     let answer = match answer {
-                        Ok(v) => to_future(v).await,
-                        Err(e) => Err(e),
+                        Ok(v) => to_future(v).await.map_err(|e| (e, "rejected with")),
+                        Err(e) => Err((e, "threw")),
                     };
                     guard.disarm();
                     match answer {
@@ -1088,7 +1088,7 @@ impl JsMcpHub {
                             Some(b) => Ok(b),
                             None => Err(format!("options.confirm returned {}, not true or false (only true confirms)", describe_js(&v))),
                         },
-                        Err(e) => Err(describe(&e)),
+                        Err((e, how)) => Err(confirm_failure(&e, how)),
                     }
                 }) as std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<bool, String>>>>
             }) as Confirm
@@ -1266,6 +1266,18 @@ impl JsMcpHub {
     pub fn servers(&self) -> Vec<String> {
         self.inner.server_names()
     }
+}
+
+/// Why a `confirm` that threw or rejected failed: the error's own words (`Error: dialog
+/// closed`, a string thrown), or, where it gives none (`Promise.reject()`, `new Error()`), what
+/// it was, so the message never ends on nothing.
+fn confirm_failure(e: &JsValue, how: &str) -> String {
+    let reason = describe(e);
+    let said = reason.trim_start_matches(get(e, "name").as_string().unwrap_or_default().as_str()).trim_matches([':', ' ']);
+    if said.is_empty() {
+        return format!("options.confirm {how} {}, which gives no reason", describe_js(e));
+    }
+    reason
 }
 
 /// `[{server, error}]`, each error a `ToolwireError`.

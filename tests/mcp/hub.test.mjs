@@ -373,9 +373,20 @@ describe("McpHub", () => {
       assert.match(e.message, /asking for it failed: Error: dialog closed/);
       assert.equal(e.decision, "ask");
     }
+    // One that gives no reason is named as what it was.
+    for (const [a, said] of [
+      [() => Promise.reject(), /asking for it failed: options\.confirm rejected with undefined, which gives no reason/],
+      [() => Promise.reject(new Error()), /asking for it failed: options\.confirm rejected with an Error, which gives no reason/],
+      [() => { throw undefined; }, /asking for it failed: options\.confirm threw undefined, which gives no reason/],
+      [() => { throw "no"; }, /asking for it failed: no \(tool/],
+    ]) {
+      answer = a;
+      const e = await rejectsWith(hub.callTool(add, { a: 1, b: 1 }), "PERMISSION_DENIED");
+      assert.match(e.message, said);
+    }
     answer = true;
     assert.deepEqual((await hub.callTool(add, { a: 1, b: 1 })).result.structuredContent, { sum: 2 });
-    assert.equal(asked.length, 8);
+    assert.equal(asked.length, 12);
     assert.deepEqual(asked.at(-1), [add, { a: 1, b: 1 }]);
     assert.equal((await hub.callTool(providerName(hub, "alpha", "echo"), { message: "ok" })).text, "ok");
     assert.deepEqual((await e.stats("alpha")).calls.map((c) => c.name), ["add", "echo"]);
