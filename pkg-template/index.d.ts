@@ -777,7 +777,8 @@ export function prefixToolName(server: string | null | undefined, tool: string, 
 /**
  * Splits a name built by a plain naming format, or returns `null`. A guess from the text alone: it cannot
  * undo sanitising or hashing, nor tell `mcp__a___t` (server `a_`, tool `t`) from server `a`, tool `_t`
- * (`mcp__t` reads as tool `t` of no server). Use {@link NameMap.resolve} for exact answers.
+ * (`mcp__t` reads as tool `t` of no server; under `naming: "server"`, `t` does). Use {@link NameMap.resolve} for
+ * exact answers.
  */
 export function parseToolName(name: string, options?: NamingOptions): { server: string | null; tool: string } | null;
 

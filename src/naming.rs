@@ -335,7 +335,9 @@ pub fn parse_tool_name(name: &str, format: Option<NameFormat>, opts: &NamingOpti
         NameFormat::Mcp => name.strip_prefix(&mcp_head).and_then(|rest| {
             split(rest).or_else(|| (!rest.is_empty() && !rest.contains(sep)).then(|| ParsedName { server: None, tool: rest.owned() }))
         }),
-        NameFormat::Server => split(name),
+        // `t`: what the format makes of a tool with no server (one whose name holds the
+        // separator is hashed).
+        NameFormat::Server => split(name).or_else(|| (!name.contains(sep)).then(|| ParsedName { server: None, tool: name.owned() })),
         NameFormat::Bare => Some(ParsedName { server: None, tool: name.owned() }),
     }
 }
@@ -1098,6 +1100,13 @@ mod tests {
         assert_eq!((p.server, p.tool.as_str()), (None, "nosplit"));
         assert!(parse_tool_name("mcp__", Some(NameFormat::Mcp), &o).is_none());
         assert!(parse_tool_name("other__x", Some(NameFormat::Mcp), &o).is_none());
+        // And what `server` makes of one (it once read back as nothing).
+        let server = NamingOptions { format: Some(NameFormat::Server), ..opts() };
+        let named = prefix_tool_name(None, "x", &server, NameRule::Strict);
+        assert_eq!(named, "x");
+        let p = parse_tool_name(&named, Some(NameFormat::Server), &o).unwrap();
+        assert_eq!((p.server, p.tool.as_str()), (None, "x"));
+        assert!(parse_tool_name("x__", Some(NameFormat::Server), &o).is_none());
     }
 
     // `accepts` reads bytes; it must say yes exactly when sanitising would change nothing and the
