@@ -1062,7 +1062,13 @@ impl JsMcpHub {
             None
         } else {
             refuse_lossy_options(&policy_value, "options.policy", &[])?;
-            Some(Policy::from_value(from_js(&policy_value, "options.policy")?)?)
+            // What cannot be read (a freed `PermissionPolicy`, whose `toJSON` throws) is the
+            // option's error, as every other of the policy's.
+            let config = from_js(&policy_value, "options.policy").map_err(|mut e| {
+                e.code = ErrorCode::InvalidOptions;
+                e
+            })?;
+            Some(Policy::from_value(config)?)
         };
         let confirm: Option<Confirm> = opt_fn(&options, "confirm")?.map(|f| {
             Box::new(move |asked: &ConfirmRequest<'_>| {

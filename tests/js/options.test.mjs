@@ -214,6 +214,10 @@ test("McpHub: every options object refuses a misspelt key naming it, and any key
   await refused(() => new tw.McpHub({ a: { headers: {} } }), "INVALID_OPTIONS", /servers\.a\.url must be a string or a URL, got undefined/);
   await refused(() => new tw.McpHub({ a: { url: "ftp://x/mcp" } }), "INVALID_OPTIONS", /servers\.a\.url must be http\(s\)/);
   await refused(() => new tw.McpHub(servers, { policy: { alow: ["*"] } }), "INVALID_OPTIONS", meant("alow", "allow", "policy"));
+  // A freed PermissionPolicy cannot be read: the option's error, saying why.
+  const freed = new tw.PermissionPolicy({ deny: ["*"] });
+  freed.free();
+  await refused(() => new tw.McpHub(servers, { policy: freed }), "INVALID_OPTIONS", /this PermissionPolicy was freed \(free\(\) was called on it\): make a new one/);
   const hub = new tw.McpHub(servers);
   await refused(() => hub.listTools({ selectedServer: ["a"] }), "INVALID_OPTIONS", meant("selectedServer", "selectedServers"));
   await refused(() => hub.tools("openai", { stict: true }), "INVALID_OPTIONS", meant("stict", "strict"));
