@@ -2459,7 +2459,8 @@ export class McpHub {
    * left out and reported in {@link McpHub.droppedTools} with its server and its index in that server's
    * listing, and the other tools are converted. It rejects only for what no tool does alone (more tools
    * than `limits.maxTools`), keeping the name map it had. A key of `options` not known is `INVALID_OPTIONS`, as
-   * with the hub's other options (where {@link convertMcpTools} ignores one near no option's name).
+   * with the hub's other options (where {@link convertMcpTools} ignores one near no option's name); so is `server`
+   * (each tool's server is the hub's name for it).
    */
   tools<P extends ProviderName>(provider: P, options?: Omit<ConvertOptions, "server">): Promise<ProviderOutput[P]>;
   /**

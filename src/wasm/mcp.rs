@@ -100,6 +100,10 @@ fn refuse_unknown_keys(options: &JsValue, what: &str, known: &[&str]) -> Result<
     crate::wasm::interop::refuse_unknown_keys(options, what, known, true)
 }
 
+/// The keys of `McpHub.tools`' options: the conversion's, but for the server, which each tool
+/// has (and `nameFormat`, `naming`'s other name, not documented).
+const HUB_TOOLS_KEYS: [&str; 7] = ["naming", "separator", "prefix", "portableNames", "strict", "geminiMode", "limits"];
+
 /// The keys of `McpHub`'s options.
 const HUB_KEYS: [&str; 3] = ["fetch", "policy", "confirm"];
 
@@ -1130,9 +1134,14 @@ impl JsMcpHub {
         let hub = self.inner.clone();
         let parsed = (|| -> Result<_, Error> {
             let p = Provider::target(&string_param(&provider, "provider")?)?;
+            // Each tool's server is the hub's name for it: a server given here would be read by
+            // nothing.
+            if let Some(key) = ["server", "serverName"].into_iter().find(|k| !get(&options, k).is_undefined()) {
+                return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{key} is no option of McpHub.tools(): each tool's server is the name the hub has for it")));
+            }
             let opts = options_param(&options)?;
             // The conversion's options, whose keys a hub, as its other options, holds to those known.
-            refuse_unknown_keys(&options, "options", &crate::convert::OPTION_KEYS)?;
+            refuse_unknown_keys(&options, "options", &HUB_TOOLS_KEYS)?;
             Ok((p, opts))
         })();
         promise(Box::pin(async move {

@@ -223,7 +223,11 @@ test("McpHub: every options object refuses a misspelt key naming it, and any key
   await refused(() => hub.tools("openai", { stict: true }), "INVALID_OPTIONS", meant("stict", "strict"));
   await refused(() => hub.tools("openai", { limits: { maxDeph: 3 } }), "INVALID_OPTIONS", meant("maxDeph", "maxDepth", "options.limits"));
   // A hub's tools() holds the conversion's options to the keys known, as its other options.
-  await refused(() => hub.tools("openai", { futureOption: 1 }), "INVALID_OPTIONS", /^options has no key "futureOption" \(the keys are server, /);
+  await refused(() => hub.tools("openai", { futureOption: 1 }), "INVALID_OPTIONS", /^options has no key "futureOption" \(the keys are naming, separator, prefix, portableNames, strict, geminiMode, limits\)/);
+  // Each tool has its server: one given to tools() would be read by nothing.
+  for (const key of ["server", "serverName"]) {
+    await refused(() => hub.tools("openai", { [key]: "x" }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} is no option of McpHub\\.tools\\(\\): each tool's server is the name the hub has for it`));
+  }
   // callTool: `provder` would read the call with the last tools()'s name map, not the provider's.
   await refused(() => hub.callTool("mcp__a__echo", {}, { provder: "openai" }), "INVALID_OPTIONS", meant("provder", "provider"));
   await refused(() => hub.callTool("mcp__a__echo", {}, { timeotMs: 5 }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
