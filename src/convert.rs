@@ -488,7 +488,9 @@ fn provider_name(name_map: &NameMap, i: usize) -> &str {
 fn tool_report(tool: &Head, server: Option<String>, name: &str, name_diags: &[Diagnostic]) -> ToolReport {
     let mut tr = ToolReport { tool: tool.name.clone().into_owned(), server, name: name.owned(), changes: tool.left_out.clone(), ..ToolReport::default() };
     if name != tool.name {
-        let rule = if name_diags.iter().any(|d| d.message.contains(&format!("named \"{name}\""))) {
+        // The name a clash gave it (`...; named "X"`), not the name it would have had (`would be
+        // named "X" like another tool`, which the copy that kept it is named).
+        let rule = if name_diags.iter().any(|d| d.message.ends_with(&format!("; named \"{name}\""))) {
             "names/collision"
         } else {
             "names/rename"
@@ -999,6 +1001,18 @@ mod tests {
         let e = convert_json(r#"[{"name":"t","description":"\ud800"}"#, Provider::OpenAi, &opts).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidJson, "unclosed: still not JSON");
         assert!(e.message.contains("EOF"), "{}", e.message);
+    }
+
+    /// A tool listed twice: the first copy keeps its name and is no collision in the report (it
+    /// once was, its name read out of the other copy's "would be named" message); the second is.
+    #[test]
+    fn the_copy_of_a_repeated_tool_that_keeps_its_name_is_no_collision() {
+        let json = r#"[{"name":"a","serverName":"s"},{"name":"a","serverName":"s"},{"name":"b","serverName":"s"}]"#;
+        let detailed = convert_json_detailed(json, Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        let rules: Vec<(&str, Vec<&str>)> = detailed.report.tools.iter().map(|t| (t.name.as_str(), t.changes.iter().map(|c| c.rule).collect())).collect();
+        assert_eq!(rules[0], ("mcp__s__a", vec!["names/rename"]));
+        assert_eq!(rules[1].1, ["names/collision"]);
+        assert_eq!(rules[2], ("mcp__s__b", vec!["names/rename"]));
     }
 
     /// Strict mode closes every object (`additionalProperties: false`): one below the root that
