@@ -395,7 +395,10 @@ export interface Report {
    * take: a lone UTF-16 surrogate in a string (half of a character, as text cut inside an emoji leaves it; JSON text
    * holds one as an escape, `"\ud83d"`) is written as U+FFFD, an `input/lone-surrogate` problem at its JSON pointer
    * in the input (`"/0/description"`; a key's pointer ends with the key as written, U+FFFD in it), the first 8 so,
-   * then one problem counting the rest.
+   * then one problem counting the rest. A tool whose `name` or `serverName` holds one is `INVALID_TOOL` instead (a
+   * `tool/invalid` problem for {@link checkTools}): as U+FFFD it would be another name, and two names one. So is
+   * such a name given to `prefixToolName`, `parseToolName` or `PermissionPolicy.check` (`INVALID_INPUT`), or a
+   * policy's pattern (`INVALID_OPTIONS`).
    */
   problems: Diagnostic[];
 }

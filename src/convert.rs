@@ -344,20 +344,35 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
 #[inline(never)]
 fn run_general(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool, capacity: usize) -> Result<Written> {
     let not_json = |e: ReadError| e.into_error("the tools JSON", |e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")));
-    let (input, repaired) = match read_json(json) {
-        Ok(input) => (input, Vec::new()),
+    let (input, repaired, broken) = match read_json(json) {
+        Ok(input) => (input, Vec::new(), Vec::new()),
         // JS strings may hold lone surrogates (an emoji cut in half), which `JSON.stringify`
         // writes as `\udXXX` escapes that no UTF-8 text can hold: U+FFFD stands in, reported.
         Err(ReadError::Json(e)) => match repair_lone_surrogates_at(json) {
-            Some((fixed, at)) => (read_json(&fixed).map_err(not_json)?, lone_surrogate_problems(&fixed, &at)),
+            Some((fixed, at)) => (read_json(&fixed).map_err(not_json)?, lone_surrogate_problems(&fixed, &at), lone_surrogate_names(&fixed, &at)),
             None => return Err(not_json(ReadError::Json(e))),
         },
         Err(e) => return Err(not_json(e)),
     };
-    let (tools, problems) = admit(tools_from_value(input)?, opts, on_error)?;
+    let (tools, problems) = admit_with(tools_from_value(input)?, opts, on_error, &broken)?;
     let mut run = run(tools, Vec::new(), problems, provider, opts, on_error, with_report, None)?;
     run.report.problems.splice(0..0, repaired);
     Ok(run.into_text(provider, &opts.schema, capacity, false, None))
+}
+
+/// The tools (their index, and the key) whose `name` or `serverName` held a lone surrogate
+/// replaced at `at` in `fixed`: U+FFFD there would make the name another (two names that
+/// differ in their lone surrogate alone, one), and the tool would be called by a name its
+/// server does not have. Such a tool is not converted ([`admit_with`]).
+fn lone_surrogate_names(fixed: &str, at: &[usize]) -> Vec<(usize, &'static str)> {
+    crate::model::pointers_at(fixed, at)
+        .iter()
+        .filter_map(|p| {
+            let (index, key) = p.strip_prefix("/tools").unwrap_or(p).strip_prefix('/')?.split_once('/')?;
+            let key = ["name", "serverName"].into_iter().find(|k| *k == key)?;
+            Some((index.parse().ok()?, key))
+        })
+        .collect()
 }
 
 /// Set-level problems for lone surrogate escapes replaced at `at` in `fixed` (the input's
@@ -549,6 +564,12 @@ pub(crate) fn max_json_depth(limits: &Limits) -> usize {
 /// Reads `raw` tools within the limits. With [`OnError::Report`] a tool that fails is left out
 /// and its problem returned.
 fn admit(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError) -> Result<(Vec<Head<'static>>, Vec<Diagnostic>)> {
+    admit_with(raw, opts, on_error, &[])
+}
+
+/// [`admit`], with the tools whose name (or server name) held a lone surrogate
+/// ([`lone_surrogate_names`]) refused as `INVALID_TOOL`.
+fn admit_with(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError, broken: &[(usize, &str)]) -> Result<(Vec<Head<'static>>, Vec<Diagnostic>)> {
     let limits = opts.schema.limits;
     if raw.len() > limits.max_tools {
         return Err(Error::new(
@@ -559,7 +580,16 @@ fn admit(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError) -> Result<(V
     let mut tools = Vec::with_capacity(raw.len());
     let mut problems = Vec::new();
     for (i, v) in raw.into_iter().enumerate() {
-        match admit_one(v, i, &limits) {
+        let admitted = match broken.iter().find(|(at, _)| *at == i) {
+            Some((_, key)) => Err(Error::new(
+                ErrorCode::InvalidTool,
+                format!(
+                    "tool at index {i}: its {key} holds a lone UTF-16 surrogate (half of a character, as text cut inside an emoji leaves it), which no name can hold: read as U+FFFD it would be another name"
+                ),
+            )),
+            None => admit_one(v, i, &limits),
+        };
+        match admitted {
             Ok(t) => tools.push(Head::of_tool(t)),
             Err(e) if on_error == OnError::Report => problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() }),
             Err(e) => return Err(e.with_path(format!("/{i}"))),
@@ -1001,6 +1031,29 @@ mod tests {
         let e = convert_json(r#"[{"name":"t","description":"\ud800"}"#, Provider::OpenAi, &opts).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidJson, "unclosed: still not JSON");
         assert!(e.message.contains("EOF"), "{}", e.message);
+    }
+
+    /// A lone surrogate in a tool's name (or server name) is no name: as U+FFFD two such names
+    /// would be one, and the call would go to a tool the server does not have. The tool is
+    /// refused (`INVALID_TOOL`; left out by `checkTools`); elsewhere the escape is U+FFFD, reported.
+    #[test]
+    fn a_lone_surrogate_in_a_tools_name_refuses_the_tool() {
+        let opts = ConvertOptions::default();
+        for (json, key) in [
+            (r#"[{"name":"b"},{"name":"a\ud800","serverName":"s"}]"#, "name"),
+            (r#"{"tools":[{"name":"b"},{"name":"a","serverName":"s\udc00"}]}"#, "serverName"),
+        ] {
+            let e = convert_json(json, Provider::OpenAi, &opts).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidTool, "{json}: {e}");
+            assert!(e.message.starts_with(&format!("tool at index 1: its {key} holds a lone UTF-16 surrogate")), "{e}");
+            let checked = check_json(json, Provider::OpenAi, &opts).unwrap();
+            assert!(checked.problems.iter().any(|d| d.rule == "tool/invalid" && d.path == "/1"), "{:?}", checked.problems);
+        }
+        let two = r#"[{"name":"a\ud800","serverName":"s"},{"name":"a\ud801","serverName":"s"}]"#;
+        assert_eq!(convert_json(two, Provider::Anthropic, &opts).unwrap_err().code, ErrorCode::InvalidTool);
+        // Elsewhere (a description), U+FFFD, reported.
+        let fine = convert_json_detailed(r#"[{"name":"a","description":"cut \ud83d"}]"#, Provider::OpenAi, &opts).unwrap();
+        assert!(fine.tools.contains("cut \u{fffd}"));
     }
 
     /// A tool listed twice: the first copy keeps its name and is no collision in the report (it

@@ -10,7 +10,7 @@ use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
 use crate::providers::Provider;
 use crate::schema::{process_json_schema, Cx, Limits};
 use crate::text::Owned as _;
-use crate::wasm::interop::{from_js, json_text, opt_string_param, parse, parse_js, refuse_lossy_known, refuse_unknown_keys, string_param, text_or_bytes_param, to_js};
+use crate::wasm::interop::{from_js, json_text, name_param, opt_name_param, parse, parse_js, refuse_lossy_known, refuse_unknown_keys, string_param, text_or_bytes_param, to_js};
 
 pub(crate) fn provider_param(v: &JsValue) -> Result<Provider, Error> {
     Provider::parse(&string_param(v, "provider")?)
@@ -223,8 +223,8 @@ fn naming_and_rule(options: &JsValue) -> Result<(crate::naming::NamingOptions, N
 /// `^[a-zA-Z0-9_-]{1,64}$`; `portableNames: true` for every provider's at once).
 #[wasm_bindgen(js_name = prefixToolName)]
 pub fn prefix_tool_name_js(server: JsValue, tool: JsValue, options: JsValue) -> Result<String, Error> {
-    let server = opt_string_param(&server, "server")?;
-    let tool = string_param(&tool, "tool")?;
+    let server = opt_name_param(&server, "server")?;
+    let tool = name_param(&tool, "tool")?;
     if tool.is_empty() {
         return Err(Error::new(ErrorCode::InvalidInput, "tool must not be empty"));
     }
@@ -236,7 +236,7 @@ pub fn prefix_tool_name_js(server: JsValue, tool: JsValue, options: JsValue) -> 
 /// It cannot undo sanitising or hashing; use a `NameMap` for exact answers.
 #[wasm_bindgen(js_name = parseToolName)]
 pub fn parse_tool_name_js(name: JsValue, options: JsValue) -> Result<JsValue, Error> {
-    let name = string_param(&name, "name")?;
+    let name = name_param(&name, "name")?;
     let (naming, _, format) = naming_and_rule(&options)?;
     Ok(match parse_tool_name(&name, format, &naming) {
         Some(p) => to_js(&p.to_value())?,

@@ -16,6 +16,20 @@ pub(crate) fn from_js(v: &JsValue, what: &str) -> Result<Value> {
     parse(&json_text(v, what)?, what)
 }
 
+/// A permission policy's config as JSON: [`from_js`], but a pattern (any string of it) that
+/// holds a lone UTF-16 surrogate is refused (`INVALID_OPTIONS`): as U+FFFD it would match
+/// names it was not written for.
+pub(crate) fn policy_config(v: &JsValue, what: &str) -> Result<Value> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Value::Null);
+    }
+    let text = json_text(v, what)?;
+    if crate::model::repair_lone_surrogates(&text).is_some() {
+        return Err(Error::new(ErrorCode::InvalidOptions, format!("invalid permission policy: {}", lone_surrogate_name("a pattern"))));
+    }
+    parse(&text, what)
+}
+
 /// The code for a value that is not what `what` takes: options are `INVALID_OPTIONS`, the rest
 /// `INVALID_INPUT`.
 pub(crate) fn code_for(what: &str) -> ErrorCode {
@@ -427,11 +441,26 @@ pub(crate) fn string_param(v: &JsValue, what: &str) -> Result<String> {
     })
 }
 
-/// An optional string parameter (`undefined`/`null` → `None`).
-pub(crate) fn opt_string_param(v: &JsValue, what: &str) -> Result<Option<String>> {
+/// [`string_param`] for a name (a tool's, a server's, a policy's pattern): a lone UTF-16
+/// surrogate, which would come across as U+FFFD (and so make two names one), is
+/// `INVALID_INPUT`, where other text takes U+FFFD in its place.
+pub(crate) fn name_param(v: &JsValue, what: &str) -> Result<String> {
+    if v.is_string() && !wasm_bindgen::JsCast::unchecked_ref::<js_sys::JsString>(v).is_valid_utf16() {
+        return Err(Error::new(ErrorCode::InvalidInput, lone_surrogate_name(what)));
+    }
+    string_param(v, what)
+}
+
+/// The message of a name holding a lone surrogate.
+pub(crate) fn lone_surrogate_name(what: &str) -> String {
+    format!("{what} holds a lone UTF-16 surrogate (half of a character, as text cut inside an emoji leaves it), which no name can hold: read as U+FFFD it would be another name")
+}
+
+/// An optional name parameter (`undefined`/`null` → `None`; see [`name_param`]).
+pub(crate) fn opt_name_param(v: &JsValue, what: &str) -> Result<Option<String>> {
     if v.is_undefined() || v.is_null() {
         Ok(None)
     } else {
-        string_param(v, what).map(Some)
+        name_param(v, what).map(Some)
     }
 }

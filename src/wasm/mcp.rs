@@ -1068,7 +1068,7 @@ impl JsMcpHub {
             refuse_lossy_options(&policy_value, "options.policy", &[])?;
             // What cannot be read (a freed `PermissionPolicy`, whose `toJSON` throws) is the
             // option's error, as every other of the policy's.
-            let config = from_js(&policy_value, "options.policy").map_err(|mut e| {
+            let config = crate::wasm::interop::policy_config(&policy_value, "options.policy").map_err(|mut e| {
                 e.code = ErrorCode::InvalidOptions;
                 e
             })?;

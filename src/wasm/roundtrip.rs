@@ -439,7 +439,7 @@ impl JsPolicy {
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<JsPolicy, Error> {
         refuse_lossy_options(&config, "policy", &[])?;
-        let v = match from_js(&config, "policy")? {
+        let v = match crate::wasm::interop::policy_config(&config, "policy")? {
             Value::Null => Value::Object(serde_json::Map::new()),
             v => v,
         };
@@ -456,7 +456,7 @@ impl JsPolicy {
     /// The decision for a provider tool name. `tool` (an MCP tool, or just its `annotations`)
     /// lets `askDestructive` see the tool's hints.
     pub fn check(&self, name: JsValue, tool: JsValue) -> Result<String, Error> {
-        let name = string_param(&name, "name")?;
+        let name = crate::wasm::interop::name_param(&name, "name")?;
         if !(tool.is_undefined() || tool.is_null() || (tool.is_object() && !js_sys::Array::is_array(&tool) && !tool.is_function())) {
             return Err(Error::new(
                 ErrorCode::InvalidInput,

@@ -266,6 +266,34 @@ test("lone surrogates in JS strings become U+FFFD, reported where they were", ()
   stillWorks();
 });
 
+test("a lone surrogate in a name is refused: as U+FFFD two names would be one", () => {
+  const code = (fn) => {
+    try {
+      fn();
+    } catch (e) {
+      return [e.code, e.message];
+    }
+    return ["no error"];
+  };
+  // Two tools whose names differ in their lone surrogate alone once both resolved to tool "a\ufffd".
+  const tools = [{ name: "a\ud800", serverName: "s" }, { name: "a\ud801", serverName: "s" }];
+  for (const fn of [() => tw.NameMap.fromTools(tools, "openai"), () => tw.convertMcpTools(tools, "openai"), () => tw.convertMcpToolsJson(JSON.stringify(tools), "anthropic")]) {
+    const [c, m] = code(fn);
+    assert.equal(c, "INVALID_TOOL");
+    assert.match(m, /^tool at index 0: its name holds a lone UTF-16 surrogate/);
+  }
+  assert.equal(code(() => tw.convertMcpTools([{ name: "a", serverName: "s\udc00" }], "openai"))[0], "INVALID_TOOL");
+  assert.ok(tw.checkTools(tools, "openai").problems.some((p) => p.rule === "tool/invalid" && p.path === "/1"));
+  for (const fn of [() => tw.prefixToolName("s", "a\ud800"), () => tw.prefixToolName("s\udfff", "a"), () => tw.parseToolName("mcp__s__a\ud800")]) {
+    assert.equal(code(fn)[0], "INVALID_INPUT");
+  }
+  assert.deepEqual(code(() => new tw.PermissionPolicy({ deny: ["mcp__s__a\ud800"] })).slice(0, 1), ["INVALID_OPTIONS"]);
+  assert.equal(code(() => new tw.PermissionPolicy({}).check("mcp__s__a\ud800"))[0], "INVALID_INPUT");
+  // A name with U+FFFD itself is a name like any other.
+  assert.equal(tw.NameMap.fromTools([{ name: "a\ufffd", serverName: "s" }], "openai").resolve("mcp__s__a__i7x8s673").tool, "a\ufffd");
+  stillWorks();
+});
+
 test("non-ASCII text comes back exactly from every entry point that returns objects", () => {
   // Objects leave the module as ASCII-only JSON (non-ASCII characters escaped) for a faster JSON.parse;
   // the values must be the characters given, in keys, descriptions and enums, at the edges of UTF-16.
