@@ -1588,7 +1588,8 @@ export class PermissionPolicy {
   /**
    * The decision for a provider tool name; pass the MCP tool (or its annotations) for `askDestructive`. A name
    * inside a model's namespace (`functions.NAME`, `default_api.NAME`: what {@link NameMap.resolve} looks past)
-   * meets the rules of `NAME` too, the most restrictive winning.
+   * meets the rules of `NAME` too, the most restrictive winning. The name is judged as given: one a provider was
+   * given shortened or hashed is judged as that text ({@link McpHub} judges each call by its server and tool).
    */
   check(name: string, tool?: McpTool | McpToolAnnotations | null): PermissionAction;
   /** The config the policy was made from (so an instance can be given as {@link McpHubOptions.policy}). */
