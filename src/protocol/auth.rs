@@ -1151,7 +1151,9 @@ fn tokens_from(mut v: Value, spent_refresh: Option<&str>) -> Option<Tokens> {
     if let Some(m) = v.as_object_mut() {
         if let Some(e) = m.get("expires_in").filter(|e| !e.is_number()) {
             let number = e.as_str().map(str::trim).and_then(|s| {
-                s.parse::<u64>().ok().map(Value::from).or_else(|| s.parse::<f64>().ok().filter(|n| n.is_finite() && *n >= 0.0).and_then(serde_json::Number::from_f64).map(Value::Number))
+                // serde_json's number reader, not `str::parse::<f64>` (Rust's float parser is 15 KB
+                // of gzip'd wasm of its own).
+                s.parse::<u64>().ok().map(Value::from).or_else(|| serde_json::from_str::<Value>(s).ok().filter(|n| n.as_f64().is_some_and(|n| n >= 0.0)))
             });
             match number {
                 Some(n) => m.put("expires_in", n),
