@@ -919,7 +919,8 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * - `anthropic`: the message, one content block, or an array of blocks (`message.content`);
  * - `gemini`, `vertex`: the response (the first candidate's calls, as for `openai`), a candidate, a content, a part,
  *   a `FunctionCall`, or an array of these
- *   (`response.functionCalls`, `content.parts`). Arguments streamed in parts (Vertex `partialArgs`) are put together;
+ *   (`response.functionCalls`, `content.parts`). Arguments streamed in parts (Vertex `partialArgs`) are put together
+ *   (a call whose `partialArgs` nest deeper than 400 levels, or make more than 64 MiB, has `error` `LIMIT_EXCEEDED`);
  * - `bedrock`: the response, its `output` (`{message}`), a message, one content block, or an array of blocks
  *   (`message.content`).
  *
@@ -1242,10 +1243,11 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * Gemini `{error}`, Bedrock's `internalServerException`, `modelStreamErrorException`, `throttlingException`,
    * `validationException`, `serviceUnavailableException`, Ollama's `{error}`), its message naming the provider's
    * type or status (`Anthropic stream error overloaded_error: Overloaded`). Past 1,024 calls being read at once
-   * (a call past that is not made) or 64 MiB of their names and arguments, the calls being read are dropped, and
-   * the model's turn with them (`message()` throws), with `LIMIT_EXCEEDED`; so is a call of a Responses stream
-   * past the 262,144 it completed (it is not made). The rest of the text is read all the same, the calls it
-   * completed come with the next `push` or `finish`, and the accumulator can be used on.
+   * (a call past that is not made) or 64 MiB of their names and arguments (Vertex `partialArgs` counted by what they
+   * make), the calls being read are dropped, and the model's turn with them (`message()` throws), with
+   * `LIMIT_EXCEEDED`; so is a call of a Responses stream past the 262,144 it completed (it is not made). The rest of
+   * the text is read all the same, the calls it completed come with the next `push` or `finish`, and the accumulator
+   * can be used on.
    *
    * The text may come as UTF-8 bytes (a `Uint8Array`, a `Buffer`, an `ArrayBuffer`: what
    * `for await (const chunk of res.body)` yields), a character cut between two chunks joined again (bytes that are

@@ -406,6 +406,8 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
     if format == CallFormat::Gemini {
         let mut acc = Accumulator::new(format);
         acc.turn = turn::Turn::off();
+        // What streamed arguments may make, in all the items.
+        acc.room = MAX_OPEN_BYTES;
         for (i, item) in items.iter().enumerate() {
             acc.gemini_value(item, i as u64, map, &mut calls);
         }
@@ -617,11 +619,16 @@ enum Step {
 
 /// The steps of a JSON path (RFC 9535) that names one value, as Gemini's `PartialArg.jsonPath`
 /// does (`$.foo.bar[0].data`): `$`, then `.name`, `['name']`, `["name"]` and `[0]` steps.
-/// `None` for anything else (wildcards, slices, filters, a malformed path).
+/// `None` for anything else (wildcards, slices, filters, a malformed path). A path of more
+/// steps than [`crate::model::MAX_JSON_NESTING`] is read no further: its steps so far, one
+/// more than that, for the caller to refuse ([`apply_partial_args`]).
 fn json_path(path: &str) -> Option<Vec<Step>> {
     let mut rest = path.strip_prefix('$')?;
     let mut steps = Vec::new();
     while !rest.is_empty() {
+        if steps.len() > crate::model::MAX_JSON_NESTING {
+            return Some(steps);
+        }
         if let Some(r) = rest.strip_prefix('.') {
             let end = r.find(['.', '[']).unwrap_or(r.len());
             if end == 0 || &r[..end] == "*" {
@@ -696,30 +703,44 @@ fn quoted_name(body: &str, quote: char) -> Option<String> {
 /// array of that size. Elements stream in order; a small gap is tolerated.
 const MAX_STREAMED_GAP: usize = 16;
 
+/// What a value made by [`set_at`] costs towards the bounds, besides its key: a
+/// `serde_json::Value`, its share of the vector or map it is in, a map's own allocation. What a
+/// stream's path makes is charged so, not by the path's text: `[16]` makes 17 values of 4 bytes.
+const MADE_VALUE_BYTES: usize = 64;
+
 /// Sets the value at `steps` inside `root`, making the objects and arrays on the way. A string
 /// where a string already is is appended to it (Gemini streams long strings in pieces at one
 /// path). A path through a value of another kind (an index into an object, a key into a
-/// string) sets nothing.
-fn set_at(root: &mut Value, steps: &[Step], value: Value) {
+/// string) sets nothing. Returns about how many bytes it added ([`MADE_VALUE_BYTES`] for each
+/// value made on the way, the value's size). Iterative: a path is as deep as the stream says.
+fn set_at(root: &mut Value, steps: &[Step], value: Value) -> usize {
+    let mut made = 0;
     let mut cur = root;
     for (i, step) in steps.iter().enumerate() {
         let slot = match (step, cur) {
-            (Step::Key(k), Value::Object(m)) => m.entry(k.clone()).or_insert(Value::Null),
+            (Step::Key(k), Value::Object(m)) => {
+                if !m.contains_key(k.as_str()) {
+                    made += MADE_VALUE_BYTES + k.len();
+                }
+                m.entry(k.clone()).or_insert(Value::Null)
+            }
             (Step::Index(n), Value::Array(a)) if *n <= a.len() + MAX_STREAMED_GAP => {
                 if a.len() <= *n {
+                    made += (*n + 1 - a.len()) * MADE_VALUE_BYTES;
                     a.resize(*n + 1, Value::Null);
                 }
                 &mut a[*n]
             }
-            _ => return,
+            _ => return made,
         };
         match steps.get(i + 1) {
             None => {
+                made += turn::size(&value);
                 match (slot, value) {
                     (Value::String(s), Value::String(more)) => s.push_str(&more),
                     (slot, value) => *slot = value,
                 }
-                return;
+                return made;
             }
             Some(next) => {
                 if slot.is_null() {
@@ -732,12 +753,35 @@ fn set_at(root: &mut Value, steps: &[Step], value: Value) {
             }
         }
     }
+    made
+}
+
+/// Why Gemini arguments were left unfinished by [`merge_args`]: past a bound, what was past it
+/// not put in (the call is then `LIMIT_EXCEEDED`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ArgsCut {
+    /// A `partialArgs` `jsonPath` of more steps than JSON read anywhere may nest.
+    TooDeep,
+    /// What the arguments were made into passed the bytes they had room for.
+    TooLarge,
+}
+
+impl ArgsCut {
+    fn why(self) -> String {
+        match self {
+            Self::TooDeep => format!("a partialArgs jsonPath nests deeper than {} levels", crate::model::MAX_JSON_NESTING),
+            Self::TooLarge => format!("what the streamed partialArgs make passed {MAX_OPEN_BYTES} bytes"),
+        }
+    }
 }
 
 /// Applies Gemini `PartialArg`s (`{jsonPath, stringValue | numberValue | boolValue |
 /// nullValue, willContinue?}`) to arguments being put together. One without a value or with a
-/// path that names no single value is skipped.
-fn apply_partial_args(args: &mut Value, partial: &[Value]) {
+/// path that names no single value is skipped; one with a path deeper than
+/// [`crate::model::MAX_JSON_NESTING`] steps, or once `room` (bytes) is used up, is not put in,
+/// and said ([`ArgsCut`]). Returns about how many bytes it added.
+fn apply_partial_args(args: &mut Value, partial: &[Value], room: usize) -> (usize, Option<ArgsCut>) {
+    let (mut used, mut cut) = (0, None);
     for pa in partial {
         let Some(steps) = pa.get("jsonPath").and_then(Value::as_str).and_then(json_path) else { continue };
         let value = if let Some(s) = pa.get("stringValue").filter(|v| v.is_string()) {
@@ -751,10 +795,16 @@ fn apply_partial_args(args: &mut Value, partial: &[Value]) {
         } else {
             continue;
         };
-        if !steps.is_empty() {
-            set_at(args, &steps, value);
+        if steps.len() > crate::model::MAX_JSON_NESTING {
+            cut.get_or_insert(ArgsCut::TooDeep);
+        } else if used >= room {
+            cut.get_or_insert(ArgsCut::TooLarge);
+        } else if !steps.is_empty() {
+            // One path makes at most a few hundred KiB (400 steps of 17 values), past `room` once.
+            used += set_at(args, &steps, value);
         }
     }
+    (used, cut)
 }
 
 /// Whether a Gemini `FunctionCall` named `name` (with `id`) goes on with the call streaming as
@@ -765,16 +815,24 @@ fn continues_call(name: Option<&str>, id: Option<&str>, open_name: &str, open_id
 }
 
 /// Adds a Gemini `FunctionCall`'s `args` (merged into an object, else in its place) and
-/// `partialArgs` to the arguments put together so far.
-fn merge_args(whole: &mut Value, args: Option<&Value>, partial: Option<&Vec<Value>>) {
+/// `partialArgs` to the arguments put together so far. Returns about how many bytes they
+/// added (`args` by its size); `partialArgs` past `room` (bytes), or too deep, are not put
+/// in, and said ([`apply_partial_args`]).
+fn merge_args(whole: &mut Value, args: Option<&Value>, partial: Option<&Vec<Value>>, room: usize) -> (usize, Option<ArgsCut>) {
+    let mut used = 0;
     if let Some(a) = args {
+        used += turn::size(a);
         match (whole.as_object_mut(), a) {
             (Some(have), Value::Object(more)) => have.extend(more.clone()),
             _ => *whole = a.clone(),
         }
     }
-    if let (Some(list), Value::Object(_)) = (partial, &*whole) {
-        apply_partial_args(whole, list);
+    match (partial, &*whole) {
+        (Some(list), Value::Object(_)) => {
+            let (made, cut) = apply_partial_args(whole, list, room.saturating_sub(used));
+            (used + made, cut)
+        }
+        _ => (used, None),
     }
 }
 
@@ -817,6 +875,9 @@ struct Partial {
     signature: Option<String>,
     /// About how many bytes of arguments given whole it holds (text: `args.len()`).
     whole_bytes: usize,
+    /// Gemini: `partialArgs` past a bound were not put in ([`merge_args`]): the call is
+    /// `LIMIT_EXCEEDED`.
+    cut: Option<ArgsCut>,
     /// Responses: the id of the call's item, by which its events find it ([`ResponsesCalls::items`]).
     item: Option<String>,
     /// OpenAI Chat: the `index` its deltas gave it, when they gave one ([`Accumulator::chat_key`]).
@@ -826,10 +887,19 @@ struct Partial {
 }
 
 impl Partial {
-    /// Gemini arguments merged in ([`merge_args`]), counted towards [`MAX_OPEN_BYTES`].
-    fn merge(&mut self, args: Option<&Value>, partial: Option<&Vec<Value>>) {
-        self.whole_bytes += args.map_or(0, turn::size) + partial.map_or(0, |l| l.iter().map(turn::size).sum());
-        merge_args(self.whole.get_or_insert_with(|| Value::Object(Map::new())), args, partial);
+    /// Gemini arguments merged in ([`merge_args`]), what they add counted towards
+    /// [`MAX_OPEN_BYTES`] and taken from `room`, what the event's calls may still add.
+    fn merge(&mut self, args: Option<&Value>, partial: Option<&Vec<Value>>, room: &mut usize) {
+        let (used, cut) = merge_args(self.whole.get_or_insert_with(|| Value::Object(Map::new())), args, partial, *room);
+        *room = room.saturating_sub(used);
+        self.whole_bytes += used;
+        if cut == Some(ArgsCut::TooLarge) {
+            // Past the room: the calls being read are past their bound.
+            self.whole_bytes = self.whole_bytes.max(MAX_OPEN_BYTES + 1);
+        }
+        if self.cut.is_none() {
+            self.cut = cut;
+        }
     }
 }
 
@@ -1316,6 +1386,11 @@ pub struct Accumulator {
     /// passed over rather than read as calls without a name.
     dropped: Vec<(u64, Option<u64>, Option<String>)>,
     emitted: usize,
+    /// Gemini: the bytes the calls' arguments may still grow by in the event being read
+    /// ([`MAX_OPEN_BYTES`] less what the calls being read hold when it starts): `partialArgs`
+    /// make more than they say, and calls completed in the event are not counted with those
+    /// being read.
+    room: usize,
     /// The model's turn, for [`Accumulator::message`].
     turn: turn::Turn,
 }
@@ -1333,6 +1408,7 @@ impl Accumulator {
             chat_last: None,
             dropped: Vec::new(),
             emitted: 0,
+            room: 0,
             turn: turn::Turn::default(),
         }
     }
@@ -1514,7 +1590,10 @@ impl Accumulator {
             CallFormat::OpenAi | CallFormat::Ollama => self.push_openai(event, &mut done),
             CallFormat::OpenAiResponses => self.push_responses(event, &mut done),
             CallFormat::Anthropic => self.push_anthropic(event, map, &mut out),
-            CallFormat::Gemini => self.gemini_value(event, 0, map, &mut out),
+            CallFormat::Gemini => {
+                self.room = MAX_OPEN_BYTES.saturating_sub(self.open.bytes());
+                self.gemini_value(event, 0, map, &mut out);
+            }
             CallFormat::Bedrock => self.push_bedrock(event, map, &mut out),
         }
         if !done.is_empty() {
@@ -1613,6 +1692,13 @@ impl Accumulator {
                     call.thought_signature.clone_from(&p.signature);
                     if let Some(why) = &p.incomplete {
                         cut_call(call, why);
+                    }
+                    if let Some(cut) = p.cut {
+                        call.error = Some(CallError {
+                            code: ErrorCode::LimitExceeded.as_str(),
+                            message: format!("the arguments of \"{}\" were not put together: {}", call.provider_name, cut.why()),
+                        });
+                        call.arguments = Value::Null;
                     }
                 }
                 out.extend(calls);
@@ -1714,7 +1800,7 @@ impl Accumulator {
                 if p.signature.is_none() {
                     p.signature = signature;
                 }
-                p.merge(args, partial);
+                p.merge(args, partial, &mut self.room);
                 if turn {
                     let step = GeminiStep::More { last: !more, id: p.id.as_deref(), signature: p.signature.as_deref() };
                     self.turn.gemini_call(part, args, partial, &step);
@@ -1753,7 +1839,8 @@ impl Accumulator {
             p.signature = signature;
             p.whole = None;
             p.whole_bytes = 0;
-            p.merge(args, partial);
+            p.cut = None;
+            p.merge(args, partial, &mut self.room);
             if !more {
                 out.extend(self.take(vec![key], map));
             }
@@ -2543,6 +2630,84 @@ mod tests {
         set_at(&mut args, &json_path("$.a[20000]").unwrap(), json!(1));
         set_at(&mut args, &json_path("$.a[30]").unwrap(), json!(1));
         assert_eq!(args, json!({"a":[null,null,{"b":"xy"}]}), "strings append; a conflicting path, or one far past the end, sets nothing");
+    }
+
+    #[test]
+    fn gemini_partial_args_deeper_than_json_nests_are_limit_exceeded() {
+        let fc = |fc: Value| json!({"candidates":[{"index":0,"content":{"role":"model","parts":[{"functionCall":fc}]}}]});
+        let stop = json!({"candidates":[{"index":0,"content":{"role":"model","parts":[]},"finishReason":"STOP"}]});
+        let path = |depth: usize| format!("${}", ".a".repeat(depth));
+        assert_eq!(json_path(&path(100_000)).map(|s| s.len()), Some(crate::model::MAX_JSON_NESTING + 1), "read no further");
+        for (depth, ok) in [(crate::model::MAX_JSON_NESTING, true), (crate::model::MAX_JSON_NESTING + 1, false), (5000, false), (100_000, false)] {
+            let events = [
+                fc(json!({"name":"get_weather","willContinue":true})),
+                fc(json!({"partialArgs":[{"jsonPath":"$.city","stringValue":"Paris"},{"jsonPath":path(depth),"stringValue":"x"}],"willContinue":true})),
+                stop.clone(),
+            ];
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            let calls: Vec<ToolCall> = events.iter().flat_map(|e| push(&mut acc, e, None)).collect();
+            assert_eq!(calls.len(), 1, "{depth}");
+            let parsed = parse_tool_calls(&Value::Array(events.to_vec()), CallFormat::Gemini, None).unwrap();
+            assert_eq!(parsed.len(), 1);
+            for call in [&calls[0], &parsed[0]] {
+                if ok {
+                    assert!(call.error.is_none(), "{depth}: {:?}", call.error);
+                    assert_eq!(crate::model::json_depth(&call.arguments), depth);
+                } else {
+                    let e = call.error.as_ref().expect("an error");
+                    assert_eq!(e.code, "LIMIT_EXCEEDED");
+                    assert!(e.message.contains("deeper than 400 levels"), "{}", e.message);
+                    assert_eq!(call.arguments, Value::Null);
+                }
+            }
+            // The turn holds what was put in, no deeper than the path allowed.
+            let turn = acc.message().unwrap();
+            let args = &turn["parts"][0]["functionCall"]["args"];
+            assert_eq!(args["city"], "Paris");
+            assert_eq!(crate::model::json_depth(args), if ok { depth } else { 1 });
+        }
+    }
+
+    #[test]
+    fn gemini_partial_args_are_charged_for_what_they_make() {
+        // `[16]` makes an array of 17 values from 4 bytes: 20 paths of 300 such steps an event.
+        let fc = |fc: Value| json!({"candidates":[{"index":0,"content":{"role":"model","parts":[{"functionCall":fc}]}}]});
+        let event = |e: usize| {
+            let partial: Vec<Value> =
+                (0..20).map(|i| json!({"jsonPath": format!("$.k{e}_{i}{}", "[16]".repeat(300)), "nullValue":"NULL_VALUE"})).collect();
+            fc(json!({"partialArgs": partial, "willContinue": true}))
+        };
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        push(&mut acc, &fc(json!({"name":"get_weather","willContinue":true})), None);
+        let mut sent = 0;
+        let mut errors = Vec::new();
+        for e in 0..200 {
+            let ev = event(e);
+            sent += ev.to_string().len();
+            if let Err(err) = acc.push(&ev, None) {
+                errors.push(err);
+            }
+            if errors.len() == 2 {
+                break;
+            }
+        }
+        assert!(sent < 4 << 20, "{sent} bytes of stream: {errors:?}");
+        assert_eq!(errors.len(), 2, "the turn is dropped past 32 MiB, then the call past 64 MiB");
+        assert!(errors.iter().all(|e| e.code == ErrorCode::LimitExceeded));
+        assert!(errors[0].message.contains("the model's turn passed"), "{}", errors[0].message);
+        assert!(errors[1].message.contains("tool calls being read passed"), "{}", errors[1].message);
+        assert_eq!(acc.message().unwrap_err().code, ErrorCode::LimitExceeded);
+        // One event that makes more than the bounds in itself: the call is cut there.
+        let partial: Vec<Value> = (0..2000).map(|i| json!({"jsonPath": format!("$.k{i}{}", "[16]".repeat(300)), "nullValue":"NULL_VALUE"})).collect();
+        let whole = fc(json!({"name":"get_weather","partialArgs": partial}));
+        let calls = parse_tool_calls(&whole, CallFormat::Gemini, None).unwrap();
+        let e = calls[0].error.as_ref().expect("an error");
+        assert_eq!(e.code, "LIMIT_EXCEEDED");
+        assert!(e.message.contains("what the streamed partialArgs make passed"), "{}", e.message);
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let e = acc.push(&whole, None).unwrap_err();
+        assert!(e.message.contains("the model's turn passed"), "{}", e.message);
+        assert_eq!(acc.finish(None).unwrap()[0].error.as_ref().map(|e| e.code), Some("LIMIT_EXCEEDED"));
     }
 
     /// Vertex's `streamFunctionCallArguments`, as the Vertex API sends it (vercel/ai#13929,

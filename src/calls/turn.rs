@@ -7,7 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{array, merge_args, str_of, CallFormat, GeminiStep};
+use super::{array, merge_args, str_of, ArgsCut, CallFormat, GeminiStep};
 use crate::error::{Error, ErrorCode, Result};
 
 /// The most a turn holds (text, arguments and blocks, in bytes, about): past it the turn is
@@ -67,14 +67,26 @@ pub(super) struct Turn {
     unsaid: bool,
 }
 
-/// About how many bytes `v` takes as JSON.
+/// About how many bytes `v` takes as JSON. Without recursion, as a value's depth is the
+/// stream's.
 pub(super) fn size(v: &Value) -> usize {
-    match v {
-        Value::String(s) => s.len() + 2,
-        Value::Array(a) => a.iter().map(size).sum::<usize>() + 2,
-        Value::Object(o) => o.iter().map(|(k, v)| k.len() + 3 + size(v)).sum::<usize>() + 2,
-        _ => 8,
+    let mut bytes = 0;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        bytes += match v {
+            Value::String(s) => s.len() + 2,
+            Value::Array(a) => {
+                stack.extend(a);
+                2
+            }
+            Value::Object(o) => {
+                stack.extend(o.values());
+                o.keys().map(|k| k.len() + 3).sum::<usize>() + 2
+            }
+            _ => 8,
+        };
     }
+    bytes
 }
 
 /// The value at `path` inside `v`, made where missing (objects on the way, `null` at the end);
@@ -611,17 +623,21 @@ impl Turn {
             GeminiStep::More { last, id, signature } => {
                 if let Some(open) = self.open_call.and_then(|i| self.parts.get_mut(i)).map(|(_, p)| &mut p.value) {
                     if let Some(whole) = value_at(open, &["functionCall", "args"]) {
-                        merge_args(whole, args, partial);
+                        let (used, cut) = merge_args(whole, args, partial, MAX_TURN_BYTES.saturating_sub(self.held));
+                        self.held += used;
+                        if cut == Some(ArgsCut::TooLarge) {
+                            self.held = self.held.max(MAX_TURN_BYTES + 1);
+                        }
                     }
                     // The first id and signature the call was given, as the accumulator has them.
                     for (path, said) in [(&["functionCall", "id"][..], id), (&["thoughtSignature"][..], signature)] {
                         if let Some(said) = said {
                             if let Some(slot) = value_at(open, path).filter(|slot| slot.as_str() != Some(*said)) {
                                 *slot = Value::String((*said).to_owned());
+                                self.held += said.len();
                             }
                         }
                     }
-                    self.held += size(part);
                 }
                 if *last {
                     self.open_call = None;
@@ -634,7 +650,10 @@ impl Turn {
                     call.remove("partialArgs");
                     call.remove("willContinue");
                     let mut whole = Value::Object(Map::new());
-                    merge_args(&mut whole, args, partial);
+                    // What it makes is charged with the part ([`Turn::admit`]).
+                    if merge_args(&mut whole, args, partial, MAX_TURN_BYTES.saturating_sub(self.held)).1 == Some(ArgsCut::TooLarge) {
+                        self.held = self.held.max(MAX_TURN_BYTES + 1);
+                    }
                     call.insert("args".to_owned(), whole);
                 }
                 if *open {

@@ -567,3 +567,44 @@ test("McpHub server names that a name or a permission rule could split elsewhere
   for (const name of ["a_b", "_x", "my-server", "github.com"]) new tw.McpHub({ [name]: { url: "http://127.0.0.1:9/mcp" } }).free();
   stillWorks();
 });
+
+test("Vertex partialArgs: a jsonPath 5,000 levels deep, and paths that pad arrays, end in LIMIT_EXCEEDED", () => {
+  const chunk = (fc, fin) => ({ candidates: [{ index: 0, content: { role: "model", parts: [{ functionCall: fc }] }, ...(fin && { finishReason: fin }) }] });
+  const deep = [
+    chunk({ name: "get_weather", willContinue: true }),
+    chunk({ partialArgs: [{ jsonPath: "$" + ".a".repeat(5000), stringValue: "x" }], willContinue: true }),
+    chunk({}, "STOP"),
+  ];
+  const result = (fn) => {
+    let out;
+    assert.equal(survives(() => (out = fn())), null, "no error");
+    return out;
+  };
+  // Once overflowed the stack (a RangeError), and the second time left the module corrupt.
+  for (let round = 0; round < 3; round++) {
+    const [call] = result(() => tw.parseToolCalls(deep, "vertex"));
+    assert.equal(call.error?.code, "LIMIT_EXCEEDED");
+    assert.equal(call.arguments, null);
+    const acc = new tw.ToolCallAccumulator("vertex");
+    const calls = deep.flatMap((e) => result(() => acc.push(e)));
+    assert.equal(calls.length, 1);
+    assert.equal(calls[0].error?.code, "LIMIT_EXCEEDED");
+    assert.deepEqual(acc.message().parts[0].functionCall.args, {});
+    acc.free();
+  }
+  // 4 bytes of `[16]` made 17 values: a few MB of stream took gigabytes of wasm memory, then trapped.
+  const acc = new tw.ToolCallAccumulator("vertex");
+  acc.push(chunk({ name: "get_weather", willContinue: true }));
+  const codes = [];
+  let sent = 0;
+  for (let e = 0; e < 400 && codes.length < 2; e++) {
+    const partialArgs = Array.from({ length: 20 }, (_, i) => ({ jsonPath: `$.k${e}_${i}` + "[16]".repeat(300), nullValue: "NULL_VALUE" }));
+    const text = `data: ${JSON.stringify(chunk({ partialArgs, willContinue: true }))}\n\n`;
+    sent += text.length;
+    const threw = survives(() => acc.push(text), ["LIMIT_EXCEEDED"]);
+    if (threw) codes.push(threw.code);
+  }
+  assert.deepEqual(codes, ["LIMIT_EXCEEDED", "LIMIT_EXCEEDED"], "the turn, then the call being read");
+  assert.ok(sent < 4e6, `${sent} bytes`);
+  acc.free();
+});
