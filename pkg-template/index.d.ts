@@ -1220,7 +1220,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * Takes one event object (a parsed chunk), or the stream's text as it comes, in pieces of any size: Server-Sent
    * Events (whole frames, several in one string, or frames split anywhere: the end of a piece is kept for the
    * next), single `data:` lines, or JSON (one event, one per line, or one over several lines, pretty-printed: read
-   * once its brackets close, however it was cut). `event:`, `id:`, `retry:` and comment
+   * once its brackets close, however it was cut). Gemini and Vertex: the stream may also be one JSON array of
+   * events (`streamGenerateContent` without `?alt=sse`, `[{...}\n,\r\n{...}\n]`), given whole, parsed
+   * (`JSON.parse(body)`) or as text in pieces: each element is taken as an event as soon as it closes, not at
+   * the array's end (text after the `]` is `INVALID_JSON`). `event:`, `id:`, `retry:` and comment
    * lines are ignored, `data:` lines of one event are joined as SSE joins them, `[DONE]` is skipped; an event
    * is taken as soon as its data is a whole JSON object (so lines given without their line ends lose nothing).
    * Returns the calls it completed (often none): with several choices (Chat's `n > 1`) or candidates (Gemini), the
@@ -1235,7 +1238,7 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * calls still streaming, each with the error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is
    * incomplete (max_output_tokens)`), as an `output_item.done` whose item is `incomplete` does.
    *
-   * Throws `INVALID_INPUT` for an event that is not an object (`42`, `null`, an array) or one with a field the calls
+   * Throws `INVALID_INPUT` for an event that is not an object (`42`, `null`, an array but Gemini's of events) or one with a field the calls
    * are read by of the wrong type (as {@link parseToolCalls} says; `event.choices[0].delta.tool_calls must be an
    * array, got object`, `path` its JSON pointer; the event is not read), `INVALID_JSON` for
    * an event's data that is not JSON or a line that is neither SSE nor JSON, and `PROVIDER_ERROR` for the

@@ -1061,6 +1061,118 @@ struct StreamText {
     json: String,
     /// How far `json` is through its text.
     depth: JsonDepth,
+    /// Gemini: a stream may be one JSON array of events (`streamGenerateContent` without
+    /// `alt=sse`), read as such when its text starts with `[`.
+    arrays: bool,
+    /// The stream is one JSON array of events, being read ([`EventArray`]).
+    array: Option<EventArray>,
+}
+
+/// A stream that is one JSON array of events, as Gemini's `streamGenerateContent` without
+/// `alt=sse` sends it (`[{...}\n,\r\n{...}\n]`): each element an event, taken as soon as it is
+/// whole, however the text was cut.
+#[derive(Debug, Clone, Default)]
+struct EventArray {
+    /// The array's `[` came.
+    open: bool,
+    /// Its `]` came: the stream is over.
+    closed: bool,
+    /// The element being read, so far.
+    item: String,
+    /// How deep `item` is; inside a string, after a backslash.
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl EventArray {
+    /// Reads `text` on, adding the elements it completes to `events` (their JSON read, or its
+    /// error), and an error for text where none may be.
+    fn read(&mut self, text: &str, events: &mut Vec<Result<Value>>) {
+        let mut start = None;
+        for (i, b) in text.bytes().enumerate() {
+            if start.is_some() || !self.item.is_empty() {
+                let start_at = *start.get_or_insert(i);
+                if self.in_string {
+                    match (self.escaped, b) {
+                        (true, _) => self.escaped = false,
+                        (false, b'\\') => self.escaped = true,
+                        (false, b'"') => self.in_string = false,
+                        _ => {}
+                    }
+                    continue;
+                }
+                let end = match b {
+                    b'"' => {
+                        self.in_string = true;
+                        None
+                    }
+                    b'{' | b'[' => {
+                        self.depth += 1;
+                        None
+                    }
+                    b'}' | b']' if self.depth > 0 => {
+                        self.depth -= 1;
+                        (self.depth == 0).then_some(i + 1)
+                    }
+                    // A scalar element (no event, but read as one, for its error) ends here.
+                    b',' | b']' if self.depth == 0 => Some(i),
+                    _ => None,
+                };
+                if let Some(end) = end {
+                    self.item.push_str(&text[start_at..end]);
+                    let item = std::mem::take(&mut self.item);
+                    events.push(read_event(item.trim()));
+                    start = None;
+                    if b == b']' && end == i {
+                        self.closed = true;
+                    }
+                }
+                continue;
+            }
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => {}
+                b'[' if !self.open => self.open = true,
+                b',' if self.open && !self.closed => {}
+                b']' if self.open && !self.closed => self.closed = true,
+                _ if self.open && !self.closed => {
+                    start = Some(i);
+                    match b {
+                        b'"' => self.in_string = true,
+                        b'{' | b'[' => self.depth = 1,
+                        _ => {}
+                    }
+                }
+                _ => {
+                    let rest = &text[i..];
+                    events.push(Err(Error::new(
+                        ErrorCode::InvalidJson,
+                        format!("stream text after the end of the JSON array of events: {}", preview(rest)),
+                    )));
+                    return;
+                }
+            }
+        }
+        if let Some(start) = start {
+            self.item.push_str(&text[start..]);
+        }
+        if self.item.len() > MAX_STREAM_EVENT_BYTES {
+            let held = self.item.len();
+            *self = Self { open: true, closed: true, ..Self::default() };
+            events.push(Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!("stream text of {held} bytes with no end of event (at most {MAX_STREAM_EVENT_BYTES}): dropped, and the rest of the array"),
+            )));
+        }
+    }
+
+    /// The end of the stream: an element cut short is its error.
+    fn end(&mut self, events: &mut Vec<Result<Value>>) {
+        let item = std::mem::take(&mut self.item);
+        if !item.trim().is_empty() {
+            events.push(read_event(item.trim()));
+        }
+    }
 }
 
 /// How deep a JSON text read line by line is, to know where it ends without reading it again
@@ -1146,8 +1258,21 @@ impl StreamText {
             return;
         }
         if !self.started {
-            self.started = true;
             text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            // White space before the stream starts tells nothing yet.
+            if self.arrays && text.trim_start().is_empty() {
+                return;
+            }
+            self.started = true;
+            // `[`, but not `[DONE]`: one JSON array of events.
+            let t = text.trim_start();
+            if self.arrays && t.starts_with('[') && !t[1..].trim_start().starts_with('D') {
+                self.array = Some(EventArray::default());
+            }
+        }
+        if let Some(array) = &mut self.array {
+            array.read(text, events);
+            return;
         }
         // One JSON text given whole between events, over several lines (pretty-printed): one
         // event. (Lines of JSON, one event each, are read below.)
@@ -1323,6 +1448,12 @@ impl StreamText {
 
     /// The end of the stream: a last line or event not ended is read as if it were.
     fn end(&mut self, events: &mut Vec<Result<Value>>) {
+        let arrays = self.arrays;
+        if let Some(mut array) = self.array.take() {
+            array.end(events);
+            *self = Self { arrays, ..Self::default() };
+            return;
+        }
         let line = std::mem::take(&mut self.line);
         if !line.is_empty() {
             self.line_done(&line, events);
@@ -1331,7 +1462,7 @@ impl StreamText {
             events.push(read_event(self.json.trim()));
         }
         self.dispatch(events);
-        *self = Self::default();
+        *self = Self { arrays, ..Self::default() };
     }
 }
 
@@ -1401,7 +1532,7 @@ impl Accumulator {
         Self {
             format,
             open: OpenCalls::default(),
-            text: StreamText::default(),
+            text: StreamText { arrays: format == CallFormat::Gemini, ..StreamText::default() },
             carried: Vec::new(),
             responses: ResponsesCalls::default(),
             chat_next: 0,
@@ -1434,6 +1565,13 @@ impl Accumulator {
         let items = event.as_array().map_or(std::slice::from_ref(event), Vec::as_slice);
         if let Some(e) = items.iter().find_map(|v| provider_error(v, self.format, true)) {
             return Err(e);
+        }
+        if let (Value::Array(items), CallFormat::Gemini) = (event, self.format) {
+            // Gemini's stream without `alt=sse`: one JSON array of events, given whole (or as
+            // much of it as came).
+            if items.iter().all(Value::is_object) {
+                return self.push_all(items.iter().map(|v| Ok(v.clone())).collect(), map);
+            }
         }
         if !event.is_object() {
             return Err(Error::new(
@@ -1552,6 +1690,12 @@ impl Accumulator {
     pub fn push_text(&mut self, text: &str, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
         let mut events = Vec::new();
         self.text.read(text, &mut events);
+        self.push_all(events, map)
+    }
+
+    /// Events read from text (or an array's elements), each pushed: the calls they completed,
+    /// or the first error (the calls then kept for the next push or `finish`).
+    fn push_all(&mut self, events: Vec<Result<Value>>, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
         let mut out = std::mem::take(&mut self.carried);
         let mut error = None;
         for event in events {
@@ -2633,6 +2777,66 @@ mod tests {
     }
 
     #[test]
+    fn gemini_stream_without_alt_sse_is_one_array_of_events() {
+        let chunks = [
+            json!({"candidates":[{"content":{"role":"model","parts":[{"text":"Checking"}]},"index":0}]}),
+            json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris, \"FR\" [1]"}},"thoughtSignature":"c2ln"}]},"index":0}]}),
+            json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"get_time","args":{"tz":"}]"}}}]},"finishReason":"STOP","index":0}]}),
+        ];
+        let pretty: Vec<String> = chunks.iter().map(|c| serde_json::to_string_pretty(c).unwrap()).collect();
+        // As the REST API sends it, and compact.
+        let bodies = [format!("[{}\n]", pretty.join("\n,\r\n")), format!("\u{feff} [{}]", chunks.iter().map(Value::to_string).collect::<Vec<_>>().join(","))];
+        let want = json!({"role":"model","parts":[{"text":"Checking"},{"functionCall":{"name":"get_weather","args":{"city":"Paris, \"FR\" [1]"}},"thoughtSignature":"c2ln"},{"functionCall":{"name":"get_time","args":{"tz":"}]"}}}]});
+        for (body, second) in bodies.iter().zip([pretty[1].clone(), chunks[1].to_string()]) {
+            let first_end = body.find(&second).unwrap() + second.len();
+            let cuts: Vec<Vec<&str>> = (0..=body.len())
+                .filter(|&i| body.is_char_boundary(i))
+                .map(|i| vec![&body[..i], &body[i..]])
+                .chain([body.split_inclusive('\n').collect(), body.split_inclusive(',').collect()])
+                .collect();
+            for pieces in cuts {
+                let mut acc = Accumulator::new(CallFormat::Gemini);
+                let mut calls = Vec::new();
+                let mut at = 0;
+                for piece in &pieces {
+                    let got = acc.push_text(piece, None).unwrap();
+                    at += piece.len();
+                    if at >= first_end && at < body.rfind(']').unwrap() {
+                        // Each event is taken as soon as its element closes, not at the array's end.
+                        assert!(!got.is_empty() || !calls.is_empty(), "{pieces:?}");
+                    }
+                    calls.extend(got);
+                }
+                calls.extend(acc.finish(None).unwrap());
+                let names: Vec<&str> = calls.iter().map(|c| c.provider_name.as_str()).collect();
+                assert_eq!(names, ["get_weather", "get_time"], "{pieces:?}");
+                assert_eq!(calls[0].thought_signature.as_deref(), Some("c2ln"));
+                assert_eq!(acc.message().unwrap(), want, "{pieces:?}");
+            }
+        }
+        // The array given whole to `push`, as `JSON.parse(body)` gives it.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert_eq!(acc.push(&Value::Array(chunks.to_vec()), None).unwrap().len(), 2);
+        assert_eq!(acc.message().unwrap(), want);
+        assert_eq!(acc.push(&json!([{"candidates":[]}, 1]), None).unwrap_err().code, ErrorCode::InvalidInput);
+        // Its error, an element; an element cut short; text after the array.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let e = acc.push_text("[{\"error\":{\"code\":503,\"message\":\"Unavailable.\",\"status\":\"UNAVAILABLE\"}}]", None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ProviderError);
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert_eq!(acc.push_text(&format!("[{},{{\"candi", chunks[1]), None).unwrap().len(), 1);
+        assert_eq!(acc.finish(None).unwrap_err().code, ErrorCode::InvalidJson);
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert_eq!(acc.push_text(&format!("[{}]\n{}", chunks[1], chunks[1]), None).unwrap_err().code, ErrorCode::InvalidJson);
+        assert_eq!(acc.finish(None).unwrap().len(), 1, "the call before it comes all the same");
+        // SSE is read as ever, and so is a pushed `[DONE]`.
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert_eq!(acc.push_text(&format!("data: {}\r\n\r\n", chunks[1]), None).unwrap().len(), 1);
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert_eq!(acc.push_text("[DONE]", None).unwrap(), []);
+    }
+
+    #[test]
     fn gemini_partial_args_deeper_than_json_nests_are_limit_exceeded() {
         let fc = |fc: Value| json!({"candidates":[{"index":0,"content":{"role":"model","parts":[{"functionCall":fc}]}}]});
         let stop = json!({"candidates":[{"index":0,"content":{"role":"model","parts":[]},"finishReason":"STOP"}]});
@@ -3377,8 +3581,14 @@ mod tests {
         for format in [CallFormat::OpenAi, CallFormat::OpenAiResponses, CallFormat::Anthropic, CallFormat::Gemini, CallFormat::Bedrock] {
             let mut acc = Accumulator::new(format);
             for bad in [json!(42), Value::Null, json!(true), json!([]), json!([{"type":"content_block_stop","index":0}])] {
+                if format == CallFormat::Gemini && bad.is_array() {
+                    // Gemini's stream without `alt=sse` is an array of events: its elements are.
+                    assert!(acc.push(&bad, None).is_ok());
+                    continue;
+                }
                 assert_eq!(acc.push(&bad, None).unwrap_err().code, ErrorCode::InvalidInput, "{format:?} {bad}");
             }
+            assert_eq!(acc.push(&json!([[]]), None).unwrap_err().code, ErrorCode::InvalidInput, "{format:?}");
         }
     }
 

@@ -800,3 +800,28 @@ test("ToolCallAccumulator.finish(): text the stream ended with that cannot be re
   assert.deepEqual(acc.push(`data: ${open}`), []);
   assert.deepEqual(acc.finish().map((c) => c.id), ["c0"]);
 });
+
+test("streaming: Gemini's streamGenerateContent without ?alt=sse, one JSON array, read element by element", () => {
+  const chunks = [
+    { candidates: [{ content: { role: "model", parts: [{ text: "Checking" }] }, index: 0 }] },
+    { candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "c2ln" }] }, index: 0 }] },
+    { candidates: [{ content: { role: "model", parts: [{ text: "" }] }, finishReason: "STOP", index: 0 }] },
+  ];
+  // As the REST API sends it.
+  const body = "[" + chunks.map((c) => JSON.stringify(c, null, 2)).join("\n,\r\n") + "\n]";
+  const want = { role: "model", parts: [{ text: "Checking" }, { functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "c2ln" }] };
+  const secondEnd = body.indexOf(JSON.stringify(chunks[1], null, 2)) + JSON.stringify(chunks[1], null, 2).length;
+  for (const pieces of [[body], body.match(/[\s\S]{1,40}/g), body.split(/(?<=\n)/), [new TextEncoder().encode(body)], [JSON.parse(body)]]) {
+    const acc = new tw.ToolCallAccumulator("vertex");
+    const calls = [];
+    let at = 0;
+    for (const p of pieces) {
+      calls.push(...acc.push(p));
+      at += typeof p === "string" ? p.length : 0;
+      if (typeof p === "string" && at >= secondEnd && at < body.length - 1) assert.equal(calls.length, 1, "the call comes as its element closes");
+    }
+    calls.push(...acc.finish());
+    assert.deepEqual(calls.map((c) => [c.tool, c.arguments, c.thoughtSignature]), [["get_weather", { city: "Paris" }, "c2ln"]]);
+    assert.deepEqual(acc.message(), want);
+  }
+});
