@@ -1461,7 +1461,8 @@ export type ToolCallRef =
  * text (`text/*`, JSON, XML...) decoded into the text; any other described, e.g. `[Resource: file:///a.zip
  * (application/zip), 12 KB, not sent: format not supported]`. A document's file name (Responses' `filename`, Bedrock's
  * `name`: ASCII letters, digits, single spaces, `-`, `()`, `[]`) is the last segment of its URI, at most 200
- * characters; `document` for a `data:` URL or a URI without a path. An error whose content is only media says so in
+ * characters; `document` for a `data:` URL or a URI without a path; Bedrock's then tagged with the call's
+ * `toolUseId` (`inv (1a2b3c4d)`), unique across the conversation as Bedrock requires. An error whose content is only media says so in
  * its text (Gemini's `response.error`, Ollama's `content`): `"The tool reported an error with no text; its content is
  * the attached media."`. An error (`isError`) is text alone for Anthropic and for Bedrock with `status` (the default):
  * Anthropic refuses a `tool_result` with `is_error: true` holding anything but text blocks ("all content must be type
@@ -1495,8 +1496,10 @@ export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult |
  * {@link toolResultMessage} writes it; for OpenAI Chat with `imageMessage`, every tool message first and then one
  * `user` message with the images of all the calls (a user message between tool messages is refused by OpenAI).
  * Spread the array into the conversation (Chat, Responses), or into one message's content (Anthropic's user message,
- * Gemini's `parts`, Bedrock's user message). Bedrock's document names are unique across all the results, without case
- * (`report`, `report (2)`): Bedrock refuses a request that repeats one. `INVALID_INPUT` when the lengths differ; an
+ * Gemini's `parts`, Bedrock's user message). Bedrock's document names are unique across the conversation, without
+ * case: the file's name, a tag of the call's `toolUseId` (`report (1a2b3c4d)`, as a call's id is unique in the
+ * conversation, which is resent whole), numbered within the turn (`report (1a2b3c4d) (2)`): Bedrock refuses a
+ * request that repeats one. `INVALID_INPUT` when the lengths differ; an
  * error names the entry (`calls[1]: ...`).
  *
  * OpenAI Responses: the calls of one parallel wrapper (`parallel` of the same `id`, see {@link ParallelToolUse}) are

@@ -1031,6 +1031,17 @@ fn bedrock_name(file_name: &str) -> String {
     }
 }
 
+/// A Bedrock document name's tag for the call it answers: 8 hex digits of a hash (FNV-1a) of its
+/// `toolUseId`. Bedrock refuses a request whose messages repeat a document name, and the whole
+/// conversation is resent with each request: `report` answered in two turns would be one name
+/// twice. A call's id is unique in the conversation, so its tag makes names unique without
+/// knowing those of other turns (two of 4 billion tags alike at worst); and it is only letters
+/// and digits, as the name must be.
+fn id_tag(id: &str) -> String {
+    let hash = id.bytes().fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+    format!("{hash:08x}")
+}
+
 /// The pieces of a result, for `format` (`None`: text alone, as `flattenContent` writes it).
 ///
 /// `structuredContent` goes in the provider's slot when it has one ([`Body::structured`]) and its
@@ -1634,7 +1645,9 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
             object([("functionResponse", Value::Object(fr))])
         }
         ResultFormat::Bedrock => {
-            // Names unique within the turn (`names`), without case.
+            // Names unique within the turn (`names`), without case, and across the conversation by
+            // the call's id, which is unique in it ([`id_tag`]).
+            let tag = call.id.as_deref().filter(|id| !id.is_empty()).map(id_tag);
             let mut content: Vec<Value> = parts
                 .into_iter()
                 .map(|p| match p {
@@ -1644,7 +1657,10 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
                         object([("image", object([("format", i.mime_type.trim_start_matches("image/").into()), ("source", source)]))])
                     }
                     Part::Document(d) => {
-                        let stem = bedrock_name(&d.file_name);
+                        let stem = match &tag {
+                            Some(tag) => format!("{} ({tag})", bedrock_name(&d.file_name)),
+                            None => bedrock_name(&d.file_name),
+                        };
                         let mut name = stem.clone();
                         for n in 2.. {
                             if !names.contains(&name.to_ascii_lowercase()) {
@@ -1703,7 +1719,8 @@ pub fn tool_result_messages(calls: &[CallRef], results: &[CallToolResult], forma
     let mut images: Vec<Value> = Vec::new();
     // One request: one media budget.
     let mut media = Media::new(format, opts);
-    // One request: Bedrock's document names unique across it.
+    // One turn: Bedrock's document names unique across its results (numbered), as they are
+    // across the conversation's turns (each named by its call's id, [`id_tag`]).
     let mut names = Vec::new();
     // Responses: each parallel wrapper's tool uses (their places in `calls`, by the wrapper's
     // id), taken out when the wrapper is answered, where the first of them is.
@@ -2237,7 +2254,7 @@ mod tests {
             json!([{"type":"input_text","text":header},{"type":"input_file","filename":"inv 2024.pdf","file_data":format!("data:application/pdf;base64,{pdf}")}])
         );
         let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
-        assert_eq!(m["toolResult"]["content"], json!([{"text":header},{"document":{"format":"pdf","name":"inv 2024","source":{"bytes":pdf}}}]));
+        assert_eq!(m["toolResult"]["content"], json!([{"text":header},{"document":{"format":"pdf","name":"inv 2024 (a6591209)","source":{"bytes":pdf}}}]));
         let m = message(&r, ResultFormat::Gemini, multimodal);
         assert_eq!(m["functionResponse"]["response"]["output"], header);
         assert_eq!(m["functionResponse"]["parts"], json!([{"inlineData":{"mimeType":"application/pdf","data":pdf}}]));
@@ -2302,8 +2319,8 @@ mod tests {
             {"type":"resource","resource":{"uri":"s3://b/Q3 report final.docx","mimeType":mime,"blob":docx}}
         ]));
         let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
-        assert_eq!(m["toolResult"]["content"][1]["document"], json!({"format":"docx","name":"Q3 report final","source":{"bytes":docx}}));
-        assert_eq!(m["toolResult"]["content"][3]["document"]["name"], "Q3 report final (2)");
+        assert_eq!(m["toolResult"]["content"][1]["document"], json!({"format":"docx","name":"Q3 report final (a6591209)","source":{"bytes":docx}}));
+        assert_eq!(m["toolResult"]["content"][3]["document"]["name"], "Q3 report final (a6591209) (2)", "the call's id tagged ([`id_tag`])");
         let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
         assert!(m["content"][0]["text"].as_str().unwrap().starts_with(&format!("[Resource: s3://b/Q3_report:final.docx ({mime}), 8 bytes, not sent: Anthropic takes no DOCX files here]")), "{m}");
         let m = message(&r, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..ResultOptions::default() });
@@ -2607,19 +2624,40 @@ mod tests {
     }
 
     /// Bedrock refuses a request whose messages repeat a document name ("Messages can't contain
-    /// duplicate document names"), compared without case: names are unique across the turn.
+    /// duplicate document names"), compared without case, and the whole conversation is resent
+    /// with each request: names are unique across the turn (numbered), and across turns by the
+    /// call's id (a tag of its hash).
     #[test]
-    fn bedrock_document_names_are_unique_across_the_turn() {
+    fn bedrock_document_names_are_unique_across_the_conversation() {
         let pdf = b64s("%PDF-1.4\n%%EOF");
         let doc = |uri: &str| result(json!([{"type":"resource","resource":{"uri":uri,"mimeType":"application/pdf","blob":pdf}}]));
         let results = [doc("file:///a/report.pdf"), doc("file:///b/report.pdf"), doc("file:///c/REPORT.pdf"), doc("file:///d/Report (2).pdf")];
-        let calls: Vec<CallRef> = (0..4).map(|i| CallRef { id: Some(format!("call_{i}")), name: "t".into(), parallel: None }).collect();
-        let m = tool_result_messages(&calls, &results, ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
-        let names: Vec<&str> = m.iter().map(|m| m["toolResult"]["content"][1]["document"]["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["report", "report (2)", "REPORT (3)", "Report (2) (2)"]);
-        // One result alone starts afresh.
-        let m = message(&results[1], ResultFormat::Bedrock, ResultOptions::default());
-        assert_eq!(m["toolResult"]["content"][1]["document"]["name"], "report");
+        let names_of = |m: &[Value]| -> Vec<String> { m.iter().map(|m| m["toolResult"]["content"][1]["document"]["name"].as_str().unwrap().to_owned()).collect() };
+        let same: Vec<CallRef> = (0..4).map(|_| CallRef { id: Some("tooluse_1".into()), name: "t".into(), parallel: None }).collect();
+        let m = tool_result_messages(&same, &results, ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
+        let tag = id_tag("tooluse_1");
+        assert_eq!(names_of(&m), [format!("report ({tag})"), format!("report ({tag}) (2)"), format!("REPORT ({tag}) (3)"), format!("Report (2) ({tag})")]);
+        // The same document answering calls of two turns, each written alone.
+        let mut seen = std::collections::HashSet::new();
+        for turn in 0..50 {
+            let calls: Vec<CallRef> = (0..4).map(|i| CallRef { id: Some(format!("tooluse_{turn}_{i}")), name: "t".into(), parallel: None }).collect();
+            let m = tool_result_messages(&calls, &results, ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
+            for name in names_of(&m) {
+                assert!(name.len() <= MAX_FILE_NAME && name.chars().all(|c| c.is_ascii_alphanumeric() || " -()[]".contains(c)) && !name.contains("  "), "{name}");
+                assert!(seen.insert(name.to_ascii_lowercase()), "{name} twice in the conversation");
+            }
+        }
+        assert_eq!(id_tag("tooluse_1"), id_tag("tooluse_1"));
+        assert_eq!(id_tag("tooluse_1").len(), 8);
+        // A call without an id (as Bedrock sends none) keeps the file's name.
+        let none = CallRef { id: None, name: "t".into(), parallel: None };
+        let m = tool_result_messages(&[none], &results[..1], ResultFormat::Bedrock, &ResultOptions::default());
+        if let Ok(m) = m {
+            assert_eq!(names_of(&m), ["report"]);
+        }
+        let long = doc(&format!("file:///{}.pdf", "x".repeat(500)));
+        let m = tool_result_messages(&same[..1], &[long], ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
+        assert_eq!(names_of(&m)[0], format!("{} ({tag})", "x".repeat(100)));
     }
 
     /// Bedrock's document names take ASCII letters and digits only.
@@ -2791,7 +2829,7 @@ mod tests {
         let m = message(&r, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..ResultOptions::default() });
         assert_eq!(m["output"][1]["filename"], "document.pdf");
         let m = message(&r, ResultFormat::Bedrock, ResultOptions::default());
-        assert_eq!(m["toolResult"]["content"][1]["document"]["name"], "document");
+        assert_eq!(m["toolResult"]["content"][1]["document"]["name"], "document (a6591209)");
     }
 
     /// The calls `parseToolCalls` gives for `response`, as `toolResultMessages` reads them back.

@@ -403,7 +403,13 @@ test("toolResultMessage: embedded blobs are sent as documents, images or text, o
   // Bedrock's document bytes are a Uint8Array, as the AWS SDK takes them.
   const [header, doc] = tw.toolResultMessage(call, r, "bedrock").toolResult.content;
   assert.deepEqual(header, { text: "[Resource: file:///inv.pdf (application/pdf)]" });
-  assert.deepEqual([doc.document.format, doc.document.name], ["pdf", "inv"]);
+  assert.deepEqual([doc.document.format, doc.document.name], ["pdf", "inv (8829dfd9)"]);
+  // Named by the call: the same file answering calls of two turns is two names, as Bedrock refuses a request (the
+  // whole conversation) that repeats one ("Messages can't contain duplicate document names").
+  const names = ["tooluse_turn1", "tooluse_turn2"].flatMap((id) =>
+    tw.toolResultMessages([{ id, name: "t" }], [r], "bedrock").map((m) => m.toolResult.content[1].document.name));
+  assert.equal(new Set(names.map((n) => n.toLowerCase())).size, 2, names.join());
+  assert.ok(names.every((n) => /^inv \([0-9a-f]{8}\)$/.test(n)), names.join());
   assert.ok(doc.document.source.bytes instanceof Uint8Array);
   assert.equal(Buffer.from(doc.document.source.bytes).toString(), "%PDF-1.4\n%%EOF");
   assert.equal(tw.toolResultMessage(call, r, "anthropic").content[1].type, "document");
