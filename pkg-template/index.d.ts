@@ -941,7 +941,8 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * this one's (an Anthropic message parsed as `"openai"`: the fields they share let it past), with `looksLike`
  * naming that provider (`"Anthropic"`), rather than `[]`. So does a field the calls are read by that is of the wrong type (`choices`,
  * `tool_calls`, `output`, `content`, `candidates`, `parts` not an array; `message`, `function`, `functionCall`,
- * `toolUse` not an object; a call's id or name not a string; `status`, `finishReason`, `stopReason` not a string),
+ * `toolUse` not an object; a call's id or name not a string; `status`, `finishReason`, `stopReason` not a string; an
+ * OpenAI or Ollama call with `args`, `input` or `parameters` but no `arguments`, as LangChain's `{name, args, id}`),
  * rather than reading as a response without calls: its message names the field
  * (`response.choices[0].message.tool_calls must be an array, got object`) and `path` is its JSON pointer
  * (`/choices/0/message/tool_calls`). A field absent or `null` is no error. An Anthropic message whose `content` is

@@ -2777,6 +2777,29 @@ mod tests {
     }
 
     #[test]
+    fn a_call_with_its_arguments_under_another_key_is_invalid_input() {
+        // LangChain's AIMessage.tool_calls: `{name, args, id, type: "tool_call"}`; read as a Chat
+        // call, its arguments were `{}`, and the tool would be called without them.
+        let lc = json!({"name":"delete_files","args":{"path":"/tmp/one-file.txt"},"id":"call_1","type":"tool_call"});
+        for format in [CallFormat::OpenAi, CallFormat::Ollama] {
+            let e = parse_tool_calls(&json!({"role":"assistant","content":"","tool_calls":[lc]}), format, None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?}");
+            assert_eq!(e.path.as_deref(), Some("/tool_calls/0/args"));
+            assert!(e.message.starts_with("response.tool_calls[0] has `args` but no `arguments`"), "{}", e.message);
+            for tc in [json!({"id":"c","function":{"name":"t","args":{"a":1}}}), json!({"id":"c","function":{"name":"t","parameters":{"a":1}}}), json!({"id":"c","name":"t","input":{"a":1}})] {
+                let e = parse_tool_calls(&json!({"tool_calls":[tc]}), format, None).unwrap_err();
+                assert_eq!(e.code, ErrorCode::InvalidInput, "{tc}");
+            }
+            let mut acc = Accumulator::new(format);
+            let e = acc.push(&json!({"choices":[{"index":0,"delta":{"tool_calls":[lc]}}]}), None).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput);
+            // A call without arguments at all is still one of none, and `arguments` beside them wins.
+            let calls = parse_tool_calls(&json!({"tool_calls":[{"id":"c","function":{"name":"t"}},{"id":"d","function":{"name":"t","arguments":"{}","parameters":{}}}]}), format, None).unwrap();
+            assert_eq!(calls.len(), 2);
+        }
+    }
+
+    #[test]
     fn gemini_stream_without_alt_sse_is_one_array_of_events() {
         let chunks = [
             json!({"candidates":[{"content":{"role":"model","parts":[{"text":"Checking"}]},"index":0}]}),

@@ -178,10 +178,31 @@ impl Check {
     fn chat_call(&self, tc: &Value, at: &Path<'_>) -> Checked {
         self.texts(tc, &["id"], at)?;
         self.field(tc, "index", Kind::Index, at)?;
-        if !self.object(tc, "function", at, |c, f, at| c.texts(f, &["name"], at))? {
+        if !self.object(tc, "function", at, |c, f, at| c.texts(f, &["name"], at).and_then(|()| c.arguments(f, &Path::Key(at, "function"))))? {
             self.texts(tc, &["name"], at)?;
+            if tc.get("custom").is_none() {
+                self.arguments(tc, at)?;
+            }
         }
         Ok(())
+    }
+
+    /// A call's arguments under another key than `arguments` (LangChain's `{name, args, id}`, a
+    /// call with `input` or `parameters`) would read as none, `{}`, and the tool be called
+    /// without them: not a Chat call.
+    fn arguments(&self, f: &Value, at: &Path<'_>) -> Checked {
+        if f.get("arguments").is_some_and(|a| !a.is_null()) {
+            return Ok(());
+        }
+        let Some(key) = ["args", "input", "parameters"].into_iter().find(|k| f.get(*k).is_some_and(|v| !v.is_null())) else { return Ok(()) };
+        let (mut shown, mut pointer) = (String::new(), String::new());
+        at.shown(self.root, &mut shown);
+        Path::Key(at, key).pointer(&mut pointer);
+        Err(Error::new(
+            ErrorCode::InvalidInput,
+            format!("{shown} has `{key}` but no `arguments`: not an OpenAI tool call (`{{id, function: {{name, arguments}}}}`), whose arguments would be lost (a LangChain tool call is `{{name, args, id}}`: give the provider's own message)"),
+        )
+        .with_path(pointer))
     }
 
     // OpenAI Responses: a response (`output`) or one output item; stream events.
