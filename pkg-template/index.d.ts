@@ -985,6 +985,13 @@ export type OpenAiAssistantMessage = {
   /** The refusal, when the model streamed one. */
   refusal?: string;
   /**
+   * The reasoning text, when the stream gave one (DeepSeek, Kimi: their thinking modes refuse the next request
+   * without it, "Missing `reasoning_content` field").
+   */
+  reasoning_content?: string;
+  /** OpenRouter's reasoning details, as they came (a stream's pieces put together by `index` and `type`). */
+  reasoning_details?: JsonObject[];
+  /**
    * The calls in index order, names and arguments as the model sent them (absent when there are none), with any
    * other key their deltas carried (Gemini's OpenAI-compatible endpoint: `extra_content.google.thought_signature`).
    */
@@ -1277,8 +1284,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * `encrypted_content` when asked for), Gemini's `thought` parts and each `thoughtSignature` on its part, Bedrock's
    * `reasoningContent`. Names and arguments are the provider's, as the model sent them (not mapped through the name
    * map):
-   * - `openai`: `{role: "assistant", content: text | null, refusal?, tool_calls?: [{id, type: "function",
-   *   function: {name, arguments}}]}` of the first choice, with any other key of a call's deltas as sent (Gemini's
+   * - `openai`: `{role: "assistant", content: text | null, refusal?, reasoning_content?, reasoning_details?,
+   *   tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice (DeepSeek's and Kimi's
+   *   `reasoning_content`, OpenRouter's `reasoning_details`, as they came), with any other key of a call's deltas as sent (Gemini's
    *   OpenAI-compatible `extra_content`, holding the call's thought signature). OpenAI's parallel wrapper
    *   (`multi_tool_use.parallel`, whose dotted name Chat Completions refuses sent back), is listed as its tool uses,
    *   each `{id: "{id}_{index}", type: "function", function: {name, arguments}}` (`name` without `functions.`; a

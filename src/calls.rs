@@ -1639,7 +1639,8 @@ impl Accumulator {
     /// wants back is dropped (thinking blocks and their signatures, reasoning items, thought
     /// signatures), and names and arguments are the provider's, as the model sent them:
     /// * OpenAI Chat and Ollama: `{role: "assistant", content (text or null), refusal?,
-    ///   thinking? (Ollama), tool_calls?: [{id, type: "function", function: {name, arguments}}]}`
+    ///   thinking? (Ollama), reasoning_content? (DeepSeek, Kimi), reasoning_details? (OpenRouter),
+    ///   tool_calls?: [{id, type: "function", function: {name, arguments}}]}`
     ///   for the first choice; arguments are text, or objects from Ollama's own `/api/chat`
     ///   (whose calls without an id are `call_{n}`, as in their [`ToolCall`]s). Other keys of a
     ///   call's deltas are kept as sent (Gemini's OpenAI-compatible `extra_content`, which holds

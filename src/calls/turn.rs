@@ -52,7 +52,8 @@ pub(super) struct Turn {
     /// In key order ([`Key`]): blocks by index (Anthropic, Bedrock), output items by output
     /// index (Responses), calls by index (Chat), parts and calls in order (Gemini, Ollama).
     parts: Vec<(Key, Part)>,
-    /// Chat and Ollama: the message's text fields (`content`, `refusal`, `thinking`), an object
+    /// Chat and Ollama: the message's text fields (`content`, `refusal`, `thinking`,
+    /// `reasoning_content`) and `reasoning_details`, an object
     /// once there is one.
     fields: Value,
     /// Gemini: where the call whose arguments are still streaming (`willContinue`) is.
@@ -358,10 +359,56 @@ impl Turn {
             let Some(delta) = choice.get("delta").or_else(|| choice.get("message")) else { continue };
             // Text given, if empty, is text: an assistant message of `content: null` and no calls
             // is refused sent back (the SDK's message has `""`, as the stream gave it).
-            if delta.get("content").is_some_and(Value::is_string) && self.fields.get("content").is_none() {
-                append(&mut self.fields, &["content"], "");
+            // So is reasoning text given, which DeepSeek's thinking mode wants back with the calls
+            // ("Missing `reasoning_content` field in the assistant message").
+            for k in ["content", "reasoning_content"] {
+                if delta.get(k).is_some_and(Value::is_string) && self.fields.get(k).is_none() {
+                    append(&mut self.fields, &[k], "");
+                }
             }
-            self.append_fields(delta, &["content", "refusal"]);
+            self.append_fields(delta, &["content", "refusal", "reasoning_content"]);
+            if let Some(details) = delta.get("reasoning_details").and_then(Value::as_array) {
+                self.reasoning_details(details);
+            }
+        }
+    }
+
+    /// OpenRouter's `reasoning_details` (`[{type: "reasoning.text", text, signature?, index?}]`,
+    /// also `reasoning.summary`, `reasoning.encrypted`), which it wants back as they came: a
+    /// whole message's as they are, a stream's put together, a piece going on the detail of its
+    /// `index` and type (its text, summary or data appended, other fields as the last piece gave
+    /// them), or after the others.
+    fn reasoning_details(&mut self, details: &[Value]) {
+        if self.fields.is_null() {
+            self.fields = Value::Object(Map::new());
+        }
+        let Some(Value::Array(have)) = value_at(&mut self.fields, &["reasoning_details"]).map(|slot| {
+            if !slot.is_array() {
+                *slot = Value::Array(Vec::new());
+            }
+            slot
+        }) else {
+            return;
+        };
+        for d in details {
+            self.held += size(d);
+            let Some(piece) = d.as_object() else { continue };
+            let key = |o: &Map<String, Value>| (o.get("index").and_then(Value::as_u64), o.get("type").and_then(Value::as_str).map(str::to_owned));
+            let k = key(piece);
+            let found = k.0.is_some().then(|| have.iter_mut().filter_map(Value::as_object_mut).find(|o| key(o) == k)).flatten();
+            let Some(o) = found else {
+                have.push(d.clone());
+                continue;
+            };
+            for (f, v) in piece {
+                match (o.get_mut(f), v) {
+                    (Some(Value::String(s)), Value::String(more)) if matches!(f.as_str(), "text" | "summary" | "data") => s.push_str(more),
+                    (_, Value::Null) => {}
+                    _ => {
+                        o.insert(f.clone(), v.clone());
+                    }
+                }
+            }
         }
     }
 
@@ -736,7 +783,7 @@ impl Turn {
                 let mut m = Map::new();
                 m.insert("role".into(), "assistant".into());
                 m.insert("content".into(), self.fields.get("content").cloned().unwrap_or(Value::Null));
-                for k in ["refusal", "thinking"] {
+                for k in ["refusal", "thinking", "reasoning_content", "reasoning_details"] {
                     if let Some(v) = self.fields.get(k) {
                         m.insert(k.into(), v.clone());
                     }
@@ -932,6 +979,44 @@ mod tests {
         assert_eq!(message, json!({"role":"assistant","content":"Hi","refusal":"No."}));
         // Nothing pushed yet.
         assert_eq!(Accumulator::new(CallFormat::OpenAi).message().unwrap(), json!({"role":"assistant","content":null}));
+    }
+
+    #[test]
+    fn a_chat_turn_keeps_reasoning_content_and_reasoning_details() {
+        // DeepSeek's thinking mode refuses the next request without the turn's reasoning_content
+        // ("Missing `reasoning_content` field in the assistant message"); OpenRouter wants
+        // reasoning_details back as they came.
+        let chunk = |delta: Value| json!({"choices":[{"index":0,"delta":delta,"finish_reason":null}]});
+        let call = json!({"index":0,"id":"call_0","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}});
+        let events = [
+            chunk(json!({"role":"assistant","content":null,"reasoning_content":""})),
+            chunk(json!({"content":null,"reasoning_content":"The user wants "})),
+            chunk(json!({"content":null,"reasoning_content":"the weather."})),
+            chunk(json!({"content":null,"reasoning_content":null,"tool_calls":[call]})),
+            json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}),
+        ];
+        let want = json!({"role":"assistant","content":null,"reasoning_content":"The user wants the weather.","tool_calls":[
+            {"id":"call_0","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]});
+        assert_eq!(run(CallFormat::OpenAi, &events, None).1, want);
+        assert_eq!(run_text(CallFormat::OpenAi, &events, 7), want);
+        // OpenRouter's reasoning_details streamed in pieces, put together by index and type.
+        let events = [
+            chunk(json!({"role":"assistant","content":"","reasoning_details":[{"type":"reasoning.text","text":"Think","index":0,"format":"anthropic-claude-v1"}]})),
+            chunk(json!({"reasoning_details":[{"type":"reasoning.text","text":"ing.","index":0,"format":"anthropic-claude-v1"}]})),
+            chunk(json!({"reasoning_details":[{"type":"reasoning.text","text":"","signature":"c2ln","index":0,"format":"anthropic-claude-v1"}]})),
+            chunk(json!({"reasoning_details":[{"type":"reasoning.encrypted","data":"ZW5j","index":1}]})),
+            chunk(json!({"tool_calls":[call]})),
+        ];
+        let (_, message) = run(CallFormat::OpenAi, &events, None);
+        assert_eq!(message["reasoning_details"], json!([
+            {"type":"reasoning.text","text":"Thinking.","index":0,"format":"anthropic-claude-v1","signature":"c2ln"},
+            {"type":"reasoning.encrypted","data":"ZW5j","index":1}
+        ]));
+        // A whole completion pushed: as it is.
+        let details = json!([{"type":"reasoning.summary","summary":"Weather.","index":0},{"type":"reasoning.encrypted","data":"ZW5j"}]);
+        let completion = json!({"choices":[{"index":0,"message":{"role":"assistant","content":null,"reasoning_content":"Why.","reasoning_details":details,"tool_calls":[call]},"finish_reason":"tool_calls"}]});
+        let (_, message) = run(CallFormat::OpenAi, &[completion], None);
+        assert_eq!((&message["reasoning_content"], &message["reasoning_details"]), (&json!("Why."), &details));
     }
 
     #[test]
