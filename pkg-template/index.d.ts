@@ -942,7 +942,9 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * naming that provider (`"Anthropic"`), rather than `[]`. So does a field the calls are read by that is of the wrong type (`choices`,
  * `tool_calls`, `output`, `content`, `candidates`, `parts` not an array; `message`, `function`, `functionCall`,
  * `toolUse` not an object; a call's id or name not a string; `status`, `finishReason`, `stopReason` not a string; an
- * OpenAI or Ollama call with `args`, `input` or `parameters` but no `arguments`, as LangChain's `{name, args, id}`),
+ * OpenAI or Ollama call with `args`, `input` or `parameters` but no `arguments`, as LangChain's `{name, args, id}`;
+ * a stream event: a Chat chunk, a Responses `response.*` event, an Anthropic `message_start`,
+ * `content_block_start`..., which {@link ToolCallAccumulator} reads),
  * rather than reading as a response without calls: its message names the field
  * (`response.choices[0].message.tool_calls must be an array, got object`) and `path` is its JSON pointer
  * (`/choices/0/message/tool_calls`). A field absent or `null` is no error. An Anthropic message whose `content` is

@@ -349,6 +349,14 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
         if let Some(e) = provider_error(item, format, false) {
             return Err(e);
         }
+        // A stream event holds a piece of the turn, not its calls: read as a response, it would
+        // give none without a word.
+        if let Some(kind) = stream_event(o, format) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("{} is a stream event ({kind}), not a response: give a stream's events to ToolCallAccumulator (push, finish), which puts its calls together", at()),
+            ));
+        }
         // An empty object in an array is skipped (Gemini ends streamed arguments with one).
         let skipped = in_array && o.is_empty();
         let checked = if !skipped && !recognised(o, format) {
@@ -486,6 +494,25 @@ fn recognised(o: &Map<String, Value>, format: CallFormat) -> bool {
         CallFormat::Anthropic => has(&["content", "role"]) || typed(),
         CallFormat::Gemini => has(GEMINI_FIELDS) || is_function_call(o),
         CallFormat::Bedrock => has(BEDROCK_FIELDS),
+    }
+}
+
+/// What stream event `o` is, when it is one of `format`'s (not a response): a Chat chunk (its
+/// `object`, or a choice's `delta`), a Responses event (`response.*`), an Anthropic event.
+/// Gemini's stream events are responses, and Bedrock's have fields no response has.
+fn stream_event(o: &Map<String, Value>, format: CallFormat) -> Option<String> {
+    let kind = o.get("type").and_then(Value::as_str);
+    match format {
+        CallFormat::OpenAi | CallFormat::Ollama => {
+            let chunk = o.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
+                || o.get("choices").and_then(Value::as_array).is_some_and(|c| c.iter().any(|c| c.get("delta").is_some() && c.get("message").is_none()));
+            chunk.then(|| "a chat.completion.chunk".owned())
+        }
+        CallFormat::OpenAiResponses => kind.filter(|k| k.starts_with("response.")).map(|k| format!("`{k}`")),
+        CallFormat::Anthropic => kind
+            .filter(|k| matches!(*k, "message_start" | "message_delta" | "message_stop" | "content_block_start" | "content_block_delta" | "content_block_stop" | "ping"))
+            .map(|k| format!("`{k}`")),
+        CallFormat::Gemini | CallFormat::Bedrock => None,
     }
 }
 
@@ -2775,6 +2802,31 @@ mod tests {
         set_at(&mut args, &json_path("$.a[20000]").unwrap(), json!(1));
         set_at(&mut args, &json_path("$.a[30]").unwrap(), json!(1));
         assert_eq!(args, json!({"a":[null,null,{"b":"xy"}]}), "strings append; a conflicting path, or one far past the end, sets nothing");
+    }
+
+    #[test]
+    fn stream_events_given_to_parse_tool_calls_are_invalid_input() {
+        let call = json!({"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_weather","arguments":"{}","status":"completed"});
+        let cases = [
+            (CallFormat::OpenAiResponses, json!({"type":"response.completed","sequence_number":9,"response":{"id":"resp_1","status":"completed","output":[call]}}), "`response.completed`"),
+            (CallFormat::OpenAiResponses, json!({"type":"response.output_item.done","output_index":0,"item":call}), "`response.output_item.done`"),
+            (CallFormat::Anthropic, json!({"type":"message_start","message":{"id":"msg_1","role":"assistant","content":[]}}), "`message_start`"),
+            (CallFormat::Anthropic, json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}), "`content_block_start`"),
+            (CallFormat::OpenAi, json!({"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"t","arguments":"{}"}}]}}]}), "a chat.completion.chunk"),
+            (CallFormat::Ollama, json!({"choices":[{"index":0,"delta":{"content":"Hi"}}]}), "a chat.completion.chunk"),
+        ];
+        for (format, event, kind) in cases {
+            for given in [event.clone(), json!([event])] {
+                let e = parse_tool_calls(&given, format, None).unwrap_err();
+                assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?} {given}");
+                assert!(e.message.contains(kind) && e.message.contains("ToolCallAccumulator"), "{}", e.message);
+            }
+        }
+        // Responses and output items still read.
+        assert_eq!(parse_tool_calls(&json!({"output":[call]}), CallFormat::OpenAiResponses, None).unwrap().len(), 1);
+        assert_eq!(parse_tool_calls(&call, CallFormat::OpenAiResponses, None).unwrap().len(), 1);
+        let block = json!({"type":"tool_use","id":"toolu_1","name":"t","input":{}});
+        assert_eq!(parse_tool_calls(&block, CallFormat::Anthropic, None).unwrap().len(), 1);
     }
 
     #[test]
