@@ -913,11 +913,13 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  *
  * `response` (or its JSON text) is the whole response or a part of it that the provider's SDK hands out:
  * - `openai`, `ollama`: the completion (`choices`: the first choice's calls, of `index` 0, when `n > 1` gave several,
- *   as the message sent back is one choice's; give `choices[i]` for another's), a choice or Ollama's response
- *   (`message`), a message, one tool call, or an array of tool calls (`message.tool_calls`);
+ *   as the message sent back is one choice's, and so of the array `choices`; give `choices[i]` for another's), a
+ *   choice or Ollama's response (`message`), a message, one tool call, or an array of tool calls
+ *   (`message.tool_calls`);
  * - `openai-responses`: the response, one output item, or an array of items (`response.output`);
  * - `anthropic`: the message, one content block, or an array of blocks (`message.content`);
- * - `gemini`, `vertex`: the response (the first candidate's calls, as for `openai`), a candidate, a content, a part,
+ * - `gemini`, `vertex`: the response (the first candidate's calls, as for `openai`, and so of the array
+ *   `candidates`), a candidate, a content, a part,
  *   a `FunctionCall`, or an array of these
  *   (`response.functionCalls`, `content.parts`). Arguments streamed in parts (Vertex `partialArgs`) are put together
  *   (a call whose `partialArgs` nest deeper than 400 levels, or make more than 64 MiB, has `error` `LIMIT_EXCEEDED`);

@@ -369,7 +369,7 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
             return Err(foreign(items, format, in_array).unwrap_or(e));
         }
     }
-    let calls = calls_in(items, format, map)?;
+    let calls = calls_in(first_choice(items, format), format, map)?;
     // Another provider's response whose fields this one's also has (`content`, `output`, `role`...):
     // its calls would be lost without a word.
     if calls.is_empty() {
@@ -378,6 +378,24 @@ pub fn parse_tool_calls(response: &Value, format: CallFormat, map: Option<&NameM
         }
     }
     Ok(calls)
+}
+
+/// Of an array of choices (`completion.choices`) or candidates (`response.candidates`), the
+/// first (of `index` 0, else the first given), as of the whole response: the results sent answer
+/// the calls of one turn, and the others' calls would be mixed into it. Other arrays as given.
+fn first_choice(items: &[Value], format: CallFormat) -> &[Value] {
+    let choice = |v: &Value| match format {
+        CallFormat::OpenAi | CallFormat::Ollama => {
+            v.get("message").is_some() && v.get("choices").is_none() && (v.get("index").is_some() || v.get("finish_reason").is_some())
+        }
+        CallFormat::Gemini => v.get("content").is_some() && v.get("candidates").is_none() && (v.get("index").is_some() || v.get("finishReason").is_some()),
+        _ => false,
+    };
+    if items.len() < 2 || !items.iter().all(choice) {
+        return items;
+    }
+    let first = items.iter().enumerate().position(|(i, v)| v.get("index").and_then(Value::as_u64).unwrap_or(i as u64) == 0).unwrap_or(0);
+    std::slice::from_ref(&items[first])
 }
 
 /// The error for `items` that hold tool calls in another provider's shape than `format`'s.
@@ -2802,6 +2820,35 @@ mod tests {
         set_at(&mut args, &json_path("$.a[20000]").unwrap(), json!(1));
         set_at(&mut args, &json_path("$.a[30]").unwrap(), json!(1));
         assert_eq!(args, json!({"a":[null,null,{"b":"xy"}]}), "strings append; a conflicting path, or one far past the end, sets nothing");
+    }
+
+    #[test]
+    fn an_array_of_choices_or_candidates_gives_the_first_ones_calls() {
+        let tc = |id: &str, name: &str| json!({"id":id,"type":"function","function":{"name":name,"arguments":"{}"}});
+        let choices = json!([
+            {"index":0,"message":{"role":"assistant","content":null,"tool_calls":[tc("call_0","get_weather")]},"finish_reason":"tool_calls"},
+            {"index":1,"message":{"role":"assistant","content":null,"tool_calls":[tc("call_1","delete_file")]},"finish_reason":"tool_calls"}
+        ]);
+        let names = |calls: Vec<ToolCall>| calls.into_iter().map(|c| c.provider_name).collect::<Vec<_>>();
+        for format in [CallFormat::OpenAi, CallFormat::Ollama] {
+            assert_eq!(names(parse_tool_calls(&choices, format, None).unwrap()), ["get_weather"], "{format:?}");
+            assert_eq!(names(parse_tool_calls(&json!({"choices":choices}), format, None).unwrap()), ["get_weather"]);
+            // One choice given alone is that one's.
+            assert_eq!(names(parse_tool_calls(&choices[1], format, None).unwrap()), ["delete_file"]);
+        }
+        let fc = |name: &str| json!({"functionCall":{"name":name,"args":{}}});
+        let candidates = json!([
+            {"content":{"role":"model","parts":[fc("get_weather")]},"finishReason":"STOP","index":0},
+            {"content":{"role":"model","parts":[fc("delete_file")]},"finishReason":"STOP","index":1}
+        ]);
+        assert_eq!(names(parse_tool_calls(&candidates, CallFormat::Gemini, None).unwrap()), ["get_weather"]);
+        let unindexed = json!([{"content":{"parts":[fc("a")]},"finishReason":"STOP"},{"content":{"parts":[fc("b")]},"finishReason":"STOP"}]);
+        assert_eq!(names(parse_tool_calls(&unindexed, CallFormat::Gemini, None).unwrap()), ["a"]);
+        // Parts, contents and a stream's responses are all read.
+        assert_eq!(names(parse_tool_calls(&json!([fc("a"), fc("b")]), CallFormat::Gemini, None).unwrap()), ["a", "b"]);
+        let stream = json!([{"candidates":[{"content":{"parts":[fc("a")]}}]},{"candidates":[{"content":{"parts":[fc("b")]},"finishReason":"STOP"}]}]);
+        assert_eq!(names(parse_tool_calls(&stream, CallFormat::Gemini, None).unwrap()), ["a", "b"]);
+        assert_eq!(names(parse_tool_calls(&json!([tc("c0", "a"), tc("c1", "b")]), CallFormat::OpenAi, None).unwrap()), ["a", "b"]);
     }
 
     #[test]
