@@ -1444,7 +1444,8 @@ export type BedrockToolResultBlock = {
  * The call fields a result message needs: an entry of {@link parseToolCalls}, `{id, name}`, or the call as the
  * provider's SDK gives it: a Responses `function_call` item (its `call_id`: the item's own `id` is never a call id), a
  * Chat `tool_call` (`{id, function: {name}}`), a Bedrock `toolUse` (`{toolUseId, name}`, or the content block
- * `{toolUse}`), an Anthropic `tool_use` block, a Gemini `functionCall`. The id is `call_id`, else `toolUseId`, else
+ * `{toolUse}`), an Anthropic `tool_use` block, a Gemini `functionCall` (or the part `{functionCall,
+ * thoughtSignature}` that holds it, as `message().parts` lists it). The id is `call_id`, else `toolUseId`, else
  * `id`. Every provider but Gemini and Ollama needs the id (`INVALID_INPUT` without one); an empty string counts as none. An empty
  * name is `INVALID_INPUT`. A call's `parallel` (a tool use of OpenAI's parallel wrapper) is read as
  * {@link ParallelToolUse} says (`INVALID_INPUT` when it is not `{id, name, index, count}`, `index` below `count`).

@@ -1271,9 +1271,10 @@ impl CallRef {
     /// provider's SDK gives it: a Responses `function_call` item (its `call_id`, not its item
     /// `id`), a Chat `tool_call` (`{id, function: {name}}`), a Bedrock `toolUse` (`{toolUseId,
     /// name}`, or the content block that holds it), an Anthropic `tool_use` block, a Gemini
-    /// `functionCall`. The id is `call_id`, else `toolUseId`, else `id`.
+    /// `functionCall` (or the part that holds it, `{functionCall, thoughtSignature}`). The id is
+    /// `call_id`, else `toolUseId`, else `id`.
     pub fn from_value(v: &Value) -> Result<Self> {
-        let v = match v.get("toolUse") {
+        let v = match v.get("toolUse").or_else(|| v.get("functionCall")) {
             Some(inner @ Value::Object(_)) if v.get("name").is_none() && v.get("providerName").is_none() => inner,
             _ => v,
         };
@@ -2349,6 +2350,10 @@ mod tests {
         assert_eq!(read(json!({"type":"tool_use","id":"toolu_01","name":"t","input":{}})), some("toolu_01", "t"));
         assert_eq!(read(json!({"id":"call_1","providerName":"mcp__s__t","name":"other"})), some("call_1", "mcp__s__t"));
         assert_eq!(read(json!({"function":{"name":"t","arguments":{}}})), Ok((None, "t".owned())));
+        // A Gemini part, as message().parts and candidate.content.parts hold it.
+        assert_eq!(read(json!({"functionCall":{"name":"t","args":{}},"thoughtSignature":"c2ln"})), Ok((None, "t".owned())));
+        assert_eq!(read(json!({"functionCall":{"id":"fc_1","name":"t","args":{}}})), some("fc_1", "t"));
+        assert_eq!(read(json!({"functionCall":{"name":""}})).unwrap_err().code, ErrorCode::InvalidInput);
         // A Responses item without `call_id` has none (its `id` is the item's).
         assert_eq!(read(json!({"type":"function_call","id":"fc_1","name":"t"})), Ok((None, "t".owned())));
         // An empty call_id is none: the next key is read.
