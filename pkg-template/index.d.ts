@@ -1456,7 +1456,8 @@ export type ToolCallRef =
   | { call_id?: string | null; name: string }
   | { id?: string | null; function: { name: string } }
   | { toolUseId?: string | null; name?: string }
-  | { toolUse?: { toolUseId?: string | null; name?: string } };
+  | { toolUse?: { toolUseId?: string | null; name?: string } }
+  | { functionCall?: { id?: string | null; name?: string } };
 
 /**
  * The provider's tool-result message for an MCP result. `structuredContent` is never dropped: in Gemini's
