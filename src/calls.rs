@@ -1266,9 +1266,10 @@ impl JsonDepth {
 }
 
 /// Reads a stream event's JSON text, with a typed error. Lone surrogate escapes (which no
-/// UTF-8 string can hold) become U+FFFD instead of failing the event.
+/// UTF-8 string can hold) become U+FFFD instead of failing the event, but in a piece of
+/// arguments ([`read_stream_json`]).
 fn read_event(text: &str) -> Result<Value> {
-    read_repaired(text).map_err(|e| {
+    read_stream_json(text).map_err(|e| {
         e.into_error("a stream event", |e| Error::new(ErrorCode::InvalidJson, format!("stream event is not valid JSON ({e}): {}", preview(text))))
     })
 }
@@ -1276,6 +1277,84 @@ fn read_event(text: &str) -> Result<Value> {
 /// JSON text, lone surrogate escapes read as U+FFFD.
 fn read_repaired(text: &str) -> std::result::Result<Value, crate::model::ReadError> {
     crate::model::read_json_repaired(text)
+}
+
+/// A stream event's JSON text, lone surrogate escapes read as U+FFFD, but in a piece of
+/// arguments streamed as JSON text ([`split_surrogates_event`]).
+fn read_stream_json(text: &str) -> std::result::Result<Value, crate::model::ReadError> {
+    match crate::model::read_json(text) {
+        Err(crate::model::ReadError::Json(_)) => match split_surrogates_event(text) {
+            Some(v) => Ok(v),
+            None => read_repaired(text),
+        },
+        read => read,
+    }
+}
+
+/// Where the stand-ins for lone UTF-16 surrogates begin (`U+D800` is `U+10F800`): a private use
+/// code point for each, read from the event's text and gone once it is read
+/// ([`split_surrogates_event`]).
+const SURROGATE_STAND_IN: u32 = 0x10_F800;
+
+/// A stream event whose JSON text has lone surrogate escapes (`\ud83d`), read so that a pair
+/// split between two pieces of arguments (a delta ending with `\ud83d`, the next starting with
+/// `\ude00`, as a server that cuts UTF-16 text sends them) is joined again, as JavaScript joins
+/// them: in a piece of arguments streamed as JSON text (Anthropic's `partial_json`, a Chat
+/// call's or a Responses event's `arguments`, Responses' arguments `delta`, Bedrock's `input`),
+/// a lone surrogate is kept as its escape, which the arguments' JSON reads as one character
+/// with the other half, or as U+FFFD alone; anywhere else it is U+FFFD, as ever. `None` when the
+/// text has none, or does not read.
+pub(crate) fn split_surrogates_event(text: &str) -> Option<Value> {
+    let (_, at) = crate::model::repair_lone_surrogates_at(text)?;
+    let mut marked = String::with_capacity(text.len());
+    let mut last = 0;
+    for i in at {
+        let unit = u32::from_str_radix(text.get(i + 2..i + 6)?, 16).ok()?;
+        marked.push_str(&text[last..i]);
+        marked.push(char::from_u32(SURROGATE_STAND_IN + (unit - 0xD800))?);
+        last = i + 6;
+    }
+    marked.push_str(&text[last..]);
+    let mut v = crate::model::read_json(&marked).ok()?;
+    // Every string given back its surrogates, without recursion.
+    let unmark = |s: &mut String, escape: bool| {
+        if !s.chars().any(|c| c as u32 >= SURROGATE_STAND_IN) {
+            return;
+        }
+        let mut out = String::with_capacity(s.len() + 8);
+        for c in s.chars() {
+            match (c as u32).checked_sub(SURROGATE_STAND_IN) {
+                Some(n) if escape => out.push_str(&format!("\\u{:04x}", 0xD800 + n)),
+                Some(_) => out.push('\u{FFFD}'),
+                None => out.push(c),
+            }
+        }
+        *s = out;
+    };
+    let mut stack = vec![&mut v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                if m.keys().any(|k| k.chars().any(|c| c as u32 >= SURROGATE_STAND_IN)) {
+                    for (mut k, child) in std::mem::take(m) {
+                        unmark(&mut k, false);
+                        m.insert(k, child);
+                    }
+                }
+                let args_delta = m.get("type").and_then(Value::as_str) == Some("response.function_call_arguments.delta");
+                for (k, child) in m.iter_mut() {
+                    match child {
+                        Value::String(s) => unmark(s, matches!(k.as_str(), "partial_json" | "arguments" | "input") || (args_delta && k == "delta")),
+                        other => stack.push(other),
+                    }
+                }
+            }
+            Value::Array(a) => stack.extend(a.iter_mut()),
+            Value::String(s) => unmark(s, false),
+            _ => {}
+        }
+    }
+    Some(v)
 }
 
 /// The most text of one event the stream reader holds while it waits for the event's end.
@@ -1292,7 +1371,7 @@ fn whole_event(text: &str) -> Option<Option<Value>> {
     if !(t.starts_with('{') && t.ends_with('}') || t.starts_with('[') && t.ends_with(']')) {
         return None;
     }
-    read_repaired(t).ok().map(Some)
+    read_stream_json(t).ok().map(Some)
 }
 
 impl StreamText {
@@ -1413,7 +1492,7 @@ impl StreamText {
             // A line of an event stream (a field, a comment, or JSON at its start, whole) ends
             // the JSON text unfinished: its error, then the line as ever.
             let ends = match line.starts_with(['{', '[']) {
-                true => read_repaired(line).is_ok(),
+                true => read_stream_json(line).is_ok(),
                 false => starts_a_line(line),
             };
             if !ends {
@@ -2897,6 +2976,51 @@ mod tests {
             let calls = parse_tool_calls(&json!({"tool_calls":[{"id":"c","function":{"name":"t"}},{"id":"d","function":{"name":"t","arguments":"{}","parameters":{}}}]}), format, None).unwrap();
             assert_eq!(calls.len(), 2);
         }
+    }
+
+    #[test]
+    fn a_surrogate_pair_split_between_two_pieces_of_arguments_is_joined() {
+        // Each half alone in a delta, as its JSON escape: the SDKs (JavaScript strings) join them.
+        let anthropic = [
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"city\":\"\ud83d"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\ude00 \ud83d\"}"}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+        ];
+        let chat = [
+            r#"{"choices":[{"index":0,"delta":{"content":"\ud83d","tool_calls":[{"index":0,"id":"c","function":{"name":"t","arguments":"{\"city\":\"\uD83D"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"\ude00","tool_calls":[{"index":0,"function":{"arguments":"\uDE00 \ud83d\"}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        ];
+        let responses = [
+            r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"c","name":"t","arguments":""}}"#,
+            r#"{"type":"response.function_call_arguments.delta","output_index":0,"item_id":"fc_1","delta":"{\"city\":\"\ud83d"}"#,
+            r#"{"type":"response.function_call_arguments.delta","output_index":0,"item_id":"fc_1","delta":"\ude00 \ud83d\"}"}"#,
+            r#"{"type":"response.output_text.delta","output_index":1,"item_id":"m","delta":"\ud83d"}"#,
+        ];
+        let bedrock = [
+            r#"{"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"tu","name":"t"}}}}"#,
+            r#"{"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\"city\":\"\ud83d"}}}}"#,
+            r#"{"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":"\ude00 \ud83d\"}"}}}}"#,
+            r#"{"contentBlockStop":{"contentBlockIndex":0}}"#,
+        ];
+        for (format, events) in [(CallFormat::Anthropic, &anthropic[..]), (CallFormat::OpenAi, &chat[..]), (CallFormat::OpenAiResponses, &responses[..]), (CallFormat::Bedrock, &bedrock[..])] {
+            let text: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+            let mut acc = Accumulator::new(format);
+            let mut calls = acc.push_text(&text, None).unwrap();
+            calls.extend(acc.finish(None).unwrap());
+            // The pair joined; the half alone is U+FFFD, as ever.
+            assert_eq!(calls[0].arguments, json!({"city":"\u{1F600} \u{FFFD}"}), "{format:?}");
+            let turn = acc.message().unwrap().to_string();
+            assert!(!turn.contains('\u{10F83D}') && !turn.contains('\u{10FA00}'), "{format:?}: {turn}");
+        }
+        // Anywhere else a lone half is U+FFFD (text, names, keys), as the stand-ins never stay.
+        let v = split_surrogates_event(r#"{"text":"a\ud83d","\udc00k":["\ude00"],"partial_json":"\ud83d"}"#).unwrap();
+        assert_eq!(v, json!({"text":"a\u{FFFD}","\u{FFFD}k":["\u{FFFD}"],"partial_json":"\\ud83d"}));
+        assert_eq!(split_surrogates_event(r#"{"text":"\ud83d\ude00"}"#), None, "a pair is no lone half");
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        acc.push_text(&format!("data: {}\n\ndata: {}\n\n", chat[0], chat[1]), None).unwrap();
+        assert_eq!(acc.message().unwrap()["content"], "\u{FFFD}\u{FFFD}", "text is not JSON: its halves stay apart");
     }
 
     #[test]

@@ -28,6 +28,20 @@ fn name_map_param(v: &JsValue) -> Result<Option<Rc<NameMap>>, Error> {
     name_map_data(v, "nameMap").map(|m| Some(Rc::new(m)))
 }
 
+/// A stream event object as JSON, read as [`from_js`] reads it, but that a surrogate pair split
+/// between two pieces of arguments (each half alone in a JS string, escaped alone by
+/// `JSON.stringify`) can be joined again ([`crate::calls::split_surrogates_event`]).
+fn event_from_js(event: &JsValue) -> crate::error::Result<Value> {
+    if event.is_undefined() || event.is_null() {
+        return from_js(event, "stream event");
+    }
+    let text = crate::wasm::interop::json_text(event, "stream event")?;
+    match crate::calls::split_surrogates_event(&text) {
+        Some(v) => Ok(v),
+        None => parse(&text, "stream event"),
+    }
+}
+
 fn calls_to_js(calls: &[crate::calls::ToolCall]) -> Result<JsValue, Error> {
     to_js(&Value::Array(calls.iter().map(crate::calls::ToolCall::to_value).collect()))
 }
@@ -104,7 +118,7 @@ impl JsAccumulator {
             Some(text) => self.inner.push_text(&text, self.map.as_deref())?,
             None => match self.bytes_text(&event) {
                 Some(text) => self.inner.push_text(&text, self.map.as_deref())?,
-                None => self.inner.push(&from_js(&event, "stream event")?, self.map.as_deref())?,
+                None => self.inner.push(&event_from_js(&event)?, self.map.as_deref())?,
             },
         };
         calls_to_js(&calls)

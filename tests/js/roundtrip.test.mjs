@@ -831,3 +831,21 @@ test("streaming: Gemini's streamGenerateContent without ?alt=sse, one JSON array
     assert.deepEqual(acc.message(), want);
   }
 });
+
+test("streaming: a surrogate pair split between two pieces of arguments is joined, as the SDKs join it", () => {
+  const events = [
+    { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "get_weather", input: {} } },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"city":"\ud83d' } },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '\ude00"}' } },
+    { type: "content_block_stop", index: 0 },
+  ];
+  // The SDK's events (each half alone in a JS string), and the body's text (each half a JSON escape).
+  const text = events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+  assert.ok(text.includes("\\ud83d"));
+  for (const pieces of [events, [text], text.match(/[\s\S]{1,7}/g)]) {
+    const acc = new tw.ToolCallAccumulator("anthropic");
+    const calls = [...pieces.flatMap((p) => acc.push(p)), ...acc.finish()];
+    assert.deepEqual(calls[0].arguments, { city: "😀" });
+    assert.deepEqual(acc.message().content[0].input, { city: "😀" });
+  }
+});
