@@ -1584,7 +1584,7 @@ export type PermissionAction = "allow" | "ask" | "deny";
  * whole name (`*`: any run of characters, `?`: one character; `mcp__*delete*`, `*_file`). Patterns are globs, not
  * regular expressions: a pattern written as one (`mcp__db__.*`, `^mcp__`, `a|b`) would match no tool, and is
  * `INVALID_OPTIONS`; so is one that could match no name at all (`""`, or `mcp__fs__` ending with `__`: write
- * `mcp__fs` or `mcp__fs__*`). `deny` and `ask` rules ignore letter case (`*delete*` stops `DeleteFile` too), `allow`
+ * `mcp__fs` or `mcp__fs__*`). `deny` and `ask` rules ignore the case of ASCII letters (`*delete*` stops `DeleteFile` too), `allow`
  * rules do not: a rule that restricts must not miss a tool by the case of a letter.
  */
 export interface PermissionPolicyConfig {
