@@ -1124,10 +1124,9 @@ struct EventArray {
     closed: bool,
     /// The element being read, so far.
     item: String,
-    /// How deep `item` is; inside a string, after a backslash.
+    /// How deep `item` is; whether inside a string.
     depth: usize,
-    in_string: bool,
-    escaped: bool,
+    string: InString,
 }
 
 impl EventArray {
@@ -1138,18 +1137,12 @@ impl EventArray {
         for (i, b) in text.bytes().enumerate() {
             if start.is_some() || !self.item.is_empty() {
                 let start_at = *start.get_or_insert(i);
-                if self.in_string {
-                    match (self.escaped, b) {
-                        (true, _) => self.escaped = false,
-                        (false, b'\\') => self.escaped = true,
-                        (false, b'"') => self.in_string = false,
-                        _ => {}
-                    }
+                if self.string.within(b) {
                     continue;
                 }
                 let end = match b {
                     b'"' => {
-                        self.in_string = true;
+                        self.string.open = true;
                         None
                     }
                     b'{' | b'[' => {
@@ -1183,7 +1176,7 @@ impl EventArray {
                 _ if self.open && !self.closed => {
                     start = Some(i);
                     match b {
-                        b'"' => self.in_string = true,
+                        b'"' => self.string.open = true,
                         b'{' | b'[' => self.depth = 1,
                         _ => {}
                     }
@@ -1226,25 +1219,42 @@ impl EventArray {
 #[derive(Debug, Clone, Copy, Default)]
 struct JsonDepth {
     depth: usize,
-    in_string: bool,
+    string: InString,
+}
+
+/// Whether a JSON text read byte by byte is inside a string, and after a backslash in one.
+#[derive(Debug, Clone, Copy, Default)]
+struct InString {
+    open: bool,
     escaped: bool,
+}
+
+impl InString {
+    /// Reads `b` inside a string: `true` when it is one of its bytes (its closing quote too),
+    /// `false` outside strings (the opening quote is the caller's to see).
+    fn within(&mut self, b: u8) -> bool {
+        if !self.open {
+            return false;
+        }
+        match (self.escaped, b) {
+            (true, _) => self.escaped = false,
+            (false, b'\\') => self.escaped = true,
+            (false, b'"') => self.open = false,
+            _ => {}
+        }
+        true
+    }
 }
 
 impl JsonDepth {
     /// Reads `line` on. `true` when the text's brackets closed in it.
     fn feed(&mut self, line: &str) -> bool {
         for b in line.bytes() {
-            if self.in_string {
-                match (self.escaped, b) {
-                    (true, _) => self.escaped = false,
-                    (false, b'\\') => self.escaped = true,
-                    (false, b'"') => self.in_string = false,
-                    _ => {}
-                }
+            if self.string.within(b) {
                 continue;
             }
             match b {
-                b'"' => self.in_string = true,
+                b'"' => self.string.open = true,
                 b'{' | b'[' => self.depth += 1,
                 b'}' | b']' => {
                     self.depth = self.depth.saturating_sub(1);
@@ -1261,7 +1271,7 @@ impl JsonDepth {
     /// Whether a text read to the end of a line may go on in the next: a bracket open, and not
     /// inside a string (a JSON string holds no line end).
     fn goes_on(&self) -> bool {
-        self.depth > 0 && !self.in_string
+        self.depth > 0 && !self.string.open
     }
 }
 
