@@ -14,7 +14,8 @@
 //! * the authorization server's metadata (RFC 8414, OpenID Connect Discovery) is read from the
 //!   well-known URLs in the order the 2025-11-25 revision gives; it must name the issuer it was
 //!   asked for, and its endpoints must be http(s) URLs without a fragment (RFC 6749 3.1). Without any (not found, not a JSON object), the
-//!   next of the resource's `authorization_servers` is tried; none having any is an error, since
+//!   next of the resource's `authorization_servers` is tried (not with a `client_secret` given
+//!   without [`OAuthOptions::issuer`]: the secret goes to the first alone); none having any is an error, since
 //!   the endpoints and the support of PKCE cannot be confirmed (2025-11-25: the client must then
 //!   not go on). Only a server without resource metadata (2025-03-26) has the defaults
 //!   `/authorize`, `/token`, `/register` at its origin. A URL that cannot be reached
@@ -481,6 +482,9 @@ impl<T: Transport + 'static> OAuth<T> {
                             ))
                         }
                     },
+                    // A client secret given without a pin is for the first: it must not reach
+                    // another because the first did not answer.
+                    _ if self.opts.client_secret.is_some() => servers.into_iter().take(1).collect(),
                     _ => servers,
                 };
                 if chosen.is_empty() {

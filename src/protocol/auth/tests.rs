@@ -1690,6 +1690,14 @@ fn an_authorization_server_without_metadata_is_not_guessed_at() {
     let world = World::new(config);
     let (o, _, _) = oauth(&world, opts());
     assert!(block_on(o.on_refused(&refusal(&world, None))).unwrap().is_some());
+    // The same with a client secret given and no issuer pinned: the secret is the first's, and the
+    // second is not asked at all (it would be sent the secret).
+    let mut config = Config { unreachable: vec!["https://gone.example/.well-known/oauth-authorization-server", "https://gone.example/.well-known/openid-configuration"], ..Config::default() };
+    config.prm["authorization_servers"] = json!(["https://gone.example", "https://auth.example/tenant"]);
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, OAuthOptions { client_id: Some("app".into()), client_secret: Some("s3cret".into()), ..opts() });
+    assert!(block_on(o.on_refused(&refusal(&world, None))).is_err());
+    assert!(world.urls().iter().all(|u| !u.contains("auth.example")), "{:?}", world.urls());
     // A refusal at the first (its metadata redirected in the clear) is the error: the next is not tried.
     let mut config = Config { redirects: vec![("https://gone.example/.well-known/oauth-authorization-server", "http://gone.example/meta")], ..Config::default() };
     config.prm["authorization_servers"] = json!(["https://gone.example", "https://auth.example/tenant"]);
