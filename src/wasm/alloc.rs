@@ -55,7 +55,9 @@ unsafe impl talc::source::Source for GrowByQuarter {
             return Err(());
         }
         let base = (prev * PAGE) as *mut u8;
-        let bytes = pages * PAGE;
+        // Memory grown to its 4 GiB end: `base + bytes` is 2^32, past what a pointer holds. As
+        // Talc's own source does, the end saturates (the heap ends a byte short), not wraps to 0.
+        let bytes = (pages * PAGE).min(usize::MAX - base as usize);
         let new_end = base.wrapping_add(bytes);
         if let Some(old_end) = talc.source.end.take() {
             if old_end.as_ptr() == base {
