@@ -10,7 +10,7 @@ use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
 use crate::providers::Provider;
 use crate::schema::{process_json_schema, Cx, Limits};
 use crate::text::Owned as _;
-use crate::wasm::interop::{from_js, json_text, name_param, opt_name_param, parse, parse_js, refuse_lossy_known, refuse_unknown_keys, string_param, text_or_bytes_param, to_js};
+use crate::wasm::interop::{from_js, json_text, name_param, opt_name_param, parse, parse_js, refuse_lone_surrogate_server, refuse_lossy_known, refuse_unknown_keys, string_param, text_or_bytes_param, to_js};
 
 pub(crate) fn provider_param(v: &JsValue) -> Result<Provider, Error> {
     Provider::parse(&string_param(v, "provider")?)
@@ -21,6 +21,7 @@ pub(crate) fn options_param(v: &JsValue) -> Result<ConvertOptions, Error> {
         return Ok(ConvertOptions::default());
     }
     refuse_lossy_known(v, "options", &[], Some(&core::OPTION_KEYS))?;
+    refuse_lone_surrogate_server(v)?;
     options_text(&json_text(v, "options")?)
 }
 
@@ -206,6 +207,7 @@ pub fn process_json_schema_js(schema: JsValue) -> Result<JsValue, Error> {
 
 fn naming_and_rule(options: &JsValue) -> Result<(crate::naming::NamingOptions, NameRule, Option<NameFormat>), Error> {
     refuse_lossy_known(options, "options", &[], Some(&[&core::OPTION_KEYS[..], &["provider"]].concat()))?;
+    refuse_lone_surrogate_server(options)?;
     let raw = from_js(options, "options")?;
     let opts = ConvertOptions::from_value_with(&raw, &["provider"])?;
     let rule = match raw.get("provider") {

@@ -451,6 +451,21 @@ pub(crate) fn name_param(v: &JsValue, what: &str) -> Result<String> {
     string_param(v, what)
 }
 
+/// The options' `server` and `serverName` (a name every tool takes, see [`name_param`]): one
+/// holding a lone UTF-16 surrogate is `INVALID_OPTIONS`.
+pub(crate) fn refuse_lone_surrogate_server(options: &JsValue) -> Result<()> {
+    if !options.is_object() {
+        return Ok(());
+    }
+    for key in ["server", "serverName"] {
+        let v = get(options, key);
+        if v.is_string() && !wasm_bindgen::JsCast::unchecked_ref::<js_sys::JsString>(&v).is_valid_utf16() {
+            return Err(Error::new(ErrorCode::InvalidOptions, lone_surrogate_name(&format!("options.{key}"))));
+        }
+    }
+    Ok(())
+}
+
 /// The message of a name holding a lone surrogate.
 pub(crate) fn lone_surrogate_name(what: &str) -> String {
     format!("{what} holds a lone UTF-16 surrogate (half of a character, as text cut inside an emoji leaves it), which no name can hold: read as U+FFFD it would be another name")

@@ -1031,7 +1031,8 @@ impl JsMcpHub {
         let mut list = Vec::new();
         for entry in Object::entries(obj).iter() {
             let pair = js_sys::Array::from(&entry);
-            let name = pair.get(0).as_string().unwrap_or_default();
+            // Two names each with a lone surrogate would both read as U+FFFD: one server.
+            let name = crate::wasm::interop::name_param(&pair.get(0), "a server's name (a key of servers)")?;
             let conf = pair.get(1);
             if !conf.is_object() || conf.is_function() || js_sys::Array::is_array(&conf) || conf.has_type::<js_sys::JsString>() {
                 return Err(Error::new(

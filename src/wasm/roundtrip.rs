@@ -392,6 +392,7 @@ fn base64_to_uint8array(holder: &JsValue, key: &str) {
 #[wasm_bindgen(js_name = toolsSystemPrompt)]
 pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String, Error> {
     refuse_lossy_known(&options, "options", &["maxSchemaChars"], Some(&[&crate::convert::OPTION_KEYS[..], &PROMPT_KEYS].concat()))?;
+    crate::wasm::interop::refuse_lone_surrogate_server(&options)?;
     let raw_opts = from_js(&options, "options")?;
     let copts = ConvertOptions::from_value_with(&raw_opts, &PROMPT_KEYS)?;
     let mut popts = PromptOptions::default();

@@ -289,6 +289,18 @@ test("a lone surrogate in a name is refused: as U+FFFD two names would be one", 
   }
   assert.deepEqual(code(() => new tw.PermissionPolicy({ deny: ["mcp__s__a\ud800"] })).slice(0, 1), ["INVALID_OPTIONS"]);
   assert.equal(code(() => new tw.PermissionPolicy({}).check("mcp__s__a\ud800"))[0], "INVALID_INPUT");
+  // A server's name: the options' server (every tool's) and a hub's server keys (two would be one server, and
+  // a tool of one called on the other).
+  for (const options of [{ server: "s\ud800" }, { serverName: "s\udbff" }]) {
+    for (const fn of [() => tw.convertMcpTools([{ name: "a" }], "openai", options), () => tw.NameMap.fromTools([{ name: "a" }], "gemini", options), () => tw.toolsSystemPrompt([{ name: "a" }], options), () => tw.prefixToolName("s", "a", options)]) {
+      const [c, m] = code(fn);
+      assert.equal(c, "INVALID_OPTIONS", m);
+      assert.match(m, /^options\.server(Name)? holds a lone UTF-16 surrogate/);
+    }
+  }
+  const [c, m] = code(() => new tw.McpHub({ "x\ud800": { url: "http://127.0.0.1:1/mcp" }, "x\ud801": { url: "http://127.0.0.1:1/mcp" } }));
+  assert.equal(c, "INVALID_INPUT", m);
+  assert.match(m, /a server's name \(a key of servers\) holds a lone UTF-16 surrogate/);
   // A name with U+FFFD itself is a name like any other.
   assert.equal(tw.NameMap.fromTools([{ name: "a\ufffd", serverName: "s" }], "openai").resolve("mcp__s__a__i7x8s673").tool, "a\ufffd");
   stillWorks();
