@@ -62,6 +62,7 @@ function showSource() {
  * those waiting follows new questions and withdrawn ones.
  */
 function askUser(params, signal, related) {
+  if (signal?.aborted) return Promise.resolve({ action: "cancel" }); // withdrawn before it was asked: never counted
   const entry = {};
   waiting.add(entry);
   const withdrawn = () => {
