@@ -141,8 +141,8 @@ impl Policy {
             ));
         }
         // A pattern that could match no tool name would be a rule never applied: a `deny` that
-        // seems to guard and does not.
-        if let Some(r) = p.rules.iter().find(|r| r.pattern.is_empty() || (r.pattern.ends_with("__") && !has_glob(&r.pattern))) {
+        // seems to guard and does not. One ending `___` names a tool `_` (`mcp__fs___`).
+        if let Some(r) = p.rules.iter().find(|r| r.pattern.is_empty() || (r.pattern.ends_with("__") && !r.pattern.ends_with("___") && !has_glob(&r.pattern))) {
             let message = match r.pattern.strip_suffix("__") {
                 None => "invalid permission policy: a pattern is empty, and would match no tool".to_owned(),
                 Some(head) => {
@@ -534,6 +534,10 @@ mod tests {
             }
         }
         assert!(Policy::from_value(json!({"deny": ["mcp__fs__*", "*__"]})).is_ok(), "a glob may end so");
+        // `mcp__fs___` is server fs's tool `_` (no hub server's name ends with `_`).
+        let p = Policy::from_value(json!({"deny": ["mcp__fs___"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(p.check_tool("fs", "_", "mcp__fs___", None), Action::Deny);
+        assert_eq!(p.check_tool("fs", "x", "mcp__fs__x", None), Action::Allow);
     }
 
     /// A pattern without `mcp__` that is no glob over the whole name is the tool's own name on
