@@ -1303,19 +1303,80 @@ fn read_stream_json(text: &str) -> std::result::Result<Value, crate::model::Read
 
 /// Where the stand-ins for lone UTF-16 surrogates begin (`U+D800` is `U+10F800`): a private use
 /// code point for each, read from the event's text and gone once it is read
-/// ([`split_surrogates_event`]).
+/// ([`split_surrogates_event`]). A stand-in is told from the same character sent by where it is,
+/// not by what it is: only where the text read with U+FFFD for each lone half has U+FFFD.
 const SURROGATE_STAND_IN: u32 = 0x10_F800;
+
+/// A step of the path to a value inside an event.
+#[derive(Clone, Copy)]
+enum ArgsStep {
+    Key(&'static str),
+    Index(usize),
+}
+
+/// Where an event has a piece of arguments streamed as JSON text, as the accumulator reads it:
+/// Anthropic's `delta.partial_json` (`input_json_delta`), a Chat choice's calls'
+/// `function.arguments`, a Responses event's arguments `delta`, `arguments` and
+/// `item.arguments` (a `function_call` item), Bedrock's `contentBlockDelta.delta.toolUse.input`.
+/// The arguments themselves (objects: Gemini's `args`, Anthropic's `input`) and free text (a
+/// custom tool's input) are none of them.
+fn args_text_paths(ev: &Value) -> Vec<Vec<ArgsStep>> {
+    use ArgsStep::{Index, Key};
+    let mut paths = Vec::new();
+    let kind = ev.get("type").and_then(Value::as_str);
+    match kind {
+        Some("content_block_delta") if args_pointer(ev, &[Key("delta"), Key("type")]).and_then(Value::as_str) == Some("input_json_delta") => {
+            paths.push(vec![Key("delta"), Key("partial_json")]);
+        }
+        Some("response.function_call_arguments.delta") => paths.push(vec![Key("delta")]),
+        Some("response.function_call_arguments.done") => paths.push(vec![Key("arguments")]),
+        Some("response.output_item.added" | "response.output_item.done") => paths.push(vec![Key("item"), Key("arguments")]),
+        _ => {}
+    }
+    paths.push(vec![Key("contentBlockDelta"), Key("delta"), Key("toolUse"), Key("input")]);
+    for (ci, choice) in array(ev, "choices").iter().enumerate() {
+        for m in ["delta", "message"] {
+            for (ti, _) in choice.get(m).map(|m| array(m, "tool_calls")).unwrap_or_default().iter().enumerate() {
+                paths.push(vec![Key("choices"), Index(ci), Key(m), Key("tool_calls"), Index(ti), Key("function"), Key("arguments")]);
+            }
+        }
+    }
+    paths
+}
+
+/// The value at `path` in `v`.
+fn args_pointer<'a>(v: &'a Value, path: &[ArgsStep]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, s| match s {
+        ArgsStep::Key(k) => v.get(*k),
+        ArgsStep::Index(i) => v.get(*i),
+    })
+}
 
 /// A stream event whose JSON text has lone surrogate escapes (`\ud83d`), read so that a pair
 /// split between two pieces of arguments (a delta ending with `\ud83d`, the next starting with
 /// `\ude00`, as a server that cuts UTF-16 text sends them) is joined again, as JavaScript joins
-/// them: in a piece of arguments streamed as JSON text (Anthropic's `partial_json`, a Chat
-/// call's or a Responses event's `arguments`, Responses' arguments `delta`, Bedrock's `input`),
-/// a lone surrogate is kept as its escape, which the arguments' JSON reads as one character
-/// with the other half, or as U+FFFD alone; anywhere else it is U+FFFD, as ever. `None` when the
-/// text has none, or does not read.
+/// them: in a piece of arguments streamed as JSON text ([`args_text_paths`], where the
+/// accumulator reads it in each provider's events), a lone surrogate is kept as its escape,
+/// which the arguments' JSON reads as one character with the other half, or as U+FFFD alone;
+/// anywhere else (text, names, keys, the arguments' own fields of any name) it is U+FFFD, as
+/// ever. `None` when the text has none, or does not read.
 pub(crate) fn split_surrogates_event(text: &str) -> Option<Value> {
-    let (_, at) = crate::model::repair_lone_surrogates_at(text)?;
+    let (repaired, at) = crate::model::repair_lone_surrogates_at(text)?;
+    let mut v = crate::model::read_json(&repaired).ok()?;
+    let mut events: Vec<&mut Value> = match &mut v {
+        Value::Array(a) => a.iter_mut().collect(),
+        v => vec![v],
+    };
+    let paths: Vec<(usize, Vec<ArgsStep>)> = events
+        .iter()
+        .enumerate()
+        .flat_map(|(e, ev)| args_text_paths(ev).into_iter().filter(|p| args_pointer(ev, p).is_some_and(|s| s.as_str().is_some_and(|s| s.contains('\u{FFFD}')))).map(move |p| (e, p)))
+        .collect();
+    if paths.is_empty() {
+        return Some(v);
+    }
+    // The text again with a stand-in for each lone half: where a string of it differs from the
+    // same string read with U+FFFD, it had a lone half.
     let mut marked = String::with_capacity(text.len());
     let mut last = 0;
     for i in at {
@@ -1325,44 +1386,30 @@ pub(crate) fn split_surrogates_event(text: &str) -> Option<Value> {
         last = i + 6;
     }
     marked.push_str(&text[last..]);
-    let mut v = crate::model::read_json(&marked).ok()?;
-    // Every string given back its surrogates, without recursion.
-    let unmark = |s: &mut String, escape: bool| {
-        if !s.chars().any(|c| c as u32 >= SURROGATE_STAND_IN) {
-            return;
+    let marked = crate::model::read_json(&marked).ok()?;
+    let marked_events: Vec<&Value> = match &marked {
+        Value::Array(a) => a.iter().collect(),
+        v => vec![v],
+    };
+    for (e, path) in paths {
+        let (Some(Value::String(m)), Some(ev)) = (marked_events.get(e).and_then(|ev| args_pointer(ev, &path)), events.get_mut(e)) else { continue };
+        let Some(Value::String(s)) = path.iter().try_fold(&mut **ev, |v, s| match s {
+            ArgsStep::Key(k) => v.get_mut(*k),
+            ArgsStep::Index(i) => v.get_mut(*i),
+        }) else {
+            continue;
+        };
+        if m.chars().count() != s.chars().count() {
+            continue;
         }
         let mut out = String::with_capacity(s.len() + 8);
-        for c in s.chars() {
+        for (c, plain) in m.chars().zip(s.chars()) {
             match (c as u32).checked_sub(SURROGATE_STAND_IN) {
-                Some(n) if escape => out.push_str(&format!("\\u{:04x}", 0xD800 + n)),
-                Some(_) => out.push('\u{FFFD}'),
-                None => out.push(c),
+                Some(n) if c != plain => out.push_str(&format!("\\u{:04x}", 0xD800 + n)),
+                _ => out.push(plain),
             }
         }
         *s = out;
-    };
-    let mut stack = vec![&mut v];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(m) => {
-                if m.keys().any(|k| k.chars().any(|c| c as u32 >= SURROGATE_STAND_IN)) {
-                    for (mut k, child) in std::mem::take(m) {
-                        unmark(&mut k, false);
-                        m.insert(k, child);
-                    }
-                }
-                let args_delta = m.get("type").and_then(Value::as_str) == Some("response.function_call_arguments.delta");
-                for (k, child) in m.iter_mut() {
-                    match child {
-                        Value::String(s) => unmark(s, matches!(k.as_str(), "partial_json" | "arguments" | "input") || (args_delta && k == "delta")),
-                        other => stack.push(other),
-                    }
-                }
-            }
-            Value::Array(a) => stack.extend(a.iter_mut()),
-            Value::String(s) => unmark(s, false),
-            _ => {}
-        }
     }
     Some(v)
 }
@@ -3025,12 +3072,57 @@ mod tests {
             assert!(!turn.contains('\u{10F83D}') && !turn.contains('\u{10FA00}'), "{format:?}: {turn}");
         }
         // Anywhere else a lone half is U+FFFD (text, names, keys), as the stand-ins never stay.
-        let v = split_surrogates_event(r#"{"text":"a\ud83d","\udc00k":["\ude00"],"partial_json":"\ud83d"}"#).unwrap();
-        assert_eq!(v, json!({"text":"a\u{FFFD}","\u{FFFD}k":["\u{FFFD}"],"partial_json":"\\ud83d"}));
+        let v = split_surrogates_event(r#"{"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"\ud83d","text":"a\ud83d","\udc00k":["\ude00"]}}"#).unwrap();
+        assert_eq!(v, json!({"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"\\ud83d","text":"a\u{FFFD}","\u{FFFD}k":["\u{FFFD}"]}}));
         assert_eq!(split_surrogates_event(r#"{"text":"\ud83d\ude00"}"#), None, "a pair is no lone half");
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         acc.push_text(&format!("data: {}\n\ndata: {}\n\n", chat[0], chat[1]), None).unwrap();
         assert_eq!(acc.message().unwrap()["content"], "\u{FFFD}\u{FFFD}", "text is not JSON: its halves stay apart");
+    }
+
+    #[test]
+    fn characters_like_the_stand_ins_for_lone_halves_are_kept() {
+        // U+10F800..U+10FFFF were the stand-ins for lone halves, and were taken back as
+        // surrogates wherever they were, in an event that had a lone half too.
+        let events = [
+            r#"{"choices":[{"index":0,"delta":{"content":"A\udbff\udffd","tool_calls":[{"index":0,"id":"c","function":{"name":"t","arguments":"{\"x\":\"\udbfe\udc00\udbff\udfff\ud83d"}}]}}]}"#.to_owned(),
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\ude00\"}"}}]}}]}"#.to_owned(),
+            // The same characters as they are, not escaped.
+            "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\u{10F83D}\\ud83d\",\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\"}}]}}]}".to_owned(),
+        ];
+        let text: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let mut calls = acc.push_text(&text, None).unwrap();
+        calls.extend(acc.finish(None).unwrap());
+        assert_eq!(calls[0].arguments, json!({"x":"\u{10F800}\u{10FFFF}\u{1F600}"}));
+        assert_eq!(acc.message().unwrap()["content"], "A\u{10FFFD}\u{10F83D}\u{FFFD}");
+        let v = split_surrogates_event("{\"type\":\"content_block_delta\",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\u{10F83D}\\ud83d\u{FFFD}\"}}").unwrap();
+        assert_eq!(v["delta"]["partial_json"], "\u{10F83D}\\ud83d\u{FFFD}");
+    }
+
+    #[test]
+    fn only_the_pieces_of_arguments_keep_a_lone_half_not_fields_named_like_them() {
+        // `input`, `arguments` and `partial_json` kept their lone half as its escape at any
+        // depth: the arguments' own fields of those names too (6 characters of text, `\ud83d`).
+        let gemini = r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":{"input":"a\ud83d","other":"a\ud83d","arguments":"\ud83d","partial_json":"\ud83d"}}}]},"finishReason":"STOP"}]}"#;
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let mut calls = acc.push_text(&format!("data: {gemini}\n\n"), None).unwrap();
+        calls.extend(acc.finish(None).unwrap());
+        assert_eq!(calls[0].arguments, json!({"input":"a\u{FFFD}","other":"a\u{FFFD}","arguments":"\u{FFFD}","partial_json":"\u{FFFD}"}));
+        let anthropic = [
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{"arguments":"x\ud83d","input":{"input":"\ud83d"}}}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+        ];
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        let text: String = anthropic.iter().map(|e| format!("data: {e}\n\n")).collect();
+        let mut calls = acc.push_text(&text, None).unwrap();
+        calls.extend(acc.finish(None).unwrap());
+        assert_eq!(calls[0].arguments, json!({"arguments":"x\u{FFFD}","input":{"input":"\u{FFFD}"}}));
+        // A field of those names beside the event's own piece, or in another event's shape.
+        let v = split_surrogates_event(r#"{"type":"response.output_text.delta","delta":"\ud83d","arguments":"\ud83d","item":{"arguments":"\ud83d"}}"#).unwrap();
+        assert_eq!(v, json!({"type":"response.output_text.delta","delta":"\u{FFFD}","arguments":"\u{FFFD}","item":{"arguments":"\u{FFFD}"}}));
+        let v = split_surrogates_event(r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"\ud83d","input":"\ud83d"},"custom":{"input":"\ud83d"}}]}}],"input":"\ud83d"}"#).unwrap();
+        assert_eq!(v, json!({"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"\\ud83d","input":"\u{FFFD}"},"custom":{"input":"\u{FFFD}"}}]}}],"input":"\u{FFFD}"}));
     }
 
     #[test]
