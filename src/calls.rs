@@ -3022,6 +3022,12 @@ mod tests {
             assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?}");
             assert_eq!(e.path.as_deref(), Some("/tool_calls/0/args"));
             assert!(e.message.starts_with("response.tool_calls[0] has `args` but no `arguments`"), "{}", e.message);
+            // In a call's `function`: its path once (it was `.function.function`).
+            let tc = json!({"id":"a","type":"function","function":{"name":"x","args":"{}"}});
+            let response = json!({"choices":[{"index":0,"message":{"role":"assistant","tool_calls":[tc]},"finish_reason":"tool_calls"}]});
+            let e = parse_tool_calls(&response, format, None).unwrap_err();
+            assert_eq!(e.path.as_deref(), Some("/choices/0/message/tool_calls/0/function/args"));
+            assert!(e.message.starts_with("response.choices[0].message.tool_calls[0].function has `args` but no `arguments`"), "{}", e.message);
             for tc in [json!({"id":"c","function":{"name":"t","args":{"a":1}}}), json!({"id":"c","function":{"name":"t","parameters":{"a":1}}}), json!({"id":"c","name":"t","input":{"a":1}})] {
                 let e = parse_tool_calls(&json!({"tool_calls":[tc]}), format, None).unwrap_err();
                 assert_eq!(e.code, ErrorCode::InvalidInput, "{tc}");

@@ -178,7 +178,7 @@ impl Check {
     fn chat_call(&self, tc: &Value, at: &Path<'_>) -> Checked {
         self.texts(tc, &["id"], at)?;
         self.field(tc, "index", Kind::Index, at)?;
-        if !self.object(tc, "function", at, |c, f, at| c.texts(f, &["name"], at).and_then(|()| c.arguments(f, &Path::Key(at, "function"))))? {
+        if !self.object(tc, "function", at, |c, f, at| c.texts(f, &["name"], at).and_then(|()| c.arguments(f, at)))? {
             self.texts(tc, &["name"], at)?;
             if tc.get("custom").is_none() {
                 self.arguments(tc, at)?;
