@@ -2654,12 +2654,22 @@ mod tests {
         }
         assert_eq!(id_tag("tooluse_1"), id_tag("tooluse_1"));
         assert_eq!(id_tag("tooluse_1").len(), 8);
-        // A call without an id (as Bedrock sends none) keeps the file's name.
+        // Two turns, each one call of its own id and the same file, written apart: two names,
+        // each the file's with its call's tag. The same call's result written again: the same
+        // name (the tag is the id's alone).
+        let one = |id: &str| {
+            let call = CallRef { id: Some(id.into()), name: "t".into(), parallel: None };
+            names_of(&tool_result_messages(&[call], &results[..1], ResultFormat::Bedrock, &ResultOptions::default()).unwrap()).remove(0)
+        };
+        let (a, b) = (one("tooluse_a"), one("tooluse_b"));
+        assert_ne!(a.to_ascii_lowercase(), b.to_ascii_lowercase());
+        assert_eq!((a.as_str(), b.as_str()), (format!("report ({})", id_tag("tooluse_a")).as_str(), format!("report ({})", id_tag("tooluse_b")).as_str()));
+        assert_eq!(one("tooluse_a"), a);
+        // There is no call without an id to name a file for: Bedrock's results need it.
         let none = CallRef { id: None, name: "t".into(), parallel: None };
-        let m = tool_result_messages(&[none], &results[..1], ResultFormat::Bedrock, &ResultOptions::default());
-        if let Ok(m) = m {
-            assert_eq!(names_of(&m), ["report"]);
-        }
+        let e = tool_result_messages(&[none], &results[..1], ResultFormat::Bedrock, &ResultOptions::default()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert!(e.message.contains("need the call's id"), "{}", e.message);
         let long = doc(&format!("file:///{}.pdf", "x".repeat(500)));
         let m = tool_result_messages(&same[..1], &[long], ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
         assert_eq!(names_of(&m)[0], format!("{} ({tag})", "x".repeat(100)));
