@@ -1127,12 +1127,18 @@ struct EventArray {
     /// How deep `item` is; whether inside a string.
     depth: usize,
     string: InString,
+    /// An element passed [`MAX_STREAM_EVENT_BYTES`]: it was dropped with the rest of the array,
+    /// whose later text is passed over (where the element ends is not known).
+    dropped: bool,
 }
 
 impl EventArray {
     /// Reads `text` on, adding the elements it completes to `events` (their JSON read, or its
     /// error), and an error for text where none may be.
     fn read(&mut self, text: &str, events: &mut Vec<Result<Value>>) {
+        if self.dropped {
+            return;
+        }
         let mut start = None;
         for (i, b) in text.bytes().enumerate() {
             if start.is_some() || !self.item.is_empty() {
@@ -1196,7 +1202,7 @@ impl EventArray {
         }
         if self.item.len() > MAX_STREAM_EVENT_BYTES {
             let held = self.item.len();
-            *self = Self { open: true, closed: true, ..Self::default() };
+            *self = Self { open: true, closed: true, dropped: true, ..Self::default() };
             events.push(Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!("stream text of {held} bytes with no end of event (at most {MAX_STREAM_EVENT_BYTES}): dropped, and the rest of the array"),
@@ -3689,6 +3695,31 @@ mod tests {
         assert!(acc.push_text(start, None).unwrap().is_empty());
         let calls = acc.push_text(stop, None).unwrap();
         assert_eq!(calls.iter().map(|c| c.provider_name.as_str()).collect::<Vec<_>>(), ["t\u{fffd}"]);
+    }
+
+    #[test]
+    fn a_gemini_array_dropped_past_the_bound_passes_over_its_later_text() {
+        // Its later pieces were each an INVALID_JSON "after the end of the JSON array", which
+        // had not ended: they are passed over, as the error said ("and the rest of the array").
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        assert!(acc.push_text("[", None).unwrap().is_empty());
+        let big = json!({"candidates":[{"content":{"parts":[{"text":"x".repeat(MAX_STREAM_EVENT_BYTES + (4 << 20))}]}}]}).to_string();
+        let mut errors = Vec::new();
+        for piece in big.as_bytes().chunks(4 << 20) {
+            if let Err(e) = acc.push_text(std::str::from_utf8(piece).unwrap(), None) {
+                errors.push(e);
+            }
+        }
+        let after = json!({"candidates":[{"content":{"parts":[{"functionCall":{"name":"after","args":{}}}]},"finishReason":"STOP"}]});
+        for piece in [",\n".to_owned(), after.to_string(), "]".to_owned(), "\n".to_owned()] {
+            if let Err(e) = acc.push_text(&piece, None) {
+                errors.push(e);
+            }
+        }
+        assert_eq!(errors.iter().map(|e| e.code).collect::<Vec<_>>(), [ErrorCode::LimitExceeded], "{errors:?}");
+        assert!(errors[0].message.contains("dropped, and the rest of the array"), "{}", errors[0].message);
+        assert!(acc.text.array.as_ref().unwrap().item.is_empty());
+        assert!(acc.finish(None).unwrap().is_empty());
     }
 
     #[test]
