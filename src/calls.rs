@@ -1409,11 +1409,15 @@ pub(crate) fn split_surrogates_event(text: &str) -> Option<Value> {
             continue;
         }
         let mut out = String::with_capacity(s.len() + 8);
+        // A lone half right after a backslash that escapes it stays U+FFFD: as an escape it
+        // would make `\\ud83d`, the text `\ud83d`, of arguments that were not JSON.
+        let mut backslashes = 0;
         for (c, plain) in m.chars().zip(s.chars()) {
             match (c as u32).checked_sub(SURROGATE_STAND_IN) {
-                Some(n) if c != plain => out.push_str(&format!("\\u{:04x}", 0xD800 + n)),
+                Some(n) if c != plain && backslashes % 2 == 0 => out.push_str(&format!("\\u{:04x}", 0xD800 + n)),
                 _ => out.push(plain),
             }
+            backslashes = if plain == '\\' { backslashes + 1 } else { 0 };
         }
         *s = out;
     }
@@ -3110,6 +3114,13 @@ mod tests {
         assert_eq!(acc.message().unwrap()["content"], "A\u{10FFFD}\u{10F83D}\u{FFFD}");
         let v = split_surrogates_event("{\"type\":\"content_block_delta\",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\u{10F83D}\\ud83d\u{FFFD}\"}}").unwrap();
         assert_eq!(v["delta"]["partial_json"], "\u{10F83D}\\ud83d\u{FFFD}");
+    }
+
+    #[test]
+    fn a_lone_half_after_a_backslash_that_escapes_it_is_no_escape() {
+        // A lone half escaped by a backslash is no escape of its own: the arguments stay not JSON.
+        let v = split_surrogates_event(r#"{"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"\"\\\ud83d\\\\\ud83d"}}"#).unwrap();
+        assert_eq!(v["delta"]["partial_json"], "\"\\\u{FFFD}\\\\\\ud83d");
     }
 
     #[test]
