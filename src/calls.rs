@@ -825,12 +825,18 @@ impl ArgsCut {
 /// path that names no single value is skipped; one with a path deeper than
 /// [`crate::model::MAX_JSON_NESTING`] steps, or once `room` (bytes) is used up, is not put in,
 /// and said ([`ArgsCut`]). Returns about how many bytes it added.
-fn apply_partial_args(args: &mut Value, partial: &[Value], room: usize) -> (usize, Option<ArgsCut>) {
+fn apply_partial_args(args: &mut Value, partial: &[Value], room: usize, half: &mut Option<(String, u32)>) -> (usize, Option<ArgsCut>) {
     let (mut used, mut cut) = (0, None);
     for pa in partial {
-        let Some(steps) = pa.get("jsonPath").and_then(Value::as_str).and_then(json_path) else { continue };
+        let path = pa.get("jsonPath").and_then(Value::as_str).unwrap_or_default();
+        let Some(steps) = json_path(path) else { continue };
+        // A lone half at the start (low) or end (high) of a string piece ([`LONE_HALVES`]).
+        let (mut low, mut high) = (None, None);
         let value = if let Some(s) = pa.get("stringValue").filter(|v| v.is_string()) {
             s.clone()
+        } else if let Some((text, l, h)) = pa.get("stringValue").and_then(lone_halves) {
+            (low, high) = (l, h);
+            Value::String(text)
         } else if let Some(n) = pa.get("numberValue").filter(|v| v.is_number()) {
             n.clone()
         } else if let Some(b) = pa.get("boolValue").filter(|v| v.is_boolean()) {
@@ -845,11 +851,53 @@ fn apply_partial_args(args: &mut Value, partial: &[Value], room: usize) -> (usiz
         } else if used >= room {
             cut.get_or_insert(ArgsCut::TooLarge);
         } else if !steps.is_empty() {
+            let mut value = value;
+            // A pair split between this piece and the last of the same path, each half U+FFFD:
+            // joined.
+            let pending = half.take().filter(|(at, _)| at == path);
+            if let (Some((_, h)), Some(l), Value::String(text)) = (pending, low, &mut value) {
+                if let Some(have) = string_at(args, &steps).filter(|have| have.ends_with('\u{FFFD}')) {
+                    if let (Some(c), true) = (char::from_u32(0x10000 + ((h - 0xD800) << 10) + (l - 0xDC00)), text.starts_with('\u{FFFD}')) {
+                        have.pop();
+                        text.replace_range(..'\u{FFFD}'.len_utf8(), c.encode_utf8(&mut [0; 4]));
+                    }
+                }
+            }
             // One path makes at most a few hundred KiB (400 steps of 17 values), past `room` once.
             used += set_at(args, &steps, value);
+            *half = high.map(|h| (path.to_owned(), h));
         }
     }
     (used, cut)
+}
+
+/// The string at `steps` in `root`, if there is one.
+fn string_at<'a>(root: &'a mut Value, steps: &[Step]) -> Option<&'a mut String> {
+    let v = steps.iter().try_fold(root, |v, step| match (step, v) {
+        (Step::Key(k), Value::Object(m)) => m.get_mut(k.as_str()),
+        (Step::Index(n), Value::Array(a)) => a.get_mut(*n),
+        _ => None,
+    })?;
+    match v {
+        Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// The key of the object [`split_surrogates_event`] puts for a Gemini `stringValue` that starts
+/// with a lone low half or ends with a lone high half (each U+FFFD in its `text`), with the two
+/// halves' units (`null` for none), so that a pair split between two pieces is joined
+/// ([`apply_partial_args`]). No `stringValue` the API sends is an object.
+const LONE_HALVES: &str = "\u{0}loneHalves";
+
+/// A `stringValue` of [`LONE_HALVES`]: its text, the low half it starts with, the high half it
+/// ends with.
+fn lone_halves(v: &Value) -> Option<(String, Option<u32>, Option<u32>)> {
+    let o = v.as_object()?;
+    let text = o.get("text")?.as_str()?;
+    let [low, high] = o.get(LONE_HALVES)?.as_array()?.as_slice() else { return None };
+    let unit = |v: &Value, range: std::ops::Range<u64>| v.as_u64().filter(|u| range.contains(u)).map(|u| u as u32);
+    Some((text.to_owned(), unit(low, 0xDC00..0xE000), unit(high, 0xD800..0xDC00)))
 }
 
 /// Whether a Gemini `FunctionCall` named `name` (with `id`) goes on with the call streaming as
@@ -863,7 +911,7 @@ fn continues_call(name: Option<&str>, id: Option<&str>, open_name: &str, open_id
 /// `partialArgs` to the arguments put together so far. Returns about how many bytes they
 /// added (`args` by its size); `partialArgs` past `room` (bytes), or too deep, are not put
 /// in, and said ([`apply_partial_args`]).
-fn merge_args(whole: &mut Value, args: Option<&Value>, partial: Option<&Vec<Value>>, room: usize) -> (usize, Option<ArgsCut>) {
+fn merge_args(whole: &mut Value, args: Option<&Value>, partial: Option<&Vec<Value>>, room: usize, half: &mut Option<(String, u32)>) -> (usize, Option<ArgsCut>) {
     let mut used = 0;
     if let Some(a) = args {
         used += turn::size(a);
@@ -874,7 +922,7 @@ fn merge_args(whole: &mut Value, args: Option<&Value>, partial: Option<&Vec<Valu
     }
     match (partial, &*whole) {
         (Some(list), Value::Object(_)) => {
-            let (made, cut) = apply_partial_args(whole, list, room.saturating_sub(used));
+            let (made, cut) = apply_partial_args(whole, list, room.saturating_sub(used), half);
             (used + made, cut)
         }
         _ => (used, None),
@@ -929,13 +977,16 @@ struct Partial {
     index: Option<u64>,
     /// OpenAI Chat: a custom tool's call ([`custom_call`]).
     custom: bool,
+    /// Gemini: the lone high half the last `partialArgs` string piece ended with, and its
+    /// `jsonPath` ([`apply_partial_args`]).
+    half: Option<(String, u32)>,
 }
 
 impl Partial {
     /// Gemini arguments merged in ([`merge_args`]), what they add counted towards
     /// [`MAX_OPEN_BYTES`] and taken from `room`, what the event's calls may still add.
     fn merge(&mut self, args: Option<&Value>, partial: Option<&Vec<Value>>, room: &mut usize) {
-        let (used, cut) = merge_args(self.whole.get_or_insert_with(|| Value::Object(Map::new())), args, partial, *room);
+        let (used, cut) = merge_args(self.whole.get_or_insert_with(|| Value::Object(Map::new())), args, partial, *room, &mut self.half);
         *room = room.saturating_sub(used);
         self.whole_bytes += used;
         if cut == Some(ArgsCut::TooLarge) {
@@ -1350,6 +1401,22 @@ fn args_text_paths(ev: &Value) -> Vec<Vec<ArgsStep>> {
     paths
 }
 
+/// Where a Gemini event has string pieces of arguments streamed as values (Vertex's
+/// `functionCall.partialArgs[].stringValue`): a pair split between two of them is joined by
+/// [`apply_partial_args`] ([`LONE_HALVES`]).
+fn string_value_paths(ev: &Value) -> Vec<Vec<ArgsStep>> {
+    use ArgsStep::{Index, Key};
+    let mut paths = Vec::new();
+    for (ci, c) in array(ev, "candidates").iter().enumerate() {
+        for (pi, part) in c.get("content").map(|c| array(c, "parts")).unwrap_or_default().iter().enumerate() {
+            for (ai, _) in part.get("functionCall").map(|f| array(f, "partialArgs")).unwrap_or_default().iter().enumerate() {
+                paths.push(vec![Key("candidates"), Index(ci), Key("content"), Key("parts"), Index(pi), Key("functionCall"), Key("partialArgs"), Index(ai), Key("stringValue")]);
+            }
+        }
+    }
+    paths
+}
+
 /// The value at `path` in `v`.
 fn args_pointer<'a>(v: &'a Value, path: &[ArgsStep]) -> Option<&'a Value> {
     path.iter().try_fold(v, |v, s| match s {
@@ -1373,10 +1440,14 @@ pub(crate) fn split_surrogates_event(text: &str) -> Option<Value> {
         Value::Array(a) => a.iter_mut().collect(),
         v => vec![v],
     };
-    let paths: Vec<(usize, Vec<ArgsStep>)> = events
+    // Each path, and whether its string is one of Gemini's pieces (else JSON text).
+    let paths: Vec<(usize, Vec<ArgsStep>, bool)> = events
         .iter()
         .enumerate()
-        .flat_map(|(e, ev)| args_text_paths(ev).into_iter().filter(|p| args_pointer(ev, p).is_some_and(|s| s.as_str().is_some_and(|s| s.contains('\u{FFFD}')))).map(move |p| (e, p)))
+        .flat_map(|(e, ev)| {
+            let pieces = string_value_paths(ev).into_iter().map(|p| (p, true));
+            args_text_paths(ev).into_iter().map(|p| (p, false)).chain(pieces).filter(|(p, _)| args_pointer(ev, p).is_some_and(|s| s.as_str().is_some_and(|s| s.contains('\u{FFFD}')))).map(move |(p, g)| (e, p, g))
+        })
         .collect();
     if paths.is_empty() {
         return Some(v);
@@ -1397,15 +1468,32 @@ pub(crate) fn split_surrogates_event(text: &str) -> Option<Value> {
         Value::Array(a) => a.iter().collect(),
         v => vec![v],
     };
-    for (e, path) in paths {
+    for (e, path, piece) in paths {
         let (Some(Value::String(m)), Some(ev)) = (marked_events.get(e).and_then(|ev| args_pointer(ev, &path)), events.get_mut(e)) else { continue };
-        let Some(Value::String(s)) = path.iter().try_fold(&mut **ev, |v, s| match s {
+        let Some(slot) = path.iter().try_fold(&mut **ev, |v, s| match s {
             ArgsStep::Key(k) => v.get_mut(*k),
             ArgsStep::Index(i) => v.get_mut(*i),
         }) else {
             continue;
         };
+        let Value::String(s) = slot else { continue };
         if m.chars().count() != s.chars().count() {
+            continue;
+        }
+        if piece {
+            // A lone half that starts or ends it, told apart by where it is.
+            let lone = |c: Option<char>, plain: Option<char>, range: std::ops::Range<u32>| {
+                let (c, plain) = (c? as u32, plain?);
+                let unit = c.checked_sub(SURROGATE_STAND_IN)? + 0xD800;
+                (plain == '\u{FFFD}' && c != plain as u32 && range.contains(&unit)).then_some(unit)
+            };
+            let low = lone(m.chars().next(), s.chars().next(), 0xDC00..0xE000);
+            let high = lone(m.chars().next_back(), s.chars().next_back(), 0xD800..0xDC00);
+            if low.is_some() || high.is_some() {
+                let text = std::mem::take(s);
+                let halves = Value::Array(vec![low.map_or(Value::Null, Value::from), high.map_or(Value::Null, Value::from)]);
+                *slot = Value::Object(Map::from_iter([("text".to_owned(), Value::String(text)), (LONE_HALVES.to_owned(), halves)]));
+            }
             continue;
         }
         let mut out = String::with_capacity(s.len() + 8);
@@ -3206,6 +3294,41 @@ mod tests {
         assert_eq!(acc.push_text(&format!("data: {}\r\n\r\n", chunks[1]), None).unwrap().len(), 1);
         let mut acc = Accumulator::new(CallFormat::Gemini);
         assert_eq!(acc.push_text("[DONE]", None).unwrap(), []);
+    }
+
+    #[test]
+    fn a_surrogate_pair_split_between_two_vertex_string_pieces_is_joined() {
+        // Vertex's partialArgs stringValue pieces, each half alone as its escape: joined, as in
+        // pieces of arguments streamed as JSON text (they were two U+FFFD).
+        let fc = |fc: &str| format!(r#"{{"candidates":[{{"index":0,"content":{{"role":"model","parts":[{{"functionCall":{fc}}}]}}}}]}}"#);
+        let events = [
+            fc(r#"{"name":"get_weather","willContinue":true}"#),
+            fc(r#"{"partialArgs":[{"jsonPath":"$.city","stringValue":"a\ud83d"}],"willContinue":true}"#),
+            fc(r#"{"partialArgs":[{"jsonPath":"$.city","stringValue":"\ude00b\ud83d"},{"jsonPath":"$.city","stringValue":"\ude00c"},{"jsonPath":"$.other","stringValue":"\ud83d"}],"willContinue":true}"#),
+            // A half after another path's piece, or after U+FFFD sent as it is: not joined.
+            fc(r#"{"partialArgs":[{"jsonPath":"$.city","stringValue":"\ude00"}],"willContinue":true}"#),
+            fc(r#"{"partialArgs":[{"jsonPath":"$.other","stringValue":"x\ufffd"}],"willContinue":true}"#),
+            fc(r#"{"partialArgs":[{"jsonPath":"$.other","stringValue":"\ude00"},{"jsonPath":"$.n","numberValue":1}],"willContinue":true}"#),
+            fc(r#"{}"#),
+        ];
+        let text: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+        let want = json!({"city":"a\u{1F600}b\u{1F600}c\u{FFFD}","other":"\u{FFFD}x\u{FFFD}\u{FFFD}","n":1});
+        let mut acc = Accumulator::new(CallFormat::Gemini);
+        let mut calls = acc.push_text(&text, None).unwrap();
+        calls.extend(acc.finish(None).unwrap());
+        assert_eq!(calls[0].arguments, want);
+        assert_eq!(acc.message().unwrap()["parts"][0]["functionCall"]["args"], want);
+        assert!(!acc.message().unwrap().to_string().contains(LONE_HALVES));
+        // Cut anywhere, the same.
+        for step in [1, 7, 64] {
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            let mut calls = Vec::new();
+            for piece in text.as_bytes().chunks(step) {
+                calls.extend(acc.push_text(std::str::from_utf8(piece).unwrap(), None).unwrap());
+            }
+            calls.extend(acc.finish(None).unwrap());
+            assert_eq!(calls[0].arguments, want, "{step}");
+        }
     }
 
     #[test]

@@ -63,6 +63,9 @@ pub(super) struct Turn {
     detail_at: HashMap<(u64, Option<String>), usize>,
     /// Gemini: where the call whose arguments are still streaming (`willContinue`) is.
     open_call: Option<usize>,
+    /// Gemini: the lone high half the open call's last `partialArgs` string piece ended with
+    /// ([`super::apply_partial_args`]).
+    half: Option<(String, u32)>,
     /// About how many bytes the turn holds.
     held: usize,
     /// A part was not made, past [`MAX_TURN_PARTS`]: the turn is dropped once the event is read.
@@ -683,7 +686,7 @@ impl Turn {
             GeminiStep::More { last, id, signature } => {
                 if let Some(open) = self.open_call.and_then(|i| self.parts.get_mut(i)).map(|(_, p)| &mut p.value) {
                     if let Some(whole) = value_at(open, &["functionCall", "args"]) {
-                        let (used, cut) = merge_args(whole, args, partial, MAX_TURN_BYTES.saturating_sub(self.held));
+                        let (used, cut) = merge_args(whole, args, partial, MAX_TURN_BYTES.saturating_sub(self.held), &mut self.half);
                         self.held += used;
                         if cut == Some(ArgsCut::TooLarge) {
                             self.held = self.held.max(MAX_TURN_BYTES + 1);
@@ -711,7 +714,8 @@ impl Turn {
                     call.remove("willContinue");
                     let mut whole = Value::Object(Map::new());
                     // What it makes is charged with the part ([`Turn::admit`]).
-                    if merge_args(&mut whole, args, partial, MAX_TURN_BYTES.saturating_sub(self.held)).1 == Some(ArgsCut::TooLarge) {
+                    self.half = None;
+                    if merge_args(&mut whole, args, partial, MAX_TURN_BYTES.saturating_sub(self.held), &mut self.half).1 == Some(ArgsCut::TooLarge) {
                         self.held = self.held.max(MAX_TURN_BYTES + 1);
                     }
                     call.insert("args".to_owned(), whole);
