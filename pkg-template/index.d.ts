@@ -397,8 +397,9 @@ export interface Report {
    * in the input (`"/0/description"`; a key's pointer ends with the key as written, U+FFFD in it), the first 8 so,
    * then one problem counting the rest. A tool whose `name` or `serverName` holds one is `INVALID_TOOL` instead (a
    * `tool/invalid` problem for {@link checkTools}): as U+FFFD it would be another name, and two names one. So is
-   * such a name given to `prefixToolName`, `parseToolName` or `PermissionPolicy.check` (`INVALID_INPUT`), or a
-   * policy's pattern (`INVALID_OPTIONS`).
+   * such a name given to `prefixToolName`, `parseToolName` or `PermissionPolicy.check` (`INVALID_INPUT`), a
+   * policy's pattern or the options' `server` / `serverName` (`INVALID_OPTIONS`), or a key of `McpHub`'s servers
+   * (`INVALID_INPUT`).
    */
   problems: Diagnostic[];
 }

@@ -154,7 +154,19 @@ pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue
     let (json, bytes) = text_or_bytes_param(&json, "json")?;
     let provider = provider_param(&provider)?;
     let opts = match options.as_string() {
-        Some(text) => options_text(&text)?,
+        Some(text) => {
+            // A server's name with a lone surrogate is refused as in options given as an object
+            // (see `refuse_lone_surrogate_server`), escaped in the text or not.
+            if !wasm_bindgen::JsCast::unchecked_ref::<js_sys::JsString>(&options).is_valid_utf16() {
+                return Err(Error::new(ErrorCode::InvalidOptions, crate::wasm::interop::lone_surrogate_name("options (JSON text)")));
+            }
+            if text.contains("\\u") {
+                if let Ok(v) = js_sys::JSON::parse(&text) {
+                    refuse_lone_surrogate_server(&v)?;
+                }
+            }
+            options_text(&text)?
+        }
         None => options_param(&options)?,
     };
     Ok(if bytes {

@@ -298,8 +298,13 @@ module.exports = function contract(tw, label) {
     assert.equal(name0(tw.convertMcpToolsJson(text, "openai", '{"server":"gh"}')), "mcp__gh__get_weather");
     // A repeated key keeps its last value, as JSON.parse keeps it.
     assert.equal(name0(tw.convertMcpToolsJson(text, "openai", '{"server":1,"server":"gh"}')), "mcp__gh__get_weather");
-    // A lone surrogate (which UTF-8 cannot hold) becomes U+FFFD, then the name rule applies.
-    assert.match(name0(tw.convertMcpToolsJson(text, "openai", { server: "g\ud800h" })), /^mcp__g_h__get_weather_[0-9a-z]+$/);
+    // A server's name with a lone surrogate (which UTF-8 cannot hold: U+FFFD would make two names one) is
+    // refused, however the options come.
+    for (const options of [{ server: "g\ud800h" }, '{"server":"g\\ud800h"}', '{"server":"g\ud800h"}']) {
+      assert.throws(() => tw.convertMcpToolsJson(text, "openai", options), (e) => e.code === "INVALID_OPTIONS" && /lone UTF-16 surrogate/.test(e.message));
+    }
+    // Other escapes read as in the object.
+    assert.equal(name0(tw.convertMcpToolsJson(text, "openai", '{"server":"g\\u00e9h"}')), name0(tw.convertMcpToolsJson(text, "openai", { server: "g\u00e9h" })));
     const code = (f) => {
       try {
         f();
