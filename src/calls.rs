@@ -1705,10 +1705,18 @@ impl StreamText {
                 }
             }
             "event" | "id" | "retry" => {}
-            _ => events.push(Err(Error::new(
-                ErrorCode::InvalidJson,
-                format!("stream text is neither SSE (data:, event:, id:, retry:, a comment) nor JSON: {}", preview(line)),
-            ))),
+            _ => {
+                // AWS's binary event stream (Bedrock's ConverseStream body) names its headers in ASCII.
+                let hint = if line.contains(":event-type") || line.contains(":message-type") {
+                    " (this is AWS's binary event stream, as Bedrock's ConverseStream sends it: push the events the SDK reads from it, `for await (const event of response.stream)`)"
+                } else {
+                    ""
+                };
+                events.push(Err(Error::new(
+                    ErrorCode::InvalidJson,
+                    format!("stream text is neither SSE (data:, event:, id:, retry:, a comment) nor JSON{hint}: {}", preview(line)),
+                )))
+            }
         }
     }
 
@@ -3707,6 +3715,12 @@ mod tests {
             let r = acc.push_text(bad, None).and_then(|_| acc.push_text("\n", None));
             assert_eq!(r.map_err(|e| e.code), Err(ErrorCode::InvalidJson), "{bad:?}");
         }
+        // AWS's binary event stream (its prelude, then headers named in ASCII) is named as such.
+        let mut acc = Accumulator::new(CallFormat::Bedrock);
+        let binary = "\u{0}\u{0}\u{0}\u{7f}\u{0}\u{0}\u{0}\u{4b}\u{fffd}\u{fffd}\u{b}:event-type\u{7}\u{0}\u{c}messageStart\u{d}:content-type\u{7}\u{0}\u{10}application/json{\"role\":\"assistant\"}";
+        let e = acc.push_text(binary, None).and_then(|_| acc.finish(None)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson);
+        assert!(e.message.contains("AWS's binary event stream") && e.message.contains("response.stream"), "{}", e.message);
         // JSON cut short at a line's end may go on in the next line (pretty-printed): the error
         // comes with the line that shows it is not, or with `finish`.
         let mut acc = Accumulator::new(CallFormat::OpenAi);
