@@ -1425,6 +1425,14 @@ fn args_pointer<'a>(v: &'a Value, path: &[ArgsStep]) -> Option<&'a Value> {
     })
 }
 
+/// [`args_pointer`], to change the value.
+fn args_pointer_mut<'a>(v: &'a mut Value, path: &[ArgsStep]) -> Option<&'a mut Value> {
+    path.iter().try_fold(v, |v, s| match s {
+        ArgsStep::Key(k) => v.get_mut(*k),
+        ArgsStep::Index(i) => v.get_mut(*i),
+    })
+}
+
 /// A stream event whose JSON text has lone surrogate escapes (`\ud83d`), read so that a pair
 /// split between two pieces of arguments (a delta ending with `\ud83d`, the next starting with
 /// `\ude00`, as a server that cuts UTF-16 text sends them) is joined again, as JavaScript joins
@@ -1470,12 +1478,7 @@ pub(crate) fn split_surrogates_event(text: &str) -> Option<Value> {
     };
     for (e, path, piece) in paths {
         let (Some(Value::String(m)), Some(ev)) = (marked_events.get(e).and_then(|ev| args_pointer(ev, &path)), events.get_mut(e)) else { continue };
-        let Some(slot) = path.iter().try_fold(&mut **ev, |v, s| match s {
-            ArgsStep::Key(k) => v.get_mut(*k),
-            ArgsStep::Index(i) => v.get_mut(*i),
-        }) else {
-            continue;
-        };
+        let Some(slot) = args_pointer_mut(ev, &path) else { continue };
         let Value::String(s) = slot else { continue };
         if m.chars().count() != s.chars().count() {
             continue;

@@ -157,7 +157,7 @@ pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue
         Some(text) => {
             // A server's name with a lone surrogate is refused as in options given as an object
             // (see `refuse_lone_surrogate_server`), escaped in the text or not.
-            if !wasm_bindgen::JsCast::unchecked_ref::<js_sys::JsString>(&options).is_valid_utf16() {
+            if crate::wasm::interop::holds_lone_surrogate(&options) {
                 return Err(Error::new(ErrorCode::InvalidOptions, crate::wasm::interop::lone_surrogate_name("options (JSON text)")));
             }
             if text.contains("\\u") {

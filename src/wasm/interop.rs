@@ -445,7 +445,7 @@ pub(crate) fn string_param(v: &JsValue, what: &str) -> Result<String> {
 /// surrogate, which would come across as U+FFFD (and so make two names one), is
 /// `INVALID_INPUT`, where other text takes U+FFFD in its place.
 pub(crate) fn name_param(v: &JsValue, what: &str) -> Result<String> {
-    if v.is_string() && !wasm_bindgen::JsCast::unchecked_ref::<js_sys::JsString>(v).is_valid_utf16() {
+    if holds_lone_surrogate(v) {
         return Err(Error::new(ErrorCode::InvalidInput, lone_surrogate_name(what)));
     }
     string_param(v, what)
@@ -459,11 +459,16 @@ pub(crate) fn refuse_lone_surrogate_server(options: &JsValue) -> Result<()> {
     }
     for key in ["server", "serverName"] {
         let v = get(options, key);
-        if v.is_string() && !wasm_bindgen::JsCast::unchecked_ref::<js_sys::JsString>(&v).is_valid_utf16() {
+        if holds_lone_surrogate(&v) {
             return Err(Error::new(ErrorCode::InvalidOptions, lone_surrogate_name(&format!("options.{key}"))));
         }
     }
     Ok(())
+}
+
+/// Whether `v` is a string holding a lone UTF-16 surrogate (which `as_string` reads as U+FFFD).
+pub(crate) fn holds_lone_surrogate(v: &JsValue) -> bool {
+    v.is_string() && !wasm_bindgen::JsCast::unchecked_ref::<js_sys::JsString>(v).is_valid_utf16()
 }
 
 /// The message of a name holding a lone surrogate.
