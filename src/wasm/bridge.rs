@@ -360,18 +360,11 @@ impl Body for FetchBody {
 /// `PROTOCOL`, naming it: `new Uint8Array(v)` read a string as no bytes (or `"5"` as five zeros), and
 /// a body dropped without a word leaves the call to its timeout or a baffling parse error.
 fn chunk_bytes(v: &JsValue) -> Result<Vec<u8>, TransportError> {
-    if let Some(bytes) = v.dyn_ref::<Uint8Array>() {
-        return Ok(bytes.to_vec());
+    if let Some(bytes) = crate::wasm::interop::js_bytes(v) {
+        return Ok(bytes);
     }
     if let Some(s) = v.as_string() {
         return Ok(s.into_bytes());
-    }
-    if v.is_instance_of::<js_sys::ArrayBuffer>() {
-        return Ok(Uint8Array::new(v).to_vec());
-    }
-    if js_sys::ArrayBuffer::is_view(v) {
-        let (offset, length) = (get(v, "byteOffset").as_f64().unwrap_or(0.0), get(v, "byteLength").as_f64().unwrap_or(0.0));
-        return Ok(Uint8Array::new_with_byte_offset_and_length(&get(v, "buffer"), offset as u32, length as u32).to_vec());
     }
     Err(TransportError::Refused(Box::new(Error::new(
         ErrorCode::Protocol,

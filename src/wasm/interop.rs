@@ -466,6 +466,22 @@ pub(crate) fn refuse_lone_surrogate_server(options: &JsValue) -> Result<()> {
     Ok(())
 }
 
+/// The bytes of a `Uint8Array`, an `ArrayBuffer` or another view of one (a `DataView`, a
+/// `Buffer` of another realm); `None` for anything else.
+pub(crate) fn js_bytes(v: &JsValue) -> Option<Vec<u8>> {
+    if let Some(b) = v.dyn_ref::<js_sys::Uint8Array>() {
+        return Some(b.to_vec());
+    }
+    if v.is_instance_of::<js_sys::ArrayBuffer>() {
+        return Some(js_sys::Uint8Array::new(v).to_vec());
+    }
+    if js_sys::ArrayBuffer::is_view(v) {
+        let (offset, len) = (get(v, "byteOffset").as_f64().unwrap_or(0.0), get(v, "byteLength").as_f64()?);
+        return Some(js_sys::Uint8Array::new_with_byte_offset_and_length(&get(v, "buffer"), offset as u32, len as u32).to_vec());
+    }
+    None
+}
+
 /// Whether `v` is a string holding a lone UTF-16 surrogate (which `as_string` reads as U+FFFD).
 pub(crate) fn holds_lone_surrogate(v: &JsValue) -> bool {
     v.is_string() && !wasm_bindgen::JsCast::unchecked_ref::<js_sys::JsString>(v).is_valid_utf16()

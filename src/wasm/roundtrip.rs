@@ -151,17 +151,7 @@ impl JsAccumulator {
     /// where a character is cut off (kept for the next chunk); bytes that are not UTF-8 become
     /// U+FFFD. `None` for anything but bytes.
     fn bytes_text(&mut self, event: &JsValue) -> Option<String> {
-        let bytes = if let Some(b) = event.dyn_ref::<js_sys::Uint8Array>() {
-            b.to_vec()
-        } else if event.is_instance_of::<js_sys::ArrayBuffer>() || js_sys::ArrayBuffer::is_view(event) {
-            // An ArrayBuffer, or another view of one (a DataView, a Buffer of another realm).
-            let buffer = if event.is_instance_of::<js_sys::ArrayBuffer>() { event.clone() } else { js_sys::Reflect::get(event, &"buffer".into()).ok()? };
-            let offset = js_sys::Reflect::get(event, &"byteOffset".into()).ok().and_then(|v| v.as_f64()).unwrap_or(0.0) as u32;
-            let len = js_sys::Reflect::get(event, &"byteLength".into()).ok().and_then(|v| v.as_f64())? as u32;
-            js_sys::Uint8Array::new_with_byte_offset_and_length(&buffer, offset, len).to_vec()
-        } else {
-            return None;
-        };
+        let bytes = crate::wasm::interop::js_bytes(event)?;
         let mut all = std::mem::take(&mut self.carry);
         all.extend_from_slice(&bytes);
         let mut text = String::with_capacity(all.len());
