@@ -69,7 +69,7 @@ use futures_util::pin_mut;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{object, read_json, read_json_repaired, string, Put as _};
+use crate::model::{object, read_json, string, Put as _};
 use crate::protocol::jsonrpc::{self, classify_all, Id, Incoming, Malformed, RpcError};
 use crate::protocol::budget::{Collected, Held, Refusal};
 use crate::protocol::sse::{SseEvent, SseItem, SseParser};
@@ -2006,7 +2006,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // A byte order mark is no part of the JSON (fetch's `response.json()`, which the SDK
         // reads with, drops it; so does the SSE parser).
         let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
-        let value = read_json_repaired(text).map_err(|e| {
+        let value = jsonrpc::read_message(text).map_err(|e| {
             e.into_error(&format!("{method}: the response"), |e| {
                 Error::new(ErrorCode::Protocol, format!("{method}: the response is not valid JSON: {e}")).with_detail("bodyPreview", preview(&bytes))
             })
@@ -2095,7 +2095,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             }
                             let text = std::str::from_utf8(&ev.data)
                                 .map_err(|_| Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid UTF-8")))?;
-                            let value = read_json_repaired(text).map_err(|e| {
+                            let value = jsonrpc::read_message(text).map_err(|e| {
                                 e.into_error(&format!("{method}: an SSE event"), |e| {
                                     Error::new(ErrorCode::Protocol, format!("{method}: an SSE event is not valid JSON: {e}"))
                                         .with_detail("bodyPreview", preview(text.as_bytes()))
@@ -2788,6 +2788,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     _ if !item.is_object() => Some(format!("is not an object ({})", crate::model::json_type(&item))),
                     _ if key != "tools" => None,
                     Some(Value::String(_)) => None,
+                    Some(Value::Object(cut)) if cut.len() == 1 && cut.get(jsonrpc::CUT_NAME).is_some_and(Value::is_string) => {
+                        let name = cut[jsonrpc::CUT_NAME].as_str().unwrap_or_default();
+                        Some(format!(
+                            "has a name holding a lone UTF-16 surrogate escape (half of a character), read as {}: a call could not name it as the server has it",
+                            crate::text::to_string(&string(name))
+                        ))
+                    }
                     None => Some("has no name (a string)".owned()),
                     Some(other) => Some(format!("has a name that is not a string ({})", crate::model::json_type(other))),
                 };
@@ -2799,7 +2806,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 if key != "tools" {
                     return Err(Error::new(ErrorCode::Protocol, format!("{method}: {what}")).with_detail("index", index));
                 }
-                dropped.push(object([("name", "".into()), ("index", index.into()), ("reason", format!("{what}, so no tool").into())]));
+                let name = item["name"].get(jsonrpc::CUT_NAME).cloned().unwrap_or_else(|| "".into());
+                dropped.push(object([("name", name), ("index", index.into()), ("reason", format!("{what}, so no tool").into())]));
             }
             offered = items.len() + dropped.len();
             if offered > self.opts.max_tools {
@@ -3169,7 +3177,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             SseItem::Retry(ms) => retry_ms = Some(ms),
                             SseItem::Event(ev) if ev.is_message() && !(resumed && self.seen(&ev)) => {
                                 brought = true;
-                                let Some(value) = std::str::from_utf8(&ev.data).ok().and_then(|t| read_json_repaired(t).ok()) else { continue };
+                                let Some(value) = std::str::from_utf8(&ev.data).ok().and_then(|t| jsonrpc::read_message(t).ok()) else { continue };
                                 let msgs = classify_all(value);
                                 self.dealt_with(&ev, &none, &msgs, resumed);
                                 for msg in msgs {
@@ -3273,7 +3281,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     }
                     for item in items {
                         let SseItem::Event(ev) = item else { continue };
-                        let Some(value) = ev.is_message().then(|| std::str::from_utf8(&ev.data).ok().and_then(|t| read_json_repaired(t).ok())).flatten() else { continue };
+                        let Some(value) = ev.is_message().then(|| std::str::from_utf8(&ev.data).ok().and_then(|t| jsonrpc::read_message(t).ok())).flatten() else { continue };
                         for msg in classify_all(value) {
                             match msg {
                                 Incoming::Response { id: rid, outcome } if rid == id => return outcome.map(|_| true).map_err(|e| rpc_to_error(e, WHAT)),

@@ -7,6 +7,41 @@ use serde_json::{Map, Value};
 use crate::model::{object, string, Put as _};
 use crate::text::Owned as _;
 
+/// The key of the object that stands in a listed tool's `name` which held a lone UTF-16
+/// surrogate escape (`"\ud83d"`, a name cut inside an emoji), with the name as read (U+FFFD for
+/// each lone half): [`read_message`] puts it, and the listing leaves that tool out, as no name
+/// sent back from UTF-8 text can be the server's (two such names would even read as one). An
+/// object as `name` is no tool anyway, whoever sent it.
+pub const CUT_NAME: &str = "loneSurrogateName";
+
+/// A message's JSON text, as [`crate::model::read_json_repaired`] reads it (lone surrogate
+/// escapes as U+FFFD, as `JSON.parse` keeps them and the MCP SDK reads them), but a tool's
+/// `name` in a `tools/list` result (`/result/tools/N/name`, in a batch too) so repaired becomes
+/// `{CUT_NAME: name}`.
+pub fn read_message(text: &str) -> Result<Value, crate::model::ReadError> {
+    use crate::model::{read_json, repair_lone_surrogates_at, ReadError};
+    let e = match read_json(text) {
+        Err(ReadError::Json(e)) => e,
+        read => return read,
+    };
+    let Some((fixed, at)) = repair_lone_surrogates_at(text) else { return Err(ReadError::Json(e)) };
+    let mut v = read_json(&fixed)?;
+    for p in crate::model::pointers_at(&fixed, &at) {
+        let is_index = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let name = match p.split('/').skip(1).collect::<Vec<_>>()[..] {
+            ["result", "tools", n, "name"] => is_index(n),
+            [i, "result", "tools", n, "name"] => is_index(i) && is_index(n),
+            _ => false,
+        };
+        if name {
+            if let Some(slot) = v.pointer_mut(&p).filter(|s| s.is_string()) {
+                *slot = object([(CUT_NAME, slot.take())]);
+            }
+        }
+    }
+    Ok(v)
+}
+
 /// A request id (string or integer, never null).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Id {

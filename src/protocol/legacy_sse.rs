@@ -57,11 +57,11 @@ use futures_util::pin_mut;
 use serde_json::Value;
 
 use crate::error::{Error, ErrorCode};
-use crate::model::{read_json, read_json_repaired};
+use crate::model::read_json;
 use crate::protocol::auth::split_url;
 use crate::protocol::budget::{server_of, Collected, Held, Refusal};
 use crate::protocol::client::content_type_essence;
-use crate::protocol::jsonrpc::{sketch, Id, Sketch};
+use crate::protocol::jsonrpc::{read_message, sketch, Id, Sketch};
 use crate::protocol::sse::{SseItem, SseParser};
 use crate::protocol::transport::{Body, HttpRequest, HttpResponse, McpTransport, Method, Transport, TransportError};
 use crate::text::Owned as _;
@@ -950,7 +950,7 @@ impl<B> ConnState<B> {
 
     /// Puts one message of the shared stream (an event's data) where it belongs.
     fn route(&mut self, data: &[u8], cap: usize, wake: &mut Vec<Waker>) {
-        let Some(value) = std::str::from_utf8(data).ok().and_then(|t| read_json_repaired(t).ok()) else {
+        let Some(value) = std::str::from_utf8(data).ok().and_then(|t| read_message(t).ok()) else {
             // Its reader fails on it as a Streamable HTTP call fails on such an event of its stream.
             if let Some(key) = self.answered_by_no_json(data) {
                 self.push(key, frame(data), false, cap, wake);

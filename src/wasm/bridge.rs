@@ -356,15 +356,16 @@ impl Body for FetchBody {
 
 /// The bytes of a chunk of a response body (or of the whole body, `arrayBuffer()`'s): a
 /// `Uint8Array` (a Node `Buffer` is one), another view of bytes or an `ArrayBuffer`, as they are;
-/// a string, as UTF-8 (a `fetch` of a polyfill or a test's whose reader decodes). Anything else is
+/// a string, as UTF-8 (a `fetch` of a polyfill or a test's whose reader decodes; a lone UTF-16 surrogate as
+/// its JSON escape, see `json_string_text`). Anything else is
 /// `PROTOCOL`, naming it: `new Uint8Array(v)` read a string as no bytes (or `"5"` as five zeros), and
 /// a body dropped without a word leaves the call to its timeout or a baffling parse error.
 fn chunk_bytes(v: &JsValue) -> Result<Vec<u8>, TransportError> {
     if let Some(bytes) = crate::wasm::interop::js_bytes(v) {
         return Ok(bytes);
     }
-    if let Some(s) = v.as_string() {
-        return Ok(s.into_bytes());
+    if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
+        return crate::wasm::interop::json_string_text(s, "a body chunk").map(String::into_bytes).map_err(|e| TransportError::Refused(Box::new(e)));
     }
     Err(TransportError::Refused(Box::new(Error::new(
         ErrorCode::Protocol,

@@ -394,7 +394,7 @@ pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bo
         s
     };
     if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
-        return Ok((unmarked(string_text(s, what)?), false));
+        return Ok((unmarked(json_string_text(s, what)?), false));
     }
     if let Some(bytes) = v.dyn_ref::<js_sys::Uint8Array>() {
         return Ok((unmarked(bytes_text(bytes, what)?), true));
@@ -404,6 +404,39 @@ pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bo
         ErrorCode::InvalidInput,
         format!("{what} must be a string or a Uint8Array, got {}", if v.is_null() { "null".owned() } else { t }),
     ))
+}
+
+/// A JS string of JSON text (or of a stream with JSON in it) as UTF-8, a lone UTF-16 surrogate
+/// in it (which UTF-8 cannot hold) written as its JSON escape (`\ud83d`), as `JSON.stringify`
+/// writes one: JSON readers then take it as they take escaped text (a name that holds one
+/// refused, a pair split between two pieces of a stream joined) instead of meeting a U+FFFD
+/// put in silently. Text that reads without U+FFFD is not looked at again.
+pub(crate) fn json_string_text(s: &js_sys::JsString, what: &str) -> Result<String> {
+    let text = string_text(s, what)?;
+    if !text.contains('\u{FFFD}') {
+        return Ok(text);
+    }
+    escaped_lone_surrogates(s, what).map_or(Ok(text), |escaped| escaped)
+}
+
+/// [`json_string_text`]'s second reading, of `s` with its lone surrogates escaped (`None` when
+/// it has none: its U+FFFD were sent so).
+#[inline(never)]
+fn escaped_lone_surrogates(s: &js_sys::JsString, what: &str) -> Option<Result<String>> {
+    // A pair, kept as it is, or a lone half (no `u` flag: the pattern sees UTF-16 units).
+    let pattern = js_sys::RegExp::new("[\\uD800-\\uDBFF][\\uDC00-\\uDFFF]|[\\uD800-\\uDFFF]", "g");
+    let found = std::rc::Rc::new(std::cell::Cell::new(false));
+    let seen = found.clone();
+    let escape = Closure::<dyn FnMut(js_sys::JsString) -> js_sys::JsString>::new(move |m: js_sys::JsString| {
+        if m.length() == 2 {
+            return m;
+        }
+        seen.set(true);
+        js_sys::JsString::from(format!("\\u{:04x}", m.char_code_at(0) as u32))
+    });
+    let escaped = s.replace_by_pattern_with_function(&pattern, escape.as_ref().unchecked_ref());
+    drop(escape);
+    found.get().then(|| string_text(&escaped, what))
 }
 
 /// UTF-8 bytes as text, for [`text_or_bytes_param`] (a function of its own: a call with a

@@ -114,7 +114,11 @@ impl JsAccumulator {
     /// body's reader yields), a character split across two chunks joined again.
     /// Returns the calls it completed (often none).
     pub fn push(&mut self, event: JsValue) -> Result<JsValue, Error> {
-        let calls = match event.as_string() {
+        let text = match event.dyn_ref::<js_sys::JsString>() {
+            Some(s) => Some(crate::wasm::interop::json_string_text(s, "the event")?),
+            None => None,
+        };
+        let calls = match text {
             Some(text) => self.inner.push_text(&text, self.map.as_deref())?,
             None => match self.bytes_text(&event) {
                 Some(text) => self.inner.push_text(&text, self.map.as_deref())?,

@@ -301,6 +301,17 @@ test("a lone surrogate in a name is refused: as U+FFFD two names would be one", 
   const [c, m] = code(() => new tw.McpHub({ "x\ud800": { url: "http://127.0.0.1:1/mcp" }, "x\ud801": { url: "http://127.0.0.1:1/mcp" } }));
   assert.equal(c, "INVALID_INPUT", m);
   assert.match(m, /a server's name \(a key of servers\) holds a lone UTF-16 surrogate/);
+  // JSON text given as a string, a half in it as itself (not escaped): the module's UTF-8 cannot hold it, and
+  // it is read as its escape, not as U+FFFD put in silently.
+  const raw = '[{"name":"a\ud800","inputSchema":{"type":"object"}},{"name":"b","description":"x\udc00' + "y".repeat(300) + '"}]';
+  for (const provider of ["openai", "gemini", "bedrock"]) {
+    const [c, m] = code(() => tw.convertMcpToolsJson(raw, provider));
+    assert.equal(c, "INVALID_TOOL", m);
+    assert.match(m, /^tool at index 0: its name holds a lone UTF-16 surrogate/);
+  }
+  const described = JSON.parse(tw.convertMcpToolsJson(raw.replace("a\ud800", "a"), "openai"));
+  assert.equal(described[1].function.description, "x\ufffd" + "y".repeat(300), "elsewhere a half is U+FFFD");
+  assert.equal(JSON.parse(tw.convertMcpToolsJson(raw.replace("a\ud800", "a\ud83d\ude00"), "anthropic"))[0].name.length > 0, true);
   // A name with U+FFFD itself is a name like any other.
   assert.equal(tw.NameMap.fromTools([{ name: "a\ufffd", serverName: "s" }], "openai").resolve("mcp__s__a__i7x8s673").tool, "a\ufffd");
   stillWorks();

@@ -842,7 +842,15 @@ test("streaming: a surrogate pair split between two pieces of arguments is joine
   // The SDK's events (each half alone in a JS string), and the body's text (each half a JSON escape).
   const text = events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
   assert.ok(text.includes("\\ud83d"));
-  for (const pieces of [events, [text], text.match(/[\s\S]{1,7}/g)]) {
+  // The text with each half as itself, not escaped (a string is UTF-8 in the module, which holds no half):
+  // in one piece, and in pieces split between the halves of a pair.
+  const raw = text.replace("\\ud83d", "\ud83d").replace("\\ude00", "\ude00");
+  const whole = JSON.stringify({ ...events[1], delta: { type: "input_json_delta", partial_json: '{"city":"\ud83d\ude00"}' } });
+  const pair = `data: ${whole}\n\n`;
+  const at = pair.indexOf("\ude00");
+  const joined = [events[0], pair.slice(0, at), pair.slice(at), events[3]].map((e) => (typeof e === "string" ? e : `data: ${JSON.stringify(e)}\n\n`));
+  assert.ok(!raw.includes("\\ud83d") && raw.includes("\ud83d") && at > 0);
+  for (const pieces of [events, [text], text.match(/[\s\S]{1,7}/g), [raw], raw.match(/[\s\S]{1,7}/g), joined]) {
     const acc = new tw.ToolCallAccumulator("anthropic");
     const calls = [...pieces.flatMap((p) => acc.push(p)), ...acc.finish()];
     assert.deepEqual(calls[0].arguments, { city: "😀" });

@@ -78,6 +78,35 @@ test("a tools/call result that is no CallToolResult is PROTOCOL with the result,
   assert.throws(() => flattenContent("hello"), { code: "INVALID_INPUT" });
 });
 
+test("a listed tool whose name is cut inside a character is left out, not renamed to U+FFFD", async () => {
+  // JSON.stringify writes a lone half as its escape (a Node server's name cut inside an emoji): the SDK's client
+  // keeps the half in a JS string; toolwire's UTF-8 cannot, and the name read with U+FFFD is one the server has not.
+  const tools = [{ name: "cut\ud83d", inputSchema: { type: "object" } }, { name: "ok", description: "x\ud83d", inputSchema: { type: "object" } }, { name: "cut\ud83e", inputSchema: { type: "object" } }];
+  const srv = createServer(async (req, res) => {
+    let body = "";
+    for await (const c of req) body += c;
+    const msg = body ? JSON.parse(body) : null;
+    if (!msg || msg.id === undefined) return res.writeHead(msg ? 202 : 405), res.end();
+    const result = msg.method === "initialize" ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "cut", version: "1" } } : { tools };
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${srv.address().port}/mcp`;
+  const client = new McpClient(url);
+  await client.connect();
+  const listed = await client.listTools();
+  assert.deepEqual(listed.map((t) => [t.name, t.description]), [["ok", "x\ufffd"]]);
+  assert.deepEqual(client.droppedTools.map((d) => [d.name, d.index]), [["cut\ufffd", 0], ["cut\ufffd", 2]]);
+  assert.match(client.droppedTools[0].reason, /lone UTF-16 surrogate/);
+  const hub = new McpHub({ s: { url } });
+  assert.deepEqual((await hub.tools("openai")).map((t) => t.function.name), ["mcp__s__ok"]);
+  assert.deepEqual(hub.droppedTools.map((d) => [d.server, d.index]), [["s", 0], ["s", 2]]);
+  await client.close();
+  await hub.closeAll();
+  srv.close();
+});
+
 test("a server's error message is quoted escaped and cut; rpcError has it whole", async () => {
   const message = "ok\u001b[2J\u0000\u202eevil" + "E".repeat(10 * MB);
   const { url, close } = await serve((msg, req, res, json) => json({ jsonrpc: "2.0", id: msg.id, error: { code: -32000, message } }));

@@ -4569,6 +4569,44 @@ fn lone_surrogate_escapes_are_read_as_u_fffd() {
     assert_eq!(r["content"][0]["text"], "pair \u{1F600} and lone \u{FFFD}");
 }
 
+/// A listed tool whose name holds a lone surrogate escape is left out (told by
+/// `dropped_tools`), in a JSON body and in an SSE event: read as U+FFFD it is a name the server
+/// does not have (a call would be refused), and two such names would read as one. A name with a
+/// surrogate pair, a name that is U+FFFD itself, and a cut description are kept.
+#[test]
+fn a_tool_name_cut_inside_a_character_is_dropped_not_renamed() {
+    let list = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a\ud83d","inputSchema":{"type":"object"}},{"name":"b\ud83d\ude00","description":"x\ud83d","inputSchema":{"type":"object"}},{"name":"a\ud83e","inputSchema":{"type":"object"}},{"name":"c\ufffd","inputSchema":{"type":"object"}}]}}"#;
+    let sse = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"\udc00x","inputSchema":{"type":"object"}},{"name":"ok","inputSchema":{"type":"object"},"annotations":{"title":"\udc00"}}]}}"#;
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s1")),
+        accepted(),
+        Reply::Http { status: 200, headers: vec![("content-type", "application/json".into())], chunks: vec![list.as_bytes().to_vec()], then_hang: false, then_error: false },
+        sse_events(&[sse], false),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let tools = block_on(h.client.list_tools()).unwrap();
+    let names: Vec<_> = tools.iter().map(|t| t["name"].clone()).collect();
+    assert_eq!(names, [json!("b\u{1F600}"), json!("c\u{FFFD}")]);
+    assert_eq!(tools[0]["description"], "x\u{FFFD}");
+    let dropped = h.client.dropped_tools();
+    assert_eq!(dropped.iter().map(|d| (d["name"].clone(), d["index"].clone())).collect::<Vec<_>>(), [(json!("a\u{FFFD}"), json!(0)), (json!("a\u{FFFD}"), json!(2))]);
+    assert!(dropped[0]["reason"].as_str().unwrap().contains("lone UTF-16 surrogate"), "{dropped:?}");
+    let tools = block_on(h.client.list_tools()).unwrap();
+    assert_eq!(tools.iter().map(|t| t["name"].clone()).collect::<Vec<_>>(), [json!("ok")]);
+    assert_eq!(tools[0]["annotations"]["title"], "\u{FFFD}", "only a listed name is dropped");
+    assert_eq!(h.client.dropped_tools()[0]["name"], "\u{FFFD}x");
+}
+
+/// [`jsonrpc::read_message`] marks a tool's name only, in a batch too.
+#[test]
+fn read_message_marks_listed_names_only() {
+    let v = jsonrpc::read_message(r#"[{"id":1,"result":{"tools":[{"name":"\ud800"}]}},{"id":2,"result":{"name":"\ud800","content":[{"name":"\ud800"}]}}]"#).unwrap();
+    assert_eq!(v[0]["result"]["tools"][0]["name"], json!({ "loneSurrogateName": "\u{FFFD}" }));
+    assert_eq!(v[1]["result"]["name"], "\u{FFFD}");
+    assert_eq!(v[1]["result"]["content"][0]["name"], "\u{FFFD}");
+    assert_eq!(jsonrpc::read_message(r#"{"result":{"tools":[{"name":"a"}]}}"#).unwrap()["result"]["tools"][0]["name"], "a");
+}
+
 /// JSON that is broken otherwise still fails, with the parser's own message.
 #[test]
 fn a_body_broken_otherwise_is_still_a_protocol_error() {
