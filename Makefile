@@ -16,7 +16,7 @@ export PATH := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin:$(PATH)
 TOOLWIRE_SHARED ?= $(abspath $(SHARED))
 export TOOLWIRE_SHARED
 
-.PHONY: setup pkg test test-native test-wasm test-js test-mcp test-conformance test-browser test-runtimes demo bench clean fuzz lint
+.PHONY: setup pkg test test-native test-wasm test-js test-mcp test-conformance test-browser test-runtimes screenshot demo bench clean fuzz lint
 
 setup:
 	bash scripts/setup.sh
@@ -59,6 +59,11 @@ test-conformance:
 test-browser:
 	bash scripts/setup.sh --browser
 	node --test tests/browser/
+
+# Rewrites docs/demo.png, the README's screenshot (test-browser renders it to target/demo.png only).
+screenshot:
+	bash scripts/setup.sh --browser
+	UPDATE_SCREENSHOT=1 node --test tests/browser/demo.test.mjs
 
 # The package under Bun and Deno beside Node (their npm builds, pinned in setup.sh; setup.sh --runtimes installs them).
 test-runtimes:

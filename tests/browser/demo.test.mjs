@@ -4,7 +4,8 @@
 // /usr/bin/chromium through playwright-core (never a downloaded browser), and checks what a person sees:
 // the Convert panel for every provider, the report and the name map, a live connection and tool calls to
 // the bundled server, the error boxes (NETWORK, UNAUTHORIZED, TIMEOUT), and Ctrl-C stopping both servers.
-// Saves docs/demo.png, the screenshot in the README.
+// Renders the screenshot in the README to target/demo.png; `UPDATE_SCREENSHOT=1` writes it to docs/demo.png
+// (a test run leaves tracked files alone: fonts differ from machine to machine).
 //
 // Needs pkg/ (make pkg) and /usr/bin/chromium (bash scripts/setup.sh --browser). Fails, never skips,
 // when either is missing. CHROMIUM=/path overrides the browser.
@@ -22,6 +23,7 @@ import { differingPixels, toPalettePng } from "./png-palette.mjs";
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const SCREENSHOT = join(repo, "docs", "demo.png");
+const RENDERED = join(repo, "target", "demo.png");
 const ARGS = [
   "--headless",
   "--no-sandbox",
@@ -1023,11 +1025,17 @@ test("screenshot for the README (docs/demo.png)", async () => {
   });
 
   // A palette PNG is a third of Chromium's RGB one, and looks the same. Chromium's rendering varies by a
-  // few pixels from run to run; the file is only rewritten when the page really changed.
+  // few pixels from run to run, and fonts by machine: docs/demo.png is rewritten only when asked.
   const png = toPalettePng(await page.screenshot({ fullPage: true }));
-  mkdirSync(dirname(SCREENSHOT), { recursive: true });
-  if (!existsSync(SCREENSHOT) || differingPixels(readFileSync(SCREENSHOT), png) > 100) writeFileSync(SCREENSHOT, png);
-  assert.ok(png.length > 20_000 && png.length < 300_000, `docs/demo.png is ${png.length} bytes`);
+  mkdirSync(dirname(RENDERED), { recursive: true });
+  writeFileSync(RENDERED, png);
+  if (process.env.UPDATE_SCREENSHOT === "1") {
+    writeFileSync(SCREENSHOT, png);
+  } else {
+    const differing = existsSync(SCREENSHOT) ? differingPixels(readFileSync(SCREENSHOT), png) : Infinity;
+    if (differing > 100) console.log(`# docs/demo.png differs from this render (${differing} pixels; target/demo.png): UPDATE_SCREENSHOT=1 rewrites it`);
+  }
+  assert.ok(png.length > 20_000 && png.length < 300_000, `the screenshot is ${png.length} bytes`);
   assert.deepEqual(pageErrors, [], "the page logged errors");
 });
 
