@@ -251,7 +251,8 @@ export function version() {
 
 /**
  * The name map. Instances come from the wasm-bindgen class (so their methods need no guard); this facade
- * only guards the static constructors and makes `instanceof NameMap` work on those instances.
+ * guards the static constructors, and is made a class of the module's (`facade`, below): `instanceof NameMap`
+ * is true of those instances, and `NameMap.prototype` has their methods, as on Node.
  */
 export class NameMap {
   constructor() {
@@ -268,10 +269,6 @@ export class NameMap {
   static fromJSON(json) {
     check();
     return wasm.NameMap.fromJSON(json);
-  }
-
-  static [Symbol.hasInstance](value) {
-    return value instanceof wasm.NameMap;
   }
 }
 
@@ -337,6 +334,7 @@ export class ToolCallAccumulator {
   }
 }
 facade(ToolCallAccumulator, wasm.ToolCallAccumulator);
+facade(NameMap, wasm.NameMap);
 
 /** allow / ask / deny by tool-name pattern (see index.d.ts). */
 export class PermissionPolicy {

@@ -32,6 +32,17 @@ Options:
 Exit status: 0 when no problem remains, 1 when some do, 2 on a usage or input error.`;
 
 class UsageError extends Error {}
+/** The input could not be read or is not a tools list: said without the usage text. */
+class InputError extends Error {}
+
+/**
+ * Text from the input (tool and server names, keys quoted in messages) as it is safe to print: a terminal acts on
+ * control characters (an escape sequence can set the title, clear the screen, or draw a line the report never had)
+ * and bidirectional overrides reorder what is shown, so each is written as its escape, as JSON writes it.
+ */
+function shown(text) {
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 
 function parseArgs(argv) {
   const opts = { provider: undefined, json: false, changes: false, strict: false, server: undefined, files: [] };
@@ -51,14 +62,20 @@ function parseArgs(argv) {
       if (["false", "no", "0", "off"].includes(v)) return false;
       throw new UsageError(`${flag} is a switch: give it alone, or ${flag}=true / ${flag}=false (got "${inline}")`);
     };
+    // A value given twice is refused: which one was meant is not for the tool to guess.
+    const once = (key) => {
+      const v = value();
+      if (opts[key] !== undefined) throw new UsageError(`${flag} is given twice ("${shown(opts[key])}" and "${shown(v)}")`);
+      return v;
+    };
     switch (flag) {
-      case "--provider": opts.provider = value(); break;
-      case "--server": opts.server = value(); break;
+      case "--provider": opts.provider = once("provider"); break;
+      case "--server": opts.server = once("server"); break;
       case "--json": opts.json = on(); break;
       case "--changes": opts.changes = on(); break;
       case "--strict": opts.strict = on(); break;
       default:
-        if (flag.startsWith("-") && flag !== "-") throw new UsageError(`unknown option ${flag}`);
+        if (flag.startsWith("-") && flag !== "-") throw new UsageError(`unknown option ${shown(flag)}`);
         opts.files.push(arg);
     }
   }
@@ -76,8 +93,8 @@ function toolsOf(doc) {
   if (Array.isArray(doc)) return doc;
   if (doc && Array.isArray(doc.tools)) return doc.tools;
   if (doc && doc.result && Array.isArray(doc.result.tools)) return doc.result.tools;
-  if (doc && doc.error) throw new UsageError(`the input is a JSON-RPC error: ${JSON.stringify(doc.error)}`);
-  throw new UsageError("expected a tools array, {tools:[...]} or {result:{tools:[...]}}");
+  if (doc && doc.error) throw new InputError(`the input is a JSON-RPC error: ${shown(JSON.stringify(doc.error))}`);
+  throw new InputError("expected a tools array, {tools:[...]} or {result:{tools:[...]}}");
 }
 
 function format(report, showChanges, asked) {
@@ -88,12 +105,12 @@ function format(report, showChanges, asked) {
     problems += t.problems.length;
     changes += t.changes.length;
     if (t.problems.length === 0 && !(showChanges && t.changes.length > 0)) continue;
-    const renamed = t.name !== t.tool ? ` -> ${t.name}` : "";
-    lines.push(`${t.problems.length ? "✗" : "✓"} ${t.server ? `${t.server}/` : ""}${t.tool}${renamed}`);
-    for (const d of t.problems) lines.push(`    problem  ${d.path || "/"}  [${d.rule}] ${d.message}`);
-    if (showChanges) for (const d of t.changes) lines.push(`    change   ${d.path || "/"}  [${d.rule}] ${d.message}`);
+    const renamed = t.name !== t.tool ? ` -> ${shown(t.name)}` : "";
+    lines.push(`${t.problems.length ? "✗" : "✓"} ${t.server ? `${shown(t.server)}/` : ""}${shown(t.tool)}${renamed}`);
+    for (const d of t.problems) lines.push(`    problem  ${shown(d.path || "/")}  [${d.rule}] ${shown(d.message)}`);
+    if (showChanges) for (const d of t.changes) lines.push(`    change   ${shown(d.path || "/")}  [${d.rule}] ${shown(d.message)}`);
   }
-  for (const d of report.problems) lines.push(`✗ (all tools)  [${d.rule}] ${d.message}`);
+  for (const d of report.problems) lines.push(`✗ (all tools)  [${d.rule}] ${shown(d.message)}`);
   const n = report.tools.length;
   lines.push(
     // "ollama" and the aliases are converted as another provider, which the report names.
@@ -102,6 +119,16 @@ function format(report, showChanges, asked) {
       (changes && !showChanges ? " (--changes lists the changes)" : ""),
   );
   return { text: lines.join("\n"), problems };
+}
+
+/**
+ * A file's text: UTF-8, or UTF-16 where a byte order mark says so (PowerShell's `>` writes UTF-16LE), the mark
+ * dropped (RFC 8259 lets a parser ignore it; editors on Windows write one before UTF-8).
+ */
+function decode(bytes) {
+  const encoding = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : "utf-8";
+  // TextDecoder drops the mark of its encoding.
+  return new TextDecoder(encoding, { fatal: true }).decode(bytes);
 }
 
 function main(argv) {
@@ -121,12 +148,19 @@ function main(argv) {
     console.error(`toolwire: using the default provider, ${DEFAULT_PROVIDER} (--provider <name> picks another)`);
   }
   const file = opts.files[0];
-  const text = fs.readFileSync(file === "-" ? 0 : file, "utf8");
+  const where = file === "-" ? "stdin" : shown(file);
+  let bytes;
+  try {
+    bytes = fs.readFileSync(file === "-" ? 0 : file);
+  } catch (e) {
+    // Whatever the reason (missing, a directory, no permission, too large): the check never ran.
+    throw new InputError(`${where} cannot be read: ${shown(e.message)}`);
+  }
   let doc;
   try {
-    doc = JSON.parse(text);
+    doc = JSON.parse(decode(bytes));
   } catch (e) {
-    throw new UsageError(`${file === "-" ? "stdin" : file} is not JSON: ${e.message}`);
+    throw new InputError(`${where} is not JSON: ${shown(e.message)}`);
   }
   const options = { strict: opts.strict || undefined, server: opts.server };
   const report = toolwire.checkTools(toolsOf(doc), opts.provider, options);
@@ -140,10 +174,10 @@ try {
 } catch (e) {
   if (e instanceof UsageError) {
     console.error(`toolwire: ${e.message}\n\n${USAGE}`);
-  } else if (e instanceof toolwire.ToolwireError) {
-    console.error(`toolwire: ${e.code}: ${e.message}`);
-  } else if (e && e.code === "ENOENT") {
+  } else if (e instanceof InputError) {
     console.error(`toolwire: ${e.message}`);
+  } else if (e instanceof toolwire.ToolwireError) {
+    console.error(`toolwire: ${e.code}: ${shown(e.message)}`);
   } else {
     throw e;
   }

@@ -80,6 +80,13 @@ test("bin: usage and input errors exit 2 with a message", () => {
     [["check", "-"], "{oops", /stdin is not JSON/],
     [["check", "-"], '{"result":{}}', /expected a tools array/],
     [["check", cleanFile, "--strict=maybe"], undefined, /--strict is a switch: give it alone, or --strict=true \/ --strict=false \(got "maybe"\)/],
+    // Any reason a file cannot be read is an input error (the check never ran), not a crash.
+    [["check", tmp], undefined, /cannot be read: EISDIR/],
+    [["check", "x".repeat(5000) + ".json"], undefined, /cannot be read: ENAMETOOLONG/],
+    // Nothing given is dropped: a value given twice is refused.
+    [["check", cleanFile, "--provider", "openai", "--provider=anthropic"], undefined, /--provider is given twice \("openai" and "anthropic"\)/],
+    [["check", cleanFile, "--server", "a", "--server", "b"], undefined, /--server is given twice/],
+    [["check", "-"], Buffer.from([0x5b, 0xff, 0x5d]), /stdin is not JSON: .*not valid/],
   ]) {
     const r = run(args, input);
     assert.equal(r.status, 2, `${args.join(" ")}: ${r.stdout}${r.stderr}`);
@@ -97,4 +104,36 @@ test("bin: a switch given a value takes it as said", () => {
 test("bin: --help and --version", () => {
   assert.match(run(["--help"]).stdout, /Usage: toolwire check/);
   assert.match(run(["--version"]).stdout, /^\d+\.\d+\.\d+/);
+});
+
+test("bin: a byte order mark is read past: UTF-8 with one, UTF-16 (what Windows PowerShell writes)", () => {
+  const text = JSON.stringify(clean);
+  const files = {
+    "utf8-bom.json": Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]),
+    "utf16le.json": Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]),
+    "utf16be.json": Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, "utf16le").swap16()]),
+  };
+  for (const [name, bytes] of Object.entries(files)) {
+    writeFileSync(join(tmp, name), bytes);
+    const r = run(["check", join(tmp, name), "--provider", "openai"]);
+    assert.equal(r.status, 0, `${name}: ${r.stderr}`);
+    assert.match(r.stdout, /^openai: 1 tool, 0 changes, 0 problems/m, name);
+  }
+});
+
+test("bin: names and keys from the input are printed with control characters escaped", () => {
+  // A server's tools/list could otherwise set the terminal's title, clear it, or draw report lines of its own.
+  const hostile = [
+    { name: "ok_tool", inputSchema: { type: "object" } },
+    { name: "x\u001b]0;PWNED\u0007\u001b[2J\n✓ forged", inputSchema: { type: "object", properties: { "k\u001b[31m\u202eRED": { type: "string", format: "uri" } } } },
+  ];
+  const file = join(tmp, "hostile.json");
+  writeFileSync(file, JSON.stringify(hostile));
+  const r = run(["check", file, "--provider", "openai", "--strict", "--changes", "--server", "s\u009b1m"]);
+  assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/.test(r.stdout), JSON.stringify(r.stdout));
+  assert.ok(r.stdout.includes("x\\u001b]0;PWNED\\u0007\\u001b[2J\\u000a✓ forged"), r.stdout);
+  assert.ok(r.stdout.includes("k\\u001b[31m\\u202eRED"), r.stdout);
+  assert.ok(!/^✓ forged/m.test(r.stdout), "no line of the input's own");
+  // --json is JSON, which escapes them itself.
+  assert.equal(JSON.parse(run(["check", file, "--provider", "openai", "--json"]).stdout).tools[1].tool, hostile[1].name);
 });

@@ -80,6 +80,14 @@ test("web: a failed load can be retried; initAsync is memoised once it succeeds"
   assert.ok(new web.PermissionPolicy({}) instanceof web.PermissionPolicy);
   assert.ok(new web.ToolCallAccumulator("openai") instanceof web.ToolCallAccumulator);
   assert.equal(web.default, web.initAsync);
+  // Every class's prototype is the module class's, as on Node (a spy on NameMap.prototype.resolve reaches maps).
+  const map = web.NameMap.fromTools([{ name: "t", serverName: "s" }], "openai");
+  assert.ok(map instanceof web.NameMap);
+  for (const [cls, method] of [[web.NameMap, "resolve"], [web.ToolCallAccumulator, "push"], [web.PermissionPolicy, "check"], [web.McpClient, "connect"], [web.McpHub, "tools"]]) {
+    assert.equal(typeof cls.prototype[method], "function", `${cls.name}.prototype.${method}`);
+  }
+  assert.equal(Object.getPrototypeOf(map), Object.getPrototypeOf(web.NameMap.prototype));
+  assert.equal(map.resolve("mcp__s__t").tool, "t");
 });
 
 contract(web, "web");
