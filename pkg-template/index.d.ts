@@ -713,11 +713,19 @@ export default initAsync;
 
 /**
  * Where {@link initAsync} gets the WebAssembly module from: a URL, a `Response`, the bytes, or a compiled
- * `WebAssembly.Module`. Written without the DOM library's names, so Node projects compile without it.
+ * `WebAssembly.Module`.
  */
-export type InitInput = string | URL | Request | Response | ArrayBuffer | ArrayBufferView | WasmModule;
+export type InitInput = string | Url | Req | Resp | ArrayBuffer | ArrayBufferView | WasmModule;
 /** `WebAssembly.Module`, where the compilation's libraries declare it. */
 type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : never;
+// The runtime's `URL`, `Request`, `Response`, `Headers` and `AbortSignal` as the compilation's libraries declare
+// them (the DOM library, @types/node, webworker), and where none does, a stand-in of what toolwire reads: this
+// file names no global of those libraries, so a project with neither compiles.
+type Url = typeof globalThis extends { URL: { prototype: infer T } } ? T : { readonly href: string };
+type Req = typeof globalThis extends { Request: { prototype: infer T } } ? T : never;
+type Resp = typeof globalThis extends { Response: { prototype: infer T } } ? T : { readonly status: number; readonly headers: { get(name: string): string | null }; readonly body: unknown };
+type HeaderList = typeof globalThis extends { Headers: { prototype: infer T } } ? T : never;
+type Signal = typeof globalThis extends { AbortSignal: { prototype: infer T } } ? T : { readonly aborted: boolean; readonly reason: unknown };
 
 /**
  * Converts MCP tools for OpenAI Chat Completions: `[{type:"function", function:{name, description, parameters}}]`;
@@ -1638,8 +1646,8 @@ export class PermissionPolicy {
  */
 export type FetchLike = (
   url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal; redirect: "manual" | "follow" },
-) => Promise<Response>;
+  init: { method: string; headers: Record<string, string>; body?: string; signal?: Signal; redirect: "manual" | "follow" },
+) => Promise<Resp>;
 
 /**
  * Options of {@link McpClient}. A key not named here is `INVALID_OPTIONS`, with the one meant; so is `url`: the
@@ -1658,7 +1666,7 @@ export interface McpClientOptions {
    * Extra headers on every request, e.g. `{ authorization: "Bearer ..." }`: an object of strings, a `Headers`, a
    * `Map` or an array of `[name, value]` pairs.
    */
-  headers?: Record<string, string> | Headers | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]>;
+  headers?: Record<string, string> | HeaderList | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]>;
   /**
    * Per-request timeout in ms (default 120,000). A timeout aborts the request's fetch and, with the 2025
    * revisions, sends `notifications/cancelled` (in 2026-07-28 closing the stream is the cancellation): after the
@@ -1912,7 +1920,7 @@ export interface McpOAuthOptions {
    * none waits any more, `signal` aborts (close the popup) and the next 401 asks again. Required but with
    * `client_credentials`.
    */
-  authorize?: (request: { url: string; state: string; scope: string | null; signal: AbortSignal }) => string | Promise<string>;
+  authorize?: (request: { url: string; state: string; scope: string | null; signal: Signal }) => string | Promise<string>;
   /**
    * `"authorization_code"` (the default: a user authorizes) or `"client_credentials"` (RFC 6749 4.4: the client
    * acts for itself, a service or a job, with `clientId` and `clientSecret`; no user, no `authorize`).
@@ -1976,7 +1984,7 @@ export interface McpRequestContext {
    */
   related: McpRelatedRequest | null;
   /** Aborted when the server cancels the request, or the stream it came on is given up. */
-  signal: AbortSignal;
+  signal: Signal;
 }
 
 /** Progress of a call (`notifications/progress` params). */
@@ -2103,7 +2111,7 @@ export interface McpCallOptions {
    * sent after the rejection with the signal's `reason` as its `reason` (an error's `message`, a string as it is; "aborted by the
    * client" when there is none), as the SDK sends it; a timeout's reason is "timeout".
    */
-  signal?: AbortSignal;
+  signal?: Signal;
   /**
    * Each progress notification of the call, found by its `progressToken` (as the MCP SDK routes it) on whichever
    * stream brings it: the call's own, the listening one (`listen()`), another call's; never `onNotification`'s. A
@@ -2174,7 +2182,7 @@ export interface McpCallOptions {
  */
 export class McpClient {
   /** A client of the server at `url`. Nothing is sent before `connect()`: a request before it is `NOT_CONNECTED`. */
-  constructor(url: string | URL, options?: McpClientOptions);
+  constructor(url: string | Url, options?: McpClientOptions);
   /**
    * `initialize` + `notifications/initialized` (or, with a 2026-07-28 server, `server/discover`: see `era`), each
    * exchange within `timeoutMs` (default: the client's), under `signal`
@@ -2189,7 +2197,7 @@ export class McpClient {
    * renewal) shares it, so no session is left open on the server. A request's `notifications/cancelled` goes
    * to the session it was sent on, or is not sent once that session is gone (renewed, or ended by `connect()`).
    */
-  connect(options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<void>;
+  connect(options?: { timeoutMs?: number; signal?: Signal }): Promise<void>;
   /**
    * Listens on the server's standalone stream (an HTTP GET kept open; opt-in, as it holds a connection: see
    * the `listen` option to have it after every connection, as the official SDK's client has it):
@@ -2268,7 +2276,7 @@ export class McpClient {
    * `notifications/progress` for a server request `onRequest` is answering may be sent. `params` must be an
    * object or absent (`INVALID_INPUT`).
    */
-  notify(method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: AbortSignal; meta?: JsonObject }): Promise<void>;
+  notify(method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: Signal; meta?: JsonObject }): Promise<void>;
   /**
    * Every item of a paginated list, over all its pages, as `listTools()` lists the tools (at most `maxPages`
    * pages and `maxTools` items, stopping on a repeated cursor, from the first page again when the session is
@@ -2404,7 +2412,7 @@ export interface McpConfirmCall {
   /** The provider whose name map read the call (`"openai"` for `"openai-chat"`, `"gemini"` for `"google"`). */
   provider: Provider;
   /** Aborted when the call is aborted while the answer is awaited. */
-  signal: AbortSignal;
+  signal: Signal;
 }
 
 /** Options of {@link McpHub.listTools}. */
@@ -2553,7 +2561,7 @@ export class McpHub {
   request<M extends keyof McpRequestResults>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<McpRequestResults[M]>;
   request(server: string, method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
   /** {@link McpClient.notify} on one server, connecting it first if needed. Errors carry `server`. */
-  notify(server: string, method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: AbortSignal; meta?: JsonObject }): Promise<void>;
+  notify(server: string, method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: Signal; meta?: JsonObject }): Promise<void>;
   /** {@link McpClient.listAll} on one server, connecting it first if needed. Errors carry `server`. */
   listAll<M extends McpListMethod>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<Array<McpListItems[M]>>;
   /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */

@@ -1,9 +1,10 @@
 /**
- * `toolwire/toolwire.wasm`: the WebAssembly module's file. What an import of it gives depends on the toolchain,
- * and either goes to `initAsync` as it is:
- * - a file loader (esbuild `--loader:.wasm=file`, Bun's `with { type: "file" }`): the file's URL or path, a string;
+ * `toolwire/toolwire.wasm`: the WebAssembly module's file. What an import of it gives depends on the toolchain:
+ * - a file loader (esbuild `--loader:.wasm=file`, Bun's `with { type: "file" }`): the file's URL or path, a string.
+ *   A URL (in a page or a worker) goes to `initAsync` as it is; a path (Bun, Node) is read first, as fetch cannot:
+ *   `initAsync(await Bun.file(path).arrayBuffer())`;
  * - Cloudflare Workers (wrangler, `@cloudflare/vite-plugin`) and other toolchains that import `.wasm` as a module:
- *   the compiled `WebAssembly.Module`.
+ *   the compiled `WebAssembly.Module`, which goes to `initAsync` as it is.
  */
 declare const wasm: string | WasmModule;
 export default wasm;

@@ -85,7 +85,8 @@ async function load(input) {
     input = await input; // a promise of a Response, as fetch() gives
     if (isRequest(input)) {
       state.url = urlOf(input);
-      if (!state.url && typeof input === "string" && !/^[a-z][a-z\d+.-]*:/i.test(input)) state.relative = input;
+      // A Windows path (C:\...) reads as a URL of scheme "c": it is a path all the same.
+      if (typeof input === "string" && (/^[a-z]:[\\/]/i.test(input) || (!state.url && !/^[a-z][a-z\d+.-]*:/i.test(input)))) state.relative = input;
       input = await fetch(input);
     }
     state.fetching = false;
@@ -101,6 +102,9 @@ async function load(input) {
 /** What went wrong and what to do, from the error met and where the load was. */
 function explain(err, { fetching, url, response, relative }) {
   const message = String(err?.message ?? err);
+  if (typeof WebAssembly === "undefined") {
+    return `this runtime has no WebAssembly (it is turned off: a browser's hardened mode, such as iOS Lockdown Mode, or node --jitless), and toolwire is WebAssembly: it cannot run here (${message})`;
+  }
   if (/Content.Security.Policy|unsafe-eval|wasm-eval|\bCSP\b/i.test(message)) return `${message}; ${CSP}`;
   if (/disallowed by embedder/i.test(message)) return `${message}; ${WORKERS}`;
   if (err?.name === "NotCapable" || err?.name === "PermissionDenied") {
@@ -110,6 +114,10 @@ function explain(err, { fetching, url, response, relative }) {
     // fetch() says only "Failed to parse URL": the URL is relative, and there is nothing to take it against.
     if (relative !== undefined) {
       const href = base();
+      // Outside a page, a string starting with / (or C:\) is a file's path, as a file loader gives in Bun and Node.
+      if (/^[a-z]:[\\/]/i.test(relative) || (!href && relative.startsWith("/"))) {
+        return `${JSON.stringify(relative)} is a file's path, which fetch cannot read (${message}): pass initAsync the file's bytes (e.g. await readFile(path) from node:fs/promises, or await Bun.file(path).arrayBuffer())`;
+      }
       const what = `${JSON.stringify(relative)} is a relative URL, and`;
       if (!href) {
         return `${what} only a page or a worker takes it against its location; there is none here (${message}): pass initAsync an absolute URL or the file's bytes; ${FILE}`;

@@ -29,8 +29,10 @@ done
 
 # Module type of each build, set explicitly so Node never has to guess (and never warns):
 # the nodejs glue is CommonJS; the web glue and wasm-bindgen snippets (inline_js, module = "...") are ESM.
-echo '{ "type": "commonjs" }' >pkg/node/package.json
-echo '{ "type": "module" }' >pkg/web/package.json
+# "types": TypeScript's node10 resolution (which reads no exports map) finds "toolwire/web" and "toolwire/node"
+# through these directories' package.json, and would find no declarations there.
+echo '{ "type": "commonjs", "types": "../index.d.ts" }' >pkg/node/package.json
+echo '{ "type": "module", "types": "../index.d.ts" }' >pkg/web/package.json
 if [ -d pkg/node/snippets ]; then echo '{ "type": "module" }' >pkg/node/snippets/package.json; fi
 
 # Tell wasm-opt every feature rustc's wasm32 target emits (rustc 1.95: bulk-memory, multivalue,
@@ -70,9 +72,33 @@ rm pkg/node/toolwire_bg.wasm
 # Each is read in a try: Deno with a narrow --allow-read throws on merely testing a path it may not read.
 from=$'const wasmPath = `${__dirname}/toolwire_bg.wasm`;\nconst wasmBytes = require(\'fs\').readFileSync(wasmPath);'
 to=$(cat <<'JS'
-const wasmBytes = ((fs, paths) => {
+const wasmBytes = (() => {
+  const loadFailed = (message, cause) => {
+    const err = new Error(`toolwire: ${message}`, { cause });
+    err.name = "ToolwireError";
+    err.code = "LOAD_FAILED";
+    return err;
+  };
+  if (typeof WebAssembly === "undefined") {
+    throw loadFailed("this runtime has no WebAssembly (it is turned off, as by node --jitless), and toolwire is WebAssembly: it cannot run here");
+  }
+  // An ES module bundle (esbuild --format=esm) has neither require nor __dirname: node:fs comes from
+  // process.getBuiltinModule (Node 20.16, 22.3), and the file is looked for beside the bundle (the main script).
+  let fs;
+  try {
+    fs = globalThis.process?.getBuiltinModule?.("fs") ?? require("fs");
+  } catch (e) {
+    throw loadFailed(
+      `cannot load node:fs to read its WebAssembly module (${e?.message ?? e}): in an ES module bundle on a Node before 20.16, ` +
+        'define require (a banner of import { createRequire } from "node:module"; const require = createRequire(import.meta.url);) ' +
+        'or keep toolwire external (README, "Bundlers")',
+      e,
+    );
+  }
+  const main = globalThis.process?.argv?.[1];
+  const dirs = typeof __dirname === "string" ? [__dirname, `${__dirname}/../web`] : typeof main === "string" ? [main.replace(/[\\/][^\\/]*$/, "")] : [];
   const failed = [];
-  for (const p of paths) {
+  for (const p of dirs.map((d) => `${d}/toolwire_bg.wasm`)) {
     try {
       return fs.readFileSync(p);
     } catch (e) {
@@ -80,20 +106,17 @@ const wasmBytes = ((fs, paths) => {
     }
   }
   const denied = failed.some(({ e }) => e?.code === "EACCES" || e?.name === "NotCapable" || e?.name === "PermissionDenied");
-  const err = new Error(
-    `toolwire: cannot read its WebAssembly module; tried ${failed.map(({ p, e }) => `${p} (${e?.code ?? e?.name ?? e})`).join(", ")}. ` +
+  throw loadFailed(
+    `cannot read its WebAssembly module; tried ${failed.map(({ p, e }) => `${p} (${e?.code ?? e?.name ?? e})`).join(", ") || "no path (no __dirname, no main script)"}. ` +
       (denied
         ? "Allow reading the second (Deno: --allow-read=node_modules/toolwire/web) "
         : "A bundle or single-file executable with toolwire's Node build in it reads the file from where the package was when it " +
-          "was built: keep toolwire external, or copy web/toolwire_bg.wasm next to the bundle, or import toolwire/web and pass " +
-          "initAsync the file ") +
+          "was built (a CommonJS bundle) or from beside the main script (an ES module bundle): keep toolwire external, or copy " +
+          "web/toolwire_bg.wasm next to the bundle, or import toolwire/web and pass initAsync the file ") +
       '(README, "Bun, Deno and single-file executables")',
-    { cause: failed[failed.length - 1]?.e },
+    failed[failed.length - 1]?.e,
   );
-  err.name = "ToolwireError";
-  err.code = "LOAD_FAILED";
-  throw err;
-})(require("fs"), [`${__dirname}/toolwire_bg.wasm`, `${__dirname}/../web/toolwire_bg.wasm`]);
+})();
 JS
 )
 node -e '

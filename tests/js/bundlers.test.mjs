@@ -96,3 +96,23 @@ test("esbuild, Node, CommonJS output with toolwire inside: the ES entry is follo
   copyFileSync(wasmFile, join(out, "toolwire_bg.wasm"));
   assert.equal(run(bundled), "x");
 });
+
+test("esbuild, Node, ES module output with toolwire inside: node:fs from process.getBuiltinModule, the .wasm beside the bundle", async () => {
+  // An ES module bundle has neither require nor __dirname (esbuild's require shim throws "Dynamic require of
+  // "fs" is not supported"): the glue takes node:fs from process.getBuiltinModule, and the file from beside the
+  // main script, where a CommonJS bundle looks too.
+  const out = await bundle("node-esm", `import { convertMcpTools } from "toolwire";\nconsole.log(${convert});`, {
+    platform: "node",
+    format: "esm",
+    outExtension: { ".js": ".mjs" },
+  });
+  const bundled = join(out, "app.mjs");
+  const r = spawnSync(process.execPath, [bundled], { encoding: "utf8", cwd: tmp });
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /ToolwireError|LOAD_FAILED/);
+  assert.match(r.stderr, new RegExp(`cannot read its WebAssembly module; tried ${out.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/toolwire_bg\\.wasm \\(ENOENT\\)`));
+  copyFileSync(wasmFile, join(out, "toolwire_bg.wasm"));
+  const ok = spawnSync(process.execPath, [bundled], { encoding: "utf8", cwd: tmp });
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.equal(ok.stdout.trim(), "x");
+});

@@ -216,6 +216,35 @@ test("types: a Node project without the DOM library (lib es2022, @types/node) co
   });
 });
 
+test("types: node10 resolution (no exports map) finds the subpaths too", () => {
+  typecheck(join(tmp, "ts-node10"), { module: "commonjs", moduleResolution: "node10", esModuleInterop: true }, {
+    "app.ts": `
+      import { initAsync, convertMcpTools } from "toolwire/web";
+      import wasm from "toolwire/toolwire.wasm";
+      import * as node from "toolwire/node";
+      import * as main from "toolwire";
+      initAsync(wasm).then(() => convertMcpTools([{ name: "x" }], "openai"));
+      const v: string = node.version() + main.convertMcpTools([{ name: "x" }], "openai")[0].function.name;
+    `,
+  });
+});
+
+test("types: a project with neither the DOM library nor @types/node compiles against them", () => {
+  // URL, Request, Response, Headers and AbortSignal are named through globalThis, with stand-ins where no library has them.
+  typecheck(join(tmp, "ts-no-lib"), { module: "node16", moduleResolution: "node16", lib: ["es2022"], types: [], skipLibCheck: false }, {
+    "esm.mts": `
+      import { McpClient, initAsync, convertMcpTools, type FetchLike } from "toolwire";
+      const fetchLike: FetchLike = async () => ({ status: 200, headers: { get: () => null }, body: null });
+      const client = new McpClient("http://127.0.0.1:1/mcp", { fetch: fetchLike, headers: { a: "b" } });
+      await initAsync(new Uint8Array(0));
+      const name: string = convertMcpTools([{ name: "x" }], "openai")[0].function.name;
+      // @ts-expect-error a number is no URL
+      new McpClient(5);
+      void client;
+    `,
+  });
+});
+
 test("types: bundler resolution (browser build)", () => {
   typecheck(join(tmp, "ts-bundler"), { module: "esnext", moduleResolution: "bundler" }, {
     "app.ts": consumerEsm,

@@ -4,6 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import contract from "./contract.cjs";
 import * as web from "../../pkg/web.mjs";
 
@@ -67,6 +69,25 @@ test("web: a failed load says what it met and what to do", async () => {
   e = await loadFailure("web/toolwire_bg.wasm");
   assert.match(e.message, /failed: "web\/toolwire_bg\.wasm" is a relative URL, and only a page or a worker takes it against its location; there is none here \(.*\): pass initAsync an absolute URL or the file's bytes/);
   assert.doesNotMatch(e.message, /unreachable|CORS/);
+  // A file's path (what a file loader gives in Bun and Node), POSIX or Windows: read it first.
+  for (const path of ["/srv/app/dist/toolwire_bg-HASH.wasm", "C:\\Users\\me\\dist\\toolwire_bg-HASH.wasm", "d:/dist/toolwire_bg.wasm"]) {
+    e = await loadFailure(path);
+    assert.match(e.message, /is a file's path, which fetch cannot read \(.*\): pass initAsync the file's bytes/, path);
+    assert.doesNotMatch(e.message, /unreachable|CORS|relative URL/, path);
+  }
+});
+
+test("web and node: a runtime without WebAssembly gets LOAD_FAILED saying so", () => {
+  // node --jitless turns WebAssembly off, as iOS Lockdown Mode does in Safari.
+  const script = `
+    const out = [];
+    try { require(${JSON.stringify(fileURLToPath(new URL("../../pkg/index.cjs", import.meta.url)))}); out.push("loaded"); } catch (e) { out.push(e.code + ": " + e.message); }
+    import(${JSON.stringify(new URL("../../pkg/web.mjs", import.meta.url).href)}).then((web) => web.initAsync(new Uint8Array(8))).then(
+      () => out.push("loaded"), (e) => out.push(e.code + ": " + e.message)).then(() => console.log(JSON.stringify(out)));`;
+  const r = spawnSync(process.execPath, ["--jitless", "-e", script], { encoding: "utf8" });
+  const [node, web] = JSON.parse(r.stdout);
+  assert.match(node, /^LOAD_FAILED: toolwire: this runtime has no WebAssembly/);
+  assert.match(web, /^LOAD_FAILED: toolwire: loading the WebAssembly module failed: this runtime has no WebAssembly/);
 });
 
 test("web: a failed load can be retried; initAsync is memoised once it succeeds", async () => {
