@@ -2493,7 +2493,8 @@ export class McpHub {
    * for 5 s, then 10 s, doubling up to a minute while it keeps failing (so that a server that is down or hangs does
    * not hold up every turn; `listTools()` asks at once). Only the servers
    * of the last listing are asked: a server that failed it (reported by `listTools()`) is asked again by the
-   * next `listTools()`, and after `listTools({ enabled: false })` the tools are `[]`.
+   * next `listTools()`, and after `listTools({ enabled: false })` the tools are `[]`. A listing that fails does not
+   * reject `tools()`: {@link McpHub.listErrors} says which servers and why.
    * A tool that cannot be converted (a schema past `options.limits`, an empty name) takes out no other: it is
    * left out and reported in {@link McpHub.droppedTools} with its server and its index in that server's
    * listing, and the other tools are converted. It rejects only for what no tool does alone (more tools
@@ -2508,6 +2509,13 @@ export class McpHub {
    * `tools()`). Read it after `tools()`: the same list as `listTools()`'s `dropped`.
    */
   readonly droppedTools: McpDroppedTool[];
+  /**
+   * The servers whose last listing failed, with the error (the shape of `listTools()`'s `errors`): set by
+   * `listTools()`, and by the listings `tools()` makes itself (the first, and each server it lists again), which it
+   * does not reject for: a server here offers the tools of its last good listing, or none. Empty when every
+   * server's last listing succeeded.
+   */
+  readonly listErrors: Array<{ server: string; error: ToolwireError }>;
   /**
    * The name map of the last `tools()` call, whatever its provider. An app that converts for several providers
    * reads each one's with {@link McpHub.nameMapFor}.

@@ -144,6 +144,9 @@ pub struct Hub<T: Transport, C: Clock> {
     /// The tools the last [`Hub::tools`] could not convert, each `{server, name, index, code,
     /// reason}`.
     unconverted: RefCell<Vec<Value>>,
+    /// The servers whose last listing failed (by `list_tools`, or a refresh), with the error:
+    /// [`Hub::listing_errors`].
+    failing: RefCell<Vec<ServerError>>,
     policy: Option<Policy>,
     confirm: Option<Confirm>,
     /// Servers whose last [`Hub::refresh`] listing failed: not asked again by a refresh before
@@ -209,6 +212,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             selection: RefCell::default(),
             routes: RefCell::default(),
             unconverted: RefCell::default(),
+            failing: RefCell::default(),
             policy,
             confirm,
             backoff: RefCell::default(),
@@ -275,6 +279,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         if !superseded {
             *before = listed;
             self.listed_once.set(true);
+            // The hub's servers that failed (not the names of none).
+            *self.failing.borrow_mut() = errors.iter().filter(|e| self.client(&e.server).is_some()).cloned().collect();
         }
         (tools, errors)
     }
@@ -361,12 +367,15 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         // Each server's whole refresh (a reconnection or a session renewal included) within the
         // bound.
         let results = join_all(changed.iter().map(|(_, client)| self.list_within(client, REFRESH_TIMEOUT_MS, "listing the tools again"))).await;
-        let (mut listed, mut backoff) = (self.listed.borrow_mut(), self.backoff.borrow_mut());
+        let (mut listed, mut backoff, mut failing) = (self.listed.borrow_mut(), self.backoff.borrow_mut(), self.failing.borrow_mut());
         let now = self.clock.now_ms();
         for ((server, _), r) in changed.iter().zip(results) {
             let at = backoff.iter().position(|b| &b.server == server);
             // A listing that started later and succeeded (a `list_tools`) has the last word.
             let newer = listed.iter().any(|l| &l.server == server && l.listing > listing);
+            if !newer {
+                failing.retain(|f| &f.server != server);
+            }
             match r {
                 Ok(list) => {
                     if let Some(at) = at {
@@ -378,7 +387,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                     }
                 }
                 Err(_) if newer => {}
-                Err(_) => {
+                Err(e) => {
+                    failing.push(ServerError { server: server.clone(), error: e.with_detail("server", server.clone()) });
                     let (first, longest) = REFRESH_BACKOFF_MS;
                     let delay = at.map_or(first, |at| (backoff[at].delay * 2).min(longest));
                     let entry = Backoff { server: server.clone(), until: now.saturating_add(delay), delay };
@@ -389,6 +399,13 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 }
             }
         }
+    }
+
+    /// The servers whose last listing failed, with the error: by [`Hub::list_tools`] (which
+    /// sets them all), or by a refresh (which sets each server it lists again, and leaves out
+    /// one it lists). A server failing here offers the tools of its last good listing, or none.
+    pub fn listing_errors(&self) -> Vec<ServerError> {
+        self.failing.borrow().clone()
     }
 
     /// [`Hub::refresh`], then [`Hub::tools`]: what the servers offer now, for a provider.
@@ -769,6 +786,24 @@ mod tests {
 
     fn call(hub: &TestHub, name: &str) -> Result<HubCall> {
         block_on(hub.call_tool(name, json!({}), CallOptions::default()))
+    }
+
+    /// The servers whose last listing failed are said ([`Hub::listing_errors`]): after the first
+    /// listing that `tools_refreshed` makes itself (which does not fail for it), and after
+    /// `list_tools`, which sets them all.
+    #[test]
+    fn the_servers_whose_last_listing_failed_are_said() {
+        let web = json!([{"name": "fetch"}]);
+        let hub = hub(vec![("fs", vec![Reply::NetworkError, listing(json!([{"name": "read"}]))]), ("web", vec![listing(web.clone()), listing(web)])], None, None);
+        assert!(hub.listing_errors().is_empty());
+        let out = block_on(hub.tools_refreshed(Provider::Anthropic, &ConvertOptions::default())).unwrap();
+        assert!(out.contains("mcp__web__fetch") && !out.contains("read"), "{out}");
+        let failing = hub.listing_errors();
+        assert_eq!(failing.iter().map(|f| (f.server.as_str(), f.error.code)).collect::<Vec<_>>(), [("fs", ErrorCode::Network)]);
+        assert_eq!(failing[0].error.details.as_ref().unwrap()["server"], "fs");
+        let (tools, errors) = block_on(hub.list_tools(&Selection::Auto, None));
+        assert_eq!((tools.len(), errors.len()), (2, 0));
+        assert!(hub.listing_errors().is_empty(), "a listing that succeeds clears it");
     }
 
     /// The policy judges the tool the name map routes to, as it was when `tools` made the map:

@@ -1159,6 +1159,13 @@ impl JsMcpHub {
         to_js(&Value::Array(self.inner.dropped_tools())).unwrap_or(JsValue::UNDEFINED)
     }
 
+    /// The servers whose last listing failed (`Hub::listing_errors`), `[{server, error}]`: what
+    /// `tools()`'s own listings met, which it does not reject for.
+    #[wasm_bindgen(getter, js_name = listErrors)]
+    pub fn list_errors(&self) -> js_sys::Array {
+        server_errors(self.inner.listing_errors())
+    }
+
     /// The name map of the last `tools()` call (as `NameMap.toJSON()` gives it).
     #[wasm_bindgen(getter, js_name = nameMap)]
     pub fn name_map(&self) -> JsValue {

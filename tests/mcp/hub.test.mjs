@@ -59,6 +59,24 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("tools() without listTools(): a server whose listing fails is in listErrors, not a rejection", async () => {
+    const deadPort = await freePort();
+    const e = endpoints({ alpha: "normal", locked: "unauthorized" });
+    const hub = new McpHub({ ...e.servers, down: { url: `http://127.0.0.1:${deadPort}/mcp` } });
+    assert.deepEqual(hub.listErrors, []);
+    const tools = await within(15_000, hub.tools("openai"), "tools");
+    assert.equal(tools.length, NORMAL_TOOLS.length);
+    const byServer = Object.fromEntries(hub.listErrors.map((x) => [x.server, x.error]));
+    assert.deepEqual(Object.keys(byServer).sort(), ["down", "locked"]);
+    assert.equal(byServer.down.code, "NETWORK");
+    assert.equal(byServer.locked.code, "UNAUTHORIZED");
+    assert.equal(byServer.down.server, "down");
+    // A listing that asks only alpha, which answers: the failures it set are its own (none).
+    await hub.listTools({ selectedServers: ["alpha"] });
+    assert.deepEqual(hub.listErrors, []);
+    await hub.closeAll();
+  });
+
   test("a server without the tools capability lists none and is not asked for tools", async () => {
     const e = endpoints({ alpha: "normal", prompts: "no-tools" });
     const hub = new McpHub(e.servers);
