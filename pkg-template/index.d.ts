@@ -190,7 +190,10 @@ export interface Limits {
  * {@link McpHub.tools} included) and a {@link PermissionPolicyConfig} refuse every key they do not know.
  */
 export interface ConvertOptions extends NamingOptions {
-  /** Server name for the tools that carry no `serverName` (a tool's own `serverName` wins). */
+  /**
+   * Server name for the tools that carry no `serverName` (a tool's own `serverName` wins). `""` is no server, as
+   * `null` is (a tool's `serverName: ""` too): the names get no server part.
+   */
   server?: string;
   /**
    * Request strict mode (OpenAI, OpenAI Responses, Anthropic, Bedrock); falls back per tool and reports why.
