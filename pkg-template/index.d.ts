@@ -2193,7 +2193,11 @@ export class McpClient {
    * answers with a protocol version toolwire does not speak gets `UNSUPPORTED_PROTOCOL_VERSION`, and the
    * session it opened is ended (DELETE). A server of the 2026-07-28 revision, which has no handshake, is asked
    * `server/discover` instead (`era`), and one that refuses the version with the versions it supports
-   * is `UNSUPPORTED_PROTOCOL_VERSION` (`supported`). Connecting a client that has a session ends it first
+   * is `UNSUPPORTED_PROTOCOL_VERSION` (`supported`). A handshake result that is no `InitializeResult` (or
+   * `server/discover` result), as the MCP SDK's client refuses it, is `PROTOCOL` with the `result`: no object, no
+   * string `protocolVersion`, a `serverInfo` that is not an object with a string `name` and `version` (or, from
+   * `initialize`, none), `capabilities` that are not an object (none at all is taken, the server then asked for
+   * everything). Connecting a client that has a session ends it first
    * (DELETE, at most 3 s), and its requests still in flight reject at once with `NOT_CONNECTED`
    * (`sessionEnded: true`), as `close()` abandons them (no `notifications/cancelled`: the DELETE tells the
    * server); a `connect()` while a handshake is under way (a second `connect()`, a session
@@ -2262,7 +2266,13 @@ export class McpClient {
    * be an object or absent (`INVALID_INPUT`). A request with a `cursor` that meets an expired session is not
    * sent again to the renewed one (its cursor means nothing there): `SESSION_EXPIRED`, list from the first page.
    * A `notifications/*` method is `INVALID_INPUT` too: send it with `notify()`. The result is typed by method for
-   * those of {@link McpRequestResults} (`(await request("resources/list")).resources`), `JsonValue` for others.
+   * those of {@link McpRequestResults} (`(await request("resources/list")).resources`), `JsonValue` for others,
+   * and a result of those methods that is not of its type where the MCP schema and the MCP SDK's client refuse it
+   * (not an object; a list, `contents`, `messages` or `completion.values` missing or not an array; an entry that
+   * is not an object or lacks its string `name`, `uri`, `uriTemplate`, `text` or `blob`, a message's `role` or
+   * `content`; a `nextCursor` that is not a string) is the server's error, `PROTOCOL` with the `result`; fields
+   * past these are kept as they came. `tools/call` is checked as `callTool` checks it (a task's creation, for
+   * `params.task`, resolves as it came).
    */
   request<M extends keyof McpRequestResults>(method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<McpRequestResults[M]>;
   request(method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;
@@ -2297,7 +2307,8 @@ export class McpClient {
   close(): Promise<ToolwireError | undefined>;
   /**
    * The server's `serverInfo` from the handshake (`initialize`, or a 2026-07-28 server's `server/discover`): its
-   * `name` and `version`, and what else it sent (`title`, `websiteUrl`, `icons`...). `undefined` before `connect()`.
+   * `name` and `version`, and what else it sent (`title`, `websiteUrl`, `icons`...). `undefined` before `connect()`,
+   * and with a 2026-07-28 server that sent none (`server/discover` may leave it out; `initialize` may not).
    */
   readonly serverInfo: { name: string; version: string; [key: string]: JsonValue } | undefined;
   /**

@@ -1069,7 +1069,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // A server that answers it speaks 2026-07-28: spoken to that way (with the era option's leave).
             Some(if version == MODERN_PROTOCOL_VERSION { e.with_detail("laterRevision", true) } else { e })
         } else {
-            None
+            handshake_problem(result.get("serverInfo"), result.get("capabilities"), true)
+                .map(|problem| Error::new(ErrorCode::Protocol, format!("initialize: the server's result is no InitializeResult: {problem}")).with_detail("result", result.clone()))
         };
         if let Some(e) = refusal {
             // The server may have opened a session for us all the same: end it (best effort).
@@ -1127,12 +1128,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let params = self.with_meta(&Value::Null, None);
             let headers = self.modern_headers(METHOD, &params)?;
             match self.run_with_timeout(&id, METHOD, jsonrpc::request(&id, METHOD, params), true, &headers, opts).await {
-                Ok((v, _)) if v.is_object() => break v,
                 Ok((v, _)) => {
+                    // `serverInfo` is in `_meta` in the revision's schema, at the top in some servers.
+                    let info = v.pointer("/_meta/io.modelcontextprotocol~1serverInfo").or_else(|| v.get("serverInfo"));
+                    let problem = match &v {
+                        Value::Object(_) => handshake_problem(info, v.get("capabilities"), false),
+                        _ => Some(format!("it is not an object ({})", shown(&v))),
+                    };
+                    let Some(problem) = problem else { break v };
                     let mut st = self.state.borrow_mut();
                     (st.protocol_version, st.modern) = (None, false);
-                    return Err(Error::new(ErrorCode::Protocol, format!("{METHOD}: the server's result is not an object but {}", crate::text::excerpt(&crate::text::to_string(&v), 100)))
-                        .with_detail("result", v));
+                    return Err(Error::new(ErrorCode::Protocol, format!("{METHOD}: the server's result is no DiscoverResult: {problem}")).with_detail("result", v));
                 }
                 Err(e) if e.code == ErrorCode::UnsupportedProtocolVersion && !retried && names_modern(&e) => retried = true,
                 Err(e) => {
@@ -2530,7 +2536,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// checked as [`Client::request`] checks it.
     pub async fn request_checked(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
         Self::by_name(method)?;
-        self.request(method, params, opts).await
+        let tool = (method == "tools/call").then(|| params.get("name").and_then(Value::as_str).map(str::to_owned)).flatten();
+        let result = self.request(method, params, opts).await?;
+        if method == "tools/call" {
+            // A task's creation (a call with `task`) is no CallToolResult yet: given as it came.
+            if result.get("task").is_some() && result.get("content").is_none() {
+                return Ok(result);
+            }
+            return self.checked_result(tool.as_deref().unwrap_or_default(), result);
+        }
+        match request_result_problem(method, &result) {
+            Some((ty, problem)) => Err(Error::new(ErrorCode::Protocol, format!("{method}: the result is no {ty}: {problem}")).with_detail("result", result)),
+            None => Ok(result),
+        }
     }
 
     /// Whether `method` may be sent by name: not `initialize` (`connect()` does the handshake)
@@ -3572,7 +3590,6 @@ const MAX_INPUT_ROUNDS: u32 = 16;
 /// SDKs read it; a task's creation), `structuredContent` may be any JSON value (2026-07-28), and
 /// fields toolwire does not know are kept.
 fn call_result_problem(result: &Value) -> Option<String> {
-    let shown = |v: &Value| format!("{}: {}", crate::model::json_type(v), crate::text::excerpt(&crate::text::to_string(v), 100));
     match result {
         Value::Object(o) => match o.get("content") {
             Some(c) if !c.is_array() => Some(format!("its content is not an array of content blocks ({})", shown(c))),
@@ -3580,6 +3597,88 @@ fn call_result_problem(result: &Value) -> Option<String> {
         },
         Value::Null => Some("it is not an object (null)".owned()),
         other => Some(format!("it is not an object ({})", shown(other))),
+    }
+}
+
+/// A JSON value as an error message shows one from a server: its type and the start of its text.
+fn shown(v: &Value) -> String {
+    format!("{}: {}", crate::model::json_type(v), crate::text::excerpt(&crate::text::to_string(v), 100))
+}
+
+/// What keeps a result of `method` from being what [`Client::request_checked`] gives it as (the
+/// package's `McpRequestResults`): the result type it is not, and why. Only what MCP's schema
+/// and the official SDK's client refuse too (a result that is no object; a list, `contents`,
+/// `messages` or `completion.values` missing or of the wrong type, or an entry of them that is no
+/// object or lacks what each must have; a `nextCursor` that is not a string); fields past these
+/// are the server's to add. `tools/call` is checked as [`Client::call_tool`] checks it, other
+/// methods not at all.
+fn request_result_problem(method: &str, result: &Value) -> Option<(&'static str, String)> {
+    let (ty, key): (_, Option<&str>) = match method {
+        "tools/list" => ("ListToolsResult", Some("tools")),
+        "resources/list" => ("ListResourcesResult", Some("resources")),
+        "resources/templates/list" => ("ListResourceTemplatesResult", Some("resourceTemplates")),
+        "prompts/list" => ("ListPromptsResult", Some("prompts")),
+        "resources/read" => ("ReadResourceResult", Some("contents")),
+        "prompts/get" => ("GetPromptResult", Some("messages")),
+        "completion/complete" => ("CompleteResult", None),
+        "resources/subscribe" | "resources/unsubscribe" | "logging/setLevel" | "ping" => ("EmptyResult", None),
+        _ => return None,
+    };
+    let Value::Object(o) = result else { return Some((ty, format!("it is not an object ({})", shown(result)))) };
+    let has_string = |e: &Map<String, Value>, k: &str| e.get(k).is_some_and(Value::is_string);
+    // What an entry of the array must have: the string fields of its type that MCP requires.
+    let entry_problem = |e: &Map<String, Value>| -> Option<&'static str> {
+        match method {
+            "tools/list" | "prompts/list" if !has_string(e, "name") => Some("has no string `name`"),
+            "resources/list" if !has_string(e, "uri") || !has_string(e, "name") => Some("has no string `uri` and `name`"),
+            "resources/templates/list" if !has_string(e, "uriTemplate") || !has_string(e, "name") => Some("has no string `uriTemplate` and `name`"),
+            "resources/read" if !has_string(e, "uri") => Some("has no string `uri`"),
+            "resources/read" if !has_string(e, "text") && !has_string(e, "blob") => Some("has neither a string `text` nor a string `blob`"),
+            "prompts/get" if !matches!(e.get("role").and_then(Value::as_str), Some("user" | "assistant")) => Some("has no `role` \"user\" or \"assistant\""),
+            "prompts/get" if !e.get("content").is_some_and(Value::is_object) => Some("has no `content` object (a content block)"),
+            _ => None,
+        }
+    };
+    let problem = match key {
+        _ if o.get("nextCursor").is_some_and(|c| !c.is_string() && !c.is_null()) => Some(format!("its nextCursor is not a string ({})", shown(&o["nextCursor"]))),
+        Some(key) => match o.get(key) {
+            None => Some(format!("it has no `{key}` array")),
+            Some(Value::Array(entries)) => entries.iter().enumerate().find_map(|(i, entry)| match entry {
+                Value::Object(e) => entry_problem(e).map(|why| format!("`{key}[{i}]` {why}")),
+                other => Some(format!("`{key}[{i}]` is not an object ({})", shown(other))),
+            }),
+            Some(other) => Some(format!("its `{key}` is not an array ({})", shown(other))),
+        },
+        None if method == "completion/complete" => match o.get("completion") {
+            Some(Value::Object(c)) => match c.get("values") {
+                Some(Value::Array(values)) if values.iter().all(Value::is_string) => None,
+                Some(Value::Array(_)) => Some("its completion.values holds a value that is not a string".owned()),
+                _ => Some("its completion has no `values` array".owned()),
+            },
+            None => Some("it has no `completion` object".owned()),
+            Some(other) => Some(format!("its completion is not an object ({})", shown(other))),
+        },
+        None => None,
+    };
+    problem.map(|p| (ty, p))
+}
+
+/// What keeps a handshake's result (`initialize`'s, `server/discover`'s) from giving what
+/// [`Client::server_info`] and [`Client::capabilities`] are: `serverInfo` an object with a string
+/// `name` and `version` (MCP's `Implementation`; `server/discover` may leave it out), and
+/// `capabilities` an object. A result without `capabilities` is kept, as it always was (its
+/// server is then not taken at its word: [`Client::missing_capability`]).
+fn handshake_problem(server_info: Option<&Value>, capabilities: Option<&Value>, info_required: bool) -> Option<String> {
+    match server_info {
+        None if info_required => return Some("it has no serverInfo (an object with a string name and version)".owned()),
+        None => {}
+        Some(Value::Object(i)) if i.get("name").is_some_and(Value::is_string) && i.get("version").is_some_and(Value::is_string) => {}
+        Some(Value::Object(_)) => return Some("its serverInfo has no string name and version".owned()),
+        Some(other) => return Some(format!("its serverInfo is not an object ({})", shown(other))),
+    }
+    match capabilities {
+        Some(c) if !c.is_object() => Some(format!("its capabilities is not an object ({})", shown(c))),
+        _ => None,
     }
 }
 

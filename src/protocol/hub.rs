@@ -631,7 +631,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             Client::<T, C>::by_name(method)?;
             let client = self.named(server)?;
             client.ensure_connected().await?;
-            client.request(method, params, &mut opts).await
+            client.request_checked(method, params, &mut opts).await
         };
         sent.await.map_err(|e| e.with_detail("server", server.owned()))
     }

@@ -156,3 +156,68 @@ test("what broke is said: a body cut after its headers, an error body that never
   client.close();
   close();
 });
+
+/** A server whose handshake result is `init` and whose other results are `answers[method]` (a function of params, or a value). */
+async function answering(init, answers) {
+  const srv = createServer(async (req, res) => {
+    let body = "";
+    for await (const c of req) body += c;
+    const msg = body ? JSON.parse(body) : null;
+    if (req.method !== "POST") return res.writeHead(req.method === "DELETE" ? 200 : 405), res.end();
+    if (msg.id === undefined) return res.writeHead(202), res.end();
+    const a = msg.method === "initialize" ? init : answers[msg.method];
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: typeof a === "function" ? a(msg.params) : a }));
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  srv.unref();
+  return { url: `http://127.0.0.1:${srv.address().port}/mcp`, close: () => srv.close() };
+}
+
+const INIT = { protocolVersion: "2025-11-25", capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} }, serverInfo: { name: "x", version: "1" } };
+
+test("request() resolves only what its method's type says, where the SDK's client refuses the rest: PROTOCOL with the result", async () => {
+  const { url, close } = await answering(INIT, {
+    "resources/read": {},
+    "prompts/get": { messages: "none" },
+    "completion/complete": { completion: null },
+    ping: "pong",
+    "tools/call": { content: "x", structuredContent: { n: "no" } },
+    "resources/list": (p) => (p?.cursor ? { resources: [{ uri: "b", name: "b" }] } : { resources: [{ uri: "a", name: "a" }], nextCursor: 2 }),
+    "prompts/list": { prompts: [{ name: "p", extra: 1 }], more: true },
+  });
+  const client = new McpClient(url);
+  await client.connect();
+  for (const [method, params, why] of [
+    ["resources/read", { uri: "a" }, /resources\/read: the result is no ReadResourceResult: it has no `contents` array/],
+    ["prompts/get", { name: "p" }, /its `messages` is not an array/],
+    ["completion/complete", {}, /its completion is not an object/],
+    ["ping", undefined, /it is not an object/],
+    ["tools/call", { name: "echo", arguments: {} }, /the result is not a CallToolResult: its content is not an array/],
+  ]) {
+    const e = await rejectsWith(client.request(method, params), "PROTOCOL");
+    assert.match(e.message, why);
+    assert.ok("result" in e, method);
+  }
+  assert.deepEqual(await client.request("prompts/list"), { prompts: [{ name: "p", extra: 1 }], more: true }, "fields past the type are kept");
+  const hub = new McpHub({ s: { url } });
+  assert.equal((await rejectsWith(hub.request("s", "resources/read", { uri: "a" }), "PROTOCOL")).server, "s");
+  await client.close();
+  await hub.closeAll();
+  close();
+});
+
+test("connect(): serverInfo and capabilities of the wrong shape are PROTOCOL with the result", async () => {
+  for (const [init, why] of [
+    [{ ...INIT, serverInfo: "x", capabilities: [] }, /no InitializeResult: its serverInfo is not an object/],
+    [{ ...INIT, capabilities: "all" }, /no InitializeResult: its capabilities is not an object/],
+  ]) {
+    const { url, close } = await answering(init, {});
+    const client = new McpClient(url, { era: "legacy" });
+    const e = await rejectsWith(client.connect(), "PROTOCOL");
+    assert.match(e.message, why);
+    assert.deepEqual(e.result, init);
+    assert.equal(client.serverInfo, undefined);
+    close();
+  }
+});

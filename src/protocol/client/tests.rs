@@ -2372,7 +2372,7 @@ fn capabilities_are_checked_against_the_session_a_renewal_brings() {
 /// progress token.
 #[test]
 fn sub_capabilities_declarations_and_meta() {
-    let h = harness(vec![init_caps(0, "s", json!({"resources": {}, "tools": null})), accepted(), Reply::Echo(json!({}))]);
+    let h = harness(vec![init_caps(0, "s", json!({"resources": {}, "tools": null})), accepted(), Reply::Echo(json!({"contents": []}))]);
     block_on(h.client.connect()).unwrap();
     let e = block_on(h.client.request_checked("resources/subscribe", json!({"uri": "file:///x"}), &mut CallOptions::default())).unwrap_err();
     assert_eq!((e.code, e.details.as_ref().unwrap()["capability"].clone()), (ErrorCode::CapabilityNotNegotiated, json!("resources.subscribe")));
@@ -4872,4 +4872,90 @@ fn a_calls_progress_reaches_it_from_any_stream() {
     assert_eq!(*heard.borrow(), [json!(1), json!(2)]);
     assert_eq!(*notes.borrow(), ["notifications/progress 3"]);
     assert_eq!(body(&log.borrow().requests[3])["params"]["_meta"]["progressToken"], 1);
+}
+
+/// `request_checked` (the package's `request()`) gives a known method's result only as the type
+/// it is declared as, where MCP's schema and the SDK's client refuse it too: `PROTOCOL` with the
+/// `result`; fields past those are kept. `tools/call` is checked as `call_tool` checks it; a
+/// method toolwire does not know is not checked.
+#[test]
+fn request_results_are_checked_against_their_types() {
+    let init = json_reply(json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25", "serverInfo": {"name": "t", "version": "1"},
+        "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "completions": {}}}}));
+    let refused = [
+        ("resources/read", json!({}), "it has no `contents` array"),
+        ("resources/read", json!({"contents": [{"uri": "a"}]}), "`contents[0]` has neither a string `text` nor a string `blob`"),
+        ("prompts/get", json!({"messages": "none"}), "its `messages` is not an array (string"),
+        ("prompts/get", json!({"messages": [{"role": "system", "content": {"type": "text", "text": "x"}}]}), "`messages[0]` has no `role`"),
+        ("completion/complete", json!({"completion": null}), "its completion is not an object"),
+        ("completion/complete", json!({"completion": {"values": [1]}}), "completion.values holds a value that is not a string"),
+        ("ping", json!("pong"), "it is not an object (string"),
+        ("resources/list", json!({"resources": [{"uri": "a", "name": "a"}], "nextCursor": 2}), "its nextCursor is not a string (number"),
+        ("tools/list", json!({"tools": ["junk"]}), "`tools[0]` is not an object"),
+        ("tools/call", json!({"content": "x", "structuredContent": {"n": "no"}}), "the result is not a CallToolResult"),
+    ];
+    let accepted_results = [
+        ("resources/read", json!({"contents": [{"uri": "a", "text": "t", "extra": 1}, {"uri": "b", "blob": "AA=="}], "more": true})),
+        ("prompts/get", json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]})),
+        ("completion/complete", json!({"completion": {"values": ["a"], "total": 1}})),
+        ("ping", json!({})),
+        ("resources/list", json!({"resources": [], "nextCursor": null})),
+        ("x/custom", json!("anything")),
+    ];
+    let mut replies = vec![init, accepted()];
+    replies.extend(refused.iter().map(|(_, r, _)| Reply::Echo(r.clone())));
+    replies.extend(accepted_results.iter().map(|(_, r)| Reply::Echo(r.clone())));
+    replies.push(Reply::Echo(json!({"structuredContent": {"n": 1}})));
+    let h = harness(replies);
+    block_on(h.client.connect()).unwrap();
+    for (method, result, why) in refused {
+        let params = if method == "tools/call" { json!({"name": "t", "arguments": {}}) } else { json!({}) };
+        let e = block_on(h.client.request_checked(method, params, &mut CallOptions::default())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{method}: {}", e.message);
+        assert!(e.message.contains(why), "{method}: {}", e.message);
+        assert_eq!(e.details.unwrap()["result"], result, "{method}");
+    }
+    for (method, result) in accepted_results {
+        assert_eq!(block_on(h.client.request_checked(method, json!({}), &mut CallOptions::default())).unwrap(), result, "{method}");
+    }
+    // As call_tool gives it: `content: []` when the server sent none.
+    let r = block_on(h.client.request_checked("tools/call", json!({"name": "t"}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r, json!({"structuredContent": {"n": 1}, "content": []}));
+}
+
+/// A handshake whose `serverInfo` is not an object with a string `name` and `version`, or whose
+/// `capabilities` are not an object, is `PROTOCOL` with the result (the SDK's client refuses it);
+/// a 2026-07-28 `server/discover` may leave `serverInfo` out, and any handshake `capabilities`.
+#[test]
+fn a_handshake_result_of_the_wrong_shape_is_refused() {
+    let init = |result: Value| json_reply(json!({"jsonrpc": "2.0", "id": 0, "result": result}));
+    for (result, why) in [
+        (json!({"protocolVersion": "2025-11-25", "serverInfo": "x", "capabilities": {}}), "its serverInfo is not an object (string"),
+        (json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "x"}, "capabilities": {}}), "its serverInfo has no string name and version"),
+        (json!({"protocolVersion": "2025-11-25", "capabilities": {}}), "it has no serverInfo"),
+        (json!({"protocolVersion": "2025-11-25", "serverInfo": {"name": "x", "version": "1"}, "capabilities": []}), "its capabilities is not an object (array"),
+    ] {
+        let h = harness(vec![init(result.clone())]);
+        let e = block_on(h.client.connect()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{}", e.message);
+        assert!(e.message.contains("no InitializeResult") && e.message.contains(why), "{}", e.message);
+        assert_eq!(e.details.unwrap()["result"], result);
+        assert!(!h.client.is_connected());
+    }
+    for (result, why) in [
+        (json!({"supportedVersions": ["2026-07-28"], "capabilities": "all"}), "its capabilities is not an object (string"),
+        (json!({"capabilities": {}, "_meta": {"io.modelcontextprotocol/serverInfo": "x"}}), "its serverInfo is not an object"),
+        (json!({"capabilities": {}, "serverInfo": {"name": 1, "version": "1"}}), "its serverInfo has no string name and version"),
+        (json!(["x"]), "it is not an object (array"),
+    ] {
+        let h = harness_with(vec![Reply::Echo(result.clone())], modern(), 10_000);
+        let e = block_on(h.client.connect()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{}", e.message);
+        assert!(e.message.contains("server/discover") && e.message.contains(why), "{}", e.message);
+        assert_eq!(e.details.unwrap()["result"], result);
+        assert!(!h.client.is_connected() && !h.client.is_modern());
+    }
+    let h = harness_with(vec![Reply::Echo(json!({"capabilities": {"tools": {}}}))], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(h.client.server_info(), None);
 }
