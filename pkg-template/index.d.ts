@@ -2235,6 +2235,8 @@ export class McpClient {
    * the app's tag for where a tool's calls go, and a server could otherwise pass its tools off as another's. An
    * entry that is not an object or has no string `name` is no tool: left out, and told in `droppedTools` (the
    * others are kept). `options` ({@link McpCallOptions}: `timeoutMs`, `signal`...) apply to each page's request.
+   * A `nextCursor` that is not a string (nor `null`) is the server's error, `PROTOCOL` with `nextCursor`, as the
+   * MCP SDK's client refuses the page: no end of the listing, which would lose the pages after it.
    */
   listTools(options?: McpCallOptions): Promise<McpTool[]>;
   /**

@@ -2835,6 +2835,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let t = t.as_u64().or_else(|| t.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64)).unwrap_or(0);
                 ttl_ms = Some(ttl_ms.map_or(t, |least| least.min(t)));
             }
+            // A cursor that is not a string (the SDK's client refuses the page) is no end of the
+            // listing: the pages after it would be lost without a word.
+            if let Some(c) = result.get("nextCursor").filter(|c| !c.is_string() && !c.is_null()) {
+                return Err(Error::new(ErrorCode::Protocol, format!("{method}: the result's nextCursor is not a string ({})", shown(c))).with_detail("nextCursor", c.clone()));
+            }
             match result.get("nextCursor").and_then(Value::as_str) {
                 Some(c) if !c.is_empty() => {
                     if !seen.insert(c.owned()) {

@@ -199,6 +199,9 @@ test("request() resolves only what its method's type says, where the SDK's clien
     assert.match(e.message, why);
     assert.ok("result" in e, method);
   }
+  // listAll: a cursor that is not a string fails the listing, not ends it with the later pages lost.
+  const e = await rejectsWith(client.listAll("resources/list"), "PROTOCOL");
+  assert.match(e.message, /nextCursor is not a string/);
   assert.deepEqual(await client.request("prompts/list"), { prompts: [{ name: "p", extra: 1 }], more: true }, "fields past the type are kept");
   const hub = new McpHub({ s: { url } });
   assert.equal((await rejectsWith(hub.request("s", "resources/read", { uri: "a" }), "PROTOCOL")).server, "s");

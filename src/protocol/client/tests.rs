@@ -4959,3 +4959,22 @@ fn a_handshake_result_of_the_wrong_shape_is_refused() {
     block_on(h.client.connect()).unwrap();
     assert_eq!(h.client.server_info(), None);
 }
+
+/// A `nextCursor` that is not a string fails the listing (`PROTOCOL`), as the SDK's client
+/// refuses the page: it is no end, which would lose the pages after it without a word. `null`
+/// is no cursor.
+#[test]
+fn a_cursor_that_is_not_a_string_fails_the_listing() {
+    let h = harness(vec![
+        init_reply("2025-11-25", None),
+        accepted(),
+        Reply::Echo(json!({"tools": [{"name": "a"}], "nextCursor": 2})),
+        Reply::Echo(json!({"tools": [{"name": "a"}], "nextCursor": null})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.list_tools()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "{}", e.message);
+    assert!(e.message.contains("tools/list: the result's nextCursor is not a string (number"), "{}", e.message);
+    assert_eq!(e.details.unwrap()["nextCursor"], 2);
+    assert_eq!(block_on(h.client.list_tools()).unwrap().len(), 1);
+}
