@@ -2223,7 +2223,8 @@ export class McpClient {
    * `subscriptions/listen` request (a POST) for the tool, prompt and resource list changes, made again when its
    * stream ends (the tool list is then taken as changed, and `onToolListChanged` called: what changed in between
    * is not known); it resolves
-   * `true` also when the server ends the subscription with a result, `false` when the server answers 405 or
+   * `true` also when the server ends the subscription with a result or with `notifications/cancelled` naming its
+   * request (then not made again, and no change announced), `false` when the server answers 405 or
    * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).
    * A second `listen()` while one runs opens nothing: it settles as the first does.
    */

@@ -3240,7 +3240,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// announces a changed tool list (to the notification handler too): what changed in between
     /// is not known. At the first opening, 405 or -32601 (not offered) is `Ok(false)`, a JSON
     /// result (the server ended it at once) `Ok(true)`, any other answer the server's error;
-    /// a response on the stream (it ended the subscription) ends it: `Ok(true)`, or its error.
+    /// a response on the stream (it ended the subscription) ends it: `Ok(true)`, or its error,
+    /// and so does `notifications/cancelled` naming the subscription's request: `Ok(true)`.
     async fn subscribe(&self) -> Result<bool> {
         const WHAT: &str = "subscriptions/listen";
         let none = Id::Str(String::new());
@@ -3309,6 +3310,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             match msg {
                                 Incoming::Response { id: rid, outcome } if rid == id => return outcome.map(|_| true).map_err(|e| rpc_to_error(e, WHAT)),
                                 Incoming::Malformed { id: Some(rid), problem, error } if rid == id => return Err(malformed_response(WHAT, &id, problem, error)),
+                                // The server tore the subscription down: ended as by a result, not
+                                // opened again (nor a change of the tools announced for it).
+                                Incoming::Notification { method, params }
+                                    if method == "notifications/cancelled" && params.get("requestId").and_then(Id::from_value).as_ref() == Some(&id) =>
+                                {
+                                    return Ok(true)
+                                }
                                 msg => drop(self.handle(&none, WHAT, msg, None, false).await),
                             }
                         }

@@ -4978,3 +4978,26 @@ fn a_cursor_that_is_not_a_string_fails_the_listing() {
     assert_eq!(e.details.unwrap()["nextCursor"], 2);
     assert_eq!(block_on(h.client.list_tools()).unwrap().len(), 1);
 }
+
+/// A 2026-07-28 subscription the server tears down with `notifications/cancelled` naming its
+/// request ends `listen()` (`true`, as a result would): not opened again, and no change of the
+/// tools made up for it. One naming another request is a notification like any.
+#[test]
+fn a_subscription_the_server_cancels_ends_listen() {
+    let stream = sse_events(
+        &[
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"shutting down"}}"#,
+        ],
+        true,
+    );
+    let h = harness_with(vec![discover_reply(), stream], modern(), 10_000);
+    let heard = Rc::new(RefCell::new(Vec::new()));
+    let h2 = heard.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, p| h2.borrow_mut().push(format!("{m} {}", p["requestId"])))));
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(bounded(h.client.listen(), 200).map(Result::unwrap), Some(true));
+    assert_eq!(h.log.borrow().requests.len(), 2, "not subscribed again");
+    assert!(!h.client.tools_changed());
+    assert_eq!(*heard.borrow(), ["notifications/cancelled 7"]);
+}
