@@ -2178,7 +2178,9 @@ export interface McpCallOptions {
  * but for a refused version (-32022: `UNSUPPORTED_PROTOCOL_VERSION`). A 2025 session whose server now speaks only
  * 2026-07-28 (it refuses the session's version with -32022) is followed there by a new handshake (`era: "auto"`). A result of `resultType: "input_required"` (to `tools/call`, `prompts/get`,
  * `resources/read`) is answered by `onRequest`, once per input asked for (`{method, params}` as a server request
- * is), and the request sent again with the answers and the server's `requestState`. A timeout or an abort closes
+ * is), and the request sent again with the answers and the server's `requestState`. An entry of `inputRequests`
+ * that is not an object with a string `method` is the server's error, `PROTOCOL`, before any input is asked.
+ * A timeout or an abort closes
  * the request's stream, which is what cancels it there (no `notifications/cancelled`). A stream that breaks
  * before the response is not resumed (the revision has no resumption): the request is sent again once, but not a
  * `tools/call`, which may have run (`PROTOCOL` with `streamBroken: true`). `listen()` is `subscriptions/listen`.

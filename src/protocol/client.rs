@@ -1526,6 +1526,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 .with_detail("limit", MAX_SERVER_REQUESTS));
             }
             Some(Value::Object(requests)) => {
+                // Every entry a request (an object with a method) before any is asked: none is
+                // asked of the handler as if its method were "".
+                if let Some((key, request)) = requests.iter().find(|(_, r)| r.get("method").and_then(Value::as_str).is_none_or(str::is_empty)) {
+                    return Err(Error::new(
+                        ErrorCode::Protocol,
+                        format!("{method}: the input_required result's input request {} is not an object with a string `method` ({})", crate::text::quote(key), shown(request)),
+                    )
+                    .with_detail("inputRequests", Value::Object(requests.clone())));
+                }
                 for (key, request) in requests {
                     let asked_for = request.get("method").and_then(Value::as_str).unwrap_or_default();
                     let asked_with = request.get("params").cloned().unwrap_or(Value::Null);

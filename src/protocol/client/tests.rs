@@ -5001,3 +5001,26 @@ fn a_subscription_the_server_cancels_ends_listen() {
     assert!(!h.client.tools_changed());
     assert_eq!(*heard.borrow(), ["notifications/cancelled 7"]);
 }
+
+/// An `inputRequests` entry that is not an object with a string `method` is the server's error,
+/// before anyone is asked (none is asked as if its method were "").
+#[test]
+fn malformed_input_requests_are_refused_before_any_is_asked() {
+    for bad in [json!(5), json!({"params": {}}), json!({"method": 7}), json!({"method": ""}), json!("roots/list")] {
+        let requests = json!({"good": {"method": "roots/list"}, "bad": bad});
+        let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"resultType": "input_required", "inputRequests": requests}))], modern(), 10_000);
+        let asked = Rc::new(Cell::new(0));
+        let count = asked.clone();
+        h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+            count.set(count.get() + 1);
+            Box::pin(async { Ok(json!({"roots": []})) })
+        })));
+        block_on(h.client.connect()).unwrap();
+        let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{}", e.message);
+        assert!(e.message.contains("input request \"bad\" is not an object with a string `method`"), "{}", e.message);
+        assert_eq!(e.details.unwrap()["inputRequests"], requests);
+        assert_eq!(asked.get(), 0, "nobody was asked");
+        assert_eq!(h.log.borrow().requests.len(), 2, "nothing answered");
+    }
+}
