@@ -2903,8 +2903,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // A server may answer a task-augmented call at once, with the result itself.
             (Some(task), Some(call)) if result.get("content").is_none() => {
                 let task = task.clone();
+                let task_id = task.get("taskId").cloned();
                 let result = self.run_task(name, &call, task, deadline, total, opts).await?;
-                self.checked_result(name, result)
+                // The task exists: its result's errors carry its id as the others do.
+                self.checked_result(name, result).map_err(|e| match task_id {
+                    Some(id) => e.with_detail("taskId", id),
+                    None => e,
+                })
             }
             _ => self.checked_result(name, result),
         }

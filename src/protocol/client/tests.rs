@@ -5024,3 +5024,22 @@ fn malformed_input_requests_are_refused_before_any_is_asked() {
         assert_eq!(h.log.borrow().requests.len(), 2, "nothing answered");
     }
 }
+
+/// A task's result that fails the client's own checks (no CallToolResult, or not of the tool's
+/// `outputSchema`) is an error after the task exists: it carries `taskId` as the others do.
+#[test]
+fn a_tasks_result_the_client_refuses_carries_the_task_id() {
+    for (result, why) in [(json!({"content": "x"}), "not a CallToolResult"), (json!({"content": [], "structuredContent": {"n": "no"}}), "outputSchema")] {
+        let mut replies = task_server();
+        replies[2] = Reply::Echo(json!({"tools": [{"name": "research", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"},
+            "outputSchema": {"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}}]}));
+        replies.extend([Reply::Echo(json!({"task": task("working", 50)})), Reply::Echo(task("completed", 50)), Reply::Echo(result)]);
+        let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+        block_on(h.client.connect()).unwrap();
+        block_on(h.client.list_tools()).unwrap();
+        let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{}", e.message);
+        assert!(e.message.contains(why), "{}", e.message);
+        assert_eq!(e.details.unwrap()["taskId"], "t-1", "{why}");
+    }
+}
