@@ -1765,7 +1765,8 @@ export interface McpClientOptions {
    * `endpoint` event: a URL that answers it with an event stream that never names one (a page's live updates)
    * leaves the refusal standing then, the GET aborted. Give
    * such a server the URL of its event stream (often `/sse`). `"streamable-http"`: never the old transport.
-   * `"sse"`: only the old transport, the URL being its event stream's. Over the old transport the client posts
+   * `"sse"`: only the old transport, the URL being its event stream's (not with `era: "modern"`, `INVALID_OPTIONS`:
+   * 2026-07-28 has no such transport). Over the old transport the client posts
    * each message to the endpoint the stream names (one of another origin is refused: `PROTOCOL`) and reads every
    * answer from that one stream; `listen()` gets what belongs to no call; a server may answer `2024-11-05` in
    * the handshake; the stream's end ends the session: a call whose POST the server had answered fails with

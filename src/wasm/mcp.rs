@@ -264,6 +264,10 @@ fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(
         Some(v) if v == "sse" => TransportChoice::Sse,
         Some(_) => return Err(Error::new(ErrorCode::InvalidOptions, "options.transport must be \"auto\", \"streamable-http\" or \"sse\"")),
     };
+    // 2026-07-28 has no HTTP+SSE transport (which opens its stream for `initialize` only).
+    if opts.era == Era::Modern && choice == TransportChoice::Sse {
+        return Err(Error::new(ErrorCode::InvalidOptions, "options.era \"modern\" (MCP 2026-07-28) cannot go with options.transport \"sse\": the revision has no HTTP+SSE transport"));
+    }
     const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
     opts.log_level = match data.get("logLevel") {
         None | Some(Value::Null) => None,

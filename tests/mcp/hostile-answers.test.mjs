@@ -224,3 +224,12 @@ test("connect(): serverInfo and capabilities of the wrong shape are PROTOCOL wit
     close();
   }
 });
+
+test("era \"modern\" with transport \"sse\" is INVALID_OPTIONS at construction: 2026-07-28 has no HTTP+SSE transport", () => {
+  const bad = { era: "modern", transport: "sse" };
+  assert.throws(() => new McpClient("http://127.0.0.1:9/mcp", bad), (e) => e.code === "INVALID_OPTIONS" && /no HTTP\+SSE transport/.test(e.message));
+  assert.throws(() => new McpHub({ s: { url: "http://127.0.0.1:9/mcp", ...bad } }), (e) => e.code === "INVALID_OPTIONS");
+  new McpClient("http://127.0.0.1:9/mcp", { era: "legacy", transport: "sse" });
+  new McpClient("http://127.0.0.1:9/mcp", { era: "modern", transport: "streamable-http" });
+});
+
