@@ -2278,7 +2278,9 @@ export class McpClient {
    * is not an object or lacks its string `name`, `uri`, `uriTemplate`, `text` or `blob`, a message's `role` or
    * `content`; a `nextCursor` that is not a string) is the server's error, `PROTOCOL` with the `result`; fields
    * past these are kept as they came. `tools/call` is checked as `callTool` checks it (a task's creation, for
-   * `params.task`, resolves as it came).
+   * `params.task`, resolves as it came). `params._meta`, in every revision, must be an object (or `null`: none)
+   * without a key the client sets itself (`progressToken`: give `onProgress`; the `io.modelcontextprotocol/*` keys
+   * of 2026-07-28): `INVALID_INPUT` (as for `notify()`'s and `listAll()`'s `params`; `options.meta` adds keys).
    */
   request<M extends keyof McpRequestResults>(method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<McpRequestResults[M]>;
   request(method: string, params?: JsonObject | null, options?: McpCallOptions): Promise<JsonValue>;

@@ -195,6 +195,24 @@ pub const CLIENT_META_KEYS: [&str; 5] = [
     "io.modelcontextprotocol/logLevel",
 ];
 
+/// A caller's own `params._meta` ([`Client::request_checked`], [`Client::list_all`],
+/// [`Client::notify_checked`]), in every revision: an object (`INVALID_INPUT`, not dropped for the
+/// client's keys; `null` is none), without a key the client sets itself ([`CLIENT_META_KEYS`], refused as in
+/// [`CallOptions::meta`]; it is not overwritten without a word).
+fn check_params_meta(params: &Value) -> Result<()> {
+    let problem = match params.get("_meta") {
+        // `null` is taken for none (the progress token, the revision's keys take its place).
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Object(m)) => match m.keys().find(|k| CLIENT_META_KEYS.contains(&k.as_str())) {
+            None => return Ok(()),
+            Some(k) if k == "progressToken" => format!("must not hold \"{k}\": give onProgress, and the client makes the token"),
+            Some(k) => format!("must not hold \"{k}\": the client sets it"),
+        },
+        Some(other) => format!("must be an object, not {}", crate::model::json_type(other)),
+    };
+    Err(Error::new(ErrorCode::InvalidInput, format!("params._meta {problem}")))
+}
+
 /// `params` with `meta`'s keys in its `_meta` (made an object when it is not one); params that are
 /// neither an object nor null are left as they are.
 fn merge_meta(params: Value, meta: Option<&Map<String, Value>>) -> Result<Value> {
@@ -2545,6 +2563,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// checked as [`Client::request`] checks it.
     pub async fn request_checked(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
         Self::by_name(method)?;
+        check_params_meta(&params)?;
         let tool = (method == "tools/call").then(|| params.get("name").and_then(Value::as_str).map(str::to_owned)).flatten();
         let result = self.request(method, params, opts).await?;
         if method == "tools/call" {
@@ -2601,6 +2620,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// [`Client::notifiable`] refuses.
     pub async fn notify_checked(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<()> {
         Self::notifiable(method)?;
+        check_params_meta(&params)?;
         // `meta` goes in the notification's `_meta`, as in a request's.
         let params = merge_meta(params, opts.meta.as_ref())?;
         self.await_renewal(method, opts).await?;
@@ -2697,6 +2717,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// `opts` apply to each page's request. A server whose capabilities lack the list's
     /// capability lists nothing.
     pub async fn list_all(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Vec<Value>> {
+        check_params_meta(&params)?;
         self.list_fresh(method, params, opts).await.map(|l| l.items)
     }
 

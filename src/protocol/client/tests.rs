@@ -5043,3 +5043,37 @@ fn a_tasks_result_the_client_refuses_carries_the_task_id() {
         assert_eq!(e.details.unwrap()["taskId"], "t-1", "{why}");
     }
 }
+
+/// A caller's own `params._meta`, in both eras: an object (or null), without a key the client sets
+/// itself (as `options.meta`): `INVALID_INPUT` before anything is sent, for a request, a listing
+/// and a notification. Its other keys are sent with the client's.
+#[test]
+fn a_callers_params_meta_is_an_object_without_the_clients_keys_in_both_eras() {
+    for opts in [legacy(), modern()] {
+        let replies = if opts.era == Era::Modern { vec![discover_reply()] } else { vec![init_reply("2025-11-25", None), accepted()] };
+        let h = harness_with(replies.into_iter().chain([Reply::Echo(json!({}))]).collect(), opts.clone(), 10_000);
+        block_on(h.client.connect()).unwrap();
+        let sent = h.log.borrow().requests.len();
+        for (meta, why) in [
+            (json!("trace-123"), "params._meta must be an object, not string"),
+            (json!({"io.modelcontextprotocol/protocolVersion": "2025-11-25"}), "must not hold \"io.modelcontextprotocol/protocolVersion\": the client sets it"),
+            (json!({"progressToken": 5}), "must not hold \"progressToken\": give onProgress"),
+        ] {
+            let params = json!({"_meta": meta});
+            let o = &mut CallOptions::default();
+            for e in [
+                block_on(h.client.request_checked("ping", params.clone(), o)).unwrap_err(),
+                block_on(h.client.list_all("tools/list", params.clone(), o)).unwrap_err(),
+                block_on(h.client.notify_checked("notifications/roots/list_changed", params.clone(), o)).unwrap_err(),
+            ] {
+                assert_eq!(e.code, ErrorCode::InvalidInput, "{}", e.message);
+                assert!(e.message.contains(why), "{}", e.message);
+            }
+        }
+        assert_eq!(h.log.borrow().requests.len(), sent, "nothing sent");
+        block_on(h.client.request_checked("ping", json!({"_meta": {"trace": "t"}}), &mut CallOptions::default())).unwrap();
+        let ping = body(h.log.borrow().requests.last().unwrap());
+        assert_eq!(ping["params"]["_meta"]["trace"], "t");
+        assert_eq!(ping["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some(), opts.era == Era::Modern);
+    }
+}
