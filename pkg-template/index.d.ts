@@ -2352,7 +2352,8 @@ export class McpClient {
    * after the server forgot it, or `connect()` again: a new session may be a restarted server with other tools,
    * which announces nothing to a session it never had), or the listing's `ttlMs` has passed (a 2026-07-28
    * server's freshness hint: the least of its pages', from when the listing started; `0`, the SDKs' default, and
-   * a missing or malformed one are stale at once). A 2025 server's listing goes stale only by an announced
+   * a missing or malformed one are stale at once; a call the server refused for its headers, -32020, after which
+   * the client listed the tools again, makes it stale too). A 2025 server's listing goes stale only by an announced
    * change or a new session. `listTools()` itself always asks the server.
    */
   readonly toolsStale: boolean;

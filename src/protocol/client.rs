@@ -913,7 +913,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Whether the last [`Client::list_tools`] of a 2026-07-28 server has outlived its freshness:
     /// the `ttlMs` of its result (the least of its pages'; `0`, a value that is not a
     /// non-negative integer, or none at all, is stale at once). A 2025 server's listing never
-    /// expires: such servers announce changes instead.
+    /// expires: such servers announce changes instead. A call refused for its headers (-32020),
+    /// after which the tools were listed again, makes it stale at once too.
     pub fn tools_expired(&self) -> bool {
         self.tools_fresh_until.get().is_some_and(|until| self.clock.now_ms() >= until)
     }
@@ -1476,6 +1477,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     };
                     opts.cancel = relist.cancel.take();
                     listed?;
+                    // The server's tools are not those of the app's last listTools() (which it may
+                    // have given a model): that listing is stale now ([`Client::tools_expired`]).
+                    self.tools_fresh_until.set(Some(0));
                     let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
                     if !self.header_params.borrow().contains_key(name) && self.dropped_tools.borrow().iter().any(|d| d["name"] == name) {
                         return Err(e);

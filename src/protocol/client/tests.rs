@@ -5077,3 +5077,22 @@ fn a_callers_params_meta_is_an_object_without_the_clients_keys_in_both_eras() {
         assert_eq!(ping["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some(), opts.era == Era::Modern);
     }
 }
+
+/// A call refused for its headers (-32020) lists the tools again: the app's last listing is stale
+/// from then on (its tools are not the server's), however long its `ttlMs`.
+#[test]
+fn a_relisting_after_a_call_refused_for_its_headers_makes_the_tools_stale() {
+    let mut listed: Value = serde_json::from_str(MARKED_TOOLS).unwrap();
+    listed["ttlMs"] = json!(600_000);
+    let h = harness_with(
+        vec![discover_reply(), Reply::Echo(json!({"tools": [{"name": "regional", "inputSchema": {"type": "object"}}], "ttlMs": 600_000})), rpc_status(400, -32020, Value::Null), Reply::Echo(listed), Reply::Echo(json!({"content": []}))],
+        modern(),
+        10_000,
+    );
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    assert!(!h.client.tools_expired());
+    block_on(h.client.call_tool("regional", json!({"region": "eu"}), &mut CallOptions::default())).unwrap();
+    assert_eq!(header(&h.log.borrow().requests[4], "mcp-param-region"), Some("eu"));
+    assert!(h.client.tools_expired(), "the listing the app holds is not the server's");
+}
