@@ -1820,7 +1820,8 @@ export interface McpClientOptions {
    * an `input_required` result instead, whose inputs go to this handler the same way (without it, or when it
    * throws, the request fails with `INPUT_REQUIRED`; a wait is bounded by the call's `maxTotalTimeoutMs` and
    * `signal`, not its `timeoutMs`; a result asking for
-   * more than 16 inputs at once is the server's error, `PROTOCOL`, before any is asked). The stream the request came
+   * more than 16 inputs at once is the server's error, `PROTOCOL`, before any is asked; a 17th round of them is
+   * `LIMIT_EXCEEDED`). The stream the request came
    * in (a call's, `listen()`'s) is read on while it is answered, so a `ping` or progress behind it is
    * not held up. Neither the `timeoutMs` of the call it came for (`context.related`) nor `idleTimeoutMs` runs
    * meanwhile (the server may be silent until it has the answer; the timeout's deadline is pushed by the time
@@ -2179,9 +2180,10 @@ export interface McpCallOptions {
  * but for a refused version (-32022: `UNSUPPORTED_PROTOCOL_VERSION`). A 2025 session whose server now speaks only
  * 2026-07-28 (it refuses the session's version with -32022) is followed there by a new handshake (`era: "auto"`). A result of `resultType: "input_required"` (to `tools/call`, `prompts/get`,
  * `resources/read`) is answered by `onRequest`, once per input asked for (`{method, params}` as a server request
- * is), and the request sent again with the answers and the server's `requestState`. An entry of `inputRequests`
- * that is not an object with a string `method` is the server's error, `PROTOCOL`, before any input is asked.
- * A timeout or an abort closes
+ * is), and the request sent again with the answers and the server's `requestState`, for at most 16 rounds: a
+ * server that still asks for input after 16 answered rounds fails the request with `LIMIT_EXCEEDED` (a wizard of
+ * more steps must ask for several inputs a round). An entry of `inputRequests` that is not an object with a
+ * string `method` is the server's error, `PROTOCOL`, before any input is asked. A timeout or an abort closes
  * the request's stream, which is what cancels it there (no `notifications/cancelled`). A stream that breaks
  * before the response is not resumed (the revision has no resumption): the request is sent again once, but not a
  * `tools/call`, which may have run (`PROTOCOL` with `streamBroken: true`). `listen()` is `subscriptions/listen`.

@@ -232,4 +232,3 @@ test("era \"modern\" with transport \"sse\" is INVALID_OPTIONS at construction: 
   new McpClient("http://127.0.0.1:9/mcp", { era: "legacy", transport: "sse" });
   new McpClient("http://127.0.0.1:9/mcp", { era: "modern", transport: "streamable-http" });
 });
-
