@@ -1836,7 +1836,11 @@ export interface McpClientOptions {
    * With `capabilities.elicitation.form.applyDefaults: true` declared (the MCP SDK's flag), an `accept` answer to
    * a form `elicitation/create` gets the `default` of each `requestedSchema` property its `content` left out
    * (SEP-1034 gives every primitive of a form a `default`), as the SDK's client fills them; what the handler
-   * gave is kept.
+   * gave is kept. With `capabilities.elicitation` declared, an `elicitation/create` in a mode it leaves out is
+   * answered as the SDK's client answers it (-32602, "Client does not support url-mode elicitation requests";
+   * `{}` declares form mode alone, `{url: {}}` URL mode alone, and a request without `mode` is form mode), and
+   * `onRequest` is not asked: an app that shows forms never takes a URL request for an empty form (a 2026-07-28
+   * input request of such a mode fails its request with `PROTOCOL`).
    *
    * The second argument has the request's JSON-RPC `id` (a 2026-07-28 input request's key in `inputRequests`),
    * `related`, the client request it came for (`{id, method, tool?}`, or `null` for one from the listening

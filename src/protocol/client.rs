@@ -1560,6 +1560,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 for (key, request) in requests {
                     let asked_for = request.get("method").and_then(Value::as_str).unwrap_or_default();
                     let asked_with = request.get("params").cloned().unwrap_or(Value::Null);
+                    if let Some(refusal) = self.undeclared_elicitation(asked_for, &asked_with) {
+                        return Err(Error::new(ErrorCode::Protocol, format!("{method}: the server's input request {} is an elicitation the client did not declare: {}", crate::text::quote(key), refusal.message))
+                            .with_detail("inputRequests", Value::Object(requests.clone())));
+                    }
                     let context = RequestContext { id: Value::String(key.clone()), related: Some(related.clone()) };
                     let asked = self.on_request.borrow().as_ref().map(|h| h(asked_for, &asked_with, &context));
                     let Some(asked) = asked else {
@@ -2319,6 +2323,25 @@ impl<T: Transport, C: Clock> Client<T, C> {
         result
     }
 
+    /// An `elicitation/create` in a mode the client's declared `elicitation` capability leaves
+    /// out, as the MCP SDK's client reads it (2025-11-25: `{}` is form mode alone, `{url: {}}`
+    /// URL mode alone, `{form: {}, url: {}}` both; a request without `mode` is form mode): the
+    /// error the SDK's client answers it with (-32602), and the handler is not asked (an app that
+    /// shows forms would take a URL request for an empty form and accept it). A client that
+    /// declares no `elicitation` leaves every request to its handler.
+    fn undeclared_elicitation(&self, method: &str, params: &Value) -> Option<RpcError> {
+        if method != "elicitation/create" {
+            return None;
+        }
+        let Some(Value::Object(declared)) = self.opts.capabilities.get("elicitation") else { return None };
+        let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
+        let supported = match mode {
+            "form" => declared.contains_key("form") || !declared.contains_key("url"),
+            other => declared.contains_key(other),
+        };
+        (!supported).then(|| RpcError { code: -32602, message: format!("Client does not support {mode}-mode elicitation requests"), data: None })
+    }
+
     /// Answers a server request: `ping` with `{}`, the others through the request handler (or
     /// -32601), POSTed back. What it is answered with is settled here, as the request is read
     /// (the handler asked now), so that the bound of [`MAX_SERVER_REQUESTS`] takes requests in the
@@ -2334,6 +2357,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // wait for a person (MCP: the receiver answers a ping promptly). The POSTs of such
             // answers are bounded as refusals are.
             Slot::take(&self.refusing, MAX_REFUSALS).map(|slot| (slot, Settled::Now(Ok(Value::Object(Map::new())))))
+        } else if let Some(refusal) = self.undeclared_elicitation(&method, &params) {
+            Slot::take(&self.refusing, MAX_REFUSALS).map(|slot| (slot, Settled::Now(Err(refusal))))
         } else if let Some(slot) = Slot::take(&self.answering, MAX_SERVER_REQUESTS) {
             // The handler's future is made while it is borrowed and awaited after, so that the
             // handler may replace itself.

@@ -538,6 +538,51 @@ fn elicitation_defaults_fill_an_accepted_form_when_declared() {
     }
 }
 
+/// An elicitation in a mode the declared `elicitation` capability leaves out is refused as the
+/// SDK's client refuses it (-32602), the handler not asked: a page that shows forms would take a
+/// URL request for an empty form and accept it. A declared mode, and no declaration, reach it.
+#[test]
+fn an_elicitation_in_a_mode_not_declared_is_refused_without_the_handler() {
+    let ask = |mode: &str| {
+        let params = if mode.is_empty() { json!({"message": "m"}) } else { json!({"message": "m", "mode": mode, "url": "https://example.com/x", "elicitationId": "e"}) };
+        format!("data: {}\n\ndata: {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"content\":[]}}}}\n\n", json!({"jsonrpc": "2.0", "id": 5, "method": "elicitation/create", "params": params}))
+    };
+    for (declared, mode, refused) in [
+        (json!({}), "url", Some("Client does not support url-mode elicitation requests")),
+        (json!({"form": {}}), "url", Some("Client does not support url-mode elicitation requests")),
+        (json!({"url": {}}), "", Some("Client does not support form-mode elicitation requests")),
+        (json!({"url": {}}), "form", Some("Client does not support form-mode elicitation requests")),
+        (json!({}), "", None),
+        (json!({"form": {}, "url": {}}), "url", None),
+        (Value::Null, "url", None),
+    ] {
+        let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+        if !declared.is_null() {
+            opts.capabilities = json!({ "elicitation": declared }).as_object().cloned().unwrap();
+        }
+        let h = harness_with(vec![init_reply("2025-11-25", None), accepted(), sse_reply(&ask(mode), 0), accepted()], opts, 10_000);
+        let asked = Rc::new(RefCell::new(0));
+        let counted = asked.clone();
+        h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+            *counted.borrow_mut() += 1;
+            Box::pin(async { Ok(json!({"action": "decline"})) })
+        })));
+        block_on(h.client.connect()).unwrap();
+        block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap();
+        let answer = body(&h.log.borrow().requests[3]);
+        match refused {
+            Some(message) => {
+                assert_eq!(answer["error"], json!({"code": -32602, "message": message}), "{declared} {mode}");
+                assert_eq!(*asked.borrow(), 0);
+            }
+            None => {
+                assert_eq!(answer["result"], json!({"action": "decline"}), "{declared} {mode}");
+                assert_eq!(*asked.borrow(), 1);
+            }
+        }
+    }
+}
+
 #[test]
 fn unsupported_version_is_a_typed_error() {
     let h = harness(vec![init_reply("1999-01-01", None)]);
@@ -5023,6 +5068,27 @@ fn malformed_input_requests_are_refused_before_any_is_asked() {
         assert_eq!(asked.get(), 0, "nobody was asked");
         assert_eq!(h.log.borrow().requests.len(), 2, "nothing answered");
     }
+}
+
+/// 2026-07-28: an input request for an elicitation in a mode the client did not declare is the
+/// server's error (`PROTOCOL`), and the handler is not asked.
+#[test]
+fn an_input_request_for_an_undeclared_elicitation_mode_is_refused() {
+    let mut opts = modern();
+    opts.capabilities = json!({"elicitation": {"form": {}}}).as_object().cloned().unwrap();
+    let requests = json!({"go": {"method": "elicitation/create", "params": {"mode": "url", "url": "https://example.com/x", "elicitationId": "e", "message": "m"}}});
+    let h = harness_with(vec![discover_reply(), Reply::Echo(json!({"resultType": "input_required", "inputRequests": requests}))], opts, 10_000);
+    let asked = Rc::new(Cell::new(0));
+    let count = asked.clone();
+    h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+        count.set(count.get() + 1);
+        Box::pin(async { Ok(json!({"action": "accept"})) })
+    })));
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("t", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "{}", e.message);
+    assert!(e.message.contains("input request \"go\" is an elicitation the client did not declare: Client does not support url-mode elicitation requests"), "{}", e.message);
+    assert_eq!(asked.get(), 0);
 }
 
 /// A task's result that fails the client's own checks (no CallToolResult, or not of the tool's
