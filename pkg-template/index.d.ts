@@ -1278,7 +1278,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    *
    * The text may come as UTF-8 bytes (a `Uint8Array`, a `Buffer`, an `ArrayBuffer`: what
    * `for await (const chunk of res.body)` yields), a character cut between two chunks joined again (bytes that are
-   * not UTF-8 read as U+FFFD). A UTF-16 surrogate pair split between two pieces of streamed arguments (one ending
+   * not UTF-8 read as U+FFFD); bytes that cannot be read (a detached buffer) are `INVALID_INPUT`, the accumulator as
+   * it was. A UTF-16 surrogate pair split between two pieces of streamed arguments (one ending
    * with `\ud83d`, the next starting with `\ude00`, as JSON escapes or as halves alone in the SDK's strings) is joined
    * again, as the SDKs join it; a half alone is U+FFFD, as it is anywhere else. A Promise (`INVALID_INPUT`, "did you
    * forget await?"), a Map or a Set is refused, not read as `{}`.

@@ -361,8 +361,12 @@ impl Body for FetchBody {
 /// `PROTOCOL`, naming it: `new Uint8Array(v)` read a string as no bytes (or `"5"` as five zeros), and
 /// a body dropped without a word leaves the call to its timeout or a baffling parse error.
 fn chunk_bytes(v: &JsValue) -> Result<Vec<u8>, TransportError> {
-    if let Some(bytes) = crate::wasm::interop::js_bytes(v) {
-        return Ok(bytes);
+    // Bytes that cannot be read (a detached buffer, a Proxy of a Uint8Array) are the response's fault.
+    if let Some(bytes) = crate::wasm::interop::js_bytes(v, "a chunk of the fetch function's response body") {
+        return bytes.map_err(|mut e| {
+            e.code = ErrorCode::Protocol;
+            TransportError::Refused(Box::new(e))
+        });
     }
     if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
         return crate::wasm::interop::json_string_text(s, "a body chunk").map(String::into_bytes).map_err(|e| TransportError::Refused(Box::new(e)));

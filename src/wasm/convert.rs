@@ -87,18 +87,19 @@ fn convert_objects(
 /// place in `list` (the output's tool list). `None` when the input is not shaped as its JSON
 /// text was (nothing is half done then: every place is checked before one is filled).
 fn put_back_schemas(tools: &JsValue, list: &JsValue, provider: Provider, left_out: &[core::LeftOut]) -> Option<()> {
-    use js_sys::{Array, Reflect};
+    use crate::wasm::interop::is_array;
+    use js_sys::Reflect;
     let get = |v: &JsValue, key: &str| Reflect::get(v, &JsValue::from_str(key)).ok().filter(JsValue::is_object);
     // An input object as its JSON says it is: without a `toJSON` that would have written
     // something else.
     let as_written = |v: JsValue| Reflect::get(&v, &JsValue::from_str("toJSON")).ok().filter(JsValue::is_undefined).map(|_| v);
     // The shapes `fast::prepare` reads: an array, `{tools}`, `{result: {tools}}`.
-    let input = if Array::is_array(tools) {
+    let input = if is_array(tools) {
         as_written(tools.clone())?
     } else {
         let top = as_written(tools.clone())?;
         match get(&top, "tools") {
-            Some(t) if Array::is_array(&t) => as_written(t)?,
+            Some(t) if is_array(&t) => as_written(t)?,
             _ => as_written(get(&as_written(get(&top, "result")?)?, "tools")?)?,
         }
     };
@@ -109,7 +110,7 @@ fn put_back_schemas(tools: &JsValue, list: &JsValue, provider: Provider, left_ou
     let mut places = Vec::with_capacity(left_out.len());
     for l in left_out {
         let tool = as_written(Reflect::get_u32(&input, l.tool as u32).ok()?)?;
-        let schema = as_written(get(&tool, "inputSchema").filter(|s| !Array::is_array(s))?)?;
+        let schema = as_written(get(&tool, "inputSchema").filter(|s| !is_array(s))?)?;
         let decl = Reflect::get_u32(&decls, l.position as u32).ok()?;
         let (holder, key) = match provider {
             Provider::OpenAi => (get(&decl, "function")?, "parameters"),

@@ -49,7 +49,7 @@ fn get(v: &JsValue, key: &str) -> JsValue {
 #[wasm_bindgen]
 extern "C" {
     #[wasm_bindgen(catch, js_namespace = Object, js_name = entries)]
-    fn entries_of(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
+    pub(crate) fn entries_of(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getPrototypeOf)]
     fn prototype_of(o: &JsValue) -> std::result::Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getOwnPropertyNames)]
@@ -58,6 +58,60 @@ extern "C" {
     fn own_descriptor(o: &JsValue, key: &JsValue) -> std::result::Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
     fn keys_of(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
+}
+
+// The imports below run on values the caller gave, and the engine throws on some of them (a
+// revoked Proxy, a throwing getter or iterator, a detached buffer): each is declared `catch`. A JS
+// exception unwinding through wasm frames skips their epilogues, and so leaks the shadow stack
+// (after a few hundred such throws every call traps), leaves a `&mut self` borrowed for good, and,
+// thrown in a future a promise job polls, is uncaught and ends the process. js_sys declares these
+// (`Array::is_array`, `Array::from`, `Object::entries`, `Object::assign`, a typed array's
+// `length`, `to_vec`, `new`) without `catch`: in src/wasm they are used on our own values only.
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn array_test(v: &JsValue) -> std::result::Result<bool, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = from)]
+    fn array_from_js(v: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = assign)]
+    fn assign_js(target: &JsValue, source: &JsValue) -> std::result::Result<JsValue, JsValue>;
+
+    /// A `Uint8Array` whose reads are caught.
+    #[wasm_bindgen(js_name = Uint8Array)]
+    type Bytes;
+    #[wasm_bindgen(catch, constructor, js_class = "Uint8Array")]
+    fn new(bytes: &JsValue) -> std::result::Result<Bytes, JsValue>;
+    #[wasm_bindgen(catch, constructor, js_class = "Uint8Array")]
+    fn view(buffer: &JsValue, offset: &JsValue, length: &JsValue) -> std::result::Result<Bytes, JsValue>;
+    #[wasm_bindgen(catch, method, getter)]
+    fn length(this: &Bytes) -> std::result::Result<f64, JsValue>;
+    /// `Uint8Array.prototype.set.call(into, from)`: a detached `from`, or one longer than `into`, throws.
+    #[wasm_bindgen(catch, js_namespace = ["Uint8Array", "prototype", "set"], js_name = call)]
+    fn copy_bytes(into: &mut [u8], from: &Bytes) -> std::result::Result<(), JsValue>;
+}
+
+/// `Array.isArray(v)`, false for a revoked Proxy (the one value it throws on: what reads the value
+/// next meets the same, and says so).
+pub(crate) fn is_array(v: &JsValue) -> bool {
+    array_test(v).unwrap_or(false)
+}
+
+/// `Array.from(v)`: a fresh array of an array's elements (or an iterable's), or what was thrown
+/// reading them (a throwing element getter or iterator, a revoked Proxy).
+pub(crate) fn array_from(v: &JsValue) -> std::result::Result<js_sys::Array, JsValue> {
+    array_from_js(v)
+}
+
+/// `Object.assign({}, v)`: `v`'s own enumerable properties in a fresh object, or what was thrown
+/// reading them.
+pub(crate) fn own_copy(v: &JsValue) -> std::result::Result<JsValue, JsValue> {
+    assign_js(&js_sys::Object::new(), v)
+}
+
+/// The key and the value of an entry of [`entries_of`] (a fresh `[key, value]` array).
+pub(crate) fn entry_pair(entry: &JsValue) -> (JsValue, JsValue) {
+    let pair: &js_sys::Array = entry.unchecked_ref();
+    (pair.get(0), pair.get(1))
 }
 
 /// The own enumerable keys of an options object (as `JSON.stringify` reads it); none for
@@ -117,8 +171,10 @@ pub(crate) fn describe_js(v: &JsValue) -> String {
     if v.is_function() {
         return "a function".owned();
     }
-    if js_sys::Array::is_array(v) {
-        return "an array".owned();
+    match array_test(v) {
+        Ok(true) => return "an array".owned(),
+        Err(_) => return "a revoked Proxy".owned(),
+        Ok(false) => {}
     }
     if v.is_object() {
         if get(v, "then").is_function() {
@@ -130,7 +186,11 @@ pub(crate) fn describe_js(v: &JsValue) -> String {
             None => "an object".owned(),
         };
     }
-    v.js_typeof().as_string().unwrap_or_default()
+    match v.js_typeof().as_string().unwrap_or_default().as_str() {
+        "symbol" => "a symbol".owned(),
+        "bigint" => "a BigInt".owned(),
+        t => t.owned(),
+    }
 }
 
 /// Refuses, as `code_for(what)`, a value `JSON.stringify` would turn into something else without
@@ -178,9 +238,11 @@ pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: 
         return Ok(());
     }
     refuse_lossy(v, what)?;
-    if !v.is_object() || v.is_function() || js_sys::Array::is_array(v) {
+    // A revoked Proxy too (whose keys cannot be read: it would be read as no options).
+    let array = array_test(v);
+    if !v.is_object() || v.is_function() || !matches!(array, Ok(false)) {
         // An array as the JSON readers name it, for the same message from options given as text.
-        let got = if js_sys::Array::is_array(v) { "array".owned() } else { describe_js(v) };
+        let got = if matches!(array, Ok(true)) { "array".owned() } else { describe_js(v) };
         return Err(Error::new(code_for(what), format!("{what} must be an object, got {got}")));
     }
     let bad = |m: String| Error::new(code_for(what), m);
@@ -209,7 +271,7 @@ pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: 
     // Values inherited from a prototype made with Object.create, which JSON does not see.
     let proto = prototype_of(v).unwrap_or(JsValue::NULL);
     if proto.is_object() && proto != JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new())) {
-        let inherited: Vec<String> = entries_of(&proto).map(|a| a.iter().filter_map(|e| js_sys::Array::from(&e).get(0).as_string()).collect()).unwrap_or_default();
+        let inherited: Vec<String> = entries_of(&proto).map(|a| a.iter().filter_map(|e| entry_pair(&e).0.as_string()).collect()).unwrap_or_default();
         if !inherited.is_empty() {
             return Err(bad(format!("{what} inherits {} from its prototype, which JSON does not see: pass a plain object with the values ({{...defaults, ...own}})", inherited.join(", "))));
         }
@@ -217,26 +279,24 @@ pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: 
     // A getter that throws: JSON.stringify meets it too, and says so (INVALID_JSON).
     let Ok(entries) = entries_of(v) else { return Ok(()) };
     for entry in entries.iter() {
-        let pair = js_sys::Array::from(&entry);
-        let key = pair.get(0).as_string().unwrap_or_default();
+        let (key, value) = entry_pair(&entry);
+        let key = key.as_string().unwrap_or_default();
         if skip.contains(&key.as_str()) || known.is_some_and(|known| !known.contains(&key.as_str())) {
             continue;
         }
-        let value = pair.get(1);
         let at = format!("{what}.{key}");
         refuse_non_finite(&value, &at).map_err(bad)?;
         refuse_lossy(&value, &at)?;
         // One level further: `limits`, `clientInfo`, `policy`.
-        if value.is_object() && !value.is_function() && !js_sys::Array::is_array(&value) && class_name(&value).is_none() {
+        if value.is_object() && !value.is_function() && !is_array(&value) && class_name(&value).is_none() {
             let Ok(inner) = entries_of(&value) else { continue };
             let inner_known = known.map(|_| if key == "limits" { &crate::convert::LIMIT_KEYS[..] } else { &[][..] });
             for entry in inner.iter() {
-                let pair = js_sys::Array::from(&entry);
-                let k = pair.get(0).as_string().unwrap_or_default();
+                let (k, x) = entry_pair(&entry);
+                let k = k.as_string().unwrap_or_default();
                 if inner_known.is_some_and(|known| !known.contains(&k.as_str())) {
                     continue;
                 }
-                let x = pair.get(1);
                 let inner_at = format!("{at}.{k}");
                 refuse_non_finite(&x, &inner_at).map_err(bad)?;
                 refuse_lossy(&x, &inner_at)?;
@@ -396,8 +456,8 @@ pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bo
     if let Some(s) = v.dyn_ref::<js_sys::JsString>() {
         return Ok((unmarked(json_string_text(s, what)?), false));
     }
-    if let Some(bytes) = v.dyn_ref::<js_sys::Uint8Array>() {
-        return Ok((unmarked(bytes_text(bytes, what)?), true));
+    if v.is_instance_of::<js_sys::Uint8Array>() {
+        return Ok((unmarked(bytes_text(v, what)?), true));
     }
     let t = v.js_typeof().as_string().unwrap_or_default();
     Err(Error::new(
@@ -442,16 +502,8 @@ fn escaped_lone_surrogates(s: &js_sys::JsString, what: &str) -> Option<Result<St
 /// UTF-8 bytes as text, for [`text_or_bytes_param`] (a function of its own: a call with a
 /// string does not compile it).
 #[inline(never)]
-fn bytes_text(bytes: &js_sys::Uint8Array, what: &str) -> Result<String> {
-    let n = bytes.length() as usize;
-    let mut buf: Vec<u8> = Vec::new();
-    buf.try_reserve_exact(n).map_err(|_| too_big(what, n))?;
-    // SAFETY: the vector has room for the n bytes raw_copy_to_ptr writes (nothing else runs in
-    // between), and they are initialised once it returns.
-    unsafe {
-        bytes.raw_copy_to_ptr(buf.as_mut_ptr());
-        buf.set_len(n);
-    }
+fn bytes_text(bytes: &JsValue, what: &str) -> Result<String> {
+    let buf = js_bytes(bytes, what).unwrap_or_else(|| Ok(Vec::new()))?;
     String::from_utf8(buf)
         .map_err(|e| Error::new(ErrorCode::InvalidJson, format!("{what} is not UTF-8 (invalid byte at {})", e.utf8_error().valid_up_to())))
 }
@@ -500,19 +552,50 @@ pub(crate) fn refuse_lone_surrogate_server(options: &JsValue) -> Result<()> {
 }
 
 /// The bytes of a `Uint8Array`, an `ArrayBuffer` or another view of one (a `DataView`, a
-/// `Buffer` of another realm); `None` for anything else.
-pub(crate) fn js_bytes(v: &JsValue) -> Option<Vec<u8>> {
-    if let Some(b) = v.dyn_ref::<js_sys::Uint8Array>() {
-        return Some(b.to_vec());
+/// `Buffer` of another realm); `None` for anything else. Bytes that cannot be read are an
+/// `INVALID_INPUT` error naming `what`: a detached buffer, a Proxy of a `Uint8Array` or an
+/// `ArrayBuffer` (which has none of their internals), a view whose `byteOffset` or `byteLength`
+/// lies past its buffer.
+/// Bytes the module's memory cannot take in are `LIMIT_EXCEEDED`.
+pub(crate) fn js_bytes(v: &JsValue, what: &str) -> Option<Result<Vec<u8>>> {
+    if v.is_instance_of::<js_sys::Uint8Array>() {
+        // A Proxy of one too: its `length` (the prototype's getter) throws, or what it answers
+        // is read as an array-like's.
+        return Some(copied(v.unchecked_ref(), what));
     }
-    if v.is_instance_of::<js_sys::ArrayBuffer>() {
-        return Some(js_sys::Uint8Array::new(v).to_vec());
-    }
-    if js_sys::ArrayBuffer::is_view(v) {
-        let (offset, len) = (get(v, "byteOffset").as_f64().unwrap_or(0.0), get(v, "byteLength").as_f64()?);
-        return Some(js_sys::Uint8Array::new_with_byte_offset_and_length(&get(v, "buffer"), offset as u32, len as u32).to_vec());
-    }
-    None
+    let unreadable = |e: JsValue| unreadable_bytes(&e, what);
+    // `ArrayBuffer.isView` looks at the value's internals (never throws, false for a Proxy).
+    let view = if js_sys::ArrayBuffer::is_view(v) {
+        Bytes::view(&get(v, "buffer"), &get(v, "byteOffset"), &get(v, "byteLength"))
+    } else if v.is_instance_of::<js_sys::ArrayBuffer>() {
+        // A Proxy of one would be read as an empty array-like: its `byteLength` (the
+        // prototype's getter, which fails on a Proxy) must be what was read.
+        match Bytes::new(v) {
+            Ok(b) if b.length().ok() == js_sys::Reflect::get(v, &JsValue::from_str("byteLength")).ok().and_then(|n| n.as_f64()) => Ok(b),
+            Ok(_) => Err(JsValue::from_str("it is no ArrayBuffer itself (a Proxy of one?)")),
+            Err(e) => Err(e),
+        }
+    } else {
+        return None;
+    };
+    Some(view.map_err(unreadable).and_then(|view| copied(&view, what)))
+}
+
+/// A copy of a view's bytes. The vector is zeroed first: a `length` that says more than the
+/// view holds (an own property set on it, a Proxy's answer) leaves zeros, never memory unwritten.
+fn copied(view: &Bytes, what: &str) -> Result<Vec<u8>> {
+    let n = view.length().map_err(|e| unreadable_bytes(&e, what))?;
+    let n = if (0.0..=u32::MAX as f64).contains(&n) { n as usize } else { 0 };
+    let mut buf: Vec<u8> = Vec::new();
+    buf.try_reserve_exact(n).map_err(|_| too_big(what, n))?;
+    buf.resize(n, 0);
+    copy_bytes(&mut buf, view).map_err(|e| unreadable_bytes(&e, what))?;
+    Ok(buf)
+}
+
+/// The error for bytes that cannot be read, with what was thrown reading them.
+fn unreadable_bytes(e: &JsValue, what: &str) -> Error {
+    Error::new(ErrorCode::InvalidInput, format!("{what} is bytes that cannot be read: {}", crate::wasm::bridge::describe(e)))
 }
 
 /// Whether `v` is a string holding a lone UTF-16 surrogate (which `as_string` reads as U+FFFD).

@@ -21,7 +21,7 @@ use crate::protocol::hub::{Confirm, ConfirmRequest, Hub, Selection};
 use crate::providers::Provider;
 use crate::wasm::bridge::{describe, get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
-use crate::wasm::interop::{describe_js, from_js, option_keys, parse_js, refuse_lossy_options, string_param, to_js};
+use crate::wasm::interop::{array_from, describe_js, entries_of, entry_pair, from_js, is_array, option_keys, parse_js, refuse_lossy_options, string_param, to_js};
 
 /// `fetch`, under the adapter that speaks the deprecated HTTP+SSE transport when asked to (or
 /// when `auto` finds it).
@@ -145,7 +145,7 @@ fn url_param(url: &JsValue, what: &str) -> Result<String, Error> {
 /// `headers` as given: an object of strings, a `Headers`, a `Map` or an array of `[name, value]`
 /// pairs (the last three read by their entries).
 fn js_header_pairs(h: &JsValue, what: &str) -> Result<Vec<(String, String)>, Error> {
-    let iterable = js_sys::Array::is_array(h) || h.is_instance_of::<js_sys::Map>() || get(&get(h, "constructor"), "name").as_string().as_deref() == Some("Headers");
+    let iterable = is_array(h) || h.is_instance_of::<js_sys::Map>() || get(&get(h, "constructor"), "name").as_string().as_deref() == Some("Headers");
     if !iterable {
         if !h.is_object() || h.is_function() {
             return Err(Error::new(ErrorCode::InvalidOptions, format!("{what} must be an object of strings, got {}", describe_js(h))));
@@ -154,13 +154,13 @@ fn js_header_pairs(h: &JsValue, what: &str) -> Result<Vec<(String, String)>, Err
     }
     let bad = || Error::new(ErrorCode::InvalidOptions, format!("{what}: each entry must be a [name, value] pair of strings"));
     let mut out = serde_json::Map::new();
-    let entries = js_sys::try_iter(h).ok().flatten().ok_or_else(bad)?;
-    for entry in entries {
-        let entry = entry.map_err(|_| bad())?;
-        if !js_sys::Array::is_array(&entry) {
+    // Read into fresh arrays, where a throwing iterator or element getter is caught.
+    let entries = array_from(h).map_err(|_| bad())?;
+    for entry in entries.iter() {
+        if !is_array(&entry) {
             return Err(bad());
         }
-        let pair = js_sys::Array::from(&entry);
+        let pair = array_from(&entry).map_err(|_| bad())?;
         let (Some(k), Some(v)) = (pair.get(0).as_string(), pair.get(1).as_string()) else { return Err(bad()) };
         if pair.length() != 2 {
             return Err(bad());
@@ -1030,15 +1030,16 @@ impl JsMcpHub {
         crate::wasm::interop::refuse_lossy(&servers, "servers")?;
         let obj: &Object = servers
             .dyn_ref::<Object>()
-            .filter(|_| !servers.is_null() && !js_sys::Array::is_array(&servers) && !servers.is_function())
+            .filter(|_| !servers.is_null() && !is_array(&servers) && !servers.is_function())
             .ok_or_else(|| Error::new(ErrorCode::InvalidInput, format!("servers must be an object: name → {{url, headers?}}, got {}", describe_js(&servers))))?;
         let mut list = Vec::new();
-        for entry in Object::entries(obj).iter() {
-            let pair = js_sys::Array::from(&entry);
+        // A getter that throws is the error of `servers`, as JSON's would be.
+        let entries = entries_of(obj).map_err(|e| Error::new(ErrorCode::InvalidInput, format!("servers cannot be read: {}", describe(&e))))?;
+        for entry in entries.iter() {
+            let (name, conf) = entry_pair(&entry);
             // Two names each with a lone surrogate would both read as U+FFFD: one server.
-            let name = crate::wasm::interop::name_param(&pair.get(0), "a server's name (a key of servers)")?;
-            let conf = pair.get(1);
-            if !conf.is_object() || conf.is_function() || js_sys::Array::is_array(&conf) || conf.has_type::<js_sys::JsString>() {
+            let name = crate::wasm::interop::name_param(&name, "a server's name (a key of servers)")?;
+            if !conf.is_object() || conf.is_function() || is_array(&conf) || conf.has_type::<js_sys::JsString>() {
                 return Err(Error::new(
                     ErrorCode::InvalidInput,
                     format!("servers.{name} must be an object {{url, headers?, ...}}, got {} (write {{url: ...}})", describe_js(&conf)),

@@ -15,7 +15,7 @@ use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
 use crate::providers::Provider;
 use crate::results::{decode_base64, tool_result_message, tool_result_messages, CallRef, ResultFormat, ResultOptions};
 use crate::text::Owned as _;
-use crate::wasm::interop::{describe_js, from_js, parse, refuse_lossy, refuse_lossy_known, refuse_lossy_options, refuse_unknown_keys, string_param, to_js};
+use crate::wasm::interop::{describe_js, from_js, is_array, parse, refuse_lossy, refuse_lossy_known, refuse_lossy_options, refuse_unknown_keys, string_param, to_js};
 use crate::wasm::names::{name_map_data, JsNameMap};
 
 /// A name map from its JSON (`toJSON()` output, or that JSON's text), or nothing. A `NameMap`
@@ -120,7 +120,7 @@ impl JsAccumulator {
         };
         let calls = match text {
             Some(text) => self.inner.push_text(&text, self.map.as_deref())?,
-            None => match self.bytes_text(&event) {
+            None => match self.bytes_text(&event)? {
                 Some(text) => self.inner.push_text(&text, self.map.as_deref())?,
                 None => self.inner.push(&event_from_js(&event)?, self.map.as_deref())?,
             },
@@ -153,9 +153,11 @@ impl JsAccumulator {
 impl JsAccumulator {
     /// A chunk of bytes as text: the chunk after what the last one left of a character, up to
     /// where a character is cut off (kept for the next chunk); bytes that are not UTF-8 become
-    /// U+FFFD. `None` for anything but bytes.
-    fn bytes_text(&mut self, event: &JsValue) -> Option<String> {
-        let bytes = crate::wasm::interop::js_bytes(event)?;
+    /// U+FFFD. `None` for anything but bytes; bytes that cannot be read (a detached buffer) are
+    /// `INVALID_INPUT`, and the accumulator is as it was.
+    fn bytes_text(&mut self, event: &JsValue) -> Result<Option<String>, Error> {
+        let Some(bytes) = crate::wasm::interop::js_bytes(event, "the event") else { return Ok(None) };
+        let bytes = bytes?;
         let mut all = std::mem::take(&mut self.carry);
         all.extend_from_slice(&bytes);
         let mut text = String::with_capacity(all.len());
@@ -184,7 +186,7 @@ impl JsAccumulator {
                 }
             }
         }
-        Some(text)
+        Ok(Some(text))
     }
 }
 
@@ -232,13 +234,14 @@ pub(crate) fn tool_result_param(result: &JsValue, what: &str) -> Result<CallTool
 }
 
 fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult, Error>> {
-    if !result.is_object() || js_sys::Array::is_array(result) {
+    if !result.is_object() || is_array(result) {
         return None;
     }
     let key = JsValue::from_str("structuredContent");
     let sc = js_sys::Reflect::get(result, &key).ok().filter(|sc| !sc.is_undefined() && !sc.is_null())?;
-    let rest = js_sys::Object::assign(&js_sys::Object::new(), result.unchecked_ref());
-    js_sys::Reflect::delete_property(&rest, &key).ok()?;
+    // A getter that throws: the error as it was.
+    let rest = crate::wasm::interop::own_copy(result).ok()?;
+    js_sys::Reflect::delete_property(rest.unchecked_ref::<js_sys::Object>(), &key).ok()?;
     // Too deep elsewhere too: the error as it was.
     let mut rest = from_js(&rest, what).ok()?;
     // A result of structuredContent alone is a result: its content is then the note below.
@@ -317,9 +320,13 @@ pub fn tool_result_message_js(call: JsValue, result: JsValue, provider: JsValue,
 #[wasm_bindgen(js_name = toolResultMessages)]
 pub fn tool_result_messages_js(calls: JsValue, results: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
     let list = |v: &JsValue, what: &str| -> Result<Vec<JsValue>, Error> {
-        match js_sys::Array::is_array(v) {
-            true => Ok(js_sys::Array::from(v).iter().collect()),
-            false => Err(Error::new(ErrorCode::InvalidInput, format!("{what} must be an array"))),
+        match is_array(v) {
+            // Read once, into a fresh array (an element's getter may throw).
+            true => Ok(crate::wasm::interop::array_from(v)
+                .map_err(|e| Error::new(ErrorCode::InvalidInput, format!("{what} cannot be read: {}", crate::wasm::bridge::describe(&e))))?
+                .iter()
+                .collect()),
+            false => Err(Error::new(ErrorCode::InvalidInput, format!("{what} must be an array, got {}", describe_js(v)))),
         }
     };
     // An error names the entry it is about.
@@ -365,8 +372,8 @@ fn get(v: &JsValue, k: &str) -> JsValue {
 
 /// The elements of `v` when it is an array, else none.
 fn js_array(v: &JsValue) -> Vec<JsValue> {
-    if js_sys::Array::is_array(v) {
-        js_sys::Array::from(v).iter().collect()
+    if is_array(v) {
+        crate::wasm::interop::array_from(v).map(|a| a.iter().collect()).unwrap_or_default()
     } else {
         Vec::new()
     }
@@ -466,7 +473,7 @@ impl JsPolicy {
     /// lets `askDestructive` see the tool's hints.
     pub fn check(&self, name: JsValue, tool: JsValue) -> Result<String, Error> {
         let name = crate::wasm::interop::name_param(&name, "name")?;
-        if !(tool.is_undefined() || tool.is_null() || (tool.is_object() && !js_sys::Array::is_array(&tool) && !tool.is_function())) {
+        if !(tool.is_undefined() || tool.is_null() || (tool.is_object() && !is_array(&tool) && !tool.is_function())) {
             return Err(Error::new(
                 ErrorCode::InvalidInput,
                 format!("check's second argument must be the MCP tool or its annotations ({{readOnlyHint: true, ...}}), got {}", describe_js(&tool)),

@@ -631,3 +631,148 @@ test("Vertex partialArgs: a jsonPath 5,000 levels deep, and paths that pad array
   assert.ok(sent < 4e6, `${sent} bytes`);
   acc.free();
 });
+
+// Values the engine throws on when they are looked at: a revoked Proxy, a getter or iterator that throws, a
+// detached buffer, a Proxy of a Uint8Array (which has none of a view's internals), a DataView whose byteLength
+// lies. Each was once thrown straight through the WebAssembly frames, which skips their epilogues: the shadow
+// stack leaked with each, and after a few hundred to a few thousand every call of the module trapped ("memory
+// access out of bounds"), version() included.
+const revoked = () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+};
+const detachedU8 = () => {
+  const u = new Uint8Array(8);
+  structuredClone(u.buffer, { transfer: [u.buffer] });
+  return u;
+};
+const detachedAB = () => {
+  const b = new ArrayBuffer(8);
+  structuredClone(b, { transfer: [b] });
+  return b;
+};
+const throwingIterator = () => new Proxy([{}], { get(t, k) { if (k === Symbol.iterator) throw new Error("iterator trap"); return Reflect.get(t, k); } });
+const throwingElement = () => {
+  const a = [{ id: "c", name: "t" }];
+  Object.defineProperty(a, 0, { get() { throw new Error("element getter"); } });
+  return a;
+};
+class LyingView extends DataView {
+  get byteLength() { return 1e9; }
+}
+const THROWN_ON = [
+  ["convertMcpTools options", () => tw.convertMcpTools(normal, "openai", revoked()), "INVALID_OPTIONS"],
+  ["convertMcpTools options.limits", () => tw.convertMcpTools(normal, "openai", { limits: revoked() }), "INVALID_JSON"],
+  ["convertMcpTools provider", () => tw.convertMcpTools(normal, revoked()), "INVALID_INPUT"],
+  ["prefixToolName server", () => tw.prefixToolName(revoked(), "t"), "INVALID_INPUT"],
+  ["parseToolName name", () => tw.parseToolName(revoked()), "INVALID_INPUT"],
+  ["flattenContent options", () => tw.flattenContent({ content: [] }, revoked()), "INVALID_OPTIONS"],
+  ["toolResultMessage options", () => tw.toolResultMessage({ id: "c", name: "t" }, { content: [] }, "openai", revoked()), "INVALID_OPTIONS"],
+  ["toolResultMessages calls", () => tw.toolResultMessages(revoked(), [], "openai"), "INVALID_INPUT"],
+  ["toolResultMessages throwing iterator", () => tw.toolResultMessages(throwingIterator(), [{}], "openai"), "INVALID_INPUT"],
+  ["toolResultMessages throwing element", () => tw.toolResultMessages(throwingElement(), [{ content: [] }], "openai"), "INVALID_INPUT"],
+  ["toolsSystemPrompt options", () => tw.toolsSystemPrompt(normal, revoked()), "INVALID_OPTIONS"],
+  ["new PermissionPolicy", () => new tw.PermissionPolicy(revoked()), "INVALID_OPTIONS"],
+  ["PermissionPolicy check's tool", () => new tw.PermissionPolicy({}).check("x", revoked()), "INVALID_JSON"],
+  ["new ToolCallAccumulator provider", () => new tw.ToolCallAccumulator(revoked()), "INVALID_INPUT"],
+  ["push(detached Uint8Array)", () => new tw.ToolCallAccumulator("openai").push(detachedU8()), "INVALID_INPUT"],
+  ["push(detached ArrayBuffer)", () => new tw.ToolCallAccumulator("openai").push(detachedAB()), "INVALID_INPUT"],
+  ["push(Proxy of a Uint8Array)", () => new tw.ToolCallAccumulator("openai").push(new Proxy(new Uint8Array(2), {})), "INVALID_INPUT"],
+  ["push(Proxy of an ArrayBuffer)", () => new tw.ToolCallAccumulator("openai").push(new Proxy(new ArrayBuffer(2), {})), "INVALID_INPUT"],
+  ["push(DataView whose byteLength lies)", () => new tw.ToolCallAccumulator("openai").push(new LyingView(new ArrayBuffer(4))), "INVALID_INPUT"],
+  ["convertMcpToolsJson(detached Uint8Array)", () => tw.convertMcpToolsJson(detachedU8(), "openai"), "INVALID_INPUT"],
+  ["new McpClient url", () => new tw.McpClient(revoked()), "INVALID_INPUT"],
+  ["new McpClient headers", () => new tw.McpClient("http://127.0.0.1:9/mcp", { headers: [throwingIterator()] }), "INVALID_OPTIONS"],
+  ["new McpHub servers getter", () => new tw.McpHub({ get a() { throw new Error("getter in servers"); } }), "INVALID_INPUT"],
+  ["new McpHub options", () => new tw.McpHub({ a: { url: "http://127.0.0.1:9/mcp" } }, revoked()), "INVALID_OPTIONS"],
+  ["flattenContent deep structuredContent with a throwing getter", () => {
+    let deep = {};
+    for (let i = 0; i < 200_000; i++) deep = { d: deep };
+    return tw.flattenContent({ content: [], structuredContent: deep, get x() { throw new Error("getter"); } });
+  }, "LIMIT_EXCEEDED"],
+];
+
+test("values the engine throws on are a ToolwireError at every entry point, thousands of times, and the module keeps working", () => {
+  for (const [label, fn, code] of THROWN_ON) {
+    const e = survives(fn);
+    assert.ok(e, `${label}: refused`);
+    assert.equal(e.code, code, `${label}: ${e.message}`);
+  }
+  // The one the probe found poisoned the module after about 1,500 throws, and those that leaked the most after 136.
+  const repeated = THROWN_ON.filter(([label]) => !label.startsWith("flattenContent deep"));
+  for (let i = 0; i < 3000; i++) {
+    for (const [label, fn] of repeated) {
+      try {
+        fn();
+        assert.fail(`${label}: returned`);
+      } catch (e) {
+        if (!(e instanceof tw.ToolwireError)) assert.fail(`${label}, call ${i}: ${e?.name}: ${e?.message}`);
+      }
+    }
+  }
+  stillWorks();
+  assert.equal(typeof tw.version(), "string");
+});
+
+test("a chunk of bytes that cannot be read leaves the accumulator as it was", () => {
+  const acc = new tw.ToolCallAccumulator("anthropic");
+  const e = survives(() => acc.push(detachedU8()), ["INVALID_INPUT"]);
+  assert.match(e.message, /^the event is bytes that cannot be read: .*detached/);
+  acc.push(new TextEncoder().encode('event: message_start\ndata: {"type":"message_start","message":{"role":"assistant","content":[]}}\n\n'));
+  acc.push({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "tu", name: "get_weather", input: {} } });
+  acc.push({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"city":"Paris"}' } });
+  assert.deepEqual(acc.push({ type: "content_block_stop", index: 0 }).map((c) => c.arguments), [{ city: "Paris" }]);
+  acc.free();
+  // A chunk split inside a character, with a detached one between: the carried bytes are kept.
+  const split = new tw.ToolCallAccumulator("openai");
+  const bytes = new TextEncoder().encode('data: {"choices":[{"index":0,"delta":{"content":"é"}}]}\n\n');
+  const cut = bytes.indexOf(0xc3) + 1;
+  split.push(bytes.subarray(0, cut));
+  survives(() => split.push(detachedAB()), ["INVALID_INPUT"]);
+  split.push(bytes.subarray(cut));
+  assert.equal(split.message().content, "é");
+  split.free();
+});
+
+/** A fetch answering initialize, tools/list and tools/call, each body given by `body(text)`. */
+function mockFetch(body = (text) => text, seen = []) {
+  return async (url, init) => {
+    const msg = init.body ? JSON.parse(init.body) : null;
+    if (!msg || msg.id === undefined) return new Response(null, { status: 202 });
+    if (msg.method === "tools/call") seen.push(msg.params.arguments);
+    const result = msg.method === "initialize" ? { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "m", version: "1" } }
+      : msg.method === "tools/list" ? { tools: [{ name: "get_weather", inputSchema: { type: "object", properties: { city: { type: "string" } } } }] }
+      : { content: [{ type: "text", text: "ok" }] };
+    return new Response(body(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result })), { headers: { "content-type": "application/json" } });
+  };
+}
+
+test("in an MCP call, a body chunk that cannot be read and a confirm that rejects with a revoked Proxy reject with a ToolwireError", async () => {
+  // These were thrown inside a future that a promise job polls: uncaught, they ended the process.
+  const chunked = (chunk) => mockFetch((text) => new ReadableStream({
+    start(controller) {
+      controller.enqueue(chunk(new TextEncoder().encode(text)));
+      controller.close();
+    },
+  }));
+  const chunks = {
+    detached: (u) => {
+      structuredClone(u.buffer, { transfer: [u.buffer] });
+      return u;
+    },
+    "a Proxy of a Uint8Array": (u) => new Proxy(u, {}),
+    "a revoked Proxy": () => revoked(),
+  };
+  for (const [label, chunk] of Object.entries(chunks)) {
+    const client = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch: chunked(chunk) });
+    await assert.rejects(client.connect(), (e) => e instanceof tw.ToolwireError && e.code === "PROTOCOL" && /chunk/.test(e.message), label);
+    client.free();
+  }
+  const hub = new tw.McpHub({ fs: { url: "http://127.0.0.1:9/mcp", fetch: mockFetch() } }, { policy: { defaultAction: "ask" }, confirm: async () => { throw revoked(); } });
+  await hub.tools("openai");
+  await assert.rejects(hub.callTool("mcp__fs__get_weather", {}), (e) => e instanceof tw.ToolwireError && e.code === "PERMISSION_DENIED" && /revoked Proxy/.test(e.message));
+  await hub.closeAll();
+  hub.free();
+  stillWorks();
+});
