@@ -102,7 +102,7 @@ pub struct Policy {
 }
 
 /// The fields of a policy's JSON form; any other is an error.
-const POLICY_FIELDS: [&str; 6] = ["rules", "allow", "ask", "deny", "defaultAction", "askDestructive"];
+pub(crate) const POLICY_FIELDS: [&str; 6] = ["rules", "allow", "ask", "deny", "defaultAction", "askDestructive"];
 
 /// The fields of a rule's JSON form; any other is an error (a misspelt `action` would leave the
 /// rule without one, a misspelt `pattern` without its pattern).

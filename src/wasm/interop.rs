@@ -23,6 +23,8 @@ pub(crate) fn policy_config(v: &JsValue, what: &str) -> Result<Value> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::Null);
     }
+    // A list given as a function (a getter passed uncalled), which JSON leaves out: no rule at all.
+    refuse_lossy_known(v, what, &[], Some(&crate::policy::POLICY_FIELDS))?;
     let text = json_text(v, what)?;
     if crate::model::repair_lone_surrogates(&text).is_some() {
         return Err(Error::new(ErrorCode::InvalidOptions, format!("invalid permission policy: {}", lone_surrogate_name("a pattern"))));
@@ -286,6 +288,10 @@ pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: 
         }
         let at = format!("{what}.{key}");
         refuse_non_finite(&value, &at).map_err(bad)?;
+        // Every known key of these options takes data: a function there is a mistake.
+        if known.is_some() {
+            refuse_left_out(&value, &at).map_err(bad)?;
+        }
         refuse_lossy(&value, &at)?;
         // One level further: `limits`, `clientInfo`, `policy`.
         if value.is_object() && !value.is_function() && !is_array(&value) && class_name(&value).is_none() {
@@ -299,6 +305,9 @@ pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: 
                 }
                 let inner_at = format!("{at}.{k}");
                 refuse_non_finite(&x, &inner_at).map_err(bad)?;
+                if inner_known.is_some() {
+                    refuse_left_out(&x, &inner_at).map_err(bad)?;
+                }
                 refuse_lossy(&x, &inner_at)?;
             }
         }
@@ -319,6 +328,15 @@ fn refuse_non_finite(v: &JsValue, at: &str) -> std::result::Result<(), String> {
             Err(format!("{at} must be a finite number, got {n} (which JSON would make null)"))
         }
     }
+}
+
+/// The message for a value `JSON.stringify` leaves out of an object (a function, a symbol), so
+/// that the option would be read as not given: a getter passed uncalled (`deny: denyList`).
+fn refuse_left_out(v: &JsValue, at: &str) -> std::result::Result<(), String> {
+    if !v.is_function() && !v.is_symbol() {
+        return Ok(());
+    }
+    Err(format!("{at} must be a JSON value, got {} (which JSON would leave out, as if {at} were not given)", describe_js(v)))
 }
 
 /// A JS value (not `undefined` or `null`) as JSON text, by `JSON.stringify`.

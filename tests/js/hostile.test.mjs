@@ -776,3 +776,28 @@ test("in an MCP call, a body chunk that cannot be read and a confirm that reject
   hub.free();
   stillWorks();
 });
+
+test("a function or symbol for a known option is INVALID_OPTIONS naming the key; for an unknown key it is ignored", () => {
+  const fn = () => true;
+  const cases = [
+    [() => tw.convertMcpTools(normal, "openai", { strict: fn }), "options.strict"],
+    [() => tw.convertMcpTools(normal, "anthropic", { server: fn }), "options.server"],
+    [() => tw.convertMcpTools(normal, "anthropic", { server: Symbol("s") }), "options.server"],
+    [() => tw.convertMcpTools(normal, "openai", { limits: { maxDepth: fn } }), "options.limits.maxDepth"],
+    [() => tw.NameMap.fromTools(normal, "openai", { prefix: fn }), "options.prefix"],
+    [() => tw.prefixToolName("s", "t", { separator: fn }), "options.separator"],
+    [() => tw.toolsSystemPrompt(normal, { template: () => "X {{tools}}" }), "options.template"],
+    [() => tw.toolResultMessage({ id: "c", name: "t" }, { content: [] }, "openai", { multimodal: fn }), "options.multimodal"],
+    [() => new tw.PermissionPolicy({ defaultAction: "allow", deny: () => ["*delete*"] }), "policy.deny"],
+    [() => new tw.PermissionPolicy({ askDestructive: Symbol("x") }), "policy.askDestructive"],
+    [() => new tw.McpHub({ a: { url: "http://127.0.0.1:9/mcp" } }, { policy: { defaultAction: "allow", deny: () => ["*"] } }), "options.policy.deny"],
+  ];
+  for (const [call, key] of cases) {
+    const e = survives(call, ["INVALID_OPTIONS"]);
+    assert.ok(e, `${key} is refused`);
+    assert.ok(e.message.startsWith(`${key} must be a JSON value, got a `), e.message);
+  }
+  // A key toolwire does not know is ignored, whatever its value (code written for a newer version).
+  assert.deepEqual(tw.convertMcpTools(normal, "openai", { someNewOption: fn }), tw.convertMcpTools(normal, "openai"));
+  assert.equal(tw.toolsSystemPrompt(normal, { someNewOption: Symbol("x") }), tw.toolsSystemPrompt(normal));
+});
