@@ -488,7 +488,8 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * (`openai/strict-null-absent`).
    * `args` is what the provider's SDK gives: an object, or the JSON string OpenAI returns; `null`, `undefined`
    * or empty text are `{}`. Throws `INVALID_ARGUMENTS` for unparsable arguments and for anything but an
-   * object. A tool whose input schema is not an object schema (which MCP requires; `{type:"string"}`...) was
+   * object, a value JSON would make `{}` or `null` among them (`NaN`, an invalid `Date`, a `RegExp`, an instance
+   * of a class whose fields are getters): sent as `{}`, it would call the tool without them. A tool whose input schema is not an object schema (which MCP requires; `{type:"string"}`...) was
    * given to the provider wrapped as the property `input`: its arguments unwrap to the value of `input`, of
    * whatever type (`null` when the model left `input` out), which no MCP `tools/call` can carry
    * (`McpHub.callTool` refuses all but an object with `INVALID_ARGUMENTS`, `McpClient.callTool` all but an object or
@@ -2267,7 +2268,9 @@ export class McpClient {
    *
    * `args`: the arguments, an object (`null` or absent: `{}`). Any other JSON value is taken, as a {@link ToolCall}'s
    * arguments may be one, and rejects with `INVALID_ARGUMENTS` before anything is sent: MCP sends a tool's arguments
-   * as an object, and a tool whose input schema is not an object schema cannot be called through it.
+   * as an object, and a tool whose input schema is not an object schema cannot be called through it. So does a value
+   * JSON would make `{}` or `null` (`NaN`, an invalid `Date`, an instance of a class whose fields are getters), as
+   * {@link NameMap.prepareArguments} does.
    */
   callTool(name: string, args?: JsonValue | { readonly [key: string]: unknown }, options?: McpCallOptions): Promise<McpCallToolResult>;
   /**

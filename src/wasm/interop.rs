@@ -16,6 +16,25 @@ pub(crate) fn from_js(v: &JsValue, what: &str) -> Result<Value> {
     parse(&json_text(v, what)?, what)
 }
 
+/// A tool call's arguments as JSON, read as [`from_js`] reads a value, but one that JSON would
+/// make `{}` or `null` without a word is `INVALID_ARGUMENTS` (it would be sent as no arguments):
+/// `NaN`, an invalid `Date`, a `RegExp`, an `Error`, a `SharedArrayBuffer`, an instance of a class
+/// whose fields are getters or private. A plain object (and an object whose `toJSON` says `{}`)
+/// is taken as it is.
+pub(crate) fn arguments_from_js(v: &JsValue) -> Result<Value> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Value::Null);
+    }
+    let text = json_text(v, "arguments")?;
+    if text.len() <= 4 && (text == "{}" || text == "null") && !(text == "{}" && (class_name(v).is_none() || get(v, "toJSON").is_function())) {
+        return Err(Error::new(
+            ErrorCode::InvalidArguments,
+            format!("arguments must be a plain object, got {}, which JSON makes {text}: pass a plain object with the arguments' values", describe_js(v)),
+        ));
+    }
+    parse(&text, "arguments")
+}
+
 /// A permission policy's config as JSON: [`from_js`], but a pattern (any string of it) that
 /// holds a lone UTF-16 surrogate is refused (`INVALID_OPTIONS`): as U+FFFD it would match
 /// names it was not written for.

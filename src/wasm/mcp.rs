@@ -21,7 +21,7 @@ use crate::protocol::hub::{Confirm, ConfirmRequest, Hub, Selection};
 use crate::providers::Provider;
 use crate::wasm::bridge::{describe, get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
-use crate::wasm::interop::{array_from, describe_js, entries_of, entry_pair, from_js, is_array, option_keys, parse_js, refuse_lossy_options, string_param, to_js};
+use crate::wasm::interop::{array_from, arguments_from_js, describe_js, entries_of, entry_pair, from_js, is_array, option_keys, parse_js, refuse_lossy_options, string_param, to_js};
 
 /// `fetch`, under the adapter that speaks the deprecated HTTP+SSE transport when asked to (or
 /// when `auto` finds it).
@@ -878,7 +878,7 @@ impl JsMcpClient {
         let c = self.inner.clone();
         let prepared = (|| -> Result<(String, Value, CallOptions), Error> {
             let name = string_param(&name, "name")?;
-            let args = match from_js(&args, "arguments")? {
+            let args = match arguments_from_js(&args)? {
                 Value::Null => Value::Object(serde_json::Map::new()),
                 v @ Value::Object(_) => v,
                 _ => {

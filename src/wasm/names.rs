@@ -129,10 +129,11 @@ pub(crate) fn name_map_data(v: &JsValue, what: &str) -> Result<NameMap, Error> {
     NameMap::from_json_value(from_js(v, what)?)
 }
 
-/// JS arguments as a provider gives them: a JSON string, or a value.
+/// JS arguments as a provider gives them: a JSON string, or a value (one JSON would make `{}` or
+/// `null` refused: [`crate::wasm::interop::arguments_from_js`]).
 pub(crate) fn raw_args(args: &JsValue) -> Result<crate::calls::RawArgs, Error> {
     Ok(match args.as_string() {
         Some(text) => crate::calls::RawArgs::Text(text),
-        None => crate::calls::RawArgs::Json(from_js(args, "arguments")?),
+        None => crate::calls::RawArgs::Json(crate::wasm::interop::arguments_from_js(args)?),
     })
 }

@@ -801,3 +801,40 @@ test("a function or symbol for a known option is INVALID_OPTIONS naming the key;
   assert.deepEqual(tw.convertMcpTools(normal, "openai", { someNewOption: fn }), tw.convertMcpTools(normal, "openai"));
   assert.equal(tw.toolsSystemPrompt(normal, { someNewOption: Symbol("x") }), tw.toolsSystemPrompt(normal));
 });
+
+test("arguments JSON would make {} or null are INVALID_ARGUMENTS, not sent as {}", async () => {
+  class Query {
+    #city;
+    constructor(c) { this.#city = c; }
+    get city() { return this.#city; }
+  }
+  const lossy = [new Query("Paris"), NaN, Infinity, new Date(NaN), /re/, new Error("x"), new SharedArrayBuffer(4), { toJSON: () => null }];
+  const map = tw.NameMap.fromTools([{ name: "get_weather" }], "openai");
+  const seen = [];
+  const hub = new tw.McpHub({ w: { url: "http://127.0.0.1:9/mcp", fetch: mockFetch(undefined, seen) } });
+  await hub.tools("openai");
+  const client = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch: mockFetch(undefined, seen) });
+  await client.connect();
+  for (const args of lossy) {
+    const what = Object.prototype.toString.call(args);
+    const e = survives(() => map.prepareArguments("get_weather", args), ["INVALID_ARGUMENTS"]);
+    assert.ok(e, `prepareArguments(${what})`);
+    assert.match(e.message, /^arguments must be a plain object, got .*, which JSON makes (\{\}|null)/);
+    await assert.rejects(hub.callTool("mcp__w__get_weather", args), (e) => e.code === "INVALID_ARGUMENTS", `hub ${what}`);
+    await assert.rejects(client.callTool("get_weather", args), (e) => e.code === "INVALID_ARGUMENTS", `client ${what}`);
+  }
+  assert.deepEqual(seen, [], "nothing was sent");
+  // No arguments, an empty object and an object whose toJSON gives the arguments are taken as before.
+  for (const args of [undefined, null, {}, Object.create(null), { toJSON: () => ({}) }, { toJSON: () => ({ city: "Paris" }) }]) {
+    map.prepareArguments("get_weather", args);
+    await hub.callTool("mcp__w__get_weather", args);
+    await client.callTool("get_weather", args);
+  }
+  assert.equal(seen.length, 12);
+  await hub.closeAll();
+  await client.close();
+  hub.free();
+  client.free();
+  map.free();
+  stillWorks();
+});
