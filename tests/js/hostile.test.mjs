@@ -676,6 +676,7 @@ const THROWN_ON = [
   ["new PermissionPolicy", () => new tw.PermissionPolicy(revoked()), "INVALID_OPTIONS"],
   ["PermissionPolicy check's tool", () => new tw.PermissionPolicy({}).check("x", revoked()), "INVALID_JSON"],
   ["new ToolCallAccumulator provider", () => new tw.ToolCallAccumulator(revoked()), "INVALID_INPUT"],
+  ["parseToolCalls nameMap", () => tw.parseToolCalls({ choices: [] }, "openai", revoked()), "INVALID_JSON"],
   ["push(detached Uint8Array)", () => new tw.ToolCallAccumulator("openai").push(detachedU8()), "INVALID_INPUT"],
   ["push(detached ArrayBuffer)", () => new tw.ToolCallAccumulator("openai").push(detachedAB()), "INVALID_INPUT"],
   ["push(Proxy of a Uint8Array)", () => new tw.ToolCallAccumulator("openai").push(new Proxy(new Uint8Array(2), {})), "INVALID_INPUT"],
@@ -835,6 +836,66 @@ test("arguments JSON would make {} or null are INVALID_ARGUMENTS, not sent as {}
   await client.close();
   hub.free();
   client.free();
+  map.free();
+  stillWorks();
+});
+
+test("a method called on anything but its object (a detached method, another class's object) is INVALID_INPUT", () => {
+  const acc = new tw.ToolCallAccumulator("openai");
+  const map = tw.NameMap.fromTools(normal, "openai");
+  const policy = new tw.PermissionPolicy({ defaultAction: "deny" });
+  const wrong = (fn, re) => {
+    const e = survives(fn, ["INVALID_INPUT"]);
+    assert.ok(e, "refused");
+    assert.match(e.message, re);
+  };
+  const { push } = acc;
+  wrong(() => push({ choices: [] }), /^ToolCallAccumulator\.push\(\) was called on undefined, not on a ToolCallAccumulator/);
+  wrong(() => [{ choices: [] }].forEach(acc.push), /called on undefined/);
+  wrong(() => tw.PermissionPolicy.prototype.check.call(map, "x"), /^PermissionPolicy\.check\(\) was called on a NameMap/);
+  wrong(() => tw.ToolCallAccumulator.prototype.push.call(policy, { choices: [] }), /called on a PermissionPolicy/);
+  wrong(() => tw.NameMap.prototype.resolve.call(Object.create(tw.NameMap.prototype), "x"), /called on a NameMap, not on a NameMap|called on an object/);
+  wrong(() => Object.getOwnPropertyDescriptor(tw.NameMap.prototype, "size").get.call({}), /^NameMap\.size\(\) was called on an Object/);
+  wrong(() => tw.PermissionPolicy.prototype.free.call(map), /^PermissionPolicy\.free\(\) was called on a NameMap/);
+  wrong(() => tw.McpClient.prototype.callTool.call(acc, "t", {}), /^McpClient\.callTool\(\) was called on a ToolCallAccumulator/);
+  // Each object is as it was: the policy still denies, the map still resolves.
+  assert.equal(policy.check("x"), "deny");
+  assert.equal(map.resolve("get_weather").tool, "get_weather");
+  assert.deepEqual(acc.push({ choices: [] }), []);
+  for (const o of [acc, map, policy]) o.free();
+});
+
+test("a call into an object from inside a call that changes it, and free() from inside a method, are INVALID_INPUT: the object is usable and freeable after", () => {
+  const acc = new tw.ToolCallAccumulator("anthropic");
+  let inner;
+  acc.push({ type: "ping", get x() { try { acc.push({ type: "ping" }); } catch (e) { inner = e; } return 1; } });
+  assert.ok(inner instanceof tw.ToolwireError && inner.code === "INVALID_INPUT", String(inner));
+  assert.match(inner.message, /^ToolCallAccumulator\.push\(\) was called from inside a call of the same ToolCallAccumulator/);
+  inner = undefined;
+  acc.push({ type: "ping", get x() { try { acc.message(); } catch (e) { inner = e; } return 1; } });
+  assert.equal(inner?.code, "INVALID_INPUT", "a reading method from inside push");
+  assert.deepEqual(acc.push({ type: "ping" }), []);
+  acc.free();
+  assert.throws(() => acc.push({ type: "ping" }), /was freed/);
+
+  const policy = new tw.PermissionPolicy({ defaultAction: "allow", askDestructive: true });
+  // A reading method inside a reading method of the same object works, as it did.
+  assert.equal(policy.check("a", { get annotations() { assert.equal(policy.check("b"), "ask"); return { readOnlyHint: true }; } }), "allow");
+  inner = undefined;
+  policy.check("a", { get annotations() { try { policy.free(); } catch (e) { inner = e; } return {}; } });
+  assert.equal(inner?.code, "INVALID_INPUT");
+  assert.match(inner.message, /^PermissionPolicy\.free\(\) was called from inside a call of the same PermissionPolicy/);
+  assert.equal(policy.check("a", { readOnlyHint: true }), "allow");
+  policy.free();
+  assert.throws(() => policy.check("a"), /was freed/);
+
+  // A NameMap read in place by parseToolCalls is in use while it is read.
+  const map = tw.NameMap.fromTools(normal, "openai");
+  inner = undefined;
+  const response = { choices: [], get x() { try { map.free(); } catch (e) { inner = e; } return 1; } };
+  assert.deepEqual(tw.parseToolCalls(response, "openai", map), []);
+  assert.equal(inner?.code, "INVALID_INPUT");
+  assert.equal(map.size, 1);
   map.free();
   stillWorks();
 });
