@@ -103,6 +103,15 @@ fn put_back_schemas(tools: &JsValue, list: &JsValue, provider: Provider, left_ou
             _ => as_written(get(&as_written(get(&top, "result")?)?, "tools")?)?,
         }
     };
+    // A tool's `inputSchema` as `JSON.stringify` read it: an own data property, which a read
+    // gives again. An accessor (or a Proxy whose answer is not its descriptor's) is not read a
+    // second time, which could give another object than the one converted and reported on.
+    let (schema_key, value_key) = (JsValue::from_str("inputSchema"), JsValue::from_str("value"));
+    let input_schema = |tool: &JsValue| {
+        let d = crate::wasm::interop::own_descriptor(tool, &schema_key).ok()?;
+        let value = Reflect::get(&d, &value_key).ok().filter(JsValue::is_object)?;
+        (Reflect::get(tool, &schema_key).ok()? == value).then_some(value)
+    };
     let decls = match provider {
         Provider::Gemini | Provider::Vertex => get(&Reflect::get_u32(list, 0).ok()?, "functionDeclarations")?,
         _ => list.clone(),
@@ -110,7 +119,7 @@ fn put_back_schemas(tools: &JsValue, list: &JsValue, provider: Provider, left_ou
     let mut places = Vec::with_capacity(left_out.len());
     for l in left_out {
         let tool = as_written(Reflect::get_u32(&input, l.tool as u32).ok()?)?;
-        let schema = as_written(get(&tool, "inputSchema").filter(|s| !is_array(s))?)?;
+        let schema = as_written(input_schema(&tool).filter(|s| !is_array(s))?)?;
         let decl = Reflect::get_u32(&decls, l.position as u32).ok()?;
         let (holder, key) = match provider {
             Provider::OpenAi => (get(&decl, "function")?, "parameters"),

@@ -76,7 +76,7 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getOwnPropertyNames)]
     fn own_names(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = getOwnPropertyDescriptor)]
-    fn own_descriptor(o: &JsValue, key: &JsValue) -> std::result::Result<JsValue, JsValue>;
+    pub(crate) fn own_descriptor(o: &JsValue, key: &JsValue) -> std::result::Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
     fn keys_of(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
 }

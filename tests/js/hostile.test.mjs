@@ -899,3 +899,22 @@ test("a call into an object from inside a call that changes it, and free() from 
   map.free();
   stillWorks();
 });
+
+test("a pass-through inputSchema is read once: a getter is not read again to be put in the output", () => {
+  const clean = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+  const other = { type: "object", properties: { city: { type: "string" } }, $ref: "#/$defs/missing" };
+  for (const provider of ["anthropic", "openai", "openai-responses", "gemini", "bedrock"]) {
+    let reads = 0;
+    const tool = { name: "get_weather", get inputSchema() { return ++reads === 1 ? clean : other; } };
+    const d = tw.convertMcpToolsDetailed([tool], provider);
+    assert.equal(reads, 1, provider);
+    assert.ok(!JSON.stringify(d.tools).includes("missing"), `${provider}: ${JSON.stringify(d.tools)}`);
+    // A Proxy whose `get` answers otherwise than its own descriptor.
+    const proxied = new Proxy({ name: "get_weather", inputSchema: other }, { get: (t, k) => (k === "inputSchema" ? clean : Reflect.get(t, k)) });
+    const out = tw.convertMcpTools([proxied], provider);
+    assert.ok(!JSON.stringify(out).includes("missing"), `${provider} (Proxy): ${JSON.stringify(out)}`);
+  }
+  // A plain tool's schema is still the caller's own object in the output.
+  const plain = { name: "get_weather", inputSchema: clean };
+  assert.equal(tw.convertMcpTools([plain], "anthropic")[0].input_schema, clean);
+});
