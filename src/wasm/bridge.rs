@@ -47,8 +47,18 @@ extern "C" {
 }
 
 /// A thenable or plain value as a future; one whose resolving throws is a rejected one.
+/// `JsFuture` calls the promise's `then` (an import without `catch`): a promise of the caller's
+/// with a `then` of its own (which `Promise.resolve` returns as it is) is first resolved into a
+/// new one (`new Promise(r => r(p))`), where what its `then` throws rejects.
 pub(crate) fn to_future(v: JsValue) -> JsFuture {
-    JsFuture::from(promise_resolve(&v).unwrap_or_else(|e| Promise::reject(&e)))
+    let promise = match promise_resolve(&v) {
+        Ok(p) if AsRef::<JsValue>::as_ref(&p) != &v || crate::wasm::interop::own_descriptor(&p, &JsValue::from_str("then")).is_ok_and(|d| d.is_undefined()) => p,
+        Ok(p) => Promise::new(&mut |resolve, _| {
+            let _ = resolve.call1(&JsValue::UNDEFINED, &p);
+        }),
+        Err(e) => Promise::reject(&e),
+    };
+    JsFuture::from(promise)
 }
 
 pub(crate) fn describe(e: &JsValue) -> String {

@@ -749,7 +749,7 @@ function mockFetch(body = (text) => text, seen = []) {
   };
 }
 
-test("in an MCP call, a body chunk that cannot be read and a confirm that rejects with a revoked Proxy reject with a ToolwireError", async () => {
+test("in an MCP call, a body chunk that cannot be read, a fetch promise whose own then throws and a confirm that rejects with a revoked Proxy reject with a ToolwireError", async () => {
   // These were thrown inside a future that a promise job polls: uncaught, they ended the process.
   const chunked = (chunk) => mockFetch((text) => new ReadableStream({
     start(controller) {
@@ -770,6 +770,15 @@ test("in an MCP call, a body chunk that cannot be read and a confirm that reject
     await assert.rejects(client.connect(), (e) => e instanceof tw.ToolwireError && e.code === "PROTOCOL" && /chunk/.test(e.message), label);
     client.free();
   }
+  // A promise of the engine's with a `then` of its own that throws (which Promise.resolve passes on as it is).
+  const ownThen = () => {
+    const p = Promise.resolve(new Response("{}"));
+    Object.defineProperty(p, "then", { value() { throw new Error("then trap"); } });
+    return p;
+  };
+  const client = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch: ownThen });
+  await assert.rejects(client.connect(), (e) => e instanceof tw.ToolwireError && e.code === "NETWORK" && /then trap/.test(e.message));
+  client.free();
   const hub = new tw.McpHub({ fs: { url: "http://127.0.0.1:9/mcp", fetch: mockFetch() } }, { policy: { defaultAction: "ask" }, confirm: async () => { throw revoked(); } });
   await hub.tools("openai");
   await assert.rejects(hub.callTool("mcp__fs__get_weather", {}), (e) => e instanceof tw.ToolwireError && e.code === "PERMISSION_DENIED" && /revoked Proxy/.test(e.message));
