@@ -365,7 +365,8 @@ pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
         // What was thrown (a `toJSON` may throw anything, `null` too): its fields read only
         // where it has them.
         let field = |k: &str| e.is_object().then(|| js_sys::Reflect::get(&e, &JsValue::from_str(k)).ok()).flatten().and_then(|v| v.as_string());
-        let reason = field("message").or_else(|| e.as_string()).unwrap_or_default();
+        // What gives no words (`null`, a number, `new Error()`) is named, so the message never ends on nothing.
+        let reason = field("message").or_else(|| e.as_string()).filter(|r| !r.is_empty()).unwrap_or_else(|| format!("a toJSON or a getter threw {}", describe_js(&e)));
         // A RangeError is the engine's stack, overflowed by nesting, or a string past the
         // engine's longest (a cycle or a BigInt is a TypeError).
         let code = if field("name").as_deref() == Some("RangeError") { ErrorCode::LimitExceeded } else { ErrorCode::InvalidJson };

@@ -397,7 +397,8 @@ test("numbers beyond 2^53, NaN, Infinity and BigInt", () => {
 test("a toJSON that throws what is no Error (a string, a number, an object) is INVALID_JSON", () => {
   for (const thrown of ["x", 42, {}, { message: "m" }, null]) {
     const tool = { name: "a", inputSchema: { type: "object" }, toJSON() { throw thrown; } };
-    survives(() => tw.convertMcpTools([tool], "openai"), ["INVALID_JSON"]);
+    const e = survives(() => tw.convertMcpTools([tool], "openai"), ["INVALID_JSON"]);
+    assert.doesNotMatch(e.message, /: $/, "the message says what was thrown");
     survives(() => tw.processJsonSchema({ type: "object", properties: { p: { toJSON() { throw thrown; } } } }), ["INVALID_JSON"]);
     survives(() => tw.NameMap.fromTools([{ name: "a" }], "openai").prepareArguments("a", { toJSON() { throw thrown; } }), ["INVALID_JSON"]);
   }
