@@ -351,7 +351,7 @@ fn refuse_non_finite(v: &JsValue, at: &str) -> std::result::Result<(), String> {
 
 /// The message for a value `JSON.stringify` leaves out of an object (a function, a symbol), so
 /// that the option would be read as not given: a getter passed uncalled (`deny: denyList`).
-fn refuse_left_out(v: &JsValue, at: &str) -> std::result::Result<(), String> {
+pub(crate) fn refuse_left_out(v: &JsValue, at: &str) -> std::result::Result<(), String> {
     if !v.is_function() && !v.is_symbol() {
         return Ok(());
     }

@@ -211,6 +211,11 @@ fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(
     if !headers.is_undefined() && !headers.is_null() {
         opts.headers = js_header_pairs(&headers, "options.headers")?;
     }
+    // Those of the plain-data options given as a function or a symbol (a getter passed
+    // uncalled), which the JSON view below would read as not given.
+    for key in ["clientInfo", "capabilities", "era", "transport", "logLevel", "validateStructuredContent"] {
+        crate::wasm::interop::refuse_left_out(&get(options, key), &format!("options.{key}")).map_err(|m| Error::new(ErrorCode::InvalidOptions, m))?;
+    }
     // JSON view of the plain-data options (functions drop out of JSON.stringify; the headers,
     // read above, may be a Headers or a Map, which JSON would make `{}`).
     let data = match from_js(options, "options")? {

@@ -503,6 +503,12 @@ describe("server requests", () => {
     assert.deepEqual(await client.listTools(), NORMAL_TOOLS);
     await client.close();
     assert.throws(() => new McpClient(srv.url("sse", freshTag()), { capabilities: ["elicitation"] }), { code: "INVALID_OPTIONS" });
+    // A getter passed uncalled (a function), or a symbol, is not read as the option not given.
+    for (const key of ["clientInfo", "capabilities", "era", "transport", "logLevel", "validateStructuredContent"]) {
+      for (const value of [() => ({}), Symbol("x")]) {
+        assert.throws(() => new McpClient(srv.url("sse", freshTag()), { [key]: value }), { code: "INVALID_OPTIONS", message: new RegExp(`^options\\.${key} must be a JSON value, got`) }, key);
+      }
+    }
   });
 });
 
