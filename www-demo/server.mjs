@@ -17,9 +17,11 @@
 //   /mcp-oauth  the same tools behind OAuth 2.1, this server being its own authorization server, as MCP's
 //               authorization describes it: a 401 names its protected resource metadata
 //               (/.well-known/oauth-protected-resource/mcp-oauth), which names this origin as the issuer
-//               (/.well-known/oauth-authorization-server); /register (dynamic registration), /authorize (a
-//               consent page: Allow or Deny), /token (PKCE S256 checked; refresh tokens). Tokens live an hour
-//               (TOKEN_TTL_MS), in memory. The page signs in through McpClient's `oauth` option.
+//               (/.well-known/oauth-authorization-server), under the name the request came by (127.0.0.1 or
+//               localhost); /register (dynamic registration), /authorize (response_type code, scope demo, PKCE
+//               S256; a consent page, Allow or Deny, whose answer is a POST to /authorize/decide carrying the
+//               page's one-time ticket; no frames, no CORS), /token (PKCE S256 checked; refresh tokens). Tokens
+//               live an hour (TOKEN_TTL_MS), in memory. The page signs in through McpClient's `oauth` option.
 //
 // Tools: echo, add (structured content + outputSchema), get_weather (enum, optional parameters),
 // tiny_image (a 16x16 PNG), slow (progress notifications, then a result), fail (an isError result),
@@ -356,6 +358,23 @@ function makeServer(moreTools) {
 // ---------------------------------------------------------------------------------------------
 // The authorization server of /mcp-oauth (in memory).
 
+/** The scopes this authorization server grants (one: demo). */
+const SCOPES = ["demo"];
+/** How long a consent page's answer is taken (its one-time ticket lives this long), and an unused code. */
+const CONSENT_MS = 10 * 60 * 1000;
+/** The consent page and its answers may not be shown in a frame of any page (a click there would be the user's). */
+const NO_FRAMES = { "x-frame-options": "DENY", "content-security-policy": "frame-ancestors 'none'" };
+
+/** Sends the user back to the client's (registered) redirect_uri with `params`, its state and the issuer. */
+function redirectBack(res, redirect, state, issuer, params) {
+  const back = new URL(redirect);
+  if (state) back.searchParams.set("state", state);
+  back.searchParams.set("iss", issuer);
+  for (const [k, v] of Object.entries(params)) back.searchParams.set(k, v);
+  res.writeHead(302, { location: back.href, "cache-control": "no-store", ...NO_FRAMES });
+  res.end();
+}
+
 const b64url = (buf) => buf.toString("base64").replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
 const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -373,7 +392,8 @@ function isLoopback(url) {
 
 function authorizationServer(log, allowedOrigins) {
   const clients = new Map(); // client_id -> {client_name, redirect_uris}
-  const codes = new Map(); // code -> {client_id, redirect_uri, challenge, scope}
+  const codes = new Map(); // code -> {client_id, redirect_uri, challenge, scope, expires}
+  const pending = new Map(); // consent page ticket -> the request it shows: {client_id, redirect_uri, state, challenge, scope, base, expires}
   const tokens = new Map(); // access token -> expiry (ms)
   const refresh = new Map(); // refresh token -> {client_id, scope}
 
@@ -411,7 +431,20 @@ function authorizationServer(log, allowedOrigins) {
           authorization_response_iss_parameter_supported: true,
         });
       } else if (pathname === "/register" && req.method === "POST") {
-        const meta = JSON.parse(await readBody(req, 64 * 1024));
+        // RFC 7591: metadata that is not a JSON object is invalid_client_metadata (400), never a server error.
+        let meta;
+        try {
+          meta = JSON.parse(await readBody(req, 64 * 1024));
+        } catch (err) {
+          if (err?.status) throw err; // too large: 413
+          return sendJson(res, 400, { error: "invalid_client_metadata", error_description: "The body is not JSON: client metadata is a JSON object" }), true;
+        }
+        if (meta === null || typeof meta !== "object" || Array.isArray(meta)) {
+          return sendJson(res, 400, { error: "invalid_client_metadata", error_description: "Client metadata is a JSON object" }), true;
+        }
+        if (meta.client_name !== undefined && typeof meta.client_name !== "string") {
+          return sendJson(res, 400, { error: "invalid_client_metadata", error_description: "client_name is a string" }), true;
+        }
         const uris = Array.isArray(meta.redirect_uris) ? meta.redirect_uris.filter((u) => typeof u === "string") : [];
         if (uris.length === 0) return sendJson(res, 400, { error: "invalid_redirect_uri", error_description: "redirect_uris is required" }), true;
         // Only pages on this machine (or of allowedOrigins) get the code: the consent page's redirect must not
@@ -421,49 +454,71 @@ function authorizationServer(log, allowedOrigins) {
           return sendJson(res, 400, { error: "invalid_redirect_uri", error_description: `${foreign}: redirect URIs are http(s) URLs on this machine, without a fragment` }), true;
         }
         const client_id = `demo-client-${randomUUID()}`;
-        clients.set(client_id, { client_name: String(meta.client_name ?? "an app"), redirect_uris: uris });
+        clients.set(client_id, { client_name: meta.client_name ?? "an app", redirect_uris: uris });
         log(`oauth: registered ${client_id} (${meta.client_name})`);
         sendJson(res, 201, { client_id, client_name: meta.client_name, redirect_uris: uris, token_endpoint_auth_method: "none" });
-      } else if ((pathname === "/authorize" || pathname === "/authorize/decide") && req.method === "GET") {
+      } else if (pathname === "/authorize" && req.method === "GET") {
         const q = url.searchParams;
         const client = clients.get(q.get("client_id"));
         const redirect = q.get("redirect_uri");
         // The redirect_uri must be one the client registered, exactly: any other is answered here, never redirected to.
         if (!client || !client.redirect_uris.includes(redirect)) {
-          res.writeHead(400, { "content-type": "text/plain; charset=utf-8" });
+          res.writeHead(400, { "content-type": "text/plain; charset=utf-8", ...NO_FRAMES });
           res.end("Unknown client, or a redirect_uri it did not register.");
           return true;
         }
-        if (pathname === "/authorize") {
-          // The consent page the user sees in the popup.
-          const decide = (allow) => `/authorize/decide?${new URLSearchParams({ ...Object.fromEntries(q), allow })}`;
-          res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-          res.end(`<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in: toolwire demo</title>
-<style>body{font:16px system-ui,sans-serif;max-width:28em;margin:3em auto;padding:0 1em}a{display:inline-block;margin:.5em 1em 0 0;padding:.5em 1.2em;border-radius:6px;text-decoration:none;border:1px solid #2563eb}#allow{background:#2563eb;color:#fff}a:focus-visible{outline:3px solid #2563eb;outline-offset:2px}</style>
+        // The request is checked before the user is asked (RFC 6749 4.1.2.1): the errors go back to the client.
+        const refuse = (error, description) => redirectBack(res, redirect, q.get("state"), base, { error, error_description: description });
+        const responseType = q.get("response_type");
+        if (responseType === null) return refuse("invalid_request", "response_type is required (code)"), true;
+        if (responseType !== "code") return refuse("unsupported_response_type", `response_type ${responseType}: only code is supported`), true;
+        if (q.get("code_challenge_method") !== "S256" || !q.get("code_challenge")) return refuse("invalid_request", "PKCE with S256 is required."), true;
+        // The scope asked for must be one this server has (none asked: the default, demo).
+        const scopes = (q.get("scope") ?? "").split(" ").filter(Boolean);
+        const unknown = scopes.filter((s) => !SCOPES.includes(s));
+        if (unknown.length) return refuse("invalid_scope", `Unknown scope ${unknown.join(" ")}: this server has ${SCOPES.join(" ")}`), true;
+        const scope = scopes.length ? [...new Set(scopes)].join(" ") : SCOPES.join(" ");
+        // The consent page the user sees in the popup. Its answer comes back by POST with a one-time token that
+        // only this page carries (no other page can read it: the consent page gets no CORS headers, and may not
+        // be framed), so no other page can consent for the user, by a link or a click in a hidden frame.
+        for (const [k, v] of [...pending, ...codes]) if (v.expires < Date.now()) pending.delete(k) || codes.delete(k);
+        const ticket = randomUUID();
+        pending.set(ticket, { client_id: q.get("client_id"), redirect_uri: redirect, state: q.get("state"), challenge: q.get("code_challenge"), scope, base, expires: Date.now() + CONSENT_MS });
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...NO_FRAMES });
+        res.end(`<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in: toolwire demo</title>
+<style>body{font:16px system-ui,sans-serif;max-width:28em;margin:3em auto;padding:0 1em;overflow-wrap:anywhere}button{font:inherit;margin:.5em 1em 0 0;padding:.5em 1.2em;border-radius:6px;border:1px solid #2563eb;background:#fff;color:#2563eb;cursor:pointer}#allow{background:#2563eb;color:#fff}button:focus-visible{outline:3px solid #2563eb;outline-offset:2px}</style>
 <main>
 <h1>toolwire demo server</h1>
-<p><strong>${escapeHtml(client.client_name)}</strong> asks to use this server's tools (scope <code>${escapeHtml(q.get("scope") ?? "none")}</code>).</p>
-<a id="allow" href="${escapeHtml(decide("1"))}">Allow</a><a id="deny" href="${escapeHtml(decide("0"))}">Deny</a>
+<p><strong>${escapeHtml(client.client_name)}</strong> asks to use this server's tools (scope <code>${escapeHtml(scope)}</code>).</p>
+<p>Allowing sends you back to <code>${escapeHtml(redirect)}</code>.</p>
+<form method="post" action="/authorize/decide">
+<input type="hidden" name="ticket" value="${escapeHtml(ticket)}">
+<button id="allow" type="submit" name="allow" value="1">Allow</button><button id="deny" type="submit" name="allow" value="0">Deny</button>
+</form>
 </main>
 </html>`);
+      } else if (pathname === "/authorize/decide") {
+        if (req.method !== "POST") {
+          res.writeHead(405, { "content-type": "text/plain; charset=utf-8", allow: "POST", ...NO_FRAMES });
+          res.end("The consent page's answer comes by POST, from the consent page.");
           return true;
         }
-        const back = new URL(redirect);
-        if (q.get("state")) back.searchParams.set("state", q.get("state"));
-        back.searchParams.set("iss", base);
-        if (q.get("allow") !== "1") {
-          back.searchParams.set("error", "access_denied");
-          back.searchParams.set("error_description", "The user denied access.");
-        } else if (q.get("code_challenge_method") !== "S256" || !q.get("code_challenge")) {
-          back.searchParams.set("error", "invalid_request");
-          back.searchParams.set("error_description", "PKCE with S256 is required.");
-        } else {
-          const code = randomUUID();
-          codes.set(code, { client_id: q.get("client_id"), redirect_uri: redirect, challenge: q.get("code_challenge"), scope: q.get("scope") ?? "demo" });
-          back.searchParams.set("code", code);
+        const f = new URLSearchParams(await readBody(req, 16 * 1024));
+        // The consent page posts from this server's own origin (a browser always sends Origin on a POST).
+        const held = pending.get(f.get("ticket") ?? "");
+        pending.delete(f.get("ticket") ?? "");
+        if (!held || req.headers.origin !== held.base || held.expires < Date.now()) {
+          res.writeHead(400, { "content-type": "text/plain; charset=utf-8", ...NO_FRAMES });
+          res.end("This answer did not come from a consent page this server showed (or it came too late, or twice): start signing in again.");
+          return true;
         }
-        res.writeHead(302, { location: back.href });
-        res.end();
+        if (f.get("allow") !== "1") {
+          redirectBack(res, held.redirect_uri, held.state, held.base, { error: "access_denied", error_description: "The user denied access." });
+          return true;
+        }
+        const code = randomUUID();
+        codes.set(code, { client_id: held.client_id, redirect_uri: held.redirect_uri, challenge: held.challenge, scope: held.scope, expires: Date.now() + CONSENT_MS });
+        redirectBack(res, held.redirect_uri, held.state, held.base, { code });
       } else if (pathname === "/token" && req.method === "POST") {
         const f = new URLSearchParams(await readBody(req, 64 * 1024));
         if (f.get("grant_type") === "refresh_token") {
@@ -474,7 +529,7 @@ function authorizationServer(log, allowedOrigins) {
         } else if (f.get("grant_type") === "authorization_code") {
           const code = codes.get(f.get("code"));
           codes.delete(f.get("code"));
-          const verified = code && b64url(createHash("sha256").update(f.get("code_verifier") ?? "").digest()) === code.challenge;
+          const verified = code && code.expires > Date.now() && b64url(createHash("sha256").update(f.get("code_verifier") ?? "").digest()) === code.challenge;
           if (!verified || code.client_id !== f.get("client_id") || code.redirect_uri !== f.get("redirect_uri")) {
             return tokenError(res, "invalid_grant", "Unknown code, or a verifier, client or redirect_uri that does not match it."), true;
           }
@@ -585,7 +640,10 @@ export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS, 
         return;
       }
       res.setHeader("vary", "origin");
-      if (req.headers.origin !== undefined) {
+      // The consent page and its answer are for the user's browser window only: no page may read them through
+      // CORS (a page that could read the consent page's one-time ticket could answer for the user).
+      const consent = pathname === "/authorize" || pathname === "/authorize/decide";
+      if (req.headers.origin !== undefined && !consent) {
         res.setHeader("access-control-allow-origin", req.headers.origin);
         for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
       }

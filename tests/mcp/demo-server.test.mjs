@@ -155,12 +155,31 @@ test("demo server: pages of other sites and other Host names are refused (DNS re
   }
 });
 
+/** Registers a client on the demo server; resolves to its client_id. */
+async function registerClient(port, redirect_uris = ["http://127.0.0.1:9/cb"]) {
+  const res = await raw(port, { method: "POST", path: "/register", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "t", redirect_uris }) });
+  assert.equal(res.status, 201, res.body);
+  return JSON.parse(res.body).client_id;
+}
+
+/** GET /authorize; for a consent page, also its one-time ticket (the hidden field of its form). */
+async function authorize(port, params, headers = {}) {
+  const res = await raw(port, { path: `/authorize?${new URLSearchParams(params)}`, headers });
+  res.ticket = /name="ticket" value="([^"]+)"/.exec(res.body)?.[1];
+  return res;
+}
+
+/** The consent page's answer: POST /authorize/decide with the ticket, from the server's own origin unless told. */
+function decide(port, fields, { origin = `http://127.0.0.1:${port}`, host } = {}) {
+  const headers = { "content-type": "application/x-www-form-urlencoded", ...(origin ? { origin } : {}), ...(host ? { host } : {}) };
+  return raw(port, { method: "POST", path: "/authorize/decide", headers, body: new URLSearchParams(fields).toString() });
+}
+
 test("demo authorization server: redirects only to a redirect_uri the client registered, exactly; registers only local ones", async () => {
   const server = await startMcpServer({ port: 0 });
   const { port } = server;
   const register = (redirect_uris) =>
     raw(port, { method: "POST", path: "/register", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "t", redirect_uris }) });
-  const authorize = (path, params) => raw(port, { path: `${path}?${new URLSearchParams(params)}` });
   try {
     // A client may not register a redirect to another site: the consent page would send the user there.
     for (const uris of [["https://evil.example/cb"], ["http://127.0.0.1:9/cb", "http://evil.example/cb"], ["http://127.0.0.1:9/cb#x"], ["javascript:alert(1)"]]) {
@@ -168,27 +187,116 @@ test("demo authorization server: redirects only to a redirect_uri the client reg
       assert.equal(res.status, 400, `${uris}: ${res.body}`);
       assert.equal(JSON.parse(res.body).error, "invalid_redirect_uri");
     }
-    const res = await register(["http://127.0.0.1:9/cb"]);
-    assert.equal(res.status, 201, res.body);
-    const { client_id } = JSON.parse(res.body);
+    const client_id = await registerClient(port);
     const params = { client_id, response_type: "code", state: "s", code_challenge: "c", code_challenge_method: "S256" };
     // Anything but the exact URI registered is answered, never redirected to.
     for (const redirect_uri of ["https://evil.example/cb", "http://127.0.0.1:9/cb/", "http://127.0.0.1:9/cb?x=1", "http://127.0.0.1:9/CB", "http://localhost:9/cb", ""]) {
-      for (const path of ["/authorize", "/authorize/decide"]) {
-        const r = await authorize(path, { ...params, redirect_uri, allow: "0" });
-        assert.equal(r.status, 400, `${path} to ${redirect_uri}: ${r.status} ${r.headers.location ?? ""}`);
-        assert.equal(r.headers.location, undefined);
-      }
+      const r = await authorize(port, { ...params, redirect_uri });
+      assert.equal(r.status, 400, `/authorize to ${redirect_uri}: ${r.status} ${r.headers.location ?? ""}`);
+      assert.equal(r.headers.location, undefined);
     }
-    const unknown = await authorize("/authorize/decide", { ...params, client_id: "nobody", redirect_uri: "http://127.0.0.1:9/cb", allow: "0" });
+    const unknown = await authorize(port, { ...params, client_id: "nobody", redirect_uri: "http://127.0.0.1:9/cb" });
     assert.equal(unknown.status, 400);
-    // The one registered: the user's answer goes there.
-    const denied = await authorize("/authorize/decide", { ...params, redirect_uri: "http://127.0.0.1:9/cb", allow: "0" });
-    assert.equal(denied.status, 302);
+    // The one registered: the consent page names where the answer goes, and the user's answer goes there.
+    const page = await authorize(port, { ...params, redirect_uri: "http://127.0.0.1:9/cb" });
+    assert.equal(page.status, 200, page.body);
+    assert.match(page.body, /sends you back to <code>http:\/\/127\.0\.0\.1:9\/cb<\/code>/);
+    const denied = await decide(port, { ticket: page.ticket, allow: "0" });
+    assert.equal(denied.status, 302, denied.body);
     const back = new URL(denied.headers.location);
     assert.equal(`${back.origin}${back.pathname}`, "http://127.0.0.1:9/cb");
     assert.equal(back.searchParams.get("error"), "access_denied");
     assert.equal(back.searchParams.get("state"), "s");
+  } finally {
+    await server.close();
+  }
+});
+
+test("demo authorization server: consent needs the consent page (a POST with its one-time ticket, from its origin), which no page may frame or read", async () => {
+  const server = await startMcpServer({ port: 0 });
+  const { port } = server;
+  try {
+    const client_id = await registerClient(port);
+    const params = { client_id, response_type: "code", state: "s", code_challenge: "c", code_challenge_method: "S256", redirect_uri: "http://127.0.0.1:9/cb", scope: "demo" };
+    // A link (GET) that says allow, as the consent page's buttons once were: no code.
+    for (const path of [`/authorize/decide?${new URLSearchParams({ ...params, allow: "1" })}`]) {
+      const r = await raw(port, { path, headers: { origin: "http://127.0.0.1:1234" } });
+      assert.equal(r.status, 405, r.body);
+      assert.equal(r.headers.location, undefined);
+    }
+    // The consent page may not be framed, and a page on another port (whose Origin the server's CORS allows)
+    // does not get it through CORS: it could read the ticket.
+    const page = await authorize(port, params, { origin: "http://127.0.0.1:1234" });
+    assert.equal(page.status, 200);
+    assert.equal(page.headers["x-frame-options"], "DENY");
+    assert.match(page.headers["content-security-policy"], /frame-ancestors 'none'/);
+    assert.equal(page.headers["access-control-allow-origin"], undefined, "the consent page is readable by another page");
+    assert.match(page.body, /<form method="post" action="\/authorize\/decide">/);
+    // Without the ticket, with one made up, or from another page: refused, and no redirect.
+    for (const [fields, opts] of [
+      [{ allow: "1" }, {}],
+      [{ ticket: "made-up", allow: "1" }, {}],
+      [{ ticket: page.ticket, allow: "1" }, { origin: "http://127.0.0.1:1234" }],
+    ]) {
+      const r = await decide(port, fields, opts);
+      assert.equal(r.status, 400, `${JSON.stringify(fields)} ${JSON.stringify(opts)}: ${r.status} ${r.headers.location ?? ""}`);
+      assert.equal(r.headers.location, undefined);
+      assert.equal(r.headers["access-control-allow-origin"], undefined);
+    }
+    // The ticket is spent by a refused answer too; a fresh page's ticket, from the page's origin, gives a code, once.
+    const fresh = await authorize(port, params);
+    const allowed = await decide(port, { ticket: fresh.ticket, allow: "1" });
+    assert.equal(allowed.status, 302, allowed.body);
+    assert.ok(new URL(allowed.headers.location).searchParams.get("code"));
+    assert.equal(allowed.headers["x-frame-options"], "DENY");
+    const again = await decide(port, { ticket: fresh.ticket, allow: "1" });
+    assert.equal(again.status, 400, "a ticket taken twice");
+  } finally {
+    await server.close();
+  }
+});
+
+test("demo authorization server: response_type must be code, and only the scope it has is granted", async () => {
+  const server = await startMcpServer({ port: 0 });
+  const { port } = server;
+  try {
+    const client_id = await registerClient(port);
+    const params = { client_id, response_type: "code", state: "s", code_challenge: "c", code_challenge_method: "S256", redirect_uri: "http://127.0.0.1:9/cb" };
+    const refused = async (changes, error) => {
+      const p = { ...params, ...changes };
+      for (const [k, v] of Object.entries(p)) if (v === undefined) delete p[k];
+      const r = await authorize(port, p);
+      assert.equal(r.status, 302, `${JSON.stringify(changes)}: ${r.status} ${r.body.slice(0, 200)}`);
+      const back = new URL(r.headers.location);
+      assert.equal(back.searchParams.get("error"), error, `${JSON.stringify(changes)}`);
+      assert.equal(back.searchParams.get("state"), "s");
+      assert.equal(back.searchParams.get("code"), null);
+    };
+    await refused({ response_type: "token" }, "unsupported_response_type");
+    await refused({ response_type: undefined }, "invalid_request");
+    await refused({ scope: "admin write:all" }, "invalid_scope");
+    await refused({ scope: "demo admin" }, "invalid_scope");
+    await refused({ code_challenge_method: "plain" }, "invalid_request");
+    // The scope it has, or none (the default): a consent page for demo, and a token for demo.
+    for (const scope of ["demo", undefined]) {
+      const p = scope ? { ...params, scope } : params;
+      const page = await authorize(port, p);
+      assert.equal(page.status, 200, page.body);
+      assert.match(page.body, /scope <code>demo<\/code>/);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+test("demo authorization server: /register answers a body that is not a JSON object with 400 invalid_client_metadata", async () => {
+  const server = await startMcpServer({ port: 0 });
+  try {
+    for (const body of ["{not json", "null", "[]", '"x"', "42", JSON.stringify({ client_name: 7, redirect_uris: ["http://127.0.0.1:9/cb"] })]) {
+      const res = await raw(server.port, { method: "POST", path: "/register", headers: { "content-type": "application/json" }, body });
+      assert.equal(res.status, 400, `${body}: ${res.status} ${res.body}`);
+      assert.equal(JSON.parse(res.body).error, "invalid_client_metadata", body);
+    }
   } finally {
     await server.close();
   }
