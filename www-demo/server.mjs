@@ -657,7 +657,9 @@ export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS, 
         res.end("toolwire demo MCP server: POST /mcp (open), /mcp-auth (Authorization: Bearer demo-token) or /mcp-oauth (OAuth)\n");
         return;
       }
-      const base = `http://${HOST}:${http.address().port}`;
+      // This server as the request named it (127.0.0.1 or localhost: foreignRequest checked the Host), so that a
+      // client that came by either name is told of a resource and an issuer under that name.
+      const base = `http://${req.headers.host}`;
       if (await oauth.handle(req, res, pathname, base)) return;
       if (pathname !== "/mcp" && pathname !== "/mcp-auth" && pathname !== "/mcp-oauth") {
         sendJson(res, 404, rpcError(-32000, "not found: the MCP endpoint is /mcp"));

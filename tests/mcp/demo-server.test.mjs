@@ -301,3 +301,44 @@ test("demo authorization server: /register answers a body that is not a JSON obj
     await server.close();
   }
 });
+
+test("demo server reached as localhost: its challenge and metadata name localhost, and the package signs in through it", async () => {
+  const server = await startMcpServer({ port: 0 });
+  const { port } = server;
+  try {
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) {
+      const challenge = await raw(port, { method: "POST", path: "/mcp-oauth", headers: { ...mcpHeaders, host }, body: initialize });
+      assert.equal(challenge.status, 401);
+      assert.match(challenge.headers["www-authenticate"], new RegExp(`resource_metadata="http://${host}/\\.well-known/oauth-protected-resource/mcp-oauth"`));
+      const prm = JSON.parse((await raw(port, { path: "/.well-known/oauth-protected-resource/mcp-oauth", headers: { host } })).body);
+      assert.equal(prm.resource, `http://${host}/mcp-oauth`);
+      assert.deepEqual(prm.authorization_servers, [`http://${host}`]);
+      const as = JSON.parse((await raw(port, { path: "/.well-known/oauth-authorization-server", headers: { host } })).body);
+      assert.equal(as.issuer, `http://${host}`);
+    }
+    // McpClient through localhost: discovery, registration, the consent page (answered as a browser would), tokens.
+    const client = new McpClient(`http://localhost:${port}/mcp-oauth`, {
+      oauth: {
+        redirectUrl: "http://127.0.0.1:9/cb",
+        authorize: async ({ url }) => {
+          const at = new URL(url);
+          assert.equal(at.origin, `http://localhost:${port}`);
+          const page = await raw(port, { path: `${at.pathname}${at.search}`, headers: { host: at.host } });
+          const ticket = /name="ticket" value="([^"]+)"/.exec(page.body)?.[1];
+          const r = await decide(port, { ticket, allow: "1" }, { origin: at.origin, host: at.host });
+          assert.equal(r.status, 302, r.body);
+          return r.headers.location;
+        },
+      },
+    });
+    try {
+      await client.connect();
+      assert.ok((await client.listTools()).some((t) => t.name === "echo"));
+    } finally {
+      await client.close();
+      client.free();
+    }
+  } finally {
+    await server.close();
+  }
+});
