@@ -13,7 +13,36 @@ import {
 
 const $ = (id) => document.getElementById(id);
 
-/** Creates an element: el("td", {class: "path"}, child, "text", ...). */
+/**
+ * Characters that show nothing themselves but change what is shown: bidi controls (U+202E would show
+ * "evil\u202Etxt.exe" as "evilexe.txt", and run on over the page's own words after it), other format and control
+ * characters, and line and paragraph separators. Every text of a server's (and the page's own) is shown with them
+ * as visible escapes, \u202E: in JSON an escape means the same string, so JSON shown that way is still the same JSON.
+ */
+const INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g;
+const visible = (text) => String(text).replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
+
+/** A text cut to `max` characters (an option's or a status line's: a server's name may be megabytes long). */
+const clip = (text, max = 200) => {
+  const t = String(text);
+  return t.length > max ? `${t.slice(0, max)}… (${(t.length - max).toLocaleString("en")} more characters)` : t;
+};
+
+/**
+ * How much of an output an output box shows (its Copy button copies all of it): laying out megabytes of text holds
+ * the page for seconds.
+ */
+const SHOW_MAX = 100_000;
+function showText(id, text) {
+  const t = String(text);
+  $(id).textContent =
+    t.length > SHOW_MAX ? `${visible(t.slice(0, SHOW_MAX))}\n… (${(t.length - SHOW_MAX).toLocaleString("en")} more characters not shown: Copy copies all of it)` : visible(t);
+}
+
+/** Sets an own property, even one named __proto__ (which `o[k] = v` would take as the object's prototype). */
+const put = (o, k, v) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+
+/** Creates an element: el("td", {class: "path"}, child, "text", ...). Text is shown with its invisible characters visible. */
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -25,9 +54,28 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Server requests: an elicitation becomes a form; anything else is not something this page does. */
+/**
+ * Server requests: an elicitation in form mode becomes a form; anything else is not something this page does. The
+ * page declared form mode only (`elicitation: {}`), so a question of another mode (a URL to open) is declined at
+ * once, and the status says so: the page never answers a question it did not show.
+ */
 function onRequest({ method, params }, context) {
   if (method !== "elicitation/create") throw Object.assign(new Error(`Method not found: ${method}`), { code: -32601 });
+  const mode = params?.mode ?? "form";
+  if (mode !== "form") {
+    let what = `a question of mode ${clip(JSON.stringify(mode), 60)}`;
+    if (mode === "url") {
+      let host = "(not a URL)";
+      try {
+        host = new URL(params.url).host || host;
+      } catch {
+        // said as it is
+      }
+      what = `to open a page on ${clip(host, 100)} (a URL-mode question)`;
+    }
+    setStatus("elicit-status", `The server asked ${what}, which this page does not do: it declined, showing nothing.`);
+    return { action: "decline" };
+  }
   return askUser(params, context?.signal, context?.related);
 }
 
@@ -87,62 +135,127 @@ function askUser(params, signal, related) {
  * aborts (the call timed out or was cancelled, or the server withdrew the question), the dialog closes and
  * says so: no answer is wanted any more.
  */
-function showQuestion({ message, requestedSchema } = {}, signal, related) {
-  const required = new Set(requestedSchema?.required ?? []);
-  // A field's id is a counter's, never its name: a field named accept, title or message would take the id of the
-  // dialog's own button or text (and the Send button's handler would go to the field). data-field names it.
-  const fields = Object.entries(requestedSchema?.properties ?? {}).map(([name, s]) => {
-    const id = `elicit-field-${++fieldIds}`;
-    // A choice (enum, or oneOf of consts with titles) is a list to pick from; a number takes decimals, an
-    // integer whole numbers only.
-    const choices = Array.isArray(s.enum)
-      ? s.enum.map((v, i) => ({ value: v, text: s.enumNames?.[i] ?? String(v) }))
-      : Array.isArray(s.oneOf ?? s.anyOf) && (s.oneOf ?? s.anyOf).every((o) => o?.const !== undefined)
-        ? (s.oneOf ?? s.anyOf).map((o) => ({ value: o.const, text: o.title ?? String(o.const) }))
-        : null;
-    const numeric = s.type === "number" || s.type === "integer";
-    const kind = choices ? "select" : s.type === "boolean" ? "checkbox" : numeric ? "number" : "text";
-    const must = required.has(name) && kind !== "checkbox";
-    const hintId = s.description ? `${id}-hint` : undefined;
-    let input;
-    if (kind === "select") {
-      // Not required: an empty choice leaves the field out of the answer.
-      const blank = must ? [] : [el("option", { value: "" }, "(none)")];
-      input = el("select", { id, required: must, "data-field": name, "aria-describedby": hintId }, blank, choices.map((c, i) => el("option", { value: String(i) }, c.text)));
-      const at = choices.findIndex((c) => c.value === s.default);
-      input.value = at >= 0 ? String(at) : must ? "0" : "";
-    } else {
-      input = el("input", { id, type: kind, required: must, "data-field": name, "aria-describedby": hintId });
-      if (kind === "number") {
-        input.step = s.type === "integer" ? "1" : "any";
-        if (typeof s.minimum === "number") input.min = String(s.minimum);
-        if (typeof s.maximum === "number") input.max = String(s.maximum);
-      }
-      if (kind === "checkbox") input.checked = s.default === true;
-      else if (s.default !== undefined) input.value = String(s.default);
-    }
-    const label = el("label", { for: id }, s.title ?? name, must ? el("span", { class: "required", "aria-hidden": "true" }, " *") : null);
-    const hint = hintId ? el("p", { id: hintId, class: "hint" }, s.description) : null;
-    const parts = kind === "checkbox" ? [input, label] : [label, input];
+/**
+ * The choices of an enum schema, or null: `enum` (with the legacy `enumNames` for their titles), or `oneOf`/`anyOf`
+ * of `const`s with titles. For a single choice it is the field's schema, for a multiple one its `items`.
+ */
+function choicesOf(s) {
+  if (!s || typeof s !== "object") return null;
+  if (Array.isArray(s.enum)) return s.enum.map((v, i) => ({ value: v, text: String(s.enumNames?.[i] ?? v) }));
+  const branch = s.oneOf ?? s.anyOf;
+  if (Array.isArray(branch) && branch.length && branch.every((o) => o && typeof o === "object" && o.const !== undefined)) {
+    return branch.map((o) => ({ value: o.const, text: String(o.title ?? o.const) }));
+  }
+  return null;
+}
+
+/**
+ * One field of a question: its row and how to read its answer (`read()`: the value, or undefined to leave the field
+ * out). The kinds are those of a 2025-11-25 requestedSchema: text, number or integer, boolean, a single choice (a
+ * list) and a multiple one (type array of an enum: checkboxes, the answer an array). Any other schema is a field the
+ * page cannot show: said in the form; when it is required, Send is off (the question can be declined or cancelled).
+ */
+function questionField(name, s, required) {
+  const id = `elicit-field-${++fieldIds}`;
+  const title = s && typeof s === "object" && s.title !== undefined ? String(s.title) : name;
+  const hintId = s?.description !== undefined ? `${id}-hint` : undefined;
+  const hint = hintId ? el("p", { id: hintId, class: "hint" }, String(s.description)) : null;
+  const must = required.has(name);
+  const mark = (on) => (on ? el("span", { class: "required", "aria-hidden": "true" }, " *") : null);
+  const type = s?.type;
+  const choices = type === "array" ? null : choicesOf(s);
+  const multi = type === "array" ? choicesOf(s.items) : null;
+  if (!s || typeof s !== "object" || (!choices && !multi && !["string", "number", "integer", "boolean", undefined].includes(type))) {
+    const what = s && typeof s === "object" ? `a ${type === "array" ? "list" : `field of type ${clip(JSON.stringify(type) ?? "?", 40)}`}` : "a field with no schema";
+    const note = must ? "which this page cannot show, and the question needs it: it can only be declined or cancelled" : "which this page cannot show: it is left out of the answer";
+    return { name, unsupported: must, read: () => undefined, row: el("div", { class: "field" }, el("p", { class: "unsupported" }, el("strong", {}, title), mark(must), `: ${what}, ${note}.`), hint) };
+  }
+  if (multi) {
+    // A group of checkboxes: at least minItems (1 when required), at most maxItems.
+    const min = Math.max(must ? 1 : 0, Number.isInteger(s.minItems) ? s.minItems : 0);
+    const max = Number.isInteger(s.maxItems) ? s.maxItems : Infinity;
+    const chosen = Array.isArray(s.default) ? s.default : [];
+    const boxes = multi.map((c, i) => {
+      const box = el("input", { type: "checkbox", id: `${id}-${i}` });
+      box.checked = chosen.includes(c.value);
+      return el("div", { class: "check" }, box, el("label", { for: `${id}-${i}` }, c.text));
+    });
+    const inputs = () => [...group.querySelectorAll("input")];
+    const group = el("fieldset", { class: "field choices", "data-field": name, "aria-describedby": hintId }, el("legend", {}, title, mark(min > 0)), boxes, hint);
     return {
       name,
-      kind: kind === "number" ? "number" : kind,
-      choices,
-      input,
-      row:
-        kind === "checkbox" && hint
-          ? el("div", { class: "field" }, el("div", { class: "check" }, parts), hint)
-          : el("div", { class: kind === "checkbox" ? "field check" : "field" }, parts, hint),
+      group,
+      // The count is checked on Send: its message is set on the first box, which the browser points to.
+      check() {
+        const n = inputs().filter((b) => b.checked).length;
+        const message = n < min ? `Choose at least ${min}.` : n > max ? `Choose at most ${max}.` : "";
+        inputs()[0]?.setCustomValidity(message);
+      },
+      read: () => multi.filter((_c, i) => inputs()[i].checked).map((c) => c.value),
+      row: group,
     };
-  });
+  }
+  let input;
+  let read;
+  if (choices) {
+    // Not required: an empty choice leaves the field out of the answer.
+    const blank = must ? [] : [el("option", { value: "" }, "(none)")];
+    input = el("select", { id, required: must, "data-field": name, "aria-describedby": hintId }, blank, choices.map((c, i) => el("option", { value: String(i) }, clip(c.text))));
+    const at = choices.findIndex((c) => c.value === s.default);
+    input.value = at >= 0 ? String(at) : must ? "0" : "";
+    read = () => (input.value === "" ? undefined : choices[Number(input.value)].value);
+  } else if (type === "boolean") {
+    input = el("input", { id, type: "checkbox", "data-field": name, "aria-describedby": hintId });
+    input.checked = s.default === true;
+    read = () => input.checked;
+  } else {
+    // A number takes decimals, an integer whole numbers only.
+    const numeric = type === "number" || type === "integer";
+    input = el("input", { id, type: numeric ? "number" : "text", required: must, "data-field": name, "aria-describedby": hintId });
+    if (numeric) {
+      input.step = type === "integer" ? "1" : "any";
+      if (typeof s.minimum === "number") input.min = String(s.minimum);
+      if (typeof s.maximum === "number") input.max = String(s.maximum);
+    } else {
+      if (Number.isInteger(s.minLength)) input.minLength = s.minLength;
+      if (Number.isInteger(s.maxLength)) input.maxLength = s.maxLength;
+    }
+    if (typeof s.default === "string" || typeof s.default === "number") input.value = String(s.default);
+    read = () => (input.value === "" ? undefined : numeric ? Number(input.value) : input.value);
+  }
+  const checkbox = type === "boolean";
+  const label = el("label", { for: id }, title, mark(must && !checkbox));
+  const parts = checkbox ? [input, label] : [label, input];
+  return {
+    name,
+    input,
+    read,
+    row: checkbox && hint ? el("div", { class: "field" }, el("div", { class: "check" }, parts), hint) : el("div", { class: checkbox ? "field check" : "field" }, parts, hint),
+  };
+}
+
+/**
+ * Shows an elicitation's fields (see questionField; defaults filled in, descriptions below) in a dialog: accept
+ * (Send), decline or cancel (Cancel, Escape), with where it came from (`related`, see questionSource). When `signal`
+ * aborts (the call timed out or was cancelled, or the server withdrew the question), the dialog closes and says so:
+ * no answer is wanted any more.
+ */
+function showQuestion({ message, requestedSchema } = {}, signal, related) {
+  const required = new Set(Array.isArray(requestedSchema?.required) ? requestedSchema.required : []);
+  const properties = requestedSchema?.properties && typeof requestedSchema.properties === "object" ? requestedSchema.properties : {};
+  // A field's id is a counter's, never its name: a field named accept, title or message would take the id of the
+  // dialog's own button or text (and the Send button's handler would go to the field). data-field names it.
+  const fields = Object.entries(properties).map(([name, s]) => questionField(name, s, required));
+  const answerable = !fields.some((f) => f.unsupported);
   const server = connected?.server ?? "The server";
   const tool = related?.tool;
   $("elicit-title").textContent = `${server} asks`;
   shownRelated = related;
   showSource();
-  $("elicit-message").textContent = message ?? "";
+  $("elicit-message").textContent = visible(message ?? "");
   $("elicit-fields").replaceChildren(...fields.map((f) => f.row));
-  $("elicit-required").hidden = !fields.some((f) => f.input.required);
+  $("elicit-required").hidden = !$("elicit-fields").querySelector(".required");
+  $("elicit-accept").disabled = !answerable;
   setStatus("elicit-status", "");
   const dialog = $("elicit");
   return new Promise((resolve) => {
@@ -156,12 +269,11 @@ function showQuestion({ message, requestedSchema } = {}, signal, related) {
       // The dialog gives the focus back to what had it; if that is gone or cannot take it, to the call button.
       if (document.activeElement === document.body || !document.activeElement) (before?.isConnected ? before : $("call-btn")).focus();
       if (action !== "accept") return resolve({ action });
+      // put: a field named __proto__ is a field like any other.
       const content = {};
-      for (const { name, kind, choices, input } of fields) {
-        if (kind === "checkbox") content[name] = input.checked;
-        else if (kind === "select") {
-          if (input.value !== "") content[name] = choices[Number(input.value)].value;
-        } else if (input.value !== "") content[name] = kind === "number" ? Number(input.value) : input.value;
+      for (const f of fields) {
+        const value = f.read();
+        if (value !== undefined) put(content, f.name, value);
       }
       resolve({ action: "accept", content });
     };
@@ -173,6 +285,8 @@ function showQuestion({ message, requestedSchema } = {}, signal, related) {
     };
     $("elicit-accept").onclick = (e) => {
       e.preventDefault();
+      if (!answerable) return;
+      for (const f of fields) f.check?.();
       if ($("elicit-form").reportValidity()) done("accept");
     };
     $("elicit-decline").onclick = () => done("decline");
@@ -824,7 +938,8 @@ function exampleFor(schema, depth = 0) {
       const required = new Set(Array.isArray(schema.required) ? schema.required : []);
       const suggests = (v) => v && typeof v === "object" && (v.default !== undefined || (Array.isArray(v.examples) && v.examples.length > 0) || v.const !== undefined);
       const out = {};
-      for (const [k, v] of Object.entries(schema.properties ?? {})) if (required.has(k) || suggests(v)) out[k] = exampleFor(v, depth + 1);
+      const properties = schema.properties && typeof schema.properties === "object" ? schema.properties : {};
+      for (const [k, v] of Object.entries(properties)) if (required.has(k) || suggests(v)) put(out, k, exampleFor(v, depth + 1));
       return out;
     }
     case "array":

@@ -15,6 +15,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { createServer as createHttpServer } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -902,6 +903,155 @@ test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   await page.click("#connect-btn");
   await waitForText("#connect-status", "8 tools");
   assert.equal(await isVisible("#connect-error"), false);
+});
+
+/**
+ * A small MCP server of odd answers, for what the bundled one never sends: node:http, Streamable HTTP at 2025-11-25,
+ * JSON answers, CORS for the page. The URL's path names the scenario: {serverInfo, tools, call(params) -> result,
+ * ask: [elicitation/create params] (asked one after the other on the call's SSE stream; the result's text is the
+ * answers as JSON), resources, read(params) -> result}. Resolves {url(name), answers, reads, close()}: `answers`
+ * the page's answers to its questions, as received; `reads` the URIs it was asked to read.
+ */
+function startOddServer(scenarios) {
+  const answers = [];
+  const reads = [];
+  const waiting = new Map();
+  let seq = 0;
+  const server = createHttpServer((req, res) => {
+    const cors = req.headers.origin
+      ? {
+          "access-control-allow-origin": req.headers.origin,
+          "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+          "access-control-allow-headers": "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id",
+          "access-control-expose-headers": "mcp-session-id, mcp-protocol-version",
+        }
+      : {};
+    const sc = scenarios[new URL(req.url, "http://x").pathname.slice(1)];
+    if (req.method === "OPTIONS" || req.method === "DELETE" || !sc) return res.writeHead(!sc ? 404 : req.method === "DELETE" ? 200 : 204, cors).end();
+    if (req.method === "GET") return res.writeHead(405, cors).end();
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", async () => {
+      const msg = JSON.parse(body);
+      if (msg.method === undefined && waiting.has(msg.id)) {
+        answers.push(msg.result ?? { error: msg.error });
+        waiting.get(msg.id)(msg);
+        waiting.delete(msg.id);
+        return res.writeHead(202, cors).end();
+      }
+      if (msg.id === undefined) return res.writeHead(202, cors).end();
+      const reply = (result) => {
+        res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "odd", ...cors });
+        res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
+      };
+      const p = msg.params ?? {};
+      if (msg.method === "initialize") {
+        return reply({ protocolVersion: "2025-11-25", capabilities: { tools: {}, ...(sc.resources ? { resources: {} } : {}) }, serverInfo: sc.serverInfo ?? { name: "odd", version: "1" } });
+      }
+      if (msg.method === "tools/list") return reply({ tools: typeof sc.tools === "function" ? sc.tools() : sc.tools });
+      if (msg.method === "resources/list") return reply({ resources: sc.resources });
+      if (msg.method === "resources/read") return reads.push(p.uri), reply(sc.read(p));
+      if (msg.method === "tools/call" && sc.ask) {
+        res.writeHead(200, { "content-type": "text/event-stream", ...cors });
+        const got = [];
+        for (const params of sc.ask) {
+          const id = `q${++seq}`;
+          const answered = new Promise((r) => waiting.set(id, r));
+          res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id, method: "elicitation/create", params })}\n\n`);
+          got.push((await answered).result ?? null);
+        }
+        res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: JSON.stringify(got) }] } })}\n\n`);
+        return res.end();
+      }
+      if (msg.method === "tools/call") return reply(sc.call(p));
+      reply({});
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => {
+      const base = `http://127.0.0.1:${server.address().port}`;
+      resolve({
+        url: (name) => `${base}/${name}`,
+        answers,
+        reads,
+        close: () => new Promise((r) => (server.closeAllConnections(), server.close(() => r()))),
+      });
+    }),
+  );
+}
+
+const TOOL = (name, extra = {}) => ({ name, inputSchema: { type: "object", properties: {} }, ...extra });
+
+test("questions: a URL-mode one (the page declared form mode only) is declined unseen, and said so; multiple choices are checkboxes answered as arrays; a field named __proto__ is answered; a field the page cannot show is said", async () => {
+  const odd = await startOddServer({
+    url: { tools: [TOOL("go")], ask: [{ mode: "url", url: "https://auth.example/connect?x=1", elicitationId: "e1", message: "Connect your account" }] },
+    form: {
+      tools: [
+        TOOL("order"),
+        TOOL("needs_proto", { inputSchema: { type: "object", properties: { ["__proto__"]: { type: "string" }, b: { type: "string" } }, required: ["__proto__", "b"] } }),
+      ],
+      ask: [
+        {
+          message: "Pick toppings",
+          requestedSchema: {
+            type: "object",
+            properties: {
+              toppings: { type: "array", title: "Toppings", items: { type: "string", enum: ["cheese", "ham", "olives"] }, default: ["cheese", "ham"] },
+              sizes: { type: "array", title: "Sizes", items: { anyOf: [{ const: "s", title: "Small" }, { const: "l", title: "Large" }] }, minItems: 1 },
+              ["__proto__"]: { type: "string", title: "PIN" },
+            },
+            required: ["sizes", "__proto__"],
+          },
+        },
+        { message: "Where to?", requestedSchema: { type: "object", properties: { address: { type: "object", properties: { street: { type: "string" } } } }, required: ["address"] } },
+      ],
+    },
+  });
+  try {
+    await connectTo(odd.url("url"), 1);
+    await page.click("#call-btn");
+    await waitForText("#call-status", "go returned");
+    assert.equal(await page.$eval("#elicit", (d) => d.open), false, "a form was shown for a URL-mode question");
+    assert.deepEqual(odd.answers, [{ action: "decline" }]);
+    assert.match(await page.textContent("#elicit-status"), /asked to open a page on auth\.example \(a URL-mode question\).*declined/);
+
+    await connectTo(odd.url("form"), 2);
+    // Example arguments: a required property named __proto__ is there.
+    await page.selectOption("#call-tool", "needs_proto");
+    assert.deepEqual(Object.keys(JSON.parse(await page.inputValue("#call-args"))), ["__proto__", "b"]);
+    await page.selectOption("#call-tool", "order");
+    await page.fill("#call-args", "{}");
+    await page.click("#call-btn");
+    await page.waitForSelector("#elicit[open]");
+    const group = (name) => `#elicit fieldset[data-field="${name}"]`;
+    assert.equal(await page.textContent(`${group("toppings")} legend`), "Toppings");
+    assert.deepEqual(
+      await page.$$eval(`${group("toppings")} input`, (bs) => bs.map((b) => [b.type, b.labels[0].textContent, b.checked])),
+      [["checkbox", "cheese", true], ["checkbox", "ham", true], ["checkbox", "olives", false]],
+    );
+    assert.equal(await page.textContent(`${group("sizes")} legend`), "Sizes *");
+    assert.deepEqual(await page.$$eval(`${group("sizes")} label`, (ls) => ls.map((l) => l.textContent)), ["Small", "Large"]);
+    await page.fill('#elicit [data-field="__proto__"]', "1234");
+    // At least one size: Send does not send none.
+    await page.click("#elicit-accept");
+    assert.equal(await page.$eval("#elicit", (d) => d.open), true, "sent with no size chosen");
+    await page.check(`${group("sizes")} input >> nth=1`);
+    await page.uncheck(`${group("toppings")} input >> nth=0`);
+    await page.click("#elicit-accept");
+    // The second question has a required field the page cannot show: said, and only Decline or Cancel.
+    await waitForText("#elicit-message", "Where to?");
+    assert.match(await page.textContent("#elicit-fields"), /address \*?: a field of type "object", which this page cannot show, and the question needs it: it can only be declined or cancelled\./);
+    assert.equal(await page.isDisabled("#elicit-accept"), true);
+    await page.click("#elicit-decline");
+    await waitForText("#call-status", "order returned");
+    const [first, second] = odd.answers.slice(1);
+    assert.equal(first.action, "accept");
+    assert.deepEqual(Object.keys(first.content).sort(), ["__proto__", "sizes", "toppings"]);
+    assert.deepEqual([first.content.toppings, first.content.sizes, Object.getOwnPropertyDescriptor(first.content, "__proto__")?.value], [["ham"], ["l"], "1234"]);
+    assert.deepEqual(second, { action: "decline" });
+  } finally {
+    await odd.close();
+  }
 });
 
 test("OAuth: the page signs in through a popup, and the next connection needs none", async () => {
