@@ -490,6 +490,14 @@ function clearConvertOutputs() {
  * the field is left, not at every pause: the error box is an alert, announced each time it is shown.
  */
 function convert({ typing = false } = {}) {
+  try {
+    convertNow(typing);
+  } finally {
+    if (lastCall) renderCall(); // the tool-result message follows the provider, whatever the tools field holds
+  }
+}
+
+function convertNow(typing) {
   clearTimeout(errorSoon);
   errorSoon = undefined;
   if (!typing) clearError("convert-error");
@@ -523,13 +531,12 @@ function convert({ typing = false } = {}) {
 
     const converted = convertMcpTools(tools, provider, options);
     copyText.tools = json(converted);
-    $("out-tools").textContent = copyText.tools;
+    showText("out-tools", copyText.tools);
     clearError("convert-error");
   } catch (err) {
     clearConvertOutputs();
     reportConvertError(err, typing);
   }
-  if (lastCall) renderCall(); // the tool-result message follows the provider
 }
 
 const ERROR_SETTLE_MS = 1250; // after the 250 ms debounce: 1.5 s after the last keystroke
@@ -605,7 +612,17 @@ function showServerTools() {
 
 let client = null;
 let connected = null; // {url, server, tools}
-let lastCall = null; // {tool, result}
+let lastCall = null; // {tool, result, tools, server}: the call shown, with its server's tools and name at the time
+
+/** The result panels: emptied when what they showed is no longer the page's last call (see callTool, connect). */
+function clearCall() {
+  lastCall = null;
+  for (const id of ["out-raw", "out-flat", "out-message"]) $(id).textContent = "";
+  $("out-images").replaceChildren();
+  $("out-images").hidden = true;
+  $("message-heading").textContent = "Tool-result message";
+  copyText.raw = copyText.flat = copyText.message = "";
+}
 
 function timeoutMs() {
   const n = Number($("mcp-timeout").value);
@@ -836,6 +853,8 @@ async function connect(event) {
   $("call-tool").replaceChildren();
   $("tool-description").textContent = "";
   connected = null;
+  // The last call was another session's: its result, and its provider message, are not this connection's.
+  clearCall();
   // The Sample list offers a connected server's tools only while it is connected.
   serverTools = null;
   $("sample").querySelector('option[value="server"]')?.remove();
@@ -1046,13 +1065,15 @@ async function callTool(event) {
     });
     if (client !== c) return abandoned(name); // the page connected again meanwhile: not this session's result
     connectionBack(c);
-    lastCall = { tool: name, result };
+    lastCall = { tool: name, result, tools: connected.tools, server: connected.server };
     setStatus("call-status", `${name} returned${result.isError ? " a tool error (isError: true)" : ""}.`, !result.isError);
     renderCall();
   } catch (err) {
     // Connecting again closed the old client, which abandons its calls: not an error of the new session.
     if (client !== c) return abandoned(name);
     setStatus("call-status", `${name} failed.`);
+    // The result of an earlier call must not stand for this one's.
+    clearCall();
     showError("call-error", err);
     if (err?.code === "NETWORK") connectionLost(c, err);
   } finally {
@@ -1067,52 +1088,69 @@ function abandoned(name) {
 }
 
 /**
- * The provider name of a connected server's tool, exactly as the Convert panel's options name it (Gemini and
- * Vertex match a functionResponse to the call by this name). While the Convert panel shows another sample, its
- * "Server name" is that sample's: the connected server's own name stands in for it.
+ * The provider name of the called tool, exactly as the Convert panel's options name it (Gemini and Vertex match a
+ * functionResponse to the call by this name), among the tools its server listed when it was called. While the
+ * Convert panel shows another sample, its "Server name" is that sample's: the called server's own name stands in
+ * for it. Throws what NameMap throws (the message then says it, rather than a name the library would not give).
  */
-function providerName(tool, provider) {
+function providerName({ tool, tools, server }, provider) {
   const options = convertOptions();
-  if ($("sample").value !== "server") options.server = connected?.server;
+  if ($("sample").value !== "server") options.server = server;
+  const names = NameMap.fromTools(tools, provider, options);
   try {
-    const names = NameMap.fromTools(connected.tools, provider, options);
     const entry = names.toJSON().entries.find((e) => e.tool === tool);
+    if (!entry) throw Object.assign(new Error(`${tool} is not among the tools its server listed`), { code: "UNKNOWN_TOOL" });
+    return entry.name;
+  } finally {
     names.free();
-    return entry?.name ?? tool;
-  } catch {
-    return tool;
   }
 }
 
+/** Image types shown inline. Others (SVG above all: rendered on the page's own thread, a few KB can hold it for good) are not. */
+const INLINE_IMAGES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
 function renderCall() {
   if (!lastCall) return;
-  const { tool, result } = lastCall;
+  const { result } = lastCall;
   const provider = $("provider").value;
   copyText.raw = json(result);
-  $("out-raw").textContent = copyText.raw;
+  showText("out-raw", copyText.raw);
 
-  const images = (result.content ?? []).filter((b) => b.type === "image" && typeof b.data === "string");
+  // Images of the raster types are shown; any other is named, not rendered (its data is in the raw result).
+  const images = (Array.isArray(result.content) ? result.content : []).filter((b) => b?.type === "image" && typeof b.data === "string");
   $("out-images").replaceChildren(
-    ...images.map((b, i) => el("figure", {}, el("img", { src: `data:${b.mimeType};base64,${b.data}`, alt: `Image ${i + 1} of the result (${b.mimeType})` }), el("figcaption", {}, b.mimeType))),
+    ...images.map((b, i) => {
+      const type = typeof b.mimeType === "string" ? b.mimeType.trim().toLowerCase() : "";
+      const named = clip(typeof b.mimeType === "string" ? b.mimeType : "no mimeType", 80);
+      if (INLINE_IMAGES.has(type)) {
+        return el("figure", {}, el("img", { src: `data:${type};base64,${b.data}`, alt: `Image ${i + 1} of the result (${visible(named)})` }), el("figcaption", {}, named));
+      }
+      return el(
+        "figure",
+        { class: "not-shown" },
+        el("div", { class: "placeholder" }, "not shown"),
+        el("figcaption", {}, `${named}: only PNG, JPEG, GIF and WebP images are shown (an SVG can hold the page); its data is in the raw result.`),
+      );
+    }),
   );
   $("out-images").hidden = images.length === 0;
 
   try {
     copyText.flat = flattenContent(result);
-    $("out-flat").textContent = copyText.flat;
+    showText("out-flat", copyText.flat);
   } catch (err) {
     copyText.flat = "";
-    $("out-flat").textContent = `${err.code ?? err.name}: ${err.message}`;
+    showText("out-flat", `${err.code ?? err.name}: ${err.message}`);
   }
 
-  const name = providerName(tool, provider);
   $("message-heading").textContent = `Tool-result message: ${provider}`;
   try {
+    const name = providerName(lastCall, provider);
     copyText.message = json(toolResultMessage({ id: "call_demo", name }, result, provider));
-    $("out-message").textContent = copyText.message;
+    showText("out-message", copyText.message);
   } catch (err) {
     copyText.message = "";
-    $("out-message").textContent = `${err.code ?? err.name}: ${err.message}`;
+    showText("out-message", `${err.code ?? err.name}: ${err.message}`);
   }
 }
 

@@ -982,6 +982,98 @@ function startOddServer(scenarios) {
 
 const TOOL = (name, extra = {}) => ({ name, inputSchema: { type: "object", properties: {} }, ...extra });
 
+test("a result's images: PNG, JPEG, GIF and WebP are shown; an SVG (a few KB that would hold the page for seconds) is named, not rendered", async () => {
+  // 10^5 nested <use>s in 1,880 base64 characters: rendered as an <img>, it held the page's thread for 10 s.
+  let svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="64" height="64"><defs><g id="a0"><path d="M0 0h1v1z"/></g>`;
+  for (let i = 1; i <= 5; i++) svg += `<g id="a${i}">${`<use xlink:href="#a${i - 1}"/>`.repeat(10)}</g>`;
+  svg += `</defs><use xlink:href="#a5"/></svg>`;
+  const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+  const odd = await startOddServer({
+    images: {
+      tools: [TOOL("chart")],
+      call: () => ({
+        content: [
+          { type: "image", mimeType: "image/svg+xml", data: Buffer.from(svg).toString("base64") },
+          { type: "image", mimeType: "IMAGE/PNG", data: png },
+          { type: "image", mimeType: "text/html", data: Buffer.from("<b>x</b>").toString("base64") },
+        ],
+      }),
+    },
+  });
+  try {
+    await connectTo(odd.url("images"), 1);
+    await page.click("#call-btn");
+    await waitForText("#call-status", "chart returned", 8000);
+    const shown = await page.$$eval("#out-images img", (imgs) => imgs.map((i) => i.getAttribute("src").slice(0, 22)));
+    assert.deepEqual(shown, ["data:image/png;base64,"], "only the PNG is rendered");
+    const captions = await page.$$eval("#out-images figcaption", (fs) => fs.map((f) => f.textContent));
+    assert.match(captions[0], /^image\/svg\+xml: only PNG, JPEG, GIF and WebP images are shown/);
+    assert.match(captions[2], /^text\/html: only PNG/);
+    // The raw result still holds the SVG's data.
+    assert.equal(JSON.parse(await page.textContent("#out-raw")).content[0].mimeType, "image/svg+xml");
+  } finally {
+    await odd.close();
+  }
+});
+
+test("a result does not outlive its call: connecting elsewhere or a failed call empties the result panels, and the message follows the provider whatever the tools field holds", async () => {
+  const odd = await startOddServer({ other: { serverInfo: { name: "other", version: "1" }, tools: [TOOL("echo")], call: () => ({ content: [{ type: "text", text: "other" }] }) } });
+  const panels = () => page.$$eval("#out-raw, #out-flat, #out-message", (els) => els.map((e) => e.textContent));
+  try {
+    await page.fill("#mcp-auth", "");
+    await connectTo(demo.mcpUrl, 8);
+    await page.selectOption("#call-tool", "echo");
+    await page.click("#call-btn");
+    await waitForText("#call-status", "echo returned");
+    await page.selectOption("#provider", "gemini");
+    await waitForText("#out-message", "mcp__toolwire-demo__echo");
+    // Another server, no call made there: nothing of the call before is shown, whatever the provider.
+    await connectTo(odd.url("other"), 1);
+    assert.deepEqual(await panels(), ["", "", ""]);
+    await page.selectOption("#provider", "anthropic");
+    await page.selectOption("#provider", "gemini");
+    assert.deepEqual(await panels(), ["", "", ""], "the old result came back under the new server's name");
+    assert.equal(await page.textContent("#message-heading"), "Tool-result message");
+    // A failed connection.
+    await connectTo(demo.mcpUrl, 8);
+    await page.selectOption("#call-tool", "echo");
+    await page.click("#call-btn");
+    await waitForText("#call-status", "echo returned");
+    await page.fill("#mcp-url", `http://127.0.0.1:${await closedPort()}/mcp`);
+    await page.click("#connect-btn");
+    await waitForText("#connect-error", "NETWORK");
+    await page.selectOption("#provider", "openai");
+    assert.deepEqual(await panels(), ["", "", ""]);
+    // A failed call.
+    await connectTo(demo.mcpUrl, 8);
+    await page.selectOption("#call-tool", "echo");
+    await page.click("#call-btn");
+    await waitForText("#call-status", "echo returned");
+    await page.fill("#mcp-timeout", "100");
+    await page.selectOption("#call-tool", "slow");
+    await page.fill("#call-args", '{"steps": 2, "delay_ms": 200}');
+    await page.click("#call-btn");
+    await waitForText("#call-error", "TIMEOUT");
+    assert.deepEqual(await panels(), ["", "", ""], "the previous result stood for the failed call");
+    await page.fill("#mcp-timeout", "30000");
+    // The tool-result message follows the provider while the tools field is invalid, or empty.
+    await page.selectOption("#call-tool", "echo");
+    await page.click("#call-btn");
+    await waitForText("#call-status", "echo returned");
+    await page.fill("#tools-input", "{");
+    await page.selectOption("#provider", "anthropic");
+    await waitForText("#message-heading", "Tool-result message: anthropic");
+    assert.equal(JSON.parse(await page.textContent("#out-message")).type, "tool_result");
+    await page.fill("#tools-input", "");
+    await page.selectOption("#provider", "bedrock");
+    await waitForText("#message-heading", "Tool-result message: bedrock");
+    assert.ok(JSON.parse(await page.textContent("#out-message")).toolResult, "not a Bedrock message");
+  } finally {
+    await page.fill("#mcp-timeout", "30000");
+    await odd.close();
+  }
+});
+
 test("questions: a URL-mode one (the page declared form mode only) is declined unseen, and said so; multiple choices are checkboxes answered as arrays; a field named __proto__ is answered; a field the page cannot show is said", async () => {
   const odd = await startOddServer({
     url: { tools: [TOOL("go")], ask: [{ mode: "url", url: "https://auth.example/connect?x=1", elicitationId: "e1", message: "Connect your account" }] },
