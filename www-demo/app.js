@@ -598,12 +598,34 @@ async function loadSample(id) {
   }
 }
 
+/**
+ * How much of a server's listing the Convert panel takes: converting, reporting on and laying out thousands of
+ * tools (or a description of megabytes) holds the page for seconds. The first tools up to these bounds are taken,
+ * and the panel says so; tools pasted by hand are converted whole.
+ */
+const FEED_MAX_TOOLS = 200;
+const FEED_MAX_CHARS = 1_000_000;
+
 function showServerTools() {
   if (!serverTools) return;
-  $("sample-source").textContent = `The ${serverTools.tools.length} tools of ${serverTools.url}, from tools/list.`;
-  $("tools-input").value = JSON.stringify(serverTools.tools, null, 2);
+  const all = serverTools.tools;
+  let size = 0;
+  let n = 0;
+  for (; n < Math.min(all.length, FEED_MAX_TOOLS); n++) {
+    size += JSON.stringify(all[n]).length;
+    if (size > FEED_MAX_CHARS) break;
+  }
+  const tools = n === all.length ? all : all.slice(0, n);
+  const from = `of ${serverTools.url}, from tools/list`;
+  setStatus(
+    "sample-source",
+    n === all.length
+      ? `The ${all.length} tools ${from}.`
+      : `The first ${n} of the ${all.length} tools ${from}: the Convert panel takes at most ${FEED_MAX_TOOLS} tools, and ${(FEED_MAX_CHARS / 1e6).toLocaleString("en")} MB of them, from a server at once (the page would freeze for seconds). Paste others to convert them.`,
+  );
+  $("tools-input").value = json(tools);
   $("server-name").value = serverTools.server;
-  remember(serverTools.tools);
+  remember(tools);
   convert();
 }
 
@@ -677,11 +699,12 @@ async function toolsChanged(c) {
   const removed = [...before].filter((n) => !after.has(n));
   connected.tools = tools;
   const chosen = $("call-tool").value;
-  $("call-tool").replaceChildren(...tools.map((t) => el("option", { value: t.name }, t.title && t.title !== t.name ? `${t.name}: ${t.title}` : t.name)));
+  $("call-tool").replaceChildren(...tools.map(toolOption));
   // The chosen tool stays chosen, its arguments as they are; a removed one gives way to the first.
   if (after.has(chosen)) $("call-tool").value = chosen;
   else selectTool();
-  const change = [added.length ? `added ${added.join(", ")}` : "", removed.length ? `removed ${removed.join(", ")}` : ""].filter(Boolean).join("; ");
+  const names = (list) => clip(list.slice(0, 10).join(", ") + (list.length > 10 ? ` and ${list.length - 10} more` : ""), 1000);
+  const change = [added.length ? `added ${names(added)}` : "", removed.length ? `removed ${names(removed)}` : ""].filter(Boolean).join("; ");
   setStatus("tools-changed", `The server's tool list changed (${change || "same names"}): ${tools.length} tools now.`, true);
   // The connection's status counts the tools too: it says the new count (unless it says the server is down).
   const wasConnected = $("connect-status").textContent === connectedStatus;
@@ -824,6 +847,11 @@ function listenEnded(c, end) {
   if (lost) connectionLost(c, err);
 }
 
+/** A tool in the call panel's list: its name, and its title when it has another (a server's title may be long). */
+function toolOption(t) {
+  return el("option", { value: t.name }, clip(typeof t.title === "string" && t.title && t.title !== t.name ? `${t.name}: ${t.title}` : t.name));
+}
+
 /** What #connect-status says while the server answers: who, the protocol, how many tools. */
 function statusOf(c, tools) {
   const info = c.serverInfo;
@@ -893,7 +921,7 @@ async function connect(event) {
     serverTools = connected;
     connectedStatus = statusOf(c, tools);
     setStatus("connect-status", connectedStatus, true);
-    $("call-tool").replaceChildren(...tools.map((t) => el("option", { value: t.name }, t.title && t.title !== t.name ? `${t.name}: ${t.title}` : t.name)));
+    $("call-tool").replaceChildren(...tools.map(toolOption));
     const echo = tools.find((t) => t.name === "echo");
     if (echo) $("call-tool").value = "echo";
     selectTool();
@@ -978,7 +1006,8 @@ function exampleFor(schema, depth = 0) {
 function selectTool() {
   const tool = connected?.tools.find((t) => t.name === $("call-tool").value);
   if (!tool) return;
-  $("tool-description").textContent = tool.description ?? "";
+  // A description of megabytes is cut (its start is what a person reads), and said so.
+  $("tool-description").textContent = typeof tool.description === "string" ? visible(clip(tool.description, 5000)) : "";
   const args = exampleFor({ type: "object", ...(tool.inputSchema ?? {}) }) ?? {};
   $("call-args").value = json(args);
 }

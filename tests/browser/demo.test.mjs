@@ -1146,6 +1146,28 @@ test("questions: a URL-mode one (the page declared form mode only) is declined u
   }
 });
 
+test("a big listing: the Convert panel takes its first 200 tools and says so; a long description is cut", async () => {
+  const odd = await startOddServer({
+    big: {
+      tools: () => Array.from({ length: 2000 }, (_, i) => TOOL(`t${i}`, { description: i === 0 ? "ab ".repeat(100_000) : "d" })),
+      call: () => ({ content: [] }),
+    },
+  });
+  try {
+    await connectTo(odd.url("big"), 2000);
+    assert.equal(await page.$$eval("#call-tool option", (os) => os.length), 2000, "the call panel lists them all");
+    await waitForText("#sample-source", "The first 200 of the 2000 tools of");
+    assert.match(await page.textContent("#sample-source"), /at most 200 tools/);
+    assert.equal(JSON.parse(await page.inputValue("#tools-input")).length, 200);
+    await waitForText("#out-report .summary", "200 tools");
+    const description = await page.textContent("#tool-description");
+    assert.ok(description.length < 6000, `the description shown is ${description.length} characters`);
+    assert.match(description, /… \(295,000 more characters\)$/);
+  } finally {
+    await odd.close();
+  }
+});
+
 test("OAuth: the page signs in through a popup, and the next connection needs none", async () => {
   await page.fill("#mcp-url", demo.oauthUrl);
   await page.fill("#mcp-auth", "");
