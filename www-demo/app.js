@@ -1027,11 +1027,19 @@ async function listResources(c) {
     return;
   }
   // Every page (the bundled server lists one resource per page).
-  const resources = await c.listAll("resources/list", {}, { timeoutMs: timeoutMs() });
+  const listed = await c.listAll("resources/list", {}, { timeoutMs: timeoutMs() });
   if (client !== c) return;
-  $("resource").replaceChildren(...resources.map((r) => el("option", { value: r.uri }, `${r.title ?? r.name} (${r.uri})`)));
+  // A resource is read by its URI: one listed without one cannot be read, and is left out (and said so).
+  const resources = listed.filter((r) => r && typeof r === "object" && typeof r.uri === "string");
+  const left = listed.length - resources.length;
+  const label = (r) => [r.title, r.name].find((t) => typeof t === "string" && t !== "");
+  $("resource").replaceChildren(...resources.map((r) => el("option", { value: r.uri }, clip(label(r) ? `${label(r)} (${r.uri})` : r.uri))));
   $("resource").disabled = $("read-btn").disabled = resources.length === 0;
-  setStatus("resource-status", `${resources.length} resource${resources.length === 1 ? "" : "s"}.`, true);
+  setStatus(
+    "resource-status",
+    `${resources.length} resource${resources.length === 1 ? "" : "s"}.${left ? ` Left out ${left} listed without a URI (a string uri), which cannot be read.` : ""}`,
+    true,
+  );
 }
 
 async function readResource(event) {
@@ -1043,15 +1051,29 @@ async function readResource(event) {
   const uri = $("resource").value;
   setBusy("read-btn", true);
   try {
-    const { contents } = await c.request("resources/read", { uri }, { timeoutMs: timeoutMs() });
+    const answer = await c.request("resources/read", { uri }, { timeoutMs: timeoutMs() });
     if (client !== c) return; // the page connected elsewhere meanwhile
     connectionBack(c);
-    $("out-resource").textContent = contents.map((c) => c.text ?? `[${c.mimeType ?? "binary"}: ${c.blob?.length ?? 0} base64 characters]`).join("\n");
+    // The answer's shape is the server's to get right: checked, never assumed.
+    const contents = answer?.contents;
+    if (!Array.isArray(contents)) {
+      throw Object.assign(new Error(`The server's resources/read answer for ${clip(uri)} has no contents array`), { code: "INVALID_RESPONSE", data: answer });
+    }
+    const text = (x) =>
+      typeof x?.text === "string"
+        ? x.text
+        : typeof x?.blob === "string"
+          ? `[${typeof x.mimeType === "string" ? x.mimeType : "binary"}: ${x.blob.length} base64 characters]`
+          : "[an entry with neither text nor blob]";
+    showText("out-resource", contents.map(text).join("\n"));
     $("out-resource").hidden = false;
-    setStatus("resource-status", `${uri} read.`, true);
+    setStatus("resource-status", `${clip(uri)} read.`, true);
   } catch (err) {
     if (client !== c) return;
-    setStatus("resource-status", `${uri} could not be read.`);
+    // What was read before is not this resource's: it goes.
+    $("out-resource").hidden = true;
+    $("out-resource").textContent = "";
+    setStatus("resource-status", `${clip(uri)} could not be read.`);
     showError("call-error", err);
     if (err?.code === "NETWORK") connectionLost(c, err);
   } finally {

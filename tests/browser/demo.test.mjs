@@ -1146,6 +1146,32 @@ test("questions: a URL-mode one (the page declared form mode only) is declined u
   }
 });
 
+test("resources: one listed without a URI is left out, and said so; a read answer without contents is an error, and the text read before goes", async () => {
+  const odd = await startOddServer({
+    res: {
+      tools: [TOOL("noop")],
+      resources: [{ name: "nouri" }, { uri: "a://ok", name: "ok" }, { uri: "a://empty", name: "empty" }],
+      read: ({ uri }) => (uri === "a://ok" ? { contents: [{ uri, text: "text of ok" }] } : {}),
+    },
+  });
+  try {
+    await connectTo(odd.url("res"), 1);
+    await waitForText("#resource-status", "2 resources. Left out 1 listed without a URI");
+    assert.deepEqual(await page.$$eval("#resource option", (os) => os.map((o) => o.value)), ["a://ok", "a://empty"]);
+    await page.click("#read-btn");
+    await waitForText("#resource-status", "a://ok read.");
+    assert.equal(await page.textContent("#out-resource"), "text of ok");
+    await page.selectOption("#resource", "a://empty");
+    await page.click("#read-btn");
+    await waitForText("#resource-status", "a://empty could not be read.");
+    assert.match(await page.textContent("#call-error"), /^INVALID_RESPONSE: The server's resources\/read answer for a:\/\/empty has no contents array/);
+    assert.equal(await isVisible("#out-resource"), false, "the text of a://ok stands under a://empty's failure");
+    assert.deepEqual(odd.reads, ["a://ok", "a://empty"]);
+  } finally {
+    await odd.close();
+  }
+});
+
 test("a big listing: the Convert panel takes its first 200 tools and says so; a long description is cut", async () => {
   const odd = await startOddServer({
     big: {
