@@ -320,6 +320,7 @@ const HINTS = {
 
 /** What helps with an error: by its code, and for UNAUTHORIZED by how the server wants credentials. */
 function hintFor(err) {
+  if (typeof err?.hint === "string") return err.hint;
   if (err?.code !== "UNAUTHORIZED") return HINTS[err?.code];
   if (err.oauthStep) {
     if (err.oauthError === "access_denied") return "Signing in was denied. Connect again to sign in again.";
@@ -389,6 +390,18 @@ function parseTools(text) {
     throw Object.assign(new Error(`The tools are not valid JSON: ${e.message}`), { code: "INVALID_JSON" });
   }
   const tools = Array.isArray(doc) ? doc : Array.isArray(doc?.tools) ? doc.tools : Array.isArray(doc?.result?.tools) ? doc.result.tools : null;
+  // A JSON-RPC error response (the server failed to list its tools): its code and message are what to say.
+  const error = !tools && doc && typeof doc === "object" ? doc.error : undefined;
+  if (error && typeof error === "object" && !Array.isArray(error)) {
+    const code = typeof error.code === "number" ? ` ${error.code}` : "";
+    const message = typeof error.message === "string" ? clip(error.message, 2000) : "(no message)";
+    throw Object.assign(new Error(`The pasted response is the server's JSON-RPC error${code}: ${message}`), {
+      code: "JSONRPC_ERROR",
+      rpcCode: error.code,
+      data: error.data,
+      hint: "The server failed to list its tools: there are no tools in this response to convert.",
+    });
+  }
   if (!tools) {
     throw Object.assign(new Error('Expected a tools array, {"tools": [...]} or a tools/list response ({"result": {"tools": [...]}})'), {
       code: "INVALID_INPUT",

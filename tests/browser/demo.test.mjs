@@ -1074,6 +1074,17 @@ test("a result does not outlive its call: connecting elsewhere or a failed call 
   }
 });
 
+test("Convert: a pasted JSON-RPC error response is said to be the server's error, with its code and message", async () => {
+  await page.fill("#tools-input", JSON.stringify({ jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error: database unavailable" } }));
+  await page.focus("#server-name"); // leaving the field: the error at once
+  const error = await waitForText("#convert-error", "JSONRPC_ERROR");
+  assert.match(error, /^JSONRPC_ERROR: The pasted response is the server's JSON-RPC error -32603: Internal error: database unavailable/);
+  assert.match(error, /"rpcCode": -32603/);
+  await page.selectOption("#sample", "github");
+  await waitForText("#out-names", "mcp__github__create_issue");
+  assert.equal(await isVisible("#convert-error"), false);
+});
+
 test("questions: a URL-mode one (the page declared form mode only) is declined unseen, and said so; multiple choices are checkboxes answered as arrays; a field named __proto__ is answered; a field the page cannot show is said", async () => {
   const odd = await startOddServer({
     url: { tools: [TOOL("go")], ask: [{ mode: "url", url: "https://auth.example/connect?x=1", elicitationId: "e1", message: "Connect your account" }] },
