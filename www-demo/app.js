@@ -50,7 +50,7 @@ function el(tag, attrs = {}, ...children) {
     if (k === "class") node.className = v;
     else node.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) node.append(c);
+  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) node.append(typeof c === "string" ? visible(c) : c);
   return node;
 }
 
@@ -101,7 +101,7 @@ let shownRelated = null; // the open form's `related`, for its source line
 /** The open form's source line: where its question came from, and how many wait after it (kept up to date). */
 function showSource() {
   const more = waiting.size ? ` ${waiting.size} more question${waiting.size === 1 ? "" : "s"} after this one.` : "";
-  $("elicit-source").textContent = questionSource(shownRelated) + more;
+  $("elicit-source").textContent = visible(questionSource(shownRelated) + more);
 }
 
 /**
@@ -301,8 +301,9 @@ function showQuestion({ message, requestedSchema } = {}, signal, related) {
   });
 }
 
+/** JSON text of a value, its invisible characters escaped (the same JSON: see INVISIBLE). */
 const json = (value) =>
-  JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? `<Uint8Array: ${v.length} bytes>` : v), 2);
+  visible(JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? `<Uint8Array: ${v.length} bytes>` : v), 2));
 
 // What each Copy button copies.
 const copyText = { tools: "", report: "", names: "", raw: "", flat: "", message: "" };
@@ -367,7 +368,7 @@ function clearError(boxId) {
 }
 
 function setStatus(id, text, ok = false) {
-  $(id).textContent = text;
+  $(id).textContent = visible(text);
   $(id).classList.toggle("ok", ok);
 }
 

@@ -1157,6 +1157,39 @@ test("questions: a URL-mode one (the page declared form mode only) is declined u
   }
 });
 
+test("a server's strings are shown with their bidi and control characters visible, and its JSON stays the same JSON", async () => {
+  const name = "run_backup\u202Egnp.lmth";
+  const odd = await startOddServer({
+    bidi: {
+      tools: [TOOL(name, { description: "Reads \u202Eselifsretupmocehtllaeteled\u202C files" })],
+      call: () => ({ content: [{ type: "text", text: "done \u2066x\u2069 \u202Eyes" }] }),
+    },
+  });
+  try {
+    await connectTo(odd.url("bidi"), 1);
+    const hidden = /[\u202A-\u202E\u2066-\u2069]/;
+    assert.equal(await page.textContent("#tool-description"), "Reads \\u202Eselifsretupmocehtllaeteled\\u202C files");
+    assert.equal(await page.$eval("#call-tool", (s) => s.selectedOptions[0].textContent), "run_backup\\u202Egnp.lmth");
+    await page.click("#call-btn");
+    await waitForText("#call-status", "returned");
+    for (const id of ["#call-status", "#out-raw", "#out-flat", "#out-message", "#tools-input", "#out-tools", "#out-names", "#out-report"]) {
+      const text = id === "#tools-input" ? await page.inputValue(id) : await page.textContent(id);
+      assert.doesNotMatch(text, hidden, `${id} shows a bidi control as it is`);
+    }
+    assert.equal(await page.textContent("#call-status"), "run_backup\\u202Egnp.lmth returned.");
+    assert.equal(await page.textContent("#out-flat"), "done \\u2066x\\u2069 \\u202Eyes");
+    // Escaped in JSON, the same JSON: the raw result and the Convert panel's field parse to what the server sent.
+    assert.equal(JSON.parse(await page.textContent("#out-raw")).content[0].text, "done \u2066x\u2069 \u202Eyes");
+    assert.equal(JSON.parse(await page.inputValue("#tools-input"))[0].name, name);
+    // Copy copies the text itself.
+    await page.click('button[data-copy="flat"]');
+    await waitForText('button[data-copy="flat"]', "Copied");
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "done \u2066x\u2069 \u202Eyes");
+  } finally {
+    await odd.close();
+  }
+});
+
 test("resources: one listed without a URI is left out, and said so; a read answer without contents is an error, and the text read before goes", async () => {
   const odd = await startOddServer({
     res: {
@@ -1201,6 +1234,40 @@ test("a big listing: the Convert panel takes its first 200 tools and says so; a 
     assert.ok(description.length < 6000, `the description shown is ${description.length} characters`);
     assert.match(description, /… \(295,000 more characters\)$/);
   } finally {
+    await odd.close();
+  }
+});
+
+test("at 375 px a server's long words wrap: a 64-character tool name, a URL, and a question's message in a dialog that fits", async () => {
+  const long = `get_${"x".repeat(56)}_tool`;
+  const url = `https://example.com/${"very-long-path-segment-".repeat(6)}end`;
+  const odd = await startOddServer({
+    narrow: {
+      tools: [TOOL(long, { description: `See ${url} for more.` })],
+      ask: [{ message: `Open ${url} and confirm`, requestedSchema: { type: "object", properties: { ok: { type: "boolean", title: `Confirm ${url}` } } } }],
+    },
+  });
+  const fits = () =>
+    page.evaluate(() => ({
+      page: document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+      dialog: (() => {
+        const d = document.querySelector("#elicit");
+        if (!d.open) return true;
+        const inside = [d, ...d.querySelectorAll("*")].every((e) => e.getBoundingClientRect().right <= innerWidth && e.scrollWidth <= e.clientWidth + 1);
+        return inside;
+      })(),
+    }));
+  await page.setViewportSize({ width: 375, height: 800 });
+  try {
+    await connectTo(odd.url("narrow"), 1);
+    await page.click("#call-btn");
+    await page.waitForSelector("#elicit[open]");
+    assert.deepEqual(await fits(), { page: true, dialog: true });
+    await page.click("#elicit-accept");
+    await waitForText("#call-status", `${long} returned.`);
+    assert.deepEqual(await fits(), { page: true, dialog: true });
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
     await odd.close();
   }
 });
