@@ -3,7 +3,9 @@
 // Starts `node scripts/demo.mjs` (the page and the bundled MCP server) on free ports, drives Debian's
 // /usr/bin/chromium through playwright-core (never a downloaded browser), and checks what a person sees:
 // the Convert panel for every provider, the report and the name map, a live connection and tool calls to
-// the bundled server, the error boxes (NETWORK, UNAUTHORIZED, TIMEOUT), and Ctrl-C stopping both servers.
+// the bundled server, the error boxes (NETWORK, UNAUTHORIZED, TIMEOUT), and Ctrl-C stopping both servers; and,
+// against a small server of odd answers (startOddServer), what the bundled one never sends: SVG images, URL-mode
+// and multiple-choice questions, bidi controls, resources without a URI or contents, a listing of 2,000 tools.
 // Renders the screenshot in the README to target/demo.png; `UPDATE_SCREENSHOT=1` writes it to docs/demo.png
 // (a test run leaves tracked files alone: fonts differ from machine to machine).
 //
