@@ -940,7 +940,11 @@ async function connect(event) {
     if (echo) $("call-tool").value = "echo";
     selectTool();
     setCallEnabled(tools.length > 0);
-    listResources(c).catch((err) => client === c && showError("connect-error", err));
+    listResources(c).catch((err) => {
+      if (client !== c) return;
+      setStatus("resource-status", "The resources could not be listed.");
+      showError("connect-error", err);
+    });
 
     // Feed the Convert panel.
     let option = $("sample").querySelector('option[value="server"]');
