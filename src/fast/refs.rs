@@ -85,6 +85,17 @@ fn is_definitions(key: &str) -> bool {
     key == "$defs" || key == "definitions"
 }
 
+/// Whether `a` and `b` are the same string, number, boolean or `null`.
+fn same_scalar(a: &Node<'_>, b: &Node<'_>) -> bool {
+    match (a, b) {
+        (Node::Str(x), Node::Str(y)) => x.as_str() == y.as_str(),
+        (Node::Num(x), Node::Num(y)) => x == y,
+        (Node::Bool(x), Node::Bool(y)) => x == y,
+        (Node::Null, Node::Null) => true,
+        _ => false,
+    }
+}
+
 /// `schema::refs::is_flat` on the borrowed tree: an object with no subschema, `$ref` or
 /// definitions.
 fn is_flat(target: &Node<'_>) -> bool {
@@ -498,23 +509,25 @@ impl<'s> State<'s> {
         let Node::Obj(siblings) = self.resolve_object(siblings, false)? else { return None };
         Some(match resolved {
             Node::Obj(target) => {
-                // A map insert: a key already there is replaced in place, a new one appended.
+                // `schema::siblings::merge` where it only adds keywords the target lacks and joins
+                // two descriptions (a new key appended, a joined description in place); anything
+                // else it combines or reports is left to the general path.
                 let mut merged = List::with_capacity_in(target.len() + siblings.len(), self.arena);
                 merged.extend(target.iter().cloned());
                 for (k, v) in siblings.iter() {
                     match merged.iter_mut().find(|(m, _)| *m == **k) {
-                        // As the general path: the target's `prefixItems` past the node's own stay.
-                        Some(slot) if *k == "prefixItems" => {
-                            slot.1 = match (v, slot.1) {
-                                (Node::Arr(own), Node::Arr(theirs)) if theirs.len() > own.len() => {
-                                    let mut items = List::with_capacity_in(theirs.len(), self.arena);
-                                    items.extend(own.iter().chain(&theirs[own.len()..]).copied());
-                                    Node::Arr(items.into_bump_slice())
-                                }
-                                _ => *v,
-                            }
+                        Some(slot) if *k == "description" => {
+                            let (Node::Str(own), Node::Str(definition)) = (v, slot.1) else { return None };
+                            slot.1 = match crate::schema::siblings::joined_description(own.as_str(), definition.as_str()) {
+                                std::borrow::Cow::Borrowed(d) if std::ptr::eq(d, own.as_str()) => *v,
+                                std::borrow::Cow::Borrowed(_) => slot.1,
+                                std::borrow::Cow::Owned(d) => Node::Str(Text::unescaped(self.arena.alloc_str(&d))),
+                            };
                         }
-                        Some(slot) => slot.1 = *v,
+                        // The same scalar on both sides: nothing to add.
+                        Some(slot) if same_scalar(&slot.1, v) => {}
+                        Some(_) => return None,
+                        None if crate::schema::siblings::interacts(k, |key| target.iter().any(|(t, _)| *t == key)) => return None,
                         None => merged.push((*k, *v)),
                     }
                 }
@@ -646,15 +659,40 @@ mod tests {
                "$defs": {"node": {"type": "object", "properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}})
     }
 
-    /// A node's own `prefixItems` shorter than its target's: the target's items past them stay,
-    /// here as in the general inliner.
+    /// A node's own `prefixItems` shorter than its target's: both hold, item by item, and the
+    /// target's items past them stay. Combining them is left to the general inliner; the output is
+    /// the same either way.
     #[test]
     fn a_shorter_own_tuple_keeps_the_targets_items_past_it() {
         let schema = json!({"type": "object", "$defs": {"pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]}},
                             "properties": {"p": {"$ref": "#/$defs/pair", "prefixItems": [{"maxLength": 3}]}, "q": {"$ref": "#/$defs/pair"}}});
         same(schema.clone(), Limits::default());
+        assert!(here(&schema, Limits::default()).is_none(), "left to the general path");
+        let root = inline_refs(&schema, &mut Cx::new(Limits::default())).unwrap();
+        assert_eq!(root["properties"]["p"]["prefixItems"], json!([{"type": "string", "maxLength": 3}, {"type": "number"}]));
+    }
+
+    /// Keywords beside a `$ref` combine with the target's (2019-09+): added where the target has
+    /// none, descriptions joined, here as in the general inliner; the rest is left to it.
+    #[test]
+    fn siblings_combine_with_the_target_on_both_paths() {
+        let schema = json!({"type": "object", "$defs": {"U": {"type": "object", "description": "A user.", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+                                                       "C": {"type": "string", "maxLength": 6}},
+                            "properties": {"a": {"$ref": "#/$defs/U", "description": "The owner", "title": "Owner", "type": "object"},
+                                           "b": {"$ref": "#/$defs/U", "description": "A user."}, "c": {"$ref": "#/$defs/C", "minLength": 2}}});
+        same(schema.clone(), Limits::default());
         let (root, _) = here(&schema, Limits::default()).expect("inlined here");
-        assert_eq!(root["properties"]["p"]["prefixItems"], json!([{"maxLength": 3}, {"type": "number"}]));
+        assert_eq!(root["properties"]["a"]["description"], "The owner\n\nA user.");
+        assert_eq!(root["properties"]["a"]["title"], "Owner");
+        assert_eq!(root["properties"]["b"]["description"], "A user.");
+        assert_eq!(root["properties"]["c"], json!({"type": "string", "maxLength": 6, "minLength": 2}));
+        // Keywords the target has too, or that read the target's: the general path's.
+        for (k, v) in [("properties", json!({"n": {"type": "string"}})), ("required", json!(["n"])), ("additionalProperties", json!(false))] {
+            let mut s = schema.clone();
+            s["properties"]["a"][k] = v;
+            same(s.clone(), Limits::default());
+            assert!(here(&s, Limits::default()).is_none(), "{k}");
+        }
     }
 
     #[test]

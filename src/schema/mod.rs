@@ -11,6 +11,7 @@
 pub mod evaluated;
 pub mod lower;
 pub mod refs;
+pub(crate) mod siblings;
 pub mod validate;
 pub mod walk;
 
@@ -326,7 +327,7 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
 
 /// A root that is a local `$ref` (`{"$ref": "#/definitions/Args", "definitions": {...}}`, as
 /// zod-to-json-schema writes a named schema) becomes its target, with the root's other keywords
-/// overlaid as `$ref` siblings are (see [`crate::schema::refs`]) and its definitions kept for
+/// combined with it as `$ref` siblings are (see [`crate::schema::siblings`]) and its definitions kept for
 /// the references inside. Left as it was, the root would be read as an object without
 /// properties, and the target's properties would be lost under the `properties: {}` it gets.
 fn resolve_root_ref(obj: &mut JsonObject, cx: &mut Cx) {
@@ -349,10 +350,7 @@ fn resolve_root_ref(obj: &mut JsonObject, cx: &mut Cx) {
             return;
         };
         siblings.take("$ref");
-        for (k, v) in siblings {
-            merged.insert(k, v);
-        }
-        *obj = merged;
+        *obj = crate::schema::siblings::merge(std::mem::take(&mut merged), siblings, cx);
         cx.change("schema/root-ref", format!("the root schema is the reference \"{reference}\"; its target is used as the root"));
     }
 }

@@ -2,9 +2,9 @@
 //!
 //! Resolves every local reference (`#/$defs/X`, `#/definitions/X`, and any JSON pointer into
 //! the document such as `#/properties/headers/items`, or `#` itself) against the root schema.
-//! Sibling keywords of a `$ref` overlay the target (2020-12 reads `$ref` + siblings as an
-//! intersection; the siblings seen in practice are `description`, `default` and `title`; own
-//! `prefixItems` shorter than the target's keep the target's items past them).
+//! Sibling keywords of a `$ref` are combined with the target (2019-09+ reads `$ref` + siblings
+//! as an intersection; the siblings seen in practice are `description`, `default` and `title`):
+//! see [`crate::schema::siblings`], which reports what cannot be said in one node.
 //! A reference that is being expanded inside itself is unrolled at most
 //! [`Limits::max_ref_unroll`](crate::schema::Limits) times, then cut to an open object whose
 //! description says what was cut. Unresolvable references are removed and reported. Node and
@@ -528,17 +528,8 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
         _ => Map::new(),
     };
     Ok(match resolved {
-        Value::Object(mut target) => {
-            for (k, mut v) in siblings {
-                // Own `prefixItems` shorter than the target's: the target's items past them stay
-                // (they constrain those items, and `unevaluatedItems` leaves them alone).
-                if let (Value::Array(own), Some(Value::Array(theirs))) = (&mut v, target.get("prefixItems").filter(|_| k == "prefixItems")) {
-                    own.extend(theirs.iter().skip(own.len()).cloned());
-                }
-                target.insert(k, v);
-            }
-            Value::Object(target)
-        }
+        // Both hold (2019-09+): combined, not overlaid (see `siblings`).
+        Value::Object(target) => Value::Object(crate::schema::siblings::merge(target, siblings, cx)),
         // `true` with siblings is just the siblings; `false` stays `false`.
         Value::Bool(true) => Value::Object(siblings),
         other => other,
