@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::fast::{self, Node, Passed};
 use crate::model::{description_text, json_size, json_type, object, read_json, repair_lone_surrogates_at, string, Put as _, ReadError, Tool};
 use crate::naming::{NameFormat, NameMap, NamingOptions};
-use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, SchemaOptions};
+use crate::providers::{anthropic, compile, gemini, Compiled, GeminiMode, Provider, Relaxed, SchemaOptions};
 use crate::report::{Diagnostic, Report, ToolReport};
 use crate::schema::{process_json_schema_owned, Cx, Limits, RootShape, WRAPPED_PROPERTY};
 use crate::text::Owned as _;
@@ -678,7 +678,8 @@ fn run<'a>(
                 // For Anthropic and Bedrock the schema as it is stays, should the set-level limits
                 // leave the tool out of strict mode (written from `base` then).
                 Passed::Strict { plan, .. } => {
-                    let relaxed = provider.claude_strict().map(|_| Value::Null);
+                    // Nothing to report: the strict schema needed no change.
+                    let relaxed = provider.claude_strict().map(|_| Relaxed { schema: Value::Null, strict_changes: 0, strict_problems: 0 });
                     Compiled { schema: Some(Value::Null), strict: Some(true), plan: std::mem::take(plan), relaxed }
                 }
                 _ => {
@@ -787,17 +788,30 @@ fn enforce_claude_strict_limits(compiled: &mut [Option<Compiled>], pass: &[Optio
             Some(reason) => {
                 // The schema the tool would have had without strict (a strict schema is also a
                 // valid plain one, should there be none).
-                if let Some(relaxed) = c.relaxed.take() {
-                    c.schema = Some(relaxed);
-                }
+                let relaxed = c.relaxed.take();
                 c.strict = None;
                 if let Some(tr) = report.tools.get_mut(i) {
+                    // The report is of the schema sent: what the strict attempt changed (its
+                    // changes and problems, the last of the tool's) did not happen, and what the
+                    // plain conversion reports is added.
+                    if let Some(r) = &relaxed {
+                        tr.changes.truncate(tr.changes.len().saturating_sub(r.strict_changes));
+                        tr.problems.truncate(tr.problems.len().saturating_sub(r.strict_problems));
+                        if crate::schema::walk::contains_ref(&r.schema, 0) {
+                            let mut cx = Cx::new(Limits::default());
+                            crate::schema::refs::report_unresolvable(&r.schema, &mut cx);
+                            tr.problems.append(&mut cx.problems);
+                        }
+                    }
                     tr.strict = Some(false);
                     tr.problems.push(Diagnostic {
                         path: String::new(),
                         rule: rules.limit,
                         message: format!("sent without strict: {reason} ({} limits)", rules.who),
                     });
+                }
+                if let Some(r) = relaxed {
+                    c.schema = Some(r.schema);
                 }
             }
         }
@@ -1310,6 +1324,12 @@ mod tests {
                     assert!(spec(st).get("strict").is_none(), "{provider:?} tool {i}");
                     assert_eq!(schema(st), schema(pt), "{provider:?} tool {i}");
                     assert!(s.report.tools[i].problems.iter().any(|d| d.rule == limit), "{provider:?} tool {i}");
+                    // Its report is the plain conversion's (no strict change that never happened),
+                    // and the limit.
+                    let (sr, pr) = (&s.report.tools[i], &p.report.tools[i]);
+                    assert_eq!(sr.changes, pr.changes, "{provider:?} tool {i}");
+                    assert_eq!(&sr.problems[..sr.problems.len() - 1], &pr.problems[..], "{provider:?} tool {i}");
+                    assert!(!sr.changes.iter().any(|d| d.rule.ends_with("strict-keyword")), "{provider:?} tool {i}");
                 }
                 assert_eq!(s.report.tools[i].strict, Some(i < 20), "{provider:?} tool {i}");
                 assert_eq!(p.report.tools[i].strict, None, "{provider:?} tool {i}: not asked for");

@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::args::ArgPlan;
 use crate::error::{display_path, Result};
 use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
-use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
+use crate::providers::{fix_root_structure, Compiled, Relaxed, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of};
 use crate::schema::refs::{inline_refs_unless_recursive, report_unresolvable, Shared};
 use crate::schema::walk::{self, contains_ref, for_each_subschema_mut, Keyword};
@@ -135,9 +135,10 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
     };
     match reason {
         None => {
+            let relaxed = Relaxed { schema: root, strict_changes: scx.changes.len(), strict_problems: scx.problems.len() };
             cx.changes.append(&mut scx.changes);
             cx.problems.append(&mut scx.problems);
-            Ok(Compiled { schema: Some(strict_schema), strict: Some(true), plan: ArgPlan::default(), relaxed: Some(root) })
+            Ok(Compiled { schema: Some(strict_schema), strict: Some(true), plan: ArgPlan::default(), relaxed: Some(relaxed) })
         }
         Some(reason) => {
             cx.problem(rules.fallback, format!("cannot be strict without changing its meaning ({reason}); sent without strict"));

@@ -160,7 +160,19 @@ pub struct Compiled {
     pub plan: ArgPlan,
     /// Anthropic and Bedrock strict: the schema without strict mode, for a tool that Claude's
     /// set-level limits leave out of strict mode (see `anthropic::MAX_STRICT_TOOLS`).
-    pub relaxed: Option<Value>,
+    pub relaxed: Option<Relaxed>,
+}
+
+/// A strict tool's schema without strict mode, and how to report it instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Relaxed {
+    /// The schema (`null` on the pass-through path: written from the input then).
+    pub schema: Value,
+    /// How many of the tool's last changes and problems the strict attempt made: a tool sent
+    /// without strict did not have them.
+    pub strict_changes: usize,
+    /// See `strict_changes`.
+    pub strict_problems: usize,
 }
 
 /// Lowers a normalised root schema for `provider`.
