@@ -447,17 +447,17 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
     if has & keys::REFUSED != 0 {
         return None;
     }
-    // `oneOf` read as `anyOf` ("exactly one" is not expressible), its branches after those of
-    // an `anyOf` beside it.
+    // `oneOf` read as `anyOf` ("exactly one" is not expressible). Beside an `anyOf` (both must
+    // hold: the general path keeps the `anyOf` and describes the `oneOf`), the general way.
     if has & keys::ONE_OF != 0 {
+        if has & keys::ANY_OF != 0 {
+            return None;
+        }
         let one = o.take_word(Word::OneOf);
-        let mut branches: List<Node> = match if has & keys::ANY_OF != 0 { o.take_word(Word::AnyOf) } else { None } {
-            Some(Node::Arr(a)) => List::from_iter_in(a.iter().cloned(), arena),
+        let branches: List<Node> = match one {
+            Some(Node::Arr(b)) => List::from_iter_in(b.iter().cloned(), arena),
             _ => List::new_in(arena),
         };
-        if let Some(Node::Arr(b)) = one {
-            branches.extend(b.iter().cloned());
-        }
         o.put_word("anyOf", Word::AnyOf, arena.alloc(Node::Arr(branches.into_bump_slice())));
         has |= keys::ANY_OF;
     }

@@ -363,15 +363,22 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         }
     }
     if let Some(one) = o.take("oneOf") {
-        let mut branches = match o.take("anyOf") {
-            Some(Value::Array(a)) => a,
-            _ => Vec::new(),
-        };
-        if let Value::Array(b) = one {
-            branches.extend(b);
+        if o.find("anyOf").is_some_and(Value::is_array) {
+            // Both must hold, and Gemini's Schema has `anyOf` but no `allOf`: joining the two
+            // lists would accept what either accepts. The `anyOf` stays; the `oneOf` is described.
+            let branches = match &one {
+                Value::Array(b) => b.iter().map(|b| crate::schema::lower::summarize(b, 0)).collect::<Vec<_>>().join(" | "),
+                other => crate::schema::short_json(other),
+            };
+            append_description(&mut o, &format!("(must also match exactly one of: {branches})"));
+            cx.problem(
+                "gemini/oneof-beside-anyof",
+                "`oneOf` beside `anyOf`: both must hold, and Gemini's schema has no allOf; the anyOf is kept, the oneOf removed and described (values it rejects are accepted)",
+            );
+        } else {
+            o.put("anyOf", if one.is_array() { one } else { Value::Array(Vec::new()) });
+            cx.change("gemini/oneof", "oneOf read as anyOf (\"exactly one\" is not expressible)");
         }
-        o.put("anyOf", Value::Array(branches));
-        cx.change("gemini/oneof", "oneOf read as anyOf (\"exactly one\" is not expressible)");
     }
     // Step 7's tuples: an `unevaluatedItems` beside them, where it says what `items` would, on
     // a node that is an array (declared, or inferred where no branch or enum decides the type).
@@ -1114,6 +1121,26 @@ mod tests {
             let opts = crate::convert::ConvertOptions::default();
             let general = crate::convert::convert(tools.clone(), provider, &opts).unwrap().tools.to_string();
             assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), general, "{provider:?}");
+        }
+    }
+
+    /// `anyOf` and `oneOf` on one node both hold: not joined into one `anyOf` (which would take
+    /// `true` and `3` here), the `anyOf` kept and the `oneOf` described, reported as a problem;
+    /// the same on the borrowed tree.
+    #[test]
+    fn one_of_beside_any_of_is_not_joined_into_it() {
+        let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{"w":{
+            "anyOf":[{"type":"string","maxLength":5},{"type":"integer"},{"type":"boolean"}],
+            "oneOf":[{"type":"string","format":"hostname"},{"type":"integer","minimum":10}]}}}}]);
+        for provider in [crate::providers::Provider::Gemini, crate::providers::Provider::Vertex] {
+            let opts = crate::convert::ConvertOptions::default();
+            let out = crate::convert::convert(tools.clone(), provider, &opts).unwrap();
+            let w = &out.tools[0]["functionDeclarations"][0]["parameters"]["properties"]["w"];
+            assert_eq!(w["anyOf"].as_array().unwrap().len(), 3, "{provider:?}: {w}");
+            assert!(w.to_string().contains("exactly one of"), "{provider:?}: {w}");
+            let r = &out.report.tools[0];
+            assert!(r.problems.iter().any(|d| d.rule == "gemini/oneof-beside-anyof" && d.path == "/properties/w"), "{provider:?}: {r:?}");
+            assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{provider:?}");
         }
     }
 
