@@ -1574,7 +1574,7 @@ export interface SystemPromptOptions extends NamingOptions {
 
 /**
  * A tool-use system prompt for models without native tool calling. Each tool is listed by the name a conversion
- * gives it (`## mcp__docs__search`), with its description, its parameters as a tree, and, where the tree leaves
+ * gives it (`## mcp__docs__search`), with its description (each line quoted, `> Search the docs.`), its parameters as a tree, and, where the tree leaves
  * something out, its input schema as compact JSON with its `$ref`s inlined (`Input schema: {...}`, within
  * `maxSchemaChars`), as Hermes-style chat templates and LangChain's `render_text_description_and_args` give one, so
  * that what the tree leaves out is still there: an items' `pattern`, a branch's bounds, an `enum` value past 80
@@ -1584,8 +1584,9 @@ export interface SystemPromptOptions extends NamingOptions {
  * of `anyOf`/`oneOf` branches joined (`string | null`), `array of string`, and the constraints `const`, `format`,
  * `pattern`, `minimum`, `maximum` (and exclusive), `multipleOf`, `minLength`, `maxLength`, `minItems`, `maxItems`,
  * `uniqueItems`, `minProperties`, `maxProperties`, `default` as `keyword: JSON`. A name of other characters than
- * letters, digits and `_ - . $ @` is quoted as JSON, values are JSON and a parameter's description is kept on its
- * line, so that a server's text cannot add lines of its own to the list.
+ * letters, digits and `_ - . $ @` is quoted as JSON, values are JSON, a parameter's description is kept on its
+ * line and every line of a tool's description starts with `> ` (whatever breaks it: `\n`, `\r`, U+2028...), so that
+ * a server's text cannot add lines of its own to the list (a `## name` heading, a `Parameters:` list).
  */
 export function toolsSystemPrompt(tools: readonly McpTool[] | { tools: readonly McpTool[] }, options?: SystemPromptOptions): string;
 

@@ -749,7 +749,7 @@ test("toolsSystemPrompt: nested parameters, const, $ref, bounds, anyOf, and the 
 
 test("toolsSystemPrompt: English and Simplified Chinese", () => {
   const en = tw.toolsSystemPrompt(tools);
-  assert.match(en, /## mcp__github__search\nSearch issues\nParameters:\n- q \(string, required\)\n- state \(integer, optional\) \[0, 1\]/);
+  assert.match(en, /## mcp__github__search\n> Search issues\nParameters:\n- q \(string, required\)\n- state \(integer, optional\) \[0, 1\]/);
   const zh = tw.toolsSystemPrompt(tools, { locale: "zh-CN" });
   assert.match(zh, /- q \(string, 必填\)/);
   assert.throws(() => tw.toolsSystemPrompt(tools, { locale: "xx" }), { code: "INVALID_OPTIONS" });
