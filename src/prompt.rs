@@ -384,10 +384,12 @@ fn push_quoted(list: &mut String, text: &str) {
 }
 
 /// Whether the schema says no more than "an object of no parameters" (then no JSON is written).
-fn says_nothing_more(schema: &Value) -> bool {
+/// Its `description` says more unless it is the tool's (`tool_description`, which is listed).
+fn says_nothing_more(schema: &Value, tool_description: &str) -> bool {
     schema.as_object().is_some_and(|o| {
         o.iter().all(|(k, v)| match k.as_str() {
-            "type" | "title" | "description" | "$schema" | "required" => true,
+            "description" => v.as_str().is_some_and(|d| d.trim() == tool_description || d.trim().is_empty()),
+            "type" | "title" | "$schema" | "required" => true,
             "properties" => v.as_object().is_some_and(Map::is_empty),
             "additionalProperties" => v == &Value::Bool(false),
             _ => false,
@@ -425,7 +427,7 @@ pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &Na
             }
             _ => list.push_str(&format!("{}\n", l.no_parameters)),
         }
-        if opts.max_schema_chars > 0 && !says_nothing_more(&schema) && !outline_is_whole(&schema) {
+        if opts.max_schema_chars > 0 && !says_nothing_more(&schema, d) && !outline_is_whole(&schema) {
             let json = crate::text::escape_hidden(crate::text::to_string(&schema));
             let len = utf16_len(&json);
             match len <= opts.max_schema_chars {
@@ -560,6 +562,16 @@ Parameters:
         assert_eq!(schema["properties"]["room"]["properties"]["id"], json!({"type":"string"}));
         assert_eq!(schema["properties"]["tags"]["items"]["pattern"], "^[a-z]+$");
         assert!(schema.get("$defs").is_none() && !json.contains("$ref"), "{json}");
+    }
+
+    /// A schema of no parameters with a description of its own (probe F9): its JSON says it;
+    /// one that repeats the tool's description says nothing more.
+    #[test]
+    fn a_root_description_of_no_parameters_is_kept() {
+        let root = |d: &str| json!({"name":"close","description":"Closes a document.","inputSchema":{"type":"object","description":d,"properties":{}}});
+        let p = render(root("Pass nothing: acts on the open document"), &list_only());
+        assert!(p.contains("No parameters.\nInput schema: ") && p.contains("Pass nothing: acts on the open document"), "{p}");
+        assert_eq!(render(root("Closes a document."), &list_only()), "## close\n> Closes a document.\nNo parameters.");
     }
 
     /// A tool's description cannot add an entry to the list or a heading (probe F4): each of its
