@@ -343,6 +343,14 @@ export interface ProviderOutput {
 
 /** One change or problem, located by a JSON pointer into the tool's input schema (`""` is the root). */
 export interface Diagnostic {
+  /**
+   * A JSON pointer into the input schema as given: where the conversion rewrote the tree, the place in the input (a
+   * `oneOf` read as `anyOf` is at `/oneOf/1`, a type list split into branches at its node, an object's property
+   * copied into its branches at `/properties/a`, once). Two conventions remain: a path into an inlined `$ref` goes
+   * on into the definition as if it stood in that place (`/properties/user/properties/id` for a `user` that is
+   * `{"$ref": "#/$defs/User"}`: each place is reported), and the property a non-object root is wrapped in is
+   * `/properties/input`.
+   */
   path: string;
   /** Stable rule identifier, e.g. `"gemini/strip-keyword"`. */
   rule: string;

@@ -668,7 +668,13 @@ fn run<'a>(
     report.problems.extend(name_diags.iter().filter(|d| d.rule == "names/duplicate-tool").cloned());
 
     let mut compiled: Vec<Option<Compiled>> = Vec::with_capacity(tools.len());
+    // With a report, each input schema as given: the diagnostics' paths are pointers into it
+    // (see `report::input_paths`). A schema passed through has nothing to report.
+    let mut inputs: Vec<Value> = Vec::new();
     for (i, tool) in tools.iter_mut().enumerate() {
+        if with_report {
+            inputs.push(if pass[i].is_some() { Value::Null } else { tool.input_schema.clone() });
+        }
         // Without a report, `$ref` expansions may be shared (see `schema::refs::Shared`).
         let mut cx = Cx::new(limits).share_refs(!with_report);
         let result = if let Some(p) = &mut pass[i] {
@@ -725,6 +731,10 @@ fn run<'a>(
 
     if let (Some(rules), true) = (provider.claude_strict(), opts.schema.strict) {
         enforce_claude_strict_limits(&mut compiled, &pass, &mut report, rules);
+    }
+    for (tr, input) in report.tools.iter_mut().zip(&inputs) {
+        crate::report::input_paths(input, &mut tr.changes);
+        crate::report::input_paths(input, &mut tr.problems);
     }
     if let Some((max, why)) = provider.max_tools() {
         let n = compiled.iter().filter(|c| c.is_some()).count();

@@ -51,6 +51,148 @@ pub struct Report {
     pub problems: Vec<Diagnostic>,
 }
 
+/// Makes each diagnostic's path a JSON pointer into `input` (the tool's input schema as given)
+/// where the conversion located it in a tree it rewrote, then drops repeats (same path, rule and
+/// message: a property copied into several branches is reported once). The rewrites undone:
+/// - a `oneOf` read as an `anyOf` (`/anyOf/1` where the input has `oneOf`; past the end of an
+///   `anyOf` beside a `oneOf`, the `oneOf`'s entry);
+/// - an `anyOf` and a `oneOf` put under an `allOf` (strict mode: `/allOf/0/anyOf/2`);
+/// - a type list split into `anyOf` branches (`/anyOf/1` on a node whose `type` is a list: the
+///   node itself);
+/// - an object's properties (or `required`) copied into its branches (`/anyOf/0/properties/a`
+///   where only the object has `a`: the object's).
+///
+/// A path that leads into an inlined `$ref` goes on into the definition as if it stood in that
+/// place (it is not rewritten to the definition's own path: each place is reported). What no
+/// rewrite explains is left as it is.
+pub(crate) fn input_paths(input: &Value, diags: &mut Vec<Diagnostic>) {
+    if diags.is_empty() {
+        return;
+    }
+    for d in diags.iter_mut() {
+        if d.path.contains('/') {
+            if let Some(p) = input_path(input, &d.path) {
+                d.path = p;
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    diags.retain(|d| seen.insert((d.path.clone(), d.rule, d.message.clone())));
+}
+
+/// The pointer of [`input_paths`] for `path`, when it differs.
+fn input_path(input: &Value, path: &str) -> Option<String> {
+    let tokens: Vec<String> = path.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
+    let mut out = String::with_capacity(path.len());
+    let mut cur = input;
+    // The objects whose `anyOf`/`oneOf` the path went into: (the object, the path's length
+    // there, the index of the first token inside the branch).
+    let mut owners: Vec<(&Value, usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i].as_str();
+        let next = tokens.get(i + 1).map(String::as_str);
+        let o = cur.as_object();
+        let has = |k: &str| o.is_some_and(|o| o.contains_key(k));
+        let index = next.and_then(|n| n.parse::<usize>().ok());
+        // An `anyOf` index past its end, beside a `oneOf`: the oneOf's entry.
+        if let (true, Some(n)) = (t == "anyOf" && has("oneOf"), index) {
+            let any = o.and_then(|o| o.get("anyOf")).and_then(Value::as_array).map_or(0, Vec::len);
+            if n >= any {
+                let one = &o.and_then(|o| o.get("oneOf")).and_then(Value::as_array);
+                if let Some(b) = one.and_then(|bs| bs.get(n - any)) {
+                    owners.push((cur, out.len(), i + 2));
+                    crate::text::push_pointer_token(&mut out, "oneOf");
+                    crate::text::push_pointer_token(&mut out, &(n - any).to_string());
+                    cur = b;
+                    i += 2;
+                    continue;
+                }
+            }
+        }
+        let found = match cur {
+            Value::Object(o) => o.get(t),
+            Value::Array(a) if t == "0" || !t.starts_with('0') => t.parse::<usize>().ok().and_then(|n| a.get(n)),
+            _ => None,
+        };
+        if let Some(v) = found {
+            if matches!(t, "anyOf" | "oneOf" | "allOf") {
+                owners.push((cur, out.len(), i + 2));
+            }
+            crate::text::push_pointer_token(&mut out, t);
+            cur = v;
+            i += 1;
+            continue;
+        }
+        match (t, index) {
+            // `oneOf` read as `anyOf`.
+            ("anyOf", Some(n)) if has("oneOf") => {
+                let Some(b) = o.and_then(|o| o.get("oneOf")).and_then(Value::as_array).and_then(|bs| bs.get(n)) else {
+                    push_rest(&mut out, &tokens[i..]);
+                    break;
+                };
+                owners.push((cur, out.len(), i + 2));
+                crate::text::push_pointer_token(&mut out, "oneOf");
+                crate::text::push_pointer_token(&mut out, &n.to_string());
+                cur = b;
+                i += 2;
+            }
+            // A type list split into branches: the node itself.
+            ("anyOf", Some(_)) if o.and_then(|o| o.get("type")).is_some_and(Value::is_array) => i += 2,
+            // Strict mode's `allOf` of the `anyOf` and the `oneOf`.
+            ("allOf", Some(n)) if has("anyOf") && has("oneOf") && tokens.get(i + 2).map(String::as_str) == Some("anyOf") => {
+                let key = if n == 0 { "anyOf" } else { "oneOf" };
+                let Some(v) = o.and_then(|o| o.get(key)) else {
+                    push_rest(&mut out, &tokens[i..]);
+                    break;
+                };
+                owners.push((cur, out.len(), i + 4));
+                crate::text::push_pointer_token(&mut out, key);
+                cur = v;
+                i += 3;
+            }
+            _ => {
+                // Copied from the object into a branch: the object's own.
+                let (name, from) = match (t, next) {
+                    ("properties", Some(n)) => (n, i),
+                    _ if i > 0 && tokens[i - 1] == "properties" => (t, i - 1),
+                    _ => (t, i),
+                };
+                // Only right inside a branch: deeper, a node is the branch's own.
+                let target = owners.last().filter(|&&(_, _, inside)| inside == from).and_then(|&(owner, at, _)| {
+                    let v = match tokens[from].as_str() {
+                        "properties" => owner.get("properties").and_then(|p| p.get(name)),
+                        key => owner.get(key),
+                    }?;
+                    Some((v, at))
+                });
+                let Some((target, at)) = target else {
+                    push_rest(&mut out, &tokens[i..]);
+                    break;
+                };
+                out.truncate(at);
+                if tokens[from] == "properties" {
+                    crate::text::push_pointer_token(&mut out, "properties");
+                    crate::text::push_pointer_token(&mut out, name);
+                    i = from + 2;
+                } else {
+                    crate::text::push_pointer_token(&mut out, name);
+                    i = from + 1;
+                }
+                owners.pop();
+                cur = target;
+            }
+        }
+    }
+    (out != path).then_some(out)
+}
+
+fn push_rest(out: &mut String, tokens: &[String]) {
+    for t in tokens {
+        crate::text::push_pointer_token(out, t);
+    }
+}
+
 impl Report {
     /// Total number of changes over all tools.
     pub fn change_count(&self) -> usize {
@@ -124,5 +266,61 @@ mod tests {
         assert_eq!(serde_json::to_string(&r.to_value()).unwrap(), expected);
         assert_eq!(serde_json::to_string(&r).unwrap(), expected, "Serialize gives the same JSON");
         assert_eq!(serde_json::to_string(&r.tools[1]).unwrap(), serde_json::to_string(&r.tools[1].to_value()).unwrap());
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Every diagnostic path is a pointer into the input (probe F5): a `oneOf` read as `anyOf`,
+    /// an `anyOf` and a `oneOf` side by side (strict's `allOf`), a type list split into branches,
+    /// and an object's property copied into its branches (reported once), for Gemini and
+    /// Anthropic strict.
+    #[test]
+    fn diagnostic_paths_point_into_the_input() {
+        use crate::convert::{convert, ConvertOptions};
+        use crate::providers::Provider;
+        let tools = json!([{"name": "t", "inputSchema": {"type": "object", "properties": {
+            "op": {"oneOf": [
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "a"}, "n": {"type": "integer", "minimum": 0}}, "required": ["kind"]},
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "b"}}, "required": ["kind"]}]},
+            "v": {"type": ["string", "array"]},
+            "w": {"anyOf": [{"type": "string", "format": "email"}, {"type": "string", "format": "uri"}, {"type": "integer", "format": "int32"}],
+                  "oneOf": [{"type": "string", "format": "hostname"}, {"type": "integer"}]}},
+            "required": ["op", "v", "w"]}},
+            {"name": "t2", "inputSchema": {"type": "object", "properties": {
+            "d": {"type": "object", "properties": {"shared": {"type": ["string", "null"]}},
+                  "anyOf": [{"required": ["x"], "properties": {"x": {"type": "string"}}}, {"required": ["y"], "properties": {"y": {"type": "string"}}}]}}}}]);
+        for (provider, strict) in [(Provider::Gemini, false), (Provider::Vertex, false), (Provider::Anthropic, true), (Provider::OpenAi, true)] {
+            let mut opts = ConvertOptions::default();
+            opts.schema.strict = strict;
+            let out = convert(tools.clone(), provider, &opts).unwrap();
+            for (i, tr) in out.report.tools.iter().enumerate() {
+                let input = &tools[i]["inputSchema"];
+                for d in tr.changes.iter().chain(&tr.problems) {
+                    assert!(d.path.is_empty() || input.pointer(&d.path).is_some(), "{provider:?}: {} {} {}", d.path, d.rule, d.message);
+                }
+                for list in [&tr.changes, &tr.problems] {
+                    for (j, d) in list.iter().enumerate() {
+                        assert!(!list[..j].contains(d), "{provider:?}: reported twice: {d:?}");
+                    }
+                }
+            }
+            if !strict {
+                let t2 = &out.report.tools[1].changes;
+                assert_eq!(t2.iter().filter(|d| d.rule == "gemini/nullable").map(|d| d.path.as_str()).collect::<Vec<_>>(), ["/properties/d/properties/shared"], "{provider:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn paths_already_in_the_input_and_through_references_stay() {
+        let input = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}, "o": {"oneOf": [{"type": "string"}]}}});
+        for p in ["", "/properties/a", "/properties/a/properties/x", "/properties/o/oneOf/0", "/properties/zz/anyOf/0"] {
+            assert_eq!(input_path(&input, p), None, "{p}");
+        }
+        assert_eq!(input_path(&input, "/properties/o/anyOf/0").as_deref(), Some("/properties/o/oneOf/0"));
     }
 }
