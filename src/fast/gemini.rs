@@ -624,14 +624,11 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
                     hint(&mut hints, key, value);
                 }
             }
-            Word::Examples => {
-                if let Some(first) = match value {
-                    Node::Arr(items) => items.first(),
-                    _ => None,
-                } {
-                    out.insert("example", Item::Raw(first));
-                }
-            }
+            // One example; others (described) or none (removed) the general way.
+            Word::Examples => match value {
+                Node::Arr([only]) => out.insert("example", Item::Raw(only)),
+                _ => return None,
+            },
             // As gemini::lower_object: a value of another type than the field's is described.
             Word::MinItems | Word::MaxItems if ty == ARRAY && is_count(value) => out.0.push((key, Item::Raw(value))),
             Word::MinLength | Word::MaxLength if ty == STRING && is_count(value) => out.0.push((key, Item::Raw(value))),

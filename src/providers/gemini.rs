@@ -638,11 +638,17 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                     hints.drop(cx, &key, &value);
                 }
             }
-            "examples" => {
-                if let Some(first) = value.as_array().and_then(|a| a.first()) {
-                    out.put("example", first.clone());
+            // Gemini's `example` holds one value: the first, the others described.
+            "examples" => match value.as_array().filter(|a| !a.is_empty()) {
+                Some(a) => {
+                    out.put("example", a[0].clone());
+                    if a.len() > 1 {
+                        hints.0.push(format!("other examples: {}", crate::schema::short_json(&Value::Array(a[1..].to_vec()))));
+                        cx.change("gemini/examples", format!("`examples` has {} values and Gemini's `example` one: the first kept, the others described", a.len()));
+                    }
                 }
-            }
+                None => cx.change("gemini/strip-keyword", "`examples` is not a non-empty list of values; removed"),
+            },
             // Gemini's Schema fields have types (counts are int64, titles strings...): a value of
             // another type is described like an unsupported keyword, not sent to be refused.
             "minItems" | "maxItems" if ty == "array" && value.is_u64() => {
@@ -1121,6 +1127,31 @@ mod tests {
             let opts = crate::convert::ConvertOptions::default();
             let general = crate::convert::convert(tools.clone(), provider, &opts).unwrap().tools.to_string();
             assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), general, "{provider:?}");
+        }
+    }
+
+    /// `examples` becomes `example`, which holds one value: the others are described, and an
+    /// `examples` that is not a list is removed, each reported (probe F6); the same on the
+    /// borrowed tree.
+    #[test]
+    fn examples_past_the_first_are_described_and_reported() {
+        let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{
+            "a":{"type":"string","examples":["first","second","third"]},"b":{"type":"string","examples":"x"},"c":{"type":"integer","examples":[]},
+            "d":{"type":"string","examples":["only"]}}}}]);
+        for provider in [crate::providers::Provider::Gemini, crate::providers::Provider::Vertex] {
+            let opts = crate::convert::ConvertOptions::default();
+            let out = crate::convert::convert(tools.clone(), provider, &opts).unwrap();
+            let p = &out.tools[0]["functionDeclarations"][0]["parameters"]["properties"];
+            assert_eq!(p["a"]["example"], "first");
+            assert!(p["a"]["description"].as_str().unwrap().contains("\"second\""), "{p}");
+            assert_eq!(p["d"]["example"], "only");
+            let changes = &out.report.tools[0].changes;
+            let at = |path: &str| changes.iter().filter(|d| d.path == path).map(|d| d.rule).collect::<Vec<_>>();
+            assert_eq!(at("/properties/a"), ["gemini/examples"], "{changes:?}");
+            assert_eq!(at("/properties/b"), ["gemini/strip-keyword"], "{changes:?}");
+            assert_eq!(at("/properties/c"), ["gemini/strip-keyword"], "{changes:?}");
+            assert!(at("/properties/d").is_empty(), "{changes:?}");
+            assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{provider:?}");
         }
     }
 
