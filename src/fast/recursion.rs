@@ -38,7 +38,8 @@ pub(crate) fn has_strict_blocker(node: &Node, depth: usize) -> bool {
         return false;
     }
     entries.iter().any(|(k, v)| match (keyword(k), v) {
-        _ if &**k == "additionalProperties" && !matches!(v, Node::Bool(false)) => true,
+        // `true` is closed as an omission is (`openai::close`); a value schema is an open map.
+        _ if &**k == "additionalProperties" && !matches!(v, Node::Bool(_)) => true,
         _ if crate::providers::openai::STRICT_BLOCKERS.contains(&&**k) => true,
         (Keyword::Map, Node::Obj(map)) => map.iter().any(|(_, sub)| has_strict_blocker(sub, depth + 1)),
         (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().any(|sub| has_strict_blocker(sub, depth + 1)),
@@ -171,7 +172,7 @@ mod tests {
             (out[0]["function"]["strict"].clone(), out[0]["function"]["parameters"].get("$defs").is_some())
         };
         assert_eq!(strict_of(&tree()), (json!(true), true));
-        for blocker in [json!({"type": "object", "additionalProperties": true}), json!({"not": {"type": "string"}})] {
+        for blocker in [json!({"type": "object", "additionalProperties": {"type": "string"}}), json!({"not": {"type": "string"}})] {
             let mut schema = tree();
             schema["$defs"]["unused"] = blocker;
             assert_eq!(strict_of(&schema), (json!(false), true), "{schema}");

@@ -241,7 +241,8 @@ fn strict_object<'n, 'a>(
     }
     let may = |has: u16, key: u16| has & key != 0;
     if may(has, keys::ADDITIONAL) && !matches!(raw(&o, "additionalProperties"), None | Some(Node::Bool(false))) {
-        return Err(Stop::NotStrict);
+        // `true` is closed as an omission is (`openai::close`): the general way.
+        return Err(if matches!(raw(&o, "additionalProperties"), Some(Node::Bool(true))) { Stop::General } else { Stop::NotStrict });
     }
     if may(has, keys::FORMAT) && raw(&o, "format").and_then(Node::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
         if let Some(v) = o.take("format") {
@@ -662,6 +663,11 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, che
             "type" => types = Some(value),
             "properties" => properties = Some(value),
             "required" => required = Some(value),
+            // `true` is closed as an omission is, with a change to report (`openai::close`).
+            "additionalProperties" if matches!(value, Node::Bool(true)) => {
+                verdict = Err(Stop::General);
+                break;
+            }
             "additionalProperties" => {
                 open |= !matches!(value, Node::Bool(false));
                 closed |= matches!(value, Node::Bool(false));
@@ -766,6 +772,8 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
     if is_object || (!typed && o.has("properties")) {
         match raw(&o, "additionalProperties") {
             None | Some(Node::Bool(false)) => {}
+            // Closed as an omission is (`openai::close`): the general way.
+            Some(Node::Bool(true)) => return Err(Stop::General),
             Some(_) => return Err(Stop::NotStrict),
         }
         if o.has("patternProperties") {
@@ -978,10 +986,14 @@ mod tests {
             )
         );
         // An open map, and an object that declares no properties (strict mode would close it to `{}`).
-        for m in [json!({"type": "object", "additionalProperties": true}), json!({"type": "object", "description": "a JSON payload"})] {
+        for m in [json!({"type": "object", "additionalProperties": {"type": "string"}}), json!({"type": "object", "description": "a JSON payload"})] {
             let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": m}}));
             assert_eq!((took, t.get("strict")), (Took::NotStrict, None), "{m}");
         }
+        // `additionalProperties: true` is closed as its omission is, with a change: the general way
+        // (which, for an object of no properties, falls back as for the omission).
+        let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": true}}}));
+        assert_eq!((took, t.get("strict")), (Took::General, None));
     }
 
     #[test]

@@ -83,6 +83,8 @@ pub(crate) struct Rules {
     pub one_of: &'static str,
     /// An `allOf` of objects merged into one object.
     pub all_of: &'static str,
+    /// An object open to undeclared properties closed.
+    pub close: &'static str,
     /// A schema that cannot be strict, sent without it.
     pub fallback: &'static str,
     /// A tool past the set-level limits, sent without strict.
@@ -96,6 +98,7 @@ pub(crate) const ANTHROPIC: Rules = Rules {
     keyword: "anthropic/strict-keyword",
     one_of: "anthropic/strict-oneof",
     all_of: "anthropic/strict-allof",
+    close: "anthropic/strict-close",
     fallback: "anthropic/strict-fallback",
     limit: "anthropic/strict-limit",
     who: "Anthropic's",
@@ -198,8 +201,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         cx.change(rules.keyword, "`nullable: true` (OpenAPI) is not read in strict mode; written as a `null` type");
     }
     if is_object_node(obj) {
+        // Open by omission or by `true` alike (the same meaning): closed, below; an open map of
+        // a value schema cannot be.
         match obj.find("additionalProperties") {
-            None | Some(Value::Bool(false)) => {}
+            None | Some(Value::Bool(_)) => {}
             Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display_path(cx.path())))),
         }
         if obj.has("patternProperties") {
@@ -211,7 +216,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         if let Some(reason) = crate::providers::openai::free_form_object(obj, cx.path()) {
             return Ok(Err(reason));
         }
-        obj.put("additionalProperties", Value::Bool(false));
+        crate::providers::openai::close(obj, cx, rules.close);
     }
     let mut drop = Vec::new();
     for key in STRICT_UNSUPPORTED {

@@ -25,6 +25,7 @@ pub(crate) const RULES: Rules = Rules {
     keyword: "bedrock/strict-keyword",
     one_of: "bedrock/strict-oneof",
     all_of: "bedrock/strict-allof",
+    close: "bedrock/strict-close",
     fallback: "bedrock/strict-fallback",
     limit: "bedrock/strict-limit",
     who: "Claude's on Bedrock",
@@ -65,10 +66,20 @@ mod tests {
         assert_eq!(s["properties"]["u"], json!({"anyOf":[{"type":"string"},{"type":"null"}]}));
         assert!(s["properties"]["n"].get("minimum").is_none());
         let rules: Vec<&str> = cx.changes.iter().map(|d| d.rule).collect();
-        assert_eq!(rules, ["bedrock/strict-keyword", "bedrock/strict-oneof"]);
+        assert_eq!(rules, ["bedrock/strict-close", "bedrock/strict-keyword", "bedrock/strict-oneof"]);
+        // An object open by omission and one open by `true` are closed alike, each said (probe F7).
+        for open in [json!({"type":"object","properties":{"k":{"type":"string"}}}), json!({"type":"object","properties":{"k":{"type":"string"}},"additionalProperties":true})] {
+            let mut cx = Cx::new(Limits::default());
+            let (root, _) = process_json_schema(&json!({"type":"object","properties":{"o":open},"required":["o"],"additionalProperties":false}), &mut cx);
+            let c = compile(root, &SchemaOptions { strict: true, ..SchemaOptions::default() }, &mut cx).unwrap();
+            assert_eq!(c.strict, Some(true));
+            assert_eq!(c.schema.unwrap()["properties"]["o"]["additionalProperties"], false);
+            let closed: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "bedrock/strict-close").map(|d| d.path.as_str()).collect();
+            assert_eq!(closed, ["/properties/o"], "{:?}", cx.changes);
+        }
         // An open map cannot be strict: sent as it is, and said so.
         let mut cx = Cx::new(Limits::default());
-        let (root, _) = process_json_schema(&json!({"type":"object","properties":{"m":{"type":"object","additionalProperties":true}}}), &mut cx);
+        let (root, _) = process_json_schema(&json!({"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}}}), &mut cx);
         let c = compile(root, &SchemaOptions { strict: true, ..SchemaOptions::default() }, &mut cx).unwrap();
         assert_eq!(c.strict, None);
         assert_eq!(cx.problems[0].rule, "bedrock/strict-fallback");

@@ -113,6 +113,18 @@ pub(crate) fn free_form_object(obj: &JsonObject, at: &str) -> Option<String> {
     Some(format!("an object that declares no properties, any allowed, at {at}"))
 }
 
+/// Closes an object node for strict mode (`additionalProperties: false`), recording the change
+/// under `rule` where it was open: by omission or by `additionalProperties: true`, which mean the
+/// same (properties it does not declare were allowed, and are no longer).
+pub(crate) fn close(obj: &mut JsonObject, cx: &mut Cx, rule: &'static str) {
+    match obj.find("additionalProperties") {
+        Some(Value::Bool(false)) => return,
+        Some(Value::Bool(true)) => cx.change(rule, "`additionalProperties: true` set to false (strict mode closes every object): properties it does not declare are no longer accepted"),
+        _ => cx.change(rule, "object closed with `additionalProperties: false` (strict mode closes every object): properties it does not declare, allowed by omission, are no longer accepted"),
+    }
+    obj.put("additionalProperties", Value::Bool(false));
+}
+
 /// Steps 3-6. The outer `Result` is a hard error (limits); the inner one a reason to fall back.
 fn strict(mut root: Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     let mut budget = Budget::default();
@@ -213,7 +225,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
                 return;
             }
             for (k, v) in obj.iter() {
-                if k == "additionalProperties" && *v != Value::Bool(false) {
+                if k == "additionalProperties" && !v.is_boolean() {
                     self.failed = Some(format!("an open map (additionalProperties) at {}", display_path(cx.path())));
                 } else if STRICT_BLOCKERS.contains(&k.as_str()) {
                     self.failed = Some(format!("`{k}` at {}", display_path(cx.path())));
@@ -408,9 +420,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             return Ok(Err(format!("`{key}` at {}", display_path(cx.path()))));
         }
     }
-    // Open maps cannot be strict: additionalProperties must be false everywhere.
+    // Open maps cannot be strict: additionalProperties must be false everywhere. An object open
+    // by omission or by `true` alike (the same meaning) is closed below.
     match obj.find("additionalProperties") {
-        None | Some(Value::Bool(false)) => {}
+        None | Some(Value::Bool(_)) => {}
         Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display_path(cx.path())))),
     }
     if let Err(reason) = distribute_into_branches(obj, cx) {
@@ -459,7 +472,7 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             return Ok(Err(reason));
         }
         budget.depth = budget.depth.max(level + 1);
-        obj.put("additionalProperties", Value::Bool(false));
+        close(obj, cx, "openai/strict-close");
         let required: Vec<String> = obj
             .find("required")
             .and_then(Value::as_array)
@@ -990,5 +1003,29 @@ mod tests {
         assert!(schema.get("not").is_none(), "{schema}");
         assert_eq!(schema["properties"]["a"]["type"], "string");
         assert!(cx.changes.iter().any(|c| c.rule == "openai/root-keyword" && c.message.contains("`not`")), "reported");
+    }
+
+    /// Strict mode closes an object open by omission and one open by `true` alike, and says so
+    /// (probe F7), for OpenAI and Claude, on both paths.
+    #[test]
+    fn closing_an_open_object_is_a_change_whether_open_by_omission_or_by_true() {
+        use crate::convert::{convert, convert_json, ConvertOptions};
+        use crate::providers::Provider;
+        for ap in [None, Some(true)] {
+            let mut o = json!({"type":"object","properties":{"k":{"type":"string"}},"required":["k"]});
+            if let Some(b) = ap {
+                o["additionalProperties"] = json!(b);
+            }
+            let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{"o":o},"required":["o"],"additionalProperties":false}}]);
+            for (provider, rule) in [(Provider::OpenAi, "openai/strict-close"), (Provider::Anthropic, "anthropic/strict-close")] {
+                let mut opts = ConvertOptions::default();
+                opts.schema.strict = true;
+                let out = convert(tools.clone(), provider, &opts).unwrap();
+                let r = &out.report.tools[0];
+                assert_eq!(r.strict, Some(true), "{provider:?} {ap:?}: {r:?}");
+                assert_eq!(r.changes.iter().filter(|d| d.rule == rule).map(|d| d.path.as_str()).collect::<Vec<_>>(), ["/properties/o"], "{provider:?} {ap:?}");
+                assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{provider:?} {ap:?}");
+            }
+        }
     }
 }
