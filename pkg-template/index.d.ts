@@ -140,9 +140,13 @@ export type NamingFormat = "mcp" | "server" | "bare";
 export interface NamingOptions {
   /** See {@link NamingFormat}. */
   naming?: NamingFormat;
-  /** Between the parts of a name. Default `"__"`. */
+  /**
+   * Between the parts of a name. Default `"__"`. A conversion refuses (`INVALID_OPTIONS`) one with a character the
+   * provider's names cannot hold (`"."` for OpenAI, Anthropic and Bedrock; `"-"` with `portableNames`): it would
+   * become `_` and every name get a hash.
+   */
   separator?: string;
-  /** First part of the `"mcp"` format. Default `"mcp"`. */
+  /** First part of the `"mcp"` format. Default `"mcp"`. Held to the provider's names as `separator` is. */
   prefix?: string;
   /**
    * Names within every provider's rule at once (`^[a-zA-Z][a-zA-Z0-9_]{0,63}$`, which Bedrock's strictest APIs

@@ -654,6 +654,7 @@ fn run<'a>(
     names: Option<(NameMap, Vec<Diagnostic>)>,
 ) -> Result<Run<'a>> {
     pass.resize_with(tools.len(), || None);
+    crate::naming::check_options(&opts.naming, opts.naming.rule(provider.name_rule()))?;
     let limits = opts.schema.limits;
     let mut report = Report { provider: provider.as_str().into(), problems, ..Report::default() };
     let servers: Vec<Option<String>> = tools

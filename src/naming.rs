@@ -140,6 +140,36 @@ impl NameRule {
     }
 }
 
+/// Refuses (`INVALID_OPTIONS`) a separator or prefix that names under `rule` cannot hold: each
+/// of its characters would become `_` and every name get a hash suffix, so the option would
+/// not do what it says. Only what the format uses is checked (the prefix by the `mcp` format,
+/// the separator by `mcp` and `server`).
+pub fn check_options(opts: &NamingOptions, rule: NameRule) -> Result<()> {
+    let format = opts.format.unwrap_or(NameFormat::Mcp);
+    let who = match rule {
+        NameRule::Strict => "OpenAI's, Anthropic's and Bedrock's tool names (letters, digits, `_` and `-`)",
+        NameRule::Gemini => "Gemini's tool names (letters, digits, `_`, `-`, `.` and `:`)",
+        NameRule::Portable => "names every provider takes (portableNames: letters, digits and `_`)",
+    };
+    let mut parts: Vec<(&str, &str)> = Vec::new();
+    if format == NameFormat::Mcp {
+        parts.push(("prefix", &opts.prefix));
+    }
+    if format != NameFormat::Bare {
+        parts.push(("separator", &opts.separator));
+    }
+    for (key, value) in parts {
+        let first_bad = |i: usize, c: char| if key == "prefix" && i == 0 { !rule.allows_first(c) } else { !rule.allows(c) };
+        if let Some((_, c)) = value.chars().enumerate().find(|&(i, c)| first_bad(i, c)) {
+            return Err(Error::new(
+                ErrorCode::InvalidOptions,
+                format!("options.{key} {value:?} holds {c:?}, which {who} cannot hold: every name would be rewritten and hashed"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The name before any sanitising: the parts joined by the format.
 pub fn raw_name(server: Option<&str>, tool: &str, opts: &NamingOptions) -> String {
     let server = server.filter(|s| !s.is_empty());
@@ -1120,5 +1150,23 @@ mod tests {
                 proptest::prop_assert_eq!(rule.accepts(&s), unchanged, "{:?} {:?}", rule, s);
             }
         }
+    }
+
+    /// A separator or prefix the provider's names cannot hold is refused, not silently
+    /// replaced and hashed (probe F11); one they can is taken.
+    #[test]
+    fn separators_and_prefixes_names_cannot_hold_are_refused() {
+        let o = |separator: &str, prefix: &str, portable: bool| NamingOptions { separator: separator.into(), prefix: prefix.into(), portable, ..NamingOptions::default() };
+        for (opts, rule) in [(o(".", "mcp", false), NameRule::Strict), (o("/", "mcp", false), NameRule::Gemini), (o("-", "mcp", true), NameRule::Strict), (o("__", "my tools", false), NameRule::Strict), (o("__", "1x", false), NameRule::Gemini)] {
+            let rule = opts.rule(rule);
+            let e = check_options(&opts, rule).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidOptions, "{opts:?}");
+        }
+        for (opts, rule) in [(o(".", "mcp", false), NameRule::Gemini), (o("-", "x", false), NameRule::Strict), (o("__", "mcp", true), NameRule::Strict)] {
+            assert!(check_options(&opts, opts.rule(rule)).is_ok(), "{opts:?}");
+        }
+        // Not used by its format: not checked.
+        let bare = NamingOptions { format: Some(NameFormat::Bare), ..o(".", "a b", false) };
+        assert!(check_options(&bare, NameRule::Strict).is_ok());
     }
 }
