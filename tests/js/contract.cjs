@@ -462,7 +462,7 @@ module.exports = function contract(tw, label) {
       required: ["n"],
       additionalProperties: false,
     });
-    assert.deepEqual(report.tools[0].changes.map((c) => c.rule), ["bedrock/strict-keyword", "bedrock/strict-oneof"]);
+    assert.deepEqual(report.tools[0].changes.map((c) => c.rule), ["bedrock/strict-close", "bedrock/strict-keyword", "bedrock/strict-oneof"]);
     assert.equal(out[1].toolSpec.strict, undefined);
     assert.deepEqual(out[1].toolSpec.inputSchema.json, tw.convertMcpTools([tools[1]], "bedrock")[0].toolSpec.inputSchema.json);
     assert.deepEqual(report.tools[1].problems.map((p) => p.rule), ["bedrock/strict-fallback"]);
