@@ -366,10 +366,12 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         if o.find("anyOf").is_some_and(Value::is_array) {
             // Both must hold, and Gemini's Schema has `anyOf` but no `allOf`: joining the two
             // lists would accept what either accepts. The `anyOf` stays; the `oneOf` is described.
-            let branches = match &one {
-                Value::Array(b) => b.iter().map(|b| crate::schema::lower::summarize(b, 0)).collect::<Vec<_>>().join(" | "),
-                other => crate::schema::short_json(other),
-            };
+            // As JSON, whole within reason: its branches' formats and bounds are what it adds.
+            let mut branches = crate::text::to_string(&one);
+            if let Some((cut, _)) = branches.char_indices().nth(2000) {
+                branches.truncate(cut);
+                branches.push_str("...");
+            }
             append_description(&mut o, &format!("(must also match exactly one of: {branches})"));
             cx.problem(
                 "gemini/oneof-beside-anyof",
@@ -1168,7 +1170,7 @@ mod tests {
             let out = crate::convert::convert(tools.clone(), provider, &opts).unwrap();
             let w = &out.tools[0]["functionDeclarations"][0]["parameters"]["properties"]["w"];
             assert_eq!(w["anyOf"].as_array().unwrap().len(), 3, "{provider:?}: {w}");
-            assert!(w.to_string().contains("exactly one of"), "{provider:?}: {w}");
+            assert!(w.to_string().contains("exactly one of") && w.to_string().contains("hostname"), "{provider:?}: {w}");
             let r = &out.report.tools[0];
             assert!(r.problems.iter().any(|d| d.rule == "gemini/oneof-beside-anyof" && d.path == "/properties/w"), "{provider:?}: {r:?}");
             assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{provider:?}");
