@@ -240,9 +240,9 @@ fn strict_object<'n, 'a>(
         return Err(Stop::NotStrict);
     }
     let may = |has: u16, key: u16| has & key != 0;
-    if may(has, keys::ADDITIONAL) && !matches!(raw(&o, "additionalProperties"), None | Some(Node::Bool(false))) {
-        // `true` is closed as an omission is (`openai::close`): the general way.
-        return Err(if matches!(raw(&o, "additionalProperties"), Some(Node::Bool(true))) { Stop::General } else { Stop::NotStrict });
+    // `true` is closed as an omission is (`openai::close`); an open map of a value schema cannot be.
+    if may(has, keys::ADDITIONAL) && !matches!(raw(&o, "additionalProperties"), None | Some(Node::Bool(_))) {
+        return Err(Stop::NotStrict);
     }
     if may(has, keys::FORMAT) && raw(&o, "format").and_then(Node::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
         if let Some(v) = o.take("format") {
@@ -663,13 +663,9 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, che
             "type" => types = Some(value),
             "properties" => properties = Some(value),
             "required" => required = Some(value),
-            // `true` is closed as an omission is, with a change to report (`openai::close`).
-            "additionalProperties" if matches!(value, Node::Bool(true)) => {
-                verdict = Err(Stop::General);
-                break;
-            }
+            // `true` is closed as an omission is (`openai::close`).
             "additionalProperties" => {
-                open |= !matches!(value, Node::Bool(false));
+                open |= !matches!(value, Node::Bool(_));
                 closed |= matches!(value, Node::Bool(false));
             }
             "patternProperties" => open = true,
@@ -770,10 +766,9 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
     o.take("$schema");
     let (typed, is_object) = type_names(raw(&o, "type"));
     if is_object || (!typed && o.has("properties")) {
+        // `true` is closed as an omission is (`openai::close`).
         match raw(&o, "additionalProperties") {
-            None | Some(Node::Bool(false)) => {}
-            // Closed as an omission is (`openai::close`): the general way.
-            Some(Node::Bool(true)) => return Err(Stop::General),
+            None | Some(Node::Bool(_)) => {}
             Some(_) => return Err(Stop::NotStrict),
         }
         if o.has("patternProperties") {
@@ -784,7 +779,7 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
         }
         // `openai::free_form_object`: below the root (entered first), no properties declared.
         let declared = matches!(raw(&o, "properties"), Some(Node::Obj(p)) if !p.is_empty());
-        if levels.depth > 1 && !declared && raw(&o, "additionalProperties").is_none() {
+        if levels.depth > 1 && !declared && !matches!(raw(&o, "additionalProperties"), Some(Node::Bool(false))) {
             return Err(Stop::NotStrict);
         }
         o.insert("additionalProperties", Val::False);
@@ -990,10 +985,13 @@ mod tests {
             let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": m}}));
             assert_eq!((took, t.get("strict")), (Took::NotStrict, None), "{m}");
         }
-        // `additionalProperties: true` is closed as its omission is, with a change: the general way
-        // (which, for an object of no properties, falls back as for the omission).
+        // `additionalProperties: true` is closed as its omission is: for an object of no
+        // properties, not strict, as for the omission; with properties, closed.
         let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": true}}}));
-        assert_eq!((took, t.get("strict")), (Took::General, None));
+        assert_eq!((took, t.get("strict")), (Took::NotStrict, None));
+        let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": {"type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": true}}}));
+        assert_eq!((took, t.get("strict")), (Took::Strict, Some(&json!(true))), "{t}");
+        assert_eq!(t["input_schema"]["properties"]["m"]["additionalProperties"], false);
     }
 
     #[test]
