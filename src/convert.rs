@@ -346,6 +346,16 @@ fn run_general(json: &str, provider: Provider, opts: &ConvertOptions, on_error: 
     let not_json = |e: ReadError| e.into_error("the tools JSON", |e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")));
     let (input, repaired, broken) = match read_json(json) {
         Ok(input) => (input, Vec::new(), Vec::new()),
+        // A list of which some tools nest past the reader's bound: each read alone, and those
+        // past it refused one by one (a `tool/invalid` problem, or the error at its index), as a
+        // tool past `limits.maxDepth` is, not the whole list.
+        Err(ReadError::TooDeep(e)) => match read_tools_apart(json) {
+            Some((tools, deep)) => {
+                let (tools, problems) = admit_apart(tools, opts, on_error, &deep)?;
+                return Ok(run(tools, Vec::new(), problems, provider, opts, on_error, with_report, None)?.into_text(provider, &opts.schema, capacity, false, None));
+            }
+            None => return Err(not_json(ReadError::TooDeep(e))),
+        },
         // JS strings may hold lone surrogates (an emoji cut in half), which `JSON.stringify`
         // writes as `\udXXX` escapes that no UTF-8 text can hold: U+FFFD stands in, reported.
         Err(ReadError::Json(e)) => match repair_lone_surrogates_at(json) {
@@ -358,6 +368,84 @@ fn run_general(json: &str, provider: Provider, opts: &ConvertOptions, on_error: 
     let mut run = run(tools, Vec::new(), problems, provider, opts, on_error, with_report, None)?;
     run.report.problems.splice(0..0, repaired);
     Ok(run.into_text(provider, &opts.schema, capacity, false, None))
+}
+
+/// The elements of a top-level JSON array, each read alone: `None` for one that nests past the
+/// reader's bound (and its index in the second list). `None` when the text is not such an array
+/// or an element cannot be read for another reason (the caller's error then stands).
+fn read_tools_apart(json: &str) -> Option<(Vec<Value>, Vec<usize>)> {
+    let body = json.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let (mut tools, mut deep) = (Vec::new(), Vec::new());
+    let (mut depth, mut in_string, mut escaped, mut start) = (0usize, false, false, 0usize);
+    let element = |text: &str, tools: &mut Vec<Value>, deep: &mut Vec<usize>| -> Option<()> {
+        match read_json(text) {
+            Ok(v) => tools.push(v),
+            Err(ReadError::TooDeep(_)) => {
+                deep.push(tools.len());
+                tools.push(Value::Null);
+            }
+            Err(_) => return None,
+        }
+        Some(())
+    };
+    for (i, b) in body.bytes().enumerate() {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            _ if in_string => {}
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth = depth.checked_sub(1)?,
+            b',' if depth == 0 => {
+                element(&body[start..i], &mut tools, &mut deep)?;
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !body[start..].trim().is_empty() || !tools.is_empty() {
+        element(&body[start..], &mut tools, &mut deep)?;
+    }
+    (!deep.is_empty()).then_some((tools, deep))
+}
+
+/// [`admit`] for [`read_tools_apart`]'s tools: those at `deep` refused as past the depth limit.
+fn admit_apart(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError, deep: &[usize]) -> Result<(Vec<Head<'static>>, Vec<Diagnostic>)> {
+    let limits = opts.schema.limits;
+    let mut kept = Vec::with_capacity(raw.len());
+    let mut problems = Vec::new();
+    for (i, v) in raw.into_iter().enumerate() {
+        if !deep.contains(&i) {
+            kept.push((i, v));
+            continue;
+        }
+        let e = Error::new(
+            ErrorCode::LimitExceeded,
+            format!(
+                "tool definition is nested more than {} levels deep, beyond the limit for {} schema levels (limits.maxDepth)",
+                crate::model::MAX_JSON_NESTING,
+                limits.depth_limit()
+            ),
+        );
+        match on_error {
+            OnError::Report => problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() }),
+            _ => return Err(e.with_path(format!("/{i}"))),
+        }
+    }
+    // The others as `admit` takes them, each at its own index.
+    let mut tools = Vec::with_capacity(kept.len());
+    for (i, v) in kept {
+        match admit_one(v, i, &limits) {
+            Ok(t) => tools.push(Head::of_tool(t)),
+            Err(e) if on_error == OnError::Report => problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() }),
+            Err(e) => return Err(e.with_path(format!("/{i}"))),
+        }
+    }
+    if tools.len() + problems.len() > limits.max_tools {
+        return Err(Error::new(ErrorCode::LimitExceeded, format!("{} tools given, more than the limit of {}", tools.len() + problems.len(), limits.max_tools)));
+    }
+    problems.sort_by_key(|d| d.path.trim_start_matches('/').parse::<usize>().unwrap_or(0));
+    Ok((tools, problems))
 }
 
 /// The tools (their index, and the key) whose `name` or `serverName` held a lone surrogate
@@ -1348,6 +1436,29 @@ mod tests {
             assert!(s.report.problems.is_empty(), "{provider:?}: {:?}", s.report.problems);
             assert_eq!(convert_json(&input.to_string(), provider, &strict).unwrap(), s.tools.to_string(), "{provider:?}");
         }
+    }
+
+    /// A tool nested past the JSON reader's bound is refused alone, at its index, as a tool past
+    /// `limits.maxDepth` is: checkTools reports the others (probe F8), a conversion throws
+    /// naming the tool's index, not a line and column of the whole text.
+    #[test]
+    fn a_tool_nested_past_the_readers_bound_is_refused_alone() {
+        let mut deep = String::from(r#"{"type":"string"}"#);
+        for _ in 0..250 {
+            deep = format!(r#"{{"type":"object","properties":{{"x":{deep}}}}}"#);
+        }
+        let json = format!(r#"[{{"name":"good","inputSchema":{{"type":"object","properties":{{"q":{{"type":"string","description":"a, [b] {{c}} \" ,"}}}}}}}},{{"name":"deep","inputSchema":{deep}}}]"#);
+        let report = check_json(&json, Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        assert_eq!(report.tools.iter().map(|t| t.tool.as_str()).collect::<Vec<_>>(), ["good"]);
+        assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+        assert_eq!((report.problems[0].path.as_str(), report.problems[0].rule), ("/1", "tool/invalid"));
+        assert!(report.problems[0].message.contains("limits.maxDepth"), "{}", report.problems[0].message);
+        let e = convert_json(&json, Provider::OpenAi, &ConvertOptions::default()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::LimitExceeded);
+        assert_eq!(e.path.as_deref(), Some("/1"), "{e:?}");
+        // Text that is not a list of JSON values is refused as a whole, as before.
+        let bad = format!("[{{\"name\":\"x\"}},{deep},]");
+        assert_eq!(check_json(&bad, Provider::OpenAi, &ConvertOptions::default()).unwrap_err().code, ErrorCode::LimitExceeded);
     }
 
     /// Claude strict (Anthropic, Bedrock): a pattern with lookaround or a backreference is
