@@ -69,15 +69,25 @@ pub(crate) fn input_paths(input: &Value, diags: &mut Vec<Diagnostic>) {
     if diags.is_empty() {
         return;
     }
-    for d in diags.iter_mut() {
+    // Only a rewritten path can repeat another (one place reported from several copies).
+    let mut rewritten = Vec::new();
+    for (i, d) in diags.iter_mut().enumerate() {
         if d.path.contains('/') {
             if let Some(p) = input_path(input, &d.path) {
                 d.path = p;
+                rewritten.push(i);
             }
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    diags.retain(|d| seen.insert((d.path.clone(), d.rule, d.message.clone())));
+    let mut repeats = Vec::new();
+    for &i in &rewritten {
+        if diags[..i].iter().any(|e| *e == diags[i]) {
+            repeats.push(i);
+        }
+    }
+    for i in repeats.into_iter().rev() {
+        diags.remove(i);
+    }
 }
 
 /// The pointer of [`input_paths`] for `path`, when it differs.
