@@ -87,8 +87,8 @@ pub(crate) fn merge(target: JsonObject, siblings: JsonObject, cx: &mut Cx) -> Js
     let mut out = target;
     let mut overridden = String::new();
     let mut done: Vec<&'static [&'static str]> = Vec::new();
-    // What the target had, before any sibling joins it: the groups it has keywords of, whether
-    // it reads what it evaluates (`unevaluated*`), whether it evaluates anything.
+    // What the target had, before any sibling joins it: the groups it has keywords of, and
+    // whether it reads what it evaluates (`unevaluated*`).
     let groups: Vec<&'static [&'static str]> = GROUPS
         .iter()
         .chain(DRAFT4_BOUNDS)
