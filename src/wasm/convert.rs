@@ -253,6 +253,7 @@ pub fn prefix_tool_name_js(server: JsValue, tool: JsValue, options: JsValue) -> 
         return Err(Error::new(ErrorCode::InvalidInput, "tool must not be empty"));
     }
     let (naming, rule, _) = naming_and_rule(&options)?;
+    crate::naming::check_options(&naming, rule)?;
     Ok(prefix_tool_name(server.as_deref(), &tool, &naming, rule))
 }
 

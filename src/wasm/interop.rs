@@ -5,6 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::text::Owned as _;
+use crate::wasm::bridge::get;
 
 /// A JS value as JSON. `undefined` and `null` are `Null`; what `JSON.stringify` cannot encode
 /// (cycles, BigInt, a throwing `toJSON`) is an `INVALID_JSON` error naming `what`, and what it
@@ -61,9 +62,6 @@ pub(crate) fn code_for(what: &str) -> ErrorCode {
     }
 }
 
-fn get(v: &JsValue, key: &str) -> JsValue {
-    js_sys::Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
 
 // What a getter or a Proxy trap throws while a value is looked at is caught: the value is then
 // read by `JSON.stringify`, whose error names it.

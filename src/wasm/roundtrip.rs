@@ -15,6 +15,7 @@ use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
 use crate::providers::Provider;
 use crate::results::{decode_base64, tool_result_message, tool_result_messages, CallRef, ResultFormat, ResultOptions};
 use crate::text::Owned as _;
+use crate::wasm::bridge::get;
 use crate::wasm::interop::{describe_js, from_js, is_array, parse, refuse_lossy, refuse_lossy_known, refuse_lossy_options, refuse_unknown_keys, string_param, to_js};
 use crate::wasm::names::{name_map_data, JsNameMap};
 
@@ -366,9 +367,6 @@ fn bedrock_bytes_to_uint8array(message: &JsValue) {
     }
 }
 
-fn get(v: &JsValue, k: &str) -> JsValue {
-    js_sys::Reflect::get(v, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
-}
 
 /// The elements of `v` when it is an array, else none.
 fn js_array(v: &JsValue) -> Vec<JsValue> {
@@ -426,6 +424,17 @@ pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String
         Some(p) => Provider::parse(&p)?.name_rule(),
         None => NameRule::Strict,
     };
+    crate::naming::check_options(&copts.naming, copts.naming.rule(rule))?;
+    // A name (or server) holding a lone surrogate is refused, as the converters refuse it: read as
+    // U+FFFD it would be another tool's name, which no name map resolves back.
+    let listed = if is_array(&tools) { tools.clone() } else { get(&tools, "tools") };
+    for (i, tool) in js_array(&listed).iter().enumerate() {
+        for (key, what) in [("name", "its name"), ("serverName", "its serverName")] {
+            if crate::wasm::interop::holds_lone_surrogate(&get(tool, key)) {
+                return Err(Error::new(ErrorCode::InvalidTool, format!("tool at index {i}: {}", crate::wasm::interop::lone_surrogate_name(what))));
+            }
+        }
+    }
     let mut parsed = Vec::new();
     for (i, v) in tools_from_value(from_js(&tools, "tools")?)?.into_iter().enumerate() {
         parsed.push(Tool::from_value(v, i)?);

@@ -277,7 +277,7 @@ test("a lone surrogate in a name is refused: as U+FFFD two names would be one", 
   };
   // Two tools whose names differ in their lone surrogate alone once both resolved to tool "a\ufffd".
   const tools = [{ name: "a\ud800", serverName: "s" }, { name: "a\ud801", serverName: "s" }];
-  for (const fn of [() => tw.NameMap.fromTools(tools, "openai"), () => tw.convertMcpTools(tools, "openai"), () => tw.convertMcpToolsJson(JSON.stringify(tools), "anthropic")]) {
+  for (const fn of [() => tw.NameMap.fromTools(tools, "openai"), () => tw.convertMcpTools(tools, "openai"), () => tw.convertMcpToolsJson(JSON.stringify(tools), "anthropic"), () => tw.toolsSystemPrompt(tools), () => tw.toolsSystemPrompt({ tools })]) {
     const [c, m] = code(fn);
     assert.equal(c, "INVALID_TOOL");
     assert.match(m, /^tool at index 0: its name holds a lone UTF-16 surrogate/);

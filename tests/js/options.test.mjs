@@ -304,3 +304,19 @@ test("numeric limits: Infinity is no limit where one is meaningful, else INVALID
   // maxChars and maxMediaBytes: Infinity is no cap.
   assert.match(JSON.stringify(tw.toolResultMessage(call, result, "anthropic", { maxChars: Infinity, maxMediaBytes: Infinity })), /sunny and warm/);
 });
+
+test("a separator or prefix the provider's names cannot hold is INVALID_OPTIONS in every entry point that names tools", () => {
+  const tools = [{ name: "read", serverName: "fs" }];
+  for (const [options, key] of [[{ separator: "." }, "separator"], [{ separator: "/" }, "separator"], [{ prefix: "my tools" }, "prefix"]]) {
+    for (const [what, fn] of [
+      ["convertMcpTools", () => tw.convertMcpTools(tools, "openai", options)],
+      ["NameMap.fromTools", () => tw.NameMap.fromTools(tools, "anthropic", options)],
+      ["prefixToolName", () => tw.prefixToolName("fs", "read", options)],
+      ["toolsSystemPrompt", () => tw.toolsSystemPrompt(tools, options)],
+    ]) {
+      assert.throws(fn, (e) => e.code === "INVALID_OPTIONS" && e.message.includes(key), `${what} ${JSON.stringify(options)}`);
+    }
+  }
+  // What a provider's rule holds is taken: Gemini's names hold "." and ":".
+  assert.equal(tw.prefixToolName("fs", "read", { separator: ".", provider: "gemini" }), "mcp.fs.read");
+});
