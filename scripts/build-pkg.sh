@@ -136,6 +136,22 @@ before=$(size "$bg")
 say "$bg: $before -> $(size "$bg")"
 
 cp -R pkg-template/. pkg/
+# The method guards the Node and web entries share (pkg-template/shared.js) go where each says @shared: one
+# text in the source, no module of their own to load (the web entry is one file for the browser).
+node -e '
+  const fs = require("fs");
+  const shared = fs.readFileSync("pkg/shared.js", "utf8");
+  for (const file of ["pkg/index.cjs", "pkg/web.mjs"]) {
+    const text = fs.readFileSync(file, "utf8");
+    const marker = /^\/\* @shared: .*\*\/$/m;
+    if (!marker.test(text)) {
+      console.error(`build-pkg: ${file} has no @shared line for pkg-template/shared.js`);
+      process.exit(1);
+    }
+    fs.writeFileSync(file, text.replace(marker, () => shared.trimEnd()));
+  }
+  fs.unlinkSync("pkg/shared.js");
+'
 cp LICENSE-MIT LICENSE-APACHE pkg/
 # One hand-written declaration file serves both module systems: package.json says "type": "module", so
 # index.d.ts describes the ESM entries and this copy (.d.cts) the CommonJS one.

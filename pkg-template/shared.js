@@ -1,0 +1,140 @@
+// Shared by index.cjs (Node) and web.mjs (browsers, bundlers): scripts/build-pkg.sh writes this text where each
+// says `@shared`. Not a module of its own: it uses the `wasm` and `ToolwireError` of the file it goes into.
+
+/**
+ * The objects whose method runs now, each with whether the method changes it: a getter or `toJSON` of an
+ * argument may call into the same object, which wasm-bindgen would refuse from inside the module (leaving the
+ * object borrowed for good, and unfreeable).
+ */
+const inUse = [];
+const inChange = [];
+let depth = 0;
+function busy(obj, changing) {
+  for (let i = 0; i < depth; i++) if (inUse[i] === obj && (changing || inChange[i])) return true;
+  return false;
+}
+function enter(obj, changing) {
+  inUse[depth] = obj;
+  inChange[depth++] = changing;
+}
+/** (A stack of its own, not push and pop: shortening an array by its `length` costs a call 150 ns.) */
+function leave() {
+  inUse[--depth] = undefined;
+}
+
+/** Whether `v` is an object of the module's class `cls` (not a detached method's `this`, nor another class's object). */
+function isOwn(v, cls) {
+  try {
+    return v instanceof cls && typeof v.__wbg_ptr === "number";
+  } catch {
+    return false;
+  }
+}
+
+function describeThis(v) {
+  if (v === null || (typeof v !== "object" && typeof v !== "function")) return String(v);
+  try {
+    const c = v.constructor?.name;
+    if (c) return `${/^[AEIOU]/.test(c) ? "an" : "a"} ${c}`;
+  } catch {}
+  return "an object";
+}
+
+/**
+ * `free()` a second time does nothing, and a method of an instance already freed throws a ToolwireError
+ * (`INVALID_INPUT`: "this NameMap was freed") instead of wasm-bindgen's "null pointer passed to rust". A method
+ * called on anything but an instance (a method passed on its own, another class's object), one called from
+ * inside a method of the same object that it would conflict with (`changing`: the methods that change it), and
+ * `free()` called from inside one of its methods throw an `INVALID_INPUT` ToolwireError too, before the module is
+ * entered.
+ */
+function guardFreed(cls, name, changing = []) {
+  const proto = cls.prototype;
+  const freed = () => new ToolwireError("INVALID_INPUT", `this ${name} was freed (free() was called on it): make a new one`);
+  const notOne = (key, v) =>
+    new ToolwireError(
+      "INVALID_INPUT",
+      `${name}.${key}() was called on ${describeThis(v)}, not on a ${name}: a method passed on its own (emitter.on("data", obj.${key})) loses its object; pass (x) => obj.${key}(x), or obj.${key}.bind(obj)`,
+    );
+  const reentered = (key) =>
+    new ToolwireError("INVALID_INPUT", `${name}.${key}() was called from inside a call of the same ${name} (by a getter or toJSON of an argument?), which it cannot take: call it after that call returns`);
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    if (key === "constructor" || key.startsWith("__")) continue;
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    if (key === "free" && typeof d.value === "function") {
+      const free = d.value;
+      d.value = function () {
+        if (!isOwn(this, cls)) throw notOne(key, this);
+        if (this.__wbg_ptr === 0) return;
+        if (depth !== 0 && busy(this, true)) throw reentered(key);
+        free.call(this);
+      };
+    } else if (typeof d.value === "function") {
+      const method = d.value;
+      const changes = changing.includes(key);
+      d.value = function (...args) {
+        if (!isOwn(this, cls)) throw notOne(key, this);
+        if (this.__wbg_ptr === 0) throw freed();
+        if (depth !== 0 && busy(this, changes)) throw reentered(key);
+        enter(this, changes);
+        try {
+          return method.apply(this, args);
+        } finally {
+          leave();
+        }
+      };
+    } else if (d.get) {
+      const get = d.get;
+      d.get = function () {
+        if (!isOwn(this, cls)) throw notOne(key, this);
+        if (this.__wbg_ptr === 0) throw freed();
+        if (depth !== 0 && busy(this, false)) throw reentered(key);
+        return get.call(this);
+      };
+    } else continue;
+    Object.defineProperty(proto, key, d);
+  }
+  // `using` ends with [Symbol.dispose](), which wasm-bindgen sets to the unguarded free.
+  if (typeof Symbol.dispose === "symbol" && typeof proto[Symbol.dispose] === "function") {
+    const free = proto.free;
+    Object.defineProperty(proto, Symbol.dispose, { value: function () { free.call(this); }, writable: true, configurable: true });
+  }
+}
+
+/** `fn()` with `map` marked as in use (a NameMap read in place by a function of the module). */
+function withMap(map, fn) {
+  enter(map, false);
+  try {
+    return fn();
+  } finally {
+    leave();
+  }
+}
+
+/** `nameMap` is one of the module's NameMaps (false for a Proxy whose traps throw: that is read as JSON, and refused). */
+function isNameMap(v) {
+  return isOwn(v, wasm.NameMap);
+}
+
+/**
+ * `await using` on an McpClient or McpHub ends its sessions as `close()` / `closeAll()` do (HTTP DELETE), then
+ * frees it; `using` and `free()` only free it, leaving the sessions open on the servers.
+ */
+function closeOnAsyncDispose(cls, close) {
+  if (typeof Symbol.asyncDispose !== "symbol") return;
+  const proto = cls.prototype;
+  Object.defineProperty(proto, Symbol.asyncDispose, {
+    value: async function () {
+      if (this.__wbg_ptr === 0) return;
+      await proto[close].call(this);
+      proto.free.call(this);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+closeOnAsyncDispose(wasm.McpClient, "close");
+closeOnAsyncDispose(wasm.McpHub, "closeAll");
+for (const [cls, name, changing] of [[wasm.NameMap, "NameMap"], [wasm.ToolCallAccumulator, "ToolCallAccumulator", ["push", "finish"]], [wasm.PermissionPolicy, "PermissionPolicy"], [wasm.McpClient, "McpClient"], [wasm.McpHub, "McpHub"]]) {
+  guardFreed(cls, name, changing);
+}
