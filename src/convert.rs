@@ -344,27 +344,35 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
 #[inline(never)]
 fn run_general(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool, capacity: usize) -> Result<Written> {
     let not_json = |e: ReadError| e.into_error("the tools JSON", |e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")));
+    // A list of which some tools nest past the reader's bound: each read alone, and those past
+    // it refused one by one (a `tool/invalid` problem, or the error at its index), as a tool
+    // past `limits.maxDepth` is, not the whole list.
+    let apart = |text: &str, e: serde_json::Error, repaired: Vec<Diagnostic>, broken: &[(usize, &str)]| -> Result<Written> {
+        let Some((tools, deep)) = read_tools_apart(text) else { return Err(not_json(ReadError::TooDeep(e))) };
+        let (tools, problems) = admit_with(tools, opts, on_error, broken, &deep)?;
+        let mut run = run(tools, Vec::new(), problems, provider, opts, on_error, with_report, None)?;
+        run.report.problems.splice(0..0, repaired);
+        Ok(run.into_text(provider, &opts.schema, capacity, false, None))
+    };
     let (input, repaired, broken) = match read_json(json) {
         Ok(input) => (input, Vec::new(), Vec::new()),
-        // A list of which some tools nest past the reader's bound: each read alone, and those
-        // past it refused one by one (a `tool/invalid` problem, or the error at its index), as a
-        // tool past `limits.maxDepth` is, not the whole list.
-        Err(ReadError::TooDeep(e)) => match read_tools_apart(json) {
-            Some((tools, deep)) => {
-                let (tools, problems) = admit_apart(tools, opts, on_error, &deep)?;
-                return Ok(run(tools, Vec::new(), problems, provider, opts, on_error, with_report, None)?.into_text(provider, &opts.schema, capacity, false, None));
-            }
-            None => return Err(not_json(ReadError::TooDeep(e))),
-        },
+        Err(ReadError::TooDeep(e)) => return apart(json, e, Vec::new(), &[]),
         // JS strings may hold lone surrogates (an emoji cut in half), which `JSON.stringify`
         // writes as `\udXXX` escapes that no UTF-8 text can hold: U+FFFD stands in, reported.
         Err(ReadError::Json(e)) => match repair_lone_surrogates_at(json) {
-            Some((fixed, at)) => (read_json(&fixed).map_err(not_json)?, lone_surrogate_problems(&fixed, &at), lone_surrogate_names(&fixed, &at)),
+            Some((fixed, at)) => {
+                let (repaired, broken) = (lone_surrogate_problems(&fixed, &at), lone_surrogate_names(&fixed, &at));
+                match read_json(&fixed) {
+                    Ok(input) => (input, repaired, broken),
+                    Err(ReadError::TooDeep(e)) => return apart(&fixed, e, repaired, &broken),
+                    Err(e) => return Err(not_json(e)),
+                }
+            }
             None => return Err(not_json(ReadError::Json(e))),
         },
         Err(e) => return Err(not_json(e)),
     };
-    let (tools, problems) = admit_with(tools_from_value(input)?, opts, on_error, &broken)?;
+    let (tools, problems) = admit_with(tools_from_value(input)?, opts, on_error, &broken, &[])?;
     let mut run = run(tools, Vec::new(), problems, provider, opts, on_error, with_report, None)?;
     run.report.problems.splice(0..0, repaired);
     Ok(run.into_text(provider, &opts.schema, capacity, false, None))
@@ -409,58 +417,22 @@ fn read_tools_apart(json: &str) -> Option<(Vec<Value>, Vec<usize>)> {
     (!deep.is_empty()).then_some((tools, deep))
 }
 
-/// [`admit`] for [`read_tools_apart`]'s tools: those at `deep` refused as past the depth limit.
-fn admit_apart(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError, deep: &[usize]) -> Result<(Vec<Head<'static>>, Vec<Diagnostic>)> {
-    let limits = opts.schema.limits;
-    let mut kept = Vec::with_capacity(raw.len());
-    let mut problems = Vec::new();
-    for (i, v) in raw.into_iter().enumerate() {
-        if !deep.contains(&i) {
-            kept.push((i, v));
-            continue;
-        }
-        let e = Error::new(
-            ErrorCode::LimitExceeded,
-            format!(
-                "tool definition is nested more than {} levels deep, beyond the limit for {} schema levels (limits.maxDepth)",
-                crate::model::MAX_JSON_NESTING,
-                limits.depth_limit()
-            ),
-        );
-        match on_error {
-            OnError::Report => problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() }),
-            _ => return Err(e.with_path(format!("/{i}"))),
-        }
-    }
-    // The others as `admit` takes them, each at its own index.
-    let mut tools = Vec::with_capacity(kept.len());
-    for (i, v) in kept {
-        match admit_one(v, i, &limits) {
-            Ok(t) => tools.push(Head::of_tool(t)),
-            Err(e) if on_error == OnError::Report => problems.push(Diagnostic { path: format!("/{i}"), rule: "tool/invalid", message: e.to_string() }),
-            Err(e) => return Err(e.with_path(format!("/{i}"))),
-        }
-    }
-    if tools.len() + problems.len() > limits.max_tools {
-        return Err(Error::new(ErrorCode::LimitExceeded, format!("{} tools given, more than the limit of {}", tools.len() + problems.len(), limits.max_tools)));
-    }
-    problems.sort_by_key(|d| d.path.trim_start_matches('/').parse::<usize>().unwrap_or(0));
-    Ok((tools, problems))
-}
-
 /// The tools (their index, and the key) whose `name` or `serverName` held a lone surrogate
 /// replaced at `at` in `fixed`: U+FFFD there would make the name another (two names that
 /// differ in their lone surrogate alone, one), and the tool would be called by a name its
 /// server does not have. Such a tool is not converted ([`admit_with`]).
 fn lone_surrogate_names(fixed: &str, at: &[usize]) -> Vec<(usize, &'static str)> {
-    crate::model::pointers_at(fixed, at)
-        .iter()
-        .filter_map(|p| {
-            let (index, key) = p.strip_prefix("/tools").unwrap_or(p).strip_prefix('/')?.split_once('/')?;
-            let key = ["name", "serverName"].into_iter().find(|k| *k == key)?;
-            Some((index.parse().ok()?, key))
-        })
-        .collect()
+    crate::model::pointers_at(fixed, at).iter().filter_map(|p| name_at(p)).collect()
+}
+
+/// The tool (its index) and the key, `name` or `serverName`, that `pointer` (into the input)
+/// names, if it names one.
+fn name_at(pointer: &str) -> Option<(usize, &'static str)> {
+    // An array of tools, `{tools}`, or a `tools/list` result (`{result: {tools}}`).
+    let rest = pointer.strip_prefix("/result/tools").or_else(|| pointer.strip_prefix("/tools")).unwrap_or(pointer);
+    let (index, key) = rest.strip_prefix('/')?.split_once('/')?;
+    let key = ["name", "serverName"].into_iter().find(|k| *k == key)?;
+    Some((index.parse().ok()?, key))
 }
 
 /// Set-level problems for lone surrogate escapes replaced at `at` in `fixed` (the input's
@@ -470,9 +442,13 @@ fn lone_surrogate_problems(fixed: &str, at: &[usize]) -> Vec<Diagnostic> {
     let mut problems: Vec<Diagnostic> = crate::model::pointers_at(fixed, &at[..at.len().min(MAX_LISTED)])
         .into_iter()
         .map(|path| Diagnostic {
+            // In a name, the tool is left out (its own problem says so); elsewhere U+FFFD stands in.
+            message: match name_at(&path) {
+                Some((i, key)) => format!("a lone UTF-16 surrogate (half of a character, as text cut inside an emoji leaves it) in a {key}, which no name can hold: tool {i} is left out"),
+                None => "a lone UTF-16 surrogate (half of a character, as text cut inside an emoji leaves it) is no Unicode text and cannot be sent: written as U+FFFD".owned(),
+            },
             path,
             rule: "input/lone-surrogate",
-            message: "a lone UTF-16 surrogate (half of a character, as text cut inside an emoji leaves it) is no Unicode text and cannot be sent: written as U+FFFD".owned(),
         })
         .collect();
     if at.len() > MAX_LISTED {
@@ -652,12 +628,13 @@ pub(crate) fn max_json_depth(limits: &Limits) -> usize {
 /// Reads `raw` tools within the limits. With [`OnError::Report`] a tool that fails is left out
 /// and its problem returned.
 fn admit(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError) -> Result<(Vec<Head<'static>>, Vec<Diagnostic>)> {
-    admit_with(raw, opts, on_error, &[])
+    admit_with(raw, opts, on_error, &[], &[])
 }
 
 /// [`admit`], with the tools whose name (or server name) held a lone surrogate
-/// ([`lone_surrogate_names`]) refused as `INVALID_TOOL`.
-fn admit_with(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError, broken: &[(usize, &str)]) -> Result<(Vec<Head<'static>>, Vec<Diagnostic>)> {
+/// ([`lone_surrogate_names`]) refused as `INVALID_TOOL`, and those at `deep` (nested past the
+/// reader's bound: [`read_tools_apart`]) as `LIMIT_EXCEEDED`, each at its index in turn.
+fn admit_with(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError, broken: &[(usize, &str)], deep: &[usize]) -> Result<(Vec<Head<'static>>, Vec<Diagnostic>)> {
     let limits = opts.schema.limits;
     if raw.len() > limits.max_tools {
         return Err(Error::new(
@@ -669,6 +646,15 @@ fn admit_with(raw: Vec<Value>, opts: &ConvertOptions, on_error: OnError, broken:
     let mut problems = Vec::new();
     for (i, v) in raw.into_iter().enumerate() {
         let admitted = match broken.iter().find(|(at, _)| *at == i) {
+            // Nested past the reader's bound ([`read_tools_apart`]): not read at all.
+            _ if deep.contains(&i) => Err(Error::new(
+                ErrorCode::LimitExceeded,
+                format!(
+                    "tool definition is nested more than {} levels deep, beyond the limit for {} schema levels (limits.maxDepth)",
+                    crate::model::MAX_JSON_NESTING,
+                    limits.depth_limit()
+                ),
+            )),
             Some((_, key)) => Err(Error::new(
                 ErrorCode::InvalidTool,
                 format!(
@@ -1459,6 +1445,17 @@ mod tests {
         // Text that is not a list of JSON values is refused as a whole, as before.
         let bad = format!("[{{\"name\":\"x\"}},{deep},]");
         assert_eq!(check_json(&bad, Provider::OpenAi, &ConvertOptions::default()).unwrap_err().code, ErrorCode::LimitExceeded);
+        // Each tool in turn: a tool without a name before the deep one is the error (at /0).
+        let first = format!(r#"[{{"inputSchema":{{"type":"object"}}}},{{"name":"deep","inputSchema":{deep}}}]"#);
+        let e = convert_json(&first, Provider::OpenAi, &ConvertOptions::default()).unwrap_err();
+        assert_eq!((e.code, e.path.as_deref()), (ErrorCode::InvalidTool, Some("/0")), "{e:?}");
+        // A lone surrogate escape elsewhere in the text does not make the list one error: the deep
+        // tool is refused alone, a name with one too, and the repair reported.
+        let cut = format!(r#"[{{"name":"good","description":"a\ud83d","inputSchema":{{"type":"object"}}}},{{"name":"b\ud83d"}},{{"name":"deep","inputSchema":{deep}}}]"#);
+        let report = check_json(&cut, Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        assert_eq!(report.tools.iter().map(|t| t.tool.as_str()).collect::<Vec<_>>(), ["good"]);
+        let problems: Vec<_> = report.problems.iter().map(|d| (d.path.as_str(), d.rule)).collect();
+        assert_eq!(problems, [("/0/description", "input/lone-surrogate"), ("/1/name", "input/lone-surrogate"), ("/1", "tool/invalid"), ("/2", "tool/invalid")]);
     }
 
     /// Claude strict (Anthropic, Bedrock): a pattern with lookaround or a backreference is

@@ -2594,7 +2594,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
         Self::by_name(method)?;
         check_params_meta(&params)?;
         let tool = (method == "tools/call").then(|| params.get("name").and_then(Value::as_str).map(str::to_owned)).flatten();
-        let result = self.request(method, params, opts).await?;
+        let mut result = self.request(method, params, opts).await?;
+        // Asked by name, a listing is the server's answer: a name cut inside a character as read
+        // (U+FFFD), not the mark the client's own listing leaves such a tool out by.
+        if method == "tools/list" {
+            jsonrpc::unmark_cut_names(&mut result);
+        }
         if method == "tools/call" {
             // A task's creation (a call with `task`) is no CallToolResult yet: given as it came.
             if result.get("task").is_some() && result.get("content").is_none() {

@@ -42,6 +42,21 @@ pub fn read_message(text: &str) -> Result<Value, crate::model::ReadError> {
     Ok(v)
 }
 
+/// A `tools/list` result with each name [`read_message`] marked back as it was read (a string,
+/// U+FFFD for each lone half): for a caller that asked for the listing itself.
+pub fn unmark_cut_names(result: &mut Value) {
+    let Some(Value::Array(tools)) = result.get_mut("tools") else { return };
+    for name in tools.iter_mut().filter_map(|t| t.get_mut("name")) {
+        let cut = match name {
+            Value::Object(o) if o.len() == 1 => o.get_mut(CUT_NAME).filter(|n| n.is_string()).map(Value::take),
+            _ => None,
+        };
+        if let Some(cut) = cut {
+            *name = cut;
+        }
+    }
+}
+
 /// A request id (string or integer, never null).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Id {

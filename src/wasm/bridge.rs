@@ -37,27 +37,19 @@ fn call_method(target: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue
 
 #[wasm_bindgen]
 extern "C" {
-    /// `Promise.resolve`, which runs the value's own code (a `constructor` or `then` getter)
-    /// and so may throw: caught, as a throw unwinding through wasm would trap the module.
-    #[wasm_bindgen(js_namespace = Promise, js_name = resolve, catch)]
-    fn promise_resolve(v: &JsValue) -> Result<Promise, JsValue>;
     /// `performance.now()`: monotonic, where `Date.now()` moves with the system clock.
     #[wasm_bindgen(js_namespace = performance, js_name = now)]
     fn performance_now() -> f64;
 }
 
 /// A thenable or plain value as a future; one whose resolving throws is a rejected one.
-/// `JsFuture` calls the promise's `then` (an import without `catch`): a promise of the caller's
-/// with a `then` of its own (which `Promise.resolve` returns as it is) is first resolved into a
-/// new one (`new Promise(r => r(p))`), where what its `then` throws rejects.
+/// `JsFuture` calls the promise's `then` (an import without `catch`), so it is always given a
+/// promise of the module's own (`new Promise(r => r(v))`): the caller's value's `then` (its own,
+/// inherited, or a getter) runs in that promise's resolution, where what it throws rejects.
 pub(crate) fn to_future(v: JsValue) -> JsFuture {
-    let promise = match promise_resolve(&v) {
-        Ok(p) if AsRef::<JsValue>::as_ref(&p) != &v || crate::wasm::interop::own_descriptor(&p, &JsValue::from_str("then")).is_ok_and(|d| d.is_undefined()) => p,
-        Ok(p) => Promise::new(&mut |resolve, _| {
-            let _ = resolve.call1(&JsValue::UNDEFINED, &p);
-        }),
-        Err(e) => Promise::reject(&e),
-    };
+    let promise = Promise::new(&mut |resolve, _| {
+        let _ = resolve.call1(&JsValue::UNDEFINED, &v);
+    });
     JsFuture::from(promise)
 }
 

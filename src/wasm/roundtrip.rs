@@ -427,7 +427,12 @@ pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String
     crate::naming::check_options(&copts.naming, copts.naming.rule(rule))?;
     // A name (or server) holding a lone surrogate is refused, as the converters refuse it: read as
     // U+FFFD it would be another tool's name, which no name map resolves back.
-    let listed = if is_array(&tools) { tools.clone() } else { get(&tools, "tools") };
+    // An array of tools, `{tools}`, or a `tools/list` result (`{result: {tools}}`), as `tools_from_value` reads them.
+    let listed = match is_array(&tools) {
+        true => tools.clone(),
+        false if is_array(&get(&tools, "tools")) => get(&tools, "tools"),
+        false => get(&get(&tools, "result"), "tools"),
+    };
     for (i, tool) in js_array(&listed).iter().enumerate() {
         for (key, what) in [("name", "its name"), ("serverName", "its serverName")] {
             if crate::wasm::interop::holds_lone_surrogate(&get(tool, key)) {

@@ -277,13 +277,24 @@ test("a lone surrogate in a name is refused: as U+FFFD two names would be one", 
   };
   // Two tools whose names differ in their lone surrogate alone once both resolved to tool "a\ufffd".
   const tools = [{ name: "a\ud800", serverName: "s" }, { name: "a\ud801", serverName: "s" }];
-  for (const fn of [() => tw.NameMap.fromTools(tools, "openai"), () => tw.convertMcpTools(tools, "openai"), () => tw.convertMcpToolsJson(JSON.stringify(tools), "anthropic"), () => tw.toolsSystemPrompt(tools), () => tw.toolsSystemPrompt({ tools })]) {
+  // In each shape the tools come in: an array, {tools}, a tools/list result.
+  const shapes = [tools, { tools }, { result: { tools } }];
+  for (const fn of [
+    ...shapes.flatMap((t) => [() => tw.NameMap.fromTools(t, "openai"), () => tw.convertMcpTools(t, "openai"), () => tw.convertMcpToolsJson(JSON.stringify(t), "anthropic"), () => tw.toolsSystemPrompt(t)]),
+  ]) {
     const [c, m] = code(fn);
     assert.equal(c, "INVALID_TOOL");
     assert.match(m, /^tool at index 0: its name holds a lone UTF-16 surrogate/);
   }
   assert.equal(code(() => tw.convertMcpTools([{ name: "a", serverName: "s\udc00" }], "openai"))[0], "INVALID_TOOL");
   assert.ok(tw.checkTools(tools, "openai").problems.some((p) => p.rule === "tool/invalid" && p.path === "/1"));
+  // checkTools says the tool is left out, not that its name was written as U+FFFD.
+  for (const t of shapes) {
+    const lone = tw.checkTools(t, "openai").problems.filter((p) => p.rule === "input/lone-surrogate");
+    assert.equal(lone.length, 2);
+    assert.match(lone[0].message, /in a name, which no name can hold: tool 0 is left out$/);
+    assert.doesNotMatch(lone[0].message, /U\+FFFD/);
+  }
   for (const fn of [() => tw.prefixToolName("s", "a\ud800"), () => tw.prefixToolName("s\udfff", "a"), () => tw.parseToolName("mcp__s__a\ud800")]) {
     assert.equal(code(fn)[0], "INVALID_INPUT");
   }
@@ -777,9 +788,21 @@ test("in an MCP call, a body chunk that cannot be read, a fetch promise whose ow
     Object.defineProperty(p, "then", { value() { throw new Error("then trap"); } });
     return p;
   };
-  const client = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch: ownThen });
-  await assert.rejects(client.connect(), (e) => e instanceof tw.ToolwireError && e.code === "NETWORK" && /then trap/.test(e.message));
-  client.free();
+  // ... or inherited from a prototype of its own, or a getter that throws.
+  const inheritedThen = () => {
+    const p = Promise.resolve(new Response("{}"));
+    const proto = Object.create(Promise.prototype);
+    proto.then = () => {
+      throw new Error("then trap");
+    };
+    return Object.setPrototypeOf(p, proto);
+  };
+  const thenGetter = () => Object.defineProperty(Promise.resolve(new Response("{}")), "then", { get() { throw new Error("then trap"); } });
+  for (const fetch of [ownThen, inheritedThen, thenGetter]) {
+    const client = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch, timeoutMs: 5_000 });
+    await assert.rejects(client.connect(), (e) => e instanceof tw.ToolwireError && e.code === "NETWORK" && /then trap/.test(e.message), fetch.name);
+    client.free();
+  }
   const hub = new tw.McpHub({ fs: { url: "http://127.0.0.1:9/mcp", fetch: mockFetch() } }, { policy: { defaultAction: "ask" }, confirm: async () => { throw revoked(); } });
   await hub.tools("openai");
   await assert.rejects(hub.callTool("mcp__fs__get_weather", {}), (e) => e instanceof tw.ToolwireError && e.code === "PERMISSION_DENIED" && /revoked Proxy/.test(e.message));

@@ -102,6 +102,10 @@ test("a listed tool whose name is cut inside a character is left out, not rename
   const hub = new McpHub({ s: { url } });
   assert.deepEqual((await hub.tools("openai")).map((t) => t.function.name), ["mcp__s__ok"]);
   assert.deepEqual(hub.droppedTools.map((d) => [d.server, d.index]), [["s", 0], ["s", 2]]);
+  // Asked for by name, the listing is the server's answer as read (each lone half U+FFFD), from the client and the hub.
+  for (const listing of [await client.request("tools/list"), await hub.request("s", "tools/list")]) {
+    assert.deepEqual(listing.tools.map((t) => t.name), ["cut\ufffd", "ok", "cut\ufffd"]);
+  }
   await client.close();
   await hub.closeAll();
   srv.close();
