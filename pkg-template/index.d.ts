@@ -2329,7 +2329,9 @@ export class McpClient {
    * renewed between pages): `resources/list` gives the `resources`, `resources/templates/list` the
    * `resourceTemplates`, `prompts/list` the `prompts`. `params` go with every page, `options` apply to each
    * page's request. `[]` without asking when the server did not declare the capability; another method is
-   * `INVALID_INPUT`. The items are typed by list ({@link McpListItems}).
+   * `INVALID_INPUT`. The items are typed by list ({@link McpListItems}): a page that is not of its list's result
+   * type (an entry without what its type requires, such as a resource's `uri` and `name`) is `PROTOCOL` with the
+   * page's `result`, as `request()` and the MCP SDK's client refuse it (where `listTools()` leaves out a bad entry).
    */
   listAll<M extends McpListMethod>(method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<Array<McpListItems[M]>>;
   /**

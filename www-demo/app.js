@@ -1044,20 +1044,14 @@ async function listResources(c) {
     setStatus("resource-status", "The server declares no resources.");
     return;
   }
-  // Every page (the bundled server lists one resource per page).
-  const listed = await c.listAll("resources/list", {}, { timeoutMs: timeoutMs() });
+  // Every page (the bundled server lists one resource per page). The library refuses a page with an entry that is
+  // no Resource (one without a uri or a name), as the MCP SDK's client does: that rejects, and is said.
+  const resources = await c.listAll("resources/list", {}, { timeoutMs: timeoutMs() });
   if (client !== c) return;
-  // A resource is read by its URI: one listed without one cannot be read, and is left out (and said so).
-  const resources = listed.filter((r) => r && typeof r === "object" && typeof r.uri === "string");
-  const left = listed.length - resources.length;
   const label = (r) => [r.title, r.name].find((t) => typeof t === "string" && t !== "");
   $("resource").replaceChildren(...resources.map((r) => el("option", { value: r.uri }, clip(label(r) ? `${label(r)} (${r.uri})` : r.uri))));
   $("resource").disabled = $("read-btn").disabled = resources.length === 0;
-  setStatus(
-    "resource-status",
-    `${resources.length} resource${resources.length === 1 ? "" : "s"}.${left ? ` Left out ${left} listed without a URI (a string uri), which cannot be read.` : ""}`,
-    true,
-  );
+  setStatus("resource-status", `${resources.length} resource${resources.length === 1 ? "" : "s"}.`, true);
 }
 
 async function readResource(event) {

@@ -2854,6 +2854,14 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 gen = answered;
             }
             page += 1;
+            // A page of another list is checked as `request` checks it (an entry without what its
+            // type requires, a resource's `uri`, is the error: the SDK's client refuses the page);
+            // a page of tools keeps what it can, below.
+            if key != "tools" {
+                if let Some((ty, problem)) = request_result_problem(method, &result) {
+                    return Err(Error::new(ErrorCode::Protocol, format!("{method}: the result is no {ty}: {problem}")).with_detail("result", result));
+                }
+            }
             // Moved out of the page, not copied: a page of tools is held once.
             let listed = match result.get_mut(key).map(Value::take) {
                 Some(Value::Array(listed)) => listed,

@@ -1192,17 +1192,21 @@ test("a server's strings are shown with their bidi and control characters visibl
   }
 });
 
-test("resources: one listed without a URI is left out, and said so; a read answer without contents is an error, and the text read before goes", async () => {
+test("resources: a listing with an entry without a URI is refused (as the SDK's client refuses it) and said; a read answer without contents is an error, and the text read before goes", async () => {
   const odd = await startOddServer({
+    nouri: { tools: [TOOL("noop")], resources: [{ uri: "a://ok", name: "ok" }, { name: "nouri" }] },
     res: {
       tools: [TOOL("noop")],
-      resources: [{ name: "nouri" }, { uri: "a://ok", name: "ok" }, { uri: "a://empty", name: "empty" }],
+      resources: [{ uri: "a://ok", name: "ok" }, { uri: "a://empty", name: "empty" }],
       read: ({ uri }) => (uri === "a://ok" ? { contents: [{ uri, text: "text of ok" }] } : {}),
     },
   });
   try {
+    await connectTo(odd.url("nouri"), 1);
+    await waitForText("#resource-status", "The resources could not be listed.");
+    assert.match(await page.textContent("#connect-error"), /PROTOCOL.*resources\[1\]` has no string `uri` and `name`/);
     await connectTo(odd.url("res"), 1);
-    await waitForText("#resource-status", "2 resources. Left out 1 listed without a URI");
+    await waitForText("#resource-status", "2 resources.");
     assert.deepEqual(await page.$$eval("#resource option", (os) => os.map((o) => o.value)), ["a://ok", "a://empty"]);
     await page.click("#read-btn");
     await waitForText("#resource-status", "a://ok read.");

@@ -3007,10 +3007,11 @@ fn list_all_follows_the_pages_of_any_list() {
     let h = harness(vec![
         init_reply("2025-11-25", Some("s")),
         accepted(),
-        Reply::Echo(json!({"resources": [{"uri": "a://1"}], "nextCursor": "c2"})),
-        Reply::Echo(json!({"resources": [{"uri": "a://2"}]})),
+        Reply::Echo(json!({"resources": [{"uri": "a://1", "name": "1"}], "nextCursor": "c2"})),
+        Reply::Echo(json!({"resources": [{"uri": "a://2", "name": "2"}]})),
         Reply::Echo(json!({"nope": []})),
-        Reply::Echo(json!({"resources": [{"uri": "a://1"}, 1]})),
+        Reply::Echo(json!({"resources": [{"uri": "a://1", "name": "1"}, 1]})),
+        Reply::Echo(json!({"resources": [{"uri": "a://1", "name": "1"}, {"name": "no uri"}]})),
     ]);
     block_on(h.client.connect()).unwrap();
     // The test server declares only `tools`: resources are not asked for.
@@ -3018,7 +3019,7 @@ fn list_all_follows_the_pages_of_any_list() {
     assert_eq!(h.log.borrow().requests.len(), 2);
     h.client.state.borrow_mut().capabilities = Some(json!({"tools": {}, "resources": {}}));
     let listed = block_on(h.client.list_all("resources/list", json!({"_meta": {"k": 1}}), &mut CallOptions::default())).unwrap();
-    assert_eq!(listed, [json!({"uri": "a://1"}), json!({"uri": "a://2"})]);
+    assert_eq!(listed, [json!({"uri": "a://1", "name": "1"}), json!({"uri": "a://2", "name": "2"})]);
     {
         let log = h.log.borrow();
         assert_eq!(body(&log.requests[2])["params"], json!({"_meta": {"k": 1}}));
@@ -3029,9 +3030,13 @@ fn list_all_follows_the_pages_of_any_list() {
     assert!(e.message.contains("`resources`"), "{}", e.message);
     let e = block_on(h.client.list_all("resources/list", Value::Null, &mut CallOptions::default())).unwrap_err();
     assert_eq!(e.code, ErrorCode::Protocol, "an item that is not an object");
+    // An entry without what its type requires, as `request` refuses it (and the SDK's client).
+    let e = block_on(h.client.list_all("resources/list", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol);
+    assert!(e.message.contains("`resources[1]` has no string `uri` and `name`"), "{}", e.message);
     let e = block_on(h.client.list_all("resources/read", Value::Null, &mut CallOptions::default())).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidInput);
-    assert_eq!(h.log.borrow().requests.len(), 6);
+    assert_eq!(h.log.borrow().requests.len(), 7);
 }
 
 /// A request with a cursor that comes while another request renews the session waits for the
