@@ -201,8 +201,8 @@ export interface ConvertOptions extends NamingOptions {
   server?: string;
   /**
    * Request strict mode (OpenAI, OpenAI Responses, Anthropic, Bedrock); falls back per tool and reports why. Every
-   * object is closed: one open to undeclared properties (by omission, or by `additionalProperties: true`) is a
-   * `…/strict-close` change; an open map (`additionalProperties` a schema) falls back.
+   * object is closed: one open to undeclared properties by omission is a `…/strict-close` change; an open map
+   * (`additionalProperties: true` or a schema, which means its undeclared properties) falls back.
    * Bedrock's is Claude's (`toolSpec.strict`, Claude's subset and limits): not every model on Bedrock takes
    * it (some Claude ids reject the field), so ask for it only for models that do.
    */

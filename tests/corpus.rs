@@ -296,16 +296,16 @@ fn pass_through_gives_the_general_paths_tools() {
         // OpenAI, Anthropic and Bedrock, and for Gemini's parametersJsonSchema once its references
         // are inlined on the borrowed tree. 1,257 are lowered on the borrowed tree for Gemini's
         // `parameters` (a few of their subschemas by the general lowering), and for OpenAI's strict
-        // mode 1,235 are written strict or found unable to be strict (then sent as they are); the 27
-        // recursive ones, whose open objects are `additionalProperties: true`, closed as an omission
-        // is, are made strict with their references kept, which the general path does; for
+        // mode 1,264 are written strict or found unable to be strict (then sent as they are: the 27
+        // recursive ones hold open maps, `additionalProperties: true`, which strict mode gives up
+        // on even with references); for
         // Claude's (Anthropic, Bedrock) 1,249: a schema with a `oneOf`, or with an object node that
         // has an `anyOf` or `allOf`, goes the general way.
         let least = match (provider, mode, strict) {
             (Provider::Gemini | Provider::Vertex, GeminiMode::Parameters, _) => 1250,
             (_, GeminiMode::JsonSchema, _) => 1250,
             (Provider::Anthropic | Provider::Bedrock, _, true) => 1245,
-            (_, _, true) => 1230,
+            (_, _, true) => 1260,
             _ => 1250,
         };
         assert!(passed >= least, "{provider:?}: only {passed} tools passed through");

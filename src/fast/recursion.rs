@@ -38,8 +38,8 @@ pub(crate) fn has_strict_blocker(node: &Node, depth: usize) -> bool {
         return false;
     }
     entries.iter().any(|(k, v)| match (keyword(k), v) {
-        // `true` is closed as an omission is (`openai::close`); a value schema is an open map.
-        _ if &**k == "additionalProperties" && !matches!(v, Node::Bool(_)) => true,
+        // `true`, or a value schema: an open map (`openai::close` closes an omission only).
+        _ if &**k == "additionalProperties" && !matches!(v, Node::Bool(false)) => true,
         _ if crate::providers::openai::STRICT_BLOCKERS.contains(&&**k) => true,
         (Keyword::Map, Node::Obj(map)) => map.iter().any(|(_, sub)| has_strict_blocker(sub, depth + 1)),
         (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().any(|sub| has_strict_blocker(sub, depth + 1)),

@@ -240,8 +240,8 @@ fn strict_object<'n, 'a>(
         return Err(Stop::NotStrict);
     }
     let may = |has: u16, key: u16| has & key != 0;
-    // `true` is closed as an omission is (`openai::close`); an open map of a value schema cannot be.
-    if may(has, keys::ADDITIONAL) && !matches!(raw(&o, "additionalProperties"), None | Some(Node::Bool(_))) {
+    // `true`, or a value schema: an open map, not strict (`openai::close` closes an omission only).
+    if may(has, keys::ADDITIONAL) && !matches!(raw(&o, "additionalProperties"), None | Some(Node::Bool(false))) {
         return Err(Stop::NotStrict);
     }
     if may(has, keys::FORMAT) && raw(&o, "format").and_then(Node::as_str).is_some_and(|f| !STRICT_FORMATS.contains(&f)) {
@@ -663,9 +663,8 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, che
             "type" => types = Some(value),
             "properties" => properties = Some(value),
             "required" => required = Some(value),
-            // `true` is closed as an omission is (`openai::close`).
             "additionalProperties" => {
-                open |= !matches!(value, Node::Bool(_));
+                open |= !matches!(value, Node::Bool(false));
                 closed |= matches!(value, Node::Bool(false));
             }
             "patternProperties" => open = true,
@@ -766,9 +765,8 @@ fn anthropic_object<'n, 'a>(entries: &'n [(Text<'a>, Node<'a>)], levels: &mut Le
     o.take("$schema");
     let (typed, is_object) = type_names(raw(&o, "type"));
     if is_object || (!typed && o.has("properties")) {
-        // `true` is closed as an omission is (`openai::close`).
         match raw(&o, "additionalProperties") {
-            None | Some(Node::Bool(_)) => {}
+            None | Some(Node::Bool(false)) => {}
             Some(_) => return Err(Stop::NotStrict),
         }
         if o.has("patternProperties") {
@@ -985,11 +983,13 @@ mod tests {
             let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": m}}));
             assert_eq!((took, t.get("strict")), (Took::NotStrict, None), "{m}");
         }
-        // `additionalProperties: true` is closed as its omission is: for an object of no
-        // properties, not strict, as for the omission; with properties, closed.
-        let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": true}}}));
-        assert_eq!((took, t.get("strict")), (Took::NotStrict, None));
-        let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": {"type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": true}}}));
+        // `additionalProperties: true` means its undeclared properties: not strict, with or
+        // without properties declared (an omission is closed).
+        for m in [json!({"type": "object", "additionalProperties": true}), json!({"type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": true})] {
+            let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": m}}));
+            assert_eq!((took, t.get("strict")), (Took::NotStrict, None), "{m}");
+        }
+        let (t, took) = strict_for(Provider::Anthropic, json!({"type": "object", "properties": {"m": {"type": "object", "properties": {"k": {"type": "string"}}}}}));
         assert_eq!((took, t.get("strict")), (Took::Strict, Some(&json!(true))), "{t}");
         assert_eq!(t["input_schema"]["properties"]["m"]["additionalProperties"], false);
     }

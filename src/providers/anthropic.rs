@@ -201,10 +201,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, rules: &Rules) -> Result<std
         cx.change(rules.keyword, "`nullable: true` (OpenAPI) is not read in strict mode; written as a `null` type");
     }
     if is_object_node(obj) {
-        // Open by omission or by `true` alike (the same meaning): closed, below; an open map of
-        // a value schema cannot be.
+        // Open by omission: closed, below (and said); one that says `true` means its undeclared
+        // properties, and falls back, as an open map of a value schema does.
         match obj.find("additionalProperties") {
-            None | Some(Value::Bool(_)) => {}
+            None | Some(Value::Bool(false)) => {}
             Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display_path(cx.path())))),
         }
         if obj.has("patternProperties") {

@@ -67,15 +67,16 @@ mod tests {
         assert!(s["properties"]["n"].get("minimum").is_none());
         let rules: Vec<&str> = cx.changes.iter().map(|d| d.rule).collect();
         assert_eq!(rules, ["bedrock/strict-close", "bedrock/strict-keyword", "bedrock/strict-oneof"]);
-        // An object open by omission and one open by `true` are closed alike, each said (probe F7).
-        for open in [json!({"type":"object","properties":{"k":{"type":"string"}}}), json!({"type":"object","properties":{"k":{"type":"string"}},"additionalProperties":true})] {
+        // An object open by omission is closed, and said (probe F7); one that says `true` means
+        // its undeclared properties: not strict.
+        for (open, strict) in [(json!({"type":"object","properties":{"k":{"type":"string"}}}), true), (json!({"type":"object","properties":{"k":{"type":"string"}},"additionalProperties":true}), false)] {
             let mut cx = Cx::new(Limits::default());
             let (root, _) = process_json_schema(&json!({"type":"object","properties":{"o":open},"required":["o"],"additionalProperties":false}), &mut cx);
             let c = compile(root, &SchemaOptions { strict: true, ..SchemaOptions::default() }, &mut cx).unwrap();
-            assert_eq!(c.strict, Some(true));
-            assert_eq!(c.schema.unwrap()["properties"]["o"]["additionalProperties"], false);
+            assert_eq!(c.strict, strict.then_some(true));
+            assert_eq!(c.schema.unwrap()["properties"]["o"]["additionalProperties"], json!(!strict));
             let closed: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "bedrock/strict-close").map(|d| d.path.as_str()).collect();
-            assert_eq!(closed, ["/properties/o"], "{:?}", cx.changes);
+            assert_eq!(closed, if strict { vec!["/properties/o"] } else { vec![] }, "{:?}", cx.changes);
         }
         // An open map cannot be strict: sent as it is, and said so.
         let mut cx = Cx::new(Limits::default());

@@ -114,14 +114,14 @@ pub(crate) fn free_form_object(obj: &JsonObject, at: &str) -> Option<String> {
 }
 
 /// Closes an object node for strict mode (`additionalProperties: false`), recording the change
-/// under `rule` where it was open: by omission or by `additionalProperties: true`, which mean the
-/// same (properties it does not declare were allowed, and are no longer).
+/// under `rule` where it was open by omission (properties it does not declare were allowed, and
+/// are no longer). One that says `additionalProperties: true` never comes here: it means its
+/// undeclared properties, and the tool falls back (as the OpenAI Agents SDK refuses it).
 pub(crate) fn close(obj: &mut JsonObject, cx: &mut Cx, rule: &'static str) {
-    match obj.find("additionalProperties") {
-        Some(Value::Bool(false)) => return,
-        Some(Value::Bool(true)) => cx.change(rule, "`additionalProperties: true` set to false (strict mode closes every object): properties it does not declare are no longer accepted"),
-        _ => cx.change(rule, "object closed with `additionalProperties: false` (strict mode closes every object): properties it does not declare, allowed by omission, are no longer accepted"),
+    if obj.find("additionalProperties").is_some() {
+        return;
     }
+    cx.change(rule, "object closed with `additionalProperties: false` (strict mode closes every object): properties it does not declare, allowed by omission, are no longer accepted");
     obj.put("additionalProperties", Value::Bool(false));
 }
 
@@ -225,7 +225,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
                 return;
             }
             for (k, v) in obj.iter() {
-                if k == "additionalProperties" && !v.is_boolean() {
+                if k == "additionalProperties" && *v != Value::Bool(false) {
                     self.failed = Some(format!("an open map (additionalProperties) at {}", display_path(cx.path())));
                 } else if STRICT_BLOCKERS.contains(&k.as_str()) {
                     self.failed = Some(format!("`{k}` at {}", display_path(cx.path())));
@@ -421,9 +421,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         }
     }
     // Open maps cannot be strict: additionalProperties must be false everywhere. An object open
-    // by omission or by `true` alike (the same meaning) is closed below.
+    // by omission is closed below (and said); one that says `true` means its undeclared
+    // properties, and falls back, as an open map of a value schema does.
     match obj.find("additionalProperties") {
-        None | Some(Value::Bool(_)) => {}
+        None | Some(Value::Bool(false)) => {}
         Some(_) => return Ok(Err(format!("an open map (additionalProperties) at {}", display_path(cx.path())))),
     }
     if let Err(reason) = distribute_into_branches(obj, cx) {
@@ -1005,10 +1006,11 @@ mod tests {
         assert!(cx.changes.iter().any(|c| c.rule == "openai/root-keyword" && c.message.contains("`not`")), "reported");
     }
 
-    /// Strict mode closes an object open by omission and one open by `true` alike, and says so
-    /// (probe F7), for OpenAI and Claude, on both paths.
+    /// Strict mode closes an object open by omission, and says so (probe F7), for OpenAI and
+    /// Claude, on both paths; one that says `additionalProperties: true` means its undeclared
+    /// properties, and the tool falls back (as the OpenAI Agents SDK refuses it).
     #[test]
-    fn closing_an_open_object_is_a_change_whether_open_by_omission_or_by_true() {
+    fn closing_an_open_object_is_a_change_and_an_explicit_true_falls_back() {
         use crate::convert::{convert, convert_json, ConvertOptions};
         use crate::providers::Provider;
         for ap in [None, Some(true)] {
@@ -1022,8 +1024,18 @@ mod tests {
                 opts.schema.strict = true;
                 let out = convert(tools.clone(), provider, &opts).unwrap();
                 let r = &out.report.tools[0];
-                assert_eq!(r.strict, Some(true), "{provider:?} {ap:?}: {r:?}");
-                assert_eq!(r.changes.iter().filter(|d| d.rule == rule).map(|d| d.path.as_str()).collect::<Vec<_>>(), ["/properties/o"], "{provider:?} {ap:?}");
+                let closed: Vec<&str> = r.changes.iter().filter(|d| d.rule == rule).map(|d| d.path.as_str()).collect();
+                match ap {
+                    None => {
+                        assert_eq!(r.strict, Some(true), "{provider:?}: {r:?}");
+                        assert_eq!(closed, ["/properties/o"], "{provider:?}");
+                    }
+                    Some(_) => {
+                        assert_ne!(r.strict, Some(true), "{provider:?}: {r:?}");
+                        assert!(closed.is_empty(), "{provider:?}: {r:?}");
+                        assert!(r.problems.iter().any(|d| d.message.contains("an open map (additionalProperties)")), "{provider:?}: {r:?}");
+                    }
+                }
                 assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{provider:?} {ap:?}");
             }
         }

@@ -4497,12 +4497,12 @@ fn a_listing_entry_that_is_no_object_is_dropped_with_its_index() {
     assert_eq!(dropped[1]["index"], 3);
 
     let init = json_reply(json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"t","version":"1"}}}));
-    let h = harness(vec![init, accepted(), Reply::Echo(json!({"resources": [{"uri": "a"}, 7]})), Reply::Echo(json!({"tools": {}}))]);
+    let h = harness(vec![init, accepted(), Reply::Echo(json!({"resources": [{"uri": "a", "name": "a"}, 7]})), Reply::Echo(json!({"tools": {}}))]);
     block_on(h.client.connect()).unwrap();
     let e = block_on(h.client.list_all("resources/list", Value::Null, &mut CallOptions::default())).unwrap_err();
     assert_eq!(e.code, ErrorCode::Protocol);
-    assert_eq!(e.message, "resources/list: the entry at index 1 of `resources` is not an object (number)");
-    assert_eq!(e.details.unwrap()["index"], 1);
+    assert_eq!(e.message, "resources/list: the result is no ListResourcesResult: `resources[1]` is not an object (number: 7)");
+    assert_eq!(e.details.unwrap()["result"], json!({"resources": [{"uri": "a", "name": "a"}, 7]}));
     let e = block_on(h.client.list_tools()).unwrap_err();
     assert_eq!(e.message, "tools/list result's `tools` is not an array (object)");
 }
