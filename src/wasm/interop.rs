@@ -509,7 +509,8 @@ pub(crate) fn text_or_bytes_param(v: &JsValue, what: &str) -> Result<(String, bo
 /// put in silently. Text that reads without U+FFFD is not looked at again.
 pub(crate) fn json_string_text(s: &js_sys::JsString, what: &str) -> Result<String> {
     let text = string_text(s, what)?;
-    if !text.contains('\u{FFFD}') {
+    // As many bytes as UTF-16 units: all ASCII, no U+FFFD (most JSON, looked at no further).
+    if text.len() == s.length() as usize || !text.contains('\u{FFFD}') {
         return Ok(text);
     }
     escaped_lone_surrogates(s, what).map_or(Ok(text), |escaped| escaped)
