@@ -11,8 +11,11 @@ const { McpClient, McpHub, flattenContent } = await loadPkg();
 const raw = createRequire(import.meta.url)("../../pkg/node/toolwire.js");
 const MB = 1 << 20;
 
-/** A server with a healthy handshake and tools/list; `onCall(msg, req, res, json)` answers tools/call. */
-async function serve(onCall) {
+/**
+ * A server in this process: a POST's JSON-RPC request goes to `handle(msg, req, res, json)` (`json(o)` answers it
+ * with o as a JSON body); a notification is accepted (202), a DELETE answered 200, another method 405.
+ */
+async function startServer(handle) {
   const srv = createServer(async (req, res) => {
     let body = "";
     for await (const c of req) body += c;
@@ -20,15 +23,22 @@ async function serve(onCall) {
     if (req.method !== "POST") return res.writeHead(req.method === "DELETE" ? 200 : 405), res.end();
     if (msg.id === undefined) return res.writeHead(202), res.end();
     const json = (o) => (res.writeHead(200, { "content-type": "application/json" }), res.end(JSON.stringify(o)));
+    return handle(msg, req, res, json);
+  });
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  srv.unref();
+  return { url: `http://127.0.0.1:${srv.address().port}/mcp`, close: () => srv.close() };
+}
+
+/** A server with a healthy handshake and tools/list; `onCall(msg, req, res, json)` answers tools/call. */
+function serve(onCall) {
+  return startServer((msg, req, res, json) => {
     if (msg.method === "initialize") {
       return json({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1" } } });
     }
     if (msg.method === "tools/list") return json({ jsonrpc: "2.0", id: msg.id, result: { tools: [{ name: "echo", inputSchema: { type: "object" } }, "junk"] } });
     return onCall(msg, req, res, json);
   });
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  srv.unref();
-  return { url: `http://127.0.0.1:${srv.address().port}/mcp`, close: () => srv.close() };
 }
 
 // First, while the module's memory is as small as it gets: it only grows.
@@ -82,17 +92,7 @@ test("a listed tool whose name is cut inside a character is left out, not rename
   // JSON.stringify writes a lone half as its escape (a Node server's name cut inside an emoji): the SDK's client
   // keeps the half in a JS string; toolwire's UTF-8 cannot, and the name read with U+FFFD is one the server has not.
   const tools = [{ name: "cut\ud83d", inputSchema: { type: "object" } }, { name: "ok", description: "x\ud83d", inputSchema: { type: "object" } }, { name: "cut\ud83e", inputSchema: { type: "object" } }];
-  const srv = createServer(async (req, res) => {
-    let body = "";
-    for await (const c of req) body += c;
-    const msg = body ? JSON.parse(body) : null;
-    if (!msg || msg.id === undefined) return res.writeHead(msg ? 202 : 405), res.end();
-    const result = msg.method === "initialize" ? { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "cut", version: "1" } } : { tools };
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
-  });
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${srv.address().port}/mcp`;
+  const { url, close } = await answering({ protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "cut", version: "1" } }, { "tools/list": { tools } });
   const client = new McpClient(url);
   await client.connect();
   const listed = await client.listTools();
@@ -108,7 +108,7 @@ test("a listed tool whose name is cut inside a character is left out, not rename
   }
   await client.close();
   await hub.closeAll();
-  srv.close();
+  close();
 });
 
 test("a server's error message is quoted escaped and cut; rpcError has it whole", async () => {
@@ -162,20 +162,11 @@ test("what broke is said: a body cut after its headers, an error body that never
 });
 
 /** A server whose handshake result is `init` and whose other results are `answers[method]` (a function of params, or a value). */
-async function answering(init, answers) {
-  const srv = createServer(async (req, res) => {
-    let body = "";
-    for await (const c of req) body += c;
-    const msg = body ? JSON.parse(body) : null;
-    if (req.method !== "POST") return res.writeHead(req.method === "DELETE" ? 200 : 405), res.end();
-    if (msg.id === undefined) return res.writeHead(202), res.end();
+function answering(init, answers) {
+  return startServer((msg, req, res, json) => {
     const a = msg.method === "initialize" ? init : answers[msg.method];
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: typeof a === "function" ? a(msg.params) : a }));
+    json({ jsonrpc: "2.0", id: msg.id, result: typeof a === "function" ? a(msg.params) : a });
   });
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  srv.unref();
-  return { url: `http://127.0.0.1:${srv.address().port}/mcp`, close: () => srv.close() };
 }
 
 const INIT = { protocolVersion: "2025-11-25", capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} }, serverInfo: { name: "x", version: "1" } };
