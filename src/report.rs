@@ -92,7 +92,12 @@ pub(crate) fn input_paths(input: &Value, diags: &mut Vec<Diagnostic>) {
 
 /// The pointer of [`input_paths`] for `path`, when it differs.
 fn input_path(input: &Value, path: &str) -> Option<String> {
-    let tokens: Vec<String> = path.split('/').skip(1).map(|t| t.replace("~1", "/").replace("~0", "~")).collect();
+    // Every rewrite starts at a branch: a path through none is the input's as it is (most are,
+    // and a tool may have thousands).
+    if !["/anyOf/", "/oneOf/", "/allOf/"].iter().any(|b| path.contains(b)) {
+        return None;
+    }
+    let tokens: Vec<String> = path.split('/').skip(1).map(|t| if t.contains('~') { t.replace("~1", "/").replace("~0", "~") } else { t.to_owned() }).collect();
     let mut out = String::with_capacity(path.len());
     let mut cur = input;
     // The objects whose `anyOf`/`oneOf` the path went into: (the object, the path's length
