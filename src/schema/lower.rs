@@ -143,6 +143,33 @@ fn alternatives_of(first: &Value, other: &Value, alternated: bool) -> Value {
     object([("anyOf", Value::Array(branches))])
 }
 
+/// The types both `a` and `b` allow (`integer` is a `number`: the two meet at `integer`), or
+/// `None` when one is not a type name or a list of them.
+pub(crate) fn common_types(a: &Value, b: &Value) -> Option<Vec<Value>> {
+    let names = |t: &Value| -> Option<Vec<Value>> {
+        match t {
+            Value::String(_) => Some(vec![t.clone()]),
+            Value::Array(ts) if ts.iter().all(Value::is_string) => Some(ts.clone()),
+            _ => None,
+        }
+    };
+    let (at, bt) = (names(a)?, names(b)?);
+    let mut common: Vec<Value> = Vec::new();
+    for t in &at {
+        let met = if bt.contains(t) {
+            t.clone()
+        } else if (*t == "integer" && bt.iter().any(|o| *o == "number")) || (*t == "number" && bt.iter().any(|o| *o == "integer")) {
+            string("integer")
+        } else {
+            continue;
+        };
+        if !common.contains(&met) {
+            common.push(met);
+        }
+    }
+    Some(common)
+}
+
 /// A property that branches of a root `allOf` (or the root and a branch) both define: one
 /// schema that says both. Keywords only one of them has are united, `properties` intersected
 /// name by name, `required` united, `enum`s and `type` lists intersected, descriptions joined;
@@ -197,34 +224,10 @@ pub(crate) fn intersect(a: &Value, b: &Value) -> (Value, bool) {
                 }
                 me.retain(|x| be.contains(x));
             }
-            ("type", _, _) => {
-                let names = |t: &Value| -> Option<Vec<Value>> {
-                    match t {
-                        Value::String(_) => Some(vec![t.clone()]),
-                        Value::Array(ts) => Some(ts.clone()),
-                        _ => None,
-                    }
-                };
-                let (Some(mt), Some(bt)) = (names(mine), names(v)) else { return both() };
-                // `integer` is a `number`: the two meet at `integer`.
-                let mut common: Vec<Value> = Vec::new();
-                for t in &mt {
-                    let met = if bt.contains(t) {
-                        t.clone()
-                    } else if (*t == "integer" && bt.iter().any(|o| *o == "number")) || (*t == "number" && bt.iter().any(|o| *o == "integer")) {
-                        string("integer")
-                    } else {
-                        continue;
-                    };
-                    if !common.contains(&met) {
-                        common.push(met);
-                    }
-                }
-                if common.is_empty() {
-                    return both();
-                }
-                *mine = if common.len() == 1 { common.remove(0) } else { Value::Array(common) };
-            }
+            ("type", _, _) => match common_types(mine, v) {
+                Some(mut common) if !common.is_empty() => *mine = if common.len() == 1 { common.remove(0) } else { Value::Array(common) },
+                _ => return both(),
+            },
             ("description", Value::String(d), Value::String(nd)) => {
                 if !d.contains(nd.trim()) {
                     let joined = format!("{} / {}", d.trim_end(), nd.trim());

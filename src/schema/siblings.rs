@@ -204,7 +204,7 @@ fn combine(key: &str, mine: &Value, theirs: &Value) -> Combined {
                 Combined::Value(Value::Array(common))
             }
         }
-        ("type", _, _) => match common_types(mine, theirs) {
+        ("type", _, _) => match crate::schema::lower::common_types(mine, theirs) {
             Some(t) if !t.is_empty() => Combined::Value(if t.len() == 1 { t.into_iter().next().unwrap_or_default() } else { Value::Array(t) }),
             Some(_) => Combined::Disjoint,
             None => Combined::Conflict,
@@ -248,33 +248,6 @@ fn assertion(key: &str) -> bool {
                 | "maxLength" | "minLength" | "maxItems" | "minItems" | "maxProperties" | "minProperties" | "maximum" | "minimum"
                 | "exclusiveMaximum" | "exclusiveMinimum" | "minContains" | "maxContains" | "$dynamicRef"
         )
-}
-
-/// The types both `a` and `b` allow (`integer` where one says `number`), or `None` when one is
-/// not a type name or a list of them.
-fn common_types(a: &Value, b: &Value) -> Option<Vec<Value>> {
-    let names = |t: &Value| -> Option<Vec<Value>> {
-        match t {
-            Value::String(_) => Some(vec![t.clone()]),
-            Value::Array(ts) if ts.iter().all(Value::is_string) => Some(ts.clone()),
-            _ => None,
-        }
-    };
-    let (at, bt) = (names(a)?, names(b)?);
-    let mut common: Vec<Value> = Vec::new();
-    for t in &at {
-        let met = if bt.contains(t) {
-            t.clone()
-        } else if (*t == "integer" && bt.iter().any(|o| *o == "number")) || (*t == "number" && bt.iter().any(|o| *o == "integer")) {
-            Value::String("integer".into())
-        } else {
-            continue;
-        };
-        if !common.contains(&met) {
-            common.push(met);
-        }
-    }
-    Some(common)
 }
 
 /// Two subschemas that both hold, as one (`cx` at the place).
