@@ -21,7 +21,8 @@
 //               localhost); /register (dynamic registration), /authorize (response_type code, scope demo, PKCE
 //               S256; a consent page, Allow or Deny, whose answer is a POST to /authorize/decide carrying the
 //               page's one-time ticket; no frames, no CORS), /token (PKCE S256 checked; refresh tokens). Tokens
-//               live an hour (TOKEN_TTL_MS), in memory. The page signs in through McpClient's `oauth` option.
+//               live an hour (TOKEN_TTL_MS), refresh tokens a day, in memory (expired ones pruned at each issue;
+//               at most MAX_CLIENTS registrations). The page signs in through McpClient's `oauth` option.
 //
 // Tools: echo, add (structured content + outputSchema), get_weather (enum, optional parameters),
 // tiny_image (a 16x16 PNG), slow (progress notifications, then a result), fail (an isError result),
@@ -42,6 +43,10 @@ import { z } from "zod";
 
 export const DEMO_TOKEN = "demo-token";
 const TOKEN_TTL_MS = 60 * 60 * 1000;
+// A refresh token lives a day; registered clients are kept up to MAX_CLIENTS (the oldest go first), so a
+// long-running demo server's memory stays bounded however many sign-ins and registrations it sees.
+const REFRESH_TTL_MS = 24 * 60 * 60 * 1000;
+const MAX_CLIENTS = 1000;
 const HOST = "127.0.0.1";
 const IDLE_MS = 10 * 60 * 1000; // the default of startMcpServer's idleMs
 
@@ -390,20 +395,23 @@ function isLoopback(url) {
   return (u.protocol === "http:" || u.protocol === "https:") && (host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127(\.\d+){3}$/.test(host));
 }
 
-function authorizationServer(log, allowedOrigins) {
+function authorizationServer(log, allowedOrigins, { tokenTtlMs = TOKEN_TTL_MS, refreshTtlMs = REFRESH_TTL_MS, maxClients = MAX_CLIENTS } = {}) {
   const clients = new Map(); // client_id -> {client_name, redirect_uris}
   const codes = new Map(); // code -> {client_id, redirect_uri, challenge, scope, expires}
   const pending = new Map(); // consent page ticket -> the request it shows: {client_id, redirect_uri, state, challenge, scope, base, expires}
   const tokens = new Map(); // access token -> expiry (ms)
-  const refresh = new Map(); // refresh token -> {client_id, scope}
+  const refresh = new Map(); // refresh token -> {client_id, scope, expires}
 
   const issue = (res, client_id, scope) => {
     const access = `at-${randomUUID()}`;
     const rt = `rt-${randomUUID()}`;
-    tokens.set(access, Date.now() + TOKEN_TTL_MS);
-    refresh.set(rt, { client_id, scope });
+    const now = Date.now();
+    for (const [k, expires] of tokens) if (expires <= now) tokens.delete(k);
+    for (const [k, held] of refresh) if (held.expires <= now) refresh.delete(k);
+    tokens.set(access, now + tokenTtlMs);
+    refresh.set(rt, { client_id, scope, expires: now + refreshTtlMs });
     log(`oauth: token issued to ${client_id}`);
-    sendJson(res, 200, { access_token: access, token_type: "Bearer", expires_in: TOKEN_TTL_MS / 1000, refresh_token: rt, scope });
+    sendJson(res, 200, { access_token: access, token_type: "Bearer", expires_in: Math.ceil(tokenTtlMs / 1000), refresh_token: rt, scope });
   };
   const tokenError = (res, error, description) => sendJson(res, 400, { error, error_description: description });
 
@@ -454,6 +462,7 @@ function authorizationServer(log, allowedOrigins) {
           return sendJson(res, 400, { error: "invalid_redirect_uri", error_description: `${foreign}: redirect URIs are http(s) URLs on this machine, without a fragment` }), true;
         }
         const client_id = `demo-client-${randomUUID()}`;
+        if (clients.size >= maxClients) clients.delete(clients.keys().next().value);
         clients.set(client_id, { client_name: meta.client_name ?? "an app", redirect_uris: uris });
         log(`oauth: registered ${client_id} (${meta.client_name})`);
         sendJson(res, 201, { client_id, client_name: meta.client_name, redirect_uris: uris, token_endpoint_auth_method: "none" });
@@ -523,7 +532,7 @@ function authorizationServer(log, allowedOrigins) {
         const f = new URLSearchParams(await readBody(req, 64 * 1024));
         if (f.get("grant_type") === "refresh_token") {
           const held = refresh.get(f.get("refresh_token"));
-          if (!held || held.client_id !== f.get("client_id")) return tokenError(res, "invalid_grant", "Unknown refresh token."), true;
+          if (!held || held.client_id !== f.get("client_id") || held.expires <= Date.now()) return tokenError(res, "invalid_grant", "Unknown refresh token."), true;
           refresh.delete(f.get("refresh_token"));
           issue(res, held.client_id, held.scope);
         } else if (f.get("grant_type") === "authorization_code") {
@@ -590,10 +599,12 @@ function readBody(req, limit = 4 * 1024 * 1024) {
  * `log` receives one line per session event (default: none).
  * `allowedOrigins`: origins of pages allowed besides those on this machine (e.g. `["https://demo.example"]`).
  * `moreTools(server)`: registers tools of its own on each session's McpServer, after the demo's (tests use it).
+ * `oauthLimits`: `{tokenTtlMs, refreshTtlMs, maxClients}` of the authorization server (TOKEN_TTL_MS, REFRESH_TTL_MS,
+ * MAX_CLIENTS; tests shorten them).
  */
-export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS, allowedOrigins = [], moreTools } = {}) {
+export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS, allowedOrigins = [], moreTools, oauthLimits = {} } = {}) {
   const sessions = new Map(); // session id -> {transport, server, timer}
-  const oauth = authorizationServer(log, allowedOrigins);
+  const oauth = authorizationServer(log, allowedOrigins, oauthLimits);
 
   // A session idle for idleMs is dropped, unless a client listens on its standalone stream (an open GET):
   // that one is idle only from when its stream closes.

@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
+import { createHash } from "node:crypto";
 import { loadPkg, waitFor } from "./helpers.mjs";
 import { startMcpServer } from "../../www-demo/server.mjs";
 
@@ -284,6 +285,48 @@ test("demo authorization server: response_type must be code, and only the scope 
       assert.equal(page.status, 200, page.body);
       assert.match(page.body, /scope <code>demo<\/code>/);
     }
+  } finally {
+    await server.close();
+  }
+});
+
+test("demo authorization server: access and refresh tokens expire, expired ones are pruned, and registrations are bounded", async () => {
+  const server = await startMcpServer({ port: 0, oauthLimits: { tokenTtlMs: 300, refreshTtlMs: 600, maxClients: 2 } });
+  const { port } = server;
+  const form = (fields) => ({ method: "POST", path: "/token", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+  const mcp = (token) =>
+    raw(port, { method: "POST", path: "/mcp-oauth", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+  try {
+    const redirect_uri = "http://127.0.0.1:9/cb";
+    const first = await registerClient(port);
+    const verifier = "v".repeat(43);
+    const challenge = createHash("sha256").update(verifier).digest("base64url");
+    const page = await authorize(port, { client_id: first, response_type: "code", state: "s", code_challenge: challenge, code_challenge_method: "S256", redirect_uri });
+    assert.equal(page.status, 200, page.body);
+    const allowed = await decide(port, { ticket: page.ticket, allow: "1" });
+    const code = new URL(allowed.headers.location).searchParams.get("code");
+    const granted = await raw(port, form({ grant_type: "authorization_code", code, code_verifier: verifier, client_id: first, redirect_uri }));
+    assert.equal(granted.status, 200, granted.body);
+    const { access_token, refresh_token, expires_in } = JSON.parse(granted.body);
+    assert.equal(expires_in, 1, "expires_in in whole seconds, rounded up");
+    assert.notEqual((await mcp(access_token)).status, 401, "a fresh token is taken");
+    // A refresh within its life gives new tokens; the access token expires on its own.
+    const renewed = await raw(port, form({ grant_type: "refresh_token", refresh_token, client_id: first }));
+    assert.equal(renewed.status, 200, renewed.body);
+    const again = JSON.parse(renewed.body);
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal((await mcp(access_token)).status, 401, "an expired access token is refused");
+    const late = await raw(port, form({ grant_type: "refresh_token", refresh_token: again.refresh_token, client_id: first }));
+    assert.equal(late.status, 400, late.body);
+    assert.equal(JSON.parse(late.body).error, "invalid_grant", "an expired refresh token is refused");
+    // Registrations past maxClients push out the oldest: its authorize is refused as an unknown client.
+    const second = await registerClient(port);
+    await registerClient(port);
+    const gone = await authorize(port, { client_id: first, response_type: "code", state: "s", code_challenge: challenge, code_challenge_method: "S256", redirect_uri });
+    assert.equal(gone.status, 400, gone.body);
+    assert.match(gone.body, /Unknown client/);
+    const kept = await authorize(port, { client_id: second, response_type: "code", state: "s", code_challenge: challenge, code_challenge_method: "S256", redirect_uri });
+    assert.equal(kept.status, 200, kept.body);
   } finally {
     await server.close();
   }
