@@ -301,9 +301,19 @@ function showQuestion({ message, requestedSchema } = {}, signal, related) {
   });
 }
 
-/** JSON text of a value, its invisible characters escaped (the same JSON: see INVISIBLE). */
-const json = (value) =>
-  visible(JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? `<Uint8Array: ${v.length} bytes>` : v), 2));
+/** Base64 of bytes (a Bedrock result's image and document bytes). */
+function base64(bytes) {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+/**
+ * JSON text of a value, its invisible characters escaped (the same JSON: see INVISIBLE). Bytes (Bedrock's
+ * `source.bytes`, a Uint8Array for the AWS SDK) are written as base64, as the Converse API's JSON body carries them,
+ * so what Copy gives is a message that API takes.
+ */
+const json = (value) => visible(JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? base64(v) : v), 2));
 
 // What each Copy button copies.
 const copyText = { tools: "", report: "", names: "", raw: "", flat: "", message: "" };
@@ -1206,7 +1216,7 @@ function renderCall() {
     showText("out-flat", `${err.code ?? err.name}: ${err.message}`);
   }
 
-  $("message-heading").textContent = `Tool-result message: ${provider}`;
+  $("message-heading").textContent = `Tool-result message: ${provider}${provider === "bedrock" ? " (bytes as base64, as in the Converse API's JSON; the AWS SDK takes the Uint8Array toolResultMessage returns)" : ""}`;
   try {
     const name = providerName(lastCall, provider);
     copyText.message = json(toolResultMessage({ id: "call_demo", name }, result, provider));

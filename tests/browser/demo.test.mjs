@@ -1070,6 +1070,13 @@ test("a result does not outlive its call: connecting elsewhere or a failed call 
     await page.selectOption("#provider", "bedrock");
     await waitForText("#message-heading", "Tool-result message: bedrock");
     assert.ok(JSON.parse(await page.textContent("#out-message")).toolResult, "not a Bedrock message");
+    // A Bedrock image's bytes are shown (and copied) as base64, as the Converse API's JSON body carries them.
+    await page.selectOption("#call-tool", "tiny_image");
+    await page.click("#call-btn");
+    await waitForText("#call-status", "tiny_image returned");
+    const image = JSON.parse(await page.textContent("#out-message")).toolResult.content.find((c) => c.image)?.image;
+    assert.equal(image?.format, "png", await page.textContent("#out-message"));
+    assert.deepEqual([...Buffer.from(image.source.bytes, "base64").subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], "base64 of a PNG");
   } finally {
     await page.fill("#mcp-timeout", "30000");
     await odd.close();
