@@ -70,7 +70,8 @@ function urlOf(input) {
 }
 
 async function load(input) {
-  if (input === undefined) {
+  const defaulted = input === undefined;
+  if (defaulted) {
     // Empty when the bundle is not an ES module (esbuild's default iife, CommonJS), and in Cloudflare Workers:
     // the file cannot be found from here. The `new URL` below stays literal: it is the pattern bundlers look for.
     if (!import.meta.url) {
@@ -80,7 +81,7 @@ async function load(input) {
   }
   // The fetch is made here rather than in wasm-bindgen's loader, so that a failure can name the URL and what
   // answered it.
-  const state = { fetching: true, url: undefined, response: undefined, relative: undefined };
+  const state = { fetching: true, url: undefined, response: undefined, relative: undefined, defaulted };
   try {
     input = await input; // a promise of a Response, as fetch() gives
     if (isRequest(input)) {
@@ -99,8 +100,13 @@ async function load(input) {
   }
 }
 
+// Where Vite's dev server puts the dependencies it pre-bundles (node_modules/.vite/deps/, or deps_temp_* while it
+// works). Vite 7 and earlier (esbuild's optimizer) leave there no file a dependency names by
+// `new URL(..., import.meta.url)`, so the .wasm is not found next to the module (vitejs/vite#8427); Vite 8 serves it.
+const VITE_DEPS = /\/\.vite\/deps[^/]*\//;
+
 /** What went wrong and what to do, from the error met and where the load was. */
-function explain(err, { fetching, url, response, relative }) {
+function explain(err, { fetching, url, response, relative, defaulted }) {
   const message = String(err?.message ?? err);
   if (typeof WebAssembly === "undefined") {
     return `this runtime has no WebAssembly (it is turned off: a browser's hardened mode, such as iOS Lockdown Mode, or node --jitless), and toolwire is WebAssembly: it cannot run here (${message})`;
@@ -136,6 +142,13 @@ function explain(err, { fetching, url, response, relative }) {
     );
   }
   const type = response?.headers.get("content-type") ?? "";
+  if (defaulted && VITE_DEPS.test(url?.pathname ?? "")) {
+    return (
+      `${url.href} is not the WebAssembly module${type ? ` (content-type ${type})` : ""} (${message}): Vite's dev server has ` +
+      "pre-bundled toolwire into node_modules/.vite/deps without its .wasm, as Vite 7 and earlier do: add " +
+      'optimizeDeps: { exclude: ["toolwire"] } to the Vite config (README, "Bundlers")'
+    );
+  }
   if (/html/i.test(type) || /magic word.* found 3c/i.test(message)) {
     return (
       `${response?.url || url?.href || "the input"} is an HTML page${type ? ` (content-type ${type})` : ""}, not the WebAssembly module ` +
