@@ -1,6 +1,7 @@
 // The package as bundled by esbuild, the bundler that needs the most from its users (it copies no file
 // named by `new URL(..., import.meta.url)`): the setups pkg/README.md gives work, and the one it warns
-// about fails with a ToolwireError saying what to do. Vite, webpack and Parcel copy the .wasm themselves.
+// about fails with a ToolwireError saying what to do. Vite, webpack and Rollup are tested in a browser
+// (tests/browser/bundlers.test.mjs).
 // Bundles run in Node, the .wasm read from the bundle's output (Node's fetch has no file: URLs).
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
