@@ -62,3 +62,60 @@ test("ollama: tools converted as OpenAI Chat's, names by its rule, and its calls
   assert.deepEqual([call.id, call.tool, call.arguments], ["call_0", "get-sum", { a: 1, b: 2 }]);
   assert.equal(toolResultMessage(call, { content: [{ type: "text", text: "3" }] }, "ollama").tool_name, "mcp__everything__get-sum");
 });
+
+// The README's recipes for Gemini through a framework, with the framework's real code and a fetch that keeps what
+// it would send: the declarations reach Gemini as toolwire wrote them, and a call maps back through the same map.
+const geminiTools = [
+  { name: "list", inputSchema: { type: "object", properties: { limit: { type: "integer", enum: [10, 50] }, q: { type: ["string", "null"] }, sort: { $ref: "#/$defs/Sort" } }, $defs: { Sort: { type: "string", enum: ["asc", "desc"] } } } },
+];
+const geminiReply = (parts) => new Response(JSON.stringify({ candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }] }), { headers: { "content-type": "application/json" } });
+
+test("@ai-sdk/google, as the README gives it: parametersJsonSchema declarations are sent unchanged, and calls map back", async () => {
+  const { tool, jsonSchema, generateText, stepCountIs } = await import("ai");
+  const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+  const options = { server: "docs", geminiMode: "parametersJsonSchema" };
+  const nameMap = NameMap.fromTools(geminiTools, "gemini", options);
+  const declarations = convertMcpTools(geminiTools, "gemini", options)[0].functionDeclarations;
+  const executed = [];
+  const tools = {};
+  for (const d of declarations) {
+    tools[d.name] = tool({
+      description: d.description,
+      inputSchema: jsonSchema(d.parametersJsonSchema ?? { type: "object", properties: {} }),
+      execute: async (input) => (executed.push([nameMap.resolve(d.name).tool, nameMap.prepareArguments(d.name, input)]), "ok"),
+    });
+  }
+  const sent = [];
+  const google = createGoogleGenerativeAI({
+    apiKey: "x",
+    baseURL: "http://127.0.0.1:1/v1beta",
+    fetch: async (_url, init) => {
+      sent.push(JSON.parse(init.body));
+      return sent.length === 1 ? geminiReply([{ functionCall: { name: "mcp__docs__list", args: { limit: 50, q: null, sort: "asc" } } }]) : geminiReply([{ text: "done" }]);
+    },
+  });
+  await generateText({ model: google("gemini-2.5-flash"), prompt: "list", tools, stopWhen: stepCountIs(2) });
+  assert.deepEqual(sent[0].tools[0].functionDeclarations.map((d) => d.parametersJsonSchema), declarations.map((d) => d.parametersJsonSchema));
+  assert.ok(!JSON.stringify(sent[0].tools).includes("$ref"), "references are inlined for Gemini");
+  assert.deepEqual(executed, [["list", { limit: 50, q: null, sort: "asc" }]]);
+});
+
+test("LangChain with a Gemini chat model, as the README gives it: Gemini declarations are bound and sent unchanged, and calls map back", async () => {
+  const { ChatGoogleGenerativeAI } = await import("@langchain/google-genai");
+  const real = globalThis.fetch;
+  let sent;
+  globalThis.fetch = async (_url, init) => ((sent = JSON.parse(init.body)), geminiReply([{ functionCall: { name: "mcp__docs__list", args: { limit: "50", sort: "asc" } } }]));
+  try {
+    const chatModel = new ChatGoogleGenerativeAI({ model: "gemini-2.5-flash", apiKey: "x", baseUrl: "http://127.0.0.1:1", maxRetries: 0 });
+    const options = { server: "docs" };
+    const converted = convertMcpTools(geminiTools, "gemini", options);
+    const nameMap = NameMap.fromTools(geminiTools, "gemini", options);
+    const reply = await chatModel.bindTools(converted).invoke("list");
+    assert.deepEqual(sent.tools, JSON.parse(JSON.stringify(converted)));
+    assert.ok(!JSON.stringify(sent.tools).includes("$ref") && !JSON.stringify(sent.tools).includes('"type":["'), "within Gemini's parameters rules");
+    const [call] = reply.tool_calls;
+    assert.deepEqual([nameMap.resolve(call.name).tool, nameMap.prepareArguments(call.name, call.args)], ["list", { limit: 50, sort: "asc" }], "the stringified enum is a number again");
+  } finally {
+    globalThis.fetch = real;
+  }
+});
