@@ -987,7 +987,13 @@ pub(crate) fn size_text(bytes: usize) -> String {
 /// extension kept.
 fn file_name(uri: &str, ext: &str) -> String {
     let path = uri.split(['?', '#']).next().unwrap_or("");
-    let last = path.rsplit('/').next().unwrap_or("").trim();
+    // The last segment's own text (`Q3%20report.pdf` is `Q3 report.pdf`), without what would make it a path or
+    // a line of its own once decoded (`%2F`, a control character).
+    let last: String = crate::schema::refs::percent_decode(path.rsplit('/').next().unwrap_or(""), false)
+        .chars()
+        .map(|c| if c == '/' || c == '\\' || c.is_control() { '_' } else { c })
+        .collect();
+    let last = last.trim();
     // A URI without a path (`urn:uuid:...`) names no file, nor does a `data:` URL.
     let data = uri.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:"));
     let stem = if data || !path.contains('/') || last.is_empty() { "document" } else { last };
@@ -2840,6 +2846,13 @@ mod tests {
         assert_eq!(long.chars().count(), MAX_FILE_NAME);
         assert!(long.ends_with(".PDF"));
         assert_eq!(file_name(&format!("file:///{}", "a".repeat(300)), "pdf"), format!("{}.pdf", "a".repeat(196)));
+        // A segment's escapes are its text; a decoded separator or control character is no part of a name.
+        assert_eq!(file_name("file:///Q3%20report.pdf", "pdf"), "Q3 report.pdf");
+        assert_eq!(file_name("file:///r%C3%A9sum%C3%A9", "pdf"), "résumé.pdf");
+        assert_eq!(file_name("https://x.example/a%2Fb%5Cc%0Ad.pdf?v=1", "pdf"), "a_b_c_d.pdf");
+        assert_eq!(file_name("file:///%20%20", "pdf"), "document.pdf");
+        assert_eq!(file_name("file:///bad%ZZ%C3.pdf", "pdf"), "bad%ZZ\u{FFFD}.pdf");
+        assert_eq!(bedrock_name(&file_name("file:///Q3%20report.pdf", "pdf")), "Q3 report");
         let r = result(json!([{"type":"resource","resource":{"uri":uri,"mimeType":"application/pdf","blob":pdf}}]));
         let m = message(&r, ResultFormat::OpenAiResponses, ResultOptions { multimodal: true, ..ResultOptions::default() });
         assert_eq!(m["output"][1]["filename"], "document.pdf");
