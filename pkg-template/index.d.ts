@@ -543,7 +543,9 @@ export interface FlattenOptions {
    * Cut the text (a result's `structuredContent` JSON included) at this many UTF-16 code units, the marker
    * `"\n[Truncated: 60 of 5000 characters shown]"` (`"\n[Truncated]"` where the cap is too small for the counts, none
    * under 12) and an error's `"Error: "` included. The structure's JSON (or the text block that is it) is kept whole
-   * when it fits: the rest of the text is cut first, when that leaves room for the marker (else all is cut at the cap). Default 100000; `Infinity` is no cap; `NaN`, a negative or
+   * when it fits: the rest of the text is cut first, when that leaves room for the marker (else all is cut at the cap).
+   * A text block that is the structure but over the cap (pretty-printed JSON) gives way to the structure's compact
+   * JSON, after the content, when that fits (not when the block writes a number with more digits than a double holds). Default 100000; `Infinity` is no cap; `NaN`, a negative or
    * fractional number is `INVALID_OPTIONS`.
    */
   maxChars?: number;
@@ -1361,7 +1363,8 @@ export interface ToolResultOptions {
    * Cap on all the text sent, in UTF-16 code units (default 100,000), `structuredContent`'s JSON included: a
    * structure whose JSON is longer goes as JSON text, not in Gemini's `output` or Bedrock's `json`. A structure that
    * fits is kept whole (as JSON text too: the rest of the text is cut first, when it leaves that text room for the
-   * marker; else all is cut at the cap, the structure as JSON text). Where the cap falls the text is cut and
+   * marker; else all is cut at the cap, the structure as JSON text); a text block that is the structure but over the
+   * cap (pretty-printed JSON) gives way to its compact JSON when that fits. Where the cap falls the text is cut and
    * marked once with `"\n[Truncated: 60 of 5000 characters shown]"`; text after it is dropped, images stay. The marker,
    * OpenAI's `"Error: "` and the placeholders of media are within the cap. `Infinity` is no cap; `NaN`, a negative or
    * fractional number is `INVALID_OPTIONS`.

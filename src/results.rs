@@ -1054,8 +1054,10 @@ fn id_tag(id: &str) -> String {
 /// JSON is within `max_chars`; then a text block that only repeats it is left out, and the rest of
 /// the text gets what the JSON leaves of the cap. Otherwise it is sent as JSON text after the
 /// content, unless a text block already is that JSON. Either way its JSON (or the text block that
-/// is it) is kept whole when it fits the cap: the rest of the text gets what it leaves. One cap
-/// over all the text: where it falls the text is cut and marked, and the text after it is dropped.
+/// is it) is kept whole when it fits the cap: the rest of the text gets what it leaves. A text
+/// block that is it but does not fit (pretty-printed) gives way to the compact JSON, when that
+/// fits. One cap over all the text: where it falls the text is cut and marked, and the text after
+/// it is dropped.
 fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &ResultOptions, is_error: bool, media: &mut Media) -> Body<'a> {
     let content = &result.content;
     let sc = result.structured_content.as_ref();
@@ -1122,17 +1124,31 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
         cap_text(&mut parts, opts.max_chars);
         return Body { parts, structured };
     }
-    // Sent as text: the JSON after the content, or the text block that already is it.
+    // Sent as text: the JSON after the content, or the text block that already is it. A block
+    // that is it over the cap (pretty-printed, as the Python SDK writes it) gives way to the
+    // compact JSON when that fits: cut, it would be JSON no longer, and the rest of the structure
+    // lost. One that writes a number past a double's digits says more than the JSON, and stays.
+    // `skip`: the block the text stands for; `after`: the text goes after the content, in place
+    // of that block (rather than the block where it is).
     let as_text = match repeated.iter().position(|&r| r) {
-        Some(i) => Some((Some(i), block_text(&content[i]))),
-        None => json.map(|json| (None, json)),
+        Some(i) => {
+            let block = block_text(&content[i]);
+            match json {
+                Some(json) if utf16_len(&block) > opts.max_chars && json_len <= opts.max_chars && !crate::content::holds_long_number(&content[i]) => {
+                    Some((Some(i), true, json))
+                }
+                _ => Some((Some(i), false, block)),
+            }
+        }
+        None => json.map(|json| (None, true, json)),
     };
-    let Some((skip, text)) = as_text else {
+    let Some((skip, after, text)) = as_text else {
         let mut parts = build(false, None, None, media);
         cap_text(&mut parts, opts.max_chars);
         return Body { parts, structured };
     };
-    let mut parts = build(false, None, skip.is_none().then(|| text.clone()), media);
+    let left_out = skip.filter(|_| after);
+    let mut parts = build(false, left_out, after.then(|| text.clone()), media);
     let text_len = utf16_len(&text);
     if text_units(&parts) > opts.max_chars && text_len <= opts.max_chars {
         // Over the cap, but the structure fits: it is kept whole, at the end, and the rest of the
@@ -1148,7 +1164,7 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
             b.text(text);
             parts = b.parts;
         } else {
-            parts = build(false, None, skip.is_none().then(|| text.clone()), media);
+            parts = build(false, left_out, after.then(|| text.clone()), media);
             cap_text(&mut parts, opts.max_chars);
         }
     } else {
@@ -3100,5 +3116,42 @@ mod tests {
             assert_eq!(e.code, ErrorCode::InvalidInput);
         }
         assert_eq!(CallRef::from_value(&json!({"id":"c","providerName":"t","parallel":null})).unwrap().parallel, None);
+    }
+
+    /// A text block that is the structure pretty-printed (as the Python SDK writes it) over the
+    /// cap gives way to the structure's compact JSON when that fits: never JSON cut in the middle.
+    #[test]
+    fn a_pretty_printed_structure_over_the_cap_gives_way_to_its_compact_json() {
+        let sc = json!({"items":[{"id":1,"name":"alpha"},{"id":2,"name":"beta"},{"id":3,"name":"gamma"}]});
+        let pretty = serde_json::to_string_pretty(&sc).unwrap();
+        let compact = crate::text::to_string(&sc);
+        assert_eq!((compact.len(), pretty.len() > 120), (82, true));
+        let r = result(json!({"content":[{"type":"text","text":pretty}],"structuredContent":sc}));
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(120))["content"], compact.as_str());
+        assert_eq!(message(&r, ResultFormat::OpenAiResponses, capped(120))["output"], compact.as_str());
+        assert_eq!(message(&r, ResultFormat::Ollama, capped(120))["content"], compact.as_str());
+        assert_eq!(message(&r, ResultFormat::Anthropic, capped(120))["content"], json!([{"type":"text","text":compact}]));
+        assert_eq!(flatten(&r, 120), compact);
+        // Gemini's error has no slot: the same there.
+        let mut e = r.clone();
+        e.is_error = Some(true);
+        assert_eq!(message(&e, ResultFormat::Gemini, capped(120))["functionResponse"]["response"]["error"], compact.as_str());
+        assert_eq!(flatten(&e, 127), format!("Error: {compact}"));
+        // Gemini and Bedrock (not errors) send it in their slot, the block left out, as before.
+        assert_eq!(message(&r, ResultFormat::Gemini, capped(120))["functionResponse"]["response"], json!({"output":sc}));
+        // Within the cap the block goes as it is.
+        assert_eq!(message(&r, ResultFormat::OpenAi, capped(1000))["content"], pretty.as_str());
+        // Other text keeps its place before it, cut to what the JSON leaves when it must be.
+        let r2 = result(json!({"content":[{"type":"text","text":"Found 3."},{"type":"text","text":pretty}],"structuredContent":sc}));
+        assert_eq!(message(&r2, ResultFormat::OpenAi, capped(120))["content"], format!("Found 3.\n{compact}"));
+        let long = result(json!({"content":[{"type":"text","text":"x".repeat(100)},{"type":"text","text":pretty}],"structuredContent":sc}));
+        let text = message(&long, ResultFormat::OpenAi, capped(120))["content"].as_str().unwrap().owned();
+        assert!(text.ends_with(&format!("\n{compact}")) && text.contains("[Truncated"), "{text}");
+        assert_eq!(utf16_len(&text), 120);
+        // A block that writes a number past a double's digits says more than the JSON: it stays (cut).
+        let big = json!({"id":12_345_678_901_234_567_890_u64,"rows":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25]});
+        let r3 = result(json!({"content":[{"type":"text","text":serde_json::to_string_pretty(&big).unwrap()}],"structuredContent":big}));
+        let text = message(&r3, ResultFormat::OpenAi, capped(120))["content"].as_str().unwrap().owned();
+        assert!(text.starts_with("{\n  \"id\": 12345678901234567890,") && text.contains("[Truncated"), "{text}");
     }
 }
