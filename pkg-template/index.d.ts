@@ -532,6 +532,12 @@ export type McpContentBlock =
 export interface McpCallToolResult {
   content?: McpContentBlock[];
   structuredContent?: { [key: string]: unknown };
+  /**
+   * Whether the call failed. MCP makes it a boolean; a server's value of another type is read by one rule everywhere
+   * ({@link flattenContent}, {@link toolResultMessage}, the hub's and the client's `callTool`), so that a failed call
+   * is never given to the model as one that succeeded: only what plainly says no is no error (`false`, `null`, `0`,
+   * `""`, `"false"` in any case); anything else is an error (`"true"`, `"TRUE"`, `1`, `"yes"`...).
+   */
   isError?: boolean;
   _meta?: { [key: string]: unknown };
   [key: string]: unknown;

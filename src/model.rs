@@ -156,6 +156,28 @@ fn take_bool(o: &mut JsonObject, key: &str) -> Option<bool> {
     Some(b)
 }
 
+/// Whether a result's `isError` says the call failed. MCP makes it a boolean; of any other value
+/// (a server's `"true"`, `1`, `"yes"`) only what plainly says no is no error: `false`, `null`,
+/// `0`, `""` and the string `"false"` (in any case, spaces around it aside). Anything else is an
+/// error, so that a failed call is never given to the model as one that succeeded.
+pub(crate) fn is_error_value(v: &Value) -> bool {
+    match v {
+        Value::Bool(b) => *b,
+        Value::Null => false,
+        Value::Number(n) => n.as_f64() != Some(0.0),
+        Value::String(s) => !(s.trim().is_empty() || s.trim().eq_ignore_ascii_case("false")),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+/// Takes a result's `isError` ([`is_error_value`]); `None` when absent or `null`.
+fn take_is_error(o: &mut JsonObject) -> Option<bool> {
+    match o.take("isError")? {
+        Value::Null => None,
+        v => Some(is_error_value(&v)),
+    }
+}
+
 /// An MCP tool definition (`tools/list` entry).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
@@ -503,12 +525,12 @@ impl CallToolResult {
                         other => crate::text::to_string(&other),
                     };
                     let content = vec![ContentBlock::Text(TextContent { text, extra: serde_json::Map::new() })];
-                    return Ok(Self { content, is_error: take_bool(&mut o, "isError"), meta: o.remove("_meta"), extra: o, ..Self::default() });
+                    return Ok(Self { content, is_error: take_is_error(&mut o), meta: o.remove("_meta"), extra: o, ..Self::default() });
                 }
                 // Without content but with nothing else either (`{}`, `{_meta}`): a result without
                 // output, as the official SDKs read it (their schema defaults content to []).
-                if o.get("isError").is_some_and(Value::is_boolean) || o.keys().all(|k| k == "_meta") {
-                    return Ok(Self { is_error: take_bool(&mut o, "isError"), meta: o.remove("_meta"), extra: o, ..Self::default() });
+                if o.get("isError").is_some_and(|v| !v.is_null()) || o.keys().all(|k| k == "_meta") {
+                    return Ok(Self { is_error: take_is_error(&mut o), meta: o.remove("_meta"), extra: o, ..Self::default() });
                 }
                 let what = if o.get("error").is_some() && o.get("jsonrpc").is_some() {
                     "a JSON-RPC error response, not a result: the call failed (see its error)".owned()
@@ -537,7 +559,7 @@ impl CallToolResult {
                 Ok(Self {
                     content,
                     structured_content: o.remove("structuredContent").filter(|v| !v.is_null()),
-                    is_error: take_bool(&mut o, "isError"),
+                    is_error: take_is_error(&mut o),
                     meta: o.remove("_meta"),
                     extra: o,
                 })
@@ -983,6 +1005,27 @@ pub(crate) fn read_required<T>(o: &JsonObject, key: &str, read: fn(&Value) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A result's `isError` of another type than boolean: only what plainly says no is no error,
+    /// wherever a result is read (and `null` is no `isError` at all).
+    #[test]
+    fn is_error_reads_one_rule() {
+        use serde_json::json;
+        for yes in [json!(true), json!("true"), json!("TRUE"), json!("True"), json!(1), json!(2.5), json!("yes"), json!("0.0"), json!([]), json!({})] {
+            assert!(is_error_value(&yes), "{yes}");
+            let r = CallToolResult::from_value(json!({"content":[],"isError":yes})).unwrap();
+            assert_eq!((r.is_error, r.extra.contains_key("isError")), (Some(true), false), "{yes}");
+        }
+        for no in [json!(false), json!(0), json!(-0.0), json!(""), json!(" "), json!("false"), json!(" FALSE ")] {
+            assert!(!is_error_value(&no), "{no}");
+            assert_eq!(CallToolResult::from_value(json!({"content":[],"isError":no})).unwrap().is_error, Some(false), "{no}");
+        }
+        assert_eq!(CallToolResult::from_value(json!({"content":[],"isError":null})).unwrap().is_error, None);
+        // A result of `isError` alone, of any type but null, is a result; a hub's wrapper too.
+        assert_eq!(CallToolResult::from_value(json!({"isError":"true"})).unwrap().is_error, Some(true));
+        assert_eq!(CallToolResult::from_value(json!({"toolResult":"x","isError":1})).unwrap().is_error, Some(true));
+        assert_eq!(CallToolResult::from_value(json!({"isError":null})).unwrap_err().code, ErrorCode::InvalidInput);
+    }
 
     /// Another spelling of `inputSchema` is found in any case, with `_` or `-` between letters;
     /// `inputSchema` itself and keys that only share letters are not.

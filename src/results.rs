@@ -3154,4 +3154,23 @@ mod tests {
         let text = message(&r3, ResultFormat::OpenAi, capped(120))["content"].as_str().unwrap().owned();
         assert!(text.starts_with("{\n  \"id\": 12345678901234567890,") && text.contains("[Truncated"), "{text}");
     }
+
+    /// `isError` that is not a boolean: one rule everywhere. Only what plainly says no is no error.
+    #[test]
+    fn is_error_of_another_type_is_an_error_unless_it_plainly_says_no() {
+        for yes in [json!(true), json!("true"), json!("TRUE"), json!("True"), json!(1), json!(-1), json!(0.5), json!("yes"), json!("1"), json!({}), json!([])] {
+            let r = result(json!({"content":[{"type":"text","text":"disk full"}],"isError":yes}));
+            assert_eq!(flatten(&r, usize::MAX), "Error: disk full", "{yes}");
+            assert_eq!(message(&r, ResultFormat::Anthropic, ResultOptions::default())["is_error"], true, "{yes}");
+            assert_eq!(message(&r, ResultFormat::Bedrock, ResultOptions::default())["toolResult"]["status"], "error", "{yes}");
+        }
+        for no in [json!(false), json!(null), json!(0), json!("false"), json!(" False "), json!("")] {
+            let r = result(json!({"content":[{"type":"text","text":"fine"}],"isError":no}));
+            assert_eq!(flatten(&r, usize::MAX), "fine", "{no}");
+            assert_eq!(message(&r, ResultFormat::Anthropic, ResultOptions::default())["is_error"], false, "{no}");
+        }
+        // A result of `isError` alone, whatever its type, is an error without content.
+        assert_eq!(flatten(&result(json!({"isError":"true"})), usize::MAX), format!("Error: {EMPTY_ERROR}"));
+        assert_eq!(flatten(&result(json!({"isError":1,"_meta":{}})), usize::MAX), format!("Error: {EMPTY_ERROR}"));
+    }
 }

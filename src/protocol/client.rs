@@ -3005,7 +3005,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             o.entry("content").or_insert_with(|| Value::Array(Vec::new()));
         }
         // A listing that may be out of date may hold a schema the tool no longer has.
-        if !self.opts.validate_structured_content || self.tools_changed() || result.get("isError") == Some(&Value::Bool(true)) {
+        if !self.opts.validate_structured_content || self.tools_changed() || result.get("isError").is_some_and(crate::model::is_error_value) {
             return Ok(result);
         }
         let violations = match (self.output_schemas.borrow().get(name), result.get("structuredContent")) {

@@ -23,3 +23,16 @@ test("a text block that is structuredContent pretty-printed over maxChars gives 
   assert.deepEqual(JSON.parse(out), big);
 });
 
+test("isError that is not a boolean: an error unless it plainly says no, the same for every reader", () => {
+  for (const isError of [true, "true", "TRUE", "True", 1, "yes"]) {
+    const r = { content: [{ type: "text", text: "disk full" }], isError };
+    assert.equal(tw.flattenContent(r), "Error: disk full", String(isError));
+    assert.equal(tw.toolResultMessage({ id: "c1", name: "t" }, r, "anthropic").is_error, true, String(isError));
+    assert.equal(tw.toolResultMessage({ id: "c1", name: "t" }, r, "bedrock").toolResult.status, "error", String(isError));
+  }
+  for (const isError of [false, null, 0, "", "false", "False"]) {
+    const r = { content: [{ type: "text", text: "fine" }], isError };
+    assert.equal(tw.flattenContent(r), "fine", String(isError));
+    assert.equal(tw.toolResultMessage({ id: "c1", name: "t" }, r, "anthropic").is_error, false, String(isError));
+  }
+});
