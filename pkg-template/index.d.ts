@@ -824,8 +824,9 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
  * A tool result as text: text blocks verbatim; `[Image: mime (not sent: text only)]`, `[Audio: mime (not sent: text
  * only)]`, `[Resource link: name (uri)]`
  * (`(uri, mime)` with a MIME type, `: description` after the parenthesis with a description), an embedded text resource as a
- * `[Resource: uri (mime)]` line and its text, an embedded blob of text (`text/*`, JSON, XML...) decoded under that
- * line, any other blob as `[Resource: uri (mime), 12 KB, not sent: text only]`, `[Unsupported content: type]` and
+ * `[Resource: uri (mime)]` line and its text, an embedded blob of text (`text/*`, JSON, XML..., an SVG) decoded under that
+ * line in the charset its type declares (UTF-8 without one; `utf-16le`, `utf-16be`, `utf-16` by its byte order mark,
+ * `iso-8859-1`, `us-ascii`; another is `not sent: charset koi8-r not supported`, never garbled), any other blob as `[Resource: uri (mime), 12 KB, not sent: text only]`, `[Unsupported content: type]` and
  * the block's JSON on the next line for the rest (a malformed block too: `{type:"text", text:{...}}`); joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
  * already is that JSON (compared as JSON values, numbers as JavaScript reads them: `22.0` is `22`, `1e3` is `1000`).
  * A result with `isError` starts with `"Error: "`, as {@link toolResultMessage}'s OpenAI message does; an error with no
@@ -1512,7 +1513,8 @@ export type ToolCallRef =
  * Bedrock's `document` (also DOC, DOCX, XLS, XLSX), Responses' `input_file` (also DOCX, XLSX, PPTX) and Gemini's
  * `parts` (those two with `multimodal`), within OpenAI 32 MB, Anthropic 18 MB, Gemini 15 MB, Vertex AI 7 MB, Bedrock
  * 4.5 MB (a PDF is known by its `%PDF-` bytes under any type but `image/*` and text ones, e.g. `application/x-pdf`);
- * text (`text/*`, JSON, XML...) decoded into the text; any other described, e.g. `[Resource: file:///a.zip
+ * text (`text/*`, JSON, XML..., an SVG, which no provider takes as an image) decoded into the text in the charset its type
+ * declares, as {@link flattenContent} does; any other described, e.g. `[Resource: file:///a.zip
  * (application/zip), 12 KB, not sent: format not supported]`. A document's file name (Responses' `filename`, Bedrock's
  * `name`: ASCII letters, digits, single spaces, `-`, `()`, `[]`) is the last segment of its URI, at most 200
  * characters; `document` for a `data:` URL or a URI without a path; Bedrock's then tagged with the call's

@@ -802,23 +802,35 @@ impl<'o> Builder<'o> {
         let bytes = decoded_len(&body);
         let head = decode_prefix(&body, 16);
         let format = match (self.format, classify(&declared, &head)) {
-            (_, Blob::Text) => match decode_text(&body) {
-                Some((text, 0)) => {
-                    let mut out = header(&declared);
-                    out.push('\n');
-                    out.push_str(&text);
-                    return self.text(out);
-                }
-                // A few bytes that are not UTF-8 (a Latin-1 character in a log): the text, saying so.
-                Some((text, invalid)) => {
-                    let mut out = header(&declared);
-                    out.pop();
-                    out.push_str(&format!(", {invalid} {} not UTF-8 shown as U+FFFD]\n", if invalid == 1 { "byte" } else { "bytes" }));
-                    out.push_str(&text);
-                    return self.text(out);
-                }
-                None => return self.text(not_sent(&declared, Some(bytes), "not UTF-8 text")),
-            },
+            (_, Blob::Text) => {
+                // In the charset the type declares (UTF-8 without one); text in another is
+                // described, never sent garbled.
+                let charset = match res.mime_type.as_deref().and_then(charset_param) {
+                    None => Charset::Utf8,
+                    Some(name) => match Charset::named(name) {
+                        Some(charset) => charset,
+                        None => return self.text(not_sent(&declared, Some(bytes), &format!("charset {} not supported", crate::text::excerpt(name, 40)))),
+                    },
+                };
+                let label = charset.label();
+                return match charset.decode(&body) {
+                    Some((text, 0)) => {
+                        let mut out = header(&declared);
+                        out.push('\n');
+                        out.push_str(&text);
+                        self.text(out)
+                    }
+                    // A few bytes that are not UTF-8 (a Latin-1 character in a log): the text, saying so.
+                    Some((text, invalid)) => {
+                        let mut out = header(&declared);
+                        out.pop();
+                        out.push_str(&format!(", {invalid} {} not {label} shown as U+FFFD]\n", if invalid == 1 { "byte" } else { "bytes" }));
+                        out.push_str(&text);
+                        self.text(out)
+                    }
+                    None => self.text(not_sent(&declared, Some(bytes), &format!("not {label} text"))),
+                };
+            }
             (_, Blob::Other) => return self.text(not_sent(&declared, Some(bytes), "format not supported")),
             (_, Blob::Document(kind)) if !head.starts_with(kind.magic) => {
                 return self.text(not_sent(&declared, Some(bytes), &format!("the bytes are not a {} file", kind.ext.to_uppercase())));
@@ -884,6 +896,11 @@ fn classify(declared: &str, head: &[u8]) -> Blob {
         return Blob::Document(kind);
     }
     if declared.starts_with("image/") {
+        // An image type that is XML text (SVG, which no provider takes as an image) is its
+        // text, unless its bytes are an image's.
+        if is_textual(declared) && sniff(head).is_none() {
+            return Blob::Text;
+        }
         return Blob::Image;
     }
     if is_textual(declared) {
@@ -922,6 +939,97 @@ pub(crate) fn is_textual(mime: &str) -> bool {
             mime,
             "application/json" | "application/xml" | "application/yaml" | "application/x-yaml" | "application/javascript" | "application/x-ndjson" | "application/toml"
         )
+}
+
+/// A charset an embedded text blob may declare (`text/plain; charset=utf-16le`), which its bytes
+/// are read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Charset {
+    Utf8,
+    Utf16Le,
+    Utf16Be,
+    /// UTF-16 by its byte order mark, little-endian without one (as the WHATWG Encoding standard
+    /// reads the label `utf-16`, and as Windows writes it).
+    Utf16,
+    /// ISO-8859-1: each byte the code point of its value.
+    Latin1,
+    Ascii,
+}
+
+impl Charset {
+    /// The charset of a name (IANA's, or an alias of it, in any case), if it is one read here.
+    fn named(name: &str) -> Option<Self> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "utf-8" | "utf8" | "unicode-1-1-utf-8" => Self::Utf8,
+            "utf-16le" => Self::Utf16Le,
+            "utf-16be" => Self::Utf16Be,
+            "utf-16" => Self::Utf16,
+            "iso-8859-1" | "iso8859-1" | "iso_8859-1" | "iso_8859-1:1987" | "latin1" | "latin-1" | "l1" | "iso-ir-100" | "cp819" | "ibm819" | "csisolatin1" => Self::Latin1,
+            "us-ascii" | "ascii" | "us" | "iso646-us" | "iso-ir-6" | "ansi_x3.4-1968" | "cp367" | "ibm367" | "csascii" => Self::Ascii,
+            _ => return None,
+        })
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Utf8 => "UTF-8",
+            Self::Utf16Le => "UTF-16LE",
+            Self::Utf16Be => "UTF-16BE",
+            Self::Utf16 => "UTF-16",
+            Self::Latin1 => "ISO-8859-1",
+            Self::Ascii => "US-ASCII",
+        }
+    }
+
+    /// The text of base64 bytes in this charset, as [`decode_text`] gives UTF-8's: with how many
+    /// bytes were not of it (U+FFFD in the text), `None` when over one in a hundred are not.
+    fn decode(self, body: &str) -> Option<(String, usize)> {
+        let bytes = match self {
+            Self::Utf8 => return decode_text(body),
+            Self::Latin1 => return Some((decode_base64(body).into_iter().map(char::from).collect(), 0)),
+            Self::Ascii => {
+                let bytes = decode_base64(body);
+                let invalid = bytes.iter().filter(|b| !b.is_ascii()).count();
+                let text = bytes.iter().map(|&b| if b.is_ascii() { char::from(b) } else { char::REPLACEMENT_CHARACTER }).collect();
+                return (invalid.saturating_mul(100) <= bytes.len()).then_some((text, invalid));
+            }
+            Self::Utf16Le | Self::Utf16Be | Self::Utf16 => decode_base64(body),
+        };
+        let little = match self {
+            Self::Utf16Be => false,
+            Self::Utf16 => !bytes.starts_with(&[0xFE, 0xFF]),
+            _ => true,
+        };
+        // The byte order mark of `utf-16` says the order, and is not text.
+        let skip = if self == Self::Utf16 && (bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF])) { 2 } else { 0 };
+        let pairs = bytes[skip..].chunks_exact(2);
+        // A last byte alone is half a character: U+FFFD.
+        let half = !pairs.remainder().is_empty();
+        let mut invalid = usize::from(half);
+        let units = pairs.map(|p| if little { u16::from_le_bytes([p[0], p[1]]) } else { u16::from_be_bytes([p[0], p[1]]) });
+        let mut text: String = char::decode_utf16(units)
+            .map(|c| {
+                c.unwrap_or_else(|_| {
+                    // A lone surrogate: two bytes.
+                    invalid += 2;
+                    char::REPLACEMENT_CHARACTER
+                })
+            })
+            .collect();
+        if half {
+            text.push(char::REPLACEMENT_CHARACTER);
+        }
+        (invalid.saturating_mul(100) <= bytes.len()).then_some((text, invalid))
+    }
+}
+
+/// The `charset` parameter of a MIME type (`text/plain; charset="utf-16le"`), unquoted, if it has
+/// one that is not empty.
+fn charset_param(mime: &str) -> Option<&str> {
+    mime.split(';').skip(1).find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        k.trim().eq_ignore_ascii_case("charset").then(|| v.trim().trim_matches('"').trim()).filter(|v| !v.is_empty())
+    })
 }
 
 /// The text of base64 UTF-8 bytes, all of it (the cap cuts it after, and its marker counts the
@@ -3153,6 +3261,57 @@ mod tests {
         let r3 = result(json!({"content":[{"type":"text","text":serde_json::to_string_pretty(&big).unwrap()}],"structuredContent":big}));
         let text = message(&r3, ResultFormat::OpenAi, capped(120))["content"].as_str().unwrap().owned();
         assert!(text.starts_with("{\n  \"id\": 12345678901234567890,") && text.contains("[Truncated"), "{text}");
+    }
+
+    /// A text blob is read in the charset its type declares: UTF-16 (either order, or by its
+    /// byte order mark), ISO-8859-1, US-ASCII, UTF-8; another is described, never sent garbled.
+    #[test]
+    fn a_text_blob_is_read_in_its_declared_charset() {
+        let blob = |mime: &str, bytes: &[u8]| result(json!([{"type":"resource","resource":{"uri":"file:///n.txt","mimeType":mime,"blob":b64(bytes)}}]));
+        let utf16 = |s: &str, little: bool| s.encode_utf16().flat_map(|u| if little { u.to_le_bytes() } else { u.to_be_bytes() }).collect::<Vec<u8>>();
+        let text = |r: &CallToolResult| flatten(r, usize::MAX);
+        assert_eq!(text(&blob("text/plain; charset=utf-16le", &utf16("hello wörld 😀", true))), "[Resource: file:///n.txt (text/plain)]\nhello wörld 😀");
+        assert_eq!(text(&blob("text/plain;charset=\"UTF-16BE\"", &utf16("hello", false))), "[Resource: file:///n.txt (text/plain)]\nhello");
+        // `utf-16`: by the byte order mark, little-endian without one.
+        let mut be = vec![0xFE, 0xFF];
+        be.extend(utf16("hi", false));
+        assert_eq!(text(&blob("text/plain; charset=utf-16", &be)), "[Resource: file:///n.txt (text/plain)]\nhi");
+        assert_eq!(text(&blob("text/plain; charset=utf-16", &utf16("hi", true))), "[Resource: file:///n.txt (text/plain)]\nhi");
+        assert_eq!(text(&blob("text/csv; charset=ISO-8859-1", b"caf\xe9;1")), "[Resource: file:///n.txt (text/csv)]\ncafé;1");
+        assert_eq!(text(&blob("text/plain; charset=latin1", b"\xa9 2024")), "[Resource: file:///n.txt (text/plain)]\n© 2024");
+        assert_eq!(text(&blob("text/plain; charset=us-ascii", b"plain")), "[Resource: file:///n.txt (text/plain)]\nplain");
+        assert_eq!(text(&blob("text/plain; charset=utf-8", "é".as_bytes())), "[Resource: file:///n.txt (text/plain)]\né");
+        // Bytes that are not of the charset: a few are U+FFFD, said; many, described.
+        let mut log = utf16(&"line\n".repeat(100), true);
+        log.extend([0x00, 0xD8]);
+        let r = blob("text/plain; charset=utf-16le", &log);
+        assert!(text(&r).starts_with("[Resource: file:///n.txt (text/plain), 2 bytes not UTF-16LE shown as U+FFFD]\nline\n"), "{}", text(&r));
+        assert!(text(&r).ends_with("line\n\u{FFFD}"));
+        assert_eq!(text(&blob("text/plain; charset=utf-16le", b"abc")), "[Resource: file:///n.txt (text/plain), 3 bytes, not sent: not UTF-16LE text]");
+        assert_eq!(text(&blob("text/plain; charset=us-ascii", b"caf\xe9")), "[Resource: file:///n.txt (text/plain), 4 bytes, not sent: not US-ASCII text]");
+        // Another charset is not guessed at.
+        let r = blob("text/plain; charset=koi8-r", b"\xf0\xd2\xc9\xd7\xc5\xd4");
+        for format in ALL {
+            assert!(message(&r, format, ResultOptions::default()).to_string().contains("[Resource: file:///n.txt (text/plain), 6 bytes, not sent: charset koi8-r not supported]"), "{format:?}");
+        }
+        assert_eq!(text(&r), "[Resource: file:///n.txt (text/plain), 6 bytes, not sent: charset koi8-r not supported]");
+    }
+
+    /// An SVG blob is the XML text it is (no provider takes SVG as an image), for every provider;
+    /// bytes of an image under that type go as the image.
+    #[test]
+    fn an_svg_blob_is_its_text() {
+        let svg = r#"<svg xmlns="http://www.w3.org/2000/svg"><text x="0" y="10">Q3 revenue: 42</text></svg>"#;
+        let r = result(json!([{"type":"resource","resource":{"uri":"file:///chart.svg","mimeType":"image/svg+xml","blob":b64s(svg)}}]));
+        let want = format!("[Resource: file:///chart.svg (image/svg+xml)]\n{svg}");
+        assert_eq!(flatten(&r, usize::MAX), want);
+        let multimodal = ResultOptions { multimodal: true, ..ResultOptions::default() };
+        for format in ALL {
+            let m = message(&r, format, multimodal).to_string();
+            assert!(m.contains(&crate::text::to_string(&json!(want)).trim_matches('"').to_owned()), "{format:?}: {m}");
+        }
+        let png = result(json!([{"type":"resource","resource":{"uri":"file:///x.svg","mimeType":"image/svg+xml","blob":PNG}}]));
+        assert_eq!(message(&png, ResultFormat::Anthropic, ResultOptions::default())["content"][1]["type"], "image");
     }
 
     /// `isError` that is not a boolean: one rule everywhere. Only what plainly says no is no error.

@@ -23,6 +23,30 @@ test("a text block that is structuredContent pretty-printed over maxChars gives 
   assert.deepEqual(JSON.parse(out), big);
 });
 
+test("an embedded text blob is read in its declared charset; another charset is described, never garbled", () => {
+  const blob = (mimeType, bytes) => ({ content: [{ type: "resource", resource: { uri: "file:///notes.txt", mimeType, blob: b64(bytes) } }] });
+  assert.equal(tw.flattenContent(blob("text/plain; charset=utf-16le", Buffer.from("hello world", "utf16le"))), "[Resource: file:///notes.txt (text/plain)]\nhello world");
+  assert.equal(tw.flattenContent(blob("text/plain; charset=UTF-16BE", Buffer.from("hi", "utf16le").swap16())), "[Resource: file:///notes.txt (text/plain)]\nhi");
+  assert.equal(tw.flattenContent(blob("text/plain; charset=iso-8859-1", Buffer.from("café", "latin1"))), "[Resource: file:///notes.txt (text/plain)]\ncafé");
+  assert.equal(tw.flattenContent(blob("text/plain; charset=us-ascii", Buffer.from("plain"))), "[Resource: file:///notes.txt (text/plain)]\nplain");
+  assert.equal(tw.flattenContent(blob("text/plain; charset=windows-1251", Buffer.from([0xcf, 0xf0, 0xe8]))), "[Resource: file:///notes.txt (text/plain), 3 bytes, not sent: charset windows-1251 not supported]");
+  // Without a charset, UTF-8 as before; Latin-1 bytes undeclared are still not UTF-8 text.
+  assert.equal(tw.flattenContent(blob("text/plain", Buffer.from("caf\xe9", "latin1"))), "[Resource: file:///notes.txt (text/plain), 4 bytes, not sent: not UTF-8 text]");
+});
+
+test("an SVG blob is decoded as the XML text it is, for every provider", () => {
+  const svg = '<svg xmlns="http://www.w3.org/2000/svg"><text>Q3 revenue: 42</text></svg>';
+  const result = { content: [{ type: "resource", resource: { uri: "file:///chart.svg", mimeType: "image/svg+xml", blob: b64(Buffer.from(svg)) } }] };
+  const want = `[Resource: file:///chart.svg (image/svg+xml)]\n${svg}`;
+  assert.equal(tw.flattenContent(result), want);
+  for (const provider of ["openai", "openai-responses", "anthropic", "gemini", "bedrock", "ollama"]) {
+    assert.ok(JSON.stringify(tw.toolResultMessage({ id: "c1", name: "t" }, result, provider, { multimodal: true })).includes(JSON.stringify(want).slice(1, -1)), provider);
+  }
+  // The bytes of a PNG under that type go as the image.
+  const png = { content: [{ type: "resource", resource: { uri: "file:///x.svg", mimeType: "image/svg+xml", blob: PNG } }] };
+  assert.equal(tw.toolResultMessage({ id: "c1", name: "t" }, png, "anthropic").content[1].type, "image");
+});
+
 test("isError that is not a boolean: an error unless it plainly says no, the same for every reader", () => {
   for (const isError of [true, "true", "TRUE", "True", 1, "yes"]) {
     const r = { content: [{ type: "text", text: "disk full" }], isError };
