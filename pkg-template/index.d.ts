@@ -876,6 +876,12 @@ export interface ToolCallBase {
    * {@link ParallelToolUse}). Absent for a call the provider sent as one.
    */
   parallel?: ParallelToolUse;
+  /**
+   * OpenAI (`openai`, `openai-responses`): `true` when this is a call of a custom tool (Chat's `type: "custom"`, a
+   * Responses `custom_tool_call`), whose input is free text: it has the error `INVALID_ARGUMENTS`, and
+   * {@link toolResultMessage} answers it as the API takes (a Responses `custom_tool_call_output`). Absent otherwise.
+   */
+  custom?: true;
 }
 
 /**
@@ -932,7 +938,7 @@ export type ToolCall<A extends JsonValue = JsonValue> =
       arguments: null;
       /**
        * Why this call cannot be made as it is: `INVALID_ARGUMENTS` (arguments that are not a JSON object, or
-       * that a stream cut short; an OpenAI parallel wrapper without a non-empty `tool_uses` array, given as the one
+       * that a stream cut short; a custom tool's call, `custom`; an OpenAI parallel wrapper without a non-empty `tool_uses` array, given as the one
        * call it is; a tool use that is not an object), `UNKNOWN_TOOL_NAME` (a name the name map does not know, or no
        * name at all: a tool use without `recipient_name`), `LIMIT_EXCEEDED` (arguments too large or too deeply nested
        * to read).
@@ -986,9 +992,10 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * rather than reading as a response without calls: its message names the field
  * (`response.choices[0].message.tool_calls must be an array, got object`) and `path` is its JSON pointer
  * (`/choices/0/message/tool_calls`). A field absent or `null` is no error. An Anthropic message whose `content` is
- * text (a message given back in a conversation, without `type: "message"`) has no calls. A Chat call of a custom tool
- * (`type: "custom"`, `custom: {name, input}`: free text, not JSON arguments) is given with the error `INVALID_ARGUMENTS`
- * saying so, as the accumulator gives it. Text arguments with a lone surrogate escape (`"\ud800"`) read it as U+FFFD
+ * text (a message given back in a conversation, without `type: "message"`) has no calls. A call of a custom tool
+ * (Chat's `type: "custom"`, `custom: {name, input}`, a Responses `custom_tool_call` item: free text, not JSON
+ * arguments) is given with the error `INVALID_ARGUMENTS` saying so and `custom: true`, as the accumulator gives it:
+ * answer it as any call ({@link toolResultMessage} writes a Responses `custom_tool_call_output` for it). Text arguments with a lone surrogate escape (`"\ud800"`) read it as U+FFFD
  * (`JSON.parse` takes it; no UTF-8 text holds it).
  *
  * OpenAI's models at times send one call named `multi_tool_use.parallel` (Chat Completions, Ollama) or `parallel`
@@ -1330,7 +1337,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * - `openai`: `{role: "assistant", content: text | null, refusal?, reasoning_content?, reasoning_details?,
    *   tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice (DeepSeek's and Kimi's
    *   `reasoning_content`, OpenRouter's `reasoning_details`, as they came), with any other key of a call's deltas as sent (Gemini's
-   *   OpenAI-compatible `extra_content`, holding the call's thought signature). OpenAI's parallel wrapper
+   *   OpenAI-compatible `extra_content`, holding the call's thought signature); a custom tool's call is `{id, type:
+   *   "custom", custom: {name, input}}`, its name and input put together from its deltas as a function's are. OpenAI's parallel wrapper
    *   (`multi_tool_use.parallel`, whose dotted name Chat Completions refuses sent back), is listed as its tool uses,
    *   each `{id: "{id}_{index}", type: "function", function: {name, arguments}}` (`name` without `functions.`; a
    *   name Chat would refuse in a history, none or `ns.search`, with its other characters as `_`, `unnamed_tool` for
@@ -1440,6 +1448,15 @@ export type OpenAIFunctionCallOutput = {
   call_id: string;
   output: string | Array<{ type: "input_text"; text: string } | { type: "input_image"; image_url: string } | { type: "input_file"; filename: string; file_data: string }>;
 };
+/**
+ * OpenAI Responses: the output of a custom tool's call (`custom: true`), as a function call's, but for its images'
+ * `detail` (`"auto"`), which the API's input image (`ResponseInputImage`) requires.
+ */
+export type OpenAICustomToolCallOutput = {
+  type: "custom_tool_call_output";
+  call_id: string;
+  output: string | Array<{ type: "input_text"; text: string } | { type: "input_image"; image_url: string; detail: "auto" } | { type: "input_file"; filename: string; file_data: string }>;
+};
 /** Anthropic tool_result block. */
 export type AnthropicToolResultBlock = {
   type: "tool_result";
@@ -1486,15 +1503,19 @@ export type BedrockToolResultBlock = {
  * Chat `tool_call` (`{id, function: {name}}`), a Bedrock `toolUse` (`{toolUseId, name}`, or the content block
  * `{toolUse}`), an Anthropic `tool_use` block, a Gemini `functionCall` (or the part `{functionCall,
  * thoughtSignature}` that holds it, as `message().parts` lists it). The id is `call_id`, else `toolUseId`, else
- * `id`. Every provider but Gemini and Ollama needs the id (`INVALID_INPUT` without one); an empty string counts as none. An empty
- * name is `INVALID_INPUT`. A call's `parallel` (a tool use of OpenAI's parallel wrapper) is read as
+ * `id`. Every provider but Gemini and Ollama needs the id (`INVALID_INPUT` without one); an empty string counts as none. A
+ * call the model sent without a name ({@link parseToolCalls} gives it, `providerName: ""`, with an error) is answered
+ * under its id; Gemini and Ollama, whose messages carry the name, refuse an empty one (`INVALID_INPUT`). A call of a
+ * custom tool (`custom: true` as {@link parseToolCalls} gives it, a Responses `custom_tool_call` item, a Chat
+ * `{id, type: "custom", custom: {name}}`) is answered for the Responses API by a `custom_tool_call_output`. A call's `parallel` (a tool use of OpenAI's parallel wrapper) is read as
  * {@link ParallelToolUse} says (`INVALID_INPUT` when it is not `{id, name, index, count}`, `index` below `count`).
  */
 export type ToolCallRef =
-  | Pick<ToolCall, "id" | "providerName" | "parallel">
+  | Pick<ToolCall, "id" | "providerName" | "parallel" | "custom">
   | { id?: string | null; name: string }
   | { call_id?: string | null; name: string }
   | { id?: string | null; function: { name: string } }
+  | { id?: string | null; custom: { name: string } }
   | { toolUseId?: string | null; name?: string }
   | { toolUse?: { toolUseId?: string | null; name?: string } }
   | { functionCall?: { id?: string | null; name?: string } };
@@ -1542,7 +1563,8 @@ export type ToolCallRef =
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "openai-chat", options?: ToolResultOptions & { imageMessage?: false }): OpenAIToolMessage;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai" | "openai-chat", options: ToolResultOptions): OpenAIToolMessage | [OpenAIToolMessage, OpenAIImageUserMessage];
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "ollama", options?: ToolResultOptions): OllamaToolMessage;
-export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai-responses", options?: ToolResultOptions): OpenAIFunctionCallOutput;
+export function toolResultMessage(call: (Pick<ToolCallBase, "id" | "providerName"> & { custom: true }) | OpenAIResponsesCustomToolCallItem, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai-responses", options?: ToolResultOptions): OpenAICustomToolCallOutput;
+export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "openai-responses", options?: ToolResultOptions): OpenAIFunctionCallOutput | OpenAICustomToolCallOutput;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "anthropic", options?: ToolResultOptions): AnthropicToolResultBlock;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "gemini" | "google" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart;
 export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult | readonly McpContentBlock[], provider: "bedrock", options?: ToolResultOptions): BedrockToolResultBlock;
@@ -1568,7 +1590,7 @@ export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult |
  */
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai" | "openai-chat", options?: ToolResultOptions): Array<OpenAIToolMessage | OpenAIImageUserMessage>;
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "ollama", options?: ToolResultOptions): OllamaToolMessage[];
-export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai-responses", options?: ToolResultOptions): OpenAIFunctionCallOutput[];
+export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "openai-responses", options?: ToolResultOptions): Array<OpenAIFunctionCallOutput | OpenAICustomToolCallOutput>;
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "anthropic", options?: ToolResultOptions): AnthropicToolResultBlock[];
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "gemini" | "google" | "vertex", options?: ToolResultOptions): GeminiFunctionResponsePart[];
 export function toolResultMessages(calls: readonly ToolCallRef[], results: ReadonlyArray<McpCallToolResult | readonly McpContentBlock[]>, provider: "bedrock", options?: ToolResultOptions): BedrockToolResultBlock[];

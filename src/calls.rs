@@ -78,8 +78,9 @@ pub struct CallError {
 }
 
 /// One tool call, resolved. JSON form: `{id, providerName, server, tool, arguments,
-/// thoughtSignature?, parallel?, error?}` (`id` and `server` are `null` when absent,
-/// `thoughtSignature`, `parallel` and `error` are absent when there is none).
+/// thoughtSignature?, parallel?, custom?, error?}` (`id` and `server` are `null` when absent,
+/// `thoughtSignature`, `parallel` and `error` are absent when there is none, `custom` is `true`
+/// or absent).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
     /// The provider's call id (`null` when the provider sent none, as Gemini may).
@@ -101,6 +102,9 @@ pub struct ToolCall {
     /// OpenAI: the wrapper call (`multi_tool_use.parallel`) this call is a tool use of
     /// ([`parallel`]); `None` for a call the provider sent as one.
     pub parallel: Option<Parallel>,
+    /// OpenAI: a call of a custom tool (free-form input, [`custom_call`]), which the Responses API
+    /// answers with a `custom_tool_call_output`.
+    pub custom: bool,
 }
 
 impl CallError {
@@ -127,6 +131,9 @@ impl ToolCall {
         }
         if let Some(p) = &self.parallel {
             o.put("parallel", p.to_value());
+        }
+        if self.custom {
+            o.put("custom", Value::Bool(true));
         }
         if let Some(e) = &self.error {
             o.put("error", e.to_value());
@@ -173,7 +180,7 @@ pub(crate) fn model_arguments(name: &str, raw: RawArgs) -> Result<Value> {
 /// Builds a resolved call from its raw parts.
 fn resolve(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>) -> ToolCall {
     let mut call =
-        ToolCall { id, provider_name: name.clone(), server: None, tool: name.clone(), arguments: Value::Null, error: None, thought_signature: None, parallel: None };
+        ToolCall { id, provider_name: name.clone(), server: None, tool: name.clone(), arguments: Value::Null, error: None, thought_signature: None, parallel: None, custom: false };
     if name.is_empty() {
         // No tool to call, with a name map or without: the same code a map gives a name it
         // does not know.
@@ -589,6 +596,7 @@ fn openai_call(tc: &Value, i: usize, format: CallFormat, map: Option<&NameMap>) 
 /// arguments): `INVALID_ARGUMENTS` saying so, as no MCP tool takes it (toolwire gives tools to
 /// the model as functions). An error of the call's name (none, an unknown one) stands.
 fn custom_call(call: &mut ToolCall) {
+    call.custom = true;
     if call.error.is_none() {
         call.error = Some(CallError {
             code: ErrorCode::InvalidArguments.as_str(),
@@ -625,8 +633,15 @@ fn cut_call(call: &mut ToolCall, why: &str) {
 /// response it is in ended early, which cuts short a call not `completed` in it. A call item
 /// `incomplete` itself is cut short too.
 fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Option<Vec<ToolCall>> {
-    if item.get("type").and_then(Value::as_str) != Some("function_call") {
-        return None;
+    match item.get("type").and_then(Value::as_str) {
+        Some("function_call") => {}
+        // A custom tool's call, with its error: the turn holds it, and the API wants its output.
+        Some("custom_tool_call") => {
+            let mut call = resolve(str_of(item, "call_id"), str_of(item, "name").unwrap_or_default(), RawArgs::Json(Value::Null), map);
+            custom_call(&mut call);
+            return Some(vec![call]);
+        }
+        _ => return None,
     }
     // `call_id` is what the `function_call_output` answers; the item's own `id` (`fc_...`) is
     // not a call id, so a call without `call_id` has none.
@@ -975,7 +990,7 @@ struct Partial {
     item: Option<String>,
     /// OpenAI Chat: the `index` its deltas gave it, when they gave one ([`Accumulator::chat_key`]).
     index: Option<u64>,
-    /// OpenAI Chat: a custom tool's call ([`custom_call`]).
+    /// OpenAI Chat and Responses: a custom tool's call ([`custom_call`]).
     custom: bool,
     /// Gemini: the lone high half the last `partialArgs` string piece ended with, and its
     /// `jsonPath` ([`apply_partial_args`]).
@@ -2402,6 +2417,23 @@ impl Accumulator {
         let kind = ev.get("type").and_then(Value::as_str).unwrap_or("");
         let oi = ev.get("output_index").and_then(Value::as_u64).unwrap_or(0);
         let function_call = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call"));
+        // A custom tool's call is made when its item is done (its input is of no use: the call
+        // is an error, [`custom_call`]), once; the turn keeps the item as it came.
+        if kind == "response.output_item.done" {
+            if let Some(item) = ev.get("item").filter(|i| i.get("type").and_then(Value::as_str) == Some("custom_tool_call")) {
+                let key = (oi, 0);
+                if self.open.contains(key) || self.responses.closed(key) || !self.responses.room(&self.open) {
+                    return;
+                }
+                let Some(p) = self.open.entry(key) else { return };
+                p.id = str_of(item, "call_id");
+                p.name = str_of(item, "name").unwrap_or_default();
+                p.custom = true;
+                done.push(key);
+                self.responses.close(key);
+                return;
+            }
+        }
         match kind {
             "response.output_item.added" => {
                 if let Some(item) = function_call {
@@ -4430,6 +4462,65 @@ mod tests {
         let calls = push(&mut acc, &json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}), None);
         assert_eq!((calls[0].provider_name.as_str(), calls[0].error.as_ref().unwrap().code), ("code_exec", "INVALID_ARGUMENTS"));
         assert_eq!(acc.message().unwrap()["tool_calls"], json!([custom]));
+    }
+
+    /// A Responses custom tool's call is given with its error, as Chat's is (not left out: the
+    /// turn holds it, and the API wants its output), marked `custom`; once, streamed.
+    #[test]
+    fn a_responses_custom_tool_call_is_an_error_saying_so() {
+        let item = json!({"type":"custom_tool_call","id":"ctc_1","call_id":"call_1","name":"apply_patch","input":"*** Begin Patch","status":"completed"});
+        for response in [json!({"output":[item]}), item.clone(), json!([item])] {
+            let calls = parse_tool_calls(&response, CallFormat::OpenAiResponses, None).unwrap();
+            assert_eq!(calls.len(), 1, "{response}");
+            assert_eq!((calls[0].id.as_deref(), calls[0].provider_name.as_str(), &calls[0].arguments, calls[0].custom), (Some("call_1"), "apply_patch", &Value::Null, true));
+            let e = calls[0].error.as_ref().unwrap();
+            assert_eq!(e.code, "INVALID_ARGUMENTS");
+            assert!(e.message.starts_with("\"apply_patch\" is a custom tool call, whose input is free text"), "{}", e.message);
+            assert_eq!(calls[0].to_value()["custom"], true);
+        }
+        // A name the map knows is still a custom call; one it does not know says that.
+        let named = json!({"type":"custom_tool_call","call_id":"c","name":"mcp__gh__create_issue","input":"x"});
+        assert_eq!(parse_tool_calls(&named, CallFormat::OpenAiResponses, Some(&map())).unwrap()[0].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
+        assert_eq!(parse_tool_calls(&item, CallFormat::OpenAiResponses, Some(&map())).unwrap()[0].error.as_ref().unwrap().code, "UNKNOWN_TOOL_NAME");
+        // A function call has no `custom`.
+        let f = parse_tool_calls(&json!({"type":"function_call","call_id":"c","name":"t","arguments":"{}"}), CallFormat::OpenAiResponses, None).unwrap();
+        assert!(f[0].to_value().get("custom").is_none());
+        // A call_id of the wrong type is refused, as a function call's is.
+        let bad = json!({"type":"custom_tool_call","call_id":5,"name":"t","input":""});
+        assert_eq!(parse_tool_calls(&bad, CallFormat::OpenAiResponses, None).unwrap_err().code, ErrorCode::InvalidInput);
+        // Streamed: given when its item is done, once; the turn holds the item.
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let added = json!({"type":"custom_tool_call","id":"ctc_1","call_id":"call_1","name":"apply_patch","input":"","status":"in_progress"});
+        let mut out = push(&mut acc, &json!({"type":"response.output_item.added","output_index":0,"item":added}), None);
+        out.extend(push(&mut acc, &json!({"type":"response.custom_tool_call_input.delta","output_index":0,"item_id":"ctc_1","delta":"*** Begin"}), None));
+        out.extend(push(&mut acc, &json!({"type":"response.custom_tool_call_input.done","output_index":0,"item_id":"ctc_1","input":"*** Begin Patch"}), None));
+        assert!(out.is_empty());
+        let done = json!({"type":"response.output_item.done","output_index":0,"item":item});
+        out.extend(push(&mut acc, &done, None));
+        out.extend(push(&mut acc, &done, None));
+        out.extend(acc.finish(None).unwrap());
+        assert_eq!(out.iter().map(|c| (c.id.as_deref(), c.provider_name.as_str(), c.custom, c.error.as_ref().map(|e| e.code))).collect::<Vec<_>>(), [(Some("call_1"), "apply_patch", true, Some("INVALID_ARGUMENTS"))]);
+        assert_eq!(acc.message().unwrap(), json!([item]));
+    }
+
+    /// A Chat custom tool's call streamed over several deltas: the turn has its name and all its
+    /// input, put together as a function's are (as the openai SDK's ChatCompletionStream does).
+    #[test]
+    fn a_streamed_chat_custom_call_is_put_together_in_the_turn() {
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let delta = |tc: Value| json!({"choices":[{"index":0,"delta":{"tool_calls":[tc]}}]});
+        push(&mut acc, &delta(json!({"index":0,"id":"call_1","type":"custom","custom":{"name":"apply_patch","input":""}})), None);
+        push(&mut acc, &delta(json!({"index":0,"custom":{"input":"*** Begin"}})), None);
+        push(&mut acc, &delta(json!({"index":0,"custom":{"input":" Patch"}})), None);
+        let calls = push(&mut acc, &json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}), None);
+        assert_eq!((calls[0].provider_name.as_str(), calls[0].custom), ("apply_patch", true));
+        assert_eq!(acc.message().unwrap()["tool_calls"], json!([{"id":"call_1","type":"custom","custom":{"name":"apply_patch","input":"*** Begin Patch"}}]));
+        // The whole name given again is not more of it; a name in pieces is put together; other keys stay.
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        push(&mut acc, &delta(json!({"index":0,"id":"call_2","type":"custom","custom":{"name":"apply_"}})), None);
+        push(&mut acc, &delta(json!({"index":0,"custom":{"name":"patch","input":"a"}})), None);
+        push(&mut acc, &delta(json!({"index":0,"custom":{"name":"apply_patch","input":"b","x":1}})), None);
+        assert_eq!(acc.message().unwrap()["tool_calls"], json!([{"id":"call_2","type":"custom","custom":{"name":"apply_patch","input":"ab","x":1}}]));
     }
 
     #[test]

@@ -1394,15 +1394,22 @@ pub struct CallRef {
     /// takes one output for the wrapper, which [`tool_result_messages`] writes of all its calls'
     /// results.
     pub parallel: Option<Parallel>,
+    /// A call of an OpenAI custom tool (free-form input): the Responses API takes its output as a
+    /// `custom_tool_call_output`, not a `function_call_output`.
+    pub custom: bool,
 }
 
 impl CallRef {
     /// Reads an entry of `parseToolCalls` (`{id, providerName}`), `{id, name}`, or a call as the
     /// provider's SDK gives it: a Responses `function_call` item (its `call_id`, not its item
-    /// `id`), a Chat `tool_call` (`{id, function: {name}}`), a Bedrock `toolUse` (`{toolUseId,
-    /// name}`, or the content block that holds it), an Anthropic `tool_use` block, a Gemini
-    /// `functionCall` (or the part that holds it, `{functionCall, thoughtSignature}`). The id is
-    /// `call_id`, else `toolUseId`, else `id`.
+    /// `id`), a Chat `tool_call` (`{id, function: {name}}`, or a custom tool's `{id, custom:
+    /// {name}}`), a Responses `custom_tool_call` item, a Bedrock `toolUse` (`{toolUseId, name}`,
+    /// or the content block that holds it), an Anthropic `tool_use` block, a Gemini `functionCall`
+    /// (or the part that holds it, `{functionCall, thoughtSignature}`). The id is `call_id`, else
+    /// `toolUseId`, else `id`. A custom tool's call is one of `custom: true` (as `parseToolCalls`
+    /// marks it), of `type: "custom_tool_call"`, or with a `custom` object. The name may be empty
+    /// (a call the model sent without one, an error answered under its id): only the formats that
+    /// write it refuse that ([`message`]).
     pub fn from_value(v: &Value) -> Result<Self> {
         let v = match v.get("toolUse").or_else(|| v.get("functionCall")) {
             Some(inner @ Value::Object(_)) if v.get("name").is_none() && v.get("providerName").is_none() => inner,
@@ -1412,15 +1419,15 @@ impl CallRef {
             .get("providerName")
             .or_else(|| v.get("name"))
             .or_else(|| v.get("function").and_then(|f| f.get("name")))
+            .or_else(|| v.get("custom").and_then(|f| f.get("name")))
             .and_then(Value::as_str)
-            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "call must have a string `providerName` (or `name`, or `function.name`)"))?;
-        if name.is_empty() {
-            return Err(Error::new(ErrorCode::InvalidInput, "call has an empty name: the tool-result message needs the name the provider called"));
-        }
+            .ok_or_else(|| Error::new(ErrorCode::InvalidInput, "call must have a string `providerName` (or `name`, `function.name` or `custom.name`)"))?;
+        let kind = v.get("type").and_then(Value::as_str);
+        let custom = v.get("custom").is_some_and(|c| *c == Value::Bool(true) || c.is_object()) || kind == Some("custom_tool_call");
         // An empty id is no id: no provider takes one (Bedrock's toolUseId is 1-64 characters).
         // A Responses item's `id` is the item's, never a call id.
-        let keys: &[&str] = match v.get("type").and_then(Value::as_str) {
-            Some("function_call") => &["call_id"],
+        let keys: &[&str] = match kind {
+            Some("function_call" | "custom_tool_call") => &["call_id"],
             _ => &["call_id", "toolUseId", "id"],
         };
         let mut id = None;
@@ -1435,7 +1442,7 @@ impl CallRef {
                 Some(_) => return Err(Error::new(ErrorCode::InvalidInput, format!("call.{key} must be a string"))),
             }
         }
-        Ok(Self { id, name: name.owned(), parallel: parallel_of(v)? })
+        Ok(Self { id, name: name.owned(), parallel: parallel_of(v)?, custom })
     }
 
     /// The id, if it has one that is not empty.
@@ -1506,14 +1513,14 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
 /// line an `input_text`).
 fn wrapper_output(p: &Parallel, uses: &[(&CallRef, &CallToolResult)], opts: &ResultOptions, media: &mut Media, names: &mut Vec<String>) -> Result<Value> {
     let format = ResultFormat::OpenAiResponses;
-    let id = CallRef { id: p.id.clone(), name: p.name.clone(), parallel: None }.require_id("OpenAI Responses")?.owned();
+    let id = CallRef { id: p.id.clone(), name: p.name.clone(), parallel: None, custom: false }.require_id("OpenAI Responses")?.owned();
     let labels: Vec<String> =
         uses.iter().map(|(tool_use, _)| format!("tool_uses[{}] ({}):", tool_use.parallel.as_ref().map_or(0, |p| p.index), tool_use.name)).collect();
     let write = |caps: &[usize], media: &mut Media, names: &mut Vec<String>| -> Result<Vec<Value>> {
         uses.iter()
             .zip(caps)
             .map(|((tool_use, result), &max_chars)| {
-                let call = CallRef { id: Some(id.clone()), name: tool_use.name.clone(), parallel: None };
+                let call = CallRef { id: Some(id.clone()), name: tool_use.name.clone(), parallel: None, custom: false };
                 let mut m = message(&call, result, format, &ResultOptions { max_chars, ..*opts }, media, names)?;
                 Ok(m.get_mut("output").map(Value::take).expect("a function_call_output has its output"))
             })
@@ -1636,6 +1643,12 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
         // Ollama's own calls have no id (parseToolCalls makes `call_{n}` up): the name answers.
         ResultFormat::Gemini | ResultFormat::Vertex | ResultFormat::Ollama => call.id(),
     };
+    // Gemini's `functionResponse.name` and Ollama's `tool_name` answer by the name; the other
+    // formats by the id alone, so that a call the model sent without a name (an error) is answered.
+    if call.name.is_empty() && matches!(format, ResultFormat::Gemini | ResultFormat::Vertex | ResultFormat::Ollama) {
+        let what = if format == ResultFormat::Ollama { "Ollama's tool message (`tool_name`)" } else { "Gemini's functionResponse" };
+        return Err(Error::new(ErrorCode::InvalidInput, format!("call has an empty name: {what} needs the name the provider called")));
+    }
     // OpenAI's `Error: ` prefix is within the cap.
     let prefixed = is_error && (matches!(format, ResultFormat::OpenAi | ResultFormat::OpenAiResponses | ResultFormat::Ollama) || (format == ResultFormat::Bedrock && !opts.bedrock_status));
     let capped = ResultOptions { max_chars: opts.max_chars.saturating_sub(if prefixed { ERROR_PREFIX.len() } else { 0 }), ..*opts };
@@ -1656,7 +1669,8 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
                 })
                 .collect();
             if opts.image_message && !images.is_empty() {
-                let mut content = vec![object([("type", string("text")), ("text", Value::String(format!("Images returned by the tool call {id} ({}):", call.name)))])];
+                let named = if call.name.is_empty() { String::new() } else { format!(" ({})", call.name) };
+                let mut content = vec![object([("type", string("text")), ("text", Value::String(format!("Images returned by the tool call {id}{named}:")))])];
                 content.extend(images);
                 Value::Array(vec![msg, object([("role", string("user")), ("content", Value::Array(content))])])
             } else {
@@ -1698,6 +1712,11 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
                 for p in parts {
                     items.push(match p {
                         Part::Text(t) => object([("type", string("input_text")), ("text", Value::String(t))]),
+                        // A custom tool's output takes the input message's image, whose
+                        // `detail` the openai SDK types as required.
+                        Part::Image(i) if call.custom => {
+                            object([("type", string("input_image")), ("image_url", Value::String(data_url(i.mime_type, &i.data))), ("detail", string("auto"))])
+                        }
                         Part::Image(i) => object([("type", string("input_image")), ("image_url", Value::String(data_url(i.mime_type, &i.data)))]),
                         Part::Document(d) => object([
                             ("type", string("input_file")),
@@ -1711,7 +1730,9 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
                 let text = text_of(&parts);
                 Value::String(if is_error { with_prefix(text, opts.max_chars) } else { text })
             };
-            object([("type", string("function_call_output")), ("call_id", id.unwrap_or_default().into()), ("output", output)])
+            // A custom tool's call is answered by its own kind of output (of the same shape).
+            let kind = if call.custom { "custom_tool_call_output" } else { "function_call_output" };
+            object([("type", string(kind)), ("call_id", id.unwrap_or_default().into()), ("output", output)])
         }
         ResultFormat::Anthropic => {
             let mut content: Vec<Value> = parts
@@ -1956,7 +1977,7 @@ mod tests {
     }
 
     fn call() -> CallRef {
-        CallRef { id: Some("call_1".into()), name: "mcp__s__t".into(), parallel: None }
+        CallRef { id: Some("call_1".into()), name: "mcp__s__t".into(), parallel: None, custom: false }
     }
 
     #[test]
@@ -2054,7 +2075,7 @@ mod tests {
     #[test]
     fn gemini_response_is_always_an_object() {
         let r = result(json!({"content":[{"type":"text","text":"{\"t\":1}"}],"structuredContent":{"t":1}}));
-        let m = tool_result_message(&CallRef { id: None, name: "t".into(), parallel: None }, &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
+        let m = tool_result_message(&CallRef { id: None, name: "t".into(), parallel: None, custom: false }, &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
         assert_eq!(m, json!({"functionResponse":{"name":"t","response":{"output":{"t":1}}}}));
         let e = result(json!({"content":[{"type":"text","text":"bad"}],"isError":true}));
         let m = tool_result_message(&call(), &e, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
@@ -2353,7 +2374,7 @@ mod tests {
             let e = tool_result_message(&empty, &r, format, &ResultOptions::default()).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidInput, "{format:?}");
             // Built in Rust with an empty id: the same.
-            let direct = CallRef { id: Some(String::new()), name: "t".into(), parallel: None };
+            let direct = CallRef { id: Some(String::new()), name: "t".into(), parallel: None, custom: false };
             assert!(tool_result_message(&direct, &r, format, &ResultOptions::default()).is_err(), "{format:?}");
         }
         let m = tool_result_message(&empty, &r, ResultFormat::Gemini, &ResultOptions::default()).unwrap();
@@ -2468,7 +2489,7 @@ mod tests {
     }
 
     /// The call as each SDK gives it: a Responses item's `call_id` (not its item `id`), a Chat
-    /// tool call's `function.name`, Bedrock's `toolUseId`; an empty name is refused.
+    /// tool call's `function.name`, Bedrock's `toolUseId`.
     #[test]
     fn calls_as_the_sdks_give_them() {
         let read = |v: Value| CallRef::from_value(&v).map(|c| (c.id, c.name));
@@ -2483,15 +2504,16 @@ mod tests {
         // A Gemini part, as message().parts and candidate.content.parts hold it.
         assert_eq!(read(json!({"functionCall":{"name":"t","args":{}},"thoughtSignature":"c2ln"})), Ok((None, "t".owned())));
         assert_eq!(read(json!({"functionCall":{"id":"fc_1","name":"t","args":{}}})), some("fc_1", "t"));
-        assert_eq!(read(json!({"functionCall":{"name":""}})).unwrap_err().code, ErrorCode::InvalidInput);
+        // An empty name is read (the formats that write it refuse it: see
+        // `a_call_without_a_name_is_answered_under_its_id`).
+        assert_eq!(read(json!({"functionCall":{"name":""}})), Ok((None, String::new())));
         // A Responses item without `call_id` has none (its `id` is the item's).
         assert_eq!(read(json!({"type":"function_call","id":"fc_1","name":"t"})), Ok((None, "t".owned())));
         // An empty call_id is none: the next key is read.
         assert_eq!(read(json!({"call_id":"","id":"fc_1","name":"t"})), some("fc_1", "t"));
-        for bad in [json!({"id":"c","name":""}), json!({"id":"c"}), json!({"call_id":5,"name":"t"})] {
+        for bad in [json!({"id":"c"}), json!({"call_id":5,"name":"t"}), json!({"id":"c","name":5})] {
             assert_eq!(read(bad.clone()).unwrap_err().code, ErrorCode::InvalidInput, "{bad}");
         }
-        assert!(read(json!({"id":"c","name":""})).unwrap_err().message.contains("empty name"));
         let m = tool_result_message(
             &CallRef::from_value(&json!({"type":"function_call","id":"fc_68a1","call_id":"call_XYZ","name":"t"})).unwrap(),
             &result(json!([{"type":"text","text":"ok"}])),
@@ -2612,7 +2634,7 @@ mod tests {
     /// with the images of every call (a user message between tool messages is refused).
     #[test]
     fn parallel_results_keep_the_tool_messages_together() {
-        let calls = [CallRef { id: Some("call_A".into()), name: "shot".into(), parallel: None }, CallRef { id: Some("call_B".into()), name: "shot".into(), parallel: None }, CallRef { id: Some("call_C".into()), name: "t".into(), parallel: None }];
+        let calls = [CallRef { id: Some("call_A".into()), name: "shot".into(), parallel: None, custom: false }, CallRef { id: Some("call_B".into()), name: "shot".into(), parallel: None, custom: false }, CallRef { id: Some("call_C".into()), name: "t".into(), parallel: None, custom: false }];
         let results = [
             result(json!([{"type":"image","data":PNG,"mimeType":"image/png"}])),
             result(json!([{"type":"text","text":"done"}])),
@@ -2634,7 +2656,7 @@ mod tests {
         assert_eq!(m.iter().map(|b| b["tool_use_id"].as_str().unwrap()).collect::<Vec<_>>(), ["call_A", "call_B", "call_C"]);
         // One result for each call; a bad call is named.
         assert_eq!(tool_result_messages(&calls[..2], &results, ResultFormat::OpenAi, &opts).unwrap_err().code, ErrorCode::InvalidInput);
-        let no_id = [calls[0].clone(), CallRef { id: None, name: "t".into(), parallel: None }];
+        let no_id = [calls[0].clone(), CallRef { id: None, name: "t".into(), parallel: None, custom: false }];
         let e = tool_result_messages(&no_id, &results[..2], ResultFormat::Bedrock, &opts).unwrap_err();
         assert!(e.message.starts_with("calls[1]: "), "{}", e.message);
     }
@@ -2660,7 +2682,7 @@ mod tests {
         assert_eq!(m["functionResponse"]["parts"].as_array().unwrap().len(), 1);
         assert_eq!(m["functionResponse"]["response"]["output"], "[Image: image/png, 8 MB (not sent: over the 15 MB of images and documents Gemini takes a request)]");
         // One turn, one budget.
-        let calls = [call(), CallRef { id: Some("call_2".into()), name: "t".into(), parallel: None }];
+        let calls = [call(), CallRef { id: Some("call_2".into()), name: "t".into(), parallel: None, custom: false }];
         let halves = [result(json!([{"type":"image","data":png_of(10_000_000),"mimeType":"image/png"}])), result(json!([{"type":"image","data":png_of(10_000_000),"mimeType":"image/png"}]))];
         let m = tool_result_messages(&calls, &halves, ResultFormat::Gemini, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
         assert!(m[0]["functionResponse"]["parts"].is_array());
@@ -2678,7 +2700,7 @@ mod tests {
     #[test]
     fn ollama_tool_messages_are_its_own() {
         let r = result(json!({"content":[{"type":"text","text":"22°C"},{"type":"image","data":PNG,"mimeType":"image/png"}]}));
-        let no_id = CallRef { id: None, name: "get_temperature".into(), parallel: None };
+        let no_id = CallRef { id: None, name: "get_temperature".into(), parallel: None, custom: false };
         let m = tool_result_message(&no_id, &r, ResultFormat::Ollama, &ResultOptions::default()).unwrap();
         assert_eq!(m, json!({"role":"tool","tool_name":"get_temperature","content":"22°C\n[Image: image/png (not sent: text only)]"}));
         let m = tool_result_message(&call(), &r, ResultFormat::Ollama, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
@@ -2768,14 +2790,14 @@ mod tests {
         let doc = |uri: &str| result(json!([{"type":"resource","resource":{"uri":uri,"mimeType":"application/pdf","blob":pdf}}]));
         let results = [doc("file:///a/report.pdf"), doc("file:///b/report.pdf"), doc("file:///c/REPORT.pdf"), doc("file:///d/Report (2).pdf")];
         let names_of = |m: &[Value]| -> Vec<String> { m.iter().map(|m| m["toolResult"]["content"][1]["document"]["name"].as_str().unwrap().to_owned()).collect() };
-        let same: Vec<CallRef> = (0..4).map(|_| CallRef { id: Some("tooluse_1".into()), name: "t".into(), parallel: None }).collect();
+        let same: Vec<CallRef> = (0..4).map(|_| CallRef { id: Some("tooluse_1".into()), name: "t".into(), parallel: None, custom: false }).collect();
         let m = tool_result_messages(&same, &results, ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
         let tag = id_tag("tooluse_1");
         assert_eq!(names_of(&m), [format!("report ({tag})"), format!("report ({tag}) (2)"), format!("REPORT ({tag}) (3)"), format!("Report (2) ({tag})")]);
         // The same document answering calls of two turns, each written alone.
         let mut seen = std::collections::HashSet::new();
         for turn in 0..50 {
-            let calls: Vec<CallRef> = (0..4).map(|i| CallRef { id: Some(format!("tooluse_{turn}_{i}")), name: "t".into(), parallel: None }).collect();
+            let calls: Vec<CallRef> = (0..4).map(|i| CallRef { id: Some(format!("tooluse_{turn}_{i}")), name: "t".into(), parallel: None, custom: false }).collect();
             let m = tool_result_messages(&calls, &results, ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
             for name in names_of(&m) {
                 assert!(name.len() <= MAX_FILE_NAME && name.chars().all(|c| c.is_ascii_alphanumeric() || " -()[]".contains(c)) && !name.contains("  "), "{name}");
@@ -2788,7 +2810,7 @@ mod tests {
         // each the file's with its call's tag. The same call's result written again: the same
         // name (the tag is the id's alone).
         let one = |id: &str| {
-            let call = CallRef { id: Some(id.into()), name: "t".into(), parallel: None };
+            let call = CallRef { id: Some(id.into()), name: "t".into(), parallel: None, custom: false };
             names_of(&tool_result_messages(&[call], &results[..1], ResultFormat::Bedrock, &ResultOptions::default()).unwrap()).remove(0)
         };
         let (a, b) = (one("tooluse_a"), one("tooluse_b"));
@@ -2796,7 +2818,7 @@ mod tests {
         assert_eq!((a.as_str(), b.as_str()), (format!("report ({})", id_tag("tooluse_a")).as_str(), format!("report ({})", id_tag("tooluse_b")).as_str()));
         assert_eq!(one("tooluse_a"), a);
         // There is no call without an id to name a file for: Bedrock's results need it.
-        let none = CallRef { id: None, name: "t".into(), parallel: None };
+        let none = CallRef { id: None, name: "t".into(), parallel: None, custom: false };
         let e = tool_result_messages(&[none], &results[..1], ResultFormat::Bedrock, &ResultOptions::default()).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidInput);
         assert!(e.message.contains("need the call's id"), "{}", e.message);
@@ -3033,7 +3055,7 @@ mod tests {
         assert!(e.message.contains(&format!("whose tool uses 1, 2, 3, 4, 5, 6, 7, 8 and {} more have no result here", usize::MAX - 9)), "{}", e.message);
         // Many wrappers: each answered in one pass over its own tool uses.
         let many: Vec<CallRef> = (0..20_000)
-            .map(|k| CallRef { id: Some(format!("c{k}_0")), name: "t".into(), parallel: Some(Parallel { id: Some(format!("c{k}")), name: "parallel".into(), index: 0, count: 1 }) })
+            .map(|k| CallRef { id: Some(format!("c{k}_0")), name: "t".into(), parallel: Some(Parallel { id: Some(format!("c{k}")), name: "parallel".into(), index: 0, count: 1 }), custom: false })
             .collect();
         let texts: Vec<CallToolResult> = (0..20_000).map(|_| results[2].clone()).collect();
         assert_eq!(tool_result_messages(&many, &texts, ResultFormat::OpenAiResponses, &opts).unwrap().len(), 20_000);
@@ -3261,6 +3283,69 @@ mod tests {
         let r3 = result(json!({"content":[{"type":"text","text":serde_json::to_string_pretty(&big).unwrap()}],"structuredContent":big}));
         let text = message(&r3, ResultFormat::OpenAi, capped(120))["content"].as_str().unwrap().owned();
         assert!(text.starts_with("{\n  \"id\": 12345678901234567890,") && text.contains("[Truncated"), "{text}");
+    }
+
+    /// A call the model sent without a name (an error call of parseToolCalls) is answered under
+    /// its id, where the result carries the id alone; Gemini and Ollama, which answer by the name,
+    /// refuse it, saying so.
+    #[test]
+    fn a_call_without_a_name_is_answered_under_its_id() {
+        let resp = json!({"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[
+            {"id":"call_a","type":"function","function":{"name":"t","arguments":"{}"}},
+            {"id":"call_b","type":"function","function":{"name":"","arguments":"{}"}}]}}]});
+        let calls = refs(&resp, crate::calls::CallFormat::OpenAi);
+        assert_eq!(calls[1].name, "");
+        let results = [result(json!([{"type":"text","text":"ok"}])), result(json!({"content":[{"type":"text","text":"no tool named"}],"isError":true}))];
+        let out = tool_result_messages(&calls, &results, ResultFormat::OpenAi, &ResultOptions::default()).unwrap();
+        assert_eq!(out[1], json!({"role":"tool","tool_call_id":"call_b","content":"Error: no tool named"}));
+        let out = tool_result_messages(&calls, &results, ResultFormat::OpenAiResponses, &ResultOptions::default()).unwrap();
+        assert_eq!(out[1], json!({"type":"function_call_output","call_id":"call_b","output":"Error: no tool named"}));
+        let m = tool_result_message(&calls[1], &results[1], ResultFormat::Anthropic, &ResultOptions::default()).unwrap();
+        assert_eq!((&m["tool_use_id"], &m["is_error"]), (&json!("call_b"), &json!(true)));
+        let m = tool_result_message(&calls[1], &results[1], ResultFormat::Bedrock, &ResultOptions::default()).unwrap();
+        assert_eq!(m["toolResult"]["toolUseId"], "call_b");
+        // OpenAI's image message names the call by its id alone.
+        let shot = result(json!([{"type":"image","data":PNG,"mimeType":"image/png"}]));
+        let m = tool_result_message(&calls[1], &shot, ResultFormat::OpenAi, &ResultOptions { image_message: true, ..ResultOptions::default() }).unwrap();
+        assert_eq!(m[1]["content"][0]["text"], "Images returned by the tool call call_b:");
+        for (format, says) in [(ResultFormat::Gemini, "Gemini's functionResponse"), (ResultFormat::Vertex, "Gemini's functionResponse"), (ResultFormat::Ollama, "Ollama's tool message")] {
+            let e = tool_result_message(&calls[1], &results[1], format, &ResultOptions::default()).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidInput);
+            assert!(e.message.contains("empty name") && e.message.contains(says), "{}", e.message);
+            let e = tool_result_messages(&calls, &results, format, &ResultOptions::default()).unwrap_err();
+            assert!(e.message.starts_with("calls[1]: call has an empty name"), "{}", e.message);
+        }
+    }
+
+    /// A custom tool's call (free-form input) is answered in the Responses API by a
+    /// `custom_tool_call_output`: from parseToolCalls' call (`custom: true`) or the SDK's item; on
+    /// Chat, a Chat custom `tool_call` (`custom: {name}`) is read as a call like any other.
+    #[test]
+    fn a_custom_tool_call_is_answered_as_one() {
+        let item = json!({"type":"custom_tool_call","id":"ctc_1","call_id":"call_c","name":"apply_patch","input":"*** patch"});
+        let resp = json!({"output":[item, {"type":"function_call","id":"fc_1","call_id":"call_f","name":"t","arguments":"{}"}]});
+        let calls = refs(&resp, crate::calls::CallFormat::OpenAiResponses);
+        assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.custom)).collect::<Vec<_>>(), [(Some("call_c"), true), (Some("call_f"), false)]);
+        let results = [result(json!({"content":[{"type":"text","text":"not run"}],"isError":true})), result(json!([{"type":"text","text":"ok"}]))];
+        let out = tool_result_messages(&calls, &results, ResultFormat::OpenAiResponses, &ResultOptions::default()).unwrap();
+        assert_eq!(out, [
+            json!({"type":"custom_tool_call_output","call_id":"call_c","output":"Error: not run"}),
+            json!({"type":"function_call_output","call_id":"call_f","output":"ok"}),
+        ]);
+        // The SDK's item itself (its `id` is the item's, not the call's).
+        let direct = CallRef::from_value(&item).unwrap();
+        assert_eq!((direct.id.as_deref(), direct.name.as_str(), direct.custom), (Some("call_c"), "apply_patch", true));
+        assert_eq!(tool_result_message(&direct, &results[0], ResultFormat::OpenAiResponses, &ResultOptions::default()).unwrap(), out[0]);
+        let no_call_id = CallRef::from_value(&json!({"type":"custom_tool_call","id":"ctc_1","name":"apply_patch"})).unwrap();
+        assert_eq!(no_call_id.id, None);
+        // Chat's custom tool_call, as the openai SDK types `message.tool_calls[i]`.
+        let chat = CallRef::from_value(&json!({"id":"call_1","type":"custom","custom":{"name":"apply_patch","input":"*** patch"}})).unwrap();
+        assert_eq!((chat.id.as_deref(), chat.name.as_str(), chat.custom), (Some("call_1"), "apply_patch", true));
+        assert_eq!(tool_result_message(&chat, &results[1], ResultFormat::OpenAi, &ResultOptions::default()).unwrap(), json!({"role":"tool","tool_call_id":"call_1","content":"ok"}));
+        // With media, the items are the same as a function call's.
+        let shot = result(json!([{"type":"text","text":"see"},{"type":"image","data":PNG,"mimeType":"image/png"}]));
+        let m = tool_result_message(&direct, &shot, ResultFormat::OpenAiResponses, &ResultOptions { multimodal: true, ..ResultOptions::default() }).unwrap();
+        assert_eq!((&m["type"], &m["output"][1]["type"], &m["output"][1]["detail"]), (&json!("custom_tool_call_output"), &json!("input_image"), &json!("auto")));
     }
 
     /// A text blob is read in the charset its type declares: UTF-16 (either order, or by its

@@ -222,7 +222,7 @@ impl Check {
 
     fn output_item(&self, item: &Value, at: &Path<'_>) -> Checked {
         self.texts(item, &["type"], at)?;
-        if item.get("type").and_then(Value::as_str) == Some("function_call") {
+        if matches!(item.get("type").and_then(Value::as_str), Some("function_call" | "custom_tool_call")) {
             self.texts(item, &["id", "call_id", "name", "status"], at)?;
         }
         Ok(())

@@ -437,7 +437,7 @@ impl Turn {
         }
         let ti = (0, seq);
         let id = str_of(tc, "id").filter(|i| !i.is_empty());
-        // A custom tool's call keeps its `custom` object as sent.
+        // A custom tool's call: its `custom` object put together as `function` is.
         let custom = tc.get("custom").is_some_and(Value::is_object);
         let new = || {
             // The id first, as OpenAI writes a call.
@@ -447,6 +447,7 @@ impl Turn {
             }
             if custom {
                 call.insert("type".into(), "custom".into());
+                call.insert("custom".into(), json!({"name": "", "input": ""}));
             } else {
                 call.insert("type".into(), "function".into());
                 call.insert("function".into(), json!({"name": "", "arguments": ""}));
@@ -460,9 +461,26 @@ impl Turn {
         }
         // Other keys (Gemini's `extra_content`, with a thought signature) as sent.
         for (k, v) in tc.as_object().into_iter().flatten() {
-            if !matches!(k.as_str(), "index" | "id" | "type" | "function") {
+            if !matches!(k.as_str(), "index" | "id" | "type" | "function" | "custom") {
                 self.set_in(ti, &[k], v.clone());
             }
+        }
+        // The name as the accumulator reads it, the input appended, other keys as sent.
+        if let Some(c) = tc.get("custom").and_then(Value::as_object) {
+            for (k, v) in c {
+                match (k.as_str(), v) {
+                    ("name", Value::String(name)) => {
+                        let again = self.get(ti).and_then(|p| p.value.pointer("/custom/name")).and_then(Value::as_str) == Some(name);
+                        if !again {
+                            self.append_to(ti, &["custom", "name"], name);
+                        }
+                    }
+                    ("input", Value::String(input)) => self.append_to(ti, &["custom", "input"], input),
+                    (_, Value::Null) => {}
+                    _ => self.set_in(ti, &["custom", k], v.clone()),
+                }
+            }
+            return;
         }
         let Some(f) = tc.get("function") else { return };
         if let Some(name) = f.get("name").and_then(Value::as_str) {

@@ -23,6 +23,63 @@ test("a text block that is structuredContent pretty-printed over maxChars gives 
   assert.deepEqual(JSON.parse(out), big);
 });
 
+test("a call without a name is answered under its id where the result carries the id alone", () => {
+  const response = { choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [
+    { id: "call_a", type: "function", function: { name: "u", arguments: "{}" } },
+    { id: "call_b", type: "function", function: { name: "", arguments: "{}" } },
+  ] } }] };
+  const calls = tw.parseToolCalls(response, "openai");
+  assert.equal(calls[1].providerName, "");
+  assert.equal(calls[1].error.code, "UNKNOWN_TOOL_NAME");
+  const results = [{ content: [{ type: "text", text: "ok" }] }, { content: [{ type: "text", text: calls[1].error.message }], isError: true }];
+  assert.deepEqual(tw.toolResultMessages(calls, results, "openai").map((m) => m.tool_call_id), ["call_a", "call_b"]);
+  assert.deepEqual(tw.toolResultMessages(calls, results, "openai-responses").map((m) => m.call_id), ["call_a", "call_b"]);
+  assert.equal(tw.toolResultMessage({ type: "tool_use", id: "toolu_1", name: "", input: {} }, results[1], "anthropic").tool_use_id, "toolu_1");
+  assert.equal(tw.toolResultMessage({ toolUseId: "tu_1", name: "" }, results[1], "bedrock").toolResult.toolUseId, "tu_1");
+  // Gemini and Ollama answer by the name: an empty one is refused, saying so.
+  for (const provider of ["gemini", "ollama"]) {
+    assert.throws(() => tw.toolResultMessages(calls, results, provider), (e) => e instanceof tw.ToolwireError && e.code === "INVALID_INPUT" && /^calls\[1\]: call has an empty name/.test(e.message));
+  }
+});
+
+test("a Responses custom_tool_call is an error call, parsed and streamed, answered by a custom_tool_call_output", () => {
+  const item = { type: "custom_tool_call", id: "ctc_1", call_id: "c1", name: "apply_patch", input: "*** patch", status: "completed" };
+  const calls = tw.parseToolCalls({ output: [item] }, "openai-responses");
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].id, "c1");
+  assert.equal(calls[0].custom, true);
+  assert.equal(calls[0].error.code, "INVALID_ARGUMENTS");
+  assert.match(calls[0].error.message, /custom tool call/);
+  const failed = { content: [{ type: "text", text: calls[0].error.message }], isError: true };
+  assert.deepEqual(tw.toolResultMessage(calls[0], failed, "openai-responses"), { type: "custom_tool_call_output", call_id: "c1", output: `Error: ${calls[0].error.message}` });
+  assert.equal(tw.toolResultMessage(item, failed, "openai-responses").type, "custom_tool_call_output");
+  assert.equal(tw.toolResultMessages(calls, [failed], "openai-responses")[0].type, "custom_tool_call_output");
+  // Streamed: given once when its item is done; the turn holds the item.
+  const acc = new tw.ToolCallAccumulator("openai-responses");
+  const got = [
+    ...acc.push({ type: "response.output_item.added", output_index: 0, item: { ...item, input: "", status: "in_progress" } }),
+    ...acc.push({ type: "response.custom_tool_call_input.delta", output_index: 0, item_id: "ctc_1", delta: "*** patch" }),
+    ...acc.push({ type: "response.output_item.done", output_index: 0, item }),
+    ...acc.push({ type: "response.output_item.done", output_index: 0, item }),
+    ...acc.finish(),
+  ];
+  assert.deepEqual(got.map((c) => [c.id, c.providerName, c.custom, c.error?.code]), [["c1", "apply_patch", true, "INVALID_ARGUMENTS"]]);
+  assert.deepEqual(acc.message(), [item]);
+});
+
+test("a Chat custom tool_call as the openai SDK gives it is a ToolCallRef; streamed, the turn keeps its name and whole input", () => {
+  const custom = { id: "call_1", type: "custom", custom: { name: "apply_patch", input: "*** Begin Patch" } };
+  assert.deepEqual(tw.toolResultMessage(custom, { content: [{ type: "text", text: "done" }] }, "openai"), { role: "tool", tool_call_id: "call_1", content: "done" });
+  const acc = new tw.ToolCallAccumulator("openai");
+  const chunk = (tc) => ({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { tool_calls: [tc] } }] });
+  acc.push(chunk({ index: 0, id: "call_1", type: "custom", custom: { name: "apply_patch", input: "" } }));
+  acc.push(chunk({ index: 0, custom: { input: "*** Begin" } }));
+  acc.push(chunk({ index: 0, custom: { input: " Patch" } }));
+  const calls = acc.push({ object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] });
+  assert.deepEqual(calls.map((c) => [c.id, c.providerName, c.custom, c.error?.code]), [["call_1", "apply_patch", true, "INVALID_ARGUMENTS"]]);
+  assert.deepEqual(acc.message().tool_calls, [custom]);
+});
+
 test("an embedded text blob is read in its declared charset; another charset is described, never garbled", () => {
   const blob = (mimeType, bytes) => ({ content: [{ type: "resource", resource: { uri: "file:///notes.txt", mimeType, blob: b64(bytes) } }] });
   assert.equal(tw.flattenContent(blob("text/plain; charset=utf-16le", Buffer.from("hello world", "utf16le"))), "[Resource: file:///notes.txt (text/plain)]\nhello world");

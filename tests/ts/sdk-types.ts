@@ -94,6 +94,18 @@ const fromChatCall: ChatCompletionToolMessageParam = toolResultMessage(chatCall,
 const fromBedrockUse: BedrockContentBlock = toolResultMessage(bedrockUse, result, "bedrock");
 const fromBedrockBlock: BedrockContentBlock = toolResultMessage({ toolUse: bedrockUse }, result, "bedrock");
 const fromAnthropicUse: ToolResultBlockParam = toolResultMessage(anthropicUse, result, "anthropic");
+// Chat's `message.tool_calls[i]`, which the openai SDK types as a function or a custom tool's call, needs no narrowing.
+declare const chatAnyCall: import("openai/resources/chat/completions").ChatCompletionMessageToolCall;
+declare const chatCustomCall: import("openai/resources/chat/completions").ChatCompletionMessageCustomToolCall;
+const fromChatAnyCall: ChatCompletionToolMessageParam = toolResultMessage(chatAnyCall, result, "openai");
+const fromChatCustomCall: ChatCompletionToolMessageParam = toolResultMessage(chatCustomCall, result, "openai");
+const chatTurnResults: Array<ChatCompletionToolMessageParam | ChatCompletionUserMessageParam> = toolResultMessages([chatAnyCall, chatCustomCall], [result, result], "openai");
+// A Responses custom tool's call is answered by a custom_tool_call_output.
+declare const responsesCustomCall: import("openai/resources/responses/responses").ResponseCustomToolCall;
+const fromResponsesCustomCall: import("openai/resources/responses/responses").ResponseCustomToolCallOutput = toolResultMessage(responsesCustomCall, result, "openai-responses");
+const customCalls = parseToolCalls({ output: [] }, "openai-responses");
+const customMarked: true | undefined = customCalls[0]?.custom;
+const customOutputs: ResponseInputItem[] = toolResultMessages(customCalls, customCalls.map(() => result), "openai-responses");
 
 // Tool calls: what parseToolCalls returns feeds an MCP tools/call. Arguments are objects where the types show every
 // tool's input schema to be an object schema, or without a name map; any JSON value otherwise (a wrapped root).
