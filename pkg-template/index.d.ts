@@ -889,7 +889,7 @@ export interface ToolCallBase {
  *
  * What goes back to the model: on the Responses API, the turn's items as they came (the wrapper's `function_call`
  * item, which a `previous_response_id` chain holds anyway) and one `function_call_output` for the wrapper's `id`, each
- * tool use's result under a line naming it (`tool_uses[0] (get_weather):`), which {@link toolResultMessages} writes of
+ * tool use's result under a line naming it (`tool_uses[0] (get_weather):`, `tool_uses[1]:` for one without a name), which {@link toolResultMessages} writes of
  * all the wrapper's calls and results (`INVALID_INPUT` when some are missing; {@link toolResultMessage} of one of
  * several is `INVALID_INPUT`, as one result cannot answer the wrapper). On Chat Completions, which refuses the
  * wrapper's dotted name sent back in the history (`'messages[1].tool_calls[0].function.name': string does not match
@@ -1582,7 +1582,7 @@ export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult |
  *
  * OpenAI Responses: the calls of one parallel wrapper (`parallel` of the same `id`, see {@link ParallelToolUse}) are
  * answered by one `function_call_output` for the wrapper's `call_id`, where the first of them is: each result under a
- * line naming its tool use (`tool_uses[0] (get_weather):`), in the wrapper's order, the texts joined by a blank line
+ * line naming its tool use (`tool_uses[0] (get_weather):`, `tool_uses[1]:` for one without a name), in the wrapper's order, the texts joined by a blank line
  * (all of it within `maxChars`, those lines included: the short results whole, the longer cut to equal shares of the
  * rest, each marked; where a share would leave no room for its marker, or the lines do not fit, one cut over the
  * whole, marked), or with `multimodal` and media a list of items, each tool use's line an `input_text`.

@@ -1508,14 +1508,23 @@ pub fn tool_result_message(call: &CallRef, result: &CallToolResult, format: Resu
 
 /// OpenAI Responses: the one `function_call_output` for the parallel wrapper `p`, of the results
 /// of its tool uses (`uses`, in index order, all of them): each one's output as
-/// [`tool_result_message`] writes it, under a line naming it (`tool_uses[0] (NAME):`), the
+/// [`tool_result_message`] writes it, under a line naming it (`tool_uses[0] (NAME):`, or
+/// `tool_uses[0]:` for a tool use without a name), the
 /// texts joined with a blank line (with `multimodal` and media, the items in order, each use's
 /// line an `input_text`).
 fn wrapper_output(p: &Parallel, uses: &[(&CallRef, &CallToolResult)], opts: &ResultOptions, media: &mut Media, names: &mut Vec<String>) -> Result<Value> {
     let format = ResultFormat::OpenAiResponses;
     let id = CallRef { id: p.id.clone(), name: p.name.clone(), parallel: None, custom: false }.require_id("OpenAI Responses")?.owned();
     let labels: Vec<String> =
-        uses.iter().map(|(tool_use, _)| format!("tool_uses[{}] ({}):", tool_use.parallel.as_ref().map_or(0, |p| p.index), tool_use.name)).collect();
+        uses.iter()
+            .map(|(tool_use, _)| {
+                let index = tool_use.parallel.as_ref().map_or(0, |p| p.index);
+                match tool_use.name.is_empty() {
+                    true => format!("tool_uses[{index}]:"),
+                    false => format!("tool_uses[{index}] ({}):", tool_use.name),
+                }
+            })
+            .collect();
     let write = |caps: &[usize], media: &mut Media, names: &mut Vec<String>| -> Result<Vec<Value>> {
         uses.iter()
             .zip(caps)
@@ -3308,6 +3317,12 @@ mod tests {
         let shot = result(json!([{"type":"image","data":PNG,"mimeType":"image/png"}]));
         let m = tool_result_message(&calls[1], &shot, ResultFormat::OpenAi, &ResultOptions { image_message: true, ..ResultOptions::default() }).unwrap();
         assert_eq!(m[1]["content"][0]["text"], "Images returned by the tool call call_b:");
+        // A tool use of OpenAI's parallel wrapper without a name: its line in the wrapper's output says its index alone.
+        let args = r#"{"tool_uses":[{"recipient_name":"functions.weather","parameters":{}},{"parameters":{}}]}"#;
+        let resp = json!({"output":[{"type":"function_call","call_id":"call_p","name":"multi_tool_use.parallel","arguments":args}]});
+        let uses = refs(&resp, crate::calls::CallFormat::OpenAiResponses);
+        let out = tool_result_messages(&uses, &results, ResultFormat::OpenAiResponses, &ResultOptions::default()).unwrap();
+        assert_eq!(out, [json!({"type":"function_call_output","call_id":"call_p","output":"tool_uses[0] (weather):\nok\n\ntool_uses[1]:\nError: no tool named"})]);
         for (format, says) in [(ResultFormat::Gemini, "Gemini's functionResponse"), (ResultFormat::Vertex, "Gemini's functionResponse"), (ResultFormat::Ollama, "Ollama's tool message")] {
             let e = tool_result_message(&calls[1], &results[1], format, &ResultOptions::default()).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidInput);
