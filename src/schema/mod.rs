@@ -309,8 +309,16 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
                 ),
             );
             // Definitions stay at the root, where `#/$defs/...` references look for them.
-            let defs: Vec<(String, Value)> =
-                ["$defs", "definitions"].into_iter().filter_map(|k| obj.take(k).map(|v| (k.owned(), v))).collect();
+            let mut defs: Vec<(String, Value)> =
+                ROOT_DEFS.into_iter().filter_map(|k| obj.take(k).map(|v| (k.owned(), v))).collect();
+            // A reference to the old root (`#`, `#/items`...) now means the wrapped property: the wrapper
+            // is another schema (an array of `#` would become an array of `{input}` objects).
+            rebase_root_refs(&mut obj, &ROOT_DEFS, 0);
+            for (_, map) in &mut defs {
+                if let Value::Object(m) = map {
+                    m.values_mut().filter_map(Value::as_object_mut).for_each(|d| rebase_root_refs(d, &ROOT_DEFS, 1));
+                }
+            }
             let mut props = Map::new();
             props.insert(WRAPPED_PROPERTY.into(), Value::Object(obj));
             let mut wrapped = Map::new();
@@ -323,6 +331,34 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
     };
     fix_properties_and_required(&mut obj, cx);
     (Value::Object(obj), shape)
+}
+
+/// The definitions a wrapped root keeps at the wrapper's root (see [`rebase_root_refs`]).
+const ROOT_DEFS: [&str; 2] = ["$defs", "definitions"];
+
+/// Points `$ref`s to the old root at where the wrapper put it (`#` -> `#/properties/input`), except
+/// those into the definitions, which stay at the root. Subschemas only (an `enum` value is data).
+fn rebase_root_refs(o: &mut JsonObject, kept: &[&str], depth: usize) {
+    if depth > 512 {
+        return;
+    }
+    if let Some(Value::String(r)) = o.find_mut("$ref") {
+        if let Some(rest) = r.strip_prefix('#') {
+            let into_defs = kept.iter().any(|d| rest.strip_prefix('/').and_then(|p| p.strip_prefix(d)).is_some_and(|t| t.is_empty() || t.starts_with('/')));
+            if !into_defs && (rest.is_empty() || rest.starts_with('/')) {
+                *r = format!("#/properties/{WRAPPED_PROPERTY}{rest}");
+            }
+        }
+    }
+    for (key, sub) in o.iter_mut() {
+        let subs: Box<dyn Iterator<Item = &mut Value>> = match (walk::slot(key, sub), sub) {
+            (walk::Slot::Map, Value::Object(m)) => Box::new(m.values_mut()),
+            (walk::Slot::Array, Value::Array(a)) => Box::new(a.iter_mut()),
+            (walk::Slot::Single, s) => Box::new(std::iter::once(s)),
+            _ => continue,
+        };
+        subs.filter_map(Value::as_object_mut).for_each(|s| rebase_root_refs(s, kept, depth + 1));
+    }
 }
 
 /// A root that is a local `$ref` (`{"$ref": "#/definitions/Args", "definitions": {...}}`, as
@@ -734,6 +770,24 @@ mod tests {
         assert_eq!(shape, RootShape::Wrapped);
         assert_eq!(out["$defs"], json!({"X": {"type": "integer"}}));
         assert_eq!(out["properties"][WRAPPED_PROPERTY], json!({"type": "array", "items": {"$ref": "#/$defs/X"}}));
+    }
+
+    #[test]
+    fn a_wrapped_root_s_references_to_itself_follow_it() {
+        // `#` was the array; after wrapping it is `#/properties/input` (the wrapper is an object).
+        let (out, _, _) = run(json!({
+            "type": "array",
+            "items": {"anyOf": [{"$ref": "#"}, {"$ref": "#/$defs/X"}, {"$ref": "#/items"}, {"enum": [{"$ref": "#"}]}]},
+            "$defs": {"X": {"type": "array", "items": {"$ref": "#"}}, "Y": {"$ref": "#/definitionsX"}}
+        }));
+        let p = format!("#/properties/{WRAPPED_PROPERTY}");
+        assert_eq!(
+            out["properties"][WRAPPED_PROPERTY]["items"]["anyOf"],
+            json!([{"$ref": p}, {"$ref": "#/$defs/X"}, {"$ref": format!("{p}/items")}, {"enum": [{"$ref": "#"}]}]),
+            "an enum's value is data, not a reference"
+        );
+        assert_eq!(out["$defs"]["X"]["items"], json!({"$ref": p}), "a definition's reference to the root too");
+        assert_eq!(out["$defs"]["Y"], json!({"$ref": format!("{p}/definitionsX")}), "a name that only begins like the definitions'");
     }
 
     #[test]
