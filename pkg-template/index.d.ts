@@ -1600,8 +1600,9 @@ export interface SystemPromptOptions extends NamingOptions {
   /** Built-in wording: "en" (default) or "zh-CN". */
   locale?: "en" | "zh-CN" | "zh" | "zh-Hans";
   /**
-   * A whole template; `{{tools}}` (or `{{ tools }}`) is replaced by the tool list. One without it is
-   * `INVALID_OPTIONS` (the prompt would list no tools), and so is one given with `instructions`.
+   * A whole template; `{{tools}}` (spaces inside the braces or not: `{{ tools }}`; Mustache's and Handlebars'
+   * `{{{tools}}}` too, braces and all) is replaced by the tool list. One without it is `INVALID_OPTIONS` (the prompt
+   * would list no tools), and so is one given with `instructions`.
    */
   template?: string;
   /** Replaces the call instructions of the default template (not used with `template`: `INVALID_OPTIONS`). */
@@ -1622,16 +1623,17 @@ export interface SystemPromptOptions extends NamingOptions {
 /**
  * A tool-use system prompt for models without native tool calling. Each tool is listed by the name a conversion
  * gives it (`## mcp__docs__search`), with its description (each line quoted, `> Search the docs.`), its parameters as a tree, and, where the tree leaves
- * something out, its input schema as compact JSON with its `$ref`s inlined (`Input schema: {...}`, within
+ * something out, its input schema as compact JSON with its `$ref`s inlined and a root `allOf`, `anyOf` or `oneOf` merged into its
+ * parameters, as every conversion merges it (`Input schema: {...}`, within
  * `maxSchemaChars`), as Hermes-style chat templates and LangChain's `render_text_description_and_args` give one, so
  * that what the tree leaves out is still there: an items' `pattern`, a branch's bounds, an `enum` value past 80
  * characters, a keyword the tree does not name (`examples`, `additionalProperties` as a schema...), nesting past four
- * levels. A schema the tree says all of (types, required flags, the constraints below, descriptions) gets no JSON. The tree: one line per parameter, `- name (type, required|optional, constraints)
- * [enum values]: description`, nested objects' and array items' properties indented under it (four levels), the type
+ * levels, the items' properties of a parameter that has properties of its own (typed `["object", "array"]`). A schema the tree says all of (types, required flags, the constraints below, descriptions) gets no JSON. The tree: one line per parameter, `- name (type, required|optional, constraints)
+ * [enum values]: description`, nested objects' (or else array items') properties indented under it (four levels), the type
  * of `anyOf`/`oneOf` branches joined (`string | null`), `array of string`, and the constraints `const`, `format`,
  * `pattern`, `minimum`, `maximum` (and exclusive), `multipleOf`, `minLength`, `maxLength`, `minItems`, `maxItems`,
  * `uniqueItems`, `minProperties`, `maxProperties`, `default` as `keyword: JSON`. A name of other characters than
- * letters, digits and `_ - . $ @` is quoted as JSON, values are JSON, a parameter's description is kept on its
+ * letters, digits and `_ - . $ @` is quoted as JSON (whole, however long: the model sends that key), values are JSON, a parameter's description is kept on its
  * line and every line of a tool's description starts with `> ` (whatever breaks it: `\n`, `\r`, U+2028...), so that
  * a server's text cannot add lines of its own to the list (a `## name` heading, a `Parameters:` list).
  */

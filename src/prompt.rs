@@ -142,7 +142,9 @@ fn name_text(name: &str) -> String {
     if plain {
         name.owned()
     } else {
-        crate::text::quote(name)
+        // Whole, however long: the model has to send this very key (the error messages'
+        // quoter would cut it at 100 characters).
+        crate::text::quote_at_most(name, usize::MAX)
     }
 }
 
@@ -320,7 +322,9 @@ fn outlined(schema: &Value, depth: usize) -> bool {
             "enum" => v.as_array().is_some_and(|e| !e.is_empty() && e.iter().all(whole)),
             "properties" => depth < MAX_TREE_DEPTH && v.as_object().is_some_and(|p| p.values().all(|s| outlined(s, depth + 1))),
             // The line names the items' type (`array of string`) where the type is an array's,
-            // or where nothing else names one; an object's properties are listed under it.
+            // or where nothing else names one; an object's properties are listed under it, the
+            // items' only where the parameter has none of its own ([`nested`]: one typed
+            // `["object", "array"]` lists its own, and its items' are in the JSON).
             "items" => {
                 let array = match o.get("type") {
                     None => !["anyOf", "oneOf", "const", "enum", "properties"].iter().any(|k| o.contains_key(*k)),
@@ -329,7 +333,8 @@ fn outlined(schema: &Value, depth: usize) -> bool {
                 array
                     && match v.as_object() {
                         Some(items) if has_properties(v) => {
-                            depth < MAX_TREE_DEPTH
+                            !has_properties(schema)
+                                && depth < MAX_TREE_DEPTH
                                 && items.iter().all(|(k, t)| match k.as_str() {
                                     "type" => t == "object",
                                     "properties" | "required" | "title" => true,
@@ -411,10 +416,15 @@ pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &Na
             push_quoted(&mut list, d);
         }
         // The root as conversion sees it (an object-like root typed, a root `$ref` resolved, a
-        // root that is not an object wrapped as `input`): the parameters the name map maps back;
-        // its `$ref`s inlined (recursion cut, within the conversion's budgets).
+        // root that is not an object wrapped as `input`, a root `allOf`, `anyOf` or `oneOf`
+        // merged into its properties as every provider's conversion merges it): the parameters
+        // the name map maps back; its `$ref`s inlined (recursion cut, within the conversion's
+        // budgets).
         let mut cx = crate::schema::Cx::new(crate::schema::Limits::default());
-        let (schema, _) = crate::schema::process_json_schema(&tool.input_schema, &mut cx);
+        let (mut schema, _) = crate::schema::process_json_schema(&tool.input_schema, &mut cx);
+        if let Value::Object(root) = &mut schema {
+            crate::schema::lower::merge_root_combinators(root, &mut cx);
+        }
         let mut schema = crate::schema::refs::inline_refs(&schema, &mut cx).ok().filter(Value::is_object).unwrap_or(schema);
         if let Value::Object(o) = &mut schema {
             o.remove("$schema");
@@ -444,25 +454,39 @@ pub fn tools_system_prompt(tools: &[Tool], servers: &[Option<&str>], naming: &Na
     }
 }
 
-/// The spellings of a template's place for the tool list: `{{tools}}`, with spaces inside or not.
-pub const TOOLS_PLACEHOLDERS: [&str; 4] = ["{{tools}}", "{{ tools }}", "{{ tools}}", "{{tools }}"];
+/// How long the place for the tool list that starts `s` is, if one does: `{{tools}}`, with
+/// spaces inside the braces or not (`{{ tools }}`), or Mustache's and Handlebars' unescaped
+/// `{{{tools}}}`, whose braces are all the place's. The one definition of the place: a template
+/// is refused where [`fill_placeholders`] would find none ([`has_tools_placeholder`]).
+fn placeholder_len(s: &str) -> Option<usize> {
+    ["{{{", "{{"].into_iter().zip(["}}}", "}}"]).find_map(|(open, close)| {
+        let inner = s.strip_prefix(open)?.trim_start_matches(' ').strip_prefix("tools")?.trim_start_matches(' ');
+        inner.starts_with(close).then(|| s.len() - inner.len() + close.len())
+    })
+}
 
-/// `template` with each of its places for the tool list ([`TOOLS_PLACEHOLDERS`]) replaced by
+/// Whether `template` has a place for the tool list, as [`tools_system_prompt`] fills it.
+pub fn has_tools_placeholder(template: &str) -> bool {
+    template.match_indices('{').any(|(at, _)| placeholder_len(&template[at..]).is_some())
+}
+
+/// `template` with each of its places for the tool list ([`placeholder_len`]) replaced by
 /// `list`, in one pass over the template: the list (servers' descriptions) is never read again
-/// for places of its own.
+/// for places of its own. A `{` that starts no place is kept, and the place that may start at
+/// the next character is still looked for (`{{{{tools}}}}`, `{ {{tools}} }`).
 fn fill_placeholders(template: &str, list: &str) -> String {
     let mut out = String::with_capacity(template.len() + list.len());
     let mut rest = template;
-    while let Some(at) = rest.find("{{") {
-        out.push_str(&rest[..at]);
-        match TOOLS_PLACEHOLDERS.iter().find(|p| rest[at..].starts_with(*p)) {
-            Some(p) => {
+    while let Some(at) = rest.find('{') {
+        match placeholder_len(&rest[at..]) {
+            Some(len) => {
+                out.push_str(&rest[..at]);
                 out.push_str(list);
-                rest = &rest[at + p.len()..];
+                rest = &rest[at + len..];
             }
             None => {
-                out.push_str("{{");
-                rest = &rest[at + 2..];
+                out.push_str(&rest[..=at]);
+                rest = &rest[at + 1..];
             }
         }
     }
@@ -494,6 +518,76 @@ mod tests {
         let p = tools_system_prompt(&[t], &[None], &NamingOptions::default(), NameRule::Strict, &opts);
         let list = "## t\n> write {{ tools }} here {{tools}}\nNo parameters.";
         assert_eq!(p, format!("A {list} B {list} C {{{{x}}}} {{{{"));
+    }
+
+    /// A template's place is one definition, for the check and for the fill: Mustache's
+    /// `{{{tools}}}`, spaces inside the braces, and a place right after another `{` are filled;
+    /// a template with none is refused. `{{{tools}}}` was taken as a place and never filled.
+    #[test]
+    fn a_templates_place_is_found_and_filled_alike() {
+        let t = Tool::from_value(json!({"name":"t","inputSchema":{"type":"object"}}), 0).unwrap();
+        let list = "## t\nNo parameters.";
+        for (template, want) in [
+            ("Tools: {{{tools}}}", format!("Tools: {list}")),
+            ("Tools: {{{ tools }}}", format!("Tools: {list}")),
+            ("Tools: {{  tools  }}", format!("Tools: {list}")),
+            ("Tools: {{{{tools}}}}", format!("Tools: {{{list}}}")),
+            ("Tools: { {{tools}} }", format!("Tools: {{ {list} }}")),
+            ("{{no}} {{{tools}} x", format!("{{{{no}}}} {{{list} x")),
+        ] {
+            assert!(has_tools_placeholder(template), "{template}");
+            let opts = PromptOptions { template: Some(template.owned()), ..PromptOptions::default() };
+            assert_eq!(tools_system_prompt(std::slice::from_ref(&t), &[None], &NamingOptions::default(), NameRule::Strict, &opts), want, "{template}");
+        }
+        for template in ["Tools: {tools}", "{{ tool }}", "{{tools}", "{{\ttools}}", "{{TOOLS}}", "{{{tools"] {
+            assert!(!has_tools_placeholder(template), "{template}");
+        }
+    }
+
+    /// A root `allOf` is merged into the parameters as every conversion merges it: listed with
+    /// its required flags (it was "No parameters.", and past `maxSchemaChars` a required
+    /// parameter was in the prompt nowhere). A root `anyOf` lists the parameters of its branches.
+    #[test]
+    fn root_combinators_are_merged_into_the_parameters() {
+        let all_of = json!({"name":"create_ticket","inputSchema":{"type":"object","allOf":[
+            {"properties":{"title":{"type":"string"}},"required":["title"]},
+            {"properties":{"priority":{"type":"string","enum":["low","high"]}}}]}});
+        let want = "## create_ticket\nParameters:\n- title (string, required)\n- priority (string, optional) [\"low\", \"high\"]";
+        assert_eq!(render(all_of.clone(), &list_only()), want, "the tree says it all: no JSON");
+        let cut = PromptOptions { max_schema_chars: 10, ..list_only() };
+        assert_eq!(render(all_of, &cut), want);
+        let any_of = json!({"name":"find","inputSchema":{"type":"object","anyOf":[
+            {"properties":{"id":{"type":"string"}},"required":["id"]},{"properties":{"email":{"type":"string"}},"required":["email"]}]}});
+        let p = render(any_of, &list_only());
+        assert!(p.starts_with("## find\nParameters:\n- id (string, optional)\n- email (string, optional)\nInput schema: {"), "{p}");
+        assert!(!p.contains("anyOf"), "{p}");
+    }
+
+    /// A quoted property name is written whole however long it is: the model has to send that
+    /// key. It was cut at 100 characters (the error messages' quoter), and no JSON carried it.
+    #[test]
+    fn a_long_quoted_property_name_is_written_whole() {
+        let name = format!("filter[{}postal_code]", "customer.billing_address.".repeat(4));
+        let p = render(json!({"name":"search","inputSchema":{"type":"object","properties":{name.clone():{"type":"string"}},"required":[name.clone()]}}), &list_only());
+        assert_eq!(p, format!("## search\nParameters:\n- {} (string, required)", serde_json::to_string(&name).unwrap()));
+        let hidden = format!("{}\n- injected", "x".repeat(120));
+        let p = render(json!({"name":"s","inputSchema":{"type":"object","properties":{hidden.clone():{"type":"string"}}}}), &list_only());
+        assert!(p.contains(&format!("- \"{}\\n- injected\" (string, optional)", "x".repeat(120))), "{p}");
+    }
+
+    /// A parameter typed `["object", "array"]` with properties of its own and items with
+    /// properties lists its own in the tree; the items' are in the JSON (they were nowhere).
+    #[test]
+    fn an_object_or_array_parameters_items_are_in_the_json() {
+        let item = json!({"type":"object","properties":{"sku":{"type":"string"},"note":{"type":"string"}},"required":["sku"]});
+        let v = json!({"name":"order","inputSchema":{"type":"object","properties":{
+            "lines":{"type":["object","array"],"properties":{"sku":{"type":"string"}},"required":["sku"],"items":item}}}});
+        let p = render(v, &list_only());
+        assert!(p.starts_with("## order\nParameters:\n- lines (object | array of object, optional)\n  - sku (string, required)\nInput schema: {"), "{p}");
+        assert!(p.contains("\"note\""), "{p}");
+        // Items alone are the tree's, as before: no JSON.
+        let v = json!({"name":"order","inputSchema":{"type":"object","properties":{"lines":{"type":"array","items":item}}}});
+        assert_eq!(render(v, &list_only()), "## order\nParameters:\n- lines (array of object, optional)\n  - sku (string, required)\n  - note (string, optional)");
     }
 
     #[test]

@@ -413,7 +413,7 @@ pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String
     popts.template = get_str("template")?;
     popts.instructions = get_str("instructions")?;
     if let Some(t) = &popts.template {
-        if !crate::prompt::TOOLS_PLACEHOLDERS.iter().any(|p| t.contains(p)) {
+        if !crate::prompt::has_tools_placeholder(t) {
             return Err(Error::new(ErrorCode::InvalidOptions, "options.template has no {{tools}}: the tool list goes where it stands, and without it the prompt would list no tools"));
         }
         if popts.instructions.is_some() {
