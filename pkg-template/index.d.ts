@@ -1645,10 +1645,15 @@ export type PermissionAction = "allow" | "ask" | "deny";
 /**
  * Configuration of a {@link PermissionPolicy}. A pattern is an exact name (`mcp__fs__read`: that name only, not
  * `mcp__fs__read__x`), a server (`mcp__fs`: every tool of server `fs`; `mcp__f?` a server glob), or a glob over the
- * whole name (`*`: any run of characters, `?`: one character; `mcp__*delete*`, `*_file`). Patterns are globs, not
+ * whole name (`*`: any run of characters, `?`: one character; `mcp__*delete*`, `*_file`). A pattern `S__T` without
+ * `mcp__` is `mcp__S__T`, as `naming: "server"` names the tool (`fs__*` is every tool of server `fs`, never another
+ * server's tool whose own name starts `fs__`); a pattern without `__` (`delete_file`, `read_*`) is also a tool's own
+ * name, on any server (and for `deny` and `ask`, a word such as `fs` covers server `fs` too). Patterns are globs, not
  * regular expressions: a pattern written as one (`mcp__db__.*`, `^mcp__`, `a|b`) would match no tool, and is
  * `INVALID_OPTIONS`; so is one that could match no name at all (`""`, or `mcp__fs__` ending with `__`: write
- * `mcp__fs` or `mcp__fs__*`). `deny` and `ask` rules ignore the case of ASCII letters (`*delete*` stops `DeleteFile` too), `allow`
+ * `mcp__fs` or `mcp__fs__*`), or holds what no tool name holds: white space at either end, a line break or another
+ * control character, a comma (`"mcp__a__*, mcp__b__*"` is two patterns: give each as a string of its own). `deny` and
+ * `ask` rules ignore the case of ASCII letters (`*delete*` stops `DeleteFile` too), `allow`
  * rules do not: a rule that restricts must not miss a tool by the case of a letter.
  */
 export interface PermissionPolicyConfig {
@@ -1675,10 +1680,17 @@ export class PermissionPolicy {
   /** A policy from its rules; a pattern written as a regular expression, or a key not known, is `INVALID_OPTIONS`. */
   constructor(config?: PermissionPolicyConfig);
   /**
-   * The decision for a provider tool name; pass the MCP tool (or its annotations) for `askDestructive`. A name
-   * inside a model's namespace (`functions.NAME`, `default_api.NAME`: what {@link NameMap.resolve} looks past)
-   * meets the rules of `NAME` too, the most restrictive winning. The name is judged as given: one a provider was
-   * given shortened or hashed is judged as that text ({@link McpHub} judges each call by its server and tool).
+   * The decision for a provider tool name; pass the MCP tool (or its annotations) for `askDestructive`: an object
+   * with a tool's keys (`name`, `inputSchema`, `outputSchema`, `description`, `annotations`) is the tool, whose hints
+   * are its `annotations` only (none without them, as {@link McpHub} reads the listed tool); any other object is the
+   * annotations themselves. A name `mcp__S__T` or `S__T` is read as server `S`'s tool `T`, as {@link McpHub} reads its
+   * calls, and any name as a tool's own name too. A name inside a model's namespace (`functions.NAME`,
+   * `default_api.NAME`: what {@link NameMap.resolve} looks past) is judged as `NAME` and, where a provider takes the
+   * whole name as a tool's (Gemini's names hold `.` and `:`), as itself, each with the default action, the most
+   * restrictive winning: another server's tool named `functions.read` gets no allow of `read`. To judge the tool a
+   * name map routes a call to, pass `map.resolve(name).name`. The name is judged as given: one a provider was
+   * given shortened or hashed is judged as that text, and under `naming: "bare"` a tool's own name `fs__x` reads as
+   * server `fs`'s tool `x` ({@link McpHub} judges each call by its server and tool).
    */
   check(name: string, tool?: McpTool | McpToolAnnotations | null): PermissionAction;
   /** The config the policy was made from (so an instance can be given as {@link McpHubOptions.policy}). */
@@ -2462,10 +2474,11 @@ export interface McpHubOptions {
    * and the server give them (never shortened or hashed), whatever naming the provider sees: `mcp__fs` covers
    * every tool of server `fs`, and a glob such as `mcp__*delete*` every tool whose whole name it matches, under
    * `naming: "server"` or `"bare"`, a `prefix`, a `separator`, `portableNames`, or a shortened name alike. A
-   * pattern without `mcp__` that is no glob over the whole name (`delete_file`, `read_*`) is the tool's own name
-   * on any server: under `naming: "bare"` it holds whether or not another server lists the same tool (which
-   * gives both hashed names). `deny` and `ask` rules also apply when they match the provider name; `allow` rules
-   * do not.
+   * pattern `S__T` without `mcp__` (`fs__*`) is `mcp__S__T`: server `S`'s tool `T`; an `allow` of it never reaches
+   * another server's tool whose own name starts `fs__`. A pattern without `__` that is no glob over the whole name
+   * (`delete_file`, `read_*`) is the tool's own name on any server: under `naming: "bare"` it holds whether or not
+   * another server lists the same tool (which gives both hashed names). `deny` and `ask` rules also apply when
+   * they match the provider name or the tool's own name; `allow` rules do not.
    * `askDestructive` reads the annotations the tool had when the last `tools()` made the name map, whatever a
    * listing since says (or does not say, having failed): the tool judged is the tool the call is routed to.
    */

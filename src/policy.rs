@@ -6,7 +6,8 @@
 //! rules match, `deny` wins over `ask`, and `ask` over `allow`; `deny` and `ask` rules ignore
 //! the case of ASCII letters (one that misses lets a call through; Unicode's case tables would be
 //! 8 KB of the gzip'd module), `allow` rules do not. A pattern that could
-//! match no name (empty, or ending with `__`) is refused. With no match, the default action
+//! match no name (empty, ending with `__`, or holding what no name holds: white space at either
+//! end, a control character, a comma) is refused. With no match, the default action
 //! applies (`ask` unless configured). `askDestructive` makes a tool that may be destructive ask instead
 //! of being allowed by default or by a pattern: one whose annotations say neither
 //! `readOnlyHint: true` nor `destructiveHint: false`, which is MCP's default reading (so a tool
@@ -15,8 +16,12 @@
 //!
 //! Where the server and the tool are known (the hub's calls, [`Policy::check_tool`]), every
 //! pattern is matched against `mcp__server__tool` with the names as they are, whatever name the
-//! provider saw; a pattern without `mcp__` (`delete_file`) is also the tool's own name on any
-//! server.
+//! provider saw. A pattern `S__T` without `mcp__` (`github__*`) is `mcp__S__T`: server `S`'s tool
+//! `T`, as `naming: "server"` writes it, never a tool of another server whose own name starts
+//! `S__`; a pattern without `__` (`delete_file`, `read_*`) is also the tool's own name on any
+//! server. [`Policy::check`] reads a provider name the same way: `mcp__S__T` and `S__T` as
+//! server `S`'s tool `T`, any name as a tool's own name, so that both decide alike where the
+//! name says the server.
 
 use serde_json::Value;
 
@@ -131,6 +136,9 @@ impl Policy {
         for (list, action) in [(std::mem::take(&mut p.allow), Action::Allow), (std::mem::take(&mut p.ask), Action::Ask), (std::mem::take(&mut p.deny), Action::Deny)] {
             p.rules.extend(list.into_iter().map(|pattern| Rule { pattern, action }));
         }
+        if let Some((r, why)) = p.rules.iter().find_map(|r| stray_characters(&r.pattern).map(|why| (r, why))) {
+            return Err(Error::new(ErrorCode::InvalidOptions, format!("invalid permission policy: the pattern {} {why}", crate::text::quote(&r.pattern))));
+        }
         if let Some(r) = p.rules.iter().find(|r| looks_like_regex(&r.pattern)) {
             return Err(Error::new(
                 ErrorCode::InvalidOptions,
@@ -175,9 +183,20 @@ impl Policy {
     /// inside a model's namespace (`functions.NAME`, see [`crate::naming::MODEL_NAMESPACES`]),
     /// which a name map resolves as `NAME`, is judged as both: the rules of either apply, the
     /// most restrictive winning. Rules that restrict (`deny`, `ask`) ignore letter case.
+    ///
+    /// The name is read as [`name_judged`] reads it. Where a provider takes the whole name as a
+    /// tool's (Gemini's names may hold `.` and `:`, so `functions.read` may be another server's
+    /// tool, which a name map routes to itself), the decision for the whole name, its default
+    /// action included, counts as much as the one for `NAME`: the most restrictive wins, so an
+    /// allow of `read` is no allow of `functions.read`.
     pub fn check(&self, name: &str, annotations: Option<&ToolAnnotations>) -> Action {
-        let bare = crate::naming::without_model_namespace(name);
-        self.decide(|r| name_matches(&r.pattern, name, restricts(r)) || bare.is_some_and(|b| name_matches(&r.pattern, b, restricts(r))), annotations)
+        let judge = |n: &str| self.decide(|r| name_judged(&r.pattern, n, restricts(r)), annotations);
+        let Some(bare) = crate::naming::without_model_namespace(name) else { return judge(name) };
+        if !name[..name.len() - bare.len()].ends_with('/') {
+            return judge(name).max(judge(bare));
+        }
+        // `functions/NAME`: no provider takes a `/` in a name, so it can only be `NAME`.
+        self.decide(|r| name_judged(&r.pattern, name, restricts(r)) || name_judged(&r.pattern, bare, restricts(r)), annotations)
     }
 
     /// The decision for a call whose (server, tool) is known, as the hub's are: the rules are
@@ -198,7 +217,10 @@ impl Policy {
             |r| {
                 let fold = restricts(r);
                 tool_matches(&r.pattern, server, tool, fold)
-                    || (fold && (fits(&r.pattern, &format!("mcp__{server}__{tool}"), true) || name_matches(&r.pattern, provider_name, true)))
+                    || (fold
+                        && (fits(&r.pattern, &format!("mcp__{server}__{tool}"), true)
+                            || name_matches(&r.pattern, &format!("{server}__{tool}"), true)
+                            || name_judged(&r.pattern, provider_name, true)))
             },
             annotations,
         )
@@ -219,11 +241,44 @@ impl Policy {
     }
 }
 
+/// The keys that make `check`'s second argument an MCP tool rather than its annotations: no
+/// annotations object has them.
+const TOOL_KEYS: [&str; 5] = ["name", "inputSchema", "outputSchema", "description", "annotations"];
+
+/// The annotations [`Policy::check`] is given, from an MCP tool or from its annotations alone:
+/// an object with a tool's keys ([`TOOL_KEYS`]) is a tool, whose hints are those of its
+/// `annotations` and none without them (a `readOnlyHint` beside its `name` is no hint of MCP's,
+/// and the hub, which reads the listed tool, does not see it); any other object is the
+/// annotations themselves.
+pub fn annotations_given(v: Value) -> Option<ToolAnnotations> {
+    let Value::Object(mut o) = v else { return None };
+    if TOOL_KEYS.iter().any(|k| o.contains_key(*k)) {
+        return o.remove("annotations").and_then(ToolAnnotations::from_value);
+    }
+    ToolAnnotations::from_value(Value::Object(o))
+}
+
 /// Whether a tool may make destructive changes, as MCP's annotation defaults read it:
 /// `destructiveHint` is `true` unless given, and means nothing for a tool whose `readOnlyHint`
 /// is `true` (itself `false` unless given). A tool without annotations may.
 pub fn may_destroy(annotations: Option<&ToolAnnotations>) -> bool {
     annotations.is_none_or(|a| a.read_only_hint != Some(true) && a.destructive_hint != Some(false))
+}
+
+/// Why a pattern could match no tool for a character no tool name holds, which a pattern gets
+/// from a list split on `", "`, a value read from a file, or several patterns written as one:
+/// a line break or another control character, a comma, white space at either end. Such a rule
+/// would never apply (a `deny` that seems to guard and does not), as an empty one would not.
+fn stray_characters(pattern: &str) -> Option<&'static str> {
+    if pattern.chars().any(char::is_control) {
+        Some("holds a control character (a line break, a tab), which no tool name holds, and would match no tool")
+    } else if pattern.contains(',') {
+        Some("holds a comma, which no tool name holds, and would match no tool: give each pattern as a string of its own ([\"a\", \"b\"], not \"a, b\")")
+    } else if pattern.starts_with(char::is_whitespace) || pattern.ends_with(char::is_whitespace) {
+        Some("starts or ends with white space, which no tool name does, and would match no tool")
+    } else {
+        None
+    }
 }
 
 /// Whether a pattern is written as a regular expression (`mcp__db__.*`, `^mcp__`, `a|b`), which
@@ -244,16 +299,39 @@ fn restricts(rule: &Rule) -> bool {
     rule.action != Action::Allow
 }
 
-/// Whether `pattern` matches `name` (letter case as given): exactly or as a glob with `*` and
-/// `?`; a server pattern `mcp__S` (`S` without `__`, a glob or not) covers every name
-/// `mcp__S__...` of that server (`S` read up to the first `__`); and a pattern with no `__` and
-/// no glob, `github`, covers `github__*` likewise (the names of `naming: "server"`). An exact
-/// tool name covers no longer name: `mcp__fs__read` is not `mcp__fs__read__and_delete_all`.
+/// Whether an `allow` rule's `pattern` covers the provider name `name` ([`name_judged`]): as
+/// text, exactly or as a glob with `*` and `?`; `mcp__S__T` and `S__T` as server `S`'s tool
+/// `T` ([`matches_tool`]), so that `mcp__fs` and `fs__*` cover both `mcp__fs__read` and
+/// `fs__read`, and `read_*` covers `mcp__fs__read_file`. An exact tool name covers no longer
+/// name: `mcp__fs__read` is not `mcp__fs__read__and_delete_all`.
 pub fn matches(pattern: &str, name: &str) -> bool {
-    name_matches(pattern, name, false)
+    name_judged(pattern, name, false)
 }
 
-/// [`matches`], letter case ignored when `fold`.
+/// Whether `pattern` covers the provider name `name` as [`Policy::check`] reads it, letter case
+/// ignored when `fold` (a rule that restricts). The name as text; a name `mcp__S__T` or `S__T`
+/// as server `S`'s tool `T` (`S` up to the first `__`, as no hub server's name holds one),
+/// matched as [`tool_matches`] matches a known server and tool, so that a rule reads the same
+/// in `check` as in the hub wherever the name says the server; and for a rule that restricts,
+/// [`name_matches`]'s wider reading of the text (a word as a server: `github` covers
+/// `github__x`).
+fn name_judged(pattern: &str, name: &str, fold: bool) -> bool {
+    if fits(pattern, name, fold) || (fold && name_matches(pattern, name, true)) {
+        return true;
+    }
+    name.strip_prefix("mcp__").and_then(server_and_tool).into_iter().chain(server_and_tool(name)).any(|(s, t)| tool_matches(pattern, s, t, fold))
+}
+
+/// `S__T` as (`S`, `T`), `S` up to the first `__`, neither empty.
+fn server_and_tool(name: &str) -> Option<(&str, &str)> {
+    name.split_once("__").filter(|(s, t)| !s.is_empty() && !t.is_empty())
+}
+
+/// The text reading of a name, letter case ignored when `fold`: exactly or as a glob; a server
+/// pattern `mcp__S` (`S` without `__`, a glob or not) covers every name `mcp__S__...` of that
+/// server (`S` read up to the first `__`); and a pattern with no `__` and no glob, `github`,
+/// covers `github__*` likewise (the names of `naming: "server"`). Rules that restrict read
+/// names so too ([`name_judged`]); an `allow` does not take a word for a server.
 fn name_matches(pattern: &str, name: &str, fold: bool) -> bool {
     if fits(pattern, name, fold) {
         return true;
@@ -300,8 +378,12 @@ fn fits(pattern: &str, s: &str, fold: bool) -> bool {
 ///   be the server's name (or a glob matching it), and `T`, where given, the tool's; where `S`
 ///   or `T` could hold `__` (`mcp__a__b__c`), every way to split the pattern is tried (a glob
 ///   covering a whole server is one without `__`: `mcp__git*`, `mcp__?s`).
-/// * Any other pattern (`delete_file`, `*_file`) is also matched against the tool's own name, on
-///   whatever server: the name a tool has under `naming: "bare"`, before any hash.
+/// * A pattern `S__T` without `mcp__` (`github__*`, `github__list_issues`) is `mcp__S__T`, the
+///   same tool as `naming: "server"` names it. It is not read against the tool's own name for an
+///   `allow`: a server naming its tool `github__delete_repo` would take the allow written for
+///   server `github` (a rule that restricts reads it so too, as it can only stop more).
+/// * Any other pattern (`delete_file`, `*_file`: no `__`) is also matched against the tool's own
+///   name, on whatever server: the name a tool has under `naming: "bare"`, before any hash.
 pub fn matches_tool(pattern: &str, server: &str, tool: &str) -> bool {
     tool_matches(pattern, server, tool, false)
 }
@@ -310,7 +392,13 @@ pub fn matches_tool(pattern: &str, server: &str, tool: &str) -> bool {
 fn tool_matches(pattern: &str, server: &str, tool: &str, fold: bool) -> bool {
     let full = || format!("mcp__{server}__{tool}");
     let Some(rest) = pattern.strip_prefix("mcp__") else {
-        return fits(pattern, &full(), fold) || fits(pattern, tool, fold);
+        if fits(pattern, &full(), fold) {
+            return true;
+        }
+        if pattern.contains("__") {
+            return tool_matches(&format!("mcp__{pattern}"), server, tool, fold) || (fold && fits(pattern, tool, true));
+        }
+        return fits(pattern, tool, fold);
     };
     if !server.contains("__") && fits(pattern, &full(), fold) {
         return true;
@@ -384,6 +472,115 @@ mod tests {
         assert_eq!(p.check("tools.mcp__fs__delete_all", None), Action::Allow, "not a namespace a map looks past");
     }
 
+    /// A name inside a namespace whose whole form a provider takes as a tool's (Gemini's names
+    /// hold `.` and `:`) is judged as both names, each with its default action, the most
+    /// restrictive winning: another server's tool `functions.read` does not get `read`'s allow.
+    #[test]
+    fn a_namespaced_name_gets_the_most_restrictive_decision() {
+        let allow = Policy::from_value(json!({"allow": ["read"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(allow.check("read", None), Action::Allow);
+        for name in ["functions.read", "default_api.read", "default_api:read"] {
+            assert_eq!(allow.check(name, None), Action::Deny, "{name}");
+        }
+        assert_eq!(allow.check("functions/read", None), Action::Allow, "no provider's name holds a `/`: only read");
+        let both = Policy::from_value(json!({"allow": ["read", "functions.read"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(both.check("functions.read", None), Action::Allow);
+        let deny = Policy::from_value(json!({"deny": ["read"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(deny.check("functions.read", None), Action::Deny);
+        assert_eq!(deny.check("functions/read", None), Action::Deny);
+    }
+
+    /// A pattern `S__T` without `mcp__` is server `S`'s tool `T` (`naming: "server"`'s name), in
+    /// the hub and in `check` alike: another server's tool whose own name starts `S__` does not
+    /// get its allow (it did in the hub, where server `S`'s own tools did not).
+    #[test]
+    fn a_server_tool_pattern_is_that_servers_in_check_and_in_the_hub() {
+        let p = Policy::from_value(json!({"allow": ["github__*"], "defaultAction": "deny"})).unwrap();
+        for provider_name in ["github__list_issues", "mcp__github__list_issues", "list_issues"] {
+            assert_eq!(p.check_tool("github", "list_issues", provider_name, None), Action::Allow, "{provider_name}");
+        }
+        for provider_name in ["evil__github__delete_repo", "mcp__evil__github__delete_repo", "github__delete_repo"] {
+            assert_eq!(p.check_tool("evil", "github__delete_repo", provider_name, None), Action::Deny, "{provider_name}");
+        }
+        for (name, want) in [("github__list_issues", Action::Allow), ("mcp__github__list_issues", Action::Allow), ("evil__github__delete_repo", Action::Deny), ("mcp__evil__github__delete_repo", Action::Deny)] {
+            assert_eq!(p.check(name, None), want, "{name}");
+        }
+        let exact = Policy::from_value(json!({"allow": ["github__list_issues"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(exact.check_tool("github", "list_issues", "list_issues", None), Action::Allow);
+        assert_eq!(exact.check_tool("evil", "github__list_issues", "github__list_issues_1a2b3c4d", None), Action::Deny);
+        // A rule that restricts reads the tool's own name too: it can only stop more.
+        let deny = Policy::from_value(json!({"deny": ["github__delete_repo"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(deny.check_tool("github", "delete_repo", "mcp__github__delete_repo", None), Action::Deny);
+        assert_eq!(deny.check_tool("evil", "github__delete_repo", "mcp__evil__github__delete_repo", None), Action::Deny);
+        // `mcp__fs` and `fs__*` are one rule, whichever form the name has.
+        for pattern in ["mcp__fs", "fs__*", "mcp__fs__*"] {
+            let p = Policy::from_value(json!({"allow": [pattern], "defaultAction": "deny"})).unwrap();
+            for (name, want) in [("fs__read", Action::Allow), ("mcp__fs__read", Action::Allow), ("evil__fs__read", Action::Deny), ("mcp__evil__fs__read", Action::Deny)] {
+                assert_eq!(p.check(name, None), want, "{pattern} {name}");
+            }
+            assert_eq!(p.check_tool("fs", "read", "read", None), Action::Allow, "{pattern}");
+            assert_eq!(p.check_tool("evil", "fs__read", "fs__read", None), Action::Deny, "{pattern}");
+        }
+        // A word is a tool's own name for an allow, in both; a restricting word also covers the
+        // server of that name, in both.
+        let word = Policy::from_value(json!({"allow": ["github"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(word.check("github__list_issues", None), Action::Deny);
+        assert_eq!(word.check_tool("github", "list_issues", "github__list_issues", None), Action::Deny);
+        assert_eq!(word.check("evil__github", None), Action::Allow);
+        assert_eq!(word.check_tool("evil", "github", "evil__github", None), Action::Allow);
+        let deny_word = Policy::from_value(json!({"deny": ["github"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(deny_word.check("github__x", None), Action::Deny);
+        assert_eq!(deny_word.check_tool("github", "x", "mcp__github__x", None), Action::Deny);
+        // A tool-name glob is the tool's own name whichever server the name holds.
+        let read = Policy::from_value(json!({"allow": ["read_*"], "defaultAction": "deny"})).unwrap();
+        assert_eq!(read.check("mcp__fs__read_file", None), Action::Allow);
+        assert_eq!(read.check_tool("fs", "read_file", "mcp__fs__read_file", None), Action::Allow);
+    }
+
+    /// A pattern with a character no tool name holds (stray white space, a line break, several
+    /// patterns joined by commas) is refused, as an empty one is: it was kept and never matched.
+    #[test]
+    fn a_pattern_with_stray_characters_is_refused() {
+        let control = "holds a control character (a line break, a tab), which no tool name holds, and would match no tool";
+        let comma = "holds a comma, which no tool name holds, and would match no tool: give each pattern as a string of its own ([\"a\", \"b\"], not \"a, b\")";
+        let space = "starts or ends with white space, which no tool name does, and would match no tool";
+        for (pattern, why) in [
+            (" mcp__fs__*", space),
+            ("mcp__fs__* ", space),
+            ("\u{a0}mcp__fs", space),
+            ("mcp__fs__*\n", control),
+            ("mcp__fs\t", control),
+            ("mcp__db__*, mcp__fs__*", comma),
+            ("mcp__db__*,mcp__fs__*", comma),
+        ] {
+            for config in [json!({"deny": [pattern]}), json!({"rules": [{"pattern": pattern, "action": "allow"}]})] {
+                let e = Policy::from_value(config).unwrap_err();
+                assert_eq!((e.code, e.message), (ErrorCode::InvalidOptions, format!("invalid permission policy: the pattern {} {why}", crate::text::quote(pattern))));
+            }
+        }
+        // A space inside is a name's (a hub server may be named so).
+        let p = Policy::from_value(json!({"deny": ["mcp__my server"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(p.check_tool("my server", "x", "mcp__my_server__x", None), Action::Deny);
+    }
+
+    /// `check`'s second argument: a tool's hints are its `annotations` only (a hint beside its
+    /// `name` is none, as the hub reads the listed tool); an object of no tool's keys is the
+    /// annotations themselves.
+    #[test]
+    fn a_tools_hints_are_its_annotations_only() {
+        let read_only = |v: Value| annotations_given(v).and_then(|a| a.read_only_hint);
+        assert_eq!(read_only(json!({"name": "wipe_disk", "inputSchema": {"type": "object"}, "readOnlyHint": true})), None);
+        assert!(annotations_given(json!({"name": "wipe_disk", "readOnlyHint": true})).is_none());
+        assert!(annotations_given(json!({"inputSchema": {}, "readOnlyHint": true})).is_none());
+        assert!(annotations_given(json!({"name": "t", "annotations": null})).is_none());
+        assert_eq!(read_only(json!({"name": "t", "annotations": {"readOnlyHint": true}})), Some(true));
+        assert_eq!(read_only(json!({"readOnlyHint": true})), Some(true));
+        assert_eq!(read_only(json!({"title": "Read", "readOnlyHint": true})), Some(true));
+        assert!(annotations_given(Value::Null).is_none());
+        let p = Policy::from_value(json!({"defaultAction": "allow", "askDestructive": true})).unwrap();
+        assert_eq!(p.check("mcp__fs__wipe_disk", annotations_given(json!({"name": "wipe_disk", "readOnlyHint": true})).as_ref()), Action::Ask);
+    }
+
     #[test]
     fn precedence_default_and_destructive() {
         let p = Policy::from_value(json!({"allow":["mcp__github__*"],"deny":["mcp__github__delete_repo"],"ask":["*push*"],"askDestructive":true})).unwrap();
@@ -450,10 +647,12 @@ mod tests {
         assert_eq!(allow.check_tool("a", "wipe_disk", "mcp__a__wipe_disk", None), Action::Allow);
         assert_eq!(allow.check_tool("a__b", "wipe_disk", "mcp__a__b__wipe_disk", None), Action::Deny);
         // A restricting rule written against the provider's name still holds; an allowing one
-        // does not stand in for the server's own name.
+        // does not stand in for the server's own name: `fs__*` is server fs's, whatever
+        // another server's tool the provider name `fs__t` may be under `naming: "bare"`.
         let by_provider_name = Policy::from_value(json!({"deny": ["mcp__my_server"], "allow": ["fs__*"], "defaultAction": "ask"})).unwrap();
         assert_eq!(by_provider_name.check_tool("my.server", "t", "mcp__my_server__t", None), Action::Deny);
-        assert_eq!(by_provider_name.check_tool("fs", "t", "fs__t", None), Action::Ask);
+        assert_eq!(by_provider_name.check_tool("fs", "t", "fs__t", None), Action::Allow);
+        assert_eq!(by_provider_name.check_tool("other", "fs__t", "fs__t", None), Action::Ask);
     }
 
     /// A glob over the whole `mcp__server__tool` (`mcp__*delete*`, with no `__` after the
@@ -515,7 +714,9 @@ mod tests {
         assert!(matches("mcp__fs", "mcp__fs__read__x"));
         assert!(matches("mcp__?s", "mcp__fs__read"));
         assert!(!matches("mcp__?s", "mcp__fsx__read"));
-        assert!(matches("fs", "fs__read"));
+        assert!(!matches("fs", "fs__read"), "an allow's word is a tool's name, not a server's");
+        assert!(name_judged("fs", "fs__read", true), "a restricting word covers the server too");
+        assert!(matches("fs__*", "fs__read") && matches("fs__*", "mcp__fs__read") && matches("mcp__fs", "fs__read"));
         assert!(!matches("fs__read", "fs__read__x"));
     }
 

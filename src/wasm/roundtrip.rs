@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use crate::calls::{parse_tool_calls, Accumulator, CallFormat};
 use crate::convert::{tools_from_value, ConvertOptions};
 use crate::error::{Error, ErrorCode};
-use crate::model::{CallToolResult, ContentBlock, TextContent, Tool, ToolAnnotations};
+use crate::model::{CallToolResult, ContentBlock, TextContent, Tool};
 use crate::naming::{NameMap, NameRule};
 use crate::policy::Policy;
 use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
@@ -484,7 +484,8 @@ impl JsPolicy {
     }
 
     /// The decision for a provider tool name. `tool` (an MCP tool, or just its `annotations`)
-    /// lets `askDestructive` see the tool's hints.
+    /// lets `askDestructive` see the tool's hints: an object with a tool's keys (`name`,
+    /// `inputSchema`...) is a tool, whose hints are in its `annotations` only.
     pub fn check(&self, name: JsValue, tool: JsValue) -> Result<String, Error> {
         let name = crate::wasm::interop::name_param(&name, "name")?;
         if !(tool.is_undefined() || tool.is_null() || (tool.is_object() && !is_array(&tool) && !tool.is_function())) {
@@ -495,8 +496,7 @@ impl JsPolicy {
         }
         refuse_lossy(&tool, "tool")?;
         let tool = from_js(&tool, "tool")?;
-        let ann_value = tool.get("annotations").cloned().unwrap_or(tool);
-        let annotations = ToolAnnotations::from_value(ann_value);
+        let annotations = crate::policy::annotations_given(tool);
         Ok(self.inner.check(&name, annotations.as_ref()).as_str().owned())
     }
 }

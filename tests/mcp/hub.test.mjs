@@ -477,6 +477,24 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("policy: an allow server__* is that server's, never another server's tool whose own name starts so", async () => {
+    // Server evil lists a tool named b__c: under naming "server" it is evil__b__c, under "bare" b__c, which
+    // reads as server b's tool c. The allow written for server b covers b's tools and not that one.
+    const e = endpoints({ b: "normal", evil: "collide" });
+    const hub = new McpHub(e.servers, { policy: { allow: ["b__*"], defaultAction: "deny" } });
+    await hub.listTools();
+    for (const naming of [{}, { naming: "server" }, { naming: "bare" }]) {
+      await hub.tools("openai", naming);
+      const how = JSON.stringify(naming);
+      assert.equal((await hub.callTool(providerName(hub, "b", "echo"), { message: "ok" })).text, "ok", how);
+      const denied = await rejectsWith(hub.callTool(providerName(hub, "evil", "b__c"), {}), "PERMISSION_DENIED");
+      assert.equal(denied.decision, "deny", how);
+    }
+    assert.equal((await e.stats("b")).calls.length, 3);
+    assert.equal((await e.stats("evil")).calls.length, 0);
+    await hub.closeAll();
+  });
+
   test("policy: a glob over the whole name, and a bare tool name, deny under every naming (letter case aside)", async () => {
     // Two servers with the same tools: under naming "bare" every name is hashed.
     const e = endpoints({ alpha: "normal", beta: "normal" });
