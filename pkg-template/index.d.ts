@@ -1934,7 +1934,8 @@ export interface McpClientOptions {
    * RFC 8414 / OpenID Connect, from the first of the resource's `authorization_servers` that publishes it (the
    * first alone with a `clientSecret` and no `issuer`: the secret is sent to no other): none
    * doing so is an `UNAUTHORIZED` error at `"discovery"`, since PKCE support cannot be confirmed; the 2025-03-26
-   * default endpoints only for a server without resource metadata), registers itself when it must (`clientId` given, else
+   * default endpoints only for a server without resource metadata: not found, 404 and the like; the one that issued
+   * the `saved` credentials first when the resource lists it), registers itself when it must (`clientId` given, else
    * `clientMetadataUrl` where the server takes metadata documents, else dynamic registration, RFC 7591), has
    * `authorize` take the user to the authorization URL (PKCE S256, `state`, the resource indicator of RFC 8707,
    * the scopes the server's challenge or metadata names, `offline_access` where the server lists it), exchanges
@@ -1947,7 +1948,11 @@ export interface McpClientOptions {
    * more private network than the server's (a public server cannot send the browser to loopback, private-network or
    * local-name hosts); https endpoints (plain http only on a loopback host, or on the host of a server itself reached
    * over http); the issuer (RFC 8414, and `issuer` when pinned), the redirect's `iss` (RFC 9207); credentials go to no
-   * other server. Failures are `UNAUTHORIZED` (but an abort: `ABORTED`; an answer past the memory budget that
+   * other server. A metadata document whose server answers 5xx, 408 or 429, or that cannot be reached where the
+   * server's challenge names it or where the authorization server of the credentials held has it, is an `UNAUTHORIZED`
+   * error at `"discovery"` with its `status` (none when unreachable) and `url`: nothing is guessed in its place, no other
+   * authorization server is taken, and the credentials held are kept (not erased through `onSaved`) for a later try.
+   * Failures are `UNAUTHORIZED` (but an abort: `ABORTED`; an answer past the memory budget that
    * `maxResponseBytes` describes, or a metadata document or authorization server answer larger than 1 MiB, which is
    * never read in part: `LIMIT_EXCEEDED`) with `oauthStep` (`"discovery"`,
    * `"registration"`, `"authorization"`, `"token"`), the server's `oauthError` / `oauthErrorDescription`, and for a

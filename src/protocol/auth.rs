@@ -20,7 +20,12 @@
 //!   not go on). Only a server without resource metadata (2025-03-26) has the defaults
 //!   `/authorize`, `/token`, `/register` at its origin. A URL that cannot be reached
 //!   counts as one that is not there when another answered (in a browser a 404 page without
-//!   CORS headers is a network error), and is the error when none did;
+//!   CORS headers is a network error), and is the error when none did, or when it is the
+//!   `resource_metadata` the challenge names. A document that is not there is a 404 (any status
+//!   but 2xx, 3xx, 408, 429 and 5xx); one answered 5xx, 408 or 429 may be there: that is the
+//!   error (`status`), never a reason to guess endpoints nor to take another authorization server;
+//! * of the resource's authorization servers, the one the credentials held are from comes first;
+//!   its metadata failing (unreachable, 5xx) is the error, the credentials kept for a later try;
 //! * no URL the server's metadata names (the resource metadata, the authorization server, its
 //!   endpoints) is in a more private address space than the server's own (a public server cannot
 //!   send the user's browser into their local network or to their machine: loopback and private
@@ -183,10 +188,13 @@ type Flow = Shared<FlowFuture>;
 /// A metadata document's fate.
 enum Fetched {
     Found(Value),
-    /// Any status but 2xx, or not a JSON object.
+    /// Not there: a status that is neither 2xx nor one of [`Fetched::Failing`]'s, or not a JSON object.
     Missing,
     /// No response (in a browser, a CORS refusal of an error page looks the same).
     Unreachable(Error),
+    /// An answer that says the document could not be served now (5xx, 408, 429): it may be there,
+    /// so it is no reason to guess endpoints or to take another authorization server.
+    Failing(Error),
 }
 
 /// OAuth 2.1 authorization of an MCP client (see the module's documentation).
@@ -429,17 +437,20 @@ impl<T: Transport + 'static> OAuth<T> {
     async fn discover(&self, resource_metadata: Option<String>) -> Result<Discovered> {
         let (origin, path) = split_url(&self.server_url).ok_or_else(|| failure("discovery", format!("the server URL {} is not an http(s) URL", self.server_url)))?;
         let mut candidates: Vec<String> = Vec::new();
-        if let Some(url) = resource_metadata.filter(|u| split_url(u).is_some()) {
-            self.vet_metadata_url(&url)?;
-            candidates.push(url);
+        let named = resource_metadata.filter(|u| split_url(u).is_some());
+        if let Some(url) = &named {
+            self.vet_metadata_url(url)?;
+            candidates.push(url.clone());
         }
         if !path.is_empty() && path != "/" {
             candidates.push(format!("{origin}/.well-known/oauth-protected-resource{}", path.trim_end_matches('/')));
         }
         candidates.push(format!("{origin}/.well-known/oauth-protected-resource"));
         candidates.dedup();
-        let prm = self.first_document(&candidates).await?;
+        let prm = self.first_document(&candidates, usize::from(named.is_some())).await?;
         let mut found = Discovered::default();
+        // The issuer of the credentials held (restored, or from an earlier authorization).
+        let held = self.issuer.borrow().clone();
         // The authorization servers to try, in order: the resource's (RFC 9728 7.6: the client
         // chooses), or the one pinned.
         let (issuers, from_resource) = match &prm {
@@ -470,7 +481,13 @@ impl<T: Transport + 'static> OAuth<T> {
                 }
                 found.resource = Some(resource.owned());
                 found.scopes = doc.get("scopes_supported").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")).filter(|s| !s.is_empty());
-                let servers: Vec<&str> = doc.get("authorization_servers").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                let mut servers: Vec<&str> = doc.get("authorization_servers").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+                // The one the credentials held are from comes first when it is among them (RFC 9728
+                // 7.6: the client chooses): its refresh token and client still serve.
+                if let Some(i) = held.as_deref().and_then(|h| servers.iter().position(|s| same_issuer(s, h))) {
+                    let s = servers.remove(i);
+                    servers.insert(0, s);
+                }
                 // The one pinned, when it is among them (RFC 9728 7.6: the client chooses).
                 let chosen = match &self.opts.issuer {
                     Some(pin) if !servers.is_empty() => match servers.iter().find(|s| same_issuer(s, pin)) {
@@ -517,9 +534,15 @@ impl<T: Transport + 'static> OAuth<T> {
                     break;
                 }
                 (Ok(None), true) => missing.push(issuer),
-                // Not reached (a network error, an answer broken off): another may answer; when none
-                // does, the first's error is the error. An abort, a limit or a refusal is the error.
-                (Err(e), true) if e.code == ErrorCode::Unauthorized && e.details.as_ref().is_some_and(|d| d.get("url").is_some()) => {
+                // Not reached (a network error, an answer broken off, a 5xx): another may answer; when
+                // none does, the first's error is the error. An abort, a limit or a refusal is the
+                // error, and so is the failure of the one whose credentials are held: they are not
+                // given up (nor another server taken) for what may pass.
+                (Err(e), true)
+                    if e.code == ErrorCode::Unauthorized
+                        && e.details.as_ref().is_some_and(|d| d.get("url").is_some())
+                        && !held.as_deref().is_some_and(|h| same_issuer(h, &issuer)) =>
+                {
                     unreachable.get_or_insert(e);
                 }
                 (Err(e), _) => return Err(e),
@@ -527,7 +550,7 @@ impl<T: Transport + 'static> OAuth<T> {
         }
         let (issuer, meta) = match (chosen, unreachable) {
             (Some(chosen), _) => chosen,
-            (None, Some(e)) if missing.is_empty() => return Err(e),
+            (None, Some(e)) if missing.is_empty() || e.details.as_ref().is_some_and(|d| d.get("status").is_some()) => return Err(e),
             (None, _) => {
                 return Err(failure(
                     "discovery",
@@ -702,27 +725,38 @@ impl<T: Transport + 'static> OAuth<T> {
                 format!("{origin}{path}/.well-known/openid-configuration"),
             ]
         };
-        self.first_document(&candidates).await
+        let sure = if self.issuer.borrow().as_deref().is_some_and(|h| same_issuer(h, issuer)) { candidates.len() } else { 0 };
+        self.first_document(&candidates, sure).await
     }
 
     /// The first of these metadata documents there is; `None` when none is there; the first
     /// error when none could even be reached (a URL that cannot be reached is taken for one
     /// that is not there when another answered: in a browser, a 404 page without CORS headers
-    /// is a network error).
-    async fn first_document(&self, urls: &[String]) -> Result<Option<Value>> {
-        let mut unreachable = None;
+    /// is a network error), or when one answered that it failed (5xx, 408, 429: it may be there).
+    /// The first `sure` URLs are there by someone's word (the challenge's `resource_metadata`; the
+    /// authorization server of the credentials held, whose metadata was read before): one of them
+    /// not reached is the error too.
+    async fn first_document(&self, urls: &[String], sure: usize) -> Result<Option<Value>> {
+        let (mut unreachable, mut failing) = (None, None);
         let mut answered = false;
-        for url in urls {
+        for (i, url) in urls.iter().enumerate() {
             match self.get_json(url).await? {
                 Fetched::Found(doc) => return Ok(Some(doc)),
                 Fetched::Missing => answered = true,
+                Fetched::Unreachable(e) if i < sure => {
+                    failing.get_or_insert(e);
+                }
                 Fetched::Unreachable(e) => {
                     unreachable.get_or_insert(e);
                 }
+                Fetched::Failing(e) => {
+                    failing.get_or_insert(e);
+                }
             }
         }
-        match unreachable {
-            Some(e) if !answered => Err(e),
+        match (failing, unreachable) {
+            (Some(e), _) => Err(e),
+            (None, Some(e)) if !answered => Err(e),
             _ => Ok(None),
         }
     }
@@ -955,6 +989,10 @@ impl<T: Transport + 'static> OAuth<T> {
                     url = next;
                 }
                 200..=299 => return Ok(doc.filter(Value::is_object).map_or(Fetched::Missing, Fetched::Found)),
+                s @ (408 | 429 | 500..=599) => {
+                    let e = failure("discovery", format!("{url} answered HTTP {s}: the metadata could not be read now (nothing is guessed in its place, and the credentials held are kept)"));
+                    return Ok(Fetched::Failing(e.with_detail("status", s).with_detail("url", url)));
+                }
                 _ => return Ok(Fetched::Missing),
             }
         }

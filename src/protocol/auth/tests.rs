@@ -65,6 +65,10 @@ struct Config {
     opaque_redirects: bool,
     /// Rewrites the token endpoint's answers (the tokens it records stay as issued).
     token_answer: Option<Rewrite>,
+    /// URLs answered with this status and an HTML page (a server down or busy).
+    failing: Vec<(&'static str, u16)>,
+    /// More JSON documents served to a GET (another authorization server's metadata).
+    documents: Vec<(&'static str, Value)>,
 }
 
 impl Default for Config {
@@ -97,6 +101,8 @@ impl Default for Config {
             redirects: Vec::new(),
             opaque_redirects: false,
             token_answer: None,
+            failing: Vec::new(),
+            documents: Vec::new(),
         }
     }
 }
@@ -152,6 +158,12 @@ impl World {
                 true => (0, vec![], String::new()),
                 false => (302, vec![("location".into(), (*to).to_owned())], String::new()),
             };
+        }
+        if let Some((_, status)) = c.failing.iter().find(|(u, _)| *u == url) {
+            return (*status, vec![("content-type".into(), "text/html".into())], "<h1>try again later</h1>".into());
+        }
+        if let Some((_, doc)) = c.documents.iter().find(|(u, _)| *u == url && req.method == Method::Get) {
+            return json(200, doc.clone());
         }
         if url == MCP {
             let token = header(req, "authorization").and_then(|h| h.strip_prefix("Bearer "));
@@ -1951,4 +1963,136 @@ fn the_token_answer_is_read_as_its_types_say() {
     let saved = json!({"tokens": {"access_token": "a", "token_type": "Bearer", "expires_in": "3600"}});
     let (o, _, _) = oauth(&world, OAuthOptions { saved: Some(saved), ..opts() });
     assert_eq!(o.tokens.borrow().as_ref().unwrap().raw["expires_in"], json!(3600));
+}
+
+/// The authorization server `https://auth2.example`'s metadata.
+fn other_server() -> (&'static str, Value) {
+    ("https://auth2.example/.well-known/oauth-authorization-server", json!({
+        "issuer": "https://auth2.example",
+        "authorization_endpoint": "https://auth2.example/authorize",
+        "token_endpoint": "https://auth2.example/token",
+        "registration_endpoint": "https://auth2.example/register",
+        "code_challenge_methods_supported": ["S256"],
+    }))
+}
+
+#[test]
+fn metadata_that_fails_for_now_is_an_error_of_its_own_not_a_reason_to_guess() {
+    let prm = "https://mcp.example/.well-known/oauth-protected-resource/api/mcp";
+    let root = "https://mcp.example/.well-known/oauth-protected-resource";
+    let status = |e: &Error| e.details.as_ref().and_then(|d| d.get("status")).and_then(Value::as_u64);
+    let to_mcp_origin = |world: &World| world.state.borrow().log.iter().filter(|r| r.method == Method::Post && r.url.starts_with("https://mcp.example/") && r.url != MCP).count();
+    // The resource metadata the challenge names answers 503 (and so does the root): not a server
+    // without metadata (2025-03-26), whose endpoints would be guessed and sent the client's secret.
+    for root_answer in [503, 404] {
+        let world = World::new(Config { preregistered: Some(("svc", Some("pw"))), failing: vec![(prm, 503), (root, root_answer)], ..Config::default() });
+        let service = OAuthOptions { client_id: Some("svc".into()), client_secret: Some("pw".into()), client_credentials: true, ..OAuthOptions::default() };
+        let o = OAuth::new(world.clone(), MCP, service, None, None, counting()).unwrap();
+        let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+        assert_eq!((e.code, status(&e)), (ErrorCode::Unauthorized, Some(503)), "{e}");
+        assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "discovery");
+        assert_eq!(e.details.as_ref().unwrap()["url"], prm);
+        assert_eq!(to_mcp_origin(&world), 0, "{:?}", world.urls());
+        assert!(world.urls().iter().all(|u| !u.contains("/.well-known/oauth-authorization-server") && !u.contains("openid")), "{:?}", world.urls());
+    }
+    // Busy (429) is the same; so is a network error at the URL the challenge names.
+    let world = World::new(Config { failing: vec![(prm, 429)], ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    assert_eq!(status(&block_on(o.on_refused(&refusal(&world, None))).unwrap_err()), Some(429));
+    assert!(asked.borrow().is_empty());
+    let world = World::new(Config { unreachable: vec![prm], failing: vec![(root, 404)], ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!(e.details.as_ref().unwrap()["url"], prm, "{e}");
+    assert!(asked.borrow().is_empty() && to_mcp_origin(&world) == 0, "{:?}", world.urls());
+
+    // Saved credentials: kept through the failure (not erased in `onSaved`), and used once it passes.
+    let world = World::new(Config::default());
+    let (first, _, saved) = oauth(&world, opts());
+    block_on(first.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    let kept = saved.borrow().last().cloned().unwrap();
+    world.config.borrow_mut().failing = vec![(prm, 503), (root, 503)];
+    let (o, asked, saved) = oauth(&world, OAuthOptions { saved: Some(kept), ..opts() });
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    let e = block_on(o.clone().on_refused(&refusal(&world, Some("access-0")))).unwrap_err();
+    assert_eq!(status(&e), Some(503));
+    assert!(saved.borrow().is_empty(), "nothing erased: {:?}", saved.borrow());
+    assert_eq!(bearer_of(&o.headers()), "access-0");
+    world.config.borrow_mut().failing.clear();
+    assert_eq!(bearer_of(&block_on(o.on_refused(&refusal(&world, Some("access-0")))).unwrap().unwrap()), "access-1");
+    assert!(asked.borrow().is_empty(), "the refresh token served");
+
+    // A 2025-03-26 server (no resource metadata) whose authorization server metadata answers 500:
+    // that is the error, and its default endpoints are not guessed.
+    let world = World::new(Config {
+        prm_at: None,
+        challenge_names_prm: false,
+        preregistered: Some(("svc", Some("pw"))),
+        failing: vec![("https://mcp.example/.well-known/oauth-authorization-server", 500)],
+        ..Config::default()
+    });
+    let service = OAuthOptions { client_id: Some("svc".into()), client_secret: Some("pw".into()), client_credentials: true, ..OAuthOptions::default() };
+    let o = OAuth::new(world.clone(), MCP, service.clone(), None, None, counting()).unwrap();
+    assert_eq!(status(&block_on(o.on_refused(&refusal(&world, None))).unwrap_err()), Some(500));
+    assert!(world.requests_to("https://mcp.example/token").is_empty(), "{:?}", world.urls());
+    // Not there at all (404): the fallbacks MCP's authorization asks for are kept, the default
+    // endpoints of 2025-03-26 among them.
+    let world = World::new(Config { prm_at: None, challenge_names_prm: false, as_meta_at: None, preregistered: Some(("svc", Some("pw"))), ..Config::default() });
+    world.config.borrow_mut().as_meta = json!({});
+    let o = OAuth::new(world.clone(), MCP, service, None, None, counting()).unwrap();
+    assert!(block_on(o.on_refused(&refusal(&world, None))).unwrap().is_some());
+    assert_eq!(world.requests_to("https://mcp.example/token").len(), 1, "{:?}", world.urls());
+}
+
+#[test]
+fn saved_credentials_of_an_authorization_server_the_resource_still_lists_are_kept() {
+    let world = World::new(Config::default());
+    let (first, _, saved) = oauth(&world, opts());
+    block_on(first.on_refused(&refusal(&world, None))).unwrap().unwrap();
+    let kept = saved.borrow().last().cloned().unwrap();
+    assert_eq!(kept["issuer"], "https://auth.example/tenant");
+
+    // Listed second now: it is still the one chosen, and the refresh token spent there.
+    {
+        let mut c = world.config.borrow_mut();
+        c.prm["authorization_servers"] = json!(["https://auth2.example", "https://auth.example/tenant"]);
+        c.documents = vec![other_server()];
+    }
+    let (o, asked, saved) = oauth(&world, OAuthOptions { saved: Some(kept.clone()), ..opts() });
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    assert_eq!(bearer_of(&block_on(o.on_refused(&refusal(&world, Some("access-0")))).unwrap().unwrap()), "access-1");
+    assert!(asked.borrow().is_empty());
+    assert!(world.urls().iter().all(|u| !u.contains("auth2.example")), "{:?}", world.urls());
+    assert!(saved.borrow().iter().all(|s| s["issuer"] == "https://auth.example/tenant" && !s["client"].is_null()), "{:?}", saved.borrow());
+
+    // Listed first, its metadata unreachable once (at every well-known URL, or at the first while
+    // the others are not found), or failing: the error, the credentials kept, the other server not
+    // taken.
+    let meta = "https://auth.example/.well-known/oauth-authorization-server/tenant";
+    let everywhere = vec![meta, "https://auth.example/.well-known/openid-configuration/tenant", "https://auth.example/tenant/.well-known/openid-configuration"];
+    for (unreachable, failing) in [(everywhere, None), (vec![meta], None), (vec![], Some(503))] {
+        let world = World::new(Config::default());
+        let (first, _, saved) = oauth(&world, opts());
+        block_on(first.on_refused(&refusal(&world, None))).unwrap().unwrap();
+        let kept = saved.borrow().last().cloned().unwrap();
+        {
+            let mut c = world.config.borrow_mut();
+            c.prm["authorization_servers"] = json!(["https://auth.example/tenant", "https://auth2.example"]);
+            c.documents = vec![other_server()];
+            c.unreachable = unreachable;
+            c.failing = failing.map(|s| vec![(meta, s)]).unwrap_or_default();
+        }
+        let (o, asked, saved) = oauth(&world, OAuthOptions { saved: Some(kept), ..opts() });
+        world.state.borrow_mut().tokens[0].0 = "expired".into();
+        let e = block_on(o.clone().on_refused(&refusal(&world, Some("access-0")))).unwrap_err();
+        assert_eq!(e.details.as_ref().unwrap()["oauthStep"], "discovery", "{e}");
+        assert!(asked.borrow().is_empty() && saved.borrow().is_empty(), "{:?}", saved.borrow());
+        assert!(world.urls().iter().all(|u| !u.contains("auth2.example")), "{:?}", world.urls());
+        assert_eq!(bearer_of(&o.headers()), "access-0");
+        // Back: the refresh token serves.
+        world.config.borrow_mut().unreachable.clear();
+        world.config.borrow_mut().failing.clear();
+        assert_eq!(bearer_of(&block_on(o.on_refused(&refusal(&world, Some("access-0")))).unwrap().unwrap()), "access-1");
+        assert!(asked.borrow().is_empty());
+    }
 }
