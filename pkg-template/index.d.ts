@@ -1890,7 +1890,12 @@ export interface McpClientOptions {
    * not held up. Neither the `timeoutMs` of the call it came for (`context.related`) nor `idleTimeoutMs` runs
    * meanwhile (the server may be silent until it has the answer; the timeout's deadline is pushed by the time
    * taken, and the idle timeout runs again once the answers are out); the call settles, with its
-   * result or an error, once every request before its end is answered (a timeout or an abort drops them).
+   * result or an error, once every request before its end is answered (a timeout or an abort drops them; the
+   * server's acknowledgement of an answer is waited for 1 s at most once the result has come, without the call's
+   * `timeoutMs` running). An answer that meets HTTP 401 (or 403 `insufficient_scope`) goes to `onUnauthorized`
+   * (or `oauth`) and is sent again with the new headers, as a request is; refused still, the call it came for
+   * rejects with that `UNAUTHORIZED` error (`listen()`, for one from the listening stream) rather than wait for
+   * an answer that never went.
    * At most 16 server requests (`ping` aside, always answered `{}` at once) are answered at once per client, each from when it is read
    * until its answer is sent: one past them is answered at once with the JSON-RPC error -32000 ("... refused:
    * the client is answering 16 requests of the server already ...", `data: {limit: 16}`) without calling
@@ -1917,7 +1922,7 @@ export interface McpClientOptions {
   onRequest?: (request: { method: string; params: JsonValue }, context: McpRequestContext) => McpRequestHandlerResult | PromiseLike<McpRequestHandlerResult>;
   /**
    * Asked for new headers when a request meets HTTP 401 (an expired access token; a notification, `listen()`'s
-   * stream and the resumption of a dropped stream too), or HTTP 403 whose challenge says
+   * stream, the resumption of a dropped stream and the answer to a server request too), or HTTP 403 whose challenge says
    * `error="insufficient_scope"` (the token lacks scopes: a step-up), with the status and the server's
    * `WWW-Authenticate` challenge (parsed as {@link ToolwireError.challenge} is: the `Bearer` one of several; and as sent): return headers (e.g. `{ authorization: "Bearer <new token>" }`, or a
    * promise of them) and the request is sent once more with them; they replace the `headers` of the same name
@@ -2238,8 +2243,12 @@ export interface McpCallOptions {
  * A request that meets HTTP 404 on its session (the session expired), or a 400 whose body names the session (as
  * server-everything and servers after the SDK's examples answer a session they dropped), renews the session once and is
  * sent again (not one with a `cursor`: `SESSION_EXPIRED`); requests that meet it together share one renewal,
- * and requests made meanwhile wait for it. A call's response stream that drops is resumed with
- * `Last-Event-ID` (see `maxRetries`); an event the session already dealt with (by its id, on any stream) is
+ * and requests made meanwhile wait for it. A stream belongs to the session it was opened on: once that session is
+ * renewed (another request met its end) or ended by `connect()`, a call still reading a stream of it rejects at once
+ * with `NOT_CONNECTED` (`sessionEnded: true`) and is not sent again (it may have run), a server request read from
+ * it is answered on that session or not at all, and its `notifications/cancelled` reach only that session's
+ * requests (the new session numbers its requests from 0 too). A call's response stream that drops is resumed with
+ * `Last-Event-ID` on its own session (see `maxRetries`); an event the session already dealt with (by its id, on any stream) is
  * not acted on again, as a server may replay from before that id or other streams' events too. A response
  * to an id the client did not send (ids match exactly: `"1"` is not `1`), or a second response to a request,
  * is ignored; a request whose response never comes ends at its timeout.
@@ -2296,7 +2305,12 @@ export class McpClient {
    * `LIMIT_EXCEEDED` for an event past `maxEventBytes`. A reopening refused because the server no longer knows
    * the session (it restarted: 404, or 400 naming the session) gets a new session, once per loss of the stream,
    * and listens on it (the tool list is then taken as changed and `onToolListChanged` called: a restarted server
-   * announces no change); a renewal that fails rejects with its error.
+   * announces no change); a renewal that fails rejects with its error. A session renewed by a request, or
+   * `connect()` again, moves it there too: the old session's stream is dropped (answers to its requests are not
+   * sent), and a stream without its `Last-Event-ID` is opened on the new session (the tool list taken as changed,
+   * as above); a handshake that fails meanwhile rejects with `NOT_CONNECTED`. An answer to a server request
+   * that the server refuses for want of authorization (after `onUnauthorized`, or `oauth`, had its try) rejects
+   * with that `UNAUTHORIZED` error.
    * Do not await it before calling tools: `client.listen().catch(report)`. With a 2026-07-28 server it is a
    * `subscriptions/listen` request (a POST) for the tool, prompt and resource list changes, made again when its
    * stream ends (the tool list is then taken as changed, and `onToolListChanged` called: what changed in between

@@ -24,6 +24,11 @@
 //!   once, however many requests met it (the others wait for the new session), and retry. So
 //!   does a 400 whose body names the session (`No valid session ID provided`: servers after the
 //!   SDK's examples, server-everything among them, say it so).
+//! * A stream belongs to the session it was opened on ([`SentOn`]): once that session is no
+//!   longer the client's (renewed, ended by `connect()`), a call's stream of it is dropped and the
+//!   call fails at once (never resumed on the new session, nor sent again: it may have run), its
+//!   server requests are answered on it or not at all, their cancellations reach that session's
+//!   requests only, and [`Client::listen`] moves to the new session.
 //! * The standalone stream (a GET held open for what belongs to no request) is opt-in:
 //!   [`Client::listen`] reads it, and reopens it, until the client is closed.
 //! * Per-request timeouts (default 120 s), the optional idle timeout of a response stream and
@@ -33,7 +38,7 @@
 //!   whatever the server does with the notification), else before the error is returned; one
 //!   not yet sent when the client is closed is dropped.
 //! * A 401 (or a 403 asking for more scopes) asks the unauthorized handler (if set) for new
-//!   headers, and what met it is sent once more with them ([`Client::set_unauthorized_handler`];
+//!   headers, and what met it (an answer to a server request too) is sent once more with them ([`Client::set_unauthorized_handler`];
 //!   [`crate::protocol::auth::OAuth`] is such a handler).
 //! * Every failure is a typed [`Error`]: `HTTP_STATUS`, `JSONRPC_ERROR`, `TIMEOUT`, `ABORTED`,
 //!   `NETWORK` (with the CORS explanation), `UNAUTHORIZED` (with the parsed challenge),
@@ -465,9 +470,10 @@ pub struct Client<T: Transport, C: Clock> {
     /// ([`MAX_REFUSALS`]), over every stream of the client.
     answering: Cell<usize>,
     refusing: Cell<usize>,
-    /// The server requests the request handler is answering, by id: a `notifications/cancelled`
-    /// naming one fires its signal.
-    being_answered: RefCell<Vec<(Id, Rc<CloseSignal>)>>,
+    /// The server requests the request handler is answering, by id and the session of the stream
+    /// each came on: a `notifications/cancelled` naming one on a stream of that session fires its
+    /// signal (another session's request 0 is another request).
+    being_answered: RefCell<Vec<(Id, SentOn, Rc<CloseSignal>)>>,
     /// Sends `notifications/cancelled` with these params in the background ([`Client::set_spawner`]).
     cancel_in_background: RefCell<Option<SendCancelled>>,
     /// The server its responses are counted against in the budget ([`crate::protocol::budget`]).
@@ -478,6 +484,9 @@ pub struct Client<T: Transport, C: Clock> {
     /// Fired when `connect()` ends the session there was (as `closing` is by `close()`): the
     /// requests in flight on it are abandoned, not left to their timeouts.
     session_ended: CloseSignal,
+    /// Fired whenever the session held stops being the client's (a handshake begins or ends, the
+    /// session is ended): the streams of the old one are given up ([`Client::session_left`]).
+    session_changed: CloseSignal,
     /// The `Mcp-Session-Id` of the `initialize` response being read, before its result makes it
     /// the session's: a server request on that response's stream (a `ping`, which may precede
     /// the result) is answered on it, as a reopening of that stream is (an SDK server refuses a
@@ -596,20 +605,20 @@ impl<C: Clock> Drop for Pausing<'_, C> {
 
 /// A server request being answered, in [`Client::being_answered`] for as long as it is.
 struct Answering<'c> {
-    list: &'c RefCell<Vec<(Id, Rc<CloseSignal>)>>,
+    list: &'c RefCell<Vec<(Id, SentOn, Rc<CloseSignal>)>>,
     signal: Rc<CloseSignal>,
 }
 
 impl<'c> Answering<'c> {
-    fn new(list: &'c RefCell<Vec<(Id, Rc<CloseSignal>)>>, id: Id, signal: Rc<CloseSignal>) -> Self {
-        list.borrow_mut().push((id, signal.clone()));
+    fn new(list: &'c RefCell<Vec<(Id, SentOn, Rc<CloseSignal>)>>, id: Id, on: SentOn, signal: Rc<CloseSignal>) -> Self {
+        list.borrow_mut().push((id, on, signal.clone()));
         Self { list, signal }
     }
 }
 
 impl Drop for Answering<'_> {
     fn drop(&mut self) {
-        self.list.borrow_mut().retain(|(_, s)| !Rc::ptr_eq(s, &self.signal));
+        self.list.borrow_mut().retain(|(_, _, s)| !Rc::ptr_eq(s, &self.signal));
     }
 }
 
@@ -736,6 +745,11 @@ const ERROR_BODY_MS: u64 = 1_000;
 /// How long `close()` (and the DELETE after a refused handshake) waits for the server.
 const CLOSE_GRACE_MS: u64 = 3_000;
 
+/// How long, once a call has its outcome, the server's acknowledgement (HTTP status) of an answer
+/// POSTed from its stream is waited for: the answer has gone out, and a server slow to acknowledge
+/// it must not hold up (or time out) a call whose result came. The call's timeout stands meanwhile.
+const ANSWER_ACK_MS: u64 = 1_000;
+
 /// How long a `notifications/cancelled` (after a timeout or an abort) is given to be accepted
 /// (less when the client's own timeout is less); then it is abandoned (its fetch aborted).
 pub const CANCEL_GRACE_MS: u64 = 3_000;
@@ -792,6 +806,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             in_flight: RefCell::default(),
             handshake_session: RefCell::default(),
             session_ended: CloseSignal::default(),
+            session_changed: CloseSignal::default(),
         }
     }
 
@@ -974,17 +989,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if let Some(joined) = self.join_handshake(opts).await {
             return joined;
         }
-        // The requests in flight are of the session ended here: abandoned at once, as close()
-        // abandons them (its DELETE tells the server; no cancellation).
-        self.session_ended.fire();
-        let _ = self.end_session().await;
-        // Another connect() may have begun while the session held was being ended.
-        if let Some(joined) = self.join_handshake(opts).await {
-            return joined;
-        }
-        // Marked as under way: a request made meanwhile (a 2026-07-28 call's next round too)
-        // waits for it rather than fail for want of a connection.
-        self.initialize_shared(opts).await
+        // Marked as under way from here, the session held being ended first: a request made
+        // meanwhile (a 2026-07-28 call's next round too), a second connect() and the listening
+        // stream wait for it rather than go on without a session.
+        self.initialize_shared(opts, true).await
     }
 
     /// A handshake under way, waited for: its outcome (`None` when there is none).
@@ -1036,6 +1044,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             st.connected = false;
             st.modern = false;
         }
+        self.session_changed.fire();
         self.forget_tools();
         let params = object([
             ("protocolVersion", LATEST_PROTOCOL_VERSION.into()),
@@ -1127,6 +1136,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         self.state.borrow_mut().connected = true;
         self.session_gen.set(self.session_gen.get() + 1);
+        self.session_changed.fire();
         self.spoke_modern.set(false);
         Ok(())
     }
@@ -1139,6 +1149,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let mut st = self.state.borrow_mut();
             *st = State { closed: st.closed, modern: true, protocol_version: Some(MODERN_PROTOCOL_VERSION.into()), ..State::default() };
         }
+        self.session_changed.fire();
         self.forget_tools();
         const METHOD: &str = "server/discover";
         let mut retried = false;
@@ -1190,6 +1201,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         st.connected = true;
         drop(st);
         self.session_gen.set(self.session_gen.get() + 1);
+        self.session_changed.fire();
         self.spoke_modern.set(true);
         Ok(())
     }
@@ -1273,7 +1285,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if self.session_gen.get() != gen || self.reinitialized.generation.get() != ended {
             return if self.is_connected() { Ok(()) } else { Err(Error::new(ErrorCode::NotConnected, "the session expired and could not be renewed")) };
         }
-        self.initialize_shared(&mut CallOptions::default()).await
+        self.initialize_shared(&mut CallOptions::default(), false).await
     }
 
     /// Connects unless connected, sharing a handshake under way (a renewal's, or another
@@ -1293,12 +1305,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
             return Ok(());
         }
         self.state.borrow_mut().closed = false;
-        self.initialize_shared(opts).await
+        self.initialize_shared(opts, false).await
     }
 
     /// [`Client::initialize`], marked as under way for the requests that come meanwhile, which
-    /// wait for it ([`Client::await_renewal`]).
-    async fn initialize_shared(&self, opts: &mut CallOptions) -> Result<()> {
+    /// wait for it ([`Client::await_renewal`]). `end_first`: the session held is ended first
+    /// (`connect()`).
+    async fn initialize_shared(&self, opts: &mut CallOptions, end_first: bool) -> Result<()> {
         /// Ends the handshake however its future ends (a dropped one too: the waiters would
         /// otherwise wait for ever).
         struct Renewing<'c>(&'c Cell<bool>, &'c CloseSignal);
@@ -1310,6 +1323,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         self.reinitializing.set(true);
         let _renewing = Renewing(&self.reinitializing, &self.reinitialized);
+        if end_first {
+            // The requests in flight are of the session ended here: abandoned at once, as close()
+            // abandons them (its DELETE tells the server; no cancellation).
+            self.session_ended.fire();
+            let _ = self.end_session().await;
+        }
         let shaken = self.handshake(opts).await;
         if shaken.is_ok() {
             if let Some(h) = self.on_connected.borrow().as_ref() {
@@ -1764,9 +1783,26 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
     }
 
-    /// The session requests go on now ([`SentOn`]).
+    /// The session requests go on now ([`SentOn`]); during the handshake, the session of the
+    /// `initialize` response being read.
     fn sent_on(&self) -> SentOn {
-        SentOn(self.session_gen.get(), self.state.borrow().session_id.clone())
+        let handshake = self.handshake_session.borrow();
+        SentOn(self.session_gen.get(), self.state.borrow().session_id.as_ref().or(handshake.as_ref()).cloned())
+    }
+
+    /// Whether the session a stream was opened on is still the client's: its server requests are
+    /// answered, its cancellations heard and its drops resumed only then (another session never had
+    /// its requests, and may have requests of the same ids).
+    fn is_current(&self, on: &SentOn) -> bool {
+        self.sent_on() == *on
+    }
+
+    /// Resolves once the session `on` is no longer the client's (renewed after the server forgot
+    /// it, by whichever request met that; ended by `connect()` or `close()`).
+    async fn session_left(&self, on: &SentOn) {
+        while self.is_current(on) {
+            self.session_changed.wait().await;
+        }
     }
 
     /// Sends `notifications/cancelled` within [`CANCEL_GRACE_MS`] (the client's timeout, if less);
@@ -1882,6 +1918,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let again = self.on_unauthorized.borrow().is_some().then(|| body.clone());
         let req = self.post(body, with_session, headers);
         let sent_with = self.auth_generation.get();
+        // The session the request goes on, whose streams its response's are.
+        let sent_on = self.sent_on();
         let mut resp = self.transport.send(req).await.map_err(|e| transport_error(e, method))?;
         if let (true, Some(body)) = (asks_authorization(&resp), again) {
             if self.reauthorized(&resp, sent_with).await? {
@@ -1915,6 +1953,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // While the handshake's response is read, its session is the one to answer on.
         let _handshake = (method == "initialize" && !sent_session)
             .then(|| HandshakeSession::hold(&self.handshake_session, session.clone().filter(|s| is_valid_session_id(s))));
+        let on = if _handshake.is_some() { self.sent_on() } else { sent_on };
         let essence = content_type_essence(resp.header("content-type").unwrap_or(""));
         let result = match essence.as_str() {
             "application/json" => {
@@ -1928,9 +1967,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     .with_detail("contentLength", n)
                     .into());
                 }
-                self.read_json(id, method, resp.body, on_progress, length).await?
+                self.read_json(id, method, resp.body, on_progress, length, &on).await?
             }
-            "text/event-stream" => self.read_sse(id, method, resp.body, on_progress).await?,
+            "text/event-stream" => self.read_sse(id, method, resp.body, on_progress, &on).await?,
             "" if status == 202 || status == 204 => {
                 return Err(Error::new(ErrorCode::Protocol, format!("the server accepted {method} (HTTP {status}) but sent no response")).into())
             }
@@ -1957,9 +1996,13 @@ impl<T: Transport, C: Clock> Client<T, C> {
         pin_mut!(next);
         let mut chunk = None;
         while !answers.is_empty() {
-            if let Either::Right((c, _)) = select(answers.next(), next.as_mut()).await {
-                chunk = Some(c);
-                break;
+            match select(answers.next(), next.as_mut()).await {
+                Either::Left((Some(Err(e)), _)) => return Err(e),
+                Either::Left(_) => {}
+                Either::Right((c, _)) => {
+                    chunk = Some(c);
+                    break;
+                }
             }
         }
         let chunk = match (chunk, self.opts.idle_timeout_ms) {
@@ -1993,7 +2036,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// and counted twice then). A buffer that grows by doubling held up to twice the body, and in
     /// wasm the blocks it outgrew are left behind as memory the module keeps (a refused 100 MB
     /// body left 257 MB).
-    async fn read_json(&self, id: &Id, method: &str, mut body: T::Body, on_progress: Option<&dyn Fn(&Value)>, length: Option<usize>) -> Result<Value> {
+    async fn read_json(&self, id: &Id, method: &str, mut body: T::Body, on_progress: Option<&dyn Fn(&Value)>, length: Option<usize>, on: &SentOn) -> Result<Value> {
         let mut held = Held::of(self.server.clone());
         let mut bytes: Vec<u8> = Vec::new();
         let mut chunks: Vec<Vec<u8>> = Vec::new();
@@ -2057,29 +2100,58 @@ impl<T: Transport, C: Clock> Client<T, C> {
         drop(bytes);
         drop(held);
         for msg in classify_all(value) {
-            if let Some(result) = self.handle(id, method, msg, on_progress, false).await? {
+            if let Some(result) = self.handle(id, method, msg, on_progress, false, on).await? {
                 return Ok(result);
             }
         }
         Err(Error::new(ErrorCode::Protocol, format!("{method}: the JSON response did not contain the response to request {}", crate::text::to_string(&id.to_value()))))
     }
 
-    async fn read_sse(&self, id: &Id, method: &str, body: T::Body, on_progress: Option<&dyn Fn(&Value)>) -> Result<Value> {
+    /// An SSE response, on the session `on`: once that session is no longer the client's (renewed
+    /// after the server forgot it, by another request), its stream is dropped and the call fails at
+    /// once (`NOT_CONNECTED`, `sessionEnded`): not resumed on the new session, which never had it,
+    /// nor sent again there (it may have run).
+    async fn read_sse(&self, id: &Id, method: &str, body: T::Body, on_progress: Option<&dyn Fn(&Value)>, on: &SentOn) -> Result<Value> {
+        // Fired once the outcome is known (see ANSWER_ACK_MS).
+        let read = CloseSignal::default();
         // Answers to the server's requests, made while the stream is read on (a `ping` or the
-        // progress behind an elicitation is not held up); all sent before the call ends, with its
+        // progress behind an elicitation is not held up); all made before the call ends, with its
         // result or an error (a timeout or a cancellation drops them, as it drops the call).
         let mut answers: Answers<'_> = FuturesUnordered::new();
-        let outcome = self.read_sse_answering(id, method, body, on_progress, &mut answers).await;
-        while answers.next().await.is_some() {}
+        let outcome = {
+            let left = self.session_left(on);
+            let reading = self.read_sse_answering(id, method, body, on_progress, on, &read, &mut answers);
+            pin_mut!(left, reading);
+            // The session first: a stream of a session gone is not read (nor resumed) once more.
+            match select(left, reading).await {
+                Either::Left(_) => {
+                    return Err(Error::new(
+                        ErrorCode::NotConnected,
+                        format!("{method} was abandoned: its session ended before the response (the server forgot it and it was renewed, or connect() ended it); it was not sent again, as it may have run"),
+                    )
+                    .with_detail("sessionEnded", true))
+                }
+                Either::Right((outcome, _)) => outcome,
+            }
+        };
+        if !answers.is_empty() {
+            read.fire();
+            // The call's timeout stands while the last answers go out.
+            let _paused = self.in_flight(id).map(|c| Pausing::new(c, &self.clock));
+            while answers.next().await.is_some() {}
+        }
         outcome
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn read_sse_answering<'s>(
         &'s self,
         id: &Id,
         method: &str,
         mut body: T::Body,
         on_progress: Option<&dyn Fn(&Value)>,
+        on: &SentOn,
+        read: &'s CloseSignal,
         answers: &mut Answers<'s>,
     ) -> Result<Value> {
         let mut parser = SseParser::new(self.opts.max_event_bytes);
@@ -2147,8 +2219,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                             progressed |= msgs.iter().any(|m| toward(m, id));
                             for msg in msgs {
                                 if let Incoming::Request { id: rid, method: m, params } = msg {
-                                    answers.push(Box::pin(self.answer(rid, m, params, self.in_flight(id))));
-                                } else if let Some(result) = self.handle(id, method, msg, on_progress, resumed).await? {
+                                    answers.push(Box::pin(self.answer(rid, m, params, self.in_flight(id), on.clone(), Some(read))));
+                                } else if let Some(result) = self.handle(id, method, msg, on_progress, resumed, on).await? {
                                     return Ok(result);
                                 }
                             }
@@ -2183,12 +2255,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 let delay = reopen_delay(retry_ms, failed, idle);
                 failed += 1;
-                while_answering(answers, self.clock.sleep(delay)).await;
+                while_answering(answers, self.clock.sleep(delay)).await?;
                 let mut headers = self.headers(true, "text/event-stream");
                 headers.push(("last-event-id".owned(), from.clone()));
                 let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None, follow_redirects: false };
                 let sent_with = self.auth_generation.get();
-                match while_answering(answers, self.transport.send(req)).await {
+                match while_answering(answers, self.transport.send(req)).await? {
                     Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => {
                         failed = 0;
                         resumed = true;
@@ -2197,7 +2269,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Ok(r) if matches!(r.status, 408 | 429 | 500..=599) => last_got = Got::Status(r.status),
                     // An expired token, renewed by the unauthorized handler: tried again (once
                     // per reopening), not counted as a failure.
-                    Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(answers, self.reauthorized(&r, sent_with)).await? => {
+                    Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(answers, self.reauthorized(&r, sent_with)).await?? => {
                         reauthorized = true;
                         failed -= 1;
                     }
@@ -2248,7 +2320,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// Handles one incoming message; returns the result when it is our response. `replayed`: it
     /// came on a resumed stream, which may replay other streams' events.
-    async fn handle(&self, id: &Id, method: &str, msg: Incoming, on_progress: Option<&dyn Fn(&Value)>, replayed: bool) -> Result<Option<Value>> {
+    /// `on`: the session of the stream it came on.
+    async fn handle(&self, id: &Id, method: &str, msg: Incoming, on_progress: Option<&dyn Fn(&Value)>, replayed: bool, on: &SentOn) -> Result<Option<Value>> {
         match msg {
             Incoming::Response { id: rid, outcome } if &rid == id => match outcome {
                 Ok(v) => Ok(Some(v)),
@@ -2264,7 +2337,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
                 if m == "notifications/cancelled" {
                     if let Some(rid) = params.get("requestId").and_then(Id::from_value) {
-                        let found = self.being_answered.borrow().iter().filter(|(k, _)| *k == rid).map(|(_, c)| c.clone()).collect::<Vec<_>>();
+                        let found = self.being_answered.borrow().iter().filter(|(k, s, _)| *k == rid && s == on).map(|(_, _, c)| c.clone()).collect::<Vec<_>>();
                         for c in found {
                             c.fire();
                         }
@@ -2292,7 +2365,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok(None)
             }
             Incoming::Request { id: rid, method: m, params } => {
-                self.answer(rid, m, params, self.in_flight(id)).await;
+                self.answer(rid, m, params, self.in_flight(id), on.clone(), None).await?;
                 Ok(None)
             }
         }
@@ -2347,8 +2420,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// (the handler asked now), so that the bound of [`MAX_SERVER_REQUESTS`] takes requests in the
     /// order they came: one past it is refused ([`SERVER_BUSY`]) without the handler, and one past
     /// [`MAX_REFUSALS`] too is left unanswered. `call`: the client request it came for, whose
-    /// timeout stands while the handler answers.
-    fn answer(&self, id: Id, method: String, params: Value, call: Option<Rc<InFlight>>) -> impl Future<Output = ()> + '_ {
+    /// timeout stands while the handler answers. `on`: the session of the stream it came on, the
+    /// only one it is answered on (once that is gone, it is not answered). `read`: fired once the
+    /// reading of that stream has its outcome, after which the server's acknowledgement of the
+    /// answer is waited for [`ANSWER_ACK_MS`] at most. Its error: the answer refused for want of
+    /// authorization ([`Client::send_answer`]).
+    fn answer<'s>(&'s self, id: Id, method: String, params: Value, call: Option<Rc<InFlight>>, on: SentOn, read: Option<&'s CloseSignal>) -> impl Future<Output = Result<()>> + 's {
         // A 2026-07-28 server sends no requests, and a client sends no responses: ignored.
         let settled = if self.is_modern() {
             None
@@ -2373,21 +2450,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Slot::take(&self.refusing, MAX_REFUSALS).map(|slot| (slot, Settled::Now(Err(server_busy(&method)))))
         };
         // Registered now, as the request is read: a cancellation right behind it finds it.
-        let entry = matches!(settled, Some((_, Settled::Later(_)))).then(|| Answering::new(&self.being_answered, id.clone(), Rc::default()));
+        let entry = matches!(settled, Some((_, Settled::Later(_)))).then(|| Answering::new(&self.being_answered, id.clone(), on.clone(), Rc::default()));
         // From now until the handler settles (or its future is dropped), the call's timeout stands.
         let pausing = call.filter(|_| entry.is_some()).map(|c| Pausing::new(c, &self.clock));
-        // The session the request came on: an answer ready after it was replaced is not sent
-        // (the new session's requests may have the same ids).
-        let session = self.session_gen.get();
         async move {
-            let Some((_slot, answer)) = settled else { return };
+            let Some((_slot, answer)) = settled else { return Ok(()) };
             let answer = match answer {
                 Settled::Now(a) => a,
                 Settled::Later(f) => {
                     // Until the server cancels it: then the handler's future is dropped (which
                     // aborts its JS signal) and no answer is sent (the receiver of a cancellation
                     // SHOULD NOT answer).
-                    let Some(entry) = &entry else { return };
+                    let Some(entry) = &entry else { return Ok(()) };
                     // From the signal's making (as the request was read), not from this first
                     // poll: a cancellation read meanwhile counts.
                     let cancelled = CloseWait { signal: &entry.signal, start: 0, key: None };
@@ -2396,16 +2470,52 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     drop(pausing);
                     match settled {
                         Either::Left((a, _)) => a.map(|v| self.with_elicitation_defaults(&method, &params, v)),
-                        Either::Right(_) => return,
+                        Either::Right(_) => return Ok(()),
                     }
                 }
             };
-            if self.session_gen.get() != session {
-                return;
+            // Ready after its session was replaced: not sent (the new session never asked, and its
+            // requests may have the same ids).
+            if !self.is_current(&on) {
+                return Ok(());
             }
-            let req = self.post(jsonrpc::response(&id, answer), true, &[]);
-            // Best effort: the answer's own status does not change the outcome of any request.
-            let _ = self.transport.send(req).await;
+            let send = self.send_answer(jsonrpc::response(&id, answer), &on, &method);
+            let Some(read) = read else { return send.await };
+            let late = async {
+                CloseWait { signal: read, start: 0, key: None }.await;
+                self.clock.sleep(ANSWER_ACK_MS).await;
+            };
+            pin_mut!(send, late);
+            match select(send, late).await {
+                Either::Left((r, _)) => r,
+                Either::Right(_) => Ok(()),
+            }
+        }
+    }
+
+    /// POSTs the answer to a server request on its session `on` (the client's still). A 401 (or a 403
+    /// asking for more scopes) goes to the unauthorized handler, and the answer is sent once more with
+    /// the headers it gives, as a request is (the MCP SDK's transport does so for every message it
+    /// sends): refused still, or given none, that is the error of the stream it came on (the call it
+    /// came for, `listen()`), not an answer lost without a word. Any other outcome changes nothing
+    /// (a server that refuses an answer has it all the same).
+    async fn send_answer(&self, body: String, on: &SentOn, method: &str) -> Result<()> {
+        let mut again = true;
+        loop {
+            let sent_with = self.auth_generation.get();
+            let Ok(resp) = self.transport.send(self.post(body.clone(), true, &[])).await else { return Ok(()) };
+            if !asks_authorization(&resp) {
+                return Ok(());
+            }
+            if again && self.reauthorized(&resp, sent_with).await? {
+                again = false;
+                // Not on a session that came meanwhile.
+                if !self.is_current(on) {
+                    return Ok(());
+                }
+                continue;
+            }
+            return Err(self.status_error(resp, &format!("the answer to {method}")).await);
         }
     }
 
@@ -3113,7 +3223,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// fails with `PROTOCOL` (its `status` detail the last HTTP status). A reopening the server
     /// refuses because it no longer knows the session (it restarted) gets a new session, once
     /// per loss of the stream, and the stream on it (the tool list then taken as changed); a
-    /// renewal that fails ends the listening with its error. An event past `max_event_bytes` fails it with `LIMIT_EXCEEDED`. The stream is
+    /// renewal that fails ends the listening with its error. A session that another request
+    /// renewed (or `connect()` replaced) moves it there: the old session's stream is dropped and
+    /// one opened on the new session, without the old event id (the tool list taken as changed);
+    /// a handshake that fails meanwhile ends it with `NOT_CONNECTED`. An answer refused for want of
+    /// authorization ([`Client::send_answer`]) fails it with that error. An event past `max_event_bytes` fails it with `LIMIT_EXCEEDED`. The stream is
     /// read on while a server request is being answered (a person filling in a form holds up
     /// neither a `ping` nor the notifications behind it), as a call's stream is. With a
     /// 2026-07-28 server it is a subscription instead (see `subscribe` in the source).
@@ -3184,7 +3298,35 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let mut answers: Answers<'_> = FuturesUnordered::new();
         // Streams in a row that brought no message (see `reopen_delay`).
         let mut idle = 0u32;
+        // The session the stream is opened on: the client's, whichever that is now.
+        let mut of = None::<SentOn>;
         loop {
+            // A handshake under way (a renewal, connect()) first: the stream is the new session's.
+            while self.reinitializing.get() {
+                self.reinitialized.wait().await;
+            }
+            if self.state.borrow().closed {
+                return Ok(true);
+            }
+            if !self.is_connected() {
+                return Err(Error::new(ErrorCode::NotConnected, format!("{WHAT}: the session ended and no new one could be opened")));
+            }
+            let on = self.sent_on();
+            if of.as_ref() != Some(&on) {
+                if of.is_some() {
+                    // Another session (renewed after the server forgot the stream's, by this stream
+                    // or a request; connect() again): a stream of its own, without the old session's
+                    // event id. Answers to the old session's requests go nowhere now (their ids may
+                    // be the new session's requests'): dropped, their handlers' signals aborted. What
+                    // the server sent in between is lost, and a restarted server announces no change:
+                    // its tool list is taken as changed (the notification handler hears so).
+                    answers.clear();
+                    (last_id, retry_ms, failed) = (None, None, 0);
+                    let changed = Incoming::Notification { method: "notifications/tools/list_changed".owned(), params: Value::Object(Map::new()) };
+                    drop(self.handle(&none, WHAT, changed, None, false, &on).await);
+                }
+                of = Some(on.clone());
+            }
             let mut headers = self.headers(true, "text/event-stream");
             // An empty `id:` clears the last event id: then no header at all.
             let resumed = last_id.as_ref().is_some_and(|id| !id.is_empty());
@@ -3193,12 +3335,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
             }
             let req = HttpRequest { method: Method::Get, url: self.opts.url.clone(), headers, body: None, follow_redirects: false };
             let sent_with = self.auth_generation.get();
-            let (gen, had_session) = (self.session_gen.get(), self.session_id().is_some());
+            let (gen, had_session) = (on.0, on.1.is_some());
             let resp = match self.transport.send(req).await {
                 Ok(r) if r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "text/event-stream" => Some(r),
                 // An expired token, renewed by the unauthorized handler: opened again at once (once
                 // per opening).
-                Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(&mut answers, self.reauthorized(&r, sent_with)).await? => {
+                Ok(r) if asks_authorization(&r) && !reauthorized && while_answering(&mut answers, self.reauthorized(&r, sent_with)).await?? => {
                     reauthorized = true;
                     continue;
                 }
@@ -3206,25 +3348,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 // so, neither taken for a stream not on offer nor tried again.
                 Ok(r) if matches!(r.status, 401 | 403) => return Err(self.status_error(r, WHAT).await),
                 // The server no longer knows the session (it restarted, or let the session
-                // expire): a new one, as a request makes, and the stream opened on it. What the
-                // server sent in between is lost, and a restarted server announces no change:
-                // its tool list is taken as changed (the notification handler hears so). At the
-                // first opening only a refusal that names the session counts (a server may
+                // expire): a new one, as a request makes, and the stream opened on it (above). At
+                // the first opening only a refusal that names the session counts (a server may
                 // answer a GET it does not offer with 404).
                 Ok(r) if had_session && renewed_at.is_none_or(|t| self.clock.now_ms().saturating_sub(t) >= RENEW_AGAIN_MS) && matches!(r.status, 400 | 404) => {
                     let status = r.status;
-                    let e = while_answering(&mut answers, self.status_error(r, WHAT)).await;
+                    let e = while_answering(&mut answers, self.status_error(r, WHAT)).await?;
                     if session_gone(&e) && (opened || names_session(&e)) {
-                        // Answers to the old session's requests go nowhere now (their ids may be
-                        // the new session's requests'): dropped, their handlers' signals aborted.
                         answers.clear();
                         renewed_at = Some(self.clock.now_ms());
                         if let Err(e) = self.renew_session(gen, WHAT, &mut CallOptions::default()).await {
                             return Err(Error { message: format!("{WHAT}: the session expired and could not be renewed: {}", e.message), ..e });
                         }
-                        (last_id, retry_ms, failed) = (None, None, 0);
-                        let changed = Incoming::Notification { method: "notifications/tools/list_changed".owned(), params: Value::Object(Map::new()) };
-                        drop(self.handle(&none, WHAT, changed, None, false).await);
                         continue;
                     }
                     if !opened {
@@ -3255,8 +3390,20 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 // What the stream holds unfinished counts against the budget and the server's share.
                 let mut held = Held::of(self.server.clone());
-                // Read to the end (or a drop); the stream is silent for as long as the server is.
-                while let Some(Ok(chunk)) = while_answering(&mut answers, body.next_chunk()).await {
+                // Read to the end (or a drop, or the end of its session); the stream is silent for as
+                // long as the server is.
+                let left = self.session_left(&on);
+                pin_mut!(left);
+                loop {
+                    let chunk = {
+                        let next = while_answering(&mut answers, body.next_chunk());
+                        pin_mut!(next);
+                        match select(left.as_mut(), next).await {
+                            Either::Left(_) => None,
+                            Either::Right((c, _)) => Some(c?),
+                        }
+                    };
+                    let Some(Some(Ok(chunk))) = chunk else { break };
                     if let Err(why) = held.set(parser.buffered() + chunk.len()) {
                         return Err(held_too_much(WHAT, &why));
                     }
@@ -3282,9 +3429,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                 self.dealt_with(&ev, &none, &msgs, resumed);
                                 for msg in msgs {
                                     match msg {
-                                        Incoming::Request { id, method, params } => answers.push(Box::pin(self.answer(id, method, params, None))),
+                                        Incoming::Request { id, method, params } => answers.push(Box::pin(self.answer(id, method, params, None, on.clone(), None))),
                                         // A stray error meant for no request is no reason to stop listening.
-                                        msg => drop(self.handle(&none, WHAT, msg, None, resumed).await),
+                                        msg => drop(self.handle(&none, WHAT, msg, None, resumed, &on).await),
                                     }
                                 }
                             }
@@ -3305,8 +3452,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
             if opened_now {
                 idle = if brought { 0 } else { idle + 1 };
             }
+            // The session gone: at once to the new one (above).
+            if !self.is_current(&on) {
+                continue;
+            }
             let delay = reopen_delay(retry_ms, failed, idle);
-            while_answering(&mut answers, self.clock.sleep(delay)).await;
+            while_answering(&mut answers, self.clock.sleep(delay)).await?;
         }
     }
 
@@ -3343,7 +3494,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Ok(r) if !opened && r.status == 405 => return Ok(false),
                 Ok(r) if !opened && r.status == 200 && content_type_essence(r.header("content-type").unwrap_or("")) == "application/json" => {
                     // A small answer: no length needed.
-                    return match self.read_json(&id, WHAT, r.body, None, None).await {
+                    return match self.read_json(&id, WHAT, r.body, None, None, &self.sent_on()).await {
                         Err(e) if rpc_code(&e) == Some(-32601) => Ok(false),
                         ended => ended.map(|_| true),
                     };
@@ -3367,7 +3518,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 // A subscription opened again may have missed changes while there was none.
                 if opened {
                     let changed = Incoming::Notification { method: "notifications/tools/list_changed".owned(), params: Value::Object(Map::new()) };
-                    drop(self.handle(&none, WHAT, changed, None, false).await);
+                    drop(self.handle(&none, WHAT, changed, None, false, &self.sent_on()).await);
                 }
                 (opened, failed) = (true, 0);
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
@@ -3394,7 +3545,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                                 {
                                     return Ok(true)
                                 }
-                                msg => drop(self.handle(&none, WHAT, msg, None, false).await),
+                                msg => drop(self.handle(&none, WHAT, msg, None, false, &self.sent_on()).await),
                             }
                         }
                     }
@@ -3430,6 +3581,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         let headers = self.headers(true, "application/json, text/event-stream");
         self.state.borrow_mut().session_id = None;
+        self.session_changed.fire();
         self.delete_session(headers).await
     }
 
@@ -3576,20 +3728,23 @@ fn cancelled(cancel: &mut Option<CancelFuture>) -> impl Future<Output = ()> + Un
     })
 }
 
-/// Answers to server requests in flight ([`Client::answer`]), driven beside a stream's reading.
-type Answers<'a> = FuturesUnordered<Pin<Box<dyn Future<Output = ()> + 'a>>>;
+/// Answers to server requests in flight ([`Client::answer`]), driven beside a stream's reading;
+/// one that fails (refused for want of authorization) is the error of that stream.
+type Answers<'a> = FuturesUnordered<Pin<Box<dyn Future<Output = Result<()>> + 'a>>>;
 
 /// Awaits `f` while driving `answers` meanwhile, answers first (so that those ready go out
-/// before whatever `f` leads to). `f` is never dropped before it ends (a read of a response
-/// body that is dropped may lose its chunk).
-async fn while_answering<F: Future>(answers: &mut Answers<'_>, f: F) -> F::Output {
+/// before whatever `f` leads to); the error of an answer that fails ends it. `f` is never dropped
+/// before it ends but by such an error (a read of a response body that is dropped may lose its chunk).
+async fn while_answering<F: Future>(answers: &mut Answers<'_>, f: F) -> Result<F::Output> {
     pin_mut!(f);
     loop {
         if answers.is_empty() {
-            return f.await;
+            return Ok(f.await);
         }
-        if let Either::Right((out, _)) = select(answers.next(), f.as_mut()).await {
-            return out;
+        match select(answers.next(), f.as_mut()).await {
+            Either::Left((Some(Err(e)), _)) => return Err(e),
+            Either::Left(_) => {}
+            Either::Right((out, _)) => return Ok(out),
         }
     }
 }

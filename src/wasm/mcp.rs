@@ -519,7 +519,7 @@ const ORPHAN_CHECK_MS: u32 = 1_000;
 
 /// `options.listen`: `true` or `{onEnd?}` starts `listen()` after every handshake that succeeds
 /// (`connect()`, a hub's first use of the server, a session renewed after it expired), unless one
-/// started so still runs. How each ends goes to `onEnd` (`{offered}` or `{error}`); without one, an
+/// started so still runs: that one moves to the new session by itself (`Client::listen`). How each ends goes to `onEnd` (`{offered}` or `{error}`); without one, an
 /// error goes to `console.error` (a stream lost without a word would lose the server's requests).
 fn auto_listen(client: &Rc<JsClient>, options: &JsValue) -> Result<(), Error> {
     let listen = get(options, "listen");

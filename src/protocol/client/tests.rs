@@ -2725,15 +2725,15 @@ fn other_calls_events_are_left_to_their_own_streams() {
     let heard = Rc::new(RefCell::new(0));
     let sink = heard.clone();
     h.client.set_notification_handler(Some(Box::new(move |_: &str, _: &Value| *sink.borrow_mut() += 1)));
-    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, true)).unwrap().is_none());
+    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, true, &h.client.sent_on())).unwrap().is_none());
     assert_eq!(*heard.borrow(), 0, "call 7's progress replayed here is not the handler's");
     let waiting = || h.client.elsewhere(&Id::Num(7)).unwrap().queue.borrow().len();
     assert_eq!(waiting(), 0, "nor call 7's: its own stream brings it");
     // On a first stream it is not a replay: call 7's, not the handler's.
-    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, false)).unwrap().is_none());
+    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, false, &h.client.sent_on())).unwrap().is_none());
     assert_eq!((*heard.borrow(), waiting()), (0, 1));
     drop(other);
-    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, true)).unwrap().is_none());
+    assert!(block_on(h.client.handle(&Id::Num(1), "t", progress(7), None, true, &h.client.sent_on())).unwrap().is_none());
     assert_eq!(*heard.borrow(), 1, "once call 7 has ended, it is");
 }
 
@@ -5166,4 +5166,300 @@ fn a_relisting_after_a_call_refused_for_its_headers_makes_the_tools_stale() {
     block_on(h.client.call_tool("regional", json!({"region": "eu"}), &mut CallOptions::default())).unwrap();
     assert_eq!(header(&h.log.borrow().requests[4], "mcp-param-region"), Some("eu"));
     assert!(h.client.tools_expired(), "the listing the app holds is not the server's");
+}
+
+/// Polls until `done` holds, or gives up after many polls (the assertions after say what is missing).
+async fn until(done: impl Fn() -> bool) {
+    for _ in 0..10_000 {
+        if done() {
+            return;
+        }
+        yield_now().await;
+    }
+}
+
+/// The POSTs of answers to server requests (`{id, result}`), with the session each went on.
+fn answers_posted(h: &Harness) -> Vec<(Value, Option<String>)> {
+    h.log.borrow().requests.iter().filter(|r| r.method == Method::Post && body(r).get("result").is_some()).map(|r| (body(r), header(r, "mcp-session-id").map(str::to_owned))).collect()
+}
+
+/// A server whose session `s1` is forgotten by whatever answers call "b" (another node, an
+/// expiry), while the streams opened on it stay open: call "a" and the standalone stream (`old`,
+/// `listening`) are `s1`'s, call "b" resent on `s2` gets `new`. A GET with a session is answered
+/// with a stream that gives call "a" its result (as a server that resolves the stream by its
+/// event id, the SDK's, would give another session's).
+fn forgetting_server(old: &Live, new: &Live, listening: &[Live]) -> Reply {
+    let (old, new, listening) = (old.clone(), new.clone(), listening.to_vec());
+    let (inits, gets) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
+    Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let b = body(req);
+        let session = header(req, "mcp-session-id").map(str::to_owned);
+        match (req.method, b["method"].as_str(), b["params"]["name"].as_str()) {
+            (Method::Post, Some("initialize"), _) => {
+                inits.set(inits.get() + 1);
+                init_reply_id(b["id"].as_i64().unwrap(), "2025-11-25", Some(if inits.get() == 1 { "s1" } else { "s2" }))
+            }
+            (Method::Post, Some("tools/call"), Some("a")) => Reply::Live(old.clone()),
+            (Method::Post, Some("tools/call"), Some("b")) if session.as_deref() == Some("s1") => status_reply(404, vec![], "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}"),
+            (Method::Post, Some("tools/call"), Some("b")) => Reply::Live(new.clone()),
+            (Method::Get, _, _) if header(req, "last-event-id").is_none() => {
+                gets.set(gets.get() + 1);
+                listening.get(gets.get() - 1).cloned().map_or(Reply::Hang, Reply::Live)
+            }
+            (Method::Get, _, _) => sse_reply("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n", 0),
+            _ => accepted(),
+        }
+    }))
+}
+
+/// A request handler whose answers wait for `release`; it tells which requests it was asked
+/// (method, id) and which of their futures were dropped before they ended (their signals aborted).
+#[allow(clippy::type_complexity)]
+fn held_handler(h: &Harness) -> (Rc<RefCell<Vec<(String, Value)>>>, Rc<RefCell<Vec<Value>>>, Rc<Cell<bool>>) {
+    struct Aborted(Rc<RefCell<Vec<Value>>>, Value, bool);
+    impl Drop for Aborted {
+        fn drop(&mut self) {
+            if !self.2 {
+                self.0.borrow_mut().push(self.1.clone());
+            }
+        }
+    }
+    let (asked, aborted, release) = (Rc::new(RefCell::new(Vec::new())), Rc::new(RefCell::new(Vec::new())), Rc::new(Cell::new(false)));
+    let (a, d, r) = (asked.clone(), aborted.clone(), release.clone());
+    h.client.set_request_handler(Some(Box::new(move |method, _, context| {
+        a.borrow_mut().push((method.to_owned(), context.id.clone()));
+        let (guard, release) = (Aborted(d.clone(), context.id.clone(), false), r.clone());
+        Box::pin(async move {
+            let mut guard = guard;
+            while !release.get() {
+                yield_now().await;
+            }
+            guard.2 = true;
+            Ok(json!({"action": "accept", "content": {"ok": true}}))
+        })
+    })));
+    (asked, aborted, release)
+}
+
+/// A call whose stream of session s1 dropped after an event id, while another call renewed the
+/// session to s2: not resumed on s2 with s1's event id (s2 never had the call; a server that
+/// resolves the stream by its event id would replay nothing, and the call would wait for its
+/// timeout): it fails at once, `NOT_CONNECTED` with `sessionEnded`, and is not sent again.
+#[test]
+fn a_stream_of_a_session_renewed_meanwhile_is_not_resumed_on_the_new_one() {
+    let (old, new) = (Live::default(), Live::default());
+    let h = harness(vec![forgetting_server(&old, &new, &[])]);
+    block_on(h.client.connect()).unwrap();
+    let go = Cell::new(false);
+    let (a, b, ()) = block_on(futures_util::future::join3(
+        h.client.call_tool("a", json!({}), &mut CallOptions::default()),
+        async {
+            until(|| go.get()).await;
+            h.client.call_tool("b", json!({}), &mut CallOptions::default()).await
+        },
+        async {
+            until(|| h.log.borrow().requests.len() >= 3).await;
+            // A priming event, then the stream ends: resumable from a1 after 100 ms.
+            old.push("id: a1\nretry: 100\ndata:\n\n");
+            for _ in 0..10 {
+                yield_now().await;
+            }
+            go.set(true);
+            until(|| h.log.borrow().requests.iter().any(|r| header(r, "mcp-session-id") == Some("s2") && body(r)["params"]["name"] == "b")).await;
+            old.close();
+            new.message(&json!({"jsonrpc": "2.0", "id": 4, "result": {"content": []}}));
+            new.close();
+        },
+    ));
+    b.unwrap();
+    let e = a.unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotConnected, "{e}");
+    assert_eq!(e.details.as_ref().unwrap()["sessionEnded"], true);
+    let log = h.log.borrow();
+    assert!(log.requests.iter().all(|r| r.method != Method::Get), "resumed on the new session: {:?}", log.requests.iter().map(|r| (r.method, header(r, "mcp-session-id"), header(r, "last-event-id"))).collect::<Vec<_>>());
+    assert_eq!(log.requests.iter().filter(|r| body(r)["params"]["name"] == "a").count(), 1, "not sent again");
+}
+
+/// What a stream of session s1 brings after s1 was renewed to s2 is not s2's business: a `ping`
+/// (id 0) is not answered on s2, where request 0 is s2's own elicitation, and s1's cancellation of
+/// its request 0 does not abort s2's request 0 (whose answer is the only one s2 gets).
+#[test]
+fn what_an_old_sessions_stream_brings_neither_answers_nor_cancels_on_the_new_one() {
+    let (old, new) = (Live::default(), Live::default());
+    let h = harness(vec![forgetting_server(&old, &new, &[])]);
+    let (asked, aborted, release) = held_handler(&h);
+    block_on(h.client.connect()).unwrap();
+    let go = Cell::new(false);
+    let (a, b, ()) = block_on(futures_util::future::join3(
+        h.client.call_tool("a", json!({}), &mut CallOptions::default()),
+        async {
+            until(|| go.get()).await;
+            h.client.call_tool("b", json!({}), &mut CallOptions::default()).await
+        },
+        async {
+            until(|| h.log.borrow().requests.len() >= 3).await;
+            go.set(true);
+            until(|| h.log.borrow().requests.iter().any(|r| header(r, "mcp-session-id") == Some("s2") && body(r)["params"]["name"] == "b")).await;
+            new.message(&json!({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {"message": "go?", "requestedSchema": {"type": "object"}}}));
+            until(|| !asked.borrow().is_empty()).await;
+            // s1's own request 0, then its cancellation, on s1's stream.
+            old.message(&json!({"jsonrpc": "2.0", "id": 0, "method": "ping"}));
+            old.message(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 0}}));
+            for _ in 0..50 {
+                yield_now().await;
+            }
+            release.set(true);
+            until(|| !answers_posted(&h).is_empty()).await;
+            new.message(&json!({"jsonrpc": "2.0", "id": 4, "result": {"content": []}}));
+            new.close();
+            old.close();
+        },
+    ));
+    b.unwrap();
+    assert_eq!(a.unwrap_err().code, ErrorCode::NotConnected);
+    assert!(aborted.borrow().is_empty(), "s2's request 0 was aborted by s1's cancellation");
+    let answers = answers_posted(&h);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0].0["result"]["action"], "accept", "{answers:?}");
+    assert_eq!(answers[0].1.as_deref(), Some("s2"));
+}
+
+/// A call's renewal of the session moves the standalone stream to the new session: the old
+/// session's stream is dropped (a `ping` on it then goes unanswered), and a stream without the old
+/// session's event id opened on the new one, as `listen` after a renewal promises (the tool list
+/// taken as changed, as a renewal of the stream's own makes it).
+#[test]
+fn listening_moves_to_the_session_another_request_renewed() {
+    let (old, new, first, second) = (Live::default(), Live::default(), Live::default(), Live::default());
+    let h = harness(vec![forgetting_server(&old, &new, &[first.clone(), second.clone()])]);
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let n2 = notes.clone();
+    h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+    block_on(h.client.connect()).unwrap();
+    let gets = |h: &Harness| h.log.borrow().requests.iter().filter(|r| r.method == Method::Get).map(|r| (header(r, "mcp-session-id").map(str::to_owned), header(r, "last-event-id").map(str::to_owned))).collect::<Vec<_>>();
+    let (listened, b, ()) = block_on(futures_util::future::join3(
+        h.client.listen(),
+        async {
+            until(|| !gets(&h).is_empty()).await;
+            first.push("id: x1\ndata:\n\n");
+            for _ in 0..10 {
+                yield_now().await;
+            }
+            let mut opts = CallOptions::default();
+            let b = h.client.call_tool("b", json!({}), &mut opts);
+            let push = async {
+                until(|| h.log.borrow().requests.iter().any(|r| header(r, "mcp-session-id") == Some("s2") && body(r)["params"]["name"] == "b")).await;
+                // Its id as resent (ids are never reused).
+                let id = h.log.borrow().requests.iter().rev().find(|r| body(r)["params"]["name"] == "b").map(|r| body(r)["id"].clone()).unwrap();
+                new.message(&json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}));
+                new.close();
+            };
+            futures_util::future::join(b, push).await.0
+        },
+        async {
+            until(|| gets(&h).len() >= 2).await;
+            first.message(&json!({"jsonrpc": "2.0", "id": 0, "method": "ping"}));
+            for _ in 0..50 {
+                yield_now().await;
+            }
+            h.client.close().await.unwrap();
+        },
+    ));
+    assert!(listened.unwrap());
+    b.unwrap();
+    assert_eq!(gets(&h), [(Some("s1".to_owned()), None), (Some("s2".to_owned()), None)]);
+    assert!(first.dropped(), "the old session's stream was dropped");
+    assert!(answers_posted(&h).is_empty(), "{:?}", answers_posted(&h));
+    assert_eq!(*notes.borrow(), ["notifications/tools/list_changed"]);
+}
+
+/// The answer to a server request that meets HTTP 401 goes to the unauthorized handler and is sent
+/// again with the headers it gives, as a request is; without new headers, the refusal is the error
+/// of the call the request came for (`UNAUTHORIZED`), not an answer lost and a call timed out.
+#[test]
+fn an_answer_refused_for_its_token_is_reauthorized_and_sent_again() {
+    for reauthorizes in [true, false] {
+        let stream = Live::default();
+        let answered = Rc::new(Cell::new(0));
+        let (s, n) = (stream.clone(), answered.clone());
+        let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let b = body(req);
+            match b["method"].as_str() {
+                Some("initialize") => init_reply("2025-11-25", Some("s1")),
+                Some("tools/call") => Reply::Live(s.clone()),
+                None if b.get("result").is_some() => {
+                    n.set(n.get() + 1);
+                    if header(req, "authorization") == Some("Bearer new") {
+                        accepted()
+                    } else {
+                        status_reply(401, vec![("www-authenticate", "Bearer error=\"invalid_token\"".into())], "")
+                    }
+                }
+                _ => accepted(),
+            }
+        }))]);
+        let asked = Rc::new(Cell::new(0));
+        let a = asked.clone();
+        h.client.set_unauthorized_handler(Some(Box::new(move |_: &Value| {
+            a.set(a.get() + 1);
+            Box::pin(async move { Ok(reauthorizes.then(|| vec![("authorization".to_owned(), "Bearer new".to_owned())])) })
+        })));
+        h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"action": "decline"})) }))));
+        block_on(h.client.connect()).unwrap();
+        let (r, ()) = block_on(futures_util::future::join(h.client.call_tool("x", json!({}), &mut CallOptions::default()), async {
+            until(|| h.log.borrow().requests.len() >= 3).await;
+            stream.message(&json!({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {"message": "go?", "requestedSchema": {"type": "object"}}}));
+            until(|| answered.get() >= if reauthorizes { 2 } else { 1 }).await;
+            for _ in 0..50 {
+                yield_now().await;
+            }
+            stream.message(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+            stream.close();
+        }));
+        assert_eq!(asked.get(), 1, "the unauthorized handler is asked");
+        if reauthorizes {
+            r.unwrap();
+            assert_eq!(answered.get(), 2, "sent again with the new token");
+        } else {
+            let e = r.unwrap_err();
+            assert_eq!((e.code, e.details.as_ref().unwrap()["status"].as_u64()), (ErrorCode::Unauthorized, Some(401)), "{e}");
+            assert!(e.message.contains("elicitation/create"), "{e}");
+        }
+    }
+}
+
+/// A call whose result came is not held up by the server's acknowledgement of an answer POSTed
+/// from its stream (a `ping`'s): it is waited for a moment (ANSWER_ACK_MS), then the call resolves
+/// and the POST is abandoned; the call's timeout stands meanwhile.
+#[test]
+fn a_result_is_not_held_by_an_answer_the_server_is_slow_to_acknowledge() {
+    let stream = Live::default();
+    let s = stream.clone();
+    let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let b = body(req);
+        match b["method"].as_str() {
+            Some("initialize") => init_reply("2025-11-25", Some("s1")),
+            Some("tools/call") => Reply::Live(s.clone()),
+            None if b.get("result").is_some() => Reply::Hang,
+            _ => accepted(),
+        }
+    }))]);
+    block_on(h.client.connect()).unwrap();
+    let mut opts = CallOptions::default();
+    let call = h.client.call_tool("x", json!({}), &mut opts);
+    let give_up = async {
+        until(|| h.log.borrow().requests.len() >= 3).await;
+        stream.message(&json!({"jsonrpc": "2.0", "id": 0, "method": "ping"}));
+        until(|| !answers_posted(&h).is_empty()).await;
+        stream.message(&json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+        until(|| false).await;
+    };
+    pin_mut!(call, give_up);
+    let r = match block_on(select(call, give_up)) {
+        Either::Left((r, _)) => r,
+        Either::Right(_) => panic!("the call is still waiting for the answer's acknowledgement"),
+    };
+    r.unwrap();
+    assert!(h.slept.borrow().contains(&ANSWER_ACK_MS), "{:?}", h.slept.borrow());
+    assert_eq!(h.log.borrow().aborted, 1, "the answer's POST abandoned");
 }
