@@ -15,6 +15,10 @@ let server;
 let base;
 /** What the server saw: requests by path, codes issued, tokens issued. */
 const seen = { requests: [], codes: new Map(), tokens: new Set(), refresh: new Set(), clients: new Set() };
+/** The status the resource metadata answers with instead of itself (a server down for a moment). */
+let metadataStatus = null;
+/** The streams of `ask` calls waiting for the answer to their elicitation, by its id. */
+const asking = new Map();
 
 const b64url = (buf) => buf.toString("base64").replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
 const json = (res, status, body, headers = {}) => {
@@ -42,6 +46,7 @@ async function handle(req, res) {
     return res.end();
   }
   if (url.pathname === "/metadata/mcp.json") {
+    if (metadataStatus) return json(res, metadataStatus, { error: "try again later" });
     return json(res, 200, { resource: `${base}/mcp`, authorization_servers: [base], scopes_supported: ["tools"] });
   }
   if (url.pathname === "/.well-known/oauth-authorization-server") {
@@ -93,9 +98,25 @@ async function handle(req, res) {
       return res.end();
     }
     const msg = JSON.parse(body);
+    // The answer to an `ask` call's elicitation: its result goes on that call's stream.
+    if (msg.method === undefined && asking.has(msg.id)) {
+      const stream = asking.get(msg.id);
+      asking.delete(msg.id);
+      res.writeHead(202);
+      res.end();
+      stream.res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: stream.call, result: { content: [{ type: "text", text: `answered ${msg.result?.action} with token ${token}` }] } })}\n\n`);
+      return;
+    }
     if (msg.id === undefined) {
       res.writeHead(202);
       return res.end();
+    }
+    if (msg.method === "tools/call" && msg.params?.name === "ask") {
+      const id = `ask-${asking.size}-${seen.requests.length}`;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id, method: "elicitation/create", params: { message: "go?", requestedSchema: { type: "object" } } })}\n\n`);
+      asking.set(id, { res, call: msg.id });
+      return;
     }
     const result =
       msg.method === "initialize"
@@ -211,6 +232,56 @@ describe("McpClient oauth", () => {
     const e = await rejectsWith(revoked.connect(), "UNAUTHORIZED");
     assert.equal(e.oauthStep, "token");
     assert.equal(e.oauthError, "invalid_client");
+  });
+
+  test("an answer to a server request that meets an expired token is sent again after a refresh", async () => {
+    const oauth = { redirectUrl: "http://127.0.0.1/cb", authorize: user };
+    const client = new McpClient(`${base}/mcp`, {
+      oauth,
+      timeoutMs: 5000,
+      // The user takes a moment to answer, and the access token expires meanwhile.
+      onRequest: async () => {
+        seen.tokens.clear();
+        return { action: "accept", content: {} };
+      },
+    });
+    await client.connect();
+    const refreshes = () => seen.requests.filter((r) => r.path === "/token" && new URLSearchParams(r.body).get("grant_type") === "refresh_token").length;
+    const before = refreshes();
+    const result = await client.callTool("ask", {});
+    assert.match(result.content[0].text, /^answered accept with token at-\d+$/);
+    assert.equal(refreshes(), before + 1, "refreshed once, for the answer");
+    const answers = seen.requests.filter((r) => r.path === "/mcp" && r.body.includes('"result"'));
+    assert.equal(answers.length, 2, "sent again with the new token");
+    assert.notEqual(answers[0].authorization, answers[1].authorization);
+    await client.close();
+  });
+
+  test("resource metadata answered 503 is that error: nothing guessed, the saved credentials kept", async () => {
+    const saved = [];
+    const oauth = { redirectUrl: "http://127.0.0.1/cb", authorize: user, onSaved: (s) => saved.push(s) };
+    const first = new McpClient(`${base}/mcp`, { oauth });
+    await first.connect();
+    await first.close();
+    const kept = saved.at(-1);
+    const asked = [];
+    const again = new McpClient(`${base}/mcp`, { oauth: { ...oauth, saved: kept, authorize: (r) => (asked.push(r), user(r)) } });
+    seen.tokens.delete(kept.tokens.access_token);
+    metadataStatus = 503;
+    const count = saved.length;
+    try {
+      const e = await rejectsWith(again.connect(), "UNAUTHORIZED");
+      assert.equal(e.oauthStep, "discovery");
+      assert.equal(e.status, 503);
+      assert.equal(saved.length, count, "nothing saved (nor erased)");
+    } finally {
+      metadataStatus = null;
+    }
+    // Back: the saved refresh token serves, without the user.
+    await again.connect();
+    assert.equal(asked.length, 0);
+    assert.equal(saved.at(-1).client.client_id, kept.client.client_id);
+    await again.close();
   });
 
   test("a user who takes longer than the request's timeout: authorize's signal aborts", async () => {
