@@ -668,6 +668,12 @@ export class ToolwireError extends Error {
    * one ended too at once (`status` is the second refusal's). A first expiry is renewed unseen.
    */
   readonly sessionExpired?: boolean;
+  /**
+   * `NOT_CONNECTED`: the request was abandoned because its session ended before its response: `connect()` ended it,
+   * or it was renewed (another request met its end) while the request's stream of it was being read. It was not
+   * sent again: it may have run.
+   */
+  readonly sessionEnded?: boolean;
   /** `HTTP_STATUS`: a 400 about a session when the handshake brought no session id (in a browser: CORS, see the message). */
   readonly missingSessionId?: boolean;
   /** `HTTP_STATUS` of a refused `initialize` with `transport: "auto"`: why the GET of the URL that followed opened no
