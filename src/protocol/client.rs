@@ -2118,18 +2118,22 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // progress behind an elicitation is not held up); all made before the call ends, with its
         // result or an error (a timeout or a cancellation drops them, as it drops the call).
         let mut answers: Answers<'_> = FuturesUnordered::new();
+        let ended = self.session_ended.generation.get();
         let outcome = {
             let left = self.session_left(on);
             let reading = self.read_sse_answering(id, method, body, on_progress, on, &read, &mut answers);
             pin_mut!(left, reading);
             // The session first: a stream of a session gone is not read (nor resumed) once more.
             match select(left, reading).await {
+                // close() and connect() end the session too: said as run_with_timeout says it.
+                Either::Left(_) if self.state.borrow().closed => return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed"))),
                 Either::Left(_) => {
-                    return Err(Error::new(
-                        ErrorCode::NotConnected,
-                        format!("{method} was abandoned: its session ended before the response (the server forgot it and it was renewed, or connect() ended it); it was not sent again, as it may have run"),
-                    )
-                    .with_detail("sessionEnded", true))
+                    let why = if self.session_ended.generation.get() != ended {
+                        "connect() ended its session to open a new one"
+                    } else {
+                        "its session ended before the response (the server forgot it, and another request renewed it); it was not sent again, as it may have run"
+                    };
+                    return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: {why}")).with_detail("sessionEnded", true));
                 }
                 Either::Right((outcome, _)) => outcome,
             }

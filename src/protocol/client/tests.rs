@@ -5463,3 +5463,19 @@ fn a_result_is_not_held_by_an_answer_the_server_is_slow_to_acknowledge() {
     assert!(h.slept.borrow().contains(&ANSWER_ACK_MS), "{:?}", h.slept.borrow());
     assert_eq!(h.log.borrow().aborted, 1, "the answer's POST abandoned");
 }
+
+/// `close()` while a call's stream is being resumed abandons it as the client's close, not as a
+/// session renewed under it (close() ends the session too).
+#[test]
+fn a_close_during_a_resumption_is_said_as_a_close() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s1")), accepted(), sse_reply("id: e1\nretry: 100\ndata:\n\n", 0), Reply::Hang, accepted()]);
+    block_on(h.client.connect()).unwrap();
+    let (r, ()) = block_on(futures_util::future::join(h.client.call_tool("x", json!({}), &mut CallOptions::default()), async {
+        until(|| h.log.borrow().requests.iter().any(|r| r.method == Method::Get)).await;
+        h.client.close().await.unwrap();
+    }));
+    let e = r.unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotConnected);
+    assert!(e.message.ends_with("was abandoned: the client was closed"), "{e}");
+    assert!(e.details.is_none(), "{e:?}");
+}
