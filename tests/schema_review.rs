@@ -336,6 +336,37 @@ fn disjoint_enums_below_the_root_are_a_problem() {
     }
 }
 
+/// Keywords that `allOf` branches both set combine as they would in one schema (the stricter
+/// bound, the common values and types) where Gemini merges the `allOf` and the strict modes
+/// merge one of objects: no conflict reported, nothing the branches forbid offered.
+#[test]
+fn all_of_branches_combine_for_gemini_and_strict_modes() {
+    let schema = json!({"type":"object","properties":{
+        "n":{"allOf":[{"type":"integer","minimum":1,"maximum":10},{"minimum":5}]},
+        "e":{"allOf":[{"type":"string","enum":["a","b","c"]},{"enum":["b","c","d"]}]},
+        "s":{"allOf":[{"type":"string","maxLength":10},{"maxLength":3}]},
+        "v":{"allOf":[{"type":["string","null"]},{"type":"string"}]},
+        "o":{"allOf":[{"type":"object","properties":{"a":{"type":"integer","maximum":9}},"required":["a"]},{"properties":{"a":{"type":"number","maximum":4}}}]}},
+        "required":["n","e","s","v","o"]});
+    for (target, conv) in every_target(&schema) {
+        let report = &conv.report.tools[0];
+        assert!(!report.problems.iter().any(|d| d.rule.ends_with("allof-conflict") || d.rule.ends_with("strict-fallback")), "{target:?}: {:?}", report.problems);
+        let p = params(&conv);
+        let text = p.to_string();
+        let good = json!({"n":5,"e":"b","s":"abc","v":"x","o":{"a":4}});
+        assert!(toolwire::schema::validate::validate(p, &good).is_empty() || target == Target::GeminiParameters, "{target:?}: {good} refused by {p}");
+        if target == Target::GeminiParameters {
+            let props = &p["properties"];
+            assert_eq!(props["n"]["minimum"], json!(5), "{text}");
+            assert_eq!(props["e"]["enum"], json!(["b","c"]), "{text}");
+            assert!(props["s"]["maxLength"] == json!("3") || props["s"]["maxLength"] == json!(3), "{text}");
+            assert!(props["v"].get("nullable").is_none(), "{text}");
+            assert_eq!(props["o"]["properties"]["a"]["type"], json!("INTEGER"), "{text}");
+            assert_eq!(props["o"]["properties"]["a"]["maximum"], json!(4), "{text}");
+        }
+    }
+}
+
 /// Gemini `parameters`: a value with no type (any value, `true`, an array's missing `items`)
 /// accepts `null` too (`nullable`, on each branch for Vertex); a value that can only be `null`
 /// is not widened to any value: a nullable string described as null, reported. The JSON API's

@@ -693,6 +693,12 @@ mod tests {
             same(s.clone(), Limits::default());
             assert!(here(&s, Limits::default()).is_none(), "{k}");
         }
+        // A `const` beside a target's `enum` is weighed against it: the general path's.
+        let mut s = schema.clone();
+        s["$defs"]["C"]["enum"] = json!(["abc", "de"]);
+        s["properties"]["c"]["const"] = json!("de");
+        same(s.clone(), Limits::default());
+        assert!(here(&s, Limits::default()).is_none());
     }
 
     #[test]

@@ -353,8 +353,13 @@ mod tests {
         assert_eq!(item["required"], json!(["id", "extra"]));
         assert_eq!(item["additionalProperties"], json!(false));
         assert!(cx.changes.iter().any(|d| d.rule == "anthropic/strict-allof"), "{:?}", cx.changes);
-        // Branches that disagree: not strict, and said so.
-        let (c, cx) = run(json!({"type":"object","properties":{"i":{"allOf":[{"type":"object","minProperties":1},{"type":"object","minProperties":2}]}}}), true);
+        // Bounds both branches set combine (the stricter holds), as a `$ref`'s siblings do.
+        let (c, cx) = run(json!({"type":"object","properties":{"i":{"allOf":[{"type":"object","properties":{"a":{"type":"string"}},"minProperties":1},{"type":"object","minProperties":2}]}}}), true);
+        assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
+        let i = &c.schema.unwrap()["properties"]["i"];
+        assert_eq!(i["minProperties"], json!(2), "{i}");
+        // Branches that disagree (two patterns no one keyword says): not strict, and said so.
+        let (c, cx) = run(json!({"type":"object","properties":{"i":{"allOf":[{"type":"object","propertyNames":{"pattern":"^a"}},{"type":"object","propertyNames":{"pattern":"^b"}}]}}}), true);
         assert_eq!(c.strict, None);
         assert!(cx.problems.iter().any(|d| d.rule == "anthropic/strict-fallback" && d.message.contains("allOf")), "{:?}", cx.problems);
     }

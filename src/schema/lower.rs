@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
+use crate::schema::siblings::{combine, const_within, Combined};
 use crate::schema::{append_description, fix_required, refs, short_json, Cx};
 use crate::text::{self, Owned as _};
 
@@ -210,24 +211,6 @@ pub(crate) fn intersect(a: &Value, b: &Value) -> (Value, bool) {
                     mp.insert(name.clone(), joined);
                 }
             }
-            ("required", Value::Array(mr), Value::Array(br)) => {
-                for r in br {
-                    if !mr.contains(r) {
-                        mr.push(r.clone());
-                    }
-                }
-            }
-            ("enum", Value::Array(me), Value::Array(be)) => {
-                // No common value: an empty `enum` would say nothing can be given, silently.
-                if !me.iter().any(|x| be.contains(x)) {
-                    return both();
-                }
-                me.retain(|x| be.contains(x));
-            }
-            ("type", _, _) => match common_types(mine, v) {
-                Some(mut common) if !common.is_empty() => *mine = if common.len() == 1 { common.remove(0) } else { Value::Array(common) },
-                _ => return both(),
-            },
             ("description", Value::String(d), Value::String(nd)) => {
                 if !d.contains(nd.trim()) {
                     let joined = format!("{} / {}", d.trim_end(), nd.trim());
@@ -241,10 +224,33 @@ pub(crate) fn intersect(a: &Value, b: &Value) -> (Value, bool) {
                 nested |= n;
                 *mine = j;
             }
-            _ => return both(),
+            // Bounds tightened, `enum`s and `type`s intersected, `required` united: as a
+            // `$ref`'s siblings join its target. No common value (an empty `enum` would say
+            // nothing can be given, silently), or values that no one keyword says: both.
+            _ => match combine(k, mine, v) {
+                Combined::Value(c) => *mine = c,
+                Combined::Override | Combined::Disjoint | Combined::Conflict => return both(),
+            },
         }
     }
+    if !settle_const(&mut merged) {
+        return both();
+    }
     (Value::Object(merged), nested)
+}
+
+/// A `const` beside an `enum` in a schema merged from two: the `const` alone where the enum has
+/// its value (`true`); `false` where no value meets both (both are left).
+fn settle_const(o: &mut JsonObject) -> bool {
+    let (Some(c), Some(e)) = (o.get("const"), o.get("enum")) else { return true };
+    match const_within(c, e) {
+        Some(true) => {
+            o.shift_remove("enum");
+            true
+        }
+        Some(false) => false,
+        None => true,
+    }
 }
 
 /// Whether two definitions of a property both limit it to an `enum` and the two share no value.
@@ -778,10 +784,14 @@ pub fn one_of_as_any_of(obj: &mut JsonObject) -> bool {
 }
 
 /// Merges an `allOf` of object-like (or any) branches into `obj`. A property two branches
-/// define is given a schema that says both ([`intersect`]). A branch's own `allOf` is merged
-/// too, its branches after the others (each node is moved once: the work is linear in the
-/// branches). Returns the conflicts: other keys that two branches set to different values
-/// (the first value is kept).
+/// define is given a schema that says both ([`intersect`]); another keyword two branches set
+/// to different values is combined as a `$ref`'s siblings join its target
+/// ([`crate::schema::siblings::combine`]: the stricter bound, `enum`s and `type`s intersected,
+/// `required` united), and a `const` beside an `enum` is the `const` alone where the enum has
+/// it. A branch's own `allOf` is merged too, its branches after the others (each node is moved
+/// once: the work is linear in the branches). Returns the conflicts: keywords whose values no
+/// one value says (two patterns, formats or `const`s, types or enums with nothing in common,
+/// two annotations), where the first value is kept.
 pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
     let Some(Value::Array(branches)) = obj.take("allOf") else { return Vec::new() };
     let mut conflicts = Vec::new();
@@ -831,7 +841,10 @@ pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
                 ("title", Some(_)) => {}
                 (_, Some(existing)) => {
                     if *existing != v {
-                        conflicts.push(k);
+                        match combine(&k, existing, &v) {
+                            Combined::Value(c) => *existing = c,
+                            Combined::Override | Combined::Disjoint | Combined::Conflict => conflicts.push(k),
+                        }
                     }
                 }
                 (_, None) => {
@@ -839,6 +852,9 @@ pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
                 }
             }
         }
+    }
+    if !settle_const(obj) {
+        conflicts.push("const".owned());
     }
     conflicts
 }
@@ -1180,6 +1196,50 @@ mod tests {
         let conflicts = merge_all_of(o.as_object_mut().unwrap());
         assert!(conflicts.is_empty());
         assert_eq!(o, json!({"properties":{"a":{},"b":{}},"required":["a","b"],"type":"object"}));
+    }
+
+    /// Keywords two `allOf` branches both set combine where one value says both (as a `$ref`'s
+    /// siblings join its target): the stricter bound, the common values and types, `required`
+    /// united, a `const` the `enum` has. Only what no one value says is a conflict.
+    #[test]
+    fn all_of_branches_combine_their_keywords() {
+        for (branches, merged) in [
+            (json!([{"type":"integer","minimum":1,"maximum":10},{"minimum":5}]), json!({"type":"integer","minimum":5,"maximum":10})),
+            (json!([{"maximum":10,"exclusiveMinimum":0},{"maximum":3,"exclusiveMinimum":-1}]), json!({"maximum":3,"exclusiveMinimum":0})),
+            (json!([{"enum":["a","b","c"]},{"enum":["d","c","b"]}]), json!({"enum":["b","c"]})),
+            (json!([{"type":"string","maxLength":10,"minLength":1},{"maxLength":3,"minLength":2}]), json!({"type":"string","maxLength":3,"minLength":2})),
+            (json!([{"type":["string","null"]},{"type":"string"}]), json!({"type":"string"})),
+            (json!([{"type":"integer"},{"type":"number"}]), json!({"type":"integer"})),
+            (json!([{"type":"array","maxItems":5,"uniqueItems":false},{"maxItems":2,"minItems":1,"uniqueItems":true}]), json!({"type":"array","maxItems":2,"uniqueItems":true,"minItems":1})),
+            (json!([{"multipleOf":2},{"multipleOf":6}]), json!({"multipleOf":6})),
+            (json!([{"enum":["a","b"]},{"const":"b"}]), json!({"const":"b"})),
+            (json!([{"properties":{"a":{"maximum":9}},"required":["a"]},{"properties":{"a":{"maximum":4}},"required":["b"]}]), json!({"properties":{"a":{"maximum":4}},"required":["a","b"]})),
+        ] {
+            let mut o = json!({"allOf": branches});
+            let conflicts = merge_all_of(o.as_object_mut().unwrap());
+            assert!(conflicts.is_empty(), "{branches}: {conflicts:?}");
+            assert_eq!(o, merged, "{branches}");
+        }
+        for (branches, conflict, kept) in [
+            (json!([{"type":"string","pattern":"^a"},{"pattern":"b$"}]), "pattern", json!({"type":"string","pattern":"^a"})),
+            (json!([{"format":"date"},{"format":"uri"}]), "format", json!({"format":"date"})),
+            (json!([{"const":1},{"const":2}]), "const", json!({"const":1})),
+            (json!([{"enum":["a"]},{"enum":["b"]}]), "enum", json!({"enum":["a"]})),
+            (json!([{"type":"string"},{"type":"integer"}]), "type", json!({"type":"string"})),
+            (json!([{"enum":["a"]},{"const":"b"}]), "const", json!({"enum":["a"],"const":"b"})),
+            (json!([{"multipleOf":2},{"multipleOf":3}]), "multipleOf", json!({"multipleOf":2})),
+        ] {
+            let mut o = json!({"allOf": branches});
+            assert_eq!(merge_all_of(o.as_object_mut().unwrap()), [conflict], "{branches}");
+            assert_eq!(o, kept, "{branches}");
+        }
+        // A property two branches define: one schema, its bounds combined too.
+        let (both, nested) = intersect(&json!({"type":"string","maxLength":10}), &json!({"maxLength":3,"enum":["ab","abc"]}));
+        assert_eq!((both, nested), (json!({"type":"string","maxLength":3,"enum":["ab","abc"]}), false));
+        let (both, _) = intersect(&json!({"const":"x"}), &json!({"enum":["x","y"]}));
+        assert_eq!(both, json!({"const":"x"}));
+        let (both, nested) = intersect(&json!({"const":"z"}), &json!({"enum":["x","y"]}));
+        assert_eq!((both, nested), (json!({"allOf":[{"const":"z"},{"enum":["x","y"]}]}), true));
     }
 
     /// Definitions a root union's property already has are known by their hash: equal ones

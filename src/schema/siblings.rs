@@ -52,6 +52,10 @@ fn group_of(key: &str) -> Option<&'static [&'static str]> {
 /// cannot then simply be added. The pass-through path ([`crate::fast`]) leaves such a node to
 /// [`merge`].
 pub(crate) fn interacts(key: &str, has: impl Fn(&str) -> bool) -> bool {
+    // A `const` and an `enum` are weighed against each other (the `const` alone, or no value).
+    if (key == "const" && has("enum")) || (key == "enum" && has("const")) {
+        return true;
+    }
     if let Some(g) = group_of(key) {
         if g.iter().any(|k| has(k)) {
             return true;
@@ -96,6 +100,8 @@ pub(crate) fn merge(target: JsonObject, siblings: JsonObject, cx: &mut Cx) -> Js
         .filter(|g| g.iter().any(|k| out.contains_key(*k)) && (!DRAFT4_BOUNDS.contains(g) || draft4(g, &out, &siblings)))
         .collect();
     let reads = out.contains_key("unevaluatedProperties") || out.contains_key("unevaluatedItems");
+    // Whether the target has a `const`, an `enum`: a sibling's other one is weighed against it.
+    let had = (out.contains_key("const"), out.contains_key("enum"));
     for (k, v) in &siblings {
         // A keyword read with others the target has: the sibling's group against the target's,
         // once. Into a target without any of them, each is added as it comes.
@@ -115,7 +121,25 @@ pub(crate) fn merge(target: JsonObject, siblings: JsonObject, cx: &mut Cx) -> Js
             continue;
         }
         let Some(mine) = out.get(k.as_str()) else {
-            out.insert(k.clone(), v.clone());
+            // A `const` beside an `enum` (or the other way round): the `const` alone when the
+            // enum has its value.
+            let other = match k.as_str() {
+                "const" if had.1 => "enum",
+                "enum" if had.0 => "const",
+                _ => "",
+            };
+            match out.get(other).map(|o| if k == "const" { const_within(v, o) } else { const_within(o, v) }) {
+                Some(Some(true)) => {
+                    if k == "const" {
+                        out.shift_remove("enum");
+                        out.insert(k.clone(), v.clone());
+                    }
+                }
+                Some(Some(false)) => conflict(cx, &[k.as_str()], &siblings, "the two allow no value in common"),
+                _ => {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
             continue;
         };
         match combine(k, mine, v) {
@@ -172,7 +196,9 @@ fn conflict(cx: &mut Cx, keys: &[&str], siblings: &JsonObject, why: &str) {
     );
 }
 
-enum Combined {
+/// What [`combine`] makes of one keyword two schemas that both hold set to different values.
+pub(crate) enum Combined {
+    /// One value that says both.
     Value(Value),
     /// An annotation: the sibling's wins.
     Override,
@@ -181,8 +207,19 @@ enum Combined {
     Conflict,
 }
 
-/// One keyword that the target and the siblings both have (not in a group), with different values.
-fn combine(key: &str, mine: &Value, theirs: &Value) -> Combined {
+/// Whether `c`, a `const`, is among the values of `e`, an `enum` (`None` where `e` is no list):
+/// then the two say the `const` alone; else no value meets both.
+pub(crate) fn const_within(c: &Value, e: &Value) -> Option<bool> {
+    e.as_array().map(|e| e.contains(c))
+}
+
+/// One keyword that two schemas that both hold have, with different values (`mine` the first
+/// one's): one value that says both where there is one (bounds tightened, `enum`s and `type`s
+/// intersected, `required` united...). Serves `$ref` siblings ([`merge`], `theirs` beside the
+/// `$ref`: an annotation's is the place's own and wins), `allOf` branches
+/// ([`crate::schema::lower::merge_all_of`]) and a property two branches define
+/// ([`crate::schema::lower::intersect`]), which keep the first annotation.
+pub(crate) fn combine(key: &str, mine: &Value, theirs: &Value) -> Combined {
     let num = |v: &Value| v.as_f64();
     match (key, mine, theirs) {
         ("description", Value::String(d), Value::String(own)) => Combined::Value(Value::String(joined_description(own, d).into_owned())),
@@ -525,6 +562,25 @@ mod tests {
         }
     }
 
+    /// A `const` beside the target's `enum` (or the other way round) is the `const` alone when
+    /// the enum has it, and allows no value when it does not (the definition's kept).
+    #[test]
+    fn a_const_beside_an_enum_is_the_const_alone() {
+        let (out, cx) = run(json!({"type":"string","enum":["a","b"]}), json!({"const":"b"}));
+        assert_eq!(out, json!({"type":"string","const":"b"}));
+        assert!(cx.problems.is_empty());
+        let (out, cx) = run(json!({"const":"a"}), json!({"enum":["a","b"]}));
+        assert_eq!(out, json!({"const":"a"}));
+        assert!(cx.problems.is_empty());
+        let (out, cx) = run(json!({"type":"string","enum":["a","b"]}), json!({"const":"c"}));
+        assert_eq!(out, json!({"type":"string","enum":["a","b"]}));
+        assert_eq!(cx.problems.len(), 1);
+        assert!(cx.problems[0].message.contains("no value in common"), "{:?}", cx.problems);
+        // Both beside the `$ref`, none in the target: as written.
+        let (out, _) = run(json!({"type":"string"}), json!({"enum":["a"],"const":"a"}));
+        assert_eq!(out, json!({"type":"string","enum":["a"],"const":"a"}));
+    }
+
     #[test]
     fn an_item_that_may_not_be_there_ends_the_tuple() {
         let (out, _) = run(json!({"prefixItems":[{"type":"string"},{"type":"number"}]}), json!({"prefixItems":[{"maxLength":3}],"items":false}));
@@ -540,5 +596,6 @@ mod tests {
         assert!(interacts("properties", |k| k == "unevaluatedProperties"));
         assert!(!interacts("properties", |k| k == "type"));
         assert!(!interacts("description", |_| true));
+        assert!(interacts("const", |k| k == "enum") && interacts("enum", |k| k == "const"));
     }
 }
