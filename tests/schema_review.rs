@@ -336,6 +336,41 @@ fn disjoint_enums_below_the_root_are_a_problem() {
     }
 }
 
+/// A node that allows no value, however it comes to (an empty `enum`, as a real server sends
+/// one, a `const` of another type, bounds that cross, a required property whose schema is
+/// `false`), is a problem at its JSON pointer on every target, and through the JSON API's
+/// pass-through path too (which leaves such a schema to the general path).
+#[test]
+fn nodes_that_allow_no_value_are_a_problem_everywhere() {
+    let schema = json!({"type":"object","properties":{
+        "kind":{"type":"string","enum":[],"description":"creation type"},
+        "n":{"type":"integer","minimum":10,"maximum":5},
+        "c":{"type":"string","const":5},
+        "s":{"type":"string","minLength":4,"maxLength":3},
+        "gone":false,
+        "fine":{"type":"integer","minimum":5,"maximum":5}},
+        "required":["kind","gone"]});
+    let expected = ["/properties/gone", "/properties/kind", "/properties/n", "/properties/c", "/properties/s"];
+    for (target, conv) in every_target(&schema) {
+        let problems = &conv.report.tools[0].problems;
+        let found: Vec<&str> = problems.iter().filter(|d| d.rule == "schema/disjoint-values").map(|d| d.path.as_str()).collect();
+        assert_eq!(found, expected, "{target:?}: {problems:?}");
+    }
+    let tools = json!([{ "name": "t", "inputSchema": schema }]).to_string();
+    for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Bedrock] {
+        let report = toolwire::convert::check_json(&tools, provider, &ConvertOptions::default()).unwrap();
+        let found: Vec<&str> = report.tools[0].problems.iter().filter(|d| d.rule == "schema/disjoint-values").map(|d| d.path.as_str()).collect();
+        assert_eq!(found, expected, "{provider:?}: {:?}", report.tools[0].problems);
+    }
+    // Each alone, as the pass-through path meets it.
+    for (name, property) in schema["properties"].as_object().unwrap() {
+        let one = json!([{ "name": "t", "inputSchema": {"type":"object","properties":{name: property},"required":[name]} }]).to_string();
+        let report = toolwire::convert::check_json(&one, Provider::OpenAi, &ConvertOptions::default()).unwrap();
+        let count = report.tools[0].problems.iter().filter(|d| d.rule == "schema/disjoint-values").count();
+        assert_eq!(count, usize::from(name != "fine"), "{name}: {:?}", report.tools[0].problems);
+    }
+}
+
 /// Keywords that `allOf` branches both set combine as they would in one schema (the stricter
 /// bound, the common values and types) where Gemini merges the `allOf` and the strict modes
 /// merge one of objects: no conflict reported, nothing the branches forbid offered.

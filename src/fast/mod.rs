@@ -43,6 +43,7 @@ use crate::model::{string, JsonSize};
 use crate::naming::{NameMap, NamingOptions};
 use crate::report::Diagnostic;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
+use crate::schema::domain::{self, Domain, Word};
 use crate::schema::refs::Shared;
 use crate::schema::walk::{head, head_of, keyword, rest_equal, value_rule, Keyword, ITEMS, PROPERTIES_HEAD};
 use crate::schema::Limits;
@@ -1241,16 +1242,29 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     }
     // The keywords the rules read, in one pass over the keys.
     let (mut ty, mut reference, mut properties, mut required, mut has_items) = (None, None, None, None, false);
+    // What limits the node's values (report_disjoint_values): its bounds, `enum`, `const`.
+    let (mut domain, mut bounded, mut values, mut constant) = (Domain::ANY, false, None, None);
     for (key, value) in entries.iter() {
         // As walk::keyword: by length and first eight bytes, which is the whole key up to eight.
-        match (key.len(), head(key.as_bytes())) {
+        let h = head(key.as_bytes());
+        match (key.len(), h) {
             (4, TYPE) => ty = Some(value),
             (4, REF) => reference = Some(value),
             (10, PROPERTIES_HEAD) if rest_equal(key.as_bytes(), b"properties") => properties = Some(value),
             (8, REQUIRED) => required = Some(value),
             // (`prefixItems` alone gets `items` from the general path: `fix_structure`.)
             (5, ITEMS) => has_items = true,
-            _ => {}
+            _ => match domain::word(key.as_bytes(), h) {
+                Word::Enum => values = Some(value),
+                Word::Const => constant = Some(value),
+                Word::Bound(which) => {
+                    bounded = true;
+                    if let Node::Num(n) = value {
+                        domain.bound(which, n);
+                    }
+                }
+                Word::Other => {}
+            },
         }
     }
     // normalize_type: only the seven type names, as written.
@@ -1302,7 +1316,11 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     if array && !has_items {
         return false;
     }
-    // report_disjoint_values: an `allOf` that leaves a value nothing to take is reported there.
+    // report_disjoint_values: a node that allows no value is reported there (one with `allOf`
+    // is looked at there, with its branches).
+    if (bounded || values.is_some() || constant.is_some()) && !allows_some(ty, domain, values, constant) {
+        return false;
+    }
     if entries.iter().any(|(k, _)| *k == "allOf") && crate::schema::lower::has_disjoint_values(&node.to_value()) {
         return false;
     }
@@ -1325,6 +1343,33 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     }
     levels.depth -= 1;
     true
+}
+
+/// Whether a node of type `ty` (its `type` value), with the bounds of `domain`, its `enum`
+/// `values` and its `const`, allows some value, as `report_disjoint_values` reads it. A node
+/// with both `enum` and `const` is left to it.
+fn allows_some(ty: Option<&Node>, mut domain: Domain, values: Option<&Node>, constant: Option<&Node>) -> bool {
+    domain.only(match ty {
+        Some(Node::Str(t)) => domain::type_bits(t),
+        Some(Node::Arr(ts)) if !ts.is_empty() => ts.iter().map(|t| t.as_str().map_or(domain::ANY, domain::type_bits)).fold(0, |a, b| a | b),
+        _ => domain::ANY,
+    });
+    let admits = |v: &Node| match v {
+        Node::Null => domain.admits(domain::NULL, None, &|| 0),
+        Node::Bool(_) => domain.admits(domain::BOOLEAN, None, &|| 0),
+        Node::Num(n) => domain.admits(domain::number_bits(n), n.as_f64(), &|| 0),
+        Node::Str(s) => domain.admits(domain::STRING, None, &|| s.chars().count()),
+        Node::Arr(a) => domain.admits(domain::ARRAY, None, &|| a.len()),
+        Node::Obj(o) => domain.admits(domain::OBJECT, None, &|| o.len()),
+    };
+    match (values, constant) {
+        (Some(_), Some(_)) => false,
+        (Some(Node::Arr(vs)), None) => vs.iter().any(admits),
+        // Not a list: the general path's to remove (`fix_keyword_values`).
+        (Some(_), None) => true,
+        (None, Some(c)) => admits(c),
+        (None, None) => domain.some_value(),
+    }
 }
 
 /// [`clean_node`] on shared expansion `i` (see [`refs`]), as [`Levels::shared`] does it; its
@@ -1355,8 +1400,11 @@ fn clean_properties(properties: Option<&Node>, required: Option<&Node>) -> bool 
     match required {
         None => true,
         Some(Node::Arr(names)) => names.iter().enumerate().all(|(i, n)| match n {
+            // A required property whose schema is `false` allows no arguments: reported by
+            // report_disjoint_values.
             Node::Str(name) => {
-                props.iter().any(|(k, _)| k.as_str() == name.as_str()) && !names[..i].iter().any(|m| m.as_str() == Some(name.as_ref()))
+                props.iter().any(|(k, p)| k.as_str() == name.as_str() && !matches!(p, Node::Bool(false)))
+                    && !names[..i].iter().any(|m| m.as_str() == Some(name.as_ref()))
             }
             _ => false,
         }),
@@ -1436,6 +1484,44 @@ mod tests {
         ] {
             assert!(!clean(v.clone()), "{v}");
         }
+    }
+
+    /// A node that allows no value is reported by the general path (`report_disjoint_values`):
+    /// the pass-through path leaves it there, and keeps the nodes whose limits leave a value.
+    #[test]
+    fn nodes_that_allow_no_value_go_the_general_way() {
+        let with = |p: Value| json!({"type":"object","properties":{"a":p},"required":["a"]});
+        for p in [
+            json!({"type":"string","enum":[]}),
+            json!({"type":"string","const":5}),
+            json!({"type":"integer","enum":[1.5,"2"]}),
+            json!({"type":"string","enum":["abc"],"maxLength":2}),
+            json!({"type":"integer","minimum":10,"maximum":5}),
+            json!({"type":"number","exclusiveMinimum":5,"exclusiveMaximum":5}),
+            json!({"type":"integer","exclusiveMinimum":1,"maximum":1.5}),
+            json!({"type":"string","minLength":2,"maxLength":1}),
+            json!({"type":"array","items":{},"minItems":2,"maxItems":1}),
+            json!({"type":"object","properties":{},"minProperties":2,"maxProperties":1}),
+            json!({"enum":["a"],"const":"a"}),
+            json!({"type":"array","items":{"enum":[]}}),
+            json!(false),
+        ] {
+            assert!(!clean(with(p.clone())), "{p}");
+        }
+        for p in [
+            json!({"type":"string","enum":["a"]}),
+            json!({"type":["string","integer"],"enum":["a",1]}),
+            json!({"type":"integer","enum":[1.0]}),
+            json!({"type":"integer","minimum":5,"maximum":5}),
+            json!({"type":"number","minimum":1.5,"maximum":1.6}),
+            json!({"minimum":10,"maximum":5}),
+            json!({"type":["string","null"],"minLength":2,"maxLength":1}),
+            json!({"type":"string","const":"a","maxLength":1}),
+        ] {
+            assert!(clean(with(p.clone())), "{p}");
+        }
+        // `false` for a property that is not required: the property may not be given.
+        assert!(clean(json!({"type":"object","properties":{"a":false}})));
     }
 
     /// A text is copied out of the buffer, but for a large one filling at least half of it,

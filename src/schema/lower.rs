@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
+use crate::schema::domain::{self, Domain};
 use crate::schema::siblings::{combine, const_within, Combined};
 use crate::schema::{append_description, fix_required, refs, short_json, Cx};
 use crate::text::{self, Owned as _};
@@ -261,11 +262,17 @@ fn disjoint_enums(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// The values a schema is limited to by its own `enum`/`const` and those of its `allOf`
+/// The values a schema is limited to by its own `enum` and `const` and those of its `allOf`
 /// branches (all of which hold), intersected: `None` where nothing limits them.
 fn values_allowed(schema: &Value, depth: usize) -> Option<Vec<Value>> {
     let Value::Object(o) = schema else { return None };
-    let mut sets: Vec<Vec<Value>> = allowed_values(o).into_iter().collect();
+    let mut sets: Vec<Vec<Value>> = Vec::new();
+    if let Some(Value::Array(e)) = o.find("enum") {
+        sets.push(e.clone());
+    }
+    if let Some(c) = o.find("const") {
+        sets.push(vec![c.clone()]);
+    }
     if let (Some(Value::Array(branches)), true) = (o.find("allOf"), depth < 16) {
         sets.extend(branches.iter().filter_map(|b| values_allowed(b, depth + 1)));
     }
@@ -275,6 +282,55 @@ fn values_allowed(schema: &Value, depth: usize) -> Option<Vec<Value>> {
         all.retain(|v| set.contains(v));
         all
     }))
+}
+
+/// The keywords of a node that limit its values, for messages: `` `type`: "integer", `minimum`: 10 ``.
+fn limits_of(o: &JsonObject) -> String {
+    let mut out = String::new();
+    for (k, v) in o {
+        let limits = k == "type" || k == "const" || (k == "enum" && v.as_array().is_some_and(|e| e.len() <= 8))
+            || (v.is_number() && matches!(domain::word(k.as_bytes(), crate::schema::walk::head(k.as_bytes())), domain::Word::Bound(_)));
+        if limits {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            out.push('`');
+            out.push_str(k);
+            out.push_str("`: ");
+            crate::schema::push_short_json(&mut out, v);
+        }
+    }
+    out
+}
+
+/// The types of a `type` value as [`domain`] bits: any for no list of names (or an empty one).
+pub(crate) fn type_bits(t: &Value) -> u8 {
+    match t {
+        Value::String(t) => domain::type_bits(t),
+        Value::Array(ts) if !ts.is_empty() => ts.iter().map(|t| t.as_str().map_or(domain::ANY, domain::type_bits)).fold(0, |a, b| a | b),
+        _ => domain::ANY,
+    }
+}
+
+/// What a node's `type` and bounds, and with `all_of` those of its `allOf` branches (theirs
+/// too), leave a value.
+fn domain_of(o: &JsonObject, all_of: bool, depth: usize) -> Domain {
+    let mut d = Domain::ANY;
+    for (k, v) in o {
+        if k == "type" {
+            d.only(type_bits(v));
+        } else if let Value::Number(n) = v {
+            d.note(k.as_bytes(), Some(n));
+        }
+    }
+    if let (Some(Value::Array(branches)), true, true) = (o.find("allOf"), all_of, depth < 16) {
+        for b in branches {
+            if let Value::Object(b) = b {
+                d.meet(&domain_of(b, true, depth + 1));
+            }
+        }
+    }
+    d
 }
 
 /// The definitions of each property that a node and its `allOf` branches (theirs too) give,
@@ -294,11 +350,16 @@ fn definitions_under_all_of<'v>(o: &'v JsonObject, at: &str, defs: &mut Vec<(&'v
     }
 }
 
-/// Reports every place below the root where `allOf` leaves a value no value to take: a node
-/// whose own `enum`/`const` and those of its `allOf` branches have none in common, and a
-/// property that a node and its `allOf` branches define with enums that share no value (the
-/// root's own `allOf` is merged, and reported there, by [`merge_root_combinators`]). Nothing is
-/// changed: no provider can say "no value" better than the schema does.
+/// Reports every place that allows no value, which a tool's arguments can then never give
+/// (`schema/disjoint-values`): a node whose `enum` is empty; whose `enum`/`const` values fit
+/// none of its types or bounds; whose bounds leave none of its types a value (`minimum` above
+/// `maximum`, `minLength` above `maxLength`...); a required property whose schema is `false`;
+/// below the root, the same with the node's `allOf` branches holding too, and a property that
+/// a node and its `allOf` branches define with enums that share no value (the root's own
+/// `allOf` is merged, and reported there, by [`merge_root_combinators`]). Not below the
+/// keywords where a schema that takes nothing is a way to say "none" (`not`, `if`/`then`/
+/// `else`, `additionalProperties`, `propertyNames`...). Nothing is changed: no provider can
+/// say "no value" better than the schema does.
 pub fn report_disjoint_values(schema: &Value, cx: &mut Cx) {
     disjoint_values_at(schema, cx, 0);
 }
@@ -309,12 +370,18 @@ pub fn report_disjoint_values(schema: &Value, cx: &mut Cx) {
 pub(crate) fn has_disjoint_values(schema: &Value) -> bool {
     let Value::Object(o) = schema else { return false };
     let mut cx = Cx::new(crate::schema::Limits::default());
-    cx.at("", |cx| {
-        disjoint_values_here(schema, o, cx);
-        Ok(())
-    })
-    .ok();
+    disjoint_values_here(schema, o, false, &mut cx);
     !cx.problems.is_empty()
+}
+
+/// Subschema keywords under which a schema that allows nothing is a way to say "none" (or
+/// "never"), not a mistake: not looked into.
+fn says_none_below(key: &str) -> bool {
+    matches!(
+        key,
+        "not" | "if" | "then" | "else" | "additionalProperties" | "additionalItems" | "unevaluatedProperties" | "unevaluatedItems"
+            | "propertyNames" | "patternProperties" | "dependentSchemas"
+    )
 }
 
 fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
@@ -322,10 +389,11 @@ fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
     if depth > cx.limits.depth_limit() {
         return;
     }
-    if !cx.path().is_empty() {
-        disjoint_values_here(schema, o, cx);
-    }
+    disjoint_values_here(schema, o, cx.path().is_empty(), cx);
     for (key, value) in o {
+        if says_none_below(key) {
+            continue;
+        }
         match (crate::schema::walk::slot(key, value), value) {
             (crate::schema::walk::Slot::Map, Value::Object(map)) => {
                 for (name, sub) in map {
@@ -357,13 +425,55 @@ fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
     }
 }
 
-/// [`report_disjoint_values`] at one node `o` (`schema`), not below it.
-fn disjoint_values_here(schema: &Value, o: &JsonObject, cx: &mut Cx) {
-    if !o.has("allOf") {
-        return;
+/// [`report_disjoint_values`] at one node `o` (`schema`), not below it; `root`: the tool's
+/// root, whose `allOf` is left to [`merge_root_combinators`].
+fn disjoint_values_here(schema: &Value, o: &JsonObject, root: bool, cx: &mut Cx) {
+    let all_of = !root && o.has("allOf");
+    let d = domain_of(o, all_of, 0);
+    let branches = if all_of { " and those of its `allOf` branches" } else { "" };
+    // Values to take (`None`: no `enum`/`const` limits them), and whether one fits the types and
+    // bounds; none to take at all is said as such.
+    let fits = |v: &[Value]| v.iter().any(|x| d.admits_value(x));
+    let values = if all_of {
+        match values_allowed(schema, 0) {
+            Some(v) if v.is_empty() => Err("its `enum`/`const` and those of its `allOf` branches have no value in common"),
+            v => Ok(v.map(|v| fits(&v))),
+        }
+    } else {
+        match (o.find("enum"), o.find("const")) {
+            (Some(Value::Array(e)), _) if e.is_empty() => Err("its `enum` is empty"),
+            (Some(Value::Array(e)), Some(c)) if !e.contains(c) => Err("its `const` is not among its `enum` values"),
+            (Some(Value::Array(e)), _) => Ok(Some(fits(e))),
+            // An `enum` that is no list limits nothing (the general path removes it).
+            (Some(_), _) => Ok(Some(true)),
+            (None, Some(c)) => Ok(Some(fits(std::slice::from_ref(c)))),
+            (None, None) => Ok(None),
+        }
+    };
+    let why = match values {
+        Err(why) => Some(why.owned()),
+        Ok(Some(false)) => Some(format!("none of its `enum`/`const` values fits its type and bounds{branches} ({})", limits_of(o))),
+        Ok(None) if !d.some_value() => Some(format!("its type and bounds{branches} leave no value ({})", limits_of(o))),
+        Ok(_) => None,
+    };
+    if let Some(why) = why {
+        cx.problem("schema/disjoint-values", concat(&["allows no value: ", &why]));
     }
-    if values_allowed(schema, 0).is_some_and(|v| v.is_empty()) {
-        cx.problem("schema/disjoint-values", "allows no value: its `enum`/`const` and those of its `allOf` branches have no value in common");
+    if o.has("required") && is_object_node(o) {
+        if let (Some(Value::Array(required)), Some(Value::Object(props))) = (o.find("required"), o.find("properties")) {
+            for name in required.iter().filter_map(Value::as_str) {
+                if props.get(name) == Some(&Value::Bool(false)) {
+                    cx.at("properties", |cx| cx.at(name, |cx| {
+                        cx.problem("schema/disjoint-values", "allows no value: a required property whose schema is `false`; no arguments can have it");
+                        Ok(())
+                    }))
+                    .ok();
+                }
+            }
+        }
+    }
+    if !all_of {
+        return;
     }
     let mut defs = Vec::new();
     definitions_under_all_of(o, "", &mut defs, 0);
@@ -1240,6 +1350,69 @@ mod tests {
         assert_eq!(both, json!({"const":"x"}));
         let (both, nested) = intersect(&json!({"const":"z"}), &json!({"enum":["x","y"]}));
         assert_eq!((both, nested), (json!({"allOf":[{"const":"z"},{"enum":["x","y"]}]}), true));
+    }
+
+    fn disjoint(schema: Value) -> Vec<(String, String)> {
+        let mut cx = Cx::new(Limits::default());
+        report_disjoint_values(&schema, &mut cx);
+        assert!(cx.changes.is_empty() && cx.problems.iter().all(|d| d.rule == "schema/disjoint-values"), "{:?}", cx.problems);
+        cx.problems.iter().map(|d| (d.path.clone(), d.message.clone())).collect()
+    }
+
+    /// A node that allows no value is a problem wherever it stands, not only where `allOf`
+    /// makes it so: an empty `enum`, values none of which fits the type or bounds, bounds that
+    /// leave no value of any allowed type, a required property whose schema is `false`.
+    #[test]
+    fn nodes_that_allow_no_value_are_problems() {
+        let schema = json!({"type":"object","properties":{
+            "empty":{"type":"string","enum":[]},
+            "typed":{"type":"string","const":5},
+            "values":{"type":"integer","enum":["1",2.5,null]},
+            "long":{"type":"string","enum":["abcd"],"maxLength":3},
+            "range":{"type":"integer","minimum":10,"maximum":5},
+            "open":{"type":"number","exclusiveMinimum":5,"maximum":5},
+            "narrow":{"type":"integer","exclusiveMinimum":1,"exclusiveMaximum":2},
+            "text":{"type":"string","minLength":4,"maxLength":3},
+            "list":{"type":"array","minItems":3,"maxItems":2,"items":{"type":"string","enum":[]}},
+            "both":{"enum":["a"],"const":"b"},
+            "gone":false,
+            "fine":{"type":"integer","minimum":5,"maximum":5,"enum":[5,6]},
+            "maybe":{"type":["integer","null"],"minimum":10,"maximum":5},
+            "untyped":{"minimum":10,"maximum":5},
+            "forbidden":false,
+            "map":{"type":"object","additionalProperties":{"enum":[]},"not":{"enum":[]},"if":{"type":"string","minLength":3,"maxLength":1},"then":true}},
+            "required":["gone","fine"]});
+        let found = disjoint(schema);
+        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "/properties/gone",
+                "/properties/empty",
+                "/properties/typed",
+                "/properties/values",
+                "/properties/long",
+                "/properties/range",
+                "/properties/open",
+                "/properties/narrow",
+                "/properties/text",
+                "/properties/list",
+                "/properties/list/items",
+                "/properties/both"
+            ],
+            "{found:?}"
+        );
+        assert!(found[1].1.contains("its `enum` is empty"), "{found:?}");
+        assert!(found[5].1.contains("`minimum`: 10, `maximum`: 5"), "{found:?}");
+        assert!(found[0].1.contains("required property whose schema is `false`"), "{found:?}");
+        // With `allOf`, the node's limits and its branches' together.
+        let found = disjoint(json!({"type":"object","properties":{"n":{"type":"integer","allOf":[{"minimum":10},{"maximum":5}]},"m":{"allOf":[{"type":"string"},{"enum":[1]}]}}}));
+        assert_eq!(found.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), ["/properties/n", "/properties/m"], "{found:?}");
+        assert!(found[0].1.contains("`allOf` branches"), "{found:?}");
+        // The root's `allOf` is merged (and reported) as a root combinator; the root's own
+        // limits are its own.
+        assert!(disjoint(json!({"type":"object","allOf":[{"minProperties":3},{"maxProperties":1}]})).is_empty());
+        assert_eq!(disjoint(json!({"type":"object","minProperties":3,"maxProperties":1}))[0].0, "");
     }
 
     /// Definitions a root union's property already has are known by their hash: equal ones

@@ -4,10 +4,12 @@
 //! * [`walk`]: a structural walker that knows which keywords hold subschemas, so a property
 //!   *named* `type`, `format` or `$ref` is never mistaken for a keyword.
 //! * [`refs`]: local `$ref` inlining with bounded unrolling of recursion.
+//! * [`domain`]: whether a node allows any value (its type, bounds, `enum`/`const`).
 //! * [`evaluated`]: which items of an array a schema's keywords evaluate (for `unevaluatedItems`).
 //! * [`lower`]: rewrites shared by several providers (root combinators, `items`, `required`).
 //! * [`Cx`]: the conversion context: current path, limits, node budget and the change log.
 
+pub(crate) mod domain;
 pub mod evaluated;
 pub mod lower;
 pub mod refs;
