@@ -4,7 +4,7 @@
 //!
 //! Most MCP tools need no change for OpenAI (Chat and Responses, non-strict), Anthropic
 //! (non-strict) and Bedrock beyond the `properties: {}` that every object node without one gets:
-//! 1,264 of the corpus's 1,265 tools (1,210 for Gemini's `parametersJsonSchema`). For those the
+//! 1,263 of the corpus's 1,265 tools (1,210 for Gemini's `parametersJsonSchema`). For those the
 //! cost of the general path is almost all in the tree itself (an owned string for every key and
 //! value, a hash for every key, a walk per rule). This module reads the input into a [`Node`]
 //! tree (strings borrowed from the input, objects as plain slices of an arena), and decides per tool with
