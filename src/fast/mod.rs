@@ -1243,7 +1243,7 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     // The keywords the rules read, in one pass over the keys.
     let (mut ty, mut reference, mut properties, mut required, mut has_items) = (None, None, None, None, false);
     // What limits the node's values (report_disjoint_values): its bounds, `enum`, `const`.
-    let (mut domain, mut bounded, mut values, mut constant) = (Domain::ANY, false, None, None);
+    let (mut bounded, mut values, mut constant) = (false, None, None);
     for (key, value) in entries.iter() {
         // As walk::keyword: by length and first eight bytes, which is the whole key up to eight.
         let h = head(key.as_bytes());
@@ -1257,12 +1257,7 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
             _ => match domain::word(key.as_bytes(), h) {
                 Word::Enum => values = Some(value),
                 Word::Const => constant = Some(value),
-                Word::Bound(which) => {
-                    bounded = true;
-                    if let Node::Num(n) = value {
-                        domain.bound(which, n);
-                    }
-                }
+                Word::Bound(_) => bounded = true,
                 Word::Other => {}
             },
         }
@@ -1318,7 +1313,7 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     }
     // report_disjoint_values: a node that allows no value is reported there (one with `allOf`
     // is looked at there, with its branches).
-    if (bounded || values.is_some() || constant.is_some()) && !allows_some(ty, domain, values, constant) {
+    if (bounded || values.is_some() || constant.is_some()) && !allows_some(entries, ty, values, constant) {
         return false;
     }
     if entries.iter().any(|(k, _)| *k == "allOf") && crate::schema::lower::has_disjoint_values(&node.to_value()) {
@@ -1345,10 +1340,18 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     true
 }
 
-/// Whether a node of type `ty` (its `type` value), with the bounds of `domain`, its `enum`
-/// `values` and its `const`, allows some value, as `report_disjoint_values` reads it. A node
-/// with both `enum` and `const` is left to it.
-fn allows_some(ty: Option<&Node>, mut domain: Domain, values: Option<&Node>, constant: Option<&Node>) -> bool {
+/// Whether a node (its `entries`) of type `ty` (its `type` value), with its `enum` `values`
+/// and its `const`, allows some value within its bounds, as `report_disjoint_values` reads it
+/// (the bounds read here, for the few nodes that have them or values). A node with both `enum`
+/// and `const` is left to it.
+#[inline(never)]
+fn allows_some(entries: &[(Text, Node)], ty: Option<&Node>, values: Option<&Node>, constant: Option<&Node>) -> bool {
+    let mut domain = Domain::ANY;
+    for (key, value) in entries {
+        if let (Node::Num(n), Word::Bound(which)) = (value, domain::word(key.as_bytes(), head(key.as_bytes()))) {
+            domain.bound(which, n);
+        }
+    }
     domain.only(match ty {
         Some(Node::Str(t)) => domain::type_bits(t),
         Some(Node::Arr(ts)) if !ts.is_empty() => ts.iter().map(|t| t.as_str().map_or(domain::ANY, domain::type_bits)).fold(0, |a, b| a | b),

@@ -5,12 +5,12 @@
 //! One reading serves both trees: the general path reads a [`serde_json::Value`] node (and
 //! its `allOf` branches, [`Domain::meet`]) to report a node that allows none
 //! (`schema/disjoint-values`, in [`crate::schema::lower`]); the pass-through path
-//! ([`crate::fast`]) notes the same keywords as it reads a node's keys, one (length, first
-//! eight bytes) match per key, and leaves a node that allows none to the general path.
+//! ([`crate::fast`]) classes the same keywords ([`word`]) in its one match over a node's keys,
+//! by length and first eight bytes, and leaves a node that allows none to the general path.
 
 use serde_json::Number;
 
-use crate::schema::walk::{head, head_of, rest_equal};
+use crate::schema::walk::{head_of, rest_equal};
 
 /// The JSON types as bits: a type set is their union. `number` is both [`FRACTION`] and
 /// [`INTEGER`] (an integer is a number; `1.0` is an integer).
@@ -137,16 +137,6 @@ impl Domain {
         counts: [(0.0, f64::INFINITY); 3],
     };
 
-    /// Takes in keyword `key` of the node, `number` its value when it is a number: what the
-    /// keyword is ([`word`]).
-    pub(crate) fn note(&mut self, key: &[u8], number: Option<&Number>) -> Word {
-        let w = word(key, head(key));
-        if let (Word::Bound(which), Some(n)) = (w, number) {
-            self.bound(which, n);
-        }
-        w
-    }
-
     /// Takes in bound `which` ([`Word::Bound`]) of value `n`. Bounds of another kind of value
     /// limit nothing here (the general path removes them and says so).
     pub(crate) fn bound(&mut self, which: u8, n: &Number) {
@@ -264,6 +254,7 @@ impl Domain {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::walk::head;
     use serde_json::{json, Value};
 
     fn domain(v: Value) -> Domain {
@@ -276,8 +267,8 @@ mod tests {
                     Value::Array(ts) => ts.iter().filter_map(Value::as_str).map(type_bits).fold(0, |a, b| a | b),
                     _ => ANY,
                 });
-            } else {
-                d.note(k.as_bytes(), v.as_number());
+            } else if let (Word::Bound(which), Some(n)) = (word(k.as_bytes(), head(k.as_bytes())), v.as_number()) {
+                d.bound(which, n);
             }
         }
         d

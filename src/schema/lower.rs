@@ -312,21 +312,51 @@ pub(crate) fn type_bits(t: &Value) -> u8 {
     }
 }
 
-/// What a node's `type` and bounds, and with `all_of` those of its `allOf` branches (theirs
-/// too), leave a value.
-fn domain_of(o: &JsonObject, all_of: bool, depth: usize) -> Domain {
-    let mut d = Domain::ANY;
+/// What one pass over a node's keys finds of what limits its values.
+struct Limited<'v> {
+    /// Its `type` and bounds.
+    domain: Domain,
+    /// Its `enum` and `const`.
+    values: (Option<&'v Value>, Option<&'v Value>),
+    /// Its `allOf` and `required`.
+    all_of: Option<&'v Value>,
+    required: Option<&'v Value>,
+}
+
+/// What a node's keys say of its values (keywords by length and first eight bytes, as the
+/// pass-through path reads them: one pass, no lookup per keyword).
+fn limited(o: &JsonObject) -> Limited<'_> {
+    let mut l = Limited { domain: Domain::ANY, values: (None, None), all_of: None, required: None };
     for (k, v) in o {
-        if k == "type" {
-            d.only(type_bits(v));
-        } else if let Value::Number(n) = v {
-            d.note(k.as_bytes(), Some(n));
+        let key = k.as_bytes();
+        match domain::word(key, crate::schema::walk::head(key)) {
+            domain::Word::Enum => l.values.0 = Some(v),
+            domain::Word::Const => l.values.1 = Some(v),
+            domain::Word::Bound(which) => {
+                if let Value::Number(n) = v {
+                    l.domain.bound(which, n);
+                }
+            }
+            domain::Word::Other => match key {
+                b"type" => l.domain.only(type_bits(v)),
+                b"allOf" => l.all_of = Some(v),
+                b"required" => l.required = Some(v),
+                _ => {}
+            },
         }
     }
-    if let (Some(Value::Array(branches)), true, true) = (o.find("allOf"), all_of, depth < 16) {
+    l
+}
+
+/// What a node's `type` and bounds (`own`, from [`limited`]) and those of its `allOf` branches
+/// (theirs too) leave a value.
+fn domain_with_all_of(own: Domain, all_of: Option<&Value>, depth: usize) -> Domain {
+    let mut d = own;
+    if let (Some(Value::Array(branches)), true) = (all_of, depth < 16) {
         for b in branches {
             if let Value::Object(b) = b {
-                d.meet(&domain_of(b, true, depth + 1));
+                let l = limited(b);
+                d.meet(&domain_with_all_of(l.domain, l.all_of, depth + 1));
             }
         }
     }
@@ -391,10 +421,11 @@ fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
     }
     disjoint_values_here(schema, o, cx.path().is_empty(), cx);
     for (key, value) in o {
-        if says_none_below(key) {
+        let slot = crate::schema::walk::slot(key, value);
+        if slot == crate::schema::walk::Slot::None || says_none_below(key) {
             continue;
         }
-        match (crate::schema::walk::slot(key, value), value) {
+        match (slot, value) {
             (crate::schema::walk::Slot::Map, Value::Object(map)) => {
                 for (name, sub) in map {
                     cx.at(key, |cx| cx.at(name, |cx| {
@@ -428,8 +459,9 @@ fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
 /// [`report_disjoint_values`] at one node `o` (`schema`), not below it; `root`: the tool's
 /// root, whose `allOf` is left to [`merge_root_combinators`].
 fn disjoint_values_here(schema: &Value, o: &JsonObject, root: bool, cx: &mut Cx) {
-    let all_of = !root && o.has("allOf");
-    let d = domain_of(o, all_of, 0);
+    let l = limited(o);
+    let all_of = !root && l.all_of.is_some();
+    let d = if all_of { domain_with_all_of(l.domain, l.all_of, 0) } else { l.domain };
     let branches = if all_of { " and those of its `allOf` branches" } else { "" };
     // Values to take (`None`: no `enum`/`const` limits them), and whether one fits the types and
     // bounds; none to take at all is said as such.
@@ -440,7 +472,7 @@ fn disjoint_values_here(schema: &Value, o: &JsonObject, root: bool, cx: &mut Cx)
             v => Ok(v.map(|v| fits(&v))),
         }
     } else {
-        match (o.find("enum"), o.find("const")) {
+        match l.values {
             (Some(Value::Array(e)), _) if e.is_empty() => Err("its `enum` is empty"),
             (Some(Value::Array(e)), Some(c)) if !e.contains(c) => Err("its `const` is not among its `enum` values"),
             (Some(Value::Array(e)), _) => Ok(Some(fits(e))),
@@ -459,8 +491,8 @@ fn disjoint_values_here(schema: &Value, o: &JsonObject, root: bool, cx: &mut Cx)
     if let Some(why) = why {
         cx.problem("schema/disjoint-values", concat(&["allows no value: ", &why]));
     }
-    if o.has("required") && is_object_node(o) {
-        if let (Some(Value::Array(required)), Some(Value::Object(props))) = (o.find("required"), o.find("properties")) {
+    if l.required.is_some() && is_object_node(o) {
+        if let (Some(Value::Array(required)), Some(Value::Object(props))) = (l.required, o.find("properties")) {
             for name in required.iter().filter_map(Value::as_str) {
                 if props.get(name) == Some(&Value::Bool(false)) {
                     cx.at("properties", |cx| cx.at(name, |cx| {
