@@ -399,6 +399,11 @@ fn strict_node(node: &mut Value, cx: &mut Cx, level: usize, budget: &mut Budget)
 fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut Budget) -> Strict<ArgPlan> {
     // A reference, alone ([`defs_form`] wrote it so): its definition is made strict once.
     if let Some(Value::String(r)) = obj.find("$ref") {
+        // Strict mode takes a reference alone. One that kept siblings (an allOf of a recursive
+        // reference and more, merged) cannot be written without changing what it means.
+        if let Some(k) = obj.keys().find(|k| !matches!(k.as_str(), "$ref" | "description")) {
+            return Ok(Err(format!("a recursive reference combined with `{k}` at {}", display_path(cx.path()))));
+        }
         let name = r.strip_prefix("#/$defs/").unwrap_or(r);
         return Ok(Ok(ArgPlan { reference: Some(name.into()), ..ArgPlan::default() }));
     }
@@ -917,6 +922,15 @@ mod tests {
         let s = c.schema.unwrap();
         assert!(s["properties"]["url"].get("format").is_none());
         assert!(s["properties"]["url"]["description"].as_str().unwrap().contains("format: uri"));
+    }
+
+    #[test]
+    fn a_recursive_reference_merged_with_more_falls_back() {
+        // The root is itself and an object: merged, the reference keeps siblings strict mode cannot hold.
+        let schema = json!({"allOf": [{"allOf": [{"allOf": [{"$ref": "#"}]}, {"enum": [1]}]}, {"type": "object", "properties": {"a": {"$ref": "#"}}}]});
+        let (out, cx) = run(schema, true);
+        assert_eq!(out.strict, Some(false), "{:?}", out.schema);
+        assert!(cx.problems.iter().any(|d| d.rule == "openai/strict-fallback" && d.message.contains("recursive reference")), "{:?}", cx.problems);
     }
 
     #[test]
