@@ -519,6 +519,11 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     {
         cx.problem("gemini/open-map", "an open map (additionalProperties or patternProperties, no declared property) cannot be said in Gemini's `parameters`: the model can give it no key (parametersJsonSchema keeps it)");
     }
+    // A required property the object does not declare but takes: declared (any value), or the
+    // model, which gives declared properties only, could never give it.
+    if ty == "object" && o.has("required") {
+        crate::schema::fix_required(&mut o, cx);
+    }
     let mut out = Map::new();
     out.put("type", Value::String(ty.into()));
     let mut plan = ArgPlan::default();
@@ -1405,7 +1410,19 @@ mod tests {
     fn required_filtered_and_properties_only_on_objects() {
         // https://github.com/google-gemini/gemini-cli/issues/1458, https://github.com/anomalyco/opencode/issues/11889
         let (s, _, _) = run(json!({"type":"object","properties":{"a":{"type":"string","properties":{"x":{}},"required":["x"]}},"required":["a","model"]}));
+        // `model`, required but undeclared, is declared as any value (the server requires it,
+        // and Gemini fills declared properties only); one the object refuses is removed.
+        assert_eq!(s["properties"]["a"], json!({"type":"string"}));
+        assert_eq!(s["properties"]["model"], any_value(false));
+        assert_eq!(s["required"], json!(["a", "model"]));
+        let (s, _, _) = run(json!({"type":"object","properties":{"a":{"type":"string"}},"required":["a","model"],"additionalProperties":false}));
         assert_eq!(s, json!({"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}));
+        // Below the root too, with or without `properties`.
+        let (s, _, cx) = run(json!({"type":"object","properties":{"o":{"type":"object","required":["k"]},"p":{"type":"object","properties":{},"required":["k"],"additionalProperties":{"type":"integer"}}}}));
+        assert_eq!(s["properties"]["o"]["properties"]["k"], any_value(false));
+        assert_eq!(s["properties"]["o"]["required"], json!(["k"]));
+        assert_eq!(s["properties"]["p"]["properties"]["k"], json!({"type":"integer"}));
+        assert!(cx.changes.iter().any(|d| d.rule == "schema/required-undeclared" && d.path == "/properties/o/required"), "{:?}", cx.changes);
     }
 
     #[test]

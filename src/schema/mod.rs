@@ -616,7 +616,14 @@ pub fn fix_properties_and_required(obj: &mut JsonObject, cx: &mut Cx) {
     fix_required(obj, cx);
 }
 
-/// Keeps only the unique strings in `required` that name an existing property.
+/// Keeps only the unique strings in `required` that name an existing property. A name that
+/// `properties` does not declare, on an object that takes undeclared properties (no
+/// `additionalProperties: false`, no `patternProperties`, `propertyNames` or
+/// `unevaluatedProperties` that may refuse it), is a property the server requires all the same: it is declared with the schema
+/// that takes it there (`{}`, any value, or the `additionalProperties` schema) and stays
+/// required. Removed, the model would not know to give it, and where strict mode then closes
+/// the object it could not give it at all: no call could succeed. On an object that refuses
+/// undeclared properties no value can have it, and the name is removed.
 pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
     let Some(req) = obj.find("required") else { return };
     let props = obj.find("properties").and_then(Value::as_object);
@@ -632,26 +639,59 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
     };
     let mut kept: Vec<Value> = Vec::with_capacity(items.len());
     let mut removed = Vec::new();
+    let mut declared: Vec<String> = Vec::new();
+    let undeclared = match obj.find("additionalProperties") {
+        _ if obj.has("patternProperties") || obj.has("unevaluatedProperties") || obj.has("propertyNames") => None,
+        None | Some(Value::Bool(true)) => Some(Value::Object(Map::new())),
+        Some(s @ Value::Object(_)) => Some(s.clone()),
+        Some(_) => None,
+    };
     for item in items {
         match item.as_str() {
-            Some(name) if props.is_some_and(|p| p.has(name)) => {
+            Some(name) if props.is_some_and(|p| p.has(name)) || declared.iter().any(|d| d == name) => {
                 if !kept.iter().any(|k| k.as_str() == Some(name)) {
                     kept.push(item.clone());
                 }
+            }
+            Some(name) if undeclared.is_some() => {
+                declared.push(name.owned());
+                kept.push(item.clone());
             }
             Some(name) => removed.push(format!("\"{name}\"")),
             None => removed.push(crate::text::to_string(item)),
         }
     }
-    if !removed.is_empty() {
+    if let (Some(schema), false) = (&undeclared, declared.is_empty()) {
+        let what = if schema.as_object().is_some_and(Map::is_empty) { "any value (`{}`)" } else { "the object's `additionalProperties` schema" };
+        let names = declared.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
+        if !obj.find("properties").is_some_and(Value::is_object) {
+            obj.put("properties", Value::Object(Map::new()));
+        }
+        if let Some(Value::Object(p)) = obj.find_mut("properties") {
+            for name in &declared {
+                p.insert(name.clone(), schema.clone());
+            }
+        }
         cx.at("required", |cx| {
             cx.change(
-                "schema/required-missing-property",
-                format!("removed from `required` (no such property): {}", removed.join(", ")),
+                "schema/required-undeclared",
+                format!("`required` names properties that `properties` does not declare: {names}; declared as {what}, as the object takes them, and still required"),
             );
             Ok(())
         })
         .ok();
+    }
+    if !removed.is_empty() {
+        cx.at("required", |cx| {
+            cx.change(
+                "schema/required-missing-property",
+                format!("removed from `required` (no such property, and the object refuses undeclared ones): {}", removed.join(", ")),
+            );
+            Ok(())
+        })
+        .ok();
+    }
+    if !removed.is_empty() || !declared.is_empty() {
         obj.put("required", Value::Array(kept));
     }
 }
@@ -832,11 +872,32 @@ mod tests {
     #[test]
     fn required_naming_no_property_is_removed_and_reported() {
         let (out, _, cx) =
-            run(json!({"type":"object","properties":{"a":{}},"required":["a","model","a",7]}));
+            run(json!({"type":"object","properties":{"a":{}},"required":["a","model","a",7],"additionalProperties":false}));
         assert_eq!(out["required"], json!(["a"]));
         assert_eq!(cx.changes[0].rule, "schema/required-missing-property");
         assert_eq!(cx.changes[0].path, "/required");
         assert!(cx.changes[0].message.contains("\"model\""));
+    }
+
+    /// A required property that `properties` does not declare, on an object that takes it: the
+    /// server requires it all the same, so it is declared (any value, or what
+    /// `additionalProperties` says) and stays required, where removing it would leave the model
+    /// no way to know of it (and, strict mode closing the object, no way to give it).
+    #[test]
+    fn required_naming_no_property_of_an_open_object_is_declared() {
+        let (out, _, cx) = run(json!({"type":"object","properties":{"q":{"type":"string"}},"required":["q","token","token",7]}));
+        assert_eq!(out["properties"], json!({"q":{"type":"string"},"token":{}}));
+        assert_eq!(out["required"], json!(["q","token"]));
+        let rules: Vec<&str> = cx.changes.iter().map(|d| d.rule).collect();
+        assert_eq!(rules, ["schema/required-undeclared", "schema/required-missing-property"]);
+        assert!(cx.changes[0].message.contains("\"token\"") && cx.changes[0].message.contains("any value"));
+        let (out, _, _) = run(json!({"type":"object","properties":{},"required":["k"],"additionalProperties":{"type":"integer"}}));
+        assert_eq!(out["properties"], json!({"k":{"type":"integer"}}));
+        assert_eq!(out["required"], json!(["k"]));
+        // Names the object may refuse by their spelling are removed as before.
+        let (out, _, cx) = run(json!({"type":"object","properties":{},"required":["k"],"patternProperties":{"^x":{}}}));
+        assert_eq!(out["required"], json!([]));
+        assert_eq!(cx.changes[0].rule, "schema/required-missing-property");
     }
 
     #[test]

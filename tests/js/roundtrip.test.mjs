@@ -139,6 +139,22 @@ test("OpenAI strict: nulls the model sends for optional fields of a union's bran
   assert.deepEqual(map.prepareArguments("t", { sel: { op: "a", params: { id: "x" }, m: null } }), { sel: { op: "a", params: { id: "x" } } });
 });
 
+test("strict mode and a required property that `properties` does not declare: declared as any value, so the tool stays callable", () => {
+  const tools = [{ name: "t", inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q", "token"] } }];
+  const openai = tw.convertMcpToolsDetailed(tools, "openai", { strict: true });
+  // OpenAI strict has no untyped property: sent without strict, and said why.
+  assert.equal(openai.tools[0].function.strict, false);
+  assert.deepEqual(openai.tools[0].function.parameters.required, ["q", "token"]);
+  assert.deepEqual(openai.report.tools[0].problems.map((p) => p.rule), ["openai/strict-fallback"]);
+  for (const provider of ["anthropic", "bedrock"]) {
+    const out = tw.convertMcpToolsDetailed(tools, provider, { strict: true });
+    const schema = out.tools[0].input_schema ?? out.tools[0].toolSpec.inputSchema.json;
+    assert.deepEqual(schema.properties.token, {}, provider);
+    assert.deepEqual(schema.required, ["q", "token"], provider);
+    assert.ok(out.report.tools[0].changes.some((c) => c.rule === "schema/required-undeclared"), provider);
+  }
+});
+
 test("prepareArguments reads a model's arguments as parseToolCalls does: an object, or INVALID_ARGUMENTS", () => {
   const tools = [{ name: "t", inputSchema: { type: "object", properties: { n: { enum: [1, 2] } } } }, { name: "s", inputSchema: { type: "string" } }];
   const map = tw.NameMap.fromTools(tools, "gemini");
