@@ -892,7 +892,10 @@ pub(crate) fn prepare_with<'a>(
             refs = note.map_or_else(|| schema.has_ref_key(), |n| n.refs);
         }
         let verbatim_text = note.and_then(|n| n.verbatim);
-        if let Some(schema) = schema {
+        // Draft 4 to 7 ignore the keywords beside a `$ref`, which the general path removes
+        // (`schema::drop_ignored_ref_siblings`) before any other step.
+        let ignored_siblings = refs && schema.is_some_and(|s| ignores_ref_siblings(s) && has_ref_siblings(s, 0));
+        if let Some(schema) = schema.filter(|_| !ignored_siblings) {
             let node = *schema;
             // Without plans (the JSON API), a subschema the general lowering gives one (an
             // enum of numbers, written as strings) is lowered here like any other.
@@ -948,11 +951,35 @@ pub(crate) fn prepare_with<'a>(
                 Ok(schema) => pass = Some(schema),
                 Err(node) => head.input_schema = node.to_value(),
             }
+        } else if let Some(schema) = schema {
+            head.input_schema = schema.to_value();
         }
         out.tools.push(head);
         out.pass.push(pass);
     }
     Some(out)
+}
+
+/// Whether a root's `$schema` names draft 4 to 7 (`schema::declares_draft_4_to_7`).
+fn ignores_ref_siblings(root: &Node) -> bool {
+    root.get("$schema").and_then(Node::as_str).is_some_and(|s| ["draft-04", "draft-05", "draft-06", "draft-07"].iter().any(|d| s.contains(d)))
+}
+
+/// Whether some node has a `$ref` beside a keyword that is no annotation.
+fn has_ref_siblings(node: &Node, depth: usize) -> bool {
+    let Node::Obj(entries) = node else { return false };
+    if depth > 512 {
+        return true;
+    }
+    if entries.iter().any(|(k, _)| *k == "$ref") && entries.iter().any(|(k, _)| *k != "$ref" && !crate::schema::is_annotation(k)) {
+        return true;
+    }
+    entries.iter().any(|(key, value)| match (keyword(key), value) {
+        (Keyword::Map, Node::Obj(map)) => map.iter().any(|(_, s)| has_ref_siblings(s, depth + 1)),
+        (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().any(|s| has_ref_siblings(s, depth + 1)),
+        (Keyword::Single | Keyword::Items, s) => has_ref_siblings(s, depth + 1),
+        _ => false,
+    })
 }
 
 /// The strict rewrite of a schema `is_clean` accepted, for [`prepare`] (a function of its own,

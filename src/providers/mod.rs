@@ -288,9 +288,55 @@ pub fn fix_root_structure(root: &mut Value, cx: &mut Cx) -> Result<()> {
         if o.find("$schema").and_then(Value::as_str).is_some_and(|s| s.contains("draft-0")) {
             o.take("$schema");
             cx.change("schema/draft4-schema", "`$schema` of draft 4 to 7 removed: the schema is rewritten in draft 2020-12's terms, as a schema without `$schema` is read");
+            if contains_keyword(root, "dependencies", 0) {
+                split_dependencies(root, cx, 0)?;
+            }
         }
     }
     Ok(())
+}
+
+/// Draft 4 to 7's `dependencies`, which draft 2020-12 no longer reads, in its two 2020-12
+/// forms: a list of names is a `dependentRequired` entry, a schema a `dependentSchemas` one
+/// (where the node has those too, both hold: names united, schemas under `allOf`).
+fn split_dependencies(node: &mut Value, cx: &mut Cx, depth: usize) -> Result<()> {
+    if depth > 512 {
+        return Ok(());
+    }
+    let Value::Object(obj) = node else { return Ok(()) };
+    if let Some(Value::Object(deps)) = obj.find("dependencies") {
+        let deps = deps.clone();
+        obj.take("dependencies");
+        for (name, dep) in deps {
+            match dep {
+                Value::Array(names) => {
+                    let slot = obj.entry("dependentRequired").or_insert_with(|| Value::Object(Map::new()));
+                    if let Value::Object(m) = slot {
+                        match m.get_mut(&name) {
+                            Some(Value::Array(mine)) => mine.extend(names.into_iter().filter(|n| !mine.contains(n)).collect::<Vec<_>>()),
+                            _ => {
+                                m.insert(name, Value::Array(names));
+                            }
+                        }
+                    }
+                }
+                mut schema => {
+                    // Not walked as a subschema under `dependencies`: its structure now.
+                    cx.at("dependentSchemas", |cx| cx.at(&name, |cx| fix_structure(&mut schema, cx)))?;
+                    let slot = obj.entry("dependentSchemas").or_insert_with(|| Value::Object(Map::new()));
+                    if let Value::Object(m) = slot {
+                        let joined = match m.remove(&name) {
+                            Some(mine) => crate::model::object([("allOf", Value::Array(vec![mine, schema]))]),
+                            None => schema,
+                        };
+                        m.insert(name, joined);
+                    }
+                }
+            }
+        }
+        cx.change("schema/draft4-dependencies", "`dependencies` (draft 4 to 7) written as `dependentRequired` (lists of names) and `dependentSchemas` (schemas), as draft 2020-12 reads them");
+    }
+    for_each_subschema_mut(obj, cx, &mut |sub, cx| split_dependencies(sub, cx, depth + 1))
 }
 
 /// The structural clean-up that every JSON-Schema-speaking provider gets, on every node:

@@ -845,6 +845,47 @@ mod tests {
         assert_eq!(c.schema.unwrap()["$schema"], draft7);
     }
 
+    /// The rewrite in 2020-12's terms writes draft 7's `dependencies` in its 2020-12 forms, and
+    /// a draft 4-7 schema's constraints beside a `$ref` (which those drafts ignore) go, the
+    /// annotations stay: read as 2020-12, they would refuse what the server takes.
+    #[test]
+    fn draft7_dependencies_and_ref_siblings_keep_their_meaning() {
+        let draft7 = "http://json-schema.org/draft-07/schema#";
+        let schema = json!({"$schema":draft7,"type":"object","definitions":{"Id":{"type":"integer"}},
+            "properties":{"pair":{"type":"array","items":[{"type":"string"},{"type":"integer"}]},"a":{"type":"string"},"b":{"type":"string"},
+                "id":{"$ref":"#/definitions/Id","maximum":5,"description":"the id"}},
+            "dependencies":{"a":["b"],"b":{"properties":{"c":{"type":"string"}},"required":["c"]}}});
+        let (c, cx) = run(schema.clone(), false);
+        let s = c.schema.unwrap();
+        assert!(s.get("$schema").is_none() && s.get("dependencies").is_none(), "{s}");
+        assert_eq!(s["dependentRequired"], json!({"a":["b"]}));
+        assert_eq!(s["dependentSchemas"]["b"]["required"], json!(["c"]));
+        assert_eq!(s["properties"]["id"], json!({"$ref":"#/definitions/Id","description":"the id"}));
+        let said = |rule: &str| cx.changes.iter().filter(|d| d.rule == rule).map(|d| (d.path.clone(), d.message.clone())).collect::<Vec<_>>();
+        assert_eq!(said("schema/draft4-dependencies").len(), 1, "{:?}", cx.changes);
+        let siblings = said("schema/draft7-ref-siblings");
+        assert_eq!(siblings.len(), 1, "{:?}", cx.changes);
+        assert_eq!(siblings[0].0, "/properties/id");
+        assert!(siblings[0].1.starts_with("`maximum` beside `$ref` removed"), "{}", siblings[0].1);
+        // Where `$ref` is inlined (strict mode), the bound is not applied either.
+        let (c, _) = run(schema, true);
+        assert!(!c.schema.unwrap().to_string().contains("\"maximum\""));
+        // Under draft 2020-12 (no `$schema`), siblings are constraints and stay.
+        let (c, _) = run(json!({"type":"object","$defs":{"Id":{"type":"integer"}},"properties":{"id":{"$ref":"#/$defs/Id","maximum":5}}}), false);
+        assert_eq!(c.schema.unwrap()["properties"]["id"]["maximum"], 5);
+        // Both paths of the JSON API agree.
+        for strict in [false, true] {
+            let tools = json!([{"name":"t","inputSchema":{"$schema":draft7,"type":"object","definitions":{"Id":{"type":"integer"}},"properties":{"id":{"$ref":"#/definitions/Id","maximum":5}}}}]);
+            let mut opts = crate::convert::ConvertOptions::default();
+            opts.schema.strict = strict;
+            for provider in [crate::providers::Provider::OpenAi, crate::providers::Provider::Anthropic, crate::providers::Provider::Gemini] {
+                let general = crate::convert::convert(tools.clone(), provider, &opts).unwrap().tools.to_string();
+                assert!(!general.contains("maximum"), "{provider:?}: {general}");
+                assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), general, "{provider:?}");
+            }
+        }
+    }
+
     #[test]
     fn malformed_property_value_is_replaced() {
         // https://github.com/smallmain/vscode-unify-chat-provider/issues/162

@@ -289,6 +289,17 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
         Value::Object(o) => o,
         other => return process_scalar_root(&other, cx),
     };
+    if declares_draft_4_to_7(&obj) {
+        // Moved into a `Value` to be searched, and back.
+        let root = Value::Object(std::mem::take(&mut obj));
+        let refs = crate::schema::walk::contains_ref(&root, 0);
+        if let Value::Object(o) = root {
+            obj = o;
+        }
+        if refs {
+            drop_ignored_ref_siblings(&mut obj, cx, 0).ok();
+        }
+    }
     resolve_root_ref(&mut obj, cx);
     normalize_type(&mut obj, cx);
     let shape = match root_kind(&obj) {
@@ -361,6 +372,39 @@ fn rebase_root_refs(o: &mut JsonObject, kept: &[&str], depth: usize) {
         };
         subs.filter_map(Value::as_object_mut).for_each(|s| rebase_root_refs(s, kept, depth + 1));
     }
+}
+
+/// Whether a root's `$schema` names draft 4, 6 or 7 (whose `$ref` ignores its siblings).
+pub(crate) fn declares_draft_4_to_7(root: &JsonObject) -> bool {
+    root.find("$schema").and_then(Value::as_str).is_some_and(|s| ["draft-04", "draft-05", "draft-06", "draft-07"].iter().any(|d| s.contains(d)))
+}
+
+/// Drafts 4 to 7 ignore every keyword beside a `$ref` ("All other properties in a "$ref"
+/// object MUST be ignored"), and later drafts, which every provider reads, apply them: where
+/// the root's `$schema` names one of those drafts, the constraints beside a `$ref` are removed
+/// (they never constrained anything) and reported, the annotations (`description`...) kept.
+/// (Not counted against the node budget: a depth bound of its own.)
+fn drop_ignored_ref_siblings(obj: &mut JsonObject, cx: &mut Cx, depth: usize) -> Result<()> {
+    if depth > 512 {
+        return Ok(());
+    }
+    if obj.has("$ref") {
+        let ignored: Vec<String> = obj.keys().filter(|k| *k != "$ref" && !is_annotation(k)).cloned().collect();
+        if !ignored.is_empty() {
+            for k in &ignored {
+                obj.remove(k);
+            }
+            let names = ignored.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            cx.change(
+                "schema/draft7-ref-siblings",
+                format!("{names} beside `$ref` removed: the schema's `$schema` (draft 4 to 7) ignores every keyword beside a `$ref`, and draft 2020-12, as providers read it, would apply them"),
+            );
+        }
+    }
+    crate::schema::walk::for_each_subschema_mut(obj, cx, &mut |sub, cx| match sub {
+        Value::Object(o) => drop_ignored_ref_siblings(o, cx, depth + 1),
+        _ => Ok(()),
+    })
 }
 
 /// A root that is a local `$ref` (`{"$ref": "#/definitions/Args", "definitions": {...}}`, as
