@@ -499,7 +499,10 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * the argument domain (Gemini's stringified enums, strict-mode nullable widening, a wrapped root).
    * In OpenAI's strict mode an optional property's `null` means "absent" and is removed; for a property
    * whose schema itself allowed `null` that null cannot be told apart, which the report says
-   * (`openai/strict-null-absent`).
+   * (`openai/strict-null-absent`). In an `anyOf`, a value is mapped back by a branch it fits (its types, `const`
+   * and `enum` values, required and allowed properties), never by another branch's rules; where several fit
+   * and would map it differently, by the one that changes it most, which the report says where it can happen
+   * (`openai/strict-anyof-ambiguous`, `gemini/enum-collision`).
    * `args` is what the provider's SDK gives: an object, or the JSON string OpenAI returns; `null`, `undefined`
    * or empty text are `{}`. Throws `INVALID_ARGUMENTS` for unparsable arguments and for anything but an
    * object, a value JSON would make `{}` or `null` among them (`NaN`, an invalid `Date`, a `RegExp`, an instance

@@ -8,14 +8,14 @@
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, Result};
-use crate::model::{read_array, read_field, read_object, read_opt_field, read_string, string, Put as _, Read};
+use crate::model::{read_array, read_bool, read_field, read_object, read_opt_field, read_string, string, Put as _, Read};
 use crate::text::Owned as _;
 
 /// How to map one argument value back. Empty plans are omitted.
 ///
 /// JSON form ([`ArgPlan::to_value`], in a serialised name map): `{unwrap?, properties?, items?,
-/// anyOf?, enumValues?, nullMeansAbsent?, ref?, defs?}`, each field absent when empty,
-/// `properties` and `defs` sorted by name.
+/// anyOf?, enumValues?, nullMeansAbsent?, ref?, defs?, fit?}`, each field absent when empty,
+/// `properties` and `defs` sorted by name; `fit` ([`Fit`]) on the plans of `anyOf` branches.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ArgPlan {
     /// The root was wrapped: take this property's value as the whole argument.
@@ -24,8 +24,9 @@ pub struct ArgPlan {
     pub properties: PropertyPlans,
     /// Plan for array items.
     pub items: Option<Box<ArgPlan>>,
-    /// Plans for `anyOf` branches: the one that changes the value most wins (the first of
-    /// those that change it as much).
+    /// Plans for `anyOf` branches, each with the [`Fit`] of its branch: of the branches the
+    /// value fits, the one whose plan changes it most maps it (the first of those that change
+    /// it as much; see [`ArgPlan::apply`]).
     pub any_of: Vec<ArgPlan>,
     /// Original enum values, whose string forms the provider saw.
     pub enum_values: Vec<Value>,
@@ -37,10 +38,13 @@ pub struct ArgPlan {
     /// At the root: the plans of the definitions that [`ArgPlan::reference`]s name (boxed: a
     /// plan is on every node, definitions only on the root of a few).
     pub defs: Option<Box<PropertyPlans>>,
+    /// On the plan of an `anyOf` branch: what a value must be like to be one of that branch's
+    /// (`None`: any value, as in plans written before fits were). It changes nothing by itself.
+    pub fit: Option<Box<Fit>>,
 }
 
 impl ArgPlan {
-    /// Whether the plan changes nothing.
+    /// Whether the plan changes nothing (a [`Fit`] alone changes nothing).
     pub fn is_empty(&self) -> bool {
         self.unwrap.is_none()
             && self.properties.is_empty()
@@ -87,6 +91,9 @@ impl ArgPlan {
         if let Some(defs) = &self.defs {
             o.put("defs", Value::Object(defs.iter().map(|(k, p)| (k.clone(), p.to_value())).collect()));
         }
+        if let Some(fit) = &self.fit {
+            o.put("fit", fit.to_value());
+        }
         Value::Object(o)
     }
 
@@ -116,6 +123,7 @@ impl ArgPlan {
             null_means_absent: read_field(o, "nullMeansAbsent", |v| read_array(v, read_string))?.unwrap_or_default(),
             reference: read_opt_field(o, "ref", read_string)?.map(String::into_boxed_str),
             defs: read_field(o, "defs", plans)?.filter(|d| !d.is_empty()).map(Box::new),
+            fit: read_opt_field(o, "fit", Fit::read)?.map(Box::new),
         })
     }
 
@@ -191,6 +199,8 @@ impl ArgPlan {
                 }
             }
             Value::Object(mut o) if !self.properties.is_empty() || !self.null_means_absent.is_empty() => {
+                // Which branches the value fits is read from it as the model sent it.
+                let sent = (!self.any_of.is_empty()).then(|| Value::Object(o.clone()));
                 for name in &self.null_means_absent {
                     if o.get(name).is_some_and(Value::is_null) {
                         o.remove(name);
@@ -202,23 +212,33 @@ impl ArgPlan {
                         *v = plan.apply_at(taken, depth + 1, root, &mut Vec::new());
                     }
                 }
-                self.any_of_apply(Value::Object(o), depth, root, followed)
+                self.any_of_apply(Value::Object(o), sent.as_ref(), depth, root, followed)
             }
             Value::Array(items) => match self.items.as_deref() {
                 Some(plan) => Value::Array(items.into_iter().map(|v| plan.apply_at(v, depth + 1, root, &mut Vec::new())).collect()),
-                None => self.any_of_apply(Value::Array(items), depth, root, followed),
+                None => self.any_of_apply(Value::Array(items), None, depth, root, followed),
             },
-            other => self.any_of_apply(other, depth, root, followed),
+            other => self.any_of_apply(other, None, depth, root, followed),
         }
     }
 
-    /// The branch whose plan changes the value most is taken to be the one it was made for: a
-    /// branch's plan touches only what that branch declares, so in a union of objects that
-    /// share some optional fields (each made nullable by strict mode), the first branch to
-    /// remove a shared `null` would leave the others' in place.
-    fn any_of_apply<'p>(&'p self, value: Value, depth: usize, root: &'p ArgPlan, followed: &mut Vec<&'p str>) -> Value {
+    /// The value is mapped by a branch it fits ([`Fit::admits`], on `sent`, the value as the
+    /// model sent it, or `value` itself): a branch's plan applied to a value of another
+    /// branch would undo what that branch never did (remove a `null` it requires, turn its
+    /// string `"1"` into a number). Where several fit (a union whose branches nothing in the
+    /// value tells apart), the one whose plan changes the value most is taken to be the one it
+    /// was made for, the first of those that change it as much: a branch's plan touches only
+    /// what that branch declares, so in a union of objects that share some optional fields
+    /// (each made nullable by strict mode), the first branch to remove a shared `null` would
+    /// leave the others' in place. The conversion reports the unions where that rule decides
+    /// ([`ambiguous_branches`]). A value that fits no branch is left as it is.
+    fn any_of_apply<'p>(&'p self, value: Value, sent: Option<&Value>, depth: usize, root: &'p ArgPlan, followed: &mut Vec<&'p str>) -> Value {
         let mut best: Option<(usize, Value)> = None;
+        let sent = sent.unwrap_or(&value);
         for branch in &self.any_of {
+            if branch.fit.as_deref().is_some_and(|fit| !fit.admits(sent)) {
+                continue;
+            }
             // `followed` is shared by the branches: a reference is followed once on this value
             // (a union of references to one another would otherwise branch without end).
             let mapped = branch.apply_at(value.clone(), depth, root, followed);
@@ -240,6 +260,252 @@ fn changes(before: &Value, after: &Value, depth: usize) -> usize {
         (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a.iter().zip(b).map(|(v, w)| changes(v, w, depth + 1)).sum(),
         _ => usize::from(before != after),
     }
+}
+
+/// What a value must be like to be one of an `anyOf` branch's, read from the branch as the
+/// provider's schema has it ([`Fit::of`]: the form the model answers in, Gemini's enum strings
+/// and strict mode's nulls included). Only what tells branches apart cheaply is kept (types,
+/// `enum`/`const` values, required and allowed properties, a few levels down); it is a
+/// necessary condition, so a value valid for the branch always fits it, and one that does not
+/// fit is no value of the branch.
+///
+/// JSON form (in an [`ArgPlan`]'s `fit`): `{types?, values?, required?, closed?, properties?,
+/// items?}`, each absent when empty (`types` by name, `properties` in the schema's order).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fit {
+    /// The JSON types it takes, one bit each of [`FIT_TYPES`] (0: any).
+    pub types: u8,
+    /// The values it takes (`enum`, `const`; empty: any).
+    pub values: Vec<Value>,
+    /// An object's required properties.
+    pub required: Vec<String>,
+    /// An object takes no property but those of [`Fit::properties`].
+    pub closed: bool,
+    /// What an object's properties must fit: every property where it is closed, else those
+    /// that say something.
+    pub properties: Vec<(String, Fit)>,
+    /// What an array's items must fit.
+    pub items: Option<Box<Fit>>,
+}
+
+/// The type names of [`Fit::types`], bit 0 first. `number` takes integers as well.
+pub const FIT_TYPES: [&str; 7] = ["null", "boolean", "integer", "number", "string", "array", "object"];
+const INTEGER: u8 = 1 << 2;
+const NUMBER: u8 = 1 << 3;
+const OBJECT: u8 = 1 << 6;
+const ALL: u8 = (1 << 7) - 1;
+/// How many levels below a branch [`Fit::of`] reads (the discriminators of unions are near
+/// their top), and how many values it keeps of an `enum` (larger ones are no discriminators).
+const FIT_DEPTH: usize = 3;
+const FIT_VALUES: usize = 64;
+
+impl Fit {
+    /// The fit of a schema as the provider has it (JSON Schema, or Gemini's subset before its
+    /// wire spelling: `nullable`, lower-case types); `{}` for a reference.
+    pub fn of(schema: &Value) -> Self {
+        Self::read_schema(schema, 0)
+    }
+
+    fn read_schema(schema: &Value, depth: usize) -> Self {
+        let Value::Object(o) = schema else { return Self::default() };
+        if o.contains_key("$ref") {
+            return Self::default();
+        }
+        let mut fit = Self::default();
+        let bit = |t: &Value| t.as_str().and_then(|t| FIT_TYPES.iter().position(|n| *n == t)).map(|i| 1u8 << i);
+        fit.types = match o.get("type") {
+            Some(t @ Value::String(_)) => bit(t).unwrap_or(0),
+            Some(Value::Array(ts)) => ts.iter().map(bit).try_fold(0, |acc, b| b.map(|b| acc | b)).unwrap_or(0),
+            _ => 0,
+        };
+        let nullable = o.get("nullable") == Some(&Value::Bool(true));
+        if let Some(Value::Array(branches)) = o.get("anyOf") {
+            // The union of the branches' types, where each says its own.
+            let union = branches.iter().map(|b| Self::read_schema(b, FIT_DEPTH).types).try_fold(0u8, |acc, t| (t != 0).then_some(acc | t));
+            if let Some(union) = union.filter(|u| *u != 0) {
+                fit.types = if fit.types == 0 { union } else { fit.types & (union | if union & NUMBER != 0 { INTEGER } else { 0 }) };
+            }
+        }
+        if nullable && fit.types != 0 {
+            fit.types |= 1;
+        }
+        match (o.get("const"), o.get("enum")) {
+            (Some(c), _) => fit.values = vec![c.clone()],
+            (None, Some(Value::Array(e))) if e.len() <= FIT_VALUES => fit.values = e.clone(),
+            _ => {}
+        }
+        if nullable && !fit.values.is_empty() && !fit.values.contains(&Value::Null) {
+            fit.values.push(Value::Null);
+        }
+        if let Some(Value::Array(r)) = o.get("required") {
+            fit.required = r.iter().filter_map(Value::as_str).map(str::to_owned).collect();
+        }
+        fit.closed = o.get("additionalProperties") == Some(&Value::Bool(false)) && !o.contains_key("patternProperties") && !o.contains_key("anyOf");
+        if depth < FIT_DEPTH {
+            if let Some(Value::Object(props)) = o.get("properties") {
+                for (name, sub) in props {
+                    let f = Self::read_schema(sub, depth + 1);
+                    if fit.closed || !f.is_any() {
+                        fit.properties.push((name.clone(), f));
+                    }
+                }
+            }
+            if let Some(items) = o.get("items").map(|i| Self::read_schema(i, depth + 1)).filter(|f| !f.is_any()) {
+                fit.items = Some(Box::new(items));
+            }
+        } else {
+            // Properties it does not read: a closed object's are not known.
+            fit.closed = false;
+        }
+        fit
+    }
+
+    /// Whether it takes any value.
+    fn is_any(&self) -> bool {
+        self.types == 0 && self.values.is_empty() && self.required.is_empty() && !self.closed && self.properties.is_empty() && self.items.is_none()
+    }
+
+    fn property(&self, name: &str) -> Option<&Fit> {
+        self.properties.iter().find(|(n, _)| n == name).map(|(_, f)| f)
+    }
+
+    /// Whether `v` fits.
+    pub fn admits(&self, v: &Value) -> bool {
+        if self.types != 0 && self.types & type_bits(v) == 0 {
+            return false;
+        }
+        if !self.values.is_empty() && !self.values.iter().any(|x| same_value(x, v)) {
+            return false;
+        }
+        match v {
+            Value::Object(o) => {
+                self.required.iter().all(|r| o.contains_key(r))
+                    && o.iter().all(|(k, x)| match self.property(k) {
+                        Some(f) => f.admits(x),
+                        None => !self.closed,
+                    })
+            }
+            Value::Array(a) => self.items.as_deref().is_none_or(|f| a.iter().all(|x| f.admits(x))),
+            _ => true,
+        }
+    }
+
+    /// Whether some value may fit both (false only where none can: no type, value or
+    /// required property in common).
+    pub fn overlaps(&self, other: &Fit) -> bool {
+        if !self.values.is_empty() {
+            return self.values.iter().any(|v| other.admits(v) && self.admits(v));
+        }
+        if !other.values.is_empty() {
+            return other.overlaps(self);
+        }
+        let widen = |t: u8| if t == 0 { ALL } else if t & NUMBER != 0 { t | INTEGER } else { t };
+        let mut common = widen(self.types) & widen(other.types);
+        if common & OBJECT != 0 {
+            // An object of both has what either requires, which both must take.
+            let object = self.required.iter().chain(&other.required).all(|name| {
+                let (a, b) = (self.property(name), other.property(name));
+                (a.is_some() || !self.closed) && (b.is_some() || !other.closed) && a.zip(b).is_none_or(|(a, b)| a.overlaps(b))
+            });
+            if !object {
+                common &= !OBJECT;
+            }
+        }
+        common != 0
+    }
+
+    /// The JSON form (see [`Fit`]).
+    pub fn to_value(&self) -> Value {
+        let mut o = Map::new();
+        if self.types != 0 {
+            let names = FIT_TYPES.iter().enumerate().filter(|(i, _)| self.types & (1 << i) != 0).map(|(_, n)| string(n)).collect();
+            o.put("types", Value::Array(names));
+        }
+        if !self.values.is_empty() {
+            o.put("values", Value::Array(self.values.clone()));
+        }
+        if !self.required.is_empty() {
+            o.put("required", self.required.clone().into());
+        }
+        if self.closed {
+            o.put("closed", Value::Bool(true));
+        }
+        if !self.properties.is_empty() {
+            o.put("properties", Value::Object(self.properties.iter().map(|(k, f)| (k.clone(), f.to_value())).collect()));
+        }
+        if let Some(items) = &self.items {
+            o.put("items", items.to_value());
+        }
+        Value::Object(o)
+    }
+
+    pub(crate) fn read(v: &Value) -> Read<Self> {
+        let o = read_object(v)?;
+        let type_bit = |v: &Value| -> Read<u8> {
+            let name = read_string(v)?;
+            FIT_TYPES.iter().position(|n| *n == name).map(|i| 1 << i).ok_or_else(|| crate::model::FieldError::new(format!("must be a JSON type name, got \"{name}\"")))
+        };
+        let properties = read_field(o, "properties", |v| {
+            read_object(v)?.iter().map(|(k, f)| Ok((k.clone(), Self::read(f).map_err(|e| e.at_key(k))?))).collect::<Read<Vec<_>>>()
+        })?;
+        Ok(Self {
+            types: read_field(o, "types", |v| read_array(v, type_bit))?.unwrap_or_default().into_iter().fold(0, |a, b| a | b),
+            values: read_field(o, "values", |v| read_array(v, |x| Ok(x.clone())))?.unwrap_or_default(),
+            required: read_field(o, "required", |v| read_array(v, read_string))?.unwrap_or_default(),
+            closed: read_opt_field(o, "closed", read_bool)?.unwrap_or(false),
+            properties: properties.unwrap_or_default(),
+            items: read_opt_field(o, "items", Self::read)?.map(Box::new),
+        })
+    }
+}
+
+/// The bits of [`FIT_TYPES`] a value has (an integral number is an integer and a number).
+fn type_bits(v: &Value) -> u8 {
+    match v {
+        Value::Null => 1,
+        Value::Bool(_) => 1 << 1,
+        Value::Number(n) => NUMBER | if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) { INTEGER } else { 0 },
+        Value::String(_) => 1 << 4,
+        Value::Array(_) => 1 << 5,
+        Value::Object(_) => OBJECT,
+    }
+}
+
+/// JSON Schema's equality: numbers by value (`1` is `1.0`), containers member by member.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+            (Some(x), Some(y), ..) => x == y,
+            (_, _, Some(x), Some(y)) => x == y,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y)),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w))),
+        _ => a == b,
+    }
+}
+
+/// The pairs of `anyOf` branches (`plans`: their plans, with fits) that some value may fit
+/// both of and that map it back differently: there the branch that changes the value most
+/// decides ([`ArgPlan::apply`]), which may not be the one the model meant. Branches without a
+/// fit are left out (they fit any value).
+pub(crate) fn ambiguous_branches(plans: &[ArgPlan]) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for (i, a) in plans.iter().enumerate() {
+        for (j, b) in plans.iter().enumerate().skip(i + 1) {
+            let (Some(fa), Some(fb)) = (a.fit.as_deref(), b.fit.as_deref()) else { continue };
+            if fa.overlaps(fb) && !same_mapping(a, b) {
+                pairs.push((i, j));
+            }
+        }
+    }
+    pairs
+}
+
+/// Whether two plans map every value alike (their fits aside).
+fn same_mapping(a: &ArgPlan, b: &ArgPlan) -> bool {
+    let strip = |p: &ArgPlan| ArgPlan { fit: None, ..p.clone() };
+    (a.is_empty() && b.is_empty()) || strip(a) == strip(b)
 }
 
 /// Plans for object properties by name, in name order: a vector kept sorted, searched by
@@ -365,6 +631,89 @@ mod tests {
         assert_eq!(tie.apply(json!({"a": null, "b": null})), json!({"b": null}));
         let tie = ArgPlan { any_of: vec![absent("b"), absent("a")], ..ArgPlan::default() };
         assert_eq!(tie.apply(json!({"a": null, "b": null})), json!({"a": null}));
+    }
+
+    fn branch(schema: Value, plan: ArgPlan) -> ArgPlan {
+        ArgPlan { fit: Some(Box::new(Fit::of(&schema))), ..plan }
+    }
+
+    /// A branch's plan maps only values of its branch: `{kind: "a", x: null}` is a value of
+    /// branch `a` (its `x` required and nullable), not of branch `b` (whose optional `x` strict
+    /// mode made nullable), though `b`'s plan would change it more.
+    #[test]
+    fn the_any_of_branch_the_value_fits_maps_it() {
+        let strict = |kind: &str| json!({"type":"object","properties":{"kind":{"const":kind},"x":{"type":["string","null"]}},"required":["kind","x"],"additionalProperties":false});
+        let a = branch(strict("a"), ArgPlan::default());
+        let b = branch(strict("b"), ArgPlan { null_means_absent: vec!["x".into()], ..ArgPlan::default() });
+        let mut root = ArgPlan::default();
+        root.set_property("u", ArgPlan { any_of: vec![a, b], ..ArgPlan::default() });
+        assert_eq!(root.apply(json!({"u":{"kind":"a","x":null}})), json!({"u":{"kind":"a","x":null}}));
+        assert_eq!(root.apply(json!({"u":{"kind":"b","x":null}})), json!({"u":{"kind":"b"}}));
+        // A value that fits no branch is left as it is.
+        assert_eq!(root.apply(json!({"u":{"kind":"c","x":null}})), json!({"u":{"kind":"c","x":null}}));
+        // Gemini: the string "1" of variant `text` is no enum value of variant `num`.
+        let level = |values: Value| json!({"type":"object","properties":{"kind":{"type":"string","enum":values},"level":{"type":"string","enum":["1","2","3"]}},"required":["kind","level"]});
+        let mut num = ArgPlan::default();
+        num.set_property("level", ArgPlan { enum_values: vec![json!(1), json!(2), json!(3)], ..ArgPlan::default() });
+        let u = ArgPlan { any_of: vec![branch(level(json!(["text"])), ArgPlan::default()), branch(level(json!(["num"])), num)], ..ArgPlan::default() };
+        assert_eq!(u.apply(json!({"kind":"text","level":"1"})), json!({"kind":"text","level":"1"}));
+        assert_eq!(u.apply(json!({"kind":"num","level":"1"})), json!({"kind":"num","level":1}));
+        // Fits read what the model sent, before the node's own plans map it.
+        let mut own = ArgPlan { null_means_absent: vec!["kind".into()], ..u.clone() };
+        own.set_property("other", ArgPlan { enum_values: vec![json!(5)], ..ArgPlan::default() });
+        assert_eq!(own.apply(json!({"kind":"num","level":"2","other":"5"})), json!({"kind":"num","level":2,"other":5}));
+    }
+
+    #[test]
+    fn fits_read_types_values_and_properties() {
+        let fit = Fit::of(&json!({"type":["integer","null"]}));
+        assert!(fit.admits(&json!(3)) && fit.admits(&json!(3.0)) && fit.admits(&json!(null)));
+        assert!(!fit.admits(&json!(3.5)) && !fit.admits(&json!("3")));
+        let fit = Fit::of(&json!({"type":"number","enum":[1,2]}));
+        assert!(fit.admits(&json!(1.0)) && !fit.admits(&json!(3)));
+        // Gemini's `nullable`, and an enum of it.
+        let fit = Fit::of(&json!({"type":"string","enum":["a"],"nullable":true}));
+        assert!(fit.admits(&json!(null)) && fit.admits(&json!("a")) && !fit.admits(&json!("b")));
+        // A closed object takes its properties only; an open one any other.
+        let closed = Fit::of(&json!({"type":"object","properties":{"a":{},"b":{"type":"string"}},"required":["a"],"additionalProperties":false}));
+        assert!(closed.admits(&json!({"a":1,"b":"x"})));
+        assert!(!closed.admits(&json!({"a":1,"c":2})) && !closed.admits(&json!({"b":"x"})) && !closed.admits(&json!({"a":1,"b":2})));
+        let open = Fit::of(&json!({"type":"object","properties":{"a":{},"b":{"type":"string"}},"required":["a"]}));
+        assert!(open.admits(&json!({"a":1,"c":2})));
+        assert_eq!(open.properties.len(), 1, "the open object's `a` says nothing");
+        // Items, an anyOf's types; a reference takes anything.
+        let fit = Fit::of(&json!({"type":"array","items":{"anyOf":[{"type":"string"},{"type":"null"}]}}));
+        assert!(fit.admits(&json!(["a",null])) && !fit.admits(&json!([1])));
+        assert!(Fit::of(&json!({"$ref":"#/$defs/x"})).admits(&json!(1)));
+        // The JSON form round-trips.
+        let v = closed.to_value();
+        assert_eq!(v, json!({"types":["object"],"required":["a"],"closed":true,"properties":{"a":{},"b":{"types":["string"]}}}));
+        assert_eq!(Fit::read(&v).unwrap(), closed);
+        let e = ArgPlan::from_value(&json!({"anyOf":[{"fit":{"types":["text"]}}]})).unwrap_err();
+        assert_eq!(e.message, r#"invalid argument plan: anyOf[0].fit.types[0] must be a JSON type name, got "text""#);
+    }
+
+    /// Branches some value fits both of, that map it back differently, are told apart from
+    /// those that a type, a value or a required property separates.
+    #[test]
+    fn ambiguous_branches_are_found() {
+        let obj = |props: Value, required: Value| json!({"type":"object","properties":props,"required":required,"additionalProperties":false});
+        let absent = |name: &str| ArgPlan { null_means_absent: vec![name.into()], ..ArgPlan::default() };
+        // `x` required and nullable in one, optional (made nullable) in the other.
+        let x = json!({"x":{"type":["string","null"]}});
+        let plans = [branch(obj(x.clone(), json!(["x"])), ArgPlan::default()), branch(obj(x.clone(), json!(["x"])), absent("x"))];
+        assert_eq!(ambiguous_branches(&plans), [(0, 1)]);
+        // A const apart, another key, or another type: none.
+        let kind = |k: &str| json!({"kind":{"const":k},"x":{"type":["string","null"]}});
+        let plans = [branch(obj(kind("a"), json!(["kind","x"])), ArgPlan::default()), branch(obj(kind("b"), json!(["kind","x"])), absent("x"))];
+        assert!(ambiguous_branches(&plans).is_empty());
+        let plans = [branch(obj(x.clone(), json!(["x"])), ArgPlan::default()), branch(obj(json!({"x":{"type":["string","null"]},"y":{"type":"integer"}}), json!(["x","y"])), absent("x"))];
+        assert!(ambiguous_branches(&plans).is_empty());
+        let plans = [branch(json!({"type":"string"}), ArgPlan::default()), branch(json!({"type":"object"}), absent("x"))];
+        assert!(ambiguous_branches(&plans).is_empty());
+        // Plans that map alike.
+        let plans = [branch(obj(x.clone(), json!(["x"])), absent("x")), branch(obj(x, json!(["x"])), absent("x"))];
+        assert!(ambiguous_branches(&plans).is_empty());
     }
 
     #[test]

@@ -32,7 +32,7 @@ use bumpalo::collections::Vec as List;
 use bumpalo::Bump;
 
 use super::{plain, write_key, write_object, Levels, Map, Node, Text};
-use crate::args::ArgPlan;
+use crate::args::{ArgPlan, Fit};
 use crate::providers::openai::{Budget, STRICT_FORMATS};
 use crate::providers::{anthropic, Provider};
 use crate::schema::lower::keyword_hint;
@@ -368,7 +368,16 @@ fn strict_object<'n, 'a>(
                 }
             }
             if plans.iter().any(Option::is_some) {
-                plan.get_or_insert_with(ArgPlan::default).any_of = plans.into_iter().map(Option::unwrap_or_default).collect();
+                // Each with the fit of its branch, read from the branch as written (a union
+                // with plans is rare: written and read again, the fit is the general path's).
+                let mut text = Vec::new();
+                let fits = done.iter().map(|b| {
+                    text.clear();
+                    b.write(&mut text);
+                    serde_json::from_slice::<serde_json::Value>(&text).map(|v| Box::new(Fit::of(&v))).ok()
+                });
+                let plans = plans.into_iter().zip(fits).map(|(p, fit)| ArgPlan { fit, ..p.unwrap_or_default() }).collect();
+                plan.get_or_insert_with(ArgPlan::default).any_of = plans;
             }
             *slot = Val::AnyOf(done, false);
             any_of_without_type(&mut o);

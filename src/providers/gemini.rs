@@ -51,7 +51,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::args::{enum_string, ArgPlan};
+use crate::args::{enum_string, ArgPlan, Fit};
 use crate::error::Result;
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, GeminiMode, SchemaOptions};
@@ -884,25 +884,12 @@ fn lower_any_of(
         cx.problem("gemini/no-valid-branch", "no branch of the anyOf can ever be valid; the property is removed");
         return Ok(Lowered::Never);
     }
-    // A branch's enum values written as strings (1 → "1") are mapped back from the string,
-    // whichever branch the model meant: a branch that takes that string as a string cannot have it.
-    for (i, p) in plans.iter().enumerate() {
-        for v in p.enum_values.iter().filter(|v| !v.is_string()) {
-            let s = enum_string(v);
-            let taken = out_branches.iter().zip(&plans).enumerate().any(|(j, (b, q))| {
-                j != i
-                    && q.enum_values.is_empty()
-                    && b.get("type").is_some_and(|t| *t == "string")
-                    && b.get("enum").and_then(Value::as_array).is_none_or(|e| e.iter().any(|x| x.as_str() == Some(s.as_str())))
-            });
-            if taken {
-                let v = crate::text::to_string(v);
-                cx.problem(
-                    "gemini/enum-collision",
-                    format!("enum value {v} is written as the string \"{s}\", which another branch of the anyOf takes as a string: \"{s}\" from the model is sent as {v}"),
-                );
-            }
+    if plans.iter().any(|p| !p.is_empty()) {
+        // Each plan maps back only values of its branch (`ArgPlan::apply`).
+        for (p, b) in plans.iter_mut().zip(&out_branches) {
+            p.fit = Some(Box::new(Fit::of(b)));
         }
+        enum_collisions(&plans, cx);
     }
     let mut plan = ArgPlan::default();
     if plans.iter().any(|p| !p.is_empty()) {
@@ -963,6 +950,77 @@ fn lower_any_of(
         shared.put("nullable", Value::Bool(true));
     }
     Ok(Lowered::Schema(Value::Object(shared), plan))
+}
+
+/// A branch's enum values written as strings (1 → "1"), at its own level or in its properties
+/// and items, that another branch takes as strings at the same place, where nothing else in the
+/// arguments tells the two branches apart ([`Fit::overlaps`]): the model's string is mapped
+/// back by the branch that changes the arguments most (`ArgPlan::apply`), whichever it meant.
+fn enum_collisions(plans: &[ArgPlan], cx: &mut Cx) {
+    /// The enum values of `plan` that are no strings, with where they are (`fit`: that place's
+    /// fit in the branch, to read the other branch at the same place).
+    fn stringified<'p>(plan: &'p ArgPlan, at: &mut Vec<&'p str>, out: &mut Vec<(String, &'p Value)>, depth: usize) {
+        if depth > 8 {
+            return;
+        }
+        for v in plan.enum_values.iter().filter(|v| !v.is_string()) {
+            out.push((at.join("/"), v));
+        }
+        for (name, p) in &plan.properties {
+            at.push(name);
+            stringified(p, at, out, depth + 1);
+            at.pop();
+        }
+        if let Some(items) = &plan.items {
+            at.push("items");
+            stringified(items, at, out, depth + 1);
+            at.pop();
+        }
+    }
+    /// What `plan` and `fit` say at `at` (names of properties, `items` for items): whether the
+    /// place may hold the string `s` and `plan` leaves it a string there.
+    fn takes_string(plan: Option<&ArgPlan>, fit: Option<&Fit>, at: &[&str], s: &str) -> bool {
+        match at.split_first() {
+            None => {
+                fit.is_none_or(|f| f.admits(&Value::String(s.owned())))
+                    && plan.is_none_or(|p| !p.enum_values.iter().any(|v| !v.is_string() && enum_string(v) == s))
+            }
+            Some((&"items", rest)) if fit.is_none_or(|f| f.types == 0 || f.types & (1 << 5) != 0) => {
+                takes_string(plan.and_then(|p| p.items.as_deref()), fit.and_then(|f| f.items.as_deref()), rest, s)
+            }
+            Some((name, rest)) => {
+                let sub = fit.and_then(|f| f.properties.iter().find(|(n, _)| n == name).map(|(_, f)| f));
+                // A closed object without the property cannot have it.
+                if fit.is_some_and(|f| f.closed) && sub.is_none() {
+                    return false;
+                }
+                takes_string(plan.and_then(|p| p.properties.get(name)), sub, rest, s)
+            }
+        }
+    }
+    for (i, p) in plans.iter().enumerate() {
+        let mut found = Vec::new();
+        stringified(p, &mut Vec::new(), &mut found, 0);
+        for (at, v) in found {
+            let s = enum_string(v);
+            let place: Vec<&str> = if at.is_empty() { Vec::new() } else { at.split('/').collect() };
+            let taken = plans.iter().enumerate().any(|(j, q)| {
+                j != i
+                    && p.fit.as_deref().zip(q.fit.as_deref()).is_none_or(|(a, b)| a.overlaps(b))
+                    && takes_string(Some(q), q.fit.as_deref(), &place, &s)
+            });
+            if !taken {
+                continue;
+            }
+            let v = crate::text::to_string(v);
+            let message = if at.is_empty() {
+                format!("enum value {v} is written as the string \"{s}\", which another branch of the anyOf takes as a string: \"{s}\" from the model is sent as {v}")
+            } else {
+                format!("enum value {v} of branch {i} at `{at}` is written as the string \"{s}\", which another branch of the anyOf takes as a string at the same place, and nothing else in the arguments tells the two apart: \"{s}\" there may be sent as {v} (the branch that maps more of the arguments back decides)")
+            };
+            cx.problem("gemini/enum-collision", message);
+        }
+    }
 }
 
 fn is_null_schema(v: &Value) -> bool {
@@ -1083,6 +1141,30 @@ mod tests {
         // A string branch whose enum holds other strings takes none of them.
         let (_, cx) = run_mode(json!({"type":"object","properties":{"v":{"anyOf":[{"type":"integer","enum":[1]},{"type":"string","enum":["a"]}]}}}), false, GeminiMode::Parameters);
         assert!(!cx.problems.iter().any(|d| d.rule == "gemini/enum-collision"), "{:?}", cx.problems);
+    }
+
+    /// Variants of a union whose field shares a name, one an enum of numbers (stringified): a
+    /// value of the other variant keeps its string, and where nothing tells the variants apart
+    /// the collision is reported at that field, as one at the branch's own level is.
+    #[test]
+    fn nested_enum_strings_map_back_by_the_variant() {
+        let variant = |kind: &str, level: Value| json!({"type":"object","properties":{"kind":{"const":kind},"level":level},"required":["kind","level"]});
+        let u = json!({"anyOf":[variant("text", json!({"type":"string","enum":["1","2","high"]})), variant("num", json!({"type":"integer","enum":[1,2,3]}))]});
+        let (_, plan, cx) = run(json!({"type":"object","properties":{"u":u},"required":["u"]}));
+        assert_eq!(plan.apply(json!({"u":{"kind":"text","level":"1"}})), json!({"u":{"kind":"text","level":"1"}}));
+        assert_eq!(plan.apply(json!({"u":{"kind":"num","level":"1"}})), json!({"u":{"kind":"num","level":1}}));
+        assert!(!cx.problems.iter().any(|d| d.rule == "gemini/enum-collision"), "{:?}", cx.problems);
+        // A plain string `level` in the text variant, told apart by `kind` too.
+        let u = json!({"anyOf":[variant("text", json!({"type":"string"})), variant("num", json!({"type":"integer","enum":[1,2,3]}))]});
+        let (_, plan, cx) = run(json!({"type":"object","properties":{"u":u},"required":["u"]}));
+        assert_eq!(plan.apply(json!({"u":{"kind":"text","level":"1"}})), json!({"u":{"kind":"text","level":"1"}}));
+        assert!(!cx.problems.iter().any(|d| d.rule == "gemini/enum-collision"), "{:?}", cx.problems);
+        // Without `kind`: reported where it happens.
+        let u = json!({"anyOf":[{"type":"object","properties":{"level":{"type":"string"}}}, {"type":"object","properties":{"level":{"type":"integer","enum":[1,2]}}}]});
+        let (_, _, cx) = run(json!({"type":"object","properties":{"u":u},"required":["u"]}));
+        let found: Vec<&str> = cx.problems.iter().filter(|d| d.rule == "gemini/enum-collision").map(|d| d.message.as_str()).collect();
+        assert_eq!(found.len(), 2, "{:?}", cx.problems);
+        assert!(found[0].starts_with("enum value 1 of branch 1 at `level` is written as the string \"1\""), "{found:?}");
     }
 
     /// A map below the root becomes an object Gemini's model can give no key: a problem, as at

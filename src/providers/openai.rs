@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::args::ArgPlan;
+use crate::args::{ambiguous_branches, ArgPlan, Fit};
 use crate::error::{display_path, Result};
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
@@ -543,6 +543,16 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             }
         }
         if plans.iter().any(|p| !p.is_empty()) {
+            // Each plan maps back only values of its branch (`ArgPlan::apply`).
+            for (p, b) in plans.iter_mut().zip(branches.iter()) {
+                p.fit = Some(Box::new(Fit::of(b)));
+            }
+            for (i, j) in ambiguous_branches(&plans) {
+                cx.problem(
+                    "openai/strict-anyof-ambiguous",
+                    format!("branches {i} and {j} of the anyOf can fit the same arguments (no type, const or required property tells them apart) and map them back differently (a null one removes as absent, the other keeps): such arguments are mapped back by the branch that changes them most"),
+                );
+            }
             plan.any_of = plans;
         }
         if any_of_without_type(obj) {
@@ -778,6 +788,32 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { strict, ..SchemaOptions::default() };
         (compile(root, &opts, &mut cx).unwrap(), cx)
+    }
+
+    /// A discriminated union whose variants share a field: `prepareArguments` maps a value by
+    /// the variant it is of (its `kind`), and a union nothing tells apart is reported.
+    #[test]
+    fn strict_any_of_plans_map_a_value_by_its_branch() {
+        let u = json!({"anyOf":[
+            {"type":"object","properties":{"kind":{"const":"a"},"x":{"type":["string","null"]}},"required":["kind","x"],"additionalProperties":false},
+            {"type":"object","properties":{"kind":{"const":"b"},"x":{"type":"string"}},"required":["kind"],"additionalProperties":false}]});
+        let (c, cx) = run(json!({"type":"object","properties":{"u":u},"required":["u"],"additionalProperties":false}), true);
+        assert_eq!(c.strict, Some(true));
+        assert_eq!(c.plan.apply(json!({"u":{"kind":"a","x":null}})), json!({"u":{"kind":"a","x":null}}));
+        assert_eq!(c.plan.apply(json!({"u":{"kind":"b","x":null}})), json!({"u":{"kind":"b"}}));
+        assert!(!cx.problems.iter().any(|d| d.rule == "openai/strict-anyof-ambiguous"), "{:?}", cx.problems);
+        // Without `kind`, `{x: null}` is either branch's: reported.
+        let u = json!({"anyOf":[
+            {"type":"object","properties":{"x":{"type":["string","null"]}},"required":["x"]},
+            {"type":"object","properties":{"x":{"type":"string"}}}]});
+        let (c, cx) = run(json!({"type":"object","properties":{"u":u},"required":["u"]}), true);
+        assert_eq!(c.strict, Some(true));
+        let p: Vec<_> = cx.problems.iter().filter(|d| d.rule == "openai/strict-anyof-ambiguous").collect();
+        assert_eq!(p.len(), 1, "{:?}", cx.problems);
+        assert_eq!(p[0].path, "/properties/u");
+        assert!(p[0].message.starts_with("branches 0 and 1 of the anyOf"), "{}", p[0].message);
+        // The plan and its fits survive the name map's JSON.
+        assert_eq!(ArgPlan::from_value(&c.plan.to_value()).unwrap(), c.plan);
     }
 
     #[test]

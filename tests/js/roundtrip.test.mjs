@@ -139,6 +139,40 @@ test("OpenAI strict: nulls the model sends for optional fields of a union's bran
   assert.deepEqual(map.prepareArguments("t", { sel: { op: "a", params: { id: "x" }, m: null } }), { sel: { op: "a", params: { id: "x" } } });
 });
 
+test("a union's branch maps back only values of that branch: a discriminator tells them apart, through every path", () => {
+  // OpenAI strict: `x` required and nullable in variant a, optional (made nullable) in variant b.
+  const strictTools = [{ name: "t", inputSchema: { type: "object", additionalProperties: false, required: ["u"], properties: { u: { anyOf: [
+    { type: "object", properties: { kind: { const: "a" }, x: { type: ["string", "null"] } }, required: ["kind", "x"], additionalProperties: false },
+    { type: "object", properties: { kind: { const: "b" }, x: { type: "string" } }, required: ["kind"], additionalProperties: false },
+  ] } } } }];
+  const detailed = tw.convertMcpToolsDetailed(strictTools, "openai", { strict: true });
+  assert.equal(detailed.tools[0].function.strict, true);
+  assert.deepEqual(detailed.report.tools[0].problems, []);
+  const completion = (args) => ({ choices: [{ message: { role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "t", arguments: JSON.stringify(args) } }] } }] });
+  for (const map of [tw.NameMap.fromJSON(JSON.parse(JSON.stringify(detailed.nameMap))), tw.NameMap.fromTools(strictTools, "openai", { strict: true })]) {
+    assert.deepEqual(map.prepareArguments("t", { u: { kind: "a", x: null } }), { u: { kind: "a", x: null } });
+    assert.deepEqual(map.prepareArguments("t", { u: { kind: "b", x: null } }), { u: { kind: "b" } });
+    assert.deepEqual(tw.parseToolCalls(completion({ u: { kind: "a", x: null } }), "openai", map)[0].arguments, { u: { kind: "a", x: null } });
+  }
+  // Gemini: variant "text" keeps its string "1"; variant "num" gets its number back.
+  const variant = (kind, level) => ({ type: "object", properties: { kind: { const: kind }, level }, required: ["kind", "level"] });
+  const geminiTools = [{ name: "g", inputSchema: { type: "object", required: ["u"], properties: { u: { anyOf: [
+    variant("text", { type: "string", enum: ["1", "2", "high"] }), variant("num", { type: "integer", enum: [1, 2, 3] }),
+  ] } } } }];
+  const g = tw.convertMcpToolsDetailed(geminiTools, "gemini");
+  assert.deepEqual(g.report.tools[0].problems, []);
+  const gmap = tw.NameMap.fromJSON(g.nameMap);
+  assert.deepEqual(gmap.prepareArguments("g", { u: { kind: "text", level: "1" } }), { u: { kind: "text", level: "1" } });
+  assert.deepEqual(gmap.prepareArguments("g", { u: { kind: "num", level: "1" } }), { u: { kind: "num", level: 1 } });
+  // Nothing tells the branches apart: reported, where it happens.
+  const plain = [{ name: "p", inputSchema: { type: "object", properties: { u: { anyOf: [
+    { type: "object", properties: { level: { type: "string" } } }, { type: "object", properties: { level: { type: "integer", enum: [1] } } },
+  ] } } } }];
+  const collision = tw.convertMcpToolsDetailed(plain, "gemini").report.tools[0].problems;
+  assert.deepEqual(collision.map((p) => [p.rule, p.path]), [["gemini/enum-collision", "/properties/u"]]);
+  assert.match(collision[0].message, /at `level`/);
+});
+
 test("strict mode and a required property that `properties` does not declare: declared as any value, so the tool stays callable", () => {
   const tools = [{ name: "t", inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q", "token"] } }];
   const openai = tw.convertMcpToolsDetailed(tools, "openai", { strict: true });
