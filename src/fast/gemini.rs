@@ -722,6 +722,11 @@ fn lower_union<'n>(
     levels: &mut Levels<'n>,
     arena: &'n Bump,
 ) -> Option<Lowered<'n>> {
+    // A keyword that constrains values of some types goes into the branches of those types
+    // there (`gemini::distribute_keywords`).
+    if shared.0.iter().any(|(k, _)| gemini::keyword_applies(k, "string").is_some()) {
+        return None;
+    }
     let mut lowered = List::with_capacity_in(branches.len(), arena);
     for branch in branches.iter() {
         let Node::Obj(entries) = branch else { return None };
@@ -1237,10 +1242,11 @@ mod tests {
             "description": "Resource", "minLength": 1, "type": "string",
             "anyOf": [{"format": "uuid", "description": "by id"}, {"pattern": "^[a-z]+$"}, {"type": "null"}]
         }}}));
-        // The branches inherit the node's type; the node keeps no `type` and notes what it lost.
+        // The branches inherit the node's type, and the node's `minLength`, which applies to
+        // them; the node keeps no `type`.
         assert_eq!(
             serde_json::to_string(&p["properties"]["id"]).unwrap(),
-            r#"{"description":"Resource (at least 1 characters)","anyOf":[{"type":"STRING","description":"by id (format: uuid)"},{"type":"STRING","pattern":"^[a-z]+$"}],"nullable":true}"#
+            r#"{"description":"Resource","anyOf":[{"type":"STRING","description":"by id (format: uuid)","minLength":"1"},{"type":"STRING","pattern":"^[a-z]+$","minLength":"1"}],"nullable":true}"#
         );
     }
 

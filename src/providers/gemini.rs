@@ -11,7 +11,9 @@
 //!    `enum`.
 //! 4. One `type`: `null` in a type array or an `anyOf` branch becomes `nullable: true`; several
 //!    remaining types become `anyOf` branches; a single remaining branch is merged into its
-//!    node; a node never has both `type` and `anyOf`. A node that allows `null` only has no
+//!    node; a node never has both `type` and `anyOf` (the keywords beside an `anyOf` that
+//!    constrain some types, `minimum`, `maxLength`..., go into the branches of those types, as
+//!    a type array's do). A node that allows `null` only has no
 //!    form (no NULL type): a nullable string described as null, reported (`gemini/null-only`).
 //! 5. A missing `type` is inferred (`properties` → object, `items` → array, `enum`/`pattern` →
 //!    string, `minimum` → number); a node with nothing to infer from accepts any value
@@ -840,6 +842,9 @@ fn lower_any_of(
     cx: &mut Cx,
     vertex: bool,
 ) -> Result<Lowered> {
+    let mut hints = Hints(Vec::new());
+    let mut branches = branches;
+    distribute_keywords(&mut shared, &mut branches, &node_types, &mut hints, cx);
     let mut out_branches = Vec::with_capacity(branches.len());
     let mut plans = Vec::new();
     for (i, b) in branches.into_iter().enumerate() {
@@ -895,9 +900,8 @@ fn lower_any_of(
     if plans.iter().any(|p| !p.is_empty()) {
         plan.any_of = plans;
     }
-    // Keywords that only make sense inside a typed branch are described, not kept.
+    // Other keywords beside the anyOf are described, not kept.
     let keys: Vec<String> = shared.keys().cloned().collect();
-    let mut hints = Hints(Vec::new());
     for k in keys {
         if !matches!(k.as_str(), "title" | "description" | "default" | "example") {
             if let Some(v) = shared.remove(&k) {
@@ -1034,20 +1038,104 @@ fn annotations_only(o: &JsonObject) -> JsonObject {
         .collect()
 }
 
+/// Whether keyword `k` constrains values of type `t` (`None`: it is no keyword that only some
+/// types heed, or not one the lowering keeps in a typed node).
+pub(crate) fn keyword_applies(k: &str, t: &str) -> Option<bool> {
+    Some(match k {
+        "properties" | "required" | "additionalProperties" | "patternProperties" | "minProperties" | "maxProperties"
+        | "propertyNames" => t == "object",
+        "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" | "contains" => t == "array",
+        "minLength" | "maxLength" | "pattern" | "format" => t == "string",
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => t == "number" || t == "integer",
+        "enum" => true,
+        _ => return None,
+    })
+}
+
+/// The keywords beside an `anyOf` that constrain values of some types (`minimum`, `maxLength`,
+/// `enum`...): Gemini's node has either a type or an `anyOf`, so they go into the branches of
+/// those types, where both the keyword and the branch hold (as a type list's go into the
+/// branch of each type, [`branch_for_type`]). A branch of no type the lowering can tell
+/// (`node_types` given to one without any) cannot take them: for its sake such a keyword is
+/// also described on the node, and the report says so.
+fn distribute_keywords(shared: &mut JsonObject, branches: &mut [Value], node_types: &[&'static str], hints: &mut Hints, cx: &mut Cx) {
+    let keys: Vec<String> = shared.keys().filter(|k| keyword_applies(k, "string").is_some()).cloned().collect();
+    if keys.is_empty() {
+        return;
+    }
+    // Each branch's types as the lowering will read them (none: it cannot tell).
+    let types: Vec<Vec<String>> = branches
+        .iter()
+        .map(|b| {
+            let Value::Object(bo) = b else { return Vec::new() };
+            let own: Vec<String> = types_of(bo).into_iter().filter(|t| *t != "null").map(str::to_owned).collect();
+            if !own.is_empty() {
+                own
+            } else if let Some(t) = node_types.first() {
+                vec![(*t).to_owned()]
+            } else if ["anyOf", "oneOf", "allOf", "$ref"].iter().any(|k| bo.has(k)) {
+                Vec::new()
+            } else {
+                infer_type(bo).map(|t| vec![t.to_owned()]).unwrap_or_default()
+            }
+        })
+        .collect();
+    for k in keys {
+        let Some(v) = shared.remove(&k) else { continue };
+        let mut into = Vec::new();
+        let mut untyped = false;
+        for (i, (b, ts)) in branches.iter_mut().zip(&types).enumerate() {
+            let Value::Object(bo) = b else { continue };
+            if ts.is_empty() {
+                untyped = true;
+            } else if ts.iter().any(|t| keyword_applies(&k, t) == Some(true)) {
+                both_hold(bo, &k, &v);
+                into.push(i.to_string());
+            }
+        }
+        let moved = (!into.is_empty()).then(|| format!("moved into the branches it applies to ({})", into.join(", ")));
+        let message = match (moved, untyped) {
+            (Some(m), false) => format!("`{k}` beside anyOf {m}: a Gemini node has either type or anyOf"),
+            (moved, true) => {
+                let hint = keyword_hint(&k, &v);
+                let described = hint.as_ref().map_or_else(|| "removed".to_owned(), |h| format!("removed and described ({h})"));
+                if let Some(h) = hint {
+                    hints.0.push(h);
+                }
+                let moved = moved.map_or_else(String::new, |m| format!("{m}; "));
+                format!("`{k}` beside anyOf: {moved}for the branches of no type Gemini can tell, {described} (a Gemini node has either type or anyOf)")
+            }
+            (None, false) => format!("`{k}` beside anyOf applies to none of its branches' types (it constrains none of their values); removed"),
+        };
+        cx.change("gemini/anyof-keyword", message);
+    }
+}
+
+/// Adds keyword `k: v` to branch `b`, where both must hold: bounds the tighter of the two, any
+/// other value that differs with the branch's own under `allOf` (which the lowering merges).
+fn both_hold(b: &mut JsonObject, k: &str, v: &Value) {
+    let Some(mine) = b.get(k) else {
+        b.insert(k.to_owned(), v.clone());
+        return;
+    };
+    if mine == v {
+        return;
+    }
+    let lower = matches!(k, "minimum" | "exclusiveMinimum" | "minLength" | "minItems" | "minProperties");
+    let upper = matches!(k, "maximum" | "exclusiveMaximum" | "maxLength" | "maxItems" | "maxProperties");
+    if let (true, Some(x), Some(y)) = (lower || upper, mine.as_f64(), v.as_f64()) {
+        if (lower && y > x) || (upper && y < x) {
+            b.insert(k.to_owned(), v.clone());
+        }
+        return;
+    }
+    let branch = std::mem::take(b);
+    b.insert("allOf".to_owned(), Value::Array(vec![Value::Object(branch), object([(k, v.clone())])]));
+}
+
 /// A copy of `o` restricted to type `t`: the keywords that apply to `t` plus annotations.
 fn branch_for_type(o: &JsonObject, t: &str) -> Value {
-    let applies = |k: &str| -> bool {
-        match k {
-            "properties" | "required" | "additionalProperties" | "patternProperties" | "minProperties" | "maxProperties"
-            | "propertyNames" => t == "object",
-            "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" | "contains" => t == "array",
-            "minLength" | "maxLength" | "pattern" | "format" => t == "string",
-            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => t == "number" || t == "integer",
-            "enum" => true,
-            _ => false,
-        }
-    };
-    let mut b: JsonObject = o.iter().filter(|(k, _)| applies(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut b: JsonObject = o.iter().filter(|(k, _)| keyword_applies(k, t) == Some(true)).map(|(k, v)| (k.clone(), v.clone())).collect();
     b.put("type", Value::String(t.into()));
     Value::Object(b)
 }
@@ -1141,6 +1229,34 @@ mod tests {
         // A string branch whose enum holds other strings takes none of them.
         let (_, cx) = run_mode(json!({"type":"object","properties":{"v":{"anyOf":[{"type":"integer","enum":[1]},{"type":"string","enum":["a"]}]}}}), false, GeminiMode::Parameters);
         assert!(!cx.problems.iter().any(|d| d.rule == "gemini/enum-collision"), "{:?}", cx.problems);
+    }
+
+    /// A keyword beside an anyOf that constrains some of its branches' types goes into those
+    /// branches, as a type list's keywords go into the branch of each type: the report says
+    /// where, and no longer that Gemini lacks the keyword.
+    #[test]
+    fn keywords_beside_any_of_go_into_the_branches_they_apply_to() {
+        let (s, _, cx) = run(json!({"type":"object","properties":{
+            "viaAnyOf":{"anyOf":[{"type":"string"},{"type":"number"}],"minimum":3},
+            "viaTypeArray":{"type":["string","number"],"minimum":3},
+            "len":{"anyOf":[{"type":"integer"},{"type":"string","maxLength":9}],"maxLength":5},
+            "tighter":{"anyOf":[{"type":"number","minimum":5},{"type":"string"}],"minimum":3},
+            "none":{"anyOf":[{"type":"string"},{"type":"boolean"}],"minimum":3}}}));
+        let p = &s["properties"];
+        assert_eq!(p["viaAnyOf"], json!({"anyOf":[{"type":"string"},{"type":"number","minimum":3}]}));
+        assert_eq!(p["viaAnyOf"], p["viaTypeArray"]);
+        assert_eq!(p["len"], json!({"anyOf":[{"type":"integer"},{"type":"string","maxLength":5}]}));
+        assert_eq!(p["tighter"]["anyOf"][0], json!({"type":"number","minimum":5}));
+        assert_eq!(p["none"], json!({"anyOf":[{"type":"string"},{"type":"boolean"}]}));
+        assert!(!cx.changes.iter().any(|d| d.rule == "gemini/strip-keyword"), "{:?}", cx.changes);
+        let said = |path: &str| cx.changes.iter().find(|d| d.path == path && d.rule == "gemini/anyof-keyword").map(|d| d.message.clone()).unwrap_or_default();
+        assert_eq!(said("/properties/viaAnyOf"), "`minimum` beside anyOf moved into the branches it applies to (1): a Gemini node has either type or anyOf");
+        assert!(said("/properties/none").contains("applies to none of its branches' types"));
+        // A branch of no type the lowering can tell keeps the keyword described on the node.
+        let (s, _, cx) = run(json!({"type":"object","properties":{"u":{"anyOf":[{"type":"string"},{"allOf":[{"type":"string"}]}],"maxLength":4}}}));
+        assert_eq!(s["properties"]["u"]["anyOf"][0], json!({"type":"string","maxLength":4}));
+        assert!(s["properties"]["u"]["description"].as_str().is_some_and(|d| d.contains('4')), "{s}");
+        assert!(cx.changes.iter().any(|d| d.rule == "gemini/anyof-keyword" && d.message.contains("moved into the branches it applies to (0); for the branches of no type")), "{:?}", cx.changes);
     }
 
     /// Variants of a union whose field shares a name, one an enum of numbers (stringified): a
