@@ -374,7 +374,7 @@ fn strict_object<'n, 'a>(
                 let fits = done.iter().map(|b| {
                     text.clear();
                     b.write(&mut text);
-                    serde_json::from_slice::<serde_json::Value>(&text).map(|v| Box::new(Fit::of(&v))).ok()
+                    std::str::from_utf8(&text).ok().and_then(super::read_value).map(|v| Box::new(Fit::of(&v)))
                 });
                 let plans = plans.into_iter().zip(fits).map(|(p, fit)| ArgPlan { fit, ..p.unwrap_or_default() }).collect();
                 plan.get_or_insert_with(ArgPlan::default).any_of = plans;
