@@ -684,12 +684,8 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
     let mut kept: Vec<Value> = Vec::with_capacity(items.len());
     let mut removed = Vec::new();
     let mut declared: Vec<String> = Vec::new();
-    let undeclared = match obj.find("additionalProperties") {
-        _ if obj.has("patternProperties") || obj.has("unevaluatedProperties") || obj.has("propertyNames") => None,
-        None | Some(Value::Bool(true)) => Some(Value::Object(Map::new())),
-        Some(s @ Value::Object(_)) => Some(s.clone()),
-        Some(_) => None,
-    };
+    let takes_undeclared = !(obj.has("patternProperties") || obj.has("unevaluatedProperties") || obj.has("propertyNames"))
+        && matches!(obj.find("additionalProperties"), None | Some(Value::Bool(true) | Value::Object(_)));
     for item in items {
         match item.as_str() {
             Some(name) if props.is_some_and(|p| p.has(name)) || declared.iter().any(|d| d == name) => {
@@ -697,7 +693,7 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
                     kept.push(item.clone());
                 }
             }
-            Some(name) if undeclared.is_some() => {
+            Some(name) if takes_undeclared => {
                 declared.push(name.owned());
                 kept.push(item.clone());
             }
@@ -705,7 +701,11 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
             None => removed.push(crate::text::to_string(item)),
         }
     }
-    if let (Some(schema), false) = (&undeclared, declared.is_empty()) {
+    if !declared.is_empty() {
+        let schema = match obj.find("additionalProperties") {
+            Some(s @ Value::Object(_)) => s.clone(),
+            _ => Value::Object(Map::new()),
+        };
         let what = if schema.as_object().is_some_and(Map::is_empty) { "any value (`{}`)" } else { "the object's `additionalProperties` schema" };
         let names = declared.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
         if !obj.find("properties").is_some_and(Value::is_object) {
