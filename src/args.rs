@@ -502,10 +502,17 @@ pub(crate) fn ambiguous_branches(plans: &[ArgPlan]) -> Vec<(usize, usize)> {
     pairs
 }
 
-/// Whether two plans map every value alike (their fits aside).
+/// Whether two plans map every value alike (their own fits aside).
 fn same_mapping(a: &ArgPlan, b: &ArgPlan) -> bool {
-    let strip = |p: &ArgPlan| ArgPlan { fit: None, ..p.clone() };
-    (a.is_empty() && b.is_empty()) || strip(a) == strip(b)
+    (a.is_empty() && b.is_empty())
+        || (a.unwrap == b.unwrap
+            && a.properties == b.properties
+            && a.items == b.items
+            && a.any_of == b.any_of
+            && a.enum_values == b.enum_values
+            && a.null_means_absent == b.null_means_absent
+            && a.reference == b.reference
+            && a.defs == b.defs)
 }
 
 /// Plans for object properties by name, in name order: a vector kept sorted, searched by

@@ -684,8 +684,14 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
     let mut kept: Vec<Value> = Vec::with_capacity(items.len());
     let mut removed = Vec::new();
     let mut declared: Vec<String> = Vec::new();
-    let takes_undeclared = !(obj.has("patternProperties") || obj.has("unevaluatedProperties") || obj.has("propertyNames"))
-        && matches!(obj.find("additionalProperties"), None | Some(Value::Bool(true) | Value::Object(_)));
+    // Looked up at the first name `properties` does not declare (almost no object has one).
+    let mut takes: Option<bool> = None;
+    let mut takes_undeclared = || {
+        *takes.get_or_insert_with(|| {
+            !(obj.has("patternProperties") || obj.has("unevaluatedProperties") || obj.has("propertyNames"))
+                && matches!(obj.find("additionalProperties"), None | Some(Value::Bool(true) | Value::Object(_)))
+        })
+    };
     for item in items {
         match item.as_str() {
             Some(name) if props.is_some_and(|p| p.has(name)) || declared.iter().any(|d| d == name) => {
@@ -693,7 +699,7 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
                     kept.push(item.clone());
                 }
             }
-            Some(name) if takes_undeclared => {
+            Some(name) if takes_undeclared() => {
                 declared.push(name.owned());
                 kept.push(item.clone());
             }
