@@ -374,7 +374,7 @@ impl Fit {
         if self.types != 0 && self.types & type_bits(v) == 0 {
             return false;
         }
-        if !self.values.is_empty() && !self.values.iter().any(|x| same_value(x, v)) {
+        if !self.values.is_empty() && !self.values.iter().any(|x| crate::model::same_value(x, v)) {
             return false;
         }
         match v {
@@ -471,19 +471,6 @@ fn type_bits(v: &Value) -> u8 {
     }
 }
 
-/// JSON Schema's equality: numbers by value (`1` is `1.0`), containers member by member.
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-            (Some(x), Some(y), ..) => x == y,
-            (_, _, Some(x), Some(y)) => x == y,
-            _ => x.as_f64() == y.as_f64(),
-        },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w))),
-        _ => a == b,
-    }
-}
 
 /// The pairs of `anyOf` branches (`plans`: their plans, with fits) that some value may fit
 /// both of and that map it back differently: there the branch that changes the value most

@@ -257,7 +257,7 @@ fn settle_const(o: &mut JsonObject) -> bool {
 /// Whether two definitions of a property both limit it to an `enum` and the two share no value.
 fn disjoint_enums(a: &Value, b: &Value) -> bool {
     match (a.find("enum"), b.find("enum")) {
-        (Some(Value::Array(x)), Some(Value::Array(y))) => !x.iter().any(|v| y.contains(v)),
+        (Some(Value::Array(x)), Some(Value::Array(y))) => !x.iter().any(|v| y.iter().any(|w| crate::model::same_value(v, w))),
         _ => false,
     }
 }
@@ -279,7 +279,7 @@ fn values_allowed(schema: &Value, depth: usize) -> Option<Vec<Value>> {
     let mut sets = sets.into_iter();
     let first = sets.next()?;
     Some(sets.fold(first, |mut all, set| {
-        all.retain(|v| set.contains(v));
+        all.retain(|v| set.iter().any(|w| crate::model::same_value(v, w)));
         all
     }))
 }
@@ -474,7 +474,7 @@ fn disjoint_values_here(schema: &Value, o: &JsonObject, root: bool, cx: &mut Cx)
     } else {
         match l.values {
             (Some(Value::Array(e)), _) if e.is_empty() => Err("its `enum` is empty"),
-            (Some(Value::Array(e)), Some(c)) if !e.contains(c) => Err("its `const` is not among its `enum` values"),
+            (Some(Value::Array(e)), Some(c)) if !e.iter().any(|v| crate::model::same_value(v, c)) => Err("its `const` is not among its `enum` values"),
             (Some(Value::Array(e)), _) => Ok(Some(fits(e))),
             // An `enum` that is no list limits nothing (the general path removes it).
             (Some(_), _) => Ok(Some(true)),
@@ -526,7 +526,7 @@ fn disjoint_values_here(schema: &Value, o: &JsonObject, root: bool, cx: &mut Cx)
             common = Some(match common {
                 None => values,
                 Some(mut c) => {
-                    c.retain(|v| values.contains(v));
+                    c.retain(|v| values.iter().any(|w| crate::model::same_value(v, w)));
                     c
                 }
             });

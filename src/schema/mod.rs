@@ -357,7 +357,9 @@ fn rebase_root_refs(o: &mut JsonObject, kept: &[&str], depth: usize) {
     }
     if let Some(Value::String(r)) = o.find_mut("$ref") {
         if let Some(rest) = r.strip_prefix('#') {
-            let into_defs = kept.iter().any(|d| rest.strip_prefix('/').and_then(|p| p.strip_prefix(d)).is_some_and(|t| t.is_empty() || t.starts_with('/')));
+            // The pointer as it reads (`#/%24defs/X` is `#/$defs/X`).
+            let decoded = crate::schema::refs::percent_decode(rest, false);
+            let into_defs = kept.iter().any(|d| decoded.strip_prefix('/').and_then(|p| p.strip_prefix(d)).is_some_and(|t| t.is_empty() || t.starts_with('/')));
             if !into_defs && (rest.is_empty() || rest.starts_with('/')) {
                 *r = format!("#/properties/{WRAPPED_PROPERTY}{rest}");
             }
@@ -870,8 +872,9 @@ mod tests {
         let (out, _, _) = run(json!({
             "type": "array",
             "items": {"anyOf": [{"$ref": "#"}, {"$ref": "#/$defs/X"}, {"$ref": "#/items"}, {"enum": [{"$ref": "#"}]}]},
-            "$defs": {"X": {"type": "array", "items": {"$ref": "#"}}, "Y": {"$ref": "#/definitionsX"}}
+            "$defs": {"X": {"type": "array", "items": {"$ref": "#"}}, "Y": {"$ref": "#/definitionsX"}, "Z": {"$ref": "#/%24defs/X"}}
         }));
+        assert_eq!(out["$defs"]["Z"], json!({"$ref": "#/%24defs/X"}), "a percent-encoded pointer into the definitions");
         let p = format!("#/properties/{WRAPPED_PROPERTY}");
         assert_eq!(
             out["properties"][WRAPPED_PROPERTY]["items"]["anyOf"],

@@ -210,7 +210,7 @@ pub(crate) enum Combined {
 /// Whether `c`, a `const`, is among the values of `e`, an `enum` (`None` where `e` is no list):
 /// then the two say the `const` alone; else no value meets both.
 pub(crate) fn const_within(c: &Value, e: &Value) -> Option<bool> {
-    e.as_array().map(|e| e.contains(c))
+    e.as_array().map(|e| e.iter().any(|v| crate::model::same_value(v, c)))
 }
 
 /// One keyword that two schemas that both hold have, with different values (`mine` the first
@@ -234,7 +234,7 @@ pub(crate) fn combine(key: &str, mine: &Value, theirs: &Value) -> Combined {
         }
         ("allOf", Value::Array(a), Value::Array(b)) => Combined::Value(Value::Array(a.iter().chain(b).cloned().collect())),
         ("enum", Value::Array(a), Value::Array(b)) => {
-            let common: Vec<Value> = a.iter().filter(|x| b.contains(x)).cloned().collect();
+            let common: Vec<Value> = a.iter().filter(|x| b.iter().any(|y| crate::model::same_value(x, y))).cloned().collect();
             if common.is_empty() {
                 Combined::Disjoint
             } else {
@@ -579,6 +579,11 @@ mod tests {
         // Both beside the `$ref`, none in the target: as written.
         let (out, _) = run(json!({"type":"string"}), json!({"enum":["a"],"const":"a"}));
         assert_eq!(out, json!({"type":"string","enum":["a"],"const":"a"}));
+        // Numbers are equal by value (`2.0` is `2`, as a Python server writes it), in a `const` and in `enum`s.
+        let (out, cx) = run(json!({"enum":[1,2]}), json!({"const":2.0}));
+        assert_eq!(out, json!({"const":2.0}));
+        assert!(cx.problems.is_empty(), "{:?}", cx.problems);
+        assert!(matches!(combine("enum", &json!([1, 2, 3]), &json!([2.0, 3.0])), Combined::Value(v) if v == json!([2, 3])));
     }
 
     #[test]
