@@ -186,6 +186,13 @@ pub(crate) fn intersect(a: &Value, b: &Value) -> (Value, bool) {
         (Value::Object(ao), Value::Object(bo)) => (ao, bo),
         _ => return (object([("allOf", Value::Array(vec![a.clone(), b.clone()]))]), true),
     };
+    // Draft 4's boolean exclusive bounds go with their bound: as numbers first, so each combines.
+    if crate::schema::has_draft4_exclusive(ao) || crate::schema::has_draft4_exclusive(bo) {
+        let (mut ao, mut bo) = (ao.clone(), bo.clone());
+        crate::schema::draft4_exclusives(&mut ao);
+        crate::schema::draft4_exclusives(&mut bo);
+        return intersect(&Value::Object(ao), &Value::Object(bo));
+    }
     let both = || (object([("allOf", Value::Array(vec![a.clone(), b.clone()]))]), true);
     let mut merged = ao.clone();
     let mut nested = false;
@@ -938,8 +945,11 @@ pub fn merge_all_of(obj: &mut JsonObject) -> Vec<String> {
     let Some(Value::Array(branches)) = obj.take("allOf") else { return Vec::new() };
     let mut conflicts = Vec::new();
     let mut queue: std::collections::VecDeque<Value> = branches.into();
+    // Draft 4's boolean exclusive bounds as numbers, so that each bound combines whole.
+    crate::schema::draft4_exclusives(obj);
     while let Some(branch) = queue.pop_front() {
         let Value::Object(mut b) = branch else { continue };
+        crate::schema::draft4_exclusives(&mut b);
         if let Some(Value::Array(inner)) = b.find("allOf") {
             if inner.iter().all(Value::is_object) {
                 if let Some(Value::Array(inner)) = b.take("allOf") {
@@ -1262,6 +1272,19 @@ mod tests {
 
     /// Two definitions whose `items` differ: every item holds to both, unless a tuple stands
     /// beside them (its items are not the others').
+    #[test]
+    fn draft4_exclusive_bounds_combine_with_their_bound() {
+        // `< 10` and `<= 5` is `<= 5` (both kept, as numbers: the first never binds); `< 5` and `<= 5` is `< 5`.
+        let mut o = json!({"allOf": [{"maximum": 10, "exclusiveMaximum": true}, {"maximum": 5}]}).as_object().cloned().unwrap();
+        assert!(merge_all_of(&mut o).is_empty());
+        assert_eq!(Value::Object(o), json!({"exclusiveMaximum": 10, "maximum": 5}));
+        let mut o = json!({"allOf": [{"minimum": 5, "exclusiveMinimum": true}, {"minimum": 5}, {"minimum": 1, "exclusiveMinimum": false}]}).as_object().cloned().unwrap();
+        assert!(merge_all_of(&mut o).is_empty());
+        assert_eq!(Value::Object(o), json!({"exclusiveMinimum": 5, "minimum": 5}));
+        let (j, nested) = intersect(&json!({"type": "number", "maximum": 10, "exclusiveMaximum": true}), &json!({"type": "number", "maximum": 5}));
+        assert_eq!((j, nested), (json!({"type": "number", "exclusiveMaximum": 10, "maximum": 5}), false));
+    }
+
     #[test]
     fn intersected_items_say_both() {
         let a = json!({"type": "array", "items": {"type": "string", "description": "An id"}});

@@ -546,6 +546,26 @@ pub fn normalize_draft4(obj: &mut JsonObject, cx: &mut Cx) {
         }
         cx.change("schema/draft4-tuple", "tuple `items: [..]` (draft 4) written as `prefixItems`");
     }
+    for (exclusive, bound, moved) in draft4_exclusives(obj) {
+        let message = match moved {
+            true => format!("boolean `{exclusive}` (draft 4) written as the number of its `{bound}`"),
+            false => format!("boolean `{exclusive}` (draft 4) removed: it qualified no `{bound}`"),
+        };
+        cx.change("schema/draft4-exclusive", message);
+    }
+}
+
+/// Whether `obj` has a boolean (draft 4) `exclusiveMinimum` or `exclusiveMaximum`.
+pub(crate) fn has_draft4_exclusive(obj: &JsonObject) -> bool {
+    matches!(obj.find("exclusiveMinimum"), Some(Value::Bool(_))) || matches!(obj.find("exclusiveMaximum"), Some(Value::Bool(_)))
+}
+
+/// A boolean `exclusiveMinimum`/`exclusiveMaximum` as the number of its bound (a `true` one
+/// takes its `minimum`/`maximum`; a `false` one, or one without its bound, goes): what it did, as
+/// (keyword, bound, whether the bound moved). Bounds combine only once written so (an `allOf` of
+/// `maximum: 10, exclusiveMaximum: true` and `maximum: 5` is `maximum: 5`).
+pub(crate) fn draft4_exclusives(obj: &mut JsonObject) -> Vec<(&'static str, &'static str, bool)> {
+    let mut done = Vec::new();
     for (exclusive, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
         let Some(Value::Bool(on)) = obj.find(exclusive) else { continue };
         let on = *on;
@@ -557,12 +577,9 @@ pub fn normalize_draft4(obj: &mut JsonObject, cx: &mut Cx) {
             }
             None => false,
         };
-        let message = match moved {
-            true => format!("boolean `{exclusive}` (draft 4) written as the number of its `{bound}`"),
-            false => format!("boolean `{exclusive}` (draft 4) removed: it qualified no `{bound}`"),
-        };
-        cx.change("schema/draft4-exclusive", message);
+        done.push((exclusive, bound, moved));
     }
+    done
 }
 
 /// Keyword values that JSON Schema 2020-12's meta-schema refuses, which Anthropic and OpenAI
