@@ -835,7 +835,7 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
  * (`(uri, mime)` with a MIME type, `: description` after the parenthesis with a description), an embedded text resource as a
  * `[Resource: uri (mime)]` line and its text, an embedded blob of text (`text/*`, JSON, XML..., an SVG) decoded under that
  * line in the charset its type declares (UTF-8 without one; `utf-16le`, `utf-16be`, `utf-16` by its byte order mark,
- * `iso-8859-1`, `us-ascii`; another is `not sent: charset koi8-r not supported`, never garbled), any other blob as `[Resource: uri (mime), 12 KB, not sent: text only]`, `[Unsupported content: type]` and
+ * `windows-1252`, and `iso-8859-1` and `us-ascii` read as it, as browsers read them; another is `not sent: charset koi8-r not supported`, never garbled), any other blob as `[Resource: uri (mime), 12 KB, not sent: text only]`, `[Unsupported content: type]` and
  * the block's JSON on the next line for the rest (a malformed block too: `{type:"text", text:{...}}`); joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
  * already is that JSON (compared as JSON values, numbers as JavaScript reads them: `22.0` is `22`, `1e3` is `1000`).
  * A result with `isError` starts with `"Error: "`, as {@link toolResultMessage}'s OpenAI message does; an error with no
@@ -1546,7 +1546,7 @@ export type ToolCallRef =
  * text (`text/*`, JSON, XML..., an SVG, which no provider takes as an image) decoded into the text in the charset its type
  * declares, as {@link flattenContent} does; any other described, e.g. `[Resource: file:///a.zip
  * (application/zip), 12 KB, not sent: format not supported]`. A document's file name (Responses' `filename`, Bedrock's
- * `name`: ASCII letters, digits, single spaces, `-`, `()`, `[]`) is the last segment of its URI, at most 200
+ * `name`: ASCII letters, digits, single spaces, `-`, `()`, `[]`) is the last segment of its URI, its `%XX` escapes decoded, at most 200
  * characters; `document` for a `data:` URL or a URI without a path; Bedrock's then tagged with the call's
  * `toolUseId` (`inv (1a2b3c4d)`), unique across the conversation as Bedrock requires. An error whose content is only media says so in
  * its text (Gemini's `response.error`, Ollama's `content`): `"The tool reported an error with no text; its content is

@@ -951,10 +951,19 @@ enum Charset {
     /// UTF-16 by its byte order mark, little-endian without one (as the WHATWG Encoding standard
     /// reads the label `utf-16`, and as Windows writes it).
     Utf16,
-    /// ISO-8859-1: each byte the code point of its value.
-    Latin1,
-    Ascii,
+    /// windows-1252, which the WHATWG Encoding standard (and so every browser) reads for the
+    /// labels ISO-8859-1, Latin-1 and US-ASCII too: what servers writing those labels mean
+    /// (`“hi” €5`, where strict Latin-1 would give C1 control characters).
+    Windows1252,
 }
+
+/// windows-1252's characters for the bytes 0x80 to 0x9F (the five it leaves undefined are the
+/// C1 control of their value, as WHATWG's table has them); the other bytes are their code point.
+const WINDOWS_1252_HIGH: [char; 32] = [
+    '\u{20AC}', '\u{81}', '\u{201A}', '\u{192}', '\u{201E}', '\u{2026}', '\u{2020}', '\u{2021}', '\u{2C6}', '\u{2030}', '\u{160}',
+    '\u{2039}', '\u{152}', '\u{8D}', '\u{17D}', '\u{8F}', '\u{90}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}',
+    '\u{2013}', '\u{2014}', '\u{2DC}', '\u{2122}', '\u{161}', '\u{203A}', '\u{153}', '\u{9D}', '\u{17E}', '\u{178}',
+];
 
 impl Charset {
     /// The charset of a name (IANA's, or an alias of it, in any case), if it is one read here.
@@ -964,8 +973,9 @@ impl Charset {
             "utf-16le" => Self::Utf16Le,
             "utf-16be" => Self::Utf16Be,
             "utf-16" => Self::Utf16,
-            "iso-8859-1" | "iso8859-1" | "iso_8859-1" | "iso_8859-1:1987" | "latin1" | "latin-1" | "l1" | "iso-ir-100" | "cp819" | "ibm819" | "csisolatin1" => Self::Latin1,
-            "us-ascii" | "ascii" | "us" | "iso646-us" | "iso-ir-6" | "ansi_x3.4-1968" | "cp367" | "ibm367" | "csascii" => Self::Ascii,
+            "windows-1252" | "cp1252" | "x-cp1252" | "iso-8859-1" | "iso8859-1" | "iso_8859-1" | "iso_8859-1:1987" | "latin1"
+            | "latin-1" | "l1" | "iso-ir-100" | "cp819" | "ibm819" | "csisolatin1" | "us-ascii" | "ascii" | "us" | "iso646-us"
+            | "iso-ir-6" | "ansi_x3.4-1968" | "cp367" | "ibm367" | "csascii" => Self::Windows1252,
             _ => return None,
         })
     }
@@ -976,22 +986,19 @@ impl Charset {
             Self::Utf16Le => "UTF-16LE",
             Self::Utf16Be => "UTF-16BE",
             Self::Utf16 => "UTF-16",
-            Self::Latin1 => "ISO-8859-1",
-            Self::Ascii => "US-ASCII",
+            Self::Windows1252 => "windows-1252",
         }
     }
 
     /// The text of base64 bytes in this charset, as [`decode_text`] gives UTF-8's: with how many
-    /// bytes were not of it (U+FFFD in the text), `None` when over one in a hundred are not.
+    /// bytes were not of it (U+FFFD in the text), `None` when over one in a hundred are not. A
+    /// byte order mark of the charset is not text.
     fn decode(self, body: &str) -> Option<(String, usize)> {
         let bytes = match self {
-            Self::Utf8 => return decode_text(body),
-            Self::Latin1 => return Some((decode_base64(body).into_iter().map(char::from).collect(), 0)),
-            Self::Ascii => {
-                let bytes = decode_base64(body);
-                let invalid = bytes.iter().filter(|b| !b.is_ascii()).count();
-                let text = bytes.iter().map(|&b| if b.is_ascii() { char::from(b) } else { char::REPLACEMENT_CHARACTER }).collect();
-                return (invalid.saturating_mul(100) <= bytes.len()).then_some((text, invalid));
+            Self::Utf8 => return decode_text(body).map(|(t, bad)| (if t.starts_with('\u{FEFF}') { t['\u{FEFF}'.len_utf8()..].to_owned() } else { t }, bad)),
+            Self::Windows1252 => {
+                let text = decode_base64(body).into_iter().map(|b| if (0x80..0xA0).contains(&b) { WINDOWS_1252_HIGH[usize::from(b - 0x80)] } else { char::from(b) });
+                return Some((text.collect(), 0));
             }
             Self::Utf16Le | Self::Utf16Be | Self::Utf16 => decode_base64(body),
         };
@@ -1001,7 +1008,8 @@ impl Charset {
             _ => true,
         };
         // The byte order mark of `utf-16` says the order, and is not text.
-        let skip = if self == Self::Utf16 && (bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF])) { 2 } else { 0 };
+        let bom: &[u8] = if little { &[0xFF, 0xFE] } else { &[0xFE, 0xFF] };
+        let skip = if bytes.starts_with(bom) { 2 } else { 0 };
         let pairs = bytes[skip..].chunks_exact(2);
         // A last byte alone is half a character: U+FFFD.
         let half = !pairs.remainder().is_empty();
@@ -3388,7 +3396,18 @@ mod tests {
         assert!(text(&r).starts_with("[Resource: file:///n.txt (text/plain), 2 bytes not UTF-16LE shown as U+FFFD]\nline\n"), "{}", text(&r));
         assert!(text(&r).ends_with("line\n\u{FFFD}"));
         assert_eq!(text(&blob("text/plain; charset=utf-16le", b"abc")), "[Resource: file:///n.txt (text/plain), 3 bytes, not sent: not UTF-16LE text]");
-        assert_eq!(text(&blob("text/plain; charset=us-ascii", b"caf\xe9")), "[Resource: file:///n.txt (text/plain), 4 bytes, not sent: not US-ASCII text]");
+        // Latin-1 and ASCII labels read as windows-1252 (WHATWG's reading, and what such servers mean).
+        assert_eq!(text(&blob("text/plain; charset=us-ascii", b"caf\xe9")), "[Resource: file:///n.txt (text/plain)]\ncafé");
+        assert_eq!(text(&blob("text/plain; charset=iso-8859-1", b"\x93hi\x94 \x805 \x81")), "[Resource: file:///n.txt (text/plain)]\n\u{201C}hi\u{201D} \u{20AC}5 \u{81}");
+        assert_eq!(text(&blob("text/plain; charset=Windows-1252", b"\x9f")), "[Resource: file:///n.txt (text/plain)]\n\u{178}");
+        // A byte order mark of the declared charset is not text.
+        let mut le = vec![0xFF, 0xFE];
+        le.extend(utf16("hi", true));
+        assert_eq!(text(&blob("text/plain; charset=utf-16le", &le)), "[Resource: file:///n.txt (text/plain)]\nhi");
+        let mut be = vec![0xFE, 0xFF];
+        be.extend(utf16("hi", false));
+        assert_eq!(text(&blob("text/plain; charset=utf-16be", &be)), "[Resource: file:///n.txt (text/plain)]\nhi");
+        assert_eq!(text(&blob("text/plain; charset=utf-8", b"\xEF\xBB\xBFhi")), "[Resource: file:///n.txt (text/plain)]\nhi");
         // Another charset is not guessed at.
         let r = blob("text/plain; charset=koi8-r", b"\xf0\xd2\xc9\xd7\xc5\xd4");
         for format in ALL {
