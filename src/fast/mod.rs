@@ -1379,7 +1379,9 @@ fn allows_some(entries: &[(Text, Node)], ty: Option<&Node>, values: Option<&Node
             domain.bound(which, n);
         }
     }
-    domain.only(match ty {
+    // OpenAPI's `nullable: true` adds null to the `type` (Gemini reads it so).
+    let nullable = if entries.iter().any(|(k, v)| k.as_bytes() == b"nullable" && matches!(v, Node::Bool(true))) { domain::NULL } else { 0 };
+    domain.only(nullable | match ty {
         Some(Node::Str(t)) => domain::type_bits(t),
         Some(Node::Arr(ts)) if !ts.is_empty() => ts.iter().map(|t| t.as_str().map_or(domain::ANY, domain::type_bits)).fold(0, |a, b| a | b),
         _ => domain::ANY,

@@ -334,6 +334,8 @@ struct Limited<'v> {
 /// pass-through path reads them: one pass, no lookup per keyword).
 fn limited(o: &JsonObject) -> Limited<'_> {
     let mut l = Limited { domain: Domain::ANY, values: (None, None), all_of: None, required: None };
+    // OpenAPI's `nullable: true` adds null to the `type` (Gemini reads it so).
+    let (mut ty, mut nullable) = (None, false);
     for (k, v) in o {
         let key = k.as_bytes();
         match domain::word(key, crate::schema::walk::head(key)) {
@@ -345,12 +347,16 @@ fn limited(o: &JsonObject) -> Limited<'_> {
                 }
             }
             domain::Word::Other => match key {
-                b"type" => l.domain.only(type_bits(v)),
+                b"type" => ty = Some(v),
+                b"nullable" => nullable = v == &Value::Bool(true),
                 b"allOf" => l.all_of = Some(v),
                 b"required" => l.required = Some(v),
                 _ => {}
             },
         }
+    }
+    if let Some(t) = ty {
+        l.domain.only(type_bits(t) | if nullable { domain::NULL } else { 0 });
     }
     l
 }
@@ -398,7 +404,7 @@ fn definitions_under_all_of<'v>(o: &'v JsonObject, at: &str, defs: &mut Vec<(&'v
 /// `else`, `additionalProperties`, `propertyNames`...). Nothing is changed: no provider can
 /// say "no value" better than the schema does.
 pub fn report_disjoint_values(schema: &Value, cx: &mut Cx) {
-    disjoint_values_at(schema, cx, 0);
+    disjoint_values_at(schema, schema, cx, 0);
 }
 
 /// Whether [`report_disjoint_values`] reports anything at `schema` itself, as a subschema (the
@@ -412,21 +418,30 @@ pub(crate) fn has_disjoint_values(schema: &Value) -> bool {
 }
 
 /// Subschema keywords under which a schema that allows nothing is a way to say "none" (or
-/// "never"), not a mistake: not looked into.
+/// "never"), not a mistake, or is harmless (one alternative of a union the others still
+/// answer): not looked into. A definition is looked at where a reference uses it.
 fn says_none_below(key: &str) -> bool {
     matches!(
         key,
         "not" | "if" | "then" | "else" | "additionalProperties" | "additionalItems" | "unevaluatedProperties" | "unevaluatedItems"
-            | "propertyNames" | "patternProperties" | "dependentSchemas"
+            | "propertyNames" | "patternProperties" | "dependentSchemas" | "anyOf" | "oneOf" | "$defs" | "definitions"
     )
 }
 
-fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
+fn disjoint_values_at(schema: &Value, root: &Value, cx: &mut Cx, depth: usize) {
     let Value::Object(o) = schema else { return };
     if depth > cx.limits.depth_limit() {
         return;
     }
     disjoint_values_here(schema, o, cx.path().is_empty(), cx);
+    // A local reference: its definition's own values, said where it is used (not below it: a
+    // definition's insides are said where their references stand, and a cycle ends here).
+    if let Some(Value::String(r)) = o.find("$ref") {
+        let target = r.strip_prefix('#').and_then(|p| root.pointer(&crate::schema::refs::percent_decode(p, false)));
+        if let Some(target @ Value::Object(t)) = target {
+            disjoint_values_here(target, t, false, cx);
+        }
+    }
     for (key, value) in o {
         let slot = crate::schema::walk::slot(key, value);
         if slot == crate::schema::walk::Slot::None || says_none_below(key) {
@@ -436,7 +451,7 @@ fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
             (crate::schema::walk::Slot::Map, Value::Object(map)) => {
                 for (name, sub) in map {
                     cx.at(key, |cx| cx.at(name, |cx| {
-                        disjoint_values_at(sub, cx, depth + 1);
+                        disjoint_values_at(sub, root, cx, depth + 1);
                         Ok(())
                     }))
                     .ok();
@@ -444,7 +459,7 @@ fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
             }
             (crate::schema::walk::Slot::Single, sub) => {
                 cx.at(key, |cx| {
-                    disjoint_values_at(sub, cx, depth + 1);
+                    disjoint_values_at(sub, root, cx, depth + 1);
                     Ok(())
                 })
                 .ok();
@@ -452,7 +467,7 @@ fn disjoint_values_at(schema: &Value, cx: &mut Cx, depth: usize) {
             (crate::schema::walk::Slot::Array, Value::Array(items)) => {
                 for (i, sub) in items.iter().enumerate() {
                     cx.at(key, |cx| cx.at(&i.to_string(), |cx| {
-                        disjoint_values_at(sub, cx, depth + 1);
+                        disjoint_values_at(sub, root, cx, depth + 1);
                         Ok(())
                     }))
                     .ok();
@@ -1405,6 +1420,20 @@ mod tests {
         assert_eq!(both, json!({"const":"x"}));
         let (both, nested) = intersect(&json!({"const":"z"}), &json!({"enum":["x","y"]}));
         assert_eq!((both, nested), (json!({"allOf":[{"const":"z"},{"enum":["x","y"]}]}), true));
+    }
+
+    /// Where a schema that allows nothing is harmless it is not reported: a definition used only
+    /// under `not` or not at all, one dead alternative of a union; a definition a property uses
+    /// is said at the property. OpenAPI's `nullable` adds null.
+    #[test]
+    fn disjoint_values_are_said_where_they_bar_a_call() {
+        assert_eq!(disjoint(json!({"properties": {"a": {"not": {"$ref": "#/$defs/Never"}}}, "$defs": {"Never": {"enum": []}}})), []);
+        assert_eq!(disjoint(json!({"properties": {"a": {"type": "string"}}, "$defs": {"X": {"type": "number", "minimum": 3, "maximum": 1}}})), []);
+        assert_eq!(disjoint(json!({"properties": {"a": {"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 10, "maximum": 5}]}}})), []);
+        let used = disjoint(json!({"properties": {"a": {"$ref": "#/%24defs/Never"}}, "$defs": {"Never": {"enum": []}}}));
+        assert_eq!(used.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), ["/properties/a"], "{used:?}");
+        assert_eq!(disjoint(json!({"properties": {"b": {"type": "integer", "nullable": true, "const": null}}})), []);
+        assert_eq!(disjoint(json!({"properties": {"b": {"type": "integer", "nullable": false, "const": null}}})).len(), 1);
     }
 
     fn disjoint(schema: Value) -> Vec<(String, String)> {
