@@ -116,16 +116,9 @@ impl Default for Domain {
     }
 }
 
-const MINIMUM: u64 = head_of(b"minimum");
-const MAXIMUM: u64 = head_of(b"maximum");
-const EXCLUSIVE_HEAD: u64 = head_of(b"exclusiveMinimum");
-const MIN_LENGTH_HEAD: u64 = head_of(b"minLength");
-const MAX_LENGTH_HEAD: u64 = head_of(b"maxLength");
-const MIN_ITEMS: u64 = head_of(b"minItems");
-const MAX_ITEMS: u64 = head_of(b"maxItems");
-const MIN_PROPERTIES_HEAD: u64 = head_of(b"minProperties");
-const MAX_PROPERTIES_HEAD: u64 = head_of(b"maxProperties");
-const ENUM: u64 = head_of(b"enum");
+use crate::schema::walk::{
+    ENUM, EXCLUSIVE_HEAD, MAXIMUM, MAX_ITEMS, MAX_LENGTH_HEAD, MAX_PROPERTIES_HEAD, MINIMUM, MIN_ITEMS, MIN_LENGTH_HEAD, MIN_PROPERTIES_HEAD,
+};
 const CONST: u64 = head_of(b"const");
 
 impl Domain {

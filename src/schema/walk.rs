@@ -210,17 +210,17 @@ pub fn value_rule(key: &str) -> Option<ValueRule> {
     rest_equal(k, word.as_bytes()).then_some(rule)
 }
 
-const MIN_LENGTH_HEAD: u64 = head_of(b"minLength");
-const MAX_LENGTH_HEAD: u64 = head_of(b"maxLength");
-const MIN_ITEMS: u64 = head_of(b"minItems");
-const MAX_ITEMS: u64 = head_of(b"maxItems");
-const MIN_PROPERTIES_HEAD: u64 = head_of(b"minProperties");
-const MAX_PROPERTIES_HEAD: u64 = head_of(b"maxProperties");
+pub(crate) const MIN_LENGTH_HEAD: u64 = head_of(b"minLength");
+pub(crate) const MAX_LENGTH_HEAD: u64 = head_of(b"maxLength");
+pub(crate) const MIN_ITEMS: u64 = head_of(b"minItems");
+pub(crate) const MAX_ITEMS: u64 = head_of(b"maxItems");
+pub(crate) const MIN_PROPERTIES_HEAD: u64 = head_of(b"minProperties");
+pub(crate) const MAX_PROPERTIES_HEAD: u64 = head_of(b"maxProperties");
 const MIN_CONTAINS_HEAD: u64 = head_of(b"minContains");
 const MAX_CONTAINS_HEAD: u64 = head_of(b"maxContains");
-const MINIMUM: u64 = head_of(b"minimum");
-const MAXIMUM: u64 = head_of(b"maximum");
-const EXCLUSIVE_HEAD: u64 = head_of(b"exclusiveMinimum");
+pub(crate) const MINIMUM: u64 = head_of(b"minimum");
+pub(crate) const MAXIMUM: u64 = head_of(b"maximum");
+pub(crate) const EXCLUSIVE_HEAD: u64 = head_of(b"exclusiveMinimum");
 const MULTIPLE_OF_HEAD: u64 = head_of(b"multipleOf");
 const FORMAT: u64 = head_of(b"format");
 const PATTERN: u64 = head_of(b"pattern");
@@ -233,7 +233,7 @@ const UNIQUE_ITEMS_HEAD: u64 = head_of(b"uniqueItems");
 const READ_ONLY: u64 = head_of(b"readOnly");
 const WRITE_ONLY_HEAD: u64 = head_of(b"writeOnly");
 const DEPRECATED_HEAD: u64 = head_of(b"deprecated");
-const ENUM: u64 = head_of(b"enum");
+pub(crate) const ENUM: u64 = head_of(b"enum");
 const EXAMPLES: u64 = head_of(b"examples");
 
 /// How a keyword holds subschemas.
