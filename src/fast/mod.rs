@@ -962,7 +962,7 @@ pub(crate) fn prepare_with<'a>(
 
 /// Whether a root's `$schema` names draft 4 to 7 (`schema::declares_draft_4_to_7`).
 fn ignores_ref_siblings(root: &Node) -> bool {
-    root.get("$schema").and_then(Node::as_str).is_some_and(|s| ["draft-04", "draft-05", "draft-06", "draft-07"].iter().any(|d| s.contains(d)))
+    root.get("$schema").and_then(Node::as_str).is_some_and(crate::schema::names_draft_4_to_7)
 }
 
 /// Whether some node has a `$ref` beside a keyword that is no annotation.

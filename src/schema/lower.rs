@@ -437,8 +437,7 @@ fn disjoint_values_at(schema: &Value, root: &Value, cx: &mut Cx, depth: usize) {
     // A local reference: its definition's own values, said where it is used (not below it: a
     // definition's insides are said where their references stand, and a cycle ends here).
     if let Some(Value::String(r)) = o.find("$ref") {
-        let target = r.strip_prefix('#').and_then(|p| root.pointer(&crate::schema::refs::percent_decode(p, false)));
-        if let Some(target @ Value::Object(t)) = target {
+        if let Some(target @ Value::Object(t)) = crate::schema::refs::lookup(root, r) {
             disjoint_values_here(target, t, false, cx);
         }
     }

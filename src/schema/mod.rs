@@ -378,7 +378,12 @@ fn rebase_root_refs(o: &mut JsonObject, kept: &[&str], depth: usize) {
 
 /// Whether a root's `$schema` names draft 4, 6 or 7 (whose `$ref` ignores its siblings).
 pub(crate) fn declares_draft_4_to_7(root: &JsonObject) -> bool {
-    root.find("$schema").and_then(Value::as_str).is_some_and(|s| ["draft-04", "draft-05", "draft-06", "draft-07"].iter().any(|d| s.contains(d)))
+    root.find("$schema").and_then(Value::as_str).is_some_and(names_draft_4_to_7)
+}
+
+/// Whether a `$schema` URI names draft 4 to 7.
+pub(crate) fn names_draft_4_to_7(uri: &str) -> bool {
+    ["draft-04", "draft-05", "draft-06", "draft-07"].iter().any(|d| uri.contains(d))
 }
 
 /// Drafts 4 to 7 ignore every keyword beside a `$ref` ("All other properties in a "$ref"

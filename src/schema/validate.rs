@@ -42,7 +42,7 @@ const MAX_STEPS: usize = 200_000;
 /// The ways `instance` breaks `schema` (at most 20; none when it is valid, and none when the
 /// check went past its bounds: what could not be checked is never a violation).
 pub fn validate(schema: &Value, instance: &Value) -> Vec<Violation> {
-    let draft7 = schema.get("$schema").and_then(Value::as_str).is_some_and(|s| ["draft-04", "draft-06", "draft-07"].iter().any(|d| s.contains(d)));
+    let draft7 = schema.get("$schema").and_then(Value::as_str).is_some_and(crate::schema::names_draft_4_to_7);
     let mut v = Validator { root: schema, draft7, steps: 0, cut: false, quiet: 0, invalid: false, out: Vec::new() };
     v.check(schema, instance, &mut String::new(), 0);
     if v.cut {
