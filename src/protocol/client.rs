@@ -746,8 +746,9 @@ const ERROR_BODY_MS: u64 = 1_000;
 const CLOSE_GRACE_MS: u64 = 3_000;
 
 /// How long, once a call has its outcome, the server's acknowledgement (HTTP status) of an answer
-/// POSTed from its stream is waited for: the answer has gone out, and a server slow to acknowledge
-/// it must not hold up (or time out) a call whose result came. The call's timeout stands meanwhile.
+/// POSTed from its stream (or its JSON body: a batch that carries the response too) is waited for:
+/// the answer has gone out, and a server slow to acknowledge it must not hold up (or time out) a
+/// call whose result came. The call's timeout stands meanwhile.
 const ANSWER_ACK_MS: u64 = 1_000;
 
 /// How long a `notifications/cancelled` (after a timeout or an abort) is given to be accepted
@@ -2099,12 +2100,46 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // handler may wait on a person).
         drop(bytes);
         drop(held);
+        // The server's requests in it (a batch that carries the response too) are answered as on
+        // a stream ([`Client::read_sse`]): the outcome is known once the body is read, and a
+        // server slow to acknowledge an answer holds it up no more than [`ANSWER_ACK_MS`].
+        let read = CloseSignal::default();
+        let mut answers: Answers<'_> = FuturesUnordered::new();
+        let mut outcome = None;
         for msg in classify_all(value) {
-            if let Some(result) = self.handle(id, method, msg, on_progress, false, on).await? {
-                return Ok(result);
+            if let Incoming::Request { id: rid, method: m, params } = msg {
+                answers.push(Box::pin(self.answer(rid, m, params, self.in_flight(id), on.clone(), Some(&read))));
+                continue;
+            }
+            match self.handle(id, method, msg, on_progress, false, on).await {
+                Ok(None) => {}
+                Ok(Some(result)) => {
+                    outcome = Some(Ok(result));
+                    break;
+                }
+                Err(e) => {
+                    outcome = Some(Err(e));
+                    break;
+                }
             }
         }
-        Err(Error::new(ErrorCode::Protocol, format!("{method}: the JSON response did not contain the response to request {}", crate::text::to_string(&id.to_value()))))
+        self.answers_out(id, &read, &mut answers).await;
+        outcome.unwrap_or_else(|| {
+            Err(Error::new(ErrorCode::Protocol, format!("{method}: the JSON response did not contain the response to request {}", crate::text::to_string(&id.to_value()))))
+        })
+    }
+
+    /// Once the reading of a response (to the request `id`) has its outcome: `read` fired, from
+    /// which the server's acknowledgement of each answer still going out is waited for
+    /// [`ANSWER_ACK_MS`] at most ([`Client::answer`]), and those answers driven to their end (a
+    /// handler still answering too). The call's timeout stands meanwhile.
+    async fn answers_out(&self, id: &Id, read: &CloseSignal, answers: &mut Answers<'_>) {
+        if answers.is_empty() {
+            return;
+        }
+        read.fire();
+        let _paused = self.in_flight(id).map(|c| Pausing::new(c, &self.clock));
+        while answers.next().await.is_some() {}
     }
 
     /// An SSE response, on the session `on`: once that session is no longer the client's (renewed
@@ -2138,12 +2173,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Either::Right((outcome, _)) => outcome,
             }
         };
-        if !answers.is_empty() {
-            read.fire();
-            // The call's timeout stands while the last answers go out.
-            let _paused = self.in_flight(id).map(|c| Pausing::new(c, &self.clock));
-            while answers.next().await.is_some() {}
-        }
+        self.answers_out(id, &read, &mut answers).await;
         outcome
     }
 
@@ -2426,9 +2456,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// [`MAX_REFUSALS`] too is left unanswered. `call`: the client request it came for, whose
     /// timeout stands while the handler answers. `on`: the session of the stream it came on, the
     /// only one it is answered on (once that is gone, it is not answered). `read`: fired once the
-    /// reading of that stream has its outcome, after which the server's acknowledgement of the
-    /// answer is waited for [`ANSWER_ACK_MS`] at most. Its error: the answer refused for want of
-    /// authorization ([`Client::send_answer`]).
+    /// reading of that stream (or JSON body) has its outcome, after which the server's
+    /// acknowledgement of the answer is waited for [`ANSWER_ACK_MS`] at most. Its error: the answer
+    /// refused for want of authorization ([`Client::send_answer`]).
     fn answer<'s>(&'s self, id: Id, method: String, params: Value, call: Option<Rc<InFlight>>, on: SentOn, read: Option<&'s CloseSignal>) -> impl Future<Output = Result<()>> + 's {
         // A 2026-07-28 server sends no requests, and a client sends no responses: ignored.
         let settled = if self.is_modern() {

@@ -5479,3 +5479,31 @@ fn a_close_during_a_resumption_is_said_as_a_close() {
     assert!(e.message.ends_with("was abandoned: the client was closed"), "{e}");
     assert!(e.details.is_none(), "{e:?}");
 }
+
+/// A JSON body (a batch, as a 2025-03-26 server may send) that carries requests of the server's
+/// beside the response: the call's result is not held up by the server's acknowledgement of their
+/// answers either, as on a stream (ANSWER_ACK_MS): each is waited for a moment, then abandoned.
+#[test]
+fn a_json_result_is_not_held_by_an_answer_the_server_is_slow_to_acknowledge() {
+    let h = harness(vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let b = body(req);
+        match b["method"].as_str() {
+            Some("initialize") => init_reply("2025-11-25", Some("s1")),
+            Some("tools/call") => json_reply(json!([
+                {"jsonrpc": "2.0", "id": 0, "method": "ping"},
+                {"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage", "params": {}},
+                {"jsonrpc": "2.0", "id": b["id"], "result": {"content": []}},
+            ])),
+            None if b.get("result").is_some() => Reply::Hang,
+            _ => accepted(),
+        }
+    }))]);
+    h.client.set_request_handler(Some(Box::new(|_, _, _| Box::pin(async { Ok(json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"})) }))));
+    block_on(h.client.connect()).unwrap();
+    let r = bounded(h.client.call_tool("x", json!({}), &mut CallOptions::default()), 10_000);
+    r.expect("the call is still waiting for the answers' acknowledgement").unwrap();
+    let posted: Vec<Value> = answers_posted(&h).into_iter().map(|(b, _)| b["id"].clone()).collect();
+    assert_eq!(posted, [json!(0), json!(1)], "both answered");
+    assert!(h.slept.borrow().contains(&ANSWER_ACK_MS), "{:?}", h.slept.borrow());
+    assert_eq!(h.log.borrow().aborted, 2, "the answers' POSTs abandoned");
+}
