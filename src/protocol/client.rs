@@ -3264,7 +3264,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// authorization ([`Client::send_answer`]) fails it with that error. An event past `max_event_bytes` fails it with `LIMIT_EXCEEDED`. The stream is
     /// read on while a server request is being answered (a person filling in a form holds up
     /// neither a `ping` nor the notifications behind it), as a call's stream is. With a
-    /// 2026-07-28 server it is a subscription instead (see `subscribe` in the source).
+    /// 2026-07-28 server it is a subscription instead (see `subscribe` in the source), and a
+    /// session renewed (or `connect()` made) in that revision while the stream is open moves it
+    /// to one: no GET is sent from then on.
     pub async fn listen(&self) -> Result<bool> {
         if !self.state.borrow().connected {
             return Err(Error::new(ErrorCode::NotConnected, "call connect() before listen()"));
@@ -3360,6 +3362,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     drop(self.handle(&none, WHAT, changed, None, false, &on).await);
                 }
                 of = Some(on.clone());
+            }
+            // The handshake spoke 2026-07-28 (the auto era found the server turned to it, at a
+            // renewal of this stream's or a request's): that revision has no standalone stream (a
+            // GET is 405) but the subscription, which a listen() begun in it opens.
+            if self.is_modern() {
+                return self.subscribe().await;
             }
             let mut headers = self.headers(true, "text/event-stream");
             // An empty `id:` clears the last event id: then no header at all.

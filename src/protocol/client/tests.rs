@@ -5507,3 +5507,77 @@ fn a_json_result_is_not_held_by_an_answer_the_server_is_slow_to_acknowledge() {
     assert!(h.slept.borrow().contains(&ANSWER_ACK_MS), "{:?}", h.slept.borrow());
     assert_eq!(h.log.borrow().aborted, 2, "the answers' POSTs abandoned");
 }
+
+/// A server that speaks 2025-11-25 on session `s1` until `turned`, then 2026-07-28 only (it refuses
+/// `initialize` as such a server does): a GET on `s1` is answered by `opened` (a stream each, in
+/// turn, then 404 for the session forgotten), a GET without a session with 405 (the revision has
+/// no standalone stream), `tools/list` on `s1` with 404 (the session forgotten), and
+/// `subscriptions/listen` with `subscription`.
+fn turning_server(turned: &Rc<Cell<bool>>, opened: Vec<Reply>, subscription: &Live) -> Reply {
+    let (turned, subscription) = (turned.clone(), subscription.clone());
+    let opened = RefCell::new(VecDeque::from(opened));
+    let gone = || status_reply(404, vec![], "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32001,\"message\":\"Session not found\"}}");
+    Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let b = body(req);
+        let on_s1 = header(req, "mcp-session-id") == Some("s1");
+        match (req.method, b["method"].as_str()) {
+            (Method::Get, _) if on_s1 && !turned.get() => opened.borrow_mut().pop_front().unwrap_or_else(|| {
+                turned.set(true);
+                gone()
+            }),
+            (Method::Get, _) if on_s1 => gone(),
+            (Method::Get, _) => status_reply(405, vec![], ""),
+            (_, Some("initialize")) if turned.get() => rpc_status(400, -32020, Value::Null),
+            (_, Some("initialize")) => init_reply("2025-11-25", Some("s1")),
+            (_, Some("server/discover")) => discover_reply(),
+            (_, Some("tools/list")) if on_s1 => {
+                turned.set(true);
+                gone()
+            }
+            (_, Some("tools/list")) => Reply::Echo(json!({"tools": []})),
+            (_, Some("subscriptions/listen")) => Reply::Live(subscription.clone()),
+            _ => accepted(),
+        }
+    }))
+}
+
+/// A session renewal that ends in 2026-07-28 (the auto era finding the server turned to it) while
+/// the standalone stream is open moves listen() to what that revision has instead, as a listen()
+/// begun in it: the `subscriptions/listen` stream, no more GETs (such a server offers none). So
+/// whether the renewal was a request's (its 404) or the stream's own (a reopening refused for the
+/// session).
+#[test]
+fn a_renewal_into_2026_07_28_moves_listen_to_the_subscription() {
+    let list_changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}});
+    for by_the_stream in [false, true] {
+        let (turned, subscription, listening) = (Rc::new(Cell::new(false)), Live::default(), Live::default());
+        let opened = if by_the_stream { vec![sse_reply(": open\n\nretry: 100\n\n", 0)] } else { vec![Reply::Live(listening.clone())] };
+        let h = harness(vec![turning_server(&turned, opened, &subscription)]);
+        let notes = Rc::new(RefCell::new(Vec::new()));
+        let n2 = notes.clone();
+        h.client.set_notification_handler(Some(Box::new(move |m, _| n2.borrow_mut().push(m.to_owned()))));
+        block_on(h.client.connect()).unwrap();
+        let subscribed = || h.log.borrow().requests.iter().any(|r| body(r)["method"] == "subscriptions/listen");
+        let (listened, listed) = block_on(futures_util::future::join(h.client.listen(), async {
+            until(|| h.log.borrow().requests.iter().any(|r| r.method == Method::Get)).await;
+            let listed = if by_the_stream { Ok(Vec::new()) } else { h.client.list_tools().await };
+            until(subscribed).await;
+            subscription.message(&list_changed);
+            until(|| notes.borrow().len() >= 2).await;
+            h.client.close().await.unwrap();
+            listed
+        }));
+        assert_eq!(listed.unwrap(), Vec::<Value>::new(), "by the stream: {by_the_stream}");
+        assert!(h.client.is_modern(), "by the stream: {by_the_stream}");
+        assert_eq!(listened, Ok(true), "by the stream: {by_the_stream}");
+        let log = h.log.borrow();
+        let gets: Vec<Option<&str>> = log.requests.iter().filter(|r| r.method == Method::Get).map(|r| header(r, "mcp-session-id")).collect();
+        assert_eq!(gets, if by_the_stream { vec![Some("s1"), Some("s1")] } else { vec![Some("s1")] }, "no GET after the renewal");
+        let sub = log.requests.iter().find(|r| body(r)["method"] == "subscriptions/listen").expect("subscribed");
+        assert_modern(sub);
+        assert_eq!(*notes.borrow(), ["notifications/tools/list_changed", "notifications/tools/list_changed"], "the renewal's, then the subscription's");
+        if !by_the_stream {
+            assert!(listening.dropped(), "the old session's stream abandoned");
+        }
+    }
+}
