@@ -4062,9 +4062,10 @@ fn transport_error(e: TransportError, method: &str) -> Error {
     }
 }
 
-/// The media-type essence of a Content-Type (`application/json; charset=utf-8` → `application/json`).
+/// The media-type essence of a Content-Type (`application/json; charset=utf-8` → `application/json`):
+/// a MIME type as tool results compare them too ([`crate::results`]).
 pub fn content_type_essence(ct: &str) -> String {
-    ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+    crate::results::essence(ct)
 }
 
 /// What an error's message quotes of a response body: its first 200 characters, or, for an HTML
