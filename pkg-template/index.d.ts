@@ -393,8 +393,13 @@ export interface Report {
   /**
    * One entry per tool that could be read, in input order. A tool that could not (not an object, no name, or its
    * definition as given past a limit: nested deeper than `limits.maxDepth` schema levels can be, more JSON values than
-   * `limits.maxNodes`, a string longer than `limits.maxStringBytes`) has none: it is a `tool/invalid` problem in
-   * `problems`, whose `path` is its index (`"/1"`) and whose message names the limit.
+   * `limits.maxNodes`, a string longer than `limits.maxStringBytes`; or, given as a JS object, one `JSON.stringify`
+   * cannot write: cyclic, holding a BigInt, a `toJSON` that throws, nested past the engine's stack) has none: it is a
+   * `tool/invalid` problem in `problems`, whose `path` is its index (`"/1"`) and whose message names the limit or
+   * what `JSON.stringify` said (`tool at index 1 cannot be represented as JSON: Maximum call stack size exceeded: it
+   * nests too deep (tool "x", at /1)`). {@link convertMcpTools}, {@link convertMcpToolsDetailed} and
+   * `NameMap.fromTools` throw that error instead (`LIMIT_EXCEEDED`, `INVALID_JSON`, `INVALID_TOOL`), with the tool's
+   * index as its `path` and its name as `tool`: the first such tool's, in input order.
    *
    * A tool read, whose schema goes deeper than `limits.maxDepth` schema levels or past `limits.maxNodes` schema nodes
    * as it is converted (after `$ref` inlining), has its entry with a `tool/error` problem at the JSON pointer where the

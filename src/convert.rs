@@ -310,6 +310,22 @@ pub fn check_json(json: &str, provider: Provider, opts: &ConvertOptions) -> Resu
     Ok(run_text(json, provider, opts, OnError::Report, true, true, false)?.report)
 }
 
+/// [`check_json`] on a list of which some tools could not be written as JSON by the caller
+/// (`JSON.stringify` threw for them: a cycle, a BigInt, a `toJSON` that throws, nesting past the
+/// engine's stack). Each stands as `null` in `json`, and `unwritten` holds its error, whose
+/// `path` is its index: its `tool/invalid` problem says that error, not that a tool must be an
+/// object. The other tools are reported as ever.
+pub fn check_json_unwritten(json: &str, provider: Provider, opts: &ConvertOptions, unwritten: &[Error]) -> Result<Report> {
+    let mut report = check_json(json, provider, opts)?;
+    for e in unwritten {
+        let problem = report.problems.iter_mut().find(|p| p.rule == "tool/invalid" && e.path.as_deref() == Some(p.path.as_str()));
+        if let Some(p) = problem {
+            p.message = e.to_string();
+        }
+    }
+    Ok(report)
+}
+
 /// `with_report: false` leaves the report's tool entries out (the JSON API returns tools only);
 /// `plans: false` leaves out the argument plans of the schemas written on the pass-through path
 /// (the name map is dropped). `leave_out`: see [`convert_json_leaving_schemas`].
@@ -1456,6 +1472,21 @@ mod tests {
         assert_eq!(report.tools.iter().map(|t| t.tool.as_str()).collect::<Vec<_>>(), ["good"]);
         let problems: Vec<_> = report.problems.iter().map(|d| (d.path.as_str(), d.rule)).collect();
         assert_eq!(problems, [("/0/description", "input/lone-surrogate"), ("/1/name", "input/lone-surrogate"), ("/1", "tool/invalid"), ("/2", "tool/invalid")]);
+    }
+
+    /// A tool the caller could not write as JSON (JS: cyclic, BigInt, a `toJSON` that throws,
+    /// too deep for `JSON.stringify`) stands as `null`: its `tool/invalid` problem says its own
+    /// error at its index, and the other tools keep their report (probe pQ 1).
+    #[test]
+    fn a_tool_not_written_as_json_is_its_own_problem() {
+        let json = r#"[{"name":"good","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}},null,{"name":"also"}]"#;
+        let why = Error::new(ErrorCode::LimitExceeded, "tool at index 1 cannot be represented as JSON: Maximum call stack size exceeded: it nests too deep").with_path("/1").with_tool("bad");
+        let report = check_json_unwritten(json, Provider::OpenAi, &ConvertOptions::default(), std::slice::from_ref(&why)).unwrap();
+        assert_eq!(report.tools.iter().map(|t| t.tool.as_str()).collect::<Vec<_>>(), ["good", "also"]);
+        let problems: Vec<_> = report.problems.iter().map(|d| (d.path.as_str(), d.rule, d.message.as_str())).collect();
+        assert_eq!(problems, [("/1", "tool/invalid", "tool at index 1 cannot be represented as JSON: Maximum call stack size exceeded: it nests too deep (tool \"bad\", at /1)")]);
+        // Nothing not written: the report is check_json's.
+        assert_eq!(check_json_unwritten(json, Provider::OpenAi, &ConvertOptions::default(), &[]).unwrap(), check_json(json, Provider::OpenAi, &ConvertOptions::default()).unwrap());
     }
 
     /// Claude strict (Anthropic, Bedrock): a pattern with lookaround or a backreference is

@@ -45,14 +45,87 @@ fn options_value(text: &str) -> Result<ConvertOptions, Error> {
 /// path for schemas that need no change (src/fast/). JS strings may hold lone surrogates,
 /// which `JSON.stringify` writes as escapes no UTF-8 text holds: the core's conversions read
 /// them as U+FFFD and report where (`input/lone-surrogate`).
+///
+/// A tool `JSON.stringify` cannot write fails the call with its own error, at its index (as a
+/// tool past a limit does): see [`tools_text`].
 pub(crate) fn on_tools_text<T>(tools: &JsValue, convert: impl Fn(&str) -> Result<T, Error>) -> Result<T, Error> {
+    let (text, unwritten) = tools_text(tools)?;
+    // The tools before it are read first, as the core reads a list: the first error in order
+    // stands, and the `null` standing for a tool not written is its own error, not "must be an
+    // object".
+    convert(&text).map_err(|e| match unwritten.iter().find(|u| u.path.is_some() && u.path == e.path) {
+        Some(u) => u.clone(),
+        None => e,
+    })
+}
+
+/// JS tools as JSON text (`JSON.stringify`), with the tools it could not write (a cycle, a
+/// BigInt, a `toJSON` that throws, nesting past the engine's stack), each as its own error
+/// (its `path` the index, `tool` its name when it has one): they stand as `null` in the text.
+/// The whole list is written at once, as before; only when that fails is each tool of the
+/// array written alone, to tell which fail and keep the others (`checkTools` reports them as
+/// `tool/invalid` problems). A list that is not an array is looked into as the core reads it
+/// (`{tools}`, `{result: {tools}}`); anything else fails with the list's own error.
+pub(crate) fn tools_text(tools: &JsValue) -> Result<(String, Vec<Error>), Error> {
     if tools.is_undefined() {
         return Err(Error::new(ErrorCode::InvalidInput, "expected an array of tools, got undefined"));
     }
     if tools.is_null() {
-        return convert("null");
+        return Ok(("null".owned(), Vec::new()));
     }
-    convert(&json_text(tools, "tools")?)
+    let whole = match json_text(tools, "tools") {
+        Ok(text) => return Ok((text, Vec::new())),
+        Err(e) => e,
+    };
+    let Some(list) = tool_array(tools) else { return Err(whole) };
+    let mut text = String::from("[");
+    let mut unwritten = Vec::new();
+    for (i, tool) in list.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        // What `JSON.stringify` writes as `null` in an array.
+        if tool.is_undefined() || tool.is_function() || tool.is_symbol() {
+            text.push_str("null");
+            continue;
+        }
+        match json_text(&tool, &format!("tool at index {i}")) {
+            Ok(t) => text.push_str(&t),
+            Err(e) => {
+                text.push_str("null");
+                let e = e.with_path(format!("/{i}"));
+                unwritten.push(match crate::wasm::bridge::get(&tool, "name").as_string() {
+                    Some(name) if !name.is_empty() => e.with_tool(&name),
+                    _ => e,
+                });
+            }
+        }
+    }
+    text.push(']');
+    // Every tool written alone: what failed was the list's own (its `toJSON`).
+    if unwritten.is_empty() {
+        return Err(whole);
+    }
+    Ok((text, unwritten))
+}
+
+/// The array of tools in `tools` as the core finds it (an array, `{tools}`, `{result: {tools}}`),
+/// a fresh copy of its elements; `None` where a `toJSON` would make it something else, or reading
+/// it throws.
+fn tool_array(tools: &JsValue) -> Option<js_sys::Array> {
+    use crate::wasm::interop::{array_from, is_array};
+    let get = |v: &JsValue, key: &str| js_sys::Reflect::get(v, &JsValue::from_str(key)).ok();
+    let plain = |v: JsValue| (v.is_object() && get(&v, "toJSON").is_some_and(|t| t.is_undefined())).then_some(v);
+    let top = plain(tools.clone())?;
+    let list = if is_array(&top) {
+        top
+    } else {
+        match get(&top, "tools").filter(is_array) {
+            Some(t) => plain(t)?,
+            None => plain(get(&plain(get(&top, "result")?)?, "tools").filter(is_array)?)?,
+        }
+    };
+    array_from(&list).ok()
 }
 
 /// Converts JS tools as [`on_tools_text`] does, leaving out the schemas that pass through
@@ -210,7 +283,8 @@ pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: Js
 pub fn check_tools(tools: JsValue, provider: JsValue, options: JsValue) -> Result<JsValue, Error> {
     let provider = provider_param(&provider)?;
     let opts = options_param(&options)?;
-    let report = on_tools_text(&tools, |json| core::check_json(json, provider, &opts))?;
+    let (json, unwritten) = tools_text(&tools)?;
+    let report = core::check_json_unwritten(&json, provider, &opts, &unwritten)?;
     to_js(&report.to_value())
 }
 

@@ -137,3 +137,16 @@ test("bin: names and keys from the input are printed with control characters esc
   // --json is JSON, which escapes them itself.
   assert.equal(JSON.parse(run(["check", file, "--provider", "openai", "--json"]).stdout).tools[1].tool, hostile[1].name);
 });
+
+test("bin: a tool JSON.stringify cannot write (nested too deep for it) is a problem, the others reported (pQ 1)", () => {
+  const depth = 20_000;
+  const text = `[{"name":"good"},{"name":"x","inputSchema":{"type":"object","properties":{"a":${'{"type":"array","items":'.repeat(depth)}{}${"}".repeat(depth)}}}}]`;
+  const file = join(tmp, "deep.json");
+  writeFileSync(file, text);
+  const r = run(["check", file, "--provider", "openai", "--json"]);
+  assert.equal(r.status, 1, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.deepEqual(report.tools.map((t) => t.tool), ["good"]);
+  assert.deepEqual(report.problems.map((p) => [p.path, p.rule]), [["/1", "tool/invalid"]]);
+  assert.match(report.problems[0].message, /nests too deep/);
+});

@@ -1,0 +1,52 @@
+// What the package's surface promises (index.d.ts, README) against what it does, case by case: each test is one
+// of the pQ probe's findings, and fails on the build before its fix.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as tw from "../../pkg/index.mjs";
+import { refusedBy } from "./shared.mjs";
+
+const refused = (fn, code, re) => refusedBy(tw, fn, code, re);
+
+/** `depth` levels of `{type: "array", items: ...}`. */
+function nested(depth) {
+  let s = {};
+  for (let i = 0; i < depth; i++) s = { type: "array", items: s };
+  return s;
+}
+
+test("checkTools: a tool JSON.stringify cannot write is a tool/invalid problem at its index; the others keep their report (pQ 1)", async () => {
+  const good = { name: "good", inputSchema: { type: "object", properties: { q: { type: "string" } } } };
+  const deep = { name: "deep", inputSchema: { type: "object", properties: { a: nested(20_000) } } };
+  const cyclic = { name: "cyclic", inputSchema: { type: "object", properties: {} } };
+  cyclic.inputSchema.properties.self = cyclic.inputSchema;
+  const big = { name: "big", inputSchema: { type: "object", default: 10n } };
+  const throwing = { name: "throwing", toJSON() { throw new Error("no JSON here"); } };
+  const tools = [good, deep, cyclic, big, throwing, { name: "last" }];
+  const report = tw.checkTools(tools, "openai");
+  assert.deepEqual(report.tools.map((t) => t.tool), ["good", "last"]);
+  assert.deepEqual(report.problems.map((p) => [p.path, p.rule]), [["/1", "tool/invalid"], ["/2", "tool/invalid"], ["/3", "tool/invalid"], ["/4", "tool/invalid"]]);
+  const said = report.problems.map((p) => p.message);
+  assert.match(said[0], /^tool at index 1 cannot be represented as JSON: .*it nests too deep \(tool "deep", at \/1\)$/s);
+  assert.match(said[1], /^tool at index 2 cannot be represented as JSON: .*circular.*\(tool "cyclic", at \/2\)$/is);
+  assert.match(said[2], /^tool at index 3 cannot be represented as JSON: .*BigInt.*\(tool "big", at \/3\)$/s);
+  assert.match(said[3], /^tool at index 4 cannot be represented as JSON: no JSON here \(tool "throwing", at \/4\)$/);
+  // The report of the tools that could be written is theirs alone.
+  assert.deepEqual(report.tools, tw.checkTools([good, { name: "last" }], "openai").tools);
+  // Wrapped as a tools/list result, the same.
+  assert.deepEqual(tw.checkTools({ result: { tools } }, "openai").problems, report.problems);
+  // The conversions throw the tool's own error at its index, with its name, as for a tool past a limit; a tool
+  // before it that cannot be read is the error, as ever.
+  for (const convert of [(t) => tw.convertMcpTools(t, "openai"), (t) => tw.convertMcpToolsDetailed(t, "openai"), (t) => tw.NameMap.fromTools(t, "openai")]) {
+    const e = await refused(() => convert(tools), "LIMIT_EXCEEDED", /nests too deep/);
+    assert.deepEqual([e.path, e.tool], ["/1", "deep"]);
+    const c = await refused(() => convert([good, cyclic]), "INVALID_JSON", /circular/i);
+    assert.deepEqual([c.path, c.tool], ["/1", "cyclic"]);
+    const first = await refused(() => convert([{ description: "no name" }, cyclic]), "INVALID_TOOL");
+    assert.equal(first.path, "/0");
+  }
+  // A list whose own toJSON throws fails as a whole, as before.
+  const list = [good];
+  list.toJSON = () => { throw new Error("list"); };
+  await refused(() => tw.checkTools(list, "openai"), "INVALID_JSON", /^tools cannot be represented as JSON: list/);
+});
+
