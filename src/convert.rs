@@ -1552,10 +1552,11 @@ mod tests {
         }
     }
 
-    /// Gemini `parameters`: a keyword whose value has another type than Gemini's field (a
-    /// number for a title, a fraction for a count) is described, not sent; both APIs.
+    /// Gemini `parameters`: a keyword whose value has another type than its keyword takes (a
+    /// number for a title, a fraction for a count) is removed as for every provider
+    /// (`schema/bad-keyword-value`), neither sent nor described to the model; both APIs.
     #[test]
-    fn gemini_fields_of_the_wrong_type_are_described() {
+    fn gemini_fields_of_the_wrong_type_are_removed() {
         let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {
             "s": {"type": "string", "description": 7, "title": 5, "maxLength": 2.5, "minLength": 1, "pattern": 3},
             "l": {"type": "array", "items": {"type": "string"}, "minItems": -1, "maxItems": 4},
@@ -1570,7 +1571,9 @@ mod tests {
                 assert!(p[prop].get(*k).is_some(), "{prop}.{k}: {}", p[prop]);
             }
         }
-        assert!(p["s"]["description"].is_string(), "{}", p["s"]);
+        assert!(p["s"].get("description").is_none(), "{}", p["s"]);
+        let bad = out.report.tools[0].changes.iter().filter(|d| d.rule == "schema/bad-keyword-value").map(|d| d.path.as_str()).collect::<Vec<_>>();
+        assert_eq!(bad, ["/properties/s/description", "/properties/s/title", "/properties/s/maxLength", "/properties/s/pattern", "/properties/l/minItems", "/properties/n/minimum"]);
         assert_eq!(convert_json(&input.to_string(), Provider::Gemini, &ConvertOptions::default()).unwrap(), out.tools.to_string());
     }
 

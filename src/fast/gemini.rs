@@ -51,7 +51,7 @@ use bumpalo::{vec as list, Bump};
 
 use super::{Levels, Map, Node, Text};
 use crate::model::{string, Put as _};
-use crate::schema::walk::{head, head_of, rest_equal};
+use crate::schema::walk::{head, head_of, rest_equal, ValueRule};
 use crate::providers::gemini;
 use crate::schema::refs::Shared;
 use crate::schema::Cx;
@@ -445,6 +445,15 @@ fn word(key: &str) -> Word {
 fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bump) -> Option<Lowered<'n>> {
     let mut has = key_bits(&o);
     if has & keys::REFUSED != 0 {
+        return None;
+    }
+    // gemini::lower_object removes keyword values of the wrong kind (`fix_keyword_values`), reads
+    // draft 4's boolean bounds as numbers and makes a count written `2.0` an integer, before all
+    // else: such a node goes the general way.
+    let wrong_kind = |(key, In(_, value)): &(&str, In)| {
+        crate::schema::walk::value_rule(key).is_some_and(|r| !r.fits(value.type_name(), value.as_number()) || (r == ValueRule::Count && !is_count(value)))
+    };
+    if o.0.iter().any(wrong_kind) {
         return None;
     }
     // `oneOf` read as `anyOf` ("exactly one" is not expressible). Beside an `anyOf` (both must

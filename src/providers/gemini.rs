@@ -7,8 +7,10 @@
 //! 2. `$ref`s inlined, including `#/properties/...` pointers; recursion unrolled twice, then cut
 //!    to a described open object.
 //! 3. Per node: boolean schemas keep their meaning (`true` → any value, `false` → the property
-//!    is removed and reported); `allOf` merged; `oneOf` read as `anyOf`; `const` → a one-value
-//!    `enum`.
+//!    is removed and reported); `allOf` merged; keyword values of the wrong kind (`maximum:
+//!    null`, `maxLength: -1`, `pattern: 5`) removed as for every provider
+//!    (`schema/bad-keyword-value`), draft 4's boolean bounds read as numbers first; `oneOf` read
+//!    as `anyOf`; `const` → a one-value `enum`.
 //! 4. One `type`: `null` in a type array or an `anyOf` branch becomes `nullable: true`; several
 //!    remaining types become `anyOf` branches; a single remaining branch is merged into its
 //!    node; a node never has both `type` and `anyOf` (the keywords beside an `anyOf` that
@@ -72,6 +74,9 @@ pub const ALLOWED_KEYS: &[&str] = &[
 ];
 
 const TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object"];
+
+/// The int64 fields of Gemini's `Schema` (decimal strings on the wire: [`to_wire`]).
+const COUNTS: [&str; 6] = ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"];
 
 // Shared `$ref` expansions are written once and spliced in wherever they are used, which is
 // the same text as long as [`write_wire`]'s own depth bound (256) is never reached: the depth
@@ -362,6 +367,20 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         cx.change("gemini/allof", "allOf merged into one schema");
         for k in conflicts {
             cx.problem("gemini/allof-conflict", format!("allOf branches disagree on `{k}`; the first value is kept"));
+        }
+    }
+    // Keyword values of the wrong kind (`maximum: null`, `maxLength: -1`, `pattern: 5`,
+    // `multipleOf: 0`) are removed and reported as for every other provider
+    // (`schema/bad-keyword-value`), not described to the model as keywords Gemini lacks; draft
+    // 4's boolean bounds are read first, as numbers. A count written `2.0` is the integer 2,
+    // which Gemini's int64 fields take.
+    crate::schema::normalize_draft4_bounds(&mut o, cx);
+    crate::schema::fix_keyword_values(&mut o, cx);
+    for key in COUNTS {
+        if let Some(v) = o.find_mut(key).filter(|v| !v.is_u64()) {
+            if let Some(n) = v.as_f64().filter(|f| *f < 2f64.powi(63)) {
+                *v = Value::from(n as u64);
+            }
         }
     }
     if let Some(one) = o.take("oneOf") {
@@ -1283,6 +1302,46 @@ mod tests {
         assert!(found[0].starts_with("enum value 1 of branch 1 at `level` is written as the string \"1\""), "{found:?}");
     }
 
+    /// Keyword values of the wrong kind are removed as `schema/bad-keyword-value`, as for every
+    /// other provider, not described as keywords Gemini lacks (probe pQ 2); valid ones stay, a
+    /// draft 4 boolean bound is read as its number, and the JSON API (the borrowed tree's
+    /// lowering) gives the same tools as the general path.
+    #[test]
+    fn keyword_values_of_the_wrong_kind_are_removed_not_described() {
+        let tools = json!([{"name":"a","inputSchema":{"type":"object","properties":{
+            "x":{"type":"integer","minimum":0,"maximum":null},
+            "s":{"type":"string","maxLength":-1,"minLength":"3","pattern":5},
+            "n":{"type":"number","multipleOf":0,"maxLength":null},
+            "ok":{"type":"string","maxLength":5,"minLength":2.0},
+            "d4":{"type":"number","minimum":0,"exclusiveMinimum":true}}}}]);
+        for provider in [crate::providers::Provider::Gemini, crate::providers::Provider::Vertex] {
+            let out = crate::convert::convert(tools.clone(), provider, &crate::convert::ConvertOptions::default()).unwrap();
+            let p = &out.tools[0]["functionDeclarations"][0]["parameters"]["properties"];
+            assert_eq!(p["x"], json!({"type":"INTEGER","minimum":0}), "{p}");
+            assert_eq!(p["s"], json!({"type":"STRING"}), "{p}");
+            assert_eq!(p["n"], json!({"type":"NUMBER"}), "{p}");
+            assert_eq!(p["ok"], json!({"type":"STRING","maxLength":"5","minLength":"2"}), "{p}");
+            assert_eq!(p["d4"], json!({"type":"NUMBER","description":"(must be > 0)"}), "{p}");
+            let changes = &out.report.tools[0].changes;
+            let bad: Vec<(&str, &str)> = changes.iter().filter(|d| d.rule == "schema/bad-keyword-value").map(|d| (d.path.as_str(), d.message.as_str())).collect();
+            assert_eq!(
+                bad,
+                [
+                    ("/properties/x/maximum", "`maximum` was null, not a number; removed"),
+                    ("/properties/s/maxLength", "`maxLength` was -1, not a non-negative integer; removed"),
+                    ("/properties/s/minLength", "`minLength` was \"3\", not a non-negative integer; removed"),
+                    ("/properties/s/pattern", "`pattern` was 5, not a string; removed"),
+                    ("/properties/n/multipleOf", "`multipleOf` was 0, not a number above zero; removed"),
+                    ("/properties/n/maxLength", "`maxLength` was null, not a non-negative integer; removed"),
+                ],
+                "{changes:?}"
+            );
+            assert!(!changes.iter().any(|d| d.message.contains("not supported by Gemini") && (d.message.contains("null") || d.message.contains("maximum"))), "{changes:?}");
+            let json = crate::convert::convert_json(&tools.to_string(), provider, &crate::convert::ConvertOptions::default()).unwrap();
+            assert_eq!(json, out.tools.to_string(), "{provider:?}");
+        }
+    }
+
     /// A map below the root becomes an object Gemini's model can give no key: a problem, as at
     /// the root; an object with properties, or closed, is none.
     #[test]
@@ -1336,7 +1395,8 @@ mod tests {
     }
 
     /// `examples` becomes `example`, which holds one value: the others are described, and an
-    /// `examples` that is not a list is removed, each reported (probe F6); the same on the
+    /// `examples` that is not a list is removed (`schema/bad-keyword-value`, as for every
+    /// provider), an empty list too, each reported (probe F6); the same on the
     /// borrowed tree.
     #[test]
     fn examples_past_the_first_are_described_and_reported() {
@@ -1353,7 +1413,7 @@ mod tests {
             let changes = &out.report.tools[0].changes;
             let at = |path: &str| changes.iter().filter(|d| d.path == path).map(|d| d.rule).collect::<Vec<_>>();
             assert_eq!(at("/properties/a"), ["gemini/examples"], "{changes:?}");
-            assert_eq!(at("/properties/b"), ["gemini/strip-keyword"], "{changes:?}");
+            assert_eq!(at("/properties/b/examples"), ["schema/bad-keyword-value"], "{changes:?}");
             assert_eq!(at("/properties/c"), ["gemini/strip-keyword"], "{changes:?}");
             assert!(at("/properties/d").is_empty(), "{changes:?}");
             assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{provider:?}");

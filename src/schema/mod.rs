@@ -551,6 +551,14 @@ pub fn normalize_draft4(obj: &mut JsonObject, cx: &mut Cx) {
         }
         cx.change("schema/draft4-tuple", "tuple `items: [..]` (draft 4) written as `prefixItems`");
     }
+    normalize_draft4_bounds(obj, cx);
+}
+
+/// [`normalize_draft4`]'s bounds alone: a boolean `exclusiveMinimum`/`exclusiveMaximum` the number
+/// of its `minimum`/`maximum` (a `false` one, or one without its bound, goes). For Gemini, whose
+/// lowering reads draft 4's tuples itself, before [`fix_keyword_values`] (which would take a
+/// boolean bound for a value of the wrong kind).
+pub fn normalize_draft4_bounds(obj: &mut JsonObject, cx: &mut Cx) {
     for (exclusive, bound, moved) in draft4_exclusives(obj) {
         let message = match moved {
             true => format!("boolean `{exclusive}` (draft 4) written as the number of its `{bound}`"),

@@ -50,3 +50,29 @@ test("checkTools: a tool JSON.stringify cannot write is a tool/invalid problem a
   await refused(() => tw.checkTools(list, "openai"), "INVALID_JSON", /^tools cannot be represented as JSON: list/);
 });
 
+test("Gemini/Vertex: keyword values of the wrong kind are removed as schema/bad-keyword-value, not described (pQ 2)", () => {
+  const tools = [{ name: "a", inputSchema: { type: "object", properties: {
+    x: { type: "integer", minimum: 0, maximum: null },
+    i: { type: "integer", maximum: Infinity },
+    s: { type: "string", maxLength: -1, minLength: "3", pattern: 5 },
+    n: { type: "number", multipleOf: 0 },
+    ok: { type: "string", maxLength: 5 },
+  } } }];
+  for (const provider of ["gemini", "vertex"]) {
+    const d = tw.convertMcpToolsDetailed(tools, provider);
+    const p = d.tools[0].functionDeclarations[0].parameters.properties;
+    assert.deepEqual(p.x, { type: "INTEGER", minimum: 0 });
+    assert.deepEqual(p.i, { type: "INTEGER" });
+    assert.deepEqual(p.s, { type: "STRING" });
+    assert.deepEqual(p.n, { type: "NUMBER" });
+    assert.deepEqual(p.ok, { type: "STRING", maxLength: "5" });
+    const changes = d.report.tools[0].changes;
+    assert.deepEqual(changes.filter((c) => c.rule === "schema/bad-keyword-value").map((c) => c.path), [
+      "/properties/x/maximum", "/properties/i/maximum", "/properties/s/maxLength", "/properties/s/minLength", "/properties/s/pattern", "/properties/n/multipleOf",
+    ]);
+    assert.ok(!changes.some((c) => /not supported by Gemini/.test(c.message) && /maximum|maxLength|minLength|pattern|multipleOf/.test(c.message)), JSON.stringify(changes));
+    // The JSON API gives the same tools.
+    assert.equal(tw.convertMcpToolsJson(JSON.stringify(tools), provider), JSON.stringify(d.tools));
+  }
+});
+
