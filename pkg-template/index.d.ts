@@ -794,7 +794,16 @@ export function convertMcpTools<P extends ProviderName>(tools: readonly McpTool[
  * Like {@link convertMcpTools} with JSON text in and out: `json` is a tools array (or `{tools}`, or a
  * `tools/list` response), and the result is the provider's `tools` array as JSON text. The fastest
  * path when the tools arrive as text anyway: schemas that the provider takes unchanged go straight from
- * the text to the output, without the general rewrite; the output is the same as {@link convertMcpTools}'s.
+ * the text to the output, without the general rewrite. The output is the same as {@link convertMcpTools}'s on
+ * `JSON.parse(json)`, as JSON values, and the text a model reads is the same too: descriptions (the notes of removed
+ * keywords: `(maximum: 1)`, `(multiple of 0.5)`) and Gemini's enum values as strings spell numbers as JavaScript
+ * does, whatever the input's spelling (`1.0`, `1e2` and `-0` as `1`, `100` and `0`). What may differ is the
+ * spelling of a number as a value: a schema that passes through unchanged is the input's text byte for byte
+ * (`1.0`, `1e2` stay), one rewritten writes a number the input spelt as a double as serde_json does (`1e2` as
+ * `100.0`, `-0` as `-0.0`), and an integer past 2^53 keeps its digits (JavaScript's `JSON.parse` would round it to
+ * a double). A number past a double's range (`1e400`) is `INVALID_JSON` here (`number out of range`, with its line
+ * and column); in an object given to {@link convertMcpTools} it is already `Infinity`, which JSON makes `null`: a
+ * keyword holding it is removed as a value of the wrong kind (`schema/bad-keyword-value`).
  * Given UTF-8 bytes (a `Uint8Array`, e.g. a response body), it returns UTF-8 bytes. A string result
  * escapes its non-ASCII characters as `\uXXXX` when they are at most one byte in 32 of its UTF-8 (the
  * same JSON value as the bytes give, and a string the engine makes by a copy, one byte per character);

@@ -577,11 +577,14 @@ impl FromIterator<(String, ArgPlan)> for PropertyPlans {
 
 serialize_via_value!(ArgPlan);
 
-/// The string form a provider sees for an enum value: strings as is, others as JSON text.
+/// The string form a provider sees for an enum value: strings as is, others as JSON text (its
+/// numbers as JavaScript spells them).
 pub fn enum_string(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        other => crate::text::to_string(other),
+        // As JavaScript spells it (`1.0` as "1"): the same string from JSON text as from JS
+        // objects, whose numbers JavaScript spelled.
+        other => crate::text::to_string_js(other),
     }
 }
 

@@ -1474,6 +1474,47 @@ mod tests {
         assert_eq!(problems, [("/0/description", "input/lone-surrogate"), ("/1/name", "input/lone-surrogate"), ("/1", "tool/invalid"), ("/2", "tool/invalid")]);
     }
 
+    /// What a model reads spells numbers as JavaScript does (`1.0` as `1`, `-0` as `0`): JSON text
+    /// as written and the same tools as JS objects (whose numbers `JSON.stringify` spelled) give
+    /// the same descriptions and Gemini enum strings (probe pQ 3).
+    #[test]
+    fn model_text_spells_numbers_as_javascript_whatever_the_input_spelling() {
+        let schema = |n: [&str; 5]| format!(r#"[{{"name":"a","inputSchema":{{"type":"object","properties":{{"x":{{"type":"number","minimum":{},"maximum":{},"multipleOf":{},"default":{}}},"e":{{"type":"integer","enum":[{},2]}}}}}}}}]"#, n[0], n[1], n[2], n[3], n[4]);
+        let (as_text, as_js) = (schema(["-0", "1.0", "0.50", "1e2", "1.0"]), schema(["0", "1", "0.5", "100", "1"]));
+        fn words(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::Object(o) => {
+                    for (k, x) in o {
+                        match (k.as_str(), x) {
+                            ("description", Value::String(d)) => out.push(d.clone()),
+                            ("enum", Value::Array(e)) => out.extend(e.iter().filter_map(|s| s.as_str().map(str::to_owned))),
+                            _ => words(x, out),
+                        }
+                    }
+                }
+                Value::Array(a) => a.iter().for_each(|x| words(x, out)),
+                _ => {}
+            }
+        }
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        for (provider, opts) in [(Provider::Gemini, ConvertOptions::default()), (Provider::Vertex, ConvertOptions::default()), (Provider::Anthropic, strict.clone()), (Provider::Bedrock, strict.clone()), (Provider::OpenAi, strict)] {
+            let said = |json: &str| {
+                let mut out = Vec::new();
+                words(&serde_json::from_str(&convert_json(json, provider, &opts).unwrap()).unwrap(), &mut out);
+                out
+            };
+            let (text, js) = (said(&as_text), said(&as_js));
+            assert!(!js.is_empty(), "{provider:?}");
+            assert_eq!(text, js, "{provider:?}");
+            assert!(text.iter().all(|w| !w.contains(".0") && !w.contains("-0") && !w.contains("0.50")), "{provider:?}: {text:?}");
+            // The object API reads the same words.
+            let mut objects = Vec::new();
+            words(&convert(serde_json::from_str(&as_text).unwrap(), provider, &opts).unwrap().tools, &mut objects);
+            assert_eq!(objects, js, "{provider:?}");
+        }
+    }
+
     /// A tool the caller could not write as JSON (JS: cyclic, BigInt, a `toJSON` that throws,
     /// too deep for `JSON.stringify`) stands as `null`: its `tool/invalid` problem says its own
     /// error at its index, and the other tools keep their report (probe pQ 1).

@@ -4,7 +4,8 @@
 //! to one `JSON.parse`), and most of that text is strings: descriptions, property names, enum
 //! values. serde_json checks a string for characters to escape one byte at a time through its
 //! `Serializer` machinery; here eight bytes are checked at once and written straight into the
-//! buffer. Numbers go to serde_json itself, so they are spelled exactly as it spells them.
+//! buffer. Numbers go to serde_json itself, so they are spelled exactly as it spells them; text
+//! a model reads spells them as JavaScript does instead ([`to_string_js`]).
 
 use serde_json::Value;
 
@@ -59,10 +60,31 @@ pub(crate) fn into_string(out: Vec<u8>) -> String {
 
 /// Appends `v` as compact JSON.
 pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
+    write_value_as::<false>(out, v);
+}
+
+/// [`to_string`], but with numbers as JavaScript spells them ([`write_js_number`]): for text a
+/// model reads (the notes of a description, Gemini's enum values as strings), which is then the
+/// same whether the tools came as JS objects (whose numbers JavaScript spelled before the text
+/// was read) or as JSON text (`1.0`, `1e2`, `-0` as written).
+pub fn to_string_js(v: &Value) -> String {
+    let mut out = Vec::with_capacity(16);
+    write_value_as::<true>(&mut out, v);
+    into_string(out)
+}
+
+/// [`to_string_js`] appended to `out`.
+pub(crate) fn write_value_js(out: &mut Vec<u8>, v: &Value) {
+    write_value_as::<true>(out, v);
+}
+
+/// [`write_value`], its numbers as serde_json spells them, or (`JS`) as JavaScript does.
+fn write_value_as<const JS: bool>(out: &mut Vec<u8>, v: &Value) {
     match v {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(n) if JS => write_js_number(out, n),
         Value::Number(n) => write_number(out, n),
         Value::String(s) => write_str(out, s),
         Value::Array(items) => {
@@ -71,7 +93,7 @@ pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_value(out, item);
+                write_value_as::<JS>(out, item);
             }
             out.push(b']');
         }
@@ -83,11 +105,43 @@ pub(crate) fn write_value(out: &mut Vec<u8>, v: &Value) {
                 }
                 write_str(out, k);
                 out.push(b':');
-                write_value(out, v);
+                write_value_as::<JS>(out, v);
             }
             out.push(b'}');
         }
     }
+}
+
+/// Appends `n` as JavaScript's `Number.prototype.toString` (and so `JSON.stringify`) spells the
+/// double it is: `1.0` and `1e2` as `1` and `100`, `-0` as `0`, the shortest digits that read
+/// back as the same double, an exponent (`1e+21`, `1e-7`) outside 10⁻⁶ ≤ |n| < 10²¹. An integer
+/// within 2⁵³ is written as it is (the double is that integer); a larger one as its double,
+/// which is what a JS caller's number holds.
+pub(crate) fn write_js_number(out: &mut Vec<u8>, n: &serde_json::Number) {
+    const EXACT: u64 = 1 << 53;
+    if n.as_u64().is_some_and(|u| u <= EXACT) || n.as_i64().is_some_and(|i| i.unsigned_abs() <= EXACT) {
+        return write_number(out, n);
+    }
+    let Some(f) = n.as_f64() else { return write_number(out, n) };
+    use std::io::Write as _;
+    let a = f.abs();
+    // Writing to memory cannot fail.
+    let _ = if f == 0.0 {
+        // `-0` too: `String(-0)` and `JSON.stringify(-0)` are "0".
+        out.write_all(b"0")
+    } else if (1e-6..1e21).contains(&a) {
+        // Rust's `Display` of a double: the shortest round-trip digits, no exponent, "1" for 1.0,
+        // what JavaScript writes in this range.
+        write!(out, "{f}")
+    } else {
+        // `LowerExp`: the same digits with an exponent (`1e21`, `1.5e-7`); JavaScript signs a
+        // positive exponent (`1e+21`).
+        let text = format!("{f:e}");
+        match text.split_once('e') {
+            Some((m, e)) if !e.starts_with('-') => write!(out, "{m}e+{e}"),
+            _ => out.write_all(text.as_bytes()),
+        }
+    };
 }
 
 /// Appends `{"key":…,…}` with each value written by `value` (for writers that treat some
@@ -436,6 +490,27 @@ mod tests {
         assert_eq!(edit_distance("ab", "ba", 0), None);
         assert_eq!(edit_distance("timeoutMs", "timeoutMs", 0), Some(0));
         assert_eq!(edit_distance("çé", "éç", 1), Some(1));
+    }
+
+    /// Numbers for text a model reads are spelled as JavaScript's `String(n)` spells them, so that
+    /// JSON text and JS objects give the same words (probe pQ 3).
+    #[test]
+    fn js_numbers_are_spelled_as_javascript_spells_them() {
+        use serde_json::json;
+        let js = |text: &str| super::to_string_js(&serde_json::from_str(text).unwrap());
+        for (text, expected) in [
+            ("1", "1"), ("1.0", "1"), ("100.0", "100"), ("1e2", "100"), ("-0", "0"), ("-0.0", "0"), ("0.5", "0.5"),
+            ("-2.5", "-2.5"), ("0.000001", "0.000001"), ("1e-7", "1e-7"), ("1.5e-7", "1.5e-7"), ("1e21", "1e+21"),
+            ("123456789012345678901234567890", "1.2345678901234568e+29"), ("1e20", "100000000000000000000"),
+            ("9007199254740993", "9007199254740992"), ("1152921504606846976", "1152921504606847000"), ("-9007199254740992", "-9007199254740992"),
+            ("0.1", "0.1"), ("1.7976931348623157e308", "1.7976931348623157e+308"), ("5e-324", "5e-324"),
+            ("[1.0,{\"a\":-0}]", "[1,{\"a\":0}]"),
+        ] {
+            assert_eq!(js(text), expected, "{text}");
+        }
+        // Everything but numbers as `to_string` writes it.
+        let v = json!({"s": "a\"b\u{1b}", "n": null, "b": [true, false]});
+        assert_eq!(super::to_string_js(&v), super::to_string(&v));
     }
 
     /// A value written into a buffer sized for it is the same text, and a large string's buffer

@@ -620,7 +620,7 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
             }
             // An enum's default, a string too.
             Word::Default if enumerated && !matches!(value, Node::Str(_) | Node::Null) => {
-                out.0.push((key, Item::Raw(arena.alloc(text_node(&value.to_text(), arena)))));
+                out.0.push((key, Item::Raw(arena.alloc(text_node(&crate::args::enum_string(&value.to_value()), arena)))));
             }
             Word::Format => {
                 let kept = matches!(
@@ -997,7 +997,7 @@ fn enum_strings<'n>(values: &'n [Node<'n>], arena: &'n Bump) -> &'n [Node<'n>] {
         let s = match v {
             Node::Null => continue,
             Node::Str(_) => *v,
-            other => text_node(&other.to_text(), arena),
+            other => text_node(&crate::args::enum_string(&other.to_value()), arena),
         };
         if !strings.iter().any(|w| w.as_str() == s.as_str()) {
             strings.push(s);

@@ -388,7 +388,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             // Both must hold, and Gemini's Schema has `anyOf` but no `allOf`: joining the two
             // lists would accept what either accepts. The `anyOf` stays; the `oneOf` is described.
             // As JSON, whole within reason: its branches' formats and bounds are what it adds.
-            let mut branches = crate::text::to_string(&one);
+            let mut branches = crate::text::to_string_js(&one);
             if let Some((cut, _)) = branches.char_indices().nth(2000) {
                 branches.truncate(cut);
                 branches.push_str("...");

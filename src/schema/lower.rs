@@ -1034,11 +1034,12 @@ pub(crate) fn concat(parts: &[&str]) -> String {
     s
 }
 
-/// `prefix`, `v`'s JSON text and `suffix`, in one string.
+/// `prefix`, `v`'s JSON text (its numbers as JavaScript spells them, [`text::to_string_js`])
+/// and `suffix`, in one string.
 fn with_json(prefix: &str, v: &Value, suffix: &str) -> String {
     let mut out = Vec::with_capacity(prefix.len() + 8 + suffix.len());
     out.extend_from_slice(prefix.as_bytes());
-    text::write_value(&mut out, v);
+    text::write_value_js(&mut out, v);
     out.extend_from_slice(suffix.as_bytes());
     text::into_string(out)
 }
@@ -1082,7 +1083,8 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
     }
     Some(match key {
         // The common notes joined without `format!` (its machinery is most of their cost in
-        // wasm); `{v}` is the value's JSON text, as `Value`'s `Display` writes it.
+        // wasm); `{v}` is the value's JSON text, its numbers as JavaScript spells them (`1.0`
+        // as `1`), so JSON text and JS objects give the model the same words.
         "format" => match v.as_str() {
             Some(f) => concat(&["format: ", f]),
             None => with_short_json("format: ", v),
@@ -1124,7 +1126,7 @@ pub fn keyword_hint(key: &str, v: &Value) -> Option<String> {
         "not" => format!("must not match {}", short_json(v)),
         "if" | "then" | "else" => format!("conditional ({key}): {}", short_json(v)),
         "contains" => format!("must contain an item matching {}", short_json(v)),
-        "minContains" | "maxContains" => format!("{key}: {}", crate::text::to_string(v)),
+        "minContains" | "maxContains" => format!("{key}: {}", crate::text::to_string_js(v)),
         "prefixItems" => format!("leading items: {}", short_json(v)),
         "unevaluatedProperties" | "unevaluatedItems" | "additionalItems" => match v {
             Value::Bool(false) => return None,
@@ -1205,8 +1207,9 @@ mod tests {
     #[test]
     fn notes_spell_values_as_display_does() {
         for v in [json!(1), json!(-2.5), json!(1e300), json!(12345678901234567890u64), json!("a\"b"), json!([1, "x"]), json!(null), json!(true)] {
-            assert_eq!(keyword_hint("minimum", &v).unwrap(), format!("minimum: {v}"));
-            assert_eq!(keyword_hint("maxItems", &v).unwrap(), format!("at most {v} items"));
+            let js = crate::text::to_string_js(&v);
+            assert_eq!(keyword_hint("minimum", &v).unwrap(), format!("minimum: {js}"));
+            assert_eq!(keyword_hint("maxItems", &v).unwrap(), format!("at most {js} items"));
             assert_eq!(keyword_hint("default", &v).unwrap(), format!("default: {}", short_json(&v)));
         }
         assert_eq!(short_json(&json!("x")), "\"x\"");
@@ -1236,7 +1239,7 @@ mod tests {
             ("minProperties", json!(1.5), "at least 1.5 properties"),
             ("maxProperties", json!(2), "at most 2 properties"),
             ("exclusiveMinimum", json!(-1), "must be > -1"),
-            ("exclusiveMaximum", json!(1e3), "must be < 1000.0"),
+            ("exclusiveMaximum", json!(1e3), "must be < 1000"),
             ("multipleOf", json!(0.5), "multiple of 0.5"),
             ("maximum", json!("x"), "maximum: \"x\""),
             ("format", json!(5), "format: 5"),

@@ -806,7 +806,8 @@ pub fn append_description(obj: &mut JsonObject, note: &str) {
     }
 }
 
-/// A short readable rendering of a JSON value for descriptions (`"a"`, `10`, `[1, 2]`).
+/// A short readable rendering of a JSON value for descriptions (`"a"`, `10`, `[1, 2]`), its
+/// numbers as JavaScript spells them ([`crate::text::to_string_js`]).
 pub fn short_json(v: &Value) -> String {
     let mut out = String::new();
     push_short_json(&mut out, v);
@@ -823,7 +824,8 @@ pub(crate) fn push_short_json(out: &mut String, v: &Value) {
             out.push_str(s);
             out.push('"');
         }
-        other => out.push_str(&crate::text::to_string(other)),
+        // Numbers as JavaScript spells them: the same note from JSON text as from JS objects.
+        other => out.push_str(&crate::text::to_string_js(other)),
     }
     // Past 80 characters: the first 77 and "...".
     if out.len() - start > 80 {

@@ -76,3 +76,24 @@ test("Gemini/Vertex: keyword values of the wrong kind are removed as schema/bad-
   }
 });
 
+test("convertMcpToolsJson and convertMcpTools give the model the same words whatever the numbers' spelling (pQ 3)", () => {
+  const text = '[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"number","minimum":-0,"maximum":1.0,"multipleOf":0.50,"default":1e2},"e":{"type":"integer","enum":[1.0,2]}}}}]';
+  const words = (tools) => JSON.stringify(tools, (k, v) => (typeof v === "number" ? undefined : v));
+  for (const [provider, options] of [["gemini", {}], ["vertex", {}], ["anthropic", { strict: true }], ["bedrock", { strict: true }], ["openai", { strict: true }]]) {
+    const fromText = JSON.parse(tw.convertMcpToolsJson(text, provider, options));
+    const fromObjects = tw.convertMcpTools(JSON.parse(text), provider, options);
+    // The same JSON values (-0.0 read back is -0, which JSON writes 0), and the same text (descriptions, Gemini's
+    // enum strings).
+    assert.equal(JSON.stringify(fromText), JSON.stringify(fromObjects), provider);
+    assert.equal(words(fromText), words(fromObjects), provider);
+    assert.doesNotMatch(words(fromText), /\d\.0\b|-0\b/, provider);
+  }
+  // A number past a double: the object path has JS's Infinity, which JSON makes null (removed, reported); the JSON
+  // path refuses the text, naming where (as index.d.ts says).
+  const huge = '[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"integer","maximum":1e400}}}}]';
+  const d = tw.convertMcpToolsDetailed(JSON.parse(huge), "openai");
+  assert.deepEqual(d.tools[0].function.parameters.properties.x, { type: "integer" });
+  assert.ok(d.report.tools[0].changes.some((c) => c.rule === "schema/bad-keyword-value" && c.path === "/properties/x/maximum"));
+  assert.throws(() => tw.convertMcpToolsJson(huge, "openai"), (e) => e.code === "INVALID_JSON" && /out of range/.test(e.message));
+});
+
