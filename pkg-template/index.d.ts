@@ -157,7 +157,10 @@ export interface NamingOptions {
   portableNames?: boolean;
 }
 
-/** Options of {@link prefixToolName}: naming, plus the provider whose name rule applies. */
+/**
+ * Options of {@link prefixToolName}: naming, plus the provider whose name rule applies. The server is the first
+ * argument: `server` (as the conversion's other keys, `strict`, `geminiMode`, `limits`) is `INVALID_OPTIONS`.
+ */
 export interface PrefixOptions extends NamingOptions {
   /** Whose name rule the result must satisfy (Gemini's differs from the others); without one, OpenAI's, Anthropic's and Bedrock's. */
   provider?: ProviderName;
@@ -189,7 +192,13 @@ export interface Limits {
  * `stict`, `maxChar`, `timeotMs`) is `INVALID_OPTIONS` naming the key meant (`options has no key "stict": did you
  * mean strict?`). Any other unknown key is ignored here, in `limits`, and in the options of `NameMap.fromTools`,
  * `prefixToolName`, `parseToolName`, {@link toolsSystemPrompt}, {@link flattenContent} and
- * {@link toolResultMessage} (so that code written for a newer version runs on an older one). The options of
+ * {@link toolResultMessage} (so that code written for a newer version runs on an older one). But a key of these
+ * options that a function makes no use of is `INVALID_OPTIONS` naming the keys it takes (`options.server is no option
+ * of prefixToolName() (its options are naming, separator, prefix, portableNames, provider)`): `server`, `strict`,
+ * `geminiMode` and `limits` for `prefixToolName` and `parseToolName` (which takes no `provider` either), `strict`,
+ * `geminiMode` and `limits` for {@link toolsSystemPrompt}; read and then ignored, they would say they were done.
+ * `serverName` and `nameFormat` are no options (`server` and `naming` are): `INVALID_OPTIONS` naming the option.
+ * The options of
  * {@link McpClient}, {@link McpHub} (a server's config too), their methods ({@link McpCallOptions},
  * {@link McpHub.tools} included) and a {@link PermissionPolicyConfig} refuse every key they do not know.
  */
@@ -839,7 +848,8 @@ export function prefixToolName(server: string | null | undefined, tool: string, 
  * Splits a name built by a plain naming format, or returns `null`. A guess from the text alone: it cannot
  * undo sanitising or hashing, nor tell `mcp__a___t` (server `a_`, tool `t`) from server `a`, tool `_t`
  * (`mcp__t` reads as tool `t` of no server; under `naming: "server"`, `t` does). Use {@link NameMap.resolve} for
- * exact answers.
+ * exact answers. Its options are the naming ones: a key of the conversion's options besides them (`provider`,
+ * `server`, `strict`, `geminiMode`, `limits`), which would change nothing here, is `INVALID_OPTIONS`.
  */
 export function parseToolName(name: string, options?: NamingOptions): { server: string | null; tool: string } | null;
 
@@ -1641,6 +1651,7 @@ export interface SystemPromptOptions extends NamingOptions {
   provider?: ProviderName;
   /** Server for tools that carry no `serverName`. */
   server?: string;
+  // The conversion's `strict`, `geminiMode` and `limits` shape no prompt: given, they are `INVALID_OPTIONS`.
 }
 
 /**

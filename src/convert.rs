@@ -27,8 +27,31 @@ pub struct ConvertOptions {
 }
 
 /// The keys [`ConvertOptions`] reads.
-pub(crate) const OPTION_KEYS: [&str; 10] =
-    ["server", "serverName", "naming", "nameFormat", "separator", "prefix", "portableNames", "strict", "geminiMode", "limits"];
+pub(crate) const OPTION_KEYS: [&str; 8] = ["server", "naming", "separator", "prefix", "portableNames", "strict", "geminiMode", "limits"];
+
+/// The keys of [`NamingOptions`] among [`OPTION_KEYS`].
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) const NAMING_KEYS: [&str; 4] = ["naming", "separator", "prefix", "portableNames"];
+
+/// Other names of options, which are none: a tool's field (`serverName`) and an old name of
+/// `naming`. Refused naming the option meant, where ignoring them as unknown keys would name the
+/// tools without the server, or in the default format, without a word.
+const OTHER_NAMES: [(&str, &str); 2] = [("serverName", "server"), ("nameFormat", "naming")];
+
+/// Refuses a key of the conversion's options (or `provider`) that `function` makes no use of
+/// (`server` given to `prefixToolName`, which takes the server as its first argument; `limits`
+/// given to `toolsSystemPrompt`), which would otherwise be read, checked and ignored:
+/// `INVALID_OPTIONS` naming the keys `function` takes (`valid`). A key no options object has is
+/// left to the usual rule ([`crate::error::unknown_key`]: a near miss refused, another ignored).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn refuse_unused_options(options: &Value, function: &str, valid: &[&str]) -> Result<()> {
+    let Some(o) = options.as_object() else { return Ok(()) };
+    let unused = o.iter().find(|(k, v)| !v.is_null() && !valid.contains(&k.as_str()) && (OPTION_KEYS.contains(&k.as_str()) || k.as_str() == "provider"));
+    match unused {
+        Some((key, _)) => Err(Error::new(ErrorCode::InvalidOptions, format!("options.{key} is no option of {function}() (its options are {})", valid.join(", ")))),
+        None => Ok(()),
+    }
+}
 
 /// The keys of `options.limits`.
 pub(crate) const LIMIT_KEYS: [&str; 5] = ["maxDepth", "maxNodes", "maxRefUnroll", "maxTools", "maxStringBytes"];
@@ -68,8 +91,8 @@ impl ConvertOptions {
         let Some(entries) = v.entries() else { return Err(bad_option("options", "an object", v)) };
         for (key, val) in entries {
             match key {
-                "server" | "serverName" => o.server = opt_string(key, val)?,
-                "naming" | "nameFormat" => {
+                "server" => o.server = opt_string(key, val)?,
+                "naming" => {
                     if let Some(s) = opt_string(key, val)? {
                         o.naming.format = Some(NameFormat::parse(&s)?);
                     }
@@ -100,8 +123,11 @@ impl ConvertOptions {
                 "geminiMode" => o.schema.gemini_mode = gemini_mode(val)?,
                 "limits" => o.schema.limits = limits_from_value(val)?,
                 // Unknown keys are ignored so that newer callers work with older builds; a
-                // misspelt one is not.
-                _ => near_miss("options", key, &OPTION_KEYS, also)?,
+                // misspelt one is not, nor another name of an option.
+                _ => match OTHER_NAMES.iter().find(|(other, _)| *other == key && !also.contains(other)) {
+                    Some((other, meant)) => return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{other} is no option: the option is options.{meant}"))),
+                    None => near_miss("options", key, &OPTION_KEYS, also)?,
+                },
             }
         }
         Ok(o)
@@ -1472,6 +1498,29 @@ mod tests {
         assert_eq!(report.tools.iter().map(|t| t.tool.as_str()).collect::<Vec<_>>(), ["good"]);
         let problems: Vec<_> = report.problems.iter().map(|d| (d.path.as_str(), d.rule)).collect();
         assert_eq!(problems, [("/0/description", "input/lone-surrogate"), ("/1/name", "input/lone-surrogate"), ("/1", "tool/invalid"), ("/2", "tool/invalid")]);
+    }
+
+    /// A key of the conversion's options that a function makes no use of is refused naming the
+    /// keys it takes, not read, checked and ignored; `serverName` and `nameFormat`, which are no
+    /// options, are refused naming the option meant (probe pQ 4).
+    #[test]
+    fn options_a_function_makes_no_use_of_are_refused() {
+        let valid = ["naming", "separator", "prefix", "portableNames", "provider"];
+        for key in ["server", "strict", "geminiMode", "limits"] {
+            let e = refuse_unused_options(&serde_json::json!({ "prefix": "x", key: "gh" }), "prefixToolName", &valid).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidOptions);
+            assert_eq!(e.message, format!("options.{key} is no option of prefixToolName() (its options are naming, separator, prefix, portableNames, provider)"));
+        }
+        let e = refuse_unused_options(&serde_json::json!({ "provider": "gemini" }), "parseToolName", &NAMING_KEYS).unwrap_err();
+        assert_eq!(e.message, "options.provider is no option of parseToolName() (its options are naming, separator, prefix, portableNames)");
+        // Null is no option given; a key no options object has follows the usual rule.
+        assert!(refuse_unused_options(&serde_json::json!({ "server": null, "someday": 1, "prefix": "x" }), "prefixToolName", &valid).is_ok());
+        for (key, meant) in [("serverName", "server"), ("nameFormat", "naming")] {
+            let options = serde_json::json!({ key: "server" });
+            let e = ConvertOptions::from_value(&options).unwrap_err();
+            assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidOptions, format!("options.{key} is no option: the option is options.{meant}").as_str()));
+            assert_eq!(ConvertOptions::from_json_text(&options.to_string()).unwrap().unwrap_err(), e);
+        }
     }
 
     /// What a model reads spells numbers as JavaScript does (`1.0` as `1`, `-0` as `0`): JSON text

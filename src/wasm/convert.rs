@@ -301,10 +301,16 @@ pub fn process_json_schema_js(schema: JsValue) -> Result<JsValue, Error> {
     to_js(&out)
 }
 
-fn naming_and_rule(options: &JsValue) -> Result<(crate::naming::NamingOptions, NameRule, Option<NameFormat>), Error> {
-    refuse_lossy_known(options, "options", &[], Some(&[&core::OPTION_KEYS[..], &["provider"]].concat()))?;
-    refuse_lone_surrogate_server(options)?;
+/// The options of `prefixToolName` (naming, and `provider`, whose name rule applies).
+const PREFIX_KEYS: [&str; 5] = ["naming", "separator", "prefix", "portableNames", "provider"];
+
+/// The naming options of `function` (`prefixToolName`, `parseToolName`), whose keys are `valid`:
+/// another key of the conversion's options is refused ([`core::refuse_unused_options`]), as read
+/// and then ignored it would say it was done (`server` gives no server part).
+fn naming_and_rule(options: &JsValue, function: &str, valid: &[&str]) -> Result<(crate::naming::NamingOptions, NameRule, Option<NameFormat>), Error> {
+    refuse_lossy_known(options, "options", &[], Some(valid))?;
     let raw = from_js(options, "options")?;
+    core::refuse_unused_options(&raw, function, valid)?;
     let opts = ConvertOptions::from_value_with(&raw, &["provider"])?;
     let rule = match raw.get("provider") {
         None | Some(Value::Null) => NameRule::Strict,
@@ -326,7 +332,7 @@ pub fn prefix_tool_name_js(server: JsValue, tool: JsValue, options: JsValue) -> 
     if tool.is_empty() {
         return Err(Error::new(ErrorCode::InvalidInput, "tool must not be empty"));
     }
-    let (naming, rule, _) = naming_and_rule(&options)?;
+    let (naming, rule, _) = naming_and_rule(&options, "prefixToolName", &PREFIX_KEYS)?;
     crate::naming::check_options(&naming, rule)?;
     Ok(prefix_tool_name(server.as_deref(), &tool, &naming, rule))
 }
@@ -336,7 +342,7 @@ pub fn prefix_tool_name_js(server: JsValue, tool: JsValue, options: JsValue) -> 
 #[wasm_bindgen(js_name = parseToolName)]
 pub fn parse_tool_name_js(name: JsValue, options: JsValue) -> Result<JsValue, Error> {
     let name = name_param(&name, "name")?;
-    let (naming, _, format) = naming_and_rule(&options)?;
+    let (naming, _, format) = naming_and_rule(&options, "parseToolName", &core::NAMING_KEYS)?;
     Ok(match parse_tool_name(&name, format, &naming) {
         Some(p) => to_js(&p.to_value())?,
         None => JsValue::NULL,

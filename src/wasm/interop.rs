@@ -573,17 +573,14 @@ pub(crate) fn name_param(v: &JsValue, what: &str) -> Result<String> {
     string_param(v, what)
 }
 
-/// The options' `server` and `serverName` (a name every tool takes, see [`name_param`]): one
-/// holding a lone UTF-16 surrogate is `INVALID_OPTIONS`.
+/// The options' `server` (a name every tool takes, see [`name_param`]): one holding a lone UTF-16
+/// surrogate is `INVALID_OPTIONS`.
 pub(crate) fn refuse_lone_surrogate_server(options: &JsValue) -> Result<()> {
     if !options.is_object() {
         return Ok(());
     }
-    for key in ["server", "serverName"] {
-        let v = get(options, key);
-        if holds_lone_surrogate(&v) {
-            return Err(Error::new(ErrorCode::InvalidOptions, lone_surrogate_name(&format!("options.{key}"))));
-        }
+    if holds_lone_surrogate(&get(options, "server")) {
+        return Err(Error::new(ErrorCode::InvalidOptions, lone_surrogate_name("options.server")));
     }
     Ok(())
 }

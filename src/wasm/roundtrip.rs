@@ -386,13 +386,18 @@ fn base64_to_uint8array(holder: &JsValue, key: &str) {
 }
 
 /// A tool-use system prompt for models without native tool calling. Options: `locale`
-/// (`"en"`, `"zh-CN"`), `template` (with `{{tools}}`), `instructions`, `maxSchemaChars`, and the naming options
-/// of `convertMcpTools` (plus `provider`, whose name rule applies).
+/// (`"en"`, `"zh-CN"`), `template` (with `{{tools}}`), `instructions`, `maxSchemaChars`, the naming options
+/// of `convertMcpTools` and its `server` (plus `provider`, whose name rule applies); its other
+/// options (`strict`, `geminiMode`, `limits`) are refused.
 #[wasm_bindgen(js_name = toolsSystemPrompt)]
 pub fn tools_system_prompt_js(tools: JsValue, options: JsValue) -> Result<String, Error> {
-    refuse_lossy_known(&options, "options", &["maxSchemaChars"], Some(&[&crate::convert::OPTION_KEYS[..], &PROMPT_KEYS].concat()))?;
+    let valid = [&crate::convert::NAMING_KEYS[..], &["server"], &PROMPT_KEYS].concat();
+    refuse_lossy_known(&options, "options", &["maxSchemaChars"], Some(&valid))?;
     crate::wasm::interop::refuse_lone_surrogate_server(&options)?;
     let raw_opts = from_js(&options, "options")?;
+    // The conversion's `strict`, `geminiMode` and `limits` shape no prompt (its schemas are read
+    // within the default limits): refused, not read and ignored.
+    crate::convert::refuse_unused_options(&raw_opts, "toolsSystemPrompt", &valid)?;
     let copts = ConvertOptions::from_value_with(&raw_opts, &PROMPT_KEYS)?;
     let mut popts = PromptOptions::default();
     if let Some(max) = size_option(&options, "maxSchemaChars")? {

@@ -97,3 +97,23 @@ test("convertMcpToolsJson and convertMcpTools give the model the same words what
   assert.throws(() => tw.convertMcpToolsJson(huge, "openai"), (e) => e.code === "INVALID_JSON" && /out of range/.test(e.message));
 });
 
+test("options: serverName and nameFormat are refused naming the option; naming functions refuse what they do not use (pQ 4)", async () => {
+  const tools = [{ name: "search" }, { name: "fetch" }];
+  await refused(() => tw.convertMcpTools(tools, "openai", { serverName: "gh" }), "INVALID_OPTIONS", /^options\.serverName is no option: the option is options\.server$/);
+  await refused(() => tw.convertMcpToolsJson(JSON.stringify(tools), "openai", '{"nameFormat":"server"}'), "INVALID_OPTIONS", /^options\.nameFormat is no option: the option is options\.naming$/);
+  assert.deepEqual(tw.convertMcpTools(tools, "openai", { server: "gh" }).map((t) => t.function.name), ["mcp__gh__search", "mcp__gh__fetch"]);
+  const prefixKeys = "naming, separator, prefix, portableNames, provider";
+  for (const key of ["server", "strict", "geminiMode", "limits"]) {
+    const value = key === "limits" ? { maxTools: 1 } : key === "strict" ? true : key === "geminiMode" ? "parameters" : "gh";
+    await refused(() => tw.prefixToolName(null, "t", { [key]: value }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} is no option of prefixToolName\\(\\) \\(its options are ${prefixKeys}\\)$`));
+    await refused(() => tw.parseToolName("mcp__s__t", { [key]: value }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} is no option of parseToolName\\(\\)`));
+  }
+  await refused(() => tw.parseToolName("mcp__s__t", { provider: "gemini" }), "INVALID_OPTIONS", /^options\.provider is no option of parseToolName\(\) \(its options are naming, separator, prefix, portableNames\)$/);
+  assert.equal(tw.prefixToolName("s", "t", { provider: "gemini", prefix: "x" }), "x__s__t");
+  assert.deepEqual(tw.parseToolName("mcp__s__t", { someday: 1 }), { server: "s", tool: "t" });
+  for (const [key, value] of [["limits", { maxTools: 1 }], ["strict", true], ["geminiMode", "parameters"]]) {
+    await refused(() => tw.toolsSystemPrompt(tools, { [key]: value }), "INVALID_OPTIONS", new RegExp(`^options\\.${key} is no option of toolsSystemPrompt\\(\\) \\(its options are naming, separator, prefix, portableNames, server, locale, template, instructions, provider, maxSchemaChars\\)$`));
+  }
+  assert.match(tw.toolsSystemPrompt(tools, { server: "gh", provider: "gemini" }), /## mcp__gh__fetch/);
+});
+
