@@ -198,9 +198,10 @@ export interface Limits {
  * `geminiMode` and `limits` for `prefixToolName` and `parseToolName` (which takes no `provider` either), `strict`,
  * `geminiMode` and `limits` for {@link toolsSystemPrompt}; read and then ignored, they would say they were done.
  * `serverName` and `nameFormat` are no options (`server` and `naming` are): `INVALID_OPTIONS` naming the option.
- * The options of
- * {@link McpClient}, {@link McpHub} (a server's config too), their methods ({@link McpCallOptions},
- * {@link McpHub.tools} included) and a {@link PermissionPolicyConfig} refuse every key they do not know.
+ * `limits` follows the options it is in: its unknown keys are ignored where theirs are, refused where theirs are.
+ * The options of {@link McpClient}, {@link McpHub} (a server's config too), their methods ({@link McpCallOptions},
+ * {@link McpHub.tools} and its `limits` included) and a {@link PermissionPolicyConfig} refuse every key they do not
+ * know, naming the keys.
  */
 export interface ConvertOptions extends NamingOptions {
   /**
@@ -2324,6 +2325,8 @@ export class McpClient {
    * server); a `connect()` while a handshake is under way (a second `connect()`, a session
    * renewal) shares it, so no session is left open on the server. A request's `notifications/cancelled` goes
    * to the session it was sent on, or is not sent once that session is gone (renewed, or ended by `connect()`).
+   * Its options are `timeoutMs` and `signal`: any other key (a call's `onProgress`, `meta`...) is `INVALID_OPTIONS`
+   * naming those two.
    */
   connect(options?: { timeoutMs?: number; signal?: Signal }): Promise<void>;
   /**
@@ -2415,7 +2418,7 @@ export class McpClient {
    * `onRequest` answers). Resolves (to `undefined`) once the server accepted it (HTTP 202, or any 2xx); a
    * refusal rejects as a request's would (`HTTP_STATUS`, `UNAUTHORIZED` after `onUnauthorized`'s try, `NETWORK`,
    * `TIMEOUT` past `timeoutMs`, `ABORTED` by `signal`; `meta` goes in its `_meta`, as a request's; the other
-   * {@link McpCallOptions} do not apply). A session
+   * {@link McpCallOptions} do not apply, and are `INVALID_OPTIONS` naming these three). A session
    * the server no longer knows (404, or a 400 naming it) is renewed once and the notification sent on the new
    * one, as a request would be. Before `connect()`: `NOT_CONNECTED`. `notifications/initialized` (sent by `connect()`) and `notifications/cancelled`
    * (sent by the client when a call's `signal` aborts it or its `timeoutMs` passes) are `INVALID_INPUT`;
@@ -2650,8 +2653,8 @@ export class McpHub {
    * left out and reported in {@link McpHub.droppedTools} with its server and its index in that server's
    * listing, and the other tools are converted. It rejects only for what no tool does alone (more tools
    * than `limits.maxTools`), keeping the name map it had. A key of `options` not known is `INVALID_OPTIONS`, as
-   * with the hub's other options (where {@link convertMcpTools} ignores one near no option's name); so is `server`
-   * (each tool's server is the hub's name for it).
+   * with the hub's other options (where {@link convertMcpTools} ignores one near no option's name), and so is one of
+   * `options.limits` (`maxToolCount` would be no limit); so is `server` (each tool's server is the hub's name for it).
    */
   tools<P extends ProviderName>(provider: P, options?: Omit<ConvertOptions, "server">): Promise<ProviderOutput[P]>;
   /**

@@ -93,7 +93,8 @@ const SERVER_KEYS: [&str; 23] = [
 /// of toolwire's options are named as such.
 fn refuse_unknown_keys(options: &JsValue, what: &str, known: &[&str]) -> Result<(), Error> {
     for key in option_keys(options) {
-        if let Some((sdk, ours)) = SDK_CALL_OPTIONS.iter().find(|(sdk, _)| *sdk == key && !known.contains(sdk)) {
+        // The SDK's name of an option this method takes (`connect()` takes no `onprogress`).
+        if let Some((sdk, ours)) = SDK_CALL_OPTIONS.iter().find(|(sdk, ours)| *sdk == key && !known.contains(sdk) && known.contains(ours)) {
             return Err(Error::new(ErrorCode::InvalidOptions, format!("{what}.{sdk} is the MCP SDK's name: toolwire's is {what}.{ours}")));
         }
     }
@@ -101,7 +102,7 @@ fn refuse_unknown_keys(options: &JsValue, what: &str, known: &[&str]) -> Result<
 }
 
 /// The keys of `McpHub.tools`' options: the conversion's, but for the server, which each tool
-/// has (and `nameFormat`, `naming`'s other name, not documented).
+/// has. Its `limits` takes the keys of [`crate::convert::LIMIT_KEYS`], every other refused too.
 const HUB_TOOLS_KEYS: [&str; 7] = ["naming", "separator", "prefix", "portableNames", "strict", "geminiMode", "limits"];
 
 /// The keys of `McpHub`'s options.
@@ -728,18 +729,23 @@ fn signal_future(signal: &JsValue) -> Result<Option<CancelFuture>, Error> {
 
 /// A request by name: the method, its `params` (an object, or nothing) and `callTool`'s options.
 fn named_request(method: &JsValue, params: &JsValue, options: &JsValue) -> Result<(String, Value, CallOptions), Error> {
+    named_request_of(method, params, options, &CALL_KEYS)
+}
+
+/// [`named_request`] with options whose keys are `known` (a notification's, [`NOTIFY_KEYS`]).
+fn named_request_of(method: &JsValue, params: &JsValue, options: &JsValue, known: &[&str]) -> Result<(String, Value, CallOptions), Error> {
     let method = string_param(method, "method")?;
     let params = match from_js(params, "params")? {
         v @ (Value::Null | Value::Object(_)) => v,
         _ => return Err(Error::new(ErrorCode::InvalidInput, "params must be an object")),
     };
-    Ok((method, params, call_options(options)?))
+    Ok((method, params, call_options_of(options, known)?))
 }
 
-/// [`named_request`] to a named server of a hub: what is wrong with the rest names the server too.
-fn server_request(server: &JsValue, method: &JsValue, params: &JsValue, options: &JsValue) -> Result<(String, String, Value, CallOptions), Error> {
+/// [`named_request_of`] to a named server of a hub: what is wrong with the rest names the server too.
+fn server_request(server: &JsValue, method: &JsValue, params: &JsValue, options: &JsValue, known: &[&str]) -> Result<(String, String, Value, CallOptions), Error> {
     let server = string_param(server, "server")?;
-    match named_request(method, params, options) {
+    match named_request_of(method, params, options, known) {
         Ok((method, params, opts)) => Ok((server, method, params, opts)),
         Err(e) => Err(e.with_detail("server", server)),
     }
@@ -750,8 +756,16 @@ fn server_request(server: &JsValue, method: &JsValue, params: &JsValue, options:
 const SDK_CALL_OPTIONS: [(&str, &str); 3] = [("timeout", "timeoutMs"), ("onprogress", "onProgress"), ("maxTotalTimeout", "maxTotalTimeoutMs")];
 
 /// The keys of a request's options (`McpCallOptions`: `callTool`, `request`, `listAll`,
-/// `listTools`, `notify`, `connect`).
+/// `listTools`).
 const CALL_KEYS: [&str; 6] = ["timeoutMs", "maxTotalTimeoutMs", "resetTimeoutOnProgress", "meta", "onProgress", "signal"];
+
+/// The keys of `connect()`'s options: its handshake has no progress to report, and its
+/// `initialize` carries no `_meta` of the caller's (a key given for them would be dropped).
+const CONNECT_KEYS: [&str; 2] = ["timeoutMs", "signal"];
+
+/// The keys of a notification's options (`notify`, the client's and the hub's): a notification
+/// has no response, so no progress and no total timeout, but a `_meta`.
+const NOTIFY_KEYS: [&str; 3] = ["timeoutMs", "signal", "meta"];
 
 /// The keys of a hub's `callTool` options: a request's, and `provider`.
 const HUB_CALL_KEYS: [&str; 7] = ["timeoutMs", "maxTotalTimeoutMs", "resetTimeoutOnProgress", "meta", "onProgress", "signal", "provider"];
@@ -768,7 +782,9 @@ fn call_options_of(options: &JsValue, known: &[&str]) -> Result<CallOptions, Err
 fn read_call_options(options: &JsValue, known: &[&str]) -> Result<CallOptions, Error> {
     refuse_lossy_options(options, "options", &["signal", "timeoutMs", "maxTotalTimeoutMs"])?;
     for (sdk, ours) in SDK_CALL_OPTIONS {
-        if !get(options, sdk).is_undefined() {
+        // Only where the method takes toolwire's (`connect()` takes no progress): else the
+        // refusal below lists the keys it takes.
+        if known.contains(&ours) && !get(options, sdk).is_undefined() {
             return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{sdk} is the MCP SDK's name: toolwire's is options.{ours}")));
         }
     }
@@ -849,11 +865,11 @@ impl JsMcpClient {
         Ok(Self { inner: new_client(url, &options, None, None)? })
     }
 
-    /// `initialize` + `notifications/initialized`: `{timeoutMs?, signal?}`. Connecting again ends
-    /// the session before (DELETE).
+    /// `initialize` + `notifications/initialized`: `{timeoutMs?, signal?}` (every other key
+    /// refused). Connecting again ends the session before (DELETE).
     pub fn connect(&self, options: JsValue) -> Promise {
         let c = self.inner.clone();
-        let opts = call_options(&options);
+        let opts = call_options_of(&options, &CONNECT_KEYS);
         promise(Box::pin(async move {
             c.connect_with(&mut opts?).await?;
             Ok(JsValue::UNDEFINED)
@@ -914,12 +930,12 @@ impl JsMcpClient {
     }
 
     /// A notification (`notifications/roots/list_changed`...), with `params` (an object, or
-    /// nothing) and `{timeoutMs?, signal?}`: resolves (to `undefined`) once the server accepted
+    /// nothing) and `{timeoutMs?, signal?, meta?}` (every other key refused): resolves (to `undefined`) once the server accepted
     /// it (HTTP 202). Not `notifications/initialized` nor `notifications/cancelled`, which the
     /// client sends itself (`INVALID_INPUT`).
     pub fn notify(&self, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let c = self.inner.clone();
-        let prepared = named_request(&method, &params, &options);
+        let prepared = named_request_of(&method, &params, &options, &NOTIFY_KEYS);
         promise(Box::pin(async move {
             let (method, params, mut opts) = prepared?;
             c.notify_checked(&method, params, &mut opts).await?;
@@ -1151,8 +1167,10 @@ impl JsMcpHub {
                 return Err(Error::new(ErrorCode::InvalidOptions, format!("options.{key} is no option of McpHub.tools(): each tool's server is the name the hub has for it")));
             }
             let opts = options_param(&options)?;
-            // The conversion's options, whose keys a hub, as its other options, holds to those known.
+            // The conversion's options, whose keys a hub, as its other options, holds to those known;
+            // `limits` follows the options it is in (`maxToolCount` would be no limit at all).
             refuse_unknown_keys(&options, "options", &HUB_TOOLS_KEYS)?;
+            refuse_unknown_keys(&get(&options, "limits"), "options.limits", &crate::convert::LIMIT_KEYS)?;
             Ok((p, opts))
         })();
         promise(Box::pin(async move {
@@ -1226,7 +1244,7 @@ impl JsMcpHub {
     /// Any other request to one server (`McpClient.request`), connecting it first if needed.
     pub fn request(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
-        let prepared = server_request(&server, &method, &params, &options);
+        let prepared = server_request(&server, &method, &params, &options, &CALL_KEYS);
         promise(Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             to_js(&hub.request(&server, &method, params, opts).await?)
@@ -1236,7 +1254,7 @@ impl JsMcpHub {
     /// `McpClient.notify` on one server (connected on first use).
     pub fn notify(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
-        let prepared = server_request(&server, &method, &params, &options);
+        let prepared = server_request(&server, &method, &params, &options, &NOTIFY_KEYS);
         promise(Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             hub.notify(&server, &method, params, opts).await?;
@@ -1248,7 +1266,7 @@ impl JsMcpHub {
     #[wasm_bindgen(js_name = listAll)]
     pub fn list_all(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
-        let prepared = server_request(&server, &method, &params, &options);
+        let prepared = server_request(&server, &method, &params, &options, &CALL_KEYS);
         promise(Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             to_js(&Value::Array(hub.list_all(&server, &method, params, opts).await?))

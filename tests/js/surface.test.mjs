@@ -117,3 +117,53 @@ test("options: serverName and nameFormat are refused naming the option; naming f
   assert.match(tw.toolsSystemPrompt(tools, { server: "gh", provider: "gemini" }), /## mcp__gh__fetch/);
 });
 
+/** A fetch answering `initialize` and taking notifications; `seen` gets every message sent. */
+function server(seen = []) {
+  return async (url, init) => {
+    const msg = JSON.parse(init.body ?? "null");
+    if (msg) seen.push(msg);
+    if (msg && msg.method === "initialize") {
+      const result = { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } };
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }), { status: 200, headers: { "content-type": "application/json" } });
+    }
+    return new Response(null, { status: 202 });
+  };
+}
+
+test("McpClient.connect() and notify() (the hub's too) refuse the options their types do not declare (pQ 5)", async () => {
+  const seen = [];
+  const c = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch: server(seen) });
+  for (const key of ["onProgress", "resetTimeoutOnProgress", "maxTotalTimeoutMs", "meta", "bogus"]) {
+    const value = key === "onProgress" ? () => {} : key === "meta" ? { traceId: "t1" } : key === "resetTimeoutOnProgress" ? true : 5;
+    await refused(() => c.connect({ [key]: value }), "INVALID_OPTIONS", new RegExp(`^options has no key "${key}" \\(the keys are timeoutMs, signal\\)`));
+  }
+  // The SDK's name of an option connect() does not take either: the keys it takes, not onProgress.
+  await refused(() => c.connect({ onprogress: () => {} }), "INVALID_OPTIONS", /^options has no key "onprogress" \(the keys are timeoutMs, signal\)/);
+  assert.equal(seen.length, 0, "nothing sent");
+  await c.connect({ timeoutMs: 5000 });
+  for (const key of ["onProgress", "resetTimeoutOnProgress", "maxTotalTimeoutMs", "bogus"]) {
+    const value = key === "onProgress" ? () => {} : key === "resetTimeoutOnProgress" ? true : 5;
+    await refused(() => c.notify("notifications/roots/list_changed", null, { [key]: value }), "INVALID_OPTIONS", new RegExp(`^options has no key "${key}" \\(the keys are timeoutMs, signal, meta\\)`));
+  }
+  await c.notify("notifications/roots/list_changed", null, { meta: { traceId: "t2" } });
+  assert.deepEqual(seen.at(-1).params?._meta, { traceId: "t2" });
+  await c.close();
+  const hub = new tw.McpHub({ a: { url: "http://127.0.0.1:9/mcp", fetch: server() } });
+  const e = await refused(() => hub.notify("a", "notifications/roots/list_changed", null, { onProgress: () => {} }), "INVALID_OPTIONS", /^options has no key "onProgress" \(the keys are timeoutMs, signal, meta\)/);
+  assert.equal(e.server, "a");
+  await hub.closeAll();
+});
+
+test("McpHub.tools(): an unknown key inside limits is refused as its options' keys are; convertMcpTools' limits ignores it as its options do (pQ 6)", async () => {
+  const hub = new tw.McpHub({ a: { url: "http://127.0.0.1:1/mcp", timeoutMs: 500 } });
+  for (const limits of [{ maxToolCount: 5 }, { depth: 8 }]) {
+    const key = Object.keys(limits)[0];
+    await refused(() => hub.tools("openai", { limits }), "INVALID_OPTIONS", new RegExp(`^options\\.limits has no key "${key}" \\(the keys are maxDepth, maxNodes, maxRefUnroll, maxTools, maxStringBytes\\)`));
+  }
+  await refused(() => hub.tools("openai", { limits: { maxTool: 5 } }), "INVALID_OPTIONS", /did you mean maxTools\?/);
+  await hub.closeAll();
+  // One rule: `limits` follows the options it is in. The conversion's ignore a key near no option, in limits too.
+  assert.equal(tw.convertMcpTools([{ name: "t" }], "openai", { limits: { maxToolCount: 5 }, someday: 1 }).length, 1);
+  await refused(() => tw.convertMcpTools([{ name: "t" }], "openai", { limits: { maxTool: 5 } }), "INVALID_OPTIONS", /did you mean maxTools\?/);
+});
+
