@@ -87,7 +87,10 @@ impl JsNameMap {
     pub fn prepare_arguments(&self, name: JsValue, args: JsValue) -> Result<JsValue, JsValue> {
         let name = string_param(&name, "name")?;
         let entry = self.inner.resolve(&name)?;
-        let value = crate::calls::model_arguments(&name, raw_args(&args)?)?;
+        // The map knows the tool: every error about its arguments names it (`tool`, and the
+        // message), as `McpClient.callTool`'s do.
+        let tool = |e: Error| e.with_tool(&entry.tool);
+        let value = crate::calls::model_arguments(&name, raw_args(&args).map_err(tool)?).map_err(tool)?;
         let value = match &entry.args {
             Some(plan) => plan.apply(value),
             None => value,

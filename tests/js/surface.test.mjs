@@ -167,3 +167,14 @@ test("McpHub.tools(): an unknown key inside limits is refused as its options' ke
   await refused(() => tw.convertMcpTools([{ name: "t" }], "openai", { limits: { maxTool: 5 } }), "INVALID_OPTIONS", /did you mean maxTools\?/);
 });
 
+test("NameMap.prepareArguments: errors name the tool (pQ 7)", async () => {
+  const map = tw.NameMap.fromTools([{ name: "create_issue", serverName: "github" }], "openai");
+  for (const args of ['{"title":', [1, 2], NaN, '"text"']) {
+    const e = await refused(() => map.prepareArguments("mcp__github__create_issue", args), "INVALID_ARGUMENTS", /\(tool "create_issue"\)$/);
+    assert.equal(e.tool, "create_issue");
+  }
+  // A name the map does not know has no tool to name.
+  const e = await refused(() => map.prepareArguments("mcp__github__nope", {}), "UNKNOWN_TOOL_NAME");
+  assert.equal(e.tool, undefined);
+});
+
