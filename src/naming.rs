@@ -159,8 +159,20 @@ pub fn check_options(opts: &NamingOptions, rule: NameRule) -> Result<()> {
         parts.push(("separator", &opts.separator));
     }
     for (key, value) in parts {
-        let first_bad = |i: usize, c: char| if key == "prefix" && i == 0 { !rule.allows_first(c) } else { !rule.allows(c) };
-        if let Some((_, c)) = value.chars().enumerate().find(|&(i, c)| first_bad(i, c)) {
+        // The prefix starts every name: its first character is held to how a name may start.
+        if key == "prefix" {
+            if let Some(c) = value.chars().next().filter(|c| rule.allows(*c) && !rule.allows_first(*c)) {
+                let start = match rule {
+                    NameRule::Gemini => "Gemini's tool names start with a letter or `_`",
+                    _ => "names every provider takes (portableNames) start with a letter",
+                };
+                return Err(Error::new(
+                    ErrorCode::InvalidOptions,
+                    format!("options.prefix {value:?} starts with {c:?}, and {start}: the prefix must start so, or every name would be rewritten and hashed"),
+                ));
+            }
+        }
+        if let Some(c) = value.chars().find(|c| !rule.allows(*c)) {
             return Err(Error::new(
                 ErrorCode::InvalidOptions,
                 format!("options.{key} {value:?} holds {c:?}, which {who} cannot hold: every name would be rewritten and hashed"),
@@ -1168,5 +1180,23 @@ mod tests {
         // Not used by its format: not checked.
         let bare = NamingOptions { format: Some(NameFormat::Bare), ..o(".", "a b", false) };
         assert!(check_options(&bare, NameRule::Strict).is_ok());
+    }
+
+    /// A prefix whose first character names may hold but not start with is refused saying how a
+    /// name must start, not that the names cannot hold it (probe pQ 8).
+    #[test]
+    fn a_prefix_is_refused_for_its_first_character_saying_how_names_start() {
+        let o = |prefix: &str, portable: bool| NamingOptions { prefix: prefix.into(), portable, ..NamingOptions::default() };
+        for (opts, rule, message) in [
+            (o("1abc", false), NameRule::Gemini, r#"options.prefix "1abc" starts with '1', and Gemini's tool names start with a letter or `_`: the prefix must start so, or every name would be rewritten and hashed"#),
+            (o("_x", true), NameRule::Strict, r#"options.prefix "_x" starts with '_', and names every provider takes (portableNames) start with a letter: the prefix must start so, or every name would be rewritten and hashed"#),
+            (o("-x", true), NameRule::Strict, r#"options.prefix "-x" holds '-', which names every provider takes (portableNames: letters, digits and `_`) cannot hold: every name would be rewritten and hashed"#),
+        ] {
+            let e = check_options(&opts, opts.rule(rule)).unwrap_err();
+            assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidOptions, message), "{opts:?}");
+        }
+        // A first character the rule takes to start a name: taken.
+        assert!(check_options(&o("_x", false), NameRule::Gemini).is_ok());
+        assert!(check_options(&o("1abc", false), NameRule::Strict).is_ok());
     }
 }

@@ -178,3 +178,8 @@ test("NameMap.prepareArguments: errors name the tool (pQ 7)", async () => {
   assert.equal(e.tool, undefined);
 });
 
+test("a prefix refused for its first character says how names start (pQ 8)", async () => {
+  await refused(() => tw.convertMcpTools([{ name: "x" }], "gemini", { server: "s", prefix: "1abc" }), "INVALID_OPTIONS", /^options\.prefix "1abc" starts with '1', and Gemini's tool names start with a letter or `_`/);
+  await refused(() => tw.prefixToolName("s", "t", { prefix: "_x", portableNames: true }), "INVALID_OPTIONS", /^options\.prefix "_x" starts with '_', and names every provider takes \(portableNames\) start with a letter/);
+  assert.equal(tw.prefixToolName("s", "t", { prefix: "_x", provider: "gemini" }), "_x__s__t");
+});
