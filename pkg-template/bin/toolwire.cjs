@@ -13,9 +13,9 @@ const DEFAULT_PROVIDER = "gemini";
 
 const USAGE = `Usage: toolwire check <file|-> [options]
 
-Reads an MCP tools/list result (a tools array, {tools:[...]}, or a JSON-RPC response
-{result:{tools:[...]}}) from <file>, or stdin for "-", and reports for one provider what
-conversion changes and which problems remain.
+Reads an MCP tools/list result (a tools array, {tools:[...]}, a JSON-RPC response
+{result:{tools:[...]}}, or a JSON-RPC batch response holding one) from <file>, or stdin
+for "-", and reports for one provider what conversion changes and which problems remain.
 
 Options:
   --provider <name>   ${PROVIDERS.join(", ")},
@@ -44,6 +44,23 @@ function shown(text) {
   return String(text).replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** Text from the command line, quoted as messages quote it, escaped as {@link shown} escapes it. */
+function quoted(text) {
+  return `"${shown(text)}"`;
+}
+
+/** The options that take a value: the argument after one (`--server -v`) is its value, never an option. */
+const VALUE_OPTIONS = ["--provider", "--server"];
+
+/** Whether the command line gives one of `names` as an option: not where it is an option's value. */
+function asks(argv, names) {
+  for (let i = 0; i < argv.length; i++) {
+    if (VALUE_OPTIONS.includes(argv[i])) i++;
+    else if (names.includes(argv[i])) return true;
+  }
+  return false;
+}
+
 function parseArgs(argv) {
   const opts = { provider: undefined, json: false, changes: false, strict: false, server: undefined, files: [] };
   for (let i = 0; i < argv.length; i++) {
@@ -60,12 +77,12 @@ function parseArgs(argv) {
       const v = inline.toLowerCase();
       if (["true", "yes", "1", "on"].includes(v)) return true;
       if (["false", "no", "0", "off"].includes(v)) return false;
-      throw new UsageError(`${flag} is a switch: give it alone, or ${flag}=true / ${flag}=false (got "${inline}")`);
+      throw new UsageError(`${flag} is a switch: give it alone, or ${flag}=true / ${flag}=false (got ${quoted(inline)})`);
     };
     // A value given twice is refused: which one was meant is not for the tool to guess.
     const once = (key) => {
       const v = value();
-      if (opts[key] !== undefined) throw new UsageError(`${flag} is given twice ("${shown(opts[key])}" and "${shown(v)}")`);
+      if (opts[key] !== undefined) throw new UsageError(`${flag} is given twice (${quoted(opts[key])} and ${quoted(v)})`);
       return v;
     };
     switch (flag) {
@@ -88,8 +105,23 @@ function parseArgs(argv) {
   return opts;
 }
 
+/** Whether `item` is a JSON-RPC response (`{jsonrpc: "2.0", id, result}` or `{..., error}`). */
+function isResponse(item) {
+  return item !== null && typeof item === "object" && !Array.isArray(item) && item.jsonrpc === "2.0" && "id" in item && ("result" in item || "error" in item);
+}
+
 /** The tools array of a tools/list result in any of the accepted wrappings. */
 function toolsOf(doc) {
+  // A JSON-RPC batch response is no tools array: its one tools/list result is, where it holds exactly one.
+  if (Array.isArray(doc) && doc.length > 0 && doc.every(isResponse)) {
+    const lists = doc.filter((r) => r.result && Array.isArray(r.result.tools));
+    if (lists.length === 1) return lists[0].result.tools;
+    const n = doc.length;
+    throw new InputError(
+      `the input is a JSON-RPC batch of ${n} response${n === 1 ? "" : "s"}, ${lists.length || "none"} of them a tools list: ` +
+        "give one tools/list response, or its tools",
+    );
+  }
   if (Array.isArray(doc)) return doc;
   if (doc && Array.isArray(doc.tools)) return doc.tools;
   if (doc && doc.result && Array.isArray(doc.result.tools)) return doc.result.tools;
@@ -132,16 +164,16 @@ function decode(bytes) {
 }
 
 function main(argv) {
-  if (argv.includes("-h") || argv.includes("--help")) {
+  if (asks(argv, ["-h", "--help"])) {
     console.log(USAGE);
     return 0;
   }
-  if (argv.includes("-v") || argv.includes("--version")) {
+  if (asks(argv, ["-v", "--version"])) {
     console.log(toolwire.version());
     return 0;
   }
   const [command, ...rest] = argv;
-  if (command !== "check") throw new UsageError(command ? `unknown command "${command}"` : "no command given");
+  if (command !== "check") throw new UsageError(command ? `unknown command ${quoted(command)}` : "no command given");
   const opts = parseArgs(rest);
   if (opts.provider === undefined) {
     opts.provider = DEFAULT_PROVIDER;

@@ -138,6 +138,51 @@ test("bin: names and keys from the input are printed with control characters esc
   assert.equal(JSON.parse(run(["check", file, "--provider", "openai", "--json"]).stdout).tools[1].tool, hostile[1].name);
 });
 
+test("bin: -h and -v are options only where no option takes them as its value (pQ 9)", () => {
+  // `--server -v`: the server is "-v", and the check runs.
+  const r = run(["check", cleanFile, "--provider", "openai", "--server", "-v", "--json"]);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).tools.map((t) => t.name), ["mcp__-v__ping"]);
+  assert.equal(run(["check", cleanFile, "--provider", "-h"]).status, 2, "-h as the provider is a provider name, refused");
+  assert.match(run(["check", cleanFile, "--provider", "-h"]).stderr, /UNKNOWN_PROVIDER: unknown provider "-h"/);
+  // As options they still are, anywhere.
+  assert.match(run(["check", cleanFile, "-v"]).stdout, /^\d+\.\d+\.\d+/);
+  assert.match(run(["check", cleanFile, "--server", "s", "-h"]).stdout, /Usage: toolwire check/);
+});
+
+test("bin: every message that quotes the command line escapes control characters (pQ 9)", () => {
+  for (const [args, message] of [
+    [["\u001b]0;pwned\u0007check"], /unknown command "\\u001b]0;pwned\\u0007check"/],
+    [["check", cleanFile, "--strict=\u001b[2J"], /\(got "\\u001b\[2J"\)/],
+    [["check", cleanFile, "--b\u001b[2Jogus"], /unknown option --b\\u001b\[2Jogus/],
+    [["check", cleanFile, "--server", "a\u0007", "--server", "b\u009b"], /--server is given twice \("a\\u0007" and "b\\u009b"\)/],
+  ]) {
+    const r = run(args);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, message);
+    assert.ok(!/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/.test(r.stderr), JSON.stringify(r.stderr));
+  }
+});
+
+test("bin: a JSON-RPC batch response is unwrapped when one of its responses is a tools list, else refused (pQ 10)", () => {
+  const response = (id, result) => ({ jsonrpc: "2.0", id, result });
+  const batch = [response(1, { tools: [{ name: "search" }, { name: "fetch" }] })];
+  let r = run(["check", "-", "--provider", "openai", "--json"], JSON.stringify(batch));
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).tools.map((t) => t.tool), ["search", "fetch"]);
+  // Beside other responses (an error, another result): the one tools list.
+  r = run(["check", "-", "--provider", "openai", "--json"], JSON.stringify([{ jsonrpc: "2.0", id: 0, error: { code: -32601, message: "nope" } }, ...batch, response(2, {})]));
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.equal(JSON.parse(r.stdout).tools.length, 2);
+  // None, or two: which one was meant is not for the tool to guess.
+  for (const [doc, said] of [[[response(1, {})], /batch of 1 response, none of them a tools list/], [[...batch, response(2, { tools: [] })], /batch of 2 responses, 2 of them a tools list/]]) {
+    r = run(["check", "-", "--provider", "openai"], JSON.stringify(doc));
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, said);
+    assert.equal(r.stdout, "");
+  }
+});
+
 test("bin: a tool JSON.stringify cannot write (nested too deep for it) is a problem, the others reported (pQ 1)", () => {
   const depth = 20_000;
   const text = `[{"name":"good"},{"name":"x","inputSchema":{"type":"object","properties":{"a":${'{"type":"array","items":'.repeat(depth)}{}${"}".repeat(depth)}}}}]`;
