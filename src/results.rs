@@ -833,7 +833,7 @@ impl<'o> Builder<'o> {
             }
             (_, Blob::Other) => return self.text(not_sent(&declared, Some(bytes), "format not supported")),
             (_, Blob::Document(kind)) if !head.starts_with(kind.magic) => {
-                return self.text(not_sent(&declared, Some(bytes), &format!("the bytes are not a {} file", kind.ext.to_uppercase())));
+                return self.text(not_sent(&declared, Some(bytes), &format!("the bytes are not a {} file", kind.ext.to_ascii_uppercase())));
             }
             (None, Blob::Document(kind)) => return self.text(not_sent(kind.mime, Some(bytes), "text only")),
             (None, Blob::Image) => return self.text(not_sent(&declared, Some(bytes), "text only")),
@@ -858,7 +858,7 @@ impl<'o> Builder<'o> {
             Blob::Document(kind) if !format.sends_document(kind, self.opts) => {
                 // Documents of other kinds go where this one does not; text only is text only.
                 let reason = match DOCS.iter().any(|d| format.sends_document(d, self.opts)) {
-                    true => format!("{} takes no {} files here", format.label(), kind.ext.to_uppercase()),
+                    true => format!("{} takes no {} files here", format.label(), kind.ext.to_ascii_uppercase()),
                     false => "text only".owned(),
                 };
                 self.text(not_sent(kind.mime, Some(bytes), &reason))
