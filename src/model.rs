@@ -870,7 +870,12 @@ pub fn pointers_at(text: &str, offsets: &[usize]) -> Vec<String> {
                 while i < b.len() && b[i] != b'"' {
                     i += if b[i] == b'\\' { 2 } else { 1 };
                 }
-                let key = key_next.then(|| serde_json::from_str::<String>(&text[start..=i.min(b.len() - 1)]).unwrap_or_default());
+                // Read as a `Value`: serde_json's typed `String` reader brings its "invalid type"
+                // messages, and with them Rust's float formatting, into the module.
+                let key = key_next.then(|| match serde_json::from_str(&text[start..=i.min(b.len() - 1)]) {
+                    Ok(Value::String(k)) => k,
+                    _ => String::new(),
+                });
                 key_next = false;
                 if let (Some(k), Some(Open::Object(slot))) = (&key, open.last_mut()) {
                     *slot = Some(k.clone());

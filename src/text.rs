@@ -169,6 +169,102 @@ pub(crate) fn write_number(out: &mut Vec<u8>, n: &serde_json::Number) {
     let _ = serde_json::to_writer(&mut *out, n);
 }
 
+/// `n` as Rust's `Display` writes it (`n.to_string()`: the shortest digits that read back as `n`,
+/// never an exponent; `-0`, `-inf`, `NaN`), from the digits serde_json writes. Rust's own float
+/// formatting (`core::fmt::float`: Grisu, Dragon and their tables) is then not in the module;
+/// serde_json's writer is, for the numbers of every JSON text. Both take the shortest digits
+/// closest to the value; where two are as close, serde_json takes the even one and Rust the
+/// larger, which is put right here ([`is_half_way`]).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) fn f64_display(n: f64) -> String {
+    if n.is_nan() {
+        return "NaN".owned();
+    }
+    let Some(num) = serde_json::Number::from_f64(n) else {
+        return if n < 0.0 { "-inf" } else { "inf" }.owned();
+    };
+    let mut json = Vec::with_capacity(24);
+    write_number(&mut json, &num);
+    // `-`? digits (`.` digits)? (`e` sign? digits)?
+    let text = json.strip_prefix(b"-").unwrap_or(&json);
+    let (mantissa, exp) = match text.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(i) => (&text[..i], std::str::from_utf8(&text[i + 1..]).ok().and_then(|e| e.trim_start_matches('+').parse::<i32>().ok()).unwrap_or(0)),
+        None => (text, 0),
+    };
+    let point = mantissa.iter().position(|&b| b == b'.').unwrap_or(mantissa.len());
+    let mut digits: Vec<u8> = mantissa.iter().copied().filter(|&b| b != b'.').collect();
+    // The value is 0.DIGITS x 10^at, DIGITS without leading zeros (`0.001`).
+    let lead = digits.iter().take_while(|&&b| b == b'0').count();
+    digits.drain(..lead);
+    let mut at = i32::try_from(point).unwrap_or(0) - i32::try_from(lead).unwrap_or(0) + exp;
+    let len = |d: &[u8]| i32::try_from(d.len()).unwrap_or(0);
+    let trim = |d: &mut Vec<u8>| d.truncate(d.len() - d.iter().rev().take_while(|&&b| b == b'0').count());
+    trim(&mut digits);
+    if !digits.is_empty() && is_half_way(n, &digits, at - len(&digits) - 1) {
+        // One up, carried: `..19` is `..2`, `99` is `1` one place up.
+        match digits.iter().rposition(|&b| b != b'9') {
+            Some(i) => {
+                digits[i] += 1;
+                digits.truncate(i + 1);
+            }
+            None => {
+                digits = vec![b'1'];
+                at += 1;
+            }
+        }
+        trim(&mut digits);
+    }
+    let mut out = Vec::with_capacity(24);
+    if n.is_sign_negative() {
+        out.push(b'-');
+    }
+    if digits.is_empty() {
+        out.push(b'0');
+        return into_string(out);
+    }
+    let zeros = |out: &mut Vec<u8>, k: i32| out.resize(out.len() + usize::try_from(k).unwrap_or(0), b'0');
+    if at <= 0 {
+        out.extend_from_slice(b"0.");
+        zeros(&mut out, -at);
+        out.extend_from_slice(&digits);
+    } else if at >= len(&digits) {
+        out.extend_from_slice(&digits);
+        zeros(&mut out, at - len(&digits));
+    } else {
+        let (int, frac) = digits.split_at(usize::try_from(at).unwrap_or(0));
+        out.extend_from_slice(int);
+        out.push(b'.');
+        out.extend_from_slice(frac);
+    }
+    into_string(out)
+}
+
+/// Whether `|n|` is exactly `digits` followed by a 5, times `10^e10`: half-way between `digits`
+/// and the next digits up. `n` is `m * 2^e2`; with `m = odd * 2^t` and that 5 making the digits
+/// odd, this holds when `t + e2 = e10` and `odd * 5^-e10 = digits5` (`e10 < 0`) or `odd =
+/// digits5 * 5^e10` (`e10 >= 0`). Past what `u128` holds it cannot hold: `digits5` then has
+/// more digits than any f64's shortest form and one more.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+fn is_half_way(n: f64, digits: &[u8], e10: i32) -> bool {
+    let bits = n.to_bits();
+    let exp = i32::try_from((bits >> 52) & 0x7FF).unwrap_or(0);
+    let frac = bits & ((1 << 52) - 1);
+    let (m, e2) = if exp == 0 { (frac, -1074) } else { (frac | 1 << 52, exp - 1075) };
+    if m == 0 || digits.len() > 30 {
+        return false;
+    }
+    let t = i32::try_from(m.trailing_zeros()).unwrap_or(0);
+    let odd = u128::from(m >> t);
+    let d5 = digits.iter().chain(b"5").fold(0u128, |a, &b| a * 10 + u128::from(b - b'0'));
+    let pow5 = |k: i32| (0..k).try_fold(1u128, |a, _| a.checked_mul(5));
+    t + e2 == e10
+        && if e10 < 0 {
+            pow5(-e10).and_then(|p| odd.checked_mul(p)) == Some(d5)
+        } else {
+            pow5(e10).and_then(|p| d5.checked_mul(p)) == Some(odd)
+        }
+}
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
@@ -475,6 +571,33 @@ pub(crate) fn edit_distance(a: &str, b: &str, most: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+
+    /// `f64_display` writes what `Display` writes, for every kind of f64: random bit patterns
+    /// (subnormals, huge and tiny exponents, 17 digits), and values half-way between two
+    /// shortest forms, where serde_json and Rust choose differently.
+    #[test]
+    fn f64_display_is_rust_display() {
+        let check = |n: f64| assert_eq!(super::f64_display(n), n.to_string(), "{:#x}", n.to_bits());
+        let fixed = [0.0, -0.0, 1.0, -1.0, 1.5, 0.1, 1e21, 1e-7, 123456789012345680000.0, 5e-324, f64::MAX, f64::MIN_POSITIVE, 1e15, 1e16, 1e17, 0.3, -2.5e-5];
+        fixed.into_iter().chain([f64::INFINITY, f64::NEG_INFINITY, f64::NAN]).for_each(check);
+        // 1394865425023536.25: .2 and .3 both read back; Rust writes .3, serde_json .2.
+        check(f64::from_bits(0x4313_d27d_a8ac_08c1));
+        check(-f64::from_bits(0x4313_d27d_a8ac_08c1));
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..300_000u64 {
+            // xorshift64*
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            let bits = x.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            check(f64::from_bits(bits));
+            check(f64::from(u32::try_from(bits >> 40).unwrap_or(0)) / 1024.0 - 4096.0);
+            // Quarters and eighths where the spacing of f64 is that: where half-way cases live.
+            let big = f64::from_bits(0x4310_0000_0000_0000 | (bits & 0xF_FFFF_FFFF_FFFF));
+            check(big);
+            check(big * f64::from(u32::try_from(i % 4096).unwrap_or(1) + 1));
+        }
+    }
 
     /// Levenshtein distances, with a swap of neighbours as one edit; `None` past `most`.
     #[test]

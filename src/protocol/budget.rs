@@ -52,8 +52,17 @@ pub struct Held {
     server: Option<Rc<str>>,
 }
 
+/// `n` bytes in MiB to one decimal, as `format!("{:.1} MiB", n as f64 / (1 << 20) as f64)` writes
+/// it (ties to even, the quotient being exact), in integers: Rust's float formatting is not
+/// otherwise in the module.
 fn mib(n: usize) -> String {
-    format!("{:.1} MiB", n as f64 / (1 << 20) as f64)
+    let n = n as u64;
+    let (whole, part) = (n >> 20, (n & 0xF_FFFF) * 10);
+    let (mut tenths, rest) = (whole * 10 + (part >> 20), part & 0xF_FFFF);
+    if rest > 0x8_0000 || (rest == 0x8_0000 && tenths % 2 == 1) {
+        tenths += 1;
+    }
+    format!("{}.{} MiB", tenths / 10, tenths % 10)
 }
 
 impl Held {
@@ -240,6 +249,17 @@ impl Drop for Held {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `mib` writes what `{:.1}` of the quotient writes, ties (a twentieth of a MiB, odd and
+    /// even tenths) and carries into the whole MiB included.
+    #[test]
+    fn mib_is_the_float_formatting_of_the_quotient() {
+        let m = 1usize << 20;
+        let near = |k: usize| [k.saturating_sub(1), k, k + 1];
+        for n in (0..4 * m).step_by(997).chain((0..200).flat_map(|i| near(i * m / 20))).chain([m * 1000 - 1, usize::MAX >> 12]) {
+            assert_eq!(mib(n), format!("{:.1} MiB", n as f64 / m as f64), "{n}");
+        }
+    }
 
     #[test]
     fn reads_together_stay_within_the_budget_and_give_back_what_they_held() {

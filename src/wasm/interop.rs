@@ -178,7 +178,7 @@ pub(crate) fn describe_js(v: &JsValue) -> String {
             // As JS writes them (Rust writes `inf`).
             f64::INFINITY => "Infinity".owned(),
             f64::NEG_INFINITY => "-Infinity".owned(),
-            _ => format!("the number {n}"),
+            _ => format!("the number {}", crate::text::f64_display(n)),
         };
     }
     if let Some(b) = v.as_bool() {

@@ -214,7 +214,7 @@ fn size_option(options: &JsValue, key: &str) -> Result<Option<usize>, Error> {
         n => {
             let got = match (n, v.as_string()) {
                 (Some(n), _) if n.is_nan() => "NaN".owned(),
-                (Some(n), _) => n.to_string(),
+                (Some(n), _) => crate::text::f64_display(n),
                 (None, Some(s)) => format!("the string {}", crate::text::to_string(&Value::String(s))),
                 (None, None) => v.js_typeof().as_string().unwrap_or_default(),
             };
