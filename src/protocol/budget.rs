@@ -12,7 +12,6 @@
 //! may cannot make another server's responses fail: at least as much is left for the others.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -26,9 +25,13 @@ pub const MAX_SERVER_HELD_BYTES: usize = MAX_HELD_BYTES / 2;
 
 thread_local! {
     static HELD: Cell<usize> = const { Cell::new(0) };
-    /// What each server's reads hold, and how many reads hold something, by server.
-    static SERVERS: RefCell<BTreeMap<Rc<str>, (usize, usize)>> = const { RefCell::new(BTreeMap::new()) };
+    /// What each server's reads hold, and how many reads hold something, by server, kept
+    /// sorted by server (a `BTreeMap`'s order, without its code: a few KB of wasm per map).
+    static SERVERS: RefCell<Servers> = const { RefCell::new(Vec::new()) };
 }
+
+/// [`SERVERS`]: `(server, (bytes held, reads holding something))`, sorted by server.
+type Servers = Vec<(Rc<str>, (usize, usize))>;
 
 /// The server a URL reaches, for the budget: its origin (`scheme://host:port`, lower-cased), or
 /// the URL itself when it has none (a page-relative URL the host could not resolve: the client
@@ -82,7 +85,10 @@ impl Held {
         let grows = n > self.n;
         let total = HELD.with(Cell::get) - self.n;
         if let Some(server) = &self.server {
-            let (ours, _) = SERVERS.with(|s| s.borrow().get(server).copied().unwrap_or_default());
+            let (ours, _) = SERVERS.with(|s| {
+                let s = s.borrow();
+                find(&s, server).ok().map(|i| s[i].1).unwrap_or_default()
+            });
             let others = ours - self.n;
             if grows && others.saturating_add(n) > MAX_SERVER_HELD_BYTES {
                 return Err(Refusal::Share { server: server.clone(), held: others });
@@ -95,11 +101,15 @@ impl Held {
         if let Some(server) = &self.server {
             SERVERS.with(|s| {
                 let mut s = s.borrow_mut();
-                let entry = s.entry(server.clone()).or_default();
+                let i = find(&s, server).unwrap_or_else(|i| {
+                    s.insert(i, (server.clone(), (0, 0)));
+                    i
+                });
+                let entry = &mut s[i].1;
                 entry.0 = entry.0 - self.n + n;
                 entry.1 = entry.1 - usize::from(self.n > 0) + usize::from(n > 0);
                 if entry.1 == 0 {
-                    s.remove(server);
+                    s.remove(i);
                 }
             });
         }
@@ -225,6 +235,11 @@ impl fmt::Display for Refusal {
             }
         }
     }
+}
+
+/// Where `server` is in [`SERVERS`], or where it would go.
+fn find(servers: &Servers, server: &str) -> Result<usize, usize> {
+    servers.binary_search_by(|(k, _)| (**k).cmp(server))
 }
 
 /// The servers whose reads hold the most, at most three, with what they hold and in how many

@@ -63,7 +63,6 @@
 //! [`Client::listen`] is `subscriptions/listen`.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -342,9 +341,10 @@ impl From<Error> for Failure {
 #[derive(Default)]
 struct CloseSignal {
     generation: Cell<u64>,
-    /// The waiters' wakers by their keys: a waiter takes its own out when dropped, so an open
-    /// client holds none for the requests that have ended.
-    wakers: RefCell<BTreeMap<u64, std::task::Waker>>,
+    /// The waiters' wakers by their keys, sorted by key (a `BTreeMap`'s order, without its code:
+    /// a few KB of wasm per map): a waiter takes its own out when dropped, so an open client
+    /// holds none for the requests that have ended.
+    wakers: RefCell<Vec<(u64, std::task::Waker)>>,
     next_key: Cell<u64>,
 }
 
@@ -352,7 +352,7 @@ impl CloseSignal {
     fn fire(&self) {
         self.generation.set(self.generation.get() + 1);
         let wakers = std::mem::take(&mut *self.wakers.borrow_mut());
-        for w in wakers.into_values() {
+        for (_, w) in wakers {
             w.wake();
         }
     }
@@ -389,7 +389,11 @@ impl Future for CloseWait<'_> {
             signal.next_key.set(k + 1);
             k
         });
-        signal.wakers.borrow_mut().insert(key, cx.waker().clone());
+        let mut wakers = signal.wakers.borrow_mut();
+        match wakers.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(i) => wakers[i].1 = cx.waker().clone(),
+            Err(i) => wakers.insert(i, (key, cx.waker().clone())),
+        }
         std::task::Poll::Pending
     }
 }
@@ -397,7 +401,10 @@ impl Future for CloseWait<'_> {
 impl Drop for CloseWait<'_> {
     fn drop(&mut self) {
         if let Some(key) = self.key {
-            self.signal.wakers.borrow_mut().remove(&key);
+            let mut wakers = self.signal.wakers.borrow_mut();
+            if let Ok(i) = wakers.binary_search_by_key(&key, |(k, _)| *k) {
+                wakers.remove(i);
+            }
         }
     }
 }
