@@ -549,7 +549,10 @@ impl NameMap {
         }
         let most = (called.chars().count() / 4).clamp(1, 3);
         let edits = self.entries.len() <= EDIT_SUGGESTIONS_UP_TO;
-        let mut scored: Vec<(usize, usize, &str)> = Vec::new();
+        // (score, index), sorted as before: the name that came after the index was never
+        // compared (indexes differ), and `(usize, usize)` pairs are what the crate's other
+        // sorts sort, one copy of the sort's code in the wasm.
+        let mut scored: Vec<(usize, usize)> = Vec::new();
         for (i, e) in self.entries.iter().enumerate() {
             let score = if folded_eq(&e.name, called) {
                 Some(0)
@@ -561,13 +564,13 @@ impl NameMap {
                 None
             };
             if let Some(score) = score {
-                scored.push((score, i, e.name.as_str()));
+                scored.push((score, i));
             }
         }
         scored.sort_unstable();
         // A renamed name's suggestions are the names it reads as, not its neighbours too.
         let renamed = scored.first().is_some_and(|s| s.0 == 0);
-        (scored.into_iter().take_while(|s| !renamed || s.0 == 0).take(3).map(|(_, _, n)| n).collect(), renamed)
+        (scored.into_iter().take_while(|s| !renamed || s.0 == 0).take(3).map(|(_, i)| self.entries[i].name.as_str()).collect(), renamed)
     }
 
     /// Serialises to JSON (`{version:1, entries:[...]}`, `nameMap.toJSON()`).

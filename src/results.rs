@@ -1624,11 +1624,13 @@ fn output_units(output: &Value) -> usize {
 /// `budget` shared among texts of `lengths`: each short one whole, the rest in equal shares of
 /// what those leave (the first ones a unit more where it does not divide).
 fn shares(lengths: &[usize], budget: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..lengths.len()).collect();
-    order.sort_by_key(|&i| lengths[i]);
+    // (length, index) pairs: the shortest first, as many units long in their order (a stable
+    // sort by length), with the crate's one `(usize, usize)` sort.
+    let mut order: Vec<(usize, usize)> = lengths.iter().copied().zip(0..).collect();
+    order.sort_unstable();
     let mut caps = vec![0; lengths.len()];
     let mut left = budget;
-    for (k, &i) in order.iter().enumerate() {
+    for (k, &(_, i)) in order.iter().enumerate() {
         let rest = lengths.len() - k;
         if lengths[i] <= left / rest {
             caps[i] = lengths[i];
@@ -1636,9 +1638,11 @@ fn shares(lengths: &[usize], budget: usize) -> Vec<usize> {
             continue;
         }
         // This one and all longer: equal shares, the first (in the wrapper's order) a unit more.
-        let mut longer: Vec<usize> = order[k..].to_vec();
-        longer.sort_unstable();
-        for (j, &i) in longer.iter().enumerate() {
+        let mut longer = vec![false; lengths.len()];
+        for &(_, i) in &order[k..] {
+            longer[i] = true;
+        }
+        for (j, i) in (0..lengths.len()).filter(|&i| longer[i]).enumerate() {
             caps[i] = left / rest + usize::from(j < left % rest);
         }
         break;

@@ -247,10 +247,14 @@ fn find(servers: &Servers, server: &str) -> Result<usize, usize> {
 fn holders() -> Vec<(Rc<str>, usize, usize)> {
     SERVERS.with(|s| {
         let s = s.borrow();
-        let mut all: Vec<_> = s.iter().map(|(k, (n, reads))| (k.clone(), *n, *reads)).collect();
-        all.sort_by_key(|(_, n, _)| std::cmp::Reverse(*n));
-        all.truncate(3);
-        all
+        // The most held first, as much held in server order (a stable sort), with the crate's
+        // one `(usize, usize)` sort.
+        let mut order: Vec<(usize, usize)> = s.iter().enumerate().map(|(i, (_, (n, _)))| (usize::MAX - n, i)).collect();
+        order.sort_unstable();
+        order.iter().take(3).map(|&(_, i)| {
+            let (k, (n, reads)) = &s[i];
+            (k.clone(), *n, *reads)
+        }).collect()
     })
 }
 
