@@ -2235,7 +2235,7 @@ impl Accumulator {
         let part = match part {
             Some(part) => part,
             None if turn => {
-                alone = serde_json::json!({ "functionCall": fc });
+                alone = crate::model::object([("functionCall", fc.clone())]);
                 &alone
             }
             None => &Value::Null,

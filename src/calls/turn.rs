@@ -7,10 +7,13 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::{array, merge_args, str_of, ArgsCut, CallFormat, GeminiStep};
 use crate::error::{Error, ErrorCode, Result};
+// `object` moves its values in where `json!` copied each through serde's serializer (which
+// then was in the module for these alone).
+use crate::model::{object, string};
 
 /// The most a turn holds (text, arguments and blocks, in bytes, about): past it the turn is
 /// dropped, and said to be (`LIMIT_EXCEEDED`).
@@ -447,10 +450,10 @@ impl Turn {
             }
             if custom {
                 call.insert("type".into(), "custom".into());
-                call.insert("custom".into(), json!({"name": "", "input": ""}));
+                call.insert("custom".into(), object([("name", string("")), ("input", string(""))]));
             } else {
                 call.insert("type".into(), "function".into());
-                call.insert("function".into(), json!({"name": "", "arguments": ""}));
+                call.insert("function".into(), object([("name", string("")), ("arguments", string(""))]));
             }
             Value::Object(call)
         };
@@ -517,7 +520,7 @@ impl Turn {
                 Some(f) => f.clone(),
                 None => Value::Object(tc.as_object().into_iter().flatten().filter(|(k, _)| matches!(k.as_str(), "name" | "arguments")).map(|(k, v)| (k.clone(), v.clone())).collect()),
             };
-            self.push_part(json!({"id": id, "type": "function", "function": function}));
+            self.push_part(object([("id", Value::String(id)), ("type", string("function")), ("function", function)]));
         }
     }
 
@@ -769,7 +772,7 @@ impl Turn {
                 if let Some(tu) = start.get("start").and_then(|s| s.get("toolUse")).and_then(Value::as_object) {
                     let mut tu = tu.clone();
                     tu.entry("input").or_insert_with(|| Value::Object(Map::new()));
-                    if let Some(p) = self.put(index(start), json!({ "toolUse": tu })) {
+                    if let Some(p) = self.put(index(start), object([("toolUse", Value::Object(tu))])) {
                         p.call = true;
                     }
                 }
@@ -779,9 +782,9 @@ impl Turn {
             return;
         };
         let (key, Some(d)) = (self.block(index(delta)), delta.get("delta")) else { return };
-        let reasoning = || json!({"reasoningContent": {"reasoningText": {"text": ""}}});
+        let reasoning = || object([("reasoningContent", object([("reasoningText", object([("text", string(""))]))]))]);
         if let Some(text) = d.get("text").and_then(Value::as_str) {
-            self.append_new(key, || json!({"text": ""}), &["text"], text);
+            self.append_new(key, || object([("text", string(""))]), &["text"], text);
         } else if let Some(input) = d.get("toolUse").and_then(|t| t.get("input")).and_then(Value::as_str) {
             self.append_args(key, &["toolUse", "input"], input);
         } else if let Some(r) = d.get("reasoningContent") {
@@ -794,7 +797,7 @@ impl Turn {
             if let Some(redacted) = r.get("redactedContent") {
                 let bytes = bytes_of(redacted);
                 self.held += bytes.len();
-                if let Some(p) = self.part(key, || json!({"reasoningContent": {}})) {
+                if let Some(p) = self.part(key, || object([("reasoningContent", Value::Object(Map::new()))])) {
                     p.bytes.get_or_insert_with(Vec::new).extend(bytes);
                 }
             }
@@ -830,9 +833,9 @@ impl Turn {
                 Value::Object(m)
             }
             CallFormat::OpenAiResponses => Value::Array(parts(&[], true)),
-            CallFormat::Anthropic => json!({"role": "assistant", "content": parts(&["input"], false)}),
-            CallFormat::Gemini => json!({"role": "model", "parts": parts(&[], true)}),
-            CallFormat::Bedrock => json!({"role": "assistant", "content": parts(&["toolUse", "input"], false)}),
+            CallFormat::Anthropic => object([("role", string("assistant")), ("content", Value::Array(parts(&["input"], false)))]),
+            CallFormat::Gemini => object([("role", string("model")), ("parts", Value::Array(parts(&[], true)))]),
+            CallFormat::Bedrock => object([("role", string("assistant")), ("content", Value::Array(parts(&["toolUse", "input"], false)))]),
         })
     }
 }

@@ -956,7 +956,7 @@ fn distribute<'n>(o: &mut Map<'n, In<'n>>, branches: &'n [Node<'n>], arena: &'n 
                     // path intersects them, read back into the arena.
                     Some(at) if !same(&p[at].1, v) => {
                         let both = crate::schema::lower::intersect(&v.to_value(), &p[at].1.to_value()).0;
-                        p[at].1 = super::read::read_measured(arena.alloc_str(&both.to_string()), arena)?.0;
+                        p[at].1 = super::read::read_measured(arena.alloc_str(&crate::text::to_string(&both)), arena)?.0;
                     }
                     Some(_) => {}
                 }

@@ -124,7 +124,9 @@ fn value_hash(v: &Value) -> u64 {
                 value_hash(x).hash(&mut h);
             }
         }
-        other => (2u8, other.to_string()).hash(&mut h),
+        // Its JSON, as `Display` writes it (`text::to_string`: serde_json's `Display` would bring its
+        // serializer for `Value`, compact and pretty, into the module for this).
+        other => (2u8, crate::text::to_string(other)).hash(&mut h),
     }
     h.finish()
 }
