@@ -567,7 +567,7 @@ impl NameMap {
                 scored.push((score, i));
             }
         }
-        scored.sort_unstable();
+        crate::model::sort_pairs(&mut scored);
         // A renamed name's suggestions are the names it reads as, not its neighbours too.
         let renamed = scored.first().is_some_and(|s| s.0 == 0);
         (scored.into_iter().take_while(|s| !renamed || s.0 == 0).take(3).map(|(_, i)| self.entries[i].name.as_str()).collect(), renamed)

@@ -1627,7 +1627,7 @@ fn shares(lengths: &[usize], budget: usize) -> Vec<usize> {
     // (length, index) pairs: the shortest first, as many units long in their order (a stable
     // sort by length), with the crate's one `(usize, usize)` sort.
     let mut order: Vec<(usize, usize)> = lengths.iter().copied().zip(0..).collect();
-    order.sort_unstable();
+    crate::model::sort_pairs(&mut order);
     let mut caps = vec![0; lengths.len()];
     let mut left = budget;
     for (k, &(_, i)) in order.iter().enumerate() {

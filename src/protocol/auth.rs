@@ -1380,7 +1380,7 @@ fn address_space(host: &str) -> Option<Space> {
         });
     }
     if let Some(inner) = h.strip_prefix('[') {
-        let ip: std::net::Ipv6Addr = inner.strip_suffix(']')?.parse().ok()?;
+        let ip = std::net::Ipv6Addr::from(ipv6(inner.strip_suffix(']')?.as_bytes())?);
         if let Some(v4) = ip.to_ipv4_mapped() {
             return Some(ipv4_space(v4));
         }
@@ -1412,6 +1412,84 @@ fn address_space(host: &str) -> Option<Space> {
     } else {
         Space::Public
     })
+}
+
+/// The groups of an IPv6 address, read as `Ipv6Addr`'s `FromStr` reads it (core's
+/// `net::parser`, the same steps): up to eight groups of one to four hex digits, one `::` for
+/// one or more groups of zeros, and an IPv4 address in dotted decimal as the last two groups.
+/// core's parser is generic over the integers it reads and 3 KB of wasm; this is a third of it.
+fn ipv6(s: &[u8]) -> Option<[u16; 8]> {
+    // A number of at most `max` digits in `radix` that fits `limit`, at `*at`; a leading zero
+    // only alone when `zero_prefix` is false. `*at` moves only when it is read.
+    fn number(s: &[u8], at: &mut usize, radix: u32, max: usize, limit: u32, zero_prefix: bool) -> Option<u32> {
+        let (mut n, mut digits) = (0u32, 0);
+        while let Some(d) = s.get(*at + digits).and_then(|&b| char::from(b).to_digit(radix)) {
+            n = n * radix + d;
+            digits += 1;
+            if n > limit || digits > max {
+                return None;
+            }
+        }
+        if digits == 0 || (!zero_prefix && digits > 1 && s[*at] == b'0') {
+            return None;
+        }
+        *at += digits;
+        Some(n)
+    }
+    // Four decimal numbers up to 255 with dots between, at `*at`.
+    fn v4(s: &[u8], at: &mut usize) -> Option<[u8; 4]> {
+        let mut i = *at;
+        let mut out = [0; 4];
+        for (k, o) in out.iter_mut().enumerate() {
+            if k > 0 {
+                (s.get(i) == Some(&b'.')).then_some(())?;
+                i += 1;
+            }
+            *o = u8::try_from(number(s, &mut i, 10, 3, 255, false)?).ok()?;
+        }
+        *at = i;
+        Some(out)
+    }
+    // Groups into `groups` from `*at`, with `:` between: how many, and whether the last two
+    // were an IPv4 address.
+    fn groups(s: &[u8], at: &mut usize, groups: &mut [u16]) -> (usize, bool) {
+        let limit = groups.len();
+        for i in 0..limit {
+            let sep = |at: usize| if i > 0 { (s.get(at) == Some(&b':')).then_some(at + 1) } else { Some(at) };
+            if i < limit - 1 {
+                let mut j = sep(*at).unwrap_or(usize::MAX);
+                if let Some([a, b, c, d]) = (j != usize::MAX).then(|| v4(s, &mut j)).flatten() {
+                    groups[i] = u16::from_be_bytes([a, b]);
+                    groups[i + 1] = u16::from_be_bytes([c, d]);
+                    *at = j;
+                    return (i + 2, true);
+                }
+            }
+            let Some(mut j) = sep(*at) else { return (i, false) };
+            match number(s, &mut j, 16, 4, 0xFFFF, true) {
+                Some(g) => {
+                    groups[i] = u16::try_from(g).unwrap_or_default();
+                    *at = j;
+                }
+                None => return (i, false),
+            }
+        }
+        (limit, false)
+    }
+    let mut at = 0;
+    let mut head = [0u16; 8];
+    let (head_size, head_v4) = groups(s, &mut at, &mut head);
+    if head_size < 8 {
+        // No IPv4 address before `::`, which stands for at least one group.
+        if head_v4 || s.get(at..at + 2) != Some(b"::") {
+            return None;
+        }
+        at += 2;
+        let mut tail = [0u16; 7];
+        let (tail_size, _) = groups(s, &mut at, &mut tail[..7 - head_size]);
+        head[8 - tail_size..].copy_from_slice(&tail[..tail_size]);
+    }
+    (at == s.len()).then_some(head)
 }
 
 /// An IPv4 address as the WHATWG URL parser reads it: one to four parts, each decimal, octal

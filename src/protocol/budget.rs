@@ -250,7 +250,7 @@ fn holders() -> Vec<(Rc<str>, usize, usize)> {
         // The most held first, as much held in server order (a stable sort), with the crate's
         // one `(usize, usize)` sort.
         let mut order: Vec<(usize, usize)> = s.iter().enumerate().map(|(i, (_, (n, _)))| (usize::MAX - n, i)).collect();
-        order.sort_unstable();
+        crate::model::sort_pairs(&mut order);
         order.iter().take(3).map(|&(_, i)| {
             let (k, (n, reads)) = &s[i];
             (k.clone(), *n, *reads)

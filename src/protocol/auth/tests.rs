@@ -2096,3 +2096,42 @@ fn saved_credentials_of_an_authorization_server_the_resource_still_lists_are_kep
         assert!(asked.borrow().is_empty());
     }
 }
+
+/// `ipv6` reads what `Ipv6Addr::from_str` reads, and nothing else: hand-picked forms, then
+/// random strings of the characters an address is made of.
+#[test]
+fn ipv6_reads_as_core_reads() {
+    let same = |s: &str| assert_eq!(ipv6(s.as_bytes()), s.parse::<std::net::Ipv6Addr>().ok().map(|ip| ip.segments()), "{s:?}");
+    for s in [
+        "::", "::1", "1::", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:9", "1::2::3", ":1::", "1:::2",
+        "::ffff:127.0.0.1", "::127.0.0.1", "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4", "1.2.3.4::", "::1.2.3.04", "::1.2.3.256",
+        "::256.1.1.1", "::1.2.3", "::1.2.3.4.5", "fe80::1", "FE80::A", "12345::", "0000:0:00:000::", "::0.0.0.0", "::00.0.0.0", "", ":",
+        "1:2:3:4:5:6::1.2.3.4", "1::1.2.3.4", "::1:1.2.3.4", "1:2:3:4:5::1.2.3.4", "::ffff:1.2.3.4:5", "g::", "::1%eth0", "[::1]",
+    ] {
+        same(s);
+    }
+    let alphabet = b"0123456789abcdefABCDEFg:.:.:";
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    for _ in 0..300_000 {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        let r = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let len = usize::try_from(r % 24).unwrap_or(0);
+        let mut y = r;
+        let s: String = (0..len)
+            .map(|_| {
+                y = y.rotate_left(5) ^ 0x5851_F42D_4C95_7F2D;
+                y = y.wrapping_mul(0x2545_F491_4F6C_DD1D);
+                char::from(alphabet[usize::try_from(y >> 59).unwrap_or(0) % alphabet.len()])
+            })
+            .collect();
+        same(&s);
+        // Mostly valid ones: a real address with a character changed.
+        let groups = (0..8).map(|i| format!("{:x}", (r >> (i * 8)) & 0x1ff)).collect::<Vec<_>>();
+        let mut t = groups.join(":");
+        let at = usize::try_from(r >> 40).unwrap_or(0) % t.len();
+        t.replace_range(at..at + 1, [":", "::", ".", "1.2.3.4", "0", ""][usize::try_from(r >> 50).unwrap_or(0) % 6]);
+        same(&t);
+    }
+}
