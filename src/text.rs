@@ -114,34 +114,37 @@ fn write_value_as<const JS: bool>(out: &mut Vec<u8>, v: &Value) {
 
 /// Appends `n` as JavaScript's `Number.prototype.toString` (and so `JSON.stringify`) spells the
 /// double it is: `1.0` and `1e2` as `1` and `100`, `-0` as `0`, the shortest digits that read
-/// back as the same double, an exponent (`1e+21`, `1e-7`) outside 10⁻⁶ ≤ |n| < 10²¹. An integer
-/// within 2⁵³ is written as it is (the double is that integer); a larger one as its double,
-/// which is what a JS caller's number holds.
+/// back as the same double (of two as close, the even one, as V8 and serde_json both take), an
+/// exponent (`1e+21`, `1.5e-7`) outside 10⁻⁶ ≤ |n| < 10²¹. An integer within 2⁵³ is written as
+/// it is (the double is that integer); a larger one as its double, which is what a JS caller's
+/// number holds.
 pub(crate) fn write_js_number(out: &mut Vec<u8>, n: &serde_json::Number) {
     const EXACT: u64 = 1 << 53;
     if n.as_u64().is_some_and(|u| u <= EXACT) || n.as_i64().is_some_and(|i| i.unsigned_abs() <= EXACT) {
         return write_number(out, n);
     }
     let Some(f) = n.as_f64() else { return write_number(out, n) };
-    use std::io::Write as _;
-    let a = f.abs();
-    // Writing to memory cannot fail.
-    let _ = if f == 0.0 {
+    let (digits, at) = decimal(f);
+    if digits.is_empty() {
         // `-0` too: `String(-0)` and `JSON.stringify(-0)` are "0".
-        out.write_all(b"0")
-    } else if (1e-6..1e21).contains(&a) {
-        // Rust's `Display` of a double: the shortest round-trip digits, no exponent, "1" for 1.0,
-        // what JavaScript writes in this range.
-        write!(out, "{f}")
+        return out.push(b'0');
+    }
+    if f < 0.0 {
+        out.push(b'-');
+    }
+    // ECMAScript's Number::toString, with its n = `at` and k = the number of digits.
+    let k = i32::try_from(digits.len()).unwrap_or(0);
+    if (-5..=21).contains(&at) {
+        lay_out(out, &digits, at);
     } else {
-        // `LowerExp`: the same digits with an exponent (`1e21`, `1.5e-7`); JavaScript signs a
-        // positive exponent (`1e+21`).
-        let text = format!("{f:e}");
-        match text.split_once('e') {
-            Some((m, e)) if !e.starts_with('-') => write!(out, "{m}e+{e}"),
-            _ => out.write_all(text.as_bytes()),
+        out.push(digits[0]);
+        if k > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&digits[1..]);
         }
-    };
+        out.extend_from_slice(if at > 0 { b"e+" } else { b"e-" });
+        out.extend_from_slice((at - 1).unsigned_abs().to_string().as_bytes());
+    }
 }
 
 /// Appends `{"key":…,…}` with each value written by `value` (for writers that treat some
@@ -180,26 +183,12 @@ pub(crate) fn f64_display(n: f64) -> String {
     if n.is_nan() {
         return "NaN".owned();
     }
-    let Some(num) = serde_json::Number::from_f64(n) else {
+    if n.is_infinite() {
         return if n < 0.0 { "-inf" } else { "inf" }.owned();
-    };
-    let mut json = Vec::with_capacity(24);
-    write_number(&mut json, &num);
-    // `-`? digits (`.` digits)? (`e` sign? digits)?
-    let text = json.strip_prefix(b"-").unwrap_or(&json);
-    let (mantissa, exp) = match text.iter().position(|&b| b == b'e' || b == b'E') {
-        Some(i) => (&text[..i], std::str::from_utf8(&text[i + 1..]).ok().and_then(|e| e.trim_start_matches('+').parse::<i32>().ok()).unwrap_or(0)),
-        None => (text, 0),
-    };
-    let point = mantissa.iter().position(|&b| b == b'.').unwrap_or(mantissa.len());
-    let mut digits: Vec<u8> = mantissa.iter().copied().filter(|&b| b != b'.').collect();
-    // The value is 0.DIGITS x 10^at, DIGITS without leading zeros (`0.001`).
-    let lead = digits.iter().take_while(|&&b| b == b'0').count();
-    digits.drain(..lead);
-    let mut at = i32::try_from(point).unwrap_or(0) - i32::try_from(lead).unwrap_or(0) + exp;
+    }
+    let (mut digits, mut at) = decimal(n);
     let len = |d: &[u8]| i32::try_from(d.len()).unwrap_or(0);
     let trim = |d: &mut Vec<u8>| d.truncate(d.len() - d.iter().rev().take_while(|&&b| b == b'0').count());
-    trim(&mut digits);
     if !digits.is_empty() && is_half_way(n, &digits, at - len(&digits) - 1) {
         // One up, carried: `..19` is `..2`, `99` is `1` one place up.
         match digits.iter().rposition(|&b| b != b'9') {
@@ -220,23 +209,52 @@ pub(crate) fn f64_display(n: f64) -> String {
     }
     if digits.is_empty() {
         out.push(b'0');
-        return into_string(out);
+    } else {
+        lay_out(&mut out, &digits, at);
     }
+    into_string(out)
+}
+
+/// The shortest decimal digits of a finite `n` as serde_json writes them (the closest to `n`; of
+/// two as close, the even one) and where the point goes: `|n|` is `0.DIGITS x 10^at`, the digits
+/// without leading or trailing zeros (none for zero).
+fn decimal(n: f64) -> (Vec<u8>, i32) {
+    let mut json = Vec::with_capacity(24);
+    if let Some(num) = serde_json::Number::from_f64(n) {
+        write_number(&mut json, &num);
+    }
+    // `-`? digits (`.` digits)? (`e` sign? digits)?
+    let text = json.strip_prefix(b"-").unwrap_or(&json);
+    let (mantissa, exp) = match text.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(i) => (&text[..i], std::str::from_utf8(&text[i + 1..]).ok().and_then(|e| e.trim_start_matches('+').parse::<i32>().ok()).unwrap_or(0)),
+        None => (text, 0),
+    };
+    let point = mantissa.iter().position(|&b| b == b'.').unwrap_or(mantissa.len());
+    let mut digits: Vec<u8> = mantissa.iter().copied().filter(|&b| b != b'.').collect();
+    let lead = digits.iter().take_while(|&&b| b == b'0').count();
+    digits.drain(..lead);
+    digits.truncate(digits.len() - digits.iter().rev().take_while(|&&b| b == b'0').count());
+    (digits, i32::try_from(point).unwrap_or(0) - i32::try_from(lead).unwrap_or(0) + exp)
+}
+
+/// Appends `0.DIGITS x 10^at` without an exponent (`digits` not empty): `0.00DIGITS`,
+/// `DIGITS000` or `DIG.ITS`.
+fn lay_out(out: &mut Vec<u8>, digits: &[u8], at: i32) {
+    let len = i32::try_from(digits.len()).unwrap_or(0);
     let zeros = |out: &mut Vec<u8>, k: i32| out.resize(out.len() + usize::try_from(k).unwrap_or(0), b'0');
     if at <= 0 {
         out.extend_from_slice(b"0.");
-        zeros(&mut out, -at);
-        out.extend_from_slice(&digits);
-    } else if at >= len(&digits) {
-        out.extend_from_slice(&digits);
-        zeros(&mut out, at - len(&digits));
+        zeros(out, -at);
+        out.extend_from_slice(digits);
+    } else if at >= len {
+        out.extend_from_slice(digits);
+        zeros(out, at - len);
     } else {
         let (int, frac) = digits.split_at(usize::try_from(at).unwrap_or(0));
         out.extend_from_slice(int);
         out.push(b'.');
         out.extend_from_slice(frac);
     }
-    into_string(out)
 }
 
 /// Whether `|n|` is exactly `digits` followed by a 5, times `10^e10`: half-way between `digits`
@@ -628,6 +646,9 @@ mod tests {
             ("9007199254740993", "9007199254740992"), ("1152921504606846976", "1152921504606847000"), ("-9007199254740992", "-9007199254740992"),
             ("0.1", "0.1"), ("1.7976931348623157e308", "1.7976931348623157e+308"), ("5e-324", "5e-324"),
             ("[1.0,{\"a\":-0}]", "[1,{\"a\":0}]"),
+            // Of two shortest forms as close (the double is ...536.25), the even one, as V8 writes it.
+            ("1394865425023536.25", "1394865425023536.2"), ("0.0000012", "0.0000012"), ("123e-20", "1.23e-18"),
+            ("-1e-7", "-1e-7"), ("1.5e300", "1.5e+300"),
         ] {
             assert_eq!(js(text), expected, "{text}");
         }
