@@ -31,7 +31,10 @@ export type JsonSchema = JsonSchemaObject | boolean;
 
 /**
  * A JSON Schema object (any draft; MCP defaults to 2020-12). The common keywords are typed; every other
- * keyword is allowed and kept, because MCP servers send all of them.
+ * keyword is allowed and kept, because MCP servers send all of them. Keywords beside a `$ref` are constraints
+ * in every draft, as 2019-09+ and ajv read them; under a `$schema` of draft 3 to 7, which would ignore them,
+ * each such place is a `schema/draft7-ref-siblings` change. Draft 3 to 7's `dependencies` is written as
+ * `dependentRequired` and `dependentSchemas` where the schema is rewritten in 2020-12's terms.
  */
 export interface JsonSchemaObject {
   $schema?: string;

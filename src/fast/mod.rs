@@ -892,8 +892,8 @@ pub(crate) fn prepare_with<'a>(
             refs = note.map_or_else(|| schema.has_ref_key(), |n| n.refs);
         }
         let verbatim_text = note.and_then(|n| n.verbatim);
-        // Draft 4 to 7 ignore the keywords beside a `$ref`, which the general path removes
-        // (`schema::drop_ignored_ref_siblings`) before any other step.
+        // Draft 3 to 7 ignore the keywords beside a `$ref`, which stay constraints: the general
+        // path reports each place (`schema::report_ref_siblings`).
         let ignored_siblings = refs && schema.is_some_and(|s| ignores_ref_siblings(s) && has_ref_siblings(s, 0));
         if let Some(schema) = schema.filter(|_| !ignored_siblings) {
             let node = *schema;
@@ -960,12 +960,13 @@ pub(crate) fn prepare_with<'a>(
     Some(out)
 }
 
-/// Whether a root's `$schema` names draft 4 to 7 (`schema::declares_draft_4_to_7`).
+/// Whether a root's `$schema` names draft 3 to 7 (`schema::declares_draft_3_to_7`).
 fn ignores_ref_siblings(root: &Node) -> bool {
-    root.get("$schema").and_then(Node::as_str).is_some_and(crate::schema::names_draft_4_to_7)
+    root.get("$schema").and_then(Node::as_str).is_some_and(crate::schema::names_draft_3_to_7)
 }
 
-/// Whether some node has a `$ref` beside a keyword that is no annotation.
+/// Whether some node has a `$ref` beside a keyword that is no annotation (draft 4 to 7's
+/// `dependencies` searched as `dependentSchemas` is).
 fn has_ref_siblings(node: &Node, depth: usize) -> bool {
     let Node::Obj(entries) = node else { return false };
     if depth > 512 {
@@ -976,6 +977,7 @@ fn has_ref_siblings(node: &Node, depth: usize) -> bool {
     }
     entries.iter().any(|(key, value)| match (keyword(key), value) {
         (Keyword::Map, Node::Obj(map)) => map.iter().any(|(_, s)| has_ref_siblings(s, depth + 1)),
+        (Keyword::Other, Node::Obj(map)) if *key == "dependencies" => map.iter().any(|(_, s)| has_ref_siblings(s, depth + 1)),
         (Keyword::Array | Keyword::Items, Node::Arr(items)) => items.iter().any(|s| has_ref_siblings(s, depth + 1)),
         (Keyword::Single | Keyword::Items, s) => has_ref_siblings(s, depth + 1),
         _ => false,

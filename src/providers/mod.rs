@@ -285,9 +285,9 @@ pub fn fix_root_structure(root: &mut Value, cx: &mut Cx) -> Result<()> {
         return Ok(());
     }
     if let Value::Object(o) = root {
-        if o.find("$schema").and_then(Value::as_str).is_some_and(|s| s.contains("draft-0")) {
+        if o.find("$schema").and_then(Value::as_str).is_some_and(crate::schema::names_draft_3_to_7) {
             o.take("$schema");
-            cx.change("schema/draft4-schema", "`$schema` of draft 4 to 7 removed: the schema is rewritten in draft 2020-12's terms, as a schema without `$schema` is read");
+            cx.change("schema/draft4-schema", "`$schema` of draft 3 to 7 removed: the schema is rewritten in draft 2020-12's terms, as a schema without `$schema` is read");
             if contains_keyword(root, "dependencies", 0) {
                 split_dependencies(root, cx, 0)?;
             }
@@ -296,9 +296,11 @@ pub fn fix_root_structure(root: &mut Value, cx: &mut Cx) -> Result<()> {
     Ok(())
 }
 
-/// Draft 4 to 7's `dependencies`, which draft 2020-12 no longer reads, in its two 2020-12
-/// forms: a list of names is a `dependentRequired` entry, a schema a `dependentSchemas` one
-/// (where the node has those too, both hold: names united, schemas under `allOf`).
+/// Draft 3 to 7's `dependencies`, which draft 2020-12 no longer reads, in its two 2020-12
+/// forms: a list of names (or draft 3's one name, a string) is a `dependentRequired` entry, a
+/// schema (an object or a boolean) a `dependentSchemas` one (where the node has those too, both
+/// hold: names united, schemas under `allOf`). Any other value was never valid in any draft and
+/// goes, reported: as a `dependentSchemas` entry it would make the schema invalid.
 fn split_dependencies(node: &mut Value, cx: &mut Cx, depth: usize) -> Result<()> {
     if depth > 512 {
         return Ok(());
@@ -308,19 +310,10 @@ fn split_dependencies(node: &mut Value, cx: &mut Cx, depth: usize) -> Result<()>
         let deps = deps.clone();
         obj.take("dependencies");
         for (name, dep) in deps {
-            match dep {
-                Value::Array(names) => {
-                    let slot = obj.entry("dependentRequired").or_insert_with(|| Value::Object(Map::new()));
-                    if let Value::Object(m) = slot {
-                        match m.get_mut(&name) {
-                            Some(Value::Array(mine)) => mine.extend(names.into_iter().filter(|n| !mine.contains(n)).collect::<Vec<_>>()),
-                            _ => {
-                                m.insert(name, Value::Array(names));
-                            }
-                        }
-                    }
-                }
-                mut schema => {
+            let names = match dep {
+                Value::String(one) => vec![Value::String(one)],
+                Value::Array(names) => names,
+                mut schema @ (Value::Object(_) | Value::Bool(_)) => {
                     // Not walked as a subschema under `dependencies`: its structure now.
                     cx.at("dependentSchemas", |cx| cx.at(&name, |cx| fix_structure(&mut schema, cx)))?;
                     let slot = obj.entry("dependentSchemas").or_insert_with(|| Value::Object(Map::new()));
@@ -331,10 +324,28 @@ fn split_dependencies(node: &mut Value, cx: &mut Cx, depth: usize) -> Result<()>
                         };
                         m.insert(name, joined);
                     }
+                    continue;
+                }
+                other => {
+                    let message = format!("`dependencies` entry {} is {}, neither a list of names nor a schema (in no draft); removed", crate::text::to_string(&Value::String(name.clone())), crate::model::json_type(&other));
+                    cx.at("dependencies", |cx| {
+                        cx.change("schema/draft4-dependencies", message);
+                        Ok(())
+                    })?;
+                    continue;
+                }
+            };
+            let slot = obj.entry("dependentRequired").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(m) = slot {
+                match m.get_mut(&name) {
+                    Some(Value::Array(mine)) => mine.extend(names.into_iter().filter(|n| !mine.contains(n)).collect::<Vec<_>>()),
+                    _ => {
+                        m.insert(name, Value::Array(names));
+                    }
                 }
             }
         }
-        cx.change("schema/draft4-dependencies", "`dependencies` (draft 4 to 7) written as `dependentRequired` (lists of names) and `dependentSchemas` (schemas), as draft 2020-12 reads them");
+        cx.change("schema/draft4-dependencies", "`dependencies` (draft 3 to 7) written as `dependentRequired` (names) and `dependentSchemas` (schemas), as draft 2020-12 reads them");
     }
     for_each_subschema_mut(obj, cx, &mut |sub, cx| split_dependencies(sub, cx, depth + 1))
 }

@@ -289,15 +289,15 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
         Value::Object(o) => o,
         other => return process_scalar_root(&other, cx),
     };
-    if declares_draft_4_to_7(&obj) {
+    if declares_draft_3_to_7(&obj) {
         // Moved into a `Value` to be searched, and back.
         let root = Value::Object(std::mem::take(&mut obj));
-        let refs = crate::schema::walk::contains_ref(&root, 0);
+        let refs = crate::schema::walk::contains_ref(&root, 0) || crate::schema::walk::contains_keyword(&root, "dependencies", 0);
         if let Value::Object(o) = root {
             obj = o;
         }
         if refs {
-            drop_ignored_ref_siblings(&mut obj, cx, 0).ok();
+            report_ref_siblings(&obj, cx, 0).ok();
         }
     }
     resolve_root_ref(&mut obj, cx);
@@ -376,9 +376,9 @@ fn rebase_root_refs(o: &mut JsonObject, kept: &[&str], depth: usize) {
     }
 }
 
-/// Whether a root's `$schema` names draft 4, 6 or 7 (whose `$ref` ignores its siblings).
-pub(crate) fn declares_draft_4_to_7(root: &JsonObject) -> bool {
-    root.find("$schema").and_then(Value::as_str).is_some_and(names_draft_4_to_7)
+/// Whether a root's `$schema` names draft 3 to 7 (whose `$ref` ignores its siblings).
+pub(crate) fn declares_draft_3_to_7(root: &JsonObject) -> bool {
+    root.find("$schema").and_then(Value::as_str).is_some_and(names_draft_3_to_7)
 }
 
 /// Whether a `$schema` URI names draft 4 to 7.
@@ -386,32 +386,66 @@ pub(crate) fn names_draft_4_to_7(uri: &str) -> bool {
     ["draft-04", "draft-05", "draft-06", "draft-07"].iter().any(|d| uri.contains(d))
 }
 
-/// Drafts 4 to 7 ignore every keyword beside a `$ref` ("All other properties in a "$ref"
-/// object MUST be ignored"), and later drafts, which every provider reads, apply them: where
-/// the root's `$schema` names one of those drafts, the constraints beside a `$ref` are removed
-/// (they never constrained anything) and reported, the annotations (`description`...) kept.
+/// Whether a `$schema` URI names draft 3 to 7: the drafts whose `$ref` ignores every keyword
+/// beside it.
+pub(crate) fn names_draft_3_to_7(uri: &str) -> bool {
+    uri.contains("draft-03") || names_draft_4_to_7(uri)
+}
+
+/// Drafts 3 to 7 ignore every keyword beside a `$ref` ("All other properties in a "$ref"
+/// object MUST be ignored"); draft 2019-09 and later apply them, and so does ajv (the validator
+/// most JavaScript MCP servers use) in its draft-07 mode. Whoever wrote `maximum: 5` beside a
+/// `$ref` meant it: the constraints stay, as every later step reads them (the converted schema
+/// is then at least as strict as either reading), and where the root's `$schema` names one of
+/// those drafts, each place is reported, a change. Draft 4 to 7's `dependencies` (whose schemas
+/// become `dependentSchemas`, `super::providers::fix_root_structure`) is searched too.
 /// (Not counted against the node budget: a depth bound of its own.)
-fn drop_ignored_ref_siblings(obj: &mut JsonObject, cx: &mut Cx, depth: usize) -> Result<()> {
+fn report_ref_siblings(obj: &JsonObject, cx: &mut Cx, depth: usize) -> Result<()> {
     if depth > 512 {
         return Ok(());
     }
     if obj.has("$ref") {
-        let ignored: Vec<String> = obj.keys().filter(|k| *k != "$ref" && !is_annotation(k)).cloned().collect();
-        if !ignored.is_empty() {
-            for k in &ignored {
-                obj.remove(k);
-            }
-            let names = ignored.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+        let kept: Vec<String> = obj.keys().filter(|k| *k != "$ref" && !is_annotation(k)).map(|k| format!("`{k}`")).collect();
+        if !kept.is_empty() {
             cx.change(
                 "schema/draft7-ref-siblings",
-                format!("{names} beside `$ref` removed: the schema's `$schema` (draft 4 to 7) ignores every keyword beside a `$ref`, and draft 2020-12, as providers read it, would apply them"),
+                format!(
+                    "{} beside `$ref` kept as constraints: the schema's `$schema` (draft 3 to 7) ignores every keyword beside a `$ref`, draft 2019-09 and later (and ajv, in every draft) apply them",
+                    kept.join(", ")
+                ),
             );
         }
     }
-    crate::schema::walk::for_each_subschema_mut(obj, cx, &mut |sub, cx| match sub {
-        Value::Object(o) => drop_ignored_ref_siblings(o, cx, depth + 1),
-        _ => Ok(()),
-    })
+    for (key, value) in obj.iter() {
+        match (walk::slot(key, value), value) {
+            (walk::Slot::Map, Value::Object(m)) => {
+                for (name, sub) in m.iter() {
+                    if let Value::Object(o) = sub {
+                        cx.at(key, |cx| cx.at(name, |cx| report_ref_siblings(o, cx, depth + 1)))?;
+                    }
+                }
+            }
+            // Draft 4 to 7's `dependencies` holds schemas as `dependentSchemas` does (and lists
+            // of names, no schemas).
+            (walk::Slot::None, Value::Object(m)) if key == "dependencies" => {
+                for (name, sub) in m.iter() {
+                    if let Value::Object(o) = sub {
+                        cx.at(key, |cx| cx.at(name, |cx| report_ref_siblings(o, cx, depth + 1)))?;
+                    }
+                }
+            }
+            (walk::Slot::Array, Value::Array(a)) => {
+                for (i, sub) in a.iter().enumerate() {
+                    if let Value::Object(o) = sub {
+                        cx.at(key, |cx| cx.at(&i.to_string(), |cx| report_ref_siblings(o, cx, depth + 1)))?;
+                    }
+                }
+            }
+            (walk::Slot::Single, Value::Object(o)) => cx.at(key, |cx| report_ref_siblings(o, cx, depth + 1))?,
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// A root that is a local `$ref` (`{"$ref": "#/definitions/Args", "definitions": {...}}`, as
