@@ -733,7 +733,7 @@ fn lower_union<'n>(
 ) -> Option<Lowered<'n>> {
     // A keyword that constrains values of some types goes into the branches of those types
     // there (`gemini::distribute_keywords`).
-    if shared.0.iter().any(|(k, _)| gemini::keyword_applies(k, "string").is_some()) {
+    if shared.0.iter().any(|(k, _)| gemini::keyword_applies(k, &Value::Null, "string").is_some()) {
         return None;
     }
     let mut lowered = List::with_capacity_in(branches.len(), arena);

@@ -15,7 +15,8 @@
 //!    remaining types become `anyOf` branches; a single remaining branch is merged into its
 //!    node; a node never has both `type` and `anyOf` (the keywords beside an `anyOf` that
 //!    constrain some types, `minimum`, `maxLength`..., go into the branches of those types, as
-//!    a type array's do). A node that allows `null` only has no
+//!    a type array's do; an `enum` as the values of each branch's types; a branch without a
+//!    type has all of the node's). A node that allows `null` only has no
 //!    form (no NULL type): a nullable string described as null, reported (`gemini/null-only`).
 //! 5. A missing `type` is inferred (`properties` → object, `items` → array, `enum`/`pattern` →
 //!    string, `minimum` → number); a node with nothing to infer from accepts any value
@@ -498,9 +499,16 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         return Ok(only_null(&o, cx));
     }
     if types.len() > 1 {
-        // Several types: one branch per type, each with the keywords that apply to it.
+        // Several types: one branch per type, each with the keywords that apply to it (an
+        // enum's values of that type: a type none of them has allows no value, and goes).
         let branches = types.iter().map(|t| branch_for_type(&o, t)).collect();
         cx.change("gemini/type-array", format!("type [{}] expressed as anyOf", types.join(", ")));
+        if let Some(Value::Array(values)) = o.find("enum") {
+            let none: Vec<String> = values.iter().filter(|v| !v.is_null() && !types.iter().any(|t| has_type(v, t))).map(crate::text::to_string).collect();
+            if !none.is_empty() {
+                cx.change("gemini/type-array", format!("enum values of none of the types removed (no value could have them): {}", none.join(", ")));
+            }
+        }
         let shared = annotations_only(&o);
         return lower_any_of(shared, branches, Vec::new(), nullable, cx, vertex);
     }
@@ -867,10 +875,15 @@ fn lower_any_of(
     let mut out_branches = Vec::with_capacity(branches.len());
     let mut plans = Vec::new();
     for (i, b) in branches.into_iter().enumerate() {
-        // A branch without a type inherits the node's single type.
-        let b = match (b, node_types.first()) {
-            (Value::Object(mut bo), Some(t)) if !bo.has("type") => {
-                bo.put("type", Value::String((*t).into()));
+        // A branch without a type inherits the node's types: one, or a list that its lowering
+        // splits by type, each with the branch's keywords that apply to it.
+        let b = match (b, &node_types[..]) {
+            (Value::Object(mut bo), [t, ..]) if !bo.has("type") => {
+                let ty = match &node_types[..] {
+                    [_] => Value::String((*t).into()),
+                    all => Value::Array(all.iter().map(|t| Value::String((*t).into())).collect()),
+                };
+                bo.put("type", ty);
                 Value::Object(bo)
             }
             (b, _) => b,
@@ -1057,14 +1070,21 @@ fn annotations_only(o: &JsonObject) -> JsonObject {
         .collect()
 }
 
-/// Whether keyword `k` constrains values of type `t` (`None`: it is no keyword that only some
-/// types heed, or not one the lowering keeps in a typed node).
-pub(crate) fn keyword_applies(k: &str, t: &str) -> Option<bool> {
+/// Whether keyword `k` (of value `v`) constrains values of type `t` (`None`: it is no keyword
+/// that only some types heed, or not one the lowering keeps in a typed node). A `format` is of
+/// the type it names: `int32`/`int64` of integers (and numbers), `float`/`double` of numbers,
+/// the others of strings, as the lowering keeps them (step 9).
+pub(crate) fn keyword_applies(k: &str, v: &Value, t: &str) -> Option<bool> {
     Some(match k {
         "properties" | "required" | "additionalProperties" | "patternProperties" | "minProperties" | "maxProperties"
         | "propertyNames" => t == "object",
         "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" | "contains" => t == "array",
-        "minLength" | "maxLength" | "pattern" | "format" => t == "string",
+        "format" => match v.as_str() {
+            Some("int32" | "int64") => t == "integer" || t == "number",
+            Some("float" | "double") => t == "number",
+            _ => t == "string",
+        },
+        "minLength" | "maxLength" | "pattern" => t == "string",
         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => t == "number" || t == "integer",
         "enum" => true,
         _ => return None,
@@ -1074,11 +1094,18 @@ pub(crate) fn keyword_applies(k: &str, t: &str) -> Option<bool> {
 /// The keywords beside an `anyOf` that constrain values of some types (`minimum`, `maxLength`,
 /// `enum`...): Gemini's node has either a type or an `anyOf`, so they go into the branches of
 /// those types, where both the keyword and the branch hold (as a type list's go into the
-/// branch of each type, [`branch_for_type`]). A branch of no type the lowering can tell
-/// (`node_types` given to one without any) cannot take them: for its sake such a keyword is
-/// also described on the node, and the report says so.
+/// branch of each type, [`branch_for_type`]). A branch without a type of its own has the
+/// node's types (`node_types`, all of them). An `enum` goes into each branch as the values of
+/// its types (a branch left with none allows no value, and goes), and draft 4's boolean
+/// `exclusiveMinimum`/`exclusiveMaximum` with its bound, as the number it means. A branch of no
+/// type the lowering can tell cannot take them: for its sake such a keyword is also described
+/// on the node, and the report says so.
 fn distribute_keywords(shared: &mut JsonObject, branches: &mut [Value], node_types: &[&'static str], hints: &mut Hints, cx: &mut Cx) {
-    let keys: Vec<String> = shared.keys().filter(|k| keyword_applies(k, "string").is_some()).cloned().collect();
+    if crate::schema::has_draft4_exclusive(shared) {
+        // An exclusive flag belongs to its bound: apart, it would qualify a branch's own bound.
+        crate::schema::draft4_exclusives(shared);
+    }
+    let keys: Vec<String> = shared.iter().filter(|(k, v)| keyword_applies(k, v, "string").is_some()).map(|(k, _)| k.clone()).collect();
     if keys.is_empty() {
         return;
     }
@@ -1088,10 +1115,25 @@ fn distribute_keywords(shared: &mut JsonObject, branches: &mut [Value], node_typ
         .map(|b| {
             let Value::Object(bo) = b else { return Vec::new() };
             let own: Vec<String> = types_of(bo).into_iter().filter(|t| *t != "null").map(str::to_owned).collect();
+            let values = match (bo.find("const"), bo.find("enum")) {
+                (Some(c), _) => Some(std::slice::from_ref(c)),
+                (None, Some(Value::Array(e))) => Some(e.as_slice()),
+                _ => None,
+            };
             if !own.is_empty() {
                 own
-            } else if let Some(t) = node_types.first() {
-                vec![(*t).to_owned()]
+            } else if let Some(values) = values.filter(|_| node_types.is_empty()) {
+                // The types of its own values (the lowering makes it a string, of any of them).
+                let mut types: Vec<String> = Vec::new();
+                for v in values.iter().filter(|v| !v.is_null()) {
+                    let t = if has_type(v, "integer") { "integer" } else { crate::model::json_type(v) };
+                    if !types.iter().any(|x| x == t) {
+                        types.push(t.to_owned());
+                    }
+                }
+                types
+            } else if !node_types.is_empty() {
+                node_types.iter().map(|t| (*t).to_owned()).collect()
             } else if ["anyOf", "oneOf", "allOf", "$ref"].iter().any(|k| bo.has(k)) {
                 Vec::new()
             } else {
@@ -1102,18 +1144,32 @@ fn distribute_keywords(shared: &mut JsonObject, branches: &mut [Value], node_typ
     for k in keys {
         let Some(v) = shared.remove(&k) else { continue };
         let mut into = Vec::new();
+        let mut emptied = Vec::new();
         let mut untyped = false;
         for (i, (b, ts)) in branches.iter_mut().zip(&types).enumerate() {
             let Value::Object(bo) = b else { continue };
             if ts.is_empty() {
                 untyped = true;
-            } else if ts.iter().any(|t| keyword_applies(&k, t) == Some(true)) {
+            } else if k == "enum" {
+                let Value::Array(values) = &v else { continue };
+                let mine: Vec<Value> = values.iter().filter(|x| ts.iter().any(|t| has_type(x, t))).cloned().collect();
+                if mine.is_empty() {
+                    *b = Value::Bool(false);
+                    emptied.push(i.to_string());
+                } else {
+                    both_hold(bo, &k, &Value::Array(mine));
+                    into.push(i.to_string());
+                }
+            } else if ts.iter().any(|t| keyword_applies(&k, &v, t) == Some(true)) {
                 both_hold(bo, &k, &v);
                 into.push(i.to_string());
             }
         }
-        let moved = (!into.is_empty()).then(|| format!("moved into the branches it applies to ({})", into.join(", ")));
-        let message = match (moved, untyped) {
+        let moved = (!into.is_empty()).then(|| match k.as_str() {
+            "enum" => format!("moved into the branches it applies to ({}), each with the values of its types", into.join(", ")),
+            _ => format!("moved into the branches it applies to ({})", into.join(", ")),
+        });
+        let mut message = match (moved, untyped) {
             (Some(m), false) => format!("`{k}` beside anyOf {m}: a Gemini node has either type or anyOf"),
             (moved, true) => {
                 let hint = keyword_hint(&k, &v);
@@ -1126,13 +1182,39 @@ fn distribute_keywords(shared: &mut JsonObject, branches: &mut [Value], node_typ
             }
             (None, false) => format!("`{k}` beside anyOf applies to none of its branches' types (it constrains none of their values); removed"),
         };
+        if let (false, "enum", Value::Array(values)) = (untyped, k.as_str(), &v) {
+            // Values of no branch's type: no value of the anyOf could be one.
+            let none: Vec<String> = values
+                .iter()
+                .filter(|x| !x.is_null() && !types.iter().any(|ts| ts.iter().any(|t| has_type(x, t))))
+                .map(crate::text::to_string)
+                .collect();
+            if !none.is_empty() {
+                message.push_str(&format!("; its values of no branch's type removed (no value of the anyOf could be one): {}", none.join(", ")));
+            }
+        }
+        if !emptied.is_empty() {
+            message.push_str(&format!("; branches {} have none of its values, and allow no value", emptied.join(", ")));
+        }
         cx.change("gemini/anyof-keyword", message);
+    }
+}
+
+/// Whether `v` is a value of JSON Schema type `t` (an integral number is an integer).
+fn has_type(v: &Value, t: &str) -> bool {
+    match (t, v) {
+        ("integer", Value::Number(n)) => n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0),
+        (t, v) => crate::model::json_type(v) == t,
     }
 }
 
 /// Adds keyword `k: v` to branch `b`, where both must hold: bounds the tighter of the two, any
 /// other value that differs with the branch's own under `allOf` (which the lowering merges).
 fn both_hold(b: &mut JsonObject, k: &str, v: &Value) {
+    if k.ends_with("imum") && crate::schema::has_draft4_exclusive(b) {
+        // The branch's own exclusive flag stays with its own bound.
+        crate::schema::draft4_exclusives(b);
+    }
     let Some(mine) = b.get(k) else {
         b.insert(k.to_owned(), v.clone());
         return;
@@ -1152,9 +1234,16 @@ fn both_hold(b: &mut JsonObject, k: &str, v: &Value) {
     b.insert("allOf".to_owned(), Value::Array(vec![Value::Object(branch), object([(k, v.clone())])]));
 }
 
-/// A copy of `o` restricted to type `t`: the keywords that apply to `t` plus annotations.
+/// A copy of `o` restricted to type `t`: the keywords that apply to `t` plus annotations, its
+/// `enum` the values of type `t` (`false` where there are none: no value of `t` is allowed).
 fn branch_for_type(o: &JsonObject, t: &str) -> Value {
-    let mut b: JsonObject = o.iter().filter(|(k, _)| keyword_applies(k, t) == Some(true)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut b: JsonObject = o.iter().filter(|(k, v)| keyword_applies(k, v, t) == Some(true)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    if let Some(Value::Array(values)) = b.get_mut("enum") {
+        values.retain(|v| has_type(v, t));
+        if values.is_empty() {
+            return Value::Bool(false);
+        }
+    }
     b.put("type", Value::String(t.into()));
     Value::Object(b)
 }
@@ -1276,6 +1365,71 @@ mod tests {
         assert_eq!(s["properties"]["u"]["anyOf"][0], json!({"type":"string","maxLength":4}));
         assert!(s["properties"]["u"]["description"].as_str().is_some_and(|d| d.contains('4')), "{s}");
         assert!(cx.changes.iter().any(|d| d.rule == "gemini/anyof-keyword" && d.message.contains("moved into the branches it applies to (0); for the branches of no type")), "{:?}", cx.changes);
+    }
+
+    /// A type list beside an anyOf whose branches have no type: each branch has every listed
+    /// type (split by type, each with its keywords that apply), not the first one only, and a
+    /// keyword beside them goes into the branches of its type.
+    #[test]
+    fn untyped_branches_under_a_type_list_keep_every_type() {
+        let (s, _, cx) = run(json!({"type":"object","properties":{
+            "u":{"type":["string","number"],"anyOf":[{"minLength":2},{"maximum":10}],"minimum":3}}}));
+        let u = &s["properties"]["u"];
+        assert_eq!(u, &json!({"anyOf":[{"type":"string","minLength":2},{"type":"number","minimum":3},{"type":"string"},{"type":"number","minimum":3,"maximum":10}]}), "{s}");
+        assert!(!cx.changes.iter().any(|d| d.message.contains("applies to none")), "{:?}", cx.changes);
+        assert!(cx.changes.iter().any(|d| d.rule == "gemini/anyof-keyword" && d.message.starts_with("`minimum` beside anyOf moved into the branches it applies to (0, 1)")), "{:?}", cx.changes);
+    }
+
+    /// An enum beside an anyOf goes into each branch as the values of its types: a branch of
+    /// another type offers none of the others, values of no branch's type go (no value of the
+    /// union could be one), said, and a branch left without a value goes.
+    #[test]
+    fn an_enum_beside_any_of_goes_into_each_branch_as_its_values() {
+        let (s, plan, cx) = run(json!({"type":"object","properties":{
+            "u":{"anyOf":[{"type":"string","enum":["a","b"]},{"type":"integer"}],"enum":["b","c",1,2.5]},
+            "w":{"anyOf":[{"type":"string"},{"type":"boolean"}],"enum":["x"]},
+            "t":{"type":["string","integer"],"enum":["a",1,2.5]}}}));
+        let p = &s["properties"];
+        assert_eq!(p["u"], json!({"anyOf":[{"type":"string","enum":["b"]},{"type":"string","enum":["1"]}]}), "{s}");
+        assert_eq!(p["w"], json!({"anyOf":[{"type":"string","enum":["x"]}]}), "{s}");
+        assert_eq!(p["t"], json!({"anyOf":[{"type":"string","enum":["a"]},{"type":"string","enum":["1"]}]}), "{s}");
+        assert_eq!(plan.apply(json!({"u":"1","t":"1"})), json!({"u":1,"t":1}));
+        let said = |path: &str, rule: &str| cx.changes.iter().filter(|d| d.path == path && d.rule == rule).map(|d| d.message.clone()).collect::<Vec<_>>().join("\n");
+        let u = said("/properties/u", "gemini/anyof-keyword");
+        assert!(u.contains("(0, 1), each with the values of its types") && u.contains("of no branch's type removed (no value of the anyOf could be one): 2.5"), "{u}");
+        assert!(said("/properties/w", "gemini/anyof-keyword").contains("branches 1 have none of its values"), "{:?}", cx.changes);
+        assert!(said("/properties/t", "gemini/type-array").contains("enum values of none of the types removed (no value could have them): 2.5"), "{:?}", cx.changes);
+        // A branch typed by its own values alone keeps the values of each of their types.
+        let (s, _, cx) = run(json!({"type":"object","properties":{"u":{"anyOf":[{"enum":[1,2,"b"]},{"type":"string"}],"enum":[1,"a","b",2.5]}}}));
+        assert_eq!(s["properties"]["u"], json!({"anyOf":[{"type":"string","enum":["1","b"]},{"type":"string","enum":["a","b"]}]}), "{s}");
+        assert!(!cx.problems.iter().any(|d| d.rule == "gemini/allof-conflict" || d.rule == "schema/disjoint-values"), "{:?}", cx.problems);
+    }
+
+    /// Draft 4's boolean `exclusiveMinimum` beside an anyOf goes into the branches with its
+    /// `minimum`, as the bound it makes exclusive, and never qualifies a branch's own bound.
+    #[test]
+    fn a_draft4_exclusive_bound_moves_with_its_bound() {
+        let (s, _, _) = run(json!({"type":"object","properties":{
+            "u":{"anyOf":[{"type":"number","minimum":5},{"type":"string"}],"minimum":3,"exclusiveMinimum":true},
+            "v":{"anyOf":[{"type":"number","minimum":5,"exclusiveMinimum":true},{"type":"string"}],"minimum":7}}}));
+        let p = &s["properties"];
+        assert_eq!(p["u"]["anyOf"][0], json!({"type":"number","minimum":5,"description":"(must be > 3)"}), "{s}");
+        assert_eq!(p["v"]["anyOf"][0], json!({"type":"number","minimum":7,"description":"(must be > 5)"}), "{s}");
+    }
+
+    /// A numeric `format` beside an anyOf goes into the branches of its type, where Gemini
+    /// keeps it (`int32` on INTEGER), not into a string's or nowhere.
+    #[test]
+    fn a_numeric_format_beside_any_of_goes_to_the_numbers() {
+        let (s, _, cx) = run(json!({"type":"object","properties":{
+            "u":{"anyOf":[{"type":"integer"},{"type":"boolean"}],"format":"int32"},
+            "v":{"anyOf":[{"type":"integer"},{"type":"string"}],"format":"int64"},
+            "w":{"anyOf":[{"type":"number"},{"type":"string"}],"format":"date-time"}}}));
+        let p = &s["properties"];
+        assert_eq!(p["u"], json!({"anyOf":[{"type":"integer","format":"int32"},{"type":"boolean"}]}), "{s}");
+        assert_eq!(p["v"], json!({"anyOf":[{"type":"integer","format":"int64"},{"type":"string"}]}), "{s}");
+        assert_eq!(p["w"], json!({"anyOf":[{"type":"number"},{"type":"string","format":"date-time"}]}), "{s}");
+        assert!(!cx.changes.iter().any(|d| d.message.contains("applies to none")), "{:?}", cx.changes);
     }
 
     /// Variants of a union whose field shares a name, one an enum of numbers (stringified): a
