@@ -365,7 +365,13 @@ impl Fit {
         self.types == 0 && self.values.is_empty() && self.required.is_empty() && !self.closed && self.properties.is_empty() && self.items.is_none()
     }
 
-    fn property(&self, name: &str) -> Option<&Fit> {
+    /// Whether it takes values of type `t` (a name of [`FIT_TYPES`]).
+    pub(crate) fn takes_type(&self, t: &str) -> bool {
+        self.types == 0 || FIT_TYPES.iter().position(|n| *n == t).is_some_and(|i| self.types & (1 << i) != 0)
+    }
+
+    /// What its property `name` must fit, where it says.
+    pub(crate) fn property(&self, name: &str) -> Option<&Fit> {
         self.properties.iter().find(|(n, _)| n == name).map(|(_, f)| f)
     }
 
