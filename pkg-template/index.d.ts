@@ -518,7 +518,8 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * In OpenAI's strict mode an optional property's `null` means "absent" and is removed; for a property
    * whose schema itself allowed `null` that null cannot be told apart, which the report says
    * (`openai/strict-null-absent`). In an `anyOf`, a value is mapped back by a branch it fits (its types, `const`
-   * and `enum` values, required and allowed properties), never by another branch's rules; where several fit
+   * and `enum` values, required and allowed properties; a branch kept as a `$ref` in a recursive strict schema, its
+   * definition's), never by another branch's rules; where several fit
    * and would map it differently, by the one that changes it most, which the report says where it can happen
    * (`openai/strict-anyof-ambiguous`, `gemini/enum-collision`).
    * `args` is what the provider's SDK gives: an object, or the JSON string OpenAI returns; `null`, `undefined`

@@ -298,18 +298,41 @@ const ALL: u8 = (1 << 7) - 1;
 /// their top), and how many values it keeps of an `enum` (larger ones are no discriminators).
 const FIT_DEPTH: usize = 3;
 const FIT_VALUES: usize = 64;
+/// How many references [`Fit::of_with`] follows for one fit.
+const FIT_REFS: usize = 32;
+
+/// How [`Fit::read_schema`] reads a `$ref`: as what `resolve` gives, while `left` lasts.
+struct Targets<'r, 't> {
+    resolve: &'r dyn Fn(&str) -> Option<&'t Value>,
+    left: usize,
+}
 
 impl Fit {
     /// The fit of a schema as the provider has it (JSON Schema, or Gemini's subset before its
     /// wire spelling: `nullable`, lower-case types); `{}` for a reference.
     pub fn of(schema: &Value) -> Self {
-        Self::read_schema(schema, 0)
+        Self::read_schema(schema, 0, &mut Targets { resolve: &|_| None, left: 0 })
     }
 
-    fn read_schema(schema: &Value, depth: usize) -> Self {
+    /// [`Fit::of`] a schema whose references are kept (OpenAI strict keeps a recursion):
+    /// a `$ref` is read as its target, `resolve`'s (the definition as the provider has it),
+    /// for at most [`FIT_REFS`] references in all (a recursion is read a few levels down, as
+    /// any schema is).
+    pub(crate) fn of_with<'t>(schema: &Value, resolve: &dyn Fn(&str) -> Option<&'t Value>) -> Self {
+        Self::read_schema(schema, 0, &mut Targets { resolve, left: FIT_REFS })
+    }
+
+    fn read_schema<'t>(schema: &Value, depth: usize, targets: &mut Targets<'_, 't>) -> Self {
         let Value::Object(o) = schema else { return Self::default() };
-        if o.contains_key("$ref") {
-            return Self::default();
+        if let Some(r) = o.get("$ref") {
+            let target = r.as_str().filter(|_| targets.left > 0).and_then(|r| (targets.resolve)(r));
+            return match target {
+                Some(target) => {
+                    targets.left -= 1;
+                    Self::read_schema(target, depth, targets)
+                }
+                None => Self::default(),
+            };
         }
         let mut fit = Self::default();
         let bit = |t: &Value| t.as_str().and_then(|t| FIT_TYPES.iter().position(|n| *n == t)).map(|i| 1u8 << i);
@@ -321,7 +344,7 @@ impl Fit {
         let nullable = o.get("nullable") == Some(&Value::Bool(true));
         if let Some(Value::Array(branches)) = o.get("anyOf") {
             // The union of the branches' types, where each says its own.
-            let union = branches.iter().map(|b| Self::read_schema(b, FIT_DEPTH).types).try_fold(0u8, |acc, t| (t != 0).then_some(acc | t));
+            let union = branches.iter().map(|b| Self::read_schema(b, FIT_DEPTH, targets).types).try_fold(0u8, |acc, t| (t != 0).then_some(acc | t));
             if let Some(union) = union.filter(|u| *u != 0) {
                 fit.types = if fit.types == 0 { union } else { fit.types & (union | if union & NUMBER != 0 { INTEGER } else { 0 }) };
             }
@@ -344,13 +367,13 @@ impl Fit {
         if depth < FIT_DEPTH {
             if let Some(Value::Object(props)) = o.get("properties") {
                 for (name, sub) in props {
-                    let f = Self::read_schema(sub, depth + 1);
+                    let f = Self::read_schema(sub, depth + 1, targets);
                     if fit.closed || !f.is_any() {
                         fit.properties.push((name.clone(), f));
                     }
                 }
             }
-            if let Some(items) = o.get("items").map(|i| Self::read_schema(i, depth + 1)).filter(|f| !f.is_any()) {
+            if let Some(items) = o.get("items").map(|i| Self::read_schema(i, depth + 1, targets)).filter(|f| !f.is_any()) {
                 fit.items = Some(Box::new(items));
             }
         } else {
@@ -553,6 +576,11 @@ impl PropertyPlans {
     /// `(name, plan)` pairs in name order.
     pub fn iter(&self) -> impl Iterator<Item = (&String, &ArgPlan)> {
         self.0.iter().map(|(k, p)| (k, &**p))
+    }
+
+    /// `(name, plan)` pairs in name order, the plans to change.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (&String, &mut ArgPlan)> {
+        self.0.iter_mut().map(|(k, p)| (&*k, &mut **p))
     }
 
     /// The names, in order.

@@ -330,12 +330,69 @@ fn strict_with_defs(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     if let Some(reason) = budget.exceeded() {
         return Ok(Err(reason));
     }
+    // The fits of branches kept as references, from their definitions, strict now.
+    let resolve = |r: &str| match r {
+        "#" => Some(&root),
+        _ => r.strip_prefix("#/$defs/").and_then(|name| table.get(name)),
+    };
+    reference_fits(&root, &mut plan, &resolve, cx, 0)?;
+    let mut defs = plan.defs.take();
+    for (name, p) in defs.iter_mut().flat_map(|d| d.iter_mut()) {
+        if let Some(def) = table.get(name.as_str()) {
+            cx.at("$defs", |cx| cx.at(name, |cx| reference_fits(def, p, &resolve, cx, 1)))?;
+        }
+    }
+    plan.defs = defs;
     plan.drop_dangling_references();
     if let (Value::Object(obj), false) = (&mut root, table.is_empty()) {
         obj.put("$defs", Value::Object(table));
     }
     cx.change("openai/strict-defs", format!("recursive schema: its references kept, to {count} definitions under the root's $defs"));
     Ok(Ok((root, plan)))
+}
+
+/// The branches of a union that some arguments may fit both of and that map them back
+/// differently ([`ambiguous_branches`]), reported.
+fn report_ambiguous(plans: &[ArgPlan], cx: &mut Cx) {
+    for (i, j) in ambiguous_branches(plans) {
+        cx.problem(
+            "openai/strict-anyof-ambiguous",
+            format!("branches {i} and {j} of the anyOf can fit the same arguments (nothing the conversion reads of them a few levels down, their types, const and enum values, required properties and closed objects, tells them apart) and map them back differently (a null one removes as absent, the other keeps): such arguments are mapped back by the branch that changes them most"),
+        );
+    }
+}
+
+/// The unions of a schema whose references are kept ([`strict_with_defs`]) that have a branch
+/// kept as a reference: their branches' fits read again with each reference read as its
+/// definition, strict now (an empty fit would take any value, and a value of another branch
+/// would be mapped back by the definition's plan), and the ambiguity check [`strict_object`]
+/// left for then. `node`: the strict schema `plan` is the plan of.
+fn reference_fits<'t>(node: &Value, plan: &mut ArgPlan, resolve: &dyn Fn(&str) -> Option<&'t Value>, cx: &mut Cx, depth: usize) -> Result<()> {
+    if depth > 128 {
+        return Ok(());
+    }
+    for (name, p) in plan.properties.iter_mut() {
+        if let Some(sub) = node.get("properties").and_then(|ps| ps.get(name.as_str())) {
+            cx.at("properties", |cx| cx.at(name, |cx| reference_fits(sub, p, resolve, cx, depth + 1)))?;
+        }
+    }
+    if let (Some(p), Some(sub)) = (plan.items.as_deref_mut(), node.get("items")) {
+        cx.at("items", |cx| reference_fits(sub, p, resolve, cx, depth + 1))?;
+    }
+    let Some(Value::Array(branches)) = node.get("anyOf") else { return Ok(()) };
+    if plan.any_of.len() != branches.len() {
+        return Ok(());
+    }
+    for (i, (p, b)) in plan.any_of.iter_mut().zip(branches).enumerate() {
+        cx.at("anyOf", |cx| cx.at(&i.to_string(), |cx| reference_fits(b, p, resolve, cx, depth + 1)))?;
+    }
+    if plan.any_of.iter().any(|p| p.reference.is_some()) {
+        for (p, b) in plan.any_of.iter_mut().zip(branches) {
+            p.fit = Some(Box::new(Fit::of_with(b, resolve)));
+        }
+        report_ambiguous(&plan.any_of, cx);
+    }
+    Ok(())
 }
 
 /// What strict mode's limits count, over one schema.
@@ -547,11 +604,10 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
             for (p, b) in plans.iter_mut().zip(branches.iter()) {
                 p.fit = Some(Box::new(Fit::of(b)));
             }
-            for (i, j) in ambiguous_branches(&plans) {
-                cx.problem(
-                    "openai/strict-anyof-ambiguous",
-                    format!("branches {i} and {j} of the anyOf can fit the same arguments (no type, const or required property tells them apart) and map them back differently (a null one removes as absent, the other keeps): such arguments are mapped back by the branch that changes them most"),
-                );
+            // A branch kept as a reference (a recursion) fits what its definition does, which
+            // is strict only once every definition is: [`reference_fits`] reads it then.
+            if !plans.iter().any(|p| p.reference.is_some()) {
+                report_ambiguous(&plans, cx);
             }
             plan.any_of = plans;
         }
@@ -814,6 +870,44 @@ mod tests {
         assert!(p[0].message.starts_with("branches 0 and 1 of the anyOf"), "{}", p[0].message);
         // The plan and its fits survive the name map's JSON.
         assert_eq!(ArgPlan::from_value(&c.plan.to_value()).unwrap(), c.plan);
+    }
+
+    /// A union branch kept as a reference (a recursive schema) fits what its definition does
+    /// as strict mode has it: a value of the other variant (its `kind`) is mapped by that
+    /// variant and keeps its required null, and nothing is said to be ambiguous; a definition
+    /// nothing tells apart from the other branch still is.
+    #[test]
+    fn a_reference_branch_fits_as_its_definition() {
+        let node = json!({"type":"object","properties":{"kind":{"const":"node"},"x":{"type":"string"},"child":{"$ref":"#/$defs/Node"}},"required":["kind"]});
+        let b = json!({"type":"object","properties":{"kind":{"const":"b"},"x":{"type":["string","null"]}},"required":["kind","x"]});
+        let schema = json!({"type":"object","$defs":{"Node":node},"properties":{"u":{"anyOf":[{"$ref":"#/$defs/Node"},b]}},"required":["u"]});
+        let (c, cx) = run(schema.clone(), true);
+        assert!(c.strict == Some(true) || c.schema.as_ref().is_some_and(|s| s.get("$defs").is_some()), "{:?}", c.schema);
+        let plan = c.plan;
+        assert_eq!(plan.apply(json!({"u":{"kind":"b","x":null}})), json!({"u":{"kind":"b","x":null}}));
+        assert_eq!(plan.apply(json!({"u":{"kind":"node","x":null,"child":null}})), json!({"u":{"kind":"node"}}));
+        assert!(!cx.problems.iter().any(|d| d.rule == "openai/strict-anyof-ambiguous"), "{:?}", cx.problems);
+        let fit = plan.properties.get("u").unwrap().any_of[0].fit.as_deref().unwrap();
+        assert_eq!(fit.property("kind").map(|f| f.values.clone()), Some(vec![json!("node")]));
+        // Without its `kind`, the definition may be either branch's value: said, where the union is.
+        let loose = json!({"type":"object","properties":{"kind":{"type":"string"},"x":{"type":"string"}},"required":["kind"]});
+        let tree = json!({"type":"object","properties":{"sub":{"$ref":"#/$defs/Tree"}}});
+        let schema = json!({"type":"object","$defs":{"Node":loose,"Tree":tree},"properties":{"u":{"anyOf":[{"$ref":"#/$defs/Node"},b]},"t":{"$ref":"#/$defs/Tree"}},"required":["u"]});
+        let (_, cx) = run(schema, true);
+        let said: Vec<_> = cx.problems.iter().filter(|d| d.rule == "openai/strict-anyof-ambiguous").map(|d| d.path.as_str()).collect();
+        assert_eq!(said, ["/properties/u"], "{:?}", cx.problems);
+        // The JSON API's two paths agree.
+        let tools = json!([{"name":"t","inputSchema":schema_of_f3()}]);
+        let mut opts = crate::convert::ConvertOptions::default();
+        opts.schema.strict = true;
+        let general = crate::convert::convert(tools.clone(), crate::providers::Provider::OpenAi, &opts).unwrap().tools.to_string();
+        assert_eq!(crate::convert::convert_json(&tools.to_string(), crate::providers::Provider::OpenAi, &opts).unwrap(), general);
+    }
+
+    fn schema_of_f3() -> Value {
+        let node = json!({"type":"object","properties":{"kind":{"const":"node"},"x":{"type":"string"},"child":{"$ref":"#/$defs/Node"}},"required":["kind"]});
+        let b = json!({"type":"object","properties":{"kind":{"const":"b"},"x":{"type":["string","null"]}},"required":["kind","x"]});
+        json!({"type":"object","$defs":{"Node":node},"properties":{"u":{"anyOf":[{"$ref":"#/$defs/Node"},b]}},"required":["u"]})
     }
 
     #[test]
