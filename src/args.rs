@@ -2,8 +2,10 @@
 //!
 //! Conversions that change the argument domain record an [`ArgPlan`]: Gemini's string-only
 //! enums (`"16"` must go back to `16`), nullable widening for strict modes (a `null` for an
-//! optional field means "not given" and is removed), and a wrapped non-object root (`{input: x}`
-//! goes back to `x`). [`ArgPlan::apply`] undoes exactly those changes and nothing else.
+//! optional field means "not given" and is removed), a wrapped non-object root (`{input: x}`
+//! goes back to `x`), and property keys the provider refuses, renamed (Claude's `$filter` sent as
+//! `dollar_filter` goes back to `$filter`). [`ArgPlan::apply`] undoes exactly those changes and
+//! nothing else.
 
 use serde_json::{Map, Value};
 
@@ -14,8 +16,10 @@ use crate::text::Owned as _;
 /// How to map one argument value back. Empty plans are omitted.
 ///
 /// JSON form ([`ArgPlan::to_value`], in a serialised name map): `{unwrap?, properties?, items?,
-/// anyOf?, enumValues?, nullMeansAbsent?, ref?, defs?, fit?}`, each field absent when empty,
-/// `properties` and `defs` sorted by name; `fit` ([`Fit`]) on the plans of `anyOf` branches.
+/// anyOf?, enumValues?, nullMeansAbsent?, renamed?, ref?, defs?, fit?}`, each field absent when
+/// empty, `properties` and `defs` sorted by name; `renamed` an object from the key the provider
+/// saw to the server's own (`{"dollar_filter": "$filter"}`), in the schema's order; `fit`
+/// ([`Fit`]) on the plans of `anyOf` branches.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ArgPlan {
     /// The root was wrapped: take this property's value as the whole argument.
@@ -32,6 +36,11 @@ pub struct ArgPlan {
     pub enum_values: Vec<Value>,
     /// Optional properties (by name) that strict mode made nullable: a `null` means "absent".
     pub null_means_absent: Vec<String>,
+    /// Properties of this object whose key the provider refused, renamed: `(the key the
+    /// provider saw, the server's key)`, in the schema's order. Only this object's keys are
+    /// renamed back (a key of another object that reads as a renamed one is that object's own).
+    /// The names of `properties` and `null_means_absent` are the provider's: they apply first.
+    pub renamed: Vec<(String, String)>,
     /// The value is that of a schema kept as a reference (OpenAI strict keeps recursion):
     /// apply the root's plan of that definition, or the root plan itself for `"#"`.
     pub reference: Option<Box<str>>,
@@ -52,6 +61,7 @@ impl ArgPlan {
             && self.any_of.is_empty()
             && self.enum_values.is_empty()
             && self.null_means_absent.is_empty()
+            && self.renamed.is_empty()
             && self.reference.is_none()
             && self.defs.is_none()
     }
@@ -84,6 +94,9 @@ impl ArgPlan {
         }
         if !self.null_means_absent.is_empty() {
             o.put("nullMeansAbsent", self.null_means_absent.clone().into());
+        }
+        if !self.renamed.is_empty() {
+            o.put("renamed", Value::Object(self.renamed.iter().map(|(to, from)| (to.clone(), string(from))).collect()));
         }
         if let Some(r) = &self.reference {
             o.put("ref", string(r));
@@ -121,6 +134,10 @@ impl ArgPlan {
             any_of: read_field(o, "anyOf", |v| read_array(v, Self::read))?.unwrap_or_default(),
             enum_values: read_field(o, "enumValues", |v| read_array(v, |x| Ok(x.clone())))?.unwrap_or_default(),
             null_means_absent: read_field(o, "nullMeansAbsent", |v| read_array(v, read_string))?.unwrap_or_default(),
+            renamed: read_field(o, "renamed", |v| {
+                read_object(v)?.iter().map(|(to, from)| Ok((to.clone(), read_string(from).map_err(|e| e.at_key(to))?))).collect::<Read<Vec<_>>>()
+            })?
+            .unwrap_or_default(),
             reference: read_opt_field(o, "ref", read_string)?.map(String::into_boxed_str),
             defs: read_field(o, "defs", plans)?.filter(|d| !d.is_empty()).map(Box::new),
             fit: read_opt_field(o, "fit", Fit::read)?.map(Box::new),
@@ -198,7 +215,7 @@ impl ArgPlan {
                     None => Value::String(s),
                 }
             }
-            Value::Object(mut o) if !self.properties.is_empty() || !self.null_means_absent.is_empty() => {
+            Value::Object(mut o) if !self.properties.is_empty() || !self.null_means_absent.is_empty() || !self.renamed.is_empty() => {
                 // Which branches the value fits is read from it as the model sent it.
                 let sent = (!self.any_of.is_empty()).then(|| Value::Object(o.clone()));
                 for name in &self.null_means_absent {
@@ -212,6 +229,9 @@ impl ArgPlan {
                         *v = plan.apply_at(taken, depth + 1, root, &mut Vec::new());
                     }
                 }
+                if !self.renamed.is_empty() {
+                    o = self.rename_back(o);
+                }
                 self.any_of_apply(Value::Object(o), sent.as_ref(), depth, root, followed)
             }
             Value::Array(items) => match self.items.as_deref() {
@@ -220,6 +240,27 @@ impl ArgPlan {
             },
             other => self.any_of_apply(other, None, depth, root, followed),
         }
+    }
+
+    /// The keys of [`ArgPlan::renamed`] back to the server's, each where the provider's was. A
+    /// server's key the model sent as well (undeclared, the schema having the renamed one) gives
+    /// way to the renamed one, which is what the schema described.
+    fn rename_back(&self, o: Map<String, Value>) -> Map<String, Value> {
+        let server_key = |k: &str| self.renamed.iter().find(|(to, _)| to == k).map(|(_, from)| from);
+        let shadowed: Vec<&String> = self.renamed.iter().filter(|(to, _)| o.contains_key(to)).map(|(_, from)| from).collect();
+        let mut out = Map::with_capacity(o.len());
+        for (k, v) in o {
+            match server_key(&k) {
+                Some(from) => {
+                    out.insert(from.clone(), v);
+                }
+                None if shadowed.contains(&&k) => {}
+                None => {
+                    out.insert(k, v);
+                }
+            }
+        }
+        out
     }
 
     /// The value is mapped by a branch it fits ([`Fit::admits`], on `sent`, the value as the
@@ -527,6 +568,7 @@ fn same_mapping(a: &ArgPlan, b: &ArgPlan) -> bool {
             && a.any_of == b.any_of
             && a.enum_values == b.enum_values
             && a.null_means_absent == b.null_means_absent
+            && a.renamed == b.renamed
             && a.reference == b.reference
             && a.defs == b.defs)
 }
@@ -811,6 +853,33 @@ mod tests {
         assert_eq!(serde_json::to_string(&p).unwrap(), text, "Serialize gives the same JSON");
         assert_eq!(ArgPlan::from_value(&v).unwrap(), p);
         assert_eq!(ArgPlan::default().to_value(), json!({}));
+    }
+
+    /// Renamed keys go back where they were, after the plans the provider's names key (here a
+    /// strict-mode null and an enum string); a server key the model sent beside its renamed
+    /// form gives way; the JSON form keeps the schema's order and reads back.
+    #[test]
+    fn renamed_keys_map_back_in_place() {
+        let mut p = ArgPlan { renamed: vec![("dollar_top".into(), "$top".into()), ("a_b".into(), "a b".into())], null_means_absent: vec!["a_b".into()], ..ArgPlan::default() };
+        p.set_property("dollar_top", ArgPlan { enum_values: vec![json!(10)], ..ArgPlan::default() });
+        assert!(!ArgPlan { renamed: p.renamed.clone(), ..ArgPlan::default() }.is_empty());
+        let out = p.apply(json!({"x": 1, "dollar_top": "10", "a_b": null, "y": 2}));
+        assert_eq!(serde_json::to_string(&out).unwrap(), r#"{"x":1,"$top":10,"y":2}"#);
+        let out = p.apply(json!({"a_b": "v", "x": 1}));
+        assert_eq!(serde_json::to_string(&out).unwrap(), r#"{"a b":"v","x":1}"#);
+        // The server's own key sent too, before or after: the renamed one's value is kept.
+        assert_eq!(p.apply(json!({"$top": "lit", "dollar_top": "10"})), json!({"$top": 10}));
+        assert_eq!(p.apply(json!({"dollar_top": "10", "$top": "lit"})), json!({"$top": 10}));
+        assert_eq!(p.apply(json!({"$top": "lit"})), json!({"$top": "lit"}), "alone, it is what the model sent");
+        // Not an object: unchanged.
+        assert_eq!(p.apply(json!(["dollar_top"])), json!(["dollar_top"]));
+        let v = p.to_value();
+        assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"properties":{"dollar_top":{"enumValues":[10]}},"nullMeansAbsent":["a_b"],"renamed":{"dollar_top":"$top","a_b":"a b"}}"#);
+        assert_eq!(ArgPlan::from_value(&v).unwrap(), p);
+        let e = ArgPlan::from_value(&json!({"properties": {"o": {"renamed": {"k": 1}}}})).unwrap_err();
+        assert_eq!(e.message, "invalid argument plan: properties.o.renamed.k must be a string, got number");
+        let e = ArgPlan::from_value(&json!({"renamed": ["k"]})).unwrap_err();
+        assert_eq!(e.message, "invalid argument plan: renamed must be an object, got array");
     }
 
     #[test]

@@ -803,7 +803,7 @@ fn run<'a>(
                 Passed::Strict { plan, .. } => {
                     // Nothing to report: the strict schema needed no change.
                     let relaxed = provider.claude_strict().map(|_| Relaxed { schema: Value::Null, strict_changes: 0, strict_problems: 0 });
-                    Compiled { schema: Some(Value::Null), strict: Some(true), plan: std::mem::take(plan), relaxed }
+                    Compiled { schema: Some(Value::Null), strict: Some(true), plan: *std::mem::take(plan), relaxed }
                 }
                 _ => {
                     let strict = matches!(provider, Provider::OpenAi | Provider::OpenAiResponses).then_some(false);
@@ -877,6 +877,7 @@ fn compile_tool(schema: Value, provider: Provider, opts: &SchemaOptions, cx: &mu
         let mut wrapper = ArgPlan { unwrap: Some(WRAPPED_PROPERTY.into()), ..ArgPlan::default() };
         wrapper.properties = std::mem::take(&mut c.plan.properties);
         wrapper.null_means_absent = std::mem::take(&mut c.plan.null_means_absent);
+        wrapper.renamed = std::mem::take(&mut c.plan.renamed);
         c.plan = wrapper;
     }
     Ok(c)
@@ -1159,13 +1160,14 @@ mod tests {
     /// not one stays an error.
     #[test]
     fn lone_surrogate_escapes_are_replaced_and_reported() {
-        let json = r#"{"tools":[{"name":"t","description":"cut \ud83d","inputSchema":{"type":"object","properties":{"a\udc00":{"type":"string"}}}}]}"#;
+        // A key below the root: Claude's providers rename a top-level one they refuse (`a\u{fffd}`).
+        let json = r#"{"tools":[{"name":"t","description":"cut \ud83d","inputSchema":{"type":"object","properties":{"o":{"type":"object","properties":{"a\udc00":{"type":"string"}}}}}}]}"#;
         let opts = ConvertOptions::default();
         for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Gemini, Provider::Bedrock] {
             let detailed = convert_json_detailed(json, provider, &opts).unwrap();
             assert!(detailed.tools.contains("cut \u{fffd}") && detailed.tools.contains("\"a\u{fffd}\""), "{provider:?}: {}", detailed.tools);
             let lone: Vec<(&str, &str)> = detailed.report.problems.iter().map(|d| (d.rule, d.path.as_str())).collect();
-            assert_eq!(lone, [("input/lone-surrogate", "/tools/0/description"), ("input/lone-surrogate", "/tools/0/inputSchema/properties/a\u{fffd}")]);
+            assert_eq!(lone, [("input/lone-surrogate", "/tools/0/description"), ("input/lone-surrogate", "/tools/0/inputSchema/properties/o/properties/a\u{fffd}")]);
             assert_eq!(check_json(json, provider, &opts).unwrap().problems, detailed.report.problems);
             assert_eq!(convert_json(json, provider, &opts).unwrap(), detailed.tools);
         }
@@ -1957,6 +1959,102 @@ mod tests {
                 assert_eq!(written, built, "{provider:?} strict={strict} {mode:?}");
                 let detailed = convert_json_detailed(&serde_json::to_string_pretty(&input).unwrap(), provider, &opts).unwrap();
                 assert_eq!(detailed.tools, built, "{provider:?} strict={strict} {mode:?} (pretty input)");
+            }
+        }
+    }
+
+    /// Claude (Anthropic, Bedrock; strict or not) is given legal top-level property keys, the
+    /// same on every path (the borrowed tree hands such a tool to the general path), with a
+    /// change for each and a plan that gives the server its own keys, through the name map, its
+    /// JSON form and the calls read from a response. Other providers keep the keys.
+    #[test]
+    fn claude_gets_property_keys_it_takes_and_calls_map_back() {
+        use serde_json::json;
+        let tools = json!([
+            {"name": "list", "inputSchema": {"type": "object", "properties": {
+                "$top": {"type": "integer", "minimum": 1, "description": "Items per page."},
+                "filter[id]": {"type": "string"},
+                "dollar_top": {"type": "string"},
+                "nested": {"type": "object", "properties": {"$meta": {"type": "string"}, "dollar_top": {"type": "string"}}}},
+                "required": ["filter[id]"]}},
+            {"name": "plain", "inputSchema": {"type": "object", "properties": {"If-Match": {"type": "string"}}}}
+        ]);
+        let text = tools.to_string();
+        for (provider, rule) in [(Provider::Anthropic, "anthropic/property-renamed"), (Provider::Bedrock, "bedrock/property-renamed")] {
+            for strict in [false, true] {
+                let mut opts = ConvertOptions::default();
+                opts.schema.strict = strict;
+                let conv = convert(tools.clone(), provider, &opts).unwrap();
+                let list = match provider {
+                    Provider::Bedrock => &conv.tools[0]["toolSpec"]["inputSchema"]["json"],
+                    _ => &conv.tools[0]["input_schema"],
+                };
+                let keys: Vec<&str> = list["properties"].as_object().unwrap().keys().map(String::as_str).collect();
+                assert_eq!(keys, ["dollar_top_2", "filter_id_", "dollar_top", "nested"], "{provider:?} strict={strict}");
+                assert_eq!(list["required"], json!(["filter_id_"]));
+                assert_eq!(list["properties"]["nested"]["properties"].as_object().unwrap().keys().collect::<Vec<_>>(), ["$meta", "dollar_top"], "nested keys stay");
+                let desc = list["properties"]["dollar_top_2"]["description"].as_str().unwrap();
+                assert!(desc.starts_with("Items per page.") && desc.contains(r#"(sent to the server as "$top")"#), "{desc}");
+                // Strict: the renamed optional property stays optional (Claude's strict mode
+                // takes optional properties as they are), the object closed.
+                assert_eq!(conv.report.tools[0].strict, strict.then_some(true));
+                if strict {
+                    assert_eq!(list["additionalProperties"], json!(false));
+                    assert!(list["properties"]["dollar_top_2"].get("minimum").is_none());
+                }
+                let changes: Vec<(&str, &str)> = conv.report.tools[0].changes.iter().filter(|d| d.rule == rule).map(|d| (d.path.as_str(), d.message.as_str())).collect();
+                assert_eq!(changes.len(), 2, "{:?}", conv.report.tools[0].changes);
+                assert_eq!(changes[0].0, "/properties/$top");
+                assert!(changes[0].1.contains(r#""$top""#) && changes[0].1.contains(r#""dollar_top_2""#), "{}", changes[0].1);
+                assert_eq!(changes[1].0, "/properties/filter[id]");
+                assert!(conv.report.tools[1].changes.iter().all(|d| d.rule != rule), "If-Match is a key Claude takes");
+                // The plan: only the root's keys; the literal `dollar_top`, at the root and
+                // below, is the server's own.
+                let sent = json!({"dollar_top_2": 5, "filter_id_": "x", "dollar_top": "lit", "nested": {"dollar_top": "n", "$meta": "m"}});
+                let expected = json!({"$top": 5, "filter[id]": "x", "dollar_top": "lit", "nested": {"dollar_top": "n", "$meta": "m"}});
+                let plan = conv.name_map.resolve("list").unwrap().args.clone().expect("a plan");
+                assert_eq!(plan.apply(sent.clone()), expected);
+                assert_eq!(plan.to_value()["renamed"], json!({"dollar_top_2": "$top", "filter_id_": "filter[id]"}));
+                assert!(conv.name_map.resolve("plain").unwrap().args.is_none());
+                // The name map's JSON form keeps it.
+                let back = NameMap::from_json_value(conv.name_map.to_json_value()).unwrap();
+                assert_eq!(back.resolve("list").unwrap().args.as_ref().unwrap().apply(sent.clone()), expected);
+                // Both paths, and the name maps of the text APIs.
+                let general = serde_json::to_string(&conv.tools).unwrap();
+                assert_eq!(convert_json(&text, provider, &opts).unwrap(), general);
+                for named in [convert_json_named(&text, provider, &opts).unwrap(), convert_json_detailed(&text, provider, &opts).unwrap(), convert_json_leaving_schemas(&text, provider, &opts, true).unwrap()] {
+                    assert!(named.name_map == conv.name_map, "{provider:?} strict={strict}");
+                }
+                assert_eq!(convert_json_detailed(&text, provider, &opts).unwrap().report, conv.report);
+                let leaving = convert_json_leaving_schemas(&text, provider, &opts, false).unwrap();
+                assert_eq!(leaving.left_out.iter().map(|l| l.tool).collect::<Vec<_>>(), if strict { vec![] } else { vec![1] }, "the renamed schema is written");
+                assert_eq!(crate::fast::passed_through(&text, provider, &opts.schema), 1, "{provider:?} strict={strict}");
+                // The calls of a response.
+                if provider == Provider::Anthropic {
+                    let response = json!({"role": "assistant", "content": [{"type": "tool_use", "id": "tu_1", "name": "list", "input": sent}]});
+                    let calls = crate::calls::parse_tool_calls(&response, crate::calls::CallFormat::Anthropic, Some(&conv.name_map)).unwrap();
+                    assert_eq!(calls[0].arguments, expected);
+                }
+            }
+        }
+        // OpenAI and Gemini keep the keys; Gemini's `parameters` reports those outside its
+        // documented rule (not renamed: no rejection is known), `parametersJsonSchema` nothing.
+        for provider in [Provider::OpenAi, Provider::OpenAiResponses, Provider::Gemini, Provider::Vertex] {
+            for mode in [GeminiMode::Parameters, GeminiMode::JsonSchema] {
+                let mut opts = ConvertOptions::default();
+                opts.schema.gemini_mode = mode;
+                let conv = convert(tools.clone(), provider, &opts).unwrap();
+                assert!(conv.name_map.resolve("list").unwrap().args.is_none(), "{provider:?}");
+                let text_out = serde_json::to_string(&conv.tools).unwrap();
+                assert!(text_out.contains(r#""$top""#) && text_out.contains(r#""filter[id]""#), "{provider:?}");
+                let reported: Vec<(usize, &str)> = conv.report.tools.iter().enumerate().flat_map(|(i, t)| t.problems.iter().filter(|d| d.rule == "gemini/property-name").map(move |d| (i, d.path.as_str()))).collect();
+                let gemini_parameters = matches!(provider, Provider::Gemini | Provider::Vertex) && mode == GeminiMode::Parameters;
+                if gemini_parameters {
+                    assert_eq!(reported, [(0, "/properties/$top"), (0, "/properties/filter[id]"), (0, "/properties/nested/properties/$meta"), (1, "/properties/If-Match")], "{provider:?}");
+                } else {
+                    assert!(reported.is_empty(), "{provider:?} {mode:?}");
+                }
+                assert!(conv.report.tools.iter().all(|t| t.changes.iter().all(|d| !d.rule.ends_with("/property-renamed"))));
             }
         }
     }

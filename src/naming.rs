@@ -235,6 +235,12 @@ fn pair_hash(server: Option<&str>, tool: &str, salt: u32) -> String {
     out
 }
 
+/// The short stable hash of [`pair_hash`] for one key (a property key cut to fit, see
+/// `providers::keys`).
+pub(crate) fn key_hash(key: &str) -> String {
+    pair_hash(None, key, 0)
+}
+
 fn with_hash(sanitized: &str, server: Option<&str>, tool: &str, salt: u32) -> String {
     let keep = MAX_NAME_LEN - HASH_LEN - 1;
     // Sanitised names are ASCII, so byte slicing is character slicing.

@@ -327,3 +327,50 @@ fn text_writer_writes_what_serde_json_writes() {
         }
     }
 }
+
+/// Property keys against the corpus (`/tmp/tw/pW`'s survey: 40 keys outside `[A-Za-z0-9_]`, in
+/// three servers). Claude: no top-level key is one it refuses (ms-365's `If-Match`, grafana's
+/// `filter-query` take its pattern), and mongodb's `$vectorSearch` and `$meta`, below the root,
+/// are sent as they are: nothing renamed, no argument plan. Gemini `parameters`: each key outside
+/// its documented rule is a `gemini/property-name` problem, kept as it is.
+#[test]
+fn property_keys_of_the_corpus() {
+    let servers = common::corpus();
+    for provider in [Provider::Anthropic, Provider::Bedrock] {
+        for strict in [false, true] {
+            let mut renamed = 0;
+            for server in &servers {
+                let mut opts = ConvertOptions { server: Some(server.name.clone()), ..ConvertOptions::default() };
+                opts.schema.strict = strict;
+                let conv = convert(server.tools.clone(), provider, &opts).expect("converts");
+                renamed += conv.report.tools.iter().flat_map(|t| &t.changes).filter(|d| d.rule.ends_with("/property-renamed")).count();
+                if server.name == "mongodb-mcp-server" {
+                    let text = serde_json::to_string(&conv.tools).unwrap();
+                    assert!(text.contains(r#""$vectorSearch""#) && text.contains(r#""$meta""#), "{provider:?} strict={strict}");
+                    assert!(conv.name_map.entries().iter().filter_map(|e| e.args.as_ref()).all(|p| p.renamed.is_empty()));
+                }
+                if server.name == "ms-365-mcp-server" && !strict {
+                    assert!(serde_json::to_string(&conv.tools).unwrap().contains(r#""If-Match""#));
+                }
+            }
+            assert_eq!(renamed, 0, "{provider:?} strict={strict}");
+        }
+    }
+    for provider in [Provider::Gemini, Provider::Vertex] {
+        let mut found: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        for server in &servers {
+            let opts = ConvertOptions { server: Some(server.name.clone()), ..ConvertOptions::default() };
+            let report = check(server.tools.clone(), provider, &opts).expect("checks");
+            for d in report.tools.iter().flat_map(|t| &t.problems).filter(|d| d.rule == "gemini/property-name") {
+                *found.entry(d.path.rsplit('/').next().unwrap().to_owned()).or_default() += 1;
+            }
+            let mut json_schema = opts.clone();
+            json_schema.schema.gemini_mode = GeminiMode::JsonSchema;
+            let report = check(server.tools.clone(), provider, &json_schema).expect("checks");
+            assert!(report.tools.iter().flat_map(|t| &t.problems).all(|d| d.rule != "gemini/property-name"), "parametersJsonSchema has no such rule");
+        }
+        // `$meta` sits under `additionalProperties`, which `parameters` cannot say: not sent.
+        let found: Vec<(&str, usize)> = found.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+        assert_eq!(found, [("$vectorSearch", 3), ("If-Match", 33), ("filter-query", 1)], "{provider:?}");
+    }
+}

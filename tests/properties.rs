@@ -14,7 +14,7 @@ use toolwire::providers::{GeminiMode, Provider};
 use toolwire::ErrorCode;
 use validator::{validate, Target};
 
-const NAMES: &[&str] = &["a", "b", "type", "format", "$ref", "properties", "if", "items", "enum", "x-y", "__proto__"];
+const NAMES: &[&str] = &["a", "b", "type", "format", "$ref", "properties", "if", "items", "enum", "x-y", "__proto__", "$top", "dollar_top", "a b"];
 const TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object", "null"];
 const FORMATS: &[&str] = &["uri", "date-time", "email", "uuid", "int32", "float", "enum"];
 
@@ -101,6 +101,52 @@ proptest! {
     #[test]
     fn generated_schemas_convert_to_valid_output(s in schema()) {
         check(&s)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+
+    /// Whatever the keys, Claude (Anthropic, Bedrock) is given keys its pattern takes, one per
+    /// property, the kept ones unchanged, and the argument plan (through its JSON form) gives
+    /// every value back under the server's key; both paths write the same tools.
+    #[test]
+    fn claude_property_keys_are_legal_unique_and_map_back(
+        keys in prop::collection::vec(prop_oneof!["[a-z$@ .\\[\\]_-]{0,6}", ".{0,70}", "[a-z]{60,70}[$ ]?", Just("dollar_top".to_owned()), Just("dollar_top_2".to_owned())], 0..8),
+        provider in prop::sample::select(vec![Provider::Anthropic, Provider::Bedrock]),
+        strict in any::<bool>(),
+    ) {
+        let mut props = Map::new();
+        for k in &keys {
+            props.insert(k.clone(), json!({"type": "integer"}));
+        }
+        let originals: Vec<String> = props.keys().cloned().collect();
+        let tools = json!([{"name": "t", "inputSchema": {"type": "object", "properties": props, "required": originals}}]);
+        let mut opts = ConvertOptions::default();
+        opts.schema.strict = strict;
+        let conv = convert(tools.clone(), provider, &opts).unwrap();
+        let schema = match provider {
+            Provider::Bedrock => conv.tools[0]["toolSpec"]["inputSchema"]["json"].clone(),
+            _ => conv.tools[0]["input_schema"].clone(),
+        };
+        let sent: Vec<String> = schema["properties"].as_object().unwrap().keys().cloned().collect();
+        prop_assert_eq!(sent.len(), originals.len());
+        let legal = |k: &str| (1..=64).contains(&k.len()) && k.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+        for (o, n) in originals.iter().zip(&sent) {
+            prop_assert!(legal(n), "{:?} -> {:?}", o, n);
+            prop_assert!(!legal(o) || o == n, "a key Claude takes is kept: {:?} -> {:?}", o, n);
+        }
+        prop_assert_eq!(schema["required"].as_array().unwrap().len(), sent.len());
+        // Every property given, its value its index: back under the server's keys.
+        let args: Map<String, Value> = sent.iter().enumerate().map(|(i, k)| (k.clone(), json!(i))).collect();
+        let expected: Map<String, Value> = originals.iter().enumerate().map(|(i, k)| (k.clone(), json!(i))).collect();
+        let map = toolwire::naming::NameMap::from_json_value(conv.name_map.to_json_value()).unwrap();
+        let back = match &map.resolve("t").unwrap().args {
+            Some(plan) => plan.apply(Value::Object(args)),
+            None => Value::Object(args),
+        };
+        prop_assert_eq!(back, Value::Object(expected));
+        prop_assert_eq!(convert_json(&tools.to_string(), provider, &opts).unwrap(), serde_json::to_string(&conv.tools).unwrap());
     }
 }
 

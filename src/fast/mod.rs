@@ -478,8 +478,9 @@ pub(crate) enum Passed<'a> {
         /// The strict schema; for Anthropic, `None` until its set-level limits keep the tool
         /// strict (then written from `base` by [`strict::write_anthropic`]).
         text: Option<Vec<u8>>,
-        /// Its argument plan (taken by [`crate::convert`] once the tool is compiled).
-        plan: ArgPlan,
+        /// Its argument plan (taken by [`crate::convert`] once the tool is compiled; boxed, as
+        /// most are empty and a pass is kept for every tool).
+        plan: Box<ArgPlan>,
         /// What Anthropic's set-level limits count (see `anthropic::strict_costs`).
         costs: (usize, usize),
         /// The schema, which is sent as it is when those limits leave the tool out of strict mode.
@@ -1114,6 +1115,9 @@ struct Levels<'s> {
     refs: bool,
     /// Vertex AI (whose `anyOf` stands alone, see [`gemini`]).
     vertex: bool,
+    /// Claude (Anthropic, Bedrock), which renames the root's property keys it refuses
+    /// ([`crate::providers::keys`]).
+    claude: bool,
     /// Whether `clean_node` met an object node that [`Node::write_schema`] gives `properties: {}`.
     adds_properties: bool,
     /// The shared `$ref` expansions of a schema inlined with sharing ([`refs`], or the general
@@ -1175,6 +1179,7 @@ impl<'s> Levels<'s> {
             // Gemini's parametersJsonSchema inlines every `$ref` (gemini::compile).
             refs: !matches!(provider, Provider::Gemini | Provider::Vertex),
             vertex: provider == Provider::Vertex,
+            claude: provider.claude_strict().is_some(),
             adds_properties: false,
         }
     }
@@ -1252,7 +1257,14 @@ fn is_clean(root: &Node, levels: &mut Levels) -> bool {
     // wrapping); the providers' root steps have nothing to merge or remove.
     root.get("type").and_then(Node::as_str) == Some("object")
         && ["anyOf", "oneOf", "allOf", "enum", "not"].iter().all(|k| root.get(k).is_none())
+        && !(levels.claude && refused_keys(root))
         && clean_node(root, levels)
+}
+
+/// Whether the root declares a property key that Claude refuses, which the general path renames
+/// (`providers::keys`): only the root's keys are looked at, as only those are renamed.
+fn refused_keys(root: &Node) -> bool {
+    matches!(root.get("properties"), Some(Node::Obj(props)) if props.iter().any(|(k, _)| !crate::providers::keys::claude_key_ok(k)))
 }
 
 /// One node under [`crate::providers::fix_structure`]'s rules.

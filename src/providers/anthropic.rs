@@ -5,16 +5,19 @@
 //!    support oneOf, allOf, or anyOf at the top level").
 //! 2. Structure fixed on every node ([`super::fix_structure`]). Everything else passes through:
 //!    Anthropic accepts any draft 2020-12 schema below the root.
+//! 3. Top-level property keys outside `^[a-zA-Z0-9_.-]{1,64}$`, which fail the whole request,
+//!    renamed (`$top` → `dollar_top`), `required` and the rest following, arguments mapped back
+//!    ([`crate::providers::keys`]); `anthropic/property-renamed`. Nested keys stay.
 //!
-//! Strict steps (strict tool use, when `strict` is asked for):
-//! 3. `$ref`s inlined; a recursive schema falls back to non-strict.
-//! 4. Every object gets `additionalProperties: false` (an open map falls back to non-strict).
-//! 5. `oneOf` rewritten as `anyOf` (strict mode has no `oneOf`), joined to an `anyOf` beside it;
+//! Strict steps (strict tool use, when `strict` is asked for), on the renamed schema:
+//! 4. `$ref`s inlined; a recursive schema falls back to non-strict.
+//! 5. Every object gets `additionalProperties: false` (an open map falls back to non-strict).
+//! 6. `oneOf` rewritten as `anyOf` (strict mode has no `oneOf`), joined to an `anyOf` beside it;
 //!    an `allOf` with object branches merged into one object (closed once, not branch by branch).
 //!    OpenAPI's `nullable: true` written as a `null` type (strict mode reads JSON Schema only).
-//! 6. Unsupported constraints (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`,
+//! 7. Unsupported constraints (`minimum`, `maximum`, `multipleOf`, `minLength`, `maxLength`,
 //!    `maxItems`, `minItems` above 1, formats outside the allowed list) removed and described.
-//! 7. Set-level limits (20 strict tools, 24 optional parameters, 16 union parameters) are checked
+//! 8. Set-level limits (20 strict tools, 24 optional parameters, 16 union parameters) are checked
 //!    by the converter over all tools, which falls back later tools to non-strict.
 //!
 //! Bedrock's strict tool use (`toolSpec.strict`, Claude models) takes the same subset, so
@@ -22,7 +25,6 @@
 
 use serde_json::Value;
 
-use crate::args::ArgPlan;
 use crate::error::{display_path, Result};
 use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, Relaxed, SchemaOptions};
@@ -91,6 +93,10 @@ pub(crate) struct Rules {
     pub limit: &'static str,
     /// Whose limits those are, for the message.
     pub who: &'static str,
+    /// A top-level property key renamed (see [`crate::providers::keys`]).
+    pub property: &'static str,
+    /// Who refuses such keys, for the message.
+    pub provider: &'static str,
 }
 
 /// Anthropic's rule names.
@@ -102,6 +108,8 @@ pub(crate) const ANTHROPIC: Rules = Rules {
     fallback: "anthropic/strict-fallback",
     limit: "anthropic/strict-limit",
     who: "Anthropic's",
+    property: "anthropic/property-renamed",
+    provider: "Anthropic",
 };
 
 /// Compiles for Anthropic.
@@ -116,11 +124,13 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
     }
     fix_root_structure(&mut root, cx)?;
     cx.reset_budget();
+    // Before the strict attempt: the schema sent without strict has the same keys.
+    let plan = crate::providers::keys::rename_top_level(&mut root, cx, rules.property, rules.provider);
     if !opts.strict {
         if contains_ref(&root, 0) {
             report_unresolvable(&root, cx);
         }
-        return Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None });
+        return Ok(Compiled { schema: Some(root), strict: None, plan, relaxed: None });
     }
     let mut scx = Cx::new(cx.limits).share_refs(cx.shares_refs());
     // `root` stays for the fallback; with references the strict schema is built anew by
@@ -141,14 +151,14 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
             let relaxed = Relaxed { schema: root, strict_changes: scx.changes.len(), strict_problems: scx.problems.len() };
             cx.changes.append(&mut scx.changes);
             cx.problems.append(&mut scx.problems);
-            Ok(Compiled { schema: Some(strict_schema), strict: Some(true), plan: ArgPlan::default(), relaxed: Some(relaxed) })
+            Ok(Compiled { schema: Some(strict_schema), strict: Some(true), plan, relaxed: Some(relaxed) })
         }
         Some(reason) => {
             cx.problem(rules.fallback, format!("cannot be strict without changing its meaning ({reason}); sent without strict"));
             if contains_ref(&root, 0) {
                 report_unresolvable(&root, cx);
             }
-            Ok(Compiled { schema: Some(root), strict: None, plan: ArgPlan::default(), relaxed: None })
+            Ok(Compiled { schema: Some(root), strict: None, plan, relaxed: None })
         }
     }
 }

@@ -4,6 +4,11 @@
 //! 1. Root combinators merged into one `type:"object"` schema (Bedrock: "inputSchema.json.type
 //!    must be one of the following: object").
 //! 2. Structure fixed on every node ([`super::fix_structure`]).
+//! 3. Top-level property keys outside `^[a-zA-Z0-9_.-]{1,64}$` renamed, as for Anthropic
+//!    ([`crate::providers::keys`]): Converse passes Claude's validator through
+//!    (`ValidationException: tools.0.custom.input_schema.properties: Property keys should match
+//!    pattern ...`); `bedrock/property-renamed`. Other Bedrock models document no such rule, but
+//!    the tools do not say which model they are for.
 //!
 //! Strict tool use (`toolSpec.strict`, when `strict` is asked for) is Claude's on Bedrock, with
 //! Claude's subset and limits (<https://docs.aws.amazon.com/bedrock/latest/userguide/structured-output.html>):
@@ -29,6 +34,8 @@ pub(crate) const RULES: Rules = Rules {
     fallback: "bedrock/strict-fallback",
     limit: "bedrock/strict-limit",
     who: "Claude's on Bedrock",
+    property: "bedrock/property-renamed",
+    provider: "Bedrock's Claude validator",
 };
 
 /// Compiles for Bedrock.

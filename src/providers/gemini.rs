@@ -21,7 +21,9 @@
 //! 5. A missing `type` is inferred (`properties` → object, `items` → array, `enum`/`pattern` →
 //!    string, `minimum` → number); a node with nothing to infer from accepts any value
 //!    (`anyOf` of string, number, boolean, object, and an array of those, all `nullable`).
-//! 6. Objects: properties lowered (names are never read as keywords); `required` names only
+//! 6. Objects: properties lowered (names are never read as keywords; a name outside what Gemini
+//!    documents, `^[A-Za-z_][A-Za-z0-9_]{0,63}$`, is kept and is a `gemini/property-name`
+//!    problem: see [`crate::providers::keys`]); `required` names only
 //!    existing properties; an empty `properties` is omitted; `properties`/`required` appear on
 //!    objects only.
 //! 7. Arrays: `items` always present with a concrete type (nested arrays too). A tuple's
@@ -570,6 +572,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         match key.as_str() {
             "properties" if ty == "object" => {
                 let Value::Object(props) = value else { continue };
+                crate::providers::keys::report_gemini_keys(&props, cx);
                 let mut lowered = Map::with_capacity(props.len());
                 for (name, sub) in props {
                     let r = cx.at("properties", |cx| cx.at(&name, |cx| lower(sub, cx, vertex)))?;

@@ -5,6 +5,7 @@
 pub mod anthropic;
 pub mod bedrock;
 pub mod gemini;
+pub mod keys;
 pub mod openai;
 
 use serde_json::{Map, Value};

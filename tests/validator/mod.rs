@@ -143,6 +143,10 @@ pub mod rules {
     pub const ANTHROPIC_ROOT_TYPE: &str = "anthropic/root-type";
     /// No top-level `anyOf/oneOf/allOf` (§1.3, §3 #45).
     pub const ANTHROPIC_ROOT_COMBINATOR: &str = "anthropic/root-combinator";
+    /// Top-level property keys match `^[a-zA-Z0-9_.-]{1,64}$`: "tools.N.custom.input_schema.properties:
+    /// Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'" fails the whole request
+    /// (anthropics/claude-code#79418, composio#3500). Only the top level is checked (IDP#709).
+    pub const ANTHROPIC_PROPERTY_KEY: &str = "anthropic/property-key";
 
     // ---- Anthropic strict (tools sent with strict: true) ----
     /// Every object needs `additionalProperties: false` (§1.3 strict).
@@ -225,6 +229,9 @@ pub mod rules {
     /// No top-level `anyOf/oneOf/allOf` (Claude on Bedrock: "input_schema does not support oneOf,
     /// allOf, or anyOf at the top level", as for Anthropic §3 #45).
     pub const BEDROCK_ROOT_COMBINATOR: &str = "bedrock/root-combinator";
+    /// Top-level property keys as Claude's (the same `ValidationException` text through Converse,
+    /// aws-solutions-library-samples IDP#709).
+    pub const BEDROCK_PROPERTY_KEY: &str = "bedrock/property-key";
     /// `toolSpec.strict: false`: some Claude ids on Bedrock reject the field even when false
     /// ("Extra inputs are not permitted"); a tool that is not strict leaves it out.
     pub const BEDROCK_STRICT_FALSE: &str = "bedrock/strict-false";
@@ -993,6 +1000,7 @@ fn check_tool_schema(target: Target, tool: &Tool<'_>, sink: &mut Sink, totals: &
                     sink.push(label, "", BEDROCK_ROOT_COMBINATOR, format!("`{key}` is not allowed at the top level"));
                 }
             }
+            check_property_keys(root, BEDROCK_PROPERTY_KEY, label, sink);
             let nodes = walk(schema, Dialect::JsonSchema, label, sink);
             // Strict tool use on Bedrock is Claude's.
             if tool.strict {
@@ -1144,10 +1152,22 @@ fn check_anthropic_root(root: &Map<String, Value>, label: &str, sink: &mut Sink)
     if root.get("type").and_then(Value::as_str) != Some("object") {
         sink.push(label, "", ANTHROPIC_ROOT_TYPE, format!("`input_schema.type` must be \"object\", got {}", show(root.get("type").unwrap_or(&Value::Null))));
     }
+    check_property_keys(root, ANTHROPIC_PROPERTY_KEY, label, sink);
     // §1.3 / §3 #45: "does not support oneOf, allOf, or anyOf at the top level".
     for key in ["anyOf", "oneOf", "allOf"] {
         if root.contains_key(key) {
             sink.push(label, "", ANTHROPIC_ROOT_COMBINATOR, format!("`{key}` is not allowed at the top level"));
+        }
+    }
+}
+
+/// Claude's pattern for the keys of the root's `properties`, `^[a-zA-Z0-9_.-]{1,64}$`.
+fn check_property_keys(root: &Map<String, Value>, rule: &str, label: &str, sink: &mut Sink) {
+    let Some(Value::Object(props)) = root.get("properties") else { return };
+    for key in props.keys() {
+        let ok = (1..=64).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+        if !ok {
+            sink.push(label, &format!("/properties/{key}"), rule, format!("property key {} does not match '^[a-zA-Z0-9_.-]{{1,64}}$'", show(&Value::String(key.clone()))));
         }
     }
 }

@@ -1,0 +1,442 @@
+//! Property keys (the names in `properties`) that a provider refuses.
+//!
+//! **Claude** (Anthropic, and Bedrock, whose Converse API passes Claude's validator through)
+//! refuses the whole request, every tool in it, when one tool's top-level `properties` has a key
+//! outside `^[a-zA-Z0-9_.-]{1,64}$`: `tools.N.custom.input_schema.properties: Property keys should
+//! match pattern '^[a-zA-Z0-9_.-]{1,64}$'` (HTTP 400; `ValidationException` on Bedrock). OData's
+//! `$filter` and `@odata.type`, `filter[id]`, `Account Number`, a non-ASCII letter, an empty key
+//! and one over 64 characters all are. [`rename_top_level`] renames such keys, one rule for all:
+//!
+//! 1. A leading `$` becomes `dollar_`, a leading `@` `at_` (`$top` → `dollar_top`,
+//!    `@odata.type` → `at_odata.type`), as Composio's sanitiser spells them: what a model reads.
+//! 2. Every other character outside `[a-zA-Z0-9_.-]` becomes `_`, one for each character
+//!    (`filter[id]` → `filter_id_`, `Account Number` → `Account_Number`, `café` → `caf_`).
+//! 3. The empty key becomes `unnamed`.
+//! 4. A key still over 64 characters keeps its first 55 and gets `_` and a hash of the whole
+//!    key (8 characters, the stable hash of tool names): two long keys that share their first
+//!    55 characters stay apart.
+//! 5. A name another key of the object has (one kept as it is, or one renamed before it, in the
+//!    schema's order) gets `_2`, `_3`... (the name cut to fit 64).
+//!
+//! The renamed property keeps its schema; its description says the server's key (`(sent to the
+//! server as "$top")`), which the tool's own description may use. `required`,
+//! `dependentRequired` (keys and names) and `dependentSchemas` (keys) follow, on the root and in
+//! the subschemas that describe the same object (`allOf`/`anyOf`/`oneOf` branches, `not`,
+//! `if`/`then`/`else`, `dependentSchemas`), and so do `$ref`s to `#/properties/<key>`. The
+//! argument plan records the names for that object only ([`ArgPlan::renamed`]), and for the
+//! objects a `$ref: "#"` makes of the root (through `properties`, `items`, `anyOf`, `oneOf`),
+//! so that `prepareArguments` gives the server its own keys. Each rename is a change
+//! (`anthropic/property-renamed`, `bedrock/property-renamed`), naming both keys.
+//!
+//! Keys below the top level are neither renamed nor reported: every rejection seen names
+//! `input_schema.properties`, and two sources (a Bedrock IDP issue, decocms/studio#6874) say
+//! nested keys are accepted; the corpus's nested `$vectorSearch` and `$meta` (mongodb) are sent
+//! as they are.
+//!
+//! **Gemini** `parameters` (Gemini API and Vertex AI): Vertex's reference and Google's SDKs
+//! document that parameter names "must start with a letter or an underscore and must only
+//! contain chars a-z, A-Z, 0-9, or underscores with a maximum length of 64". No rejection for a
+//! property name has been seen, so keys are not renamed; each key outside that rule, at any
+//! depth, is a `gemini/property-name` problem that says so and names `parametersJsonSchema`,
+//! which documents no such rule. OpenAI and `parametersJsonSchema`: no rule, nothing done.
+
+use serde_json::{Map, Value};
+
+use crate::args::{ArgPlan, Fit};
+use crate::model::{string, JsonObject, Keyed as _};
+use crate::schema::{append_description, Cx};
+use crate::text::Owned as _;
+
+/// The most characters Claude takes in a property key.
+pub const MAX_CLAUDE_KEY: usize = 64;
+/// What the empty key becomes.
+pub const EMPTY_KEY: &str = "unnamed";
+
+/// Whether Claude takes `key` as a top-level property key: `^[a-zA-Z0-9_.-]{1,64}$`.
+pub fn claude_key_ok(key: &str) -> bool {
+    (1..=MAX_CLAUDE_KEY).contains(&key.len()) && key.bytes().all(claude_char)
+}
+
+fn claude_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
+/// Whether `key` is a parameter name as Gemini documents them: `^[A-Za-z_][A-Za-z0-9_]{0,63}$`.
+pub fn gemini_key_ok(key: &str) -> bool {
+    let b = key.as_bytes();
+    (1..=64).contains(&b.len()) && (b[0].is_ascii_alphabetic() || b[0] == b'_') && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+}
+
+/// The key Claude is given for `key` (rules 1 to 4 of the module), before collisions; `key`
+/// itself when Claude takes it.
+pub fn claude_key(key: &str) -> String {
+    if claude_key_ok(key) {
+        return key.owned();
+    }
+    if key.is_empty() {
+        return EMPTY_KEY.owned();
+    }
+    let (head, rest) = match key.as_bytes()[0] {
+        b'$' => ("dollar_", &key[1..]),
+        b'@' => ("at_", &key[1..]),
+        _ => ("", key),
+    };
+    let mut out = String::with_capacity(head.len() + rest.len());
+    out.push_str(head);
+    out.extend(rest.chars().map(|c| if c.is_ascii() && claude_char(c as u8) { c } else { '_' }));
+    if out.len() > MAX_CLAUDE_KEY {
+        let hash = crate::naming::key_hash(key);
+        // ASCII by construction: bytes are characters.
+        out.truncate(MAX_CLAUDE_KEY - hash.len() - 1);
+        out.push('_');
+        out.push_str(&hash);
+    }
+    out
+}
+
+/// `base`, or `base_2`, `base_3`... (cut to fit), the first that `taken` does not hold.
+fn unique(base: String, taken: &[&str]) -> String {
+    if !taken.contains(&base.as_str()) {
+        return base;
+    }
+    (2usize..)
+        .map(|n| {
+            let suffix = format!("_{n}");
+            let mut head = base.clone();
+            head.truncate(MAX_CLAUDE_KEY - suffix.len());
+            head + &suffix
+        })
+        .find(|k| !taken.contains(&k.as_str()))
+        .unwrap_or_default()
+}
+
+/// The new names of the keys of `properties` that Claude refuses: `(new, original)`, in the
+/// schema's order (rule 5 of the module for collisions).
+pub fn claude_renames<'k>(keys: impl Iterator<Item = &'k str> + Clone) -> Vec<(String, String)> {
+    let mut taken: Vec<String> = keys.clone().filter(|k| claude_key_ok(k)).map(str::to_owned).collect();
+    let mut renamed = Vec::new();
+    for key in keys.filter(|k| !claude_key_ok(k)) {
+        let new = unique(claude_key(key), &taken.iter().map(String::as_str).collect::<Vec<_>>());
+        taken.push(new.clone());
+        renamed.push((new, key.owned()));
+    }
+    renamed
+}
+
+/// Renames the root's property keys that Claude refuses (see the module), reporting each under
+/// `rule` (`provider`: who refuses them), and returns the plan that maps arguments back (empty
+/// when nothing was renamed).
+pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str, provider: &str) -> ArgPlan {
+    let Value::Object(obj) = root else { return ArgPlan::default() };
+    let Some(Value::Object(props)) = obj.find("properties") else { return ArgPlan::default() };
+    if props.keys().all(|k| claude_key_ok(k)) {
+        return ArgPlan::default();
+    }
+    let renamed = claude_renames(props.keys().map(String::as_str));
+    rename_in_object(obj, &renamed, 0);
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        for (new, original) in &renamed {
+            if let Some(Value::Object(p)) = props.get_mut(new) {
+                append_description(p, &format!("(sent to the server as {})", crate::text::to_string(&string(original))));
+            }
+        }
+    }
+    for (new, original) in &renamed {
+        let _ = cx.at("properties", |cx| {
+            cx.at(original, |cx| {
+                cx.change(
+                    rule,
+                    format!(
+                        "property key {} is refused by {provider} (keys must match ^[a-zA-Z0-9_.-]{{1,64}}$; one that does not fails the whole request): renamed \"{new}\", arguments are mapped back",
+                        crate::text::to_string(&string(original))
+                    ),
+                );
+                Ok(())
+            })
+        });
+    }
+    rename_refs(root, &renamed, 0);
+    let mut plan = root_references(root, 0);
+    plan.renamed = renamed;
+    plan
+}
+
+/// The subschemas that describe the same object as the node holding them.
+const IN_PLACE: &[&str] = &["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"];
+
+/// The new name of `key`, if renamed.
+fn new_name<'r>(renamed: &'r [(String, String)], key: &str) -> Option<&'r str> {
+    renamed.iter().find(|(_, original)| original == key).map(|(new, _)| new.as_str())
+}
+
+/// Renames keys of one object's schema node: `properties`, `required`, `dependentRequired`,
+/// `dependentSchemas`' keys, and the same in its in-place subschemas.
+fn rename_in_object(obj: &mut JsonObject, renamed: &[(String, String)], depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    let rename_keys = |map: &mut Map<String, Value>| {
+        if map.keys().any(|k| new_name(renamed, k).is_some()) {
+            *map = std::mem::take(map).into_iter().map(|(k, v)| (new_name(renamed, &k).map_or(k, str::to_owned), v)).collect();
+        }
+    };
+    let rename_names = |names: &mut Vec<Value>| {
+        for n in names.iter_mut() {
+            if let Some(new) = n.as_str().and_then(|s| new_name(renamed, s)) {
+                *n = string(new);
+            }
+        }
+    };
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        rename_keys(props);
+    }
+    if let Some(Value::Array(names)) = obj.get_mut("required") {
+        rename_names(names);
+    }
+    if let Some(Value::Object(deps)) = obj.get_mut("dependentRequired") {
+        rename_keys(deps);
+        deps.values_mut().filter_map(Value::as_array_mut).for_each(rename_names);
+    }
+    if let Some(Value::Object(deps)) = obj.get_mut("dependentSchemas") {
+        rename_keys(deps);
+    }
+    for key in IN_PLACE {
+        match obj.get_mut(*key) {
+            Some(Value::Array(branches)) => branches.iter_mut().filter_map(Value::as_object_mut).for_each(|b| rename_in_object(b, renamed, depth + 1)),
+            Some(Value::Object(map)) if *key == "dependentSchemas" => map.values_mut().filter_map(Value::as_object_mut).for_each(|b| rename_in_object(b, renamed, depth + 1)),
+            Some(Value::Object(sub)) => rename_in_object(sub, renamed, depth + 1),
+            _ => {}
+        }
+    }
+}
+
+/// `$ref`s to a renamed property of the root (`#/properties/$top`, percent-encoded or not) point
+/// at its new name; every other reference stays as written.
+fn rename_refs(node: &mut Value, renamed: &[(String, String)], depth: usize) {
+    if depth > 512 {
+        return;
+    }
+    match node {
+        Value::Object(o) => {
+            if let Some(Value::String(r)) = o.get_mut("$ref") {
+                if let Some(rest) = r.strip_prefix("#/properties/") {
+                    let (token, tail) = rest.split_once('/').map_or((rest, ""), |(t, tail)| (t, tail));
+                    let decoded = crate::schema::refs::percent_decode(token, false).replace("~1", "/").replace("~0", "~");
+                    if let Some(new) = new_name(renamed, &decoded) {
+                        // New names hold no `~`, `/` or character to encode.
+                        *r = if tail.is_empty() { format!("#/properties/{new}") } else { format!("#/properties/{new}/{tail}") };
+                    }
+                }
+            }
+            // Enum and const values are data, not schemas, but a `$ref` key in them is rare and
+            // harmless to leave: walk everything else.
+            for (k, v) in o.iter_mut() {
+                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples" | "example") {
+                    rename_refs(v, renamed, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| rename_refs(v, renamed, depth + 1)),
+        _ => {}
+    }
+}
+
+/// The plan of the values that a `$ref: "#"` makes of the root's shape, below `node`: those
+/// objects have the renamed keys too. Found through `properties`, `items`, `anyOf` and `oneOf`
+/// (each branch with its [`Fit`]); a root reference elsewhere (`additionalProperties`, a
+/// definition) is not followed.
+fn root_references(node: &Value, depth: usize) -> ArgPlan {
+    let mut plan = ArgPlan::default();
+    let Value::Object(o) = node else { return plan };
+    if depth > 64 {
+        return plan;
+    }
+    if depth > 0 && o.get("$ref").and_then(Value::as_str) == Some("#") {
+        plan.reference = Some("#".into());
+        return plan;
+    }
+    if let Some(Value::Object(props)) = o.get("properties") {
+        for (k, sub) in props {
+            plan.set_property(k, root_references(sub, depth + 1));
+        }
+    }
+    if let Some(items @ Value::Object(_)) = o.get("items") {
+        let p = root_references(items, depth + 1);
+        if !p.is_empty() {
+            plan.items = Some(Box::new(p));
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = o.get(key) else { continue };
+        let plans: Vec<ArgPlan> = branches.iter().map(|b| root_references(b, depth + 1)).collect();
+        if plans.iter().any(|p| !p.is_empty()) {
+            plan.any_of.extend(plans.into_iter().zip(branches).map(|(p, b)| ArgPlan { fit: Some(Box::new(Fit::of(b))), ..p }));
+            break;
+        }
+    }
+    plan
+}
+
+/// Reports the keys of a Gemini `parameters` object outside Gemini's documented rule (see the
+/// module): at `cx`'s path, the object's.
+pub(crate) fn report_gemini_keys(props: &Map<String, Value>, cx: &mut Cx) {
+    for name in props.keys().filter(|k| !gemini_key_ok(k)) {
+        let _ = cx.at("properties", |cx| {
+            cx.at(name, |cx| {
+                cx.problem(
+                    "gemini/property-name",
+                    format!(
+                        "property name {} is outside what Gemini documents for `parameters` (a letter or `_`, then letters, digits or `_`, at most 64); no rejection has been seen, but a model may enforce it (geminiMode \"parametersJsonSchema\" documents no such rule)",
+                        crate::text::to_string(&string(name))
+                    ),
+                );
+                Ok(())
+            })
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Limits;
+    use serde_json::json;
+
+    #[test]
+    fn keys_claude_takes() {
+        for ok in ["a", "If-Match", "odata.type", "_x", "9lives", &"k".repeat(64)] {
+            assert!(claude_key_ok(ok), "{ok}");
+            assert_eq!(claude_key(ok), ok);
+        }
+        for bad in ["", "$top", "@odata.type", "filter[id]", "Account Number", "café", &"k".repeat(65)] {
+            assert!(!claude_key_ok(bad), "{bad}");
+            assert!(claude_key_ok(&claude_key(bad)), "{bad} -> {}", claude_key(bad));
+        }
+    }
+
+    #[test]
+    fn rename_rules() {
+        assert_eq!(claude_key("$top"), "dollar_top");
+        assert_eq!(claude_key("$.xgafv"), "dollar_.xgafv");
+        assert_eq!(claude_key("@microsoft.graph.conflictBehavior"), "at_microsoft.graph.conflictBehavior");
+        assert_eq!(claude_key("filter[id]"), "filter_id_");
+        assert_eq!(claude_key("Account Number"), "Account_Number");
+        assert_eq!(claude_key("DateCreated<"), "DateCreated_");
+        assert_eq!(claude_key("a$b"), "a_b");
+        assert_eq!(claude_key("café"), "caf_");
+        assert_eq!(claude_key("日本"), "__");
+        assert_eq!(claude_key(""), EMPTY_KEY);
+        assert_eq!(claude_key("$"), "dollar_");
+    }
+
+    #[test]
+    fn long_keys_are_cut_with_a_stable_hash() {
+        let a = format!("{}_a", "x".repeat(70));
+        let b = format!("{}_b", "x".repeat(70));
+        let (ka, kb) = (claude_key(&a), claude_key(&b));
+        assert_eq!(ka.len(), 64);
+        assert!(ka.starts_with(&"x".repeat(55)) && ka.as_bytes()[55] == b'_', "{ka}");
+        assert_ne!(ka, kb, "the hash keeps keys with the same head apart");
+        assert_eq!(ka, claude_key(&a), "stable");
+        assert!(claude_key_ok(&ka));
+        // Over 64 only after `$` is spelt out.
+        let c = format!("${}", "y".repeat(60));
+        assert!(claude_key(&c).len() == 64 && claude_key(&c).starts_with("dollar_"));
+    }
+
+    #[test]
+    fn collisions_get_a_suffix_in_schema_order() {
+        let keys = ["$top", "dollar_top", "$top ", "dollar_top_2x", "@top", "at_top"];
+        let renamed = claude_renames(keys.iter().copied());
+        // `$top ` sanitises to `dollar_top_`, no collision; the kept `dollar_top` and `at_top`
+        // push the renamed ones to `_2`.
+        assert_eq!(
+            renamed,
+            [("dollar_top_2".to_owned(), "$top".to_owned()), ("dollar_top_".to_owned(), "$top ".to_owned()), ("at_top_2".to_owned(), "@top".to_owned())]
+        );
+        // Two renamed keys that sanitise alike, and a suffix that must cut a 64-character name.
+        let long = "z".repeat(64);
+        let (kept, cut) = (format!("{}_", &long[..63]), format!("{}$", &long[..63]));
+        let renamed = claude_renames([kept.as_str(), "a b", "a[b", "a_b_2", cut.as_str()].into_iter());
+        assert_eq!(renamed[0], ("a_b".to_owned(), "a b".to_owned()));
+        assert_eq!(renamed[1], ("a_b_3".to_owned(), "a[b".to_owned()), "a_b_2 is a kept key");
+        assert_eq!(renamed[2].0, format!("{}_2", &long[..62]), "cut to fit the suffix");
+        assert!(renamed.iter().all(|(n, _)| claude_key_ok(n)));
+    }
+
+    fn rename(schema: Value) -> (Value, ArgPlan, Cx) {
+        let mut cx = Cx::new(Limits::default());
+        let mut s = schema;
+        let plan = rename_top_level(&mut s, &mut cx, "anthropic/property-renamed", "Anthropic");
+        (s, plan, cx)
+    }
+
+    #[test]
+    fn required_dependencies_branches_and_refs_follow() {
+        let (s, plan, cx) = rename(json!({
+            "type": "object",
+            "properties": {"$top": {"type": "integer", "description": "How many."}, "q": {"$ref": "#/properties/%24top"}, "@x": true},
+            "required": ["$top", "q"],
+            "dependentRequired": {"$top": ["@x"]},
+            "dependentSchemas": {"@x": {"required": ["$top"]}},
+            "if": {"properties": {"$top": {"const": 1}}}, "then": {"required": ["@x"]}
+        }));
+        assert_eq!(
+            s,
+            json!({
+                "type": "object",
+                "properties": {"dollar_top": {"type": "integer", "description": "How many. (sent to the server as \"$top\")"}, "q": {"$ref": "#/properties/dollar_top"}, "at_x": true},
+                "required": ["dollar_top", "q"],
+                "dependentRequired": {"dollar_top": ["at_x"]},
+                "dependentSchemas": {"at_x": {"required": ["dollar_top"]}},
+                "if": {"properties": {"dollar_top": {"const": 1}}}, "then": {"required": ["at_x"]}
+            })
+        );
+        assert_eq!(plan.renamed, [("dollar_top".to_owned(), "$top".to_owned()), ("at_x".to_owned(), "@x".to_owned())]);
+        let paths: Vec<(&str, &str)> = cx.changes.iter().map(|d| (d.path.as_str(), d.rule)).collect();
+        assert_eq!(paths, [("/properties/$top", "anthropic/property-renamed"), ("/properties/@x", "anthropic/property-renamed")]);
+        assert!(cx.changes[0].message.contains("\"$top\"") && cx.changes[0].message.contains("\"dollar_top\""), "{}", cx.changes[0].message);
+        assert_eq!(plan.apply(json!({"q": 1, "dollar_top": 5, "at_x": {"$top": 1}})), json!({"q": 1, "$top": 5, "@x": {"$top": 1}}));
+    }
+
+    #[test]
+    fn nested_keys_stay_and_a_literal_elsewhere_is_untouched() {
+        let (s, plan, cx) = rename(json!({
+            "type": "object",
+            "properties": {"$top": {"type": "object", "properties": {"$meta": {}, "dollar_top": {}}}, "list": {"type": "array", "items": {"type": "object", "properties": {"dollar_top": {}}}}}
+        }));
+        assert_eq!(s["properties"]["dollar_top"]["properties"], json!({"$meta": {}, "dollar_top": {}}));
+        assert_eq!(cx.changes.len(), 1);
+        let args = json!({"dollar_top": {"$meta": 1, "dollar_top": 2}, "list": [{"dollar_top": 3}]});
+        assert_eq!(plan.apply(args), json!({"$top": {"$meta": 1, "dollar_top": 2}, "list": [{"dollar_top": 3}]}));
+        // Nothing to rename: no plan, no change.
+        let (s, plan, cx) = rename(json!({"type": "object", "properties": {"If-Match": {}, "a.b": {}}}));
+        assert!(plan.is_empty() && cx.changes.is_empty());
+        assert_eq!(s["properties"], json!({"If-Match": {}, "a.b": {}}));
+    }
+
+    #[test]
+    fn a_root_reference_maps_its_objects_back_too() {
+        let (s, plan, _) = rename(json!({
+            "type": "object",
+            "properties": {"$name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#"}}, "parent": {"anyOf": [{"$ref": "#"}, {"type": "null"}]}}
+        }));
+        assert_eq!(s["properties"]["children"]["items"], json!({"$ref": "#"}));
+        let args = json!({"dollar_name": "a", "children": [{"dollar_name": "b", "children": []}], "parent": {"dollar_name": "p"}});
+        assert_eq!(plan.apply(args), json!({"$name": "a", "children": [{"$name": "b", "children": []}], "parent": {"$name": "p"}}));
+        assert_eq!(plan.apply(json!({"dollar_name": "a", "parent": null})), json!({"$name": "a", "parent": null}));
+        // Through the JSON form too.
+        let back = ArgPlan::from_value(&plan.to_value()).unwrap();
+        assert_eq!(back, plan);
+    }
+
+    #[test]
+    fn gemini_rule() {
+        for ok in ["a", "_a", "A_9", &"k".repeat(64)] {
+            assert!(gemini_key_ok(ok), "{ok}");
+        }
+        for bad in ["", "9a", "If-Match", "a.b", "$top", "é", &"k".repeat(65)] {
+            assert!(!gemini_key_ok(bad), "{bad}");
+        }
+    }
+}
