@@ -274,6 +274,14 @@ export type OpenAIResponsesTool =
 export interface AnthropicTool {
   name: string;
   description?: string;
+  /**
+   * Its top-level property keys match `^[a-zA-Z0-9_.-]{1,64}$`: Anthropic refuses the whole request otherwise
+   * ("Property keys should match pattern ..."). A key outside it is renamed (`$top` → `dollar_top`, `@odata.type`
+   * → `at_odata.type`, other characters → `_`, `""` → `unnamed`, over 64 characters cut with a hash, a taken name
+   * suffixed `_2`), an `anthropic/property-renamed` change; {@link NameMap.prepareArguments} and every reader of
+   * calls give the server its own keys back. Keys below the top level are sent as they are (not checked, as far
+   * as is known).
+   */
   input_schema: ObjectSchema;
   strict?: boolean;
 }
@@ -336,7 +344,11 @@ export interface BedrockTool {
     name: string;
     /** Omitted rather than empty: Bedrock rejects `""`. */
     description?: string;
-    /** Typed as a JSON document (as the AWS SDK's `DocumentType`); it is an {@link ObjectSchema}. */
+    /**
+     * Typed as a JSON document (as the AWS SDK's `DocumentType`); it is an {@link ObjectSchema}. Its top-level
+     * property keys are renamed as {@link AnthropicTool.input_schema}'s (`bedrock/property-renamed`): Converse
+     * passes Claude's validator through, which refuses the request for such a key.
+     */
     inputSchema: { json: ObjectSchema & JsonObject };
     /** Present (`true`) only when strict mode was asked for and the tool could be strict. */
     strict?: true;
@@ -371,7 +383,13 @@ export interface Diagnostic {
    * `/properties/input`.
    */
   path: string;
-  /** Stable rule identifier, e.g. `"gemini/strip-keyword"`. */
+  /**
+   * Stable rule identifier, e.g. `"gemini/strip-keyword"`. Among them: `anthropic/property-renamed` and
+   * `bedrock/property-renamed` (changes: a top-level property key Claude refuses, renamed; the message names both
+   * keys) and `gemini/property-name` (a problem: a property key of Gemini's `parameters` outside what Gemini
+   * documents, `^[A-Za-z_][A-Za-z0-9_]{0,63}$`, such as `If-Match`; kept as it is, as no rejection for one has been
+   * seen, and `geminiMode: "parametersJsonSchema"` documents no such rule).
+   */
   rule: string;
   message: string;
 }
@@ -469,6 +487,11 @@ export interface ResolvedName {
 export interface NameMapJson {
   /** 1 in the maps this version writes; any version is read. */
   version: number;
+  /**
+   * `args`: how the tool's arguments are mapped back, when the conversion changed their domain (its form is
+   * toolwire's own, read back by {@link NameMap.fromJSON}; among its fields, `renamed`, `{"dollar_top": "$top"}`,
+   * names an object's property keys renamed for Claude, the provider's to the server's).
+   */
   entries: Array<ResolvedName & { args?: JsonObject }>;
 }
 
@@ -514,7 +537,9 @@ export class NameMap<A extends JsonValue = JsonValue> {
   toJSON(): NameMapJson;
   /**
    * The arguments to send to the MCP server for a model's tool call: undoes what conversion changed in
-   * the argument domain (Gemini's stringified enums, strict-mode nullable widening, a wrapped root).
+   * the argument domain (Gemini's stringified enums, strict-mode nullable widening, a wrapped root, top-level
+   * property keys renamed for Anthropic and Bedrock: `dollar_top` back to `$top`, in its place, and no key of
+   * another object; a server key sent beside its renamed form gives way to it).
    * In OpenAI's strict mode an optional property's `null` means "absent" and is removed; for a property
    * whose schema itself allowed `null` that null cannot be told apart, which the report says
    * (`openai/strict-null-absent`). In an `anyOf`, a value is mapped back by a branch it fits (its types, `const`

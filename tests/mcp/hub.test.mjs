@@ -632,6 +632,26 @@ describe("McpHub", () => {
     await hub.closeAll();
   });
 
+  test("tools(anthropic) renames keys Claude refuses; callTool gives the server its own keys", async () => {
+    const e = endpoints({ alpha: "normal" });
+    const hub = new McpHub({ alpha: { url: `${e.servers.alpha.url}?v=odata` } });
+    for (const provider of ["anthropic", "bedrock"]) {
+      const tools = await hub.tools(provider);
+      const odata = providerName(hub, "alpha", "odata");
+      const tool = tools.find((t) => (t.toolSpec?.name ?? t.name) === odata);
+      const schema = provider === "bedrock" ? tool.toolSpec.inputSchema.json : tool.input_schema;
+      assert.deepEqual(Object.keys(schema.properties), ["dollar_filter", "dollar_top", "at_odata.type"], provider);
+      assert.deepEqual(schema.required, ["dollar_filter"]);
+      const r = await hub.callTool(odata, { dollar_filter: "x eq 1", dollar_top: 3, "at_odata.type": "#t" }, { provider });
+      assert.deepEqual(JSON.parse(r.text), { $filter: "x eq 1", $top: 3, "@odata.type": "#t" }, provider);
+    }
+    // OpenAI keeps them.
+    const openai = await hub.tools("openai");
+    const odata = providerName(hub, "alpha", "odata");
+    assert.deepEqual(Object.keys(openai.find((t) => t.function.name === odata).function.parameters.properties), ["$filter", "$top", "@odata.type"]);
+    await hub.closeAll();
+  });
+
   test("a call's reconnection after closeAll is bounded by the call's timeoutMs and signal", async () => {
     const e = endpoints({ alpha: "normal" });
     let hang = false;

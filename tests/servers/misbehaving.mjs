@@ -163,6 +163,16 @@ const PAGES = [NORMAL_TOOLS.slice(0, 2), NORMAL_TOOLS.slice(2, 4), NORMAL_TOOLS.
 /** Listed by `normal` with `?v=string-root`: an input schema that is not an object schema (MCP wants one). */
 export const STRING_ROOT_TOOL = { name: "shout", description: "Input schema of type string", inputSchema: { type: "string" } };
 
+/**
+ * Listed by `normal` with `?v=odata`, after NORMAL_TOOLS: top-level keys Claude refuses (`$filter`...), which the
+ * conversion renames for Anthropic and Bedrock; answers with its arguments as JSON text, as the server got them.
+ */
+export const ODATA_TOOL = {
+  name: "odata",
+  description: "Echoes its arguments as JSON (OData-style keys)",
+  inputSchema: { type: "object", properties: { $filter: { type: "string" }, $top: { type: "integer" }, "@odata.type": { type: "string" } }, required: ["$filter"] },
+};
+
 /** Listed by `normal` with `?v=unconvertible`, after NORMAL_TOOLS: tools no provider conversion takes by default. */
 export const UNCONVERTIBLE_TOOLS = [
   { name: "deep", description: "An input schema 80 objects deep", inputSchema: Array.from({ length: 80 }).reduce((inner) => ({ type: "object", properties: { x: inner } }), { type: "object" }) },
@@ -779,6 +789,8 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
     } else if (scenario === "restart") {
       const tools = keyState(key).restarted ? NORMAL_TOOLS.map((t) => (t.name === "echo" ? { ...t, name: "echo_v2" } : t)) : NORMAL_TOOLS;
       page = [...tools, RESTART_TOOL];
+    } else if (ctx.variant === "odata") {
+      page = [...NORMAL_TOOLS, ODATA_TOOL];
     } else if (ctx.variant === "unconvertible") {
       page = [...NORMAL_TOOLS, ...UNCONVERTIBLE_TOOLS];
     } else if (ctx.variant === "destructive") {
@@ -907,6 +919,8 @@ export async function startServer({ port = 0, mode = "normal", host = "127.0.0.1
         return answer({ content: [{ type: "image", data: TINY_PNG_BASE64, mimeType: "image/png" }] });
       case "fail":
         return answer({ content: [{ type: "text", text: "deliberate tool failure" }], isError: true });
+      case "odata":
+        return answer({ content: [{ type: "text", text: JSON.stringify(args) }] });
       case "chatty": {
         if (ctx.scenario === "grows") keyState(ctx.key).grown = (keyState(ctx.key).grown ?? 0) + 1;
         const sse = new PlainSse(res, h);
