@@ -44,6 +44,7 @@ use serde_json::{Map, Value};
 
 use crate::args::{ArgPlan, Fit};
 use crate::model::{string, JsonObject, Keyed as _};
+use crate::schema::walk::{slot, Slot};
 use crate::schema::{append_description, Cx};
 use crate::text::Owned as _;
 
@@ -211,33 +212,30 @@ fn rename_in_object(obj: &mut JsonObject, renamed: &[(String, String)], depth: u
 }
 
 /// `$ref`s to a renamed property of the root (`#/properties/$top`, percent-encoded or not) point
-/// at its new name; every other reference stays as written.
+/// at its new name; every other reference stays as written. Subschemas only, by position (a
+/// property named `enum` is a schema, an `enum`'s values are data).
 fn rename_refs(node: &mut Value, renamed: &[(String, String)], depth: usize) {
+    let Value::Object(o) = node else { return };
     if depth > 512 {
         return;
     }
-    match node {
-        Value::Object(o) => {
-            if let Some(Value::String(r)) = o.get_mut("$ref") {
-                if let Some(rest) = r.strip_prefix("#/properties/") {
-                    let (token, tail) = rest.split_once('/').map_or((rest, ""), |(t, tail)| (t, tail));
-                    let decoded = crate::schema::refs::percent_decode(token, false).replace("~1", "/").replace("~0", "~");
-                    if let Some(new) = new_name(renamed, &decoded) {
-                        // New names hold no `~`, `/` or character to encode.
-                        *r = if tail.is_empty() { format!("#/properties/{new}") } else { format!("#/properties/{new}/{tail}") };
-                    }
-                }
-            }
-            // Enum and const values are data, not schemas, but a `$ref` key in them is rare and
-            // harmless to leave: walk everything else.
-            for (k, v) in o.iter_mut() {
-                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples" | "example") {
-                    rename_refs(v, renamed, depth + 1);
-                }
+    if let Some(Value::String(r)) = o.get_mut("$ref") {
+        if let Some(rest) = r.strip_prefix("#/properties/") {
+            let (token, tail) = rest.split_once('/').unwrap_or((rest, ""));
+            let decoded = crate::schema::refs::percent_decode(token, false).replace("~1", "/").replace("~0", "~");
+            if let Some(new) = new_name(renamed, &decoded) {
+                // New names hold no `~`, `/` or character to encode.
+                *r = if tail.is_empty() { format!("#/properties/{new}") } else { format!("#/properties/{new}/{tail}") };
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| rename_refs(v, renamed, depth + 1)),
-        _ => {}
+    }
+    for (key, sub) in o.iter_mut() {
+        match (slot(key, sub), sub) {
+            (Slot::Map, Value::Object(m)) => m.values_mut().for_each(|s| rename_refs(s, renamed, depth + 1)),
+            (Slot::Array, Value::Array(a)) => a.iter_mut().for_each(|s| rename_refs(s, renamed, depth + 1)),
+            (Slot::Single, s) => rename_refs(s, renamed, depth + 1),
+            _ => {}
+        }
     }
 }
 
@@ -375,7 +373,7 @@ mod tests {
     fn required_dependencies_branches_and_refs_follow() {
         let (s, plan, cx) = rename(json!({
             "type": "object",
-            "properties": {"$top": {"type": "integer", "description": "How many."}, "q": {"$ref": "#/properties/%24top"}, "@x": true},
+            "properties": {"$top": {"type": "integer", "description": "How many."}, "q": {"$ref": "#/properties/%24top"}, "@x": true, "enum": {"$ref": "#/properties/$top/description", "enum": [{"$ref": "#/properties/$top"}]}},
             "required": ["$top", "q"],
             "dependentRequired": {"$top": ["@x"]},
             "dependentSchemas": {"@x": {"required": ["$top"]}},
@@ -385,7 +383,7 @@ mod tests {
             s,
             json!({
                 "type": "object",
-                "properties": {"dollar_top": {"type": "integer", "description": "How many. (sent to the server as \"$top\")"}, "q": {"$ref": "#/properties/dollar_top"}, "at_x": true},
+                "properties": {"dollar_top": {"type": "integer", "description": "How many. (sent to the server as \"$top\")"}, "q": {"$ref": "#/properties/dollar_top"}, "at_x": true, "enum": {"$ref": "#/properties/dollar_top/description", "enum": [{"$ref": "#/properties/$top"}]}},
                 "required": ["dollar_top", "q"],
                 "dependentRequired": {"dollar_top": ["at_x"]},
                 "dependentSchemas": {"at_x": {"required": ["dollar_top"]}},
