@@ -246,15 +246,16 @@ impl ArgPlan {
     /// server's key the model sent as well (undeclared, the schema having the renamed one) gives
     /// way to the renamed one, which is what the schema described.
     fn rename_back(&self, o: Map<String, Value>) -> Map<String, Value> {
-        let server_key = |k: &str| self.renamed.iter().find(|(to, _)| to == k).map(|(_, from)| from);
-        let shadowed: Vec<&String> = self.renamed.iter().filter(|(to, _)| o.contains_key(to)).map(|(_, from)| from).collect();
+        // By hash: a schema may rename thousands of keys, and the model send as many.
+        let server_keys: std::collections::HashMap<&str, &str> = self.renamed.iter().map(|(to, from)| (to.as_str(), from.as_str())).collect();
+        let shadowed: std::collections::HashSet<&str> = self.renamed.iter().filter(|(to, _)| o.contains_key(to)).map(|(_, from)| from.as_str()).collect();
         let mut out = Map::with_capacity(o.len());
         for (k, v) in o {
-            match server_key(&k) {
+            match server_keys.get(k.as_str()) {
                 Some(from) => {
-                    out.insert(from.clone(), v);
+                    out.insert((*from).to_owned(), v);
                 }
-                None if shadowed.contains(&&k) => {}
+                None if shadowed.contains(k.as_str()) => {}
                 None => {
                     out.insert(k, v);
                 }

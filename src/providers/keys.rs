@@ -40,6 +40,8 @@
 //! depth, is a `gemini/property-name` problem that says so and names `parametersJsonSchema`,
 //! which documents no such rule. OpenAI and `parametersJsonSchema`: no rule, nothing done.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{Map, Value};
 
 use crate::args::{ArgPlan, Fit};
@@ -96,8 +98,8 @@ pub fn claude_key(key: &str) -> String {
 }
 
 /// `base`, or `base_2`, `base_3`... (cut to fit), the first that `taken` does not hold.
-fn unique(base: String, taken: &[&str]) -> String {
-    if !taken.contains(&base.as_str()) {
+fn unique(base: String, taken: &HashSet<String>) -> String {
+    if !taken.contains(&base) {
         return base;
     }
     (2usize..)
@@ -107,18 +109,19 @@ fn unique(base: String, taken: &[&str]) -> String {
             head.truncate(MAX_CLAUDE_KEY - suffix.len());
             head + &suffix
         })
-        .find(|k| !taken.contains(&k.as_str()))
+        .find(|k| !taken.contains(k))
         .unwrap_or_default()
 }
 
 /// The new names of the keys of `properties` that Claude refuses: `(new, original)`, in the
-/// schema's order (rule 5 of the module for collisions).
+/// schema's order (rule 5 of the module for collisions). Linear in the keys (a schema may
+/// have thousands).
 pub fn claude_renames<'k>(keys: impl Iterator<Item = &'k str> + Clone) -> Vec<(String, String)> {
-    let mut taken: Vec<String> = keys.clone().filter(|k| claude_key_ok(k)).map(str::to_owned).collect();
+    let mut taken: HashSet<String> = keys.clone().filter(|k| claude_key_ok(k)).map(str::to_owned).collect();
     let mut renamed = Vec::new();
     for key in keys.filter(|k| !claude_key_ok(k)) {
-        let new = unique(claude_key(key), &taken.iter().map(String::as_str).collect::<Vec<_>>());
-        taken.push(new.clone());
+        let new = unique(claude_key(key), &taken);
+        taken.insert(new.clone());
         renamed.push((new, key.owned()));
     }
     renamed
@@ -134,7 +137,8 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
         return ArgPlan::default();
     }
     let renamed = claude_renames(props.keys().map(String::as_str));
-    rename_in_object(obj, &renamed, 0);
+    let index: Names = renamed.iter().map(|(new, original)| (original.as_str(), new.as_str())).collect();
+    rename_in_object(obj, &index, 0);
     if let Some(Value::Object(props)) = obj.get_mut("properties") {
         for (new, original) in &renamed {
             if let Some(Value::Object(p)) = props.get_mut(new) {
@@ -156,7 +160,7 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
             })
         });
     }
-    rename_refs(root, &renamed, 0);
+    rename_refs(root, &index, 0);
     let mut plan = root_references(root, 0);
     plan.renamed = renamed;
     plan
@@ -165,14 +169,17 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
 /// The subschemas that describe the same object as the node holding them.
 const IN_PLACE: &[&str] = &["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"];
 
+/// The renamed keys: original → new.
+type Names<'r> = HashMap<&'r str, &'r str>;
+
 /// The new name of `key`, if renamed.
-fn new_name<'r>(renamed: &'r [(String, String)], key: &str) -> Option<&'r str> {
-    renamed.iter().find(|(_, original)| original == key).map(|(new, _)| new.as_str())
+fn new_name<'r>(renamed: &Names<'r>, key: &str) -> Option<&'r str> {
+    renamed.get(key).copied()
 }
 
 /// Renames keys of one object's schema node: `properties`, `required`, `dependentRequired`,
 /// `dependentSchemas`' keys, and the same in its in-place subschemas.
-fn rename_in_object(obj: &mut JsonObject, renamed: &[(String, String)], depth: usize) {
+fn rename_in_object(obj: &mut JsonObject, renamed: &Names, depth: usize) {
     if depth > 64 {
         return;
     }
@@ -214,7 +221,7 @@ fn rename_in_object(obj: &mut JsonObject, renamed: &[(String, String)], depth: u
 /// `$ref`s to a renamed property of the root (`#/properties/$top`, percent-encoded or not) point
 /// at its new name; every other reference stays as written. Subschemas only, by position (a
 /// property named `enum` is a schema, an `enum`'s values are data).
-fn rename_refs(node: &mut Value, renamed: &[(String, String)], depth: usize) {
+fn rename_refs(node: &mut Value, renamed: &Names, depth: usize) {
     let Value::Object(o) = node else { return };
     if depth > 512 {
         return;
@@ -360,6 +367,24 @@ mod tests {
         assert_eq!(renamed[1], ("a_b_3".to_owned(), "a[b".to_owned()), "a_b_2 is a kept key");
         assert_eq!(renamed[2].0, format!("{}_2", &long[..62]), "cut to fit the suffix");
         assert!(renamed.iter().all(|(n, _)| claude_key_ok(n)));
+    }
+
+    /// Thousands of keys to rename (the node limit allows 100,000): in linear time, each name
+    /// once, and the arguments mapped back.
+    #[test]
+    fn many_keys_are_renamed_in_linear_time() {
+        let keys: Vec<String> = (0..20_000).map(|i| format!("${i}")).chain(["dollar_7".to_owned()]).collect();
+        let started = std::time::Instant::now();
+        let renamed = claude_renames(keys.iter().map(String::as_str));
+        assert_eq!(renamed.len(), 20_000);
+        assert_eq!(renamed[7], ("dollar_7_2".to_owned(), "$7".to_owned()));
+        let names: HashSet<&str> = renamed.iter().map(|(n, _)| n.as_str()).chain(["dollar_7"]).collect();
+        assert_eq!(names.len(), 20_001);
+        let plan = ArgPlan { renamed, ..ArgPlan::default() };
+        let args: Map<String, Value> = plan.renamed.iter().map(|(n, _)| (n.clone(), Value::Bool(true))).collect();
+        let Value::Object(back) = plan.apply(Value::Object(args)) else { panic!() };
+        assert!(back.keys().zip(&keys).all(|(a, b)| a == b));
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
     }
 
     fn rename(schema: Value) -> (Value, ArgPlan, Cx) {
