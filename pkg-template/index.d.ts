@@ -2307,7 +2307,9 @@ export interface McpCallOptions {
  * A request that meets HTTP 404 on its session (the session expired), or a 400 whose body names the session (as
  * server-everything and servers after the SDK's examples answer a session they dropped), renews the session once and is
  * sent again (not one with a `cursor`: `SESSION_EXPIRED`); requests that meet it together share one renewal,
- * and requests made meanwhile wait for it. A stream belongs to the session it was opened on: once that session is
+ * and requests made meanwhile wait for it. Each waits within its own `timeoutMs` and `signal`, the one whose expiry
+ * started the renewal too (`TIMEOUT`, `ABORTED`): the renewal's `initialize` has the client's `timeoutMs`, and goes
+ * on for the others (and the requests after) when that request gives up. A stream belongs to the session it was opened on: once that session is
  * renewed (another request met its end) or ended by `connect()`, a call still reading a stream of it rejects at once
  * with `NOT_CONNECTED` (`sessionEnded: true`) and is not sent again (it may have run), a server request read from
  * it is answered on that session or not at all, and its `notifications/cancelled` reach only that session's

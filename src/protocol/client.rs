@@ -23,7 +23,9 @@
 //! * A 404 on a request that carried a session id means the session expired: re-initialize
 //!   once, however many requests met it (the others wait for the new session), and retry. So
 //!   does a 400 whose body names the session (`No valid session ID provided`: servers after the
-//!   SDK's examples, server-everything among them, say it so).
+//!   SDK's examples, server-everything among them, say it so). Each request waits for the new
+//!   session within its own timeout and cancellation, the one that drives the handshake too (with
+//!   a spawner, the handshake goes on for the others when it gives up).
 //! * A stream belongs to the session it was opened on ([`SentOn`]): once that session is no
 //!   longer the client's (renewed, ended by `connect()`), a call's stream of it is dropped and the
 //!   call fails at once (never resumed on the new session, nor sent again: it may have run), its
@@ -249,6 +251,11 @@ pub type Spawner = Rc<dyn Fn(Pin<Box<dyn Future<Output = ()>>>)>;
 /// closed after the close generation given, or the session the request was sent on is gone
 /// ([`Client::send_cancelled`]).
 type SendCancelled = Rc<dyn Fn(Value, u64, SentOn)>;
+
+/// A session renewal's handshake as a future that holds the client (not borrowed from the request
+/// that drives it), with the [`Spawner`] that runs it to its end once that request stops waiting
+/// ([`Client::drive_renewal`]). `None`: the client is gone.
+type RenewInBackground = Rc<dyn Fn() -> Option<(Pin<Box<dyn Future<Output = Result<()>>>>, Spawner)>>;
 
 /// The session a request was sent on: its `session_gen` and `Mcp-Session-Id`. Its cancellation
 /// goes to that session, or nowhere once it is gone (renewed after a 404, ended by `connect()`):
@@ -483,6 +490,9 @@ pub struct Client<T: Transport, C: Clock> {
     being_answered: RefCell<Vec<(Id, SentOn, Rc<CloseSignal>)>>,
     /// Sends `notifications/cancelled` with these params in the background ([`Client::set_spawner`]).
     cancel_in_background: RefCell<Option<SendCancelled>>,
+    /// A session renewal the request that drives it stops waiting for goes on in the background
+    /// ([`Client::set_spawner`], [`Client::drive_renewal`]).
+    renew_in_background: RefCell<Option<RenewInBackground>>,
     /// The server its responses are counted against in the budget ([`crate::protocol::budget`]).
     server: Rc<str>,
     /// The client's requests in flight (each round's), by id: a server request their response
@@ -810,6 +820,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             refusing: Cell::new(0),
             being_answered: RefCell::default(),
             cancel_in_background: RefCell::default(),
+            renew_in_background: RefCell::default(),
             server,
             in_flight: RefCell::default(),
             handshake_session: RefCell::default(),
@@ -1284,7 +1295,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// After a 404 on the session of generation `gen`: a new session, made once however many
     /// requests met the 404. A request whose session was already replaced just retries; one
-    /// that comes while the handshake runs waits for it and shares its outcome.
+    /// that comes while the handshake runs waits for it and shares its outcome. Every one of
+    /// them, the one that drives the handshake too, waits within its own timeout and cancellation.
     async fn renew_session(&self, gen: u64, method: &str, opts: &mut CallOptions) -> Result<()> {
         // Renewals ended so far: one that ends while this request waits is its outcome too, failed
         // or not (each waiter trying again would hammer a server that is down).
@@ -1293,7 +1305,45 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if self.session_gen.get() != gen || self.reinitialized.generation.get() != ended {
             return if self.is_connected() { Ok(()) } else { Err(Error::new(ErrorCode::NotConnected, "the session expired and could not be renewed")) };
         }
-        self.initialize_shared(&mut CallOptions::default(), false).await
+        self.drive_renewal(method, opts).await
+    }
+
+    /// The handshake of a session renewal, for the request that met the 404, within that
+    /// request's timeout and cancellation (as the requests that wait for it wait,
+    /// [`Client::await_renewal`]): its outcome, or the request's `TIMEOUT` or `ABORTED` at its
+    /// deadline or abort. The handshake itself has the client's timeout for each exchange (it is
+    /// every waiting request's, not this one's). When this request stops waiting, the handshake
+    /// goes on in the background if the client has a spawner ([`Client::set_spawner`]; a JS
+    /// host's): the requests waiting for it, and those that come after, get the new session, as
+    /// when a `connect()` with a short timeout gives up on a renewal. Without a spawner nothing
+    /// runs it: it is dropped, and the requests waiting for it fail `NOT_CONNECTED`, as when the
+    /// driving request's future is dropped.
+    async fn drive_renewal(&self, method: &str, opts: &mut CallOptions) -> Result<()> {
+        let timeout = opts.timeout_ms.unwrap_or(self.opts.timeout_ms);
+        let sleep = self.clock.sleep(timeout);
+        pin_mut!(sleep);
+        let owned = self.renew_in_background.borrow().clone().and_then(|renew| renew());
+        let timed_out = match owned {
+            Some((mut handshake, spawn)) => match select(handshake.as_mut(), select(sleep, cancelled(&mut opts.cancel))).await {
+                Either::Left((shaken, _)) => return shaken,
+                Either::Right((why, _)) => {
+                    spawn(Box::pin(async move {
+                        let _ = handshake.await;
+                    }));
+                    matches!(why, Either::Left(_))
+                }
+            },
+            None => {
+                let mut defaults = CallOptions::default();
+                let handshake = self.initialize_shared(&mut defaults, false);
+                pin_mut!(handshake);
+                match select(handshake, select(sleep, cancelled(&mut opts.cancel))).await {
+                    Either::Left((shaken, _)) => return shaken,
+                    Either::Right((why, _)) => matches!(why, Either::Left(_)),
+                }
+            }
+        };
+        Err(renewal_unawaited(method, timeout, timed_out))
     }
 
     /// Connects unless connected, sharing a handshake under way (a renewal's, or another
@@ -1357,11 +1407,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             pin_mut!(renewed);
             match select(renewed, select(sleep.as_mut(), cancelled(&mut opts.cancel))).await {
                 Either::Left(_) => {}
-                Either::Right((Either::Left(_), _)) => {
-                    return Err(Error::new(ErrorCode::Timeout, format!("{method} timed out after {timeout} ms waiting for the session to be renewed"))
-                        .with_detail("timeoutMs", timeout))
-                }
-                Either::Right((Either::Right(_), _)) => return Err(Error::new(ErrorCode::Aborted, format!("{method} was aborted while the session was renewed"))),
+                Either::Right((why, _)) => return Err(renewal_unawaited(method, timeout, matches!(why, Either::Left(_)))),
             }
         }
         Ok(())
@@ -3665,9 +3711,11 @@ impl<T: Transport + 'static, C: Clock + 'static> Client<T, C> {
     /// `notifications/cancelled` after a timeout or an abort, so that the call's error comes at
     /// its deadline (or as soon as it is aborted) however long the server takes to accept the
     /// notification (it is still sent, within [`CANCEL_GRACE_MS`]). Without a spawner (`None`)
-    /// the call's error waits for it. The spawned future holds the client only while it runs.
+    /// the call's error waits for it. And a session renewal that the request driving it stops
+    /// waiting for (its timeout, its abort) goes on for the others ([`Client::drive_renewal`]);
+    /// without a spawner it is dropped. The spawned future holds the client only while it runs.
     pub fn set_spawner(self: &Rc<Self>, spawn: Option<Spawner>) {
-        let send = spawn.map(|spawn| {
+        let send = spawn.clone().map(|spawn| {
             let client = Rc::downgrade(self);
             Rc::new(move |params: Value, since: u64, sent_on: SentOn| {
                 let client = client.clone();
@@ -3682,6 +3730,25 @@ impl<T: Transport + 'static, C: Clock + 'static> Client<T, C> {
             }) as SendCancelled
         });
         *self.cancel_in_background.borrow_mut() = send;
+        let renew = spawn.map(|spawn| {
+            let client = Rc::downgrade(self);
+            Rc::new(move || {
+                let c = client.upgrade()?;
+                let handshake: Pin<Box<dyn Future<Output = Result<()>>>> = Box::pin(async move { c.initialize_shared(&mut CallOptions::default(), false).await });
+                Some((handshake, spawn.clone()))
+            }) as RenewInBackground
+        });
+        *self.renew_in_background.borrow_mut() = renew;
+    }
+}
+
+/// A request's error when it stops waiting for a session renewal: its timeout passed
+/// (`timed_out`), or it was aborted.
+fn renewal_unawaited(method: &str, timeout: u64, timed_out: bool) -> Error {
+    if timed_out {
+        Error::new(ErrorCode::Timeout, format!("{method} timed out after {timeout} ms waiting for the session to be renewed")).with_detail("timeoutMs", timeout)
+    } else {
+        Error::new(ErrorCode::Aborted, format!("{method} was aborted while the session was renewed"))
     }
 }
 

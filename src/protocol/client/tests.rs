@@ -1846,6 +1846,59 @@ fn waiting_for_a_renewal_keeps_the_calls_timeout() {
     assert!(e.message.contains("waiting for the session to be renewed"), "{}", e.message);
 }
 
+/// The call that meets the 404 and drives the renewal keeps its own timeout and abort too: the
+/// handshake has the client's 120 s (here it never ends, or ends only in the background), the
+/// call its 300 ms, or its signal. With a spawner the handshake goes on in the background and the
+/// next call has the new session; without one it is dropped (its fetch aborted).
+#[test]
+fn driving_a_renewal_keeps_the_calls_timeout_and_abort() {
+    let replies = || {
+        vec![
+            init_reply("2025-11-25", Some("old")),
+            accepted(),
+            status_reply(404, vec![], ""),
+            Reply::Later(5, Box::new(init_reply_id(2, "2025-11-25", Some("new")))),
+            accepted(),
+            Reply::Echo(json!({"content": []})),
+        ]
+    };
+    for abort in [false, true] {
+        let Harness { client, log, .. } = harness_with(replies(), ClientOptions::new("http://127.0.0.1/mcp"), 500);
+        let client = Rc::new(client);
+        let (spawn, spawned) = spawner();
+        client.set_spawner(Some(spawn));
+        block_on(client.connect()).unwrap();
+        let mut opts = if abort { CallOptions { cancel: cancelled_later(), ..CallOptions::default() } } else { CallOptions { timeout_ms: Some(300), ..CallOptions::default() } };
+        let e = bounded(client.call_tool("t", json!({}), &mut opts), 1_000).expect("settled at its deadline or abort").unwrap_err();
+        if abort {
+            assert_eq!(e.code, ErrorCode::Aborted, "{e:?}");
+        } else {
+            assert_eq!(e.code, ErrorCode::Timeout, "{e:?}");
+            assert!(e.message.contains("waiting for the session to be renewed"), "{}", e.message);
+        }
+        assert!(client.reinitializing.get(), "the renewal goes on");
+        assert_eq!(spawned.borrow().len(), 1, "handed to the spawner");
+        let mut pool = futures_executor::LocalPool::new();
+        spawn_into(&pool, &spawned);
+        pool.run_until_stalled();
+        assert!(!client.reinitializing.get());
+        assert_eq!(client.session_id().as_deref(), Some("new"));
+        assert_eq!(block_on(client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"content": []}));
+        let inits = log.borrow().requests.iter().filter(|r| body(r)["method"] == "initialize").count();
+        assert_eq!(inits, 2, "the connect and one renewal");
+    }
+
+    let h = harness_with(vec![init_reply("2025-11-25", Some("old")), accepted(), status_reply(404, vec![], ""), Reply::Hang], ClientOptions::new("http://127.0.0.1/mcp"), 500);
+    block_on(h.client.connect()).unwrap();
+    let mut opts = CallOptions { timeout_ms: Some(300), ..CallOptions::default() };
+    let aborted = h.log.borrow().aborted;
+    let e = bounded(h.client.call_tool("t", json!({}), &mut opts), 1_000).expect("settled at its deadline").unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{e:?}");
+    assert!(!h.client.reinitializing.get(), "no spawner: the renewal was dropped");
+    // The 404's unread body, and the initialize fetch.
+    assert_eq!(h.log.borrow().aborted, aborted + 2, "its initialize fetch aborted");
+}
+
 /// close() while a renewal's handshake is under way leaves the client closed.
 #[test]
 fn close_during_a_renewal_leaves_the_client_closed() {
