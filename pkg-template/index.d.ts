@@ -718,7 +718,8 @@ export class ToolwireError extends Error {
   /**
    * `NOT_CONNECTED`: the request was abandoned because its session ended before its response: `connect()` ended it,
    * or it was renewed (another request met its end) while the request's stream of it was being read. It was not
-   * sent again: it may have run.
+   * sent again: it may have run. A request that changes nothing (`ping`, the listings, `resources/read`, `prompts/get`,
+   * `completion/complete`) is sent again on the renewed session instead, once.
    */
   readonly sessionEnded?: boolean;
   /** `HTTP_STATUS`: a 400 about a session when the handshake brought no session id (in a browser: CORS, see the message). */
@@ -2311,7 +2312,9 @@ export interface McpCallOptions {
  * started the renewal too (`TIMEOUT`, `ABORTED`): the renewal's `initialize` has the client's `timeoutMs`, and goes
  * on for the others (and the requests after) when that request gives up. A stream belongs to the session it was opened on: once that session is
  * renewed (another request met its end) or ended by `connect()`, a call still reading a stream of it rejects at once
- * with `NOT_CONNECTED` (`sessionEnded: true`) and is not sent again (it may have run), a server request read from
+ * with `NOT_CONNECTED` (`sessionEnded: true`) and is not sent again (it may have run; a request that changes
+ * nothing, `ping`, a listing, `resources/read`, `prompts/get` or `completion/complete`, is sent again on the renewed
+ * session, once, and a listing's page with a cursor starts the listing over), a server request read from
  * it is answered on that session or not at all, and its `notifications/cancelled` reach only that session's
  * requests (the new session numbers its requests from 0 too). A call's response stream that drops is resumed with
  * `Last-Event-ID` on its own session (see `maxRetries`); an event the session already dealt with (by its id, on any stream) is

@@ -28,7 +28,8 @@
 //!   a spawner, the handshake goes on for the others when it gives up).
 //! * A stream belongs to the session it was opened on ([`SentOn`]): once that session is no
 //!   longer the client's (renewed, ended by `connect()`), a call's stream of it is dropped and the
-//!   call fails at once (never resumed on the new session, nor sent again: it may have run), its
+//!   call fails at once (never resumed on the new session, nor sent again: it may have run; but
+//!   a request that changes nothing, a listing, is sent again there, [`read_only`]), its
 //!   server requests are answered on it or not at all, their cancellations reach that session's
 //!   requests only, and [`Client::listen`] moves to the new session.
 //! * The standalone stream (a GET held open for what belongs to no request) is opt-in:
@@ -1485,6 +1486,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // 2026-07-28: sent again once after a refusal of its version that names it as supported,
         // or a response stream that broke; answered `input_required` at most this many times.
         let (mut reissued, mut rounds, mut relisted) = (false, 0, false);
+        // A request that changes nothing, abandoned once by another request's renewal of the
+        // session, was sent again on the new one.
+        let mut resent = false;
         let paged = params.get("cursor").is_some();
         loop {
             // A session being renewed after a 404 (another request's): wait for the new one. A
@@ -1508,6 +1512,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 .with_detail("capability", capability));
             }
             let gen = self.session_gen.get();
+            let ended = self.session_ended.generation.get();
             let id = self.new_id();
             let modern = self.is_modern();
             let sent = self.with_meta(&params, opts.on_progress.is_some().then_some(&id));
@@ -1593,6 +1598,23 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         return Err(Error::new(
                             ErrorCode::SessionExpired,
                             format!("{method}: the session expired and was renewed; the request carried a cursor of the old session, so it was not sent again: list from the first page"),
+                        ));
+                    }
+                }
+                // Its stream abandoned when another request renewed the session (not by connect()
+                // or close()): a request that changes nothing is sent again on the new session
+                // (waited for above), once, as after its own 404; one with a cursor is not.
+                Err(e) if !resent
+                    && read_only(method)
+                    && e.details.as_ref().is_some_and(|d| d.contains_key("sessionEnded"))
+                    && self.session_ended.generation.get() == ended
+                    && !self.state.borrow().closed =>
+                {
+                    resent = true;
+                    if paged {
+                        return Err(Error::new(
+                            ErrorCode::SessionExpired,
+                            format!("{method}: the session was renewed before the response; the request carried a cursor of the old session, so it was not sent again: list from the first page"),
                         ));
                     }
                 }
@@ -2198,7 +2220,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// An SSE response, on the session `on`: once that session is no longer the client's (renewed
     /// after the server forgot it, by another request), its stream is dropped and the call fails at
     /// once (`NOT_CONNECTED`, `sessionEnded`): not resumed on the new session, which never had it,
-    /// nor sent again there (it may have run).
+    /// nor sent again there (it may have run), unless it changes nothing ([`read_only`]: sent
+    /// again by [`Client::request_attempts`]).
     async fn read_sse(&self, id: &Id, method: &str, body: T::Body, on_progress: Option<&dyn Fn(&Value)>, on: &SentOn) -> Result<Value> {
         // Fired once the outcome is known (see ANSWER_ACK_MS).
         let read = CloseSignal::default();
@@ -2218,6 +2241,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Either::Left(_) => {
                     let why = if self.session_ended.generation.get() != ended {
                         "connect() ended its session to open a new one"
+                    } else if read_only(method) {
+                        "its session ended before the response (the server forgot it, and another request renewed it), again after it was sent again"
                     } else {
                         "its session ended before the response (the server forgot it, and another request renewed it); it was not sent again, as it may have run"
                     };
@@ -3750,6 +3775,16 @@ fn renewal_unawaited(method: &str, timeout: u64, timed_out: bool) -> Error {
     } else {
         Error::new(ErrorCode::Aborted, format!("{method} was aborted while the session was renewed"))
     }
+}
+
+/// Requests that change nothing on the server (MCP's listings, reads, `ping`, completions): one
+/// whose response stream a session renewal (another request's) abandoned is sent again on the
+/// new session, as one that met the session's end itself is. Any other may have run, and is not.
+fn read_only(method: &str) -> bool {
+    matches!(
+        method,
+        "ping" | "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" | "resources/read" | "prompts/get" | "completion/complete"
+    )
 }
 
 /// Whether an HTTP error sent with a session says the server no longer knows it: a 404, or a

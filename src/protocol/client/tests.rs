@@ -5333,6 +5333,76 @@ fn a_stream_of_a_session_renewed_meanwhile_is_not_resumed_on_the_new_one() {
     assert_eq!(log.requests.iter().filter(|r| body(r)["params"]["name"] == "a").count(), 1, "not sent again");
 }
 
+/// A server that forgets session s1 at whatever answers `tools/call` "b": a `tools/list` on s1 is
+/// held open on `held` (its answer never comes, the stream of a session gone), its first `firsts`
+/// answered; on s2 the listing has `a` and `b`, the call `{"content": []}`.
+fn forgetting_lister(held: &Live, firsts: usize) -> Reply {
+    let (held, inits, lists) = (held.clone(), Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
+    Reply::Server(Rc::new(move |req: &HttpRequest| {
+        let b = body(req);
+        let old = header(req, "mcp-session-id") == Some("s1");
+        match b["method"].as_str() {
+            Some("initialize") => {
+                inits.set(inits.get() + 1);
+                init_reply_id(b["id"].as_i64().unwrap(), "2025-11-25", Some(if inits.get() == 1 { "s1" } else { "s2" }))
+            }
+            Some("tools/list") if old && lists.get() < firsts => {
+                lists.set(lists.get() + 1);
+                Reply::Echo(json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}))
+            }
+            Some("tools/list") if old => Reply::Live(held.clone()),
+            Some("tools/list") => Reply::Echo(json!({"tools": [{"name": "a", "inputSchema": {"type": "object"}}, {"name": "b", "inputSchema": {"type": "object"}}]})),
+            Some("tools/call") if old => status_reply(404, vec![], ""),
+            Some("tools/call") => Reply::Echo(json!({"content": []})),
+            _ => accepted(),
+        }
+    }))
+}
+
+/// A listing whose stream of session s1 is abandoned when another request renews the session
+/// (s1 forgotten) is sent again on s2, as a listing that meets the 404 itself is: it changes
+/// nothing, so "it may have run" does not hold for it. A `tools/call` in its place is not (see
+/// [`a_stream_of_a_session_renewed_meanwhile_is_not_resumed_on_the_new_one`]). Through the hub, the
+/// server's listing is no error either.
+#[test]
+fn a_read_only_request_abandoned_by_a_renewal_is_sent_again() {
+    let held = Live::default();
+    let h = harness(vec![forgetting_lister(&held, 0)]);
+    block_on(h.client.connect()).unwrap();
+    let (listed, called) = block_on(async {
+        let call = async {
+            until(|| h.log.borrow().requests.iter().any(|r| body(r)["method"] == "tools/list")).await;
+            h.client.call_tool("b", json!({}), &mut CallOptions::default()).await
+        };
+        futures_util::join!(h.client.list_tools(), call)
+    });
+    assert_eq!(called.unwrap(), json!({"content": []}));
+    let names: Vec<Value> = listed.expect("sent again on s2").iter().map(|t| t["name"].clone()).collect();
+    assert_eq!(names, [json!("a"), json!("b")]);
+    assert!(held.dropped(), "the stream of s1 was given up");
+    let lists: Vec<Option<String>> = h.log.borrow().requests.iter().filter(|r| body(r)["method"] == "tools/list").map(|r| header(r, "mcp-session-id").map(str::to_owned)).collect();
+    assert_eq!(lists, [Some("s1".to_owned()), Some("s2".to_owned())]);
+
+    // The hub's listing of the server, the same way.
+    let held = Live::default();
+    let h = harness(vec![forgetting_lister(&held, 1)]);
+    let client = Rc::new(h.client);
+    let hub = Hub::new(vec![("s".to_owned(), client.clone())], h.clock, None, None);
+    let (listed, errors) = block_on(hub.list_tools(&Selection::Auto, None));
+    assert!(errors.is_empty() && listed.len() == 1);
+    let ((listed, errors), called) = block_on(async {
+        let call = async {
+            until(|| h.log.borrow().requests.iter().filter(|r| body(r)["method"] == "tools/list").count() == 2).await;
+            client.call_tool("b", json!({}), &mut CallOptions::default()).await
+        };
+        futures_util::join!(hub.list_tools(&Selection::Auto, None), call)
+    });
+    called.unwrap();
+    assert!(errors.is_empty(), "{:?}", errors.iter().map(|e| e.error.to_string()).collect::<Vec<_>>());
+    assert_eq!(listed.len(), 2);
+    assert!(hub.listing_errors().is_empty());
+}
+
 /// What a stream of session s1 brings after s1 was renewed to s2 is not s2's business: a `ping`
 /// (id 0) is not answered on s2, where request 0 is s2's own elicitation, and s1's cancellation of
 /// its request 0 does not abort s2's request 0 (whose answer is the only one s2 gets).
