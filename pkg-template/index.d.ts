@@ -2746,7 +2746,7 @@ export class McpHub {
    * Resolves once every server's stream has ended (at `closeAll()`, or at once when none is offered) to
    * which servers offer one and which failed. `onEnd` hears of each server's end as it comes, while the
    * others listen on: `{ server, offered }` (`false`: no stream on offer) or `{ server, error }` (its stream
-   * could not be opened, or not reopened after a drop).
+   * could not be opened, or not reopened after a drop). Errors carry `server`, in `onEnd` and in `errors` alike.
    * Do not await it before calling tools.
    */
   listen(options?: { onEnd?: (end: McpListenEnd) => void | Promise<unknown> }): Promise<{ servers: Record<string, boolean>; errors: Array<{ server: string; error: ToolwireError }> }>;
@@ -2760,7 +2760,7 @@ export class McpHub {
   notify(server: string, method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: Signal; meta?: JsonObject }): Promise<void>;
   /** {@link McpClient.listAll} on one server, connecting it first if needed. Errors carry `server`. */
   listAll<M extends McpListMethod>(server: string, method: M, params?: JsonObject | null, options?: McpCallOptions): Promise<Array<McpListItems[M]>>;
-  /** Closes every session, each with at most 3 s; resolves to the failures. Hook it to `pagehide`. */
+  /** Closes every session, each with at most 3 s; resolves to the failures (errors carry `server`). Hook it to `pagehide`. */
   closeAll(): Promise<Array<{ server: string; error: ToolwireError }>>;
   /** The names of the hub's servers, in the order the `servers` object gave them. */
   readonly servers: string[];

@@ -667,11 +667,11 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// Listens on the standalone stream of every connected server ([`Client::listen`]) until
     /// [`Hub::close_all`]: whether each offers one, and the servers whose stream failed.
     /// `on_end` hears of each server's end as it comes (its name and what its `listen` gave),
-    /// while the others listen on.
+    /// while the others listen on. Errors carry `server`, as every hub error does.
     pub async fn listen(&self, on_end: &dyn Fn(&str, &Result<bool>)) -> (Vec<(String, bool)>, Vec<ServerError>) {
         let connected = self.servers.iter().filter(|(_, c)| c.is_connected());
         let results = join_all(connected.map(|(name, client)| async move {
-            let r = client.listen().await;
+            let r = client.listen().await.map_err(|e| e.with_detail("server", name.clone()));
             on_end(name, &r);
             (name.clone(), r)
         }))
@@ -687,7 +687,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     }
 
     /// Closes every session, each with at most 3 s before it is abandoned (which aborts its
-    /// request). Returns the servers whose close failed.
+    /// request). Returns the servers whose close failed (their errors carry `server`).
     pub async fn close_all(&self) -> Vec<ServerError> {
         let results = join_all(self.servers.iter().map(|(name, client)| async move {
             let close = client.close();
@@ -697,7 +697,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 Either::Left((r, _)) => r,
                 Either::Right(_) => Err(Error::new(ErrorCode::Timeout, "close took more than 3 s; abandoned")),
             };
-            (name.clone(), r)
+            (name.clone(), r.map_err(|e| e.with_detail("server", name.clone())))
         }))
         .await;
         results.into_iter().filter_map(|(server, r)| r.err().map(|error| ServerError { server, error })).collect()
@@ -751,6 +751,7 @@ mod tests {
     use super::*;
     use crate::providers::Provider;
     use crate::protocol::client::tests::{accepted, body, harness_with, init_reply, init_reply_id, legacy, status_reply, FakeClock, Reply, Scripted};
+    use crate::protocol::transport::{HttpRequest, Method};
 
     type TestHub = Hub<Scripted, FakeClock>;
 
@@ -804,6 +805,36 @@ mod tests {
         let (tools, errors) = block_on(hub.list_tools(&Selection::Auto, None));
         assert_eq!((tools.len(), errors.len()), (2, 0));
         assert!(hub.listing_errors().is_empty(), "a listing that succeeds clears it");
+    }
+
+    /// `listen()`'s and `close_all()`'s errors carry `server`, as every other hub error does, and
+    /// so does the error `on_end` is told of.
+    #[test]
+    fn listen_and_close_all_errors_carry_the_server() {
+        // b's stream opens (reopened after 10 ms), ends, and b goes down: its reopenings and its
+        // DELETE get no answer.
+        let opened = Cell::new(false);
+        let down = Reply::Server(Rc::new(move |req: &HttpRequest| match req.method {
+            Method::Get if !opened.replace(true) => Reply::Http {
+                status: 200,
+                headers: vec![("content-type", "text/event-stream".into())],
+                chunks: vec![b"retry: 10\n\n".to_vec()],
+                then_hang: false,
+                then_error: false,
+            },
+            _ => Reply::NetworkError,
+        }));
+        let hub = hub(vec![("a", vec![listing(json!([])), status_reply(405, vec![], ""), accepted()]), ("b", vec![listing(json!([])), down])], None, None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        let ended = RefCell::new(Vec::new());
+        let (offered, failed) = block_on(hub.listen(&|server: &str, r: &Result<bool>| {
+            ended.borrow_mut().push((server.to_owned(), r.as_ref().err().map(|e| e.details.as_ref().unwrap()["server"].clone())));
+        }));
+        assert_eq!(offered, [("a".to_owned(), false)]);
+        assert_eq!(failed.iter().map(|f| (f.server.as_str(), f.error.details.as_ref().unwrap()["server"].clone())).collect::<Vec<_>>(), [("b", json!("b"))]);
+        assert!(ended.borrow().contains(&("b".to_owned(), Some(json!("b")))), "{:?}", ended.borrow());
+        let failed = block_on(hub.close_all());
+        assert_eq!(failed.iter().map(|f| (f.server.as_str(), f.error.code, f.error.details.as_ref().unwrap()["server"].clone())).collect::<Vec<_>>(), [("b", ErrorCode::Network, json!("b"))]);
     }
 
     /// The policy judges the tool the name map routes to, as it was when `tools` made the map:
