@@ -143,33 +143,64 @@ impl Drop for AbortGuard {
     }
 }
 
-/// Resolves when an AbortSignal fires. Its listener is removed when it is dropped, so a call
-/// whose signal never fires leaves nothing on the signal (an app's one signal for all its calls
-/// would otherwise gather a listener, and the wasm state it holds, per call).
+/// Fired, and the task to wake then: one per [`AbortWait`].
+type Waiting = Rc<RefCell<(bool, Option<Waker>)>>;
+
+/// The one `abort` listener on a signal, and the waits it wakes.
+struct Listening {
+    signal: JsValue,
+    listener: Closure<dyn FnMut()>,
+    waits: Vec<Waiting>,
+}
+
+thread_local! {
+    /// One listener per signal however many calls wait on it: an app's one signal for a turn's
+    /// parallel calls would otherwise gather a listener per call, and Node warns past 10 on one
+    /// EventTarget (`MaxListenersExceededWarning`, a leak that is none). A handful of signals are
+    /// waited on at a time, so a list, compared with `===`.
+    static LISTENING: RefCell<Vec<Listening>> = RefCell::default();
+}
+
+/// Resolves when an AbortSignal fires. The signal has one listener for all the waits on it
+/// ([`LISTENING`]), removed when the last of them is dropped, so a call whose signal never fires
+/// leaves nothing on the signal (an app's one signal for all its calls would otherwise gather a
+/// listener, and the wasm state it holds, per call).
 pub(crate) struct AbortWait {
     signal: JsValue,
-    /// Fired, and the task to wake then.
-    state: Rc<RefCell<(bool, Option<Waker>)>>,
-    listener: Option<Closure<dyn FnMut()>>,
+    state: Waiting,
 }
 
 impl AbortWait {
     /// `signal` has `aborted` and `addEventListener` (checked by the caller).
     pub(crate) fn new(signal: &JsValue) -> Self {
-        let state: Rc<RefCell<(bool, Option<Waker>)>> = Rc::default();
-        let fired = state.clone();
-        let listener = Closure::<dyn FnMut()>::new(move || {
-            let waker = {
-                let mut s = fired.borrow_mut();
-                s.0 = true;
-                s.1.take()
-            };
-            if let Some(w) = waker {
-                w.wake();
+        let state: Waiting = Rc::default();
+        LISTENING.with(|l| {
+            let mut listening = l.borrow_mut();
+            if let Some(on) = listening.iter_mut().find(|on| on.signal == *signal) {
+                on.waits.push(state.clone());
+                return;
             }
+            let fired = signal.clone();
+            let listener = Closure::<dyn FnMut()>::new(move || {
+                // Woken once the list is let go of (a wake may run a task at once).
+                let wakers: Vec<Waker> = LISTENING.with(|l| {
+                    let listening = l.borrow();
+                    let waits = listening.iter().find(|on| on.signal == fired).map_or(&[][..], |on| &on.waits[..]);
+                    waits
+                        .iter()
+                        .filter_map(|w| {
+                            let mut w = w.borrow_mut();
+                            w.0 = true;
+                            w.1.take()
+                        })
+                        .collect()
+                });
+                wakers.into_iter().for_each(Waker::wake);
+            });
+            let _ = call_method(signal, "addEventListener", &["abort".into(), listener.as_ref().clone()]);
+            listening.push(Listening { signal: signal.clone(), listener, waits: vec![state.clone()] });
         });
-        let _ = call_method(signal, "addEventListener", &["abort".into(), listener.as_ref().clone()]);
-        Self { signal: signal.clone(), state, listener: Some(listener) }
+        Self { signal: signal.clone(), state }
     }
 }
 
@@ -188,8 +219,15 @@ impl Future for AbortWait {
 
 impl Drop for AbortWait {
     fn drop(&mut self) {
-        if let Some(listener) = self.listener.take() {
-            if call_method(&self.signal, "removeEventListener", &["abort".into(), listener.as_ref().clone()]).is_err() {
+        let last = LISTENING.with(|l| {
+            let mut listening = l.borrow_mut();
+            let at = listening.iter().position(|on| on.signal == self.signal)?;
+            listening[at].waits.retain(|w| !Rc::ptr_eq(w, &self.state));
+            listening[at].waits.is_empty().then(|| listening.swap_remove(at))
+        });
+        // The last wait on the signal: its listener goes (called outside the list's borrow).
+        if let Some(Listening { signal, listener, .. }) = last {
+            if call_method(&signal, "removeEventListener", &["abort".into(), listener.as_ref().clone()]).is_err() {
                 // A signal-like object that cannot take its listener back would call a freed
                 // closure (a JS exception) when it fired: that one listener is left to it.
                 listener.forget();

@@ -237,6 +237,39 @@ describe("normal", () => {
     await client.close();
   });
 
+  test("one AbortSignal shared by 30 calls: one listener on it, no MaxListenersExceededWarning, all ABORTED, none left", async () => {
+    const { getEventListeners } = await import("node:events");
+    const { client } = fresh("normal");
+    await client.connect();
+    const warnings = [];
+    const onWarning = (w) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      // Calls that end on their own leave nothing on the signal.
+      const kept = new AbortController();
+      const echoes = Array.from({ length: 30 }, (_, i) => client.callTool("echo", { message: `m${i}` }, { signal: kept.signal }));
+      const during = getEventListeners(kept.signal, "abort").length;
+      assert.deepEqual((await Promise.all(echoes)).map((r) => r.content[0].text), Array.from({ length: 30 }, (_, i) => `m${i}`));
+      assert.ok(during <= 1, `one listener for all the calls, not ${during}`);
+      assert.equal(getEventListeners(kept.signal, "abort").length, 0, "removed when the last call settled");
+      // Aborting it rejects them all.
+      const ac = new AbortController();
+      const calls = Array.from({ length: 30 }, () => client.callTool("long", { steps: 200, intervalMs: 20 }, { signal: ac.signal }).then(() => "resolved", (e) => e.code));
+      await new Promise((r) => setTimeout(r, 100));
+      const listening = getEventListeners(ac.signal, "abort").length;
+      ac.abort();
+      assert.deepEqual(await within(10_000, Promise.all(calls), "the aborted calls"), Array(30).fill("ABORTED"));
+      assert.equal(listening, 1, "one listener for all the calls");
+      assert.equal(getEventListeners(ac.signal, "abort").length, 0);
+      // The warning is emitted on the next tick.
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    await client.close();
+  });
+
   test("an already-aborted signal rejects ABORTED without sending anything; a signal that is none is INVALID_OPTIONS", async () => {
     const { client, stats } = fresh("normal");
     await client.connect();
