@@ -26,8 +26,14 @@ pub struct ArgPlan {
     pub unwrap: Option<String>,
     /// Plans for object properties.
     pub properties: PropertyPlans,
-    /// Plan for array items.
+    /// Plan for array items (those after [`ArgPlan::prefix_items`]).
     pub items: Option<Box<ArgPlan>>,
+    /// Plans for the first array items, by position (`prefixItems`), empty ones included.
+    pub prefix_items: Vec<ArgPlan>,
+    /// Plan for the values of the object's keys that [`ArgPlan::properties`] does not name
+    /// (`additionalProperties`); when set, `properties` names every declared key, with an
+    /// empty plan where there is nothing to do.
+    pub additional: Option<Box<ArgPlan>>,
     /// Plans for `anyOf` branches, each with the [`Fit`] of its branch: of the branches the
     /// value fits, the one whose plan changes it most maps it (the first of those that change
     /// it as much; see [`ArgPlan::apply`]).
@@ -41,8 +47,9 @@ pub struct ArgPlan {
     /// renamed back (a key of another object that reads as a renamed one is that object's own).
     /// The names of `properties` and `null_means_absent` are the provider's: they apply first.
     pub renamed: Vec<(String, String)>,
-    /// The value is that of a schema kept as a reference (OpenAI strict keeps recursion):
-    /// apply the root's plan of that definition, or the root plan itself for `"#"`.
+    /// The value is that of a schema kept as a reference (OpenAI strict keeps recursion; a
+    /// renamed root's keys are mapped back wherever a reference reaches it): apply the root's
+    /// plan of that definition, or the root plan itself for `"#"`.
     pub reference: Option<Box<str>>,
     /// At the root: the plans of the definitions that [`ArgPlan::reference`]s name (boxed: a
     /// plan is on every node, definitions only on the root of a few).
@@ -58,6 +65,8 @@ impl ArgPlan {
         self.unwrap.is_none()
             && self.properties.is_empty()
             && self.items.is_none()
+            && self.prefix_items.is_empty()
+            && self.additional.is_none()
             && self.any_of.is_empty()
             && self.enum_values.is_empty()
             && self.null_means_absent.is_empty()
@@ -85,6 +94,12 @@ impl ArgPlan {
         }
         if let Some(items) = &self.items {
             o.put("items", items.to_value());
+        }
+        if !self.prefix_items.is_empty() {
+            o.put("prefixItems", Value::Array(self.prefix_items.iter().map(Self::to_value).collect()));
+        }
+        if let Some(additional) = &self.additional {
+            o.put("additionalProperties", additional.to_value());
         }
         if !self.any_of.is_empty() {
             o.put("anyOf", Value::Array(self.any_of.iter().map(Self::to_value).collect()));
@@ -131,6 +146,8 @@ impl ArgPlan {
             unwrap: read_opt_field(o, "unwrap", read_string)?,
             properties: properties.unwrap_or_default(),
             items: read_opt_field(o, "items", Self::read)?.map(Box::new),
+            prefix_items: read_field(o, "prefixItems", |v| read_array(v, Self::read))?.unwrap_or_default(),
+            additional: read_opt_field(o, "additionalProperties", Self::read)?.map(Box::new),
             any_of: read_field(o, "anyOf", |v| read_array(v, Self::read))?.unwrap_or_default(),
             enum_values: read_field(o, "enumValues", |v| read_array(v, |x| Ok(x.clone())))?.unwrap_or_default(),
             null_means_absent: read_field(o, "nullMeansAbsent", |v| read_array(v, read_string))?.unwrap_or_default(),
@@ -154,12 +171,25 @@ impl ArgPlan {
             for (_, p) in plan.properties.0.iter_mut() {
                 strip(p, defs);
             }
-            plan.properties.0.retain(|(_, p)| !p.is_empty());
+            if let Some(additional) = &mut plan.additional {
+                strip(additional, defs);
+                if additional.is_empty() {
+                    plan.additional = None;
+                }
+            }
+            // With `additional`, the empty plans name the declared keys.
+            if plan.additional.is_none() {
+                plan.properties.0.retain(|(_, p)| !p.is_empty());
+            }
             if let Some(items) = &mut plan.items {
                 strip(items, defs);
                 if items.is_empty() {
                     plan.items = None;
                 }
+            }
+            plan.prefix_items.iter_mut().for_each(|p| strip(p, defs));
+            if plan.items.is_none() && plan.prefix_items.iter().all(ArgPlan::is_empty) {
+                plan.prefix_items.clear();
             }
             plan.any_of.iter_mut().for_each(|p| strip(p, defs));
             if plan.any_of.iter().all(ArgPlan::is_empty) {
@@ -215,7 +245,7 @@ impl ArgPlan {
                     None => Value::String(s),
                 }
             }
-            Value::Object(mut o) if !self.properties.is_empty() || !self.null_means_absent.is_empty() || !self.renamed.is_empty() => {
+            Value::Object(mut o) if !self.properties.is_empty() || !self.null_means_absent.is_empty() || !self.renamed.is_empty() || self.additional.is_some() => {
                 // Which branches the value fits is read from it as the model sent it.
                 let sent = (!self.any_of.is_empty()).then(|| Value::Object(o.clone()));
                 for name in &self.null_means_absent {
@@ -229,15 +259,26 @@ impl ArgPlan {
                         *v = plan.apply_at(taken, depth + 1, root, &mut Vec::new());
                     }
                 }
+                if let Some(additional) = self.additional.as_deref() {
+                    for (_, v) in o.iter_mut().filter(|(name, _)| self.properties.get(name).is_none()) {
+                        let taken = std::mem::take(v);
+                        *v = additional.apply_at(taken, depth + 1, root, &mut Vec::new());
+                    }
+                }
                 if !self.renamed.is_empty() {
                     o = self.rename_back(o);
                 }
                 self.any_of_apply(Value::Object(o), sent.as_ref(), depth, root, followed)
             }
-            Value::Array(items) => match self.items.as_deref() {
-                Some(plan) => Value::Array(items.into_iter().map(|v| plan.apply_at(v, depth + 1, root, &mut Vec::new())).collect()),
-                None => self.any_of_apply(Value::Array(items), None, depth, root, followed),
-            },
+            Value::Array(items) if self.items.is_some() || !self.prefix_items.is_empty() => {
+                let rest = self.items.as_deref();
+                let plan_of = |i: usize| self.prefix_items.get(i).or(rest);
+                let items = items.into_iter().enumerate().map(|(i, v)| match plan_of(i) {
+                    Some(plan) => plan.apply_at(v, depth + 1, root, &mut Vec::new()),
+                    None => v,
+                });
+                Value::Array(items.collect())
+            }
             other => self.any_of_apply(other, None, depth, root, followed),
         }
     }
@@ -566,6 +607,8 @@ fn same_mapping(a: &ArgPlan, b: &ArgPlan) -> bool {
         || (a.unwrap == b.unwrap
             && a.properties == b.properties
             && a.items == b.items
+            && a.prefix_items == b.prefix_items
+            && a.additional == b.additional
             && a.any_of == b.any_of
             && a.enum_values == b.enum_values
             && a.null_means_absent == b.null_means_absent

@@ -24,9 +24,11 @@
 //! the subschemas that describe the same object (`allOf`/`anyOf`/`oneOf` branches, `not`,
 //! `if`/`then`/`else`, `dependentSchemas`), and so do `$ref`s to `#/properties/<key>`. The
 //! argument plan records the names for that object only ([`ArgPlan::renamed`]), and for the
-//! objects a `$ref: "#"` makes of the root (through `properties`, `items`, `anyOf`, `oneOf`),
-//! so that `prepareArguments` gives the server its own keys. Each rename is a change
-//! (`anthropic/property-renamed`, `bedrock/property-renamed`), naming both keys.
+//! objects a `$ref: "#"` makes of the root, however reached (any subschema position, through
+//! definitions; see [`RootReferences`]), so that `prepareArguments` gives the server its own
+//! keys. Each rename is a change (`anthropic/property-renamed`, `bedrock/property-renamed`),
+//! naming both keys; a root reference no plan can place (under `patternProperties` or
+//! `contains`) is a problem under the same rule.
 //!
 //! Keys below the top level are neither renamed nor reported: every rejection seen names
 //! `input_schema.properties`, and two sources (a Bedrock IDP issue, decocms/studio#6874) say
@@ -44,7 +46,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use crate::args::{ArgPlan, Fit};
+use crate::args::{ArgPlan, Fit, PropertyPlans};
 use crate::model::{string, JsonObject, Keyed as _};
 use crate::schema::walk::{slot, Slot};
 use crate::schema::{append_description, Cx};
@@ -175,7 +177,15 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
         });
     }
     rename_refs(root, &index, 0);
-    let mut plan = root_references(root, 0);
+    let (mut plan, unmapped) = RootReferences::plan(root);
+    for path in unmapped {
+        problem_at(
+            cx,
+            &path,
+            rule,
+            "a value here is of the root's shape (a `$ref: \"#\"`), with the renamed keys, and which values those are takes the schema to tell (a pattern, `contains`, or two references or unions for one value): the keys reach the server as the model sent them",
+        );
+    }
     plan.renamed = renamed;
     plan
 }
@@ -260,40 +270,272 @@ fn rename_refs(node: &mut Value, renamed: &Names, depth: usize) {
     }
 }
 
-/// The plan of the values that a `$ref: "#"` makes of the root's shape, below `node`: those
-/// objects have the renamed keys too. Found through `properties`, `items`, `anyOf` and `oneOf`
-/// (each branch with its [`Fit`]); a root reference elsewhere (`additionalProperties`, a
-/// definition) is not followed.
-fn root_references(node: &Value, depth: usize) -> ArgPlan {
-    let mut plan = ArgPlan::default();
-    let Value::Object(o) = node else { return plan };
-    if depth > 64 {
-        return plan;
+/// Finds the values that a schema describes as the root (a `$ref: "#"`, however reached) and
+/// gives them the root's plan: those objects have the renamed keys too. Every subschema
+/// position is walked ([`slot`]): `properties`, `additionalProperties` (and
+/// `unevaluatedProperties`), `items`, `prefixItems` (and `additionalItems`,
+/// `unevaluatedItems`), the branches of `anyOf`/`oneOf` (each with its [`Fit`]), the
+/// subschemas that describe the same value (`allOf`, `if`/`then`/`else`, `dependentSchemas`:
+/// their plans joined), and local `$ref`s (a definition's plan kept once under its reference,
+/// so that a cycle stays a reference). What no plan can say (a root reference under
+/// `patternProperties` or `contains`, two joined plans that disagree) is a problem under the
+/// rename's rule: those values keep the renamed keys. `not` and `propertyNames` hold no
+/// values of the object, `$defs` are reached through references.
+struct RootReferences<'s> {
+    root: &'s Value,
+    /// The plans of the references followed (empty ones dropped at the end).
+    defs: PropertyPlans,
+    /// The references followed so far: each target is walked once.
+    followed: HashSet<&'s str>,
+    /// Where the walk is, as JSON pointer tokens.
+    path: Vec<String>,
+    /// Where a root reference is not mapped back (pointer tokens).
+    unmapped: Vec<Vec<String>>,
+}
+
+impl<'s> RootReferences<'s> {
+    /// The plan of the root (see the type).
+    fn plan(root: &'s Value) -> (ArgPlan, Vec<Vec<String>>) {
+        let mut walk = RootReferences { root, defs: PropertyPlans::default(), followed: HashSet::new(), path: Vec::new(), unmapped: Vec::new() };
+        let mut plan = walk.node(root, 0);
+        plan.defs = (!walk.defs.is_empty()).then(|| Box::new(walk.defs));
+        // A definition whose plan is a reference to one with nothing to do has nothing to do
+        // either: until no empty one is left (each round drops one at least).
+        while let Some(defs) = plan.defs.as_deref().filter(|d| d.iter().any(|(_, p)| p.is_empty())) {
+            let kept: PropertyPlans = defs.iter().filter(|(_, p)| !p.is_empty()).map(|(k, p)| (k.clone(), p.clone())).collect();
+            plan.defs = (!kept.is_empty()).then(|| Box::new(kept));
+            plan.drop_dangling_references();
+        }
+        (plan, walk.unmapped)
     }
-    if depth > 0 && o.get("$ref").and_then(Value::as_str) == Some("#") {
-        plan.reference = Some("#".into());
-        return plan;
+
+    fn unmapped(&mut self) {
+        self.unmapped.push(self.path.clone());
     }
-    if let Some(Value::Object(props)) = o.get("properties") {
-        for (k, sub) in props {
-            plan.set_property(k, root_references(sub, depth + 1));
+
+    /// The plan of `node`'s value, walked under `token`.
+    fn at(&mut self, token: &str, node: &'s Value, depth: usize) -> ArgPlan {
+        self.path.push(token.owned());
+        let plan = self.node(node, depth);
+        self.path.pop();
+        plan
+    }
+
+    /// The plans of the subschemas at `key` (`kind`: [`slot`]'s), each walked where it is.
+    fn each(&mut self, key: &str, sub: &'s Value, kind: Slot, depth: usize) -> Vec<ArgPlan> {
+        match (kind, sub) {
+            (Slot::Single, s) => vec![self.at(key, s, depth)],
+            (Slot::Array, Value::Array(a)) => {
+                self.path.push(key.owned());
+                let plans = a.iter().enumerate().map(|(i, s)| self.at(&i.to_string(), s, depth)).collect();
+                self.path.pop();
+                plans
+            }
+            (Slot::Map, Value::Object(m)) => {
+                self.path.push(key.owned());
+                let plans = m.iter().map(|(k, s)| self.at(k, s, depth)).collect();
+                self.path.pop();
+                plans
+            }
+            _ => Vec::new(),
         }
     }
-    if let Some(items @ Value::Object(_)) = o.get("items") {
-        let p = root_references(items, depth + 1);
-        if !p.is_empty() {
-            plan.items = Some(Box::new(p));
+
+    fn node(&mut self, node: &'s Value, depth: usize) -> ArgPlan {
+        let mut plan = ArgPlan::default();
+        let Value::Object(o) = node else { return plan };
+        if depth > 64 {
+            return plan;
+        }
+        match o.get("$ref").and_then(Value::as_str) {
+            Some("#") if depth > 0 => plan.reference = Some("#".into()),
+            Some(r) if r != "#" => {
+                if let Some(target) = crate::schema::refs::lookup(self.root, r) {
+                    if self.followed.insert(r) {
+                        // Walked where it is (a definition's path), once.
+                        let here = std::mem::replace(&mut self.path, pointer_tokens(r));
+                        let p = self.node(target, depth + 1);
+                        self.path = here;
+                        self.defs.insert(r.owned(), p);
+                    }
+                    plan.reference = Some(r.into());
+                }
+            }
+            _ => {}
+        }
+        let (mut additional, mut rest, mut prefix, mut branches) = (None, None, None, None);
+        for (key, sub) in o {
+            let kind = slot(key, sub);
+            match (key.as_str(), sub) {
+                _ if kind == Slot::None => {}
+                ("$defs" | "definitions" | "not" | "propertyNames", _) => {}
+                ("properties", Value::Object(props)) => {
+                    self.path.push(key.clone());
+                    for (k, s) in props {
+                        let p = self.at(k, s, depth + 1);
+                        plan.set_property(k, p);
+                    }
+                    self.path.pop();
+                }
+                ("additionalProperties" | "unevaluatedProperties", _) => {
+                    let p = self.at(key, sub, depth + 1);
+                    if !p.is_empty() && additional.is_none() {
+                        additional = Some(p);
+                    }
+                }
+                ("items" | "additionalItems" | "unevaluatedItems", Value::Object(_)) => {
+                    let p = self.at(key, sub, depth + 1);
+                    if !p.is_empty() && rest.is_none() {
+                        rest = Some(p);
+                    }
+                }
+                ("prefixItems" | "items", Value::Array(items)) => {
+                    self.path.push(key.clone());
+                    let plans: Vec<ArgPlan> = items.iter().enumerate().map(|(i, s)| self.at(&i.to_string(), s, depth + 1)).collect();
+                    self.path.pop();
+                    prefix = Some(plans);
+                }
+                ("anyOf" | "oneOf", Value::Array(items)) => {
+                    self.path.push(key.clone());
+                    let plans: Vec<ArgPlan> = items.iter().enumerate().map(|(i, s)| self.at(&i.to_string(), s, depth + 1)).collect();
+                    if plans.iter().any(|p| !p.is_empty()) {
+                        if branches.is_some() {
+                            // One union is mapped (the first): a value is of a branch of each.
+                            self.unmapped();
+                        } else {
+                            branches = Some(plans.into_iter().zip(items).map(|(p, b)| ArgPlan { fit: Some(Box::new(Fit::of(b))), ..p }).collect::<Vec<_>>());
+                        }
+                    }
+                    self.path.pop();
+                }
+                ("allOf" | "if" | "then" | "else" | "dependentSchemas", _) => {
+                    for p in self.each(key, sub, kind, depth + 1) {
+                        if !join(&mut plan, p) {
+                            self.unmapped();
+                        }
+                    }
+                }
+                // `patternProperties`, `contains`: which values they describe takes the schema.
+                _ => {
+                    if self.each(key, sub, kind, depth + 1).iter().any(|p| !p.is_empty()) {
+                        self.path.push(key.clone());
+                        self.unmapped();
+                        self.path.pop();
+                    }
+                }
+            }
+        }
+        if let Some(p) = additional {
+            // Every declared key is named, so that the plan tells them from the others.
+            if let Some(Value::Object(props)) = o.get("properties") {
+                for k in props.keys() {
+                    if plan.properties.get(k).is_none() {
+                        plan.properties.insert(k.clone(), ArgPlan::default());
+                    }
+                }
+            }
+            if !join_opt(&mut plan.additional, p) {
+                self.unmapped();
+            }
+        }
+        let rest_found = rest.is_some();
+        if let Some(p) = rest {
+            if !join_opt(&mut plan.items, p) {
+                self.unmapped();
+            }
+        }
+        if let Some(plans) = prefix {
+            if rest_found || plans.iter().any(|p| !p.is_empty()) {
+                for (i, p) in plans.into_iter().enumerate() {
+                    match plan.prefix_items.get_mut(i) {
+                        Some(mine) => {
+                            if !join(mine, p) {
+                                self.unmapped();
+                            }
+                        }
+                        None => plan.prefix_items.push(p),
+                    }
+                }
+            }
+        }
+        if let Some(b) = branches {
+            if plan.any_of.is_empty() {
+                plan.any_of = b;
+            } else {
+                self.unmapped();
+            }
+        }
+        plan
+    }
+}
+
+/// A problem at `tokens` below `cx`'s path.
+fn problem_at(cx: &mut Cx, tokens: &[String], rule: &'static str, message: &str) {
+    match tokens.split_first() {
+        None => cx.problem(rule, message.to_owned()),
+        Some((token, rest)) => {
+            let _ = cx.at(token, |cx| {
+                problem_at(cx, rest, rule, message);
+                Ok(())
+            });
         }
     }
-    for key in ["anyOf", "oneOf"] {
-        let Some(Value::Array(branches)) = o.get(key) else { continue };
-        let plans: Vec<ArgPlan> = branches.iter().map(|b| root_references(b, depth + 1)).collect();
-        if plans.iter().any(|p| !p.is_empty()) {
-            plan.any_of.extend(plans.into_iter().zip(branches).map(|(p, b)| ArgPlan { fit: Some(Box::new(Fit::of(b))), ..p }));
-            break;
+}
+
+/// The tokens of a local JSON pointer reference (`#/$defs/a~1b` → `$defs`, `a/b`); an anchor
+/// (`#name`) as one token.
+fn pointer_tokens(r: &str) -> Vec<String> {
+    let fragment = crate::schema::refs::percent_decode(r.strip_prefix('#').unwrap_or(r), false);
+    match fragment.strip_prefix('/') {
+        Some(p) => p.split('/').map(|t| t.replace("~1", "/").replace("~0", "~")).collect(),
+        None => vec![fragment],
+    }
+}
+
+/// Joins `other` into `into` (both plans of one value): `false` where they disagree (two
+/// references, two unions), `into`'s kept there.
+fn join(into: &mut ArgPlan, other: ArgPlan) -> bool {
+    let mut agree = true;
+    for (k, p) in other.properties.iter() {
+        let mut mine = into.properties.get(k).cloned().unwrap_or_default();
+        agree &= join(&mut mine, p.clone());
+        into.properties.insert(k.clone(), mine);
+    }
+    if let Some(p) = other.items {
+        agree &= join_opt(&mut into.items, *p);
+    }
+    if let Some(p) = other.additional {
+        agree &= join_opt(&mut into.additional, *p);
+    }
+    for (i, p) in other.prefix_items.into_iter().enumerate() {
+        match into.prefix_items.get_mut(i) {
+            Some(mine) => agree &= join(mine, p),
+            None => into.prefix_items.push(p),
         }
     }
-    plan
+    if !other.any_of.is_empty() {
+        if into.any_of.is_empty() {
+            into.any_of = other.any_of;
+        } else {
+            agree = false;
+        }
+    }
+    match (&into.reference, other.reference) {
+        (None, r) => into.reference = r,
+        (Some(mine), Some(r)) if *mine != r => agree = false,
+        _ => {}
+    }
+    agree
+}
+
+fn join_opt(into: &mut Option<Box<ArgPlan>>, other: ArgPlan) -> bool {
+    match into {
+        Some(mine) => join(mine, other),
+        None => {
+            *into = Some(Box::new(other));
+            true
+        }
+    }
 }
 
 /// Reports the keys of a Gemini `parameters` object outside Gemini's documented rule (see the
@@ -473,6 +715,66 @@ mod tests {
         // Through the JSON form too.
         let back = ArgPlan::from_value(&plan.to_value()).unwrap();
         assert_eq!(back, plan);
+    }
+
+    /// A value of the root's shape however the schema reaches `#`: through a definition (one
+    /// that is `{$ref: "#"}`, one that refers to itself), `allOf`, `additionalProperties`,
+    /// `prefixItems`, a `then`. The reviewer's cases sent the server `dollar_top`.
+    #[test]
+    fn a_root_reference_through_any_subschema_maps_back() {
+        let (_, plan, cx) = rename(json!({
+            "type": "object",
+            "properties": {
+                "$top": {"type": "integer"},
+                "child": {"$ref": "#/$defs/Node"},
+                "tree": {"$ref": "#/definitions/Tree"},
+                "also": {"allOf": [{"$ref": "#"}], "description": "child"},
+                "kids": {"type": "object", "properties": {"named": {"type": "object"}}, "additionalProperties": {"$ref": "#"}},
+                "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"$ref": "#"}], "items": {"type": "object"}},
+                "cond": {"if": {"type": "object"}, "then": {"$ref": "#"}}
+            },
+            "$defs": {"Node": {"$ref": "#"}},
+            "definitions": {"Tree": {"type": "object", "properties": {"top": {"$ref": "#"}, "next": {"$ref": "#/definitions/Tree"}}}}
+        }));
+        assert!(cx.problems.is_empty(), "{:?}", cx.problems);
+        let two = json!({"dollar_top": 2});
+        let sent = json!({
+            "dollar_top": 1, "child": two, "tree": {"top": two, "next": {"next": {"top": two}}}, "also": two,
+            "kids": {"a": two, "named": two}, "pair": ["dollar_top", two, two], "cond": two
+        });
+        let back = json!({"$top": 2});
+        assert_eq!(
+            plan.apply(sent.clone()),
+            json!({
+                "$top": 1, "child": back, "tree": {"top": back, "next": {"next": {"top": back}}}, "also": back,
+                "kids": {"a": back, "named": two}, "pair": ["dollar_top", back, two], "cond": back
+            })
+        );
+        let again = ArgPlan::from_value(&plan.to_value()).unwrap();
+        assert_eq!(again, plan);
+        assert_eq!(again.apply(sent.clone()), plan.apply(sent));
+    }
+
+    /// Where a plan cannot tell which values are the root's (a pattern's, `contains`'), a
+    /// problem says so; a definition no root reference reaches adds nothing to the plan.
+    #[test]
+    fn a_root_reference_no_plan_can_place_is_reported() {
+        let (_, plan, cx) = rename(json!({
+            "type": "object",
+            "properties": {
+                "$top": {"type": "integer"},
+                "byName": {"type": "object", "patternProperties": {"^x": {"$ref": "#"}}},
+                "some": {"type": "array", "contains": {"$ref": "#/$defs/Root"}},
+                "plain": {"$ref": "#/$defs/Leaf"}
+            },
+            "$defs": {"Root": {"$ref": "#"}, "Leaf": {"type": "object", "properties": {"$top": {}}}}
+        }));
+        let paths: Vec<(&str, &str)> = cx.problems.iter().map(|d| (d.path.as_str(), d.rule)).collect();
+        assert_eq!(paths, [("/properties/byName/patternProperties", "anthropic/property-renamed"), ("/properties/some/contains", "anthropic/property-renamed")]);
+        assert!(plan.properties.is_empty(), "{plan:?}");
+        assert!(plan.defs.as_deref().is_some_and(|d| d.get("#/$defs/Leaf").is_none()), "{plan:?}");
+        let sent = json!({"dollar_top": 1, "plain": {"$top": 2}, "byName": {"x": {"dollar_top": 2}}});
+        assert_eq!(plan.apply(sent), json!({"$top": 1, "plain": {"$top": 2}, "byName": {"x": {"dollar_top": 2}}}));
     }
 
     #[test]
