@@ -28,7 +28,7 @@ use serde_json::Value;
 use crate::error::{display_path, Result};
 use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, Relaxed, SchemaOptions};
-use crate::schema::lower::{is_object_node, keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of};
+use crate::schema::lower::{is_object_node, keyword_hint, merge_all_of, merge_root_combinators, merge_root_combinators_named, one_of_as_any_of};
 use crate::schema::refs::{inline_refs_unless_recursive, report_unresolvable, Shared};
 use crate::schema::walk::{self, contains_ref, for_each_subschema_mut, Keyword};
 use crate::schema::{append_description, Cx};
@@ -120,7 +120,12 @@ pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compile
 /// Compiles for Claude's JSON Schema dialect, reporting under `rules`.
 pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, rules: &Rules) -> Result<Compiled> {
     if let Value::Object(obj) = &mut root {
-        merge_root_combinators(obj, cx);
+        // The note of a merged root union names the keys the model sees: renamed ones by
+        // their new names, those the merged object's keys get (a trial merge tells them).
+        match crate::providers::keys::merged_renames(obj, cx) {
+            Some(renamed) => merge_root_combinators_named(obj, cx, &|k| renamed.get(k).cloned()),
+            None => merge_root_combinators(obj, cx),
+        }
     }
     fix_root_structure(&mut root, cx)?;
     cx.reset_budget();
@@ -345,6 +350,27 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { strict, ..SchemaOptions::default() };
         (compile(root, &opts, &mut cx).unwrap(), cx)
+    }
+
+    /// A root union merged into one object, its keys renamed: the note the model reads names
+    /// them as it sees them (`dollar_a`), where it named the server's (`$a`).
+    #[test]
+    fn a_merged_unions_note_names_the_renamed_keys() {
+        let (c, _) = run(
+            json!({"oneOf": [
+                {"type": "object", "properties": {"$kind": {"const": "a"}, "$a": {"type": "string"}, "dollar_a": {"type": "string"}}, "required": ["$a"]},
+                {"type": "object", "properties": {"$kind": {"const": "b"}, "$b": {"type": "string"}, "ok": {}}}
+            ]}),
+            false,
+        );
+        let s = c.schema.unwrap();
+        let keys: Vec<&String> = s["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["dollar_kind", "dollar_a_2", "dollar_a", "dollar_b", "ok"]);
+        assert_eq!(
+            s["description"],
+            "Arguments must match exactly one of: (1) dollar_kind = \"a\": requires dollar_a_2; (2) dollar_kind = \"b\": properties dollar_kind, dollar_b, ok."
+        );
+        assert_eq!(c.plan.apply(json!({"dollar_kind": "a", "dollar_a_2": "x"})), json!({"$kind": "a", "$a": "x"}));
     }
 
     /// An `allOf` of objects (inheritance by `$ref`) is one object under strict: closed once,

@@ -190,6 +190,24 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
     plan
 }
 
+/// For a root whose `anyOf`/`oneOf` [`crate::schema::lower::merge_root_combinators`] will
+/// merge into one object, with keys Claude refuses among its or its branches' properties: the
+/// new names the merged object's keys will get (server's → Claude's), from a merge of a copy.
+/// `None` when there is no such union or key (the common case: nothing copied).
+pub(crate) fn merged_renames(root: &JsonObject, cx: &Cx) -> Option<HashMap<String, String>> {
+    let refused = |o: Option<&Value>| matches!(o, Some(Value::Object(p)) if p.keys().any(|k| !claude_key_ok(k)));
+    let union = ["anyOf", "oneOf"].iter().filter_map(|k| root.get(*k)?.as_array()).next()?;
+    // A branch may be a reference the merge resolves: then the copy tells.
+    if !refused(root.get("properties")) && !union.iter().any(|b| refused(b.get("properties")) || b.get("$ref").is_some()) {
+        return None;
+    }
+    let mut trial = root.clone();
+    crate::schema::lower::merge_root_combinators(&mut trial, &mut Cx::new(cx.limits));
+    let Some(Value::Object(props)) = trial.get("properties") else { return None };
+    let renamed = claude_renames(props.keys().map(String::as_str));
+    (!renamed.is_empty()).then(|| renamed.into_iter().map(|(new, original)| (original, new)).collect())
+}
+
 /// The subschemas that describe the same object as the node holding them.
 const IN_PLACE: &[&str] = &["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"];
 

@@ -575,10 +575,16 @@ fn disjoint_values_here(schema: &Value, o: &JsonObject, root: bool, cx: &mut Cx)
 /// with the values that tell it apart, so the model still knows which combinations are valid.
 /// Branches that are not objects cannot be merged and are reported as problems.
 pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
-    merge_combinators(root, cx);
+    merge_combinators(root, cx, &|_| None);
 }
 
-fn merge_combinators(root: &mut JsonObject, cx: &mut Cx) {
+/// [`merge_root_combinators`], the note naming each property as `key` says (`None`: its own
+/// key): as the model will see it when keys are renamed after the merge.
+pub(crate) fn merge_root_combinators_named(root: &mut JsonObject, cx: &mut Cx, key: &dyn Fn(&str) -> Option<String>) {
+    merge_combinators(root, cx, key);
+}
+
+fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, key_name: &dyn Fn(&str) -> Option<String>) {
     // A branch of an `allOf` may bring an `allOf` of its own to the root: merged in turn, to a
     // fixed point. A reference merged once is not merged again (its keywords hold already), so
     // recursive and diamond-shaped inheritance ends; the schema nodes copied out of references
@@ -788,15 +794,16 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx) {
                 }
                 // The values that tell the branch apart (`action: "create"`), which the merged
                 // property (all the branches' values) no longer ties to the rest of the branch.
-                let fixed = fixed_values(b);
+                let fixed = fixed_values(b, key_name);
                 if !fixed.is_empty() {
                     alt.push_str(&fixed);
                     alt.push_str(": ");
                 }
+                let shown = |names: &[String]| names.iter().map(|n| key_name(n).unwrap_or_else(|| n.clone())).collect::<Vec<_>>().join(", ");
                 if b_required.is_empty() {
-                    alt.push_str(&format!("properties {}", if names.is_empty() { "(none)".owned() } else { names.join(", ") }));
+                    alt.push_str(&format!("properties {}", if names.is_empty() { "(none)".owned() } else { shown(&names) }));
                 } else {
-                    alt.push_str(&format!("requires {}", b_required.join(", ")));
+                    alt.push_str(&format!("requires {}", shown(&b_required)));
                 }
                 if !extra.is_empty() {
                     alt.push_str(&format!(" ({})", extra.join("; ")));
@@ -861,7 +868,8 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx) {
 
 /// A branch's properties that allow one value (a `const`, or an `enum` of one), as
 /// `name = value` joined by ", ".
-pub(crate) fn fixed_values(branch: &JsonObject) -> String {
+/// Each name as `key_name` says (`None`: as it is).
+pub(crate) fn fixed_values(branch: &JsonObject, key_name: &dyn Fn(&str) -> Option<String>) -> String {
     let Some(Value::Object(props)) = branch.find("properties") else { return String::new() };
     let mut out = String::new();
     for (name, s) in props {
@@ -873,7 +881,7 @@ pub(crate) fn fixed_values(branch: &JsonObject) -> String {
         if !out.is_empty() {
             out.push_str(", ");
         }
-        out.push_str(name);
+        out.push_str(&key_name(name).unwrap_or_else(|| name.clone()));
         out.push_str(" = ");
         crate::schema::push_short_json(&mut out, value);
     }
