@@ -22,7 +22,9 @@
 //! server as "$top")`), which the tool's own description may use. `required`,
 //! `dependentRequired` (keys and names) and `dependentSchemas` (keys) follow, on the root and in
 //! the subschemas that describe the same object (`allOf`/`anyOf`/`oneOf` branches, `not`,
-//! `if`/`then`/`else`, `dependentSchemas`), and so do `$ref`s to `#/properties/<key>`. The
+//! `if`/`then`/`else`, `dependentSchemas`), and so do `$ref`s to `#/properties/<key>`; the
+//! root's `patternProperties` and `propertyNames` are made to hold for the new keys as they did
+//! for the server's ([`name_keywords`]). The
 //! argument plan records the names for that object only ([`ArgPlan::renamed`]), and for the
 //! objects a `$ref: "#"` makes of the root, however reached (any subschema position, through
 //! definitions; see [`RootReferences`]), so that `prepareArguments` gives the server its own
@@ -155,6 +157,7 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
     let renamed = claude_renames(props.keys().map(String::as_str));
     let index: Names = renamed.iter().map(|(new, original)| (original.as_str(), new.as_str())).collect();
     rename_in_object(obj, &index, 0);
+    name_keywords(obj, &renamed, cx, rule);
     if let Some(Value::Object(props)) = obj.get_mut("properties") {
         for (new, original) in &renamed {
             if let Some(Value::Object(p)) = props.get_mut(new) {
@@ -188,6 +191,114 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
     }
     plan.renamed = renamed;
     plan
+}
+
+/// The root's `patternProperties` and `propertyNames`, which test keys, made to hold for the
+/// renamed keys as they held for the server's:
+///
+/// - a pattern that matched the server's key (`^\$` and `$filter`) and does not match the new
+///   one: its schema joins the renamed property's (`allOf`), a change; a pattern that matches
+///   the new key and did not match the server's: it constrains what it did not, a problem; a
+///   pattern beyond literals, `.`, `^` and `$` (no regex engine here): a problem naming it.
+/// - `propertyNames` (anything but `true`): an `anyOf` of the renamed keys (`enum`) and the
+///   original, so that it refuses no renamed key (each is a declared key of the server's,
+///   whatever its own test says of that), a change.
+fn name_keywords(obj: &mut JsonObject, renamed: &[(String, String)], cx: &mut Cx, rule: &'static str) {
+    if let Some(Value::Object(patterns)) = obj.get("patternProperties") {
+        let patterns = patterns.clone();
+        for (new, original) in renamed {
+            for (pattern, schema) in &patterns {
+                let message = match (literal_match(pattern, original), literal_match(pattern, new)) {
+                    (Some(true), Some(false)) => {
+                        if let Some(Value::Object(props)) = obj.get_mut("properties") {
+                            if let Some(p) = props.get_mut(new) {
+                                join_schema(p, schema.clone());
+                            }
+                        }
+                        let m = format!("patternProperties {} applies to {} and not to \"{new}\": its schema is joined to the renamed property's (allOf)", string_json(pattern), string_json(original));
+                        change_at(cx, original, rule, m);
+                        continue;
+                    }
+                    (Some(a), Some(b)) if a == b => continue,
+                    (Some(_), Some(_)) => format!(
+                        "patternProperties {} applies to \"{new}\", the renamed {}, and not to the server's key: the model is held to a schema the server does not set",
+                        string_json(pattern),
+                        string_json(original)
+                    ),
+                    _ => format!(
+                        "whether patternProperties {} applies to {} or to \"{new}\" is not known (only literal patterns are read): what it sets for the server's key may not reach the renamed one",
+                        string_json(pattern),
+                        string_json(original)
+                    ),
+                };
+                problem_at(cx, &["properties".owned(), original.clone()], rule, &message);
+            }
+        }
+    }
+    if let Some(names) = obj.get_mut("propertyNames").filter(|n| **n != Value::Bool(true)) {
+        let keys = Value::Array(renamed.iter().map(|(new, _)| string(new)).collect());
+        let mut both = Map::new();
+        both.insert("anyOf".owned(), Value::Array(vec![Value::Object(Map::from_iter([("enum".owned(), keys)])), std::mem::take(names)]));
+        *names = Value::Object(both);
+        let _ = cx.at("propertyNames", |cx| {
+            cx.change(rule, "propertyNames, which tests the server's keys, admits the renamed ones by name (anyOf with their enum): each is a key the server declares");
+            Ok(())
+        });
+    }
+}
+
+fn string_json(s: &str) -> String {
+    crate::text::to_string(&string(s))
+}
+
+fn change_at(cx: &mut Cx, original: &str, rule: &'static str, message: String) {
+    let _ = cx.at("properties", |cx| {
+        cx.at(original, |cx| {
+            cx.change(rule, message);
+            Ok(())
+        })
+    });
+}
+
+/// `extra` joined to a property's schema: into its `allOf` (made when absent); `true` becomes
+/// `{allOf: [extra]}`, `false` stays.
+fn join_schema(schema: &mut Value, extra: Value) {
+    match schema {
+        Value::Bool(true) => *schema = Value::Object(Map::from_iter([("allOf".owned(), Value::Array(vec![extra]))])),
+        Value::Object(o) => match o.get_mut("allOf") {
+            Some(Value::Array(all)) => all.push(extra),
+            _ => {
+                o.insert("allOf".owned(), Value::Array(vec![extra]));
+            }
+        },
+        _ => {}
+    }
+}
+
+/// Whether the ECMAScript `pattern` matches `key` (searched, as JSON Schema does), for patterns
+/// of literal characters (`\` escapes of punctuation included), `.`, a leading `^` and a
+/// trailing `$`; `None` for any other.
+fn literal_match(pattern: &str, key: &str) -> Option<bool> {
+    let (start, rest) = pattern.strip_prefix('^').map_or((false, pattern), |r| (true, r));
+    let mut atoms: Vec<Option<char>> = Vec::new(); // `None`: any character but a line end.
+    let mut chars = rest.chars().peekable();
+    let mut end = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '$' if chars.peek().is_none() => end = true,
+            '\\' => match chars.next() {
+                Some(e) if e.is_ascii_punctuation() => atoms.push(Some(e)),
+                _ => return None,
+            },
+            '.' => atoms.push(None),
+            '[' | ']' | '(' | ')' | '{' | '}' | '|' | '*' | '+' | '?' | '^' | '$' => return None,
+            c => atoms.push(Some(c)),
+        }
+    }
+    let key: Vec<char> = key.chars().collect();
+    let at = |i: usize| atoms.iter().enumerate().all(|(j, a)| key.get(i + j).is_some_and(|k| a.map_or(!matches!(k, '\n' | '\r' | '\u{2028}' | '\u{2029}'), |a| a == *k)));
+    let fits = |i: usize| at(i) && (!end || i + atoms.len() == key.len());
+    Some(if start { fits(0) } else { (0..=key.len()).any(fits) })
 }
 
 /// For a root whose `anyOf`/`oneOf` [`crate::schema::lower::merge_root_combinators`] will
@@ -793,6 +904,39 @@ mod tests {
         assert!(plan.defs.as_deref().is_some_and(|d| d.get("#/$defs/Leaf").is_none()), "{plan:?}");
         let sent = json!({"dollar_top": 1, "plain": {"$top": 2}, "byName": {"x": {"dollar_top": 2}}});
         assert_eq!(plan.apply(sent), json!({"$top": 1, "plain": {"$top": 2}, "byName": {"x": {"dollar_top": 2}}}));
+    }
+
+    /// The reviewer's case: `^\$` held `$filter` to three characters and `propertyNames`
+    /// refused `dollar_filter`. A pattern that now reaches the new key only, and one beyond
+    /// literals, are problems.
+    #[test]
+    fn patterns_and_property_names_hold_for_the_renamed_keys() {
+        let (s, _, cx) = rename(json!({
+            "type": "object",
+            "properties": {"$filter": {"type": "string"}, "@x": true, "a b": {}},
+            "patternProperties": {"^\\$": {"maxLength": 3}, "^at_": {"type": "integer"}, "[ ]": {"type": "object"}, "^q": {}},
+            "propertyNames": {"pattern": "^[$@a-z ]+$"}
+        }));
+        assert_eq!(s["properties"]["dollar_filter"]["allOf"], json!([{"maxLength": 3}]));
+        assert!(s["properties"]["at_x"].get("allOf").is_none());
+        assert_eq!(s["propertyNames"], json!({"anyOf": [{"enum": ["dollar_filter", "at_x", "a_b"]}, {"pattern": "^[$@a-z ]+$"}]}));
+        let changes: Vec<(&str, &str)> = cx.changes.iter().map(|d| (d.path.as_str(), d.rule)).filter(|(p, _)| !p.is_empty()).collect();
+        assert!(changes.contains(&("/propertyNames", "anthropic/property-renamed")), "{changes:?}");
+        assert_eq!(changes.iter().filter(|(p, _)| *p == "/properties/$filter").count(), 2, "renamed, and the pattern joined");
+        let problems: Vec<&str> = cx.problems.iter().map(|d| d.path.as_str()).collect();
+        // `^at_` reaches at_x only; `[ ]` is not read (for each renamed key).
+        assert_eq!(problems, ["/properties/$filter", "/properties/@x", "/properties/@x", "/properties/a b"], "{:?}", cx.problems);
+        assert!(cx.problems[1].message.contains("^at_") && cx.problems[0].message.contains("[ ]"));
+    }
+
+    #[test]
+    fn literal_patterns_are_read() {
+        for (pattern, key, m) in [("^\\$", "$top", Some(true)), ("^\\$", "dollar_top", Some(false)), ("top$", "$top", Some(true)), ("o.t", "$odata.type", Some(false)), ("a.t", "$odata.type", Some(true)), ("^$", "", Some(true)), ("", "x", Some(true))] {
+            assert_eq!(literal_match(pattern, key), m, "{pattern} {key}");
+        }
+        for pattern in ["^[a-z]+$", "\\d", "a|b", "(x)", "a*"] {
+            assert_eq!(literal_match(pattern, "x"), None, "{pattern}");
+        }
     }
 
     #[test]
