@@ -14,7 +14,7 @@ const DEFAULT_PROVIDER = "gemini";
 const USAGE = `Usage: toolwire check <file|-> [options]
 
 Reads an MCP tools/list result (a tools array, {tools:[...]}, a JSON-RPC response
-{result:{tools:[...]}}, or a JSON-RPC batch response holding one) from <file>, or stdin
+{result:{tools:[...]}}, or a JSON-RPC batch holding one among its responses) from <file>, or stdin
 for "-", and reports for one provider what conversion changes and which problems remain.
 
 Options:
@@ -107,25 +107,41 @@ function parseArgs(argv) {
 
 /** Whether `item` is a JSON-RPC response (`{jsonrpc: "2.0", id, result}` or `{..., error}`). */
 function isResponse(item) {
-  return item !== null && typeof item === "object" && !Array.isArray(item) && item.jsonrpc === "2.0" && "id" in item && ("result" in item || "error" in item);
+  return isMessage(item) && "id" in item && ("result" in item || "error" in item);
+}
+
+/** Whether `item` is a JSON-RPC message: a response, or a request or notification (`{jsonrpc: "2.0", method}`). */
+function isMessage(item) {
+  return item !== null && typeof item === "object" && !Array.isArray(item) && item.jsonrpc === "2.0" && ("method" in item || "result" in item || "error" in item);
+}
+
+/** The error of a JSON-RPC error response, as an input error (the single response and the batch say it alike). */
+function rpcError(error) {
+  return new InputError(`the input is a JSON-RPC error: ${shown(JSON.stringify(error))}`);
 }
 
 /** The tools array of a tools/list result in any of the accepted wrappings. */
 function toolsOf(doc) {
-  // A JSON-RPC batch response is no tools array: its one tools/list result is, where it holds exactly one.
-  if (Array.isArray(doc) && doc.length > 0 && doc.every(isResponse)) {
-    const lists = doc.filter((r) => r.result && Array.isArray(r.result.tools));
+  // A JSON-RPC batch is no tools array: its one tools/list result is, where it holds exactly one. A 2025-03-26
+  // server's JSON body may put its requests and notifications before the response (McpClient reads such a body
+  // too), so only the responses count; a batch whose one response is an error says that error.
+  if (Array.isArray(doc) && doc.length > 0 && doc.every(isMessage)) {
+    const responses = doc.filter(isResponse);
+    const lists = responses.filter((r) => r.result && Array.isArray(r.result.tools));
     if (lists.length === 1) return lists[0].result.tools;
-    const n = doc.length;
+    if (responses.length === 1 && responses[0].error) throw rpcError(responses[0].error);
+    const n = responses.length;
+    const others = doc.length - n;
     throw new InputError(
-      `the input is a JSON-RPC batch of ${n} response${n === 1 ? "" : "s"}, ${lists.length || "none"} of them a tools list: ` +
-        "give one tools/list response, or its tools",
+      `the input is a JSON-RPC batch of ${n} response${n === 1 ? "" : "s"}` +
+        (others ? ` (and ${others} request${others === 1 ? "" : "s"} or notification${others === 1 ? "" : "s"})` : "") +
+        `, ${lists.length || "none"} of them a tools list: give one tools/list response, or its tools`,
     );
   }
   if (Array.isArray(doc)) return doc;
   if (doc && Array.isArray(doc.tools)) return doc.tools;
   if (doc && doc.result && Array.isArray(doc.result.tools)) return doc.result.tools;
-  if (doc && doc.error) throw new InputError(`the input is a JSON-RPC error: ${shown(JSON.stringify(doc.error))}`);
+  if (doc && doc.error) throw rpcError(doc.error);
   throw new InputError("expected a tools array, {tools:[...]} or {result:{tools:[...]}}");
 }
 

@@ -183,6 +183,41 @@ test("bin: a JSON-RPC batch response is unwrapped when one of its responses is a
   }
 });
 
+test("bin: a batch's requests and notifications are not responses; its one error response is said as the error (rv2 F1, F2)", () => {
+  const list = { jsonrpc: "2.0", id: 1, result: { tools: [{ name: "a", inputSchema: { type: "object" } }] } };
+  const log = { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } };
+  const ping = { jsonrpc: "2.0", id: "s1", method: "ping" };
+  // What a 2025-03-26 server's JSON body may be: the server's messages, then the response.
+  for (const doc of [[log, list], [ping, list], [ping, log, list, log]]) {
+    const r = run(["check", "-", "--provider", "openai", "--json"], JSON.stringify(doc));
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).tools.map((t) => t.tool), ["a"]);
+  }
+  // The only response an error: the server's error, as for a single error response.
+  const error = { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } };
+  const single = run(["check", "-", "--provider", "openai"], JSON.stringify(error));
+  assert.equal(single.status, 2);
+  for (const doc of [[error], [log, error], [ping, error, log]]) {
+    const r = run(["check", "-", "--provider", "openai"], JSON.stringify(doc));
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.equal(r.stderr, single.stderr);
+    assert.match(r.stderr, /JSON-RPC error: .*Method not found/);
+    assert.equal(r.stdout, "");
+  }
+  // No response, or two tools lists: an input error that counts them.
+  for (const [doc, said] of [
+    [[log], /batch of 0 responses \(and 1 request or notification\), none of them a tools list/],
+    [[ping, log], /batch of 0 responses \(and 2 requests or notifications\), none of them a tools list/],
+    [[log, list, { ...list, id: 2 }], /batch of 2 responses \(and 1 request or notification\), 2 of them a tools list/],
+    [[error, { ...error, id: 2 }], /batch of 2 responses, none of them a tools list/],
+  ]) {
+    const r = run(["check", "-", "--provider", "openai"], JSON.stringify(doc));
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, said);
+    assert.equal(r.stdout, "");
+  }
+});
+
 test("bin: a tool JSON.stringify cannot write (nested too deep for it) is a problem, the others reported (pQ 1)", () => {
   const depth = 20_000;
   const text = `[{"name":"good"},{"name":"x","inputSchema":{"type":"object","properties":{"a":${'{"type":"array","items":'.repeat(depth)}{}${"}".repeat(depth)}}}}]`;
