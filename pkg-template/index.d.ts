@@ -149,7 +149,12 @@ export interface NamingOptions {
    * become `_` and every name get a hash.
    */
   separator?: string;
-  /** First part of the `"mcp"` format. Default `"mcp"`. Held to the provider's names as `separator` is. */
+  /**
+   * First part of the `"mcp"` format. Default `"mcp"`. Held to the provider's names as `separator` is, its first
+   * character to how a name may start. An empty prefix is no prefix-less format: the separator then starts every
+   * name (`__s__t`), and is refused (`INVALID_OPTIONS`) where names may not start with it (`portableNames`; Gemini
+   * with `"-"` or `"."`). For names without a prefix use `naming: "server"`.
+   */
   prefix?: string;
   /**
    * Names within every provider's rule at once (`^[a-zA-Z][a-zA-Z0-9_]{0,63}$`, which Bedrock's strictest APIs

@@ -159,17 +159,25 @@ pub fn check_options(opts: &NamingOptions, rule: NameRule) -> Result<()> {
         parts.push(("separator", &opts.separator));
     }
     for (key, value) in parts {
-        // The prefix starts every name: its first character is held to how a name may start.
+        // The prefix starts every name: its first character is held to how a name may start. An
+        // empty prefix leaves the separator to start every name, so it is the separator's first
+        // character then (a character no name may hold at all is the separator's own refusal below).
         if key == "prefix" {
-            if let Some(c) = value.chars().next().filter(|c| rule.allows(*c) && !rule.allows_first(*c)) {
+            let first = value.chars().next().or_else(|| opts.separator.chars().next());
+            if let Some(c) = first.filter(|c| rule.allows(*c) && !rule.allows_first(*c)) {
                 let start = match rule {
                     NameRule::Gemini => "Gemini's tool names start with a letter or `_`",
                     _ => "names every provider takes (portableNames) start with a letter",
                 };
-                return Err(Error::new(
-                    ErrorCode::InvalidOptions,
-                    format!("options.prefix {value:?} starts with {c:?}, and {start}: the prefix must start so, or every name would be rewritten and hashed"),
-                ));
+                let message = if value.is_empty() {
+                    format!(
+                        "options.prefix is empty, so the separator {:?} starts every name with {c:?}, and {start}: give a prefix that starts so (or naming: \"server\" for names without one), or every name would be rewritten and hashed",
+                        opts.separator
+                    )
+                } else {
+                    format!("options.prefix {value:?} starts with {c:?}, and {start}: the prefix must start so, or every name would be rewritten and hashed")
+                };
+                return Err(Error::new(ErrorCode::InvalidOptions, message));
             }
         }
         if let Some(c) = value.chars().find(|c| !rule.allows(*c)) {
@@ -1207,5 +1215,29 @@ mod tests {
         // A first character the rule takes to start a name: taken.
         assert!(check_options(&o("_x", false), NameRule::Gemini).is_ok());
         assert!(check_options(&o("1abc", false), NameRule::Strict).is_ok());
+    }
+
+    /// An empty prefix leaves the separator to start every name: refused where names may not
+    /// start with it, as a prefix starting so is (probe rv2 F3); taken where they may.
+    #[test]
+    fn an_empty_prefix_is_refused_where_the_separator_cannot_start_a_name() {
+        let o = |separator: &str, portable: bool| NamingOptions { separator: separator.into(), prefix: String::new(), portable, ..NamingOptions::default() };
+        for (opts, rule, message) in [
+            (o("__", true), NameRule::Strict, r#"options.prefix is empty, so the separator "__" starts every name with '_', and names every provider takes (portableNames) start with a letter: give a prefix that starts so (or naming: "server" for names without one), or every name would be rewritten and hashed"#),
+            (o("-", false), NameRule::Gemini, r#"options.prefix is empty, so the separator "-" starts every name with '-', and Gemini's tool names start with a letter or `_`: give a prefix that starts so (or naming: "server" for names without one), or every name would be rewritten and hashed"#),
+            (o(".", false), NameRule::Gemini, r#"options.prefix is empty, so the separator "." starts every name with '.', and Gemini's tool names start with a letter or `_`: give a prefix that starts so (or naming: "server" for names without one), or every name would be rewritten and hashed"#),
+        ] {
+            let e = check_options(&opts, opts.rule(rule)).unwrap_err();
+            assert_eq!((e.code, e.message.as_str()), (ErrorCode::InvalidOptions, message), "{opts:?}");
+        }
+        // A separator names may start with: the names fit, and are not hashed.
+        for (opts, rule) in [(o("__", false), NameRule::Strict), (o("-", false), NameRule::Strict), (o("__", false), NameRule::Gemini)] {
+            assert!(check_options(&opts, opts.rule(rule)).is_ok(), "{opts:?}");
+            let name = prefix_tool_name(Some("s"), "t", &opts, opts.rule(rule));
+            assert_eq!(name, format!("{0}s{0}t", opts.separator));
+        }
+        // The prefix unused by the format: not checked.
+        let server = NamingOptions { format: Some(NameFormat::Server), ..o("__", true) };
+        assert!(check_options(&server, server.rule(NameRule::Strict)).is_ok());
     }
 }

@@ -183,3 +183,13 @@ test("a prefix refused for its first character says how names start (pQ 8)", asy
   await refused(() => tw.prefixToolName("s", "t", { prefix: "_x", portableNames: true }), "INVALID_OPTIONS", /^options\.prefix "_x" starts with '_', and names every provider takes \(portableNames\) start with a letter/);
   assert.equal(tw.prefixToolName("s", "t", { prefix: "_x", provider: "gemini" }), "_x__s__t");
 });
+
+test("an empty prefix is refused where the separator, which then starts every name, cannot start one (rv2 F3)", async () => {
+  await refused(() => tw.prefixToolName("s", "t", { prefix: "", portableNames: true }), "INVALID_OPTIONS", /^options\.prefix is empty, so the separator "__" starts every name with '_'/);
+  for (const separator of ["-", "."]) {
+    await refused(() => tw.convertMcpTools([{ name: "t" }], "gemini", { server: "s", prefix: "", separator }), "INVALID_OPTIONS", /Gemini's tool names start with a letter or `_`/);
+  }
+  // Where names may start with the separator: taken, and the name is not hashed.
+  assert.equal(tw.prefixToolName("s", "t", { prefix: "" }), "__s__t");
+  assert.equal(tw.prefixToolName("s", "t", { prefix: "", provider: "gemini" }), "__s__t");
+});
