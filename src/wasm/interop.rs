@@ -265,36 +265,7 @@ pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: 
         return Err(Error::new(code_for(what), format!("{what} must be an object, got {got}")));
     }
     let bad = |m: String| Error::new(code_for(what), m);
-    if let Some(class) = class_name(v) {
-        // Getters of the class (not of Object.prototype), which `JSON.stringify` skips.
-        let mut getters = Vec::new();
-        let mut proto = prototype_of(v).unwrap_or(JsValue::NULL);
-        let top = JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new()));
-        while proto.is_object() && proto != top {
-            for name in own_names(&proto).map(|a| a.to_vec()).unwrap_or_default() {
-                let d = own_descriptor(&proto, &name).unwrap_or(JsValue::UNDEFINED);
-                if d.is_object() && get(&d, "get").is_function() {
-                    getters.push(name.as_string().unwrap_or_default());
-                }
-            }
-            proto = prototype_of(&proto).unwrap_or(JsValue::NULL);
-        }
-        if !getters.is_empty() {
-            return Err(bad(format!(
-                "{what} is an instance of {class} whose {} {} JSON does not see: pass a plain object with the values",
-                getters.join(", "),
-                if getters.len() == 1 { "is a getter" } else { "are getters" }
-            )));
-        }
-    }
-    // Values inherited from a prototype made with Object.create, which JSON does not see.
-    let proto = prototype_of(v).unwrap_or(JsValue::NULL);
-    if proto.is_object() && proto != JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new())) {
-        let inherited: Vec<String> = entries_of(&proto).map(|a| a.iter().filter_map(|e| entry_pair(&e).0.as_string()).collect()).unwrap_or_default();
-        if !inherited.is_empty() {
-            return Err(bad(format!("{what} inherits {} from its prototype, which JSON does not see: pass a plain object with the values ({{...defaults, ...own}})", inherited.join(", "))));
-        }
-    }
+    refuse_unseen(v, what).map_err(bad)?;
     // A getter that throws: JSON.stringify meets it too, and says so (INVALID_JSON).
     let Ok(entries) = entries_of(v) else { return Ok(()) };
     for entry in entries.iter() {
@@ -310,8 +281,12 @@ pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: 
             refuse_left_out(&value, &at).map_err(bad)?;
         }
         refuse_lossy(&value, &at)?;
-        // One level further: `limits`, `clientInfo`, `policy`.
-        if value.is_object() && !value.is_function() && !is_array(&value) && class_name(&value).is_none() {
+        // One level further: `limits`, `clientInfo`, `policy`, read as the options are (a limit
+        // inherited from a prototype or a getter would be no limit at all). A class instance
+        // only where every key looked at takes data (`known`): elsewhere it may be what its key
+        // takes (an AbortSignal), or the value of an unknown key, which the key check names after.
+        if value.is_object() && !value.is_function() && !is_array(&value) && (known.is_some() || class_name(&value).is_none()) {
+            refuse_unseen(&value, &at).map_err(bad)?;
             let Ok(inner) = entries_of(&value) else { continue };
             let inner_known = known.map(|_| if key == "limits" { &crate::convert::LIMIT_KEYS[..] } else { &[][..] });
             for entry in inner.iter() {
@@ -327,6 +302,44 @@ pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: 
                 }
                 refuse_lossy(&x, &inner_at)?;
             }
+        }
+    }
+    Ok(())
+}
+
+/// The message for an options object (`what`) whose values JSON does not see, so that they would
+/// be read as not given: getters of its class (not of Object.prototype), and values inherited
+/// from a prototype made with `Object.create`. The options object and the objects in it are held
+/// to it alike.
+fn refuse_unseen(v: &JsValue, what: &str) -> std::result::Result<(), String> {
+    let top = JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new()));
+    if let Some(class) = class_name(v) {
+        // Getters of the class (not of Object.prototype), which `JSON.stringify` skips.
+        let mut getters = Vec::new();
+        let mut proto = prototype_of(v).unwrap_or(JsValue::NULL);
+        while proto.is_object() && proto != top {
+            for name in own_names(&proto).map(|a| a.to_vec()).unwrap_or_default() {
+                let d = own_descriptor(&proto, &name).unwrap_or(JsValue::UNDEFINED);
+                if d.is_object() && get(&d, "get").is_function() {
+                    getters.push(name.as_string().unwrap_or_default());
+                }
+            }
+            proto = prototype_of(&proto).unwrap_or(JsValue::NULL);
+        }
+        if !getters.is_empty() {
+            return Err(format!(
+                "{what} is an instance of {class} whose {} {} JSON does not see: pass a plain object with the values",
+                getters.join(", "),
+                if getters.len() == 1 { "is a getter" } else { "are getters" }
+            ));
+        }
+    }
+    // Values inherited from a prototype made with Object.create, which JSON does not see.
+    let proto = prototype_of(v).unwrap_or(JsValue::NULL);
+    if proto.is_object() && proto != top {
+        let inherited: Vec<String> = entries_of(&proto).map(|a| a.iter().filter_map(|e| entry_pair(&e).0.as_string()).collect()).unwrap_or_default();
+        if !inherited.is_empty() {
+            return Err(format!("{what} inherits {} from its prototype, which JSON does not see: pass a plain object with the values ({{...defaults, ...own}})", inherited.join(", ")));
         }
     }
     Ok(())

@@ -121,6 +121,29 @@ test("values JSON would turn into {} are refused, saying what to pass", async ()
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp").callTool("echo", Promise.resolve({})), "INVALID_INPUT", /await/);
 });
 
+test("an object in the options is read as the options are: its inherited values and getters refused (rv2 F4)", async () => {
+  class Limits {
+    get maxTools() {
+      return 1;
+    }
+  }
+  // A limit JSON does not see would be no limit at all.
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: Object.create({ maxTools: 1 }) }), "INVALID_OPTIONS", /^options\.limits inherits maxTools from its prototype, which JSON does not see/);
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: new Limits() }), "INVALID_OPTIONS", /^options\.limits is an instance of Limits whose maxTools is a getter/);
+  const hub = new tw.McpHub({ a: { url: "http://127.0.0.1:1/mcp" } });
+  await refused(() => hub.tools("openai", { limits: Object.create({ maxTools: 1 }) }), "INVALID_OPTIONS", /options\.limits inherits maxTools/);
+  await refused(() => hub.tools("openai", { limits: new Limits() }), "INVALID_OPTIONS", /options\.limits is an instance of Limits/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { clientInfo: Object.create({ name: "x", version: "1" }) }), "INVALID_OPTIONS", /options\.clientInfo inherits name, version/);
+  // A class instance whose values are its own is read as a plain object is.
+  class Own {
+    constructor() {
+      this.maxTools = 1;
+    }
+  }
+  await refused(() => tw.convertMcpTools([...tools, { name: "other", inputSchema: { type: "object" } }], "openai", { limits: new Own() }), "LIMIT_EXCEEDED");
+  assert.equal(tw.convertMcpTools(tools.slice(0, 1), "openai", { limits: new Own() }).length, 1);
+});
+
 test("options that are not an object are refused, not read as none", async () => {
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", "sse"), "INVALID_OPTIONS", /options must be an object, got the string "sse"/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp").connect("now"), "INVALID_OPTIONS", /options must be an object/);
