@@ -1363,23 +1363,15 @@ enum Space {
     Loopback,
 }
 
-/// The address space of a URL's host (`[::1]` with its brackets), read as a browser reads it:
+/// The address space of a URL's host (`[::1]` with its brackets), read as a browser reads it
+/// (WHATWG URL's host parser): a host in brackets is an IPv6 address as written, neither
+/// percent-decoded nor folded (`[%3A%3A1]` and a full-width `[０::１]` are no host); any other
 /// percent-decoded, full-width characters folded, and IPv4 in any of the forms a browser takes
 /// (`127.1`, `0x7f.0.0.1`, `2130706433`, `0177.0.0.1`); `None` for a host no browser would go to.
 /// By name or address as written: a public name whose DNS answers a private address is the
 /// browser's to refuse.
 fn address_space(host: &str) -> Option<Space> {
-    let decoded = percent_decode(host, false);
-    let mut h = String::with_capacity(decoded.len());
-    for c in decoded.chars() {
-        h.push(match c {
-            // IDNA maps these to `.`; full-width ASCII to ASCII.
-            '\u{3002}' | '\u{ff0e}' | '\u{ff61}' => '.',
-            '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
-            c => c.to_ascii_lowercase(),
-        });
-    }
-    if let Some(inner) = h.strip_prefix('[') {
+    if let Some(inner) = host.strip_prefix('[') {
         let ip = std::net::Ipv6Addr::from(ipv6(inner.strip_suffix(']')?.as_bytes())?);
         if let Some(v4) = ip.to_ipv4_mapped() {
             return Some(ipv4_space(v4));
@@ -1393,8 +1385,19 @@ fn address_space(host: &str) -> Option<Space> {
             Space::Public
         });
     }
+    let decoded = percent_decode(host, false);
+    let mut h = String::with_capacity(decoded.len());
+    for c in decoded.chars() {
+        h.push(match c {
+            // IDNA maps these to `.`; full-width ASCII to ASCII.
+            '\u{3002}' | '\u{ff0e}' | '\u{ff61}' => '.',
+            '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
+            c => c.to_ascii_lowercase(),
+        });
+    }
     let h = h.strip_suffix('.').unwrap_or(&h);
-    // Not ASCII still: a name that IDNA (which this does not do) may map to an address or to
+    // A bracket decoded or folded (`%5B::1%5D`, `［::1］`) is no host either: the forbidden
+    // characters below. Not ASCII still: a name that IDNA (which this does not do) may map to an address or to
     // `localhost` (circled digits, soft hyphens...), so it cannot be placed.
     if h.is_empty() || !h.is_ascii() || h.contains(['[', ']', '%', '/', '\\', '@', ':', ' ']) {
         return None;

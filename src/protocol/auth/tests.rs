@@ -1319,6 +1319,36 @@ fn hosts_are_placed_in_address_spaces_as_a_browser_reads_them() {
     }
 }
 
+/// A host in brackets is an IPv6 address as written, as WHATWG URL's host parser reads it: not
+/// percent-decoded, not folded from full-width (probe rv2 F6); a bracket decoded or folded is
+/// no host either. A redirect URL `new URL()` refuses is refused as it is.
+#[test]
+fn a_bracketed_host_is_read_as_written() {
+    use Space::*;
+    for (host, space) in [
+        ("[::1]", Some(Loopback)),
+        ("[::FFFF:7F00:1]", Some(Loopback)),
+        ("[FD00::1]", Some(Private)),
+        ("[%3A%3A1]", None),
+        ("[%3a%3a1]", None),
+        ("[::%31]", None),
+        ("[\u{ff10}::\u{ff11}]", None),
+        ("[::\u{ff11}]", None),
+        ("%5B::1%5D", None),
+        ("\u{ff3b}::1\u{ff3d}", None),
+    ] {
+        assert_eq!(address_space(host), space, "{host}");
+    }
+    let world = World::new(Config::default());
+    let authorize = || -> Authorize { Box::new(|_: &Value| Box::pin(async { Ok(String::new()) })) };
+    let new = |opts| OAuth::new(world.clone(), MCP, opts, Some(authorize()), None, counting()).err().map(|e| (e.code, e.message));
+    for url in ["http://[%3A%3A1]/cb", "http://[\u{ff10}::\u{ff11}]/cb", "http://%5B::1%5D/cb"] {
+        let e = new(OAuthOptions { redirect_url: url.into(), ..opts() });
+        assert!(matches!(&e, Some((ErrorCode::InvalidOptions, m)) if m.starts_with("oauth.redirectUrl")), "{url}: {e:?}");
+    }
+    assert_eq!(new(OAuthOptions { redirect_url: "http://[0:0::1]:8080/cb".into(), ..opts() }), None);
+}
+
 /// Origins compared as a URL parser reads them: a default port is no port, a host's trailing dot
 /// and case do not count; a URL's tabs and line breaks are dropped before any rule reads it.
 #[test]
