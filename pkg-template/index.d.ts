@@ -1962,7 +1962,9 @@ export interface McpClientOptions {
    * taken, and the idle timeout runs again once the answers are out); the call settles, with its
    * result or an error, once every request before its end is answered (a timeout or an abort drops them; the
    * server's acknowledgement of an answer is waited for 1 s at most once the result has come, without the call's
-   * `timeoutMs` running). An answer that meets HTTP 401 (or 403 `insufficient_scope`) goes to `onUnauthorized`
+   * `timeoutMs` running). Once the server's response (its result or its JSON-RPC error) has come, the call ends
+   * with it: a `maxTotalTimeoutMs` or an abort that comes while `onRequest` still answers drops the answers left
+   * (the server never gets them) and the call resolves with the response, no `notifications/cancelled` sent. An answer that meets HTTP 401 (or 403 `insufficient_scope`) goes to `onUnauthorized`
    * (or `oauth`) and is sent again with the new headers, as a request is; refused still, the call it came for
    * rejects with that `UNAUTHORIZED` error (`listen()`, for one from the listening stream) rather than wait for
    * an answer that never went.

@@ -540,6 +540,12 @@ struct InFlight {
     paused: Cell<u64>,
     /// Fired whenever `answering` goes from 0 to 1 or back.
     changed: CloseSignal,
+    /// The server's response is in hand, answers to its requests still going out
+    /// ([`Client::answers_out`]): the call's deadlines and its signal no longer end the call.
+    answered: Cell<bool>,
+    /// Fired by a deadline or the signal that comes once `answered`: the answers still going out
+    /// are dropped, and the call returns its response.
+    release: CloseSignal,
 }
 
 impl InFlight {
@@ -581,7 +587,15 @@ impl<'c> Registered<'c> {
         if let Behalf::Kept(kept) = behalf {
             *kept.borrow_mut() = Some(related.clone());
         }
-        let call = Rc::new(InFlight { related, answering: Cell::new(0), since: Cell::new(0), paused: Cell::new(0), changed: CloseSignal::default() });
+        let call = Rc::new(InFlight {
+            related,
+            answering: Cell::new(0),
+            since: Cell::new(0),
+            paused: Cell::new(0),
+            changed: CloseSignal::default(),
+            answered: Cell::new(false),
+            release: CloseSignal::default(),
+        });
         list.borrow_mut().push((id.clone(), call.clone()));
         Self { list, call }
     }
@@ -848,7 +862,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// ([`RequestContext::related`]) nor its idle timeout runs meanwhile: the timeout bounds the
     /// server's silence, not the person answering (its deadline is pushed by the time the handler
     /// took; `max_total_timeout_ms` and a cancellation still bound the whole). The call ends, with
-    /// its result or an error, once every request before that is answered.
+    /// its result or an error, once every request before that is answered; its total or its
+    /// cancellation that comes after the response is in hand ends only that wait: the response is
+    /// returned, and the answers still going out are dropped ([`Client::answers_out`]).
     pub fn set_request_handler(&self, handler: Option<RequestHandler>) {
         *self.on_request.borrow_mut() = handler;
     }
@@ -1775,16 +1791,21 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
             };
             pin_mut!(idle, total);
-            select(idle, total).await.factor_first().0
+            let ended = select(idle, total).await.factor_first().0;
+            self.unless_answered(paused).await;
+            ended
         };
         // Polled by reference, so one cancellation covers a retry after re-initialization too.
-        let cancel = cancelled(cancel);
+        let cancel = async {
+            cancelled(cancel).await;
+            self.unless_answered(paused).await;
+        };
         let closed = self.closing.wait();
         let ended = self.session_ended.wait();
         // The exchange lives in this block only: leaving it drops the exchange, which aborts its
         // HTTP request, before the server is told below.
         let outcome = {
-            pin_mut!(exchange, sleep, closed, ended);
+            pin_mut!(exchange, sleep, cancel, closed, ended);
             let stop = select(sleep, select(cancel, select(closed, ended)));
             match select(exchange, stop).await {
                 // The response stream fell silent past the idle timeout: the request is still
@@ -1824,6 +1845,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
             self.tell_cancelled(object([("requestId", id.to_value()), ("reason", reason.into())]), sent_on).await;
         }
         Err(outcome)
+    }
+
+    /// What a deadline or the signal of `call` does once it comes: nothing when the server's
+    /// response is in hand ([`InFlight::answered`]) but release the answers still going out (so
+    /// that the call returns the response, and never pends again); else it ends the call.
+    async fn unless_answered(&self, call: Option<&InFlight>) {
+        if let Some(call) = call.filter(|c| c.answered.get()) {
+            call.release.fire();
+            futures_util::future::pending::<()>().await;
+        }
     }
 
     /// Where the progress of call `id` that other streams bring waits, when it asked for progress.
@@ -2198,23 +2229,44 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
             }
         }
-        self.answers_out(id, &read, &mut answers).await;
-        outcome.unwrap_or_else(|| {
+        let outcome = outcome.unwrap_or_else(|| {
             Err(Error::new(ErrorCode::Protocol, format!("{method}: the JSON response did not contain the response to request {}", crate::text::to_string(&id.to_value()))))
-        })
+        });
+        self.answers_out(id, &read, &mut answers, answered(&outcome)).await;
+        outcome
     }
 
     /// Once the reading of a response (to the request `id`) has its outcome: `read` fired, from
     /// which the server's acknowledgement of each answer still going out is waited for
     /// [`ANSWER_ACK_MS`] at most ([`Client::answer`]), and those answers driven to their end (a
-    /// handler still answering too). The call's timeout stands meanwhile.
-    async fn answers_out(&self, id: &Id, read: &CloseSignal, answers: &mut Answers<'_>) {
+    /// handler still answering too), its time not counted against the call's timeout.
+    ///
+    /// `answered`: the outcome is the server's response ([`answered`]), one rule for a JSON body
+    /// and a stream. The call then ends with it, whatever comes: its deadlines (`timeoutMs`,
+    /// `maxTotalTimeoutMs`) and its signal no longer fail it nor cancel the request, which the
+    /// server has answered; one that comes while a handler is still answering drops the answers
+    /// left ([`Client::unless_answered`]), which the server then never gets, and the call returns the
+    /// response. So a handler that answers after the response is bounded by the call's total
+    /// and signal, as one before it is.
+    async fn answers_out(&self, id: &Id, read: &CloseSignal, answers: &mut Answers<'_>, answered: bool) {
         if answers.is_empty() {
             return;
         }
         read.fire();
-        let _paused = self.in_flight(id).map(|c| Pausing::new(c, &self.clock));
-        while answers.next().await.is_some() {}
+        let call = self.in_flight(id);
+        let _paused = call.clone().map(|c| Pausing::new(c, &self.clock));
+        let release = async {
+            match call.as_deref().filter(|_| answered) {
+                Some(call) => {
+                    call.answered.set(true);
+                    call.release.wait().await;
+                }
+                None => futures_util::future::pending().await,
+            }
+        };
+        let all = async { while answers.next().await.is_some() {} };
+        pin_mut!(release, all);
+        select(all, release).await;
     }
 
     /// An SSE response, on the session `on`: once that session is no longer the client's (renewed
@@ -2251,7 +2303,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 Either::Right((outcome, _)) => outcome,
             }
         };
-        self.answers_out(id, &read, &mut answers).await;
+        self.answers_out(id, &read, &mut answers, answered(&outcome)).await;
         outcome
     }
 
@@ -4102,6 +4154,11 @@ fn names_modern(e: &Error) -> bool {
 /// error object whole in `rpcError`. The message quotes the server's message as a JSON string,
 /// escaped and cut ([`crate::text::quote_at_most`]): it is the server's text, of any length, and
 /// may hold what a terminal or a page would act on.
+/// Whether a call's outcome is the server's response to it: its result, or its JSON-RPC error.
+fn answered(outcome: &Result<Value>) -> bool {
+    outcome.as_ref().map_or_else(|e| e.code == ErrorCode::JsonRpcError, |_| true)
+}
+
 fn rpc_to_error(e: RpcError, method: &str) -> Error {
     let quoted = crate::text::quote_at_most(&e.message, crate::text::SERVER_QUOTE_CHARS);
     let mut err = Error::new(ErrorCode::JsonRpcError, format!("{method}: the server answered error {}: {quoted}", e.code)).with_detail("rpcCode", e.code);

@@ -5704,3 +5704,62 @@ fn a_renewal_into_2026_07_28_moves_listen_to_the_subscription() {
         }
     }
 }
+
+/// A response in hand is the call's, whatever comes after it (probe rv2 F5): in a JSON body (a
+/// 2025-03-26 batch) or on a stream, beside a server request whose handler answers after the
+/// response came, the call's total deadline or its signal ends only the wait for that answer. The
+/// call returns the result, and no `notifications/cancelled` goes out for a request the server
+/// answered.
+#[test]
+fn a_response_in_hand_is_returned_when_a_deadline_or_the_signal_comes_while_a_handler_answers() {
+    let sampling = json!({"jsonrpc": "2.0", "id": "s2", "method": "sampling/createMessage", "params": {}});
+    type Options = fn(Rc<Cell<bool>>) -> CallOptions;
+    let ended_by: [(&str, Options); 2] = [
+        ("the total", |_| CallOptions { max_total_timeout_ms: Some(5), ..CallOptions::default() }),
+        ("the signal", |asked| CallOptions { cancel: Some(Box::pin(until_owned(asked))), ..CallOptions::default() }),
+    ];
+    for sse in [false, true] {
+        for (by, opts) in &ended_by {
+            let s = sampling.clone();
+            let h = harness_with(
+                vec![Reply::Server(Rc::new(move |req: &HttpRequest| {
+                    let b = body(req);
+                    match b["method"].as_str() {
+                        Some("initialize") => init_reply("2025-03-26", Some("s1")),
+                        Some("tools/call") if sse => {
+                            let response = json!({"jsonrpc": "2.0", "id": b["id"], "result": {"content": [{"type": "text", "text": "done"}]}});
+                            sse_reply(&format!("data: {s}\n\ndata: {response}\n\n"), 0)
+                        }
+                        Some("tools/call") => json_reply(json!([s, {"jsonrpc": "2.0", "id": b["id"], "result": {"content": [{"type": "text", "text": "done"}]}}])),
+                        _ => accepted(),
+                    }
+                }))],
+                ClientOptions::new("http://127.0.0.1/mcp"),
+                10,
+            );
+            let asked = Rc::new(Cell::new(false));
+            let a = asked.clone();
+            // A person who never answers.
+            h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+                a.set(true);
+                Box::pin(futures_util::future::pending())
+            })));
+            block_on(h.client.connect()).unwrap();
+            let r = bounded(h.client.call_tool("t", json!({}), &mut opts(asked.clone())), 10_000);
+            let case = format!("sse: {sse}, ended by {by}");
+            let result = r.unwrap_or_else(|| panic!("{case}: the call still waits for the handler")).unwrap_or_else(|e| panic!("{case}: {e}"));
+            assert_eq!(result["content"][0]["text"], "done", "{case}");
+            assert!(asked.get(), "{case}: the handler was asked");
+            let log = h.log.borrow();
+            assert!(!log.requests.iter().any(|r| body(r)["method"] == "notifications/cancelled"), "{case}: a cancellation went out");
+            assert!(answers_posted(&h).is_empty(), "{case}: the handler never answered");
+        }
+    }
+}
+
+/// Resolves once `flag` is set.
+async fn until_owned(flag: Rc<Cell<bool>>) {
+    while !flag.get() {
+        yield_now().await;
+    }
+}
