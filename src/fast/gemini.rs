@@ -73,9 +73,10 @@ const OBJECT: usize = 5;
 /// The counts written as decimal strings on the wire (see `gemini::write_wire`).
 const COUNTS: [&str; 6] = ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"];
 
-/// A value Gemini's int64 count fields take: a non-negative integer.
+/// A value Gemini's int64 count fields take: a non-negative integer up to `i64::MAX` (a count
+/// past it goes the general way, `gemini::int64_counts`).
 fn is_count(value: &Node) -> bool {
-    matches!(value, Node::Num(n) if n.is_u64())
+    matches!(value, Node::Num(n) if n.as_u64().is_some_and(|n| n <= i64::MAX as u64))
 }
 
 /// The `properties: {}` that `process_json_schema` adds to a root without one.
@@ -1474,5 +1475,22 @@ mod tests {
         for max_nodes in 1..30 {
             lowered(shapes.clone(), Limits { max_nodes, ..Limits::default() });
         }
+    }
+
+    /// A count past `i64::MAX` goes the general way (`gemini::int64_counts`): the JSON API
+    /// writes what the object API does, whether the count was read as an integer or a double.
+    #[test]
+    fn counts_past_int64_go_the_general_way() {
+        let schema = |max: Value, min: Value| json!({"type": "object", "properties": {"s": {"type": "string", "maxLength": max}, "t": {"type": "array", "items": {"type": "string"}, "minItems": min}}});
+        let (exact, _) = lowered(schema(json!(12345678901234567890u64), json!(18446744073709551615u64)), Limits::default());
+        let (doubles, _) = lowered(schema(json!(1.2345678901234567e19), json!(1.8446744073709552e19)), Limits::default());
+        assert_eq!(exact, doubles);
+        let out: Value = serde_json::from_str(&exact).unwrap();
+        let p = &out[0]["functionDeclarations"][0]["parameters"]["properties"];
+        assert_eq!(p["s"], json!({"type": "STRING"}));
+        assert_eq!(p["t"]["minItems"], json!("9223372036854775807"));
+        // At `i64::MAX`, passed through.
+        let p = parameters(schema(json!(9223372036854775807u64), json!(0)));
+        assert_eq!(p["properties"]["s"]["maxLength"], json!("9223372036854775807"));
     }
 }

@@ -46,7 +46,9 @@
 //! 13. On the wire ([`to_wire`] on a declaration built as a value, `write_wire` on one
 //!     written as text): `type` in the canonical enum spelling (`OBJECT`, `STRING`...) and the
 //!     int64 counts (`minItems`, `maxLength`...) as decimal strings, as the proto JSON mapping
-//!     and Google's SDK types have them.
+//!     and Google's SDK types have them. A count past `i64::MAX` is no int64: a maximum there
+//!     is removed (`schema/bad-keyword-value`), a minimum sent as `i64::MAX` and reported
+//!     (`schema/disjoint-values`), on every path alike (`int64_counts`, in step 3).
 //!
 //! When the caller needs no change log (the JSON API), a `$ref` target used in several places
 //! is expanded, lowered and written once and spliced in everywhere else
@@ -386,6 +388,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             }
         }
     }
+    int64_counts(&mut o, cx);
     if let Some(one) = o.take("oneOf") {
         if o.find("anyOf").is_some_and(Value::is_array) {
             // Both must hold, and Gemini's Schema has `anyOf` but no `allOf`: joining the two
@@ -750,6 +753,43 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     }
     finish_hints(&mut out, hints);
     Ok(Lowered::Schema(Value::Object(out), plan))
+}
+
+/// Gemini's counts are int64 (decimal strings on the wire, [`to_wire`]): a count past
+/// `i64::MAX` (9223372036854775807) is a string no int64 holds, and whether it came as an
+/// integer (the JSON API's `12345678901234567890`) or as a double (an object's
+/// `12345678901234567000`, or `2^64`), it is treated alike. A maximum there limits nothing an
+/// int64 can say: removed. A minimum there leaves no value any realistic argument has (a string
+/// of 2^63 characters): the closest bound Gemini takes, `i64::MAX`, sent instead, and reported
+/// as a node that allows no value (`schema/disjoint-values`). Run after the counts written as
+/// doubles below 2^63 are made integers, so every count left is an integer up to `i64::MAX`.
+fn int64_counts(o: &mut JsonObject, cx: &mut Cx) {
+    const MAX: u64 = i64::MAX as u64;
+    for key in COUNTS {
+        let Some(v) = o.find(key) else { continue };
+        if v.as_u64().is_some_and(|n| n <= MAX) || !v.as_f64().is_some_and(|f| f >= 0.0) {
+            continue;
+        }
+        let was = crate::schema::short_json(v);
+        if key.starts_with("max") {
+            o.take(key);
+            cx.at(key, |cx| {
+                cx.change("schema/bad-keyword-value", format!("`{key}` was {was}, past what Gemini's int64 counts hold ({MAX}): it limits nothing they can say; removed"));
+                Ok(())
+            })
+            .ok();
+        } else {
+            o.put(key, Value::from(MAX));
+            cx.at(key, |cx| {
+                cx.problem(
+                    "schema/disjoint-values",
+                    format!("allows no value: `{key}` is {was}, past what Gemini's int64 counts hold; sent as {MAX}, the largest they hold"),
+                );
+                Ok(())
+            })
+            .ok();
+        }
+    }
 }
 
 /// A schema that allows `null` only (`type: "null"`, an `anyOf` of `null`s): Gemini's
@@ -2069,5 +2109,30 @@ mod tests {
     fn dropped_constraints_are_described() {
         let p = prop(json!({"type":"integer","exclusiveMinimum":0,"multipleOf":5,"description":"Count"}));
         assert_eq!(p, json!({"type":"integer","description":"Count (must be > 0; multiple of 5)"}));
+    }
+
+    /// Gemini's counts are int64: past `i64::MAX` a maximum limits nothing an int64 says
+    /// (removed), a minimum leaves no value (the largest int64 sent, reported as such), whether
+    /// the count came as an integer or as a double; `i64::MAX` itself is kept.
+    #[test]
+    fn counts_past_int64_are_removed_or_clamped() {
+        for (max, min) in [(json!(12345678901234567890u64), json!(18446744073709551615u64)), (json!(1.8446744073709552e19), json!(1.2345678901234567e19))] {
+            let (mut s, _, cx) = run(json!({"type":"object","properties":{
+                "s":{"type":"string","maxLength":max,"minLength":1},
+                "t":{"type":"array","items":{"type":"string"},"minItems":min.clone(),"maxItems":max},
+                "o":{"type":"object","properties":{"a":{"type":"string"}},"minProperties":min}}}));
+            to_wire(&mut s);
+            assert_eq!(s["properties"]["s"], json!({"type":"STRING","minLength":"1"}));
+            assert_eq!(s["properties"]["t"], json!({"type":"ARRAY","items":{"type":"STRING"},"minItems":"9223372036854775807"}));
+            assert_eq!(s["properties"]["o"]["minProperties"], json!("9223372036854775807"));
+            let removed: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "schema/bad-keyword-value").map(|d| d.path.as_str()).collect();
+            assert_eq!(removed, ["/properties/s/maxLength", "/properties/t/maxItems"], "{:?}", cx.changes);
+            let none: Vec<&str> = cx.problems.iter().filter(|d| d.rule == "schema/disjoint-values").map(|d| d.path.as_str()).collect();
+            assert_eq!(none, ["/properties/t/minItems", "/properties/o/minProperties"], "{:?}", cx.problems);
+        }
+        let (mut s, _, cx) = run(json!({"type":"object","properties":{"s":{"type":"string","maxLength":9223372036854775807u64,"minLength":9223372036854775807u64}}}));
+        to_wire(&mut s);
+        assert_eq!(s["properties"]["s"], json!({"type":"STRING","maxLength":"9223372036854775807","minLength":"9223372036854775807"}));
+        assert!(cx.changes.is_empty() && cx.problems.is_empty(), "{:?} {:?}", cx.changes, cx.problems);
     }
 }
