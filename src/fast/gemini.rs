@@ -471,6 +471,11 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
         o.put_word("anyOf", Word::AnyOf, arena.alloc(Node::Arr(branches.into_bump_slice())));
         has |= keys::ANY_OF;
     }
+    // A `type` beside the union narrows its branches (`gemini::narrow_branches`): where that
+    // changes any branch, or the node's `null`, the general way.
+    if has & keys::TYPE != 0 && has & keys::ANY_OF != 0 && !within_type(&o) {
+        return None;
+    }
     // A lookup of a key the node does not have is skipped (a `take` of one changes nothing).
     let object_like = has & keys::PROPERTIES != 0
         || has & keys::TYPE != 0
@@ -696,6 +701,35 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
     }
     finish_hints(&mut out, &hints, arena);
     Some(Lowered(out))
+}
+
+/// Whether `gemini::narrow_branches` leaves a node's union as it is: every branch an object
+/// whose `type` names only types of the node's, and some branch taking `null` where the node
+/// does (an untyped branch; an untyped union, which takes the node's `null` there, aside).
+fn within_type(o: &Map<In>) -> bool {
+    let in_node = |n: &str| type_names(o.get_word(Word::Type)).any(|m| m == n);
+    let Some(Node::Arr(branches)) = o.get_word(Word::AnyOf) else { return true };
+    let node_null = in_node("null") || matches!(o.get_word(Word::Nullable), Some(Node::Bool(true)));
+    let mut takes_null = false;
+    for b in branches.iter() {
+        if !matches!(b, Node::Obj(_)) {
+            return false;
+        }
+        match b.get("type") {
+            None if node_null && (b.get("anyOf").is_some() || b.get("oneOf").is_some()) => return false,
+            None => takes_null = true,
+            Some(t @ (Node::Str(_) | Node::Arr(_))) => {
+                for n in type_names(Some(t)) {
+                    if !in_node(n) {
+                        return false;
+                    }
+                    takes_null |= n == "null";
+                }
+            }
+            Some(_) => return false,
+        }
+    }
+    !node_null || takes_null
 }
 
 /// `gemini::finish_hints`: the notes of the removed keywords (joined by [`hint`]) appended to
@@ -1249,7 +1283,7 @@ mod tests {
     #[test]
     fn unions_keep_their_annotations_and_describe_the_rest() {
         let p = parameters(json!({"type": "object", "properties": {"id": {
-            "description": "Resource", "minLength": 1, "type": "string",
+            "description": "Resource", "minLength": 1, "type": ["string", "null"],
             "anyOf": [{"format": "uuid", "description": "by id"}, {"pattern": "^[a-z]+$"}, {"type": "null"}]
         }}}));
         // The branches inherit the node's type, and the node's `minLength`, which applies to
@@ -1389,10 +1423,13 @@ mod tests {
             {"type": "object", "properties": {"n": {"type": "string"}, "id": {"type": "integer"}}},
             {"type": "string"}
         ]});
-        let p = parameters(json!({"type": "object", "properties": {"x": distributed}}));
+        // The string branch is of no type the node's allows (`gemini::narrow_branches`): removed,
+        // the general way.
+        let (text, _) = lowered(json!({"type": "object", "properties": {"x": distributed}}), Limits::default());
+        let out: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(
-            serde_json::to_string(&p["properties"]["x"]).unwrap(),
-            r#"{"anyOf":[{"type":"OBJECT","properties":{"n":{"type":"INTEGER"},"id":{"type":"STRING"}},"required":["n","id"]},{"type":"OBJECT","properties":{"n":{"type":"STRING"},"id":{"type":"STRING"}},"required":["id"]},{"type":"STRING"}],"nullable":true}"#
+            serde_json::to_string(&out[0]["functionDeclarations"][0]["parameters"]["properties"]["x"]).unwrap(),
+            r#"{"anyOf":[{"type":"OBJECT","properties":{"n":{"type":"INTEGER"},"id":{"type":"STRING"}},"required":["n","id"]},{"type":"OBJECT","properties":{"n":{"type":"STRING"},"id":{"type":"STRING"}},"required":["id"]}],"nullable":true}"#
         );
         for sub in [
             json!({"type": "object", "anyOf": [], "properties": {"a": {"type": "string"}}}),
@@ -1492,5 +1529,29 @@ mod tests {
         // At `i64::MAX`, passed through.
         let p = parameters(schema(json!(9223372036854775807u64), json!(0)));
         assert_eq!(p["properties"]["s"]["maxLength"], json!("9223372036854775807"));
+    }
+
+    /// A `type` beside a union narrows the branches (`gemini::narrow_branches`): the JSON API
+    /// writes what the general path does, and a union within the node's types is lowered here.
+    #[test]
+    fn a_type_beside_a_union_narrows_as_the_general_path_does() {
+        for sub in [
+            json!({"type": ["string", "integer"], "anyOf": [{"type": "string", "minLength": 2}, {"type": "integer", "maximum": 5}, {"type": "boolean"}]}),
+            json!({"type": "string", "anyOf": [{"type": "string", "minLength": 2}, {"type": "integer"}]}),
+            json!({"type": "integer", "oneOf": [{"type": "number", "maximum": 2.5}, {"type": "boolean"}]}),
+            json!({"type": "number", "anyOf": [{"type": "integer"}, {"type": "string"}]}),
+            json!({"type": ["string", "null"], "anyOf": [{"type": "string"}, {"type": "integer"}]}),
+            json!({"type": "string", "nullable": true, "anyOf": [{"type": "string"}, {"type": "string", "minLength": 3}]}),
+            json!({"type": "string", "anyOf": [{"type": "null"}, {"type": "string", "minLength": 1}]}),
+            json!({"type": ["string", "null"], "anyOf": [{"anyOf": [{"type": "null"}, {"type": "integer"}]}, {"type": "string"}]}),
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["a"]}, {"type": "string"}]}),
+            json!({"type": "string", "anyOf": [{"type": "integer"}, {"type": "boolean"}]}),
+            json!({"type": "string", "anyOf": [true, {"type": "string"}]}),
+        ] {
+            let schema = json!({"type": "object", "properties": {"x": sub, "y": {"type": "string"}}});
+            lowered(schema, Limits::default());
+        }
+        let p = parameters(json!({"type": "object", "properties": {"x": {"type": "string", "anyOf": [{"type": "string", "minLength": 2}, {"maxLength": 1}]}}}));
+        assert_eq!(p["properties"]["x"], json!({"anyOf": [{"type": "STRING", "minLength": "2"}, {"type": "STRING", "maxLength": "1"}]}));
     }
 }

@@ -16,7 +16,8 @@
 //!    node; a node never has both `type` and `anyOf` (the keywords beside an `anyOf` that
 //!    constrain some types, `minimum`, `maxLength`..., go into the branches of those types, as
 //!    a type array's do; an `enum` as the values of each branch's types; a branch without a
-//!    type has all of the node's). A node that allows `null` only has no
+//!    type has all of the node's; a `type` beside the `anyOf` narrows each branch to the
+//!    types it shares with it, a branch of none of them removed). A node that allows `null` only has no
 //!    form (no NULL type): a nullable string described as null, reported (`gemini/null-only`).
 //! 5. A missing `type` is inferred (`properties` → object, `items` → array, `enum`/`pattern` →
 //!    string, `minimum` → number); a node with nothing to infer from accepts any value
@@ -409,6 +410,12 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             cx.change("gemini/oneof", "oneOf read as anyOf (\"exactly one\" is not expressible)");
         }
     }
+    // A `type` beside the union narrows its branches (before an object's properties go into
+    // them, which removes the object's `type`).
+    if o.has("anyOf") && narrow_branches(&mut o, cx) {
+        cx.problem("gemini/no-valid-branch", "no branch of the anyOf has a type the node's `type` allows: no value can be valid; the property is removed");
+        return Ok(Lowered::Never);
+    }
     // Step 7's tuples: an `unevaluatedItems` beside them, where it says what `items` would, on
     // a node that is an array (declared, or inferred where no branch or enum decides the type).
     let declared = types_of(&o);
@@ -485,7 +492,10 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 for (k, v) in std::mem::take(&mut o) {
                     merged.insert(k, v);
                 }
-                if let Some(t) = types.first() {
+                // The branch's type, narrowed to the node's (`narrow_branches`: an integer
+                // branch of a number stays an integer), else the node's.
+                let narrowed = merged.has("type") && types_of(&merged).iter().all(|t| crate::schema::TYPE_NAMES.contains(t));
+                if let (Some(t), false) = (types.first(), narrowed) {
                     merged.put("type", Value::String((*t).into()));
                 }
                 if nullable {
@@ -753,6 +763,96 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     }
     finish_hints(&mut out, hints);
     Ok(Lowered::Schema(Value::Object(out), plan))
+}
+
+/// A `type` beside an `anyOf` (or a `oneOf`, read as one): a value must have one of the node's
+/// types and match a branch, so each branch keeps the types it shares with the node's (an
+/// `integer` branch of a `number` node stays `integer`, a `number` branch of an `integer` node
+/// becomes `integer`; `null` where the node allows it, by its type or `nullable: true`). A
+/// branch that shares none can match no value the node takes and is removed; where no branch
+/// is left to take `null`, the node's `null` goes too. A branch `true` becomes `{}`, which takes
+/// the node's types as every untyped branch does (in [`lower_any_of`]); an untyped branch that
+/// is a union itself takes them here, with `null` where the node allows it, so its own branches
+/// are narrowed in turn. A branch whose `type` names something outside JSON Schema's types is
+/// left to its own lowering. Reported as `gemini/anyof-keyword` (the `type` beside the anyOf).
+/// Whether no branch is left (the node allows no value).
+fn narrow_branches(o: &mut JsonObject, cx: &mut Cx) -> bool {
+    const NAMES: [&str; 7] = ["string", "number", "integer", "boolean", "array", "object", "null"];
+    let node: Vec<&'static str> = types_of(o).into_iter().filter_map(|t| NAMES.iter().find(|n| **n == t).copied()).collect();
+    if node.is_empty() || node.len() < types_of(o).len() {
+        return false;
+    }
+    let node_null = node.contains(&"null") || o.find("nullable") == Some(&Value::Bool(true));
+    let node_list = || Value::Array(node.iter().chain(node_null.then_some(&"null").filter(|_| !node.contains(&"null"))).map(|t| string(t)).collect());
+    let Some(Value::Array(branches)) = o.get_mut("anyOf") else { return false };
+    let mut removed = Vec::new();
+    let mut narrowed = Vec::new();
+    let mut kept = Vec::with_capacity(branches.len());
+    for (i, mut b) in std::mem::take(branches).into_iter().enumerate() {
+        if b == Value::Bool(true) {
+            b = Value::Object(Map::new());
+        }
+        if let Value::Object(bo) = &mut b {
+            let own: Vec<&str> = types_of(bo);
+            if bo.has("type") && own.iter().all(|t| NAMES.contains(t)) {
+                let mut shared: Vec<&'static str> = Vec::new();
+                for t in &own {
+                    let t = match *t {
+                        "null" if node_null => "null",
+                        t if node.contains(&t) => NAMES.iter().find(|n| **n == t).copied().unwrap_or("null"),
+                        "number" | "integer" if node.contains(&"integer") || node.contains(&"number") => "integer",
+                        _ => continue,
+                    };
+                    if !shared.contains(&t) {
+                        shared.push(t);
+                    }
+                }
+                if shared.is_empty() {
+                    removed.push(format!("{i} ({})", own.join(", ")));
+                    continue;
+                }
+                if shared.len() != own.len() || shared.iter().zip(&own).any(|(a, b)| a != b) {
+                    narrowed.push(format!("{i} ({} to {})", own.join(", "), shared.join(", ")));
+                    bo.put("type", if let [t] = shared[..] { string(t) } else { Value::Array(shared.iter().map(|t| string(t)).collect()) });
+                }
+            } else if !bo.has("type") && node_null && (bo.has("anyOf") || bo.has("oneOf")) {
+                bo.put("type", node_list());
+            }
+        }
+        kept.push(b);
+    }
+    *branches = kept;
+    // A value of no type the node's shares (`null` aside, which the node says through
+    // `nullable`): which branches take `null`, in the narrowed union.
+    let takes_null = |b: &Value| match b {
+        Value::Object(bo) => !bo.has("type") || types_of(bo).contains(&"null"),
+        _ => false,
+    };
+    let drop_null = node_null && !branches.iter().any(takes_null);
+    let all_removed = branches.is_empty();
+    let t = node.join(", ");
+    let mut parts = Vec::new();
+    if !removed.is_empty() {
+        parts.push(format!("branches of none of its types removed (no value could match both): {}", removed.join(", ")));
+    }
+    if !narrowed.is_empty() {
+        parts.push(format!("branches narrowed to the types they share with it: {}", narrowed.join(", ")));
+    }
+    if drop_null && !all_removed {
+        parts.push("no branch takes null: the node's null removed".to_owned());
+    }
+    if drop_null {
+        o.take("nullable");
+        if let Some(Value::Array(ts)) = o.get_mut("type") {
+            ts.retain(|t| t != "null");
+        } else if o.find("type").and_then(Value::as_str) == Some("null") {
+            o.take("type");
+        }
+    }
+    if !parts.is_empty() {
+        cx.change("gemini/anyof-keyword", format!("`type` [{t}] beside anyOf: {}", parts.join("; ")));
+    }
+    all_removed && !removed.is_empty()
 }
 
 /// Gemini's counts are int64 (decimal strings on the wire, [`to_wire`]): a count past
@@ -2134,5 +2234,48 @@ mod tests {
         to_wire(&mut s);
         assert_eq!(s["properties"]["s"], json!({"type":"STRING","maxLength":"9223372036854775807","minLength":"9223372036854775807"}));
         assert!(cx.changes.is_empty() && cx.problems.is_empty(), "{:?} {:?}", cx.changes, cx.problems);
+    }
+
+    /// A `type` beside an anyOf/oneOf narrows each branch to the types it shares with it (a
+    /// value must have both): branches of none of them removed, `integer` kept of a `number`,
+    /// the node's `null` only where a branch takes it, nested unions in turn; reported.
+    #[test]
+    fn a_type_beside_a_union_narrows_its_branches() {
+        let narrowed = |schema: Value, want: Value| {
+            let (s, _, cx) = run(json!({"type":"object","properties":{"p":schema.clone()},"required":["p"]}));
+            assert_eq!(s["properties"]["p"], want, "{schema}");
+            assert!(cx.changes.iter().any(|d| d.rule == "gemini/anyof-keyword" && d.message.starts_with("`type` [")), "{schema}: {:?}", cx.changes);
+        };
+        narrowed(
+            json!({"type":["string","integer"],"anyOf":[{"type":"string","minLength":2},{"type":"integer","maximum":5},{"type":"boolean"}]}),
+            json!({"anyOf":[{"type":"string","minLength":2},{"type":"integer","maximum":5}]}),
+        );
+        narrowed(json!({"type":"string","anyOf":[{"type":"string","minLength":2},{"type":"integer"}]}), json!({"type":"string","minLength":2}));
+        narrowed(json!({"type":"integer","oneOf":[{"type":"number","maximum":2.5},{"type":"boolean"}]}), json!({"type":"integer","maximum":2.5}));
+        narrowed(json!({"type":"number","anyOf":[{"type":"integer","minimum":1},{"type":"string"}]}), json!({"type":"integer","minimum":1}));
+        narrowed(json!({"type":["string","null"],"anyOf":[{"type":"string"},{"type":"integer"}]}), json!({"type":"string"}));
+        narrowed(json!({"type":"string","anyOf":[{"type":"null"},{"type":["string","null"],"minLength":1},{"type":"boolean"}]}), json!({"type":"string","minLength":1}));
+        narrowed(
+            json!({"type":["string","null"],"anyOf":[{"type":"null"},{"type":"string","minLength":1},{"type":"boolean"}]}),
+            json!({"type":"string","minLength":1,"nullable":true}),
+        );
+        // A nested union narrowed in turn; `true` takes the node's type.
+        narrowed(
+            json!({"type":"string","anyOf":[{"anyOf":[{"type":"integer"},{"type":"string","maxLength":3}]},{"type":"boolean"},true]}),
+            json!({"anyOf":[{"type":"string","maxLength":3},{"type":"string"}]}),
+        );
+        // An object's union: its properties go into the branches that are objects only.
+        narrowed(
+            json!({"type":"object","properties":{"a":{"type":"string"}},"anyOf":[{"required":["a"]},{"type":"string"}]}),
+            json!({"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}),
+        );
+        // No branch of the node's types: no value, the property removed.
+        let (s, _, cx) = run(json!({"type":"object","properties":{"p":{"type":"string","anyOf":[{"type":"integer"},{"type":"boolean"}]}}}));
+        assert_eq!(s.get("properties"), None, "{s}");
+        assert!(cx.problems.iter().any(|d| d.rule == "gemini/no-valid-branch"), "{:?}", cx.problems);
+        // Branches within the node's types: unchanged, nothing reported.
+        let (s, _, cx) = run(json!({"type":"object","properties":{"p":{"type":["string","null"],"anyOf":[{"type":"string","minLength":2},{"maxLength":1}]}}}));
+        assert_eq!(s["properties"]["p"], json!({"anyOf":[{"type":"string","minLength":2},{"type":"string","maxLength":1}],"nullable":true}));
+        assert!(!cx.changes.iter().any(|d| d.rule == "gemini/anyof-keyword"), "{:?}", cx.changes);
     }
 }
