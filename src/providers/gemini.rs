@@ -1321,8 +1321,9 @@ pub(crate) fn keyword_applies(k: &str, v: &Value, t: &str) -> Option<bool> {
 /// branch of each type, [`branch_for_type`]). A branch without a type of its own has the
 /// node's types (`node_types`, all of them). An `enum` goes into each branch as the values of
 /// its types (a branch left with none allows no value, and goes), and draft 4's boolean
-/// `exclusiveMinimum`/`exclusiveMaximum` with its bound, as the number it means. A branch of no
-/// type the lowering can tell cannot take them: for its sake such a keyword is also described
+/// `exclusiveMinimum`/`exclusiveMaximum` with its bound, as the number it means. A branch that
+/// is a union itself takes them beside its own anyOf, which its lowering distributes into its
+/// branches in turn ([`branch_types`]). A branch of no type the lowering can tell cannot take them: for its sake such a keyword is also described
 /// on the node, and the report says so.
 fn distribute_keywords(shared: &mut JsonObject, branches: &mut [Value], node_types: &[&'static str], hints: &mut Hints, cx: &mut Cx) {
     if crate::schema::has_draft4_exclusive(shared) {
@@ -1334,37 +1335,7 @@ fn distribute_keywords(shared: &mut JsonObject, branches: &mut [Value], node_typ
         return;
     }
     // Each branch's types as the lowering will read them (none: it cannot tell).
-    let types: Vec<Vec<String>> = branches
-        .iter()
-        .map(|b| {
-            let Value::Object(bo) = b else { return Vec::new() };
-            let own: Vec<String> = types_of(bo).into_iter().filter(|t| *t != "null").map(str::to_owned).collect();
-            let values = match (bo.find("const"), bo.find("enum")) {
-                (Some(c), _) => Some(std::slice::from_ref(c)),
-                (None, Some(Value::Array(e))) => Some(e.as_slice()),
-                _ => None,
-            };
-            if !own.is_empty() {
-                own
-            } else if let Some(values) = values.filter(|_| node_types.is_empty()) {
-                // The types of its own values (the lowering makes it a string, of any of them).
-                let mut types: Vec<String> = Vec::new();
-                for v in values.iter().filter(|v| !v.is_null()) {
-                    let t = if has_type(v, "integer") { "integer" } else { crate::model::json_type(v) };
-                    if !types.iter().any(|x| x == t) {
-                        types.push(t.to_owned());
-                    }
-                }
-                types
-            } else if !node_types.is_empty() {
-                node_types.iter().map(|t| (*t).to_owned()).collect()
-            } else if ["anyOf", "oneOf", "allOf", "$ref"].iter().any(|k| bo.has(k)) {
-                Vec::new()
-            } else {
-                infer_type(bo).map(|t| vec![t.to_owned()]).unwrap_or_default()
-            }
-        })
-        .collect();
+    let types: Vec<Vec<String>> = branches.iter().map(|b| branch_types(b, node_types, 0)).collect();
     for k in keys {
         let Some(v) = shared.remove(&k) else { continue };
         let mut into = Vec::new();
@@ -1421,6 +1392,52 @@ fn distribute_keywords(shared: &mut JsonObject, branches: &mut [Value], node_typ
             message.push_str(&format!("; branches {} have none of its values, and allow no value", emptied.join(", ")));
         }
         cx.change("gemini/anyof-keyword", message);
+    }
+}
+
+/// The types of a branch of an anyOf as its lowering reads them, for [`distribute_keywords`]
+/// (none: it cannot tell): its own (`null` aside); else those of its `enum`/`const` values
+/// (which make it a string of any of them) where the node has no type; else the node's
+/// (`node_types`), which an untyped branch takes; else, for a branch that is a union itself
+/// (`anyOf`, else `oneOf`, without `allOf` or `$ref`), those of its own branches, told the same
+/// way (a keyword that goes into it is distributed again, by its own lowering, into those of
+/// its branches of the types it applies to); else the type inferred from its keywords.
+fn branch_types(b: &Value, node_types: &[&'static str], depth: usize) -> Vec<String> {
+    let Value::Object(bo) = b else { return Vec::new() };
+    let own: Vec<String> = types_of(bo).into_iter().filter(|t| *t != "null").map(str::to_owned).collect();
+    let values = match (bo.find("const"), bo.find("enum")) {
+        (Some(c), _) => Some(std::slice::from_ref(c)),
+        (None, Some(Value::Array(e))) => Some(e.as_slice()),
+        _ => None,
+    };
+    if !own.is_empty() {
+        own
+    } else if let Some(values) = values.filter(|_| node_types.is_empty()) {
+        // The types of its own values (the lowering makes it a string, of any of them).
+        let mut types: Vec<String> = Vec::new();
+        for v in values.iter().filter(|v| !v.is_null()) {
+            let t = if has_type(v, "integer") { "integer" } else { crate::model::json_type(v) };
+            if !types.iter().any(|x| x == t) {
+                types.push(t.to_owned());
+            }
+        }
+        types
+    } else if !node_types.is_empty() {
+        node_types.iter().map(|t| (*t).to_owned()).collect()
+    } else if ["allOf", "$ref"].iter().any(|k| bo.has(k)) || depth >= 16 {
+        Vec::new()
+    } else if let Some(Value::Array(inner)) = bo.find("anyOf").or_else(|| bo.find("oneOf")) {
+        let mut types: Vec<String> = Vec::new();
+        for t in inner.iter().flat_map(|b| branch_types(b, &[], depth + 1)) {
+            if !types.contains(&t) {
+                types.push(t);
+            }
+        }
+        types
+    } else if bo.has("anyOf") || bo.has("oneOf") {
+        Vec::new()
+    } else {
+        infer_type(bo).map(|t| vec![t.to_owned()]).unwrap_or_default()
     }
 }
 
@@ -2277,5 +2294,23 @@ mod tests {
         let (s, _, cx) = run(json!({"type":"object","properties":{"p":{"type":["string","null"],"anyOf":[{"type":"string","minLength":2},{"maxLength":1}]}}}));
         assert_eq!(s["properties"]["p"], json!({"anyOf":[{"type":"string","minLength":2},{"type":"string","maxLength":1}],"nullable":true}));
         assert!(!cx.changes.iter().any(|d| d.rule == "gemini/anyof-keyword"), "{:?}", cx.changes);
+    }
+
+    /// A keyword beside an anyOf goes into a branch that is a union itself as into a type list
+    /// (its branches of the types it applies to), not described as for a branch of no type.
+    #[test]
+    fn keywords_beside_an_anyof_reach_a_nested_unions_branches() {
+        let as_list = prop(json!({"anyOf":[{"type":["integer","null"]},{"type":"string","maxLength":3}],"maximum":4}));
+        assert_eq!(as_list, json!({"anyOf":[{"type":"integer","maximum":4,"nullable":true},{"type":"string","maxLength":3}]}));
+        let (s, _, cx) = run(json!({"type":"object","properties":{"p":{"anyOf":[{"anyOf":[{"type":"integer"},{"type":"null"}]},{"type":"string","maxLength":3}],"maximum":4}}}));
+        assert_eq!(s["properties"]["p"], as_list);
+        let moved: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "gemini/anyof-keyword").map(|d| d.message.as_str()).collect();
+        assert_eq!(moved, ["`maximum` beside anyOf moved into the branches it applies to (0): a Gemini node has either type or anyOf"], "{:?}", cx.changes);
+        // Two levels down, an enum as the values of each branch's types, a bound only where it applies.
+        let p = prop(json!({"anyOf":[{"oneOf":[{"anyOf":[{"type":"number"},{"type":"boolean"}]},{"type":"string"}]},{"type":"array","items":{"type":"string"}}],"minimum":1,"maxLength":5}));
+        assert_eq!(
+            p,
+            json!({"anyOf":[{"type":"number","minimum":1},{"type":"boolean"},{"type":"string","maxLength":5},{"type":"array","items":{"type":"string"}}]})
+        );
     }
 }
