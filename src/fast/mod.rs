@@ -896,7 +896,9 @@ pub(crate) fn prepare_with<'a>(
         // Draft 3 to 7 ignore the keywords beside a `$ref`, which stay constraints: the general
         // path reports each place (`schema::report_ref_siblings`).
         let ignored_siblings = refs && schema.is_some_and(|s| ignores_ref_siblings(s) && has_ref_siblings(s, 0));
-        if let Some(schema) = schema.filter(|_| !ignored_siblings) {
+        // Draft 3's own keywords are rewritten by the general path (`schema::rewrite_draft3`).
+        let draft3 = schema.is_some_and(|s| declares_draft_3(s) && has_draft3_keyword(s, 0));
+        if let Some(schema) = schema.filter(|_| !ignored_siblings && !draft3) {
             let node = *schema;
             // Without plans (the JSON API), a subschema the general lowering gives one (an
             // enum of numbers, written as strings) is lowered here like any other.
@@ -959,6 +961,22 @@ pub(crate) fn prepare_with<'a>(
         out.pass.push(pass);
     }
     Some(out)
+}
+
+/// Whether a root's `$schema` names draft 3 (`schema::declares_draft_3`).
+fn declares_draft_3(root: &Node) -> bool {
+    root.get("$schema").and_then(Node::as_str).is_some_and(|uri| uri.contains("draft-03"))
+}
+
+/// Whether some object of the tree has a key of draft 3's that `schema::rewrite_draft3`
+/// rewrites (a property so named too: such a schema merely goes the general way).
+fn has_draft3_keyword(node: &Node, depth: usize) -> bool {
+    match node {
+        _ if depth > 512 => true,
+        Node::Obj(entries) => entries.iter().any(|(k, v)| matches!(k.as_str(), "divisibleBy" | "extends" | "disallow") || has_draft3_keyword(v, depth + 1)),
+        Node::Arr(items) => items.iter().any(|v| has_draft3_keyword(v, depth + 1)),
+        _ => false,
+    }
 }
 
 /// Whether a root's `$schema` names draft 3 to 7 (`schema::declares_draft_3_to_7`).
@@ -1659,6 +1677,22 @@ mod tests {
                 let general = convert(tools.clone(), provider, &ConvertOptions::default()).unwrap().tools.to_string();
                 assert_eq!(convert_json(&tools.to_string(), provider, &ConvertOptions::default()).unwrap(), general);
             }
+        }
+    }
+
+    /// A draft-03 schema with draft 3's own keywords goes the general way, which rewrites them
+    /// (`schema::rewrite_draft3`): the JSON API writes what the object API does.
+    #[test]
+    fn draft3_keywords_go_the_general_way() {
+        use crate::convert::{convert, convert_json, ConvertOptions};
+        let schema = json!({"$schema":"http://json-schema.org/draft-03/schema#","type":"object","properties":{
+            "b":{"type":"integer","divisibleBy":2},"e":{"extends":{"type":"string"}},"f":{"disallow":"integer"}}});
+        assert!(!clean(schema.clone()));
+        let tools = json!([{ "name": "t", "inputSchema": schema }]);
+        for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Bedrock, Provider::Gemini, Provider::Vertex] {
+            let general = convert(tools.clone(), provider, &ConvertOptions::default()).unwrap().tools.to_string();
+            assert!(!general.contains("divisibleBy") && !general.contains("draft-03"), "{provider:?}: {general}");
+            assert_eq!(convert_json(&tools.to_string(), provider, &ConvertOptions::default()).unwrap(), general, "{provider:?}");
         }
     }
 

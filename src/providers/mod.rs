@@ -273,7 +273,9 @@ fn fix_shared(node: &mut Value, i: usize, cx: &mut Cx) -> Result<()> {
 }
 
 /// [`fix_structure`] on a root schema; where it rewrote draft 4's forms in draft 2020-12's
-/// (a tuple `items: [..]` as `prefixItems`), a root `$schema` naming draft 4 to 7 goes, or it
+/// (a tuple `items: [..]` as `prefixItems`), or draft 3's keywords were
+/// (`schema::rewrite_draft3`: `divisibleBy`, `extends`, `disallow`), a root `$schema` naming
+/// draft 3 to 7 goes, or it
 /// would have the rewritten keywords read its way (`prefixItems` unknown, `items: false` "no
 /// items"): without `$schema` a schema is read as draft 2020-12.
 pub fn fix_root_structure(root: &mut Value, cx: &mut Cx) -> Result<()> {
@@ -282,7 +284,8 @@ pub fn fix_root_structure(root: &mut Value, cx: &mut Cx) -> Result<()> {
     // written: the walk adds `items` to them as it goes.
     let document = (contains_keyword(root, "unevaluatedItems", 0) && contains_ref(root, 0)).then(|| root.clone());
     fix_node(root, document.as_ref(), cx)?;
-    if !cx.changes[before..].iter().any(|d| d.rule.starts_with("schema/draft4-")) {
+    // Draft 3's own keywords are rewritten before any provider step (`schema::rewrite_draft3`).
+    if !cx.changes[before..].iter().any(|d| d.rule.starts_with("schema/draft4-")) && !cx.changes.iter().any(|d| d.rule == "schema/draft3-keyword") {
         return Ok(());
     }
     if let Value::Object(o) = root {

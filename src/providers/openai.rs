@@ -1038,6 +1038,49 @@ mod tests {
         assert!(cx.changes.iter().any(|d| d.rule == "schema/draft7-ref-siblings" && d.path == "/properties/id"), "{:?}", cx.changes);
     }
 
+    /// Draft 3's `divisibleBy`, `extends` and `disallow`, which no later draft (and no provider)
+    /// reads: written as `multipleOf`, `allOf` and `not`, each reported, and the `$schema` goes
+    /// (the schema is in draft 2020-12's terms); `required: true` on a property lifted, nested
+    /// too. Without draft 3's `$schema` they are no keywords of the schema's draft, and stay.
+    #[test]
+    fn draft3_keywords_are_written_in_later_terms() {
+        let draft3 = "http://json-schema.org/draft-03/schema#";
+        let schema = json!({"$schema":draft3,"type":"object","properties":{
+            "b":{"type":"integer","divisibleBy":2},
+            "e":{"extends":{"type":"string"}},
+            "f":{"disallow":"integer"},
+            "g":{"type":["integer","string"],"disallow":["string",{"maximum":0}],"divisibleBy":3,"multipleOf":2},
+            "h":{"type":"number","extends":[{"minimum":1},{"maximum":5}],"disallow":"any"},
+            "o":{"type":"object","properties":{"x":{"type":"string","required":true},"y":{"extends":{"divisibleBy":0}}}},
+        }});
+        let (c, cx) = run(schema.clone(), false);
+        let s = c.schema.unwrap();
+        assert!(s.get("$schema").is_none(), "{s}");
+        let p = &s["properties"];
+        assert_eq!(p["b"], json!({"type":"integer","multipleOf":2}));
+        assert_eq!(p["e"], json!({"allOf":[{"type":"string"}]}));
+        assert_eq!(p["f"], json!({"not":{"type":"integer"}}));
+        assert_eq!(p["g"], json!({"type":["integer","string"],"multipleOf":2,"not":{"anyOf":[{"type":"string"},{"maximum":0}]},"allOf":[{"multipleOf":3}]}));
+        assert_eq!(p["h"], json!({"type":"number","allOf":[{"minimum":1},{"maximum":5}],"not":{}}));
+        assert_eq!(p["o"]["required"], json!(["x"]));
+        assert_eq!(p["o"]["properties"]["y"], json!({"allOf":[{}]}));
+        let said: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "schema/draft3-keyword").map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            said,
+            ["/properties/b/divisibleBy", "/properties/e/extends", "/properties/f/disallow", "/properties/g/divisibleBy", "/properties/g/disallow", "/properties/h/extends", "/properties/h/disallow", "/properties/o/properties/y/extends", "/properties/o/properties/y/allOf/0/divisibleBy"],
+            "{:?}",
+            cx.changes
+        );
+        assert!(cx.changes.iter().any(|d| d.rule == "schema/draft4-schema"), "{:?}", cx.changes);
+        assert!(cx.changes.iter().any(|d| d.rule == "schema/draft3-required" && d.path == "/properties/o/properties/x"), "{:?}", cx.changes);
+        // Under another draft, these are no keywords: left as they are.
+        let mut later = schema;
+        later["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+        let (c, cx) = run(later, false);
+        assert_eq!(c.schema.unwrap()["properties"]["b"], json!({"type":"integer","divisibleBy":2}));
+        assert!(!cx.changes.iter().any(|d| d.rule == "schema/draft3-keyword"));
+    }
+
     #[test]
     fn malformed_property_value_is_replaced() {
         // https://github.com/smallmain/vscode-unify-chat-provider/issues/162

@@ -289,6 +289,13 @@ pub fn process_json_schema_owned(schema: Value, cx: &mut Cx) -> (Value, RootShap
         Value::Object(o) => o,
         other => return process_scalar_root(&other, cx),
     };
+    if declares_draft_3(&obj) {
+        let mut root = Value::Object(std::mem::take(&mut obj));
+        rewrite_draft3(&mut root, cx, 0).ok();
+        if let Value::Object(o) = root {
+            obj = o;
+        }
+    }
     if declares_draft_3_to_7(&obj) {
         // Moved into a `Value` to be searched, and back.
         let root = Value::Object(std::mem::take(&mut obj));
@@ -390,6 +397,147 @@ pub(crate) fn names_draft_4_to_7(uri: &str) -> bool {
 /// beside it.
 pub(crate) fn names_draft_3_to_7(uri: &str) -> bool {
     uri.contains("draft-03") || names_draft_4_to_7(uri)
+}
+
+/// Whether a root's `$schema` names draft 3.
+pub(crate) fn declares_draft_3(root: &JsonObject) -> bool {
+    root.find("$schema").and_then(Value::as_str).is_some_and(|uri| uri.contains("draft-03"))
+}
+
+/// Draft 3's keywords that no later draft reads, which every validator of draft 4 on (ajv has
+/// no draft 3) and every provider ignores, so the constraints they make would be lost: written
+/// in draft 2020-12's terms on every node of a schema whose `$schema` names draft 3 (run by
+/// [`process_json_schema`], before any provider's steps; `providers::fix_root_structure` then
+/// removes the `$schema`, as for draft 4's forms). Each is a `schema/draft3-keyword` change:
+/// - `divisibleBy: n` → `multipleOf: n` (a value that is no number above 0 removed);
+/// - `extends` (a schema or a list of them) → `allOf` of them: the value matches them too;
+/// - `disallow` (a type name or a schema, or a list of them) → `not: {type: names}`, or
+///   `not: {anyOf: [{type: name}..., schema...]}` with schemas; `"any"` → `not: {}` (no value).
+///
+/// Where the node has the keyword it becomes already (`multipleOf`, `not`), both hold: the new
+/// one goes under `allOf`. Draft 3's `required: true` on a property is lifted into the
+/// parent's `required` by [`fix_properties_and_required`] (`schema/draft3-required`), and its
+/// `dependencies` naming one property becomes `dependentRequired` with draft 4-7's
+/// (`providers::split_dependencies`).
+pub(crate) fn rewrite_draft3(node: &mut Value, cx: &mut Cx, depth: usize) -> Result<()> {
+    if depth > 512 {
+        return Ok(());
+    }
+    let Value::Object(obj) = node else { return Ok(()) };
+    rewrite_draft3_node(obj, cx);
+    // Draft 3's `dependencies` schemas, which the walker does not know as subschemas.
+    if let Some(Value::Object(deps)) = obj.get_mut("dependencies") {
+        cx.at("dependencies", |cx| {
+            for (name, dep) in deps.iter_mut() {
+                cx.at(name, |cx| rewrite_draft3(dep, cx, depth + 1))?;
+            }
+            Ok(())
+        })?;
+    }
+    crate::schema::walk::for_each_subschema_mut(obj, cx, &mut |sub, cx| rewrite_draft3(sub, cx, depth + 1))
+}
+
+/// Adds `key: value` to a node, under `allOf` where the node has `key` already (both hold).
+fn add_constraint(obj: &mut JsonObject, key: &str, value: Value) {
+    if !obj.has(key) {
+        obj.put(key, value);
+        return;
+    }
+    let one = object([(key, value)]);
+    match obj.get_mut("allOf") {
+        Some(Value::Array(all)) => all.push(one),
+        _ => {
+            obj.put("allOf", Value::Array(vec![one]));
+        }
+    }
+}
+
+fn rewrite_draft3_node(obj: &mut JsonObject, cx: &mut Cx) {
+    let mut said: Vec<(&'static str, String)> = Vec::new();
+    if let Some(v) = obj.take("divisibleBy") {
+        if v.as_f64().is_some_and(|f| f > 0.0) {
+            add_constraint(obj, "multipleOf", v);
+            said.push(("divisibleBy", "`divisibleBy` (draft 3) written as `multipleOf`, as later drafts name it".owned()));
+        } else {
+            said.push(("divisibleBy", format!("`divisibleBy` (draft 3) was {}, not a number above 0; removed", short_json(&v))));
+        }
+    }
+    if let Some(v) = obj.take("extends") {
+        let all = match v {
+            Value::Array(a) => a,
+            one => vec![one],
+        };
+        let (schemas, bad): (Vec<Value>, Vec<Value>) = all.into_iter().partition(|s| s.is_object() || s.is_boolean());
+        let n = schemas.len();
+        for schema in schemas {
+            match obj.get_mut("allOf") {
+                Some(Value::Array(a)) => a.push(schema),
+                _ => {
+                    obj.put("allOf", Value::Array(vec![schema]));
+                }
+            }
+        }
+        let mut message = match n {
+            0 => "`extends` (draft 3) had no schema; removed".owned(),
+            _ => "`extends` (draft 3) written as `allOf`: the value matches the schemas it extends too".owned(),
+        };
+        if !bad.is_empty() {
+            message.push_str(&format!("; its values that are no schema removed: {}", short_json(&Value::Array(bad))));
+        }
+        said.push(("extends", message));
+    }
+    if let Some(v) = obj.take("disallow") {
+        let all = match v {
+            Value::Array(a) => a,
+            one => vec![one],
+        };
+        let (mut names, mut schemas, mut bad, mut any) = (Vec::new(), Vec::new(), Vec::new(), false);
+        for x in all {
+            match x {
+                Value::String(t) if t == "any" => any = true,
+                Value::String(t) if TYPE_NAMES.contains(&t.as_str()) => {
+                    if !names.contains(&t) {
+                        names.push(t);
+                    }
+                }
+                s @ (Value::Object(_) | Value::Bool(_)) => schemas.push(s),
+                other => bad.push(other),
+            }
+        }
+        let type_of = |names: Vec<String>| match &names[..] {
+            [one] => string(one),
+            _ => Value::Array(names.into_iter().map(Value::String).collect()),
+        };
+        let not = if any {
+            Some(Value::Object(Map::new()))
+        } else if schemas.is_empty() && !names.is_empty() {
+            Some(object([("type", type_of(names))]))
+        } else if !schemas.is_empty() {
+            let mut branches: Vec<Value> = names.into_iter().map(|t| object([("type", Value::String(t))])).collect();
+            branches.extend(schemas);
+            Some(object([("anyOf", Value::Array(branches))]))
+        } else {
+            None
+        };
+        let mut message = match &not {
+            Some(not) => format!("`disallow` (draft 3) written as `not: {}`", short_json(not)),
+            None => "`disallow` (draft 3) named no type or schema; removed".owned(),
+        };
+        if !bad.is_empty() {
+            message.push_str(&format!("; its values that are neither a type nor a schema removed: {}", short_json(&Value::Array(bad))));
+        }
+        if let Some(not) = not {
+            add_constraint(obj, "not", not);
+        }
+        said.push(("disallow", message));
+    }
+    for (key, message) in said {
+        cx.at(key, |cx| {
+            cx.change("schema/draft3-keyword", message);
+            Ok(())
+        })
+        .ok();
+    }
 }
 
 /// Drafts 3 to 7 ignore every keyword beside a `$ref` ("All other properties in a "$ref"
