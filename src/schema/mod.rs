@@ -741,6 +741,11 @@ pub fn normalize_draft4(obj: &mut JsonObject, cx: &mut Cx) {
 /// lowering reads draft 4's tuples itself, before [`fix_keyword_values`] (which would take a
 /// boolean bound for a value of the wrong kind).
 pub fn normalize_draft4_bounds(obj: &mut JsonObject, cx: &mut Cx) {
+    // A node without a boolean value has no draft 4 bound: one look at the values, not two key
+    // lookups.
+    if !obj.values().any(Value::is_boolean) {
+        return;
+    }
     for (exclusive, bound, moved) in draft4_exclusives(obj) {
         let message = match moved {
             true => format!("boolean `{exclusive}` (draft 4) written as the number of its `{bound}`"),
@@ -784,6 +789,10 @@ pub(crate) fn draft4_exclusives(obj: &mut JsonObject) -> Vec<(&'static str, &'st
 pub fn fix_keyword_values(obj: &mut JsonObject, cx: &mut Cx) {
     for key in ["type", "required"] {
         let Some(Value::Array(names)) = obj.find_mut(key) else { continue };
+        // Most lists repeat nothing: those are left as they are, not copied.
+        if !names.iter().enumerate().any(|(i, v)| v.is_string() && names[..i].contains(v)) {
+            continue;
+        }
         let before = names.len();
         let mut kept: Vec<Value> = Vec::with_capacity(before);
         // Names only (what else a list holds is another matter, left as it is).
