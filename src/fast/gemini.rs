@@ -1547,6 +1547,8 @@ mod tests {
             json!({"type": "object", "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["a"]}, {"type": "string"}]}),
             json!({"type": "string", "anyOf": [{"type": "integer"}, {"type": "boolean"}]}),
             json!({"type": "string", "anyOf": [true, {"type": "string"}]}),
+            // `properties` beside a union whose `type` leaves out object go into no branch.
+            json!({"type": ["string", "null"], "properties": {"a": {"type": "string"}}, "anyOf": [{"type": "null"}, {"format": "uri", "title": "U"}]}),
         ] {
             let schema = json!({"type": "object", "properties": {"x": sub, "y": {"type": "string"}}});
             lowered(schema, Limits::default());

@@ -414,6 +414,12 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
             cx.change("gemini/oneof", "oneOf read as anyOf (\"exactly one\" is not expressible)");
         }
     }
+    // The node's own types, before narrowing may move them into the branches: `properties` on a
+    // node whose `type` leaves out object constrain nothing and go into no branch.
+    let own_types_take_objects = {
+        let own = types_of(&o);
+        own.is_empty() || own.contains(&"object")
+    };
     // A `type` beside the union narrows its branches (before an object's properties go into
     // them, which removes the object's `type`).
     if o.has("anyOf") && narrow_branches(&mut o, cx) {
@@ -430,7 +436,7 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     // An object with an anyOf: its own properties go into the branches, which Gemini takes as
     // they are (merging them into the object, as the root's must be, would keep only what every
     // branch requires, and one branch's enum for a property another leaves open).
-    let object_like = types_of(&o).contains(&"object") || o.has("properties");
+    let object_like = types_of(&o).contains(&"object") || (o.has("properties") && own_types_take_objects);
     if object_like && (o.has("anyOf") || o.has("oneOf")) {
         distribute_into_branches(&mut o, cx);
     }
