@@ -1549,6 +1549,7 @@ mod tests {
             json!({"type": "string", "anyOf": [true, {"type": "string"}]}),
             // `properties` beside a union whose `type` leaves out object go into no branch.
             json!({"type": ["string", "null"], "properties": {"a": {"type": "string"}}, "anyOf": [{"type": "null"}, {"format": "uri", "title": "U"}]}),
+            json!({"type": "array", "items": {"anyOf": [{"type": "string", "description": "inner"}, {"type": "null"}], "type": ["string", "null"], "properties": {"a": {"type": "string"}}, "minLength": 3, "description": "d"}}),
         ] {
             let schema = json!({"type": "object", "properties": {"x": sub, "y": {"type": "string"}}});
             lowered(schema, Limits::default());

@@ -439,6 +439,12 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     let object_like = types_of(&o).contains(&"object") || (o.has("properties") && own_types_take_objects);
     if object_like && (o.has("anyOf") || o.has("oneOf")) {
         distribute_into_branches(&mut o, cx);
+    } else if o.has("properties") && (o.has("anyOf") || o.has("oneOf")) {
+        for key in ["properties", "required"] {
+            if o.take(key).is_some() {
+                cx.change("gemini/not-object", format!("`{key}` on a node whose `type` is not object has no effect; removed (Gemini allows it on objects only)"));
+            }
+        }
     }
     if let Some(c) = o.take("const") {
         match o.find_mut("enum") {
