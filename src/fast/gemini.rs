@@ -552,6 +552,13 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
         }
         Some(_) => {}
     }
+    // An enum with values of another type than the node's one: removed by the general path
+    // (`gemini/enum-type`).
+    if let (Some(t), Some(Node::Arr(values))) = (declared, if has & keys::ENUM != 0 { o.get_word(Word::Enum) } else { None }) {
+        if values.iter().any(|v| !of_type(v, t)) {
+            return None;
+        }
+    }
     // Step 5: a missing type inferred.
     let declared = match declared {
         Some(t) => t,
@@ -1023,6 +1030,19 @@ fn distribute<'n>(o: &mut Map<'n, In<'n>>, branches: &'n [Node<'n>], arena: &'n 
         o.take_word(Word::Type);
     }
     Some(())
+}
+
+/// Whether enum value `v` may stand in a node of type `TYPES[t]` (`null`s are the node's
+/// `nullable`): `gemini::has_type`.
+fn of_type(v: &Node, t: usize) -> bool {
+    match v {
+        Node::Null => true,
+        Node::Str(_) => t == STRING,
+        Node::Bool(_) => t == BOOLEAN,
+        Node::Num(n) => t == NUMBER || (t == INTEGER && (n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0))),
+        Node::Arr(_) => t == ARRAY,
+        Node::Obj(_) => t == OBJECT,
+    }
 }
 
 /// The values of an enum as strings (`args::enum_string`), once each, its `null`s left out.
@@ -1556,5 +1576,24 @@ mod tests {
         }
         let p = parameters(json!({"type": "object", "properties": {"x": {"type": "string", "anyOf": [{"type": "string", "minLength": 2}, {"maxLength": 1}]}}}));
         assert_eq!(p["properties"]["x"], json!({"anyOf": [{"type": "STRING", "minLength": "2"}, {"type": "STRING", "maxLength": "1"}]}));
+    }
+
+    /// Enum values of another type than the node's one are removed on both paths: the model is
+    /// not offered "2.5" for an integer.
+    #[test]
+    fn enum_values_of_another_type_are_removed_as_the_general_path_does() {
+        for (sub, kept) in [
+            (json!({"type": "integer", "enum": [1, "a", 2.5, 3.0]}), Some(json!({"type": "STRING", "enum": ["1", "3"]}))),
+            (json!({"type": ["string", "null"], "enum": ["a", 1, true, null]}), Some(json!({"type": "STRING", "enum": ["a"], "nullable": true}))),
+            (json!({"type": "number", "enum": [1, 2.5, "x"]}), Some(json!({"type": "STRING", "enum": ["1", "2.5"]}))),
+            (json!({"type": "boolean", "const": "yes"}), None),
+            (json!({"type": "integer", "enum": ["a", null]}), Some(json!({"type": "STRING", "nullable": true, "description": "(must be null)"}))),
+            (json!({"anyOf": [{"type": "integer", "enum": [1, "b"]}, {"type": "null"}]}), Some(json!({"type": "STRING", "enum": ["1"], "nullable": true}))),
+        ] {
+            let schema = json!({"type": "object", "properties": {"x": sub, "y": {"type": "string"}}});
+            let (text, _) = lowered(schema, Limits::default());
+            let out: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(out[0]["functionDeclarations"][0]["parameters"]["properties"].get("x"), kept.as_ref(), "{sub}");
+        }
     }
 }

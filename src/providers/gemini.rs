@@ -543,6 +543,28 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         let shared = annotations_only(&o);
         return lower_any_of(shared, branches, Vec::new(), nullable, cx, vertex);
     }
+    // One type and an enum: values of another type can never be valid (the server's validator
+    // refuses them), and written as Gemini's strings they would read as choices; removed, as a
+    // type list's are.
+    if let ([t], Some(Value::Array(values))) = (&types[..], o.find_mut("enum")) {
+        let t = *t;
+        if values.iter().any(|v| !v.is_null() && !has_type(v, t)) {
+            let mut gone = Vec::new();
+            values.retain(|v| {
+                let keep = v.is_null() || has_type(v, t);
+                if !keep {
+                    gone.push(crate::text::to_string(v));
+                }
+                keep
+            });
+            cx.change("gemini/enum-type", format!("enum values not of type {t} removed (no value could have them): {}", gone.join(", ")));
+            match values.is_empty() {
+                true => return Ok(Lowered::Never),
+                false if values.iter().all(Value::is_null) => return Ok(only_null(&o, cx)),
+                false => {}
+            }
+        }
+    }
     // Step 5: infer a missing type.
     let ty = match types.pop() {
         Some(t) => t,
