@@ -105,9 +105,12 @@ function parseArgs(argv) {
   return opts;
 }
 
-/** Whether `item` is a JSON-RPC response (`{jsonrpc: "2.0", id, result}` or `{..., error}`). */
+/**
+ * Whether `item` is a JSON-RPC response (`{jsonrpc: "2.0", id, result}` or `{..., error}`): one without its `id` too,
+ * as a lone response is read without one.
+ */
 function isResponse(item) {
-  return isMessage(item) && "id" in item && ("result" in item || "error" in item);
+  return isMessage(item) && !("method" in item) && ("result" in item || "error" in item);
 }
 
 /** Whether `item` is a JSON-RPC message: a response, or a request or notification (`{jsonrpc: "2.0", method}`). */

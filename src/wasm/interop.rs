@@ -334,13 +334,16 @@ fn refuse_unseen(v: &JsValue, what: &str) -> std::result::Result<(), String> {
             ));
         }
     }
-    // Values inherited from a prototype made with Object.create, which JSON does not see.
-    let proto = prototype_of(v).unwrap_or(JsValue::NULL);
-    if proto.is_object() && proto != top {
-        let inherited: Vec<String> = entries_of(&proto).map(|a| a.iter().filter_map(|e| entry_pair(&e).0.as_string()).collect()).unwrap_or_default();
-        if !inherited.is_empty() {
-            return Err(format!("{what} inherits {} from its prototype, which JSON does not see: pass a plain object with the values ({{...defaults, ...own}})", inherited.join(", ")));
-        }
+    // Values inherited from a prototype made with Object.create (or set on a class's), at any
+    // depth of the chain, which JSON does not see.
+    let mut inherited: Vec<String> = Vec::new();
+    let mut proto = prototype_of(v).unwrap_or(JsValue::NULL);
+    while proto.is_object() && proto != top {
+        inherited.extend(entries_of(&proto).map(|a| a.iter().filter_map(|e| entry_pair(&e).0.as_string()).collect::<Vec<_>>()).unwrap_or_default());
+        proto = prototype_of(&proto).unwrap_or(JsValue::NULL);
+    }
+    if !inherited.is_empty() {
+        return Err(format!("{what} inherits {} from its prototype, which JSON does not see: pass a plain object with the values ({{...defaults, ...own}})", inherited.join(", ")));
     }
     Ok(())
 }

@@ -187,8 +187,10 @@ test("bin: a batch's requests and notifications are not responses; its one error
   const list = { jsonrpc: "2.0", id: 1, result: { tools: [{ name: "a", inputSchema: { type: "object" } }] } };
   const log = { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } };
   const ping = { jsonrpc: "2.0", id: "s1", method: "ping" };
-  // What a 2025-03-26 server's JSON body may be: the server's messages, then the response.
-  for (const doc of [[log, list], [ping, list], [ping, log, list, log]]) {
+  // What a 2025-03-26 server's JSON body may be: the server's messages, then the response; a response without
+  // its `id` is read in a batch as it is alone (rA F9).
+  const { id: _, ...idless } = list;
+  for (const doc of [[log, list], [ping, list], [ping, log, list, log], [idless], [log, idless]]) {
     const r = run(["check", "-", "--provider", "openai", "--json"], JSON.stringify(doc));
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.deepEqual(JSON.parse(r.stdout).tools.map((t) => t.tool), ["a"]);

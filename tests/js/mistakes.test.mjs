@@ -134,6 +134,13 @@ test("an object in the options is read as the options are: its inherited values 
   await refused(() => hub.tools("openai", { limits: Object.create({ maxTools: 1 }) }), "INVALID_OPTIONS", /options\.limits inherits maxTools/);
   await refused(() => hub.tools("openai", { limits: new Limits() }), "INVALID_OPTIONS", /options\.limits is an instance of Limits/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { clientInfo: Object.create({ name: "x", version: "1" }) }), "INVALID_OPTIONS", /options\.clientInfo inherits name, version/);
+  // At any depth of the prototype chain: two Object.create levels, a grandparent class's prototype.
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: Object.create(Object.create({ maxTools: 1 })) }), "INVALID_OPTIONS", /^options\.limits inherits maxTools from its prototype/);
+  class Base {}
+  Base.prototype.maxTools = 1;
+  class Sub extends Base {}
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: new Sub() }), "INVALID_OPTIONS", /^options\.limits inherits maxTools from its prototype/);
+  await refused(() => tw.convertMcpTools(tools, "openai", Object.create(Object.create({ limits: { maxTools: 1 } }))), "INVALID_OPTIONS", /^options inherits limits from its prototype/);
   // A class instance whose values are its own is read as a plain object is.
   class Own {
     constructor() {
