@@ -33,7 +33,58 @@ pub(crate) fn arguments_from_js(v: &JsValue) -> Result<Value> {
             format!("arguments must be a plain object, got {}, which JSON makes {text}: pass a plain object with the arguments' values", describe_js(v)),
         ));
     }
+    // A value inside that JSON makes `null` (a number JSON cannot hold, an invalid Date): the
+    // server would get null where the caller gave something else.
+    if text.contains("null") {
+        if let Some((at, got)) = made_null(v) {
+            return Err(Error::new(ErrorCode::InvalidArguments, format!("arguments{at} is {got}, which JSON makes null: pass a JSON value")));
+        }
+    }
+    // Half a character (text cut inside an emoji): read as U+FFFD it would be another string.
+    if text.contains("\\u") && crate::model::repair_lone_surrogates(&text).is_some() {
+        return Err(Error::new(ErrorCode::InvalidArguments, "arguments hold a string with a lone UTF-16 surrogate (half of a character, as text cut inside an emoji leaves it), which JSON text in UTF-8 cannot carry".owned()));
+    }
     parse(&text, "arguments")
+}
+
+/// The first value inside `v` (where it is read as JSON: arrays, and objects without `toJSON`)
+/// that `JSON.stringify` writes as `null` though it is not: `NaN`, `Infinity`, an invalid `Date`.
+/// Its place (`.a[1]`) and what it is. Walked without recursion (the value may nest as deep as
+/// JSON.stringify reaches).
+fn made_null(v: &JsValue) -> Option<(String, String)> {
+    let mut stack = vec![(String::new(), v.clone())];
+    while let Some((at, v)) = stack.pop() {
+        if let Some(n) = v.as_f64() {
+            if !n.is_finite() {
+                return Some((at, describe_js(&v)));
+            }
+            continue;
+        }
+        if !v.is_object() || v.is_function() {
+            continue;
+        }
+        if let Some(d) = v.dyn_ref::<js_sys::Date>() {
+            if d.get_time().is_nan() {
+                return Some((at, "an invalid Date".owned()));
+            }
+            continue;
+        }
+        if is_array(&v) {
+            let a: &js_sys::Array = v.unchecked_ref();
+            for (i, x) in a.iter().enumerate().rev() {
+                stack.push((format!("{at}[{i}]"), x));
+            }
+        } else if !get(&v, "toJSON").is_function() {
+            let Ok(entries) = entries_of(&v) else { continue };
+            for e in entries.iter().collect::<Vec<_>>().into_iter().rev() {
+                let (k, x) = entry_pair(&e);
+                let k = k.as_string().unwrap_or_default();
+                let plain = !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') && !k.as_bytes()[0].is_ascii_digit();
+                stack.push((if plain { format!("{at}.{k}") } else { format!("{at}[{}]", crate::text::quote(&k)) }, x));
+            }
+        }
+    }
+    None
 }
 
 /// A permission policy's config as JSON: [`from_js`], but a pattern (any string of it) that

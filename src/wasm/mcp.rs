@@ -133,6 +133,13 @@ fn url_param(url: &JsValue, what: &str) -> Result<String, Error> {
     }
     let Some(ctor) = get(&js_sys::global(), "URL").dyn_into::<Function>().ok() else { return Ok(url) };
     match Reflect::construct(&ctor, &js_sys::Array::of1(&url.as_str().into())) {
+        // fetch refuses a URL with credentials (and the error would show the password).
+        Ok(parsed) if get(&parsed, "username").as_string().is_some_and(|u| !u.is_empty()) || get(&parsed, "password").as_string().is_some_and(|p| !p.is_empty()) => {
+            Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("{what} holds a user name or password (`user:password@` before the host), which fetch refuses: give the URL without them, and the credentials in options.headers (Authorization)"),
+            ))
+        }
         // The scheme as fetch sends it; the rest as given.
         Ok(parsed) if !url.starts_with("http") => Ok(get(&parsed, "href").as_string().unwrap_or(url)),
         Ok(_) => Ok(url),
@@ -300,8 +307,17 @@ fn header_pairs(h: &Value, what: &str) -> Result<Vec<(String, String)>, Error> {
     let mut out = Vec::with_capacity(h.len());
     for (k, v) in h {
         let v = v.as_str().ok_or_else(|| Error::new(ErrorCode::InvalidOptions, format!("{what}: header \"{k}\" must be a string, got {}", crate::model::json_type(v))))?;
-        if k.is_empty() || k.bytes().any(|b| b <= b' ' || b >= 0x7f) || v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
-            return Err(Error::new(ErrorCode::InvalidOptions, format!("{what}: header \"{k}\" has characters a header cannot carry")));
+        // A name is an HTTP token; a value no line break or NUL, and (fetch's ByteString) no
+        // character past U+00FF.
+        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        if k.is_empty() || !k.bytes().all(token) || v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+            return Err(Error::new(ErrorCode::InvalidOptions, format!("{what}: header {} has characters a header cannot carry", crate::text::quote(k))));
+        }
+        if let Some(c) = v.chars().find(|c| *c > '\u{FF}') {
+            return Err(Error::new(
+                ErrorCode::InvalidOptions,
+                format!("{what}: header {} holds {} (U+{:04X}), which fetch refuses: a header value takes characters up to U+00FF (encode the value, as a token or base64)", crate::text::quote(k), crate::text::quote(&c.to_string()), c as u32),
+            ));
         }
         out.push((k.to_ascii_lowercase(), v.to_owned()));
     }

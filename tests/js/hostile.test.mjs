@@ -866,6 +866,25 @@ test("arguments JSON would make {} or null are INVALID_ARGUMENTS, not sent as {}
     await client.callTool("get_weather", args);
   }
   assert.equal(seen.length, 12);
+  // Inside the arguments too: a value JSON makes null, or a string JSON text cannot carry (pD 2).
+  for (const [args, said] of [
+    [{ n: Infinity }, /^arguments\.n is Infinity, which JSON makes null/],
+    [{ list: [1, -Infinity] }, /^arguments\.list\[1\] is -Infinity/],
+    [{ a: { "b c": NaN } }, /^arguments\.a\["b c"\] is NaN/],
+    [{ d: new Date("x") }, /^arguments\.d is an invalid Date/],
+    [{ s: "a\ud800b" }, /lone UTF-16 surrogate/],
+  ]) {
+    const e = survives(() => map.prepareArguments("get_weather", args), ["INVALID_ARGUMENTS"]);
+    assert.match(e.message, said);
+    await assert.rejects(hub.callTool("mcp__w__get_weather", args), (e) => e.code === "INVALID_ARGUMENTS");
+    await assert.rejects(client.callTool("get_weather", args), (e) => e.code === "INVALID_ARGUMENTS");
+  }
+  // null given as null, a valid Date and an object with its own toJSON are JSON values.
+  for (const args of [{ n: null }, { d: new Date(0) }, { v: { toJSON: () => null } }, { s: "\ud83d\ude00 \\ud800" }]) {
+    map.prepareArguments("get_weather", args);
+    await client.callTool("get_weather", args);
+  }
+  assert.equal(seen.length, 16);
   await hub.closeAll();
   await client.close();
   hub.free();

@@ -216,6 +216,16 @@ test("McpClient URLs are read as the runtime's URL parser reads them, at constru
   await refused(() => new tw.McpClient("http://"), "INVALID_INPUT", /not a valid URL/);
   await refused(() => new tw.McpClient("http://exa mple.com/mcp"), "INVALID_INPUT", /not a valid URL/);
   await refused(() => new tw.McpClient("ftp://example.com/mcp"), "INVALID_INPUT", /must be http\(s\)/);
+  // What fetch refuses is refused before any request, not a NETWORK error (pD 3): credentials in the URL (the
+  // password not repeated), a header value past U+00FF, a header name that is no HTTP token.
+  for (const url of ["http://user:s3cret@127.0.0.1:1/mcp", "http://user@127.0.0.1:1/mcp"]) {
+    const e = await refused(() => new tw.McpClient(url), "INVALID_INPUT", /^url holds a user name or password/);
+    assert.doesNotMatch(e?.message ?? "", /s3cret/);
+  }
+  await refused(() => new tw.McpHub({ a: { url: "http://u:p@127.0.0.1:1/mcp" } }), "INVALID_OPTIONS", /servers\.a\.url holds a user name or password/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { authorization: "Bearer ключ" } }), "INVALID_OPTIONS", /^options\.headers: header "authorization" holds "к" \(U\+043A\), which fetch refuses/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { "x(y)": "1" } }), "INVALID_OPTIONS", /header "x\(y\)" has characters a header cannot carry/);
+  new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { "x-latin": "café" } }).free();
   await refused(() => new tw.McpClient(42), "INVALID_INPUT", /must be a string or a URL, got the number 42/);
   let asked = null;
   const fetch = async (url) => {
