@@ -530,6 +530,9 @@ function authorizationServer(log, allowedOrigins, { tokenTtlMs = TOKEN_TTL_MS, r
         redirectBack(res, held.redirect_uri, held.state, held.base, { code });
       } else if (pathname === "/token" && req.method === "POST") {
         const f = new URLSearchParams(await readBody(req, 64 * 1024));
+        // A client this server did not register (one from before a restart): invalid_client (RFC 6749 5.2), on
+        // which a client registers again; invalid_grant would keep it signing in with a client no page accepts.
+        if (!clients.has(f.get("client_id") ?? "")) return sendJson(res, 401, { error: "invalid_client", error_description: "Unknown client: register again." }), true;
         if (f.get("grant_type") === "refresh_token") {
           const held = refresh.get(f.get("refresh_token"));
           if (!held || held.client_id !== f.get("client_id") || held.expires <= Date.now()) return tokenError(res, "invalid_grant", "Unknown refresh token."), true;

@@ -1318,6 +1318,28 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   await page.fill("#call-args", JSON.stringify({ message: "signed in" }));
   await page.click("#call-btn");
   await waitForText("#call-status", "echo returned");
+  // After a restart the server knows neither the tab's client nor its tokens: its refusal of the refresh is
+  // invalid_client, on which the client registers again, and signing in works (pD 1: it was invalid_grant, and
+  // the consent page refused the old client for the rest of the tab's life).
+  await page.evaluate((url) => {
+    const key = `toolwire-demo-oauth:${url}`;
+    const saved = JSON.parse(sessionStorage.getItem(key));
+    const stale = (o) => {
+      for (const [k, v] of Object.entries(o)) {
+        if (k === "client_id") o[k] = "client-from-before-a-restart";
+        else if (k === "access_token" || k === "refresh_token") o[k] = `${v}-stale`;
+        else if (v && typeof v === "object") stale(v);
+      }
+    };
+    stale(saved);
+    sessionStorage.setItem(key, JSON.stringify(saved));
+  }, demo.oauthUrl);
+  const [restarted] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
+  await restarted.waitForSelector("#allow");
+  await restarted.click("#allow");
+  await waitForText("#connect-status", "8 tools");
+  const registered = await page.evaluate((url) => sessionStorage.getItem(`toolwire-demo-oauth:${url}`), demo.oauthUrl);
+  assert.doesNotMatch(registered, /client-from-before-a-restart|-stale/);
   // Connecting again: the saved token, no popup.
   let popups = 0;
   page.on("popup", () => popups++);
