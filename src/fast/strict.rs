@@ -320,7 +320,8 @@ fn strict_object<'n, 'a>(
                         let optional = !required.iter().any(|r| r.as_str() == Some(name.as_ref()));
                         if optional {
                             // A `const` is widened as an enum of it and null: the general path's.
-                            if strict.0.has("const") {
+                            // So is an anyOf beside a type or enum, wrapped with null there.
+                            if strict.0.has("const") || (strict.0.has("anyOf") && (strict.0.has("type") || strict.0.has("enum"))) {
                                 return Err(Stop::General);
                             }
                             widen_nullable(&mut strict);
@@ -1466,7 +1467,8 @@ mod tests {
         assert_eq!(strict(inside).1, Took::General);
         // Past a limit with the left node: non-strict too.
         let many: serde_json::Map<String, Value> = (0..5001).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
-        let schema = json!({"type": "object", "properties": {"a": own, "b": {"type": "object", "properties": many}}});
+        // (`a` required: an optional node with a type beside its anyOf is the general path's to widen.)
+        let schema = json!({"type": "object", "properties": {"a": own, "b": {"type": "object", "properties": many}}, "required": ["a"]});
         assert_eq!(strict(schema).1, Took::NotStrict);
         // A left node whose copies may pass the node limit there (an error the general path
         // meets before the open map): the general path's to decide.

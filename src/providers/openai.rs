@@ -768,6 +768,18 @@ fn allows_null(schema: &Value) -> bool {
 
 /// Makes a schema also accept `null`.
 pub fn widen_nullable(schema: &mut Value) {
+    // An anyOf beside a `type`, `enum` or `const` (both hold): a null branch alone would still
+    // be refused by them, so the node is one branch and null the other, as a `$ref` is.
+    let beside = |o: &JsonObject| o.has("anyOf") && ["type", "enum", "const"].iter().any(|k| o.has(k));
+    if let Value::Object(o) = schema {
+        if beside(o) {
+            if !allows_null(schema) {
+                let node = std::mem::take(schema);
+                *schema = object([("anyOf", Value::Array(vec![node, object([("type", string("null"))])]))]);
+            }
+            return;
+        }
+    }
     let Value::Object(obj) = schema else { return };
     if obj.has("$ref") {
         let reference = std::mem::take(obj);
@@ -1109,6 +1121,31 @@ mod tests {
 
     /// OpenAPI's `nullable: true` allows `null`: strict mode reads JSON Schema, so it is said as
     /// a `null` type (or enum value), not folded into the description.
+    #[test]
+    fn null_is_taken_beside_an_anyof_with_a_type_enum_or_const() {
+        // An optional property (null means absent) and OpenAPI's nullable, each with an anyOf
+        // beside a type or an enum: null was added to the anyOf only, which the type refused (pE F2).
+        let (c, cx) = run(
+            json!({"type":"object","properties":{
+                "o":{"type":"integer","anyOf":[{"type":"number"},{"type":"string"}]},
+                "e":{"enum":["a",1],"anyOf":[{"type":"string"},{"type":"integer"}]},
+                "n":{"type":"string","nullable":true,"anyOf":[{"type":"string","format":"date"},{"type":"string","format":"date-time"}]},
+                "t":{"type":["integer","null"],"anyOf":[{"type":"integer"},{"type":"null"}]}},
+                "required":["n","t"]}),
+            true,
+        );
+        assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
+        let p = &c.schema.unwrap()["properties"];
+        for k in ["o", "e", "n"] {
+            let any = p[k]["anyOf"].as_array().unwrap_or_else(|| panic!("{k}: {}", p[k]));
+            assert_eq!(any.len(), 2, "{k}: {}", p[k]);
+            assert_eq!(any[1], json!({"type": "null"}), "{k}");
+            assert!(any[0].get("anyOf").is_some(), "{k}: the node kept whole as the other branch");
+        }
+        // One that takes null already gets no second null (its type goes: its branches say it).
+        assert_eq!(p["t"], json!({"anyOf":[{"type":"integer"},{"type":"null"}]}));
+    }
+
     #[test]
     fn strict_writes_openapi_nullable_as_a_null_type() {
         let (c, cx) = run(
