@@ -56,8 +56,9 @@ function el(tag, attrs = {}, ...children) {
 
 /**
  * Server requests: an elicitation in form mode becomes a form; anything else is not something this page does. The
- * page declared form mode only (`elicitation: {}`), so a question of another mode (a URL to open) is declined at
- * once, and the status says so: the page never answers a question it did not show.
+ * page declares URL mode too (`elicitation: {form: {}, url: {}}`), so that a URL-mode question (a page to open)
+ * reaches it rather than being answered -32602 by McpClient unseen: it is declined at once, and the status says so.
+ * The page never answers a question it did not show without saying so.
  */
 function onRequest({ method, params }, context) {
   if (method !== "elicitation/create") throw Object.assign(new Error(`Method not found: ${method}`), { code: -32601 });
@@ -931,7 +932,9 @@ async function connect(event) {
       oauth,
       // Signing in takes a person: the handshake that meets the 401 waits for the popup up to 5 minutes.
       timeoutMs: oauth ? Math.max(timeoutMs(), PERSON_MS) : timeoutMs(),
-      capabilities: { elicitation: {} },
+      // Both modes: a URL-mode question comes to onRequest, which declines it and says so (form mode alone, McpClient
+      // would answer it -32602 itself, and the page would say nothing).
+      capabilities: { elicitation: { form: {}, url: {} } },
       onRequest,
       onToolListChanged: () => toolsChanged(c),
     });

@@ -1094,7 +1094,7 @@ test("Convert: a pasted JSON-RPC error response is said to be the server's error
   assert.equal(await isVisible("#convert-error"), false);
 });
 
-test("questions: a URL-mode one (the page declared form mode only) is declined unseen, and said so; multiple choices are checkboxes answered as arrays; a field named __proto__ is answered; a field the page cannot show is said", async () => {
+test("questions: a URL-mode one (the page declares both modes) is declined unseen by the page, and said so; multiple choices are checkboxes answered as arrays; a field named __proto__ is answered; a field the page cannot show is said", async () => {
   const odd = await startOddServer({
     url: { tools: [TOOL("go")], ask: [{ mode: "url", url: "https://auth.example/connect?x=1", elicitationId: "e1", message: "Connect your account" }] },
     form: {
@@ -1124,8 +1124,13 @@ test("questions: a URL-mode one (the page declared form mode only) is declined u
     await page.click("#call-btn");
     await waitForText("#call-status", "go returned");
     assert.equal(await page.$eval("#elicit", (d) => d.open), false, "a form was shown for a URL-mode question");
-    // The page declared form mode only: the library answers it as the SDK's client does, before the page is asked.
-    assert.deepEqual(odd.answers, [{ error: { code: -32602, message: "Client does not support url-mode elicitation requests" } }]);
+    // The page declares URL mode too, so the question reaches its onRequest (declared form mode alone, the library
+    // would answer -32602 itself and the page would say nothing): it declines, and says so.
+    assert.deepEqual(odd.answers, [{ action: "decline" }]);
+    assert.equal(
+      await page.textContent("#elicit-status"),
+      "The server asked to open a page on auth.example (a URL-mode question), which this page does not do: it declined, showing nothing.",
+    );
 
     await connectTo(odd.url("form"), 2);
     // Example arguments: a required property named __proto__ is there.
