@@ -598,7 +598,13 @@ function settleNow() {
   if (errorSoon !== undefined) showHeldError();
 }
 
+let sampleLoads = 0; // samples chosen (and texts typed in their place): only the latest choice is shown
+
 async function loadSample(id) {
+  // A file that comes after another choice (a sample, Custom, the connected server, text typed in the field) is
+  // not shown: it would replace what the Sample list says is there.
+  const mine = ++sampleLoads;
+  const current = () => mine === sampleLoads && $("sample").value === id;
   if (!id) {
     $("sample-source").textContent = "";
     return;
@@ -610,8 +616,10 @@ async function loadSample(id) {
   clearError("convert-error");
   try {
     const res = await fetch(new URL(`samples/${id}.json`, import.meta.url));
+    if (!current()) return;
     if (!res.ok) throw Object.assign(new Error(`samples/${id}.json: HTTP ${res.status}`), { code: "HTTP_STATUS" });
     const sample = await res.json();
+    if (!current()) return;
     const s = sample.source;
     $("sample-source").textContent = `${s.package} ${s.version}: ${sample.tools.length} of its real tools, verbatim (captured ${s.capturedAt?.slice(0, 10) ?? "?"}).`;
     $("tools-input").value = JSON.stringify(sample.tools, null, 2);
@@ -619,7 +627,7 @@ async function loadSample(id) {
     remember(sample.tools);
     convert();
   } catch (err) {
-    showError("convert-error", err);
+    if (current()) showError("convert-error", err);
   }
 }
 
@@ -1311,6 +1319,7 @@ async function main() {
 
   $("sample").addEventListener("change", () => loadSample($("sample").value));
   $("tools-input").addEventListener("input", () => {
+    sampleLoads++; // a sample still loading is not shown over the text typed
     $("sample").value = "";
     $("sample-source").textContent = "";
     convertSoon();

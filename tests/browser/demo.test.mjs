@@ -1464,6 +1464,69 @@ test("?sample= naming no sample shows the default one and says so", async () => 
   }
 });
 
+test("switching samples quickly: a sample that comes late replaces neither the one chosen since nor text typed meanwhile", async () => {
+  const other = await browser.newPage();
+  try {
+    await other.goto(demo.pageUrl);
+    await other.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+    /** Holds the sample's file until release(); resolves `asked` once the page asked for it. */
+    const hold = async (id) => {
+      let release;
+      let asked;
+      const held = new Promise((r) => (release = r));
+      const requested = new Promise((r) => (asked = r));
+      await other.route(`**/samples/${id}.json`, async (route) => {
+        asked();
+        await held;
+        await route.continue();
+      });
+      return {
+        requested,
+        // Lets the file through, and waits until the page has had its response (and could have shown it; a page that
+        // leaves it unread never finishes the request, so its end is not waited for).
+        release: async () => {
+          const got = other.waitForResponse(`**/samples/${id}.json`);
+          release();
+          await got;
+          await other.waitForTimeout(500);
+        },
+      };
+    };
+    const state = () =>
+      other.evaluate(() => ({
+        sample: document.getElementById("sample").value,
+        server: document.getElementById("server-name").value,
+        source: document.getElementById("sample-source").textContent,
+        tools: document.getElementById("tools-input").value,
+      }));
+
+    // mongodb chosen, then notion before mongodb's file came: notion's tools stay.
+    const mongodb = await hold("mongodb");
+    await other.selectOption("#sample", "mongodb");
+    await mongodb.requested;
+    await other.selectOption("#sample", "notion");
+    await other.waitForFunction(() => document.getElementById("server-name").value === "notion");
+    await mongodb.release();
+    const after = await state();
+    assert.deepEqual([after.sample, after.server, JSON.parse(after.tools)[0].name], ["notion", "notion", "API-get-user"]);
+    assert.match(after.source, /^@notionhq\/notion-mcp-server /);
+    assert.match(await other.textContent("#out-names"), /mcp__notion__API-get-user/);
+
+    // airtable chosen, then tools typed before its file came: the typed text stays.
+    const airtable = await hold("airtable");
+    await other.selectOption("#sample", "airtable");
+    await airtable.requested;
+    const typed = JSON.stringify([{ name: "mine", inputSchema: { type: "object" } }]);
+    await other.fill("#tools-input", typed);
+    await airtable.release();
+    const typedAfter = await state();
+    assert.deepEqual([typedAfter.sample, typedAfter.tools, typedAfter.source], ["", typed, ""]);
+    assert.equal(await other.isVisible("#convert-error"), false);
+  } finally {
+    await other.close();
+  }
+});
+
 test("Copy with nothing to copy says so, and does not claim a copy", async () => {
   const other = await browser.newPage();
   try {
