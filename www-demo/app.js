@@ -633,29 +633,45 @@ async function loadSample(id) {
 
 /**
  * How much of a server's listing the Convert panel takes: converting, reporting on and laying out thousands of
- * tools (or a description of megabytes) holds the page for seconds. The first tools up to these bounds are taken,
- * and the panel says so; tools pasted by hand are converted whole.
+ * tools (or a description of megabytes) holds the page for seconds. The tools are taken in order up to these
+ * bounds, a tool that would take them past the size bound left out (the next ones may fit), and the panel says
+ * which were left out; tools pasted by hand are converted whole.
  */
 const FEED_MAX_TOOLS = 200;
 const FEED_MAX_CHARS = 1_000_000;
 
+/** Up to 10 names, each clipped, and how many more. */
+function someNames(list) {
+  return list.slice(0, 10).map((n) => clip(n, 100)).join(", ") + (list.length > 10 ? ` and ${(list.length - 10).toLocaleString("en")} more` : "");
+}
+
 function showServerTools() {
   if (!serverTools) return;
   const all = serverTools.tools;
+  const tools = [];
+  const tooBig = []; // the names of those left out for their size
   let size = 0;
-  let n = 0;
-  for (; n < Math.min(all.length, FEED_MAX_TOOLS); n++) {
-    size += JSON.stringify(all[n]).length;
-    if (size > FEED_MAX_CHARS) break;
+  let i = 0;
+  for (; i < all.length && tools.length < FEED_MAX_TOOLS; i++) {
+    const n = JSON.stringify(all[i]).length;
+    if (size + n > FEED_MAX_CHARS) {
+      tooBig.push(typeof all[i]?.name === "string" ? all[i].name : `the tool at index ${i}`);
+      continue;
+    }
+    size += n;
+    tools.push(all[i]);
   }
-  const tools = n === all.length ? all : all.slice(0, n);
+  const rest = all.length - i; // not looked at: the count was reached
   const from = `of ${serverTools.url}, from tools/list`;
-  setStatus(
-    "sample-source",
-    n === all.length
-      ? `The ${all.length} tools ${from}.`
-      : `The first ${n} of the ${all.length} tools ${from}: the Convert panel takes at most ${FEED_MAX_TOOLS} tools, and ${(FEED_MAX_CHARS / 1e6).toLocaleString("en")} MB of them, from a server at once (the page would freeze for seconds). Paste others to convert them.`,
-  );
+  const bounds = `the Convert panel takes at most ${FEED_MAX_TOOLS} tools, and ${(FEED_MAX_CHARS / 1e6).toLocaleString("en")} MB of them, from a server at once (the page would freeze for seconds).`;
+  let status;
+  if (tools.length === all.length) status = `The ${all.length} tools ${from}.`;
+  else if (tooBig.length === 0) status = `The first ${tools.length} of the ${all.length} tools ${from}: ${bounds} Paste others to convert them.`;
+  else {
+    const more = rest > 0 ? `, and the last ${rest.toLocaleString("en")} for their number` : "";
+    status = `${tools.length} of the ${all.length} tools ${from}: ${bounds} Left out for their size: ${someNames(tooBig)}${more}. Paste others to convert them.`;
+  }
+  setStatus("sample-source", status);
   $("tools-input").value = json(tools);
   $("server-name").value = serverTools.server;
   remember(tools);
@@ -1175,12 +1191,32 @@ function abandoned(name) {
  * The provider name of the called tool, exactly as the Convert panel's options name it (Gemini and Vertex match a
  * functionResponse to the call by this name), among the tools its server listed when it was called. While the
  * Convert panel shows another sample, its "Server name" is that sample's: the called server's own name stands in
- * for it. Throws what NameMap throws (the message then says it, rather than a name the library would not give).
+ * for it. A tool the library refuses (a schema past its limits...) makes NameMap.fromTools throw for the whole
+ * listing: the names are then those of the tools that convert, the others left out, as McpHub leaves them out, so
+ * that one such tool does not take every other tool's message with it. Throws what NameMap throws for the called
+ * tool itself (the message then says it, rather than a name the library would not give).
  */
 function providerName({ tool, tools, server }, provider) {
   const options = convertOptions();
   if ($("sample").value !== "server") options.server = server;
-  const names = NameMap.fromTools(tools, provider, options);
+  let names;
+  try {
+    names = NameMap.fromTools(tools, provider, options);
+  } catch (err) {
+    const converts = (t) => {
+      try {
+        NameMap.fromTools([t], provider, options).free();
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // The called tool's own error (or the options'), if it is one the library refuses.
+    for (const t of tools) if (t?.name === tool && !converts(t)) NameMap.fromTools([t], provider, options);
+    const fit = tools.filter(converts);
+    if (fit.length === tools.length) throw err; // not one tool's: the listing's as a whole
+    names = NameMap.fromTools(fit, provider, options);
+  }
   try {
     const entry = names.toJSON().entries.find((e) => e.tool === tool);
     if (!entry) throw Object.assign(new Error(`${tool} is not among the tools its server listed`), { code: "UNKNOWN_TOOL" });

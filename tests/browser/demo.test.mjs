@@ -1256,6 +1256,44 @@ test("a big listing: the Convert panel takes its first 200 tools and says so; a 
   }
 });
 
+test("one tool the library refuses: the Convert panel leaves out one too big, and names it; every other tool's call still gets its Tool-result message", async () => {
+  let deep = { type: "string" };
+  for (let i = 0; i < 70; i++) deep = { type: "object", properties: { a: deep } };
+  const ok = () => ({ content: [{ type: "text", text: "ok" }] });
+  const odd = await startOddServer({
+    // A description past limits.maxStringBytes (1 MiB), before a small tool.
+    big: { tools: [TOOL("huge", { description: "x".repeat(1_100_000) }), TOOL("small")], call: ok },
+    // A schema nested past limits.maxDepth (64).
+    deep: { tools: [TOOL("deep", { inputSchema: { type: "object", properties: { d: deep } } }), TOOL("small")], call: ok },
+  });
+  const call = async (tool) => {
+    await page.selectOption("#call-tool", tool);
+    await page.fill("#call-args", "{}");
+    await page.click("#call-btn");
+    await waitForText("#call-status", `${tool} returned`);
+    return page.textContent("#out-message");
+  };
+  try {
+    await page.selectOption("#naming", "mcp");
+    await page.selectOption("#provider", "gemini");
+    await connectTo(odd.url("big"), 2);
+    const source = await waitForText("#sample-source", "Left out for their size");
+    assert.match(source, /^1 of the 2 tools of http:\/\/127\.0\.0\.1:\d+\/big, from tools\/list: the Convert panel takes at most 200 tools, and 1 MB of them, .* Left out for their size: huge\. Paste others/);
+    assert.deepEqual(JSON.parse(await page.inputValue("#tools-input")).map((t) => t.name), ["small"]);
+    await waitForText("#out-names", "mcp__odd__small");
+    assert.equal(await isVisible("#convert-error"), false);
+    assert.equal(JSON.parse(await call("small")).functionResponse.name, "mcp__odd__small");
+    // The refused tool's own call says why it has no name.
+    assert.match(await call("huge"), /^LIMIT_EXCEEDED: .*maxStringBytes/);
+
+    await connectTo(odd.url("deep"), 2);
+    assert.equal(JSON.parse(await call("small")).functionResponse.name, "mcp__odd__small");
+    assert.match(await call("deep"), /^LIMIT_EXCEEDED: schema nesting exceeds the limit of 64 levels/);
+  } finally {
+    await odd.close();
+  }
+});
+
 test("at 375 px a server's long words wrap: a 64-character tool name, a URL, and a question's message in a dialog that fits", async () => {
   const long = `get_${"x".repeat(56)}_tool`;
   const url = `https://example.com/${"very-long-path-segment-".repeat(6)}end`;
