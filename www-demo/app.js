@@ -901,14 +901,26 @@ function toolOption(t) {
   return el("option", { value: t.name }, clip(typeof t.title === "string" && t.title && t.title !== t.name ? `${t.name}: ${t.title}` : t.name));
 }
 
-/** What #connect-status says while the server answers: who, the protocol, how many tools. */
+/**
+ * What #connect-status says while the server answers: who (its title, else its name; an empty one says nothing), the
+ * protocol, how many tools, and which the library left out. A server's strings are clipped: its name may be
+ * megabytes long.
+ */
 function statusOf(c, tools) {
   const info = c.serverInfo;
-  return (
-    `Connected to ${info?.title ?? info?.name ?? "the server"} ${info?.version ?? ""} (protocol ${c.protocolVersion}): ${tools.length} tools.` +
-    // A 2026-07-28 server's tools whose x-mcp-header marks break the rules: left out, and said so.
-    c.droppedTools.map((d) => ` Left out ${d.name}: ${d.reason}.`).join("")
-  );
+  const said = (v) => (typeof v === "string" && v.trim() !== "" ? v : undefined);
+  const who = clip(said(info?.title) ?? said(info?.name) ?? "the server");
+  const version = said(info?.version) === undefined ? "" : ` ${clip(info.version, 100)}`;
+  // Entries that are no tools (no name: named by their index), and a 2026-07-28 server's tools whose x-mcp-header
+  // marks break the rules: left out, and said so.
+  const dropped = c.droppedTools;
+  const what = (d) => (said(d.name) !== undefined ? clip(d.name, 100) : Number.isInteger(d.index) ? `the entry at index ${d.index}` : "an entry without a name");
+  const left =
+    dropped
+      .slice(0, 10)
+      .map((d) => ` Left out ${what(d)}: ${clip(d.reason, 300)}.`)
+      .join("") + (dropped.length > 10 ? ` And ${(dropped.length - 10).toLocaleString("en")} more left out.` : "");
+  return `Connected to ${who}${version} (protocol ${c.protocolVersion}): ${tools.length} tools.${left}`;
 }
 
 let connecting = null; // the AbortController of the connect under way: Cancel aborts it

@@ -1294,6 +1294,27 @@ test("one tool the library refuses: the Convert panel leaves out one too big, an
   }
 });
 
+test("the Connected status: a server's name and version clipped, an empty title gives way to the name, an entry left out without a name is named by its index", async () => {
+  const odd = await startOddServer({
+    bigname: { serverInfo: { name: "n".repeat(1_000_000), version: "v".repeat(1_000_000) }, tools: [TOOL("a")] },
+    emptytitle: { serverInfo: { name: "real-name", title: "", version: "1" }, tools: [TOOL("a")] },
+    noname: { serverInfo: { name: "odd", version: "2" }, tools: [TOOL("a"), { description: "no name" }, 7] },
+  });
+  try {
+    await connectTo(odd.url("bigname"), 1);
+    const big = await page.textContent("#connect-status");
+    assert.ok(big.length < 1000, `the status is ${big.length.toLocaleString("en")} characters`);
+    assert.equal(big, `Connected to ${"n".repeat(200)}… (999,800 more characters) ${"v".repeat(100)}… (999,900 more characters) (protocol 2025-11-25): 1 tools.`);
+    await connectTo(odd.url("emptytitle"), 1);
+    assert.equal(await page.textContent("#connect-status"), "Connected to real-name 1 (protocol 2025-11-25): 1 tools.");
+    await connectTo(odd.url("noname"), 1);
+    const noname = await page.textContent("#connect-status");
+    assert.match(noname, /^Connected to odd 2 \(protocol 2025-11-25\): 1 tools\. Left out the entry at index 1: [^.].*\. Left out the entry at index 2: [^.].*\.$/);
+  } finally {
+    await odd.close();
+  }
+});
+
 test("at 375 px a server's long words wrap: a 64-character tool name, a URL, and a question's message in a dialog that fits", async () => {
   const long = `get_${"x".repeat(56)}_tool`;
   const url = `https://example.com/${"very-long-path-segment-".repeat(6)}end`;
