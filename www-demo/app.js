@@ -695,9 +695,30 @@ function clearCall() {
   copyText.raw = copyText.flat = copyText.message = "";
 }
 
+/**
+ * The timeout field's value: a whole number of milliseconds, at least 100 (as the field's min and step say), checked
+ * for every request, a call's and a read's as a connection's; anything else is an INVALID_TIMEOUT error the page
+ * shows, never a silent 30000 nor an option error of the library's about a `timeoutMs` the user never saw.
+ */
 function timeoutMs() {
-  const n = Number($("mcp-timeout").value);
-  return Number.isFinite(n) && n > 0 ? n : 30000;
+  const raw = $("mcp-timeout").value.trim(); // "" too for text that is no number
+  const n = Number(raw);
+  if (raw !== "" && Number.isSafeInteger(n) && n >= 100) return n;
+  const held = raw === "" ? "no number" : clip(raw, 40);
+  throw Object.assign(
+    new Error(`The timeout per request must be a whole number of milliseconds, at least 100 (and at most 2^53 - 1): the field holds ${held}.`),
+    { code: "INVALID_TIMEOUT" },
+  );
+}
+
+/** The timeout field's value, or null after showing its error in the alert `errorId`. */
+function timeoutOr(errorId) {
+  try {
+    return timeoutMs();
+  } catch (err) {
+    showError(errorId, err);
+    return null;
+  }
 }
 
 /** A person signing in has up to 5 minutes. */
@@ -928,6 +949,10 @@ let connecting = null; // the AbortController of the connect under way: Cancel a
 async function connect(event) {
   event?.preventDefault();
   if (isBusy("connect-btn")) return;
+  // Before the connection is left: a timeout the field cannot give keeps it.
+  clearError("connect-error");
+  const timeout = timeoutOr("connect-error");
+  if (timeout === null) return;
   setBusy("connect-btn", true);
   const abort = new AbortController();
   connecting = abort;
@@ -967,7 +992,7 @@ async function connect(event) {
       headers,
       oauth,
       // Signing in takes a person: the handshake that meets the 401 waits for the popup up to 5 minutes.
-      timeoutMs: oauth ? Math.max(timeoutMs(), PERSON_MS) : timeoutMs(),
+      timeoutMs: oauth ? Math.max(timeout, PERSON_MS) : timeout,
       // Both modes: a URL-mode question comes to onRequest, which declines it and says so (form mode alone, McpClient
       // would answer it -32602 itself, and the page would say nothing).
       capabilities: { elicitation: { form: {}, url: {} } },
@@ -1110,9 +1135,14 @@ async function readResource(event) {
   const c = client;
   if (!c) return;
   const uri = $("resource").value;
+  const timeout = timeoutOr("call-error");
+  if (timeout === null) {
+    setStatus("resource-status", `${clip(uri)} was not read: the timeout field is not valid.`);
+    return;
+  }
   setBusy("read-btn", true);
   try {
-    const answer = await c.request("resources/read", { uri }, { timeoutMs: timeoutMs() });
+    const answer = await c.request("resources/read", { uri }, { timeoutMs: timeout });
     if (client !== c) return; // the page connected elsewhere meanwhile
     connectionBack(c);
     // The answer's shape is the server's to get right: checked, never assumed.
@@ -1157,6 +1187,11 @@ async function callTool(event) {
     showError("call-error", Object.assign(new Error(`Arguments: ${err.message}`), { code: "INVALID_JSON" }));
     return;
   }
+  const timeout = timeoutOr("call-error");
+  if (timeout === null) {
+    setStatus("call-status", `${name} was not called: the timeout field is not valid.`);
+    return;
+  }
   const progress = $("call-progress");
   progress.hidden = false;
   progress.removeAttribute("value");
@@ -1166,7 +1201,7 @@ async function callTool(event) {
   try {
     // The timeout bounds the server's time: McpClient holds it while the page answers the call's questions.
     const result = await c.callTool(name, args, {
-      timeoutMs: timeoutMs(),
+      timeoutMs: timeout,
       onProgress: (p) => {
         if (p.total) {
           progress.max = p.total;

@@ -907,6 +907,26 @@ test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   assert.equal(await isVisible("#connect-error"), false);
 });
 
+test("the timeout field is checked on every call as on connect: a whole number of at least 100, said on the page, never a silent 30000", async () => {
+  await page.selectOption("#call-tool", "slow");
+  for (const bad of ["1500.5", "0", "-5", "50", "", "1e300"]) {
+    await page.fill("#mcp-timeout", bad);
+    await page.fill("#call-args", '{"steps": 1, "delay_ms": 10}');
+    await page.click("#call-btn");
+    const error = await waitForText("#call-error", "INVALID_TIMEOUT");
+    assert.match(error, /^INVALID_TIMEOUT: The timeout per request must be a whole number of milliseconds, at least 100/, `for ${JSON.stringify(bad)}`);
+    assert.equal(await page.textContent("#call-status"), "slow was not called: the timeout field is not valid.", `for ${JSON.stringify(bad)}`);
+    assert.equal(await page.getAttribute("#call-error", "role"), "alert");
+  }
+  // Any whole number from 100 is taken, on connect as on a call.
+  await page.fill("#mcp-timeout", "150");
+  assert.equal(await page.$eval("#mcp-timeout", (e) => e.checkValidity()), true);
+  await page.click("#call-btn");
+  await waitForText("#call-status", "slow returned");
+  assert.equal(await isVisible("#call-error"), false);
+  await page.fill("#mcp-timeout", "30000");
+});
+
 /**
  * A small MCP server of odd answers, for what the bundled one never sends: node:http, Streamable HTTP at 2025-11-25,
  * JSON answers, CORS for the page. The URL's path names the scenario: {serverInfo, tools, call(params) -> result,
