@@ -131,9 +131,16 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
     cx.reset_budget();
     // Before the strict attempt: the schema sent without strict has the same keys.
     let plan = crate::providers::keys::rename_top_level(&mut root, cx, rules.property, rules.provider);
+    // What is found on the renamed schema is said at the server's keys.
+    let to_server_keys = |cx: &mut Cx, from: (usize, usize)| {
+        crate::providers::keys::paths_to_server_keys(&mut cx.changes[from.0..], &plan.renamed);
+        crate::providers::keys::paths_to_server_keys(&mut cx.problems[from.1..], &plan.renamed);
+    };
     if !opts.strict {
         if contains_ref(&root, 0) {
+            let from = (cx.changes.len(), cx.problems.len());
             report_unresolvable(&root, cx);
+            to_server_keys(cx, from);
         }
         return Ok(Compiled { schema: Some(root), strict: None, plan, relaxed: None });
     }
@@ -151,6 +158,7 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
         }
         None => (Value::Null, Some("recursive $ref".owned())),
     };
+    to_server_keys(&mut scx, (0, 0));
     match reason {
         None => {
             let relaxed = Relaxed { schema: root, strict_changes: scx.changes.len(), strict_problems: scx.problems.len() };
@@ -161,7 +169,9 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
         Some(reason) => {
             cx.problem(rules.fallback, format!("cannot be strict without changing its meaning ({reason}); sent without strict"));
             if contains_ref(&root, 0) {
+                let from = (cx.changes.len(), cx.problems.len());
                 report_unresolvable(&root, cx);
+                to_server_keys(cx, from);
             }
             Ok(Compiled { schema: Some(root), strict: None, plan, relaxed: None })
         }
@@ -371,6 +381,26 @@ mod tests {
             "Arguments must match exactly one of: (1) dollar_kind = \"a\": requires dollar_a_2; (2) dollar_kind = \"b\": properties dollar_kind, dollar_b, ok."
         );
         assert_eq!(c.plan.apply(json!({"dollar_kind": "a", "dollar_a_2": "x"})), json!({"$kind": "a", "$a": "x"}));
+    }
+
+    /// What strict mode finds under a renamed root key is said at the server's key, also where
+    /// another property has the renamed key's new name (pE F1).
+    #[test]
+    fn diagnostics_under_a_renamed_key_point_into_the_input_schema() {
+        let (c, cx) = run(
+            json!({"type": "object", "properties": {
+                "$top": {"type": "object", "properties": {"c": {"type": "string", "minLength": 2}}},
+                "dollar_top": {"type": "string", "minLength": 1},
+                "a/b": {"type": "string", "format": "email"}}}),
+            true,
+        );
+        assert_eq!(c.strict, Some(true), "{:?}", cx.problems);
+        let paths: Vec<(&str, &str)> = cx.changes.iter().map(|d| (d.rule, d.path.as_str())).collect();
+        assert!(paths.contains(&("anthropic/strict-close", "/properties/$top")), "{paths:?}");
+        assert!(paths.contains(&("anthropic/strict-keyword", "/properties/$top/properties/c")), "{paths:?}");
+        assert!(paths.contains(&("anthropic/strict-keyword", "/properties/dollar_top")), "{paths:?}");
+        assert!(paths.contains(&("anthropic/property-renamed", "/properties/a~1b")), "{paths:?}");
+        assert!(!paths.iter().any(|(_, p)| p.contains("dollar_top_2") || p.contains("a_b")), "{paths:?}");
     }
 
     /// An `allOf` of objects (inheritance by `$ref`) is one object under strict: closed once,

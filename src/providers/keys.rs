@@ -145,6 +145,26 @@ fn renames_counted<'k>(keys: impl Iterator<Item = &'k str> + Clone) -> (Vec<(Str
     (renamed, probes)
 }
 
+/// Diagnostics made on the renamed schema (strict mode's steps, unresolvable references) point
+/// into the input schema as given: a path through a renamed root property names the server's
+/// key (`/properties/dollar_top/x` is `/properties/$top/x`).
+pub(crate) fn paths_to_server_keys(diagnostics: &mut [crate::report::Diagnostic], renamed: &[(String, String)]) {
+    if renamed.is_empty() {
+        return;
+    }
+    for d in diagnostics {
+        let Some(rest) = d.path.strip_prefix("/properties/") else { continue };
+        let (token, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        // New names are Claude's keys: no `~` or `/` to unescape.
+        if let Some((_, original)) = renamed.iter().find(|(new, _)| new == token) {
+            let mut path = "/properties".owned();
+            crate::text::push_pointer_token(&mut path, original);
+            path.push_str(tail);
+            d.path = path;
+        }
+    }
+}
+
 /// Renames the root's property keys that Claude refuses (see the module), reporting each under
 /// `rule` (`provider`: who refuses them), and returns the plan that maps arguments back (empty
 /// when nothing was renamed).
