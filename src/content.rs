@@ -326,6 +326,33 @@ mod tests {
         assert!(utf16_len(&flatten_content(&big, FlattenOptions { max_chars: 50 })) <= 50);
     }
 
+    /// A resource or resource link with a field of the wrong type (a `text` that is an object, a
+    /// `uri` that is a number...) is malformed, as a text whose `text` is not a string: its JSON is
+    /// shown, not the field left out. `null` is no value, as a missing field is.
+    #[test]
+    fn malformed_resources_keep_their_content() {
+        for block in [
+            json!({"type":"resource","resource":{"uri":"file:///r","text":{"rows":2,"secret":"data"}}}),
+            json!({"type":"resource","resource":{"uri":"file:///r","text":["line 1","line 2"]}}),
+            json!({"type":"resource","resource":{"uri":"file:///r","text":42}}),
+            json!({"type":"resource","resource":{"uri":"file:///r","blob":12345}}),
+            json!({"type":"resource","resource":{"uri":42,"text":"hello"}}),
+            json!({"type":"resource","resource":{"uri":"file:///r","mimeType":7,"text":"hello"}}),
+            json!({"type":"resource_link","uri":"file:///x","name":5,"description":{"a":1}}),
+            json!({"type":"resource_link","uri":"file:///x","name":"x","title":["t"]}),
+            json!({"type":"resource_link","uri":"file:///x","name":"x","mimeType":false}),
+        ] {
+            let kind = block["type"].as_str().unwrap().to_owned();
+            let out = flatten_content(&blocks(json!([block.clone()])), FlattenOptions::default());
+            assert_eq!(out, format!("[Unsupported content: {kind}]\n{}", crate::text::to_string(&block)));
+        }
+        let b = blocks(json!([
+            {"type":"resource","resource":{"uri":"file:///r","mimeType":null,"text":"hello","blob":null}},
+            {"type":"resource_link","uri":"file:///x","name":"x","title":null,"description":null,"mimeType":null}
+        ]));
+        assert_eq!(flatten_content(&b, FlattenOptions::default()), "[Resource: file:///r]\nhello\n[Resource link: x (file:///x)]");
+    }
+
     /// An embedded text resource keeps its uri and MIME type (a header line above its text), a
     /// resource link its description.
     #[test]

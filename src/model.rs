@@ -446,15 +446,14 @@ impl ContentBlock {
     /// Reads one block; anything unrecognised or malformed becomes [`ContentBlock::Unknown`].
     pub fn from_value(value: Value) -> Self {
         let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+        // `null` is no value, as a missing field is (an image is then read from its bytes). A
+        // field of another type makes the block malformed: it is shown as JSON, never left out.
+        let strings = |v: &Value, keys: &[&str]| keys.iter().all(|k| v.get(k).is_none_or(|v| v.is_string() || v.is_null()));
         let well_formed = match kind {
             "text" => value.get("text").is_some_and(Value::is_string),
-            "image" | "audio" => {
-                // `null` is no value, as a missing field is (the image is then read from its bytes).
-                let string_or_none = |v: &Value| v.is_string() || v.is_null();
-                value.get("data").is_none_or(string_or_none) && value.get("mimeType").is_none_or(string_or_none)
-            }
-            "resource_link" => value.get("uri").is_some_and(Value::is_string),
-            "resource" => value.get("resource").is_some_and(Value::is_object),
+            "image" | "audio" => strings(&value, &["data", "mimeType"]),
+            "resource_link" => value.get("uri").is_some_and(Value::is_string) && strings(&value, &["name", "title", "description", "mimeType"]),
+            "resource" => value.get("resource").is_some_and(|r| r.is_object() && strings(r, &["uri", "mimeType", "text", "blob"])),
             _ => false,
         };
         if !well_formed {
