@@ -1656,7 +1656,7 @@ export function toolResultMessage(call: ToolCallRef, result: McpCallToolResult |
  * answered by one `function_call_output` for the wrapper's `call_id`, where the first of them is: each result under a
  * line naming its tool use (`tool_uses[0] (get_weather):`, `tool_uses[1]:` for one without a name), in the wrapper's order, the texts joined by a blank line
  * (all of it within `maxChars`, those lines included: the short results whole, the longer cut to equal shares of the
- * rest, each marked; where a share would leave no room for its marker, or the lines do not fit, one cut over the
+ * rest, each marked; where a share would leave no room for its marker (after an error's `"Error: "`), or the lines do not fit, one cut over the
  * whole, marked), or with `multimodal` and media a list of items, each tool use's line an `input_text`.
  * `INVALID_INPUT` when one of its tool uses has no result here, or has two. Other providers answer each under its id.
  */

@@ -1559,7 +1559,11 @@ fn wrapper_output(p: &Parallel, uses: &[(&CallRef, &CallToolResult)], opts: &Res
     // results whole, and one cut where the cap falls over all of it, as over one result's text.
     // Where nothing is cut, the results written whole are the output (their budgets with them).
     let whole_fit = labels_len <= opts.max_chars && caps.iter().zip(&lengths).all(|(&cap, &len)| cap >= len);
-    let shared = labels_len <= opts.max_chars && caps.iter().zip(&lengths).all(|(&cap, &len)| cap >= len || cap >= SHORT_MARKER.len());
+    // A cut result's share holds its marker after the `Error: ` of an error, which [`message`]
+    // takes out of it.
+    let marker_room = |(_, result): &(&CallRef, &CallToolResult)| SHORT_MARKER.len() + if result.is_error == Some(true) { ERROR_PREFIX.len() } else { 0 };
+    let shared = labels_len <= opts.max_chars
+        && caps.iter().zip(&lengths).zip(uses).all(|((&cap, &len), tool_use)| cap >= len || cap >= marker_room(tool_use));
     let outputs = match shared && !whole_fit {
         true => write(&caps, media, names)?,
         false => {
@@ -3132,6 +3136,20 @@ mod tests {
                 if max >= 54 + 24 {
                     assert!(text.starts_with("tool_uses[0] (weather):\n") && text.contains("\n\ntool_uses[1] (attractions):\n"), "{text}");
                 }
+            }
+        }
+        // An error's share holds its `Error: ` and the marker: a share that holds the marker
+        // alone is no share for it, and its cut is marked all the same.
+        let error = |c: &str| result(json!({"content":[{"type":"text","text":c.repeat(190)}],"isError":true}));
+        let ok = result(json!({"content":[{"type":"text","text":"ok"}]}));
+        for max in 0usize..=300 {
+            for results in [[error("a"), ok.clone()], [ok.clone(), error("b")], [error("a"), error("b")], [error("a"), long("b")]] {
+                let opts = ResultOptions { max_chars: max, ..ResultOptions::default() };
+                let out = tool_result_messages(&calls, &results, ResultFormat::OpenAiResponses, &opts).unwrap();
+                let text = out[0]["output"].as_str().unwrap();
+                assert!(utf16_len(text) <= max, "{max}: {} units: {text}", utf16_len(text));
+                let whole: usize = 54 + results.iter().map(|r| utf16_len(&flatten(r, usize::MAX))).sum::<usize>();
+                assert_eq!(text.contains("[Truncated"), whole > max && max >= 12, "{max}: {text}");
             }
         }
         // A short result is whole; the long one has the rest.
