@@ -1623,7 +1623,9 @@ export type ToolCallRef =
  *
  * `result` is a CallToolResult (which has `content`, `structuredContent`, or at least `isError`; `{}` and `{_meta}`
  * are results without output, as the SDKs read them) or a content array; a result in a wrapper is unwrapped (an
- * {@link McpHub.callTool} answer `{result, text, ...}`, a JSON-RPC response `{jsonrpc, id, result}`), and the
+ * {@link McpHub.callTool} answer `{result, text, ...}`, a JSON-RPC response `{jsonrpc, id, result}`; the wrapper's own
+ * `isError: true` makes it an error, whatever the result says; a JSON-RPC response with an `error` beside its `result`
+ * is malformed, `INVALID_INPUT`), and the
  * 2024-10-07 protocol's `{toolResult}` is read as its text. Anything else is `INVALID_INPUT` saying what it looks
  * like (an object of other keys, a JSON-RPC error response, a task handle, a Promise: "did you forget await?"), as it
  * is for {@link flattenContent}.

@@ -514,7 +514,8 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// Reads a result, or a bare content array (as some clients pass it). A result handed on in
     /// a wrapper is unwrapped: the `{result, text, isError, ...}` of a hub's `callTool`, a JSON-RPC
-    /// response `{jsonrpc, id, result}`; so is the 2024-10-07 protocol's `{toolResult}` (its value
+    /// response `{jsonrpc, id, result}` (one with an `error` too is malformed: `INVALID_INPUT`);
+    /// the wrapper's `isError: true` makes the result an error; so is the 2024-10-07 protocol's `{toolResult}` (its value
     /// as text). `{}` and `{_meta}` are results without output (the SDKs default `content` to
     /// `[]`); an object that is none of these, with neither `content` nor `structuredContent` (nor
     /// `isError`) but other keys, is `INVALID_INPUT`, not a result without output: it is something
@@ -527,7 +528,21 @@ impl CallToolResult {
             Value::Object(mut o) if !o.contains_key("content") && !o.contains_key("structuredContent") => {
                 let is_result = |v: &Value| v.get("content").is_some() || v.get("structuredContent").is_some() || v.get("toolResult").is_some();
                 if o.get("result").is_some_and(is_result) {
-                    return Self::from_value(o.remove("result").unwrap_or_default());
+                    if o.contains_key("jsonrpc") && o.get("error").is_some_and(|e| !e.is_null()) {
+                        return Err(Error::new(
+                            ErrorCode::InvalidInput,
+                            "a JSON-RPC response with both result and error is malformed (JSON-RPC 2.0 allows one): whether the call failed is unknown; pass its result or handle its error",
+                        ));
+                    }
+                    // The wrapper's own `isError` holds: a failed call is never read as one that
+                    // succeeded, whatever its result says.
+                    let outer = take_is_error(&mut o);
+                    let mut result = Self::from_value(o.remove("result").unwrap_or_default())?;
+                    result.is_error = match (outer, result.is_error) {
+                        (Some(true), _) | (_, Some(true)) => Some(true),
+                        (outer, inner) => inner.or(outer),
+                    };
+                    return Ok(result);
                 }
                 if let Some(tool_result) = o.remove("toolResult") {
                     let text = match tool_result {
@@ -1054,6 +1069,34 @@ mod tests {
         assert_eq!(CallToolResult::from_value(json!({"isError":"true"})).unwrap().is_error, Some(true));
         assert_eq!(CallToolResult::from_value(json!({"toolResult":"x","isError":1})).unwrap().is_error, Some(true));
         assert_eq!(CallToolResult::from_value(json!({"isError":null})).unwrap_err().code, ErrorCode::InvalidInput);
+    }
+
+    /// A wrapper's own `isError` is not lost when its result is unwrapped: a failed call is never
+    /// given as one that succeeded. A JSON-RPC response with both `result` and `error` is
+    /// malformed (JSON-RPC 2.0 allows one), never read as its result.
+    #[test]
+    fn a_wrappers_is_error_holds() {
+        use serde_json::json;
+        let inner = json!({"content":[{"type":"text","text":"permission denied"}]});
+        for outer in [
+            json!({"isError":true,"result":inner}),
+            json!({"result":inner,"text":"permission denied","isError":true,"server":"s","tool":"t"}),
+            json!({"isError":"yes","result":{"content":[],"isError":false}}),
+            json!({"isError":false,"result":{"content":[],"isError":true}}),
+        ] {
+            let r = CallToolResult::from_value(outer.clone()).unwrap();
+            assert_eq!(r.is_error, Some(true), "{outer}");
+        }
+        let r = CallToolResult::from_value(json!({"isError":false,"result":inner})).unwrap();
+        assert_eq!(r.is_error, Some(false));
+        assert_eq!(CallToolResult::from_value(json!({"result":inner})).unwrap().is_error, None);
+        let both = json!({"jsonrpc":"2.0","id":1,"result":inner,"error":{"code":-32603,"message":"boom"}});
+        let err = CallToolResult::from_value(both).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        assert!(err.message.contains("both"), "{}", err.message);
+        // `error: null` is no error (JSON-RPC 1.0 wrote it beside every result).
+        let r = CallToolResult::from_value(json!({"jsonrpc":"2.0","id":1,"result":inner,"error":null})).unwrap();
+        assert_eq!(r.content.len(), 1);
     }
 
     /// Another spelling of `inputSchema` is found in any case, with `_` or `-` between letters;
