@@ -6,7 +6,8 @@
 //! then `: {description}` when it has one; an embedded text resource its text under a header line
 //! `[Resource: {uri} ({mimeType})]`, an embedded blob of text (`text/*`, JSON, XML...) its text
 //! decoded under that line, any other blob `[Resource: {uri} ({mimeType}), {size}, not sent: {why}]`
-//! (`text only`, `not UTF-8 text`, `invalid base64 data`...); a block of unknown type (or a
+//! (`text only`, `not UTF-8 text`, `invalid base64 data`...), a resource of both (which MCP does
+//! not allow) its text, then its blob so; a block of unknown type (or a
 //! malformed one) `[Unsupported content: {type}]` and its JSON on the next line. Items are joined
 //! with `\n`. A whole result adds its `structuredContent` as JSON text unless a text block already
 //! is that JSON (MCP asks servers for one); that JSON is kept whole when it fits the cap, the rest
@@ -46,7 +47,8 @@ impl Default for FlattenOptions {
     }
 }
 
-/// The placeholder or text of one block.
+/// The placeholder or text of one block (of an embedded resource, its text: its blob is written
+/// by the result's builder, `results::Builder::blob`).
 pub fn block_text(block: &ContentBlock) -> String {
     match block {
         ContentBlock::Text(t) => t.text.clone(),

@@ -1211,8 +1211,16 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
             match block {
                 ContentBlock::Image(img) => b.image(img),
                 ContentBlock::Audio(audio) => b.audio(audio),
-                ContentBlock::Resource(r) if r.resource.text.is_none() && r.resource.blob.is_some() => {
-                    b.blob(&r.resource, r.resource.blob.as_deref().unwrap_or_default())
+                // A resource of text and blob (which MCP does not allow): both, the text first.
+                ContentBlock::Resource(r) => {
+                    let res = &r.resource;
+                    if res.text.is_some() || res.blob.is_none() {
+                        b.text(block_text(block));
+                    }
+                    match res.blob.as_deref() {
+                        Some(blob) if res.text.is_none() || !blob.is_empty() => b.blob(res, blob),
+                        _ => {}
+                    }
                 }
                 other => b.text(block_text(other)),
             }
@@ -2409,6 +2417,26 @@ mod tests {
     /// Base64 of text.
     fn b64s(text: &str) -> String {
         b64(text.as_bytes())
+    }
+
+    /// A resource with both `text` and `blob` (which MCP does not allow) loses neither: its text
+    /// under its line, then its blob as any blob (sent where the provider takes it, else described).
+    #[test]
+    fn a_resource_with_text_and_blob_keeps_both() {
+        let pdf = b64s("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n");
+        let r = result(json!([{"type":"resource","resource":{"uri":"file:///report.pdf","mimeType":"application/pdf","text":"Summary: see attached","blob":pdf}}]));
+        let text = "[Resource: file:///report.pdf (application/pdf)]\nSummary: see attached";
+        let m = message(&r, ResultFormat::Anthropic, ResultOptions::default());
+        assert_eq!(
+            m["content"],
+            json!([{"type":"text","text":format!("{text}\n[Resource: file:///report.pdf (application/pdf)]")},{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":pdf}}])
+        );
+        assert_eq!(flatten(&r, usize::MAX), format!("{text}\n[Resource: file:///report.pdf (application/pdf), 45 bytes, not sent: text only]"));
+        // A text blob's text too; an empty blob beside a text adds nothing.
+        let r = result(json!([{"type":"resource","resource":{"uri":"file:///a.txt","mimeType":"text/plain","text":"one","blob":b64s("two")}}]));
+        assert_eq!(flatten(&r, usize::MAX), "[Resource: file:///a.txt (text/plain)]\none\n[Resource: file:///a.txt (text/plain)]\ntwo");
+        let r = result(json!([{"type":"resource","resource":{"uri":"file:///a.txt","text":"one","blob":""}}]));
+        assert_eq!(flatten(&r, usize::MAX), "[Resource: file:///a.txt]\none");
     }
 
     /// Embedded blobs are not dropped: a PDF goes where the provider takes documents (Anthropic's
