@@ -902,7 +902,8 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
  * the block's JSON on the next line for the rest (a malformed block too: a field of another type than string, `null` aside, as in `{type:"text", text:{...}}` or a resource whose `uri`, `mimeType`, `text` or `blob`, or a resource link whose `name`, `title`, `description` or `mimeType` is one); joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
  * already is that JSON (compared as JSON values, numbers as JavaScript reads them: `22.0` is `22`, `1e3` is `1000`).
  * A result with `isError` starts with `"Error: "`, as {@link toolResultMessage}'s OpenAI message does; an error with no
- * content says `"The tool reported an error with no content."`.
+ * content says `"The tool reported an error with no content."` (under a `maxChars` too small for it, a shorter
+ * sentence saying the same, `"Error with no content."`, `"Error."`, `"Error"`, or none: toolwire's own words are never cut).
  */
 export function flattenContent(content: McpCallToolResult | readonly McpContentBlock[], options?: FlattenOptions): string;
 
@@ -1613,7 +1614,8 @@ export type ToolCallRef =
  * characters; `document` for a `data:` URL or a URI without a path; Bedrock's then tagged with the call's
  * `toolUseId` (`inv (1a2b3c4d)`), unique across the conversation as Bedrock requires. An error whose content is only media says so in
  * its text (Gemini's `response.error`, Ollama's `content`): `"The tool reported an error with no text; its content is
- * the attached media."`. An error (`isError`) is text alone for Anthropic and for Bedrock with `status` (the default):
+ * the attached media."` (under a `maxChars` too small for it, a shorter sentence saying the same, down to `"Error"`, or
+ * none: it is never cut; an error with no content likewise). An error (`isError`) is text alone for Anthropic and for Bedrock with `status` (the default):
  * Anthropic refuses a `tool_result` with `is_error: true` holding anything but text blocks ("all content must be type
  * `text` if `is_error` is true"), and Claude on Bedrock a `toolResult` with `status: "error"` likewise. There its
  * images and documents are described, e.g. `[Image: image/png (not sent: Anthropic error results take text only)]`,

@@ -1244,8 +1244,8 @@ fn body<'a>(result: &'a CallToolResult, format: Option<ResultFormat>, opts: &Res
     let structured = None;
     if is_error && sc.is_none() && content.iter().all(|b| matches!(b, ContentBlock::Text(t) if t.text.trim().is_empty())) {
         // An error that says nothing still says it is one.
-        let mut parts = vec![Part::Text(EMPTY_ERROR.owned())];
-        cap_text(&mut parts, opts.max_chars);
+        let line = fitting(&EMPTY_ERRORS, opts.max_chars);
+        let parts = if line.is_empty() { Vec::new() } else { vec![Part::Text(line.owned())] };
         return Body { parts, structured };
     }
     // Sent as text: the JSON after the content, or the text block that already is it. A block
@@ -1304,17 +1304,30 @@ pub const EMPTY_ERROR: &str = "The tool reported an error with no content.";
 /// `parts`, Ollama's `images`).
 const MEDIA_ERROR: &str = "The tool reported an error with no text; its content is the attached media.";
 
+/// [`EMPTY_ERROR`] and shorter sentences saying the same, for smaller caps: toolwire's own
+/// sentence is never cut (a cut would have no room for its marker beside it).
+const EMPTY_ERRORS: [&str; 4] = [EMPTY_ERROR, "Error with no content.", "Error.", "Error"];
+
+/// [`MEDIA_ERROR`] and shorter sentences saying the same.
+const MEDIA_ERRORS: [&str; 6] = [MEDIA_ERROR, "Error with no text; see the attached media.", "Error; see the attached media.", "Error; see media.", "Error.", "Error"];
+
+/// The longest of `lines` (ASCII, longest first) within `max` units, or none.
+fn fitting(lines: &[&'static str], max: usize) -> &'static str {
+    lines.iter().copied().find(|l| l.len() <= max).unwrap_or_default()
+}
+
 /// An error's text where the message keeps text apart from media, never empty: `text`, or, when it
-/// says nothing, [`MEDIA_ERROR`] (media sent) or [`EMPTY_ERROR`], within `max`.
+/// says nothing, [`MEDIA_ERROR`] (media sent) or [`EMPTY_ERROR`], or a shorter sentence saying the
+/// same where that is over `max` (never one cut: [`fitting`]).
 fn error_text(text: String, parts: &[Part], max: usize) -> String {
     if !text.trim().is_empty() {
         return text;
     }
-    let line = match parts.iter().any(|p| !matches!(p, Part::Text(_))) {
-        true => MEDIA_ERROR,
-        false => EMPTY_ERROR,
+    let lines: &[&str] = match parts.iter().any(|p| !matches!(p, Part::Text(_))) {
+        true => &MEDIA_ERRORS,
+        false => &EMPTY_ERRORS,
     };
-    line[..prefix(line, max).0].owned()
+    fitting(lines, max).owned()
 }
 
 /// The UTF-16 length of the text of `parts`.
@@ -2902,11 +2915,37 @@ mod tests {
         let m = message(&r, ResultFormat::Ollama, multimodal);
         assert_eq!(m["content"], format!("Error: {MEDIA_ERROR}"));
         assert_eq!(m["images"], json!([PNG]));
-        // Within the cap.
+        // Within the cap, never cut: a shorter sentence where it does not fit, down to none.
         let m = message(&r, ResultFormat::Ollama, ResultOptions { max_chars: 12, ..multimodal });
-        assert_eq!(m["content"], "Error: The t");
+        assert_eq!(m["content"], "Error: Error");
         let m = message(&r, ResultFormat::Gemini, ResultOptions { max_chars: 5, ..multimodal });
-        assert_eq!(m["functionResponse"]["response"], json!({"error":"The t"}));
+        assert_eq!(m["functionResponse"]["response"], json!({"error":"Error"}));
+        let m = message(&r, ResultFormat::Gemini, ResultOptions { max_chars: 40, ..multimodal });
+        assert_eq!(m["functionResponse"]["response"], json!({"error":"Error; see the attached media."}));
+        let whole = [MEDIA_ERROR, "Error with no text; see the attached media.", "Error; see the attached media.", "Error; see media.", "Error.", "Error", ""];
+        let empty = [EMPTY_ERROR, "Error with no content.", "Error.", "Error", ""];
+        let blank = result(json!({"isError":true,"content":[]}));
+        for max in 0..=90 {
+            let opts = ResultOptions { max_chars: max, ..multimodal };
+            for (r, sentences) in [(&r, &whole[..]), (&blank, &empty[..])] {
+                let gemini = message(r, ResultFormat::Gemini, opts);
+                let ollama = message(r, ResultFormat::Ollama, opts);
+                let texts = [
+                    gemini["functionResponse"]["response"]["error"].as_str().unwrap(),
+                    ollama["content"].as_str().unwrap().strip_prefix("Error: ").unwrap_or_default(),
+                ];
+                for t in texts {
+                    assert!(sentences.contains(&t), "{max}: {t:?}");
+                    assert!(utf16_len(t) <= max, "{max}: {t:?}");
+                }
+                // The longest that fits.
+                assert_eq!(texts[0], *sentences.iter().find(|s| s.len() <= max).unwrap(), "{max}");
+            }
+            // flattenContent describes the image: only the empty error is its sentence.
+            let flat = flatten(&blank, max);
+            let t = flat.strip_prefix("Error: ").unwrap_or_default();
+            assert!(empty.contains(&t) && utf16_len(&flat) <= max, "{max}: {flat:?}");
+        }
         // Text beside the media is the error.
         let r = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/png"},{"type":"text","text":"bad"}]}));
         assert_eq!(message(&r, ResultFormat::Gemini, multimodal)["functionResponse"]["response"], json!({"error":"bad"}));
