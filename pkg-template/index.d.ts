@@ -606,7 +606,12 @@ export interface FlattenOptions {
    * under 12) and an error's `"Error: "` included. The structure's JSON (or the text block that is it) is kept whole
    * when it fits: the rest of the text is cut first, when that leaves room for the marker (else all is cut at the cap).
    * A text block that is the structure but over the cap (pretty-printed JSON) gives way to the structure's compact
-   * JSON, after the content, when that fits (not when the block writes a number with more digits than a double holds). Default 100000; `Infinity` is no cap; `NaN`, a negative or
+   * JSON, after the content, when that fits (not when the block writes a number with more digits than a double holds).
+   * A cut never splits a surrogate pair, nor the common grapheme clusters, and may end a little before the cap to keep
+   * one whole: an emoji with its zero width joiners, skin tone (U+1F3FB–U+1F3FF), variation selector (U+FE0E, U+FE0F),
+   * keycap (U+20E3) or tags (U+E0020–U+E007F), a flag's two regional indicators, a letter and its combining marks of
+   * U+0300–U+036F, CR LF. Other clusters (combining marks of other blocks, Hangul jamo, Indic conjuncts) may be cut
+   * between their code points. Default 100000; `Infinity` is no cap; `NaN`, a negative or
    * fractional number is `INVALID_OPTIONS`.
    */
   maxChars?: number;
@@ -1454,7 +1459,8 @@ export interface ToolResultOptions {
    * marker; else all is cut at the cap, the structure as JSON text); a text block that is the structure but over the
    * cap (pretty-printed JSON) gives way to its compact JSON when that fits. Where the cap falls the text is cut and
    * marked once with `"\n[Truncated: 60 of 5000 characters shown]"`; text after it is dropped, images stay. The marker,
-   * OpenAI's `"Error: "` and the placeholders of media are within the cap. `Infinity` is no cap; `NaN`, a negative or
+   * OpenAI's `"Error: "` and the placeholders of media are within the cap. A cut keeps surrogate pairs and the common
+   * grapheme clusters whole, as {@link FlattenOptions.maxChars} says. `Infinity` is no cap; `NaN`, a negative or
    * fractional number is `INVALID_OPTIONS`.
    */
   maxChars?: number;

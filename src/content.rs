@@ -12,8 +12,9 @@
 //! with `\n`. A whole result adds its `structuredContent` as JSON text unless a text block already
 //! is that JSON (MCP asks servers for one); that JSON is kept whole when it fits the cap, the rest
 //! of the text cut first; an error starts with `Error: `. The result is held to `max_chars` UTF-16
-//! code units (the length JS reports), the marker included, never cut inside a surrogate pair: the
-//! cut text ends with `\n[Truncated: {shown} of {total} characters shown]`.
+//! code units (the length JS reports), the marker included, never cut inside a surrogate pair nor
+//! inside the common grapheme clusters (`prefix`): the cut text ends with
+//! `\n[Truncated: {shown} of {total} characters shown]`.
 
 use serde_json::Value;
 
@@ -186,7 +187,7 @@ const fn starts_char(b: u8) -> bool {
 }
 
 /// Cuts `s` to at most `max` UTF-16 code units, the marker included, without splitting a
-/// surrogate pair: the longest prefix that fits with [`truncated_marker`] after it (or, where the
+/// surrogate pair or a common grapheme cluster ([`prefix`]): the longest prefix that fits with [`truncated_marker`] after it (or, where the
 /// cap leaves no room for the counts, [`SHORT_MARKER`]; under its 12 units, no marker), the marker
 /// without its line break where nothing is kept.
 pub fn truncate_utf16(mut s: String, max: usize) -> String {
@@ -259,7 +260,7 @@ pub(crate) fn room(max: usize, total: usize) -> (usize, Box<dyn Fn(usize) -> Str
 }
 
 /// The byte length and UTF-16 length of the longest prefix of `s` within `max` units, never
-/// inside a surrogate pair.
+/// inside a surrogate pair, nor inside the common grapheme clusters ([`joined`]).
 pub(crate) fn prefix(s: &str, max: usize) -> (usize, usize) {
     let mut units = 0usize;
     for (i, &b) in s.as_bytes().iter().enumerate() {
@@ -268,11 +269,32 @@ pub(crate) fn prefix(s: &str, max: usize) -> (usize, usize) {
         }
         let w = 1 + usize::from(b >= 0xF0);
         if units + w > max {
+            let mut i = i;
+            // Back to the start of the cluster the cut falls in (a character at a time).
+            while let Some(last) = s[..i].chars().next_back().filter(|&last| joined(&s[..i], last, &s[i..])) {
+                i -= last.len_utf8();
+                units -= last.len_utf16();
+            }
             return (i, units);
         }
         units += w;
     }
     (s.len(), units)
+}
+
+/// Whether a cut between `kept` (ending with `last`) and `rest` falls inside a grapheme cluster
+/// of the common kinds, without Unicode's tables: before a character that extends the one before
+/// it (a zero width joiner, a variation selector U+FE0E or U+FE0F, a combining diacritical mark
+/// U+0300-U+036F, a skin tone U+1F3FB-U+1F3FF, the keycap U+20E3, a tag U+E0020-U+E007F), after
+/// a zero width joiner, between the two regional indicators of a flag (paired from the start of
+/// their run), or between CR and LF.
+fn joined(kept: &str, last: char, rest: &str) -> bool {
+    let regional = |c: char| matches!(c, '\u{1F1E6}'..='\u{1F1FF}');
+    let Some(next) = rest.chars().next() else { return false };
+    matches!(next, '\u{200D}' | '\u{FE0E}' | '\u{FE0F}' | '\u{0300}'..='\u{036F}' | '\u{1F3FB}'..='\u{1F3FF}' | '\u{20E3}' | '\u{E0020}'..='\u{E007F}')
+        || last == '\u{200D}'
+        || (last, next) == ('\r', '\n')
+        || (regional(last) && regional(next) && kept.chars().rev().take_while(|&c| regional(c)).count() % 2 == 1)
 }
 
 #[cfg(test)]
@@ -440,6 +462,40 @@ mod tests {
         // Multi-byte but single-unit characters: 'é' is 2 bytes, 1 unit.
         let b = blocks(json!([{"type":"text","text":"éééé"}]));
         assert_eq!(flatten_content(&b, FlattenOptions { max_chars: 4 }), "éééé");
+    }
+
+    /// A cut never ends inside the common grapheme clusters: before a joiner, a variation
+    /// selector, a combining accent, a skin tone, a keycap or a tag, after a joiner, between the
+    /// two regional indicators of a flag, or between CR and LF.
+    #[test]
+    fn cuts_keep_common_clusters_whole() {
+        let clusters = ["👨\u{200D}👩\u{200D}👧", "🇫🇷", "e\u{301}", "a\u{301}\u{302}", "👍🏽", "❤\u{FE0F}", "☎\u{FE0E}", "1\u{FE0F}\u{20E3}", "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}", "\r\n", "👩🏽\u{200D}💻"];
+        for x in clusters {
+            let text = format!("ab{}", x.repeat(20));
+            for max in 0..=utf16_len(&text) {
+                let (bytes, units) = prefix(&text, max);
+                assert!(units <= max && units == utf16_len(&text[..bytes]), "{x:?} {max}");
+                assert!(bytes <= 2 || (bytes - 2) % x.len() == 0, "{x:?} at {max}: {:?}", &text[..bytes]);
+                // Only a cluster is given back: what a code point cut keeps, less one cluster at most.
+                assert!(units + utf16_len(x) > max || bytes == text.len(), "{x:?} at {max}: {units}");
+                let cut = truncate_utf16(text.clone(), max);
+                assert!(utf16_len(&cut) <= max, "{x:?} {max}: {cut:?}");
+            }
+        }
+        // A flag's pair is read from the start of the run: an odd run keeps its last indicator alone.
+        let odd = format!("🇫{}", "🇫🇷".repeat(3));
+        assert_eq!(prefix(&odd, 4), ("🇫🇫".len(), 4));
+        assert_eq!(prefix(&odd, 5), ("🇫🇫".len(), 4));
+        assert_eq!(prefix(&odd, 6), ("🇫🇫".len(), 4));
+        assert_eq!(prefix(&odd, 8), ("🇫🇫🇷🇫".len(), 8));
+        assert_eq!(prefix(&odd, 14), (odd.len(), 14));
+        // As in the probe: the family, the flag and the accent whole.
+        let b = blocks(json!([{"type":"text","text":"👨\u{200D}👩\u{200D}👧".repeat(30)}]));
+        let out = flatten_content(&b, FlattenOptions { max_chars: 50 });
+        assert_eq!(out, "👨\u{200D}👩\u{200D}👧\n[Truncated: 8 of 240 characters shown]");
+        let b = blocks(json!([{"type":"text","text":format!("xxxxxx{}", "e\u{301}".repeat(100))}]));
+        let out = flatten_content(&b, FlattenOptions { max_chars: 46 });
+        assert_eq!(out, "xxxxxx\n[Truncated: 6 of 206 characters shown]");
     }
 
     #[test]
