@@ -1460,7 +1460,10 @@ export interface ToolResultOptions {
    * cap (pretty-printed JSON) gives way to its compact JSON when that fits. Where the cap falls the text is cut and
    * marked once with `"\n[Truncated: 60 of 5000 characters shown]"`; text after it is dropped, images stay. The marker,
    * OpenAI's `"Error: "` and the placeholders of media are within the cap. A cut keeps surrogate pairs and the common
-   * grapheme clusters whole, as {@link FlattenOptions.maxChars} says. `Infinity` is no cap; `NaN`, a negative or
+   * grapheme clusters whole, as {@link FlattenOptions.maxChars} says. Anthropic and Bedrock refuse a result without
+   * text: where none is left they get `"(no output)"` (the result said nothing) or `"[Truncated]"` (the cap left
+   * nothing of what it said, as a cap of 0 does), the one text sent past a cap under its 11 units (with `bedrockStatus: false`, an error's
+   * `"Error:"` under 6). `Infinity` is no cap; `NaN`, a negative or
    * fractional number is `INVALID_OPTIONS`.
    */
   maxChars?: number;

@@ -1363,6 +1363,17 @@ fn with_prefix(text: String, max: usize) -> String {
     out
 }
 
+/// The text of an Anthropic or Bedrock result where none is left (both refuse a result without
+/// text): `(no output)` where the result said nothing, `[Truncated]` where the cap left nothing of
+/// what it said. Either is the one text sent past a `max_chars` under its 11 units.
+fn no_text(result: &CallToolResult) -> &'static str {
+    let said = result.structured_content.is_some() || result.content.iter().any(|b| !matches!(b, ContentBlock::Text(t) if t.text.trim().is_empty()));
+    match said {
+        true => SHORT_MARKER.trim_start(),
+        false => "(no output)",
+    }
+}
+
 /// What OpenAI's text (and `flattenContent`'s) starts with for an error.
 const ERROR_PREFIX: &str = "Error: ";
 
@@ -1799,7 +1810,7 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
                 .filter(|b| !b.get("text").and_then(Value::as_str).is_some_and(|t| t.trim().is_empty()))
                 .collect();
             if content.is_empty() {
-                content.push(object([("type", string("text")), ("text", string("(no output)"))]));
+                content.push(object([("type", string("text")), ("text", string(no_text(result)))]));
             }
             let id = id.unwrap_or_default();
             object([("type", string("tool_result")), ("tool_use_id", id.into()), ("content", Value::Array(content)), ("is_error", is_error.into())])
@@ -1879,19 +1890,26 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
             if let Some(sc) = structured {
                 content.push(object([("json", sc.clone())]));
             }
-            if content.is_empty() {
-                content.push(object([("text", string("(no output)"))]));
-            }
             let id = id.unwrap_or_default();
             if !opts.bedrock_status {
-                // The error said in the text: `Error: ` before the first text (in the cap), or alone.
+                // The error said in the text: `Error: ` before the first text (in the cap), or alone
+                // (where a cap under 7 units cuts the first text to nothing, too).
                 if prefixed {
                     match content.first_mut().and_then(|b| b.get_mut("text")) {
-                        Some(Value::String(t)) => *t = with_prefix(std::mem::take(t), opts.max_chars),
+                        Some(Value::String(t)) if !with_prefix(t.clone(), opts.max_chars).trim().is_empty() => {
+                            *t = with_prefix(std::mem::take(t), opts.max_chars);
+                        }
+                        Some(Value::String(_)) => content[0] = object([("text", string(ERROR_PREFIX.trim_end()))]),
                         _ => content.insert(0, object([("text", string(ERROR_PREFIX.trim_end()))])),
                     }
                 }
+                if content.is_empty() {
+                    content.push(object([("text", string(no_text(result)))]));
+                }
                 return Ok(object([("toolResult", object([("toolUseId", id.into()), ("content", Value::Array(content))]))]));
+            }
+            if content.is_empty() {
+                content.push(object([("text", string(no_text(result)))]));
             }
             let status = if is_error { "error" } else { "success" };
             object([("toolResult", object([("toolUseId", id.into()), ("content", Value::Array(content)), ("status", status.into())]))])
@@ -2606,6 +2624,45 @@ mod tests {
         // Text with something in it goes as it is.
         let r = result(json!([{"type":"text","text":" a "}]));
         assert_eq!(message(&r, ResultFormat::Anthropic, ResultOptions::default())["content"], json!([{"type":"text","text":" a "}]));
+    }
+
+    /// Anthropic and Bedrock refuse a result without text: where the cap leaves none of a result
+    /// that had some, they get `[Truncated]`, not `(no output)` (which would say the tool said
+    /// nothing): the one text, of 11 units, sent past a cap under 11. Never a blank text block.
+    #[test]
+    fn a_cap_that_leaves_no_text_says_so_where_text_is_required() {
+        let said = [
+            result(json!([{"type":"text","text":"hello"}])),
+            result(json!({"content":[],"structuredContent":{"k":1}})),
+            result(json!({"content":[{"type":"resource_link","uri":"file:///x","name":"x"}],"isError":true})),
+        ];
+        let silent = [result(json!([])), result(json!([{"type":"text","text":" "}])), result(json!({"content":[],"isError":true}))];
+        for (results, text) in [(&said, "[Truncated]"), (&silent, "(no output)")] {
+            for r in results {
+                for max in [0, 1, 5] {
+                    let opts = ResultOptions { max_chars: max, ..ResultOptions::default() };
+                    let a = message(r, ResultFormat::Anthropic, opts);
+                    let b = message(r, ResultFormat::Bedrock, opts);
+                    let (a, b) = (&a["content"], &b["toolResult"]["content"]);
+                    let words = |v: &Value| v.as_array().unwrap().iter().filter_map(|b| b["text"].as_str().map(str::to_owned)).collect::<Vec<_>>();
+                    for w in words(a).into_iter().chain(words(b)) {
+                        assert!(!w.trim().is_empty(), "{max} {r:?}: {a} {b}");
+                        assert!(utf16_len(&w) <= max || w == text, "{max} {r:?}: {a} {b}");
+                    }
+                    if max == 0 {
+                        assert_eq!(*a, json!([{"type":"text","text":text}]), "{r:?}");
+                        assert_eq!(*b, json!([{"text":text}]), "{r:?}");
+                    }
+                }
+            }
+        }
+        // Bedrock without status: an error's `Error:` is there, never cut to a blank block.
+        let opts = ResultOptions { max_chars: 0, bedrock_status: false, ..ResultOptions::default() };
+        for r in [&said[0], &said[2], &silent[2]] {
+            let m = message(r, ResultFormat::Bedrock, opts);
+            let content = m["toolResult"]["content"].as_array().unwrap();
+            assert!(content.iter().all(|b| b["text"].as_str().is_none_or(|t| !t.trim().is_empty())), "{m}");
+        }
     }
 
     /// An error is marked in flattenContent as in OpenAI's message, and an error with no content
