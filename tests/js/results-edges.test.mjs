@@ -117,3 +117,55 @@ test("isError that is not a boolean: an error unless it plainly says no, the sam
     assert.equal(tw.toolResultMessage({ id: "c1", name: "t" }, r, "anthropic").is_error, false, String(isError));
   }
 });
+
+test("a malformed resource or resource link is shown as its JSON, no field left out", () => {
+  for (const block of [
+    { type: "resource", resource: { uri: "file:///r", text: { rows: 2, secret: "data" } } },
+    { type: "resource", resource: { uri: "file:///r", blob: 12345 } },
+    { type: "resource", resource: { uri: 42, text: "hello" } },
+    { type: "resource_link", uri: "file:///x", name: 5, description: { a: 1 } },
+  ]) {
+    const expected = `[Unsupported content: ${block.type}]\n${JSON.stringify(block)}`;
+    assert.equal(tw.flattenContent([block]), expected);
+    assert.deepEqual(tw.toolResultMessage({ id: "c1", name: "t" }, [block], "anthropic").content, [{ type: "text", text: expected }]);
+  }
+});
+
+test("a wrapper's isError holds; a JSON-RPC response with result and error is INVALID_INPUT", () => {
+  const inner = { content: [{ type: "text", text: "permission denied" }] };
+  for (const r of [{ isError: true, result: inner }, { result: inner, text: "permission denied", isError: true, server: "s", tool: "t" }]) {
+    assert.equal(tw.flattenContent(r), "Error: permission denied");
+    assert.equal(tw.toolResultMessage({ id: "toolu_1", name: "t" }, r, "anthropic").is_error, true);
+    assert.deepEqual(tw.toolResultMessage({ id: "g1", name: "t" }, r, "gemini").functionResponse.response, { error: "permission denied" });
+  }
+  assert.throws(() => tw.flattenContent({ jsonrpc: "2.0", id: 1, result: inner, error: { code: -32603, message: "x" } }), { code: "INVALID_INPUT" });
+});
+
+test("a resource with text and blob keeps its blob; an error's own sentence is never cut", () => {
+  const pdf = b64("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n");
+  const r = { content: [{ type: "resource", resource: { uri: "file:///report.pdf", mimeType: "application/pdf", text: "Summary: see attached", blob: pdf } }] };
+  const a = tw.toolResultMessage({ id: "toolu_1", name: "t" }, r, "anthropic");
+  assert.deepEqual(a.content.map((b) => b.type), ["text", "document"]);
+  assert.match(tw.flattenContent(r), /Summary: see attached\n\[Resource: file:\/\/\/report\.pdf \(application\/pdf\), 45 bytes, not sent: text only\]$/);
+  const media = { content: [{ type: "image", data: PNG, mimeType: "image/png" }], isError: true };
+  const g = tw.toolResultMessage({ id: "g1", name: "t" }, media, "gemini", { multimodal: true, maxChars: 40 });
+  assert.equal(g.functionResponse.response.error, "Error; see the attached media.");
+});
+
+test("a Responses parallel wrapper marks an error's cut; cuts keep grapheme clusters; no text past the cap but one placeholder", () => {
+  const response = { output: [{ type: "function_call", id: "fc_1", call_id: "call_W", name: "multi_tool_use.parallel",
+    arguments: JSON.stringify({ tool_uses: [{ recipient_name: "functions.tool0", parameters: {} }, { recipient_name: "functions.tool1", parameters: {} }] }) }] };
+  const calls = tw.parseToolCalls(response, "openai-responses");
+  const results = [{ content: [{ type: "text", text: "The database refused the connection: " + "details ".repeat(20) }], isError: true }, { content: [{ type: "text", text: "ok" }] }];
+  const [out] = tw.toolResultMessages(calls, results, "openai-responses", { maxChars: 60 });
+  assert.ok(out.output.length <= 60 && out.output.includes("[Truncated"), out.output);
+  const seg = new Intl.Segmenter();
+  for (const [text, maxChars] of [["👨‍👩‍👧".repeat(30), 50], ["🇫🇷".repeat(60), 45], ["x".repeat(6) + "e\u0301".repeat(100), 46], ["👍🏽".repeat(40), 47]]) {
+    const whole = new Set([...seg.segment(text)].map((s) => s.segment));
+    const kept = tw.flattenContent([{ type: "text", text }], { maxChars }).split("\n[Truncated")[0];
+    for (const { segment } of seg.segment(kept)) assert.ok(whole.has(segment), `${JSON.stringify(kept)}`);
+  }
+  const said = { content: [{ type: "text", text: "hello" }] };
+  assert.deepEqual(tw.toolResultMessage({ id: "toolu_1", name: "t" }, said, "anthropic", { maxChars: 0 }).content, [{ type: "text", text: "[Truncated]" }]);
+  assert.deepEqual(tw.toolResultMessage({ id: "b1", name: "t" }, { content: [] }, "bedrock", { maxChars: 0 }).toolResult.content, [{ text: "(no output)" }]);
+});
