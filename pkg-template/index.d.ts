@@ -906,6 +906,8 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
  * `windows-1252`, and `iso-8859-1` and `us-ascii` read as it, as browsers read them; another is `not sent: charset koi8-r not supported`, never garbled), any other blob as `[Resource: uri (mime), 12 KB, not sent: text only]` (a resource with both `text` and `blob`, which MCP does not allow: its text, then its blob so), `[Unsupported content: type]` and
  * the block's JSON on the next line for the rest (a malformed block too: a field of another type than string, `null` aside, as in `{type:"text", text:{...}}` or a resource whose `uri`, `mimeType`, `text` or `blob`, or a resource link whose `name`, `title`, `description` or `mimeType` is one); joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
  * already is that JSON (compared as JSON values, numbers as JavaScript reads them: `22.0` is `22`, `1e3` is `1000`).
+ * A result without `content` or `structuredContent` whose other fields are all it says (`{isError: true, message: "..."}`)
+ * is those fields' JSON as its text (`{"message":"..."}`; `_meta` aside).
  * A result with `isError` starts with `"Error: "`, as {@link toolResultMessage}'s OpenAI message does; an error with no
  * content says `"The tool reported an error with no content."` (under a `maxChars` too small for it, a shorter
  * sentence saying the same, `"Error with no content."`, `"Error."`, `"Error"`, or none: toolwire's own words are never cut).

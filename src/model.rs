@@ -526,7 +526,8 @@ impl CallToolResult {
                 Ok(Self { content: items.into_iter().map(ContentBlock::from_value).collect(), ..Self::default() })
             }
             Value::Object(mut o) if !o.contains_key("content") && !o.contains_key("structuredContent") => {
-                let is_result = |v: &Value| v.get("content").is_some() || v.get("structuredContent").is_some() || v.get("toolResult").is_some();
+                // A wrapped content array (`{isError: true, result: [...]}`) too.
+                let is_result = |v: &Value| v.is_array() || v.get("content").is_some() || v.get("structuredContent").is_some() || v.get("toolResult").is_some();
                 if o.get("result").is_some_and(is_result) {
                     if o.contains_key("jsonrpc") && o.get("error").is_some_and(|e| !e.is_null()) {
                         return Err(Error::new(
@@ -555,7 +556,15 @@ impl CallToolResult {
                 // Without content but with nothing else either (`{}`, `{_meta}`): a result without
                 // output, as the official SDKs read it (their schema defaults content to []).
                 if o.get("isError").is_some_and(|v| !v.is_null()) || o.keys().all(|k| k == "_meta") {
-                    return Ok(Self { is_error: take_is_error(&mut o), meta: o.remove("_meta"), extra: o, ..Self::default() });
+                    let (is_error, meta) = (take_is_error(&mut o), o.remove("_meta"));
+                    // Its other fields (`{isError: true, message: "..."}`) are all it says: written
+                    // as their JSON, as a `toolResult`'s value is, not left out.
+                    let content = if o.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![ContentBlock::Text(TextContent { text: crate::text::to_string(&Value::Object(std::mem::take(&mut o))), extra: serde_json::Map::new() })]
+                    };
+                    return Ok(Self { content, is_error, meta, ..Self::default() });
                 }
                 let what = if o.get("error").is_some() && o.get("jsonrpc").is_some() {
                     "a JSON-RPC error response, not a result: the call failed (see its error)".owned()
@@ -1069,6 +1078,24 @@ mod tests {
         assert_eq!(CallToolResult::from_value(json!({"isError":"true"})).unwrap().is_error, Some(true));
         assert_eq!(CallToolResult::from_value(json!({"toolResult":"x","isError":1})).unwrap().is_error, Some(true));
         assert_eq!(CallToolResult::from_value(json!({"isError":null})).unwrap_err().code, ErrorCode::InvalidInput);
+    }
+
+    /// A result without content whose other fields are all it says (`{isError: true, message}`),
+    /// and a wrapped content array: their words reach the model.
+    #[test]
+    fn a_result_without_content_keeps_what_else_it_says() {
+        use serde_json::json;
+        let r = CallToolResult::from_value(json!({"isError": true, "message": "boom", "_meta": {"m": 1}})).unwrap();
+        assert_eq!(r.is_error, Some(true));
+        assert!(matches!(&r.content[..], [ContentBlock::Text(t)] if t.text == r#"{"message":"boom"}"#), "{:?}", r.content);
+        assert!(r.meta.is_some() && r.extra.is_empty());
+        let r = CallToolResult::from_value(json!({"isError": true, "result": [{"type": "text", "text": "denied"}]})).unwrap();
+        assert_eq!(r.is_error, Some(true));
+        assert!(matches!(&r.content[..], [ContentBlock::Text(t)] if t.text == "denied"), "{:?}", r.content);
+        // `{}`, `{_meta}` and `{isError}` alone still have no output.
+        for v in [json!({}), json!({"_meta": {}}), json!({"isError": false})] {
+            assert!(CallToolResult::from_value(v).unwrap().content.is_empty());
+        }
     }
 
     /// A wrapper's own `isError` is not lost when its result is unwrapped: a failed call is never
