@@ -36,7 +36,8 @@ export type JsonSchema = JsonSchemaObject | boolean;
  * each such place is a `schema/draft7-ref-siblings` change. Draft 3 to 7's `dependencies` is written as
  * `dependentRequired` and `dependentSchemas` where the schema is rewritten in 2020-12's terms. Under a `$schema`
  * of draft 3, its own keywords, which no later draft reads, are rewritten (and the `$schema` removed):
- * `divisibleBy` as `multipleOf`, `extends` as `allOf`, `disallow` as `not`, each a `schema/draft3-keyword`
+ * `divisibleBy` as `multipleOf`, `extends` as `allOf`, `disallow` as `not`, a `type` list with schemas among
+ * its types (draft 3's union type) as `anyOf`, each a `schema/draft3-keyword`
  * change; `required: true` on a property joins the parent's `required` (`schema/draft3-required`).
  */
 export interface JsonSchemaObject {

@@ -969,11 +969,13 @@ fn declares_draft_3(root: &Node) -> bool {
 }
 
 /// Whether some object of the tree has a key of draft 3's that `schema::rewrite_draft3`
-/// rewrites (a property so named too: such a schema merely goes the general way).
+/// rewrites, or a `type` list with a schema among its members (draft 3's union type; a
+/// property so named too: such a schema merely goes the general way).
 fn has_draft3_keyword(node: &Node, depth: usize) -> bool {
+    let union_type = |k: &Text, v: &Node| k.as_str() == "type" && matches!(v, Node::Arr(ts) if ts.iter().any(|t| matches!(t, Node::Obj(_) | Node::Bool(_))));
     match node {
         _ if depth > 512 => true,
-        Node::Obj(entries) => entries.iter().any(|(k, v)| matches!(k.as_str(), "divisibleBy" | "extends" | "disallow") || has_draft3_keyword(v, depth + 1)),
+        Node::Obj(entries) => entries.iter().any(|(k, v)| matches!(k.as_str(), "divisibleBy" | "extends" | "disallow") || union_type(k, v) || has_draft3_keyword(v, depth + 1)),
         Node::Arr(items) => items.iter().any(|v| has_draft3_keyword(v, depth + 1)),
         _ => false,
     }
@@ -1688,6 +1690,15 @@ mod tests {
         let schema = json!({"$schema":"http://json-schema.org/draft-03/schema#","type":"object","properties":{
             "b":{"type":"integer","divisibleBy":2},"e":{"extends":{"type":"string"}},"f":{"disallow":"integer"}}});
         assert!(!clean(schema.clone()));
+        // Draft 3's union type, a `type` list with schemas, alone.
+        let union = json!({"$schema":"http://json-schema.org/draft-03/schema#","type":"object","properties":{
+            "a":{"type":["string",{"type":"integer","maximum":9}]}}});
+        let tools = json!([{ "name": "t", "inputSchema": union }]);
+        for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Bedrock, Provider::Gemini, Provider::Vertex] {
+            let general = convert(tools.clone(), provider, &ConvertOptions::default()).unwrap().tools.to_string();
+            assert!(general.contains("anyOf") && !general.contains("draft-03"), "{provider:?}: {general}");
+            assert_eq!(convert_json(&tools.to_string(), provider, &ConvertOptions::default()).unwrap(), general, "{provider:?}");
+        }
         let tools = json!([{ "name": "t", "inputSchema": schema }]);
         for provider in [Provider::OpenAi, Provider::Anthropic, Provider::Bedrock, Provider::Gemini, Provider::Vertex] {
             let general = convert(tools.clone(), provider, &ConvertOptions::default()).unwrap().tools.to_string();

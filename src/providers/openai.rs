@@ -1093,6 +1093,33 @@ mod tests {
         assert!(!cx.changes.iter().any(|d| d.rule == "schema/draft3-keyword"));
     }
 
+    /// Draft 3's union type: a `type` list may hold schemas beside type names, and the value
+    /// is of one of the types or matches one of the schemas. It was normalised to its names
+    /// (the integer alternative silently gone) and the draft-03 `$schema` stayed.
+    #[test]
+    fn draft3_type_lists_with_schemas_are_written_as_any_of() {
+        let draft3 = "http://json-schema.org/draft-03/schema#";
+        let schema = json!({"$schema":draft3,"type":"object","properties":{
+            "a":{"type":["string",{"type":"integer","divisibleBy":2}]},
+            "b":{"type":["String","null",7,"foo",{"minimum":1}],"anyOf":[{"maxLength":3},{"minimum":5}],"description":"d"},
+            "c":{"type":["any",{"type":"integer"}]},
+            "d":{"type":["string","integer"]},
+        }});
+        let (c, cx) = run(schema, false);
+        let s = c.schema.unwrap();
+        assert!(s.get("$schema").is_none(), "{s}");
+        let p = &s["properties"];
+        assert_eq!(p["a"], json!({"anyOf":[{"type":"string"},{"type":"integer","multipleOf":2}]}));
+        assert_eq!(p["b"], json!({"anyOf":[{"maxLength":3},{"minimum":5}],"description":"d","allOf":[{"anyOf":[{"type":"string"},{"type":"null"},{"minimum":1}]}]}));
+        assert_eq!(p["c"], json!({}));
+        assert_eq!(p["d"], json!({"type":["string","integer"]}), "a list of names only stays a list");
+        let said: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "schema/draft3-keyword").map(|d| d.path.as_str()).collect();
+        assert_eq!(said, ["/properties/a/type", "/properties/a/anyOf/1/divisibleBy", "/properties/b/type", "/properties/c/type"], "{:?}", cx.changes);
+        let b = cx.changes.iter().find(|d| d.path == "/properties/b/type").unwrap();
+        assert!(b.message.contains("7") && b.message.contains("\"foo\""), "{}", b.message);
+        assert!(cx.changes.iter().any(|d| d.rule == "schema/type-case" && d.path == "/properties/b/allOf/0/anyOf/0"), "{:?}", cx.changes);
+    }
+
     #[test]
     fn malformed_property_value_is_replaced() {
         // https://github.com/smallmain/vscode-unify-chat-provider/issues/162

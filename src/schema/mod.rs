@@ -413,6 +413,8 @@ pub(crate) fn declares_draft_3(root: &JsonObject) -> bool {
 /// - `extends` (a schema or a list of them) → `allOf` of them: the value matches them too;
 /// - `disallow` (a type name or a schema, or a list of them) → `not: {type: names}`, or
 ///   `not: {anyOf: [{type: name}..., schema...]}` with schemas; `"any"` → `not: {}` (no value).
+/// - a `type` list with schemas (draft 3's union type) → `anyOf: [{type: name}..., schema...]`
+///   ([`rewrite_draft3_type`]).
 ///
 /// Where the node has the keyword it becomes already (`multipleOf`, `not`), both hold: the new
 /// one goes under `allOf`. Draft 3's `required: true` on a property is lifted into the
@@ -531,6 +533,9 @@ fn rewrite_draft3_node(obj: &mut JsonObject, cx: &mut Cx) {
         }
         said.push(("disallow", message));
     }
+    if let Some(message) = rewrite_draft3_type(obj) {
+        said.push(("type", message));
+    }
     for (key, message) in said {
         cx.at(key, |cx| {
             cx.change("schema/draft3-keyword", message);
@@ -538,6 +543,49 @@ fn rewrite_draft3_node(obj: &mut JsonObject, cx: &mut Cx) {
         })
         .ok();
     }
+}
+
+/// Draft 3's union type: a `type` list that holds schemas beside type names (a value is of one
+/// of the types or matches one of the schemas), which no later draft reads, written as an
+/// `anyOf` of a branch per type name (`{type: name}`, in the list's order) and the schemas;
+/// under `allOf` where the node has an `anyOf` already (both hold). `"any"` among them: no
+/// constraint, the `type` goes; a member that is no type name and no schema is removed (as
+/// [`normalize_type`] removes it from a list of names). A list of names only is left to
+/// [`normalize_type`]. The message for the `schema/draft3-keyword` change; `None`: nothing done.
+fn rewrite_draft3_type(obj: &mut JsonObject) -> Option<String> {
+    if !matches!(obj.find("type"), Some(Value::Array(ts)) if ts.iter().any(|t| t.is_object() || t.is_boolean())) {
+        return None;
+    }
+    let Some(Value::Array(ts)) = obj.take("type") else { return None };
+    let (mut branches, mut bad, mut any): (Vec<Value>, Vec<Value>, bool) = (Vec::new(), Vec::new(), false);
+    for t in ts {
+        match t {
+            Value::String(n) if n.eq_ignore_ascii_case("any") => any = true,
+            // Its spelling kept: a name in another case is read (and reported) in its branch.
+            Value::String(n) if TYPE_NAMES.contains(&n.to_ascii_lowercase().as_str()) => {
+                let branch = object([("type", Value::String(n))]);
+                if !branches.contains(&branch) {
+                    branches.push(branch);
+                }
+            }
+            s @ (Value::Object(_) | Value::Bool(_)) => branches.push(s),
+            other => bad.push(other),
+        }
+    }
+    let mut message = if any {
+        "`type` (draft 3) names \"any\" beside its schemas: any value is of it; removed".owned()
+    } else if branches.is_empty() {
+        "`type` (draft 3) held no type name or schema; removed".owned()
+    } else {
+        let union = Value::Array(branches);
+        let m = format!("`type` (draft 3) with schemas among its types written as `anyOf: {}`: the value is of one of the types or matches one of the schemas", short_json(&union));
+        add_constraint(obj, "anyOf", union);
+        m
+    };
+    if !bad.is_empty() {
+        message.push_str(&format!("; its members that are neither a type nor a schema removed: {}", short_json(&Value::Array(bad))));
+    }
+    Some(message)
 }
 
 /// Drafts 3 to 7 ignore every keyword beside a `$ref` ("All other properties in a "$ref"
