@@ -22,9 +22,10 @@
 //! server as "$top")`), which the tool's own description may use. `required`,
 //! `dependentRequired` (keys and names) and `dependentSchemas` (keys) follow, on the root and in
 //! the subschemas that describe the same object (`allOf`/`anyOf`/`oneOf` branches, `not`,
-//! `if`/`then`/`else`, `dependentSchemas`), and so do `$ref`s to `#/properties/<key>`; the
-//! root's `patternProperties` and `propertyNames` are made to hold for the new keys as they did
-//! for the server's ([`name_keywords`]). The
+//! `if`/`then`/`else`, `dependentSchemas`), and so do `$ref`s to `#/properties/<key>`;
+//! `patternProperties` and `propertyNames`, on the root and in those subschemas, are made to
+//! hold for the new keys as they did for the server's, or the place is reported where that
+//! cannot be told ([`name_keywords`]). The
 //! argument plan records the names for that object only ([`ArgPlan::renamed`]), and for the
 //! objects a `$ref: "#"` makes of the root, however reached (any subschema position, through
 //! definitions; see [`RootReferences`]), so that `prepareArguments` gives the server its own
@@ -177,7 +178,8 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
     let renamed = claude_renames(props.keys().map(String::as_str));
     let index: Names = renamed.iter().map(|(new, original)| (original.as_str(), new.as_str())).collect();
     rename_in_object(obj, &index, 0);
-    name_keywords(obj, &renamed, cx, rule);
+    let back: HashMap<&str, &str> = renamed.iter().map(|(new, original)| (new.as_str(), original.as_str())).collect();
+    name_keywords_in_place(obj, &renamed, &back, cx, rule, &mut Vec::new(), 0);
     if let Some(Value::Object(props)) = obj.get_mut("properties") {
         for (new, original) in &renamed {
             if let Some(Value::Object(p)) = props.get_mut(new) {
@@ -213,30 +215,87 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
     plan
 }
 
-/// The root's `patternProperties` and `propertyNames`, which test keys, made to hold for the
+/// [`name_keywords`] on the root and on each subschema that describes the root object, as
+/// [`rename_in_object`] reaches them (`back`: new name → server's, for `dependentSchemas`'
+/// renamed keys in the report's paths; `path`: where `obj` is, as pointer tokens). Each node
+/// costs its patterns (or its `propertyNames`) times the renamed keys.
+fn name_keywords_in_place(obj: &mut JsonObject, renamed: &[(String, String)], back: &HashMap<&str, &str>, cx: &mut Cx, rule: &'static str, path: &mut Vec<String>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    name_keywords(obj, renamed, cx, rule, path, depth == 0);
+    for key in IN_PLACE {
+        path.push((*key).owned());
+        match obj.get_mut(*key) {
+            Some(Value::Array(branches)) => {
+                for (i, b) in branches.iter_mut().enumerate() {
+                    if let Value::Object(b) = b {
+                        path.push(i.to_string());
+                        name_keywords_in_place(b, renamed, back, cx, rule, path, depth + 1);
+                        path.pop();
+                    }
+                }
+            }
+            Some(Value::Object(map)) if *key == "dependentSchemas" => {
+                for (k, b) in map.iter_mut() {
+                    if let Value::Object(b) = b {
+                        path.push(back.get(k.as_str()).map_or_else(|| k.clone(), |o| (*o).owned()));
+                        name_keywords_in_place(b, renamed, back, cx, rule, path, depth + 1);
+                        path.pop();
+                    }
+                }
+            }
+            Some(Value::Object(sub)) => name_keywords_in_place(sub, renamed, back, cx, rule, path, depth + 1),
+            _ => {}
+        }
+        path.pop();
+    }
+}
+
+/// The `patternProperties` and `propertyNames` of the root or of a subschema that describes
+/// it (`root`: which; `at`: where, as pointer tokens), which test keys, made to hold for the
 /// renamed keys as they held for the server's:
 ///
 /// - a pattern that matched the server's key (`^\$` and `$filter`) and does not match the new
-///   one: its schema joins the renamed property's (`allOf`), a change; a pattern that matches
-///   the new key and did not match the server's: it constrains what it did not, a problem; a
-///   pattern beyond literals, `.`, `^` and `$` (no regex engine here): a problem naming it.
-/// - `propertyNames` (anything but `true`): an `anyOf` of the renamed keys (`enum`) and the
-///   original, so that it refuses no renamed key (each is a declared key of the server's,
-///   whatever its own test says of that), a change.
-fn name_keywords(obj: &mut JsonObject, renamed: &[(String, String)], cx: &mut Cx, rule: &'static str) {
+///   one: its schema joins the new key's in the node's `properties` (`allOf`; given to it
+///   where the node has none, a subschema's `properties` made where it has none), a change: as
+///   exact under `not` or `if` as anywhere; a pattern that matches the new key and did not
+///   match the server's: it constrains what it did not, a problem; a pattern beyond literals,
+///   `.`, `^` and `$` (no regex engine here): a problem naming it.
+/// - the root's `propertyNames` (anything but `true`): an `anyOf` of the renamed keys (`enum`)
+///   and the original, so that it refuses no renamed key (each is a declared key of the
+///   server's, whatever its own test says of that), a change.
+/// - a subschema's `propertyNames`, which may mean to refuse a declared key (under
+///   `dependentSchemas`, `then`, `not`...: "not with `mode`"): each renamed key is held to what
+///   it said of the server's key where that can be told ([`names_verdict`]) and differs from
+///   what it says of the new one: admitted by name (`anyOf` with their `enum`) or refused by
+///   name (`allOf` with `not` their `enum`), a change; where it cannot be told, admitted by
+///   name, and a problem says the server's test may refuse the key.
+fn name_keywords(obj: &mut JsonObject, renamed: &[(String, String)], cx: &mut Cx, rule: &'static str, at: &[String], root: bool) {
+    let key_at = |original: &str| -> Vec<String> { at.iter().cloned().chain(["properties".owned(), original.owned()]).collect() };
     if let Some(Value::Object(patterns)) = obj.get("patternProperties") {
         let patterns = patterns.clone();
         for (new, original) in renamed {
             for (pattern, schema) in &patterns {
                 let message = match (literal_match(pattern, original), literal_match(pattern, new)) {
                     (Some(true), Some(false)) => {
-                        if let Some(Value::Object(props)) = obj.get_mut("properties") {
-                            if let Some(p) = props.get_mut(new) {
-                                join_schema(p, schema.clone());
+                        if obj.get("properties").is_none_or(Value::is_object) {
+                            let props = obj.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+                            if let Value::Object(props) = props {
+                                match props.get_mut(new) {
+                                    Some(p) => join_schema(p, schema.clone()),
+                                    None => {
+                                        props.insert(new.clone(), schema.clone());
+                                    }
+                                }
                             }
                         }
-                        let m = format!("patternProperties {} applies to {} and not to \"{new}\": its schema is joined to the renamed property's (allOf)", string_json(pattern), string_json(original));
-                        change_at(cx, original, rule, m);
+                        let m = if root {
+                            format!("patternProperties {} applies to {} and not to \"{new}\": its schema is joined to the renamed property's (allOf)", string_json(pattern), string_json(original))
+                        } else {
+                            format!("patternProperties {} applies to {} and not to \"{new}\": its schema is joined to \"{new}\"'s in the `properties` beside it (allOf)", string_json(pattern), string_json(original))
+                        };
+                        report_at(cx, &key_at(original), rule, m, false);
                         continue;
                     }
                     (Some(a), Some(b)) if a == b => continue,
@@ -251,33 +310,129 @@ fn name_keywords(obj: &mut JsonObject, renamed: &[(String, String)], cx: &mut Cx
                         string_json(original)
                     ),
                 };
-                problem_at(cx, &["properties".owned(), original.clone()], rule, &message);
+                report_at(cx, &key_at(original), rule, message, true);
             }
         }
     }
-    if let Some(names) = obj.get_mut("propertyNames").filter(|n| **n != Value::Bool(true)) {
+    let names_at = || -> Vec<String> { at.iter().cloned().chain(["propertyNames".owned()]).collect() };
+    let Some(names) = obj.get_mut("propertyNames").filter(|n| **n != Value::Bool(true)) else { return };
+    if root {
         let keys = Value::Array(renamed.iter().map(|(new, _)| string(new)).collect());
         let mut both = Map::new();
         both.insert("anyOf".owned(), Value::Array(vec![Value::Object(Map::from_iter([("enum".owned(), keys)])), std::mem::take(names)]));
         *names = Value::Object(both);
-        let _ = cx.at("propertyNames", |cx| {
-            cx.change(rule, "propertyNames, which tests the server's keys, admits the renamed ones by name (anyOf with their enum): each is a key the server declares");
-            Ok(())
-        });
+        report_at(cx, &names_at(), rule, "propertyNames, which tests the server's keys, admits the renamed ones by name (anyOf with their enum): each is a key the server declares".owned(), false);
+        return;
     }
+    let (mut admitted, mut refused, mut unknown) = (Vec::new(), Vec::new(), Vec::new());
+    for (new, original) in renamed {
+        match (names_verdict(names, original, 0), names_verdict(names, new, 0)) {
+            (Some(a), Some(b)) if a == b => {}
+            (Some(true), _) => admitted.push(string(new)),
+            (Some(false), _) => refused.push(string(new)),
+            (None, _) => {
+                admitted.push(string(new));
+                unknown.push((new, original));
+            }
+        }
+    }
+    if admitted.is_empty() && refused.is_empty() {
+        return;
+    }
+    let mut said = Vec::new();
+    if !refused.is_empty() {
+        said.push(format!("refuses {} by name (allOf with not their enum)", short_list(&refused)));
+        let not = Value::Object(Map::from_iter([("not".owned(), Value::Object(Map::from_iter([("enum".owned(), Value::Array(refused))])))]));
+        *names = Value::Object(Map::from_iter([("allOf".owned(), Value::Array(vec![not, std::mem::take(names)]))]));
+    }
+    if !admitted.is_empty() {
+        said.push(format!("admits {} by name (anyOf with their enum)", short_list(&admitted)));
+        let admit = Value::Object(Map::from_iter([("enum".owned(), Value::Array(admitted))]));
+        *names = Value::Object(Map::from_iter([("anyOf".owned(), Value::Array(vec![admit, std::mem::take(names)]))]));
+    }
+    let message = format!("propertyNames, which tests the server's keys, {}, as it takes the server's keys", said.join(" and "));
+    report_at(cx, &names_at(), rule, message, false);
+    for (new, original) in unknown {
+        let message = format!(
+            "whether this propertyNames admits {} is not known (only literal patterns, enum, const and lengths are read): the renamed \"{new}\" is admitted by name, where the server's test may refuse its key",
+            string_json(original)
+        );
+        report_at(cx, &names_at(), rule, message, true);
+    }
+}
+
+/// What `schema` (a `propertyNames`) says of the key `key`, where that can be told: `true`,
+/// `false`, or an object of `pattern` ([`literal_match`]), `enum`, `const`, `minLength`,
+/// `maxLength`, `type` and annotations, each of which must hold; `not`, `allOf`, `anyOf` of
+/// such. `None` for any other.
+fn names_verdict(schema: &Value, key: &str, depth: usize) -> Option<bool> {
+    let o = match schema {
+        Value::Bool(b) => return Some(*b),
+        Value::Object(o) if depth <= 16 => o,
+        _ => return None,
+    };
+    let mut all = Some(true);
+    for (k, v) in o {
+        let one = match (k.as_str(), v) {
+            ("description" | "title" | "$comment" | "examples" | "default" | "deprecated", _) => Some(true),
+            ("pattern", Value::String(p)) => literal_match(p, key),
+            ("enum", Value::Array(values)) => Some(values.iter().any(|x| x.as_str() == Some(key))),
+            ("const", c) => Some(c.as_str() == Some(key)),
+            ("minLength" | "maxLength", n) => n.as_f64().map(|n| {
+                let len = key.chars().count() as f64;
+                if k == "minLength" { len >= n } else { len <= n }
+            }),
+            ("type", Value::String(t)) => Some(t == "string"),
+            ("type", Value::Array(ts)) => Some(ts.iter().any(|t| t.as_str() == Some("string"))),
+            ("not", s) => names_verdict(s, key, depth + 1).map(|b| !b),
+            ("allOf" | "anyOf", Value::Array(branches)) => {
+                let verdicts = branches.iter().map(|b| names_verdict(b, key, depth + 1));
+                let (any_true, any_false, any_unknown) = verdicts.fold((false, false, false), |(t, f, u), v| (t || v == Some(true), f || v == Some(false), u || v.is_none()));
+                match k.as_str() {
+                    "allOf" if any_false => Some(false),
+                    "allOf" if !any_unknown => Some(true),
+                    "anyOf" if any_true => Some(true),
+                    "anyOf" if !any_unknown => Some(false),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        all = match (all, one) {
+            (_, Some(false)) | (Some(false), _) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        };
+    }
+    all
+}
+
+/// Names as a JSON list, the first few only.
+fn short_list(names: &[Value]) -> String {
+    const SHOWN: usize = 8;
+    let mut out = crate::text::to_string(&Value::Array(names.iter().take(SHOWN).cloned().collect()));
+    if names.len() > SHOWN {
+        out.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    out
 }
 
 fn string_json(s: &str) -> String {
     crate::text::to_string(&string(s))
 }
 
-fn change_at(cx: &mut Cx, original: &str, rule: &'static str, message: String) {
-    let _ = cx.at("properties", |cx| {
-        cx.at(original, |cx| {
-            cx.change(rule, message);
-            Ok(())
-        })
-    });
+/// A change (`problem`: a problem) at `tokens` below `cx`'s path.
+fn report_at(cx: &mut Cx, tokens: &[String], rule: &'static str, message: String, problem: bool) {
+    match tokens.split_first() {
+        None if problem => cx.problem(rule, message),
+        None => cx.change(rule, message),
+        Some((token, rest)) => {
+            let _ = cx.at(token, |cx| {
+                report_at(cx, rest, rule, message, problem);
+                Ok(())
+            });
+        }
+    }
 }
 
 /// `extra` joined to a property's schema: into its `allOf` (made when absent); `true` becomes
@@ -947,6 +1102,43 @@ mod tests {
         // `^at_` reaches at_x only; `[ ]` is not read (for each renamed key).
         assert_eq!(problems, ["/properties/$filter", "/properties/@x", "/properties/@x", "/properties/a b"], "{:?}", cx.problems);
         assert!(cx.problems[1].message.contains("^at_") && cx.problems[0].message.contains("[ ]"));
+    }
+
+    /// The same keywords in the subschemas that describe the root object (`then`, `else`,
+    /// `if`, `not`, `dependentSchemas`, and the branches under them): the reviewer's `then`
+    /// pattern no longer reached `dollar_f` (its `maxLength` lost) and a `dependentSchemas`
+    /// `propertyNames` refused it, nothing reported. Such a subschema may mean to refuse a
+    /// declared key (it is conditional): its `propertyNames` holds the renamed key to what it
+    /// said of the server's where that can be told, and says it cannot where not.
+    #[test]
+    fn patterns_and_property_names_in_place_hold_for_the_renamed_keys() {
+        let (s, _, cx) = rename(json!({
+            "type": "object",
+            "properties": {"$f": {"type": "string"}, "mode": {"type": "string"}},
+            "if": {"required": ["mode"], "properties": {"$f": {"const": "x"}}, "patternProperties": {"^\\$": {"minLength": 1}}},
+            "then": {"patternProperties": {"^\\$": {"maxLength": 3}}},
+            "else": {"allOf": [{"patternProperties": {"f$": {"maxLength": 4}}}, {"propertyNames": {"maxLength": 2}}], "not": {"propertyNames": {"enum": ["mode"]}}},
+            "dependentSchemas": {"mode": {"propertyNames": {"pattern": "^[$a-z]+$"}}, "$f": {"anyOf": [{"propertyNames": {"pattern": "_"}}, {"required": ["mode"]}]}}
+        }));
+        assert_eq!(s["then"], json!({"patternProperties": {"^\\$": {"maxLength": 3}}, "properties": {"dollar_f": {"maxLength": 3}}}));
+        assert_eq!(s["if"]["properties"], json!({"dollar_f": {"const": "x", "allOf": [{"minLength": 1}]}}));
+        // `f$` reaches both keys: nothing to do. `maxLength: 2` admits `$f`, not `dollar_f`.
+        assert_eq!(s["else"]["allOf"][0], json!({"patternProperties": {"f$": {"maxLength": 4}}}));
+        assert_eq!(s["else"]["allOf"][1]["propertyNames"], json!({"anyOf": [{"enum": ["dollar_f"]}, {"maxLength": 2}]}));
+        assert_eq!(s["else"]["not"], json!({"propertyNames": {"enum": ["mode"]}}), "refuses both keys alike");
+        // Not read: admitted, and said. `_` refuses `$f` and admits `dollar_f`: refused by name.
+        assert_eq!(s["dependentSchemas"]["mode"]["propertyNames"], json!({"anyOf": [{"enum": ["dollar_f"]}, {"pattern": "^[$a-z]+$"}]}));
+        assert_eq!(s["dependentSchemas"]["dollar_f"]["anyOf"][0]["propertyNames"], json!({"allOf": [{"not": {"enum": ["dollar_f"]}}, {"pattern": "_"}]}));
+        let changes: Vec<&str> = cx.changes.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            changes,
+            ["/if/properties/$f", "/then/properties/$f", "/else/allOf/1/propertyNames", "/dependentSchemas/mode/propertyNames", "/dependentSchemas/$f/anyOf/0/propertyNames", "/properties/$f"],
+            "{:?}",
+            cx.changes
+        );
+        let problems: Vec<&str> = cx.problems.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(problems, ["/dependentSchemas/mode/propertyNames"], "{:?}", cx.problems);
+        assert!(cx.problems[0].message.contains("\"$f\"") && cx.problems[0].message.contains("dollar_f"), "{}", cx.problems[0].message);
     }
 
     #[test]
