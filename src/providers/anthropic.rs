@@ -123,7 +123,7 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
         // The note of a merged root union names the keys the model sees: renamed ones by
         // their new names, those the merged object's keys get (a trial merge tells them).
         match crate::providers::keys::merged_renames(obj, cx) {
-            Some(renamed) => merge_root_combinators_named(obj, cx, &|k| renamed.get(k).cloned()),
+            Some(renamed) => merge_root_combinators_named(obj, cx, &renamed),
             None => merge_root_combinators(obj, cx),
         }
     }
@@ -401,6 +401,31 @@ mod tests {
         assert!(paths.contains(&("anthropic/strict-keyword", "/properties/dollar_top")), "{paths:?}");
         assert!(paths.contains(&("anthropic/property-renamed", "/properties/a~1b")), "{paths:?}");
         assert!(!paths.iter().any(|(_, p)| p.contains("dollar_top_2") || p.contains("a_b")), "{paths:?}");
+    }
+
+    /// The reviewer's three shapes, whose notes still named the server's keys: a root with an
+    /// `anyOf` and a `oneOf` (the second's note), an `anyOf` a root `allOf` brings up, and a
+    /// branch's other keywords (`not`, `dependentRequired`), shown as written.
+    #[test]
+    fn every_merged_unions_note_names_the_renamed_keys() {
+        let note = |schema: Value| {
+            let (c, _) = run(schema, false);
+            c.schema.unwrap()["description"].as_str().unwrap().to_owned()
+        };
+        let two = note(json!({"type": "object", "properties": {"x": {"type": "string"}},
+            "anyOf": [{"required": ["x"]}, {"properties": {"y": {"type": "string"}}, "required": ["y"]}],
+            "oneOf": [{"properties": {"$a": {"type": "string"}}, "required": ["$a"]}, {"properties": {"$b": {"type": "string"}}, "required": ["$b"]}]}));
+        assert_eq!(two, "Arguments must match at least one of: (1) requires x; (2) requires y. Arguments must match exactly one of: (1) requires dollar_a; (2) requires dollar_b.");
+        let lifted = note(json!({"type": "object",
+            "allOf": [{"anyOf": [{"properties": {"$a": {"type": "string"}}, "required": ["$a"]}, {"properties": {"b": {"type": "string"}}, "required": ["b"]}]}]}));
+        assert_eq!(lifted, "Arguments must match at least one of: (1) requires dollar_a; (2) requires b.");
+        let extras = note(json!({"type": "object",
+            "properties": {"$a": {"type": "string"}, "$b": {"type": "string"}, "$c": {"type": "string"}},
+            "oneOf": [{"required": ["$a"], "not": {"required": ["$b"]}, "dependentRequired": {"$a": ["$c"]}, "if": {"properties": {"$c": {"$ref": "#/properties/$a"}}}}, {"required": ["$b"]}]}));
+        assert_eq!(
+            extras,
+            "Arguments must match exactly one of: (1) requires dollar_a (not: {\"required\":[\"dollar_b\"]}; dependentRequired: {\"dollar_a\":[\"dollar_c\"]}; if: {\"properties\":{\"dollar_c\":{\"$ref\":\"#/properties/dollar_a\"}}}); (2) requires dollar_b."
+        );
     }
 
     /// An `allOf` of objects (inheritance by `$ref`) is one object under strict: closed once,

@@ -481,10 +481,7 @@ fn literal_match(pattern: &str, key: &str) -> Option<bool> {
 /// new names the merged object's keys will get (server's → Claude's), from a merge of a copy.
 /// `None` when there is no such union or key (the common case: nothing copied).
 pub(crate) fn merged_renames(root: &JsonObject, cx: &Cx) -> Option<HashMap<String, String>> {
-    let refused = |o: Option<&Value>| matches!(o, Some(Value::Object(p)) if p.keys().any(|k| !claude_key_ok(k)));
-    let union = ["anyOf", "oneOf"].iter().filter_map(|k| root.get(*k)?.as_array()).next()?;
-    // A branch may be a reference the merge resolves: then the copy tells.
-    if !refused(root.get("properties")) && !union.iter().any(|b| refused(b.get("properties")) || b.get("$ref").is_some()) {
+    if !COMBINATORS.iter().any(|k| root.get(*k).is_some_and(Value::is_array)) || !merge_may_rename(root, 0) {
         return None;
     }
     let mut trial = root.clone();
@@ -494,20 +491,65 @@ pub(crate) fn merged_renames(root: &JsonObject, cx: &Cx) -> Option<HashMap<Strin
     (!renamed.is_empty()).then(|| renamed.into_iter().map(|(new, original)| (original, new)).collect())
 }
 
+/// The root combinators [`crate::schema::lower::merge_root_combinators`] merges.
+const COMBINATORS: [&str; 3] = ["allOf", "anyOf", "oneOf"];
+
+/// Whether merging `node`'s combinators may give the root a key Claude refuses: one in its or a
+/// branch's `properties`, through the branches' own combinators (an `allOf` brings its
+/// branches' unions up, each of the root's unions is merged), or a branch that is a reference
+/// the merge resolves (then the trial merge tells). Looks at each branch once.
+fn merge_may_rename(node: &JsonObject, depth: usize) -> bool {
+    let refused = matches!(node.get("properties"), Some(Value::Object(p)) if p.keys().any(|k| !claude_key_ok(k)));
+    refused
+        || depth > 64
+        || COMBINATORS.iter().filter_map(|k| node.get(*k)?.as_array()).flatten().any(|b| match b {
+            Value::Object(b) => b.contains_key("$ref") || merge_may_rename(b, depth + 1),
+            _ => false,
+        })
+}
+
 /// The subschemas that describe the same object as the node holding them.
 const IN_PLACE: &[&str] = &["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"];
 
 /// The renamed keys: original → new.
 type Names<'r> = HashMap<&'r str, &'r str>;
 
-/// The new name of `key`, if renamed.
-fn new_name<'r>(renamed: &Names<'r>, key: &str) -> Option<&'r str> {
-    renamed.get(key).copied()
+/// The renamed keys, as a map from the server's key to the new one.
+trait Renamed {
+    /// The new name of `key`, if renamed.
+    fn new_name(&self, key: &str) -> Option<&str>;
+}
+
+impl Renamed for Names<'_> {
+    fn new_name(&self, key: &str) -> Option<&str> {
+        self.get(key).copied()
+    }
+}
+
+impl Renamed for HashMap<String, String> {
+    fn new_name(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
+fn new_name<'r, R: Renamed>(renamed: &'r R, key: &str) -> Option<&'r str> {
+    renamed.new_name(key)
+}
+
+/// A branch's other keywords, as the note of a merged root union shows them, with the keys the
+/// model sees (`renamed`: [`merged_renames`]): `required` and `dependentRequired` names,
+/// `dependentSchemas` keys, the same in their in-place subschemas, `$ref`s to a renamed
+/// property ([`rename_in_object`], [`rename_refs`]).
+pub(crate) fn rename_for_note(extra: &mut Value, renamed: &HashMap<String, String>) {
+    if let Value::Object(o) = extra {
+        rename_in_object(o, renamed, 0);
+    }
+    rename_refs(extra, renamed, 0);
 }
 
 /// Renames keys of one object's schema node: `properties`, `required`, `dependentRequired`,
 /// `dependentSchemas`' keys, and the same in its in-place subschemas.
-fn rename_in_object(obj: &mut JsonObject, renamed: &Names, depth: usize) {
+fn rename_in_object<R: Renamed>(obj: &mut JsonObject, renamed: &R, depth: usize) {
     if depth > 64 {
         return;
     }
@@ -549,7 +591,7 @@ fn rename_in_object(obj: &mut JsonObject, renamed: &Names, depth: usize) {
 /// `$ref`s to a renamed property of the root (`#/properties/$top`, percent-encoded or not) point
 /// at its new name; every other reference stays as written. Subschemas only, by position (a
 /// property named `enum` is a schema, an `enum`'s values are data).
-fn rename_refs(node: &mut Value, renamed: &Names, depth: usize) {
+fn rename_refs<R: Renamed>(node: &mut Value, renamed: &R, depth: usize) {
     let Value::Object(o) = node else { return };
     if depth > 512 {
         return;

@@ -575,16 +575,18 @@ fn disjoint_values_here(schema: &Value, o: &JsonObject, root: bool, cx: &mut Cx)
 /// with the values that tell it apart, so the model still knows which combinations are valid.
 /// Branches that are not objects cannot be merged and are reported as problems.
 pub fn merge_root_combinators(root: &mut JsonObject, cx: &mut Cx) {
-    merge_combinators(root, cx, &|_| None);
+    merge_combinators(root, cx, None);
 }
 
-/// [`merge_root_combinators`], the note naming each property as `key` says (`None`: its own
-/// key): as the model will see it when keys are renamed after the merge.
-pub(crate) fn merge_root_combinators_named(root: &mut JsonObject, cx: &mut Cx, key: &dyn Fn(&str) -> Option<String>) {
-    merge_combinators(root, cx, key);
+/// [`merge_root_combinators`], the note naming each property the model will see renamed after
+/// the merge by its new name (`renamed`: server's key → new; its fixed values, `requires` and
+/// `properties` lists, and the keys in a branch's other keywords shown).
+pub(crate) fn merge_root_combinators_named(root: &mut JsonObject, cx: &mut Cx, renamed: &std::collections::HashMap<String, String>) {
+    merge_combinators(root, cx, Some(renamed));
 }
 
-fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, key_name: &dyn Fn(&str) -> Option<String>) {
+fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::collections::HashMap<String, String>>) {
+    let key_name = &|k: &str| renamed.and_then(|r| r.get(k).cloned());
     // A branch of an `allOf` may bring an `allOf` of its own to the root: merged in turn, to a
     // fixed point. A reference merged once is not merged again (its keywords hold already), so
     // recursive and diamond-shaped inheritance ends; the schema nodes copied out of references
@@ -741,12 +743,21 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, key_name: &dyn Fn(&str)
                     }
                 }
             }
-            // Everything else a branch says about the whole object is described, not enforced.
-            let extra: Vec<String> = b
-                .iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "properties" | "required" | "type" | "description" | "title"))
-                .map(|(k, v)| format!("{k}: {}", short_json(v)))
-                .collect();
+            // Everything else a branch says about the whole object is described, not enforced
+            // (with the keys the model sees).
+            let extra: Vec<String> = if is_all {
+                Vec::new()
+            } else {
+                let said = b.iter().filter(|(k, _)| !matches!(k.as_str(), "properties" | "required" | "type" | "description" | "title"));
+                match renamed {
+                    None => said.map(|(k, v)| format!("{k}: {}", short_json(v))).collect(),
+                    Some(names) => {
+                        let mut shown = Value::Object(said.map(|(k, v)| (k.clone(), v.clone())).collect());
+                        crate::providers::keys::rename_for_note(&mut shown, names);
+                        shown.as_object().into_iter().flatten().map(|(k, v)| format!("{k}: {}", short_json(v))).collect()
+                    }
+                }
+            };
             if is_all {
                 // What a branch says about the whole object holds for it: kept on the root, unless
                 // the root says otherwise (then reported, the root's kept).
