@@ -477,17 +477,20 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
         return None;
     }
     // A lookup of a key the node does not have is skipped (a `take` of one changes nothing).
-    let object_like = has & keys::PROPERTIES != 0
-        || has & keys::TYPE != 0
-            && match o.get_word(Word::Type) {
-                Some(Node::Str(t)) => t == "object",
-                Some(Node::Arr(ts)) => ts.iter().any(|t| t.as_str() == Some("object")),
-                _ => false,
-            };
+    // gemini::lower_object reads whether the node is object-like from its own types: its
+    // `properties` count where its `type` names object or no type at all.
+    let names = || type_names(if has & keys::TYPE != 0 { o.get_word(Word::Type) } else { None });
+    let object_like = names().any(|t| t == "object") || has & keys::PROPERTIES != 0 && names().next().is_none();
     let mut has = if object_like && has & keys::ANY_OF != 0 {
         // gemini::lower_object: the object's own properties distributed into the branches.
         let Some(Node::Arr(branches)) = o.get_word(Word::AnyOf) else { return None };
         distribute(&mut o, branches, arena)?;
+        key_bits(&o)
+    } else if has & keys::PROPERTIES != 0 && has & keys::ANY_OF != 0 {
+        // On a node whose `type` leaves out object they go into no branch: removed there, with
+        // its `required` (gemini/not-object), as the general path removes them.
+        o.take_word(Word::Properties);
+        o.take_word(Word::Required);
         key_bits(&o)
     } else {
         has
@@ -1570,12 +1573,20 @@ mod tests {
             // `properties` beside a union whose `type` leaves out object go into no branch.
             json!({"type": ["string", "null"], "properties": {"a": {"type": "string"}}, "anyOf": [{"type": "null"}, {"format": "uri", "title": "U"}]}),
             json!({"type": "array", "items": {"anyOf": [{"type": "string", "description": "inner"}, {"type": "null"}], "type": ["string", "null"], "properties": {"a": {"type": "string"}}, "minLength": 3, "description": "d"}}),
+            // Beside untyped branches, with no `null` among them: still no OBJECT branch.
+            json!({"type": "string", "properties": {"a": {"type": "string"}}, "anyOf": [{"maxLength": 3}, {"format": "email"}]}),
+            json!({"type": "string", "properties": {"a": {"type": "string"}}, "required": ["a"], "oneOf": [{"maxLength": 3}, {"format": "email"}]}),
+            json!({"type": "string", "description": "d", "properties": {"a": {"type": "string"}}, "required": ["a"], "anyOf": [{"maxLength": 3}], "title": "T"}),
+            json!({"type": ["integer", "object"], "properties": {"a": {"type": "string"}}, "anyOf": [{"maximum": 3}, {"required": ["a"]}]}),
         ] {
             let schema = json!({"type": "object", "properties": {"x": sub, "y": {"type": "string"}}});
             lowered(schema, Limits::default());
         }
         let p = parameters(json!({"type": "object", "properties": {"x": {"type": "string", "anyOf": [{"type": "string", "minLength": 2}, {"maxLength": 1}]}}}));
         assert_eq!(p["properties"]["x"], json!({"anyOf": [{"type": "STRING", "minLength": "2"}, {"type": "STRING", "maxLength": "1"}]}));
+        // `properties` on a string node beside untyped branches: removed, the branches strings.
+        let (text, _) = lowered(json!({"type": "object", "properties": {"x": {"type": "string", "properties": {"a": {"type": "string"}}, "anyOf": [{"maxLength": 3}, {"format": "email"}]}}}), Limits::default());
+        assert!(text.contains(r#""x":{"anyOf":[{"type":"STRING","maxLength":"3"},{"type":"STRING","description":"(format: email)"}]}"#), "{text}");
     }
 
     /// Enum values of another type than the node's one are removed on both paths: the model is
