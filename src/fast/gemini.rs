@@ -1578,6 +1578,10 @@ mod tests {
             json!({"type": "string", "properties": {"a": {"type": "string"}}, "required": ["a"], "oneOf": [{"maxLength": 3}, {"format": "email"}]}),
             json!({"type": "string", "description": "d", "properties": {"a": {"type": "string"}}, "required": ["a"], "anyOf": [{"maxLength": 3}], "title": "T"}),
             json!({"type": ["integer", "object"], "properties": {"a": {"type": "string"}}, "anyOf": [{"maximum": 3}, {"required": ["a"]}]}),
+            // A null branch beside a nested union.
+            json!({"type": ["integer", "null"], "anyOf": [{"anyOf": [{"type": "integer"}, {"type": "string"}]}, {"type": "null"}]}),
+            json!({"anyOf": [{"type": "integer", "anyOf": [{"type": "integer"}, {"description": "d"}]}, {"type": "null"}], "description": "n"}),
+            json!({"anyOf": [{"type": "integer", "anyOf": [{"type": "integer"}, {"type": "null"}]}, {"type": "null"}]}),
         ] {
             let schema = json!({"type": "object", "properties": {"x": sub, "y": {"type": "string"}}});
             lowered(schema, Limits::default());

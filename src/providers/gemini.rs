@@ -497,7 +497,8 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
     if let Some(Value::Array(branches)) = o.take("anyOf") {
         let before = branches.len();
         let mut kept: Vec<Value> = branches.into_iter().filter(|b| !is_null_schema(b)).collect();
-        if kept.len() < before {
+        let null_branch = kept.len() < before;
+        if null_branch {
             nullable = true;
             cx.change("gemini/nullable", "`null` branch of anyOf expressed as nullable: true");
         }
@@ -516,6 +517,17 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                 }
                 if nullable {
                     merged.put("nullable", Value::Bool(true));
+                }
+                // A `null` branch beside a branch that is a typed union itself: `null` is the
+                // other alternative, which the merged union's own narrowing must not take for
+                // a null its branches refuse (it would remove it): one of its branches again.
+                if null_branch && merged.has("type") {
+                    let union = if merged.has("anyOf") { "anyOf" } else { "oneOf" };
+                    if let Some(Value::Array(inner)) = merged.get_mut(union) {
+                        if !inner.iter().any(is_null_schema) {
+                            inner.push(object([("type", string("null"))]));
+                        }
+                    }
                 }
                 return lower_object(merged, cx, vertex);
             }
@@ -2324,6 +2336,17 @@ mod tests {
             json!({"type":"object","properties":{"a":{"type":"string"}},"anyOf":[{"required":["a"]},{"type":"string"}]}),
             json!({"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}),
         );
+        // A null branch beside a nested union takes the null the union's branches refuse.
+        for p in [
+            json!({"type":["integer","null"],"anyOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"type":"null"}]}),
+            json!({"type":"integer","nullable":true,"anyOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"type":"null"}]}),
+            json!({"type":["integer","null"],"oneOf":[{"oneOf":[{"type":"integer"},{"type":"string"}]},{"type":"null"}]}),
+            json!({"anyOf":[{"type":"integer","anyOf":[{"type":"integer"},{"type":"string"}]},{"type":"null"}]}),
+        ] {
+            narrowed(p, json!({"type":"integer","nullable":true}));
+        }
+        // Without one, a null no branch takes is removed.
+        narrowed(json!({"type":["integer","null"],"anyOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"type":"boolean"}]}), json!({"type":"integer"}));
         // No branch of the node's types: no value, the property removed.
         let (s, _, cx) = run(json!({"type":"object","properties":{"p":{"type":"string","anyOf":[{"type":"integer"},{"type":"boolean"}]}}}));
         assert_eq!(s.get("properties"), None, "{s}");
