@@ -714,8 +714,9 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
 }
 
 /// Whether `gemini::narrow_branches` leaves a node's union as it is: every branch an object
-/// whose `type` names only types of the node's, and some branch taking `null` where the node
-/// does (an untyped branch; an untyped union, which takes the node's `null` there, aside).
+/// whose `type` names only types of the node's, no branch's `nullable`, `enum` or `const`
+/// allowing a `null` the node refuses, and some branch taking `null` where the node does (an
+/// untyped branch; an untyped union, which takes the node's `null` there, aside).
 fn within_type(o: &Map<In>) -> bool {
     let in_node = |n: &str| type_names(o.get_word(Word::Type)).any(|m| m == n);
     let Some(Node::Arr(branches)) = o.get_word(Word::AnyOf) else { return true };
@@ -723,6 +724,15 @@ fn within_type(o: &Map<In>) -> bool {
     let mut takes_null = false;
     for b in branches.iter() {
         if !matches!(b, Node::Obj(_)) {
+            return false;
+        }
+        // A null the node refuses, which the branch's `nullable`, `enum` or `const` allows:
+        // removed by the narrowing.
+        let null_value = |v: Option<&Node>| matches!(v, Some(Node::Null));
+        let nulls = matches!(b.get("nullable"), Some(Node::Bool(true)))
+            || null_value(b.get("const"))
+            || matches!(b.get("enum"), Some(Node::Arr(values)) if values.iter().any(|v| matches!(v, Node::Null)));
+        if nulls && !node_null {
             return false;
         }
         match b.get("type") {
@@ -1582,6 +1592,13 @@ mod tests {
             json!({"type": ["integer", "null"], "anyOf": [{"anyOf": [{"type": "integer"}, {"type": "string"}]}, {"type": "null"}]}),
             json!({"anyOf": [{"type": "integer", "anyOf": [{"type": "integer"}, {"description": "d"}]}, {"type": "null"}], "description": "n"}),
             json!({"anyOf": [{"type": "integer", "anyOf": [{"type": "integer"}, {"type": "null"}]}, {"type": "null"}]}),
+            // A null the node refuses, by a branch's `nullable`, `enum` or `const`; a type in another case.
+            json!({"type": "string", "anyOf": [{"type": "string", "nullable": true, "minLength": 2}, {"type": "string", "maxLength": 1}]}),
+            json!({"type": "string", "anyOf": [{"enum": ["a", null]}, {"type": "string", "minLength": 3}]}),
+            json!({"type": "string", "anyOf": [{"const": null}, {"type": "string", "minLength": 3}, {"nullable": true}]}),
+            json!({"type": "string", "anyOf": [{"type": "string", "minLength": 2}, {"type": "Integer"}]}),
+            json!({"type": ["string", "null"], "anyOf": [{"type": "string", "nullable": true, "minLength": 2}, {"type": "string", "maxLength": 1}]}),
+            json!({"type": "string", "nullable": true, "anyOf": [{"type": "string", "enum": ["a", null]}, {"type": "string", "maxLength": 1}]}),
         ] {
             let schema = json!({"type": "object", "properties": {"x": sub, "y": {"type": "string"}}});
             lowered(schema, Limits::default());

@@ -818,9 +818,11 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
 /// A `type` beside an `anyOf` (or a `oneOf`, read as one): a value must have one of the node's
 /// types and match a branch, so each branch keeps the types it shares with the node's (an
 /// `integer` branch of a `number` node stays `integer`, a `number` branch of an `integer` node
-/// becomes `integer`; `null` where the node allows it, by its type or `nullable: true`). A
-/// branch that shares none can match no value the node takes and is removed; where no branch
-/// is left to take `null`, the node's `null` goes too. A branch `true` becomes `{}`, which takes
+/// becomes `integer`; `null` where the node allows it, by its type or `nullable: true`, else
+/// neither by a branch's `nullable` nor among its `enum` values). A branch that shares none
+/// (or whose values are `null` alone) can match no value the node takes and is removed; where
+/// no branch is left to take `null` (by its type, `nullable`, `enum` or `const`), the node's
+/// `null` goes too. A branch's type written in another case (`Integer`) is read as `integer`. A branch `true` becomes `{}`, which takes
 /// the node's types as every untyped branch does (in [`lower_any_of`]); an untyped branch that
 /// is a union itself takes them here, with `null` where the node allows it, so its own branches
 /// are narrowed in turn. A branch whose `type` names something outside JSON Schema's types is
@@ -837,12 +839,23 @@ fn narrow_branches(o: &mut JsonObject, cx: &mut Cx) -> bool {
     let Some(Value::Array(branches)) = o.get_mut("anyOf") else { return false };
     let mut removed = Vec::new();
     let mut narrowed = Vec::new();
+    let mut unnulled = Vec::new();
     let mut kept = Vec::with_capacity(branches.len());
     for (i, mut b) in std::mem::take(branches).into_iter().enumerate() {
         if b == Value::Bool(true) {
             b = Value::Object(Map::new());
         }
         if let Value::Object(bo) = &mut b {
+            // A type written in another case ("Integer") is read as its lowering reads it.
+            if bo.has("type") && !types_of(bo).iter().all(|t| NAMES.contains(t)) && types_of(bo).iter().all(|t| NAMES.contains(&t.to_ascii_lowercase().as_str())) {
+                cx.at("anyOf", |cx| {
+                    cx.at(&i.to_string(), |cx| {
+                        crate::schema::normalize_type(bo, cx);
+                        Ok(())
+                    })
+                })
+                .ok();
+            }
             let own: Vec<&str> = types_of(bo);
             if bo.has("type") && own.iter().all(|t| NAMES.contains(t)) {
                 let mut shared: Vec<&'static str> = Vec::new();
@@ -868,6 +881,28 @@ fn narrow_branches(o: &mut JsonObject, cx: &mut Cx) -> bool {
             } else if !bo.has("type") && node_null && (bo.has("anyOf") || bo.has("oneOf")) {
                 bo.put("type", node_list());
             }
+            // A null the node refuses is none of the branch's either: not by its `nullable` or
+            // `enum` (which its lowering makes `nullable`); a branch of null values alone (`const:
+            // null`) matches no value the node takes.
+            if !node_null {
+                let mut took = false;
+                if let Some(Value::Array(values)) = bo.find_mut("enum") {
+                    let n = values.len();
+                    values.retain(|v| !v.is_null());
+                    took = values.len() < n;
+                }
+                if bo.find("const").is_some_and(Value::is_null) || (took && bo.find("enum").and_then(Value::as_array).is_some_and(Vec::is_empty)) {
+                    removed.push(format!("{i} (null)"));
+                    continue;
+                }
+                if bo.find("nullable") == Some(&Value::Bool(true)) {
+                    bo.take("nullable");
+                    took = true;
+                }
+                if took {
+                    unnulled.push(i.to_string());
+                }
+            }
         }
         kept.push(b);
     }
@@ -875,7 +910,13 @@ fn narrow_branches(o: &mut JsonObject, cx: &mut Cx) -> bool {
     // A value of no type the node's shares (`null` aside, which the node says through
     // `nullable`): which branches take `null`, in the narrowed union.
     let takes_null = |b: &Value| match b {
-        Value::Object(bo) => !bo.has("type") || types_of(bo).contains(&"null"),
+        Value::Object(bo) => {
+            !bo.has("type")
+                || types_of(bo).contains(&"null")
+                || bo.find("nullable") == Some(&Value::Bool(true))
+                || bo.find("const").is_some_and(Value::is_null)
+                || bo.find("enum").and_then(Value::as_array).is_some_and(|e| e.iter().any(Value::is_null))
+        }
         _ => false,
     };
     let drop_null = node_null && !branches.iter().any(takes_null);
@@ -887,6 +928,9 @@ fn narrow_branches(o: &mut JsonObject, cx: &mut Cx) -> bool {
     }
     if !narrowed.is_empty() {
         parts.push(format!("branches narrowed to the types they share with it: {}", narrowed.join(", ")));
+    }
+    if !unnulled.is_empty() {
+        parts.push(format!("null, which it does not allow, removed from branches (their `nullable` or `enum`): {}", unnulled.join(", ")));
     }
     if drop_null && !all_removed {
         parts.push("no branch takes null: the node's null removed".to_owned());
@@ -2336,6 +2380,35 @@ mod tests {
             json!({"type":"object","properties":{"a":{"type":"string"}},"anyOf":[{"required":["a"]},{"type":"string"}]}),
             json!({"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}),
         );
+        // A null the node refuses is no branch's either (by `nullable`, `enum` or `const`); a
+        // branch's type in another case is narrowed as it is read.
+        narrowed(
+            json!({"type":"string","anyOf":[{"type":"string","nullable":true,"minLength":2},{"type":"string","maxLength":1}]}),
+            json!({"anyOf":[{"type":"string","minLength":2},{"type":"string","maxLength":1}]}),
+        );
+        narrowed(
+            json!({"type":"string","anyOf":[{"enum":["a",null]},{"type":"string","minLength":3}]}),
+            json!({"anyOf":[{"type":"string","enum":["a"]},{"type":"string","minLength":3}]}),
+        );
+        narrowed(json!({"type":"string","anyOf":[{"const":null},{"type":"string","minLength":3}]}), json!({"type":"string","minLength":3}));
+        narrowed(json!({"type":"string","anyOf":[{"enum":[null]},{"nullable":true,"minLength":3}]}), json!({"type":"string","minLength":3}));
+        narrowed(json!({"type":"string","anyOf":[{"type":"string","minLength":2},{"type":"Integer"}]}), json!({"type":"string","minLength":2}));
+        narrowed(json!({"type":"integer","anyOf":[{"type":"Number","maximum":2.5},{"type":"String"}]}), json!({"type":"integer","maximum":2.5}));
+        // A null the node allows, which a branch takes by its `nullable` or `enum`: kept.
+        for (p, want) in [
+            (
+                json!({"type":["string","null"],"anyOf":[{"type":"string","nullable":true,"minLength":2},{"type":"string","maxLength":1}]}),
+                json!({"anyOf":[{"type":"string","minLength":2,"nullable":true},{"type":"string","maxLength":1}],"nullable":true}),
+            ),
+            (
+                json!({"type":"string","nullable":true,"anyOf":[{"type":"string","enum":["a",null]},{"type":"string","maxLength":1}]}),
+                json!({"anyOf":[{"type":"string","enum":["a"],"nullable":true},{"type":"string","maxLength":1}],"nullable":true}),
+            ),
+        ] {
+            let (s, _, cx) = run(json!({"type":"object","properties":{"p":p.clone()}}));
+            assert_eq!(s["properties"]["p"], want, "{p}");
+            assert!(!cx.changes.iter().any(|d| d.rule == "gemini/anyof-keyword"), "{p}: {:?}", cx.changes);
+        }
         // A null branch beside a nested union takes the null the union's branches refuse.
         for p in [
             json!({"type":["integer","null"],"anyOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"type":"null"}]}),
