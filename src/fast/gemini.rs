@@ -885,8 +885,8 @@ fn lower_union<'n>(
 }
 
 /// A lowered branch added to a union's branches; a branch that is a union itself (a union of
-/// unions) gives its alternatives instead, each with the branch's description if it has none
-/// and its `nullable` (`gemini::lower_any_of`).
+/// unions) gives its alternatives instead, each with the branch's description (joined before
+/// its own, as Vertex joins a union's) and its `nullable` (`gemini::lower_any_of`).
 /// `general`: the values of [`Item::General`] (`Levels::general`).
 fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, general: &mut Vec<Value>, arena: &'n Bump) {
     // The alternatives, with what the branch gives them.
@@ -917,7 +917,13 @@ fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, gen
         if let [(_, Item::General(j))] = sub.0 .0[..] {
             if let Some(Value::Object(so)) = general.get_mut(j) {
                 if let Some(n) = &note {
-                    so.entry("description").or_insert_with(|| string(n));
+                    match so.get_mut("description") {
+                        Some(Value::String(d)) if !d.contains(n.as_str()) => *d = format!("{} ({})", n.trim_end(), d.trim()),
+                        Some(_) => {}
+                        None => {
+                            so.put("description", string(n));
+                        }
+                    }
                 }
                 if nullable {
                     so.put("nullable", Value::Bool(true));
@@ -925,8 +931,13 @@ fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, gen
             }
         } else {
             if let Some(n) = &note {
-                if !sub.0.has("description") {
-                    sub.0 .0.push(("description", Item::Text(arena.alloc_str(n))));
+                match sub.0.get("description") {
+                    None => sub.0 .0.push(("description", Item::Text(arena.alloc_str(n)))),
+                    Some(d) => {
+                        if let Some(joined) = d.as_str().filter(|d| !d.contains(n.as_str())).map(|d| format!("{} ({})", n.trim_end(), d.trim())) {
+                            sub.0.insert("description", Item::Text(arena.alloc_str(&joined)));
+                        }
+                    }
                 }
             }
             if nullable {
@@ -1608,6 +1619,23 @@ mod tests {
         // `properties` on a string node beside untyped branches: removed, the branches strings.
         let (text, _) = lowered(json!({"type": "object", "properties": {"x": {"type": "string", "properties": {"a": {"type": "string"}}, "anyOf": [{"maxLength": 3}, {"format": "email"}]}}}), Limits::default());
         assert!(text.contains(r#""x":{"anyOf":[{"type":"STRING","maxLength":"3"},{"type":"STRING","description":"(format: email)"}]}"#), "{text}");
+    }
+
+    /// A union of unions: the nested union's description (its notes too) goes into each of its
+    /// alternatives, joined to their own, on both paths.
+    #[test]
+    fn a_nested_unions_description_reaches_each_alternative_as_the_general_path_does() {
+        for sub in [
+            json!({"anyOf": [{"anyOf": [{"type": "integer"}, {"description": "any"}]}, {"type": "string"}], "maximum": 4}),
+            json!({"anyOf": [{"description": "Nested", "anyOf": [{"type": "integer", "description": "by id"}, {"type": "boolean"}]}, {"type": "string"}]}),
+            json!({"anyOf": [{"description": "Nested", "anyOf": [{"type": "integer", "description": "by id"}, {"enum": ["x", "x"], "description": "the Nested x"}]}, {"type": "null"}, {"type": "string"}], "description": "D"}),
+            json!({"anyOf": [{"description": "N", "anyOf": [{"type": "object", "properties": {"a": {"const": "v"}}, "description": "o"}, {"type": "integer"}]}, {"type": "string"}]}),
+        ] {
+            let schema = json!({"type": "object", "properties": {"x": sub.clone(), "y": {"type": "string"}}});
+            assert!(lowered(schema, Limits::default()).1, "not lowered from the borrowed tree: {sub}");
+        }
+        let p = parameters(json!({"type": "object", "properties": {"x": {"anyOf": [{"description": "Nested", "anyOf": [{"type": "integer", "description": "by id"}, {"type": "boolean"}]}, {"type": "string"}]}}}));
+        assert_eq!(p["properties"]["x"], json!({"anyOf": [{"type": "INTEGER", "description": "Nested (by id)"}, {"type": "BOOLEAN", "description": "Nested"}, {"type": "STRING"}]}));
     }
 
     /// Enum values of another type than the node's one are removed on both paths: the model is

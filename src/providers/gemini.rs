@@ -1127,6 +1127,8 @@ fn lower_any_of(
         };
         match cx.at("anyOf", |cx| cx.at(&i.to_string(), |cx| lower(b, cx, vertex)))? {
             // A branch that is itself an anyOf: splice its alternatives in (a union of unions).
+            // Its description (with the notes of its keywords for its untyped branches) says
+            // what each alternative is: joined before theirs, as Vertex joins a union's.
             Lowered::Schema(Value::Object(mut bo), p) if bo.has("anyOf") && !bo.has("type") => {
                 let nested_nullable = bo.take("nullable") == Some(Value::Bool(true));
                 let note = bo.find("description").and_then(Value::as_str).map(str::to_owned);
@@ -1134,8 +1136,12 @@ fn lower_any_of(
                     for mut sub in inner {
                         if let Value::Object(so) = &mut sub {
                             if let Some(n) = &note {
-                                if !so.has("description") {
-                                    so.put("description", string(n));
+                                match so.find_mut("description") {
+                                    Some(Value::String(d)) if !d.contains(n.as_str()) => *d = format!("{} ({})", n.trim_end(), d.trim()),
+                                    Some(_) => {}
+                                    None => {
+                                        so.put("description", string(n));
+                                    }
                                 }
                             }
                             if nested_nullable {
@@ -2440,6 +2446,17 @@ mod tests {
         assert_eq!(s["properties"]["p"], as_list);
         let moved: Vec<&str> = cx.changes.iter().filter(|d| d.rule == "gemini/anyof-keyword").map(|d| d.message.as_str()).collect();
         assert_eq!(moved, ["`maximum` beside anyOf moved into the branches it applies to (0): a Gemini node has either type or anyOf"], "{:?}", cx.changes);
+        // A note the nested union has for its untyped branches reaches them, though they have a
+        // description of their own (and its own description, each of its alternatives).
+        let p = prop(json!({"anyOf":[{"anyOf":[{"type":"integer"},{"description":"any"}]},{"type":"string"}],"maximum":4}));
+        let branches = p["anyOf"].as_array().unwrap();
+        assert_eq!(branches[0], json!({"type":"integer","maximum":4,"description":"(maximum: 4)"}), "{p}");
+        for b in &branches[1..6] {
+            assert_eq!(b["description"], json!("(maximum: 4) (any)"), "{p}");
+        }
+        assert_eq!(branches[6], json!({"type":"string"}), "{p}");
+        let p = prop(json!({"anyOf":[{"description":"Nested","anyOf":[{"type":"integer","description":"by id"},{"type":"boolean"}]},{"type":"string"}]}));
+        assert_eq!(p, json!({"anyOf":[{"type":"integer","description":"Nested (by id)"},{"type":"boolean","description":"Nested"},{"type":"string"}]}));
         // Two levels down, an enum as the values of each branch's types, a bound only where it applies.
         let p = prop(json!({"anyOf":[{"oneOf":[{"anyOf":[{"type":"number"},{"type":"boolean"}]},{"type":"string"}]},{"type":"array","items":{"type":"string"}}],"minimum":1,"maxLength":5}));
         assert_eq!(
