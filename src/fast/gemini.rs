@@ -738,7 +738,11 @@ fn within_type(o: &Map<In>) -> bool {
         match b.get("type") {
             None if node_null && (b.get("anyOf").is_some() || b.get("oneOf").is_some()) => return false,
             None => takes_null = true,
+            // A list of no type names: a branch of none of the node's types, removed.
             Some(t @ (Node::Str(_) | Node::Arr(_))) => {
+                if type_names(Some(t)).next().is_none() {
+                    return false;
+                }
                 for n in type_names(Some(t)) {
                     if !in_node(n) {
                         return false;
@@ -1610,6 +1614,9 @@ mod tests {
             json!({"type": "string", "anyOf": [{"type": "string", "minLength": 2}, {"type": "Integer"}]}),
             json!({"type": ["string", "null"], "anyOf": [{"type": "string", "nullable": true, "minLength": 2}, {"type": "string", "maxLength": 1}]}),
             json!({"type": "string", "nullable": true, "anyOf": [{"type": "string", "enum": ["a", null]}, {"type": "string", "maxLength": 1}]}),
+            // A branch whose `type` lists no type name.
+            json!({"type": "string", "anyOf": [{"type": [], "minLength": 2}, {"type": "string", "maxLength": 1}]}),
+            json!({"type": "string", "anyOf": [{"type": [5], "minLength": 2}, {"type": "string", "maxLength": 1}]}),
         ] {
             let schema = json!({"type": "object", "properties": {"x": sub, "y": {"type": "string"}}});
             lowered(schema, Limits::default());
