@@ -62,6 +62,15 @@ impl Default for Limits {
     }
 }
 
+/// Adds a diagnostic, unless the same words are already said at the same place (two steps
+/// meeting one keyword, a node lowered again after a merge): among the last ones at that path.
+#[inline(never)]
+fn record(list: &mut Vec<Diagnostic>, path: &str, rule: &'static str, message: String) {
+    if !list.iter().rev().take_while(|d| d.path == path).take(16).any(|d| d.rule == rule && d.message == message) {
+        list.push(Diagnostic { path: path.to_owned(), rule, message });
+    }
+}
+
 /// The conversion context for one tool: where we are, what we changed, what is wrong.
 #[derive(Debug)]
 pub struct Cx {
@@ -119,12 +128,12 @@ impl Cx {
 
     /// Records a change at the current path.
     pub fn change(&mut self, rule: &'static str, message: impl Into<String>) {
-        self.changes.push(Diagnostic { path: self.path.clone(), rule, message: message.into() });
+        record(&mut self.changes, &self.path, rule, message.into());
     }
 
     /// Records a problem at the current path.
     pub fn problem(&mut self, rule: &'static str, message: impl Into<String>) {
-        self.problems.push(Diagnostic { path: self.path.clone(), rule, message: message.into() });
+        record(&mut self.problems, &self.path, rule, message.into());
     }
 
     /// Runs `f` with `token` appended to the path (JSON-pointer escaped) and depth checked.
@@ -1084,6 +1093,26 @@ mod tests {
         let mut cx = Cx::new(Limits::default());
         let (out, shape) = process_json_schema(&v, &mut cx);
         (out, shape, cx)
+    }
+
+    /// The same words at the same place are said once (a Gemini union whose null was met by
+    /// two steps listed `gemini/nullable` twice); at another place, or other words, again.
+    #[test]
+    fn a_diagnostic_is_said_once_per_place() {
+        let mut cx = Cx::new(Limits::default());
+        cx.change("r/a", "one");
+        cx.change("r/b", "two");
+        cx.change("r/a", "one");
+        cx.change("r/a", "other");
+        let _ = cx.at("properties", |cx| {
+            cx.change("r/a", "one");
+            cx.problem("r/a", "one");
+            cx.problem("r/a", "one");
+            Ok(())
+        });
+        let said: Vec<(&str, &str, &str)> = cx.changes.iter().map(|d| (d.path.as_str(), d.rule, d.message.as_str())).collect();
+        assert_eq!(said, [("", "r/a", "one"), ("", "r/b", "two"), ("", "r/a", "other"), ("/properties", "r/a", "one")]);
+        assert_eq!(cx.problems.len(), 1);
     }
 
     #[test]
