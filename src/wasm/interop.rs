@@ -33,11 +33,12 @@ pub(crate) fn arguments_from_js(v: &JsValue) -> Result<Value> {
             format!("arguments must be a plain object, got {}, which JSON makes {text}: pass a plain object with the arguments' values", describe_js(v)),
         ));
     }
-    // A value inside that JSON makes `null` (a number JSON cannot hold, an invalid Date): the
-    // server would get null where the caller gave something else.
-    if text.contains("null") {
-        if let Some((at, got)) = made_null(v) {
-            return Err(Error::new(ErrorCode::InvalidArguments, format!("arguments{at} is {got}, which JSON makes null: pass a JSON value")));
+    // A value inside that JSON makes `null` (a number JSON cannot hold, an invalid Date) or `{}`
+    // (a RegExp, a Map, an instance whose fields are getters): the server would get that where
+    // the caller gave something else.
+    if text.contains("null") || text.contains("{}") {
+        if let Some((at, got, made)) = made_null(v) {
+            return Err(Error::new(ErrorCode::InvalidArguments, format!("arguments{at} is {got}, which JSON makes {made}: pass a JSON value")));
         }
     }
     // Half a character (text cut inside an emoji): read as U+FFFD it would be another string.
@@ -48,15 +49,16 @@ pub(crate) fn arguments_from_js(v: &JsValue) -> Result<Value> {
 }
 
 /// The first value inside `v` (where it is read as JSON: arrays, and objects without `toJSON`)
-/// that `JSON.stringify` writes as `null` though it is not: `NaN`, `Infinity`, an invalid `Date`.
-/// Its place (`.a[1]`) and what it is. Walked without recursion (the value may nest as deep as
-/// JSON.stringify reaches).
-fn made_null(v: &JsValue) -> Option<(String, String)> {
+/// that `JSON.stringify` writes as `null` or `{}` though it is neither: `NaN`, `Infinity`, an
+/// invalid `Date`; an object of a class with no field JSON sees (a RegExp, a Map, an Error). Its
+/// place (`.a[1]`), what it is, and what JSON makes it. Walked without recursion (the value may
+/// nest as deep as JSON.stringify reaches).
+fn made_null(v: &JsValue) -> Option<(String, String, &'static str)> {
     let mut stack = vec![(String::new(), v.clone())];
     while let Some((at, v)) = stack.pop() {
         if let Some(n) = v.as_f64() {
             if !n.is_finite() {
-                return Some((at, describe_js(&v)));
+                return Some((at, describe_js(&v), "null"));
             }
             continue;
         }
@@ -65,9 +67,13 @@ fn made_null(v: &JsValue) -> Option<(String, String)> {
         }
         if let Some(d) = v.dyn_ref::<js_sys::Date>() {
             if d.get_time().is_nan() {
-                return Some((at, "an invalid Date".owned()));
+                return Some((at, "an invalid Date".owned(), "null"));
             }
             continue;
+        }
+        // The whole value was looked at by the caller (an empty object of a class is refused there).
+        if !at.is_empty() && !is_array(&v) && class_name(&v).is_some() && !get(&v, "toJSON").is_function() && entries_of(&v).is_ok_and(|e| e.length() == 0) {
+            return Some((at, describe_js(&v), "{}"));
         }
         if is_array(&v) {
             let a: &js_sys::Array = v.unchecked_ref();
@@ -368,7 +374,10 @@ fn refuse_unseen(v: &JsValue, what: &str) -> std::result::Result<(), String> {
         // Getters of the class (not of Object.prototype), which `JSON.stringify` skips.
         let mut getters = Vec::new();
         let mut proto = prototype_of(v).unwrap_or(JsValue::NULL);
-        while proto.is_object() && proto != top {
+        for _ in 0..64 {
+            if !proto.is_object() || proto == top {
+                break;
+            }
             for name in own_names(&proto).map(|a| a.to_vec()).unwrap_or_default() {
                 let d = own_descriptor(&proto, &name).unwrap_or(JsValue::UNDEFINED);
                 if d.is_object() && get(&d, "get").is_function() {
@@ -387,10 +396,16 @@ fn refuse_unseen(v: &JsValue, what: &str) -> std::result::Result<(), String> {
     }
     // Values inherited from a prototype made with Object.create (or set on a class's), at any
     // depth of the chain, which JSON does not see.
+    // Methods (an ES5 class's, enumerable) are no values; a chain past 64 levels (a Proxy
+    // making a new prototype each time) is not followed further.
     let mut inherited: Vec<String> = Vec::new();
     let mut proto = prototype_of(v).unwrap_or(JsValue::NULL);
-    while proto.is_object() && proto != top {
-        inherited.extend(entries_of(&proto).map(|a| a.iter().filter_map(|e| entry_pair(&e).0.as_string()).collect::<Vec<_>>()).unwrap_or_default());
+    for _ in 0..64 {
+        if !proto.is_object() || proto == top {
+            break;
+        }
+        let values = entries_of(&proto).map(|a| a.iter().map(|e| entry_pair(&e)).filter(|(_, x)| !x.is_function()).filter_map(|(k, _)| k.as_string()).collect::<Vec<_>>());
+        inherited.extend(values.unwrap_or_default());
         proto = prototype_of(&proto).unwrap_or(JsValue::NULL);
     }
     if !inherited.is_empty() {

@@ -124,29 +124,48 @@ fn url_param(url: &JsValue, what: &str) -> Result<String, Error> {
         None if url.is_object() && get(url, "href").is_string() => get(url, "href").as_string().unwrap_or_default(),
         None => return Err(Error::new(ErrorCode::InvalidInput, format!("{what} must be a string or a URL, got {}", describe_js(url)))),
     };
+    // fetch refuses a URL with credentials, and an error would show the password: refused,
+    // and every message shows the URL without them.
+    let shown = crate::text::quote(&without_userinfo(&url));
+    let credentials = || {
+        let headers = what.strip_suffix("url").filter(|w| !w.is_empty()).map_or("options.".to_owned(), str::to_owned);
+        Error::new(
+            ErrorCode::InvalidInput,
+            format!("{what} holds a user name or password (`user:password@` before the host), which fetch refuses: give the URL without them, and the credentials in {headers}headers (Authorization)"),
+        )
+    };
     if url.starts_with('/') {
+        // `//user:password@host/mcp`: this page's scheme, another host.
+        if url.starts_with("//") && without_userinfo(&url) != url {
+            return Err(credentials());
+        }
         return Ok(url);
     }
     let scheme = url.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
     if !matches!(scheme.as_deref(), Some("http" | "https")) {
-        return Err(Error::new(ErrorCode::InvalidInput, format!("{what} must be http(s), got {}", crate::text::quote(&url))));
+        return Err(Error::new(ErrorCode::InvalidInput, format!("{what} must be http(s), got {shown}")));
     }
     let Some(ctor) = get(&js_sys::global(), "URL").dyn_into::<Function>().ok() else { return Ok(url) };
     match Reflect::construct(&ctor, &js_sys::Array::of1(&url.as_str().into())) {
-        // fetch refuses a URL with credentials (and the error would show the password).
-        Ok(parsed) if get(&parsed, "username").as_string().is_some_and(|u| !u.is_empty()) || get(&parsed, "password").as_string().is_some_and(|p| !p.is_empty()) => {
-            Err(Error::new(
-                ErrorCode::InvalidInput,
-                format!("{what} holds a user name or password (`user:password@` before the host), which fetch refuses: give the URL without them, and the credentials in options.headers (Authorization)"),
-            ))
-        }
+        Ok(parsed) if get(&parsed, "username").as_string().is_some_and(|u| !u.is_empty()) || get(&parsed, "password").as_string().is_some_and(|p| !p.is_empty()) => Err(credentials()),
         // The scheme as fetch sends it; the rest as given.
         Ok(parsed) if !url.starts_with("http") => Ok(get(&parsed, "href").as_string().unwrap_or(url)),
         Ok(_) => Ok(url),
-        Err(e) => Err(Error::new(
-            ErrorCode::InvalidInput,
-            format!("{what} is not a valid URL ({}): {}", describe(&e), crate::text::quote(&url)),
-        )),
+        Err(e) => Err(Error::new(ErrorCode::InvalidInput, format!("{what} is not a valid URL ({}): {shown}", describe(&e)))),
+    }
+}
+
+/// `url` with the `user:password@` of its authority (if any) written `…@`, for messages. The
+/// authority as URL parsers find it: after the scheme and any slashes, up to `/ ? # \`.
+fn without_userinfo(url: &str) -> String {
+    let scheme = url.find(':').filter(|&i| i > 0 && url[..i].bytes().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b)));
+    let after = scheme.map_or(0, |i| i + 1);
+    let start = after + url[after..].bytes().take_while(|b| matches!(b, b'/' | b'\\')).count();
+    let rest = &url[start..];
+    let end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    match rest[..end].rfind('@') {
+        Some(at) => format!("{}…{}", &url[..start], &rest[at..]),
+        None => url.to_owned(),
     }
 }
 
@@ -307,10 +326,10 @@ fn header_pairs(h: &Value, what: &str) -> Result<Vec<(String, String)>, Error> {
     let mut out = Vec::with_capacity(h.len());
     for (k, v) in h {
         let v = v.as_str().ok_or_else(|| Error::new(ErrorCode::InvalidOptions, format!("{what}: header \"{k}\" must be a string, got {}", crate::model::json_type(v))))?;
-        // A name is an HTTP token; a value no line break or NUL, and (fetch's ByteString) no
-        // character past U+00FF.
+        // A name is an HTTP token; a value no control character but tab (fetch refuses them),
+        // and (fetch's ByteString) no character past U+00FF.
         let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
-        if k.is_empty() || !k.bytes().all(token) || v.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+        if k.is_empty() || !k.bytes().all(token) || v.bytes().any(|b| (b < b' ' && b != b'\t') || b == 0x7f) {
             return Err(Error::new(ErrorCode::InvalidOptions, format!("{what}: header {} has characters a header cannot carry", crate::text::quote(k))));
         }
         if let Some(c) = v.chars().find(|c| *c > '\u{FF}') {
@@ -915,7 +934,7 @@ impl JsMcpClient {
         let c = self.inner.clone();
         let prepared = (|| -> Result<(String, Value, CallOptions), Error> {
             let name = string_param(&name, "name")?;
-            let args = match arguments_from_js(&args)? {
+            let args = match arguments_from_js(&args).map_err(|e| e.with_tool(&name))? {
                 Value::Null => Value::Object(serde_json::Map::new()),
                 v @ Value::Object(_) => v,
                 _ => {
@@ -1233,7 +1252,7 @@ impl JsMcpHub {
         let hub = self.inner.clone();
         let prepared = (|| -> Result<_, Error> {
             let name = string_param(&provider_name, "name")?;
-            let args = crate::calls::model_arguments(&name, crate::wasm::names::raw_args(&args)?)?;
+            let args = crate::calls::model_arguments(&name, crate::wasm::names::raw_args(&args).map_err(|e| e.with_tool(&name))?)?;
             let provider = match get(&options, "provider") {
                 p if p.is_undefined() || p.is_null() => None,
                 // A wrong type is the options' error, as every other option's there.

@@ -873,18 +873,24 @@ test("arguments JSON would make {} or null are INVALID_ARGUMENTS, not sent as {}
     [{ a: { "b c": NaN } }, /^arguments\.a\["b c"\] is NaN/],
     [{ d: new Date("x") }, /^arguments\.d is an invalid Date/],
     [{ s: "a\ud800b" }, /lone UTF-16 surrogate/],
+    // ... or {} (rG F1).
+    [{ r: /x/ }, /^arguments\.r is a RegExp, which JSON makes \{\}/],
+    [{ list: [new Map([["a", 1]])] }, /^arguments\.list\[0\] is a Map/],
+    [{ q: new Query("Paris") }, /^arguments\.q is a Query, which JSON makes \{\}/],
   ]) {
     const e = survives(() => map.prepareArguments("get_weather", args), ["INVALID_ARGUMENTS"]);
     assert.match(e.message, said);
-    await assert.rejects(hub.callTool("mcp__w__get_weather", args), (e) => e.code === "INVALID_ARGUMENTS");
-    await assert.rejects(client.callTool("get_weather", args), (e) => e.code === "INVALID_ARGUMENTS");
+    assert.equal(e.tool, "get_weather");
+    // The client's and the hub's errors name the tool too (rG F7).
+    await assert.rejects(hub.callTool("mcp__w__get_weather", args), (e) => e.code === "INVALID_ARGUMENTS" && e.tool === "mcp__w__get_weather");
+    await assert.rejects(client.callTool("get_weather", args), (e) => e.code === "INVALID_ARGUMENTS" && e.tool === "get_weather");
   }
   // null given as null, a valid Date and an object with its own toJSON are JSON values.
-  for (const args of [{ n: null }, { d: new Date(0) }, { v: { toJSON: () => null } }, { s: "\ud83d\ude00 \\ud800" }]) {
+  for (const args of [{ n: null }, { d: new Date(0) }, { v: { toJSON: () => null } }, { s: "\ud83d\ude00 \\ud800" }, { e: {}, o: Object.create(null) }]) {
     map.prepareArguments("get_weather", args);
     await client.callTool("get_weather", args);
   }
-  assert.equal(seen.length, 16);
+  assert.equal(seen.length, 17);
   await hub.closeAll();
   await client.close();
   hub.free();

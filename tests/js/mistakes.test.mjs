@@ -141,6 +141,21 @@ test("an object in the options is read as the options are: its inherited values 
   class Sub extends Base {}
   await refused(() => tw.convertMcpTools(tools, "openai", { limits: new Sub() }), "INVALID_OPTIONS", /^options\.limits inherits maxTools from its prototype/);
   await refused(() => tw.convertMcpTools(tools, "openai", Object.create(Object.create({ limits: { maxTools: 1 } }))), "INVALID_OPTIONS", /^options inherits limits from its prototype/);
+  // An ES5-style class's methods are enumerable on its prototype: no values, not refused (rG F6).
+  function Es5() {
+    this.maxTools = 5;
+  }
+  Es5.prototype.describe = function () {
+    return "limits";
+  };
+  function Es5Sub() {
+    Es5.call(this);
+  }
+  Es5Sub.prototype = Object.create(Es5.prototype);
+  assert.equal(tw.convertMcpTools(tools, "openai", { limits: new Es5Sub() }).length, 1);
+  // A Proxy that makes a new prototype each time it is asked ends (rG F5).
+  const endless = () => new Proxy({}, { getPrototypeOf: () => endless() });
+  tw.convertMcpTools(tools, "openai", { limits: endless() });
   // A class instance whose values are its own is read as a plain object is.
   class Own {
     constructor() {
@@ -222,7 +237,19 @@ test("McpClient URLs are read as the runtime's URL parser reads them, at constru
     const e = await refused(() => new tw.McpClient(url), "INVALID_INPUT", /^url holds a user name or password/);
     assert.doesNotMatch(e?.message ?? "", /s3cret/);
   }
-  await refused(() => new tw.McpHub({ a: { url: "http://u:p@127.0.0.1:1/mcp" } }), "INVALID_OPTIONS", /servers\.a\.url holds a user name or password/);
+  await refused(() => new tw.McpHub({ a: { url: "http://u:p@127.0.0.1:1/mcp" } }), "INVALID_OPTIONS", /servers\.a\.url holds a user name or password.* in servers\.a\.headers \(Authorization\)$/);
+  // Protocol-relative, and a URL that does not parse: the password is never shown (rG F4).
+  await refused(() => new tw.McpClient("//u:s3cret@127.0.0.1:1/mcp"), "INVALID_INPUT", /^url holds a user name or password/);
+  for (const url of ["http://u:s3cret@127.0.0.1:99999/mcp", "ftp://u:s3cret@127.0.0.1/mcp"]) {
+    const e = await refused(() => new tw.McpClient(url), "INVALID_INPUT");
+    assert.doesNotMatch(e.message, /s3cret/);
+    assert.match(e.message, /…@127\.0\.0\.1/);
+  }
+  // A control character but tab in a header value, which fetch refuses (rG F3).
+  for (const value of ["a\u0001b", "a\u007fb", "a\u001bb"]) {
+    await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { "x-a": value } }), "INVALID_OPTIONS", /header "x-a" has characters a header cannot carry/);
+  }
+  new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { "x-tab": "a\tb" } }).free();
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { authorization: "Bearer ключ" } }), "INVALID_OPTIONS", /^options\.headers: header "authorization" holds "к" \(U\+043A\), which fetch refuses/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { "x(y)": "1" } }), "INVALID_OPTIONS", /header "x\(y\)" has characters a header cannot carry/);
   new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { "x-latin": "café" } }).free();
