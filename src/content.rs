@@ -88,10 +88,42 @@ pub fn block_text(block: &ContentBlock) -> String {
             let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("unknown");
             match v {
                 Value::Null => format!("[Unsupported content: {kind}]"),
-                v => format!("[Unsupported content: {kind}]\n{}", crate::text::to_string(v)),
+                v => format!("[Unsupported content: {kind}]\n{}", crate::text::to_string(&without_payload(v))),
             }
         }
     }
+}
+
+/// An unsupported block as the model is shown it: a `blob` or `data` string past 256
+/// characters (base64 bytes no model reads, which would fill the cap and push out the text
+/// after it) written as its length; the rest as it is.
+fn without_payload(v: &Value) -> std::borrow::Cow<'_, Value> {
+    fn strip(v: &mut Value, depth: usize) {
+        let Value::Object(o) = v else { return };
+        for (k, x) in o.iter_mut() {
+            match x {
+                Value::String(s) if (k == "blob" || k == "data") && s.len() > 256 => {
+                    *x = Value::String(format!("({} characters, not shown)", s.len()));
+                }
+                Value::Object(_) if depth < 4 => strip(x, depth + 1),
+                _ => {}
+            }
+        }
+    }
+    fn has(v: &Value, depth: usize) -> bool {
+        let Value::Object(o) = v else { return false };
+        o.iter().any(|(k, x)| match x {
+            Value::String(s) => (k == "blob" || k == "data") && s.len() > 256,
+            Value::Object(_) => depth < 4 && has(x, depth + 1),
+            _ => false,
+        })
+    }
+    if !has(v, 0) {
+        return std::borrow::Cow::Borrowed(v);
+    }
+    let mut v = v.clone();
+    strip(&mut v, 0);
+    std::borrow::Cow::Owned(v)
 }
 
 fn or_unknown(s: &str) -> &str {
@@ -304,6 +336,19 @@ mod tests {
 
     fn blocks(v: serde_json::Value) -> Vec<ContentBlock> {
         CallToolResult::from_value(v).unwrap().content
+    }
+
+    /// A malformed block is shown as its JSON, but a long `blob`/`data` as its length: the text
+    /// after it still fits the cap (rF F1).
+    #[test]
+    fn an_unsupported_blocks_payload_is_not_shown() {
+        let blob = "QUJD".repeat(1000);
+        let block = ContentBlock::from_value(serde_json::json!({"type": "resource", "resource": {"uri": "file:///r.bin", "mimeType": 7, "blob": blob}}));
+        let text = block_text(&block);
+        assert!(text.starts_with("[Unsupported content: resource]\n"), "{text}");
+        assert!(text.contains(r#""mimeType":7"#) && text.contains("(4000 characters, not shown)") && !text.contains("QUJD"), "{text}");
+        let short = ContentBlock::from_value(serde_json::json!({"type": "image", "data": "QUJD", "mimeType": 7}));
+        assert!(block_text(&short).contains(r#""data":"QUJD""#));
     }
 
     #[test]

@@ -520,7 +520,16 @@ impl CallToolResult {
     /// `[]`); an object that is none of these, with neither `content` nor `structuredContent` (nor
     /// `isError`) but other keys, is `INVALID_INPUT`, not a result without output: it is something
     /// else.
-    pub fn from_value(value: Value) -> Result<Self> {
+    pub fn from_value(mut value: Value) -> Result<Self> {
+        // A `content` or `structuredContent` of null is none (its other fields are then read as
+        // those of a result without them).
+        if let Value::Object(o) = &mut value {
+            for key in ["content", "structuredContent"] {
+                if o.get(key).is_some_and(Value::is_null) {
+                    o.remove(key);
+                }
+            }
+        }
         match value {
             Value::Array(items) => {
                 Ok(Self { content: items.into_iter().map(ContentBlock::from_value).collect(), ..Self::default() })
@@ -1092,6 +1101,9 @@ mod tests {
         let r = CallToolResult::from_value(json!({"isError": true, "result": [{"type": "text", "text": "denied"}]})).unwrap();
         assert_eq!(r.is_error, Some(true));
         assert!(matches!(&r.content[..], [ContentBlock::Text(t)] if t.text == "denied"), "{:?}", r.content);
+        // The same with `content: null` (rF F5).
+        let r = CallToolResult::from_value(json!({"content": null, "isError": true, "message": "boom"})).unwrap();
+        assert!(matches!(&r.content[..], [ContentBlock::Text(t)] if t.text == r#"{"message":"boom"}"#), "{:?}", r.content);
         // `{}`, `{_meta}` and `{isError}` alone still have no output.
         for v in [json!({}), json!({"_meta": {}}), json!({"isError": false})] {
             assert!(CallToolResult::from_value(v).unwrap().content.is_empty());
