@@ -555,7 +555,9 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * and `enum` values, required and allowed properties; a branch kept as a `$ref` in a recursive strict schema, its
    * definition's), never by another branch's rules; where several fit
    * and would map it differently, by the one that changes it most, which the report says where it can happen
-   * (`openai/strict-anyof-ambiguous`, `gemini/enum-collision`).
+   * (`openai/strict-anyof-ambiguous`, `gemini/enum-collision`). Deciding such unions nested in one another takes
+   * time about the square of the depth at worst; past a bound on that work (a value of megabytes nested that
+   * way) it throws `LIMIT_EXCEEDED` rather than map the value in part.
    * `args` is what the provider's SDK gives: an object, or the JSON string OpenAI returns; `null`, `undefined`
    * or empty text are `{}`. Throws `INVALID_ARGUMENTS` for unparsable arguments and for anything but an
    * object, a value JSON would make `{}` or `null` among them (`NaN`, an invalid `Date`, a `RegExp`, an instance
@@ -1023,7 +1025,7 @@ export type ToolCall<A extends JsonValue = JsonValue> =
        * that a stream cut short; a custom tool's call, `custom`; an OpenAI parallel wrapper without a non-empty `tool_uses` array, given as the one
        * call it is; a tool use that is not an object), `UNKNOWN_TOOL_NAME` (a name the name map does not know, or no
        * name at all: a tool use without `recipient_name`), `LIMIT_EXCEEDED` (arguments too large or too deeply nested
-       * to read).
+       * to read, or to map back: see {@link NameMap.prepareArguments}).
        */
       error: { code: "INVALID_ARGUMENTS" | "UNKNOWN_TOOL_NAME" | "LIMIT_EXCEEDED"; message: string };
     });

@@ -9,7 +9,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::{ErrorCode, Result};
+use std::collections::HashMap;
+
+use crate::error::{Error, ErrorCode, Result};
 use crate::model::{read_array, read_bool, read_field, read_object, read_opt_field, read_string, string, Put as _, Read};
 use crate::text::Owned as _;
 
@@ -205,39 +207,82 @@ impl ArgPlan {
         self.defs = defs;
     }
 
-    /// Maps `value` back. Values the plan does not recognise pass through unchanged.
+    /// Maps `value` back. Values the plan does not recognise pass through unchanged. A value
+    /// past the bounds of [`ArgPlan::try_apply`] comes back only partly mapped.
     pub fn apply(&self, value: Value) -> Value {
-        self.apply_at(value, 0, self, &mut Vec::new())
+        self.run(value).0 .0
     }
 
-    /// `depth`: of `value` in the arguments. `root`: the plan that holds the definitions a
+    /// [`ArgPlan::apply`], or `LIMIT_EXCEEDED` where the value could not be mapped back whole:
+    /// a union whose branches nothing in the value tells apart nested so that deciding them would take more
+    /// than [`BRANCH_WORK`] steps (the same sub-value under the same plan is mapped once, so a
+    /// recursive union takes time linear in the value; the bound is for what is left).
+    /// `name`: the tool's, for the error.
+    pub fn try_apply(&self, value: Value, name: &str) -> Result<Value> {
+        match self.run(value).0 {
+            (v, None) => Ok(v),
+            (_, Some(why)) => Err(Error::new(ErrorCode::LimitExceeded, format!("the arguments of \"{name}\" could not be mapped back to the server's: {why}"))),
+        }
+    }
+
+    /// The value mapped, why it is not whole, and the steps deciding unions took.
+    fn run(&self, value: Value) -> ((Value, Option<&'static str>), usize) {
+        let mut cx = Cx { root: self, branching: 0, work: 0, exceeded: None, memo: HashMap::new() };
+        let v = self.apply_at(value, 0, &mut cx, &mut Vec::new());
+        ((v, cx.exceeded), cx.work)
+    }
+
+    /// `depth`: of `value` in the arguments. `cx.root`: the plan that holds the definitions a
     /// reference names. `followed`: the references followed on this value so far, each taken
     /// once (a definition applied again to the same value would do what it did the first time,
     /// and a cycle of references through `anyOf`s would otherwise branch without end).
-    fn apply_at<'p>(&'p self, value: Value, depth: usize, root: &'p ArgPlan, followed: &mut Vec<&'p str>) -> Value {
-        if depth > 128 {
+    fn apply_at<'p>(&'p self, value: Value, depth: usize, cx: &mut Cx<'p>, followed: &mut Vec<&'p str>) -> Value {
+        if depth > MAX_DEPTH {
             return value;
         }
         let value = match self.reference.as_deref() {
             Some(name) if followed.contains(&name) => return value,
             Some(name) => {
                 followed.push(name);
-                let target = if name == "#" { Some(root) } else { root.defs.as_ref().and_then(|d| d.get(name)) };
+                let target = if name == "#" { Some(cx.root) } else { cx.root.defs.as_ref().and_then(|d| d.get(name)) };
                 match target {
-                    Some(def) => def.apply_at(value, depth, root, followed),
+                    Some(def) => def.apply_at(value, depth, cx, followed),
                     None => value,
                 }
             }
             None => value,
         };
-        let value = self.apply_inner(value, depth, root, followed);
+        let value = self.apply_inner(value, depth, cx, followed);
         match (&self.unwrap, value) {
             (Some(prop), Value::Object(mut o)) => o.remove(prop).unwrap_or(Value::Null),
             (_, other) => other,
         }
     }
 
-    fn apply_inner<'p>(&'p self, value: Value, depth: usize, root: &'p ArgPlan, followed: &mut Vec<&'p str>) -> Value {
+    /// The plan of a member or an item applied to it (with no reference followed yet). While a
+    /// union is being decided, each branch maps the same members: the result is kept by plan,
+    /// depth and value, and a branch that maps a member as another did takes that result.
+    fn apply_child<'p>(&'p self, value: Value, depth: usize, cx: &mut Cx<'p>) -> Value {
+        if cx.branching == 0 || cx.exceeded.is_some() {
+            return self.apply_at(value, depth, cx, &mut Vec::new());
+        }
+        let mut hasher = Fx(0);
+        let size = hash_value(&value, &mut hasher, 0);
+        cx.spend(size);
+        let key = (std::ptr::from_ref(self) as usize, depth, std::hash::Hasher::finish(&hasher));
+        if let Some((_, done)) = cx.memo.get(&key).and_then(|kept| kept.iter().find(|(from, _)| *from == value)) {
+            let done = done.clone();
+            cx.spend(hash_value(&done, &mut Fx(0), 0));
+            return done;
+        }
+        let done = self.apply_at(value.clone(), depth, cx, &mut Vec::new());
+        // What is kept counts as well: it bounds the memo's memory.
+        cx.spend(2 * size);
+        cx.memo.entry(key).or_default().push((value, done.clone()));
+        done
+    }
+
+    fn apply_inner<'p>(&'p self, value: Value, depth: usize, cx: &mut Cx<'p>, followed: &mut Vec<&'p str>) -> Value {
         match value {
             Value::String(s) if !self.enum_values.is_empty() => {
                 match self.enum_values.iter().find(|orig| enum_string(orig) == s) {
@@ -256,30 +301,30 @@ impl ArgPlan {
                 for (name, plan) in &self.properties {
                     if let Some(v) = o.get_mut(name) {
                         let taken = std::mem::take(v);
-                        *v = plan.apply_at(taken, depth + 1, root, &mut Vec::new());
+                        *v = plan.apply_child(taken, depth + 1, cx);
                     }
                 }
                 if let Some(additional) = self.additional.as_deref() {
                     for (_, v) in o.iter_mut().filter(|(name, _)| self.properties.get(name).is_none()) {
                         let taken = std::mem::take(v);
-                        *v = additional.apply_at(taken, depth + 1, root, &mut Vec::new());
+                        *v = additional.apply_child(taken, depth + 1, cx);
                     }
                 }
                 if !self.renamed.is_empty() {
                     o = self.rename_back(o);
                 }
-                self.any_of_apply(Value::Object(o), sent.as_ref(), depth, root, followed)
+                self.any_of_apply(Value::Object(o), sent.as_ref(), depth, cx, followed)
             }
             Value::Array(items) if self.items.is_some() || !self.prefix_items.is_empty() => {
                 let rest = self.items.as_deref();
                 let plan_of = |i: usize| self.prefix_items.get(i).or(rest);
                 let items = items.into_iter().enumerate().map(|(i, v)| match plan_of(i) {
-                    Some(plan) => plan.apply_at(v, depth + 1, root, &mut Vec::new()),
+                    Some(plan) => plan.apply_child(v, depth + 1, cx),
                     None => v,
                 });
                 Value::Array(items.collect())
             }
-            other => self.any_of_apply(other, None, depth, root, followed),
+            other => self.any_of_apply(other, None, depth, cx, followed),
         }
     }
 
@@ -315,32 +360,144 @@ impl ArgPlan {
     /// (each made nullable by strict mode), the first branch to remove a shared `null` would
     /// leave the others' in place. The conversion reports the unions where that rule decides
     /// ([`ambiguous_branches`]). A value that fits no branch is left as it is.
-    fn any_of_apply<'p>(&'p self, value: Value, sent: Option<&Value>, depth: usize, root: &'p ArgPlan, followed: &mut Vec<&'p str>) -> Value {
-        let mut best: Option<(usize, Value)> = None;
+    fn any_of_apply<'p>(&'p self, value: Value, sent: Option<&Value>, depth: usize, cx: &mut Cx<'p>, followed: &mut Vec<&'p str>) -> Value {
         let sent = sent.unwrap_or(&value);
-        for branch in &self.any_of {
-            if branch.fit.as_deref().is_some_and(|fit| !fit.admits(sent)) {
-                continue;
-            }
+        let fits = |branch: &&'p ArgPlan| branch.fit.as_deref().is_none_or(|fit| fit.admits(sent));
+        let several = self.any_of.iter().filter(fits).nth(1).is_some();
+        if several && cx.exceeded.is_some() {
+            // Past a bound the call is an error: the first branch that fits, without deciding.
+            return match self.any_of.iter().find(fits) {
+                Some(branch) => branch.apply_at(value, depth, cx, followed),
+                None => value,
+            };
+        }
+        cx.branching += usize::from(several);
+        let mut best: Option<(usize, Value)> = None;
+        for branch in self.any_of.iter().filter(fits) {
             // `followed` is shared by the branches: a reference is followed once on this value
             // (a union of references to one another would otherwise branch without end).
-            let mapped = branch.apply_at(value.clone(), depth, root, followed);
-            let changed = changes(&value, &mapped, 0);
+            let mapped = branch.apply_at(value.clone(), depth, cx, followed);
+            let mut seen = 0;
+            let changed = changes(&value, &mapped, 0, &mut seen);
+            if several {
+                cx.spend(2 * seen);
+            }
             if changed > best.as_ref().map_or(0, |(n, _)| *n) {
                 best = Some((changed, mapped));
             }
         }
+        cx.branching -= usize::from(several);
         best.map_or(value, |(_, mapped)| mapped)
     }
 }
 
+/// How deep in the arguments a plan maps them.
+const MAX_DEPTH: usize = 128;
+/// How many steps (values mapped, compared, kept) deciding the unions of one value may take.
+pub const BRANCH_WORK: usize = 1_000_000;
+const BRANCHY: &str = "deciding between branches of a union that nothing in them tells apart took too long";
+
+/// What one mapping keeps across the value.
+struct Cx<'p> {
+    root: &'p ArgPlan,
+    /// How many unions with several branches that fit are being decided around the value.
+    branching: usize,
+    /// Steps taken deciding them.
+    work: usize,
+    /// Why the value could not be mapped whole.
+    exceeded: Option<&'static str>,
+    /// Members mapped while deciding: by (plan, depth, hash of the value), the values and what
+    /// the plan made of them.
+    memo: HashMap<(usize, usize, u64), Vec<(Value, Value)>>,
+}
+
+impl Cx<'_> {
+    fn exceed(&mut self, why: &'static str) {
+        self.exceeded.get_or_insert(why);
+    }
+
+    fn spend(&mut self, steps: usize) {
+        self.work = self.work.saturating_add(steps);
+        if self.work > BRANCH_WORK {
+            self.exceed(BRANCHY);
+        }
+    }
+}
+
+/// A fast hash (rustc's): the memo compares the values a hash finds, so a collision costs time,
+/// never a wrong value.
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Hashes `v` (the memo's key) and says how many values it holds.
+fn hash_value(v: &Value, h: &mut Fx, depth: usize) -> usize {
+    use std::hash::Hash;
+    std::mem::discriminant(v).hash(h);
+    match v {
+        Value::Null => 1,
+        Value::Bool(b) => {
+            b.hash(h);
+            1
+        }
+        Value::Number(n) => {
+            n.hash(h);
+            1
+        }
+        Value::String(s) => {
+            s.hash(h);
+            1
+        }
+        // Deeper than the plans map, the length alone (equal values are compared whole).
+        Value::Array(a) if depth > MAX_DEPTH => {
+            a.len().hash(h);
+            1
+        }
+        Value::Object(o) if depth > MAX_DEPTH => {
+            o.len().hash(h);
+            1
+        }
+        Value::Array(a) => {
+            a.len().hash(h);
+            1 + a.iter().map(|x| hash_value(x, h, depth + 1)).sum::<usize>()
+        }
+        Value::Object(o) => {
+            o.len().hash(h);
+            1 + o
+                .iter()
+                .map(|(k, x)| {
+                    k.hash(h);
+                    hash_value(x, h, depth + 1)
+                })
+                .sum::<usize>()
+        }
+    }
+}
+
 /// How many values differ between `before` and what a plan made of it (a member removed, a
-/// value replaced), counted down to where they differ.
-fn changes(before: &Value, after: &Value, depth: usize) -> usize {
+/// value replaced), counted down to where they differ; `seen`: how many it looked at.
+fn changes(before: &Value, after: &Value, depth: usize, seen: &mut usize) -> usize {
+    *seen += 1;
     match (before, after) {
-        _ if depth > 128 => usize::from(before != after),
-        (Value::Object(a), Value::Object(b)) => a.iter().map(|(k, v)| b.get(k).map_or(1, |w| changes(v, w, depth + 1))).sum(),
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a.iter().zip(b).map(|(v, w)| changes(v, w, depth + 1)).sum(),
+        _ if depth > MAX_DEPTH => usize::from(before != after),
+        (Value::Object(a), Value::Object(b)) => a.iter().map(|(k, v)| b.get(k).map_or(1, |w| changes(v, w, depth + 1, seen))).sum(),
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a.iter().zip(b).map(|(v, w)| changes(v, w, depth + 1, seen)).sum(),
         _ => usize::from(before != after),
     }
 }
@@ -902,6 +1059,45 @@ mod tests {
     /// Renamed keys go back where they were, after the plans the provider's names key (here a
     /// strict-mode null and an enum string); a server key the model sent beside its renamed
     /// form gives way; the JSON form keeps the schema's order and reads back.
+    /// A recursive union whose branches nothing in the value tells apart (strict mode's
+    /// filter tree: two node shapes sharing their keys): each level's branches map the same
+    /// children, once, not once per branch (which doubled the work per level: 22 levels took
+    /// seconds, a few more minutes). Past the bound on that work, `LIMIT_EXCEEDED`.
+    #[test]
+    fn an_ambiguous_recursive_union_is_decided_in_linear_time() {
+        let node = |a: &str| {
+            let schema = json!({"type":"object","properties":{"a":{"type":[a,"null"]},"children":{"type":["array","null"],"items":{"$ref":"#/$defs/node"}}},"required":["a","children"]});
+            let mut plan = ArgPlan { null_means_absent: vec!["a".into(), "children".into()], ..ArgPlan::default() };
+            let items = ArgPlan { reference: Some("node".into()), ..ArgPlan::default() };
+            plan.set_property("children", ArgPlan { items: Some(Box::new(items)), ..ArgPlan::default() });
+            branch(schema, plan)
+        };
+        let mut defs = PropertyPlans::default();
+        defs.insert("node".into(), ArgPlan { any_of: vec![node("string"), node("integer")], ..ArgPlan::default() });
+        let mut root = ArgPlan { defs: Some(Box::new(defs)), ..ArgPlan::default() };
+        root.set_property("filter", ArgPlan { reference: Some("node".into()), ..ArgPlan::default() });
+        let tree = |depth: usize, pad: usize| {
+            let (mut sent, mut back) = (json!({"a": null, "children": null}), json!({}));
+            for _ in 0..depth {
+                sent = json!({"a": null, "children": [sent], "pad": vec![0; pad]});
+                back = json!({"children": [back], "pad": vec![0; pad]});
+            }
+            (json!({"filter": sent}), json!({"filter": back}))
+        };
+        let (sent, back) = tree(60, 0);
+        let ((mapped, exceeded), work) = root.run(sent.clone());
+        assert_eq!((mapped, exceeded), (back, None));
+        // The steps: each level hashes, keeps and compares its subtree (a few values a level), so
+        // at most the square of the depth, not 2^60.
+        assert!(work < 200_000, "{work}");
+        assert!(root.try_apply(sent, "query").is_ok());
+        // Each level's branches look at the whole of its subtree: big levels, deep, are bounded.
+        let (sent, _) = tree(60, 1_000);
+        let e = root.try_apply(sent, "query").unwrap_err();
+        assert_eq!(e.code, ErrorCode::LimitExceeded);
+        assert!(e.message.contains("\"query\""), "{e}");
+    }
+
     #[test]
     fn renamed_keys_map_back_in_place() {
         let mut p = ArgPlan { renamed: vec![("dollar_top".into(), "$top".into()), ("a_b".into(), "a b".into())], null_means_absent: vec!["a_b".into()], ..ArgPlan::default() };

@@ -202,13 +202,12 @@ fn resolve(id: Option<String>, name: String, raw: RawArgs, map: Option<&NameMap>
         call.server = e.server.clone();
         call.tool = e.tool.clone();
     }
+    let args = args.and_then(|v| match entry.and_then(|e| e.args.as_ref()) {
+        Some(plan) => plan.try_apply(v, &name).map_err(|e| CallError { code: e.code.as_str(), message: e.message }),
+        None => Ok(v),
+    });
     match args {
-        Ok(v) => {
-            call.arguments = match entry.and_then(|e| e.args.as_ref()) {
-                Some(plan) => plan.apply(v),
-                None => v,
-            }
-        }
+        Ok(v) => call.arguments = v,
         Err(e) => call.error = Some(e),
     }
     call

@@ -92,7 +92,7 @@ impl JsNameMap {
         let tool = |e: Error| e.with_tool(&entry.tool);
         let value = crate::calls::model_arguments(&name, raw_args(&args).map_err(tool)?).map_err(tool)?;
         let value = match &entry.args {
-            Some(plan) => plan.apply(value),
+            Some(plan) => plan.try_apply(value, &name).map_err(tool)?,
             None => value,
         };
         Ok(to_js(&value)?)

@@ -977,3 +977,36 @@ test("a pass-through inputSchema is read once: a getter is not read again to be 
   const plain = { name: "get_weather", inputSchema: clean };
   assert.equal(tw.convertMcpTools([plain], "anthropic")[0].input_schema, clean);
 });
+
+test("a recursive union whose branches nothing tells apart maps back in bounded time (it was exponential in the nesting)", () => {
+  const node = (a) => ({ type: "object", properties: { a: { type: a }, children: { type: "array", items: { $ref: "#/$defs/node" } }, pad: { type: "array", items: { type: "integer" } } } });
+  const schema = { type: "object", properties: { filter: { $ref: "#/$defs/node" } }, $defs: { node: { anyOf: [node("string"), node("integer"), node("boolean")] } } };
+  const map = tw.NameMap.fromTools([{ name: "query", inputSchema: schema }], "openai", { strict: true });
+  for (const [depth, pad] of [[40, 0], [60, 2000]]) {
+    let sent = { a: null, children: null, pad: [] };
+    let back = { pad: [] };
+    for (let i = 0; i < depth; i++) {
+      sent = { a: null, children: [sent], pad: Array(pad).fill(0) };
+      back = { children: [back], pad: Array(pad).fill(0) };
+    }
+    const args = JSON.stringify({ filter: sent });
+    const completion = { choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", tool_calls: [{ id: "c", type: "function", function: { name: "query", arguments: args } }] } }] };
+    const t = performance.now();
+    const [call] = tw.parseToolCalls(completion, "openai", map);
+    const acc = new tw.ToolCallAccumulator("openai", map);
+    acc.push({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "c", type: "function", function: { name: "query", arguments: args } }] } }] });
+    const [streamed] = acc.finish();
+    assert.ok(performance.now() - t < 5000, `depth ${depth}: ${performance.now() - t} ms`);
+    if (pad === 0) {
+      assert.equal(call.error ?? null, null);
+      assert.deepEqual(call.arguments, { filter: back });
+      assert.deepEqual(map.prepareArguments("query", args), { filter: back });
+    } else {
+      // Megabytes of levels nested that way: past the bound, an error, never arguments mapped in part.
+      assert.equal(call.error.code, "LIMIT_EXCEEDED");
+      assert.throws(() => map.prepareArguments("query", args), { code: "LIMIT_EXCEEDED" });
+    }
+    assert.deepEqual(streamed, call);
+  }
+  stillWorks();
+});
