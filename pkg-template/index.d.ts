@@ -1402,8 +1402,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
   push(event: object | string | Uint8Array | ArrayBuffer): ToolCall<A>[];
   /**
    * Ends the stream; returns every call still open (with an error if its arguments are incomplete: text
-   * arguments that are not whole JSON, Gemini arguments still streaming with `willContinue`), and those of an
-   * event the text ended on without its blank line.
+   * arguments that are not whole JSON, Gemini arguments still streaming with `willContinue`, and a call the stream
+   * was cut right after it started, before a byte of its arguments: `INVALID_ARGUMENTS`, `... are incomplete: the
+   * stream ended before any of them came`, not `{}`, Anthropic's start `input: {}` being a placeholder), and those
+   * of an event the text ended on without its blank line.
    *
    * Throws `INVALID_JSON` when the text ended with what cannot be read (`the stream ended with text that is not a
    * whole event: ...`: a stream cut inside an event, an Ollama line cut inside its call, two events on one line), or

@@ -2107,12 +2107,19 @@ impl Accumulator {
         }
     }
 
+    /// The calls still open when the stream ends. Gemini's were still streaming
+    /// (`willContinue`); another's that never had a byte of its arguments was cut right after
+    /// it started (Anthropic's start `input: {}` is a placeholder): read as it is, empty text
+    /// would be `{}`, and the tool called with arguments the model never sent.
     fn finish_open(&mut self, map: Option<&NameMap>) -> Vec<ToolCall> {
         let keys: Vec<(u64, u64)> = self.open.keys().collect();
-        if self.format == CallFormat::Gemini {
-            for &k in &keys {
-                if let Some(p) = self.open.get_mut(k) {
+        let placeholder = |w: &Value| matches!(self.format, CallFormat::Anthropic | CallFormat::Bedrock) && w.as_object().is_some_and(Map::is_empty);
+        for &k in &keys {
+            if let Some(p) = self.open.get_mut(k) {
+                if self.format == CallFormat::Gemini {
                     p.incomplete = Some("the stream ended while they were still streaming (willContinue)".owned());
+                } else if p.incomplete.is_none() && p.args.trim().is_empty() && p.whole.as_ref().is_none_or(placeholder) {
+                    p.incomplete = Some("the stream ended before any of them came".owned());
                 }
             }
         }
@@ -4556,5 +4563,45 @@ mod tests {
         let out = acc.finish(None).unwrap();
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
+    }
+
+    /// A stream cut right after a call started, before a byte of its arguments: the call is
+    /// cut short, not made with `{}` (Anthropic's start `input: {}` a placeholder), for every
+    /// provider as for Gemini. A call whose start gave real input, a Chat delta's object, or
+    /// arguments that are whole JSON, stays good.
+    #[test]
+    fn a_stream_cut_before_any_arguments_is_an_incomplete_call() {
+        let cut = [
+            (CallFormat::OpenAi, vec![json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"rm","arguments":""}}]},"finish_reason":null}]})]),
+            (CallFormat::OpenAiResponses, vec![json!({"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"c","name":"rm","arguments":"","status":"in_progress"}})]),
+            (CallFormat::Anthropic, vec![json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"c","name":"rm","input":{}}})]),
+            (CallFormat::Anthropic, vec![
+                json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"c","name":"rm","input":{}}}),
+                json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""}}),
+            ]),
+            (CallFormat::Bedrock, vec![json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"c","name":"rm"}}}})]),
+        ];
+        for (format, events) in cut {
+            let mut acc = Accumulator::new(format);
+            for e in &events {
+                assert!(push(&mut acc, e, None).is_empty());
+            }
+            let out = acc.finish(None).unwrap();
+            assert_eq!(out.len(), 1, "{format:?}");
+            let e = out[0].error.as_ref().unwrap_or_else(|| panic!("{format:?}: {:?}", out[0].arguments));
+            assert_eq!((e.code, e.message.as_str()), ("INVALID_ARGUMENTS", "the arguments of \"rm\" are incomplete: the stream ended before any of them came"));
+            assert_eq!(out[0].arguments, Value::Null);
+        }
+        let good = [
+            (CallFormat::OpenAi, json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"rm","arguments":"{}"}}]}}]})),
+            (CallFormat::OpenAi, json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"rm","arguments":{}}}]}}]})),
+            (CallFormat::Anthropic, json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"c","name":"rm","input":{"p":1}}})),
+        ];
+        for (format, event) in good {
+            let mut acc = Accumulator::new(format);
+            push(&mut acc, &event, None);
+            let out = acc.finish(None).unwrap();
+            assert!(out[0].error.is_none(), "{format:?}: {:?}", out[0].error);
+        }
     }
 }

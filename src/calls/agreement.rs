@@ -57,7 +57,8 @@ fn listed(format: CallFormat, message: &Value) -> Vec<Listed> {
 
 /// Whether the turn's `listed` is the call the accumulator gave: its id, name, and arguments
 /// (those the call could not read are what the turn says for them: text as sent, `{}` where the
-/// provider wants an object, Gemini's arguments so far).
+/// provider wants an object, Gemini's arguments so far, the empty text of a call the stream was
+/// cut right after).
 fn same(format: CallFormat, call: &ToolCall, listed: &Listed) -> bool {
     if call.id != listed.id || call.provider_name != listed.name {
         return false;
@@ -78,7 +79,8 @@ fn same(format: CallFormat, call: &ToolCall, listed: &Listed) -> bool {
         (Some(e), Ok(args)) => match format {
             CallFormat::Anthropic | CallFormat::Bedrock => args == json!({}),
             CallFormat::Gemini => e.message.contains("incomplete"),
-            _ => false,
+            // Cut right after it started: the turn has the empty text sent.
+            _ => e.message.ends_with("the stream ended before any of them came") && args == json!({}),
         },
     }
 }

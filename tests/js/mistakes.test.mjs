@@ -355,3 +355,30 @@ test("McpClient's option errors say what the option must be and what it was", as
   await refused(() => new tw.McpClient(url).callTool("echo", {}, { signal: {} }), "INVALID_OPTIONS", /^options\.signal must be an AbortSignal, got an object$/);
   await refused(() => new tw.McpHub({}).listTools({ enabled: "no" }), "INVALID_OPTIONS", /^options\.enabled must be a boolean, got the string "no"$/);
 });
+
+test("a stream cut right after a call started gives the call INVALID_ARGUMENTS, not {} (every provider, as Gemini)", () => {
+  const cut = {
+    openai: [{ object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "delete_files", arguments: "" } }] }, finish_reason: null }] }],
+    "openai-responses": [
+      { type: "response.created", response: { id: "resp_1", status: "in_progress", output: [] } },
+      { type: "response.output_item.added", output_index: 0, item: { type: "function_call", id: "fc_1", call_id: "call_1", name: "delete_files", arguments: "", status: "in_progress" } },
+    ],
+    anthropic: [
+      { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", content: [] } },
+      { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "call_1", name: "delete_files", input: {} } },
+    ],
+    bedrock: [{ messageStart: { role: "assistant" } }, { contentBlockStart: { contentBlockIndex: 0, start: { toolUse: { toolUseId: "call_1", name: "delete_files" } } } }],
+  };
+  for (const [provider, events] of Object.entries(cut)) {
+    for (const asText of [false, true]) {
+      const acc = new tw.ToolCallAccumulator(provider);
+      for (const e of events) acc.push(asText ? `data: ${JSON.stringify(e)}\n\n` : e);
+      const [call, ...rest] = acc.finish();
+      assert.equal(rest.length, 0);
+      assert.equal(call.id, "call_1");
+      assert.equal(call.arguments, null, provider);
+      assert.equal(call.error?.code, "INVALID_ARGUMENTS", provider);
+      assert.match(call.error.message, /incomplete: the stream ended before any of them came/);
+    }
+  }
+});
