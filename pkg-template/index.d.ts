@@ -1063,7 +1063,11 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * Responses error: the response failed` when it says nothing more). A Responses call that the response's end cut
  * short (an item not `completed` in a response of `status: "incomplete"`, or an item `incomplete` itself) has the
  * error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is incomplete (max_output_tokens)`), as a
- * Gemini call whose streamed arguments a `finishReason` cut short has; the other calls are given as they are. An object
+ * Gemini call whose streamed arguments a `finishReason` cut short has. So has the call the output limit cut: the last
+ * part of an Anthropic message whose `stop_reason`, or a Bedrock response whose `stopReason`, is `max_tokens` or
+ * `model_context_window_exceeded` (the API closes the block it was writing with the input so far, which may parse:
+ * a file's path without its content), and the last call of a Chat choice whose `finish_reason` is `length` (`...
+ * are incomplete: the model's output reached its limit (max_tokens)`); the other calls are given as they are. An object
  * with none of the provider's fields (another provider's response, `{}`), or anything but an object or an array of
  * objects, throws `INVALID_INPUT`; so does a response holding tool calls in another provider's shape and none in
  * this one's (an Anthropic message parsed as `"openai"`: the fields they share let it past), with `looksLike`
@@ -1375,7 +1379,11 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * `index: 0`), and the one before it at that index is complete; a delta without `index` (Gemini's OpenAI-compatible
    * endpoint) goes on the call of its `id`, one with neither on the call the delta before it went on. Responses' `response.incomplete` ends the
    * calls still streaming, each with the error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is
-   * incomplete (max_output_tokens)`), as an `output_item.done` whose item is `incomplete` does.
+   * incomplete (max_output_tokens)`), as an `output_item.done` whose item is `incomplete` does. The output limit's
+   * cut is read in streams as {@link parseToolCalls} reads it: a Chat `finish_reason: "length"` cuts the call started
+   * last, and an Anthropic or Bedrock call is given with the event after its block's end (`message_delta`,
+   * `messageStop`, the next block; a provider's error, or `finish()`), not with its `content_block_stop` /
+   * `contentBlockStop`, as only that event says whether `max_tokens` cut it.
    *
    * Throws `INVALID_INPUT` for an event that is not an object (`42`, `null`, an array but Gemini's of events) or one with a field the calls
    * are read by of the wrong type (as {@link parseToolCalls} says; `event.choices[0].delta.tool_calls must be an

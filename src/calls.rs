@@ -456,14 +456,15 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
                     // The first choice's (`n > 1`): the message sent back is one choice's.
                     let first = choices.iter().find(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0);
                     if let Some(m) = first.and_then(|c| c.get("message")) {
-                        openai_message(m, format, map, &mut calls);
+                        let cut = first.and_then(|c| out_of_tokens(c.get("finish_reason")));
+                        openai_message(m, format, map, &mut calls, cut.as_deref());
                     }
                 } else if let Some(m) = item.get("message").filter(|m| m.is_object()) {
-                    openai_message(m, format, map, &mut calls);
+                    openai_message(m, format, map, &mut calls, None);
                 } else if item.get("function").is_some() {
                     calls.extend(openai_call(item, i, format, map));
                 } else {
-                    openai_message(item, format, map, &mut calls);
+                    openai_message(item, format, map, &mut calls, None);
                 }
             }
             CallFormat::OpenAiResponses => match item.get("output").and_then(Value::as_array) {
@@ -474,14 +475,21 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
                 None => calls.extend(responses_call(item, None, map).into_iter().flatten()),
             },
             CallFormat::Anthropic => match item.get("content").and_then(Value::as_array) {
-                Some(content) => calls.extend(content.iter().filter_map(|b| anthropic_call(b, map))),
+                Some(content) => {
+                    calls.extend(content.iter().filter_map(|b| anthropic_call(b, map)));
+                    let tool_use = |b: &Value| b.get("type").and_then(Value::as_str) == Some("tool_use");
+                    cut_last_block(content, out_of_tokens(item.get("stop_reason")), &mut calls, tool_use);
+                }
                 None => calls.extend(anthropic_call(item, map)),
             },
             CallFormat::Bedrock => {
                 // The response, its `output`, or the message itself.
                 let message = item.get("output").and_then(|o| o.get("message")).or_else(|| item.get("message")).unwrap_or(item);
                 match message.get("content").and_then(Value::as_array) {
-                    Some(content) => calls.extend(content.iter().filter_map(|b| bedrock_call(b, map))),
+                    Some(content) => {
+                        calls.extend(content.iter().filter_map(|b| bedrock_call(b, map)));
+                        cut_last_block(content, out_of_tokens(item.get("stopReason")), &mut calls, |b| b.get("toolUse").is_some());
+                    }
                     None => calls.extend(bedrock_call(item, map)),
                 }
             }
@@ -570,9 +578,15 @@ fn is_function_call(o: &Map<String, Value>) -> bool {
         && ["name", "args", "partialArgs", "willContinue"].iter().any(|k| o.contains_key(*k))
 }
 
-fn openai_message(m: &Value, format: CallFormat, map: Option<&NameMap>, calls: &mut Vec<ToolCall>) {
-    for (i, tc) in array(m, "tool_calls").iter().enumerate() {
-        calls.extend(openai_call(tc, i, format, map));
+/// `cut`: why the choice stopped before its last call was whole ([`out_of_tokens`]).
+fn openai_message(m: &Value, format: CallFormat, map: Option<&NameMap>, calls: &mut Vec<ToolCall>, cut: Option<&str>) {
+    let tool_calls = array(m, "tool_calls");
+    for (i, tc) in tool_calls.iter().enumerate() {
+        let mut these = openai_call(tc, i, format, map);
+        if let Some(why) = cut.filter(|_| i + 1 == tool_calls.len()) {
+            these.iter_mut().for_each(|c| cut_call(c, why));
+        }
+        calls.extend(these);
     }
 }
 
@@ -616,6 +630,25 @@ fn cut_short(response: &Value) -> Option<String> {
         Some(r) => format!("the response is incomplete ({r})"),
         None => "the response is incomplete".owned(),
     })
+}
+
+/// Why a turn stopped that cut its last call short: it reached the output limit (Anthropic's
+/// `stop_reason` and Bedrock's `stopReason` `max_tokens` or `model_context_window_exceeded`,
+/// Chat's `finish_reason` `length`). The call the model was writing is its last part, closed
+/// with what it had (Anthropic closes such a `tool_use` block with the input so far).
+fn out_of_tokens(reason: Option<&Value>) -> Option<String> {
+    let reason = reason.and_then(Value::as_str)?;
+    matches!(reason, "max_tokens" | "model_context_window_exceeded" | "length").then(|| format!("the model's output reached its limit ({reason})"))
+}
+
+/// Marks the call of `content`'s last block, the last of `calls`, when it is a call (`is_call`)
+/// and the turn stopped for `why` ([`out_of_tokens`]).
+fn cut_last_block(content: &[Value], why: Option<String>, calls: &mut [ToolCall], is_call: impl Fn(&Value) -> bool) {
+    if let (Some(why), Some(call)) = (why, calls.last_mut()) {
+        if content.last().is_some_and(is_call) {
+            cut_call(call, &why);
+        }
+    }
 }
 
 /// Marks a call whose arguments were cut short: `INVALID_ARGUMENTS` saying why, rather than what
@@ -991,6 +1024,9 @@ struct Partial {
     index: Option<u64>,
     /// OpenAI Chat and Responses: a custom tool's call ([`custom_call`]).
     custom: bool,
+    /// Anthropic and Bedrock: its block ended; it is given with the next event, which says
+    /// whether the output limit cut it ([`Accumulator::release_closed`]).
+    closed: bool,
     /// Gemini: the lone high half the last `partialArgs` string piece ended with, and its
     /// `jsonPath` ([`apply_partial_args`]).
     half: Option<(String, u32)>,
@@ -1868,6 +1904,11 @@ impl Accumulator {
     pub fn push(&mut self, event: &Value, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
         let items = event.as_array().map_or(std::slice::from_ref(event), Vec::as_slice);
         if let Some(e) = items.iter().find_map(|v| provider_error(v, self.format, true)) {
+            // No stop reason comes after the provider's error: a call whose block ended stands,
+            // and comes with the next push, as calls completed before an error do.
+            let mut ended = Vec::new();
+            self.release_closed(None, map, &mut ended);
+            self.carried.extend(ended);
             return Err(e);
         }
         if let (Value::Array(items), CallFormat::Gemini) = (event, self.format) {
@@ -2118,7 +2159,7 @@ impl Accumulator {
             if let Some(p) = self.open.get_mut(k) {
                 if self.format == CallFormat::Gemini {
                     p.incomplete = Some("the stream ended while they were still streaming (willContinue)".owned());
-                } else if p.incomplete.is_none() && p.args.trim().is_empty() && p.whole.as_ref().is_none_or(placeholder) {
+                } else if !p.closed && p.incomplete.is_none() && p.args.trim().is_empty() && p.whole.as_ref().is_none_or(placeholder) {
                     p.incomplete = Some("the stream ended before any of them came".owned());
                 }
             }
@@ -2343,9 +2384,16 @@ impl Accumulator {
                     }
                 }
             }
-            if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+            if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
                 self.dropped.retain(|d| d.0 != ci);
-                done.extend(self.open.keys().filter(|k| k.0 == ci && !done.contains(k)).collect::<Vec<_>>());
+                let ended: Vec<(u64, u64)> = self.open.keys().filter(|k| k.0 == ci && !done.contains(k)).collect();
+                // The output limit cut the call started last.
+                if let (Some(why), Some(&last)) = (out_of_tokens(Some(reason)), ended.iter().max_by_key(|k| k.1)) {
+                    if let Some(p) = self.open.get_mut(last) {
+                        p.incomplete.get_or_insert(why);
+                    }
+                }
+                done.extend(ended);
             }
         }
     }
@@ -2531,9 +2579,30 @@ impl Accumulator {
         }
     }
 
+    /// Anthropic and Bedrock: the calls whose block ended, given now that the event after it
+    /// came; `stop`: the turn's stop reason, when that event has it (a call it cut short is
+    /// closed with the input so far, which may parse).
+    fn release_closed(&mut self, stop: Option<&Value>, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
+        let closed: Vec<(u64, u64)> = self.open.calls.iter().filter(|(_, p)| p.closed).map(|(k, _)| *k).collect();
+        if closed.is_empty() {
+            return;
+        }
+        if let Some(why) = out_of_tokens(stop) {
+            for &k in &closed {
+                if let Some(p) = self.open.get_mut(k) {
+                    p.incomplete.get_or_insert_with(|| why.clone());
+                }
+            }
+        }
+        out.extend(self.take(closed, map));
+    }
+
     fn push_anthropic(&mut self, ev: &Value, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
         let kind = ev.get("type").and_then(Value::as_str).unwrap_or("");
         let idx = ev.get("index").and_then(Value::as_u64).unwrap_or(0);
+        if kind != "ping" {
+            self.release_closed(ev.get("delta").and_then(|d| d.get("stop_reason")), map, out);
+        }
         match kind {
             "content_block_start" => {
                 let Some(b) = ev.get("content_block").filter(|b| b.is_object()) else { return };
@@ -2552,12 +2621,17 @@ impl Accumulator {
                     }
                 }
             }
-            "content_block_stop" => out.extend(self.take(vec![(0, idx)], map)),
+            "content_block_stop" => {
+                if let Some(p) = self.open.get_mut((0, idx)) {
+                    p.closed = true;
+                }
+            }
             _ => {}
         }
     }
 
     fn push_bedrock(&mut self, ev: &Value, map: Option<&NameMap>, out: &mut Vec<ToolCall>) {
+        self.release_closed(ev.get("messageStop").and_then(|m| m.get("stopReason")), map, out);
         // ConverseStream events, keyed by their event type as the AWS SDK yields them.
         if let Some(start) = ev.get("contentBlockStart") {
             let idx = start.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
@@ -2578,7 +2652,9 @@ impl Accumulator {
             }
         } else if let Some(stop) = ev.get("contentBlockStop") {
             let idx = stop.get("contentBlockIndex").and_then(Value::as_u64).unwrap_or(0);
-            out.extend(self.take(vec![(0, idx)], map));
+            if let Some(p) = self.open.get_mut((0, idx)) {
+                p.closed = true;
+            }
         }
     }
 }
@@ -3652,7 +3728,7 @@ mod tests {
         }
         assert!(acc.finish(None).unwrap().is_empty());
         assert_eq!(when.len(), 1);
-        assert_eq!(when[0].0, 10, "given by the frame of its content_block_stop");
+        assert_eq!(when[0].0, 11, "given by the frame after its content_block_stop (message_delta, which says whether max_tokens cut it)");
         weather(&[when[0].1.clone()]);
         // All at once; with CRLF and CR line ends; from a body that starts with a BOM.
         weather(&text_calls(CallFormat::Anthropic, &[ANTHROPIC_SSE]));
@@ -3723,6 +3799,7 @@ mod tests {
         for piece in ["event: content_block_delta", &format!("data: {delta}"), "", "id: 7", "retry: 100", ": ping", "event: content_block_stop", stop, "data: [DONE]", "[DONE]"] {
             out.extend(acc.push_text(piece, None).unwrap_or_else(|e| panic!("{piece:?}: {e}")));
         }
+        out.extend(acc.finish(None).unwrap());
         weather(&out);
         // Pretty-printed JSON, several lines for one event.
         let pretty = |s: &str| serde_json::to_string_pretty(&serde_json::from_str::<Value>(s).unwrap()).unwrap();
@@ -3739,10 +3816,12 @@ mod tests {
         let stop = r#"data: {"type":"content_block_stop","index":0}"#;
         let mut acc = Accumulator::new(CallFormat::Anthropic);
         acc.push_text(&format!("{start}\n\n"), None).unwrap();
-        // The call completes, then an event is not JSON: the error is thrown, the call comes next.
+        // The call's block ends, then an event is not JSON: the error is thrown, the call comes
+        // with the next event (which says whether the output limit cut it), or `finish`.
         let e = acc.push_text(&format!("{stop}\n\ndata: {{\"type\":\n\n"), None).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidJson);
-        let next = acc.push_text(": still here\n", None).unwrap();
+        assert!(acc.push_text(": still here\n", None).unwrap().is_empty());
+        let next = acc.push_text("data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}\n\n", None).unwrap();
         assert_eq!(next.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("toolu_1")]);
         assert!(acc.finish(None).unwrap().is_empty());
         // An error does not stop the rest of the text: a later call comes too (with finish).
@@ -3882,7 +3961,8 @@ mod tests {
         let stop = r#"data: {"type":"content_block_stop","index":0}"#;
         let mut acc = Accumulator::new(CallFormat::Anthropic);
         assert!(acc.push_text(start, None).unwrap().is_empty());
-        let calls = acc.push_text(stop, None).unwrap();
+        assert!(acc.push_text(stop, None).unwrap().is_empty());
+        let calls = acc.push_text(r#"data: {"type":"message_stop"}"#, None).unwrap();
         assert_eq!(calls.iter().map(|c| c.provider_name.as_str()).collect::<Vec<_>>(), ["t\u{fffd}"]);
     }
 
@@ -3993,7 +4073,10 @@ mod tests {
             for p in pieces(ARGS, step) {
                 out.extend(push(&mut acc, &json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":p}}), None));
             }
-            out.extend(push(&mut acc, &json!({"type":"content_block_stop","index":1}), None));
+            // Given with the event after its block's end, which says whether the output limit cut it.
+            assert!(push(&mut acc, &json!({"type":"content_block_stop","index":1}), None).is_empty());
+            assert!(push(&mut acc, &json!({"type":"ping"}), None).is_empty());
+            out.extend(push(&mut acc, &json!({"type":"message_delta","delta":{"stop_reason":"tool_use"}}), None));
             assert_eq!(out.len(), 1);
             assert_eq!(out[0].id.as_deref(), Some("toolu_1"));
             assert_eq!(out[0].arguments["n"], 12);
@@ -4001,8 +4084,72 @@ mod tests {
         // A tool with no arguments sends no deltas.
         let mut acc = Accumulator::new(CallFormat::Anthropic);
         push(&mut acc, &json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_2","name":"t","input":{}}}), None);
-        let out = push(&mut acc, &json!({"type":"content_block_stop","index":0}), None);
+        push(&mut acc, &json!({"type":"content_block_stop","index":0}), None);
+        let out = push(&mut acc, &json!({"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}), None);
         assert_eq!(out[0].arguments, json!({}));
+        // So does one whose block ended the stream.
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        push(&mut acc, &json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_2","name":"t","input":{}}}), None);
+        push(&mut acc, &json!({"type":"content_block_stop","index":0}), None);
+        assert_eq!(acc.finish(None).unwrap()[0].arguments, json!({}));
+    }
+
+    /// A turn the output limit stopped (`max_tokens`): Anthropic closes the `tool_use` block it
+    /// was writing with the input so far, which may parse (a file's path without its content),
+    /// and says why only in `message_delta` after it. That call is `INVALID_ARGUMENTS`, in the
+    /// stream as in the message; a call before it, and one of a turn stopped for another
+    /// reason, stands.
+    #[test]
+    fn a_call_the_output_limit_cut_is_incomplete() {
+        let why = "the arguments of \"write\" are incomplete: the model's output reached its limit (max_tokens)";
+        let start = |i: u64, id: &str| json!({"type":"content_block_start","index":i,"content_block":{"type":"tool_use","id":id,"name":"write","input":{}}});
+        let delta = |i: u64, j: &str| json!({"type":"content_block_delta","index":i,"delta":{"type":"input_json_delta","partial_json":j}});
+        let stop = |i: u64| json!({"type":"content_block_stop","index":i});
+        for reason in ["max_tokens", "model_context_window_exceeded", "end_turn"] {
+            let mut acc = Accumulator::new(CallFormat::Anthropic);
+            let mut out = Vec::new();
+            for e in [start(0, "a"), delta(0, "{\"path\":\"/x\"}"), stop(0), start(1, "b"), delta(1, "{\"path\":\"/y\"}"), stop(1)] {
+                out.extend(push(&mut acc, &e, None));
+            }
+            assert_eq!(out.len(), 1, "the first call comes with the next block");
+            out.extend(push(&mut acc, &json!({"type":"message_delta","delta":{"stop_reason":reason}}), None));
+            assert!(out[0].error.is_none());
+            let cut = reason != "end_turn";
+            let message = json!({"content":[{"type":"tool_use","id":"a","name":"write","input":{"path":"/x"}},{"type":"tool_use","id":"b","name":"write","input":{"path":"/y"}}],"stop_reason":reason});
+            for calls in [out, parse_tool_calls(&message, CallFormat::Anthropic, None).unwrap()] {
+                assert!(calls[0].error.is_none());
+                assert_eq!(calls[1].error.is_some(), cut, "{reason}");
+                if cut {
+                    assert_eq!(calls[1].error.as_ref().unwrap().message, why.replace("max_tokens", reason));
+                    assert_eq!(calls[1].arguments, Value::Null);
+                }
+            }
+        }
+        // Text after the call: the limit cut the text, not the call.
+        let message = json!({"content":[{"type":"tool_use","id":"a","name":"write","input":{}},{"type":"text","text":"and"}],"stop_reason":"max_tokens"});
+        assert!(parse_tool_calls(&message, CallFormat::Anthropic, None).unwrap()[0].error.is_none());
+        // Bedrock: messageStop's stopReason, and the response's.
+        let mut acc = Accumulator::new(CallFormat::Bedrock);
+        push(&mut acc, &json!({"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"a","name":"write"}}}}), None);
+        push(&mut acc, &json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\"path\":\"/x\"}"}}}}), None);
+        assert!(push(&mut acc, &json!({"contentBlockStop":{"contentBlockIndex":0}}), None).is_empty());
+        let out = push(&mut acc, &json!({"messageStop":{"stopReason":"max_tokens"}}), None);
+        assert_eq!(out[0].error.as_ref().unwrap().message, why);
+        let response = json!({"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"write","input":{"path":"/x"}}}]}},"stopReason":"max_tokens"});
+        assert_eq!(parse_tool_calls(&response, CallFormat::Bedrock, None).unwrap()[0].error.as_ref().unwrap().message, why);
+        // Chat: `finish_reason: "length"` cuts the last call, streamed or not.
+        let why = why.replace("max_tokens", "length");
+        let completion = json!({"choices":[{"index":0,"finish_reason":"length","message":{"role":"assistant","tool_calls":[
+            {"id":"a","type":"function","function":{"name":"write","arguments":"{\"path\":\"/x\"}"}},
+            {"id":"b","type":"function","function":{"name":"write","arguments":""}}]}}]});
+        let calls = parse_tool_calls(&completion, CallFormat::OpenAi, None).unwrap();
+        assert!(calls[0].error.is_none());
+        assert_eq!(calls[1].error.as_ref().unwrap().message, why);
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"write","arguments":"{\"path\":\"/x\"}"}},{"index":1,"id":"b","function":{"name":"write","arguments":"{\"path\":\"/y\"}"}}]}}]}), None);
+        let calls = push(&mut acc, &json!({"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}), None);
+        assert!(calls[0].error.is_none());
+        assert_eq!(calls[1].error.as_ref().unwrap().message, why);
     }
 
     #[test]
@@ -4117,6 +4264,8 @@ mod tests {
             out.extend(push(&mut acc, &json!({"contentBlockDelta":{"contentBlockIndex":0,"delta":{"toolUse":{"input":p}}}}), None));
         }
         out.extend(push(&mut acc, &json!({"contentBlockStop":{"contentBlockIndex":0}}), None));
+        assert!(out.is_empty(), "given with the next event, which says whether the output limit cut it");
+        out.extend(push(&mut acc, &json!({"messageStop":{"stopReason":"tool_use"}}), None));
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].arguments["labels"], json!(["a", "b"]));
     }
@@ -4443,7 +4592,8 @@ mod tests {
         let mut acc = Accumulator::new(CallFormat::Anthropic);
         push(&mut acc, &json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}), None);
         push(&mut acc, &json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":args}}), None);
-        let calls = push(&mut acc, &json!({"type":"content_block_stop","index":0}), None);
+        assert!(push(&mut acc, &json!({"type":"content_block_stop","index":0}), None).is_empty());
+        let calls = push(&mut acc, &json!({"type":"message_delta","delta":{"stop_reason":"tool_use"}}), None);
         assert_eq!(calls[0].arguments, json!({"x":"\u{fffd} and \u{fffd}"}));
         assert_eq!(acc.message().unwrap()["content"][0]["input"], calls[0].arguments);
     }

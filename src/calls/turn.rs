@@ -1356,7 +1356,8 @@ mod tests {
         // Said once; the calls are still read.
         acc.push(&big, None).unwrap();
         acc.push(&json!({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}), None).unwrap();
-        assert_eq!(acc.push(&json!({"type":"content_block_stop","index":1}), None).unwrap().len(), 1);
+        assert!(acc.push(&json!({"type":"content_block_stop","index":1}), None).unwrap().is_empty());
+        assert_eq!(acc.push(&json!({"type":"message_stop"}), None).unwrap().len(), 1);
         assert_eq!(acc.message().unwrap_err().code, ErrorCode::LimitExceeded);
     }
 }

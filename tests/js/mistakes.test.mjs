@@ -382,3 +382,34 @@ test("a stream cut right after a call started gives the call INVALID_ARGUMENTS, 
     }
   }
 });
+
+test("a call the output limit cut (max_tokens, length) is INVALID_ARGUMENTS, in a response and in a stream, not a good call", () => {
+  const cut = (c) => c.error?.code === "INVALID_ARGUMENTS" && c.arguments === null && /output reached its limit/.test(c.error.message);
+  const anthropic = { id: "msg_1", type: "message", role: "assistant", stop_reason: "max_tokens",
+    content: [{ type: "tool_use", id: "toolu_0", name: "read_file", input: { file_path: "/a" } }, { type: "tool_use", id: "toolu_1", name: "write_file", input: { file_path: "/etc/app.conf" } }] };
+  const [first, last] = tw.parseToolCalls(anthropic, "anthropic");
+  assert.ok(!first.error && cut(last));
+  assert.ok(!tw.parseToolCalls({ ...anthropic, stop_reason: "tool_use" }, "anthropic")[1].error);
+  const bedrock = { stopReason: "max_tokens", output: { message: { role: "assistant", content: [{ toolUse: { toolUseId: "tooluse_1", name: "write_file", input: { file_path: "/etc/app.conf" } } }] } } };
+  assert.ok(cut(tw.parseToolCalls(bedrock, "bedrock")[0]));
+  const chat = { choices: [{ index: 0, finish_reason: "length", message: { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "write_file", arguments: "" } }] } }] };
+  assert.ok(cut(tw.parseToolCalls(chat, "openai")[0]));
+  // Streamed: the block closed with what it had, then message_delta says max_tokens.
+  const acc = new tw.ToolCallAccumulator("anthropic");
+  const calls = [];
+  for (const e of [
+    { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", content: [] } },
+    { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "write_file", input: {} } },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"file_path":"/etc/app.conf"}' } },
+    { type: "content_block_stop", index: 0 },
+    { type: "message_delta", delta: { stop_reason: "max_tokens" }, usage: { output_tokens: 4096 } },
+    { type: "message_stop" },
+  ]) calls.push(...acc.push(e));
+  calls.push(...acc.finish());
+  assert.equal(calls.length, 1);
+  assert.ok(cut(calls[0]));
+  const chatStream = new tw.ToolCallAccumulator("openai");
+  chatStream.push({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "write_file", arguments: '{"file_path":"/x"}' } }] } }] });
+  const [streamed] = chatStream.push({ choices: [{ index: 0, delta: {}, finish_reason: "length" }] });
+  assert.ok(cut(streamed));
+});

@@ -225,6 +225,8 @@ test("a tool whose root schema is not an object schema: its calls' arguments are
     ...acc.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } }),
     ...acc.push({ type: "content_block_stop", index }),
   ]);
+  // The last call comes with the event after its block's end (here `finish()`).
+  streamed.push(...acc.finish());
   assert.deepEqual(streamed.map((c) => c.arguments), expected);
   // Without a name map nothing is unwrapped: arguments are the model's own object.
   assert.deepEqual(tw.parseToolCalls({ content }, "anthropic").map((c) => c.arguments), content.map((b) => b.input));
@@ -302,6 +304,7 @@ test("parts and blocks of other kinds beside the calls: the calls are read, and 
       ...aacc.push({ type: "content_block_stop", index }),
     ];
   });
+  streamed.push(...aacc.push({ type: "message_delta", delta: { stop_reason: "tool_use" } }));
   assert.deepEqual(streamed.map((c) => [c.id, c.tool, c.arguments]), [["toolu_1", "get", { city: "Oslo" }]]);
   assert.deepEqual(aacc.message(), { role: "assistant", content });
 });
@@ -361,7 +364,9 @@ test("streaming: Anthropic, Responses and Gemini events", () => {
   a.push({ type: "message_start", message: { id: "m" } });
   a.push({ type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_1", name: "t", input: {} } });
   for (const part of ["{\"a\"", ": [1,", "2]}"]) a.push({ type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: part } });
-  const done = a.push({ type: "content_block_stop", index: 1 });
+  // Given with the event after its block's end, which says whether the output limit (max_tokens) cut it.
+  assert.deepEqual(a.push({ type: "content_block_stop", index: 1 }), []);
+  const done = a.push({ type: "message_delta", delta: { stop_reason: "tool_use" } });
   assert.deepEqual(done[0].arguments, { a: [1, 2] });
 
   const r = new tw.ToolCallAccumulator("openai-responses");
@@ -630,7 +635,8 @@ test("provider errors: an error body or a stream's error event throws PROVIDER_E
   const bedrock = new tw.ToolCallAccumulator("bedrock");
   assert.throws(() => bedrock.push({ throttlingException: { message: "Too many requests" } }), { code: "PROVIDER_ERROR", message: "Bedrock stream error throttlingException: Too many requests" });
   assert.deepEqual(bedrock.push({ contentBlockStart: { contentBlockIndex: 0, start: { toolUse: { toolUseId: "tu_1", name: "t" } } } }), []);
-  assert.deepEqual(bedrock.push({ contentBlockStop: { contentBlockIndex: 0 } }).map((c) => c.id), ["tu_1"]);
+  assert.deepEqual(bedrock.push({ contentBlockStop: { contentBlockIndex: 0 } }), []);
+  assert.deepEqual(bedrock.push({ messageStop: { stopReason: "tool_use" } }).map((c) => c.id), ["tu_1"]);
 });
 
 test("ToolCallAccumulator.message(): the model's turn, as each provider wants it back", () => {
