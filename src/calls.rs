@@ -2378,8 +2378,10 @@ impl Accumulator {
                         }
                         match f.get("arguments") {
                             Some(Value::String(a)) => p.args.push_str(a),
-                            Some(v @ Value::Object(_)) => p.whole = Some(v.clone()),
-                            _ => {}
+                            // An object, or what is no arguments (`5`, `[1]`): read as
+                            // `parse_tool_calls` reads it (`INVALID_ARGUMENTS`), not dropped.
+                            Some(Value::Null) | None => {}
+                            Some(v) => p.whole = Some(v.clone()),
                         }
                     }
                 }
@@ -2540,8 +2542,15 @@ impl Accumulator {
                         let Some(p) = self.open.entry(key) else { return };
                         p.id = str_of(item, "call_id").or(p.id.take());
                         p.name = str_of(item, "name").unwrap_or(std::mem::take(&mut p.name));
-                        if let Some(a) = item.get("arguments").and_then(Value::as_str) {
-                            p.args = a.owned();
+                        match item.get("arguments") {
+                            Some(Value::String(a)) => p.args = a.owned(),
+                            Some(Value::Null) | None => {}
+                            // Read as `parse_tool_calls` reads the item: an object as the
+                            // arguments, anything else `INVALID_ARGUMENTS`.
+                            Some(v) => {
+                                p.args.clear();
+                                p.whole = Some(v.clone());
+                            }
                         }
                         if item.get("status").and_then(Value::as_str) == Some("incomplete") {
                             p.incomplete = Some("its item is incomplete".owned());
@@ -4752,6 +4761,32 @@ mod tests {
             push(&mut acc, &event, None);
             let out = acc.finish(None).unwrap();
             assert!(out[0].error.is_none(), "{format:?}: {:?}", out[0].error);
+        }
+    }
+
+    /// Streamed arguments that are neither text nor JSON text (`5`, `true`, `[1]`, an object in
+    /// a Responses item) are read as `parse_tool_calls` reads them: an object is the
+    /// arguments, anything else `INVALID_ARGUMENTS`; never dropped for `{}`. The turn keeps them
+    /// as sent.
+    #[test]
+    fn streamed_arguments_of_another_type_are_read_as_a_response_is() {
+        for args in [json!(5), json!(true), json!([1, 2]), json!({"path": "/"})] {
+            let tc = json!({"id":"c","type":"function","function":{"name":"rm","arguments":args}});
+            let parsed = parse_tool_calls(&json!({"choices":[{"index":0,"message":{"role":"assistant","tool_calls":[tc]}}]}), CallFormat::OpenAi, None).unwrap();
+            let mut acc = Accumulator::new(CallFormat::OpenAi);
+            let mut delta = tc.clone();
+            delta["index"] = json!(0);
+            let streamed = push(&mut acc, &json!({"choices":[{"index":0,"delta":{"tool_calls":[delta]},"finish_reason":"tool_calls"}]}), None);
+            assert_eq!((&streamed[0].arguments, &streamed[0].error), (&parsed[0].arguments, &parsed[0].error), "{args}");
+            assert_eq!(streamed[0].error.is_some(), !args.is_object(), "{args}");
+            assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"]["arguments"], args);
+            let item = json!({"type":"function_call","id":"fc_1","call_id":"c","name":"rm","arguments":args,"status":"completed"});
+            let parsed = parse_tool_calls(&json!({"status":"completed","output":[item]}), CallFormat::OpenAiResponses, None).unwrap();
+            let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+            let streamed = push(&mut acc, &json!({"type":"response.output_item.done","output_index":0,"item":item}), None);
+            assert_eq!((&streamed[0].arguments, &streamed[0].error), (&parsed[0].arguments, &parsed[0].error), "{args}");
+            assert_eq!(streamed[0].error.is_some(), !args.is_object(), "{args}");
+            assert_eq!(acc.message().unwrap()[0]["arguments"], args);
         }
     }
 }

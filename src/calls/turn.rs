@@ -134,7 +134,9 @@ fn set_call(v: &mut Value, id: Option<&str>, name: &str, args: &str) {
     }
     for (k, text) in [("name", name), ("arguments", args)] {
         let had = o.get(k);
-        if had.and_then(Value::as_str) != Some(text) && !(had.is_none() && text.is_empty()) {
+        // Arguments the item gave as no text (an object) are kept as it gave them.
+        let given = k == "arguments" && text.is_empty() && had.is_some_and(|h| !h.is_string() && !h.is_null());
+        if had.and_then(Value::as_str) != Some(text) && !(had.is_none() && text.is_empty()) && !given {
             o.insert(k.to_owned(), Value::String(text.to_owned()));
         }
     }
@@ -494,16 +496,16 @@ impl Turn {
             }
         }
         // Text, once some came, is the arguments (an object given besides is not), as the
-        // accumulator reads them.
+        // accumulator reads them; arguments of another type are kept as sent, as an object is.
         match f.get("arguments") {
             Some(Value::String(a)) if !a.is_empty() => self.append_to(ti, &["function", "arguments"], a),
-            Some(whole @ Value::Object(_)) => {
+            Some(Value::String(_) | Value::Null) | None => {}
+            Some(whole) => {
                 let text = self.get(ti).and_then(|p| p.value.pointer("/function/arguments")).and_then(Value::as_str);
                 if text.is_none_or(str::is_empty) {
                     self.set_in(ti, &["function", "arguments"], whole.clone());
                 }
             }
-            _ => {}
         }
     }
 
