@@ -1379,7 +1379,10 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * `index: 0`), and the one before it at that index is complete; a delta without `index` (Gemini's OpenAI-compatible
    * endpoint) goes on the call of its `id`, one with neither on the call the delta before it went on. Responses' `response.incomplete` ends the
    * calls still streaming, each with the error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is
-   * incomplete (max_output_tokens)`), as an `output_item.done` whose item is `incomplete` does. The output limit's
+   * incomplete (max_output_tokens)`), as an `output_item.done` whose item is `incomplete` does. A Responses call that
+   * comes only in `response.completed`'s `output` (a stream resumed past its item's events, a server that sends no
+   * `output_item` events) is read there as its `output_item.done` would be, and `message()` has it; one its events
+   * completed is not given again. The output limit's
    * cut is read in streams as {@link parseToolCalls} reads it: a Chat `finish_reason: "length"` cuts the call started
    * last, and an Anthropic or Bedrock call is given with the event after its block's end (`message_delta`,
    * `messageStop`, the next block; a provider's error, or `finish()`), not with its `content_block_stop` /

@@ -2563,6 +2563,22 @@ impl Accumulator {
                     }
                 }
             }
+            // The response's output: a call no event completed (a stream resumed past its
+            // item's events, a server that sends none) is read as its `output_item.done`, as
+            // the SDK's final response has it.
+            "response.completed" => {
+                let output = ev.get("response").and_then(|r| r.get("output")).and_then(Value::as_array);
+                for (i, item) in output.into_iter().flatten().enumerate() {
+                    if item.get("type").and_then(Value::as_str) != Some("function_call") {
+                        continue;
+                    }
+                    let key = self.item_key(item.get("id").and_then(Value::as_str), i as u64);
+                    if self.open.contains(key) || !self.responses.closed(key) {
+                        let event = serde_json::json!({"type": "response.output_item.done", "output_index": key.0, "item": item});
+                        self.push_responses(&event, done);
+                    }
+                }
+            }
             // The response ended early: the calls still streaming end here, cut short, as they
             // are in the response's body.
             "response.incomplete" => {
@@ -4787,6 +4803,34 @@ mod tests {
             assert_eq!((&streamed[0].arguments, &streamed[0].error), (&parsed[0].arguments, &parsed[0].error), "{args}");
             assert_eq!(streamed[0].error.is_some(), !args.is_object(), "{args}");
             assert_eq!(acc.message().unwrap()[0]["arguments"], args);
+        }
+    }
+
+    /// A Responses call given only in `response.completed` (a stream resumed past its item's
+    /// events, a server that sends none) is read as its `output_item.done`, and the turn has
+    /// it; one completed by its events before is not given again.
+    #[test]
+    fn a_responses_call_only_in_response_completed_is_read() {
+        let fc = |id: &str, args: &str| json!({"type":"function_call","id":format!("fc_{id}"),"call_id":id,"name":"get_weather","arguments":args,"status":"completed"});
+        let completed = json!({"type":"response.completed","response":{"id":"resp_1","status":"completed","output":[fc("a", "{\"city\":\"Oslo\"}"), fc("b", "{\"city\":\"Paris\"}")]}});
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        let calls = push(&mut acc, &completed, None);
+        assert_eq!(calls.iter().map(|c| (c.id.as_deref(), c.arguments["city"].as_str())).collect::<Vec<_>>(), [(Some("a"), Some("Oslo")), (Some("b"), Some("Paris"))]);
+        assert!(acc.finish(None).unwrap().is_empty());
+        let message = acc.message().unwrap();
+        assert_eq!(message.as_array().unwrap().iter().map(|i| i["call_id"].as_str().unwrap()).collect::<Vec<_>>(), ["a", "b"]);
+        // The first completed by its events (with its item's id or by its index), the second only at the end.
+        for by_id in [true, false] {
+            let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+            let mut done = json!({"type":"response.output_item.done","output_index":0,"item":fc("a", "{\"city\":\"Oslo\"}")});
+            if !by_id {
+                done["item"].as_object_mut().unwrap().remove("id");
+            }
+            let mut calls = push(&mut acc, &done, None);
+            calls.extend(push(&mut acc, &completed, None));
+            calls.extend(acc.finish(None).unwrap());
+            assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("a"), Some("b")]);
+            assert_eq!(acc.message().unwrap().as_array().unwrap().len(), 2);
         }
     }
 }
