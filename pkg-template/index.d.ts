@@ -1061,7 +1061,9 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * response of `status: "failed"`, with its `error` or without one, Ollama's `{error: "..."}`) throws `PROVIDER_ERROR`,
  * whose message names the provider's type or status (`Anthropic error overloaded_error: Overloaded`; `OpenAI
  * Responses error: the response failed` when it says nothing more). A Responses call that the response's end cut
- * short (an item not `completed` in a response of `status: "incomplete"`, or an item `incomplete` itself) has the
+ * short (an item not `completed` in a response of `status: "incomplete"`, or in one not ended: `"queued"`,
+ * `"in_progress"`, as a background response retrieved too early is, or `"cancelled"`; or an item `incomplete` or
+ * `in_progress` itself) has the
  * error `INVALID_ARGUMENTS` naming why (`... are incomplete: the response is incomplete (max_output_tokens)`), as a
  * Gemini call whose streamed arguments a `finishReason` cut short has. So has the call the output limit cut: the last
  * part of an Anthropic message whose `stop_reason`, or a Bedrock response whose `stopReason`, is `max_tokens` or

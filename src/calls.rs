@@ -469,7 +469,7 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
             }
             CallFormat::OpenAiResponses => match item.get("output").and_then(Value::as_array) {
                 Some(output) => {
-                    let cut = cut_short(item);
+                    let cut = cut_short(item).or_else(|| unfinished(item));
                     calls.extend(output.iter().filter_map(|o| responses_call(o, cut.as_deref(), map)).flatten());
                 }
                 None => calls.extend(responses_call(item, None, map).into_iter().flatten()),
@@ -641,6 +641,17 @@ fn out_of_tokens(reason: Option<&Value>) -> Option<String> {
     matches!(reason, "max_tokens" | "model_context_window_exceeded" | "length").then(|| format!("the model's output reached its limit ({reason})"))
 }
 
+/// Why a Responses response that has not ended ends its calls before they did: a background
+/// response retrieved while it was still `queued` or `in_progress`, or one `cancelled` (its
+/// calls not `completed` are cut short, as an `incomplete` one's are).
+fn unfinished(response: &Value) -> Option<String> {
+    match response.get("status").and_then(Value::as_str)? {
+        s @ ("queued" | "in_progress") => Some(format!("the response is still {}", s.replace('_', " "))),
+        "cancelled" => Some("the response was cancelled".owned()),
+        _ => None,
+    }
+}
+
 /// Marks the call of `content`'s last block, the last of `calls`, when it is a call (`is_call`)
 /// and the turn stopped for `why` ([`out_of_tokens`]).
 fn cut_last_block(content: &[Value], why: Option<String>, calls: &mut [ToolCall], is_call: impl Fn(&Value) -> bool) {
@@ -662,8 +673,8 @@ fn cut_call(call: &mut ToolCall, why: &str) {
 }
 
 /// A Responses function call item (the tool uses of a parallel wrapper, for one); `cut`: why the
-/// response it is in ended early, which cuts short a call not `completed` in it. A call item
-/// `incomplete` itself is cut short too.
+/// response it is in ended early, or has not ended, which cuts short a call not `completed` in
+/// it. A call item `incomplete` or `in_progress` itself is cut short too.
 fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Option<Vec<ToolCall>> {
     match item.get("type").and_then(Value::as_str) {
         Some("function_call") => {}
@@ -682,6 +693,7 @@ fn responses_call(item: &Value, cut: Option<&str>, map: Option<&NameMap>) -> Opt
         (Some("completed"), _) => None,
         (_, Some(why)) => Some(why),
         (Some("incomplete"), None) => Some("its item is incomplete"),
+        (Some("in_progress"), None) => Some("its item is still in progress"),
         _ => None,
     };
     if let Some(why) = why {
@@ -3113,6 +3125,16 @@ mod tests {
         // An item that says it is incomplete, given alone or in a response that does not say why.
         let e = parse_tool_calls(&call("c2", "{}", "incomplete"), CallFormat::OpenAiResponses, None).unwrap()[0].error.clone().unwrap();
         assert_eq!(e.message, "the arguments of \"t\" are incomplete: its item is incomplete");
+        // A response not ended (a background one retrieved too early, one cancelled), and an item
+        // still in progress alone.
+        for (status, why) in [("in_progress", "the response is still in progress"), ("queued", "the response is still queued"), ("cancelled", "the response was cancelled")] {
+            let response = json!({"status":status,"output":[call("c1", "{}", "completed"), call("c2", "", "in_progress")]});
+            let calls = parse_tool_calls(&response, CallFormat::OpenAiResponses, None).unwrap();
+            assert!(calls[0].error.is_none());
+            assert_eq!(calls[1].error.clone().unwrap().message, format!("the arguments of \"t\" are incomplete: {why}"));
+        }
+        let e = parse_tool_calls(&call("c2", "", "in_progress"), CallFormat::OpenAiResponses, None).unwrap()[0].error.clone().unwrap();
+        assert_eq!(e.message, "the arguments of \"t\" are incomplete: its item is still in progress");
         let bare = json!({"status":"incomplete","output":[call("c2", "{}", "in_progress")]});
         assert_eq!(parse_tool_calls(&bare, CallFormat::OpenAiResponses, None).unwrap()[0].error.clone().unwrap().message, "the arguments of \"t\" are incomplete: the response is incomplete");
         // Without calls, an incomplete response gives none, as a Chat `finish_reason: "length"`, an
