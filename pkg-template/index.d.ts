@@ -557,7 +557,9 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * and would map it differently, by the one that changes it most, which the report says where it can happen
    * (`openai/strict-anyof-ambiguous`, `gemini/enum-collision`). Deciding such unions nested in one another takes
    * time about the square of the depth at worst; past a bound on that work (a value of megabytes nested that
-   * way) it throws `LIMIT_EXCEEDED` rather than map the value in part.
+   * way) it throws `LIMIT_EXCEEDED` rather than map the value in part; so it does for a value nested deeper than 128
+   * levels where the schema still maps it (a recursive tool's renamed keys or strict nulls), rather than give the
+   * server the provider's keys.
    * `args` is what the provider's SDK gives: an object, or the JSON string OpenAI returns; `null`, `undefined`
    * or empty text are `{}`. Throws `INVALID_ARGUMENTS` for unparsable arguments and for anything but an
    * object, a value JSON would make `{}` or `null` among them (`NaN`, an invalid `Date`, a `RegExp`, an instance

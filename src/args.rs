@@ -214,7 +214,8 @@ impl ArgPlan {
     }
 
     /// [`ArgPlan::apply`], or `LIMIT_EXCEEDED` where the value could not be mapped back whole:
-    /// a union whose branches nothing in the value tells apart nested so that deciding them would take more
+    /// nested deeper than 128 levels where the plan still has something to do (the arguments
+    /// are read to 400), or a union whose branches nothing in the value tells apart nested so that deciding them would take more
     /// than [`BRANCH_WORK`] steps (the same sub-value under the same plan is mapped once, so a
     /// recursive union takes time linear in the value; the bound is for what is left).
     /// `name`: the tool's, for the error.
@@ -238,6 +239,7 @@ impl ArgPlan {
     /// and a cycle of references through `anyOf`s would otherwise branch without end).
     fn apply_at<'p>(&'p self, value: Value, depth: usize, cx: &mut Cx<'p>, followed: &mut Vec<&'p str>) -> Value {
         if depth > MAX_DEPTH {
+            cx.exceed(DEEP);
             return value;
         }
         let value = match self.reference.as_deref() {
@@ -391,8 +393,10 @@ impl ArgPlan {
     }
 }
 
-/// How deep in the arguments a plan maps them.
+/// How deep in the arguments a plan maps them (a value deeper that the plan still has something
+/// to do with makes [`ArgPlan::try_apply`] `LIMIT_EXCEEDED`).
 const MAX_DEPTH: usize = 128;
+const DEEP: &str = "they are nested deeper than 128 levels where the tool's schema still maps them";
 /// How many steps (values mapped, compared, kept) deciding the unions of one value may take.
 pub const BRANCH_WORK: usize = 1_000_000;
 const BRANCHY: &str = "deciding between branches of a union that nothing in them tells apart took too long";
@@ -1096,6 +1100,26 @@ mod tests {
         let e = root.try_apply(sent, "query").unwrap_err();
         assert_eq!(e.code, ErrorCode::LimitExceeded);
         assert!(e.message.contains("\"query\""), "{e}");
+    }
+
+    /// Arguments are mapped back to 128 levels; a value deeper that the plan still has
+    /// something to do with is `LIMIT_EXCEEDED`, not given to the server with the provider's
+    /// keys (or strict mode's nulls) left in it.
+    #[test]
+    fn a_value_deeper_than_the_plans_map_is_limit_exceeded() {
+        let mut root = ArgPlan { renamed: vec![("dollar_v".into(), "$v".into())], ..ArgPlan::default() };
+        root.set_property("kid", ArgPlan { reference: Some("#".into()), ..ArgPlan::default() });
+        let nest = |depth: usize, key: &str| (0..depth).fold(json!({key: 1}), |v, _| json!({"kid": v}));
+        assert_eq!(root.try_apply(nest(128, "dollar_v"), "t").unwrap(), nest(128, "$v"));
+        let e = root.try_apply(nest(129, "dollar_v"), "t").unwrap_err();
+        assert_eq!(e.code, ErrorCode::LimitExceeded);
+        assert!(e.message.contains("deeper than 128 levels"), "{e}");
+        // Deeper where no plan reaches is no matter.
+        let mut flat = ArgPlan::default();
+        flat.set_property("a", ArgPlan { enum_values: vec![json!(1)], ..ArgPlan::default() });
+        let mut deep = nest(300, "x");
+        deep["a"] = json!("1");
+        assert_eq!(flat.try_apply(deep, "t").unwrap()["a"], json!(1));
     }
 
     #[test]
