@@ -1426,6 +1426,9 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * whole event: ...`: a stream cut inside an event, an Ollama line cut inside its call, two events on one line), or
    * as `push` throws for that last event: nothing is lost without a word. The calls are kept: the next `finish()`
    * returns them.
+   *
+   * A `push` after a `finish()` that returned is the next stream's (the next turn's): the accumulator starts
+   * afresh, and `message()` is then that turn's.
    */
   finish(): ToolCall<A>[];
   /**

@@ -1876,6 +1876,8 @@ pub struct Accumulator {
     room: usize,
     /// The model's turn, for [`Accumulator::message`].
     turn: turn::Turn,
+    /// [`Accumulator::finish`] ended the stream: the next push starts another (the next turn's).
+    finished: bool,
 }
 
 impl Accumulator {
@@ -1893,6 +1895,17 @@ impl Accumulator {
             emitted: 0,
             room: 0,
             turn: turn::Turn::default(),
+            finished: false,
+        }
+    }
+
+    /// A push after [`Accumulator::finish`] is the next stream's (an accumulator given the next
+    /// turn): it starts afresh, rather than take its calls for those completed before (a
+    /// Responses call at an output index done in the last turn was passed over) or its parts
+    /// for more of the last turn (two Anthropic turns made one message).
+    fn start_again(&mut self) {
+        if self.finished {
+            *self = Self::new(self.format);
         }
     }
 
@@ -1914,6 +1927,7 @@ impl Accumulator {
     /// Ollama's `{error: "..."}`. Either way the calls completed before it come with the
     /// next push or `finish`, and the accumulator goes on.
     pub fn push(&mut self, event: &Value, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+        self.start_again();
         let items = event.as_array().map_or(std::slice::from_ref(event), Vec::as_slice);
         if let Some(e) = items.iter().find_map(|v| provider_error(v, self.format, true)) {
             // No stop reason comes after the provider's error: a call whose block ended stands,
@@ -2046,6 +2060,7 @@ impl Accumulator {
     /// `INVALID_INPUT`, `PROVIDER_ERROR`; the first, if several) once the whole text is read: the
     /// calls it completed come with the next push or `finish`.
     pub fn push_text(&mut self, text: &str, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+        self.start_again();
         let mut events = Vec::new();
         self.text.read(text, &mut events);
         self.push_all(events, map)
@@ -2137,7 +2152,10 @@ impl Accumulator {
                 self.carried = out;
                 Err(e)
             }
-            None => Ok(out),
+            None => {
+                self.finished = true;
+                Ok(out)
+            }
         }
     }
 
@@ -2153,6 +2171,8 @@ impl Accumulator {
         };
         match (first, self.finish(map)) {
             (Some(e), Ok(calls)) => {
+                // Not ended: the calls come with the next `finish`, as the error says.
+                self.finished = false;
                 self.carried = calls;
                 Err(e)
             }
@@ -4854,5 +4874,40 @@ mod tests {
             assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some("a"), Some("b")]);
             assert_eq!(acc.message().unwrap().as_array().unwrap().len(), 2);
         }
+    }
+
+    /// An accumulator given the next turn's stream after `finish` starts afresh: the next
+    /// Responses call at output index 0 is not taken for the one completed before, nor two
+    /// Anthropic turns made one message. A `finish` that failed keeps its calls for the next.
+    #[test]
+    fn a_push_after_finish_starts_the_next_stream() {
+        let mut acc = Accumulator::new(CallFormat::OpenAiResponses);
+        for id in ["a", "b"] {
+            let item = json!({"type":"function_call","id":format!("fc_{id}"),"call_id":id,"name":"t","arguments":"{}","status":"completed"});
+            let mut calls = push(&mut acc, &json!({"type":"response.output_item.added","output_index":0,"item":item}), None);
+            calls.extend(push(&mut acc, &json!({"type":"response.output_item.done","output_index":0,"item":item}), None));
+            calls.extend(acc.finish(None).unwrap());
+            assert_eq!(calls.iter().map(|c| c.id.as_deref()).collect::<Vec<_>>(), [Some(id)]);
+            assert_eq!(acc.message().unwrap().as_array().unwrap().iter().map(|i| i["call_id"].as_str()).collect::<Vec<_>>(), [Some(id)]);
+        }
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        for id in ["a", "b"] {
+            push(&mut acc, &json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":id,"name":"t","input":{}}}), None);
+            push(&mut acc, &json!({"type":"content_block_stop","index":0}), None);
+            assert_eq!(acc.finish(None).unwrap()[0].id.as_deref(), Some(id));
+            assert_eq!(acc.message().unwrap()["content"].as_array().unwrap().len(), 1);
+        }
+        // A finish that failed (text cut inside an event) is no end: its calls come with the next.
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        push(&mut acc, &json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"a","name":"t","input":{}}}), None);
+        push(&mut acc, &json!({"type":"content_block_stop","index":0}), None);
+        acc.push_text("data: {\"type\":", None).unwrap();
+        assert!(acc.finish(None).is_err());
+        assert_eq!(acc.finish(None).unwrap()[0].id.as_deref(), Some("a"));
+        // So is one whose last text was not SSE: the next `finish_text` gives the calls.
+        let mut acc = Accumulator::new(CallFormat::Anthropic);
+        push(&mut acc, &json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"a","name":"t","input":{}}}), None);
+        assert!(acc.finish_text("\u{fffd}", None).is_err());
+        assert_eq!(acc.finish_text("", None).unwrap().len(), 1);
     }
 }
