@@ -1402,7 +1402,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * type or status (`Anthropic stream error overloaded_error: Overloaded`). Past 1,024 calls being read at once
    * (a call past that is not made) or 64 MiB of their names and arguments (Vertex `partialArgs` counted by what they
    * make), the calls being read are dropped, and the model's turn with them (`message()` throws), with
-   * `LIMIT_EXCEEDED`; so is a call of a Responses stream past the 262,144 it completed (it is not made). The rest of
+   * `LIMIT_EXCEEDED`; so is a call of a Responses stream past the 262,144 it completed (it is not made), and an event
+   * past 16 MiB of text (an image's base64 in one SSE event), dropped with the rest of its line. The rest of
    * the text is read all the same, the calls it completed come with the next `push` or `finish`, and the accumulator
    * can be used on.
    *

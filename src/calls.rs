@@ -1224,6 +1224,9 @@ struct StreamText {
     arrays: bool,
     /// The stream is one JSON array of events, being read ([`EventArray`]).
     array: Option<EventArray>,
+    /// A line past [`MAX_STREAM_EVENT_BYTES`] was dropped before its end: the rest of it is
+    /// passed over, not read as lines of its own.
+    skipping: bool,
 }
 
 /// A stream that is one JSON array of events, as Gemini's `streamGenerateContent` without
@@ -1618,6 +1621,12 @@ impl StreamText {
             array.read(text, events);
             return;
         }
+        if self.skipping {
+            // Up to the line end, which ends it (and, after it, an event as an empty line does).
+            let Some(end) = text.find(['\n', '\r']) else { return };
+            self.skipping = false;
+            text = &text[end..];
+        }
         // One JSON text given whole between events, over several lines (pretty-printed): one
         // event. (Lines of JSON, one event each, are read below.)
         if self.line.is_empty() && !self.has_data && self.json.is_empty() {
@@ -1696,11 +1705,12 @@ impl StreamText {
         // A line that never ends, or data that never makes an event: bounded, and said.
         if self.line.len() + self.data.len() + self.json.len() > MAX_STREAM_EVENT_BYTES {
             let held = self.line.len() + self.data.len() + self.json.len();
+            self.skipping = !self.line.is_empty();
             (self.line, self.data, self.has_data) = (String::new(), String::new(), false);
             (self.json, self.depth) = (String::new(), JsonDepth::default());
             events.push(Err(Error::new(
                 ErrorCode::LimitExceeded,
-                format!("stream text of {held} bytes with no end of event (at most {MAX_STREAM_EVENT_BYTES}): dropped"),
+                format!("stream text of {held} bytes with no end of event (at most {MAX_STREAM_EVENT_BYTES}): dropped (the rest of its line is passed over)"),
             )));
         }
     }
@@ -4909,5 +4919,28 @@ mod tests {
         push(&mut acc, &json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"a","name":"t","input":{}}}), None);
         assert!(acc.finish_text("\u{fffd}", None).is_err());
         assert_eq!(acc.finish_text("", None).unwrap().len(), 1);
+    }
+
+    /// An SSE event past the bound is dropped with the rest of its line: the text after it up
+    /// to the line's end is passed over, not read as lines that are neither SSE nor JSON (an
+    /// `INVALID_JSON` with every push, and the next good event's calls held back with it).
+    #[test]
+    fn the_rest_of_a_line_dropped_past_the_bound_is_passed_over() {
+        let big = json!({"candidates":[{"content":{"role":"model","parts":[{"inlineData":{"mimeType":"image/png","data":"A".repeat(MAX_STREAM_EVENT_BYTES + (2 << 20))}}]}}]}).to_string();
+        let next = json!({"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"save","args":{"p":1}}}]},"finishReason":"STOP"}]}).to_string();
+        for end in ["\r\n", "\n", "\r"] {
+            let text = format!("data: {big}{end}{end}data: {next}{end}{end}");
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            let (mut calls, mut errors) = (Vec::new(), Vec::new());
+            for piece in text.as_bytes().chunks(1 << 20) {
+                match acc.push_text(std::str::from_utf8(piece).unwrap(), None) {
+                    Ok(c) => calls.extend(c),
+                    Err(e) => errors.push(e),
+                }
+            }
+            calls.extend(acc.finish(None).unwrap());
+            assert_eq!(errors.iter().map(|e| e.code).collect::<Vec<_>>(), [ErrorCode::LimitExceeded], "{end:?}: {errors:?}");
+            assert_eq!(calls.iter().map(|c| c.provider_name.as_str()).collect::<Vec<_>>(), ["save"]);
+        }
     }
 }
