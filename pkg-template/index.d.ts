@@ -1378,7 +1378,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * (the others' are not read). An event of a kind the provider's stream does not have (a kind
    * added since, or another provider's event) is passed over without an error, so an accumulator made for the
    * wrong provider finds no calls: give it the provider whose stream it reads. A Chat call's name is put together from its pieces; one sent
-   * whole again in a later delta (as some servers do) is not repeated. A Chat delta goes on the call at its `index`, unless it
+   * whole again in a later delta (as some servers do) is not repeated, unless another piece follows it: then it was
+   * a piece (`go` + `go` + `__deploy` is `gogo__deploy`). A Chat delta goes on the call at its `index`, unless it
    * carries a name and another `id`: then it is another call (Ollama's OpenAI-compatible endpoint gives every parallel call
    * `index: 0`), and the one before it at that index is complete; a delta without `index` (Gemini's OpenAI-compatible
    * endpoint) goes on the call of its `id`, one with neither on the call the delta before it went on. Responses' `response.incomplete` ends the

@@ -1004,12 +1004,30 @@ enum GeminiStep<'a> {
 /// A piece of a Chat call's name: streamed in pieces it is appended (Gemini's OpenAI-compatible
 /// endpoint sends `edit_ex` + `isting_file`), but some servers send the whole name again in
 /// every delta (GPT-5 at times, MiniMax through NVIDIA NIM), which appended would double it: a
-/// piece equal to the name so far is that name again.
-fn add_name_piece(name: &mut String, piece: &str) {
-    if name != piece {
-        name.push_str(piece);
+/// piece equal to the name so far is taken for that name again (counted in `repeats`), until
+/// another piece comes after it: then those were pieces of the name (`go` + `go` + `__deploy`
+/// is `gogo__deploy`, not `go__deploy`), which a server sending the whole name again never
+/// sends. Whether it put such pieces back.
+fn add_name_piece(name: &mut String, repeats: &mut usize, piece: &str) -> bool {
+    if piece.is_empty() {
+        return false;
     }
+    if name == piece {
+        *repeats += 1;
+        return false;
+    }
+    // Many repeats are a server sending the name again, whatever follows.
+    let back = (1..=MAX_NAME_REPEATS).contains(repeats);
+    if back {
+        *name = name.repeat(*repeats + 1);
+    }
+    *repeats = 0;
+    name.push_str(piece);
+    back
 }
+
+/// How many pieces equal to the name so far [`add_name_piece`] puts back.
+const MAX_NAME_REPEATS: usize = 8;
 
 /// A call being assembled from stream events.
 #[derive(Debug, Clone, Default)]
@@ -1036,6 +1054,9 @@ struct Partial {
     index: Option<u64>,
     /// OpenAI Chat and Responses: a custom tool's call ([`custom_call`]).
     custom: bool,
+    /// OpenAI Chat: the name's pieces that were the name so far, since the last other one
+    /// ([`add_name_piece`]).
+    name_repeats: usize,
     /// Anthropic and Bedrock: its block ended; it is given with the next event, which says
     /// whether the output limit cut it ([`Accumulator::release_closed`]).
     closed: bool,
@@ -2407,16 +2428,22 @@ impl Accumulator {
                     let Some(p) = self.open.get_mut(key) else { continue };
                     let custom = tc.get("custom").filter(|c| c.is_object());
                     p.custom |= custom.is_some();
+                    // The name, when pieces taken for it again were put back: the turn's too.
+                    let mut named = None;
                     if let Some(c) = custom {
                         if let Some(n) = c.get("name").and_then(Value::as_str) {
-                            add_name_piece(&mut p.name, n);
+                            if add_name_piece(&mut p.name, &mut p.name_repeats, n) {
+                                named = Some(p.name.clone());
+                            }
                         }
                         if let Some(input) = c.get("input").and_then(Value::as_str) {
                             p.args.push_str(input);
                         }
                     } else if let Some(f) = tc.get("function") {
                         if let Some(n) = f.get("name").and_then(Value::as_str) {
-                            add_name_piece(&mut p.name, n);
+                            if add_name_piece(&mut p.name, &mut p.name_repeats, n) {
+                                named = Some(p.name.clone());
+                            }
                         }
                         match f.get("arguments") {
                             Some(Value::String(a)) => p.args.push_str(a),
@@ -2425,6 +2452,9 @@ impl Accumulator {
                             Some(Value::Null) | None => {}
                             Some(v) => p.whole = Some(v.clone()),
                         }
+                    }
+                    if let Some(name) = named {
+                        self.turn.chat_name(key.1, custom.is_some(), name);
                     }
                 }
             }
@@ -4941,6 +4971,29 @@ mod tests {
             calls.extend(acc.finish(None).unwrap());
             assert_eq!(errors.iter().map(|e| e.code).collect::<Vec<_>>(), [ErrorCode::LimitExceeded], "{end:?}: {errors:?}");
             assert_eq!(calls.iter().map(|c| c.provider_name.as_str()).collect::<Vec<_>>(), ["save"]);
+        }
+    }
+
+    /// A Chat name streamed in pieces, one of them equal to the name so far (`go` + `go` +
+    /// `__deploy`): put back once another piece follows, in the call and in the turn; the whole
+    /// name sent again in every delta is still not doubled.
+    #[test]
+    fn a_name_piece_equal_to_the_name_so_far_is_kept_when_more_follows() {
+        let delta = |name: &str, args: &str| json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":name,"arguments":args}}]}}]});
+        let finish = json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]});
+        for (pieces, name) in [
+            (&["go", "go", "__deploy"][..], "gogo__deploy"),
+            (&["go", "go", "go", "__deploy"][..], "gogogo__deploy"),
+            (&["get_weather", "get_weather", "get_weather"][..], "get_weather"),
+            (&["get_", "weather", "get_weather", ""][..], "get_weather"),
+        ] {
+            let mut acc = Accumulator::new(CallFormat::OpenAi);
+            for (i, piece) in pieces.iter().enumerate() {
+                push(&mut acc, &delta(piece, if i == 0 { "{}" } else { "" }), None);
+            }
+            let calls = push(&mut acc, &finish, None);
+            assert_eq!(calls[0].provider_name, name, "{pieces:?}");
+            assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"]["name"], name, "{pieces:?}");
         }
     }
 }

@@ -509,6 +509,15 @@ impl Turn {
         }
     }
 
+    /// Chat: the name of the call `seq` as the accumulator put it together, when it put back
+    /// pieces that were the name so far ([`super::add_name_piece`]), which this part dropped.
+    pub(super) fn chat_name(&mut self, seq: u64, custom: bool, name: String) {
+        if self.lost.is_none() {
+            let path = if custom { ["custom", "name"] } else { ["function", "name"] };
+            self.set_in((0, seq), &path, Value::String(name));
+        }
+    }
+
     /// Ollama's own `/api/chat` stream: text, thinking, and whole calls (arguments as objects),
     /// numbered `call_{n}` when they have no id, `n` counting the calls given before (`emitted`
     /// before this event), as their [`super::ToolCall`]s are.
