@@ -4996,4 +4996,21 @@ mod tests {
             assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"]["name"], name, "{pieces:?}");
         }
     }
+
+    /// Chat's legacy `function_call` (the `functions` API) is `INVALID_INPUT` naming it, in a
+    /// completion and in a stream, rather than no call at all.
+    #[test]
+    fn a_legacy_function_call_is_invalid_input_not_no_call() {
+        let fc = json!({"name":"get_weather","arguments":"{\"city\":\"Paris\"}"});
+        let completion = json!({"choices":[{"index":0,"message":{"role":"assistant","content":null,"function_call":fc},"finish_reason":"function_call"}]});
+        let e = parse_tool_calls(&completion, CallFormat::OpenAi, None).unwrap_err();
+        assert_eq!((e.code, e.path.as_deref()), (ErrorCode::InvalidInput, Some("/choices/0/message/function_call")));
+        assert!(e.message.contains("legacy `functions` API"), "{e}");
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let e = acc.push(&json!({"choices":[{"index":0,"delta":{"role":"assistant","function_call":{"name":"get_weather","arguments":""}}}]}), None).unwrap_err();
+        assert_eq!((e.code, e.path.as_deref()), (ErrorCode::InvalidInput, Some("/choices/0/delta/function_call")));
+        // `function_call: null`, as some servers send beside `tool_calls`, is nothing.
+        let completion = json!({"choices":[{"index":0,"message":{"role":"assistant","function_call":null,"tool_calls":[{"id":"c","type":"function","function":fc}]}}]});
+        assert_eq!(parse_tool_calls(&completion, CallFormat::OpenAi, None).unwrap().len(), 1);
+    }
 }

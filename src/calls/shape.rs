@@ -172,6 +172,19 @@ impl Check {
     }
 
     fn chat_message(&self, m: &Value, at: &Path<'_>) -> Checked {
+        // The legacy functions API's call: read as none, the model's call would be lost
+        // without a word (and with it, from the turn sent back).
+        if m.get("function_call").is_some_and(Value::is_object) {
+            let (mut shown, mut pointer) = (String::new(), String::new());
+            let at = Path::Key(at, "function_call");
+            at.shown(self.root, &mut shown);
+            at.pointer(&mut pointer);
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("{shown} is a call of the legacy `functions` API, which is not read: give the model the tools as `tools` (their calls are `tool_calls`)"),
+            )
+            .with_path(pointer));
+        }
         self.objects(m, "tool_calls", at, Self::chat_call).map(drop)
     }
 

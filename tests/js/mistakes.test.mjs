@@ -413,3 +413,11 @@ test("a call the output limit cut (max_tokens, length) is INVALID_ARGUMENTS, in 
   const [streamed] = chatStream.push({ choices: [{ index: 0, delta: {}, finish_reason: "length" }] });
   assert.ok(cut(streamed));
 });
+
+test("Chat's legacy function_call is INVALID_INPUT naming it, not [] (parseToolCalls and the accumulator)", () => {
+  const completion = { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: null, function_call: { name: "get_weather", arguments: '{"city":"Paris"}' } }, finish_reason: "function_call" }] };
+  assert.throws(() => tw.parseToolCalls(completion, "openai"), { code: "INVALID_INPUT", path: "/choices/0/message/function_call" });
+  const acc = new tw.ToolCallAccumulator("openai");
+  assert.throws(() => acc.push({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", function_call: { name: "get_weather", arguments: "" } } }] }), { code: "INVALID_INPUT", path: "/choices/0/delta/function_call" });
+  assert.deepEqual(acc.finish(), []);
+});
