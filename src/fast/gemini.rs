@@ -542,8 +542,16 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
             // Room for the node's keys, `type` and `nullable`: a push past a map's capacity
             // moves it in the arena.
             let mut merged = entries_of(branch, o.0.len() + 2, arena);
+            // gemini::lower_object: a description on both, joined.
+            let joined = match (o.get_word(Word::Description), merged.get_word(Word::Description)) {
+                (Some(Node::Str(n)), Some(Node::Str(d))) => Some(gemini::joined_description(n, d)),
+                _ => None,
+            };
             for (k, v) in o.into_entries() {
                 merged.insert(k, v);
+            }
+            if let Some(j) = joined {
+                merged.put_word("description", Word::Description, arena.alloc(text_node(&j, arena)));
             }
             if let Some(t) = declared {
                 merged.put_word("type", Word::Type, &TYPE_NODES[t]);
@@ -1643,6 +1651,21 @@ mod tests {
         }
         let p = parameters(json!({"type": "object", "properties": {"x": {"anyOf": [{"description": "Nested", "anyOf": [{"type": "integer", "description": "by id"}, {"type": "boolean"}]}, {"type": "string"}]}}}));
         assert_eq!(p["properties"]["x"], json!({"anyOf": [{"type": "INTEGER", "description": "Nested (by id)"}, {"type": "BOOLEAN", "description": "Nested"}, {"type": "STRING"}]}));
+    }
+
+    /// A described `Optional[...]` whose one branch has a description of its own (Pydantic's
+    /// `Optional[Model]` with a field description): both reach the model, joined, on both paths.
+    #[test]
+    fn an_optional_nodes_description_is_joined_to_its_branchs() {
+        let p = parameters(json!({"type": "object", "properties": {"p": {"description": "outer", "anyOf": [{"type": "string", "description": "inner"}, {"type": "null"}]}}}));
+        assert_eq!(p["properties"]["p"], json!({"type": "STRING", "description": "outer (inner)", "nullable": true}));
+        let p = parameters(json!({"type": "object", "properties": {"p": {"description": "outer", "anyOf": [{"type": "string", "description": "outer text"}]}}}));
+        assert_eq!(p["properties"]["p"], json!({"type": "STRING", "description": "outer text"}));
+        let (text, _) = lowered(
+            json!({"type": "object", "properties": {"p": {"description": "outer", "anyOf": [{"description": "inner", "anyOf": [{"type": "string"}, {"type": "integer"}]}, {"type": "null"}]}}}),
+            Limits::default(),
+        );
+        assert!(text.contains("outer (inner)"), "{text}");
     }
 
     /// Enum values of another type than the node's one are removed on both paths: the model is

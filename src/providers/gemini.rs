@@ -505,9 +505,18 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
         if kept.len() == 1 && types.len() <= 1 {
             // Merge the single branch into this node (the node's own keys win).
             if let Some(Value::Object(b)) = kept.pop() {
+                // A description on both (Pydantic's described `Optional[Model]`): the node's,
+                // then the branch's, as a union's description is joined to its alternatives'.
+                let joined = match (o.find("description"), b.find("description")) {
+                    (Some(Value::String(n)), Some(Value::String(d))) => Some(joined_description(n, d)),
+                    _ => None,
+                };
                 let mut merged = b;
                 for (k, v) in std::mem::take(&mut o) {
                     merged.insert(k, v);
+                }
+                if let Some(j) = joined {
+                    merged.put("description", Value::String(j));
                 }
                 // The branch's type, narrowed to the node's (`narrow_branches`: an integer
                 // branch of a number stays an integer), else the node's.
@@ -1381,6 +1390,19 @@ fn collisions(plans: &[ArgPlan]) -> (Vec<Collision<'_>>, usize) {
         }
     }
     (out, work)
+}
+
+/// A description `outer` (a union's, or a node's a branch is merged into) joined before
+/// `own`, a branch's or an alternative's: "outer (own)"; one of them where it says the
+/// other already.
+pub(crate) fn joined_description(outer: &str, own: &str) -> String {
+    if own.contains(outer) {
+        return own.owned();
+    }
+    if outer.contains(own) {
+        return outer.owned();
+    }
+    format!("{} ({})", outer.trim_end(), own.trim())
 }
 
 fn is_null_schema(v: &Value) -> bool {
