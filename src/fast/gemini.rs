@@ -1003,6 +1003,11 @@ fn text_node<'n>(s: &str, arena: &'n Bump) -> Node<'n> {
 /// it says `object` alone. `None` should an intersection not read back (past the reader's
 /// nesting bound).
 fn distribute<'n>(o: &mut Map<'n, In<'n>>, branches: &'n [Node<'n>], arena: &'n Bump) -> Option<()> {
+    // A node of object and other types: its untyped branches take them all, a type list (the
+    // general way).
+    if type_names(o.get_word(Word::Type)).any(|t| !matches!(t, "object" | "null")) {
+        return None;
+    }
     let shared: &[(Text, Node)] = match o.take_word(Word::Properties) {
         Some(Node::Obj(p)) => p,
         _ => &[],
@@ -1666,6 +1671,21 @@ mod tests {
             Limits::default(),
         );
         assert!(text.contains("outer (inner)"), "{text}");
+    }
+
+    /// `type: ["string", "object"]` beside branches of keywords alone: each branch is a string
+    /// or an object (a string matches `{minLength: 1}`), not an object only, on both paths.
+    #[test]
+    fn untyped_branches_of_a_string_or_object_node_keep_the_string() {
+        let types = |sub: Value| {
+            let (text, _) = lowered(json!({"type": "object", "properties": {"p": sub, "y": {"type": "string"}}}), Limits::default());
+            let out: Value = serde_json::from_str(&text).unwrap();
+            let p = &out[0]["functionDeclarations"][0]["parameters"]["properties"]["p"];
+            p["anyOf"].as_array().unwrap_or_else(|| panic!("{p}")).iter().map(|b| b["type"].as_str().unwrap_or_default().to_owned()).collect::<Vec<_>>()
+        };
+        assert_eq!(types(json!({"type": ["string", "object"], "anyOf": [{"minLength": 1}, {"required": ["a"]}]})), ["STRING", "OBJECT", "STRING", "OBJECT"]);
+        assert_eq!(types(json!({"type": ["object", "string", "null"], "properties": {"a": {"type": "string"}}, "anyOf": [{"minLength": 1}, {"type": "object", "required": ["a"]}]})), ["OBJECT", "STRING", "OBJECT"]);
+        assert_eq!(types(json!({"type": ["object", "null"], "properties": {"a": {"type": "string"}}, "anyOf": [{"required": ["a"]}, {"minProperties": 2}]})), ["OBJECT", "OBJECT"]);
     }
 
     /// Enum values of another type than the node's one are removed on both paths: the model is

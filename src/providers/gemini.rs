@@ -1022,6 +1022,14 @@ fn distribute_into_branches(o: &mut JsonObject, cx: &mut Cx) {
         _ => Map::new(),
     };
     let shared_required = o.take("required");
+    // An untyped branch is of the node's types: object, which takes the properties, and the
+    // others the node has (a string of `type: ["string", "object"]` stays one; null aside, the
+    // node's nullable).
+    let own: Vec<Value> = types_of(o).into_iter().filter(|t| *t != "null").map(string).collect();
+    let untyped = match &own[..] {
+        [] | [_] => string("object"),
+        _ => Value::Array(own),
+    };
     let mut both = false;
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = o.get_mut(key) else { continue };
@@ -1031,7 +1039,7 @@ fn distribute_into_branches(o: &mut JsonObject, cx: &mut Cx) {
             if !(bt.is_empty() || bt == ["object"]) {
                 continue;
             }
-            bo.put("type", string("object"));
+            bo.put("type", if bt.is_empty() { untyped.clone() } else { string("object") });
             let props = bo.entry("properties").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(p) = props {
                 for (k, v) in &shared_props {
