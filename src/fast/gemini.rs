@@ -1630,6 +1630,9 @@ mod tests {
             // A branch whose `type` lists no type name.
             json!({"type": "string", "anyOf": [{"type": [], "minLength": 2}, {"type": "string", "maxLength": 1}]}),
             json!({"type": "string", "anyOf": [{"type": [5], "minLength": 2}, {"type": "string", "maxLength": 1}]}),
+            // A branch of a name of no type.
+            json!({"type": "string", "anyOf": [{"type": "foo", "minLength": 2}, {"type": "string", "maxLength": 1}]}),
+            json!({"type": ["string", "null"], "anyOf": [{"type": ["foo", "Integer"]}, {"type": ["foo"], "maxLength": 1}]}),
         ] {
             let schema = json!({"type": "object", "properties": {"x": sub, "y": {"type": "string"}}});
             lowered(schema, Limits::default());

@@ -855,8 +855,10 @@ fn narrow_branches(o: &mut JsonObject, cx: &mut Cx) -> bool {
             b = Value::Object(Map::new());
         }
         if let Value::Object(bo) = &mut b {
-            // A type written in another case ("Integer") is read as its lowering reads it.
-            if bo.has("type") && !types_of(bo).iter().all(|t| NAMES.contains(t)) && types_of(bo).iter().all(|t| NAMES.contains(&t.to_ascii_lowercase().as_str())) {
+            // A type written in another case ("Integer") is read as its lowering reads it; a
+            // name of no JSON Schema type ("foo") is removed as it removes it, and a branch left
+            // without a type takes the node's, as an untyped one does (not any value).
+            if bo.has("type") && !types_of(bo).iter().all(|t| NAMES.contains(t)) {
                 cx.at("anyOf", |cx| {
                     cx.at(&i.to_string(), |cx| {
                         crate::schema::normalize_type(bo, cx);
@@ -2147,6 +2149,18 @@ mod tests {
     fn prop(schema: Value) -> Value {
         let (s, _, _) = run(json!({"type":"object","properties":{"p":schema},"required":["p"]}));
         s["properties"]["p"].clone()
+    }
+
+    /// A union branch whose `type` names no JSON Schema type: the name is removed (and said so),
+    /// and the branch is then of the node's type, as an untyped one is, not of any type.
+    #[test]
+    fn a_branch_of_an_unknown_type_takes_the_nodes_type() {
+        for t in [json!("foo"), json!(["foo"]), json!(["foo", "String"])] {
+            let (s, _, cx) = run(json!({"type":"object","properties":{"p":{"type":"string","anyOf":[{"type":t,"minLength":2},{"type":"string","maxLength":1}]}}}));
+            assert_eq!(s["properties"]["p"], json!({"anyOf":[{"type":"string","minLength":2},{"type":"string","maxLength":1}]}), "{t}");
+            let said: Vec<&str> = cx.changes.iter().filter(|d| d.path == "/properties/p/anyOf/0").map(|d| d.rule).collect();
+            assert_eq!(said, [if t.is_string() { "schema/unknown-type" } else { "schema/type-case" }], "{t}: {:?}", cx.changes);
+        }
     }
 
     #[test]
