@@ -856,7 +856,7 @@ fn lower_union<'n>(
                 }
                 if let Some(d) = description {
                     match o.get_mut("description") {
-                        Some(Value::String(bd)) if !bd.contains(d) => *bd = format!("{} ({})", d.trim_end(), bd.trim()),
+                        Some(Value::String(bd)) => *bd = gemini::joined_description(d, bd),
                         Some(_) => {}
                         None => {
                             o.put("description", string(d));
@@ -877,7 +877,7 @@ fn lower_union<'n>(
             if let Some(d) = description {
                 let joined = match b.get("description") {
                     None => Some(d.owned()),
-                    Some(bd) => bd.as_str().filter(|bd| !bd.contains(d)).map(|bd| format!("{} ({})", d.trim_end(), bd.trim())),
+                    Some(bd) => bd.as_str().filter(|bd| !bd.contains(d)).map(|bd| gemini::joined_description(d, bd)),
                 };
                 if let Some(j) = joined {
                     b.insert("description", Item::Text(arena.alloc_str(&j)));
@@ -930,7 +930,7 @@ fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, gen
             if let Some(Value::Object(so)) = general.get_mut(j) {
                 if let Some(n) = &note {
                     match so.get_mut("description") {
-                        Some(Value::String(d)) if !d.contains(n.as_str()) => *d = format!("{} ({})", n.trim_end(), d.trim()),
+                        Some(Value::String(d)) => *d = gemini::joined_description(n, d),
                         Some(_) => {}
                         None => {
                             so.put("description", string(n));
@@ -946,7 +946,7 @@ fn splice_union<'n>(mut l: Lowered<'n>, lowered: &mut List<'n, Lowered<'n>>, gen
                 match sub.0.get("description") {
                     None => sub.0 .0.push(("description", Item::Text(arena.alloc_str(n)))),
                     Some(d) => {
-                        if let Some(joined) = d.as_str().filter(|d| !d.contains(n.as_str())).map(|d| format!("{} ({})", n.trim_end(), d.trim())) {
+                        if let Some(joined) = d.as_str().filter(|d| !d.contains(n.as_str())).map(|d| gemini::joined_description(n, d)) {
                             sub.0.insert("description", Item::Text(arena.alloc_str(&joined)));
                         }
                     }
@@ -1653,6 +1653,7 @@ mod tests {
             json!({"anyOf": [{"description": "Nested", "anyOf": [{"type": "integer", "description": "by id"}, {"type": "boolean"}]}, {"type": "string"}]}),
             json!({"anyOf": [{"description": "Nested", "anyOf": [{"type": "integer", "description": "by id"}, {"enum": ["x", "x"], "description": "the Nested x"}]}, {"type": "null"}, {"type": "string"}], "description": "D"}),
             json!({"anyOf": [{"description": "N", "anyOf": [{"type": "object", "properties": {"a": {"const": "v"}}, "description": "o"}, {"type": "integer"}]}, {"type": "string"}]}),
+            json!({"anyOf": [{"description": "inner", "type": "string", "anyOf": [{"minLength": 1}, {"format": "date"}]}, {"type": "integer"}]}),
         ] {
             let schema = json!({"type": "object", "properties": {"x": sub.clone(), "y": {"type": "string"}}});
             assert!(lowered(schema, Limits::default()).1, "not lowered from the borrowed tree: {sub}");

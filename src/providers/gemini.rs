@@ -1156,7 +1156,7 @@ fn lower_any_of(
                         if let Value::Object(so) = &mut sub {
                             if let Some(n) = &note {
                                 match so.find_mut("description") {
-                                    Some(Value::String(d)) if !d.contains(n.as_str()) => *d = format!("{} ({})", n.trim_end(), d.trim()),
+                                    Some(Value::String(d)) => *d = joined_description(n, d),
                                     Some(_) => {}
                                     None => {
                                         so.put("description", string(n));
@@ -1213,10 +1213,7 @@ fn lower_any_of(
                 }
                 if let Some(Value::String(d)) = shared.find("description") {
                     match bo.find_mut("description") {
-                        Some(Value::String(bd)) if !bd.contains(d.as_str()) => {
-                            let joined = format!("{} ({})", d.trim_end(), bd.trim());
-                            *bd = joined;
-                        }
+                        Some(Value::String(bd)) => *bd = joined_description(d, bd),
                         Some(_) => {}
                         None => {
                             bo.put("description", string(d));
@@ -1403,16 +1400,32 @@ fn collisions(plans: &[ArgPlan]) -> (Vec<Collision<'_>>, usize) {
 }
 
 /// A description `outer` (a union's, or a node's a branch is merged into) joined before
-/// `own`, a branch's or an alternative's: "outer (own)"; one of them where it says the
-/// other already.
+/// `own`, a branch's or an alternative's: "outer (own)", or "outer (note)" where `own` is
+/// parenthesised notes already ("(format: date)", not put in parentheses again); `own` where
+/// it says `outer` already.
 pub(crate) fn joined_description(outer: &str, own: &str) -> String {
     if own.contains(outer) {
         return own.owned();
     }
-    if outer.contains(own) {
-        return outer.owned();
+    let own = own.trim();
+    match notes_only(own) {
+        true => format!("{} {own}", outer.trim_end()),
+        false => format!("{} ({own})", outer.trim_end()),
     }
-    format!("{} ({})", outer.trim_end(), own.trim())
+}
+
+/// Whether `s` is parenthesised notes alone: "(format: date)", "(a) (b)".
+fn notes_only(s: &str) -> bool {
+    let mut depth = 0usize;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            c if depth == 0 && !c.is_whitespace() => return false,
+            _ => {}
+        }
+    }
+    depth == 0 && s.starts_with('(')
 }
 
 fn is_null_schema(v: &Value) -> bool {
@@ -2149,6 +2162,20 @@ mod tests {
     fn prop(schema: Value) -> Value {
         let (s, _, _) = run(json!({"type":"object","properties":{"p":schema},"required":["p"]}));
         s["properties"]["p"].clone()
+    }
+
+    /// A description joined before notes in parentheses does not put them in parentheses again.
+    #[test]
+    fn a_description_joined_to_notes_does_not_double_their_parentheses() {
+        assert_eq!(joined_description("inner", "(format: date)"), "inner (format: date)");
+        assert_eq!(joined_description("inner ", " (format: date) (maximum: 4)"), "inner (format: date) (maximum: 4)");
+        assert_eq!(joined_description("(maximum: 4)", "any"), "(maximum: 4) (any)");
+        assert_eq!(joined_description("Nested", "by id"), "Nested (by id)");
+        assert_eq!(joined_description("Nested", "(a) or b"), "Nested ((a) or b)");
+        assert_eq!(joined_description("Nested", "a) (b"), "Nested (a) (b)");
+        assert_eq!(joined_description("d", "the d"), "the d");
+        let p = prop(json!({"anyOf":[{"description":"inner","type":"string","anyOf":[{"minLength":1},{"format":"date"}]},{"type":"integer"}]}));
+        assert_eq!(p["anyOf"][1], json!({"type":"string","description":"inner (format: date)"}), "{p}");
     }
 
     /// A union branch whose `type` names no JSON Schema type: the name is removed (and said so),
