@@ -428,6 +428,21 @@ mod tests {
         );
     }
 
+    /// A branch's `patternProperties` and `propertyNames` in a merged union's note hold for the
+    /// renamed keys as they held for the server's: the note does not tell the model that
+    /// `dollar_f`, which it sends, is refused, nor bind a key it never sees alone.
+    #[test]
+    fn a_merged_unions_note_shows_key_tests_for_the_renamed_keys() {
+        let (c, _) = run(
+            json!({"type": "object", "properties": {"$f": {"type": "string"}, "a": {"type": "string"}},
+                "anyOf": [{"patternProperties": {"^\\$f$": {"minLength": 2}}}, {"propertyNames": {"enum": ["$f", "a"]}, "required": ["a"]}]}),
+            false,
+        );
+        let note = c.schema.unwrap()["description"].as_str().unwrap().to_owned();
+        assert!(note.contains(r#"properties: {"dollar_f":{"minLength":2}}"#), "{note}");
+        assert!(note.contains(r#"propertyNames: {"anyOf":[{"enum":["dollar_f"]},{"enum":["$f","a"]}]}"#), "{note}");
+    }
+
     /// An `allOf` of objects (inheritance by `$ref`) is one object under strict: closed once,
     /// not branch by branch (each branch closed would reject the other's properties).
     #[test]

@@ -539,10 +539,18 @@ fn new_name<'r, R: Renamed>(renamed: &'r R, key: &str) -> Option<&'r str> {
 /// A branch's other keywords, as the note of a merged root union shows them, with the keys the
 /// model sees (`renamed`: [`merged_renames`]): `required` and `dependentRequired` names,
 /// `dependentSchemas` keys, the same in their in-place subschemas, `$ref`s to a renamed
-/// property ([`rename_in_object`], [`rename_refs`]).
+/// property ([`rename_in_object`], [`rename_refs`]); `patternProperties` and `propertyNames`
+/// made to hold for the renamed keys as they held for the server's, as a subschema describing
+/// the root gets them ([`name_keywords`]: what they say then is said by the note itself).
 pub(crate) fn rename_for_note(extra: &mut Value, renamed: &HashMap<String, String>) {
     if let Value::Object(o) = extra {
         rename_in_object(o, renamed, 0);
+        // New → server's, in a fixed order (the note's text must not vary by run).
+        let mut list: Vec<(String, String)> = renamed.iter().map(|(original, new)| (new.clone(), original.clone())).collect();
+        list.sort();
+        let back: HashMap<&str, &str> = list.iter().map(|(new, original)| (new.as_str(), original.as_str())).collect();
+        let mut scratch = Cx::new(crate::schema::Limits::default());
+        name_keywords_in_place(o, &list, &back, &mut scratch, "anthropic/property-renamed", &mut Vec::new(), 1);
     }
     rename_refs(extra, renamed, 0);
 }
