@@ -98,25 +98,22 @@ pub fn block_text(block: &ContentBlock) -> String {
 /// characters (base64 bytes no model reads, which would fill the cap and push out the text
 /// after it) written as its length; the rest as it is.
 fn without_payload(v: &Value) -> std::borrow::Cow<'_, Value> {
+    fn payload(k: &str, x: &Value) -> bool {
+        (k == "blob" || k == "data") && x.as_str().is_some_and(|s| s.len() > 256)
+    }
+    // Where a block's fields are: its own, its `resource`'s (and a few levels more).
+    fn has(v: &Value, depth: usize) -> bool {
+        v.as_object().is_some_and(|o| o.iter().any(|(k, x)| payload(k, x) || (depth < 4 && has(x, depth + 1))))
+    }
     fn strip(v: &mut Value, depth: usize) {
         let Value::Object(o) = v else { return };
         for (k, x) in o.iter_mut() {
-            match x {
-                Value::String(s) if (k == "blob" || k == "data") && s.len() > 256 => {
-                    *x = Value::String(format!("({} characters, not shown)", s.len()));
-                }
-                Value::Object(_) if depth < 4 => strip(x, depth + 1),
-                _ => {}
+            if payload(k, x) {
+                *x = Value::String(format!("({} characters, not shown)", x.as_str().map_or(0, str::len)));
+            } else if depth < 4 {
+                strip(x, depth + 1);
             }
         }
-    }
-    fn has(v: &Value, depth: usize) -> bool {
-        let Value::Object(o) = v else { return false };
-        o.iter().any(|(k, x)| match x {
-            Value::String(s) => (k == "blob" || k == "data") && s.len() > 256,
-            Value::Object(_) => depth < 4 && has(x, depth + 1),
-            _ => false,
-        })
     }
     if !has(v, 0) {
         return std::borrow::Cow::Borrowed(v);

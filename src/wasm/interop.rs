@@ -37,7 +37,7 @@ pub(crate) fn arguments_from_js(v: &JsValue) -> Result<Value> {
     // (a RegExp, a Map, an instance whose fields are getters): the server would get that where
     // the caller gave something else.
     if text.contains("null") || text.contains("{}") {
-        if let Some((at, got, made)) = made_null(v) {
+        if let Some((at, got, made)) = changed_by_json(v) {
             return Err(Error::new(ErrorCode::InvalidArguments, format!("arguments{at} is {got}, which JSON makes {made}: pass a JSON value")));
         }
     }
@@ -53,7 +53,7 @@ pub(crate) fn arguments_from_js(v: &JsValue) -> Result<Value> {
 /// invalid `Date`; an object of a class with no field JSON sees (a RegExp, a Map, an Error). Its
 /// place (`.a[1]`), what it is, and what JSON makes it. Walked without recursion (the value may
 /// nest as deep as JSON.stringify reaches).
-fn made_null(v: &JsValue) -> Option<(String, String, &'static str)> {
+fn changed_by_json(v: &JsValue) -> Option<(String, String, &'static str)> {
     let mut stack = vec![(String::new(), v.clone())];
     while let Some((at, v)) = stack.pop() {
         if let Some(n) = v.as_f64() {
@@ -71,23 +71,26 @@ fn made_null(v: &JsValue) -> Option<(String, String, &'static str)> {
             }
             continue;
         }
-        // The whole value was looked at by the caller (an empty object of a class is refused there).
-        if !at.is_empty() && !is_array(&v) && class_name(&v).is_some() && !get(&v, "toJSON").is_function() && entries_of(&v).is_ok_and(|e| e.length() == 0) {
-            return Some((at, describe_js(&v), "{}"));
-        }
         if is_array(&v) {
             let a: &js_sys::Array = v.unchecked_ref();
             for (i, x) in a.iter().enumerate().rev() {
                 stack.push((format!("{at}[{i}]"), x));
             }
-        } else if !get(&v, "toJSON").is_function() {
-            let Ok(entries) = entries_of(&v) else { continue };
-            for e in entries.iter().collect::<Vec<_>>().into_iter().rev() {
-                let (k, x) = entry_pair(&e);
-                let k = k.as_string().unwrap_or_default();
-                let plain = !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') && !k.as_bytes()[0].is_ascii_digit();
-                stack.push((if plain { format!("{at}.{k}") } else { format!("{at}[{}]", crate::text::quote(&k)) }, x));
-            }
+            continue;
+        }
+        if get(&v, "toJSON").is_function() {
+            continue;
+        }
+        let Ok(entries) = entries_of(&v) else { continue };
+        // The whole value was looked at by the caller (an empty object of a class is refused there).
+        if entries.length() == 0 && !at.is_empty() && class_name(&v).is_some() {
+            return Some((at, describe_js(&v), "{}"));
+        }
+        for e in entries.iter().collect::<Vec<_>>().into_iter().rev() {
+            let (k, x) = entry_pair(&e);
+            let k = k.as_string().unwrap_or_default();
+            let plain = !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$') && !k.as_bytes()[0].is_ascii_digit();
+            stack.push((if plain { format!("{at}.{k}") } else { format!("{at}[{}]", crate::text::quote(&k)) }, x));
         }
     }
     None
@@ -370,43 +373,35 @@ pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: 
 /// to it alike.
 fn refuse_unseen(v: &JsValue, what: &str) -> std::result::Result<(), String> {
     let top = JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new()));
-    if let Some(class) = class_name(v) {
-        // Getters of the class (not of Object.prototype), which `JSON.stringify` skips.
-        let mut getters = Vec::new();
-        let mut proto = prototype_of(v).unwrap_or(JsValue::NULL);
-        for _ in 0..64 {
-            if !proto.is_object() || proto == top {
-                break;
-            }
+    let class = class_name(v);
+    // One walk of the prototype chain (not past 64 levels: a Proxy may make a new prototype each
+    // time): a class's getters (not Object.prototype's), which `JSON.stringify` skips, and values
+    // inherited from a prototype made with Object.create (or set on a class's), at any depth;
+    // methods (an ES5 class's, enumerable) are no values.
+    let (mut getters, mut inherited) = (Vec::new(), Vec::new());
+    let mut proto = prototype_of(v).unwrap_or(JsValue::NULL);
+    for _ in 0..64 {
+        if !proto.is_object() || proto == top {
+            break;
+        }
+        if class.is_some() {
             for name in own_names(&proto).map(|a| a.to_vec()).unwrap_or_default() {
                 let d = own_descriptor(&proto, &name).unwrap_or(JsValue::UNDEFINED);
                 if d.is_object() && get(&d, "get").is_function() {
                     getters.push(name.as_string().unwrap_or_default());
                 }
             }
-            proto = prototype_of(&proto).unwrap_or(JsValue::NULL);
-        }
-        if !getters.is_empty() {
-            return Err(format!(
-                "{what} is an instance of {class} whose {} {} JSON does not see: pass a plain object with the values",
-                getters.join(", "),
-                if getters.len() == 1 { "is a getter" } else { "are getters" }
-            ));
-        }
-    }
-    // Values inherited from a prototype made with Object.create (or set on a class's), at any
-    // depth of the chain, which JSON does not see.
-    // Methods (an ES5 class's, enumerable) are no values; a chain past 64 levels (a Proxy
-    // making a new prototype each time) is not followed further.
-    let mut inherited: Vec<String> = Vec::new();
-    let mut proto = prototype_of(v).unwrap_or(JsValue::NULL);
-    for _ in 0..64 {
-        if !proto.is_object() || proto == top {
-            break;
         }
         let values = entries_of(&proto).map(|a| a.iter().map(|e| entry_pair(&e)).filter(|(_, x)| !x.is_function()).filter_map(|(k, _)| k.as_string()).collect::<Vec<_>>());
         inherited.extend(values.unwrap_or_default());
         proto = prototype_of(&proto).unwrap_or(JsValue::NULL);
+    }
+    if let (Some(class), false) = (class, getters.is_empty()) {
+        return Err(format!(
+            "{what} is an instance of {class} whose {} {} JSON does not see: pass a plain object with the values",
+            getters.join(", "),
+            if getters.len() == 1 { "is a getter" } else { "are getters" }
+        ));
     }
     if !inherited.is_empty() {
         return Err(format!("{what} inherits {} from its prototype, which JSON does not see: pass a plain object with the values ({{...defaults, ...own}})", inherited.join(", ")));
