@@ -546,8 +546,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 ));
             }
             let args = crate::calls::model_arguments(provider_name, crate::calls::RawArgs::Json(args))?;
+            // Mapped back whole, or LIMIT_EXCEEDED (as parseToolCalls and prepareArguments map them).
             let args = match plan {
-                Some(p) => p.apply(args),
+                Some(p) => p.try_apply(args, provider_name)?,
                 None => args,
             };
             // MCP sends a tool's arguments as an object: a root schema that is not one (wrapped

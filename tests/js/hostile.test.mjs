@@ -1013,3 +1013,35 @@ test("a recursive union whose branches nothing tells apart maps back in bounded 
   }
   stillWorks();
 });
+
+test("arguments too deep for their plan to map back are LIMIT_EXCEEDED through the hub as through prepareArguments, nothing sent", async () => {
+  // A recursive tool whose key Claude takes renamed ($v -> dollar_v): past the plans' 128 levels the
+  // hub sent the arguments half mapped (dollar_v below), where prepareArguments refused them.
+  const tool = { name: "walk", inputSchema: { type: "object", properties: { $v: { type: "string" }, next: { $ref: "#" } } } };
+  const nest = (n) => {
+    let a = { dollar_v: "x" };
+    for (let i = 0; i < n; i++) a = { dollar_v: "y", next: a };
+    return a;
+  };
+  const seen = [];
+  const fetch = async (url, init) => {
+    const msg = init.body ? JSON.parse(init.body) : null;
+    if (!msg || msg.id === undefined) return new Response(null, { status: 202 });
+    if (msg.method === "tools/call") seen.push(msg.params.arguments);
+    const result = msg.method === "initialize" ? { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "m", version: "1" } }
+      : msg.method === "tools/list" ? { tools: [tool] } : { content: [{ type: "text", text: "ok" }] };
+    return new Response(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }), { headers: { "content-type": "application/json" } });
+  };
+  const hub = new tw.McpHub({ w: { url: "http://127.0.0.1:9/mcp", fetch } });
+  await hub.tools("anthropic");
+  const map = tw.NameMap.fromTools([tool], "anthropic");
+  survives(() => map.prepareArguments("walk", nest(140)), ["LIMIT_EXCEEDED"]);
+  await assert.rejects(hub.callTool("mcp__w__walk", nest(140)), (e) => e.code === "LIMIT_EXCEEDED" && /could not be mapped back/.test(e.message));
+  assert.deepEqual(seen, []);
+  await hub.callTool("mcp__w__walk", nest(3));
+  assert.deepEqual(seen, [{ $v: "y", next: { $v: "y", next: { $v: "y", next: { $v: "x" } } } }]);
+  await hub.closeAll();
+  hub.free();
+  map.free();
+  stillWorks();
+});
