@@ -204,11 +204,12 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
     rename_refs(root, &index, 0);
     let (mut plan, unmapped) = RootReferences::plan(root);
     for path in unmapped {
-        problem_at(
+        report_at(
             cx,
             &path,
             rule,
-            "a value here is of the root's shape (a `$ref: \"#\"`), with the renamed keys, and which values those are takes the schema to tell (a pattern, `contains`, or two references or unions for one value): the keys reach the server as the model sent them",
+            "a value here is of the root's shape (a `$ref: \"#\"`), with the renamed keys, and which values those are takes the schema to tell (a pattern, `contains`, or two references or unions for one value): the keys reach the server as the model sent them".owned(),
+            true,
         );
     }
     plan.renamed = renamed;
@@ -820,19 +821,6 @@ impl<'s> RootReferences<'s> {
             }
         }
         plan
-    }
-}
-
-/// A problem at `tokens` below `cx`'s path.
-fn problem_at(cx: &mut Cx, tokens: &[String], rule: &'static str, message: &str) {
-    match tokens.split_first() {
-        None => cx.problem(rule, message.to_owned()),
-        Some((token, rest)) => {
-            let _ = cx.at(token, |cx| {
-                problem_at(cx, rest, rule, message);
-                Ok(())
-            });
-        }
     }
 }
 
