@@ -378,6 +378,26 @@ fn refuse_unseen(v: &JsValue, what: &str) -> std::result::Result<(), String> {
     // time): a class's getters (not Object.prototype's), which `JSON.stringify` skips, and values
     // inherited from a prototype made with Object.create (or set on a class's), at any depth;
     // methods (an ES5 class's, enumerable) are no values.
+    // Own values that are not enumerable (`Object.defineProperty` without `enumerable: true`):
+    // read by neither JSON nor `Object.entries`. Only looked into when the object has such names.
+    let names = own_names(v).map(|a| a.to_vec()).unwrap_or_default();
+    if names.len() != keys_of(v).map(|a| a.length() as usize).unwrap_or(names.len()) {
+        let hidden: Vec<String> = names
+            .iter()
+            .filter(|name| {
+                let d = own_descriptor(v, name).unwrap_or(JsValue::UNDEFINED);
+                d.is_object() && get(&d, "enumerable").is_falsy() && (get(&d, "get").is_function() || !get(&d, "value").is_function())
+            })
+            .filter_map(JsValue::as_string)
+            .collect();
+        if !hidden.is_empty() {
+            return Err(format!(
+                "{what}'s {} {} not enumerable, which JSON does not see: pass a plain object with the values",
+                hidden.join(", "),
+                if hidden.len() == 1 { "is" } else { "are" }
+            ));
+        }
+    }
     let (mut getters, mut inherited) = (Vec::new(), Vec::new());
     let mut proto = prototype_of(v).unwrap_or(JsValue::NULL);
     for _ in 0..64 {

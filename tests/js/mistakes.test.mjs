@@ -153,6 +153,13 @@ test("an object in the options is read as the options are: its inherited values 
   }
   Es5Sub.prototype = Object.create(Es5.prototype);
   assert.equal(tw.convertMcpTools(tools, "openai", { limits: new Es5Sub() }).length, 1);
+  // An own value that is not enumerable (Object.defineProperty's default) is no more seen by JSON.
+  const hidden = Object.defineProperty({}, "strict", { value: true });
+  await refused(() => tw.convertMcpTools(tools, "openai", hidden), "INVALID_OPTIONS", /^options's strict is not enumerable, which JSON does not see/);
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: Object.defineProperties({}, { maxTools: { value: 1 }, maxDepth: { get: () => 2 } }) }), "INVALID_OPTIONS", /^options\.limits's maxTools, maxDepth are not enumerable/);
+  await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", Object.defineProperty({}, "timeoutMs", { value: 5 })), "INVALID_OPTIONS", /timeoutMs is not enumerable/);
+  // A method that is not enumerable is no value: taken.
+  assert.equal(tw.convertMcpTools(tools, "openai", Object.defineProperty({ strict: false }, "describe", { value() {} })).length, 1);
   // A Proxy that makes a new prototype each time it is asked ends (rG F5).
   const endless = () => new Proxy({}, { getPrototypeOf: () => endless() });
   tw.convertMcpTools(tools, "openai", { limits: endless() });
