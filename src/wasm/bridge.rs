@@ -70,6 +70,20 @@ fn unresolvable_url(url: &str) -> Option<String> {
     fetched_url(url).err()
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// `globalThis`: the runtime's global object. Not `global()`, which takes `self` or
+    /// `window` first: a Node test setup (jsdom-global) puts a `window` without `fetch` or `URL`
+    /// beside Node's own.
+    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
+    static GLOBAL_THIS: JsValue;
+}
+
+/// The runtime's global object, `globalThis`, where `fetch`, `URL` and the like are read.
+pub(crate) fn global() -> JsValue {
+    GLOBAL_THIS.with(JsValue::clone)
+}
+
 /// `url` as the runtime's `fetch` takes it: a relative URL (`/mcp`, `//host/mcp`) against the
 /// page's base URL (`document.baseURI`: a `<base href>`'s, an about:srcdoc frame's parent's), or
 /// the worker's location; `Ok(None)` for a URL that is not relative. `Err` says why a relative
@@ -83,7 +97,7 @@ pub(crate) fn fetched_url(url: &str) -> Result<Option<String>, String> {
     if !url.starts_with('/') {
         return Ok(None);
     }
-    let global = js_sys::global();
+    let global = global();
     let Ok(ctor) = get(&global, "URL").dyn_into::<Function>() else { return Ok(None) };
     let quoted = crate::text::quote(url);
     let document = get(&global, "document");
@@ -121,7 +135,7 @@ pub(crate) struct AbortGuard {
 
 impl AbortGuard {
     pub(crate) fn new() -> Self {
-        let ctor = get(&js_sys::global(), "AbortController");
+        let ctor = get(&global(), "AbortController");
         let controller = ctor.dyn_ref::<Function>().and_then(|c| Reflect::construct(c, &js_sys::Array::new()).ok());
         Self { controller }
     }
@@ -272,7 +286,7 @@ impl Transport for FetchTransport {
 
     fn url_host(&self, url: &str) -> Option<String> {
         // `new URL(url).hostname`: the host fetch connects to, as the runtime's parser reads it.
-        let ctor = get(&js_sys::global(), "URL").dyn_into::<Function>().ok()?;
+        let ctor = get(&global(), "URL").dyn_into::<Function>().ok()?;
         let parsed = Reflect::construct(&ctor, &js_sys::Array::of1(&url.into())).ok()?;
         get(&parsed, "hostname").as_string()
     }
@@ -281,7 +295,7 @@ impl Transport for FetchTransport {
         // A `fetch` of the caller's may take relative URLs its own way; the runtime's takes them
         // against its location, when there is one that can be a base.
         let unresolvable = if self.fetch.is_none() { unresolvable_url(&req.url) } else { None };
-        let fetch = self.fetch.clone().or_else(|| get(&js_sys::global(), "fetch").dyn_into::<Function>().ok());
+        let fetch = self.fetch.clone().or_else(|| get(&global(), "fetch").dyn_into::<Function>().ok());
         async move {
             if let Some(why) = unresolvable {
                 return Err(TransportError::Refused(Box::new(Error::new(ErrorCode::Network, why))));
@@ -444,7 +458,7 @@ impl Drop for FetchBody {
 
 /// Cryptographically secure random bytes from `crypto.getRandomValues` (browsers, Node 19+).
 pub(crate) fn random_bytes(buf: &mut [u8]) -> Result<(), Error> {
-    let crypto = get(&js_sys::global(), "crypto");
+    let crypto = get(&global(), "crypto");
     let array = Uint8Array::new_with_length(buf.len() as u32);
     call_method(&crypto, "getRandomValues", &[array.clone().into()])
         .map_err(|_| Error::new(ErrorCode::Unauthorized, "OAuth needs crypto.getRandomValues (Web Crypto), which this runtime lacks"))?;

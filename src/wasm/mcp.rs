@@ -111,7 +111,7 @@ const HUB_KEYS: [&str; 3] = ["fetch", "policy", "confirm"];
 /// Whether the runtime is a browser's (a page or a worker of one), where a request can be
 /// refused by CORS.
 fn browser_like() -> bool {
-    let global = js_sys::global();
+    let global = crate::wasm::bridge::global();
     !get(&global, "document").is_undefined() || get(&global, "WorkerGlobalScope").is_function()
 }
 
@@ -145,7 +145,7 @@ fn url_param(url: &JsValue, what: &str) -> Result<String, Error> {
     if !matches!(scheme.as_deref(), Some("http" | "https")) {
         return Err(Error::new(ErrorCode::InvalidInput, format!("{what} must be http(s), got {shown}")));
     }
-    let Some(ctor) = get(&js_sys::global(), "URL").dyn_into::<Function>().ok() else { return Ok(url) };
+    let Some(ctor) = get(&crate::wasm::bridge::global(), "URL").dyn_into::<Function>().ok() else { return Ok(url) };
     match Reflect::construct(&ctor, &js_sys::Array::of1(&url.as_str().into())) {
         Ok(parsed) if get(&parsed, "username").as_string().is_some_and(|u| !u.is_empty()) || get(&parsed, "password").as_string().is_some_and(|p| !p.is_empty()) => Err(credentials()),
         // The scheme as fetch sends it; the rest as given.
@@ -489,7 +489,7 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
 /// `undefined` costs nothing more.
 fn call_ignored(f: &Function, arg: &JsValue, name: &'static str) {
     let report = move |e: &JsValue| {
-        let console = get(&js_sys::global(), "console");
+        let console = get(&crate::wasm::bridge::global(), "console");
         if let Ok(error) = get(&console, "error").dyn_into::<Function>() {
             let _ = error.call2(&console, &format!("toolwire: the {name} callback failed:").into(), e);
         }
@@ -606,7 +606,7 @@ fn auto_listen(client: &Rc<JsClient>, options: &JsValue) -> Result<(), Error> {
                 // A throwing (or rejecting) callback is the caller's.
                 (Some(f), _) => call_ignored(f, &event, "listen onEnd"),
                 (None, Err(e)) => {
-                    let console = get(&js_sys::global(), "console");
+                    let console = get(&crate::wasm::bridge::global(), "console");
                     if let Ok(error) = get(&console, "error").dyn_into::<Function>() {
                         let _ = error.call2(&console, &"toolwire: McpClient's standalone stream (options.listen) ended:".into(), &JsValue::from(e));
                     }
@@ -742,7 +742,7 @@ fn abort_reason(reason: &JsValue) -> Option<String> {
     if let Some(m) = get(reason, "message").as_string().filter(|_| reason.is_object()) {
         return Some(m);
     }
-    let string = get(&js_sys::global(), "String").dyn_into::<Function>().ok()?;
+    let string = get(&crate::wasm::bridge::global(), "String").dyn_into::<Function>().ok()?;
     string.call1(&JsValue::UNDEFINED, reason).ok()?.as_string()
 }
 

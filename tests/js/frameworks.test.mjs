@@ -3,7 +3,7 @@
 // Run: make pkg && node --test tests/js/frameworks.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { convertMcpTools, NameMap, parseToolCalls, toolResultMessage } from "../../pkg/index.mjs";
+import { convertMcpTools, McpClient, NameMap, parseToolCalls, toolResultMessage } from "../../pkg/index.mjs";
 
 const everything = [
   { name: "get-sum", inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } },
@@ -116,6 +116,30 @@ test("LangChain with a Gemini chat model, as the README gives it: Gemini declara
     const [call] = reply.tool_calls;
     assert.deepEqual([nameMap.resolve(call.name).tool, nameMap.prepareArguments(call.name, call.args)], ["list", { limit: 50, sort: "asc" }], "the stringified enum is a number again");
   } finally {
+    globalThis.fetch = real;
+  }
+});
+
+test("a Node test setup with a `window` global (jsdom-global) still gets globalThis.fetch, the default the docs give (s22d F1)", async () => {
+  const real = globalThis.fetch;
+  const sent = [];
+  // jsdom's window has no fetch; Node's stays on globalThis.
+  globalThis.window = { document: {} };
+  globalThis.fetch = async (url, init) => {
+    const body = JSON.parse(init.body);
+    sent.push(body.method);
+    if (body.id === undefined) return new Response(null, { status: 202 });
+    const result = { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "stub", version: "1" } };
+    return new Response(JSON.stringify({ jsonrpc: "2.0", id: body.id, result }), { headers: { "content-type": "application/json" } });
+  };
+  try {
+    const client = new McpClient("http://127.0.0.1:1/mcp");
+    await client.connect();
+    assert.equal(client.serverInfo.name, "stub");
+    assert.deepEqual(sent, ["initialize", "notifications/initialized"]);
+    await client.close();
+  } finally {
+    delete globalThis.window;
     globalThis.fetch = real;
   }
 });
