@@ -316,7 +316,9 @@ pub fn matches(pattern: &str, name: &str) -> bool {
 /// [`name_matches`]'s wider reading of the text (a word as a server: `github` covers
 /// `github__x`).
 fn name_judged(pattern: &str, name: &str, fold: bool) -> bool {
-    if fits(pattern, name, fold) || (fold && name_matches(pattern, name, true)) {
+    // For a rule that restricts, `mcp__S__T` read as `S__T` too: a word (`fs`) covers server `fs`
+    // under either naming, as the hub's check reads it.
+    if fits(pattern, name, fold) || (fold && (name_matches(pattern, name, true) || name.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("mcp__")) && name_matches(pattern, &name[5..], true))) {
         return true;
     }
     name.strip_prefix("mcp__").and_then(server_and_tool).into_iter().chain(server_and_tool(name)).any(|(s, t)| tool_matches(pattern, s, t, fold))
@@ -531,6 +533,12 @@ mod tests {
         let deny_word = Policy::from_value(json!({"deny": ["github"], "defaultAction": "allow"})).unwrap();
         assert_eq!(deny_word.check("github__x", None), Action::Deny);
         assert_eq!(deny_word.check_tool("github", "x", "mcp__github__x", None), Action::Deny);
+        // Under the default naming too, as the hub reads it (s22d F2); an ask word likewise.
+        assert_eq!(deny_word.check("mcp__github__x", None), Action::Deny);
+        assert_eq!(deny_word.check("MCP__GitHub__x", None), Action::Deny);
+        let ask_word = Policy::from_value(json!({"ask": ["db"], "defaultAction": "allow"})).unwrap();
+        assert_eq!(ask_word.check("mcp__db__query", None), Action::Ask);
+        assert_eq!(ask_word.check("mcp__dbx__query", None), Action::Allow);
         // A tool-name glob is the tool's own name whichever server the name holds.
         let read = Policy::from_value(json!({"allow": ["read_*"], "defaultAction": "deny"})).unwrap();
         assert_eq!(read.check("mcp__fs__read_file", None), Action::Allow);
