@@ -461,7 +461,9 @@ fn calls_in(items: &[Value], format: CallFormat, map: Option<&NameMap>) -> Resul
                     }
                 } else if let Some(m) = item.get("message").filter(|m| m.is_object()) {
                     openai_message(m, format, map, &mut calls, None);
-                } else if item.get("function").is_some() {
+                } else if item.get("function").is_some() || item.get("custom").is_some_and(Value::is_object) {
+                    // One call of `message.tool_calls` (a function's, or a custom tool's, which
+                    // has no `function` but must be answered too).
                     calls.extend(openai_call(item, i, format, map));
                 } else {
                     openai_message(item, format, map, &mut calls, None);
@@ -4715,6 +4717,14 @@ mod tests {
         let e = calls[0].error.as_ref().unwrap();
         assert_eq!(e.code, "INVALID_ARGUMENTS");
         assert!(e.message.starts_with("\"code_exec\" is a custom tool call, whose input is free text"), "{}", e.message);
+        // Given as `message.tool_calls` or as the call itself, the same (s22d F3: it was left out).
+        let function = json!({"id":"call_0","type":"function","function":{"name":"t","arguments":"{}"}});
+        for given in [json!([function, custom]), custom.clone()] {
+            let calls = parse_tool_calls(&given, CallFormat::OpenAi, None).unwrap();
+            let last = calls.last().unwrap();
+            assert_eq!((calls.len(), last.provider_name.as_str(), last.custom), (if given.is_array() { 2 } else { 1 }, "code_exec", true), "{given}");
+            assert_eq!(last.error.as_ref().unwrap().code, "INVALID_ARGUMENTS");
+        }
         // A name the map does not know says that instead.
         assert_eq!(parse_tool_calls(&response, CallFormat::OpenAi, Some(&map())).unwrap()[0].error.as_ref().unwrap().code, "UNKNOWN_TOOL_NAME");
         // Streamed, and in the turn as sent.
