@@ -205,11 +205,16 @@ pub const CLIENT_META_KEYS: [&str; 5] = [
 /// A caller's own `params._meta` ([`Client::request_checked`], [`Client::list_all`],
 /// [`Client::notify_checked`]), in every revision: an object (`INVALID_INPUT`, not dropped for the
 /// client's keys; `null` is none), without a key the client sets itself ([`CLIENT_META_KEYS`], refused as in
-/// [`CallOptions::meta`]; it is not overwritten without a word).
-fn check_params_meta(params: &Value) -> Result<()> {
+/// [`CallOptions::meta`]; it is not overwritten without a word). A `null` is taken out: it is
+/// none, and servers refuse a message whose `_meta` is not an object.
+fn check_params_meta(params: &mut Value) -> Result<()> {
     let problem = match params.get("_meta") {
+        None => return Ok(()),
         // `null` is taken for none (the progress token, the revision's keys take its place).
-        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Null) => {
+            params.as_object_mut().map(|p| p.remove("_meta"));
+            return Ok(());
+        }
         Some(Value::Object(m)) => match m.keys().find(|k| CLIENT_META_KEYS.contains(&k.as_str())) {
             None => return Ok(()),
             Some(k) if k == "progressToken" => format!("must not hold \"{k}\": give onProgress, and the client makes the token"),
@@ -2864,9 +2869,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// Any request but `initialize` (see [`Client::connect`]), for what the client has no method
     /// of its own for (`resources/read`, `prompts/get`, `completion/complete`...): its result,
     /// checked as [`Client::request`] checks it.
-    pub async fn request_checked(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Value> {
+    pub async fn request_checked(&self, method: &str, mut params: Value, opts: &mut CallOptions) -> Result<Value> {
         Self::by_name(method)?;
-        check_params_meta(&params)?;
+        check_params_meta(&mut params)?;
         let tool = (method == "tools/call").then(|| params.get("name").and_then(Value::as_str).map(str::to_owned)).flatten();
         let mut result = self.request(method, params, opts).await?;
         // Asked by name, a listing is the server's answer: a name cut inside a character as read
@@ -2926,9 +2931,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// other 2xx); a refusal is the typed error a request would get (`HTTP_STATUS`,
     /// `UNAUTHORIZED`...). Not sent before `connect()` (`NOT_CONNECTED`), nor for what
     /// [`Client::notifiable`] refuses.
-    pub async fn notify_checked(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<()> {
+    pub async fn notify_checked(&self, method: &str, mut params: Value, opts: &mut CallOptions) -> Result<()> {
         Self::notifiable(method)?;
-        check_params_meta(&params)?;
+        check_params_meta(&mut params)?;
         // `meta` goes in the notification's `_meta`, as in a request's.
         let params = merge_meta(params, opts.meta.as_ref())?;
         self.await_renewal(method, opts).await?;
@@ -3024,8 +3029,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// the session is renewed between pages. `params` (an object or null) go with every page;
     /// `opts` apply to each page's request. A server whose capabilities lack the list's
     /// capability lists nothing.
-    pub async fn list_all(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Vec<Value>> {
-        check_params_meta(&params)?;
+    pub async fn list_all(&self, method: &str, mut params: Value, opts: &mut CallOptions) -> Result<Vec<Value>> {
+        check_params_meta(&mut params)?;
         self.list_fresh(method, params, opts).await.map(|l| l.items)
     }
 
@@ -3268,7 +3273,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// First of all, a result must be a `CallToolResult` at all ([`call_result_problem`]): what is
     /// not is `PROTOCOL`, with the `result` as it came, never handed on as if it were one (a hub
     /// would give the model an empty text that is no error). One without `content` has `content:
-    /// []` (the SDK's `CallToolResultSchema` defaults it so), its other fields as they came.
+    /// []` (the SDK's `CallToolResultSchema` defaults it so), an `isError` that is not a boolean
+    /// is made one ([`crate::model::is_error_value`]), its other fields as they came.
     fn checked_result(&self, name: &str, mut result: Value) -> Result<Value> {
         if let Some(problem) = call_result_problem(&result) {
             return Err(Error::new(ErrorCode::Protocol, format!("tools/call {name}: the result is not a CallToolResult: {problem}"))
@@ -3277,6 +3283,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         if let Value::Object(o) = &mut result {
             o.entry("content").or_insert_with(|| Value::Array(Vec::new()));
+            // `isError` a boolean, as MCP types it, read by the one rule everything else reads it
+            // by (a server's `"false"` is no error, its `"yes"` one): `if (result.isError)` then
+            // agrees with the flattening and the hub.
+            if let Some(v) = o.get_mut("isError").filter(|v| !v.is_boolean()) {
+                *v = Value::Bool(crate::model::is_error_value(v));
+            }
         }
         // A listing that may be out of date may hold a schema the tool no longer has.
         if !self.opts.validate_structured_content || self.tools_changed() || result.get("isError").is_some_and(crate::model::is_error_value) {

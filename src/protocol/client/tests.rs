@@ -1362,6 +1362,10 @@ fn a_tool_result_without_content_has_an_empty_one() {
     for (result, expected) in [
         (json!({}), json!({"content": []})),
         (json!({"structuredContent": {"sum": 3}, "isError": false, "_meta": {"x": 1}}), json!({"content": [], "structuredContent": {"sum": 3}, "isError": false, "_meta": {"x": 1}})),
+        // An `isError` of another type made the boolean it reads as (s22d F5).
+        (json!({"content": [], "isError": "false"}), json!({"content": [], "isError": false})),
+        (json!({"content": [], "isError": "yes"}), json!({"content": [], "isError": true})),
+        (json!({"content": [], "isError": null}), json!({"content": [], "isError": false})),
     ] {
         let h = harness(vec![init_reply("2025-11-25", None), accepted(), Reply::Echo(result)]);
         block_on(h.client.connect()).unwrap();
@@ -5175,7 +5179,7 @@ fn a_tasks_result_the_client_refuses_carries_the_task_id() {
 fn a_callers_params_meta_is_an_object_without_the_clients_keys_in_both_eras() {
     for opts in [legacy(), modern()] {
         let replies = if opts.era == Era::Modern { vec![discover_reply()] } else { vec![init_reply("2025-11-25", None), accepted()] };
-        let h = harness_with(replies.into_iter().chain([Reply::Echo(json!({}))]).collect(), opts.clone(), 10_000);
+        let h = harness_with(replies.into_iter().chain([Reply::Echo(json!({})), Reply::Echo(json!({}))]).collect(), opts.clone(), 10_000);
         block_on(h.client.connect()).unwrap();
         let sent = h.log.borrow().requests.len();
         for (meta, why) in [
@@ -5199,6 +5203,10 @@ fn a_callers_params_meta_is_an_object_without_the_clients_keys_in_both_eras() {
         let ping = body(h.log.borrow().requests.last().unwrap());
         assert_eq!(ping["params"]["_meta"]["trace"], "t");
         assert_eq!(ping["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some(), opts.era == Era::Modern);
+        // `null` is none: not sent as `"_meta": null`, which servers refuse (s22d F4).
+        block_on(h.client.request_checked("ping", json!({"_meta": null}), &mut CallOptions::default())).unwrap();
+        let ping = body(h.log.borrow().requests.last().unwrap());
+        assert!(ping["params"].get("_meta").is_none_or(Value::is_object), "{ping}");
     }
 }
 
