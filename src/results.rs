@@ -39,7 +39,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use crate::calls::Parallel;
-use crate::content::{block_text, prefix, repeats, utf16_len, Cut, FlattenOptions, SHORT_MARKER};
+use crate::content::{block_text, repeats, utf16_len, Cut, FlattenOptions, SHORT_MARKER};
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, string, CallToolResult, ContentBlock, Put as _, ResourceContents};
 use crate::text::Owned as _;
@@ -1353,14 +1353,14 @@ pub(crate) fn flatten(result: &CallToolResult, max_chars: usize) -> String {
     }
 }
 
-/// `Error: ` and `text`, held to `max` (a cap shorter than the prefix cuts the prefix).
+/// `Error: ` and `text`, held to `max`. Where there is no text, or no room for the prefix and
+/// the text (a cap under 7 units), the longest of `Error.` and `Error` that fits, or nothing:
+/// toolwire's own words are never cut (`Err`, `Error:`).
 fn with_prefix(text: String, max: usize) -> String {
-    let mut out = format!("{ERROR_PREFIX}{text}");
-    if out.len() > max {
-        let (bytes, _) = prefix(&out, max);
-        out.truncate(bytes);
+    if text.is_empty() || ERROR_PREFIX.len() + utf16_len(&text) > max {
+        return fitting(&["Error.", "Error"], max).owned();
     }
-    out
+    format!("{ERROR_PREFIX}{text}")
 }
 
 /// The text of an Anthropic or Bedrock result where none is left (both refuse a result without
@@ -3002,6 +3002,16 @@ mod tests {
             let flat = flatten(&blank, max);
             let t = flat.strip_prefix("Error: ").unwrap_or_default();
             assert!(empty.contains(&t) && utf16_len(&flat) <= max, "{max}: {flat:?}");
+            // The prefix is never cut (`Err`, `Error:`) nor left bare: under its room, the longest
+            // of "Error." and "Error" that fits (s22d F6); likewise for OpenAI's and Ollama's text.
+            let said = result(json!({"isError":true,"content":[{"type":"text","text":"disk full"}]}));
+            let openai = message(&said, ResultFormat::OpenAi, opts);
+            let ollama = message(&blank, ResultFormat::Ollama, opts);
+            for t in [flat.as_str(), &flatten(&said, max), openai["content"].as_str().unwrap(), ollama["content"].as_str().unwrap()] {
+                let whole = t.strip_prefix("Error: ").is_some_and(|rest| !rest.is_empty()) || ["Error.", "Error", ""].contains(&t);
+                assert!(whole && utf16_len(t) <= max, "{max}: {t:?}");
+                assert_eq!(t.is_empty(), max < 5, "{max}: {t:?}");
+            }
         }
         // Text beside the media is the error.
         let r = result(json!({"isError":true,"content":[{"type":"image","data":PNG,"mimeType":"image/png"},{"type":"text","text":"bad"}]}));
