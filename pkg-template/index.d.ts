@@ -908,7 +908,7 @@ export function parseToolName(name: string, options?: NamingOptions): { server: 
  * (`(uri, mime)` with a MIME type, `: description` after the parenthesis with a description), an embedded text resource as a
  * `[Resource: uri (mime)]` line and its text, an embedded blob of text (`text/*`, JSON, XML..., an SVG) decoded under that
  * line in the charset its type declares (UTF-8 without one; `utf-16le`, `utf-16be`, `utf-16` by its byte order mark,
- * `windows-1252`, and `iso-8859-1` and `us-ascii` read as it, as browsers read them; another is `not sent: charset koi8-r not supported`, never garbled), any other blob as `[Resource: uri (mime), 12 KB, not sent: text only]` (a resource with both `text` and `blob`, which MCP does not allow: its text, then its blob so), `[Unsupported content: type]` and
+ * `windows-1252`, and `iso-8859-1` and `us-ascii` read as it, as browsers read them; another is `not sent: charset koi8-r not supported`, never garbled), a blob of a media format (an image, a PDF or another document a provider takes) as `[Resource: uri (mime), 12 KB, not sent: text only]`, any other blob (a zip, `application/octet-stream`, a video) as `[Resource: uri (mime), 12 KB, not sent: format not supported]` (a resource with both `text` and `blob`, which MCP does not allow: its text, then its blob so), `[Unsupported content: type]` and
  * the block's JSON on the next line for the rest (a `blob` or `data` string in it past 256 characters written as
  * `"(N characters, not shown)"`: base64 no model reads would fill the cap) (a malformed block too: a field of another type than string, `null` aside, as in `{type:"text", text:{...}}` or a resource whose `uri`, `mimeType`, `text` or `blob`, or a resource link whose `name`, `title`, `description` or `mimeType` is one); joined with newlines. A whole result's `structuredContent` follows as JSON, unless a text block
  * already is that JSON (compared as JSON values, numbers as JavaScript reads them: `22.0` is `22`, `1e3` is `1000`).
@@ -1449,7 +1449,8 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    *   (`multi_tool_use.parallel`, whose dotted name Chat Completions refuses sent back), is listed as its tool uses,
    *   each `{id: "{id}_{index}", type: "function", function: {name, arguments}}` (`name` without `functions.`; a
    *   name Chat would refuse in a history, none or `ns.search`, with its other characters as `_`, `unnamed_tool` for
-   *   none: those calls are errors, answered under their ids), as its {@link ToolCall}s are (see
+   *   none: a call without a name is an error, and one named so is `UNKNOWN_TOOL_NAME` with a name map, which holds no
+   *   such name; either is answered under its id), as its {@link ToolCall}s are (see
    *   {@link ParallelToolUse}); one without tool uses stays as it came;
    * - `ollama`: the same, with `thinking` and arguments as objects from Ollama's own `/api/chat`;
    * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them (a
@@ -2458,7 +2459,9 @@ export class McpClient {
   /**
    * Calls a tool (errors carry `tool`). `isError` results resolve; JSON-RPC errors reject with `JSONRPC_ERROR`; a server whose
    * capabilities name no `tools` is not asked (`CAPABILITY_NOT_NEGOTIATED`). A result without `content` resolves with
-   * `content: []` (as the MCP SDK's `CallToolResultSchema` defaults it), its other fields as the server sent them.
+   * `content: []` (as the MCP SDK's `CallToolResultSchema` defaults it), an `isError` of another type than boolean
+   * made the boolean {@link McpCallToolResult.isError} reads it as (a server's `"false"` is `false`), its other
+   * fields as the server sent them.
    *
    * A tool that the last tools listing marks `execution.taskSupport: "required"` (MCP 2025-11-25) runs as a task
    * when the server (a 2025-11-25 one) declares `capabilities.tasks.requests.tools.call`: the call creates it, `tasks/get` polls it at
