@@ -186,24 +186,29 @@ pub(crate) struct AbortWait {
 
 impl AbortWait {
     /// `signal` has `aborted` and `addEventListener` (checked by the caller).
+    ///
+    /// No code of the signal's (a getter, a signal-like's own `addEventListener`, which may fire
+    /// its listeners there and then) runs while [`LISTENING`] or a wait's state is borrowed: a
+    /// listener called inside such a borrow would panic, which traps the module and leaves the
+    /// borrow taken for every later call.
     pub(crate) fn new(signal: &JsValue) -> Self {
         let state: Waiting = Rc::default();
-        LISTENING.with(|l| {
+        let added = LISTENING.with(|l| {
             let mut listening = l.borrow_mut();
             if let Some(on) = listening.iter_mut().find(|on| on.signal == *signal) {
                 on.waits.push(state.clone());
-                return;
+                return None;
             }
             let fired = signal.clone();
             let listener = Closure::<dyn FnMut()>::new(move || {
                 // Woken once the list is let go of (a wake may run a task at once).
                 let wakers: Vec<Waker> = LISTENING.with(|l| {
-                    let listening = l.borrow();
+                    let Ok(listening) = l.try_borrow() else { return Vec::new() };
                     let waits = listening.iter().find(|on| on.signal == fired).map_or(&[][..], |on| &on.waits[..]);
                     waits
                         .iter()
                         .filter_map(|w| {
-                            let mut w = w.borrow_mut();
+                            let mut w = w.try_borrow_mut().ok()?;
                             w.0 = true;
                             w.1.take()
                         })
@@ -211,9 +216,14 @@ impl AbortWait {
                 });
                 wakers.into_iter().for_each(Waker::wake);
             });
-            let _ = call_method(signal, "addEventListener", &["abort".into(), listener.as_ref().clone()]);
+            let f = listener.as_ref().clone();
             listening.push(Listening { signal: signal.clone(), listener, waits: vec![state.clone()] });
+            Some(f)
         });
+        // Listed first, added after: a listener fired at once finds this wait.
+        if let Some(f) = added {
+            let _ = call_method(signal, "addEventListener", &["abort".into(), f]);
+        }
         Self { signal: signal.clone(), state }
     }
 }
@@ -222,8 +232,10 @@ impl Future for AbortWait {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        // Read before the state is borrowed: the getter may fire the listener, which marks it.
+        let aborted = get(&self.signal, "aborted").as_bool() == Some(true);
         let mut s = self.state.borrow_mut();
-        if s.0 || get(&self.signal, "aborted").as_bool() == Some(true) {
+        if s.0 || aborted {
             return Poll::Ready(());
         }
         s.1 = Some(cx.waker().clone());
