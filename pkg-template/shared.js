@@ -2,7 +2,8 @@
 // says `@shared`. Not a module of its own: it uses the `wasm` and `ToolwireError` of the file it goes into.
 
 /**
- * The objects whose method runs now, each with whether the method changes it: a getter or `toJSON` of an
+ * The objects whose method runs now (by their pointer into the module, the same through a Proxy of the object:
+ * Vue's `reactive()`, a store's wrapper), each with whether the method changes it: a getter or `toJSON` of an
  * argument may call into the same object, which wasm-bindgen would refuse from inside the module (leaving the
  * object borrowed for good, and unfreeable).
  */
@@ -10,11 +11,12 @@ const inUse = [];
 const inChange = [];
 let depth = 0;
 function busy(obj, changing) {
-  for (let i = 0; i < depth; i++) if (inUse[i] === obj && (changing || inChange[i])) return true;
+  const ptr = obj.__wbg_ptr;
+  for (let i = 0; i < depth; i++) if (inUse[i] === ptr && (changing || inChange[i])) return true;
   return false;
 }
 function enter(obj, changing) {
-  inUse[depth] = obj;
+  inUse[depth] = obj.__wbg_ptr;
   inChange[depth++] = changing;
 }
 /** (A stack of its own, not push and pop: shortening an array by its `length` costs a call 150 ns.) */
@@ -50,12 +52,33 @@ function describeThis(v) {
  */
 function guardFreed(cls, name, changing = []) {
   const proto = cls.prototype;
+  // The pointer an instance holds is its own but not enumerable: a copy that keeps the class (lodash's
+  // `_.clone`, a store's snapshot, `Object.assign(Object.create(proto), obj)`) copies enumerable fields only, and
+  // so is no instance (`isOwn`), rather than a second owner of the pointer, which would read another object's
+  // memory after the first is freed and corrupt the module's allocator when freed itself. wasm-bindgen's glue
+  // sets it (`obj.__wbg_ptr = ptr`) through this setter, once; later writes (free) are to the own property.
+  Object.defineProperty(proto, "__wbg_ptr", {
+    set(ptr) {
+      Object.defineProperty(this, "__wbg_ptr", { value: ptr, writable: true, enumerable: false, configurable: true });
+    },
+    configurable: true,
+  });
   const freed = () => new ToolwireError("INVALID_INPUT", `this ${name} was freed (free() was called on it): make a new one`);
-  const notOne = (key, v) =>
-    new ToolwireError(
+  const notOne = (key, v) => {
+    let copy = false;
+    try {
+      copy = v instanceof cls;
+    } catch {}
+    if (copy)
+      return new ToolwireError(
+        "INVALID_INPUT",
+        `${name}.${key}() was called on a copy of a ${name} (a clone, as lodash's _.clone or a store's snapshot makes one), which is no ${name}: keep and use the ${name} toolwire made`,
+      );
+    return new ToolwireError(
       "INVALID_INPUT",
       `${name}.${key}() was called on ${describeThis(v)}, not on a ${name}: a method passed on its own (emitter.on("data", obj.${key})) loses its object; pass (x) => obj.${key}(x), or obj.${key}.bind(obj)`,
     );
+  };
   const reentered = (key) =>
     new ToolwireError("INVALID_INPUT", `${name}.${key}() was called from inside a call of the same ${name} (by a getter or toJSON of an argument?), which it cannot take: call it after that call returns`);
   for (const key of Object.getOwnPropertyNames(proto)) {

@@ -367,6 +367,12 @@ pub(crate) fn refuse_lossy_known(v: &JsValue, what: &str, skip: &[&str], known: 
     Ok(())
 }
 
+/// Whether `v` is `{}`: a plain object (of `Object.prototype`) without own names.
+pub(crate) fn is_empty_plain_object(v: &JsValue) -> bool {
+    let plain = prototype_of(v).is_ok_and(|p| p == JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new())));
+    plain && own_names(v).is_ok_and(|a| a.length() == 0)
+}
+
 /// The message for an options object (`what`) whose values JSON does not see, so that they would
 /// be read as not given: getters of its class (not of Object.prototype), and values inherited
 /// from a prototype made with `Object.create`. The options object and the objects in it are held
@@ -386,7 +392,8 @@ fn refuse_unseen(v: &JsValue, what: &str) -> std::result::Result<(), String> {
             .iter()
             .filter(|name| {
                 let d = own_descriptor(v, name).unwrap_or(JsValue::UNDEFINED);
-                d.is_object() && get(&d, "enumerable").is_falsy() && (get(&d, "get").is_function() || !get(&d, "value").is_function())
+                // (`__wbg_ptr`: the pointer of an object of the module, read apart.)
+                name.as_string().is_none_or(|n| n != "__wbg_ptr") && d.is_object() && get(&d, "enumerable").is_falsy() && (get(&d, "get").is_function() || !get(&d, "value").is_function())
             })
             .filter_map(JsValue::as_string)
             .collect();
@@ -464,6 +471,11 @@ pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
         let reason = field("message").or_else(|| e.as_string()).filter(|r| !r.is_empty()).unwrap_or_else(|| format!("a toJSON or a getter threw {}", describe_js(&e)));
         // A RangeError is the engine's stack, overflowed by nesting, or a string past the
         // engine's longest (a cycle or a BigInt is a TypeError).
+        // A method of a toolwire object called from a getter of the same object's argument: the
+        // guard's own INVALID_INPUT, which says what happened, as it is.
+        if field("name").as_deref() == Some("ToolwireError") && field("code").as_deref() == Some("INVALID_INPUT") {
+            return Error::new(ErrorCode::InvalidInput, reason);
+        }
         let code = if field("name").as_deref() == Some("RangeError") { ErrorCode::LimitExceeded } else { ErrorCode::InvalidJson };
         let why = match code {
             ErrorCode::LimitExceeded if reason.contains("call stack") => format!("{reason}: it nests too deep"),

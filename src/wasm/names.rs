@@ -115,15 +115,20 @@ pub(crate) fn name_map_data(v: &JsValue, what: &str) -> Result<NameMap, Error> {
         return NameMap::from_json_value(parse(&text, what)?);
     }
     // A live instance (of another copy of the module) has `toJSON` on its prototype and goes the
-    // JSON way; a structured clone has only the own `__wbg_ptr` field.
-    if v.is_object() && js_sys::Reflect::has(v, &"__wbg_ptr".into()).unwrap_or(false) && !crate::wasm::bridge::get(v, "toJSON").is_function() {
-        return Err(Error::new(
-            ErrorCode::InvalidInput,
-            format!(
-                "{what} is a NameMap copied by structured cloning (postMessage, workerData, structuredClone), which keeps none of its names: \
-                 send nameMap.toJSON() (or JSON.stringify(nameMap)) instead, and pass that, or NameMap.fromJSON(it), on the other side"
-            ),
-        ));
+    // JSON way; a structured clone is an empty object (the pointer is no enumerable field), or,
+    // from a build that made it one, has only the own `__wbg_ptr` field.
+    if v.is_object() && !crate::wasm::bridge::get(v, "toJSON").is_function() {
+        let cloned = js_sys::Reflect::has(v, &"__wbg_ptr".into()).unwrap_or(false);
+        if cloned || crate::wasm::interop::is_empty_plain_object(v) {
+            let was = if cloned { "is a NameMap copied by structured cloning" } else { "is an empty object, as a NameMap copied by structured cloning arrives" };
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "{what} {was} (postMessage, workerData, structuredClone), which keeps none of its names: \
+                     send nameMap.toJSON() (or JSON.stringify(nameMap)) instead, and pass that, or NameMap.fromJSON(it), on the other side"
+                ),
+            ));
+        }
     }
     // A convertMcpToolsDetailed result (or a hub's), which holds the map as `nameMap`.
     if v.is_object() && crate::wasm::bridge::get(v, "nameMap").is_object() && crate::wasm::bridge::get(v, "entries").is_undefined() {

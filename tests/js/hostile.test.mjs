@@ -916,7 +916,7 @@ test("a method called on anything but its object (a detached method, another cla
   wrong(() => [{ choices: [] }].forEach(acc.push), /called on undefined/);
   wrong(() => tw.PermissionPolicy.prototype.check.call(map, "x"), /^PermissionPolicy\.check\(\) was called on a NameMap/);
   wrong(() => tw.ToolCallAccumulator.prototype.push.call(policy, { choices: [] }), /called on a PermissionPolicy/);
-  wrong(() => tw.NameMap.prototype.resolve.call(Object.create(tw.NameMap.prototype), "x"), /called on a NameMap, not on a NameMap|called on an object/);
+  wrong(() => tw.NameMap.prototype.resolve.call(Object.create(tw.NameMap.prototype), "x"), /called on a copy of a NameMap/);
   wrong(() => Object.getOwnPropertyDescriptor(tw.NameMap.prototype, "size").get.call({}), /^NameMap\.size\(\) was called on an Object/);
   wrong(() => tw.PermissionPolicy.prototype.free.call(map), /^PermissionPolicy\.free\(\) was called on a NameMap/);
   wrong(() => tw.McpClient.prototype.callTool.call(acc, "t", {}), /^McpClient\.callTool\(\) was called on a ToolCallAccumulator/);
@@ -959,6 +959,90 @@ test("a call into an object from inside a call that changes it, and free() from 
   assert.equal(inner?.code, "INVALID_INPUT");
   assert.equal(map.size, 1);
   map.free();
+  stillWorks();
+});
+
+test("through a Proxy of the object (Vue's reactive()), a call from inside its call is the same INVALID_INPUT, the object freeable after (s22e F3)", () => {
+  const acc = new tw.ToolCallAccumulator("anthropic");
+  const view = new Proxy(acc, {});
+  let thrown;
+  try {
+    acc.push({ type: "ping", get x() { view.message(); return 1; } });
+  } catch (e) {
+    thrown = e;
+  }
+  // Thrown from a getter of the event, the guard's own error comes out as it was (not INVALID_JSON).
+  assert.equal(thrown?.code, "INVALID_INPUT", String(thrown));
+  assert.match(thrown.message, /^ToolCallAccumulator\.message\(\) was called from inside a call of the same ToolCallAccumulator/);
+  assert.deepEqual(acc.push({ type: "ping" }), []);
+  const map = tw.NameMap.fromTools(normal, "openai");
+  const mview = new Proxy(map, {});
+  assert.throws(() => map.prepareArguments("get_weather", { get city() { mview.free(); return "x"; } }), (e) => e.code === "INVALID_INPUT" && /NameMap\.free\(\) was called from inside/.test(e.message));
+  assert.deepEqual(map.names(), ["get_weather"]);
+  acc.free();
+  map.free();
+  assert.throws(() => map.names(), /was freed/);
+  stillWorks();
+});
+
+test("a copy of an object that keeps its class (lodash's _.clone) is no object of the module: refused, never a second owner of its memory (s22e F2)", () => {
+  const map = tw.NameMap.fromTools(normal, "openai");
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(map)), map);
+  assert.deepEqual(Object.keys(map), [], "the pointer is not enumerable");
+  for (const f of [() => copy.resolve("get_weather"), () => copy.names(), () => copy.free()]) {
+    assert.throws(f, (e) => e instanceof tw.ToolwireError && e.code === "INVALID_INPUT" && /called on a copy of a NameMap/.test(e.message));
+  }
+  map.free();
+  // The memory the map had, taken by another: the copy reads nothing of it, and frees nothing.
+  const other = tw.NameMap.fromTools([{ name: "read_file", inputSchema: { type: "object" } }], "openai");
+  assert.throws(() => copy.free(), /copy of a NameMap/);
+  assert.deepEqual(other.names(), ["read_file"]);
+  for (const cls of [tw.ToolCallAccumulator, tw.PermissionPolicy]) {
+    const obj = cls === tw.PermissionPolicy ? new cls({}) : new cls("openai");
+    const clone = Object.assign(Object.create(cls.prototype), obj);
+    assert.throws(() => clone.free(), /called on a copy of a/);
+    obj.free();
+  }
+  other.free();
+  stillWorks();
+});
+
+test("a signal-like whose aborted getter fires its listeners aborts the call; every later signal works (s22e F1: it trapped the module)", async () => {
+  const fetch = async (_url, init) => {
+    const msg = JSON.parse(init.body ?? "{}");
+    if (!("id" in msg)) return new Response(null, { status: 202 });
+    if (msg.method === "tools/call") await new Promise((r) => setTimeout(r, 100));
+    const result = msg.method === "initialize" ? { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } : { content: [{ type: "text", text: "ok" }] };
+    return new Response(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }), { headers: { "content-type": "application/json" } });
+  };
+  // A deadline worked out when `aborted` is read, which fires the listeners there and then; and one whose
+  // addEventListener fires the listener it is given at once.
+  const deadline = (ms) => {
+    const listeners = [];
+    const at = Date.now() + ms;
+    let fired = false;
+    return {
+      get aborted() {
+        if (!fired && Date.now() >= at) {
+          fired = true;
+          for (const f of [...listeners]) f({ type: "abort" });
+        }
+        return fired;
+      },
+      addEventListener: (type, f) => listeners.push(f),
+      removeEventListener: (type, f) => listeners.splice(listeners.indexOf(f) >>> 0, 1),
+    };
+  };
+  const eager = { aborted: false, addEventListener: (type, f) => f({ type: "abort" }), removeEventListener() {} };
+  const client = new tw.McpClient("http://127.0.0.1:1/mcp", { fetch });
+  await client.connect();
+  await assert.rejects(client.callTool("echo", {}, { signal: deadline(50) }), (e) => e.code === "ABORTED");
+  await assert.rejects(client.callTool("echo", {}, { signal: eager }), (e) => e.code === "ABORTED");
+  assert.deepEqual((await client.callTool("echo", {}, { signal: new AbortController().signal })).content, [{ type: "text", text: "ok" }]);
+  const other = new tw.McpClient("http://127.0.0.1:1/mcp", { fetch });
+  await other.connect({ signal: AbortSignal.timeout(5000) });
+  await client.close();
+  await other.close();
   stillWorks();
 });
 
