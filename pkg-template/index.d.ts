@@ -1132,8 +1132,9 @@ export type OpenAiAssistantMessage = {
   /** OpenRouter's reasoning details, as they came (a stream's pieces put together by `index` and `type`). */
   reasoning_details?: JsonObject[];
   /**
-   * The calls in index order, names and arguments as the model sent them (absent when there are none), with any
-   * other key their deltas carried (Gemini's OpenAI-compatible endpoint: `extra_content.google.thought_signature`).
+   * The calls in index order, names and arguments as the model sent them (absent when there are none), but a name
+   * Chat Completions refuses in a history (see {@link ToolCallAccumulator.message}), with any other key their deltas
+   * carried (Gemini's OpenAI-compatible endpoint: `extra_content.google.thought_signature`).
    */
   tool_calls?: Array<{ id: string; type: "function"; function: { name: string; arguments: string }; extra_content?: JsonObject }>;
 };
@@ -1440,7 +1441,7 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * blocks with their `signature` and `redacted_thinking` blocks, Responses' `reasoning` items (with
    * `encrypted_content` when asked for), Gemini's `thought` parts and each `thoughtSignature` on its part, Bedrock's
    * `reasoningContent`. Names and arguments are the provider's, as the model sent them (not mapped through the name
-   * map):
+   * map), but for `openai` and `ollama` names Chat Completions refuses in a history (below):
    * - `openai`: `{role: "assistant", content: text | null, refusal?, reasoning_content?, reasoning_details?,
    *   tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice (DeepSeek's and Kimi's
    *   `reasoning_content`, OpenRouter's `reasoning_details`, as they came), with any other key of a call's deltas as sent (Gemini's
@@ -1451,7 +1452,11 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    *   name Chat would refuse in a history, none or `ns.search`, with its other characters as `_`, `unnamed_tool` for
    *   none: a call without a name is an error, and one named so is `UNKNOWN_TOOL_NAME` with a name map, which holds no
    *   such name; either is answered under its id), as its {@link ToolCall}s are (see
-   *   {@link ParallelToolUse}); one without tool uses stays as it came;
+   *   {@link ParallelToolUse}). Every name in the turn is one Chat Completions takes there (`^[a-zA-Z0-9_-]{1,64}$`):
+   *   any other call whose name it would refuse keeps its id (which its result answers) under a name made the same
+   *   way, after the model's namespace is taken off: `functions.get_weather` (which a name map reads as
+   *   `get_weather`) is `get_weather`, a wrapper without tool uses (cut short, or `tool_uses: []`; its call is
+   *   `INVALID_ARGUMENTS`) is `multi_tool_use_parallel`;
    * - `ollama`: the same, with `thinking` and arguments as objects from Ollama's own `/api/chat`;
    * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them (a
    *   function call not done yet, in a stream cut short: as `output_item.added` gave it, arguments so far);

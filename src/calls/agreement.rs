@@ -1,6 +1,7 @@
 //! The model's turn and the calls read from the same stream agree: every call the turn lists is a
-//! call the accumulator gave, with the same id, name and arguments, and it lists no other. The
-//! turn reads Chat, Ollama, Anthropic and Bedrock events itself, beside the accumulator's readers
+//! call the accumulator gave, with the same id, name (Chat's as it takes names in a history) and
+//! arguments, and it lists no other. The turn reads Chat, Ollama, Anthropic and Bedrock events
+//! itself, beside the accumulator's readers
 //! (`push_openai`, `push_anthropic`, `push_bedrock`, Ollama's); Responses' calls and Gemini's parts
 //! it is given by the accumulator as it reads them. These tests hold both ways to it.
 
@@ -60,7 +61,12 @@ fn listed(format: CallFormat, message: &Value) -> Vec<Listed> {
 /// provider wants an object, Gemini's arguments so far, the empty text of a call the stream was
 /// cut right after).
 fn same(format: CallFormat, call: &ToolCall, listed: &Listed) -> bool {
-    if call.id != listed.id || call.provider_name != listed.name {
+    // Chat's turn gives a name Chat refuses in a history as one it takes.
+    let name = match format {
+        CallFormat::OpenAi | CallFormat::Ollama => super::parallel::turn_name(&call.provider_name),
+        _ => call.provider_name.as_str().into(),
+    };
+    if call.id != listed.id || name != listed.name {
         return false;
     }
     if format == CallFormat::Gemini && call.thought_signature != listed.signature {

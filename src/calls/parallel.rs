@@ -13,12 +13,14 @@
 //!   <https://community.openai.com/t/gpt-4-0125-preview-hallucinating-tool-calls/609610/2>
 //! * the Responses spelling `parallel`: <https://github.com/vercel/ai/issues/19067>
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::{model_arguments, resolve, CallError, RawArgs, ToolCall};
 use crate::error::ErrorCode;
 use crate::model::{object, string};
-use crate::naming::NameMap;
+use crate::naming::{without_model_namespace, NameMap, NameRule};
 
 /// The wrapper's name on Chat Completions.
 pub(super) const WRAPPER: &str = "multi_tool_use.parallel";
@@ -148,13 +150,15 @@ pub(super) fn expand(id: Option<&str>, name: &str, args: &RawArgs, map: Option<&
 /// objects from Ollama's own API), as Chat Completions refuses the wrapper's name in a history
 /// (`'messages[1].tool_calls[0].function.name': string does not match pattern`), and answers
 /// each id with the result of its call. Other keys of the wrapper's call (Gemini's `extra_content`)
-/// go on its first tool use's. Other calls as they are.
+/// go on its first tool use's. Other calls as they are, but a name Chat would refuse there
+/// ([`turn_name`]): a wrapper without tool uses, a name in the model's namespace
+/// (`functions.get_weather`), none.
 pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
-    if !calls.iter().any(|c| c.pointer("/function/name").and_then(Value::as_str) == Some(WRAPPER)) {
+    if calls.iter().all(|c| call_name(c).is_none_or(|n| NameRule::Strict.accepts(n))) {
         return calls;
     }
     let mut out = Vec::with_capacity(calls.len());
-    for call in calls {
+    for mut call in calls {
         let f = call.get("function");
         let name = f.and_then(|f| f.get("name")).and_then(Value::as_str).unwrap_or_default();
         let (args, text) = match f.and_then(|f| f.get("arguments")) {
@@ -163,6 +167,12 @@ pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
             None => (RawArgs::Json(Value::Null), true),
         };
         let Some(Ok(uses)) = tool_uses(name, &args, false) else {
+            // Under the same id, which its result answers.
+            if let Some(slot) = call_name_mut(&mut call) {
+                if let Cow::Owned(name) = turn_name(slot) {
+                    *slot = name;
+                }
+            }
             out.push(call);
             continue;
         };
@@ -195,6 +205,40 @@ pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
         }
     }
     out
+}
+
+/// The name of a Chat turn's call: a function's, or a custom tool's (empty when it has none).
+fn call_name(call: &Value) -> Option<&str> {
+    let o = call.get("function").or_else(|| call.get("custom"))?;
+    Some(o.get("name").and_then(Value::as_str).unwrap_or_default())
+}
+
+/// [`call_name`], to change it (one without a name given an empty one).
+fn call_name_mut(call: &mut Value) -> Option<&mut String> {
+    let o = match call.get("function") {
+        Some(_) => call.get_mut("function"),
+        None => call.get_mut("custom"),
+    }?;
+    let o = o.as_object_mut()?;
+    let name = o.entry("name").or_insert_with(|| Value::String(String::new()));
+    if !name.is_string() {
+        *name = Value::String(String::new());
+    }
+    match name {
+        Value::String(name) => Some(name),
+        _ => None,
+    }
+}
+
+/// A call's name as the turn gives it: as sent, unless Chat Completions would refuse it in a
+/// history; then without the model's namespace (`functions.get_weather` is `get_weather`, the name
+/// a map resolves it to), and as [`history_name`] makes a tool use's (the wrapper itself,
+/// `multi_tool_use_parallel`).
+pub(super) fn turn_name(name: &str) -> Cow<'_, str> {
+    if NameRule::Strict.accepts(name) {
+        return Cow::Borrowed(name);
+    }
+    Cow::Owned(history_name(without_model_namespace(name).filter(|n| !n.is_empty()).unwrap_or(name)))
 }
 
 /// A tool use's name as the turn gives it: Chat Completions refuses a history whose names are
@@ -402,11 +446,12 @@ mod tests {
         let ids: Vec<_> = acc.push(&bare, None).unwrap().into_iter().map(|c| c.id).collect();
         let turn: Vec<_> = acc.message().unwrap()["tool_calls"].as_array().unwrap().iter().map(|c| c["id"].as_str().map(str::to_owned)).collect();
         assert_eq!((ids.clone(), turn), (vec![Some("call_w".to_owned())], ids));
-        // A wrapper without tool uses stays in the turn as it came (its call is an error).
+        // A wrapper without tool uses stays in the turn under its id (its call is an error), with
+        // a name Chat takes.
         let bad = chat("multi_tool_use.parallel", &json!({"tool_uses":[]}));
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         acc.push(&bad, None).unwrap();
-        assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"]["name"], "multi_tool_use.parallel");
+        assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"]["name"], "multi_tool_use_parallel");
         // Tool uses whose names Chat would refuse in a history (none, another namespace): their
         // calls are errors, listed in the turn under their ids with a name it takes.
         let odd = chat("multi_tool_use.parallel", &json!({"tool_uses":[{"parameters":{}},{"recipient_name":"functions.ns.search","parameters":{}}]}));
@@ -417,6 +462,69 @@ mod tests {
         let listed: Vec<(&str, &str)> = turn["tool_calls"].as_array().unwrap().iter().map(|c| (c["id"].as_str().unwrap(), c["function"]["name"].as_str().unwrap())).collect();
         assert_eq!(listed, [("call_w_0", "unnamed_tool"), ("call_w_1", "ns_search")]);
         assert_eq!(calls.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["call_w_0", "call_w_1"]);
+    }
+
+    /// Chat refuses a history whose call names are not `^[a-zA-Z0-9_-]{1,64}$`: a call named in
+    /// the model's namespace, or a wrapper left without tool uses (cut short, or `tool_uses: []`),
+    /// is listed under its id, which the app answers, with a name Chat takes; other calls as sent.
+    #[test]
+    fn a_chat_turn_lists_every_call_under_a_name_chat_takes() {
+        let ok = r#"{"tool_uses":[{"recipient_name":"functions.mcp__gh__search","parameters":{"q":"a"}}]}"#;
+        let events = [
+            chat_chunk(json!({"role":"assistant","content":null,"tool_calls":[
+                {"index":0,"id":"call_1","type":"function","function":{"name":"functions.mcp__gh__search","arguments":"{\"q\":\"x\"}"}},
+                {"index":1,"id":"call_2","type":"function","function":{"name":"mcp__gh__create_issue","arguments":"{}"}},
+                {"index":2,"id":"call_3","type":"function","function":{"name":"default_api:mcp__gh__search","arguments":"{}"}},
+                {"index":3,"id":"call_4","type":"function","function":{"name":"functions.","arguments":"{}"}},
+                {"index":4,"id":"call_W","type":"function","function":{"name":"multi_tool_use.parallel","arguments":&ok[..40]}}
+            ]}), None),
+            chat_chunk(json!({}), Some("length")),
+        ];
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let mut calls = Vec::new();
+        for e in &events {
+            calls.extend(acc.push(e, Some(&map())).unwrap());
+        }
+        calls.extend(acc.finish(Some(&map())).unwrap());
+        let seen: Vec<_> = calls.iter().map(|c| (c.id.as_deref().unwrap(), c.tool.as_str(), error(c).map(|e| e.0))).collect();
+        assert_eq!(seen, [
+            ("call_1", "search", None),
+            ("call_2", "create_issue", None),
+            ("call_3", "search", None),
+            ("call_4", "functions.", Some("UNKNOWN_TOOL_NAME")),
+            ("call_W", "multi_tool_use.parallel", Some("INVALID_ARGUMENTS")),
+        ]);
+        let turn = acc.message().unwrap();
+        let listed: Vec<(&str, &str)> = turn["tool_calls"].as_array().unwrap().iter().map(|c| (c["id"].as_str().unwrap(), c["function"]["name"].as_str().unwrap())).collect();
+        assert_eq!(listed, [
+            ("call_1", "mcp__gh__search"),
+            ("call_2", "mcp__gh__create_issue"),
+            ("call_3", "mcp__gh__search"),
+            ("call_4", "functions_"),
+            ("call_W", "multi_tool_use_parallel"),
+        ]);
+        assert_eq!(turn["tool_calls"][0]["function"]["arguments"], "{\"q\":\"x\"}", "arguments as sent");
+        assert_eq!(turn["tool_calls"][4]["function"]["arguments"], &ok[..40]);
+        // A custom tool's call too; a turn whose names Chat takes is as it came.
+        let custom = json!({"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[
+            {"id":"call_c","type":"custom","custom":{"name":"functions.patch","input":"x"}}
+        ]}}]});
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        acc.push(&custom, None).unwrap();
+        assert_eq!(acc.message().unwrap()["tool_calls"][0]["custom"], json!({"name":"patch","input":"x"}));
+        // Ollama's own API: a call without a name (an error) is listed with one.
+        let line = json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"function":{"arguments":{"q":"x"}}},{"function":{"name":"functions.mcp__gh__search","arguments":{}}}]},"done":true});
+        let mut acc = Accumulator::new(CallFormat::Ollama);
+        let calls = acc.push(&line, Some(&map())).unwrap();
+        assert_eq!(calls.iter().map(|c| (c.id.as_deref().unwrap(), error(c).map(|e| e.0))).collect::<Vec<_>>(), [("call_0", Some("UNKNOWN_TOOL_NAME")), ("call_1", None)]);
+        assert_eq!(acc.message().unwrap()["tool_calls"], json!([
+            {"id":"call_0","type":"function","function":{"arguments":{"q":"x"},"name":"unnamed_tool"}},
+            {"id":"call_1","type":"function","function":{"name":"mcp__gh__search","arguments":{}}}
+        ]));
+        let plain = chat("mcp__gh__search", &json!({"q":"a"}));
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        acc.push(&plain, None).unwrap();
+        assert_eq!(acc.message().unwrap()["tool_calls"], plain["choices"][0]["message"]["tool_calls"]);
     }
 
     /// Responses: the calls of the wrapper, the turn's item as it came (the API knows it, and
