@@ -817,12 +817,17 @@ const MADE_VALUE_BYTES: usize = 64;
 /// Sets the value at `steps` inside `root`, making the objects and arrays on the way. A string
 /// where a string already is is appended to it (Gemini streams long strings in pieces at one
 /// path). A path through a value of another kind (an index into an object, a key into a
-/// string) sets nothing. Returns about how many bytes it added ([`MADE_VALUE_BYTES`] for each
-/// value made on the way, the value's size). Iterative: a path is as deep as the stream says.
-fn set_at(root: &mut Value, steps: &[Step], value: Value) -> usize {
+/// string), or to an index more than [`MAX_STREAMED_GAP`] past an array's end, sets nothing:
+/// why, as the second value. Returns about how many bytes it added ([`MADE_VALUE_BYTES`] for
+/// each value made on the way, the value's size). Iterative: a path is as deep as the stream
+/// says.
+fn set_at(root: &mut Value, steps: &[Step], value: Value) -> (usize, Option<String>) {
     let mut made = 0;
     let mut cur = root;
     for (i, step) in steps.iter().enumerate() {
+        if let Some(why) = no_place(step, cur) {
+            return (made, Some(why));
+        }
         let slot = match (step, cur) {
             (Step::Key(k), Value::Object(m)) => {
                 if !m.contains_key(k.as_str()) {
@@ -837,7 +842,7 @@ fn set_at(root: &mut Value, steps: &[Step], value: Value) -> usize {
                 }
                 &mut a[*n]
             }
-            _ => return made,
+            _ => return (made, None),
         };
         match steps.get(i + 1) {
             None => {
@@ -846,7 +851,7 @@ fn set_at(root: &mut Value, steps: &[Step], value: Value) -> usize {
                     (Value::String(s), Value::String(more)) => s.push_str(&more),
                     (slot, value) => *slot = value,
                 }
-                return made;
+                return (made, None);
             }
             Some(next) => {
                 if slot.is_null() {
@@ -859,38 +864,65 @@ fn set_at(root: &mut Value, steps: &[Step], value: Value) -> usize {
             }
         }
     }
-    made
+    (made, None)
+}
+
+/// Why [`set_at`] cannot take `step` into `v`, if it cannot.
+fn no_place(step: &Step, v: &Value) -> Option<String> {
+    match (step, v) {
+        (Step::Key(_), Value::Object(_)) => None,
+        (Step::Index(n), Value::Array(a)) if *n <= a.len() + MAX_STREAMED_GAP => None,
+        (Step::Index(n), Value::Array(a)) => Some(format!("it names index {n}, more than {MAX_STREAMED_GAP} past the end of an array of {}", a.len())),
+        (Step::Index(n), v) => Some(format!("it names index {n} of a value of type {}", crate::model::json_type(v))),
+        (Step::Key(k), v) => Some(format!("it names member \"{}\" of a value of type {}", preview(k), crate::model::json_type(v))),
+    }
 }
 
 /// Why Gemini arguments were left unfinished by [`merge_args`]: past a bound, what was past it
-/// not put in (the call is then `LIMIT_EXCEEDED`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// not put in (the call is then `LIMIT_EXCEEDED`), or a piece that could not be put in (the call
+/// is then `INVALID_ARGUMENTS`, as arguments cut short are).
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum ArgsCut {
     /// A `partialArgs` `jsonPath` of more steps than JSON read anywhere may nest.
     TooDeep,
     /// What the arguments were made into passed the bytes they had room for.
     TooLarge,
+    /// A `partialArgs` piece that names no place in the arguments: which, and why.
+    Unplaced(String),
 }
 
 impl ArgsCut {
-    fn why(self) -> String {
+    fn why(&self) -> String {
         match self {
             Self::TooDeep => format!("a partialArgs jsonPath nests deeper than {} levels", crate::model::MAX_JSON_NESTING),
             Self::TooLarge => format!("what the streamed partialArgs make passed {MAX_OPEN_BYTES} bytes"),
+            Self::Unplaced(why) => why.clone(),
+        }
+    }
+
+    /// Keeps the first reason in `cut`, but a bound passed goes before a piece not placed.
+    fn note(cut: &mut Option<Self>, new: Self) {
+        if cut.as_ref().is_none_or(|c| matches!(c, Self::Unplaced(_)) && !matches!(new, Self::Unplaced(_))) {
+            *cut = Some(new);
         }
     }
 }
 
+/// The reason a `partialArgs` piece at `path` could not be placed.
+fn unplaced(path: &str, why: &str) -> ArgsCut {
+    ArgsCut::Unplaced(format!("the partialArgs piece at jsonPath \"{}\" could not be placed: {why}", preview(path)))
+}
+
 /// Applies Gemini `PartialArg`s (`{jsonPath, stringValue | numberValue | boolValue |
-/// nullValue, willContinue?}`) to arguments being put together. One without a value or with a
-/// path that names no single value is skipped; one with a path deeper than
-/// [`crate::model::MAX_JSON_NESTING`] steps, or once `room` (bytes) is used up, is not put in,
-/// and said ([`ArgsCut`]). Returns about how many bytes it added.
+/// nullValue, willContinue?}`) to arguments being put together. One without a value is
+/// skipped; one with a path that names no single value, no place in the arguments ([`set_at`])
+/// or the arguments themselves, one deeper than [`crate::model::MAX_JSON_NESTING`] steps, or
+/// once `room` (bytes) is used up, is not put in, and said ([`ArgsCut`]). Returns about how many
+/// bytes it added.
 fn apply_partial_args(args: &mut Value, partial: &[Value], room: usize, half: &mut Option<(String, u32)>) -> (usize, Option<ArgsCut>) {
     let (mut used, mut cut) = (0, None);
     for pa in partial {
         let path = pa.get("jsonPath").and_then(Value::as_str).unwrap_or_default();
-        let Some(steps) = json_path(path) else { continue };
         // A lone half at the start (low) or end (high) of a string piece ([`LONE_HALVES`]).
         let (mut low, mut high) = (None, None);
         let value = if let Some(s) = pa.get("stringValue").filter(|v| v.is_string()) {
@@ -907,11 +939,17 @@ fn apply_partial_args(args: &mut Value, partial: &[Value], room: usize, half: &m
         } else {
             continue;
         };
+        let Some(steps) = json_path(path) else {
+            ArgsCut::note(&mut cut, unplaced(path, "it names no single value"));
+            continue;
+        };
         if steps.len() > crate::model::MAX_JSON_NESTING {
-            cut.get_or_insert(ArgsCut::TooDeep);
+            ArgsCut::note(&mut cut, ArgsCut::TooDeep);
         } else if used >= room {
-            cut.get_or_insert(ArgsCut::TooLarge);
-        } else if !steps.is_empty() {
+            ArgsCut::note(&mut cut, ArgsCut::TooLarge);
+        } else if steps.is_empty() {
+            ArgsCut::note(&mut cut, unplaced(path, "it names the arguments themselves, an object"));
+        } else {
             let mut value = value;
             // A pair split between this piece and the last of the same path, each half U+FFFD:
             // joined.
@@ -925,7 +963,11 @@ fn apply_partial_args(args: &mut Value, partial: &[Value], room: usize, half: &m
                 }
             }
             // One path makes at most a few hundred KiB (400 steps of 17 values), past `room` once.
-            used += set_at(args, &steps, value);
+            let (made, why) = set_at(args, &steps, value);
+            used += made;
+            if let Some(why) = why {
+                ArgsCut::note(&mut cut, unplaced(path, &why));
+            }
             *half = high.map(|h| (path.to_owned(), h));
         }
     }
@@ -1048,7 +1090,7 @@ struct Partial {
     /// About how many bytes of arguments given whole it holds (text: `args.len()`).
     whole_bytes: usize,
     /// Gemini: `partialArgs` past a bound were not put in ([`merge_args`]): the call is
-    /// `LIMIT_EXCEEDED`.
+    /// `LIMIT_EXCEEDED`; or one could not be placed: `INVALID_ARGUMENTS`.
     cut: Option<ArgsCut>,
     /// Responses: the id of the call's item, by which its events find it ([`ResponsesCalls::items`]).
     item: Option<String>,
@@ -1078,8 +1120,8 @@ impl Partial {
             // Past the room: the calls being read are past their bound.
             self.whole_bytes = self.whole_bytes.max(MAX_OPEN_BYTES + 1);
         }
-        if self.cut.is_none() {
-            self.cut = cut;
+        if let Some(cut) = cut {
+            ArgsCut::note(&mut self.cut, cut);
         }
     }
 }
@@ -2257,12 +2299,17 @@ impl Accumulator {
                     if let Some(why) = &p.incomplete {
                         cut_call(call, why);
                     }
-                    if let Some(cut) = p.cut {
-                        call.error = Some(CallError {
-                            code: ErrorCode::LimitExceeded.as_str(),
-                            message: format!("the arguments of \"{}\" were not put together: {}", call.provider_name, cut.why()),
-                        });
-                        call.arguments = Value::Null;
+                    match &p.cut {
+                        // Cut short by the stream already, which says more.
+                        Some(ArgsCut::Unplaced(why)) if p.incomplete.is_none() => cut_call(call, why),
+                        Some(ArgsCut::Unplaced(_)) | None => {}
+                        Some(cut) => {
+                            call.error = Some(CallError {
+                                code: ErrorCode::LimitExceeded.as_str(),
+                                message: format!("the arguments of \"{}\" were not put together: {}", call.provider_name, cut.why()),
+                            });
+                            call.arguments = Value::Null;
+                        }
                     }
                 }
                 out.extend(calls);
@@ -3287,9 +3334,13 @@ mod tests {
         set_at(&mut args, &json_path("$.a[2].b").unwrap(), json!("x"));
         set_at(&mut args, &json_path("$.a[2].b").unwrap(), json!("y"));
         set_at(&mut args, &json_path("$.a.c").unwrap(), json!(1));
-        set_at(&mut args, &json_path("$.a[20000]").unwrap(), json!(1));
-        set_at(&mut args, &json_path("$.a[30]").unwrap(), json!(1));
+        assert_eq!(set_at(&mut args, &json_path("$.a[20000]").unwrap(), json!(1)).1.as_deref(), Some("it names index 20000, more than 16 past the end of an array of 3"));
+        assert_eq!(set_at(&mut args, &json_path("$.a[30]").unwrap(), json!(1)).1.as_deref(), Some("it names index 30, more than 16 past the end of an array of 3"));
+        assert_eq!(set_at(&mut args, &json_path("$.a[2].b.c").unwrap(), json!(1)).1.as_deref(), Some("it names member \"c\" of a value of type string"));
+        assert_eq!(set_at(&mut args, &json_path("$.a.b").unwrap(), json!(1)).1.as_deref(), Some("it names member \"b\" of a value of type array"));
+        assert_eq!(set_at(&mut args, &json_path("$.a[2][0]").unwrap(), json!(1)).1.as_deref(), Some("it names index 0 of a value of type object"));
         assert_eq!(args, json!({"a":[null,null,{"b":"xy"}]}), "strings append; a conflicting path, or one far past the end, sets nothing");
+        assert_eq!(set_at(&mut args, &json_path("$.a[19]").unwrap(), json!(1)), (17 * MADE_VALUE_BYTES + turn::size(&json!(1)), None));
     }
 
     #[test]
@@ -3601,6 +3652,45 @@ mod tests {
             assert_eq!(args["city"], "Paris");
             assert_eq!(crate::model::json_depth(args), if ok { depth } else { 1 });
         }
+    }
+
+    /// A `partialArgs` piece that names no place in the arguments (a path that is not one value,
+    /// an index far past an array's end, a member of a string, the arguments themselves) is not
+    /// dropped without a word: the call is `INVALID_ARGUMENTS`, naming the piece, streamed or not.
+    #[test]
+    fn gemini_partial_args_that_cannot_be_placed_make_the_call_an_error() {
+        let fc = |fc: Value| json!({"candidates":[{"index":0,"content":{"role":"model","parts":[{"functionCall":fc}]}}]});
+        let stop = json!({"candidates":[{"index":0,"content":{"role":"model","parts":[]},"finishReason":"STOP"}]});
+        for (path, why) in [
+            ("$.tags[*]", "it names no single value"),
+            ("$['it''s']", "it names no single value"),
+            ("$.lines[17]", "it names index 17, more than 16 past the end of an array of 0"),
+            ("$.path.more", "it names member \"more\" of a value of type string"),
+            ("$.path[0]", "it names index 0 of a value of type string"),
+            ("$", "it names the arguments themselves, an object"),
+        ] {
+            let events = [
+                fc(json!({"name":"write_file","willContinue":true})),
+                fc(json!({"partialArgs":[{"jsonPath":"$.path","stringValue":"/tmp/a"},{"jsonPath":path,"stringValue":"x"},{"jsonPath":"$.n","numberValue":1}],"willContinue":true})),
+                stop.clone(),
+            ];
+            let mut acc = Accumulator::new(CallFormat::Gemini);
+            let mut calls: Vec<ToolCall> = events.iter().flat_map(|e| push(&mut acc, e, None)).collect();
+            calls.extend(acc.finish(None).unwrap());
+            let parsed = parse_tool_calls(&Value::Array(events.to_vec()), CallFormat::Gemini, None).unwrap();
+            for call in [&calls[0], &parsed[0]] {
+                let e = call.error.as_ref().unwrap_or_else(|| panic!("{path}: no error, {}", call.arguments));
+                assert_eq!(e.code, "INVALID_ARGUMENTS", "{path}");
+                assert_eq!(e.message, format!("the arguments of \"write_file\" are incomplete: the partialArgs piece at jsonPath \"{path}\" could not be placed: {why}"));
+                assert_eq!(call.arguments, Value::Null);
+            }
+            // The pieces placed are in the turn, after it as before.
+            assert_eq!(acc.message().unwrap()["parts"][0]["functionCall"]["args"]["n"], 1, "{path}");
+        }
+        // A piece without a value is none to place; the call stands.
+        let events = [fc(json!({"name":"write_file","partialArgs":[{"jsonPath":"$.path","stringValue":"/tmp/a"},{"jsonPath":"$.tags[*]"}]})), stop];
+        let calls = parse_tool_calls(&Value::Array(events.to_vec()), CallFormat::Gemini, None).unwrap();
+        assert_eq!((calls[0].arguments.clone(), calls[0].error.is_none()), (json!({"path":"/tmp/a"}), true));
     }
 
     #[test]
