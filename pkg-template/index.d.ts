@@ -555,7 +555,8 @@ export class NameMap<A extends JsonValue = JsonValue> {
    * and `enum` values, required and allowed properties; a branch kept as a `$ref` in a recursive strict schema, its
    * definition's), never by another branch's rules; where several fit
    * and would map it differently, by the one that changes it most, which the report says where it can happen
-   * (`openai/strict-anyof-ambiguous`, `gemini/enum-collision`). Deciding such unions nested in one another takes
+   * (`openai/strict-anyof-ambiguous`, `gemini/enum-collision`); branches that would map it alike (that differ only
+   * in what the schema checks, a `maxLength`) leave nothing to decide. Deciding such unions nested in one another takes
    * time about the square of the depth at worst; past a bound on that work (a value of megabytes nested that
    * way) it throws `LIMIT_EXCEEDED` rather than map the value in part; so it does for a value nested deeper than 128
    * levels where the schema still maps it (a recursive tool's renamed keys or strict nulls), rather than give the

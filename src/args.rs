@@ -228,7 +228,7 @@ impl ArgPlan {
 
     /// The value mapped, why it is not whole, and the steps deciding unions took.
     fn run(&self, value: Value) -> ((Value, Option<&'static str>), usize) {
-        let mut cx = Cx { root: self, branching: 0, work: 0, exceeded: None, memo: HashMap::new() };
+        let mut cx = Cx { root: self, branching: 0, work: 0, exceeded: None, memo: HashMap::new(), alike: HashMap::new() };
         let v = self.apply_at(value, 0, &mut cx, &mut Vec::new());
         ((v, cx.exceeded), cx.work)
     }
@@ -361,11 +361,14 @@ impl ArgPlan {
     /// what that branch declares, so in a union of objects that share some optional fields
     /// (each made nullable by strict mode), the first branch to remove a shared `null` would
     /// leave the others' in place. The conversion reports the unions where that rule decides
-    /// ([`ambiguous_branches`]). A value that fits no branch is left as it is.
+    /// ([`ambiguous_branches`]). A value that fits no branch is left as it is. Of branches
+    /// that map alike ([`same_mapping`]: they differ in what the schema checks, not in what
+    /// their plans do), the first that fits maps the value, once, as any of them would: there
+    /// is nothing to decide between them.
     fn any_of_apply<'p>(&'p self, value: Value, sent: Option<&Value>, depth: usize, cx: &mut Cx<'p>, followed: &mut Vec<&'p str>) -> Value {
         let sent = sent.unwrap_or(&value);
         let fits = |branch: &&'p ArgPlan| branch.fit.as_deref().is_none_or(|fit| fit.admits(sent));
-        let several = self.any_of.iter().filter(fits).nth(1).is_some();
+        let mut several = self.any_of.iter().filter(fits).nth(1).is_some();
         if several && cx.exceeded.is_some() {
             // Past a bound the call is an error: the first branch that fits, without deciding.
             return match self.any_of.iter().find(fits) {
@@ -373,9 +376,25 @@ impl ArgPlan {
                 None => value,
             };
         }
+        // Several fit: the first that fits of each mapping.
+        let distinct: Option<Vec<&'p ArgPlan>> = several.then(|| {
+            let alike = cx.alike(self);
+            let mut taken: Vec<usize> = Vec::with_capacity(alike.len());
+            let mut out = Vec::with_capacity(alike.len());
+            for (i, branch) in self.any_of.iter().enumerate().filter(|(_, b)| fits(b)) {
+                if !taken.contains(&alike[i]) {
+                    taken.push(alike[i]);
+                    out.push(branch);
+                }
+            }
+            out
+        });
+        several = distinct.as_ref().is_some_and(|d| d.len() > 1);
+        // One fits: that one.
+        let one = self.any_of.iter().filter(fits).take(if distinct.is_some() { 0 } else { usize::MAX });
         cx.branching += usize::from(several);
         let mut best: Option<(usize, Value)> = None;
-        for branch in self.any_of.iter().filter(fits) {
+        for branch in distinct.into_iter().flatten().chain(one) {
             // `followed` is shared by the branches: a reference is followed once on this value
             // (a union of references to one another would otherwise branch without end).
             let mapped = branch.apply_at(value.clone(), depth, cx, followed);
@@ -413,9 +432,22 @@ struct Cx<'p> {
     /// Members mapped while deciding: by (plan, depth, hash of the value), the values and what
     /// the plan made of them.
     memo: HashMap<(usize, usize, u64), Vec<(Value, Value)>>,
+    /// The unions several branches of which a value fitted, by plan: for each branch, the first
+    /// branch that maps alike ([`Cx::alike`]).
+    alike: HashMap<usize, Vec<usize>>,
 }
 
 impl Cx<'_> {
+    /// For each branch of the union `plan`, the first of its branches whose plan maps every value
+    /// alike ([`same_mapping`]), itself for most: read once a mapping.
+    fn alike(&mut self, plan: &ArgPlan) -> Vec<usize> {
+        let branches = &plan.any_of;
+        self.alike
+            .entry(std::ptr::from_ref(plan) as usize)
+            .or_insert_with(|| (0..branches.len()).map(|i| (0..i).find(|&j| same_mapping(&branches[j], &branches[i])).unwrap_or(i)).collect())
+            .clone()
+    }
+
     fn exceed(&mut self, why: &'static str) {
         self.exceeded.get_or_insert(why);
     }
@@ -1064,14 +1096,16 @@ mod tests {
     /// strict-mode null and an enum string); a server key the model sent beside its renamed
     /// form gives way; the JSON form keeps the schema's order and reads back.
     /// A recursive union whose branches nothing in the value tells apart (strict mode's
-    /// filter tree: two node shapes sharing their keys): each level's branches map the same
-    /// children, once, not once per branch (which doubled the work per level: 22 levels took
-    /// seconds, a few more minutes). Past the bound on that work, `LIMIT_EXCEEDED`.
+    /// filter tree: two node shapes sharing their keys, one with an optional key of its own):
+    /// each level's branches map the same children, once, not once per branch (which doubled
+    /// the work per level: 22 levels took seconds, a few more minutes). Past the bound on that
+    /// work, `LIMIT_EXCEEDED`.
     #[test]
     fn an_ambiguous_recursive_union_is_decided_in_linear_time() {
         let node = |a: &str| {
             let schema = json!({"type":"object","properties":{"a":{"type":[a,"null"]},"children":{"type":["array","null"],"items":{"$ref":"#/$defs/node"}}},"required":["a","children"]});
-            let mut plan = ArgPlan { null_means_absent: vec!["a".into(), "children".into()], ..ArgPlan::default() };
+            let own = if a == "integer" { vec!["a".into(), "children".into(), "b".into()] } else { vec!["a".into(), "children".into()] };
+            let mut plan = ArgPlan { null_means_absent: own, ..ArgPlan::default() };
             let items = ArgPlan { reference: Some("node".into()), ..ArgPlan::default() };
             plan.set_property("children", ArgPlan { items: Some(Box::new(items)), ..ArgPlan::default() });
             branch(schema, plan)
@@ -1100,6 +1134,42 @@ mod tests {
         let e = root.try_apply(sent, "query").unwrap_err();
         assert_eq!(e.code, ErrorCode::LimitExceeded);
         assert!(e.message.contains("\"query\""), "{e}");
+    }
+
+    /// Branches that map alike (strict mode's plans of two object shapes that differ only by a
+    /// `maxLength`): nothing to decide, the value is mapped once, however large, with no work
+    /// towards the bound; a branch that maps otherwise is still decided against them.
+    #[test]
+    fn branches_that_map_alike_map_a_large_value_once() {
+        let shape = |max: u64| {
+            let schema = json!({"type":"object","properties":{"title":{"type":["string","null"],"maxLength":max},"rows":{"type":"array","items":{"type":"object"}}},"required":["title","rows"]});
+            let mut plan = ArgPlan { null_means_absent: vec!["title".into()], ..ArgPlan::default() };
+            let row = ArgPlan { null_means_absent: vec!["note".into()], ..ArgPlan::default() };
+            plan.set_property("rows", ArgPlan { items: Some(Box::new(row)), ..ArgPlan::default() });
+            branch(schema, plan)
+        };
+        let union = ArgPlan { any_of: vec![shape(50), shape(200)], ..ArgPlan::default() };
+        let mut root = ArgPlan::default();
+        root.set_property("doc", union.clone());
+        let rows = |n: usize, note: Value| (0..n).map(|i| json!({"cells":[{"v":format!("r{i}"),"fmt":null},{"v":"x","fmt":"bold"}],"note":note})).collect::<Vec<_>>();
+        let (sent, back) = (json!({"doc":{"title":null,"rows":rows(20_000, Value::Null)}}), json!({"doc":{"rows":rows(20_000, json!("-"))}}));
+        let mut back = back;
+        for row in back["doc"]["rows"].as_array_mut().unwrap() {
+            row.as_object_mut().unwrap().remove("note");
+        }
+        let ((mapped, exceeded), work) = root.run(sent.clone());
+        assert_eq!((mapped, exceeded, work), (back.clone(), None, 0));
+        assert_eq!(root.try_apply(sent.clone(), "write_table").unwrap(), back);
+        // A third branch of its own, which the value fits as well: decided as ever, work counted.
+        let other = branch(json!({"type":"object"}), ArgPlan { null_means_absent: vec!["extra".into()], ..ArgPlan::default() });
+        let mut three = union;
+        three.any_of.push(other);
+        root.set_property("doc", three);
+        let small = json!({"doc":{"title":null,"rows":rows(2, Value::Null)}});
+        let ((mapped, exceeded), work) = root.run(small);
+        assert_eq!((mapped["doc"]["rows"][0].get("note"), exceeded), (None, None));
+        assert!(work > 0);
+        assert_eq!(root.try_apply(sent, "write_table").unwrap_err().code, ErrorCode::LimitExceeded, "deciding that union is bounded");
     }
 
     /// Arguments are mapped back to 128 levels; a value deeper that the plan still has

@@ -1066,8 +1066,10 @@ test("a pass-through inputSchema is read once: a getter is not read again to be 
 });
 
 test("a recursive union whose branches nothing tells apart maps back in bounded time (it was exponential in the nesting)", () => {
-  const node = (a) => ({ type: "object", properties: { a: { type: a }, children: { type: "array", items: { $ref: "#/$defs/node" } }, pad: { type: "array", items: { type: "integer" } } } });
-  const schema = { type: "object", properties: { filter: { $ref: "#/$defs/node" } }, $defs: { node: { anyOf: [node("string"), node("integer"), node("boolean")] } } };
+  const node = (a, required = []) => ({ type: "object", properties: { a: { type: a }, children: { type: "array", items: { $ref: "#/$defs/node" } }, pad: { type: "array", items: { type: "integer" } } }, required });
+  // The second shape requires `a`, null allowed, so strict mode keeps its null: the branches map `a: null` otherwise,
+  // and deciding between them is bounded. (Shapes that map alike leave nothing to decide.)
+  const schema = { type: "object", properties: { filter: { $ref: "#/$defs/node" } }, $defs: { node: { anyOf: [node("string"), node(["integer", "null"], ["a"]), node("boolean")] } } };
   const map = tw.NameMap.fromTools([{ name: "query", inputSchema: schema }], "openai", { strict: true });
   for (const [depth, pad] of [[40, 0], [60, 2000]]) {
     let sent = { a: null, children: null, pad: [] };
@@ -1095,6 +1097,16 @@ test("a recursive union whose branches nothing tells apart maps back in bounded 
     }
     assert.deepEqual(streamed, call);
   }
+  // Shapes that map alike (they differ in `a`'s type alone): nothing to decide, megabytes mapped.
+  const alike = { ...schema, $defs: { node: { anyOf: [node("string"), node("integer"), node("boolean")] } } };
+  const alikeMap = tw.NameMap.fromTools([{ name: "query", inputSchema: alike }], "openai", { strict: true });
+  let sent = { a: null, children: null, pad: [] };
+  let back = { pad: [] };
+  for (let i = 0; i < 60; i++) {
+    sent = { a: null, children: [sent], pad: Array(2000).fill(0) };
+    back = { children: [back], pad: Array(2000).fill(0) };
+  }
+  assert.deepEqual(alikeMap.prepareArguments("query", JSON.stringify({ filter: sent })), { filter: back });
   stillWorks();
 });
 
