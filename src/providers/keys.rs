@@ -19,7 +19,9 @@
 //!    schema's order) gets `_2`, `_3`... (the name cut to fit 64).
 //!
 //! The renamed property keeps its schema; its description says the server's key (`(sent to the
-//! server as "$top")`), which the tool's own description may use. `required`,
+//! server as "$top")`), which the tool's own description may use (the property's alone: a `$ref`
+//! to it as a whole, a value of that schema under another key, is pointed at a copy without
+//! the note, in `$defs`). `required`,
 //! `dependentRequired` (keys and names) and `dependentSchemas` (keys) follow, on the root and in
 //! the subschemas that describe the same object (`allOf`/`anyOf`/`oneOf` branches, `not`,
 //! `if`/`then`/`else`, `dependentSchemas`), and so do `$ref`s to `#/properties/<key>`;
@@ -180,13 +182,6 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
     rename_in_object(obj, &index, 0);
     let back: HashMap<&str, &str> = renamed.iter().map(|(new, original)| (new.as_str(), original.as_str())).collect();
     name_keywords_in_place(obj, &renamed, &back, cx, rule, &mut Vec::new(), 0);
-    if let Some(Value::Object(props)) = obj.get_mut("properties") {
-        for (new, original) in &renamed {
-            if let Some(Value::Object(p)) = props.get_mut(new) {
-                append_description(p, &format!("(sent to the server as {})", crate::text::to_string(&string(original))));
-            }
-        }
-    }
     for (new, original) in &renamed {
         let _ = cx.at("properties", |cx| {
             cx.at(original, |cx| {
@@ -202,6 +197,7 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
         });
     }
     rename_refs(root, &index, 0);
+    note_server_keys(root, &renamed);
     let (mut plan, unmapped) = RootReferences::plan(root);
     for path in unmapped {
         report_at(
@@ -214,6 +210,66 @@ pub(crate) fn rename_top_level(root: &mut Value, cx: &mut Cx, rule: &'static str
     }
     plan.renamed = renamed;
     plan
+}
+
+/// Says on each renamed property (`renamed`: new key, server's) the key it is sent to the server
+/// as. The note is the property's, not its schema's: a `$ref` to the property as a whole
+/// (`#/properties/dollar_filter`, a value of the same schema under another key, sent as that
+/// key) is pointed at a copy of the schema without it, in `$defs` (under the new key, made
+/// unique there).
+fn note_server_keys(root: &mut Value, renamed: &[(String, String)]) {
+    let Value::Object(obj) = root else { return };
+    let defs = obj.get("$defs").and_then(Value::as_object);
+    let mut taken: HashSet<String> = defs.map(|d| d.keys().cloned().collect()).unwrap_or_default();
+    let (mut next, mut probes) = (HashMap::new(), 0);
+    // `#/properties/{new}` → `#/$defs/{copy}`, and whether a reference was pointed there.
+    let mut copies: HashMap<String, (String, bool)> = HashMap::with_capacity(renamed.len());
+    for (new, _) in renamed {
+        let name = unique(new.clone(), &taken, &mut next, &mut probes);
+        taken.insert(name.clone());
+        copies.insert(format!("#/properties/{new}"), (name, false));
+    }
+    point_refs_at_copies(root, &mut copies, 0);
+    let Value::Object(obj) = root else { return };
+    for (new, original) in renamed {
+        let Some(Value::Object(props)) = obj.get_mut("properties") else { return };
+        let Some(Value::Object(p)) = props.get_mut(new) else { continue };
+        let copy = match copies.get(&format!("#/properties/{new}")) {
+            Some((name, true)) => Some((name.clone(), Value::Object(p.clone()))),
+            _ => None,
+        };
+        append_description(p, &format!("(sent to the server as {})", crate::text::to_string(&string(original))));
+        if let Some((name, schema)) = copy {
+            let defs = obj.entry("$defs").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(defs) = defs {
+                defs.insert(name, schema);
+            }
+        }
+    }
+}
+
+/// Points each `$ref` that is a key of `copies` at the copy it names (`#/$defs/{name}`), marking
+/// the copy as needed.
+fn point_refs_at_copies(node: &mut Value, copies: &mut HashMap<String, (String, bool)>, depth: usize) {
+    let Value::Object(o) = node else { return };
+    if depth > 512 {
+        return;
+    }
+    if let Some(Value::String(r)) = o.get_mut("$ref") {
+        if let Some((name, used)) = copies.get_mut(r.as_str()) {
+            // New keys hold no `~`, `/` or character to encode.
+            *r = format!("#/$defs/{name}");
+            *used = true;
+        }
+    }
+    for (key, sub) in o.iter_mut() {
+        match (slot(key, sub), sub) {
+            (Slot::Map, Value::Object(m)) => m.values_mut().for_each(|s| point_refs_at_copies(s, copies, depth + 1)),
+            (Slot::Array, Value::Array(a)) => a.iter_mut().for_each(|s| point_refs_at_copies(s, copies, depth + 1)),
+            (Slot::Single, s) => point_refs_at_copies(s, copies, depth + 1),
+            _ => {}
+        }
+    }
 }
 
 /// [`name_keywords`] on the root and on each subschema that describes the root object, as
@@ -1014,7 +1070,8 @@ mod tests {
             s,
             json!({
                 "type": "object",
-                "properties": {"dollar_top": {"type": "integer", "description": "How many. (sent to the server as \"$top\")"}, "q": {"$ref": "#/properties/dollar_top"}, "at_x": true, "enum": {"$ref": "#/properties/dollar_top/description", "enum": [{"$ref": "#/properties/$top"}]}},
+                "properties": {"dollar_top": {"type": "integer", "description": "How many. (sent to the server as \"$top\")"}, "q": {"$ref": "#/$defs/dollar_top"}, "at_x": true, "enum": {"$ref": "#/properties/dollar_top/description", "enum": [{"$ref": "#/properties/$top"}]}},
+                "$defs": {"dollar_top": {"type": "integer", "description": "How many."}},
                 "required": ["dollar_top", "q"],
                 "dependentRequired": {"dollar_top": ["at_x"]},
                 "dependentSchemas": {"at_x": {"required": ["dollar_top"]}},
@@ -1026,6 +1083,41 @@ mod tests {
         assert_eq!(paths, [("/properties/$top", "anthropic/property-renamed"), ("/properties/@x", "anthropic/property-renamed")]);
         assert!(cx.changes[0].message.contains("\"$top\"") && cx.changes[0].message.contains("\"dollar_top\""), "{}", cx.changes[0].message);
         assert_eq!(plan.apply(json!({"q": 1, "dollar_top": 5, "at_x": {"$top": 1}})), json!({"q": 1, "$top": 5, "@x": {"$top": 1}}));
+    }
+
+    /// The note on a renamed property is its own: a value of its schema under another key
+    /// (`alt`, a `$ref` to the property as a whole) is sent as that key, so it is pointed at a
+    /// copy of the schema without the note; references into the schema stay.
+    #[test]
+    fn a_ref_to_a_renamed_property_does_not_take_its_note() {
+        let (s, plan, _) = rename(json!({
+            "type": "object",
+            "properties": {
+                "$filter": {"type": "string", "description": "OData filter", "maxLength": 100},
+                "alt": {"$ref": "#/properties/$filter"},
+                "@tree": {"type": "object", "properties": {"kid": {"$ref": "#/properties/%40tree"}, "n": {"type": "integer"}}},
+                "count": {"$ref": "#/properties/@tree/properties/n"},
+                "$plain": {"type": "boolean"}
+            },
+            "$defs": {"dollar_filter": {"type": "null"}}
+        }));
+        let note = |key: &str| format!("(sent to the server as \"{key}\")");
+        assert_eq!(s["properties"]["dollar_filter"]["description"], format!("OData filter {}", note("$filter")));
+        assert_eq!(s["properties"]["alt"], json!({"$ref": "#/$defs/dollar_filter_2"}));
+        assert_eq!(s["$defs"], json!({
+            "dollar_filter": {"type": "null"},
+            "dollar_filter_2": {"type": "string", "description": "OData filter", "maxLength": 100},
+            "at_tree": {"type": "object", "properties": {"kid": {"$ref": "#/$defs/at_tree"}, "n": {"type": "integer"}}}
+        }));
+        // The property's own reference to itself goes to the copy too; one into it stays.
+        assert_eq!(s["properties"]["at_tree"]["properties"]["kid"], json!({"$ref": "#/$defs/at_tree"}));
+        assert_eq!(s["properties"]["at_tree"]["description"], note("@tree"));
+        assert_eq!(s["properties"]["count"], json!({"$ref": "#/properties/at_tree/properties/n"}));
+        assert_eq!(s["properties"]["dollar_plain"]["description"], note("$plain"));
+        assert_eq!(plan.apply(json!({"dollar_filter": "a", "alt": "b", "dollar_plain": true})), json!({"$filter": "a", "alt": "b", "$plain": true}));
+        // No reference to a renamed property: no `$defs` made.
+        let (s, _, _) = rename(json!({"type": "object", "properties": {"$top": {"type": "integer"}, "q": {"$ref": "#/properties/$top/type"}}}));
+        assert_eq!(s.get("$defs"), None);
     }
 
     #[test]
