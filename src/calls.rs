@@ -1571,7 +1571,29 @@ fn args_pointer_mut<'a>(v: &'a mut Value, path: &[ArgsStep]) -> Option<&'a mut V
 /// which the arguments' JSON reads as one character with the other half, or as U+FFFD alone;
 /// anywhere else (text, names, keys, the arguments' own fields of any name) it is U+FFFD, as
 /// ever. `None` when the text has none, or does not read.
+///
+/// Whether a lone half at the start of a streamed piece, or after backslashes only, is escaped
+/// by them takes the call's text before the piece to tell (`{"path":"C:\` then `\<half>`: the
+/// piece's backslash ends an escaped one); read here, such an event is given for the
+/// accumulator to read once the pieces before it are in: [`DEFERRED_EVENT`].
 pub(crate) fn split_surrogates_event(text: &str) -> Option<Value> {
+    split_surrogates_event_with(text, None)
+}
+
+/// The key of the object [`split_surrogates_event`] gives for an event whose lone halves take
+/// the call's text so far to read (its text, as its value): [`Accumulator::push`] reads it again
+/// with [`split_surrogates_event_with`]. No event the providers send has it.
+const DEFERRED_EVENT: &str = "\u{0}deferredEvent";
+
+/// Whether the call a streamed piece of arguments goes on ends with an open escape
+/// ([`split_surrogates_event_with`]).
+type OpenEscape<'a> = &'a dyn Fn(&Value, &[ArgsStep]) -> bool;
+
+/// [`split_surrogates_event`], with `open_escape`: whether the text of the call a streamed piece
+/// of arguments (in the event, at the path) goes on ends with a backslash that escapes what comes
+/// next (an odd run); `None` while it cannot be told, [`DEFERRED_EVENT`] given then where it
+/// matters.
+fn split_surrogates_event_with(text: &str, open_escape: Option<OpenEscape<'_>>) -> Option<Value> {
     let (repaired, at) = crate::model::repair_lone_surrogates_at(text)?;
     let mut v = crate::model::read_json(&repaired).ok()?;
     let mut events: Vec<&mut Value> = match &mut v {
@@ -1608,6 +1630,16 @@ pub(crate) fn split_surrogates_event(text: &str) -> Option<Value> {
     };
     for (e, path, piece) in paths {
         let (Some(Value::String(m)), Some(ev)) = (marked_events.get(e).and_then(|ev| args_pointer(ev, &path)), events.get_mut(e)) else { continue };
+        // Whether the call's text before this piece leaves an escape open, if it takes telling.
+        let escape_before = |ev: &Value| match open_escape {
+            Some(f) => Some(f(ev, &path)),
+            None if streamed_piece(&path) => None,
+            None => Some(false),
+        };
+        let before = if piece { Some(false) } else { leading_half(m, ev, &path).map_or(Some(false), |()| escape_before(ev)) };
+        let Some(before) = before else {
+            return Some(Value::Object(Map::from_iter([(DEFERRED_EVENT.to_owned(), Value::String(text.to_owned()))])));
+        };
         let Some(slot) = args_pointer_mut(ev, &path) else { continue };
         let Value::String(s) = slot else { continue };
         if m.chars().count() != s.chars().count() {
@@ -1631,8 +1663,9 @@ pub(crate) fn split_surrogates_event(text: &str) -> Option<Value> {
         }
         let mut out = String::with_capacity(s.len() + 8);
         // A lone half right after a backslash that escapes it stays U+FFFD: as an escape it
-        // would make `\\ud83d`, the text `\ud83d`, of arguments that were not JSON.
-        let mut backslashes = 0;
+        // would make `\\ud83d`, the text `\ud83d`, of arguments that were not JSON. The run of
+        // backslashes at the piece's start goes on from the call's text before it.
+        let mut backslashes = usize::from(before);
         for (c, plain) in m.chars().zip(s.chars()) {
             match (c as u32).checked_sub(SURROGATE_STAND_IN) {
                 Some(n) if c != plain && backslashes % 2 == 0 => out.push_str(&format!("\\u{:04x}", 0xD800 + n)),
@@ -1643,6 +1676,26 @@ pub(crate) fn split_surrogates_event(text: &str) -> Option<Value> {
         *s = out;
     }
     Some(v)
+}
+
+/// Whether a streamed piece of arguments at `path` (in the event `ev`, `m` its text with the
+/// stand-ins) has a lone half with nothing but backslashes before it: `Some(())` then, as what
+/// the backslashes do takes the call's text before the piece to tell.
+fn leading_half(m: &str, ev: &Value, path: &[ArgsStep]) -> Option<()> {
+    let plain = args_pointer(ev, path)?.as_str()?;
+    let (c, p) = m.chars().zip(plain.chars()).find(|&(c, _)| c != '\\')?;
+    (c != p && (c as u32) >= SURROGATE_STAND_IN).then_some(())
+}
+
+/// Whether `path` ([`args_text_paths`]) is a piece of arguments streamed after others of its call
+/// (a delta), rather than the whole of them.
+fn streamed_piece(path: &[ArgsStep]) -> bool {
+    use ArgsStep::Key;
+    match path {
+        [Key("delta"), Key("partial_json")] | [Key("delta")] | [Key("contentBlockDelta"), ..] => true,
+        [Key("choices"), _, Key(m), ..] => *m == "delta",
+        _ => false,
+    }
 }
 
 /// The most text of one event the stream reader holds while it waits for the event's end.
@@ -2002,6 +2055,15 @@ impl Accumulator {
     /// Ollama's `{error: "..."}`. Either way the calls completed before it come with the
     /// next push or `finish`, and the accumulator goes on.
     pub fn push(&mut self, event: &Value, map: Option<&NameMap>) -> Result<Vec<ToolCall>> {
+        if let Some(text) = event.as_object().filter(|o| o.len() == 1).and_then(|o| o.get(DEFERRED_EVENT)).and_then(Value::as_str) {
+            // Its lone halves read now that the pieces before it are in.
+            let read = split_surrogates_event_with(text, Some(&|ev: &Value, path: &[ArgsStep]| self.open_escape(ev, path)));
+            let event = match read {
+                Some(v) => v,
+                None => read_event(text)?,
+            };
+            return self.push(&event, map);
+        }
         self.start_again();
         let items = event.as_array().map_or(std::slice::from_ref(event), Vec::as_slice);
         if let Some(e) = items.iter().find_map(|v| provider_error(v, self.format, true)) {
@@ -2588,6 +2650,34 @@ impl Accumulator {
     }
 
     /// The key of a Responses item: its own, by `item_id`, else its output index's.
+    /// Whether the text of the call that the streamed piece of arguments at `path` in `ev` goes
+    /// on ([`split_surrogates_event_with`]) ends with a backslash that escapes what comes next.
+    /// The call as each reader finds it, read only (Chat: by its `index`, else its id, else the
+    /// last one's); none found, none open.
+    fn open_escape(&self, ev: &Value, path: &[ArgsStep]) -> bool {
+        use ArgsStep::{Index, Key};
+        let u64_at = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+        let key = match path {
+            [Key("delta"), Key("partial_json")] => Some((0, u64_at(ev.get("index")))),
+            [Key("delta")] => Some(self.item_key(ev.get("item_id").and_then(Value::as_str), u64_at(ev.get("output_index")))),
+            [Key("contentBlockDelta"), ..] => Some((0, u64_at(ev.pointer("/contentBlockDelta/contentBlockIndex")))),
+            [Key("choices"), Index(c), Key("delta"), Key("tool_calls"), Index(t), ..] => {
+                let choice = &ev["choices"][*c];
+                let tc = &choice["delta"]["tool_calls"][*t];
+                let ci = u64_at(choice.get("index"));
+                let open = |k: &(u64, u64)| k.0 == ci;
+                match (tc.get("index").and_then(Value::as_u64), tc.get("id").and_then(Value::as_str).filter(|i| !i.is_empty())) {
+                    (Some(i), _) => self.open.calls.iter().rev().find(|(k, p)| open(k) && p.index == Some(i)).map(|(k, _)| *k),
+                    (None, Some(id)) => self.open.calls.iter().rev().find(|(k, p)| open(k) && p.id.as_deref() == Some(id)).map(|(k, _)| *k),
+                    (None, None) => (*t == 0).then_some(self.chat_last).flatten(),
+                }
+            }
+            _ => None,
+        };
+        let Some(p) = key.and_then(|k| self.open.find(k).ok()).map(|i| &self.open.calls[i].1) else { return false };
+        p.args.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1
+    }
+
     fn item_key(&self, item_id: Option<&str>, output_index: u64) -> (u64, u64) {
         self.responses.key(item_id).unwrap_or((output_index, 0))
     }
@@ -3426,6 +3516,12 @@ mod tests {
         }
     }
 
+    /// An event with lone halves read as the accumulator reads it after pieces that leave no
+    /// escape open ([`split_surrogates_event_with`]).
+    fn read_after_closed(text: &str) -> Option<Value> {
+        split_surrogates_event_with(text, Some(&|_, _| false))
+    }
+
     #[test]
     fn a_surrogate_pair_split_between_two_pieces_of_arguments_is_joined() {
         // Each half alone in a delta, as its JSON escape: the SDKs (JavaScript strings) join them.
@@ -3463,7 +3559,7 @@ mod tests {
             assert!(!turn.contains('\u{10F83D}') && !turn.contains('\u{10FA00}'), "{format:?}: {turn}");
         }
         // Anywhere else a lone half is U+FFFD (text, names, keys), as the stand-ins never stay.
-        let v = split_surrogates_event(r#"{"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"\ud83d","text":"a\ud83d","\udc00k":["\ude00"]}}"#).unwrap();
+        let v = read_after_closed(r#"{"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"\ud83d","text":"a\ud83d","\udc00k":["\ude00"]}}"#).unwrap();
         assert_eq!(v, json!({"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"\\ud83d","text":"a\u{FFFD}","\u{FFFD}k":["\u{FFFD}"]}}));
         assert_eq!(split_surrogates_event(r#"{"text":"\ud83d\ude00"}"#), None, "a pair is no lone half");
         let mut acc = Accumulator::new(CallFormat::OpenAi);
@@ -3489,6 +3585,82 @@ mod tests {
         assert_eq!(acc.message().unwrap()["content"], "A\u{10FFFD}\u{10F83D}\u{FFFD}");
         let v = split_surrogates_event("{\"type\":\"content_block_delta\",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\u{10F83D}\\ud83d\u{FFFD}\"}}").unwrap();
         assert_eq!(v["delta"]["partial_json"], "\u{10F83D}\\ud83d\u{FFFD}");
+    }
+
+    /// Whether the backslashes a streamed piece starts with escape a lone half after them is
+    /// told by the pieces before: `C:\` then `\<D83D>` (an escaped backslash split between them)
+    /// keeps the half as its escape, and the pair is joined; a half right after a piece that
+    /// ends with a backslash escaping it is no escape. Read from SSE text, cut anywhere, or from
+    /// events given one by one as the package reads JavaScript objects.
+    #[test]
+    fn backslashes_before_a_lone_half_count_from_the_pieces_before() {
+        let events = |format: CallFormat, pieces: &[&str]| -> Vec<String> {
+            let piece = |i: usize, x: &str| match format {
+                CallFormat::Anthropic => format!(r#"{{"type":"content_block_delta","index":0,"delta":{{"type":"input_json_delta","partial_json":"{x}"}}}}"#),
+                CallFormat::OpenAi if i == 0 => format!(r#"{{"choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":0,"id":"c","function":{{"name":"t","arguments":"{x}"}}}}]}}}}]}}"#),
+                CallFormat::OpenAi => format!(r#"{{"choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":0,"function":{{"arguments":"{x}"}}}}]}}}}]}}"#),
+                CallFormat::OpenAiResponses => format!(r#"{{"type":"response.function_call_arguments.delta","output_index":0,"item_id":"fc_1","delta":"{x}"}}"#),
+                _ => format!(r#"{{"contentBlockDelta":{{"contentBlockIndex":0,"delta":{{"toolUse":{{"input":"{x}"}}}}}}}}"#),
+            };
+            let (start, end) = match format {
+                CallFormat::Anthropic => (r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"t","input":{}}}"#, r#"{"type":"content_block_stop","index":0}"#),
+                CallFormat::OpenAi => ("", r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#),
+                CallFormat::OpenAiResponses => (r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"function_call","id":"fc_1","call_id":"c","name":"t","arguments":""}}"#, ""),
+                _ => (r#"{"contentBlockStart":{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"tu","name":"t"}}}}"#, r#"{"contentBlockStop":{"contentBlockIndex":0}}"#),
+            };
+            let mut all = vec![start.to_owned()];
+            all.extend(pieces.iter().enumerate().map(|(i, x)| piece(i, x)));
+            all.push(end.to_owned());
+            all.retain(|e| !e.is_empty());
+            all
+        };
+        // Pieces of the arguments' JSON text, as they are in an event's JSON text.
+        let joined = json!({"path":"C:\\\u{1F600}.txt"});
+        for (pieces, want) in [
+            (&[r#"{\"path\":\"C:\\"#, r#"\\\ud83d"#, r#"\ude00.txt\"}"#][..], Some(&joined)),
+            (&[r#"{\"path\":\"C:\\"#, r#"\\\\\\\ud83d"#, r#"\ude00.txt\"}"#][..], Some(&json!({"path":"C:\\\\\u{1F600}.txt"}))),
+            (&[r#"{\"path\":\"C:"#, r#"\\"#, r#"\\"#, r#"\ud83d"#, r#"\ude00.txt\"}"#][..], Some(&json!({"path":"C:\\\u{1F600}.txt"}))),
+            // The half escaped by the backslash before it: the arguments are not JSON.
+            (&[r#"{\"path\":\"C:\\"#, r#"\ud83d"#, r#"\ude00.txt\"}"#][..], None),
+            (&[r#"{\"path\":\"C:\\\\"#, r#"\\\ud83d"#, r#"\ude00.txt\"}"#][..], None),
+        ] {
+            for format in [CallFormat::Anthropic, CallFormat::OpenAi, CallFormat::OpenAiResponses, CallFormat::Bedrock] {
+                let events = events(format, pieces);
+                let text: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+                let mut runs: Vec<(Accumulator, Vec<ToolCall>)> = Vec::new();
+                for step in [text.len(), 1, 5] {
+                    let mut acc = Accumulator::new(format);
+                    let mut calls = Vec::new();
+                    for piece in text.as_bytes().chunks(step) {
+                        calls.extend(acc.push_text(std::str::from_utf8(piece).unwrap(), None).unwrap());
+                    }
+                    runs.push((acc, calls));
+                }
+                // As the package gives the events of JavaScript objects, one by one.
+                let mut acc = Accumulator::new(format);
+                let mut calls = Vec::new();
+                for e in &events {
+                    calls.extend(acc.push(&split_surrogates_event(e).unwrap_or_else(|| read_event(e).unwrap()), None).unwrap());
+                }
+                runs.push((acc, calls));
+                for (mut acc, mut calls) in runs {
+                    calls.extend(acc.finish(None).unwrap());
+                    assert_eq!(calls.len(), 1, "{format:?}");
+                    let call = &calls[0];
+                    match want {
+                        Some(want) => assert_eq!((&call.arguments, &call.error), (want, &None), "{format:?} {pieces:?}"),
+                        None => assert_eq!(call.error.as_ref().map(|e| e.code), Some("INVALID_ARGUMENTS"), "{format:?} {pieces:?}: {}", call.arguments),
+                    }
+                    let turn = acc.message().unwrap().to_string();
+                    assert!(!turn.contains("deferredEvent") && !turn.contains('\u{10F83D}'), "{format:?}: {turn}");
+                }
+            }
+        }
+        // Read alone, such a piece waits for the call's text (a half inside a piece does not).
+        let e = r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\\\ud83d"}}"#;
+        assert_eq!(split_surrogates_event(e), Some(json!({DEFERRED_EVENT: e})));
+        let e = r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"a\\\ud83d"}}"#;
+        assert_eq!(split_surrogates_event(e), Some(json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"a\\\u{FFFD}"}})));
     }
 
     #[test]
@@ -3519,7 +3691,7 @@ mod tests {
         // A field of those names beside the event's own piece, or in another event's shape.
         let v = split_surrogates_event(r#"{"type":"response.output_text.delta","delta":"\ud83d","arguments":"\ud83d","item":{"arguments":"\ud83d"}}"#).unwrap();
         assert_eq!(v, json!({"type":"response.output_text.delta","delta":"\u{FFFD}","arguments":"\u{FFFD}","item":{"arguments":"\u{FFFD}"}}));
-        let v = split_surrogates_event(r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"\ud83d","input":"\ud83d"},"custom":{"input":"\ud83d"}}]}}],"input":"\ud83d"}"#).unwrap();
+        let v = read_after_closed(r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"\ud83d","input":"\ud83d"},"custom":{"input":"\ud83d"}}]}}],"input":"\ud83d"}"#).unwrap();
         assert_eq!(v, json!({"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"\\ud83d","input":"\u{FFFD}"},"custom":{"input":"\u{FFFD}"}}]}}],"input":"\u{FFFD}"}));
     }
 
