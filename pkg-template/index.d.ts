@@ -1074,7 +1074,9 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * part of an Anthropic message whose `stop_reason`, or a Bedrock response whose `stopReason`, is `max_tokens` or
  * `model_context_window_exceeded` (the API closes the block it was writing with the input so far, which may parse:
  * a file's path without its content), and the last call of a Chat choice whose `finish_reason` is `length` (`...
- * are incomplete: the model's output reached its limit (max_tokens)`); the other calls are given as they are. An object
+ * are incomplete: the model's output reached its limit (max_tokens)`), and likewise the last call of a turn the provider
+ * stopped (Anthropic's `refusal`, Chat's `content_filter`, Bedrock's `content_filtered` and `guardrail_intervened`:
+ * `... the provider stopped the model's output (refusal)`); the other calls are given as they are. An object
  * with none of the provider's fields (another provider's response, `{}`), or anything but an object or an array of
  * objects, throws `INVALID_INPUT`; so does a response holding tool calls in another provider's shape and none in
  * this one's (an Anthropic message parsed as `"openai"`: the fields they share let it past), with `looksLike`

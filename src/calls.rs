@@ -636,11 +636,18 @@ fn cut_short(response: &Value) -> Option<String> {
 
 /// Why a turn stopped that cut its last call short: it reached the output limit (Anthropic's
 /// `stop_reason` and Bedrock's `stopReason` `max_tokens` or `model_context_window_exceeded`,
-/// Chat's `finish_reason` `length`). The call the model was writing is its last part, closed
-/// with what it had (Anthropic closes such a `tool_use` block with the input so far).
+/// Chat's `finish_reason` `length`), or the provider stopped the output (Anthropic's `refusal`,
+/// Chat's `content_filter`, Bedrock's `content_filtered` and `guardrail_intervened`): a call
+/// ends a turn of itself (`tool_use`, `tool_calls`), so one that is the last part of a turn
+/// stopped otherwise was being written. It is closed with what it had (Anthropic closes such a
+/// `tool_use` block with the input so far).
 fn out_of_tokens(reason: Option<&Value>) -> Option<String> {
     let reason = reason.and_then(Value::as_str)?;
-    matches!(reason, "max_tokens" | "model_context_window_exceeded" | "length").then(|| format!("the model's output reached its limit ({reason})"))
+    match reason {
+        "max_tokens" | "model_context_window_exceeded" | "length" => Some(format!("the model's output reached its limit ({reason})")),
+        "refusal" | "content_filter" | "content_filtered" | "guardrail_intervened" => Some(format!("the provider stopped the model's output ({reason})")),
+        _ => None,
+    }
 }
 
 /// Why a Responses response that has not ended ends its calls before they did: a background
@@ -4478,7 +4485,7 @@ mod tests {
         let start = |i: u64, id: &str| json!({"type":"content_block_start","index":i,"content_block":{"type":"tool_use","id":id,"name":"write","input":{}}});
         let delta = |i: u64, j: &str| json!({"type":"content_block_delta","index":i,"delta":{"type":"input_json_delta","partial_json":j}});
         let stop = |i: u64| json!({"type":"content_block_stop","index":i});
-        for reason in ["max_tokens", "model_context_window_exceeded", "end_turn"] {
+        for reason in ["max_tokens", "model_context_window_exceeded", "refusal", "end_turn"] {
             let mut acc = Accumulator::new(CallFormat::Anthropic);
             let mut out = Vec::new();
             for e in [start(0, "a"), delta(0, "{\"path\":\"/x\"}"), stop(0), start(1, "b"), delta(1, "{\"path\":\"/y\"}"), stop(1)] {
@@ -4493,7 +4500,8 @@ mod tests {
                 assert!(calls[0].error.is_none());
                 assert_eq!(calls[1].error.is_some(), cut, "{reason}");
                 if cut {
-                    assert_eq!(calls[1].error.as_ref().unwrap().message, why.replace("max_tokens", reason));
+                    let why = if reason == "refusal" { why.replace("the model's output reached its limit (max_tokens)", "the provider stopped the model's output (refusal)") } else { why.replace("max_tokens", reason) };
+                    assert_eq!(calls[1].error.as_ref().unwrap().message, why);
                     assert_eq!(calls[1].arguments, Value::Null);
                 }
             }
@@ -4510,6 +4518,15 @@ mod tests {
         assert_eq!(out[0].error.as_ref().unwrap().message, why);
         let response = json!({"output":{"message":{"role":"assistant","content":[{"toolUse":{"toolUseId":"a","name":"write","input":{"path":"/x"}}}]}},"stopReason":"max_tokens"});
         assert_eq!(parse_tool_calls(&response, CallFormat::Bedrock, None).unwrap()[0].error.as_ref().unwrap().message, why);
+        // A guardrail or a content filter that stopped the output cuts the call it stopped, too.
+        for (format, response) in [
+            (CallFormat::Bedrock, json!({"output":{"message":{"content":[{"toolUse":{"toolUseId":"a","name":"write","input":{"path":"/x"}}}]}},"stopReason":"guardrail_intervened"})),
+            (CallFormat::Bedrock, json!({"output":{"message":{"content":[{"toolUse":{"toolUseId":"a","name":"write","input":{"path":"/x"}}}]}},"stopReason":"content_filtered"})),
+            (CallFormat::OpenAi, json!({"choices":[{"index":0,"finish_reason":"content_filter","message":{"tool_calls":[{"id":"a","type":"function","function":{"name":"write","arguments":"{}"}}]}}]})),
+        ] {
+            let e = parse_tool_calls(&response, format, None).unwrap().remove(0).error.unwrap();
+            assert!(e.message.contains("the provider stopped the model's output ("), "{}", e.message);
+        }
         // Chat: `finish_reason: "length"` cuts the last call, streamed or not.
         let why = why.replace("max_tokens", "length");
         let completion = json!({"choices":[{"index":0,"finish_reason":"length","message":{"role":"assistant","tool_calls":[
