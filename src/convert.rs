@@ -1773,6 +1773,78 @@ mod tests {
         }
     }
 
+    /// Keyword values the meta-schema refuses beyond those of a keyword's kind (`type: []`, an
+    /// empty `anyOf`/`allOf`/`oneOf`, a `dependentRequired` entry that is no list of names or
+    /// names one twice, `$id: 5`, draft 3's `required: true` where no object reads it, an empty
+    /// tuple or one beside `prefixItems`, a `pattern` that is no regular expression, `nullable:
+    /// "yes"`) are removed or repaired and reported in every place (a property, a union branch,
+    /// `items`, a definition a property refers to), for every JSON Schema dialect, through both
+    /// APIs. OpenAI strict sends none with `strict: true`.
+    #[test]
+    fn refused_keyword_values_are_removed_in_every_place() {
+        let bad = serde_json::json!({
+            "t": {"type": []},
+            "any": {"anyOf": []},
+            "all": {"allOf": []},
+            "one": {"oneOf": []},
+            "dr": {"type": "object", "properties": {"a": {"type": "string"}}, "dependentRequired": {"a": "b", "c": ["a", "a"]}},
+            "id": {"$id": 5, "$anchor": 1, "type": "string"},
+            "req": {"type": "string", "required": true},
+            "empty": {"type": "array", "items": [], "additionalItems": {"type": "string"}},
+            "both": {"type": "array", "items": [{"type": "string"}], "prefixItems": [{"type": "integer"}]},
+            "re": {"type": "string", "pattern": "(a"},
+            "nul": {"type": "string", "nullable": "yes"},
+        });
+        let mut props = serde_json::Map::new();
+        for (k, s) in bad.as_object().unwrap() {
+            props.insert(format!("p_{k}"), s.clone());
+            props.insert(format!("u_{k}"), serde_json::json!({"anyOf": [s, {"type": "null"}]}));
+            props.insert(format!("i_{k}"), serde_json::json!({"type": "array", "items": s}));
+            props.insert(format!("r_{k}"), serde_json::json!({"$ref": format!("#/$defs/{k}")}));
+        }
+        let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": props, "$defs": bad}}]);
+        for (provider, opts) in &json_schema_dialects() {
+            let (provider, opts) = (*provider, opts);
+            let out = convert(input.clone(), provider, opts).unwrap();
+            let t = &out.tools[0];
+            let label = format!("{provider:?} strict={}", opts.schema.strict);
+            let text = schema_in(provider, t).to_string();
+            for left in ["\"type\":[]", "\"anyOf\":[]", "\"allOf\":[]", "\"oneOf\":[]", "\"prefixItems\":[]", "\"items\":[", "\"a\":\"b\"", "[\"a\",\"a\"]", "\"$id\":5", "\"$anchor\":1", "\"required\":true", "\"(a\"", "\"yes\""] {
+                assert!(!text.contains(left), "{left} left in {label}: {text}");
+            }
+            let changes = &out.report.tools[0].changes;
+            for k in bad.as_object().unwrap().keys() {
+                // Draft 3's flag on a property's schema is read by its object, as ever.
+                let rules: &[&str] = if k == "req" { &["schema/bad-keyword-value", "schema/draft3-required"] } else { &["schema/bad-keyword-value"] };
+                let defined = match text.contains("$defs") {
+                    true => format!("/$defs/{k}"),
+                    false => format!("/properties/r_{k}"),
+                };
+                for at in [format!("/properties/p_{k}"), format!("/properties/u_{k}/anyOf/0"), format!("/properties/i_{k}/items"), defined] {
+                    assert!(changes.iter().any(|d| rules.contains(&d.rule) && (d.path == at || d.path.starts_with(&format!("{at}/")))), "{label}: nothing reported at {at}: {changes:?}");
+                }
+            }
+            assert!(changes.iter().any(|d| d.rule == "schema/duplicate-names" && d.path == "/properties/p_dr/dependentRequired/c"), "{label}: {changes:?}");
+            if provider == Provider::OpenAi && opts.schema.strict {
+                assert_eq!(t["function"]["strict"], false, "{label}");
+            }
+            assert_eq!(convert_json(&input.to_string(), provider, opts).unwrap(), out.tools.to_string(), "{label}");
+        }
+        // OpenAI strict: an empty union in `items` leaves a node strict mode cannot say; a
+        // pattern that is no regular expression goes, and the tool stays strict without it.
+        let mut strict = ConvertOptions::default();
+        strict.schema.strict = true;
+        for (p, is_strict) in [(serde_json::json!({"type": "array", "items": {"anyOf": []}}), false), (serde_json::json!({"type": "string", "pattern": "("}), true)] {
+            let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {"p": p}, "required": ["p"], "additionalProperties": false}}]);
+            let out = convert(input.clone(), Provider::OpenAi, &strict).unwrap();
+            let f = &out.tools[0]["function"];
+            assert_eq!(f["strict"], is_strict, "{f}");
+            assert!(!f["parameters"].to_string().contains("anyOf") && !f["parameters"].to_string().contains("pattern"), "{f}");
+            assert!(out.report.tools[0].changes.iter().any(|d| d.rule == "schema/bad-keyword-value"), "{:?}", out.report.tools[0].changes);
+            assert_eq!(convert_json(&input.to_string(), Provider::OpenAi, &strict).unwrap(), out.tools.to_string());
+        }
+    }
+
     /// With `portableNames`, every provider gets the same names, each within every provider's rule
     /// (Bedrock's strictest among them), distinct, and mapped back to its tool; both APIs agree.
     #[test]

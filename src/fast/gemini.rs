@@ -452,7 +452,7 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
     // draft 4's boolean bounds as numbers and makes a count written `2.0` an integer, before all
     // else: such a node goes the general way.
     let wrong_kind = |(key, In(_, value)): &(&str, In)| {
-        crate::schema::walk::value_rule(key).is_some_and(|r| !r.fits(value.type_name(), value.as_number()) || (r == ValueRule::Count && !is_count(value)))
+        crate::schema::walk::value_rule(key).is_some_and(|r| !super::fits(r, value) || (r == ValueRule::Count && !is_count(value)))
     };
     if o.0.iter().any(wrong_kind) {
         return None;

@@ -45,7 +45,7 @@ use crate::report::Diagnostic;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
 use crate::schema::domain::{self, Domain, Word};
 use crate::schema::refs::Shared;
-use crate::schema::walk::{head, head_of, keyword, rest_equal, value_rule, Keyword, ITEMS, PROPERTIES_HEAD};
+use crate::schema::walk::{head, head_of, keyword, rest_equal, value_rule, Keyword, ValueRule, ITEMS, PROPERTIES_HEAD};
 use crate::schema::Limits;
 use crate::text::{self, Owned as _};
 
@@ -1347,21 +1347,22 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
         }
         Some(Node::Arr(ts)) => {
             // fix_keyword_values: each type once.
-            if !ts.iter().all(&mut typed) || ts.iter().enumerate().any(|(i, t)| ts[..i].iter().any(|u| u.as_str() == t.as_str())) {
+            // normalize_type: `type: []` goes.
+            if ts.is_empty() || !ts.iter().all(&mut typed) || ts.iter().enumerate().any(|(i, t)| ts[..i].iter().any(|u| u.as_str() == t.as_str())) {
                 return false;
             }
-            ts.is_empty()
+            false
         }
         Some(_) => return false,
     };
     if reference.is_some_and(|r| r.as_str().is_none() || !levels.refs) {
         return false;
     }
-    // fix_keyword_values: each `required` name once, on a node of any type.
-    if let Some(Node::Arr(names)) = required {
-        if names.iter().enumerate().any(|(i, n)| names[..i].iter().any(|m| m.as_str().is_some() && m.as_str() == n.as_str())) {
-            return false;
-        }
+    // fix_keyword_values: each `required` name once, on a node of any type; fix_structure: a
+    // `required` that is no list of names goes.
+    let names_once = |names: &[Node]| names.iter().enumerate().all(|(i, n)| n.as_str().is_some() && !names[..i].iter().any(|m| m.as_str() == n.as_str()));
+    if required.is_some_and(|r| !matches!(r, Node::Arr(names) if names_once(names))) {
+        return false;
     }
     // Node::write_schema's condition for adding `properties: {}`.
     levels.adds_properties |= object && properties.is_none();
@@ -1385,11 +1386,12 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
         let ok = match (keyword(key), value) {
             // normalize_draft4 rewrites boolean exclusive bounds; fix_keyword_values removes
             // values of the wrong kind.
-            (Keyword::Other, v) => value_rule(key).is_none_or(|r| r.fits(v.type_name(), v.as_number())),
+            (Keyword::Other, v) => value_rule(key).is_none_or(|r| fits(r, v)),
             // normalize_draft4: draft 4 tuples are rewritten.
             (Keyword::Items, Node::Arr(_)) => false,
             (Keyword::Map, Node::Obj(map)) => map.iter().all(|(_, s)| s.is_schema() && clean_node(s, levels)),
-            (Keyword::Array, Node::Arr(items)) => items.iter().all(|s| s.is_schema() && clean_node(s, levels)),
+            // fix_subschema_slots: an empty list goes.
+            (Keyword::Array, Node::Arr(items)) => !items.is_empty() && items.iter().all(|s| s.is_schema() && clean_node(s, levels)),
             (Keyword::Single | Keyword::Items, s) => s.is_schema() && clean_node(s, levels),
             _ => false,
         };
@@ -1399,6 +1401,18 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     }
     levels.depth -= 1;
     true
+}
+
+/// [`ValueRule::fits_value`] on a node of the tree.
+fn fits(rule: ValueRule, v: &Node) -> bool {
+    rule.fits(v.type_name(), v.as_number())
+        && match (rule, v) {
+            (ValueRule::Regex, Node::Str(p)) => crate::schema::walk::regex_parses(p),
+            (ValueRule::NameLists, Node::Obj(deps)) => deps.iter().all(|(_, names)| {
+                matches!(names, Node::Arr(ns) if ns.iter().enumerate().all(|(i, n)| n.as_str().is_some() && !ns[..i].iter().any(|m| m.as_str() == n.as_str())))
+            }),
+            _ => true,
+        }
 }
 
 /// Whether a node (its `entries`) of type `ty` (its `type` value), with its `enum` `values`

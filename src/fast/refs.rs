@@ -475,7 +475,8 @@ impl<'s> State<'s> {
             let cut = [(Text::raw("type"), Node::Str(Text::raw("object"))), (Text::raw("description"), Node::Str(desc))];
             return Some(Node::Obj(self.arena.alloc_slice_fill_iter(cut)));
         }
-        let share = share && siblings.is_empty() && matches!(target, Node::Obj(_)) && self.log.log.len() <= MAX_LOG;
+        // `schema::refs`: nor a target with draft 3's `required: true`.
+        let share = share && siblings.is_empty() && matches!(target, Node::Obj(_)) && !matches!(target.get("required"), Some(Node::Bool(_))) && self.log.log.len() <= MAX_LOG;
         if share {
             if let Some(placeholder) = self.reuse(id) {
                 return Some(placeholder);

@@ -1904,6 +1904,26 @@ mod tests {
         assert!(found[0].starts_with("enum value 1 of branch 1 at `level` is written as the string \"1\""), "{found:?}");
     }
 
+    /// OpenAPI's `nullable` that is no boolean is removed and reported
+    /// (`schema/bad-keyword-value`) as other values of the wrong kind are, not taken silently; a
+    /// boolean one is read as ever; both APIs.
+    #[test]
+    fn a_nullable_that_is_no_boolean_is_reported() {
+        let tools = json!([{"name":"a","inputSchema":{"type":"object","properties":{
+            "port":{"type":"string","nullable":"yes"},
+            "n":{"type":"string","nullable":true}}}}]);
+        for provider in [crate::providers::Provider::Gemini, crate::providers::Provider::Vertex] {
+            let out = crate::convert::convert(tools.clone(), provider, &crate::convert::ConvertOptions::default()).unwrap();
+            let p = &out.tools[0]["functionDeclarations"][0]["parameters"]["properties"];
+            assert_eq!(p["port"], json!({"type":"STRING"}), "{p}");
+            assert_eq!(p["n"], json!({"type":"STRING","nullable":true}), "{p}");
+            let bad: Vec<&str> = out.report.tools[0].changes.iter().filter(|d| d.rule == "schema/bad-keyword-value").map(|d| d.path.as_str()).collect();
+            assert_eq!(bad, ["/properties/port/nullable"], "{:?}", out.report.tools[0].changes);
+            let json = crate::convert::convert_json(&tools.to_string(), provider, &crate::convert::ConvertOptions::default()).unwrap();
+            assert_eq!(json, out.tools.to_string(), "{provider:?}");
+        }
+    }
+
     /// Keyword values of the wrong kind are removed as `schema/bad-keyword-value`, as for every
     /// other provider, not described as keywords Gemini lacks (probe pQ 2); valid ones stay, a
     /// draft 4 boolean bound is read as its number, and the JSON API (the borrowed tree's
@@ -1932,7 +1952,7 @@ mod tests {
                     ("/properties/x/maximum", "`maximum` was null, not a number; removed"),
                     ("/properties/s/maxLength", "`maxLength` was -1, not a non-negative integer; removed"),
                     ("/properties/s/minLength", "`minLength` was \"3\", not a non-negative integer; removed"),
-                    ("/properties/s/pattern", "`pattern` was 5, not a string; removed"),
+                    ("/properties/s/pattern", "`pattern` was 5, not a regular expression; removed"),
                     ("/properties/n/multipleOf", "`multipleOf` was 0, not a number above zero; removed"),
                     ("/properties/n/maxLength", "`maxLength` was null, not a non-negative integer; removed"),
                 ],

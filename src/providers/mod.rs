@@ -188,14 +188,16 @@ pub fn compile(provider: Provider, root: Value, opts: &SchemaOptions, cx: &mut C
 }
 
 /// Values in subschema positions that are not schemas (`items: "string"`, `anyOf: {}`,
-/// `properties: {a: "x"}`) become `{}` (any value) or are removed, and are reported.
+/// `properties: {a: "x"}`) become `{}` (any value) or are removed, and so is a list of schemas
+/// with none in it (`anyOf: []`); each is reported.
 fn fix_subschema_slots(obj: &mut JsonObject, cx: &mut Cx) -> Result<()> {
     // Most nodes need nothing: find out without copying a key.
     let schemas = |v: &Value| v.is_object() || v.is_boolean();
     let needs_fix = obj.iter().any(|(k, v)| match (keyword(k), v) {
         (Keyword::Other, _) => false,
         (Keyword::Map, Value::Object(m)) => !m.values().all(schemas),
-        (Keyword::Array | Keyword::Items, Value::Array(a)) => !a.iter().all(schemas),
+        (Keyword::Array, Value::Array(a)) => a.is_empty() || !a.iter().all(schemas),
+        (Keyword::Items, Value::Array(a)) => !a.iter().all(schemas),
         (Keyword::Single | Keyword::Items, v) => !schemas(v),
         _ => true,
     });
@@ -212,6 +214,15 @@ fn fix_subschema_slots(obj: &mut JsonObject, cx: &mut Cx) -> Result<()> {
             continue;
         }
         let Some(value) = obj.get_mut(&key) else { continue };
+        // `anyOf: []`: a list of schemas has at least one.
+        if is_array && value.as_array().is_some_and(Vec::is_empty) {
+            obj.remove(&key);
+            cx.at(&key, |cx| {
+                cx.change("schema/bad-keyword-value", format!("`{key}` was [], not a non-empty list of schemas; removed"));
+                Ok(())
+            })?;
+            continue;
+        }
         let shape_ok = match value {
             Value::Object(_) => is_map || is_single,
             Value::Array(_) => is_array || key == "items",
@@ -356,7 +367,9 @@ fn split_dependencies(node: &mut Value, cx: &mut Cx, depth: usize) -> Result<()>
 
 /// The structural clean-up that every JSON-Schema-speaking provider gets, on every node:
 /// property values that are not schemas become `{}` (reported); object nodes get `properties`
-/// and a `required` that names only existing properties; array nodes without `items` get
+/// and a `required` that names only existing properties, and on other nodes a `required` that
+/// is no list of names (draft 3's `required: true` where no object reads it) goes (reported);
+/// array nodes without `items` get
 /// `items: {}` (any value), or what their `unevaluatedItems` says: `add_items`.
 pub fn fix_structure(node: &mut Value, cx: &mut Cx) -> Result<()> {
     fix_node(node, None, cx)
@@ -381,6 +394,15 @@ fn fix_node(node: &mut Value, document: Option<&Value>, cx: &mut Cx) -> Result<(
     fix_subschema_slots(obj, cx)?;
     if is_object_node(obj) {
         fix_properties_and_required(obj, cx);
+    } else if let Some(r) = obj.find("required").filter(|r| !r.as_array().is_some_and(|a| a.iter().all(Value::is_string))) {
+        // Draft 3's `required: true` where no parent reads it (not a property's schema), or no
+        // list of names at all.
+        let message = format!("`required` was {}, not a list of names; removed", short_json(r));
+        obj.take("required");
+        cx.at("required", |cx| {
+            cx.change("schema/bad-keyword-value", message);
+            Ok(())
+        })?;
     }
     crate::schema::fix_keyword_values(obj, cx);
     if is_array_node(obj) && !obj.has("items") {

@@ -858,6 +858,16 @@ mod tests {
         (compile(root, &opts, &mut cx).unwrap(), cx)
     }
 
+    /// An `allOf` merged for strict mode reports a branch's `nullable` that is no boolean
+    /// (`schema/bad-keyword-value`), as other values of the wrong kind, not dropped silently.
+    #[test]
+    fn strict_all_of_reports_a_nullable_that_is_no_boolean() {
+        let (c, cx) = run(json!({"type":"object","properties":{"port":{"allOf":[{"type":"string","nullable":"yes"},{"type":"string"}]}},"required":["port"]}), true);
+        assert_eq!(c.strict, Some(true));
+        assert_eq!(c.schema.unwrap()["properties"]["port"], json!({"type":"string"}));
+        assert!(cx.changes.iter().any(|d| d.rule == "schema/bad-keyword-value" && d.path == "/properties/port/allOf/0/nullable"), "{:?}", cx.changes);
+    }
+
     /// A discriminated union whose variants share a field: `prepareArguments` maps a value by
     /// the variant it is of (its `kind`), and a union nothing tells apart is reported.
     #[test]

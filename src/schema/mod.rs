@@ -745,6 +745,14 @@ pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
                 cx.change("schema/unknown-type", format!("type \"{was}\" is not a JSON Schema type; removed"));
             }
         },
+        Some(Value::Array(ts)) if ts.is_empty() => {
+            obj.take("type");
+            cx.at("type", |cx| {
+                cx.change("schema/bad-keyword-value", "`type` was [], not a type or a non-empty list of types; removed");
+                Ok(())
+            })
+            .ok();
+        }
         Some(Value::Array(ts)) => {
             let mut out: Vec<Value> = Vec::with_capacity(ts.len());
             let mut changed = false;
@@ -780,7 +788,32 @@ pub fn normalize_type(obj: &mut JsonObject, cx: &mut Cx) {
 /// against, and which the other providers read): a tuple `items: [..]` becomes `prefixItems`
 /// (its `additionalItems` the new `items`), and a boolean `exclusiveMinimum`/`exclusiveMaximum`
 /// the number of its `minimum`/`maximum` (a `false` one, or one without its bound, goes).
+///
+/// What no draft reads is removed, reported (`schema/bad-keyword-value`): an empty tuple
+/// `items: []` (its `additionalItems`, which then held for every item, becomes `items`), and a
+/// tuple `items: [..]` beside a `prefixItems`, which says the tuple in draft 2020-12's terms.
 pub fn normalize_draft4(obj: &mut JsonObject, cx: &mut Cx) {
+    if let Some(Value::Array(tuple)) = obj.find("items") {
+        let empty = tuple.is_empty();
+        let message = match (empty, obj.has("prefixItems")) {
+            (true, _) => "`items` was [], an empty tuple (a tuple has at least one item); removed",
+            (false, true) => "`items` was a tuple (draft 4) beside `prefixItems`, which says the tuple in draft 2020-12's terms; removed",
+            (false, false) => "",
+        };
+        if !message.is_empty() {
+            obj.take("items");
+            if empty {
+                if let Some(rest) = obj.take("additionalItems") {
+                    obj.put("items", rest);
+                }
+            }
+            cx.at("items", |cx| {
+                cx.change("schema/bad-keyword-value", message);
+                Ok(())
+            })
+            .ok();
+        }
+    }
     if matches!(obj.find("items"), Some(Value::Array(_))) && !obj.has("prefixItems") {
         if let Some(tuple) = obj.take("items") {
             obj.put("prefixItems", tuple);
@@ -841,8 +874,10 @@ pub(crate) fn draft4_exclusives(obj: &mut JsonObject) -> Vec<(&'static str, &'st
 
 /// Keyword values that JSON Schema 2020-12's meta-schema refuses, which Anthropic and OpenAI
 /// refuse a whole tool for: a `type` list or a `required` that repeats a name loses the repeat,
-/// and a keyword value of the wrong kind (`minLength: -1`, `format: 5`, `enum: "a"`, see
-/// [`crate::schema::walk::ValueRule`]) is removed. Every one is reported.
+/// and a keyword value of the wrong kind (`minLength: -1`, `format: 5`, `enum: "a"`, a `pattern`
+/// that is no regular expression, see [`crate::schema::walk::ValueRule`]) is removed; of a
+/// `dependentRequired`, an entry that is no list of names goes and a name listed twice is kept
+/// once. Every one is reported.
 pub fn fix_keyword_values(obj: &mut JsonObject, cx: &mut Cx) {
     for key in ["type", "required"] {
         let Some(Value::Array(names)) = obj.find_mut(key) else { continue };
@@ -870,9 +905,44 @@ pub fn fix_keyword_values(obj: &mut JsonObject, cx: &mut Cx) {
     }
     let bad: Vec<(String, crate::schema::walk::ValueRule)> = obj
         .iter()
-        .filter_map(|(k, v)| crate::schema::walk::value_rule(k).filter(|r| !r.fits(json_type(v), v.as_number())).map(|r| (k.clone(), r)))
+        .filter_map(|(k, v)| crate::schema::walk::value_rule(k).filter(|r| !r.fits_value(v)).map(|r| (k.clone(), r)))
         .collect();
     for (key, rule) in bad {
+        // A `dependentRequired` object keeps its lists of names: what is no such list goes, and
+        // a name listed twice is kept once.
+        if let (crate::schema::walk::ValueRule::NameLists, Some(Value::Object(deps))) = (rule, obj.find_mut(&key)) {
+            let mut said: Vec<(String, &'static str, String)> = Vec::new();
+            deps.retain(|name, names| {
+                if let Value::Array(list) = names {
+                    if list.iter().all(Value::is_string) {
+                        let before = list.len();
+                        let mut kept: Vec<Value> = Vec::with_capacity(before);
+                        for n in list.drain(..) {
+                            if !kept.contains(&n) {
+                                kept.push(n);
+                            }
+                        }
+                        *list = kept;
+                        if list.len() < before {
+                            said.push((name.clone(), "schema/duplicate-names", format!("`{key}` entry named a property more than once; each kept once")));
+                        }
+                        return true;
+                    }
+                }
+                said.push((name.clone(), "schema/bad-keyword-value", format!("`{key}` entry was {}, not a list of names; removed", short_json(names))));
+                false
+            });
+            for (name, rule, message) in said {
+                cx.at(&key, |cx| {
+                    cx.at(&name, |cx| {
+                        cx.change(rule, message);
+                        Ok(())
+                    })
+                })
+                .ok();
+            }
+            continue;
+        }
         let was = obj.take(&key).map_or_else(String::new, |v| short_json(&v));
         cx.at(&key, |cx| {
             cx.change("schema/bad-keyword-value", format!("`{key}` was {was}, not {}; removed", rule.expected()));

@@ -490,8 +490,14 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
         return Ok(Value::Object(cut));
     }
     // Siblings overlay the target: its subschemas then belong to a node this function did not
-    // see whole, so nothing below it is shared.
-    let share = share && siblings.is_empty() && target.is_object() && cx.shared.is_some() && st.log.log.len() <= MAX_LOG;
+    // see whole, so nothing below it is shared. Nor is a target with draft 3's `required: true`,
+    // which the object whose property it is reads (`fix_properties_and_required`), where each
+    // copy is.
+    let share = share
+        && siblings.is_empty()
+        && target.as_object().is_some_and(|t| !matches!(t.find("required"), Some(Value::Bool(_))))
+        && cx.shared.is_some()
+        && st.log.log.len() <= MAX_LOG;
     if share {
         if let Some(placeholder) = reuse(id, st, cx) {
             return Ok(placeholder);

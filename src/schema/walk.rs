@@ -151,6 +151,10 @@ pub enum ValueRule {
     Flag,
     /// An array (`enum`, `examples`).
     List,
+    /// A regular expression (`pattern`): a string that [`regex_parses`].
+    Regex,
+    /// An object of lists of names, each name once (`dependentRequired`): see [`name_list`].
+    NameLists,
 }
 
 impl ValueRule {
@@ -164,7 +168,20 @@ impl ValueRule {
             Self::Text => json_type == "string",
             Self::Flag => json_type == "boolean",
             Self::List => json_type == "array",
+            Self::Regex => json_type == "string",
+            Self::NameLists => json_type == "object",
         }
+    }
+
+    /// [`ValueRule::fits`] on the value itself, which also reads a `pattern`'s text and a
+    /// `dependentRequired`'s lists.
+    pub fn fits_value(self, v: &Value) -> bool {
+        self.fits(crate::model::json_type(v), v.as_number())
+            && match self {
+                Self::Regex => v.as_str().is_some_and(regex_parses),
+                Self::NameLists => v.as_object().is_some_and(|m| m.values().all(name_list)),
+                _ => true,
+            }
     }
 
     /// What a value must be, for messages.
@@ -176,6 +193,8 @@ impl ValueRule {
             Self::Text => "a string",
             Self::Flag => "a boolean",
             Self::List => "an array",
+            Self::Regex => "a regular expression",
+            Self::NameLists => "an object of lists of names",
         }
     }
 }
@@ -196,7 +215,8 @@ pub fn value_rule(key: &str) -> Option<ValueRule> {
         (7, MINIMUM) | (7, MAXIMUM) => return Some(Number),
         (16, EXCLUSIVE_HEAD) => return (k[9..] == *b"Minimum" || k[9..] == *b"Maximum").then_some(Number),
         (10, MULTIPLE_OF_HEAD) => (Positive, "multipleOf"),
-        (6, FORMAT) | (7, PATTERN) | (5, TITLE) | (8, COMMENT) => return Some(Text),
+        (7, PATTERN) => return Some(Regex),
+        (6, FORMAT) | (5, TITLE) | (8, COMMENT) | (3, ID) | (7, ANCHOR) | (7, SCHEMA) => return Some(Text),
         (11, DESCRIPTION_HEAD) => (Text, "description"),
         (16, CONTENT_MEDIA_TYPE_HEAD) => (Text, "contentMediaType"),
         (15, CONTENT_ENCODING_HEAD) => (Text, "contentEncoding"),
@@ -204,7 +224,9 @@ pub fn value_rule(key: &str) -> Option<ValueRule> {
         (8, READ_ONLY) => return Some(Flag),
         (9, WRITE_ONLY_HEAD) => (Flag, "writeOnly"),
         (10, DEPRECATED_HEAD) => (Flag, "deprecated"),
+        (8, NULLABLE) => return Some(Flag),
         (4, ENUM) | (8, EXAMPLES) => return Some(List),
+        (17, DEPENDENT_REQUIRED_HEAD) => (NameLists, "dependentRequired"),
         _ => return None,
     };
     rest_equal(k, word.as_bytes()).then_some(rule)
@@ -235,6 +257,125 @@ const WRITE_ONLY_HEAD: u64 = head_of(b"writeOnly");
 const DEPRECATED_HEAD: u64 = head_of(b"deprecated");
 pub(crate) const ENUM: u64 = head_of(b"enum");
 const EXAMPLES: u64 = head_of(b"examples");
+const ID: u64 = head_of(b"$id");
+const ANCHOR: u64 = head_of(b"$anchor");
+const SCHEMA: u64 = head_of(b"$schema");
+const NULLABLE: u64 = head_of(b"nullable");
+const DEPENDENT_REQUIRED_HEAD: u64 = head_of(b"dependentRequired");
+
+/// Whether a `dependentRequired` entry is a list of names, each once.
+pub fn name_list(v: &Value) -> bool {
+    matches!(v, Value::Array(names) if names.iter().enumerate().all(|(i, n)| n.is_string() && !names[..i].contains(n)))
+}
+
+/// Whether `p` reads as a regular expression, as far as every dialect agrees (ECMA-262's, which
+/// JSON Schema names, and those of the providers that compile a `pattern`): no `(` left open and
+/// no `)` without one, no `[` left open (a class ends at its first `]`, as ECMA-262 reads it), no
+/// `\` at the end, no quantifier without something before it to repeat (`*a`, `a**`, `(|+)`),
+/// and no `{n,m}` whose `n` is above `m`. A quantifier may be followed by one `?` (lazy) or `+`
+/// (possessive, in the dialects that have it); a `{` that is no quantifier is a character.
+pub fn regex_parses(p: &str) -> bool {
+    let b = p.as_bytes();
+    let (mut open, mut i) = (0usize, 0);
+    // Whether what comes before may be repeated.
+    let mut atom = false;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                if i + 1 == b.len() {
+                    return false;
+                }
+                i += 2;
+                atom = true;
+                continue;
+            }
+            b'[' => {
+                i += 1;
+                loop {
+                    match b.get(i) {
+                        None => return false,
+                        Some(b'\\') => i += 2,
+                        Some(b']') => break,
+                        Some(_) => i += 1,
+                    }
+                }
+                atom = true;
+            }
+            b'(' => {
+                open += 1;
+                atom = false;
+                // `(?:`, `(?=`, `(?<name>`...: the `?` repeats nothing.
+                if b.get(i + 1) == Some(&b'?') {
+                    i += 1;
+                }
+            }
+            b')' => {
+                if open == 0 {
+                    return false;
+                }
+                open -= 1;
+                atom = true;
+            }
+            b'|' | b'^' | b'$' => atom = false,
+            b'*' | b'+' | b'?' | b'{' => {
+                let end = if b[i] == b'{' {
+                    match quantifier(&b[i..]) {
+                        Some(Some(len)) => i + len,
+                        // Out of order (`{3,1}`).
+                        Some(None) => return false,
+                        // A character.
+                        None => {
+                            i += 1;
+                            atom = true;
+                            continue;
+                        }
+                    }
+                } else {
+                    i + 1
+                };
+                if !atom {
+                    return false;
+                }
+                i = end;
+                if matches!(b.get(i), Some(b'?' | b'+')) {
+                    i += 1;
+                }
+                atom = false;
+                continue;
+            }
+            _ => atom = true,
+        }
+        i += 1;
+    }
+    open == 0
+}
+
+/// A `{n}`, `{n,}` or `{n,m}` at the start of `b`: its length, `None` inside when `n` is above
+/// `m`; `None` when it is none.
+fn quantifier(b: &[u8]) -> Option<Option<usize>> {
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let number = |from: usize, len: usize| std::str::from_utf8(&b[from..from + len]).ok()?.parse::<u64>().ok();
+    let n = digits(1);
+    if n == 0 {
+        return None;
+    }
+    match b.get(1 + n) {
+        Some(b'}') => Some(Some(n + 2)),
+        Some(b',') => {
+            let m = digits(2 + n);
+            if b.get(2 + n + m) != Some(&b'}') {
+                return None;
+            }
+            let ordered = m == 0 || match (number(1, n), number(2 + n, m)) {
+                (Some(lo), Some(hi)) => lo <= hi,
+                // Past u64: left to the engine.
+                _ => true,
+            };
+            Some(ordered.then_some(n + m + 3))
+        }
+        _ => None,
+    }
+}
 
 /// How a keyword holds subschemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -343,14 +484,15 @@ mod tests {
             ("minLength", Count), ("maxLength", Count), ("minItems", Count), ("maxItems", Count), ("minProperties", Count),
             ("maxProperties", Count), ("minContains", Count), ("maxContains", Count), ("minimum", Number), ("maximum", Number),
             ("exclusiveMinimum", Number), ("exclusiveMaximum", Number), ("multipleOf", Positive), ("format", Text),
-            ("pattern", Text), ("title", Text), ("$comment", Text), ("description", Text), ("contentMediaType", Text),
-            ("contentEncoding", Text), ("uniqueItems", Flag), ("readOnly", Flag), ("writeOnly", Flag), ("deprecated", Flag),
-            ("enum", List), ("examples", List),
+            ("pattern", Regex), ("title", Text), ("$comment", Text), ("description", Text), ("contentMediaType", Text),
+            ("contentEncoding", Text), ("$id", Text), ("$anchor", Text), ("$schema", Text), ("uniqueItems", Flag), ("readOnly", Flag),
+            ("writeOnly", Flag), ("deprecated", Flag), ("nullable", Flag), ("enum", List), ("examples", List),
+            ("dependentRequired", NameLists),
         ];
         for (k, rule) in table {
             assert_eq!(value_rule(k), Some(*rule), "{k}");
         }
-        for k in ["", "type", "default", "const", "minLengths", "minLengt", "exclusiveMinimun", "exclusive_Minimum", "Enum", "example", "descriptio", "descriptions", "items", "properties", "required"] {
+        for k in ["", "type", "default", "const", "minLengths", "minLengt", "exclusiveMinimun", "exclusive_Minimum", "Enum", "example", "descriptio", "descriptions", "items", "properties", "required", "$ids", "$anchors", "dependentSchemas", "dependentRequires"] {
             assert_eq!(value_rule(k), None, "{k:?}");
         }
         let n = |v: serde_json::Value| (crate::model::json_type(&v), v);
@@ -361,6 +503,8 @@ mod tests {
             (Text, vec![n("x".into())], vec![n(5.into()), n(serde_json::json!(["x"]))]),
             (Flag, vec![n(false.into())], vec![n("yes".into()), n(1.into())]),
             (List, vec![n(serde_json::json!([])), n(serde_json::json!([1, "a"]))], vec![n("x".into()), n(serde_json::json!({}))]),
+            (Regex, vec![n("^a+$".into())], vec![n(5.into())]),
+            (NameLists, vec![n(serde_json::json!({}))], vec![n(serde_json::json!([]))]),
         ] {
             for (t, v) in good {
                 assert!(rule.fits(t, v.as_number()), "{rule:?} {v}");
@@ -368,6 +512,25 @@ mod tests {
             for (t, v) in bad {
                 assert!(!rule.fits(t, v.as_number()), "{rule:?} {v}");
             }
+        }
+    }
+
+    /// A `pattern` and a `dependentRequired` are read for what their kind does not say: a
+    /// regular expression every dialect reads, lists of names each named once.
+    #[test]
+    fn values_are_read_past_their_kind() {
+        for p in ["", "^a+$", "a{2}", "a{2,}", "a{2,3}?", "a{", "{x}", "x{,3}", "[(]", "[]a]", "[^]]", "\\(", "(?:a|b)*", "(?<n>a)\\k<n>", "(?=a)", "(?<!a)b", "a*+", "()", "a|", "\\d{1,2}-\\d+", "é+"] {
+            assert!(regex_parses(p), "{p}");
+            assert!(ValueRule::Regex.fits_value(&Value::String(p.into())), "{p}");
+        }
+        for p in ["(", "(a", ")", "a)", "(()", "[a", "[", "\\", "a\\", "*a", "+", "?", "a**", "a|*", "(*)", "(?", "^*", "{2}", "a{3,1}", "[\\]"] {
+            assert!(!regex_parses(p), "{p}");
+            assert!(!ValueRule::Regex.fits_value(&Value::String(p.into())), "{p}");
+        }
+        let lists = |v: Value| ValueRule::NameLists.fits_value(&v);
+        assert!(lists(serde_json::json!({"a": ["b", "c"], "d": []})));
+        for bad in [serde_json::json!({"a": "b"}), serde_json::json!({"a": ["b", "b"]}), serde_json::json!({"a": [1]}), serde_json::json!([["a"]])] {
+            assert!(!lists(bad.clone()), "{bad}");
         }
     }
 
