@@ -759,6 +759,35 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::c
                 }
             };
             if is_all {
+                // A branch's text is kept as a nested merge keeps it: its description joined to
+                // the root's, its title where the root has none.
+                if let Some(Value::String(bd)) = b.find("description").filter(|d| d.as_str().is_some_and(|d| !d.trim().is_empty())) {
+                    match root.find_mut("description") {
+                        Some(Value::String(d)) => {
+                            if !d.contains(bd.trim()) {
+                                let joined = format!("{} {}", d.trim_end(), bd.trim());
+                                *d = joined;
+                            }
+                        }
+                        _ => {
+                            root.insert("description".owned(), string(bd.trim()));
+                        }
+                    }
+                }
+                if let (Some(t @ Value::String(_)), None) = (b.find("title"), root.find("title")) {
+                    root.insert("title".owned(), t.clone());
+                }
+                // A branch whose `type` shares none with the root's: no value can be both.
+                let (mine, theirs) = (types_of(root), types_of(b));
+                let shares = |t: &&str| mine.contains(t) || (*t == "integer" && mine.contains(&"number")) || (*t == "number" && mine.contains(&"integer"));
+                if !mine.is_empty() && !theirs.is_empty() && !theirs.iter().any(shares) {
+                    let message = format!(
+                        "allows no value: the root's type {} and the type {} of a branch of its `allOf` have none in common; the root's is kept",
+                        short_json(root.find("type").unwrap_or(&Value::Null)),
+                        short_json(b.find("type").unwrap_or(&Value::Null))
+                    );
+                    cx.problem("schema/disjoint-values", message);
+                }
                 // What a branch says about the whole object holds for it: kept on the root, unless
                 // the root says otherwise (then reported, the root's kept).
                 for (k, v) in b.iter().filter(|(k, _)| !matches!(k.as_str(), "properties" | "required" | "type" | "description" | "title")) {
@@ -1391,6 +1420,45 @@ mod tests {
         merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
         assert_eq!(root["properties"]["a"], json!({"allOf":[{"type":"string","pattern":"^a"},{"pattern":"b$"}]}));
         assert!(cx.changes.iter().any(|d| d.rule == "schema/root-combinator-conflict"), "{:?}", cx.changes);
+    }
+
+    /// A root `allOf` branch's description is joined to the root's and its title kept where the
+    /// root has none, as a nested merge keeps them; a branch that is a `$ref` brings its
+    /// definition's.
+    #[test]
+    fn root_all_of_keeps_the_branches_text() {
+        let mut root = json!({"type":"object","description":"Root text.","properties":{"a":{"type":"string"},"b":{"type":"string"}},
+            "allOf":[{"description":"Never send a and b together.","title":"Exclusive","required":["a"]},{"description":"Root text.","title":"Other"}]});
+        let mut cx = Cx::new(Limits::default());
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
+        assert_eq!(root["description"], "Root text. Never send a and b together.");
+        assert_eq!(root["title"], "Exclusive");
+        assert_eq!(root["required"], json!(["a"]));
+        let mut root = json!({"type":"object","$defs":{"Base":{"type":"object","description":"A base.","title":"Base","properties":{"id":{"type":"string"}}}},
+            "allOf":[{"$ref":"#/$defs/Base"}]});
+        merge_root_combinators(root.as_object_mut().unwrap(), &mut Cx::new(Limits::default()));
+        assert_eq!((&root["description"], &root["title"]), (&json!("A base."), &json!("Base")), "{root}");
+        assert_eq!(root["properties"]["id"], json!({"type":"string"}));
+    }
+
+    /// A root `allOf` branch whose `type` shares none with the root's allows no value: reported
+    /// (`schema/disjoint-values`) as the same shape below the root is, the root's type kept; a
+    /// branch that allows an object is not reported.
+    #[test]
+    fn root_all_of_reports_a_branch_type_the_root_excludes() {
+        for (branch, disjoint) in [
+            (json!({"type":"string","minLength":2}), true),
+            (json!({"type":["string","null"]}), true),
+            (json!({"type":["object","null"]}), false),
+            (json!({"type":"object","minProperties":1}), false),
+            (json!({"minProperties":1}), false),
+        ] {
+            let mut root = json!({"type":"object","properties":{"a":{"type":"string"}},"allOf":[branch.clone()]});
+            let mut cx = Cx::new(Limits::default());
+            merge_root_combinators(root.as_object_mut().unwrap(), &mut cx);
+            assert_eq!(cx.problems.iter().any(|d| d.rule == "schema/disjoint-values" && d.path.is_empty()), disjoint, "{branch}: {:?}", cx.problems);
+            assert_eq!(root["type"], "object", "{branch}");
+        }
     }
 
     #[test]
