@@ -229,6 +229,23 @@ fn lookup<'n, 'a>(root: &'n Node<'a>, reference: &str) -> Target<'n, 'a> {
     Target::Found(target)
 }
 
+/// `refs::never_reaches_schema` from a reference's `target`: whether it is nothing but references
+/// (`refs::only_ref`) that never reach a schema; `true` too where one is not looked up here.
+fn never_reaches_schema<'n, 'a>(root: &'n Node<'a>, mut target: &'n Node<'a>) -> bool {
+    for _ in 0..64 {
+        let next = match target {
+            Node::Obj([(k, Node::Str(r))]) if *k == "$ref" => r,
+            Node::Obj([(k, Node::Arr([Node::Obj([(r, Node::Str(next))])]))]) if matches!(k.as_ref(), "allOf" | "anyOf" | "oneOf") && *r == "$ref" => next,
+            _ => return false,
+        };
+        match lookup(root, next) {
+            Target::Found(t) => target = t,
+            _ => return true,
+        }
+    }
+    true
+}
+
 /// Whether every `$ref` of the tree leads somewhere in it (as `refs::lookup` finds it): where
 /// one may not, a conversion with a report goes the general way, which reports it
 /// (`refs::report_unresolvable`).
@@ -244,7 +261,7 @@ pub(crate) fn all_found(root: &Node) -> bool {
             return true;
         }
         entries.iter().all(|(k, v)| match (k.as_str(), v) {
-            ("$ref", Node::Str(r)) => matches!(lookup(root, r), Target::Found(_)),
+            ("$ref", Node::Str(r)) => matches!(lookup(root, r), Target::Found(t) if !never_reaches_schema(root, t)),
             _ => walk(v, root, depth + 1),
         })
     }

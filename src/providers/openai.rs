@@ -183,6 +183,10 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
     impl Gather<'_> {
         fn name_of(&mut self, reference: &str) -> std::result::Result<String, String> {
             let unresolved = |r: &str| format!("$ref \"{r}\" does not resolve to a schema object");
+            // A loop that runs through a one-branch `allOf` too, which the chain below does not follow.
+            if crate::schema::refs::never_reaches_schema(self.base, reference) {
+                return Err(format!("$ref \"{reference}\" leads through references that never reach a schema"));
+            }
             let (mut reference, mut target) = (reference.owned(), lookup(self.base, reference).ok_or_else(|| unresolved(reference))?);
             // A target that is nothing but a reference stands for that one's target.
             let only_ref = |v: &Value| v.as_object().filter(|o| o.len() == 1).and_then(|o| o.find("$ref")).and_then(Value::as_str).map(str::to_owned);
@@ -856,6 +860,35 @@ mod tests {
         let (root, _) = process_json_schema(&schema, &mut cx);
         let opts = SchemaOptions { strict, ..SchemaOptions::default() };
         (compile(root, &opts, &mut cx).unwrap(), cx)
+    }
+
+    /// A `$ref` loop that never reaches a schema, directly (`A` to `A`) or through a one-branch
+    /// `allOf`, cannot be strict: sent without strict, as the direct form was. Sent as it is
+    /// (without strict), it is reported (`refs/unresolvable`); both APIs agree.
+    #[test]
+    fn a_ref_loop_without_a_schema_is_not_strict_and_is_reported() {
+        for a in [json!({"$ref":"#/$defs/A"}), json!({"allOf":[{"$ref":"#/$defs/A"}]}), json!({"anyOf":[{"$ref":"#/$defs/B"}]})] {
+            let schema = json!({"type":"object","properties":{"url":{"$ref":"#/$defs/A"}},"$defs":{"A":a,"B":{"$ref":"#/$defs/A"}}});
+            let (c, cx) = run(schema.clone(), true);
+            assert_eq!(c.strict, Some(false), "{a}");
+            assert!(cx.problems.iter().any(|d| d.rule == "openai/strict-fallback" && d.message.contains("never reach a schema")), "{a}: {:?}", cx.problems);
+            let (c, cx) = run(schema.clone(), false);
+            assert_eq!(c.strict, Some(false), "{a}");
+            assert!(cx.problems.iter().any(|d| d.rule == "refs/unresolvable" && d.path == "/properties/url" && d.message.contains("never reach a schema")), "{a}: {:?}", cx.problems);
+            let tools = json!([{"name":"t","inputSchema":schema}]);
+            for (provider, strict) in [(crate::providers::Provider::OpenAi, true), (crate::providers::Provider::OpenAi, false), (crate::providers::Provider::Anthropic, false)] {
+                let mut opts = crate::convert::ConvertOptions::default();
+                opts.schema.strict = strict;
+                let out = crate::convert::convert(tools.clone(), provider, &opts).unwrap();
+                assert!(out.report.tools[0].problems.iter().any(|d| d.rule == "refs/unresolvable"), "{provider:?} {a}: {:?}", out.report.tools[0].problems);
+                assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{provider:?} {a}");
+            }
+        }
+        // A chain that reaches a schema is no loop.
+        let (c, cx) = run(json!({"type":"object","properties":{"u":{"$ref":"#/$defs/A"}},"required":["u"],"additionalProperties":false,
+            "$defs":{"A":{"allOf":[{"$ref":"#/$defs/B"}]},"B":{"type":"string"}}}), false);
+        assert_eq!(c.strict, Some(false));
+        assert!(!cx.problems.iter().any(|d| d.rule == "refs/unresolvable"), "{:?}", cx.problems);
     }
 
     /// An `allOf` merged for strict mode reports a branch's `nullable` that is no boolean

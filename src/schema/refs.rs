@@ -565,9 +565,38 @@ fn reuse(id: usize, st: &mut State, cx: &mut Cx) -> Option<Value> {
     Shared::placeholder_for(i)
 }
 
+/// The reference a schema is and says nothing besides: `{"$ref": r}`, or that in a one-branch
+/// `allOf`, `anyOf` or `oneOf` (`{"allOf": [{"$ref": r}]}`).
+pub(crate) fn only_ref(v: &Value) -> Option<&str> {
+    let (k, v) = v.as_object().filter(|o| o.len() == 1)?.iter().next()?;
+    match (k.as_str(), v) {
+        ("$ref", Value::String(r)) => Some(r),
+        ("allOf" | "anyOf" | "oneOf", Value::Array(b)) if b.len() == 1 => match b[0].as_object().filter(|o| o.len() == 1)?.find("$ref")? {
+            Value::String(r) => Some(r),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether `reference` leads through references ([`only_ref`]) that never reach a schema
+/// (`A` to `A`, `A` to `{"allOf": [{"$ref": A}]}`): a loop no validator can follow to an end
+/// (ajv's compiling overflows its stack).
+pub(crate) fn never_reaches_schema<'a>(root: &'a Value, reference: &'a str) -> bool {
+    let mut r = reference;
+    for _ in 0..64 {
+        match lookup(root, r).and_then(only_ref) {
+            Some(next) => r = next,
+            None => return false,
+        }
+    }
+    true
+}
+
 /// Reports every `$ref` of a schema sent with its references (not inlined) that leads nowhere
-/// in the document: a local one that [`lookup`] does not find, or one to another document
-/// (`https://...`, `other.json#/x`), which no provider fetches. The schema is left as it is.
+/// in the document: a local one that [`lookup`] does not find, one to another document
+/// (`https://...`, `other.json#/x`), which no provider fetches, or one through references that
+/// never reach a schema ([`never_reaches_schema`]). The schema is left as it is.
 pub fn report_unresolvable(root: &Value, cx: &mut Cx) {
     fn walk(node: &Value, root: &Value, anchors: &mut Anchors, cx: &mut Cx, depth: usize) {
         let Value::Object(o) = node else { return };
@@ -578,6 +607,8 @@ pub fn report_unresolvable(root: &Value, cx: &mut Cx) {
             if anchors.lookup(root, r).is_none() {
                 let why = if r.starts_with('#') { "leads nowhere in the schema" } else { "is to another document, which the provider does not fetch" };
                 cx.problem("refs/unresolvable", format!("$ref \"{r}\" {why}: sent as it is, the model has nothing to follow"));
+            } else if never_reaches_schema(root, r) {
+                cx.problem("refs/unresolvable", format!("$ref \"{r}\" leads through references that never reach a schema: sent as it is, the model has nothing to follow"));
             }
         }
         for (key, value) in o {
