@@ -544,9 +544,10 @@ fn strict_modes_from_the_borrowed_tree_agree_with_the_general_path() {
             Ok(())
         })
         .unwrap();
-    // A quarter at least: the leaves with values of the wrong kind (`format: 7`, `minItems: -1`,
-    // `description: 7`) send their schemas the general way, which removes them.
-    assert!(passed.get() * 4 > total.get(), "only {} of {} generated tools took the borrowed tree", passed.get(), total.get());
+    // A fifth at least: the leaves with values of the wrong kind (`format: 7`, `minItems: -1`,
+    // `description: 7`) or that the meta-schema refuses (`type: []`, `anyOf: []`) send their
+    // schemas the general way, which removes them.
+    assert!(passed.get() * 5 > total.get(), "only {} of {} generated tools took the borrowed tree", passed.get(), total.get());
 }
 
 /// `{"type":"object","properties":{"n": inner}}`, built without serde (whose recursive
