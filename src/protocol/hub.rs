@@ -21,6 +21,7 @@ use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
+use std::task::{Poll, Waker};
 
 use futures_util::future::{join_all, select, Either};
 use futures_util::FutureExt as _;
@@ -154,6 +155,59 @@ pub struct Hub<T: Transport, C: Clock> {
     backoff: RefCell<Vec<Backoff>>,
     /// The servers a [`Hub::refresh`] is listing: another refresh meanwhile leaves them be.
     refreshing: RefCell<Vec<String>>,
+    /// How many [`Hub::list_tools`] are under way.
+    lists_running: Cell<usize>,
+    /// Told when a [`Hub::list_tools`] ends (however its future ends), for those waiting for
+    /// the listing under way.
+    list_ended: Ended,
+}
+
+/// Wakes those waiting for something to end ([`Ended::next`]); single-threaded, as the hub is.
+#[derive(Default)]
+struct Ended {
+    count: Cell<u64>,
+    wakers: RefCell<Vec<Waker>>,
+}
+
+impl Ended {
+    fn fire(&self) {
+        self.count.set(self.count.get() + 1);
+        for w in self.wakers.borrow_mut().drain(..) {
+            w.wake();
+        }
+    }
+
+    /// Ready once [`Ended::fire`] is called after this call.
+    fn next(&self) -> impl Future<Output = ()> + '_ {
+        let seen = self.count.get();
+        std::future::poll_fn(move |cx| {
+            if self.count.get() != seen {
+                return Poll::Ready(());
+            }
+            let mut wakers = self.wakers.borrow_mut();
+            if !wakers.iter().any(|w| w.will_wake(cx.waker())) {
+                wakers.push(cx.waker().clone());
+            }
+            Poll::Pending
+        })
+    }
+}
+
+/// Counts a [`Hub::list_tools`] as under way for as long as it lives, and tells its end.
+struct ListRunning<'h>(&'h Cell<usize>, &'h Ended);
+
+impl<'h> ListRunning<'h> {
+    fn new(running: &'h Cell<usize>, ended: &'h Ended) -> Self {
+        running.set(running.get() + 1);
+        Self(running, ended)
+    }
+}
+
+impl Drop for ListRunning<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() - 1);
+        self.1.fire();
+    }
 }
 
 /// Marks servers as being refreshed for as long as it lives (however the refresh's future ends).
@@ -217,6 +271,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             confirm,
             backoff: RefCell::default(),
             refreshing: RefCell::default(),
+            lists_running: Cell::new(0),
+            list_ended: Ended::default(),
         }
     }
 
@@ -249,6 +305,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         };
         let listing = self.next_listing();
         self.last_list.set(listing);
+        let _running = ListRunning::new(&self.lists_running, &self.list_ended);
         *self.selection.borrow_mut() = selection.clone();
         // Asked for: whatever a refresh found, these are asked now.
         self.backoff.borrow_mut().retain(|b| !chosen.iter().any(|(n, _)| *n == b.server));
@@ -330,7 +387,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     }
 
     /// Brings the listing up to date: lists every server when none were listed (the servers of
-    /// a [`Hub::list_tools`] still under way, when one is); otherwise lists
+    /// a [`Hub::list_tools`] still under way, when one is; and when a listing that started
+    /// meanwhile has the last word, it waits for that one to end); otherwise lists
     /// again, at once, only the listed servers that announced a change since, or whose session
     /// is no longer the one that answered their listing ([`Client::tools_changed`]), or whose listing is no longer fresh ([`Client::tools_expired`]:
     /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once), each within 10 s all in (or
@@ -347,6 +405,12 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             // would start a listing after it, whose selection (all) would win over the one asked for.
             let selection = self.selection.borrow().clone();
             self.list_tools(&selection, None).await;
+            // Superseded by a listing that started meanwhile (another conversion's, a
+            // `list_tools`), this one stored nothing: that one's is the hub's listing, so it is
+            // waited for (converting now would convert none).
+            while !self.listed_once.get() && self.lists_running.get() > 0 {
+                self.list_ended.next().await;
+            }
             return;
         }
         let now = self.clock.now_ms();
@@ -1265,5 +1329,27 @@ mod tests {
         assert_eq!(left_out().len(), 1);
         assert_eq!(names(&ConvertOptions::default()).len(), 3);
         assert!(hub.dropped_tools().is_empty());
+    }
+    /// Conversions that overlap the first listing, or a listing that starts during it: each
+    /// converts every server's tools, and so does each provider's name map. The first one's own
+    /// listing, superseded by the later one, once left it converting none (its map empty).
+    #[test]
+    fn conversions_overlapping_the_first_listing_each_convert_every_tool() {
+        let tools = json!([{"name": "search"}]);
+        let opts = ConvertOptions::default();
+        // The first listing ends first; the later one (another provider's) ends after it.
+        let hub1 = hub(vec![("s", vec![Reply::Later(2, Box::new(listing(tools.clone()))), Reply::Later(20, Box::new(listing(tools.clone())))])], None, None);
+        let (openai, anthropic) = block_on(futures_util::future::join(hub1.tools_refreshed(Provider::OpenAi, &opts), hub1.tools_refreshed(Provider::Anthropic, &opts)));
+        for (provider, out) in [(Provider::OpenAi, openai), (Provider::Anthropic, anthropic)] {
+            assert!(out.unwrap().contains("mcp__s__search"), "{provider:?}");
+            assert_eq!(hub1.name_map_for(Some(provider.into())).unwrap().entries().len(), 1, "{provider:?}");
+        }
+        assert!(hub1.listing_errors().is_empty());
+        // Overlapped by a `list_tools` that ends after it.
+        let hub2 = hub(vec![("s", vec![Reply::Later(2, Box::new(listing(tools.clone()))), Reply::Later(20, Box::new(listing(tools)))])], None, None);
+        let (converted, (listed, _)) = block_on(futures_util::future::join(hub2.tools_refreshed(Provider::OpenAi, &opts), hub2.list_tools(&Selection::Auto, None)));
+        assert!(converted.unwrap().contains("mcp__s__search"));
+        assert_eq!(listed.len(), 1);
+        assert!(!call(&hub2, "mcp__s__search").is_err_and(|e| e.code == ErrorCode::UnknownToolName));
     }
 }
