@@ -2373,7 +2373,10 @@ export interface McpCallOptions {
  * sent again (not one with a `cursor`: `SESSION_EXPIRED`); requests that meet it together share one renewal,
  * and requests made meanwhile wait for it. Each waits within its own `timeoutMs` and `signal`, the one whose expiry
  * started the renewal too (`TIMEOUT`, `ABORTED`): the renewal's `initialize` has the client's `timeoutMs`, and goes
- * on for the others (and the requests after) when that request gives up. A stream belongs to the session it was opened on: once that session is
+ * on for the others (and the requests after) when that request gives up. A renewal that fails (the restarting server
+ * answers 503, or does not answer in time) fails the requests that met or waited for it (those that waited: `NOT_CONNECTED`,
+ * "the session expired and could not be renewed"), and the next request renews the session again (until `close()`).
+ * A stream belongs to the session it was opened on: once that session is
  * renewed (another request met its end) or ended by `connect()`, a call still reading a stream of it rejects at once
  * with `NOT_CONNECTED` (`sessionEnded: true`) and is not sent again (it may have run; a request that changes
  * nothing, `ping`, a listing, `resources/read`, `prompts/get` or `completion/complete`, is sent again on the renewed

@@ -460,6 +460,11 @@ pub struct Client<T: Transport, C: Clock> {
     /// (`reinitialized` fires when it ends) instead of opening sessions of their own.
     reinitializing: Cell<bool>,
     reinitialized: CloseSignal,
+    /// The session expired (a 404) and no handshake has succeeded since (its renewal failed, or
+    /// is under way): the next request renews it again ([`Client::renew_again`]) rather than
+    /// refuse itself as a request before `connect()` does. Cleared by a handshake that succeeds
+    /// and by `close()`.
+    renewal_owed: Cell<bool>,
     /// Ids of the SSE events of this session already dealt with, on any stream: a stream resumed
     /// with `Last-Event-ID` may be given them again (a server may replay every stream's events,
     /// not only that stream's), and each is acted on once. Event ids are unique over a session
@@ -828,6 +833,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             session_gen: Cell::new(0),
             reinitializing: Cell::new(false),
             reinitialized: CloseSignal::default(),
+            renewal_owed: Cell::new(false),
             seen_events: RefCell::default(),
             progress_tokens: RefCell::default(),
             header_params: RefCell::default(),
@@ -1327,6 +1333,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         if self.session_gen.get() != gen || self.reinitialized.generation.get() != ended {
             return if self.is_connected() { Ok(()) } else { Err(Error::new(ErrorCode::NotConnected, "the session expired and could not be renewed")) };
         }
+        self.renewal_owed.set(true);
         self.drive_renewal(method, opts).await
     }
 
@@ -1411,11 +1418,28 @@ impl<T: Transport, C: Clock> Client<T, C> {
         }
         let shaken = self.handshake(opts).await;
         if shaken.is_ok() {
+            self.renewal_owed.set(false);
             if let Some(h) = self.on_connected.borrow().as_ref() {
                 h();
             }
         }
         shaken
+    }
+
+    /// A session whose renewal failed (see `renewal_owed`) renewed again, for a request about to
+    /// be sent, within its timeout and cancellation (as a hub connects a server again): a server
+    /// that answered 503 while it restarted is not given up on for good. Not when a renewal
+    /// ended while this request waited (`renewals`: the generation of
+    /// `reinitialized` before it waited): its outcome, failed, is this request's too (each
+    /// waiter trying again would hammer a server that is down; the next request tries again).
+    async fn renew_again(&self, method: &str, opts: &mut CallOptions, renewals: u64) -> Result<()> {
+        if self.state.borrow().connected || !self.renewal_owed.get() {
+            return Ok(());
+        }
+        if self.reinitialized.generation.get() != renewals {
+            return Err(Error::new(ErrorCode::NotConnected, format!("{method}: the session expired and could not be renewed (the next request tries again)")));
+        }
+        self.ensure_connected_with(opts).await
     }
 
     /// Waits for a session renewal under way (another request's), within this call's timeout
@@ -1515,7 +1539,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // A session being renewed after a 404 (another request's): wait for the new one. A
             // cursor given meanwhile is the old session's.
             let before = self.session_gen.get();
+            let renewals = self.reinitialized.generation.get();
             self.await_renewal(method, opts).await?;
+            self.renew_again(method, opts, renewals).await?;
             if paged && self.session_gen.get() != before {
                 return Err(Error::new(
                     ErrorCode::SessionExpired,
@@ -2936,7 +2962,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
         check_params_meta(&mut params)?;
         // `meta` goes in the notification's `_meta`, as in a request's.
         let params = merge_meta(params, opts.meta.as_ref())?;
+        let renewals = self.reinitialized.generation.get();
         self.await_renewal(method, opts).await?;
+        self.renew_again(method, opts, renewals).await?;
         if !self.state.borrow().connected {
             return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before notify(\"{method}\")")));
         }
@@ -3752,6 +3780,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             st.connected = false;
             st.closed = true;
         }
+        self.renewal_owed.set(false);
         // Abandon every request in flight (dropping them aborts their fetches).
         self.closing.fire();
         self.end_session().await

@@ -1710,6 +1710,39 @@ fn expired_session_reinitializes_once_and_retries() {
     assert_eq!(e.details.as_ref().unwrap()["status"], 404);
 }
 
+/// A session renewal that fails (the restarting server answers 503) is tried again by the next
+/// request, which then succeeds on the new session: the client is not left refusing every
+/// request with "call connect() before". After close() a request is refused again.
+#[test]
+fn a_failed_session_renewal_is_tried_again_by_the_next_request() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        status_reply(404, vec![], ""),
+        status_reply(503, vec![], "warming up"),
+        init_reply_id(3, "2025-11-25", Some("new")),
+        accepted(),
+        Reply::Echo(json!({"content": []})),
+        accepted(),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let call = || block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default()));
+    let e = call().unwrap_err();
+    assert_eq!(e.code, ErrorCode::HttpStatus, "{e}");
+    assert!(e.message.starts_with("initialize: HTTP 503"), "{e}");
+    assert_eq!(call().unwrap(), json!({"content": []}));
+    {
+        let log = h.log.borrow();
+        assert_eq!(body(&log.requests[4])["method"], "initialize");
+        assert_eq!(header(&log.requests[4], "mcp-session-id"), None);
+        assert_eq!(header(&log.requests[6], "mcp-session-id"), Some("new"));
+    }
+    block_on(h.client.close()).unwrap();
+    let sent = h.log.borrow().requests.len();
+    assert_eq!(call().unwrap_err().code, ErrorCode::NotConnected);
+    assert_eq!(h.log.borrow().requests.len(), sent, "nothing sent after close()");
+}
+
 /// Pending once, woken at once: lets the other futures of a `join!` run.
 pub(crate) async fn yield_now() {
     let mut yielded = false;
@@ -1791,7 +1824,7 @@ fn listing_starts_over_after_another_requests_renewal() {
 
 /// A renewal that fails is the outcome of every request that waited for it (one handshake, not
 /// one per request); a renewal whose future is dropped half-way lets the others go on (none
-/// waits for ever).
+/// waits for ever), and the next request renews the session itself.
 #[test]
 fn a_failed_or_dropped_renewal_ends_the_wait() {
     let expired = || Reply::Later(2, Box::new(status_reply(404, vec![], "")));
@@ -1809,7 +1842,16 @@ fn a_failed_or_dropped_renewal_ends_the_wait() {
     let inits = h.log.borrow().requests.iter().filter(|r| body(r)["method"] == "initialize").count();
     assert_eq!(inits, 2, "the connect and one renewal");
 
-    let h = harness(vec![init_reply("2025-11-25", Some("old")), accepted(), status_reply(404, vec![], ""), Reply::Hang]);
+    // A renewal dropped unfinished: the next request renews the session again.
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        status_reply(404, vec![], ""),
+        Reply::Hang,
+        Reply::Echo(json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "test", "version": "1"}})),
+        accepted(),
+        Reply::Echo(json!({"content": []})),
+    ]);
     block_on(h.client.connect()).unwrap();
     let mut listing = Box::pin(h.client.list_tools());
     let waker = futures_util::task::noop_waker();
@@ -1817,8 +1859,9 @@ fn a_failed_or_dropped_renewal_ends_the_wait() {
     assert!(h.client.reinitializing.get(), "the renewal's handshake hangs");
     drop(listing);
     assert!(!h.client.reinitializing.get());
-    let e = block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err();
-    assert_eq!(e.code, ErrorCode::NotConnected);
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap(), json!({"content": []}));
+    let inits = h.log.borrow().requests.iter().filter(|r| body(r)["method"] == "initialize").count();
+    assert_eq!(inits, 3, "the connect, the dropped renewal, and the call's");
 }
 
 /// A call that waits for another request's renewal keeps its own timeout (and abort).
