@@ -2592,7 +2592,10 @@ export class McpClient {
   /**
    * Releases the WebAssembly memory now (a second call does nothing); the client must not be used afterwards. It does
    * not end the session: the server keeps it until it expires. `close()` ends it: await that first, or use
-   * `await using client = new McpClient(url)`, which does both.
+   * `await using client = new McpClient(url)`, which does both. What the client's methods left running stops: a
+   * `listen()` resolves `true` (its stream closed, no callback called after), and the requests in flight reject with
+   * `NOT_CONNECTED` ("... the McpClient was freed"; their fetches aborted, whatever their `timeoutMs`). A `close()`
+   * under way goes on.
    */
   free(): void;
   /** `free()`, for `using`: like it, leaves the session open on the server (`await using` ends it). */
@@ -2835,7 +2838,9 @@ export class McpHub {
   /**
    * Releases the WebAssembly memory now (a second call does nothing); the hub must not be used afterwards. It does not
    * end the servers' sessions: they stay open until they expire. `closeAll()` ends them: await that first, or use
-   * `await using hub = new McpHub(...)`, which does both.
+   * `await using hub = new McpHub(...)`, which does both. What the hub's methods left running stops: a `listen()`
+   * resolves `{ servers: {}, errors: [] }` (its streams closed, `onEnd` told nothing more), and the calls, listings and
+   * requests in flight reject with `NOT_CONNECTED` ("... the McpHub was freed"). A `closeAll()` under way goes on.
    */
   free(): void;
   /** `free()`, for `using`: like it, leaves the sessions open on the servers (`await using` ends them). */

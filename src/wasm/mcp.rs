@@ -875,6 +875,105 @@ fn promise(fut: Pin<Box<dyn Future<Output = Result<JsValue, Error>>>>) -> Promis
     future_to_promise(async move { fut.await.map_err(JsValue::from) })
 }
 
+/// Told when the JS object (an `McpClient`, an `McpHub`) is freed: the promises its methods
+/// made hold the client (an `Rc`), and would keep its streams open, its callbacks firing and
+/// the host's event loop alive for as long as a stream or a call with no timeout lasts.
+/// Each of those promises watches it ([`Freed::until_freed`]): freed, its future is dropped
+/// (which aborts its fetches). `close()` and `closeAll()` do not watch it: a session being
+/// ended is let end.
+#[derive(Clone, Default)]
+struct Freed(Rc<FreedState>);
+
+#[derive(Default)]
+struct FreedState {
+    fired: std::cell::Cell<bool>,
+    /// The waiting promises' wakers by their keys: each takes its own out when it ends, so a
+    /// long-lived client holds none for the calls that have ended.
+    wakers: std::cell::RefCell<Vec<(u64, std::task::Waker)>>,
+    next_key: std::cell::Cell<u64>,
+}
+
+/// [`Freed::wait`].
+struct FreedWait {
+    state: Rc<FreedState>,
+    key: Option<u64>,
+}
+
+impl Future for FreedWait {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.state.fired.get() {
+            return std::task::Poll::Ready(());
+        }
+        let key = match self.key {
+            Some(k) => k,
+            None => {
+                let k = self.state.next_key.get();
+                self.state.next_key.set(k + 1);
+                self.key = Some(k);
+                k
+            }
+        };
+        let mut wakers = self.state.wakers.borrow_mut();
+        match wakers.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, w)) => w.clone_from(cx.waker()),
+            None => wakers.push((key, cx.waker().clone())),
+        }
+        std::task::Poll::Pending
+    }
+}
+
+impl Drop for FreedWait {
+    fn drop(&mut self) {
+        if let Some(key) = self.key {
+            self.state.wakers.borrow_mut().retain(|(k, _)| *k != key);
+        }
+    }
+}
+
+impl Freed {
+    fn fire(&self) {
+        self.0.fired.set(true);
+        let wakers = std::mem::take(&mut *self.0.wakers.borrow_mut());
+        for (_, w) in wakers {
+            w.wake();
+        }
+    }
+
+    fn wait(&self) -> FreedWait {
+        FreedWait { state: self.0.clone(), key: None }
+    }
+
+    /// The promise of `fut`, settled with `on_freed()` (the future dropped) when the object is
+    /// freed first.
+    fn until_freed(&self, fut: Pin<Box<dyn Future<Output = Result<JsValue, Error>>>>, on_freed: impl FnOnce() -> Result<JsValue, Error> + 'static) -> Promise {
+        let freed = self.clone();
+        promise(Box::pin(async move {
+            let ended = freed.wait();
+            futures_util::pin_mut!(ended);
+            match futures_util::future::select(fut, ended).await {
+                futures_util::future::Either::Left((r, _)) => r,
+                futures_util::future::Either::Right(_) => on_freed(),
+            }
+        }))
+    }
+
+    /// [`Freed::until_freed`], rejecting with `NOT_CONNECTED` (as a request that `close()`
+    /// abandons does).
+    fn rejected_when_freed(&self, what: &'static str, class: &'static str, fut: Pin<Box<dyn Future<Output = Result<JsValue, Error>>>>) -> Promise {
+        self.until_freed(fut, move || Err(Error::new(ErrorCode::NotConnected, format!("{what} was abandoned: the {class} was freed (free() was called on it)"))))
+    }
+}
+
+/// What `McpHub.listen()` resolves to: `{servers, errors}`.
+fn listen_report(servers: &Object, failed: Vec<crate::protocol::hub::ServerError>) -> JsValue {
+    let out = Object::new();
+    let _ = Reflect::set(&out, &"servers".into(), servers);
+    let _ = Reflect::set(&out, &"errors".into(), &server_errors(failed));
+    out.into()
+}
+
 /// An MCP client over Streamable HTTP.
 ///
 /// ```js
@@ -887,6 +986,13 @@ fn promise(fut: Pin<Box<dyn Future<Output = Result<JsValue, Error>>>>) -> Promis
 #[wasm_bindgen(js_name = McpClient)]
 pub struct JsMcpClient {
     inner: Rc<JsClient>,
+    freed: Freed,
+}
+
+impl Drop for JsMcpClient {
+    fn drop(&mut self) {
+        self.freed.fire();
+    }
 }
 
 #[wasm_bindgen(js_class = McpClient)]
@@ -897,7 +1003,7 @@ impl JsMcpClient {
     #[wasm_bindgen(constructor)]
     pub fn new(url: JsValue, options: JsValue) -> Result<JsMcpClient, Error> {
         let url = url_param(&url, "url")?;
-        Ok(Self { inner: new_client(url, &options, None, None)? })
+        Ok(Self { inner: new_client(url, &options, None, None)?, freed: Freed::default() })
     }
 
     /// `initialize` + `notifications/initialized`: `{timeoutMs?, signal?}` (every other key
@@ -905,7 +1011,7 @@ impl JsMcpClient {
     pub fn connect(&self, options: JsValue) -> Promise {
         let c = self.inner.clone();
         let opts = call_options_of(&options, &CONNECT_KEYS);
-        promise(Box::pin(async move {
+        self.freed.rejected_when_freed("connect", "McpClient", Box::pin(async move {
             c.connect_with(&mut opts?).await?;
             Ok(JsValue::UNDEFINED)
         }))
@@ -917,14 +1023,15 @@ impl JsMcpClient {
     pub fn list_tools(&self, options: JsValue) -> Promise {
         let c = self.inner.clone();
         let opts = call_options(&options);
-        promise(Box::pin(async move { to_js(&Value::Array(c.list_tools_with(&mut opts?).await?)) }))
+        self.freed.rejected_when_freed("listTools", "McpClient", Box::pin(async move { to_js(&Value::Array(c.list_tools_with(&mut opts?).await?)) }))
     }
 
     /// Listens on the server's standalone stream until `close()` (resolves `true`), or resolves
-    /// `false` at once when the server offers none. See `Client::listen`.
+    /// `false` at once when the server offers none. See `Client::listen`. `free()` ends it too
+    /// (the stream closed), resolving `true` as `close()` does.
     pub fn listen(&self) -> Promise {
         let c = self.inner.clone();
-        promise(Box::pin(async move { Ok(JsValue::from_bool(c.listen().await?)) }))
+        self.freed.until_freed(Box::pin(async move { Ok(JsValue::from_bool(c.listen().await?)) }), || Ok(JsValue::TRUE))
     }
 
     /// Calls a tool: `{timeoutMs?, signal?, onProgress?}`. Resolves to the CallToolResult
@@ -946,7 +1053,7 @@ impl JsMcpClient {
             };
             Ok((name, args, call_options(&options)?))
         })();
-        promise(Box::pin(async move {
+        self.freed.rejected_when_freed("callTool", "McpClient", Box::pin(async move {
             let (name, args, mut opts) = prepared?;
             to_js(&c.call_tool(&name, args, &mut opts).await.map_err(|e| e.with_tool(&name))?)
         }))
@@ -958,7 +1065,7 @@ impl JsMcpClient {
     pub fn request(&self, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let c = self.inner.clone();
         let prepared = named_request(&method, &params, &options);
-        promise(Box::pin(async move {
+        self.freed.rejected_when_freed("request", "McpClient", Box::pin(async move {
             let (method, params, mut opts) = prepared?;
             to_js(&c.request_checked(&method, params, &mut opts).await?)
         }))
@@ -971,7 +1078,7 @@ impl JsMcpClient {
     pub fn notify(&self, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let c = self.inner.clone();
         let prepared = named_request_of(&method, &params, &options, &NOTIFY_KEYS);
-        promise(Box::pin(async move {
+        self.freed.rejected_when_freed("notify", "McpClient", Box::pin(async move {
             let (method, params, mut opts) = prepared?;
             c.notify_checked(&method, params, &mut opts).await?;
             Ok(JsValue::UNDEFINED)
@@ -984,7 +1091,7 @@ impl JsMcpClient {
     pub fn list_all(&self, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let c = self.inner.clone();
         let prepared = named_request(&method, &params, &options);
-        promise(Box::pin(async move {
+        self.freed.rejected_when_freed("listAll", "McpClient", Box::pin(async move {
             let (method, params, mut opts) = prepared?;
             to_js(&Value::Array(c.list_all(&method, params, &mut opts).await?))
         }))
@@ -1071,6 +1178,13 @@ impl JsMcpClient {
 #[wasm_bindgen(js_name = McpHub)]
 pub struct JsMcpHub {
     inner: Rc<Hub<JsTransport, JsClock>>,
+    freed: Freed,
+}
+
+impl Drop for JsMcpHub {
+    fn drop(&mut self) {
+        self.freed.fire();
+    }
 }
 
 #[wasm_bindgen(js_class = McpHub)]
@@ -1165,7 +1279,7 @@ impl JsMcpHub {
                 }) as std::pin::Pin<Box<dyn std::future::Future<Output = std::result::Result<bool, String>>>>
             }) as Confirm
         });
-        Ok(Self { inner: Rc::new(Hub::new(list, JsClock, policy, confirm)) })
+        Ok(Self { inner: Rc::new(Hub::new(list, JsClock, policy, confirm)), freed: Freed::default() })
     }
 
     /// `{mode?: "auto" | "manual", selectedServers?, enabled?, timeoutMs?}` → `{tools, errors,
@@ -1176,7 +1290,7 @@ impl JsMcpHub {
     pub fn list_tools(&self, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let selection = selection(&options);
-        promise(Box::pin(async move {
+        self.freed.rejected_when_freed("listTools", "McpHub", Box::pin(async move {
             let (selection, timeout) = selection?;
             let (tools, errors) = hub.list_tools(&selection, timeout).await;
             let out = Object::new();
@@ -1208,7 +1322,7 @@ impl JsMcpHub {
             refuse_unknown_keys(&get(&options, "limits"), "options.limits", &crate::convert::LIMIT_KEYS)?;
             Ok((p, opts))
         })();
-        promise(Box::pin(async move {
+        self.freed.rejected_when_freed("tools", "McpHub", Box::pin(async move {
             let (provider, opts) = parsed?;
             parse_js(hub.tools_refreshed(provider, &opts).await?)
         }))
@@ -1263,7 +1377,7 @@ impl JsMcpHub {
             };
             Ok((name, args, provider, call_options_of(&options, &HUB_CALL_KEYS)?))
         })();
-        promise(Box::pin(async move {
+        self.freed.rejected_when_freed("callTool", "McpHub", Box::pin(async move {
             let (name, args, provider, opts) = prepared?;
             let r = hub.call_tool_for(provider, &name, args, opts).await?;
             to_js(&crate::model::object([
@@ -1280,7 +1394,7 @@ impl JsMcpHub {
     pub fn request(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let prepared = server_request(&server, &method, &params, &options, &CALL_KEYS);
-        promise(Box::pin(async move {
+        self.freed.rejected_when_freed("request", "McpHub", Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             to_js(&hub.request(&server, &method, params, opts).await?)
         }))
@@ -1290,7 +1404,7 @@ impl JsMcpHub {
     pub fn notify(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let prepared = server_request(&server, &method, &params, &options, &NOTIFY_KEYS);
-        promise(Box::pin(async move {
+        self.freed.rejected_when_freed("notify", "McpHub", Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             hub.notify(&server, &method, params, opts).await?;
             Ok(JsValue::UNDEFINED)
@@ -1302,7 +1416,7 @@ impl JsMcpHub {
     pub fn list_all(&self, server: JsValue, method: JsValue, params: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let prepared = server_request(&server, &method, &params, &options, &CALL_KEYS);
-        promise(Box::pin(async move {
+        self.freed.rejected_when_freed("listAll", "McpHub", Box::pin(async move {
             let (server, method, params, opts) = prepared?;
             to_js(&Value::Array(hub.list_all(&server, &method, params, opts).await?))
         }))
@@ -1310,11 +1424,12 @@ impl JsMcpHub {
 
     /// Listens on every connected server's standalone stream until `closeAll()`; resolves to
     /// `{servers: {name: offered}, errors: [{server, error}]}`. `options.onEnd` hears of each
-    /// server's end as it comes: `{server, offered}` or `{server, error}`.
+    /// server's end as it comes: `{server, offered}` or `{server, error}`. `free()` ends it too
+    /// (every stream closed, `onEnd` told nothing more), resolving `{servers: {}, errors: []}`.
     pub fn listen(&self, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let on_end = refuse_lossy_options(&options, "options", &["onEnd"]).and_then(|_| refuse_unknown_keys(&options, "options", &["onEnd"])).and_then(|_| opt_fn(&options, "onEnd"));
-        promise(Box::pin(async move {
+        self.freed.until_freed(Box::pin(async move {
             let on_end = on_end?;
             let report = |server: &str, r: &Result<bool, Error>| {
                 let Some(f) = &on_end else { return };
@@ -1333,11 +1448,8 @@ impl JsMcpHub {
             for (name, b) in offered {
                 let _ = Reflect::set(&servers, &JsValue::from_str(&name), &JsValue::from_bool(b));
             }
-            let out = Object::new();
-            let _ = Reflect::set(&out, &"servers".into(), &servers);
-            let _ = Reflect::set(&out, &"errors".into(), &server_errors(failed));
-            Ok(out.into())
-        }))
+            Ok(listen_report(&servers, failed))
+        }), || Ok(listen_report(&Object::new(), Vec::new())))
     }
 
     /// Closes every session (each gets at most 3 s); resolves to the failures `[{server, error}]`.

@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import { freePort, freshTag, loadPkg, rechunking, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
 import { bigText, BIG_TEXT_LENGTH, HUGE_LIST_COUNT, NORMAL_TOOLS, PAGE_CURSORS, TINY_PNG_BASE64 } from "../servers/misbehaving.mjs";
 
-const { McpClient, ToolwireError } = await loadPkg();
+const { McpClient, McpHub, ToolwireError } = await loadPkg();
 
 let srv;
 before(async () => {
@@ -1298,5 +1298,91 @@ describe("malicious servers", () => {
     }
     assert.equal((await client.listTools()).length, NORMAL_TOOLS.length);
     await client.close();
+  });
+});
+
+describe("free() without close()", () => {
+  /** A server whose standalone streams stay open (kept in `streams`) and whose tools/call never answers. */
+  async function holdingServer() {
+    const streams = new Set();
+    const calls = new Set();
+    const server = createServer(async (req, res) => {
+      let b = "";
+      for await (const c of req) b += c;
+      const m = b ? JSON.parse(b) : null;
+      if (req.method === "GET") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(": open\n\n");
+        streams.add(res);
+        res.on("close", () => streams.delete(res));
+        return;
+      }
+      if (!m || !("id" in m)) {
+        res.writeHead(m ? 202 : 200);
+        return res.end();
+      }
+      if (m.method === "tools/call") {
+        calls.add(res);
+        res.on("close", () => calls.delete(res));
+        return;
+      }
+      const result =
+        m.method === "initialize"
+          ? { protocolVersion: "2025-11-25", capabilities: { tools: { listChanged: true } }, serverInfo: { name: "s", version: "1" } }
+          : m.method === "tools/list"
+            ? { tools: [{ name: "hang", inputSchema: { type: "object" } }] }
+            : {};
+      res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "S1" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
+    });
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    const announce = () => {
+      for (const s of streams) s.write('data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n');
+    };
+    const stop = () => new Promise((r) => (server.closeAllConnections(), server.close(r)));
+    return { url: `http://127.0.0.1:${server.address().port}/mcp`, streams, calls, announce, stop };
+  }
+
+  test("McpClient: ends a stream opened by listen() (resolving true) and a call with no timeout (NOT_CONNECTED)", async () => {
+    const s = await holdingServer();
+    try {
+      let changes = 0;
+      const client = new McpClient(s.url, { onToolListChanged: () => changes++ });
+      await client.connect();
+      const listening = client.listen();
+      const call = client.callTool("hang", {}, { timeoutMs: Infinity });
+      call.catch(() => {});
+      assert.ok(await waitFor(() => s.streams.size === 1 && s.calls.size === 1, { timeoutMs: 5_000 }), "stream and call open");
+      client.free();
+      assert.equal(await within(3_000, listening, "listen() after free()"), true);
+      await rejectsWith(within(3_000, call, "the call in flight at free()"), "NOT_CONNECTED");
+      assert.match((await call.catch((e) => e)).message, /was freed/);
+      assert.ok(await waitFor(() => s.streams.size === 0 && s.calls.size === 0, { timeoutMs: 3_000 }), "stream and call closed");
+      s.announce();
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(changes, 0, "no callback after free()");
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test("McpHub: ends the streams opened by listen() and a call with no timeout", async () => {
+    const s = await holdingServer();
+    try {
+      const ends = [];
+      const hub = new McpHub({ s: { url: s.url } });
+      await hub.tools("openai");
+      const listening = hub.listen({ onEnd: (e) => ends.push(e) });
+      const call = hub.callTool("mcp__s__hang", {}, { timeoutMs: Infinity });
+      call.catch(() => {});
+      assert.ok(await waitFor(() => s.streams.size === 1 && s.calls.size === 1, { timeoutMs: 5_000 }), "stream and call open");
+      hub.free();
+      assert.deepEqual(await within(3_000, listening, "hub.listen() after free()"), { servers: {}, errors: [] });
+      await rejectsWith(within(3_000, call, "the hub's call in flight at free()"), "NOT_CONNECTED");
+      assert.ok(await waitFor(() => s.streams.size === 0 && s.calls.size === 0, { timeoutMs: 3_000 }), "stream and call closed");
+      assert.deepEqual(ends, []);
+    } finally {
+      await s.stop();
+    }
   });
 });
