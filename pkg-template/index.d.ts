@@ -698,6 +698,10 @@ export class ToolwireError extends Error {
   /** `NETWORK`: the response broke off after its headers came (a connection closed in the middle of the body, a
    * body not in the encoding its headers name): the server was reached. */
   readonly midResponse?: boolean;
+  /** `NETWORK`: the server closed the connection after the request was sent, before any response came (it died
+   * running a tool, say): it was reached, and may have received the request and acted on it, so a call that changes
+   * something is not safe to send again blindly. */
+  readonly requestSent?: boolean;
   /** `LIMIT_EXCEEDED`: the Content-Length of a JSON response past `maxResponseBytes`, refused before it was read. */
   readonly contentLength?: number;
   /** `PROTOCOL` from `listAll`: the index of a listed item that is not an object. */
@@ -2348,7 +2352,8 @@ export interface McpCallOptions {
  * `location` where the server says: a redirected POST would be resent as a GET), `JSONRPC_ERROR` (`rpcCode`, `data`,
  * `rpcError`: the error object whole; the message quotes the server's message escaped and cut at 1,024 characters),
  * `TIMEOUT`, `ABORTED`, `NETWORK` (unreachable or CORS; the message starts with what `fetch` said, and names CORS in a
- * browser only; `midResponse` when the body broke off after the headers came), `UNAUTHORIZED` (`status`, `challenge`),
+ * browser only; `midResponse` when the body broke off after the headers came; `requestSent` when the connection
+ * was lost after the request was sent, before any response), `UNAUTHORIZED` (`status`, `challenge`),
  * `PROTOCOL` (a `tools/call` result that is no `CallToolResult`, with the `result`; an error object JSON-RPC does not
  * allow, in `invalidRpcError`),
  * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`, `CAPABILITY_NOT_NEGOTIATED` (`capability`:

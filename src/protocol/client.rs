@@ -4259,9 +4259,28 @@ fn body_error(e: TransportError, method: &str) -> Error {
     }
 }
 
+/// Whether what fetch said of a request that got no response says the server closed a
+/// connection it had accepted (Node's undici: "other side closed", "socket hang up",
+/// `ECONNRESET`; Bun, Deno: a connection closed or reset before the response), rather than that
+/// no connection was made (`ECONNREFUSED`, a name not found, a browser's "Failed to fetch").
+fn lost_after_sending(detail: &str) -> bool {
+    let detail = detail.to_ascii_lowercase();
+    ["other side closed", "socket hang up", "econnreset", "connection reset", "closed unexpectedly", "connection closed before message completed"]
+        .iter()
+        .any(|m| detail.contains(m))
+}
+
 fn transport_error(e: TransportError, method: &str) -> Error {
     match e {
         TransportError::Aborted => Error::new(ErrorCode::Aborted, format!("{method} was aborted")),
+        // The server was reached, and may have read the request and acted on it (a tool that ran,
+        // then a server that died before its headers): never said to be unreachable, which
+        // reads as "not delivered, safe to send again".
+        TransportError::Network(detail) if lost_after_sending(&detail) => Error::new(
+            ErrorCode::Network,
+            format!("{method}: the connection was lost after the request was sent, before any response ({detail}): the server was reached, and may have received the request and acted on it"),
+        )
+        .with_detail("requestSent", true),
         // The reason first: it is what tells an unreachable server from a refusal.
         TransportError::Network(detail) if detail.is_empty() => Error::new(ErrorCode::Network, format!("{method}: no HTTP response: {}", no_response_hint())),
         TransportError::Network(detail) => Error::new(ErrorCode::Network, format!("{method}: no HTTP response ({detail}); {}", no_response_hint())),

@@ -22,6 +22,8 @@ pub(crate) enum Reply {
     Http { status: u16, headers: Vec<(&'static str, String)>, chunks: Vec<Vec<u8>>, then_hang: bool, then_error: bool },
     /// fetch itself fails (network / CORS).
     NetworkError,
+    /// fetch fails with this message.
+    NetworkErrorSaying(&'static str),
     /// fetch never resolves.
     Hang,
     /// 200 JSON: this result, under the id of the request it answers.
@@ -208,6 +210,7 @@ impl Transport for Scripted {
             }
             match reply {
                 Reply::NetworkError => Err(TransportError::Network("TypeError: Failed to fetch".into())),
+                Reply::NetworkErrorSaying(said) => Err(TransportError::Network(said.into())),
                 Reply::Hang => {
                     let _probe = AbortProbe(log);
                     futures_util::future::pending::<()>().await;
@@ -1741,6 +1744,30 @@ fn a_failed_session_renewal_is_tried_again_by_the_next_request() {
     let sent = h.log.borrow().requests.len();
     assert_eq!(call().unwrap_err().code, ErrorCode::NotConnected);
     assert_eq!(h.log.borrow().requests.len(), sent, "nothing sent after close()");
+}
+
+/// A server that closes the connection after the request came, before its headers (it died
+/// running the tool), is not said to be unreachable: the request may have run (`requestSent`).
+/// One that refuses the connection still is.
+#[test]
+fn a_connection_lost_after_the_request_was_sent_is_not_an_unreachable_server() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        Reply::NetworkErrorSaying("TypeError: fetch failed: other side closed"),
+        Reply::NetworkErrorSaying("TypeError: fetch failed: connect ECONNREFUSED 127.0.0.1:9"),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let call = || block_on(h.client.call_tool("transfer", json!({}), &mut CallOptions::default())).unwrap_err();
+    let lost = call();
+    assert_eq!(lost.code, ErrorCode::Network, "{lost}");
+    assert!(lost.message.contains("the connection was lost after the request was sent") && lost.message.contains("other side closed"), "{lost}");
+    assert!(!lost.message.contains("unreachable"), "{lost}");
+    assert_eq!(lost.details.as_ref().and_then(|d| d.get("requestSent")), Some(&json!(true)));
+    let refused = call();
+    assert_eq!(refused.code, ErrorCode::Network, "{refused}");
+    assert!(refused.message.contains("unreachable"), "{refused}");
+    assert!(refused.details.as_ref().is_none_or(|d| !d.contains_key("requestSent")), "{refused}");
 }
 
 /// Pending once, woken at once: lets the other futures of a `join!` run.
