@@ -445,8 +445,17 @@ pub struct Client<T: Transport, C: Clock> {
     /// The outcome of the listening under way, once it has one (each listening its own: a
     /// later one does not overwrite what an earlier one's waiters read).
     listen_outcome: RefCell<Rc<RefCell<Option<Result<bool>>>>>,
-    /// A `notifications/tools/list_changed` came since the last `tools/list` that succeeded.
-    tools_changed: Cell<bool>,
+    /// The `notifications/tools/list_changed` that came so far.
+    tools_changes: Cell<u64>,
+    /// `tools_changes` when the listing stored last started: a change announced since is not in
+    /// it (see [`Client::tools_changed`]).
+    tools_listed_changes: Cell<u64>,
+    /// The `tools/list` listings started so far: a listing's number orders it among
+    /// overlapping ones.
+    tools_listings: Cell<u64>,
+    /// The number of the listing whose tools the client keeps (their output schemas, their
+    /// dropped and task tools): an older one that ends after it replaces none of them.
+    tools_stored: Cell<u64>,
     /// The session (its `session_gen`) that answered the last [`Client::list_tools`] that
     /// succeeded: a listing of another session is stale (see [`Client::tools_changed`]).
     tools_session: Cell<Option<u64>>,
@@ -675,6 +684,9 @@ struct Listing {
     /// `tools/list`: the entries that are no objects or have no string `name`, left out (`{name:
     /// "", index, reason}`).
     dropped: Vec<Value>,
+    /// `tools/list`: no listing that started after it has ended before it (its tools are the
+    /// client's).
+    newest: bool,
 }
 
 /// The last [`SeenEvents::CAP`] event ids dealt with, oldest first out, each kept as a 64-bit
@@ -827,7 +839,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
             listening: Cell::new(false),
             listened: CloseSignal::default(),
             listen_outcome: RefCell::default(),
-            tools_changed: Cell::new(false),
+            tools_changes: Cell::new(0),
+            tools_listed_changes: Cell::new(0),
+            tools_listings: Cell::new(0),
+            tools_stored: Cell::new(0),
             tools_session: Cell::new(None),
             tools_fresh_until: Cell::new(None),
             session_gen: Cell::new(0),
@@ -962,14 +977,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
         self.state.borrow().capabilities.clone()
     }
 
-    /// Whether the tools of the last [`Client::list_tools`] that succeeded may have changed: the
-    /// server has sent `notifications/tools/list_changed` since (in any stream: a call's,
-    /// [`Client::listen`]'s), or the session that listing was answered on is no longer the
-    /// client's (renewed after the server forgot it, or connected again). A new session may be
-    /// another instance of the server, restarted with other tools: it announces no change to a
-    /// session it never had.
+    /// Whether the tools of the last [`Client::list_tools`] that succeeded (the one started last
+    /// of those, when they overlapped) may have changed: the server has sent
+    /// `notifications/tools/list_changed` since that listing started (in any stream: a call's,
+    /// [`Client::listen`]'s; a listing under way that started after it has not ended yet), or
+    /// the session that listing was answered on is no longer the client's (renewed after the
+    /// server forgot it, or connected again). A new session may be another instance of the
+    /// server, restarted with other tools: it announces no change to a session it never had.
     pub fn tools_changed(&self) -> bool {
-        self.tools_changed.get() || self.tools_session.get().is_some_and(|s| s != self.session_gen.get())
+        self.tools_listed_changes.get() < self.tools_changes.get() || self.tools_session.get().is_some_and(|s| s != self.session_gen.get())
     }
 
     /// Whether the last [`Client::list_tools`] of a 2026-07-28 server has outlived its freshness:
@@ -2528,7 +2544,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Incoming::OrphanError(e) => Err(rpc_to_error(e, method)),
             Incoming::Notification { method: m, params } => {
                 if m == "notifications/tools/list_changed" {
-                    self.tools_changed.set(true);
+                    self.tools_changes.set(self.tools_changes.get() + 1);
                 }
                 if m == "notifications/cancelled" {
                     if let Some(rid) = params.get("requestId").and_then(Id::from_value) {
@@ -2996,7 +3012,8 @@ impl<T: Transport, C: Clock> Client<T, C> {
 
     /// `tools/list`, following `nextCursor` up to the page cap, stopping on a repeated cursor.
     /// Once it succeeds, [`Client::tools_changed`] is `false` until the next change is announced,
-    /// or the session is renewed.
+    /// or the session is renewed (unless a change came after it started, or a listing that
+    /// started after it ended first: that one's tools are kept).
     /// A server whose capabilities name no `tools` is not asked: it lists none.
     /// A 2026-07-28 server's `ttlMs` says until when the listing is fresh ([`Client::tools_expired`]).
     pub async fn list_tools(&self) -> Result<Vec<Value>> {
@@ -3006,25 +3023,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// [`Client::list_tools`] with a request's options (a timeout, a cancel), applied to each
     /// page's request as [`Client::list_all`] applies them.
     pub async fn list_tools_with(&self, opts: &mut CallOptions) -> Result<Vec<Value>> {
-        /// An announced change not yet listed: told again unless the listing succeeds (however
-        /// its future ends: a hub's refresh may drop it at its bound).
-        struct Pending<'c>(&'c Cell<bool>, bool);
-        impl Drop for Pending<'_> {
-            fn drop(&mut self) {
-                if self.1 {
-                    self.0.set(true);
-                }
-            }
-        }
-        // Cleared first: a change announced while the pages are read marks the list changed again.
-        let mut pending = Pending(&self.tools_changed, self.tools_changed.replace(false));
+        // The changes this listing may hold: one announced while the pages are read may not be
+        // in them (a listing that fails, or is dropped, changes nothing).
+        let changes = self.tools_changes.get();
         let started = self.clock.now_ms();
         let listing = self.list_fresh("tools/list", Value::Null, opts).await?;
-        pending.1 = false;
-        self.tools_session.set(Some(listing.session));
-        // The revision requires the hint: a listing without it is stale at once.
-        let ttl_ms = self.is_modern().then(|| listing.ttl_ms.unwrap_or(0));
-        self.tools_fresh_until.set(ttl_ms.map(|t| started.saturating_add(t)));
+        if listing.newest {
+            self.tools_listed_changes.set(changes);
+            self.tools_session.set(Some(listing.session));
+            // The revision requires the hint: a listing without it is stale at once.
+            let ttl_ms = self.is_modern().then(|| listing.ttl_ms.unwrap_or(0));
+            self.tools_fresh_until.set(ttl_ms.map(|t| started.saturating_add(t)));
+        }
         let mut tools = listing.items;
         // `serverName` is the app's tag for the server a tool's calls go to (toolwire's, not
         // MCP's): a server that put one on its tools would have them named, and their calls
@@ -3065,33 +3075,51 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// [`Client::list_all`], with what [`Client::list_tools`] keeps of the listing.
     async fn list_fresh(&self, method: &str, params: Value, opts: &mut CallOptions) -> Result<Listing> {
         let key = Self::list_key(method)?;
-        match self.list_pages(method, key, &params, opts).await {
+        let tools = method == "tools/list";
+        let number = self.tools_listings.get() + 1;
+        if tools {
+            self.tools_listings.set(number);
+        }
+        let listed = match self.list_pages(method, key, &params, opts).await {
             // A server without the capability (its session's, renewed or not) lists none.
-            Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => Ok(Listing { items: Vec::new(), ttl_ms: None, session: self.session_gen.get(), dropped: Vec::new() }),
-            Ok(mut l) if method == "tools/list" && self.is_modern() => {
-                l.items = self.keep_callable(l.items, std::mem::take(&mut l.dropped));
-                self.keep_output_schemas(&l.items);
-                Ok(l)
-            }
-            Ok(mut l) if method == "tools/list" => {
-                *self.dropped_tools.borrow_mut() = std::mem::take(&mut l.dropped);
-                self.keep_output_schemas(&l.items);
-                *self.task_tools.borrow_mut() = l
-                    .items
-                    .iter()
-                    .filter(|t| t.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required"))
-                    .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
-                    .collect();
-                Ok(l)
+            Err(e) if e.code == ErrorCode::CapabilityNotNegotiated => {
+                Ok(Listing { items: Vec::new(), ttl_ms: None, session: self.session_gen.get(), dropped: Vec::new(), newest: true })
             }
             listed => listed,
+        };
+        let mut l = match listed {
+            Ok(l) if tools => l,
+            listed => return listed,
+        };
+        // Overlapping listings end in any order: one that started before the listing kept last
+        // (which may have seen a change this one did not) keeps nothing of its own. It still
+        // answers with what it found.
+        l.newest = number > self.tools_stored.get();
+        if l.newest {
+            self.tools_stored.set(number);
         }
+        if self.is_modern() {
+            l.items = self.keep_callable(l.items, std::mem::take(&mut l.dropped), l.newest);
+            if l.newest {
+                self.keep_output_schemas(&l.items);
+            }
+        } else if l.newest {
+            *self.dropped_tools.borrow_mut() = std::mem::take(&mut l.dropped);
+            self.keep_output_schemas(&l.items);
+            *self.task_tools.borrow_mut() = l
+                .items
+                .iter()
+                .filter(|t| t.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required"))
+                .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
+                .collect();
+        }
+        Ok(l)
     }
 
     /// 2026-07-28: the tools whose `x-mcp-header` marks keep the rules (the others are left out,
     /// and told by [`Client::dropped_tools`] after those `dropped` already), with the arguments
-    /// each sends in headers.
-    fn keep_callable(&self, tools: Vec<Value>, mut dropped: Vec<Value>) -> Vec<Value> {
+    /// each sends in headers (kept only when `store`: the listing is the newest).
+    fn keep_callable(&self, tools: Vec<Value>, mut dropped: Vec<Value>, store: bool) -> Vec<Value> {
         let mut marked = std::collections::HashMap::new();
         let kept = tools
             .into_iter()
@@ -3111,8 +3139,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
             })
             .collect();
-        *self.header_params.borrow_mut() = marked;
-        *self.dropped_tools.borrow_mut() = dropped;
+        if store {
+            *self.header_params.borrow_mut() = marked;
+            *self.dropped_tools.borrow_mut() = dropped;
+        }
         kept
     }
 
@@ -3229,7 +3259,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 _ => break,
             }
         }
-        Ok(Listing { items, ttl_ms, session: gen, dropped })
+        Ok(Listing { items, ttl_ms, session: gen, dropped, newest: true })
     }
 
     /// `tools/call`. Not sent to a server whose capabilities name no `tools`

@@ -1770,6 +1770,55 @@ fn a_connection_lost_after_the_request_was_sent_is_not_an_unreachable_server() {
     assert!(refused.details.as_ref().is_none_or(|d| !d.contains_key("requestSent")), "{refused}");
 }
 
+/// Overlapping listings: one that started before an announced change and ends after one that
+/// started after it does not replace what the newer one stored (the output schemas a result is
+/// checked against), nor mark the tools fresh again.
+#[test]
+fn an_older_listing_that_ends_last_does_not_replace_the_newer_one() {
+    let tools = |field: &str| json!({"tools": [{"name": "st", "outputSchema": {"type": "object", "required": [field]}}]});
+    let changed = format!(
+        "data: {}\n\ndata: {}\n\n",
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"content": []}})
+    );
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("s")),
+        accepted(),
+        Reply::Later(20, Box::new(Reply::Echo(tools("a")))),
+        sse_reply(&changed, 0),
+        Reply::Echo(tools("b")),
+        Reply::Echo(json!({"content": [], "structuredContent": {"b": 1}})),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    let (older, newer) = block_on(futures_util::future::join(h.client.list_tools(), async {
+        h.client.call_tool("other", json!({}), &mut CallOptions::default()).await.unwrap();
+        assert!(h.client.tools_changed());
+        h.client.list_tools().await
+    }));
+    assert_eq!(older.unwrap()[0]["outputSchema"]["required"], json!(["a"]), "the older listing still answers with what it found");
+    assert_eq!(newer.unwrap()[0]["outputSchema"]["required"], json!(["b"]));
+    assert!(!h.client.tools_changed());
+    let result = block_on(h.client.call_tool("st", json!({}), &mut CallOptions::default()));
+    assert_eq!(result.unwrap()["structuredContent"], json!({"b": 1}), "checked against the newer listing's schema");
+}
+
+/// A listing that started before an announced change, and ends after it, leaves the tools
+/// changed: it may not have what the change brought.
+#[test]
+fn a_listing_that_started_before_a_change_leaves_the_tools_changed() {
+    let changed = format!(
+        "data: {}\n\ndata: {}\n\n",
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"content": []}})
+    );
+    let h = harness(vec![init_reply("2025-11-25", Some("s")), accepted(), Reply::Later(20, Box::new(Reply::Echo(json!({"tools": []})))), sse_reply(&changed, 0)]);
+    block_on(h.client.connect()).unwrap();
+    let (listed, called) = block_on(futures_util::future::join(h.client.list_tools(), h.client.call_tool("other", json!({}), &mut CallOptions::default())));
+    listed.unwrap();
+    called.unwrap();
+    assert!(h.client.tools_changed());
+}
+
 /// Pending once, woken at once: lets the other futures of a `join!` run.
 pub(crate) async fn yield_now() {
     let mut yielded = false;
@@ -3086,9 +3135,9 @@ fn structured_content_is_checked_against_the_output_schema() {
     assert_eq!(call("add").unwrap()["isError"], true);
     assert_eq!(call("free").unwrap()["structuredContent"]["anything"], true);
     // The server announced a changed tool list: the schemas held may be stale, nothing is refused.
-    h.client.tools_changed.set(true);
+    h.client.tools_changes.set(h.client.tools_changes.get() + 1);
     assert_eq!(call("add").unwrap()["structuredContent"]["sum"], "stale");
-    h.client.tools_changed.set(false);
+    h.client.tools_listed_changes.set(h.client.tools_changes.get());
     // A new session (a renewal, a reconnection) forgets them until the tools are listed again.
     h.client.forget_tools();
     assert!(h.client.output_schemas.borrow().is_empty());
