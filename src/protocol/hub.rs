@@ -153,12 +153,12 @@ pub struct Hub<T: Transport, C: Clock> {
     /// Servers whose last [`Hub::refresh`] listing failed: not asked again by a refresh before
     /// `until` (`Clock::now_ms`); `delay` doubles with each failure in a row.
     backoff: RefCell<Vec<Backoff>>,
-    /// The servers a [`Hub::refresh`] is listing: another refresh meanwhile leaves them be.
+    /// The servers a [`Hub::refresh`] is listing: another refresh meanwhile waits for them.
     refreshing: RefCell<Vec<String>>,
     /// How many [`Hub::list_tools`] are under way.
     lists_running: Cell<usize>,
-    /// Told when a [`Hub::list_tools`] ends (however its future ends), for those waiting for
-    /// the listing under way.
+    /// Told when a [`Hub::list_tools`] or a refresh's listing ends (however its future ends),
+    /// for those waiting for the listing under way.
     list_ended: Ended,
 }
 
@@ -210,27 +210,32 @@ impl Drop for ListRunning<'_> {
     }
 }
 
-/// Marks servers as being refreshed for as long as it lives (however the refresh's future ends).
+/// Marks servers as being refreshed for as long as it lives (however the refresh's future ends),
+/// and tells its end.
 struct Refreshing<'h> {
     list: &'h RefCell<Vec<String>>,
     servers: Vec<String>,
+    ended: &'h Ended,
 }
 
 impl<'h> Refreshing<'h> {
-    fn new(list: &'h RefCell<Vec<String>>, servers: Vec<String>) -> Self {
+    fn new(list: &'h RefCell<Vec<String>>, servers: Vec<String>, ended: &'h Ended) -> Self {
         list.borrow_mut().extend(servers.iter().cloned());
-        Self { list, servers }
+        Self { list, servers, ended }
     }
 }
 
 impl Drop for Refreshing<'_> {
     fn drop(&mut self) {
-        let mut list = self.list.borrow_mut();
-        for s in &self.servers {
-            if let Some(at) = list.iter().position(|x| x == s) {
-                list.swap_remove(at);
+        {
+            let mut list = self.list.borrow_mut();
+            for s in &self.servers {
+                if let Some(at) = list.iter().position(|x| x == s) {
+                    list.swap_remove(at);
+                }
             }
         }
+        self.ended.fire();
     }
 }
 
@@ -393,7 +398,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// is no longer the one that answered their listing ([`Client::tools_changed`]), or whose listing is no longer fresh ([`Client::tools_expired`]:
     /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once), each within 10 s all in (or
     /// the server's shorter timeout; a server slower than that is listed again only by
-    /// [`Hub::list_tools`]), one refresh at a time per server. A server whose new listing fails keeps its previous tools
+    /// [`Hub::list_tools`]), one refresh at a time per server (another refresh meanwhile waits for it). A server whose new listing fails keeps its previous tools
     /// and is not asked again by a refresh for 5 s, then 10 s, and so on up to a minute while it
     /// keeps failing (a [`Hub::list_tools`] asks it at once). A server
     /// that failed the last [`Hub::list_tools`] is not asked (that call reported it; the next one
@@ -414,19 +419,37 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             return;
         }
         let now = self.clock.now_ms();
-        // Not a server whose wait after a failure has not passed, nor one a refresh is listing.
-        let skipped = |server: &str| self.refreshing.borrow().iter().any(|s| s == server) || self.backoff.borrow().iter().any(|b| b.server == server && now < b.until);
+        // Not a server whose wait after a failure has not passed.
+        let backed_off = |server: &str| self.backoff.borrow().iter().any(|b| b.server == server && now < b.until);
+        let being_refreshed = |server: &str| self.refreshing.borrow().iter().any(|s| s == server);
+        // A server another refresh is listing is not listed again: that listing is waited for.
+        let mut busy = Vec::new();
         let changed: Vec<(String, Rc<Client<T, C>>)> = self
             .listed
             .borrow()
             .iter()
-            .filter(|l| !skipped(&l.server))
+            .filter(|l| !backed_off(&l.server))
             .filter_map(|l| self.client(&l.server).filter(|c| c.tools_changed() || c.tools_expired()).map(|c| (l.server.clone(), c)))
+            .filter(|(server, _)| {
+                let listing = being_refreshed(server);
+                if listing {
+                    busy.push(server.clone());
+                }
+                !listing
+            })
             .collect();
-        if changed.is_empty() {
-            return;
+        if !changed.is_empty() {
+            self.relist(changed).await;
         }
-        let _refreshing = Refreshing::new(&self.refreshing, changed.iter().map(|(s, _)| s.clone()).collect());
+        // Converting before it ends would convert what the server had before its change.
+        while busy.iter().any(|s| being_refreshed(s)) {
+            self.list_ended.next().await;
+        }
+    }
+
+    /// [`Hub::refresh`]'s listing of the servers that changed.
+    async fn relist(&self, changed: Vec<(String, Rc<Client<T, C>>)>) {
+        let _refreshing = Refreshing::new(&self.refreshing, changed.iter().map(|(s, _)| s.clone()).collect(), &self.list_ended);
         let listing = self.next_listing();
         // Each server's whole refresh (a reconnection or a session renewal included) within the
         // bound.
@@ -815,7 +838,7 @@ mod tests {
 
     use super::*;
     use crate::providers::Provider;
-    use crate::protocol::client::tests::{accepted, body, harness_with, init_reply, init_reply_id, legacy, status_reply, FakeClock, Reply, Scripted};
+    use crate::protocol::client::tests::{accepted, body, harness_with, init_reply, init_reply_id, json_reply, legacy, status_reply, FakeClock, Reply, Scripted};
     use crate::protocol::transport::{HttpRequest, Method};
 
     type TestHub = Hub<Scripted, FakeClock>;
@@ -1351,5 +1374,65 @@ mod tests {
         assert!(converted.unwrap().contains("mcp__s__search"));
         assert_eq!(listed.len(), 1);
         assert!(!call(&hub2, "mcp__s__search").is_err_and(|e| e.code == ErrorCode::UnknownToolName));
+    }
+    /// A server whose `tools/call` adds the tool `b` and announces it in the call's stream;
+    /// its `n`-th `tools/list` answers after `lags[n]` yields (none past the list). Returns the
+    /// reply and the number of `tools/list` asked.
+    fn changing_server(lags: Vec<u32>) -> (Reply, Rc<Cell<usize>>) {
+        let (changed, lists) = (Rc::new(Cell::new(false)), Rc::new(Cell::new(0)));
+        let listed = lists.clone();
+        let serve = Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let b = body(req);
+            match b["method"].as_str() {
+                Some("tools/call") => {
+                    changed.set(true);
+                    let text = format!(
+                        "data: {}\n\ndata: {}\n\n",
+                        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+                        json!({"jsonrpc": "2.0", "id": b["id"], "result": {"content": []}})
+                    );
+                    Reply::Http { status: 200, headers: vec![("content-type", "text/event-stream".into())], chunks: vec![text.into_bytes()], then_hang: false, then_error: false }
+                }
+                Some("tools/list") => {
+                    let n = lists.get();
+                    lists.set(n + 1);
+                    let tools = if changed.get() { json!([{"name": "a"}, {"name": "b"}]) } else { json!([{"name": "a"}]) };
+                    let reply = json_reply(json!({"jsonrpc": "2.0", "id": b["id"], "result": {"tools": tools}}));
+                    match lags.get(n) {
+                        Some(&lag) if lag > 0 => Reply::Later(lag, Box::new(reply)),
+                        _ => reply,
+                    }
+                }
+                _ => accepted(),
+            }
+        }));
+        (serve, listed)
+    }
+
+    /// A conversion after an announced change, while a listing is under way (a `list_tools`
+    /// started after the change, or another conversion's refresh), converts the new tools: it
+    /// lists the server again, or waits for the refresh listing it. It once converted the
+    /// listing from before the change at once.
+    #[test]
+    fn a_conversion_during_a_listing_converts_what_the_change_brought() {
+        let opts = ConvertOptions::default();
+        let names = |out: &str| ["mcp__s__a", "mcp__s__b"].iter().filter(|n| out.contains(*n)).count();
+        // A `list_tools` under way, slower than the conversion's own listing.
+        let (server, lists) = changing_server(vec![0, 20, 0]);
+        let hub1 = hub(vec![("s", vec![server])], None, None);
+        assert_eq!(names(&block_on(hub1.tools_refreshed(Provider::OpenAi, &opts)).unwrap()), 1);
+        call(&hub1, "mcp__s__a").unwrap();
+        let ((listed, _), converted) = block_on(futures_util::future::join(hub1.list_tools(&Selection::Auto, None), hub1.tools_refreshed(Provider::OpenAi, &opts)));
+        assert_eq!(listed.len(), 2);
+        assert_eq!(names(&converted.unwrap()), 2, "the tool the change brought is converted");
+        assert_eq!(lists.get(), 3);
+        // Two conversions at once: the second waits for the first one's refresh.
+        let (server, lists) = changing_server(vec![0, 20]);
+        let hub2 = hub(vec![("s", vec![server])], None, None);
+        block_on(hub2.tools_refreshed(Provider::OpenAi, &opts)).unwrap();
+        call(&hub2, "mcp__s__a").unwrap();
+        let (openai, anthropic) = block_on(futures_util::future::join(hub2.tools_refreshed(Provider::OpenAi, &opts), hub2.tools_refreshed(Provider::Anthropic, &opts)));
+        assert_eq!((names(&openai.unwrap()), names(&anthropic.unwrap())), (2, 2));
+        assert_eq!(lists.get(), 2, "one listing for both");
     }
 }
