@@ -2704,9 +2704,10 @@ export interface McpHubListOptions {
  * listing left it out ({@link McpClient.droppedTools}; no `code`): an entry that is not an object or has no string
  * `name` (`name` `""`, `index` its position in the listing as the server sent it), or a 2026-07-28 tool for its
  * `x-mcp-header` marks (no `index`); or the last `tools()` could not convert it for the provider (a schema past the
- * conversion's `limits`, an empty name): `index` is its position in its server's listing (as `listTools()` gives
- * that server's tools), `code` and `reason` those of the error converting it gives (the `reason` names it, and the
- * path of what failed).
+ * conversion's `limits`, an empty name, or a server left out for `limits.maxTools`: `code` `LIMIT_EXCEEDED`, the
+ * `reason` naming the server): `index` is its position in its server's listing (as
+ * `listTools()` gives that server's tools), `code` and `reason` those of the error converting it gives (the `reason`
+ * names it, and the path of what failed).
  */
 export interface McpDroppedTool {
   server: string;
@@ -2761,8 +2762,10 @@ export class McpHub {
    * reject `tools()`: {@link McpHub.listErrors} says which servers and why.
    * A tool that cannot be converted (a schema past `options.limits`, an empty name) takes out no other: it is
    * left out and reported in {@link McpHub.droppedTools} with its server and its index in that server's
-   * listing, and the other tools are converted. It rejects only for what no tool does alone (more tools
-   * than `limits.maxTools`), keeping the name map it had. A key of `options` not known is `INVALID_OPTIONS`, as
+   * listing, and the other tools are converted. Nor does a server with many tools: when the servers' tools are more
+   * than `limits.maxTools`, servers are left out whole, those with the most tools first (the later one in the hub's
+   * order of two alike), until the others' fit; their tools are each in `droppedTools` with `code: "LIMIT_EXCEEDED"`.
+   * It rejects only for what no tool or server does alone, keeping the name map it had. A key of `options` not known is `INVALID_OPTIONS`, as
    * with the hub's other options (where {@link convertMcpTools} ignores one near no option's name), and so is one of
    * `options.limits` (`maxToolCount` would be no limit); so is `server` (each tool's server is the hub's name for it).
    */

@@ -508,8 +508,10 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     ///
     /// A tool that cannot be converted (a schema past `opts`' limits, an empty name) takes out
     /// no other: it is left out, and reported by [`Hub::dropped_tools`] with its server and its
-    /// index in that server's listing, until the next `tools`. A failure that no tool has alone
-    /// (more tools than `limits.maxTools`) is the whole conversion's error.
+    /// index in that server's listing, until the next `tools`. So are the tools of servers
+    /// left out for `limits.maxTools` (`LIMIT_EXCEEDED`): when the tools are more than that,
+    /// servers are left out whole, those with the most tools first, until the others' fit. A
+    /// failure that no tool or server has alone is the whole conversion's error.
     pub fn tools(&self, target: impl Into<Target>, opts: &ConvertOptions) -> Result<String> {
         let target = target.into();
         let provider = target.provider;
@@ -523,14 +525,32 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 for (server, index, tool) in tools {
                     match tool_error(tool, index, provider, opts) {
                         None => kept.push((server, index, tool)),
-                        Some(why) => unconverted.push(object([
-                            ("server", server.into()),
-                            ("name", tool.get("name").and_then(Value::as_str).unwrap_or_default().into()),
-                            ("index", index.into()),
-                            ("code", why.code.as_str().into()),
-                            ("reason", why.to_string().into()),
-                        ])),
+                        Some(why) => unconverted.push(unconverted_tool(server, index, tool, why.code, &why.to_string())),
                     }
+                }
+                // More tools than `limits.maxTools`: servers are left out whole, those with the
+                // most tools first (the later one of two alike), until the others' fit (one
+                // server with many tools takes out no other).
+                let max = opts.schema.limits.max_tools;
+                if kept.len() > max {
+                    let mut counts: Vec<(&str, usize)> = listed.iter().map(|l| (l.server.as_str(), kept.iter().filter(|(s, _, _)| *s == l.server).count())).collect();
+                    // Stable: of two alike, the later one in the hub's order comes first once reversed.
+                    counts.sort_by_key(|(_, n)| *n);
+                    let (mut total, mut over) = (kept.len(), Vec::new());
+                    while total > max {
+                        let Some((server, n)) = counts.pop() else { break };
+                        total -= n;
+                        over.push((server, n));
+                    }
+                    let (left_out, still): (Vec<ListedTool>, Vec<ListedTool>) = kept.into_iter().partition(|(s, _, _)| over.iter().any(|(o, _)| o == s));
+                    kept = still;
+                    for (server, index, tool) in left_out {
+                        let n = over.iter().find(|(o, _)| *o == server).map_or(0, |(_, n)| *n);
+                        let why = format!("server \"{server}\" offers {n} tools: with the other servers' tools more than limits.maxTools ({max}), and the servers with the most tools are left out first");
+                        unconverted.push(unconverted_tool(server, index, tool, ErrorCode::LimitExceeded, &why));
+                    }
+                    // Each server's in its listing's order ([`Hub::dropped_tools`] goes server by server).
+                    unconverted.sort_by_key(|d| d["index"].as_u64());
                 }
                 if unconverted.is_empty() {
                     return Err(e);
@@ -794,6 +814,17 @@ impl<T: Transport, C: Clock> Hub<T, C> {
 
 /// A listed tool: its server, its index in that server's listing, the tool.
 type ListedTool<'a> = (&'a str, usize, &'a Value);
+
+/// A tool [`Hub::tools`] left out: `{server, name, index, code, reason}`.
+fn unconverted_tool(server: &str, index: usize, tool: &Value, code: ErrorCode, reason: &str) -> Value {
+    object([
+        ("server", server.into()),
+        ("name", tool.get("name").and_then(Value::as_str).unwrap_or_default().into()),
+        ("index", index.into()),
+        ("code", code.as_str().into()),
+        ("reason", reason.into()),
+    ])
+}
 
 /// Tools as one JSON array, written from where they are kept (no copies).
 /// How a call the policy asks about would be let through without asking, by what asked.
@@ -1343,16 +1374,18 @@ mod tests {
         opts.schema.limits.max_depth = 128;
         assert!(names(&opts).contains(&"mcp__misc__deep_tool".to_owned()));
         assert_eq!(left_out(), ["misc//2/INVALID_TOOL"]);
-        // A failure that no tool has alone is the conversion's: the last name map stays.
+        // More tools than limits.maxTools: the server that takes the count past it is left out
+        // whole, the others converted.
         opts.schema.limits.max_tools = 2;
-        assert_eq!(hub.tools(Provider::Anthropic, &opts).unwrap_err().code, ErrorCode::LimitExceeded);
-        assert!(hub.name_map().unwrap().resolve("mcp__misc__deep_tool").is_ok());
+        assert_eq!(names(&opts), ["mcp__github__search", "mcp__github__create_issue"]);
+        assert_eq!(left_out(), ["misc/hello/0/LIMIT_EXCEEDED", "misc/deep_tool/1/LIMIT_EXCEEDED", "misc//2/INVALID_TOOL"]);
         // Reported until a conversion leaves nothing out.
         block_on(hub.list_tools(&Selection::Auto, None));
-        assert_eq!(left_out().len(), 1);
+        assert_eq!(left_out().len(), 3);
         assert_eq!(names(&ConvertOptions::default()).len(), 3);
         assert!(hub.dropped_tools().is_empty());
     }
+
     /// Conversions that overlap the first listing, or a listing that starts during it: each
     /// converts every server's tools, and so does each provider's name map. The first one's own
     /// listing, superseded by the later one, once left it converting none (its map empty).
@@ -1375,6 +1408,7 @@ mod tests {
         assert_eq!(listed.len(), 1);
         assert!(!call(&hub2, "mcp__s__search").is_err_and(|e| e.code == ErrorCode::UnknownToolName));
     }
+
     /// A server whose `tools/call` adds the tool `b` and announces it in the call's stream;
     /// its `n`-th `tools/list` answers after `lags[n]` yields (none past the list). Returns the
     /// reply and the number of `tools/list` asked.
@@ -1434,5 +1468,27 @@ mod tests {
         let (openai, anthropic) = block_on(futures_util::future::join(hub2.tools_refreshed(Provider::OpenAi, &opts), hub2.tools_refreshed(Provider::Anthropic, &opts)));
         assert_eq!((names(&openai.unwrap()), names(&anthropic.unwrap())), (2, 2));
         assert_eq!(lists.get(), 2, "one listing for both");
+    }
+
+    /// One server with more tools than `limits.maxTools` takes out no other: its tools are left
+    /// out (`LIMIT_EXCEEDED`, said in `dropped_tools`), the other servers' converted and callable,
+    /// whichever comes first.
+    #[test]
+    fn a_server_with_too_many_tools_takes_out_no_other() {
+        // Two tools fit: `big`'s three do not, even before `good`'s one, which is kept.
+        let many = Value::Array((0..3).map(|i| json!({"name": format!("t{i}")})).collect());
+        let mut opts = ConvertOptions::default();
+        opts.schema.limits.max_tools = 2;
+        for big_first in [true, false] {
+            let (big, good) = (("big", vec![listing(many.clone())]), ("good", vec![listing(json!([{"name": "echo"}])), Reply::Echo(json!({"content": [{"type": "text", "text": "hi"}]}))]));
+            let hub = hub(if big_first { vec![big, good] } else { vec![good, big] }, None, None);
+            block_on(hub.list_tools(&Selection::Auto, None));
+            let out = hub.tools(Provider::OpenAi, &opts).unwrap();
+            assert!(out.contains("mcp__good__echo") && !out.contains("mcp__big__"), "{out}");
+            let dropped = hub.dropped_tools();
+            assert_eq!(dropped.iter().map(|d| format!("{}/{}", d["server"], d["code"]).replace('"', "")).collect::<Vec<_>>(), ["big/LIMIT_EXCEEDED"; 3]);
+            assert!(dropped[0]["reason"].as_str().unwrap().starts_with("server \"big\" offers 3 tools: with the other servers' tools more than limits.maxTools (2)"), "{dropped:?}");
+            assert_eq!(call(&hub, "mcp__good__echo").unwrap().text, "hi");
+        }
     }
 }

@@ -281,10 +281,14 @@ describe("McpHub", () => {
     assert.deepEqual((await hub.listTools()).dropped, left);
     assert.equal((await hub.tools("openai", { limits: { maxDepth: 128 } })).length, 2 * n + 1);
     assert.deepEqual(hub.droppedTools.map((d) => [d.server, d.name]), [["beta", ""]]);
-    // What no tool does alone is still the conversion's error.
-    const many = await rejectsWith(hub.tools("openai", { limits: { maxTools: 3 } }), "LIMIT_EXCEEDED");
-    assert.equal(many.server, undefined);
-    assert.ok(NameMap.fromJSON(hub.nameMap).has(providerName(hub, "beta", "deep")), "the last name map stays");
+    // More tools than limits.maxTools: a server is left out whole (of two alike, the later), the others convert.
+    const fitting = await hub.tools("openai", { limits: { maxTools: n } });
+    assert.equal(fitting.length, n, "alpha's tools");
+    assert.ok(NameMap.fromJSON(hub.nameMap).has(providerName(hub, "alpha", "echo")));
+    const over = hub.droppedTools.filter((d) => d.code === "LIMIT_EXCEEDED" && /offers/.test(d.reason));
+    assert.deepEqual([...new Set(over.map((d) => d.server))], ["beta"]);
+    assert.equal(over.length, n, "beta's convertible tools");
+    assert.match(over[0].reason, new RegExp(`^server "beta" offers ${n} tools: with the other servers' tools more than limits\\.maxTools \\(${n}\\)`));
     await hub.closeAll();
   });
 
