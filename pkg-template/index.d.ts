@@ -2132,8 +2132,10 @@ export interface McpOAuthOptions {
    * authorization server sent them back to (the redirect URI with `code` and `state`, or just its query); the
    * `state` (and an `iss`, RFC 9207) is checked. Throwing or rejecting fails the request with that error (reject
    * when the user closes the popup). The requests that met the 401 wait meanwhile, within their `timeoutMs`; when
-   * none waits any more, `signal` aborts (close the popup) and the next 401 asks again. Required but with
-   * `client_credentials`.
+   * none waits any more, `signal` aborts (close the popup) and the next 401 asks again. A request to the authorization
+   * server once sent (a registration, a code exchange, a refresh, whose refresh token the server may rotate) is not
+   * given up with them: it runs to its end (within 60 s), what it brings is kept and given to `onSaved`, and the next
+   * 401 waits for it and uses it. Required but with `client_credentials`.
    */
   authorize?: (request: { url: string; state: string; scope: string | null; signal: Signal }) => string | Promise<string>;
   /**

@@ -65,9 +65,13 @@
 //! token endpoint with its own credentials instead, after the same discovery.
 //!
 //! Requests that meet a 401 together share one authorization, held weakly: when no request
-//! waits for it any more (their timeouts), it is dropped with the host's `authorize`, and the
-//! next refusal starts afresh (a token request under way then is aborted too: its code is lost,
-//! and the user is asked again). A step-up that joined another request's authorization runs its
+//! waits for it any more (their timeouts, an abort, `close()`), it is dropped with the host's
+//! `authorize`, and the next refusal starts afresh. A request the authorization server acts on
+//! (a registration, a token request: a refresh whose refresh token it rotates, a code the user
+//! granted) is not dropped once sent: with a spawner ([`OAuth::set_background`]) it runs to its
+//! end in the background, within [`SETTLE_TIMEOUT_MS`], and what it brings is kept and saved; the
+//! next authorization waits for it, and tokens it kept that no request was given are the next
+//! refusal's answer. A step-up that joined another request's authorization runs its
 //! own after it unless that one got its scopes: authorizations run one at a time (one consent
 //! asked at a time), each step-up asking for the scopes granted before it and its own. Every failure but an abort (`ABORTED`) is an
 //! `UNAUTHORIZED` error whose message starts with `OAuth` and says which step failed
@@ -79,13 +83,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 
-use futures_util::future::{FutureExt, Shared, WeakShared};
+use futures_util::future::{select, FutureExt, Shared, WeakShared};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, read_json, string, Put as _};
 use crate::protocol::budget::{server_of, Collected, Refusal};
-use crate::protocol::client::{parse_www_authenticate, AuthHandler};
+use crate::protocol::client::{parse_www_authenticate, AuthHandler, Spawner};
+use crate::protocol::legacy_sse::Sleep;
 use crate::protocol::transport::{Body, HttpRequest, Method, Transport, TransportError};
 use crate::schema::refs::percent_decode;
 use crate::text::Owned as _;
@@ -185,6 +190,11 @@ struct Discovered {
 type FlowFuture = Pin<Box<dyn Future<Output = Result<Option<Vec<(String, String)>>>>>>;
 type Flow = Shared<FlowFuture>;
 
+/// A request to the authorization server run to its end in the background, within
+/// [`SETTLE_TIMEOUT_MS`] ([`OAuth::settle`]).
+type SettlingFuture = Pin<Box<dyn Future<Output = ()>>>;
+type Settling = Shared<SettlingFuture>;
+
 /// A metadata document's fate.
 enum Fetched {
     Found(Value),
@@ -217,6 +227,15 @@ pub struct OAuth<T> {
     flow: RefCell<Option<WeakShared<FlowFuture>>>,
     /// Authorizations that were finished (new tokens).
     issued: Cell<u64>,
+    /// How many of those a request was given (their headers): tokens kept since, by a request
+    /// to the authorization server that nobody waited for any more, are given to the next refusal.
+    delivered: Cell<u64>,
+    /// Runs requests to the authorization server to their end in the background
+    /// ([`OAuth::set_background`]).
+    background: RefCell<Option<(Spawner, Sleep)>>,
+    /// The request to the authorization server running in the background, if one is: the next
+    /// authorization waits for it (for the refresh token it may rotate).
+    settling: RefCell<Option<WeakShared<SettlingFuture>>>,
 }
 
 /// The largest metadata document or authorization server answer read: a larger one is
@@ -225,6 +244,10 @@ const MAX_BODY: usize = 1 << 20;
 
 /// Redirects of a metadata document followed at most.
 const MAX_REDIRECTS: usize = 5;
+
+/// How long a request to the authorization server (a registration, a token request) goes on in
+/// the background once no request waits for it.
+pub const SETTLE_TIMEOUT_MS: u64 = 60_000;
 
 fn failure(step: &str, message: impl Into<String>) -> Error {
     Error::new(ErrorCode::Unauthorized, format!("OAuth {step}: {}", message.into())).with_detail("oauthStep", step)
@@ -300,7 +323,33 @@ impl<T: Transport + 'static> OAuth<T> {
             issuer: RefCell::new(issuer),
             flow: RefCell::new(None),
             issued: Cell::new(0),
+            delivered: Cell::new(0),
+            background: RefCell::new(None),
+            settling: RefCell::new(None),
         }))
+    }
+
+    /// Has the requests the authorization server acts on (a registration, a token request) run
+    /// to their end by `spawn` once sent, within [`SETTLE_TIMEOUT_MS`] (`sleep`), when no request
+    /// waits for them any more (their timeouts, an abort, `close()`): what they bring is kept and
+    /// handed to [`Saved`] (a refresh token the server rotated, a code the user granted, a client
+    /// registered). Without it they are dropped with the authorization.
+    pub fn set_background(&self, spawn: Spawner, sleep: Sleep) {
+        *self.background.borrow_mut() = Some((spawn, sleep));
+    }
+
+    /// Runs `op`, a request the authorization server acts on and what is kept of its answer, to
+    /// its end: in the background when there is a spawner ([`OAuth::set_background`]), so that it
+    /// is not dropped with the request that waits for it.
+    fn settle<O: Clone + 'static>(&self, op: impl Future<Output = Result<O>> + 'static) -> Shared<Pin<Box<dyn Future<Output = Result<O>>>>> {
+        let op = (Box::pin(op) as Pin<Box<dyn Future<Output = Result<O>>>>).shared();
+        if let Some((spawn, sleep)) = self.background.borrow().as_ref() {
+            let bounded = select(op.clone(), sleep(SETTLE_TIMEOUT_MS));
+            let task: Settling = (Box::pin(bounded.map(drop)) as SettlingFuture).shared();
+            *self.settling.borrow_mut() = task.downgrade();
+            spawn(Box::pin(task));
+        }
+        op
     }
 
     /// `authorization: Bearer ...` for the tokens held, if any: the headers to start with.
@@ -335,6 +384,9 @@ impl<T: Transport + 'static> OAuth<T> {
                 }
             };
             let out = flow.clone().await;
+            if let Ok(Some(_)) = &out {
+                self.delivered.set(self.issued.get());
+            }
             {
                 let mut slot = self.flow.borrow_mut();
                 if slot.as_ref().and_then(WeakShared::upgrade).is_some_and(|f| f.ptr_eq(&flow)) {
@@ -365,7 +417,7 @@ impl<T: Transport + 'static> OAuth<T> {
         param("scope").unwrap_or("").split_ascii_whitespace().all(|s| granted.split_ascii_whitespace().any(|g| g == s))
     }
 
-    async fn authorize_once(&self, info: &Value) -> Result<Option<Vec<(String, String)>>> {
+    async fn authorize_once(self: &Rc<Self>, info: &Value) -> Result<Option<Vec<(String, String)>>> {
         let status = info.get("status").and_then(Value::as_u64).unwrap_or(401);
         let challenge = match info.get("challenge") {
             Some(c @ Value::Object(_)) => c.clone(),
@@ -375,6 +427,18 @@ impl<T: Transport + 'static> OAuth<T> {
         let step_up = param("error").as_deref() == Some("insufficient_scope");
         if status == 403 && !step_up {
             return Ok(None);
+        }
+        // A request to the authorization server that an earlier authorization left running (no
+        // request waited for it any more): its answer first (a refresh token it rotated).
+        let running = self.settling.borrow().as_ref().and_then(WeakShared::upgrade);
+        if let Some(running) = running {
+            running.await;
+        }
+        // Tokens it kept, which no request was given: those, if they serve.
+        if self.issued.get() > self.delivered.get() && self.covers(info) {
+            if let Some(t) = self.tokens.borrow().as_ref() {
+                return Ok(Some(bearer(&t.access)));
+            }
         }
         let discovered = self.discover(param("resource_metadata")).await?;
         // A refresh gets a new access token for the scopes granted; new scopes need the user.
@@ -412,8 +476,12 @@ impl<T: Transport + 'static> OAuth<T> {
             let mut grant = vec![("grant_type", "client_credentials".owned())];
             grant.extend(scope.map(|s| ("scope", s)));
             grant.extend(discovered.resource.iter().map(|r| ("resource", r.clone())));
-            let tokens = self.token_request(&discovered, &client, grant, None, None).await?;
-            return Ok(Some(self.keep(tokens)));
+            let (me, d) = (self.clone(), discovered.clone());
+            let exchanged = self.settle(async move {
+                let tokens = me.token_request(&d, &client, grant, None, None).await?;
+                Ok(me.keep(tokens))
+            });
+            return exchanged.await.map(Some);
         }
         let out = self.authorization_code(&discovered, &client, scope).await;
         if let Err(e) = &out {
@@ -762,7 +830,7 @@ impl<T: Transport + 'static> OAuth<T> {
     }
 
     /// The client to authorize as: given, restored, a metadata document's URL, or registered now.
-    async fn client(&self, d: &Discovered) -> Result<Registration> {
+    async fn client(self: &Rc<Self>, d: &Discovered) -> Result<Registration> {
         if let Some(r) = self.registration.borrow().clone() {
             return Ok(r);
         }
@@ -797,18 +865,23 @@ impl<T: Transport + 'static> OAuth<T> {
             body: Some(crate::text::to_string(&Value::Object(metadata))),
             follow_redirects: false,
         };
-        let (status, body) = self.send("registration", req).await?;
-        if !(200..300).contains(&status) {
-            return Err(server_error("registration", status, &body));
-        }
-        let registration = body.as_ref().and_then(registration_from).ok_or_else(|| failure("registration", format!("the registration endpoint answered HTTP {status} without a client_id")))?;
-        *self.registration.borrow_mut() = Some(registration.clone());
-        self.save();
-        Ok(registration)
+        let me = self.clone();
+        // Kept (and saved) when no request waits any more: the server has registered it.
+        self.settle(async move {
+            let (status, body) = me.send("registration", req).await?;
+            if !(200..300).contains(&status) {
+                return Err(server_error("registration", status, &body));
+            }
+            let registration = body.as_ref().and_then(registration_from).ok_or_else(|| failure("registration", format!("the registration endpoint answered HTTP {status} without a client_id")))?;
+            *me.registration.borrow_mut() = Some(registration.clone());
+            me.save();
+            Ok(registration)
+        })
+        .await
     }
 
     /// PKCE, `state`, the user's authorization through the host, and the code's exchange.
-    async fn authorization_code(&self, d: &Discovered, client: &Registration, scope: Option<String>) -> Result<Vec<(String, String)>> {
+    async fn authorization_code(self: &Rc<Self>, d: &Discovered, client: &Registration, scope: Option<String>) -> Result<Vec<(String, String)>> {
         let verifier = base64url(&self.random_bytes(32)?);
         let state = base64url(&self.random_bytes(16)?);
         let challenge = base64url(&sha256(verifier.as_bytes()));
@@ -863,12 +936,17 @@ impl<T: Transport + 'static> OAuth<T> {
         if let Some(r) = &d.resource {
             grant.push(("resource", r.clone()));
         }
-        let tokens = self.token_request(d, client, grant, None, scope.as_deref()).await?;
-        Ok(self.keep(tokens))
+        // Once sent, the code is spent: its tokens are kept when no request waits any more.
+        let (me, d, client) = (self.clone(), d.clone(), client.clone());
+        self.settle(async move {
+            let tokens = me.token_request(&d, &client, grant, None, scope.as_deref()).await?;
+            Ok(me.keep(tokens))
+        })
+        .await
     }
 
     /// A refresh-token grant.
-    async fn refresh(&self, d: &Discovered, refresh: &str) -> Result<Vec<(String, String)>> {
+    async fn refresh(self: &Rc<Self>, d: &Discovered, refresh: &str) -> Result<Vec<(String, String)>> {
         let Some(client) = self.registration.borrow().clone() else {
             return Err(failure("token", "no client to refresh the token as"));
         };
@@ -877,8 +955,14 @@ impl<T: Transport + 'static> OAuth<T> {
             grant.push(("resource", r.clone()));
         }
         let granted = self.tokens.borrow().as_ref().and_then(|t| t.scope().map(str::to_owned));
-        let tokens = self.token_request(d, &client, grant, Some(refresh), granted.as_deref()).await?;
-        Ok(self.keep(tokens))
+        // The server may rotate the refresh token as it answers: the new one is kept when no
+        // request waits any more, or the next refresh would spend a revoked one.
+        let (me, d, refresh) = (self.clone(), d.clone(), refresh.to_owned());
+        self.settle(async move {
+            let tokens = me.token_request(&d, &client, grant, Some(&refresh), granted.as_deref()).await?;
+            Ok(me.keep(tokens))
+        })
+        .await
     }
 
     /// A token endpoint request, with the client's authentication.

@@ -708,7 +708,11 @@ fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc
             }
         }) as Saved
     });
-    OAuth::new(transport, url, opts, authorize, saved, Box::new(crate::wasm::bridge::random_bytes))
+    let o = OAuth::new(transport, url, opts, authorize, saved, Box::new(crate::wasm::bridge::random_bytes))?;
+    // A token request or a registration sent goes on when no call waits any more (its timeout,
+    // `close()`): the refresh token the server rotates is kept.
+    o.set_background(Rc::new(wasm_bindgen_futures::spawn_local), Rc::new(|ms| Box::pin(JsClock.sleep(ms))));
+    Ok(o)
 }
 
 /// `{method, params}`: what `onNotification` and `onRequest` are called with.

@@ -17,6 +17,8 @@ let base;
 const seen = { requests: [], codes: new Map(), tokens: new Set(), refresh: new Set(), clients: new Set() };
 /** The status the resource metadata answers with instead of itself (a server down for a moment). */
 let metadataStatus = null;
+/** How long the token endpoint takes to answer, in ms (it acts on the request meanwhile: a refresh token is spent). */
+let tokenDelay = 0;
 /** The streams of `ask` calls waiting for the answer to their elicitation, by its id. */
 const asking = new Map();
 
@@ -76,6 +78,7 @@ async function handle(req, res) {
   }
   if (url.pathname === "/token") {
     const f = new URLSearchParams(body);
+    if (tokenDelay) await new Promise((resolve) => setTimeout(resolve, tokenDelay));
     if (!seen.clients.has(f.get("client_id"))) return json(res, 401, { error: "invalid_client" });
     if (f.get("grant_type") === "refresh_token") {
       if (!seen.refresh.delete(f.get("refresh_token"))) return json(res, 400, { error: "invalid_grant", error_description: "refresh token revoked" });
@@ -299,6 +302,34 @@ describe("McpClient oauth", () => {
     assert.ok(signal instanceof AbortSignal);
     assert.equal(signal.aborted, true, "no request waits for the sign-in any more");
     slow.free();
+  });
+
+  test("a refresh the call stops waiting for (its timeout, close()) still keeps the refresh token the server rotated", async () => {
+    const saved = [];
+    let asked = 0;
+    const oauth = { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked++, user(r)), onSaved: (s) => saved.push(s) };
+    const client = new McpClient(`${base}/mcp`, { oauth });
+    await client.connect();
+    const first = saved.at(-1).tokens;
+    seen.tokens.delete(first.access_token);
+    tokenDelay = 300;
+    try {
+      await rejectsWith(client.listTools({ timeoutMs: 100 }), "TIMEOUT");
+      await client.close();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+    } finally {
+      tokenDelay = 0;
+    }
+    const last = saved.at(-1).tokens;
+    assert.notEqual(last.refresh_token, first.refresh_token);
+    assert.ok(!seen.refresh.has(first.refresh_token), "the server spent the old one");
+    assert.ok(seen.refresh.has(last.refresh_token), "what was saved is the refresh token the server holds valid");
+    // The next session, restored from what was saved: nobody is asked.
+    const again = new McpClient(`${base}/mcp`, { oauth: { ...oauth, saved: saved.at(-1) } });
+    await again.connect();
+    assert.equal((await again.listTools()).length, 1);
+    assert.equal(asked, 1);
+    await again.close();
   });
 
   test("issuer pins the authorization server: another is refused before anything is sent to it", async () => {

@@ -56,6 +56,10 @@ struct Config {
     withheld: Option<&'static str>,
     /// The token endpoint answers a few polls late.
     slow_token: bool,
+    /// The registration endpoint answers a few polls late.
+    slow_register: bool,
+    /// A refresh token is spent by its use (rotation: the answer carries the next one).
+    rotate: bool,
     /// The token endpoint's answer breaks off after its first bytes.
     token_cut: bool,
     /// URLs answered with a 302 to a location.
@@ -97,6 +101,8 @@ impl Default for Config {
             slow_mcp: Vec::new(),
             withheld: None,
             slow_token: false,
+            slow_register: false,
+            rotate: false,
             token_cut: false,
             redirects: Vec::new(),
             opaque_redirects: false,
@@ -272,6 +278,9 @@ impl World {
                 let Some((_, _, scope)) = self.state.borrow().tokens.iter().find(|t| t.1 == refresh).cloned() else {
                     return refuse("invalid_grant", &self.state);
                 };
+                if self.config.borrow().rotate {
+                    self.state.borrow_mut().tokens.iter_mut().filter(|t| t.1 == refresh).for_each(|t| t.1 = "spent".into());
+                }
                 scope
             }
             _ => return refuse("unsupported_grant_type", &self.state),
@@ -328,7 +337,8 @@ impl Transport for World {
     fn send(&self, req: HttpRequest) -> impl Future<Output = Result<HttpResponse<OneChunk>, TransportError>> {
         let down = self.config.borrow().unreachable.contains(&req.url.as_str());
         let slow = (req.url == MCP && self.config.borrow().slow_mcp.contains(&self.requests_to(MCP).len()))
-            || (self.config.borrow().slow_token && req.url.ends_with("/token"));
+            || (self.config.borrow().slow_token && req.url.ends_with("/token"))
+            || (self.config.borrow().slow_register && req.url.ends_with("/register"));
         let cut = self.config.borrow().token_cut && req.url.ends_with("/token");
         let (status, headers, body) = self.answer(&req);
         self.state.borrow_mut().log.push(req);
@@ -2164,4 +2174,131 @@ fn ipv6_reads_as_core_reads() {
         t.replace_range(at..at + 1, [":", "::", ".", "1.2.3.4", "0", ""][usize::try_from(r >> 50).unwrap_or(0) % 6]);
         same(&t);
     }
+}
+
+/// Futures handed to an OAuth's spawner, run when the test says.
+type Spawned = Rc<RefCell<Vec<std::pin::Pin<Box<dyn Future<Output = ()>>>>>>;
+
+/// A spawner that keeps what it is given, and a sleep that never ends (`timed_out`: that ends at once).
+fn background(o: &OAuth<World>, timed_out: bool) -> Spawned {
+    let spawned: Spawned = Rc::default();
+    let sink = spawned.clone();
+    let sleep: Sleep = Rc::new(move |_| if timed_out { Box::pin(async {}) } else { Box::pin(futures_util::future::pending()) });
+    o.set_background(Rc::new(move |f| sink.borrow_mut().push(f)), sleep);
+    spawned
+}
+
+/// Polls a refusal's handling until `sent` (a request reached the server), then drops it: the
+/// request that waited gave up (its timeout, an abort, `close()`).
+fn give_up_after(o: &Rc<OAuth<World>>, info: &Value, sent: impl Fn() -> bool) {
+    let mut waiting = Box::pin(o.clone().on_refused(info));
+    let waker = futures_util::task::noop_waker();
+    for _ in 0..100 {
+        if sent() {
+            break;
+        }
+        assert!(waiting.as_mut().poll(&mut std::task::Context::from_waker(&waker)).is_pending());
+    }
+    assert!(sent(), "the request was never sent");
+    drop(waiting);
+}
+
+fn run_all(spawned: &Spawned) -> usize {
+    let tasks = std::mem::take(&mut *spawned.borrow_mut());
+    let n = tasks.len();
+    for task in tasks {
+        block_on(task);
+    }
+    n
+}
+
+#[test]
+fn a_refresh_nobody_waits_for_any_more_is_kept_with_the_refresh_token_the_server_rotated() {
+    let world = World::new(Config { rotate: true, ..Config::default() });
+    let (o, asked, saved) = oauth(&world, opts());
+    let spawned = background(&o, false);
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    run_all(&spawned);
+    // The access token expires; the refresh is slow, and the only request waiting gives up once it is sent.
+    world.config.borrow_mut().slow_token = true;
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    let token = "https://auth.example/tenant/token";
+    give_up_after(&o, &refusal(&world, Some("access-0")), || world.requests_to(token).len() == 2);
+    assert_eq!(world.state.borrow().tokens[0].1, "spent", "the server rotated the refresh token");
+    assert_eq!(run_all(&spawned), 1, "the refresh went on in the background");
+    assert_eq!(saved.borrow().last().unwrap()["tokens"]["refresh_token"], "refresh-1", "the rotated refresh token was saved");
+    // The next refusal gets the tokens kept, with no other request to the server and nobody asked.
+    world.config.borrow_mut().slow_token = false;
+    let headers = block_on(o.clone().on_refused(&refusal(&world, Some("access-0")))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-1");
+    assert_eq!(world.requests_to(token).len(), 2);
+    // And the refresh after spends the new refresh token.
+    world.state.borrow_mut().tokens[1].0 = "expired".into();
+    let headers = block_on(o.clone().on_refused(&refusal(&world, Some("access-1")))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-2");
+    assert!(world.state.borrow().refused.is_empty(), "{:?}", world.state.borrow().refused);
+    assert_eq!(asked.borrow().len(), 1);
+}
+
+#[test]
+fn a_refresh_still_running_is_waited_for_by_the_next_authorization() {
+    let world = World::new(Config { rotate: true, ..Config::default() });
+    let (o, asked, _) = oauth(&world, opts());
+    let spawned = background(&o, false);
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    run_all(&spawned);
+    world.config.borrow_mut().slow_token = true;
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    let token = "https://auth.example/tenant/token";
+    give_up_after(&o, &refusal(&world, Some("access-0")), || world.requests_to(token).len() == 2);
+    // Another refusal before the background ran: it waits for that refresh, and spends no revoked token.
+    let headers = block_on(o.clone().on_refused(&refusal(&world, Some("access-0")))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-1");
+    assert_eq!(world.requests_to(token).len(), 2);
+    assert_eq!(asked.borrow().len(), 1);
+}
+
+#[test]
+fn a_code_exchange_and_a_registration_nobody_waits_for_any_more_are_kept() {
+    let token = "https://auth.example/tenant/token";
+    let register = "https://auth.example/tenant/register";
+    // The code the user granted is exchanged when the request that waited has given up.
+    let world = World::new(Config { slow_token: true, ..Config::default() });
+    let (o, asked, saved) = oauth(&world, opts());
+    let spawned = background(&o, false);
+    give_up_after(&o, &refusal(&world, None), || world.requests_to(token).len() == 1);
+    assert_eq!(run_all(&spawned), 2, "the registration and the code exchange");
+    assert_eq!(saved.borrow().last().unwrap()["tokens"]["access_token"], "access-0");
+    let headers = block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-0");
+    assert_eq!((asked.borrow().len(), world.requests_to(token).len()), (1, 1), "nobody asked again, no other code");
+
+    // A registration that the server made is kept: the next authorization registers no other client.
+    let world = World::new(Config { slow_register: true, ..Config::default() });
+    let (o, asked, saved) = oauth(&world, opts());
+    let spawned = background(&o, false);
+    give_up_after(&o, &refusal(&world, None), || world.requests_to(register).len() == 1);
+    assert_eq!(asked.borrow().len(), 0);
+    assert_eq!(run_all(&spawned), 1);
+    assert_eq!(saved.borrow().last().unwrap()["client"]["client_id"], "dyn-client-0");
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    assert_eq!(world.requests_to(register).len(), 1);
+    assert_eq!(asked.borrow().len(), 1);
+}
+
+#[test]
+fn a_request_left_running_in_the_background_is_let_go_after_its_timeout() {
+    let world = World::new(Config::default());
+    let (o, _, _) = oauth(&world, opts());
+    let spawned = background(&o, true);
+    block_on(o.clone().on_refused(&refusal(&world, None))).unwrap().unwrap();
+    run_all(&spawned);
+    world.config.borrow_mut().slow_token = true;
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    let token = "https://auth.example/tenant/token";
+    give_up_after(&o, &refusal(&world, Some("access-0")), || world.requests_to(token).len() == 2);
+    // Its time is up before the answer: dropped, and nothing waits for it.
+    assert_eq!(run_all(&spawned), 1);
+    assert!(o.settling.borrow().as_ref().and_then(WeakShared::upgrade).is_none());
+    assert_eq!(o.tokens.borrow().as_ref().unwrap().access, "access-0");
 }
