@@ -2068,8 +2068,8 @@ export interface McpClientOptions {
   /**
    * OAuth 2.1 as MCP's authorization specifies it (2025-03-26 to 2025-11-25): on a 401 the client discovers
    * the server's authorization server (protected resource metadata, RFC 9728; authorization server metadata,
-   * RFC 8414 / OpenID Connect, from the first of the resource's `authorization_servers` that publishes it (the
-   * first alone with a `clientSecret` and no `issuer`: the secret is sent to no other): none
+   * RFC 8414 / OpenID Connect, from the first of the resource's `authorization_servers` that publishes it, of its first
+   * three (the first alone with a `clientSecret` and no `issuer`: the secret is sent to no other): none
    * doing so is an `UNAUTHORIZED` error at `"discovery"`, since PKCE support cannot be confirmed; the 2025-03-26
    * default endpoints only for a server without resource metadata: not found, 404 and the like; the one that issued
    * the `saved` credentials first when the resource lists it), registers itself when it must (`clientId` given, else

@@ -14,7 +14,7 @@
 //! * the authorization server's metadata (RFC 8414, OpenID Connect Discovery) is read from the
 //!   well-known URLs in the order the 2025-11-25 revision gives; it must name the issuer it was
 //!   asked for, and its endpoints must be http(s) URLs without a fragment (RFC 6749 3.1). Without any (not found, not a JSON object), the
-//!   next of the resource's `authorization_servers` is tried (not with a `client_secret` given
+//!   next of the resource's `authorization_servers` is tried, of its first three (not with a `client_secret` given
 //!   without [`OAuthOptions::issuer`]: the secret goes to the first alone); none having any is an error, since
 //!   the endpoints and the support of PKCE cannot be confirmed (2025-11-25: the client must then
 //!   not go on). Only a server without resource metadata (2025-03-26) has the defaults
@@ -244,6 +244,11 @@ const MAX_BODY: usize = 1 << 20;
 
 /// Redirects of a metadata document followed at most.
 const MAX_REDIRECTS: usize = 5;
+
+/// The resource's `authorization_servers` tried at most, in order (the one of the credentials held
+/// first): RFC 9728 7.6 leaves the choice to the client, and each costs a few requests, on every
+/// authorization, to hosts the server names.
+const MAX_AUTHORIZATION_SERVERS: usize = 3;
 
 /// How long a request to the authorization server (a registration, a token request) goes on in
 /// the background once no request waits for it.
@@ -563,14 +568,14 @@ impl<T: Transport + 'static> OAuth<T> {
                         None => {
                             return Err(refused(
                                 "issuer-mismatch",
-                                format!("the protected resource's metadata names the authorization server {}, not oauth.issuer {pin}", servers.join(", ")),
+                                format!("the protected resource's metadata names the authorization server {}, not oauth.issuer {pin}", listed(&servers)),
                             ))
                         }
                     },
                     // A client secret given without a pin is for the first: it must not reach
                     // another because the first did not answer.
                     _ if self.opts.client_secret.is_some() => servers.into_iter().take(1).collect(),
-                    _ => servers,
+                    _ => servers.into_iter().take(MAX_AUTHORIZATION_SERVERS).collect(),
                 };
                 if chosen.is_empty() {
                     return Err(failure("discovery", "the protected resource's metadata names no authorization_servers"));
@@ -625,7 +630,7 @@ impl<T: Transport + 'static> OAuth<T> {
                     format!(
                         "the authorization server{} {} that the protected resource's metadata names publish{} no metadata (RFC 8414 or OpenID Connect Discovery, at the well-known URLs: not found, or not a JSON object): the endpoints and the support of PKCE cannot be confirmed, and MCP's authorization then forbids going on (the 2025-03-26 default endpoints are only for a server without protected resource metadata)",
                         if missing.len() > 1 { "s" } else { "" },
-                        missing.join(", "),
+                        listed(&missing),
                         if missing.len() > 1 { "" } else { "es" },
                     ),
                 ));
@@ -1240,6 +1245,27 @@ fn application_type(redirect: &str) -> &'static str {
     let host = origin.split_once("://").map_or("", |(_, h)| h);
     let host = host.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(host, |(h, _)| h);
     if matches!(host.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "[::1]") { "native" } else { "web" }
+}
+
+/// Names for a message, the list and each name cut short (a server chooses them).
+fn listed<S: AsRef<str>>(names: &[S]) -> String {
+    const MOST: usize = 5;
+    const LONGEST: usize = 200;
+    let mut out: Vec<String> = names
+        .iter()
+        .take(MOST)
+        .map(|n| {
+            let n = n.as_ref();
+            match n.char_indices().nth(LONGEST) {
+                Some((i, _)) => format!("{}...", &n[..i]),
+                None => n.to_owned(),
+            }
+        })
+        .collect();
+    if names.len() > MOST {
+        out.push(format!("and {} more", names.len() - MOST));
+    }
+    out.join(", ")
 }
 
 /// Space-separated scopes, each once, in order of appearance.

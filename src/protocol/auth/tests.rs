@@ -2302,3 +2302,39 @@ fn a_request_left_running_in_the_background_is_let_go_after_its_timeout() {
     assert!(o.settling.borrow().as_ref().and_then(WeakShared::upgrade).is_none());
     assert_eq!(o.tokens.borrow().as_ref().unwrap().access, "access-0");
 }
+
+#[test]
+fn a_few_authorization_servers_are_tried_and_the_message_stays_short() {
+    // A resource naming many authorization servers, none of which publishes metadata.
+    let many: Vec<String> = (0..2000).map(|i| format!("https://as{i}.example")).collect();
+    let mut config = Config::default();
+    config.prm["authorization_servers"] = json!(many);
+    let world = World::new(config);
+    let (o, asked, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!(asked.borrow().len(), 0);
+    let hosts: std::collections::BTreeSet<String> = world.state.borrow().log.iter().filter_map(|r| split_url(&r.url).map(|(o, _)| o.to_owned())).filter(|o| o.contains("://as")).collect();
+    assert_eq!(hosts.len(), MAX_AUTHORIZATION_SERVERS, "{hosts:?}");
+    assert!(world.urls().len() <= 1 + 2 * MAX_AUTHORIZATION_SERVERS, "{:?}", world.urls());
+    assert!(e.message.contains("https://as0.example") && e.message.len() < 1000, "{}", e.message);
+    // The one of the credentials held is tried first, wherever the resource lists it.
+    let mut config = Config::default();
+    let mut listed = many.clone();
+    listed.insert(1500, "https://auth.example/tenant".into());
+    config.prm["authorization_servers"] = json!(listed);
+    let world = World::new(config);
+    let saved = json!({"issuer": "https://auth.example/tenant", "client": {"client_id": "dyn-client-0"}});
+    let (o, _, _) = oauth(&world, OAuthOptions { saved: Some(saved), ..opts() });
+    world.state.borrow_mut().registered.push(("dyn-client-0".into(), None));
+    assert!(block_on(o.on_refused(&refusal(&world, None))).is_ok());
+    assert!(world.urls().iter().all(|u| !u.contains("://as")), "{:?}", world.urls());
+    // A pin none of them is: the message names a few.
+    let long = format!("https://{}.example", "x".repeat(5000));
+    let mut config = Config::default();
+    config.prm["authorization_servers"] = json!([long, "https://b.example", "https://c.example", "https://d.example", "https://e.example", "https://f.example", "https://g.example"]);
+    let world = World::new(config);
+    let (o, _, _) = oauth(&world, OAuthOptions { issuer: Some("https://auth.example/tenant".into()), ..opts() });
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert_eq!(rule(&e), Some("issuer-mismatch"));
+    assert!(e.message.contains("and 2 more") && e.message.len() < 1000, "{}", e.message);
+}
