@@ -2145,7 +2145,9 @@ export interface McpOAuthOptions {
   grantType?: "authorization_code" | "client_credentials";
   /**
    * A client registered beforehand with the authorization server: tied to the first one the server names (a server
-   * that names another later is an `UNAUTHORIZED` error at `"discovery"`, its secret is not sent there).
+   * that names another later is an `UNAUTHORIZED` error at `"discovery"`, its secret is not sent there), or to the
+   * `saved` issuer when `saved.client` is this client. `saved` tokens of another client, from an authorization server
+   * the server no longer names, are dropped, and the user is asked with this client.
    */
   clientId?: string;
   clientSecret?: string;

@@ -225,6 +225,9 @@ pub struct OAuth<T> {
     /// held weakly: once no request waits for it, it is dropped (and the host's `authorize`
     /// with it), and the next refusal starts afresh.
     flow: RefCell<Option<WeakShared<FlowFuture>>>,
+    /// Whether the client given (`client_id`) is known to be the issuer's held: saved with it, or
+    /// used with it in this session. Saved credentials of another client say nothing of it.
+    client_tied: Cell<bool>,
     /// Authorizations that were finished (new tokens).
     issued: Cell<u64>,
     /// How many of those a request was given (their headers): tokens kept since, by a request
@@ -286,6 +289,9 @@ impl<T: Transport + 'static> OAuth<T> {
             check_client_metadata_url(url)?;
         }
         let restored = opts.saved.clone().unwrap_or(Value::Null);
+        // The client given was saved with the issuer saved: it is that one's.
+        let saved_client = restored.get("client").and_then(|c| c.get("client_id")).and_then(Value::as_str);
+        let client_tied = opts.client_id.is_some() && saved_client == opts.client_id.as_deref();
         let mut registration = match (&opts.client_id, restored.get("client")) {
             (Some(id), _) => Some(Registration { id: id.clone(), secret: opts.client_secret.clone(), method: None }),
             (None, Some(c)) if c.is_object() => Some(registration_from(c).ok_or_else(|| Error::new(ErrorCode::InvalidOptions, "oauth.saved.client has no client_id"))?),
@@ -327,6 +333,7 @@ impl<T: Transport + 'static> OAuth<T> {
             tokens: RefCell::new(tokens),
             issuer: RefCell::new(issuer),
             flow: RefCell::new(None),
+            client_tied: Cell::new(client_tied),
             issued: Cell::new(0),
             delivered: Cell::new(0),
             background: RefCell::new(None),
@@ -683,18 +690,22 @@ impl<T: Transport + 'static> OAuth<T> {
         found.iss_in_response = flag("authorization_response_iss_parameter_supported");
         found.offline_access = strings("scopes_supported").is_some_and(|s| s.iter().any(|s| s == "offline_access"));
         // Credentials are for the server that issued them: another one gets neither. A client given
-        // (`client_id`, and its secret) is the first issuer's: the server moving elsewhere is an error.
+        // (`client_id`, and its secret) is the first issuer's it is used with: the server moving
+        // elsewhere is an error. Saved with another client, the credentials held say nothing of it.
         let known = self.issuer.borrow().clone();
         if let Some(known) = known.filter(|k| !same_issuer(k, &found.issuer)) {
-            if self.opts.client_id.is_some() {
+            if self.opts.client_id.is_some() && self.client_tied.get() {
                 return Err(failure(
                     "discovery",
                     format!("the server now names the authorization server {}, but the client given (clientId) is {known}'s", found.issuer),
                 ));
             }
             *self.tokens.borrow_mut() = None;
-            *self.registration.borrow_mut() = None;
+            if self.opts.client_id.is_none() {
+                *self.registration.borrow_mut() = None;
+            }
         }
+        self.client_tied.set(self.opts.client_id.is_some());
         let changed = self.issuer.borrow().as_deref() != Some(found.issuer.as_str());
         *self.issuer.borrow_mut() = Some(found.issuer.clone());
         if changed {

@@ -2338,3 +2338,32 @@ fn a_few_authorization_servers_are_tried_and_the_message_stays_short() {
     assert_eq!(rule(&e), Some("issuer-mismatch"));
     assert!(e.message.contains("and 2 more") && e.message.len() < 1000, "{}", e.message);
 }
+
+#[test]
+fn a_client_given_for_the_current_authorization_server_wins_over_credentials_saved_with_another() {
+    let config = Config { preregistered: Some(("y-client", None)), ..Config::default() };
+    let world = World::new(config);
+    // Saved with another authorization server and its own client; the app is now configured with this one's.
+    let saved = json!({"issuer": "https://as-x.example", "client": {"client_id": "x-client"}, "tokens": {"access_token": "old", "refresh_token": "rt-x"}});
+    let (o, asked, kept) = oauth(&world, OAuthOptions { client_id: Some("y-client".into()), saved: Some(saved), ..opts() });
+    let headers = block_on(o.clone().on_refused(&refusal(&world, Some("old")))).unwrap().unwrap();
+    assert_eq!(bearer_of(&headers), "access-0");
+    assert_eq!(asked.borrow().len(), 1);
+    assert_eq!(field(&query_params(&asked.borrow()[0]), "client_id"), Some("y-client"));
+    assert!(world.state.borrow().log.iter().all(|r| !r.body.as_deref().unwrap_or("").contains("rt-x")), "the other server's refresh token was sent");
+    let last = kept.borrow().last().cloned().unwrap();
+    assert_eq!((last["issuer"].as_str(), last["client"]["client_id"].as_str()), (Some("https://auth.example/tenant"), Some("y-client")));
+    // Now the client is this server's: the resource moving to another is the error it was.
+    world.config.borrow_mut().prm["authorization_servers"] = json!(["https://auth2.example"]);
+    world.config.borrow_mut().documents.push(other_server());
+    world.state.borrow_mut().tokens[0].0 = "expired".into();
+    let e = block_on(o.on_refused(&refusal(&world, Some("access-0")))).unwrap_err();
+    assert!(e.message.contains("clientId") && e.message.contains("https://auth.example/tenant's"), "{}", e.message);
+    // Saved with the client given: tied to the issuer saved, as before.
+    let world = World::new(Config { preregistered: Some(("y-client", None)), ..Config::default() });
+    let saved = json!({"issuer": "https://as-x.example", "client": {"client_id": "y-client"}});
+    let (o, asked, _) = oauth(&world, OAuthOptions { client_id: Some("y-client".into()), saved: Some(saved), ..opts() });
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    assert!(e.message.contains("https://as-x.example's"), "{}", e.message);
+    assert_eq!(asked.borrow().len(), 0);
+}
