@@ -2092,7 +2092,8 @@ export interface McpClientOptions {
    * Failures are `UNAUTHORIZED` (but an abort: `ABORTED`; an answer past the memory budget that
    * `maxResponseBytes` describes, or a metadata document or authorization server answer larger than 1 MiB, which is
    * never read in part: `LIMIT_EXCEEDED`) with `oauthStep` (`"discovery"`,
-   * `"registration"`, `"authorization"`, `"token"`), the server's `oauthError` / `oauthErrorDescription`, and for a
+   * `"registration"`, `"authorization"`, `"token"`), the server's `oauthError` / `oauthErrorDescription` (a token
+   * endpoint's `error` answered with HTTP 200 too), and for a
    * refused discovery the rule in `oauthRefused`. In a browser the authorization server's metadata, registration and
    * token endpoints must allow the page's origin (CORS), as they do for every browser MCP client.
    */

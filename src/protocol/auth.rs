@@ -997,7 +997,10 @@ impl<T: Transport + 'static> OAuth<T> {
         }
         let req = HttpRequest { method: Method::Post, url: d.token_endpoint.clone(), headers, body: Some(form(&params)), follow_redirects: false };
         let (status, body) = self.send("token", req).await?;
-        if !(200..300).contains(&status) {
+        // An error answered with a 2xx (GitHub's `bad_verification_code`, for one) is an error as
+        // a 400 is (RFC 6749 5.2).
+        let error = body.as_ref().and_then(|b| b.get("error")).is_some_and(Value::is_string);
+        if !(200..300).contains(&status) || error {
             return Err(server_error("token", status, &body));
         }
         // RFC 6749 5.1 requires token_type; an answer without one is taken as Bearer (the token is

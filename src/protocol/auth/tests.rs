@@ -2367,3 +2367,15 @@ fn a_client_given_for_the_current_authorization_server_wins_over_credentials_sav
     assert!(e.message.contains("https://as-x.example's"), "{}", e.message);
     assert_eq!(asked.borrow().len(), 0);
 }
+
+#[test]
+fn a_token_endpoint_error_answered_with_http_200_is_an_error_with_its_code() {
+    let rewrite: Rewrite = Rc::new(|body: &mut Value| *body = json!({"error": "bad_verification_code", "error_description": "The code passed is incorrect or expired."}));
+    let world = World::new(Config { token_answer: Some(rewrite), ..Config::default() });
+    let (o, _, _) = oauth(&world, opts());
+    let e = block_on(o.on_refused(&refusal(&world, None))).unwrap_err();
+    let d = e.details.as_ref().unwrap();
+    assert_eq!((d["oauthStep"].as_str(), d["oauthError"].as_str()), (Some("token"), Some("bad_verification_code")));
+    assert_eq!(d["oauthErrorDescription"], "The code passed is incorrect or expired.");
+    assert!(e.message.contains("HTTP 200: bad_verification_code"), "{}", e.message);
+}
