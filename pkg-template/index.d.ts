@@ -2081,7 +2081,8 @@ export interface McpClientOptions {
    * for the scopes the server names and those granted. Requests that meet a 401 together share one authorization,
    * and one refused with a token already replaced is sent again with the new one. Metadata is checked: a challenge's
    * `resource_metadata` of another origin only at `/.well-known/oauth-protected-resource`; the metadata's `resource`,
-   * required, the server's URL or one of its origin with a path the server's is at or under (RFC 9728 3.3); no URL on a
+   * required, the server's URL or one of its origin with a path the server's is at or under and no other query (RFC
+   * 9728 3.3; the well-known metadata URL keeps the server's query, 3.1); no URL on a
    * more private network than the server's (a public server cannot send the browser to loopback, private-network or
    * local-name hosts); https endpoints (plain http only on a loopback host, or on the host of a server itself reached
    * over http); the issuer (RFC 8414, and `issuer` when pinned), the redirect's `iss` (RFC 9207); credentials go to no

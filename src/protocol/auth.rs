@@ -9,7 +9,8 @@
 //!   under the server's path, then at its root; it names the authorization servers (the one of
 //!   [`OAuthOptions::issuer`] when given: only that one), and its `resource`, which it must have, must be the
 //!   server's URL or one of its origin with a path the server's is at or under (RFC 9728 3.3, as
-//!   the official SDKs read it), without a fragment (RFC 8707 2). Without any (a 2025-03-26 server), the server's origin is the
+//!   the official SDKs read it) and no query but the server's (the well-known URL keeps the
+//!   server's query, RFC 9728 3.1), without a fragment (RFC 8707 2). Without any (a 2025-03-26 server), the server's origin is the
 //!   authorization server. Discovery runs at every authorization: a server may move to another one;
 //! * the authorization server's metadata (RFC 8414, OpenID Connect Discovery) is read from the
 //!   well-known URLs in the order the 2025-11-25 revision gives; it must name the issuer it was
@@ -522,8 +523,10 @@ impl<T: Transport + 'static> OAuth<T> {
             self.vet_metadata_url(url)?;
             candidates.push(url.clone());
         }
-        if !path.is_empty() && path != "/" {
-            candidates.push(format!("{origin}/.well-known/oauth-protected-resource{}", path.trim_end_matches('/')));
+        // RFC 9728 3.1: the well-known path goes between the host and the path, the query kept.
+        let query = query_of(&self.server_url).map_or_else(String::new, |q| format!("?{q}"));
+        if (!path.is_empty() && path != "/") || !query.is_empty() {
+            candidates.push(format!("{origin}/.well-known/oauth-protected-resource{}{query}", path.trim_end_matches('/')));
         }
         candidates.push(format!("{origin}/.well-known/oauth-protected-resource"));
         candidates.dedup();
@@ -554,7 +557,7 @@ impl<T: Transport + 'static> OAuth<T> {
                     return Err(refused(
                         "resource-mismatch",
                         format!(
-                            "the protected resource's metadata names the resource {resource}, which is not the server {} (it must be the server's URL, or one of its origin with a path the server's is at or under)",
+                            "the protected resource's metadata names the resource {resource}, which is not the server {} (it must be the server's URL, or one of its origin with a path the server's is at or under, and no other query)",
                             self.server_url
                         ),
                     ));
@@ -1420,6 +1423,12 @@ pub(crate) fn split_url(url: &str) -> Option<(&str, &str)> {
     Some((origin, &after[..after.find(['?', '#']).unwrap_or(after.len())]))
 }
 
+/// The query of a URL (without its `?`), before any fragment; `None` without one.
+fn query_of(url: &str) -> Option<&str> {
+    let url = &url[..url.find('#').unwrap_or(url.len())];
+    url.find('?').map(|i| &url[i + 1..])
+}
+
 /// The host of a plain-http URL; `None` for https (and what is not http(s)).
 fn cleartext_host(url: &str) -> Option<&str> {
     let (origin, _) = split_url(url)?;
@@ -1674,11 +1683,14 @@ fn well_known_metadata_path(path: &str) -> bool {
         })
 }
 
-/// Whether a resource indicator covers the server's URL: the same origin, and a path the
-/// server's path is at or under.
+/// Whether a resource indicator covers the server's URL: the same origin, a path the server's
+/// path is at or under, and no query but the server's (another tenant's, say).
 fn resource_allowed(server: &str, resource: &str) -> bool {
     let (Some((so, sp)), Some((ro, rp))) = (split_url(server), split_url(resource)) else { return false };
     if !same_origin(so, ro) {
+        return false;
+    }
+    if query_of(resource).is_some_and(|q| query_of(server) != Some(q)) {
         return false;
     }
     let rp = rp.trim_end_matches('/');

@@ -1920,7 +1920,7 @@ fn an_endpoint_with_a_fragment_is_refused() {
 }
 
 /// RFC 8707 2: a resource indicator has no fragment; the resource metadata's `resource` with one
-/// is refused before it is sent anywhere (a query is taken).
+/// is refused before it is sent anywhere (a query is taken: the server's own).
 #[test]
 fn a_resource_with_a_fragment_is_refused() {
     let mut config = Config::default();
@@ -1935,7 +1935,7 @@ fn a_resource_with_a_fragment_is_refused() {
     let mut config = Config::default();
     config.prm["resource"] = format!("{MCP}?tenant=1").into();
     let world = World::new(config);
-    let (o, asked, _) = oauth(&world, opts());
+    let (o, asked, _) = oauth_at(&world, &format!("{MCP}?tenant=1"), opts());
     block_on(o.on_refused(&refusal(&world, None))).unwrap().unwrap();
     assert_eq!(field(&query_params(&asked.borrow()[0]), "resource"), Some("https://mcp.example/api/mcp?tenant=1"));
 }
@@ -2378,4 +2378,31 @@ fn a_token_endpoint_error_answered_with_http_200_is_an_error_with_its_code() {
     assert_eq!((d["oauthStep"].as_str(), d["oauthError"].as_str()), (Some("token"), Some("bad_verification_code")));
     assert_eq!(d["oauthErrorDescription"], "The code passed is incorrect or expired.");
     assert!(e.message.contains("HTTP 200: bad_verification_code"), "{}", e.message);
+}
+
+#[test]
+fn the_resource_metadata_keeps_and_names_the_servers_query() {
+    const TENANT: &str = "https://mcp.example/api/mcp?tenant=a";
+    const AT: &str = "https://mcp.example/.well-known/oauth-protected-resource/api/mcp?tenant=a";
+    let run = |resource: &str| {
+        let prm = json!({"resource": resource, "authorization_servers": ["https://auth.example/tenant"]});
+        let world = World::new(Config { prm_at: Some(AT), prm, ..Config::default() });
+        let (o, asked, _) = oauth_at(&world, TENANT, opts());
+        let out = block_on(o.on_refused(&json!({"status": 401, "challenge": {"scheme": "Bearer"}})));
+        let n = asked.borrow().len();
+        (out, n, world.urls())
+    };
+    // RFC 9728 3.1: the well-known URL is the server's with the suffix inserted, its query kept.
+    let (out, asked, urls) = run(TENANT);
+    assert!(out.is_ok(), "{out:?}");
+    assert_eq!(urls[0], format!("GET {AT}"));
+    assert_eq!(asked, 1);
+    // Metadata of another tenant (another query) is not this server's.
+    let (out, asked, urls) = run("https://mcp.example/api/mcp?tenant=b");
+    let e = out.unwrap_err();
+    assert_eq!((rule(&e), asked), (Some("resource-mismatch"), 0), "{}", e.message);
+    assert!(urls.iter().all(|u| !u.contains("auth.example")), "{urls:?}");
+    assert!(!resource_allowed(MCP, "https://mcp.example/api/mcp?x=1"));
+    assert!(resource_allowed(TENANT, "https://mcp.example?tenant=a"));
+    assert!(resource_allowed(TENANT, "https://mcp.example/api"));
 }
