@@ -2152,6 +2152,7 @@ export interface McpOAuthOptions {
    * the server no longer names, are dropped, and the user is asked with this client.
    */
   clientId?: string;
+  /** The secret of the client `clientId` names: without `clientId`, `INVALID_OPTIONS`. */
   clientSecret?: string;
   /**
    * The HTTPS URL of this client's metadata document: its `client_id` where the server supports them. An https URL with

@@ -286,6 +286,10 @@ impl<T: Transport + 'static> OAuth<T> {
         } else {
             check_redirect_url(&opts.redirect_url)?;
         }
+        // A secret is a given client's: alone it would be dropped for a client registered now.
+        if opts.client_secret.is_some() && opts.client_id.is_none() {
+            return Err(Error::new(ErrorCode::InvalidOptions, "oauth.clientSecret needs clientId: the secret is the secret of a client registered beforehand"));
+        }
         if let Some(url) = &opts.client_metadata_url {
             check_client_metadata_url(url)?;
         }

@@ -399,6 +399,7 @@ describe("McpClient oauth", () => {
       [{ redirectUrl: "http://127.0.0.1/cb", authorize: "yes" }, /authorize/],
       [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, grantType: "password" }, /grantType/],
       [{ grantType: "client_credentials", clientId: "x" }, /clientSecret/],
+      [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, clientSecret: "s3cret" }, /clientSecret needs clientId/],
       [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, saved: { tokens: {} } }, /access_token/],
       [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, clientMetadata: [] }, /clientMetadata/],
       [{ redirectUrl: "http://127.0.0.1/cb", authorize: user, issuer: "auth.example" }, /issuer/],

@@ -2406,3 +2406,15 @@ fn the_resource_metadata_keeps_and_names_the_servers_query() {
     assert!(resource_allowed(TENANT, "https://mcp.example?tenant=a"));
     assert!(resource_allowed(TENANT, "https://mcp.example/api"));
 }
+
+#[test]
+fn a_client_secret_without_a_client_id_is_refused() {
+    let world = World::new(Config::default());
+    let authorize = || -> Authorize { Box::new(|_: &Value| Box::pin(async { Ok(String::new()) })) };
+    let secret_alone = OAuthOptions { client_secret: Some("s3cret".into()), ..opts() };
+    let e = OAuth::new(world.clone(), MCP, secret_alone, Some(authorize()), None, counting()).err().unwrap();
+    assert_eq!(e.code, ErrorCode::InvalidOptions);
+    assert!(e.message.contains("clientSecret needs clientId"), "{}", e.message);
+    let both = OAuthOptions { client_id: Some("pre".into()), client_secret: Some("s3cret".into()), ..opts() };
+    assert!(OAuth::new(world, MCP, both, Some(authorize()), None, counting()).is_ok());
+}
