@@ -2112,7 +2112,8 @@ export interface McpOAuthSaved {
   client?: { client_id: string; client_secret?: string; token_endpoint_auth_method?: string } | null;
   /**
    * The token endpoint's answer: only Bearer tokens are taken (any case; a `token_type` left out, which RFC 6749
-   * requires, is taken as Bearer, another type is an `UNAUTHORIZED` error at `"token"`); an `expires_in` sent as a string
+   * requires, is taken as Bearer, another type is an `UNAUTHORIZED` error at `"token"`, and in `saved` is dropped: the
+   * next 401 authorizes again); an `expires_in` sent as a string
    * of a number is given as that number, one that is no number left out (the client does not renew a token ahead of
    * its expiry: the 401 an expired one meets spends the refresh token). The scopes asked for are its `scope` when it
    * names none.

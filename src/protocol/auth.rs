@@ -58,7 +58,7 @@
 //!   what the server supports). Only Bearer tokens are taken (a `token_type` left out, which
 //!   RFC 6749 requires, is taken as Bearer), and only of visible ASCII (an access
 //!   token that cannot go in a header is refused at the token step; one restored from `saved` is
-//!   dropped, and the next 401 authorizes again);
+//!   dropped, as is one of another type, and the next 401 authorizes again);
 //! * the issuer, the client's registration and the tokens are handed to the host's `saved`
 //!   callback, to be restored with [`OAuthOptions::saved`] on the next page load.
 //!
@@ -309,6 +309,16 @@ impl<T: Transport + 'static> OAuth<T> {
         // An access token no request could carry (saved before such tokens were refused): dropped,
         // and the next 401 authorizes again (its answer replaces what was saved).
         if tokens.as_ref().is_some_and(|t| !sendable(&t.access)) {
+            tokens = None;
+        }
+        // Nor one of another type than Bearer (a DPoP-bound token): sent as a bearer token it is
+        // refused, and its refresh token needs the same proof.
+        let bearer_type = match restored.get("tokens").and_then(|t| t.get("token_type")) {
+            None | Some(Value::Null) => true,
+            Some(Value::String(t)) => t.eq_ignore_ascii_case("bearer"),
+            Some(_) => false,
+        };
+        if !bearer_type {
             tokens = None;
         }
         let mut issuer = restored.get("issuer").and_then(Value::as_str).map(str::to_owned);

@@ -2418,3 +2418,18 @@ fn a_client_secret_without_a_client_id_is_refused() {
     let both = OAuthOptions { client_id: Some("pre".into()), client_secret: Some("s3cret".into()), ..opts() };
     assert!(OAuth::new(world, MCP, both, Some(authorize()), None, counting()).is_ok());
 }
+
+#[test]
+fn saved_tokens_of_another_type_than_bearer_are_dropped() {
+    let world = World::new(Config::default());
+    let saved = |token_type: Value| json!({"issuer": "https://auth.example/tenant", "tokens": {"access_token": "bound", "refresh_token": "rt", "token_type": token_type}});
+    for other in [json!("DPoP"), json!("mac"), json!(7)] {
+        let (o, _, _) = oauth(&world, OAuthOptions { saved: Some(saved(other.clone())), ..opts() });
+        assert!(o.headers().is_empty(), "{other}");
+        assert!(o.tokens.borrow().is_none(), "{other}: its refresh token would be spent too");
+    }
+    for bearer in [json!("Bearer"), json!("bearer"), Value::Null] {
+        let (o, _, _) = oauth(&world, OAuthOptions { saved: Some(saved(bearer.clone())), ..opts() });
+        assert_eq!(bearer_of(&o.headers()), "bound", "{bearer}");
+    }
+}
