@@ -767,7 +767,8 @@ export class ToolwireError extends Error {
   /**
    * `UNAUTHORIZED` from `oauth` at `"discovery"`: the rule that refused what the server's metadata said.
    * `"metadata-origin"`: a `resource_metadata` of another origin than the server's, not at
-   * `/.well-known/oauth-protected-resource`. `"private-network"`: a URL on a more private network than the server's
+   * `/.well-known/oauth-protected-resource` (as the challenge names it; a redirect from there may go elsewhere, within
+   * the other rules). `"private-network"`: a URL on a more private network than the server's
    * (a public server naming a loopback, private-network or local-name host; a local-network server naming this
    * machine). `"cleartext"`: a plain-http authorization server or metadata URL. `"resource-mismatch"`: resource
    * metadata without `resource`, or one that is not the server's URL (RFC 9728 3.3). `"issuer-mismatch"`: another
@@ -1837,7 +1838,9 @@ export class PermissionPolicy {
 /**
  * The HTTP function the client calls (a `fetch`), unbound, with `{method, headers, body?, signal?, redirect}`. A
  * wrapper must pass `redirect` on: every request is sent with `"manual"` (a redirected POST would come back as a
- * GET; OAuth metadata redirects are followed by the client itself, each target checked as the first URL was), but for
+ * GET; OAuth metadata redirects are followed by the client itself, each target held to the same network rules as the
+ * first URL, `"private-network"` and `"cleartext"`, though not to the well-known path of `"metadata-origin"`, which is for
+ * a challenge's `resource_metadata` alone), but for
  * the OAuth metadata GET sent again with `"follow"` after an opaque redirect (status 0: a browser, which hides where a
  * redirect goes, then follows it under its own protections).
  */

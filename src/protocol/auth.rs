@@ -32,8 +32,11 @@
 //!   send the user's browser into their local network or to their machine: loopback and private
 //!   addresses and local names), nor plain http but on a loopback host or the host of a server
 //!   itself reached over plain http; a metadata document's redirects are followed one at a time,
-//!   each held to the same rules (a browser, which hides where a redirect goes, follows them
-//!   itself). A refusal names its rule in `oauthRefused`;
+//!   each held to these two rules (a browser, which hides where a redirect goes, follows them
+//!   itself), not to the well-known path a challenge's `resource_metadata` of another origin must
+//!   have: metadata may move to another host (a CDN, a canonical path), and a GET it leads to is
+//!   no more than the POSTs a server's metadata can already name (its `registration_endpoint`).
+//!   A refusal names its rule in `oauthRefused`;
 //! * the client and tokens held are for one issuer: a server naming another gets neither (a
 //!   client given with `client_id` is then an error: it is registered with the first);
 //! * a refresh token, when there is one and the server did not ask for new scopes, is spent

@@ -1585,7 +1585,8 @@ fn metadata_redirects_are_followed_one_at_a_time_within_the_same_rules() {
         let n = asked.borrow().len();
         (out, n, world)
     };
-    // Relative, and through another host of the internet.
+    // Relative, and through another host of the internet, at any path: the well-known path of
+    // `metadata-origin` is for the challenge's `resource_metadata`, not for where it redirects.
     let (out, _, world) = run(vec![(WELL_KNOWN, "https://meta.example/moved"), ("https://meta.example/moved", "https://mcp.example/meta/prm.json")], false);
     assert!(out.is_ok(), "{out:?}");
     assert_eq!(world.urls()[..3], ["GET https://mcp.example/.well-known/oauth-protected-resource/api/mcp", "GET https://meta.example/moved", "GET https://mcp.example/meta/prm.json"]);
