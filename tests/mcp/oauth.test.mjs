@@ -17,8 +17,8 @@ let base;
 const seen = { requests: [], codes: new Map(), tokens: new Set(), refresh: new Set(), clients: new Set() };
 /** The status the resource metadata answers with instead of itself (a server down for a moment). */
 let metadataStatus = null;
-/** How long the token endpoint takes to answer, in ms (it acts on the request meanwhile: a refresh token is spent). */
-let tokenDelay = 0;
+/** Told when a token request arrives, which is then answered 300 ms later (the server acts on it meanwhile). */
+let onTokenRequest = null;
 /** The streams of `ask` calls waiting for the answer to their elicitation, by its id. */
 const asking = new Map();
 
@@ -78,7 +78,10 @@ async function handle(req, res) {
   }
   if (url.pathname === "/token") {
     const f = new URLSearchParams(body);
-    if (tokenDelay) await new Promise((resolve) => setTimeout(resolve, tokenDelay));
+    if (onTokenRequest) {
+      onTokenRequest();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
     if (!seen.clients.has(f.get("client_id"))) return json(res, 401, { error: "invalid_client" });
     if (f.get("grant_type") === "refresh_token") {
       if (!seen.refresh.delete(f.get("refresh_token"))) return json(res, 400, { error: "invalid_grant", error_description: "refresh token revoked" });
@@ -304,7 +307,7 @@ describe("McpClient oauth", () => {
     slow.free();
   });
 
-  test("a refresh the call stops waiting for (its timeout, close()) still keeps the refresh token the server rotated", async () => {
+  test("a refresh the call stops waiting for (close() as the app shuts down) still keeps the refresh token the server rotated", async () => {
     const saved = [];
     let asked = 0;
     const oauth = { redirectUrl: "http://127.0.0.1/cb", authorize: (r) => (asked++, user(r)), onSaved: (s) => saved.push(s) };
@@ -312,13 +315,16 @@ describe("McpClient oauth", () => {
     await client.connect();
     const first = saved.at(-1).tokens;
     seen.tokens.delete(first.access_token);
-    tokenDelay = 300;
+    const arrived = new Promise((resolve) => (onTokenRequest = resolve));
     try {
-      await rejectsWith(client.listTools({ timeoutMs: 100 }), "TIMEOUT");
+      const call = client.listTools().then(() => "listed", (e) => e.code);
+      await arrived;
       await client.close();
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.equal(await call, "NOT_CONNECTED");
+      const saves = saved.length;
+      for (let i = 0; i < 50 && saved.length === saves; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     } finally {
-      tokenDelay = 0;
+      onTokenRequest = null;
     }
     const last = saved.at(-1).tokens;
     assert.notEqual(last.refresh_token, first.refresh_token);
