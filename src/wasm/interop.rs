@@ -388,18 +388,20 @@ fn refuse_unseen(v: &JsValue, what: &str) -> std::result::Result<(), String> {
     // read by neither JSON nor `Object.entries`. Only looked into when the object has such names.
     let names = own_names(v).map(|a| a.to_vec()).unwrap_or_default();
     if names.len() != keys_of(v).map(|a| a.length() as usize).unwrap_or(names.len()) {
+        // Not a key `__…`, which is no option's: a framework's marker (Vue's `markRaw` sets a
+        // hidden `__v_skip`), the pointer of an object of the module (`__wbg_ptr`).
         let hidden: Vec<String> = names
             .iter()
-            .filter(|name| {
+            .filter_map(|name| {
+                let key = name.as_string().filter(|k| !k.starts_with("__"))?;
                 let d = own_descriptor(v, name).unwrap_or(JsValue::UNDEFINED);
-                // (`__wbg_ptr`: the pointer of an object of the module, read apart.)
-                name.as_string().is_none_or(|n| n != "__wbg_ptr") && d.is_object() && get(&d, "enumerable").is_falsy() && (get(&d, "get").is_function() || !get(&d, "value").is_function())
+                let value = d.is_object() && get(&d, "enumerable").is_falsy() && (get(&d, "get").is_function() || !get(&d, "value").is_function());
+                value.then(|| format!("{what}.{key}"))
             })
-            .filter_map(JsValue::as_string)
             .collect();
         if !hidden.is_empty() {
             return Err(format!(
-                "{what}'s {} {} not enumerable, which JSON does not see: pass a plain object with the values",
+                "{} {} not enumerable, which JSON does not see: pass a plain object with the values",
                 hidden.join(", "),
                 if hidden.len() == 1 { "is" } else { "are" }
             ));

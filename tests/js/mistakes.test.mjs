@@ -155,9 +155,13 @@ test("an object in the options is read as the options are: its inherited values 
   assert.equal(tw.convertMcpTools(tools, "openai", { limits: new Es5Sub() }).length, 1);
   // An own value that is not enumerable (Object.defineProperty's default) is no more seen by JSON.
   const hidden = Object.defineProperty({}, "strict", { value: true });
-  await refused(() => tw.convertMcpTools(tools, "openai", hidden), "INVALID_OPTIONS", /^options's strict is not enumerable, which JSON does not see/);
-  await refused(() => tw.convertMcpTools(tools, "openai", { limits: Object.defineProperties({}, { maxTools: { value: 1 }, maxDepth: { get: () => 2 } }) }), "INVALID_OPTIONS", /^options\.limits's maxTools, maxDepth are not enumerable/);
+  await refused(() => tw.convertMcpTools(tools, "openai", hidden), "INVALID_OPTIONS", /^options\.strict is not enumerable, which JSON does not see/);
+  await refused(() => tw.convertMcpTools(tools, "openai", { limits: Object.defineProperties({}, { maxTools: { value: 1 }, maxDepth: { get: () => 2 } }) }), "INVALID_OPTIONS", /^options\.limits\.maxTools, options\.limits\.maxDepth are not enumerable/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", Object.defineProperty({}, "timeoutMs", { value: 5 })), "INVALID_OPTIONS", /timeoutMs is not enumerable/);
+  // A framework's hidden marker (Vue's markRaw: `__v_skip`) is no option: taken (s22r F3).
+  const raw = (o) => Object.defineProperty(o, "__v_skip", { value: true });
+  assert.equal(tw.convertMcpTools(tools, "openai", raw({ strict: true, limits: raw({ maxTools: 5 }) }))[0].function.strict, true);
+  new tw.McpClient("http://127.0.0.1:1/mcp", raw({ headers: raw({ a: "b" }) })).free();
   // A method that is not enumerable is no value: taken.
   assert.equal(tw.convertMcpTools(tools, "openai", Object.defineProperty({ strict: false }, "describe", { value() {} })).length, 1);
   // A Proxy that makes a new prototype each time it is asked ends (rG F5).
