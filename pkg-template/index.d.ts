@@ -1508,7 +1508,7 @@ export interface ToolResultOptions {
    * grapheme clusters whole, as {@link FlattenOptions.maxChars} says. Anthropic and Bedrock refuse a result without
    * text: where none is left they get `"(no output)"` (the result said nothing) or `"[Truncated]"` (the cap left
    * nothing of what it said, as a cap of 0 does), the one text sent past a cap under its 11 units (with `bedrockStatus: false`, an error's
-   * `"Error:"` under 6). `Infinity` is no cap; `NaN`, a negative or
+   * `"Error"` under 5). `Infinity` is no cap; `NaN`, a negative or
    * fractional number is `INVALID_OPTIONS`.
    */
   maxChars?: number;

@@ -1895,12 +1895,20 @@ fn message(call: &CallRef, result: &CallToolResult, format: ResultFormat, opts: 
                 // The error said in the text: `Error: ` before the first text (in the cap), or alone
                 // (where a cap under 7 units cuts the first text to nothing, too).
                 if prefixed {
+                    // The error alone: `Error:` before media, where it fits; else the longest of
+                    // `Error.` and `Error` that does, and `Error` past a cap under 5 units (Bedrock
+                    // refuses an empty text).
+                    let max = opts.max_chars;
+                    let alone = |media: bool| {
+                        let text = if media && max >= ERROR_PREFIX.trim_end().len() { ERROR_PREFIX.trim_end().owned() } else { with_prefix(String::new(), max.max(5)) };
+                        object([("text", Value::String(text))])
+                    };
                     match content.first_mut().and_then(|b| b.get_mut("text")) {
-                        Some(Value::String(t)) if !with_prefix(t.clone(), opts.max_chars).trim().is_empty() => {
-                            *t = with_prefix(std::mem::take(t), opts.max_chars);
+                        Some(Value::String(t)) if !with_prefix(t.clone(), max).trim().is_empty() => {
+                            *t = with_prefix(std::mem::take(t), max);
                         }
-                        Some(Value::String(_)) => content[0] = object([("text", string(ERROR_PREFIX.trim_end()))]),
-                        _ => content.insert(0, object([("text", string(ERROR_PREFIX.trim_end()))])),
+                        Some(Value::String(_)) => content[0] = alone(content.len() > 1),
+                        _ => content.insert(0, alone(!content.is_empty())),
                     }
                 }
                 if content.is_empty() {
@@ -2751,6 +2759,13 @@ mod tests {
         let long = result(json!({"isError":true,"content":[{"type":"text","text":"x".repeat(500)}]}));
         let m = message(&long, ResultFormat::Bedrock, ResultOptions { max_chars: 100, ..no_status });
         assert_eq!(utf16_len(m["toolResult"]["content"][0]["text"].as_str().unwrap()), 100);
+        // A cap with no room for the text: the error's whole words, never `Error:` with nothing after it
+        // (s22r F4); `Error` past a cap under 5, as Bedrock refuses an empty text.
+        for (max, text) in [(0, "Error"), (4, "Error"), (5, "Error"), (6, "Error."), (7, "Error.")] {
+            let m = message(&err, ResultFormat::Bedrock, ResultOptions { max_chars: max, ..no_status });
+            assert_eq!(m["toolResult"]["content"][0]["text"], text, "{max}");
+        }
+        assert_eq!(message(&err, ResultFormat::Bedrock, ResultOptions { max_chars: 11, ..no_status })["toolResult"]["content"][0]["text"], "Error: boom");
     }
 
     /// The results of parallel calls: OpenAI Chat's tool messages all first, then one user message
