@@ -2611,7 +2611,8 @@ export class McpClient {
    * `await using client = new McpClient(url)`, which does both. What the client's methods left running stops: a
    * `listen()` resolves `true` (its stream closed, no callback called after), and the requests in flight reject with
    * `NOT_CONNECTED` ("... the McpClient was freed"; their fetches aborted, whatever their `timeoutMs`). A `close()`
-   * under way goes on.
+   * under way goes on. Only `free()` (or `using`) does so: a call whose promise the app holds, and no longer the
+   * client, runs to its end when the client is garbage-collected.
    */
   free(): void;
   /** `free()`, for `using`: like it, leaves the session open on the server (`await using` ends it). */
@@ -2860,6 +2861,7 @@ export class McpHub {
    * `await using hub = new McpHub(...)`, which does both. What the hub's methods left running stops: a `listen()`
    * resolves `{ servers: {}, errors: [] }` (its streams closed, `onEnd` told nothing more), and the calls, listings and
    * requests in flight reject with `NOT_CONNECTED` ("... the McpHub was freed"). A `closeAll()` under way goes on.
+   * Only `free()` (or `using`) does so, not the hub's garbage collection.
    */
   free(): void;
   /** `free()`, for `using`: like it, leaves the sessions open on the servers (`await using` ends them). */

@@ -90,6 +90,8 @@ function guardFreed(cls, name, changing = []) {
         if (!isOwn(this, cls)) throw notOne(key, this);
         if (this.__wbg_ptr === 0) return;
         if (depth !== 0 && busy(this, true)) throw reentered(key);
+        // An McpClient's or McpHub's running calls and streams end with it (not with a garbage collection).
+        if (typeof this.__abandon === "function") this.__abandon();
         free.call(this);
       };
     } else if (typeof d.value === "function") {

@@ -993,14 +993,16 @@ pub struct JsMcpClient {
     freed: Freed,
 }
 
-impl Drop for JsMcpClient {
-    fn drop(&mut self) {
-        self.freed.fire();
-    }
-}
-
 #[wasm_bindgen(js_class = McpClient)]
 impl JsMcpClient {
+    /// Fires [`Freed`]: the package's `free()` calls it first. Not on a drop, which the
+    /// wrapper's garbage collection makes too: a call whose promise is awaited, by an app that
+    /// holds the promise and no longer the object, runs to its end.
+    #[wasm_bindgen(js_name = __abandon, skip_typescript)]
+    pub fn abandon(&self) {
+        self.freed.fire();
+    }
+
     /// `options`: `{fetch?, headers?, timeoutMs?, idleTimeoutMs?, clientInfo?, maxPages?, maxTools?,
     /// maxEventBytes?, maxResponseBytes?, maxRetries?, capabilities?, era?, transport?, logLevel?, listen?, onToolListChanged?, onLog?,
     /// onNotification?, onRequest?, onUnauthorized?}`.
@@ -1185,14 +1187,16 @@ pub struct JsMcpHub {
     freed: Freed,
 }
 
-impl Drop for JsMcpHub {
-    fn drop(&mut self) {
-        self.freed.fire();
-    }
-}
-
 #[wasm_bindgen(js_class = McpHub)]
 impl JsMcpHub {
+    /// Fires [`Freed`]: the package's `free()` calls it first. Not on a drop, which the
+    /// wrapper's garbage collection makes too: a call whose promise is awaited, by an app that
+    /// holds the promise and no longer the object, runs to its end.
+    #[wasm_bindgen(js_name = __abandon, skip_typescript)]
+    pub fn abandon(&self) {
+        self.freed.fire();
+    }
+
     /// `servers`: name → `{url, headers?, timeoutMs?, fetch?, ...McpClient options}`;
     /// `options`: `{fetch?, policy?, confirm?}` (`confirm(name, args, {server, tool, provider,
     /// signal})` answers the policy's "ask").

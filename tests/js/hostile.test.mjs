@@ -1007,6 +1007,42 @@ test("a copy of an object that keeps its class (lodash's _.clone) is no object o
   stillWorks();
 });
 
+test("a call whose promise the app holds, and not the client, runs to its end through a garbage collection (s22r F1)", async () => {
+  const v8 = await import("node:v8");
+  const vm = await import("node:vm");
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc");
+  const fetch = async (_url, init) => {
+    const msg = JSON.parse(init.body ?? "{}");
+    if (!("id" in msg)) return new Response(null, { status: 202 });
+    if (msg.method === "tools/call") await new Promise((r) => setTimeout(r, 400));
+    const result = msg.method === "initialize" ? { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } : msg.method === "tools/list" ? { tools: [{ name: "slow", inputSchema: { type: "object" } }] } : { content: [{ type: "text", text: "done" }] };
+    return new Response(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }), { headers: { "content-type": "application/json" } });
+  };
+  const call = () => {
+    const client = new tw.McpClient("http://127.0.0.1:1/mcp", { fetch });
+    return client.connect().then(() => client.callTool("slow", {}));
+  };
+  const viaHub = () => {
+    const hub = new tw.McpHub({ a: { url: "http://127.0.0.1:1/mcp", fetch } });
+    return hub.tools("openai").then(() => hub.callTool("mcp__a__slow", {}));
+  };
+  const pending = [call(), viaHub()];
+  for (let i = 0; i < 6; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    gc();
+  }
+  const [direct, routed] = await Promise.all(pending);
+  assert.deepEqual(direct.content, [{ type: "text", text: "done" }]);
+  assert.equal(routed.text, "done");
+  // An explicit free() still ends what runs.
+  const client = new tw.McpClient("http://127.0.0.1:1/mcp", { fetch });
+  await client.connect();
+  const abandoned = client.callTool("slow", {});
+  client.free();
+  await assert.rejects(abandoned, (e) => e.code === "NOT_CONNECTED" && /was freed/.test(e.message));
+});
+
 test("a signal-like whose aborted getter fires its listeners aborts the call; every later signal works (s22e F1: it trapped the module)", async () => {
   const fetch = async (_url, init) => {
     const msg = JSON.parse(init.body ?? "{}");
