@@ -3468,6 +3468,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// session renewed (or `connect()` made) in that revision while the stream is open moves it
     /// to one: no GET is sent from then on.
     pub async fn listen(&self) -> Result<bool> {
+        // A session renewal that failed is tried again here too, as by any request.
+        let renewals = self.reinitialized.generation.get();
+        let opts = &mut CallOptions::default();
+        self.await_renewal("listen", opts).await?;
+        self.renew_again("listen", opts, renewals).await?;
         if !self.state.borrow().connected {
             return Err(Error::new(ErrorCode::NotConnected, "call connect() before listen()"));
         }

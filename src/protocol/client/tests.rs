@@ -1819,6 +1819,28 @@ fn a_listing_that_started_before_a_change_leaves_the_tools_changed() {
     assert!(h.client.tools_changed());
 }
 
+/// listen() after a renewal that failed renews the session too (s22r F5: it said "call
+/// connect() before listen()" until another request renewed it).
+#[test]
+fn listen_after_a_failed_session_renewal_renews_it() {
+    let h = harness(vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        status_reply(404, vec![], ""),
+        status_reply(503, vec![], "warming up"),
+        init_reply_id(3, "2025-11-25", Some("new")),
+        accepted(),
+        status_reply(405, vec![], ""),
+    ]);
+    block_on(h.client.connect()).unwrap();
+    assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err().code, ErrorCode::HttpStatus);
+    assert_eq!(block_on(h.client.listen()).unwrap(), false, "the server offers no stream");
+    let log = h.log.borrow();
+    assert_eq!(body(&log.requests[4])["method"], "initialize");
+    assert_eq!(log.requests[6].method, Method::Get);
+    assert_eq!(header(&log.requests[6], "mcp-session-id"), Some("new"));
+}
+
 /// Pending once, woken at once: lets the other futures of a `join!` run.
 pub(crate) async fn yield_now() {
     let mut yielded = false;
