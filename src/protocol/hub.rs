@@ -645,6 +645,9 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 format!("\"{provider_name}\" is a tool of server \"{server}\", which the last listing, made while the call waited for {waited_for}, did not select: its tools are not offered, and it was not called"),
             ))
         };
+        // `max_total_timeout_ms` bounds the whole call: the confirmation and the connection
+        // first, then the request, which is given what is left of it.
+        let started = self.clock.now_ms();
         let called = async {
             if !self.selected(&server) {
                 return Err(Error::new(
@@ -685,19 +688,39 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                         let answer = match &self.confirm {
                             Some(confirm) => Some({
                                 let asked = confirm(&ConfirmRequest { name: &name, args: &args, server: &server, tool: &tool, provider });
-                                // An abort while the user is asked ends the call now (and drops the
-                                // question, which aborts its signal), not once they answer.
-                                match opts.cancel.as_mut() {
-                                    Some(cancel) => match select(asked, cancel).await {
-                                        Either::Left((answer, _)) => answer,
-                                        Either::Right(_) => {
-                                            return Err(Error::new(
-                                                ErrorCode::Aborted,
-                                                format!("the call of \"{provider_name}\" was aborted while its confirmation was asked for"),
-                                            ))
-                                        }
-                                    },
-                                    None => asked.await,
+                                // An abort, or the call's total time running out, while the user is
+                                // asked ends the call now (and drops the question, which aborts its
+                                // signal), not once they answer.
+                                let total = opts.max_total_timeout_ms;
+                                let cancel = async {
+                                    match opts.cancel.as_mut() {
+                                        Some(cancel) => cancel.await,
+                                        None => futures_util::future::pending().await,
+                                    }
+                                };
+                                let deadline = async {
+                                    match total {
+                                        Some(ms) => self.clock.sleep(ms).await,
+                                        None => futures_util::future::pending().await,
+                                    }
+                                };
+                                pin_mut!(cancel, deadline);
+                                match select(asked, select(cancel, deadline)).await {
+                                    Either::Left((answer, _)) => answer,
+                                    Either::Right((Either::Left(_), _)) => {
+                                        return Err(Error::new(
+                                            ErrorCode::Aborted,
+                                            format!("the call of \"{provider_name}\" was aborted while its confirmation was asked for"),
+                                        ))
+                                    }
+                                    Either::Right((Either::Right(_), _)) => {
+                                        let ms = total.unwrap_or_default();
+                                        return Err(Error::new(
+                                            ErrorCode::Timeout,
+                                            format!("the call of \"{provider_name}\" took more than its total of {ms} ms (maxTotalTimeoutMs) while its confirmation was asked for; it was not sent"),
+                                        )
+                                        .with_detail("timeoutMs", ms));
+                                    }
                                 }
                             }),
                             None => None,
@@ -723,6 +746,17 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             // under the call's timeout and cancellation.
             client.ensure_connected_with(&mut opts).await?;
             still_selected("its server's connection")?;
+            if let Some(ms) = opts.max_total_timeout_ms {
+                let spent = self.clock.now_ms().saturating_sub(started);
+                if spent >= ms {
+                    return Err(Error::new(
+                        ErrorCode::Timeout,
+                        format!("the call of \"{provider_name}\" took more than its total of {ms} ms (maxTotalTimeoutMs) before it was sent; it was not sent"),
+                    )
+                    .with_detail("timeoutMs", ms));
+                }
+                opts.max_total_timeout_ms = Some(ms - spent);
+            }
             client.call_tool(&tool, args, &mut opts).await
         };
         let result = called.await.map_err(|e| e.with_tool(&tool).with_detail("server", server.clone()))?;
@@ -1187,6 +1221,53 @@ mod tests {
         let e = block_on(hub.call_tool("mcp__s__rm", json!({}), opts)).unwrap_err();
         assert_eq!((e.code, e.message.as_str()), (ErrorCode::Aborted, "the call of \"mcp__s__rm\" was aborted while its confirmation was asked for"));
         assert!(dropped.get());
+    }
+
+    /// A call's `max_total_timeout_ms` bounds the wait for its confirmation: a question not
+    /// answered by then ends the call with `TIMEOUT` at the total, and the question is dropped
+    /// (which aborts the signal the JavaScript callback was given).
+    #[test]
+    fn the_total_timeout_bounds_the_wait_for_a_confirmation() {
+        struct Dropped(Rc<Cell<bool>>);
+        impl Drop for Dropped {
+            fn drop(&mut self) {
+                self.0.set(true);
+            }
+        }
+        let dropped = Rc::new(Cell::new(false));
+        let flag = dropped.clone();
+        let confirm: Confirm = Box::new(move |_| {
+            let guard = Dropped(flag.clone());
+            // The answer comes late: after 100 polls (each asking for the next).
+            let mut polls = 0;
+            Box::pin(std::future::poll_fn(move |cx| {
+                let _guard = &guard;
+                polls += 1;
+                if polls > 100 {
+                    return std::task::Poll::Ready(Ok(true));
+                }
+                cx.waker().wake_by_ref();
+                std::task::Poll::Pending
+            }))
+        });
+        // The harness's clock ends sleeps of up to 1000 ms at once, and the others never.
+        let unanswered = hub(vec![("s", vec![listing(json!([{"name": "rm"}]))])], Some(json!({})), Some(confirm));
+        block_on(unanswered.list_tools(&Selection::Auto, None));
+        unanswered.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        let opts = CallOptions { max_total_timeout_ms: Some(500), ..CallOptions::default() };
+        let e = block_on(unanswered.call_tool("mcp__s__rm", json!({}), opts)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Timeout, "{e}");
+        assert!(e.message.contains("took more than its total of 500 ms (maxTotalTimeoutMs) while its confirmation was asked for"), "{e}");
+        assert_eq!(e.details.as_ref().unwrap()["timeoutMs"], 500);
+        assert!(dropped.get(), "the question is dropped");
+        // A confirmation that comes within the total lets the call go on.
+        let confirm: Confirm = Box::new(|_| Box::pin(async { Ok(true) }));
+        let answered = hub(vec![("s", vec![listing(json!([{"name": "rm"}])), Reply::Echo(json!({"content": []}))])], Some(json!({})), Some(confirm));
+        block_on(answered.list_tools(&Selection::Auto, None));
+        answered.tools(Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        let opts = CallOptions { max_total_timeout_ms: Some(500), ..CallOptions::default() };
+        let called = block_on(answered.call_tool("mcp__s__rm", json!({}), opts)).unwrap();
+        assert_eq!(called.tool, "rm");
     }
 
     /// A call aborted before it was made (an aborted signal) asks no one: `ABORTED`, saying so,
