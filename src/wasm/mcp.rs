@@ -488,12 +488,7 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
 /// its `onerror`), and the client goes on. Only what is an object is awaited: a plain function's
 /// `undefined` costs nothing more.
 fn call_ignored(f: &Function, arg: &JsValue, name: &'static str) {
-    let report = move |e: &JsValue| {
-        let console = get(&crate::wasm::bridge::global(), "console");
-        if let Ok(error) = get(&console, "error").dyn_into::<Function>() {
-            let _ = error.call2(&console, &format!("toolwire: the {name} callback failed:").into(), e);
-        }
-    };
+    let report = move |e: &JsValue| report_failed(name, e);
     let returned = match f.call1(&JsValue::UNDEFINED, arg) {
         Ok(returned) => returned,
         Err(e) => return report(&e),
@@ -510,6 +505,14 @@ fn call_ignored(f: &Function, arg: &JsValue, name: &'static str) {
     }
 }
 
+/// A callback's failure (a throw, a rejection), said on `console.error` with the callback's name.
+fn report_failed(name: &str, e: &JsValue) {
+    let console = get(&crate::wasm::bridge::global(), "console");
+    if let Ok(error) = get(&console, "error").dyn_into::<Function>() {
+        let _ = error.call2(&console, &format!("toolwire: the {name} callback failed:").into(), e);
+    }
+}
+
 /// `onToolListChanged` as the notifications call it: at once when no call of it is pending, else
 /// once after the pending one, for all the notifications that came meanwhile (a server that sends
 /// thousands makes the app list its tools twice, not thousands of times). A call is pending until
@@ -523,8 +526,14 @@ fn coalesced(f: Function, generation: impl Fn() -> u64 + 'static) -> Box<dyn Fn(
     // The close generation when the owed call was last asked for.
     let owed_at = Rc::new(std::cell::Cell::new(0u64));
     let generation = Rc::new(generation);
-    // A throwing callback must not break the protocol loop: its error is the caller's.
-    let call = |f: &Function| f.call0(&JsValue::UNDEFINED).unwrap_or(JsValue::UNDEFINED);
+    // A throwing callback must not break the protocol loop: its error is the caller's, said on
+    // `console.error` (as [`call_ignored`] says the other callbacks').
+    let call = |f: &Function| {
+        f.call0(&JsValue::UNDEFINED).unwrap_or_else(|e| {
+            report_failed("onToolListChanged", &e);
+            JsValue::UNDEFINED
+        })
+    };
     Box::new(move || {
         if state.get() != 0 {
             state.set(2);
@@ -537,8 +546,10 @@ fn coalesced(f: Function, generation: impl Fn() -> u64 + 'static) -> Box<dyn Fn(
         wasm_bindgen_futures::spawn_local(async move {
             let mut returned = returned;
             loop {
-                // A rejection is the caller's too.
-                let _ = to_future(returned).await;
+                // A rejection is the caller's too (a plain value settles at once).
+                if let Err(e) = to_future(returned).await {
+                    report_failed("onToolListChanged", &e);
+                }
                 if state.get() != 2 || owed_at.get() != generation() {
                     state.set(0);
                     return;

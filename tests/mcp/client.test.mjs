@@ -401,6 +401,43 @@ describe("a flood of notifications/tools/list_changed", () => {
     client.free();
     again.free();
   });
+
+  test("an onToolListChanged that throws or rejects is reported on console.error once, as onNotification's failure is for each notification", async () => {
+    const consoleError = console.error;
+    const reported = [];
+    console.error = (...args) => reported.push(args);
+    try {
+      for (const how of ["throws", "rejects"]) {
+        reported.length = 0;
+        const failure = new Error(`onToolListChanged ${how}`);
+        let notified = 0;
+        const client = new McpClient(url, {
+          ...options,
+          fetch: flooding(1, 1),
+          onToolListChanged: () => {
+            if (how === "throws") throw failure;
+            return Promise.reject(failure);
+          },
+          onNotification: () => {
+            notified++;
+            throw new Error(`onNotification ${notified}`);
+          },
+        });
+        await client.connect();
+        await client.callTool("t", {});
+        await new Promise((r) => setTimeout(r, 50));
+        const said = reported.map(([what, e]) => `${what} ${e?.message}`);
+        assert.deepEqual(said.filter((s) => s.includes("onToolListChanged callback")), [`toolwire: the onToolListChanged callback failed: onToolListChanged ${how}`], said.join("\n"));
+        assert.equal(reported.find(([what]) => what.includes("onToolListChanged"))[1], failure, "the error itself");
+        assert.equal(notified, 1);
+        assert.deepEqual(said.filter((s) => s.includes("onNotification callback")), ["toolwire: the onNotification callback failed: onNotification 1"], said.join("\n"));
+        await client.close();
+        client.free();
+      }
+    } finally {
+      console.error = consoleError;
+    }
+  });
 });
 
 describe("stateless", () => {
