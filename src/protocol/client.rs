@@ -1342,6 +1342,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// that comes while the handshake runs waits for it and shares its outcome. Every one of
     /// them, the one that drives the handshake too, waits within its own timeout and cancellation.
     async fn renew_session(&self, gen: u64, method: &str, opts: &mut CallOptions) -> Result<()> {
+        // A closed client opens no session until connect() (or a hub's call) opens one.
+        if self.state.borrow().closed {
+            return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed")));
+        }
         // Renewals ended so far: one that ends while this request waits is its outcome too, failed
         // or not (each waiter trying again would hammer a server that is down).
         let ended = self.reinitialized.generation.get();
@@ -1847,14 +1851,20 @@ impl<T: Transport, C: Clock> Client<T, C> {
             cancelled(cancel).await;
             self.unless_answered(paused).await;
         };
-        let closed = self.closing.wait();
+        let closed_at = self.closing.generation.get();
+        let closed = self.closing.wait_since(closed_at);
         let ended = self.session_ended.wait();
+        let abandoned = || Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed"));
         // The exchange lives in this block only: leaving it drops the exchange, which aborts its
         // HTTP request, before the server is told below.
         let outcome = {
             pin_mut!(exchange, sleep, cancel, closed, ended);
             let stop = select(sleep, select(cancel, select(closed, ended)));
             match select(exchange, stop).await {
+                // close() came first, and the exchange failed with it or after it: abandoned, the
+                // failure close() made included (the HTTP+SSE transport answers a POST whose
+                // stream close() ended with a 404, which is no expired session to renew).
+                Either::Left((Err(_), _)) if self.closing.generation.get() != closed_at => return Err(abandoned()),
                 // The response stream fell silent past the idle timeout: the request is still
                 // running on the server, which is told as for the other timeout.
                 Either::Left((Err(Failure::Error(e)), _)) if e.code == ErrorCode::Timeout => e,
@@ -1872,9 +1882,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled"))
                 }
                 // close() ends the session; its DELETE tells the server, no cancellation needed.
-                Either::Right((Either::Right((Either::Right((Either::Left(_), _)), _)), _)) => {
-                    return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: the client was closed")))
-                }
+                Either::Right((Either::Right((Either::Right((Either::Left(_), _)), _)), _)) => return Err(abandoned()),
                 // So does connect() on a client with a session.
                 Either::Right((Either::Right((Either::Right((Either::Right(_), _)), _)), _)) => {
                     return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: connect() ended its session to open a new one"))

@@ -560,6 +560,38 @@ fn a_closed_stream_fails_its_call_and_the_next_request_reconnects() {
     assert_eq!(log.borrow().aborted, 1, "the unanswered POST was aborted");
 }
 
+/// close() while a call's POST is unanswered: the adapter answers that POST 404 once close()
+/// ended the stream, which is no expired session to renew. The call is abandoned (`NOT_CONNECTED`,
+/// as over Streamable HTTP), and the closed client sends nothing more: no new stream, no
+/// `initialize`.
+#[test]
+fn close_while_a_calls_post_is_unanswered_opens_no_new_session() {
+    let fake = Fake::with(Box::new(|msg, live| if msg["method"] == "tools/call" { Reply::Hang } else { standard(msg, live) }));
+    let (c, log) = client(&fake);
+    block_on(c.connect()).unwrap();
+    let sent_before = wire(&log).len();
+    let mut opts = CallOptions::default();
+    let (called, closed) = bounded(
+        async {
+            let call = c.call_tool("echo", json!({}), &mut opts);
+            let close = async {
+                crate::protocol::client::tests::yield_now().await;
+                c.close().await
+            };
+            futures_util::join!(call, close)
+        },
+        1000,
+    )
+    .expect("both end");
+    closed.unwrap();
+    let e = called.unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), (ErrorCode::NotConnected, "tools/call was abandoned: the client was closed"));
+    assert_eq!(wire(&log)[sent_before..], ["POST /message?sessionId=s1 tools/call"], "nothing after close()");
+    assert_eq!(fake.streams.borrow().len(), 1, "no new stream");
+    assert!(fake.stream(1).dropped(), "close() ended the stream");
+    assert_eq!(c.session_id(), None);
+}
+
 /// What belongs to no request goes to the standalone stream when the client listens.
 #[test]
 fn listen_gets_what_belongs_to_no_request() {
