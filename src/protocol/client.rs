@@ -1371,17 +1371,33 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let timeout = opts.timeout_ms.unwrap_or(self.opts.timeout_ms);
         let sleep = self.clock.sleep(timeout);
         pin_mut!(sleep);
-        let owned = self.renew_in_background.borrow().clone().and_then(|renew| renew());
-        let timed_out = match owned {
-            Some((mut handshake, spawn)) => match select(handshake.as_mut(), select(sleep, cancelled(&mut opts.cancel))).await {
-                Either::Left((shaken, _)) => return shaken,
-                Either::Right((why, _)) => {
-                    spawn(Box::pin(async move {
+        /// A handshake under way goes on in the background however this request stops waiting
+        /// for it: its timeout, its abort, or its future dropped (close() ends a listening stream
+        /// that was renewing its session: an `initialize` sent then still ends the session its
+        /// answer names, see [`Client::run_with_timeout`]).
+        struct HandOff(Option<Pin<Box<dyn Future<Output = Result<()>>>>>, Spawner);
+        impl Drop for HandOff {
+            fn drop(&mut self) {
+                if let Some(handshake) = self.0.take() {
+                    (self.1)(Box::pin(async move {
                         let _ = handshake.await;
                     }));
-                    matches!(why, Either::Left(_))
                 }
-            },
+            }
+        }
+        let owned = self.renew_in_background.borrow().clone().and_then(|renew| renew());
+        let timed_out = match owned {
+            Some((handshake, spawn)) => {
+                let mut handoff = HandOff(Some(handshake), spawn);
+                let handshake = handoff.0.as_mut().expect("the handshake is there until it ends").as_mut();
+                match select(handshake, select(sleep, cancelled(&mut opts.cancel))).await {
+                    Either::Left((shaken, _)) => {
+                        handoff.0 = None;
+                        return shaken;
+                    }
+                    Either::Right((why, _)) => matches!(why, Either::Left(_)),
+                }
+            }
             None => {
                 let mut defaults = CallOptions::default();
                 let handshake = self.initialize_shared(&mut defaults, false);
@@ -1861,10 +1877,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
             pin_mut!(exchange, sleep, cancel, closed, ended);
             let stop = select(sleep, select(cancel, select(closed, ended)));
             match select(exchange, stop).await {
-                // close() came first, and the exchange failed with it or after it: abandoned, the
+                // close() came first, and the exchange ended with it or after it: abandoned, the
                 // failure close() made included (the HTTP+SSE transport answers a POST whose
-                // stream close() ended with a 404, which is no expired session to renew).
-                Either::Left((Err(_), _)) if self.closing.generation.get() != closed_at => return Err(abandoned()),
+                // stream close() ended with a 404, which is no expired session to renew). A
+                // handshake's answer ends the session it opened.
+                Either::Left((r, _)) if self.closing.generation.get() != closed_at && (r.is_err() || method == "initialize") => {
+                    if method == "initialize" {
+                        self.end_abandoned_session(r).await;
+                    }
+                    return Err(abandoned());
+                }
                 // The response stream fell silent past the idle timeout: the request is still
                 // running on the server, which is told as for the other timeout.
                 Either::Left((Err(Failure::Error(e)), _)) if e.code == ErrorCode::Timeout => e,
@@ -1882,7 +1904,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled"))
                 }
                 // close() ends the session; its DELETE tells the server, no cancellation needed.
-                Either::Right((Either::Right((Either::Right((Either::Left(_), _)), _)), _)) => return Err(abandoned()),
+                // A handshake's session is not known yet: its answer, awaited within the close
+                // grace, says which to end. Over the HTTP+SSE transport the session is the stream,
+                // which close() ended: nothing to wait for.
+                Either::Right((Either::Right((Either::Right((Either::Left(_), _)), _)), exchange)) => {
+                    if method == "initialize" && self.transport.mcp_transport() != Some(McpTransport::Sse) {
+                        let grace = self.clock.sleep(CLOSE_GRACE_MS);
+                        pin_mut!(grace);
+                        if let Either::Left((answered, _)) = select(exchange, grace).await {
+                            self.end_abandoned_session(answered).await;
+                        }
+                    }
+                    return Err(abandoned());
+                }
                 // So does connect() on a client with a session.
                 Either::Right((Either::Right((Either::Right((Either::Right(_), _)), _)), _)) => {
                     return Err(Error::new(ErrorCode::NotConnected, format!("{method} was abandoned: connect() ended its session to open a new one"))
@@ -1900,6 +1934,18 @@ impl<T: Transport, C: Clock> Client<T, C> {
             self.tell_cancelled(object([("requestId", id.to_value()), ("reason", reason.into())]), sent_on).await;
         }
         Err(outcome)
+    }
+
+    /// Ends the session an `initialize` abandoned by close() opened, when its answer named one
+    /// (DELETE, within the close grace): close() knew of no session to end.
+    async fn end_abandoned_session(&self, answered: std::result::Result<(Value, Option<String>), Failure>) {
+        let Ok((_, Some(session))) = answered else { return };
+        if !is_valid_session_id(&session) {
+            return;
+        }
+        let mut headers = self.headers(false, "application/json, text/event-stream");
+        headers.push(("mcp-session-id".owned(), session));
+        let _ = self.delete_session(headers).await;
     }
 
     /// What a deadline or the signal of `call` does once it comes: nothing when the server's

@@ -2071,6 +2071,104 @@ fn close_during_a_renewal_leaves_the_client_closed() {
     assert!(!h.client.is_connected());
 }
 
+/// close() while the handshake's `initialize` is unanswered: the session its answer names, when
+/// it comes (within the close grace), is ended (DELETE), and connect() fails `NOT_CONNECTED`.
+/// close() knew of no session to end; the server's would stay open.
+#[test]
+fn close_during_initialize_ends_the_session_its_answer_names() {
+    // Sleeps of more than 1000 ms never end: the close grace (3 s) is not what ends the wait.
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.headers.push(("authorization".into(), "Bearer t".into()));
+    let h = harness_with(vec![Reply::Later(5, Box::new(init_reply("2025-11-25", Some("S1")))), accepted()], opts, 1_000);
+    let (connected, closed) = block_on(async {
+        let close = async {
+            while h.log.borrow().requests.is_empty() {
+                yield_now().await;
+            }
+            h.client.close().await
+        };
+        futures_util::join!(h.client.connect(), close)
+    });
+    closed.unwrap();
+    let e = connected.unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), (ErrorCode::NotConnected, "initialize was abandoned: the client was closed"));
+    let log = h.log.borrow();
+    let sent: Vec<_> = log.requests.iter().map(|r| (r.method, header(r, "mcp-session-id"), header(r, "authorization"))).collect();
+    assert_eq!(sent, [(Method::Post, None, Some("Bearer t")), (Method::Delete, Some("S1"), Some("Bearer t"))]);
+    assert!(!h.client.is_connected());
+    assert_eq!(h.client.session_id(), None);
+}
+
+/// An `initialize` answered in the very poll close() came in (its answer read first): its
+/// session is ended too, and the handshake goes no further.
+#[test]
+fn an_initialize_answered_as_close_comes_ends_its_session() {
+    // Answered after one yield: by the handshake's next poll, close() has run, and the answer and
+    // the close are both there.
+    let h = harness_with(vec![Reply::Later(1, Box::new(init_reply("2025-11-25", Some("S1")))), accepted()], ClientOptions::new("http://127.0.0.1/mcp"), 1_000);
+    let (connected, closed) = block_on(async {
+        let close = async {
+            while h.log.borrow().requests.is_empty() {
+                yield_now().await;
+            }
+            h.client.close().await
+        };
+        futures_util::join!(h.client.connect(), close)
+    });
+    closed.unwrap();
+    assert_eq!(connected.unwrap_err().code, ErrorCode::NotConnected);
+    let log = h.log.borrow();
+    let sent: Vec<_> = log.requests.iter().map(|r| (r.method, header(r, "mcp-session-id"), body(r)["method"].clone())).collect();
+    assert_eq!(sent, [(Method::Post, None, json!("initialize")), (Method::Delete, Some("S1"), Value::Null)], "no notifications/initialized");
+}
+
+/// close() while a session renewal's `initialize` is unanswered, the request that drove the
+/// renewal dropped meanwhile (close() ends a listening stream that renews its session so): the
+/// handshake goes on in the background, and the session its answer names is ended.
+#[test]
+fn close_during_a_renewals_initialize_ends_the_session_its_answer_names() {
+    let replies = vec![
+        init_reply("2025-11-25", Some("old")),
+        accepted(),
+        status_reply(404, vec![], ""),
+        Reply::Later(5, Box::new(init_reply_id(2, "2025-11-25", Some("new")))),
+        accepted(),
+    ];
+    // Sleeps of more than 500 ms never end: the close grace (3 s) is not what ends the wait.
+    let Harness { client, log, .. } = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 500);
+    let client = Rc::new(client);
+    let (spawn, spawned) = spawner();
+    client.set_spawner(Some(spawn));
+    block_on(client.connect()).unwrap();
+    let mut opts = CallOptions::default();
+    block_on(async {
+        let call = client.call_tool("t", json!({}), &mut opts);
+        let close = async {
+            while log.borrow().requests.len() < 4 {
+                yield_now().await;
+            }
+            client.close().await.unwrap();
+        };
+        pin_mut!(call, close);
+        // The call is dropped once close() returns.
+        if let Either::Left((called, _)) = select(call, close).await {
+            panic!("the call ended before close(): {called:?}");
+        }
+    });
+    let mut pool = futures_executor::LocalPool::new();
+    spawn_into(&pool, &spawned);
+    pool.run_until_stalled();
+    let log = log.borrow();
+    let sent: Vec<_> = log.requests.iter().map(|r| (r.method, header(r, "mcp-session-id"), body(r)["method"].clone())).collect();
+    assert_eq!(
+        sent[2..],
+        [(Method::Post, Some("old"), json!("tools/call")), (Method::Post, None, json!("initialize")), (Method::Delete, Some("new"), Value::Null)],
+        "no notifications/initialized; the new session ended"
+    );
+    assert!(!client.is_connected());
+    assert!(!client.reinitializing.get());
+}
+
 /// The DELETE after a refused handshake carries the configured headers (authorization...).
 #[test]
 fn the_delete_after_a_refused_handshake_carries_the_configured_headers() {
