@@ -1152,6 +1152,7 @@ export type OpenAiAssistantMessage = {
 /**
  * Ollama: the model's turn. From its own `/api/chat` stream, with `thinking` and arguments as objects (a call
  * without an id gets `call_{n}`, as its {@link ToolCall} does); from its OpenAI-compatible endpoint, as OpenAI's.
+ * Either way, names are as the model sent them, which {@link toolResultMessage}'s `tool_name` answers.
  */
 export type OllamaAssistantMessage = {
   role: "assistant";
@@ -1451,7 +1452,7 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    * blocks with their `signature` and `redacted_thinking` blocks, Responses' `reasoning` items (with
    * `encrypted_content` when asked for), Gemini's `thought` parts and each `thoughtSignature` on its part, Bedrock's
    * `reasoningContent`. Names and arguments are the provider's, as the model sent them (not mapped through the name
-   * map), but for `openai` and `ollama` names Chat Completions refuses in a history (below):
+   * map), but for `openai` names Chat Completions refuses in a history (below):
    * - `openai`: `{role: "assistant", content: text | null, refusal?, reasoning_content?, reasoning_details?,
    *   tool_calls?: [{id, type: "function", function: {name, arguments}}]}` of the first choice (DeepSeek's and Kimi's
    *   `reasoning_content`, OpenRouter's `reasoning_details`, as they came), with any other key of a call's deltas as sent (Gemini's
@@ -1467,7 +1468,11 @@ export class ToolCallAccumulator<P extends CallProvider = CallProvider, A extend
    *   way, after the model's namespace is taken off: `functions.get_weather` (which a name map reads as
    *   `get_weather`) is `get_weather`, a wrapper without tool uses (cut short, or `tool_uses: []`; its call is
    *   `INVALID_ARGUMENTS`) is `multi_tool_use_parallel`;
-   * - `ollama`: the same, with `thinking` and arguments as objects from Ollama's own `/api/chat`;
+   * - `ollama`: the same, with `thinking` and arguments as objects from Ollama's own `/api/chat`, but every name as
+   *   the model sent it (Ollama takes any name there, and pairs a tool message with its call by `tool_name`, which
+   *   {@link toolResultMessage} gives as sent): `functions.get_weather` stays `functions.get_weather`, a wrapper's tool
+   *   uses are listed under their calls' `providerName`s (`weather` for `functions.weather`), one without tool uses
+   *   as it came;
    * - `openai-responses`: the output items in order, as their `response.output_item.done` events gave them (a
    *   function call not done yet, in a stream cut short: as `output_item.added` gave it, arguments so far);
    * - `anthropic`: `{role: "assistant", content: [...]}`, the blocks in index order (`thinking`, `redacted_thinking`,

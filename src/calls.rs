@@ -2159,9 +2159,10 @@ impl Accumulator {
     ///   for the first choice; arguments are text, or objects from Ollama's own `/api/chat`
     ///   (whose calls without an id are `call_{n}`, as in their [`ToolCall`]s). Other keys of a
     ///   call's deltas are kept as sent (Gemini's OpenAI-compatible `extra_content`, which holds
-    ///   the call's thought signature). A name Chat refuses in a history (`functions.NAME`, the
-    ///   parallel wrapper) is listed under one it takes, with the call's id
-    ///   ([`parallel::chat_calls`]).
+    ///   the call's thought signature). For OpenAI, a name Chat refuses in a history
+    ///   (`functions.NAME`, the parallel wrapper) is listed under one it takes, with the call's
+    ///   id ([`parallel::chat_calls`]); Ollama's names are as sent (its tool message answers a
+    ///   call by its name), a wrapper's tool uses listed under their calls' names.
     /// * OpenAI Responses: the output items (reasoning, message, function calls...), in order,
     ///   each as its `response.output_item.done` gave it (a call with the id, name and arguments
     ///   it was given, the item's in any stream but a broken one); a function call not done yet

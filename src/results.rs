@@ -3427,6 +3427,29 @@ mod tests {
         assert_eq!(out[1], json!({"role":"tool","tool_name":"attractions","content":"open","tool_call_id":"call_w_1"}));
     }
 
+    /// Ollama pairs a tool message with its call by name: each call of the turn `message()` gives
+    /// is answered under the name the turn lists it by (`functions.get_weather` as sent, a tool
+    /// use's recipient without `functions.`).
+    #[test]
+    fn ollama_answers_each_call_under_the_name_its_turn_lists() {
+        let line = json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":[
+            {"function":{"name":"functions.get_weather","arguments":{"city":"x"}}},
+            {"function":{"name":"get weather","arguments":{}}},
+            {"function":{"name":"multi_tool_use.parallel","arguments":serde_json::from_str::<Value>(WRAPPER_ARGS).unwrap()}}
+        ]},"done":true});
+        let mut acc = crate::calls::Accumulator::new(crate::calls::CallFormat::Ollama);
+        let calls = acc.push(&line, None).unwrap();
+        let turn = acc.message().unwrap();
+        let listed: Vec<&str> = turn["tool_calls"].as_array().unwrap().iter().map(|c| c["function"]["name"].as_str().unwrap()).collect();
+        assert_eq!(listed, ["functions.get_weather", "get weather", "weather", "attractions"]);
+        let ok = result(json!({"content":[{"type":"text","text":"ok"}]}));
+        let answered: Vec<Value> = calls
+            .iter()
+            .map(|c| tool_result_message(&CallRef::from_value(&c.to_value()).unwrap(), &ok, ResultFormat::Ollama, &ResultOptions::default()).unwrap()["tool_name"].clone())
+            .collect();
+        assert_eq!(answered, listed);
+    }
+
     #[test]
     fn a_malformed_parallel_marker_is_invalid_input() {
         for bad in [json!("x"), json!({"id":"c","name":"parallel","index":2,"count":2}), json!({"id":"c","index":0,"count":1}), json!({"id":1,"name":"p","index":0,"count":1}), json!({"id":"c","name":"p","index":-1,"count":1})] {

@@ -61,9 +61,9 @@ fn listed(format: CallFormat, message: &Value) -> Vec<Listed> {
 /// provider wants an object, Gemini's arguments so far, the empty text of a call the stream was
 /// cut right after).
 fn same(format: CallFormat, call: &ToolCall, listed: &Listed) -> bool {
-    // Chat's turn gives a name Chat refuses in a history as one it takes.
+    // Chat's turn gives a name Chat refuses in a history as one it takes (Ollama's, as sent).
     let name = match format {
-        CallFormat::OpenAi | CallFormat::Ollama => super::parallel::turn_name(&call.provider_name),
+        CallFormat::OpenAi => super::parallel::turn_name(&call.provider_name),
         _ => call.provider_name.as_str().into(),
     };
     if call.id != listed.id || name != listed.name {

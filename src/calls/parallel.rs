@@ -150,11 +150,18 @@ pub(super) fn expand(id: Option<&str>, name: &str, args: &RawArgs, map: Option<&
 /// objects from Ollama's own API), as Chat Completions refuses the wrapper's name in a history
 /// (`'messages[1].tool_calls[0].function.name': string does not match pattern`), and answers
 /// each id with the result of its call. Other keys of the wrapper's call (Gemini's `extra_content`)
-/// go on its first tool use's. Other calls as they are, but a name Chat would refuse there
-/// ([`turn_name`]): a wrapper without tool uses, a name in the model's namespace
-/// (`functions.get_weather`), none.
-pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
-    if calls.iter().all(|c| call_name(c).is_none_or(|n| NameRule::Strict.accepts(n))) {
+/// go on its first tool use's. Other calls as they are, but, when `chat_names`, a name Chat would
+/// refuse there ([`turn_name`]): a wrapper without tool uses, a name in the model's namespace
+/// (`functions.get_weather`), none. Without `chat_names` (Ollama's own `/api/chat`, which takes
+/// any name and pairs a tool message with its call by `tool_name`, the name the model sent) every
+/// name is as the model sent it, a tool use's as its call's `providerName` ([`recipient`]).
+pub(super) fn chat_calls(calls: Vec<Value>, chat_names: bool) -> Vec<Value> {
+    let kept = |c: &Value| match call_name(c) {
+        None => true,
+        Some(n) if chat_names => NameRule::Strict.accepts(n),
+        Some(n) => n != WRAPPER,
+    };
+    if calls.iter().all(kept) {
         return calls;
     }
     let mut out = Vec::with_capacity(calls.len());
@@ -168,7 +175,7 @@ pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
         };
         let Some(Ok(uses)) = tool_uses(name, &args, false) else {
             // Under the same id, which its result answers.
-            if let Some(slot) = call_name_mut(&mut call) {
+            if let (true, Some(slot)) = (chat_names, call_name_mut(&mut call)) {
                 if let Cow::Owned(name) = turn_name(slot) {
                     *slot = name;
                 }
@@ -178,7 +185,8 @@ pub(super) fn chat_calls(calls: Vec<Value>) -> Vec<Value> {
         };
         let id = call.get("id").and_then(Value::as_str);
         for (index, tool_use) in uses.into_iter().enumerate() {
-            let r = history_name(tool_use.get("recipient_name").and_then(Value::as_str).map(recipient).unwrap_or_default());
+            let r = tool_use.get("recipient_name").and_then(Value::as_str).map(recipient).unwrap_or_default();
+            let r = if chat_names { history_name(r) } else { r.to_owned() };
             let parameters = match tool_use.get("parameters") {
                 None | Some(Value::Null) => Value::Object(Map::new()),
                 Some(p) => p.clone(),
@@ -464,6 +472,45 @@ mod tests {
         assert_eq!(calls.iter().map(|c| c.id.as_deref().unwrap()).collect::<Vec<_>>(), ["call_w_0", "call_w_1"]);
     }
 
+    /// Ollama's own API takes any name in a history, and its tool message answers a call by the
+    /// name the model sent (`tool_name`): the turn keeps every name as sent, a tool use's as its
+    /// call's `providerName`; a wrapper is still listed as its tool uses, each answered apart.
+    #[test]
+    fn an_ollama_turn_keeps_the_names_the_model_sent() {
+        let wrapper = json!({"tool_uses":[{"recipient_name":"functions.ns.search","parameters":{"q":"a"}},{"recipient_name":"functions.mcp__gh__create_issue"}]});
+        let line = json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":[
+            {"function":{"arguments":{"q":"x"}}},
+            {"function":{"name":"functions.mcp__gh__search","arguments":{}}},
+            {"function":{"name":"get weather","arguments":{}}},
+            {"function":{"name":"multi_tool_use.parallel","arguments":wrapper}},
+            {"function":{"name":"multi_tool_use.parallel","arguments":{"tool_uses":[]}}}
+        ]},"done":true});
+        let mut acc = Accumulator::new(CallFormat::Ollama);
+        let calls = acc.push(&line, Some(&map())).unwrap();
+        let seen: Vec<_> = calls.iter().map(|c| (c.id.as_deref().unwrap(), c.provider_name.as_str(), error(c).map(|e| e.0))).collect();
+        assert_eq!(seen, [
+            ("call_0", "", Some("UNKNOWN_TOOL_NAME")),
+            ("call_1", "functions.mcp__gh__search", None),
+            ("call_2", "get weather", Some("UNKNOWN_TOOL_NAME")),
+            ("call_3_0", "ns.search", Some("UNKNOWN_TOOL_NAME")),
+            ("call_3_1", "mcp__gh__create_issue", None),
+            ("call_4", "multi_tool_use.parallel", Some("INVALID_ARGUMENTS")),
+        ]);
+        assert_eq!(acc.message().unwrap()["tool_calls"], json!([
+            {"id":"call_0","type":"function","function":{"arguments":{"q":"x"},"name":""}},
+            {"id":"call_1","type":"function","function":{"name":"functions.mcp__gh__search","arguments":{}}},
+            {"id":"call_2","type":"function","function":{"name":"get weather","arguments":{}}},
+            {"id":"call_3_0","type":"function","function":{"name":"ns.search","arguments":{"q":"a"}}},
+            {"id":"call_3_1","type":"function","function":{"name":"mcp__gh__create_issue","arguments":{}}},
+            {"id":"call_4","type":"function","function":{"name":"multi_tool_use.parallel","arguments":{"tool_uses":[]}}}
+        ]));
+        // A turn without a wrapper is as it came.
+        let plain = json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"functions.mcp__gh__search","arguments":{}}}]},"done":true});
+        let mut acc = Accumulator::new(CallFormat::Ollama);
+        acc.push(&plain, Some(&map())).unwrap();
+        assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"], plain["message"]["tool_calls"][0]["function"]);
+    }
+
     /// Chat refuses a history whose call names are not `^[a-zA-Z0-9_-]{1,64}$`: a call named in
     /// the model's namespace, or a wrapper left without tool uses (cut short, or `tool_uses: []`),
     /// is listed under its id, which the app answers, with a name Chat takes; other calls as sent.
@@ -512,15 +559,13 @@ mod tests {
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         acc.push(&custom, None).unwrap();
         assert_eq!(acc.message().unwrap()["tool_calls"][0]["custom"], json!({"name":"patch","input":"x"}));
-        // Ollama's own API: a call without a name (an error) is listed with one.
-        let line = json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"function":{"arguments":{"q":"x"}}},{"function":{"name":"functions.mcp__gh__search","arguments":{}}}]},"done":true});
-        let mut acc = Accumulator::new(CallFormat::Ollama);
-        let calls = acc.push(&line, Some(&map())).unwrap();
-        assert_eq!(calls.iter().map(|c| (c.id.as_deref().unwrap(), error(c).map(|e| e.0))).collect::<Vec<_>>(), [("call_0", Some("UNKNOWN_TOOL_NAME")), ("call_1", None)]);
-        assert_eq!(acc.message().unwrap()["tool_calls"], json!([
-            {"id":"call_0","type":"function","function":{"arguments":{"q":"x"},"name":"unnamed_tool"}},
-            {"id":"call_1","type":"function","function":{"name":"mcp__gh__search","arguments":{}}}
-        ]));
+        // Chat's OpenAI-compatible stream, read as `openai`: a call without a name (an error) is
+        // listed with one.
+        let chunk = chat_chunk(json!({"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"arguments":"{}"}}]}), Some("tool_calls"));
+        let mut acc = Accumulator::new(CallFormat::OpenAi);
+        let calls = acc.push(&chunk, Some(&map())).unwrap();
+        assert_eq!(error(&calls[0]).map(|e| e.0), Some("UNKNOWN_TOOL_NAME"));
+        assert_eq!(acc.message().unwrap()["tool_calls"][0]["function"], json!({"arguments":"{}","name":"unnamed_tool"}));
         let plain = chat("mcp__gh__search", &json!({"q":"a"}));
         let mut acc = Accumulator::new(CallFormat::OpenAi);
         acc.push(&plain, None).unwrap();

@@ -838,8 +838,11 @@ impl Turn {
                     }
                 }
                 if !self.parts.is_empty() {
-                    // OpenAI's parallel wrapper as the calls of its tool uses, as they were given.
-                    m.insert("tool_calls".into(), Value::Array(super::parallel::chat_calls(parts(&[], true))));
+                    // OpenAI's parallel wrapper as the calls of its tool uses, as they were given;
+                    // Chat's names as it takes them in a history, Ollama's as sent (its tool
+                    // message answers a call by that name).
+                    let chat_names = format == CallFormat::OpenAi;
+                    m.insert("tool_calls".into(), Value::Array(super::parallel::chat_calls(parts(&[], true), chat_names)));
                 }
                 Value::Object(m)
             }
