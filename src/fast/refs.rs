@@ -229,8 +229,9 @@ fn lookup<'n, 'a>(root: &'n Node<'a>, reference: &str) -> Target<'n, 'a> {
     Target::Found(target)
 }
 
-/// `refs::never_reaches_schema` from a reference's `target`: whether it is nothing but references
-/// (`refs::only_ref`) that never reach a schema; `true` too where one is not looked up here.
+/// `refs::Chains::never_reaches_schema` from a reference's `target`: whether it is nothing but
+/// references (`refs::only_ref`) that never reach a schema; `true` too where one is not looked up
+/// here, and for a chain of 64 or more, which the general way follows to its end.
 fn never_reaches_schema<'n, 'a>(root: &'n Node<'a>, mut target: &'n Node<'a>) -> bool {
     for _ in 0..64 {
         let next = match target {

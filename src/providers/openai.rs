@@ -33,7 +33,7 @@ use crate::error::{display_path, Result};
 use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
-use crate::schema::refs::{inline_refs_unless_recursive, lookup, report_unresolvable, Shared};
+use crate::schema::refs::{inline_refs_unless_recursive, lookup, report_unresolvable, Chains, Shared};
 use crate::schema::walk::{contains_ref, for_each_subschema_mut};
 use crate::schema::{append_description, is_annotation, Cx};
 use crate::text::Owned as _;
@@ -179,25 +179,36 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
         by_address: HashMap<usize, usize>,
         names: HashSet<String>,
         failed: Option<String>,
+        /// Where the document's chains of references end: whether they reach a schema, and the
+        /// last reference and its target of a chain of plain ones, so each is followed once.
+        chains: Chains<'a>,
+        ends: HashMap<&'a str, (&'a str, &'a Value)>,
     }
-    impl Gather<'_> {
+    impl<'a> Gather<'a> {
         fn name_of(&mut self, reference: &str) -> std::result::Result<String, String> {
             let unresolved = |r: &str| format!("$ref \"{r}\" does not resolve to a schema object");
-            // A loop that runs through a one-branch `allOf` too, which the chain below does not follow.
-            if crate::schema::refs::never_reaches_schema(self.base, reference) {
+            // A loop that runs through a one-branch `allOf` too, which the chain below does not
+            // follow: past this, the chain below reaches an end.
+            if self.chains.never_reaches_schema(self.base, reference) {
                 return Err(format!("$ref \"{reference}\" leads through references that never reach a schema"));
             }
-            let (mut reference, mut target) = (reference.owned(), lookup(self.base, reference).ok_or_else(|| unresolved(reference))?);
+            let mut target = lookup(self.base, reference).ok_or_else(|| unresolved(reference))?;
             // A target that is nothing but a reference stands for that one's target.
-            let only_ref = |v: &Value| v.as_object().filter(|o| o.len() == 1).and_then(|o| o.find("$ref")).and_then(Value::as_str).map(str::to_owned);
-            for _ in 0..32 {
-                let Some(next) = only_ref(target) else { break };
-                target = lookup(self.base, &next).ok_or_else(|| unresolved(&next))?;
-                reference = next;
+            let only_ref = |v: &'a Value| v.as_object().filter(|o| o.len() == 1).and_then(|o| o.find("$ref")).and_then(Value::as_str);
+            let (mut last, mut followed) = (None, Vec::new());
+            while let Some(next) = only_ref(target) {
+                if let Some(&(end, end_target)) = self.ends.get(next) {
+                    (last, target) = (Some(end), end_target);
+                    break;
+                }
+                target = lookup(self.base, next).ok_or_else(|| unresolved(next))?;
+                last = Some(next);
+                followed.push(next);
             }
-            if only_ref(target).is_some() {
-                return Err(format!("$ref \"{reference}\" leads through references that never reach a schema"));
+            if let Some(end) = last {
+                self.ends.extend(followed.into_iter().map(|r| (r, (end, target))));
             }
+            let reference = last.unwrap_or(reference).owned();
             if !target.is_object() {
                 return Err(unresolved(&reference));
             }
@@ -277,7 +288,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
         }
     }
 
-    let mut g = Gather { base, targets: Vec::new(), by_address: HashMap::new(), names: HashSet::new(), failed: None };
+    let mut g = Gather { base, targets: Vec::new(), by_address: HashMap::new(), names: HashSet::new(), failed: None, chains: Chains::default(), ends: HashMap::new() };
     let mut root = base.clone();
     g.visit(&mut root, cx);
     // Each target copied from `base` and rewritten as a definition of its own (it may stand
@@ -889,6 +900,56 @@ mod tests {
             "$defs":{"A":{"allOf":[{"$ref":"#/$defs/B"}]},"B":{"type":"string"}}}), false);
         assert_eq!(c.strict, Some(false));
         assert!(!cx.problems.iter().any(|d| d.rule == "refs/unresolvable"), "{:?}", cx.problems);
+    }
+
+    /// A chain of references however long that reaches a schema is no loop: not reported, and
+    /// sent so that it reaches its schema; strict where the schema is recursive (the definitions
+    /// form names the chain's end, past 32 references too); a loop of the same length is
+    /// reported. Both APIs agree.
+    #[test]
+    fn a_long_ref_chain_that_reaches_a_schema_is_no_loop() {
+        let schema = |n: usize, end: Value| {
+            let mut defs: serde_json::Map<String, Value> = (0..n).map(|i| (format!("A{i}"), json!({"$ref": format!("#/$defs/A{}", i + 1)}))).collect();
+            defs.insert(format!("A{n}"), end);
+            defs.insert("Node".into(), json!({"type":"object","properties":{"next":{"anyOf":[{"$ref":"#/$defs/Node"},{"type":"null"}]}},"required":["next"],"additionalProperties":false}));
+            json!({"type":"object","properties":{"x":{"$ref":"#/$defs/A0"},"node":{"$ref":"#/$defs/Node"}},"required":["x","node"],"additionalProperties":false,"$defs":defs})
+        };
+        // Where the sent schema's `x` leads, following its references.
+        let end_of_x = |sent: &Value| {
+            let mut x = &sent["properties"]["x"];
+            for _ in 0..=100 {
+                match x.get("$ref").and_then(Value::as_str) {
+                    Some(r) => x = lookup(sent, r).unwrap(),
+                    None => break,
+                }
+            }
+            x.clone()
+        };
+        let string = json!({"type":"string"});
+        let (c, cx) = run(schema(40, string.clone()), true);
+        assert!(cx.problems.is_empty(), "{:?}", cx.problems);
+        assert_eq!(c.strict, Some(true));
+        assert_eq!(end_of_x(c.schema.as_ref().unwrap()), string);
+        let (c, cx) = run(schema(100, string.clone()), false);
+        assert!(cx.problems.is_empty(), "{:?}", cx.problems);
+        assert_eq!(end_of_x(c.schema.as_ref().unwrap()), string);
+        // (Strict inlines first, which a chain of 64 references exceeds the nesting limit in.)
+        for (n, strict) in [(10, true), (100, false)] {
+            let (c, cx) = run(schema(n, json!({"$ref":"#/$defs/A0"})), strict);
+            assert_eq!(c.strict, Some(false));
+            let looped = cx.problems.iter().filter(|d| d.rule == "refs/unresolvable" && d.message.contains("never reach a schema")).count();
+            assert!(looped > 0, "{:?}", cx.problems);
+        }
+        for (end, looped) in [(string.clone(), false), (json!({"$ref":"#/$defs/A0"}), true)] {
+            let tools = json!([{"name":"t","inputSchema":schema(100, end)}]);
+            for provider in [crate::providers::Provider::OpenAi, crate::providers::Provider::Anthropic] {
+                let opts = crate::convert::ConvertOptions::default();
+                let out = crate::convert::convert(tools.clone(), provider, &opts).unwrap();
+                let reported = out.report.tools[0].problems.iter().filter(|d| d.rule == "refs/unresolvable").count();
+                assert_eq!(reported > 0, looped, "{provider:?}: {:?}", out.report.tools[0].problems);
+                assert_eq!(crate::convert::convert_json(&tools.to_string(), provider, &opts).unwrap(), out.tools.to_string(), "{provider:?}");
+            }
+        }
     }
 
     /// An `allOf` merged for strict mode reports a branch's `nullable` that is no boolean

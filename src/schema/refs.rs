@@ -14,7 +14,7 @@
 //! several places is then expanded (and later lowered and written) once, and the tree holds a
 //! placeholder for it everywhere else.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -579,26 +579,46 @@ pub(crate) fn only_ref(v: &Value) -> Option<&str> {
     }
 }
 
-/// Whether `reference` leads through references ([`only_ref`]) that never reach a schema
-/// (`A` to `A`, `A` to `{"allOf": [{"$ref": A}]}`): a loop no validator can follow to an end
-/// (ajv's compiling overflows its stack).
-pub(crate) fn never_reaches_schema<'a>(root: &'a Value, reference: &'a str) -> bool {
-    let mut r = reference;
-    for _ in 0..64 {
-        match lookup(root, r).and_then(only_ref) {
-            Some(next) => r = next,
-            None => return false,
+/// Where the chains of references ([`only_ref`]) of one document end, for
+/// [`Chains::never_reaches_schema`] asked of many of its references: each reference is followed
+/// once, whatever number of chains run through it, so the work is bounded by the document's
+/// references, not by their number times a chain's length.
+#[derive(Default)]
+pub(crate) struct Chains<'a>(HashMap<&'a str, bool>);
+
+impl<'a> Chains<'a> {
+    /// Whether `reference` leads through references ([`only_ref`]) that never reach a schema
+    /// (`A` to `A`, `A` to `{"allOf": [{"$ref": A}]}`): a loop no validator can follow to an end
+    /// (ajv's compiling overflows its stack), found as a reference met again on the way. A chain
+    /// however long that ends in a schema (or in a reference that leads nowhere, reported as
+    /// such) is none. `root` is the document these chains are of.
+    pub(crate) fn never_reaches_schema(&mut self, root: &'a Value, reference: &str) -> bool {
+        if let Some(&known) = self.0.get(reference) {
+            return known;
         }
+        let mut on_the_way: HashSet<&'a str> = HashSet::new();
+        let mut next = lookup(root, reference).and_then(only_ref);
+        let answer = loop {
+            let Some(r) = next else { break false };
+            if let Some(&known) = self.0.get(r) {
+                break known;
+            }
+            if !on_the_way.insert(r) {
+                break true;
+            }
+            next = lookup(root, r).and_then(only_ref);
+        };
+        self.0.extend(on_the_way.into_iter().map(|r| (r, answer)));
+        answer
     }
-    true
 }
 
 /// Reports every `$ref` of a schema sent with its references (not inlined) that leads nowhere
 /// in the document: a local one that [`lookup`] does not find, one to another document
 /// (`https://...`, `other.json#/x`), which no provider fetches, or one through references that
-/// never reach a schema ([`never_reaches_schema`]). The schema is left as it is.
+/// never reach a schema ([`Chains::never_reaches_schema`]). The schema is left as it is.
 pub fn report_unresolvable(root: &Value, cx: &mut Cx) {
-    fn walk(node: &Value, root: &Value, anchors: &mut Anchors, cx: &mut Cx, depth: usize) {
+    fn walk<'a>(node: &'a Value, root: &'a Value, anchors: &mut Anchors, chains: &mut Chains<'a>, cx: &mut Cx, depth: usize) {
         let Value::Object(o) = node else { return };
         if depth > 256 {
             return;
@@ -607,7 +627,7 @@ pub fn report_unresolvable(root: &Value, cx: &mut Cx) {
             if anchors.lookup(root, r).is_none() {
                 let why = if r.starts_with('#') { "leads nowhere in the schema" } else { "is to another document, which the provider does not fetch" };
                 cx.problem("refs/unresolvable", format!("$ref \"{r}\" {why}: sent as it is, the model has nothing to follow"));
-            } else if never_reaches_schema(root, r) {
+            } else if chains.never_reaches_schema(root, r) {
                 cx.problem("refs/unresolvable", format!("$ref \"{r}\" leads through references that never reach a schema: sent as it is, the model has nothing to follow"));
             }
         }
@@ -616,7 +636,7 @@ pub fn report_unresolvable(root: &Value, cx: &mut Cx) {
                 (Keyword::Map, Value::Object(m)) => cx.at(key, |cx| {
                     for (name, sub) in m {
                         cx.at(name, |cx| {
-                            walk(sub, root, anchors, cx, depth + 1);
+                            walk(sub, root, anchors, chains, cx, depth + 1);
                             Ok(())
                         })?;
                     }
@@ -625,21 +645,21 @@ pub fn report_unresolvable(root: &Value, cx: &mut Cx) {
                 (Keyword::Array | Keyword::Items, Value::Array(a)) => cx.at(key, |cx| {
                     for (i, sub) in a.iter().enumerate() {
                         cx.at(&i.to_string(), |cx| {
-                            walk(sub, root, anchors, cx, depth + 1);
+                            walk(sub, root, anchors, chains, cx, depth + 1);
                             Ok(())
                         })?;
                     }
                     Ok(())
                 }),
                 (Keyword::Single | Keyword::Items, Value::Object(_)) => cx.at(key, |cx| {
-                    walk(value, root, anchors, cx, depth + 1);
+                    walk(value, root, anchors, chains, cx, depth + 1);
                     Ok(())
                 }),
                 _ => Ok(()),
             };
         }
     }
-    walk(root, root, &mut Anchors::default(), cx, 0);
+    walk(root, root, &mut Anchors::default(), &mut Chains::default(), cx, 0);
 }
 
 /// Looks up a local reference (`#`, `#/a/b`, percent-encoded and `~0`/`~1`-escaped, or `#name`,
