@@ -1794,6 +1794,7 @@ mod tests {
             "both": {"type": "array", "items": [{"type": "string"}], "prefixItems": [{"type": "integer"}]},
             "re": {"type": "string", "pattern": "(a"},
             "nul": {"type": "string", "nullable": "yes"},
+            "pp": {"type": "object", "patternProperties": {"(abc": {"type": "string"}}},
         });
         let mut props = serde_json::Map::new();
         for (k, s) in bad.as_object().unwrap() {
@@ -1809,7 +1810,7 @@ mod tests {
             let t = &out.tools[0];
             let label = format!("{provider:?} strict={}", opts.schema.strict);
             let text = schema_in(provider, t).to_string();
-            for left in ["\"type\":[]", "\"anyOf\":[]", "\"allOf\":[]", "\"oneOf\":[]", "\"prefixItems\":[]", "\"items\":[", "\"a\":\"b\"", "[\"a\",\"a\"]", "\"$id\":5", "\"$anchor\":1", "\"required\":true", "\"(a\"", "\"yes\""] {
+            for left in ["\"type\":[]", "\"anyOf\":[]", "\"allOf\":[]", "\"oneOf\":[]", "\"prefixItems\":[]", "\"items\":[", "\"a\":\"b\"", "[\"a\",\"a\"]", "\"$id\":5", "\"$anchor\":1", "\"required\":true", "\"(a\"", "\"yes\"", "\"(abc\""] {
                 assert!(!text.contains(left), "{left} left in {label}: {text}");
             }
             let changes = &out.report.tools[0].changes;
@@ -1843,6 +1844,51 @@ mod tests {
             assert!(out.report.tools[0].changes.iter().any(|d| d.rule == "schema/bad-keyword-value"), "{:?}", out.report.tools[0].changes);
             assert_eq!(convert_json(&input.to_string(), Provider::OpenAi, &strict).unwrap(), out.tools.to_string());
         }
+    }
+
+    /// A `patternProperties` key that is no regular expression (which the meta-schema reads as
+    /// `pattern`'s value) is removed with its entry and reported, naming the key, as a bad
+    /// `pattern` is; the other entries stay. Every dialect and Gemini's `parameters`, through both
+    /// APIs.
+    #[test]
+    fn a_pattern_properties_key_that_is_no_regular_expression_is_removed_and_reported() {
+        let m = serde_json::json!({"type": "object", "patternProperties": {"(abc": {"type": "string"}, "^x_[a-z]+$": {"type": "integer"}, "a)": {}}});
+        let mut dialects = json_schema_dialects();
+        dialects.push((Provider::Gemini, ConvertOptions::default()));
+        // Alone (which a conversion may take the fast way), and beside a bad `pattern`.
+        for with_pattern in [false, true] {
+            let mut properties = serde_json::json!({"m": m});
+            if with_pattern {
+                properties["s"] = serde_json::json!({"type": "string", "pattern": "(abc"});
+            }
+            let input = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": properties}}]);
+            for (provider, opts) in &dialects {
+                let (provider, opts) = (*provider, opts);
+                let out = convert(input.clone(), provider, opts).unwrap();
+                let label = format!("{provider:?} {:?} strict={} pattern={with_pattern}", opts.schema.gemini_mode, opts.schema.strict);
+                let schema = schema_in(provider, &out.tools[0]);
+                let text = schema.to_string();
+                assert!(!text.contains("(abc") && !text.contains("a)"), "{label}: {text}");
+                if let Some(pp) = schema["properties"]["m"].get("patternProperties") {
+                    assert_eq!(pp, &serde_json::json!({"^x_[a-z]+$": {"type": "integer"}}), "{label}");
+                }
+                let bad: Vec<(&str, &str)> = out.report.tools[0].changes.iter().filter(|d| d.rule == "schema/bad-keyword-value").map(|d| (d.path.as_str(), d.message.as_str())).collect();
+                let mut expected = vec![
+                    ("/properties/m/patternProperties/(abc", "`patternProperties` key \"(abc\" was not a regular expression; its entry removed"),
+                    ("/properties/m/patternProperties/a)", "`patternProperties` key \"a)\" was not a regular expression; its entry removed"),
+                ];
+                if with_pattern {
+                    expected.push(("/properties/s/pattern", "`pattern` was \"(abc\", not a regular expression; removed"));
+                }
+                assert_eq!(bad, expected, "{label}");
+                assert_eq!(convert_json(&input.to_string(), provider, opts).unwrap(), out.tools.to_string(), "{label}");
+            }
+        }
+        // A map whose keys all read is sent as it came.
+        let good = serde_json::json!([{"name": "t", "inputSchema": {"type": "object", "properties": {"m": {"type": "object", "patternProperties": {"^x_[a-z]+$": {"type": "integer"}}}}}}]);
+        let out = convert(good.clone(), Provider::Anthropic, &ConvertOptions::default()).unwrap();
+        assert_eq!(out.tools[0]["input_schema"]["properties"]["m"]["patternProperties"], good[0]["inputSchema"]["properties"]["m"]["patternProperties"]);
+        assert!(!out.report.tools[0].changes.iter().any(|d| d.rule == "schema/bad-keyword-value"), "{:?}", out.report.tools[0].changes);
     }
 
     /// With `portableNames`, every provider gets the same names, each within every provider's rule

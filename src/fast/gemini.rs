@@ -454,7 +454,9 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
     let wrong_kind = |(key, In(_, value)): &(&str, In)| {
         crate::schema::walk::value_rule(key).is_some_and(|r| !super::fits(r, value) || (r == ValueRule::Count && !is_count(value)))
     };
-    if o.0.iter().any(wrong_kind) {
+    // Nor an entry of `patternProperties` whose key is no regular expression.
+    let bad_pattern = |(key, In(_, value)): &(&str, In)| *key == "patternProperties" && matches!(value, Node::Obj(m) if m.iter().any(|(k, _)| !crate::schema::walk::regex_parses(k)));
+    if o.0.iter().any(|e| wrong_kind(e) || bad_pattern(e)) {
         return None;
     }
     // `oneOf` read as `anyOf` ("exactly one" is not expressible). Beside an `anyOf` (both must

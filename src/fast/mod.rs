@@ -1389,7 +1389,11 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
             (Keyword::Other, v) => value_rule(key).is_none_or(|r| fits(r, v)),
             // normalize_draft4: draft 4 tuples are rewritten.
             (Keyword::Items, Node::Arr(_)) => false,
-            (Keyword::Map, Node::Obj(map)) => map.iter().all(|(_, s)| s.is_schema() && clean_node(s, levels)),
+            // fix_keyword_values: a `patternProperties` key that is no regular expression goes.
+            (Keyword::Map, Node::Obj(map)) => {
+                (key != "patternProperties" || map.iter().all(|(k, _)| crate::schema::walk::regex_parses(k)))
+                    && map.iter().all(|(_, s)| s.is_schema() && clean_node(s, levels))
+            }
             // fix_subschema_slots: an empty list goes.
             (Keyword::Array, Node::Arr(items)) => !items.is_empty() && items.iter().all(|s| s.is_schema() && clean_node(s, levels)),
             (Keyword::Single | Keyword::Items, s) => s.is_schema() && clean_node(s, levels),

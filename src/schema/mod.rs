@@ -877,7 +877,8 @@ pub(crate) fn draft4_exclusives(obj: &mut JsonObject) -> Vec<(&'static str, &'st
 /// and a keyword value of the wrong kind (`minLength: -1`, `format: 5`, `enum: "a"`, a `pattern`
 /// that is no regular expression, see [`crate::schema::walk::ValueRule`]) is removed; of a
 /// `dependentRequired`, an entry that is no list of names goes and a name listed twice is kept
-/// once. Every one is reported.
+/// once; of a `patternProperties`, an entry whose key is no regular expression goes (the
+/// meta-schema reads those keys as `pattern`'s value, `format: "regex"`). Every one is reported.
 pub fn fix_keyword_values(obj: &mut JsonObject, cx: &mut Cx) {
     for key in ["type", "required"] {
         let Some(Value::Array(names)) = obj.find_mut(key) else { continue };
@@ -949,6 +950,29 @@ pub fn fix_keyword_values(obj: &mut JsonObject, cx: &mut Cx) {
             Ok(())
         })
         .ok();
+    }
+    if let Some(Value::Object(map)) = obj.find_mut("patternProperties") {
+        let regex = crate::schema::walk::regex_parses;
+        if map.keys().any(|k| !regex(k)) {
+            let mut removed = Vec::new();
+            map.retain(|k, _| {
+                let keep = regex(k);
+                if !keep {
+                    removed.push(k.clone());
+                }
+                keep
+            });
+            for key in removed {
+                let message = format!("`patternProperties` key {} was not a regular expression; its entry removed", short_json(&Value::String(key.clone())));
+                cx.at("patternProperties", |cx| {
+                    cx.at(&key, |cx| {
+                        cx.change("schema/bad-keyword-value", message);
+                        Ok(())
+                    })
+                })
+                .ok();
+            }
+        }
     }
 }
 
