@@ -1834,7 +1834,7 @@ fn listen_after_a_failed_session_renewal_renews_it() {
     ]);
     block_on(h.client.connect()).unwrap();
     assert_eq!(block_on(h.client.call_tool("t", json!({}), &mut CallOptions::default())).unwrap_err().code, ErrorCode::HttpStatus);
-    assert_eq!(block_on(h.client.listen()).unwrap(), false, "the server offers no stream");
+    assert!(!block_on(h.client.listen()).unwrap(), "the server offers no stream");
     let log = h.log.borrow();
     assert_eq!(body(&log.requests[4])["method"], "initialize");
     assert_eq!(log.requests[6].method, Method::Get);
