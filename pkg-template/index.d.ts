@@ -136,7 +136,9 @@ export type ProviderName = Provider | "openai-chat" | "google";
  * A name the provider's rule would not take (characters, length), whose server holds the separator (server
  * `a__b`, tool `c`: `mcp__a__b__c` also reads as server `a`, tool `b__c`), or whose tool has no server and would
  * read as a server's (no server, tool `t__x`: `"mcp"` would make `mcp__t__x` and `"server"` `t__x`, server `t`'s tool
- * `x`'s names; by default, a tool named `mcp__t__x`), gets a hash of its (server, tool).
+ * `x`'s names; by default, a tool named `mcp__t__x`), gets a hash of its (server, tool): `_` and 8 lower-case letters
+ * or digits, at least one a digit. A name that already ends so (`x_12345678`, or a tool named as another's hashed
+ * name; never a word like `get_database`) is hashed too, so no tool's own name is ever another tool's hashed name.
  * With `"mcp"` and `"server"` a name so depends on its own tool alone: a name from an earlier turn never names
  * another tool after the tool set changes. `"bare"` names cannot: one tool name on two servers is told apart by
  * hashes only while both are listed, so use `"bare"` for one server at a time.

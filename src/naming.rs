@@ -13,7 +13,10 @@
 //!    tool `x`; by default, a tool named `mcp__t__x`), is cut to 55
 //!    characters (a long server first, so that the tool's name stays readable) and gets `_` + an
 //!    8-character hash of the raw `(server, tool)` pair, so that
-//!    `search.a` and `search_a` stay apart and long names stay unique and deterministic. A name
+//!    `search.a` and `search_a` stay apart and long names stay unique and deterministic. The
+//!    hash holds at least one digit; a name that already ends so (`_` + 8 lower-case letters or
+//!    digits, at least one a digit: `x_12345678`, never a word like `get_database`) is hashed
+//!    too, so that no tool's own name is ever another tool's hashed name. A name
 //!    so far depends on its own pair alone: the same in every conversion, whatever else is listed;
 //! 4. across a set of tools ([`NameMap::build`]), any names that still coincide get a hash
 //!    suffix, re-salted until every name is unique: with `Bare` names, one tool name on two
@@ -249,11 +252,34 @@ pub(crate) fn key_hash(key: &str) -> String {
     pair_hash(None, key, 0)
 }
 
+/// A hashed name: the sanitised name cut to 55 characters, `_` and 8 characters of the pair's
+/// hash, at least one of them a digit ([`is_hash_shaped`]). No name given verbatim ends so
+/// ([`prefix_tool_name`] hashes those that would), so a hashed name is never another tool's
+/// verbatim name.
 fn with_hash(sanitized: &str, server: Option<&str>, tool: &str, salt: u32) -> String {
     let keep = MAX_NAME_LEN - HASH_LEN - 1;
     // Sanitised names are ASCII, so byte slicing is character slicing.
     let head = &sanitized[..sanitized.len().min(keep)];
-    format!("{head}_{}", pair_hash(server, tool, salt))
+    let mut hash = pair_hash(server, tool, salt);
+    if !hash.bytes().any(|b| b.is_ascii_digit()) {
+        // One hash in 13 is all letters: its last letter becomes a digit (from the first).
+        let first = hash.as_bytes()[0];
+        hash.pop();
+        hash.push(char::from(b'0' + (first - b'a') % 10));
+    }
+    format!("{head}_{hash}")
+}
+
+/// Whether a name ends as [`with_hash`] ends a name: `_` and 8 lower-case letters or digits,
+/// at least one a digit. Ordinary names ending in `_` and 8 characters end in a word
+/// (`get_database`), which has none.
+fn is_hash_shaped(name: &str) -> bool {
+    let b = name.as_bytes();
+    let Some(start) = b.len().checked_sub(HASH_LEN + 1) else {
+        return false;
+    };
+    let tail = &b[start + 1..];
+    b[start] == b'_' && tail.iter().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()) && tail.iter().any(u8::is_ascii_digit)
 }
 
 /// Replaces characters the rule forbids with `_`, fixing the first character for Gemini (a
@@ -272,11 +298,13 @@ pub fn sanitize(raw: &str, rule: NameRule) -> String {
 /// The provider name of one tool (`prefixToolName` in JS), without regard to other tools.
 ///
 /// Deterministic; distinct `(server, tool)` pairs get distinct names except when two raw names
-/// coincide exactly (see [`NameMap::build`], which resolves that). A name without a hash splits
-/// back at the first separator after the prefix ([`parse_tool_name`]).
+/// coincide exactly (see [`NameMap::build`], which resolves that) or two hashes do. A name
+/// without a hash splits back at the first separator after the prefix ([`parse_tool_name`]).
 pub fn prefix_tool_name(server: Option<&str>, tool: &str, opts: &NamingOptions, rule: NameRule) -> String {
     let raw = raw_name(server, tool, opts);
-    let splits_back = splits_at_server(&raw, server, opts);
+    // A name that ends like a hashed one is hashed too: given verbatim, it could be the hashed
+    // name of another pair (`a.b` is `mcp__s__a_b_` + a hash), and name that tool in another turn.
+    let splits_back = splits_at_server(&raw, server, opts) && !is_hash_shaped(&raw);
     if splits_back && rule.accepts(&raw) {
         // What sanitize would return unchanged, within the length limit.
         return raw;
@@ -939,6 +967,92 @@ mod tests {
         let o = NamingOptions { separator: "_".into(), ..opts() };
         assert_eq!(prefix_tool_name(Some("github"), "create_issue", &o, NameRule::Strict), "mcp_github_create_issue");
         assert_ne!(prefix_tool_name(Some("my_server"), "t", &o, NameRule::Strict), "mcp_my_server_t");
+    }
+
+    /// The names of `pairs` built alone, one by one.
+    fn alone(pairs: &[(Option<&str>, &str)]) -> Vec<String> {
+        pairs.iter().map(|p| NameMap::build(&[*p], &opts(), NameRule::Strict).0.entries()[0].name.clone()).collect()
+    }
+
+    /// A tool named as another tool's hashed name does not take it: the name of `a.b` from one
+    /// turn never names tool `a_b_…` in the next, and neither name changes while both are listed.
+    #[test]
+    fn a_tool_named_as_a_hashed_name_is_hashed_itself() {
+        let hashed = prefix_tool_name(Some("s"), "a.b", &opts(), NameRule::Strict);
+        assert!(is_hash_shaped(&hashed), "{hashed}");
+        let copy = hashed.strip_prefix("mcp__s__").unwrap();
+        let pairs = [(Some("s"), "a.b"), (Some("s"), copy)];
+        let alone = alone(&pairs);
+        assert_eq!(alone[0], hashed);
+        assert_ne!(alone[1], hashed);
+        let (map, diags) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+        assert_eq!(map.entries().iter().map(|e| e.name.clone()).collect::<Vec<_>>(), alone);
+        assert_eq!(diags, []);
+        assert_eq!(map.resolve(&hashed).unwrap().tool, "a.b");
+    }
+
+    /// The same across servers: a server whose name is another's cut server does not take that
+    /// server's hashed names with tools named after them.
+    #[test]
+    fn a_cut_servers_hashed_name_is_no_other_servers_name() {
+        let server = "analytics_warehouse_production_eu_west";
+        let tool = "export_quarterly_revenue_report";
+        let hashed = prefix_tool_name(Some(server), tool, &opts(), NameRule::Strict);
+        let parsed = parse_tool_name(&hashed, None, &opts()).unwrap();
+        let other = parsed.server.as_deref().unwrap();
+        assert!(server.starts_with(other) && other != server, "{hashed}");
+        let pairs = [(Some(server), tool), (Some(other), parsed.tool.as_str())];
+        let alone = alone(&pairs);
+        assert_ne!(alone[1], hashed);
+        let (map, diags) = NameMap::build(&pairs, &opts(), NameRule::Strict);
+        assert_eq!(map.entries().iter().map(|e| e.name.clone()).collect::<Vec<_>>(), alone);
+        assert_eq!(diags, []);
+        assert_eq!(map.resolve(&hashed).unwrap().server.as_deref(), Some(server));
+    }
+
+    /// Tools named as every re-salted name of `a.b` get the same names in any order: each its
+    /// own, as when listed alone.
+    #[test]
+    fn tools_named_as_resalted_names_are_named_in_any_order() {
+        let tools: Vec<String> = (0..17).map(|salt| with_hash("mcp__s__a_b", Some("s"), "a.b", salt).strip_prefix("mcp__s__").unwrap().to_owned()).collect();
+        let mut pairs: Vec<(Option<&str>, &str)> = vec![(Some("s"), "a.b")];
+        pairs.extend(tools.iter().map(|t| (Some("s"), t.as_str())));
+        assert_eq!(pairs.len(), 18);
+        let alone = alone(&pairs);
+        let mut distinct = alone.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), pairs.len());
+        let n = pairs.len();
+        let orders: Vec<Vec<usize>> = vec![(0..n).collect(), (0..n).rev().collect(), (0..n).map(|i| (i * 7 + 3) % n).collect()];
+        for order in orders {
+            let listed: Vec<_> = order.iter().map(|&i| pairs[i]).collect();
+            let (map, diags) = NameMap::build(&listed, &opts(), NameRule::Strict);
+            assert_eq!(diags, [], "{order:?}");
+            for (e, &i) in map.entries().iter().zip(&order) {
+                assert_eq!(e.name, alone[i], "{order:?}");
+            }
+        }
+    }
+
+    /// Hashed names all end in `_` and 8 letters or digits, one a digit; names that do not end
+    /// so are kept, those that do are hashed.
+    #[test]
+    fn only_names_ending_as_a_hash_does_are_hashed_for_it() {
+        for (server, tool) in [(Some("s"), "a.b"), (Some("s"), &*"t".repeat(70)), (None, "a b")] {
+            let name = prefix_tool_name(server, tool, &opts(), NameRule::Strict);
+            assert!(is_hash_shaped(&name), "{name}");
+        }
+        for tool in ["get_database", "list_projects", "x_1234567A", "x_1234567", "a_b"] {
+            let name = prefix_tool_name(Some("s"), tool, &opts(), NameRule::Strict);
+            assert_eq!(name, format!("mcp__s__{tool}"), "{tool} ends as no hash does");
+        }
+        let name = prefix_tool_name(Some("s"), "x_abcdefg1", &opts(), NameRule::Strict);
+        assert!(name.starts_with("mcp__s__x_abcdefg1_") && is_hash_shaped(&name), "{name}");
+        // A hash of letters only gets a digit: some salt of this pair gives one.
+        let names: Vec<String> = (0..200).map(|salt| with_hash("t", None, "t", salt)).collect();
+        assert!(names.iter().all(|n| is_hash_shaped(n)), "{names:?}");
+        assert!((0..200).any(|salt| !pair_hash(None, "t", salt).bytes().any(|b| b.is_ascii_digit())));
     }
 
     #[test]
