@@ -350,9 +350,10 @@ impl From<Error> for Failure {
     }
 }
 
-/// Wakes every in-flight request when the client is closed.
+/// Wakes every in-flight request when the client is closed (and, in the wasm layer, every
+/// promise of an object when it is freed).
 #[derive(Default)]
-struct CloseSignal {
+pub(crate) struct CloseSignal {
     generation: Cell<u64>,
     /// The waiters' wakers by their keys, sorted by key (a `BTreeMap`'s order, without its code:
     /// a few KB of wasm per map): a waiter takes its own out when dropped, so an open client
@@ -362,7 +363,7 @@ struct CloseSignal {
 }
 
 impl CloseSignal {
-    fn fire(&self) {
+    pub(crate) fn fire(&self) {
         self.generation.set(self.generation.get() + 1);
         let wakers = std::mem::take(&mut *self.wakers.borrow_mut());
         for (_, w) in wakers {
@@ -377,13 +378,13 @@ impl CloseSignal {
 
     /// Resolves once `fire` has been called since [`CloseSignal::generation`] was `start`: at once
     /// if it was already.
-    fn wait_since(&self, start: u64) -> CloseWait<'_> {
+    pub(crate) fn wait_since(&self, start: u64) -> CloseWait<'_> {
         CloseWait { signal: self, start, key: None }
     }
 }
 
 /// [`CloseSignal::wait`].
-struct CloseWait<'a> {
+pub(crate) struct CloseWait<'a> {
     signal: &'a CloseSignal,
     start: u64,
     key: Option<u64>,

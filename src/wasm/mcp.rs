@@ -12,6 +12,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::error::{Error, ErrorCode};
 use crate::policy::Policy;
+use crate::protocol::client::CloseSignal;
 use crate::protocol::auth::{Authorize, OAuth, OAuthOptions, Saved};
 use crate::protocol::client::{CallOptions, CancelFuture, Client, ClientOptions, Era, RequestContext};
 use crate::protocol::jsonrpc::RpcError;
@@ -896,68 +897,13 @@ fn promise(fut: Pin<Box<dyn Future<Output = Result<JsValue, Error>>>>) -> Promis
 /// Each of those promises watches it ([`Freed::until_freed`]): freed, its future is dropped
 /// (which aborts its fetches). `close()` and `closeAll()` do not watch it: a session being
 /// ended is let end.
+/// ([`CloseSignal`], fired once: a wait since its first generation is over once it fired.)
 #[derive(Clone, Default)]
-struct Freed(Rc<FreedState>);
-
-#[derive(Default)]
-struct FreedState {
-    fired: std::cell::Cell<bool>,
-    /// The waiting promises' wakers by their keys: each takes its own out when it ends, so a
-    /// long-lived client holds none for the calls that have ended.
-    wakers: std::cell::RefCell<Vec<(u64, std::task::Waker)>>,
-    next_key: std::cell::Cell<u64>,
-}
-
-/// [`Freed::wait`].
-struct FreedWait {
-    state: Rc<FreedState>,
-    key: Option<u64>,
-}
-
-impl Future for FreedWait {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
-        if self.state.fired.get() {
-            return std::task::Poll::Ready(());
-        }
-        let key = match self.key {
-            Some(k) => k,
-            None => {
-                let k = self.state.next_key.get();
-                self.state.next_key.set(k + 1);
-                self.key = Some(k);
-                k
-            }
-        };
-        let mut wakers = self.state.wakers.borrow_mut();
-        match wakers.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, w)) => w.clone_from(cx.waker()),
-            None => wakers.push((key, cx.waker().clone())),
-        }
-        std::task::Poll::Pending
-    }
-}
-
-impl Drop for FreedWait {
-    fn drop(&mut self) {
-        if let Some(key) = self.key {
-            self.state.wakers.borrow_mut().retain(|(k, _)| *k != key);
-        }
-    }
-}
+struct Freed(Rc<CloseSignal>);
 
 impl Freed {
     fn fire(&self) {
-        self.0.fired.set(true);
-        let wakers = std::mem::take(&mut *self.0.wakers.borrow_mut());
-        for (_, w) in wakers {
-            w.wake();
-        }
-    }
-
-    fn wait(&self) -> FreedWait {
-        FreedWait { state: self.0.clone(), key: None }
+        self.0.fire();
     }
 
     /// The promise of `fut`, settled with `on_freed()` (the future dropped) when the object is
@@ -965,7 +911,7 @@ impl Freed {
     fn until_freed(&self, fut: Pin<Box<dyn Future<Output = Result<JsValue, Error>>>>, on_freed: impl FnOnce() -> Result<JsValue, Error> + 'static) -> Promise {
         let freed = self.clone();
         promise(Box::pin(async move {
-            let ended = freed.wait();
+            let ended = freed.0.wait_since(0);
             futures_util::pin_mut!(ended);
             match futures_util::future::select(fut, ended).await {
                 futures_util::future::Either::Left((r, _)) => r,
