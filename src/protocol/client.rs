@@ -372,7 +372,7 @@ impl CloseSignal {
     }
 
     /// Resolves once `fire` is called after this point.
-    fn wait(&self) -> CloseWait<'_> {
+    pub(crate) fn wait(&self) -> CloseWait<'_> {
         self.wait_since(self.generation.get())
     }
 

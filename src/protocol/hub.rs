@@ -21,7 +21,6 @@ use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Poll, Waker};
 
 use futures_util::future::{join_all, select, Either};
 use futures_util::FutureExt as _;
@@ -34,7 +33,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::model::{object, string, CallToolResult, Put as _, ToolAnnotations};
 use crate::naming::{NameEntry, NameMap};
 use crate::policy::{Action, AskedBy, Policy};
-use crate::protocol::client::{CallOptions, Client};
+use crate::protocol::client::{CallOptions, Client, CloseSignal};
 use crate::protocol::transport::{Clock, Transport};
 use crate::providers::Target;
 use crate::text::Owned as _;
@@ -159,45 +158,14 @@ pub struct Hub<T: Transport, C: Clock> {
     lists_running: Cell<usize>,
     /// Told when a [`Hub::list_tools`] or a refresh's listing ends (however its future ends),
     /// for those waiting for the listing under way.
-    list_ended: Ended,
-}
-
-/// Wakes those waiting for something to end ([`Ended::next`]); single-threaded, as the hub is.
-#[derive(Default)]
-struct Ended {
-    count: Cell<u64>,
-    wakers: RefCell<Vec<Waker>>,
-}
-
-impl Ended {
-    fn fire(&self) {
-        self.count.set(self.count.get() + 1);
-        for w in self.wakers.borrow_mut().drain(..) {
-            w.wake();
-        }
-    }
-
-    /// Ready once [`Ended::fire`] is called after this call.
-    fn next(&self) -> impl Future<Output = ()> + '_ {
-        let seen = self.count.get();
-        std::future::poll_fn(move |cx| {
-            if self.count.get() != seen {
-                return Poll::Ready(());
-            }
-            let mut wakers = self.wakers.borrow_mut();
-            if !wakers.iter().any(|w| w.will_wake(cx.waker())) {
-                wakers.push(cx.waker().clone());
-            }
-            Poll::Pending
-        })
-    }
+    list_ended: CloseSignal,
 }
 
 /// Counts a [`Hub::list_tools`] as under way for as long as it lives, and tells its end.
-struct ListRunning<'h>(&'h Cell<usize>, &'h Ended);
+struct ListRunning<'h>(&'h Cell<usize>, &'h CloseSignal);
 
 impl<'h> ListRunning<'h> {
-    fn new(running: &'h Cell<usize>, ended: &'h Ended) -> Self {
+    fn new(running: &'h Cell<usize>, ended: &'h CloseSignal) -> Self {
         running.set(running.get() + 1);
         Self(running, ended)
     }
@@ -215,11 +183,11 @@ impl Drop for ListRunning<'_> {
 struct Refreshing<'h> {
     list: &'h RefCell<Vec<String>>,
     servers: Vec<String>,
-    ended: &'h Ended,
+    ended: &'h CloseSignal,
 }
 
 impl<'h> Refreshing<'h> {
-    fn new(list: &'h RefCell<Vec<String>>, servers: Vec<String>, ended: &'h Ended) -> Self {
+    fn new(list: &'h RefCell<Vec<String>>, servers: Vec<String>, ended: &'h CloseSignal) -> Self {
         list.borrow_mut().extend(servers.iter().cloned());
         Self { list, servers, ended }
     }
@@ -277,7 +245,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             backoff: RefCell::default(),
             refreshing: RefCell::default(),
             lists_running: Cell::new(0),
-            list_ended: Ended::default(),
+            list_ended: CloseSignal::default(),
         }
     }
 
@@ -414,7 +382,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             // `list_tools`), this one stored nothing: that one's is the hub's listing, so it is
             // waited for (converting now would convert none).
             while !self.listed_once.get() && self.lists_running.get() > 0 {
-                self.list_ended.next().await;
+                self.list_ended.wait().await;
             }
             return;
         }
@@ -443,7 +411,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         }
         // Converting before it ends would convert what the server had before its change.
         while busy.iter().any(|s| being_refreshed(s)) {
-            self.list_ended.next().await;
+            self.list_ended.wait().await;
         }
     }
 
