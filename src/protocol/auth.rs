@@ -1285,17 +1285,7 @@ fn application_type(redirect: &str) -> &'static str {
 fn listed<S: AsRef<str>>(names: &[S]) -> String {
     const MOST: usize = 5;
     const LONGEST: usize = 200;
-    let mut out: Vec<String> = names
-        .iter()
-        .take(MOST)
-        .map(|n| {
-            let n = n.as_ref();
-            match n.char_indices().nth(LONGEST) {
-                Some((i, _)) => format!("{}...", &n[..i]),
-                None => n.to_owned(),
-            }
-        })
-        .collect();
+    let mut out: Vec<String> = names.iter().take(MOST).map(|n| crate::text::excerpt(n.as_ref(), LONGEST)).collect();
     if names.len() > MOST {
         out.push(format!("and {} more", names.len() - MOST));
     }
