@@ -1463,13 +1463,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
         shaken
     }
 
-    /// A session whose renewal failed (see `renewal_owed`) renewed again, for a request about to
-    /// be sent, within its timeout and cancellation (as a hub connects a server again): a server
-    /// that answered 503 while it restarted is not given up on for good. Not when a renewal
-    /// ended while this request waited (`renewals`: the generation of
-    /// `reinitialized` before it waited): its outcome, failed, is this request's too (each
-    /// waiter trying again would hammer a server that is down; the next request tries again).
-    async fn renew_again(&self, method: &str, opts: &mut CallOptions, renewals: u64) -> Result<()> {
+    /// For a request about to be sent: waits for a session renewal under way ([`Client::await_renewal`]),
+    /// then renews again a session whose renewal failed (see `renewal_owed`), within the request's
+    /// timeout and cancellation (as a hub connects a server again): a server that answered 503
+    /// while it restarted is not given up on for good. Not when a renewal ended while this request
+    /// waited: its outcome, failed, is this request's too (each waiter trying again would hammer a
+    /// server that is down; the next request tries again).
+    async fn renew_again(&self, method: &str, opts: &mut CallOptions) -> Result<()> {
+        let renewals = self.reinitialized.generation.get();
+        self.await_renewal(method, opts).await?;
         if self.state.borrow().connected || !self.renewal_owed.get() {
             return Ok(());
         }
@@ -1576,9 +1578,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // A session being renewed after a 404 (another request's): wait for the new one. A
             // cursor given meanwhile is the old session's.
             let before = self.session_gen.get();
-            let renewals = self.reinitialized.generation.get();
-            self.await_renewal(method, opts).await?;
-            self.renew_again(method, opts, renewals).await?;
+            self.renew_again(method, opts).await?;
             if paged && self.session_gen.get() != before {
                 return Err(Error::new(
                     ErrorCode::SessionExpired,
@@ -3033,9 +3033,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         check_params_meta(&mut params)?;
         // `meta` goes in the notification's `_meta`, as in a request's.
         let params = merge_meta(params, opts.meta.as_ref())?;
-        let renewals = self.reinitialized.generation.get();
-        self.await_renewal(method, opts).await?;
-        self.renew_again(method, opts, renewals).await?;
+        self.renew_again(method, opts).await?;
         if !self.state.borrow().connected {
             return Err(Error::new(ErrorCode::NotConnected, format!("call connect() before notify(\"{method}\")")));
         }
@@ -3524,10 +3522,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// to one: no GET is sent from then on.
     pub async fn listen(&self) -> Result<bool> {
         // A session renewal that failed is tried again here too, as by any request.
-        let renewals = self.reinitialized.generation.get();
-        let opts = &mut CallOptions::default();
-        self.await_renewal("listen", opts).await?;
-        self.renew_again("listen", opts, renewals).await?;
+        self.renew_again("listen", &mut CallOptions::default()).await?;
         if !self.state.borrow().connected {
             return Err(Error::new(ErrorCode::NotConnected, "call connect() before listen()"));
         }
