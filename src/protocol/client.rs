@@ -738,6 +738,17 @@ fn held_too_much(method: &str, why: &Refusal) -> Error {
     Error::new(ErrorCode::LimitExceeded, format!("{method}: {why}"))
 }
 
+/// Feeds `chunk` of a response's event stream to `parser`, counting what the read then holds in
+/// `held` (before, and again after, as the parser's buffers may have grown by doubling): the
+/// events it completes, or `LIMIT_EXCEEDED` for an event past the parser's cap or bytes past
+/// the budget.
+fn feed_held(parser: &mut SseParser, held: &mut Held, chunk: &[u8], method: &str) -> Result<Vec<SseItem>> {
+    held.set(parser.buffered() + chunk.len()).map_err(|why| held_too_much(method, &why))?;
+    let items = parser.feed(chunk).map_err(|t| Error::new(ErrorCode::LimitExceeded, format!("{method}: an SSE event is larger than {} bytes", t.limit)))?;
+    held.at_least(parser.buffered() + chunk.len()).map_err(|why| held_too_much(method, &why))?;
+    Ok(items)
+}
+
 /// The most server requests (`ping`, `elicitation/create`, `sampling/createMessage`,
 /// `roots/list`...) one client answers at once, each from when it is read until its answer is
 /// POSTed: a server that floods the client does not get a request handler (a person asked, a
@@ -2450,16 +2461,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     Err(e) if e.code == ErrorCode::Network => break Some(e),
                     Err(e) => return Err(e),
                 };
-                if let Err(why) = held.set(parser.buffered() + chunk.len()) {
-                    return Err(held_too_much(method, &why));
-                }
-                let items = parser.feed(&chunk).map_err(|t| {
-                    Error::new(ErrorCode::LimitExceeded, format!("{method}: an SSE event is larger than {} bytes", t.limit))
-                })?;
-                // Its buffers may have grown past what they were given (by doubling).
-                if let Err(why) = held.at_least(parser.buffered() + chunk.len()) {
-                    return Err(held_too_much(method, &why));
-                }
+                let items = feed_held(&mut parser, &mut held, &chunk, method)?;
                 for item in items {
                     match item {
                         SseItem::Retry(ms) => retry_ms = Some(ms),
@@ -3701,15 +3703,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         }
                     };
                     let Some(Some(Ok(chunk))) = chunk else { break };
-                    if let Err(why) = held.set(parser.buffered() + chunk.len()) {
-                        return Err(held_too_much(WHAT, &why));
-                    }
-                    let items = parser.feed(&chunk).map_err(|t| {
-                        Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit))
-                    })?;
-                    if let Err(why) = held.at_least(parser.buffered() + chunk.len()) {
-                        return Err(held_too_much(WHAT, &why));
-                    }
+                    let items = feed_held(&mut parser, &mut held, &chunk, WHAT)?;
                     for item in items {
                         // The id of complete events only (see `read_sse_answering`), one a header can carry.
                         if let SseItem::Event(SseEvent { id: Some(i), .. }) = &item {
@@ -3821,13 +3815,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 let mut parser = SseParser::new(self.opts.max_event_bytes);
                 let mut held = Held::of(self.server.clone());
                 while let Some(Ok(chunk)) = body.next_chunk().await {
-                    if let Err(why) = held.set(parser.buffered() + chunk.len()) {
-                        return Err(held_too_much(WHAT, &why));
-                    }
-                    let items = parser.feed(&chunk).map_err(|t| Error::new(ErrorCode::LimitExceeded, format!("{WHAT}: an SSE event is larger than {} bytes", t.limit)))?;
-                    if let Err(why) = held.at_least(parser.buffered() + chunk.len()) {
-                        return Err(held_too_much(WHAT, &why));
-                    }
+                    let items = feed_held(&mut parser, &mut held, &chunk, WHAT)?;
                     for item in items {
                         let SseItem::Event(ev) = item else { continue };
                         let Some(value) = ev.is_message().then(|| std::str::from_utf8(&ev.data).ok().and_then(|t| jsonrpc::read_message(t).ok())).flatten() else { continue };
