@@ -1871,7 +1871,10 @@ export interface McpClientOptions {
   fetch?: FetchLike;
   /**
    * Extra headers on every request, e.g. `{ authorization: "Bearer ..." }`: an object of strings, a `Headers`, a
-   * `Map` or an array of `[name, value]` pairs.
+   * `Map` or an array of `[name, value]` pairs. The headers the client sets itself from the session, the protocol
+   * version or the request's body (`Mcp-Session-Id`, `MCP-Protocol-Version`, `Last-Event-ID`, and 2026-07-28's
+   * `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) are `INVALID_OPTIONS` here: a value of the app's would contradict the
+   * body, which a server checking them refuses.
    */
   headers?: Record<string, string> | HeaderList | ReadonlyMap<string, string> | ReadonlyArray<readonly [string, string]>;
   /**

@@ -1130,13 +1130,16 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let body = jsonrpc::request(&id, "initialize", params);
         let (result, session) = match self.run_with_timeout(&id, "initialize", body, false, &[], opts).await {
             // A server that knows no `initialize` (as a 2026-07-28 server may say).
+            // Refused with HTTP 404, it is that error already (`status_error`).
+            Err(e) if rpc_code(&e) == Some(-32601) && e.details.as_ref().is_some_and(|d| d.contains_key("laterRevision")) => return Err(e),
             Err(e) if rpc_code(&e) == Some(-32601) => {
-                return Err(Error::new(
+                let mut later = Error::new(
                     ErrorCode::UnsupportedProtocolVersion,
                     format!("the server knows no initialize ({}): it may speak a later revision of MCP without the handshake (2026-07-28 or later)", e.message),
-                )
-                .with_detail("laterRevision", true)
-                .with_detail("rpcCode", -32601))
+                );
+                // The server's answer as it came (`rpcCode`, `rpcError`, `status`...).
+                later.details = e.details;
+                return Err(later.with_detail("laterRevision", true));
             }
             r => r?,
         };
@@ -1237,7 +1240,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     // `serverInfo` is in `_meta` in the revision's schema, at the top in some servers.
                     let info = v.pointer("/_meta/io.modelcontextprotocol~1serverInfo").or_else(|| v.get("serverInfo"));
                     let problem = match &v {
-                        Value::Object(_) => handshake_problem(info, v.get("capabilities"), false),
+                        // Only tools/call, prompts/get and resources/read may ask for input.
+                        Value::Object(o) => match o.get("resultType") {
+                            None => handshake_problem(info, v.get("capabilities"), false),
+                            Some(t) if t == "complete" => handshake_problem(info, v.get("capabilities"), false),
+                            Some(t) => Some(format!("its resultType is {}, where a discovery's result is complete", crate::text::server_value(t))),
+                        },
                         _ => Some(format!("it is not an object ({})", shown(&v))),
                     };
                     let Some(problem) = problem else { break v };
@@ -1649,7 +1657,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
                         listing.await
                     };
                     opts.cancel = relist.cancel.take();
-                    listed?;
+                    match listed {
+                        // The call's own deadline or cancellation, met while listing.
+                        Err(l) if matches!(l.code, ErrorCode::Timeout | ErrorCode::Aborted) => return Err(l),
+                        // The server's refusal of the call is what the app can act on.
+                        Err(l) => {
+                            let mut e = e;
+                            e.message = format!("{}; listing the tools again to send it once more failed: {}", e.message, l.message);
+                            return Err(e);
+                        }
+                        Ok(_) => {}
+                    }
                     // The server's tools are not those of the app's last listTools() (which it may
                     // have given a model): that listing is stale now ([`Client::tools_expired`]).
                     self.tools_fresh_until.set(Some(0));

@@ -7,6 +7,14 @@ use serde_json::Value;
 
 use crate::text::Owned as _;
 
+/// Whether a request header (its name lower-cased) is one the client sets from the protocol's
+/// state or the request's body (`Mcp-Session-Id`, `MCP-Protocol-Version`, `Last-Event-ID`, and
+/// 2026-07-28's `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`), so not one an app may add: a value
+/// of its own would contradict the body, and a server checking them refuses the request.
+pub fn client_owned(name: &str) -> bool {
+    matches!(name, "mcp-session-id" | "mcp-protocol-version" | "last-event-id" | "mcp-method" | "mcp-name") || name.starts_with("mcp-param-")
+}
+
 /// An argument sent in a header as well as in the body: `Mcp-Param-{header}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeaderParam {

@@ -238,6 +238,9 @@ fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(
     let headers = get(options, "headers");
     if !headers.is_undefined() && !headers.is_null() {
         opts.headers = js_header_pairs(&headers, "options.headers")?;
+        if let Some((name, _)) = opts.headers.iter().find(|(k, _)| crate::protocol::headers::client_owned(k)) {
+            return Err(Error::new(ErrorCode::InvalidOptions, format!("options.headers: {} is a header MCP's client sets itself (from the session, the protocol version or the request's body)", crate::text::quote(name))));
+        }
     }
     // Those of the plain-data options given as a function or a symbol (a getter passed
     // uncalled), which the JSON view below would read as not given.

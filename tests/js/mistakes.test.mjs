@@ -212,6 +212,12 @@ test("McpClient options: headers as Headers, a Map or pairs are sent; the SDK's 
   }
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { headers: [["a"]] }), "INVALID_OPTIONS", /\[name, value\] pair/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { "x-n": 5 } }), "INVALID_OPTIONS", /header "x-n" must be a string, got number$/);
+  // The headers the client sets from the session, the version or the body are not the app's.
+  for (const name of ["Mcp-Session-Id", "mcp-protocol-version", "Last-Event-ID", "Mcp-Method", "Mcp-Name", "Mcp-Param-Region"]) {
+    await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { headers: new Map([[name, "x"]]) }), "INVALID_OPTIONS", new RegExp(`"${name.toLowerCase()}" is a header MCP's client sets itself`));
+    await refused(() => new tw.McpHub({ a: { url: "http://127.0.0.1:1/mcp", headers: { [name]: "x" } } }), "INVALID_OPTIONS", /servers\.a\.headers: .* is a header MCP's client sets itself/);
+  }
+  new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { "mcp-gateway": "x", "x-mcp-param": "y" } }).free();
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { timeout: 300 }), "INVALID_OPTIONS", /toolwire's is options\.timeoutMs/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { timeoutMs: NaN }), "INVALID_OPTIONS", /timeoutMs must be a .*got NaN/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { header: {} }), "INVALID_OPTIONS", /did you mean headers\?/);

@@ -3057,6 +3057,17 @@ fn a_server_without_the_handshake_is_a_version_mismatch() {
     assert_eq!(e.details.as_ref().unwrap()["supported"], json!(["2026-07-28"]));
     assert!(!h.client.is_connected());
 
+    // No such method (as a 2026-07-28 server answers it, with 404 or in a 200): the server's
+    // answer kept, and said once.
+    for status in [404, 200] {
+        let h = harness(vec![rpc_status(status, -32601, Value::Null)]);
+        let e = block_on(h.client.connect()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnsupportedProtocolVersion, "{}", e.message);
+        let d = e.details.as_ref().unwrap();
+        assert_eq!((d["laterRevision"].as_bool(), d["rpcError"]["code"].as_i64()), (Some(true), Some(-32601)), "{status}: {d:?}");
+        assert_eq!(e.message.matches("later revision").count(), 1, "{}", e.message);
+    }
+
     // Another 400 to initialize stays an HTTP error.
     let h = harness(vec![status_reply(400, vec![], r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Bad"},"id":null}"#)]);
     assert_eq!(block_on(h.client.connect()).unwrap_err().code, ErrorCode::HttpStatus);
@@ -3856,6 +3867,38 @@ fn a_call_refused_for_its_headers_lists_the_tools_and_is_sent_again() {
     let e = block_on(h.client.call_tool("regional", json!({"region": ["eu"]}), &mut CallOptions::default())).unwrap_err();
     assert_eq!((e.code, e.tool.as_deref()), (ErrorCode::InvalidArguments, Some("regional")));
     assert_eq!(h.log.borrow().requests.len(), 4);
+}
+
+/// A call refused for its headers whose listing then fails is the server's refusal of the call
+/// (what the app can act on: its -32020 and status), the listing's failure in its message.
+#[test]
+fn a_failed_listing_after_a_header_refusal_keeps_the_refusal() {
+    let h = harness_with(vec![discover_reply(), rpc_status(400, -32020, Value::Null), rpc_status(500, -32603, Value::Null)], modern(), 10_000);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.call_tool("regional", json!({"region": "eu"}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::JsonRpcError, "{}", e.message);
+    let d = e.details.as_ref().unwrap();
+    assert_eq!((d["rpcCode"].as_i64(), d["status"].as_u64()), (Some(-32020), Some(400)));
+    assert!(e.message.contains("listing the tools again") && e.message.contains("tools/list"), "{}", e.message);
+    assert_eq!(h.log.borrow().requests.len(), 3, "not sent again");
+}
+
+/// A discovery whose result asks for input, or is of a kind toolwire does not know, is no
+/// discovery: `PROTOCOL`, not a connection without capabilities.
+#[test]
+fn a_discovery_result_must_be_complete() {
+    for result_type in [json!("input_required"), json!("bogus"), json!(7)] {
+        let mut result = json!({"capabilities": {"tools": {}}, "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "m", "version": "2"}}});
+        result["resultType"] = result_type.clone();
+        if result_type == "input_required" {
+            result["inputRequests"] = json!({"k": {"method": "elicitation/create", "params": {}}});
+        }
+        let h = harness_with(vec![Reply::Echo(result)], modern(), 10_000);
+        let e = block_on(h.client.connect()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{result_type}: {}", e.message);
+        assert!(e.message.contains("resultType"), "{}", e.message);
+        assert!(!h.client.is_connected());
+    }
 }
 
 /// listen() is `subscriptions/listen`: a POST whose stream brings the list changes; close()
