@@ -1057,7 +1057,7 @@ export type ToolCall<A extends JsonValue = JsonValue> =
  * - `gemini`, `vertex`: the response (the first candidate's calls, as for `openai`, and so of the array
  *   `candidates`), a candidate, a content, a part,
  *   a `FunctionCall`, or an array of these
- *   (`response.functionCalls`, `content.parts`). Arguments streamed in parts (Vertex `partialArgs`) are put together
+ *   (`response.functionCalls`, `content.parts`), or a Live API message with `toolCall` (its `functionCalls`). Arguments streamed in parts (Vertex `partialArgs`) are put together
  *   (a call whose `partialArgs` nest deeper than 400 levels, or make more than 64 MiB, has `error` `LIMIT_EXCEEDED`;
  *   one with a piece that cannot be placed, its `jsonPath` not one value's, or an index more than 16 past an array's
  *   end, or a path through a value of another kind, has `error` `INVALID_ARGUMENTS` naming the piece);

@@ -509,6 +509,7 @@ const GEMINI_FIELDS: &[&str] = &[
     "candidates", "promptFeedback", "usageMetadata", "modelVersion", "responseId", "content", "finishReason", "parts",
     "functionCall", "text", "thought", "thoughtSignature", "inlineData", "fileData", "functionResponse", "executableCode",
     "codeExecutionResult", "toolCall", "toolResponse", "audioTranscription", "videoMetadata", "partMetadata",
+    "functionCalls",
 ];
 
 /// Bedrock's fields, of a response, its output, a message and a content block.
@@ -2409,6 +2410,11 @@ impl Accumulator {
             }
         } else if v.get("functionCall").is_some() {
             self.gemini_part(v, 0, map, out);
+        } else if let Some(calls) = v.get("toolCall").unwrap_or(v).get("functionCalls").and_then(Value::as_array) {
+            // The Live API's message (`toolCall`) or its `LiveServerToolCall`: whole calls.
+            for call in calls {
+                self.gemini_call(call, None, 0, map, out);
+            }
         } else if v.as_object().is_some_and(is_function_call) {
             self.gemini_call(v, None, 0, map, out);
         }
@@ -3037,6 +3043,9 @@ mod tests {
             (CallFormat::Gemini, json!([{"text":"hi"},{"functionCall":{"id":"call_1","name":"t","args":{"a":1}}}])),
             (CallFormat::Gemini, json!({"functionCall":{"id":"call_1","name":"t","args":{"a":1}}})),
             (CallFormat::Gemini, json!({"id":"call_1","name":"t","args":{"a":1}})),
+            // Gemini Live API: a message's `toolCall`, and that `LiveServerToolCall`.
+            (CallFormat::Gemini, json!({"toolCall":{"functionCalls":[{"id":"call_1","name":"t","args":{"a":1}}]}})),
+            (CallFormat::Gemini, json!({"functionCalls":[{"id":"call_1","name":"t","args":{"a":1}}]})),
             // Bedrock: `res.output`, `message.content`, one block.
             (CallFormat::Bedrock, json!({"message":{"role":"assistant","content":[{"text":"hi"},{"toolUse":{"toolUseId":"call_1","name":"t","input":{"a":1}}}]}})),
             (CallFormat::Bedrock, json!([{"text":"hi"},{"toolUse":{"toolUseId":"call_1","name":"t","input":{"a":1}}}])),
