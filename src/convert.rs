@@ -2,6 +2,7 @@
 //! and the report.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
@@ -606,12 +607,12 @@ fn provider_name(name_map: &NameMap, i: usize) -> &str {
 // Not inlined into `run`, like the other parts of a conversion that the JSON API's first call
 // does not run: a function is compiled when it is first called (see bench/README.md, "Cold start").
 #[inline(never)]
-fn tool_report(tool: &Head, server: Option<String>, name: &str, name_diags: &[Diagnostic]) -> ToolReport {
+fn tool_report(tool: &Head, server: Option<String>, name: &str, clashed: &HashSet<&str>) -> ToolReport {
     let mut tr = ToolReport { tool: tool.name.clone().into_owned(), server, name: name.owned(), changes: tool.left_out.clone(), ..ToolReport::default() };
     if name != tool.name {
-        // The name a clash gave it (`...; named "X"`), not the name it would have had (`would be
-        // named "X" like another tool`, which the copy that kept it is named).
-        let rule = if name_diags.iter().any(|d| d.message.ends_with(&format!("; named \"{name}\""))) {
+        // The name a clash gave it, not the name it would have had (which the copy that kept
+        // it is named).
+        let rule = if clashed.contains(name) {
             "names/collision"
         } else {
             "names/rename"
@@ -783,6 +784,12 @@ fn run<'a>(
         NameMap::build(&pairs, &opts.naming, opts.naming.rule(provider.name_rule()))
     });
     report.problems.extend(name_diags.iter().filter(|d| d.rule == "names/duplicate-tool").cloned());
+    // The names clashes gave (`...; named "X"`, X a provider name, which holds no quote), for
+    // the tools' reports: a set, as thousands of tools may share a name.
+    let clashed: HashSet<&str> = match with_report {
+        true => name_diags.iter().filter_map(|d| d.message.rsplit_once("; named \"")).map(|(_, n)| n.strip_suffix('"').unwrap_or(n)).collect(),
+        false => HashSet::new(),
+    };
 
     let mut compiled: Vec<Option<Compiled>> = Vec::with_capacity(tools.len());
     // With a report, each input schema as given: the diagnostics' paths are pointers into it
@@ -816,7 +823,7 @@ fn run<'a>(
         };
         // The JSON API returns the tools only: no per-tool report is built for it.
         let mut tr = match with_report {
-            true => Some(tool_report(tool, servers[i].clone(), provider_name(&name_map, i), &name_diags)),
+            true => Some(tool_report(tool, servers[i].clone(), provider_name(&name_map, i), &clashed)),
             false => None,
         };
         match result {

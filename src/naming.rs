@@ -741,9 +741,17 @@ fn resalt(
         // One tool listed more than once: the first keeps its name (the calls any of them gets go
         // to the same tool), so a name does not change when a server repeats a tool.
         let one_tool = group.iter().all(|&j| pairs[j] == pairs[group[0]]);
-        for (k, &i) in group.iter().enumerate().skip(usize::from(one_tool)) {
+        // How many of the group's tools before each are the same (server, tool): counted as
+        // they come, as a server may list one tool thousands of times.
+        let mut seen: HashMap<(Option<&str>, &str), u32> = HashMap::new();
+        if one_tool {
+            seen.insert(pairs[group[0]], 1);
+        }
+        for &i in group.iter().skip(usize::from(one_tool)) {
             let (server, tool) = pairs[i];
-            let same_pair_before = group[..k].iter().filter(|&&j| pairs[j] == pairs[i]).count() as u32;
+            let count = seen.entry(pairs[i]).or_insert(0);
+            let same_pair_before = *count;
+            *count += 1;
             salt_of[i] = salt_of[i].saturating_add(1).saturating_add(same_pair_before.saturating_mul(1000));
             let clean = hash_head(sanitize(&raw_name(server, tool, opts), rule), server, tool, opts, rule);
             let old = std::mem::replace(&mut names[i], with_hash(&clean, server, tool, salt_of[i]));

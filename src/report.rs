@@ -1,5 +1,7 @@
 //! What a conversion changed and what problems remain, per tool, returned as data.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use crate::model::{string, Put as _};
@@ -7,7 +9,7 @@ use crate::model::{string, Put as _};
 /// One change or problem, located by a JSON pointer into the tool's input schema.
 ///
 /// JSON form: `{path, rule, message}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     /// JSON pointer into the input schema (`""` is the root, `/properties/a` a property).
     pub path: String,
@@ -79,15 +81,27 @@ pub(crate) fn input_paths(input: &Value, diags: &mut Vec<Diagnostic>) {
             }
         }
     }
-    let mut repeats = Vec::new();
-    for &i in &rewritten {
-        if diags[..i].iter().any(|e| *e == diags[i]) {
-            repeats.push(i);
+    if rewritten.is_empty() {
+        return;
+    }
+    // A rewritten one equal to one before it is a repeat: found through a set of those before
+    // (a tool may have thousands), dropped in one pass.
+    let mut repeat = vec![false; diags.len()];
+    {
+        let mut seen = HashSet::with_capacity(diags.len());
+        let mut next = rewritten.iter().peekable();
+        for (i, d) in diags.iter().enumerate() {
+            let new = seen.insert(d);
+            if next.next_if_eq(&&i).is_some() {
+                repeat[i] = !new;
+            }
         }
     }
-    for i in repeats.into_iter().rev() {
-        diags.remove(i);
-    }
+    let mut i = 0;
+    diags.retain(|_| {
+        i += 1;
+        !repeat[i - 1]
+    });
 }
 
 /// The pointer of [`input_paths`] for `path`, when it differs.

@@ -30,6 +30,7 @@
 //! conversion is written.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
@@ -1360,7 +1361,6 @@ fn clean_node(node: &Node, levels: &mut Levels) -> bool {
     }
     // fix_keyword_values: each `required` name once, on a node of any type; fix_structure: a
     // `required` that is no list of names goes.
-    let names_once = |names: &[Node]| names.iter().enumerate().all(|(i, n)| n.as_str().is_some() && !names[..i].iter().any(|m| m.as_str() == n.as_str()));
     if required.is_some_and(|r| !matches!(r, Node::Arr(names) if names_once(names))) {
         return false;
     }
@@ -1481,19 +1481,33 @@ fn clean_properties(properties: Option<&Node>, required: Option<&Node>) -> bool 
     if props.iter().any(|(_, p)| matches!(p.get("required"), Some(Node::Bool(_)))) {
         return false;
     }
+    // A required property whose schema is `false` allows no arguments: reported by
+    // report_disjoint_values.
+    let allows = |p: &Node| !matches!(p, Node::Bool(false));
     match required {
         None => true,
-        Some(Node::Arr(names)) => names.iter().enumerate().all(|(i, n)| match n {
-            // A required property whose schema is `false` allows no arguments: reported by
-            // report_disjoint_values.
-            Node::Str(name) => {
-                props.iter().any(|(k, p)| k.as_str() == name.as_str() && !matches!(p, Node::Bool(false)))
-                    && !names[..i].iter().any(|m| m.as_str() == Some(name.as_ref()))
-            }
-            _ => false,
-        }),
+        // Names checked once each already (`names_once`). A few are looked for in the
+        // properties one by one; many through a map of them (a `required` of thousands of names
+        // is not quadratic).
+        Some(Node::Arr(names)) if names.len() <= FEW => names.iter().all(|n| n.as_str().is_some_and(|name| props.iter().any(|(k, p)| k.as_str() == name && allows(p)))),
+        Some(Node::Arr(names)) => {
+            let by_name: HashMap<&str, &Node> = props.iter().map(|(k, p)| (k.as_str(), p)).collect();
+            names.iter().all(|n| n.as_str().and_then(|name| by_name.get(name)).is_some_and(|p| allows(p)))
+        }
         Some(_) => false,
     }
+}
+
+/// How many names a check compares one by one (more go through a set or a map).
+const FEW: usize = 16;
+
+/// Whether `names` are all strings, each once (`required`'s rule).
+fn names_once(names: &[Node]) -> bool {
+    if names.len() <= FEW {
+        return names.iter().enumerate().all(|(i, n)| n.as_str().is_some() && !names[..i].iter().any(|m| m.as_str() == n.as_str()));
+    }
+    let mut seen = HashSet::with_capacity(names.len());
+    names.iter().all(|n| n.as_str().is_some_and(|name| seen.insert(name)))
 }
 
 /// How many of the input's tools [`crate::convert::convert_json`] would pass through: for tests

@@ -59,6 +59,8 @@
 //! `$ref` with siblings and unresolved `$defs` in `anyOf`); structure fixed ([`super::fix_structure`]).
 //! Everything else is JSON Schema that Gemini takes as is.
 
+use std::collections::hash_map::{Entry, HashMap};
+
 use serde_json::{Map, Value};
 
 use crate::args::{enum_string, ArgPlan, Fit};
@@ -713,25 +715,30 @@ fn lower_object(mut o: JsonObject, cx: &mut Cx, vertex: bool) -> Result<Lowered>
                     cx.change("gemini/nullable", "`null` in enum expressed as nullable: true");
                 }
                 let mut strings = Vec::with_capacity(values.len());
+                // Each string's first value (an enum may hold thousands).
+                let mut first_of: HashMap<String, &Value> = HashMap::with_capacity(values.len());
                 for v in &values {
                     if v.is_null() {
                         nullable = true;
                         continue;
                     }
-                    let s = Value::String(enum_string(v));
-                    if !strings.contains(&s) {
-                        strings.push(s);
-                    } else if let Some(first) = values.iter().find(|w| !w.is_null() && enum_string(w) == enum_string(v)).filter(|w| *w != v) {
+                    match first_of.entry(enum_string(v)) {
+                        Entry::Vacant(e) => {
+                            strings.push(Value::String(e.key().clone()));
+                            e.insert(v);
+                        }
                         // 1 and "1": one string for Gemini, mapped back to the first.
-                        cx.problem(
-                            "gemini/enum-collision",
-                            {
-                                let (first, v, s) = (crate::text::to_string(first), crate::text::to_string(v), crate::text::to_string(&s));
-                                format!("enum values {first} and {v} are the same string for Gemini, {s}: the model cannot choose {v}, and {s} is sent as {first}")
-                            },
-                        );
+                        Entry::Occupied(e) if *e.get() != v => {
+                            let (first, v, s) = (crate::text::to_string(e.get()), crate::text::to_string(v), crate::text::to_string(&Value::String(e.key().clone())));
+                            cx.problem(
+                                "gemini/enum-collision",
+                                format!("enum values {first} and {v} are the same string for Gemini, {s}: the model cannot choose {v}, and {s} is sent as {first}"),
+                            );
+                        }
+                        Entry::Occupied(_) => {}
                     }
                 }
+                drop(first_of);
                 if stringified {
                     cx.change("gemini/enum-strings", format!("enum values written as strings (type {declared} → string); arguments are mapped back"));
                     plan.enum_values = values.into_iter().filter(|v| !v.is_null()).collect();

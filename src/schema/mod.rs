@@ -17,6 +17,8 @@ pub(crate) mod siblings;
 pub mod validate;
 pub mod walk;
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -1056,6 +1058,9 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
         return;
     };
     let mut kept: Vec<Value> = Vec::with_capacity(items.len());
+    // The names kept (each once), and those taken as declared below: sets, as a `required` may
+    // list thousands of names.
+    let mut kept_names: HashSet<&str> = HashSet::with_capacity(items.len());
     let mut removed = Vec::new();
     let mut declared: Vec<String> = Vec::new();
     // Looked up at the first name `properties` does not declare (almost no object has one).
@@ -1068,12 +1073,13 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
     };
     for item in items {
         match item.as_str() {
-            Some(name) if props.is_some_and(|p| p.has(name)) || declared.iter().any(|d| d == name) => {
-                if !kept.iter().any(|k| k.as_str() == Some(name)) {
+            Some(name) if props.is_some_and(|p| p.has(name)) || kept_names.contains(name) => {
+                if kept_names.insert(name) {
                     kept.push(item.clone());
                 }
             }
             Some(name) if takes_undeclared() => {
+                kept_names.insert(name);
                 declared.push(name.owned());
                 kept.push(item.clone());
             }
