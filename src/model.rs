@@ -59,6 +59,101 @@ impl Put for JsonObject {
     }
 }
 
+/// Names for membership tests (a `required` list's, an object's keys): the names in a list while
+/// they are few, which a scan finds fastest, and in a hash set once there are more than
+/// [`NameSet::FEW`], so that a list of thousands is not scanned once for each name.
+#[derive(Debug, Default)]
+pub(crate) struct NameSet<'a> {
+    few: Vec<&'a str>,
+    many: Option<std::collections::HashSet<&'a str>>,
+}
+
+impl<'a> NameSet<'a> {
+    /// How many names are scanned before a set is built.
+    pub(crate) const FEW: usize = 16;
+
+    /// The names `names` holds.
+    pub(crate) fn of(names: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut set = Self::default();
+        for n in names {
+            set.insert(n);
+        }
+        set
+    }
+
+    /// Whether it holds `name`.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        match &self.many {
+            Some(set) => set.contains(name),
+            None => self.few.iter().any(|n| *n == name),
+        }
+    }
+
+    /// Adds `name`: `false` when it held it already.
+    pub(crate) fn insert(&mut self, name: &'a str) -> bool {
+        if let Some(set) = &mut self.many {
+            return set.insert(name);
+        }
+        if self.few.contains(&name) {
+            return false;
+        }
+        self.few.push(name);
+        if self.few.len() > Self::FEW {
+            self.many = Some(self.few.drain(..).collect());
+        }
+        true
+    }
+}
+
+/// What has a name to compare in a list of names ([`add_names`]): a string, or a JSON value that
+/// is one.
+pub(crate) trait AsName: Clone + PartialEq {
+    /// The name, when it is one.
+    fn as_name(&self) -> Option<&str>;
+}
+
+impl AsName for String {
+    fn as_name(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl AsName for Value {
+    fn as_name(&self) -> Option<&str> {
+        self.as_str()
+    }
+}
+
+/// Adds to `list` each of `more` that it does not hold yet (a `required` list joined with
+/// another's), in order: names through a [`NameSet`] when the lists are long, what is no name
+/// by equality.
+pub(crate) fn add_names<T: AsName>(list: &mut Vec<T>, more: &[T]) {
+    if list.len() + more.len() <= NameSet::FEW {
+        for x in more {
+            if !list.contains(x) {
+                list.push(x.clone());
+            }
+        }
+        return;
+    }
+    let added: Vec<T> = {
+        let mut seen = NameSet::of(list.iter().filter_map(AsName::as_name));
+        let mut others: Vec<&T> = Vec::new();
+        more.iter()
+            .filter(|x| match x.as_name() {
+                Some(n) => seen.insert(n),
+                None if list.contains(x) || others.contains(x) => false,
+                None => {
+                    others.push(x);
+                    true
+                }
+            })
+            .cloned()
+            .collect()
+    };
+    list.extend(added);
+}
+
 /// A JSON string of `s`, out of line: `json!("...")` and `Value::from("...")` copy the text at
 /// each call.
 #[inline(never)]

@@ -50,7 +50,7 @@ use bumpalo::collections::{String as ArenaString, Vec as List};
 use bumpalo::{vec as list, Bump};
 
 use super::{Levels, Map, Node, Text};
-use crate::model::{string, Put as _};
+use crate::model::{string, NameSet, Put as _};
 use crate::schema::walk::{head, head_of, rest_equal, ValueRule};
 use crate::providers::gemini;
 use crate::schema::refs::Shared;
@@ -695,10 +695,17 @@ fn lower_map<'n>(mut o: Map<'n, In<'n>>, levels: &mut Levels<'n>, arena: &'n Bum
         match required {
             None => {}
             Some(Item::Raw(value @ Node::Arr(req))) => {
-                let distinct_names = req.iter().enumerate().all(|(i, r)| match r {
-                    Node::Str(n) => names.iter().any(|(p, _)| *p == n.as_str()) && !req[..i].iter().any(|q| q.as_str() == Some(n.as_str())),
-                    _ => false,
-                });
+                // Each a property, once: a scan for a few names, sets for many.
+                let distinct_names = if req.len() <= NameSet::FEW {
+                    req.iter().enumerate().all(|(i, r)| match r {
+                        Node::Str(n) => names.iter().any(|(p, _)| *p == n.as_str()) && !req[..i].iter().any(|q| q.as_str() == Some(n.as_str())),
+                        _ => false,
+                    })
+                } else {
+                    let declared = NameSet::of(names.iter().map(|(p, _)| *p));
+                    let mut once = NameSet::default();
+                    req.iter().all(|r| r.text().is_some_and(|n| declared.contains(n) && once.insert(n)))
+                };
                 if !distinct_names {
                     return None;
                 }
@@ -1056,8 +1063,14 @@ fn distribute<'n>(o: &mut Map<'n, In<'n>>, branches: &'n [Node<'n>], arena: &'n 
             };
             if let Some(r) = r {
                 let mut r = List::from_iter_in(r.iter().cloned(), arena);
+                // Names through a set when the lists are long; what is no name by `same`.
+                let mut names = (r.len() + req.len() > NameSet::FEW).then(|| NameSet::of(r.iter().filter_map(|n| n.text())));
                 for x in req.iter() {
-                    if !r.iter().any(|y| same(x, y)) {
+                    let new = match (&mut names, x.text()) {
+                        (Some(names), Some(n)) => names.insert(n),
+                        _ => !r.iter().any(|y| same(x, y)),
+                    };
+                    if new {
                         r.push(*x);
                     }
                 }

@@ -30,7 +30,7 @@
 //! conversion is written.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
@@ -40,7 +40,7 @@ use serde_json::{Number, Value};
 
 use crate::args::ArgPlan;
 use crate::convert::Head;
-use crate::model::{string, JsonSize};
+use crate::model::{string, JsonSize, NameSet};
 use crate::naming::{NameMap, NamingOptions};
 use crate::report::Diagnostic;
 use crate::providers::{GeminiMode, Provider, SchemaOptions};
@@ -141,6 +141,14 @@ impl<'a> Node<'a> {
     pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Node::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The string, for as long as the tree (not borrowed from this node).
+    pub(crate) fn text(self) -> Option<&'a str> {
+        match self {
+            Node::Str(s) => Some(s.as_str()),
             _ => None,
         }
     }
@@ -1489,7 +1497,7 @@ fn clean_properties(properties: Option<&Node>, required: Option<&Node>) -> bool 
         // Names checked once each already (`names_once`). A few are looked for in the
         // properties one by one; many through a map of them (a `required` of thousands of names
         // is not quadratic).
-        Some(Node::Arr(names)) if names.len() <= FEW => names.iter().all(|n| n.as_str().is_some_and(|name| props.iter().any(|(k, p)| k.as_str() == name && allows(p)))),
+        Some(Node::Arr(names)) if names.len() <= NameSet::FEW => names.iter().all(|n| n.as_str().is_some_and(|name| props.iter().any(|(k, p)| k.as_str() == name && allows(p)))),
         Some(Node::Arr(names)) => {
             let by_name: HashMap<&str, &Node> = props.iter().map(|(k, p)| (k.as_str(), p)).collect();
             names.iter().all(|n| n.as_str().and_then(|name| by_name.get(name)).is_some_and(|p| allows(p)))
@@ -1498,15 +1506,35 @@ fn clean_properties(properties: Option<&Node>, required: Option<&Node>) -> bool 
     }
 }
 
-/// How many names a check compares one by one (more go through a set or a map).
-const FEW: usize = 16;
+/// A `required` list, for asking whether it names a property: scanned when it holds a few names,
+/// through a [`NameSet`] when many (an object of thousands of properties asks for each).
+pub(crate) struct Required<'r> {
+    names: &'r [Node<'r>],
+    set: Option<NameSet<'r>>,
+}
+
+impl<'r> Required<'r> {
+    pub(crate) fn of(names: &'r [Node<'r>]) -> Self {
+        let set = (names.len() > NameSet::FEW).then(|| NameSet::of(names.iter().filter_map(|n| n.text())));
+        Self { names, set }
+    }
+
+    /// Whether it names `name`.
+    pub(crate) fn has(&self, name: &str) -> bool {
+        match &self.set {
+            Some(set) => set.contains(name),
+            None => self.names.iter().any(|r| r.as_str() == Some(name)),
+        }
+    }
+}
 
 /// Whether `names` are all strings, each once (`required`'s rule).
 fn names_once(names: &[Node]) -> bool {
-    if names.len() <= FEW {
+    // A few are compared with those before them (no allocation, for most lists).
+    if names.len() <= NameSet::FEW {
         return names.iter().enumerate().all(|(i, n)| n.as_str().is_some() && !names[..i].iter().any(|m| m.as_str() == n.as_str()));
     }
-    let mut seen = HashSet::with_capacity(names.len());
+    let mut seen = NameSet::default();
     names.iter().all(|n| n.as_str().is_some_and(|name| seen.insert(name)))
 }
 

@@ -31,7 +31,7 @@
 use bumpalo::collections::Vec as List;
 use bumpalo::Bump;
 
-use super::{plain, write_key, write_object, Levels, Map, Node, Text};
+use super::{plain, write_key, write_object, Levels, Map, Node, Required, Text};
 use crate::args::{ArgPlan, Fit};
 use crate::providers::openai::{Budget, STRICT_FORMATS};
 use crate::providers::{anthropic, Provider};
@@ -306,6 +306,7 @@ fn strict_object<'n, 'a>(
             Some(Node::Arr(names)) => names,
             _ => &[],
         };
+        let required = Required::of(required);
         let mut all = List::new_in(arena);
         let mut names_plain = true;
         if let Some(slot) = may(has, keys::PROPERTIES).then(|| o.get_mut("properties")).flatten() {
@@ -317,7 +318,7 @@ fn strict_object<'n, 'a>(
                     for (name, sub) in props.iter() {
                         walk.budget.chars += name.len();
                         let (mut strict, sub_plan) = strict_node(sub, levels, level + 1, walk, arena)?;
-                        let optional = !required.iter().any(|r| r.as_str() == Some(name.as_ref()));
+                        let optional = !required.has(name);
                         if optional {
                             // A `const` is widened as an enum of it and null: the general path's.
                             // So is an anyOf beside a type or enum, wrapped with null there.
@@ -727,12 +728,12 @@ fn anthropic_check(node: &Node, levels: &mut Levels, counted: Option<usize>, che
         }
     }
     if let (Some(_), Some(Node::Obj(props))) = (counted, properties) {
-        let required: &[Node] = match required {
+        let required = Required::of(match required {
             Some(Node::Arr(names)) => names,
             _ => &[],
-        };
+        });
         for (name, p) in props.iter() {
-            if !required.iter().any(|r| r.as_str() == Some(name.as_str())) {
+            if !required.has(name) {
                 check.costs.0 += 1;
             }
             if p.get("anyOf").is_some() || matches!(p.get("type"), Some(Node::Arr(_))) {

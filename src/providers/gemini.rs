@@ -65,7 +65,7 @@ use serde_json::{Map, Value};
 
 use crate::args::{enum_string, ArgPlan, Fit};
 use crate::error::Result;
-use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
+use crate::model::{object, string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, GeminiMode, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, types_of};
 use crate::schema::evaluated::{evaluated_items, Evaluated};
@@ -1068,11 +1068,7 @@ fn distribute_into_branches(o: &mut JsonObject, cx: &mut Cx) {
             if let Some(Value::Array(req)) = &shared_required {
                 let r = bo.entry("required").or_insert_with(|| Value::Array(Vec::new()));
                 if let Value::Array(r) = r {
-                    for x in req {
-                        if !r.contains(x) {
-                            r.push(x.clone());
-                        }
-                    }
+                    crate::model::add_names(r, req);
                 }
             }
         }
@@ -1096,14 +1092,16 @@ fn fix_object(out: &mut JsonObject, cx: &mut Cx) {
         let mut kept = Vec::new();
         let mut removed = Vec::new();
         if let Value::Array(items) = req {
-            for r in items {
+            let declared = NameSet::of(names.iter().map(String::as_str));
+            let mut once = NameSet::default();
+            for r in &items {
                 match r.as_str() {
-                    Some(n) if names.iter().any(|x| x == n) => {
-                        if !kept.contains(&r) {
-                            kept.push(r);
+                    Some(n) if declared.contains(n) => {
+                        if once.insert(n) {
+                            kept.push(r.clone());
                         }
                     }
-                    _ => removed.push(crate::schema::short_json(&r)),
+                    _ => removed.push(crate::schema::short_json(r)),
                 }
             }
         }

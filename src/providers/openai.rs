@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use crate::args::{ambiguous_branches, ArgPlan, Fit};
 use crate::error::{display_path, Result};
-use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
+use crate::model::{object, string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
 use crate::schema::refs::{inline_refs_unless_recursive, lookup, report_unresolvable, Chains, Shared};
@@ -551,11 +551,13 @@ fn strict_object(obj: &mut JsonObject, cx: &mut Cx, level: usize, budget: &mut B
         }
         budget.depth = budget.depth.max(level + 1);
         close(obj, cx, "openai/strict-close");
-        let required: Vec<String> = obj
+        // Owned (the properties are rewritten in place below), in a set past a few names.
+        let required_names: Vec<String> = obj
             .find("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
             .unwrap_or_default();
+        let required = NameSet::of(required_names.iter().map(String::as_str));
         let mut all = Vec::new();
         let mut meaningful_null = Vec::new();
         if let Some(Value::Object(props)) = obj.find_mut("properties") {

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::{object, string, JsonObject, Keyed as _, Put as _, Take as _};
+use crate::model::{add_names, object, string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::schema::domain::{self, Domain};
 use crate::schema::siblings::{combine, const_within, Combined};
 use crate::schema::{append_description, fix_required, refs, short_json, Cx};
@@ -821,11 +821,7 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::c
                         Some(_) => {}
                     }
                 }
-                for r in b_required {
-                    if !required.contains(&r) {
-                        required.push(r);
-                    }
-                }
+                add_names(&mut required, &b_required);
             } else {
                 let mut alt = String::new();
                 if let Some(d) = b.find("description").or_else(|| b.find("title")).and_then(Value::as_str) {
@@ -851,7 +847,10 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::c
                 alternatives.push(alt);
                 common = Some(match common {
                     None => b_required,
-                    Some(c) => c.into_iter().filter(|r| b_required.contains(r)).collect(),
+                    Some(c) => {
+                        let theirs = NameSet::of(b_required.iter().map(String::as_str));
+                        c.into_iter().filter(|r| theirs.contains(r)).collect()
+                    }
                 });
             }
         }
@@ -882,11 +881,7 @@ fn merge_combinators(root: &mut JsonObject, cx: &mut Cx, renamed: Option<&std::c
             props = all;
         }
         if let Some(c) = common {
-            for r in c {
-                if !required.contains(&r) {
-                    required.push(r);
-                }
-            }
+            add_names(&mut required, &c);
         }
         root.put("properties", Value::Object(props));
         root.put("required", Value::Array(required.into_iter().map(Value::String).collect()));

@@ -17,12 +17,10 @@ pub(crate) mod siblings;
 pub mod validate;
 pub mod walk;
 
-use std::collections::HashSet;
-
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{json_type, object, string, JsonObject, Keyed as _, Put as _, Take as _};
+use crate::model::{json_type, object, string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::report::Diagnostic;
 use crate::text::Owned as _;
 
@@ -884,19 +882,21 @@ pub(crate) fn draft4_exclusives(obj: &mut JsonObject) -> Vec<(&'static str, &'st
 pub fn fix_keyword_values(obj: &mut JsonObject, cx: &mut Cx) {
     for key in ["type", "required"] {
         let Some(Value::Array(names)) = obj.find_mut(key) else { continue };
-        // Most lists repeat nothing: those are left as they are, not copied.
-        if !names.iter().enumerate().any(|(i, v)| v.is_string() && names[..i].contains(v)) {
+        // Names only (what else a list holds is another matter, left as it is): each after its
+        // first. Most lists repeat nothing: those are left as they are.
+        let repeats: Vec<bool> = {
+            let mut seen = NameSet::default();
+            names.iter().map(|v| v.as_str().is_some_and(|n| !seen.insert(n))).collect()
+        };
+        if !repeats.contains(&true) {
             continue;
         }
         let before = names.len();
-        let mut kept: Vec<Value> = Vec::with_capacity(before);
-        // Names only (what else a list holds is another matter, left as it is).
-        for v in names.drain(..) {
-            if !(v.is_string() && kept.contains(&v)) {
-                kept.push(v);
-            }
-        }
-        *names = kept;
+        let mut i = 0;
+        names.retain(|_| {
+            i += 1;
+            !repeats[i - 1]
+        });
         if names.len() < before {
             let message = format!("`{key}` named {} more than once; each kept once", if key == "type" { "a type" } else { "a property" });
             cx.at(key, |cx| {
@@ -1060,7 +1060,7 @@ pub fn fix_required(obj: &mut JsonObject, cx: &mut Cx) {
     let mut kept: Vec<Value> = Vec::with_capacity(items.len());
     // The names kept (each once), and those taken as declared below: sets, as a `required` may
     // list thousands of names.
-    let mut kept_names: HashSet<&str> = HashSet::with_capacity(items.len());
+    let mut kept_names = NameSet::default();
     let mut removed = Vec::new();
     let mut declared: Vec<String> = Vec::new();
     // Looked up at the first name `properties` does not declare (almost no object has one).
