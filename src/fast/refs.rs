@@ -111,6 +111,17 @@ fn is_flat(target: &Node<'_>) -> bool {
     })
 }
 
+/// `refs::alias_of` on the borrowed tree: the reference `target` holds when it is a `$ref` with
+/// only annotations beside it.
+fn alias_of<'s>(target: &Node<'s>) -> Option<&'s str> {
+    let Node::Obj(entries) = target else { return None };
+    let reference = entries.iter().find(|(k, _)| *k == "$ref").map(|(_, v)| v)?;
+    match reference {
+        Node::Str(r) if entries.iter().all(|(k, _)| *k == "$ref" || crate::schema::is_annotation(k)) => Some(r.as_str()),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 fn inline_expanded<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: Limits) -> Option<Node<'s>> {
     inline_counted(root, None, arena, limits, true).map(|i| i.root)
@@ -454,17 +465,22 @@ impl<'s> State<'s> {
         Some(Node::Obj(out.into_bump_slice()))
     }
 
-    fn resolve_ref(&mut self, reference: &'s str, entries: Entries<'s>, share: bool) -> Option<Node<'s>> {
+    /// The siblings of the `$ref` among `entries` (`refs::siblings_of`).
+    fn siblings_of(&self, entries: Entries<'s>) -> Entries<'s> {
         let sibling = |(k, _): &&(Text, Node)| *k != "$ref" && *k != "$defs" && *k != "definitions";
         // Most references stand alone: no list to make for them.
-        let siblings: Entries<'s> = match entries.iter().filter(sibling).count() {
+        match entries.iter().filter(sibling).count() {
             0 => &[],
             n => {
                 let mut list = List::with_capacity_in(n, self.arena);
                 list.extend(entries.iter().filter(sibling).cloned());
                 list.into_bump_slice()
             }
-        };
+        }
+    }
+
+    fn resolve_ref(&mut self, reference: &'s str, entries: Entries<'s>, share: bool) -> Option<Node<'s>> {
+        let siblings = self.siblings_of(entries);
         let (id, target) = match self.found(reference) {
             Ok(found) => found,
             Err(Target::Missing) if !self.stop => {
@@ -473,48 +489,91 @@ impl<'s> State<'s> {
             }
             Err(_) => return None,
         };
-        self.log.log.push(id);
-        let seen = self.stack.iter().filter(|&&r| r == id).count();
-        // `schema::refs`: a target without subschemas is inlined past the budget too.
-        let over_budget = self.nodes > self.soft_budget && !is_flat(target);
-        if seen >= self.limits.max_ref_unroll || over_budget {
-            if over_budget {
-                self.cut += 1;
-            } else if self.stop {
-                self.stopped = true;
+        // `refs::resolve_ref`: a chain of aliases (`refs::alias_of`) followed at this level, each
+        // hop a node. One that goes round is left to the general path, which reports it.
+        let mut chain = List::with_capacity_in(1, self.arena);
+        chain.push((reference, id, target));
+        // The references met on the way, once there is a way (most targets are no alias).
+        let mut on_chain: Option<std::collections::HashSet<usize>> = None;
+        while let Some(next) = alias_of(chain[chain.len() - 1].2) {
+            self.nodes += 1;
+            if self.nodes > self.limits.max_nodes {
                 return None;
-            } else {
-                self.noted = true;
             }
-            let description = siblings.iter().find(|(k, _)| *k == "description").and_then(|(_, d)| d.as_str());
-            let mut desc = ArenaString::new_in(self.arena);
-            desc.extend(cut_description_parts(reference, description, over_budget));
-            let desc = Text::unescaped(desc.into_bump_str());
-            let cut = [(Text::raw("type"), Node::Str(Text::raw("object"))), (Text::raw("description"), Node::Str(desc))];
-            return Some(Node::Obj(self.arena.alloc_slice_fill_iter(cut)));
+            let Ok((next_id, t)) = self.found(next) else { break };
+            if !on_chain.get_or_insert_with(|| std::collections::HashSet::from([id])).insert(next_id) {
+                return None;
+            }
+            chain.push((next, next_id, t));
         }
+        let end = chain[chain.len() - 1].2;
+        let hop_siblings = |st: &Self, i: usize| match i {
+            0 => Some(siblings),
+            _ => match chain[i - 1].2 {
+                Node::Obj(entries) => Some(st.siblings_of(entries)),
+                _ => None,
+            },
+        };
+        // `schema::refs`: a target without subschemas is inlined past the budget too.
+        let over_budget = self.nodes > self.soft_budget && !is_flat(end);
         // `schema::refs`: nor a target with draft 3's `required: true`.
-        let share = share && siblings.is_empty() && matches!(target, Node::Obj(_)) && !matches!(target.get("required"), Some(Node::Bool(_))) && self.log.log.len() <= MAX_LOG;
-        if share {
-            if let Some(placeholder) = self.reuse(id) {
-                return Some(placeholder);
+        let share = share && siblings.is_empty() && matches!(end, Node::Obj(_)) && !matches!(end.get("required"), Some(Node::Bool(_))) && self.log.log.len() <= MAX_LOG;
+        let share_below = share && (1..chain.len()).all(|i| hop_siblings(self, i).is_some_and(<[_]>::is_empty));
+        let (log_before, cut_before) = (self.log.log.len(), self.cut);
+        let mut cut_at = None;
+        for (i, &(_, id, _)) in chain.iter().enumerate() {
+            self.log.log.push(id);
+            let seen = self.stack.iter().filter(|&&r| r == id).count();
+            if seen >= self.limits.max_ref_unroll || over_budget {
+                cut_at = Some(i);
+                break;
             }
+            if i == 0 && share {
+                if let Some(placeholder) = self.reuse(id) {
+                    return Some(placeholder);
+                }
+            }
+            self.stack.push(id);
         }
-        let (log_before, cut_before) = (self.log.log.len() - 1, self.cut);
-        self.stack.push(id);
-        let (nodes_before, outer_peak) = (self.nodes, std::mem::replace(&mut self.peak, self.depth));
-        let resolved = self.resolve(target, share)?;
-        let (nodes, height) = (self.nodes - nodes_before, self.peak - self.depth);
-        self.peak = self.peak.max(outer_peak);
-        self.stack.pop();
-        if share {
+        let (mut value, top, measured) = match cut_at {
+            Some(i) => {
+                if over_budget {
+                    self.cut += 1;
+                } else if self.stop {
+                    self.stopped = true;
+                    return None;
+                } else {
+                    self.noted = true;
+                }
+                let own = hop_siblings(self, i)?;
+                let description = own.iter().find(|(k, _)| *k == "description").and_then(|(_, d)| d.as_str());
+                let mut desc = ArenaString::new_in(self.arena);
+                desc.extend(cut_description_parts(chain[i].0, description, over_budget));
+                let desc = Text::unescaped(desc.into_bump_str());
+                let cut = [(Text::raw("type"), Node::Str(Text::raw("object"))), (Text::raw("description"), Node::Str(desc))];
+                (Node::Obj(self.arena.alloc_slice_fill_iter(cut)), i, None)
+            }
+            None => {
+                let (nodes_before, outer_peak) = (self.nodes, std::mem::replace(&mut self.peak, self.depth));
+                let resolved = self.resolve(end, share_below)?;
+                let (nodes, height) = (self.nodes - nodes_before, self.peak - self.depth);
+                self.peak = self.peak.max(outer_peak);
+                (resolved, chain.len(), Some((nodes, height)))
+            }
+        };
+        self.stack.truncate(self.stack.len() - cut_at.unwrap_or(chain.len()));
+        // The siblings of each hop combined with what its target gave, innermost first.
+        for i in (1..top).rev() {
+            value = self.with_siblings(value, hop_siblings(self, i)?)?;
+        }
+        if let (true, Some((nodes, height))) = (share, measured) {
             let mut visited = List::new_in(self.arena);
             self.log.visited_since_into(log_before, self.ids.len(), &mut visited);
             let visited = visited.into_bump_slice();
             let independent = self.cut == cut_before && !visited.iter().any(|v| self.stack.contains(v));
             let i = self.entries.len();
             if independent && self.entry_for(id).is_none() && Shared::placeholder_in(i, &mut [0; 8]).is_some() {
-                self.entries.push(Entry { expanded: resolved, nodes, height, visited });
+                self.entries.push(Entry { expanded: value, nodes, height, visited });
                 if self.by_ref.len() <= id {
                     self.by_ref.resize(id + 1, None);
                 }
@@ -522,6 +581,11 @@ impl<'s> State<'s> {
                 return self.placeholder(i);
             }
         }
+        self.with_siblings(value, siblings)
+    }
+
+    /// `refs::with_siblings`: what a reference's target gave combined with its `siblings`.
+    fn with_siblings(&mut self, resolved: Node<'s>, siblings: Entries<'s>) -> Option<Node<'s>> {
         if siblings.is_empty() {
             return Some(resolved);
         }
@@ -741,6 +805,15 @@ mod tests {
             json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}, "b": {"$ref": "#/$defs/b"}},
                    "$defs": {"a": {"type": "object", "properties": {"b": {"$ref": "#/$defs/b"}}},
                              "b": {"type": "object", "properties": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "null"}]}}}}}),
+            // Chains of references to references (aliases), annotated, through a pointer, meeting
+            // in one definition, ending in a recursion or in nothing.
+            json!({"type": "object", "$defs": {"a": {"$ref": "#/$defs/b", "description": "via a"}, "b": {"$ref": "#/$defs/c", "title": "B"},
+                                               "c": {"$ref": "#/$defs/U"}, "d": {"$ref": "#/$defs/c"}, "U": user},
+                   "properties": {"p": {"$ref": "#/$defs/a"}, "q": {"$ref": "#/$defs/d"}, "r": {"$ref": "#/$defs/c"}, "s": {"$ref": "#/properties/r"},
+                                  "l": {"type": "array", "items": {"$ref": "#/$defs/d"}}, "m": {"$ref": "#/$defs/missing-hop"}}}),
+            json!({"type": "object", "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/n"}, "n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/a"}}},
+                                               "missing-hop": {"$ref": "#/$defs/nowhere"}},
+                   "properties": {"x": {"$ref": "#/$defs/a"}, "y": {"$ref": "#/$defs/b"}, "z": {"$ref": "#/$defs/missing-hop", "description": "z"}}}),
             // Unresolvable references (their siblings stay), boolean and non-object targets.
             json!({"type": "object", "properties": {"m": {"$ref": "#/$defs/missing", "description": "gone"}, "n": {"$ref": "nope"},
                    "t": {"$ref": "#/$defs/t", "description": "any"}, "f": {"$ref": "#/$defs/f", "title": "none"},

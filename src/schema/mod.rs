@@ -27,8 +27,9 @@ use crate::text::Owned as _;
 /// Limits that bound the work done on one schema. All configurable from JS via `options.limits`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Deepest schema nesting accepted (counting subschema levels, not JSON levels), up to
-    /// [`Limits::DEPTH_CEILING`] (see [`Limits::depth_limit`]).
+    /// Deepest schema nesting accepted (counting subschema levels, not JSON levels; a chain of
+    /// `$ref` aliases is one level, see [`refs`]), up to [`Limits::DEPTH_CEILING`] (see
+    /// [`Limits::depth_limit`]).
     pub max_depth: usize,
     /// Most schema nodes processed per tool, after `$ref` inlining.
     pub max_nodes: usize,
@@ -168,11 +169,24 @@ impl Cx {
         }
         if self.nodes > self.limits.max_nodes {
             self.depth -= 1;
-            return Err(Error::new(
-                ErrorCode::LimitExceeded,
-                format!("schema has more than {} nodes (after $ref inlining)", self.limits.max_nodes),
-            )
-            .with_path(self.path.clone()));
+            return Err(self.too_many_nodes());
+        }
+        Ok(())
+    }
+
+    /// The error of a schema past `max_nodes`, at the current path.
+    #[inline(never)]
+    fn too_many_nodes(&self) -> Error {
+        Error::new(ErrorCode::LimitExceeded, format!("schema has more than {} nodes (after $ref inlining)", self.limits.max_nodes))
+            .with_path(self.path.clone())
+    }
+
+    /// Counts one node that is no level of its own (a hop of a chain of `$ref` aliases, see
+    /// [`refs`]): checks the node budget as [`Cx::enter`] does.
+    pub(crate) fn count_node(&mut self) -> Result<()> {
+        self.nodes += 1;
+        if self.nodes > self.limits.max_nodes {
+            return Err(self.too_many_nodes());
         }
         Ok(())
     }

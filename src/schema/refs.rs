@@ -10,6 +10,13 @@
 //! description says what was cut. Unresolvable references are removed and reported. Node and
 //! depth budgets bound the work even for reference fan-out.
 //!
+//! A chain of aliases (a target that is only another `$ref`, annotations aside: see
+//! [`alias_of`]) is followed at the level of its first reference, as if each hop were resolved
+//! inside the one before (the same unrolling and cuts, each hop's annotations combined with what
+//! it leads to as siblings are), so that it nests no deeper however long it is; each hop counts
+//! as a node. A chain that goes round without reaching a schema becomes a described open object,
+//! reported as `refs/unresolvable` (and stops the strict inlining, as a recursion does).
+//!
 //! A provider whose output is text may ask for [`Shared`] expansions: a definition used in
 //! several places is then expanded (and later lowered and written) once, and the tree holds a
 //! placeholder for it everywhere else.
@@ -22,7 +29,7 @@ use crate::args::ArgPlan;
 use crate::error::Result;
 use crate::model::{string, JsonObject, Keyed as _, Put as _};
 use crate::schema::walk::{slot, Keyword, Slot};
-use crate::schema::Cx;
+use crate::schema::{is_annotation, Cx};
 use crate::text::Owned as _;
 
 /// Returns `schema` with every local `$ref` inlined and `$defs`/`definitions` removed.
@@ -457,67 +464,122 @@ fn resolve_object(obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx, s
     Ok(Value::Object(out))
 }
 
-fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, cx: &mut Cx, share: bool) -> Result<Value> {
-    let siblings: JsonObject =
-        obj.iter().filter(|(k, _)| k.as_str() != "$ref" && k.as_str() != "$defs" && k.as_str() != "definitions").map(|(k, v)| (k.clone(), v.clone())).collect();
+fn resolve_ref<'a>(reference: &'a str, obj: &'a JsonObject, root: &'a Value, st: &mut State, cx: &mut Cx, share: bool) -> Result<Value> {
+    let siblings = siblings_of(obj);
     let Some(target) = st.anchors.lookup(root, reference) else {
         cx.problem("refs/unresolvable", format!("$ref \"{reference}\" cannot be resolved locally; removed"));
         let rest = resolve_object(&siblings, root, st, cx, false)?;
         return Ok(rest);
     };
-    let id = st.id(reference);
-    // Logged before the decision: whether it is cut depends on the references around it.
-    st.log.log.push(id);
-    let seen = st.stack.iter().filter(|&&r| r == id).count();
+    // A target that is nothing but another reference (an alias, see `alias_of`) is followed here
+    // to the schema its chain ends in: as if each hop were resolved inside the one before (the
+    // same unrolling, cuts and siblings combined in the same order), but at this level, so that
+    // a chain nests no deeper than one reference however long it is. Each hop counts as the node
+    // it is. `chain[i]` is a reference and its target; the siblings of the reference of hop
+    // `i > 0` are the annotations beside it in the target of hop `i - 1`.
+    let mut chain: Vec<(&'a str, &'a Value)> = vec![(reference, target)];
+    // The references met on the way, once there is a way (most targets are no alias).
+    let mut on_chain: Option<HashSet<&'a str>> = None;
+    // The reference that leads back into the chain, if it goes round without reaching a schema.
+    let mut looped = None;
+    while let Some(next) = alias_of(chain[chain.len() - 1].1) {
+        cx.count_node()?;
+        if !on_chain.get_or_insert_with(|| HashSet::from([reference])).insert(next) {
+            looped = Some(next);
+            break;
+        }
+        // One that leads nowhere is left to the alias holding it, resolved as a node (which
+        // reports it).
+        let Some(t) = st.anchors.lookup(root, next) else { break };
+        chain.push((next, t));
+    }
+    let end = chain[chain.len() - 1].1;
+    let hop_siblings = |i: usize| -> JsonObject {
+        match i {
+            0 => siblings.clone(),
+            _ => chain[i - 1].1.as_object().map(siblings_of).unwrap_or_default(),
+        }
+    };
     // A target with no subschema (`{type: "string", format: "date"}`, most definitions of an id
     // or a date) costs one node, as the cut would: inlined past the budget too, where a cut
     // would make a string an object.
-    let over_budget = cx.nodes() > st.soft_budget && !is_flat(target);
-    if seen >= cx.limits.max_ref_unroll || over_budget {
-        if over_budget {
-            st.cut += 1;
-        } else {
-            cx.change(
-                "refs/recursion-cut",
-                format!("recursive $ref \"{reference}\" unrolled {seen} times, then cut to an open object"),
-            );
-            st.stopped = st.stop_at_recursion;
-        }
-        let mut cut = Map::new();
-        cut.put("type", string("object"));
-        let desc = cut_description(reference, siblings.find("description").and_then(Value::as_str), over_budget);
-        cut.put("description", Value::String(desc));
-        return Ok(Value::Object(cut));
-    }
+    let over_budget = cx.nodes() > st.soft_budget && !is_flat(end);
     // Siblings overlay the target: its subschemas then belong to a node this function did not
-    // see whole, so nothing below it is shared. Nor is a target with draft 3's `required: true`,
-    // which the object whose property it is reads (`fix_properties_and_required`), where each
-    // copy is.
+    // see whole, so nothing below it is shared (nor below an alias with annotations). Nor is a
+    // target with draft 3's `required: true`, which the object whose property it is reads
+    // (`fix_properties_and_required`), where each copy is.
     let share = share
         && siblings.is_empty()
-        && target.as_object().is_some_and(|t| !matches!(t.find("required"), Some(Value::Bool(_))))
+        && looped.is_none()
+        && end.as_object().is_some_and(|t| !matches!(t.find("required"), Some(Value::Bool(_))))
         && cx.shared.is_some()
         && st.log.log.len() <= MAX_LOG;
-    if share {
-        if let Some(placeholder) = reuse(id, st, cx) {
-            return Ok(placeholder);
+    let share_below = share && chain[..chain.len() - 1].iter().all(|(_, alias)| alias.as_object().is_some_and(|o| o.keys().all(|k| !is_sibling(k))));
+    let (log_before, cut_before) = (st.log.log.len(), st.cut);
+    // Each hop: logged before the decision (whether it is cut depends on the references around
+    // it), then cut, or pushed for the hops after it.
+    let mut cut_at = None;
+    for (i, &(r, _)) in chain.iter().enumerate() {
+        let id = st.id(r);
+        st.log.log.push(id);
+        let seen = st.stack.iter().filter(|&&s| s == id).count();
+        if seen >= cx.limits.max_ref_unroll || over_budget {
+            cut_at = Some((i, seen));
+            break;
         }
+        if i == 0 && share {
+            if let Some(placeholder) = reuse(id, st, cx) {
+                return Ok(placeholder);
+            }
+        }
+        st.stack.push(id);
     }
-    let (log_before, cut_before) = (st.log.log.len() - 1, st.cut);
-    st.stack.push(id);
-    let (resolved, nodes, height) = cx.measured(|cx| resolve(target, root, st, cx, share));
-    st.stack.pop();
-    let resolved = resolved?;
+    let pushed = cut_at.map_or(chain.len(), |(i, _)| i);
+    let outcome = match (cut_at, looped) {
+        (Some((i, seen)), _) => {
+            let r = chain[i].0;
+            if over_budget {
+                st.cut += 1;
+            } else {
+                cx.change("refs/recursion-cut", format!("recursive $ref \"{r}\" unrolled {seen} times, then cut to an open object"));
+                st.stopped = st.stop_at_recursion;
+            }
+            let own = hop_siblings(i);
+            Ok((open_object(cut_description(r, own.find("description").and_then(Value::as_str), over_budget)), i, None))
+        }
+        (None, Some(r)) => {
+            // No schema at the end, only the way back: nothing to inline, nor to unroll. Where
+            // a strict mode stops, its form with references says so (`Chains`).
+            cx.problem(
+                "refs/unresolvable",
+                format!("$ref \"{reference}\" leads through references that never reach a schema (\"{r}\" leads back into them); an open object stands for it"),
+            );
+            st.stopped = st.stop_at_recursion;
+            let own = hop_siblings(chain.len());
+            Ok((open_object(loop_description(r, own.find("description").and_then(Value::as_str))), chain.len(), None))
+        }
+        (None, None) => {
+            let (resolved, nodes, height) = cx.measured(|cx| resolve(end, root, st, cx, share_below));
+            resolved.map(|v| (v, chain.len(), Some((nodes, height))))
+        }
+    };
+    st.stack.truncate(st.stack.len() - pushed);
+    let (mut value, top, measured) = outcome?;
     if st.stopped {
         return Ok(Value::Null);
     }
-    if share {
+    // The siblings of each hop combined with what its target gave, innermost first.
+    for i in (1..top).rev() {
+        value = with_siblings(value, hop_siblings(i), root, st, cx)?;
+    }
+    if let (true, Some((nodes, height))) = (share, measured) {
+        let id = st.id(reference);
         let visited = st.log.visited_since(log_before, st.ids.len());
         let independent = st.cut == cut_before && !visited.iter().any(|v| st.stack.contains(v));
         if let (true, Some(shared)) = (independent, cx.shared.as_mut()) {
             let i = shared.entries.len();
             if let (None, Some(placeholder)) = (shared.entry_for(id), Shared::placeholder_for(i)) {
-                shared.entries.push(Entry { expanded: resolved, nodes, height, visited, rewritten: None });
+                shared.entries.push(Entry { expanded: value, nodes, height, visited, rewritten: None });
                 if shared.by_ref.len() <= id {
                     shared.by_ref.resize(id + 1, None);
                 }
@@ -526,6 +588,49 @@ fn resolve_ref(reference: &str, obj: &JsonObject, root: &Value, st: &mut State, 
             }
         }
     }
+    with_siblings(value, siblings, root, st, cx)
+}
+
+/// The keywords of a node holding a `$ref` that combine with its target.
+fn is_sibling(key: &str) -> bool {
+    key != "$ref" && key != "$defs" && key != "definitions"
+}
+
+/// The siblings of the `$ref` in `obj` ([`is_sibling`]).
+fn siblings_of(obj: &JsonObject) -> JsonObject {
+    obj.iter().filter(|(k, _)| is_sibling(k)).map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+/// The reference an alias holds: a schema that is a `$ref` and, beside it, only annotations
+/// ([`is_annotation`]: a description, a title, a default...), which combine with what the
+/// reference gives as any reference's siblings do (see [`crate::schema::siblings`]).
+pub(crate) fn alias_of(target: &Value) -> Option<&str> {
+    let o = target.as_object()?;
+    match o.find("$ref") {
+        Some(Value::String(r)) if o.keys().all(|k| k == "$ref" || is_annotation(k)) => Some(r),
+        _ => None,
+    }
+}
+
+/// The open object a reference that is not inlined becomes, described.
+fn open_object(description: String) -> Value {
+    let mut cut = Map::new();
+    cut.put("type", string("object"));
+    cut.put("description", Value::String(description));
+    Value::Object(cut)
+}
+
+/// The description of the open object that stands for a chain of aliases going round: its own
+/// `description` (a sibling of the `$ref`), then what happened.
+fn loop_description(reference: &str, description: Option<&str>) -> String {
+    let name = reference.rsplit('/').next().filter(|n| !n.is_empty() && *n != "#").unwrap_or("the root schema");
+    let mut out = description.map(|d| format!("{} ", d.trim_end())).unwrap_or_default();
+    out.push_str(&format!("(No schema: the references through {name} lead back to it without reaching one.)"));
+    out
+}
+
+/// `resolved` (the target of a reference) combined with the reference's `siblings`.
+fn with_siblings(resolved: Value, siblings: JsonObject, root: &Value, st: &mut State, cx: &mut Cx) -> Result<Value> {
     if siblings.is_empty() {
         return Ok(resolved);
     }
@@ -1029,6 +1134,52 @@ mod tests {
         let mut cx = Cx::new(Limits::default());
         let err = inline_refs(&schema, &mut cx).unwrap_err();
         assert_eq!(err.code, crate::error::ErrorCode::LimitExceeded);
+    }
+
+    /// `a0 → a1 → … → a{hops}` (each a reference and nothing else), the last `end`.
+    fn alias_chain(hops: usize, end: Value) -> Value {
+        let mut defs: Map<String, Value> = (0..hops).map(|i| (format!("a{i}"), json!({"$ref": format!("#/$defs/a{}", i + 1)}))).collect();
+        defs.insert(format!("a{hops}"), end);
+        json!({"type":"object","$defs":defs,"properties":{"x":{"$ref":"#/$defs/a0"}}})
+    }
+
+    /// A chain of aliases is followed at the level of its first reference: however long, it
+    /// nests as deep as one reference does, within a depth limit of 4.
+    #[test]
+    fn alias_chains_nest_as_one_reference() {
+        let end = json!({"type":"object","properties":{"q":{"type":"string"}}});
+        for hops in [1, 63, 200, 5_000] {
+            let mut cx = Cx::new(Limits { max_depth: 4, ..Limits::default() });
+            let out = inline_refs(&alias_chain(hops, end.clone()), &mut cx).unwrap();
+            assert_eq!(out["properties"]["x"], end, "{hops}");
+            assert!(cx.changes.is_empty() && cx.problems.is_empty(), "{hops}: {:?} {:?}", cx.changes, cx.problems);
+        }
+        // Each hop is a node of the budget: the work stays bounded.
+        let mut cx = Cx::new(Limits { max_nodes: 1_000, ..Limits::default() });
+        assert_eq!(inline_refs(&alias_chain(5_000, end.clone()), &mut cx).unwrap_err().code, crate::error::ErrorCode::LimitExceeded);
+        // A recursion through a chain is unrolled and cut as any other.
+        let node = json!({"type":"object","properties":{"child":{"$ref":"#/$defs/a0"}}});
+        let (out, cx) = inline(alias_chain(30, node));
+        let cut = &out["properties"]["x"]["properties"]["child"]["properties"]["child"];
+        assert!(cut["description"].as_str().unwrap().contains("Recursive structure: a0"), "{out}");
+        assert_eq!(cx.changes.iter().map(|d| d.rule).collect::<Vec<_>>(), ["refs/recursion-cut"]);
+    }
+
+    /// Aliases that go round without reaching a schema: an open object that says so, reported;
+    /// the strict inlining stops there.
+    #[test]
+    fn alias_loops_are_found_not_unrolled() {
+        for hops in [1, 2, 40] {
+            let defs: Map<String, Value> = (0..hops).map(|i| (format!("a{i}"), json!({"$ref": format!("#/$defs/a{}", (i + 1) % hops), "title": "t"}))).collect();
+            let schema = json!({"type":"object","$defs":defs,"properties":{"x":{"$ref":"#/$defs/a0","description":"the x"}}});
+            let (out, cx) = inline(schema.clone());
+            let x = &out["properties"]["x"];
+            assert_eq!(x["type"], "object");
+            assert!(x["description"].as_str().unwrap().starts_with("the x"), "{x}");
+            assert!(x["description"].as_str().unwrap().contains("No schema"), "{x}");
+            assert_eq!(cx.problems.iter().map(|d| (d.rule, d.path.as_str())).collect::<Vec<_>>(), [("refs/unresolvable", "/properties/x")]);
+            assert_eq!(inline_refs_unless_recursive(&schema, &mut Cx::new(Limits::default())).unwrap(), None, "{hops}");
+        }
     }
 
     /// The anchor index finds what a walk per reference finds (the first subschema in
