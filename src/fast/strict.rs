@@ -1471,8 +1471,9 @@ mod tests {
         // (`a` required: an optional node with a type beside its anyOf is the general path's to widen.)
         let schema = json!({"type": "object", "properties": {"a": own, "b": {"type": "object", "properties": many}}, "required": ["a"]});
         assert_eq!(strict(schema).1, Took::NotStrict);
-        // A left node whose copies may pass the node limit there (an error the general path
-        // meets before the open map): the general path's to decide.
+        // A left node whose copies may pass the node limit there (a limit the general path
+        // meets before the open map, and sends the tool without strict for): the general
+        // path's to decide.
         let props: serde_json::Map<String, Value> = (0..200).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
         let branches: Vec<Value> = (0..600).map(|i| json!({"type": "object", "properties": {format!("b{i}"): {"type": "string"}}})).collect();
         let huge = json!({"type": "object", "properties": props, "anyOf": branches});
@@ -1480,9 +1481,11 @@ mod tests {
         let tools = json!([{ "name": "t", "inputSchema": schema }]);
         let mut opts = ConvertOptions::default();
         opts.schema.strict = true;
-        let (fast, general) = (convert_json(&tools.to_string(), Provider::OpenAi, &opts), convert(tools, Provider::OpenAi, &opts));
-        let general = general.map(|c| c.tools.to_string());
-        assert!(matches!(&general, Err(e) if e.code == crate::error::ErrorCode::LimitExceeded), "the general path meets the node limit");
-        assert_eq!(fast.map_err(|e| e.code).map(|_| ()), general.map_err(|e| e.code).map(|_| ()));
+        let report = crate::convert::check(tools.clone(), Provider::OpenAi, &opts).unwrap();
+        let fallback = report.tools[0].problems.iter().find(|d| d.rule == "openai/strict-fallback").expect("sent without strict");
+        assert!(fallback.message.contains("within the limits") && fallback.message.contains("nodes"), "the general path meets the node limit: {}", fallback.message);
+        let (fast, general) = (convert_json(&tools.to_string(), Provider::OpenAi, &opts).unwrap(), convert(tools, Provider::OpenAi, &opts).unwrap());
+        assert_eq!(general.tools[0]["function"]["strict"], json!(false));
+        assert_eq!(fast, general.tools.to_string());
     }
 }

@@ -10,7 +10,8 @@
 //!    ([`crate::providers::keys`]); `anthropic/property-renamed`. Nested keys stay.
 //!
 //! Strict steps (strict tool use, when `strict` is asked for), on the renamed schema:
-//! 4. `$ref`s inlined; a recursive schema falls back to non-strict.
+//! 4. `$ref`s inlined; a recursive schema falls back to non-strict, and so does one whose strict
+//!    form would exceed `limits` (nesting or nodes, its references inlined).
 //! 5. Every object gets `additionalProperties: false` (an open map falls back to non-strict).
 //! 6. `oneOf` rewritten as `anyOf` (strict mode has no `oneOf`), joined to an `anyOf` beside it;
 //!    an `allOf` with object branches merged into one object (closed once, not branch by branch).
@@ -149,25 +150,24 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
     // inlining them, so only a schema without any is copied. Shared expansions are copied in
     // as `strict_node` reaches them. A recursive reference cannot be strict: the inlining stops
     // at the first one.
-    let inlined = if contains_ref(&root, 0) { inline_refs_unless_recursive(&root, &mut scx)? } else { Some(root.clone()) };
-    let (strict_schema, reason) = match inlined {
-        Some(mut schema) => {
-            crate::providers::openai::drop_root_nullable(&mut schema, &mut scx, rules.keyword);
-            let reason = strict_node(&mut schema, &mut scx, rules)?.err();
-            (schema, reason)
-        }
-        None => (Value::Null, Some("recursive $ref".owned())),
-    };
+    let attempt = (|| {
+        let inlined = if contains_ref(&root, 0) { inline_refs_unless_recursive(&root, &mut scx)? } else { Some(root.clone()) };
+        let Some(mut schema) = inlined else { return Ok(Err("recursive $ref".owned())) };
+        crate::providers::openai::drop_root_nullable(&mut schema, &mut scx, rules.keyword);
+        Ok(strict_node(&mut schema, &mut scx, rules)?.map(|()| schema))
+    })();
+    // A limit met on the way is a reason to send this tool without strict too.
+    let attempt = crate::providers::strict_or_why(attempt)?;
     to_server_keys(&mut scx, (0, 0));
-    match reason {
-        None => {
+    match attempt {
+        Ok(strict_schema) => {
             let relaxed = Relaxed { schema: root, strict_changes: scx.changes.len(), strict_problems: scx.problems.len() };
             cx.changes.append(&mut scx.changes);
             cx.problems.append(&mut scx.problems);
             Ok(Compiled { schema: Some(strict_schema), strict: Some(true), plan, relaxed: Some(relaxed) })
         }
-        Some(reason) => {
-            cx.problem(rules.fallback, format!("cannot be strict without changing its meaning ({reason}); sent without strict"));
+        Err(why) => {
+            cx.problem(rules.fallback, format!("{why}; sent without strict"));
             if contains_ref(&root, 0) {
                 let from = (cx.changes.len(), cx.problems.len());
                 report_unresolvable(&root, cx);

@@ -176,6 +176,24 @@ pub struct Relaxed {
     pub strict_problems: usize,
 }
 
+/// The outcome of a strict attempt (a strict schema, or why the schema cannot be strict), with
+/// a limit met on the way (`LIMIT_EXCEEDED`: nesting or nodes past `limits`, which the strict
+/// form, its references inlined and its optionals wrapped, may reach where the schema as it is
+/// does not) one more reason to send that one tool without strict rather than refuse it, and
+/// with it the whole list. The reason is the phrase the fallback's problem starts with. Any
+/// other error stands.
+pub(crate) fn strict_or_why<T>(attempt: Result<std::result::Result<T, String>>) -> Result<std::result::Result<T, String>> {
+    Ok(match attempt {
+        Ok(Ok(strict)) => Ok(strict),
+        Ok(Err(reason)) => Err(format!("cannot be strict without changing its meaning ({reason})")),
+        Err(e) if e.code == ErrorCode::LimitExceeded => {
+            let at = e.path.as_deref().map(|p| format!(" at {}", crate::error::display_path(p))).unwrap_or_default();
+            Err(format!("cannot be strict within the limits ({}{at})", e.message))
+        }
+        Err(e) => return Err(e),
+    })
+}
+
 /// Lowers a normalised root schema for `provider`.
 pub fn compile(provider: Provider, root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compiled> {
     match provider {

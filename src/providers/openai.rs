@@ -21,8 +21,9 @@
 //! 6. Limits checked (5,000 properties, 10 levels, 1,000 enum values, 120,000 characters).
 //!
 //! A tool that cannot be made strict without changing its meaning (open maps, `not`,
-//! conditionals, a `$ref` with constraining siblings in a recursion, an untyped node, limits)
-//! falls back to non-strict, and the report says why.
+//! conditionals, a `$ref` with constraining siblings in a recursion, an untyped node, limits),
+//! or whose strict form would exceed `limits` (nesting or nodes, its references inlined), falls
+//! back to non-strict, and the report says why; the other tools are converted as ever.
 
 use std::collections::{HashMap, HashSet};
 
@@ -65,14 +66,14 @@ pub fn compile(root: Value, opts: &SchemaOptions, cx: &mut Cx) -> Result<Compile
     // `base` stays for the fallback. With references the strict schema is built anew by
     // inlining them, so only a schema without any is copied first.
     let attempt = if contains_ref(&base, 0) { strict_inlined(&base, &mut scx) } else { strict(base.clone(), &mut scx) };
-    match attempt? {
+    match crate::providers::strict_or_why(attempt)? {
         Ok((schema, plan)) => {
             cx.changes.append(&mut scx.changes);
             cx.problems.append(&mut scx.problems);
             Ok(Compiled { schema: Some(schema), strict: Some(true), plan, relaxed: None })
         }
-        Err(reason) => {
-            cx.problem("openai/strict-fallback", format!("cannot be strict without changing its meaning ({reason}); sent with strict: false"));
+        Err(why) => {
+            cx.problem("openai/strict-fallback", format!("{why}; sent with strict: false"));
             if contains_ref(&base, 0) {
                 report_unresolvable(&base, cx);
             }
