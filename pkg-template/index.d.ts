@@ -184,7 +184,11 @@ export interface PrefixOptions extends NamingOptions {
 export interface Limits {
   /**
    * Deepest schema nesting accepted, in schema levels: 64 by default, at most 128 (a larger value, `Infinity`
-   * too, throws `INVALID_OPTIONS`; deeper recursion could overflow the JS engine's stack).
+   * too, throws `INVALID_OPTIONS`; deeper recursion could overflow the JS engine's stack). A chain of `$ref`
+   * aliases (a definition that is only a reference to the next, annotations aside) takes the one level of its first
+   * reference, however long; each hop is a node of `maxNodes`. In strict mode, a tool whose strict form (its
+   * references inlined) would go past `maxDepth` or `maxNodes` is sent without strict instead (a `…/strict-fallback`
+   * problem), the others converted as ever.
    */
   maxDepth?: number;
   /** Most schema nodes accepted per tool (after `$ref` inlining): 100,000 by default, at most 2^30 (`Infinity` is `INVALID_OPTIONS`). */
@@ -444,14 +448,18 @@ export interface Report {
    * index as its `path` and its name as `tool`: the first such tool's, in input order.
    *
    * A tool read, whose schema goes deeper than `limits.maxDepth` schema levels or past `limits.maxNodes` schema nodes
-   * as it is converted (after `$ref` inlining), has its entry with a `tool/error` problem at the JSON pointer where the
+   * as it is converted (after `$ref` inlining; a chain of `$ref` aliases, each only a reference to the next, nests as
+   * one reference does), except where only its strict form does (strict mode asked for: that tool is sent without
+   * strict, a `…/strict-fallback` problem saying `cannot be strict within the limits (...)`), has its entry with a
+   * `tool/error` problem at the JSON pointer where the
    * limit was met (`"schema nesting exceeds the limit of 64 levels"`, `"schema has more than 100000 nodes (after $ref
    * inlining)"`), and no converted definition: {@link checkTools} leaves it out, {@link convertMcpTools} and
    * {@link convertMcpToolsDetailed} throw `LIMIT_EXCEEDED` instead (so their reports never hold one), `McpHub.tools`
    * leaves it out into {@link McpHub.droppedTools}. A schema is never cut at these limits to fit them. What is cut is
    * a `$ref`'s expansion: a recursive one after `limits.maxRefUnroll` unrollings (a `refs/recursion-cut` change at
    * each place), and references past the expansion's size budget (one `refs/expansion-cut` change), each cut
-   * reference made an open object whose description says so.
+   * reference made an open object whose description says so; so is a chain of aliases that goes round without
+   * reaching a schema (a `refs/unresolvable` problem; in strict mode the tool is sent without strict).
    */
   tools: ToolReport[];
   /**

@@ -913,3 +913,26 @@ test("streaming: a surrogate pair split between two pieces of arguments is joine
     assert.deepEqual(acc.message().content[0].input, { city: "😀" });
   }
 });
+
+test("a $ref alias chain converts at any length, and a tool whose strict form is past the limits falls back alone", () => {
+  // a0 -> a1 -> ... -> a200, the last an object: 200 hops nest as one reference.
+  const $defs = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`a${i}`, { $ref: `#/$defs/a${i + 1}` }]));
+  $defs.a200 = { type: "object", properties: { q: { type: "string" } }, required: ["q"] };
+  const chain = { name: "chain", inputSchema: { type: "object", $defs, properties: { x: { $ref: "#/$defs/a0", description: "what to find" } }, required: ["x"] } };
+  // 40 definitions, each an object whose property refers to the next: inlined, 80 levels.
+  const deepDefs = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`L${i}`, { type: "object", properties: { next: { $ref: `#/$defs/L${i + 1}` } }, required: ["next"] }]));
+  deepDefs.L40 = { type: "string" };
+  const deep = { name: "deep", inputSchema: { type: "object", $defs: deepDefs, properties: { root: { $ref: "#/$defs/L0" } }, required: ["root"] } };
+  const plain = { name: "plain", inputSchema: { type: "object", properties: { a: { type: "string" } }, required: ["a"] } };
+  const out = tw.convertMcpToolsDetailed([plain, deep, chain], "openai", { strict: true });
+  assert.deepEqual(out.tools.map((t) => t.function.strict), [true, false, true]);
+  assert.deepEqual(out.report.tools.map((t) => t.strict), [true, false, true]);
+  const why = out.report.tools[1].problems.find((p) => p.rule === "openai/strict-fallback");
+  assert.match(why.message, /^cannot be strict within the limits \(schema nesting exceeds the limit of 64 levels at \/properties\/root.*\); sent with strict: false$/);
+  assert.deepEqual(out.tools[0], tw.convertMcpTools([plain], "openai", { strict: true })[0]);
+  assert.equal(out.tools[2].function.parameters.properties.x.properties.q.type, "string");
+  // The JSON API agrees; Gemini inlines the chain too.
+  assert.deepEqual(JSON.parse(tw.convertMcpToolsJson(JSON.stringify([plain, deep, chain]), "openai", { strict: true })), out.tools);
+  const gemini = tw.convertMcpTools([chain], "gemini");
+  assert.equal(gemini[0].functionDeclarations[0].parameters.properties.x.properties.q.type, "STRING");
+});
