@@ -800,7 +800,11 @@ export class ToolwireError extends Error {
   readonly result?: McpCallToolResult | JsonValue;
   /** `PERMISSION_DENIED` from the hub: what the policy said (`"ask"`: asked, and not confirmed). */
   readonly decision?: "deny" | "ask";
-  /** Hub errors: the server concerned. */
+  /**
+   * Hub errors: the server concerned. The `message` names it too, after the message as it names the tool (`... took
+   * more than 30000 ms (server "github")`, `... (server "github", tool "create_issue")`), unless its words do already:
+   * a log of `err.message` alone says which server failed.
+   */
   readonly server?: string;
   /**
    * `PROVIDER_ERROR`: the provider's error as it sent it, e.g. `{type: "overloaded_error", message: "Overloaded"}`

@@ -149,15 +149,41 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The `server` detail (a hub's errors about one server), unless the message names it
+    /// already: said after the message, as the tool is.
+    fn unnamed_server(&self) -> Option<&str> {
+        let server = self.details.as_ref()?.get("server")?.as_str()?;
+        let m = &self.message;
+        let named = m.contains(&format!("server \"{server}\""))
+            || m.contains(&format!("server named \"{server}\""))
+            // A hub's server config: `servers.github.timeoutMs ...`.
+            || m.contains(&format!("servers.{server}.")) || m.contains(&format!("servers.{server} "));
+        (!named).then_some(server)
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)?;
-        match (&self.tool, &self.path) {
-            (Some(t), Some(p)) => write!(f, " (tool \"{t}\", at {})", display_path(p)),
-            (Some(t), None) => write!(f, " (tool \"{t}\")"),
-            (None, Some(p)) => write!(f, " (at {})", display_path(p)),
-            (None, None) => Ok(()),
+        // `(server "s", tool "t", at /p)`: a log of the message alone says where it failed.
+        let mut sep = " (";
+        if let Some(s) = self.unnamed_server() {
+            write!(f, "{sep}server \"{s}\"")?;
+            sep = ", ";
         }
+        if let Some(t) = &self.tool {
+            write!(f, "{sep}tool \"{t}\"")?;
+            sep = ", ";
+        }
+        if let Some(p) = &self.path {
+            write!(f, "{sep}at {}", display_path(p))?;
+            sep = ", ";
+        }
+        if sep == ", " {
+            f.write_str(")")?;
+        }
+        Ok(())
     }
 }
 
@@ -238,6 +264,23 @@ mod tests {
     use super::*;
 
     const KEYS: [&str; 4] = ["strict", "maxChars", "timeoutMs", "onEnd"];
+
+    /// An error about one server (a hub's: its `server` detail) says which in its text, after the
+    /// message as the tool is, unless the message names it already: a log of `err.message` alone
+    /// once could not tell which server failed.
+    #[test]
+    fn the_text_names_the_server_of_the_server_detail() {
+        let e = |message: &str| Error::new(ErrorCode::Timeout, message).with_detail("server", "github");
+        assert_eq!(e("listing took more than 30000 ms").to_string(), "listing took more than 30000 ms (server \"github\")");
+        assert_eq!(e("denied").with_tool("create_issue").with_path("/a").to_string(), "denied (server \"github\", tool \"create_issue\", at /a)");
+        for named in ["\"x\" is a tool of server \"github\"", "no server named \"github\"", "servers.github.timeoutMs must be a number", "servers.github has no key \"ulr\""] {
+            assert_eq!(e(named).to_string(), named);
+        }
+        // Of another server, or none: as before.
+        assert_eq!(e("server \"githubx\" failed").to_string(), "server \"githubx\" failed (server \"github\")");
+        assert_eq!(Error::new(ErrorCode::Timeout, "slow").with_tool("t").to_string(), "slow (tool \"t\")");
+        assert_eq!(Error::new(ErrorCode::Timeout, "slow").with_detail("status", 500).to_string(), "slow");
+    }
 
     /// A key within did-you-mean distance of a known key is refused naming it, in either mode;
     /// a known key never is.

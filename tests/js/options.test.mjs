@@ -235,8 +235,9 @@ test("McpHub: every options object refuses a misspelt key naming it, and any key
   await refused(() => hub.callTool("mcp__a__echo", {}, { provder: "openai" }), "INVALID_OPTIONS", meant("provder", "provider"));
   await refused(() => hub.callTool("mcp__a__echo", {}, { timeotMs: 5 }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
   await refused(() => hub.callTool("mcp__a__echo", {}, { futureOption: 1 }), "INVALID_OPTIONS", /the keys are timeoutMs, .*, provider\)$/);
+  // A request to one server: its errors name it, after the message.
   for (const fn of [(o) => hub.request("a", "ping", null, o), (o) => hub.notify("a", "notifications/roots/list_changed", null, o), (o) => hub.listAll("a", "tools/list", null, o)]) {
-    await refused(() => fn({ timeotMs: 5 }), "INVALID_OPTIONS", meant("timeotMs", "timeoutMs"));
+    await refused(() => fn({ timeotMs: 5 }), "INVALID_OPTIONS", /^options has no key "timeotMs": did you mean timeoutMs\? \(server "a"\)$/);
     await refused(() => fn({ futureOption: 1 }), "INVALID_OPTIONS", /^options has no key "futureOption"/);
   }
   await refused(() => hub.listen({ onend() {} }), "INVALID_OPTIONS", meant("onend", "onEnd"));

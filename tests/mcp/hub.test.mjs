@@ -400,7 +400,7 @@ describe("McpHub", () => {
       [() => Promise.reject(), /asking for it failed: options\.confirm rejected with undefined, which gives no reason/],
       [() => Promise.reject(new Error()), /asking for it failed: options\.confirm rejected with an Error, which gives no reason/],
       [() => { throw undefined; }, /asking for it failed: options\.confirm threw undefined, which gives no reason/],
-      [() => { throw "no"; }, /asking for it failed: no \(tool/],
+      [() => { throw "no"; }, /asking for it failed: no \(server "alpha", tool "add"\)$/],
     ]) {
       answer = a;
       const e = await rejectsWith(hub.callTool(add, { a: 1, b: 1 }), "PERMISSION_DENIED");
