@@ -2788,12 +2788,17 @@ export class McpHub {
    * whose session was renewed since (a server that restarted announces nothing), or whose listing's `ttlMs`
    * has passed ({@link McpClient.toolsStale}: a 2026-07-28 server's hint; the SDKs send `0` unless told more,
    * and such a server is asked before every conversion), each within 10 s all in, a reconnection included
-   * (or the server's shorter `timeoutMs`; a server slower than that is listed again only by `listTools()`); a server whose new listing fails keeps its previous tools and is not asked again by `tools()`
-   * for 5 s, then 10 s, doubling up to a minute while it keeps failing (so that a server that is down or hangs does
-   * not hold up every turn; `listTools()` asks at once). Only the servers
-   * of the last listing are asked: a server that failed it (reported by `listTools()`) is asked again by the
-   * next `listTools()`, and after `listTools({ enabled: false })` the tools are `[]`. A listing that fails does not
-   * reject `tools()`: {@link McpHub.listErrors} says which servers and why.
+   * (or the server's shorter `timeoutMs`). It also lists again each server of the last listing's selection whose
+   * listing failed, and so offers none of its tools (down, or hanging, when the hub first listed it), within the same
+   * 10 s: a server that comes back is offered again by a later `tools()`, without a `listTools()`. A server whose
+   * listing fails (in `tools()` or in `listTools()`) keeps its previous tools, or has none, and is not asked again by
+   * `tools()` for 5 s, then 10 s, doubling up to a minute while it keeps failing (so that a server that is down or
+   * hangs does not cost every turn its timeout; `listTools()` asks at once). Only the servers of the last listing's
+   * selection are asked: after `listTools({ enabled: false })` the tools are `[]`. A listing that fails does not
+   * reject `tools()`: {@link McpHub.listErrors} says which servers and why, until a listing of the server succeeds.
+   * `closeAll()` while `tools()` is listing servers rejects it with `NOT_CONNECTED` (`tools() was abandoned:
+   * closeAll() was called ...`): its listings are abandoned (nothing more is sent to the servers but the close's
+   * `DELETE`), and their failures, in `listErrors`, make no server wait: a later `tools()` connects and lists them again.
    * A tool that cannot be converted (a schema past `options.limits`, an empty name) takes out no other: it is
    * left out and reported in {@link McpHub.droppedTools} with its server and its index in that server's
    * listing, and the other tools are converted. Nor does a server with many tools: when the servers' tools are more

@@ -7,15 +7,17 @@
 //!   out and reported with its server (see [`Hub::dropped_tools`]), the others are converted;
 //!   `tools_refreshed` first lists the servers when none were listed, and lists again
 //!   those that announced a change (`notifications/tools/list_changed`), whose session was
-//!   renewed since (a restarted server announces nothing), or whose listing's `ttlMs`
-//!   (2026-07-28) has run out, within a bound and with a growing wait after a failure
-//!   (see [`Hub::refresh`]); `call_tool` routes a provider name through that map (an unknown
+//!   renewed since (a restarted server announces nothing), whose listing's `ttlMs`
+//!   (2026-07-28) has run out, or whose listing failed (a server down at the first listing is
+//!   offered once it is back), within a bound and with a growing wait after a failure
+//!   (see [`Hub::refresh`]); a `close_all` while it lists makes it `NOT_CONNECTED`; `call_tool` routes a provider name through that map (an unknown
 //!   name is an error naming the closest names, never a guess, see [`NameMap::resolve`]; and so
 //!   is a name of a server the last listing did not select), checks the permission policy against the tool as it was when the map was made,
 //!   calls the server and flattens the result. The latest map of each provider is kept: an app
 //!   that offers the tools to several providers (a fallback between models) routes each call
 //!   through the map of the provider that made it ([`Hub::call_tool_for`]).
 //! * `close_all` gives every session a graceful close of at most 3 s.
+//! * An error about one server carries it in its `server` detail, which its text names.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -159,6 +161,9 @@ pub struct Hub<T: Transport, C: Clock> {
     /// Told when a [`Hub::list_tools`] or a refresh's listing ends (however its future ends),
     /// for those waiting for the listing under way.
     list_ended: CloseSignal,
+    /// How many [`Hub::close_all`] have started: a listing that a close met compares it (its
+    /// failures are the close's, not the servers').
+    closes: Cell<u64>,
 }
 
 /// Counts a [`Hub::list_tools`] as under way for as long as it lives, and tells its end.
@@ -246,6 +251,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             refreshing: RefCell::default(),
             lists_running: Cell::new(0),
             list_ended: CloseSignal::default(),
+            closes: Cell::new(0),
         }
     }
 
@@ -277,6 +283,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             _ => Vec::new(),
         };
         let listing = self.next_listing();
+        let closes = self.closes.get();
         self.last_list.set(listing);
         let _running = ListRunning::new(&self.lists_running, &self.list_ended);
         *self.selection.borrow_mut() = selection.clone();
@@ -302,7 +309,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                     listed.extend(before.iter().find(|l| &l.server == name).cloned());
                 }
                 Ok(list) => listed.push(Listed { server: name.clone(), tools: with_server_name(name, list), listing }),
-                Err(e) => errors.push(ServerError { server: name.clone(), error: e.with_detail("server", name.clone()) }),
+                Err(e) => errors.push(ServerError { server: name.clone(), error: about_server(e, name) }),
             }
         }
         let tools = listed.iter().flat_map(|l| l.tools.iter().cloned()).collect();
@@ -311,6 +318,18 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             self.listed_once.set(true);
             // The hub's servers that failed (not the names of none).
             *self.failing.borrow_mut() = errors.iter().filter(|e| self.client(&e.server).is_some()).cloned().collect();
+            // Each is asked again by a refresh once its wait has passed ([`Hub::refresh`]), not
+            // at once: a server that is down would cost every conversion its timeout. Not after
+            // a `close_all`, which made them fail: the next refresh asks them.
+            if self.closes.get() == closes {
+                let (first, _) = REFRESH_BACKOFF_MS;
+                let until = self.clock.now_ms().saturating_add(first);
+                let mut backoff = self.backoff.borrow_mut();
+                for f in self.failing.borrow().iter() {
+                    backoff.retain(|b| b.server != f.server);
+                    backoff.push(Backoff { server: f.server.clone(), until, delay: first });
+                }
+            }
         }
         (tools, errors)
     }
@@ -364,14 +383,16 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// meanwhile has the last word, it waits for that one to end); otherwise lists
     /// again, at once, only the listed servers that announced a change since, or whose session
     /// is no longer the one that answered their listing ([`Client::tools_changed`]), or whose listing is no longer fresh ([`Client::tools_expired`]:
-    /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once), each within 10 s all in (or
-    /// the server's shorter timeout; a server slower than that is listed again only by
-    /// [`Hub::list_tools`]), one refresh at a time per server (another refresh meanwhile waits for it). A server whose new listing fails keeps its previous tools
-    /// and is not asked again by a refresh for 5 s, then 10 s, and so on up to a minute while it
-    /// keeps failing (a [`Hub::list_tools`] asks it at once). A server
-    /// that failed the last [`Hub::list_tools`] is not asked (that call reported it; the next one
-    /// asks again). Both because apps convert before each model turn: a server that is down, or
-    /// answers only after a timeout, would otherwise hold up every turn.
+    /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once), and the servers of the
+    /// last listing's selection whose listing failed (they offer no tools: down when the hub
+    /// first listed them, say), each within 10 s all in (or
+    /// the server's shorter timeout), one refresh at a time per server (another refresh meanwhile waits for it).
+    /// A server whose listing fails (here or in [`Hub::list_tools`]) keeps its previous tools, or
+    /// has none, and is not asked again by a refresh for 5 s, then 10 s, and so on up to a minute while it
+    /// keeps failing (a [`Hub::list_tools`] asks it at once); its error is in
+    /// [`Hub::listing_errors`] until a listing of it succeeds. Both because apps convert before
+    /// each model turn: a server that is down, or answers only after a timeout, would otherwise
+    /// hold up every turn, and one that comes back would otherwise never be offered.
     pub async fn refresh(&self) {
         if !self.listed_once.get() {
             // The selection of a `list_tools` still under way, if one is: listing every server
@@ -390,24 +411,20 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         // Not a server whose wait after a failure has not passed.
         let backed_off = |server: &str| self.backoff.borrow().iter().any(|b| b.server == server && now < b.until);
         let being_refreshed = |server: &str| self.refreshing.borrow().iter().any(|s| s == server);
+        let stale: Vec<String> = {
+            let listed = self.listed.borrow();
+            // The listed servers whose tools may have changed...
+            let changed = listed.iter().filter(|l| self.client(&l.server).is_some_and(|c| c.tools_changed() || c.tools_expired())).map(|l| l.server.clone());
+            // ...and the selected ones whose last listing failed, which have none here.
+            let failing = self.failing.borrow();
+            let unlisted = failing.iter().filter(|f| self.selected(&f.server) && !listed.iter().any(|l| l.server == f.server)).map(|f| f.server.clone());
+            changed.chain(unlisted).filter(|s| !backed_off(s)).collect()
+        };
         // A server another refresh is listing is not listed again: that listing is waited for.
-        let mut busy = Vec::new();
-        let changed: Vec<(String, Rc<Client<T, C>>)> = self
-            .listed
-            .borrow()
-            .iter()
-            .filter(|l| !backed_off(&l.server))
-            .filter_map(|l| self.client(&l.server).filter(|c| c.tools_changed() || c.tools_expired()).map(|c| (l.server.clone(), c)))
-            .filter(|(server, _)| {
-                let listing = being_refreshed(server);
-                if listing {
-                    busy.push(server.clone());
-                }
-                !listing
-            })
-            .collect();
-        if !changed.is_empty() {
-            self.relist(changed).await;
+        let (busy, stale): (Vec<String>, Vec<String>) = stale.into_iter().partition(|s| being_refreshed(s));
+        let stale: Vec<(String, Rc<Client<T, C>>)> = stale.into_iter().filter_map(|s| self.client(&s).map(|c| (s, c))).collect();
+        if !stale.is_empty() {
+            self.relist(stale).await;
         }
         // Converting before it ends would convert what the server had before its change.
         while busy.iter().any(|s| being_refreshed(s)) {
@@ -415,10 +432,11 @@ impl<T: Transport, C: Clock> Hub<T, C> {
         }
     }
 
-    /// [`Hub::refresh`]'s listing of the servers that changed.
+    /// [`Hub::refresh`]'s listing of the servers that changed, or failed.
     async fn relist(&self, changed: Vec<(String, Rc<Client<T, C>>)>) {
         let _refreshing = Refreshing::new(&self.refreshing, changed.iter().map(|(s, _)| s.clone()).collect(), &self.list_ended);
         let listing = self.next_listing();
+        let closes = self.closes.get();
         // Each server's whole refresh (a reconnection or a session renewal included) within the
         // bound.
         let results = join_all(changed.iter().map(|(_, client)| self.list_within(client, REFRESH_TIMEOUT_MS, "listing the tools again"))).await;
@@ -436,14 +454,28 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                     if let Some(at) = at {
                         backoff.swap_remove(at);
                     }
-                    // Not over what a listing that started later has written meanwhile.
-                    if let Some(slot) = listed.iter_mut().find(|l| &l.server == server && l.listing < listing) {
-                        *slot = Listed { server: server.clone(), tools: with_server_name(server, list), listing };
+                    let fresh = Listed { server: server.clone(), tools: with_server_name(server, list), listing };
+                    match listed.iter().position(|l| &l.server == server) {
+                        // Not over what a listing that started later has written meanwhile.
+                        Some(slot) if listed[slot].listing < listing => listed[slot] = fresh,
+                        Some(_) => {}
+                        // A server whose listing had failed, still selected: in its place in
+                        // the hub's order.
+                        None if self.selected(server) => {
+                            let rank = |name: &str| self.servers.iter().position(|(n, _)| n == name);
+                            let at = listed.iter().position(|l| rank(&l.server) > rank(server)).unwrap_or(listed.len());
+                            listed.insert(at, fresh);
+                        }
+                        None => {}
                     }
                 }
                 Err(_) if newer => {}
                 Err(e) => {
-                    failing.push(ServerError { server: server.clone(), error: e.with_detail("server", server.clone()) });
+                    failing.push(ServerError { server: server.clone(), error: about_server(e, server) });
+                    // A listing that `close_all` ended says nothing of the server: no wait.
+                    if self.closes.get() != closes {
+                        continue;
+                    }
                     let (first, longest) = REFRESH_BACKOFF_MS;
                     let delay = at.map_or(first, |at| (backoff[at].delay * 2).min(longest));
                     let entry = Backoff { server: server.clone(), until: now.saturating_add(delay), delay };
@@ -464,8 +496,18 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     }
 
     /// [`Hub::refresh`], then [`Hub::tools`]: what the servers offer now, for a provider.
+    /// `NOT_CONNECTED` when [`Hub::close_all`] was called while the refresh listed servers:
+    /// what it would convert is whatever the close left (the app is closing the hub; a later
+    /// call connects the servers again).
     pub async fn tools_refreshed(&self, target: impl Into<Target>, opts: &ConvertOptions) -> Result<String> {
+        let closes = self.closes.get();
         self.refresh().await;
+        if self.closes.get() != closes {
+            return Err(Error::new(
+                ErrorCode::NotConnected,
+                "tools() was abandoned: closeAll() was called while the servers were being listed (a later tools() connects them again)",
+            ));
+        }
         self.tools(target, opts)
     }
 
@@ -727,7 +769,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             }
             client.call_tool(&tool, args, &mut opts).await
         };
-        let result = called.await.map_err(|e| e.with_tool(&tool).with_detail("server", server.clone()))?;
+        let result = called.await.map_err(|e| about_server(e.with_tool(&tool), &server))?;
         let parsed = CallToolResult::from_value(result.clone()).unwrap_or_default();
         let text = flatten_result(&parsed, FlattenOptions::default());
         Ok(HubCall { server, tool, is_error: parsed.is_error == Some(true), result, text })
@@ -743,7 +785,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             client.ensure_connected().await?;
             client.request_checked(method, params, &mut opts).await
         };
-        sent.await.map_err(|e| e.with_detail("server", server.owned()))
+        sent.await.map_err(|e| about_server(e, server))
     }
 
     /// A notification to one server ([`Client::notify_checked`]), connecting it first if it is
@@ -755,7 +797,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             client.ensure_connected().await?;
             client.notify_checked(method, params, &mut opts).await
         };
-        sent.await.map_err(|e| e.with_detail("server", server.owned()))
+        sent.await.map_err(|e| about_server(e, server))
     }
 
     /// [`Client::list_all`] on one server, connecting it if needed; errors name the server.
@@ -766,7 +808,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             client.ensure_connected().await?;
             client.list_all(method, params, &mut opts).await
         };
-        listed.await.map_err(|e| e.with_detail("server", server.owned()))
+        listed.await.map_err(|e| about_server(e, server))
     }
 
     fn named(&self, server: &str) -> Result<Rc<Client<T, C>>> {
@@ -781,7 +823,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     pub async fn listen(&self, on_end: &dyn Fn(&str, &Result<bool>)) -> (Vec<(String, bool)>, Vec<ServerError>) {
         let connected = self.servers.iter().filter(|(_, c)| c.is_connected());
         let results = join_all(connected.map(|(name, client)| async move {
-            let r = client.listen().await.map_err(|e| e.with_detail("server", name.clone()));
+            let r = client.listen().await.map_err(|e| about_server(e, name));
             on_end(name, &r);
             (name.clone(), r)
         }))
@@ -799,6 +841,7 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// Closes every session, each with at most 3 s before it is abandoned (which aborts its
     /// request). Returns the servers whose close failed (their errors carry `server`).
     pub async fn close_all(&self) -> Vec<ServerError> {
+        self.closes.set(self.closes.get() + 1);
         let results = join_all(self.servers.iter().map(|(name, client)| async move {
             let close = client.close();
             let grace = self.clock.sleep(3_000);
@@ -807,11 +850,18 @@ impl<T: Transport, C: Clock> Hub<T, C> {
                 Either::Left((r, _)) => r,
                 Either::Right(_) => Err(Error::new(ErrorCode::Timeout, "close took more than 3 s; abandoned")),
             };
-            (name.clone(), r.map_err(|e| e.with_detail("server", name.clone())))
+            (name.clone(), r.map_err(|e| about_server(e, name)))
         }))
         .await;
         results.into_iter().filter_map(|(server, r)| r.err().map(|error| ServerError { server, error })).collect()
     }
+}
+
+/// An error about one server: the server in its details (`server`), which its text (`Display`,
+/// a JS error's `message`) names after the message, as it names the tool: a log of the message
+/// alone says which server failed.
+pub(crate) fn about_server(e: Error, server: &str) -> Error {
+    e.with_detail("server", server.owned())
 }
 
 /// A listed tool: its server, its index in that server's listing, the tool.
@@ -883,6 +933,11 @@ mod tests {
 
     /// A hub over servers, each answering its handshake and then `replies`, in order.
     fn hub(servers: Vec<(&str, Vec<Reply>)>, policy: Option<Value>, confirm: Option<Confirm>) -> TestHub {
+        hub_and_clock(servers, policy, confirm).0
+    }
+
+    /// [`hub`], and the hub's clock.
+    fn hub_and_clock(servers: Vec<(&str, Vec<Reply>)>, policy: Option<Value>, confirm: Option<Confirm>) -> (TestHub, FakeClock) {
         let mut clock = None;
         let clients = servers
             .into_iter()
@@ -892,7 +947,8 @@ mod tests {
                 (name.to_owned(), Rc::new(h.client))
             })
             .collect();
-        Hub::new(clients, clock.unwrap(), policy.map(|p| Policy::from_value(p).unwrap()), confirm)
+        let clock = clock.unwrap();
+        (Hub::new(clients, clock.clone(), policy.map(|p| Policy::from_value(p).unwrap()), confirm), clock)
     }
 
     /// A confirmation that says no, and the names it was asked about.
@@ -926,6 +982,88 @@ mod tests {
         let (tools, errors) = block_on(hub.list_tools(&Selection::Auto, None));
         assert_eq!((tools.len(), errors.len()), (2, 0));
         assert!(hub.listing_errors().is_empty(), "a listing that succeeds clears it");
+    }
+
+    /// A server whose listing failed (down when the hub first listed it) is listed again by a
+    /// later conversion once its wait has passed (5 s, then 10 s while it keeps failing), in its
+    /// place in the hub's order, and its error is said until then. It was once asked again only
+    /// by `list_tools`: a server down at the first conversion stayed out for good.
+    #[test]
+    fn a_server_whose_listing_failed_is_listed_again_by_a_later_conversion_after_a_wait() {
+        let read = json!([{"name": "read"}]);
+        let (hub, clock) = hub_and_clock(vec![("fs", vec![Reply::NetworkError, Reply::NetworkError, listing(read)]), ("web", vec![listing(json!([{"name": "fetch"}]))])], None, None);
+        let opts = ConvertOptions::default();
+        let offered = || {
+            let out = block_on(hub.tools_refreshed(Provider::Anthropic, &opts)).unwrap();
+            let names: Vec<String> = hub.name_map().unwrap().entries().iter().map(|e| e.name.clone()).collect();
+            assert!(names.iter().all(|n| out.contains(n.as_str())), "{out}");
+            (names, hub.listing_errors().iter().map(|f| (f.server.clone(), f.error.code)).collect::<Vec<_>>())
+        };
+        let failing = vec![("fs".to_owned(), ErrorCode::Network)];
+        assert_eq!(offered(), (vec!["mcp__web__fetch".to_owned()], failing.clone()), "the first listing");
+        assert_eq!(offered().1, failing, "not asked again at once");
+        clock.advance(4_999);
+        assert_eq!(offered().1, failing, "nor within 5 s");
+        clock.advance(1);
+        // Asked (its second failure, the script's second NetworkError): the wait doubles.
+        assert_eq!(offered(), (vec!["mcp__web__fetch".to_owned()], failing.clone()));
+        assert!(hub.listing_errors()[0].error.to_string().contains("server \"fs\""), "{}", hub.listing_errors()[0].error);
+        clock.advance(9_999);
+        assert_eq!(offered().1, failing, "nor within 10 s after a second failure");
+        clock.advance(1);
+        assert_eq!(offered(), (vec!["mcp__fs__read".to_owned(), "mcp__web__fetch".to_owned()], vec![]), "back, in the hub's order");
+        // A deselected server whose listing failed is not asked by a conversion.
+        let (hub, clock) = hub_and_clock(vec![("fs", vec![Reply::NetworkError]), ("web", vec![listing(json!([])), listing(json!([]))])], None, None);
+        block_on(hub.list_tools(&Selection::Auto, None));
+        block_on(hub.list_tools(&Selection::Manual(vec!["web".into()]), None));
+        clock.advance(60_000);
+        block_on(hub.tools_refreshed(Provider::Anthropic, &opts)).unwrap();
+        assert!(hub.listing_errors().is_empty());
+    }
+
+    /// `close_all` while the first conversion's listing is under way: the conversion rejects with
+    /// `NOT_CONNECTED` (what it would convert is what the close left), nothing is sent after the
+    /// close but its DELETE, the listing's failure is said, and the next conversion lists the
+    /// server again at once (a failure the close made is no reason to wait).
+    #[test]
+    fn close_all_during_the_first_conversion_rejects_it_and_sends_nothing_more() {
+        let sent = Rc::new(RefCell::new(Vec::<String>::new()));
+        let log = sent.clone();
+        let server = Reply::Server(Rc::new(move |req: &HttpRequest| {
+            let b = body(req);
+            let method = b["method"].as_str().map_or_else(|| format!("{:?}", req.method), str::to_owned);
+            let listings = log.borrow().iter().filter(|m| *m == "tools/list").count();
+            log.borrow_mut().push(method.clone());
+            match method.as_str() {
+                "initialize" => init_reply_id(b["id"].as_i64().unwrap(), "2025-11-25", Some("s2")),
+                // The first listing never answers; the next one does.
+                "tools/list" if listings == 0 => Reply::Hang,
+                "tools/list" => json_reply(json!({"jsonrpc": "2.0", "id": b["id"], "result": {"tools": [{"name": "read"}]}})),
+                _ => accepted(),
+            }
+        }));
+        let hub = hub(vec![("fs", vec![server])], None, None);
+        let opts = ConvertOptions::default();
+        let closed = Cell::new(false);
+        let (converted, failed) = block_on(futures_util::future::join(hub.tools_refreshed(Provider::OpenAi, &opts), async {
+            while !sent.borrow().iter().any(|m| m == "tools/list") {
+                futures_util::pending!();
+            }
+            let failed = hub.close_all().await;
+            closed.set(true);
+            failed
+        }));
+        assert!(closed.get() && failed.is_empty(), "{failed:?}");
+        let e = converted.unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotConnected, "{e}");
+        assert!(e.message.contains("closeAll()"), "{e}");
+        assert_eq!(*sent.borrow(), ["tools/list", "Delete"], "nothing but the DELETE after the close");
+        let failing = hub.listing_errors();
+        assert_eq!(failing.iter().map(|f| (f.server.as_str(), f.error.code)).collect::<Vec<_>>(), [("fs", ErrorCode::NotConnected)]);
+        // The next conversion connects the server again and lists it, without waiting.
+        let out = block_on(hub.tools_refreshed(Provider::OpenAi, &opts)).unwrap();
+        assert!(out.contains("mcp__fs__read"), "{out}");
+        assert!(hub.listing_errors().is_empty());
     }
 
     /// `listen()`'s and `close_all()`'s errors carry `server`, as every other hub error does, and

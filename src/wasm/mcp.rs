@@ -801,7 +801,7 @@ fn server_request(server: &JsValue, method: &JsValue, params: &JsValue, options:
     let server = string_param(server, "server")?;
     match named_request_of(method, params, options, known) {
         Ok((method, params, opts)) => Ok((server, method, params, opts)),
-        Err(e) => Err(e.with_detail("server", server)),
+        Err(e) => Err(crate::protocol::hub::about_server(e, &server)),
     }
 }
 
@@ -1272,8 +1272,10 @@ impl JsMcpHub {
     /// Provider-ready tools, with collision-proof names; the name map is kept for `callTool`.
     /// Lists every server first when `listTools()` has not run, and lists again each server whose
     /// tools are stale (`McpClient.toolsStale`: `notifications/tools/list_changed`, a new session
-    /// since its last listing, or the listing's `ttlMs` passed), within 10 s, waiting 5 s to a minute after a failure
-    /// (`Hub::refresh`). A tool that cannot be converted is left out, in `droppedTools`.
+    /// since its last listing, or the listing's `ttlMs` passed), and each selected server whose
+    /// listing failed, within 10 s, waiting 5 s to a minute after a failure (`Hub::refresh`);
+    /// `NOT_CONNECTED` when `closeAll()` came while it listed. A tool that cannot be converted is
+    /// left out, in `droppedTools`.
     pub fn tools(&self, provider: JsValue, options: JsValue) -> Promise {
         let hub = self.inner.clone();
         let parsed = (|| -> Result<_, Error> {

@@ -3,7 +3,10 @@
 // Run: make pkg && node --test tests/mcp/hub.test.mjs
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { freePort, freshTag, loadPkg, rejectsWith, startMisbehaving, waitFor, within } from "./helpers.mjs";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { freePort, freshTag, loadPkg, rejectsWith, repo, startMisbehaving, waitFor, within } from "./helpers.mjs";
 import { COLLIDE_TOOLS, NORMAL_TOOLS, UNCONVERTIBLE_TOOLS } from "../servers/misbehaving.mjs";
 
 const { McpHub, NameMap } = await loadPkg();
@@ -242,7 +245,7 @@ describe("McpHub", () => {
     }
   });
 
-  test("tools(): a server that failed listTools() is asked again by listTools() only; enabled:false gives []", async () => {
+  test("tools(): a server that failed listTools() is not asked again by tools() within 5 s, by listTools() at once; enabled:false gives []", async () => {
     const port = await freePort();
     const e = endpoints({ alpha: "normal" });
     const tag = freshTag();
@@ -261,6 +264,127 @@ describe("McpHub", () => {
       await hub.closeAll();
     } finally {
       await late.stop();
+    }
+  });
+
+  // A server down when the hub first lists it (here by tools() itself) was once never asked again by tools(): its
+  // tools stayed out until an explicit listTools().
+  test("tools(): a server down at the first tools() is offered by a later tools() once back, after a 5 s wait; listErrors until then", async () => {
+    const port = await freePort();
+    const e = endpoints({ alpha: "normal" });
+    const tag = freshTag();
+    const hub = new McpHub({ alpha: e.servers.alpha, beta: { url: `http://127.0.0.1:${port}/mcp/normal/${tag}` } });
+    assert.equal((await within(15_000, hub.tools("openai"), "the first tools()")).length, NORMAL_TOOLS.length, "alpha's tools only");
+    const failedAt = Date.now();
+    assert.deepEqual(hub.listErrors.map((x) => [x.server, x.error.code]), [["beta", "NETWORK"]]);
+    // The message names the server, not only the `server` field.
+    assert.match(hub.listErrors[0].error.message, /\(server "beta"\)$/);
+    const late = await startMisbehaving({ env: { PORT: String(port) } });
+    try {
+      await hub.tools("openai");
+      if (Date.now() - failedAt < 4_500) assert.equal((await late.stats(`normal/${tag}`)).http.POST, 0, "not asked within 5 s");
+      assert.deepEqual(hub.listErrors.map((x) => x.server), ["beta"], "still said");
+      await new Promise((r) => setTimeout(r, Math.max(0, failedAt + 5_200 - Date.now())));
+      const back = await within(15_000, hub.tools("openai"), "tools() with beta back");
+      assert.equal(back.length, 2 * NORMAL_TOOLS.length);
+      assert.deepEqual(hub.listErrors, []);
+      // In the hub's order: alpha's tools, then beta's; and beta's are called.
+      const servers = back.map((t) => NameMap.fromJSON(hub.nameMap).resolve(t.function.name).server);
+      assert.deepEqual(servers, [...Array(NORMAL_TOOLS.length).fill("alpha"), ...Array(NORMAL_TOOLS.length).fill("beta")]);
+      assert.equal((await hub.callTool(providerName(hub, "beta", "echo"), { message: "back" })).text, "back");
+      assert.equal((await late.stats(`normal/${tag}`)).counters.toolsListCalls, 1);
+      await hub.closeAll();
+    } finally {
+      await late.stop();
+    }
+  });
+
+  test("closeAll() during the first tools(): tools() rejects NOT_CONNECTED, nothing is sent after the close but DELETE; a later tools() lists again at once", async () => {
+    const { createServer } = await import("node:net");
+    const sockets = [];
+    // Takes the connection and never answers: hole's handshake is under way at the close.
+    const hole = createServer((socket) => sockets.push(socket));
+    await new Promise((resolve) => hole.listen(0, "127.0.0.1", resolve));
+    const e = endpoints({ alpha: "normal" });
+    let closing = false;
+    let holdList = true;
+    const afterClose = [];
+    // alpha's first tools/list is held until aborted (a slow server): its listing is under way at the close.
+    const watching = (url, init) => {
+      const method = init.method === "POST" ? JSON.parse(init.body).method : init.method;
+      if (closing) afterClose.push(method);
+      if (method === "tools/list" && holdList) {
+        holdList = false;
+        return new Promise((_, reject) => init.signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))));
+      }
+      return fetch(url, init);
+    };
+    const unhandled = [];
+    const onUnhandled = (reason) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    const hub = new McpHub({ alpha: { url: e.servers.alpha.url, fetch: watching }, hole: { url: `http://127.0.0.1:${hole.address().port}/mcp`, timeoutMs: 1_000 } });
+    try {
+      const converting = hub.tools("openai");
+      assert.ok(await waitFor(() => !holdList && sockets.length > 0, { timeoutMs: 5_000 }), "alpha's listing and hole's handshake under way");
+      closing = true;
+      assert.deepEqual(await within(5_000, hub.closeAll(), "closeAll()"), []);
+      const err = await rejectsWith(within(5_000, converting, "tools() after closeAll()"), "NOT_CONNECTED");
+      assert.match(err.message, /^tools\(\) was abandoned: closeAll\(\) was called while the servers were being listed/);
+      assert.deepEqual(afterClose, ["DELETE"], "nothing but alpha's DELETE after the close");
+      const failing = Object.fromEntries(hub.listErrors.map((x) => [x.server, x.error]));
+      assert.deepEqual(Object.keys(failing).sort(), ["alpha", "hole"]);
+      assert.equal(failing.alpha.code, "NOT_CONNECTED");
+      assert.match(failing.alpha.message, /\(server "alpha"\)$/);
+      // A later tools() connects and lists them again, without the wait a server's own failure brings.
+      closing = false;
+      const tools = await within(10_000, hub.tools("openai"), "tools() after closeAll()");
+      assert.equal(tools.length, NORMAL_TOOLS.length);
+      assert.deepEqual(hub.listErrors.map((x) => [x.server, x.error.code]), [["hole", "TIMEOUT"]]);
+      assert.equal((await e.stats("alpha")).methods.initialize, 2);
+      await hub.closeAll();
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+      for (const socket of sockets) socket.destroy();
+      hole.close();
+    }
+  });
+
+  test("closeAll() during the first tools(): a script that does only that exits by itself, with no unhandled rejection", async () => {
+    const { createServer } = await import("node:net");
+    const sockets = [];
+    const hole = createServer((socket) => sockets.push(socket));
+    await new Promise((resolve) => hole.listen(0, "127.0.0.1", resolve));
+    const e = endpoints({ alpha: "normal" });
+    const script = `
+      import { McpHub } from ${JSON.stringify(pathToFileURL(join(repo, "pkg", "index.mjs")).href)};
+      process.on("unhandledRejection", (r) => { console.error("UNHANDLED", r); process.exitCode = 3; });
+      const hub = new McpHub({ alpha: { url: process.env.ALPHA }, hole: { url: process.env.HOLE } });
+      const tools = hub.tools("openai").then(() => "resolved", (e) => e.code);
+      hub.listen();
+      await new Promise((r) => setTimeout(r, 300));
+      const failures = await hub.closeAll();
+      console.log(JSON.stringify({ tools: await tools, failures: failures.length }));
+    `;
+    try {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+        env: { ...process.env, ALPHA: e.servers.alpha.url, HOLE: `http://127.0.0.1:${hole.address().port}/mcp` },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      let errText = "";
+      child.stdout.on("data", (d) => (out += d));
+      child.stderr.on("data", (d) => (errText += d));
+      const started = Date.now();
+      const code = await within(15_000, new Promise((resolve) => child.on("exit", resolve)), "the script's exit");
+      assert.equal(code, 0, `${out}\n${errText}`);
+      assert.ok(Date.now() - started < 8_000, `exited after ${Date.now() - started} ms`);
+      assert.deepEqual(JSON.parse(out), { tools: "NOT_CONNECTED", failures: 0 });
+      assert.doesNotMatch(errText, /UNHANDLED|Unhandled/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      hole.close();
     }
   });
 

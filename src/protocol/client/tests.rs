@@ -241,6 +241,13 @@ pub(crate) struct FakeClock {
     now: Rc<Cell<u64>>,
 }
 
+impl FakeClock {
+    /// Moves `now` on by `ms` (time passing between an app's calls).
+    pub(crate) fn advance(&self, ms: u64) {
+        self.now.set(self.now.get() + ms);
+    }
+}
+
 impl Clock for FakeClock {
     fn sleep(&self, ms: u64) -> impl Future<Output = ()> {
         self.slept.borrow_mut().push(ms);
