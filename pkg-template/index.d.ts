@@ -2859,8 +2859,12 @@ export class McpHub {
     tool: string;
   }>;
   /**
-   * Listens on the standalone stream of every connected server ({@link McpClient.listen}: a changed tool
-   * list, log messages, server requests outside calls, to each server's callbacks) until `closeAll()`.
+   * Listens on the standalone stream ({@link McpClient.listen}: a changed tool list, log messages, server requests
+   * outside calls, to each server's callbacks) of every server of the last `listTools()`'s selection (every server
+   * before the first listing, so it may be called at once, before `tools()`), connecting those not connected yet
+   * (sharing the handshake of a first listing under way), and of any other server connected, until `closeAll()`.
+   * A server that cannot be connected ends at once with its error (in `onEnd` and `errors`): call `listen()` again
+   * once it is back (after a `tools()` that lists it, say); the servers listening already are joined, not opened twice.
    * Resolves once every server's stream has ended (at `closeAll()`, or at once when none is offered) to
    * which servers offer one and which failed. `onEnd` hears of each server's end as it comes, while the
    * others listen on: `{ server, offered }` (`false`: no stream on offer) or `{ server, error }` (its stream

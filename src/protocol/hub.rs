@@ -16,6 +16,8 @@
 //!   calls the server and flattens the result. The latest map of each provider is kept: an app
 //!   that offers the tools to several providers (a fallback between models) routes each call
 //!   through the map of the provider that made it ([`Hub::call_tool_for`]).
+//! * `listen` listens on the selected servers, connecting them (before any listing: every
+//!   server), and on any other connected one.
 //! * `close_all` gives every session a graceful close of at most 3 s.
 //! * An error about one server carries it in its `server` detail, which its text names.
 
@@ -816,14 +818,22 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             .ok_or_else(|| Error::new(ErrorCode::InvalidInput, format!("no server named \"{server}\" (one of: {})", self.server_names().join(", "))))
     }
 
-    /// Listens on the standalone stream of every connected server ([`Client::listen`]) until
-    /// [`Hub::close_all`]: whether each offers one, and the servers whose stream failed.
+    /// Listens on the standalone stream ([`Client::listen`]) of every server of the last
+    /// listing's selection (every server until [`Hub::list_tools`] selects some), connecting
+    /// those not connected yet (a first listing under way shares their handshake), and of any
+    /// other server connected, until [`Hub::close_all`]: whether each offers one, and the servers
+    /// whose stream failed (one that could not be connected among them: its listen ends then,
+    /// and another `listen` tries it again, joining the streams already open).
     /// `on_end` hears of each server's end as it comes (its name and what its `listen` gave),
     /// while the others listen on. Errors carry `server`, as every hub error does.
     pub async fn listen(&self, on_end: &dyn Fn(&str, &Result<bool>)) -> (Vec<(String, bool)>, Vec<ServerError>) {
-        let connected = self.servers.iter().filter(|(_, c)| c.is_connected());
-        let results = join_all(connected.map(|(name, client)| async move {
-            let r = client.listen().await.map_err(|e| about_server(e, name));
+        let chosen = self.servers.iter().filter(|(name, c)| c.is_connected() || self.selected(name));
+        let results = join_all(chosen.map(|(name, client)| async move {
+            let listened = async {
+                client.ensure_connected().await?;
+                client.listen().await
+            };
+            let r = listened.await.map_err(|e| about_server(e, name));
             on_end(name, &r);
             (name.clone(), r)
         }))
@@ -1019,6 +1029,37 @@ mod tests {
         clock.advance(60_000);
         block_on(hub.tools_refreshed(Provider::Anthropic, &opts)).unwrap();
         assert!(hub.listing_errors().is_empty());
+    }
+
+    /// `listen()` before any listing listens on every server, connecting each (it once listened
+    /// on the connected servers only: none then); after a listing that selects some, on those
+    /// (and any other server connected).
+    #[test]
+    fn listen_before_the_first_listing_connects_and_listens_on_every_server() {
+        let no_stream = || status_reply(405, vec![], "");
+        let both = hub(vec![("a", vec![no_stream()]), ("b", vec![no_stream()])], None, None);
+        let (offered, failed) = block_on(both.listen(&|_, _| {}));
+        assert_eq!(offered, [("a".to_owned(), false), ("b".to_owned(), false)]);
+        assert!(failed.is_empty());
+        assert!(both.client("a").unwrap().is_connected() && both.client("b").unwrap().is_connected());
+        // A server that cannot be connected ends its listen with its error, naming it.
+        let down = hub_with_down_b();
+        let (offered, failed) = block_on(down.listen(&|_, _| {}));
+        assert_eq!(offered, [("a".to_owned(), false)]);
+        assert_eq!(failed.iter().map(|f| (f.server.as_str(), f.error.code)).collect::<Vec<_>>(), [("b", ErrorCode::Network)]);
+        assert!(failed[0].error.to_string().ends_with("(server \"b\")"), "{}", failed[0].error);
+        // After a listing of `a` only: `b` is neither selected nor connected.
+        let some = hub(vec![("a", vec![listing(json!([])), no_stream()]), ("b", vec![])], None, None);
+        block_on(some.list_tools(&Selection::Manual(vec!["a".into()]), None));
+        assert_eq!(block_on(some.listen(&|_, _| {})).0, [("a".to_owned(), false)]);
+        assert!(!some.client("b").unwrap().is_connected());
+    }
+
+    /// A hub whose `a` offers no standalone stream and whose `b` is down.
+    fn hub_with_down_b() -> TestHub {
+        let a = harness_with(vec![init_reply("2025-11-25", Some("a")), accepted(), status_reply(405, vec![], "")], legacy(), 1_000);
+        let b = harness_with(vec![Reply::NetworkError], legacy(), 1_000);
+        Hub::new(vec![("a".to_owned(), Rc::new(a.client)), ("b".to_owned(), Rc::new(b.client))], a.clock, None, None)
     }
 
     /// `close_all` while the first conversion's listing is under way: the conversion rejects with

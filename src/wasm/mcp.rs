@@ -1392,7 +1392,9 @@ impl JsMcpHub {
         }))
     }
 
-    /// Listens on every connected server's standalone stream until `closeAll()`; resolves to
+    /// Listens on the standalone stream of every server of the last `listTools()`'s selection
+    /// (every server before one), connecting those not connected yet, and of any other connected
+    /// server, until `closeAll()` (`Hub::listen`); resolves to
     /// `{servers: {name: offered}, errors: [{server, error}]}`. `options.onEnd` hears of each
     /// server's end as it comes: `{server, offered}` or `{server, error}`. `free()` ends it too
     /// (every stream closed, `onEnd` told nothing more), resolving `{servers: {}, errors: []}`.

@@ -242,8 +242,10 @@ test("McpHub: every options object refuses a misspelt key naming it, and any key
   }
   await refused(() => hub.listen({ onend() {} }), "INVALID_OPTIONS", meant("onend", "onEnd"));
   await refused(() => hub.listen({ futureOption: 1 }), "INVALID_OPTIONS", /^options has no key "futureOption" \(the keys are onEnd\)$/);
-  // Known keys pass: listen with nothing connected resolves at once.
-  assert.deepEqual(await hub.listen({ onEnd() {} }), { servers: {}, errors: [] });
+  // Known keys pass: listen connects the server (none is listed yet), which is not there: its error, naming it.
+  const { servers: listened, errors } = await hub.listen({ onEnd() {} });
+  assert.deepEqual([listened, errors.map((x) => [x.server, x.error.code])], [{}, [["a", "NETWORK"]]]);
+  assert.match(errors[0].error.message, /\(server "a"\)$/);
   hub.free();
 });
 

@@ -900,11 +900,44 @@ describe("McpHub against malicious servers", () => {
     assert.ok(await waitFor(async () => (await e.stats("slow")).calls[0]?.closedByClient), "the pending call's request was aborted");
   });
 
-  test("listen: servers without a standalone stream (GET 405) say so; unconnected servers are not listened to", async () => {
+  test("listen: servers without a standalone stream (GET 405) say so; servers the last listTools() left out and not connected are not listened to", async () => {
     const e = endpoints({ alpha: "normal", beta: "normal" });
     const hub = new McpHub(e.servers);
     await hub.listTools({ mode: "manual", selectedServers: ["alpha"] });
     assert.deepEqual(await within(5_000, hub.listen(), "listen()"), { servers: { alpha: false }, errors: [] });
     await hub.closeAll();
+  });
+
+  // listen() called first (as an app starts it beside its first turn) once listened on nothing: no server was
+  // connected yet.
+  test("listen() before any listing: connects every server and listens on it (a change announced on the stream is heard)", async () => {
+    const { startMcpServer } = await import("../../www-demo/server.mjs");
+    const demo = await startMcpServer({ port: 0 });
+    try {
+      const e = endpoints({ plain: "normal" });
+      const changes = [];
+      let gets = 0;
+      const counting = (url, init) => {
+        if (init.method === "GET") gets++;
+        return fetch(url, init);
+      };
+      const hub = new McpHub({ demo: { url: demo.url, fetch: counting, onToolListChanged: () => changes.push("demo") }, plain: e.servers.plain });
+      const ends = [];
+      const listening = hub.listen({ onEnd: (end) => ends.push(end) });
+      const first = (await hub.tools("openai")).map((t) => t.function.name);
+      assert.ok(first.includes("mcp__demo__toggle_tools") && !first.includes("mcp__demo__moon_phase"));
+      assert.ok(await waitFor(() => gets > 0 && ends.length === 1, { timeoutMs: 5_000 }), "demo's stream opened, plain's refused");
+      assert.deepEqual(ends, [{ server: "plain", offered: false }]);
+      assert.equal((await e.stats("plain")).methods.initialize, 1, "one session for listen() and tools()");
+      await new Promise((r) => setTimeout(r, 200));
+      // toggle_tools announces the change on the standalone stream only.
+      await hub.callTool("mcp__demo__toggle_tools", {});
+      assert.ok(await waitFor(() => changes.length > 0, { timeoutMs: 5_000 }), "notifications/tools/list_changed heard on the stream");
+      assert.ok((await hub.tools("openai")).some((t) => t.function.name === "mcp__demo__moon_phase"));
+      assert.deepEqual(await hub.closeAll(), []);
+      assert.deepEqual(await within(5_000, listening, "listen() after closeAll()"), { servers: { demo: true, plain: false }, errors: [] });
+    } finally {
+      await demo.close();
+    }
   });
 });
