@@ -2798,7 +2798,9 @@ export class McpHub {
    * reject `tools()`: {@link McpHub.listErrors} says which servers and why, until a listing of the server succeeds.
    * `closeAll()` while `tools()` is listing servers rejects it with `NOT_CONNECTED` (`tools() was abandoned:
    * closeAll() was called ...`): its listings are abandoned (nothing more is sent to the servers but the close's
-   * `DELETE`), and their failures, in `listErrors`, make no server wait: a later `tools()` connects and lists them again.
+   * `DELETE`s), and it settles at once, or within 3 s when a server's handshake was under way (its answer is waited
+   * for that long, to end the session it opened); their failures, in `listErrors`, make no server wait: a later
+   * `tools()` connects and lists them again.
    * A tool that cannot be converted (a schema past `options.limits`, an empty name) takes out no other: it is
    * left out and reported in {@link McpHub.droppedTools} with its server and its index in that server's
    * listing, and the other tools are converted. Nor does a server with many tools: when the servers' tools are more
