@@ -2790,7 +2790,8 @@ export class McpHub {
    * and such a server is asked before every conversion), each within 10 s all in, a reconnection included
    * (or the server's shorter `timeoutMs`). It also lists again each server of the last listing's selection whose
    * listing failed, and so offers none of its tools (down, or hanging, when the hub first listed it), within the same
-   * 10 s: a server that comes back is offered again by a later `tools()`, without a `listTools()`. A server whose
+   * 10 s: a server that comes back is offered again by a later `tools()`, without a `listTools()` (not one refused
+   * with `UNAUTHORIZED`: signing in is the user's to do, and `listTools()` asks it again). A server whose
    * listing fails (in `tools()` or in `listTools()`) keeps its previous tools, or has none, and is not asked again by
    * `tools()` for 5 s, then 10 s, doubling up to a minute while it keeps failing (so that a server that is down or
    * hangs does not cost every turn its timeout; `listTools()` asks at once). Only the servers of the last listing's

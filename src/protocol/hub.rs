@@ -387,7 +387,8 @@ impl<T: Transport, C: Clock> Hub<T, C> {
     /// is no longer the one that answered their listing ([`Client::tools_changed`]), or whose listing is no longer fresh ([`Client::tools_expired`]:
     /// a 2026-07-28 server's `ttlMs`: `0`, or none, is stale at once), and the servers of the
     /// last listing's selection whose listing failed (they offer no tools: down when the hub
-    /// first listed them, say), each within 10 s all in (or
+    /// first listed them, say; not for `UNAUTHORIZED`, which signing in mends, and
+    /// [`Hub::list_tools`] asks again), each within 10 s all in (or
     /// the server's shorter timeout), one refresh at a time per server (another refresh meanwhile waits for it).
     /// A server whose listing fails (here or in [`Hub::list_tools`]) keeps its previous tools, or
     /// has none, and is not asked again by a refresh for 5 s, then 10 s, and so on up to a minute while it
@@ -417,9 +418,14 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             let listed = self.listed.borrow();
             // The listed servers whose tools may have changed...
             let changed = listed.iter().filter(|l| self.client(&l.server).is_some_and(|c| c.tools_changed() || c.tools_expired())).map(|l| l.server.clone());
-            // ...and the selected ones whose last listing failed, which have none here.
+            // ...and the selected ones whose last listing failed, which have none here; not one
+            // refused for want of authorization: signing in is a person's to do (a sign-in page
+            // opened by every few turns, and cut at the refresh's bound, would not do).
             let failing = self.failing.borrow();
-            let unlisted = failing.iter().filter(|f| self.selected(&f.server) && !listed.iter().any(|l| l.server == f.server)).map(|f| f.server.clone());
+            let unlisted = failing
+                .iter()
+                .filter(|f| f.error.code != ErrorCode::Unauthorized && self.selected(&f.server) && !listed.iter().any(|l| l.server == f.server))
+                .map(|f| f.server.clone());
             changed.chain(unlisted).filter(|s| !backed_off(s)).collect()
         };
         // A server another refresh is listing is not listed again: that listing is waited for.
@@ -1022,6 +1028,13 @@ mod tests {
         assert_eq!(offered().1, failing, "nor within 10 s after a second failure");
         clock.advance(1);
         assert_eq!(offered(), (vec!["mcp__fs__read".to_owned(), "mcp__web__fetch".to_owned()], vec![]), "back, in the hub's order");
+        // Nor is one refused for want of authorization (signing in is a person's: listTools() asks it).
+        let (hub, clock) = hub_and_clock(vec![("locked", vec![status_reply(401, vec![], ""), listing(json!([{"name": "read"}]))])], None, None);
+        block_on(hub.tools_refreshed(Provider::Anthropic, &opts)).unwrap();
+        clock.advance(60_000);
+        block_on(hub.tools_refreshed(Provider::Anthropic, &opts)).unwrap();
+        assert_eq!(hub.listing_errors().iter().map(|f| f.error.code).collect::<Vec<_>>(), [ErrorCode::Unauthorized]);
+        assert_eq!(block_on(hub.list_tools(&Selection::Auto, None)).0.len(), 1, "listTools() asks it");
         // A deselected server whose listing failed is not asked by a conversion.
         let (hub, clock) = hub_and_clock(vec![("fs", vec![Reply::NetworkError]), ("web", vec![listing(json!([])), listing(json!([]))])], None, None);
         block_on(hub.list_tools(&Selection::Auto, None));
