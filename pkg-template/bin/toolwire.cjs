@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 "use strict";
 // toolwire check <file|->: what converting an MCP server's tools for a provider changes, and which
-// problems remain. Exit status: 0 no problems, 1 problems remain, 2 usage or input error.
+// problems remain. Exit status: 0 no problems, 1 problems remain, 2 usage or input error (and an internal error,
+// said as one: never 1, which a script would read as a check that ran).
 const fs = require("node:fs");
 const toolwire = require("../index.cjs");
 
@@ -29,7 +30,8 @@ Options:
   -h, --help          show this help
   -v, --version       show the version
 
-Exit status: 0 when no problem remains, 1 when some do, 2 on a usage or input error.`;
+Exit status: 0 when no problem remains, 1 when some do, 2 on a usage or input error
+(or an internal error of toolwire, which the message calls one).`;
 
 class UsageError extends Error {}
 /** The input could not be read or is not a tools list: said without the usage text. */
@@ -118,9 +120,33 @@ function isMessage(item) {
   return item !== null && typeof item === "object" && !Array.isArray(item) && item.jsonrpc === "2.0" && ("method" in item || "result" in item || "error" in item);
 }
 
-/** The error of a JSON-RPC error response, as an input error (the single response and the batch say it alike). */
+/** How deep {@link rpcError} writes an error that JSON.stringify cannot write whole: deeper values are cut. */
+const ERROR_DEPTH = 32;
+
+/** `value` with what lies deeper than `depth` levels written as "[…]" or "{…}". */
+function cut(value, depth) {
+  if (value === null || typeof value !== "object") return value;
+  if (depth === 0) return Array.isArray(value) ? "[…]" : "{…}";
+  if (Array.isArray(value)) return value.map((v) => cut(v, depth - 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cut(v, depth - 1)]));
+}
+
+/**
+ * The error of a JSON-RPC error response, as an input error (the single response and the batch say it alike). An
+ * error nested deeper than JSON.stringify can go (its stack overflows: a RangeError) is written cut, and says so.
+ */
 function rpcError(error) {
-  return new InputError(`the input is a JSON-RPC error: ${shown(JSON.stringify(error))}`);
+  let text;
+  try {
+    text = JSON.stringify(error);
+  } catch {
+    try {
+      text = `${JSON.stringify(cut(error, ERROR_DEPTH))} (cut: it nests deeper than ${ERROR_DEPTH} levels)`;
+    } catch {
+      text = "(too large to print)";
+    }
+  }
+  return new InputError(`the input is a JSON-RPC error: ${shown(text)}`);
 }
 
 /** The tools array of a tools/list result in any of the accepted wrappings. */
@@ -230,7 +256,15 @@ try {
   } else if (e instanceof toolwire.ToolwireError) {
     console.error(`toolwire: ${e.code}: ${shown(e.message)}`);
   } else {
-    throw e;
+    // Anything else is a bug of toolwire's (an input toolwire should have refused, or its own mistake): one line that
+    // says so, and exit 2, never the uncaught throw's 1, which a script reads as "problems remain".
+    let what;
+    try {
+      what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    } catch {
+      what = "(an error that cannot be printed)";
+    }
+    console.error(`toolwire: internal error (a bug in toolwire; please report it with the input): ${shown(what)}`);
   }
   process.exitCode = 2;
 }

@@ -232,3 +232,41 @@ test("bin: a tool JSON.stringify cannot write (nested too deep for it) is a prob
   assert.deepEqual(report.problems.map((p) => [p.path, p.rule]), [["/1", "tool/invalid"]]);
   assert.match(report.problems[0].message, /nests too deep/);
 });
+
+test("bin: a JSON-RPC error nested deeper than JSON.stringify goes is an input error, written cut (s23b F1)", () => {
+  const depth = 20_000;
+  const error = `{"code":-32000,"message":"deep","data":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`;
+  const single = `{"jsonrpc":"2.0","id":1,"error":${error}}`;
+  for (const text of [single, `[${single}]`, `{"error":${error}}`]) {
+    const r = run(["check", "-", "--provider", "openai"], text);
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, /^toolwire: the input is a JSON-RPC error: \{"code":-32000,"message":"deep","data":\{"a":\{"a":.*"\{…\}"\}+ \(cut: it nests deeper than 32 levels\)\n$/);
+    assert.equal(r.stderr.split("\n").length, 2, "one line");
+    assert.doesNotMatch(r.stderr, /RangeError|\n\s+at /);
+  }
+  // One JSON.stringify can write is written whole, as before.
+  const r = run(["check", "-", "--provider", "openai"], `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":${'{"a":'.repeat(40)}1${"}".repeat(40)}}}`);
+  assert.equal(r.status, 2);
+  assert.doesNotMatch(r.stderr, /cut|…/);
+  assert.equal((r.stderr.match(/\{"a":/g) ?? []).length, 40);
+});
+
+test("bin: an error that is neither a usage, input nor toolwire error is an internal error: one line, exit 2, never 1 (s23b F1)", () => {
+  // A bug, stood in for by a checkTools that throws a TypeError (and one that throws no Error at all).
+  for (const [thrown, said] of [
+    ['new TypeError("boom\\nsecond line")', /^toolwire: internal error \(a bug in toolwire; please report it with the input\): TypeError: boom\\u000asecond line\n$/],
+    ['"a string"', /^toolwire: internal error \(a bug in toolwire; please report it with the input\): a string\n$/],
+  ]) {
+    const preload = join(tmp, "bug.cjs");
+    writeFileSync(preload, `const api = require(${JSON.stringify(fileURLToPath(new URL("../../pkg/index.cjs", import.meta.url)))});
+const real = api.checkTools;
+api.checkTools = (tools, ...rest) => { if (tools.length) throw ${thrown}; return real(tools, ...rest); };`);
+    const r = spawnSync(process.execPath, ["-r", preload, bin, "check", cleanFile, "--provider", "openai"], { encoding: "utf8" });
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, said);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
+  }
+  assert.match(run(["--help"]).stdout, /2 on a usage or input error\n\(or an internal error of toolwire, which the message calls one\)/);
+});
