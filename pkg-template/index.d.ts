@@ -824,14 +824,21 @@ export class ToolwireError extends Error {
  * synchronously on import, and in Cloudflare Workers, where the `workerd` entry loads it on import.
  * `input` defaults to the `.wasm` file next to the module; pass a URL, a `Response`, bytes or a compiled
  * `WebAssembly.Module` to load it from elsewhere (in Workers, only the module: `import wasm from
- * "toolwire/toolwire.wasm"`). A failure rejects with `LOAD_FAILED`, whose message says what to do.
+ * "toolwire/toolwire.wasm"`). A failure rejects with `LOAD_FAILED`, whose message says what to do, and is not
+ * remembered: a later call tries again, from its own input.
+ *
+ * Calls made while a load is under way wait for it, in turn: where it succeeds they resolve with it (their own
+ * input is not read), and where it fails the next one loads from its own input, so a bad input one caller gives
+ * (a library's call with a wrong file) never fails another caller's good one, and each call rejects only with the
+ * error of its own input. Once the module is loaded, every call resolves at once and reads no input.
  */
 export function initAsync(input?: InitInput | Promise<InitInput>): Promise<void>;
 export default initAsync;
 
 /**
- * Where {@link initAsync} gets the WebAssembly module from: a URL, a `Response`, the bytes, or a compiled
- * `WebAssembly.Module`.
+ * Where {@link initAsync} gets the WebAssembly module from: a URL, a `Response`, the bytes (an `ArrayBuffer`, or any
+ * view of one: a `Uint8Array` or Node `Buffer`, a `DataView`, another typed array, read as exactly the bytes it views,
+ * from its `byteOffset` for its `byteLength`), or a compiled `WebAssembly.Module`.
  */
 export type InitInput = string | Url | Req | Resp | ArrayBuffer | ArrayBufferView | WasmModule;
 /** `WebAssembly.Module`, where the compilation's libraries declare it. */

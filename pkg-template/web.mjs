@@ -27,21 +27,34 @@ export class ToolwireError extends Error {
 }
 
 /**
- * Loads the module once; later calls return the same promise. `input` defaults to the .wasm file next to
- * this one (bundlers that understand `new URL(..., import.meta.url)` copy it). A failed load rejects with a
- * ToolwireError `LOAD_FAILED` and is not memoised, so it can be retried.
+ * Loads the module once. A failed load rejects with a ToolwireError `LOAD_FAILED` and is not memoised, so it can
+ * be retried. A call made while a load is under way waits for it: if that load succeeds, the call resolves (its own
+ * input unread), and if it fails, the call loads from its own input, so that a bad input given by one caller (a
+ * library's wrong file) never fails another's good one. Calls queue so, each trying its input only where all
+ * before it failed. Once loaded, every call returns the promise that resolved. `input` defaults to the .wasm file
+ * next to this one (bundlers that understand `new URL(..., import.meta.url)` copy it).
  */
 export function initAsync(input) {
-  loading ??= load(input).then(
-    () => {
-      ready = true;
-    },
-    (err) => {
-      loading = null;
-      throw err;
-    },
-  );
-  return loading;
+  if (ready) return loading;
+  // A promise this call waits to read is given a handler now: its rejection is this call's to report, later, and not
+  // an unhandled rejection while an earlier load is under way.
+  if (input !== null && (typeof input === "object" || typeof input === "function") && typeof input.then === "function") {
+    input = Promise.resolve(input);
+    input.catch(() => {});
+  }
+  const before = loading;
+  const attempt = (async () => {
+    if (before) await before.catch(() => {});
+    if (ready) return;
+    await load(input);
+    ready = true;
+  })();
+  loading = attempt;
+  // Failed, and no call since: the next one starts afresh.
+  attempt.catch(() => {
+    if (loading === attempt) loading = null;
+  });
+  return attempt;
 }
 
 const FILE = 'the file is exported as "toolwire/toolwire.wasm"';
@@ -91,6 +104,9 @@ async function load(input) {
       input = await fetch(input);
     }
     state.fetching = false;
+    // Any view of the bytes (a DataView, an Int8Array or Float64Array over them, a Uint8Array into a larger buffer):
+    // the bytes it views. WebAssembly.instantiate takes typed arrays, but V8 refuses a DataView.
+    if (ArrayBuffer.isView(input)) input = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
     if (typeof Response === "function" && input instanceof Response) state.response = input;
     await init({ module_or_path: input });
   } catch (err) {

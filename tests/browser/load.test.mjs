@@ -44,6 +44,8 @@ function startServer({ cors }) {
       return send(200, TYPES[".html"], `<!doctype html><meta charset=utf-8><script type=module src="/page.mjs"></script>`, csp ? { "content-security-policy": csp } : {});
     }
     if (url.pathname === "/page.mjs") return send(200, TYPES[".mjs"], PAGE_SCRIPT);
+    // A page that loads nothing: a test imports the package into it itself.
+    if (url.pathname === "/blank.html") return send(200, TYPES[".html"], "<!doctype html><meta charset=utf-8><title>blank</title>");
     // A single-page app's server: any other path under /app/ is its index page.
     if (url.pathname.startsWith("/app/")) return send(200, TYPES[".html"], "<!doctype html><title>app</title><div id=root></div>");
     if (url.pathname.startsWith("/pkg/")) {
@@ -122,4 +124,43 @@ test("a cross-origin .wasm without CORS headers: LOAD_FAILED names the URL, CORS
   assert.ok(message.includes(`${wasm} could not be fetched (Failed to fetch)`), message);
   assert.match(message, /CORS headers \(Access-Control-Allow-Origin\)/);
   assert.match(message, /connect-src/);
+});
+
+/** Runs `fn` in a fresh page that has not loaded toolwire, and gives what it returns. */
+async function inBlankPage(fn) {
+  const page = await browser.newPage();
+  try {
+    await page.goto(new URL("/blank.html", site.origin).href);
+    return await page.evaluate(fn);
+  } finally {
+    await page.close();
+  }
+}
+
+test("initAsync takes a DataView of the bytes, at an offset into a larger buffer (s23b F2)", async () => {
+  const result = await inBlankPage(async () => {
+    const tw = await import("/pkg/web.mjs");
+    const bytes = new Uint8Array(await (await fetch("/pkg/web/toolwire_bg.wasm")).arrayBuffer());
+    const big = new Uint8Array(bytes.length + 13).fill(0xee);
+    big.set(bytes, 7);
+    try {
+      await tw.initAsync(new DataView(big.buffer, 7, bytes.length));
+      return { version: tw.version() };
+    } catch (e) {
+      return { error: `${e.code}: ${e.message}` };
+    }
+  });
+  assert.equal(result.error, undefined, result.error);
+  assert.match(result.version, /^\d+\.\d+\.\d+/);
+});
+
+test("a call made while a bad load is under way loads from its own input (s23b F3)", async () => {
+  const result = await inBlankPage(async () => {
+    const tw = await import("/pkg/web.mjs");
+    const settled = await Promise.allSettled([tw.initAsync("/app/assets/toolwire_bg.wasm"), tw.initAsync("/pkg/web/toolwire_bg.wasm"), tw.initAsync()]);
+    return { settled: settled.map((r) => (r.status === "fulfilled" ? "loaded" : `${r.reason.code}: ${r.reason.message}`)), version: tw.version() };
+  });
+  assert.match(result.settled[0], /^LOAD_FAILED: .*is an HTML page/);
+  assert.deepEqual(result.settled.slice(1), ["loaded", "loaded"]);
+  assert.match(result.version, /^\d+\.\d+\.\d+/);
 });

@@ -90,13 +90,43 @@ test("web and node: a runtime without WebAssembly gets LOAD_FAILED saying so", (
   assert.match(web, /^LOAD_FAILED: toolwire: loading the WebAssembly module failed: this runtime has no WebAssembly/);
 });
 
-test("web: a failed load can be retried; initAsync is memoised once it succeeds", async () => {
+test("web: a failed load can be retried; a call made during a load waits for it, and tries its own input where it fails (s23b F3)", async () => {
   await loadFailure(new Uint8Array([0, 1, 2, 3]));
   assert.throws(() => web.version(), { code: "NOT_INITIALIZED" }, "still not loaded");
   const bytes = readFileSync(wasmUrl);
-  const first = web.initAsync(bytes);
-  assert.equal(web.initAsync(), first, "same promise, input ignored");
-  await first;
+  // A bad input, then calls with good ones while it loads (a library's wrong file, the app's right one): the first
+  // fails with its own error, and the module loads from the next call's input. A promise that rejects while it waits
+  // is that call's error, not an unhandled rejection.
+  const unhandled = [];
+  const onUnhandled = (e) => unhandled.push(e);
+  process.on("unhandledRejection", onUnhandled);
+  let rejectLater;
+  const order = [];
+  const calls = [
+    web.initAsync(new Uint8Array([0, 1, 2, 3])),
+    web.initAsync(Promise.reject(new Error("no such file"))),
+    web.initAsync(new Promise((_, reject) => (rejectLater = reject))),
+    web.initAsync(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
+    web.initAsync(new Uint8Array([9, 9, 9, 9])), // never read: the module is loaded by then
+    web.initAsync(),
+  ].map((p, i) => p.then(() => order.push(i), (e) => (order.push(i), Promise.reject(e))));
+  rejectLater(new Error("fetch refused"));
+  const settled = await Promise.allSettled(calls);
+  process.off("unhandledRejection", onUnhandled);
+  assert.deepEqual(settled.map((r) => r.status), ["rejected", "rejected", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
+  assert.deepEqual(order, [0, 1, 2, 3, 4, 5], "in turn");
+  const [own, missing, refused] = settled.map((r) => r.reason);
+  assert.equal(own.code, "LOAD_FAILED");
+  assert.match(own.message, /magic/, "the first call's own error");
+  assert.equal(missing.code, "LOAD_FAILED");
+  assert.match(missing.message, /no such file/, "the second call's own error, not the first's");
+  assert.match(refused.message, /fetch refused/);
+  assert.deepEqual(unhandled, []);
+  assert.equal(typeof web.version(), "string", "loaded");
+  // Once loaded, a call resolves at once, reads no input, and returns the promise that resolved.
+  const again = web.initAsync(new Uint8Array([0]));
+  assert.equal(web.initAsync(), again);
+  await again;
   assert.ok(web.ToolwireError.prototype instanceof Error);
   assert.ok(new web.PermissionPolicy({}) instanceof web.PermissionPolicy);
   assert.ok(new web.ToolCallAccumulator("openai") instanceof web.ToolCallAccumulator);
@@ -109,6 +139,50 @@ test("web: a failed load can be retried; initAsync is memoised once it succeeds"
   }
   assert.equal(Object.getPrototypeOf(map), Object.getPrototypeOf(web.NameMap.prototype));
   assert.equal(map.resolve("mcp__s__t").tool, "t");
+});
+
+test("web: initAsync takes any view of the bytes, as exactly the bytes it views (s23b F2)", () => {
+  // Each in a process of its own: a module loads once per process.
+  const views = {
+    DataView: "new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)",
+    Int8Array: "new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)",
+    Uint8ClampedArray: "new Uint8ClampedArray(bytes.buffer, bytes.byteOffset, bytes.byteLength)",
+    // Views into a larger buffer, with other bytes before and after them.
+    "Uint8Array at an offset": "inside(Uint8Array)",
+    "DataView at an offset": "inside(DataView)",
+    "Promise of a DataView": "Promise.resolve(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength))",
+  };
+  for (const [kind, view] of Object.entries(views)) {
+    const script = `
+      import { readFileSync } from "node:fs";
+      const web = await import(${JSON.stringify(new URL("../../pkg/web.mjs", import.meta.url).href)});
+      const bytes = readFileSync(${JSON.stringify(fileURLToPath(wasmUrl))});
+      const inside = (View) => {
+        const big = new Uint8Array(bytes.length + 13).fill(0xee);
+        big.set(bytes, 7);
+        return new View(big.buffer, 7, bytes.length);
+      };
+      await web.initAsync(${view});
+      console.log(web.version());`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    assert.equal(r.status, 0, `${kind}: ${r.stderr}`);
+    assert.match(r.stdout, /^\d+\.\d+\.\d+/, kind);
+  }
+  // A view of other bytes is read as those bytes: the view's own, not its whole buffer.
+  const script = `
+    import { readFileSync } from "node:fs";
+    const web = await import(${JSON.stringify(new URL("../../pkg/web.mjs", import.meta.url).href)});
+    const bytes = readFileSync(${JSON.stringify(fileURLToPath(wasmUrl))});
+    const e = await web.initAsync(new DataView(bytes.buffer, bytes.byteOffset + 1, bytes.byteLength - 1)).catch((e) => e);
+    console.log(e.code, /magic/.test(e.message));`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.equal(r.stdout.trim(), "LOAD_FAILED true", r.stderr);
+});
+
+test("node: initAsync takes any input, and needs none (the module is loaded on import)", async () => {
+  const node = await import("../../pkg/index.mjs");
+  const bytes = readFileSync(wasmUrl);
+  for (const input of [undefined, new DataView(bytes.buffer), new Float64Array(2), bytes]) assert.equal(await node.initAsync(input), undefined);
 });
 
 contract(web, "web");
