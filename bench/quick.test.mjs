@@ -47,5 +47,7 @@ test("bench: node bench/run.mjs --quick runs and prints its tables", () => {
   assert.match(out, /^file \(pkg\/\)\s+raw\s+gzip -9/m);
   assert.match(out, /^Node v\d+\.\d+\.\d+ \(\d+ fresh processes\)\s+require \d/m);
   assert.match(out, /^scale\s+tools\s+JSON\s+runs\s+floor ms/m);
+  assert.match(out, /^scale\s+properties\s+JSON\s+floor ms/m);
+  assert.match(out, /^ms\/MB at 16x vs 1x: openai \d+\.\d\dx, openai strict \d+\.\d\dx, gemini parameters \d+\.\d\dx \(floor/m);
   assert.match(out, /^target\s+figure\s+verdict/m);
 });

@@ -33,7 +33,8 @@
 //  3. Tool results: toolResultMessage on a few result shapes, against JSON.parse(JSON.stringify(result))
 //     and the app-style flattening (handwritten.mjs); no target.
 //  4. Package size, cold start (Node child processes, headless Chromium), scaling (1x, 4x, 16x the
-//     corpus in one call), and the native Rust figures when given.
+//     corpus in one call, and one wide schema of 1x, 4x, 16x properties), and the native Rust figures
+//     when given.
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -783,6 +784,59 @@ async function scalingSection(servers, perServer) {
   summary.push([`linear cost (${rule})`, parts.join(", "), verdict(ok)]);
 }
 
+/**
+ * One tool whose schema is wide: `n` properties, every one required, each with an enum of two values
+ * (numbers for every other property, which Gemini writes as strings and maps back). Cost that grows
+ * with the square of one keyword's size (a `required` list checked name by name against the
+ * properties) shows here, where the corpus's many small schemas hide it.
+ */
+function wideTool(n) {
+  const properties = {};
+  for (let i = 0; i < n; i++) properties[`p${i}`] = i % 2 ? { type: "string", enum: [`a${i}`, `b${i}`] } : { type: "integer", enum: [i, i + 1] };
+  return [{ name: "wide", description: `One object of ${n} properties`, inputSchema: { type: "object", properties, required: Object.keys(properties) } }];
+}
+
+async function wideSection() {
+  heading("Scaling: one wide schema, 1x, 4x, 16x its properties");
+  const base = QUICK ? 100 : 1000;
+  const widePaths = [pathById.get("openai"), pathById.get("openai-strict"), pathById.get("gemini")];
+  const perMB = new Map();
+  const rows = [];
+  for (const [i, k] of [1, 4, 16].entries()) {
+    const text = JSON.stringify(wideTool(base * k));
+    const bytes = new TextEncoder().encode(text);
+    const candidates = [
+      { id: "floor", run: () => JSON.stringify(JSON.parse(text)) },
+      ...widePaths.map((p) => ({ id: p.id, run: () => toolwire.convertMcpToolsJson(bytes, p.provider, p.options) })),
+    ];
+    const t = await timeAll(candidates, { warmup: WARMUP, runs: QUICK ? 1 : 5, budgetMs: 60_000 });
+    const mbs = bytes.length / 1e6;
+    const cells = [`${k}x`, `${base * k}`, mb(bytes.length)];
+    for (const c of candidates) {
+      const r = t.get(c.id);
+      if (r.error) {
+        cells.push(`failed: ${r.error}`, "");
+        continue;
+      }
+      cells.push(ms(r.median), (r.median / mbs).toFixed(2));
+      if (!perMB.has(c.id)) perMB.set(c.id, []);
+      perMB.get(c.id)[i] = r.median / mbs;
+    }
+    rows.push(cells);
+  }
+  const header = ["scale", "properties", "JSON"];
+  for (const id of ["floor", ...widePaths.map((p) => p.id)]) header.push(`${id === "floor" ? "floor" : pathById.get(id).label} ms`, "ms/MB");
+  printTable(header, rows);
+  // The same rule as the corpus's scaling, read as a figure here (not a target of its own).
+  const fv = perMB.get("floor");
+  const floorGrowth = fv?.[0] && fv?.[2] ? fv[2] / fv[0] : 1;
+  const parts = widePaths.map((p) => {
+    const v = perMB.get(p.id);
+    return v?.[0] && v?.[2] ? `${p.label} ${(v[2] / v[0]).toFixed(2)}x` : `${p.label}: failed`;
+  });
+  console.log(`ms/MB at 16x vs 1x: ${parts.join(", ")} (floor ${floorGrowth.toFixed(2)}x; quadratic cost would be about 16x)`);
+}
+
 function nativeSection(native) {
   heading("Native Rust core (cargo bench --bench native)");
   if (!native) {
@@ -847,6 +901,7 @@ sizesSection();
 // Cold start input: a mid-sized real server (server-github), or the first server in quick mode.
 await coldStartSection(all.servers.find((s) => s.server === "server-github") ?? all.servers[0]);
 await scalingSection(base, tables.get(all));
+await wideSection();
 if (!QUICK) nativeSection(native);
 
 heading("Targets (figures, not assertions)");
