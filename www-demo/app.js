@@ -439,32 +439,83 @@ function breakable(text) {
   return text.split(/(?<=\/)/).flatMap((part, i) => (i === 0 ? [part] : [el("wbr"), part]));
 }
 
-function diagnosticRows(kind, list) {
-  return list.map((d) =>
-    el(
-      "tr",
-      { class: kind },
-      el("td", {}, kind),
-      el("td", { class: "path" }, el("code", {}, d.path === "" ? "(root)" : breakable(d.path))),
-      el("td", { class: "rule" }, el("code", {}, breakable(d.rule))),
-      el("td", {}, d.message),
-    ),
+/**
+ * How much of the report is laid out at once. A pasted listing may be hundreds of tools (ms-365-mcp-server's 344 are
+ * some 27,500 changes for Gemini): every row laid out held the page for seconds after each pause in typing. The
+ * summary counts them all, and Copy JSON copies them all; on the page a tool's rows are laid out only once its entry
+ * is open, REPORT_ROWS at a time (a button shows more), the entries REPORT_TOOLS at a time, and at most REPORT_OPEN
+ * of them open at first.
+ */
+const REPORT_ROWS = 50;
+const REPORT_TOOLS = 100;
+const REPORT_OPEN = 10;
+
+/** A button after a list shown in part: each click shows the next `step` (see showMore). */
+function moreButton(left, step, what, onClick) {
+  const label = (n) => `Show ${Math.min(n, step).toLocaleString("en")} more ${what} (${n.toLocaleString("en")} not shown)`;
+  const button = el("button", { type: "button", class: "secondary more" }, label(left));
+  button.addEventListener("click", () => onClick(button, label));
+  return button;
+}
+
+/**
+ * Lays out `items` (made by `make`) in `parent` `step` at a time: the first `step` now, then a "Show more" button
+ * that adds the next ones before itself. When the last are shown the button goes, and the focus it had goes to
+ * `home` (a keyboard user is not dropped to the top of the page).
+ */
+function showMore(parent, items, step, what, make, home) {
+  let shown = Math.min(step, items.length);
+  parent.append(...items.slice(0, shown).map(make));
+  if (shown === items.length) return null;
+  return moreButton(items.length - shown, step, what, (button, label) => {
+    const next = items.slice(shown, shown + step);
+    shown += next.length;
+    parent.append(...next.map(make));
+    const left = items.length - shown;
+    if (left > 0) return void (button.textContent = label(left));
+    const focus = document.activeElement === button;
+    button.remove();
+    if (focus) home.focus();
+  });
+}
+
+function diagnosticRow({ kind, d }) {
+  return el(
+    "tr",
+    { class: kind },
+    el("td", {}, kind),
+    el("td", { class: "path" }, el("code", {}, d.path === "" ? "(root)" : breakable(d.path))),
+    el("td", { class: "rule" }, el("code", {}, breakable(d.rule))),
+    el("td", {}, d.message),
   );
 }
 
+/** The table of a tool's (or the whole set's) problems then changes, REPORT_ROWS rows at a time. */
 function diagnosticTable(changes, problems) {
-  return el(
+  const rows = [...problems.map((d) => ({ kind: "problem", d })), ...changes.map((d) => ({ kind: "change", d }))];
+  const body = el("tbody", {});
+  const table = el(
     "table",
     {},
     el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Kind"), el("th", { scope: "col" }, "Path"), el("th", { scope: "col" }, "Rule"), el("th", { scope: "col" }, "Message"))),
-    el("tbody", {}, diagnosticRows("problem", problems), diagnosticRows("change", changes)),
+    body,
   );
+  const more = showMore(body, rows, REPORT_ROWS, "rows", diagnosticRow, $("out-report"));
+  return more ? [table, el("p", { class: "more" }, more)] : [table];
+}
+
+/** A report entry whose content is made only once it is opened (a closed one costs its summary alone). */
+function lazyDetails(attrs, summary, content) {
+  const details = el("details", attrs, summary);
+  if (attrs.open) details.append(...content());
+  else details.addEventListener("toggle", () => details.open && details.childElementCount === 1 && details.append(...content()));
+  return details;
 }
 
 function renderReport(report, strictRequested) {
   const nChanges = count(report, "changes");
   const nProblems = count(report, "problems") + report.problems.length;
-  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const plural = (n, word) => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
   const items = [
     el("p", { class: "summary" }, `${report.provider}: ${plural(report.tools.length, "tool")}, ${plural(nChanges, "change")}, ${plural(nProblems, "problem")}`),
   ];
@@ -472,37 +523,50 @@ function renderReport(report, strictRequested) {
     items.push(el("details", { open: true }, el("summary", {}, el("strong", {}, "The whole set"), el("span", { class: "badge problem" }, plural(report.problems.length, "problem"))), diagnosticTable([], report.problems)));
   }
   const anyProblem = report.tools.some((t) => t.problems.length);
-  report.tools.forEach((t, i) => {
+  let opened = 0;
+  const entry = (t, i) => {
     const badges = [];
     if (strictRequested && t.strict !== undefined) {
       badges.push(el("span", { class: t.strict ? "badge ok" : "badge problem" }, t.strict ? "strict" : "not strict"));
     }
     badges.push(el("span", { class: "badge" }, plural(t.changes.length, "change")));
     if (t.problems.length) badges.push(el("span", { class: "badge problem" }, plural(t.problems.length, "problem")));
-    const open = t.problems.length > 0 || (!anyProblem && i === 0);
-    items.push(
-      el(
-        "details",
-        { open, "data-tool": t.tool },
-        el("summary", {}, el("code", {}, t.tool), el("span", { class: "arrow", "aria-hidden": "true" }, "→"), el("code", {}, t.name), badges),
-        t.changes.length || t.problems.length ? diagnosticTable(t.changes, t.problems) : el("p", { class: "none" }, "Accepted as it is: nothing changed."),
-      ),
+    const open = (t.problems.length > 0 || (!anyProblem && i === 0)) && opened++ < REPORT_OPEN;
+    return lazyDetails(
+      { open, "data-tool": t.tool },
+      el("summary", {}, el("code", {}, t.tool), el("span", { class: "arrow", "aria-hidden": "true" }, "→"), el("code", {}, t.name), badges),
+      () => (t.changes.length || t.problems.length ? diagnosticTable(t.changes, t.problems) : [el("p", { class: "none" }, "Accepted as it is: nothing changed.")]),
     );
-  });
+  };
+  const withProblems = report.tools.filter((t) => t.problems.length).length;
+  if (withProblems > REPORT_OPEN || report.tools.length > REPORT_TOOLS) {
+    const open = withProblems > REPORT_OPEN ? ` The first ${REPORT_OPEN} of the ${withProblems.toLocaleString("en")} tools with problems are open; open another to see its rows.` : "";
+    items.push(el("p", { class: "hint" }, `A big report: it is laid out in parts (rows ${REPORT_ROWS} at a time, tools ${REPORT_TOOLS} at a time).${open} Copy JSON copies all of it.`));
+  }
+  const list = el("div", {});
+  const more = showMore(list, report.tools.map((t, i) => [t, i]), REPORT_TOOLS, "tools", ([t, i]) => entry(t, i), $("out-report"));
+  items.push(list);
+  if (more) items.push(el("p", { class: "more" }, more));
   $("out-report").replaceChildren(...items);
 }
 
+/** The name map's rows laid out at once (a button shows more): see REPORT_ROWS. */
+const NAME_ROWS = 200;
+
 function renderNames(nameMap) {
-  const rows = nameMap.entries.map((e) =>
+  const row = (e) =>
     // A provider name may wrap after each "__" (and inside a part only when the part alone is too wide).
-    el("tr", {}, el("td", {}, el("code", {}, e.name.split(/(?<=__)/).flatMap((part, i) => (i === 0 ? [part] : [el("wbr"), part])))), el("td", {}, e.server === null ? el("span", { class: "hint" }, "(none)") : e.server), el("td", {}, e.tool)),
-  );
+    el("tr", {}, el("td", {}, el("code", {}, e.name.split(/(?<=__)/).flatMap((part, i) => (i === 0 ? [part] : [el("wbr"), part])))), el("td", {}, e.server === null ? el("span", { class: "hint" }, "(none)") : e.server), el("td", {}, e.tool));
+  const body = el("tbody", {});
+  const more = showMore(body, nameMap.entries, NAME_ROWS, "names", row, $("out-names"));
   $("out-names").replaceChildren(
-    el("table", {}, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Provider name"), el("th", { scope: "col" }, "Server"), el("th", { scope: "col" }, "Tool"))), el("tbody", {}, rows)),
+    el("table", {}, el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Provider name"), el("th", { scope: "col" }, "Server"), el("th", { scope: "col" }, "Tool"))), body),
+    ...(more ? [el("p", { class: "more" }, more)] : []),
   );
 }
 
 function clearConvertOutputs() {
+  shownKey = null;
   $("out-tools").textContent = "";
   $("out-report").replaceChildren();
   $("out-names").replaceChildren();
@@ -543,6 +607,14 @@ function convertNow(typing) {
     loaded = null;
   }
   const options = convertOptions();
+  // The same tools with the same options (a space typed between two tokens, a sample chosen again): what is shown
+  // is already theirs, and converting and laying out a big listing again would hold the page for nothing.
+  const key = JSON.stringify([tools, provider, options]);
+  if (key === shownKey) {
+    clearError("convert-error");
+    return;
+  }
+  const started = performance.now();
   try {
     const report = checkTools(tools, provider, options);
     renderReport(report, options.strict === true);
@@ -558,9 +630,12 @@ function convertNow(typing) {
     copyText.tools = json(converted);
     showText("out-tools", copyText.tools);
     clearError("convert-error");
+    shownKey = key;
   } catch (err) {
     clearConvertOutputs();
     reportConvertError(err, typing);
+  } finally {
+    lastConvertMs = performance.now() - started;
   }
 }
 
@@ -578,14 +653,24 @@ function reportConvertError(err, typing) {
   errorSoon = setTimeout(showHeldError, ERROR_SETTLE_MS);
 }
 
+let shownKey = null; // the tools and options whose conversion is shown (JSON), or null
+let lastConvertMs = 0; // how long the last conversion took
+
 let debounce;
+/**
+ * Converts once typing pauses: 250 ms, or longer for tools that take long to convert (twice the last conversion's
+ * time, at most 2 s), so that a big listing is not converted again at every short pause while it is edited.
+ */
 function convertSoon() {
   clearTimeout(debounce);
   clearTimeout(errorSoon); // a keystroke: the text has not settled yet
-  debounce = setTimeout(() => {
-    debounce = undefined;
-    convert({ typing: true });
-  }, 250);
+  debounce = setTimeout(
+    () => {
+      debounce = undefined;
+      convert({ typing: true });
+    },
+    Math.min(2000, Math.max(250, 2 * lastConvertMs)),
+  );
 }
 
 /** Leaving a field being typed in: the conversion and its error, if any, at once. */

@@ -342,6 +342,8 @@ test("at 320 px the report and the name map fit: nothing scrolls sideways, and t
     for (const width of [700, 1280]) {
       await page.setViewportSize({ width, height: 900 });
       await page.evaluate(() => document.querySelectorAll("#out-report details").forEach((d) => (d.open = true)));
+      // A closed entry's table is laid out when it opens (its toggle event).
+      await page.waitForFunction(() => [...document.querySelectorAll("#out-report details")].every((d) => d.childElementCount > 1));
       const wide = await page.$$eval("#out-report, #out-names", (els) => els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id));
       assert.deepEqual(wide, [], `at ${width} px`);
     }
@@ -353,6 +355,87 @@ test("at 320 px the report and the name map fit: nothing scrolls sideways, and t
   const markers = await page.$$eval("#out-report summary", (ss) => ss.map((s) => getComputedStyle(s, "::before").content));
   assert.ok(markers.length > 0 && markers.every((m) => m.includes("\u25B8") || m.includes("\u25BE")), `summary markers: ${markers}`);
   assert.deepEqual(await unnamedRegions(), []);
+});
+
+test("a big pasted listing: the report is laid out in parts (its summary counts all), and a whitespace-only edit converts nothing again", async () => {
+  // 300 tools of 60 properties for Gemini: over 18,000 changes, and a problem in each of the first 30. Laid out whole,
+  // such a report (ms-365-mcp-server's 344 tools: 27,527 rows) held the page for 5-10 s after each pause in typing.
+  const props = Object.fromEntries(Array.from({ length: 60 }, (_, j) => [`p${j}`, { type: "string", additionalProperties: false }]));
+  const tools = Array.from({ length: 300 }, (_, i) => ({
+    name: `tool_${i}`,
+    description: "d",
+    inputSchema: { type: "object", properties: i < 30 ? { ...props, map: { type: "object", patternProperties: { a: { type: "string" } } } } : props, additionalProperties: false },
+  }));
+  await page.selectOption("#provider", "gemini");
+  await page.evaluate((text) => {
+    const field = document.getElementById("tools-input");
+    field.value = text;
+    field.dispatchEvent(new Event("input"));
+    field.dispatchEvent(new Event("blur"));
+  }, JSON.stringify(tools, null, 2));
+  const summary = await waitForText("#out-report .summary", /^gemini: 300 tools, [\d,]+ changes, 30 problems$/);
+  const changes = Number(/([\d,]+) changes/.exec(summary)[1].replace(/,/g, ""));
+  assert.ok(changes >= 18_330, summary);
+  const laidOut = () =>
+    page.evaluate(() => ({
+      tools: document.querySelectorAll("#out-report details[data-tool]").length,
+      open: document.querySelectorAll("#out-report details[data-tool][open]").length,
+      rows: document.querySelectorAll("#out-report tbody tr").length,
+      names: document.querySelectorAll("#out-names tbody tr").length,
+    }));
+  assert.deepEqual(await laidOut(), { tools: 100, open: 10, rows: 500, names: 200 });
+  assert.match(await page.textContent("#out-report > .hint"), /laid out in parts.*The first 10 of the 30 tools with problems are open.*Copy JSON copies all of it/);
+  // Copy JSON copies the whole report.
+  await page.click('button[data-copy="report"]');
+  await waitForText('button[data-copy="report"]', "Copied");
+  const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+  assert.equal(copied.tools.length, 300);
+  const n0 = copied.tools[0].changes.length + copied.tools[0].problems.length; // 63 or so: 61 changes of the schema, the problem, the name
+  assert.ok(n0 > 60 && n0 < 100, `tool_0 has ${n0} rows`);
+  // A tool's rows, 50 at a time: the next ones on a click, and the button goes once all are shown.
+  const first = '#out-report details[data-tool="tool_0"]';
+  assert.equal(await page.$$eval(`${first} tbody tr`, (trs) => trs.length), 50);
+  assert.equal(await page.textContent(`${first} .more button`), `Show ${n0 - 50} more rows (${n0 - 50} not shown)`);
+  await page.focus(`${first} .more button`);
+  await page.keyboard.press("Enter");
+  assert.equal(await page.$$eval(`${first} tbody tr`, (trs) => trs.length), n0);
+  assert.equal(await page.$(`${first} .more button`), null);
+  assert.equal(await focused(), "out-report", "the focus fell from the vanished button");
+  // A closed entry (past the 10 opened) gets its rows when opened.
+  const closed = '#out-report details[data-tool="tool_10"]';
+  assert.equal(await page.$eval(closed, (d) => d.open), false);
+  await page.click(`${closed} summary`);
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} tbody tr`).length === 50, closed);
+  assert.match(await page.textContent(`${closed} tbody`), /open map/);
+  // The tools, 100 at a time; the name map, 200 at a time.
+  assert.equal(await page.textContent("#out-report > .more button"), "Show 100 more tools (200 not shown)");
+  await page.click("#out-report > .more button");
+  await page.click("#out-report > .more button");
+  assert.equal((await laidOut()).tools, 300);
+  assert.equal(await page.$("#out-report > .more button"), null);
+  assert.equal(await page.textContent("#out-names .more button"), "Show 100 more names (100 not shown)");
+  await page.click("#out-names .more button");
+  assert.equal((await laidOut()).names, 300);
+  // A space typed at the end changes no tool: nothing is converted or laid out again (the entries opened stay).
+  await page.evaluate(() => (document.querySelector("#out-report details[data-tool]").dataset.kept = "yes"));
+  await page.focus("#tools-input");
+  await page.keyboard.press("End");
+  await page.keyboard.type(" ");
+  await new Promise((r) => setTimeout(r, 2500)); // past the debounce, which a slow conversion lengthens (at most 2 s)
+  assert.equal(await page.getAttribute("#out-report details[data-tool]", "data-kept"), "yes", "the report was laid out again");
+  assert.equal((await laidOut()).tools, 300);
+  // A real edit is converted again (after its longer pause).
+  await page.keyboard.press("Control+Home");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("End");
+  await page.keyboard.press("Backspace");
+  await page.keyboard.press("Backspace");
+  await page.keyboard.type('0",');
+  await waitForText("#out-names", "mcp__tool_00", 10_000);
+  assert.equal((await laidOut()).tools, 100);
+  await page.selectOption("#sample", "notion");
+  await waitForText("#out-report .summary", "3 tools");
 });
 
 test("connects to the bundled server, lists its tools and calls them", async () => {
