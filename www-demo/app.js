@@ -946,7 +946,10 @@ function oauthFor(url) {
           } catch {
             return;
           }
-          if (back.origin === location.origin && back.searchParams.get("state") === state) end(resolve, e.data);
+          if (back.origin !== location.origin || back.searchParams.get("state") !== state) return;
+          // The callback says "Signed in" (or "refused") only once a page took its URL: see oauth-callback.html.
+          channel.postMessage({ taken: e.data });
+          end(resolve, e.data);
         };
         const watch = setInterval(() => popup.closed && end(reject, new Error("the sign-in window was closed")), 500);
         signal.addEventListener("abort", () => end(reject, new Error("no request waits for the sign-in any more")));

@@ -1541,6 +1541,24 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   await closed.close();
   const gone = await waitForText("#connect-error", "Signing in did not finish");
   assert.doesNotMatch(gone, /Authorization header field/);
+  // The callback page says what happened: a refusal the page took is a refusal, not "Signed in".
+  const callback = new URL("oauth-callback.html", demo.pageUrl).href;
+  const [refusing] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
+  await refusing.waitForSelector("#allow");
+  const refusedTab = await page.context().newPage();
+  await refusedTab.goto(`${callback}?error=access_denied&state=${new URL(refusing.url()).searchParams.get("state")}`);
+  await refusedTab.waitForFunction(() => document.getElementById("msg").textContent !== "Signing in…");
+  assert.equal(await refusedTab.textContent("#msg"), "Not signed in: the sign-in was refused (access_denied). The demo page says so; close this window if it stays open.");
+  await waitForText("#connect-error", "Signing in was denied");
+  await refusedTab.close();
+  await refusing.close();
+  // A callback no page waits for (another sign-in's state) never claims a sign-in.
+  const orphan = await page.context().newPage();
+  await orphan.goto(`${callback}?code=c&state=nobody-waits`);
+  await orphan.waitForFunction(() => document.getElementById("msg").textContent !== "Signing in…", null, { timeout: 6000 });
+  assert.match(await orphan.textContent("#msg"), /^Not signed in: no demo page waits for this sign-in any more/);
+  assert.equal(await orphan.title(), "Not signed in");
+  await orphan.close();
   // A connect that waits for signing in can be cancelled from the page: the popup closes, and no error.
   const [pending] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
   await pending.waitForSelector("#allow");
@@ -1560,6 +1578,12 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   assert.notEqual(again, pending);
   await again.click("#deny");
   await waitForText("#connect-error", "Signing in was denied");
+  // Allowed in the window of the cancelled sign-in: the callback says that no page waits for it.
+  await pending.click("#allow");
+  await pending.waitForURL(/oauth-callback\.html/);
+  await pending.waitForFunction(() => document.getElementById("msg").textContent !== "Signing in…", null, { timeout: 6000 });
+  assert.match(await pending.textContent("#msg"), /^Not signed in: no demo page waits for this sign-in any more \(it was cancelled/);
+  assert.match(await page.textContent("#connect-error"), /Signing in was denied/, "the cancelled sign-in's code was taken");
   await pending.close();
   await page.uncheck("#mcp-oauth");
 });
