@@ -1055,10 +1055,18 @@ async function connect(event) {
   $("call-tool").replaceChildren();
   $("tool-description").textContent = "";
   connected = null;
-  // The last call was another session's: its result, and its provider message, are not this connection's.
+  // The last call was another session's: its result, and its provider message, are not this connection's; nor
+  // are what the call panel said of it (a tool "returned" that the next server has too, a question declined).
   clearCall();
-  // The Sample list offers a connected server's tools only while it is connected.
+  setStatus("call-status", "");
+  setStatus("elicit-status", "");
+  // The Sample list offers a connected server's tools only while it is connected: its tools stay in the field,
+  // as tools of one's own (Custom), and the line that said whose they were goes.
   serverTools = null;
+  if ($("sample").value === "server") {
+    $("sample").value = "";
+    $("sample-source").textContent = "";
+  }
   $("sample").querySelector('option[value="server"]')?.remove();
   listenErrorShown = false;
   setStatus("tools-changed", "");

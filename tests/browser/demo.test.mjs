@@ -1132,9 +1132,12 @@ test("a result does not outlive its call: connecting elsewhere or a failed call 
     await waitForText("#call-status", "echo returned");
     await page.selectOption("#provider", "gemini");
     await waitForText("#out-message", "mcp__toolwire-demo__echo");
-    // Another server, no call made there: nothing of the call before is shown, whatever the provider.
+    // Another server, no call made there: nothing of the call before is shown, whatever the provider; nor said (the
+    // other server has an echo too, chosen: "echo returned." would be a call never made there).
     await connectTo(odd.url("other"), 1);
     assert.deepEqual(await panels(), ["", "", ""]);
+    assert.equal(await page.inputValue("#call-tool"), "echo");
+    assert.equal(await page.textContent("#call-status"), "");
     await page.selectOption("#provider", "anthropic");
     await page.selectOption("#provider", "gemini");
     assert.deepEqual(await panels(), ["", "", ""], "the old result came back under the new server's name");
@@ -1149,6 +1152,11 @@ test("a result does not outlive its call: connecting elsewhere or a failed call 
     await waitForText("#connect-error", "NETWORK");
     await page.selectOption("#provider", "openai");
     assert.deepEqual(await panels(), ["", "", ""]);
+    assert.equal(await page.textContent("#call-status"), "");
+    // The server's tools stay in the Convert panel as tools of one's own: nothing says whose they were.
+    assert.equal(await page.inputValue("#sample"), "");
+    assert.equal(await page.textContent("#sample-source"), "");
+    assert.equal(JSON.parse(await page.inputValue("#tools-input")).length, 8);
     // A failed call.
     await connectTo(demo.mcpUrl, 8);
     await page.selectOption("#call-tool", "echo");
@@ -1236,6 +1244,7 @@ test("questions: a URL-mode one (the page declares both modes) is declined unsee
     );
 
     await connectTo(odd.url("form"), 2);
+    assert.equal(await page.textContent("#elicit-status"), "", "the last session's question is still said");
     // Example arguments: a required property named __proto__ is there.
     await page.selectOption("#call-tool", "needs_proto");
     assert.deepEqual(Object.keys(JSON.parse(await page.inputValue("#call-args"))), ["__proto__", "b"]);
