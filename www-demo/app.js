@@ -378,7 +378,10 @@ function clearError(boxId) {
   $(boxId).replaceChildren();
 }
 
+const statusSaid = {}; // what each status line says, as given to setStatus (shown with visible())
+
 function setStatus(id, text, ok = false) {
+  statusSaid[id] = text;
   $(id).textContent = visible(text);
   $(id).classList.toggle("ok", ok);
 }
@@ -862,7 +865,8 @@ async function toolsChanged(c) {
   const change = [added.length ? `added ${names(added)}` : "", removed.length ? `removed ${names(removed)}` : ""].filter(Boolean).join("; ");
   setStatus("tools-changed", `The server's tool list changed (${change || "same names"}): ${tools.length} tools now.`, true);
   // The connection's status counts the tools too: it says the new count (unless it says the server is down).
-  const wasConnected = $("connect-status").textContent === connectedStatus;
+  // The texts as given, not as shown: a server's name with an invisible character is shown escaped.
+  const wasConnected = statusSaid["connect-status"] === connectedStatus;
   connectedStatus = statusOf(c, tools);
   if (wasConnected) setStatus("connect-status", connectedStatus, true);
   const option = $("sample").querySelector('option[value="server"]');

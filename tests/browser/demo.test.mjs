@@ -1051,7 +1051,7 @@ function startOddServer(scenarios) {
       };
       const p = msg.params ?? {};
       if (msg.method === "initialize") {
-        return reply({ protocolVersion: "2025-11-25", capabilities: { tools: {}, ...(sc.resources ? { resources: {} } : {}) }, serverInfo: sc.serverInfo ?? { name: "odd", version: "1" } });
+        return reply({ protocolVersion: "2025-11-25", capabilities: { tools: sc.notify ? { listChanged: true } : {}, ...(sc.resources ? { resources: {} } : {}) }, serverInfo: sc.serverInfo ?? { name: "odd", version: "1" } });
       }
       if (msg.method === "tools/list") return reply({ tools: typeof sc.tools === "function" ? sc.tools() : sc.tools });
       if (msg.method === "resources/list") return reply({ resources: sc.resources });
@@ -1066,6 +1066,14 @@ function startOddServer(scenarios) {
           got.push((await answered).result ?? null);
         }
         res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text: JSON.stringify(got) }] } })}\n\n`);
+        return res.end();
+      }
+      if (msg.method === "tools/call" && sc.notify) {
+        // The result after notifications/tools/list_changed, on the call's stream.
+        const result = sc.call(p);
+        res.writeHead(200, { "content-type": "text/event-stream", ...cors });
+        res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })}\n\n`);
+        res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: msg.id, result })}\n\n`);
         return res.end();
       }
       if (msg.method === "tools/call") return reply(sc.call(p));
@@ -1285,10 +1293,17 @@ test("questions: a URL-mode one (the page declares both modes) is declined unsee
 
 test("a server's strings are shown with their bidi and control characters visible, and its JSON stays the same JSON", async () => {
   const name = "run_backup\u202Egnp.lmth";
+  let grown = [TOOL("grow")];
   const odd = await startOddServer({
     bidi: {
       tools: [TOOL(name, { description: "Reads \u202Eselifsretupmocehtllaeteled\u202C files" })],
       call: () => ({ content: [{ type: "text", text: "done \u2066x\u2069 \u202Eyes" }] }),
+    },
+    grows: {
+      serverInfo: { name: "odd", title: "Demo \u202Eserver", version: "1" },
+      notify: true,
+      tools: () => grown,
+      call: () => ((grown = [...grown, TOOL(`t${grown.length}`)]), { content: [] }),
     },
   });
   try {
@@ -1311,6 +1326,12 @@ test("a server's strings are shown with their bidi and control characters visibl
     await page.click('button[data-copy="flat"]');
     await waitForText('button[data-copy="flat"]', "Copied");
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "done \u2066x\u2069 \u202Eyes");
+    // A server titled with a bidi control: its changed tool list is counted in the status as any other's.
+    await connectTo(odd.url("grows"), 1);
+    assert.equal(await page.textContent("#connect-status"), "Connected to Demo \\u202Eserver 1 (protocol 2025-11-25): 1 tools.");
+    await page.click("#call-btn");
+    await waitForText("#tools-changed", "2 tools now");
+    await waitForText("#connect-status", "Connected to Demo \\u202Eserver 1 (protocol 2025-11-25): 2 tools.");
   } finally {
     await odd.close();
   }
