@@ -346,7 +346,14 @@ function hintFor(err) {
       : "This server signs in with OAuth (its challenge names its resource_metadata): tick “Sign in with OAuth” and connect again.";
   }
   const auth = $("mcp-auth").value.trim();
-  if (auth && !/^\S+\s+\S/.test(auth)) return `An Authorization header starts with its scheme: Bearer ${auth}`;
+  // One word: a token without its scheme, or a scheme without its token (schemes are case-insensitive).
+  const scheme = typeof err.challenge?.scheme === "string" && err.challenge.scheme ? err.challenge.scheme : "Bearer";
+  if (auth && !/\s/.test(auth)) {
+    if (auth.toLowerCase() === scheme.toLowerCase() || /^(bearer|basic|digest|dpop)$/i.test(auth)) {
+      return `The Authorization header holds only its scheme, ${auth}: put the token after it (${auth} <token>).`;
+    }
+    return `An Authorization header starts with its scheme: ${scheme} ${auth}`;
+  }
   if (auth) return "The server refused these credentials: check the Authorization header field.";
   return "The server wants credentials: put them in the Authorization header field (e.g. Bearer <token>).";
 }

@@ -417,7 +417,7 @@ function authorizationServer(log, allowedOrigins, { tokenTtlMs = TOKEN_TTL_MS, r
 
   return {
     valid(header) {
-      const token = header?.startsWith("Bearer ") ? header.slice(7) : undefined;
+      const token = bearerToken(header);
       return token !== undefined && (tokens.get(token) ?? 0) > Date.now();
     },
     /** Answers the authorization server's own paths; false for any other. */
@@ -556,6 +556,14 @@ function authorizationServer(log, allowedOrigins, { tokenTtlMs = TOKEN_TTL_MS, r
 // ---------------------------------------------------------------------------------------------
 // HTTP.
 
+/**
+ * The token of an Authorization header of the Bearer scheme, or undefined. The scheme is case-insensitive (RFC 9110
+ * §11.1: "bearer demo-token" is the demo token too), and one or more spaces follow it (§11.4).
+ */
+function bearerToken(header) {
+  return /^bearer +(\S+)$/i.exec(header ?? "")?.[1];
+}
+
 function sendJson(res, status, body, headers = {}) {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
@@ -685,7 +693,7 @@ export function startMcpServer({ port = 8081, log = () => {}, idleMs = IDLE_MS, 
         });
         return;
       }
-      if (pathname === "/mcp-auth" && req.headers.authorization !== `Bearer ${DEMO_TOKEN}`) {
+      if (pathname === "/mcp-auth" && bearerToken(req.headers.authorization) !== DEMO_TOKEN) {
         const error = req.headers.authorization ? ', error="invalid_token", error_description="Expected the header Authorization: Bearer demo-token"' : "";
         sendJson(res, 401, rpcError(-32001, "Unauthorized: send Authorization: Bearer demo-token"), {
           "www-authenticate": `Bearer realm="toolwire-demo"${error}`,

@@ -984,6 +984,17 @@ test("errors show as alerts: TIMEOUT, NETWORK, UNAUTHORIZED", async () => {
   const schemeless = await waitForText("#connect-error", "starts with its scheme");
   assert.match(schemeless, /An Authorization header starts with its scheme: Bearer demo-token/);
   assert.match(schemeless, /"error_description": "Expected the header Authorization: Bearer demo-token"/);
+  // The scheme without its token: said so (not "Bearer Bearer").
+  await page.fill("#mcp-auth", "Bearer");
+  await page.click("#connect-btn");
+  const tokenless = await waitForText("#connect-error", "holds only its scheme");
+  assert.match(tokenless, /The Authorization header holds only its scheme, Bearer: put the token after it \(Bearer <token>\)\./);
+  assert.doesNotMatch(tokenless, /Bearer Bearer/);
+  // The scheme is case-insensitive (RFC 9110): the bundled server takes "bearer".
+  await page.fill("#mcp-auth", "bearer demo-token");
+  await page.click("#connect-btn");
+  await waitForText("#connect-status", "8 tools");
+  assert.equal(await isVisible("#connect-error"), false);
   await page.fill("#mcp-auth", "Bearer demo-token");
   await page.click("#connect-btn");
   await waitForText("#connect-status", "8 tools");

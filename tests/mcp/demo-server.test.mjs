@@ -114,6 +114,24 @@ function raw(port, { method = "GET", path = "/", headers = {}, body } = {}) {
 const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
 const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
+test("demo server: /mcp-auth takes the Bearer scheme in any case (RFC 9110 §11.1), and only the demo token", async () => {
+  const server = await startMcpServer({ port: 0 });
+  const post = (authorization) =>
+    raw(server.port, { method: "POST", path: "/mcp-auth", headers: { ...mcpHeaders, ...(authorization === undefined ? {} : { authorization }) }, body: initialize });
+  try {
+    for (const good of ["Bearer demo-token", "bearer demo-token", "BEARER demo-token", "Bearer  demo-token"]) {
+      assert.equal((await post(good)).status, 200, good);
+    }
+    for (const bad of [undefined, "Bearer", "Bearer ", "demo-token", "Basic demo-token", "Bearer demo-token2", "Bearer demo-token x", "Bearerdemo-token"]) {
+      const res = await post(bad);
+      assert.equal(res.status, 401, String(bad));
+      assert.match(res.headers["www-authenticate"], /^Bearer realm="toolwire-demo"/);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 test("demo server: pages of other sites and other Host names are refused (DNS rebinding); local pages get their own origin back", async () => {
   const server = await startMcpServer({ port: 0, allowedOrigins: ["https://demo.example"] });
   const { port } = server;
@@ -294,8 +312,8 @@ test("demo authorization server: access and refresh tokens expire, expired ones 
   const server = await startMcpServer({ port: 0, oauthLimits: { tokenTtlMs: 300, refreshTtlMs: 600, maxClients: 2 } });
   const { port } = server;
   const form = (fields) => ({ method: "POST", path: "/token", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
-  const mcp = (token) =>
-    raw(port, { method: "POST", path: "/mcp-oauth", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+  const mcp = (token, scheme = "Bearer") =>
+    raw(port, { method: "POST", path: "/mcp-oauth", headers: { authorization: `${scheme} ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
   try {
     const redirect_uri = "http://127.0.0.1:9/cb";
     const first = await registerClient(port);
@@ -310,6 +328,8 @@ test("demo authorization server: access and refresh tokens expire, expired ones 
     const { access_token, refresh_token, expires_in } = JSON.parse(granted.body);
     assert.equal(expires_in, 1, "expires_in in whole seconds, rounded up");
     assert.notEqual((await mcp(access_token)).status, 401, "a fresh token is taken");
+    assert.notEqual((await mcp(access_token, "bearer")).status, 401, "the scheme is case-insensitive (RFC 9110 §11.1)");
+    assert.equal((await mcp(access_token, "Basic")).status, 401, "another scheme is refused");
     // A refresh within its life gives new tokens; the access token expires on its own.
     const renewed = await raw(port, form({ grant_type: "refresh_token", refresh_token, client_id: first }));
     assert.equal(renewed.status, 200, renewed.body);
