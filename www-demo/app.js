@@ -400,8 +400,8 @@ const SAMPLE_SERVER = { filesystem: "filesystem", github: "github", mongodb: "mo
 let serverTools = null; // the tools of the connected server, when the Convert panel shows them
 let loaded = null; // {server, names}: the sample (or server) whose tools were put in the field, and the server name it set
 
-function remember(tools) {
-  loaded = { server: $("server-name").value, names: new Set(tools.map((t) => t?.name)) };
+function remember(tools, server = $("server-name").value) {
+  loaded = { server, names: new Set(tools.map((t) => t?.name)) };
 }
 
 function parseTools(text) {
@@ -740,7 +740,11 @@ function someNames(list) {
   return list.slice(0, 10).map((n) => clip(n, 100)).join(", ") + (list.length > 10 ? ` and ${(list.length - 10).toLocaleString("en")} more` : "");
 }
 
-function showServerTools() {
+/**
+ * Puts the connected server's tools in the Convert panel, with its name as the Server name. `relisted`: the server's
+ * tool list changed, and a Server name the user typed since (not the one the page set) is theirs, and stays.
+ */
+function showServerTools({ relisted = false } = {}) {
   if (!serverTools) return;
   const all = serverTools.tools;
   const tools = [];
@@ -768,8 +772,9 @@ function showServerTools() {
   }
   setStatus("sample-source", status);
   $("tools-input").value = json(tools);
-  $("server-name").value = serverTools.server;
-  remember(tools);
+  const typed = relisted && loaded && $("server-name").value !== loaded.server;
+  if (!typed) $("server-name").value = serverTools.server;
+  remember(tools, serverTools.server);
   convert();
 }
 
@@ -878,7 +883,7 @@ async function toolsChanged(c) {
   if (wasConnected) setStatus("connect-status", connectedStatus, true);
   const option = $("sample").querySelector('option[value="server"]');
   if (option) option.textContent = `The connected server (${tools.length} tools)`;
-  if (serverTools === connected && $("sample").value === "server") showServerTools();
+  if (serverTools === connected && $("sample").value === "server") showServerTools({ relisted: true });
 }
 
 /**

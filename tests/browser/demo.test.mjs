@@ -784,11 +784,18 @@ test("the server changes its tool list: the page hears it on the standalone stre
   // Still connected to the bundled server; the page listens since it connected.
   const options = () => page.$$eval("#call-tool option", (os) => os.map((o) => o.value));
   assert.equal((await options()).includes("moon_phase"), false);
+  // A Server name typed in the Convert panel is the user's: the tools listed again keep it.
+  await page.fill("#server-name", "mine");
+  await waitForText("#out-names", "mcp__mine__echo");
   await page.selectOption("#call-tool", "toggle_tools");
   await page.fill("#call-args", '{"note": "kept as typed"}');
   await page.click("#call-btn");
   await waitForText("#out-flat", "moon_phase is on now.");
   await waitForText("#tools-changed", "added moon_phase");
+  await waitForText("#out-names", "mcp__mine__moon_phase");
+  assert.equal(await page.inputValue("#server-name"), "mine");
+  await page.fill("#server-name", "toolwire-demo");
+  await waitForText("#out-names", "mcp__toolwire-demo__moon_phase");
   assert.ok((await options()).includes("moon_phase"));
   assert.match(await page.textContent("#connect-status"), /^Connected to .*: 9 tools\.$/, "the status still counts the old tools");
   assert.equal(await page.inputValue("#call-tool"), "toggle_tools", "the chosen tool stays chosen");
