@@ -150,6 +150,53 @@ function choicesOf(s) {
   return null;
 }
 
+/** Whether a text is a valid calendar date YYYY-MM-DD (RFC 3339 full-date). */
+function isDate(text) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) return false;
+  const [y, mo, d] = m.slice(1).map(Number);
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
+}
+
+/**
+ * The string formats of an elicitation's requestedSchema (MCP's StringSchema: email, uri, date, date-time): how to
+ * check a value, and what to say of one that is not. The answer is checked against them before it is sent (MCP:
+ * clients SHOULD validate the content against the schema); a format the page does not know is not checked.
+ */
+const FORMATS = {
+  email: { ok: (v) => /^[^\s@]+@[^\s@]+$/.test(v), expected: "an email address (name@example.com)" },
+  uri: {
+    // RFC 3986: an absolute URI, its scheme first.
+    ok: (v) => /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/.test(v) && URL.canParse(v),
+    expected: "a URI with its scheme (https://example.com/page)",
+  },
+  date: { ok: isDate, expected: "a date, YYYY-MM-DD (2025-01-31)" },
+  "date-time": {
+    // RFC 3339 date-time: a full date, T, the time with seconds, and its offset (Z or ±hh:mm).
+    ok: (v) => {
+      const m = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(v);
+      return !!m && isDate(m[1]) && +m[2] < 24 && +m[3] < 60 && +m[4] <= 60 && (m[7] === undefined || (+m[7] < 24 && +m[8] < 60));
+    },
+    expected: "a date and time with its offset, RFC 3339 (2025-01-31T09:30:00Z)",
+  },
+};
+
+/**
+ * What is wrong with a text field's value for its schema (minLength, maxLength, format), or "". The browser checks
+ * minlength only once the user edits the field: a default left as it is must be checked all the same. Lengths are
+ * in characters (code points), as JSON Schema counts them.
+ */
+function textProblem(value, s) {
+  if (value === "") return "";
+  const n = [...value].length;
+  if (Number.isInteger(s.minLength) && n < s.minLength) return `At least ${s.minLength} characters (${n} now).`;
+  if (Number.isInteger(s.maxLength) && n > s.maxLength) return `At most ${s.maxLength} characters (${n} now).`;
+  const format = typeof s.format === "string" ? FORMATS[s.format] : undefined;
+  if (format && !format.ok(value)) return `Expected ${format.expected}.`;
+  return "";
+}
+
 /**
  * One field of a question: its row and how to read its answer (`read()`: the value, or undefined to leave the field
  * out). The kinds are those of a 2025-11-25 requestedSchema: text, number or integer, boolean, a single choice (a
@@ -227,11 +274,28 @@ function questionField(name, s, required) {
   const checkbox = type === "boolean";
   const label = el("label", { for: id }, title, mark(must && !checkbox));
   const parts = checkbox ? [input, label] : [label, input];
+  // A text field's value is checked against its schema on Send (see textProblem), and again as it is edited once
+  // found wrong: the message is the field's own (the browser's bubble points to it), and said below it.
+  const text = !choices && !checkbox && type !== "number" && type !== "integer";
+  const problem = text ? el("p", { id: `${id}-problem`, class: "field-problem", hidden: true }) : null;
+  if (text && FORMATS[s.format]) input.placeholder = FORMATS[s.format].expected.replace(/^.*\((.*)\)$/, "$1");
+  const check = () => {
+    const message = textProblem(input.value, s);
+    input.setCustomValidity(message);
+    problem.textContent = message;
+    problem.hidden = message === "";
+    if (message) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+    input.setAttribute("aria-describedby", [hintId, message ? problem.id : undefined].filter(Boolean).join(" "));
+    if (!input.getAttribute("aria-describedby")) input.removeAttribute("aria-describedby");
+  };
+  if (text) input.addEventListener("input", () => problem.hidden || check());
   return {
     name,
     input,
     read,
-    row: checkbox && hint ? el("div", { class: "field" }, el("div", { class: "check" }, parts), hint) : el("div", { class: checkbox ? "field check" : "field" }, parts, hint),
+    check: text ? check : undefined,
+    row: checkbox && hint ? el("div", { class: "field" }, el("div", { class: "check" }, parts), hint) : el("div", { class: checkbox ? "field check" : "field" }, parts, problem, hint),
   };
 }
 

@@ -1309,6 +1309,78 @@ test("questions: a URL-mode one (the page declares both modes) is declined unsee
   }
 });
 
+test("a question's answer is checked against its schema before it is sent: format (email, uri, date, date-time) and lengths, defaults left as they are included", async () => {
+  const text = (extra) => ({ type: "string", ...extra });
+  const odd = await startOddServer({
+    checks: {
+      tools: [TOOL("ask")],
+      ask: [
+        {
+          message: "Your details",
+          requestedSchema: {
+            type: "object",
+            properties: {
+              code: text({ minLength: 6, default: "ab" }),
+              nick: text({ maxLength: 3, default: "toolong" }),
+              email: text({ format: "email", default: "not an email" }),
+              site: text({ format: "uri", default: "example.com" }),
+              day: text({ format: "date", default: "2024-02-30" }),
+              at: text({ format: "date-time", default: "2024-01-31 25:00" }),
+              note: text({ format: "something-else", default: "free" }),
+              empty: text({ format: "email" }),
+            },
+            required: ["code"],
+          },
+        },
+      ],
+    },
+  });
+  const problems = () =>
+    page.$$eval("#elicit-fields [data-field]", (inputs) => Object.fromEntries(inputs.map((i) => [i.dataset.field, document.getElementById(`${i.id}-problem`)?.hidden === false ? document.getElementById(`${i.id}-problem`).textContent : ""])));
+  try {
+    await connectTo(odd.url("checks"), 1);
+    await page.click("#call-btn");
+    await page.waitForSelector("#elicit[open]");
+    // Send with the defaults as they are: nothing is sent, and each field says what is wrong with it.
+    await page.click("#elicit-accept");
+    assert.equal(await page.$eval("#elicit", (d) => d.open), true, "the answer was sent");
+    assert.deepEqual(odd.answers, []);
+    assert.deepEqual(await problems(), {
+      code: "At least 6 characters (2 now).",
+      nick: "At most 3 characters (7 now).",
+      email: "Expected an email address (name@example.com).",
+      site: "Expected a URI with its scheme (https://example.com/page).",
+      day: "Expected a date, YYYY-MM-DD (2025-01-31).",
+      at: "Expected a date and time with its offset, RFC 3339 (2025-01-31T09:30:00Z).",
+      note: "",
+      empty: "",
+    });
+    const field = (name) => `#elicit-fields [data-field="${name}"]`;
+    assert.equal(await page.getAttribute(field("email"), "aria-invalid"), "true");
+    assert.match(await page.getAttribute(field("email"), "aria-describedby"), /-problem$/);
+    assert.equal(await page.$eval(field("code"), (i) => i.validationMessage), "At least 6 characters (2 now).");
+    // Fixed as typed: each message goes as its field becomes right.
+    await page.fill(field("code"), "abcdef");
+    await page.fill(field("nick"), "ok");
+    await page.fill(field("email"), "me@example.com");
+    assert.equal((await problems()).email, "");
+    assert.equal(await page.getAttribute(field("email"), "aria-invalid"), null);
+    await page.fill(field("site"), "https://example.com/x");
+    await page.fill(field("day"), "2024-02-29");
+    await page.fill(field("at"), "2024-01-31T23:59:60+05:30");
+    await page.click("#elicit-accept");
+    await waitForText("#call-status", "ask returned");
+    assert.deepEqual(odd.answers, [
+      {
+        action: "accept",
+        content: { code: "abcdef", nick: "ok", email: "me@example.com", site: "https://example.com/x", day: "2024-02-29", at: "2024-01-31T23:59:60+05:30", note: "free" },
+      },
+    ]);
+  } finally {
+    await odd.close();
+  }
+});
+
 test("a server's strings are shown with their bidi and control characters visible, and its JSON stays the same JSON", async () => {
   const name = "run_backup\u202Egnp.lmth";
   let grown = [TOOL("grow")];
