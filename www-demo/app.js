@@ -981,6 +981,24 @@ const OAUTH_CHANNEL = "toolwire-demo-oauth";
 /** Ends the sign-in under way (closes its popup): Cancel calls it. */
 let endSignIn = null;
 let signInLeftOpen = false; // Cancel could not close the sign-in window
+let signIns = 0; // sign-ins started: a request that spans one is told apart (see signInHint)
+
+/**
+ * A TIMEOUT of a request during which the user was asked to sign in (`before`: signIns when it started): the
+ * sign-in's time counts against the request's timeoutMs (McpClient's documented behaviour: the user has the
+ * requests' timeoutMs to sign in), so the hint says so rather than blame the server. Other errors are as they are.
+ */
+function signInHint(err, before, timeout, what) {
+  if (err?.code !== "TIMEOUT" || (signIns === before && !endSignIn)) return err;
+  const next = endSignIn ? `finish signing in in the popup, then ${what} again` : `${what} again`;
+  const hint = `The ${what} waited for signing in (the popup), and that time counts against the timeout per request (${timeout.toLocaleString("en")} ms), not the server's alone: ${next}, or raise the timeout.`;
+  try {
+    err.hint = hint;
+    return err;
+  } catch {
+    return Object.assign(Object.create(err), { hint });
+  }
+}
 
 function oauthFor(url) {
   const key = `toolwire-demo-oauth:${url}`;
@@ -991,11 +1009,25 @@ function oauthFor(url) {
     onSaved: (saved) => sessionStorage.setItem(key, JSON.stringify(saved)),
     authorize: ({ url: at, state, signal }) =>
       new Promise((resolve, reject) => {
-        setStatus("connect-status", "Signing in: allow the demo page in the popup…");
+        signIns++;
+        // Asked in the middle of a session (a call, a read or the listening stream met a 401 its tokens could not
+        // answer: the server restarted, or they expired): once it ends, the status says the connection again, or
+        // that the sign-in did not finish. Asked by connect(), connect() says what came of it.
+        const again = !connecting;
+        const asking = again ? "Signing in again (the server asked for it): allow the demo page in the popup…" : "Signing in: allow the demo page in the popup…";
+        setStatus("connect-status", asking);
+        const after = (signedIn, why) => {
+          if (!again || statusSaid["connect-status"] !== asking) return; // something since said more
+          if (signedIn && connected) setStatus("connect-status", connectedStatus, true);
+          else if (!signedIn) setStatus("connect-status", `Not signed in again: ${why}. The next call or read asks again.`);
+        };
         // A new window each time ("_blank"): a named one left open on the authorization server's page (a sign-in
         // cancelled there) is no longer this page's to navigate, and reusing it would fail.
         const popup = window.open("about:blank", "_blank", "popup,width=520,height=640");
-        if (!popup) return reject(new Error("the sign-in popup was blocked: allow popups for this page"));
+        if (!popup) {
+          after(false, "the sign-in popup was blocked (allow popups for this page)");
+          return reject(new Error("the sign-in popup was blocked: allow popups for this page"));
+        }
         popup.opener = null;
         popup.location.replace(at);
         const channel = new BroadcastChannel(OAUTH_CHANNEL);
@@ -1014,6 +1046,7 @@ function oauthFor(url) {
           const open = !popup.closed && !closable();
           if (!open) popup.close();
           endSignIn = null;
+          after(settle === resolve, settle === resolve ? "" : value.message);
           settle(value);
           return open;
         };
@@ -1317,6 +1350,7 @@ async function readResource(event) {
     return;
   }
   setBusy("read-btn", true);
+  const signInsBefore = signIns;
   try {
     const answer = await c.request("resources/read", { uri }, { timeoutMs: timeout });
     if (client !== c) return; // the page connected elsewhere meanwhile
@@ -1341,7 +1375,7 @@ async function readResource(event) {
     $("out-resource").hidden = true;
     $("out-resource").textContent = "";
     setStatus("resource-status", `${clip(uri)} could not be read.`);
-    showError("call-error", err);
+    showError("call-error", signInHint(err, signInsBefore, timeout, "read"));
     if (err?.code === "NETWORK") connectionLost(c, err);
   } finally {
     setBusy("read-btn", false);
@@ -1372,6 +1406,7 @@ async function callTool(event) {
   progress.hidden = false;
   progress.removeAttribute("value");
   setBusy("call-btn", true);
+  const signInsBefore = signIns;
   setStatus("call-status", `Calling ${name}…`);
   setStatus("elicit-status", "");
   try {
@@ -1397,7 +1432,7 @@ async function callTool(event) {
     setStatus("call-status", `${name} failed.`);
     // The result of an earlier call must not stand for this one's.
     clearCall();
-    showError("call-error", err);
+    showError("call-error", signInHint(err, signInsBefore, timeout, "call"));
     if (err?.code === "NETWORK") connectionLost(c, err);
   } finally {
     progress.hidden = true;

@@ -1708,6 +1708,47 @@ test("OAuth: the page signs in through a popup, and the next connection needs no
   await page.uncheck("#mcp-oauth");
 });
 
+test("OAuth: signing in again in the middle of a session (the server restarted): the call's TIMEOUT says it waited for the sign-in, and the status says connected once signed in", async () => {
+  const { startMcpServer } = await import("../../www-demo/server.mjs");
+  let server = await startMcpServer({ port: 0 });
+  const { port } = server;
+  const url = server.url.replace(/\/mcp$/, "/mcp-oauth");
+  const popups = [];
+  const onPopup = (p) => popups.push(p);
+  try {
+    await page.fill("#mcp-url", url);
+    await page.fill("#mcp-auth", "");
+    await page.check("#mcp-oauth");
+    const [first] = await Promise.all([page.waitForEvent("popup"), page.click("#connect-btn")]);
+    await first.click("#allow");
+    await waitForText("#connect-status", "8 tools");
+    // The server restarts: it knows neither the page's client nor its tokens. The listening stream and a call meet
+    // its 401, and the page is asked to sign in again (one popup, shared).
+    page.on("popup", onPopup);
+    await server.close();
+    server = await startMcpServer({ port });
+    await page.fill("#mcp-timeout", "3000");
+    await page.selectOption("#call-tool", "echo");
+    await page.click("#call-btn");
+    const err = await waitForText("#call-error", "TIMEOUT");
+    assert.match(err, /The call waited for signing in \(the popup\), and that time counts against the timeout per request \(3,000 ms\)/);
+    assert.doesNotMatch(err, /The server did not answer in time/);
+    assert.equal(popups.length, 1);
+    assert.equal(await page.textContent("#connect-status"), "Signing in again (the server asked for it): allow the demo page in the popup…");
+    // Signed in in the popup, no call made since: the status says connected, not "Signing in".
+    await popups[0].click("#allow");
+    await waitForText("#connect-status", /^Connected to .*: 8 tools\.$/);
+    await page.click("#call-btn");
+    await waitForText("#call-status", "echo returned");
+  } finally {
+    page.off("popup", onPopup);
+    for (const p of popups) await p.close().catch(() => {});
+    await page.fill("#mcp-timeout", "30000");
+    await page.uncheck("#mcp-oauth");
+    await server.close();
+  }
+});
+
 test("screenshot for the README (docs/demo.png)", async () => {
   // The state a person reaches in a minute: connected to the bundled server, get_weather called, a real
   // server's sample converted for Gemini.
