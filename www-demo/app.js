@@ -168,7 +168,14 @@ const FORMATS = {
   email: { ok: (v) => /^[^\s@]+@[^\s@]+$/.test(v), expected: "an email address (name@example.com)" },
   uri: {
     // RFC 3986: an absolute URI, its scheme first.
-    ok: (v) => /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/.test(v) && URL.canParse(v),
+    ok: (v) => {
+      if (!/^[A-Za-z][A-Za-z0-9+.-]*:\S*$/.test(v)) return false;
+      try {
+        return !!new URL(v);
+      } catch {
+        return false;
+      }
+    },
     expected: "a URI with its scheme (https://example.com/page)",
   },
   date: { ok: isDate, expected: "a date, YYYY-MM-DD (2025-01-31)" },
