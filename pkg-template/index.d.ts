@@ -2092,7 +2092,8 @@ export interface McpClientOptions {
    * promise of them) and the request is sent once more with them; they replace the `headers` of the same name
    * on every later request. Return `null` (or nothing) to
    * leave the refusal as the request's `UNAUTHORIZED` error; a second one is that error too. A hook that throws
-   * makes the request fail with `UNAUTHORIZED` and its message; headers that are not strings, `INVALID_OPTIONS`.
+   * makes the request fail with `UNAUTHORIZED` and its message; headers that are not strings, or that the client sets itself
+   * (as for `headers`: `Mcp-Session-Id`, `MCP-Protocol-Version`...), `INVALID_OPTIONS`.
    * Requests that meet a 401 together each ask: share one refresh under way. Not with `oauth`, which is this hook.
    */
   onUnauthorized?: (info: { status: 401 | 403; challenge: { scheme: string; [param: string]: string } | null; wwwAuthenticate: string | null }) =>
@@ -2798,9 +2799,10 @@ export class McpHub {
    * (or the server's shorter `timeoutMs`). It also lists again each server of the last listing's selection whose
    * listing failed, and so offers none of its tools (down, or hanging, when the hub first listed it), within the same
    * 10 s: a server that comes back is offered again by a later `tools()`, without a `listTools()` (not one refused
-   * with `UNAUTHORIZED`: signing in is the user's to do, and `listTools()` asks it again). A server whose
-   * listing fails (in `tools()` or in `listTools()`) keeps its previous tools, or has none, and is not asked again by
-   * `tools()` for 5 s, then 10 s, doubling up to a minute while it keeps failing (so that a server that is down or
+   * with `UNAUTHORIZED`, nor one with `oauth` or `onUnauthorized`, which a server that comes back may ask for a
+   * sign-in: signing in is the user's to do, and `listTools()` asks them again). A server whose listing fails in
+   * `tools()` keeps its previous tools (one whose `listTools()` listing failed has none until a listing succeeds),
+   * and is not asked again by `tools()` for 5 s, then 10 s, doubling up to a minute while it keeps failing (so that a server that is down or
    * hangs does not cost every turn its timeout; `listTools()` asks at once). Only the servers of the last listing's
    * selection are asked: after `listTools({ enabled: false })` the tools are `[]`. A listing that fails does not
    * reject `tools()`: {@link McpHub.listErrors} says which servers and why, until a listing of the server succeeds.

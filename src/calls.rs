@@ -3027,6 +3027,25 @@ mod tests {
         assert_eq!(parse_tool_calls(&json!({"role":"assistant","content":[{"type":"text","text":"hi"}]}), OpenAi, None).unwrap(), []);
     }
 
+    /// A Live API tool call whose `functionCalls` is no list of `FunctionCall`s is `INVALID_INPUT`
+    /// naming where: read, it would give fewer calls than the turn holds, and the session would
+    /// wait for the answers of those it lost.
+    #[test]
+    fn a_live_tool_call_that_lists_no_function_calls_is_refused() {
+        let call = json!({"id": "c", "name": "t", "args": {}});
+        for (live, at) in [
+            (json!({"toolCall": {"functionCalls": [5, call]}}), "/toolCall/functionCalls/0"),
+            (json!({"toolCall": {"functionCalls": [{"functionCall": call}]}}), "/toolCall/functionCalls/0"),
+            (json!({"toolCall": {"functionCalls": "c"}}), "/toolCall/functionCalls"),
+            (json!({"functionCalls": [call, {}]}), "/functionCalls/1"),
+        ] {
+            let e = parse_tool_calls(&live, CallFormat::Gemini, None).unwrap_err();
+            assert_eq!((e.code, e.path.as_deref()), (ErrorCode::InvalidInput, Some(at)), "{live}: {}", e.message);
+        }
+        // A built-in tool's toolCall (no functionCalls) holds no function call.
+        assert!(parse_tool_calls(&json!({"toolCall": {"toolType": "GOOGLE_SEARCH_WEB", "args": {}}}), CallFormat::Gemini, None).unwrap().is_empty());
+    }
+
     #[test]
     fn the_parts_of_a_response_that_the_sdks_hand_out() {
         let a1 = json!({"a":1});

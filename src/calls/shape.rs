@@ -305,10 +305,33 @@ impl Check {
         if v.get("functionCall").is_some() {
             return self.gemini_part(v, at);
         }
+        // The Live API's message (`toolCall` with `functionCalls`; a built-in tool's `toolCall`
+        // has none) or its `LiveServerToolCall`.
+        if v.get("toolCall").is_some_and(|t| t.get("functionCalls").is_some()) {
+            return self.object(v, "toolCall", at, Self::gemini_live).map(drop);
+        }
+        if v.get("functionCalls").is_some() {
+            return self.gemini_live(v, at);
+        }
         match v.as_object() {
             Some(o) if is_function_call(o) => self.gemini_call(v, at),
             _ => Ok(()),
         }
+    }
+
+    /// A Live API `LiveServerToolCall`: `functionCalls`, each a `FunctionCall` (what is not one
+    /// would read as no call).
+    fn gemini_live(&self, t: &Value, at: &Path<'_>) -> Checked {
+        self.objects(t, "functionCalls", at, |c, fc, at| match fc.as_object() {
+            Some(o) if is_function_call(o) => c.gemini_call(fc, at),
+            _ => {
+                let (mut shown, mut pointer) = (String::new(), String::new());
+                at.shown(c.root, &mut shown);
+                at.pointer(&mut pointer);
+                Err(Error::new(ErrorCode::InvalidInput, format!("{shown} must be a FunctionCall ({{name, args, id}}), got an object with other fields")).with_path(pointer))
+            }
+        })
+        .map(drop)
     }
 
     fn gemini_candidate(&self, c: &Value, at: &Path<'_>) -> Checked {

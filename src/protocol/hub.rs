@@ -419,12 +419,15 @@ impl<T: Transport, C: Clock> Hub<T, C> {
             // The listed servers whose tools may have changed...
             let changed = listed.iter().filter(|l| self.client(&l.server).is_some_and(|c| c.tools_changed() || c.tools_expired())).map(|l| l.server.clone());
             // ...and the selected ones whose last listing failed, which have none here; not one
-            // refused for want of authorization: signing in is a person's to do (a sign-in page
-            // opened by every few turns, and cut at the refresh's bound, would not do).
+            // refused for want of authorization, nor one whose 401 a handler answers (OAuth, an
+            // onUnauthorized), which a server that comes back may ask: signing in is a person's
+            // to do (a sign-in page opened by every few turns, and cut at the refresh's bound,
+            // would not do). `list_tools` lists those.
             let failing = self.failing.borrow();
             let unlisted = failing
                 .iter()
                 .filter(|f| f.error.code != ErrorCode::Unauthorized && self.selected(&f.server) && !listed.iter().any(|l| l.server == f.server))
+                .filter(|f| self.client(&f.server).is_some_and(|c| !c.has_unauthorized_handler()))
                 .map(|f| f.server.clone());
             changed.chain(unlisted).filter(|s| !backed_off(s)).collect()
         };
@@ -1035,6 +1038,21 @@ mod tests {
         block_on(hub.tools_refreshed(Provider::Anthropic, &opts)).unwrap();
         assert_eq!(hub.listing_errors().iter().map(|f| f.error.code).collect::<Vec<_>>(), [ErrorCode::Unauthorized]);
         assert_eq!(block_on(hub.list_tools(&Selection::Auto, None)).0.len(), 1, "listTools() asks it");
+        // Nor one whose 401 a handler answers (OAuth): down at first, it may ask for a sign-in
+        // when it comes back, which a conversion is not to open.
+        let (hub, clock) = hub_and_clock(vec![("oauth", vec![Reply::NetworkError, listing(json!([{"name": "read"}]))])], None, None);
+        let asked = Rc::new(Cell::new(0));
+        let count = asked.clone();
+        hub.client("oauth").unwrap().set_unauthorized_handler(Some(Box::new(move |_: &Value| {
+            count.set(count.get() + 1);
+            Box::pin(async { Ok(None) })
+        })));
+        block_on(hub.tools_refreshed(Provider::Anthropic, &opts)).unwrap();
+        clock.advance(60_000);
+        block_on(hub.tools_refreshed(Provider::Anthropic, &opts)).unwrap();
+        assert_eq!(hub.listing_errors().iter().map(|f| f.error.code).collect::<Vec<_>>(), [ErrorCode::Network], "not asked again");
+        assert_eq!(block_on(hub.list_tools(&Selection::Auto, None)).0.len(), 1, "listTools() asks it");
+        assert_eq!(asked.get(), 0);
         // A deselected server whose listing failed is not asked by a conversion.
         let (hub, clock) = hub_and_clock(vec![("fs", vec![Reply::NetworkError]), ("web", vec![listing(json!([])), listing(json!([]))])], None, None);
         block_on(hub.list_tools(&Selection::Auto, None));

@@ -237,10 +237,7 @@ fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(
     let fetch = opt_fn(options, "fetch")?;
     let headers = get(options, "headers");
     if !headers.is_undefined() && !headers.is_null() {
-        opts.headers = js_header_pairs(&headers, "options.headers")?;
-        if let Some((name, _)) = opts.headers.iter().find(|(k, _)| crate::protocol::headers::client_owned(k)) {
-            return Err(Error::new(ErrorCode::InvalidOptions, format!("options.headers: {} is a header MCP's client sets itself (from the session, the protocol version or the request's body)", crate::text::quote(name))));
-        }
+        opts.headers = own_headers(js_header_pairs(&headers, "options.headers")?, "options.headers")?;
     }
     // Those of the plain-data options given as a function or a symbol (a getter passed
     // uncalled), which the JSON view below would read as not given.
@@ -322,6 +319,15 @@ fn read_client_options(url: String, options: &JsValue, config: bool) -> Result<(
         opts.client_info = ci.clone();
     }
     Ok((opts, fetch, choice))
+}
+
+/// `headers` (`what` names them), none of them one the client sets itself from the session,
+/// the protocol version or the request's body: such a one is `INVALID_OPTIONS`, naming it.
+fn own_headers(headers: Vec<(String, String)>, what: &str) -> Result<Vec<(String, String)>, Error> {
+    match headers.iter().find(|(k, _)| crate::protocol::headers::client_owned(k)) {
+        Some((name, _)) => Err(Error::new(ErrorCode::InvalidOptions, format!("{what}: {} is a header MCP's client sets itself (from the session, the protocol version or the request's body)", crate::text::quote(name)))),
+        None => Ok(headers),
+    }
 }
 
 /// An object of header names to strings (`what` names it in errors), each name lower-cased.
@@ -442,7 +448,8 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
                 if value.is_undefined() || value.is_null() {
                     return Ok(None);
                 }
-                Ok(Some(header_pairs(&from_js(&value, "the onUnauthorized result")?, "the onUnauthorized result")?))
+                let headers = header_pairs(&from_js(&value, "the onUnauthorized result")?, "the onUnauthorized result")?;
+                Ok(Some(own_headers(headers, "the onUnauthorized result")?))
             })
         })));
     }

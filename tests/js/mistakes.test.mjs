@@ -218,6 +218,13 @@ test("McpClient options: headers as Headers, a Map or pairs are sent; the SDK's 
     await refused(() => new tw.McpHub({ a: { url: "http://127.0.0.1:1/mcp", headers: { [name]: "x" } } }), "INVALID_OPTIONS", /servers\.a\.headers: .* is a header MCP's client sets itself/);
   }
   new tw.McpClient("http://127.0.0.1:1/mcp", { headers: { "mcp-gateway": "x", "x-mcp-param": "y" } }).free();
+  // Nor may onUnauthorized return them: the request is not sent again with them.
+  let sent = 0;
+  const unauthorized = async () => (sent++, new Response("", { status: 401 }));
+  const locked = new tw.McpClient("http://127.0.0.1:1/mcp", { fetch: unauthorized, onUnauthorized: () => ({ "MCP-Protocol-Version": "1999-01-01" }) });
+  await refused(() => locked.connect(), "INVALID_OPTIONS", /the onUnauthorized result: "mcp-protocol-version" is a header MCP's client sets itself/);
+  assert.equal(sent, 1, "not sent again");
+  locked.free();
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { timeout: 300 }), "INVALID_OPTIONS", /toolwire's is options\.timeoutMs/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { timeoutMs: NaN }), "INVALID_OPTIONS", /timeoutMs must be a .*got NaN/);
   await refused(() => new tw.McpClient("http://127.0.0.1:1/mcp", { header: {} }), "INVALID_OPTIONS", /did you mean headers\?/);
