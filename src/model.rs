@@ -85,7 +85,7 @@ impl<'a> NameSet<'a> {
     pub(crate) fn contains(&self, name: &str) -> bool {
         match &self.many {
             Some(set) => set.contains(name),
-            None => self.few.iter().any(|n| *n == name),
+            None => self.few.contains(&name),
         }
     }
 
