@@ -186,15 +186,19 @@ export interface Limits {
    * Deepest schema nesting accepted, in schema levels: 64 by default, at most 128 (a larger value, `Infinity`
    * too, throws `INVALID_OPTIONS`; deeper recursion could overflow the JS engine's stack). A chain of `$ref`
    * aliases (a definition that is only a reference to the next, annotations aside) takes the one level of its first
-   * reference, however long; each hop is a node of `maxNodes`. In strict mode, a tool whose strict form (its
-   * references inlined) would go past `maxDepth` or `maxNodes` is sent without strict instead (a `…/strict-fallback`
-   * problem), the others converted as ever.
+   * reference, however long; each hop is a node of `maxNodes`. A recursive `$ref` (its definition leads back to it)
+   * that, expanded where it stands, would nest past `maxDepth` is cut there to the open object `maxRefUnroll` cuts
+   * it to (a `refs/recursion-cut` change saying the depth limit); a schema that deep without recursion is past the
+   * limit. In strict mode, a tool whose strict form (its references inlined) would go past `maxDepth` or `maxNodes`
+   * is sent without strict instead (a `…/strict-fallback` problem), the others converted as ever.
    */
   maxDepth?: number;
   /** Most schema nodes accepted per tool (after `$ref` inlining): 100,000 by default, at most 2^30 (`Infinity` is `INVALID_OPTIONS`). */
   maxNodes?: number;
   /** How many times a recursive `$ref` is unrolled inside itself before it is cut: 2 by default, at most 2^30 (OpenAI strict
-   * keeps a recursion as references into a root `$defs` table, which Structured Outputs takes). */
+   * keeps a recursion as references into a root `$defs` table, which Structured Outputs takes, and so a schema whose
+   * references, inlined, would pass the expansion budget or grow it over four times, past 500 nodes: an
+   * `openai/strict-defs` change says which). */
   maxRefUnroll?: number;
   /** Most tools accepted in one call: 10,000 by default, at most 2^30 (`Infinity` is `INVALID_OPTIONS`). */
   maxTools?: number;
@@ -456,8 +460,10 @@ export interface Report {
    * inlining)"`), and no converted definition: {@link checkTools} leaves it out, {@link convertMcpTools} and
    * {@link convertMcpToolsDetailed} throw `LIMIT_EXCEEDED` instead (so their reports never hold one), `McpHub.tools`
    * leaves it out into {@link McpHub.droppedTools}. A schema is never cut at these limits to fit them. What is cut is
-   * a `$ref`'s expansion: a recursive one after `limits.maxRefUnroll` unrollings (a `refs/recursion-cut` change at
-   * each place), and references past the expansion's size budget (one `refs/expansion-cut` change), each cut
+   * a `$ref`'s expansion: a recursive one after `limits.maxRefUnroll` unrollings, or where expanding it again would
+   * nest past `limits.maxDepth` (a `refs/recursion-cut` change at each place), and references past the expansion's
+   * size budget (one `refs/expansion-cut` change; a strict mode that cannot keep the references falls back, saying
+   * `cannot be strict within the limits (its references, inlined, pass the expansion budget ...)`), each cut
    * reference made an open object whose description says so; so is a chain of aliases that goes round without
    * reaching a schema (a `refs/unresolvable` problem; in strict mode the tool is sent without strict).
    */

@@ -168,7 +168,9 @@ pub(crate) fn strict_inlining<'s>(root: &'s Node<'s>, arena: &'s Bump, limits: L
     (st.stop, st.expand) = (true, true);
     match st.resolve(root, true) {
         _ if st.stopped => StrictInlining::Stops,
-        Some(tree) if st.quiet() => StrictInlining::Inlined(tree),
+        // A tree grown past `refs::grown` may keep its references instead (OpenAI's `$defs`):
+        // the general path decides.
+        Some(tree) if st.quiet() && !crate::schema::refs::grown(st.nodes, base_objects) => StrictInlining::Inlined(tree),
         _ => StrictInlining::Undecided,
     }
 }

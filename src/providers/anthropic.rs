@@ -30,7 +30,7 @@ use crate::error::{display_path, Result};
 use crate::model::{JsonObject, Keyed as _, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, Relaxed, SchemaOptions};
 use crate::schema::lower::{is_object_node, keyword_hint, merge_all_of, merge_root_combinators, merge_root_combinators_named, one_of_as_any_of};
-use crate::schema::refs::{inline_refs_unless_recursive, report_unresolvable, Shared};
+use crate::schema::refs::{inline_refs_strict, report_unresolvable, Shared};
 use crate::schema::walk::{self, contains_ref, for_each_subschema_mut, Keyword};
 use crate::schema::{append_description, Cx};
 use crate::text::Owned as _;
@@ -151,7 +151,18 @@ pub(crate) fn compile_with(mut root: Value, opts: &SchemaOptions, cx: &mut Cx, r
     // as `strict_node` reaches them. A recursive reference cannot be strict: the inlining stops
     // at the first one.
     let attempt = (|| {
-        let inlined = if contains_ref(&root, 0) { inline_refs_unless_recursive(&root, &mut scx)? } else { Some(root.clone()) };
+        let inlined = match contains_ref(&root, 0) {
+            true => {
+                let inlined = inline_refs_strict(&root, &mut scx)?;
+                // Past the expansion budget, the references cut are open objects, which strict
+                // mode would close: said as the limit it is.
+                if inlined.cut > 0 && inlined.schema.is_some() {
+                    return Err(crate::providers::openai::over_budget(&inlined, None));
+                }
+                inlined.schema
+            }
+            false => Some(root.clone()),
+        };
         let Some(mut schema) = inlined else { return Ok(Err("recursive $ref".owned())) };
         crate::providers::openai::drop_root_nullable(&mut schema, &mut scx, rules.keyword);
         Ok(strict_node(&mut schema, &mut scx, rules)?.map(|()| schema))

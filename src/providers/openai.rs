@@ -34,7 +34,7 @@ use crate::error::{display_path, Result};
 use crate::model::{object, string, JsonObject, Keyed as _, NameSet, Put as _, Take as _};
 use crate::providers::{fix_root_structure, Compiled, SchemaOptions};
 use crate::schema::lower::{keyword_hint, merge_all_of, merge_root_combinators, one_of_as_any_of, types_of};
-use crate::schema::refs::{inline_refs_unless_recursive, lookup, report_unresolvable, Chains, Shared};
+use crate::schema::refs::{inline_refs_strict, lookup, report_unresolvable, Chains, Shared, StrictInlining};
 use crate::schema::walk::{contains_ref, for_each_subschema_mut};
 use crate::schema::{append_description, is_annotation, Cx};
 use crate::text::Owned as _;
@@ -140,25 +140,56 @@ fn strict(mut root: Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     Ok(Ok((root, plan)))
 }
 
-/// [`strict`] on `root` with its references inlined first.
+/// [`strict`] on `root` with its references inlined first, or with its references kept
+/// ([`strict_with_defs`]) where inlining cannot do: a recursion, which it would have to cut;
+/// a size past the expansion budget, which it would cut too; or a schema grown more than the
+/// budget's factor (see [`StrictInlining::grown`]), where the form with references is tried
+/// first.
 fn strict_inlined(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     // Shared expansions are copied in as `strict_node` reaches them (most schemas that cannot be
     // strict are found so before most of their copies).
-    match inline_refs_unless_recursive(root, cx)? {
-        Some(root) => strict(root, cx),
-        None => {
-            // Inlining would have to cut the recursion: keep the references instead, as
-            // Structured Outputs takes them, in a context of their own (nothing of the inlining
-            // attempt is reported).
-            let mut dcx = Cx::new(cx.limits);
-            let kept = strict_with_defs(root, &mut dcx)?;
-            if kept.is_ok() {
-                cx.changes = std::mem::take(&mut dcx.changes);
-                cx.problems = std::mem::take(&mut dcx.problems);
-            }
-            Ok(kept)
+    let inlined = inline_refs_strict(root, cx)?;
+    let kept = |why: &str, cx: &mut Cx| -> Strict<(Value, ArgPlan)> {
+        // The references kept instead, as Structured Outputs takes them, in a context of their
+        // own (nothing of the inlining attempt is reported).
+        let mut dcx = Cx::new(cx.limits);
+        let kept = strict_with_defs(root, why, &mut dcx)?;
+        if kept.is_ok() {
+            cx.changes = std::mem::take(&mut dcx.changes);
+            cx.problems = std::mem::take(&mut dcx.problems);
+        }
+        Ok(kept)
+    };
+    if inlined.schema.is_none() {
+        return kept("recursive schema", cx);
+    }
+    if inlined.cut > 0 {
+        return match kept("its references, inlined, would pass the expansion budget", cx)? {
+            Ok(strict) => Ok(Ok(strict)),
+            Err(reason) => Err(over_budget(&inlined, Some(&reason))),
+        };
+    }
+    if inlined.grown() {
+        if let Ok(strict) = kept(&format!("its references, inlined, would make it {} times larger", inlined.nodes / inlined.input_nodes.max(1)), cx)? {
+            return Ok(Ok(strict));
         }
     }
+    strict(inlined.schema.unwrap_or_default(), cx)
+}
+
+/// The reason a strict mode gives up on a schema whose references, inlined, pass the expansion
+/// budget (`inlined.cut` of them cut to open objects, which strict mode would close), as a
+/// limit: [`crate::providers::strict_or_why`] says so. `kept`: why the form with references
+/// cannot be strict either, where there is one.
+pub(crate) fn over_budget(inlined: &StrictInlining, kept: Option<&str>) -> crate::error::Error {
+    let mut message = format!(
+        "its references, inlined, pass the expansion budget of {} schema nodes ({} cut to open objects)",
+        inlined.budget, inlined.cut
+    );
+    if let Some(reason) = kept {
+        message.push_str(&format!("; with its references kept: {reason}"));
+    }
+    crate::error::Error::new(crate::error::ErrorCode::LimitExceeded, message)
 }
 
 /// A schema whose local references all point into one table at the root, for strict mode on
@@ -314,7 +345,7 @@ fn defs_form(base: &Value, cx: &mut Cx) -> std::result::Result<(Value, Vec<(Stri
 /// [`strict`] on a recursive schema: every reference rewritten to point into one `$defs`
 /// table at the root (`#` for the root), the root and each definition made strict once, and
 /// the argument plan of each definition kept beside the root's, where the references name it.
-fn strict_with_defs(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
+fn strict_with_defs(root: &Value, why: &str, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     let (mut root, defs) = match defs_form(root, cx) {
         Ok(form) => form,
         Err(reason) => return Ok(Err(reason)),
@@ -363,7 +394,7 @@ fn strict_with_defs(root: &Value, cx: &mut Cx) -> Strict<(Value, ArgPlan)> {
     if let (Value::Object(obj), false) = (&mut root, table.is_empty()) {
         obj.put("$defs", Value::Object(table));
     }
-    cx.change("openai/strict-defs", format!("recursive schema: its references kept, to {count} definitions under the root's $defs"));
+    cx.change("openai/strict-defs", format!("{why}: its references kept, to {count} definitions under the root's $defs"));
     Ok(Ok((root, plan)))
 }
 

@@ -86,6 +86,8 @@ pub struct Cx {
     pub problems: Vec<Diagnostic>,
     /// Deepest level entered in the work [`Cx::measured`] is measuring.
     peak: usize,
+    /// Whether the last error of [`Cx::enter`] was the depth limit (see [`Cx::is_depth_error`]).
+    depth_error: bool,
     /// Whether `$ref` expansions may be shared (see [`refs::Shared`]): only for callers that
     /// need the schema alone, not a change log with a path for every copy.
     share_refs: bool,
@@ -104,6 +106,7 @@ impl Cx {
             changes: Vec::new(),
             problems: Vec::new(),
             peak: 0,
+            depth_error: false,
             share_refs: false,
             shared: None,
         }
@@ -161,6 +164,7 @@ impl Cx {
         self.peak = self.peak.max(self.depth);
         if self.depth > self.limits.depth_limit() {
             self.depth -= 1;
+            self.depth_error = true;
             return Err(Error::new(
                 ErrorCode::LimitExceeded,
                 format!("schema nesting exceeds the limit of {} levels", self.limits.depth_limit()),
@@ -169,6 +173,7 @@ impl Cx {
         }
         if self.nodes > self.limits.max_nodes {
             self.depth -= 1;
+            self.depth_error = false;
             return Err(self.too_many_nodes());
         }
         Ok(())
@@ -186,6 +191,7 @@ impl Cx {
     pub(crate) fn count_node(&mut self) -> Result<()> {
         self.nodes += 1;
         if self.nodes > self.limits.max_nodes {
+            self.depth_error = false;
             return Err(self.too_many_nodes());
         }
         Ok(())
@@ -200,6 +206,24 @@ impl Cx {
     /// The deepest level entered.
     pub(crate) fn peak(&self) -> usize {
         self.peak
+    }
+
+    /// Whether `err` is the depth limit [`Cx::enter`] met (and not another limit or error),
+    /// for a caller that can do without the levels it tried to enter (a recursive `$ref`, see
+    /// [`refs`]), which then clears the mark ([`Cx::clear_depth_error`]).
+    pub(crate) fn is_depth_error(&self, err: &Error) -> bool {
+        self.depth_error && err.code == ErrorCode::LimitExceeded
+    }
+
+    /// Forgets the depth limit's error, after a caller did without what met it.
+    pub(crate) fn clear_depth_error(&mut self) {
+        self.depth_error = false;
+    }
+
+    /// Sets the deepest level entered back to `peak` (from [`Cx::peak`]), after work whose
+    /// result was dropped.
+    pub(crate) fn restore_peak(&mut self, peak: usize) {
+        self.peak = peak;
     }
 
     /// Leaves a schema level.

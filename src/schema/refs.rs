@@ -7,8 +7,11 @@
 //! see [`crate::schema::siblings`], which reports what cannot be said in one node.
 //! A reference that is being expanded inside itself is unrolled at most
 //! [`Limits::max_ref_unroll`](crate::schema::Limits) times, then cut to an open object whose
-//! description says what was cut. Unresolvable references are removed and reported. Node and
-//! depth budgets bound the work even for reference fan-out.
+//! description says what was cut; so is a recursive reference (one whose target leads back to
+//! it) where expanding it would nest past the depth limit: a recursion of many kinds, each
+//! unrolled in turn, would otherwise reach the limit before any kind is unrolled enough to be
+//! cut. Unresolvable references are removed and reported. Node and depth budgets bound the work
+//! even for reference fan-out.
 //!
 //! A chain of aliases (a target that is only another `$ref`, annotations aside: see
 //! [`alias_of`]) is followed at the level of its first reference, as if each hop were resolved
@@ -60,28 +63,88 @@ pub fn inline_refs_shared(schema: &Value, cx: &mut Cx) -> Result<Value> {
 /// would have met further on, a limit included), after recording the cut as
 /// [`inline_refs_shared`] does.
 pub fn inline_refs_unless_recursive(schema: &Value, cx: &mut Cx) -> Result<Option<Value>> {
+    inline_refs_strict(schema, cx).map(|i| i.schema)
+}
+
+/// What the strict modes' inlining gives ([`inline_refs_strict`]): the schema and what it cost.
+#[derive(Debug)]
+pub struct StrictInlining {
+    /// The schema with its references inlined, as [`inline_refs_unless_recursive`] gives it
+    /// (`None` when a recursive reference was cut).
+    pub schema: Option<Value>,
+    /// How many references the size budget cut (each an open object in `schema`).
+    pub cut: usize,
+    /// The size budget, in nodes ([`count_nodes`] of the input times four, at least 2,000).
+    pub budget: usize,
+    /// The input's nodes.
+    pub input_nodes: usize,
+    /// The inlined schema's nodes (an expansion counted wherever it is used).
+    pub nodes: usize,
+}
+
+impl StrictInlining {
+    /// Whether the inlined schema is so much larger than its input that a strict mode which can
+    /// keep references (OpenAI's `$defs`) keeps them instead: over four times the input's
+    /// nodes (the factor of the size budget) and over [`GROWN_NODES`] (a definition used in
+    /// many places, a chain of definitions each using the next twice). The corpus's schemas
+    /// grow 3.4 times at most.
+    pub fn grown(&self) -> bool {
+        grown(self.nodes, self.input_nodes)
+    }
+}
+
+/// See [`StrictInlining::grown`].
+pub(crate) const GROWN_NODES: usize = 500;
+
+/// [`StrictInlining::grown`] on the counts (also `fast::refs`'s).
+pub(crate) fn grown(nodes: usize, input_nodes: usize) -> bool {
+    nodes > GROWN_NODES && nodes > input_nodes.saturating_mul(4)
+}
+
+/// [`inline_refs_unless_recursive`], with what the inlining cost.
+pub fn inline_refs_strict(schema: &Value, cx: &mut Cx) -> Result<StrictInlining> {
     let share = cx.shares_refs();
     if share {
         cx.shared = Some(Box::default());
     }
-    inline(schema, cx, share, true)
+    let mut counts = Counts::default();
+    let schema = inline_counted(schema, cx, share, true, &mut counts)?;
+    Ok(StrictInlining { schema, cut: counts.cut, budget: counts.budget, input_nodes: counts.input_nodes, nodes: counts.nodes })
+}
+
+/// What [`inline_counted`] counted.
+#[derive(Default)]
+struct Counts {
+    cut: usize,
+    budget: usize,
+    input_nodes: usize,
+    nodes: usize,
 }
 
 /// `stop_at_recursion`: see [`inline_refs_unless_recursive`].
 fn inline(schema: &Value, cx: &mut Cx, share: bool, stop_at_recursion: bool) -> Result<Option<Value>> {
+    inline_counted(schema, cx, share, stop_at_recursion, &mut Counts::default())
+}
+
+/// [`inline`], counting in `counts`.
+fn inline_counted(schema: &Value, cx: &mut Cx, share: bool, stop_at_recursion: bool, counts: &mut Counts) -> Result<Option<Value>> {
+    let input_nodes = count_nodes(schema, 0);
     let mut st = State {
         stack: Vec::new(),
-        soft_budget: (count_nodes(schema, 0) * 4).max(2_000),
+        soft_budget: (input_nodes * 4).max(2_000),
         cut: 0,
         ids: HashMap::new(),
         anchors: Anchors::default(),
         log: RefLog::default(),
         stop_at_recursion,
         stopped: false,
+        recursive: HashMap::new(),
+        depth_cuts: 0,
     };
     // The root is never a placeholder: a root that is itself a reference shares nothing.
     let share = share && !schema.as_object().is_some_and(|o| o.has("$ref"));
     let out = resolve(schema, schema, &mut st, cx, share);
+    *counts = Counts { cut: st.cut, budget: st.soft_budget, input_nodes, nodes: cx.nodes() };
     if st.stopped {
         cx.reset_budget();
         return out.map(|_| None);
@@ -298,6 +361,12 @@ struct State {
     /// whether that happened: every level then returns at once, its result unused.
     stop_at_recursion: bool,
     stopped: bool,
+    /// Whether a reference leads back to itself ([`State::recursive`]), by reference text:
+    /// asked only where the depth limit is met.
+    recursive: HashMap<String, bool>,
+    /// References cut for the depth limit so far: an expansion holding one depends on the depth
+    /// it stands at, and is not shared.
+    depth_cuts: usize,
 }
 
 /// Past this many log entries nothing more is shared (the rest is expanded in place), which
@@ -305,6 +374,47 @@ struct State {
 pub(crate) const MAX_LOG: usize = 1 << 20;
 
 impl State {
+    /// Whether `reference` is recursive: its target holds, directly or through the targets of
+    /// the references in it, `reference` again (a `$ref` anywhere in a subtree counts).
+    fn recursive(&mut self, reference: &str, root: &Value) -> bool {
+        fn refs_in<'a>(v: &'a Value, out: &mut Vec<&'a str>, depth: usize) {
+            match v {
+                Value::Object(o) if depth <= 256 => {
+                    for (k, v) in o {
+                        match (k.as_str(), v) {
+                            ("$ref", Value::String(r)) => out.push(r),
+                            _ => refs_in(v, out, depth + 1),
+                        }
+                    }
+                }
+                Value::Array(a) if depth <= 256 => a.iter().for_each(|v| refs_in(v, out, depth + 1)),
+                _ => {}
+            }
+        }
+        if let Some(&known) = self.recursive.get(reference) {
+            return known;
+        }
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut todo: Vec<&str> = Vec::new();
+        if let Some(t) = self.anchors.lookup(root, reference) {
+            refs_in(t, &mut todo, 0);
+        }
+        let mut found = false;
+        while let Some(r) = todo.pop() {
+            if r == reference {
+                found = true;
+                break;
+            }
+            if seen.insert(r) {
+                if let Some(t) = self.anchors.lookup(root, r) {
+                    refs_in(t, &mut todo, 0);
+                }
+            }
+        }
+        self.recursive.insert(reference.owned(), found);
+        found
+    }
+
     fn id(&mut self, reference: &str) -> usize {
         if let Some(&id) = self.ids.get(reference) {
             return id;
@@ -515,7 +625,7 @@ fn resolve_ref<'a>(reference: &'a str, obj: &'a JsonObject, root: &'a Value, st:
         && cx.shared.is_some()
         && st.log.log.len() <= MAX_LOG;
     let share_below = share && chain[..chain.len() - 1].iter().all(|(_, alias)| alias.as_object().is_some_and(|o| o.keys().all(|k| !is_sibling(k))));
-    let (log_before, cut_before) = (st.log.log.len(), st.cut);
+    let (log_before, cut_before, depth_cuts_before) = (st.log.log.len(), st.cut, st.depth_cuts);
     // Each hop: logged before the decision (whether it is cut depends on the references around
     // it), then cut, or pushed for the hops after it.
     let mut cut_at = None;
@@ -559,8 +669,37 @@ fn resolve_ref<'a>(reference: &'a str, obj: &'a JsonObject, root: &'a Value, st:
             Ok((open_object(loop_description(r, own.find("description").and_then(Value::as_str))), chain.len(), None))
         }
         (None, None) => {
+            let before = (cx.changes.len(), cx.problems.len(), st.cut, cx.peak());
             let (resolved, nodes, height) = cx.measured(|cx| resolve(end, root, st, cx, share_below));
-            resolved.map(|v| (v, chain.len(), Some((nodes, height))))
+            // Expanded here, a recursive reference (one whose target leads back to it) would
+            // pass the depth limit: it is cut here instead, to the open object a recursion is
+            // cut to, and what the attempt recorded is dropped with it (the nodes it entered
+            // stay counted: they bound the work). The innermost such reference around the
+            // place the limit was met is cut; a schema that is that deep without recursion is
+            // past the limit as before.
+            let recursive = match &resolved {
+                Err(e) if cx.is_depth_error(e) => (0..chain.len()).find(|&i| st.recursive(chain[i].0, root)),
+                _ => None,
+            };
+            match (resolved, recursive) {
+                (Err(_), Some(i)) => {
+                    cx.clear_depth_error();
+                    st.depth_cuts += 1;
+                    cx.changes.truncate(before.0);
+                    cx.problems.truncate(before.1);
+                    st.cut = before.2;
+                    cx.restore_peak(before.3);
+                    let r = chain[i].0;
+                    cx.change(
+                        "refs/recursion-cut",
+                        format!("recursive $ref \"{r}\" cut to an open object: expanded here, it would pass the depth limit of {} levels", cx.limits.depth_limit()),
+                    );
+                    st.stopped = st.stop_at_recursion;
+                    let own = hop_siblings(i);
+                    Ok((open_object(cut_description(r, own.find("description").and_then(Value::as_str), false)), i, None))
+                }
+                (resolved, _) => resolved.map(|v| (v, chain.len(), Some((nodes, height)))),
+            }
         }
     };
     st.stack.truncate(st.stack.len() - pushed);
@@ -575,7 +714,7 @@ fn resolve_ref<'a>(reference: &'a str, obj: &'a JsonObject, root: &'a Value, st:
     if let (true, Some((nodes, height))) = (share, measured) {
         let id = st.id(reference);
         let visited = st.log.visited_since(log_before, st.ids.len());
-        let independent = st.cut == cut_before && !visited.iter().any(|v| st.stack.contains(v));
+        let independent = st.cut == cut_before && st.depth_cuts == depth_cuts_before && !visited.iter().any(|v| st.stack.contains(v));
         if let (true, Some(shared)) = (independent, cx.shared.as_mut()) {
             let i = shared.entries.len();
             if let (None, Some(placeholder)) = (shared.entry_for(id), Shared::placeholder_for(i)) {
@@ -1073,12 +1212,16 @@ mod tests {
         assert!(!text.contains("(Structure Id"), "an Id was cut");
         assert!(text.contains("(Structure Obj"), "the budget was spent");
         // Strict mode would close the open objects a cut leaves, which then take nothing but
-        // `{}`: the schema goes as it is, its references kept, without strict.
+        // `{}`: OpenAI's keeps the references instead, strict; Anthropic's sends the schema as
+        // it is, without strict, saying that the budget is why.
         let mut opts = crate::convert::ConvertOptions::default();
         opts.schema.strict = true;
         let report = crate::convert::check_json(&tools, crate::providers::Provider::OpenAi, &opts).unwrap();
-        let fallback = report.tools[0].problems.iter().find(|d| d.rule == "openai/strict-fallback").expect("not strict");
-        assert!(fallback.message.contains("declares no properties"), "{}", fallback.message);
+        assert_eq!(report.tools[0].strict, Some(true), "{:?}", report.tools[0].problems);
+        assert!(report.tools[0].changes.iter().any(|d| d.rule == "openai/strict-defs" && d.message.contains("expansion budget")));
+        let report = crate::convert::check_json(&tools, crate::providers::Provider::Anthropic, &opts).unwrap();
+        let fallback = report.tools[0].problems.iter().find(|d| d.rule == "anthropic/strict-fallback").expect("not strict");
+        assert!(fallback.message.contains("expansion budget"), "{}", fallback.message);
     }
 
     #[test]
