@@ -195,7 +195,10 @@ export interface Limits {
   maxDepth?: number;
   /** Most schema nodes accepted per tool (after `$ref` inlining): 100,000 by default, at most 2^30 (`Infinity` is `INVALID_OPTIONS`). */
   maxNodes?: number;
-  /** How many times a recursive `$ref` is unrolled inside itself before it is cut: 2 by default, at most 2^30 (OpenAI strict
+  /** How many times a recursive `$ref` is unrolled inside itself before it is cut: 2 by default, at most 2^30. The definitions
+   * of one recursion (kinds that refer to one another: a union of step kinds each holding steps) count together on a path,
+   * a chain of aliases as one, and unrolling stops within four times the schema's nodes (at least 500), so a recursive
+   * model grows a few times, not exponentially in its kinds. (OpenAI strict
    * keeps a recursion as references into a root `$defs` table, which Structured Outputs takes, and so a schema whose
    * references, inlined, would pass the expansion budget or grow it over four times, past 500 nodes: an
    * `openai/strict-defs` change says which). */
@@ -461,7 +464,8 @@ export interface Report {
    * {@link convertMcpToolsDetailed} throw `LIMIT_EXCEEDED` instead (so their reports never hold one), `McpHub.tools`
    * leaves it out into {@link McpHub.droppedTools}. A schema is never cut at these limits to fit them. What is cut is
    * a `$ref`'s expansion: a recursive one after `limits.maxRefUnroll` unrollings, or where expanding it again would
-   * nest past `limits.maxDepth` (a `refs/recursion-cut` change at each place), and references past the expansion's
+   * nest past `limits.maxDepth` (one `refs/recursion-cut` change per reference, at its first place, saying at how many
+   * places it was cut), and references past the expansion's
    * size budget (one `refs/expansion-cut` change; a strict mode that cannot keep the references falls back, saying
    * `cannot be strict within the limits (its references, inlined, pass the expansion budget ...)`), each cut
    * reference made an open object whose description says so; so is a chain of aliases that goes round without

@@ -282,19 +282,74 @@ pub(crate) fn all_found(root: &Node) -> bool {
     walk(root, root, 0)
 }
 
+/// `refs::refs_under` on the borrowed tree.
+fn refs_under<'s>(node: &Node<'s>, skip_definitions: bool, out: &mut Vec<&'s str>, depth: usize) {
+    match node {
+        Node::Obj(entries) if depth <= 256 => {
+            for (k, v) in entries.iter() {
+                match (k.as_str(), v) {
+                    ("$ref", Node::Str(r)) => out.push(r.as_str()),
+                    ("$defs" | "definitions", _) if skip_definitions => {}
+                    _ => refs_under(v, skip_definitions, out, depth + 1),
+                }
+            }
+        }
+        Node::Arr(items) if depth <= 256 => items.iter().for_each(|v| refs_under(v, skip_definitions, out, depth + 1)),
+        _ => {}
+    }
+}
+
+/// `refs::reference_components` on the borrowed tree; `None` when a reference is one [`lookup`]
+/// leaves to the general path (its recursions might differ).
+fn reference_components<'s>(root: &'s Node<'s>) -> Option<HashMap<&'s str, usize>> {
+    let mut all = Vec::new();
+    refs_under(root, false, &mut all, 0);
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut names = Vec::new();
+    for r in all {
+        index.entry(r).or_insert_with(|| {
+            names.push(r);
+            names.len() - 1
+        });
+    }
+    let mut edges = Vec::with_capacity(names.len());
+    for r in &names {
+        let mut out = Vec::new();
+        match lookup(root, r) {
+            Target::Found(t) => refs_under(t, true, &mut out, 0),
+            Target::Missing => {}
+            Target::Undecided => return None,
+        }
+        edges.push(out.iter().filter_map(|r| index.get(r).copied()).collect::<Vec<_>>());
+    }
+    let components = crate::schema::refs::strongly_connected(&edges);
+    Some(names.into_iter().zip(components).collect())
+}
+
 /// `refs::State`, with `Cx`'s counters and `refs::Shared`'s entries.
 struct State<'s> {
     root: &'s Node<'s>,
     arena: &'s Bump,
     limits: Limits,
     soft_budget: usize,
+    /// `refs::State::unroll_budget`, `unrolled_refs`, `unroll_cuts`.
+    unroll_budget: usize,
+    unrolled_refs: usize,
+    unroll_cuts: usize,
     /// The references being expanded, outermost first (ids).
     stack: Vec<usize>,
+    /// `refs::State::first_hop`.
+    first_hop: Vec<bool>,
     cut: usize,
     /// Each reference found so far, by its id (numbered in the order found), and the node it
     /// leads to by id: looked up once, since a lookup compares its path's names one by one.
     ids: HashMap<&'s str, usize>,
     targets: Vec<&'s Node<'s>>,
+    /// Each reference by id, and its recursion (`refs::reference_components`) once known:
+    /// `None` inside when a reference of the document is not looked up here.
+    names: Vec<&'s str>,
+    components: Option<Option<HashMap<&'s str, usize>>>,
+    component_of: Vec<Option<usize>>,
     log: RefLog,
     entries: Vec<Entry<'s>>,
     by_ref: Vec<Option<usize>>,
@@ -318,6 +373,7 @@ struct Entry<'s> {
     nodes: usize,
     height: usize,
     visited: &'s [usize],
+    unrolls: bool,
 }
 
 type Entries<'s> = &'s [(Text<'s>, Node<'s>)];
@@ -338,10 +394,17 @@ impl<'s> State<'s> {
             arena,
             limits,
             soft_budget: (count_nodes * 4).max(2_000),
+            unroll_budget: crate::schema::refs::unroll_budget(count_nodes),
+            unrolled_refs: 0,
+            unroll_cuts: 0,
             stack: Vec::new(),
+            first_hop: Vec::new(),
             cut: 0,
             ids: HashMap::new(),
             targets: Vec::new(),
+            names: Vec::new(),
+            components: None,
+            component_of: Vec::new(),
             log: RefLog::default(),
             entries: Vec::new(),
             by_ref: Vec::new(),
@@ -370,6 +433,7 @@ impl<'s> State<'s> {
                 let id = self.targets.len();
                 self.ids.insert(reference, id);
                 self.targets.push(target);
+                self.names.push(reference);
                 Ok((id, target))
             }
             other => Err(other),
@@ -522,20 +586,26 @@ impl<'s> State<'s> {
         let share = share && siblings.is_empty() && matches!(end, Node::Obj(_)) && !matches!(end.get("required"), Some(Node::Bool(_))) && self.log.log.len() <= MAX_LOG;
         let share_below = share && (1..chain.len()).all(|i| hop_siblings(self, i).is_some_and(<[_]>::is_empty));
         let (log_before, cut_before) = (self.log.log.len(), self.cut);
+        let (unrolled_before, unroll_cuts_before) = (self.unrolled_refs, self.unroll_cuts);
         let mut cut_at = None;
+        let base = self.stack.len();
         for (i, &(_, id, _)) in chain.iter().enumerate() {
             self.log.log.push(id);
-            let seen = self.stack.iter().filter(|&&r| r == id).count();
-            if seen >= self.limits.max_ref_unroll || over_budget {
+            let seen = self.unrolled(id, base)?;
+            let unroll_spent = seen > 0 && self.nodes > self.unroll_budget && !is_flat(end);
+            if seen >= self.limits.max_ref_unroll || over_budget || unroll_spent {
                 cut_at = Some(i);
+                self.unroll_cuts += usize::from(unroll_spent && !over_budget);
                 break;
             }
+            self.unrolled_refs += usize::from(seen > 0);
             if i == 0 && share {
                 if let Some(placeholder) = self.reuse(id) {
                     return Some(placeholder);
                 }
             }
             self.stack.push(id);
+            self.first_hop.push(i == 0);
         }
         let (mut value, top, measured) = match cut_at {
             Some(i) => {
@@ -564,6 +634,7 @@ impl<'s> State<'s> {
             }
         };
         self.stack.truncate(self.stack.len() - cut_at.unwrap_or(chain.len()));
+        self.first_hop.truncate(self.stack.len());
         // The siblings of each hop combined with what its target gave, innermost first.
         for i in (1..top).rev() {
             value = self.with_siblings(value, hop_siblings(self, i)?)?;
@@ -572,10 +643,10 @@ impl<'s> State<'s> {
             let mut visited = List::new_in(self.arena);
             self.log.visited_since_into(log_before, self.ids.len(), &mut visited);
             let visited = visited.into_bump_slice();
-            let independent = self.cut == cut_before && !visited.iter().any(|v| self.stack.contains(v));
+            let independent = self.cut == cut_before && self.unroll_cuts == unroll_cuts_before && !self.any_unrolling(visited)?;
             let i = self.entries.len();
             if independent && self.entry_for(id).is_none() && Shared::placeholder_in(i, &mut [0; 8]).is_some() {
-                self.entries.push(Entry { expanded: value, nodes, height, visited });
+                self.entries.push(Entry { expanded: value, nodes, height, visited, unrolls: self.unrolled_refs != unrolled_before });
                 if self.by_ref.len() <= id {
                     self.by_ref.resize(id + 1, None);
                 }
@@ -624,6 +695,55 @@ impl<'s> State<'s> {
         })
     }
 
+    /// `refs::State::unrolled`; `None` where the recursions are not known here.
+    fn unrolled(&mut self, id: usize, base: usize) -> Option<usize> {
+        if base == 0 {
+            return Some(0);
+        }
+        let c = self.component(id)?;
+        let (mut n, mut hit) = (0, false);
+        for k in 0..base {
+            if self.first_hop[k] {
+                n += usize::from(hit);
+                hit = false;
+            }
+            hit |= self.component(self.stack[k])? == c;
+        }
+        Some(n + usize::from(hit))
+    }
+
+    /// `refs::State::any_unrolling`.
+    fn any_unrolling(&mut self, visited: &[usize]) -> Option<bool> {
+        if self.stack.is_empty() {
+            return Some(false);
+        }
+        let stack = std::mem::take(&mut self.stack);
+        let around: Option<Vec<usize>> = stack.iter().map(|&s| self.component(s)).collect();
+        self.stack = stack;
+        let around = around?;
+        for &v in visited {
+            if around.contains(&self.component(v)?) {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
+
+    /// `refs::State::component`.
+    fn component(&mut self, id: usize) -> Option<usize> {
+        if let Some(Some(c)) = self.component_of.get(id) {
+            return Some(*c);
+        }
+        let root = self.root;
+        let components = self.components.get_or_insert_with(|| reference_components(root)).as_ref()?;
+        let c = components.get(self.names[id]).copied().unwrap_or(usize::MAX - id);
+        if self.component_of.len() <= id {
+            self.component_of.resize(id + 1, None);
+        }
+        self.component_of[id] = Some(c);
+        Some(c)
+    }
+
     fn entry_for(&self, id: usize) -> Option<usize> {
         self.by_ref.get(id).copied().flatten()
     }
@@ -631,9 +751,12 @@ impl<'s> State<'s> {
     /// `refs::reuse`.
     fn reuse(&mut self, id: usize) -> Option<Node<'s>> {
         let i = self.entry_for(id)?;
+        let visited = self.entries[i].visited;
+        let unrolling = self.any_unrolling(visited)?;
         let e = &self.entries[i];
-        let fits = !e.visited.iter().any(|v| self.stack.contains(v))
-            && self.nodes + e.nodes <= self.soft_budget
+        let budget = if e.unrolls { self.unroll_budget } else { self.soft_budget };
+        let fits = !unrolling
+            && self.nodes + e.nodes <= budget
             && self.nodes + e.nodes <= self.limits.max_nodes
             && self.depth + e.height <= self.limits.depth_limit();
         if !fits {

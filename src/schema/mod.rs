@@ -33,7 +33,8 @@ pub struct Limits {
     pub max_depth: usize,
     /// Most schema nodes processed per tool, after `$ref` inlining.
     pub max_nodes: usize,
-    /// How many times one `$ref` target may be unrolled inside itself before it is cut.
+    /// How many times one `$ref` target may be unrolled inside itself before it is cut (the
+    /// references of one recursion counted together on a path, see [`refs`]).
     pub max_ref_unroll: usize,
     /// Most tools per conversion.
     pub max_tools: usize,

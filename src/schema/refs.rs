@@ -7,7 +7,11 @@
 //! see [`crate::schema::siblings`], which reports what cannot be said in one node.
 //! A reference that is being expanded inside itself is unrolled at most
 //! [`Limits::max_ref_unroll`](crate::schema::Limits) times, then cut to an open object whose
-//! description says what was cut; so is a recursive reference (one whose target leads back to
+//! description says what was cut. The references of one recursion (definitions that lead to
+//! one another: `reference_components`) count together, so that K kinds holding one another
+//! unroll as deep as one kind, not K times as deep; and unrolling stops within its own budget
+//! (`unroll_budget`). Each reference cut is one `refs/recursion-cut` change, at its first
+//! place. So is a recursive reference (one whose target leads back to
 //! it) where expanding it would nest past the depth limit: a recursion of many kinds, each
 //! unrolled in turn, would otherwise reach the limit before any kind is unrolled enough to be
 //! cut. Unresolvable references are removed and reported. Node and depth budgets bound the work
@@ -74,7 +78,7 @@ pub struct StrictInlining {
     pub schema: Option<Value>,
     /// How many references the size budget cut (each an open object in `schema`).
     pub cut: usize,
-    /// The size budget, in nodes ([`count_nodes`] of the input times four, at least 2,000).
+    /// The size budget, in nodes (`count_nodes` of the input times four, at least 2,000).
     pub budget: usize,
     /// The input's nodes.
     pub input_nodes: usize,
@@ -85,12 +89,21 @@ pub struct StrictInlining {
 impl StrictInlining {
     /// Whether the inlined schema is so much larger than its input that a strict mode which can
     /// keep references (OpenAI's `$defs`) keeps them instead: over four times the input's
-    /// nodes (the factor of the size budget) and over [`GROWN_NODES`] (a definition used in
+    /// nodes (the factor of the size budget) and over 500 nodes, `GROWN_NODES` (a definition used in
     /// many places, a chain of definitions each using the next twice). The corpus's schemas
     /// grow 3.4 times at most.
     pub fn grown(&self) -> bool {
         grown(self.nodes, self.input_nodes)
     }
+}
+
+/// The nodes within which a recursion is unrolled (a reference expanded inside its
+/// recursion, see [`Limits::max_ref_unroll`](crate::schema::Limits)): four times the input's
+/// (as the size budget), at least 500. Past it each such reference is cut as a recursion is,
+/// so that a small recursive model (a union of kinds each holding the others) grows a few
+/// times, not to the size budget's floor of 2,000 nodes.
+pub(crate) fn unroll_budget(input_nodes: usize) -> usize {
+    input_nodes.saturating_mul(4).max(500)
 }
 
 /// See [`StrictInlining::grown`].
@@ -131,7 +144,11 @@ fn inline_counted(schema: &Value, cx: &mut Cx, share: bool, stop_at_recursion: b
     let input_nodes = count_nodes(schema, 0);
     let mut st = State {
         stack: Vec::new(),
+        first_hop: Vec::new(),
         soft_budget: (input_nodes * 4).max(2_000),
+        unroll_budget: unroll_budget(input_nodes),
+        unrolled_refs: 0,
+        unroll_cuts: 0,
         cut: 0,
         ids: HashMap::new(),
         anchors: Anchors::default(),
@@ -140,10 +157,15 @@ fn inline_counted(schema: &Value, cx: &mut Cx, share: bool, stop_at_recursion: b
         stopped: false,
         recursive: HashMap::new(),
         depth_cuts: 0,
+        names: Vec::new(),
+        components: None,
+        component_of: Vec::new(),
     };
     // The root is never a placeholder: a root that is itself a reference shares nothing.
     let share = share && !schema.as_object().is_some_and(|o| o.has("$ref"));
+    let changes_before = cx.changes.len();
     let out = resolve(schema, schema, &mut st, cx, share);
+    one_cut_per_reference(&mut cx.changes, changes_before);
     *counts = Counts { cut: st.cut, budget: st.soft_budget, input_nodes, nodes: cx.nodes() };
     if st.stopped {
         cx.reset_budget();
@@ -157,6 +179,35 @@ fn inline_counted(schema: &Value, cx: &mut Cx, share: bool, stop_at_recursion: b
     }
     cx.reset_budget();
     out.map(Some)
+}
+
+/// Keeps, of the `refs/recursion-cut` changes from `from` on, the first of each reference, which
+/// then says at how many places it was cut: a recursive model is cut at hundreds of places, each
+/// the same cut.
+fn one_cut_per_reference(changes: &mut Vec<crate::report::Diagnostic>, from: usize) {
+    if !changes[from..].iter().any(|d| d.rule == "refs/recursion-cut") {
+        return;
+    }
+    let mut first: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut kept = Vec::new();
+    for d in changes.drain(from..) {
+        // The reference is the message's first quoted text.
+        let reference = (d.rule == "refs/recursion-cut").then(|| d.message.split('"').nth(1)).flatten();
+        if let Some(r) = reference {
+            if let Some((_, n)) = first.get_mut(r) {
+                *n += 1;
+                continue;
+            }
+            first.insert(r.owned(), (kept.len(), 1));
+        }
+        kept.push(d);
+    }
+    for (i, n) in first.into_values() {
+        if n > 1 {
+            kept[i].message.push_str(&format!("; cut so at {n} places in all, this first one listed"));
+        }
+    }
+    changes.extend(kept);
 }
 
 /// Expansions of `$ref` targets that several places share, for the schema in progress.
@@ -180,6 +231,9 @@ struct Entry {
     height: usize,
     /// The references expanded in it (ids, each once).
     visited: Vec<usize>,
+    /// Whether a recursion was unrolled in it (a reference expanded inside its recursion):
+    /// reused only where the unrolling budget ([`unroll_budget`]) still holds all of it.
+    unrolls: bool,
     rewritten: Option<Rewritten>,
 }
 
@@ -350,7 +404,15 @@ pub(crate) fn write_schema(out: &mut Vec<u8>, schema: &Value) {
 struct State {
     /// The references being expanded, outermost first (ids).
     stack: Vec<usize>,
+    /// Whether each reference of `stack` is the first of its chain of aliases (see
+    /// [`State::unrolled`]).
+    first_hop: Vec<bool>,
     soft_budget: usize,
+    /// See [`unroll_budget`]; how many references were expanded inside their recursion, and
+    /// how many were cut for that budget.
+    unroll_budget: usize,
+    unrolled_refs: usize,
+    unroll_cuts: usize,
     cut: usize,
     /// Reference text → a small id.
     ids: HashMap<String, usize>,
@@ -367,6 +429,10 @@ struct State {
     /// References cut for the depth limit so far: an expansion holding one depends on the depth
     /// it stands at, and is not shared.
     depth_cuts: usize,
+    /// Each reference text by id, and its recursion ([`reference_components`]) once known.
+    names: Vec<String>,
+    components: Option<HashMap<String, usize>>,
+    component_of: Vec<Option<usize>>,
 }
 
 /// Past this many log entries nothing more is shared (the rest is expanded in place), which
@@ -421,8 +487,165 @@ impl State {
         }
         let id = self.ids.len();
         self.ids.insert(reference.owned(), id);
+        self.names.push(reference.owned());
         id
     }
+
+    /// How many times the recursion of reference `id` is being expanded around it: the
+    /// expansions on the stack below `base` (where the chain of aliases `id` is a hop of
+    /// started) that hold a reference in its recursion (see [`reference_components`]), a chain
+    /// of aliases counting as one expansion. A reference in no recursion is never on the stack
+    /// around itself, and one alone in its recursion counts as itself.
+    fn unrolled(&mut self, id: usize, root: &Value, base: usize) -> usize {
+        if base == 0 {
+            return 0;
+        }
+        let c = self.component(id, root);
+        let stack = std::mem::take(&mut self.stack);
+        let (mut n, mut hit) = (0, false);
+        for (k, &s) in stack[..base].iter().enumerate() {
+            if self.first_hop[k] {
+                n += usize::from(hit);
+                hit = false;
+            }
+            hit |= self.component(s, root) == c;
+        }
+        self.stack = stack;
+        n + usize::from(hit)
+    }
+
+    /// Whether any of the references `visited` is in a recursion being expanded around here
+    /// (one on the stack): an expansion that visited it would be unrolled otherwise here.
+    fn any_unrolling(&mut self, visited: &[usize], root: &Value) -> bool {
+        if self.stack.is_empty() {
+            return false;
+        }
+        let stack = std::mem::take(&mut self.stack);
+        let around: Vec<usize> = stack.iter().map(|&s| self.component(s, root)).collect();
+        self.stack = stack;
+        visited.iter().any(|&v| around.contains(&self.component(v, root)))
+    }
+
+    /// The recursion of reference `id` (its strongly connected component), found for the whole
+    /// document the first time.
+    fn component(&mut self, id: usize, root: &Value) -> usize {
+        if let Some(Some(c)) = self.component_of.get(id) {
+            return *c;
+        }
+        let components = self.components.get_or_insert_with(|| reference_components(root, &mut self.anchors));
+        // A reference the walk did not see (past its depth): a recursion of its own.
+        let c = components.get(&self.names[id]).copied().unwrap_or(usize::MAX - id);
+        if self.component_of.len() <= id {
+            self.component_of.resize(id + 1, None);
+        }
+        self.component_of[id] = Some(c);
+        c
+    }
+}
+
+/// The `$ref` texts under `node` (to 256 levels), in document order, each as often as it
+/// stands; with `skip_definitions`, not those under `$defs` or `definitions` (which the
+/// expansion of `node` skips).
+fn refs_under<'a>(node: &'a Value, skip_definitions: bool, out: &mut Vec<&'a str>, depth: usize) {
+    match node {
+        Value::Object(o) if depth <= 256 => {
+            for (k, v) in o {
+                match (k.as_str(), v) {
+                    ("$ref", Value::String(r)) => out.push(r),
+                    ("$defs" | "definitions", _) if skip_definitions => {}
+                    _ => refs_under(v, skip_definitions, out, depth + 1),
+                }
+            }
+        }
+        Value::Array(a) if depth <= 256 => a.iter().for_each(|v| refs_under(v, skip_definitions, out, depth + 1)),
+        _ => {}
+    }
+}
+
+/// The recursions of a document's references: each `$ref` text it holds, with the number of
+/// its strongly connected component in the graph where a reference leads to those its target
+/// holds (outside that target's definitions). References in one recursion are unrolled as one
+/// (`Limits::max_ref_unroll` counts them together on a path), so that several kinds referring
+/// to one another (a union of step kinds, each holding steps) unroll as deep as one would.
+fn reference_components(root: &Value, anchors: &mut Anchors) -> HashMap<String, usize> {
+    let mut all = Vec::new();
+    refs_under(root, false, &mut all, 0);
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut names = Vec::new();
+    for r in all {
+        index.entry(r).or_insert_with(|| {
+            names.push(r);
+            names.len() - 1
+        });
+    }
+    let edges: Vec<Vec<usize>> = names
+        .iter()
+        .map(|r| {
+            let mut out = Vec::new();
+            if let Some(t) = anchors.lookup(root, r) {
+                refs_under(t, true, &mut out, 0);
+            }
+            out.iter().filter_map(|r| index.get(r).copied()).collect()
+        })
+        .collect();
+    let components = strongly_connected(&edges);
+    names.into_iter().zip(components).map(|(r, c)| (r.owned(), c)).collect()
+}
+
+/// The strongly connected component of each node of a graph (`edges[i]`: where node `i`
+/// leads), numbered from 0: Tarjan's algorithm, iterative (a chain of thousands of aliases is
+/// a path that deep).
+pub(crate) fn strongly_connected(edges: &[Vec<usize>]) -> Vec<usize> {
+    const UNSEEN: usize = usize::MAX;
+    let n = edges.len();
+    let (mut index, mut low, mut on_stack) = (vec![UNSEEN; n], vec![0; n], vec![false; n]);
+    let mut component = vec![UNSEEN; n];
+    let (mut next_index, mut next_component) = (0, 0);
+    let mut stack = Vec::new();
+    // (node, next edge to follow)
+    let mut calls: Vec<(usize, usize)> = Vec::new();
+    for start in 0..n {
+        if index[start] != UNSEEN {
+            continue;
+        }
+        calls.push((start, 0));
+        index[start] = next_index;
+        low[start] = next_index;
+        next_index += 1;
+        stack.push(start);
+        on_stack[start] = true;
+        while let Some(&mut (v, ref mut e)) = calls.last_mut() {
+            if let Some(&w) = edges[v].get(*e) {
+                *e += 1;
+                if index[w] == UNSEEN {
+                    index[w] = next_index;
+                    low[w] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    calls.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component[w] = next_component;
+                    if w == v {
+                        break;
+                    }
+                }
+                next_component += 1;
+            }
+        }
+    }
+    component
 }
 
 /// Every reference decided on so far, in order (ids), with the visited references of each
@@ -626,23 +849,30 @@ fn resolve_ref<'a>(reference: &'a str, obj: &'a JsonObject, root: &'a Value, st:
         && st.log.log.len() <= MAX_LOG;
     let share_below = share && chain[..chain.len() - 1].iter().all(|(_, alias)| alias.as_object().is_some_and(|o| o.keys().all(|k| !is_sibling(k))));
     let (log_before, cut_before, depth_cuts_before) = (st.log.log.len(), st.cut, st.depth_cuts);
+    let (unrolled_before, unroll_cuts_before) = (st.unrolled_refs, st.unroll_cuts);
     // Each hop: logged before the decision (whether it is cut depends on the references around
     // it), then cut, or pushed for the hops after it.
     let mut cut_at = None;
+    let base = st.stack.len();
     for (i, &(r, _)) in chain.iter().enumerate() {
         let id = st.id(r);
         st.log.log.push(id);
-        let seen = st.stack.iter().filter(|&&s| s == id).count();
-        if seen >= cx.limits.max_ref_unroll || over_budget {
+        let seen = st.unrolled(id, root, base);
+        // Unrolled again past the unrolling budget: cut as a recursion is.
+        let unroll_spent = seen > 0 && cx.nodes() > st.unroll_budget && !is_flat(end);
+        if seen >= cx.limits.max_ref_unroll || over_budget || unroll_spent {
             cut_at = Some((i, seen));
+            st.unroll_cuts += usize::from(unroll_spent && !over_budget);
             break;
         }
+        st.unrolled_refs += usize::from(seen > 0);
         if i == 0 && share {
-            if let Some(placeholder) = reuse(id, st, cx) {
+            if let Some(placeholder) = reuse(id, st, cx, root) {
                 return Ok(placeholder);
             }
         }
         st.stack.push(id);
+        st.first_hop.push(i == 0);
     }
     let pushed = cut_at.map_or(chain.len(), |(i, _)| i);
     let outcome = match (cut_at, looped) {
@@ -651,7 +881,11 @@ fn resolve_ref<'a>(reference: &'a str, obj: &'a JsonObject, root: &'a Value, st:
             if over_budget {
                 st.cut += 1;
             } else {
-                cx.change("refs/recursion-cut", format!("recursive $ref \"{r}\" unrolled {seen} times, then cut to an open object"));
+                let why = match seen < cx.limits.max_ref_unroll {
+                    true => format!(" (the unrolling's size budget of {} schema nodes was spent)", st.unroll_budget),
+                    false => String::new(),
+                };
+                cx.change("refs/recursion-cut", format!("recursive $ref \"{r}\" unrolled {seen} times, then cut to an open object{why}"));
                 st.stopped = st.stop_at_recursion;
             }
             let own = hop_siblings(i);
@@ -703,6 +937,7 @@ fn resolve_ref<'a>(reference: &'a str, obj: &'a JsonObject, root: &'a Value, st:
         }
     };
     st.stack.truncate(st.stack.len() - pushed);
+    st.first_hop.truncate(st.stack.len());
     let (mut value, top, measured) = outcome?;
     if st.stopped {
         return Ok(Value::Null);
@@ -714,11 +949,14 @@ fn resolve_ref<'a>(reference: &'a str, obj: &'a JsonObject, root: &'a Value, st:
     if let (true, Some((nodes, height))) = (share, measured) {
         let id = st.id(reference);
         let visited = st.log.visited_since(log_before, st.ids.len());
-        let independent = st.cut == cut_before && st.depth_cuts == depth_cuts_before && !visited.iter().any(|v| st.stack.contains(v));
+        let independent = st.cut == cut_before
+            && st.depth_cuts == depth_cuts_before
+            && st.unroll_cuts == unroll_cuts_before
+            && !st.any_unrolling(&visited, root);
         if let (true, Some(shared)) = (independent, cx.shared.as_mut()) {
             let i = shared.entries.len();
             if let (None, Some(placeholder)) = (shared.entry_for(id), Shared::placeholder_for(i)) {
-                shared.entries.push(Entry { expanded: value, nodes, height, visited, rewritten: None });
+                shared.entries.push(Entry { expanded: value, nodes, height, visited, unrolls: st.unrolled_refs != unrolled_before, rewritten: None });
                 if shared.by_ref.len() <= id {
                     shared.by_ref.resize(id + 1, None);
                 }
@@ -793,18 +1031,26 @@ fn is_flat(target: &Value) -> bool {
 
 /// A placeholder for the shared expansion of reference `id`, if there is one that gives here
 /// what expanding it again would give.
-fn reuse(id: usize, st: &mut State, cx: &mut Cx) -> Option<Value> {
+fn reuse(id: usize, st: &mut State, cx: &mut Cx, root: &Value) -> Option<Value> {
     let shared = cx.shared.as_ref()?;
     let i = shared.entry_for(id)?;
     let e = &shared.entries[i];
-    let fits = !e.visited.iter().any(|v| st.stack.contains(v))
-        && cx.nodes() + e.nodes <= st.soft_budget
-        && cx.fits(e.nodes, e.height);
+    let budget = if e.unrolls { st.unroll_budget } else { st.soft_budget };
+    let fits = cx.nodes() + e.nodes <= budget && cx.fits(e.nodes, e.height);
     if !fits {
         return None;
     }
     let (nodes, height) = (e.nodes, e.height);
-    st.log.log.extend_from_slice(&e.visited);
+    let visited = std::mem::take(&mut cx.shared.as_mut()?.entries[i].visited);
+    let unrolling = st.any_unrolling(&visited, root);
+    if let Some(shared) = cx.shared.as_mut() {
+        shared.entries[i].visited = visited;
+    }
+    let shared = cx.shared.as_ref()?;
+    if unrolling {
+        return None;
+    }
+    st.log.log.extend_from_slice(&shared.entries[i].visited);
     cx.reuse(nodes, height);
     Shared::placeholder_for(i)
 }

@@ -28,7 +28,10 @@ function bracket(levels) {
 
 test("a recursive union of 10 kinds converts for Gemini and Vertex, cut before maxDepth and reported", () => {
   const tools = [other, workflow(10)];
-  for (const [provider, opts] of [["gemini", {}], ["gemini", { geminiMode: "parametersJsonSchema" }], ["vertex", {}]]) {
+  for (const provider of ["gemini", "vertex"]) assert.equal(tw.convertMcpTools(tools, provider).length, 1);
+  // Unrolled 20 times, each kind in turn: cut where the next would pass 64 levels.
+  const limits = { maxRefUnroll: 20 };
+  for (const [provider, opts] of [["gemini", { limits }], ["gemini", { limits, geminiMode: "parametersJsonSchema" }], ["vertex", { limits }]]) {
     const { tools: out, report } = tw.convertMcpToolsDetailed(tools, provider, opts);
     assert.equal(tw.convertMcpToolsJson(JSON.stringify(tools), provider, opts), JSON.stringify(out), provider);
     const decls = out[0].functionDeclarations;
