@@ -242,16 +242,30 @@ fn lookup<'n, 'a>(root: &'n Node<'a>, reference: &str) -> Target<'n, 'a> {
     Target::Found(target)
 }
 
+/// `refs::only_ref` on the borrowed tree: an alias, or one in a one-branch `allOf`, `anyOf` or
+/// `oneOf` beside annotations only.
+fn only_ref<'s>(node: &Node<'s>) -> Option<&'s str> {
+    if let Some(r) = alias_of(node) {
+        return Some(r);
+    }
+    let Node::Obj(entries) = node else { return None };
+    let mut branch = None;
+    for (k, v) in entries.iter() {
+        match (k.as_str(), v) {
+            ("allOf" | "anyOf" | "oneOf", Node::Arr([b])) if branch.is_none() => branch = Some(b),
+            (k, _) if crate::schema::is_annotation(k) => {}
+            _ => return None,
+        }
+    }
+    alias_of(branch?)
+}
+
 /// `refs::Chains::never_reaches_schema` from a reference's `target`: whether it is nothing but
 /// references (`refs::only_ref`) that never reach a schema; `true` too where one is not looked up
 /// here, and for a chain of 64 or more, which the general way follows to its end.
 fn never_reaches_schema<'n, 'a>(root: &'n Node<'a>, mut target: &'n Node<'a>) -> bool {
     for _ in 0..64 {
-        let next = match target {
-            Node::Obj([(k, Node::Str(r))]) if *k == "$ref" => r,
-            Node::Obj([(k, Node::Arr([Node::Obj([(r, Node::Str(next))])]))]) if matches!(k.as_ref(), "allOf" | "anyOf" | "oneOf") && *r == "$ref" => next,
-            _ => return false,
-        };
+        let Some(next) = only_ref(target) else { return false };
         match lookup(root, next) {
             Target::Found(t) => target = t,
             _ => return true,

@@ -912,7 +912,14 @@ mod tests {
     /// (without strict), it is reported (`refs/unresolvable`); both APIs agree.
     #[test]
     fn a_ref_loop_without_a_schema_is_not_strict_and_is_reported() {
-        for a in [json!({"$ref":"#/$defs/A"}), json!({"allOf":[{"$ref":"#/$defs/A"}]}), json!({"anyOf":[{"$ref":"#/$defs/B"}]})] {
+        // Annotations beside a reference make no schema of it (an alias, as the inlining reads it).
+        for a in [
+            json!({"$ref":"#/$defs/A"}),
+            json!({"allOf":[{"$ref":"#/$defs/A"}]}),
+            json!({"anyOf":[{"$ref":"#/$defs/B"}]}),
+            json!({"$ref":"#/$defs/A","title":"T"}),
+            json!({"description":"d","allOf":[{"$ref":"#/$defs/B","title":"T"}]}),
+        ] {
             let schema = json!({"type":"object","properties":{"url":{"$ref":"#/$defs/A"}},"$defs":{"A":a,"B":{"$ref":"#/$defs/A"}}});
             let (c, cx) = run(schema.clone(), true);
             assert_eq!(c.strict, Some(false), "{a}");

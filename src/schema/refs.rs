@@ -1055,16 +1055,17 @@ fn reuse(id: usize, st: &mut State, cx: &mut Cx, root: &Value) -> Option<Value> 
     Shared::placeholder_for(i)
 }
 
-/// The reference a schema is and says nothing besides: `{"$ref": r}`, or that in a one-branch
-/// `allOf`, `anyOf` or `oneOf` (`{"allOf": [{"$ref": r}]}`).
+/// The reference a schema is and says nothing besides but annotations (an alias, [`alias_of`]):
+/// `{"$ref": r}`, `{"$ref": r, "title": ...}`, or that in a one-branch `allOf`, `anyOf` or
+/// `oneOf` (`{"allOf": [{"$ref": r}]}`).
 pub(crate) fn only_ref(v: &Value) -> Option<&str> {
-    let (k, v) = v.as_object().filter(|o| o.len() == 1)?.iter().next()?;
-    match (k.as_str(), v) {
-        ("$ref", Value::String(r)) => Some(r),
-        ("allOf" | "anyOf" | "oneOf", Value::Array(b)) if b.len() == 1 => match b[0].as_object().filter(|o| o.len() == 1)?.find("$ref")? {
-            Value::String(r) => Some(r),
-            _ => None,
-        },
+    if let Some(r) = alias_of(v) {
+        return Some(r);
+    }
+    let o = v.as_object()?;
+    let mut combinators = o.iter().filter(|(k, _)| !is_annotation(k));
+    match (combinators.next()?, combinators.next()) {
+        ((k, Value::Array(b)), None) if b.len() == 1 && matches!(k.as_str(), "allOf" | "anyOf" | "oneOf") => alias_of(&b[0]),
         _ => None,
     }
 }
