@@ -897,8 +897,9 @@ export function convertMcpTools<P extends ProviderName>(tools: readonly McpTool[
  * (`1.0`, `1e2` stay), one rewritten writes a number the input spelt as a double as serde_json does (`1e2` as
  * `100.0`, `-0` as `-0.0`), and an integer past 2^53 keeps its digits (JavaScript's `JSON.parse` would round it to
  * a double). A number past a double's range (`1e400`) is `INVALID_JSON` here (`number out of range`, with its line
- * and column); in an object given to {@link convertMcpTools} it is already `Infinity`, which JSON makes `null`: a
- * keyword holding it is removed as a value of the wrong kind (`schema/bad-keyword-value`).
+ * and column and the number as written); in an object given to {@link convertMcpTools} it is already `Infinity`, which JSON makes `null`: a
+ * keyword holding it is removed as a value of the wrong kind (`schema/bad-keyword-value`). (An {@link McpClient}
+ * reads one in a server's message as the largest double of its sign instead, so that it does not cost the listing.)
  * Given UTF-8 bytes (a `Uint8Array`, e.g. a response body), it returns UTF-8 bytes. A string result
  * escapes its non-ASCII characters as `\uXXXX` when they are at most one byte in 32 of its UTF-8 (the
  * same JSON value as the bytes give, and a string the engine makes by a copy, one byte per character);
@@ -2406,7 +2407,10 @@ export interface McpCallOptions {
  * browser only; `midResponse` when the body broke off after the headers came; `requestSent` when the connection
  * was lost after the request was sent, before any response), `UNAUTHORIZED` (`status`, `challenge`),
  * `PROTOCOL` (a `tools/call` result that is no `CallToolResult`, with the `result`; an error object JSON-RPC does not
- * allow, in `invalidRpcError`),
+ * allow, in `invalidRpcError`; a server message that is not JSON. Where JSON leaves the reading to the reader, a
+ * message is read as `JSON.parse` would keep it: a number past a double's range, `1e400`, which `JSON.parse` reads as
+ * `Infinity`, is the largest double of its sign, ±1.7976931348623157e308, in the same order against every finite
+ * number, and the rest of the message as it came: one tool's `maximum: 1e400` does not cost the listing),
  * `UNSUPPORTED_PROTOCOL_VERSION`, `NOT_CONNECTED`, `LIMIT_EXCEEDED`, `CAPABILITY_NOT_NEGOTIATED` (`capability`:
  * a request the server's handshake did not agree to, not sent), `SESSION_EXPIRED`, `INPUT_REQUIRED` (`inputRequests`:
  * a 2026-07-28 server needs input for a request, and there is no `onRequest` to give it, or it threw); and, for what is passed to it,

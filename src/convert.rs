@@ -386,7 +386,15 @@ fn run_text(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnE
 /// [`run_text`] the general way: the text read into a `Value`, every tool compiled from it.
 #[inline(never)]
 fn run_general(json: &str, provider: Provider, opts: &ConvertOptions, on_error: OnError, with_report: bool, capacity: usize) -> Result<Written> {
-    let not_json = |e: ReadError| e.into_error("the tools JSON", |e| Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}")));
+    // A number past a double's range is named as written: the text is not read (as the object
+    // path has `Infinity`, which JSON makes `null`, the output would differ from it).
+    let not_json = |e: ReadError| {
+        e.into_error("the tools JSON", |e| {
+            let huge = crate::model::is_number_out_of_range(&e).then(|| crate::model::first_huge_number(json)).flatten();
+            let number = huge.map_or_else(String::new, |n| format!(" ({} is past a double's range)", crate::text::excerpt(n, 40)));
+            Error::new(ErrorCode::InvalidJson, format!("tools are not valid JSON: {e}{number}"))
+        })
+    };
     // A list of which some tools nest past the reader's bound: each read alone, and those past
     // it refused one by one (a `tool/invalid` problem, or the error at its index), as a tool
     // past `limits.maxDepth` is, not the whole list.
@@ -1181,6 +1189,19 @@ mod tests {
         let e = convert_json(r#"[{"name":"t","description":"\ud800"}"#, Provider::OpenAi, &opts).unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidJson, "unclosed: still not JSON");
         assert!(e.message.contains("EOF"), "{}", e.message);
+    }
+
+    /// A number past a double's range stays `INVALID_JSON` for the text path (the object path has
+    /// `Infinity`, which JSON makes `null`: clamping it here would make the two differ), its
+    /// message naming the number as written, besides where it is.
+    #[test]
+    fn a_number_past_a_doubles_range_is_named() {
+        let json = r#"[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"integer","description":"1e999","maximum":-1E+400}}}}]"#;
+        for provider in [Provider::OpenAi, Provider::Gemini] {
+            let e = convert_json(json, provider, &ConvertOptions::default()).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidJson);
+            assert!(e.message.contains("number out of range at line 1 column") && e.message.ends_with("(-1E+400 is past a double's range)"), "{}", e.message);
+        }
     }
 
     /// A lone surrogate in a tool's name (or server name) is no name: as U+FFFD two such names

@@ -918,6 +918,88 @@ pub fn read_json_repaired(text: &str) -> std::result::Result<Value, ReadError> {
     }
 }
 
+/// Whether serde_json refused a text for a number past a double's range (`1e400`, or an
+/// integer of more than 309 digits): valid JSON (RFC 8259 leaves the range to the reader),
+/// which `JSON.parse` reads as `Infinity`.
+pub fn is_number_out_of_range(e: &serde_json::Error) -> bool {
+    e.is_syntax() && e.to_string().starts_with("number out of range")
+}
+
+/// The largest double, which a number past a double's range is read as by
+/// [`clamp_huge_numbers`]: it keeps its order against every finite number (as `JSON.parse`'s
+/// `Infinity` does), and, unlike `Infinity`, it is a JSON number still.
+pub const CLAMPED_NUMBER: &str = "1.7976931348623157e308";
+
+/// JSON text with each number literal past a double's range (outside strings) written as
+/// ±[`CLAMPED_NUMBER`]; `None` when there is none (so the caller's error stands). A number
+/// too small for a double is not touched: serde_json already reads it as 0, as `JSON.parse` does.
+pub fn clamp_huge_numbers(text: &str) -> Option<String> {
+    let mut out: Option<String> = None;
+    // Where the text not yet copied to `out` begins.
+    let mut copied = 0;
+    while let Some((start, end)) = next_huge_number(text, copied) {
+        let o = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        o.push_str(&text[copied..start]);
+        if text[start..].starts_with('-') {
+            o.push('-');
+        }
+        o.push_str(CLAMPED_NUMBER);
+        copied = end;
+    }
+    let mut out = out?;
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
+/// The first number literal of JSON text past a double's range, as written (`1e400`): the one
+/// serde_json's "number out of range" is about.
+pub fn first_huge_number(text: &str) -> Option<&str> {
+    next_huge_number(text, 0).map(|(start, end)| &text[start..end])
+}
+
+/// Where the next number literal past a double's range is in JSON text, from byte `from` (outside
+/// a string, or at the start of one).
+fn next_huge_number(text: &str, from: usize) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut i = from;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && matches!(b[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
+                    i += 1;
+                }
+                if text[start..i].parse::<f64>().is_ok_and(f64::is_infinite) {
+                    return Some((start, i));
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// [`read_json`], a number past a double's range read as ±[`CLAMPED_NUMBER`]
+/// ([`clamp_huge_numbers`]). The text is rewritten only after it failed to parse for such a
+/// number, so text without one costs nothing more.
+pub fn read_json_clamped(text: &str) -> std::result::Result<Value, ReadError> {
+    match read_json(text) {
+        Err(ReadError::Json(e)) if is_number_out_of_range(&e) => match clamp_huge_numbers(text) {
+            Some(fixed) => read_json(&fixed),
+            None => Err(ReadError::Json(e)),
+        },
+        read => read,
+    }
+}
+
 /// Replaces `\uD800`-`\uDFFF` escapes that do not form a surrogate pair with `\uFFFD` in
 /// JSON text. Returns `None` when there is none (so the caller's error stands).
 pub fn repair_lone_surrogates(text: &str) -> Option<String> {

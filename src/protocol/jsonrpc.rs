@@ -17,15 +17,18 @@ pub const CUT_NAME: &str = "loneSurrogateName";
 /// A message's JSON text, as [`crate::model::read_json_repaired`] reads it (lone surrogate
 /// escapes as U+FFFD, as `JSON.parse` keeps them and the MCP SDK reads them), but a tool's
 /// `name` in a `tools/list` result (`/result/tools/N/name`, in a batch too) so repaired becomes
-/// `{CUT_NAME: name}`.
+/// `{CUT_NAME: name}`. A number past a double's range (`1e400`: valid JSON, which `JSON.parse`
+/// reads as `Infinity`) is read as the largest double of its sign
+/// ([`crate::model::read_json_clamped`]), which keeps its order against every finite number:
+/// one such number does not cost the whole message (a listing all its tools).
 pub fn read_message(text: &str) -> Result<Value, crate::model::ReadError> {
-    use crate::model::{read_json, repair_lone_surrogates_at, ReadError};
-    let e = match read_json(text) {
+    use crate::model::{read_json_clamped, repair_lone_surrogates_at, ReadError};
+    let e = match read_json_clamped(text) {
         Err(ReadError::Json(e)) => e,
         read => return read,
     };
     let Some((fixed, at)) = repair_lone_surrogates_at(text) else { return Err(ReadError::Json(e)) };
-    let mut v = read_json(&fixed)?;
+    let mut v = read_json_clamped(&fixed)?;
     for p in crate::model::pointers_at(&fixed, &at) {
         let is_index = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
         let name = match p.split('/').skip(1).collect::<Vec<_>>()[..] {
@@ -402,5 +405,27 @@ mod tests {
         assert_eq!(classify(json!({"jsonrpc":"2.0","id":1})), Incoming::Malformed { id: Some(Id::Num(1)), problem: Malformed::NoOutcome, error: Value::Null });
         assert_eq!(classify(json!({"jsonrpc":"2.0","id":1,"result":{},"error":null})), Incoming::Response { id: Id::Num(1), outcome: Ok(json!({})) });
         assert!(matches!(classify(json!({"jsonrpc":"2.0"})), Incoming::Invalid(_)));
+    }
+
+    /// A number past a double's range (valid JSON, `Infinity` to `JSON.parse`) is read as the
+    /// largest double of its sign, the rest of the message as it came: one tool's `maximum:
+    /// 1e400` does not cost the listing. Numbers in strings, those within range and those too
+    /// small (0) are untouched; a lone surrogate beside one is repaired too; what is no JSON stays so.
+    #[test]
+    fn a_number_past_a_doubles_range_is_read_as_the_largest_double() {
+        let max = f64::MAX;
+        let text = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"ok","inputSchema":{"type":"object"}},
+            {"name":"big","inputSchema":{"type":"number","maximum":1e400,"minimum":-1E+400,"x":-12e-400,"d":"1e400"}}],"n":1e308}}"#;
+        let v = read_message(text).unwrap();
+        let schema = &v["result"]["tools"][1]["inputSchema"];
+        assert_eq!((schema["maximum"].as_f64(), schema["minimum"].as_f64()), (Some(max), Some(-max)));
+        assert_eq!((schema["x"].as_f64(), &schema["d"]), (Some(-0.0), &json!("1e400")));
+        assert_eq!(v["result"]["tools"][0]["name"], "ok");
+        assert_eq!(v["result"]["n"].as_f64(), Some(1e308));
+        let digits = format!(r#"{{"id":2,"result":{{"big":{},"s":"\ud83d"}}}}"#, "9".repeat(400));
+        let v = read_message(&digits).unwrap();
+        assert_eq!((v["result"]["big"].as_f64(), &v["result"]["s"]), (Some(max), &json!("\u{fffd}")));
+        assert!(read_message(r#"{"id":1,"result":1e400,}"#).is_err());
+        assert!(crate::model::clamp_huge_numbers(r#"{"a":1.5e300,"b":"1e999"}"#).is_none(), "nothing to clamp");
     }
 }

@@ -117,6 +117,34 @@ test("options: serverName and nameFormat are refused naming the option; naming f
   assert.match(tw.toolsSystemPrompt(tools, { server: "gh", provider: "gemini" }), /## mcp__gh__fetch/);
 });
 
+test("McpClient reads a number past a double's range in a server message as the largest double, not as invalid JSON (s23g 4)", async () => {
+  const json = (body) => new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+  const fetch = async (url, init) => {
+    const msg = JSON.parse(init.body ?? "null");
+    if (msg?.method === "initialize") {
+      return json(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } }));
+    }
+    if (msg?.method === "tools/list") {
+      const huge = '{"name":"sci","inputSchema":{"type":"object","properties":{"x":{"type":"number","maximum":1e400,"minimum":-1e400}}}}';
+      return json(`{"jsonrpc":"2.0","id":${msg.id},"result":{"tools":[{"name":"ok","inputSchema":{"type":"object"}},${huge}]}}`);
+    }
+    if (msg?.method === "tools/call") {
+      const event = `{"jsonrpc":"2.0","id":${msg.id},"result":{"content":[{"type":"text","text":"1e400"}],"_meta":{"big":1e400}}}`;
+      return new Response(`event: message\ndata: ${event}\n\n`, { status: 200, headers: { "content-type": "text/event-stream" } });
+    }
+    return new Response(null, { status: 202 });
+  };
+  const c = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch });
+  await c.connect();
+  const tools = await c.listTools();
+  assert.deepEqual(tools.map((t) => t.name), ["ok", "sci"]);
+  assert.deepEqual(tools[1].inputSchema.properties.x, { type: "number", maximum: Number.MAX_VALUE, minimum: -Number.MAX_VALUE });
+  const r = await c.callTool("ok", {});
+  assert.equal(r._meta.big, Number.MAX_VALUE);
+  assert.equal(r.content[0].text, "1e400", "a string is not a number");
+  await c.close();
+});
+
 /** A fetch answering `initialize` and taking notifications; `seen` gets every message sent. */
 function server(seen = []) {
   return async (url, init) => {
