@@ -2583,9 +2583,13 @@ export class McpClient {
    * {@link McpCallOptions} do not apply, and are `INVALID_OPTIONS` naming these three). A session
    * the server no longer knows (404, or a 400 naming it) is renewed once and the notification sent on the new
    * one, as a request would be. Before `connect()`: `NOT_CONNECTED`. `notifications/initialized` (sent by `connect()`) and `notifications/cancelled`
-   * (sent by the client when a call's `signal` aborts it or its `timeoutMs` passes) are `INVALID_INPUT`;
-   * `notifications/progress` for a server request `onRequest` is answering may be sent. `params` must be an
-   * object or absent (`INVALID_INPUT`).
+   * (sent by the client when a call's `signal` aborts it or its `timeoutMs` passes) are `INVALID_INPUT`, as are
+   * `notifications/roots/list_changed` from a client whose `capabilities` do not declare `roots.listChanged: true`
+   * (as the MCP SDK's client refuses it) and the notifications MCP has a server send to a client
+   * (`notifications/message`, `notifications/tools/list_changed` and the other `list_changed`,
+   * `notifications/resources/updated`, `notifications/elicitation/complete`), none of them sent;
+   * `notifications/progress` for a server request `onRequest` is answering may be sent, and `notifications/tasks/status`
+   * (a client's as well as a server's in 2025-11-25). `params` must be an object or absent (`INVALID_INPUT`).
    */
   notify(method: string, params?: JsonObject | null, options?: { timeoutMs?: number; signal?: Signal; meta?: JsonObject }): Promise<void>;
   /**

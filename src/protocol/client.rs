@@ -3028,13 +3028,21 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// empty, and not one the client sends itself: `notifications/initialized` (`connect()` sends
     /// it) and `notifications/cancelled` (a call's cancellation or timeout sends it, for the
     /// call's id). `notifications/progress` may be sent (the progress of a server request the
-    /// `onRequest` handler is answering is the app's to tell).
+    /// `onRequest` handler is answering is the app's to tell), and so may
+    /// `notifications/tasks/status` (a client may run a server's request as a task). MCP's
+    /// server-to-client notifications are refused: a server has no use for them from a client.
     pub fn notifiable(method: &str) -> Result<()> {
         let refused = match method {
             "" => Some("the method must not be empty"),
             "notifications/initialized" => Some("connect() sends it after the handshake"),
             "notifications/cancelled" => Some("the client sends it itself when a call's signal is aborted or its timeout passes"),
             "initialize" => Some("connect() does the handshake"),
+            "notifications/message"
+            | "notifications/resources/updated"
+            | "notifications/resources/list_changed"
+            | "notifications/tools/list_changed"
+            | "notifications/prompts/list_changed"
+            | "notifications/elicitation/complete" => Some("MCP has a server send it to a client, not a client to a server"),
             _ => None,
         };
         match refused {
@@ -3047,9 +3055,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// call's timeout and cancellation: done once the server accepted it (HTTP 202, or any
     /// other 2xx); a refusal is the typed error a request would get (`HTTP_STATUS`,
     /// `UNAUTHORIZED`...). Not sent before `connect()` (`NOT_CONNECTED`), nor for what
-    /// [`Client::notifiable`] refuses.
+    /// [`Client::notifiable`] refuses, nor `notifications/roots/list_changed` by a client whose
+    /// capabilities do not declare `roots.listChanged: true` (`INVALID_INPUT`): declaring it is
+    /// the client's promise to send it, and the MCP SDK's client refuses to send it without.
     pub async fn notify_checked(&self, method: &str, mut params: Value, opts: &mut CallOptions) -> Result<()> {
         Self::notifiable(method)?;
+        if method == "notifications/roots/list_changed" && self.opts.capabilities.get("roots").and_then(|r| r.get("listChanged")) != Some(&Value::Bool(true)) {
+            return Err(Error::new(
+                ErrorCode::InvalidInput,
+                format!("`{method}` is not sent by a client whose capabilities do not declare roots.listChanged: true (declare it in the options' capabilities)"),
+            ));
+        }
         check_params_meta(&mut params)?;
         // `meta` goes in the notification's `_meta`, as in a request's.
         let params = merge_meta(params, opts.meta.as_ref())?;

@@ -160,7 +160,7 @@ function server(seen = []) {
 
 test("McpClient.connect() and notify() (the hub's too) refuse the options their types do not declare (pQ 5)", async () => {
   const seen = [];
-  const c = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch: server(seen) });
+  const c = new tw.McpClient("http://127.0.0.1:9/mcp", { fetch: server(seen), capabilities: { roots: { listChanged: true } } });
   for (const key of ["onProgress", "resetTimeoutOnProgress", "maxTotalTimeoutMs", "meta", "bogus"]) {
     const value = key === "onProgress" ? () => {} : key === "meta" ? { traceId: "t1" } : key === "resetTimeoutOnProgress" ? true : 5;
     await refused(() => c.connect({ [key]: value }), "INVALID_OPTIONS", new RegExp(`^options has no key "${key}" \\(the keys are timeoutMs, signal\\)`));

@@ -376,7 +376,9 @@ fn notification_statuses_200_202_204_are_all_fine() {
 /// is typed; the client's own notifications are refused; `request` points a notification to it.
 #[test]
 fn notifications_by_name_go_on_the_session_and_the_clients_own_are_refused() {
-    let h = harness(vec![init_reply("2025-11-25", Some("s-1")), accepted(), accepted(), status_reply(400, vec![], "bad")]);
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.capabilities.insert("roots".into(), json!({"listChanged": true}));
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s-1")), accepted(), accepted(), status_reply(400, vec![], "bad")], opts, 10_000);
     let e = block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut CallOptions::default())).unwrap_err();
     assert_eq!(e.code, ErrorCode::NotConnected, "{e}");
     block_on(h.client.connect()).unwrap();
@@ -408,12 +410,40 @@ fn notifications_by_name_go_on_the_session_and_the_clients_own_are_refused() {
     assert_eq!(h.log.borrow().requests.len(), 4);
 }
 
+/// `notifications/roots/list_changed` is the promise of a client that declared
+/// `roots.listChanged: true`: without it, refused (as the MCP SDK's client refuses it), nothing
+/// sent. MCP's server-to-client notifications are refused too; `notifications/tasks/status` is
+/// a client's as well as a server's (a client may run a server's request as a task).
+#[test]
+fn notifications_the_client_did_not_declare_or_a_server_sends_are_refused() {
+    let h = harness(vec![init_reply("2025-11-25", Some("s-1")), accepted(), accepted()]);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput, "{e}");
+    assert!(e.message.contains("roots.listChanged"), "{e}");
+    for m in ["notifications/tools/list_changed", "notifications/message", "notifications/elicitation/complete", "notifications/resources/updated"] {
+        let e = block_on(h.client.notify_checked(m, Value::Null, &mut CallOptions::default())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidInput, "{m}: {e}");
+        assert!(e.message.contains("a server send it to a client"), "{e}");
+    }
+    assert_eq!(h.log.borrow().requests.len(), 2, "nothing refused was sent");
+    block_on(h.client.notify_checked("notifications/tasks/status", json!({"taskId": "t", "status": "working"}), &mut CallOptions::default())).unwrap();
+    assert_eq!(body(&h.log.borrow().requests[2])["method"], "notifications/tasks/status");
+
+    let mut opts = ClientOptions::new("http://127.0.0.1/mcp");
+    opts.capabilities.insert("roots".into(), json!({"listChanged": false}));
+    let h = harness_with(vec![init_reply("2025-11-25", Some("s-1")), accepted()], opts, 10_000);
+    block_on(h.client.connect()).unwrap();
+    let e = block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidInput, "{e}");
+}
+
 #[test]
 fn a_notification_carries_the_calls_meta() {
     let h = harness(vec![init_reply("2025-11-25", Some("s-1")), accepted(), accepted()]);
     block_on(h.client.connect()).unwrap();
     let mut opts = CallOptions { meta: Some(json!({"com.example/trace": "t1"}).as_object().unwrap().clone()), ..CallOptions::default() };
-    block_on(h.client.notify_checked("notifications/roots/list_changed", json!({"x": 1}), &mut opts)).unwrap();
+    block_on(h.client.notify_checked("notifications/app/changed", json!({"x": 1}), &mut opts)).unwrap();
     assert_eq!(body(&h.log.borrow().requests[2])["params"], json!({"x": 1, "_meta": {"com.example/trace": "t1"}}));
 }
 
@@ -424,11 +454,11 @@ fn a_notification_on_an_expired_session_renews_it() {
     for gone in [status_reply(404, vec![], ""), status_reply(400, vec![], "Bad Request: No valid session ID provided")] {
         let h = harness(vec![init_reply("2025-11-25", Some("s-1")), accepted(), gone, init_reply_id(1, "2025-11-25", Some("s-2")), accepted(), accepted()]);
         block_on(h.client.connect()).unwrap();
-        block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut CallOptions::default())).unwrap();
+        block_on(h.client.notify_checked("notifications/app/changed", Value::Null, &mut CallOptions::default())).unwrap();
         let log = h.log.borrow();
         assert_eq!(log.requests.len(), 6);
         assert_eq!(body(&log.requests[3])["method"], "initialize");
-        assert_eq!(body(&log.requests[5])["method"], "notifications/roots/list_changed");
+        assert_eq!(body(&log.requests[5])["method"], "notifications/app/changed");
         assert_eq!(header(&log.requests[5], "mcp-session-id"), Some("s-2"));
     }
     let h = harness(vec![
@@ -440,7 +470,7 @@ fn a_notification_on_an_expired_session_renews_it() {
         status_reply(404, vec![], ""),
     ]);
     block_on(h.client.connect()).unwrap();
-    let e = block_on(h.client.notify_checked("notifications/roots/list_changed", Value::Null, &mut CallOptions::default())).unwrap_err();
+    let e = block_on(h.client.notify_checked("notifications/app/changed", Value::Null, &mut CallOptions::default())).unwrap_err();
     assert_eq!((e.code, e.details.as_ref().and_then(|d| d.get("status")).cloned()), (ErrorCode::HttpStatus, Some(json!(404))), "{e}");
     assert_eq!(h.log.borrow().requests.len(), 6, "renewed once, not again");
 }
@@ -5481,7 +5511,7 @@ fn a_callers_params_meta_is_an_object_without_the_clients_keys_in_both_eras() {
             for e in [
                 block_on(h.client.request_checked("ping", params.clone(), o)).unwrap_err(),
                 block_on(h.client.list_all("tools/list", params.clone(), o)).unwrap_err(),
-                block_on(h.client.notify_checked("notifications/roots/list_changed", params.clone(), o)).unwrap_err(),
+                block_on(h.client.notify_checked("notifications/app/changed", params.clone(), o)).unwrap_err(),
             ] {
                 assert_eq!(e.code, ErrorCode::InvalidInput, "{}", e.message);
                 assert!(e.message.contains(why), "{}", e.message);
