@@ -1910,7 +1910,8 @@ export interface McpClientOptions {
   /**
    * Per-request timeout in ms (default 120,000). A timeout aborts the request's fetch and, with the 2025
    * revisions, sends `notifications/cancelled` (in 2026-07-28 closing the stream is the cancellation): after the
-   * rejection, which comes at the deadline whatever the server does with the notification (given 3 s). It bounds
+   * rejection, which comes at the deadline whatever the server does with the notification (given 3 s); a task-run
+   * tool's call is cancelled by `tasks/cancel` instead (see {@link McpClient.callTool}). It bounds
    * the server's silence, not `onRequest`: the time `onRequest` takes to answer a server request of a call (one
    * whose `context.related` names it, a 2026-07-28 `input_required`'s input too) does not count against that
    * call's timeout, whose deadline is pushed by that time (a person filling in a form does not lose the call).
@@ -2376,7 +2377,8 @@ export interface McpCallOptions {
   /**
    * Aborts the call (`ABORTED`, at once): its fetch is aborted and, with the 2025 revisions, `notifications/cancelled` is
    * sent after the rejection with the signal's `reason` as its `reason` (an error's `message`, a string as it is; "aborted by the
-   * client" when there is none), as the SDK sends it; a timeout's reason is "timeout".
+   * client" when there is none), as the SDK sends it; a timeout's reason is "timeout". A task-run tool's call is
+   * cancelled by `tasks/cancel` instead (see {@link McpClient.callTool}).
    */
   signal?: Signal;
   /**
@@ -2541,10 +2543,18 @@ export class McpClient {
    * its `pollInterval` (100 ms to 30 s, else 1 s), and `tasks/result` brings the result, on whose stream the server
    * asks for any input it needs (`onRequest` answers). `onProgress` hears the task's progress for as long as it runs.
    * `timeoutMs` (or `maxTotalTimeoutMs`) bounds the whole task from the call on (`resetTimeoutOnProgress` does not
-   * apply to a task) and `signal` ends it; a poll that meets a network error is tried again once. Once the task
+   * apply to a task), the time `onRequest` takes to answer the task's requests, on whichever of its streams they
+   * came (the call's, a `tasks/get`'s, `tasks/result`'s), pushing `timeoutMs`'s deadline (not `maxTotalTimeoutMs`'s),
+   * and `signal` ends it; a poll that meets a network error is tried again once. A task (as created, or as `tasks/get`
+   * answers it) that is not one, not an object or without one of MCP's five `status` values, is `PROTOCOL` naming what
+   * is wrong (with the `result`), not polled on as if still working. Once the task
    * exists, an error's message names the tool and the error has `taskId`; however the call fails while the task runs
    * (but by the server's own cancellation, which rejects with `ABORTED`), `tasks/cancel` is sent (within 5 s) and `taskCancelled` says whether the server
-   * acknowledged it. A task that ended `failed` rejects with the error `tasks/result` answers.
+   * acknowledged it. A call that times out or is aborted before the server answered it with its task is cancelled
+   * as MCP has a task-augmented request cancelled, by `tasks/cancel`, never `notifications/cancelled`: the answer
+   * is waited for 3 s at most, and the task it names cancelled (`taskId`, `taskCancelled`), so the error may come
+   * that much later; with no answer by then, there is no task to name, and nothing is sent. A task that ended
+   * `failed` rejects with the error `tasks/result` answers.
    *
    * `args`: the arguments, an object (`null` or absent: `{}`). Any other JSON value is taken, as a {@link ToolCall}'s
    * arguments may be one, and rejects with `INVALID_ARGUMENTS` before anything is sent: MCP sends a tool's arguments
@@ -2568,7 +2578,8 @@ export class McpClient {
    * is not an object or lacks its string `name`, `uri`, `uriTemplate`, `text` or `blob`, a message's `role` or
    * `content`; a `nextCursor` that is not a string) is the server's error, `PROTOCOL` with the `result`; fields
    * past these are kept as they came. `tools/call` is checked as `callTool` checks it (a task's creation, for
-   * `params.task`, resolves as it came). `params._meta`, in every revision, must be an object (or `null`: none)
+   * `params.task`, resolves as it came; a call with `params.task` that times out or is aborted before it came is
+   * cancelled as `callTool`'s is, by `tasks/cancel` for the task its answer names, never `notifications/cancelled`). `params._meta`, in every revision, must be an object (or `null`: none)
    * without a key the client sets itself (`progressToken`: give `onProgress`; the `io.modelcontextprotocol/*` keys
    * of 2026-07-28): `INVALID_INPUT` (as for `notify()`'s and `listAll()`'s `params`; `options.meta` adds keys).
    */

@@ -39,7 +39,8 @@
 //!   `notifications/cancelled` is sent (never for `initialize`), within [`CANCEL_GRACE_MS`]: in the
 //!   background with a spawner ([`Client::set_spawner`]: the caller has its error at the deadline,
 //!   whatever the server does with the notification), else before the error is returned; one
-//!   not yet sent when the client is closed is dropped.
+//!   not yet sent when the client is closed is dropped. A task-augmented request (2025-11-25) is
+//!   cancelled by `tasks/cancel` instead ([`Client::cancel_created_task`]).
 //! * A 401 (or a 403 asking for more scopes) asks the unauthorized handler (if set) for new
 //!   headers, and what met it (an answer to a server request too) is sent once more with them ([`Client::set_unauthorized_handler`];
 //!   [`crate::protocol::auth::OAuth`] is such a handler).
@@ -566,6 +567,41 @@ struct InFlight {
     /// Fired by a deadline or the signal that comes once `answered`: the answers still going out
     /// are dropped, and the call returns its response.
     release: CloseSignal,
+    /// The task this request is about (its creating `tools/call`, or a `tasks/*` request): the
+    /// time spent answering its server requests pushes the task's deadline too.
+    task: Option<Rc<HandlerTime>>,
+}
+
+/// The time the request handler spent answering the server requests that came for a task, on
+/// whichever stream (its `tools/call`'s, a `tasks/get`'s, its `tasks/result`'s): the task's
+/// deadline is pushed by it, as a call's is ([`Client::run_task`]).
+#[derive(Default)]
+struct HandlerTime {
+    answering: Cell<usize>,
+    since: Cell<u64>,
+    paused: Cell<u64>,
+}
+
+impl HandlerTime {
+    /// The time spent answering up to `now`.
+    fn paused_ms(&self, now: u64) -> u64 {
+        let open = if self.answering.get() > 0 { now.saturating_sub(self.since.get()) } else { 0 };
+        self.paused.get().saturating_add(open)
+    }
+
+    fn start(&self, now: u64) {
+        if self.answering.get() == 0 {
+            self.since.set(now);
+        }
+        self.answering.set(self.answering.get() + 1);
+    }
+
+    fn end(&self, now: u64) {
+        self.answering.set(self.answering.get() - 1);
+        if self.answering.get() == 0 {
+            self.paused.set(self.paused.get().saturating_add(now.saturating_sub(self.since.get())));
+        }
+    }
 }
 
 impl InFlight {
@@ -583,11 +619,12 @@ enum Behalf<'a> {
     /// The request's own round.
     Own,
     /// The request's own round, kept here too: a `tools/call` that creates a task
-    /// ([`Client::call_tool`]).
-    Kept(&'a RefCell<Option<Related>>),
+    /// ([`Client::call_tool`]), and the task's handler time.
+    Kept(&'a RefCell<Option<Related>>, &'a Rc<HandlerTime>),
     /// Another request: the `tools/call` whose task a `tasks/get` or `tasks/result` follows, as
-    /// the user made it (the server asks for a task's input on the `tasks/result` stream).
-    Of(&'a Related),
+    /// the user made it (the server asks for a task's input on the `tasks/result` stream), and
+    /// the task's handler time.
+    Of(&'a Related, &'a Rc<HandlerTime>),
 }
 
 /// An [`InFlight`] in [`Client::in_flight`] for as long as it is.
@@ -598,15 +635,20 @@ struct Registered<'c> {
 
 impl<'c> Registered<'c> {
     fn new(list: &'c RefCell<Vec<(Id, Rc<InFlight>)>>, id: &Id, method: &str, params: &Value, behalf: Behalf<'_>) -> Self {
-        let related = if let Behalf::Of(call) = behalf {
+        let related = if let Behalf::Of(call, _) = behalf {
             call.clone()
         } else {
             let tool = (method == "tools/call").then(|| params.get("name").and_then(Value::as_str).map(str::to_owned)).flatten();
             Related { id: id.clone(), method: method.to_owned(), tool }
         };
-        if let Behalf::Kept(kept) = behalf {
-            *kept.borrow_mut() = Some(related.clone());
-        }
+        let task = match behalf {
+            Behalf::Own => None,
+            Behalf::Kept(kept, time) => {
+                *kept.borrow_mut() = Some(related.clone());
+                Some(time.clone())
+            }
+            Behalf::Of(_, time) => Some(time.clone()),
+        };
         let call = Rc::new(InFlight {
             related,
             answering: Cell::new(0),
@@ -615,6 +657,7 @@ impl<'c> Registered<'c> {
             changed: CloseSignal::default(),
             answered: Cell::new(false),
             release: CloseSignal::default(),
+            task,
         });
         list.borrow_mut().push((id.clone(), call.clone()));
         Self { list, call }
@@ -640,6 +683,9 @@ impl<'c, C: Clock> Pausing<'c, C> {
             call.changed.fire();
         }
         call.answering.set(call.answering.get() + 1);
+        if let Some(task) = &call.task {
+            task.start(clock.now_ms());
+        }
         Self { call, clock }
     }
 }
@@ -647,6 +693,9 @@ impl<'c, C: Clock> Pausing<'c, C> {
 impl<C: Clock> Drop for Pausing<'_, C> {
     fn drop(&mut self) {
         let c = &self.call;
+        if let Some(task) = &c.task {
+            task.end(self.clock.now_ms());
+        }
         c.answering.set(c.answering.get() - 1);
         if c.answering.get() == 0 {
             c.paused.set(c.paused.get().saturating_add(self.clock.now_ms().saturating_sub(c.since.get())));
@@ -1128,7 +1177,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         ]);
         let id = self.new_id();
         let body = jsonrpc::request(&id, "initialize", params);
-        let (result, session) = match self.run_with_timeout(&id, "initialize", body, false, &[], opts).await {
+        let (result, session) = match self.run_with_timeout(&id, "initialize", body, (false, false), &[], opts).await {
             // A server that knows no `initialize` (as a 2026-07-28 server may say).
             // Refused with HTTP 404, it is that error already (`status_error`).
             Err(e) if rpc_code(&e) == Some(-32601) && e.details.as_ref().is_some_and(|d| d.contains_key("laterRevision")) => return Err(e),
@@ -1210,7 +1259,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             // `request`, which would wait for this very handshake.
             let id = self.new_id();
             let body = jsonrpc::request(&id, "logging/setLevel", object([("level", level.as_str().into())]));
-            let _ = self.run_with_timeout(&id, "logging/setLevel", body, true, &[], opts).await;
+            let _ = self.run_with_timeout(&id, "logging/setLevel", body, (true, false), &[], opts).await;
         }
         self.state.borrow_mut().connected = true;
         self.session_gen.set(self.session_gen.get() + 1);
@@ -1235,7 +1284,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let id = self.new_id();
             let params = self.with_meta(&Value::Null, None);
             let headers = self.modern_headers(METHOD, &params)?;
-            match self.run_with_timeout(&id, METHOD, jsonrpc::request(&id, METHOD, params), true, &headers, opts).await {
+            match self.run_with_timeout(&id, METHOD, jsonrpc::request(&id, METHOD, params), (true, false), &headers, opts).await {
                 Ok((v, _)) => {
                     // `serverInfo` is in `_meta` in the revision's schema, at the top in some servers.
                     let info = v.pointer("/_meta/io.modelcontextprotocol~1serverInfo").or_else(|| v.get("serverInfo"));
@@ -1623,7 +1672,9 @@ impl<T: Transport, C: Clock> Client<T, C> {
             let body = jsonrpc::request(&id, method, sent);
             let _token = opts.on_progress.is_some().then(|| ProgressToken::new(&self.progress_tokens, &id));
             let round = Registered::new(&self.in_flight, &id, method, &params, behalf);
-            match self.run_with_timeout(&id, method, body, true, &headers, opts).await {
+            // A task-augmented request (2025-11-25) is cancelled by `tasks/cancel`.
+            let creates_task = !modern && params.get("task").is_some_and(Value::is_object);
+            match self.run_with_timeout(&id, method, body, (true, creates_task), &headers, opts).await {
                 Ok((v, _)) if !modern => return Ok((v, gen)),
                 Ok((v, _)) => match v.get("resultType") {
                     None => return Ok((v, gen)),
@@ -1817,13 +1868,15 @@ impl<T: Transport, C: Clock> Client<T, C> {
         Ok(params)
     }
 
-    /// One request raced against its timeout and the caller's cancellation.
+    /// One request raced against its timeout and the caller's cancellation, which the server is
+    /// told of by `notifications/cancelled`; but a task-augmented one (`creates_task`: its
+    /// `params.task`) is cancelled by `tasks/cancel` ([`Client::cancel_created_task`]).
     async fn run_with_timeout(
         &self,
         id: &Id,
         method: &str,
         body: String,
-        with_session: bool,
+        (with_session, creates_task): (bool, bool),
         headers: &[(String, String)],
         opts: &mut CallOptions,
     ) -> Result<(Value, Option<String>)> {
@@ -1929,9 +1982,19 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     })
                 }
                 // `timeoutMs`: the timeout that ended it (the total, when that did).
-                Either::Right((Either::Left(((message, ended_by), _)), _)) => Error::new(ErrorCode::Timeout, message).with_detail("timeoutMs", ended_by),
-                Either::Right((Either::Right((Either::Left(_), _)), _)) => {
-                    Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled"))
+                Either::Right((Either::Left(((message, ended_by), _)), exchange)) => {
+                    let e = Error::new(ErrorCode::Timeout, message).with_detail("timeoutMs", ended_by);
+                    if creates_task {
+                        return Err(self.cancel_created_task(e, exchange, closed_at, &sent_on).await);
+                    }
+                    e
+                }
+                Either::Right((Either::Right((Either::Left(_), _)), exchange)) => {
+                    let e = Error::new(ErrorCode::Aborted, format!("{method} was aborted; the request was cancelled"));
+                    if creates_task {
+                        return Err(self.cancel_created_task(e, exchange, closed_at, &sent_on).await);
+                    }
+                    e
                 }
                 // close() ends the session; its DELETE tells the server, no cancellation needed.
                 // A handshake's session is not known yet: its answer, awaited within the close
@@ -1954,8 +2017,10 @@ impl<T: Transport, C: Clock> Client<T, C> {
                 }
             }
         };
-        // 2026-07-28: closing the request's stream (above) is the cancellation.
-        if method != "initialize" && !self.is_modern() {
+        // 2026-07-28: closing the request's stream (above) is the cancellation. A task-augmented
+        // request's is `tasks/cancel`, never this (MCP 2025-11-25: MUST), and the task it would
+        // name is not known when its response stream went silent.
+        if method != "initialize" && !self.is_modern() && !creates_task {
             let reason = if outcome.code == ErrorCode::Timeout {
                 "timeout".owned()
             } else {
@@ -1964,6 +2029,46 @@ impl<T: Transport, C: Clock> Client<T, C> {
             self.tell_cancelled(object([("requestId", id.to_value()), ("reason", reason.into())]), sent_on).await;
         }
         Err(outcome)
+    }
+
+    /// A task-augmented request (its `params.task`) that timed out or was aborted, with its error
+    /// `e`: MCP (2025-11-25) has such a request cancelled by `tasks/cancel`, never by
+    /// `notifications/cancelled`, and only the server's `CreateTaskResult` names the task. So its
+    /// response (the `exchange`, not dropped) is waited for within [`CANCEL_GRACE_MS`] (the
+    /// client's timeout, if less; not past `close()` or the end of the session it went on), and
+    /// the task it names is cancelled within the same bound: the error then has `taskId` and
+    /// `taskCancelled`, and its message says what became of the task.
+    async fn cancel_created_task<F>(&self, mut e: Error, exchange: F, closed_at: u64, sent_on: &SentOn) -> Error
+    where
+        F: Future<Output = std::result::Result<(Value, Option<String>), Failure>>,
+    {
+        let grace = CANCEL_GRACE_MS.min(self.opts.timeout_ms);
+        let answered = {
+            let (sleep, closed, left) = (self.clock.sleep(grace), self.closing.wait_since(closed_at), self.session_left(sent_on));
+            pin_mut!(exchange, sleep, closed, left);
+            match select(exchange, select(sleep, select(closed, left))).await {
+                Either::Left((r, _)) => Some(r),
+                Either::Right(_) => None,
+            }
+        };
+        let base = e.message.strip_suffix("; the request was cancelled").unwrap_or(&e.message).to_owned();
+        let suffix = match answered {
+            None => format!("; the server named no task within {grace} ms, so none was cancelled"),
+            Some(Err(_)) => "; the server created no task".owned(),
+            Some(Ok((v, _))) => match v.get("task").and_then(|t| t.get("taskId")).and_then(Value::as_str) {
+                None => "; the server answered it without a task".owned(),
+                Some(id) => {
+                    let mut within = CallOptions { timeout_ms: Some(grace), ..CallOptions::default() };
+                    // Boxed: a request is made of this one.
+                    let cancel: Pin<Box<dyn Future<Output = Result<Value>> + '_>> = Box::pin(self.request("tasks/cancel", object([("taskId", string(id))]), &mut within));
+                    let told = cancel.await.is_ok();
+                    e = e.with_detail("taskId", id).with_detail("taskCancelled", told);
+                    format!("; task {id} {}", if told { "was cancelled" } else { "could not be cancelled" })
+                }
+            },
+        };
+        e.message = format!("{base}{suffix}");
+        e
     }
 
     /// Ends the session an `initialize` abandoned by close() opened, when its answer named one
@@ -3360,8 +3465,11 @@ impl<T: Transport, C: Clock> Client<T, C> {
     /// 1 s) until it completes, fails or needs input, then fetches `tasks/result` (on whose
     /// stream the server asks for that input: `onRequest` answers). `on_progress` hears the
     /// task's progress while it runs. The call's `timeout_ms` (or `max_total_timeout_ms`) bounds
-    /// the whole task, and its cancellation ends it; a call that fails but by the server's own
-    /// cancellation (`ABORTED`) sends `tasks/cancel`.
+    /// the whole task (its `timeout_ms` pushed by the request handler's time, as a call's), and its
+    /// cancellation ends it; a call that fails but by the server's own cancellation (`ABORTED`)
+    /// sends `tasks/cancel`, even one that fails before the server answered it with the task
+    /// ([`Client::cancel_created_task`]). Tasks are 2025-11-25's: not used with a server of an
+    /// earlier revision.
     pub async fn call_tool(&self, name: &str, arguments: Value, opts: &mut CallOptions) -> Result<Value> {
         let mut params = Map::new();
         params.put("name", string(name));
@@ -3387,13 +3495,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
         // The call as the user made it: the server requests that come while its task runs are
         // said to come for it.
         let call = RefCell::new(None);
-        let result = self.request_for("tools/call", params, opts, Behalf::Kept(&call)).await?;
+        // The time `onRequest` takes to answer the task's server requests, on whichever of its
+        // streams they come: the task's deadline is pushed by it (not a total's).
+        let handler_time = Rc::new(HandlerTime::default());
+        let result = self.request_for("tools/call", params, opts, Behalf::Kept(&call, &handler_time)).await?;
+        let pushed = opts.max_total_timeout_ms.is_none().then_some(&*handler_time);
         match (result.get("task"), call.into_inner()) {
             // A server may answer a task-augmented call at once, with the result itself.
             (Some(task), Some(call)) if result.get("content").is_none() => {
                 let task = task.clone();
                 let task_id = task.get("taskId").cloned();
-                let result = self.run_task(name, &call, task, deadline, total, opts).await?;
+                let result = self.run_task(name, (&call, &handler_time), task, (deadline, pushed), total, opts).await?;
                 // The task exists: its result's errors carry its id as the others do.
                 self.checked_result(name, result).map_err(|e| match task_id {
                     Some(id) => e.with_detail("taskId", id),
@@ -3458,25 +3570,46 @@ impl<T: Transport, C: Clock> Client<T, C> {
             .with_detail("result", result))
     }
 
-    /// Whether the server runs `tools/call` as a task (`capabilities.tasks.requests.tools.call`).
+    /// Whether the server runs `tools/call` as a task (`capabilities.tasks.requests.tools.call`)
+    /// in the revision the handshake settled on: tasks are 2025-11-25's (an earlier revision has
+    /// none, whatever its server's capabilities say).
     fn runs_tool_tasks(&self) -> bool {
         let st = self.state.borrow();
-        st.capabilities.as_ref().and_then(|c| c.pointer("/tasks/requests/tools/call")).is_some_and(Value::is_object)
+        st.protocol_version.as_deref().is_some_and(|v| v >= "2025-11-25")
+            && st.capabilities.as_ref().and_then(|c| c.pointer("/tasks/requests/tools/call")).is_some_and(Value::is_object)
     }
 
     /// Follows a task that `tools/call` created to its result, until `deadline` (see
-    /// [`Client::call_tool`]). Each request about it goes with the caller's options and the time
-    /// left; a poll that meets a network error is tried again once. However it fails while the
-    /// task runs (but for the server's own cancellation), the task is cancelled.
-    async fn run_task(&self, tool: &str, call: &Related, mut task: Value, deadline: u64, total: u64, opts: &mut CallOptions) -> Result<Value> {
+    /// [`Client::call_tool`]), pushed by the time the request handler spent answering the task's
+    /// server requests (`pushed`, unless the bound is a total). Each request about it goes with
+    /// the caller's options and the time left; a poll that meets a network error is tried again
+    /// once. A task (created, or as `tasks/get` answers) that is not one (not an object, a
+    /// `status` missing or not one of MCP's five) is `PROTOCOL`: it is not taken for a task still
+    /// working. However it fails while the task runs (but for the server's own cancellation), the
+    /// task is cancelled.
+    async fn run_task(
+        &self,
+        tool: &str,
+        (call, time): (&Related, &Rc<HandlerTime>),
+        mut task: Value,
+        (deadline, pushed): (u64, Option<&HandlerTime>),
+        total: u64,
+        opts: &mut CallOptions,
+    ) -> Result<Value> {
         let Some(id) = task.get("taskId").and_then(Value::as_str).map(str::to_owned) else {
             return Err(Error::new(ErrorCode::Protocol, format!("tools/call {tool}: the created task has no taskId")));
         };
+        let due = || deadline.saturating_add(pushed.map_or(0, |t| t.paused_ms(self.clock.now_ms())));
         // `settled`: the task had ended (completed or failed) when its result was asked for, so
         // an error then is the task's own answer and there is nothing to cancel.
         let (mut retried, mut settled) = (false, false);
+        // What brought `task`: the call that created it, then each poll.
+        let mut from = "the created task";
         let ended = loop {
-            let left = deadline.saturating_sub(self.clock.now_ms());
+            let left = due().saturating_sub(self.clock.now_ms());
+            if let Some(problem) = task_problem(&task) {
+                break Err(Error::new(ErrorCode::Protocol, format!("{from} is not a Task: {problem}")).with_detail("result", task.clone()));
+            }
             let (status, interval) = (task.get("status").and_then(Value::as_str), task.get("pollInterval").and_then(Value::as_u64));
             let method = match status {
                 Some(done @ ("completed" | "failed" | "input_required")) => {
@@ -3487,6 +3620,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     let why = task.get("statusMessage").and_then(Value::as_str).map_or_else(String::new, |m| format!(": {m}"));
                     return Err(Error::new(ErrorCode::Aborted, format!("tools/call {tool}: the server cancelled task {id}{why}")).with_detail("taskId", id.as_str()));
                 }
+                // `working` (task_problem let no other status through).
                 _ => {
                     let (sleep, closed) = (self.clock.sleep(interval.map_or(1_000, |ms| ms.clamp(100, 30_000)).min(left)), self.closing.wait());
                     pin_mut!(sleep, closed);
@@ -3498,14 +3632,17 @@ impl<T: Transport, C: Clock> Client<T, C> {
                     "tasks/get"
                 }
             };
-            let left = deadline.saturating_sub(self.clock.now_ms());
+            let left = due().saturating_sub(self.clock.now_ms());
             if left == 0 {
                 break Err(Error::new(ErrorCode::Timeout, ""));
             }
             opts.timeout_ms = Some(left);
-            match self.request_for(method, object([("taskId", string(&id))]), opts, Behalf::Of(call)).await {
+            match self.request_for(method, object([("taskId", string(&id))]), opts, Behalf::Of(call, time)).await {
                 Ok(r) if method == "tasks/result" => break Ok(r),
-                Ok(t) => task = t,
+                Ok(t) => {
+                    task = t;
+                    from = "the tasks/get result";
+                }
                 Err(e) if e.code == ErrorCode::Network && method == "tasks/get" && !retried => retried = true,
                 Err(e) => break Err(e),
             }
@@ -3513,7 +3650,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
         let failed = match ended {
             Ok(r) => return Ok(r),
             // The task's own time is up (not an inner bound such as an idle timeout).
-            Err(e) if e.code == ErrorCode::Timeout && self.clock.now_ms() >= deadline => {
+            Err(e) if e.code == ErrorCode::Timeout && self.clock.now_ms() >= due() => {
                 Error::new(ErrorCode::Timeout, format!("task {id} did not end in {total} ms")).with_detail("timeoutMs", total)
             }
             Err(e) => e,
@@ -3522,7 +3659,7 @@ impl<T: Transport, C: Clock> Client<T, C> {
             (String::new(), None)
         } else {
             // Told, within a short bound: the task would otherwise run on for nothing.
-            let told = self.request_for("tasks/cancel", object([("taskId", string(&id))]), &mut CallOptions { timeout_ms: Some(5_000), ..CallOptions::default() }, Behalf::Of(call)).await.is_ok();
+            let told = self.cancel_task(&id, (call, time), 5_000).await;
             (format!("; task {id} {}", if told { "was cancelled" } else { "could not be cancelled" }), Some(told))
         };
         let message = format!("tools/call {tool}: {}{suffix}", failed.message);
@@ -3531,6 +3668,12 @@ impl<T: Transport, C: Clock> Client<T, C> {
             Some(told) => e.with_detail("taskCancelled", told),
             None => e,
         })
+    }
+
+    /// `tasks/cancel` for task `id`, within `ms`: whether the server acknowledged it.
+    async fn cancel_task(&self, id: &str, (call, time): (&Related, &Rc<HandlerTime>), ms: u64) -> bool {
+        let mut within = CallOptions { timeout_ms: Some(ms), ..CallOptions::default() };
+        self.request_for("tasks/cancel", object([("taskId", string(id))]), &mut within, Behalf::Of(call, time)).await.is_ok()
     }
 
     /// Listens on the standalone stream (GET, `text/event-stream`), where a server sends what
@@ -4179,6 +4322,21 @@ const RENEW_AGAIN_MS: u64 = 30_000;
 
 /// Most `input_required` results answered for one request.
 const MAX_INPUT_ROUNDS: u32 = 16;
+
+/// What keeps a task (a `CreateTaskResult`'s `task`, a `tasks/get` result) from being an MCP
+/// `Task`, as far as the client follows it: an object whose `status` is one of
+/// [`TASK_STATUSES`] (the MCP SDK's `GetTaskResultSchema` refuses the others as well).
+fn task_problem(task: &Value) -> Option<String> {
+    let Value::Object(t) = task else { return Some(format!("it is {}, not an object", crate::model::json_type(task))) };
+    match t.get("status") {
+        None => Some("it has no status".owned()),
+        Some(Value::String(s)) if TASK_STATUSES.contains(&s.as_str()) => None,
+        Some(s) => Some(format!("its status {} is not one of {}", crate::text::server_value(s), TASK_STATUSES.join(", "))),
+    }
+}
+
+/// A MCP `Task`'s `status` values (2025-11-25).
+const TASK_STATUSES: [&str; 5] = ["working", "input_required", "completed", "failed", "cancelled"];
 
 /// What keeps a `tools/call` result from being a `CallToolResult`, as every revision has one: an
 /// object whose `content`, when it has one, is an array (of content blocks). The rest is left to

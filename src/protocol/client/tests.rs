@@ -4350,6 +4350,179 @@ fn a_task_that_ended_is_not_cancelled() {
     assert!(!details.contains_key("taskCancelled"));
 }
 
+/// A task-augmented call that times out or is aborted before the server's `CreateTaskResult`
+/// came is cancelled as MCP 2025-11-25 has one cancelled: no `notifications/cancelled`, but its
+/// response is waited for (within the cancel grace) and the task it names gets `tasks/cancel`.
+/// A response that does not come within the grace leaves nothing to cancel, and nothing is sent.
+#[test]
+fn a_task_call_cancelled_before_its_task_came_cancels_the_task() {
+    let slow_task = || Reply::Later(20, Box::new(Reply::Echo(json!({"task": task("working", 1000)}))));
+    for abort in [false, true] {
+        let mut replies = task_server();
+        replies.extend([slow_task(), Reply::Echo(task("cancelled", 1000))]);
+        // The call's 1,000 ms end at once; the grace's 3,000 ms do not.
+        let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 1_000);
+        block_on(h.client.connect()).unwrap();
+        block_on(h.client.list_tools()).unwrap();
+        let mut opts = if abort {
+            // Aborted once the call is on its way (a signal aborted already sends nothing).
+            CallOptions { cancel: Some(Box::pin(async { yield_now().await; yield_now().await })), ..CallOptions::default() }
+        } else {
+            CallOptions { timeout_ms: Some(1_000), ..CallOptions::default() }
+        };
+        let e = block_on(h.client.call_tool("research", json!({}), &mut opts)).unwrap_err();
+        assert_eq!(e.code, if abort { ErrorCode::Aborted } else { ErrorCode::Timeout }, "{e}");
+        assert!(e.message.ends_with("; task t-1 was cancelled (tool \"research\")") || e.message.ends_with("; task t-1 was cancelled"), "{e}");
+        assert!(!e.message.contains("the request was cancelled"), "{e}");
+        let details = e.details.as_ref().unwrap();
+        assert_eq!((&details["taskId"], &details["taskCancelled"]), (&json!("t-1"), &json!(true)), "{details:?}");
+        let sent: Vec<Value> = h.log.borrow().requests[3..].iter().map(body).collect();
+        assert_eq!(sent.iter().map(|b| b["method"].as_str().unwrap()).collect::<Vec<_>>(), ["tools/call", "tasks/cancel"], "abort {abort}");
+        assert_eq!(sent[1]["params"], json!({"taskId": "t-1"}));
+    }
+
+    // A task-augmented call by name (the app runs the task itself) is cancelled so too.
+    let mut replies = task_server();
+    replies.extend([slow_task(), Reply::Echo(task("cancelled", 1000))]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 1_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let params = json!({"name": "research", "arguments": {}, "task": {"ttl": 60000}});
+    let e = block_on(h.client.request_checked("tools/call", params, &mut CallOptions { timeout_ms: Some(1_000), ..CallOptions::default() })).unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), (ErrorCode::Timeout, "tools/call timed out after 1000 ms; task t-1 was cancelled"));
+    let methods: Vec<Value> = h.log.borrow().requests[3..].iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, ["tools/call", "tasks/cancel"]);
+
+    // No response within the grace: no task is known, and nothing is sent.
+    let mut replies = task_server();
+    replies.push(Reply::Hang);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), CANCEL_GRACE_MS);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions { timeout_ms: Some(1_000), ..CallOptions::default() })).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{e}");
+    assert!(e.message.contains("the server named no task within 3000 ms, so none was cancelled"), "{e}");
+    let methods: Vec<Value> = h.log.borrow().requests[3..].iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, ["tools/call"]);
+
+    // A plain call (no task) is cancelled as ever.
+    let mut replies = task_server();
+    replies.extend([Reply::Hang, accepted()]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 1_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let e = block_on(h.client.call_tool("quick", json!({}), &mut CallOptions { timeout_ms: Some(1_000), ..CallOptions::default() })).unwrap_err();
+    assert!(e.message.ends_with("the request was cancelled"), "{e}");
+    let methods: Vec<Value> = h.log.borrow().requests[3..].iter().map(|r| body(r)["method"].clone()).collect();
+    assert_eq!(methods, ["tools/call", "notifications/cancelled"]);
+}
+
+/// The time `onRequest` takes to answer a task's input request does not count against the
+/// call's timeout, on whichever stream the request came: the `tools/call`'s, a `tasks/get`'s
+/// (as on the `tasks/result`'s). Here the user takes 3 s of a 2 s timeout.
+#[test]
+fn a_tasks_input_time_does_not_count_against_its_timeout_on_any_stream() {
+    // Ids: initialize 0, tools/list 1, tools/call 2, tasks/get 3, tasks/result 4 (or 3 and 4 shifted).
+    let ask = r#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"message":"go on?","requestedSchema":{"type":"object","properties":{}}}}"#;
+    let result = || Reply::Echo(json!({"content": [{"type": "text", "text": "done"}]}));
+    for on_get in [true, false] {
+        let mut replies = task_server();
+        if on_get {
+            let polled = json!({"jsonrpc": "2.0", "id": 3, "result": task("completed", 100)}).to_string();
+            replies.extend([Reply::Echo(json!({"task": task("working", 100)})), sse_events(&[ask, &polled], false), accepted(), result()]);
+        } else {
+            let created = json!({"jsonrpc": "2.0", "id": 2, "result": {"task": task("working", 100)}}).to_string();
+            replies.extend([sse_events(&[ask, &created], false), accepted(), Reply::Echo(task("completed", 100)), result()]);
+        }
+        let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+        let clock = h.clock.clone();
+        h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+            let clock = clock.clone();
+            Box::pin(async move {
+                clock.advance(3_000);
+                Ok(json!({"action": "accept", "content": {}}))
+            })
+        })));
+        block_on(h.client.connect()).unwrap();
+        block_on(h.client.list_tools()).unwrap();
+        let r = block_on(h.client.call_tool("research", json!({}), &mut CallOptions { timeout_ms: Some(2_000), ..CallOptions::default() }));
+        let r = r.unwrap_or_else(|e| panic!("on the {} stream: {e}", if on_get { "tasks/get" } else { "tools/call" }));
+        assert_eq!(r["content"][0]["text"], "done");
+        let methods: Vec<Value> = h.log.borrow().requests[3..].iter().map(|r| body(r)["method"].clone()).collect();
+        assert!(!methods.contains(&json!("tasks/cancel")) && methods.contains(&json!("tasks/result")), "{methods:?}");
+    }
+
+    // A total (`max_total_timeout_ms`) counts it: the task's time is up.
+    let mut replies = task_server();
+    let polled = json!({"jsonrpc": "2.0", "id": 3, "result": task("completed", 100)}).to_string();
+    replies.extend([Reply::Echo(json!({"task": task("working", 100)})), sse_events(&[ask, &polled], false), accepted()]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    let clock = h.clock.clone();
+    h.client.set_request_handler(Some(Box::new(move |_, _, _| {
+        let clock = clock.clone();
+        Box::pin(async move {
+            clock.advance(3_000);
+            Ok(json!({"action": "accept", "content": {}}))
+        })
+    })));
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions { max_total_timeout_ms: Some(2_000), ..CallOptions::default() })).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout, "{e}");
+    assert!(e.message.contains("did not end in 2000 ms"), "{e}");
+}
+
+/// A `tasks/get` answer (or a created task) that is not a Task (not an object, no `status`, a
+/// status MCP does not have) is `PROTOCOL` naming what is wrong, at once: it is not polled on as
+/// a task still working until the timeout (or forever, without one). The task is cancelled.
+#[test]
+fn a_task_that_is_not_a_task_is_a_protocol_error() {
+    for (bad, problem) in [
+        (Value::Null, "the tasks/get result is not a Task: it is null, not an object"),
+        (json!([task("working", 100)]), "the tasks/get result is not a Task: it is array, not an object"),
+        (json!({"taskId": "t-1"}), "the tasks/get result is not a Task: it has no status"),
+        (json!({"taskId": "t-1", "status": "paused"}), "the tasks/get result is not a Task: its status \"paused\" is not one of working, input_required, completed, failed, cancelled"),
+    ] {
+        let mut replies = task_server();
+        replies.extend([Reply::Echo(json!({"task": task("working", 100)})), Reply::Echo(bad.clone()), Reply::Echo(task("cancelled", 100))]);
+        let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+        block_on(h.client.connect()).unwrap();
+        block_on(h.client.list_tools()).unwrap();
+        let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Protocol, "{e}");
+        assert!(e.message.contains(problem), "{e}");
+        let details = e.details.as_ref().unwrap();
+        assert_eq!((&details["result"], &details["taskId"], &details["taskCancelled"]), (&bad, &json!("t-1"), &json!(true)));
+        let methods: Vec<Value> = h.log.borrow().requests[3..].iter().map(|r| body(r)["method"].clone()).collect();
+        assert_eq!(methods, ["tools/call", "tasks/get", "tasks/cancel"], "{bad}");
+    }
+    let mut replies = task_server();
+    replies.extend([Reply::Echo(json!({"task": {"taskId": "t-1", "status": 3}})), Reply::Echo(task("cancelled", 100))]);
+    let h = harness_with(replies, ClientOptions::new("http://127.0.0.1/mcp"), 10_000);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let e = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Protocol, "{e}");
+    assert!(e.message.contains("the created task is not a Task: its status 3 is not one of"), "{e}");
+}
+
+/// Tasks are 2025-11-25's: a server that settled on an earlier revision gets a plain call, even
+/// when its capabilities name `tasks.requests.tools.call`.
+#[test]
+fn a_server_of_an_earlier_revision_runs_no_tasks() {
+    let mut replies = task_server();
+    replies[0] = json_reply(json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "serverInfo": {"name": "t", "version": "1"},
+        "capabilities": {"tools": {}, "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}}}}}));
+    replies.push(Reply::Echo(json!({"content": [{"type": "text", "text": "plain"}]})));
+    let h = harness(replies);
+    block_on(h.client.connect()).unwrap();
+    block_on(h.client.list_tools()).unwrap();
+    let r = block_on(h.client.call_tool("research", json!({}), &mut CallOptions::default())).unwrap();
+    assert_eq!(r["content"][0]["text"], "plain");
+    let last = body(h.log.borrow().requests.last().unwrap());
+    assert!(last["params"].get("task").is_none(), "{last}");
+}
+
 /// A 404 renewal of a 2025-11-25 session keeps what the listing said of its tools until they are
 /// listed again: a tool that runs only as a task still does. The listing is stale, though: the
 /// new session may be another instance of the server.
