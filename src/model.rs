@@ -977,7 +977,9 @@ fn next_huge_number(text: &str, from: usize) -> Option<(usize, usize)> {
                 while i < b.len() && matches!(b[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
                     i += 1;
                 }
-                if text[start..i].parse::<f64>().is_ok_and(f64::is_infinite) {
+                // Read by serde_json's own reader (Rust's float parsing is not otherwise in the
+                // module), which refuses it as out of range.
+                if serde_json::from_str::<Value>(&text[start..i]).is_err_and(|e| is_number_out_of_range(&e)) {
                     return Some((start, i));
                 }
             }
