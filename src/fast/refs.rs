@@ -318,14 +318,7 @@ fn refs_under<'s>(node: &Node<'s>, skip_definitions: bool, out: &mut Vec<&'s str
 fn reference_components<'s>(root: &'s Node<'s>) -> Option<HashMap<&'s str, usize>> {
     let mut all = Vec::new();
     refs_under(root, false, &mut all, 0);
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut names = Vec::new();
-    for r in all {
-        index.entry(r).or_insert_with(|| {
-            names.push(r);
-            names.len() - 1
-        });
-    }
+    let (index, names) = crate::schema::refs::numbered(all);
     let mut edges = Vec::with_capacity(names.len());
     for r in &names {
         let mut out = Vec::new();

@@ -570,14 +570,7 @@ fn refs_under<'a>(node: &'a Value, skip_definitions: bool, out: &mut Vec<&'a str
 fn reference_components(root: &Value, anchors: &mut Anchors) -> HashMap<String, usize> {
     let mut all = Vec::new();
     refs_under(root, false, &mut all, 0);
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut names = Vec::new();
-    for r in all {
-        index.entry(r).or_insert_with(|| {
-            names.push(r);
-            names.len() - 1
-        });
-    }
+    let (index, names) = numbered(all);
     let edges: Vec<Vec<usize>> = names
         .iter()
         .map(|r| {
@@ -590,6 +583,20 @@ fn reference_components(root: &Value, anchors: &mut Anchors) -> HashMap<String, 
         .collect();
     let components = strongly_connected(&edges);
     names.into_iter().zip(components).map(|(r, c)| (r.owned(), c)).collect()
+}
+
+/// Each of `all` (references, repeats among them) numbered in the order first met: the number
+/// of each, and each by its number.
+pub(crate) fn numbered(all: Vec<&str>) -> (HashMap<&str, usize>, Vec<&str>) {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut names = Vec::new();
+    for r in all {
+        index.entry(r).or_insert_with(|| {
+            names.push(r);
+            names.len() - 1
+        });
+    }
+    (index, names)
 }
 
 /// The strongly connected component of each node of a graph (`edges[i]`: where node `i`
