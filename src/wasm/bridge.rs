@@ -14,6 +14,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::wasm::caught;
 use crate::protocol::transport::{Body, Clock, HttpRequest, HttpResponse, Transport, TransportError};
 use crate::error::{Error, ErrorCode};
 use crate::text::Owned as _;
@@ -23,7 +24,7 @@ pub(crate) fn get(v: &JsValue, key: &str) -> JsValue {
     if v.is_undefined() || v.is_null() {
         return JsValue::UNDEFINED;
     }
-    Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    caught::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
 fn call_method(target: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
@@ -32,7 +33,7 @@ fn call_method(target: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue
     for a in args {
         arr.push(a);
     }
-    f.apply(target, &arr)
+    caught::apply(&f, target, &arr)
 }
 
 #[wasm_bindgen]
@@ -48,7 +49,7 @@ extern "C" {
 /// inherited, or a getter) runs in that promise's resolution, where what it throws rejects.
 pub(crate) fn to_future(v: JsValue) -> JsFuture {
     let promise = Promise::new(&mut |resolve, _| {
-        let _ = resolve.call1(&JsValue::UNDEFINED, &v);
+        let _ = caught::call1(&resolve, &JsValue::UNDEFINED, &v);
     });
     JsFuture::from(promise)
 }
@@ -108,7 +109,7 @@ pub(crate) fn fetched_url(url: &str) -> Result<Option<String>, String> {
             "the URL {quoted} is relative, which only a page or a worker takes against its location, and there is none here: give the server's absolute URL"
         ));
     };
-    if let Ok(parsed) = Reflect::construct(&ctor, &js_sys::Array::of2(&url.into(), &base.as_str().into())) {
+    if let Ok(parsed) = caught::construct(&ctor, &js_sys::Array::of2(&url.into(), &base.as_str().into())) {
         return Ok(get(&parsed, "href").as_string());
     }
     let whose = if page { "this page's base URL" } else { "this worker's location" };
@@ -136,7 +137,7 @@ pub(crate) struct AbortGuard {
 impl AbortGuard {
     pub(crate) fn new() -> Self {
         let ctor = get(&global(), "AbortController");
-        let controller = ctor.dyn_ref::<Function>().and_then(|c| Reflect::construct(c, &js_sys::Array::new()).ok());
+        let controller = ctor.dyn_ref::<Function>().and_then(|c| caught::construct(c, &js_sys::Array::new()).ok()).map(JsValue::from);
         Self { controller }
     }
 
@@ -299,7 +300,7 @@ impl Transport for FetchTransport {
     fn url_host(&self, url: &str) -> Option<String> {
         // `new URL(url).hostname`: the host fetch connects to, as the runtime's parser reads it.
         let ctor = get(&global(), "URL").dyn_into::<Function>().ok()?;
-        let parsed = Reflect::construct(&ctor, &js_sys::Array::of1(&url.into())).ok()?;
+        let parsed = caught::construct(&ctor, &js_sys::Array::of1(&url.into())).ok()?;
         get(&parsed, "hostname").as_string()
     }
 
@@ -332,7 +333,7 @@ impl Transport for FetchTransport {
             // browser gives an opaque redirect, status 0: discovery then asks for it to be followed.
             let _ = Reflect::set(&init, &"redirect".into(), &(if req.follow_redirects { "follow" } else { "manual" }).into());
             // Called unbound: `window.fetch` throws "Illegal invocation" when called as a method.
-            let pending = fetch.call2(&JsValue::UNDEFINED, &req.url.clone().into(), &init).map_err(|e| network_failure(&e))?;
+            let pending = caught::call2(&fetch, &JsValue::UNDEFINED, &req.url.clone().into(), &init).map_err(|e| network_failure(&e))?;
             let resp = to_future(pending).await.map_err(|e| if is_abort(&e) { TransportError::Aborted } else { network_failure(&e) })?;
             let status = response_status(&resp)?;
             let h = get(&resp, "headers");

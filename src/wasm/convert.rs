@@ -10,6 +10,7 @@ use crate::naming::{parse_tool_name, prefix_tool_name, NameFormat, NameRule};
 use crate::providers::Provider;
 use crate::schema::{process_json_schema, Cx, Limits};
 use crate::text::Owned as _;
+use crate::wasm::caught;
 use crate::wasm::interop::{from_js, json_text, name_param, opt_name_param, parse, parse_js, refuse_lone_surrogate_server, refuse_lossy_known, refuse_unknown_keys, string_param, text_or_bytes_param, to_js};
 
 pub(crate) fn provider_param(v: &JsValue) -> Result<Provider, Error> {
@@ -114,7 +115,7 @@ pub(crate) fn tools_text(tools: &JsValue) -> Result<(String, Vec<Error>), Error>
 /// it throws.
 fn tool_array(tools: &JsValue) -> Option<js_sys::Array> {
     use crate::wasm::interop::{array_from, is_array};
-    let get = |v: &JsValue, key: &str| js_sys::Reflect::get(v, &JsValue::from_str(key)).ok();
+    let get = |v: &JsValue, key: &str| caught::get(v, &JsValue::from_str(key)).ok();
     let plain = |v: JsValue| (v.is_object() && get(&v, "toJSON").is_some_and(|t| t.is_undefined())).then_some(v);
     let top = plain(tools.clone())?;
     let list = if is_array(&top) {
@@ -162,10 +163,10 @@ fn convert_objects(
 fn put_back_schemas(tools: &JsValue, list: &JsValue, provider: Provider, left_out: &[core::LeftOut]) -> Option<()> {
     use crate::wasm::interop::is_array;
     use js_sys::Reflect;
-    let get = |v: &JsValue, key: &str| Reflect::get(v, &JsValue::from_str(key)).ok().filter(JsValue::is_object);
+    let get = |v: &JsValue, key: &str| caught::get(v, &JsValue::from_str(key)).ok().filter(JsValue::is_object);
     // An input object as its JSON says it is: without a `toJSON` that would have written
     // something else.
-    let as_written = |v: JsValue| Reflect::get(&v, &JsValue::from_str("toJSON")).ok().filter(JsValue::is_undefined).map(|_| v);
+    let as_written = |v: JsValue| caught::get(&v, &JsValue::from_str("toJSON")).ok().filter(JsValue::is_undefined).map(|_| v);
     // The shapes `fast::prepare` reads: an array, `{tools}`, `{result: {tools}}`.
     let input = if is_array(tools) {
         as_written(tools.clone())?
@@ -182,18 +183,18 @@ fn put_back_schemas(tools: &JsValue, list: &JsValue, provider: Provider, left_ou
     let (schema_key, value_key) = (JsValue::from_str("inputSchema"), JsValue::from_str("value"));
     let input_schema = |tool: &JsValue| {
         let d = crate::wasm::interop::own_descriptor(tool, &schema_key).ok()?;
-        let value = Reflect::get(&d, &value_key).ok().filter(JsValue::is_object)?;
-        (Reflect::get(tool, &schema_key).ok()? == value).then_some(value)
+        let value = caught::get(&d, &value_key).ok().filter(JsValue::is_object)?;
+        (caught::get(tool, &schema_key).ok()? == value).then_some(value)
     };
     let decls = match provider {
-        Provider::Gemini | Provider::Vertex => get(&Reflect::get_u32(list, 0).ok()?, "functionDeclarations")?,
+        Provider::Gemini | Provider::Vertex => get(&caught::get_index(list, 0).ok()?, "functionDeclarations")?,
         _ => list.clone(),
     };
     let mut places = Vec::with_capacity(left_out.len());
     for l in left_out {
-        let tool = as_written(Reflect::get_u32(&input, l.tool as u32).ok()?)?;
+        let tool = as_written(caught::get_index(&input, l.tool as u32).ok()?)?;
         let schema = as_written(input_schema(&tool).filter(|s| !is_array(s))?)?;
-        let decl = Reflect::get_u32(&decls, l.position as u32).ok()?;
+        let decl = caught::get_index(&decls, l.position as u32).ok()?;
         let (holder, key) = match provider {
             Provider::OpenAi => (get(&decl, "function")?, "parameters"),
             Provider::OpenAiResponses => (decl, "parameters"),
@@ -244,7 +245,7 @@ pub fn convert_mcp_tools_json(json: JsValue, provider: JsValue, options: JsValue
                 return Err(Error::new(ErrorCode::InvalidOptions, crate::wasm::interop::lone_surrogate_name("options (JSON text)")));
             }
             if text.contains("\\u") {
-                if let Ok(v) = js_sys::JSON::parse(&text) {
+                if let Ok(v) = caught::parse(&text) {
                     refuse_lone_surrogate_server(&v)?;
                 }
             }
@@ -272,7 +273,7 @@ pub fn convert_mcp_tools_detailed(tools: JsValue, provider: JsValue, options: Js
             crate::text::to_string(&conv.report.to_value())
         );
         let out = parse_js(text)?;
-        let list = js_sys::Reflect::get(&out, &JsValue::from_str("tools")).map_err(|_| Error::new(ErrorCode::InvalidInput, "output has no tools"))?;
+        let list = caught::get(&out, &JsValue::from_str("tools")).map_err(|_| Error::new(ErrorCode::InvalidInput, "output has no tools"))?;
         Ok((out, list))
     })
 }

@@ -5,6 +5,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::text::Owned as _;
+use crate::wasm::caught;
 use crate::wasm::bridge::get;
 
 /// A JS value as JSON. `undefined` and `null` are `Null`; what `JSON.stringify` cannot encode
@@ -124,44 +125,28 @@ pub(crate) fn code_for(what: &str) -> ErrorCode {
 
 
 // What a getter or a Proxy trap throws while a value is looked at is caught: the value is then
-// read by `JSON.stringify`, whose error names it.
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = entries)]
-    pub(crate) fn entries_of(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = getPrototypeOf)]
-    fn prototype_of(o: &JsValue) -> std::result::Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = getOwnPropertyNames)]
-    fn own_names(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = getOwnPropertyDescriptor)]
-    pub(crate) fn own_descriptor(o: &JsValue, key: &JsValue) -> std::result::Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
-    fn keys_of(o: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
-}
-
-// The imports below run on values the caller gave, and the engine throws on some of them (a
-// revoked Proxy, a throwing getter or iterator, a detached buffer): each is declared `catch`. A JS
-// exception unwinding through wasm frames skips their epilogues, and so leaks the shadow stack
-// (after a few hundred such throws every call traps), leaves a `&mut self` borrowed for good, and,
-// thrown in a future a promise job polls, is uncaught and ends the process. js_sys declares these
+// read by `JSON.stringify`, whose error names it. A JS exception unwinding through wasm frames
+// skips their epilogues, and so leaks the shadow stack (after a few hundred such throws every call
+// traps), leaves a `&mut self` borrowed for good, and, thrown in a future a promise job polls, is
+// uncaught and ends the process: what runs on values the caller gave (a revoked Proxy, a throwing
+// getter or iterator, a detached buffer) is caught, by the imports of `caught` (which leak nothing
+// when they catch) or the ones below (which return no JS value). js_sys declares these
 // (`Array::is_array`, `Array::from`, `Object::entries`, `Object::assign`, a typed array's
 // `length`, `to_vec`, `new`) without `catch`: in src/wasm they are used on our own values only.
+pub(crate) use caught::{array_from, entries as entries_of, keys as keys_of, own_descriptor, own_names, prototype_of};
+
 #[wasm_bindgen]
 extern "C" {
     #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
     fn array_test(v: &JsValue) -> std::result::Result<bool, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Array, js_name = from)]
-    fn array_from_js(v: &JsValue) -> std::result::Result<js_sys::Array, JsValue>;
-    #[wasm_bindgen(catch, js_namespace = Object, js_name = assign)]
-    fn assign_js(target: &JsValue, source: &JsValue) -> std::result::Result<JsValue, JsValue>;
 
     /// A `Uint8Array` whose reads are caught.
     #[wasm_bindgen(js_name = Uint8Array)]
     type Bytes;
-    #[wasm_bindgen(catch, constructor, js_class = "Uint8Array")]
-    fn new(bytes: &JsValue) -> std::result::Result<Bytes, JsValue>;
-    #[wasm_bindgen(catch, constructor, js_class = "Uint8Array")]
-    fn view(buffer: &JsValue, offset: &JsValue, length: &JsValue) -> std::result::Result<Bytes, JsValue>;
+    /// The `Uint8Array` constructor, which `caught::construct` calls (a constructor declared
+    /// `catch` leaks a table slot a throw, as `caught` says).
+    #[wasm_bindgen(thread_local_v2, js_name = Uint8Array)]
+    static UINT8_ARRAY: JsValue;
     #[wasm_bindgen(catch, method, getter)]
     fn length(this: &Bytes) -> std::result::Result<f64, JsValue>;
     /// `Uint8Array.prototype.set.call(into, from)`: a detached `from`, or one longer than `into`, throws.
@@ -175,16 +160,10 @@ pub(crate) fn is_array(v: &JsValue) -> bool {
     array_test(v).unwrap_or(false)
 }
 
-/// `Array.from(v)`: a fresh array of an array's elements (or an iterable's), or what was thrown
-/// reading them (a throwing element getter or iterator, a revoked Proxy).
-pub(crate) fn array_from(v: &JsValue) -> std::result::Result<js_sys::Array, JsValue> {
-    array_from_js(v)
-}
-
 /// `Object.assign({}, v)`: `v`'s own enumerable properties in a fresh object, or what was thrown
 /// reading them.
 pub(crate) fn own_copy(v: &JsValue) -> std::result::Result<JsValue, JsValue> {
-    assign_js(&js_sys::Object::new(), v)
+    caught::assign(&js_sys::Object::new(), v)
 }
 
 /// The key and the value of an entry of [`entries_of`] (a fresh `[key, value]` array).
@@ -465,10 +444,10 @@ pub(crate) fn refuse_left_out(v: &JsValue, at: &str) -> std::result::Result<(), 
 /// A JS value (not `undefined` or `null`) as JSON text, by `JSON.stringify`.
 pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
     refuse_lossy(v, what)?;
-    let text = js_sys::JSON::stringify(v).map_err(|e| {
+    let text = caught::stringify(v).map_err(|e| {
         // What was thrown (a `toJSON` may throw anything, `null` too): its fields read only
         // where it has them.
-        let field = |k: &str| e.is_object().then(|| js_sys::Reflect::get(&e, &JsValue::from_str(k)).ok()).flatten().and_then(|v| v.as_string());
+        let field = |k: &str| e.is_object().then(|| caught::get(&e, &JsValue::from_str(k)).ok()).flatten().and_then(|v| v.as_string());
         // What gives no words (`null`, a number, `new Error()`) is named, so the message never ends on nothing.
         let reason = field("message").or_else(|| e.as_string()).filter(|r| !r.is_empty()).unwrap_or_else(|| format!("a toJSON or a getter threw {}", describe_js(&e)));
         // A RangeError is the engine's stack, overflowed by nesting, or a string past the
@@ -486,11 +465,11 @@ pub(crate) fn json_text(v: &JsValue, what: &str) -> Result<String> {
         };
         Error::new(code, format!("{what} cannot be represented as JSON: {why}"))
     })?;
-    let Some(text) = text.dyn_ref::<js_sys::JsString>() else {
+    let Some(text) = text else {
         // Functions and symbols stringify to undefined.
         return Err(Error::new(ErrorCode::InvalidInput, format!("{what} is not a JSON value")));
     };
-    string_text(text, what)
+    string_text(&text, what)
 }
 
 /// Parses JSON text with a typed error. JS strings may hold lone surrogates, which
@@ -523,7 +502,7 @@ pub(crate) fn to_js(v: &Value) -> Result<JsValue> {
 /// JSON text (toolwire's own output) as a plain JS value, by one `JSON.parse`. The text crosses
 /// in ASCII ([`crate::text::ascii_only`]), which the engine turns into a string far faster.
 pub(crate) fn parse_js(text: String) -> Result<JsValue> {
-    js_sys::JSON::parse(&crate::text::ascii_only(text))
+    caught::parse(&crate::text::ascii_only(text))
         .map_err(|_| Error::new(ErrorCode::InvalidInput, "output could not be parsed by JSON.parse"))
 }
 
@@ -711,12 +690,12 @@ pub(crate) fn js_bytes(v: &JsValue, what: &str) -> Option<Result<Vec<u8>>> {
     let unreadable = |e: JsValue| unreadable_bytes(&e, what);
     // `ArrayBuffer.isView` looks at the value's internals (never throws, false for a Proxy).
     let view = if js_sys::ArrayBuffer::is_view(v) {
-        Bytes::view(&get(v, "buffer"), &get(v, "byteOffset"), &get(v, "byteLength"))
+        new_bytes(&js_sys::Array::of3(&get(v, "buffer"), &get(v, "byteOffset"), &get(v, "byteLength")))
     } else if v.is_instance_of::<js_sys::ArrayBuffer>() {
         // A Proxy of one would be read as an empty array-like: its `byteLength` (the
         // prototype's getter, which fails on a Proxy) must be what was read.
-        match Bytes::new(v) {
-            Ok(b) if b.length().ok() == js_sys::Reflect::get(v, &JsValue::from_str("byteLength")).ok().and_then(|n| n.as_f64()) => Ok(b),
+        match new_bytes(&js_sys::Array::of1(v)) {
+            Ok(b) if b.length().ok() == caught::get(v, &JsValue::from_str("byteLength")).ok().and_then(|n| n.as_f64()) => Ok(b),
             Ok(_) => Err(JsValue::from_str("it is no ArrayBuffer itself (a Proxy of one?)")),
             Err(e) => Err(e),
         }
@@ -724,6 +703,11 @@ pub(crate) fn js_bytes(v: &JsValue, what: &str) -> Option<Result<Vec<u8>>> {
         return None;
     };
     Some(view.map_err(unreadable).and_then(|view| copied(&view, what)))
+}
+
+/// `new Uint8Array(...args)`, or what it threw.
+fn new_bytes(args: &js_sys::Array) -> std::result::Result<Bytes, JsValue> {
+    UINT8_ARRAY.with(|ctor| crate::wasm::caught::construct(ctor, args)).map(wasm_bindgen::JsCast::unchecked_into)
 }
 
 /// A copy of a view's bytes. The vector is zeroed first: a `length` that says more than the

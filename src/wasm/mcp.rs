@@ -20,6 +20,7 @@ use crate::protocol::legacy_sse::{LegacySse, Sleep, TransportChoice, PROBE_TIMEO
 use crate::protocol::transport::Clock as _;
 use crate::protocol::hub::{Confirm, ConfirmRequest, Hub, Selection};
 use crate::providers::Provider;
+use crate::wasm::caught;
 use crate::wasm::bridge::{describe, get, to_future, AbortGuard, AbortWait, FetchTransport, JsClock};
 use crate::wasm::convert::options_param;
 use crate::wasm::interop::{array_from, arguments_from_js, describe_js, entries_of, entry_pair, from_js, is_array, option_keys, parse_js, refuse_lossy_options, string_param, to_js};
@@ -147,7 +148,7 @@ fn url_param(url: &JsValue, what: &str) -> Result<String, Error> {
         return Err(Error::new(ErrorCode::InvalidInput, format!("{what} must be http(s), got {shown}")));
     }
     let Some(ctor) = get(&crate::wasm::bridge::global(), "URL").dyn_into::<Function>().ok() else { return Ok(url) };
-    match Reflect::construct(&ctor, &js_sys::Array::of1(&url.as_str().into())) {
+    match caught::construct(&ctor, &js_sys::Array::of1(&url.as_str().into())) {
         Ok(parsed) if get(&parsed, "username").as_string().is_some_and(|u| !u.is_empty()) || get(&parsed, "password").as_string().is_some_and(|p| !p.is_empty()) => Err(credentials()),
         // The scheme as fetch sends it; the rest as given.
         Ok(parsed) if !url.starts_with("http") => Ok(get(&parsed, "href").as_string().unwrap_or(url)),
@@ -442,7 +443,7 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
                 let why = get(e, "message").as_string().or_else(|| e.as_string()).unwrap_or_else(|| "it threw".into());
                 Error::new(ErrorCode::Unauthorized, format!("the client's onUnauthorized failed: {why}"))
             };
-            let called = to_js(info).and_then(|info| f.call1(&JsValue::UNDEFINED, &info).map_err(|e| failed(&e)));
+            let called = to_js(info).and_then(|info| caught::call1(&f, &JsValue::UNDEFINED, &info).map_err(|e| failed(&e)));
             Box::pin(async move {
                 let value = to_future(called?).await.map_err(|e| failed(&e))?;
                 if value.is_undefined() || value.is_null() {
@@ -467,7 +468,7 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
             let _ = Reflect::set(&context, &"signal".into(), &guard.signal());
             // Called now, awaited in the future (a value or a promise of one).
             let internal = |message: String| RpcError { code: -32603, message, data: None };
-            let called = msg.map_err(|e| internal(e.message)).and_then(|msg| f.call2(&JsValue::UNDEFINED, &msg, &context).map_err(|e| thrown_rpc_error(&e)));
+            let called = msg.map_err(|e| internal(e.message)).and_then(|msg| caught::call2(&f, &JsValue::UNDEFINED, &msg, &context).map_err(|e| thrown_rpc_error(&e)));
             Box::pin(async move {
                 let settled = match called {
                     Ok(p) => to_future(p).await,
@@ -500,7 +501,7 @@ fn client_of(url: String, options: &JsValue, config: bool, default_fetch: Option
 /// `undefined` costs nothing more.
 fn call_ignored(f: &Function, arg: &JsValue, name: &'static str) {
     let report = move |e: &JsValue| report_failed(name, e);
-    let returned = match f.call1(&JsValue::UNDEFINED, arg) {
+    let returned = match caught::call1(f, &JsValue::UNDEFINED, arg) {
         Ok(returned) => returned,
         Err(e) => return report(&e),
     };
@@ -520,7 +521,7 @@ fn call_ignored(f: &Function, arg: &JsValue, name: &'static str) {
 fn report_failed(name: &str, e: &JsValue) {
     let console = get(&crate::wasm::bridge::global(), "console");
     if let Ok(error) = get(&console, "error").dyn_into::<Function>() {
-        let _ = error.call2(&console, &format!("toolwire: the {name} callback failed:").into(), e);
+        let _ = caught::call2(&error, &console, &format!("toolwire: the {name} callback failed:").into(), e);
     }
 }
 
@@ -540,7 +541,7 @@ fn coalesced(f: Function, generation: impl Fn() -> u64 + 'static) -> Box<dyn Fn(
     // A throwing callback must not break the protocol loop: its error is the caller's, said on
     // `console.error` (as [`call_ignored`] says the other callbacks').
     let call = |f: &Function| {
-        f.call0(&JsValue::UNDEFINED).unwrap_or_else(|e| {
+        caught::call0(f, &JsValue::UNDEFINED).unwrap_or_else(|e| {
             report_failed("onToolListChanged", &e);
             JsValue::UNDEFINED
         })
@@ -630,7 +631,7 @@ fn auto_listen(client: &Rc<JsClient>, options: &JsValue) -> Result<(), Error> {
                 (None, Err(e)) => {
                     let console = get(&crate::wasm::bridge::global(), "console");
                     if let Ok(error) = get(&console, "error").dyn_into::<Function>() {
-                        let _ = error.call2(&console, &"toolwire: McpClient's standalone stream (options.listen) ended:".into(), &JsValue::from(e));
+                        let _ = caught::call2(&error, &console, &"toolwire: McpClient's standalone stream (options.listen) ended:".into(), &JsValue::from(e));
                     }
                 }
                 (None, Ok(_)) => {}
@@ -714,7 +715,7 @@ fn new_oauth(url: &str, oauth: &JsValue, transport: FetchTransport) -> Result<Rc
         let mut guard = AbortGuard::new();
         let called = to_js(request).and_then(|r| {
             let _ = Reflect::set(&r, &"signal".into(), &guard.signal());
-            authorize.call1(&JsValue::UNDEFINED, &r).map_err(|e| failed(&e))
+            caught::call1(&authorize, &JsValue::UNDEFINED, &r).map_err(|e| failed(&e))
         });
         Box::pin(async move {
             let back = to_future(called?).await.map_err(|e| failed(&e));
@@ -769,7 +770,7 @@ fn abort_reason(reason: &JsValue) -> Option<String> {
         return Some(m);
     }
     let string = get(&crate::wasm::bridge::global(), "String").dyn_into::<Function>().ok()?;
-    string.call1(&JsValue::UNDEFINED, reason).ok()?.as_string()
+    caught::call1(&string, &JsValue::UNDEFINED, reason).ok()?.as_string()
 }
 
 /// Resolves when the AbortSignal fires (at once if it already has); what is not one (no
@@ -886,7 +887,7 @@ fn get_data(options: &JsValue) -> JsValue {
     }
     let o = Object::new();
     for key in ["timeoutMs", "maxTotalTimeoutMs", "resetTimeoutOnProgress", "meta"] {
-        if let Ok(v) = Reflect::get(options, &key.into()) {
+        if let Ok(v) = caught::get(options, &key.into()) {
             let _ = Reflect::set(&o, &key.into(), &v);
         }
     }
@@ -1235,7 +1236,7 @@ impl JsMcpHub {
                 let _ = Reflect::set(&call, &"tool".into(), &JsValue::from_str(asked.tool));
                 let _ = Reflect::set(&call, &"provider".into(), &JsValue::from_str(asked.provider));
                 let _ = Reflect::set(&call, &"signal".into(), &guard.signal());
-                let answer = f.call3(&JsValue::UNDEFINED, &JsValue::from_str(asked.name), &to_js(asked.args).unwrap_or(JsValue::UNDEFINED), &call);
+                let answer = caught::call3(&f, &JsValue::UNDEFINED, &JsValue::from_str(asked.name), &to_js(asked.args).unwrap_or(JsValue::UNDEFINED), &call);
                 // Only `true` confirms (not `"yes"`, not 1); a confirm that throws or rejects
                 // denies, and the error says why.
                 Box::pin(async move {

@@ -11,6 +11,7 @@
 #[cfg(not(target_feature = "atomics"))]
 mod alloc;
 mod bridge;
+mod caught;
 pub mod convert;
 pub mod error;
 mod interop;

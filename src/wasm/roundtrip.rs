@@ -15,6 +15,7 @@ use crate::prompt::{tools_system_prompt, Locale, PromptOptions};
 use crate::providers::Provider;
 use crate::results::{decode_base64, tool_result_message, tool_result_messages, CallRef, ResultFormat, ResultOptions};
 use crate::text::Owned as _;
+use crate::wasm::caught;
 use crate::wasm::bridge::get;
 use crate::wasm::interop::{describe_js, from_js, is_array, parse, refuse_lossy, refuse_lossy_known, refuse_lossy_options, refuse_unknown_keys, string_param, to_js};
 use crate::wasm::names::{name_map_data, JsNameMap};
@@ -202,7 +203,7 @@ fn size_option(options: &JsValue, key: &str) -> Result<Option<usize>, Error> {
     if !options.is_object() {
         return Ok(None);
     }
-    let v = js_sys::Reflect::get(options, &JsValue::from_str(key))
+    let v = caught::get(options, &JsValue::from_str(key))
         .map_err(|_| Error::new(ErrorCode::InvalidOptions, format!("options.{key} cannot be read")))?;
     if v.is_undefined() || v.is_null() {
         return Ok(None);
@@ -239,7 +240,7 @@ fn deep_structure(result: &JsValue, what: &str) -> Option<Result<CallToolResult,
         return None;
     }
     let key = JsValue::from_str("structuredContent");
-    let sc = js_sys::Reflect::get(result, &key).ok().filter(|sc| !sc.is_undefined() && !sc.is_null())?;
+    let sc = caught::get(result, &key).ok().filter(|sc| !sc.is_undefined() && !sc.is_null())?;
     // A getter that throws: the error as it was.
     let rest = crate::wasm::interop::own_copy(result).ok()?;
     js_sys::Reflect::delete_property(rest.unchecked_ref::<js_sys::Object>(), &key).ok()?;
