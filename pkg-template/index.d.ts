@@ -2517,7 +2517,10 @@ export class McpClient {
    * `true` also when the server ends the subscription with a result or with `notifications/cancelled` naming its
    * request (then not made again, and no change announced), `false` when the server answers 405 or
    * -32601, and rejects with the server's error for any other answer (`JSONRPC_ERROR`, `HTTP_STATUS`).
-   * A second `listen()` while one runs opens nothing: it settles as the first does.
+   * A second `listen()` while one runs opens nothing: it settles as the first does. The stream does not keep the
+   * client (as with the `listen` option): one let go without `close()` or `free()` (garbage-collected) stops
+   * listening within about a second, its fetch aborted, and `listen()` resolves `true` (no callback called after);
+   * hold the client as long as it should listen.
    */
   listen(): Promise<boolean>;
   /**
@@ -2671,7 +2674,7 @@ export class McpClient {
    * `listen()` resolves `true` (its stream closed, no callback called after), and the requests in flight reject with
    * `NOT_CONNECTED` ("... the McpClient was freed"; their fetches aborted, whatever their `timeoutMs`). A `close()`
    * under way goes on. Only `free()` (or `using`) does so: a call whose promise the app holds, and no longer the
-   * client, runs to its end when the client is garbage-collected.
+   * client, runs to its end when the client is garbage-collected (a `listen()` does not: it ends, as above).
    */
   free(): void;
   /** `free()`, for `using`: like it, leaves the session open on the server (`await using` ends it). */

@@ -576,6 +576,19 @@ fn coalesced(f: Function, generation: impl Fn() -> u64 + 'static) -> Box<dyn Fn(
 /// How often a stream opened by `options.listen` looks whether the app still holds its client.
 const ORPHAN_CHECK_MS: u32 = 1_000;
 
+/// Resolves once nothing but the caller holds `c` (the app freed the client, or let it go, without
+/// `close()`), looked at every [`ORPHAN_CHECK_MS`]. The standalone stream is the client's, not a
+/// reason to keep it: a listening raced with this drops its stream (its fetch aborted), and the
+/// client with it. Requests in flight hold the client too, and so keep it until they end.
+async fn orphaned(c: &Rc<JsClient>) {
+    loop {
+        gloo_timers::future::TimeoutFuture::new(ORPHAN_CHECK_MS).await;
+        if Rc::strong_count(c) == 1 {
+            return;
+        }
+    }
+}
+
 /// `options.listen`: `true` or `{onEnd?}` starts `listen()` after every handshake that succeeds
 /// (`connect()`, a hub's first use of the server, a session renewed after it expired), unless one
 /// started so still runs: that one moves to the new session by itself (`Client::listen`). How each ends goes to `onEnd` (`{offered}` or `{error}`); without one, an
@@ -601,17 +614,7 @@ fn auto_listen(client: &Rc<JsClient>, options: &JsValue) -> Result<(), Error> {
         }
         let (running, on_end) = (running.clone(), on_end.clone());
         wasm_bindgen_futures::spawn_local(async move {
-            // The stream is the client's, not a reason to keep it: once nothing but this task
-            // holds it (the app freed it, or let it go, without close()), the stream is dropped
-            // (its fetch aborted), and the client with it.
-            let orphaned = async {
-                loop {
-                    gloo_timers::future::TimeoutFuture::new(ORPHAN_CHECK_MS).await;
-                    if Rc::strong_count(&c) == 1 {
-                        return;
-                    }
-                }
-            };
+            let orphaned = orphaned(&c);
             let listened = c.listen();
             futures_util::pin_mut!(listened, orphaned);
             let r = match futures_util::future::select(listened, orphaned).await {
@@ -1002,10 +1005,23 @@ impl JsMcpClient {
 
     /// Listens on the server's standalone stream until `close()` (resolves `true`), or resolves
     /// `false` at once when the server offers none. See `Client::listen`. `free()` ends it too
-    /// (the stream closed), resolving `true` as `close()` does.
+    /// (the stream closed), resolving `true` as `close()` does, and so does letting the client go
+    /// (garbage-collected, within about a second: [`orphaned`]), as with `options.listen`: the
+    /// promise holds the client only to listen, never to keep it.
     pub fn listen(&self) -> Promise {
         let c = self.inner.clone();
-        self.freed.until_freed(Box::pin(async move { Ok(JsValue::from_bool(c.listen().await?)) }), || Ok(JsValue::TRUE))
+        self.freed.until_freed(
+            Box::pin(async move {
+                let listened = c.listen();
+                let orphaned = orphaned(&c);
+                futures_util::pin_mut!(listened, orphaned);
+                match futures_util::future::select(listened, orphaned).await {
+                    futures_util::future::Either::Left((r, _)) => Ok(JsValue::from_bool(r?)),
+                    futures_util::future::Either::Right(_) => Ok(JsValue::TRUE),
+                }
+            }),
+            || Ok(JsValue::TRUE),
+        )
     }
 
     /// Calls a tool: `{timeoutMs?, signal?, onProgress?}`. Resolves to the CallToolResult

@@ -6,7 +6,10 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { getEventListeners } from "node:events";
-import { loadPkg, rejectsWith, waitFor, within } from "./helpers.mjs";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { loadPkg, rejectsWith, repo, waitFor, within } from "./helpers.mjs";
 import { startEverything } from "../servers/everything.mjs";
 
 const { McpClient, McpHub, NameMap } = await loadPkg();
@@ -243,6 +246,45 @@ describe("server-everything", () => {
     await quiet.close();
     assert.throws(() => new McpClient(ev.url, { listen: 1 }), (e) => e.code === "INVALID_OPTIONS");
     assert.throws(() => new McpClient(ev.url, { listen: { onEnd: 1 } }), (e) => e.code === "INVALID_OPTIONS");
+  });
+
+  test("listen() does not keep the client: one let go without close() or free() stops listening, and a script that does so exits by itself", async () => {
+    // As with the `listen` option: the stream's fetch is aborted within about a second of the client's
+    // garbage collection, and listen() resolves true (as at free()). It once held the client for good: the
+    // GET stream, the server's session and the process stayed alive (s23f).
+    const script = `
+      import { McpClient } from ${JSON.stringify(pathToFileURL(join(repo, "pkg", "index.mjs")).href)};
+      process.on("unhandledRejection", (r) => { console.error("UNHANDLED", r); process.exitCode = 3; });
+      const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+      const signals = [];
+      const watching = (url, init) => {
+        if (init.method === "GET") signals.push(init.signal);
+        return fetch(url, init);
+      };
+      let listening;
+      await (async () => {
+        const client = new McpClient(process.env.URL, { fetch: watching });
+        await client.connect();
+        listening = client.listen();
+        while (signals.length === 0) await sleep(20);
+        await client.listTools();
+      })();
+      for (let i = 0; i < 20 && !signals[0].aborted; i++) {
+        gc();
+        await sleep(250);
+      }
+      console.log(JSON.stringify({ aborted: signals[0].aborted, opened: signals.length, listen: await listening }));
+    `;
+    const child = spawn(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { env: { ...process.env, URL: ev.url }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let errText = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (errText += d));
+    const started = Date.now();
+    const code = await within(15_000, new Promise((resolve) => child.on("exit", resolve)), "the script's exit").finally(() => child.kill());
+    assert.equal(code, 0, `${out}\n${errText}`);
+    assert.deepEqual(JSON.parse(out), { aborted: true, opened: 1, listen: true });
+    assert.ok(Date.now() - started < 10_000, `exited after ${Date.now() - started} ms`);
   });
 
   test("McpHub.listen: each connected server's standalone stream, until closeAll()", async () => {
