@@ -45,13 +45,60 @@ extern "C" {
 
 /// A thenable or plain value as a future; one whose resolving throws is a rejected one.
 /// `JsFuture` calls the promise's `then` (an import without `catch`), so it is always given a
-/// promise of the module's own (`new Promise(r => r(v))`): the caller's value's `then` (its own,
-/// inherited, or a getter) runs in that promise's resolution, where what it throws rejects.
-pub(crate) fn to_future(v: JsValue) -> JsFuture {
-    let promise = Promise::new(&mut |resolve, _| {
-        let _ = caught::call1(&resolve, &JsValue::UNDEFINED, &v);
+/// promise of the module's own: the caller's value's `then` (its own, inherited, or a getter) runs
+/// in the resolution of `new Promise(r => r(v))`, where what it throws rejects, and that promise
+/// settles the one `JsFuture` waits on through `then(resolve, reject)`, the engine's own
+/// functions, which the caller's value holds without holding anything of the module's.
+///
+/// `JsFuture`'s two callbacks stay in the module's table until its promise settles (js-sys cannot
+/// take them back: "Ideally we'd have a way to cancel the callbacks"), which a caller's promise
+/// may never do (a fetch that ignores its signal, an `onRequest` that ignores its `context.signal`).
+/// So the future, dropped unsettled (the request given up: a timeout, an abort, `free()`), rejects
+/// that promise itself: the callbacks are called, and go, at the next microtask.
+pub(crate) fn to_future(v: JsValue) -> Settling {
+    let mut give_up = None;
+    let promise = Promise::new(&mut |resolve, reject| {
+        let followed = Promise::new(&mut |r, _| {
+            let _ = caught::call1(&r, &JsValue::UNDEFINED, &v);
+        });
+        promise_then(&followed, &resolve, &reject);
+        give_up = Some(reject);
     });
-    JsFuture::from(promise)
+    Settling { future: JsFuture::from(promise), give_up }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `Promise.prototype.then.call(p, ok, err)`, on a promise of the module's own (which never throws).
+    #[wasm_bindgen(js_namespace = ["Promise", "prototype", "then"], js_name = call)]
+    fn promise_then(p: &Promise, ok: &Function, err: &Function);
+}
+
+/// [`to_future`]'s future: the promise's outcome; dropped before it, it rejects the promise.
+pub(crate) struct Settling {
+    future: JsFuture,
+    /// The promise's `reject`, until it settled.
+    give_up: Option<Function>,
+}
+
+impl Future for Settling {
+    type Output = Result<JsValue, JsValue>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let out = Pin::new(&mut self.future).poll(cx);
+        if out.is_ready() {
+            self.give_up = None;
+        }
+        out
+    }
+}
+
+impl Drop for Settling {
+    fn drop(&mut self) {
+        if let Some(reject) = self.give_up.take() {
+            let _ = caught::call0(&reject, &JsValue::UNDEFINED);
+        }
+    }
 }
 
 pub(crate) fn describe(e: &JsValue) -> String {
