@@ -20,7 +20,7 @@
 //! nullish, so `None` is a throw. Imports returning a `bool`, a number or nothing take no slot
 //! and may stay where they are used.
 //!
-//! Nothing else in src/wasm calls a `catch` import that returns a JS value: tests/caught.rs
+//! Nothing else in src/wasm calls a `catch` import that returns a JS value: tests/caught_imports.rs
 //! fails on `Reflect::get`, `.call1(`, `JSON::stringify` and the like outside this file, and on a
 //! `catch` import returning a JS value without `Option`.
 
